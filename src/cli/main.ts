@@ -1,0 +1,130 @@
+import { Command, CommanderError, Option } from 'commander';
+import { loadSettings } from '../config/settings.js';
+import type { FlagOverrides } from '../config/settings.js';
+import { ArgoError, UsageError } from '../errors.js';
+import { REPLAY_REASONS } from '../replay/types.js';
+import type { ReplayReason, ReplaySpec } from '../replay/types.js';
+import { ask } from './ask.js';
+import { doctor } from './doctor.js';
+import { processIo, readAll } from './io.js';
+import type { Io } from './io.js';
+import { registerLogs } from './logs.js';
+import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
+import { registerSessions } from './sessions.js';
+
+interface AskFlags extends Omit<FlagOverrides, 'budget'> {
+  replay: ReplaySpec;
+  reason?: ReplayReason;
+  budget?: number;
+  explain?: boolean;
+  json?: boolean;
+  stream: boolean;
+  log: boolean;
+}
+
+export function buildProgram(io: Io, setExitCode: (code: number) => void): Command {
+  const program = new Command('argo')
+    .description('Ask a local Ollama model from the shell, with deterministic replay of earlier turns.')
+    .version('0.1.0', '-V, --version')
+    .argument('[prompt...]', 'the question; text piped on stdin is appended after it')
+    .option('-m, --model <name>', 'model (ARGO_MODEL, config, default "argo")')
+    .option('-s, --session <name>', 'session name (ARGO_SESSION, config, default "default")')
+    .option('-r, --replay <spec>', 'none | last:N | session', parseReplaySpec, { kind: 'none' } as ReplaySpec)
+    .addOption(new Option('--reason <reason>', 'replay reason (default: inferred)').choices(REPLAY_REASONS))
+    .option('--budget <chars>', 'replay cap in characters (default 5500)', parseBudget)
+    .option('--persona <name>', 'persona (default "neutral")')
+    .addOption(new Option('--verbosity <level>', 'answer length').choices(['auto', 'short', 'long']))
+    .option('--mode <name>', 'named system prompt (code, review, shell, writing, or from config)')
+    .addOption(new Option('--api <endpoint>', 'Ollama endpoint (default chat)').choices(['chat', 'generate']))
+    .option('--explain', 'print the replay decision and the exact request; call no model, write no log')
+    .option('--json', 'print one JSON object instead of streamed text')
+    .option('--no-stream', 'ask Ollama for a single response')
+    .option('--no-log', 'do not write this turn')
+    .option('--host <url>', 'Ollama address (OLLAMA_HOST, default 127.0.0.1:11434)')
+    .option('--temperature <n>', 'sampling temperature', parseNumber)
+    .option('--seed <n>', 'sampling seed', parseInteger)
+    .option('--num-ctx <n>', 'context window in tokens', parsePositiveInteger)
+    .option('--keep-alive <duration>', 'how long Ollama keeps the model loaded (e.g. 10m, -1)')
+    .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
+    .showHelpAfterError('(run argo --help for usage)')
+    .action(async (words: string[], flags: AskFlags) => {
+      const settings = loadSettings(flags, process.env);
+      if (flags.reason && flags.replay.kind === 'none') throw new UsageError('--reason needs --replay last:N or --replay session');
+      if (flags.reason && flags.reason !== 'session' && flags.replay.kind === 'session') {
+        throw new UsageError('--replay session always uses reason "session"; use --replay last:N with --reason ' + flags.reason);
+      }
+      const prompt = await readPrompt(words, io);
+      setExitCode(
+        await ask(
+          settings,
+          {
+            prompt,
+            replay: flags.replay,
+            ...(flags.reason ? { reason: flags.reason } : {}),
+            explain: flags.explain === true,
+            json: flags.json === true,
+            stream: flags.stream,
+            log: flags.log,
+          },
+          io,
+        ),
+      );
+    });
+
+  registerSessions(program, io);
+  registerLogs(program, io, setExitCode);
+  program
+    .command('doctor')
+    .description('check Ollama, the model, the data directory and the config')
+    .option('--home <dir>', 'data directory')
+    .option('--host <url>', 'Ollama address')
+    .option('-m, --model <name>', 'model to check')
+    .action(async (flags: FlagOverrides) => setExitCode(await doctor(flags, io)));
+  return program;
+}
+
+async function readPrompt(words: string[], io: Io): Promise<string> {
+  const fromArgs = words.join(' ').trim();
+  const fromStdin = io.stdin.isTTY ? '' : (await readAll(io.stdin)).trim();
+  const prompt = [fromArgs, fromStdin].filter((part) => part !== '').join('\n\n');
+  if (prompt === '') throw new UsageError('no prompt: pass the question as arguments (argo "why is the sky blue?") or pipe it on stdin');
+  return prompt;
+}
+
+/** The one place that turns errors into messages and exit codes. */
+export async function main(argv: string[] = process.argv): Promise<void> {
+  const io = processIo();
+  let interrupts = 0;
+  // A second Ctrl-C while the first is being handled quits at once.
+  process.on('SIGINT', () => {
+    if (++interrupts > 1) process.exit(130);
+  });
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+  const program = buildProgram(io, (code) => (process.exitCode = code));
+  program.exitOverride();
+  program.configureOutput({
+    outputError: (text, write) => write(`argo: ${text.replace(/^error: /, '')}`),
+  });
+  for (const command of program.commands) command.exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    process.exitCode = exitCodeFor(error, io);
+  }
+}
+
+function exitCodeFor(error: unknown, io: Io): number {
+  if (error instanceof CommanderError) {
+    return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? 0 : 2;
+  }
+  if (error instanceof ArgoError) {
+    io.stderr.write(`argo: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`argo: unexpected failure: ${message}\n   please report it with the command you ran\n`);
+  if (process.env['ARGO_DEBUG'] && error instanceof Error) io.stderr.write(`${error.stack}\n`);
+  return 1;
+}

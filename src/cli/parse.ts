@@ -1,0 +1,38 @@
+import { InvalidArgumentError } from 'commander';
+import { MIN_BUDGET } from '../replay/policy.js';
+import type { ReplaySpec } from '../replay/types.js';
+
+// Flag value parsers: each throws InvalidArgumentError, which commander reports as a usage error.
+
+export function parseReplaySpec(value: string): ReplaySpec {
+  if (value === 'none') return { kind: 'none' };
+  if (value === 'session') return { kind: 'session' };
+  const last = /^last:(\d+)$/.exec(value);
+  const count = last ? Number(last[1]) : NaN;
+  if (Number.isSafeInteger(count) && count >= 1) return { kind: 'last', count };
+  throw new InvalidArgumentError('use none, session, or last:N with N a whole number of 1 or more (e.g. last:3).');
+}
+
+export function parseBudget(value: string): number {
+  const budget = Number(value);
+  if (/^\d+$/.test(value) && Number.isSafeInteger(budget) && budget >= MIN_BUDGET) return budget;
+  throw new InvalidArgumentError(`use a whole number of characters, at least ${MIN_BUDGET}.`);
+}
+
+export function parseNumber(value: string): number {
+  const number = Number(value);
+  if (value.trim() !== '' && Number.isFinite(number)) return number;
+  throw new InvalidArgumentError('use a number, e.g. 0.7.');
+}
+
+export function parseInteger(value: string): number {
+  const number = Number(value);
+  if (/^-?\d+$/.test(value) && Number.isSafeInteger(number)) return number;
+  throw new InvalidArgumentError('use a whole number.');
+}
+
+export function parsePositiveInteger(value: string): number {
+  const number = parseInteger(value);
+  if (number >= 1) return number;
+  throw new InvalidArgumentError('use a whole number of 1 or more.');
+}

@@ -1,0 +1,68 @@
+import { UsageError } from '../errors.js';
+
+// A tiny shape checker for config.json: every unknown key and wrong type is named by its path.
+export type Shape =
+  | 'string'
+  | 'number'
+  | 'integer'
+  | 'boolean'
+  | 'string[]'
+  | 'string|null'
+  | 'string|integer'
+  | { record: Shape }
+  | { fields: Record<string, Shape> };
+
+export function checkShape(value: unknown, shape: Shape, path: string, source: string): void {
+  const fail = (expected: string): never => {
+    throw new UsageError(`${source}: "${path}" must be ${expected}, got ${describe(value)}`);
+  };
+  if (typeof shape === 'object') {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('an object');
+    const entries = Object.entries(value as Record<string, unknown>);
+    for (const [key, child] of entries) {
+      const childPath = path === '' ? key : `${path}.${key}`;
+      if ('record' in shape) {
+        checkShape(child, shape.record, childPath, source);
+        continue;
+      }
+      const childShape = Object.hasOwn(shape.fields, key) ? shape.fields[key] : undefined;
+      if (childShape === undefined) {
+        const known = Object.keys(shape.fields).join(', ');
+        throw new UsageError(`${source}: unknown key "${childPath}" (known keys${path === '' ? '' : ` of "${path}"`}: ${known})`);
+      }
+      checkShape(child, childShape, childPath, source);
+    }
+    return;
+  }
+  switch (shape) {
+    case 'string':
+      if (typeof value !== 'string') fail('a string');
+      return;
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) fail('a number');
+      return;
+    case 'integer':
+      if (!Number.isInteger(value)) fail('a whole number');
+      return;
+    case 'boolean':
+      if (typeof value !== 'boolean') fail('true or false');
+      return;
+    case 'string[]':
+      if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) fail('an array of strings');
+      return;
+    case 'string|null':
+      if (value !== null && typeof value !== 'string') fail('a string or null');
+      return;
+    case 'string|integer':
+      if (typeof value !== 'string' && !Number.isInteger(value)) fail('a string or a whole number');
+      return;
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}

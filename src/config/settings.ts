@@ -1,0 +1,240 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy } from '../replay/policy.js';
+import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
+import type { ModelOptions } from '../replay/prompt.js';
+import { ENDPOINTS, VERBOSITIES } from '../replay/types.js';
+import type { Endpoint, Verbosity } from '../replay/types.js';
+import { checkSessionName } from '../sessions/names.js';
+import { parseOllamaHost } from './host.js';
+import { checkShape } from './schema.js';
+import type { Shape } from './schema.js';
+
+export interface Settings {
+  home: string;
+  paths: { logs: string; sessions: string; config: string };
+  model: string;
+  /** True when --model was given: it then wins over the session's last model. */
+  modelFromFlag: boolean;
+  session: string;
+  host: string;
+  api: Endpoint;
+  persona: string;
+  verbosity: Verbosity;
+  mode: string | null;
+  options: ModelOptions;
+  keepAlive?: string | number;
+  replay: ReplayPolicy;
+  style: StylePolicy;
+  stream: { flushChunks: number; flushMs: number };
+  retries: { attempts: number; initialDelayMs: number };
+  timeouts: { idleMs: number };
+}
+
+/** Values given on the command line; each wins over the environment and config.json. */
+export interface FlagOverrides {
+  home?: string;
+  model?: string;
+  session?: string;
+  host?: string;
+  api?: string;
+  persona?: string;
+  verbosity?: string;
+  mode?: string;
+  budget?: number;
+  temperature?: number;
+  seed?: number;
+  numCtx?: number;
+  keepAlive?: string;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+const STRINGS: Shape = 'string[]';
+
+const CONFIG_SHAPE: Shape = {
+  fields: {
+    model: 'string',
+    session: 'string',
+    host: 'string',
+    api: 'string',
+    persona: 'string',
+    verbosity: 'string',
+    mode: 'string|null',
+    options: { fields: { temperature: 'number', seed: 'integer', num_ctx: 'integer', keep_alive: 'string|integer' } },
+    replay: {
+      fields: {
+        budget: 'integer',
+        protectedTurns: 'integer',
+        filters: { fields: { continuation: STRINGS, clarification: STRINGS, session: STRINGS } },
+        strongMinTurns: 'integer',
+        classify: {
+          fields: { meta: STRINGS, correction: STRINGS, questionOpeners: STRINGS, instructionVerbs: STRINGS, politePrefixes: STRINGS },
+        },
+        clarification: STRINGS,
+        confidence: { fields: { strong: 'string', moderate: 'string', weak: 'string' } },
+      },
+    },
+    personas: { record: 'string' },
+    modes: { record: 'string' },
+    verbosityRules: { fields: { short: 'string', long: 'string', longPhrases: STRINGS, longInputChars: 'integer' } },
+    stream: { fields: { flushChunks: 'integer', flushMs: 'integer' } },
+    retries: { fields: { attempts: 'integer', initialDelayMs: 'integer' } },
+    timeouts: { fields: { idleMs: 'integer' } },
+  },
+};
+
+interface ConfigFile {
+  model?: string;
+  session?: string;
+  host?: string;
+  api?: string;
+  persona?: string;
+  verbosity?: string;
+  mode?: string | null;
+  options?: { temperature?: number; seed?: number; num_ctx?: number; keep_alive?: string | number };
+  replay?: DeepPartial<ReplayPolicy>;
+  personas?: Record<string, string>;
+  modes?: Record<string, string>;
+  verbosityRules?: Partial<StylePolicy['verbosity']>;
+  stream?: Partial<Settings['stream']>;
+  retries?: Partial<Settings['retries']>;
+  timeouts?: Partial<Settings['timeouts']>;
+}
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
+
+export function defaultHome(env: Env): string {
+  return env['ARGO_HOME'] && env['ARGO_HOME'] !== '' ? resolve(env['ARGO_HOME']) : join(homedir(), '.argo');
+}
+
+/** The only place that reads the environment and config.json. */
+export function loadSettings(flags: FlagOverrides, env: Env): Settings {
+  const home = flags.home !== undefined ? resolve(flags.home) : defaultHome(env);
+  const configPath = join(home, 'config.json');
+  const config = readConfig(configPath);
+  const source = configPath;
+
+  const replay = mergeDeep(DEFAULT_REPLAY_POLICY, config.replay ?? {});
+  if (flags.budget !== undefined) replay.budget = flags.budget;
+  try {
+    checkReplayPolicy(replay);
+  } catch (error) {
+    if (!(error instanceof PolicyError)) throw error;
+    const where = error.key === 'replay.budget' && flags.budget !== undefined ? '--budget' : `${source}: "${error.key}"`;
+    throw new UsageError(`${where} ${error.message.slice(error.key.length + 2)}`);
+  }
+
+  const style: StylePolicy = {
+    personas: { ...DEFAULT_STYLE_POLICY.personas, ...config.personas },
+    modes: { ...DEFAULT_STYLE_POLICY.modes, ...config.modes },
+    verbosity: { ...DEFAULT_STYLE_POLICY.verbosity, ...config.verbosityRules },
+  };
+
+  const session = flags.session ?? nonEmpty(env['ARGO_SESSION']) ?? config.session ?? 'default';
+  checkSessionName(session, flags.session !== undefined ? '--session' : env['ARGO_SESSION'] ? 'ARGO_SESSION' : `${source}: "session"`);
+
+  const api = flags.api ?? config.api ?? 'chat';
+  if (!(ENDPOINTS as readonly string[]).includes(api)) {
+    throw new UsageError(`${flags.api !== undefined ? '--api' : `${source}: "api"`} must be chat or generate, got "${api}"`);
+  }
+  const verbosity = flags.verbosity ?? config.verbosity ?? 'auto';
+  if (!(VERBOSITIES as readonly string[]).includes(verbosity)) {
+    throw new UsageError(`${flags.verbosity !== undefined ? '--verbosity' : `${source}: "verbosity"`} must be auto, short or long, got "${verbosity}"`);
+  }
+
+  const keepAliveRaw = flags.keepAlive ?? config.options?.keep_alive;
+  const settings: Settings = {
+    home,
+    paths: { logs: join(home, 'logs'), sessions: join(home, 'sessions'), config: configPath },
+    model: flags.model ?? nonEmpty(env['ARGO_MODEL']) ?? config.model ?? 'argo',
+    modelFromFlag: flags.model !== undefined,
+    session,
+    host: parseOllamaHost(flags.host ?? nonEmpty(env['OLLAMA_HOST']) ?? config.host),
+    api: api as Endpoint,
+    persona: flags.persona ?? config.persona ?? 'neutral',
+    verbosity: verbosity as Verbosity,
+    mode: flags.mode ?? config.mode ?? null,
+    options: {
+      ...optional('temperature', flags.temperature ?? config.options?.temperature),
+      ...optional('seed', flags.seed ?? config.options?.seed),
+      ...optional('num_ctx', flags.numCtx ?? config.options?.num_ctx),
+    },
+    replay,
+    style,
+    stream: { flushChunks: 10, flushMs: 50, ...config.stream },
+    retries: { attempts: 3, initialDelayMs: 250, ...config.retries },
+    timeouts: { idleMs: 120_000, ...config.timeouts },
+  };
+  if (keepAliveRaw !== undefined) {
+    settings.keepAlive = parseKeepAlive(keepAliveRaw, flags.keepAlive !== undefined ? '--keep-alive' : `${source}: "options.keep_alive"`);
+  }
+  checkRanges(settings, source);
+  return settings;
+}
+
+function readConfig(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path} is not valid JSON (${(error as Error).message}); fix or remove it`, { cause: error });
+  }
+  checkShape(parsed, CONFIG_SHAPE, '', path);
+  return parsed as ConfigFile;
+}
+
+function checkRanges(settings: Settings, source: string): void {
+  const rules: Array<[string, number, number]> = [
+    ['stream.flushChunks', settings.stream.flushChunks, 1],
+    ['stream.flushMs', settings.stream.flushMs, 0],
+    ['retries.attempts', settings.retries.attempts, 1],
+    ['retries.initialDelayMs', settings.retries.initialDelayMs, 0],
+    ['timeouts.idleMs', settings.timeouts.idleMs, 100],
+    ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
+  ];
+  for (const [key, value, min] of rules) {
+    if (value < min) throw new UsageError(`${source}: "${key}" must be at least ${min}, got ${value}`);
+  }
+}
+
+const DURATION = /^-?(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;
+
+/** Ollama takes seconds as a number or a Go duration string ("10m", "1h30m"); negative keeps the model loaded. */
+export function parseKeepAlive(value: string | number, where: string): string | number {
+  if (typeof value === 'number') return value;
+  const text = value.trim();
+  if (/^-?\d+$/.test(text)) return Number(text);
+  if (DURATION.test(text)) return text;
+  throw new UsageError(`${where} must be seconds or a duration like 10m, 1h or -1, got "${value}"`);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+function mergeDeep<T>(base: T, override: unknown): T {
+  if (!isPlainObject(base) || !isPlainObject(override)) return (override === undefined ? structuredClone(base) : override) as T;
+  const result: Record<string, unknown> = structuredClone(base);
+  for (const [key, value] of Object.entries(override)) {
+    result[key] = Object.hasOwn(result, key) ? mergeDeep(result[key], value) : value;
+  }
+  return result as T;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

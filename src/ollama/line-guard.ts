@@ -1,0 +1,66 @@
+// The ollama client only console.warns about a line that is not JSON and skips it. This guard sits
+// in the response body, notices such a line, and replaces it with an error line the client throws on,
+// so the failure is reported in order, after every valid chunk before it.
+export const MALFORMED_PREFIX = 'argo: malformed line from Ollama: ';
+
+export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line: string) => void): ReadableStream<Uint8Array> {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let pending = new Uint8Array(0);
+  let failed = false;
+
+  const check = (line: Uint8Array): string | null => {
+    const text = decoder.decode(line).trim();
+    if (text === '') return null;
+    try {
+      JSON.parse(text);
+      return null;
+    } catch {
+      return text;
+    }
+  };
+  const fail = (controller: TransformStreamDefaultController<Uint8Array>, bad: string): void => {
+    failed = true;
+    onMalformed(bad);
+    controller.enqueue(encoder.encode(`${JSON.stringify({ error: MALFORMED_PREFIX + preview(bad) })}\n`));
+    controller.terminate();
+  };
+
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        if (failed) return;
+        const data = pending.length === 0 ? chunk : concat(pending, chunk);
+        let start = 0;
+        for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10, start)) {
+          const bad = check(data.subarray(start, newline));
+          if (bad !== null) {
+            if (start > 0) controller.enqueue(data.slice(0, start));
+            fail(controller, bad);
+            return;
+          }
+          start = newline + 1;
+        }
+        if (start > 0) controller.enqueue(data.slice(0, start));
+        pending = data.slice(start);
+      },
+      flush(controller) {
+        if (failed || pending.length === 0) return;
+        const bad = check(pending);
+        if (bad !== null) fail(controller, bad);
+        else controller.enqueue(pending);
+      },
+    }),
+  );
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a, 0);
+  joined.set(b, a.length);
+  return joined;
+}
+
+function preview(line: string): string {
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line;
+}

@@ -1,0 +1,239 @@
+import { Ollama } from 'ollama';
+import type { ChatResponse, GenerateResponse } from 'ollama';
+import type { OllamaRequest } from '../replay/prompt.js';
+import { MALFORMED_PREFIX, guardNdjson } from './line-guard.js';
+
+export interface TransportOptions {
+  host: string;
+  attempts: number;
+  initialDelayMs: number;
+  idleMs: number;
+  fetch?: typeof fetch;
+}
+
+export interface Metrics {
+  total_duration: number | null;
+  load_duration: number | null;
+  prompt_eval_count: number | null;
+  prompt_eval_duration: number | null;
+  eval_count: number | null;
+  eval_duration: number | null;
+  done_reason: string | null;
+}
+
+export type FailureKind =
+  | 'unreachable'
+  | 'model-missing'
+  | 'busy'
+  | 'http'
+  | 'mid-stream'
+  | 'dropped'
+  | 'truncated'
+  | 'malformed'
+  | 'idle';
+
+export interface StreamOutcome {
+  status: 'ok' | 'interrupted' | 'error';
+  failure: { kind: FailureKind; message: string; httpStatus?: number } | null;
+  metrics: Metrics;
+  attempts: number;
+}
+
+export interface StreamHooks {
+  onText: (text: string) => void;
+  onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
+  /** Aborting it ends the turn as interrupted. */
+  signal?: AbortSignal;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+const EMPTY_METRICS: Metrics = {
+  total_duration: null,
+  load_duration: null,
+  prompt_eval_count: null,
+  prompt_eval_duration: null,
+  eval_count: null,
+  eval_duration: null,
+  done_reason: null,
+};
+
+const IDLE = Symbol('idle');
+
+type Chunk = ChatResponse | GenerateResponse;
+
+/** One client (so one kept-alive connection) for the whole process. */
+export class OllamaTransport {
+  private readonly client: Ollama;
+  private current: AbortController | null = null;
+  private malformed = false;
+
+  constructor(private readonly options: TransportOptions) {
+    const baseFetch = options.fetch ?? fetch;
+    this.client = new Ollama({
+      host: options.host,
+      fetch: async (input, init) => {
+        const ours = this.current?.signal;
+        const signal = ours && init?.signal ? AbortSignal.any([init.signal, ours]) : (ours ?? init?.signal ?? null);
+        const response = await baseFetch(input, { ...init, signal });
+        if (!response.ok || response.body === null || !response.headers.get('content-type')?.includes('ndjson')) return response;
+        const body = guardNdjson(response.body, () => (this.malformed = true));
+        return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      },
+    });
+  }
+
+  async stream(request: OllamaRequest, hooks: StreamHooks): Promise<StreamOutcome> {
+    const sleep = hooks.sleep ?? abortableSleep;
+    let delay = this.options.initialDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attempt(request, hooks);
+      const retryable = outcome.failure?.kind === 'busy' || outcome.failure?.kind === 'unreachable';
+      if (!retryable || attempt >= this.options.attempts || outcome.attempts > 0) {
+        return { ...outcome, attempts: attempt };
+      }
+      hooks.onRetry?.(attempt + 1, delay, outcome.failure?.kind ?? 'unreachable');
+      const controller = new AbortController();
+      const onAbort = (): void => controller.abort();
+      hooks.signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        await sleep(delay, controller.signal);
+      } catch {
+        return { status: 'interrupted', failure: null, metrics: EMPTY_METRICS, attempts: attempt };
+      } finally {
+        hooks.signal?.removeEventListener('abort', onAbort);
+      }
+      delay *= 2;
+    }
+  }
+
+  /** One request; `attempts` in the result is 1 once any text arrived (never retry after that). */
+  private async attempt(request: OllamaRequest, hooks: StreamHooks): Promise<StreamOutcome> {
+    const controller = new AbortController();
+    this.current = controller;
+    this.malformed = false;
+    const onAbort = (): void => controller.abort(hooks.signal?.reason);
+    if (hooks.signal?.aborted) onAbort();
+    hooks.signal?.addEventListener('abort', onAbort, { once: true });
+    let idleTimer: NodeJS.Timeout | undefined;
+    const touch = (): void => {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => controller.abort(IDLE), this.options.idleMs);
+    };
+    let gotText = false;
+    let headers = false;
+    let metrics = EMPTY_METRICS;
+    touch();
+    try {
+      const chunks = await this.open(request);
+      headers = true;
+      for await (const chunk of chunks) {
+        touch();
+        const text = 'message' in chunk ? chunk.message.content : chunk.response;
+        if (text) {
+          gotText = true;
+          hooks.onText(text);
+        }
+        if (chunk.done) metrics = metricsOf(chunk);
+      }
+      return { status: 'ok', failure: null, metrics, attempts: 1 };
+    } catch (error) {
+      const attempts = gotText ? 1 : 0;
+      if (controller.signal.aborted && controller.signal.reason !== IDLE) {
+        return { status: 'interrupted', failure: null, metrics, attempts };
+      }
+      return { status: 'error', failure: this.describe(error, headers, controller.signal.reason === IDLE), metrics, attempts };
+    } finally {
+      clearTimeout(idleTimer);
+      hooks.signal?.removeEventListener('abort', onAbort);
+      this.current = null;
+    }
+  }
+
+  private async open(request: OllamaRequest): Promise<AsyncIterable<Chunk> | Iterable<Chunk>> {
+    if (request.endpoint === '/api/chat') {
+      const body = request.body;
+      return body.stream ? await this.client.chat({ ...body, stream: true }) : [await this.client.chat({ ...body, stream: false })];
+    }
+    const body = request.body;
+    return body.stream ? await this.client.generate({ ...body, stream: true }) : [await this.client.generate({ ...body, stream: false })];
+  }
+
+  private describe(error: unknown, afterHeaders: boolean, idle: boolean): NonNullable<StreamOutcome['failure']> {
+    const host = this.options.host;
+    if (idle) {
+      return { kind: 'idle', message: `no data from Ollama at ${host} for ${this.options.idleMs / 1000}s; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)` };
+    }
+    const err = error as { name?: string; message?: string; status_code?: number; error?: string; cause?: { code?: string; message?: string } };
+    if (err.name === 'ResponseError' && typeof err.status_code === 'number') {
+      const status = err.status_code;
+      const detail = err.error ?? err.message ?? '';
+      if (status === 404 && /not found/i.test(detail)) return { kind: 'model-missing', message: detail, httpStatus: status };
+      if (status === 503) return { kind: 'busy', message: `Ollama at ${host} is busy (${detail})`, httpStatus: status };
+      if (status === 403) {
+        return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden); check OLLAMA_HOST and OLLAMA_ORIGINS on the server` };
+      }
+      if (/does not support (chat|generate)/.test(detail)) {
+        return { kind: 'http', httpStatus: status, message: `${detail}; try --api ${/chat/.test(detail) ? 'generate' : 'chat'}` };
+      }
+      return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP ${status}: ${detail}` };
+    }
+    const code = err.cause?.code ?? (error as NodeJS.ErrnoException).code;
+    if (!afterHeaders) {
+      if (code === 'ECONNREFUSED') {
+        return { kind: 'unreachable', message: `cannot reach Ollama at ${host} (connection refused); start it with "ollama serve" or point --host / OLLAMA_HOST at it` };
+      }
+      if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+        return { kind: 'http', message: `cannot resolve the Ollama host in ${host}; check --host / OLLAMA_HOST` };
+      }
+      return { kind: 'dropped', message: `the connection to Ollama at ${host} failed before an answer (${code ?? err.cause?.message ?? err.message ?? 'unknown error'})` };
+    }
+    const message = err.message ?? String(error);
+    if (this.malformed || message.startsWith(MALFORMED_PREFIX)) {
+      return { kind: 'malformed', message: `Ollama sent a line that is not JSON (${message.slice(MALFORMED_PREFIX.length)}); the answer is incomplete` };
+    }
+    if (message.startsWith('Did not receive done')) {
+      return { kind: 'truncated', message: 'the stream from Ollama ended without its final chunk; the answer is incomplete' };
+    }
+    if (err.name === 'TypeError' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') {
+      return { kind: 'dropped', message: `the connection to Ollama at ${host} dropped mid-answer; the answer is incomplete` };
+    }
+    return { kind: 'mid-stream', message: `Ollama reported an error mid-answer: ${message}` };
+  }
+
+  async installedModels(): Promise<string[]> {
+    const { models } = await this.client.list();
+    return models.map((model) => model.name).sort();
+  }
+
+  async version(): Promise<string> {
+    return (await this.client.version()).version;
+  }
+
+  async capabilities(model: string): Promise<string[]> {
+    const shown = (await this.client.show({ model })) as { capabilities?: string[] };
+    return shown.capabilities ?? [];
+  }
+}
+
+function metricsOf(chunk: Chunk): Metrics {
+  const numberOrNull = (value: unknown): number | null => (typeof value === 'number' ? value : null);
+  return {
+    total_duration: numberOrNull(chunk.total_duration),
+    load_duration: numberOrNull(chunk.load_duration),
+    prompt_eval_count: numberOrNull(chunk.prompt_eval_count),
+    prompt_eval_duration: numberOrNull(chunk.prompt_eval_duration),
+    eval_count: numberOrNull(chunk.eval_count),
+    eval_duration: numberOrNull(chunk.eval_duration),
+    done_reason: typeof chunk.done_reason === 'string' ? chunk.done_reason : null,
+  };
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new Error('aborted'));
+    }, { once: true });
+  });
+}

@@ -1,0 +1,109 @@
+import type { CandidateTurn } from './filter.js';
+
+/** The replay text of one turn; its code-point length is the turn's cost. */
+export function renderTurn(prompt: string, response: string): string {
+  return `User: ${prompt}\nAssistant: ${response}\n`;
+}
+
+export const RENDER_OVERHEAD = codePoints(renderTurn('', ''));
+
+export function codePoints(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A high surrogate followed by a low one is a single code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
+}
+
+export function turnCost(turn: { prompt: string; response: string }): number {
+  return RENDER_OVERHEAD + codePoints(turn.prompt) + codePoints(turn.response);
+}
+
+/** Shortens `text` to at most `max` code points, keeping its head and tail around a visible marker. */
+export function elideMiddle(text: string, max: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  for (let keep = Math.max(0, max - 24); keep >= 0; keep--) {
+    const marker = ` [… ${chars.length - keep} characters elided …] `;
+    const room = max - codePoints(marker);
+    if (room < 0) continue;
+    if (keep > room) continue;
+    const head = Math.ceil(keep / 2);
+    const tail = keep - head;
+    return chars.slice(0, head).join('') + marker + (tail > 0 ? chars.slice(chars.length - tail).join('') : '');
+  }
+  return max > 0 ? '…' : '';
+}
+
+/** Splits `room` between `lengths` so short ones stay whole and long ones share the rest evenly. */
+function shareRoom(lengths: readonly number[], room: number): number[] {
+  const order = lengths.map((length, index) => ({ length, index })).sort((a, b) => a.length - b.length || a.index - b.index);
+  const shares = new Array<number>(lengths.length).fill(0);
+  let remaining = Math.max(0, room);
+  order.forEach(({ length, index }, position) => {
+    const share = Math.min(length, Math.floor(remaining / (order.length - position)));
+    shares[index] = share;
+    remaining -= share;
+  });
+  return shares;
+}
+
+export interface BudgetedTurn extends CandidateTurn {
+  elided: boolean;
+  chars: number;
+}
+
+export interface BudgetResult {
+  used: BudgetedTurn[];
+  dropped: CandidateTurn[];
+  charsUsed: number;
+  trimmed: boolean;
+}
+
+/**
+ * Drops the oldest unprotected turns until the rest fit `cap`. Protected turns are never dropped:
+ * if they alone exceed the cap, their responses (then, only if still needed, their prompts) are
+ * shortened in the middle so the total never exceeds the cap.
+ */
+export function applyBudget(turns: readonly CandidateTurn[], cap: number): BudgetResult {
+  const costs = turns.map(turnCost);
+  let total = costs.reduce((sum, cost) => sum + cost, 0);
+  const droppedIndexes = new Set<number>();
+  for (let i = 0; i < turns.length && total > cap; i++) {
+    if (turns[i]?.protected) continue;
+    droppedIndexes.add(i);
+    total -= costs[i] ?? 0;
+  }
+  const dropped = turns.filter((_, i) => droppedIndexes.has(i));
+  let used: BudgetedTurn[] = turns
+    .filter((_, i) => !droppedIndexes.has(i))
+    .map((turn) => ({ ...turn, elided: false, chars: turnCost(turn) }));
+  if (total > cap) used = shortenToFit(used, cap);
+  const charsUsed = used.reduce((sum, turn) => sum + turn.chars, 0);
+  return { used, dropped, charsUsed, trimmed: dropped.length > 0 || used.some((turn) => turn.elided) };
+}
+
+function shortenToFit(turns: BudgetedTurn[], cap: number): BudgetedTurn[] {
+  const promptLengths = turns.map((turn) => codePoints(turn.prompt));
+  const responseLengths = turns.map((turn) => codePoints(turn.response));
+  const textRoom = cap - RENDER_OVERHEAD * turns.length;
+  // Keep one code point per non-empty response so a shortened response still shows a marker ("…").
+  const promptRoom = textRoom - responseLengths.filter((length) => length > 0).length;
+  const promptTotal = promptLengths.reduce((a, b) => a + b, 0);
+  const promptShares = promptTotal <= promptRoom ? promptLengths : shareRoom(promptLengths, promptRoom);
+  const responseShares = shareRoom(responseLengths, textRoom - promptShares.reduce((a, b) => a + b, 0));
+  return turns.map((turn, i) => {
+    const prompt = elideMiddle(turn.prompt, promptShares[i] ?? 0);
+    const response = elideMiddle(turn.response, responseShares[i] ?? 0);
+    const elided = prompt !== turn.prompt || response !== turn.response;
+    return { ...turn, prompt, response, elided, chars: turnCost({ prompt, response }) };
+  });
+}

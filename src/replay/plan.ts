@@ -1,0 +1,107 @@
+import { applyBudget } from './budget.js';
+import { classifyEntry } from './classify.js';
+import { filterByReason } from './filter.js';
+import type { ClassifiedTurn } from './filter.js';
+import type { ReplayPolicy, StylePolicy } from './policy.js';
+import { buildRequest } from './prompt.js';
+import type { OllamaRequest, RequestSettings } from './prompt.js';
+import { inferReason } from './reason.js';
+import { contextStrength } from './strength.js';
+import { resolveVerbosity, styleInstructions } from './style.js';
+import type { ResolvedVerbosity } from './style.js';
+import { ENTRY_TYPES } from './types.js';
+import type { EntryType, HistoryTurn, ReplayPolicyLog, ReplayReason, ReplaySpec, TurnDecision, Verbosity } from './types.js';
+
+export interface PlanInput {
+  input: string;
+  spec: ReplaySpec;
+  reason?: ReplayReason;
+  /** Earlier ok turns of the session, oldest first; at least what `spec` asks for. */
+  history: readonly HistoryTurn[];
+  policy: ReplayPolicy;
+  style: StylePolicy;
+  mode: string | null;
+  persona: string;
+  verbosity: Verbosity;
+  request: RequestSettings;
+}
+
+export interface ReplayPlan {
+  entryType: EntryType;
+  verbosity: ResolvedVerbosity;
+  replayPolicy: ReplayPolicyLog | null;
+  replayedIds: string[];
+  request: OllamaRequest;
+}
+
+/** The whole replay pipeline: load, classify, reason, filter, budget, strength, prompt. */
+export function planTurn(input: PlanInput): ReplayPlan {
+  const { policy } = input;
+  const verbosity = resolveVerbosity(input.verbosity, input.input, input.style.verbosity);
+  const instructions = styleInstructions(input.style, { mode: input.mode, persona: input.persona, verbosity });
+  const entryType = classifyEntry(input.input, policy.classify);
+  const reason = inferReason(input.spec, input.input, input.reason, policy.clarification);
+
+  if (reason === null) {
+    const request = buildRequest({ instructions, replay: [], input: input.input }, input.request);
+    return { entryType, verbosity, replayPolicy: null, replayedIds: [], request };
+  }
+
+  const loaded: ClassifiedTurn[] = selectHistory(input.spec, input.history).map((turn) => ({
+    ...turn,
+    entry_type: classifyEntry(turn.prompt, policy.classify),
+  }));
+  const { kept, filtered } = filterByReason(loaded, policy.filters[reason], policy.protectedTurns);
+  const budget = applyBudget(kept, policy.budget);
+  const strength = contextStrength({
+    usedTypes: budget.used.map((turn) => turn.entry_type),
+    trimmed: budget.trimmed,
+    reason,
+    strongMinTurns: policy.strongMinTurns,
+  });
+
+  const replayPolicy: ReplayPolicyLog = {
+    entries_available: loaded.length,
+    entries_filtered: filtered.length,
+    filtered_types: ENTRY_TYPES.filter((type) => filtered.some((turn) => turn.entry_type === type)),
+    entries_used: budget.used.length,
+    chars_used: budget.charsUsed,
+    trimmed: budget.trimmed,
+    reason,
+    context_strength: strength,
+    budget: policy.budget,
+    decisions: decide(loaded, filtered, budget.used, policy.protectedTurns),
+  };
+  const request = buildRequest(
+    { instructions: [...instructions, policy.confidence[strength]], replay: budget.used, input: input.input },
+    input.request,
+  );
+  return { entryType, verbosity, replayPolicy, replayedIds: budget.used.map((turn) => turn.id), request };
+}
+
+export function selectHistory(spec: ReplaySpec, history: readonly HistoryTurn[]): readonly HistoryTurn[] {
+  if (spec.kind === 'none') return [];
+  if (spec.kind === 'last') return history.slice(Math.max(0, history.length - spec.count));
+  return history;
+}
+
+function decide(
+  loaded: readonly ClassifiedTurn[],
+  filtered: readonly ClassifiedTurn[],
+  used: ReadonlyArray<{ id: string; elided: boolean; chars: number }>,
+  protectedTurns: number,
+): TurnDecision[] {
+  const filteredIds = new Set(filtered.map((turn) => turn.id));
+  const usedById = new Map(used.map((turn) => [turn.id, turn]));
+  return loaded.map((turn, index) => {
+    const sent = usedById.get(turn.id);
+    const outcome = sent ? (sent.elided ? 'elided' : 'used') : filteredIds.has(turn.id) ? 'filtered' : 'trimmed';
+    return {
+      id: turn.id,
+      entry_type: turn.entry_type,
+      outcome,
+      protected: index >= loaded.length - protectedTurns,
+      chars: sent?.chars ?? 0,
+    };
+  });
+}

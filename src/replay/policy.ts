@@ -1,0 +1,187 @@
+import { RENDER_OVERHEAD } from './budget.js';
+import { CONTEXT_STRENGTHS, ENTRY_TYPES, REPLAY_REASONS } from './types.js';
+import type { ContextStrength, EntryType, ReplayReason } from './types.js';
+
+/**
+ * Every tunable rule of the replay pipeline. Phrase lists are matched on whole words,
+ * case-insensitively; `*` in a phrase stands for one or more words.
+ */
+export interface ReplayPolicy {
+  budget: number;
+  protectedTurns: number;
+  filters: Record<ReplayReason, EntryType[]>;
+  strongMinTurns: number;
+  classify: {
+    meta: string[];
+    correction: string[];
+    questionOpeners: string[];
+    instructionVerbs: string[];
+    politePrefixes: string[];
+  };
+  clarification: string[];
+  confidence: Record<ContextStrength, string>;
+}
+
+export interface StylePolicy {
+  personas: Record<string, string>;
+  modes: Record<string, string>;
+  verbosity: {
+    short: string;
+    long: string;
+    longPhrases: string[];
+    longInputChars: number;
+  };
+}
+
+export const MIN_BUDGET = 200;
+
+export const DEFAULT_REPLAY_POLICY: ReplayPolicy = {
+  budget: 5500,
+  protectedTurns: 2,
+  filters: {
+    continuation: ['instruction', 'correction', 'question'],
+    clarification: ['question', 'instruction'],
+    session: ['instruction', 'correction'],
+  },
+  strongMinTurns: 2,
+  classify: {
+    meta: [
+      'what did you say',
+      'what did you just say',
+      'what did i say',
+      'what did i ask',
+      'what was my last question',
+      'what was my question',
+      'what was your last answer',
+      'what have we discussed',
+      'what were we talking about',
+      'repeat that',
+      'repeat your answer',
+      'say that again',
+      'summarize our conversation',
+      'summarise our conversation',
+      'summarize the conversation',
+      'summarise the conversation',
+      'summarize this conversation',
+      'summarise this conversation',
+      'recap our conversation',
+      'our conversation so far',
+    ],
+    correction: [
+      'actually',
+      "that's wrong",
+      'that is wrong',
+      "that's not right",
+      'that is not right',
+      "that's incorrect",
+      'that is incorrect',
+      "you're wrong",
+      'you are wrong',
+      'mistake',
+      'i meant',
+      'i mean',
+      'not what i meant',
+      'correction',
+      'wrong answer',
+    ],
+    questionOpeners: ['what', 'why', 'how', 'when', 'where', 'who', 'which', 'whose', 'whom'],
+    instructionVerbs: [
+      'add', 'analyze', 'analyse', 'build', 'calculate', 'change', 'check', 'compare', 'compose',
+      'continue', 'convert', 'create', 'define', 'delete', 'describe', 'design', 'do', 'draft',
+      'edit', 'elaborate', 'explain', 'expand', 'find', 'fix', 'format', 'generate', 'give',
+      'implement', 'improve', 'list', 'make', 'optimize', 'optimise', 'outline', 'plan', 'provide',
+      'refactor', 'remove', 'rename', 'replace', 'review', 'rewrite', 'run', 'show', 'sort',
+      'suggest', 'summarize', 'summarise', 'tell', 'test', 'translate', 'update', 'use', 'write',
+    ],
+    politePrefixes: ['please', 'kindly', 'now', 'also', 'then', 'ok', 'okay'],
+  },
+  clarification: [
+    'what do you mean',
+    'what did you mean',
+    'what does * mean',
+    'what is meant by',
+    'clarify',
+    "i don't understand",
+    'i do not understand',
+    "i don't get it",
+  ],
+  confidence: {
+    strong: 'Context is strong: answer directly and confidently.',
+    moderate: 'Context is partial: answer carefully and avoid assumptions.',
+    weak: 'Context is weak: if you are uncertain, say so plainly and do not guess.',
+  },
+};
+
+export const DEFAULT_STYLE_POLICY: StylePolicy = {
+  personas: {
+    neutral: 'Use a neutral, professional tone.',
+    friendly: 'Use a warm, friendly tone.',
+    teacher: 'Teach: explain the reasoning step by step and check understanding with an example.',
+    expert: 'Answer as a senior expert: precise terminology, no basics unless asked.',
+    critic: 'Be a constructive critic: point out weaknesses and risks before strengths.',
+  },
+  modes: {
+    code: 'You are a programming assistant. Prefer working code with brief explanations.',
+    review: 'You are reviewing the given material. List concrete problems first, then suggestions.',
+    shell: 'You help with shell commands. Answer with the command first, then a one-line explanation.',
+    writing: 'You are a writing assistant. Improve clarity and flow while keeping the author\'s voice.',
+  },
+  verbosity: {
+    short: 'Keep the answer short: a few sentences at most.',
+    long: 'Give a thorough answer with the detail the question needs.',
+    longPhrases: [
+      'explain', 'in detail', 'step by step', 'elaborate', 'walk me through', 'thorough',
+      'comprehensive', 'compare', 'describe', 'why', 'pros and cons', 'tutorial', 'deep dive',
+    ],
+    longInputChars: 280,
+  },
+};
+
+export class PolicyError extends Error {
+  override name = 'PolicyError';
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
+    super(`${key}: ${message}`);
+  }
+}
+
+/** Cross-field rules that a shape check cannot express. Throws PolicyError naming the key. */
+export function checkReplayPolicy(policy: ReplayPolicy): ReplayPolicy {
+  if (!Number.isInteger(policy.budget) || policy.budget < MIN_BUDGET) {
+    throw new PolicyError('replay.budget', `must be a whole number of characters, at least ${MIN_BUDGET}`);
+  }
+  if (!Number.isInteger(policy.protectedTurns) || policy.protectedTurns < 0) {
+    throw new PolicyError('replay.protectedTurns', 'must be a whole number, 0 or more');
+  }
+  // Protected turns are never dropped: each needs room for its frame and an elision marker.
+  const protectedFloor = policy.protectedTurns * (RENDER_OVERHEAD + 1);
+  if (policy.budget < protectedFloor) {
+    throw new PolicyError(
+      'replay.protectedTurns',
+      `${policy.protectedTurns} protected turns need a budget of at least ${protectedFloor} (budget is ${policy.budget})`,
+    );
+  }
+  if (!Number.isInteger(policy.strongMinTurns) || policy.strongMinTurns < 1) {
+    throw new PolicyError('replay.strongMinTurns', 'must be a whole number, 1 or more');
+  }
+  for (const reason of Object.keys(policy.filters)) {
+    if (!(REPLAY_REASONS as readonly string[]).includes(reason)) {
+      throw new PolicyError(`replay.filters.${reason}`, `unknown reason (use ${REPLAY_REASONS.join(', ')})`);
+    }
+  }
+  for (const reason of REPLAY_REASONS) {
+    for (const type of policy.filters[reason]) {
+      if (!(ENTRY_TYPES as readonly string[]).includes(type)) {
+        throw new PolicyError(`replay.filters.${reason}`, `unknown entry type "${type}" (use ${ENTRY_TYPES.join(', ')})`);
+      }
+    }
+  }
+  for (const strength of CONTEXT_STRENGTHS) {
+    if (policy.confidence[strength].trim() === '') {
+      throw new PolicyError(`replay.confidence.${strength}`, 'must not be empty');
+    }
+  }
+  return policy;
+}

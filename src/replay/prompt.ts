@@ -1,0 +1,95 @@
+import { renderTurn } from './budget.js';
+import type { Endpoint } from './types.js';
+
+export interface ModelOptions {
+  temperature?: number;
+  seed?: number;
+  num_ctx?: number;
+}
+
+export interface RequestSettings {
+  endpoint: Endpoint;
+  model: string;
+  stream: boolean;
+  options: ModelOptions;
+  keepAlive?: string | number;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ChatBody {
+  model: string;
+  messages: ChatMessage[];
+  stream: boolean;
+  options?: ModelOptions;
+  keep_alive?: string | number;
+}
+
+export interface GenerateBody {
+  model: string;
+  prompt: string;
+  system?: string;
+  stream: boolean;
+  options?: ModelOptions;
+  keep_alive?: string | number;
+}
+
+export type OllamaRequest =
+  | { endpoint: '/api/chat'; body: ChatBody }
+  | { endpoint: '/api/generate'; body: GenerateBody };
+
+export interface PromptParts {
+  /** Mode, persona, verbosity and confidence instructions, in that order. */
+  instructions: string[];
+  replay: ReadonlyArray<{ prompt: string; response: string }>;
+  input: string;
+}
+
+/** The exact request body; key order is fixed so equal inputs serialise to equal bytes. */
+export function buildRequest(parts: PromptParts, settings: RequestSettings): OllamaRequest {
+  const system = parts.instructions.join('\n');
+  const tail = {
+    stream: settings.stream,
+    ...(hasOptions(settings.options) ? { options: orderedOptions(settings.options) } : {}),
+    ...(settings.keepAlive !== undefined ? { keep_alive: settings.keepAlive } : {}),
+  };
+  if (settings.endpoint === 'chat') {
+    const messages: ChatMessage[] = [];
+    if (system !== '') messages.push({ role: 'system', content: system });
+    for (const turn of parts.replay) {
+      messages.push({ role: 'user', content: turn.prompt }, { role: 'assistant', content: turn.response });
+    }
+    messages.push({ role: 'user', content: parts.input });
+    return { endpoint: '/api/chat', body: { model: settings.model, messages, ...tail } };
+  }
+  return {
+    endpoint: '/api/generate',
+    body: {
+      model: settings.model,
+      prompt: generatePrompt(parts),
+      ...(system !== '' ? { system } : {}),
+      ...tail,
+    },
+  };
+}
+
+/** Replayed turns in the budget's own rendering, then the new input in the same shape. */
+function generatePrompt(parts: PromptParts): string {
+  if (parts.replay.length === 0) return parts.input;
+  return parts.replay.map((turn) => renderTurn(turn.prompt, turn.response)).join('') + `User: ${parts.input}\nAssistant:`;
+}
+
+function hasOptions(options: ModelOptions): boolean {
+  return options.temperature !== undefined || options.seed !== undefined || options.num_ctx !== undefined;
+}
+
+function orderedOptions(options: ModelOptions): ModelOptions {
+  return {
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.num_ctx !== undefined ? { num_ctx: options.num_ctx } : {}),
+  };
+}

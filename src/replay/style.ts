@@ -1,0 +1,33 @@
+import { UsageError } from '../errors.js';
+import { containsPhrase, normaliseWords } from './phrases.js';
+import type { StylePolicy } from './policy.js';
+import type { Verbosity } from './types.js';
+
+export type ResolvedVerbosity = Exclude<Verbosity, 'auto'>;
+
+/** `auto` asks for a long answer when the input asks for detail or is itself long. */
+export function resolveVerbosity(setting: Verbosity, input: string, rules: StylePolicy['verbosity']): ResolvedVerbosity {
+  if (setting !== 'auto') return setting;
+  if (input.length >= rules.longInputChars || input.trim().includes('\n')) return 'long';
+  return containsPhrase(normaliseWords(input), rules.longPhrases) ? 'long' : 'short';
+}
+
+/** The style instructions in prompt order: mode, persona, verbosity. */
+export function styleInstructions(
+  style: StylePolicy,
+  choice: { mode: string | null; persona: string; verbosity: ResolvedVerbosity },
+): string[] {
+  const instructions: string[] = [];
+  if (choice.mode !== null) instructions.push(lookup(style.modes, choice.mode, 'mode'));
+  instructions.push(lookup(style.personas, choice.persona, 'persona'));
+  instructions.push(style.verbosity[choice.verbosity]);
+  return instructions.filter((text) => text.trim() !== '');
+}
+
+function lookup(table: Record<string, string>, name: string, what: string): string {
+  const text = Object.hasOwn(table, name) ? table[name] : undefined;
+  if (text === undefined) {
+    throw new UsageError(`unknown ${what} "${name}" (known: ${Object.keys(table).sort().join(', ')}); add it under "${what}s" in config.json`);
+  }
+  return text;
+}

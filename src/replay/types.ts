@@ -1,0 +1,49 @@
+export const ENTRY_TYPES = ['question', 'instruction', 'correction', 'meta', 'other'] as const;
+export type EntryType = (typeof ENTRY_TYPES)[number];
+
+export const REPLAY_REASONS = ['continuation', 'clarification', 'session'] as const;
+export type ReplayReason = (typeof REPLAY_REASONS)[number];
+
+export const CONTEXT_STRENGTHS = ['strong', 'moderate', 'weak'] as const;
+export type ContextStrength = (typeof CONTEXT_STRENGTHS)[number];
+
+export const VERBOSITIES = ['auto', 'short', 'long'] as const;
+export type Verbosity = (typeof VERBOSITIES)[number];
+
+export const ENDPOINTS = ['chat', 'generate'] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+
+export type ReplaySpec = { kind: 'none' } | { kind: 'last'; count: number } | { kind: 'session' };
+
+/** An earlier ok turn, as loaded from the log (oldest first). */
+export interface HistoryTurn {
+  id: string;
+  prompt: string;
+  response: string;
+}
+
+/** What happened to one loaded turn, and why. */
+export type TurnOutcome = 'used' | 'elided' | 'filtered' | 'trimmed';
+
+export interface TurnDecision {
+  id: string;
+  entry_type: EntryType;
+  outcome: TurnOutcome;
+  protected: boolean;
+  /** Code points of the turn's replay text as sent (0 when not sent). */
+  chars: number;
+}
+
+/** The replay diagnostics logged with every turn (seed fields first). */
+export interface ReplayPolicyLog {
+  entries_available: number;
+  entries_filtered: number;
+  filtered_types: EntryType[];
+  entries_used: number;
+  chars_used: number;
+  trimmed: boolean;
+  reason: ReplayReason;
+  context_strength: ContextStrength;
+  budget: number;
+  decisions: TurnDecision[];
+}
