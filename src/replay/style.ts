@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { codePoints } from './budget.js';
 import { containsPhrase, normaliseWords } from './phrases.js';
 import type { StylePolicy } from './policy.js';
 import type { Verbosity } from './types.js';
@@ -8,7 +9,7 @@ export type ResolvedVerbosity = Exclude<Verbosity, 'auto'>;
 /** `auto` asks for a long answer when the input asks for detail or is itself long. */
 export function resolveVerbosity(setting: Verbosity, input: string, rules: StylePolicy['verbosity']): ResolvedVerbosity {
   if (setting !== 'auto') return setting;
-  if (input.length >= rules.longInputChars || input.trim().includes('\n')) return 'long';
+  if (codePoints(input) >= rules.longInputChars || input.trim().includes('\n')) return 'long';
   return containsPhrase(normaliseWords(input), rules.longPhrases) ? 'long' : 'short';
 }
 

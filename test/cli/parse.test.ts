@@ -1,0 +1,42 @@
+import { InvalidArgumentError } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from '../../src/cli/parse.js';
+
+describe('flag value parsers', () => {
+  it.each([
+    ['none', { kind: 'none' }],
+    ['session', { kind: 'session' }],
+    ['last:1', { kind: 'last', count: 1 }],
+    ['last:25', { kind: 'last', count: 25 }],
+  ])('--replay %s', (value, expected) => {
+    expect(parseReplaySpec(value)).toEqual(expected);
+  });
+
+  it.each(['last:0', 'last:-1', 'last:', 'last:2.5', 'all', 'LAST:3', 'last:3x'])('--replay %s is rejected', (value) => {
+    expect(() => parseReplaySpec(value)).toThrow(InvalidArgumentError);
+  });
+
+  it.each([
+    [parseBudget, '200', 200],
+    [parseBudget, '5500', 5500],
+    [parseNumber, '0.7', 0.7],
+    [parseNumber, '-1', -1],
+    [parseInteger, '42', 42],
+    [parseInteger, '-1', -1],
+    [parsePositiveInteger, '4096', 4096],
+  ] as const)('%o(%s) → %s', (parse, value, expected) => {
+    expect(parse(value)).toBe(expected);
+  });
+
+  it.each([
+    [parseBudget, '199'],
+    [parseBudget, '5e3'],
+    [parseBudget, 'lots'],
+    [parseNumber, ''],
+    [parseNumber, 'warm'],
+    [parseInteger, '1.5'],
+    [parsePositiveInteger, '0'],
+  ] as const)('%o rejects %j', (parse, value) => {
+    expect(() => parse(value)).toThrow(InvalidArgumentError);
+  });
+});

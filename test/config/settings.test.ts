@@ -1,0 +1,127 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSettings, parseKeepAlive } from '../../src/config/settings.js';
+import type { FlagOverrides } from '../../src/config/settings.js';
+import { UsageError } from '../../src/errors.js';
+import { DEFAULT_REPLAY_POLICY } from '../../src/replay/policy.js';
+
+function home(config?: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-settings-'));
+  if (config !== undefined) writeFileSync(join(dir, 'config.json'), typeof config === 'string' ? config : JSON.stringify(config));
+  return dir;
+}
+
+function load(config: unknown, flags: FlagOverrides = {}, env: Record<string, string> = {}) {
+  return loadSettings({ home: home(config), ...flags }, env);
+}
+
+describe('loadSettings precedence: flags > environment > config.json > defaults', () => {
+  it('uses the documented defaults with no config', () => {
+    const s = load(undefined);
+    expect(s).toMatchObject({
+      model: 'argo',
+      modelFromFlag: false,
+      session: 'default',
+      host: 'http://127.0.0.1:11434',
+      api: 'chat',
+      persona: 'neutral',
+      verbosity: 'auto',
+      mode: null,
+      options: {},
+      stream: { flushChunks: 10, flushMs: 50 },
+      retries: { attempts: 3, initialDelayMs: 250 },
+      timeouts: { idleMs: 120_000 },
+    });
+    expect(s.replay).toEqual(DEFAULT_REPLAY_POLICY);
+    expect(s.keepAlive).toBeUndefined();
+  });
+
+  it.each([
+    ['model', { model: 'cfg' }, {}, { ARGO_MODEL: 'env' }, 'env'],
+    ['model', { model: 'cfg' }, { model: 'flag' }, { ARGO_MODEL: 'env' }, 'flag'],
+    ['model', { model: 'cfg' }, {}, {}, 'cfg'],
+    ['session', { session: 'cfg' }, {}, { ARGO_SESSION: 'env' }, 'env'],
+    ['session', { session: 'cfg' }, { session: 'flag' }, { ARGO_SESSION: 'env' }, 'flag'],
+    ['host', { host: ':1111' }, {}, { OLLAMA_HOST: ':2222' }, 'http://127.0.0.1:2222'],
+    ['host', { host: ':1111' }, { host: ':3333' }, { OLLAMA_HOST: ':2222' }, 'http://127.0.0.1:3333'],
+    ['host', { host: ':1111' }, {}, {}, 'http://127.0.0.1:1111'],
+  ] as const)('%s: config %j, flags %j, env %j → %s', (key, config, flags, env, expected) => {
+    expect(load(config, flags, env)[key]).toBe(expected);
+  });
+
+  it('treats an empty environment variable as unset', () => {
+    expect(load({ model: 'cfg' }, {}, { ARGO_MODEL: '' }).model).toBe('cfg');
+  });
+
+  it('merges replay policy overrides deeply; arrays replace', () => {
+    const s = load({ replay: { budget: 3000, filters: { session: ['instruction'] }, confidence: { weak: 'Say you are unsure.' } } });
+    expect(s.replay.budget).toBe(3000);
+    expect(s.replay.filters).toEqual({ ...DEFAULT_REPLAY_POLICY.filters, session: ['instruction'] });
+    expect(s.replay.confidence.weak).toBe('Say you are unsure.');
+    expect(s.replay.confidence.strong).toBe(DEFAULT_REPLAY_POLICY.confidence.strong);
+  });
+
+  it('--budget wins over config', () => {
+    expect(load({ replay: { budget: 3000 } }, { budget: 900 }).replay.budget).toBe(900);
+  });
+
+  it('adds personas and modes from config next to the built-in ones', () => {
+    const s = load({ personas: { pirate: 'Talk like a pirate.' }, modes: { sql: 'You write SQL.' } });
+    expect(s.style.personas['pirate']).toBe('Talk like a pirate.');
+    expect(s.style.personas['neutral']).toBeDefined();
+    expect(s.style.modes['sql']).toBe('You write SQL.');
+  });
+
+  it('passes model options and keep_alive', () => {
+    const s = load({ options: { temperature: 0.2, seed: 7, num_ctx: 4096, keep_alive: '10m' } }, { temperature: 0.5 });
+    expect(s.options).toEqual({ temperature: 0.5, seed: 7, num_ctx: 4096 });
+    expect(s.keepAlive).toBe('10m');
+  });
+});
+
+describe('config.json errors name the key', () => {
+  it.each([
+    [{ modle: 'x' }, /unknown key "modle"/],
+    [{ replay: { budjet: 1 } }, /unknown key "replay.budjet"/],
+    [{ replay: { budget: 'big' } }, /"replay.budget" must be a whole number/],
+    [{ replay: { budget: 10 } }, /"replay.budget" must be a whole number of characters, at least 200/],
+    [{ replay: { filters: { session: ['questions'] } } }, /"replay.filters.session".*unknown entry type "questions"/],
+    [{ replay: { classify: { meta: 'repeat' } } }, /"replay.classify.meta" must be an array of strings/],
+    [{ api: 'completions' }, /"api" must be chat or generate/],
+    [{ verbosity: 'loud' }, /"verbosity" must be auto, short or long/],
+    [{ session: 'has space' }, /invalid session name "has space"/],
+    [{ retries: { attempts: 0 } }, /"retries.attempts" must be at least 1/],
+    [{ timeouts: { idleMs: 5 } }, /"timeouts.idleMs" must be at least 100/],
+    [{ options: { keep_alive: 'forever' } }, /"options.keep_alive" must be seconds or a duration/],
+    [{ personas: { x: 3 } }, /"personas.x" must be a string/],
+    ['{not json', /is not valid JSON/],
+    [[], /"" must be an object|must be an object/],
+  ])('%j', (config, message) => {
+    expect(() => load(config)).toThrow(UsageError);
+    expect(() => load(config)).toThrow(message);
+  });
+
+  it('names --budget when the flag is the bad value', () => {
+    expect(() => load(undefined, { budget: 50 })).toThrow(/^--budget must be/);
+  });
+});
+
+describe('parseKeepAlive', () => {
+  it.each([
+    ['10m', '10m'],
+    ['1h30m', '1h30m'],
+    ['300', 300],
+    ['-1', -1],
+    ['0', 0],
+    ['1.5h', '1.5h'],
+    [60, 60],
+  ] as const)('%j → %j', (input, expected) => {
+    expect(parseKeepAlive(input, '--keep-alive')).toBe(expected);
+  });
+
+  it.each(['forever', '10 minutes', 'm10', ''])('rejects %j', (input) => {
+    expect(() => parseKeepAlive(input, '--keep-alive')).toThrow(/--keep-alive must be seconds or a duration/);
+  });
+});

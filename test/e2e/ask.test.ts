@@ -1,0 +1,482 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BUSY_MESSAGE, startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+
+let ollama: FakeOllama;
+const fastRetries = { retries: { attempts: 3, initialDelayMs: 20 } };
+
+beforeAll(async () => {
+  ollama = await startFakeOllama();
+});
+afterAll(async () => {
+  await ollama.close();
+});
+beforeEach(() => {
+  ollama.setScenario(undefined);
+  ollama.options.reply = undefined;
+  ollama.options.tokens = undefined;
+  ollama.requests.length = 0;
+});
+
+function ask(args: string[], home: string, extra: { stdin?: string; env?: Record<string, string> } = {}) {
+  return runArgo(args, { home, host: ollama.url, ...extra });
+}
+
+function lastBody(): Record<string, unknown> {
+  const request = ollama.requests.filter((r) => r.path === '/api/chat' || r.path === '/api/generate').at(-1);
+  if (!request) throw new Error('no model request was made');
+  return JSON.parse(request.body) as Record<string, unknown>;
+}
+
+describe('argo: the happy path', () => {
+  it('streams a chat answer, logs one complete line, creates the session', async () => {
+    const home = tempHome();
+    const result = await ask(['--session', 'work', 'Explain closures in JavaScript'], home);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe('You said: Explain closures in JavaScript\n');
+
+    const body = lastBody();
+    expect(body['model']).toBe('argo');
+    expect(body['stream']).toBe(true);
+    expect(body['messages']).toEqual([
+      { role: 'system', content: expect.stringContaining('neutral') },
+      { role: 'user', content: 'Explain closures in JavaScript' },
+    ]);
+
+    const [entry, ...rest] = logLines(home);
+    expect(rest).toEqual([]);
+    const session = JSON.parse(readFileSync(join(home, 'sessions', 'work.json'), 'utf8')) as Record<string, unknown>;
+    expect(entry).toMatchObject({
+      session: 'work',
+      session_id: session['id'],
+      status: 'ok',
+      entry_type: 'instruction',
+      model: 'argo',
+      endpoint: 'chat',
+      active_mode: null,
+      persona: 'neutral',
+      verbosity: 'long',
+      replay: { enabled: false, count: null, session: false },
+      user_prompt: 'Explain closures in JavaScript',
+      model_response: 'You said: Explain closures in JavaScript',
+      replay_policy: null,
+      replayed_ids: [],
+      done_reason: 'stop',
+      error: null,
+    });
+    expect(entry?.['id']).toMatch(/^[\w-]{12}$/);
+    expect(entry?.['timestamp']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d$/);
+    const timings = entry?.['timings'] as Record<string, number>;
+    expect(timings['first_token_ms']).toBeGreaterThanOrEqual(0);
+    expect(timings['eval_count']).toBeGreaterThan(0);
+    expect(Number.isInteger(timings['eval_duration_ns'])).toBe(true);
+
+    expect(session).toMatchObject({ name: 'work', title: 'Explain closures in JavaScript', turns: 1, last_model: 'argo' });
+    expect(session['id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(statSync(join(home, 'logs')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, 'sessions')).mode & 0o777).toBe(0o700);
+    const logFile = readdirSync(join(home, 'logs'))[0] ?? '';
+    expect(logFile).toMatch(/^\d{4}-\d\d-\d\d\.log$/);
+    expect(statSync(join(home, 'logs', logFile)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, 'sessions', 'work.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('uses /api/generate with a prompt string and a system field', async () => {
+    const home = tempHome();
+    const result = await ask(['--api', 'generate', '--mode', 'shell', 'list files by size'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'You said: list files by size\n' });
+    const request = ollama.requests.at(-1);
+    expect(request?.path).toBe('/api/generate');
+    const body = lastBody();
+    expect(body['prompt']).toBe('list files by size');
+    expect(body['system']).toMatch(/^You help with shell commands/);
+    expect(logLines(home)[0]).toMatchObject({ endpoint: 'generate', active_mode: 'shell', status: 'ok' });
+  });
+
+  it('keeps text carried by the final chunk', async () => {
+    const home = tempHome();
+    ollama.options.textInDone = true;
+    try {
+      const result = await ask(['hello there'], home);
+      expect(result.stdout).toBe('You said: hello there\n');
+      expect(logLines(home)[0]?.['model_response']).toBe('You said: hello there');
+    } finally {
+      ollama.options.textInDone = false;
+    }
+  });
+
+  it('--no-stream asks for one response', async () => {
+    const home = tempHome();
+    const result = await ask(['--no-stream', 'what is 2+2?'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'You said: what is 2+2?\n' });
+    expect(lastBody()['stream']).toBe(false);
+    expect(logLines(home)[0]).toMatchObject({ status: 'ok', entry_type: 'question' });
+  });
+
+  it('--json prints one object with the answer and its diagnostics', async () => {
+    const home = tempHome();
+    const result = await ask(['--json', '--replay', 'last:2', 'why is the sky blue?'], home);
+    expect(result.code).toBe(0);
+    const printed = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(Object.keys(printed)).toEqual(['id', 'session', 'model', 'response', 'status', 'replay_policy', 'timings', 'error']);
+    expect(printed).toMatchObject({ session: 'default', model: 'argo', response: 'You said: why is the sky blue?', status: 'ok', error: null });
+    expect(printed['replay_policy']).toMatchObject({ entries_available: 0, entries_used: 0, context_strength: 'weak' });
+    expect(printed['id']).toBe(logLines(home)[0]?.['id']);
+  });
+
+  it('--no-log writes nothing', async () => {
+    const home = tempHome();
+    const result = await ask(['--no-log', 'hi'], home);
+    expect(result.code).toBe(0);
+    expect(logLines(home)).toEqual([]);
+    expect(() => readdirSync(join(home, 'sessions'))).toThrow();
+  });
+
+  it('passes model options and keep_alive through', async () => {
+    const home = tempHome();
+    await ask(['--temperature', '0.2', '--seed', '7', '--num-ctx', '4096', '--keep-alive', '10m', 'hi'], home);
+    const body = lastBody();
+    expect(body['options']).toEqual({ temperature: 0.2, seed: 7, num_ctx: 4096 });
+    expect(body['keep_alive']).toBe('10m');
+  });
+});
+
+describe('argo: prompt from stdin', () => {
+  it('joins piped text after the arguments', async () => {
+    const home = tempHome();
+    const result = await ask(['review this'], home, { stdin: 'diff --git a/x b/x\n+added line\n' });
+    expect(result.code).toBe(0);
+    expect(logLines(home)[0]?.['user_prompt']).toBe('review this\n\ndiff --git a/x b/x\n+added line');
+  });
+
+  it('takes the whole prompt from stdin', async () => {
+    const home = tempHome();
+    const result = await ask([], home, { stdin: 'what is a monad?\n' });
+    expect(result).toMatchObject({ code: 0, stdout: 'You said: what is a monad?\n' });
+  });
+
+  it('refuses an empty prompt with exit 2', async () => {
+    const home = tempHome();
+    const result = await ask([], home, { stdin: '  \n' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^argo: no prompt: /);
+    expect(ollama.requests).toHaveLength(0);
+  });
+});
+
+describe('argo: replay end to end', () => {
+  it('replays the last ok turns, in order, and logs which ones', async () => {
+    const home = tempHome();
+    await ask(['--session', 'work', 'Write a function that validates emails'], home);
+    await ask(['--session', 'work', 'Add a test for it'], home);
+    const result = await ask(['--session', 'work', '--replay', 'last:2', 'Now make it case-insensitive'], home);
+    expect(result.code).toBe(0);
+    const [first, second, third] = logLines(home);
+    expect(lastBody()['messages']).toEqual([
+      { role: 'system', content: expect.stringContaining('answer directly and confidently') },
+      { role: 'user', content: 'Write a function that validates emails' },
+      { role: 'assistant', content: 'You said: Write a function that validates emails' },
+      { role: 'user', content: 'Add a test for it' },
+      { role: 'assistant', content: 'You said: Add a test for it' },
+      { role: 'user', content: 'Now make it case-insensitive' },
+    ]);
+    expect(third).toMatchObject({
+      replay: { enabled: true, count: 2, session: false },
+      replayed_ids: [first?.['id'], second?.['id']],
+      replay_policy: {
+        entries_available: 2,
+        entries_filtered: 0,
+        filtered_types: [],
+        entries_used: 2,
+        trimmed: false,
+        reason: 'continuation',
+        context_strength: 'strong',
+        budget: 5500,
+      },
+    });
+  });
+
+  it('resumes a named session with --replay session and keeps sessions apart', async () => {
+    const home = tempHome();
+    await ask(['--session', 'work', 'Build a parser for CSV files'], home);
+    await ask(['--session', 'play', 'Write a poem about the sea'], home);
+    await ask(['--session', 'work', 'What is a lexer?'], home);
+    await ask(['--session', 'work', 'Actually, use a streaming parser'], home);
+    await ask(['--session', 'work', '--replay', 'session', 'Add quoting support'], home, { env: { ARGO_SESSION: 'play' } });
+    const entries = logLines(home);
+    const last = entries.at(-1);
+    const work = entries.filter((e) => e['session'] === 'work');
+    expect(last?.['replayed_ids']).toEqual([work[0]?.['id'], work[1]?.['id'], work[2]?.['id']]);
+    expect(last?.['replay_policy']).toMatchObject({ reason: 'session', entries_available: 3, entries_used: 3 });
+    const contents = (lastBody()['messages'] as Array<{ content: string }>).map((m) => m.content);
+    expect(contents.join('\n')).not.toContain('poem');
+  });
+
+  it('never replays interrupted or failed turns', async () => {
+    const home = tempHome(fastRetries);
+    await ask(['Write a haiku'], home);
+    ollama.setScenario({ errorMidStream: 1, times: 1 });
+    expect((await ask(['Explain TCP'], home)).code).toBe(1);
+    const result = await ask(['--replay', 'last:5', 'Shorter please'], home);
+    expect(result.code).toBe(0);
+    const [ok, failed, last] = logLines(home);
+    expect(failed?.['status']).toBe('error');
+    expect(last?.['replayed_ids']).toEqual([ok?.['id']]);
+  });
+
+  it('uses the session\'s last model unless --model is given', async () => {
+    const home = tempHome();
+    ollama.options.models = [{ name: 'argo:latest' }, { name: 'other:7b' }];
+    try {
+      await ask(['--session', 's', '--model', 'other:7b', 'hi'], home);
+      await ask(['--session', 's', 'again'], home, { env: { ARGO_MODEL: 'argo' } });
+      expect(lastBody()['model']).toBe('other:7b');
+      await ask(['--session', 's', '--model', 'argo', 'third'], home);
+      expect(lastBody()['model']).toBe('argo');
+    } finally {
+      ollama.options.models = undefined;
+    }
+  });
+});
+
+describe('argo --explain', () => {
+  it('prints the exact request body a real call sends, calls no model, writes no log', async () => {
+    const home = tempHome();
+    await ask(['--session', 'w', 'Write a README'], home);
+    await ask(['--session', 'w', 'What about a license?'], home);
+    const before = logLines(home).length;
+    ollama.requests.length = 0;
+    const explained = await ask(['--session', 'w', '--replay', 'last:2', '--explain', '--json', 'Add badges'], home);
+    expect(explained.code).toBe(0);
+    expect(ollama.requests).toHaveLength(0);
+    expect(logLines(home)).toHaveLength(before);
+    const plan = JSON.parse(explained.stdout) as { request: { endpoint: string; body: unknown }; replayed_ids: string[]; turns: unknown[]; replay_policy: unknown };
+    expect(Object.keys(plan)).toEqual(['replay_policy', 'replayed_ids', 'turns', 'request']);
+    expect(plan.request.endpoint).toBe('/api/chat');
+    expect(plan.turns).toHaveLength(2);
+
+    await ask(['--session', 'w', '--replay', 'last:2', 'Add badges'], home);
+    expect(ollama.requests.at(-1)?.body).toBe(JSON.stringify(plan.request.body));
+  });
+
+  it('prints a readable decision without --json', async () => {
+    const home = tempHome();
+    await ask(['Explain recursion'], home);
+    const result = await ask(['--replay', 'last:1', '--explain', 'what do you mean by base case?'], home);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/reason clarification/);
+    expect(result.stdout).toMatch(/strength +moderate/);
+    expect(result.stdout).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/api\/chat/);
+  });
+});
+
+describe('argo: determinism', () => {
+  it('same data, config, flags and input give byte-identical request bodies', async () => {
+    const home = tempHome({ replay: { budget: 400 } });
+    for (const prompt of ['Write a tokenizer', 'Actually, make it handle unicode', 'How fast is it?']) await ask(['--session', 'd', prompt], home);
+    const args = ['--session', 'd', '--replay', 'session', '--seed', '1', 'Add benchmarks'];
+    ollama.requests.length = 0;
+    await ask(['--no-log', ...args], home);
+    await ask(['--no-log', ...args], home);
+    const [a, b] = ollama.requests.map((r) => r.body);
+    expect(a).toBeDefined();
+    expect(a).toBe(b);
+    const explained = await ask([...args, '--explain', '--json'], home);
+    expect(JSON.stringify((JSON.parse(explained.stdout) as { request: { body: unknown } }).request.body)).toBe(a);
+  });
+});
+
+describe('argo: failures', () => {
+  it('daemon down: names the address, suggests ollama serve, retries, exit 1, logs the prompt', async () => {
+    const home = tempHome(fastRetries);
+    const result = await runArgo(['--session', 'x', 'are you there?'], { home, host: '127.0.0.1:59998' });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/cannot reach Ollama at http:\/\/127\.0\.0\.1:59998; retrying in 0\.02s \(attempt 2 of 3\)/);
+    expect(lines[2]).toMatch(/^argo: cannot reach Ollama at http:\/\/127\.0\.0\.1:59998 \(connection refused\); start it with "ollama serve"/);
+    expect(logLines(home)[0]).toMatchObject({ status: 'error', user_prompt: 'are you there?', model_response: '' });
+  });
+
+  it('model missing: names it, lists installed models, suggests ollama pull or --model', async () => {
+    const home = tempHome();
+    const result = await ask(['--model', 'llama9', 'hi'], home);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^argo: model "llama9" not found on Ollama at http:\/\/127\.0\.0\.1:\d+; installed: argo:latest\. Pull it with "ollama pull llama9".*--model \(logged as error\)\n$/);
+    expect(logLines(home)[0]).toMatchObject({ status: 'error', model: 'llama9' });
+  });
+
+  it('503 busy is retried with backoff, on one kept-alive connection', async () => {
+    const home = tempHome(fastRetries);
+    ollama.setScenario({ busy: 2 });
+    const connectionsBefore = ollama.connections;
+    const result = await ask(['hi'], home);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('You said: hi\n');
+    expect(result.stderr.match(/is busy; retrying/g)).toHaveLength(2);
+    expect(ollama.requests.map((r) => r.status)).toEqual([503, 503, 200]);
+    expect(ollama.connections - connectionsBefore).toBe(1);
+  });
+
+  it('503 busy beyond the attempts fails with exit 1', async () => {
+    const home = tempHome({ retries: { attempts: 2, initialDelayMs: 10 } });
+    ollama.setScenario({ busy: 5 });
+    const result = await ask(['hi'], home);
+    expect(result.code).toBe(1);
+    expect(ollama.requests).toHaveLength(2);
+    expect(result.stderr).toContain(BUSY_MESSAGE);
+  });
+
+  it('a runner failure before the first chunk is reported, not retried', async () => {
+    const home = tempHome(fastRetries);
+    ollama.setScenario({ runnerError: true });
+    const result = await ask(['hi'], home);
+    expect(result.code).toBe(1);
+    expect(ollama.requests).toHaveLength(1);
+    expect(result.stderr).toMatch(/answered HTTP 500: an error was encountered while running the model/);
+  });
+
+  it.each([
+    ['an error line mid-stream', { errorMidStream: 3 }, /Ollama reported an error mid-answer: an error was encountered while running the model/],
+    ['a dropped connection', { dropAfter: 3, delayMs: 20 }, /connection to Ollama at .* dropped mid-answer/],
+    ['a stream without its final chunk', { truncate: 3 }, /ended without its final chunk/],
+    ['a line that is not JSON', { malformedAfter: 3 }, /Ollama sent a line that is not JSON/],
+  ])('%s: keeps the text shown, logs status error with the partial answer, exit 1', async (_name, scenario, message) => {
+    const home = tempHome(fastRetries);
+    ollama.options.tokens = ['one', ' two', ' three', ' four', ' five'];
+    ollama.setScenario(scenario);
+    const result = await ask(['count to five'], home);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('one two three\n');
+    const stderrLines = result.stderr.trim().split('\n');
+    expect(stderrLines).toHaveLength(1);
+    expect(stderrLines[0]).toMatch(message);
+    expect(ollama.requests).toHaveLength(1);
+    expect(logLines(home)[0]).toMatchObject({ status: 'error', model_response: 'one two three', error: expect.stringMatching(message) });
+  });
+
+  it('an idle stream is aborted after timeouts.idleMs', async () => {
+    const home = tempHome({ timeouts: { idleMs: 300 } });
+    ollama.options.tokens = ['slow', ' start'];
+    ollama.setScenario({ hang: 1 });
+    const result = await ask(['hi'], home);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('slow\n');
+    expect(result.stderr).toMatch(/no data from Ollama at .* for 0\.3s/);
+    expect(logLines(home)[0]).toMatchObject({ status: 'error', model_response: 'slow' });
+    await ollama.requests[0]?.settled;
+    expect(ollama.requests[0]?.clientAborted).toBe(true);
+  });
+
+  it('a slow stream shows text before it ends', async () => {
+    const home = tempHome();
+    ollama.options.tokens = ['a', 'b', 'c', 'd', 'e', 'f'];
+    ollama.setScenario({ delayMs: 120 });
+    const seen: Array<{ at: number; text: string }> = [];
+    const started = Date.now();
+    const result = await runArgo(['hi'], { home, host: ollama.url, onStdout: (_child, text) => seen.push({ at: Date.now() - started, text }) });
+    expect(result.stdout).toBe('abcdef\n');
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen[0]?.text).toBe('a');
+  });
+
+  it('Ctrl-C aborts the request, keeps the partial answer, logs interrupted, exit 130', async () => {
+    const home = tempHome();
+    ollama.options.tokens = ['partial', ' answer', ' never'];
+    ollama.setScenario({ hang: 2 });
+    let sent = false;
+    const result = await runArgo(['tell me a long story'], {
+      home,
+      host: ollama.url,
+      onStdout: (child, text) => {
+        if (!sent && text.includes('answer')) {
+          sent = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe('partial answer\n');
+    expect(result.stderr).toBe('argo: interrupted (logged as interrupted)\n');
+    expect(logLines(home)[0]).toMatchObject({ status: 'interrupted', model_response: 'partial answer' });
+    await ollama.requests[0]?.settled;
+    expect(ollama.requests[0]?.clientAborted).toBe(true);
+  });
+
+  it('Ctrl-C while waiting for the first token also aborts', async () => {
+    const home = tempHome();
+    ollama.setScenario({ hang: 'beforeHeaders' });
+    const result = await runArgo(['hi'], {
+      home,
+      host: ollama.url,
+      onSpawn: (child) => void waitFor(() => ollama.requests.length === 1).then(() => child.kill('SIGINT')),
+    });
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(logLines(home)[0]).toMatchObject({ status: 'interrupted', model_response: '', user_prompt: 'hi' });
+    await ollama.requests[0]?.settled;
+    expect(ollama.requests[0]?.clientAborted).toBe(true);
+  });
+});
+
+describe('argo: bad input', () => {
+  it.each([
+    [['--replay', 'last:0', 'x'], /argument 'last:0' is invalid/],
+    [['--replay', 'everything', 'x'], /--replay <spec>.*invalid/],
+    [['--budget', '10', 'x'], /--budget <chars>.*at least 200/],
+    [['--session', 'a b', 'x'], /invalid session name "a b"/],
+    [['--session', '../etc', 'x'], /invalid session name "..\/etc"/],
+    [['--api', 'completions', 'x'], /--api <endpoint>.*Allowed choices are chat, generate/],
+    [['--verbosity', 'loud', 'x'], /Allowed choices are auto, short, long/],
+    [['--reason', 'because', '--replay', 'last:1', 'x'], /Allowed choices are continuation, clarification, session/],
+    [['--reason', 'clarification', 'x'], /--reason needs --replay/],
+    [['--persona', 'pirate', 'x'], /unknown persona "pirate"/],
+    [['--mode', 'nope', 'x'], /unknown mode "nope"/],
+    [['--frobnicate', 'x'], /unknown option '--frobnicate'/],
+    [['--temperature', 'hot', 'x'], /--temperature <n>.*invalid/],
+  ])('%j → exit 2 with one clear message, nothing written', async (args, message) => {
+    const home = tempHome();
+    const result = await ask(args, home);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^argo: /);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(readdirSync(home)).toEqual([]);
+    expect(ollama.requests).toHaveLength(0);
+  });
+
+  it('a bad config.json is a usage error naming the key', async () => {
+    const home = tempHome({ replay: { budgett: 100 } });
+    const result = await ask(['x'], home);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown key "replay.budgett"/);
+  });
+});
+
+describe('argo: concurrency', () => {
+  it('several processes appending at once never interleave or lose a line', async () => {
+    const home = tempHome();
+    ollama.options.reply = 'x'.repeat(20_000);
+    const runs = Array.from({ length: 8 }, (_, i) => ask(['--session', 'shared', `turn number ${i}`], home));
+    const results = await Promise.all(runs);
+    expect(results.map((r) => r.code)).toEqual(Array(8).fill(0));
+    const entries = logLines(home);
+    expect(entries).toHaveLength(8);
+    expect(new Set(entries.map((e) => e['user_prompt']))).toEqual(new Set(Array.from({ length: 8 }, (_, i) => `turn number ${i}`)));
+    expect(new Set(entries.map((e) => e['session_id'])).size).toBe(1);
+    const replay = await ask(['--session', 'shared', '--replay', 'session', '--explain', '--json', 'next'], home);
+    expect((JSON.parse(replay.stdout) as { replay_policy: { entries_available: number } }).replay_policy.entries_available).toBe(8);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ARGO_BIN = resolve(import.meta.dirname, '../../bin/argo');
+
+export interface ArgoResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  home: string;
+  host?: string;
+  stdin?: string;
+  env?: Record<string, string>;
+  onSpawn?: (child: ChildProcess) => void;
+  /** Called with the child once it has printed something on stdout. */
+  onStdout?: (child: ChildProcess, text: string) => void;
+}
+
+/** A fresh data directory, optionally with a config.json. */
+export function tempHome(config?: unknown): string {
+  const home = mkdtempSync(join(tmpdir(), 'argo-e2e-'));
+  if (config !== undefined) writeFileSync(join(home, 'config.json'), JSON.stringify(config));
+  return home;
+}
+
+/** Spawns the built bin/argo with a scrubbed environment. */
+export function runArgo(args: string[], options: RunOptions): Promise<ArgoResult> {
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: options.home,
+    ARGO_HOME: options.home,
+    NO_COLOR: '1',
+    ...(options.host ? { OLLAMA_HOST: options.host } : {}),
+    ...options.env,
+  };
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [ARGO_BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    options.onSpawn?.(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      stdout += text;
+      options.onStdout?.(child, stdout);
+    });
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+export function logLines(home: string): Array<Record<string, unknown>> {
+  const dir = join(home, 'logs');
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((name) => name.endsWith('.log')).sort();
+  } catch {
+    return [];
+  }
+  return files.flatMap((name) =>
+    readFileSync(join(dir, name), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  );
+}
