@@ -124,7 +124,7 @@ function exitCodeFor(error: unknown, io: Io): number {
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr.write(`argo: unexpected failure: ${message}\n   please report it with the command you ran\n`);
+  io.stderr.write(`argo: unexpected failure: ${message} (please report it with the command you ran; ARGO_DEBUG=1 adds details)\n`);
   if (process.env['ARGO_DEBUG'] && error instanceof Error) io.stderr.write(`${error.stack}\n`);
   return 1;
 }
