@@ -95,9 +95,10 @@ async function readPrompt(words: string[], io: Io): Promise<string> {
 export async function main(argv: string[] = process.argv): Promise<void> {
   const io = processIo();
   let interrupts = 0;
-  // A second Ctrl-C while the first is being handled quits at once.
+  // Ctrl-C quits at once unless a command is handling it (a streaming answer ends cleanly first);
+  // a second Ctrl-C always quits.
   process.on('SIGINT', () => {
-    if (++interrupts > 1) process.exit(130);
+    if (process.listenerCount('SIGINT') === 1 || ++interrupts > 1) process.exit(130);
   });
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;

@@ -17,6 +17,8 @@ export interface RunOptions {
   home: string;
   host?: string;
   stdin?: string;
+  /** Leave stdin open (a pipe that never ends) instead of closing it after `stdin`. */
+  keepStdinOpen?: boolean;
   env?: Record<string, string>;
   onSpawn?: (child: ChildProcess) => void;
   /** Called with the child once it has printed something on stdout. */
@@ -52,7 +54,8 @@ export function runArgo(args: string[], options: RunOptions): Promise<ArgoResult
     child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
     child.on('error', reject);
     child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
+    if (options.keepStdinOpen) child.stdin.write(options.stdin ?? '');
+    else child.stdin.end(options.stdin ?? '');
   });
 }
 
