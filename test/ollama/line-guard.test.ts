@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { MALFORMED_PREFIX, guardNdjson } from '../../src/ollama/line-guard.js';
+
+function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+}
+
+async function pass(chunks: Uint8Array[]): Promise<{ text: string; malformed: string[] }> {
+  const malformed: string[] = [];
+  const reader = guardNdjson(streamOf(chunks), (line) => malformed.push(line)).getReader();
+  const parts: Uint8Array[] = [];
+  for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
+  return { text: Buffer.concat(parts).toString('utf8'), malformed };
+}
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+/** Splits `text` into pieces of `size` bytes, cutting through multi-byte characters. */
+function byteChunks(text: string, size: number): Uint8Array[] {
+  const all = bytes(text);
+  const chunks: Uint8Array[] = [];
+  for (let i = 0; i < all.length; i += size) chunks.push(all.slice(i, i + size));
+  return chunks;
+}
+
+describe('guardNdjson', () => {
+  const valid = '{"response":"😀 é 漢字","done":false}\n{"response":"","done":true}\n';
+
+  it.each([1, 2, 3, 5, 7, 64])('passes valid NDJSON through unchanged when split every %i bytes (multi-byte characters cut)', async (size) => {
+    expect(await pass(byteChunks(valid, size))).toEqual({ text: valid, malformed: [] });
+  });
+
+  it('passes a final line without a trailing newline', async () => {
+    expect(await pass([bytes('{"a":1}\n{"b":2}')])).toEqual({ text: '{"a":1}\n{"b":2}', malformed: [] });
+  });
+
+  it('ignores blank lines', async () => {
+    expect((await pass([bytes('{"a":1}\n\n  \n{"b":2}\n')])).malformed).toEqual([]);
+  });
+
+  it.each([
+    ['a truncated object', '{"response":"The","do'],
+    ['plain text', 'upstream connect error'],
+    ['an HTML error page', '<html><body>502 Bad Gateway</body></html>'],
+  ])('replaces %s with an error line after every valid line before it, then ends', async (_name, bad) => {
+    const input = `{"response":"one","done":false}\n${bad}\n{"response":"two","done":false}\n`;
+    for (const size of [1, 4, 1000]) {
+      const { text, malformed } = await pass(byteChunks(input, size));
+      const lines = text.trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toBe('{"response":"one","done":false}');
+      expect(JSON.parse(lines[1] ?? '')).toEqual({ error: MALFORMED_PREFIX + bad });
+      expect(malformed).toEqual([bad]);
+    }
+  });
+
+  it('checks the unterminated last line at the end of the stream', async () => {
+    const { text, malformed } = await pass([bytes('{"response":"ok"}\n{"respo')]);
+    expect(malformed).toEqual(['{"respo']);
+    expect(text).toBe(`{"response":"ok"}\n${JSON.stringify({ error: `${MALFORMED_PREFIX}{"respo` })}\n`);
+  });
+
+  it('shortens a long bad line in the error message', async () => {
+    const bad = 'x'.repeat(500);
+    const { text } = await pass([bytes(`${bad}\n`)]);
+    expect((JSON.parse(text) as { error: string }).error).toBe(`${MALFORMED_PREFIX}${'x'.repeat(80)}…`);
+  });
+});

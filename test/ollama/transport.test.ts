@@ -1,0 +1,123 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { OllamaTransport } from '../../src/ollama/transport.js';
+import type { OllamaRequest } from '../../src/replay/prompt.js';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+
+let ollama: FakeOllama;
+beforeAll(async () => {
+  ollama = await startFakeOllama({ tokens: ['a', 'b', 'c', 'd'] });
+});
+afterAll(async () => {
+  await ollama.close();
+});
+afterEach(() => {
+  ollama.setScenario(undefined);
+  ollama.requests.length = 0;
+  vi.restoreAllMocks();
+});
+
+const chat: OllamaRequest = { endpoint: '/api/chat', body: { model: 'argo', messages: [{ role: 'user', content: 'hi' }], stream: true } };
+
+function transport(overrides: Partial<ConstructorParameters<typeof OllamaTransport>[0]> = {}) {
+  return new OllamaTransport({ host: ollama.url, attempts: 3, initialDelayMs: 1, idleMs: 2000, ...overrides });
+}
+
+async function run(t: OllamaTransport, request = chat, signal?: AbortSignal) {
+  const texts: string[] = [];
+  const retries: Array<[number, number, string]> = [];
+  const sleeps: number[] = [];
+  const outcome = await t.stream(request, {
+    onText: (text) => texts.push(text),
+    onRetry: (attempt, delay, kind) => retries.push([attempt, delay, kind]),
+    sleep: async (ms) => void sleeps.push(ms),
+    ...(signal ? { signal } : {}),
+  });
+  return { outcome, texts, retries, sleeps };
+}
+
+describe('OllamaTransport.stream', () => {
+  it('streams text and returns Ollama\'s metrics from the final chunk', async () => {
+    const { outcome, texts } = await run(transport());
+    expect(texts).toEqual(['a', 'b', 'c', 'd']);
+    expect(outcome).toMatchObject({ status: 'ok', failure: null, attempts: 1 });
+    expect(outcome.metrics.done_reason).toBe('stop');
+    expect(outcome.metrics.eval_count).toBe(4);
+  });
+
+  it('retries 503 with exponential backoff, then succeeds', async () => {
+    ollama.setScenario({ busy: 2 });
+    const { outcome, retries, sleeps } = await run(transport({ initialDelayMs: 100 }));
+    expect(outcome).toMatchObject({ status: 'ok', attempts: 3 });
+    expect(sleeps).toEqual([100, 200]);
+    expect(retries).toEqual([[2, 100, 'busy'], [3, 200, 'busy']]);
+  });
+
+  it.each([
+    ['runner error (500)', { runnerError: true }, 'http'],
+    ['error line mid-stream', { errorMidStream: 2 }, 'mid-stream'],
+    ['truncated stream', { truncate: 2 }, 'truncated'],
+  ] as const)('does not retry a %s', async (_name, scenario, kind) => {
+    ollama.setScenario(scenario);
+    const { outcome, retries } = await run(transport());
+    expect(outcome.failure?.kind).toBe(kind);
+    expect(retries).toEqual([]);
+    expect(ollama.requests).toHaveLength(1);
+  });
+
+  it('reports a malformed line itself, without the client\'s console warning', async () => {
+    const warn = vi.spyOn(console, 'warn');
+    ollama.setScenario({ malformedAfter: 2 });
+    const { outcome, texts } = await run(transport());
+    expect(texts).toEqual(['a', 'b']);
+    expect(outcome.failure?.kind).toBe('malformed');
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('maps a missing model to model-missing with Ollama\'s message', async () => {
+    const { outcome } = await run(transport(), { endpoint: '/api/generate', body: { model: 'nope', prompt: 'hi', stream: true } });
+    expect(outcome.failure).toEqual({ kind: 'model-missing', message: "model 'nope' not found", httpStatus: 404 });
+  });
+
+  it('an abort from the caller ends the turn as interrupted and cancels the request', async () => {
+    ollama.setScenario({ hang: 1 });
+    const controller = new AbortController();
+    const texts: string[] = [];
+    const outcome = await transport().stream(chat, {
+      signal: controller.signal,
+      onText: (text) => {
+        texts.push(text);
+        controller.abort();
+      },
+    });
+    expect(outcome.status).toBe('interrupted');
+    expect(texts).toEqual(['a']);
+    await ollama.requests[0]?.settled;
+    expect(ollama.requests[0]?.clientAborted).toBe(true);
+  });
+
+  it('an abort during the backoff wait ends as interrupted without another request', async () => {
+    ollama.setScenario({ busy: 5 });
+    const controller = new AbortController();
+    const outcome = await transport({ initialDelayMs: 5_000 }).stream(chat, {
+      signal: controller.signal,
+      onText: () => {},
+      onRetry: () => setTimeout(() => controller.abort(), 10),
+    });
+    expect(outcome.status).toBe('interrupted');
+    expect(ollama.requests).toHaveLength(1);
+  });
+
+  it('aborts an idle stream as an error of kind idle', async () => {
+    ollama.setScenario({ hang: 2 });
+    const { outcome, texts } = await run(transport({ idleMs: 150 }));
+    expect(texts).toEqual(['a', 'b']);
+    expect(outcome).toMatchObject({ status: 'error', failure: { kind: 'idle' } });
+  });
+
+  it('treats a refused connection as unreachable and retries it', async () => {
+    const { outcome, retries } = await run(transport({ host: 'http://127.0.0.1:59997' }));
+    expect(outcome.failure?.kind).toBe('unreachable');
+    expect(retries.map(([attempt]) => attempt)).toEqual([2, 3]);
+  });
+});
