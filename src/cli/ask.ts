@@ -8,7 +8,7 @@ import { OllamaTransport } from '../ollama/transport.js';
 import type { Metrics, StreamOutcome } from '../ollama/transport.js';
 import { startSpinner } from '../output/spinner.js';
 import { TokenBuffer } from '../output/token-buffer.js';
-import { planTurn } from '../replay/plan.js';
+import { planTurn, policyForLog } from '../replay/plan.js';
 import type { ReplayPlan } from '../replay/plan.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { openSession, readSession } from '../sessions/store.js';
@@ -119,7 +119,7 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
     },
     user_prompt: options.prompt,
     model_response: response,
-    replay_policy: plan.replayPolicy,
+    replay_policy: policyForLog(plan.replayPolicy),
     replayed_ids: plan.replayedIds,
     timings: timingsOf(outcome.metrics, firstTokenMs, Math.round(io.clock() - started)),
     done_reason: outcome.metrics.done_reason,
@@ -179,7 +179,7 @@ function timingsOf(metrics: Metrics, firstTokenMs: number | null, totalMs: numbe
 
 function explainJson(plan: ReplayPlan): object {
   return {
-    replay_policy: plan.replayPolicy,
+    replay_policy: policyForLog(plan.replayPolicy),
     replayed_ids: plan.replayedIds,
     turns: plan.replayPolicy?.decisions ?? [],
     request: plan.request,

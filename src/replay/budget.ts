@@ -72,20 +72,33 @@ export interface BudgetResult {
  * Drops the oldest unprotected turns until the rest fit `cap`. Protected turns are never dropped:
  * if they alone exceed the cap, their responses (then, only if still needed, their prompts) are
  * shortened in the middle so the total never exceeds the cap.
+ *
+ * Dropping oldest-first keeps the longest run of newest unprotected turns that fits, so the walk goes
+ * newest to oldest and stops at the first turn that does not fit: older turns are never measured.
  */
 export function applyBudget(turns: readonly CandidateTurn[], cap: number): BudgetResult {
-  const costs = turns.map(turnCost);
-  let total = costs.reduce((sum, cost) => sum + cost, 0);
-  const droppedIndexes = new Set<number>();
-  for (let i = 0; i < turns.length && total > cap; i++) {
-    if (turns[i]?.protected) continue;
-    droppedIndexes.add(i);
-    total -= costs[i] ?? 0;
+  const chars = new Map<CandidateTurn, number>();
+  let total = 0;
+  for (const turn of turns) {
+    if (!turn.protected) continue;
+    const cost = turnCost(turn);
+    chars.set(turn, cost);
+    total += cost;
   }
-  const dropped = turns.filter((_, i) => droppedIndexes.has(i));
+  for (let i = turns.length - 1, fits = true; i >= 0 && fits; i--) {
+    const turn = turns[i];
+    if (!turn || turn.protected) continue;
+    const cost = turnCost(turn);
+    fits = total + cost <= cap;
+    if (fits) {
+      chars.set(turn, cost);
+      total += cost;
+    }
+  }
+  const dropped = turns.filter((turn) => !chars.has(turn));
   let used: BudgetedTurn[] = turns
-    .filter((_, i) => !droppedIndexes.has(i))
-    .map((turn) => ({ ...turn, elided: false, chars: turnCost(turn) }));
+    .filter((turn) => chars.has(turn))
+    .map((turn) => ({ ...turn, elided: false, chars: chars.get(turn) ?? 0 }));
   if (total > cap) used = shortenToFit(used, cap);
   const charsUsed = used.reduce((sum, turn) => sum + turn.chars, 0);
   return { used, dropped, charsUsed, trimmed: dropped.length > 0 || used.some((turn) => turn.elided) };

@@ -71,12 +71,22 @@ export function planTurn(input: PlanInput): ReplayPlan {
     context_strength: strength,
     budget: policy.budget,
     decisions: decide(loaded, filtered, budget.used, policy.protectedTurns),
+    decisions_omitted: 0,
   };
   const request = buildRequest(
     { instructions: [...instructions, policy.confidence[strength]], replay: budget.used, input: input.input },
     input.request,
   );
   return { entryType, verbosity, replayPolicy, replayedIds: budget.used.map((turn) => turn.id), request };
+}
+
+/** Per-turn decisions logged with each turn; older ones are only counted, so lines stay small on long sessions. */
+export const LOGGED_DECISIONS = 50;
+
+export function policyForLog(policy: ReplayPolicyLog | null): ReplayPolicyLog | null {
+  if (policy === null || policy.decisions.length <= LOGGED_DECISIONS) return policy;
+  const omitted = policy.decisions.length - LOGGED_DECISIONS;
+  return { ...policy, decisions: policy.decisions.slice(omitted), decisions_omitted: policy.decisions_omitted + omitted };
 }
 
 export function selectHistory(spec: ReplaySpec, history: readonly HistoryTurn[]): readonly HistoryTurn[] {

@@ -45,5 +45,8 @@ export interface ReplayPolicyLog {
   reason: ReplayReason;
   context_strength: ContextStrength;
   budget: number;
+  /** One per loaded turn, oldest first; in the log only the newest ones (see policyForLog). */
   decisions: TurnDecision[];
+  /** Older loaded turns left out of `decisions` (0 unless the log line was shortened). */
+  decisions_omitted: number;
 }

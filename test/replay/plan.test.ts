@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { codePoints, renderTurn, turnCost } from '../../src/replay/budget.js';
-import { planTurn, selectHistory } from '../../src/replay/plan.js';
+import { LOGGED_DECISIONS, planTurn, policyForLog, selectHistory } from '../../src/replay/plan.js';
 import type { PlanInput, ReplayPlan } from '../../src/replay/plan.js';
 import { checkReplayPolicy, DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
 import type { ReplayPolicy } from '../../src/replay/policy.js';
@@ -333,6 +333,7 @@ describe('edges', () => {
       context_strength: 'weak',
       budget: 5500,
       decisions: [],
+      decisions_omitted: 0,
     });
     expect(messages(result)).toEqual([
       ['system', [personas.neutral, verbosity.short, confidence.weak].join('\n')],
@@ -517,5 +518,27 @@ describe('docs/replay.md worked examples', () => {
   it('elision marker text', () => {
     const result = plan({ input: 'Add one more test', spec: { kind: 'last', count: 2 }, history: big });
     expect(messages(result)[2]?.[1]).toContain(' [… 610 characters elided …] ');
+  });
+});
+
+describe('policyForLog: bounded per-turn decisions in the log line', () => {
+  const history = Array.from({ length: LOGGED_DECISIONS + 25 }, (_, i) => turn(`t${i}`, `Write step ${i}`));
+
+  it('keeps every decision when there are few', () => {
+    const result = plan({ input: 'Next', spec: { kind: 'session' }, history: history.slice(0, 3) });
+    expect(policyForLog(result.replayPolicy)).toBe(result.replayPolicy);
+  });
+
+  it('keeps the newest LOGGED_DECISIONS and counts the rest', () => {
+    const full = plan({ input: 'Next', spec: { kind: 'session' }, history }).replayPolicy;
+    const logged = policyForLog(full);
+    expect(full?.decisions).toHaveLength(LOGGED_DECISIONS + 25);
+    expect(logged?.decisions).toEqual(full?.decisions.slice(25));
+    expect(logged?.decisions_omitted).toBe(25);
+    expect({ ...logged, decisions: [], decisions_omitted: 0 }).toEqual({ ...full, decisions: [], decisions_omitted: 0 });
+  });
+
+  it('is null for replay none', () => {
+    expect(policyForLog(null)).toBeNull();
   });
 });
