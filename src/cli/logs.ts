@@ -1,32 +1,301 @@
 import type { Command } from 'commander';
-import { loadSettings } from '../config/settings.js';
-import type { FlagOverrides } from '../config/settings.js';
+import { format } from 'date-fns/format';
+import type { Settings } from '../config/settings.js';
+import { RuntimeError, UsageError } from '../errors.js';
+import { parseEntry } from '../log/entry.js';
+import type { LogEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
-import { ScanStats, scanEntries } from '../log/scan.js';
+import { readLines } from '../log/lines.js';
+import { ScanStats, describeBadLine, isBlank } from '../log/scan.js';
+import type { ScanProblem } from '../log/scan.js';
+import { followLines, followStart } from '../history/follow.js';
+import { fullBlock, statsText, tableHeader, tableRow } from '../history/format.js';
+import type { RenderOptions } from '../history/format.js';
+import { planPrune, prune, refuseWithForks, removeSessionLines } from '../history/maintain.js';
+import {
+  EMPTY_QUERY,
+  REASON_FILTERS,
+  STATUS_CHOICES,
+  STRENGTH_FILTERS,
+  TYPE_CHOICES,
+  grepMatcher,
+  matchesQuery,
+  parseChoices,
+  parseWhen,
+  splitList,
+} from '../history/query.js';
+import type { Query } from '../history/query.js';
+import { searchTurns } from '../history/search.js';
+import { Sink } from '../history/sink.js';
+import { StatsAccumulator } from '../history/stats.js';
+import { checkSessionName } from '../sessions/names.js';
+import { knownSessions } from '../sessions/manage.js';
+import { deleteSession, listSessions } from '../sessions/store.js';
+import type { SessionRecord } from '../sessions/store.js';
+import { collect, colorsFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './history-cli.js';
 import type { Io } from './io.js';
 
+interface LogsFlags {
+  session?: string[];
+  since?: string;
+  until?: string;
+  type?: string[];
+  strength?: string[];
+  reason?: string[];
+  status?: string[];
+  model?: string[];
+  grep?: string;
+  limit?: number;
+  json?: boolean;
+  full?: boolean;
+  stats?: boolean;
+  path?: boolean;
+  follow?: boolean;
+}
+
+/** Lines printed before following when --limit is not given (as tail -f). */
+const FOLLOW_BACKLOG = 10;
+const FOLLOW_POLL_MS = 150;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function registerLogs(program: Command, io: Io, setExitCode: (code: number) => void): void {
-  program
+  // Options after a subcommand's name belong to it (`argo logs --home X`), not to the prompt command.
+  program.enablePositionalOptions();
+  const logs = program
     .command('logs')
-    .description('show logged turns')
-    .option('--json', 'NDJSON exactly as stored')
-    .option('--session <name>', 'only this session')
-    .option('--type <type>', 'only this entry type')
-    .option('--path', 'print the logs directory')
-    .option('--home <dir>', 'data directory')
-    .action(async (flags: FlagOverrides & { json?: boolean; type?: string; path?: boolean }) => {
-      const settings = loadSettings(flags, process.env);
-      if (flags.path) {
-        io.stdout.write(`${settings.paths.logs}\n`);
-        return;
-      }
-      const stats = new ScanStats();
-      for await (const { entry, line } of scanEntries(await listLogFiles(settings.paths.logs), stats)) {
-        if (flags.session && entry.session !== flags.session) continue;
-        if (flags.type && entry.entry_type !== flags.type) continue;
-        io.stdout.write(flags.json ? `${line.text}\n` : `${entry.timestamp}  ${entry.session}  ${entry.entry_type}  ${entry.user_prompt.slice(0, 60)}\n`);
-      }
-      if (stats.unreadable > 0) io.stderr.write(`argo: skipped ${stats.unreadable} unreadable log lines (see argo logs check)\n`);
-      setExitCode(0);
+    .description('query the log of turns: filter, show, count, follow (see docs/history.md)')
+    .option('-s, --session <names>', 'only these sessions, by name or id (comma-separated or repeated)', collect)
+    .option('--since <when>', 'from this time on: 30m, 3h, 2d, 1w, 2025-01-31, 2025-01-31T14:00, today')
+    .option('--until <when>', 'up to this time (a bare date includes that whole day)')
+    .option('-t, --type <types>', `entry types: ${TYPE_CHOICES.join(', ')}`, collect)
+    .option('--strength <levels>', `replay strength: ${STRENGTH_FILTERS.join(', ')}`, collect)
+    .option('--reason <reasons>', `replay reason: ${REASON_FILTERS.join(', ')}`, collect)
+    .option('--status <statuses>', `turn status: ${STATUS_CHOICES.join(', ')}`, collect)
+    .option('-m, --model <models>', 'models (a name without a tag matches every tag)', collect)
+    .option('-q, --grep <text>', 'case-insensitive text in the prompt or the response')
+    .option('-n, --limit <n>', 'only the newest N matching turns', parseCount)
+    .option('--json', 'NDJSON: each matching line exactly as stored')
+    .option('--full', 'whole prompts and responses instead of the table')
+    .option('--stats', 'counts and rates instead of turns (with --json: one JSON object)')
+    .option('--path', 'print the logs directory and exit')
+    .option('-f, --follow', `print new turns as they are written (after the newest ${FOLLOW_BACKLOG}, or --limit); Ctrl-C stops with exit 0`)
+    .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
+    .action(async (flags: LogsFlags, command: Command) => {
+      rejectStrayWords(command);
+      setExitCode(await showLogs(settingsOf(command), flags, io));
     });
+
+  logs
+    .command('check')
+    .description('list every unreadable log line with file and line number; exit 1 if there is any')
+    .option('--json', 'NDJSON: one {file, line, reason} object per problem')
+    .option('--home <dir>', 'data directory')
+    .action(async (flags: { json?: boolean }, command: Command) => setExitCode(await checkLogs(settingsOf(command), flags, io)));
+
+  logs
+    .command('prune')
+    .description('delete the daily log files whose whole day is older than the cutoff')
+    .requiredOption('--older-than <when>', 'cutoff: a duration ago (30d, 12w) or a date (2025-01-01)')
+    .option('--dry-run', 'list the files that would be deleted')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--home <dir>', 'data directory')
+    .action(async (flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, command: Command) =>
+      setExitCode(await pruneLogs(settingsOf(command), flags, io)),
+    );
+
+  logs
+    .command('rm')
+    .description("delete every log line of a session (by name or id), with the session's record and index")
+    .requiredOption('-s, --session <name>', 'the session, by name or id')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--home <dir>', 'data directory')
+    .action(async (flags: { session: string; yes?: boolean }, command: Command) => setExitCode(await removeLogs(settingsOf(command), flags, io)));
+
+  inheritProgramSettings(program, logs);
+}
+
+async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<number> {
+  if (flags.path) {
+    io.stdout.write(`${settings.paths.logs}\n`);
+    return 0;
+  }
+  if (flags.json && flags.full) throw new UsageError('--json prints lines as stored and --full prints them for reading: choose one');
+  if (flags.stats && flags.follow) throw new UsageError('--stats counts what is there; it cannot --follow');
+  if (flags.stats && flags.full) throw new UsageError('--stats prints counts, not turns: leave out --full');
+
+  // Reading every record costs a file per session: only when names must be resolved or shown.
+  const needRecords = (flags.session?.length ?? 0) > 0 || (!flags.json && !flags.stats);
+  const records = needRecords ? await listSessions(settings.paths.sessions) : [];
+  const query = await buildQuery(flags, io.now(), records, settings.paths.sessions);
+  const stats = new ScanStats();
+  const sink = new Sink(io.stdout);
+  const names = new Map(records.map((record) => [record.id, record.name]));
+  const render: RenderOptions = { color: colorsFor(io), width: widthOf(io), sessionName: (entry) => names.get(entry.session_id) ?? String(entry.session) };
+  const print = (entry: LogEntry, raw: string): string => (flags.json ? `${raw}\n` : flags.full ? fullBlock(entry, render) : tableRow(entry, render));
+
+  try {
+    if (flags.stats) {
+      const totals = new StatsAccumulator();
+      for await (const { entry } of searchTurns(settings.paths.logs, query, stats, limitOf(flags.limit))) totals.add(entry);
+      const result = totals.result();
+      await sink.write(flags.json ? `${JSON.stringify({ ...result, unreadable: stats.unreadable })}\n` : statsText(result, render));
+      return 0;
+    }
+    const table = !flags.json && !flags.full;
+    if (table && io.stdout.isTTY) await sink.write(tableHeader(render));
+    if (!flags.follow) {
+      for await (const { entry, line } of searchTurns(settings.paths.logs, query, stats, limitOf(flags.limit))) {
+        await sink.write(print(entry, line.text));
+        if (sink.closed) break;
+      }
+      return 0;
+    }
+    // Follow: snapshot where each file ends, print the backlog up to there, then everything after.
+    const positions = await followStart(settings.paths.logs);
+    const ends = new Map(positions);
+    const backlog = searchTurns(settings.paths.logs, query, stats, { limit: flags.limit ?? FOLLOW_BACKLOG, endOf: (file) => ends.get(file) });
+    for await (const { entry, line } of backlog) await sink.write(print(entry, line.text));
+    await sink.flush();
+    const grep = grepMatcher(query.grep);
+    const controller = new AbortController();
+    const stopListening = io.onInterrupt(() => controller.abort());
+    try {
+      await followLines({
+        logsDir: settings.paths.logs,
+        positions,
+        pollMs: FOLLOW_POLL_MS,
+        signal: controller.signal,
+        stopped: () => sink.closed,
+        onLine: async (line, file) => {
+          if (isBlank(line.text)) return;
+          const entry = parseEntry(line.text);
+          if (entry === null) {
+            stats.skip(file, line, describeBadLine(line.text));
+            return;
+          }
+          if (matchesQuery(entry, query, grep)) await sink.write(print(entry, line.text));
+        },
+        onIdle: () => sink.flush(),
+      });
+    } finally {
+      stopListening();
+    }
+    // Ctrl-C is how a follow ends, not a failure: exit 0.
+    return 0;
+  } finally {
+    await sink.flush();
+    const notice = stats.notice();
+    if (notice) io.stderr.write(notice);
+  }
+}
+
+function limitOf(limit: number | undefined): { limit?: number } {
+  return limit === undefined ? {} : { limit };
+}
+
+export async function buildQuery(flags: LogsFlags, now: Date, records: readonly SessionRecord[], sessionsDir: string): Promise<Query> {
+  const query: Query = { ...EMPTY_QUERY };
+  const sessions = splitList(flags.session ?? []);
+  if (sessions.length > 0) query.sessionIds = new Set(await Promise.all(sessions.map((name) => resolveSessionId(name, records, sessionsDir))));
+  if (flags.since !== undefined) query.since = parseWhen(flags.since, now, 'start', '--since').getTime();
+  if (flags.until !== undefined) query.until = parseWhen(flags.until, now, 'end', '--until').getTime();
+  if (query.since !== null && query.until !== null && query.since > query.until) {
+    throw new UsageError(`--since ${flags.since} is after --until ${flags.until}: nothing can match`);
+  }
+  if (flags.type) query.types = parseChoices(flags.type, TYPE_CHOICES, '--type');
+  if (flags.strength) query.strengths = parseChoices(flags.strength, STRENGTH_FILTERS, '--strength');
+  if (flags.reason) query.reasons = parseChoices(flags.reason, REASON_FILTERS, '--reason');
+  if (flags.status) query.statuses = parseChoices(flags.status, STATUS_CHOICES, '--status');
+  const models = splitList(flags.model ?? []);
+  if (models.length > 0) query.models = models;
+  if (flags.grep !== undefined) {
+    if (flags.grep === '') throw new UsageError('--grep needs some text to look for');
+    query.grep = flags.grep;
+  }
+  return query;
+}
+
+/** A session's id from its current name (renamed sessions keep their id), or an id given as is. */
+async function resolveSessionId(value: string, records: readonly SessionRecord[], sessionsDir: string): Promise<string> {
+  const byName = records.find((record) => record.name === value);
+  if (byName) return byName.id;
+  if (UUID.test(value)) return value.toLowerCase();
+  checkSessionName(value, '--session');
+  throw new UsageError(`--session: no session named "${value}"; ${await knownSessions(sessionsDir)} (a session id also works)`);
+}
+
+async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io): Promise<number> {
+  const files = await listLogFiles(settings.paths.logs);
+  const stats = new ScanStats(true);
+  const sink = new Sink(io.stdout);
+  let turns = 0;
+  const damaged = new Set<string>();
+  for (const file of files) {
+    for await (const line of readLines(file)) {
+      if (isBlank(line.text)) continue;
+      if (parseEntry(line.text) !== null) {
+        turns++;
+        continue;
+      }
+      const reason = describeBadLine(line.text) + (line.complete ? '' : '; it is the last line and has no newline (a write cut short)');
+      stats.skip(file, line, reason);
+      damaged.add(file);
+      const problem = stats.problems.pop() as ScanProblem;
+      await sink.write(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`);
+    }
+  }
+  if (stats.unreadable === 0) {
+    if (!flags.json) await sink.write(`ok: ${plural(files.length, 'log file')}, ${plural(turns, 'turn')}, no unreadable lines\n`);
+    await sink.flush();
+    return 0;
+  }
+  await sink.flush();
+  io.stderr.write(
+    `argo: ${plural(stats.unreadable, 'unreadable line')} in ${damaged.size} of ${plural(files.length, 'log file')}; ` +
+      'readers skip them. Fix or delete those lines by hand if you want them gone\n',
+  );
+  return 1;
+}
+
+async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, io: Io): Promise<number> {
+  const cutoff = parseWhen(flags.olderThan, io.now(), 'start', '--older-than');
+  const cutoffDay = format(cutoff, 'yyyy-MM-dd');
+  const plan = await planPrune(settings.paths.logs, cutoffDay);
+  if (plan.files.length === 0) {
+    io.stdout.write(`nothing to prune: no log file is older than ${cutoffDay}\n`);
+    return 0;
+  }
+  const names = plan.files.map((file) => file.slice(settings.paths.logs.length + 1));
+  const range = names.length === 1 ? names[0] : `${names[0]} … ${names[names.length - 1]}`;
+  const summary = `${plural(plan.files.length, 'log file')} (${range}, ${formatBytes(plan.bytes)})`;
+  if (flags.dryRun) {
+    io.stdout.write(`would delete ${summary}:\n${plan.files.map((file) => `  ${file}\n`).join('')}`);
+    return 0;
+  }
+  if (!(await confirm(io, `delete ${summary}? The turns in them are gone for good.`, flags.yes, 'logs prune'))) {
+    throw new RuntimeError('nothing deleted (not confirmed)');
+  }
+  const repair = await prune(settings.paths, plan);
+  const emptied = repair.emptied.length > 0 ? `; removed ${plural(repair.emptied.length, 'session')} left without turns (${repair.emptied.join(', ')})` : '';
+  io.stdout.write(`deleted ${summary}; updated ${plural(repair.updated, 'session index', 'session indexes')}${emptied}\n`);
+  return 0;
+}
+
+async function removeLogs(settings: Settings, flags: { session: string; yes?: boolean }, io: Io): Promise<number> {
+  const records = await listSessions(settings.paths.sessions);
+  const id = await resolveSessionId(flags.session, records, settings.paths.sessions);
+  const record = records.find((candidate) => candidate.id === id);
+  const label = record ? `session "${record.name}"` : `session ${id}`;
+  await refuseWithForks(settings.paths.sessions, id, label);
+  const turns = record ? ` (${plural(record.turns, 'turn')})` : '';
+  if (!(await confirm(io, `delete ${label}${turns}: every one of its log lines, its record and its index?`, flags.yes, 'logs rm'))) {
+    throw new RuntimeError('nothing deleted (not confirmed)');
+  }
+  const removed = await removeSessionLines(settings.paths, new Set([id]));
+  if (record) await deleteSession(settings.paths.sessions, record.name);
+  io.stdout.write(
+    `deleted ${plural(removed.lines, 'line')} (${formatBytes(removed.bytes)}) of ${label} from ${plural(removed.files, 'log file')}` +
+      `${record ? ', and its record and index' : ''}\n`,
+  );
+  return 0;
 }

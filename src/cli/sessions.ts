@@ -1,28 +1,162 @@
 import type { Command } from 'commander';
-import { loadSettings } from '../config/settings.js';
-import type { FlagOverrides } from '../config/settings.js';
-import { listSessions } from '../sessions/store.js';
+import { format } from 'date-fns/format';
+import type { Settings } from '../config/settings.js';
+import { RuntimeError } from '../errors.js';
+import { fullBlock, sessionHeader, sessionsTable } from '../history/format.js';
+import type { RenderOptions } from '../history/format.js';
+import { refuseWithForks, removeSessionLines } from '../history/maintain.js';
+import { Sink } from '../history/sink.js';
+import { loadSessionEntries, rebuildIndex } from '../log/history.js';
+import { forkSession, parseForkSource, reindexAll, renameSession, requireFree, requireSession } from '../sessions/manage.js';
+import { checkSessionName } from '../sessions/names.js';
+import { deleteSession, listSessions } from '../sessions/store.js';
+import type { SessionRecord } from '../sessions/store.js';
+import { colorsFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './history-cli.js';
 import type { Io } from './io.js';
 
 export function registerSessions(program: Command, io: Io): void {
-  program
+  // Options after a subcommand's name belong to it (`argo sessions --json`), not to the prompt command.
+  program.enablePositionalOptions();
+  const sessions = program
     .command('sessions')
-    .description('list sessions (name, id, title, turns, created, last used)')
-    .option('--json', 'print a JSON array')
-    .option('--home <dir>', 'data directory')
-    .action(async (flags: FlagOverrides & { json?: boolean }) => {
-      const settings = loadSettings(flags, process.env);
-      const sessions = await listSessions(settings.paths.sessions);
-      if (flags.json) {
-        io.stdout.write(`${JSON.stringify(sessions)}\n`);
-        return;
-      }
-      if (sessions.length === 0) {
-        io.stdout.write('no sessions yet; start one with: argo --session NAME "your question"\n');
-        return;
-      }
-      for (const s of sessions) {
-        io.stdout.write(`${s.name.padEnd(20)} ${String(s.turns).padStart(5)} turns  last ${s.last_used_at}  ${s.title}\n`);
-      }
+    .description('list sessions, most recently used first (see docs/history.md)')
+    .option('--json', 'print a JSON array of session records')
+    .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
+    .action(async (flags: { json?: boolean }, command: Command) => {
+      rejectStrayWords(command);
+      await listCommand(settingsOf(command), flags, io);
     });
+
+  sessions
+    .command('list')
+    .alias('ls')
+    .description('list sessions (the same as "argo sessions")')
+    .option('--json', 'print a JSON array of session records')
+    .option('--home <dir>', 'data directory')
+    .action(async (flags: { json?: boolean }, command: Command) => listCommand(settingsOf(command), flags, io));
+
+  sessions
+    .command('show')
+    .description("print a session's transcript, a fork's inherited turns first")
+    .argument('<name>', 'session name')
+    .option('-n, --limit <n>', 'only the newest N turns', parseCount)
+    .option('--json', 'one JSON object: {"session": record, "turns": [log lines]}')
+    .option('--home <dir>', 'data directory')
+    .action(async (name: string, flags: { json?: boolean; limit?: number }, command: Command) => showCommand(settingsOf(command), name, flags, io));
+
+  sessions
+    .command('rename')
+    .description('rename a session; its turns, id and forks follow')
+    .argument('<old>', 'current name')
+    .argument('<new>', 'new name')
+    .option('--home <dir>', 'data directory')
+    .action(async (from: string, to: string, _flags: object, command: Command) => {
+      const dir = settingsOf(command).paths.sessions;
+      checkSessionName(from, 'sessions rename');
+      checkSessionName(to, 'sessions rename');
+      const record = await requireSession(dir, from, 'sessions rename');
+      if (from === to) return;
+      await requireFree(dir, to);
+      await renameSession(dir, record, to);
+      io.stdout.write(`renamed session "${from}" to "${to}"\n`);
+    });
+
+  sessions
+    .command('rm')
+    .description("remove a session's record and index; its log lines stay unless --purge")
+    .argument('<name>', 'session name')
+    .option('--purge', "also delete the session's lines from the log")
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--home <dir>', 'data directory')
+    .action(async (name: string, flags: { purge?: boolean; yes?: boolean }, command: Command) => removeCommand(settingsOf(command), name, flags, io));
+
+  sessions
+    .command('fork')
+    .description("start a new session from another's history, up to a turn (default: its newest)")
+    .argument('<source>', 'NAME or NAME@TURN_ID (a unique prefix of the id is enough)')
+    .argument('<new>', 'name of the new session')
+    .option('--home <dir>', 'data directory')
+    .action(async (source: string, name: string, _flags: object, command: Command) => {
+      const settings = settingsOf(command);
+      const from = parseForkSource(source);
+      checkSessionName(from.name, 'sessions fork');
+      checkSessionName(name, 'sessions fork');
+      const parent = await requireSession(settings.paths.sessions, from.name, 'sessions fork');
+      const { record, inherited } = await forkSession(settings.paths, parent, from.turn, name, format(io.now(), "yyyy-MM-dd'T'HH:mm:ss.SSSxxx"));
+      io.stdout.write(`forked "${parent.name}" at turn ${record.parent?.turn_id} into "${name}" (${plural(inherited, 'turn')} inherited)\n`);
+    });
+
+  sessions
+    .command('reindex')
+    .description("rebuild a session's index from the log (every session's without a name)")
+    .argument('[name]', 'session name')
+    .option('--home <dir>', 'data directory')
+    .action(async (name: string | undefined, _flags: object, command: Command) => {
+      const settings = settingsOf(command);
+      if (name !== undefined) {
+        checkSessionName(name, 'sessions reindex');
+        const record = await requireSession(settings.paths.sessions, name, 'sessions reindex');
+        const lines = await rebuildIndex(settings.paths, record);
+        io.stdout.write(`reindexed session "${name}": ${plural(lines.length, 'turn')}\n`);
+        return;
+      }
+      const result = await reindexAll(settings.paths);
+      const skipped = result.unreadable > 0 ? `; skipped ${plural(result.unreadable, 'unreadable line')} (argo logs check)` : '';
+      io.stdout.write(`reindexed ${plural(result.sessions, 'session')}: ${plural(result.turns, 'turn')}${skipped}\n`);
+    });
+
+  inheritProgramSettings(program, sessions);
+}
+
+function renderOptions(io: Io, records: readonly SessionRecord[]): RenderOptions {
+  const names = new Map(records.map((record) => [record.id, record.name]));
+  return { color: colorsFor(io), width: widthOf(io), sessionName: (entry) => names.get(entry.session_id) ?? String(entry.session) };
+}
+
+async function listCommand(settings: Settings, flags: { json?: boolean }, io: Io): Promise<void> {
+  const time = (record: SessionRecord): number => Date.parse(record.last_used_at) || 0;
+  const records = (await listSessions(settings.paths.sessions)).sort((a, b) => time(b) - time(a) || a.name.localeCompare(b.name));
+  if (flags.json) {
+    io.stdout.write(`${JSON.stringify(records)}\n`);
+    return;
+  }
+  if (records.length === 0) {
+    io.stdout.write('no sessions yet; start one with: argo --session NAME "your question"\n');
+    return;
+  }
+  io.stdout.write(sessionsTable(records, renderOptions(io, records)));
+}
+
+async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number }, io: Io): Promise<void> {
+  checkSessionName(name, 'sessions show');
+  const record = await requireSession(settings.paths.sessions, name, 'sessions show');
+  const entries = await loadSessionEntries(settings.paths, record, flags.limit);
+  const sink = new Sink(io.stdout);
+  if (flags.json) {
+    await sink.write(`${JSON.stringify({ session: record, turns: entries })}\n`);
+  } else {
+    const render = renderOptions(io, await listSessions(settings.paths.sessions));
+    await sink.write(sessionHeader(record, entries, render, flags.limit !== undefined));
+    if (entries.length === 0) await sink.write('no turns yet\n');
+    for (const entry of entries) await sink.write(fullBlock(entry, render));
+  }
+  await sink.flush();
+}
+
+async function removeCommand(settings: Settings, name: string, flags: { purge?: boolean; yes?: boolean }, io: Io): Promise<void> {
+  checkSessionName(name, 'sessions rm');
+  const dir = settings.paths.sessions;
+  const record = await requireSession(dir, name, 'sessions rm');
+  if (flags.purge) await refuseWithForks(dir, record.id, `session "${name}"`);
+  const what = flags.purge
+    ? `remove session "${name}" (${plural(record.turns, 'turn')}) and delete its lines from the log?`
+    : `remove session "${name}" (${plural(record.turns, 'turn')})? Its log lines stay (--purge deletes them too).`;
+  if (!(await confirm(io, what, flags.yes, 'sessions rm'))) throw new RuntimeError('nothing removed (not confirmed)');
+  const removed = flags.purge ? await removeSessionLines(settings.paths, new Set([record.id])) : null;
+  await deleteSession(dir, name);
+  io.stdout.write(
+    removed
+      ? `removed session "${name}" and ${plural(removed.lines, 'log line')} from ${plural(removed.files, 'file')}\n`
+      : `removed session "${name}"; its log lines remain (argo logs --session ${record.id})\n`,
+  );
 }

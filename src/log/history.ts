@@ -1,11 +1,10 @@
-import { open } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import type { HistoryTurn, ReplaySpec } from '../replay/types.js';
-import { listSessions } from '../sessions/store.js';
-import type { SessionRecord } from '../sessions/store.js';
-import { indexLine, readIndex, writeIndex } from '../sessions/turn-index.js';
+import { listSessions, readSession, saveSession, withLastTurn } from '../sessions/store.js';
+import type { ParentLink, SessionRecord } from '../sessions/store.js';
+import { indexLine, readIndex, readIndexTail, writeIndex } from '../sessions/turn-index.js';
 import type { IndexLine } from '../sessions/turn-index.js';
 import { parseEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
@@ -13,72 +12,191 @@ import { listLogFiles } from './files.js';
 import { ScanStats, scanEntries } from './scan.js';
 import type { DataPaths } from './writer.js';
 
+/** Which of a session's indexed turns to read. */
+export type TurnPick = { kind: 'all'; okOnly?: boolean } | { kind: 'last'; count: number; okOnly: boolean };
+
 /** The ok turns a replay spec asks for, oldest first, found through the session's index. */
 export async function loadHistory(paths: DataPaths, session: SessionRecord, spec: ReplaySpec): Promise<HistoryTurn[]> {
   if (spec.kind === 'none') return [];
-  const pick = (index: readonly IndexLine[]): IndexLine[] => {
-    const ok = index.filter((line) => line.status === 'ok');
-    return spec.kind === 'last' ? ok.slice(Math.max(0, ok.length - spec.count)) : ok;
-  };
-  const index = (await readIndex(paths.sessions, session.name)) ?? (await rebuildIndex(paths, session));
-  let entries = await readIndexed(paths.logs, pick(index));
-  if (entries === null) {
-    entries = await readIndexed(paths.logs, pick(await rebuildIndex(paths, session)));
-    if (entries === null) throw new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
+  const pick: TurnPick = spec.kind === 'last' ? { kind: 'last', count: spec.count, okOnly: true } : { kind: 'all', okOnly: true };
+  const entries = await loadTurns(paths, session, pick);
+  return entries.filter((entry) => entry.status === 'ok').map((entry) => ({ id: entry.id, prompt: entry.user_prompt, response: entry.model_response }));
+}
+
+/** Every turn of the session (or the newest `last`), with a fork's inherited turns first. */
+export async function loadSessionEntries(paths: DataPaths, session: SessionRecord, last?: number): Promise<LogEntry[]> {
+  return loadTurns(paths, session, last === undefined ? { kind: 'all' } : { kind: 'last', count: last, okOnly: false });
+}
+
+/**
+ * Reads the picked turns through the index. The index is only a hint: it is rebuilt from the log
+ * when it is missing, damaged, lacks the session's newest turn, or any line it points at is not
+ * the turn it names. Cost: the lines read, whatever the size of the log.
+ */
+export async function loadTurns(paths: DataPaths, session: SessionRecord, pick: TurnPick): Promise<LogEntry[]> {
+  return (await loadIndexed(paths, session, pick)).entries;
+}
+
+/** Like loadTurns, with the index lines that were verified against the log. */
+export async function loadIndexed(paths: DataPaths, session: SessionRecord, pick: TurnPick): Promise<{ entries: LogEntry[]; lines: IndexLine[] }> {
+  const first = await readPicked(paths.sessions, session, pick);
+  if (first) {
+    const entries = readIndexed(paths.logs, session, first.chosen, first.inherited);
+    if (entries) return { entries, lines: first.chosen };
   }
-  return entries.map((entry) => ({ id: entry.id, prompt: entry.user_prompt, response: entry.model_response }));
+  const rebuilt = await rebuildIndex(paths, session);
+  const second = choose(session, rebuilt, pick);
+  const entries = readIndexed(paths.logs, session, second.chosen, second.inherited);
+  if (!entries) throw new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
+  return { entries, lines: second.chosen };
 }
 
-/** Every turn of the session, with a fork's inherited turns first. */
-export async function loadSessionEntries(paths: DataPaths, session: SessionRecord): Promise<LogEntry[]> {
-  const index = (await readIndex(paths.sessions, session.name)) ?? (await rebuildIndex(paths, session));
-  const entries = await readIndexed(paths.logs, index);
-  if (entries !== null) return entries;
-  const rebuilt = await readIndexed(paths.logs, await rebuildIndex(paths, session));
-  if (rebuilt === null) throw new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
-  return rebuilt;
+interface Chosen {
+  chosen: IndexLine[];
+  /** Ids of the lines a fork inherited (they belong to an ancestor's session_id). */
+  inherited: ReadonlySet<string>;
 }
 
-/** Reads the indexed lines; null as soon as one does not hold the turn it should (stale index). */
-async function readIndexed(logsDir: string, lines: readonly IndexLine[]): Promise<LogEntry[] | null> {
-  const handles = new Map<string, FileHandle>();
+async function readPicked(dir: string, session: SessionRecord, pick: TurnPick): Promise<Chosen | null> {
+  let lines: IndexLine[] | null;
+  if (pick.kind === 'all') {
+    lines = await readIndex(dir, session.name);
+  } else {
+    let seenLast = session.last_turn_id === undefined;
+    let wanted = 0;
+    lines = await readIndexTail(dir, session.name, (newestFirst) => {
+      const line = newestFirst[newestFirst.length - 1] as IndexLine;
+      if (line.id === session.last_turn_id) seenLast = true;
+      if (!pick.okOnly || line.status === 'ok') wanted++;
+      return seenLast && wanted >= pick.count;
+    });
+  }
+  if (!lines) return null;
+  // Writers append the index line before saving the record: an index without the record's newest turn is stale.
+  if (session.last_turn_id !== undefined && !lines.some((line) => line.id === session.last_turn_id)) return null;
+  return choose(session, lines, pick);
+}
+
+function choose(session: SessionRecord, lines: readonly IndexLine[], pick: TurnPick): Chosen {
+  const forkPoint = session.parent ? lines.findIndex((line) => line.id === session.parent?.turn_id) : -1;
+  const inherited = new Set(lines.slice(0, forkPoint + 1).map((line) => line.id));
+  if (pick.kind === 'all') return { chosen: pick.okOnly ? lines.filter((line) => line.status === 'ok') : [...lines], inherited };
+  const chosen: IndexLine[] = [];
+  for (let i = lines.length - 1; i >= 0 && chosen.length < pick.count; i--) {
+    const line = lines[i] as IndexLine;
+    if (!pick.okOnly || line.status === 'ok') chosen.push(line);
+  }
+  return { chosen: chosen.reverse(), inherited };
+}
+
+/**
+ * Reads the indexed lines; null as soon as one does not hold the turn it should (stale index).
+ * Synchronous on purpose: a 10,000-turn session is 10,000 small reads, and the promise API's
+ * per-call overhead would dominate; nothing else runs while the history loads.
+ */
+function readIndexed(logsDir: string, session: SessionRecord, lines: readonly IndexLine[], inherited: ReadonlySet<string>): LogEntry[] | null {
+  const fds = new Map<string, number>();
+  let buffer = Buffer.allocUnsafe(64 * 1024);
   try {
     const entries: LogEntry[] = [];
     for (const line of lines) {
-      let handle = handles.get(line.file);
-      if (!handle) {
-        handle = await open(join(logsDir, line.file), 'r').catch(() => undefined);
-        if (!handle) return null;
-        handles.set(line.file, handle);
+      let fd = fds.get(line.file);
+      if (fd === undefined) {
+        try {
+          fd = openSync(join(logsDir, line.file), 'r');
+        } catch {
+          return null;
+        }
+        fds.set(line.file, fd);
       }
-      const buffer = Buffer.allocUnsafe(line.length);
-      const { bytesRead } = await handle.read(buffer, 0, line.length, line.offset);
-      const entry = bytesRead === line.length ? parseEntry(buffer.toString('utf8')) : null;
+      if (buffer.length < line.length) buffer = Buffer.allocUnsafe(line.length);
+      const bytesRead = readSync(fd, buffer, 0, line.length, line.offset);
+      const entry = bytesRead === line.length ? parseEntry(buffer.toString('utf8', 0, line.length)) : null;
       if (entry === null || entry.id !== line.id) return null;
+      // A leftover index of an older session of the same name must not leak its turns in.
+      if (!inherited.has(line.id) && entry.session_id !== session.id) return null;
       entries.push(entry);
     }
     return entries;
   } finally {
-    await Promise.all([...handles.values()].map((handle) => handle.close()));
+    for (const fd of fds.values()) closeSync(fd);
   }
 }
 
-/** Recreates the session's index from the log itself (and, for a fork, from its parent's history). */
+/**
+ * Recreates the session's index from the log itself: its own turns, and for a fork the history of
+ * its parent (recursively) up to the fork point. One pass over the log for the whole lineage.
+ */
 export async function rebuildIndex(paths: DataPaths, session: SessionRecord): Promise<IndexLine[]> {
-  const lines: IndexLine[] = [];
-  if (session.parent) {
-    const parent = (await listSessions(paths.sessions)).find((record) => record.id === session.parent?.session_id);
-    if (parent) {
-      const parentLines = (await readIndex(paths.sessions, parent.name)) ?? (await rebuildIndex(paths, parent));
-      const cut = parentLines.findIndex((line) => line.id === session.parent?.turn_id);
-      lines.push(...(cut === -1 ? parentLines : parentLines.slice(0, cut + 1)));
-    }
-  }
+  const lineage = lineageOf(session, session.parent ? await listSessions(paths.sessions) : []);
+  const own = new Map<string, IndexLine[]>(lineage.map((level) => [level.id, []]));
   const stats = new ScanStats();
-  const needle = `"session_id":${JSON.stringify(session.id)}`;
-  for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { prefilter: (text) => text.includes(needle) })) {
-    if (entry.session_id === session.id) lines.push(indexLine(entry.id, file, line.offset, line.length, entry.status, entry.entry_type));
+  const pattern = idPattern(lineage.map((level) => level.id));
+  for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { pattern })) {
+    own.get(entry.session_id)?.push(indexLine(entry.id, file, line.offset, line.length, entry.status, entry.entry_type));
   }
-  await writeIndex(paths.sessions, session.name, lines);
-  return lines;
+  const history = composeHistory(lineage, (id) => own.get(id) ?? []);
+  await writeIndex(paths.sessions, session.name, history);
+  await syncCounters(paths.sessions, session, history, own.get(session.id)?.length ?? 0);
+  return history;
+}
+
+export interface Lineage {
+  id: string;
+  /** The parent turn this level was forked at; undefined for a session that is not a fork. */
+  forkedAt?: string;
+}
+
+/**
+ * The session, its parent, its parent's parent…, newest first. Links stored in the record win;
+ * records fill in older forks that did not store their whole lineage. A removed ancestor is still
+ * followed by id: its log lines outlive its record.
+ */
+export function lineageOf(session: SessionRecord, records: readonly SessionRecord[]): Lineage[] {
+  const lineage: Lineage[] = [];
+  const seen = new Set<string>();
+  let id = session.id;
+  let link: ParentLink | undefined = session.parent;
+  while (!seen.has(id)) {
+    seen.add(id);
+    lineage.push(link ? { id, forkedAt: link.turn_id } : { id });
+    if (!link) break;
+    const parentId: string = link.session_id;
+    id = parentId;
+    link = link.parent ?? records.find((record) => record.id === parentId)?.parent;
+  }
+  return lineage;
+}
+
+/** From the oldest ancestor down, each fork keeps its parent's history up to the fork point, then its own lines. */
+export function composeHistory(lineage: readonly Lineage[], ownLines: (id: string) => readonly IndexLine[]): IndexLine[] {
+  let history: IndexLine[] = [];
+  for (let i = lineage.length - 1; i >= 0; i--) {
+    const level = lineage[i] as Lineage;
+    if (level.forkedAt !== undefined) {
+      const cut = history.findIndex((line) => line.id === level.forkedAt);
+      history = cut === -1 ? [] : history.slice(0, cut + 1);
+    }
+    history = [...history, ...ownLines(level.id)];
+  }
+  return history;
+}
+
+/** Keeps the record's newest-turn marker and own-turn count in line with a rebuilt index. */
+async function syncCounters(dir: string, session: SessionRecord, history: readonly IndexLine[], ownTurns: number): Promise<void> {
+  const record = await readSession(dir, session.name);
+  if (!record || record.id !== session.id) return;
+  const lastId = history[history.length - 1]?.id;
+  const markerOk = record.last_turn_id === undefined ? lastId === undefined : history.some((line) => line.id === record.last_turn_id);
+  if (markerOk && record.turns === ownTurns) return;
+  await saveSession(dir, withLastTurn({ ...record, turns: ownTurns }, lastId));
+}
+
+/** A chunk-level pattern for lines that mention any of these ids as a JSON string. */
+export function idPattern(ids: readonly string[]): RegExp {
+  return new RegExp(`"(?:${ids.map(escapeRegExp).join('|')})"`, 'g');
+}
+
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }

@@ -19,6 +19,13 @@ export class ScanStats {
     this.unreadable++;
     if (this.keepProblems) this.problems.push({ file, line: line.number, reason });
   }
+
+  /** The one stderr line readers print after skipping, or null when nothing was skipped. */
+  notice(): string | null {
+    if (this.unreadable === 0) return null;
+    const lines = this.unreadable === 1 ? '1 unreadable log line' : `${this.unreadable} unreadable log lines`;
+    return `argo: skipped ${lines}; run "argo logs check" to list them\n`;
+  }
 }
 
 export interface ScannedEntry {
@@ -28,18 +35,24 @@ export interface ScannedEntry {
 }
 
 export interface ScanOptions {
-  /** Cheap test on the raw line; lines it rejects are neither parsed nor counted. */
+  /** Cheap test on the raw line text; lines it rejects are neither parsed nor counted. */
   prefilter?: (text: string) => boolean;
+  /** A chunk-level prefilter (see ReadOptions.pattern): much faster than `prefilter` on big files. */
+  pattern?: RegExp;
   backward?: boolean;
+  /** Per file: where to stop reading (byte offset), e.g. a size snapshot taken before following. */
+  endOf?: (file: string) => number | undefined;
 }
 
 /** Every readable turn of `files` in order (or newest first with `backward`); bad lines are counted and skipped. */
 export async function* scanEntries(files: readonly string[], stats: ScanStats, options: ScanOptions = {}): AsyncGenerator<ScannedEntry> {
   const ordered = options.backward ? [...files].reverse() : files;
   for (const file of ordered) {
-    const lines = options.backward ? readLinesBackward(file) : readLines(file);
+    const end = options.endOf?.(file);
+    const read = { ...(end !== undefined ? { end } : {}), ...(options.pattern ? { pattern: options.pattern } : {}) };
+    const lines = options.backward ? readLinesBackward(file, read) : readLines(file, read);
     for await (const line of lines) {
-      if (line.text.trim() === '') continue;
+      if (isBlank(line.text)) continue;
       if (options.prefilter && !options.prefilter(line.text)) continue;
       const entry = parseEntry(line.text);
       if (entry === null) {
@@ -51,11 +64,24 @@ export async function* scanEntries(files: readonly string[], stats: ScanStats, o
   }
 }
 
-function describeBadLine(text: string): string {
+export function isBlank(text: string): boolean {
+  return text.length === 0 || text.trim() === '';
+}
+
+/** Why a line is not a turn, in words a user can act on. */
+export function describeBadLine(text: string): string {
+  // U+FFFD marks bytes that were not UTF-8; NUL and other controls never appear in JSON text.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text)) return 'binary data (not UTF-8 text)';
   try {
-    JSON.parse(text);
-    return 'valid JSON but not a turn (missing id, session_id, timestamp, prompt, response or status)';
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'valid JSON but not an object';
+    const missing = ['id', 'session_id', 'timestamp', 'user_prompt', 'model_response', 'status'].filter(
+      (key) => typeof (value as Record<string, unknown>)[key] !== 'string',
+    );
+    return `valid JSON but not a turn (missing or not text: ${missing.join(', ')})`;
   } catch (error) {
-    return `not JSON (${(error as Error).message})`;
+    const message = (error as Error).message;
+    return /Unexpected end|Unterminated/.test(message) ? `truncated JSON (${message})` : `not JSON (${message})`;
   }
 }

@@ -1,10 +1,21 @@
-import { randomUUID } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fg from 'fast-glob';
 import { RuntimeError } from '../errors.js';
 import { PRIVATE_FILE, ensurePrivateDir } from '../log/files.js';
 import { isSessionName } from './names.js';
+
+/**
+ * Where a fork came from. A fork of a fork also carries its parent's own link, so the whole
+ * lineage can be rebuilt from the log even after an ancestor's record is removed.
+ */
+export interface ParentLink {
+  session_id: string;
+  name: string;
+  turn_id: string;
+  parent?: ParentLink;
+}
 
 export interface SessionRecord {
   name: string;
@@ -15,7 +26,12 @@ export interface SessionRecord {
   last_used_at: string;
   last_model: string | null;
   /** Set on a fork: its history starts with the parent's turns up to and including `turn_id`. */
-  parent?: { session_id: string; name: string; turn_id: string };
+  parent?: ParentLink;
+  /**
+   * The newest turn in the session's history (for a fresh fork, the turn it was forked at). Every
+   * writer appends the index line before saving the record, so an index without this id is stale.
+   */
+  last_turn_id?: string;
 }
 
 export const TITLE_LENGTH = 60;
@@ -72,9 +88,40 @@ export async function openSession(dir: string, name: string, now: string): Promi
 export async function saveSession(dir: string, record: SessionRecord): Promise<void> {
   await ensurePrivateDir(dir);
   const target = recordPath(dir, record.name);
-  const temporary = `${target}.${process.pid}.tmp`;
+  const temporary = temporaryPath(target);
   await writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`, { mode: PRIVATE_FILE });
   await rename(temporary, target);
+}
+
+/** Writes a new record; false when a session of that name already exists. */
+export async function createSession(dir: string, record: SessionRecord): Promise<boolean> {
+  await ensurePrivateDir(dir);
+  try {
+    await writeFile(recordPath(dir, record.name), `${JSON.stringify(record, null, 2)}\n`, { flag: 'wx', mode: PRIVATE_FILE });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/** Removes the record and its index (either may already be gone). */
+export async function deleteSession(dir: string, name: string): Promise<void> {
+  await rm(indexPath(dir, name), { force: true });
+  await rm(recordPath(dir, name), { force: true });
+}
+
+/** The record with its newest-turn marker set to `id`, or without one. */
+export function withLastTurn(record: SessionRecord, id: string | undefined): SessionRecord {
+  const copy: SessionRecord = { ...record };
+  if (id === undefined) delete copy.last_turn_id;
+  else copy.last_turn_id = id;
+  return copy;
+}
+
+/** A sibling name unique to this write (several may run at once, even in one process). */
+export function temporaryPath(target: string): string {
+  return `${target}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
 }
 
 export async function listSessions(dir: string): Promise<SessionRecord[]> {

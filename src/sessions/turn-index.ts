@@ -1,9 +1,10 @@
 import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { PRIVATE_FILE, ensurePrivateDir } from '../log/files.js';
+import { PRIVATE_FILE, ensurePrivateDir, isLogFileName } from '../log/files.js';
 import type { TurnStatus } from '../log/entry.js';
+import { readLinesBackward } from '../log/lines.js';
 import type { EntryType } from '../replay/types.js';
-import { indexPath } from './store.js';
+import { indexPath, temporaryPath } from './store.js';
 
 /** Where one turn of a session sits in the log. A hint only: every read checks the line's id. */
 export interface IndexLine {
@@ -33,6 +34,8 @@ export async function readIndex(dir: string, session: string): Promise<IndexLine
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+  // An index always ends with a newline: anything else is a write cut short.
+  if (text !== '' && !text.endsWith('\n')) return null;
   const lines: IndexLine[] = [];
   for (const raw of text.split('\n')) {
     if (raw === '') continue;
@@ -43,22 +46,50 @@ export async function readIndex(dir: string, session: string): Promise<IndexLine
   return lines;
 }
 
+/**
+ * The last lines of the index, oldest first, reading backwards until `enough` says so (it sees the
+ * lines newest first). Null when the index is missing or damaged. Cost: what is read, not the index size.
+ */
+export async function readIndexTail(dir: string, session: string, enough: (newestFirst: readonly IndexLine[]) => boolean): Promise<IndexLine[] | null> {
+  const lines: IndexLine[] = [];
+  try {
+    for await (const raw of readLinesBackward(indexPath(dir, session))) {
+      if (!raw.complete) return null;
+      const line = parseIndexLine(raw.text);
+      if (!line) return null;
+      lines.push(line);
+      if (enough(lines)) break;
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  return lines.reverse();
+}
+
+/** Replaces the index in one rename, so readers never see half a file. */
 export async function writeIndex(dir: string, session: string, lines: readonly IndexLine[]): Promise<void> {
   await ensurePrivateDir(dir);
   const target = indexPath(dir, session);
-  const temporary = `${target}.${process.pid}.tmp`;
+  const temporary = temporaryPath(target);
   await writeFile(temporary, lines.map((line) => `${JSON.stringify(line)}\n`).join(''), { mode: PRIVATE_FILE });
   await rename(temporary, target);
 }
 
-function parseIndexLine(raw: string): IndexLine | null {
+export function parseIndexLine(raw: string): IndexLine | null {
   try {
     const value = JSON.parse(raw) as Partial<IndexLine>;
     const valid =
+      typeof value === 'object' &&
+      value !== null &&
       typeof value.id === 'string' &&
       typeof value.file === 'string' &&
-      Number.isInteger(value.offset) &&
-      Number.isInteger(value.length) &&
+      isLogFileName(value.file) &&
+      value.file === basename(value.file) &&
+      Number.isSafeInteger(value.offset) &&
+      (value.offset as number) >= 0 &&
+      Number.isSafeInteger(value.length) &&
+      (value.length as number) > 0 &&
       typeof value.status === 'string' &&
       typeof value.type === 'string';
     return valid ? (value as IndexLine) : null;

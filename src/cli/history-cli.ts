@@ -1,0 +1,103 @@
+// What `argo logs` and `argo sessions` share: settings, colours, confirmation, commander plumbing.
+import { createInterface } from 'node:readline';
+import chalk, { Chalk } from 'chalk';
+import type { ChalkInstance } from 'chalk';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { loadSettings } from '../config/settings.js';
+import type { Settings } from '../config/settings.js';
+import { UsageError } from '../errors.js';
+import type { Io } from './io.js';
+
+/** Settings for a history command; `--home` may be given to it or to any command above it. */
+export function settingsOf(command: Command): Settings {
+  const { home } = command.optsWithGlobals<{ home?: string }>();
+  return loadSettings(home !== undefined ? { home } : {}, process.env);
+}
+
+/**
+ * main.ts configures error output and exit handling on the program after the commands are
+ * registered; nested commands copy those settings when they are dispatched, so their usage errors
+ * read "argo: …" and exit 2 like every other.
+ */
+export function inheritProgramSettings(program: Command, command: Command): void {
+  const copy = (target: Command): void => {
+    target.copyInheritedSettings(program);
+    // Options before a nested command belong to its parent, after it to itself.
+    target.enablePositionalOptions();
+    for (const sub of target.commands) copy(sub);
+  };
+  program.hook('preSubcommand', (_program, sub) => {
+    if (sub !== command) return;
+    copy(command);
+    // Its own action rejects stray words itself, naming the subcommands (see rejectStrayWords).
+    command.allowExcessArguments(true);
+  });
+}
+
+/** `argo sessions shw x`: say which subcommands exist rather than "too many arguments". */
+export function rejectStrayWords(command: Command): void {
+  const [word] = command.args;
+  if (word === undefined) return;
+  const names = command.commands.map((sub) => sub.name());
+  throw new UsageError(`unknown command "${command.name()} ${word}"; use one of: ${names.join(', ')} (argo ${command.name()} --help)`);
+}
+
+/** Colours when stdout is a terminal (or FORCE_COLOR says so); chalk reads NO_COLOR and FORCE_COLOR. */
+export function colorsFor(io: Io): ChalkInstance {
+  if (io.stdout === process.stdout) return chalk;
+  return new Chalk({ level: io.stdout.isTTY ? chalk.level : 0 });
+}
+
+export function widthOf(io: Io): number | null {
+  const columns = (io.stdout as { columns?: number }).columns;
+  return io.stdout.isTTY && typeof columns === 'number' && columns > 0 ? columns : null;
+}
+
+/**
+ * Asks before deleting history: y/N on a terminal, `--yes` to skip; without a terminal and without
+ * `--yes`, a usage error rather than a silent no.
+ */
+export async function confirm(io: Io, question: string, yes: boolean | undefined, command: string): Promise<boolean> {
+  if (yes) return true;
+  if (!io.isInteractive) throw new UsageError(`${command} deletes history: pass --yes to confirm (there is no terminal to ask on)`);
+  io.stderr.write(`${question} [y/N] `);
+  const answer = await readAnswer(io.stdin);
+  return /^\s*y(es)?\s*$/i.test(answer);
+}
+
+function readAnswer(input: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve) => {
+    const lines = createInterface({ input, terminal: false });
+    let answered = false;
+    lines.once('line', (line) => {
+      answered = true;
+      lines.close();
+      resolve(line);
+    });
+    lines.once('close', () => {
+      if (!answered) resolve('');
+    });
+  });
+}
+
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function parseCount(value: string): number {
+  const count = Number(value);
+  if (/^\d+$/.test(value) && Number.isSafeInteger(count)) return count;
+  throw new InvalidArgumentError('use a whole number, 0 or more.');
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
+}
+
+export function plural(count: number, word: string, many = `${word}s`): string {
+  return `${count} ${count === 1 ? word : many}`;
+}

@@ -1,0 +1,146 @@
+// Pure: how turns, transcripts and stats look on screen. Colours come in as a chalk instance
+// (level 0 when stdout is not a terminal), widths as numbers.
+import type { ChalkInstance } from 'chalk';
+import { format } from 'date-fns/format';
+import type { LogEntry } from '../log/entry.js';
+import type { SessionRecord } from '../sessions/store.js';
+import type { HistoryStats, Spread } from './stats.js';
+
+export interface RenderOptions {
+  color: ChalkInstance;
+  /** Terminal width; null when not a terminal (previews then keep a fixed length). */
+  width: number | null;
+  /** The session's current name (it may have been renamed since the line was written). */
+  sessionName: (entry: LogEntry) => string;
+}
+
+const COLUMNS = { time: 16, session: 14, type: 11, strength: 8 };
+const PREVIEW_WITHOUT_TERMINAL = 80;
+const MIN_PREVIEW = 20;
+
+export function localTime(timestamp: string, seconds = false): string {
+  const time = Date.parse(timestamp);
+  if (Number.isNaN(time)) return String(timestamp).slice(0, seconds ? 19 : 16);
+  return format(time, seconds ? 'yyyy-MM-dd HH:mm:ss' : 'yyyy-MM-dd HH:mm');
+}
+
+/** Cuts to `max` code points, ending with an ellipsis when something was cut. */
+export function truncate(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, Math.max(0, max - 1)).join('') + '…';
+}
+
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function pad(text: string, width: number): string {
+  const cut = truncate(text, width);
+  return cut + ' '.repeat(Math.max(0, width - Array.from(cut).length));
+}
+
+export function tableHeader(options: RenderOptions): string {
+  const { time, session, type, strength } = COLUMNS;
+  return options.color.dim(`${pad('TIME', time)}  ${pad('SESSION', session)}  ${pad('TYPE', type)}  ${pad('STRENGTH', strength)}  PROMPT`) + '\n';
+}
+
+export function tableRow(entry: LogEntry, options: RenderOptions): string {
+  const c = options.color;
+  const strength = entry.replay_policy?.context_strength ?? '-';
+  const fixed = COLUMNS.time + COLUMNS.session + COLUMNS.type + COLUMNS.strength + 8;
+  const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - fixed - 1);
+  const status = entry.status === 'ok' ? '' : `[${entry.status}] `;
+  const preview = truncate(status + oneLine(entry.user_prompt), room);
+  const shown = status === '' ? preview : statusColor(c, entry.status)(preview.slice(0, status.length)) + preview.slice(status.length);
+  return [
+    c.dim(pad(localTime(entry.timestamp), COLUMNS.time)),
+    c.cyan(pad(options.sessionName(entry), COLUMNS.session)),
+    pad(String(entry.entry_type), COLUMNS.type),
+    strengthColor(c, strength)(pad(strength, COLUMNS.strength)),
+    shown,
+  ].join('  ') + '\n';
+}
+
+/** One turn in full: a header line, the prompt, the response. */
+export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assistant'): string {
+  const c = options.color;
+  const policy = entry.replay_policy;
+  const facts = [
+    localTime(entry.timestamp, true),
+    c.cyan(options.sessionName(entry)),
+    String(entry.entry_type),
+    policy ? `${strengthColor(c, policy.context_strength)(policy.context_strength)} (${policy.reason}, ${policy.entries_used} turns, ${policy.chars_used} chars${policy.trimmed ? ', trimmed' : ''})` : 'no replay',
+    statusColor(c, entry.status)(entry.status),
+    String(entry.model),
+    c.dim(`id ${entry.id}`),
+  ];
+  const lines = [c.dim('── ') + facts.join(c.dim(' · ')), `${c.bold('User:')} ${entry.user_prompt}`, `${c.bold(`${label}:`)} ${entry.model_response}`];
+  if (entry.error) lines.push(c.red(`(${entry.error})`));
+  return `${lines.join('\n')}\n\n`;
+}
+
+/** The header of `argo sessions show`. */
+export function sessionHeader(record: SessionRecord, entries: readonly LogEntry[], options: RenderOptions, limited = false): string {
+  const c = options.color;
+  const inherited = entries.filter((entry) => entry.session_id !== record.id).length;
+  const facts = [`${c.bold(record.name)} ${c.dim(record.id)}`, `${limited ? 'newest ' : ''}${entries.length} turn${entries.length === 1 ? '' : 's'}${inherited > 0 ? ` (${inherited} inherited)` : ''}`];
+  if (record.parent) facts.push(`forked from ${record.parent.name}@${record.parent.turn_id}`);
+  const lines = [
+    facts.join(c.dim(' · ')),
+    c.dim(`created ${localTime(record.created_at)} · last used ${localTime(record.last_used_at)}${record.last_model ? ` · model ${record.last_model}` : ''}`),
+  ];
+  return `${lines.join('\n')}\n\n`;
+}
+
+/** `argo sessions` as a table. */
+export function sessionsTable(records: readonly SessionRecord[], options: RenderOptions): string {
+  const c = options.color;
+  const nameWidth = Math.max(4, ...records.map((record) => Array.from(record.name).length));
+  const header = c.dim(`${pad('NAME', nameWidth)}  ${'TURNS'.padStart(5)}  ${pad('LAST USED', 16)}  ${pad('MODEL', 14)}  TITLE`);
+  const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - nameWidth - 45);
+  const rows = records.map((record) => {
+    const fork = record.parent ? c.dim(`(fork of ${record.parent.name}@${record.parent.turn_id}) `) : '';
+    return [
+      c.cyan(pad(record.name, nameWidth)),
+      String(record.turns).padStart(5),
+      c.dim(pad(localTime(record.last_used_at), 16)),
+      pad(record.last_model ?? '-', 14),
+      fork + truncate(record.title, room),
+    ].join('  ');
+  });
+  return [header, ...rows].join('\n') + '\n';
+}
+
+export function statsText(stats: HistoryStats, options: RenderOptions): string {
+  const c = options.color;
+  const counts = (record: Record<string, number>): string =>
+    Object.entries(record)
+      .map(([key, value]) => `${key} ${c.bold(String(value))}`)
+      .join(c.dim(' · ')) || '-';
+  const spread = (value: Spread, unit = ''): string => (value.mean === null ? '-' : `mean ${value.mean}${unit} · p95 ${value.p95}${unit}`);
+  const span = stats.first && stats.last ? `  ${c.dim(`${localTime(stats.first)} → ${localTime(stats.last)}`)}` : '';
+  const rows: Array<[string, string]> = [
+    ['turns', `${c.bold(String(stats.turns))}${span}`],
+    ['type', counts(stats.by_type)],
+    ['status', counts(stats.by_status)],
+    ['strength', counts(stats.by_strength)],
+    ['reason', counts(stats.by_reason)],
+    ['model', counts(stats.by_model)],
+    [
+      'trimmed',
+      stats.trimmed_rate === null ? `- (no replayed turns)` : `${stats.trimmed} of ${stats.replayed} replayed turns (${(stats.trimmed_rate * 100).toFixed(1)}%)`,
+    ],
+    ['chars_used', spread(stats.chars_used)],
+    ['first token', spread(stats.first_token_ms, ' ms')],
+    ['speed', stats.tokens_per_second === null ? '-' : `${stats.tokens_per_second} tokens/s (${stats.eval_tokens} tokens)`],
+  ];
+  return rows.map(([label, value]) => `${label.padEnd(12)}${value}`).join('\n') + '\n';
+}
+
+function strengthColor(c: ChalkInstance, strength: string): (text: string) => string {
+  return strength === 'strong' ? c.green : strength === 'moderate' ? c.yellow : strength === 'weak' ? c.red : c.dim;
+}
+
+function statusColor(c: ChalkInstance, status: string): (text: string) => string {
+  return status === 'ok' ? c.green : status === 'interrupted' ? c.yellow : c.red;
+}

@@ -1,0 +1,208 @@
+// Deleting history on purpose, and keeping every session's index and record consistent afterwards.
+// Log files are rewritten through a temporary file and a rename, so a reader sees the old file or
+// the new one, never half of one.
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { UsageError } from '../errors.js';
+import fg from 'fast-glob';
+import { PRIVATE_FILE, logFileDate, listLogFiles } from '../log/files.js';
+import { idPattern } from '../log/history.js';
+import { readLines } from '../log/lines.js';
+import { parseEntry } from '../log/entry.js';
+import type { DataPaths } from '../log/writer.js';
+import { deleteSession, listSessions, readSession, saveSession, temporaryPath, withLastTurn } from '../sessions/store.js';
+import type { SessionRecord } from '../sessions/store.js';
+import { parseIndexLine, writeIndex } from '../sessions/turn-index.js';
+import type { IndexLine } from '../sessions/turn-index.js';
+
+export interface PrunePlan {
+  files: string[];
+  bytes: number;
+}
+
+/** Daily files whose whole day lies before `cutoffDay` (yyyy-MM-dd): a file goes only when every turn in it is older. */
+export async function planPrune(logsDir: string, cutoffDay: string): Promise<PrunePlan> {
+  const files = (await listLogFiles(logsDir)).filter((file) => logFileDate(file) < cutoffDay);
+  let bytes = 0;
+  for (const file of files) bytes += (await stat(file)).size;
+  return { files, bytes };
+}
+
+export interface IndexRepair {
+  /** Sessions whose index and record were updated. */
+  updated: number;
+  /** Sessions left without any turn, whose record and index were removed. */
+  emptied: string[];
+}
+
+/** Deletes the planned files, then drops their turns from every index and recounts the sessions. */
+export async function prune(paths: DataPaths, plan: PrunePlan): Promise<IndexRepair> {
+  for (const file of plan.files) await rm(file, { force: true });
+  const gone = new Set(plan.files.map((file) => basename(file)));
+  return repairIndexes(paths, gone, (line) => (gone.has(line.file) ? null : line), { removeEmptied: true });
+}
+
+/** Byte ranges [start, end) removed from one file, newline included, in file order. */
+type Ranges = Array<[number, number]>;
+
+export interface RemoveResult {
+  files: number;
+  lines: number;
+  bytes: number;
+}
+
+/**
+ * Rewrites every daily file that holds turns of these sessions without those lines, then moves the
+ * index offsets of every other session past the removed bytes. Unreadable lines are kept: they
+ * cannot be attributed to a session with certainty.
+ */
+export async function removeSessionLines(paths: DataPaths, sessionIds: ReadonlySet<string>): Promise<RemoveResult> {
+  const result: RemoveResult = { files: 0, lines: 0, bytes: 0 };
+  if (sessionIds.size === 0) return result;
+  const removed = new Map<string, Ranges>();
+  const pattern = idPattern([...sessionIds]);
+  for (const file of await listLogFiles(paths.logs)) {
+    const ranges: Ranges = [];
+    const size = (await stat(file)).size;
+    for await (const line of readLines(file, { pattern })) {
+      const entry = parseEntry(line.text);
+      if (entry && sessionIds.has(entry.session_id)) ranges.push([line.offset, Math.min(size, line.offset + line.length + 1)]);
+    }
+    if (ranges.length === 0) continue;
+    await rewriteWithout(file, ranges);
+    removed.set(basename(file), ranges);
+    result.files++;
+    result.lines += ranges.length;
+    result.bytes += ranges.reduce((sum, [start, end]) => sum + end - start, 0);
+  }
+  if (removed.size > 0) {
+    await repairIndexes(paths, new Set(removed.keys()), (line) => shifted(line, removed.get(line.file)), { removeEmptied: false });
+  }
+  return result;
+}
+
+/** The line moved back by the bytes removed before it; null when it was removed itself. */
+export function shifted(line: IndexLine, ranges: Ranges | undefined): IndexLine | null {
+  if (!ranges) return line;
+  let before = 0;
+  for (const [start, end] of ranges) {
+    if (start > line.offset) break;
+    if (start === line.offset) return null;
+    if (end <= line.offset) before += end - start;
+  }
+  return before === 0 ? line : { ...line, offset: line.offset - before };
+}
+
+async function rewriteWithout(file: string, ranges: Ranges): Promise<void> {
+  const temporary = temporaryPath(file);
+  const source = await open(file, 'r');
+  let target: FileHandle | undefined;
+  try {
+    target = await open(temporary, 'w', PRIVATE_FILE);
+    let cursor = 0;
+    for (const [start, end] of ranges) {
+      await copy(source, target, cursor, start);
+      cursor = end;
+    }
+    // Everything after the last removed line, including what other processes appended meanwhile.
+    for (let size = (await source.stat()).size; cursor < size; size = (await source.stat()).size) {
+      await copy(source, target, cursor, size);
+      cursor = size;
+    }
+    await target.sync();
+    await target.close();
+    target = undefined;
+    await rename(temporary, file);
+  } catch (error) {
+    await target?.close();
+    await rm(temporary, { force: true });
+    throw error;
+  } finally {
+    await source.close();
+  }
+}
+
+async function copy(source: FileHandle, target: FileHandle, from: number, to: number): Promise<void> {
+  const buffer = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, to - from)));
+  for (let position = from; position < to; ) {
+    const { bytesRead } = await source.read(buffer, 0, Math.min(buffer.length, to - position), position);
+    if (bytesRead === 0) break;
+    await target.write(buffer, 0, bytesRead);
+    position += bytesRead;
+  }
+}
+
+/**
+ * Applies `fix` to every index line pointing into `files`, rewrites the indexes that changed, and
+ * brings each record's turn count and newest-turn marker in line. An index that cannot be read is
+ * deleted: it will be rebuilt from the log on next use.
+ */
+async function repairIndexes(
+  paths: DataPaths,
+  files: ReadonlySet<string>,
+  fix: (line: IndexLine) => IndexLine | null,
+  options: { removeEmptied: boolean },
+): Promise<IndexRepair> {
+  const repair: IndexRepair = { updated: 0, emptied: [] };
+  const names = await fg('*.idx', { cwd: paths.sessions, onlyFiles: true });
+  const needles = [...files].map((file) => `"file":${JSON.stringify(file)}`);
+  for (const name of names.sort()) {
+    const session = name.slice(0, -'.idx'.length);
+    const path = join(paths.sessions, name);
+    const text = await readFile(path, 'utf8').catch(() => null);
+    if (text === null || !needles.some((needle) => text.includes(needle))) continue;
+    const before: IndexLine[] = [];
+    let damaged = !text.endsWith('\n');
+    for (const raw of text.split('\n')) {
+      if (raw === '') continue;
+      const line = parseIndexLine(raw);
+      if (!line) damaged = true;
+      else before.push(line);
+    }
+    if (damaged) {
+      await rm(path, { force: true });
+      continue;
+    }
+    const record = await readSession(paths.sessions, session).catch(() => null);
+    const forkPoint = record?.parent ? before.findIndex((line) => line.id === record.parent?.turn_id) : -1;
+    const after: IndexLine[] = [];
+    let ownDropped = 0;
+    before.forEach((line, position) => {
+      const fixed = files.has(line.file) ? fix(line) : line;
+      if (fixed) after.push(fixed);
+      else if (position > forkPoint) ownDropped++;
+    });
+    if (after.length === 0 && before.length > 0 && options.removeEmptied) {
+      await deleteSession(paths.sessions, session);
+      repair.emptied.push(session);
+      continue;
+    }
+    await writeIndex(paths.sessions, session, after);
+    repair.updated++;
+    if (record) await recount(paths.sessions, record, after, ownDropped);
+  }
+  return repair;
+}
+
+async function recount(dir: string, record: SessionRecord, lines: readonly IndexLine[], ownDropped: number): Promise<void> {
+  const marker = record.last_turn_id;
+  const keepMarker = marker !== undefined && lines.some((line) => line.id === marker);
+  if (ownDropped === 0 && keepMarker) return;
+  await saveSession(dir, withLastTurn({ ...record, turns: Math.max(0, record.turns - ownDropped) }, keepMarker ? marker : lines[lines.length - 1]?.id));
+}
+
+/** Sessions forked from any of these ids (they replay the parent's turns through their own index). */
+export async function forksOf(dir: string, ids: ReadonlySet<string>): Promise<SessionRecord[]> {
+  return (await listSessions(dir)).filter((record) => record.parent !== undefined && ids.has(record.parent.session_id) && !ids.has(record.id));
+}
+
+/** Forks replay their parent's lines: deleting those lines would silently cut the forks' history. */
+export async function refuseWithForks(sessionsDir: string, id: string, label: string): Promise<void> {
+  const forks = await forksOf(sessionsDir, new Set([id]));
+  if (forks.length === 0) return;
+  const names = forks.map((fork) => fork.name).join(', ');
+  throw new UsageError(
+    `${label} has forks that replay its turns (${names}); remove them first (argo sessions rm NAME), or keep the log lines and remove only the session (argo sessions rm without --purge)`,
+  );
+}

@@ -1,0 +1,210 @@
+// Pure rules for `argo logs`: which turns a query keeps, and how flag values become a query.
+// No fs, env or clock here: `now` is passed in.
+import { addDays } from 'date-fns/addDays';
+import { endOfDay } from 'date-fns/endOfDay';
+import { format } from 'date-fns/format';
+import { isValid } from 'date-fns/isValid';
+import { parseISO } from 'date-fns/parseISO';
+import { startOfDay } from 'date-fns/startOfDay';
+import { sub } from 'date-fns/sub';
+import type { Duration } from 'date-fns';
+import { UsageError } from '../errors.js';
+import { TURN_STATUSES } from '../log/entry.js';
+import type { LogEntry, TurnStatus } from '../log/entry.js';
+import { CONTEXT_STRENGTHS, ENTRY_TYPES, REPLAY_REASONS } from '../replay/types.js';
+import type { EntryType } from '../replay/types.js';
+
+/** `none` selects turns logged without replay (replay_policy null). */
+export const STRENGTH_FILTERS = [...CONTEXT_STRENGTHS, 'none'] as const;
+export type StrengthFilter = (typeof STRENGTH_FILTERS)[number];
+export const REASON_FILTERS = [...REPLAY_REASONS, 'none'] as const;
+export type ReasonFilter = (typeof REASON_FILTERS)[number];
+
+export interface Query {
+  /** Turns whose session_id is one of these (names are resolved to ids by the caller). */
+  sessionIds: ReadonlySet<string> | null;
+  /** Inclusive bounds, epoch milliseconds. */
+  since: number | null;
+  until: number | null;
+  types: ReadonlySet<EntryType> | null;
+  strengths: ReadonlySet<StrengthFilter> | null;
+  reasons: ReadonlySet<ReasonFilter> | null;
+  statuses: ReadonlySet<TurnStatus> | null;
+  /** A name with a tag matches exactly; a name without one matches every tag of that model. */
+  models: readonly string[] | null;
+  /** Case-insensitive text to find in the prompt or the response. */
+  grep: string | null;
+}
+
+export const EMPTY_QUERY: Query = {
+  sessionIds: null,
+  since: null,
+  until: null,
+  types: null,
+  strengths: null,
+  reasons: null,
+  statuses: null,
+  models: null,
+  grep: null,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Flag values
+
+const UNITS: Record<string, keyof Duration> = { s: 'seconds', m: 'minutes', h: 'hours', d: 'days', w: 'weeks' };
+const DURATION = /^(?:\d+[smhdw])+$/;
+const DURATION_PART = /(\d+)([smhdw])/g;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
+
+/** `2d`, `3h`, `1d12h`, `90m`, `1w` as a date-fns Duration; null when it is not one. */
+export function parseDuration(value: string): Duration | null {
+  const text = value.trim();
+  if (!DURATION.test(text)) return null;
+  const duration: Duration = {};
+  for (const [, amount, unit] of text.matchAll(DURATION_PART)) {
+    const key = UNITS[unit as string] as keyof Duration;
+    duration[key] = (duration[key] ?? 0) + Number(amount);
+  }
+  return duration;
+}
+
+/**
+ * A point in time from a flag: a duration ago (`2d`, `3h`, `30m`), a local date (`2025-01-31`), a
+ * date and time (`2025-01-31T14:00`, offset allowed), or `now`, `today`, `yesterday`. A bare date
+ * or day word means the start of that day for `edge: 'start'` and its end for `edge: 'end'`, so
+ * `--since 2025-01-31 --until 2025-01-31` is that whole day.
+ */
+export function parseWhen(value: string, now: Date, edge: 'start' | 'end', where: string): Date {
+  const text = value.trim();
+  const day = (date: Date): Date => (edge === 'start' ? startOfDay(date) : endOfDay(date));
+  if (text === 'now') return now;
+  if (text === 'today') return day(now);
+  if (text === 'yesterday') return day(addDays(now, -1));
+  const duration = parseDuration(text);
+  if (duration) return sub(now, duration);
+  if (DATE.test(text) || DATE_TIME.test(text)) {
+    const date = parseISO(text);
+    if (isValid(date)) return DATE.test(text) ? day(date) : date;
+  }
+  throw new UsageError(
+    `${where}: cannot read "${value}" as a time; use a duration ago (30m, 3h, 2d, 1w, 1d12h), a date (2025-01-31), a date and time (2025-01-31T14:00) or now/today/yesterday`,
+  );
+}
+
+/** A comma-separated (or repeated) list of known values. */
+export function parseChoices<T extends string>(values: readonly string[], valid: readonly T[], where: string): Set<T> {
+  const chosen = new Set<T>();
+  for (const raw of values.flatMap((value) => value.split(','))) {
+    const value = raw.trim().toLowerCase();
+    if (value === '') continue;
+    if (!(valid as readonly string[]).includes(value)) {
+      throw new UsageError(`${where}: unknown value "${raw.trim()}"; use ${valid.join(', ')} (several separated by commas)`);
+    }
+    chosen.add(value as T);
+  }
+  if (chosen.size === 0) throw new UsageError(`${where}: give at least one of ${valid.join(', ')}`);
+  return chosen;
+}
+
+export function splitList(values: readonly string[]): string[] {
+  return values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+}
+
+export const TYPE_CHOICES = ENTRY_TYPES;
+export const STATUS_CHOICES = TURN_STATUSES;
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+
+export function matchesQuery(entry: LogEntry, query: Query, grep: RegExp | null = grepMatcher(query.grep)): boolean {
+  if (query.sessionIds && !query.sessionIds.has(entry.session_id)) return false;
+  if (query.since !== null || query.until !== null) {
+    const time = Date.parse(entry.timestamp);
+    if (Number.isNaN(time)) return false;
+    if (query.since !== null && time < query.since) return false;
+    if (query.until !== null && time > query.until) return false;
+  }
+  if (query.types && !query.types.has(entry.entry_type)) return false;
+  if (query.statuses && !query.statuses.has(entry.status)) return false;
+  const policy = entry.replay_policy;
+  if (query.strengths && !query.strengths.has(policy ? policy.context_strength : 'none')) return false;
+  if (query.reasons && !query.reasons.has(policy ? policy.reason : 'none')) return false;
+  if (query.models && !query.models.some((model) => modelMatches(entry.model, model))) return false;
+  if (grep && !grep.test(entry.user_prompt) && !grep.test(entry.model_response)) return false;
+  return true;
+}
+
+export function modelMatches(model: string | undefined, wanted: string): boolean {
+  if (typeof model !== 'string') return false;
+  const name = model.toLowerCase();
+  const filter = wanted.toLowerCase();
+  // Ollama's implicit tag: "llama3" is "llama3:latest"; a filter without a tag takes every tag.
+  if (tagAt(filter) === -1) return baseName(name) === filter;
+  return (tagAt(name) === -1 ? `${name}:latest` : name) === filter;
+}
+
+function tagAt(name: string): number {
+  const colon = name.lastIndexOf(':');
+  return colon > name.lastIndexOf('/') ? colon : -1;
+}
+
+function baseName(name: string): string {
+  const colon = tagAt(name);
+  return colon === -1 ? name : name.slice(0, colon);
+}
+
+/**
+ * Case-insensitive search, as JavaScript's `i` flag defines it (simple case folding; ASCII letters
+ * only match ASCII letters). The same rule drives the raw-line prefilter, so the two always agree.
+ */
+export function grepMatcher(text: string | null): RegExp | null {
+  return text === null ? null : new RegExp(escapeRegExp(text), 'i');
+}
+
+/**
+ * A chunk-level pattern (see readLines' `pattern`) that every line holding a match of the query
+ * must contain, or null when none is cheap and safe. Session ids are exact strings; grep text is
+ * searched as JSON stores it (escaped), using its longest ASCII run, which the `i` flag folds the
+ * same way in the UTF-8 bytes as in the decoded text.
+ */
+export function rawPattern(query: Query): RegExp | null {
+  if (query.sessionIds && query.sessionIds.size > 0) {
+    return new RegExp(`"(?:${[...query.sessionIds].map(escapeRegExp).join('|')})"`, 'g');
+  }
+  const run = query.grep === null ? null : longestAsciiRun(jsonEscaped(query.grep));
+  return run ? new RegExp(escapeRegExp(run), 'gi') : null;
+}
+
+/** A per-line test for what rawPattern could not cover (grep text when a session pattern was used, or non-ASCII text). */
+export function linePrefilter(query: Query): ((text: string) => boolean) | null {
+  if (query.grep === null) return null;
+  const escaped = jsonEscaped(query.grep);
+  const re = new RegExp(escapeRegExp(escaped), 'i');
+  const usedByPattern = !(query.sessionIds && query.sessionIds.size > 0) && longestAsciiRun(escaped) === escaped;
+  return usedByPattern ? null : (text) => re.test(text);
+}
+
+/** Files named for days outside the query's range hold none of its turns (a day's margin for clock or zone changes). */
+export function fileMayMatch(fileDate: string, query: Query): boolean {
+  if (fileDate === '') return true;
+  if (query.since !== null && fileDate < format(addDays(query.since, -1), 'yyyy-MM-dd')) return false;
+  if (query.until !== null && fileDate > format(addDays(query.until, 1), 'yyyy-MM-dd')) return false;
+  return true;
+}
+
+function jsonEscaped(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+function longestAsciiRun(text: string): string | null {
+  let best = '';
+  // eslint-disable-next-line no-control-regex
+  for (const run of text.match(/[\u0000-\u007f]+/g) ?? []) if (run.length > best.length) best = run;
+  return best === '' ? null : best;
+}
+
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+

@@ -1,0 +1,41 @@
+import { logFileDate, listLogFiles } from '../log/files.js';
+import { scanEntries } from '../log/scan.js';
+import type { ScanStats, ScannedEntry } from '../log/scan.js';
+import { fileMayMatch, grepMatcher, linePrefilter, matchesQuery, rawPattern } from './query.js';
+import type { Query } from './query.js';
+
+export interface SearchOptions {
+  /** The newest N matches (read newest file first, from its end, stopping at N). */
+  limit?: number;
+  /** Per file: read only up to this byte (a snapshot taken before following). */
+  endOf?: (file: string) => number | undefined;
+}
+
+/**
+ * The turns matching the query, oldest first, streamed. Files outside the time range are not
+ * opened; lines that cannot match are rejected on their raw bytes before any JSON parsing.
+ */
+export async function* searchTurns(logsDir: string, query: Query, stats: ScanStats, options: SearchOptions = {}): AsyncGenerator<ScannedEntry> {
+  const files = (await listLogFiles(logsDir)).filter((file) => fileMayMatch(logFileDate(file), query));
+  const grep = grepMatcher(query.grep);
+  const pattern = rawPattern(query);
+  const prefilter = linePrefilter(query);
+  const scan = {
+    ...(pattern ? { pattern } : {}),
+    ...(prefilter ? { prefilter } : {}),
+    ...(options.endOf ? { endOf: options.endOf } : {}),
+  };
+  if (options.limit === undefined) {
+    for await (const found of scanEntries(files, stats, scan)) if (matchesQuery(found.entry, query, grep)) yield found;
+    return;
+  }
+  const newestFirst: ScannedEntry[] = [];
+  if (options.limit > 0) {
+    for await (const found of scanEntries(files, stats, { ...scan, backward: true })) {
+      if (!matchesQuery(found.entry, query, grep)) continue;
+      newestFirst.push(found);
+      if (newestFirst.length >= options.limit) break;
+    }
+  }
+  yield* newestFirst.reverse();
+}

@@ -1,0 +1,204 @@
+// Renaming, forking and reindexing sessions. Log lines are never touched here: they carry the
+// session's id, which none of these operations changes.
+import { randomUUID } from 'node:crypto';
+import { appendFile, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RuntimeError, UsageError } from '../errors.js';
+import { parseEntry } from '../log/entry.js';
+import { PRIVATE_FILE, listLogFiles } from '../log/files.js';
+import { composeHistory, lineageOf, loadIndexed } from '../log/history.js';
+import { readLines } from '../log/lines.js';
+import { ScanStats, isBlank } from '../log/scan.js';
+import type { DataPaths } from '../log/writer.js';
+import { createSession, indexPath, listSessions, readSession, recordPath, saveSession, withLastTurn } from './store.js';
+import type { ParentLink, SessionRecord } from './store.js';
+import { indexLine, parseIndexLine, writeIndex } from './turn-index.js';
+import type { IndexLine } from './turn-index.js';
+
+/** The record of a session the user named, or a usage error listing the sessions there are. */
+export async function requireSession(dir: string, name: string, where: string): Promise<SessionRecord> {
+  const record = await readSession(dir, name);
+  if (record) return record;
+  throw new UsageError(`${where}: no session named "${name}"; ${await knownSessions(dir)}`);
+}
+
+export async function knownSessions(dir: string): Promise<string> {
+  const names = (await listSessions(dir)).map((record) => record.name);
+  if (names.length === 0) return 'there are no sessions yet';
+  const shown = names.slice(0, 20).join(', ');
+  return `known sessions: ${shown}${names.length > 20 ? `, and ${names.length - 20} more (argo sessions)` : ''}`;
+}
+
+export async function requireFree(dir: string, name: string): Promise<void> {
+  if (await readSession(dir, name)) throw new UsageError(`a session named "${name}" already exists; choose another name or remove it with "argo sessions rm ${name}"`);
+}
+
+/**
+ * Gives the session a new name: a new record file and the index moved over. Forks that name it as
+ * their parent are updated too; the log keeps the old name in its lines, and lookups go by id.
+ */
+export async function renameSession(dir: string, record: SessionRecord, to: string): Promise<void> {
+  if (!(await createSession(dir, { ...record, name: to }))) await requireFree(dir, to);
+  try {
+    await rename(indexPath(dir, record.name), indexPath(dir, to));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      await rm(recordPath(dir, to), { force: true });
+      throw new RuntimeError(`cannot move the index of "${record.name}": ${(error as Error).message}`, { cause: error });
+    }
+  }
+  await rm(recordPath(dir, record.name), { force: true });
+  for (const fork of await listSessions(dir)) {
+    const parent = fork.parent ? renamedLink(fork.parent, record.id, to) : undefined;
+    if (parent && parent !== fork.parent) await saveSession(dir, { ...fork, parent });
+  }
+}
+
+/** The link with `id` renamed wherever it appears in the lineage; the same object when it does not. */
+function renamedLink(link: ParentLink, id: string, name: string): ParentLink {
+  const parent = link.parent ? renamedLink(link.parent, id, name) : undefined;
+  if (link.session_id !== id && parent === link.parent) return link;
+  return { ...link, ...(link.session_id === id ? { name } : {}), ...(parent ? { parent } : {}) };
+}
+
+export interface ForkResult {
+  record: SessionRecord;
+  inherited: number;
+}
+
+/**
+ * A new session whose history is the parent's up to and including `turn` (default: its newest).
+ * Nothing is copied from the log: the new index is seeded with the parent's index lines, which
+ * point at the parent's log lines, so the inherited turns replay in the fork as they were.
+ */
+export async function forkSession(paths: DataPaths, parent: SessionRecord, turn: string | undefined, name: string, now: string): Promise<ForkResult> {
+  await requireFree(paths.sessions, name);
+  // Every inherited hint is checked against the log (and the parent's index rebuilt if need be).
+  const { lines } = await loadIndexed(paths, parent, { kind: 'all' });
+  if (lines.length === 0) throw new UsageError(`session "${parent.name}" has no turns to fork yet`);
+  const cut = turn === undefined ? lines.length - 1 : findTurn(lines, turn, parent.name);
+  const inherited = lines.slice(0, cut + 1);
+  const forkTurn = inherited[inherited.length - 1] as IndexLine;
+  const record: SessionRecord = {
+    name,
+    id: randomUUID(),
+    title: parent.title,
+    turns: 0,
+    created_at: now,
+    last_used_at: now,
+    last_model: parent.last_model,
+    parent: { session_id: parent.id, name: parent.name, turn_id: forkTurn.id, ...(parent.parent ? { parent: parent.parent } : {}) },
+    last_turn_id: forkTurn.id,
+  };
+  // Index first: a record without its index would be rebuilt, an index without a record is ignored.
+  await writeIndex(paths.sessions, name, inherited);
+  if (!(await createSession(paths.sessions, record))) {
+    throw new UsageError(`a session named "${name}" was created meanwhile; choose another name`);
+  }
+  return { record, inherited: inherited.length };
+}
+
+/** A turn id, or an unambiguous prefix of one (at least 4 characters), within the session's history. */
+export function findTurn(lines: readonly IndexLine[], turn: string, session: string): number {
+  const exact = lines.findIndex((line) => line.id === turn);
+  if (exact !== -1) return exact;
+  const matches = turn.length >= 4 ? lines.flatMap((line, position) => (line.id.startsWith(turn) ? [position] : [])) : [];
+  if (matches.length === 1) return matches[0] as number;
+  if (matches.length > 1) throw new UsageError(`turn "${turn}" is ambiguous in session "${session}" (${matches.length} turns start with it); give more of its id`);
+  throw new UsageError(`session "${session}" has no turn "${turn}"; list its turn ids with "argo sessions show ${session}"`);
+}
+
+/** `name` or `name@turn`. */
+export function parseForkSource(spec: string): { name: string; turn?: string } {
+  const at = spec.lastIndexOf('@');
+  if (at === -1) return { name: spec };
+  const turn = spec.slice(at + 1);
+  if (turn === '') throw new UsageError(`"${spec}": give a turn id after "@", or leave out "@" to fork at the newest turn`);
+  return { name: spec.slice(0, at), turn };
+}
+
+export interface ReindexResult {
+  sessions: number;
+  turns: number;
+  unreadable: number;
+}
+
+/**
+ * Rebuilds every session's index in one pass over the log: lines are spooled per session to a
+ * temporary file (memory bounded by the number of sessions, not turns), then forks get their
+ * parent's rebuilt history up to the fork point in front of their own lines.
+ */
+export async function reindexAll(paths: DataPaths): Promise<ReindexResult> {
+  const records = await listSessions(paths.sessions);
+  const lineages = new Map(records.map((record) => [record, lineageOf(record, records)]));
+  // One spool per session id met in any lineage: removed ancestors still have lines to inherit.
+  const spools = new Map<string, Spool>();
+  for (const lineage of lineages.values()) {
+    for (const level of lineage) if (!spools.has(level.id)) spools.set(level.id, new Spool(paths.sessions, level.id));
+  }
+  const stats = new ScanStats();
+  try {
+    for (const file of await listLogFiles(paths.logs)) {
+      for await (const line of readLines(file)) {
+        if (isBlank(line.text)) continue;
+        const entry = parseEntry(line.text);
+        if (!entry) {
+          stats.skip(file, line, 'unreadable');
+          continue;
+        }
+        await spools.get(entry.session_id)?.push(indexLine(entry.id, file, line.offset, line.length, entry.status, entry.entry_type));
+      }
+    }
+    for (const spool of spools.values()) await spool.flush();
+    let turns = 0;
+    for (const [record, lineage] of lineages) {
+      const own = new Map<string, IndexLine[]>();
+      for (const level of lineage) own.set(level.id, (await spools.get(level.id)?.lines()) ?? []);
+      const lines = composeHistory(lineage, (id) => own.get(id) ?? []);
+      await writeIndex(paths.sessions, record.name, lines);
+      const count = own.get(record.id)?.length ?? 0;
+      turns += count;
+      await saveSession(paths.sessions, withLastTurn({ ...record, turns: count }, lines[lines.length - 1]?.id));
+    }
+    return { sessions: records.length, turns, unreadable: stats.unreadable };
+  } finally {
+    for (const spool of spools.values()) await spool.discard();
+  }
+}
+
+const SPOOL_LINES = 64;
+
+/** A session's rebuilt index lines, written out in batches to a temporary file. */
+class Spool {
+  private pending: string[] = [];
+  private readonly path: string;
+
+  constructor(dir: string, id: string) {
+    this.path = join(dir, `.reindex-${id}.${process.pid}.tmp`);
+  }
+
+  async push(line: IndexLine): Promise<void> {
+    this.pending.push(JSON.stringify(line));
+    if (this.pending.length >= SPOOL_LINES) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('\n') + '\n';
+    this.pending = [];
+    await appendFile(this.path, text, { mode: PRIVATE_FILE });
+  }
+
+  async lines(): Promise<IndexLine[]> {
+    const text = await readFile(this.path, 'utf8').catch(() => '');
+    return text
+      .split('\n')
+      .filter((raw) => raw !== '')
+      .map((raw) => parseIndexLine(raw))
+      .filter((line): line is IndexLine => line !== null);
+  }
+
+  async discard(): Promise<void> {
+    await rm(this.path, { force: true });
+  }
+}

@@ -1,0 +1,411 @@
+// `argo logs` end to end: the built binary against data directories written with the real writer.
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { format } from 'date-fns';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { LogEntry } from '../../src/log/entry.js';
+import type { DataPaths } from '../../src/log/writer.js';
+import { indexPath, readSession } from '../../src/sessions/store.js';
+import { appendRaw, makeEntry, policy, recordTurns, tempData } from '../history/helpers.js';
+import { ARGO_BIN, runArgo } from '../support/run-argo.js';
+
+const ENV = { TZ: 'UTC' };
+const argo = (home: string, args: string[], extra: { env?: Record<string, string> } = {}) =>
+  runArgo(args, { home, env: { ...ENV, ...extra.env } });
+const ids = (stdout: string): string[] =>
+  stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => (JSON.parse(line) as LogEntry).id);
+
+interface Fixture {
+  home: string;
+  paths: DataPaths;
+  all: LogEntry[];
+  byId: Map<string, LogEntry>;
+}
+
+/**
+ * Eight turns over two days in two sessions, one of each interesting shape; then a third session
+ * whose turns are recent (relative to now) for the duration filters.
+ */
+async function fixture(): Promise<Fixture> {
+  const { home, paths } = tempData();
+  const shapes: Array<Partial<LogEntry>> = [
+    { entry_type: 'question', user_prompt: 'Why is the sky blue?', model_response: 'Rayleigh scattering.' },
+    { entry_type: 'instruction', user_prompt: 'Explain closures', model: 'llama3:8b', replay_policy: policy({ context_strength: 'strong', chars_used: 400 }) },
+    { entry_type: 'correction', user_prompt: 'Actually, I meant Python', status: 'error', error: 'boom', replay_policy: policy({ context_strength: 'weak', reason: 'clarification', trimmed: true, chars_used: 5500 }) },
+    { entry_type: 'meta', user_prompt: 'What did you say about the CAFÉ?', model_response: 'Nothing about the café.', status: 'interrupted' },
+  ];
+  const work = await recordTurns(paths, 'work', 4, { date: '2025-01-01', start: '2025-01-01T10:00:00Z', shape: (i) => shapes[i] ?? {} });
+  const play = await recordTurns(paths, 'play', 4, {
+    date: '2025-01-02',
+    start: '2025-01-02T10:00:00Z',
+    shape: (i) => ({ ...shapes[(i + 1) % 4], replay_policy: i === 3 ? policy({ context_strength: 'moderate', reason: 'session', chars_used: 100 }) : (shapes[(i + 1) % 4]?.replay_policy ?? null) }),
+  });
+  const now = Date.now();
+  const recent: LogEntry[] = [];
+  for (const [i, ago] of [3 * 86_400_000, 3 * 3_600_000, 20 * 60_000].entries()) {
+    const at = new Date(now - ago);
+    recent.push(...(await recordTurns(paths, 'recent', 1, { date: format(at, 'yyyy-MM-dd'), start: at.toISOString(), shape: () => ({ user_prompt: `recent ${i}` }) })).entries);
+  }
+  const all = [...work.entries, ...play.entries, ...recent];
+  return { home, paths, all, byId: new Map(all.map((entry) => [entry.id, entry])) };
+}
+
+let fx: Fixture;
+beforeAll(async () => {
+  fx = await fixture();
+});
+
+describe.concurrent('argo logs: output', () => {
+  it('prints a table, oldest first: time, session, type, strength, one-line prompt preview', async () => {
+    const result = await argo(fx.home, ['logs', '--session', 'work,play']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.split('\n').slice(0, 4)).toEqual([
+      '2025-01-01 10:00  work            question     -         Why is the sky blue?',
+      '2025-01-01 10:01  work            instruction  strong    Explain closures',
+      '2025-01-01 10:02  work            correction   weak      [error] Actually, I meant Python',
+      '2025-01-01 10:03  work            meta         -         [interrupted] What did you say about the CAFÉ?',
+    ]);
+    expect(result.stdout.split('\n')).toHaveLength(9);
+  });
+
+  it('--json prints the lines exactly as stored', async () => {
+    const result = await argo(fx.home, ['logs', '--json']);
+    expect(result.code).toBe(0);
+    const stored = readdirSync(fx.paths.logs)
+      .sort()
+      .map((name) => readFileSync(join(fx.paths.logs, name), 'utf8'))
+      .join('');
+    expect(result.stdout).toBe(stored);
+  });
+
+  it('--full prints whole prompts and responses', async () => {
+    const result = await argo(fx.home, ['logs', '--full', '--type', 'correction', '--session', 'work']);
+    const entry = fx.all[2] as LogEntry;
+    expect(result.stdout).toBe(
+      `── 2025-01-01 10:02:00 · work · correction · weak (clarification, 2 turns, 5500 chars, trimmed) · error · argo · id ${entry.id}\n` +
+        'User: Actually, I meant Python\nAssistant: work answer 3\n(boom)\n\n',
+    );
+  });
+
+  it('--path prints the logs directory, whatever the other flags', async () => {
+    expect((await argo(fx.home, ['logs', '--path', '--type', 'meta'])).stdout).toBe(`${fx.paths.logs}\n`);
+  });
+
+  it('takes --home after the subcommand name', async () => {
+    const result = await runArgo(['logs', '--home', fx.home, '--path'], { home: '/nonexistent', env: ENV });
+    expect(result.stdout).toBe(`${fx.paths.logs}\n`);
+  });
+});
+
+// Each case is one read-only spawn of the binary: run them side by side.
+describe.concurrent('argo logs: filters', () => {
+  const w = (i: number): string => fx.all[i]?.id as string;
+  const cases: Array<[string, string[], () => string[]]> = [
+    ['--session work', ['--session', 'work'], () => [0, 1, 2, 3].map(w)],
+    ['--session by id', ['--session', 'ID:work'], () => [0, 1, 2, 3].map(w)],
+    ['--type question,meta', ['--type', 'question,meta', '--session', 'work,play'], () => [0, 3, 6, 7].map(w)],
+    ['--type repeated', ['--type', 'question', '--type', 'meta', '--session', 'work,play'], () => [0, 3, 6, 7].map(w)],
+    ['--status error', ['--status', 'error'], () => [2, 5].map(w)],
+    ['--status interrupted,error', ['--status', 'interrupted,error'], () => [2, 3, 5, 6].map(w)],
+    ['--strength strong', ['--strength', 'strong'], () => [1, 4].map(w)],
+    ['--strength none', ['--strength', 'none', '--session', 'work,play'], () => [0, 3, 6].map(w)],
+    ['--reason clarification', ['--reason', 'clarification'], () => [2, 5].map(w)],
+    ['--reason session', ['--reason', 'session'], () => [7].map(w)],
+    ['--model llama3', ['--model', 'llama3'], () => [1, 4].map(w)],
+    ['--model llama3:70b', ['--model', 'llama3:70b'], () => []],
+    ['-q case-insensitive, prompt or response', ['-q', 'café'], () => [3, 6].map(w)],
+    ['-q with quotes and a session', ['-q', 'SKY', '--session', 'play'], () => [7].map(w)],
+    ['--since/--until dates (whole days)', ['--since', '2025-01-02', '--until', '2025-01-02'], () => [4, 5, 6, 7].map(w)],
+    ['--until a date and time', ['--until', '2025-01-01T10:01:30Z'], () => [0, 1].map(w)],
+    ['--since 1d (duration)', ['--since', '1d'], () => [9, 10].map(w)],
+    ['--since 1h', ['--since', '1h'], () => [10].map(w)],
+    ['--since 4d --until 1h', ['--since', '4d', '--until', '1h'], () => [8, 9].map(w)],
+    ['--limit 3: the newest 3, oldest first', ['--limit', '3'], () => [8, 9, 10].map(w)],
+    ['--limit with filters', ['--limit', '2', '--session', 'work'], () => [2, 3].map(w)],
+    ['--limit 0', ['--limit', '0'], () => []],
+    ['everything combined', ['--session', 'work,play', '--type', 'correction', '--status', 'error', '--strength', 'weak', '--reason', 'clarification', '-q', 'python', '--since', '2025-01-01', '--limit', '1'], () => [5].map(w)],
+  ];
+
+  it.each(cases)('%s', async (_name, args, expected) => {
+    const work = await readSession(fx.paths.sessions, 'work');
+    const resolved = args.map((arg) => (arg === 'ID:work' ? (work?.id as string) : arg));
+    const result = await argo(fx.home, ['logs', '--json', ...resolved]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(ids(result.stdout)).toEqual(expected());
+  });
+
+  it.each<[string[], RegExp]>([
+    [['--type', 'questions'], /^argo: --type: unknown value "questions"; use question, instruction, correction, meta, other/],
+    [['--status', 'done'], /^argo: --status: unknown value "done"; use ok, interrupted, error/],
+    [['--strength', 'high'], /^argo: --strength: unknown value "high"; use strong, moderate, weak, none/],
+    [['--reason', 'why'], /^argo: --reason: unknown value "why"; use continuation, clarification, session, none/],
+    [['--since', 'last tuesday'], /^argo: --since: cannot read "last tuesday" as a time/],
+    [['--since', '1d', '--until', '2d'], /^argo: --since 1d is after --until 2d: nothing can match/],
+    [['--session', 'nobody'], /^argo: --session: no session named "nobody"; known sessions: play, recent, work \(a session id also works\)/],
+    [['--session', '../etc'], /^argo: --session: invalid session name/],
+    [['--limit', '-1'], /^argo: .*--limit/],
+    [['--json', '--full'], /^argo: --json prints lines as stored and --full prints them for reading: choose one/],
+    [['--stats', '--follow'], /^argo: --stats counts what is there; it cannot --follow/],
+    [['-q', ''], /^argo: --grep needs some text/],
+    [['--bogus'], /^argo: unknown option '--bogus'/],
+  ])('%j is a usage error (exit 2, one line naming the fix)', async (args, message) => {
+    const result = await argo(fx.home, ['logs', ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe.concurrent('argo logs --stats', () => {
+  it('--json: one object with counts, trimmed rate, chars_used spread and tokens per second', async () => {
+    const result = await argo(fx.home, ['logs', '--stats', '--json', '--session', 'work,play']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      turns: 8,
+      first: fx.all[0]?.timestamp,
+      last: fx.all[7]?.timestamp,
+      by_type: { question: 2, instruction: 2, correction: 2, meta: 2, other: 0 },
+      by_status: { ok: 4, interrupted: 2, error: 2 },
+      by_strength: { strong: 2, moderate: 1, weak: 2, none: 3 },
+      by_reason: { continuation: 2, clarification: 2, session: 1, none: 3 },
+      by_model: { argo: 6, 'llama3:8b': 2 },
+      replayed: 5,
+      trimmed: 2,
+      trimmed_rate: 0.4,
+      chars_used: { mean: 2380, p95: 5500 },
+      first_token_ms: { mean: 100, p95: 100 },
+      tokens_per_second: 50,
+      eval_tokens: 400,
+      unreadable: 0,
+    });
+  });
+
+  it('as text, one line per measure', async () => {
+    const result = await argo(fx.home, ['logs', '--stats', '--session', 'work']);
+    expect(result.stdout).toBe(
+      [
+        'turns       4  2025-01-01 10:00 → 2025-01-01 10:03',
+        'type        question 1 · instruction 1 · correction 1 · meta 1 · other 0',
+        'status      ok 2 · interrupted 1 · error 1',
+        'strength    strong 1 · moderate 0 · weak 1 · none 2',
+        'reason      continuation 1 · clarification 1 · session 0 · none 2',
+        'model       argo 3 · llama3:8b 1',
+        'trimmed     1 of 2 replayed turns (50.0%)',
+        'chars_used  mean 2950 · p95 5500',
+        'first token mean 100 ms · p95 100 ms',
+        'speed       50 tokens/s (200 tokens)',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('unreadable lines', () => {
+  it('readers skip and count them (one stderr line); check lists each with file:line and exits 1', async () => {
+    const { home, paths } = tempData();
+    const { entries } = await recordTurns(paths, 'work', 2, { date: '2025-01-01' });
+    const file1 = appendRaw(paths, '2025-01-01', '{"id":"truncated","sess\n\u0000\u0001\n');
+    await recordTurns(paths, 'work', 1, { date: '2025-01-01' });
+    writeFileSync(join(paths.logs, '2025-01-02.log'), '');
+    const file3 = appendRaw(paths, '2025-01-03', `${JSON.stringify(makeEntry({ id: 'last-ok', session_id: 'x' }))}\n{"id":"cut`);
+    appendFileSync(file1, Buffer.from([0xff, 0xfe, 0x0a]));
+
+    const shown = await argo(home, ['logs', '--json']);
+    expect(shown.code).toBe(0);
+    expect(ids(shown.stdout)).toEqual([...entries.map((entry) => entry.id), expect.any(String), 'last-ok']);
+    expect(shown.stderr).toBe('argo: skipped 4 unreadable log lines; run "argo logs check" to list them\n');
+
+    const check = await argo(home, ['logs', 'check']);
+    expect(check.code).toBe(1);
+    expect(check.stdout.split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${file1}:3: truncated JSON`)),
+      `${file1}:4: binary data (not UTF-8 text)`,
+      `${file1}:6: binary data (not UTF-8 text)`,
+      expect.stringMatching(new RegExp(`^${file3}:2: truncated JSON .*; it is the last line and has no newline \\(a write cut short\\)$`)),
+      '',
+    ]);
+    expect(check.stderr).toBe('argo: 4 unreadable lines in 2 of 3 log files; readers skip them. Fix or delete those lines by hand if you want them gone\n');
+
+    const json = await argo(home, ['logs', 'check', '--json']);
+    expect(json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))).toEqual([
+      { file: file1, line: 3, reason: expect.stringMatching(/^truncated JSON/) },
+      { file: file1, line: 4, reason: 'binary data (not UTF-8 text)' },
+      { file: file1, line: 6, reason: 'binary data (not UTF-8 text)' },
+      { file: file3, line: 2, reason: expect.stringMatching(/^truncated JSON/) },
+    ]);
+  });
+
+  it('check on a clean log exits 0', async () => {
+    const result = await argo(fx.home, ['logs', 'check']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/^ok: \d+ log files, 11 turns, no unreadable lines\n$/);
+  });
+});
+
+describe('argo logs prune and rm', () => {
+  it('prune refuses without --yes off a terminal, lists with --dry-run, deletes whole days with --yes', async () => {
+    const { home, paths } = tempData();
+    await recordTurns(paths, 'old', 2, { date: '2025-01-01' });
+    await recordTurns(paths, 'work', 2, { date: '2025-01-01' });
+    const kept = await recordTurns(paths, 'work', 2, { date: '2025-01-03' });
+
+    const refused = await argo(home, ['logs', 'prune', '--older-than', '2025-01-02']);
+    expect(refused).toMatchObject({ code: 2, stdout: '', stderr: 'argo: logs prune deletes history: pass --yes to confirm (there is no terminal to ask on)\n' });
+
+    const dry = await argo(home, ['logs', 'prune', '--older-than', '2025-01-02', '--dry-run']);
+    expect(dry.stdout).toMatch(new RegExp(`^would delete 1 log file \\(2025-01-01.log, [\\d.]+ KB\\):\\n  ${join(paths.logs, '2025-01-01.log')}\\n$`));
+    expect(existsSync(join(paths.logs, '2025-01-01.log'))).toBe(true);
+
+    const done = await argo(home, ['logs', 'prune', '--older-than', '2025-01-02', '--yes']);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/^deleted 1 log file \(2025-01-01.log, [\d.]+ KB\); updated 1 session index; removed 1 session left without turns \(old\)\n$/);
+    expect(readdirSync(paths.logs)).toEqual(['2025-01-03.log']);
+    expect(await readSession(paths.sessions, 'work')).toMatchObject({ turns: 2 });
+
+    const show = await argo(home, ['sessions', 'show', 'work', '--json']);
+    expect((JSON.parse(show.stdout) as { turns: LogEntry[] }).turns.map((entry) => entry.id)).toEqual(kept.entries.map((entry) => entry.id));
+
+    const nothing = await argo(home, ['logs', 'prune', '--older-than', '2025-01-03', '--yes']);
+    expect(nothing).toMatchObject({ code: 0, stdout: 'nothing to prune: no log file is older than 2025-01-03\n' });
+    expect((await argo(home, ['logs', 'prune', '--older-than', 'never', '--yes'])).code).toBe(2);
+  });
+
+  it('rm --session deletes the session’s lines and record; other sessions stay readable through their index', async () => {
+    const { home, paths } = tempData();
+    await recordTurns(paths, 'work', 2, { date: '2025-01-01' });
+    const play = await recordTurns(paths, 'play', 2, { date: '2025-01-01' });
+    await recordTurns(paths, 'work', 2, { date: '2025-01-01' });
+    const playIndex = () => readFileSync(indexPath(paths.sessions, 'play'), 'utf8');
+
+    expect((await argo(home, ['logs', 'rm', '--session', 'work'])).code).toBe(2);
+    const result = await argo(home, ['logs', 'rm', '--session', 'work', '--yes']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/^deleted 4 lines \([\d.]+ KB\) of session "work" from 1 log file, and its record and index\n$/);
+    expect(await readSession(paths.sessions, 'work')).toBeNull();
+    expect(existsSync(indexPath(paths.sessions, 'work'))).toBe(false);
+    expect(ids((await argo(home, ['logs', '--json'])).stdout)).toEqual(play.entries.map((entry) => entry.id));
+
+    const before = playIndex();
+    const show = await argo(home, ['sessions', 'show', 'play', '--json']);
+    expect((JSON.parse(show.stdout) as { turns: LogEntry[] }).turns.map((entry) => entry.id)).toEqual(play.entries.map((entry) => entry.id));
+    expect(playIndex()).toBe(before); // read through the shifted offsets: no rebuild needed
+
+    const unknown = await argo(home, ['logs', 'rm', '--session', 'work', '--yes']);
+    expect(unknown).toMatchObject({ code: 2, stderr: 'argo: --session: no session named "work"; known sessions: play (a session id also works)\n' });
+  });
+});
+
+/** A writer process: the real recordTurn from the build, `count` turns, some into a later day's file. */
+function writer(home: string, name: string, count: number, dates: string[]): Promise<number> {
+  const script = `
+    const { recordTurn } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/log/writer.js')).href)});
+    const { openSession } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/sessions/store.js')).href)});
+    const home = ${JSON.stringify(home)};
+    const paths = { logs: home + '/logs', sessions: home + '/sessions' };
+    const dates = ${JSON.stringify(dates)};
+    const session = await openSession(paths.sessions, ${JSON.stringify(name)}, new Date().toISOString());
+    for (let i = 0; i < ${count}; i++) {
+      const date = dates[Math.floor((i * dates.length) / ${count})];
+      const entry = ${JSON.stringify(makeEntry())};
+      Object.assign(entry, { id: ${JSON.stringify(name)} + '-' + i, session: ${JSON.stringify(name)}, session_id: session.id,
+        timestamp: date + 'T12:00:00.000Z', user_prompt: 'turn ' + i + ' ' + 'x'.repeat(i * 97) });
+      await recordTurn(paths, session, entry, date);
+      if (i % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    }`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('error', reject);
+    child.on('close', (code) => resolve(code ?? -1));
+  });
+}
+
+describe('argo logs --follow', () => {
+  it('prints every turn appended by concurrent writers exactly once, a new day included; waits for partial lines; Ctrl-C exits 0', async () => {
+    const { home, paths } = tempData();
+    const backlog = await recordTurns(paths, 'old', 12, { date: '2025-01-01' });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '--limit', '3'], { env: { PATH: process.env['PATH'] ?? '', ARGO_HOME: home, ...ENV } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const until = async (done: () => boolean, what: string): Promise<void> => {
+      for (let waited = 0; !done(); waited += 25) {
+        if (waited > 10_000) throw new Error(`timed out waiting for ${what}; stdout so far:\n${stdout}\nstderr:\n${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    await until(() => ids(stdout).length === 3, 'the backlog');
+    expect(ids(stdout)).toEqual(backlog.entries.slice(-3).map((entry) => entry.id));
+
+    const codes = await Promise.all([
+      writer(home, 'w1', 30, ['2025-01-01']),
+      writer(home, 'w2', 30, ['2025-01-01', '2025-01-02']),
+      writer(home, 'w3', 30, ['2025-01-01', '2025-01-02']),
+      writer(home, 'w4', 30, ['2025-01-02']),
+    ]);
+    expect(codes).toEqual([0, 0, 0, 0]);
+    await until(() => ids(stdout).length === 123, 'all 120 new turns');
+
+    // A line written in two pieces is printed once, when its newline arrives.
+    const partial = JSON.stringify(makeEntry({ id: 'partial', timestamp: '2025-01-02T13:00:00Z' }));
+    appendFileSync(join(paths.logs, '2025-01-02.log'), partial.slice(0, 50));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(ids(stdout)).toHaveLength(123);
+    appendFileSync(join(paths.logs, '2025-01-02.log'), `${partial.slice(50)}\n`);
+    await until(() => ids(stdout).length === 124, 'the completed line');
+
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
+    const seen = ids(stdout);
+    expect(new Set(seen).size).toBe(seen.length);
+    const expected = [
+      ...backlog.entries.slice(-3).map((entry) => entry.id),
+      ...['w1', 'w2', 'w3', 'w4'].flatMap((name) => Array.from({ length: 30 }, (_, i) => `${name}-${i}`)),
+      'partial',
+    ];
+    expect([...seen].sort()).toEqual([...expected].sort());
+    // Each writer's turns come out in the order it wrote them.
+    for (const name of ['w1', 'w2', 'w3', 'w4']) {
+      const mine = seen.filter((id) => id.startsWith(`${name}-`)).map((id) => Number(id.slice(3)));
+      expect(mine).toEqual([...mine].sort((a, b) => a - b));
+    }
+  });
+
+  it('applies the filters to new turns, and starts on a directory that does not exist yet', async () => {
+    const { home } = tempData();
+    const empty = join(home, 'fresh');
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '-q', 'turn 7'], { env: { PATH: process.env['PATH'] ?? '', ARGO_HOME: empty, ...ENV } });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await writer(empty, 'w', 10, ['2025-01-05'])).toBe(0);
+    for (let waited = 0; ids(stdout).length < 1 && waited < 5000; waited += 25) await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(ids(stdout)).toEqual(['w-7']);
+  });
+
+  it('ends by itself (exit 0) once the reader of its output has gone away', async () => {
+    const { home } = tempData();
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json'], { env: { PATH: process.env['PATH'] ?? '', ARGO_HOME: home, ...ENV } });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const firstLine = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await writer(home, 'a', 1, ['2025-01-05'])).toBe(0);
+    await firstLine;
+    child.stdout.destroy(); // like `| head -1`
+    expect(await writer(home, 'b', 1, ['2025-01-05'])).toBe(0);
+    expect(await exited).toBe(0);
+  });
+});

@@ -1,0 +1,198 @@
+// `argo sessions` end to end: turns produced by `argo` itself against the Ollama stand-in.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LogEntry } from '../../src/log/entry.js';
+import type { SessionRecord } from '../../src/sessions/store.js';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+
+let ollama: FakeOllama;
+beforeAll(async () => {
+  ollama = await startFakeOllama();
+});
+afterAll(async () => {
+  await ollama.close();
+});
+
+const ENV = { TZ: 'UTC' };
+const argo = (home: string, args: string[]) => runArgo(args, { home, host: ollama.url, env: ENV });
+const record = (home: string, name: string): SessionRecord => JSON.parse(readFileSync(join(home, 'sessions', `${name}.json`), 'utf8')) as SessionRecord;
+const indexFile = (home: string, name: string): string => join(home, 'sessions', `${name}.idx`);
+
+interface Explain {
+  replayed_ids: string[];
+  turns: Array<{ id: string }>;
+}
+async function explain(home: string, session: string, replay: string): Promise<Explain> {
+  const result = await argo(home, ['--session', session, '--replay', replay, '--explain', '--json', 'Explain more']);
+  expect(result.stderr).toBe('');
+  return JSON.parse(result.stdout) as Explain;
+}
+
+/** work: three turns, play: one, all made by argo itself. */
+async function conversation(): Promise<{ home: string; work: string[]; play: string[] }> {
+  const home = tempHome();
+  for (const prompt of ['Explain closures in JavaScript', 'Write a counter with a closure', 'Actually, use a class instead']) {
+    expect((await argo(home, ['--session', 'work', prompt])).code).toBe(0);
+  }
+  expect((await argo(home, ['--session', 'play', 'Why is the sky blue?'])).code).toBe(0);
+  const lines = logLines(home);
+  const ids = (name: string): string[] => lines.filter((line) => line['session'] === name).map((line) => line['id'] as string);
+  return { home, work: ids('work'), play: ids('play') };
+}
+
+let shared: { home: string; work: string[]; play: string[] };
+beforeAll(async () => {
+  shared = await conversation();
+});
+
+describe('argo sessions: list and show', () => {
+  it('--json is an array of records, most recently used first', async () => {
+    const result = await argo(shared.home, ['sessions', '--json']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const records = JSON.parse(result.stdout) as SessionRecord[];
+    expect(records.map((r) => [r.name, r.turns, r.title, r.last_model])).toEqual([
+      ['play', 1, 'Why is the sky blue?', 'argo'],
+      ['work', 3, 'Explain closures in JavaScript', 'argo'],
+    ]);
+    expect(records[1]).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), last_turn_id: shared.work[2] });
+    expect((await argo(shared.home, ['sessions', 'list', '--json'])).stdout).toBe(result.stdout);
+  });
+
+  it('prints a table', async () => {
+    const result = await argo(shared.home, ['sessions']);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toBe('NAME  TURNS  LAST USED         MODEL           TITLE');
+    expect(lines[1]).toMatch(/^play {6}1 {2}\d{4}-\d\d-\d\d \d\d:\d\d {2}argo {12}Why is the sky blue\?$/);
+    expect(lines[2]).toMatch(/^work {6}3 {2}.* {2}Explain closures in JavaScript$/);
+  });
+
+  it('show prints the transcript; --json the record and every turn as logged; --limit the newest', async () => {
+    const text = await argo(shared.home, ['sessions', 'show', 'work']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^work [0-9a-f-]{36} · 3 turns\ncreated .* · last used .* · model argo\n\n── /);
+    expect(text.stdout).toContain('User: Explain closures in JavaScript\nAssistant: You said: Explain closures in JavaScript\n');
+    expect(text.stdout.indexOf('Write a counter')).toBeLessThan(text.stdout.indexOf('Actually, use a class'));
+
+    const json = JSON.parse((await argo(shared.home, ['sessions', 'show', 'work', '--json'])).stdout) as { session: SessionRecord; turns: LogEntry[] };
+    expect(json.session).toEqual(record(shared.home, 'work'));
+    expect(json.turns).toEqual(logLines(shared.home).filter((line) => line['session'] === 'work'));
+
+    const last = JSON.parse((await argo(shared.home, ['sessions', 'show', 'work', '--json', '--limit', '1'])).stdout) as { turns: LogEntry[] };
+    expect(last.turns.map((turn) => turn.id)).toEqual([shared.work[2]]);
+  });
+
+  it.each<[string[], string]>([
+    [['sessions', 'show', 'nope'], 'argo: sessions show: no session named "nope"; known sessions: play, work\n'],
+    [['sessions', 'show', '../etc'], 'argo: sessions show: invalid session name "../etc": use 1-64 letters, digits, dots, dashes or underscores (not only dots)\n'],
+    [['sessions', 'rename', 'nope', 'x'], 'argo: sessions rename: no session named "nope"; known sessions: play, work\n'],
+    [['sessions', 'rename', 'work', 'play'], 'argo: a session named "play" already exists; choose another name or remove it with "argo sessions rm play"\n'],
+    [['sessions', 'fork', 'work@zzzzzz', 'x'], 'argo: session "work" has no turn "zzzzzz"; list its turn ids with "argo sessions show work"\n'],
+    [['sessions', 'fork', 'work', 'play'], 'argo: a session named "play" already exists; choose another name or remove it with "argo sessions rm play"\n'],
+    [['sessions', 'rm', 'work'], 'argo: sessions rm deletes history: pass --yes to confirm (there is no terminal to ask on)\n'],
+    [['sessions', 'reindex', 'nope'], 'argo: sessions reindex: no session named "nope"; known sessions: play, work\n'],
+  ])('%j is a usage error', async (args, stderr) => {
+    const result = await argo(shared.home, args);
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr });
+  });
+
+  it('an empty data directory has no sessions', async () => {
+    const home = tempHome();
+    expect((await argo(home, ['sessions', '--json'])).stdout).toBe('[]\n');
+    expect((await argo(home, ['sessions'])).stdout).toBe('no sessions yet; start one with: argo --session NAME "your question"\n');
+  });
+});
+
+describe('argo sessions: fork, rename, rm, reindex', () => {
+  it('fork replays the parent’s turns up to the fork point, then its own, without copying log lines', async () => {
+    const { home, work } = await conversation();
+    const linesBefore = logLines(home).length;
+    const result = await argo(home, ['sessions', 'fork', `work@${work[1]?.slice(0, 8)}`, 'branch']);
+    expect(result).toMatchObject({ code: 0, stderr: '', stdout: `forked "work" at turn ${work[1]} into "branch" (2 turns inherited)\n` });
+    expect(logLines(home)).toHaveLength(linesBefore);
+    expect(record(home, 'branch')).toMatchObject({ turns: 0, last_model: 'argo', parent: { session_id: record(home, 'work').id, name: 'work', turn_id: work[1] } });
+
+    expect((await explain(home, 'branch', 'session')).turns.map((turn) => turn.id)).toEqual(work.slice(0, 2));
+    expect((await argo(home, ['--session', 'branch', 'Add a reset method'])).code).toBe(0);
+    const own = logLines(home).at(-1)?.['id'] as string;
+    expect((await explain(home, 'branch', 'last:2')).turns.map((turn) => turn.id)).toEqual([work[1], own]);
+    // The parent is untouched.
+    expect((await explain(home, 'work', 'last:5')).turns.map((turn) => turn.id)).toEqual(work);
+
+    const show = await argo(home, ['sessions', 'show', 'branch']);
+    expect(show.stdout).toMatch(new RegExp(`^branch [0-9a-f-]{36} · 3 turns \\(2 inherited\\) · forked from work@${work[1]}\\n`));
+
+    // A fork at the newest turn by default.
+    expect((await argo(home, ['sessions', 'fork', 'work', 'latest'])).stdout).toBe(`forked "work" at turn ${work[2]} into "latest" (3 turns inherited)\n`);
+  });
+
+  it('rename keeps the id and the turns: replay and `argo logs --session NEW` find the old turns', async () => {
+    const { home, work } = await conversation();
+    await argo(home, ['sessions', 'fork', 'work', 'branch']);
+    const id = record(home, 'work').id;
+    const result = await argo(home, ['sessions', 'rename', 'work', 'job']);
+    expect(result).toMatchObject({ code: 0, stdout: 'renamed session "work" to "job"\n' });
+    expect(existsSync(join(home, 'sessions', 'work.json'))).toBe(false);
+    expect(record(home, 'job')).toMatchObject({ name: 'job', id, turns: 3 });
+    expect(record(home, 'branch').parent?.name).toBe('job');
+
+    const logs = await argo(home, ['logs', '--session', 'job', '--json']);
+    expect(logs.stdout.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as LogEntry).id)).toEqual(work);
+    const table = await argo(home, ['logs', '--session', 'job']);
+    expect(table.stdout.split('\n').filter(Boolean).every((line) => line.slice(18, 32).trimEnd() === 'job')).toBe(true);
+    expect((await explain(home, 'job', 'session')).turns.map((turn) => turn.id)).toEqual(work);
+    expect((await argo(home, ['--session', 'job', 'One more thing'])).code).toBe(0);
+    expect(record(home, 'job').turns).toBe(4);
+  });
+
+  it('the index is rebuilt transparently when deleted, truncated or pointing past the end of the log', async () => {
+    const { home, work } = await conversation();
+    const pristine = readFileSync(indexFile(home, 'work'), 'utf8');
+    const harms: Array<() => void> = [
+      () => rmSync(indexFile(home, 'work')),
+      () => writeFileSync(indexFile(home, 'work'), pristine.split('\n').slice(0, 1).join('\n') + '\n'),
+      () => writeFileSync(indexFile(home, 'work'), pristine.replace(/"offset":\d+/g, '"offset":123456789')),
+    ];
+    for (const harm of harms) {
+      harm();
+      expect((await explain(home, 'work', 'last:2')).turns.map((turn) => turn.id)).toEqual(work.slice(1));
+      expect(readFileSync(indexFile(home, 'work'), 'utf8')).toBe(pristine);
+    }
+  });
+
+  it('rm removes record and index and keeps the log lines; --purge deletes them; forks protect their parent’s lines', async () => {
+    const { home, work, play } = await conversation();
+    const playId = record(home, 'play').id;
+    const result = await argo(home, ['sessions', 'rm', 'play', '--yes']);
+    expect(result).toMatchObject({ code: 0, stdout: `removed session "play"; its log lines remain (argo logs --session ${playId})\n` });
+    expect(existsSync(join(home, 'sessions', 'play.json'))).toBe(false);
+    expect(existsSync(indexFile(home, 'play'))).toBe(false);
+    const kept = await argo(home, ['logs', '--session', playId, '--json']);
+    expect(kept.stdout.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as LogEntry).id)).toEqual(play);
+
+    await argo(home, ['sessions', 'fork', 'work', 'branch']);
+    const refused = await argo(home, ['sessions', 'rm', 'work', '--purge', '--yes']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^argo: session "work" has forks that replay its turns \(branch\); remove them first/);
+
+    expect((await argo(home, ['sessions', 'rm', 'branch', '-y'])).code).toBe(0);
+    const purged = await argo(home, ['sessions', 'rm', 'work', '--purge', '--yes']);
+    expect(purged).toMatchObject({ code: 0, stdout: 'removed session "work" and 3 log lines from 1 file\n' });
+    expect(logLines(home).map((line) => line['id'])).toEqual(play);
+    expect(work).toHaveLength(3);
+  });
+
+  it('reindex rebuilds one index or all of them', async () => {
+    const { home } = await conversation();
+    const before = { work: readFileSync(indexFile(home, 'work'), 'utf8'), play: readFileSync(indexFile(home, 'play'), 'utf8') };
+    writeFileSync(indexFile(home, 'work'), 'garbage\n');
+    rmSync(indexFile(home, 'play'));
+    expect((await argo(home, ['sessions', 'reindex', 'work'])).stdout).toBe('reindexed session "work": 3 turns\n');
+    expect(readFileSync(indexFile(home, 'work'), 'utf8')).toBe(before.work);
+    const all = await argo(home, ['sessions', 'reindex']);
+    expect(all).toMatchObject({ code: 0, stderr: '', stdout: 'reindexed 2 sessions: 4 turns\n' });
+    expect(readFileSync(indexFile(home, 'play'), 'utf8')).toBe(before.play);
+  });
+});

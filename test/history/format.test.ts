@@ -1,0 +1,83 @@
+import { Writable } from 'node:stream';
+import { Chalk } from 'chalk';
+import { describe, expect, it } from 'vitest';
+import type { Io } from '../../src/cli/io.js';
+import { fullBlock, oneLine, tableRow, truncate } from '../../src/history/format.js';
+import type { RenderOptions } from '../../src/history/format.js';
+import { Sink } from '../../src/history/sink.js';
+import { makeEntry, policy } from './helpers.js';
+
+const plain = (width: number | null): RenderOptions => ({ color: new Chalk({ level: 0 }), width, sessionName: (entry) => `${entry.session}!` });
+
+describe('text helpers', () => {
+  it.each<[string, number, string]>([
+    ['short', 10, 'short'],
+    ['exactly ten', 11, 'exactly ten'],
+    ['a longer text', 8, 'a longe…'],
+    ['🎉🎉🎉🎉', 3, '🎉🎉…'],
+    ['café au lait', 5, 'café…'],
+  ])('truncate(%j, %d) → %j', (text, max, expected) => {
+    expect(truncate(text, max)).toBe(expected);
+    expect(Array.from(truncate(text, max)).length).toBeLessThanOrEqual(max);
+  });
+
+  it('oneLine collapses every run of whitespace', () => {
+    expect(oneLine('  a\n\n b\t\tc  ')).toBe('a b c');
+  });
+});
+
+describe('tableRow', () => {
+  const entry = makeEntry({ timestamp: '2025-01-02T10:00:00.000Z', session: 'a-very-long-session-name', user_prompt: 'line one\nline two '.repeat(20) });
+
+  it('fits the terminal width, session names cut, prompt on one line', () => {
+    const row = tableRow(entry, plain(100));
+    expect(row.endsWith('\n')).toBe(true);
+    expect(Array.from(row.trimEnd()).length).toBeLessThanOrEqual(100);
+    expect(row).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}a-very-long-s… {2}question {5}- {9}line one line two line one/);
+    expect(row).toContain('…\n');
+  });
+
+  it('keeps 80 characters of prompt off a terminal, and marks turns that did not finish', () => {
+    const row = tableRow({ ...entry, status: 'interrupted', replay_policy: policy({ context_strength: 'weak' }) }, plain(null));
+    const preview = row.slice(row.indexOf('[interrupted]')).trimEnd();
+    expect(Array.from(preview)).toHaveLength(80);
+    expect(row).toContain('  weak      [interrupted] line one');
+  });
+});
+
+describe('fullBlock', () => {
+  it('prints the facts, then the whole prompt and response, then the error', () => {
+    const block = fullBlock(makeEntry({ timestamp: 'not a time', status: 'error', error: 'model not found', replay_policy: policy() }), plain(null));
+    expect(block).toBe(
+      '── not a time · work! · question · strong (continuation, 2 turns, 100 chars) · error · argo · id turn-0000001\n' +
+        'User: why is the sky blue?\nAssistant: Rayleigh scattering.\n(model not found)\n\n',
+    );
+  });
+});
+
+describe('Sink', () => {
+  it('batches small writes into one, waits for drain when the stream asks, and notices a reader gone', async () => {
+    const chunks: string[] = [];
+    let release: (() => void) | undefined;
+    const stream = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk.toString());
+        release = callback;
+      },
+    });
+    const sink = new Sink(stream as unknown as Io['stdout']);
+    for (let i = 0; i < 3; i++) await sink.write(`line ${i}\n`);
+    expect(chunks).toEqual([]);
+    let flushed = false;
+    const flushing = sink.flush().then(() => (flushed = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(chunks).toEqual(['line 0\nline 1\nline 2\n']);
+    expect(flushed).toBe(false);
+    release?.();
+    await flushing;
+    expect(sink.closed).toBe(false);
+    stream.destroy();
+    expect(sink.closed).toBe(true);
+  });
+});

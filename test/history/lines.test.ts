@@ -1,0 +1,150 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readLines, readLinesBackward } from '../../src/log/lines.js';
+import type { RawLine } from '../../src/log/lines.js';
+import { ScanStats, describeBadLine, scanEntries } from '../../src/log/scan.js';
+import { appendRaw, makeEntry, tempData } from './helpers.js';
+
+async function all(lines: AsyncIterable<RawLine>): Promise<RawLine[]> {
+  const out: RawLine[] = [];
+  for await (const line of lines) out.push(line);
+  return out;
+}
+
+function file(content: string | Buffer): string {
+  const { home } = tempData();
+  const path = join(home, 'f.log');
+  writeFileSync(path, content);
+  return path;
+}
+
+/** What a reader must report: each line's text, byte offset and length, computed independently. */
+function expected(content: string): Array<{ text: string; offset: number; length: number }> {
+  const out: Array<{ text: string; offset: number; length: number }> = [];
+  if (content === '') return out;
+  let offset = 0;
+  for (const text of content.split('\n')) {
+    const length = Buffer.byteLength(text);
+    out.push({ text, offset, length });
+    offset += length + 1;
+  }
+  if (content.endsWith('\n')) out.pop();
+  return out;
+}
+
+// Lines long enough to straddle the 1 MiB read chunks, with multibyte characters at every position.
+const big = Array.from({ length: 7 }, (_, i) => `${i}:${'é日🎉x'.repeat(40_000 + i * 7_001)}`).join('\n');
+
+describe('readLines / readLinesBackward', () => {
+  it.each<[string, string]>([
+    ['empty file', ''],
+    ['one line with newline', 'a\n'],
+    ['one line without newline', 'abc'],
+    ['blank lines kept forward', 'a\n\nb\n'],
+    ['missing trailing newline', 'first\nsecond\nthird'],
+    ['multibyte', 'café\n日本\n🎉\n'],
+    ['lines across chunk boundaries', `${big}\n`],
+    ['lines across chunk boundaries, no final newline', big],
+  ])('%s: same lines both ways, exact offsets', async (_name, content) => {
+    const path = file(content);
+    const forward = await all(readLines(path));
+    const want = expected(content);
+    expect(forward.map(({ text, offset, length }) => ({ text, offset, length }))).toEqual(want);
+    expect(forward.map((line) => line.number)).toEqual(want.map((_, i) => i + 1));
+    const backward = await all(readLinesBackward(path));
+    expect(backward.map(({ text, offset, length }) => ({ text, offset, length }))).toEqual(want.filter((line) => line.length > 0).reverse());
+    // Only a last line without its newline is incomplete.
+    const unterminated = content !== '' && !content.endsWith('\n');
+    expect(forward.map((line) => line.complete)).toEqual(want.map((_, i) => !(unterminated && i === want.length - 1)));
+    expect(backward.map((line) => line.complete)).toEqual(backward.map((_, i) => !(unterminated && i === 0)));
+  });
+
+  it('reads a byte range, leaving a line cut by the end incomplete', async () => {
+    const path = file('aa\nbb\ncc\n');
+    expect((await all(readLines(path, { start: 3, end: 7 }))).map((l) => [l.text, l.offset, l.complete])).toEqual([
+      ['bb', 3, true],
+      ['c', 6, false],
+    ]);
+    expect((await all(readLinesBackward(path, { end: 6 }))).map((l) => [l.text, l.complete])).toEqual([
+      ['bb', true],
+      ['aa', true],
+    ]);
+  });
+
+  it.each<[string, RegExp, string[]]>([
+    ['exact id', /"s-1"/g, ['{"session_id":"s-1","n":1}', '{"session_id":"s-1","n":3,"p":"hello"}']],
+    ['case-insensitive text', /hello/gi, ['{"session_id":"s-2","p":"HeLLo"}', '{"session_id":"s-1","n":3,"p":"hello"}']],
+    ['no match', /absent/g, []],
+  ])('with a pattern only matching lines come out (%s)', async (_name, pattern, lines) => {
+    const content = ['{"session_id":"s-1","n":1}', '{"session_id":"s-2","p":"HeLLo"}', 'garbage', '{"session_id":"s-1","n":3,"p":"hello"}'].join('\n');
+    const path = file(content);
+    const forward = await all(readLines(path, { pattern }));
+    expect(forward.map((line) => line.text)).toEqual(lines);
+    for (const line of forward) expect(Buffer.from(content).subarray(line.offset, line.offset + line.length).toString()).toBe(line.text);
+    expect((await all(readLinesBackward(path, { pattern }))).map((line) => line.text)).toEqual([...lines].reverse());
+  });
+
+  it('a pattern finds matches in big files at the right offsets, across chunks, after multibyte text', async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => `{"n":${i},"pad":"${'ü'.repeat(700)}"${i % 1000 === 999 ? ',"mark":"NEEDLE"' : ''}}`);
+    const content = `${lines.join('\n')}\n`;
+    const path = file(content);
+    const found = await all(readLines(path, { pattern: /needle/gi }));
+    expect(found.map((line) => JSON.parse(line.text).n)).toEqual([999, 1999, 2999]);
+    const buffer = Buffer.from(content);
+    for (const line of found) expect(buffer.subarray(line.offset, line.offset + line.length).toString()).toBe(line.text);
+    expect((await all(readLinesBackward(path, { pattern: /needle/gi }))).map((line) => JSON.parse(line.text).n)).toEqual([2999, 1999, 999]);
+  });
+});
+
+describe('scanEntries skips and counts unreadable lines', () => {
+  const good = (n: number): string => JSON.stringify(makeEntry({ id: `id-${n}` }));
+  const garbage = Buffer.from([0x00, 0xff, 0xfe, 0x01, 0x80, 0x81]).toString('latin1');
+
+  it.each<[string, string, string[], number]>([
+    ['truncated JSON in the middle', `${good(1)}\n${good(2).slice(0, 40)}\n${good(3)}\n`, ['id-1', 'id-3'], 1],
+    ['truncated JSON at the end, no newline', `${good(1)}\n${good(2).slice(0, 40)}`, ['id-1'], 1],
+    ['binary garbage in the middle', `${good(1)}\n${garbage}\n${good(3)}\n`, ['id-1', 'id-3'], 1],
+    ['binary garbage at the end', `${good(1)}\n${garbage}`, ['id-1'], 1],
+    ['valid JSON that is not a turn', `{"id":1}\n[1,2]\n"text"\nnull\n${good(5)}\n`, ['id-5'], 4],
+    ['good last line without newline', `${good(1)}\n${good(2)}`, ['id-1', 'id-2'], 0],
+    ['blank lines are not counted', `\n${good(1)}\n\n   \n${good(2)}\n`, ['id-1', 'id-2'], 0],
+    ['empty file', '', [], 0],
+  ])('%s', async (_name, content, ids, unreadable) => {
+    const { paths } = tempData();
+    const path = appendRaw(paths, '2025-01-02', '');
+    // The good lines are ASCII, so latin1 writes them as is and the garbage as raw, invalid UTF-8 bytes.
+    writeFileSync(path, Buffer.from(content, 'latin1'));
+    for (const backward of [false, true]) {
+      const stats = new ScanStats(true);
+      const seen: string[] = [];
+      for await (const { entry } of scanEntries([path], stats, { backward })) seen.push(entry.id);
+      expect(seen).toEqual(backward ? [...ids].reverse() : ids);
+      expect(stats.unreadable).toBe(unreadable);
+    }
+  });
+
+  it('records file and line number of each problem', async () => {
+    const { paths } = tempData();
+    const path = appendRaw(paths, '2025-01-02', `${good(1)}\nnot json\n${good(3)}\n{"id":"x"}\n`);
+    const stats = new ScanStats(true);
+    for await (const _ of scanEntries([path], stats)) void _;
+    expect(stats.problems).toEqual([
+      { file: path, line: 2, reason: expect.stringMatching(/^not JSON/) },
+      { file: path, line: 4, reason: 'valid JSON but not a turn (missing or not text: session_id, timestamp, user_prompt, model_response, status)' },
+    ]);
+    expect(stats.notice()).toBe('argo: skipped 2 unreadable log lines; run "argo logs check" to list them\n');
+    expect(new ScanStats().notice()).toBeNull();
+  });
+
+  it.each<[string, RegExp]>([
+    ['{"id":"a","session', /^truncated JSON/],
+    ['\u0000\u0001garbage', /^binary data/],
+    ['bad \ufffd bytes', /^binary data/],
+    ['hello', /^not JSON/],
+    ['[1]', /^valid JSON but not an object/],
+    ['{"id":"a"}', /^valid JSON but not a turn \(missing or not text: session_id/],
+  ])('describeBadLine(%j)', (text, reason) => {
+    expect(describeBadLine(text)).toMatch(reason);
+  });
+});

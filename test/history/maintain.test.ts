@@ -1,0 +1,229 @@
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { confirm } from '../../src/cli/history-cli.js';
+import type { Io } from '../../src/cli/io.js';
+import { UsageError } from '../../src/errors.js';
+import { planPrune, prune, removeSessionLines, shifted } from '../../src/history/maintain.js';
+import { loadSessionEntries, rebuildIndex } from '../../src/log/history.js';
+import type { DataPaths } from '../../src/log/writer.js';
+import { findTurn, forkSession, parseForkSource, reindexAll, renameSession } from '../../src/sessions/manage.js';
+import { indexPath, listSessions, readSession } from '../../src/sessions/store.js';
+import type { SessionRecord } from '../../src/sessions/store.js';
+import { indexLine } from '../../src/sessions/turn-index.js';
+import type { IndexLine } from '../../src/sessions/turn-index.js';
+import { appendRaw, recordTurns, tempData } from './helpers.js';
+
+const ids = (turns: ReadonlyArray<{ id: string }>): string[] => turns.map((turn) => turn.id);
+const indexText = (paths: DataPaths, name: string): string => readFileSync(indexPath(paths.sessions, name), 'utf8');
+const session = async (paths: DataPaths, name: string): Promise<SessionRecord> => (await readSession(paths.sessions, name)) as SessionRecord;
+
+/** work, play and misc interleaved over three days, with an unreadable line in the middle day. */
+async function history() {
+  const { paths } = tempData();
+  const turns: Record<string, string[]> = { work: [], play: [], misc: [] };
+  for (const date of ['2025-01-01', '2025-01-02', '2025-01-03']) {
+    for (const name of ['work', 'play', 'misc']) {
+      turns[name]?.push(...ids((await recordTurns(paths, name, 2, { date })).entries));
+      if (date === '2025-01-02' && name === 'play') appendRaw(paths, date, 'garbage that mentions nobody\n');
+    }
+  }
+  return { paths, turns };
+}
+
+describe('shifted', () => {
+  const line = (offset: number): IndexLine => indexLine('x', '2025-01-01.log', offset, 5, 'ok', 'question');
+  it.each<[number, Array<[number, number]> | undefined, number | null]>([
+    [100, undefined, 100],
+    [100, [], 100],
+    [100, [[200, 250]], 100],
+    [100, [[0, 10]], 90],
+    [100, [[0, 10], [50, 100]], 40],
+    [100, [[0, 10], [100, 120]], null],
+    [100, [[0, 10], [60, 70], [150, 170]], 80],
+  ])('offset %d with %j removed → %j', (offset, ranges, expected) => {
+    const result = shifted(line(offset), ranges);
+    expect(result === null ? null : result.offset).toBe(expected);
+  });
+});
+
+describe('removeSessionLines', () => {
+  it('deletes exactly that session’s lines, keeps unreadable ones, and keeps other indexes exact', async () => {
+    const { paths, turns } = await history();
+    const play = await session(paths, 'play');
+    const result = await removeSessionLines(paths, new Set([play.id]));
+    expect(result).toMatchObject({ files: 3, lines: 6 });
+    const text = ['2025-01-01', '2025-01-02', '2025-01-03'].map((date) => readFileSync(join(paths.logs, `${date}.log`), 'utf8')).join('');
+    expect(text).not.toContain(play.id);
+    expect(text).toContain('garbage that mentions nobody\n');
+    expect(readdirSync(paths.logs).sort()).toEqual(['2025-01-01.log', '2025-01-02.log', '2025-01-03.log']);
+    for (const name of ['work', 'misc']) {
+      const shiftedIndex = indexText(paths, name);
+      const record = await session(paths, name);
+      // Reading goes through the shifted offsets with no rebuild: the index is untouched by it…
+      expect(ids(await loadSessionEntries(paths, record))).toEqual(turns[name]);
+      expect(indexText(paths, name)).toBe(shiftedIndex);
+      // …and it is byte for byte what a rebuild from the log produces.
+      await rebuildIndex(paths, record);
+      expect(indexText(paths, name)).toBe(shiftedIndex);
+    }
+  });
+});
+
+describe('prune', () => {
+  it('deletes whole days before the cutoff, drops their index lines, recounts, removes emptied sessions', async () => {
+    const { paths, turns } = await history();
+    await recordTurns(paths, 'old', 2, { date: '2025-01-01' });
+    const plan = await planPrune(paths.logs, '2025-01-02');
+    expect(plan.files.map((file) => file.slice(paths.logs.length + 1))).toEqual(['2025-01-01.log']);
+    expect(plan.bytes).toBeGreaterThan(0);
+    const repair = await prune(paths, plan);
+    expect(repair).toEqual({ updated: 3, emptied: ['old'] });
+    expect(readdirSync(paths.logs).sort()).toEqual(['2025-01-02.log', '2025-01-03.log']);
+    expect(await readSession(paths.sessions, 'old')).toBeNull();
+    expect(existsSync(indexPath(paths.sessions, 'old'))).toBe(false);
+    const work = await session(paths, 'work');
+    expect(work).toMatchObject({ turns: 4, last_turn_id: turns['work']?.[5] });
+    const pruned = indexText(paths, 'work');
+    expect(ids(await loadSessionEntries(paths, work))).toEqual(turns['work']?.slice(2));
+    expect(indexText(paths, 'work')).toBe(pruned);
+  });
+
+  it('keeps the file of the cutoff day itself', async () => {
+    const { paths } = await history();
+    expect((await planPrune(paths.logs, '2025-01-01')).files).toEqual([]);
+    expect((await planPrune(paths.logs, '2025-01-04')).files).toHaveLength(3);
+  });
+
+  it('drops a fork’s inherited lines without miscounting its own turns', async () => {
+    const { paths, turns } = await history();
+    const work = await session(paths, 'work');
+    await forkSession(paths, work, turns['work']?.[1], 'branch', '2025-01-03T00:00:00Z');
+    const own = await recordTurns(paths, 'branch', 2, { date: '2025-01-03' });
+    await prune(paths, await planPrune(paths.logs, '2025-01-02'));
+    const branch = await session(paths, 'branch');
+    expect(branch.turns).toBe(2);
+    expect(ids(await loadSessionEntries(paths, branch))).toEqual(ids(own.entries));
+  });
+});
+
+describe('rename', () => {
+  it('moves record and index, keeps the id, and updates forks', async () => {
+    const { paths, turns } = await history();
+    const work = await session(paths, 'work');
+    await forkSession(paths, work, undefined, 'branch', '2025-01-03T00:00:00Z');
+    const index = indexText(paths, 'work');
+    await renameSession(paths.sessions, work, 'job');
+    expect(await readSession(paths.sessions, 'work')).toBeNull();
+    expect(existsSync(indexPath(paths.sessions, 'work'))).toBe(false);
+    const job = await session(paths, 'job');
+    expect(job).toEqual({ ...work, name: 'job' });
+    expect(indexText(paths, 'job')).toBe(index);
+    expect((await session(paths, 'branch')).parent).toEqual({ session_id: work.id, name: 'job', turn_id: turns['work']?.[5] });
+    expect(ids(await loadSessionEntries(paths, job))).toEqual(turns['work']);
+  });
+});
+
+describe('fork', () => {
+  it.each<[string, string | undefined, number | string]>([
+    ['the newest turn by default', undefined, 6],
+    ['an exact id', 'EXACT:2', 3],
+    ['an unknown turn', 'nope', 'session "work" has no turn "nope"; list its turn ids with "argo sessions show work"'],
+    ['a too-short prefix', 't0', 'session "work" has no turn "t0"'],
+    ['an ambiguous prefix', 't000', 'turn "t000" is ambiguous in session "work"'],
+  ])('at %s', async (_name, spec, expected) => {
+    const { paths, turns } = await history();
+    const work = await session(paths, 'work');
+    const workTurns = turns['work'] as string[];
+    const turn = spec?.startsWith('EXACT:') ? workTurns[Number(spec.slice(6))] : spec;
+    const attempt = forkSession(paths, work, turn, 'branch', '2025-01-03T00:00:00Z');
+    if (typeof expected === 'string') {
+      await expect(attempt).rejects.toThrow(UsageError);
+      await expect(forkSession(paths, work, turn, 'branch', 'x')).rejects.toThrow(expected);
+      expect(await readSession(paths.sessions, 'branch')).toBeNull();
+      return;
+    }
+    const { inherited } = await attempt;
+    expect(inherited).toBe(expected);
+    expect(ids(await loadSessionEntries(paths, await session(paths, 'branch')))).toEqual(workTurns.slice(0, expected));
+  });
+
+  it('refuses a taken name and a session without turns', async () => {
+    const { paths } = await history();
+    const work = await session(paths, 'work');
+    await expect(forkSession(paths, work, undefined, 'play', 'x')).rejects.toThrow('a session named "play" already exists');
+    const empty = { ...work, name: 'empty', id: '00000000-0000-4000-8000-00000000000e', last_turn_id: undefined, turns: 0 };
+    await expect(forkSession(paths, empty, undefined, 'branch', 'x')).rejects.toThrow('session "empty" has no turns to fork yet');
+  });
+
+  it('findTurn tells an ambiguous prefix apart', () => {
+    const lines = ['abcd1', 'abcd2', 'zzzz9'].map((id) => indexLine(id, '2025-01-01.log', 0, 1, 'ok', 'other'));
+    expect(findTurn(lines, 'zzzz', 's')).toBe(2);
+    expect(() => findTurn(lines, 'abcd', 's')).toThrow('turn "abcd" is ambiguous in session "s" (2 turns start with it); give more of its id');
+  });
+
+  it.each<[string, { name: string; turn?: string } | string]>([
+    ['work', { name: 'work' }],
+    ['work@abc', { name: 'work', turn: 'abc' }],
+    ['work@', 'give a turn id after "@"'],
+  ])('parseForkSource(%j)', (spec, expected) => {
+    if (typeof expected === 'string') expect(() => parseForkSource(spec)).toThrow(expected);
+    else expect(parseForkSource(spec)).toEqual(expected);
+  });
+});
+
+describe('reindexAll', () => {
+  it('rebuilds every index in one pass, forks included, identical to the indexes the writer kept', async () => {
+    const { paths } = await history();
+    const work = await session(paths, 'work');
+    const fork = await forkSession(paths, work, undefined, 'branch', '2025-01-03T00:00:00Z');
+    await recordTurns(paths, 'branch', 2, { date: '2025-01-03' });
+    // A fork of a fork whose parent is then removed (its log lines stay).
+    await forkSession(paths, await session(paths, 'branch'), undefined, 'leaf', '2025-01-03T00:00:00Z');
+    rmSync(join(paths.sessions, 'branch.json'));
+    rmSync(indexPath(paths.sessions, 'branch'));
+    const names = ['work', 'play', 'misc', 'leaf'];
+    const before = Object.fromEntries(names.map((name) => [name, indexText(paths, name)]));
+    for (const name of names) writeFileSync(indexPath(paths.sessions, name), 'damaged\n');
+    const result = await reindexAll(paths);
+    expect(result).toEqual({ sessions: 4, turns: 18, unreadable: 1 });
+    for (const name of names) expect(indexText(paths, name)).toBe(before[name]);
+    expect(readdirSync(paths.sessions).filter((name) => name.includes('.tmp'))).toEqual([]);
+    expect(fork.inherited).toBe(6);
+    expect((await listSessions(paths.sessions)).map((record) => [record.name, record.turns])).toEqual([
+      ['leaf', 0],
+      ['misc', 6],
+      ['play', 6],
+      ['work', 6],
+    ]);
+  });
+});
+
+describe('confirm', () => {
+  const io = (interactive: boolean, answer?: string): Io => {
+    const stdin = new PassThrough();
+    if (answer !== undefined) stdin.end(answer);
+    const stderr = new PassThrough();
+    return { stdin, stderr, isInteractive: interactive } as unknown as Io;
+  };
+
+  it.each<[string, boolean]>([
+    ['y\n', true],
+    ['YES\n', true],
+    [' yes \n', true],
+    ['n\n', false],
+    ['\n', false],
+    ['', false],
+    ['yep\n', false],
+  ])('on a terminal, %j → %s', async (answer, expected) => {
+    expect(await confirm(io(true, answer), 'delete?', undefined, 'logs prune')).toBe(expected);
+  });
+
+  it('--yes skips the question; without a terminal it is a usage error asking for --yes', async () => {
+    expect(await confirm(io(false), 'delete?', true, 'logs prune')).toBe(true);
+    await expect(confirm(io(false), 'delete?', undefined, 'logs prune')).rejects.toThrow(
+      new UsageError('logs prune deletes history: pass --yes to confirm (there is no terminal to ask on)'),
+    );
+  });
+});

@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import {
+  EMPTY_QUERY,
+  REASON_FILTERS,
+  TYPE_CHOICES,
+  fileMayMatch,
+  grepMatcher,
+  linePrefilter,
+  matchesQuery,
+  modelMatches,
+  parseChoices,
+  parseDuration,
+  parseWhen,
+  rawPattern,
+} from '../../src/history/query.js';
+import type { Query } from '../../src/history/query.js';
+import type { LogEntry } from '../../src/log/entry.js';
+import { makeEntry, policy } from './helpers.js';
+
+// Local-time expectations are built with the same local calendar the code uses, so the table holds in any TZ.
+const NOW = new Date(2025, 0, 15, 12, 30, 0); // 2025-01-15 12:30 local
+
+describe('parseDuration', () => {
+  it.each<[string, object | null]>([
+    ['30m', { minutes: 30 }],
+    ['3h', { hours: 3 }],
+    ['2d', { days: 2 }],
+    ['1w', { weeks: 1 }],
+    ['45s', { seconds: 45 }],
+    ['1d12h', { days: 1, hours: 12 }],
+    ['1h1h', { hours: 2 }],
+    ['', null],
+    ['2', null],
+    ['d', null],
+    ['1.5h', null],
+    ['-2d', null],
+    ['2 days', null],
+    ['2y', null],
+  ])('%j → %j', (text, expected) => {
+    expect(parseDuration(text)).toEqual(expected);
+  });
+});
+
+describe('parseWhen', () => {
+  it.each<[string, 'start' | 'end', Date]>([
+    ['30m', 'start', new Date(2025, 0, 15, 12, 0, 0)],
+    ['3h', 'start', new Date(2025, 0, 15, 9, 30, 0)],
+    ['2d', 'start', new Date(2025, 0, 13, 12, 30, 0)],
+    ['1w', 'end', new Date(2025, 0, 8, 12, 30, 0)],
+    ['1d12h', 'start', new Date(2025, 0, 14, 0, 30, 0)],
+    ['now', 'start', NOW],
+    ['today', 'start', new Date(2025, 0, 15, 0, 0, 0, 0)],
+    ['today', 'end', new Date(2025, 0, 15, 23, 59, 59, 999)],
+    ['yesterday', 'start', new Date(2025, 0, 14, 0, 0, 0, 0)],
+    ['2025-01-02', 'start', new Date(2025, 0, 2, 0, 0, 0, 0)],
+    ['2025-01-02', 'end', new Date(2025, 0, 2, 23, 59, 59, 999)],
+    ['2025-01-02T14:05', 'end', new Date(2025, 0, 2, 14, 5, 0, 0)],
+    ['2025-01-02 14:05', 'start', new Date(2025, 0, 2, 14, 5, 0, 0)],
+    ['2025-01-02T14:05:00Z', 'start', new Date(Date.UTC(2025, 0, 2, 14, 5, 0))],
+    ['2025-01-02T14:05:00+02:00', 'start', new Date(Date.UTC(2025, 0, 2, 12, 5, 0))],
+  ])('%j (%s)', (text, edge, expected) => {
+    expect(parseWhen(text, NOW, edge, '--since').getTime()).toBe(expected.getTime());
+  });
+
+  it.each(['soon', '2025-13-01', '2025-02-30', '2025-1-2', '20250102', '3 days ago', ''])('%j is a usage error naming the flag', (text) => {
+    expect(() => parseWhen(text, NOW, 'start', '--since')).toThrow(UsageError);
+    expect(() => parseWhen(text, NOW, 'start', '--since')).toThrow(/^--since: cannot read .* use a duration ago \(30m, 3h, 2d/);
+  });
+});
+
+describe('parseChoices', () => {
+  it('takes comma-separated and repeated values, case-insensitively', () => {
+    expect([...parseChoices(['question,Instruction', 'meta'], TYPE_CHOICES, '--type')]).toEqual(['question', 'instruction', 'meta']);
+    expect([...parseChoices(['none'], REASON_FILTERS, '--reason')]).toEqual(['none']);
+  });
+
+  it('rejects unknown values listing the valid ones', () => {
+    expect(() => parseChoices(['question,questions'], TYPE_CHOICES, '--type')).toThrow(
+      '--type: unknown value "questions"; use question, instruction, correction, meta, other (several separated by commas)',
+    );
+    expect(() => parseChoices([','], TYPE_CHOICES, '--type')).toThrow(/give at least one of/);
+  });
+});
+
+describe('matchesQuery', () => {
+  const base = makeEntry({
+    timestamp: '2025-01-02T10:00:00.000Z',
+    entry_type: 'instruction',
+    status: 'ok',
+    model: 'llama3:8b',
+    user_prompt: 'Explain the Café menu',
+    model_response: 'It lists CROISSANTS.',
+    replay_policy: policy({ context_strength: 'moderate', reason: 'clarification' }),
+  });
+  const q = (overrides: Partial<Query>): Query => ({ ...EMPTY_QUERY, ...overrides });
+
+  it.each<[string, Partial<Query>, Partial<LogEntry>, boolean]>([
+    ['no filter', {}, {}, true],
+    ['session id hit', { sessionIds: new Set([base.session_id]) }, {}, true],
+    ['session id miss', { sessionIds: new Set(['other']) }, {}, false],
+    ['since inclusive', { since: Date.parse('2025-01-02T10:00:00Z') }, {}, true],
+    ['since after', { since: Date.parse('2025-01-02T10:00:01Z') }, {}, false],
+    ['until inclusive', { until: Date.parse('2025-01-02T10:00:00Z') }, {}, true],
+    ['until before', { until: Date.parse('2025-01-02T09:59:59Z') }, {}, false],
+    ['timestamp unreadable with a time filter', { since: 0 }, { timestamp: 'yesterday' }, false],
+    ['type hit', { types: new Set(['instruction', 'meta'] as const) }, {}, true],
+    ['type miss', { types: new Set(['question'] as const) }, {}, false],
+    ['status miss', { statuses: new Set(['error'] as const) }, {}, false],
+    ['status hit', { statuses: new Set(['error'] as const) }, { status: 'error' }, true],
+    ['strength hit', { strengths: new Set(['moderate'] as const) }, {}, true],
+    ['strength none, replayed', { strengths: new Set(['none'] as const) }, {}, false],
+    ['strength none, not replayed', { strengths: new Set(['none'] as const) }, { replay_policy: null }, true],
+    ['reason hit', { reasons: new Set(['clarification'] as const) }, {}, true],
+    ['reason none', { reasons: new Set(['none'] as const) }, { replay_policy: null }, true],
+    ['reason miss', { reasons: new Set(['session'] as const) }, {}, false],
+    ['model without tag', { models: ['llama3'] }, {}, true],
+    ['model exact', { models: ['llama3:8b'] }, {}, true],
+    ['model other tag', { models: ['llama3:70b'] }, {}, false],
+    ['grep prompt, any case', { grep: 'café MENU' }, {}, true],
+    ['grep response', { grep: 'croissants' }, {}, true],
+    ['grep absent', { grep: 'bagel' }, {}, false],
+    ['grep does not look at other fields', { grep: 'llama3' }, {}, false],
+    ['all combined', { types: new Set(['instruction'] as const), grep: 'menu', models: ['llama3'], since: 0 }, {}, true],
+  ])('%s', (_name, query, overrides, expected) => {
+    expect(matchesQuery({ ...base, ...overrides }, q(query))).toBe(expected);
+  });
+});
+
+describe('modelMatches', () => {
+  it.each<[string, string, boolean]>([
+    ['argo', 'argo', true],
+    ['argo:latest', 'argo', true],
+    ['argo', 'argo:latest', true],
+    ['argo:latest', 'argo:latest', true],
+    ['argo:7b', 'argo', true],
+    ['argo:7b', 'argo:latest', false],
+    ['ARGO:7B', 'argo:7b', true],
+    ['argonaut', 'argo', false],
+    ['registry.local:5000/team/argo', 'registry.local:5000/team/argo', true],
+    ['registry.local:5000/team/argo:1', 'registry.local:5000/team/argo', true],
+  ])('%s by %s → %s', (model, filter, expected) => {
+    expect(modelMatches(model, filter)).toBe(expected);
+  });
+});
+
+describe('the raw-line prefilter never rejects a line the query keeps', () => {
+  // Every (needle, text) pair where the precise match succeeds must pass the raw prefilter on the stored line.
+  const texts = [
+    'Explain the Café menu',
+    'say "hello" \\ world',
+    'tab\there and a\nnewline',
+    'ÉCOLE élève',
+    '日本語のテキスト',
+    'emoji 🎉 party',
+    'Straße',
+  ];
+  const needles = ['café', 'CAFÉ', '"hello"', '\\ world', 'a\nnew', 'tab\th', 'école', 'ÉLÈVE', '日本', '🎉 PARTY', 'STRASSE', 'straße', 'x'];
+
+  for (const needle of needles) {
+    for (const text of texts) {
+      const entry = makeEntry({ user_prompt: text, model_response: '' });
+      const query = { ...EMPTY_QUERY, grep: needle };
+      if (!grepMatcher(needle)?.test(text)) continue;
+      it(`${JSON.stringify(needle)} in ${JSON.stringify(text)}`, () => {
+        const raw = JSON.stringify(entry);
+        const pattern = rawPattern(query);
+        const latin1 = Buffer.from(raw, 'utf8').toString('latin1');
+        if (pattern) {
+          pattern.lastIndex = 0;
+          expect(pattern.test(latin1)).toBe(true);
+        }
+        expect(linePrefilter(query)?.(raw) ?? true).toBe(true);
+        expect(matchesQuery(entry, query)).toBe(true);
+      });
+    }
+  }
+
+  it('an ASCII needle alone needs no per-line test; a session filter carries the grep per line', () => {
+    expect(rawPattern({ ...EMPTY_QUERY, grep: 'menu' })?.flags).toBe('gi');
+    expect(linePrefilter({ ...EMPTY_QUERY, grep: 'menu' })).toBeNull();
+    const both = { ...EMPTY_QUERY, grep: 'menu', sessionIds: new Set(['a-b']) };
+    expect(rawPattern(both)?.source).toBe('"(?:a-b)"');
+    expect(linePrefilter(both)?.('{"user_prompt":"MENU"}')).toBe(true);
+    expect(linePrefilter(both)?.('{"user_prompt":"bagel"}')).toBe(false);
+  });
+
+  it('rejects lines that cannot hold the text', () => {
+    const pattern = rawPattern({ ...EMPTY_QUERY, grep: 'croissant' }) as RegExp;
+    pattern.lastIndex = 0;
+    expect(pattern.test(JSON.stringify(makeEntry()))).toBe(false);
+  });
+});
+
+describe('fileMayMatch', () => {
+  const at = (text: string): number => new Date(text).getTime();
+  it.each<[string, Partial<Query>, boolean]>([
+    ['2025-01-02', {}, true],
+    ['2025-01-02', { since: at('2025-01-02T23:00:00') }, true],
+    ['2025-01-01', { since: at('2025-01-02T23:00:00') }, true], // a day's margin
+    ['2024-12-31', { since: at('2025-01-02T23:00:00') }, false],
+    ['2025-01-04', { until: at('2025-01-02T01:00:00') }, false],
+    ['2025-01-03', { until: at('2025-01-02T01:00:00') }, true],
+    ['', { since: at('2030-01-01T00:00:00') }, true],
+  ])('%s with %j → %s', (date, query, expected) => {
+    expect(fileMayMatch(date, { ...EMPTY_QUERY, ...query })).toBe(expected);
+  });
+});
