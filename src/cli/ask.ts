@@ -1,4 +1,3 @@
-import { format } from 'date-fns/format';
 import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
@@ -25,8 +24,11 @@ export interface AskOptions {
   log: boolean;
 }
 
-export function timestampOf(date: Date): string {
-  return format(date, "yyyy-MM-dd'T'HH:mm:ss.SSSxxx");
+/** The log's two date forms: ISO 8601 local time with offset, and the daily file's local date. */
+async function dateStamps(date: Date): Promise<{ timestamp: string; day: string }> {
+  // Loaded while the answer streams: only the log line needs it, so the request goes out sooner.
+  const { format } = await import('date-fns/format');
+  return { timestamp: format(date, "yyyy-MM-dd'T'HH:mm:ss.SSSxxx"), day: format(date, 'yyyy-MM-dd') };
 }
 
 /** One turn: plan the replay, stream the answer, log it. Returns the exit code. */
@@ -60,7 +62,7 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
   }
 
   const startedAt = io.now();
-  const session = options.log ? await openSession(paths.sessions, settings.session, timestampOf(startedAt)) : existing;
+  const stamps = dateStamps(startedAt);
   const transport = new OllamaTransport({
     host: settings.host,
     attempts: settings.retries.attempts,
@@ -99,10 +101,12 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
   }
   if (!options.json && response !== '' && !response.endsWith('\n')) io.stdout.write('\n');
 
+  const { timestamp, day } = await stamps;
+  const session = options.log ? await openSession(paths.sessions, settings.session, timestamp) : existing;
   const failure = outcome.failure?.kind === 'model-missing' ? await modelMissing(transport, model, settings.host) : outcome.failure?.message;
   const entry: LogEntry = {
     id: io.newId(),
-    timestamp: timestampOf(startedAt),
+    timestamp,
     session: settings.session,
     session_id: session?.id ?? '',
     status: outcome.status,
@@ -126,7 +130,7 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
     error: failure ?? (outcome.status === 'interrupted' ? 'interrupted by the user' : null),
   };
 
-  if (options.log && session) await writeOrRescue(settings, session, entry, format(startedAt, 'yyyy-MM-dd'), io);
+  if (options.log && session) await writeOrRescue(settings, session, entry, day, io);
   if (options.json) {
     const { id, model: usedModel, status, replay_policy, timings, error } = entry;
     io.stdout.write(`${JSON.stringify({ id, session: entry.session, model: usedModel, response, status, replay_policy, timings, error })}\n`);

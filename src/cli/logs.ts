@@ -59,8 +59,6 @@ const FOLLOW_POLL_MS = 150;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function registerLogs(program: Command, io: Io, setExitCode: (code: number) => void): void {
-  // Options after a subcommand's name belong to it (`argo logs --home X`), not to the prompt command.
-  program.enablePositionalOptions();
   const logs = program
     .command('logs')
     .description('query the log of turns: filter, show, count, follow (see docs/history.md)')

@@ -5,12 +5,9 @@ import { ArgoError, UsageError } from '../errors.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
-import { doctor } from './doctor.js';
 import { processIo, readAll } from './io.js';
 import type { Io } from './io.js';
-import { registerLogs } from './logs.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
-import { registerSessions } from './sessions.js';
 
 interface AskFlags extends Omit<FlagOverrides, 'budget'> {
   replay: ReplaySpec;
@@ -22,7 +19,17 @@ interface AskFlags extends Omit<FlagOverrides, 'budget'> {
   log: boolean;
 }
 
-export function buildProgram(io: Io, setExitCode: (code: number) => void): Command {
+/**
+ * The history commands are loaded only when the command line names them (or asks for help), so a
+ * plain question does not pay for modules it never runs.
+ */
+const HISTORY_COMMANDS: Record<string, (program: Command, io: Io, setExitCode: (code: number) => void) => Promise<void>> = {
+  sessions: async (program, io) => (await import('./sessions.js')).registerSessions(program, io),
+  logs: async (program, io, setExitCode) => (await import('./logs.js')).registerLogs(program, io, setExitCode),
+};
+const HELP_WORDS = new Set(['-h', '--help', 'help']);
+
+export async function buildProgram(io: Io, setExitCode: (code: number) => void, args: readonly string[]): Promise<Command> {
   const program = new Command('argo')
     .description('Ask a local Ollama model from the shell, with deterministic replay of earlier turns.')
     .version('0.1.0', '-V, --version')
@@ -71,15 +78,19 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
       );
     });
 
-  registerSessions(program, io);
-  registerLogs(program, io, setExitCode);
+  // Options after a subcommand's name belong to it (`argo logs --home X`), not to the prompt command.
+  program.enablePositionalOptions();
+  const help = args.some((word) => HELP_WORDS.has(word));
+  for (const [name, register] of Object.entries(HISTORY_COMMANDS)) {
+    if (help || args.includes(name)) await register(program, io, setExitCode);
+  }
   program
     .command('doctor')
     .description('check Ollama, the model, the data directory and the config')
     .option('--home <dir>', 'data directory')
     .option('--host <url>', 'Ollama address')
     .option('-m, --model <name>', 'model to check')
-    .action(async (flags: FlagOverrides) => setExitCode(await doctor(flags, io)));
+    .action(async (flags: FlagOverrides) => setExitCode(await (await import('./doctor.js')).doctor(flags, io)));
   return program;
 }
 
@@ -103,7 +114,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
   });
-  const program = buildProgram(io, (code) => (process.exitCode = code));
+  const program = await buildProgram(io, (code) => (process.exitCode = code), argv.slice(2));
   program.exitOverride();
   program.configureOutput({
     outputError: (text, write) => write(`argo: ${text.replace(/^error: /, '')}`),

@@ -16,7 +16,6 @@ import type { Io } from './io.js';
 
 export function registerSessions(program: Command, io: Io): void {
   // Options after a subcommand's name belong to it (`argo sessions --json`), not to the prompt command.
-  program.enablePositionalOptions();
   const sessions = program
     .command('sessions')
     .description('list sessions, most recently used first (see docs/history.md)')

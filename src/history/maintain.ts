@@ -5,8 +5,7 @@ import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
-import fg from 'fast-glob';
-import { PRIVATE_FILE, logFileDate, listLogFiles } from '../log/files.js';
+import { PRIVATE_FILE, listFiles, listLogFiles, logFileDate } from '../log/files.js';
 import { idPattern } from '../log/history.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
@@ -145,9 +144,9 @@ async function repairIndexes(
   options: { removeEmptied: boolean },
 ): Promise<IndexRepair> {
   const repair: IndexRepair = { updated: 0, emptied: [] };
-  const names = await fg('*.idx', { cwd: paths.sessions, onlyFiles: true });
+  const names = await listFiles(paths.sessions, '*.idx');
   const needles = [...files].map((file) => `"file":${JSON.stringify(file)}`);
-  for (const name of names.sort()) {
+  for (const name of names) {
     const session = name.slice(0, -'.idx'.length);
     const path = join(paths.sessions, name);
     const text = await readFile(path, 'utf8').catch(() => null);

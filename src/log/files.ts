@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import fg from 'fast-glob';
 
 export const PRIVATE_DIR = 0o700;
 export const PRIVATE_FILE = 0o600;
@@ -11,9 +10,16 @@ export async function ensurePrivateDir(path: string): Promise<void> {
   await mkdir(path, { recursive: true, mode: PRIVATE_DIR });
 }
 
+/** Names of the files in `dir` matching `pattern`, sorted; none when the directory is missing. */
+export async function listFiles(dir: string, pattern: string): Promise<string[]> {
+  // Loaded on first use: a plain question never lists a directory, so it need not pay for the import.
+  const { default: fg } = await import('fast-glob');
+  return (await fg(pattern, { cwd: dir, onlyFiles: true })).sort();
+}
+
 /** The daily log files, oldest first (their names sort by date); none when the directory is missing. */
 export async function listLogFiles(logsDir: string): Promise<string[]> {
-  const names = await fg('*.log', { cwd: logsDir, onlyFiles: true });
+  const names = await listFiles(logsDir, '*.log');
   return names
     .filter((name) => LOG_NAME.test(name))
     .sort()

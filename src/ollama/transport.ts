@@ -114,20 +114,23 @@ export class OllamaTransport {
     const onAbort = (): void => controller.abort(hooks.signal?.reason);
     if (hooks.signal?.aborted) onAbort();
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
-    let idleTimer: NodeJS.Timeout | undefined;
-    const touch = (): void => {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => controller.abort(IDLE), this.options.idleMs);
+    // One timer that re-checks when it fires, rather than one re-armed per chunk: chunks are the hot path.
+    const idleMs = this.options.idleMs;
+    let lastActivity = performance.now();
+    const checkIdle = (): void => {
+      const quiet = performance.now() - lastActivity;
+      if (quiet >= idleMs) controller.abort(IDLE);
+      else idleTimer = setTimeout(checkIdle, idleMs - quiet);
     };
+    let idleTimer = setTimeout(checkIdle, idleMs);
     let gotText = false;
     let headers = false;
     let metrics = EMPTY_METRICS;
-    touch();
     try {
       const chunks = await this.open(request);
       headers = true;
       for await (const chunk of chunks) {
-        touch();
+        lastActivity = performance.now();
         const text = 'message' in chunk ? chunk.message.content : chunk.response;
         if (text) {
           gotText = true;

@@ -1,9 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import fg from 'fast-glob';
 import { RuntimeError } from '../errors.js';
-import { PRIVATE_FILE, ensurePrivateDir } from '../log/files.js';
+import { PRIVATE_FILE, ensurePrivateDir, listFiles } from '../log/files.js';
 import { isSessionName } from './names.js';
 
 /**
@@ -125,9 +124,9 @@ export function temporaryPath(target: string): string {
 }
 
 export async function listSessions(dir: string): Promise<SessionRecord[]> {
-  const names = await fg('*.json', { cwd: dir, onlyFiles: true }).catch(() => []);
+  const names = await listFiles(dir, '*.json').catch(() => []);
   const records: SessionRecord[] = [];
-  for (const file of names.sort()) {
+  for (const file of names) {
     const name = file.slice(0, -'.json'.length);
     if (!isSessionName(name)) continue;
     const record = await readSession(dir, name).catch(() => null);
