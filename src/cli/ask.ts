@@ -1,15 +1,16 @@
 import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
-import { loadHistory } from '../log/history.js';
+import { withReplayHistory } from '../log/history.js';
 import { recordTurn } from '../log/writer.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import type { Metrics, StreamOutcome } from '../ollama/transport.js';
 import { startSpinner } from '../output/spinner.js';
 import { TokenBuffer } from '../output/token-buffer.js';
+import { rulesFingerprint } from '../replay/classify.js';
 import { planTurn, policyForLog } from '../replay/plan.js';
 import type { ReplayPlan } from '../replay/plan.js';
-import type { ReplayReason, ReplaySpec } from '../replay/types.js';
+import type { HistoryTurn, ReplayReason, ReplaySpec } from '../replay/types.js';
 import { openSession, readSession } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { Io } from './io.js';
@@ -36,28 +37,30 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
   const paths = settings.paths;
   const existing = await readSession(paths.sessions, settings.session);
   const model = settings.modelFromFlag ? settings.model : (existing?.last_model ?? settings.model);
-  const history = existing ? await loadHistory(paths, existing, options.replay) : [];
-  const plan = planTurn({
-    input: options.prompt,
-    spec: options.replay,
-    ...(options.reason ? { reason: options.reason } : {}),
-    history,
-    policy: settings.replay,
-    style: settings.style,
-    mode: settings.mode,
-    persona: settings.persona,
-    verbosity: settings.verbosity,
-    request: {
-      endpoint: settings.api,
-      model,
-      stream: options.stream,
-      options: settings.options,
-      ...(settings.keepAlive !== undefined ? { keepAlive: settings.keepAlive } : {}),
-    },
-  });
+  const rules = rulesFingerprint(settings.replay.classify);
+  const planWith = (history: HistoryTurn[]): ReplayPlan =>
+    planTurn({
+      input: options.prompt,
+      spec: options.replay,
+      ...(options.reason ? { reason: options.reason } : {}),
+      history,
+      policy: settings.replay,
+      style: settings.style,
+      mode: settings.mode,
+      persona: settings.persona,
+      verbosity: settings.verbosity,
+      request: {
+        endpoint: settings.api,
+        model,
+        stream: options.stream,
+        options: settings.options,
+        ...(settings.keepAlive !== undefined ? { keepAlive: settings.keepAlive } : {}),
+      },
+    });
+  const plan = existing ? await withReplayHistory(paths, existing, options.replay, settings.replay.classify, planWith) : planWith([]);
 
   if (options.explain) {
-    io.stdout.write(options.json ? `${JSON.stringify(explainJson(plan))}\n` : explainText(plan, settings, history.length));
+    io.stdout.write(options.json ? `${JSON.stringify(explainJson(plan))}\n` : explainText(plan, settings));
     return 0;
   }
 
@@ -130,7 +133,7 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
     error: failure ?? (outcome.status === 'interrupted' ? 'interrupted by the user' : null),
   };
 
-  if (options.log && session) await writeOrRescue(settings, session, entry, day, io);
+  if (options.log && session) await writeOrRescue(settings, session, entry, day, rules, io);
   if (options.json) {
     const { id, model: usedModel, status, replay_policy, timings, error } = entry;
     io.stdout.write(`${JSON.stringify({ id, session: entry.session, model: usedModel, response, status, replay_policy, timings, error })}\n`);
@@ -150,9 +153,9 @@ function reportOutcome(status: TurnStatus, failure: string | undefined, io: Io, 
 }
 
 /** The turn is the user's words: if the log cannot take it, keep it somewhere and say where. */
-async function writeOrRescue(settings: Settings, session: SessionRecord, entry: LogEntry, date: string, io: Io): Promise<void> {
+async function writeOrRescue(settings: Settings, session: SessionRecord, entry: LogEntry, date: string, rules: string, io: Io): Promise<void> {
   try {
-    await recordTurn(settings.paths, session, entry, date);
+    await recordTurn(settings.paths, session, entry, date, rules);
   } catch (error) {
     const rescue = await io.rescue(`${JSON.stringify(entry)}\n`);
     throw new RuntimeError(
@@ -190,14 +193,14 @@ function explainJson(plan: ReplayPlan): object {
   };
 }
 
-function explainText(plan: ReplayPlan, settings: Settings, loaded: number): string {
+function explainText(plan: ReplayPlan, settings: Settings): string {
   const lines = [`session    ${settings.session}`, `entry type ${plan.entryType}`, `verbosity  ${plan.verbosity}`];
   const policy = plan.replayPolicy;
   if (policy === null) {
     lines.push('replay     none');
   } else {
     lines.push(
-      `replay     ${loaded} ok turns loaded, ${policy.entries_available} considered, reason ${policy.reason}`,
+      `replay     ${policy.entries_available} ok turns loaded, reason ${policy.reason}`,
       `filtered   ${policy.entries_filtered}${policy.filtered_types.length ? ` (${policy.filtered_types.join(', ')})` : ''}`,
       `budget     ${policy.chars_used} of ${policy.budget} chars, ${policy.entries_used} turns used${policy.trimmed ? ', trimmed' : ''}`,
       `strength   ${policy.context_strength}`,

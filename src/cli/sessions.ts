@@ -6,7 +6,7 @@ import { fullBlock, sessionHeader, sessionsTable } from '../history/format.js';
 import type { RenderOptions } from '../history/format.js';
 import { refuseWithForks, removeSessionLines } from '../history/maintain.js';
 import { Sink } from '../history/sink.js';
-import { loadSessionEntries, rebuildIndex } from '../log/history.js';
+import { loadSessionEntries, rebuildIndex, rulesTagging } from '../log/history.js';
 import { forkSession, parseForkSource, reindexAll, renameSession, requireFree, requireSession } from '../sessions/manage.js';
 import { checkSessionName } from '../sessions/names.js';
 import { deleteSession, listSessions } from '../sessions/store.js';
@@ -95,11 +95,11 @@ export function registerSessions(program: Command, io: Io): void {
       if (name !== undefined) {
         checkSessionName(name, 'sessions reindex');
         const record = await requireSession(settings.paths.sessions, name, 'sessions reindex');
-        const lines = await rebuildIndex(settings.paths, record);
+        const lines = await rebuildIndex(settings.paths, record, settings.replay.classify);
         io.stdout.write(`reindexed session "${name}": ${plural(lines.length, 'turn')}\n`);
         return;
       }
-      const result = await reindexAll(settings.paths);
+      const result = await reindexAll(settings.paths, rulesTagging(settings.replay.classify));
       const skipped = result.unreadable > 0 ? `; skipped ${plural(result.unreadable, 'unreadable line')} (argo logs check)` : '';
       io.stdout.write(`reindexed ${plural(result.sessions, 'session')}: ${plural(result.turns, 'turn')}${skipped}\n`);
     });

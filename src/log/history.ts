@@ -1,26 +1,71 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
-import type { HistoryTurn, ReplaySpec } from '../replay/types.js';
+import { classifyEntry, rulesFingerprint } from '../replay/classify.js';
+import type { ReplayPolicy } from '../replay/policy.js';
+import { textOf } from '../replay/types.js';
+import type { HistoryTurn, ReplaySpec, TurnText } from '../replay/types.js';
 import { listSessions, readSession, saveSession, withLastTurn } from '../sessions/store.js';
 import type { ParentLink, SessionRecord } from '../sessions/store.js';
 import { indexLine, readIndex, readIndexTail, writeIndex } from '../sessions/turn-index.js';
 import type { IndexLine } from '../sessions/turn-index.js';
 import { parseEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
+import type { RawLine } from './lines.js';
 import { listLogFiles } from './files.js';
 import { ScanStats, scanEntries } from './scan.js';
 import type { DataPaths } from './writer.js';
 
+type ClassifyRules = ReplayPolicy['classify'];
+
 /** Which of a session's indexed turns to read. */
 export type TurnPick = { kind: 'all'; okOnly?: boolean } | { kind: 'last'; count: number; okOnly: boolean };
 
-/** The ok turns a replay spec asks for, oldest first, found through the session's index. */
-export async function loadHistory(paths: DataPaths, session: SessionRecord, spec: ReplaySpec): Promise<HistoryTurn[]> {
-  if (spec.kind === 'none') return [];
+/** The ok turns a replay spec asks for, oldest first, with their words read. */
+export async function loadHistory(paths: DataPaths, session: SessionRecord, spec: ReplaySpec): Promise<Array<{ id: string } & TurnText>> {
+  return withReplayHistory(paths, session, spec, undefined, (turns) => turns.map((turn) => ({ id: turn.id, ...textOf(turn) })));
+}
+
+/**
+ * Hands `use` the ok turns a replay spec asks for, oldest first, found through the session's index.
+ * Their words are read from the log only when `use` asks (see DeferredTurn), and each read checks
+ * that the line is the turn the index names. A type cached in the index is passed on when it was
+ * computed under the same classification rules, so a long session costs the turns the replay
+ * actually sends, not its length. A stale index is rebuilt (classified under these rules) and `use`
+ * runs again.
+ */
+export async function withReplayHistory<T>(
+  paths: DataPaths,
+  session: SessionRecord,
+  spec: ReplaySpec,
+  classify: ClassifyRules | undefined,
+  use: (turns: HistoryTurn[]) => T,
+): Promise<T> {
+  if (spec.kind === 'none') return use([]);
+  const rules = classify && rulesFingerprint(classify);
   const pick: TurnPick = spec.kind === 'last' ? { kind: 'last', count: spec.count, okOnly: true } : { kind: 'all', okOnly: true };
-  const entries = await loadTurns(paths, session, pick);
-  return entries.filter((entry) => entry.status === 'ok').map((entry) => ({ id: entry.id, prompt: entry.user_prompt, response: entry.model_response }));
+  const first = await readPicked(paths.sessions, session, pick);
+  const attempts = first ? [first, null] : [null];
+  for (const [attempt, known] of attempts.entries()) {
+    const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, classify), pick);
+    const reader = new TurnReader(paths.logs, session, inherited);
+    try {
+      return use(
+        chosen.map((line) => ({
+          id: line.id,
+          ...(rules !== undefined && line.rules === rules ? { entry_type: line.type } : {}),
+          load: () => reader.text(line),
+        })),
+      );
+    } catch (error) {
+      if (!(error instanceof StaleIndexError) || attempt === attempts.length - 1) {
+        throw error instanceof StaleIndexError ? new RuntimeError(`the log changed while reading session "${session.name}"; try again`) : error;
+      }
+    } finally {
+      reader.close();
+    }
+  }
+  throw new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
 }
 
 /** Every turn of the session (or the newest `last`), with a fork's inherited turns first. */
@@ -89,37 +134,63 @@ function choose(session: SessionRecord, lines: readonly IndexLine[], pick: TurnP
   return { chosen: chosen.reverse(), inherited };
 }
 
-/**
- * Reads the indexed lines; null as soon as one does not hold the turn it should (stale index).
- * Synchronous on purpose: a 10,000-turn session is 10,000 small reads, and the promise API's
- * per-call overhead would dominate; nothing else runs while the history loads.
- */
+/** Reads the indexed lines; null as soon as one does not hold the turn it should (stale index). */
 function readIndexed(logsDir: string, session: SessionRecord, lines: readonly IndexLine[], inherited: ReadonlySet<string>): LogEntry[] | null {
-  const fds = new Map<string, number>();
-  let buffer = Buffer.allocUnsafe(64 * 1024);
+  const reader = new TurnReader(logsDir, session, inherited);
   try {
-    const entries: LogEntry[] = [];
-    for (const line of lines) {
-      let fd = fds.get(line.file);
-      if (fd === undefined) {
-        try {
-          fd = openSync(join(logsDir, line.file), 'r');
-        } catch {
-          return null;
-        }
-        fds.set(line.file, fd);
-      }
-      if (buffer.length < line.length) buffer = Buffer.allocUnsafe(line.length);
-      const bytesRead = readSync(fd, buffer, 0, line.length, line.offset);
-      const entry = bytesRead === line.length ? parseEntry(buffer.toString('utf8', 0, line.length)) : null;
-      if (entry === null || entry.id !== line.id) return null;
-      // A leftover index of an older session of the same name must not leak its turns in.
-      if (!inherited.has(line.id) && entry.session_id !== session.id) return null;
-      entries.push(entry);
-    }
-    return entries;
+    return lines.map((line) => reader.entry(line));
+  } catch (error) {
+    if (error instanceof StaleIndexError) return null;
+    throw error;
   } finally {
-    for (const fd of fds.values()) closeSync(fd);
+    reader.close();
+  }
+}
+
+class StaleIndexError extends Error {}
+
+/**
+ * Reads single turns at the places the index names, checking each is the turn it should be.
+ * Synchronous on purpose: a long session is many small reads, the promise API's per-call overhead
+ * would dominate, and nothing else runs while the history loads.
+ */
+class TurnReader {
+  private readonly fds = new Map<string, number>();
+  private buffer = Buffer.allocUnsafe(64 * 1024);
+
+  constructor(
+    private readonly logsDir: string,
+    private readonly session: SessionRecord,
+    private readonly inherited: ReadonlySet<string>,
+  ) {}
+
+  entry(line: IndexLine): LogEntry {
+    let fd = this.fds.get(line.file);
+    if (fd === undefined) {
+      try {
+        fd = openSync(join(this.logsDir, line.file), 'r');
+      } catch {
+        throw new StaleIndexError();
+      }
+      this.fds.set(line.file, fd);
+    }
+    if (this.buffer.length < line.length) this.buffer = Buffer.allocUnsafe(line.length);
+    const bytesRead = readSync(fd, this.buffer, 0, line.length, line.offset);
+    const entry = bytesRead === line.length ? parseEntry(this.buffer.toString('utf8', 0, line.length)) : null;
+    if (entry === null || entry.id !== line.id || entry.status !== line.status) throw new StaleIndexError();
+    // A leftover index of an older session of the same name must not leak its turns in.
+    if (!this.inherited.has(line.id) && entry.session_id !== this.session.id) throw new StaleIndexError();
+    return entry;
+  }
+
+  text(line: IndexLine): TurnText {
+    const entry = this.entry(line);
+    return { prompt: entry.user_prompt, response: entry.model_response };
+  }
+
+  close(): void {
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
   }
 }
 
@@ -127,18 +198,38 @@ function readIndexed(logsDir: string, session: SessionRecord, lines: readonly In
  * Recreates the session's index from the log itself: its own turns, and for a fork the history of
  * its parent (recursively) up to the fork point. One pass over the log for the whole lineage.
  */
-export async function rebuildIndex(paths: DataPaths, session: SessionRecord): Promise<IndexLine[]> {
+export async function rebuildIndex(paths: DataPaths, session: SessionRecord, classify?: ClassifyRules): Promise<IndexLine[]> {
+  const tagging = classify && rulesTagging(classify);
   const lineage = lineageOf(session, session.parent ? await listSessions(paths.sessions) : []);
   const own = new Map<string, IndexLine[]>(lineage.map((level) => [level.id, []]));
   const stats = new ScanStats();
   const pattern = idPattern(lineage.map((level) => level.id));
   for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { pattern })) {
-    own.get(entry.session_id)?.push(indexLine(entry.id, file, line.offset, line.length, entry.status, entry.entry_type));
+    own.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
   }
   const history = composeHistory(lineage, (id) => own.get(id) ?? []);
   await writeIndex(paths.sessions, session.name, history);
   await syncCounters(paths.sessions, session, history, own.get(session.id)?.length ?? 0);
   return history;
+}
+
+/**
+ * The index line for a turn found in the log; with `classify`, its type under those rules (and
+ * their fingerprint), as the writer records it; without, the type stored in the line.
+ */
+export function indexLineOf(entry: LogEntry, file: string, line: RawLine, tagging?: RulesTagging): IndexLine {
+  const type = tagging ? classifyEntry(entry.user_prompt, tagging.rules) : entry.entry_type;
+  return indexLine(entry.id, file, line.offset, line.length, entry.status, type, tagging?.fingerprint);
+}
+
+/** Classification rules and their fingerprint, for index lines that cache a type. */
+export interface RulesTagging {
+  rules: ClassifyRules;
+  fingerprint: string;
+}
+
+export function rulesTagging(rules: ClassifyRules): RulesTagging {
+  return { rules, fingerprint: rulesFingerprint(rules) };
 }
 
 export interface Lineage {

@@ -20,8 +20,9 @@ const NEWLINE = 10;
 /**
  * Appends the turn as one line in one write (O_APPEND keeps concurrent writers whole), then its
  * index line, then the session's counters. The log line is the truth; the rest can be rebuilt.
+ * `rules` fingerprints the classification rules `entry.entry_type` was computed under.
  */
-export async function recordTurn(paths: DataPaths, session: SessionRecord, entry: LogEntry, date: string): Promise<string> {
+export async function recordTurn(paths: DataPaths, session: SessionRecord, entry: LogEntry, date: string, rules?: string): Promise<string> {
   await ensurePrivateDir(paths.logs);
   const file = join(paths.logs, logFileName(date));
   const line = Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8');
@@ -37,7 +38,7 @@ export async function recordTurn(paths: DataPaths, session: SessionRecord, entry
   } finally {
     await handle.close();
   }
-  await appendIndex(paths.sessions, session.name, indexLine(entry.id, file, offset, line.length - 1, entry.status, entry.entry_type));
+  await appendIndex(paths.sessions, session.name, indexLine(entry.id, file, offset, line.length - 1, entry.status, entry.entry_type, rules));
   const current = (await readSession(paths.sessions, session.name)) ?? session;
   await saveSession(paths.sessions, {
     ...current,

@@ -1,4 +1,6 @@
 import type { CandidateTurn } from './filter.js';
+import { textOf } from './types.js';
+import type { EntryType, TurnText } from './types.js';
 
 /** The replay text of one turn; its code-point length is the turn's cost. */
 export function renderTurn(prompt: string, response: string): string {
@@ -23,7 +25,7 @@ export function codePoints(text: string): number {
   return count;
 }
 
-export function turnCost(turn: { prompt: string; response: string }): number {
+export function turnCost(turn: TurnText): number {
   return RENDER_OVERHEAD + codePoints(turn.prompt) + codePoints(turn.response);
 }
 
@@ -56,7 +58,11 @@ function shareRoom(lengths: readonly number[], room: number): number[] {
   return shares;
 }
 
-export interface BudgetedTurn extends CandidateTurn {
+/** A turn as it will be sent: its text, possibly shortened. */
+export interface BudgetedTurn extends TurnText {
+  id: string;
+  entry_type: EntryType;
+  protected: boolean;
   elided: boolean;
   chars: number;
 }
@@ -77,28 +83,31 @@ export interface BudgetResult {
  * newest to oldest and stops at the first turn that does not fit: older turns are never measured.
  */
 export function applyBudget(turns: readonly CandidateTurn[], cap: number): BudgetResult {
-  const chars = new Map<CandidateTurn, number>();
+  const sent = new Map<CandidateTurn, { text: TurnText; cost: number }>();
   let total = 0;
-  for (const turn of turns) {
-    if (!turn.protected) continue;
-    const cost = turnCost(turn);
-    chars.set(turn, cost);
-    total += cost;
-  }
-  for (let i = turns.length - 1, fits = true; i >= 0 && fits; i--) {
+  const take = (turn: CandidateTurn): number => {
+    const text = textOf(turn);
+    const cost = turnCost(text);
+    sent.set(turn, { text, cost });
+    return cost;
+  };
+  for (const turn of turns) if (turn.protected) total += take(turn);
+  for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i];
     if (!turn || turn.protected) continue;
-    const cost = turnCost(turn);
-    fits = total + cost <= cap;
-    if (fits) {
-      chars.set(turn, cost);
-      total += cost;
-    }
+    const text = textOf(turn);
+    const cost = turnCost(text);
+    if (total + cost > cap) break;
+    sent.set(turn, { text, cost });
+    total += cost;
   }
-  const dropped = turns.filter((turn) => !chars.has(turn));
-  let used: BudgetedTurn[] = turns
-    .filter((turn) => chars.has(turn))
-    .map((turn) => ({ ...turn, elided: false, chars: chars.get(turn) ?? 0 }));
+  const dropped = turns.filter((turn) => !sent.has(turn));
+  let used: BudgetedTurn[] = turns.flatMap((turn) => {
+    const chosen = sent.get(turn);
+    if (!chosen) return [];
+    const { id, entry_type } = turn;
+    return [{ id, entry_type, protected: turn.protected, ...chosen.text, elided: false, chars: chosen.cost }];
+  });
   if (total > cap) used = shortenToFit(used, cap);
   const charsUsed = used.reduce((sum, turn) => sum + turn.chars, 0);
   return { used, dropped, charsUsed, trimmed: dropped.length > 0 || used.some((turn) => turn.elided) };

@@ -30,3 +30,22 @@ function skipPolitePrefixes(words: string, prefixes: readonly string[]): string 
     rest = rest.slice(head.length + 1);
   }
 }
+
+/**
+ * Identifies a set of classification rules, so a type computed earlier (and cached in the session
+ * index) is reused only while the rules that produced it are still in force.
+ */
+export function rulesFingerprint(rules: ClassifyRules): string {
+  // cyrb53: a fast 53-bit string hash; collisions between two real rule sets are not a practical concern.
+  const text = JSON.stringify(rules);
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}

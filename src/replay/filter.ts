@@ -1,12 +1,8 @@
 import type { EntryType, HistoryTurn } from './types.js';
 
-export interface ClassifiedTurn extends HistoryTurn {
-  entry_type: EntryType;
-}
+export type ClassifiedTurn = HistoryTurn & { entry_type: EntryType };
 
-export interface CandidateTurn extends ClassifiedTurn {
-  protected: boolean;
-}
+export type CandidateTurn = ClassifiedTurn & { protected: boolean };
 
 export interface FilterResult {
   kept: CandidateTurn[];

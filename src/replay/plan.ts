@@ -9,7 +9,7 @@ import { inferReason } from './reason.js';
 import { contextStrength } from './strength.js';
 import { resolveVerbosity, styleInstructions } from './style.js';
 import type { ResolvedVerbosity } from './style.js';
-import { ENTRY_TYPES } from './types.js';
+import { ENTRY_TYPES, textOf } from './types.js';
 import type { EntryType, HistoryTurn, ReplayPolicyLog, ReplayReason, ReplaySpec, TurnDecision, Verbosity } from './types.js';
 
 export interface PlanInput {
@@ -49,7 +49,7 @@ export function planTurn(input: PlanInput): ReplayPlan {
 
   const loaded: ClassifiedTurn[] = selectHistory(input.spec, input.history).map((turn) => ({
     ...turn,
-    entry_type: classifyEntry(turn.prompt, policy.classify),
+    entry_type: turn.entry_type ?? classifyEntry(textOf(turn).prompt, policy.classify),
   }));
   const { kept, filtered } = filterByReason(loaded, policy.filters[reason], policy.protectedTurns);
   const budget = applyBudget(kept, policy.budget);

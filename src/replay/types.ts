@@ -15,11 +15,27 @@ export type Endpoint = (typeof ENDPOINTS)[number];
 
 export type ReplaySpec = { kind: 'none' } | { kind: 'last'; count: number } | { kind: 'session' };
 
-/** An earlier ok turn, as loaded from the log (oldest first). */
-export interface HistoryTurn {
-  id: string;
+export interface TurnText {
   prompt: string;
   response: string;
+}
+
+/**
+ * An earlier ok turn (oldest first), with its text at hand or loadable on demand: replay reads the
+ * words of only the turns it classifies or the budget reaches, so a long session costs what is sent.
+ * `entry_type`, when given, is the turn's type under the current rules (e.g. cached in the session
+ * index) and saves classifying it again.
+ */
+export type HistoryTurn = ({ id: string } & TurnText & { entry_type?: EntryType }) | DeferredTurn;
+
+export interface DeferredTurn {
+  id: string;
+  entry_type?: EntryType;
+  load: () => TurnText;
+}
+
+export function textOf(turn: HistoryTurn): TurnText {
+  return 'load' in turn ? turn.load() : turn;
 }
 
 /** What happened to one loaded turn, and why. */

@@ -6,13 +6,14 @@ import { join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
 import { PRIVATE_FILE, listLogFiles } from '../log/files.js';
-import { composeHistory, lineageOf, loadIndexed } from '../log/history.js';
+import { composeHistory, indexLineOf, lineageOf, loadIndexed } from '../log/history.js';
+import type { RulesTagging } from '../log/history.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, isBlank } from '../log/scan.js';
 import type { DataPaths } from '../log/writer.js';
 import { createSession, indexPath, listSessions, readSession, recordPath, saveSession, withLastTurn } from './store.js';
 import type { ParentLink, SessionRecord } from './store.js';
-import { indexLine, parseIndexLine, writeIndex } from './turn-index.js';
+import { parseIndexLine, writeIndex } from './turn-index.js';
 import type { IndexLine } from './turn-index.js';
 
 /** The record of a session the user named, or a usage error listing the sessions there are. */
@@ -128,7 +129,7 @@ export interface ReindexResult {
  * temporary file (memory bounded by the number of sessions, not turns), then forks get their
  * parent's rebuilt history up to the fork point in front of their own lines.
  */
-export async function reindexAll(paths: DataPaths): Promise<ReindexResult> {
+export async function reindexAll(paths: DataPaths, tagging?: RulesTagging): Promise<ReindexResult> {
   const records = await listSessions(paths.sessions);
   const lineages = new Map(records.map((record) => [record, lineageOf(record, records)]));
   // One spool per session id met in any lineage: removed ancestors still have lines to inherit.
@@ -146,7 +147,7 @@ export async function reindexAll(paths: DataPaths): Promise<ReindexResult> {
           stats.skip(file, line, 'unreadable');
           continue;
         }
-        await spools.get(entry.session_id)?.push(indexLine(entry.id, file, line.offset, line.length, entry.status, entry.entry_type));
+        await spools.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
       }
     }
     for (const spool of spools.values()) await spool.flush();

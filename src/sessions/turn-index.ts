@@ -14,10 +14,20 @@ export interface IndexLine {
   length: number;
   status: TurnStatus;
   type: EntryType;
+  /** Fingerprint of the classification rules `type` was computed under (absent: unknown, classify again). */
+  rules?: string;
 }
 
-export function indexLine(id: string, file: string, offset: number, length: number, status: TurnStatus, type: EntryType): IndexLine {
-  return { id, file: basename(file), offset, length, status, type };
+export function indexLine(
+  id: string,
+  file: string,
+  offset: number,
+  length: number,
+  status: TurnStatus,
+  type: EntryType,
+  rules?: string,
+): IndexLine {
+  return { id, file: basename(file), offset, length, status, type, ...(rules !== undefined ? { rules } : {}) };
 }
 
 export async function appendIndex(dir: string, session: string, line: IndexLine): Promise<void> {
@@ -91,7 +101,8 @@ export function parseIndexLine(raw: string): IndexLine | null {
       Number.isSafeInteger(value.length) &&
       (value.length as number) > 0 &&
       typeof value.status === 'string' &&
-      typeof value.type === 'string';
+      typeof value.type === 'string' &&
+      (value.rules === undefined || typeof value.rules === 'string');
     return valid ? (value as IndexLine) : null;
   } catch {
     return null;

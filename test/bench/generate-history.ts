@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { LogEntry, TurnStatus } from '../../src/log/entry.js';
 import { logFileName } from '../../src/log/files.js';
+import { rulesFingerprint } from '../../src/replay/classify.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
 import { planTurn } from '../../src/replay/plan.js';
 import type { Endpoint, HistoryTurn, ReplaySpec } from '../../src/replay/types.js';
@@ -70,7 +71,7 @@ function formatFingerprint(): string {
     verbosity: 'auto',
     request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
   });
-  return JSON.stringify([indexLine('aaaaaaaaaaaa', '/x/2026-01-05.log', 0, 10, 'ok', 'question'), titleFrom('x '.repeat(40)), plan]);
+  return JSON.stringify([indexLine('aaaaaaaaaaaa', '/x/2026-01-05.log', 0, 10, 'ok', 'question', 'rules'), titleFrom('x '.repeat(40)), plan]);
 }
 
 export function cacheKey(params: HistoryParams): string {
@@ -409,8 +410,11 @@ export function generateHistory(home: string, params: HistoryParams, key: string
   };
 }
 
+// As the writer does: each index line caches its type under the rules in force (the defaults here).
+const RULES = rulesFingerprint(DEFAULT_REPLAY_POLICY.classify);
+
 function index(session: SessionState, entry: LogEntry, file: string, offset: number, length: number): void {
-  session.index += `${JSON.stringify(indexLine(entry.id, file, offset, length, entry.status, entry.entry_type))}\n`;
+  session.index += `${JSON.stringify(indexLine(entry.id, file, offset, length, entry.status, entry.entry_type, RULES))}\n`;
   if (session.index.length > INDEX_FLUSH_CHARS) flushIndex(session);
 }
 

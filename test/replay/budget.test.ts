@@ -1,21 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { applyBudget, codePoints, elideMiddle, RENDER_OVERHEAD, renderTurn, turnCost } from '../../src/replay/budget.js';
 import type { CandidateTurn } from '../../src/replay/filter.js';
+import type { TurnText } from '../../src/replay/types.js';
+
+type EagerCandidate = CandidateTurn & TurnText;
 
 const MARKER = / \[… (\d+) characters elided …\] /u;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
 
-function turn(id: string, prompt: string, response: string, isProtected = false): CandidateTurn {
+function turn(id: string, prompt: string, response: string, isProtected = false): EagerCandidate {
   return { id, prompt, response, entry_type: 'question', protected: isProtected };
 }
 
 /** A turn whose rendered replay text is exactly `cost` code points. */
-function turnOfCost(id: string, cost: number, isProtected = false): CandidateTurn {
+function turnOfCost(id: string, cost: number, isProtected = false): EagerCandidate {
   return turn(id, 'p', 'r'.repeat(cost - RENDER_OVERHEAD - 1), isProtected);
 }
 
 /** Four turns a, b, c, d (oldest first); c and d are the protected most recent two. */
-function four(costs: readonly [number, number, number, number]): CandidateTurn[] {
+function four(costs: readonly [number, number, number, number]): EagerCandidate[] {
   return costs.map((cost, i) => turnOfCost('abcd'[i] ?? '?', cost, i >= 2));
 }
 

@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { codePoints, renderTurn, turnCost } from '../../src/replay/budget.js';
+import { classifyEntry, rulesFingerprint } from '../../src/replay/classify.js';
 import { LOGGED_DECISIONS, planTurn, policyForLog, selectHistory } from '../../src/replay/plan.js';
 import type { PlanInput, ReplayPlan } from '../../src/replay/plan.js';
 import { checkReplayPolicy, DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
 import type { ReplayPolicy } from '../../src/replay/policy.js';
-import type { HistoryTurn, ReplayPolicyLog, TurnDecision } from '../../src/replay/types.js';
+import type { DeferredTurn, ReplayPolicyLog, TurnDecision, TurnText } from '../../src/replay/types.js';
+
+type EagerTurn = { id: string } & TurnText;
 
 const { confidence } = DEFAULT_REPLAY_POLICY;
 const { personas, modes, verbosity } = DEFAULT_STYLE_POLICY;
 const MARKER = / \[… \d+ characters elided …\] /u;
 
-function turn(id: string, prompt: string, response = `Answer ${id}.`): HistoryTurn {
+function turn(id: string, prompt: string, response = `Answer ${id}.`): EagerTurn {
   return { id, prompt, response };
 }
 
@@ -49,7 +52,7 @@ function rows(log: ReplayPolicyLog | null): Array<[string, string, string, boole
   return (log?.decisions ?? []).map((d: TurnDecision) => [d.id, d.entry_type, d.outcome, d.protected]);
 }
 
-const cost = (...turns: HistoryTurn[]): number => turns.reduce((sum, t) => sum + turnCost(t), 0);
+const cost = (...turns: EagerTurn[]): number => turns.reduce((sum, t) => sum + turnCost(t), 0);
 
 describe('--replay none: nothing happens', () => {
   const history = [turn('h1', 'Explain monads'), turn('h2', 'Add tests')];
@@ -540,5 +543,69 @@ describe('policyForLog: bounded per-turn decisions in the log line', () => {
 
   it('is null for replay none', () => {
     expect(policyForLog(null)).toBeNull();
+  });
+});
+
+describe('deferred turns: the plan reads only the words it needs', () => {
+  // A long session: mostly instructions, a few questions, each turn about 300 code points.
+  const history = Array.from({ length: 400 }, (_, i) =>
+    turn(`d${i}`, i % 7 === 0 ? `Why is step ${i} needed?` : `Write step ${i} of the migration`, `Step ${i}: ${'x'.repeat(240)}`),
+  );
+  const types = history.map((t) => classifyEntry(t.prompt, DEFAULT_REPLAY_POLICY.classify));
+
+  function deferred(withTypes: boolean): { turns: DeferredTurn[]; loads: string[] } {
+    const loads: string[] = [];
+    const turns = history.map((t, i) => ({
+      id: t.id,
+      ...(withTypes ? { entry_type: types[i] } : {}),
+      load: (): TurnText => {
+        loads.push(t.id);
+        return { prompt: t.prompt, response: t.response };
+      },
+    }));
+    return { turns, loads };
+  }
+
+  it.each([
+    ['session', { kind: 'session' } as const],
+    ['last:50', { kind: 'last', count: 50 } as const],
+    ['last:3', { kind: 'last', count: 3 } as const],
+  ])('%s: same request and diagnostics as with every text at hand', (_name, spec) => {
+    const eager = plan({ input: 'Add a rollback', spec, history });
+    const { turns } = deferred(true);
+    const lazy = plan({ input: 'Add a rollback', spec, history: turns });
+    expect(JSON.stringify(lazy)).toBe(JSON.stringify(eager));
+  });
+
+  it('with cached types, loads only the turns the budget reaches (newest first, one past the cap)', () => {
+    const { turns, loads } = deferred(true);
+    const result = plan({ input: 'Add a rollback', spec: { kind: 'session' }, history: turns });
+    const used = result.replayPolicy?.entries_used ?? 0;
+    expect(used).toBeGreaterThan(2);
+    expect(used).toBeLessThan(40);
+    // The protected two, then newest-first kept turns until the first that does not fit.
+    expect(new Set(loads).size).toBe(used + 1);
+    expect(loads.every((id) => Number(id.slice(1)) >= 400 - 60)).toBe(true);
+  });
+
+  it('without cached types, loads every prompt to classify it', () => {
+    const { turns, loads } = deferred(false);
+    plan({ input: 'Add a rollback', spec: { kind: 'session' }, history: turns });
+    expect(new Set(loads).size).toBe(history.length);
+  });
+
+  it('a given entry_type is used as is', () => {
+    const result = plan({ input: 'Go on', spec: { kind: 'session' }, history: [{ ...turn('q1', 'Why?'), entry_type: 'instruction' }] });
+    expect(result.replayPolicy?.decisions[0]?.entry_type).toBe('instruction');
+  });
+});
+
+describe('rulesFingerprint', () => {
+  it('is stable for equal rules and changes with any rule', () => {
+    const rules = DEFAULT_REPLAY_POLICY.classify;
+    expect(rulesFingerprint(structuredClone(rules))).toBe(rulesFingerprint(rules));
+    expect(rulesFingerprint({ ...rules, meta: [...rules.meta, 'recap'] })).not.toBe(rulesFingerprint(rules));
+    expect(rulesFingerprint({ ...rules, instructionVerbs: rules.instructionVerbs.slice(1) })).not.toBe(rulesFingerprint(rules));
+    expect(rulesFingerprint(rules)).toMatch(/^[0-9a-z]+$/);
   });
 });

@@ -1,0 +1,113 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadHistory, rebuildIndex, withReplayHistory } from '../../src/log/history.js';
+import { recordTurn } from '../../src/log/writer.js';
+import { classifyEntry, rulesFingerprint } from '../../src/replay/classify.js';
+import { planTurn } from '../../src/replay/plan.js';
+import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
+import type { ReplayPolicy } from '../../src/replay/policy.js';
+import type { HistoryTurn, ReplaySpec } from '../../src/replay/types.js';
+import { indexPath, openSession, readSession } from '../../src/sessions/store.js';
+import type { SessionRecord } from '../../src/sessions/store.js';
+import { readIndex } from '../../src/sessions/turn-index.js';
+import { makeEntry, tempData } from './helpers.js';
+import type { Home } from './helpers.js';
+
+const RULES = DEFAULT_REPLAY_POLICY.classify;
+const TURNS = 300;
+
+/** A long session written through the real writer, each index line caching its type under RULES. */
+async function longSession(): Promise<Home & { session: SessionRecord }> {
+  const data = tempData();
+  const opened = await openSession(data.paths.sessions, 'long', '2025-01-02T09:00:00.000Z');
+  for (let i = 0; i < TURNS; i++) {
+    const prompt = i % 5 === 0 ? `Why does step ${i} matter` : `Write step ${i} of the migration`;
+    const entry = makeEntry({
+      id: `r${String(i).padStart(11, '0')}`,
+      session: 'long',
+      session_id: opened.id,
+      user_prompt: prompt,
+      model_response: `Step ${i}: ${'y'.repeat(250)}`,
+      entry_type: classifyEntry(prompt, RULES),
+    });
+    await recordTurn(data.paths, opened, entry, '2025-01-02', rulesFingerprint(RULES));
+  }
+  return { ...data, session: (await readSession(data.paths.sessions, 'long')) as SessionRecord };
+}
+
+function planFor(policy: ReplayPolicy, spec: ReplaySpec) {
+  return (history: HistoryTurn[]) =>
+    planTurn({
+      input: 'Add a rollback step',
+      spec,
+      history,
+      policy,
+      style: DEFAULT_STYLE_POLICY,
+      mode: null,
+      persona: 'neutral',
+      verbosity: 'auto',
+      request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
+    });
+}
+
+/** Wraps each deferred turn so the test sees which words were read. */
+function counting(plan: (history: HistoryTurn[]) => unknown, loads: string[]) {
+  return (history: HistoryTurn[]) =>
+    plan(history.map((turn) => ('load' in turn ? { ...turn, load: () => (loads.push(turn.id), turn.load()) } : turn)));
+}
+
+describe('withReplayHistory', () => {
+  it('with the rules the index was written under, reads only the turns the budget reaches', async () => {
+    const { paths, session } = await longSession();
+    const loads: string[] = [];
+    const spec = { kind: 'session' } as const;
+    const lazy = await withReplayHistory(paths, session, spec, RULES, counting(planFor(DEFAULT_REPLAY_POLICY, spec), loads));
+    const eager = planFor(DEFAULT_REPLAY_POLICY, spec)(await loadHistory(paths, session, spec));
+    expect(JSON.stringify(lazy)).toBe(JSON.stringify(eager));
+    const used = (lazy as ReturnType<ReturnType<typeof planFor>>).replayPolicy?.entries_used ?? 0;
+    expect(used).toBeGreaterThan(2);
+    expect(new Set(loads).size).toBe(used + 1);
+  });
+
+  it('under other rules, classifies every turn again from its words', async () => {
+    const { paths, session } = await longSession();
+    const changed = { ...DEFAULT_REPLAY_POLICY, classify: { ...RULES, questionOpeners: ['how'] } };
+    const loads: string[] = [];
+    const spec = { kind: 'session' } as const;
+    const result = await withReplayHistory(paths, session, spec, changed.classify, counting(planFor(changed, spec), loads));
+    expect(new Set(loads).size).toBe(TURNS);
+    // "Why …" turns are no longer questions under these rules.
+    expect((result as ReturnType<ReturnType<typeof planFor>>).replayPolicy?.decisions.some((d) => d.entry_type === 'question')).toBe(false);
+  });
+
+  it('a stale line met while planning rebuilds the index and plans again', async () => {
+    const { paths, session } = await longSession();
+    const spec = { kind: 'last', count: 3 } as const;
+    const expected = planFor(DEFAULT_REPLAY_POLICY, spec)(await loadHistory(paths, session, spec));
+    // Point the newest index line (always read: it is protected) at the previous turn's line.
+    const lines = readFileSync(indexPath(paths.sessions, 'long'), 'utf8').trimEnd().split('\n');
+    const last = JSON.parse(lines.at(-1) ?? '{}') as { offset: number; length: number };
+    const previous = JSON.parse(lines.at(-2) ?? '{}') as { offset: number; length: number };
+    lines[lines.length - 1] = JSON.stringify({ ...JSON.parse(lines.at(-1) ?? '{}'), offset: previous.offset, length: previous.length });
+    writeFileSync(indexPath(paths.sessions, 'long'), `${lines.join('\n')}\n`);
+    expect(last.offset).not.toBe(previous.offset);
+
+    const result = await withReplayHistory(paths, session, spec, RULES, planFor(DEFAULT_REPLAY_POLICY, spec));
+    expect(JSON.stringify(result)).toBe(JSON.stringify(expected));
+    const repaired = (await readIndex(paths.sessions, 'long')) ?? [];
+    expect(repaired.at(-1)?.offset).toBe(last.offset);
+    expect(repaired.every((line) => line.rules === rulesFingerprint(RULES))).toBe(true);
+  });
+
+  it('rebuildIndex with rules classifies each turn under them and records their fingerprint', async () => {
+    const { paths, session } = await longSession();
+    const changed = { ...RULES, questionOpeners: ['how'] };
+    const lines = await rebuildIndex(paths, session, changed);
+    expect(lines).toHaveLength(TURNS);
+    expect(lines.every((line) => line.rules === rulesFingerprint(changed))).toBe(true);
+    expect(lines.filter((line) => line.type === 'question')).toEqual([]);
+    const plain = await rebuildIndex(paths, session);
+    expect(plain.every((line) => line.rules === undefined)).toBe(true);
+    expect(plain.filter((line) => line.type === 'question')).toHaveLength(TURNS / 5);
+  });
+});
