@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { thrown } from '../support/thrown.js';
 import { checkReplayPolicy, DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, MIN_BUDGET, PolicyError } from '../../src/replay/policy.js';
 import type { ReplayPolicy } from '../../src/replay/policy.js';
-
-function thrown(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('DEFAULT_REPLAY_POLICY follows the contract', () => {
   it('caps the replay at 5500 code points and protects the two most recent turns', () => {

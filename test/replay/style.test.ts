@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { thrown } from '../support/thrown.js';
 import { UsageError } from '../../src/errors.js';
 import { DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
 import { resolveVerbosity, styleInstructions } from '../../src/replay/style.js';
@@ -6,15 +7,6 @@ import type { ResolvedVerbosity } from '../../src/replay/style.js';
 import type { Verbosity } from '../../src/replay/types.js';
 
 const rules = DEFAULT_STYLE_POLICY.verbosity;
-
-function thrown(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('resolveVerbosity', () => {
   it.each<[Verbosity, string, ResolvedVerbosity]>([
