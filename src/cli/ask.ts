@@ -12,7 +12,6 @@ import { planTurn, policyForLog } from '../replay/plan.js';
 import type { ReplayPlan } from '../replay/plan.js';
 import type { HistoryTurn, ReplayReason, ReplaySpec } from '../replay/types.js';
 import { openSession, readSession } from '../sessions/store.js';
-import type { SessionRecord } from '../sessions/store.js';
 import type { Io } from './io.js';
 
 export interface AskOptions {
@@ -97,48 +96,55 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
         io.stderr.write(`argo: ${reason}; retrying in ${(delayMs / 1000).toFixed(2)}s (attempt ${attempt} of ${settings.retries.attempts})\n`);
       },
     });
+  } catch (error) {
+    stopListening();
+    throw error;
   } finally {
     buffer.flush();
     stopSpinner();
-    stopListening();
   }
+  const totalMs = Math.round(io.clock() - started);
   if (!options.json && response !== '' && !response.endsWith('\n')) io.stdout.write('\n');
 
-  const { timestamp, day } = await stamps;
-  const session = options.log ? await openSession(paths.sessions, settings.session, timestamp) : existing;
-  const failure = outcome.failure?.kind === 'model-missing' ? await modelMissing(transport, model, settings.host) : outcome.failure?.message;
-  const entry: LogEntry = {
-    id: io.newId(),
-    timestamp,
-    session: settings.session,
-    session_id: session?.id ?? '',
-    status: outcome.status,
-    entry_type: plan.entryType,
-    model,
-    endpoint: settings.api,
-    active_mode: settings.mode,
-    persona: settings.persona,
-    verbosity: plan.verbosity,
-    replay: {
-      enabled: options.replay.kind !== 'none',
-      count: options.replay.kind === 'last' ? options.replay.count : null,
-      session: options.replay.kind === 'session',
-    },
-    user_prompt: options.prompt,
-    model_response: response,
-    replay_policy: policyForLog(plan.replayPolicy),
-    replayed_ids: plan.replayedIds,
-    timings: timingsOf(outcome.metrics, firstTokenMs, Math.round(io.clock() - started)),
-    done_reason: outcome.metrics.done_reason,
-    error: failure ?? (outcome.status === 'interrupted' ? 'interrupted by the user' : null),
-  };
+  // Ctrl-C stays handled (ignored) until the turn is written, so an answer is never half-logged.
+  try {
+    const { timestamp, day } = await stamps;
+    const failure = outcome.failure?.kind === 'model-missing' ? await modelMissing(transport, model, settings.host) : outcome.failure?.message;
+    const entry: LogEntry = {
+      id: io.newId(),
+      timestamp,
+      session: settings.session,
+      session_id: existing?.id ?? '',
+      status: outcome.status,
+      entry_type: plan.entryType,
+      model,
+      endpoint: settings.api,
+      active_mode: settings.mode,
+      persona: settings.persona,
+      verbosity: plan.verbosity,
+      replay: {
+        enabled: options.replay.kind !== 'none',
+        count: options.replay.kind === 'last' ? options.replay.count : null,
+        session: options.replay.kind === 'session',
+      },
+      user_prompt: options.prompt,
+      model_response: response,
+      replay_policy: policyForLog(plan.replayPolicy),
+      replayed_ids: plan.replayedIds,
+      timings: timingsOf(outcome.metrics, firstTokenMs, totalMs),
+      done_reason: outcome.metrics.done_reason,
+      error: failure ?? (outcome.status === 'interrupted' ? 'interrupted by the user' : null),
+    };
 
-  if (options.log && session) await writeOrRescue(settings, session, entry, day, rules, io);
-  if (options.json) {
-    const { id, model: usedModel, status, replay_policy, timings, error } = entry;
-    io.stdout.write(`${JSON.stringify({ id, session: entry.session, model: usedModel, response, status, replay_policy, timings, error })}\n`);
+    if (options.log) await writeOrRescue(settings, entry, day, rules, io);
+    if (options.json) {
+      const { id, model: usedModel, status, replay_policy, timings, error } = entry;
+      io.stdout.write(`${JSON.stringify({ id, session: entry.session, model: usedModel, response, status, replay_policy, timings, error })}\n`);
+    }
+    return reportOutcome(outcome.status, failure, io, options.log);
+  } finally {
+    stopListening();
   }
-  return reportOutcome(outcome.status, failure, io, options.log);
 }
 
 function reportOutcome(status: TurnStatus, failure: string | undefined, io: Io, logged: boolean): number {
@@ -153,9 +159,11 @@ function reportOutcome(status: TurnStatus, failure: string | undefined, io: Io, 
 }
 
 /** The turn is the user's words: if the log cannot take it, keep it somewhere and say where. */
-async function writeOrRescue(settings: Settings, session: SessionRecord, entry: LogEntry, date: string, rules: string, io: Io): Promise<void> {
+async function writeOrRescue(settings: Settings, entry: LogEntry, day: string, rules: string, io: Io): Promise<void> {
   try {
-    await recordTurn(settings.paths, session, entry, date, rules);
+    const session = await openSession(settings.paths.sessions, settings.session, entry.timestamp);
+    entry.session_id = session.id;
+    await recordTurn(settings.paths, session, entry, day, rules);
   } catch (error) {
     const rescue = await io.rescue(`${JSON.stringify(entry)}\n`);
     throw new RuntimeError(

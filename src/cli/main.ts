@@ -30,7 +30,13 @@ const HISTORY_COMMANDS: Record<string, (program: Command, io: Io, setExitCode: (
 const HELP_WORDS = new Set(['-h', '--help', 'help']);
 
 export async function buildProgram(io: Io, setExitCode: (code: number) => void, args: readonly string[]): Promise<Command> {
+  // Set before any subcommand is created, so every command inherits them: usage errors are one
+  // line, prefixed, with the help hint inline, and end in an exception main() maps to exit 2.
   const program = new Command('argo')
+    .exitOverride()
+    .configureOutput({
+      outputError: (text, write) => write(`argo: ${text.replace(/^error: /, '').trimEnd()} (see argo --help)\n`),
+    })
     .description('Ask a local Ollama model from the shell, with deterministic replay of earlier turns.')
     .version('0.1.0', '-V, --version')
     .argument('[prompt...]', 'the question; text piped on stdin is appended after it')
@@ -53,7 +59,6 @@ export async function buildProgram(io: Io, setExitCode: (code: number) => void, 
     .option('--num-ctx <n>', 'context window in tokens', parsePositiveInteger)
     .option('--keep-alive <duration>', 'how long Ollama keeps the model loaded (e.g. 10m, -1)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
-    .showHelpAfterError('(run argo --help for usage)')
     .action(async (words: string[], flags: AskFlags) => {
       const settings = loadSettings(flags, process.env);
       if (flags.reason && flags.replay.kind === 'none') throw new UsageError('--reason needs --replay last:N or --replay session');
@@ -115,11 +120,6 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     if (error.code !== 'EPIPE') throw error;
   });
   const program = await buildProgram(io, (code) => (process.exitCode = code), argv.slice(2));
-  program.exitOverride();
-  program.configureOutput({
-    outputError: (text, write) => write(`argo: ${text.replace(/^error: /, '')}`),
-  });
-  for (const command of program.commands) command.exitOverride();
   try {
     await program.parseAsync(argv);
   } catch (error) {

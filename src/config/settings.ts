@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy } from '../replay/policy.js';
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
+import { checkStyleChoice } from '../replay/style.js';
 import type { ModelOptions } from '../replay/prompt.js';
 import { ENDPOINTS, VERBOSITIES } from '../replay/types.js';
 import type { Endpoint, Verbosity } from '../replay/types.js';
@@ -172,6 +173,12 @@ export function loadSettings(flags: FlagOverrides, env: Env): Settings {
     settings.keepAlive = parseKeepAlive(keepAliveRaw, flags.keepAlive !== undefined ? '--keep-alive' : `${source}: "options.keep_alive"`);
   }
   checkRanges(settings, source);
+  // Checked here, before any file is read or written, rather than when the prompt is built.
+  const unknownStyle = checkStyleChoice(style, settings);
+  if (unknownStyle) {
+    const given = unknownStyle.key === 'mode' ? flags.mode !== undefined : flags.persona !== undefined;
+    throw new UsageError(`${given ? `--${unknownStyle.key}` : `${source}: "${unknownStyle.key}"`}: ${unknownStyle.message.slice(unknownStyle.key.length + 2)}`);
+  }
   return settings;
 }
 
@@ -194,16 +201,18 @@ function readConfig(path: string): ConfigFile {
 }
 
 function checkRanges(settings: Settings, source: string): void {
-  const rules: Array<[string, number, number]> = [
+  const rules: Array<[string, number, number, number?]> = [
     ['stream.flushChunks', settings.stream.flushChunks, 1],
     ['stream.flushMs', settings.stream.flushMs, 0],
     ['retries.attempts', settings.retries.attempts, 1],
     ['retries.initialDelayMs', settings.retries.initialDelayMs, 0],
-    ['timeouts.idleMs', settings.timeouts.idleMs, 100],
+    // Node's HTTP client gives up on its own after 300 s without data; a longer wait cannot be kept.
+    ['timeouts.idleMs', settings.timeouts.idleMs, 100, 300_000],
     ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
   ];
-  for (const [key, value, min] of rules) {
+  for (const [key, value, min, max] of rules) {
     if (value < min) throw new UsageError(`${source}: "${key}" must be at least ${min}, got ${value}`);
+    if (max !== undefined && value > max) throw new UsageError(`${source}: "${key}" must be at most ${max}, got ${value}`);
   }
 }
 

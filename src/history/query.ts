@@ -11,6 +11,7 @@ import type { Duration } from 'date-fns';
 import { UsageError } from '../errors.js';
 import { TURN_STATUSES } from '../log/entry.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
+import { escapeRegExp } from '../log/history.js';
 import { CONTEXT_STRENGTHS, ENTRY_TYPES, REPLAY_REASONS } from '../replay/types.js';
 import type { EntryType } from '../replay/types.js';
 
@@ -202,9 +203,5 @@ function longestAsciiRun(text: string): string | null {
   // eslint-disable-next-line no-control-regex
   for (const run of text.match(/[\u0000-\u007f]+/g) ?? []) if (run.length > best.length) best = run;
   return best === '' ? null : best;
-}
-
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 

@@ -45,7 +45,8 @@ export async function recordTurn(paths: DataPaths, session: SessionRecord, entry
     title: current.title === '' ? titleFrom(entry.user_prompt) : current.title,
     turns: current.turns + 1,
     last_used_at: entry.timestamp,
-    last_model: entry.model,
+    // A failed turn (a mistyped --model, say) must not become the session's model.
+    last_model: entry.status === 'ok' ? entry.model : current.last_model,
     last_turn_id: entry.id,
   });
   return file;

@@ -75,7 +75,8 @@ export class OllamaTransport {
         const ours = this.current?.signal;
         const signal = ours && init?.signal ? AbortSignal.any([init.signal, ours]) : (ours ?? init?.signal ?? null);
         const response = await baseFetch(input, { ...init, signal });
-        if (!response.ok || response.body === null || !response.headers.get('content-type')?.includes('ndjson')) return response;
+        if (!response.ok) return asJsonError(response);
+        if (response.body === null || !response.headers.get('content-type')?.includes('ndjson')) return response;
         const body = guardNdjson(response.body, () => (this.malformed = true));
         return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
       },
@@ -122,7 +123,8 @@ export class OllamaTransport {
       if (quiet >= idleMs) controller.abort(IDLE);
       else idleTimer = setTimeout(checkIdle, idleMs - quiet);
     };
-    let idleTimer = setTimeout(checkIdle, idleMs);
+    // A single (non-streamed) response sends nothing until it is complete: only streams can be idle.
+    let idleTimer = request.body.stream ? setTimeout(checkIdle, idleMs) : undefined;
     let gotText = false;
     let headers = false;
     let metrics = EMPTY_METRICS;
@@ -170,7 +172,7 @@ export class OllamaTransport {
     if (err.name === 'ResponseError' && typeof err.status_code === 'number') {
       const status = err.status_code;
       const detail = err.error ?? err.message ?? '';
-      if (status === 404 && /not found/i.test(detail)) return { kind: 'model-missing', message: detail, httpStatus: status };
+      if (status === 404 && /^model ["'].+["'] not found/i.test(detail)) return { kind: 'model-missing', message: detail, httpStatus: status };
       if (status === 503) return { kind: 'busy', message: `Ollama at ${host} is busy (${detail})`, httpStatus: status };
       if (status === 403) {
         return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden); check OLLAMA_HOST and OLLAMA_ORIGINS on the server` };
@@ -181,6 +183,9 @@ export class OllamaTransport {
       return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP ${status}: ${detail}` };
     }
     const code = err.cause?.code ?? (error as NodeJS.ErrnoException).code;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return { kind: 'idle', message: `no data from Ollama at ${host} for 300s, the most Node's HTTP client waits; the request was abandoned` };
+    }
     if (!afterHeaders) {
       if (code === 'ECONNREFUSED') {
         return { kind: 'unreachable', message: `cannot reach Ollama at ${host} (connection refused); start it with "ollama serve" or point --host / OLLAMA_HOST at it` };
@@ -239,4 +244,15 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
       reject(new Error('aborted'));
     }, { once: true });
   });
+}
+
+/**
+ * Ollama's errors are JSON, but a proxy's page, a 403 with an empty body or a wrong path are not; the
+ * client would log such bodies to stdout. Rewrapped, every failure reaches us as a ResponseError.
+ */
+async function asJsonError(response: Response): Promise<Response> {
+  if (response.headers.get('content-type')?.includes('application/json')) return response;
+  const text = (await response.text().catch(() => '')).trim();
+  const error = text === '' ? response.statusText || `HTTP ${response.status}` : text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
 }

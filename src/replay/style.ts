@@ -1,6 +1,6 @@
-import { UsageError } from '../errors.js';
 import { codePoints } from './budget.js';
 import { containsPhrase, normaliseWords } from './phrases.js';
+import { PolicyError } from './policy.js';
 import type { StylePolicy } from './policy.js';
 import type { Verbosity } from './types.js';
 
@@ -25,10 +25,23 @@ export function styleInstructions(
   return instructions.filter((text) => text.trim() !== '');
 }
 
-function lookup(table: Record<string, string>, name: string, what: string): string {
+function lookup(table: Record<string, string>, name: string, what: 'mode' | 'persona'): string {
   const text = Object.hasOwn(table, name) ? table[name] : undefined;
-  if (text === undefined) {
-    throw new UsageError(`unknown ${what} "${name}" (known: ${Object.keys(table).sort().join(', ')}); add it under "${what}s" in config.json`);
-  }
+  if (text === undefined) throw new PolicyError(what, unknownStyleMessage(table, name, what));
   return text;
+}
+
+/** Why a mode or persona name cannot be used, or null when it can. */
+export function checkStyleChoice(style: StylePolicy, choice: { mode: string | null; persona: string }): PolicyError | null {
+  if (choice.mode !== null && !Object.hasOwn(style.modes, choice.mode)) {
+    return new PolicyError('mode', unknownStyleMessage(style.modes, choice.mode, 'mode'));
+  }
+  if (!Object.hasOwn(style.personas, choice.persona)) {
+    return new PolicyError('persona', unknownStyleMessage(style.personas, choice.persona, 'persona'));
+  }
+  return null;
+}
+
+function unknownStyleMessage(table: Record<string, string>, name: string, what: string): string {
+  return `unknown ${what} "${name}" (known: ${Object.keys(table).sort().join(', ')}); add it under "${what}s" in config.json`;
 }

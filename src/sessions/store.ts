@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { PRIVATE_FILE, ensurePrivateDir, listFiles } from '../log/files.js';
@@ -72,14 +72,21 @@ export async function openSession(dir: string, name: string, now: string): Promi
   if (existing) return existing;
   await ensurePrivateDir(dir);
   const record: SessionRecord = { name, id: randomUUID(), title: '', turns: 0, created_at: now, last_used_at: now, last_model: null };
+  // Written whole to a temporary name, then linked into place: the record appears complete or not
+  // at all, and link() fails if another process created it first (that one wins).
+  const target = recordPath(dir, name);
+  const temporary = temporaryPath(target);
+  await writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`, { mode: PRIVATE_FILE });
   try {
-    await writeFile(recordPath(dir, name), `${JSON.stringify(record, null, 2)}\n`, { flag: 'wx', mode: PRIVATE_FILE });
+    await link(temporary, target);
     return record;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const winner = await readSession(dir, name);
     if (!winner) throw new RuntimeError(`session "${name}" vanished while being created; try again`);
     return winner;
+  } finally {
+    await unlink(temporary).catch(() => {});
   }
 }
 

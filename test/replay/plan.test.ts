@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
 import { codePoints, renderTurn, turnCost } from '../../src/replay/budget.js';
 import { classifyEntry, rulesFingerprint } from '../../src/replay/classify.js';
 import { LOGGED_DECISIONS, planTurn, policyForLog, selectHistory } from '../../src/replay/plan.js';
 import type { PlanInput, ReplayPlan } from '../../src/replay/plan.js';
-import { checkReplayPolicy, DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
+import { checkReplayPolicy, DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError } from '../../src/replay/policy.js';
 import type { ReplayPolicy } from '../../src/replay/policy.js';
 import type { DeferredTurn, ReplayPolicyLog, TurnDecision, TurnText } from '../../src/replay/types.js';
 
@@ -432,8 +431,8 @@ describe('edges', () => {
   it.each([
     ['persona', { persona: 'pirate' }, 'unknown persona "pirate"'],
     ['mode', { mode: 'poetry' }, 'unknown mode "poetry"'],
-  ])('an unknown %s is a UsageError naming it', (_name, choice, message) => {
-    expect(() => plan({ input: 'hi', spec: { kind: 'none' }, ...choice })).toThrow(UsageError);
+  ])('an unknown %s is a PolicyError naming it', (_name, choice, message) => {
+    expect(() => plan({ input: 'hi', spec: { kind: 'none' }, ...choice })).toThrow(PolicyError);
     expect(() => plan({ input: 'hi', spec: { kind: 'session' }, ...choice })).toThrow(message);
   });
 });

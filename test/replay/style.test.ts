@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { thrown } from '../support/thrown.js';
-import { UsageError } from '../../src/errors.js';
-import { DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
+import { DEFAULT_STYLE_POLICY, PolicyError } from '../../src/replay/policy.js';
 import { resolveVerbosity, styleInstructions } from '../../src/replay/style.js';
 import type { ResolvedVerbosity } from '../../src/replay/style.js';
 import type { Verbosity } from '../../src/replay/types.js';
@@ -73,10 +72,9 @@ describe('styleInstructions: mode, persona, verbosity in that order', () => {
     ['unknown mode', 'poetry', 'neutral', /unknown mode "poetry" \(known: code, review, shell, writing\)/],
     ['inherited property is not a persona', null, 'constructor', /unknown persona "constructor"/],
     ['inherited property is not a mode', 'toString', 'neutral', /unknown mode "toString"/],
-  ])('%s → UsageError naming it', (_name, mode, persona, message) => {
+  ])('%s → PolicyError naming it', (_name, mode, persona, message) => {
     const error = thrown(() => styleInstructions(DEFAULT_STYLE_POLICY, { mode, persona, verbosity: 'short' }));
-    expect(error).toBeInstanceOf(UsageError);
-    expect((error as UsageError).message).toMatch(message);
-    expect((error as UsageError).exitCode).toBe(2);
+    expect(error).toBeInstanceOf(PolicyError);
+    expect((error as PolicyError).message).toMatch(message);
   });
 });
