@@ -1,4 +1,5 @@
 import { access, constants } from 'node:fs/promises';
+import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError } from '../errors.js';
@@ -6,8 +7,15 @@ import { ensurePrivateDir } from '../log/files.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import type { Io } from './io.js';
 
-/** Checks each piece argo needs, one line each; exit 1 if any fails. */
-export async function doctor(flags: FlagOverrides, io: Io): Promise<number> {
+/** The options doctor reads; any of them may be given before `doctor` (to the program) instead. */
+const DOCTOR_OPTIONS = ['home', 'host', 'model', 'api'] as const;
+
+/**
+ * Checks each piece argo needs, one line each; exit 1 if any fails. `command` is the doctor command
+ * commander passes to the action: with it, options given before `doctor` (`argo --home X doctor`)
+ * count too, and when an option is given on both sides the one after `doctor` wins.
+ */
+export async function doctor(flags: FlagOverrides, io: Io, command?: Command): Promise<number> {
   let failed = 0;
   const report = (ok: boolean, what: string, detail: string): void => {
     if (!ok) failed++;
@@ -15,7 +23,7 @@ export async function doctor(flags: FlagOverrides, io: Io): Promise<number> {
   };
   let settings;
   try {
-    settings = loadSettings(flags, process.env);
+    settings = loadSettings(doctorFlags(flags, command), process.env);
     report(true, 'config', `${settings.paths.config} (or defaults)`);
   } catch (error) {
     report(false, 'config', error instanceof ArgoError ? error.message : String(error));
@@ -39,22 +47,65 @@ export async function doctor(flags: FlagOverrides, io: Io): Promise<number> {
   }
   try {
     const installed = await transport.installedModels();
-    const wanted = settings.model.includes(':') ? settings.model : `${settings.model}:latest`;
-    const found = installed.some((name) => name.toLowerCase() === wanted.toLowerCase());
+    const wanted = fullModelName(settings.model);
+    const found = installed.find((name) => fullModelName(name) === wanted);
     report(
-      found,
+      found !== undefined,
       'model',
-      found
+      found !== undefined
         ? `${settings.model} is installed`
         : `${settings.model} is not installed (installed: ${installed.join(', ') || 'none'}); run "ollama create argo -f docs/Modelfile" or "ollama pull ${settings.model}", or use --model`,
     );
-    if (found) {
-      const capabilities = await transport.capabilities(settings.model);
-      const endpointOk = settings.api === 'generate' || capabilities.length === 0 || capabilities.includes('completion');
-      report(endpointOk, 'endpoint', `/api/${settings.api} (model capabilities: ${capabilities.join(', ') || 'unknown'})`);
+    if (found !== undefined) {
+      // Both /api/chat and /api/generate answer only with a model that has "completion" (an
+      // embedding model has not). An Ollama too old to report capabilities cannot be checked.
+      const capabilities = await transport.capabilities(found);
+      const listed = `model capabilities: ${capabilities.join(', ') || 'unknown'}`;
+      const endpointOk = capabilities.length === 0 || capabilities.includes('completion');
+      report(
+        endpointOk,
+        'endpoint',
+        endpointOk
+          ? `/api/${settings.api} (${listed})`
+          : `/api/${settings.api} needs the "completion" capability, which ${settings.model} does not have (${listed}); choose another model with --model`,
+      );
     }
   } catch (error) {
     report(false, 'model', `cannot list models (${(error as Error).message})`);
   }
   return failed === 0 ? 0 : 1;
+}
+
+/** The doctor options given anywhere on the command line; those after `doctor` win. */
+function doctorFlags(flags: FlagOverrides, command: Command | undefined): FlagOverrides {
+  const merged: FlagOverrides = {};
+  const all = command ? (command.optsWithGlobals() as Record<string, unknown>) : {};
+  for (const key of DOCTOR_OPTIONS) {
+    const value = flags[key] ?? all[key];
+    if (typeof value === 'string') merged[key] = value;
+  }
+  return merged;
+}
+
+/**
+ * A model name as Ollama resolves it, for comparing: `[scheme://][host/][namespace/]model[:tag]`
+ * with registry.ollama.ai, library and latest filled in, lower-cased (Ollama compares names
+ * case-insensitively). So argo, argo:latest, library/argo and registry.ollama.ai/library/argo:latest
+ * are one model, argo:7b another. A ':' is a tag only after the last '/' (`registry:5000/team/x`).
+ */
+export function fullModelName(name: string): string {
+  let rest = name.trim().replace(/^https?:\/\//i, '');
+  const at = rest.indexOf('@');
+  if (at !== -1) rest = rest.slice(0, at); // a digest does not name a different model
+  let tag = '';
+  const colon = rest.lastIndexOf(':');
+  if (colon > rest.lastIndexOf('/')) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+  }
+  const parts = rest.split('/');
+  const model = parts.pop() ?? '';
+  const namespace = parts.pop() || 'library';
+  const host = parts.join('/') || 'registry.ollama.ai';
+  return `${host}/${namespace}/${model}:${tag || 'latest'}`.toLowerCase();
 }

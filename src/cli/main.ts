@@ -95,7 +95,7 @@ export async function buildProgram(io: Io, setExitCode: (code: number) => void, 
     .option('--home <dir>', 'data directory')
     .option('--host <url>', 'Ollama address')
     .option('-m, --model <name>', 'model to check')
-    .action(async (flags: FlagOverrides) => setExitCode(await (await import('./doctor.js')).doctor(flags, io)));
+    .action(async (flags: FlagOverrides, command: Command) => setExitCode(await (await import('./doctor.js')).doctor(flags, io, command)));
   return program;
 }
 

@@ -1,13 +1,24 @@
 import type { Command } from 'commander';
 import { format } from 'date-fns/format';
 import type { Settings } from '../config/settings.js';
-import { RuntimeError } from '../errors.js';
+import { RuntimeError, UsageError } from '../errors.js';
 import { fullBlock, sessionHeader, sessionsTable } from '../history/format.js';
 import type { RenderOptions } from '../history/format.js';
 import { refuseWithForks, removeSessionLines } from '../history/maintain.js';
 import { Sink } from '../history/sink.js';
 import { loadSessionEntries, rebuildIndex, rulesTagging } from '../log/history.js';
-import { forkSession, parseForkSource, reindexAll, renameSession, requireFree, requireSession } from '../sessions/manage.js';
+import {
+  forkSession,
+  isDamaged,
+  parseForkSource,
+  reindexAll,
+  renameSession,
+  requireFree,
+  requireSession,
+  requireSessionFile,
+  scanSessions,
+} from '../sessions/manage.js';
+import type { DamagedRecord } from '../sessions/manage.js';
 import { checkSessionName } from '../sessions/names.js';
 import { deleteSession, listSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
@@ -114,16 +125,28 @@ function renderOptions(io: Io, records: readonly SessionRecord[]): RenderOptions
 
 async function listCommand(settings: Settings, flags: { json?: boolean }, io: Io): Promise<void> {
   const time = (record: SessionRecord): number => Date.parse(record.last_used_at) || 0;
-  const records = (await listSessions(settings.paths.sessions)).sort((a, b) => time(b) - time(a) || a.name.localeCompare(b.name));
+  const { records: found, damaged } = await scanSessions(settings.paths.sessions);
+  const records = found.sort((a, b) => time(b) - time(a) || a.name.localeCompare(b.name));
   if (flags.json) {
+    // The array holds records only; a damaged one is named on stderr so it is not missed.
+    for (const record of damaged) {
+      io.stderr.write(`argo: left out damaged session record ${record.name} (${record.path} is ${record.problem}); remove it with "argo sessions rm ${record.name}"\n`);
+    }
     io.stdout.write(`${JSON.stringify(records)}\n`);
     return;
   }
-  if (records.length === 0) {
+  if (records.length === 0 && damaged.length === 0) {
     io.stdout.write('no sessions yet; start one with: argo --session NAME "your question"\n');
     return;
   }
-  io.stdout.write(sessionsTable(records, renderOptions(io, records)));
+  io.stdout.write(sessionsTable(records, renderOptions(io, records)) + damagedRows(records, damaged, io));
+}
+
+/** A row for each damaged record after the table, its name in the NAME column. */
+function damagedRows(records: readonly SessionRecord[], damaged: readonly DamagedRecord[], io: Io): string {
+  const c = colorsFor(io);
+  const width = Math.max(4, ...records.map((record) => Array.from(record.name).length));
+  return damaged.map((record) => `${c.cyan(record.name.padEnd(width))}  ${c.red(`(damaged record: run argo sessions rm ${record.name})`)}\n`).join('');
 }
 
 async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number }, io: Io): Promise<void> {
@@ -145,7 +168,8 @@ async function showCommand(settings: Settings, name: string, flags: { json?: boo
 async function removeCommand(settings: Settings, name: string, flags: { purge?: boolean; yes?: boolean }, io: Io): Promise<void> {
   checkSessionName(name, 'sessions rm');
   const dir = settings.paths.sessions;
-  const record = await requireSession(dir, name, 'sessions rm');
+  const record = await requireSessionFile(dir, name, 'sessions rm');
+  if (isDamaged(record)) return removeDamaged(settings, record, flags, io);
   if (flags.purge) await refuseWithForks(dir, record.id, `session "${name}"`);
   const what = flags.purge
     ? `remove session "${name}" (${plural(record.turns, 'turn')}) and delete its lines from the log?`
@@ -158,4 +182,23 @@ async function removeCommand(settings: Settings, name: string, flags: { purge?: 
       ? `removed session "${name}" and ${plural(removed.lines, 'log line')} from ${plural(removed.files, 'file')}\n`
       : `removed session "${name}"; its log lines remain (argo logs --session ${record.id})\n`,
   );
+}
+
+/**
+ * A record that cannot be read still has a name: remove it and its index. Its id, which its log
+ * lines carry, is unknown, so --purge cannot find them.
+ */
+async function removeDamaged(settings: Settings, record: DamagedRecord, flags: { purge?: boolean; yes?: boolean }, io: Io): Promise<void> {
+  const { name } = record;
+  if (flags.purge) {
+    throw new UsageError(
+      `sessions rm --purge: the record of session "${name}" is damaged, so its id and log lines are unknown; ` +
+        `remove it with "argo sessions rm ${name}" (its log lines stay), then delete them with "argo logs rm --session ID" ` +
+        `(ID is the "session_id" of its lines in "argo logs --json")`,
+    );
+  }
+  const what = `remove session "${name}"? Its record is damaged (${record.problem}); the record and its index go, its log lines stay.`;
+  if (!(await confirm(io, what, flags.yes, 'sessions rm'))) throw new RuntimeError('nothing removed (not confirmed)');
+  await deleteSession(settings.paths.sessions, name);
+  io.stdout.write(`removed session "${name}" (its record was damaged); its log lines remain (argo logs --json shows them with "session":"${name}")\n`);
 }

@@ -184,6 +184,46 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     expect(work).toHaveLength(3);
   });
 
+  it('a damaged record is listed as damaged, left out of --json with a warning, and removed by rm (not by rm --purge)', async () => {
+    const { home } = await conversation();
+    const linesBefore = logLines(home);
+    writeFileSync(join(home, 'sessions', 'work.json'), '{"name": "work", "id": "trunc');
+
+    const table = await argo(home, ['sessions']);
+    expect(table).toMatchObject({ code: 0, stderr: '' });
+    const rows = table.stdout.split('\n');
+    expect(rows[0]).toBe('NAME  TURNS  LAST USED         MODEL           TITLE');
+    expect(rows[1]).toMatch(/^play {6}1 {2}.* {2}Why is the sky blue\?$/);
+    expect(rows.slice(2)).toEqual(['work  (damaged record: run argo sessions rm work)', '']);
+
+    const json = await argo(home, ['sessions', '--json']);
+    expect(json.code).toBe(0);
+    expect((JSON.parse(json.stdout) as SessionRecord[]).map((r) => r.name)).toEqual(['play']);
+    expect(json.stderr).toBe(`argo: left out damaged session record work (${join(home, 'sessions', 'work.json')} is not valid JSON); remove it with "argo sessions rm work"\n`);
+
+    const purge = await argo(home, ['sessions', 'rm', 'work', '--purge', '--yes']);
+    expect(purge).toMatchObject({ code: 2, stdout: '' });
+    expect(purge.stderr).toMatch(/^argo: sessions rm --purge: the record of session "work" is damaged, so its id and log lines are unknown; /);
+    const unconfirmed = await argo(home, ['sessions', 'rm', 'work']);
+    expect(unconfirmed).toMatchObject({ code: 2, stderr: 'argo: sessions rm deletes history: pass --yes to confirm (there is no terminal to ask on)\n' });
+    expect(existsSync(join(home, 'sessions', 'work.json'))).toBe(true);
+    expect(existsSync(indexFile(home, 'work'))).toBe(true);
+
+    const removed = await argo(home, ['sessions', 'rm', 'work', '--yes']);
+    expect(removed).toMatchObject({ code: 0, stderr: '', stdout: 'removed session "work" (its record was damaged); its log lines remain (argo logs --json shows them with "session":"work")\n' });
+    expect(existsSync(join(home, 'sessions', 'work.json'))).toBe(false);
+    expect(existsSync(indexFile(home, 'work'))).toBe(false);
+    expect(logLines(home)).toEqual(linesBefore);
+    expect(await argo(home, ['sessions', '--json'])).toMatchObject({ code: 0, stderr: '' });
+
+    // Valid JSON that is not a session record is damaged too; with no good record left, only the header and its row.
+    writeFileSync(join(home, 'sessions', 'play.json'), 'null\n');
+    expect((await argo(home, ['sessions'])).stdout).toBe('NAME  TURNS  LAST USED         MODEL           TITLE\nplay  (damaged record: run argo sessions rm play)\n');
+    expect((await argo(home, ['sessions', '--json'])).stderr).toBe(`argo: left out damaged session record play (${join(home, 'sessions', 'play.json')} is not a session record); remove it with "argo sessions rm play"\n`);
+    expect((await argo(home, ['sessions', 'rm', 'play', '-y'])).code).toBe(0);
+    expect((await argo(home, ['sessions'])).stdout).toBe('no sessions yet; start one with: argo --session NAME "your question"\n');
+  });
+
   it('reindex rebuilds one index or all of them', async () => {
     const { home } = await conversation();
     const before = { work: readFileSync(indexFile(home, 'work'), 'utf8'), play: readFileSync(indexFile(home, 'play'), 'utf8') };

@@ -1,0 +1,150 @@
+// `argo doctor` end to end: the built binary against the Ollama stand-in.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { doctor } from '../../src/cli/doctor.js';
+import type { Io } from '../../src/cli/io.js';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeModel, FakeOllama } from '../support/fake-ollama.js';
+import { runArgo, tempHome } from '../support/run-argo.js';
+
+let ollama: FakeOllama;
+beforeAll(async () => {
+  ollama = await startFakeOllama();
+});
+afterAll(async () => {
+  await ollama.close();
+});
+afterEach(() => {
+  ollama.options.models = undefined;
+});
+
+/** Nothing listens here: a run that ignores --host fails to reach Ollama. */
+const NOWHERE = 'http://127.0.0.1:9';
+const argo = (home: string, args: string[], host = ollama.url) => runArgo(args, { home, host });
+/** The report lines as [status, check, detail]. */
+const checks = (stdout: string): Array<[string, string, string]> =>
+  stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const match = /^(ok|FAIL)\s+(\S+)\s+(.*)$/.exec(line);
+      if (!match) throw new Error(`not a doctor line: ${line}`);
+      return [match[1] as string, match[2] as string, match[3] as string];
+    });
+const check = (stdout: string, name: string): [string, string] | undefined => {
+  const found = checks(stdout).find(([, what]) => what === name);
+  return found && [found[0], found[2]];
+};
+
+describe('argo doctor', () => {
+  it('a healthy setup passes every check', async () => {
+    const home = tempHome();
+    const result = await argo(home, ['doctor']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(checks(result.stdout).map(([status, what]) => `${status} ${what}`)).toEqual(['ok config', 'ok data', 'ok ollama', 'ok model', 'ok endpoint']);
+    expect(check(result.stdout, 'config')?.[1]).toBe(`${join(home, 'config.json')} (or defaults)`);
+    expect(check(result.stdout, 'ollama')?.[1]).toBe(`Ollama 0.12.0 at ${ollama.url}`);
+  });
+
+  it('honours --home, --host and --model given before "doctor" as well as after it; after wins', async () => {
+    ollama.options.models = [{ name: 'argo' }, { name: 'other:7b' }];
+    const envHome = tempHome();
+    const home = tempHome({ model: 'missing' });
+    const expectChosen = (result: { code: number | null; stdout: string; stderr: string }): void => {
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(check(result.stdout, 'config')).toEqual(['ok', `${join(home, 'config.json')} (or defaults)`]);
+      expect(check(result.stdout, 'ollama')).toEqual(['ok', `Ollama 0.12.0 at ${ollama.url}`]);
+      expect(check(result.stdout, 'model')).toEqual(['ok', 'other:7b is installed']);
+    };
+    expectChosen(await argo(envHome, ['--home', home, '--host', ollama.url, '--model', 'other:7b', 'doctor'], NOWHERE));
+    expectChosen(await argo(envHome, ['--home', home, '--host', ollama.url, '-m', 'other:7b', 'doctor'], NOWHERE));
+    expectChosen(await argo(envHome, ['doctor', '--home', home, '--host', ollama.url, '--model', 'other:7b'], NOWHERE));
+    expectChosen(await argo(envHome, ['--home', envHome, '--host', NOWHERE, '-m', 'argo', 'doctor', '--home', home, '--host', ollama.url, '-m', 'other:7b'], NOWHERE));
+    // --api exists only before "doctor" (it is an option of the prompt command).
+    const generate = await argo(envHome, ['--api', 'generate', 'doctor'], ollama.url);
+    expect(check(generate.stdout, 'endpoint')?.[1]).toMatch(/^\/api\/generate /);
+  });
+
+  it('doctor(flags, io, command) reads the options given to the commands above it', async () => {
+    // Mirrors how main.ts registers the command; the data directory and host come only from flags.
+    const saved = { ARGO_HOME: process.env['ARGO_HOME'], OLLAMA_HOST: process.env['OLLAMA_HOST'], ARGO_MODEL: process.env['ARGO_MODEL'] };
+    const envHome = mkdtempSync(join(tmpdir(), 'argo-doctor-'));
+    process.env['ARGO_HOME'] = envHome;
+    process.env['OLLAMA_HOST'] = NOWHERE;
+    delete process.env['ARGO_MODEL'];
+    try {
+      const home = tempHome();
+      let out = '';
+      const io = { stdout: { write: (text: string) => (out += text) } } as unknown as Io;
+      const codes: number[] = [];
+      const program = new Command('argo')
+        .argument('[prompt...]')
+        .option('-m, --model <name>')
+        .addOption(new Option('--api <endpoint>').choices(['chat', 'generate']))
+        .option('--host <url>')
+        .option('--home <dir>')
+        .action(() => undefined);
+      program.enablePositionalOptions();
+      program
+        .command('doctor')
+        .option('--home <dir>')
+        .option('--host <url>')
+        .option('-m, --model <name>')
+        .action(async (flags: object, command: Command) => {
+          codes.push(await doctor(flags, io, command));
+        });
+      await program.parseAsync(['--home', home, '--host', ollama.url, '-m', 'argo', 'doctor'], { from: 'user' });
+      expect(codes).toEqual([0]);
+      expect(check(out, 'config')?.[1]).toBe(`${join(home, 'config.json')} (or defaults)`);
+      expect(check(out, 'ollama')?.[0]).toBe('ok');
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
+
+  it.each<[string, FakeModel[], 'ok' | 'FAIL']>([
+    ['chat', [{ name: 'argo' }], 'ok'],
+    ['generate', [{ name: 'argo' }], 'ok'],
+    ['chat', [{ name: 'argo', capabilities: ['embedding'] }], 'FAIL'],
+    ['generate', [{ name: 'argo', capabilities: ['embedding'] }], 'FAIL'],
+  ])('the endpoint check needs the completion capability for /api/%s (%j → %s)', async (api, models, status) => {
+    ollama.options.models = models;
+    const home = tempHome({ api });
+    const result = await argo(home, ['doctor']);
+    expect(result.code).toBe(status === 'ok' ? 0 : 1);
+    const [got, detail] = check(result.stdout, 'endpoint') ?? [];
+    expect(got).toBe(status);
+    if (status === 'ok') expect(detail).toBe(`/api/${api} (model capabilities: completion)`);
+    else expect(detail).toBe(`/api/${api} needs the "completion" capability, which argo does not have (model capabilities: embedding); choose another model with --model`);
+  });
+
+  it.each<[string, FakeModel[], boolean]>([
+    ['argo', [{ name: 'argo' }], true],
+    ['ARGO', [{ name: 'argo' }], true],
+    ['argo:latest', [{ name: 'argo' }], true],
+    ['library/argo', [{ name: 'argo' }], true],
+    ['Library/Argo:Latest', [{ name: 'argo' }], true],
+    ['registry.ollama.ai/library/argo:latest', [{ name: 'argo' }], true],
+    ['https://registry.ollama.ai/library/argo', [{ name: 'argo' }], true],
+    ['registry:5000/team/x', [{ name: 'registry:5000/team/x' }], true],
+    ['registry:5000/team/x:latest', [{ name: 'registry:5000/team/x' }], true],
+    ['me/argo', [{ name: 'me/argo:v2' }, { name: 'argo' }], false],
+    ['argo', [{ name: 'argo:7b' }], false],
+    ['argo:7b', [{ name: 'argo' }], false],
+    ['registry:5000/team/x', [{ name: 'team/x' }], false],
+  ])('--model %s with %j installed: found = %s', async (model, models, found) => {
+    ollama.options.models = models;
+    const result = await argo(tempHome(), ['doctor', '--model', model]);
+    expect(result.code).toBe(found ? 0 : 1);
+    const [status, detail] = check(result.stdout, 'model') ?? [];
+    expect(status).toBe(found ? 'ok' : 'FAIL');
+    expect(detail).toMatch(found ? `${model} is installed` : `${model} is not installed (installed: `);
+    expect(check(result.stdout, 'endpoint')?.[0]).toBe(found ? 'ok' : undefined);
+  });
+});
