@@ -1,8 +1,7 @@
 import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
-import { withReplayHistory } from '../log/history.js';
-import { recordTurn } from '../log/writer.js';
+import type { recordTurn } from '../log/writer.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import type { Metrics, StreamOutcome } from '../ollama/transport.js';
 import { startSpinner } from '../output/spinner.js';
@@ -56,7 +55,11 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
         ...(settings.keepAlive !== undefined ? { keepAlive: settings.keepAlive } : {}),
       },
     });
-  const plan = existing ? await withReplayHistory(paths, existing, options.replay, settings.replay.classify, planWith) : planWith([]);
+  // The history reader is loaded only when there is history to replay: a plain question starts sooner.
+  const plan =
+    existing && options.replay.kind !== 'none'
+      ? await (await import('../log/history.js')).withReplayHistory(paths, existing, options.replay, settings.replay.classify, planWith)
+      : planWith([]);
 
   if (options.explain) {
     io.stdout.write(options.json ? `${JSON.stringify(explainJson(plan))}\n` : explainText(plan, settings));
@@ -64,7 +67,9 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
   }
 
   const startedAt = io.now();
+  // Needed only to log the turn: loaded while the answer streams.
   const stamps = dateStamps(startedAt);
+  const writer = options.log ? import('../log/writer.js') : null;
   const transport = new OllamaTransport({
     host: settings.host,
     attempts: settings.retries.attempts,
@@ -136,7 +141,7 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
       error: failure ?? (outcome.status === 'interrupted' ? 'interrupted by the user' : null),
     };
 
-    if (options.log) await writeOrRescue(settings, entry, day, rules, io);
+    if (writer) await writeOrRescue(settings, entry, day, rules, io, (await writer).recordTurn);
     if (options.json) {
       const { id, model: usedModel, status, replay_policy, timings, error } = entry;
       io.stdout.write(`${JSON.stringify({ id, session: entry.session, model: usedModel, response, status, replay_policy, timings, error })}\n`);
@@ -159,11 +164,18 @@ function reportOutcome(status: TurnStatus, failure: string | undefined, io: Io, 
 }
 
 /** The turn is the user's words: if the log cannot take it, keep it somewhere and say where. */
-async function writeOrRescue(settings: Settings, entry: LogEntry, day: string, rules: string, io: Io): Promise<void> {
+async function writeOrRescue(
+  settings: Settings,
+  entry: LogEntry,
+  day: string,
+  rules: string,
+  io: Io,
+  record: typeof recordTurn,
+): Promise<void> {
   try {
     const session = await openSession(settings.paths.sessions, settings.session, entry.timestamp);
     entry.session_id = session.id;
-    await recordTurn(settings.paths, session, entry, day, rules);
+    await record(settings.paths, session, entry, day, rules);
   } catch (error) {
     const rescue = await io.rescue(`${JSON.stringify(entry)}\n`);
     throw new RuntimeError(

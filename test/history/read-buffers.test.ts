@@ -1,0 +1,349 @@
+// The line readers reuse their buffers, keep the unfinished line by moving it, and search raw bytes:
+// every boundary case is checked against a plain in-memory reference, with tiny reads.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { foldAscii, lineFinder, literalNeedles, readLines, readLinesBackward } from '../../src/log/lines.js';
+import type { RawLine, ReadOptions } from '../../src/log/lines.js';
+import { Sink } from '../../src/history/sink.js';
+import { tempData } from './helpers.js';
+
+async function all(lines: AsyncIterable<RawLine>): Promise<RawLine[]> {
+  const out: RawLine[] = [];
+  for await (const line of lines) out.push(line);
+  return out;
+}
+
+function file(content: Buffer): string {
+  const path = join(tempData().home, 'f.log');
+  writeFileSync(path, content);
+  return path;
+}
+
+/** What the pattern means: a test on the latin1 view of each line. */
+function lineMatches(line: Buffer, pattern: RegExp | undefined): boolean {
+  return pattern === undefined || new RegExp(pattern.source, pattern.flags.replace('g', '')).test(line.toString('latin1'));
+}
+
+function line(bytes: Buffer, from: number, to: number, number: number, complete: boolean): RawLine {
+  return { text: bytes.toString('utf8', from, to), offset: from, length: to - from, number, complete };
+}
+
+function forwardReference(bytes: Buffer, options: ReadOptions = {}): RawLine[] {
+  const start = options.start ?? 0;
+  const end = Math.min(options.end ?? bytes.length, bytes.length);
+  const out: RawLine[] = [];
+  let number = 0;
+  const add = (from: number, to: number, complete: boolean): void => {
+    number++;
+    if (lineMatches(bytes.subarray(from, to), options.pattern)) out.push(line(bytes, from, to, options.pattern ? 0 : number, complete));
+  };
+  let lineStart = start;
+  for (let i = start; i < end; i++) {
+    if (bytes[i] !== 10) continue;
+    add(lineStart, i, true);
+    lineStart = i + 1;
+  }
+  if (lineStart < end) add(lineStart, end, false);
+  return out;
+}
+
+function backwardReference(bytes: Buffer, options: ReadOptions = {}): RawLine[] {
+  const end = Math.min(options.end ?? bytes.length, bytes.length);
+  const tailComplete = end < bytes.length || (end > 0 && bytes[end - 1] === 10);
+  const out: RawLine[] = [];
+  let lineStart = 0;
+  for (let i = 0; i <= end; i++) {
+    if (i < end && bytes[i] !== 10) continue;
+    const complete = i < end || tailComplete;
+    if (i > lineStart && lineMatches(bytes.subarray(lineStart, i), options.pattern)) out.push(line(bytes, lineStart, i, 0, complete));
+    lineStart = i + 1;
+  }
+  return out.reverse();
+}
+
+const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
+
+const contents: Array<[string, Buffer]> = [
+  ['empty file', Buffer.alloc(0)],
+  ['only newlines', utf8('\n\n\n')],
+  ['one line, no newline', utf8('abc')],
+  ['no trailing newline', utf8('abc\ndef')],
+  ['CRLF kept in the text', utf8('one\r\ntwo\r\n\r\nthree\r')],
+  ['multibyte characters at every position', utf8('café\n日本語\n🎉🎉🎉\nxé\n€\n')],
+  ['lines longer than a read', utf8(`${'x'.repeat(100)}\n${'é'.repeat(50)}\nshort\n\n${'🎉'.repeat(40)}`)],
+  ['needles longer than 256 bytes', utf8(`${'q'.repeat(299)}\n${'q'.repeat(300)}Q\n${'Q'.repeat(299)}x${'q'.repeat(300)}`)],
+  ['invalid UTF-8', Buffer.from([0xff, 0xfe, 0x0a, 0xc3, 0x0a, 0x41, 0xe9, 0x9c, 0x0a, 0x80])],
+  [
+    'text to search, any case, next to non-ASCII text',
+    utf8(
+      [
+        '{"session_id":"s-1","p":"ARGONAUT"}',
+        '{"session_id":"s-2","p":"ÄRGONAUT Ärgonaut"}',
+        '{"session_id":"S-1","p":"İargonaut, ſ and K"}',
+        'ｏｎｅ ａｒｇｏｎａｕｔ 需 é',
+        'argo',
+        'naut ArGoNaUt',
+        's-1 "s-1" "s-12" a\\nb',
+        `${'ü'.repeat(9)}argonaut${'日'.repeat(5)}`,
+        // A window ending like the needle but not holding it, right before one that does.
+        'Zbcdeabcdeab',
+        'argonau',
+      ].join('\n'),
+    ),
+  ],
+];
+
+const patterns: Array<RegExp | undefined> = [
+  undefined,
+  /argonaut/gi,
+  /ARGONAUT/gi,
+  /ArGo/g,
+  /argo/gi,
+  /(?:argonaut|NAUT)/gi,
+  /ABCDEAB/gi,
+  /"(?:s-1|s-2)"/g,
+  new RegExp('s\\-1', 'g'),
+  /"s-1"/gi,
+  new RegExp('é', 'g'),
+  new RegExp('需', 'g'),
+  /\\n/g,
+  /(?:argo|ARGO)(?:naut|NAUT)/g,
+  new RegExp(`"(?:${Array.from({ length: 30 }, (_, i) => `s-${i}`).join('|')})"`, 'g'),
+  new RegExp(`(?:${Array.from({ length: 30 }, (_, i) => `S-${i}`).join('|')})`, 'gi'),
+  new RegExp(`(?:${'q'.repeat(300)}|${'Q'.repeat(301)}|qqqqqqqqqqqqqqqqqqq)`, 'gi'),
+  new RegExp(`(?:${'q'.repeat(300)}|x${'q'.repeat(299)})`, 'g'),
+  /(?:Z|é)/g,
+  /(?:a|b|c|d|é)/g,
+  // Not literal text: run as regular expressions.
+  /\u00e9/g,
+  /é/gi,
+  /a.g/gi,
+  /argo(?:n|N)a+ut/g,
+  /\bargonaut\b/gi,
+];
+
+const chunkSizes = [1, 2, 3, 4, 5, 7, 8, 16, 31, 64, undefined];
+
+describe('line readers against a reference, with reads of every small size', () => {
+  it.each(contents)('%s', async (_name, bytes) => {
+    const path = file(bytes);
+    for (const pattern of patterns) {
+      for (const chunkSize of chunkSizes) {
+        const options = { ...(pattern ? { pattern } : {}), ...(chunkSize ? { chunkSize } : {}) };
+        const context = `pattern ${String(pattern)}, chunk ${chunkSize}`;
+        expect(await all(readLines(path, options)), context).toEqual(forwardReference(bytes, options));
+        expect(await all(readLinesBackward(path, options)), context).toEqual(backwardReference(bytes, options));
+      }
+    }
+  });
+
+  it('reads byte ranges the same way', async () => {
+    const bytes = contents.at(-1)![1];
+    const path = file(bytes);
+    const starts = [0, ...[...bytes.keys()].filter((i) => bytes[i] === 10).map((i) => i + 1)];
+    for (const pattern of [undefined, /argonaut/gi]) {
+      for (const chunkSize of [1, 3, 8, undefined]) {
+        for (const end of [0, 1, 17, 36, 37, 38, 100, bytes.length - 1, bytes.length, bytes.length + 5]) {
+          const options = { end, ...(pattern ? { pattern } : {}), ...(chunkSize ? { chunkSize } : {}) };
+          for (const start of starts.filter((at) => at <= end)) {
+            expect(await all(readLines(path, { ...options, start }))).toEqual(forwardReference(bytes, { ...options, start }));
+          }
+          expect(await all(readLinesBackward(path, options))).toEqual(backwardReference(bytes, options));
+        }
+      }
+    }
+  });
+
+  it('a match split by a read boundary at every position is found, in any case', async () => {
+    for (let at = 0; at < 12; at++) {
+      const text = `${'é'.repeat(at)}xx ArGoNaUt yy\nnothing here\n${'日'.repeat(at)}ARGONAUT`;
+      const path = file(utf8(text));
+      for (const chunkSize of [2, 3, 5, 8]) {
+        const forward = await all(readLines(path, { pattern: /argonaut/gi, chunkSize }));
+        expect(forward.map((l) => [l.text, l.complete])).toEqual([
+          [`${'é'.repeat(at)}xx ArGoNaUt yy`, true],
+          [`${'日'.repeat(at)}ARGONAUT`, false],
+        ]);
+        const backward = await all(readLinesBackward(path, { pattern: /argonaut/gi, chunkSize }));
+        expect(backward.map((l) => l.text)).toEqual(forward.map((l) => l.text).reverse());
+      }
+    }
+  });
+
+  it('readers running at once, or stopped early, do not share buffers', async () => {
+    const big = (tag: string): Buffer => utf8(Array.from({ length: 40_000 }, (_, i) => `${tag}${i} ${'é'.repeat(i % 50)}`).join('\n'));
+    const a = big('a');
+    const b = big('b');
+    const [pathA, pathB] = [file(a), file(b)];
+    // Stop one early, so its buffers go back while a read-ahead may still be under way.
+    for await (const first of readLinesBackward(pathA)) {
+      expect(first.text).toBe(`a39999 ${'é'.repeat(39_999 % 50)}`);
+      break;
+    }
+    const left = readLines(pathA);
+    const right = readLinesBackward(pathB);
+    const gotA: RawLine[] = [];
+    const gotB: RawLine[] = [];
+    for (;;) {
+      const [x, y] = await Promise.all([left.next(), right.next()]);
+      if (!x.done) gotA.push(x.value);
+      if (!y.done) gotB.push(y.value);
+      if (x.done && y.done) break;
+    }
+    expect(gotA).toEqual(forwardReference(a));
+    expect(gotB).toEqual(backwardReference(b));
+    expect(await all(readLines(pathB, { pattern: /b3999\d/g }))).toEqual(forwardReference(b, { pattern: /b3999\d/g }));
+  });
+});
+
+describe('lineFinder', () => {
+  it.each<[RegExp, string]>([
+    [/argonaut/gi, 'CaselessHorspool'],
+    [/argona/gi, 'IndexOfFinder'],
+    [/"s-1"/g, 'IndexOfFinder'],
+    [/"(?:s-1|s-2)"/g, 'BlockHorspool'],
+    [/(?:argonaut|naut)/gi, 'BlockHorspool'],
+    [/(?:a|bc)/g, 'IndexOfFinder'],
+    [/(?:a|b|c|d|e)/g, 'RegExpFinder'],
+    [/a.c/g, 'RegExpFinder'],
+  ])('%s is searched by %s, one finder for every file', (pattern, kind) => {
+    expect(lineFinder(pattern).constructor.name).toBe(kind);
+    expect(lineFinder(pattern)).toBe(lineFinder(pattern));
+  });
+
+  it.each(patterns.filter((pattern) => pattern !== undefined))('%s: finds lines in [from, to) as if nothing were around', (pattern) => {
+    // A small Buffer lies inside Node's shared pool: its bytes do not start its ArrayBuffer.
+    const bytes = contents.at(-1)![1];
+    const finder = lineFinder(pattern);
+    for (let from = 0; from <= bytes.length; from += 5) {
+      for (let to = from; to <= bytes.length; to += 7) {
+        const found: number[] = [];
+        finder.find(bytes, from, to, found);
+        const want = forwardReference(bytes.subarray(from, to), { pattern }).flatMap((l) => [from + l.offset, from + l.offset + l.length]);
+        expect(found, `[${from}, ${to})`).toEqual(want);
+      }
+    }
+  });
+});
+
+describe('literalNeedles: which patterns are searched as raw bytes', () => {
+  const needles = (pattern: RegExp): string[] | null => literalNeedles(pattern)?.needles.map((needle) => needle.toString('latin1')) ?? null;
+
+  it.each<[RegExp, string[] | null]>([
+    [/argonaut/gi, ['argonaut']],
+    [/MiXeD 1-2/gi, ['mixed 1-2']],
+    [/MiXeD/g, ['MiXeD']],
+    [/"(?:s-1|s-2)"/g, ['"s-1"', '"s-2"']],
+    [/a\.b\*c\\d\/e\(f\)\[g\]\{h\}\|i\?\+\^\$/g, ['a.b*c\\d/e(f)[g]{h}|i?+^$']],
+    [/(?:a|b)(?:c|d)/g, ['ac', 'ad', 'bc', 'bd']],
+    [/a|b|a/g, ['a', 'b']],
+    [new RegExp('é', 'g'), ['é']],
+    [new RegExp('é', 'gi'), null],
+    [new RegExp('日', 'g'), null],
+    [/a.b/g, null],
+    [/ab+/g, null],
+    [/ab?/g, null],
+    [/a{2}/g, null],
+    [/[ab]/g, null],
+    [/^a/g, null],
+    [/a$/g, null],
+    [/(a)/g, null],
+    [/(?=a)/g, null],
+    [/\d/g, null],
+    [/\n/g, null],
+    [/\u0041/g, null],
+    [/a|/g, null],
+    [/(?:)/g, null],
+    [/a/gu, null],
+    [/a/gy, null],
+    [new RegExp(`"(?:${Array.from({ length: 256 }, (_, i) => `id${i}`).join('|')})"`, 'g'), Array.from({ length: 256 }, (_, i) => `"id${i}"`)],
+    [new RegExp(`"(?:${Array.from({ length: 257 }, (_, i) => `id${i}`).join('|')})"`, 'g'), null],
+  ])('%s', (pattern, expected) => {
+    expect(needles(pattern)).toEqual(expected);
+    if (expected) expect(literalNeedles(pattern)?.ignoreCase).toBe(pattern.flags.includes('i'));
+  });
+});
+
+describe('foldAscii', () => {
+  it('lower-cases ASCII letters only, at any alignment, a word at a time', () => {
+    const size = 1024 + 16;
+    const src = new Uint8Array(size);
+    for (let i = 0; i < size; i++) src[i] = (i * 7 + (i >> 8)) & 0xff;
+    const dst = new Uint8Array(size);
+    const want = (byte: number): number => (byte >= 65 && byte <= 90 ? byte + 32 : byte);
+    for (const [from, to] of [
+      [0, size],
+      [1, size - 1],
+      [2, 3],
+      [3, 9],
+      [5, 5],
+      [6, 1023],
+    ] as const) {
+      dst.fill(0xaa);
+      foldAscii(src, new Uint32Array(src.buffer), dst, new Uint32Array(dst.buffer), from, to);
+      for (let i = 0; i < size; i++) expect(dst[i], `byte ${i} of [${from}, ${to})`).toBe(i >= from && i < to ? want(src[i]!) : 0xaa);
+    }
+    // All 256 values, in every byte lane of a word.
+    for (let lane = 0; lane < 4; lane++) {
+      for (let i = 0; i < 256; i++) src[i * 4 + lane] = i;
+    }
+    foldAscii(src, new Uint32Array(src.buffer), dst, new Uint32Array(dst.buffer), 0, 1024);
+    for (let i = 0; i < 1024; i++) expect(dst[i]).toBe(want(src[i]!));
+  });
+});
+
+describe('Sink', () => {
+  const texts = Array.from({ length: 3000 }, (_, i) => `${i} ${'é日🎉x'.repeat(i % 37)} \ud800\n`);
+  texts.splice(1500, 0, `${'long '.repeat(60_000)}\n`);
+  const expected = Buffer.from(texts.join(''));
+
+  async function through(out: Writable): Promise<void> {
+    const sink = new Sink(out);
+    for (const text of texts) await sink.write(text);
+    await sink.flush();
+  }
+
+  it('writes the same bytes to a stream that writes at once', async () => {
+    const got: Buffer[] = [];
+    let writes = 0;
+    await through(
+      new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          writes++;
+          got.push(Buffer.from(chunk));
+          callback();
+        },
+      }),
+    );
+    expect(Buffer.concat(got).equals(expected)).toBe(true);
+    expect(writes).toBeLessThan(texts.length / 10);
+  });
+
+  it.each([16 * 1024, 4 * 1024 * 1024])('never overwrites bytes a slow stream still holds (highWaterMark %i)', async (highWaterMark) => {
+    const got: Buffer[] = [];
+    const out = new Writable({
+      highWaterMark,
+      write(chunk: Buffer, _encoding, callback) {
+        // Copied only later: a buffer reused too early would show here.
+        setTimeout(() => {
+          got.push(Buffer.from(chunk));
+          callback();
+        }, 1);
+      },
+    });
+    await through(out);
+    await new Promise<void>((resolve) => out.end(resolve));
+    expect(Buffer.concat(got).equals(expected)).toBe(true);
+  });
+
+  it('passes strings to a plain writer', async () => {
+    const got: string[] = [];
+    const sink = new Sink({ write: (text: string) => got.push(text) });
+    for (const text of texts) await sink.write(text);
+    await sink.flush();
+    expect(got.every((text) => typeof text === 'string')).toBe(true);
+    expect(got.join('')).toBe(texts.join(''));
+  });
+});
