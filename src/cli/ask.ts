@@ -1,5 +1,6 @@
 import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
+import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/entry.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
 import type { recordTurn } from '../log/writer.js';
 import { OllamaTransport } from '../ollama/transport.js';
@@ -27,7 +28,7 @@ export interface AskOptions {
 async function dateStamps(date: Date): Promise<{ timestamp: string; day: string }> {
   // Loaded while the answer streams: only the log line needs it, so the request goes out sooner.
   const { format } = await import('date-fns/format');
-  return { timestamp: format(date, "yyyy-MM-dd'T'HH:mm:ss.SSSxxx"), day: format(date, 'yyyy-MM-dd') };
+  return { timestamp: format(date, TIMESTAMP_PATTERN), day: format(date, DAY_PATTERN) };
 }
 
 /** One turn: plan the replay, stream the answer, log it. Returns the exit code. */

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { format } from 'date-fns/format';
 import type { Settings } from '../config/settings.js';
 import { RuntimeError, UsageError } from '../errors.js';
-import { parseEntry } from '../log/entry.js';
+import { DAY_PATTERN, parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { readLines } from '../log/lines.js';
@@ -257,7 +257,7 @@ async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io):
 
 async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, io: Io): Promise<number> {
   const cutoff = parseWhen(flags.olderThan, io.now(), 'start', '--older-than');
-  const cutoffDay = format(cutoff, 'yyyy-MM-dd');
+  const cutoffDay = format(cutoff, DAY_PATTERN);
   const plan = await planPrune(settings.paths.logs, cutoffDay);
   if (plan.files.length === 0) {
     io.stdout.write(`nothing to prune: no log file is older than ${cutoffDay}\n`);

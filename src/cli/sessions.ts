@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { format } from 'date-fns/format';
+import { TIMESTAMP_PATTERN } from '../log/entry.js';
 import type { Settings } from '../config/settings.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import { fullBlock, sessionHeader, sessionsTable } from '../history/format.js';
@@ -92,7 +93,7 @@ export function registerSessions(program: Command, io: Io): void {
       checkSessionName(from.name, 'sessions fork');
       checkSessionName(name, 'sessions fork');
       const parent = await requireSession(settings.paths.sessions, from.name, 'sessions fork');
-      const { record, inherited } = await forkSession(settings.paths, parent, from.turn, name, format(io.now(), "yyyy-MM-dd'T'HH:mm:ss.SSSxxx"));
+      const { record, inherited } = await forkSession(settings.paths, parent, from.turn, name, format(io.now(), TIMESTAMP_PATTERN));
       io.stdout.write(`forked "${parent.name}" at turn ${record.parent?.turn_id} into "${name}" (${plural(inherited, 'turn')} inherited)\n`);
     });
 

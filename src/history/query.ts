@@ -9,7 +9,7 @@ import { startOfDay } from 'date-fns/startOfDay';
 import { sub } from 'date-fns/sub';
 import type { Duration } from 'date-fns';
 import { UsageError } from '../errors.js';
-import { TURN_STATUSES } from '../log/entry.js';
+import { DAY_PATTERN, TURN_STATUSES } from '../log/entry.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { escapeRegExp } from '../log/history.js';
 import { CONTEXT_STRENGTHS, ENTRY_TYPES, REPLAY_REASONS } from '../replay/types.js';
@@ -189,8 +189,8 @@ export function linePrefilter(query: Query): ((text: string) => boolean) | null 
 /** Files named for days outside the query's range hold none of its turns (a day's margin for clock or zone changes). */
 export function fileMayMatch(fileDate: string, query: Query): boolean {
   if (fileDate === '') return true;
-  if (query.since !== null && fileDate < format(addDays(query.since, -1), 'yyyy-MM-dd')) return false;
-  if (query.until !== null && fileDate > format(addDays(query.until, 1), 'yyyy-MM-dd')) return false;
+  if (query.since !== null && fileDate < format(addDays(query.since, -1), DAY_PATTERN)) return false;
+  if (query.until !== null && fileDate > format(addDays(query.until, 1), DAY_PATTERN)) return false;
   return true;
 }
 
