@@ -44,28 +44,15 @@ export async function withReplayHistory<T>(
   if (spec.kind === 'none') return use([]);
   const rules = classify && rulesFingerprint(classify);
   const pick: TurnPick = spec.kind === 'last' ? { kind: 'last', count: spec.count, okOnly: true } : { kind: 'all', okOnly: true };
-  const first = await readPicked(paths.sessions, session, pick);
-  const attempts = first ? [first, null] : [null];
-  for (const [attempt, known] of attempts.entries()) {
-    const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, classify), pick);
-    const reader = new TurnReader(paths.logs, session, inherited);
-    try {
-      return use(
-        chosen.map((line) => ({
-          id: line.id,
-          ...(rules !== undefined && line.rules === rules ? { entry_type: line.type } : {}),
-          load: () => reader.text(line),
-        })),
-      );
-    } catch (error) {
-      if (!(error instanceof StaleIndexError) || attempt === attempts.length - 1) {
-        throw error instanceof StaleIndexError ? new RuntimeError(`the log changed while reading session "${session.name}"; try again`) : error;
-      }
-    } finally {
-      reader.close();
-    }
-  }
-  throw new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
+  return throughIndex(paths, session, pick, classify, (chosen, reader) =>
+    use(
+      chosen.map((line) => ({
+        id: line.id,
+        ...(rules !== undefined && line.rules === rules ? { entry_type: line.type } : {}),
+        load: () => reader.text(line),
+      })),
+    ),
+  );
 }
 
 /** Every turn of the session (or the newest `last`), with a fork's inherited turns first. */
@@ -84,16 +71,45 @@ export async function loadTurns(paths: DataPaths, session: SessionRecord, pick: 
 
 /** Like loadTurns, with the index lines that were verified against the log. */
 export async function loadIndexed(paths: DataPaths, session: SessionRecord, pick: TurnPick): Promise<{ entries: LogEntry[]; lines: IndexLine[] }> {
-  const first = await readPicked(paths.sessions, session, pick);
-  if (first) {
-    const entries = readIndexed(paths.logs, session, first.chosen, first.inherited);
-    if (entries) return { entries, lines: first.chosen };
+  return throughIndex(paths, session, pick, undefined, (chosen, reader) => ({ entries: chosen.map((line) => reader.entry(line)), lines: chosen }));
+}
+
+/**
+ * Runs `read` on the picked index lines, with a reader that checks every line it reads. When the
+ * index is missing, damaged or stale, or a line read is not the turn it names, the index is rebuilt
+ * from the log (classified under `classify`, when given) and `read` runs once more.
+ */
+async function throughIndex<T>(
+  paths: DataPaths,
+  session: SessionRecord,
+  pick: TurnPick,
+  classify: ClassifyRules | undefined,
+  read: (chosen: IndexLine[], reader: TurnReader) => T,
+): Promise<T> {
+  const known = await readPicked(paths.sessions, session, pick);
+  if (known) {
+    try {
+      return readWith(paths.logs, session, known, read);
+    } catch (error) {
+      if (!(error instanceof StaleIndexError)) throw error;
+    }
   }
-  const rebuilt = await rebuildIndex(paths, session);
-  const second = choose(session, rebuilt, pick);
-  const entries = readIndexed(paths.logs, session, second.chosen, second.inherited);
-  if (!entries) throw new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
-  return { entries, lines: second.chosen };
+  const rebuilt = choose(session, await rebuildIndex(paths, session, classify), pick);
+  try {
+    return readWith(paths.logs, session, rebuilt, read);
+  } catch (error) {
+    if (error instanceof StaleIndexError) throw new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
+    throw error;
+  }
+}
+
+function readWith<T>(logsDir: string, session: SessionRecord, { chosen, inherited }: Chosen, read: (chosen: IndexLine[], reader: TurnReader) => T): T {
+  const reader = new TurnReader(logsDir, session, inherited);
+  try {
+    return read(chosen, reader);
+  } finally {
+    reader.close();
+  }
 }
 
 interface Chosen {
@@ -132,19 +148,6 @@ function choose(session: SessionRecord, lines: readonly IndexLine[], pick: TurnP
     if (!pick.okOnly || line.status === 'ok') chosen.push(line);
   }
   return { chosen: chosen.reverse(), inherited };
-}
-
-/** Reads the indexed lines; null as soon as one does not hold the turn it should (stale index). */
-function readIndexed(logsDir: string, session: SessionRecord, lines: readonly IndexLine[], inherited: ReadonlySet<string>): LogEntry[] | null {
-  const reader = new TurnReader(logsDir, session, inherited);
-  try {
-    return lines.map((line) => reader.entry(line));
-  } catch (error) {
-    if (error instanceof StaleIndexError) return null;
-    throw error;
-  } finally {
-    reader.close();
-  }
 }
 
 class StaleIndexError extends Error {}
