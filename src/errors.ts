@@ -25,11 +25,3 @@ export class RuntimeError extends ArgoError {
     super(message, 1, options);
   }
 }
-
-/** The user cut the work short: exit 130. */
-export class InterruptedError extends ArgoError {
-  override name = 'InterruptedError';
-  constructor(message = 'interrupted') {
-    super(message, 130);
-  }
-}

@@ -599,15 +599,3 @@ export function literalNeedles(pattern: RegExp): { needles: Buffer[]; ignoreCase
   }
   return { needles, ignoreCase };
 }
-
-/** Reads `length` bytes at `offset`; null when the file is shorter than that. */
-export async function readSlice(path: string, offset: number, length: number): Promise<string | null> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, offset);
-    return bytesRead === length ? buffer.toString('utf8') : null;
-  } finally {
-    await handle.close();
-  }
-}
