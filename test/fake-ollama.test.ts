@@ -183,7 +183,7 @@ describe('streaming', () => {
     const { text, lines } = await ndjson(res);
     expect(text.endsWith('\n')).toBe(true);
     const chunks = parseAll(lines);
-    const final = chunks.pop() as Json;
+    const final = chunks.pop()!;
     for (const chunk of chunks) {
       expect(Object.keys(chunk)).toEqual(['model', 'created_at', 'response', 'done']);
       expect(chunk).toMatchObject({ model: 'argo', done: false });
@@ -204,7 +204,7 @@ describe('streaming', () => {
       const body = stream === undefined ? chatBody() : chatBody('hello there', { stream });
       const { lines } = await ndjson(await post(fake, '/api/chat', body));
       const chunks = parseAll(lines);
-      const final = chunks.pop() as Json;
+      const final = chunks.pop()!;
       expect(chunks.length).toBeGreaterThan(1);
       for (const chunk of chunks) {
         expect(Object.keys(chunk)).toEqual(['model', 'created_at', 'message', 'done']);
@@ -235,7 +235,7 @@ describe('streaming', () => {
   it('can carry the last piece of text in the done line', async () => {
     const fake = await start({ reply: 'alpha beta gamma', textInDone: true });
     const chunks = parseAll((await ndjson(await post(fake, '/api/chat', chatBody()))).lines);
-    const final = chunks.at(-1) as Json;
+    const final = chunks.at(-1)!;
     expect(final.done).toBe(true);
     expect(chunkText(final)).toBe(' gamma');
     expect(chunks.map(chunkText).join('')).toBe('alpha beta gamma');
@@ -269,8 +269,8 @@ describe('streaming', () => {
     const t0 = Date.now();
     while ((await lines.next()) !== undefined) arrivals.push(Date.now() - t0);
     expect(arrivals).toHaveLength(5);
-    expect(arrivals[0] as number).toBeLessThan(50);
-    expect(arrivals.at(-1) as number).toBeGreaterThanOrEqual(4 * 60 - 20);
+    expect(arrivals[0]!).toBeLessThan(50);
+    expect(arrivals.at(-1)!).toBeGreaterThanOrEqual(4 * 60 - 20);
   });
 
   it('holds the headers back for firstChunkDelayMs and counts it as load time', async () => {
@@ -278,7 +278,7 @@ describe('streaming', () => {
     const t0 = Date.now();
     const res = await post(fake, '/api/chat', chatBody());
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
-    const final = parseAll((await ndjson(res)).lines).at(-1) as Json;
+    const final = parseAll((await ndjson(res)).lines).at(-1)!;
     expect(final.load_duration as number).toBeGreaterThanOrEqual(140e6);
   });
 
@@ -435,7 +435,7 @@ describe('errors', () => {
     const fake = await start({ reply: 'a b c', scenario: { malformedAfter: 1 } });
     const { lines } = await ndjson(await post(fake, '/api/chat', chatBody()));
     expect(lines).toHaveLength(5);
-    expect(() => JSON.parse(lines[1] as string)).toThrow();
+    expect(() => JSON.parse(lines[1]!)).toThrow();
     const rest = parseAll([lines[0], ...lines.slice(2)] as string[]);
     expect(rest.map(chunkText).join('')).toBe('a b c');
     expect(rest.at(-1)?.done).toBe(true);
@@ -615,7 +615,7 @@ describe('standalone mode', () => {
     try {
       const [first] = await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next().then((r) => [r.value as string]);
       expect(first).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+$/);
-      const url = (first as string).slice('listening '.length);
+      const url = (first!).slice('listening '.length);
       const res = await fetch(`${url}/api/generate`, { method: 'POST', body: JSON.stringify({ model: 'argo', prompt: 'x', stream: false }) });
       expect(await res.json()).toMatchObject({ response: 'lorem ipsum dolor sit amet consectetur adipiscing', eval_count: 7 });
     } finally {

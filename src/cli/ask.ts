@@ -59,7 +59,7 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
   // The history reader is loaded only when there is history to replay: a plain question starts sooner.
   const plan =
     existing && options.replay.kind !== 'none'
-      ? await (await import('../log/history.js')).withReplayHistory(paths, existing, options.replay, settings.replay.classify, planWith)
+      ? await (await import('../sessions/turns.js')).withReplayHistory(paths, existing, options.replay, settings.replay.classify, planWith)
       : planWith([]);
 
   if (options.explain) {

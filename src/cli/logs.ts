@@ -8,10 +8,10 @@ import { listLogFiles } from '../log/files.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, describeBadLine, isBlank } from '../log/scan.js';
 import type { ScanProblem } from '../log/scan.js';
-import { followLines, followStart } from '../history/follow.js';
-import { fullBlock, statsText, tableHeader, tableRow } from '../history/format.js';
-import type { RenderOptions } from '../history/format.js';
-import { planPrune, prune, refuseWithForks, removeSessionLines } from '../history/maintain.js';
+import { followLines, followStart } from '../query/follow.js';
+import { fullBlock, statsText, tableHeader, tableRow } from '../query/format.js';
+import type { RenderOptions } from '../query/format.js';
+import { planPrune, prune, refuseWithForks, removeSessionLines } from '../maintenance/maintain.js';
 import {
   EMPTY_QUERY,
   REASON_FILTERS,
@@ -23,16 +23,16 @@ import {
   parseChoices,
   parseWhen,
   splitList,
-} from '../history/query.js';
-import type { Query } from '../history/query.js';
-import { searchTurns } from '../history/search.js';
-import { Sink } from '../history/sink.js';
-import { StatsAccumulator } from '../history/stats.js';
+} from '../query/query.js';
+import type { Query } from '../query/query.js';
+import { searchTurns } from '../query/search.js';
+import { Sink } from '../query/sink.js';
+import { StatsAccumulator } from '../query/stats.js';
 import { checkSessionName } from '../sessions/names.js';
 import { knownSessions } from '../sessions/manage.js';
 import { deleteSession, listSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
-import { collect, colorsFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './history-cli.js';
+import { collect, colorsFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 
 interface LogsFlags {
@@ -238,7 +238,7 @@ async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io):
       const reason = describeBadLine(line.text) + (line.complete ? '' : '; it is the last line and has no newline (a write cut short)');
       stats.skip(file, line, reason);
       damaged.add(file);
-      const problem = stats.problems.pop() as ScanProblem;
+      const problem = stats.problems.pop()!;
       await sink.write(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`);
     }
   }

@@ -137,6 +137,6 @@ function exitCodeFor(error: unknown, io: Io): number {
   }
   const message = error instanceof Error ? error.message : String(error);
   io.stderr.write(`argo: unexpected failure: ${message} (please report it with the command you ran; ARGO_DEBUG=1 adds details)\n`);
-  if (process.env['ARGO_DEBUG'] && error instanceof Error) io.stderr.write(`${error.stack}\n`);
+  if (process.env.ARGO_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
   return 1;
 }

@@ -3,11 +3,11 @@ import { format } from 'date-fns/format';
 import { TIMESTAMP_PATTERN } from '../log/entry.js';
 import type { Settings } from '../config/settings.js';
 import { RuntimeError, UsageError } from '../errors.js';
-import { fullBlock, sessionHeader, sessionsTable } from '../history/format.js';
-import type { RenderOptions } from '../history/format.js';
-import { refuseWithForks, removeSessionLines } from '../history/maintain.js';
-import { Sink } from '../history/sink.js';
-import { loadSessionEntries, rebuildIndex, rulesTagging } from '../log/history.js';
+import { fullBlock, sessionHeader, sessionsTable } from '../query/format.js';
+import type { RenderOptions } from '../query/format.js';
+import { refuseWithForks, removeSessionLines } from '../maintenance/maintain.js';
+import { Sink } from '../query/sink.js';
+import { loadSessionEntries, rebuildIndex, rulesTagging } from '../sessions/turns.js';
 import {
   forkSession,
   isDamaged,
@@ -23,7 +23,7 @@ import type { DamagedRecord } from '../sessions/manage.js';
 import { checkSessionName } from '../sessions/names.js';
 import { deleteSession, listSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
-import { colorsFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './history-cli.js';
+import { colorsFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 
 export function registerSessions(program: Command, io: Io): void {

@@ -108,7 +108,7 @@ interface ConfigFile {
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
 export function defaultHome(env: Env): string {
-  return env['ARGO_HOME'] && env['ARGO_HOME'] !== '' ? resolve(env['ARGO_HOME']) : join(homedir(), '.argo');
+  return env.ARGO_HOME && env.ARGO_HOME !== '' ? resolve(env.ARGO_HOME) : join(homedir(), '.argo');
 }
 
 /** The only place that reads the environment and config.json. */
@@ -134,8 +134,8 @@ export function loadSettings(flags: FlagOverrides, env: Env): Settings {
     verbosity: { ...DEFAULT_STYLE_POLICY.verbosity, ...config.verbosityRules },
   };
 
-  const session = flags.session ?? nonEmpty(env['ARGO_SESSION']) ?? config.session ?? 'default';
-  checkSessionName(session, flags.session !== undefined ? '--session' : env['ARGO_SESSION'] ? 'ARGO_SESSION' : `${source}: "session"`);
+  const session = flags.session ?? nonEmpty(env.ARGO_SESSION) ?? config.session ?? 'default';
+  checkSessionName(session, flags.session !== undefined ? '--session' : env.ARGO_SESSION ? 'ARGO_SESSION' : `${source}: "session"`);
 
   const api = flags.api ?? config.api ?? 'chat';
   if (!(ENDPOINTS as readonly string[]).includes(api)) {
@@ -150,10 +150,10 @@ export function loadSettings(flags: FlagOverrides, env: Env): Settings {
   const settings: Settings = {
     home,
     paths: { logs: join(home, 'logs'), sessions: join(home, 'sessions'), config: configPath },
-    model: flags.model ?? nonEmpty(env['ARGO_MODEL']) ?? config.model ?? 'argo',
+    model: flags.model ?? nonEmpty(env.ARGO_MODEL) ?? config.model ?? 'argo',
     modelFromFlag: flags.model !== undefined,
     session,
-    host: parseOllamaHost(flags.host ?? nonEmpty(env['OLLAMA_HOST']) ?? config.host),
+    host: parseOllamaHost(flags.host ?? nonEmpty(env.OLLAMA_HOST) ?? config.host),
     api: api as Endpoint,
     persona: flags.persona ?? config.persona ?? 'neutral',
     verbosity: verbosity as Verbosity,
@@ -201,7 +201,7 @@ function readConfig(path: string): ConfigFile {
 }
 
 function checkRanges(settings: Settings, source: string): void {
-  const rules: Array<[string, number, number, number?]> = [
+  const rules: [string, number, number, number?][] = [
     ['stream.flushChunks', settings.stream.flushChunks, 1],
     ['stream.flushMs', settings.stream.flushMs, 0],
     ['retries.attempts', settings.retries.attempts, 1],

@@ -178,7 +178,7 @@ export class OllamaTransport {
         return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden); check OLLAMA_HOST and OLLAMA_ORIGINS on the server` };
       }
       if (/does not support (chat|generate)/.test(detail)) {
-        return { kind: 'http', httpStatus: status, message: `${detail}; try --api ${/chat/.test(detail) ? 'generate' : 'chat'}` };
+        return { kind: 'http', httpStatus: status, message: `${detail}; try --api ${detail.includes('chat') ? 'generate' : 'chat'}` };
       }
       return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP ${status}: ${detail}` };
     }

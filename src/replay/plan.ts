@@ -98,7 +98,7 @@ export function selectHistory(spec: ReplaySpec, history: readonly HistoryTurn[])
 function decide(
   loaded: readonly ClassifiedTurn[],
   filtered: readonly ClassifiedTurn[],
-  used: ReadonlyArray<{ id: string; elided: boolean; chars: number }>,
+  used: readonly { id: string; elided: boolean; chars: number }[],
   protectedTurns: number,
 ): TurnDecision[] {
   const filteredIds = new Set(filtered.map((turn) => turn.id));

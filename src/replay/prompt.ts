@@ -44,7 +44,7 @@ export type OllamaRequest =
 export interface PromptParts {
   /** Mode, persona, verbosity and confidence instructions, in that order. */
   instructions: string[];
-  replay: ReadonlyArray<{ prompt: string; response: string }>;
+  replay: readonly { prompt: string; response: string }[];
   input: string;
 }
 

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
 import { PRIVATE_FILE, listFiles, listLogFiles } from '../log/files.js';
-import { composeHistory, indexLineOf, lineageOf, loadIndexed } from '../log/history.js';
-import type { RulesTagging } from '../log/history.js';
+import { composeHistory, indexLineOf, lineageOf, loadIndexed } from './turns.js';
+import type { RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, isBlank } from '../log/scan.js';
 import type { DataPaths } from '../log/writer.js';
@@ -68,11 +68,11 @@ function looksLikeRecord(value: unknown): value is SessionRecord {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const record = value as Record<string, unknown>;
   return (
-    typeof record['name'] === 'string' &&
-    typeof record['id'] === 'string' &&
-    typeof record['title'] === 'string' &&
-    typeof record['turns'] === 'number' &&
-    typeof record['last_used_at'] === 'string'
+    typeof record.name === 'string' &&
+    typeof record.id === 'string' &&
+    typeof record.title === 'string' &&
+    typeof record.turns === 'number' &&
+    typeof record.last_used_at === 'string'
   );
 }
 
@@ -156,7 +156,7 @@ export async function forkSession(paths: DataPaths, parent: SessionRecord, turn:
   if (lines.length === 0) throw new UsageError(`session "${parent.name}" has no turns to fork yet`);
   const cut = turn === undefined ? lines.length - 1 : findTurn(lines, turn, parent.name);
   const inherited = lines.slice(0, cut + 1);
-  const forkTurn = inherited[inherited.length - 1] as IndexLine;
+  const forkTurn = inherited[inherited.length - 1]!;
   const record: SessionRecord = {
     name,
     id: randomUUID(),
@@ -181,7 +181,7 @@ export function findTurn(lines: readonly IndexLine[], turn: string, session: str
   const exact = lines.findIndex((line) => line.id === turn);
   if (exact !== -1) return exact;
   const matches = turn.length >= 4 ? lines.flatMap((line, position) => (line.id.startsWith(turn) ? [position] : [])) : [];
-  if (matches.length === 1) return matches[0] as number;
+  if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) throw new UsageError(`turn "${turn}" is ambiguous in session "${session}" (${matches.length} turns start with it); give more of its id`);
   throw new UsageError(`session "${session}" has no turn "${turn}"; list its turn ids with "argo sessions show ${session}"`);
 }

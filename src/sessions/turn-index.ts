@@ -97,9 +97,9 @@ export function parseIndexLine(raw: string): IndexLine | null {
       isLogFileName(value.file) &&
       value.file === basename(value.file) &&
       Number.isSafeInteger(value.offset) &&
-      (value.offset as number) >= 0 &&
+      (value.offset!) >= 0 &&
       Number.isSafeInteger(value.length) &&
-      (value.length as number) > 0 &&
+      (value.length!) > 0 &&
       typeof value.status === 'string' &&
       typeof value.type === 'string' &&
       (value.rules === undefined || typeof value.rules === 'string');

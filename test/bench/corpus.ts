@@ -115,7 +115,7 @@ const OTHER: Template[] = [
 ];
 
 // Weights roughly as people type: mostly questions and instructions.
-const PROMPT_KINDS: Array<[number, Template[]]> = [
+const PROMPT_KINDS: [number, Template[]][] = [
   [0.42, QUESTIONS],
   [0.36, INSTRUCTIONS],
   [0.08, CORRECTIONS],

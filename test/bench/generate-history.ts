@@ -114,7 +114,7 @@ const WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
 const FIRST_DAY_UTC = Date.UTC(2026, 0, 5); // a Monday; fixed so the bytes do not depend on today
 const MODELS = ['argo', 'argo', 'llama3.1:8b', 'qwen2.5-coder:7b', 'mistral:latest', 'gemma2:9b'];
 const PERSONAS = ['neutral', 'neutral', 'neutral', 'neutral', 'neutral', 'friendly', 'teacher', 'expert', 'critic'];
-const MODES: Array<string | null> = [null, null, null, null, null, null, 'code', 'code', 'review', 'shell', 'writing'];
+const MODES: (string | null)[] = [null, null, null, null, null, null, 'code', 'code', 'review', 'shell', 'writing'];
 const LAST_COUNTS = [1, 2, 3, 3, 3, 5, 5, 5, 5, 8, 10];
 const NAME_WORDS = [
   'rust', 'k8s', 'infra', 'blog', 'thesis', 'api', 'db', 'ci', 'shell', 'sql', 'react', 'go', 'ml',
@@ -280,7 +280,7 @@ export function generateHistory(home: string, params: HistoryParams, key: string
     let used = 0;
     const count = days[day] ?? 0;
     for (let position = 0; position < count; position++, turn++) {
-      const session = sessions[owner[turn] ?? 0] as SessionState;
+      const session = sessions[owner[turn] ?? 0]!;
       const timestamp = timestampOf(date, position, count);
       const plant = random() < 0.005;
       const plantInPrompt = plant && random() < 0.5;

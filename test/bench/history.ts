@@ -157,8 +157,8 @@ export async function benchHistory(params: HistoryParams, dataDir: string, runs:
   if (all.note) progress(`warning: ${display(allArgs)} ${all.note}`);
   const logsAll = { ...(await compare('logs --json (every line, no filter)', allArgs, runs.scan)), note: all.note, output: all.output };
 
-  const locale = process.env['LC_ALL'] ?? process.env['LANG'] ?? 'C';
-  const grepEnv = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', LANG: locale };
+  const locale = process.env.LC_ALL ?? process.env.LANG ?? 'C';
+  const grepEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: locale };
   const grep = async (flags: string): Promise<{ summary: Summary; count: number }> => {
     const outcomes: Outcome[] = [];
     for (let i = 0; i < runs.scan; i++) outcomes.push(expectSuccess(await runCommand('grep', [flags, NEEDLE, ...files], { env: grepEnv, stdout: 'pipe' }), `grep ${flags}`));

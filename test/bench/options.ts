@@ -58,7 +58,7 @@ function count(value: string | undefined, name: string, fallback: number): numbe
 }
 
 export function historyParamsFrom(flags: HistoryFlags, env: Env, quick = false): HistoryParams {
-  const turns = count(flags.turns ?? env['ARGO_BENCH_TURNS'], '--turns', quick ? QUICK_TURNS : FULL_HISTORY.turns);
+  const turns = count(flags.turns ?? env.ARGO_BENCH_TURNS, '--turns', quick ? QUICK_TURNS : FULL_HISTORY.turns);
   const params: HistoryParams = {
     turns,
     sessions: count(flags.sessions, '--sessions', FULL_HISTORY.sessions),
@@ -86,8 +86,8 @@ export function benchOptions(argv: string[], env: Env): BenchOptions {
       only: { type: 'string' },
     },
   });
-  const quick = values.quick ?? (env['ARGO_BENCH_QUICK'] === '1');
-  const only = values.only ?? env['ARGO_BENCH_ONLY'] ?? 'all';
+  const quick = values.quick ?? (env.ARGO_BENCH_QUICK === '1');
+  const only = values.only ?? env.ARGO_BENCH_ONLY ?? 'all';
   if (only !== 'all' && only !== 'stream' && only !== 'history') throw new Error(`--only must be stream or history, got "${only}"`);
   return {
     history: historyParamsFrom(values, env, quick),

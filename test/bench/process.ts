@@ -52,7 +52,7 @@ export interface Launch {
 
 /** A scrubbed environment: nothing from the caller's shell leaks into a measured run. */
 export function cleanEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, ARGO_HOME: home, NO_COLOR: '1', ...extra };
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ARGO_HOME: home, NO_COLOR: '1', ...extra };
 }
 
 let devNull: number | undefined;

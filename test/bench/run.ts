@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     const { result, rows: streamingRows } = await benchStreaming(options.runs, progress);
     sections.streaming = result;
     rows.push(...streamingRows);
-    seconds['streaming'] = Math.round((performance.now() - t) / 1000);
+    seconds.streaming = Math.round((performance.now() - t) / 1000);
   }
   if (options.only !== 'stream') {
     const t = performance.now();
@@ -68,9 +68,9 @@ async function main(): Promise<void> {
     const { result, rows: historyRows } = await benchHistory(options.history, options.dataDir, options.runs, progress);
     sections.history = result;
     rows.push(...historyRows);
-    seconds['history'] = Math.round((performance.now() - t) / 1000);
+    seconds.history = Math.round((performance.now() - t) / 1000);
   }
-  seconds['total'] = Math.round((performance.now() - started) / 1000);
+  seconds.total = Math.round((performance.now() - started) / 1000);
 
   const judged = rows.filter((row) => row.pass !== null);
   const met = judged.filter((row) => row.pass).length;

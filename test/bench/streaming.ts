@@ -74,7 +74,7 @@ function startServerProcess(tokens: number): Promise<Server> {
 
 function stopServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    if (server.process.exitCode !== null) return resolve();
+    if (server.process.exitCode !== null) { resolve(); return; }
     server.process.once('exit', () => resolve());
     server.process.kill('SIGTERM');
   });

@@ -39,9 +39,9 @@ describe('argo: the happy path', () => {
     expect(result.stdout).toBe('You said: Explain closures in JavaScript\n');
 
     const body = lastBody();
-    expect(body['model']).toBe('argo');
-    expect(body['stream']).toBe(true);
-    expect(body['messages']).toEqual([
+    expect(body.model).toBe('argo');
+    expect(body.stream).toBe(true);
+    expect(body.messages).toEqual([
       { role: 'system', content: expect.stringContaining('neutral') },
       { role: 'user', content: 'Explain closures in JavaScript' },
     ]);
@@ -51,7 +51,7 @@ describe('argo: the happy path', () => {
     const session = JSON.parse(readFileSync(join(home, 'sessions', 'work.json'), 'utf8')) as Record<string, unknown>;
     expect(entry).toMatchObject({
       session: 'work',
-      session_id: session['id'],
+      session_id: session.id,
       status: 'ok',
       entry_type: 'instruction',
       model: 'argo',
@@ -67,15 +67,15 @@ describe('argo: the happy path', () => {
       done_reason: 'stop',
       error: null,
     });
-    expect(entry?.['id']).toMatch(/^[\w-]{12}$/);
-    expect(entry?.['timestamp']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d$/);
-    const timings = entry?.['timings'] as Record<string, number>;
-    expect(timings['first_token_ms']).toBeGreaterThanOrEqual(0);
-    expect(timings['eval_count']).toBeGreaterThan(0);
-    expect(Number.isInteger(timings['eval_duration_ns'])).toBe(true);
+    expect(entry?.id).toMatch(/^[\w-]{12}$/);
+    expect(entry?.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d$/);
+    const timings = entry?.timings as Record<string, number>;
+    expect(timings.first_token_ms).toBeGreaterThanOrEqual(0);
+    expect(timings.eval_count).toBeGreaterThan(0);
+    expect(Number.isInteger(timings.eval_duration_ns)).toBe(true);
 
     expect(session).toMatchObject({ name: 'work', title: 'Explain closures in JavaScript', turns: 1, last_model: 'argo' });
-    expect(session['id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(statSync(join(home, 'logs')).mode & 0o777).toBe(0o700);
     expect(statSync(join(home, 'sessions')).mode & 0o777).toBe(0o700);
     const logFile = readdirSync(join(home, 'logs'))[0] ?? '';
@@ -91,8 +91,8 @@ describe('argo: the happy path', () => {
     const request = ollama.requests.at(-1);
     expect(request?.path).toBe('/api/generate');
     const body = lastBody();
-    expect(body['prompt']).toBe('list files by size');
-    expect(body['system']).toMatch(/^You help with shell commands/);
+    expect(body.prompt).toBe('list files by size');
+    expect(body.system).toMatch(/^You help with shell commands/);
     expect(logLines(home)[0]).toMatchObject({ endpoint: 'generate', active_mode: 'shell', status: 'ok' });
   });
 
@@ -102,7 +102,7 @@ describe('argo: the happy path', () => {
     try {
       const result = await ask(['hello there'], home);
       expect(result.stdout).toBe('You said: hello there\n');
-      expect(logLines(home)[0]?.['model_response']).toBe('You said: hello there');
+      expect(logLines(home)[0]?.model_response).toBe('You said: hello there');
     } finally {
       ollama.options.textInDone = false;
     }
@@ -112,7 +112,7 @@ describe('argo: the happy path', () => {
     const home = tempHome();
     const result = await ask(['--no-stream', 'what is 2+2?'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'You said: what is 2+2?\n' });
-    expect(lastBody()['stream']).toBe(false);
+    expect(lastBody().stream).toBe(false);
     expect(logLines(home)[0]).toMatchObject({ status: 'ok', entry_type: 'question' });
   });
 
@@ -123,8 +123,8 @@ describe('argo: the happy path', () => {
     const printed = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(Object.keys(printed)).toEqual(['id', 'session', 'model', 'response', 'status', 'replay_policy', 'timings', 'error']);
     expect(printed).toMatchObject({ session: 'default', model: 'argo', response: 'You said: why is the sky blue?', status: 'ok', error: null });
-    expect(printed['replay_policy']).toMatchObject({ entries_available: 0, entries_used: 0, context_strength: 'weak' });
-    expect(printed['id']).toBe(logLines(home)[0]?.['id']);
+    expect(printed.replay_policy).toMatchObject({ entries_available: 0, entries_used: 0, context_strength: 'weak' });
+    expect(printed.id).toBe(logLines(home)[0]?.id);
   });
 
   it('--no-log writes nothing', async () => {
@@ -139,8 +139,8 @@ describe('argo: the happy path', () => {
     const home = tempHome();
     await ask(['--temperature', '0.2', '--seed', '7', '--num-ctx', '4096', '--keep-alive', '10m', 'hi'], home);
     const body = lastBody();
-    expect(body['options']).toEqual({ temperature: 0.2, seed: 7, num_ctx: 4096 });
-    expect(body['keep_alive']).toBe('10m');
+    expect(body.options).toEqual({ temperature: 0.2, seed: 7, num_ctx: 4096 });
+    expect(body.keep_alive).toBe('10m');
   });
 });
 
@@ -149,7 +149,7 @@ describe('argo: prompt from stdin', () => {
     const home = tempHome();
     const result = await ask(['review this'], home, { stdin: 'diff --git a/x b/x\n+added line\n' });
     expect(result.code).toBe(0);
-    expect(logLines(home)[0]?.['user_prompt']).toBe('review this\n\ndiff --git a/x b/x\n+added line');
+    expect(logLines(home)[0]?.user_prompt).toBe('review this\n\ndiff --git a/x b/x\n+added line');
   });
 
   it('takes the whole prompt from stdin', async () => {
@@ -175,7 +175,7 @@ describe('argo: replay end to end', () => {
     const result = await ask(['--session', 'work', '--replay', 'last:2', 'Now make it case-insensitive'], home);
     expect(result.code).toBe(0);
     const [first, second, third] = logLines(home);
-    expect(lastBody()['messages']).toEqual([
+    expect(lastBody().messages).toEqual([
       { role: 'system', content: expect.stringContaining('answer directly and confidently') },
       { role: 'user', content: 'Write a function that validates emails' },
       { role: 'assistant', content: 'You said: Write a function that validates emails' },
@@ -185,7 +185,7 @@ describe('argo: replay end to end', () => {
     ]);
     expect(third).toMatchObject({
       replay: { enabled: true, count: 2, session: false },
-      replayed_ids: [first?.['id'], second?.['id']],
+      replayed_ids: [first?.id, second?.id],
       replay_policy: {
         entries_available: 2,
         entries_filtered: 0,
@@ -208,10 +208,10 @@ describe('argo: replay end to end', () => {
     await ask(['--session', 'work', '--replay', 'session', 'Add quoting support'], home, { env: { ARGO_SESSION: 'play' } });
     const entries = logLines(home);
     const last = entries.at(-1);
-    const work = entries.filter((e) => e['session'] === 'work');
-    expect(last?.['replayed_ids']).toEqual([work[0]?.['id'], work[1]?.['id'], work[2]?.['id']]);
-    expect(last?.['replay_policy']).toMatchObject({ reason: 'session', entries_available: 3, entries_used: 3 });
-    const contents = (lastBody()['messages'] as Array<{ content: string }>).map((m) => m.content);
+    const work = entries.filter((e) => e.session === 'work');
+    expect(last?.replayed_ids).toEqual([work[0]?.id, work[1]?.id, work[2]?.id]);
+    expect(last?.replay_policy).toMatchObject({ reason: 'session', entries_available: 3, entries_used: 3 });
+    const contents = (lastBody().messages as { content: string }[]).map((m) => m.content);
     expect(contents.join('\n')).not.toContain('poem');
   });
 
@@ -223,8 +223,8 @@ describe('argo: replay end to end', () => {
     const result = await ask(['--replay', 'last:5', 'Shorter please'], home);
     expect(result.code).toBe(0);
     const [ok, failed, last] = logLines(home);
-    expect(failed?.['status']).toBe('error');
-    expect(last?.['replayed_ids']).toEqual([ok?.['id']]);
+    expect(failed?.status).toBe('error');
+    expect(last?.replayed_ids).toEqual([ok?.id]);
   });
 
   it('uses the session\'s last model unless --model is given', async () => {
@@ -233,9 +233,9 @@ describe('argo: replay end to end', () => {
     try {
       await ask(['--session', 's', '--model', 'other:7b', 'hi'], home);
       await ask(['--session', 's', 'again'], home, { env: { ARGO_MODEL: 'argo' } });
-      expect(lastBody()['model']).toBe('other:7b');
+      expect(lastBody().model).toBe('other:7b');
       await ask(['--session', 's', '--model', 'argo', 'third'], home);
-      expect(lastBody()['model']).toBe('argo');
+      expect(lastBody().model).toBe('argo');
     } finally {
       ollama.options.models = undefined;
     }
@@ -376,7 +376,7 @@ describe('argo: failures', () => {
     const home = tempHome();
     ollama.options.tokens = ['a', 'b', 'c', 'd', 'e', 'f'];
     ollama.setScenario({ delayMs: 120 });
-    const seen: Array<{ at: number; text: string }> = [];
+    const seen: { at: number; text: string }[] = [];
     const started = Date.now();
     const result = await runArgo(['hi'], { home, host: ollama.url, onStdout: (_child, text) => seen.push({ at: Date.now() - started, text }) });
     expect(result.stdout).toBe('abcdef\n');
@@ -464,9 +464,9 @@ describe('argo: review regressions', () => {
     expect((await ask(['--session', 's', '--model', 'nope', 'second'], home)).code).toBe(1);
     const third = await ask(['--session', 's', 'third'], home);
     expect(third.code).toBe(0);
-    expect(lastBody()['model']).toBe('argo');
+    expect(lastBody().model).toBe('argo');
     const session = JSON.parse(readFileSync(join(home, 'sessions', 's.json'), 'utf8')) as Record<string, unknown>;
-    expect(session['last_model']).toBe('argo');
+    expect(session.last_model).toBe('argo');
   });
 
   it('an error page that is not JSON (wrong path, proxy) leaves --json output parseable and is not called a missing model', async () => {
@@ -511,8 +511,8 @@ describe('argo: concurrency', () => {
     expect(results.map((r) => r.code)).toEqual(Array(8).fill(0));
     const entries = logLines(home);
     expect(entries).toHaveLength(8);
-    expect(new Set(entries.map((e) => e['user_prompt']))).toEqual(new Set(Array.from({ length: 8 }, (_, i) => `turn number ${i}`)));
-    expect(new Set(entries.map((e) => e['session_id'])).size).toBe(1);
+    expect(new Set(entries.map((e) => e.user_prompt))).toEqual(new Set(Array.from({ length: 8 }, (_, i) => `turn number ${i}`)));
+    expect(new Set(entries.map((e) => e.session_id)).size).toBe(1);
     const replay = await ask(['--session', 'shared', '--replay', 'session', '--explain', '--json', 'next'], home);
     expect((JSON.parse(replay.stdout) as { replay_policy: { entries_available: number } }).replay_policy.entries_available).toBe(8);
   });

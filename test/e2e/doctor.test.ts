@@ -25,14 +25,14 @@ afterEach(() => {
 const NOWHERE = 'http://127.0.0.1:9';
 const argo = (home: string, args: string[], host = ollama.url) => runArgo(args, { home, host });
 /** The report lines as [status, check, detail]. */
-const checks = (stdout: string): Array<[string, string, string]> =>
+const checks = (stdout: string): [string, string, string][] =>
   stdout
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => {
       const match = /^(ok|FAIL)\s+(\S+)\s+(.*)$/.exec(line);
       if (!match) throw new Error(`not a doctor line: ${line}`);
-      return [match[1] as string, match[2] as string, match[3] as string];
+      return [match[1]!, match[2]!, match[3]!];
     });
 const check = (stdout: string, name: string): [string, string] | undefined => {
   const found = checks(stdout).find(([, what]) => what === name);
@@ -70,11 +70,11 @@ describe('argo doctor', () => {
 
   it('doctor(flags, io, command) reads the options given to the commands above it', async () => {
     // Mirrors how main.ts registers the command; the data directory and host come only from flags.
-    const saved = { ARGO_HOME: process.env['ARGO_HOME'], OLLAMA_HOST: process.env['OLLAMA_HOST'], ARGO_MODEL: process.env['ARGO_MODEL'] };
+    const saved = { ARGO_HOME: process.env.ARGO_HOME, OLLAMA_HOST: process.env.OLLAMA_HOST, ARGO_MODEL: process.env.ARGO_MODEL };
     const envHome = mkdtempSync(join(tmpdir(), 'argo-doctor-'));
-    process.env['ARGO_HOME'] = envHome;
-    process.env['OLLAMA_HOST'] = NOWHERE;
-    delete process.env['ARGO_MODEL'];
+    process.env.ARGO_HOME = envHome;
+    process.env.OLLAMA_HOST = NOWHERE;
+    delete process.env.ARGO_MODEL;
     try {
       const home = tempHome();
       let out = '';

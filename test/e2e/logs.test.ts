@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../src/log/entry.js';
 import type { DataPaths } from '../../src/log/writer.js';
 import { indexPath, readSession } from '../../src/sessions/store.js';
-import { appendRaw, makeEntry, policy, recordTurns, tempData } from '../history/helpers.js';
+import { appendRaw, makeEntry, policy, recordTurns, tempData } from '../query/helpers.js';
 import { ARGO_BIN, runArgo } from '../support/run-argo.js';
 
 const ENV = { TZ: 'UTC' };
@@ -33,7 +33,7 @@ interface Fixture {
  */
 async function fixture(): Promise<Fixture> {
   const { home, paths } = tempData();
-  const shapes: Array<Partial<LogEntry>> = [
+  const shapes: Partial<LogEntry>[] = [
     { entry_type: 'question', user_prompt: 'Why is the sky blue?', model_response: 'Rayleigh scattering.' },
     { entry_type: 'instruction', user_prompt: 'Explain closures', model: 'llama3:8b', replay_policy: policy({ context_strength: 'strong', chars_used: 400 }) },
     { entry_type: 'correction', user_prompt: 'Actually, I meant Python', status: 'error', error: 'boom', replay_policy: policy({ context_strength: 'weak', reason: 'clarification', trimmed: true, chars_used: 5500 }) },
@@ -85,7 +85,7 @@ describe.concurrent('argo logs: output', () => {
 
   it('--full prints whole prompts and responses', async () => {
     const result = await argo(fx.home, ['logs', '--full', '--type', 'correction', '--session', 'work']);
-    const entry = fx.all[2] as LogEntry;
+    const entry = fx.all[2]!;
     expect(result.stdout).toBe(
       `── 2025-01-01 10:02:00 · work · correction · weak (clarification, 2 turns, 5500 chars, trimmed) · error · argo · id ${entry.id}\n` +
         'User: Actually, I meant Python\nAssistant: work answer 3\n(boom)\n\n',
@@ -104,8 +104,8 @@ describe.concurrent('argo logs: output', () => {
 
 // Each case is one read-only spawn of the binary: run them side by side.
 describe.concurrent('argo logs: filters', () => {
-  const w = (i: number): string => fx.all[i]?.id as string;
-  const cases: Array<[string, string[], () => string[]]> = [
+  const w = (i: number): string => fx.all[i]?.id!;
+  const cases: [string, string[], () => string[]][] = [
     ['--session work', ['--session', 'work'], () => [0, 1, 2, 3].map(w)],
     ['--session by id', ['--session', 'ID:work'], () => [0, 1, 2, 3].map(w)],
     ['--type question,meta', ['--type', 'question,meta', '--session', 'work,play'], () => [0, 3, 6, 7].map(w)],
@@ -133,7 +133,7 @@ describe.concurrent('argo logs: filters', () => {
 
   it.each(cases)('%s', async (_name, args, expected) => {
     const work = await readSession(fx.paths.sessions, 'work');
-    const resolved = args.map((arg) => (arg === 'ID:work' ? (work?.id as string) : arg));
+    const resolved = args.map((arg) => (arg === 'ID:work' ? (work?.id!) : arg));
     const result = await argo(fx.home, ['logs', '--json', ...resolved]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -330,7 +330,7 @@ describe('argo logs --follow', () => {
   it('prints every turn appended by concurrent writers exactly once, a new day included; waits for partial lines; Ctrl-C exits 0', async () => {
     const { home, paths } = tempData();
     const backlog = await recordTurns(paths, 'old', 12, { date: '2025-01-01' });
-    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '--limit', '3'], { env: { PATH: process.env['PATH'] ?? '', ARGO_HOME: home, ...ENV } });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '--limit', '3'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, ...ENV } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -383,7 +383,7 @@ describe('argo logs --follow', () => {
   it('applies the filters to new turns, and starts on a directory that does not exist yet', async () => {
     const { home } = tempData();
     const empty = join(home, 'fresh');
-    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '-q', 'turn 7'], { env: { PATH: process.env['PATH'] ?? '', ARGO_HOME: empty, ...ENV } });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '-q', 'turn 7'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: empty, ...ENV } });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -398,7 +398,7 @@ describe('argo logs --follow', () => {
 
   it('ends by itself (exit 0) once the reader of its output has gone away', async () => {
     const { home } = tempData();
-    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json'], { env: { PATH: process.env['PATH'] ?? '', ARGO_HOME: home, ...ENV } });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, ...ENV } });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const firstLine = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -23,7 +23,7 @@ const indexFile = (home: string, name: string): string => join(home, 'sessions',
 
 interface Explain {
   replayed_ids: string[];
-  turns: Array<{ id: string }>;
+  turns: { id: string }[];
 }
 async function explain(home: string, session: string, replay: string): Promise<Explain> {
   const result = await argo(home, ['--session', session, '--replay', replay, '--explain', '--json', 'Explain more']);
@@ -39,7 +39,7 @@ async function conversation(): Promise<{ home: string; work: string[]; play: str
   }
   expect((await argo(home, ['--session', 'play', 'Why is the sky blue?'])).code).toBe(0);
   const lines = logLines(home);
-  const ids = (name: string): string[] => lines.filter((line) => line['session'] === name).map((line) => line['id'] as string);
+  const ids = (name: string): string[] => lines.filter((line) => line.session === name).map((line) => line.id as string);
   return { home, work: ids('work'), play: ids('play') };
 }
 
@@ -78,7 +78,7 @@ describe('argo sessions: list and show', () => {
 
     const json = JSON.parse((await argo(shared.home, ['sessions', 'show', 'work', '--json'])).stdout) as { session: SessionRecord; turns: LogEntry[] };
     expect(json.session).toEqual(record(shared.home, 'work'));
-    expect(json.turns).toEqual(logLines(shared.home).filter((line) => line['session'] === 'work'));
+    expect(json.turns).toEqual(logLines(shared.home).filter((line) => line.session === 'work'));
 
     const last = JSON.parse((await argo(shared.home, ['sessions', 'show', 'work', '--json', '--limit', '1'])).stdout) as { turns: LogEntry[] };
     expect(last.turns.map((turn) => turn.id)).toEqual([shared.work[2]]);
@@ -116,7 +116,7 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
 
     expect((await explain(home, 'branch', 'session')).turns.map((turn) => turn.id)).toEqual(work.slice(0, 2));
     expect((await argo(home, ['--session', 'branch', 'Add a reset method'])).code).toBe(0);
-    const own = logLines(home).at(-1)?.['id'] as string;
+    const own = logLines(home).at(-1)?.id as string;
     expect((await explain(home, 'branch', 'last:2')).turns.map((turn) => turn.id)).toEqual([work[1], own]);
     // The parent is untouched.
     expect((await explain(home, 'work', 'last:5')).turns.map((turn) => turn.id)).toEqual(work);
@@ -150,7 +150,7 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
   it('the index is rebuilt transparently when deleted, truncated or pointing past the end of the log', async () => {
     const { home, work } = await conversation();
     const pristine = readFileSync(indexFile(home, 'work'), 'utf8');
-    const harms: Array<() => void> = [
+    const harms: (() => void)[] = [
       () => rmSync(indexFile(home, 'work')),
       () => writeFileSync(indexFile(home, 'work'), pristine.split('\n').slice(0, 1).join('\n') + '\n'),
       () => writeFileSync(indexFile(home, 'work'), pristine.replace(/"offset":\d+/g, '"offset":123456789')),
@@ -180,7 +180,7 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     expect((await argo(home, ['sessions', 'rm', 'branch', '-y'])).code).toBe(0);
     const purged = await argo(home, ['sessions', 'rm', 'work', '--purge', '--yes']);
     expect(purged).toMatchObject({ code: 0, stdout: 'removed session "work" and 3 log lines from 1 file\n' });
-    expect(logLines(home).map((line) => line['id'])).toEqual(play);
+    expect(logLines(home).map((line) => line.id)).toEqual(play);
     expect(work).toHaveLength(3);
   });
 

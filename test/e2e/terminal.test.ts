@@ -17,7 +17,7 @@ function runInTerminal(args: string[], home: string): Promise<{ code: number | n
   const command = [process.execPath, ARGO_BIN, ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: { PATH: process.env['PATH'] ?? '', HOME: home, ARGO_HOME: home, OLLAMA_HOST: ollama.url, TERM: 'xterm' },
+      env: { PATH: process.env.PATH ?? '', HOME: home, ARGO_HOME: home, OLLAMA_HOST: ollama.url, TERM: 'xterm' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

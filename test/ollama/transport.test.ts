@@ -25,7 +25,7 @@ function transport(overrides: Partial<ConstructorParameters<typeof OllamaTranspo
 
 async function run(t: OllamaTransport, request = chat, signal?: AbortSignal) {
   const texts: string[] = [];
-  const retries: Array<[number, number, string]> = [];
+  const retries: [number, number, string][] = [];
   const sleeps: number[] = [];
   const outcome = await t.stream(request, {
     onText: (text) => texts.push(text),

@@ -8,7 +8,7 @@ function turns(types: readonly EntryType[]): ClassifiedTurn[] {
   return types.map((entry_type, i) => ({ id: `t${i + 1}`, prompt: `p${i + 1}`, response: `r${i + 1}`, entry_type }));
 }
 
-const ids = (list: ReadonlyArray<{ id: string }>): string[] => list.map((turn) => turn.id);
+const ids = (list: readonly { id: string }[]): string[] => list.map((turn) => turn.id);
 
 describe('filterByReason with the default table', () => {
   // t1..t5 are one of each type; t6 and t7 (meta, other) are the two most recent, kept whatever their type.

@@ -35,7 +35,7 @@ function withBudget(budget: number): ReplayPolicy {
 }
 
 /** [role, content] of every chat message. */
-function messages(result: ReplayPlan): Array<[string, string]> {
+function messages(result: ReplayPlan): [string, string][] {
   if (result.request.endpoint !== '/api/chat') throw new Error('expected a chat request');
   return result.request.body.messages.map((m) => [m.role, m.content]);
 }
@@ -47,7 +47,7 @@ function system(result: ReplayPlan): string {
 }
 
 /** The decisions as compact rows: [id, entry_type, outcome, protected]. */
-function rows(log: ReplayPolicyLog | null): Array<[string, string, string, boolean]> {
+function rows(log: ReplayPolicyLog | null): [string, string, string, boolean][] {
   return (log?.decisions ?? []).map((d: TurnDecision) => [d.id, d.entry_type, d.outcome, d.protected]);
 }
 
@@ -492,7 +492,7 @@ describe('docs/replay.md worked examples', () => {
   ];
   const big = work.map((t) => (t.id === 't5' ? { ...t, response: 'x'.repeat(6000) } : t));
 
-  it.each<[string, Pick<PlanInput, 'input' | 'spec' | 'history'>, Partial<ReplayPolicyLog>, Array<[string, string, number]>]>([
+  it.each<[string, Pick<PlanInput, 'input' | 'spec' | 'history'>, Partial<ReplayPolicyLog>, [string, string, number][]]>([
     [
       'session resumption',
       { input: 'Add case-insensitive matching', spec: { kind: 'session' }, history: work },

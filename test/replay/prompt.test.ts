@@ -34,7 +34,7 @@ describe('buildRequest for /api/chat', () => {
     });
   });
 
-  it.each<[string, PromptParts, Array<[string, string]>]>([
+  it.each<[string, PromptParts, [string, string][]]>([
     ['no instructions: no system message', { instructions: [], replay: [], input: 'hi' }, [['user', 'hi']]],
     ['no replay', { instructions: ['A'], replay: [], input: 'hi' }, [['system', 'A'], ['user', 'hi']]],
     ['empty input is still sent', { instructions: ['A'], replay: [], input: '' }, [['system', 'A'], ['user', '']]],
@@ -96,7 +96,7 @@ describe('request body key order is fixed', () => {
   });
 
   it('omits options when none is set', () => {
-    const options: ModelOptions = { temperature: undefined };
+    const options: ModelOptions = {};
     expect('options' in buildRequest(parts, settings({ options })).body).toBe(false);
   });
 

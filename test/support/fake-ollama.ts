@@ -57,20 +57,20 @@ export interface FakeScenario {
 }
 
 export interface FakeOllamaOptions {
-  host?: string; // default 127.0.0.1
-  port?: number; // default 0 (any free port)
+  host?: string | undefined; // default 127.0.0.1
+  port?: number | undefined; // default 0 (any free port)
   version?: string; // default 0.12.0
-  models?: FakeModel[]; // default [{ name: 'argo:latest' }]
+  models?: FakeModel[] | undefined; // default [{ name: 'argo:latest' }]
   // The answer text; default `You said: <last user content | prompt>`.
-  reply?: string | ((body: RequestBody, endpoint: Endpoint) => string);
+  reply?: string | ((body: RequestBody, endpoint: Endpoint) => string) | undefined;
   // Explicit tokens; wins over `reply`. Otherwise the text is split into words with their
   // leading whitespace.
-  tokens?: string[] | ((body: RequestBody, endpoint: Endpoint) => string[]);
+  tokens?: string[] | ((body: RequestBody, endpoint: Endpoint) => string[]) | undefined;
   // Carry the last token in the done:true line instead of a chunk of its own.
   textInDone?: boolean;
   // Chat only, and only when the request offers tools: sent in one done:false chunk.
   toolCalls?: FakeToolCall[] | ((body: RequestBody) => FakeToolCall[] | undefined);
-  scenario?: FakeScenario;
+  scenario?: FakeScenario | undefined;
 }
 
 export interface RecordedRequest {
@@ -608,7 +608,7 @@ function takeBusy(scenario: FakeScenario | undefined): boolean {
 }
 
 function takeScenario(scenario: FakeScenario | undefined): FakeScenario {
-  if (!scenario || scenario.times === undefined) return scenario ?? {};
+  if (scenario?.times === undefined) return scenario ?? {};
   if (scenario.times <= 0) return {};
   scenario.times--;
   return scenario;
@@ -629,24 +629,24 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
   const keepAlive = keepAliveMs(body);
   if (isEmptyRequest(body, endpoint) && pick(body, 'keep_alive') !== undefined && keepAlive === 0) {
     state.loaded.delete(model.key);
-    return sendLifecycle(ctx, endpoint, requested, 'unload');
+    sendLifecycle(ctx, endpoint, requested, 'unload'); return;
   }
   const rawConflict = endpoint === 'generate' && pick(body, 'raw') === true &&
     (str(pick(body, 'template')) || str(pick(body, 'system')) || Array.isArray(pick(body, 'context')));
-  if (rawConflict) return sendError(ctx, 400, 'raw mode does not support template, system, or context');
+  if (rawConflict) { sendError(ctx, 400, 'raw mode does not support template, system, or context'); return; }
   const rejection = capabilityError(body, endpoint, requested, model);
-  if (rejection) return sendError(ctx, 400, rejection);
-  if (takeBusy(state.options.scenario)) return sendError(ctx, 503, BUSY_MESSAGE);
+  if (rejection) { sendError(ctx, 400, rejection); return; }
+  if (takeBusy(state.options.scenario)) { sendError(ctx, 503, BUSY_MESSAGE); return; }
 
   const scenario = takeScenario(state.options.scenario);
   await ctx.wait(scenario.firstChunkDelayMs);
   if (ctx.gone) return;
   if (scenario.runnerError) {
     const message = typeof scenario.runnerError === 'string' ? scenario.runnerError : RUNNER_ERROR_MESSAGE;
-    return sendError(ctx, 500, message);
+    sendError(ctx, 500, message); return;
   }
   markLoaded(state, model, body);
-  if (isEmptyRequest(body, endpoint)) return sendLifecycle(ctx, endpoint, requested, 'load');
+  if (isEmptyRequest(body, endpoint)) { sendLifecycle(ctx, endpoint, requested, 'load'); return; }
 
   const plan = buildPlan(state.options, body, endpoint, scenario, startNs);
   if (pick(body, 'stream') === false) await answerWhole(ctx, plan);
@@ -865,11 +865,11 @@ async function runTerminal(ctx: Exchange, terminal: Terminal): Promise<void> {
   switch (terminal.kind) {
     case 'error':
       // Before anything was written the real status goes out instead (streamResponse).
-      if (!ctx.res.headersSent) return sendError(ctx, 500, terminal.message, 'application/json');
+      if (!ctx.res.headersSent) { sendError(ctx, 500, terminal.message, 'application/json'); return; }
       await ctx.writeLine(`${goJson({ error: terminal.message })}\n`);
       return void ctx.res.end();
     case 'drop':
-      return ctx.drop();
+      { ctx.drop(); return; }
     case 'hang':
       startStream(ctx);
       ctx.res.flushHeaders();
@@ -910,7 +910,7 @@ async function answerWhole(ctx: Exchange, plan: Plan): Promise<void> {
   for (let i = 0; i <= chunks.length; i++) {
     if (i > 0) await ctx.wait(plan.delayMs);
     if (ctx.gone) return;
-    if (malformed?.at === i) return sendBody(ctx, 200, malformed.line, JSON_TYPE);
+    if (malformed?.at === i) { sendBody(ctx, 200, malformed.line, JSON_TYPE); return; }
     if (terminal?.at === i) return finishWholeEarly(ctx, plan, terminal, text, calls);
     const chunk = chunks[i];
     if (typeof chunk === 'string') text += chunk;
@@ -922,8 +922,8 @@ async function answerWhole(ctx: Exchange, plan: Plan): Promise<void> {
 async function finishWholeEarly(
   ctx: Exchange, plan: Plan, terminal: Terminal, text: string, calls: FakeToolCall[] | undefined,
 ): Promise<void> {
-  if (terminal.kind === 'error') return sendError(ctx, 500, terminal.message);
-  if (terminal.kind === 'drop') return ctx.drop();
+  if (terminal.kind === 'error') { sendError(ctx, 500, terminal.message); return; }
+  if (terminal.kind === 'drop') { ctx.drop(); return; }
   if (terminal.kind === 'hang') return ctx.untilGone();
   sendJson(ctx, 200, responseObject(plan, text, calls, false)); // the runner stopped without done
 }
@@ -943,21 +943,21 @@ const ROUTES: Record<string, Record<string, Handler>> = {
 
 async function route(state: ServerState, ctx: Exchange): Promise<void> {
   const { method = 'GET' } = ctx.req;
-  if (state.checkHost && !hostAllowed(ctx.req.headers.host)) return sendBody(ctx, 403, '', undefined);
-  if (method === 'OPTIONS') return sendBody(ctx, 204, '', undefined);
+  if (state.checkHost && !hostAllowed(ctx.req.headers.host)) { sendBody(ctx, 403, '', undefined); return; }
+  if (method === 'OPTIONS') { sendBody(ctx, 204, '', undefined); return; }
   const handlers = ROUTES[ctx.record.path];
-  if (!handlers) return sendBody(ctx, 404, '404 page not found', 'text/plain');
+  if (!handlers) { sendBody(ctx, 404, '404 page not found', 'text/plain'); return; }
   const handler = handlers[method];
   if (!handler) {
     ctx.res.setHeader('Allow', Object.keys(handlers).join(', '));
-    return sendBody(ctx, 405, '405 method not allowed', 'text/plain');
+    sendBody(ctx, 405, '405 method not allowed', 'text/plain'); return;
   }
   try {
     await handler(state, ctx);
   } catch (error) {
-    if (error instanceof HttpError) return sendError(ctx, error.status, error.message);
+    if (error instanceof HttpError) { sendError(ctx, error.status, error.message); return; }
     // A bug here or in a reply callback: report it like Ollama reports internal errors.
-    if (!ctx.res.headersSent) return sendError(ctx, 500, (error as Error).message);
+    if (!ctx.res.headersSent) { sendError(ctx, 500, (error as Error).message); return; }
     ctx.drop();
   }
 }

@@ -35,7 +35,7 @@ export function tempHome(config?: unknown): string {
 /** Spawns the built bin/argo with a scrubbed environment. */
 export function runArgo(args: string[], options: RunOptions): Promise<ArgoResult> {
   const env: Record<string, string> = {
-    PATH: process.env['PATH'] ?? '',
+    PATH: process.env.PATH ?? '',
     HOME: options.home,
     ARGO_HOME: options.home,
     NO_COLOR: '1',
@@ -59,7 +59,7 @@ export function runArgo(args: string[], options: RunOptions): Promise<ArgoResult
   });
 }
 
-export function logLines(home: string): Array<Record<string, unknown>> {
+export function logLines(home: string): Record<string, unknown>[] {
   const dir = join(home, 'logs');
   let files: string[];
   try {

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadHistory, rebuildIndex, withReplayHistory } from '../../src/log/history.js';
+import { loadHistory, rebuildIndex, withReplayHistory } from '../../src/sessions/turns.js';
 import { recordTurn } from '../../src/log/writer.js';
 import { classifyEntry, rulesFingerprint } from '../../src/replay/classify.js';
 import { planTurn } from '../../src/replay/plan.js';
@@ -32,7 +32,7 @@ async function longSession(): Promise<Home & { session: SessionRecord }> {
     });
     await recordTurn(data.paths, opened, entry, '2025-01-02', rulesFingerprint(RULES));
   }
-  return { ...data, session: (await readSession(data.paths.sessions, 'long')) as SessionRecord };
+  return { ...data, session: (await readSession(data.paths.sessions, 'long'))! };
 }
 
 function planFor(policy: ReplayPolicy, spec: ReplaySpec) {

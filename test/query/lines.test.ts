@@ -20,8 +20,8 @@ function file(content: string | Buffer): string {
 }
 
 /** What a reader must report: each line's text, byte offset and length, computed independently. */
-function expected(content: string): Array<{ text: string; offset: number; length: number }> {
-  const out: Array<{ text: string; offset: number; length: number }> = [];
+function expected(content: string): { text: string; offset: number; length: number }[] {
+  const out: { text: string; offset: number; length: number }[] = [];
   if (content === '') return out;
   let offset = 0;
   for (const text of content.split('\n')) {
@@ -128,7 +128,7 @@ describe('scanEntries skips and counts unreadable lines', () => {
     const { paths } = tempData();
     const path = appendRaw(paths, '2025-01-02', `${good(1)}\nnot json\n${good(3)}\n{"id":"x"}\n`);
     const stats = new ScanStats(true);
-    for await (const _ of scanEntries([path], stats)) void _;
+    for await (const _ of scanEntries([path], stats)) _;
     expect(stats.problems).toEqual([
       { file: path, line: 2, reason: expect.stringMatching(/^not JSON/) },
       { file: path, line: 4, reason: 'valid JSON but not a turn (missing or not text: session_id, timestamp, user_prompt, model_response, status)' },

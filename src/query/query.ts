@@ -11,7 +11,7 @@ import type { Duration } from 'date-fns';
 import { UsageError } from '../errors.js';
 import { DAY_PATTERN, TURN_STATUSES } from '../log/entry.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
-import { escapeRegExp } from '../log/history.js';
+import { escapeRegExp } from '../sessions/turns.js';
 import { CONTEXT_STRENGTHS, ENTRY_TYPES, REPLAY_REASONS } from '../replay/types.js';
 import type { EntryType } from '../replay/types.js';
 
@@ -64,7 +64,7 @@ export function parseDuration(value: string): Duration | null {
   if (!DURATION.test(text)) return null;
   const duration: Duration = {};
   for (const [, amount, unit] of text.matchAll(DURATION_PART)) {
-    const key = UNITS[unit as string] as keyof Duration;
+    const key = UNITS[unit!]!;
     duration[key] = (duration[key] ?? 0) + Number(amount);
   }
   return duration;

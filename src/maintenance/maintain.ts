@@ -6,7 +6,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { PRIVATE_FILE, listFiles, listLogFiles, logFileDate } from '../log/files.js';
-import { idPattern } from '../log/history.js';
+import { idPattern } from '../sessions/turns.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
@@ -43,7 +43,7 @@ export async function prune(paths: DataPaths, plan: PrunePlan): Promise<IndexRep
 }
 
 /** Byte ranges [start, end) removed from one file, newline included, in file order. */
-type Ranges = Array<[number, number]>;
+type Ranges = [number, number][];
 
 export interface RemoveResult {
   files: number;

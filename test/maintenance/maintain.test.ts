@@ -2,22 +2,22 @@ import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { confirm } from '../../src/cli/history-cli.js';
+import { confirm } from '../../src/cli/common.js';
 import type { Io } from '../../src/cli/io.js';
 import { UsageError } from '../../src/errors.js';
-import { planPrune, prune, removeSessionLines, shifted } from '../../src/history/maintain.js';
-import { loadSessionEntries, rebuildIndex } from '../../src/log/history.js';
+import { planPrune, prune, removeSessionLines, shifted } from '../../src/maintenance/maintain.js';
+import { loadSessionEntries, rebuildIndex } from '../../src/sessions/turns.js';
 import type { DataPaths } from '../../src/log/writer.js';
 import { findTurn, forkSession, parseForkSource, reindexAll, renameSession } from '../../src/sessions/manage.js';
 import { indexPath, listSessions, readSession } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 import { indexLine } from '../../src/sessions/turn-index.js';
 import type { IndexLine } from '../../src/sessions/turn-index.js';
-import { appendRaw, recordTurns, tempData } from './helpers.js';
+import { appendRaw, recordTurns, tempData } from '../query/helpers.js';
 
-const ids = (turns: ReadonlyArray<{ id: string }>): string[] => turns.map((turn) => turn.id);
+const ids = (turns: readonly { id: string }[]): string[] => turns.map((turn) => turn.id);
 const indexText = (paths: DataPaths, name: string): string => readFileSync(indexPath(paths.sessions, name), 'utf8');
-const session = async (paths: DataPaths, name: string): Promise<SessionRecord> => (await readSession(paths.sessions, name)) as SessionRecord;
+const session = async (paths: DataPaths, name: string): Promise<SessionRecord> => (await readSession(paths.sessions, name))!;
 
 /** work, play and misc interleaved over three days, with an unreadable line in the middle day. */
 async function history() {
@@ -34,7 +34,7 @@ async function history() {
 
 describe('shifted', () => {
   const line = (offset: number): IndexLine => indexLine('x', '2025-01-01.log', offset, 5, 'ok', 'question');
-  it.each<[number, Array<[number, number]> | undefined, number | null]>([
+  it.each<[number, [number, number][] | undefined, number | null]>([
     [100, undefined, 100],
     [100, [], 100],
     [100, [[200, 250]], 100],
@@ -84,9 +84,9 @@ describe('prune', () => {
     expect(await readSession(paths.sessions, 'old')).toBeNull();
     expect(existsSync(indexPath(paths.sessions, 'old'))).toBe(false);
     const work = await session(paths, 'work');
-    expect(work).toMatchObject({ turns: 4, last_turn_id: turns['work']?.[5] });
+    expect(work).toMatchObject({ turns: 4, last_turn_id: turns.work?.[5] });
     const pruned = indexText(paths, 'work');
-    expect(ids(await loadSessionEntries(paths, work))).toEqual(turns['work']?.slice(2));
+    expect(ids(await loadSessionEntries(paths, work))).toEqual(turns.work?.slice(2));
     expect(indexText(paths, 'work')).toBe(pruned);
   });
 
@@ -99,7 +99,7 @@ describe('prune', () => {
   it('drops a fork’s inherited lines without miscounting its own turns', async () => {
     const { paths, turns } = await history();
     const work = await session(paths, 'work');
-    await forkSession(paths, work, turns['work']?.[1], 'branch', '2025-01-03T00:00:00Z');
+    await forkSession(paths, work, turns.work?.[1], 'branch', '2025-01-03T00:00:00Z');
     const own = await recordTurns(paths, 'branch', 2, { date: '2025-01-03' });
     await prune(paths, await planPrune(paths.logs, '2025-01-02'));
     const branch = await session(paths, 'branch');
@@ -120,8 +120,8 @@ describe('rename', () => {
     const job = await session(paths, 'job');
     expect(job).toEqual({ ...work, name: 'job' });
     expect(indexText(paths, 'job')).toBe(index);
-    expect((await session(paths, 'branch')).parent).toEqual({ session_id: work.id, name: 'job', turn_id: turns['work']?.[5] });
-    expect(ids(await loadSessionEntries(paths, job))).toEqual(turns['work']);
+    expect((await session(paths, 'branch')).parent).toEqual({ session_id: work.id, name: 'job', turn_id: turns.work?.[5] });
+    expect(ids(await loadSessionEntries(paths, job))).toEqual(turns.work);
   });
 });
 
@@ -135,7 +135,7 @@ describe('fork', () => {
   ])('at %s', async (_name, spec, expected) => {
     const { paths, turns } = await history();
     const work = await session(paths, 'work');
-    const workTurns = turns['work'] as string[];
+    const workTurns = turns.work!;
     const turn = spec?.startsWith('EXACT:') ? workTurns[Number(spec.slice(6))] : spec;
     const attempt = forkSession(paths, work, turn, 'branch', '2025-01-03T00:00:00Z');
     if (typeof expected === 'string') {
@@ -153,7 +153,8 @@ describe('fork', () => {
     const { paths } = await history();
     const work = await session(paths, 'work');
     await expect(forkSession(paths, work, undefined, 'play', 'x')).rejects.toThrow('a session named "play" already exists');
-    const empty = { ...work, name: 'empty', id: '00000000-0000-4000-8000-00000000000e', last_turn_id: undefined, turns: 0 };
+    const { last_turn_id: _dropped, ...rest } = work;
+    const empty = { ...rest, name: 'empty', id: '00000000-0000-4000-8000-00000000000e', turns: 0 };
     await expect(forkSession(paths, empty, undefined, 'branch', 'x')).rejects.toThrow('session "empty" has no turns to fork yet');
   });
 

@@ -119,7 +119,7 @@ export function statsText(stats: HistoryStats, options: RenderOptions): string {
       .join(c.dim(' · ')) || '-';
   const spread = (value: Spread, unit = ''): string => (value.mean === null ? '-' : `mean ${value.mean}${unit} · p95 ${value.p95}${unit}`);
   const span = stats.first && stats.last ? `  ${c.dim(`${localTime(stats.first)} → ${localTime(stats.last)}`)}` : '';
-  const rows: Array<[string, string]> = [
+  const rows: [string, string][] = [
     ['turns', `${c.bold(String(stats.turns))}${span}`],
     ['type', counts(stats.by_type)],
     ['status', counts(stats.by_status)],

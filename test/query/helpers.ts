@@ -114,5 +114,5 @@ export async function recordTurns(
     await recordTurn(paths, session, entry, date);
     entries.push(entry);
   }
-  return { session: (await readSession(paths.sessions, name)) as SessionRecord, entries };
+  return { session: (await readSession(paths.sessions, name))!, entries };
 }

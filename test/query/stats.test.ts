@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StatsAccumulator } from '../../src/history/stats.js';
+import { StatsAccumulator } from '../../src/query/stats.js';
 import type { LogEntry } from '../../src/log/entry.js';
 import { makeEntry, policy } from './helpers.js';
 
@@ -82,7 +82,7 @@ describe('StatsAccumulator', () => {
   it('counts values it does not know under their own name, and a model called __proto__ safely', () => {
     const odd = makeEntry({ entry_type: 'musing' as LogEntry['entry_type'], model: '__proto__' });
     const stats = statsOf([odd]);
-    expect(stats.by_type['musing']).toBe(1);
+    expect(stats.by_type.musing).toBe(1);
     expect(JSON.stringify(stats.by_model)).toBe('{"__proto__":1}');
   });
 });

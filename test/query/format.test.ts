@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
-import { fullBlock, oneLine, tableRow, truncate } from '../../src/history/format.js';
-import type { RenderOptions } from '../../src/history/format.js';
-import { Sink } from '../../src/history/sink.js';
+import { fullBlock, oneLine, tableRow, truncate } from '../../src/query/format.js';
+import type { RenderOptions } from '../../src/query/format.js';
+import { Sink } from '../../src/query/sink.js';
 import { makeEntry, policy } from './helpers.js';
 
 const plain = (width: number | null): RenderOptions => ({ color: new Chalk({ level: 0 }), width, sessionName: (entry) => `${entry.session}!` });
@@ -66,7 +66,7 @@ describe('Sink', () => {
         release = callback;
       },
     });
-    const sink = new Sink(stream as unknown as Io['stdout']);
+    const sink = new Sink(stream);
     for (let i = 0; i < 3; i++) await sink.write(`line ${i}\n`);
     expect(chunks).toEqual([]);
     let flushed = false;

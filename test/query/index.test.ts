@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ScanStats, scanEntries } from '../../src/log/scan.js';
-import { loadHistory, loadSessionEntries, rebuildIndex } from '../../src/log/history.js';
+import { loadHistory, loadSessionEntries, rebuildIndex } from '../../src/sessions/turns.js';
 import { recordTurn } from '../../src/log/writer.js';
 import type { DataPaths } from '../../src/log/writer.js';
 import { deleteSession, indexPath, openSession, readSession } from '../../src/sessions/store.js';
@@ -11,7 +11,7 @@ import { forkSession } from '../../src/sessions/manage.js';
 import { readIndex } from '../../src/sessions/turn-index.js';
 import { appendRaw, makeEntry, recordTurns, tempData } from './helpers.js';
 
-const ids = (turns: ReadonlyArray<{ id: string }>): string[] => turns.map((turn) => turn.id);
+const ids = (turns: readonly { id: string }[]): string[] => turns.map((turn) => turn.id);
 const indexText = (paths: DataPaths, name: string): string => readFileSync(indexPath(paths.sessions, name), 'utf8');
 
 /** Two interleaved sessions over two days; work's turn 3 failed, so it is never replayed. */
@@ -21,7 +21,7 @@ async function history(): Promise<{ paths: DataPaths; work: SessionRecord; workI
   await recordTurns(paths, 'play', 2, { date: '2025-01-01' });
   const second = await recordTurns(paths, 'work', 3, { date: '2025-01-02' });
   await recordTurns(paths, 'play', 2, { date: '2025-01-02' });
-  const work = (await readSession(paths.sessions, 'work')) as SessionRecord;
+  const work = (await readSession(paths.sessions, 'work'))!;
   return { paths, work, workIds: [...ids(first.entries), ...ids(second.entries)], pristine: indexText(paths, 'work') };
 }
 
@@ -31,7 +31,7 @@ describe('recordTurn', () => {
     const sessions = await Promise.all(['a', 'b', 'c'].map((name) => openSession(paths.sessions, name, '2025-01-02T00:00:00Z')));
     await Promise.all(
       Array.from({ length: 60 }, (_, i) => {
-        const session = sessions[i % 3] as SessionRecord;
+        const session = sessions[i % 3]!;
         const entry = makeEntry({ id: `c-${i}`, session: session.name, session_id: session.id, user_prompt: `p${i} ${'x'.repeat(i * 37)}` });
         return recordTurn(paths, session, entry, '2025-01-02');
       }),
@@ -60,7 +60,7 @@ describe('recordTurn', () => {
     for await (const { entry } of scanEntries([join(paths.logs, '2025-01-02.log')], stats)) found.push(entry.id);
     expect(found).toEqual(ids(entries));
     expect(stats.unreadable).toBe(1);
-    const session = (await readSession(paths.sessions, 'work')) as SessionRecord;
+    const session = (await readSession(paths.sessions, 'work'))!;
     expect(ids(await loadSessionEntries(paths, session))).toEqual(ids(entries));
     expect(session).toMatchObject({ turns: 2, last_turn_id: entries[1]?.id });
   });
@@ -79,7 +79,7 @@ describe('loadHistory through the index', () => {
     expect(turns).toEqual([{ id: workIds[5], prompt: 'work prompt 3', response: 'work answer 3' }]);
   });
 
-  const damage: Array<[string, (paths: DataPaths, text: string) => void]> = [
+  const damage: [string, (paths: DataPaths, text: string) => void][] = [
     ['deleted', (paths) => rmSync(indexPath(paths.sessions, 'work'))],
     ['emptied', (paths) => writeFileSync(indexPath(paths.sessions, 'work'), '')],
     ['truncated to its first lines', (paths, text) => writeFileSync(indexPath(paths.sessions, 'work'), text.split('\n').slice(0, 2).join('\n') + '\n')],
@@ -140,7 +140,7 @@ describe('forks replay their parent’s turns without copying log lines', () => 
 
     const own = await recordTurns(paths, 'branch', 2, { date: '2025-01-03' });
     const expected = [workIds[0], workIds[1], workIds[3], ...ids(own.entries)];
-    const branch = (await readSession(paths.sessions, 'branch')) as SessionRecord;
+    const branch = (await readSession(paths.sessions, 'branch'))!;
     expect(ids(await loadHistory(paths, branch, { kind: 'session' }))).toEqual(expected);
     expect(ids(await loadHistory(paths, branch, { kind: 'last', count: 3 }))).toEqual(expected.slice(-3));
     const pristine = indexText(paths, 'branch');
@@ -161,7 +161,7 @@ describe('forks replay their parent’s turns without copying log lines', () => 
     await forkSession(paths, work, workIds[1], 'one', '2025-01-03T00:00:00Z');
     const ownOne = await recordTurns(paths, 'one', 2, { date: '2025-01-03' });
     await forkSession(paths, ownOne.session, undefined, 'two', '2025-01-03T00:00:00Z');
-    const two = (await readSession(paths.sessions, 'two')) as SessionRecord;
+    const two = (await readSession(paths.sessions, 'two'))!;
     const expected = [workIds[0], workIds[1], ...ids(ownOne.entries)];
     expect(ids(await loadHistory(paths, two, { kind: 'last', count: 2 }))).toEqual(expected.slice(-2));
     expect(ids(await loadSessionEntries(paths, two))).toEqual(expected);

@@ -13,8 +13,8 @@ import {
   parseDuration,
   parseWhen,
   rawPattern,
-} from '../../src/history/query.js';
-import type { Query } from '../../src/history/query.js';
+} from '../../src/query/query.js';
+import type { Query } from '../../src/query/query.js';
 import type { LogEntry } from '../../src/log/entry.js';
 import { makeEntry, policy } from './helpers.js';
 
@@ -186,7 +186,7 @@ describe('the raw-line prefilter never rejects a line the query keeps', () => {
   });
 
   it('rejects lines that cannot hold the text', () => {
-    const pattern = rawPattern({ ...EMPTY_QUERY, grep: 'croissant' }) as RegExp;
+    const pattern = rawPattern({ ...EMPTY_QUERY, grep: 'croissant' })!;
     pattern.lastIndex = 0;
     expect(pattern.test(JSON.stringify(makeEntry()))).toBe(false);
   });

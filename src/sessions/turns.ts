@@ -5,16 +5,16 @@ import { classifyEntry, rulesFingerprint } from '../replay/classify.js';
 import type { ReplayPolicy } from '../replay/policy.js';
 import { textOf } from '../replay/types.js';
 import type { HistoryTurn, ReplaySpec, TurnText } from '../replay/types.js';
-import { listSessions, readSession, saveSession, withLastTurn } from '../sessions/store.js';
-import type { ParentLink, SessionRecord } from '../sessions/store.js';
-import { indexLine, readIndex, readIndexTail, writeIndex } from '../sessions/turn-index.js';
-import type { IndexLine } from '../sessions/turn-index.js';
-import { parseEntry } from './entry.js';
-import type { LogEntry } from './entry.js';
-import type { RawLine } from './lines.js';
-import { listLogFiles } from './files.js';
-import { ScanStats, scanEntries } from './scan.js';
-import type { DataPaths } from './writer.js';
+import { listSessions, readSession, saveSession, withLastTurn } from './store.js';
+import type { ParentLink, SessionRecord } from './store.js';
+import { indexLine, readIndex, readIndexTail, writeIndex } from './turn-index.js';
+import type { IndexLine } from './turn-index.js';
+import { parseEntry } from '../log/entry.js';
+import type { LogEntry } from '../log/entry.js';
+import type { RawLine } from '../log/lines.js';
+import { listLogFiles } from '../log/files.js';
+import { ScanStats, scanEntries } from '../log/scan.js';
+import type { DataPaths } from '../log/writer.js';
 
 type ClassifyRules = ReplayPolicy['classify'];
 
@@ -22,7 +22,7 @@ type ClassifyRules = ReplayPolicy['classify'];
 export type TurnPick = { kind: 'all'; okOnly?: boolean } | { kind: 'last'; count: number; okOnly: boolean };
 
 /** The ok turns a replay spec asks for, oldest first, with their words read. */
-export async function loadHistory(paths: DataPaths, session: SessionRecord, spec: ReplaySpec): Promise<Array<{ id: string } & TurnText>> {
+export async function loadHistory(paths: DataPaths, session: SessionRecord, spec: ReplaySpec): Promise<({ id: string } & TurnText)[]> {
   return withReplayHistory(paths, session, spec, undefined, (turns) => turns.map((turn) => ({ id: turn.id, ...textOf(turn) })));
 }
 
@@ -126,7 +126,7 @@ async function readPicked(dir: string, session: SessionRecord, pick: TurnPick): 
     let seenLast = session.last_turn_id === undefined;
     let wanted = 0;
     lines = await readIndexTail(dir, session.name, (newestFirst) => {
-      const line = newestFirst[newestFirst.length - 1] as IndexLine;
+      const line = newestFirst[newestFirst.length - 1]!;
       if (line.id === session.last_turn_id) seenLast = true;
       if (!pick.okOnly || line.status === 'ok') wanted++;
       return seenLast && wanted >= pick.count;
@@ -144,7 +144,7 @@ function choose(session: SessionRecord, lines: readonly IndexLine[], pick: TurnP
   if (pick.kind === 'all') return { chosen: pick.okOnly ? lines.filter((line) => line.status === 'ok') : [...lines], inherited };
   const chosen: IndexLine[] = [];
   for (let i = lines.length - 1; i >= 0 && chosen.length < pick.count; i--) {
-    const line = lines[i] as IndexLine;
+    const line = lines[i]!;
     if (!pick.okOnly || line.status === 'ok') chosen.push(line);
   }
   return { chosen: chosen.reverse(), inherited };
@@ -266,7 +266,7 @@ export function lineageOf(session: SessionRecord, records: readonly SessionRecor
 export function composeHistory(lineage: readonly Lineage[], ownLines: (id: string) => readonly IndexLine[]): IndexLine[] {
   let history: IndexLine[] = [];
   for (let i = lineage.length - 1; i >= 0; i--) {
-    const level = lineage[i] as Lineage;
+    const level = lineage[i]!;
     if (level.forkedAt !== undefined) {
       const cut = history.findIndex((line) => line.id === level.forkedAt);
       history = cut === -1 ? [] : history.slice(0, cut + 1);

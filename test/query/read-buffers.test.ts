@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { foldAscii, lineFinder, literalNeedles, readLines, readLinesBackward } from '../../src/log/lines.js';
 import type { RawLine, ReadOptions } from '../../src/log/lines.js';
-import { Sink } from '../../src/history/sink.js';
+import { Sink } from '../../src/query/sink.js';
 import { tempData } from './helpers.js';
 
 async function all(lines: AsyncIterable<RawLine>): Promise<RawLine[]> {
@@ -65,7 +65,7 @@ function backwardReference(bytes: Buffer, options: ReadOptions = {}): RawLine[] 
 
 const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
 
-const contents: Array<[string, Buffer]> = [
+const contents: [string, Buffer][] = [
   ['empty file', Buffer.alloc(0)],
   ['only newlines', utf8('\n\n\n')],
   ['one line, no newline', utf8('abc')],
@@ -95,7 +95,7 @@ const contents: Array<[string, Buffer]> = [
   ],
 ];
 
-const patterns: Array<RegExp | undefined> = [
+const patterns: (RegExp | undefined)[] = [
   undefined,
   /argonaut/gi,
   /ARGONAUT/gi,
