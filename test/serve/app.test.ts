@@ -314,7 +314,7 @@ describe('jobs', () => {
     expect(record).toMatchObject({ id, state: 'completed', session: 'work', output: 'You said: background', error: null });
     expect(record.turn_id).toBe(t.runner.logged.at(-1)?.turnId);
     const path = join(t.home, 'jobs', `${id}.json`);
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(record);
+    await vi.waitFor(() => expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ state: 'completed', output: record.output }));
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const list = (await (await fetch(`${t.url}/api/jobs`)).json()) as { id: string }[];
     expect(list.map((job) => job.id)).toContain(id);
@@ -358,7 +358,7 @@ describe('jobs', () => {
     await vi.waitFor(() => expect(held).toBe(2));
     await post('/api/stop', '');
     await vi.waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${b}`)).json()).toMatchObject({ state: 'cancelled', output: 'kept', error: 'stop signal' }));
-    expect(JSON.parse(readFileSync(join(t.home, 'jobs', `${b}.json`), 'utf8'))).toMatchObject({ state: 'cancelled', output: 'kept' });
+    await vi.waitFor(() => expect(JSON.parse(readFileSync(join(t.home, 'jobs', `${b}.json`), 'utf8'))).toMatchObject({ state: 'cancelled', output: 'kept' }));
     t.runner.onHold = () => undefined;
   });
 
