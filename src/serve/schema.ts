@@ -8,11 +8,13 @@ import { isSessionName } from '../sessions/names.js';
 import { badRequest } from './errors.js';
 import type { ApiError } from './errors.js';
 
-const textPart = z.object({ type: z.literal('text'), text: z.string() });
-const imagePart = z.object({ type: z.literal('image_url'), image_url: z.object({ url: z.string() }) });
 /** Parts of other types (audio, files) are accepted and left out: Ollama's chat takes text and images. */
-const otherPart = z.object({ type: z.string() });
-const contentPart = z.union([textPart, imagePart, otherPart]);
+const contentPart = z
+  .object({ type: z.string(), text: z.string().optional(), image_url: z.object({ url: z.string() }).optional() })
+  .superRefine((part, context) => {
+    if (part.type === 'text' && part.text === undefined) context.addIssue({ code: 'custom', path: ['text'], message: 'a text part needs "text"' });
+    if (part.type === 'image_url' && part.image_url === undefined) context.addIssue({ code: 'custom', path: ['image_url'], message: 'an image part needs "image_url"' });
+  });
 export type ContentPart = z.infer<typeof contentPart>;
 
 const content = z.union([z.string(), z.array(contentPart)]).nullish();
@@ -183,8 +185,7 @@ export function textOf(value: OpenAiMessage['content']): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   return value
-    .filter((part): part is z.infer<typeof textPart> => part.type === 'text' && 'text' in part)
-    .map((part) => part.text)
+    .flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : []))
     .join('\n');
 }
 
@@ -193,7 +194,7 @@ export function imagesOf(value: OpenAiMessage['content']): string[] {
   if (value === null || value === undefined || typeof value === 'string') return [];
   const images: string[] = [];
   for (const part of value) {
-    if (part.type !== 'image_url' || !('image_url' in part)) continue;
+    if (part.type !== 'image_url' || part.image_url === undefined) continue;
     const data = /^data:[^;,]+;base64,(.*)$/s.exec(part.image_url.url);
     if (data?.[1] !== undefined) images.push(data[1]);
   }
