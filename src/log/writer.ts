@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
+import { serializeEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
 import { PRIVATE_FILE, ensurePrivateDir, logFileName } from './files.js';
 
@@ -28,7 +29,7 @@ export interface Appended {
 export async function appendEntry(logsDir: string, entry: LogEntry, date: string): Promise<Appended> {
   await ensurePrivateDir(logsDir);
   const file = join(logsDir, logFileName(date));
-  const line = Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8');
+  const line = Buffer.from(`${serializeEntry(entry)}\n`, 'utf8');
   const handle = await open(file, 'a+', PRIVATE_FILE);
   try {
     const before = (await handle.stat()).size;

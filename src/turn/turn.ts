@@ -1,6 +1,6 @@
 import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
-import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/entry.js';
+import { DAY_PATTERN, TIMESTAMP_PATTERN, serializeEntry } from '../log/entry.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
 import type { FailureKind, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
 import { rulesFingerprint } from '../replay/classify.js';
@@ -200,7 +200,7 @@ async function writeOrRescue(settings: Settings, entry: LogEntry, day: string, p
     entry.session_id = session.id;
     await recordTurn(settings.paths, session, entry, day, rulesFingerprint(settings.replay.classify));
   } catch (error) {
-    const rescue = await ports.rescue(`${JSON.stringify(entry)}\n`);
+    const rescue = await ports.rescue(`${serializeEntry(entry)}\n`);
     const reason = error instanceof Error ? error.message : String(error);
     throw new RuntimeError(
       `cannot write the log in ${settings.paths.logs} (${reason}); the turn was saved to ${rescue} — fix the directory's permissions or free space`,
