@@ -27,6 +27,7 @@ interface AskFlags extends Omit<FlagOverrides, 'budget'> {
 const HISTORY_COMMANDS: Record<string, (program: Command, io: Io, setExitCode: (code: number) => void) => Promise<void>> = {
   sessions: async (program, io) => (await import('./sessions.js')).registerSessions(program, io),
   logs: async (program, io, setExitCode) => (await import('./logs.js')).registerLogs(program, io, setExitCode),
+  serve: async (program, io, setExitCode) => (await import('./serve.js')).registerServe(program, io, setExitCode),
 };
 const HELP_WORDS = new Set(['-h', '--help', 'help']);
 

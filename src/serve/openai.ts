@@ -120,6 +120,27 @@ export function toolRound(messages: readonly OpenAiMessage[]): number {
   return messages.filter((message) => message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0).length + 1;
 }
 
+/** Tool calls as the transport hands them over (unknown[]): malformed ones are left out. */
+export function ollamaToolCallsOf(calls: readonly unknown[]): OllamaToolCall[] {
+  const out: OllamaToolCall[] = [];
+  for (const call of calls) {
+    if (typeof call !== 'object' || call === null) continue;
+    const { id, function: fn } = call as { id?: unknown; function?: { name?: unknown; arguments?: unknown; index?: unknown } };
+    if (typeof fn?.name !== 'string') continue;
+    let args: unknown = fn.arguments ?? {};
+    if (typeof args === 'string') {
+      try {
+        args = JSON.parse(args) as unknown;
+      } catch {
+        args = { _raw: args };
+      }
+    }
+    const argsObject = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : { _value: args };
+    out.push({ ...(typeof id === 'string' && id !== '' ? { id } : {}), function: { name: fn.name, arguments: argsObject } });
+  }
+  return out;
+}
+
 export function toOpenAiToolCalls(calls: readonly OllamaToolCall[], round: number): OpenAiToolCallOut[] {
   return calls.map((call, index) => ({
     id: call.id !== undefined && call.id !== '' ? call.id : `call_${round}_${index}`,

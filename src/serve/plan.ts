@@ -20,6 +20,13 @@ export function planAnswer(request: ChatRequest, defaultSession: string, agentMo
   if (argo?.tools && argo.tools.length > 0 && !agentMode) {
     throw badRequest('tools need agent mode, which this server does not have yet; leave out the "tools" Argo field', 'argo.tools', 'tools_unavailable');
   }
+  // The same rules as the CLI's --reason.
+  if (argo?.reason !== undefined && (argo.replay === undefined || argo.replay.kind === 'none')) {
+    throw badRequest('"reason" needs "replay": "last:N" or "session"', 'argo.reason');
+  }
+  if (argo?.reason !== undefined && argo.reason !== 'session' && argo.replay?.kind === 'session') {
+    throw badRequest(`"replay": "session" always uses reason "session"; use "last:N" with reason "${argo.reason}"`, 'argo.reason');
+  }
   const userPrompt = lastUserText(body.messages);
   if (argo !== null && userPrompt === null) {
     throw badRequest('Argo mode takes the last user message as its input, and there is none in "messages"', 'messages', 'missing_user_message');

@@ -177,6 +177,7 @@ export const streamAnswer: Answerer = async (request, context) => {
   const outcome = await context.transport.stream(request, {
     ...(context.signal ? { signal: context.signal } : {}),
     ...(context.onRetry ? { onRetry: context.onRetry } : {}),
+    ...(context.onToolCalls ? { onToolCalls: context.onToolCalls } : {}),
     onText: (text) => {
       firstTokenMs ??= Math.round(context.clock() - started);
       response += text;
