@@ -147,10 +147,27 @@ export function createServer(deps: ServerDeps): ArgoServer {
     clientSignal.addEventListener('abort', onDisconnect, { once: true });
     const head = { id: `chatcmpl-${turnId}`, created: Math.floor(deps.clock.now().getTime() / 1000), model: plan.turn.model };
 
+    // The response ends when the answer does; the turn's log line is written meanwhile.
+    let answered = false;
+    const logFailure = (error: unknown): void => {
+      if (answered) deps.log(`argo serve: turn ${turnId} answered but not logged: ${error instanceof Error ? error.message : String(error)}`);
+    };
+
     if (!plan.stream) {
       let result: TurnResult;
       try {
-        result = await runTurn<TurnResult>(plan, turnId, controller, { onText: () => undefined, onToolCalls: () => undefined });
+        let early!: (result: TurnResult) => void;
+        const answer = new Promise<TurnResult>((resolve) => (early = resolve));
+        const work = runTurn<TurnResult>(plan, turnId, controller, {
+          onText: () => undefined,
+          onToolCalls: () => undefined,
+          onAnswered: (result) => {
+            answered = true;
+            early(result);
+          },
+        });
+        work.catch(logFailure);
+        result = await Promise.race([answer, work]);
       } finally {
         clientSignal.removeEventListener('abort', onDisconnect);
       }
@@ -174,9 +191,18 @@ export function createServer(deps: ServerDeps): ArgoServer {
       onText: (text) => events.push({ type: 'text', text }),
       onToolCalls: (calls) => events.push({ type: 'tool_calls', calls }),
       onToolEvent: (event) => events.push({ type: 'tool_event', event }),
+      onAnswered: (result) => {
+        answered = true;
+        events.push({ type: 'end', result });
+      },
     }).then(
-      (result) => events.push({ type: 'end', result }),
-      (error: unknown) => events.push({ type: 'thrown', error }),
+      (result) => {
+        if (!answered) events.push({ type: 'end', result });
+      },
+      (error: unknown) => {
+        logFailure(error);
+        if (!answered) events.push({ type: 'thrown', error });
+      },
     );
     // Headers wait for the first event, so a failure before any text gets its real status.
     const first = await events.next();

@@ -1,6 +1,7 @@
 // The server's TurnRunner: each request is one turn of src/turn/turn.ts, the same use case the CLI
 // runs, so Argo mode builds exactly the request `argo -s NAME --replay SPEC` builds and logs one line.
 import type { Settings } from '../config/settings.js';
+import type { LogEntry } from '../log/entry.js';
 import { UsageError } from '../errors.js';
 import { checkStyleChoice } from '../replay/style.js';
 import { runTurn, streamAnswer } from '../turn/turn.js';
@@ -78,12 +79,28 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       };
       const toolCalls: OllamaToolCall[] = [];
       let failure: TurnFailure | null = null;
+      const resultOf = (entry: LogEntry, message: string | null): TurnResult => {
+        const failed = failure;
+        return {
+          turnId: entry.id,
+          status: entry.status,
+          model: entry.model,
+          text: entry.model_response,
+          toolCalls,
+          promptTokens: entry.timings.prompt_eval_count,
+          completionTokens: entry.timings.eval_count,
+          doneReason: entry.done_reason,
+          failure: entry.status === 'error' && failed ? { ...failed, message: message ?? failed.message } : null,
+          replayPolicy: entry.replay_policy,
+        };
+      };
       const result = await runTurn(settings, core, {
         transport: ports.transport(),
         now: ports.now,
         clock: ports.clock,
         newId: () => input.turnId,
         rescue: ports.rescue,
+        onEntry: (entry) => hooks.onAnswered?.(resultOf(entry, typeof entry.error === 'string' ? entry.error : null)),
         signal: input.signal,
         onText: hooks.onText,
         onToolCalls: (calls) => {
@@ -99,20 +116,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
           return { ...answer, status: reason === 'stop' ? 'stopped' : 'interrupted', fields: { ...answer.fields, error: CUT_ERRORS[reason] } };
         },
       });
-      const { entry } = result;
-      const failed = failure as TurnFailure | null;
-      return {
-        turnId: entry.id,
-        status: entry.status,
-        model: entry.model,
-        text: entry.model_response,
-        toolCalls,
-        promptTokens: entry.timings.prompt_eval_count,
-        completionTokens: entry.timings.eval_count,
-        doneReason: entry.done_reason,
-        failure: entry.status === 'error' && failed ? { ...failed, message: result.failure ?? failed.message } : null,
-        replayPolicy: entry.replay_policy,
-      } satisfies TurnResult;
+      return resultOf(result.entry, result.failure);
     },
   };
 }

@@ -34,6 +34,8 @@ export interface TurnHooks {
   /** The model's calls of client tools, in one batch. */
   onToolCalls: (calls: OllamaToolCall[]) => void;
   onToolEvent?: (event: ToolEvent) => void;
+  /** The answer is complete and the turn is being logged; `run` resolves once it is written. */
+  onAnswered?: (result: TurnResult) => void;
 }
 
 export type TurnStatus = 'ok' | 'interrupted' | 'stopped' | 'error' | (string & {});

@@ -66,6 +66,8 @@ export interface TurnPorts {
   onToolCalls?: AnswerContext['onToolCalls'];
   /** Saves a turn the log could not take; returns where. */
   rescue: (text: string) => Promise<string>;
+  /** The finished entry, just before it is written: a server can end its response without waiting for the disk. */
+  onEntry?: (entry: LogEntry) => void;
   answer?: Answerer;
 }
 
@@ -165,6 +167,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     error: failure ?? (answer.status === 'interrupted' ? 'interrupted by the user' : null),
     ...answer.fields,
   };
+  ports.onEntry?.(entry);
   if (input.log) await writeOrRescue(settings, entry, day, ports);
   return { ...prepared, entry, failure };
 }

@@ -41,6 +41,14 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
 const chatBodies = (): string[] => ollama.requests.filter((r) => r.path === '/api/chat').map((r) => r.body);
 const turnsOf = (id: string) => logLines(home).filter((line) => line.id === id);
 const lastTurn = () => logLines(home).at(-1);
+/** The response ends with the answer; the log line follows at once. Waits for it and the session record. */
+async function logged(id: string) {
+  await vi.waitFor(() => expect(turnsOf(id)).toHaveLength(1));
+  const [entry] = turnsOf(id);
+  const session = String(entry?.session);
+  await vi.waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ last_turn_id: id }));
+  return entry;
+}
 async function healthy(): Promise<void> {
   expect(await (await fetch(`${serve.url}/health`)).json()).toMatchObject({ status: 'ok' });
 }
@@ -66,8 +74,9 @@ describe('routes', () => {
       options: { temperature: 0.1, seed: 3, num_predict: 50 },
     });
     const id = response.headers.get('x-argo-turn-id') ?? '';
-    expect(turnsOf(id)).toEqual([expect.objectContaining({ session: 'api', user_prompt: 'part one\npart two', model_response: 'You said: part one\npart two', status: 'ok' })]);
-    expect(data.usage?.completion_tokens).toBe(turnsOf(id)[0]?.timings && (turnsOf(id)[0]?.timings as { eval_count: number }).eval_count);
+    const entry = await logged(id);
+    expect(entry).toMatchObject({ session: 'api', user_prompt: 'part one\npart two', model_response: 'You said: part one\npart two', status: 'ok' });
+    expect(data.usage?.completion_tokens).toBe((entry?.timings as { eval_count: number }).eval_count);
   });
 
   it('streams with include_usage; curl -N sees exact SSE framing', async () => {
@@ -90,7 +99,8 @@ describe('routes', () => {
   });
 
   it('sessions: list, search, show exactly as the CLI prints them, retitle', async () => {
-    await client.chat.completions.create({ ...ask('tell me about otters'), argo: { session: 'animals' } } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    const { response } = await client.chat.completions.create({ ...ask('tell me about otters'), argo: { session: 'animals' } } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
+    await logged(response.headers.get('x-argo-turn-id') ?? '');
     const cliList = await runArgo(['sessions', '--json'], { home, host: ollama.url });
     expect(await (await fetch(`${serve.url}/api/sessions`)).json()).toEqual(JSON.parse(cliList.stdout));
     const found = (await (await fetch(`${serve.url}/api/sessions?q=OTTERS`)).json()) as { name: string }[];
@@ -125,7 +135,8 @@ describe('Argo mode', () => {
       const cli = await runArgo(['-s', 'lang', '--replay', spec, '--no-log', 'so which one should I use?'], { home, host: ollama.url });
       expect(cli.code).toBe(0);
       const [cliBody] = chatBodies();
-      await client.chat.completions.create({ ...ask('so which one should I use?'), argo: { session: 'lang', replay: spec } } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+      const { response } = await client.chat.completions.create({ ...ask('so which one should I use?'), argo: { session: 'lang', replay: spec } } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
+      await logged(response.headers.get('x-argo-turn-id') ?? '');
       const serveBody = chatBodies()[1];
       expect(serveBody).toBe(cliBody);
       expect((JSON.parse(serveBody ?? '{}') as { messages: unknown[] }).messages.length).toBeGreaterThan(3);
@@ -133,9 +144,10 @@ describe('Argo mode', () => {
     // The same holds with X-Argo-* headers and a streamed answer.
     ollama.requests.length = 0;
     await runArgo(['-s', 'lang', '--replay', 'last:1', '--persona', 'neutral', '--no-log', 'ok'], { home, host: ollama.url });
-    const stream = await client.chat.completions.create({ ...ask('ok'), stream: true }, { headers: { 'X-Argo-Session': 'lang', 'X-Argo-Replay': 'last:1' } });
+    const { data: stream, response } = await client.chat.completions.create({ ...ask('ok'), stream: true }, { headers: { 'X-Argo-Session': 'lang', 'X-Argo-Replay': 'last:1' } }).withResponse();
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
+    await logged(response.headers.get('x-argo-turn-id') ?? '');
     expect(chunks.length).toBeGreaterThan(2);
     expect(chatBodies()[1]).toBe(chatBodies()[0]);
   });
@@ -143,7 +155,7 @@ describe('Argo mode', () => {
   it('returns X-Argo-Turn-Id and the argo field as logged', async () => {
     const { data, response } = await client.chat.completions.create({ ...ask('go on'), argo: { session: 'lang', replay: 'last:1' } } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
     const id = response.headers.get('x-argo-turn-id') ?? '';
-    const [entry] = turnsOf(id);
+    const entry = await logged(id);
     expect((data as unknown as { argo: unknown }).argo).toEqual({ turn_id: id, status: 'ok', replay_policy: entry?.replay_policy });
     expect(entry?.replay_policy).toMatchObject({ entries_used: 1 });
   });
@@ -192,7 +204,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
   it('model missing → 404 model_not_found', async () => {
     const error = await client.chat.completions.create({ ...ask('x'), model: 'nope' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 404, code: 'model_not_found', param: 'model' });
-    expect(lastTurn()).toMatchObject({ status: 'error', model: 'nope' });
+    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'error', model: 'nope' }));
     await healthy();
   });
 
@@ -213,7 +225,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     const data = ssePayloads(await response.text());
     expect(data).not.toContain('[DONE]');
     expect(JSON.parse(data.at(-1) ?? '')).toMatchObject({ error: { type: 'api_error', message: expect.stringContaining('runner crashed') as string } });
-    expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'error', model_response: 'one two' })]);
+    expect(await logged(id)).toMatchObject({ status: 'error', model_response: 'one two' });
     await healthy();
   });
 
@@ -224,7 +236,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     const id = response.headers.get('x-argo-turn-id') ?? '';
     const data = ssePayloads(await response.text());
     expect(JSON.parse(data.at(-1) ?? '')).toMatchObject({ error: { code: 'ollama_dropped' } });
-    expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'error', model_response: 'one two three' })]);
+    expect(await logged(id)).toMatchObject({ status: 'error', model_response: 'one two three' });
     await healthy();
   });
 
@@ -292,7 +304,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
       expect(await health.json()).toEqual({ status: 'degraded', ollama: { reachable: false, version: null } });
       const error = await new OpenAI({ baseURL: `${down.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create(ask('x')).catch((e: unknown) => e);
       expect(error).toMatchObject({ status: 502, code: 'ollama_unreachable' });
-      expect(logLines(downHome)).toEqual([expect.objectContaining({ status: 'error', session: 'api' })]);
+      await vi.waitFor(() => expect(logLines(downHome)).toEqual([expect.objectContaining({ status: 'error', session: 'api' })]));
       expect((await fetch(`${down.url}/v1/models`)).status).toBe(502);
     } finally {
       await down.stop();
@@ -425,12 +437,12 @@ describe('load and shutdown', () => {
     });
     const ids = await Promise.all(runs);
     expect(new Set(ids).size).toBe(20);
+    await vi.waitFor(() => expect(logLines(home).length - before).toBe(20));
     const lines = logLines(home).slice(before);
     expect(lines).toHaveLength(20);
     expect(new Set(lines.map((line) => line.id))).toEqual(new Set(ids));
     for (const session of ['s1', 's2', 's3', 's4']) {
-      const record = JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8')) as { turns: number };
-      expect(record.turns).toBe(4);
+      await vi.waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ turns: 4 }));
     }
   });
 
