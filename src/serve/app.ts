@@ -235,6 +235,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
           }
           await sse.write(frames);
           frames = '';
+          // Pieces that arrive together (one read from Ollama) go out in one write, not one each.
+          await nextTurnOfLoop();
         }
       } finally {
         clientSignal.removeEventListener('abort', onDisconnect);
@@ -440,6 +442,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
       return running.size;
     },
   };
+}
+
+function nextTurnOfLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function frame(data: string): string {
