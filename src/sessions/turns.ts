@@ -126,7 +126,8 @@ async function readPicked(dir: string, session: SessionRecord, pick: TurnPick): 
     let seenLast = session.last_turn_id === undefined;
     let wanted = 0;
     lines = await readIndexTail(dir, session.name, (newestFirst) => {
-      const line = newestFirst[newestFirst.length - 1]!;
+      const line = newestFirst.at(-1);
+      if (line === undefined) return false;
       if (line.id === session.last_turn_id) seenLast = true;
       if (!pick.okOnly || line.status === 'ok') wanted++;
       return seenLast && wanted >= pick.count;
@@ -144,8 +145,8 @@ function choose(session: SessionRecord, lines: readonly IndexLine[], pick: TurnP
   if (pick.kind === 'all') return { chosen: pick.okOnly ? lines.filter((line) => line.status === 'ok') : [...lines], inherited };
   const chosen: IndexLine[] = [];
   for (let i = lines.length - 1; i >= 0 && chosen.length < pick.count; i--) {
-    const line = lines[i]!;
-    if (!pick.okOnly || line.status === 'ok') chosen.push(line);
+    const line = lines[i];
+    if (line && (!pick.okOnly || line.status === 'ok')) chosen.push(line);
   }
   return { chosen: chosen.reverse(), inherited };
 }
@@ -179,7 +180,7 @@ class TurnReader {
     if (this.buffer.length < line.length) this.buffer = Buffer.allocUnsafe(line.length);
     const bytesRead = readSync(fd, this.buffer, 0, line.length, line.offset);
     const entry = bytesRead === line.length ? parseEntry(this.buffer.toString('utf8', 0, line.length)) : null;
-    if (entry === null || entry.id !== line.id || entry.status !== line.status) return null;
+    if (entry?.id !== line.id || entry.status !== line.status) return null;
     // A leftover index of an older session of the same name must not leak its turns in.
     if (!this.inherited.has(line.id) && entry.session_id !== this.session.id) return null;
     return entry;
@@ -259,8 +260,7 @@ export function lineageOf(session: SessionRecord, records: readonly SessionRecor
 /** From the oldest ancestor down, each fork keeps its parent's history up to the fork point, then its own lines. */
 export function composeHistory(lineage: readonly Lineage[], ownLines: (id: string) => readonly IndexLine[]): IndexLine[] {
   let history: IndexLine[] = [];
-  for (let i = lineage.length - 1; i >= 0; i--) {
-    const level = lineage[i]!;
+  for (const level of [...lineage].reverse()) {
     if (level.forkedAt !== undefined) {
       const cut = history.findIndex((line) => line.id === level.forkedAt);
       history = cut === -1 ? [] : history.slice(0, cut + 1);
@@ -273,7 +273,7 @@ export function composeHistory(lineage: readonly Lineage[], ownLines: (id: strin
 /** Keeps the record's newest-turn marker and own-turn count in line with a rebuilt index. */
 async function syncCounters(dir: string, session: SessionRecord, history: readonly IndexLine[], ownTurns: number): Promise<void> {
   const record = await readSession(dir, session.name);
-  if (!record || record.id !== session.id) return;
+  if (record?.id !== session.id) return;
   const lastId = history[history.length - 1]?.id;
   const markerOk = record.last_turn_id === undefined ? lastId === undefined : history.some((line) => line.id === record.last_turn_id);
   if (markerOk && record.turns === ownTurns) return;
