@@ -7,8 +7,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Ollama } from 'ollama';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE, splitTokens, startFakeOllama } from './support/fake-ollama.js';
-import type { FakeOllama, FakeOllamaOptions } from './support/fake-ollama.js';
+import { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE, splitTokens, startFakeOllama } from './fake-ollama.js';
+import type { FakeOllama, FakeOllamaOptions } from './fake-ollama.js';
 
 type Json = Record<string, unknown>;
 
@@ -607,7 +607,7 @@ describe('with the ollama npm client', () => {
 
 describe('standalone mode', () => {
   it('prints its URL and serves the configured number of tokens', async () => {
-    const script = fileURLToPath(new URL('./support/fake-ollama.ts', import.meta.url));
+    const script = fileURLToPath(new URL('./fake-ollama.ts', import.meta.url));
     const child = spawn(process.execPath, ['--import', 'tsx', script, '--port', '0', '--tokens', '7', '--delay-ms', '0'], {
       cwd: fileURLToPath(new URL('..', import.meta.url)),
       stdio: ['ignore', 'pipe', 'inherit'],
