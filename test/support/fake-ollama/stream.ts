@@ -52,7 +52,10 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
   if (cut) tokens = tokens.slice(0, limit);
   const finalText = state.options.textInDone && tokens.length > 0 ? (tokens.at(-1) ?? '') : '';
   const chunks: Plan['chunks'] = finalText ? tokens.slice(0, -1) : tokens.slice();
-  chunks.push(...toolCallChunks(toolCallsFor(state, body, endpoint, round), round));
+  const calls = toolCallsFor(state, body, endpoint, round) ?? [];
+  chunks.push(...toolCallChunks(calls, round));
+  // The model writes its calls as text too: about 4 characters a token.
+  const callTokens = calls.reduce((n, call) => n + Math.ceil(goJson(call.function).length / 4), 0);
   const withContext = endpoint === 'generate' && pick(body, 'raw') !== true;
   const promptWords = withContext ? (str(pick(body, 'prompt')).match(/\S+/g) ?? []) : [];
   return {
@@ -62,7 +65,7 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     chunks,
     finalText,
     doneReason: cut ? 'length' : 'stop',
-    evalCount: tokens.length,
+    evalCount: tokens.length + callTokens,
     promptEvalCount: input.promptEvalCount,
     context: withContext ? [...promptWords, ...tokens].map(tokenId) : undefined,
     malformed: malformedOf(scenario, chunks.length, str(pick(body, 'model'))),

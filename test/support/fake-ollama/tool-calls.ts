@@ -32,7 +32,7 @@ export function toolCallsFor(
 }
 
 // The chunks the calls travel in: all in one, or one each.
-export function toolCallChunks(calls: FakeToolCall[] | undefined, round: FakeRound | undefined): FakeToolCall[][] {
-  if (!calls) return [];
+export function toolCallChunks(calls: FakeToolCall[], round: FakeRound | undefined): FakeToolCall[][] {
+  if (calls.length === 0) return [];
   return round?.splitToolCalls ? calls.map((call) => [call]) : [calls];
 }
