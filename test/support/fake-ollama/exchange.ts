@@ -47,7 +47,7 @@ export class Exchange {
     readonly res: ServerResponse,
     readonly record: RecordedRequest,
     private readonly state: ServerState,
-    settle: () => void,
+    onClose: () => void,
   ) {
     res.on('close', () => {
       this.gone = true;
@@ -55,7 +55,7 @@ export class Exchange {
       clearTimeout(this.timer);
       this.wake?.();
       for (const resolve of this.goneWaiters) resolve();
-      settle();
+      onClose();
       notify(state);
     });
   }

@@ -149,6 +149,9 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('data', (part: Buffer) => parts.push(part));
     req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
     req.on('error', reject);
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the client left while sending the body'));
+    });
   });
 }
 
@@ -177,8 +180,17 @@ function onRequest(state: ServerState, req: IncomingMessage, res: ServerResponse
   };
   state.requests.push(record);
   notify(state);
-  const ctx = new Exchange(req, res, record, state, () => {
+  // Settled once the response is closed and the handler has returned: nothing more gets written.
+  let closed = false;
+  let handled = false;
+  const settleWhenDone = (): void => {
+    if (!closed || !handled) return;
     for (const settle of settlers) settle();
+    notify(state);
+  };
+  const ctx = new Exchange(req, res, record, state, () => {
+    closed = true;
+    settleWhenDone();
   });
   readBody(req)
     .then((body) => {
@@ -187,7 +199,13 @@ function onRequest(state: ServerState, req: IncomingMessage, res: ServerResponse
       notify(state);
       return route(state, ctx);
     })
-    .catch(() => ctx.drop());
+    .catch(() => {
+      ctx.drop();
+    })
+    .finally(() => {
+      handled = true;
+      settleWhenDone();
+    });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -103,7 +103,9 @@ export interface RecordedRequest {
   // generate/chat that reached the model: the window used, the prompt's estimated tokens (before
   // any cut) and whether the prompt was cut to fit, as Ollama's server log would say.
   prompt: { tokens: number; numCtx: number; truncated: boolean } | undefined;
-  settled: Promise<void>; // resolves when the server is done with this request, whatever the reason
+  // Resolves once the response is closed, whatever the reason, and the stand-in has stopped
+  // working on it: `linesWritten` and `clientAborted` are final then.
+  settled: Promise<void>;
 }
 
 export interface FakeOllama {
