@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BUSY_MESSAGE, startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama, RecordedRequest } from '../support/fake-ollama.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 
 let ollama: FakeOllama;
@@ -413,7 +413,7 @@ describe('argo: failures', () => {
     const result = await runArgo(['hi'], {
       home,
       host: ollama.url,
-      onSpawn: (child) => void waitFor(() => ollama.requests.length === 1).then(() => child.kill('SIGINT')),
+      onSpawn: (child) => void ollama.waitForRequest(isTurnRequest).then(() => child.kill('SIGINT')),
     });
     expect(result.code).toBe(130);
     expect(result.stdout).toBe('');
@@ -518,10 +518,6 @@ describe('argo: concurrency', () => {
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+function isTurnRequest(request: RecordedRequest): boolean {
+  return request.path === '/api/chat' || request.path === '/api/generate';
 }

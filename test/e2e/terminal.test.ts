@@ -57,9 +57,10 @@ describe('argo on a terminal', () => {
     const result = await runArgo(['summarise this'], {
       home,
       host: ollama.url,
-      stdin: 'partial input…',
+      // More than a pipe holds: 'drain' means argo is reading it, so its Ctrl-C handler is in place.
+      stdin: 'partial input… '.repeat(20_000),
       keepStdinOpen: true,
-      onSpawn: (child) => void setTimeout(() => child.kill('SIGINT'), 300),
+      onSpawn: (child) => child.stdin?.once('drain', () => child.kill('SIGINT')),
     });
     expect(result.code).toBe(130);
     expect(Date.now() - started).toBeLessThan(3000);
