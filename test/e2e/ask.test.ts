@@ -42,7 +42,7 @@ describe('argo: the happy path', () => {
     expect(body.model).toBe('argo');
     expect(body.stream).toBe(true);
     expect(body.messages).toEqual([
-      { role: 'system', content: expect.stringContaining('neutral') },
+      { role: 'system', content: expect.stringContaining('neutral') as unknown },
       { role: 'user', content: 'Explain closures in JavaScript' },
     ]);
 
@@ -176,7 +176,7 @@ describe('argo: replay end to end', () => {
     expect(result.code).toBe(0);
     const [first, second, third] = logLines(home);
     expect(lastBody().messages).toEqual([
-      { role: 'system', content: expect.stringContaining('answer directly and confidently') },
+      { role: 'system', content: expect.stringContaining('answer directly and confidently') as unknown },
       { role: 'user', content: 'Write a function that validates emails' },
       { role: 'assistant', content: 'You said: Write a function that validates emails' },
       { role: 'user', content: 'Add a test for it' },
@@ -356,7 +356,7 @@ describe('argo: failures', () => {
     expect(stderrLines).toHaveLength(1);
     expect(stderrLines[0]).toMatch(message);
     expect(ollama.requests).toHaveLength(1);
-    expect(logLines(home)[0]).toMatchObject({ status: 'error', model_response: 'one two three', error: expect.stringMatching(message) });
+    expect(logLines(home)[0]).toMatchObject({ status: 'error', model_response: 'one two three', error: expect.stringMatching(message) as unknown });
   });
 
   it('an idle stream is aborted after timeouts.idleMs', async () => {
@@ -474,7 +474,7 @@ describe('argo: review regressions', () => {
     const result = await runArgo(['--json', 'hi'], { home, host: `${ollama.url}/not-ollama` });
     expect(result.code).toBe(1);
     const printed = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(printed).toMatchObject({ status: 'error', error: expect.stringMatching(/HTTP 404: 404 page not found/) });
+    expect(printed).toMatchObject({ status: 'error', error: expect.stringMatching(/HTTP 404: 404 page not found/) as unknown });
     expect(result.stderr).not.toMatch(/not found on Ollama|ollama pull/);
   });
 

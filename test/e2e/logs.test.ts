@@ -10,6 +10,7 @@ import type { DataPaths } from '../../src/log/writer.js';
 import { indexPath, readSession } from '../../src/sessions/store.js';
 import { appendRaw, makeEntry, policy, recordTurns, tempData } from '../query/helpers.js';
 import { ARGO_BIN, runArgo } from '../support/run-argo.js';
+import { at, defined } from '../support/defined.js';
 
 const ENV = { TZ: 'UTC' };
 const argo = (home: string, args: string[], extra: { env?: Record<string, string> } = {}) =>
@@ -85,7 +86,7 @@ describe.concurrent('argo logs: output', () => {
 
   it('--full prints whole prompts and responses', async () => {
     const result = await argo(fx.home, ['logs', '--full', '--type', 'correction', '--session', 'work']);
-    const entry = fx.all[2]!;
+    const entry = at(fx.all, 2);
     expect(result.stdout).toBe(
       `── 2025-01-01 10:02:00 · work · correction · weak (clarification, 2 turns, 5500 chars, trimmed) · error · argo · id ${entry.id}\n` +
         'User: Actually, I meant Python\nAssistant: work answer 3\n(boom)\n\n',
@@ -104,7 +105,7 @@ describe.concurrent('argo logs: output', () => {
 
 // Each case is one read-only spawn of the binary: run them side by side.
 describe.concurrent('argo logs: filters', () => {
-  const w = (i: number): string => fx.all[i]?.id!;
+  const w = (i: number): string => at(fx.all, i).id;
   const cases: [string, string[], () => string[]][] = [
     ['--session work', ['--session', 'work'], () => [0, 1, 2, 3].map(w)],
     ['--session by id', ['--session', 'ID:work'], () => [0, 1, 2, 3].map(w)],
@@ -133,7 +134,7 @@ describe.concurrent('argo logs: filters', () => {
 
   it.each(cases)('%s', async (_name, args, expected) => {
     const work = await readSession(fx.paths.sessions, 'work');
-    const resolved = args.map((arg) => (arg === 'ID:work' ? (work?.id!) : arg));
+    const resolved = args.map((arg) => (arg === 'ID:work' ? defined(work, 'session work').id : arg));
     const result = await argo(fx.home, ['logs', '--json', ...resolved]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -234,11 +235,11 @@ describe('unreadable lines', () => {
     expect(check.stderr).toBe('argo: 4 unreadable lines in 2 of 3 log files; readers skip them. Fix or delete those lines by hand if you want them gone\n');
 
     const json = await argo(home, ['logs', 'check', '--json']);
-    expect(json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))).toEqual([
-      { file: file1, line: 3, reason: expect.stringMatching(/^truncated JSON/) },
+    expect(json.stdout.split('\n').filter(Boolean).map((line): unknown => JSON.parse(line))).toEqual([
+      { file: file1, line: 3, reason: expect.stringMatching(/^truncated JSON/) as unknown },
       { file: file1, line: 4, reason: 'binary data (not UTF-8 text)' },
       { file: file1, line: 6, reason: 'binary data (not UTF-8 text)' },
-      { file: file3, line: 2, reason: expect.stringMatching(/^truncated JSON/) },
+      { file: file3, line: 2, reason: expect.stringMatching(/^truncated JSON/) as unknown },
     ]);
   });
 

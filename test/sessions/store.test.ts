@@ -13,7 +13,7 @@ describe('openSession', () => {
       const [records, seen] = await Promise.all([Promise.all(opens), Promise.all(reads)]);
       expect(new Set(records.map((record) => record.id)).size).toBe(1);
       for (const record of seen) if (record) expect(record.id).toBe(records[0]?.id);
-      expect(JSON.parse(readFileSync(join(dir, 'race.json'), 'utf8')).id).toBe(records[0]?.id);
+      expect((JSON.parse(readFileSync(join(dir, 'race.json'), 'utf8')) as { id: unknown }).id).toBe(records[0]?.id);
       expect(readdirSync(dir)).toEqual(['race.json']);
     }
   });

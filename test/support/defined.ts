@@ -6,8 +6,13 @@ export function defined<T>(value: T, what = 'value'): NonNullable<T> {
   return value;
 }
 
+interface Indexable<T> {
+  at(index: number): T | undefined;
+  readonly length: number;
+}
+
 /** `items[index]` (negative counts from the end), or a thrown error when there is no such item. */
-export function at<T>(items: readonly T[], index: number): T {
+export function at<T>(items: Indexable<T>, index: number): T {
   const item = items.at(index);
   if (item === undefined) throw new Error(`expected an item at ${index} of ${items.length}`);
   return item;
