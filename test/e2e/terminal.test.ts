@@ -6,14 +6,24 @@ import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
-  ollama = await startFakeOllama({ scenario: { firstChunkDelayMs: 400 } });
+  // Every answer waits after its headers until the test releases it: the time before the first token.
+  ollama = await startFakeOllama({ scenario: { holdAfter: 0 } });
 });
 afterAll(async () => {
   await ollama.close();
 });
 
+/** Lets the answer go on as soon as it is held, for tests that only need the wait to have happened. */
+function releaseWhenHeld(): void {
+  void ollama.waitForHold().then(() => {
+    ollama.release();
+  });
+}
+
 /** Runs argo under a pseudo-terminal (util-linux `script`), so stdin, stdout and stderr are TTYs. */
-function runInTerminal(args: string[], home: string): Promise<{ code: number | null; output: string }> {
+function runInTerminal(
+  args: string[], home: string, onOutput: (output: string) => void = () => undefined,
+): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, ARGO_BIN, ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
@@ -21,7 +31,10 @@ function runInTerminal(args: string[], home: string): Promise<{ code: number | n
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      output += text;
+      onOutput(output);
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
   });
@@ -30,7 +43,12 @@ function runInTerminal(args: string[], home: string): Promise<{ code: number | n
 describe('argo on a terminal', () => {
   it('shows a spinner on stderr while waiting for the first token, then erases it', async () => {
     const home = tempHome();
-    const { code, output } = await runInTerminal(['hello'], home);
+    let spinnerSeen = false;
+    const { code, output } = await runInTerminal(['hello'], home, (sofar) => {
+      if (spinnerSeen || !sofar.includes('asking argo')) return;
+      spinnerSeen = true;
+      releaseWhenHeld(); // the first token comes only after the spinner was on screen
+    });
     expect(code).toBe(0);
     expect(output).toMatch(/⠋ asking argo…/);
     expect(output).toContain('\r\x1b[K');
@@ -39,6 +57,7 @@ describe('argo on a terminal', () => {
 
   it('shows no spinner with --json', async () => {
     const home = tempHome();
+    releaseWhenHeld();
     const { code, output } = await runInTerminal(['--json', 'hello'], home);
     expect(code).toBe(0);
     expect(output).not.toMatch(/asking argo/);
@@ -47,6 +66,7 @@ describe('argo on a terminal', () => {
 
   it('shows no spinner when stderr is not a terminal', async () => {
     const home = tempHome();
+    releaseWhenHeld();
     const result = await runArgo(['hello'], { home, host: ollama.url });
     expect(result).toMatchObject({ code: 0, stderr: '', stdout: 'You said: hello\n' });
   });
