@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
-import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { startInPty } from '../support/pty.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
@@ -20,45 +20,45 @@ function releaseWhenHeld(): void {
   });
 }
 
-/** Runs argo under a pseudo-terminal (util-linux `script`), so stdin, stdout and stderr are TTYs. */
-function runInTerminal(
-  args: string[], home: string, onOutput: (output: string) => void = () => undefined,
-): Promise<{ code: number | null; output: string }> {
-  const command = [process.execPath, ARGO_BIN, ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, ARGO_HOME: home, OLLAMA_HOST: ollama.url, TERM: 'xterm' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => {
-      output += text;
-      onOutput(output);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
-
 describe('argo on a terminal', () => {
   it('shows a spinner on stderr while waiting for the first token, then erases it', async () => {
     const home = tempHome();
-    let spinnerSeen = false;
-    const { code, output } = await runInTerminal(['hello'], home, (sofar) => {
-      if (spinnerSeen || !sofar.includes('asking argo')) return;
-      spinnerSeen = true;
-      releaseWhenHeld(); // the first token comes only after the spinner was on screen
-    });
+    const terminal = startInPty(['hello'], { home, host: ollama.url });
+    await terminal.waitFor('asking argo');
+    await ollama.waitForHold();
+    ollama.release(); // the first token comes only after the spinner was on screen
+    const { code } = await terminal.exited;
+    const output = terminal.output;
     expect(code).toBe(0);
     expect(output).toMatch(/⠋ asking argo…/);
     expect(output).toContain('\r\x1b[K');
     expect(output.endsWith('You said: hello\r\n')).toBe(true);
   });
 
+  it('Ctrl-C typed during the answer keeps the partial text, logs it as interrupted, exit 130', async () => {
+    const home = tempHome();
+    ollama.setScenario({ holdAfter: 1 });
+    try {
+      const terminal = startInPty(['hello'], { home, host: ollama.url });
+      const held = await ollama.waitForHold();
+      await terminal.waitFor('You');
+      terminal.write('\x03');
+      expect((await terminal.exited).code).toBe(130);
+      expect(terminal.output).toContain('argo: interrupted (logged as interrupted)');
+      await held.settled;
+      expect(held.clientAborted).toBe(true);
+      expect(logLines(home)[0]).toMatchObject({ status: 'interrupted', model_response: 'You' });
+    } finally {
+      ollama.setScenario({ holdAfter: 0 });
+    }
+  });
+
   it('shows no spinner with --json', async () => {
     const home = tempHome();
     releaseWhenHeld();
-    const { code, output } = await runInTerminal(['--json', 'hello'], home);
+    const terminal = startInPty(['--json', 'hello'], { home, host: ollama.url });
+    const { code } = await terminal.exited;
+    const output = terminal.output;
     expect(code).toBe(0);
     expect(output).not.toMatch(/asking argo/);
     expect(JSON.parse(output.trim())).toMatchObject({ response: 'You said: hello', status: 'ok' });
