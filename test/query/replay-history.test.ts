@@ -15,6 +15,7 @@ import type { SessionRecord } from '../../src/sessions/store.js';
 import { readIndex } from '../../src/sessions/turn-index.js';
 import { makeEntry, tempData } from './helpers.js';
 import type { Home } from './helpers.js';
+import { defined } from '../support/defined.js';
 
 const RULES = DEFAULT_REPLAY_POLICY.classify;
 const TURNS = 300;
@@ -35,7 +36,7 @@ async function longSession(): Promise<Home & { session: SessionRecord }> {
     });
     await recordTurn(data.paths, opened, entry, '2025-01-02', rulesFingerprint(RULES));
   }
-  return { ...data, session: (await readSession(data.paths.sessions, 'long'))! };
+  return { ...data, session: defined(await readSession(data.paths.sessions, 'long'), 'session long') };
 }
 
 function inputFor(policy: ReplayPolicy, spec: ReplaySpec) {

@@ -6,6 +6,7 @@ import type { PlanInput, ReplayPlan } from '../../src/replay/plan.js';
 import { checkReplayPolicy, DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError } from '../../src/replay/policy.js';
 import type { ReplayPolicy } from '../../src/replay/policy.js';
 import type { HistoryTurn, ReplayPolicyLog, ReplaySpec, TurnDecision, TurnText } from '../../src/replay/types.js';
+import { at } from '../support/defined.js';
 
 type EagerTurn = { id: string } & TurnText;
 
@@ -255,7 +256,7 @@ describe('the seed\'s workflows', () => {
       entries_filtered: 2,
       filtered_types: ['question'],
       entries_used: 4,
-      chars_used: cost(day1[0]!, day1[2]!, day1[4]!, day1[5]!),
+      chars_used: cost(at(day1, 0), at(day1, 2), at(day1, 4), at(day1, 5)),
       trimmed: false,
       reason: 'session',
       context_strength: 'strong',
@@ -302,7 +303,7 @@ describe('the seed\'s workflows', () => {
   });
 
   it('3. clarification over questions only is moderate, not weak (the seed guessed weak)', () => {
-    const result = plan({ ...clarify, history: [quantum[0]!, quantum[3]!] });
+    const result = plan({ ...clarify, history: [at(quantum, 0), at(quantum, 3)] });
     expect(result.replayPolicy).toMatchObject({ entries_used: 2, reason: 'clarification', context_strength: 'moderate' });
   });
 
@@ -384,7 +385,7 @@ describe('edges', () => {
     const result = plan({ input: 'Add part 6', spec: { kind: 'last', count: 5 }, history });
     expect(result.replayPolicy).toMatchObject({
       entries_used: 2,
-      chars_used: cost(history[3]!, history[4]!),
+      chars_used: cost(at(history, 3), at(history, 4)),
       trimmed: true,
       reason: 'continuation',
       context_strength: 'moderate', // trimmed, so not strong
