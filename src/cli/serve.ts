@@ -12,6 +12,7 @@ import { ollamaInfo, sessionStore } from '../serve/stores.js';
 import { turnRunner } from '../serve/turn-runner.js';
 import { settingsOf } from './common.js';
 import type { Io } from './io.js';
+import type { Outcome, ReportOutcome } from './outcome.js';
 
 interface ServeFlags {
   host: string;
@@ -25,7 +26,7 @@ function parsePort(value: string): number {
   throw new InvalidArgumentError('use a port number from 0 to 65535 (0 picks a free one).');
 }
 
-export function registerServe(program: Command, io: Io, setExitCode: (code: number) => void): void {
+export function registerServe(program: Command, io: Io, setOutcome: ReportOutcome): void {
   program
     .command('serve')
     .description('an OpenAI-compatible server with sessions, replay, jobs and a stop signal (docs/serve.md)')
@@ -33,11 +34,11 @@ export function registerServe(program: Command, io: Io, setExitCode: (code: numb
     .option('--port <n>', 'port; 0 picks a free one', parsePort, 10007)
     .option('--root <dir>', 'where server-side tools may read and write (default: the working directory)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
-    .action(async (flags: ServeFlags, command: Command) => setExitCode(await serve(command, flags, io)));
+    .action(async (flags: ServeFlags, command: Command) => setOutcome(await serve(command, flags, io)));
 }
 
-/** Runs until SIGTERM or SIGINT, then shuts down gracefully; returns the exit code. */
-async function serve(command: Command, flags: ServeFlags, io: Io): Promise<number> {
+/** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
+async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(command);
   const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined);
   const root = resolve(flags.root ?? '.');
@@ -90,5 +91,5 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<numbe
   io.stderr.write(`argo serve: ${signal}: finishing running answers (up to ${settings.serve.shutdownGraceMs} ms)\n`);
   // A second signal during the grace period quits at once: main's SIGINT handler, SIGTERM's default.
   await listening.close(settings.serve.shutdownGraceMs);
-  return 0;
+  return 'ok';
 }

@@ -144,13 +144,16 @@ export async function benchServe(counts: ServeBenchCounts, progress: (message: s
     // 50 clients at once, each sending its share one after another; direct first, then through the server.
     const concurrent = async (path: Path): Promise<{ tokensPerS: number; samples: number[] }> => {
       const samples: number[] = [];
+      const every = Math.max(1, Math.floor(counts.concurrentRequests / 10));
       let sent = 0;
+      let done = 0;
       const started = performance.now();
       const worker = async (): Promise<void> => {
         while (sent < counts.concurrentRequests) {
           sent++;
           await timedPost(...target(path, unpaced, serveUnpaced));
-          if (path === 'serve' && sent % Math.max(1, Math.floor(counts.concurrentRequests / 10)) === 0) samples.push(rssMb(serveUnpaced.child.pid ?? 0));
+          done++;
+          if (path === 'serve' && done % every === 0) samples.push(rssMb(serveUnpaced.child.pid ?? 0));
         }
       };
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));

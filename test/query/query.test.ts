@@ -17,6 +17,7 @@ import {
 import type { Query } from '../../src/query/query.js';
 import type { LogEntry } from '../../src/log/entry.js';
 import { makeEntry, policy } from './helpers.js';
+import { defined } from '../support/defined.js';
 
 // Local-time expectations are built with the same local calendar the code uses, so the table holds in any TZ.
 const NOW = new Date(2025, 0, 15, 12, 30, 0); // 2025-01-15 12:30 local
@@ -186,7 +187,7 @@ describe('the raw-line prefilter never rejects a line the query keeps', () => {
   });
 
   it('rejects lines that cannot hold the text', () => {
-    const pattern = rawPattern({ ...EMPTY_QUERY, grep: 'croissant' })!;
+    const pattern = defined(rawPattern({ ...EMPTY_QUERY, grep: 'croissant' }), 'the pattern');
     pattern.lastIndex = 0;
     expect(pattern.test(JSON.stringify(makeEntry()))).toBe(false);
   });
