@@ -9,7 +9,7 @@ import { isSessionName } from '../sessions/names.js';
 import { keyChecker } from './auth.js';
 import { Channel } from './channel.js';
 import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
-import { JOB_ID, JobStore, LiveJob } from './jobs.js';
+import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob } from './jobs.js';
 import type { JobRecord } from './jobs.js';
 import { ChunkFormat, completionObject, finishReason, toOpenAiToolCalls, usageOf } from './openai.js';
 import type { FinishReason } from './openai.js';
@@ -59,6 +59,23 @@ export function createServer(deps: ServerDeps): ArgoServer {
   const checkKey = deps.apiKey === null ? null : keyChecker(deps.apiKey);
   let closing = false;
   let unwatch: () => void = () => undefined;
+  let sweep: NodeJS.Timeout | undefined;
+  const onDamagedJob = (path: string): void => deps.log(`argo serve: left out damaged job file ${path}`);
+  /** Fails jobs whose server is gone; while another server's jobs are still locked, looks again later. */
+  const recoverJobs = async (): Promise<{ failed: number; removed: number }> => {
+    const { failed, removed, elsewhere } = await jobs.recover(deps.clock.now(), deps.limits.jobRetentionDays, onDamagedJob);
+    clearTimeout(sweep);
+    sweep = undefined;
+    if (elsewhere > 0 && !closing) {
+      sweep = setTimeout(() => {
+        void recoverJobs().then(({ failed: later }) => {
+          if (later > 0) deps.log(`argo serve: ${later} job(s) whose server stopped marked failed`);
+        }, (error: unknown) => deps.log(`argo serve: cannot check jobs: ${(error as Error).message}`));
+      }, JOB_LOCK_STALE_MS);
+      sweep.unref();
+    }
+    return { failed, removed };
+  };
 
   const track = (controller: AbortController, work: Promise<unknown>): void => {
     const entry: Running = { controller, settled: work.then(() => undefined, () => undefined) };
@@ -276,8 +293,12 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, output: '', error: null, turn_id: null };
     const job = new LiveJob(record, jobs, deps.clock.now, (error) => deps.log(`argo serve: cannot save job ${id}: ${(error as Error).message}`));
     await job.save();
+    const release = await jobs.lock(id, (error) => deps.log(`argo serve: lost the lock on job ${id}: ${error.message}`));
     liveJobs.set(id, { job, model: plan.turn.model });
-    void runJob(job, plan).finally(() => liveJobs.delete(id));
+    void runJob(job, plan).finally(() => {
+      liveJobs.delete(id);
+      release().catch(() => undefined);
+    });
     return c.json({ job_id: id }, 202);
   });
 
@@ -323,7 +344,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
   const findJob = async (id: string): Promise<JobRecord | null> => liveJobs.get(id)?.job.record ?? (await jobs.read(id));
 
   app.get('/api/jobs', async (c) => {
-    const records = await jobs.list((path) => deps.log(`argo serve: left out damaged job file ${path}`));
+    const records = await jobs.list(onDamagedJob);
     return c.json(records.map((record) => liveJobs.get(record.id)?.job.record ?? record));
   });
 
@@ -419,15 +440,14 @@ export function createServer(deps: ServerDeps): ArgoServer {
     app,
     start: async () => {
       await deps.stop.clear();
-      const { failed, removed } = await jobs.recover(deps.clock.now(), deps.limits.jobRetentionDays, (path) =>
-        deps.log(`argo serve: left out damaged job file ${path}`),
-      );
+      const { failed, removed } = await recoverJobs();
       unwatch = deps.stop.watch(() => cutAll('stop'));
       return { jobsFailed: failed, jobsRemoved: removed };
     },
     drain: async (graceMs) => {
       closing = true;
       unwatch();
+      clearTimeout(sweep);
       const all = (): Promise<unknown> => Promise.all([...running].map((entry) => entry.settled));
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));

@@ -2,6 +2,7 @@
 // a crash never leaves a torn file), and a live job's fan-out to the clients following it.
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { RuntimeError } from '../errors.js';
 import { isMissing, writeFileAtomic } from '../log/fs.js';
@@ -46,8 +47,25 @@ export function parseJob(text: string, path: string): JobRecord {
   throw new RuntimeError(`job file ${path} has an invalid ${field} (${issue?.message ?? 'invalid'}); remove the file`);
 }
 
+/**
+ * A running job's file is locked (proper-lockfile: a `.lock` directory its server touches every
+ * second), so a second server sharing the data home leaves it alone, and a job whose server died
+ * shows a lock gone stale within this long.
+ */
+export const JOB_LOCK_STALE_MS = 5000;
+
 export class JobStore {
   constructor(readonly dir: string) {}
+
+  /** Locks a job's file (which must exist) for this process; returns the release. */
+  async lock(id: string, onLost: (error: Error) => void): Promise<() => Promise<void>> {
+    return lockfile.lock(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, update: 1000, realpath: false, onCompromised: onLost });
+  }
+
+  /** True while a live server (this one or another) runs the job. */
+  isLocked(id: string): Promise<boolean> {
+    return lockfile.check(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, realpath: false });
+  }
 
   pathOf(id: string): string {
     return join(this.dir, `${id}.json`);
@@ -91,18 +109,27 @@ export class JobStore {
   }
 
   /**
-   * At start: jobs left `pending` or `running` by a server that is gone become `failed` (their
-   * output kept); jobs untouched for longer than the retention are removed.
+   * Jobs left `pending` or `running` by a server that is gone (no live lock) become `failed`, their
+   * output kept; jobs untouched for longer than the retention are removed. `elsewhere` counts jobs
+   * a live server still runs (or whose lock has not gone stale yet).
    */
-  async recover(now: Date, retentionDays: number, onDamaged?: (path: string, error: unknown) => void): Promise<{ failed: number; removed: number }> {
+  async recover(
+    now: Date,
+    retentionDays: number,
+    onDamaged?: (path: string, error: unknown) => void,
+  ): Promise<{ failed: number; removed: number; elsewhere: number }> {
     const oldest = now.getTime() - retentionDays * 86_400_000;
     let failed = 0;
     let removed = 0;
+    let elsewhere = 0;
     for (const record of await this.list(onDamaged)) {
-      if (Date.parse(record.updated_at) < oldest) {
+      const unfinished = record.state === 'pending' || record.state === 'running';
+      if (unfinished && (await this.isLocked(record.id))) {
+        elsewhere++;
+      } else if (Date.parse(record.updated_at) < oldest) {
         await rm(this.pathOf(record.id), { force: true });
         removed++;
-      } else if (record.state === 'pending' || record.state === 'running') {
+      } else if (unfinished) {
         await this.write({
           ...record,
           state: 'failed',
@@ -112,7 +139,7 @@ export class JobStore {
         failed++;
       }
     }
-    return { failed, removed };
+    return { failed, removed, elsewhere };
   }
 }
 

@@ -388,12 +388,15 @@ describe('jobs', () => {
     await vi.waitFor(() => expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ state: 'running', output: 'saved words' }));
     first.child.kill('SIGKILL');
     await first.exited;
-    expect(readdirSync(join(jobHome, 'jobs'))).toEqual([`${id}.json`]);
+    // The record and its lock (proper-lockfile's directory); no temporary file left behind.
+    expect(readdirSync(join(jobHome, 'jobs')).sort()).toEqual([`${id}.json`, `${id}.json.lock`]);
     const second = await startServe({ home: jobHome, host: ollama.url });
     try {
+      // The dead server's lock goes stale within seconds; then the job is failed, its output kept.
+      await vi.waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }), { timeout: 15_000, interval: 200 });
       const record = await (await fetch(`${second.url}/api/jobs/${id}`)).json();
       expect(record).toMatchObject({ state: 'failed', output: 'saved words', error: expect.stringContaining('server stopped') as string });
-      expect(second.stderr()).toMatch(/1 job\(s\) left running by a previous server marked failed/);
+      expect(second.stderr()).toMatch(/1 job\(s\) (left running by a previous server|whose server stopped) marked failed/);
     } finally {
       await second.stop();
     }

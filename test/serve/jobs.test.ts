@@ -65,11 +65,25 @@ describe('JobStore', () => {
     await jobs.write(record({ id: 'pending', state: 'pending', output: '' }));
     await jobs.write(record({ id: 'done', state: 'completed' }));
     await jobs.write(record({ id: 'expired', state: 'completed', updated_at: '2026-10-01T00:00:00.000Z' }));
-    expect(await jobs.recover(now, 30)).toEqual({ failed: 2, removed: 1 });
+    expect(await jobs.recover(now, 30)).toEqual({ failed: 2, removed: 1, elsewhere: 0 });
     expect(await jobs.read('running')).toMatchObject({ state: 'failed', output: 'so far', error: expect.stringContaining('server stopped') as string, updated_at: now.toISOString() });
     expect(await jobs.read('pending')).toMatchObject({ state: 'failed' });
     expect(await jobs.read('done')).toEqual(record({ id: 'done', state: 'completed' }));
     expect(await jobs.read('expired')).toBeNull();
+  });
+
+  it('leaves alone a job another live server holds the lock on, and fails it once the lock is released', async () => {
+    const jobs = store();
+    await jobs.write(record({ id: 'theirs' }));
+    const release = await jobs.lock('theirs', (error) => {
+      throw error;
+    });
+    expect(await jobs.isLocked('theirs')).toBe(true);
+    expect(await jobs.recover(new Date(), 30)).toEqual({ failed: 0, removed: 0, elsewhere: 1 });
+    expect(await jobs.read('theirs')).toMatchObject({ state: 'running' });
+    await release();
+    expect(await jobs.recover(new Date(), 30)).toEqual({ failed: 1, removed: 0, elsewhere: 0 });
+    expect(readdirSync(jobs.dir)).toEqual(['theirs.json']);
   });
 });
 
