@@ -1,7 +1,6 @@
 import { Writable } from 'node:stream';
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
-import type { Io } from '../../src/cli/io.js';
 import { fullBlock, oneLine, tableRow, truncate } from '../../src/query/format.js';
 import type { RenderOptions } from '../../src/query/format.js';
 import { Sink } from '../../src/query/sink.js';

@@ -9,6 +9,12 @@ import type { ReplayPolicyLog } from '../../src/replay/types.js';
 import { openSession, readSession } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 
+/** The value a test expects to be there; a missing one fails the test here, by name. */
+export function present<T>(value: T | null | undefined, what = 'value'): T {
+  if (value === null || value === undefined) throw new Error(`expected a ${what}, got ${String(value)}`);
+  return value;
+}
+
 export function makeEntry(overrides: Partial<LogEntry> = {}): LogEntry {
   return {
     id: 'turn-0000001',
@@ -114,5 +120,5 @@ export async function recordTurns(
     await recordTurn(paths, session, entry, date);
     entries.push(entry);
   }
-  return { session: (await readSession(paths.sessions, name))!, entries };
+  return { session: present(await readSession(paths.sessions, name)), entries };
 }

@@ -91,10 +91,10 @@ describe('readLines / readLinesBackward', () => {
     const content = `${lines.join('\n')}\n`;
     const path = file(content);
     const found = await all(readLines(path, { needle: { kind: 'text', text: 'needle', caseless: true } }));
-    expect(found.map((line) => JSON.parse(line.text).n)).toEqual([999, 1999, 2999]);
+    expect(found.map((line) => (JSON.parse(line.text) as { n: number }).n)).toEqual([999, 1999, 2999]);
     const buffer = Buffer.from(content);
     for (const line of found) expect(buffer.subarray(line.offset, line.offset + line.length).toString()).toBe(line.text);
-    expect((await all(readLinesBackward(path, { needle: { kind: 'text', text: 'needle', caseless: true } }))).map((line) => JSON.parse(line.text).n)).toEqual([2999, 1999, 999]);
+    expect((await all(readLinesBackward(path, { needle: { kind: 'text', text: 'needle', caseless: true } }))).map((line) => (JSON.parse(line.text) as { n: number }).n)).toEqual([2999, 1999, 999]);
   });
 });
 
@@ -129,11 +129,15 @@ describe('scanEntries skips and counts unreadable lines', () => {
     const { paths } = tempData();
     const path = appendRaw(paths, '2025-01-02', `${good(1)}\nnot json\n${good(3)}\n{"id":"x"}\n`);
     const stats = new ScanStats(true);
-    for await (const _ of scanEntries([path], stats)) _;
-    expect(stats.problems).toEqual([
-      { file: path, line: 2, reason: expect.stringMatching(/^not JSON/) },
-      { file: path, line: 4, reason: 'valid JSON but not a turn (missing or not text: session_id, timestamp, user_prompt, model_response, status)' },
+    const seen: string[] = [];
+    for await (const { entry } of scanEntries([path], stats)) seen.push(entry.id);
+    expect(seen).toEqual(['id-1', 'id-3']);
+    expect(stats.problems.map(({ file, line }) => [file, line])).toEqual([
+      [path, 2],
+      [path, 4],
     ]);
+    expect(stats.problems[0]?.reason).toMatch(/^not JSON/);
+    expect(stats.problems[1]?.reason).toBe('valid JSON but not a turn (missing or not text: session_id, timestamp, user_prompt, model_response, status)');
     expect(stats.notice()).toBe('argo: skipped 2 unreadable log lines; run "argo logs check" to list them\n');
     expect(new ScanStats().notice()).toBeNull();
   });

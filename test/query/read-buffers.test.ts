@@ -45,7 +45,9 @@ function firstAt(bytes: Buffer, needle: Needle, from: number, to: number): numbe
 }
 
 function lineMatches(line: Buffer, needle: Needle | undefined): boolean {
-  return needle === undefined || firstAt(line, needle, 0, line.length) !== -1;
+  if (needle === undefined) return true;
+  const { strings, caseless } = meaning(needle);
+  return strings.some((string) => (caseless ? asciiLower(line).includes(asciiLower(string)) : line.includes(string)));
 }
 
 function line(bytes: Buffer, from: number, to: number, number: number, complete: boolean): RawLine {
@@ -152,13 +154,16 @@ const chunkSizes = [1, 2, 3, 4, 5, 7, 8, 16, 31, 64, undefined];
 describe('line readers against a reference, with reads of every small size', () => {
   it.each(contents)('%s', async (_name, bytes) => {
     const path = file(bytes);
-    for (const needle of needles) {
-      for (const chunkSize of chunkSizes) {
-        const options = { ...(needle ? { needle } : {}), ...(chunkSize ? { chunkSize } : {}) };
-        const context = `needle ${JSON.stringify(needle)}, chunk ${chunkSize}`;
-        expect(await all(readLines(path, options)), context).toEqual(forwardReference(bytes, options));
-        expect(await all(readLinesBackward(path, options)), context).toEqual(backwardReference(bytes, options));
-      }
+    for (const chunkSize of chunkSizes) {
+      // All needles at once: tiny reads are many, and the file system answers them in parallel.
+      await Promise.all(
+        needles.map(async (needle) => {
+          const options = { ...(needle ? { needle } : {}), ...(chunkSize ? { chunkSize } : {}) };
+          const context = `needle ${JSON.stringify(needle)}, chunk ${chunkSize}`;
+          expect(await all(readLines(path, options)), context).toEqual(forwardReference(bytes, options));
+          expect(await all(readLinesBackward(path, options)), context).toEqual(backwardReference(bytes, options));
+        }),
+      );
     }
   });
 

@@ -10,7 +10,7 @@ import type { HistoryTurn, ReplaySpec } from '../../src/replay/types.js';
 import { indexPath, openSession, readSession } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 import { readIndex } from '../../src/sessions/turn-index.js';
-import { makeEntry, tempData } from './helpers.js';
+import { makeEntry, present, tempData } from './helpers.js';
 import type { Home } from './helpers.js';
 
 const RULES = DEFAULT_REPLAY_POLICY.classify;
@@ -32,7 +32,7 @@ async function longSession(): Promise<Home & { session: SessionRecord }> {
     });
     await recordTurn(data.paths, opened, entry, '2025-01-02', rulesFingerprint(RULES));
   }
-  return { ...data, session: (await readSession(data.paths.sessions, 'long'))! };
+  return { ...data, session: present(await readSession(data.paths.sessions, 'long')) };
 }
 
 function planFor(policy: ReplayPolicy, spec: ReplaySpec) {
