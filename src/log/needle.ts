@@ -6,7 +6,8 @@
  *   other byte only itself (so only the ASCII part of a text is searched without case).
  * - `json-string`: any one of `values` written as a whole JSON string, quotes included (how the log
  *   stores an id: `"session_id":"<id>"`).
- * A needle never spans lines: its bytes hold no newline, and there is at least one.
+ * A needle never spans lines: each text is not empty and holds no newline, and a `json-string`
+ * needle has at least one value (needleFinder throws otherwise: the caller is wrong).
  */
 export type Needle =
   | { readonly kind: 'text'; readonly text: string; readonly caseless: boolean }

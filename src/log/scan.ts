@@ -77,12 +77,11 @@ export function describeBadLine(text: string): string {
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'valid JSON but not an object';
-    const missing = ['id', 'session_id', 'timestamp', 'user_prompt', 'model_response', 'status'].filter(
-      (key) => typeof (value as Record<string, unknown>)[key] !== 'string',
-    );
+    const fields = new Map<string, unknown>(Object.entries(value));
+    const missing = ['id', 'session_id', 'timestamp', 'user_prompt', 'model_response', 'status'].filter((key) => typeof fields.get(key) !== 'string');
     return `valid JSON but not a turn (missing or not text: ${missing.join(', ')})`;
   } catch (error) {
-    const message = (error as Error).message;
+    const message = error instanceof Error ? error.message : String(error);
     return /Unexpected end|Unterminated/.test(message) ? `truncated JSON (${message})` : `not JSON (${message})`;
   }
 }

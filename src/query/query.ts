@@ -106,10 +106,11 @@ export function parseChoices<T extends string>(values: readonly string[], valid:
   for (const raw of values.flatMap((value) => value.split(','))) {
     const value = raw.trim().toLowerCase();
     if (value === '') continue;
-    if (!(valid as readonly string[]).includes(value)) {
+    const choice = valid.find((each) => each === value);
+    if (choice === undefined) {
       throw new UsageError(`${where}: unknown value "${raw.trim()}"; use ${valid.join(', ')} (several separated by commas)`);
     }
-    chosen.add(value as T);
+    chosen.add(choice);
   }
   if (chosen.size === 0) throw new UsageError(`${where}: give at least one of ${valid.join(', ')}`);
   return chosen;
