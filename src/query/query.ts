@@ -188,8 +188,8 @@ export function linePrefilter(query: Query): ((text: string) => boolean) | null 
   if (query.grep === null) return null;
   const escaped = jsonEscaped(query.grep);
   const re = new RegExp(escapeRegExp(escaped), 'i');
-  const usedByPattern = !(query.sessionIds && query.sessionIds.size > 0) && longestAsciiRun(escaped) === escaped;
-  return usedByPattern ? null : (text) => re.test(text);
+  const searchedRaw = !(query.sessionIds && query.sessionIds.size > 0) && longestAsciiRun(escaped) === escaped;
+  return searchedRaw ? null : (text) => re.test(text);
 }
 
 /** Files named for days outside the query's range hold none of its turns (a day's margin for clock or zone changes). */
