@@ -201,8 +201,8 @@ export async function rebuildIndex(paths: DataPaths, session: SessionRecord, cla
   const lineage = lineageOf(session, session.parent ? await listSessions(paths.sessions) : []);
   const own = new Map<string, IndexLine[]>(lineage.map((level) => [level.id, []]));
   const stats = new ScanStats();
-  const pattern = idPattern(lineage.map((level) => level.id));
-  for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { pattern })) {
+  const needle = { kind: 'json-string', values: lineage.map((level) => level.id) } as const;
+  for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { needle })) {
     own.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
   }
   const history = composeHistory(lineage, (id) => own.get(id) ?? []);
@@ -278,13 +278,4 @@ async function syncCounters(dir: string, session: SessionRecord, history: readon
   const markerOk = record.last_turn_id === undefined ? lastId === undefined : history.some((line) => line.id === record.last_turn_id);
   if (markerOk && record.turns === ownTurns) return;
   await saveSession(dir, withLastTurn({ ...record, turns: ownTurns }, lastId));
-}
-
-/** A chunk-level pattern for lines that mention any of these ids as a JSON string. */
-export function idPattern(ids: readonly string[]): RegExp {
-  return new RegExp(`"(?:${ids.map(escapeRegExp).join('|')})"`, 'g');
-}
-
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
