@@ -458,3 +458,20 @@ function baseDeps(s: TestServer) {
     log: () => undefined,
   };
 }
+
+describe('in process, through app.request()', () => {
+  it('answers without a socket: health is open, everything else needs the key', async () => {
+    const { createServer } = await import('../../src/serve/app.js');
+    const { fileStopSignal } = await import('../../src/serve/stop.js');
+    const server = createServer({ ...baseDeps(t), stop: fileStopSignal(t.home, () => new Date()), apiKey: 'k', limits: { maxBodyBytes: 4096, jobRetentionDays: 30 } });
+    const health = await server.app.request('/health');
+    expect(health.status).toBe(200);
+    expect((await server.app.request('/api/stop')).status).toBe(401);
+    const answer = await server.app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      body: JSON.stringify(ask('in process')),
+    });
+    expect(await answer.json()).toMatchObject({ choices: [{ message: { content: 'You said: in process' } }] });
+  });
+});
