@@ -254,7 +254,7 @@ class Run {
     if (stop.requested) return this.end('stopped', 'stop_signal', text);
     if (outcome.status === 'interrupted') return this.end('interrupted', 'interrupted', text);
     if (outcome.status === 'error') return this.end('error', 'model_error', text, outcome.failure?.message ?? 'the request failed');
-    return { text, toolCalls: outcome.toolCalls };
+    return { text, toolCalls: outcome.toolCalls ?? [] };
   }
 
   /** Runs one round's valid calls and applies the taxonomy; returns the end of the run, or null to go on. */

@@ -67,9 +67,9 @@ export interface StreamOutcome {
   attempts: number;
   /**
    * `message.tool_calls` of every chunk, in order, exactly as Ollama sent them (arguments may be an
-   * object or a string, ids may be missing): the agent loop validates them.
+   * object or a string, ids may be missing): the agent loop validates them. Absent means none.
    */
-  toolCalls: unknown[];
+  toolCalls?: unknown[];
 }
 
 export interface StreamHooks {

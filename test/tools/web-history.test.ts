@@ -58,7 +58,12 @@ describe('search_history', () => {
     const home = mkdtempSync(join(tmpdir(), 'argo-history-'));
     mkdirSync(join(home, 'logs'));
     const line = (id: string, prompt: string, response: string): string =>
-      JSON.stringify({ id, timestamp: '2026-01-02T10:00:00.000+00:00', session: 'default', session_id: 'S1', status: 'ok', user_prompt: prompt, model_response: response });
+      JSON.stringify({
+        id, timestamp: '2026-01-02T10:00:00.000+00:00', session: 'default', session_id: 'S1', status: 'ok', entry_type: 'question', model: 'argo', endpoint: 'chat',
+        active_mode: null, persona: 'neutral', verbosity: 'short', replay: { enabled: false, count: null, session: false }, user_prompt: prompt, model_response: response,
+        replay_policy: null, replayed_ids: [], done_reason: 'stop', error: null,
+        timings: { first_token_ms: 1, total_ms: 2, total_duration_ns: null, load_duration_ns: null, prompt_eval_count: null, prompt_eval_duration_ns: null, eval_count: null, eval_duration_ns: null },
+      });
     writeFileSync(join(home, 'logs', '2026-01-02.log'), `${line('t1', 'about rust', 'Rust is fast')}\n${line('t2', 'about go', 'Go is simple')}\n${line('t3', 'more rust', 'x'.repeat(700))}\n`);
     const result = await searchHistoryTool.run({ query: 'RUST' }, context(home));
     expect(result.turns).toEqual([
