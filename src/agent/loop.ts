@@ -17,7 +17,7 @@ export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_REASKS = 3;
 export const MAX_ALL_FAILURE_ROUNDS = 3;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
-export const REASK_DELAY_MS = 250;
+export const REASK_DELAY_MS = 100;
 
 export const AGENT_STATUSES = ['ok', 'stopped', 'needs_input', 'tool_failures', 'max_iterations', 'invalid_response', 'interrupted', 'error'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -122,6 +122,8 @@ export interface AgentResult {
   metrics: Metrics;
   /** The conversation as it stands (the messages the loop added), for a server to keep. */
   added: AgentChatMessage[];
+  /** The transport's failure when status is `error` (the CLI names a missing model from it). */
+  modelFailure: StreamOutcome['failure'];
 }
 
 const EMPTY_METRICS: Metrics = {
@@ -154,6 +156,7 @@ class Run {
   private requests = 0;
   private firstTextMs: number | null = null;
   private metrics = EMPTY_METRICS;
+  private modelFailure: StreamOutcome['failure'] = null;
   private readonly calls: CallRecord[] = [];
   private readonly compacted: CompactionRecord[] = [];
   private readonly added: AgentChatMessage[] = [];
@@ -253,7 +256,10 @@ class Run {
     this.metrics = addMetrics(this.metrics, outcome.metrics);
     if (stop.requested) return this.end('stopped', 'stop_signal', text);
     if (outcome.status === 'interrupted') return this.end('interrupted', 'interrupted', text);
-    if (outcome.status === 'error') return this.end('error', 'model_error', text, outcome.failure?.message ?? 'the request failed');
+    if (outcome.status === 'error') {
+      this.modelFailure = outcome.failure;
+      return this.end('error', 'model_error', text, outcome.failure?.message ?? 'the request failed');
+    }
     return { text, toolCalls: outcome.toolCalls ?? [] };
   }
 
@@ -423,6 +429,7 @@ class Run {
       firstTextMs: this.firstTextMs,
       metrics: this.metrics,
       added: this.added,
+      modelFailure: this.modelFailure,
     };
   }
 }

@@ -23,7 +23,7 @@ export interface TrajectoryTurn {
   timestamp: string;
   user_prompt: string;
   model_response: string;
-  tool_calls?: readonly { id: string; name: string; arguments: unknown; outcome: string; round?: number; result?: string }[];
+  tool_calls?: readonly { id: string; name: string; arguments: unknown; outcome: string; round?: number; result?: string | undefined }[] | undefined;
 }
 
 /** The standard tool-calling system prompt, with the tools' definitions inside <tools>…</tools>. */
@@ -54,7 +54,7 @@ export function renderTrajectory(turn: TrajectoryTurn, definitions: readonly Too
     { from: 'human', value: turn.user_prompt },
   ];
   const seen = new Set<string>();
-  const rounds = new Map<number, { id: string; name: string; arguments: unknown; result?: string }[]>();
+  const rounds = new Map<number, { id: string; name: string; arguments: unknown; result?: string | undefined }[]>();
   for (const call of turn.tool_calls ?? []) {
     if (call.outcome !== 'success' || seen.has(call.id)) continue;
     seen.add(call.id);

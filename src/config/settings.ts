@@ -33,6 +33,30 @@ export interface Settings {
   tokenBuffer: { flushChunks: number; flushMs: number };
   retries: { attempts: number; initialDelayMs: number };
   timeouts: { idleMs: number };
+  agent: AgentSettings;
+}
+
+/** Agent mode's settings (docs/agent.md): config.json's tool keys and the flags that override them. */
+export interface AgentSettings {
+  /** Toolsets and tools a run gets: --tools, else config "tools"; empty means no agent run. */
+  tools: string[];
+  /** Where --tools came from, for messages. */
+  toolsSource: string;
+  toolsets: Record<string, { tools?: string[]; includes?: string[] }>;
+  commandTools: Record<string, CommandToolSettings>;
+  mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }>;
+  toolBudgets: Record<string, number>;
+  toolTimeouts: Record<string, number>;
+  maxIterations: number;
+}
+
+export interface CommandToolSettings {
+  description: string;
+  parameters?: Record<string, unknown>;
+  argv: string[];
+  requires?: string[];
+  sideEffects?: boolean;
+  timeoutMs?: number;
 }
 
 /** Values given on the command line; each wins over the environment and config.json. */
@@ -50,6 +74,9 @@ export interface FlagOverrides {
   seed?: number;
   numCtx?: number;
   keepAlive?: string;
+  /** --tools, already split into names. */
+  tools?: string[];
+  maxIterations?: number;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -85,6 +112,15 @@ const CONFIG_SHAPE: Shape = {
     stream: { fields: { flushChunks: 'integer', flushMs: 'integer' } },
     retries: { fields: { attempts: 'integer', initialDelayMs: 'integer' } },
     timeouts: { fields: { idleMs: 'integer' } },
+    tools: STRINGS,
+    toolsets: { record: { fields: { tools: STRINGS, includes: STRINGS } } },
+    commandTools: {
+      record: { fields: { description: 'string', parameters: 'object', argv: STRINGS, requires: STRINGS, sideEffects: 'boolean', timeoutMs: 'integer' } },
+    },
+    mcpServers: { record: { fields: { command: 'string', args: STRINGS, env: { record: 'string' }, cwd: 'string' } } },
+    toolBudgets: { record: 'integer' },
+    toolTimeouts: { record: 'integer' },
+    maxIterations: 'integer',
   },
 };
 
@@ -104,6 +140,13 @@ interface ConfigFile {
   stream?: Partial<Settings['tokenBuffer']>;
   retries?: Partial<Settings['retries']>;
   timeouts?: Partial<Settings['timeouts']>;
+  tools?: string[];
+  toolsets?: AgentSettings['toolsets'];
+  commandTools?: AgentSettings['commandTools'];
+  mcpServers?: AgentSettings['mcpServers'];
+  toolBudgets?: Record<string, number>;
+  toolTimeouts?: Record<string, number>;
+  maxIterations?: number;
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
@@ -169,6 +212,16 @@ export function loadSettings(flags: FlagOverrides, env: Env): Settings {
     tokenBuffer: { flushChunks: 10, flushMs: 50, ...config.stream },
     retries: { attempts: 3, initialDelayMs: 250, ...config.retries },
     timeouts: { idleMs: 120_000, ...config.timeouts },
+    agent: {
+      tools: flags.tools ?? config.tools ?? [],
+      toolsSource: flags.tools !== undefined ? '--tools' : `${source}: "tools"`,
+      toolsets: config.toolsets ?? {},
+      commandTools: config.commandTools ?? {},
+      mcpServers: config.mcpServers ?? {},
+      toolBudgets: config.toolBudgets ?? {},
+      toolTimeouts: config.toolTimeouts ?? {},
+      maxIterations: flags.maxIterations ?? config.maxIterations ?? 10,
+    },
   };
   if (keepAliveRaw !== undefined) {
     settings.keepAlive = parseKeepAlive(keepAliveRaw, flags.keepAlive !== undefined ? '--keep-alive' : `${source}: "options.keep_alive"`);
@@ -210,7 +263,17 @@ function checkRanges(settings: Settings, source: string): void {
     // Node's HTTP client gives up on its own after 300 s without data; a longer wait cannot be kept.
     ['timeouts.idleMs', settings.timeouts.idleMs, 100, 300_000],
     ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
+    ...Object.entries(settings.agent.toolBudgets).map(([tool, chars]): [string, number, number] => [`toolBudgets.${tool}`, chars, 100]),
+    ...Object.entries(settings.agent.toolTimeouts).map(([tool, ms]): [string, number, number] => [`toolTimeouts.${tool}`, ms, 1]),
   ];
+  for (const [name, server] of Object.entries(settings.agent.mcpServers)) {
+    if (typeof server.command !== 'string' || server.command === '') throw new UsageError(`${source}: "mcpServers.${name}.command" is missing: name the program that starts the server`);
+  }
+  for (const [name, tool] of Object.entries(settings.agent.commandTools)) {
+    if (typeof tool.description !== 'string' || !Array.isArray(tool.argv)) throw new UsageError(`${source}: "commandTools.${name}" needs "description" and "argv"`);
+  }
+  // --max-iterations is checked where it is parsed; config's value here.
+  if (settings.agent.maxIterations < 1) throw new UsageError(`${source}: "maxIterations" must be at least 1, got ${settings.agent.maxIterations}`);
   for (const [key, value, min, max] of rules) {
     if (value < min) throw new UsageError(`${source}: "${key}" must be at least ${min}, got ${value}`);
     if (max !== undefined && value > max) throw new UsageError(`${source}: "${key}" must be at most ${max}, got ${value}`);

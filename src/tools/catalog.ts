@@ -51,6 +51,11 @@ export function buildCatalog(config: ToolsConfig, builtins: readonly Tool[]): { 
   const tools = new Map(builtins.map((tool) => [tool.name, tool]));
   for (const [name, spec] of Object.entries(config.commandTools ?? {})) {
     if (tools.has(name)) throw new UsageError(`config.json: commandTools."${name}" has the name of a built-in tool; choose another name`);
+    if (spec.argv.length === 0) throw new UsageError(`config.json: commandTools."${name}".argv must name a command, e.g. ["git", "log", "-n", "{count}"]`);
+    const parameters = spec.parameters;
+    if (parameters !== undefined && (parameters.type !== 'object' || typeof parameters.properties !== 'object' || parameters.properties === null)) {
+      throw new UsageError(`config.json: commandTools."${name}".parameters must be a JSON Schema object with "type": "object" and "properties"`);
+    }
     tools.set(name, commandTool(name, spec));
   }
   const toolsets: Record<string, ToolsetSpec> = { ...BUILTIN_TOOLSETS };

@@ -6,7 +6,8 @@ import type { ParametersSchema, Tool } from './types.js';
 
 export interface CommandToolConfig {
   description: string;
-  parameters?: ParametersSchema;
+  /** A JSON Schema with "type": "object" (checked when the catalog is built). */
+  parameters?: Record<string, unknown>;
   /** ["git", "log", "-n", "{count}"]: `{name}` is replaced by that argument. */
   argv: string[];
   /** Binaries that must be on PATH for the tool to be offered (default: argv[0]). */
@@ -47,7 +48,7 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
   return {
     name,
     description: config.description,
-    parameters: config.parameters ?? { type: 'object', properties: {} },
+    parameters: (config.parameters as ParametersSchema | undefined) ?? { type: 'object', properties: {} },
     sideEffects: config.sideEffects ?? true,
     timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     check: async () => {
