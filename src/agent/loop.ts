@@ -269,7 +269,20 @@ class Run {
     const approvals = await this.confirmAll(checked);
     const outcomes = await Promise.all(checked.map(async (entry, index) => this.runCall(entry, approvals[index] ?? 'yes')));
 
-    const successes: { entry: Extract<CheckedCall, { kind: 'ok' }>; content: string; savedAs: string | null }[] = [];
+    // Results past their budget are saved all at once, before the round's records are made.
+    const saves = await Promise.all(
+      checked.map(async (entry, index) => {
+        const outcome = outcomes[index]?.outcome;
+        if (outcome?.kind !== 'success') return null;
+        const full = JSON.stringify(outcome.result);
+        const budget = entry.tool.resultBudget ?? this.run.defaultBudget ?? DEFAULT_RESULT_BUDGET;
+        if (!isOverBudget(full, budget)) return { full, content: full, savedAs: null };
+        const savedAs = await this.deps.saveResult(entry.call.id, full);
+        return { full, content: truncatedResult(full, budget, savedAs), savedAs };
+      }),
+    );
+
+    const successes: { entry: Extract<CheckedCall, { kind: 'ok' }>; content: string }[] = [];
     let needsInput: { name: string; parameter: string } | null = null;
     let permanent: { name: string; message: string } | null = null;
     for (const [index, entry] of checked.entries()) {
@@ -277,32 +290,24 @@ class Run {
       const { call, tool } = entry;
       if (outcome.kind === 'needs_input') {
         this.record(call.id, tool.name, entry.args, round, 'needs_input', ms, { error: outcome.message });
-        this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'needs_input', ms });
         this.deps.emit({ type: 'needs_input', id: call.id, name: tool.name, parameter: outcome.parameter });
         needsInput ??= { name: tool.name, parameter: outcome.parameter };
         continue;
       }
       if (outcome.kind === 'failure') {
         this.record(call.id, tool.name, entry.args, round, 'failure', ms, { error: outcome.message, ...(outcome.detail !== null ? { error_detail: outcome.detail } : {}) });
-        this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'failure', ms });
         this.deps.emit({ type: 'tool_execution_error', id: call.id, name: tool.name, message: outcome.message });
         if (!outcome.retryable) permanent ??= { name: tool.name, message: outcome.message };
         continue;
       }
-      const full = JSON.stringify(outcome.result);
-      const budget = tool.resultBudget ?? this.run.defaultBudget ?? DEFAULT_RESULT_BUDGET;
-      let content = full;
-      let savedAs: string | null = null;
-      if (isOverBudget(full, budget)) {
-        savedAs = await this.deps.saveResult(call.id, full);
-        content = truncatedResult(full, budget, savedAs);
-        const record: CompactionRecord = { id: call.id, kind: 'saved', chars_before: full.length, chars_after: content.length, saved_as: savedAs };
+      const saved = saves[index] ?? { full: '', content: '', savedAs: null };
+      if (saved.savedAs !== null) {
+        const record: CompactionRecord = { id: call.id, kind: 'saved', chars_before: saved.full.length, chars_after: saved.content.length, saved_as: saved.savedAs };
         this.compacted.push(record);
         this.deps.emit({ type: 'compacted', records: [record] });
       }
-      this.record(call.id, tool.name, entry.args, round, 'success', ms, { result_chars: full.length, result: content, ...(savedAs !== null ? { saved_as: savedAs } : {}) });
-      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'success', ms });
-      successes.push({ entry, content, savedAs });
+      this.record(call.id, tool.name, entry.args, round, 'success', ms, { result_chars: saved.full.length, result: saved.content, ...(saved.savedAs !== null ? { saved_as: saved.savedAs } : {}) });
+      successes.push({ entry, content: saved.content });
     }
 
     if (this.deps.signal.aborted) return this.end('interrupted', 'interrupted', '');
@@ -374,9 +379,10 @@ class Run {
 
   private async runCall(entry: Extract<CheckedCall, { kind: 'ok' }>, approval: ConfirmAnswer): Promise<{ outcome: CallOutcome; ms: number }> {
     const { tool, args, call } = entry;
-    if (approval === 'no') return { outcome: { kind: 'failure', message: 'the user refused the call', retryable: false, detail: null }, ms: 0 };
-    if (approval === 'no-terminal') {
-      return { outcome: { kind: 'failure', message: 'it has side effects and needs confirmation: pass --yes (there is no terminal to ask on)', retryable: false, detail: null }, ms: 0 };
+    if (approval !== 'yes') {
+      const message = approval === 'no' ? 'the user refused the call' : 'it has side effects and needs confirmation: pass --yes (there is no terminal to ask on)';
+      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'failure', ms: 0 });
+      return { outcome: { kind: 'failure', message, retryable: false, detail: null }, ms: 0 };
     }
     this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'running' });
     const timeoutMs = tool.timeoutMs ?? this.run.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
@@ -395,7 +401,10 @@ class Run {
       });
       const running = tool.run(args, this.toolContext(controller.signal)).then(classifyResult, classifyThrown);
       const outcome = await Promise.race([running, timeout]);
-      return { outcome, ms: Math.round(this.deps.clock() - started) };
+      const ms = Math.round(this.deps.clock() - started);
+      // Reported as each call ends, not when the round does: a server shows progress live.
+      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: outcome.kind, ms });
+      return { outcome, ms };
     } finally {
       clearTimeout(timer);
       this.deps.signal.removeEventListener('abort', onAbort);

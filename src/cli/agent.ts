@@ -79,16 +79,18 @@ function readLine(input: NodeJS.ReadableStream): Promise<string> {
   });
 }
 
-function terminalConfirm(io: Io): (request: ConfirmRequest) => Promise<ConfirmAnswer> {
+function terminalConfirm(io: Io, pause: () => void): (request: ConfirmRequest) => Promise<ConfirmAnswer> {
   return async (request) => {
     if (!io.isInteractive) return 'no-terminal';
+    pause();
     io.stderr.write(`argo: ${request.tool} wants to run:\n${printable(request.preview).trimEnd()}\nAllow? [y/N] `);
     return /^\s*y(es)?\s*$/i.test(await readLine(io.stdin)) ? 'yes' : 'no';
   };
 }
 
-function eventPrinter(io: Io): (event: AgentEvent) => void {
+function eventPrinter(io: Io, pause: () => void): (event: AgentEvent) => void {
   return (event) => {
+    if (event.type === 'tool_execution_error' || event.type === 'reask' || (event.type === 'tool_status' && event.status === 'success')) pause();
     switch (event.type) {
       case 'tool_execution_error':
         io.stderr.write(`argo: tool ${event.name} failed: ${printable(event.message)}\n`);
@@ -121,7 +123,7 @@ function explainText(box: Toolbox, request: { endpoint: string; body: unknown },
 }
 
 /** Resolves the tools (usage errors name the cycle or the unknown name) and prepares the run. */
-export async function prepareAgent(settings: Settings, flags: AgentFlags, log: boolean, io: Io): Promise<AgentRun> {
+export async function prepareAgent(settings: Settings, flags: AgentFlags, log: boolean, io: Io, pause: () => void = () => undefined): Promise<AgentRun> {
   if (settings.api !== 'chat') throw new UsageError('--tools needs the chat endpoint: drop --api generate (or "api" in config.json)');
   const root = await rootOf(flags.root);
   let box: Toolbox;
@@ -141,8 +143,8 @@ export async function prepareAgent(settings: Settings, flags: AgentFlags, log: b
     maxIterations: settings.agent.maxIterations,
     ephemeralSystem,
     yes: flags.yes,
-    confirm: terminalConfirm(io),
-    emit: eventPrinter(io),
+    confirm: terminalConfirm(io, pause),
+    emit: eventPrinter(io, pause),
     sessionId: () => sessionIdFor(settings, log, io),
     isStopped: () => isStopSet(settings.home),
   });

@@ -28,15 +28,17 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
   if (!wantsTools(settings)) return askTurn(settings, options, io, null);
   // Tool code and the MCP SDK are loaded only here.
   const { prepareAgent } = await import('./agent.js');
-  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io);
+  // The spinner must stop before a confirmation or a failure line is written to the terminal.
+  const ui = { pause: (): void => undefined };
+  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause());
   try {
-    return await askTurn(settings, options, io, agent);
+    return await askTurn(settings, options, io, agent, ui);
   } finally {
     await agent.close();
   }
 }
 
-async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: AgentRun | null): Promise<number> {
+async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: AgentRun | null, ui = { pause: (): void => undefined }): Promise<number> {
   if (options.explain) {
     const { plan } = await prepareTurn(settings, options);
     if (agent) io.stdout.write(await agent.explain(plan, options.json));
@@ -75,6 +77,7 @@ async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: A
       },
       answer: async (request, context) => {
         if (io.stderr.isTTY && !options.json) stopSpinner = startSpinner(io.stderr, `asking ${request.body.model}…`);
+        ui.pause = () => stopSpinner();
         try {
           return await (agent?.answerer ?? streamAnswer)(request, context);
         } finally {

@@ -2,7 +2,7 @@
 //   --quick               50,000 turns and fewer repetitions (ARGO_BENCH_QUICK=1)
 //   --turns N             history size (ARGO_BENCH_TURNS), default 1,000,000
 //   --sessions N --days N --big-turns N --seed N
-//   --only stream|history run one half (ARGO_BENCH_ONLY)
+//   --only stream|history|agent run one part (ARGO_BENCH_ONLY)
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -17,7 +17,7 @@ export interface HistoryParams {
 export const FULL_HISTORY: HistoryParams = { turns: 1_000_000, sessions: 1_000, days: 30, bigTurns: 10_000, seed: 20260105 };
 export const QUICK_TURNS = 50_000;
 
-export type Part = 'all' | 'stream' | 'history';
+export type Part = 'all' | 'stream' | 'history' | 'agent';
 
 export interface Repetitions {
   /** argo and baseline each, end-to-end wall time */
@@ -88,7 +88,7 @@ export function benchOptions(argv: string[], env: Env): BenchOptions {
   });
   const quick = values.quick ?? (env.ARGO_BENCH_QUICK === '1');
   const only = values.only ?? env.ARGO_BENCH_ONLY ?? 'all';
-  if (only !== 'all' && only !== 'stream' && only !== 'history') throw new Error(`--only must be stream or history, got "${only}"`);
+  if (only !== 'all' && only !== 'stream' && only !== 'history' && only !== 'agent') throw new Error(`--only must be stream, history or agent, got "${only}"`);
   return {
     history: historyParamsFrom(values, env, quick),
     quick,

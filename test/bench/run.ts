@@ -2,8 +2,10 @@
 // stderr, the table to stdout, every number to test/bench/.data/results.json.
 //   npm run bench                      full size (1,000,000 turns of history)
 //   npm run bench -- --quick           50,000 turns, fewer repetitions
-//   npm run bench -- --only stream     just issue 3 (or --only history)
+//   npm run bench -- --only stream     just issue 3 (or --only history, --only agent for issue 11)
 import { execFileSync } from 'node:child_process';
+import { benchAgent } from './agent.js';
+import type { AgentBenchResult } from './agent.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -51,10 +53,10 @@ async function main(): Promise<void> {
   progress(`${machine.nproc} cores (${machine.cpu}), node ${machine.node}, load ${machine.loadAverageAtStart.join(' ')}; ${options.quick ? 'quick' : 'full'} run`);
   if (source.changedInSrc.length > 0) progress(`measuring ${source.commit} plus ${source.changedInSrc.length} uncommitted changes in src/`);
   const rows: Row[] = [];
-  const sections: { streaming?: StreamingResult; history?: HistoryResult } = {};
+  const sections: { streaming?: StreamingResult; history?: HistoryResult; agent?: AgentBenchResult } = {};
   const seconds: Record<string, number> = {};
 
-  if (options.only !== 'history') {
+  if (options.only === 'all' || options.only === 'stream') {
     const t = performance.now();
     progress('issue 3: argo vs the ollama client against the Ollama stand-in');
     const { result, rows: streamingRows } = await benchStreaming(options.runs, progress);
@@ -62,13 +64,21 @@ async function main(): Promise<void> {
     rows.push(...streamingRows);
     seconds.streaming = Math.round((performance.now() - t) / 1000);
   }
-  if (options.only !== 'stream') {
+  if (options.only === 'all' || options.only === 'history') {
     const t = performance.now();
     progress(`issue 4: history of ${options.history.turns.toLocaleString('en-US')} turns`);
     const { result, rows: historyRows } = await benchHistory(options.history, options.dataDir, options.runs, progress);
     sections.history = result;
     rows.push(...historyRows);
     seconds.history = Math.round((performance.now() - t) / 1000);
+  }
+  if (options.only === 'all' || options.only === 'agent') {
+    const t = performance.now();
+    progress('issue 11: agent loop overhead, parallel tools, start-up with tools');
+    const { result, rows: agentRows } = await benchAgent(options.runs, progress);
+    sections.agent = result;
+    rows.push(...agentRows);
+    seconds.agent = Math.round((performance.now() - t) / 1000);
   }
   seconds.total = Math.round((performance.now() - started) / 1000);
 

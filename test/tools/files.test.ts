@@ -71,6 +71,20 @@ describe('read_file', () => {
     expect(String(result.content).startsWith(content)).toBe(true);
   });
 
+  it('CRLF line ends, a last line without a newline, lines across read chunks', async () => {
+    writeFileSync(join(root, 'crlf.txt'), 'a\r\nb\r\nc');
+    expect(await readFileTool.run({ path: 'crlf.txt' }, context)).toMatchObject({ content: 'a\nb\nc', to_line: 3 });
+    writeFileSync(join(root, 'long.txt'), Array.from({ length: 20_000 }, (_, i) => `row ${i + 1}`).join('\n'));
+    expect(await readFileTool.run({ path: 'long.txt', offset: 19_999 }, context)).toMatchObject({ content: 'row 19999\nrow 20000', from_line: 19_999, to_line: 20_000 });
+    expect(await readFileTool.run({ path: 'long.txt', offset: 9_000, limit: 2 }, context)).toMatchObject({ content: 'row 9000\nrow 9001' });
+  });
+
+  it('a single line longer than the cap is cut off, with a note', async () => {
+    writeFileSync(join(root, 'oneline.txt'), `short\n${'y'.repeat(200_000)}\nafter\n`);
+    expect(await readFileTool.run({ path: 'oneline.txt' }, context)).toMatchObject({ content: 'short', to_line: 1, truncated: true });
+    expect(await readFileTool.run({ path: 'oneline.txt', offset: 3 }, context)).toMatchObject({ content: 'after', from_line: 3 });
+  });
+
   it('past the end gives no lines', async () => {
     expect(await readFileTool.run({ path: 'lines.txt', offset: 50 }, context)).toMatchObject({ to_line: null, content: '' });
   });
