@@ -204,6 +204,34 @@ describe('argo --tools: the shell', () => {
   });
 });
 
+describe('argo --tools: memo and replay', () => {
+  it('the memo tool writes memo.json, and the next request of the run already carries it in its system prompt', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('memo', { operation: 'set', key: 'lang', value: 'TypeScript' })] }, { reply: 'noted' }];
+    expect((await argo(['-T', 'memo', 'remember TypeScript'], home)).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(home, 'memo.json'), 'utf8'))).toEqual({ lang: 'TypeScript' });
+    const [first, second] = chatBodies().map((body) => messagesOf(body)[0]?.content ?? '');
+    expect(first).not.toContain('lang');
+    expect(second).toContain('Memo (notes kept with the memo tool):\n- lang: TypeScript');
+  });
+
+  it('replay sends an agent turn as its prompt and final answer only; a needs_input turn is never replayed', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'There are two files.' }];
+    expect((await argo(['-s', 'work', '-T', 'fs', '--root', tree(), 'what files are there?'], home)).code).toBe(0);
+    script = [{ calls: [call('read_file', {})] }];
+    next = 0;
+    expect((await argo(['-s', 'work', '-T', 'fs', 'read one'], home)).code).toBe(1);
+    const explained = await argo(['-s', 'work', '--replay', 'last:5', '--explain', '--json', 'and now?'], home);
+    const messages = (JSON.parse(explained.stdout) as { request: { body: { messages: Message[] } } }).request.body.messages;
+    expect(messages.slice(1)).toEqual([
+      { role: 'user', content: 'what files are there?' },
+      { role: 'assistant', content: 'There are two files.' },
+      { role: 'user', content: 'and now?' },
+    ]);
+  });
+});
+
 describe('argo --tools: MCP, STOP, config', () => {
   it('calls a real MCP server\'s tool through the SDK', async () => {
     const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
