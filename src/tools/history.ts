@@ -1,10 +1,6 @@
 // The `history` toolset: search_history finds earlier turns in Argo's own logs, read-only, through
 // the same engine as `argo logs`.
 import { join } from 'node:path';
-import { ScanStats } from '../log/scan.js';
-import { EMPTY_QUERY } from '../query/query.js';
-import { searchTurns } from '../query/search.js';
-import { readSession } from '../sessions/store.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool } from './types.js';
 
@@ -30,6 +26,13 @@ export const searchHistoryTool: Tool = {
   },
   sideEffects: false,
   run: async (args, context) => {
+    // The log engine (and date-fns with it) loads only when history is searched, not with the toolset.
+    const [{ ScanStats }, { EMPTY_QUERY }, { searchTurns }, { readSession }] = await Promise.all([
+      import('../log/scan.js'),
+      import('../query/query.js'),
+      import('../query/search.js'),
+      import('../sessions/store.js'),
+    ]);
     const text = stringArg(args, 'query') ?? '';
     const sessionName = stringArg(args, 'session');
     let sessionIds: ReadonlySet<string> | null = null;
