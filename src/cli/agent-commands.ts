@@ -16,14 +16,14 @@ import { MemoLimitError, deleteMemo, readMemo, setMemo } from '../tools/memo.js'
 import { toolsConfigOf } from './agent.js';
 import { collect, inheritProgramSettings, rejectStrayWords, settingsOf } from './common.js';
 import type { Io } from './io.js';
+import type { Outcome, ReportOutcome } from './outcome.js';
 import { buildQuery } from './logs.js';
 
-type SetExitCode = (code: number) => void;
 
 // ---------------------------------------------------------------------------------------------
 // argo tools
 
-export function registerTools(program: Command, io: Io, setExitCode: SetExitCode): void {
+export function registerTools(program: Command, io: Io, setOutcome: ReportOutcome): void {
   const command = program
     .command('tools')
     .description('list every toolset and tool, available or not and why (see docs/agent.md)')
@@ -48,7 +48,7 @@ export function registerTools(program: Command, io: Io, setExitCode: SetExitCode
         }
         io.stdout.write(`${lines.join('\n')}\n`);
       }
-      setExitCode(0);
+      setOutcome('ok');
     });
   inheritProgramSettings(program, command);
 }
@@ -56,7 +56,7 @@ export function registerTools(program: Command, io: Io, setExitCode: SetExitCode
 // ---------------------------------------------------------------------------------------------
 // argo stop
 
-export function registerStop(program: Command, io: Io, setExitCode: SetExitCode): void {
+export function registerStop(program: Command, io: Io, setOutcome: ReportOutcome): void {
   const command = program
     .command('stop')
     .description('set the STOP signal: every running agent loop stops within one chunk (see docs/agent.md)')
@@ -75,7 +75,7 @@ export function registerStop(program: Command, io: Io, setExitCode: SetExitCode)
         await setStop(home, io.now());
         io.stdout.write(`STOP set (${stopPath(home)}): running agent loops stop now; "argo stop --clear" lets them run again\n`);
       }
-      setExitCode(0);
+      setOutcome('ok');
     });
   inheritProgramSettings(program, command);
 }
@@ -83,7 +83,7 @@ export function registerStop(program: Command, io: Io, setExitCode: SetExitCode)
 // ---------------------------------------------------------------------------------------------
 // argo memo
 
-export function registerMemo(program: Command, io: Io, setExitCode: SetExitCode): void {
+export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome): void {
   const memo = program
     .command('memo')
     .description('the memo agent runs see in their system prompt: list, get, set, rm (see docs/agent.md)')
@@ -92,7 +92,7 @@ export function registerMemo(program: Command, io: Io, setExitCode: SetExitCode)
     .action(async (flags: { json?: boolean }, self: Command) => {
       rejectStrayWords(self);
       await listMemo(settingsOf(self).home, flags.json === true, io);
-      setExitCode(0);
+      setOutcome('ok');
     });
   memo
     .command('list')
@@ -102,7 +102,7 @@ export function registerMemo(program: Command, io: Io, setExitCode: SetExitCode)
     .option('--home <dir>', 'data directory')
     .action(async (flags: { json?: boolean }, self: Command) => {
       await listMemo(settingsOf(self).home, flags.json === true, io);
-      setExitCode(0);
+      setOutcome('ok');
     });
   memo
     .command('get')
@@ -116,7 +116,7 @@ export function registerMemo(program: Command, io: Io, setExitCode: SetExitCode)
       if (flags.json) io.stdout.write(`${JSON.stringify({ key, value })}\n`);
       else if (value !== null) io.stdout.write(`${value}\n`);
       if (value === null) io.stderr.write(`argo: no memo entry "${key}" (argo memo lists them)\n`);
-      setExitCode(value === null ? 1 : 0);
+      setOutcome(value === null ? 'failed' : 'ok');
     });
   memo
     .command('set')
@@ -131,7 +131,7 @@ export function registerMemo(program: Command, io: Io, setExitCode: SetExitCode)
         if (error instanceof MemoLimitError) throw new UsageError(error.message, { cause: error });
         throw error;
       }
-      setExitCode(0);
+      setOutcome('ok');
     });
   memo
     .command('rm')
@@ -141,7 +141,7 @@ export function registerMemo(program: Command, io: Io, setExitCode: SetExitCode)
     .action(async (key: string, _flags: unknown, self: Command) => {
       const removed = await deleteMemo(settingsOf(self).home, key);
       if (!removed) io.stderr.write(`argo: no memo entry "${key}"\n`);
-      setExitCode(removed ? 0 : 1);
+      setOutcome(removed ? 'ok' : 'failed');
     });
   inheritProgramSettings(program, memo);
 }
@@ -169,7 +169,7 @@ interface ExportFlags {
   all?: boolean;
 }
 
-export function registerExport(program: Command, io: Io, setExitCode: SetExitCode): void {
+export function registerExport(program: Command, io: Io, setOutcome: ReportOutcome): void {
   const command = program
     .command('export')
     .description('write logged agent runs as training trajectories, one JSON object per line (see docs/agent.md)')
@@ -182,7 +182,7 @@ export function registerExport(program: Command, io: Io, setExitCode: SetExitCod
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (flags: ExportFlags, self: Command) => {
       rejectStrayWords(self);
-      setExitCode(await exportTrajectories(self, flags, io));
+      setOutcome(await exportTrajectories(self, flags, io));
     });
   inheritProgramSettings(program, command);
 }
@@ -191,7 +191,7 @@ function bare(name: string): ToolDefinition {
   return { type: 'function', function: { name, description: '', parameters: { type: 'object', properties: {} } } };
 }
 
-async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Promise<number> {
+async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(self);
   const records = (flags.session?.length ?? 0) > 0 ? await listSessions(settings.paths.sessions) : [];
   const query = await buildQuery({ ...(flags.session ? { session: flags.session } : {}), ...(flags.since ? { since: flags.since } : {}), ...(flags.until ? { until: flags.until } : {}), status: ['ok'] }, io.now(), records, settings.paths.sessions);
@@ -216,5 +216,5 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
   }
   const notice = stats.notice();
   if (notice) io.stderr.write(notice);
-  return 0;
+  return 'ok';
 }

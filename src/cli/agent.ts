@@ -19,6 +19,7 @@ import type { Toolbox, ToolsConfig } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
 import type { Answerer } from '../turn/turn.js';
 import type { Io } from './io.js';
+import type { Outcome } from './outcome.js';
 
 /** The ask command's agent flags. */
 export interface AgentFlags {
@@ -172,17 +173,17 @@ export async function prepareAgent(settings: Settings, flags: AgentFlags, log: b
   };
 }
 
-/** Exit code and the one `argo:` line for how an agent turn ended. */
-export function reportAgentOutcome(entry: LogEntry, failure: string | null, io: Io, logged: boolean): number {
+/** How an agent turn ended, with the one `argo:` line saying why and what to do. */
+export function reportAgentOutcome(entry: LogEntry, failure: string | null, io: Io, logged: boolean): Outcome {
   const kept = logged ? ` (logged as ${entry.status})` : '';
   switch (entry.status) {
     case 'ok':
-      return 0;
+      return 'ok';
     case 'interrupted':
       io.stderr.write(`argo: interrupted${kept}\n`);
-      return 130;
+      return 'interrupted';
     default:
       io.stderr.write(`argo: ${failure ?? entry.error ?? 'the run stopped'}${kept}\n`);
-      return 1;
+      return 'failed';
   }
 }

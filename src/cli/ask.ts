@@ -9,6 +9,7 @@ import { prepareTurn, runTurn, streamAnswer } from '../turn/turn.js';
 import type { TurnInput } from '../turn/turn.js';
 import type { AgentFlags, AgentRun } from './agent.js';
 import type { Io } from './io.js';
+import type { Outcome } from './outcome.js';
 
 export interface AskOptions extends TurnInput {
   explain: boolean;
@@ -23,8 +24,8 @@ function wantsTools(settings: Settings): boolean {
   return tools.length > 0 && !(tools.length === 1 && tools[0] === 'none');
 }
 
-/** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). Returns the exit code. */
-export async function ask(settings: Settings, options: AskOptions, io: Io): Promise<number> {
+/** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). How it ended. */
+export async function ask(settings: Settings, options: AskOptions, io: Io): Promise<Outcome> {
   if (!wantsTools(settings)) return askTurn(settings, options, io, null);
   // Tool code and the MCP SDK are loaded only here.
   const { prepareAgent } = await import('./agent.js');
@@ -38,12 +39,12 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
   }
 }
 
-async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: AgentRun | null, ui = { pause: (): void => undefined }): Promise<number> {
+async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: AgentRun | null, ui = { pause: (): void => undefined }): Promise<Outcome> {
   if (options.explain) {
     const { plan } = await prepareTurn(settings, options);
     if (agent) io.stdout.write(await agent.explain(plan, options.json));
     else io.stdout.write(options.json ? `${JSON.stringify(explainJson(plan))}\n` : explainText(plan, settings));
-    return 0;
+    return 'ok';
   }
 
   const transport = new OllamaTransport({
@@ -99,15 +100,15 @@ async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: A
   }
 }
 
-function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logged: boolean): number {
-  if (status === 'ok') return 0;
+function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logged: boolean): Outcome {
+  if (status === 'ok') return 'ok';
   const kept = logged ? ` (logged as ${status})` : '';
   if (status === 'interrupted') {
     io.stderr.write(`argo: interrupted${kept}\n`);
-    return 130;
+    return 'interrupted';
   }
   io.stderr.write(`argo: ${failure ?? 'the request failed'}${kept}\n`);
-  return 1;
+  return 'failed';
 }
 
 function explainJson(plan: ReplayPlan): object {

@@ -10,19 +10,16 @@ import { Sink } from '../output/sink.js';
 import { loadSessionEntries, rebuildIndex, rulesTagging } from '../sessions/turns.js';
 import {
   forkSession,
-  isDamaged,
   parseForkSource,
   reindexAll,
   renameSession,
   requireFree,
   requireSession,
   requireSessionFile,
-  scanSessions,
 } from '../sessions/manage.js';
-import type { DamagedRecord } from '../sessions/manage.js';
 import { checkSessionName } from '../sessions/names.js';
-import { deleteSession, listSessions } from '../sessions/store.js';
-import type { SessionRecord } from '../sessions/store.js';
+import { deleteSession, isDamaged, listSessions, scanSessions } from '../sessions/store.js';
+import type { DamagedRecord, SessionRecord } from '../sessions/store.js';
 import { colorsFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 
@@ -121,7 +118,7 @@ export function registerSessions(program: Command, io: Io): void {
 
 function renderOptions(io: Io, records: readonly SessionRecord[]): RenderOptions {
   const names = new Map(records.map((record) => [record.id, record.name]));
-  return { color: colorsFor(io), width: widthOf(io), sessionName: (entry) => names.get(entry.session_id) ?? String(entry.session) };
+  return { color: colorsFor(io), width: widthOf(io), sessionName: (entry) => names.get(entry.session_id) ?? entry.session };
 }
 
 async function listCommand(settings: Settings, flags: { json?: boolean }, io: Io): Promise<void> {

@@ -1,10 +1,14 @@
-import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { PRIVATE_FILE, ensurePrivateDir, isLogFileName } from '../log/files.js';
+import { z } from 'zod';
+import { isLogFileName } from '../log/files.js';
+import { PRIVATE_FILE, ensurePrivateDir, isMissing, writeFileAtomic } from '../log/fs.js';
+import { TURN_STATUSES } from '../log/entry.js';
 import type { TurnStatus } from '../log/entry.js';
 import { readLinesBackward } from '../log/lines.js';
+import { ENTRY_TYPES } from '../replay/types.js';
 import type { EntryType } from '../replay/types.js';
-import { indexPath, temporaryPath } from './store.js';
+import { indexPath } from './store.js';
 
 /** Where one turn of a session sits in the log. A hint only: every read checks the line's id. */
 export interface IndexLine {
@@ -15,7 +19,7 @@ export interface IndexLine {
   status: TurnStatus;
   type: EntryType;
   /** Fingerprint of the classification rules `type` was computed under (absent: unknown, classify again). */
-  rules?: string;
+  rules?: string | undefined;
 }
 
 export function indexLine(
@@ -41,7 +45,7 @@ export async function readIndex(dir: string, session: string): Promise<IndexLine
   try {
     text = await readFile(indexPath(dir, session), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (isMissing(error)) return null;
     throw error;
   }
   // An index always ends with a newline: anything else is a write cut short.
@@ -71,7 +75,7 @@ export async function readIndexTail(dir: string, session: string, enough: (newes
       if (enough(lines)) break;
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (isMissing(error)) return null;
     throw error;
   }
   return lines.reverse();
@@ -79,32 +83,28 @@ export async function readIndexTail(dir: string, session: string, enough: (newes
 
 /** Replaces the index in one rename, so readers never see half a file. */
 export async function writeIndex(dir: string, session: string, lines: readonly IndexLine[]): Promise<void> {
-  await ensurePrivateDir(dir);
-  const target = indexPath(dir, session);
-  const temporary = temporaryPath(target);
-  await writeFile(temporary, lines.map((line) => `${JSON.stringify(line)}\n`).join(''), { mode: PRIVATE_FILE });
-  await rename(temporary, target);
+  await writeFileAtomic(indexPath(dir, session), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
 }
 
+const IndexLineSchema = z.object({
+  id: z.string().min(1),
+  // A daily log file's bare name: an index never points outside the logs folder.
+  file: z.string().refine((file) => isLogFileName(file) && file === basename(file)),
+  offset: z.number().int().nonnegative(),
+  length: z.number().int().positive(),
+  status: z.enum(TURN_STATUSES),
+  type: z.enum(ENTRY_TYPES),
+  rules: z.string().optional(),
+});
+
+/** One index line, or null when it is not one (the caller treats the index as damaged and rebuilds it). */
 export function parseIndexLine(raw: string): IndexLine | null {
+  let value: unknown;
   try {
-    const value = JSON.parse(raw) as Partial<IndexLine>;
-    const valid =
-      typeof value === 'object' &&
-      value !== null &&
-      typeof value.id === 'string' &&
-      typeof value.file === 'string' &&
-      isLogFileName(value.file) &&
-      value.file === basename(value.file) &&
-      Number.isSafeInteger(value.offset) &&
-      (value.offset!) >= 0 &&
-      Number.isSafeInteger(value.length) &&
-      (value.length!) > 0 &&
-      typeof value.status === 'string' &&
-      typeof value.type === 'string' &&
-      (value.rules === undefined || typeof value.rules === 'string');
-    return valid ? (value as IndexLine) : null;
+    value = JSON.parse(raw);
   } catch {
     return null;
   }
+  const parsed = IndexLineSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
 }

@@ -43,7 +43,7 @@ beforeEach(() => {
 const call = (name: string, args: Record<string, unknown> | string, id?: string): FakeToolCall => ({
   ...(id !== undefined ? { id } : {}),
   // A string is sent as a JSON string value, as some models do.
-  function: { name, arguments: args as Record<string, unknown> },
+  function: { name, arguments: args },
 });
 
 function chatBodies(): RequestBody[] {
