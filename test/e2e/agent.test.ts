@@ -82,7 +82,15 @@ describe('argo --tools: file tools on a real tree', () => {
     const [first, second] = chatBodies();
     expect((first?.tools as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual(['list_files', 'read_file', 'search_files']);
     const added = messagesOf(second).slice(messagesOf(first).length);
-    expect(added[0]).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'read_file', arguments: { path: 'notes.txt', limit: 1 } } }, { function: { name: 'list_files', arguments: { pattern: '**/*.ts' } } }] });
+    // Sent without ids and with string arguments: numbered call_<round>_<index>, sent back as objects.
+    expect(added[0]).toEqual({
+      role: 'assistant',
+      content: '',
+      tool_calls: [
+        { id: 'call_1_0', function: { name: 'read_file', arguments: { path: 'notes.txt', limit: 1 } } },
+        { id: 'call_1_1', function: { name: 'list_files', arguments: { pattern: '**/*.ts' } } },
+      ],
+    });
     expect(added.slice(1)).toEqual([
       { role: 'tool', tool_name: 'read_file', content: JSON.stringify({ path: 'notes.txt', from_line: 1, to_line: 1, content: 'first line' }) },
       { role: 'tool', tool_name: 'list_files', content: JSON.stringify({ files: ['src/main.ts'], count: 1 }) },
