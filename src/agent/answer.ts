@@ -2,16 +2,28 @@
 // runTurn (src/turn/turn.ts). The loop's ports are built here from the data home and the turn's
 // answer context; what is left (confirmation, events, the session id) comes from the caller.
 import { join } from 'node:path';
+import type { AgentSettings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../log/fs.js';
 import { readMemo } from '../tools/memo.js';
-import type { Unavailable } from '../tools/catalog.js';
+import type { ToolsConfig, Unavailable } from '../tools/catalog.js';
 import type { Tool } from '../tools/types.js';
 import type { Answer, Answerer } from '../turn/turn.js';
 import { savedResultPath } from './compaction.js';
 import { runAgent } from './loop.js';
 import type { AgentEvent, AgentResult, ConfirmAnswer, ConfirmRequest } from './loop.js';
 import { isStopSet } from './stop.js';
+
+/** config.json's tool settings as loadToolbox takes them. */
+export function toolsConfigOf(agent: AgentSettings): ToolsConfig {
+  return {
+    toolsets: agent.toolsets,
+    commandTools: agent.commandTools,
+    mcpServers: agent.mcpServers,
+    toolBudgets: agent.toolBudgets,
+    toolTimeouts: agent.toolTimeouts,
+  };
+}
 
 export interface AgentSetup {
   /** The run's tools (available ones, sorted) and those left out. */

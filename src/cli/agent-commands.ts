@@ -13,7 +13,7 @@ import { searchTurns } from '../query/search.js';
 import { listSessions } from '../sessions/store.js';
 import { buildCatalog, builtinTools, listAllTools } from '../tools/catalog.js';
 import { MemoLimitError, deleteMemo, readMemo, setMemo } from '../tools/memo.js';
-import { toolsConfigOf } from './agent.js';
+import { toolsConfigOf } from '../agent/answer.js';
 import { collect, inheritProgramSettings, rejectStrayWords, settingsOf } from './common.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';

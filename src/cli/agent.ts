@@ -4,9 +4,9 @@
 import { realpath, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
-import type { AgentSettings, Settings } from '../config/settings.js';
+import type { Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
-import { agentAnswerer } from '../agent/answer.js';
+import { agentAnswerer, toolsConfigOf } from '../agent/answer.js';
 import type { AgentEvent, ConfirmAnswer, ConfirmRequest } from '../agent/loop.js';
 import { buildAgentRequest } from '../agent/request.js';
 import { isStopSet } from '../agent/stop.js';
@@ -15,7 +15,7 @@ import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
 import { openSession, readSession } from '../sessions/store.js';
 import { loadToolbox } from '../tools/catalog.js';
-import type { Toolbox, ToolsConfig } from '../tools/catalog.js';
+import type { Toolbox } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
 import type { Answerer } from '../turn/turn.js';
 import type { Io } from './io.js';
@@ -36,16 +36,6 @@ export interface AgentRun {
   /** The fields --json adds. */
   jsonFields: (entry: LogEntry) => Record<string, unknown>;
   close: () => Promise<void>;
-}
-
-export function toolsConfigOf(agent: AgentSettings): ToolsConfig {
-  return {
-    toolsets: agent.toolsets,
-    commandTools: agent.commandTools,
-    mcpServers: agent.mcpServers,
-    toolBudgets: agent.toolBudgets,
-    toolTimeouts: agent.toolTimeouts,
-  };
 }
 
 async function rootOf(flag: string | undefined): Promise<string> {
