@@ -38,7 +38,7 @@ export interface AgentSetup {
   /** Side-effecting calls run without asking. */
   yes: boolean;
   /** Asks the user (a terminal prompt, a server's approval) or answers "no-terminal". */
-  confirm: (request: ConfirmRequest) => Promise<ConfirmAnswer>;
+  confirm: (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;
   /** Everything but text (text goes to the turn's onText): tool status, failures, re-asks, compaction. */
   emit: (event: AgentEvent) => void;
   /** The turn's session id, for tool-results/<session_id>/; called only when a result is saved. */

@@ -80,7 +80,8 @@ export interface AgentDeps {
   clock: () => number;
   /** True while the STOP signal is set (checked before each request and tool round, and on every chunk). */
   isStopped: () => boolean;
-  confirm: (request: ConfirmRequest) => Promise<ConfirmAnswer>;
+  /** Asks about one side-effecting call; `signal` aborts on Ctrl-C (then the answer is "no"). */
+  confirm: (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;
   emit: (event: AgentEvent) => void;
   readMemo: () => Promise<Memo>;
   /** Saves a result past its budget whole; returns where (relative to the data home). */
@@ -368,7 +369,7 @@ class Run {
         // The call itself will fail the same way and report it; ask with the arguments.
         preview = JSON.stringify(args);
       }
-      answers.push(await this.deps.confirm({ id: call.id, tool: tool.name, args, preview }));
+      answers.push(this.deps.signal.aborted ? 'no' : await this.deps.confirm({ id: call.id, tool: tool.name, args, preview }, this.deps.signal));
     }
     return answers;
   }

@@ -55,27 +55,31 @@ function printable(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
 }
 
-function readLine(input: NodeJS.ReadableStream): Promise<string> {
+/** One line from the terminal; '' when it closes or Ctrl-C aborts the run (the reader is closed, so nothing keeps the process alive). */
+function readLine(input: NodeJS.ReadableStream, signal: AbortSignal): Promise<string> {
   return new Promise((resolveLine) => {
     const lines = createInterface({ input, terminal: false });
     let answered = false;
+    const onAbort = (): void => lines.close();
+    signal.addEventListener('abort', onAbort, { once: true });
     lines.once('line', (line) => {
       answered = true;
       lines.close();
       resolveLine(line);
     });
     lines.once('close', () => {
+      signal.removeEventListener('abort', onAbort);
       if (!answered) resolveLine('');
     });
   });
 }
 
-function terminalConfirm(io: Io, pause: () => void): (request: ConfirmRequest) => Promise<ConfirmAnswer> {
-  return async (request) => {
+function terminalConfirm(io: Io, pause: () => void): (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer> {
+  return async (request, signal) => {
     if (!io.isInteractive) return 'no-terminal';
     pause();
     io.stderr.write(`argo: ${request.tool} wants to run:\n${printable(request.preview).trimEnd()}\nAllow? [y/N] `);
-    return /^\s*y(es)?\s*$/i.test(await readLine(io.stdin)) ? 'yes' : 'no';
+    return /^\s*y(es)?\s*$/i.test(await readLine(io.stdin, signal)) ? 'yes' : 'no';
   };
 }
 
