@@ -1,6 +1,8 @@
 // Microcompaction (seed 004): results past their tool's budget are saved whole and replaced by
 // their head and a note; older rounds' results shrink to one-line summaries. Pure: the same
 // messages give the same compaction.
+import { createHash } from 'node:crypto';
+
 export const DEFAULT_RESULT_BUDGET = 4000;
 /** A result at most this long is already a summary's size and is left alone. */
 export const SUMMARY_MIN_CHARS = 200;
@@ -16,9 +18,15 @@ export interface CompactionRecord {
   saved_as?: string;
 }
 
-/** The path (relative to the data home) a result over budget is saved to. */
+const SAFE_NAME = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * The path (relative to the data home) a result over budget is saved to. Ids come from the model:
+ * one that is not a plain name (`../x`, `a/b`) is made one, with a hash of it to keep it unique.
+ */
 export function savedResultPath(sessionId: string, callId: string): string {
-  return `tool-results/${sessionId}/${callId}.json`;
+  const name = SAFE_NAME.test(callId) ? callId : `${callId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60)}-${createHash('sha256').update(callId).digest('hex').slice(0, 12)}`;
+  return `tool-results/${sessionId}/${name}.json`;
 }
 
 export function isOverBudget(content: string, budget: number): boolean {

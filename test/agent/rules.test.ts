@@ -103,8 +103,21 @@ describe('the error taxonomy', () => {
 });
 
 describe('microcompaction rules', () => {
-  it('the saved path and the default budget', () => {
-    expect(savedResultPath('S', 'call_1_0')).toBe('tool-results/S/call_1_0.json');
+  it.each([
+    ['call_1_0', /^tool-results\/S\/call_1_0\.json$/],
+    ['../../config', /^tool-results\/S\/______config-[0-9a-f]{12}\.json$/],
+    ['a/b', /^tool-results\/S\/a_b-[0-9a-f]{12}\.json$/],
+    ['', /^tool-results\/S\/-[0-9a-f]{12}\.json$/],
+  ])('the saved path for call id %j stays a plain name in tool-results/<session>/', (id, path) => {
+    expect(savedResultPath('S', id)).toMatch(path);
+    expect(savedResultPath('S', id)).toBe(savedResultPath('S', id));
+  });
+
+  it('ids that differ only in unsafe characters are saved apart', () => {
+    expect(savedResultPath('S', 'a/b')).not.toBe(savedResultPath('S', 'a.b'));
+  });
+
+  it('the default budget', () => {
     expect(DEFAULT_RESULT_BUDGET).toBe(4000);
   });
 
