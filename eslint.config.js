@@ -22,8 +22,8 @@ export default defineConfig(
     },
   },
   {
-    // The benchmark's two plain-JavaScript helpers run without any loader; they carry no types to check.
-    files: ['test/bench/*.mjs'],
+    // Plain-JavaScript helpers (the benchmark's two, the test MCP server) run without any loader; they carry no types to check.
+    files: ['test/bench/*.mjs', 'test/support/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
   },
   {

@@ -7,19 +7,43 @@ import { policyForLog } from '../replay/plan.js';
 import type { ReplayPlan } from '../replay/plan.js';
 import { prepareTurn, runTurn, streamAnswer } from '../turn/turn.js';
 import type { TurnInput } from '../turn/turn.js';
+import type { AgentFlags, AgentRun } from './agent.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 
 export interface AskOptions extends TurnInput {
   explain: boolean;
   json: boolean;
+  /** Agent mode's flags; used when --tools (or config's "tools") names any. */
+  agent?: AgentFlags;
+}
+
+/** Tools were asked for (`none` turns config's default off). */
+function wantsTools(settings: Settings): boolean {
+  const tools = settings.agent.tools;
+  return tools.length > 0 && !(tools.length === 1 && tools[0] === 'none');
 }
 
 /** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). How it ended. */
 export async function ask(settings: Settings, options: AskOptions, io: Io): Promise<Outcome> {
+  if (!wantsTools(settings)) return askTurn(settings, options, io, null);
+  // Tool code and the MCP SDK are loaded only here.
+  const { prepareAgent } = await import('./agent.js');
+  // The spinner must stop before a confirmation or a failure line is written to the terminal.
+  const ui = { pause: (): void => undefined };
+  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause());
+  try {
+    return await askTurn(settings, options, io, agent, ui);
+  } finally {
+    await agent.close();
+  }
+}
+
+async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: AgentRun | null, ui = { pause: (): void => undefined }): Promise<Outcome> {
   if (options.explain) {
     const { plan } = await prepareTurn(settings, options);
-    io.stdout.write(options.json ? `${JSON.stringify(explainJson(plan))}\n` : explainText(plan, settings));
+    if (agent) io.stdout.write(await agent.explain(plan, options.json));
+    else io.stdout.write(options.json ? `${JSON.stringify(explainJson(plan))}\n` : explainText(plan, settings));
     return 'ok';
   }
 
@@ -54,8 +78,9 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
       },
       answer: async (request, context) => {
         if (io.stderr.isTTY && !options.json) stopSpinner = startSpinner(io.stderr, `asking ${request.body.model}…`);
+        ui.pause = () => stopSpinner();
         try {
-          return await streamAnswer(request, context);
+          return await (agent?.answerer ?? streamAnswer)(request, context);
         } finally {
           buffer.flush();
           stopSpinner();
@@ -66,8 +91,9 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
     const { entry } = result;
     if (options.json) {
       const { id, session, model, model_response: response, status, replay_policy, timings, error } = entry;
-      io.stdout.write(`${JSON.stringify({ id, session, model, response, status, replay_policy, timings, error })}\n`);
+      io.stdout.write(`${JSON.stringify({ id, session, model, response, status, replay_policy, timings, error, ...agent?.jsonFields(entry) })}\n`);
     }
+    if (agent) return (await import('./agent.js')).reportAgentOutcome(entry, result.failure, io, options.log);
     return reportOutcome(entry.status, result.failure, io, options.log);
   } finally {
     stopListening();

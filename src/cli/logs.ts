@@ -43,6 +43,7 @@ interface LogsFlags {
   strength?: string[];
   reason?: string[];
   status?: string[];
+  tool?: string[];
   model?: string[];
   grep?: string;
   limit?: number;
@@ -69,6 +70,7 @@ export function registerLogs(program: Command, io: Io, setOutcome: ReportOutcome
     .option('--strength <levels>', `replay strength: ${STRENGTH_FILTERS.join(', ')}`, collect)
     .option('--reason <reasons>', `replay reason: ${REASON_FILTERS.join(', ')}`, collect)
     .option('--status <statuses>', `turn status: ${STATUS_CHOICES.join(', ')}`, collect)
+    .option('--tool <names>', 'agent turns that called these tools (comma-separated or repeated)', collect)
     .option('-m, --model <models>', 'models (a name without a tag matches every tag)', collect)
     .option('-q, --grep <text>', 'case-insensitive text in the prompt or the response')
     .option('-n, --limit <n>', 'only the newest N matching turns', parseCount)
@@ -206,6 +208,8 @@ export async function buildQuery(flags: LogsFlags, now: Date, records: readonly 
   if (flags.status) query.statuses = parseChoices(flags.status, STATUS_CHOICES, '--status');
   const models = splitList(flags.model ?? []);
   if (models.length > 0) query.models = models;
+  const tools = splitList(flags.tool ?? []);
+  if (tools.length > 0) query.tools = new Set(tools);
   if (flags.grep !== undefined) {
     if (flags.grep === '') throw new UsageError('--grep needs some text to look for');
     query.grep = flags.grep;

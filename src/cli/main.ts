@@ -12,7 +12,11 @@ import { EXIT_CODES } from './outcome.js';
 import type { ReportOutcome } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
 
-interface AskFlags extends Omit<FlagOverrides, 'budget'> {
+interface AskFlags extends Omit<FlagOverrides, 'budget' | 'tools'> {
+  tools?: string;
+  root?: string;
+  yes?: boolean;
+  ephemeralSystem?: string;
   replay: ReplaySpec;
   reason?: ReplayReason;
   budget?: number;
@@ -30,6 +34,10 @@ const HISTORY_COMMANDS: Record<string, (program: Command, io: Io, setOutcome: Re
   sessions: async (program, io) => (await import('./sessions.js')).registerSessions(program, io),
   logs: async (program, io, setOutcome) => (await import('./logs.js')).registerLogs(program, io, setOutcome),
   serve: async (program, io, setOutcome) => (await import('./serve.js')).registerServe(program, io, setOutcome),
+  tools: async (program, io, setOutcome) => (await import('./agent-commands.js')).registerTools(program, io, setOutcome),
+  stop: async (program, io, setOutcome) => (await import('./agent-commands.js')).registerStop(program, io, setOutcome),
+  memo: async (program, io, setOutcome) => (await import('./agent-commands.js')).registerMemo(program, io, setOutcome),
+  export: async (program, io, setOutcome) => (await import('./agent-commands.js')).registerExport(program, io, setOutcome),
 };
 const HELP_WORDS = new Set(['-h', '--help', 'help']);
 
@@ -63,8 +71,14 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--num-ctx <n>', 'context window in tokens', parsePositiveInteger)
     .option('--keep-alive <duration>', 'how long Ollama keeps the model loaded (e.g. 10m, -1)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
+    .option('-T, --tools <list>', 'agent mode: toolsets and tools, comma-separated (fs, edit, shell, web, memo, history, dev, mcp:NAME; "none" turns config\'s off)')
+    .option('--root <dir>', 'the directory file tools may use (default: the working directory)')
+    .option('--yes', 'run side-effecting tool calls without asking')
+    .option('--max-iterations <n>', 'most tool rounds before stopping (default 10)', parsePositiveInteger)
+    .option('--ephemeral-system <text>', 'extra guidance for this run: logged, never exported')
     .action(async (words: string[], flags: AskFlags) => {
-      const settings = settingsFor(flags);
+      const { tools: toolList, root, yes, ephemeralSystem, ...rest } = flags;
+      const settings = settingsFor({ ...rest, ...(toolList !== undefined ? { tools: parseToolNames(toolList) } : {}) });
       if (flags.reason && flags.replay.kind === 'none') throw new UsageError('--reason needs --replay last:N or --replay session');
       if (flags.reason && flags.reason !== 'session' && flags.replay.kind === 'session') {
         throw new UsageError('--replay session always uses reason "session"; use --replay last:N with --reason ' + flags.reason);
@@ -81,6 +95,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
             json: flags.json === true,
             ollamaStream: flags.stream,
             log: flags.log,
+            agent: { yes: yes === true, ...(root !== undefined ? { root } : {}), ...(ephemeralSystem !== undefined ? { ephemeralSystem } : {}) },
           },
           io,
         ),
@@ -101,6 +116,13 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('-m, --model <name>', 'model to check')
     .action(async (flags: FlagOverrides, command: Command) => setOutcome(await (await import('./doctor.js')).doctor(flags, io, command)));
   return program;
+}
+
+/** "fs, edit" → ["fs", "edit"]; kept here so a plain question loads no tool code. */
+function parseToolNames(value: string): string[] {
+  const names = value.split(',').map((name) => name.trim());
+  if (names.some((name) => name === '')) throw new UsageError(`--tools: empty name in "${value}"; use a comma-separated list like fs,edit`);
+  return names;
 }
 
 async function readPrompt(words: string[], io: Io): Promise<string> {

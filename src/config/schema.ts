@@ -9,6 +9,8 @@ export type Shape =
   | 'string[]'
   | 'string|null'
   | 'string|integer'
+  /** Any JSON object, checked by its user (a tool's JSON Schema, say). */
+  | 'object'
   | { record: Shape }
   | { fields: Record<string, Shape> };
 
@@ -55,6 +57,9 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
       return;
     case 'string|integer':
       if (typeof value !== 'string' && !Number.isInteger(value)) fail('a string or a whole number');
+      return;
+    case 'object':
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('an object');
       return;
   }
 }

@@ -35,6 +35,7 @@ export interface Settings {
   retries: { attempts: number; initialDelayMs: number };
   timeouts: { idleMs: number };
   serve: ServeSettings;
+  agent: AgentSettings;
 }
 
 /** `argo serve`: config key "serve"; the key also from ARGO_API_KEY (an empty value counts as none). */
@@ -43,6 +44,29 @@ export interface ServeSettings {
   maxBodyBytes: number;
   shutdownGraceMs: number;
   jobRetentionDays: number;
+}
+
+/** Agent mode's settings (docs/agent.md): config.json's tool keys and the flags that override them. */
+export interface AgentSettings {
+  /** Toolsets and tools a run gets: --tools, else config "tools"; empty means no agent run. */
+  tools: string[];
+  /** Where --tools came from, for messages. */
+  toolsSource: string;
+  toolsets: Record<string, { tools?: string[]; includes?: string[] }>;
+  commandTools: Record<string, CommandToolSettings>;
+  mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }>;
+  toolBudgets: Record<string, number>;
+  toolTimeouts: Record<string, number>;
+  maxIterations: number;
+}
+
+export interface CommandToolSettings {
+  description: string;
+  parameters?: Record<string, unknown>;
+  argv: string[];
+  requires?: string[];
+  sideEffects?: boolean;
+  timeoutMs?: number;
 }
 
 /** Values given on the command line; each wins over the environment and config.json. */
@@ -60,6 +84,9 @@ export interface FlagOverrides {
   seed?: number;
   numCtx?: number;
   keepAlive?: string;
+  /** --tools, already split into names. */
+  tools?: string[];
+  maxIterations?: number;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -96,6 +123,15 @@ const CONFIG_SHAPE: Shape = {
     retries: { fields: { attempts: 'integer', initialDelayMs: 'integer' } },
     timeouts: { fields: { idleMs: 'integer' } },
     serve: { fields: { apiKey: 'string', maxBodyBytes: 'integer', shutdownGraceMs: 'integer', jobRetentionDays: 'integer' } },
+    tools: STRINGS,
+    toolsets: { record: { fields: { tools: STRINGS, includes: STRINGS } } },
+    commandTools: {
+      record: { fields: { description: 'string', parameters: 'object', argv: STRINGS, requires: STRINGS, sideEffects: 'boolean', timeoutMs: 'integer' } },
+    },
+    mcpServers: { record: { fields: { command: 'string', args: STRINGS, env: { record: 'string' }, cwd: 'string' } } },
+    toolBudgets: { record: 'integer' },
+    toolTimeouts: { record: 'integer' },
+    maxIterations: 'integer',
   },
 };
 
@@ -116,6 +152,13 @@ export interface ConfigFile {
   retries?: Partial<Settings['retries']>;
   timeouts?: Partial<Settings['timeouts']>;
   serve?: Partial<ServeSettings>;
+  tools?: string[];
+  toolsets?: AgentSettings['toolsets'];
+  commandTools?: AgentSettings['commandTools'];
+  mcpServers?: AgentSettings['mcpServers'];
+  toolBudgets?: Record<string, number>;
+  toolTimeouts?: Record<string, number>;
+  maxIterations?: number;
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
@@ -200,6 +243,16 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       ...config.serve,
       apiKey: nonEmpty(env.ARGO_API_KEY) ?? nonEmpty(config.serve?.apiKey ?? undefined) ?? null,
     },
+    agent: {
+      tools: flags.tools ?? config.tools ?? [],
+      toolsSource: flags.tools !== undefined ? '--tools' : `${source}: "tools"`,
+      toolsets: config.toolsets ?? {},
+      commandTools: config.commandTools ?? {},
+      mcpServers: config.mcpServers ?? {},
+      toolBudgets: config.toolBudgets ?? {},
+      toolTimeouts: config.toolTimeouts ?? {},
+      maxIterations: flags.maxIterations ?? config.maxIterations ?? 10,
+    },
   };
   if (keepAliveRaw !== undefined) {
     settings.keepAlive = parseKeepAlive(keepAliveRaw, flags.keepAlive !== undefined ? '--keep-alive' : `${source}: "options.keep_alive"`);
@@ -245,7 +298,17 @@ function checkRanges(settings: Settings, source: string): void {
     ['serve.shutdownGraceMs', settings.serve.shutdownGraceMs, 0],
     ['serve.jobRetentionDays', settings.serve.jobRetentionDays, 1],
     ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
+    ...Object.entries(settings.agent.toolBudgets).map(([tool, chars]): [string, number, number] => [`toolBudgets.${tool}`, chars, 100]),
+    ...Object.entries(settings.agent.toolTimeouts).map(([tool, ms]): [string, number, number] => [`toolTimeouts.${tool}`, ms, 1]),
   ];
+  for (const [name, server] of Object.entries(settings.agent.mcpServers)) {
+    if (typeof server.command !== 'string' || server.command === '') throw new UsageError(`${source}: "mcpServers.${name}.command" is missing: name the program that starts the server`);
+  }
+  for (const [name, tool] of Object.entries(settings.agent.commandTools)) {
+    if (typeof tool.description !== 'string' || !Array.isArray(tool.argv)) throw new UsageError(`${source}: "commandTools.${name}" needs "description" and "argv"`);
+  }
+  // --max-iterations is checked where it is parsed; config's value here.
+  if (settings.agent.maxIterations < 1) throw new UsageError(`${source}: "maxIterations" must be at least 1, got ${settings.agent.maxIterations}`);
   for (const [key, value, min, max] of rules) {
     if (value < min) throw new UsageError(`${source}: "${key}" must be at least ${min}, got ${value}`);
     if (max !== undefined && value > max) throw new UsageError(`${source}: "${key}" must be at most ${max}, got ${value}`);

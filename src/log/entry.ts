@@ -1,8 +1,10 @@
 // The log line's codec: its schema, parse + validate, and serialize. The one definition of a turn on disk.
 import { z } from 'zod';
 
-// `stopped`: the stop signal ended the answer (argo serve's STOP, argo stop).
-export const TURN_STATUSES = ['ok', 'interrupted', 'stopped', 'error'] as const;
+/** How a turn ended. After `error` come an agent run's own endings (docs/agent.md); only `ok` is replayed. */
+export const TURN_STATUSES = ['ok', 'interrupted', 'error', 'stopped', 'needs_input', 'tool_failures', 'max_iterations', 'invalid_response'] as const;
+/** The endings every turn can have; summaries always show these and add the agent's own when they occur. */
+export const BASIC_TURN_STATUSES = TURN_STATUSES.slice(0, 3);
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
 // The file format's own words. The replay core has the same ones (src/replay/types.ts); the turn
@@ -43,6 +45,42 @@ const ReplayPolicySchema = z.object({
   decisions_omitted: count,
 });
 
+/** One tool call of an agent run. `result` is what the model was sent (for trajectories); failures carry `error`. */
+const ToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).nullable(),
+  outcome: z.enum(['success', 'failure', 'needs_input', 'invalid']),
+  round: count,
+  ms: z.number(),
+  result_chars: count,
+  result: z.string().optional(),
+  saved_as: z.string().optional(),
+  error: z.string().optional(),
+  /** Raw exception text, for diagnosis; never shown. */
+  error_detail: z.string().optional(),
+});
+
+const CompactionSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['saved', 'summarized']),
+  chars_before: count,
+  chars_after: count,
+  saved_as: z.string().optional(),
+});
+
+/** The fields an agent run (`--tools`) adds; a plain turn has none of them. */
+const AgentFields = {
+  tools: z.array(z.string()).optional(),
+  tool_calls: z.array(ToolCallSchema).optional(),
+  iterations: count.optional(),
+  all_failure_rounds: count.optional(),
+  stop_reason: z.string().nullable().optional(),
+  tools_unavailable: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
+  compacted: z.array(CompactionSchema).optional(),
+  ephemeral_system: z.string().nullable().optional(),
+};
+
 /**
  * One turn: one NDJSON line in logs/YYYY-MM-DD.log. Fields a newer Argo adds are kept as they are
  * (`loose`), so reading and rewriting a line never drops what this version does not know.
@@ -67,10 +105,12 @@ const EntryFields = z.object({
     timings: TimingsSchema,
     done_reason: z.string().nullable(),
     error: z.string().nullable(),
+    ...AgentFields,
   });
 export const LogEntrySchema = EntryFields.loose();
 
 export type Timings = z.infer<typeof TimingsSchema>;
+export type ToolCallLog = z.infer<typeof ToolCallSchema>;
 /** A turn as Argo writes it: the schema's fields, with a status this version writes, and any fields an answer step adds. */
 export type LogEntry = Omit<z.infer<typeof EntryFields>, 'status'> & { status: TurnStatus } & Record<string, unknown>;
 

@@ -1,7 +1,35 @@
 import { Ollama } from 'ollama';
-import type { ChatResponse, GenerateResponse, ToolCall } from 'ollama';
-import type { OllamaRequest } from '../replay/prompt.js';
+import type { ChatRequest, ChatResponse, GenerateResponse } from 'ollama';
+import type { ChatBody, OllamaRequest } from '../replay/prompt.js';
 import { MALFORMED_PREFIX, guardNdjson } from './line-guard.js';
+
+/** A tool as Ollama's `/api/chat` takes it in `tools`. */
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** A tool call as sent back to Ollama in an assistant message: arguments always an object. */
+export interface WireToolCall {
+  id?: string;
+  function: { index?: number; name: string; arguments: Record<string, unknown> };
+}
+
+/** A chat message of an agent run: tool results (`role: "tool"`) and assistant messages with tool calls. */
+export interface AgentChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  tool_calls?: WireToolCall[];
+  tool_name?: string;
+}
+
+export interface AgentChatBody extends Omit<ChatBody, 'messages'> {
+  messages: AgentChatMessage[];
+  tools?: ToolDefinition[];
+}
+
+/** Any request the transport sends: a plain turn, or a chat request of an agent run. */
+export type TransportRequest = OllamaRequest | { endpoint: '/api/chat'; body: AgentChatBody };
 
 export interface TransportOptions {
   host: string;
@@ -37,13 +65,20 @@ export interface StreamOutcome {
   failure: { kind: FailureKind; message: string; httpStatus?: number } | null;
   metrics: Metrics;
   attempts: number;
+  /**
+   * `message.tool_calls` of every chunk, in order, exactly as Ollama sent them (arguments may be an
+   * object or a string, ids may be missing): the agent loop validates them. Absent means none.
+   */
+  toolCalls?: unknown[];
 }
 
 export interface StreamHooks {
   onText: (text: string) => void;
-  /** The model's tool calls (chat with tools), as Ollama sent them. */
-  onToolCalls?: (calls: ToolCall[]) => void;
   onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
+  /** Called with each chunk's tool calls as they arrive. */
+  onToolCalls?: (calls: unknown[]) => void;
+  /** Called once per chunk, text or not (the agent loop checks its stop signal here). */
+  onChunk?: () => void;
   /** Aborting it ends the turn as interrupted. */
   signal?: AbortSignal;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -85,7 +120,7 @@ export class OllamaTransport {
     });
   }
 
-  async stream(request: OllamaRequest, hooks: StreamHooks): Promise<StreamOutcome> {
+  async stream(request: TransportRequest, hooks: StreamHooks): Promise<StreamOutcome> {
     const sleep = hooks.sleep ?? abortableSleep;
     let delay = this.options.initialDelayMs;
     for (let attempt = 1; ; attempt++) {
@@ -101,7 +136,7 @@ export class OllamaTransport {
       try {
         await sleep(delay, controller.signal);
       } catch {
-        return { status: 'interrupted', failure: null, metrics: EMPTY_METRICS, attempts: attempt };
+        return { status: 'interrupted', failure: null, metrics: EMPTY_METRICS, attempts: attempt, toolCalls: [] };
       } finally {
         hooks.signal?.removeEventListener('abort', onAbort);
       }
@@ -110,7 +145,7 @@ export class OllamaTransport {
   }
 
   /** One request; `attempts` in the result is 1 once any text arrived (never retry after that). */
-  private async attempt(request: OllamaRequest, hooks: StreamHooks): Promise<StreamOutcome> {
+  private async attempt(request: TransportRequest, hooks: StreamHooks): Promise<StreamOutcome> {
     const controller = new AbortController();
     this.current = controller;
     this.malformed = false;
@@ -130,6 +165,7 @@ export class OllamaTransport {
     let gotText = false;
     let headers = false;
     let metrics = EMPTY_METRICS;
+    const toolCalls: unknown[] = [];
     try {
       const chunks = await this.open(request);
       headers = true;
@@ -140,19 +176,23 @@ export class OllamaTransport {
           gotText = true;
           hooks.onText(text);
         }
-        if ('message' in chunk && chunk.message.tool_calls && chunk.message.tool_calls.length > 0) {
+        const calls: unknown = 'message' in chunk ? chunk.message.tool_calls : undefined;
+        if (Array.isArray(calls) && calls.length > 0) {
+          // A tool call is an answer too: never repeat the request after one arrived.
           gotText = true;
-          hooks.onToolCalls?.(chunk.message.tool_calls);
+          toolCalls.push(...(calls as unknown[]));
+          hooks.onToolCalls?.(calls as unknown[]);
         }
         if (chunk.done) metrics = metricsOf(chunk);
+        hooks.onChunk?.();
       }
-      return { status: 'ok', failure: null, metrics, attempts: 1 };
+      return { status: 'ok', failure: null, metrics, attempts: 1, toolCalls };
     } catch (error) {
       const attempts = gotText ? 1 : 0;
       if (controller.signal.aborted && controller.signal.reason !== IDLE) {
-        return { status: 'interrupted', failure: null, metrics, attempts };
+        return { status: 'interrupted', failure: null, metrics, attempts, toolCalls };
       }
-      return { status: 'error', failure: this.describe(error, headers, controller.signal.reason === IDLE), metrics, attempts };
+      return { status: 'error', failure: this.describe(error, headers, controller.signal.reason === IDLE), metrics, attempts, toolCalls };
     } finally {
       clearTimeout(idleTimer);
       hooks.signal?.removeEventListener('abort', onAbort);
@@ -160,9 +200,10 @@ export class OllamaTransport {
     }
   }
 
-  private async open(request: OllamaRequest): Promise<AsyncIterable<Chunk> | Iterable<Chunk>> {
+  private async open(request: TransportRequest): Promise<AsyncIterable<Chunk> | Iterable<Chunk>> {
     if (request.endpoint === '/api/chat') {
-      const body = request.body;
+      // The client passes messages and tools through as JSON; its own types are looser than ours.
+      const body = request.body as ChatRequest & { stream: boolean };
       return body.stream ? await this.client.chat({ ...body, stream: true }) : [await this.client.chat({ ...body, stream: false })];
     }
     const body = request.body;

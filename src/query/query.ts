@@ -35,6 +35,8 @@ export interface Query {
   models: readonly string[] | null;
   /** Case-insensitive text to find in the prompt or the response. */
   grep: string | null;
+  /** Agent turns that called one of these tools (`--tool`). */
+  tools?: ReadonlySet<string> | null;
 }
 
 export const EMPTY_QUERY: Query = {
@@ -141,6 +143,8 @@ export function matchesQuery(entry: LogEntry, query: Query, grep: RegExp | null 
   if (query.reasons && !query.reasons.has(policy ? policy.reason : 'none')) return false;
   if (query.models && !query.models.some((model) => modelMatches(entry.model, model))) return false;
   if (grep && !grep.test(entry.user_prompt) && !grep.test(entry.model_response)) return false;
+  const tools = query.tools;
+  if (tools && !(entry.tool_calls ?? []).some((call) => tools.has(call.name))) return false;
   return true;
 }
 

@@ -1,6 +1,6 @@
 // Pure: aggregates of a stream of turns in memory that does not grow with the number of turns
 // (counts per category, and a histogram of distinct values for percentiles).
-import { TURN_STATUSES } from '../log/entry.js';
+import { BASIC_TURN_STATUSES } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import { ENTRY_TYPES } from '../replay/types.js';
 import { REASON_FILTERS, STRENGTH_FILTERS } from './query.js';
@@ -62,7 +62,7 @@ export class StatsAccumulator {
   private first: { time: number; text: string } | null = null;
   private last: { time: number; text: string } | null = null;
   private readonly byType = zeroes(ENTRY_TYPES);
-  private readonly byStatus = zeroes(TURN_STATUSES);
+  private readonly byStatus = zeroes(BASIC_TURN_STATUSES);
   private readonly byStrength = zeroes(STRENGTH_FILTERS);
   private readonly byReason = zeroes(REASON_FILTERS);
   private readonly byModel = zeroes([]);

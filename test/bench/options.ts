@@ -2,7 +2,7 @@
 //   --quick               50,000 turns and fewer repetitions (ARGO_BENCH_QUICK=1)
 //   --turns N             history size (ARGO_BENCH_TURNS), default 1,000,000
 //   --sessions N --days N --big-turns N --seed N
-//   --only stream|history|serve run one part (ARGO_BENCH_ONLY)
+//   --only stream|history|serve|agent run one part (ARGO_BENCH_ONLY)
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -17,7 +17,7 @@ export interface HistoryParams {
 export const FULL_HISTORY: HistoryParams = { turns: 1_000_000, sessions: 1_000, days: 30, bigTurns: 10_000, seed: 20260105 };
 export const QUICK_TURNS = 50_000;
 
-export type Part = 'all' | 'stream' | 'history' | 'serve';
+export type Part = 'all' | 'stream' | 'history' | 'serve' | 'agent';
 
 export interface Repetitions {
   /** argo and baseline each, end-to-end wall time */
@@ -91,7 +91,7 @@ export function benchOptions(argv: string[], env: Env): BenchOptions {
   });
   const quick = values.quick ?? (env.ARGO_BENCH_QUICK === '1');
   const only = values.only ?? env.ARGO_BENCH_ONLY ?? 'all';
-  if (only !== 'all' && only !== 'stream' && only !== 'history' && only !== 'serve') throw new Error(`--only must be stream, history or serve, got "${only}"`);
+  if (only !== 'all' && only !== 'stream' && only !== 'history' && only !== 'serve' && only !== 'agent') throw new Error(`--only must be stream, history, serve or agent, got "${only}"`);
   return {
     history: historyParamsFrom(values, env, quick),
     quick,

@@ -2,8 +2,10 @@
 // stderr, the table to stdout, every number to test/bench/.data/results.json.
 //   npm run bench                      full size (1,000,000 turns of history)
 //   npm run bench -- --quick           50,000 turns, fewer repetitions
-//   npm run bench -- --only stream     just issue 3 (or --only history, --only serve for issue 12)
+//   npm run bench -- --only stream     just issue 3 (or --only history, --only serve for issue 12, --only agent for issue 11)
 import { execFileSync } from 'node:child_process';
+import { benchAgent } from './agent.js';
+import type { AgentBenchResult } from './agent.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -53,7 +55,7 @@ async function main(): Promise<void> {
   progress(`${machine.nproc} cores (${machine.cpu}), node ${machine.node}, load ${machine.loadAverageAtStart.join(' ')}; ${options.quick ? 'quick' : 'full'} run`);
   if (source.changedInSrc.length > 0) progress(`measuring ${source.commit} plus ${source.changedInSrc.length} uncommitted changes in src/`);
   const rows: Row[] = [];
-  const sections: { streaming?: StreamingResult; history?: HistoryResult; serve?: ServeResult } = {};
+  const sections: { streaming?: StreamingResult; history?: HistoryResult; serve?: ServeResult; agent?: AgentBenchResult } = {};
   const seconds: Record<string, number> = {};
 
   if (options.only === 'all' || options.only === 'stream') {
@@ -79,6 +81,14 @@ async function main(): Promise<void> {
     sections.serve = result;
     rows.push(...serveRows);
     seconds.serve = Math.round((performance.now() - t) / 1000);
+  }
+  if (options.only === 'all' || options.only === 'agent') {
+    const t = performance.now();
+    progress('issue 11: agent loop overhead, parallel tools, start-up with tools');
+    const { result, rows: agentRows } = await benchAgent(options.runs, progress);
+    sections.agent = result;
+    rows.push(...agentRows);
+    seconds.agent = Math.round((performance.now() - t) / 1000);
   }
   seconds.total = Math.round((performance.now() - started) / 1000);
 

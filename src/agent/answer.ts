@@ -1,0 +1,127 @@
+// The agent loop as a turn's answer step: what `argo --tools` and `argo serve` plug into
+// runTurn (src/turn/turn.ts). The loop's ports are built here from the data home and the turn's
+// answer context; what is left (confirmation, events, the session id) comes from the caller.
+import { join } from 'node:path';
+import type { AgentSettings } from '../config/settings.js';
+import { UsageError } from '../errors.js';
+import { writeFileAtomic } from '../log/fs.js';
+import { readMemo } from '../tools/memo.js';
+import type { ToolsConfig, Unavailable } from '../tools/catalog.js';
+import type { Tool } from '../tools/types.js';
+import type { Answer, Answerer } from '../turn/turn.js';
+import { savedResultPath } from './compaction.js';
+import { runAgent } from './loop.js';
+import type { AgentEvent, AgentResult, ConfirmAnswer, ConfirmRequest } from './loop.js';
+import { isStopSet } from './stop.js';
+
+/** config.json's tool settings as loadToolbox takes them. */
+export function toolsConfigOf(agent: AgentSettings): ToolsConfig {
+  return {
+    toolsets: agent.toolsets,
+    commandTools: agent.commandTools,
+    mcpServers: agent.mcpServers,
+    toolBudgets: agent.toolBudgets,
+    toolTimeouts: agent.toolTimeouts,
+  };
+}
+
+export interface AgentSetup {
+  /** The run's tools (available ones, sorted) and those left out. */
+  tools: readonly Tool[];
+  unavailable: readonly Unavailable[];
+  /** Real path of the directory file tools are confined to. */
+  root: string;
+  /** The data home: memo.json, STOP, tool-results/. */
+  home: string;
+  maxIterations: number;
+  ephemeralSystem: string | null;
+  /** Side-effecting calls run without asking. */
+  yes: boolean;
+  /** Asks the user (a terminal prompt, a server's approval) or answers "no-terminal". */
+  confirm: (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;
+  /** Everything but text (text goes to the turn's onText): tool status, failures, re-asks, compaction. */
+  emit: (event: AgentEvent) => void;
+  /** The turn's session id, for tool-results/<session_id>/; called only when a result is saved. */
+  sessionId: () => Promise<string>;
+  /** Defaults to the STOP file in `home`. */
+  isStopped?: () => boolean;
+  toolBudget?: number;
+  /** Called with the loop's result before the turn is logged (a server keeps the conversation). */
+  onResult?: (result: AgentResult) => void;
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new Error('aborted'));
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new Error('aborted'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The log fields of an agent turn (docs/logs.md). */
+export function agentLogFields(result: AgentResult, setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem'>): Record<string, unknown> {
+  return {
+    tools: setup.tools.map((tool) => tool.name),
+    tool_calls: result.calls,
+    iterations: result.iterations,
+    all_failure_rounds: result.allFailureRounds,
+    stop_reason: result.stopReason,
+    tools_unavailable: setup.unavailable.map(({ name, reason }) => ({ name, reason })),
+    compacted: result.compacted,
+    ephemeral_system: setup.ephemeralSystem,
+    // An agent's own ending says why in `error`; a model failure is worded by the turn itself.
+    ...(result.status !== 'ok' && result.status !== 'error' && result.status !== 'interrupted' ? { error: result.message } : {}),
+  };
+}
+
+/** An answer step that runs the agent loop over the planned chat request. */
+export function agentAnswerer(setup: AgentSetup): Answerer {
+  return async (request, context): Promise<Answer> => {
+    if (request.endpoint !== '/api/chat') throw new UsageError('--tools needs the chat endpoint: drop --api generate (or "api" in config.json)');
+    const result = await runAgent(
+      {
+        base: request.body,
+        tools: setup.tools,
+        context: { root: setup.root, home: setup.home },
+        maxIterations: setup.maxIterations,
+        ephemeralSystem: setup.ephemeralSystem,
+        yes: setup.yes,
+        ...(setup.toolBudget !== undefined ? { defaultBudget: setup.toolBudget } : {}),
+      },
+      {
+        model: (agentRequest, hooks) => context.transport.stream(agentRequest, { ...hooks, ...(context.onRetry ? { onRetry: context.onRetry } : {}) }),
+        clock: context.clock,
+        isStopped: setup.isStopped ?? (() => isStopSet(setup.home)),
+        confirm: setup.confirm,
+        emit: (event) => (event.type === 'text' ? context.onText(event.text) : setup.emit(event)),
+        readMemo: () => readMemo(setup.home),
+        saveResult: async (callId, content) => {
+          const path = savedResultPath(await setup.sessionId(), callId);
+          await writeFileAtomic(join(setup.home, path), content);
+          return path;
+        },
+        sleep: abortableSleep,
+        signal: context.signal ?? new AbortController().signal,
+      },
+    );
+    setup.onResult?.(result);
+    return {
+      status: result.status,
+      response: result.text,
+      failure: result.status === 'error' ? result.modelFailure : null,
+      metrics: result.metrics,
+      firstTokenMs: result.firstTextMs,
+      fields: agentLogFields(result, setup),
+    };
+  };
+}

@@ -1,0 +1,80 @@
+// Tool calls as the model sent them → calls the loop can check and run. Pure.
+import type { Tool } from '../tools/types.js';
+import { validateArguments } from '../tools/validate.js';
+
+export interface ParsedCall {
+  /** The model's id, or `call_<round>_<index>` when it sent none. */
+  id: string;
+  name: string;
+  /** The arguments as an object; null when they could not be read. */
+  arguments: Record<string, unknown> | null;
+  /** Why the call cannot be read (no name, arguments not JSON or not an object). */
+  problem: string | null;
+}
+
+export function callId(round: number, index: number): string {
+  return `call_${round}_${index}`;
+}
+
+function readArguments(raw: unknown): { value: Record<string, unknown> | null; problem: string | null } {
+  if (raw === undefined || raw === null || raw === '') return { value: {}, problem: null };
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return { value: null, problem: 'the arguments are not valid JSON' };
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { value: null, problem: 'the arguments are not a JSON object' };
+  return { value: value as Record<string, unknown>, problem: null };
+}
+
+/**
+ * Reads `message.tool_calls` (arguments as an object or a JSON string, ids often absent). A call
+ * whose id was already used in the response is a duplicate and is dropped: the first one counts.
+ */
+export function readToolCalls(raw: readonly unknown[], round: number): ParsedCall[] {
+  const seen = new Set<string>();
+  const calls: ParsedCall[] = [];
+  raw.forEach((item, index) => {
+    const call = (typeof item === 'object' && item !== null ? item : {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
+    const id = typeof call.id === 'string' && call.id !== '' ? call.id : callId(round, index);
+    if (seen.has(id)) return;
+    seen.add(id);
+    const name = typeof call.function?.name === 'string' ? call.function.name : '';
+    const args = readArguments(call.function?.arguments);
+    calls.push({ id, name, arguments: args.value, problem: name === '' ? 'the call names no tool' : args.problem });
+  });
+  return calls;
+}
+
+export type CheckedCall =
+  | { call: ParsedCall; kind: 'ok'; tool: Tool; args: Record<string, unknown> }
+  | { call: ParsedCall; kind: 'missing'; tool: Tool; parameter: string }
+  | { call: ParsedCall; kind: 'invalid'; reason: string };
+
+/** Validation before anything runs: the name is offered, the arguments parse and match the schema. */
+export function checkCall(call: ParsedCall, tools: ReadonlyMap<string, Tool>): CheckedCall {
+  if (call.problem !== null || call.arguments === null) return { call, kind: 'invalid', reason: `${call.name || 'a call'}: ${call.problem ?? 'unreadable'}` };
+  const tool = tools.get(call.name);
+  if (!tool) return { call, kind: 'invalid', reason: `unknown tool "${call.name}"` };
+  const verdict = validateArguments(tool, call.arguments);
+  if (verdict.kind === 'missing') return { call, kind: 'missing', tool, parameter: verdict.parameter };
+  if (verdict.kind === 'invalid') return { call, kind: 'invalid', reason: `${call.name}: ${verdict.reason}` };
+  return { call, kind: 'ok', tool, args: verdict.args };
+}
+
+export type ResponseVerdict =
+  | { kind: 'run'; calls: Extract<CheckedCall, { kind: 'ok' }>[] }
+  | { kind: 'needs_input'; missing: Extract<CheckedCall, { kind: 'missing' }>; checked: CheckedCall[] }
+  | { kind: 'invalid'; reasons: string[]; checked: CheckedCall[] };
+
+/** A missing required parameter wins over everything; any other problem makes the response invalid. */
+export function judgeResponse(checked: CheckedCall[]): ResponseVerdict {
+  const missing = checked.find((entry) => entry.kind === 'missing');
+  if (missing) return { kind: 'needs_input', missing, checked };
+  const invalid = checked.filter((entry) => entry.kind === 'invalid');
+  if (invalid.length > 0) return { kind: 'invalid', reasons: invalid.map((entry) => entry.reason), checked };
+  return { kind: 'run', calls: checked.filter((entry) => entry.kind === 'ok') };
+}

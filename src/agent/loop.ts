@@ -1,0 +1,463 @@
+// The agent loop (contract §3–§6): ask the model with tools, check its calls, run the valid ones
+// in parallel, classify the outcomes, compact, and go round until it answers in words or a rule
+// stops it. Everything outside the loop's own rules is injected, so the CLI and the server share it.
+import type { AgentChatMessage, Metrics, StreamOutcome, TransportRequest, WireToolCall } from '../ollama/transport.js';
+import type { ChatBody } from '../replay/prompt.js';
+import type { Memo } from '../tools/memo.js';
+import type { Tool, ToolContext } from '../tools/types.js';
+import { checkCall, judgeResponse, readToolCalls } from './calls.js';
+import type { CheckedCall } from './calls.js';
+import { DEFAULT_RESULT_BUDGET, isOverBudget, summarizeOlder, truncatedResult } from './compaction.js';
+import type { CompactionRecord, ResultMessage } from './compaction.js';
+import { buildAgentRequest } from './request.js';
+import { classifyResult, classifyThrown, oneLine } from './taxonomy.js';
+import type { CallOutcome } from './taxonomy.js';
+
+export const DEFAULT_MAX_ITERATIONS = 10;
+export const MAX_REASKS = 3;
+export const MAX_ALL_FAILURE_ROUNDS = 3;
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+export const REASK_DELAY_MS = 100;
+
+export const AGENT_STATUSES = ['ok', 'stopped', 'needs_input', 'tool_failures', 'max_iterations', 'invalid_response', 'interrupted', 'error'] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+/** Why the loop ended, for the log and for scripts. */
+export type StopReason =
+  | 'answered'
+  | 'stop_signal'
+  | 'required_parameter'
+  | 'all_failure_rounds'
+  | 'permanent_failure'
+  | 'max_iterations'
+  | 'invalid_response'
+  | 'interrupted'
+  | 'model_error';
+
+/** One call as logged (`tool_calls`). `result` is what the model was sent, for trajectories. */
+export interface CallRecord {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown> | string | null;
+  outcome: 'success' | 'failure' | 'needs_input' | 'invalid';
+  round: number;
+  ms: number;
+  result_chars: number;
+  result?: string;
+  saved_as?: string;
+  error?: string;
+  /** Raw exception text, for diagnosis: only in the private log, never shown. */
+  error_detail?: string;
+}
+
+export type ConfirmAnswer = 'yes' | 'no' | 'no-terminal';
+
+export interface ConfirmRequest {
+  id: string;
+  tool: string;
+  args: Record<string, unknown>;
+  /** The command or the diff. */
+  preview: string;
+}
+
+export type AgentEvent =
+  | { type: 'text'; text: string }
+  | { type: 'tool_status'; id: string; name: string; status: 'running' | 'success' | 'failure' | 'needs_input'; ms?: number }
+  | { type: 'tool_execution_error'; id: string; name: string; message: string }
+  | { type: 'needs_input'; id: string; name: string; parameter: string }
+  | { type: 'reask'; attempt: number; of: number; reason: string }
+  | { type: 'compacted'; records: CompactionRecord[] };
+
+/** What a model call returns: the transport's outcome. */
+export type ModelCall = (
+  request: TransportRequest,
+  hooks: { onText: (text: string) => void; onChunk: () => void; signal: AbortSignal },
+) => Promise<StreamOutcome>;
+
+export interface AgentDeps {
+  model: ModelCall;
+  /** Monotonic milliseconds. */
+  clock: () => number;
+  /** True while the STOP signal is set (checked before each request and tool round, and on every chunk). */
+  isStopped: () => boolean;
+  /** Asks about one side-effecting call; `signal` aborts on Ctrl-C (then the answer is "no"). */
+  confirm: (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;
+  emit: (event: AgentEvent) => void;
+  readMemo: () => Promise<Memo>;
+  /** Saves a result past its budget whole; returns where (relative to the data home). */
+  saveResult: (callId: string, content: string) => Promise<string>;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Ctrl-C (or a client going away): ends the run as interrupted. */
+  signal: AbortSignal;
+}
+
+export interface AgentRun {
+  /** The turn's planned chat request (system, replayed turns, the user's input). */
+  base: ChatBody;
+  tools: readonly Tool[];
+  context: Pick<ToolContext, 'root' | 'home'>;
+  maxIterations: number;
+  ephemeralSystem: string | null;
+  /** Confirmations are answered yes without asking. */
+  yes?: boolean;
+  defaultBudget?: number;
+  defaultTimeoutMs?: number;
+  reaskDelayMs?: number;
+}
+
+export interface AgentResult {
+  status: AgentStatus;
+  stopReason: StopReason;
+  /** One line for the user: why it stopped and what to do; null when answered. */
+  message: string | null;
+  /** The final answer, or the partial text when stopped mid-answer. */
+  text: string;
+  calls: CallRecord[];
+  iterations: number;
+  allFailureRounds: number;
+  compacted: CompactionRecord[];
+  /** Model requests made (re-asks included). */
+  requests: number;
+  firstTextMs: number | null;
+  /** Ollama's counts and durations summed over every request. */
+  metrics: Metrics;
+  /** The conversation as it stands (the messages the loop added), for a server to keep. */
+  added: AgentChatMessage[];
+  /** The transport's failure when status is `error` (the CLI names a missing model from it). */
+  modelFailure: StreamOutcome['failure'];
+}
+
+const EMPTY_METRICS: Metrics = {
+  total_duration: null,
+  load_duration: null,
+  prompt_eval_count: null,
+  prompt_eval_duration: null,
+  eval_count: null,
+  eval_duration: null,
+  done_reason: null,
+};
+
+function addMetrics(a: Metrics, b: Metrics): Metrics {
+  const sum = (x: number | null, y: number | null): number | null => (x === null ? y : y === null ? x : x + y);
+  return {
+    total_duration: sum(a.total_duration, b.total_duration),
+    load_duration: sum(a.load_duration, b.load_duration),
+    prompt_eval_count: sum(a.prompt_eval_count, b.prompt_eval_count),
+    prompt_eval_duration: sum(a.prompt_eval_duration, b.prompt_eval_duration),
+    eval_count: sum(a.eval_count, b.eval_count),
+    eval_duration: sum(a.eval_duration, b.eval_duration),
+    done_reason: b.done_reason ?? a.done_reason,
+  };
+}
+
+class Run {
+  private iterations = 0;
+  private allFailureRounds = 0;
+  private rounds = 0;
+  private requests = 0;
+  private firstTextMs: number | null = null;
+  private metrics = EMPTY_METRICS;
+  private modelFailure: StreamOutcome['failure'] = null;
+  private readonly calls: CallRecord[] = [];
+  private readonly compacted: CompactionRecord[] = [];
+  private readonly added: AgentChatMessage[] = [];
+  private readonly results: ResultMessage[] = [];
+  private readonly toolsByName: Map<string, Tool>;
+  private readonly started: number;
+
+  constructor(
+    private readonly run: AgentRun,
+    private readonly deps: AgentDeps,
+  ) {
+    this.toolsByName = new Map(run.tools.map((tool) => [tool.name, tool]));
+    this.started = deps.clock();
+  }
+
+  async execute(): Promise<AgentResult> {
+    while (this.iterations < this.run.maxIterations) {
+      const response = await this.validResponse();
+      if ('status' in response) return response;
+      if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', '');
+      const ended = await this.toolRound(response.text, response.calls);
+      if (ended) return ended;
+    }
+    return this.end('max_iterations', 'max_iterations', '');
+  }
+
+  /** One model response whose calls all check out, after up to MAX_REASKS re-asks; or the end of the run. */
+  private async validResponse(): Promise<AgentResult | { text: string; calls: Extract<CheckedCall, { kind: 'ok' }>[] }> {
+    const round = this.rounds + 1;
+    for (let reasks = 0; ; reasks++) {
+      if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', '');
+      const reply = await this.ask();
+      if ('status' in reply) return reply;
+      if (reply.toolCalls.length === 0) return this.end('ok', 'answered', reply.text);
+      const parsed = readToolCalls(reply.toolCalls, round);
+      const verdict = judgeResponse(parsed.map((call) => checkCall(call, this.toolsByName)));
+      if (verdict.kind === 'run') {
+        this.rounds = round;
+        return { text: reply.text, calls: verdict.calls };
+      }
+      if (verdict.kind === 'needs_input') {
+        this.rounds = round;
+        const { call, tool, parameter } = verdict.missing;
+        this.record(call.id, call.name, call.arguments, round, 'needs_input', 0, { error: `${parameter} is required` });
+        this.deps.emit({ type: 'needs_input', id: call.id, name: tool.name, parameter });
+        return this.end('needs_input', 'required_parameter', reply.text, `tool ${tool.name} needs "${parameter}", which the model did not give; ask again with it in your question`);
+      }
+      const reason = verdict.reasons.join('; ');
+      for (const entry of verdict.checked) {
+        if (entry.kind === 'invalid') this.record(entry.call.id, entry.call.name, entry.call.arguments, round, 'invalid', 0, { error: oneLine(entry.reason) });
+      }
+      if (reasks >= MAX_REASKS) {
+        // Rolled back: nothing of the invalid responses is in the conversation.
+        return this.end('invalid_response', 'invalid_response', '', `the model's tool calls were still invalid after ${MAX_REASKS} re-asks (${oneLine(reason, 160)}); try another model or fewer tools`);
+      }
+      this.deps.emit({ type: 'reask', attempt: reasks + 1, of: MAX_REASKS, reason: oneLine(reason, 160) });
+      try {
+        await this.deps.sleep((this.run.reaskDelayMs ?? REASK_DELAY_MS) * 2 ** reasks, this.deps.signal);
+      } catch {
+        return this.end('interrupted', 'interrupted', '');
+      }
+    }
+  }
+
+  /** One streamed request. The STOP signal is checked on every chunk and ends the answer there. */
+  private async ask(): Promise<AgentResult | { text: string; toolCalls: unknown[] }> {
+    const memo = await this.deps.readMemo();
+    const request = buildAgentRequest({ base: this.run.base, tools: this.run.tools, ephemeralSystem: this.run.ephemeralSystem, memo, added: this.added });
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort();
+    if (this.deps.signal.aborted) onAbort();
+    this.deps.signal.addEventListener('abort', onAbort, { once: true });
+    let text = '';
+    // Set from the chunk hook: an object, so the check after the await reads its current value.
+    const stop = { requested: false };
+    this.requests++;
+    let outcome: StreamOutcome;
+    try {
+      outcome = await this.deps.model(request, {
+        signal: controller.signal,
+        onText: (chunk) => {
+          if (stop.requested) return;
+          this.firstTextMs ??= Math.round(this.deps.clock() - this.started);
+          text += chunk;
+          this.deps.emit({ type: 'text', text: chunk });
+        },
+        onChunk: () => {
+          if (!stop.requested && this.deps.isStopped()) {
+            stop.requested = true;
+            controller.abort();
+          }
+        },
+      });
+    } finally {
+      this.deps.signal.removeEventListener('abort', onAbort);
+    }
+    this.metrics = addMetrics(this.metrics, outcome.metrics);
+    if (stop.requested) return this.end('stopped', 'stop_signal', text);
+    if (outcome.status === 'interrupted') return this.end('interrupted', 'interrupted', text);
+    if (outcome.status === 'error') {
+      this.modelFailure = outcome.failure;
+      return this.end('error', 'model_error', text, outcome.failure?.message ?? 'the request failed');
+    }
+    return { text, toolCalls: outcome.toolCalls ?? [] };
+  }
+
+  /** Runs one round's valid calls and applies the taxonomy; returns the end of the run, or null to go on. */
+  private async toolRound(text: string, checked: Extract<CheckedCall, { kind: 'ok' }>[]): Promise<AgentResult | null> {
+    const round = this.rounds;
+    const approvals = await this.confirmAll(checked);
+    const outcomes = await Promise.all(checked.map(async (entry, index) => this.runCall(entry, approvals[index] ?? 'yes')));
+
+    // Results past their budget are saved all at once, before the round's records are made.
+    const saves = await Promise.all(
+      checked.map(async (entry, index) => {
+        const outcome = outcomes[index]?.outcome;
+        if (outcome?.kind !== 'success') return null;
+        const full = JSON.stringify(outcome.result);
+        const budget = entry.tool.resultBudget ?? this.run.defaultBudget ?? DEFAULT_RESULT_BUDGET;
+        if (!isOverBudget(full, budget)) return { full, content: full, savedAs: null };
+        const savedAs = await this.deps.saveResult(entry.call.id, full);
+        return { full, content: truncatedResult(full, budget, savedAs), savedAs };
+      }),
+    );
+
+    const successes: { entry: Extract<CheckedCall, { kind: 'ok' }>; content: string }[] = [];
+    let needsInput: { name: string; parameter: string } | null = null;
+    let permanent: { name: string; message: string } | null = null;
+    for (const [index, entry] of checked.entries()) {
+      const { outcome, ms } = outcomes[index] ?? { outcome: classifyThrown(new Error('lost')), ms: 0 };
+      const { call, tool } = entry;
+      if (outcome.kind === 'needs_input') {
+        this.record(call.id, tool.name, entry.args, round, 'needs_input', ms, { error: outcome.message });
+        this.deps.emit({ type: 'needs_input', id: call.id, name: tool.name, parameter: outcome.parameter });
+        needsInput ??= { name: tool.name, parameter: outcome.parameter };
+        continue;
+      }
+      if (outcome.kind === 'failure') {
+        this.record(call.id, tool.name, entry.args, round, 'failure', ms, { error: outcome.message, ...(outcome.detail !== null ? { error_detail: outcome.detail } : {}) });
+        this.deps.emit({ type: 'tool_execution_error', id: call.id, name: tool.name, message: outcome.message });
+        if (!outcome.retryable) permanent ??= { name: tool.name, message: outcome.message };
+        continue;
+      }
+      const saved = saves[index] ?? { full: '', content: '', savedAs: null };
+      if (saved.savedAs !== null) {
+        const record: CompactionRecord = { id: call.id, kind: 'saved', chars_before: saved.full.length, chars_after: saved.content.length, saved_as: saved.savedAs };
+        this.compacted.push(record);
+        this.deps.emit({ type: 'compacted', records: [record] });
+      }
+      this.record(call.id, tool.name, entry.args, round, 'success', ms, { result_chars: saved.full.length, result: saved.content, ...(saved.savedAs !== null ? { saved_as: saved.savedAs } : {}) });
+      successes.push({ entry, content: saved.content });
+    }
+
+    if (this.deps.signal.aborted) return this.end('interrupted', 'interrupted', '');
+    if (needsInput) {
+      return this.end('needs_input', 'required_parameter', '', `tool ${needsInput.name} needs "${needsInput.parameter}", which the model did not give; ask again with it in your question`);
+    }
+    if (successes.length > 0) {
+      // Only successful calls go back: the model never sees a failure.
+      const calls: WireToolCall[] = successes.map(({ entry }) => ({ id: entry.call.id, function: { name: entry.tool.name, arguments: entry.args } }));
+      this.added.push({ role: 'assistant', content: text, tool_calls: calls });
+      for (const { entry, content } of successes) {
+        const message: AgentChatMessage = { role: 'tool', tool_name: entry.tool.name, content };
+        this.added.push(message);
+        this.results.push({ callId: entry.call.id, name: entry.tool.name, args: entry.args, content, round, summarized: false });
+      }
+      this.iterations++;
+      const summarized = summarizeOlder(this.results, round);
+      if (summarized.length > 0) {
+        this.applySummaries();
+        this.compacted.push(...summarized);
+        this.deps.emit({ type: 'compacted', records: summarized });
+      }
+    } else {
+      this.allFailureRounds++;
+    }
+    if (permanent) {
+      return this.end('tool_failures', 'permanent_failure', '', `tool ${permanent.name} failed and retrying cannot help (${permanent.message}); see argo logs --status tool_failures`);
+    }
+    if (this.allFailureRounds >= MAX_ALL_FAILURE_ROUNDS) {
+      return this.end('tool_failures', 'all_failure_rounds', '', `every tool call failed in ${MAX_ALL_FAILURE_ROUNDS} rounds; see the lines above, fix the cause and ask again`);
+    }
+    return null;
+  }
+
+  /** Tool messages hold their result's current content (a summary once compacted). */
+  private applySummaries(): void {
+    let index = 0;
+    for (const message of this.added) {
+      if (message.role !== 'tool') continue;
+      const result = this.results[index++];
+      if (result) message.content = result.content;
+    }
+  }
+
+  /** Asked one at a time, in call order, before any call of the round runs. */
+  private async confirmAll(checked: Extract<CheckedCall, { kind: 'ok' }>[]): Promise<ConfirmAnswer[]> {
+    const answers: ConfirmAnswer[] = [];
+    for (const { call, tool, args } of checked) {
+      if (!tool.sideEffects || this.run.yes === true) {
+        answers.push('yes');
+        continue;
+      }
+      const context = this.toolContext(this.deps.signal);
+      let preview: string;
+      try {
+        preview = tool.preview ? await tool.preview(args, context) : JSON.stringify(args);
+      } catch {
+        // The call itself will fail the same way and report it; ask with the arguments.
+        preview = JSON.stringify(args);
+      }
+      answers.push(this.deps.signal.aborted ? 'no' : await this.deps.confirm({ id: call.id, tool: tool.name, args, preview }, this.deps.signal));
+    }
+    return answers;
+  }
+
+  private toolContext(signal: AbortSignal): ToolContext {
+    return { root: this.run.context.root, home: this.run.context.home, signal };
+  }
+
+  private async runCall(entry: Extract<CheckedCall, { kind: 'ok' }>, approval: ConfirmAnswer): Promise<{ outcome: CallOutcome; ms: number }> {
+    const { tool, args, call } = entry;
+    if (approval !== 'yes') {
+      const message = approval === 'no' ? 'the user refused the call' : 'it has side effects and needs confirmation: pass --yes (there is no terminal to ask on)';
+      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'failure', ms: 0 });
+      return { outcome: { kind: 'failure', message, retryable: false, detail: null }, ms: 0 };
+    }
+    this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'running' });
+    const timeoutMs = tool.timeoutMs ?? this.run.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort();
+    if (this.deps.signal.aborted) onAbort();
+    this.deps.signal.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const started = this.deps.clock();
+    try {
+      const timeout = new Promise<CallOutcome>((resolve) => {
+        timer = setTimeout(() => {
+          controller.abort();
+          resolve({ kind: 'failure', message: `timed out after ${timeoutMs / 1000} s`, retryable: true, detail: null });
+        }, timeoutMs);
+      });
+      const running = tool.run(args, this.toolContext(controller.signal)).then(classifyResult, classifyThrown);
+      const outcome = await Promise.race([running, timeout]);
+      const ms = Math.round(this.deps.clock() - started);
+      // Reported as each call ends, not when the round does: a server shows progress live.
+      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: outcome.kind, ms });
+      return { outcome, ms };
+    } finally {
+      clearTimeout(timer);
+      this.deps.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private record(
+    id: string,
+    name: string,
+    args: Record<string, unknown> | null,
+    round: number,
+    outcome: CallRecord['outcome'],
+    ms: number,
+    extra: Partial<Pick<CallRecord, 'result_chars' | 'result' | 'saved_as' | 'error' | 'error_detail'>>,
+  ): void {
+    this.calls.push({ id, name, arguments: args, outcome, round, ms, result_chars: extra.result_chars ?? 0, ...extra });
+  }
+
+  private end(status: AgentStatus, stopReason: StopReason, text: string, detail?: string): AgentResult {
+    const message = detail ?? defaultMessage(status, this.run.maxIterations);
+    return {
+      status,
+      stopReason,
+      message,
+      text,
+      calls: this.calls,
+      iterations: this.iterations,
+      allFailureRounds: this.allFailureRounds,
+      compacted: this.compacted,
+      requests: this.requests,
+      firstTextMs: this.firstTextMs,
+      metrics: this.metrics,
+      added: this.added,
+      modelFailure: this.modelFailure,
+    };
+  }
+}
+
+function defaultMessage(status: AgentStatus, maxIterations: number): string | null {
+  switch (status) {
+    case 'stopped':
+      return 'stopped by the STOP signal; run "argo stop --clear" to allow runs again';
+    case 'max_iterations':
+      return `stopped after ${maxIterations} tool rounds without a final answer; raise --max-iterations or ask a narrower question`;
+    case 'interrupted':
+      return 'interrupted';
+    default:
+      return null;
+  }
+}
+
+/** Runs the loop to its end. Never throws for a tool's or the model's failure: the result says. */
+export function runAgent(run: AgentRun, deps: AgentDeps): Promise<AgentResult> {
+  return new Run(run, deps).execute();
+}

@@ -1,0 +1,46 @@
+// The error taxonomy (seed 002) for one executed call: required parameter missing, execution
+// failure, or success. Users see only safe text; raw detail is kept for the private log.
+import { ToolError } from '../tools/types.js';
+import type { ToolResult } from '../tools/types.js';
+
+export type CallOutcome =
+  | { kind: 'success'; result: ToolResult }
+  | { kind: 'needs_input'; parameter: string; message: string }
+  | { kind: 'failure'; message: string; retryable: boolean; detail: string | null };
+
+export const GENERIC_FAILURE = 'tool execution failed';
+
+const REQUIRED = /(?:^|[\s"'`(])["'`]?([A-Za-z_][\w.-]*)["'`]? (?:parameter )?is required\b/;
+
+/** The parameter an error message says is required, or null. */
+export function requiredParameter(message: string): string | null {
+  return REQUIRED.exec(message)?.[1] ?? null;
+}
+
+/** A result the tool returned (it may carry `error`, `retryable`). */
+export function classifyResult(result: ToolResult): CallOutcome {
+  const error = result.error;
+  if (error === undefined || error === null || error === false) return { kind: 'success', result };
+  const message = typeof error === 'string' && error.trim() !== '' ? error : GENERIC_FAILURE;
+  const parameter = requiredParameter(message);
+  if (parameter !== null) return { kind: 'needs_input', parameter, message };
+  return { kind: 'failure', message: oneLine(message), retryable: result.retryable !== false, detail: null };
+}
+
+/** Something the tool threw: its own safe message for a ToolError, else the generic text with the raw detail kept aside. */
+export function classifyThrown(error: unknown): CallOutcome {
+  if (error instanceof ToolError) {
+    const parameter = requiredParameter(error.message);
+    if (parameter !== null) return { kind: 'needs_input', parameter, message: error.message };
+    return { kind: 'failure', message: oneLine(error.message), retryable: error.retryable, detail: null };
+  }
+  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail };
+}
+
+/** One line, no control characters, bounded: the result is printed on a terminal. */
+export function oneLine(text: string, max = 300): string {
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

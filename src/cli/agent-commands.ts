@@ -1,0 +1,220 @@
+// Agent mode's commands: `argo tools`, `argo stop`, `argo memo`, `argo export`. Loaded only when
+// the command line names one of them.
+import { writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { UsageError } from '../errors.js';
+import { toolDefinitions } from '../agent/request.js';
+import { renderTrajectory } from '../agent/sharegpt.js';
+import { clearStop, isStopSet, setStop, stopPath } from '../agent/stop.js';
+import { ScanStats } from '../log/scan.js';
+import type { ToolDefinition } from '../ollama/transport.js';
+import { searchTurns } from '../query/search.js';
+import { listSessions } from '../sessions/store.js';
+import { buildCatalog, builtinTools, listAllTools } from '../tools/catalog.js';
+import { MemoLimitError, deleteMemo, readMemo, setMemo } from '../tools/memo.js';
+import { toolsConfigOf } from '../agent/answer.js';
+import { collect, inheritProgramSettings, rejectStrayWords, settingsOf } from './common.js';
+import type { Io } from './io.js';
+import type { Outcome, ReportOutcome } from './outcome.js';
+import { buildQuery } from './logs.js';
+
+
+// ---------------------------------------------------------------------------------------------
+// argo tools
+
+export function registerTools(program: Command, io: Io, setOutcome: ReportOutcome): void {
+  const command = program
+    .command('tools')
+    .description('list every toolset and tool, available or not and why (see docs/agent.md)')
+    .option('--json', 'one JSON object: {toolsets, tools}')
+    .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
+    .action(async (flags: { json?: boolean }, self: Command) => {
+      rejectStrayWords(self);
+      const settings = settingsOf(self);
+      const listing = await listAllTools(toolsConfigOf(settings.agent));
+      if (flags.json) {
+        io.stdout.write(`${JSON.stringify(listing)}\n`);
+      } else {
+        const lines = ['toolsets'];
+        for (const set of listing.toolsets) {
+          const parts = [...set.tools, ...set.includes.map((name) => `+${name}`)];
+          lines.push(`  ${set.name.padEnd(14)} ${parts.join(', ') || '(tools known when the server runs)'}${set.builtin ? '' : '  (config)'}`);
+        }
+        lines.push('tools');
+        for (const tool of listing.tools) {
+          const state = tool.available ? (tool.side_effects ? 'available, asks first' : 'available') : `unavailable: ${tool.reason ?? ''}`;
+          lines.push(`  ${tool.name.padEnd(16)} ${state}`);
+        }
+        io.stdout.write(`${lines.join('\n')}\n`);
+      }
+      setOutcome('ok');
+    });
+  inheritProgramSettings(program, command);
+}
+
+// ---------------------------------------------------------------------------------------------
+// argo stop
+
+export function registerStop(program: Command, io: Io, setOutcome: ReportOutcome): void {
+  const command = program
+    .command('stop')
+    .description('set the STOP signal: every running agent loop stops within one chunk (see docs/agent.md)')
+    .option('--clear', 'remove the STOP signal so agent runs may go on')
+    .option('--status', 'tell whether the STOP signal is set')
+    .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
+    .action(async (flags: { clear?: boolean; status?: boolean }, self: Command) => {
+      rejectStrayWords(self);
+      if (flags.clear && flags.status) throw new UsageError('--clear and --status: choose one');
+      const home = settingsOf(self).home;
+      if (flags.status) {
+        io.stdout.write(isStopSet(home) ? `STOP is set (${stopPath(home)}); agent runs stop at once. Clear it with "argo stop --clear"\n` : 'STOP is not set\n');
+      } else if (flags.clear) {
+        io.stdout.write((await clearStop(home)) ? 'STOP cleared; agent runs may go on\n' : 'STOP was not set\n');
+      } else {
+        await setStop(home, io.now());
+        io.stdout.write(`STOP set (${stopPath(home)}): running agent loops stop now; "argo stop --clear" lets them run again\n`);
+      }
+      setOutcome('ok');
+    });
+  inheritProgramSettings(program, command);
+}
+
+// ---------------------------------------------------------------------------------------------
+// argo memo
+
+export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome): void {
+  const memo = program
+    .command('memo')
+    .description('the memo agent runs see in their system prompt: list, get, set, rm (see docs/agent.md)')
+    .option('--json', 'print JSON')
+    .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
+    .action(async (flags: { json?: boolean }, self: Command) => {
+      rejectStrayWords(self);
+      await listMemo(settingsOf(self).home, flags.json === true, io);
+      setOutcome('ok');
+    });
+  memo
+    .command('list')
+    .alias('ls')
+    .description('every entry (the same as "argo memo")')
+    .option('--json', 'one JSON object {key: value}')
+    .option('--home <dir>', 'data directory')
+    .action(async (flags: { json?: boolean }, self: Command) => {
+      await listMemo(settingsOf(self).home, flags.json === true, io);
+      setOutcome('ok');
+    });
+  memo
+    .command('get')
+    .description("one entry's value; exit 1 when there is none")
+    .argument('<key>')
+    .option('--json', 'one JSON object {key, value}')
+    .option('--home <dir>', 'data directory')
+    .action(async (key: string, flags: { json?: boolean }, self: Command) => {
+      const entries = await readMemo(settingsOf(self).home);
+      const value = Object.hasOwn(entries, key) ? (entries[key] ?? null) : null;
+      if (flags.json) io.stdout.write(`${JSON.stringify({ key, value })}\n`);
+      else if (value !== null) io.stdout.write(`${value}\n`);
+      if (value === null) io.stderr.write(`argo: no memo entry "${key}" (argo memo lists them)\n`);
+      setOutcome(value === null ? 'failed' : 'ok');
+    });
+  memo
+    .command('set')
+    .description(`set an entry (values up to 1,000 characters, at most 100 entries)`)
+    .argument('<key>')
+    .argument('<value>')
+    .option('--home <dir>', 'data directory')
+    .action(async (key: string, value: string, _flags: unknown, self: Command) => {
+      try {
+        await setMemo(settingsOf(self).home, key, value);
+      } catch (error) {
+        if (error instanceof MemoLimitError) throw new UsageError(error.message, { cause: error });
+        throw error;
+      }
+      setOutcome('ok');
+    });
+  memo
+    .command('rm')
+    .description('remove an entry; exit 1 when there was none')
+    .argument('<key>')
+    .option('--home <dir>', 'data directory')
+    .action(async (key: string, _flags: unknown, self: Command) => {
+      const removed = await deleteMemo(settingsOf(self).home, key);
+      if (!removed) io.stderr.write(`argo: no memo entry "${key}"\n`);
+      setOutcome(removed ? 'ok' : 'failed');
+    });
+  inheritProgramSettings(program, memo);
+}
+
+async function listMemo(home: string, json: boolean, io: Io): Promise<void> {
+  const entries = await readMemo(home);
+  if (json) {
+    io.stdout.write(`${JSON.stringify(entries)}\n`);
+    return;
+  }
+  const keys = Object.keys(entries).sort();
+  if (keys.length === 0) io.stderr.write('argo: the memo is empty (argo memo set KEY VALUE adds an entry)\n');
+  for (const key of keys) io.stdout.write(`${key}\t${JSON.stringify(entries[key])}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// argo export
+
+interface ExportFlags {
+  format: 'sharegpt';
+  session?: string[];
+  since?: string;
+  until?: string;
+  output?: string;
+  all?: boolean;
+}
+
+export function registerExport(program: Command, io: Io, setOutcome: ReportOutcome): void {
+  const command = program
+    .command('export')
+    .description('write logged agent runs as training trajectories, one JSON object per line (see docs/agent.md)')
+    .addOption(new Option('--format <format>', 'trajectory format').choices(['sharegpt']).makeOptionMandatory())
+    .option('-s, --session <names>', 'only these sessions (comma-separated or repeated)', collect)
+    .option('--since <when>', 'from this time on: 30m, 3h, 2d, 2025-01-31, today')
+    .option('--until <when>', 'up to this time')
+    .option('--all', 'also turns asked without tools')
+    .option('-o, --output <file>', 'write to this file instead of stdout')
+    .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
+    .action(async (flags: ExportFlags, self: Command) => {
+      rejectStrayWords(self);
+      setOutcome(await exportTrajectories(self, flags, io));
+    });
+  inheritProgramSettings(program, command);
+}
+
+function bare(name: string): ToolDefinition {
+  return { type: 'function', function: { name, description: '', parameters: { type: 'object', properties: {} } } };
+}
+
+async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Promise<Outcome> {
+  const settings = settingsOf(self);
+  const records = (flags.session?.length ?? 0) > 0 ? await listSessions(settings.paths.sessions) : [];
+  const query = await buildQuery({ ...(flags.session ? { session: flags.session } : {}), ...(flags.since ? { since: flags.since } : {}), ...(flags.until ? { until: flags.until } : {}), status: ['ok'] }, io.now(), records, settings.paths.sessions);
+  const { tools } = buildCatalog(toolsConfigOf(settings.agent), builtinTools());
+  // An MCP server's tools are not known without starting it: their names stand alone.
+  const definitionOf = (name: string): ToolDefinition => {
+    const known = tools.get(name);
+    return known ? toolDefinitions([known])[0] ?? bare(name) : bare(name);
+  };
+  const stats = new ScanStats();
+  const lines: string[] = [];
+  for await (const { entry } of searchTurns(settings.paths.logs, query, stats)) {
+    if (entry.tools === undefined && flags.all !== true) continue;
+    lines.push(JSON.stringify(renderTrajectory(entry, (entry.tools ?? []).map(definitionOf))));
+  }
+  const text = lines.map((line) => `${line}\n`).join('');
+  if (flags.output !== undefined) {
+    await writeFile(flags.output, text, 'utf8');
+    io.stderr.write(`argo: wrote ${lines.length} ${lines.length === 1 ? 'trajectory' : 'trajectories'} to ${flags.output}\n`);
+  } else {
+    io.stdout.write(text);
+  }
+  const notice = stats.notice();
+  if (notice) io.stderr.write(notice);
+  return 'ok';
+}

@@ -1,0 +1,183 @@
+// `argo --tools …`: the agent loop plugged into the turn, with the terminal's side of it —
+// confirmation prompts, one `argo:` line per failure, the explanation of the resolution. Loaded
+// only when tools are asked for, so a plain question never pays for tool code or the MCP SDK.
+import { realpath, stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
+import type { Settings } from '../config/settings.js';
+import { UsageError } from '../errors.js';
+import { agentAnswerer, toolsConfigOf } from '../agent/answer.js';
+import type { AgentEvent, ConfirmAnswer, ConfirmRequest } from '../agent/loop.js';
+import { buildAgentRequest } from '../agent/request.js';
+import { isStopSet } from '../agent/stop.js';
+import { TIMESTAMP_PATTERN } from '../log/entry.js';
+import type { LogEntry } from '../log/entry.js';
+import type { ReplayPlan } from '../replay/plan.js';
+import { openSession, readSession } from '../sessions/store.js';
+import { loadToolbox } from '../tools/catalog.js';
+import type { Toolbox } from '../tools/catalog.js';
+import { readMemo } from '../tools/memo.js';
+import type { Answerer } from '../turn/turn.js';
+import type { Io } from './io.js';
+import type { Outcome } from './outcome.js';
+
+/** The ask command's agent flags. */
+export interface AgentFlags {
+  root?: string;
+  yes: boolean;
+  ephemeralSystem?: string;
+}
+
+/** What ask.ts needs from an agent run. */
+export interface AgentRun {
+  answerer: Answerer;
+  /** The resolution and the exact first request, for --explain (text or JSON). */
+  explain: (plan: ReplayPlan, json: boolean) => Promise<string>;
+  /** The fields --json adds. */
+  jsonFields: (entry: LogEntry) => Record<string, unknown>;
+  close: () => Promise<void>;
+}
+
+async function rootOf(flag: string | undefined): Promise<string> {
+  const given = resolve(flag ?? process.cwd());
+  try {
+    if (!(await stat(given)).isDirectory()) throw new UsageError(`--root ${given} is not a directory`);
+    return await realpath(given);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`--root ${given} does not exist; give a directory the file tools may use`);
+  }
+}
+
+/** Control characters out (tool previews and model text are hostile on a terminal); newlines and tabs kept. */
+function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+}
+
+/** One line from the terminal; '' when it closes or Ctrl-C aborts the run (the reader is closed, so nothing keeps the process alive). */
+function readLine(input: NodeJS.ReadableStream, signal: AbortSignal): Promise<string> {
+  return new Promise((resolveLine) => {
+    const lines = createInterface({ input, terminal: false });
+    let answered = false;
+    const onAbort = (): void => lines.close();
+    signal.addEventListener('abort', onAbort, { once: true });
+    lines.once('line', (line) => {
+      answered = true;
+      lines.close();
+      resolveLine(line);
+    });
+    lines.once('close', () => {
+      signal.removeEventListener('abort', onAbort);
+      if (!answered) resolveLine('');
+    });
+  });
+}
+
+function terminalConfirm(io: Io, pause: () => void): (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer> {
+  return async (request, signal) => {
+    if (!io.isInteractive) return 'no-terminal';
+    pause();
+    io.stderr.write(`argo: ${request.tool} wants to run:\n${printable(request.preview).trimEnd()}\nAllow? [y/N] `);
+    return /^\s*y(es)?\s*$/i.test(await readLine(io.stdin, signal)) ? 'yes' : 'no';
+  };
+}
+
+function eventPrinter(io: Io, pause: () => void): (event: AgentEvent) => void {
+  return (event) => {
+    if (event.type === 'tool_execution_error' || event.type === 'reask' || (event.type === 'tool_status' && event.status === 'success')) pause();
+    switch (event.type) {
+      case 'tool_execution_error':
+        io.stderr.write(`argo: tool ${event.name} failed: ${printable(event.message)}\n`);
+        return;
+      case 'reask':
+        io.stderr.write(`argo: the model's tool calls were invalid (${printable(event.reason)}); asking again (${event.attempt} of ${event.of})\n`);
+        return;
+      case 'tool_status':
+        if (io.stderr.isTTY && event.status === 'success') io.stderr.write(`argo: ran ${event.name} (${event.ms ?? 0} ms)\n`);
+        return;
+      default:
+        return;
+    }
+  };
+}
+
+async function sessionIdFor(settings: Settings, log: boolean, io: Io): Promise<string> {
+  if (!log) return (await readSession(settings.paths.sessions, settings.session))?.id ?? 'unlogged';
+  const { format } = await import('date-fns/format');
+  return (await openSession(settings.paths.sessions, settings.session, format(io.now(), TIMESTAMP_PATTERN))).id;
+}
+
+function explainText(box: Toolbox, request: { endpoint: string; body: unknown }, settings: Settings, root: string): string {
+  const lines = [`tools      ${settings.agent.tools.join(', ')} (from ${settings.agent.toolsSource})`];
+  for (const { toolset, tools } of box.resolution.expanded) lines.push(`  ${toolset.padEnd(12)} → ${tools.length > 0 ? tools.join(', ') : '(includes only)'}`);
+  lines.push(`resolved   ${box.tools.map((tool) => tool.name).join(', ') || '(none)'}`);
+  for (const gone of box.unavailable) lines.push(`  unavailable ${gone.name}: ${gone.reason}`);
+  lines.push(`root       ${root}`, `max        ${settings.agent.maxIterations} iterations`, `request    POST ${settings.host}${request.endpoint}`, JSON.stringify(request.body, null, 2));
+  return `${lines.join('\n')}\n`;
+}
+
+/** Resolves the tools (usage errors name the cycle or the unknown name) and prepares the run. */
+export async function prepareAgent(settings: Settings, flags: AgentFlags, log: boolean, io: Io, pause: () => void = () => undefined): Promise<AgentRun> {
+  if (settings.api !== 'chat') throw new UsageError('--tools needs the chat endpoint: drop --api generate (or "api" in config.json)');
+  const root = await rootOf(flags.root);
+  let box: Toolbox;
+  try {
+    box = await loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent));
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`${settings.agent.toolsSource}: ${error.message}`, { cause: error });
+    throw error;
+  }
+  for (const gone of box.unavailable) io.stderr.write(`argo: tool ${gone.name} is unavailable (${gone.reason}); going on without it\n`);
+  const ephemeralSystem = flags.ephemeralSystem ?? null;
+  const answerer = agentAnswerer({
+    tools: box.tools,
+    unavailable: box.unavailable,
+    root,
+    home: settings.home,
+    maxIterations: settings.agent.maxIterations,
+    ephemeralSystem,
+    yes: flags.yes,
+    confirm: terminalConfirm(io, pause),
+    emit: eventPrinter(io, pause),
+    sessionId: () => sessionIdFor(settings, log, io),
+    isStopped: () => isStopSet(settings.home),
+  });
+  return {
+    answerer,
+    explain: async (plan, json) => {
+      if (plan.request.endpoint !== '/api/chat') throw new UsageError('--tools needs the chat endpoint');
+      const request = buildAgentRequest({ base: plan.request.body, tools: box.tools, ephemeralSystem, memo: await readMemo(settings.home), added: [] });
+      if (!json) return explainText(box, request, settings, root);
+      const resolution = {
+        requested: settings.agent.tools,
+        expanded: box.resolution.expanded,
+        tools: box.tools.map((tool) => tool.name),
+        unavailable: box.unavailable,
+      };
+      return `${JSON.stringify({ tools: resolution, root, max_iterations: settings.agent.maxIterations, request })}\n`;
+    },
+    jsonFields: (entry) => ({
+      tools: entry.tools,
+      tool_calls: entry.tool_calls?.map(({ result: _result, error_detail: _detail, ...call }) => call),
+      iterations: entry.iterations,
+      stop_reason: entry.stop_reason,
+    }),
+    close: () => box.close(),
+  };
+}
+
+/** How an agent turn ended, with the one `argo:` line saying why and what to do. */
+export function reportAgentOutcome(entry: LogEntry, failure: string | null, io: Io, logged: boolean): Outcome {
+  const kept = logged ? ` (logged as ${entry.status})` : '';
+  switch (entry.status) {
+    case 'ok':
+      return 'ok';
+    case 'interrupted':
+      io.stderr.write(`argo: interrupted${kept}\n`);
+      return 'interrupted';
+    default:
+      io.stderr.write(`argo: ${failure ?? entry.error ?? 'the run stopped'}${kept}\n`);
+      return 'failed';
+  }
+}

@@ -1,0 +1,161 @@
+// From names and config to the tools of a run: the built-in tools, the user's toolsets and
+// command tools, MCP servers; availability checked, the unavailable dropped with a reason.
+import { UsageError } from '../errors.js';
+import { commandTool } from './command.js';
+import type { CommandToolConfig } from './command.js';
+import { editFileTool, writeFileTool } from './edit.js';
+import { listFilesTool, readFileTool, searchFilesTool } from './fs.js';
+import { searchHistoryTool } from './history.js';
+import type { McpConnection, McpServerConfig } from './mcp.js';
+import { memoTool } from './memo.js';
+import { processTool, runCommandTool } from './shell.js';
+import { BUILTIN_TOOLSETS, MCP_PREFIX, resolveTools } from './toolsets.js';
+import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
+import type { Tool } from './types.js';
+import { fetchUrlTool } from './web.js';
+
+/** The tool settings of config.json. */
+export interface ToolsConfig {
+  toolsets?: Record<string, { tools?: string[]; includes?: string[] }>;
+  commandTools?: Record<string, CommandToolConfig>;
+  mcpServers?: Record<string, McpServerConfig>;
+  /** Per tool: characters of result before microcompaction (default 4,000). */
+  toolBudgets?: Record<string, number>;
+  /** Per tool: milliseconds before a call is abandoned. */
+  toolTimeouts?: Record<string, number>;
+}
+
+export interface Unavailable {
+  name: string;
+  reason: string;
+}
+
+/** The tools of one run. `close` ends MCP servers and processes the run started. */
+export interface Toolbox {
+  resolution: Resolution;
+  /** Available tools, sorted by name. */
+  tools: Tool[];
+  unavailable: Unavailable[];
+  close: () => Promise<void>;
+}
+
+export type ConnectMcp = (name: string, config: McpServerConfig) => Promise<McpConnection>;
+
+/** Fresh instances: `process` keeps a handle table per run. */
+export function builtinTools(): Tool[] {
+  return [readFileTool, listFilesTool, searchFilesTool, writeFileTool, editFileTool, runCommandTool, processTool(), fetchUrlTool, memoTool, searchHistoryTool];
+}
+
+/** Names every toolset and static tool; rejects user definitions that clash with built-in ones. */
+export function buildCatalog(config: ToolsConfig, builtins: readonly Tool[]): { catalog: Catalog; tools: Map<string, Tool> } {
+  const tools = new Map(builtins.map((tool) => [tool.name, tool]));
+  for (const [name, spec] of Object.entries(config.commandTools ?? {})) {
+    if (tools.has(name)) throw new UsageError(`config.json: commandTools."${name}" has the name of a built-in tool; choose another name`);
+    if (spec.argv.length === 0) throw new UsageError(`config.json: commandTools."${name}".argv must name a command, e.g. ["git", "log", "-n", "{count}"]`);
+    const parameters = spec.parameters;
+    if (parameters !== undefined && (parameters.type !== 'object' || typeof parameters.properties !== 'object' || parameters.properties === null)) {
+      throw new UsageError(`config.json: commandTools."${name}".parameters must be a JSON Schema object with "type": "object" and "properties"`);
+    }
+    tools.set(name, commandTool(name, spec));
+  }
+  const toolsets: Record<string, ToolsetSpec> = { ...BUILTIN_TOOLSETS };
+  for (const [name, spec] of Object.entries(config.toolsets ?? {})) {
+    if (Object.hasOwn(BUILTIN_TOOLSETS, name)) throw new UsageError(`config.json: toolsets."${name}" has the name of a built-in toolset; choose another name`);
+    if (name.startsWith(MCP_PREFIX)) throw new UsageError(`config.json: toolsets."${name}": names starting with "${MCP_PREFIX}" are MCP servers (define it under mcpServers)`);
+    toolsets[name] = { tools: spec.tools ?? [], includes: spec.includes ?? [] };
+  }
+  const mcpServers = Object.keys(config.mcpServers ?? {}).sort();
+  for (const server of mcpServers) toolsets[`${MCP_PREFIX}${server}`] = { tools: [], includes: [] };
+  return { catalog: { toolsets, tools: new Set(tools.keys()), mcpServers }, tools };
+}
+
+function withSettings(tool: Tool, config: ToolsConfig): Tool {
+  const budget = config.toolBudgets?.[tool.name];
+  const timeout = config.toolTimeouts?.[tool.name];
+  if (budget === undefined && timeout === undefined) return tool;
+  return { ...tool, ...(budget !== undefined ? { resultBudget: budget } : {}), ...(timeout !== undefined ? { timeoutMs: timeout } : {}) };
+}
+
+async function availability(tool: Tool): Promise<string | null> {
+  try {
+    return tool.check ? await tool.check() : null;
+  } catch {
+    return 'its availability check failed';
+  }
+}
+
+export interface LoadOptions {
+  /** Injected for tests; by default the SDK client, loaded only here. */
+  connectMcp?: ConnectMcp;
+}
+
+/** Resolves the names and makes the tools ready; never throws for an unavailable tool. */
+export async function loadToolbox(requested: readonly string[], config: ToolsConfig, options: LoadOptions = {}): Promise<Toolbox> {
+  const { catalog, tools: known } = buildCatalog(config, builtinTools());
+  const resolution = resolveTools(requested, catalog);
+  const chosen = resolution.tools.map((name) => known.get(name)).filter((tool): tool is Tool => tool !== undefined);
+  const checks = await Promise.all(chosen.map(availability));
+  const unavailable: Unavailable[] = [];
+  const tools: Tool[] = [];
+  chosen.forEach((tool, index) => {
+    const reason = checks[index];
+    if (reason) unavailable.push({ name: tool.name, reason });
+    else tools.push(withSettings(tool, config));
+  });
+
+  const connections: McpConnection[] = [];
+  if (resolution.mcpServers.length > 0) {
+    const connect = options.connectMcp ?? (async (name, server) => (await import('./mcp.js')).connectMcp(name, server));
+    const settled = await Promise.allSettled(resolution.mcpServers.map((server) => connect(server, config.mcpServers?.[server] ?? { command: '' })));
+    settled.forEach((result, index) => {
+      const server = resolution.mcpServers[index] ?? '';
+      if (result.status === 'rejected') {
+        unavailable.push({ name: `${MCP_PREFIX}${server}`, reason: result.reason instanceof Error ? result.reason.message : 'did not start' });
+        return;
+      }
+      connections.push(result.value);
+      for (const tool of result.value.tools) {
+        if (tools.some((other) => other.name === tool.name)) unavailable.push({ name: tool.name, reason: `MCP server "${server}" offers a tool whose name is already taken` });
+        else tools.push(withSettings(tool, config));
+      }
+    });
+  }
+  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  unavailable.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const closers = [...connections.map((connection) => connection.close), ...tools.map((tool) => (tool as Tool & { close?: () => void }).close).filter((close) => close !== undefined)];
+  return {
+    resolution,
+    tools,
+    unavailable,
+    close: async () => {
+      await Promise.allSettled(closers.map((close) => Promise.resolve().then(close)));
+    },
+  };
+}
+
+export interface ToolListing {
+  toolsets: { name: string; tools: string[]; includes: string[]; builtin: boolean }[];
+  tools: { name: string; description: string; side_effects: boolean; available: boolean; reason: string | null; toolset: string | null }[];
+}
+
+/** Every toolset and tool with availability, for `argo tools`. MCP servers are started to list theirs. */
+export async function listAllTools(config: ToolsConfig, options: LoadOptions = {}): Promise<ToolListing> {
+  const { catalog } = buildCatalog(config, builtinTools());
+  const box = await loadToolbox([...Object.keys(catalog.toolsets)].sort(), config, options);
+  try {
+    const toolsetOf = new Map<string, string>();
+    for (const [name, spec] of Object.entries(catalog.toolsets).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      for (const tool of spec.tools) if (!toolsetOf.has(tool)) toolsetOf.set(tool, name);
+    }
+    const rows: ToolListing['tools'] = [
+      ...box.tools.map((tool) => ({ name: tool.name, description: tool.description, side_effects: tool.sideEffects, available: true, reason: null, toolset: toolsetOf.get(tool.name) ?? null })),
+      ...box.unavailable.map((gone) => ({ name: gone.name, description: '', side_effects: false, available: false, reason: gone.reason, toolset: toolsetOf.get(gone.name) ?? null })),
+    ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const toolsets = Object.entries(catalog.toolsets)
+      .map(([name, spec]) => ({ name, tools: [...spec.tools].sort(), includes: [...spec.includes], builtin: Object.hasOwn(BUILTIN_TOOLSETS, name) }))
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
+    return { toolsets, tools: rows };
+  } finally {
+    await box.close();
+  }
+}

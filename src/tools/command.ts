@@ -1,0 +1,68 @@
+// Command-backed tools from config.json: an argv template filled from the arguments and run
+// without a shell (so an argument can never become a second command).
+import { onPath, runProcess } from './process.js';
+import { ToolError } from './types.js';
+import type { ParametersSchema, Tool } from './types.js';
+
+export interface CommandToolConfig {
+  description: string;
+  /** A JSON Schema with "type": "object" (checked when the catalog is built). */
+  parameters?: Record<string, unknown>;
+  /** ["git", "log", "-n", "{count}"]: `{name}` is replaced by that argument. */
+  argv: string[];
+  /** Binaries that must be on PATH for the tool to be offered (default: argv[0]). */
+  requires?: string[];
+  /** Default true: an unknown command may change anything, so it asks first. */
+  sideEffects?: boolean;
+  timeoutMs?: number;
+}
+
+const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const WHOLE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * The argv for these arguments. An element that is a single placeholder of an absent argument is
+ * left out; a placeholder inside a longer element becomes the empty string.
+ */
+export function fillArgv(template: readonly string[], args: Record<string, unknown>): string[] {
+  const argv: string[] = [];
+  for (const part of template) {
+    const whole = WHOLE.exec(part);
+    if (whole) {
+      const value = args[whole[1] ?? ''];
+      if (value !== undefined && value !== null) argv.push(asText(value));
+      continue;
+    }
+    argv.push(part.replace(PLACEHOLDER, (_match, name: string) => (args[name] === undefined || args[name] === null ? '' : asText(args[name]))));
+  }
+  return argv;
+}
+
+export function commandTool(name: string, config: CommandToolConfig): Tool {
+  const requires = config.requires ?? (config.argv[0] !== undefined ? [config.argv[0]] : []);
+  return {
+    name,
+    description: config.description,
+    parameters: (config.parameters as ParametersSchema | undefined) ?? { type: 'object', properties: {} },
+    sideEffects: config.sideEffects ?? true,
+    timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    check: async () => {
+      for (const binary of requires) if (!(await onPath(binary))) return `"${binary}" is not on PATH`;
+      return null;
+    },
+    preview: (args) => Promise.resolve(`$ ${fillArgv(config.argv, args).map((word) => (/^[\w./=:-]+$/.test(word) ? word : JSON.stringify(word))).join(' ')}`),
+    run: async (args, context) => {
+      const [file, ...rest] = fillArgv(config.argv, args);
+      if (file === undefined || file === '') throw new ToolError(`the tool "${name}" has an empty command in config.json`, false);
+      const result = await runProcess({ file, args: rest, cwd: context.root, timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal: context.signal });
+      if (result.timed_out) throw new ToolError(`"${name}" timed out and was killed`);
+      if (result.aborted) throw new ToolError(`"${name}" was interrupted`, false);
+      return { exit_code: result.exit_code, stdout: result.stdout.text, stderr: result.stderr.text, ...(result.stdout.truncated || result.stderr.truncated ? { truncated: true } : {}) };
+    },
+  };
+}

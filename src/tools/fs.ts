@@ -1,0 +1,213 @@
+// The `fs` toolset: read, list and search files under the root. Nothing here writes.
+import { open, stat } from 'node:fs/promises';
+import { isMissing } from '../log/fs.js';
+import { isInside, resolveInRoot, shownPath } from './root.js';
+import { ToolError, numberArg, stringArg } from './types.js';
+import type { Tool, ToolContext } from './types.js';
+
+export const READ_CAP_BYTES = 50 * 1024;
+const LIST_CAP = 1000;
+const MATCH_CAP = 200;
+const MATCH_TEXT_CHARS = 200;
+const SEARCH_FILE_BYTES = 1024 * 1024;
+const IGNORED = ['**/node_modules/**', '**/.git/**'];
+
+export const readFileTool: Tool = {
+  name: 'read_file',
+  description: 'Read a text file under the root. Lines are numbered from 1; use offset and limit to read part of a long file (at most 50 KB per call).',
+  parameters: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'file path relative to the root' },
+      offset: { type: 'integer', minimum: 1, description: 'first line to read (1-based, default 1)' },
+      limit: { type: 'integer', minimum: 1, description: 'number of lines to read (default: to the end or the 50 KB cap)' },
+    },
+    required: ['path'],
+    additionalProperties: false,
+  },
+  sideEffects: false,
+  run: async (args, context) => {
+    const path = stringArg(args, 'path') ?? '';
+    const file = await existingFile(context, path);
+    return readLines(file, path, shownPath(context.root, file), numberArg(args, 'offset') ?? 1, numberArg(args, 'limit'));
+  },
+};
+
+/**
+ * Lines `offset`… of a file, at most `limit`, stopping before the 50 KB cap. Read in chunks and
+ * split on the bytes: a call costs little CPU, so parallel calls overlap on I/O. A NUL byte in the
+ * first 8 KB means a binary file, refused.
+ */
+async function readLines(file: string, path: string, shown: string, offset: number, limit: number | undefined): Promise<Record<string, unknown>> {
+  const handle = await open(file, 'r');
+  const kept: Buffer[] = [];
+  let bytes = 0;
+  let number = 0;
+  let truncated = false;
+  let done = false;
+  // Returns false when reading should stop.
+  const take = (line: Buffer): boolean => {
+    number++;
+    if (number < offset) return true;
+    if (limit !== undefined && kept.length >= limit) return false;
+    const text = line.at(-1) === 13 ? line.subarray(0, -1) : line;
+    if (bytes + text.length + 1 > READ_CAP_BYTES) {
+      truncated = true;
+      return false;
+    }
+    bytes += text.length + 1;
+    kept.push(Buffer.from(text));
+    return true;
+  };
+  try {
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    let carry = Buffer.alloc(0);
+    let position = 0;
+    while (!done) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+      if (bytesRead === 0) break;
+      if (position === 0 && chunk.subarray(0, Math.min(bytesRead, 8192)).includes(0)) throw new ToolError(`"${path}" is a binary file`);
+      position += bytesRead;
+      const data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+      let start = 0;
+      for (let newline = data.indexOf(10, start); newline !== -1; newline = data.indexOf(10, start)) {
+        if (!take(data.subarray(start, newline))) {
+          done = true;
+          break;
+        }
+        start = newline + 1;
+      }
+      // A line longer than the cap cannot be shown; one before the offset only needs counting.
+      if (!done && data.length - start > READ_CAP_BYTES && number + 1 >= offset) {
+        truncated = true;
+        done = true;
+      }
+      carry = done ? Buffer.alloc(0) : Buffer.from(data.subarray(start, data.length - start > READ_CAP_BYTES ? start : data.length));
+    }
+    if (!done && carry.length > 0) take(carry);
+  } finally {
+    await handle.close();
+  }
+  const to = offset + kept.length - 1;
+  return {
+    path: shown,
+    from_line: offset,
+    to_line: kept.length === 0 ? null : to,
+    content: kept.map((line) => line.toString('utf8')).join('\n'),
+    ...(truncated ? { truncated: true, note: `stopped at the 50 KB cap; read on with offset ${to + 1}` } : {}),
+  };
+}
+
+async function existingFile(context: ToolContext, path: string): Promise<string> {
+  const file = await resolveInRoot(context.root, path);
+  try {
+    if (!(await stat(file)).isFile()) throw new ToolError(`"${path}" is not a file`);
+  } catch (error) {
+    if (isMissing(error)) throw new ToolError(`file "${path}" does not exist`);
+    throw error;
+  }
+  return file;
+}
+
+async function directoryIn(context: ToolContext, path: string | undefined): Promise<string> {
+  const dir = await resolveInRoot(context.root, path ?? '.');
+  try {
+    if (!(await stat(dir)).isDirectory()) throw new ToolError(`"${path ?? '.'}" is not a directory`);
+  } catch (error) {
+    if (isMissing(error)) throw new ToolError(`directory "${path ?? '.'}" does not exist`);
+    throw error;
+  }
+  return dir;
+}
+
+/** fast-glob with links not followed and every match re-checked against the root. */
+async function globIn(context: ToolContext, dir: string, pattern: string): Promise<string[]> {
+  if (pattern.split('/').includes('..') || pattern.startsWith('/')) throw new ToolError(`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
+  const { default: fg } = await import('fast-glob');
+  const found = await fg(pattern, { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false, absolute: true, ignore: IGNORED, suppressErrors: true });
+  return found.filter((file) => isInside(context.root, file)).sort();
+}
+
+export const listFilesTool: Tool = {
+  name: 'list_files',
+  description: 'List files under the root matching a glob pattern (for example "**/*.ts"), sorted by path.',
+  parameters: {
+    type: 'object',
+    properties: {
+      pattern: { type: 'string', description: 'glob pattern, e.g. "src/**/*.ts" or "*"' },
+      path: { type: 'string', description: 'directory to search from, relative to the root (default the root)' },
+    },
+    required: ['pattern'],
+    additionalProperties: false,
+  },
+  sideEffects: false,
+  run: async (args, context) => {
+    const dir = await directoryIn(context, stringArg(args, 'path'));
+    const files = await globIn(context, dir, stringArg(args, 'pattern') ?? '*');
+    return {
+      files: files.slice(0, LIST_CAP).map((file) => shownPath(context.root, file)),
+      count: files.length,
+      ...(files.length > LIST_CAP ? { truncated: true, note: `first ${LIST_CAP} of ${files.length}; narrow the pattern` } : {}),
+    };
+  },
+};
+
+export const searchFilesTool: Tool = {
+  name: 'search_files',
+  description: 'Search text files under the root for a regular expression; returns matching lines with their file and line number.',
+  parameters: {
+    type: 'object',
+    properties: {
+      pattern: { type: 'string', description: 'JavaScript regular expression' },
+      path: { type: 'string', description: 'directory to search, relative to the root (default the root)' },
+      glob: { type: 'string', description: 'only files matching this glob (default "**/*")' },
+    },
+    required: ['pattern'],
+    additionalProperties: false,
+  },
+  sideEffects: false,
+  run: async (args, context) => {
+    const source = stringArg(args, 'pattern') ?? '';
+    let regex: RegExp;
+    try {
+      regex = new RegExp(source);
+    } catch {
+      throw new ToolError(`"${source}" is not a valid regular expression`);
+    }
+    const dir = await directoryIn(context, stringArg(args, 'path'));
+    const files = await globIn(context, dir, stringArg(args, 'glob') ?? '**/*');
+    const matches: { file: string; line: number; text: string }[] = [];
+    let truncated = false;
+    for (const file of files) {
+      if (context.signal.aborted) break;
+      const text = await readSearchable(file);
+      if (text === null) continue;
+      const lines = text.split('\n');
+      for (const [index, line] of lines.entries()) {
+        if (!regex.test(line)) continue;
+        if (matches.length >= MATCH_CAP) {
+          truncated = true;
+          break;
+        }
+        matches.push({ file: shownPath(context.root, file), line: index + 1, text: line.length > MATCH_TEXT_CHARS ? `${line.slice(0, MATCH_TEXT_CHARS)}…` : line });
+      }
+      if (truncated) break;
+    }
+    return { matches, ...(truncated ? { truncated: true, note: `first ${MATCH_CAP} matches; narrow the pattern or the glob` } : {}) };
+  },
+};
+
+/** A small text file's content; null for big or binary files, which search skips. */
+async function readSearchable(file: string): Promise<string | null> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size > SEARCH_FILE_BYTES) return null;
+    const bytes = Buffer.alloc(size);
+    const { bytesRead } = await handle.read(bytes, 0, size, 0);
+    const content = bytes.subarray(0, bytesRead);
+    return content.includes(0) ? null : content.toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,51 @@
+// The `history` toolset: search_history finds earlier turns in Argo's own logs, read-only, through
+// the same engine as `argo logs`.
+import { join } from 'node:path';
+import { ToolError, numberArg, stringArg } from './types.js';
+import type { Tool } from './types.js';
+
+const DEFAULT_LIMIT = 5;
+const MAX_LIMIT = 20;
+const PROMPT_CHARS = 300;
+const RESPONSE_CHARS = 600;
+
+const clip = (text: string, chars: number): string => (text.length > chars ? `${text.slice(0, chars)}…` : text);
+
+export const searchHistoryTool: Tool = {
+  name: 'search_history',
+  description: "Search Argo's own log of earlier questions and answers for a text (case-insensitive); the newest matches, oldest first.",
+  parameters: {
+    type: 'object',
+    properties: {
+      query: { type: 'string', description: 'text to find in earlier prompts or answers' },
+      session: { type: 'string', description: 'only this session (by name)' },
+      limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `how many turns (default ${DEFAULT_LIMIT})` },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  },
+  sideEffects: false,
+  run: async (args, context) => {
+    // The log engine (and date-fns with it) loads only when history is searched, not with the toolset.
+    const [{ ScanStats }, { EMPTY_QUERY }, { searchTurns }, { readSession }] = await Promise.all([
+      import('../log/scan.js'),
+      import('../query/query.js'),
+      import('../query/search.js'),
+      import('../sessions/store.js'),
+    ]);
+    const text = stringArg(args, 'query') ?? '';
+    const sessionName = stringArg(args, 'session');
+    let sessionIds: ReadonlySet<string> | null = null;
+    if (sessionName !== undefined) {
+      const record = await readSession(join(context.home, 'sessions'), sessionName).catch(() => null);
+      if (record === null) throw new ToolError(`there is no session named "${sessionName}"`);
+      sessionIds = new Set([record.id]);
+    }
+    const turns = [];
+    const query = { ...EMPTY_QUERY, grep: text, sessionIds };
+    for await (const { entry } of searchTurns(join(context.home, 'logs'), query, new ScanStats(), { limit: numberArg(args, 'limit') ?? DEFAULT_LIMIT })) {
+      turns.push({ id: entry.id, timestamp: entry.timestamp, session: entry.session, prompt: clip(entry.user_prompt, PROMPT_CHARS), response: clip(entry.model_response, RESPONSE_CHARS) });
+    }
+    return { turns };
+  },
+};

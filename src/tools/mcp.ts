@@ -1,0 +1,77 @@
+// MCP servers from config.json (`mcpServers`), each offered as toolset `mcp:<name>`, through the
+// official SDK's stdio client. Loaded only when such a toolset is resolved.
+import { ToolError } from './types.js';
+import type { ParametersSchema, Tool } from './types.js';
+
+export interface McpServerConfig {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+export interface McpConnection {
+  tools: Tool[];
+  close: () => Promise<void>;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+const CALL_TIMEOUT_MS = 60_000;
+
+interface McpContent {
+  type: string;
+  text?: string;
+}
+
+function textOf(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return (content as McpContent[])
+    .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : `[${part.type} content]`))
+    .join('\n');
+}
+
+function objectSchema(schema: unknown): ParametersSchema {
+  if (typeof schema === 'object' && schema !== null && (schema as { type?: unknown }).type === 'object') {
+    const value = schema as ParametersSchema;
+    return { ...value, properties: value.properties };
+  }
+  return { type: 'object', properties: {} };
+}
+
+/** Starts the server, lists its tools; rejects with a one-line reason when it does not start or answer. */
+export async function connectMcp(name: string, config: McpServerConfig): Promise<McpConnection> {
+  const [{ Client }, { StdioClientTransport, getDefaultEnvironment }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+  ]);
+  const transport = new StdioClientTransport({
+    command: config.command,
+    args: config.args ?? [],
+    env: { ...getDefaultEnvironment(), ...config.env },
+    ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+    // A server's own chatter must not mix with the answer on the terminal.
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'argo', version: '0.1.0' });
+  try {
+    await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+    const listed = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS });
+    const tools = listed.tools.map((tool): Tool => ({
+      name: tool.name,
+      description: tool.description ?? `${tool.name} from MCP server ${name}`,
+      parameters: objectSchema(tool.inputSchema),
+      sideEffects: tool.annotations?.readOnlyHint !== true,
+      timeoutMs: CALL_TIMEOUT_MS,
+      run: async (args, context) => {
+        const result = await client.callTool({ name: tool.name, arguments: args }, undefined, { signal: context.signal, timeout: CALL_TIMEOUT_MS });
+        const text = textOf(result.content);
+        if (result.isError === true) throw new ToolError(text === '' ? `${tool.name} reported an error` : text.slice(0, 500));
+        return result.structuredContent !== undefined ? { content: text, structured: result.structuredContent } : { content: text };
+      },
+    }));
+    return { tools, close: () => client.close() };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw new Error(`MCP server "${name}" did not start (${error instanceof Error ? error.message.split('\n')[0] ?? '' : 'unknown error'})`, { cause: error });
+  }
+}

@@ -1,0 +1,152 @@
+// memo.json in the data home: one JSON object {key: value}, at most 100 entries, values at most
+// 1,000 characters. The store's one codec; the `memo` tool and `argo memo` both go through it.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { RuntimeError } from '../errors.js';
+import { isMissing, writeFileAtomic } from '../log/fs.js';
+import { ToolError, stringArg } from './types.js';
+import type { Tool } from './types.js';
+
+export const MEMO_FILE = 'memo.json';
+export const MEMO_MAX_ENTRIES = 100;
+export const MEMO_MAX_VALUE_CHARS = 1000;
+export const MEMO_MAX_KEY_CHARS = 100;
+
+export type Memo = Record<string, string>;
+
+const MemoSchema = z.record(z.string(), z.string());
+
+/** A memo rule broken by a set: the message says which limit and how to make room. */
+export class MemoLimitError extends Error {
+  override name = 'MemoLimitError';
+}
+
+export function memoPath(home: string): string {
+  return join(home, MEMO_FILE);
+}
+
+/** Parses memo.json's text; throws naming the file and the field that is wrong. */
+export function parseMemo(text: string, file: string): Memo {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new RuntimeError(`${file} is not valid JSON; fix it or remove it (argo memo rm KEY rewrites it)`);
+  }
+  const parsed = MemoSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `"${issue.path.join('.')}"` : 'the top level';
+    throw new RuntimeError(`${file}: ${where} must be ${issue?.path.length ? 'a string' : 'an object of strings'}; fix or remove the file`);
+  }
+  return parsed.data;
+}
+
+/** Keys sorted, so the same memo always serialises (and prompts) the same way. */
+export function serializeMemo(memo: Memo): string {
+  const sorted: Memo = {};
+  for (const key of Object.keys(memo).sort()) sorted[key] = memo[key] ?? '';
+  return `${JSON.stringify(sorted, null, 2)}\n`;
+}
+
+export async function readMemo(home: string): Promise<Memo> {
+  const file = memoPath(home);
+  try {
+    return parseMemo(await readFile(file, 'utf8'), file);
+  } catch (error) {
+    if (isMissing(error)) return {};
+    throw error;
+  }
+}
+
+/** The memo with `key` set: throws MemoLimitError past either limit. Pure. */
+export function withEntry(memo: Memo, key: string, value: string): Memo {
+  if (key.trim() === '' || key.length > MEMO_MAX_KEY_CHARS) throw new MemoLimitError(`a memo key must be 1 to ${MEMO_MAX_KEY_CHARS} characters`);
+  if (value.length > MEMO_MAX_VALUE_CHARS) {
+    throw new MemoLimitError(`a memo value may have at most ${MEMO_MAX_VALUE_CHARS} characters, this one has ${value.length}; shorten it`);
+  }
+  if (!Object.hasOwn(memo, key) && Object.keys(memo).length >= MEMO_MAX_ENTRIES) {
+    throw new MemoLimitError(`the memo is full (${MEMO_MAX_ENTRIES} entries); remove one first (argo memo rm KEY)`);
+  }
+  return { ...memo, [key]: value };
+}
+
+// Parallel calls in one round may write at once: writes in this process go one after another.
+let queue: Promise<unknown> = Promise.resolve();
+
+async function update<T>(home: string, change: (memo: Memo) => { memo: Memo | null; result: T }): Promise<T> {
+  const run = queue.then(async () => {
+    const { memo, result } = change(await readMemo(home));
+    if (memo !== null) await writeFileAtomic(memoPath(home), serializeMemo(memo));
+    return result;
+  });
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+export function setMemo(home: string, key: string, value: string): Promise<void> {
+  return update(home, (memo) => ({ memo: withEntry(memo, key, value), result: undefined }));
+}
+
+/** True when the key was there. */
+export function deleteMemo(home: string, key: string): Promise<boolean> {
+  return update(home, (memo) => {
+    if (!Object.hasOwn(memo, key)) return { memo: null, result: false };
+    const rest = { ...memo };
+    // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- a record keyed by user strings
+    delete rest[key];
+    return { memo: rest, result: true };
+  });
+}
+
+/** The system prompt's memo block; empty when there is nothing to remember. */
+export function memoPrompt(memo: Memo): string {
+  const keys = Object.keys(memo).sort();
+  if (keys.length === 0) return '';
+  return ['Memo (notes kept with the memo tool):', ...keys.map((key) => `- ${key}: ${memo[key] ?? ''}`)].join('\n');
+}
+
+const OPERATIONS = ['get', 'set', 'delete', 'list'] as const;
+
+export const memoTool: Tool = {
+  name: 'memo',
+  description: `Remember things across runs: set a key to a value (at most ${MEMO_MAX_VALUE_CHARS} characters, ${MEMO_MAX_ENTRIES} entries), get it, delete it or list all. The memo is shown in the system prompt.`,
+  parameters: {
+    type: 'object',
+    properties: {
+      operation: { type: 'string', enum: [...OPERATIONS] },
+      key: { type: 'string', description: 'for get, set and delete' },
+      value: { type: 'string', description: 'for set' },
+    },
+    required: ['operation'],
+    additionalProperties: false,
+  },
+  // It writes only Argo's own store: no confirmation.
+  sideEffects: false,
+  run: async (args, context) => {
+    const operation = stringArg(args, 'operation');
+    const key = stringArg(args, 'key');
+    if (operation === 'list') return { memo: await readMemo(context.home) };
+    if (key === undefined) throw new ToolError(`key is required for ${operation ?? 'this operation'}`);
+    switch (operation) {
+      case 'get': {
+        const memo = await readMemo(context.home);
+        return Object.hasOwn(memo, key) ? { key, value: memo[key] } : { key, value: null };
+      }
+      case 'set': {
+        const value = stringArg(args, 'value');
+        if (value === undefined) throw new ToolError('value is required for set');
+        try {
+          await setMemo(context.home, key, value);
+        } catch (error) {
+          if (error instanceof MemoLimitError) throw new ToolError(error.message, false);
+          throw error;
+        }
+        return { key, saved: true };
+      }
+      default:
+        return { key, deleted: await deleteMemo(context.home, key) };
+    }
+  },
+};

@@ -1,0 +1,124 @@
+// Running a child process for a tool: its own process group (so a timeout or Ctrl-C kills what it
+// started too), output capped per stream, a timeout, and an abort signal.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
+
+export const STREAM_CAP_BYTES = 50 * 1024;
+const KILL_GRACE_MS = 2000;
+
+export interface Captured {
+  text: string;
+  /** Bytes the stream produced, including those past the cap. */
+  bytes: number;
+  truncated: boolean;
+}
+
+export interface RunResult {
+  exit_code: number | null;
+  signal: string | null;
+  stdout: Captured;
+  stderr: Captured;
+  timed_out: boolean;
+  aborted: boolean;
+}
+
+export interface RunSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A bounded buffer of a stream's first bytes. */
+export class CappedOutput {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  bytes = 0;
+
+  constructor(private readonly cap = STREAM_CAP_BYTES) {}
+
+  push(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.kept >= this.cap) return;
+    const part = chunk.subarray(0, this.cap - this.kept);
+    this.chunks.push(part);
+    this.kept += part.length;
+  }
+
+  result(): Captured {
+    return { text: Buffer.concat(this.chunks).toString('utf8'), bytes: this.bytes, truncated: this.bytes > this.kept };
+  }
+}
+
+/** SIGTERM to the whole group, SIGKILL if it is still there after a grace period. */
+export function killGroup(child: ChildProcess): void {
+  const pid = child.pid;
+  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const send = (signal: NodeJS.Signals): void => {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // Already gone.
+    }
+  };
+  send('SIGTERM');
+  const timer = setTimeout(() => send('SIGKILL'), KILL_GRACE_MS);
+  timer.unref();
+  child.once('exit', () => clearTimeout(timer));
+}
+
+export function spawnGroup(file: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(file, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
+}
+
+/** Runs to completion (or timeout / abort) and returns what it printed. Never rejects for a failing command. */
+export function runProcess(spec: RunSpec): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawnGroup(spec.file, spec.args, spec.cwd, spec.env);
+    const stdout = new CappedOutput();
+    const stderr = new CappedOutput();
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    let timedOut = false;
+    let aborted = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child);
+    }, spec.timeoutMs);
+    const onAbort = (): void => {
+      aborted = true;
+      killGroup(child);
+    };
+    if (spec.signal.aborted) onAbort();
+    spec.signal.addEventListener('abort', onAbort, { once: true });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      spec.signal.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      spec.signal.removeEventListener('abort', onAbort);
+      resolve({ exit_code: code, signal, stdout: stdout.result(), stderr: stderr.result(), timed_out: timedOut, aborted });
+    });
+  });
+}
+
+/** Whether `name` is an executable on PATH (or a path to one). */
+export async function onPath(name: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  const candidates = name.includes('/') ? [name] : (env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(dir, name));
+  for (const candidate of candidates) {
+    try {
+      await access(candidate, constants.X_OK);
+      return true;
+    } catch {
+      // Not here; try the next directory.
+    }
+  }
+  return false;
+}

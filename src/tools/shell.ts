@@ -1,0 +1,151 @@
+// The `shell` toolset: run_command runs a command line through /bin/sh under the root and waits;
+// `process` starts long-running commands and manages them by handle (never by PID).
+import type { ChildProcess } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { isMissing } from '../log/fs.js';
+import { CappedOutput, killGroup, onPath, runProcess, spawnGroup } from './process.js';
+import type { Captured } from './process.js';
+import { resolveInRoot } from './root.js';
+import { ToolError, numberArg, stringArg } from './types.js';
+import type { Tool, ToolContext } from './types.js';
+
+export const DEFAULT_COMMAND_TIMEOUT_S = 30;
+const MAX_COMMAND_TIMEOUT_S = 600;
+const SHELL = '/bin/sh';
+
+async function workingDirectory(context: ToolContext, cwd: string | undefined): Promise<string> {
+  const dir = await resolveInRoot(context.root, cwd ?? '.');
+  try {
+    if (!(await stat(dir)).isDirectory()) throw new ToolError(`"${cwd ?? '.'}" is not a directory`);
+  } catch (error) {
+    if (isMissing(error)) throw new ToolError(`directory "${cwd ?? '.'}" does not exist`);
+    throw error;
+  }
+  return dir;
+}
+
+const shellCheck = async (): Promise<string | null> => ((await onPath(SHELL)) ? null : `${SHELL} is not available`);
+
+function streamResult(name: string, captured: Captured): Record<string, unknown> {
+  return captured.truncated ? { [name]: captured.text, [`${name}_truncated`]: `showing the first 50 KB of ${captured.bytes} bytes` } : { [name]: captured.text };
+}
+
+export const runCommandTool: Tool = {
+  name: 'run_command',
+  description: `Run a shell command (/bin/sh -c) in the root directory or a directory under it and return its exit code, stdout and stderr (each capped at 50 KB). Times out after ${DEFAULT_COMMAND_TIMEOUT_S} s unless timeout says otherwise.`,
+  parameters: {
+    type: 'object',
+    properties: {
+      command: { type: 'string', description: 'the command line' },
+      timeout: { type: 'integer', minimum: 1, maximum: MAX_COMMAND_TIMEOUT_S, description: `seconds before the command is killed (default ${DEFAULT_COMMAND_TIMEOUT_S})` },
+      cwd: { type: 'string', description: 'working directory relative to the root (default the root)' },
+    },
+    required: ['command'],
+    additionalProperties: false,
+  },
+  sideEffects: true,
+  // Its own timeout argument governs; the loop must not cut it short.
+  timeoutMs: (MAX_COMMAND_TIMEOUT_S + 5) * 1000,
+  check: shellCheck,
+  preview: (args) => Promise.resolve(`$ ${stringArg(args, 'command') ?? ''}`),
+  run: async (args, context) => {
+    const command = stringArg(args, 'command') ?? '';
+    const seconds = numberArg(args, 'timeout') ?? DEFAULT_COMMAND_TIMEOUT_S;
+    const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
+    const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal });
+    if (result.timed_out) throw new ToolError(`the command timed out after ${seconds} s and was killed`);
+    if (result.aborted) throw new ToolError('the command was interrupted', false);
+    return {
+      exit_code: result.exit_code,
+      ...(result.signal !== null ? { signal: result.signal } : {}),
+      ...streamResult('stdout', result.stdout),
+      ...streamResult('stderr', result.stderr),
+    };
+  },
+};
+
+interface Managed {
+  command: string;
+  child: ChildProcess;
+  stdout: CappedOutput;
+  stderr: CappedOutput;
+  /** Bytes of each stream already returned by read_output. */
+  read: { stdout: number; stderr: number };
+}
+
+const OPERATIONS = ['start', 'status', 'read_output', 'kill', 'list'] as const;
+
+/** A fresh `process` tool with its own handle table; `close` kills whatever is still running. */
+export function processTool(): Tool & { close: () => void } {
+  const table = new Map<string, Managed>();
+  let next = 1;
+  const find = (handle: string | undefined): Managed => {
+    const found = handle === undefined ? undefined : table.get(handle);
+    if (!found) throw new ToolError(`no process with handle "${handle ?? ''}"; list them with operation "list"`);
+    return found;
+  };
+  const status = (handle: string, managed: Managed): Record<string, unknown> => ({
+    handle,
+    command: managed.command,
+    running: managed.child.exitCode === null && managed.child.signalCode === null,
+    exit_code: managed.child.exitCode,
+    ...(managed.child.signalCode !== null ? { signal: managed.child.signalCode } : {}),
+  });
+  return {
+    name: 'process',
+    description: 'Manage long-running shell commands by handle: start (returns a handle), status, read_output (new output since the last read), kill, list.',
+    parameters: {
+      type: 'object',
+      properties: {
+        operation: { type: 'string', enum: [...OPERATIONS] },
+        command: { type: 'string', description: 'for start: the command line' },
+        handle: { type: 'string', description: 'for status, read_output and kill: the handle start returned' },
+        cwd: { type: 'string', description: 'for start: working directory relative to the root' },
+      },
+      required: ['operation'],
+      additionalProperties: false,
+    },
+    sideEffects: true,
+    check: shellCheck,
+    preview: (args) => Promise.resolve(`process ${stringArg(args, 'operation') ?? ''} ${stringArg(args, 'command') ?? stringArg(args, 'handle') ?? ''}`.trimEnd()),
+    run: async (args, context) => {
+      const operation = stringArg(args, 'operation');
+      const handle = stringArg(args, 'handle');
+      switch (operation) {
+        case 'start': {
+          const command = stringArg(args, 'command');
+          if (command === undefined) throw new ToolError('command is required for start');
+          const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
+          const child = spawnGroup(SHELL, ['-c', command], cwd);
+          const managed: Managed = { command, child, stdout: new CappedOutput(), stderr: new CappedOutput(), read: { stdout: 0, stderr: 0 } };
+          child.stdout?.on('data', (chunk: Buffer) => managed.stdout.push(chunk));
+          child.stderr?.on('data', (chunk: Buffer) => managed.stderr.push(chunk));
+          child.on('error', () => undefined);
+          const id = `proc_${next++}`;
+          table.set(id, managed);
+          return status(id, managed);
+        }
+        case 'status':
+          return status(handle ?? '', find(handle));
+        case 'read_output': {
+          const managed = find(handle);
+          const out = managed.stdout.result().text;
+          const err = managed.stderr.result().text;
+          const result = { ...status(handle ?? '', managed), stdout: out.slice(managed.read.stdout), stderr: err.slice(managed.read.stderr) };
+          managed.read = { stdout: out.length, stderr: err.length };
+          return result;
+        }
+        case 'kill': {
+          const managed = find(handle);
+          killGroup(managed.child);
+          return { handle, killed: true };
+        }
+        default:
+          return { processes: [...table].map(([id, managed]) => status(id, managed)) };
+      }
+    },
+    close: () => {
+      for (const managed of table.values()) killGroup(managed.child);
+    },
+  };
+}

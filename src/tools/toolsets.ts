@@ -1,0 +1,92 @@
+// Toolsets are data: names of tools plus names of toolsets they include. Resolution is pure.
+import { UsageError } from '../errors.js';
+
+export interface ToolsetSpec {
+  tools: string[];
+  includes: string[];
+}
+
+/** The contract's table. `process` is run_command's companion for long-running commands. */
+export const BUILTIN_TOOLSETS: Readonly<Record<string, ToolsetSpec>> = {
+  fs: { tools: ['read_file', 'list_files', 'search_files'], includes: [] },
+  edit: { tools: ['write_file', 'edit_file'], includes: [] },
+  shell: { tools: ['run_command', 'process'], includes: [] },
+  web: { tools: ['fetch_url'], includes: [] },
+  memo: { tools: ['memo'], includes: [] },
+  history: { tools: ['search_history'], includes: [] },
+  dev: { tools: [], includes: ['fs', 'edit', 'shell'] },
+};
+
+export const MCP_PREFIX = 'mcp:';
+
+/** What names can mean: every toolset (built-in, user, `mcp:<server>`) and every static tool. */
+export interface Catalog {
+  toolsets: Readonly<Record<string, ToolsetSpec>>;
+  tools: ReadonlySet<string>;
+  /** Server names of `mcpServers`; their tools are known only once they run. */
+  mcpServers: readonly string[];
+}
+
+export interface Resolution {
+  /** Static tools, deduplicated and sorted by name. */
+  tools: string[];
+  /** MCP servers to start, sorted. */
+  mcpServers: string[];
+  /** Each toolset reached and the tools it contributed directly, in resolution order (for --explain). */
+  expanded: { toolset: string; tools: string[] }[];
+}
+
+/** `none` alone means no tools (it overrides config's default). */
+export const NO_TOOLS = 'none';
+
+/** Splits "fs, edit,run_command" into names; empty items are a usage error. */
+export function parseToolList(value: string, where: string): string[] {
+  const names = value.split(',').map((name) => name.trim());
+  if (names.some((name) => name === '')) throw new UsageError(`${where}: empty name in "${value}"; use a comma-separated list like fs,edit`);
+  return names;
+}
+
+/**
+ * Resolves toolset and tool names into tools. A toolset name wins over a tool of the same name
+ * (`memo` is both, with the same result). Cycles and unknown names are usage errors naming them.
+ */
+export function resolveTools(requested: readonly string[], catalog: Catalog): Resolution {
+  if (requested.includes(NO_TOOLS)) {
+    if (requested.length > 1) throw new UsageError(`"${NO_TOOLS}" turns tools off and cannot be combined with other names`);
+    return { tools: [], mcpServers: [], expanded: [] };
+  }
+  const tools = new Set<string>();
+  const servers = new Set<string>();
+  const expanded: Resolution['expanded'] = [];
+  const done = new Set<string>();
+
+  const visit = (name: string, path: readonly string[]): void => {
+    const cycleStart = path.indexOf(name);
+    if (cycleStart !== -1) throw new UsageError(`toolset cycle: ${[...path.slice(cycleStart), name].join(' → ')}; remove one of these includes in config.json`);
+    if (done.has(name)) return;
+    const spec = Object.hasOwn(catalog.toolsets, name) ? catalog.toolsets[name] : undefined;
+    if (spec === undefined) {
+      if (catalog.tools.has(name)) {
+        tools.add(name);
+        return;
+      }
+      throw unknownName(name, path, catalog);
+    }
+    if (name.startsWith(MCP_PREFIX)) servers.add(name.slice(MCP_PREFIX.length));
+    for (const tool of spec.tools) {
+      if (!catalog.tools.has(tool)) throw new UsageError(`toolset "${name}" lists unknown tool "${tool}"; known tools: ${[...catalog.tools].sort().join(', ')}`);
+      tools.add(tool);
+    }
+    expanded.push({ toolset: name, tools: [...spec.tools].sort() });
+    for (const include of spec.includes) visit(include, [...path, name]);
+    done.add(name);
+  };
+  for (const name of requested) visit(name, []);
+  return { tools: [...tools].sort(), mcpServers: [...servers].sort(), expanded };
+}
+
+function unknownName(name: string, path: readonly string[], catalog: Catalog): UsageError {
+  const where = path.length > 0 ? `toolset "${path[path.length - 1] ?? ''}" includes unknown toolset "${name}"` : `unknown toolset or tool "${name}"`;
+  const toolsets = Object.keys(catalog.toolsets).sort().join(', ');
+  return new UsageError(`${where}; toolsets: ${toolsets}; tools: ${[...catalog.tools].sort().join(', ')} (argo tools lists them)`);
+}

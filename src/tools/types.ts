@@ -1,0 +1,65 @@
+// What a tool is, what it gets when it runs, and how it reports a failure.
+
+/** A JSON Schema for a tool's arguments: always an object schema at the top. */
+export interface ParametersSchema {
+  type: 'object';
+  properties: Record<string, Record<string, unknown>>;
+  required?: string[];
+  additionalProperties?: boolean;
+  [key: string]: unknown;
+}
+
+/** Everything a handler may touch besides its arguments. */
+export interface ToolContext {
+  /** Real path of the directory file tools are confined to. */
+  root: string;
+  /** Argo's data home (memo, logs). */
+  home: string;
+  /** Aborted on Ctrl-C, on the tool's timeout, or when the run ends. */
+  signal: AbortSignal;
+}
+
+/** A successful result: any JSON object without an `error` key. */
+export type ToolResult = Record<string, unknown>;
+
+export interface Tool {
+  name: string;
+  description: string;
+  parameters: ParametersSchema;
+  /** Writes files, runs commands or changes state outside Argo: asks for confirmation first. */
+  sideEffects: boolean;
+  /** Milliseconds before the call is abandoned; the loop's default applies when absent. */
+  timeoutMs?: number;
+  /** Characters of result sent to the model before microcompaction saves the rest. */
+  resultBudget?: number;
+  /** Null when the tool can run here, else why not (a missing binary, nothing answering). */
+  check?: () => Promise<string | null>;
+  /** What a confirmation prompt shows (the command, the diff); defaults to the arguments. */
+  preview?: (args: Record<string, unknown>, context: ToolContext) => Promise<string>;
+  run: (args: Record<string, unknown>, context: ToolContext) => Promise<ToolResult>;
+}
+
+/**
+ * A failure a tool reports on purpose: its message is safe to show (it names no secrets and holds
+ * no stack). `retryable: false` means trying again cannot help (the loop then stops at once).
+ */
+export class ToolError extends Error {
+  override name = 'ToolError';
+  constructor(
+    message: string,
+    readonly retryable = true,
+  ) {
+    super(message);
+  }
+}
+
+/** Number, string or boolean arguments of a validated call, read without casts at each use. */
+export function stringArg(args: Record<string, unknown>, key: string): string | undefined {
+  const value = args[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function numberArg(args: Record<string, unknown>, key: string): number | undefined {
+  const value = args[key];
+  return typeof value === 'number' ? value : undefined;
+}

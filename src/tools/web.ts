@@ -1,0 +1,91 @@
+// The `web` toolset: fetch_url gets a page as text (HTML reduced to its words), size-capped.
+import { networkInterfaces } from 'node:os';
+import { ToolError, stringArg } from './types.js';
+import type { Tool } from './types.js';
+
+export const FETCH_CAP_BYTES = 100 * 1024;
+const TEXT_TYPES = /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ld\+json)|[^;]*\+json|[^;]*\+xml)/i;
+
+/** Rough text of an HTML page: scripts, styles and tags dropped, entities for the common five. */
+export function htmlToText(html: string): string {
+  return html
+    .replace(/<(script|style|noscript)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<(br|\/p|\/div|\/li|\/h[1-6]|\/tr)\b[^>]*>/gi, '\n')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\s*\n\s*/g, '\n')
+    .trim();
+}
+
+async function readCapped(response: Response, cap: number): Promise<{ text: string; truncated: boolean }> {
+  if (response.body === null) return { text: '', truncated: false };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  // Leaving the loop early cancels the stream: nothing past the cap is downloaded.
+  for await (const value of response.body as unknown as AsyncIterable<Uint8Array>) {
+    if (size + value.length > cap) {
+      chunks.push(value.subarray(0, cap - size));
+      truncated = true;
+      break;
+    }
+    chunks.push(value);
+    size += value.length;
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), truncated };
+}
+
+/** The web is reachable only through a network interface other than loopback. */
+export function hasNetwork(): boolean {
+  return Object.values(networkInterfaces()).some((list) => list?.some((address) => !address.internal) ?? false);
+}
+
+export const fetchUrlTool: Tool = {
+  name: 'fetch_url',
+  description: 'Fetch a web page or text resource over http(s) and return its text (HTML reduced to text, at most 100 KB).',
+  parameters: {
+    type: 'object',
+    properties: { url: { type: 'string', description: 'an http:// or https:// URL' } },
+    required: ['url'],
+    additionalProperties: false,
+  },
+  sideEffects: false,
+  timeoutMs: 30_000,
+  check: () => Promise.resolve(hasNetwork() ? null : 'no network interface is up'),
+  run: async (args, context) => {
+    const raw = stringArg(args, 'url') ?? '';
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new ToolError(`"${raw}" is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ToolError('only http and https URLs can be fetched', false);
+    let response: Response;
+    try {
+      response = await fetch(url, { signal: context.signal, redirect: 'follow', headers: { accept: 'text/html, text/plain, application/json;q=0.9, */*;q=0.5' } });
+    } catch {
+      throw new ToolError(`could not connect to ${url.host}`);
+    }
+    const type = response.headers.get('content-type') ?? 'text/plain';
+    if (!TEXT_TYPES.test(type)) {
+      await response.body?.cancel();
+      throw new ToolError(`${url.host} sent ${type.split(';')[0] ?? type}, which is not text`);
+    }
+    const { text, truncated } = await readCapped(response, FETCH_CAP_BYTES);
+    return {
+      url: response.url || url.href,
+      status: response.status,
+      content_type: type.split(';')[0]?.trim() ?? type,
+      text: /html/i.test(type) ? htmlToText(text) : text,
+      ...(truncated ? { truncated: true, note: 'stopped at 100 KB' } : {}),
+    };
+  },
+};

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { agentLogFields } from '../../src/agent/answer.js';
+import type { AgentResult } from '../../src/agent/loop.js';
+import { entryProblem, parseEntry, serializeEntry } from '../../src/log/entry.js';
+import { EMPTY_QUERY, STATUS_CHOICES, matchesQuery, parseChoices } from '../../src/query/query.js';
+import { makeEntry } from '../query/helpers.js';
+
+const call = { id: 'call_1_0', name: 'run_command', arguments: { command: 'ls' }, outcome: 'success' as const, round: 1, ms: 12, result_chars: 30, result: '{"exit_code":0}' };
+const agentEntry = makeEntry({
+  status: 'needs_input',
+  tools: ['read_file', 'run_command'],
+  tool_calls: [call, { id: 'call_2_0', name: 'read_file', arguments: {}, outcome: 'needs_input', round: 2, ms: 0, result_chars: 0, error: 'path is required' }],
+  iterations: 1,
+  all_failure_rounds: 0,
+  stop_reason: 'required_parameter',
+  tools_unavailable: [{ name: 'fetch_url', reason: 'no network interface is up' }],
+  compacted: [{ id: 'call_1_0', kind: 'saved', chars_before: 9000, chars_after: 4000, saved_as: 'tool-results/S/call_1_0.json' }],
+  ephemeral_system: 'be terse',
+});
+
+describe('the log line of an agent turn', () => {
+  it('round-trips through the codec with every agent field', () => {
+    expect(parseEntry(serializeEntry(agentEntry))).toEqual(agentEntry);
+  });
+
+  it.each([
+    [{ tool_calls: [{ ...call, outcome: 'maybe' }] }, 'tool_calls.0.outcome'],
+    [{ iterations: -1 }, 'iterations'],
+    [{ tools: 'fs' }, 'tools'],
+    [{ compacted: [{ id: 'x', kind: 'saved' }] }, 'compacted.0.chars_before'],
+  ])('rejects a wrong agent field %j, naming it', (overrides, field) => {
+    expect(entryProblem({ ...agentEntry, ...overrides })).toContain(`field "${field}"`);
+  });
+
+  it('a plain turn has none of them and still parses', () => {
+    const plain = makeEntry();
+    expect(parseEntry(serializeEntry(plain))).toEqual(plain);
+    expect(plain.tools).toBeUndefined();
+  });
+
+  it('agentLogFields: the contract fields, with the stop message as error for the agent\'s own endings', () => {
+    const result = { status: 'max_iterations', stopReason: 'max_iterations', message: 'stopped after 2 tool rounds', text: '', calls: [call], iterations: 2, allFailureRounds: 1, compacted: [] } as unknown as AgentResult;
+    expect(agentLogFields(result, { tools: [{ name: 'run_command' } as never], unavailable: [], ephemeralSystem: null })).toEqual({
+      tools: ['run_command'],
+      tool_calls: [call],
+      iterations: 2,
+      all_failure_rounds: 1,
+      stop_reason: 'max_iterations',
+      tools_unavailable: [],
+      compacted: [],
+      ephemeral_system: null,
+      error: 'stopped after 2 tool rounds',
+    });
+    expect(agentLogFields({ ...result, status: 'ok' }, { tools: [], unavailable: [], ephemeralSystem: null })).not.toHaveProperty('error');
+  });
+});
+
+describe('argo logs filters for agent turns', () => {
+  it.each([
+    [['run_command'], true],
+    [['read_file'], true],
+    [['write_file'], false],
+  ])('--tool %j', (names, expected) => {
+    expect(matchesQuery(agentEntry, { ...EMPTY_QUERY, tools: new Set(names) })).toBe(expected);
+  });
+
+  it('--tool never matches a plain turn', () => {
+    expect(matchesQuery(makeEntry(), { ...EMPTY_QUERY, tools: new Set(['read_file']) })).toBe(false);
+  });
+
+  it.each(['stopped', 'needs_input', 'tool_failures', 'max_iterations', 'invalid_response'])('--status %s is a valid choice', (status) => {
+    const statuses = parseChoices([status], STATUS_CHOICES, '--status');
+    expect(matchesQuery(makeEntry({ status: status as never }), { ...EMPTY_QUERY, statuses })).toBe(true);
+  });
+});

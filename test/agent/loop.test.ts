@@ -1,0 +1,353 @@
+import { describe, expect, it } from 'vitest';
+import { runAgent } from '../../src/agent/loop.js';
+import type { AgentDeps, AgentEvent, AgentRun, ConfirmAnswer, ConfirmRequest, ModelCall } from '../../src/agent/loop.js';
+import type { AgentChatBody, StreamOutcome, TransportRequest } from '../../src/ollama/transport.js';
+import { ToolError } from '../../src/tools/types.js';
+import type { Tool, ToolResult } from '../../src/tools/types.js';
+
+interface Step {
+  chunks?: string[];
+  calls?: unknown[];
+  status?: StreamOutcome['status'];
+  failure?: string;
+}
+
+const METRICS = { total_duration: 10, load_duration: 1, prompt_eval_count: 5, prompt_eval_duration: 2, eval_count: 3, eval_duration: 4, done_reason: 'stop' };
+
+/** A model that answers from a script and records every request body (as sent, serialised). */
+function scriptedModel(steps: Step[], onChunk?: (index: number) => void): { model: ModelCall; bodies: AgentChatBody[] } {
+  const bodies: AgentChatBody[] = [];
+  let next = 0;
+  const model: ModelCall = async (request: TransportRequest, hooks) => {
+    bodies.push(JSON.parse(JSON.stringify(request.body)) as AgentChatBody);
+    const step = steps[Math.min(next++, steps.length - 1)] ?? {};
+    const chunks = step.chunks ?? [];
+    for (const [index, text] of chunks.entries()) {
+      if (hooks.signal.aborted) return { status: 'interrupted', failure: null, metrics: METRICS, attempts: 1, toolCalls: [] };
+      hooks.onText(text);
+      onChunk?.(index);
+      hooks.onChunk();
+      await Promise.resolve();
+    }
+    if (hooks.signal.aborted) return { status: 'interrupted', failure: null, metrics: METRICS, attempts: 1, toolCalls: [] };
+    hooks.onChunk();
+    return {
+      status: step.status ?? 'ok',
+      failure: step.failure ? { kind: 'http', message: step.failure } : null,
+      metrics: METRICS,
+      attempts: 1,
+      toolCalls: step.calls ?? [],
+    };
+  };
+  return { model, bodies };
+}
+
+const call = (name: string, args: unknown, id?: string): unknown => ({ ...(id ? { id } : {}), function: { name, arguments: args } });
+
+function tool(name: string, run: (args: Record<string, unknown>) => Promise<ToolResult>, extra: Partial<Tool> = {}): Tool {
+  return {
+    name,
+    description: `${name} for tests`,
+    parameters: { type: 'object', properties: { q: { type: 'string' }, n: { type: 'integer' } }, required: ['q'], additionalProperties: false },
+    sideEffects: false,
+    run,
+    ...extra,
+  };
+}
+
+const okTool = tool('ok_tool', (args) => Promise.resolve({ echoed: args.q }));
+const failTool = tool('fail_tool', () => Promise.reject(new ToolError('the disk is on fire')));
+const permTool = tool('perm_tool', () => Promise.reject(new ToolError('no such service', false)));
+const crashTool = tool('crash_tool', () => Promise.reject(new TypeError('Cannot read properties of undefined (reading "x") at /secret/path.js:1')));
+const requiredTool = tool('req_tool', () => Promise.resolve({ error: 'city is required' }));
+const returnsErrorTool = tool('err_tool', () => Promise.resolve({ error: 'quota exceeded', retryable: false }));
+const sideTool = tool('side_tool', (args) => Promise.resolve({ done: args.q }), { sideEffects: true, preview: (args) => Promise.resolve(`$ touch ${String(args.q)}`) });
+const bigTool = tool('big_tool', () => Promise.resolve({ text: 'x'.repeat(500) }), { resultBudget: 200 });
+const slowTool = tool('slow_tool', () => new Promise<ToolResult>(() => undefined), { timeoutMs: 20 });
+
+const TOOLS = [okTool, failTool, permTool, crashTool, requiredTool, returnsErrorTool, sideTool, bigTool, slowTool];
+
+interface Harness {
+  events: AgentEvent[];
+  bodies: AgentChatBody[];
+  sleeps: number[];
+  saved: Record<string, string>;
+  confirms: ConfirmRequest[];
+}
+
+async function run(steps: Step[], options: Partial<AgentRun> & { confirm?: ConfirmAnswer; stopped?: () => boolean; memo?: () => Record<string, string>; onChunk?: (index: number) => void; signal?: AbortSignal } = {}) {
+  const { model, bodies } = scriptedModel(steps, options.onChunk);
+  const harness: Harness = { events: [], bodies, sleeps: [], saved: {}, confirms: [] };
+  let time = 0;
+  const deps: AgentDeps = {
+    model,
+    clock: () => (time += 1),
+    isStopped: options.stopped ?? (() => false),
+    confirm: (request) => {
+      harness.confirms.push(request);
+      return Promise.resolve(options.confirm ?? 'yes');
+    },
+    emit: (event) => harness.events.push(event),
+    readMemo: () => Promise.resolve(options.memo?.() ?? {}),
+    saveResult: (id, content) => {
+      harness.saved[id] = content;
+      return Promise.resolve(`tool-results/S1/${id}.json`);
+    },
+    sleep: (ms) => {
+      harness.sleeps.push(ms);
+      return Promise.resolve();
+    },
+    signal: options.signal ?? new AbortController().signal,
+  };
+  const agentRun: AgentRun = {
+    base: { model: 'argo', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello' }], stream: true },
+    tools: TOOLS,
+    context: { root: '/tmp', home: '/tmp' },
+    maxIterations: 10,
+    ephemeralSystem: null,
+    reaskDelayMs: 100,
+    ...options,
+  };
+  const result = await runAgent(agentRun, deps);
+  return { result, ...harness };
+}
+
+describe('the agent loop', () => {
+  it('ends at once when the model answers in words', async () => {
+    const { result, bodies } = await run([{ chunks: ['Hi', ' there'] }]);
+    expect(result).toMatchObject({ status: 'ok', stopReason: 'answered', text: 'Hi there', iterations: 0, requests: 1, calls: [] });
+    expect(bodies[0]?.tools?.map((t) => t.function.name)).toEqual(TOOLS.map((t) => t.name));
+    expect(result.metrics.eval_count).toBe(3);
+  });
+
+  it('runs a call, sends back the assistant message (arguments as an object) and the result, then answers', async () => {
+    const { result, bodies } = await run([{ calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['done'] }]);
+    expect(result).toMatchObject({ status: 'ok', text: 'done', iterations: 1, requests: 2 });
+    expect(bodies[1]?.messages.slice(2)).toEqual([
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_1_0', function: { name: 'ok_tool', arguments: { q: 'a' } } }] },
+      { role: 'tool', tool_name: 'ok_tool', content: '{"echoed":"a"}' },
+    ]);
+    expect(result.calls).toEqual([{ id: 'call_1_0', name: 'ok_tool', arguments: { q: 'a' }, outcome: 'success', round: 1, ms: 1, result_chars: 14, result: '{"echoed":"a"}' }]);
+  });
+
+  it('parses string arguments, keeps ids the model sent, numbers missing ones call_<round>_<index>', async () => {
+    const { result, bodies } = await run([
+      { calls: [call('ok_tool', '{"q":"s"}'), call('ok_tool', { q: 'o' }, 'abc')] },
+      { calls: [call('ok_tool', { q: 'r2' })] },
+      { chunks: ['end'] },
+    ]);
+    expect(result.calls.map((c) => [c.id, c.arguments])).toEqual([['call_1_0', { q: 's' }], ['abc', { q: 'o' }], ['call_2_0', { q: 'r2' }]]);
+    expect(bodies[1]?.messages[2]?.tool_calls?.[0]?.function.arguments).toEqual({ q: 's' });
+    expect(result.iterations).toBe(2);
+  });
+
+  it('runs a call once when the response repeats its id', async () => {
+    let runs = 0;
+    const counted = tool('ok_tool', () => Promise.resolve({ n: ++runs }));
+    const { result } = await run([{ calls: [call('ok_tool', { q: 'a' }, 'same'), call('ok_tool', { q: 'b' }, 'same')] }, { chunks: ['x'] }], { tools: [counted] });
+    expect(runs).toBe(1);
+    expect(result.calls).toHaveLength(1);
+  });
+
+  it.each([
+    ['an unknown tool', call('nope', { q: 'a' }), 'unknown tool "nope"'],
+    ['arguments that are not JSON', call('ok_tool', '{"q":'), 'not valid JSON'],
+    ['arguments that are not an object', call('ok_tool', '[1]'), 'not a JSON object'],
+    ['a value of the wrong type', call('ok_tool', { q: 1 }), '"q"'],
+    ['an extra parameter', call('ok_tool', { q: 'a', zz: 1 }), 'zz'],
+  ])('re-asks 3 times after %s, then rolls back and stops invalid_response', async (_name, bad, reason) => {
+    const { result, bodies, sleeps, events } = await run([{ chunks: ['trying'], calls: [bad] }]);
+    expect(result.status).toBe('invalid_response');
+    expect(result.message).toContain(reason);
+    expect(bodies).toHaveLength(4);
+    // Rolled back: every re-ask sends exactly what the first request sent.
+    for (const body of bodies) expect(body).toEqual(bodies[0]);
+    expect(sleeps).toEqual([100, 200, 400]);
+    expect(events.flatMap((e) => (e.type === 'reask' ? [e.attempt] : []))).toEqual([1, 2, 3]);
+    expect(result.calls.every((c) => c.outcome === 'invalid')).toBe(true);
+    expect(result.text).toBe('');
+  });
+
+  it('goes on when a re-asked response is valid', async () => {
+    const { result } = await run([{ calls: [call('nope', {})] }, { calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['fine'] }]);
+    expect(result).toMatchObject({ status: 'ok', text: 'fine', iterations: 1, requests: 3 });
+  });
+
+  it('stops needs_input when validation finds a required parameter missing, even beside an invalid call; nothing runs', async () => {
+    let ran = false;
+    const watched = tool('ok_tool', () => {
+      ran = true;
+      return Promise.resolve({});
+    });
+    const { result, events, bodies } = await run([{ calls: [call('nope', {}), call('ok_tool', { n: 1 })] }], { tools: [watched] });
+    expect(result).toMatchObject({ status: 'needs_input', stopReason: 'required_parameter', requests: 1 });
+    expect(result.message).toBe('tool ok_tool needs "q", which the model did not give; ask again with it in your question');
+    expect(events).toContainEqual({ type: 'needs_input', id: 'call_1_1', name: 'ok_tool', parameter: 'q' });
+    expect(ran).toBe(false);
+    expect(bodies).toHaveLength(1);
+  });
+
+  it('stops needs_input when a tool result says a parameter is required', async () => {
+    const { result } = await run([{ calls: [call('req_tool', { q: 'x' })] }]);
+    expect(result).toMatchObject({ status: 'needs_input', requests: 1 });
+    expect(result.calls[0]).toMatchObject({ outcome: 'needs_input', error: 'city is required' });
+  });
+
+  it('never sends a failure back: only the round\'s successes go to the model', async () => {
+    const { result, bodies, events } = await run([{ calls: [call('fail_tool', { q: 'a' }), call('ok_tool', { q: 'b' })] }, { chunks: ['ok'] }]);
+    expect(result).toMatchObject({ status: 'ok', iterations: 1, allFailureRounds: 0 });
+    const sent = bodies[1]?.messages.slice(2);
+    expect(sent?.[0]?.tool_calls?.map((c) => c.function.name)).toEqual(['ok_tool']);
+    expect(sent?.filter((m) => m.role === 'tool').map((m) => m.tool_name)).toEqual(['ok_tool']);
+    expect(JSON.stringify(bodies[1])).not.toContain('fire');
+    expect(events).toContainEqual({ type: 'tool_execution_error', id: 'call_1_0', name: 'fail_tool', message: 'the disk is on fire' });
+  });
+
+  it('stops tool_failures after 3 all-failure rounds; iterations stay 0', async () => {
+    const { result, bodies } = await run([{ calls: [call('fail_tool', { q: 'a' })] }]);
+    expect(result).toMatchObject({ status: 'tool_failures', stopReason: 'all_failure_rounds', iterations: 0, allFailureRounds: 3, requests: 3 });
+    // The model is asked again with the same conversation: nothing of the failures was added.
+    expect(bodies[2]).toEqual(bodies[0]);
+  });
+
+  it.each([
+    ['a thrown ToolError with retryable false', 'perm_tool', 'no such service'],
+    ['a returned error with retryable false', 'err_tool', 'quota exceeded'],
+  ])('stops tool_failures at once on %s', async (_name, name, message) => {
+    const { result } = await run([{ calls: [call(name, { q: 'a' }), call('ok_tool', { q: 'b' })] }, { chunks: ['never'] }]);
+    expect(result).toMatchObject({ status: 'tool_failures', stopReason: 'permanent_failure', requests: 1, iterations: 1 });
+    expect(result.message).toContain(message);
+  });
+
+  it('shows "tool execution failed" for an unexpected exception and keeps the raw text for the log only', async () => {
+    const { result, events } = await run([{ calls: [call('crash_tool', { q: 'a' })] }, { chunks: ['x'] }, { chunks: ['x'] }]);
+    const failure = events.find((e) => e.type === 'tool_execution_error');
+    expect(failure).toEqual({ type: 'tool_execution_error', id: 'call_1_0', name: 'crash_tool', message: 'tool execution failed' });
+    expect(result.calls[0]).toMatchObject({ outcome: 'failure', error: 'tool execution failed' });
+    expect(result.calls[0]?.error_detail).toContain('/secret/path.js');
+  });
+
+  it('gives up a call after its timeout as an execution failure', async () => {
+    const { result } = await run([{ calls: [call('slow_tool', { q: 'a' })] }, { chunks: ['x'] }]);
+    expect(result.calls[0]).toMatchObject({ outcome: 'failure', error: 'timed out after 0.02 s' });
+    expect(result.status).toBe('ok');
+  });
+
+  it('stops max_iterations when rounds keep succeeding', async () => {
+    const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }], { maxIterations: 2 });
+    expect(result).toMatchObject({ status: 'max_iterations', iterations: 2, requests: 2 });
+    expect(result.message).toContain('--max-iterations');
+  });
+
+  it('runs a round\'s calls in parallel', async () => {
+    let started = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const waiting = tool('ok_tool', async () => {
+      if (++started === 3) release();
+      await gate;
+      return { started };
+    });
+    const { result } = await run([{ calls: [call('ok_tool', { q: '1' }), call('ok_tool', { q: '2' }), call('ok_tool', { q: '3' })] }, { chunks: ['x'] }], { tools: [waiting] });
+    expect(result.calls.map((c) => c.result)).toEqual(['{"started":3}', '{"started":3}', '{"started":3}']);
+  });
+
+  describe('the STOP signal', () => {
+    it('stops before the first request', async () => {
+      const { result, bodies } = await run([{ chunks: ['x'] }], { stopped: () => true });
+      expect(result).toMatchObject({ status: 'stopped', stopReason: 'stop_signal', requests: 0 });
+      expect(bodies).toHaveLength(0);
+    });
+
+    it('stops a running answer within one chunk and keeps its partial text', async () => {
+      let stop = false;
+      const { result } = await run([{ chunks: ['one ', 'two ', 'three ', 'four'] }], { stopped: () => stop, onChunk: (index) => (stop = index === 1) });
+      expect(result).toMatchObject({ status: 'stopped', text: 'one two ' });
+    });
+
+    it('stops before a tool round', async () => {
+      let ran = false;
+      let checks = 0;
+      const watched = tool('ok_tool', () => {
+        ran = true;
+        return Promise.resolve({});
+      });
+      // Clear for the request and its chunks, set when the tool round is about to start.
+      const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }], { tools: [watched], stopped: () => ++checks >= 3 });
+      expect(result.status).toBe('stopped');
+      expect(ran).toBe(false);
+    });
+  });
+
+  describe('confirmation of side effects', () => {
+    it('asks with the preview and runs on yes', async () => {
+      const { result, confirms } = await run([{ calls: [call('side_tool', { q: 'f' })] }, { chunks: ['x'] }]);
+      expect(confirms).toEqual([{ id: 'call_1_0', tool: 'side_tool', args: { q: 'f' }, preview: '$ touch f' }]);
+      expect(result.status).toBe('ok');
+    });
+
+    it.each([
+      ['no', 'the user refused the call'],
+      ['no-terminal', 'pass --yes'],
+    ] as const)('answer %s is a permanent failure', async (answer, text) => {
+      const { result } = await run([{ calls: [call('side_tool', { q: 'f' })] }], { confirm: answer });
+      expect(result).toMatchObject({ status: 'tool_failures', stopReason: 'permanent_failure' });
+      expect(result.calls[0]?.error).toContain(text);
+    });
+
+    it('does not ask with yes, nor for tools without side effects', async () => {
+      const { confirms } = await run([{ calls: [call('side_tool', { q: 'f' }), call('ok_tool', { q: 'g' })] }, { chunks: ['x'] }], { yes: true });
+      expect(confirms).toEqual([]);
+    });
+  });
+
+  describe('microcompaction', () => {
+    it('saves a result past its budget and sends its head and a note', async () => {
+      const { result, saved, bodies } = await run([{ calls: [call('big_tool', { q: 'a' })] }, { chunks: ['x'] }]);
+      const full = JSON.stringify({ text: 'x'.repeat(500) });
+      expect(saved).toEqual({ call_1_0: full });
+      const sent = bodies[1]?.messages.at(-1)?.content ?? '';
+      expect(sent.length).toBeLessThanOrEqual(200);
+      expect(JSON.parse(sent)).toMatchObject({ truncated: true, note: expect.stringContaining('tool-results/S1/call_1_0.json') as unknown });
+      expect(result.calls[0]).toMatchObject({ saved_as: 'tool-results/S1/call_1_0.json', result_chars: full.length });
+      expect(result.compacted).toEqual([{ id: 'call_1_0', kind: 'saved', chars_before: full.length, chars_after: sent.length, saved_as: 'tool-results/S1/call_1_0.json' }]);
+    });
+
+    it('reduces older rounds to one-line summaries and keeps the latest whole; the same input compacts the same way', async () => {
+      const long = tool('ok_tool', (args) => Promise.resolve({ text: `${String(args.q)} `.repeat(100) }));
+      const steps = [{ calls: [call('ok_tool', { q: 'first' })] }, { calls: [call('ok_tool', { q: 'second' })] }, { chunks: ['x'] }];
+      const one = await run(steps, { tools: [long] });
+      const two = await run(steps, { tools: [long] });
+      const last = one.bodies[2]?.messages ?? [];
+      const results = last.filter((m) => m.role === 'tool').map((m) => m.content);
+      expect(JSON.parse(results[0] ?? '')).toEqual({ summary: expect.stringMatching(/^ok_tool\(\{"q":"first"\}\) returned 611 characters: \{"text":"first first/) as unknown });
+      expect(results[1]).toBe(JSON.stringify({ text: 'second '.repeat(100) }));
+      expect(one.result.compacted).toEqual([{ id: 'call_1_0', kind: 'summarized', chars_before: 611, chars_after: results[0]?.length }]);
+      expect(JSON.stringify(two.bodies)).toBe(JSON.stringify(one.bodies));
+    });
+  });
+
+  it('reads the memo fresh for every request and puts it in the system prompt', async () => {
+    let version = 0;
+    const { bodies } = await run([{ calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['x'] }], { memo: () => ({ lang: `v${++version}` }), ephemeralSystem: 'Use tools.' });
+    expect(bodies.map((b) => b.messages[0])).toEqual([
+      { role: 'system', content: 'Be brief.\n\nUse tools.\n\nMemo (notes kept with the memo tool):\n- lang: v1' },
+      { role: 'system', content: 'Be brief.\n\nUse tools.\n\nMemo (notes kept with the memo tool):\n- lang: v2' },
+    ]);
+  });
+
+  it('ends as interrupted on Ctrl-C during a tool', async () => {
+    const controller = new AbortController();
+    const waits = tool('ok_tool', (_args) => {
+      controller.abort();
+      return Promise.reject(new ToolError('the command was interrupted', false));
+    });
+    const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }], { tools: [waits], signal: controller.signal });
+    expect(result.status).toBe('interrupted');
+  });
+
+  it('reports a model failure as error with its message', async () => {
+    const { result } = await run([{ status: 'error', failure: 'Ollama at x answered HTTP 500' }]);
+    expect(result).toMatchObject({ status: 'error', stopReason: 'model_error', message: 'Ollama at x answered HTTP 500' });
+  });
+});

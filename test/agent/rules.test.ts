@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+import { checkCall, judgeResponse, readToolCalls } from '../../src/agent/calls.js';
+import { DEFAULT_RESULT_BUDGET, savedResultPath, summarizeOlder, summaryOf, truncatedResult } from '../../src/agent/compaction.js';
+import type { ResultMessage } from '../../src/agent/compaction.js';
+import { buildAgentRequest, toolDefinitions } from '../../src/agent/request.js';
+import { renderTrajectory, toolCallingPrompt } from '../../src/agent/sharegpt.js';
+import { GENERIC_FAILURE, classifyResult, classifyThrown, oneLine, requiredParameter } from '../../src/agent/taxonomy.js';
+import { ToolError } from '../../src/tools/types.js';
+import type { Tool } from '../../src/tools/types.js';
+
+const echo: Tool = {
+  name: 'echo',
+  description: 'echo',
+  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  sideEffects: false,
+  run: () => Promise.resolve({}),
+};
+const tools = new Map([[echo.name, echo]]);
+
+describe('reading tool calls', () => {
+  it.each([
+    ['object arguments, no id', [{ function: { name: 'echo', arguments: { text: 'a' } } }], 2, [{ id: 'call_2_0', name: 'echo', arguments: { text: 'a' }, problem: null }]],
+    ['string arguments', [{ function: { name: 'echo', arguments: '{"text":"b"}' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: { text: 'b' }, problem: null }]],
+    ['an id kept', [{ id: 'x9', function: { name: 'echo', arguments: {} } }], 1, [{ id: 'x9', name: 'echo', arguments: {}, problem: null }]],
+    ['an empty id replaced', [{ id: '', function: { name: 'echo', arguments: {} } }], 3, [{ id: 'call_3_0', name: 'echo', arguments: {}, problem: null }]],
+    ['absent arguments are {}', [{ function: { name: 'echo' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: {}, problem: null }]],
+    ['bad JSON', [{ function: { name: 'echo', arguments: '{' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: null, problem: 'the arguments are not valid JSON' }]],
+    ['a JSON array', [{ function: { name: 'echo', arguments: '[]' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: null, problem: 'the arguments are not a JSON object' }]],
+    ['no name', [{ function: { arguments: {} } }], 1, [{ id: 'call_1_0', name: '', arguments: {}, problem: 'the call names no tool' }]],
+    ['not an object at all', ['junk'], 1, [{ id: 'call_1_0', name: '', arguments: {}, problem: 'the call names no tool' }]],
+    [
+      'indexes count every call, duplicates dropped',
+      [{ id: 'a', function: { name: 'echo', arguments: {} } }, { id: 'a', function: { name: 'echo', arguments: { text: 'dup' } } }, { function: { name: 'echo', arguments: {} } }],
+      1,
+      [{ id: 'a', name: 'echo', arguments: {}, problem: null }, { id: 'call_1_2', name: 'echo', arguments: {}, problem: null }],
+    ],
+  ])('%s', (_name, raw, round, expected) => {
+    expect(readToolCalls(raw, round)).toEqual(expected);
+  });
+});
+
+describe('checking calls and judging a response', () => {
+  const parsed = (name: string, args: Record<string, unknown> | null, problem: string | null = null) => ({ id: 'c', name, arguments: args, problem });
+  it.each([
+    ['valid', parsed('echo', { text: 'a' }), 'ok'],
+    ['unknown tool', parsed('nope', {}), 'invalid'],
+    ['unreadable', parsed('echo', null, 'the arguments are not valid JSON'), 'invalid'],
+    ['missing required', parsed('echo', {}), 'missing'],
+    ['null for a required one', parsed('echo', { text: null }), 'missing'],
+    ['wrong type', parsed('echo', { text: 3 }), 'invalid'],
+  ])('%s → %s', (_name, call, kind) => {
+    expect(checkCall(call, tools).kind).toBe(kind);
+  });
+
+  it('a missing parameter wins over invalid calls; invalid wins over valid ones', () => {
+    const ok = checkCall(parsed('echo', { text: 'a' }), tools);
+    const bad = checkCall(parsed('nope', {}), tools);
+    const missing = checkCall(parsed('echo', {}), tools);
+    expect(judgeResponse([ok, bad, missing]).kind).toBe('needs_input');
+    expect(judgeResponse([ok, bad])).toMatchObject({ kind: 'invalid', reasons: ['unknown tool "nope"'] });
+    expect(judgeResponse([ok]).kind).toBe('run');
+  });
+});
+
+describe('the error taxonomy', () => {
+  it.each([
+    ['location is required', 'location'],
+    ['Missing value: "city" is required', 'city'],
+    ['The parameter `q` is required', 'q'],
+    ['key is required for get', 'key'],
+    ['path parameter is required', 'path'],
+    ['disk full', null],
+    ['a subscription is required', 'subscription'],
+  ])('requiredParameter(%j) = %j', (message, parameter) => {
+    expect(requiredParameter(message)).toBe(parameter);
+  });
+
+  it.each([
+    ['a plain result', { data: 1 }, { kind: 'success', result: { data: 1 } }],
+    ['error: null is success', { error: null, data: 1 }, { kind: 'success', result: { error: null, data: 1 } }],
+    ['a required parameter', { error: 'city is required' }, { kind: 'needs_input', parameter: 'city', message: 'city is required' }],
+    ['a retryable failure', { error: 'busy' }, { kind: 'failure', message: 'busy', retryable: true, detail: null }],
+    ['a permanent failure', { error: 'gone', retryable: false }, { kind: 'failure', message: 'gone', retryable: false, detail: null }],
+    ['an error that is not text', { error: { code: 5 } }, { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: null }],
+    ['control characters removed', { error: 'bad\u001b[31m\nthing' }, { kind: 'failure', message: 'bad [31m thing', retryable: true, detail: null }],
+  ])('classifyResult: %s', (_name, result, expected) => {
+    expect(classifyResult(result)).toEqual(expected);
+  });
+
+  it.each([
+    ['ToolError', new ToolError('no such file'), { kind: 'failure', message: 'no such file', retryable: true, detail: null }],
+    ['permanent ToolError', new ToolError('refused', false), { kind: 'failure', message: 'refused', retryable: false, detail: null }],
+    ['ToolError naming a required parameter', new ToolError('command is required for start'), { kind: 'needs_input', parameter: 'command', message: 'command is required for start' }],
+    ['any other exception', new RangeError('boom at /x.js:1'), { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'RangeError: boom at /x.js:1' }],
+    ['a thrown string', 'oops', { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'oops' }],
+  ])('classifyThrown: %s', (_name, error, expected) => {
+    expect(classifyThrown(error)).toEqual(expected);
+  });
+
+  it('oneLine bounds the text', () => {
+    expect(oneLine('a'.repeat(400))).toHaveLength(301);
+  });
+});
+
+describe('microcompaction rules', () => {
+  it.each([
+    ['call_1_0', /^tool-results\/S\/call_1_0\.json$/],
+    ['../../config', /^tool-results\/S\/______config-[0-9a-f]{12}\.json$/],
+    ['a/b', /^tool-results\/S\/a_b-[0-9a-f]{12}\.json$/],
+    ['', /^tool-results\/S\/-[0-9a-f]{12}\.json$/],
+  ])('the saved path for call id %j stays a plain name in tool-results/<session>/', (id, path) => {
+    expect(savedResultPath('S', id)).toMatch(path);
+    expect(savedResultPath('S', id)).toBe(savedResultPath('S', id));
+  });
+
+  it('ids that differ only in unsafe characters are saved apart', () => {
+    expect(savedResultPath('S', 'a/b')).not.toBe(savedResultPath('S', 'a.b'));
+  });
+
+  it('the default budget', () => {
+    expect(DEFAULT_RESULT_BUDGET).toBe(4000);
+  });
+
+  it.each([300, 1000, 4000])('a truncated result is JSON within a budget of %i, naming where the rest is', (budget) => {
+    const content = JSON.stringify({ text: '"quoted"\n'.repeat(2000) });
+    const out = truncatedResult(content, budget, 'tool-results/S/c.json');
+    expect(out.length).toBeLessThanOrEqual(budget);
+    const parsed = JSON.parse(out) as { truncated: boolean; note: string; head: string };
+    expect(parsed.note).toContain(`${content.length} characters`);
+    expect(parsed.note).toContain('tool-results/S/c.json');
+    expect(content.startsWith(parsed.head)).toBe(true);
+  });
+
+  it('summaries: one line, older rounds only, long results only, once', () => {
+    const results: ResultMessage[] = [
+      { callId: 'a', name: 'read_file', args: { path: 'x' }, content: 'y'.repeat(500), round: 1, summarized: false },
+      { callId: 'b', name: 'read_file', args: { path: 'z' }, content: 'short', round: 1, summarized: false },
+      { callId: 'c', name: 'read_file', args: { path: 'w' }, content: 'y'.repeat(500), round: 2, summarized: false },
+    ];
+    const records = summarizeOlder(results, 2);
+    expect(records).toEqual([{ id: 'a', kind: 'summarized', chars_before: 500, chars_after: results[0]?.content.length }]);
+    expect(results[0]?.content).toBe(summaryOf('read_file', { path: 'x' }, 'y'.repeat(500)));
+    expect(results[0]?.content).not.toContain('\n');
+    expect(results[1]?.content).toBe('short');
+    expect(results[2]?.content).toBe('y'.repeat(500));
+    expect(summarizeOlder(results, 2)).toEqual([]);
+  });
+});
+
+describe('the agent request', () => {
+  const base = { model: 'argo', messages: [{ role: 'user' as const, content: 'hi' }], stream: true, options: { temperature: 0 } };
+  it('is byte-identical for equal inputs, tools in the given order, key order fixed', () => {
+    const one = JSON.stringify(buildAgentRequest({ base, tools: [echo], ephemeralSystem: null, memo: { b: '2', a: '1' }, added: [] }));
+    const two = JSON.stringify(buildAgentRequest({ base, tools: [echo], ephemeralSystem: null, memo: { a: '1', b: '2' }, added: [] }));
+    expect(one).toBe(two);
+    expect(one).toBe(
+      '{"endpoint":"/api/chat","body":{"model":"argo","messages":[{"role":"system","content":"Memo (notes kept with the memo tool):\\n- a: 1\\n- b: 2"},{"role":"user","content":"hi"}],' +
+        '"tools":[{"type":"function","function":{"name":"echo","description":"echo","parameters":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}}],"stream":true,"options":{"temperature":0}}}',
+    );
+  });
+
+  it('has no system message when there is nothing to say', () => {
+    expect(buildAgentRequest({ base, tools: [], ephemeralSystem: null, memo: {}, added: [] }).body.messages).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+});
+
+describe('ShareGPT trajectories', () => {
+  const turn = {
+    id: 't1',
+    session: 'default',
+    model: 'argo',
+    timestamp: '2026-01-01T00:00:00.000+00:00',
+    user_prompt: 'what is in a.txt?',
+    model_response: 'It says hello.',
+    tool_calls: [
+      { id: 'call_1_0', name: 'echo', arguments: { text: 'a' }, outcome: 'success', round: 1, result: '{"ok":1}' },
+      { id: 'call_1_1', name: 'echo', arguments: { text: 'b' }, outcome: 'failure', round: 1 },
+      { id: 'call_1_0', name: 'echo', arguments: { text: 'a' }, outcome: 'success', round: 1, result: '{"ok":1}' },
+      { id: 'call_2_0', name: 'echo', arguments: { text: 'c' }, outcome: 'success', round: 2, result: 'not json' },
+    ],
+  };
+  it('renders system, human, gpt/tool per round (successes only, each id once) and the final gpt', () => {
+    const defs = toolDefinitions([echo]);
+    expect(renderTrajectory(turn, defs)).toEqual({
+      id: 't1',
+      session: 'default',
+      model: 'argo',
+      timestamp: '2026-01-01T00:00:00.000+00:00',
+      conversations: [
+        { from: 'system', value: toolCallingPrompt(defs) },
+        { from: 'human', value: 'what is in a.txt?' },
+        { from: 'gpt', value: '<tool_call>\n{"name":"echo","arguments":{"text":"a"}}\n</tool_call>' },
+        { from: 'tool', value: '<tool_response>\n{"tool_call_id":"call_1_0","name":"echo","content":{"ok":1}}\n</tool_response>' },
+        { from: 'gpt', value: '<tool_call>\n{"name":"echo","arguments":{"text":"c"}}\n</tool_call>' },
+        { from: 'tool', value: '<tool_response>\n{"tool_call_id":"call_2_0","name":"echo","content":"not json"}\n</tool_response>' },
+        { from: 'gpt', value: 'It says hello.' },
+      ],
+    });
+  });
+
+  it('the system prompt lists the tools inside <tools>…</tools>', () => {
+    expect(toolCallingPrompt(toolDefinitions([echo]))).toContain('<tools>[{"type":"function","function":{"name":"echo"');
+  });
+
+  it('a turn without tools is system, human, gpt', () => {
+    expect(renderTrajectory({ ...turn, tool_calls: [] }, []).conversations.map((m) => m.from)).toEqual(['system', 'human', 'gpt']);
+  });
+});

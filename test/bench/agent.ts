@@ -1,0 +1,199 @@
+// Issue 11's figures: the agent loop's own cost per tool round (everything but the model and the
+// tool), 8 parallel read_file calls against one, and start-up with `--tools dev` against none.
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { agentAnswerer } from '../../src/agent/answer.js';
+import type { AgentSetup } from '../../src/agent/answer.js';
+import type { StreamOutcome, TransportRequest } from '../../src/ollama/transport.js';
+import type { OllamaRequest } from '../../src/replay/prompt.js';
+import { loadToolbox } from '../../src/tools/catalog.js';
+import type { Tool } from '../../src/tools/types.js';
+import type { AnswerContext } from '../../src/turn/turn.js';
+import { streamAnswer } from '../../src/turn/turn.js';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import { ARGO_BIN, cleanEnv, expectSuccess, runNode } from './process.js';
+import type { Repetitions } from './options.js';
+import type { Row } from './report.js';
+import { median, round, summarize } from './stats.js';
+import type { Summary } from './stats.js';
+
+export interface AgentBenchResult {
+  overheadPerRound: { rounds: number; agentMs: Summary; plainMs: Summary; perRoundMs: number };
+  parallelRead: { fileBytes: number; oneMs: Summary; eightMs: Summary; ratio: number };
+  startup: { plainMs: Summary; toolsMs: Summary; ratio: number };
+}
+
+const METRICS = { total_duration: 1, load_duration: 0, prompt_eval_count: 1, prompt_eval_duration: 1, eval_count: 1, eval_duration: 1, done_reason: 'stop' };
+const ROUNDS = 20;
+
+/** A model that answers at once: `script(n)` gives the tool calls of request n (none: a final answer). */
+function instantTransport(script: (request: number) => unknown[]): AnswerContext['transport'] {
+  let requests = 0;
+  return {
+    stream: (_request: TransportRequest, hooks) => {
+      const calls = script(requests++);
+      hooks.onText(calls.length === 0 ? 'done' : '');
+      hooks.onChunk?.();
+      const outcome: StreamOutcome = { status: 'ok', failure: null, metrics: METRICS, attempts: 1, toolCalls: calls };
+      return Promise.resolve(outcome);
+    },
+    installedModels: () => Promise.resolve([]),
+  };
+}
+
+const REQUEST: OllamaRequest = {
+  endpoint: '/api/chat',
+  body: { model: 'argo', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'read the files' }], stream: true },
+};
+
+function context(transport: AnswerContext['transport']): AnswerContext {
+  return { transport, clock: () => performance.now(), onText: () => undefined };
+}
+
+function setup(tools: Tool[], root: string, home: string): AgentSetup {
+  return {
+    tools,
+    unavailable: [],
+    root,
+    home,
+    maxIterations: ROUNDS + 5,
+    ephemeralSystem: null,
+    yes: true,
+    confirm: () => Promise.resolve('yes'),
+    emit: () => undefined,
+    sessionId: () => Promise.resolve('bench'),
+  };
+}
+
+async function time(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+}
+
+export async function benchAgent(runs: Repetitions, progress: (message: string) => void): Promise<{ result: AgentBenchResult; rows: Row[] }> {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-bench-agent-')));
+  const home = mkdtempSync(join(tmpdir(), 'argo-bench-agent-home-'));
+  const fileBytes = 40 * 1024;
+  writeFileSync(join(root, 'file.txt'), `${'x'.repeat(79)}\n`.repeat(fileBytes / 80));
+  writeFileSync(join(home, 'memo.json'), JSON.stringify({ project: 'argo', style: 'terse' }));
+  try {
+    const box = await loadToolbox(['fs', 'memo'], {});
+    // The tool itself is not the loop: a no-op tool isolates the loop's own work per round.
+    const noop: Tool = { name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, sideEffects: false, run: () => Promise.resolve({ ok: true }) };
+    const tools = [...box.tools, noop];
+    // The calls' own span in a round: from the first call starting to the last one finishing.
+    let firstStart = 0;
+    let lastEnd = 0;
+    const answer = agentAnswerer({
+      ...setup(tools, root, home),
+      emit: (event) => {
+        if (event.type !== 'tool_status') return;
+        if (event.status === 'running') firstStart ||= performance.now();
+        else lastEnd = performance.now();
+      },
+    });
+    const roundSpan = async (transport: AnswerContext['transport']): Promise<number> => {
+      firstStart = 0;
+      lastEnd = 0;
+      await answer(REQUEST, context(transport));
+      return lastEnd - firstStart;
+    };
+    const repeat = Math.max(10, runs.explain);
+
+    progress(`agent loop: ${ROUNDS} rounds of a no-op tool vs the plain answer path, ${repeat} runs`);
+    const agentMs: number[] = [];
+    const plainMs: number[] = [];
+    for (let i = 0; i < repeat + 2; i++) {
+      const transport = instantTransport((n) => (n < ROUNDS ? [{ function: { name: 'noop', arguments: { n } } }] : []));
+      const a = await time(() => answer(REQUEST, context(transport)));
+      const p = await time(() => streamAnswer(REQUEST, context(instantTransport(() => []))));
+      // The first runs warm the JIT and the module caches.
+      if (i >= 2) {
+        agentMs.push(a);
+        plainMs.push(p);
+      }
+    }
+    const perRoundMs = (median(agentMs) - median(plainMs)) / ROUNDS;
+
+    progress(`8 parallel read_file calls vs 1 (${fileBytes / 1024} KB file), ${repeat} runs`);
+    const read = (count: number) => instantTransport((n) => (n === 0 ? Array.from({ length: count }, () => ({ function: { name: 'read_file', arguments: { path: 'file.txt' } } })) : []));
+    const oneMs: number[] = [];
+    const eightMs: number[] = [];
+    for (let i = 0; i < repeat + 2; i++) {
+      const one = await roundSpan(read(1));
+      const eight = await roundSpan(read(8));
+      if (i >= 2) {
+        oneMs.push(one);
+        eightMs.push(eight);
+      }
+    }
+    await box.close();
+
+    progress(`start-up: argo vs argo --tools dev against the stand-in, ${repeat} runs each`);
+    const server = await startFakeOllama({ reply: 'ok', models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
+    const env = cleanEnv(home);
+    const plainRuns: number[] = [];
+    const toolRuns: number[] = [];
+    try {
+      for (let i = 0; i < repeat + 1; i++) {
+        const order = i % 2 === 0 ? [false, true] : [true, false];
+        for (const withTools of order) {
+          const args = [ARGO_BIN, '--home', home, '--host', server.url, '--no-log', ...(withTools ? ['--tools', 'dev', '--root', root] : []), 'hi'];
+          const outcome = expectSuccess(await runNode({ args, env, stdout: 'pipe' }), withTools ? 'argo --tools dev' : 'argo');
+          if (i > 0) (withTools ? toolRuns : plainRuns).push(outcome.wallMs);
+        }
+      }
+    } finally {
+      await server.close();
+    }
+
+    const result: AgentBenchResult = {
+      overheadPerRound: { rounds: ROUNDS, agentMs: summarize(agentMs), plainMs: summarize(plainMs), perRoundMs: round(perRoundMs, 3) },
+      parallelRead: { fileBytes, oneMs: summarize(oneMs), eightMs: summarize(eightMs), ratio: round(median(eightMs) / median(oneMs)) },
+      startup: { plainMs: summarize(plainRuns), toolsMs: summarize(toolRuns), ratio: round(median(toolRuns) / median(plainRuns)) },
+    };
+    return { result, rows: agentRows(result) };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const ms = (value: number): string => `${value.toFixed(2)} ms`;
+
+function agentRows(r: AgentBenchResult): Row[] {
+  const section = 'Issue 11: agent mode';
+  return [
+    {
+      section,
+      measure: `loop overhead per tool round (${r.overheadPerRound.rounds} rounds, median)`,
+      argo: ms(r.overheadPerRound.perRoundMs),
+      reference: `plain answer ${ms(r.overheadPerRound.plainMs.median)}`,
+      comparison: `run ${ms(r.overheadPerRound.agentMs.median)}`,
+      target: '≤ 5 ms',
+      pass: r.overheadPerRound.perRoundMs <= 5,
+      note: 'in-process, model and tool answer at once: validation, request building, memo read, STOP checks, bookkeeping',
+    },
+    {
+      section,
+      measure: '8 parallel read_file calls in one round vs 1 (median span of the calls)',
+      argo: ms(r.parallelRead.eightMs.median),
+      reference: ms(r.parallelRead.oneMs.median),
+      comparison: `${r.parallelRead.ratio.toFixed(2)}×`,
+      target: '≤ 1.5×',
+      pass: r.parallelRead.ratio <= 1.5,
+    },
+    {
+      section,
+      measure: 'start-up and one answer, --tools dev vs none (median)',
+      argo: ms(r.startup.toolsMs.median),
+      reference: ms(r.startup.plainMs.median),
+      comparison: `${r.startup.ratio.toFixed(2)}×`,
+      target: '≤ 1.15×',
+      pass: r.startup.ratio <= 1.15,
+    },
+  ];
+}

@@ -1,0 +1,69 @@
+// Agent mode at a terminal: side-effecting calls ask y/N, showing the diff or the command.
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama, FakeRound } from '../support/fake-ollama.js';
+import { startInPty } from '../support/pty.js';
+import { logLines, tempHome } from '../support/run-argo.js';
+
+let ollama: FakeOllama;
+beforeAll(async () => {
+  ollama = await startFakeOllama({ models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
+});
+afterAll(async () => {
+  await ollama.close();
+});
+
+/** This test's rounds, counted from the stand-in's next chat request. */
+function script(rounds: FakeRound[]): void {
+  const start = ollama.rounds;
+  ollama.options.rounds = (_body, index) => rounds[index - start];
+}
+
+function root(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'argo-agent-tty-')));
+  writeFileSync(join(dir, 'main.ts'), 'export const main = 1;\n');
+  return dir;
+}
+
+describe('argo --tools on a terminal', () => {
+  it('shows the diff of an edit and runs it on "y"', async () => {
+    const dir = root();
+    script([{ toolCalls: [{ function: { name: 'edit_file', arguments: { path: 'main.ts', old: '= 1', new: '= 2' } } }] }, { reply: 'Changed.' }]);
+    const terminal = startInPty(['-T', 'edit', '--root', dir, 'bump it'], { home: tempHome(), host: ollama.url });
+    await terminal.waitFor('Allow? [y/N]');
+    expect(terminal.output).toContain('argo: edit_file wants to run:');
+    expect(terminal.output).toContain('-export const main = 1;');
+    expect(terminal.output).toContain('+export const main = 2;');
+    terminal.write('y\r');
+    expect((await terminal.exited).code).toBe(0);
+    expect(readFileSync(join(dir, 'main.ts'), 'utf8')).toBe('export const main = 2;\n');
+    expect(terminal.output).toContain('Changed.');
+  });
+
+  it('"n" (or Enter) refuses: a permanent failure, nothing runs, exit 1', async () => {
+    const dir = root();
+    const home = tempHome();
+    script([{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }, { reply: 'never' }]);
+    const terminal = startInPty(['-T', 'shell', '--root', dir, 'make it'], { home, host: ollama.url });
+    await terminal.waitFor('Allow? [y/N]');
+    expect(terminal.output).toContain('$ touch made.txt');
+    terminal.write('\r');
+    expect((await terminal.exited).code).toBe(1);
+    expect(existsSync(join(dir, 'made.txt'))).toBe(false);
+    expect(terminal.output).toContain('argo: tool run_command failed: the user refused the call');
+    expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', stop_reason: 'permanent_failure' });
+  });
+
+  it('Ctrl-C at the question ends the run at once: exit 130', async () => {
+    const dir = root();
+    script([{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }]);
+    const terminal = startInPty(['-T', 'shell', '--root', dir, 'make it'], { home: tempHome(), host: ollama.url });
+    await terminal.waitFor('Allow? [y/N]');
+    terminal.write('\x03');
+    expect((await terminal.exited).code).toBe(130);
+    expect(existsSync(join(dir, 'made.txt'))).toBe(false);
+  });
+});

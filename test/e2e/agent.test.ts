@@ -1,0 +1,314 @@
+// argo --tools end to end: the built bin/argo against the Ollama stand-in scripting tool calls,
+// real files in a temporary tree, a real shell, a real MCP server.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama, FakeToolCall, RequestBody } from '../support/fake-ollama.js';
+import { TEST_MCP_SERVER } from '../support/mcp.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+
+interface Round {
+  reply?: string;
+  calls?: FakeToolCall[];
+}
+
+let ollama: FakeOllama;
+let script: Round[] = [];
+let next = 0;
+let current: Round = {};
+
+beforeAll(async () => {
+  ollama = await startFakeOllama({
+    models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }],
+    // Called once per request, before toolCalls: it picks the round.
+    reply: () => {
+      current = script[Math.min(next++, script.length - 1)] ?? {};
+      return current.reply ?? '';
+    },
+    toolCalls: () => current.calls,
+  });
+});
+afterAll(async () => {
+  await ollama.close();
+});
+beforeEach(() => {
+  ollama.setScenario(undefined);
+  ollama.requests.length = 0;
+  script = [];
+  next = 0;
+});
+
+const call = (name: string, args: Record<string, unknown> | string, id?: string): FakeToolCall => ({
+  ...(id !== undefined ? { id } : {}),
+  // A string is sent as a JSON string value, as some models do.
+  function: { name, arguments: args },
+});
+
+function chatBodies(): RequestBody[] {
+  return ollama.requests.filter((request) => request.path === '/api/chat').map((request) => JSON.parse(request.body) as RequestBody);
+}
+
+interface Message {
+  role: string;
+  content: string;
+  tool_calls?: { id?: string; function: { name: string; arguments: unknown } }[];
+  tool_name?: string;
+}
+const messagesOf = (body: RequestBody | undefined): Message[] => (body?.messages ?? []) as Message[];
+
+function tree(): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-agent-root-')));
+  mkdirSync(join(root, 'src'));
+  writeFileSync(join(root, 'notes.txt'), 'first line\nsecond line\n');
+  writeFileSync(join(root, 'src', 'main.ts'), 'export const main = 1;\n');
+  return root;
+}
+
+function argo(args: string[], home: string, extra: Parameters<typeof runArgo>[1] extends infer O ? Partial<O> : never = {}) {
+  return runArgo(args, { home, host: ollama.url, ...extra });
+}
+
+describe('argo --tools: file tools on a real tree', () => {
+  it('runs a round of parallel calls, feeds back the results, answers, logs and exports the trajectory', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ calls: [call('read_file', '{"path":"notes.txt","limit":1}'), call('list_files', { pattern: '**/*.ts' })] }, { reply: 'The notes begin with "first line".' }];
+    const result = await argo(['-T', 'fs', '--root', root, 'what do the notes say?'], home);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe('The notes begin with "first line".\n');
+
+    const [first, second] = chatBodies();
+    expect((first?.tools as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual(['list_files', 'read_file', 'search_files']);
+    const added = messagesOf(second).slice(messagesOf(first).length);
+    // Sent without ids and with string arguments: numbered call_<round>_<index>, sent back as objects.
+    expect(added[0]).toEqual({
+      role: 'assistant',
+      content: '',
+      tool_calls: [
+        { id: 'call_1_0', function: { name: 'read_file', arguments: { path: 'notes.txt', limit: 1 } } },
+        { id: 'call_1_1', function: { name: 'list_files', arguments: { pattern: '**/*.ts' } } },
+      ],
+    });
+    expect(added.slice(1)).toEqual([
+      { role: 'tool', tool_name: 'read_file', content: JSON.stringify({ path: 'notes.txt', from_line: 1, to_line: 1, content: 'first line' }) },
+      { role: 'tool', tool_name: 'list_files', content: JSON.stringify({ files: ['src/main.ts'], count: 1 }) },
+    ]);
+
+    const [entry] = logLines(home);
+    expect(entry).toMatchObject({ status: 'ok', tools: ['list_files', 'read_file', 'search_files'], iterations: 1, all_failure_rounds: 0, stop_reason: 'answered', tools_unavailable: [], compacted: [] });
+    expect((entry?.tool_calls as { name: string; outcome: string; round: number }[]).map((c) => [c.name, c.outcome, c.round])).toEqual([['read_file', 'success', 1], ['list_files', 'success', 1]]);
+
+    const found = await argo(['logs', '--tool', 'read_file', '--json'], home);
+    expect(found.stdout.trim().split('\n')).toHaveLength(1);
+    const exported = await argo(['export', '--format', 'sharegpt'], home);
+    const trajectory = JSON.parse(exported.stdout) as { conversations: { from: string; value: string }[] };
+    expect(trajectory.conversations.map((m) => m.from)).toEqual(['system', 'human', 'gpt', 'tool', 'gpt']);
+    expect(trajectory.conversations[0]?.value).toContain('<tools>[{"type":"function","function":{"name":"list_files"');
+    expect(trajectory.conversations[2]?.value).toContain('<tool_call>\n{"name":"read_file","arguments":{"path":"notes.txt","limit":1}}\n</tool_call>');
+    expect(trajectory.conversations[3]?.value).toContain('<tool_response>');
+  });
+
+  it('refuses paths outside the root: a failure, never sent back to the model', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ calls: [call('read_file', { path: '../../../etc/passwd' }), call('read_file', { path: 'notes.txt' })] }, { reply: 'ok' }];
+    const result = await argo(['-T', 'read_file', '--root', root, 'read'], home);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('argo: tool read_file failed: path "../../../etc/passwd" is outside the root directory; use a path inside it\n');
+    const second = chatBodies()[1];
+    expect(JSON.stringify(second)).not.toContain('passwd');
+    expect(messagesOf(second).filter((m) => m.role === 'tool')).toHaveLength(1);
+  });
+});
+
+describe('argo --tools: what the model is sent after each kind of failure', () => {
+  it('an invalid response is asked again with the same conversation, then rolled back: invalid_response, exit 1', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('no_such_tool', {})] }];
+    const result = await argo(['-T', 'fs', 'go'], home);
+    expect(result.code).toBe(1);
+    const bodies = chatBodies();
+    expect(bodies).toHaveLength(4);
+    for (const body of bodies) expect(body).toEqual(bodies[0]);
+    expect(result.stderr.match(/asking again \(\d of 3\)/g)).toEqual(['asking again (1 of 3)', 'asking again (2 of 3)', 'asking again (3 of 3)']);
+    expect(result.stderr).toContain('argo: the model\'s tool calls were still invalid after 3 re-asks (unknown tool "no_such_tool"); try another model or fewer tools (logged as invalid_response)');
+    expect(logLines(home)[0]).toMatchObject({ status: 'invalid_response', stop_reason: 'invalid_response', iterations: 0 });
+  });
+
+  it('a missing required parameter stops at once: needs_input, nothing sent back, exit 1, found by --status', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('read_file', { offset: 2 })] }, { reply: 'never' }];
+    const result = await argo(['-T', 'fs', 'read it'], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('argo: tool read_file needs "path", which the model did not give; ask again with it in your question (logged as needs_input)\n');
+    expect(chatBodies()).toHaveLength(1);
+    const listed = await argo(['logs', '--status', 'needs_input', '--json'], home);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ status: 'needs_input', stop_reason: 'required_parameter' });
+  });
+
+  it('three all-failure rounds stop the loop: tool_failures; the model saw none of them', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('read_file', { path: 'missing.txt' })] }];
+    const result = await argo(['-T', 'fs', '--root', tree(), 'read'], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr.match(/argo: tool read_file failed: file "missing.txt" does not exist/g)).toHaveLength(3);
+    const bodies = chatBodies();
+    expect(bodies).toHaveLength(3);
+    expect(bodies[2]).toEqual(bodies[0]);
+    expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', stop_reason: 'all_failure_rounds', all_failure_rounds: 3 });
+  });
+
+  it('max_iterations ends a loop that keeps calling', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('list_files', { pattern: '*' })] }];
+    const result = await argo(['-T', 'fs', '--max-iterations', '2', '--root', tree(), 'loop'], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('stopped after 2 tool rounds without a final answer');
+    expect(logLines(home)[0]).toMatchObject({ status: 'max_iterations', iterations: 2 });
+  });
+});
+
+describe('argo --tools: the shell', () => {
+  it('runs a real command with --yes and feeds back its output', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ calls: [call('run_command', { command: 'echo hello > out.txt && cat out.txt && pwd' })] }, { reply: 'done' }];
+    const result = await argo(['-T', 'shell', '--yes', '--root', root, 'make a file'], home);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('hello\n');
+    const fed = messagesOf(chatBodies()[1]).at(-1);
+    expect(fed).toEqual({ role: 'tool', tool_name: 'run_command', content: JSON.stringify({ exit_code: 0, stdout: `hello\n${root}\n`, stderr: '' }) });
+  });
+
+  it('without a terminal and without --yes, a side-effecting call is a permanent failure that stops at once', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ calls: [call('run_command', { command: 'touch made.txt' })] }, { reply: 'never' }];
+    const result = await argo(['-T', 'shell', '--root', root, 'make a file'], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('argo: tool run_command failed: it has side effects and needs confirmation: pass --yes (there is no terminal to ask on)');
+    expect(existsSync(join(root, 'made.txt'))).toBe(false);
+    expect(chatBodies()).toHaveLength(1);
+    expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', stop_reason: 'permanent_failure' });
+  });
+
+  it('Ctrl-C during a tool kills its process group and exits 130, logged as interrupted', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ calls: [call('run_command', { command: 'echo $$ > started; sleep 30' })] }];
+    const started = Date.now();
+    const result = await argo(['-T', 'shell', '--yes', '--root', root, 'wait'], home, {
+      onSpawn: (child) => {
+        void vi.waitFor(() => expect(existsSync(join(root, 'started'))).toBe(true), { timeout: 10_000, interval: 20 }).then(() => child.kill('SIGINT'));
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(logLines(home)[0]).toMatchObject({ status: 'interrupted' });
+    const shell = Number(readFileSync(join(root, 'started'), 'utf8'));
+    expect(() => process.kill(shell, 0)).toThrow();
+  });
+});
+
+describe('argo --tools: memo and replay', () => {
+  it('the memo tool writes memo.json, and the next request of the run already carries it in its system prompt', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('memo', { operation: 'set', key: 'lang', value: 'TypeScript' })] }, { reply: 'noted' }];
+    expect((await argo(['-T', 'memo', 'remember TypeScript'], home)).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(home, 'memo.json'), 'utf8'))).toEqual({ lang: 'TypeScript' });
+    const [first, second] = chatBodies().map((body) => messagesOf(body)[0]?.content ?? '');
+    expect(first).not.toContain('lang');
+    expect(second).toContain('Memo (notes kept with the memo tool):\n- lang: TypeScript');
+  });
+
+  it('replay sends an agent turn as its prompt and final answer only; a needs_input turn is never replayed', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'There are two files.' }];
+    expect((await argo(['-s', 'work', '-T', 'fs', '--root', tree(), 'what files are there?'], home)).code).toBe(0);
+    script = [{ calls: [call('read_file', {})] }];
+    next = 0;
+    expect((await argo(['-s', 'work', '-T', 'fs', 'read one'], home)).code).toBe(1);
+    const explained = await argo(['-s', 'work', '--replay', 'last:5', '--explain', '--json', 'and now?'], home);
+    const messages = (JSON.parse(explained.stdout) as { request: { body: { messages: Message[] } } }).request.body.messages;
+    expect(messages.slice(1)).toEqual([
+      { role: 'user', content: 'what files are there?' },
+      { role: 'assistant', content: 'There are two files.' },
+      { role: 'user', content: 'and now?' },
+    ]);
+  });
+});
+
+describe('argo --tools: MCP, STOP, config', () => {
+  it('calls a real MCP server\'s tool through the SDK', async () => {
+    const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
+    script = [{ calls: [call('add', { a: 2, b: 40 })] }, { reply: 'It is 42.' }];
+    const result = await argo(['-T', 'mcp:calc', 'add 2 and 40'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'It is 42.\n' });
+    const first = chatBodies()[0];
+    expect((first?.tools as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual(['add', 'shout']);
+    expect(messagesOf(chatBodies()[1]).at(-1)).toEqual({ role: 'tool', tool_name: 'add', content: '{"content":"42"}' });
+  });
+
+  it('an MCP server that does not start is left out with a note; the rest still work', async () => {
+    const home = tempHome({ mcpServers: { broken: { command: '/nonexistent/server' } } });
+    script = [{ reply: 'fine' }];
+    const result = await argo(['-T', 'mcp:broken,memo', 'hi'], home);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^argo: tool mcp:broken is unavailable \(MCP server "broken" did not start/);
+    expect(logLines(home)[0]).toMatchObject({ tools: ['memo'], tools_unavailable: [{ name: 'mcp:broken' }] });
+  });
+
+  it('argo stop halts a running answer within a chunk and keeps its partial text', async () => {
+    const home = tempHome();
+    script = [{ reply: Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ') }];
+    ollama.setScenario({ delayMs: 20 });
+    let stopped = false;
+    const result = await argo(['-T', 'memo', 'talk'], home, {
+      onStdout: () => {
+        if (stopped) return;
+        stopped = true;
+        void runArgo(['stop'], { home });
+      },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('argo: stopped by the STOP signal; run "argo stop --clear" to allow runs again (logged as stopped)');
+    const [entry] = logLines(home);
+    expect(entry).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal' });
+    expect(String(entry?.model_response)).toMatch(/^ ?w0/);
+    expect(String(entry?.model_response).length).toBeLessThan(200 * 4);
+    // Set, it stops the next run before any request.
+    ollama.requests.length = 0;
+    expect((await argo(['-T', 'memo', 'again'], home)).code).toBe(1);
+    expect(chatBodies()).toHaveLength(0);
+  });
+
+  it.each([
+    [{ toolsets: { a: { includes: ['b'] }, b: { includes: ['a'] } } }, ['-T', 'a'], 'toolset cycle: a → b → a'],
+    [{ tools: ['fss'] }, [], 'config.json: "tools": unknown toolset or tool "fss"'],
+    [{ commandTools: { x: { description: 'x', argv: ['ls'], parameters: { type: 'string' } } } }, ['-T', 'x'], 'commandTools."x".parameters must be a JSON Schema object'],
+    [{ mcpServers: { m: { args: ['x'] } } }, ['-T', 'fs'], '"mcpServers.m.command" is missing'],
+    [{ commandTools: { x: { argv: ['ls'] } } }, ['-T', 'fs'], '"commandTools.x" needs "description" and "argv"'],
+    [{ maxIterations: 0 }, ['-T', 'fs'], '"maxIterations" must be at least 1'],
+  ])('bad config %j is a usage error (exit 2) naming it', async (config, args, message) => {
+    const result = await argo([...args, '--explain', 'hi'], tempHome(config));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('--explain --json prints the resolution and the exact first request, byte-identical run to run; nothing runs', async () => {
+    const home = tempHome({ tools: ['fs'] });
+    const one = await argo(['--tools', 'dev,memo', '--explain', '--json', '--root', '/', 'hi'], home);
+    const two = await argo(['--tools', 'dev,memo', '--explain', '--json', '--root', '/', 'hi'], home);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toBe(two.stdout);
+    const explained = JSON.parse(one.stdout) as { tools: { tools: string[] }; request: { body: { tools: unknown[] } } };
+    expect(explained.tools.tools).toEqual(['edit_file', 'list_files', 'memo', 'process', 'read_file', 'run_command', 'search_files', 'write_file']);
+    expect(explained.request.body.tools).toHaveLength(8);
+    expect(chatBodies()).toHaveLength(0);
+    // --tools none turns config's default off: a plain explanation, no tools.
+    const plain = JSON.parse((await argo(['--tools', 'none', '--explain', '--json', 'hi'], home)).stdout) as { request: { body: Record<string, unknown> } };
+    expect(plain.request.body.tools).toBeUndefined();
+  });
+});

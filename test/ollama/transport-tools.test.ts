@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OllamaTransport } from '../../src/ollama/transport.js';
+import type { TransportRequest } from '../../src/ollama/transport.js';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama, FakeRound } from '../support/fake-ollama.js';
+
+let ollama: FakeOllama;
+beforeAll(async () => {
+  ollama = await startFakeOllama({ models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
+});
+afterAll(async () => {
+  await ollama.close();
+});
+
+function script(rounds: FakeRound[]): void {
+  const start = ollama.rounds;
+  ollama.options.rounds = (_body, index) => rounds[index - start];
+}
+
+const TOOLS = [{ type: 'function' as const, function: { name: 'read_file', description: 'read', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
+
+const request: TransportRequest = {
+  endpoint: '/api/chat',
+  body: {
+    model: 'argo',
+    messages: [
+      { role: 'user', content: 'read a.txt' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_1_0', function: { name: 'read_file', arguments: { path: 'a.txt' } } }] },
+      { role: 'tool', tool_name: 'read_file', content: '{"content":"hi"}' },
+    ],
+    tools: TOOLS,
+    stream: true,
+  },
+};
+
+describe('OllamaTransport with tools', () => {
+  it('sends tools and tool messages as given and surfaces tool calls from every chunk, as sent', async () => {
+    script([{ reply: 'Let me look.', splitToolCalls: true, toolCalls: [{ function: { name: 'read_file', arguments: { path: 'b.txt' } } }, { id: 'x', function: { name: 'read_file', arguments: '{"path":"c.txt"}' } }] }]);
+    const before = ollama.requests.length;
+    const hooked: unknown[][] = [];
+    let chunks = 0;
+    let text = '';
+    const outcome = await new OllamaTransport({ host: ollama.url, attempts: 1, initialDelayMs: 1, idleMs: 5000 }).stream(request, {
+      onText: (t) => (text += t),
+      onToolCalls: (calls) => hooked.push(calls),
+      onChunk: () => chunks++,
+    });
+    expect(outcome.status).toBe('ok');
+    expect(text).toBe('Let me look.');
+    expect(outcome.toolCalls).toEqual([
+      { function: { index: 0, name: 'read_file', arguments: { path: 'b.txt' } } },
+      { id: 'x', function: { index: 1, name: 'read_file', arguments: '{"path":"c.txt"}' } },
+    ]);
+    expect(hooked).toHaveLength(2);
+    expect(chunks).toBeGreaterThanOrEqual(3);
+    const sent = JSON.parse(ollama.requests[before]?.body ?? '{}') as { tools: unknown; messages: unknown };
+    expect(sent.tools).toEqual(TOOLS);
+    expect(sent.messages).toEqual(request.body.messages);
+  });
+
+  it('a plain answer has no tool calls', async () => {
+    script([{ reply: 'hello' }]);
+    const outcome = await new OllamaTransport({ host: ollama.url, attempts: 1, initialDelayMs: 1, idleMs: 5000 }).stream(request, { onText: () => undefined });
+    expect(outcome.toolCalls).toEqual([]);
+  });
+});

@@ -1,0 +1,167 @@
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { editFileTool, writeFileTool } from '../../src/tools/edit.js';
+import { READ_CAP_BYTES, listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
+import { resolveInRoot } from '../../src/tools/root.js';
+import { ToolError } from '../../src/tools/types.js';
+import type { ToolContext } from '../../src/tools/types.js';
+
+let root: string;
+let outside: string;
+let context: ToolContext;
+
+beforeAll(() => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'argo-tools-')));
+  root = join(base, 'root');
+  outside = join(base, 'outside');
+  mkdirSync(join(root, 'src', 'deep'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(root, 'lines.txt'), Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+  writeFileSync(join(root, 'src', 'a.ts'), 'export const a = 1;\n// TODO later\n');
+  writeFileSync(join(root, 'src', 'deep', 'b.ts'), 'export const b = 2;\n');
+  writeFileSync(join(root, 'binary.bin'), Buffer.from([1, 2, 0, 3]));
+  writeFileSync(join(root, 'big.txt'), `${'x'.repeat(1000)}\n`.repeat(60));
+  writeFileSync(join(outside, 'secret.txt'), 'secret\n');
+  symlinkSync(join(outside, 'secret.txt'), join(root, 'link-out.txt'));
+  symlinkSync(outside, join(root, 'dir-out'));
+  symlinkSync(join(root, 'lines.txt'), join(root, 'link-in.txt'));
+  symlinkSync(join(outside, 'nothing-yet.txt'), join(root, 'dangling-out.txt'));
+  context = { root, home: root, signal: new AbortController().signal };
+});
+
+async function failure(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ToolError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a tool error');
+}
+
+describe('root confinement', () => {
+  it.each([
+    ['lines.txt', 'lines.txt'],
+    ['./src/../lines.txt', 'lines.txt'],
+    ['link-in.txt', 'lines.txt'],
+    ['new/dir/file.txt', 'new/dir/file.txt'],
+  ])('%s resolves inside the root', async (path, expected) => {
+    expect(await resolveInRoot(root, path)).toBe(join(root, expected));
+  });
+
+  it.each(['../outside/secret.txt', '/etc/passwd', 'link-out.txt', 'dir-out/secret.txt', 'dir-out/new.txt', 'dangling-out.txt', '..'])('%s is refused', async (path) => {
+    expect(await failure(resolveInRoot(root, path))).toContain('is outside the root directory');
+  });
+
+  it('an absolute path inside the root is fine', async () => {
+    expect(await resolveInRoot(root, join(root, 'src'))).toBe(join(root, 'src'));
+  });
+});
+
+describe('read_file', () => {
+  it.each([
+    [{ path: 'lines.txt' }, 1, 10, 'line 1'],
+    [{ path: 'lines.txt', offset: 3, limit: 2 }, 3, 4, 'line 3\nline 4'],
+    [{ path: 'lines.txt', offset: 10 }, 10, 10, 'line 10'],
+  ])('%j', async (args, from, to, content) => {
+    const result = await readFileTool.run(args, context);
+    expect(result).toMatchObject({ path: 'lines.txt', from_line: from, to_line: to });
+    expect(String(result.content).startsWith(content)).toBe(true);
+  });
+
+  it('CRLF line ends, a last line without a newline, lines across read chunks', async () => {
+    writeFileSync(join(root, 'crlf.txt'), 'a\r\nb\r\nc');
+    expect(await readFileTool.run({ path: 'crlf.txt' }, context)).toMatchObject({ content: 'a\nb\nc', to_line: 3 });
+    writeFileSync(join(root, 'long.txt'), Array.from({ length: 20_000 }, (_, i) => `row ${i + 1}`).join('\n'));
+    expect(await readFileTool.run({ path: 'long.txt', offset: 19_999 }, context)).toMatchObject({ content: 'row 19999\nrow 20000', from_line: 19_999, to_line: 20_000 });
+    expect(await readFileTool.run({ path: 'long.txt', offset: 9_000, limit: 2 }, context)).toMatchObject({ content: 'row 9000\nrow 9001' });
+  });
+
+  it('a single line longer than the cap is cut off, with a note', async () => {
+    writeFileSync(join(root, 'oneline.txt'), `short\n${'y'.repeat(200_000)}\nafter\n`);
+    expect(await readFileTool.run({ path: 'oneline.txt' }, context)).toMatchObject({ content: 'short', to_line: 1, truncated: true });
+    expect(await readFileTool.run({ path: 'oneline.txt', offset: 3 }, context)).toMatchObject({ content: 'after', from_line: 3 });
+  });
+
+  it('past the end gives no lines', async () => {
+    expect(await readFileTool.run({ path: 'lines.txt', offset: 50 }, context)).toMatchObject({ to_line: null, content: '' });
+  });
+
+  it('stops at the 50 KB cap and says where to go on', async () => {
+    const result = await readFileTool.run({ path: 'big.txt' }, context);
+    expect(Buffer.byteLength(String(result.content))).toBeLessThanOrEqual(READ_CAP_BYTES);
+    expect(result).toMatchObject({ truncated: true, to_line: 51, note: 'stopped at the 50 KB cap; read on with offset 52' });
+  });
+
+  it.each([
+    [{ path: 'missing.txt' }, 'does not exist'],
+    [{ path: 'src' }, 'is not a file'],
+    [{ path: 'binary.bin' }, 'is a binary file'],
+    [{ path: 'link-out.txt' }, 'outside the root'],
+  ])('%j fails with a tool error', async (args, message) => {
+    expect(await failure(readFileTool.run(args, context))).toContain(message);
+  });
+});
+
+describe('list_files and search_files', () => {
+  it('lists with fast-glob, sorted, relative to the root, not following links out', async () => {
+    expect(await listFilesTool.run({ pattern: '**/*.ts' }, context)).toEqual({ files: ['src/a.ts', 'src/deep/b.ts'], count: 2 });
+    expect(await listFilesTool.run({ pattern: '*.ts', path: 'src/deep' }, context)).toEqual({ files: ['src/deep/b.ts'], count: 1 });
+    const all = await listFilesTool.run({ pattern: '**/*' }, context);
+    expect(all.files).not.toContain('dir-out/secret.txt');
+  });
+
+  it.each([
+    [{ pattern: '../**' }, 'must stay inside the root'],
+    [{ pattern: '*', path: '../outside' }, 'outside the root'],
+    [{ pattern: '*', path: 'lines.txt' }, 'is not a directory'],
+  ])('%j is refused', async (args, message) => {
+    expect(await failure(listFilesTool.run(args, context))).toContain(message);
+  });
+
+  it('searches text files for a regular expression, skipping binaries', async () => {
+    expect(await searchFilesTool.run({ pattern: 'export const \\w', glob: '**/*.ts' }, context)).toEqual({
+      matches: [
+        { file: 'src/a.ts', line: 1, text: 'export const a = 1;' },
+        { file: 'src/deep/b.ts', line: 1, text: 'export const b = 2;' },
+      ],
+    });
+    expect(await searchFilesTool.run({ pattern: 'TODO', path: 'src' }, context)).toEqual({ matches: [{ file: 'src/a.ts', line: 2, text: '// TODO later' }] });
+  });
+
+  it('a bad regular expression is a tool error', async () => {
+    expect(await failure(searchFilesTool.run({ pattern: '(' }, context))).toContain('not a valid regular expression');
+  });
+});
+
+describe('write_file and edit_file', () => {
+  it('writes, appends, creates (once) and shows a diff as preview', async () => {
+    expect(await writeFileTool.run({ path: 'out/new.txt', content: 'one\n' }, context)).toMatchObject({ path: 'out/new.txt', created: true, bytes_written: 4 });
+    await writeFileTool.run({ path: 'out/new.txt', content: 'two\n', mode: 'append' }, context);
+    expect(readFileSync(join(root, 'out/new.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(await failure(writeFileTool.run({ path: 'out/new.txt', content: 'x', mode: 'create' }, context))).toContain('already exists');
+    const preview = await writeFileTool.preview?.({ path: 'out/new.txt', content: 'one\nTHREE\n' }, context);
+    expect(preview).toContain('-two');
+    expect(preview).toContain('+THREE');
+  });
+
+  it('refuses to write outside the root, through a link or not', async () => {
+    for (const path of ['../outside/x.txt', 'dir-out/x.txt', 'link-out.txt']) {
+      expect(await failure(writeFileTool.run({ path, content: 'x' }, context))).toContain('outside the root');
+    }
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret\n');
+  });
+
+  it('replaces exactly one occurrence', async () => {
+    writeFileSync(join(root, 'edit.txt'), 'alpha beta\ngamma beta\n');
+    expect(await failure(editFileTool.run({ path: 'edit.txt', old: 'beta', new: 'B' }, context))).toContain('more than once');
+    expect(await failure(editFileTool.run({ path: 'edit.txt', old: 'delta', new: 'D' }, context))).toContain('not found');
+    expect(await failure(editFileTool.run({ path: 'nope.txt', old: 'a', new: 'b' }, context))).toContain('does not exist');
+    const preview = await editFileTool.preview?.({ path: 'edit.txt', old: 'alpha beta', new: 'alpha B' }, context);
+    expect(preview).toContain('+alpha B');
+    expect(await editFileTool.run({ path: 'edit.txt', old: 'alpha beta', new: 'alpha B' }, context)).toEqual({ path: 'edit.txt', replaced: 1 });
+    expect(readFileSync(join(root, 'edit.txt'), 'utf8')).toBe('alpha B\ngamma beta\n');
+  });
+});

@@ -1,0 +1,80 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RuntimeError } from '../../src/errors.js';
+import { MEMO_MAX_ENTRIES, MemoLimitError, deleteMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
+import { thrown } from '../support/thrown.js';
+
+const home = (): string => mkdtempSync(join(tmpdir(), 'argo-memo-'));
+const full = Object.fromEntries(Array.from({ length: MEMO_MAX_ENTRIES }, (_, i) => [`k${i}`, 'v']));
+
+describe('memo rules', () => {
+  it.each([
+    ['a new key', {}, 'a', 'x', { a: 'x' }],
+    ['a replaced key', { a: 'x' }, 'a', 'y', { a: 'y' }],
+    ['a value of exactly 1,000 characters', {}, 'a', 'v'.repeat(1000), { a: 'v'.repeat(1000) }],
+    ['replacing a key when full', full, 'k0', 'new', { ...full, k0: 'new' }],
+  ])('allows %s', (_name, memo, key, value, expected) => {
+    expect(withEntry(memo, key, value)).toEqual(expected);
+  });
+
+  it.each([
+    ['a value of 1,001 characters', {}, 'a', 'v'.repeat(1001), 'at most 1000 characters, this one has 1001'],
+    ['a 101st entry', full, 'new', 'v', 'the memo is full (100 entries)'],
+    ['an empty key', {}, ' ', 'v', 'a memo key must be 1 to 100 characters'],
+  ])('refuses %s with a clear error', (_name, memo, key, value, message) => {
+    const error = thrown(() => withEntry(memo, key, value));
+    expect(error).toBeInstanceOf(MemoLimitError);
+    expect((error as Error).message).toContain(message);
+  });
+
+  it.each([
+    ['not JSON', '{', 'is not valid JSON'],
+    ['an array', '[]', 'the top level must be an object of strings'],
+    ['a number value', '{"a":1}', '"a" must be a string'],
+  ])('parseMemo rejects %s naming the file', (_name, text, message) => {
+    const error = thrown(() => parseMemo(text, '/h/memo.json'));
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect((error as Error).message).toContain('/h/memo.json');
+    expect((error as Error).message).toContain(message);
+  });
+
+  it('serialises and prompts with keys sorted', () => {
+    expect(serializeMemo({ b: '2', a: '1' })).toBe('{\n  "a": "1",\n  "b": "2"\n}\n');
+    expect(memoPrompt({ b: '2', a: '1' })).toBe('Memo (notes kept with the memo tool):\n- a: 1\n- b: 2');
+    expect(memoPrompt({})).toBe('');
+  });
+});
+
+describe('the memo store and tool', () => {
+  it('sets, reads, deletes; memo.json is 0600; parallel sets all land', async () => {
+    const dir = home();
+    expect(await readMemo(dir)).toEqual({});
+    await Promise.all(['a', 'b', 'c', 'd'].map((key) => setMemo(dir, key, key.toUpperCase())));
+    expect(await readMemo(dir)).toEqual({ a: 'A', b: 'B', c: 'C', d: 'D' });
+    expect(statSync(join(dir, 'memo.json')).mode & 0o777).toBe(0o600);
+    expect(await deleteMemo(dir, 'a')).toBe(true);
+    expect(await deleteMemo(dir, 'a')).toBe(false);
+    expect(JSON.parse(readFileSync(join(dir, 'memo.json'), 'utf8'))).toEqual({ b: 'B', c: 'C', d: 'D' });
+  });
+
+  it('the tool: set/get/list/delete; limits are permanent tool errors; a missing key is a required parameter', async () => {
+    const dir = home();
+    const context = { root: dir, home: dir, signal: new AbortController().signal };
+    expect(await memoTool.run({ operation: 'set', key: 'lang', value: 'TypeScript' }, context)).toEqual({ key: 'lang', saved: true });
+    expect(await memoTool.run({ operation: 'get', key: 'lang' }, context)).toEqual({ key: 'lang', value: 'TypeScript' });
+    expect(await memoTool.run({ operation: 'get', key: 'nope' }, context)).toEqual({ key: 'nope', value: null });
+    expect(await memoTool.run({ operation: 'list' }, context)).toEqual({ memo: { lang: 'TypeScript' } });
+    expect(await memoTool.run({ operation: 'delete', key: 'lang' }, context)).toEqual({ key: 'lang', deleted: true });
+    await expect(memoTool.run({ operation: 'set', key: 'x', value: 'v'.repeat(1001) }, context)).rejects.toMatchObject({ retryable: false });
+    await expect(memoTool.run({ operation: 'get' }, context)).rejects.toThrow('key is required for get');
+    expect(memoTool.sideEffects).toBe(false);
+  });
+
+  it('a damaged memo.json is an error naming it', async () => {
+    const dir = home();
+    writeFileSync(join(dir, 'memo.json'), '{"a": 5}');
+    await expect(readMemo(dir)).rejects.toThrow(`${join(dir, 'memo.json')}: "a" must be a string`);
+  });
+});

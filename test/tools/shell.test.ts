@@ -1,0 +1,102 @@
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { commandTool, fillArgv } from '../../src/tools/command.js';
+import { CappedOutput, onPath } from '../../src/tools/process.js';
+import { processTool, runCommandTool } from '../../src/tools/shell.js';
+import { ToolError } from '../../src/tools/types.js';
+import type { ToolContext } from '../../src/tools/types.js';
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-shell-')));
+mkdirSync(join(root, 'sub'));
+const context = (signal = new AbortController().signal): ToolContext => ({ root, home: root, signal });
+
+/** Running (a zombie nobody has reaped yet counts as gone: in a container, PID 1 may never reap it). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+describe('run_command', () => {
+  it('runs through /bin/sh in the root and returns exit code and both streams', async () => {
+    const result = await runCommandTool.run({ command: 'pwd; echo oops >&2; exit 3' }, context());
+    expect(result).toEqual({ exit_code: 3, stdout: `${root}\n`, stderr: 'oops\n' });
+  });
+
+  it('runs in a directory under the root and refuses one outside', async () => {
+    expect((await runCommandTool.run({ command: 'pwd', cwd: 'sub' }, context())).stdout).toBe(`${join(root, 'sub')}\n`);
+    await expect(runCommandTool.run({ command: 'pwd', cwd: '..' }, context())).rejects.toThrow('outside the root');
+  });
+
+  it('caps each stream at 50 KB and says how much there was', async () => {
+    const result = await runCommandTool.run({ command: 'head -c 100000 /dev/zero | tr "\\0" a' }, context());
+    expect(String(result.stdout)).toHaveLength(50 * 1024);
+    expect(result.stdout_truncated).toBe('showing the first 50 KB of 100000 bytes');
+  });
+
+  it('kills the whole process group on timeout', async () => {
+    const pidFile = join(root, 'child.pid');
+    const error = await runCommandTool.run({ command: `sleep 30 & echo $! > ${pidFile}; wait`, timeout: 1 }, context()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolError);
+    expect((error as ToolError).message).toBe('the command timed out after 1 s and was killed');
+    const child = Number(readFileSync(pidFile, 'utf8'));
+    await vi.waitFor(() => expect(alive(child)).toBe(false));
+  });
+
+  it('kills it on abort (Ctrl-C) as a permanent failure', async () => {
+    const controller = new AbortController();
+    const running = runCommandTool.run({ command: 'sleep 30' }, context(controller.signal));
+    setImmediate(() => controller.abort());
+    await expect(running).rejects.toMatchObject({ message: 'the command was interrupted', retryable: false });
+  });
+});
+
+describe('process handles', () => {
+  it('start, read_output, status, kill and list by handle, never a PID', async () => {
+    const tool = processTool();
+    const started = await tool.run({ operation: 'start', command: 'echo ready; sleep 30' }, context());
+    expect(started).toMatchObject({ handle: 'proc_1', running: true });
+    expect(started).not.toHaveProperty('pid');
+    await vi.waitFor(async () => expect((await tool.run({ operation: 'read_output', handle: 'proc_1' }, context())).stdout).toBe('ready\n'));
+    expect((await tool.run({ operation: 'read_output', handle: 'proc_1' }, context())).stdout).toBe('');
+    await tool.run({ operation: 'kill', handle: 'proc_1' }, context());
+    await vi.waitFor(async () => expect((await tool.run({ operation: 'status', handle: 'proc_1' }, context())).running).toBe(false));
+    expect((await tool.run({ operation: 'list' }, context())).processes).toHaveLength(1);
+    await expect(tool.run({ operation: 'status', handle: 'proc_9' }, context())).rejects.toThrow('no process with handle "proc_9"');
+    tool.close();
+  });
+});
+
+describe('command-backed tools', () => {
+  it.each([
+    [['git', 'log', '-n', '{count}'], { count: 3 }, ['git', 'log', '-n', '3']],
+    [['git', 'log', '{path}'], {}, ['git', 'log']],
+    [['grep', '--max-count={n}', '{pattern}'], { pattern: 'a b; rm -rf /' }, ['grep', '--max-count=', 'a b; rm -rf /']],
+    [['echo', '{obj}'], { obj: { a: 1 } }, ['echo', '{"a":1}']],
+  ])('fillArgv(%j, %j)', (template, args, argv) => {
+    expect(fillArgv(template, args)).toEqual(argv);
+  });
+
+  it('runs without a shell in the root; unavailable when a required binary is missing', async () => {
+    const tool = commandTool('say', { description: 'say', argv: ['printf', '%s|', '{word}'], parameters: { type: 'object', properties: { word: { type: 'string' } } } });
+    expect(await tool.check?.()).toBeNull();
+    expect(await tool.run({ word: '$(whoami); x' }, context())).toEqual({ exit_code: 0, stdout: '$(whoami); x|', stderr: '' });
+    expect(tool.sideEffects).toBe(true);
+    expect(await tool.preview?.({ word: 'a b' }, context())).toBe('$ printf "%s|" "a b"');
+    const missing = commandTool('ghost', { description: 'x', argv: ['ghost'], requires: ['sh', 'argo-missing-binary'] });
+    expect(await missing.check?.()).toBe('"argo-missing-binary" is not on PATH');
+  });
+
+  it('onPath and CappedOutput', async () => {
+    expect(await onPath('sh')).toBe(true);
+    expect(await onPath('argo-missing-binary')).toBe(false);
+    const out = new CappedOutput(4);
+    out.push(Buffer.from('abc'));
+    out.push(Buffer.from('def'));
+    expect(out.result()).toEqual({ text: 'abcd', bytes: 6, truncated: true });
+  });
+});

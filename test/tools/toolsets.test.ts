@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { buildCatalog, builtinTools, loadToolbox } from '../../src/tools/catalog.js';
+import type { ToolsConfig } from '../../src/tools/catalog.js';
+import { BUILTIN_TOOLSETS, parseToolList, resolveTools } from '../../src/tools/toolsets.js';
+import type { Catalog } from '../../src/tools/toolsets.js';
+import { thrown } from '../support/thrown.js';
+
+const catalog: Catalog = {
+  toolsets: {
+    ...BUILTIN_TOOLSETS,
+    a: { tools: ['read_file'], includes: ['b'] },
+    b: { tools: [], includes: ['c'] },
+    c: { tools: [], includes: ['a'] },
+    self: { tools: [], includes: ['self'] },
+    review: { tools: ['memo'], includes: ['fs', 'history'] },
+    broken: { tools: ['nope'], includes: [] },
+    bad_include: { tools: [], includes: ['ghost'] },
+    'mcp:files': { tools: [], includes: [] },
+    remote: { tools: [], includes: ['mcp:files', 'fs'] },
+  },
+  tools: new Set(builtinTools().map((tool) => tool.name)),
+  mcpServers: ['files'],
+};
+
+describe('resolving toolsets and tools', () => {
+  it.each([
+    [['fs'], ['list_files', 'read_file', 'search_files'], []],
+    [['dev'], ['edit_file', 'list_files', 'process', 'read_file', 'run_command', 'search_files', 'write_file'], []],
+    [['read_file', 'memo'], ['memo', 'read_file'], []],
+    [['fs', 'read_file', 'fs'], ['list_files', 'read_file', 'search_files'], []],
+    [['review'], ['list_files', 'memo', 'read_file', 'search_files', 'search_history'], []],
+    [['remote'], ['list_files', 'read_file', 'search_files'], ['files']],
+    [['none'], [], []],
+    [['web', 'shell'], ['fetch_url', 'process', 'run_command'], []],
+  ])('%j → %j (mcp %j)', (requested, tools, servers) => {
+    const resolution = resolveTools(requested, catalog);
+    expect(resolution.tools).toEqual(tools);
+    expect(resolution.mcpServers).toEqual(servers);
+  });
+
+  it('records each toolset reached, for --explain', () => {
+    expect(resolveTools(['dev'], catalog).expanded).toEqual([
+      { toolset: 'dev', tools: [] },
+      { toolset: 'fs', tools: ['list_files', 'read_file', 'search_files'] },
+      { toolset: 'edit', tools: ['edit_file', 'write_file'] },
+      { toolset: 'shell', tools: ['process', 'run_command'] },
+    ]);
+  });
+
+  it.each([
+    [['a'], 'toolset cycle: a → b → c → a'],
+    [['b'], 'toolset cycle: b → c → a → b'],
+    [['self'], 'toolset cycle: self → self'],
+  ])('a cycle is a usage error naming it: %j', (requested, message) => {
+    const error = thrown(() => resolveTools(requested, catalog));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toContain(message);
+  });
+
+  it.each([
+    [['fss'], 'unknown toolset or tool "fss"; toolsets: a, b, bad_include, broken, c, dev, edit, fs, history, mcp:files, memo, remote, review, self, shell, web; tools: edit_file, fetch_url'],
+    [['bad_include'], 'toolset "bad_include" includes unknown toolset "ghost"'],
+    [['broken'], 'toolset "broken" lists unknown tool "nope"'],
+    [['none', 'fs'], '"none" turns tools off'],
+  ])('an unknown name is a usage error listing the known ones: %j', (requested, message) => {
+    const error = thrown(() => resolveTools(requested, catalog));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toContain(message);
+  });
+
+  it.each([
+    ['fs,edit', ['fs', 'edit']],
+    [' fs , read_file ', ['fs', 'read_file']],
+  ])('parseToolList(%j)', (value, names) => {
+    expect(parseToolList(value, '--tools')).toEqual(names);
+  });
+
+  it('parseToolList rejects empty items', () => {
+    expect(thrown(() => parseToolList('fs,,edit', '--tools'))).toBeInstanceOf(UsageError);
+  });
+});
+
+describe('the catalog from config', () => {
+  it.each([
+    [{ toolsets: { fs: { tools: [] } } }, 'toolsets."fs" has the name of a built-in toolset'],
+    [{ toolsets: { 'mcp:x': { tools: [] } } }, 'are MCP servers'],
+    [{ commandTools: { read_file: { description: 'x', argv: ['cat'] } } }, 'commandTools."read_file" has the name of a built-in tool'],
+  ] satisfies [ToolsConfig, string][])('rejects %j', (config, message) => {
+    expect((thrown(() => buildCatalog(config, builtinTools())) as Error).message).toContain(message);
+  });
+
+  it('adds user toolsets, command tools and mcp:<server> toolsets', () => {
+    const { catalog: built } = buildCatalog(
+      { toolsets: { mine: { tools: ['git_log'], includes: ['fs'] } }, commandTools: { git_log: { description: 'log', argv: ['git', 'log'] } }, mcpServers: { files: { command: 'x' } } },
+      builtinTools(),
+    );
+    expect(resolveTools(['mine'], built).tools).toEqual(['git_log', 'list_files', 'read_file', 'search_files']);
+    expect(Object.keys(built.toolsets)).toContain('mcp:files');
+  });
+});
+
+describe('loading a toolbox: graceful degradation', () => {
+  it('drops a command tool whose binary is missing, with a reason; the rest stay', async () => {
+    const box = await loadToolbox(['mine'], {
+      toolsets: { mine: { tools: ['ghost_tool', 'there_tool'], includes: [] } },
+      commandTools: {
+        ghost_tool: { description: 'x', argv: ['argo-no-such-binary-xyz'] },
+        there_tool: { description: 'y', argv: ['sh', '-c', 'true'], requires: ['sh'] },
+      },
+    });
+    expect(box.tools.map((tool) => tool.name)).toEqual(['there_tool']);
+    expect(box.unavailable).toEqual([{ name: 'ghost_tool', reason: '"argo-no-such-binary-xyz" is not on PATH' }]);
+    await box.close();
+  });
+
+  it('an MCP server that does not start is unavailable, not a crash; its tools join in name order when it does', async () => {
+    const box = await loadToolbox(['mcp:up', 'mcp:down', 'fs'], { mcpServers: { up: { command: 'a' }, down: { command: 'b' } } }, {
+      connectMcp: (name) =>
+        name === 'down'
+          ? Promise.reject(new Error('MCP server "down" did not start (spawn b ENOENT)'))
+          : Promise.resolve({
+              tools: [
+                { name: 'zeta', description: 'z', parameters: { type: 'object', properties: {} }, sideEffects: false, run: () => Promise.resolve({}) },
+                { name: 'read_file', description: 'clash', parameters: { type: 'object', properties: {} }, sideEffects: false, run: () => Promise.resolve({}) },
+              ],
+              close: () => Promise.resolve(),
+            }),
+    });
+    expect(box.tools.map((tool) => tool.name)).toEqual(['list_files', 'read_file', 'search_files', 'zeta']);
+    expect(box.unavailable).toEqual([
+      { name: 'mcp:down', reason: 'MCP server "down" did not start (spawn b ENOENT)' },
+      { name: 'read_file', reason: 'MCP server "up" offers a tool whose name is already taken' },
+    ]);
+    await box.close();
+  });
+
+  it('per-tool budgets and timeouts from config', async () => {
+    const box = await loadToolbox(['read_file'], { toolBudgets: { read_file: 123 }, toolTimeouts: { read_file: 456 } });
+    expect(box.tools[0]).toMatchObject({ name: 'read_file', resultBudget: 123, timeoutMs: 456 });
+  });
+});

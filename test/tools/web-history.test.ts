@@ -1,0 +1,76 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { searchHistoryTool } from '../../src/tools/history.js';
+import { FETCH_CAP_BYTES, fetchUrlTool, htmlToText } from '../../src/tools/web.js';
+
+const context = (home = '/') => ({ root: '/', home, signal: new AbortController().signal });
+
+describe('fetch_url', () => {
+  const server = createServer((request, response) => {
+    if (request.url === '/page') {
+      response.setHeader('content-type', 'text/html; charset=utf-8');
+      response.end('<html><head><style>p{}</style><script>x()</script></head><body><h1>Title</h1><p>Tom &amp; Jerry</p></body></html>');
+    } else if (request.url === '/big') {
+      response.setHeader('content-type', 'text/plain');
+      response.end('a'.repeat(FETCH_CAP_BYTES * 2));
+    } else {
+      response.setHeader('content-type', 'image/png');
+      response.end(Buffer.from([0, 1, 2]));
+    }
+  });
+  let base = '';
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => server.close());
+
+  it('returns HTML as text', async () => {
+    expect(await fetchUrlTool.run({ url: `${base}/page` }, context())).toEqual({ url: `${base}/page`, status: 200, content_type: 'text/html', text: 'Title\nTom & Jerry' });
+  });
+
+  it('stops at the size cap', async () => {
+    const result = await fetchUrlTool.run({ url: `${base}/big` }, context());
+    expect(String(result.text)).toHaveLength(FETCH_CAP_BYTES);
+    expect(result.truncated).toBe(true);
+  });
+
+  it.each([
+    ['/image', 'which is not text', true],
+    ['file:///etc/passwd', 'only http and https', false],
+    ['not a url', 'is not a URL', true],
+  ])('%s is a tool error', async (path, message, retryable) => {
+    const url = path.startsWith('/') ? `${base}${path}` : path;
+    await expect(fetchUrlTool.run({ url }, context())).rejects.toMatchObject({ message: expect.stringContaining(message) as unknown, retryable });
+  });
+
+  it('htmlToText', () => {
+    expect(htmlToText('<p>a<br>b</p><!-- c --><div>&lt;d&gt;</div>')).toBe('a\nb\n<d>');
+  });
+});
+
+describe('search_history', () => {
+  it('finds earlier turns through the logs engine, newest matches, clipped', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-history-'));
+    mkdirSync(join(home, 'logs'));
+    const line = (id: string, prompt: string, response: string): string =>
+      JSON.stringify({
+        id, timestamp: '2026-01-02T10:00:00.000+00:00', session: 'default', session_id: 'S1', status: 'ok', entry_type: 'question', model: 'argo', endpoint: 'chat',
+        active_mode: null, persona: 'neutral', verbosity: 'short', replay: { enabled: false, count: null, session: false }, user_prompt: prompt, model_response: response,
+        replay_policy: null, replayed_ids: [], done_reason: 'stop', error: null,
+        timings: { first_token_ms: 1, total_ms: 2, total_duration_ns: null, load_duration_ns: null, prompt_eval_count: null, prompt_eval_duration_ns: null, eval_count: null, eval_duration_ns: null },
+      });
+    writeFileSync(join(home, 'logs', '2026-01-02.log'), `${line('t1', 'about rust', 'Rust is fast')}\n${line('t2', 'about go', 'Go is simple')}\n${line('t3', 'more rust', 'x'.repeat(700))}\n`);
+    const result = await searchHistoryTool.run({ query: 'RUST' }, context(home));
+    expect(result.turns).toEqual([
+      { id: 't1', timestamp: '2026-01-02T10:00:00.000+00:00', session: 'default', prompt: 'about rust', response: 'Rust is fast' },
+      { id: 't3', timestamp: '2026-01-02T10:00:00.000+00:00', session: 'default', prompt: 'more rust', response: `${'x'.repeat(600)}…` },
+    ]);
+    expect((await searchHistoryTool.run({ query: 'rust', limit: 1 }, context(home))).turns).toHaveLength(1);
+    await expect(searchHistoryTool.run({ query: 'rust', session: 'nope' }, context(home))).rejects.toThrow('there is no session named "nope"');
+  });
+});
