@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError } from '../errors.js';
-import { ensurePrivateDir } from '../log/files.js';
+import { ensurePrivateDir } from '../log/fs.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import type { Io } from './io.js';
 

@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError, UsageError } from '../errors.js';
+import { errnoOf } from '../log/fs.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
@@ -75,7 +76,7 @@ export async function buildProgram(io: Io, setExitCode: (code: number) => void, 
             ...(flags.reason ? { reason: flags.reason } : {}),
             explain: flags.explain === true,
             json: flags.json === true,
-            stream: flags.stream,
+            ollamaStream: flags.stream,
             log: flags.log,
           },
           io,
@@ -116,8 +117,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   process.on('SIGINT', () => {
     if (process.listenerCount('SIGINT') === 1 || ++interrupts > 1) process.exit(130);
   });
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
+  process.stdout.on('error', (error) => {
+    if (errnoOf(error) !== 'EPIPE') throw error;
   });
   const program = await buildProgram(io, (code) => (process.exitCode = code), argv.slice(2));
   try {

@@ -6,23 +6,20 @@ import { RuntimeError, UsageError } from '../errors.js';
 import { fullBlock, sessionHeader, sessionsTable } from '../query/format.js';
 import type { RenderOptions } from '../query/format.js';
 import { refuseWithForks, removeSessionLines } from '../maintenance/maintain.js';
-import { Sink } from '../query/sink.js';
+import { Sink } from '../output/sink.js';
 import { loadSessionEntries, rebuildIndex, rulesTagging } from '../sessions/turns.js';
 import {
   forkSession,
-  isDamaged,
   parseForkSource,
   reindexAll,
   renameSession,
   requireFree,
   requireSession,
   requireSessionFile,
-  scanSessions,
 } from '../sessions/manage.js';
-import type { DamagedRecord } from '../sessions/manage.js';
 import { checkSessionName } from '../sessions/names.js';
-import { deleteSession, listSessions } from '../sessions/store.js';
-import type { SessionRecord } from '../sessions/store.js';
+import { deleteSession, isDamaged, listSessions, scanSessions } from '../sessions/store.js';
+import type { DamagedRecord, SessionRecord } from '../sessions/store.js';
 import { colorsFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 
