@@ -11,8 +11,8 @@ import { idPattern } from '../sessions/turns.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
-import { deleteSession, listSessions, readSession, saveSession, withLastTurn } from '../sessions/store.js';
-import type { SessionRecord } from '../sessions/store.js';
+import { deleteSession, readSession, saveSession, scanSessions, withLastTurn } from '../sessions/store.js';
+import type { ParentLink, SessionRecord } from '../sessions/store.js';
 import { parseIndexLine, writeIndex } from '../sessions/turn-index.js';
 import type { IndexLine } from '../sessions/turn-index.js';
 
@@ -183,9 +183,15 @@ async function recount(dir: string, record: SessionRecord, lines: readonly Index
   await saveSession(dir, withLastTurn({ ...record, turns: Math.max(0, record.turns - ownDropped) }, keepMarker ? marker : lines[lines.length - 1]?.id));
 }
 
-/** Sessions forked from any of these ids (they replay the parent's turns through their own index). */
+/**
+ * Sessions that replay turns of any of these ids through their own index: forks of them, and forks
+ * of those forks at any depth (the lineage stays in the record even when a middle fork is removed).
+ * Records under hidden or otherwise invalid file names count too: their history is just as real.
+ */
 export async function forksOf(dir: string, ids: ReadonlySet<string>): Promise<SessionRecord[]> {
-  return (await listSessions(dir)).filter((record) => record.parent !== undefined && ids.has(record.parent.session_id) && !ids.has(record.id));
+  const { records } = await scanSessions(dir, { everyFile: true });
+  const inherits = (link: ParentLink | undefined): boolean => link !== undefined && (ids.has(link.session_id) || inherits(link.parent));
+  return records.filter((record) => !ids.has(record.id) && inherits(record.parent));
 }
 
 /** Forks replay their parent's lines: deleting those lines would silently cut the forks' history. */

@@ -155,14 +155,19 @@ export function withLastTurn(record: SessionRecord, id: string | undefined): Ses
   return copy;
 }
 
-/** Every readable session record, and the damaged ones apart. */
-export async function scanSessions(dir: string): Promise<{ records: SessionRecord[]; damaged: DamagedRecord[] }> {
-  const files = await listFiles(dir, '*.json').catch(() => []);
+/**
+ * Every readable session record, and the damaged ones apart. `everyFile` also reads records whose
+ * file name is not a valid session name (a hidden ".x.json" made before names were checked), for
+ * the checks that must see every fork.
+ */
+export async function scanSessions(dir: string, options: { everyFile?: boolean } = {}): Promise<{ records: SessionRecord[]; damaged: DamagedRecord[] }> {
+  const everyFile = options.everyFile === true;
+  const files = await listFiles(dir, '*.json', { dot: everyFile }).catch(() => []);
   const records: SessionRecord[] = [];
   const damaged: DamagedRecord[] = [];
   for (const file of files) {
     const name = file.slice(0, -'.json'.length);
-    if (!isSessionName(name)) continue;
+    if (!everyFile && !isSessionName(name)) continue;
     // A file that cannot be read at all (permissions) is left out.
     const found = await inspectSession(dir, name).catch(() => null);
     if (found === null) continue;

@@ -1,0 +1,73 @@
+// Issue 9 end to end: hostile names, races, faults and signals, against the Ollama stand-in.
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionRecord } from '../../src/sessions/store.js';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+import type { RunOptions } from '../support/run-argo.js';
+
+let ollama: FakeOllama;
+beforeAll(async () => {
+  ollama = await startFakeOllama();
+});
+afterAll(async () => {
+  await ollama.close();
+});
+
+const argo = (home: string, args: string[], extra: Partial<RunOptions> = {}) => runArgo(args, { home, host: ollama.url, env: { TZ: 'UTC' }, ...extra });
+const record = (home: string, name: string): SessionRecord => JSON.parse(readFileSync(join(home, 'sessions', `${name}.json`), 'utf8')) as SessionRecord;
+
+async function turns(home: string, session: string, count: number): Promise<void> {
+  for (let n = 1; n <= count; n++) expect((await argo(home, ['--session', session, `question ${n} of ${session}`])).code).toBe(0);
+}
+
+describe('session names and forks (item 4)', () => {
+  it.each([
+    [['--session', '.hidden', 'hi']],
+    [['sessions', 'fork', 'work', '.hidden']],
+    [['sessions', 'rename', 'work', '.hidden']],
+    [['logs', '--session', '.hidden']],
+  ])('%j: a name starting with a dot is refused before any file is touched', async (args) => {
+    const home = tempHome();
+    await turns(home, 'work', 1);
+    const before = logLines(home).length;
+    const result = await argo(home, args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/invalid session name "\.hidden": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot\n$/);
+    expect(existsSync(join(home, 'sessions', '.hidden.json'))).toBe(false);
+    expect(logLines(home)).toHaveLength(before);
+  });
+
+  it('a fork under a hidden file name (made before names were checked) still protects its parent’s lines', async () => {
+    const home = tempHome();
+    await turns(home, 'work', 2);
+    expect((await argo(home, ['sessions', 'fork', 'work', 'branch'])).code).toBe(0);
+    renameSync(join(home, 'sessions', 'branch.json'), join(home, 'sessions', '.branch.json'));
+    renameSync(join(home, 'sessions', 'branch.idx'), join(home, 'sessions', '.branch.idx'));
+    const refused = await argo(home, ['sessions', 'rm', 'work', '--purge', '--yes']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^argo: session "work" has forks that replay its turns \(branch\)/);
+    expect(logLines(home)).toHaveLength(2);
+  });
+
+  it('a fork of a fork protects the grandparent’s lines after the middle fork is removed', async () => {
+    const home = tempHome();
+    await turns(home, 'work', 2);
+    expect((await argo(home, ['sessions', 'fork', 'work', 'child'])).code).toBe(0);
+    await turns(home, 'child', 1);
+    expect((await argo(home, ['sessions', 'fork', 'child', 'grandchild'])).code).toBe(0);
+    expect((await argo(home, ['sessions', 'rm', 'child', '--yes'])).code).toBe(0);
+    const workId = record(home, 'work').id;
+
+    for (const args of [['sessions', 'rm', 'work', '--purge', '--yes'], ['logs', 'rm', '--session', 'work', '--yes']]) {
+      const refused = await argo(home, args);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('has forks that replay its turns (grandchild)');
+    }
+    expect(logLines(home).filter((line) => line.session_id === workId)).toHaveLength(2);
+    const replay = await argo(home, ['--session', 'grandchild', '--replay', 'session', '--explain', '--json', 'go on']);
+    expect((JSON.parse(replay.stdout) as { turns: unknown[] }).turns).toHaveLength(3); // 2 inherited from work, 1 from child
+  });
+});
