@@ -1,7 +1,7 @@
 // Deleting history on purpose, and keeping every session's index and record consistent afterwards.
 // Log files are rewritten through a temporary file and a rename, so a reader sees the old file or
 // the new one, never half of one.
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { open, readFile, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
