@@ -8,6 +8,7 @@ import type { ReplayPlan } from '../replay/plan.js';
 import { prepareTurn, runTurn, streamAnswer } from '../turn/turn.js';
 import type { TurnInput } from '../turn/turn.js';
 import type { Io } from './io.js';
+import { STOP_SIGNALS } from './outcome.js';
 import type { Outcome } from './outcome.js';
 
 export interface AskOptions extends TurnInput {
@@ -34,7 +35,15 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
   let wrote = '';
   const controller = new AbortController();
   // Ctrl-C stays handled (the answer ends cleanly) until the turn is written, so it is never half-logged.
-  const stopListening = io.onInterrupt(() => controller.abort());
+  // SIGTERM and SIGHUP end the answer the same way; so does a reader that stops reading
+  // (`argo … | head -1`): the request is aborted, so Ollama stops generating, and the turn is logged.
+  let stoppedBy: Stop | undefined;
+  const stop = (how: Stop): void => {
+    stoppedBy ??= how;
+    controller.abort(STOPS[how].reason);
+  };
+  const stopListening = io.onInterrupt((signal) => stop(STOP_SIGNALS[signal]));
+  const stopWatchingOutput = io.onOutputClosed(() => stop('output-closed'));
   try {
     const result = await runTurn(settings, options, {
       transport,
@@ -68,18 +77,29 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
       const { id, session, model, model_response: response, status, replay_policy, timings, error } = entry;
       io.stdout.write(`${JSON.stringify({ id, session, model, response, status, replay_policy, timings, error })}\n`);
     }
-    return reportOutcome(entry.status, result.failure, io, options.log);
+    return reportOutcome(entry.status, result.failure, io, options.log, stoppedBy ?? 'interrupted');
   } finally {
     stopListening();
+    stopWatchingOutput();
   }
 }
 
-function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logged: boolean): Outcome {
+type Stop = Exclude<Outcome, 'ok' | 'failed'>;
+
+/** How each way of stopping an answer is logged (the entry's `error`) and told on stderr. */
+const STOPS: Record<Stop, { reason: string; told: string }> = {
+  interrupted: { reason: 'interrupted by the user', told: 'interrupted' },
+  terminated: { reason: 'interrupted by SIGTERM', told: 'terminated (SIGTERM)' },
+  'hung-up': { reason: 'interrupted by SIGHUP (the terminal closed)', told: 'hung up (SIGHUP)' },
+  'output-closed': { reason: 'interrupted: standard output was closed', told: 'standard output was closed; the answer was cut short' },
+};
+
+function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logged: boolean, stoppedBy: Stop): Outcome {
   if (status === 'ok') return 'ok';
   const kept = logged ? ` (logged as ${status})` : '';
   if (status === 'interrupted') {
-    io.stderr.write(`argo: interrupted${kept}\n`);
-    return 'interrupted';
+    io.stderr.write(`argo: ${STOPS[stoppedBy].told}${kept}\n`);
+    return stoppedBy;
   }
   io.stderr.write(`argo: ${failure ?? 'the request failed'}${kept}\n`);
   return 'failed';

@@ -1,7 +1,6 @@
-import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { STOP_SIGNALS } from './outcome.js';
+import type { StopSignal } from './outcome.js';
 import { nanoid } from 'nanoid';
 
 /** Everything a command touches outside its arguments: streams, clock, ids, signals. */
@@ -13,10 +12,12 @@ export interface Io {
   /** Monotonic milliseconds, for durations. */
   clock: () => number;
   newId: () => string;
-  /** Calls `handler` on Ctrl-C until the returned function is called. */
-  onInterrupt: (handler: () => void) => () => void;
-  /** Saves text that could not be logged; returns where. */
-  rescue: (text: string) => Promise<string>;
+  /** Calls `handler` on Ctrl-C, SIGTERM or SIGHUP until the returned function is called. */
+  onInterrupt: (handler: (signal: StopSignal) => void) => () => void;
+  /** Calls `handler` once standard output is closed by its reader (`argo … | head -1`). */
+  onOutputClosed: (handler: () => void) => () => void;
+  /** Saves text that could not be logged, privately under the data home if it can; returns where. */
+  rescue: (text: string, home: string) => Promise<string>;
   isInteractive: boolean;
 }
 
@@ -31,15 +32,22 @@ export function processIo(): Io {
     clock: () => performance.now(),
     newId: () => nanoid(TURN_ID_LENGTH),
     onInterrupt: (handler) => {
-      process.on('SIGINT', handler);
-      return () => process.off('SIGINT', handler);
+      const signals = Object.keys(STOP_SIGNALS) as StopSignal[];
+      const listeners = signals.map((signal) => [signal, () => handler(signal)] as const);
+      for (const [signal, listener] of listeners) process.on(signal, listener);
+      return () => {
+        for (const [signal, listener] of listeners) process.off(signal, listener);
+      };
     },
-    rescue: async (text) => {
-      const path = join(tmpdir(), `argo-unlogged-${Date.now()}-${process.pid}.ndjson`);
-      await writeFile(path, text, { mode: 0o600 });
-      return path;
+    onOutputClosed: (handler) => {
+      const listener = (error: unknown): void => {
+        if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'EPIPE') handler();
+      };
+      process.stdout.on('error', listener);
+      return () => process.stdout.off('error', listener);
     },
-    isInteractive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+    rescue: async (text, home) => (await import('../log/fs.js')).rescueText(home, text),
+    isInteractive: process.stdin.isTTY && process.stderr.isTTY,
   };
 }
 

@@ -11,6 +11,7 @@ import type { ScanProblem } from '../log/scan.js';
 import { followLines, followStart } from '../query/follow.js';
 import { fullBlock, statsText, tableHeader, tableRow } from '../query/format.js';
 import type { RenderOptions } from '../query/format.js';
+import { withSessionLock } from '../log/lock.js';
 import { planPrune, prune, refuseWithForks, removeSessionLines } from '../maintenance/maintain.js';
 import {
   EMPTY_QUERY,
@@ -290,8 +291,11 @@ async function removeLogs(settings: Settings, flags: { session: string; yes?: bo
   if (!(await confirm(io, `delete ${label}${turns}: every one of its log lines, its record and its index?`, flags.yes, 'logs rm'))) {
     throw new RuntimeError('nothing deleted (not confirmed)');
   }
-  const removed = await removeSessionLines(settings.paths, new Set([id]));
-  if (record) await deleteSession(settings.paths.sessions, record.name);
+  const removed = await withSessionLock(settings.paths.sessions, id, async () => {
+    const lines = await removeSessionLines(settings.paths, new Set([id]));
+    if (record) await deleteSession(settings.paths.sessions, record.name);
+    return lines;
+  });
   io.stdout.write(
     `deleted ${plural(removed.lines, 'line')} (${formatBytes(removed.bytes)}) of ${label} from ${plural(removed.files, 'log file')}` +
       `${record ? ', and its record and index' : ''}\n`,

@@ -1,14 +1,14 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError, UsageError } from '../errors.js';
-import { errnoOf } from '../log/fs.js';
+import { discardTemporaryFiles, errnoOf } from '../log/fs.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
 import { processIo, readAll } from './io.js';
 import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
-import { EXIT_CODES } from './outcome.js';
+import { EXIT_CODES, STOP_SIGNALS } from './outcome.js';
 import type { ReportOutcome } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
 
@@ -114,11 +114,16 @@ async function readPrompt(words: string[], io: Io): Promise<string> {
 export async function main(argv: string[] = process.argv): Promise<void> {
   const io = processIo();
   let interrupts = 0;
-  // Ctrl-C quits at once unless a command is handling it (a streaming answer ends cleanly first);
-  // a second Ctrl-C always quits.
-  process.on('SIGINT', () => {
-    if (process.listenerCount('SIGINT') === 1 || ++interrupts > 1) process.exit(EXIT_CODES.interrupted);
-  });
+  // Ctrl-C, SIGTERM and SIGHUP quit at once unless a command is handling them (a streaming answer
+  // ends cleanly first and is logged); a second one always quits. Temporary files being written
+  // (a `logs rm` copy) are removed first: the originals are untouched until their rename.
+  for (const [signal, outcome] of Object.entries(STOP_SIGNALS)) {
+    process.on(signal, () => {
+      if (process.listenerCount(signal) > 1 && ++interrupts <= 1) return;
+      discardTemporaryFiles();
+      process.exit(EXIT_CODES[outcome]);
+    });
+  }
   process.stdout.on('error', (error) => {
     if (errnoOf(error) !== 'EPIPE') throw error;
   });

@@ -5,6 +5,7 @@ import type { Settings } from '../config/settings.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import { fullBlock, sessionHeader, sessionsTable } from '../query/format.js';
 import type { RenderOptions } from '../query/format.js';
+import { withSessionLock } from '../log/lock.js';
 import { refuseWithForks, removeSessionLines } from '../maintenance/maintain.js';
 import { Sink } from '../output/sink.js';
 import { loadSessionEntries, rebuildIndex, rulesTagging } from '../sessions/turns.js';
@@ -173,8 +174,13 @@ async function removeCommand(settings: Settings, name: string, flags: { purge?: 
     ? `remove session "${name}" (${plural(record.turns, 'turn')}) and delete its lines from the log?`
     : `remove session "${name}" (${plural(record.turns, 'turn')})? Its log lines stay (--purge deletes them too).`;
   if (!(await confirm(io, what, flags.yes, 'sessions rm'))) throw new RuntimeError('nothing removed (not confirmed)');
-  const removed = flags.purge ? await removeSessionLines(settings.paths, new Set([record.id])) : null;
-  await deleteSession(dir, name);
+  // Under the session's lock, which turn completion takes too: a turn finishing now waits, then
+  // finds the session gone and logs its line under the id without recreating the record.
+  const removed = await withSessionLock(dir, record.id, async () => {
+    const lines = flags.purge ? await removeSessionLines(settings.paths, new Set([record.id])) : null;
+    await deleteSession(dir, name);
+    return lines;
+  });
   io.stdout.write(
     removed
       ? `removed session "${name}" and ${plural(removed.lines, 'log line')} from ${plural(removed.files, 'file')}\n`

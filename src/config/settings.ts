@@ -33,7 +33,8 @@ export interface Settings {
   /** How streamed text is batched into writes (config key "stream"). */
   tokenBuffer: { flushChunks: number; flushMs: number };
   retries: { attempts: number; initialDelayMs: number };
-  timeouts: { idleMs: number };
+  /** idleMs: silence before a stream is abandoned; lockWaitMs: the longest wait for another argo's lock. */
+  timeouts: { idleMs: number; lockWaitMs: number };
 }
 
 /** Values given on the command line; each wins over the environment and config.json. */
@@ -85,7 +86,7 @@ const CONFIG_SHAPE: Shape = {
     verbosityRules: { fields: { short: 'string', long: 'string', longPhrases: STRINGS, longInputChars: 'integer' } },
     stream: { fields: { flushChunks: 'integer', flushMs: 'integer' } },
     retries: { fields: { attempts: 'integer', initialDelayMs: 'integer' } },
-    timeouts: { fields: { idleMs: 'integer' } },
+    timeouts: { fields: { idleMs: 'integer', lockWaitMs: 'integer' } },
   },
 };
 
@@ -181,7 +182,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     style,
     tokenBuffer: { flushChunks: 10, flushMs: 50, ...config.stream },
     retries: { attempts: 3, initialDelayMs: 250, ...config.retries },
-    timeouts: { idleMs: 120_000, ...config.timeouts },
+    timeouts: { idleMs: 120_000, lockWaitMs: 30_000, ...config.timeouts },
   };
   if (keepAliveRaw !== undefined) {
     settings.keepAlive = parseKeepAlive(keepAliveRaw, flags.keepAlive !== undefined ? '--keep-alive' : `${source}: "options.keep_alive"`);
@@ -218,11 +219,13 @@ export function readConfigFile(path: string): ConfigFile {
 function checkRanges(settings: Settings, source: string): void {
   const rules: [string, number, number, number?][] = [
     ['stream.flushChunks', settings.tokenBuffer.flushChunks, 1],
-    ['stream.flushMs', settings.tokenBuffer.flushMs, 0],
-    ['retries.attempts', settings.retries.attempts, 1],
-    ['retries.initialDelayMs', settings.retries.initialDelayMs, 0],
+    ['stream.flushMs', settings.tokenBuffer.flushMs, 0, 60_000],
+    // The retry delay doubles with each attempt; these bounds keep it within what a timer accepts.
+    ['retries.attempts', settings.retries.attempts, 1, 10],
+    ['retries.initialDelayMs', settings.retries.initialDelayMs, 0, 60_000],
     // Node's HTTP client gives up on its own after 300 s without data; a longer wait cannot be kept.
     ['timeouts.idleMs', settings.timeouts.idleMs, 100, 300_000],
+    ['timeouts.lockWaitMs', settings.timeouts.lockWaitMs, 0, 3_600_000],
     ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
   ];
   for (const [key, value, min, max] of rules) {

@@ -7,6 +7,7 @@ import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
 import { replaceFile } from '../log/fs.js';
+import { withLogLock } from '../log/lock.js';
 import { idPattern } from '../sessions/turns.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
@@ -38,6 +39,10 @@ export interface IndexRepair {
 
 /** Deletes the planned files, then drops their turns from every index and recounts the sessions. */
 export async function prune(paths: DataPaths, plan: PrunePlan): Promise<IndexRepair> {
+  return withLogLock(paths.logs, () => pruneLocked(paths, plan));
+}
+
+async function pruneLocked(paths: DataPaths, plan: PrunePlan): Promise<IndexRepair> {
   for (const file of plan.files) await rm(file, { force: true });
   const gone = new Set(plan.files.map((file) => basename(file)));
   return repairIndexes(paths, gone, (line) => (gone.has(line.file) ? null : line), { removeEmptied: true });
@@ -58,6 +63,11 @@ export interface RemoveResult {
  * cannot be attributed to a session with certainty.
  */
 export async function removeSessionLines(paths: DataPaths, sessionIds: ReadonlySet<string>): Promise<RemoveResult> {
+  // Appends wait while the files are rewritten: a line added meanwhile would be lost in the rename.
+  return withLogLock(paths.logs, () => removeLocked(paths, sessionIds));
+}
+
+async function removeLocked(paths: DataPaths, sessionIds: ReadonlySet<string>): Promise<RemoveResult> {
   const result: RemoveResult = { files: 0, lines: 0, bytes: 0 };
   if (sessionIds.size === 0) return result;
   const removed = new Map<string, Ranges>();

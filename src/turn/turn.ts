@@ -64,8 +64,8 @@ export interface TurnPorts {
   onText?: (text: string) => void;
   onRetry?: AnswerContext['onRetry'];
   onToolCalls?: AnswerContext['onToolCalls'];
-  /** Saves a turn the log could not take; returns where. */
-  rescue: (text: string) => Promise<string>;
+  /** Saves a turn the log could not take, privately under the data home `home` if it can; returns where. */
+  rescue: (text: string, home: string) => Promise<string>;
   answer?: Answerer;
 }
 
@@ -162,10 +162,11 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     replayed_ids: plan.replayedIds,
     timings: timingsOf(answer.metrics, answer.firstTokenMs, Math.round(ports.clock() - started)),
     done_reason: answer.metrics.done_reason,
-    error: failure ?? (answer.status === 'interrupted' ? 'interrupted by the user' : null),
+    // The caller may abort with a reason in words (a signal, a closed output); Ctrl-C is the default.
+    error: failure ?? (answer.status === 'interrupted' ? (typeof ports.signal?.reason === 'string' ? ports.signal.reason : 'interrupted by the user') : null),
     ...answer.fields,
   };
-  if (input.log) await writeOrRescue(settings, entry, day, ports);
+  if (input.log) await writeOrRescue(settings, session, entry, day, ports);
   return { ...prepared, entry, failure };
 }
 
@@ -192,20 +193,28 @@ async function dateStamps(date: Date): Promise<{ timestamp: string; day: string 
   return { timestamp: format(date, TIMESTAMP_PATTERN), day: format(date, DAY_PATTERN) };
 }
 
-/** The turn is the user's words: if the log cannot take it, keep it somewhere and say where. */
-async function writeOrRescue(settings: Settings, entry: LogEntry, day: string, ports: TurnPorts): Promise<void> {
+/**
+ * The turn is the user's words: if the log cannot take it, keep it somewhere and say where. The
+ * session is the one the turn was planned on (by id), so a rename or removal meanwhile never brings
+ * its old name back; a session that did not exist yet is created now.
+ */
+async function writeOrRescue(settings: Settings, planned: SessionRecord | null, entry: LogEntry, day: string, ports: TurnPorts): Promise<void> {
+  const { recordTurn, SessionUpdateError } = await import('../sessions/record-turn.js');
   try {
-    const { recordTurn } = await import('../sessions/record-turn.js');
-    const session = await openSession(settings.paths.sessions, settings.session, entry.timestamp);
+    const session = planned ?? (await openSession(settings.paths.sessions, settings.session, entry.timestamp));
     entry.session_id = session.id;
-    await recordTurn(settings.paths, session, entry, day, rulesFingerprint(settings.replay.classify));
+    await recordTurn(settings.paths, session, entry, day, rulesFingerprint(settings.replay.classify), { lockWaitMs: settings.timeouts.lockWaitMs });
   } catch (error) {
-    const rescue = await ports.rescue(`${serializeEntry(entry)}\n`);
+    // Logged, only the session's bookkeeping failed: saving the turn again would duplicate it.
+    if (error instanceof SessionUpdateError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new RuntimeError(
-      `cannot write the log in ${settings.paths.logs} (${reason}); the turn was saved to ${rescue} — fix the directory's permissions or free space`,
-      { cause: error },
-    );
+    let saved: string;
+    try {
+      saved = `the turn was saved to ${await ports.rescue(`${serializeEntry(entry)}\n`, settings.home)}`;
+    } catch (rescueError) {
+      saved = `the turn could not be saved either (${rescueError instanceof Error ? rescueError.message : String(rescueError)})`;
+    }
+    throw new RuntimeError(`cannot write the log in ${settings.paths.logs} (${reason}); ${saved} — fix the directory's permissions or free space`, { cause: error });
   }
 }
 

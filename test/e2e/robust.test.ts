@@ -71,3 +71,58 @@ describe('session names and forks (item 4)', () => {
     expect((JSON.parse(replay.stdout) as { turns: unknown[] }).turns).toHaveLength(3); // 2 inherited from work, 1 from child
   });
 });
+
+describe('signals and a closed output mid-answer (items 11, 12)', () => {
+  it.each([
+    ['SIGTERM', 143, 'argo: terminated (SIGTERM) (logged as interrupted)\n', 'interrupted by SIGTERM'],
+    ['SIGHUP', 129, 'argo: hung up (SIGHUP) (logged as interrupted)\n', 'interrupted by SIGHUP (the terminal closed)'],
+  ] as const)('%s keeps the partial answer, logs it interrupted, aborts the request, exits %i', async (signal, code, stderr, error) => {
+    const home = tempHome();
+    ollama.options.tokens = ['partial', ' answer', ' never'];
+    ollama.setScenario({ hang: 2 });
+    let sent = false;
+    try {
+      const result = await argo(home, ['tell me a long story'], {
+        onStdout: (child, text) => {
+          if (!sent && text.includes('answer')) {
+            sent = true;
+            child.kill(signal);
+          }
+        },
+      });
+      expect(result).toMatchObject({ code, stdout: 'partial answer\n', stderr });
+      expect(logLines(home)).toMatchObject([{ status: 'interrupted', model_response: 'partial answer', error }]);
+      await ollama.requests.at(-1)?.settled;
+      expect(ollama.requests.at(-1)?.clientAborted).toBe(true);
+    } finally {
+      ollama.setScenario(undefined);
+      ollama.options.tokens = undefined;
+    }
+  });
+
+  it('a reader that goes away (| head -1) aborts the request and the turn is logged interrupted', async () => {
+    const home = tempHome();
+    ollama.options.tokens = ['first line\n', 'second', ' line\n', 'more', ' text'];
+    ollama.setScenario({ hang: 3 });
+    let closed = false;
+    try {
+      const result = await argo(home, ['tell me a long story'], {
+        onStdout: (child, text) => {
+          // What head -1 does: read the first line, then close the pipe.
+          if (!closed && text.includes('\n')) {
+            closed = true;
+            child.stdout?.destroy();
+          }
+        },
+      });
+      expect(result.code).toBe(141);
+      expect(result.stderr).toBe('argo: standard output was closed; the answer was cut short (logged as interrupted)\n');
+      expect(logLines(home)).toMatchObject([{ status: 'interrupted', error: 'interrupted: standard output was closed' }]);
+      await ollama.requests.at(-1)?.settled;
+      expect(ollama.requests.at(-1)?.clientAborted).toBe(true);
+    } finally {
+      ollama.setScenario(undefined);
+      ollama.options.tokens = undefined;
+    }
+  });
+});
