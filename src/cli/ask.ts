@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.js';
 import type { TurnStatus } from '../log/entry.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import { startSpinner } from '../output/spinner.js';
+import { ControlNeutralizer, untrustedTextFor } from '../output/terminal-text.js';
 import { TokenBuffer } from '../output/token-buffer.js';
 import { policyForLog } from '../replay/plan.js';
 import type { ReplayPlan } from '../replay/plan.js';
@@ -14,6 +15,8 @@ import type { Outcome } from './outcome.js';
 export interface AskOptions extends TurnInput {
   explain: boolean;
   json: boolean;
+  /** Print the answer as the model sent it even on a terminal (control characters included). */
+  raw?: boolean;
 }
 
 /** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). How it ended. */
@@ -30,7 +33,9 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
     initialDelayMs: settings.retries.initialDelayMs,
     idleMs: settings.timeouts.idleMs,
   });
-  const buffer = new TokenBuffer((text) => io.stdout.write(text), settings.tokenBuffer);
+  // The model's text is not ours: on a terminal its control characters are shown, not obeyed.
+  const guard = io.stdout.isTTY === true && options.raw !== true ? new ControlNeutralizer() : null;
+  const buffer = new TokenBuffer((text) => io.stdout.write(guard ? guard.push(text) : text), settings.tokenBuffer);
   let stopSpinner = (): void => undefined;
   let wrote = '';
   const controller = new AbortController();
@@ -62,11 +67,13 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
         io.stderr.write(`argo: ${reason}; retrying in ${(delayMs / 1000).toFixed(2)}s (attempt ${attempt} of ${settings.retries.attempts})\n`);
       },
       answer: async (request, context) => {
-        if (io.stderr.isTTY && !options.json) stopSpinner = startSpinner(io.stderr, `asking ${request.body.model}…`);
+        if (io.stderr.isTTY && !options.json) stopSpinner = startSpinner(io.stderr, `asking ${untrustedTextFor(io.stderr)(request.body.model)}…`);
         try {
           return await streamAnswer(request, context);
         } finally {
           buffer.flush();
+          const held = guard?.end() ?? '';
+          if (held !== '') io.stdout.write(held);
           stopSpinner();
           if (!options.json && wrote !== '' && !wrote.endsWith('\n')) io.stdout.write('\n');
         }
@@ -101,7 +108,7 @@ function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logge
     io.stderr.write(`argo: ${STOPS[stoppedBy].told}${kept}\n`);
     return stoppedBy;
   }
-  io.stderr.write(`argo: ${failure ?? 'the request failed'}${kept}\n`);
+  io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(failure ?? 'the request failed')}${kept}\n`);
   return 'failed';
 }
 

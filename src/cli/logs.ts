@@ -33,11 +33,12 @@ import { checkSessionName } from '../sessions/names.js';
 import { knownSessions } from '../sessions/manage.js';
 import { deleteSession, listSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
-import { collect, colorsFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
+import type { OutputFlags } from './output-flags.js';
+import { collect, colorsFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 
-interface LogsFlags {
+interface LogsFlags extends OutputFlags {
   session?: string[];
   since?: string;
   until?: string;
@@ -130,7 +131,12 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   const stats = new ScanStats();
   const sink = new Sink(io.stdout);
   const names = new Map(records.map((record) => [record.id, record.name]));
-  const render: RenderOptions = { color: colorsFor(io), width: widthOf(io), sessionName: (entry) => names.get(entry.session_id) ?? String(entry.session) };
+  const render: RenderOptions = {
+    color: colorsFor(io, flags),
+    width: widthOf(io),
+    sessionName: (entry) => names.get(entry.session_id) ?? entry.session,
+    untrusted: untrustedFor(io, flags),
+  };
   const print = (entry: LogEntry, raw: string): string => (flags.json ? `${raw}\n` : flags.full ? fullBlock(entry, render) : tableRow(entry, render));
 
   try {

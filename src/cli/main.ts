@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError, UsageError } from '../errors.js';
 import { discardTemporaryFiles, errnoOf } from '../log/fs.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
@@ -9,10 +10,12 @@ import { processIo, readAll } from './io.js';
 import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
 import { EXIT_CODES, STOP_SIGNALS } from './outcome.js';
+import { addOutputOptions, checkOutputFlags } from './output-flags.js';
+import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
 
-interface AskFlags extends Omit<FlagOverrides, 'budget'> {
+interface AskFlags extends Omit<FlagOverrides, 'budget'>, OutputFlags {
   replay: ReplaySpec;
   reason?: ReplayReason;
   budget?: number;
@@ -80,6 +83,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
             json: flags.json === true,
             ollamaStream: flags.stream,
             log: flags.log,
+            raw: flags.raw === true,
           },
           io,
         ),
@@ -99,6 +103,8 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--host <url>', 'Ollama address')
     .option('-m, --model <name>', 'model to check')
     .action(async (flags: FlagOverrides, command: Command) => setOutcome(await (await import('./doctor.js')).doctor(flags, io, command)));
+  addOutputOptions(program);
+  program.hook('preAction', (_program, action) => checkOutputFlags(action.opts<OutputFlags>()));
   return program;
 }
 
@@ -141,11 +147,12 @@ function exitCodeFor(error: unknown, io: Io): number {
     return shown ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
   if (error instanceof ArgoError) {
-    io.stderr.write(`argo: ${error.message}\n`);
+    // A message may quote what a server, a file or the model said: shown, never obeyed, on a terminal.
+    io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(error.message)}\n`);
     return error instanceof UsageError ? EXIT_CODES.usage : EXIT_CODES.failed;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr.write(`argo: unexpected failure: ${message} (please report it with the command you ran; ARGO_DEBUG=1 adds details)\n`);
+  io.stderr.write(`argo: unexpected failure: ${untrustedTextFor(io.stderr)(message)} (please report it with the command you ran; ARGO_DEBUG=1 adds details)\n`);
   if (process.env.ARGO_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
   return EXIT_CODES.failed;
 }

@@ -1,11 +1,12 @@
 // Issue 9 end to end: hostile names, races, faults and signals, against the Ollama stand-in.
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../../src/sessions/store.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
-import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
 import type { RunOptions } from '../support/run-argo.js';
 
 let ollama: FakeOllama;
@@ -124,5 +125,101 @@ describe('signals and a closed output mid-answer (items 11, 12)', () => {
       ollama.setScenario(undefined);
       ollama.options.tokens = undefined;
     }
+  });
+});
+
+/** Runs argo under a pseudo-terminal (util-linux `script`), so stdin, stdout and stderr are TTYs. */
+function runInTerminal(args: string[], home: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, ARGO_BIN, ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, ARGO_HOME: home, OLLAMA_HOST: ollama.url, TERM: 'xterm', TZ: 'UTC', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('terminal escapes in text Argo did not write (item 3) and colour (item 18)', () => {
+  const hostile = 'copied \u001b]52;c;cm0gLXJmIH4=\u0007 titled \u001b]0;pwned\u0007 cleared \u001b[2J C1 \u009b31m end';
+  const shown = 'copied ^[]52;c;cm0gLXJmIH4=^G titled ^[]0;pwned^G cleared ^[[2J C1 \\x9b31m end';
+  const fromTheAnswer = ['\u001b]52', '\u001b]0;pwned', '\u001b[2J', '\u009b'];
+  const obeyable = (output: string): string[] => fromTheAnswer.filter((control) => output.includes(control));
+
+  it('the streamed answer, logs --full, logs and sessions show neutralize controls on a terminal; --raw keeps them', async () => {
+    const home = tempHome();
+    ollama.options.reply = hostile;
+    try {
+      const asked = await runInTerminal(['--session', 'work', `question \u001b]0;x\u0007`], home);
+      expect(asked.code).toBe(0);
+      expect(asked.output).toContain(shown);
+      expect(obeyable(asked.output)).toEqual([]);
+      for (const args of [['logs', '--full'], ['sessions', 'show', 'work']]) {
+        const printed = await runInTerminal(args, home);
+        expect(printed.code).toBe(0);
+        expect(printed.output).toContain(shown);
+        expect(obeyable(printed.output)).toEqual([]);
+        expect(printed.output).not.toContain('\u001b]0;x');
+        const raw = await runInTerminal([...args, '--raw'], home);
+        expect(raw.output).toContain(hostile.replaceAll('\n', '\r\n'));
+      }
+      const table = await runInTerminal(['logs'], home);
+      expect(table.output).toContain('question ^[]0;x^G');
+      const rawAnswer = await runInTerminal(['--raw', '--no-log', 'again'], home);
+      expect(rawAnswer.output).toContain(hostile);
+    } finally {
+      ollama.options.reply = undefined;
+    }
+  });
+
+  it('piped output stays byte-exact', async () => {
+    const home = tempHome();
+    ollama.options.reply = hostile;
+    try {
+      expect((await argo(home, ['--session', 'work', 'hi'])).stdout).toBe(`${hostile}\n`);
+      expect((await argo(home, ['logs', '--full'])).stdout).toContain(hostile);
+      expect(JSON.parse((await argo(home, ['logs', '--json'])).stdout)).toMatchObject({ model_response: hostile });
+    } finally {
+      ollama.options.reply = undefined;
+    }
+  });
+
+  it('an error line quoting the server is neutralized on a terminal', async () => {
+    const home = tempHome();
+    const result = await runInTerminal(['--model', 'bad\u001b]52;c;eA==\u0007model', 'hi'], home);
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('bad^[]52;c;eA==^Gmodel');
+    expect(result.output).not.toContain('\u001b]52');
+  });
+
+  const CYAN = '\u001b[36m';
+  it.each([
+    ['a terminal, by default', [], {}, true],
+    ['a terminal with NO_COLOR=1', [], { NO_COLOR: '1' }, false],
+    ['a terminal with --no-color', ['--no-color'], {}, false],
+    ['a terminal with --color never', ['--color', 'never'], {}, false],
+    ['a terminal with FORCE_COLOR=0', [], { FORCE_COLOR: '0' }, false],
+    ['a terminal with NO_COLOR and --color always', ['--color', 'always'], { NO_COLOR: '1' }, true],
+  ] as const)('argo logs on %s: colour %s', async (_label, flags, env, coloured) => {
+    const home = tempHome();
+    await turns(home, 'work', 1);
+    const result = await runInTerminal(['logs', ...flags], home, env);
+    expect(result.code).toBe(0);
+    expect(result.output.includes(CYAN)).toBe(coloured);
+  });
+
+  it.each([
+    [[], {}, false],
+    [['--color', 'always'], {}, true],
+    [[], { FORCE_COLOR: '1' }, true],
+  ] as const)('argo logs %j %j through a pipe: colour %s', async (flags, env, coloured) => {
+    const home = tempHome();
+    await turns(home, 'work', 1);
+    const result = await runArgo(['logs', ...flags], { home, host: ollama.url, env: { TZ: 'UTC', NO_COLOR: '', ...env } });
+    expect(result.code).toBe(0);
+    expect(result.stdout.includes(CYAN)).toBe(coloured);
   });
 });
