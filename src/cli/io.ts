@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { UsageError } from '../errors.js';
 import { STOP_SIGNALS } from './outcome.js';
 import type { StopSignal } from './outcome.js';
 import { nanoid } from 'nanoid';
@@ -51,8 +52,22 @@ export function processIo(): Io {
   };
 }
 
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/** The most standard input a prompt may take (documented in docs/cli.md). */
+export const STDIN_LIMIT_BYTES = 1024 * 1024;
+
+/** All of `stream` as UTF-8; past `limit` bytes it stops reading and says so (usage error, exit 2). */
+export async function readAll(stream: NodeJS.ReadableStream, limit = STDIN_LIMIT_BYTES): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk));
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size > limit) {
+      throw new UsageError(
+        `standard input is larger than ${limit / 1024 / 1024} MiB, the most argo takes as a prompt; send a part of it (e.g. head -c 1000000 file | argo "…")`,
+      );
+    }
+    chunks.push(bytes);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }

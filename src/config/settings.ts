@@ -111,12 +111,29 @@ export interface ConfigFile {
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
 export function defaultHome(env: Env): string {
-  return env.ARGO_HOME && env.ARGO_HOME !== '' ? resolve(env.ARGO_HOME) : join(homedir(), '.argo');
+  return env.ARGO_HOME && env.ARGO_HOME !== '' ? expandHome(env.ARGO_HOME, 'ARGO_HOME', env) : join(userHome(env), '.argo');
+}
+
+function userHome(env: Env): string {
+  return env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir();
+}
+
+/**
+ * A data directory as given, with a leading `~` or `~/` expanded as a shell would (a quoted
+ * `ARGO_HOME="~/argo"` reaches us unexpanded, and would otherwise become a folder named `~` in the
+ * current directory). `~user` forms are refused: they name another user's home.
+ */
+export function expandHome(value: string, where: string, env: Env): string {
+  if (value === '~' || value.startsWith('~/')) return resolve(join(userHome(env), value.slice(1)));
+  if (value.startsWith('~')) {
+    throw new UsageError(`${where} "${value}": only "~" and "~/…" are expanded (your own home); give the full path instead`);
+  }
+  return resolve(value);
 }
 
 /** Reads config.json (the I/O) and resolves the settings from it (pure). */
 export function loadSettings(flags: FlagOverrides, env: Env): Settings {
-  const home = flags.home !== undefined ? resolve(flags.home) : defaultHome(env);
+  const home = flags.home !== undefined ? expandHome(flags.home, '--home', env) : defaultHome(env);
   const path = join(home, 'config.json');
   return resolveSettings(env, { path, config: readConfigFile(path) }, { ...flags, home });
 }
@@ -168,7 +185,10 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     model: flags.model ?? nonEmpty(env.ARGO_MODEL) ?? config.model ?? 'argo',
     modelFromFlag: flags.model !== undefined,
     session,
-    host: parseOllamaHost(flags.host ?? nonEmpty(env.OLLAMA_HOST) ?? config.host),
+    host: parseOllamaHost(
+      flags.host ?? nonEmpty(env.OLLAMA_HOST) ?? config.host,
+      flags.host !== undefined ? '--host' : nonEmpty(env.OLLAMA_HOST) !== undefined ? 'OLLAMA_HOST' : `${source}: "host"`,
+    ),
     api: api as Endpoint,
     persona: flags.persona ?? config.persona ?? 'neutral',
     verbosity: verbosity as Verbosity,

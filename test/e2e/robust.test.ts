@@ -223,3 +223,32 @@ describe('terminal escapes in text Argo did not write (item 3) and colour (item 
     expect(result.stdout.includes(CYAN)).toBe(coloured);
   });
 });
+
+describe('bad input: one line, exit 2, nothing written (item 13)', () => {
+  it('standard input past 1 MiB', async () => {
+    const home = tempHome();
+    const result = await argo(home, ['summarise'], { stdin: 'a'.repeat(1024 * 1024 + 1) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^argo: standard input is larger than 1 MiB, the most argo takes as a prompt; send a part of it .*\n$/);
+    expect(logLines(home)).toEqual([]);
+  });
+
+  it('a quoted ~ in ARGO_HOME is the home folder, never ./~', async () => {
+    const home = tempHome();
+    const result = await argo(home, ['--session', 'work', 'hi'], { env: { TZ: 'UTC', ARGO_HOME: '~/data' } });
+    expect(result.code).toBe(0);
+    expect(logLines(join(home, 'data'))).toHaveLength(1);
+    expect(existsSync(join(process.cwd(), '~'))).toBe(false);
+  });
+
+  it.each([
+    [['logs', '--since', '99999999999d'], /^argo: --since: "99999999999d" reaches further back than a date can go/],
+    [['--color', 'sometimes', 'hi'], /^argo: --color must be auto, always or never, got "sometimes"/],
+  ])('%j', async (args, message) => {
+    const home = tempHome();
+    const result = await argo(home, args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.split('\n')).toHaveLength(2);
+  });
+});
