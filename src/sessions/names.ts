@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 
 // No leading dot: a record named ".x.json" would be a hidden file, left out of every listing (and so
@@ -17,4 +18,12 @@ export function checkSessionName(name: string, where: string): string {
     );
   }
   return name;
+}
+
+export function recordPath(dir: string, name: string): string {
+  return join(dir, `${name}.json`);
+}
+
+export function indexPath(dir: string, name: string): string {
+  return join(dir, `${name}.idx`);
 }

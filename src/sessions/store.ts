@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { RuntimeError } from '../errors.js';
 import { listFiles } from '../log/files.js';
 import { createFileExclusive, isMissing, writeFileAtomic } from '../log/fs.js';
-import { isSessionName } from './names.js';
+import { indexPath, isSessionName, recordPath } from './names.js';
 
 /**
  * Where a fork came from. A fork of a fork also carries its parent's own link, so the whole
@@ -82,13 +81,7 @@ export function encodeRecord(record: SessionRecord): string {
 
 export const TITLE_LENGTH = 60;
 
-export function recordPath(dir: string, name: string): string {
-  return join(dir, `${name}.json`);
-}
-
-export function indexPath(dir: string, name: string): string {
-  return join(dir, `${name}.idx`);
-}
+export { indexPath, recordPath } from './names.js';
 
 export function titleFrom(prompt: string): string {
   const line = prompt.replace(/\s+/g, ' ').trim();

@@ -1,6 +1,5 @@
 import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
-import { DAY_PATTERN, TIMESTAMP_PATTERN, serializeEntry } from '../log/entry.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
 import type { FailureKind, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
 import { rulesFingerprint } from '../replay/classify.js';
@@ -8,8 +7,11 @@ import { planTurn, policyForLog } from '../replay/plan.js';
 import type { ReplayPlan } from '../replay/plan.js';
 import type { ChatMessage, OllamaRequest } from '../replay/prompt.js';
 import type { HistoryTurn, ReplayReason, ReplaySpec } from '../replay/types.js';
-import { openSession, readSession } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
+import { access } from 'node:fs/promises';
+import { isMissing } from '../log/fs.js';
+import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
+import { recordPath } from '../sessions/names.js';
 
 /** What one turn asks: the user's words and how to replay the session before them. */
 export interface TurnInput {
@@ -84,7 +86,7 @@ export interface TurnResult extends PreparedTurn {
 /** Plans the turn: reads the session and its history, runs the replay pipeline. No model is called. */
 export async function prepareTurn(settings: Settings, input: TurnInput): Promise<PreparedTurn> {
   const paths = settings.paths;
-  const session = await readSession(paths.sessions, settings.session);
+  const session = await findSession(paths.sessions, settings.session);
   const model = settings.modelFromFlag ? settings.model : (session?.last_model ?? settings.model);
   const planWith = (history: HistoryTurn[]): ReplayPlan =>
     planTurn({
@@ -111,6 +113,19 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
       ? await (await import('../sessions/turns.js')).withReplayHistory(paths, session, input.replay, settings.replay.classify, planWith)
       : planWith([]);
   return { session, model, plan: { ...planned, request: withCallerParts(planned.request, input) } };
+}
+
+/**
+ * The session's record, or null when there is none. The record codec (and zod with it) is loaded only
+ * when there is a record to read: a question in a new session, or with --no-log, starts sooner.
+ */
+async function findSession(dir: string, name: string): Promise<SessionRecord | null> {
+  try {
+    await access(recordPath(dir, name));
+  } catch (error) {
+    if (isMissing(error)) return null;
+  }
+  return (await import('../sessions/store.js')).readSession(dir, name);
 }
 
 /** Plain-mode messages and caller body fields, placed into the planned request. */
@@ -199,7 +214,11 @@ async function dateStamps(date: Date): Promise<{ timestamp: string; day: string 
  * its old name back; a session that did not exist yet is created now.
  */
 async function writeOrRescue(settings: Settings, planned: SessionRecord | null, entry: LogEntry, day: string, ports: TurnPorts): Promise<void> {
-  const { recordTurn, SessionUpdateError } = await import('../sessions/record-turn.js');
+  const [{ recordTurn, SessionUpdateError }, { openSession }, { serializeEntry }] = await Promise.all([
+    import('../sessions/record-turn.js'),
+    import('../sessions/store.js'),
+    import('../log/entry.js'),
+  ]);
   try {
     const session = planned ?? (await openSession(settings.paths.sessions, settings.session, entry.timestamp));
     entry.session_id = session.id;
