@@ -24,6 +24,16 @@ export interface Io {
 
 export const TURN_ID_LENGTH = 12;
 
+// How many commands are handling stop signals themselves right now. Counted here rather than read
+// from process.listenerCount: libraries add signal listeners of their own (proper-lockfile's exit
+// hook), which must not keep Ctrl-C from ending a `logs rm`.
+let commandHandlers = 0;
+
+/** True while a command handles Ctrl-C, SIGTERM and SIGHUP itself (an answer being streamed). */
+export function commandHandlesSignals(): boolean {
+  return commandHandlers > 0;
+}
+
 export function processIo(): Io {
   return {
     stdout: process.stdout,
@@ -36,8 +46,10 @@ export function processIo(): Io {
       const signals = Object.keys(STOP_SIGNALS) as StopSignal[];
       const listeners = signals.map((signal) => [signal, () => handler(signal)] as const);
       for (const [signal, listener] of listeners) process.on(signal, listener);
+      commandHandlers++;
       return () => {
         for (const [signal, listener] of listeners) process.off(signal, listener);
+        commandHandlers--;
       };
     },
     onOutputClosed: (handler) => {

@@ -7,7 +7,6 @@ import type { LogEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, describeBadLine, isBlank } from '../log/scan.js';
-import type { ScanProblem } from '../log/scan.js';
 import { followLines, followStart } from '../query/follow.js';
 import { fullBlock, statsText, tableHeader, tableRow } from '../query/format.js';
 import type { RenderOptions } from '../query/format.js';
@@ -246,8 +245,8 @@ async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io):
       const reason = describeBadLine(line.text) + (line.complete ? '' : '; it is the last line and has no newline (a write cut short)');
       stats.skip(file, line, reason);
       damaged.add(file);
-      const problem = stats.problems.pop()!;
-      await sink.write(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`);
+      const problem = stats.problems.pop();
+      if (problem) await sink.write(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`);
     }
   }
   if (stats.unreadable === 0) {

@@ -6,7 +6,7 @@ import { untrustedTextFor } from '../output/terminal-text.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
-import { processIo, readAll } from './io.js';
+import { commandHandlesSignals, processIo, readAll } from './io.js';
 import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
 import { EXIT_CODES, STOP_SIGNALS } from './outcome.js';
@@ -125,7 +125,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   // (a `logs rm` copy) are removed first: the originals are untouched until their rename.
   for (const [signal, outcome] of Object.entries(STOP_SIGNALS)) {
     process.on(signal, () => {
-      if (process.listenerCount(signal) > 1 && ++interrupts <= 1) return;
+      if (commandHandlesSignals() && ++interrupts <= 1) return;
       discardTemporaryFiles();
       process.exit(EXIT_CODES[outcome]);
     });

@@ -8,7 +8,6 @@ import { UsageError } from '../errors.js';
 import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
 import { replaceFile } from '../log/fs.js';
 import { withLogLock } from '../log/lock.js';
-import { idPattern } from '../sessions/turns.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
@@ -71,11 +70,11 @@ async function removeLocked(paths: DataPaths, sessionIds: ReadonlySet<string>): 
   const result: RemoveResult = { files: 0, lines: 0, bytes: 0 };
   if (sessionIds.size === 0) return result;
   const removed = new Map<string, Ranges>();
-  const pattern = idPattern([...sessionIds]);
+  const needle = { kind: 'json-string', values: [...sessionIds] } as const;
   for (const file of await listLogFiles(paths.logs)) {
     const ranges: Ranges = [];
     const size = (await stat(file)).size;
-    for await (const line of readLines(file, { pattern })) {
+    for await (const line of readLines(file, { needle })) {
       const entry = parseEntry(line.text);
       if (entry && sessionIds.has(entry.session_id)) ranges.push([line.offset, Math.min(size, line.offset + line.length + 1)]);
     }

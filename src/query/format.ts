@@ -20,6 +20,13 @@ export interface RenderOptions {
 }
 
 const asIs = (text: string): string => text;
+/**
+ * A field parseEntry does not check, as text: an old or hand-edited line may hold anything there
+ * (a number, nothing), and it is shown as it is rather than failing the whole listing.
+ */
+function unchecked(value: unknown): string {
+  return typeof value === 'string' ? value : String(value);
+}
 
 const COLUMNS = { time: 16, session: 14, type: 11, strength: 8 };
 const PREVIEW_WITHOUT_TERMINAL = 80;
@@ -27,7 +34,7 @@ const MIN_PREVIEW = 20;
 
 export function localTime(timestamp: string, seconds = false): string {
   const time = Date.parse(timestamp);
-  if (Number.isNaN(time)) return String(timestamp).slice(0, seconds ? 19 : 16);
+  if (Number.isNaN(time)) return timestamp.slice(0, seconds ? 19 : 16);
   return format(time, seconds ? 'yyyy-MM-dd HH:mm:ss' : 'yyyy-MM-dd HH:mm');
 }
 
@@ -63,7 +70,7 @@ export function tableRow(entry: LogEntry, options: RenderOptions): string {
   return [
     c.dim(pad(localTime(entry.timestamp), COLUMNS.time)),
     c.cyan(pad(t(options.sessionName(entry)), COLUMNS.session)),
-    pad(t(entry.entry_type), COLUMNS.type),
+    pad(t(unchecked(entry.entry_type)), COLUMNS.type),
     strengthColor(c, strength)(pad(strength, COLUMNS.strength)),
     shown,
   ].join('  ') + '\n';
@@ -77,10 +84,10 @@ export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assi
   const facts = [
     localTime(entry.timestamp, true),
     c.cyan(t(options.sessionName(entry))),
-    t(entry.entry_type),
+    t(unchecked(entry.entry_type)),
     policy ? `${strengthColor(c, policy.context_strength)(policy.context_strength)} (${policy.reason}, ${policy.entries_used} turns, ${policy.chars_used} chars${policy.trimmed ? ', trimmed' : ''})` : 'no replay',
     statusColor(c, entry.status)(entry.status),
-    t(entry.model),
+    t(unchecked(entry.model)),
     c.dim(`id ${t(entry.id)}`),
   ];
   const lines = [c.dim('── ') + facts.join(c.dim(' · ')), `${c.bold('User:')} ${t(entry.user_prompt)}`, `${c.bold(`${label}:`)} ${t(entry.model_response)}`];

@@ -1,8 +1,8 @@
 // Issue 9 end to end: hostile names, races, faults and signals, against the Ollama stand-in.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SessionRecord } from '../../src/sessions/store.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
@@ -252,3 +252,58 @@ describe('bad input: one line, exit 2, nothing written (item 13)', () => {
     expect(result.stderr.split('\n')).toHaveLength(2);
   });
 });
+
+describe('a signal during logs rm (item 10)', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s removes the temporary copy and leaves the original intact', async (signal) => {
+    const home = tempHome();
+    const logs = join(home, 'logs');
+    mkdirSync(logs, { recursive: true, mode: 0o700 });
+    const [doomed, kept] = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222'];
+    const line = (id: string, session: string): string =>
+      JSON.stringify({ ...SAMPLE_LINE, id, session_id: session, model_response: 'x'.repeat(2000) });
+    // About 80 MB, so the rewrite is still running when the signal arrives.
+    const block = Array.from({ length: 1000 }, (_, i) => line(`t${i}`, i % 2 === 0 ? doomed : kept)).join('\n') + '\n';
+    const file = join(logs, '2025-01-02.log');
+    writeFileSync(file, block.repeat(40), { mode: 0o600 });
+    const before = statSync(file).size;
+
+    const temporary = (): string[] => readdirSync(logs).filter((name) => name.endsWith('.tmp'));
+    const result = await runArgo(['logs', 'rm', '--session', doomed, '--yes'], {
+      home,
+      onSpawn: (child) =>
+        void vi.waitFor(() => expect(temporary()).not.toEqual([]), { timeout: 20_000, interval: 2 }).then(() => child.kill(signal)),
+    });
+    expect(result.code).toBe(signal === 'SIGINT' ? 130 : 143);
+    expect(temporary()).toEqual([]);
+    expect(statSync(file).size).toBe(before);
+    expect(existsSync(join(home, 'locks', 'log.lock'))).toBe(false);
+  }, 60_000);
+});
+
+const SAMPLE_LINE = {
+  timestamp: '2025-01-02T10:00:00.000+00:00',
+  session: 'work',
+  status: 'ok',
+  entry_type: 'question',
+  model: 'argo',
+  endpoint: 'chat',
+  active_mode: null,
+  persona: 'neutral',
+  verbosity: 'short',
+  replay: { enabled: false, count: null, session: false },
+  user_prompt: 'why?',
+  replay_policy: null,
+  replayed_ids: [],
+  timings: {
+    first_token_ms: 1,
+    total_ms: 2,
+    total_duration_ns: null,
+    load_duration_ns: null,
+    prompt_eval_count: null,
+    prompt_eval_duration_ns: null,
+    eval_count: null,
+    eval_duration_ns: null,
+  },
+  done_reason: 'stop',
+  error: null,
+};
