@@ -307,3 +307,17 @@ const SAMPLE_LINE = {
   done_reason: 'stop',
   error: null,
 };
+
+describe('doctor on a terminal (item 3)', () => {
+  it('shows what the server reports without obeying its control characters', async () => {
+    const hostile = await startFakeOllama({ version: '0.12.0\u001b]0;pwned\u0007' });
+    try {
+      const home = tempHome();
+      const result = await runInTerminal(['doctor'], home, { OLLAMA_HOST: hostile.url });
+      expect(result.output).toContain('0.12.0^[]0;pwned^G');
+      expect(result.output).not.toContain('\u001b]0;pwned');
+    } finally {
+      await hostile.close();
+    }
+  });
+});
