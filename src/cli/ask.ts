@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.js';
 import type { TurnStatus } from '../log/entry.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import { startSpinner } from '../output/spinner.js';
+import { ControlNeutralizer, untrustedTextFor } from '../output/terminal-text.js';
 import { TokenBuffer } from '../output/token-buffer.js';
 import { policyForLog } from '../replay/plan.js';
 import type { ReplayPlan } from '../replay/plan.js';
@@ -9,6 +10,7 @@ import { prepareTurn, runTurn, streamAnswer } from '../turn/turn.js';
 import type { TurnInput } from '../turn/turn.js';
 import type { AgentFlags, AgentRun } from './agent.js';
 import type { Io } from './io.js';
+import { STOP_SIGNALS } from './outcome.js';
 import type { Outcome } from './outcome.js';
 
 export interface AskOptions extends TurnInput {
@@ -16,6 +18,8 @@ export interface AskOptions extends TurnInput {
   json: boolean;
   /** Agent mode's flags; used when --tools (or config's "tools") names any. */
   agent?: AgentFlags;
+  /** Print the answer as the model sent it even on a terminal (control characters included). */
+  raw?: boolean;
 }
 
 /** Tools were asked for (`none` turns config's default off). */
@@ -53,12 +57,22 @@ async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: A
     initialDelayMs: settings.retries.initialDelayMs,
     idleMs: settings.timeouts.idleMs,
   });
-  const buffer = new TokenBuffer((text) => io.stdout.write(text), settings.tokenBuffer);
+  // The model's text is not ours: on a terminal its control characters are shown, not obeyed.
+  const guard = io.stdout.isTTY === true && options.raw !== true ? new ControlNeutralizer() : null;
+  const buffer = new TokenBuffer((text) => io.stdout.write(guard ? guard.push(text) : text), settings.tokenBuffer);
   let stopSpinner = (): void => undefined;
   let wrote = '';
   const controller = new AbortController();
   // Ctrl-C stays handled (the answer ends cleanly) until the turn is written, so it is never half-logged.
-  const stopListening = io.onInterrupt(() => controller.abort());
+  // SIGTERM and SIGHUP end the answer the same way; so does a reader that stops reading
+  // (`argo … | head -1`): the request is aborted, so Ollama stops generating, and the turn is logged.
+  let stoppedBy: Stop | undefined;
+  const stop = (how: Stop): void => {
+    stoppedBy ??= how;
+    controller.abort(STOPS[how].reason);
+  };
+  const stopListening = io.onInterrupt((signal) => stop(STOP_SIGNALS[signal]));
+  const stopWatchingOutput = io.onOutputClosed(() => stop('output-closed'));
   try {
     const result = await runTurn(settings, options, {
       transport,
@@ -77,12 +91,14 @@ async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: A
         io.stderr.write(`argo: ${reason}; retrying in ${(delayMs / 1000).toFixed(2)}s (attempt ${attempt} of ${settings.retries.attempts})\n`);
       },
       answer: async (request, context) => {
-        if (io.stderr.isTTY && !options.json) stopSpinner = startSpinner(io.stderr, `asking ${request.body.model}…`);
+        if (io.stderr.isTTY && !options.json) stopSpinner = startSpinner(io.stderr, `asking ${untrustedTextFor(io.stderr)(request.body.model)}…`);
         ui.pause = () => stopSpinner();
         try {
           return await (agent?.answerer ?? streamAnswer)(request, context);
         } finally {
           buffer.flush();
+          const held = guard?.end() ?? '';
+          if (held !== '') io.stdout.write(held);
           stopSpinner();
           if (!options.json && wrote !== '' && !wrote.endsWith('\n')) io.stdout.write('\n');
         }
@@ -94,20 +110,31 @@ async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: A
       io.stdout.write(`${JSON.stringify({ id, session, model, response, status, replay_policy, timings, error, ...agent?.jsonFields(entry) })}\n`);
     }
     if (agent) return (await import('./agent.js')).reportAgentOutcome(entry, result.failure, io, options.log);
-    return reportOutcome(entry.status, result.failure, io, options.log);
+    return reportOutcome(entry.status, result.failure, io, options.log, stoppedBy ?? 'interrupted');
   } finally {
     stopListening();
+    stopWatchingOutput();
   }
 }
 
-function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logged: boolean): Outcome {
+type Stop = Exclude<Outcome, 'ok' | 'failed'>;
+
+/** How each way of stopping an answer is logged (the entry's `error`) and told on stderr. */
+const STOPS: Record<Stop, { reason: string; told: string }> = {
+  interrupted: { reason: 'interrupted by the user', told: 'interrupted' },
+  terminated: { reason: 'interrupted by SIGTERM', told: 'terminated (SIGTERM)' },
+  'hung-up': { reason: 'interrupted by SIGHUP (the terminal closed)', told: 'hung up (SIGHUP)' },
+  'output-closed': { reason: 'interrupted: standard output was closed', told: 'standard output was closed; the answer was cut short' },
+};
+
+function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logged: boolean, stoppedBy: Stop): Outcome {
   if (status === 'ok') return 'ok';
   const kept = logged ? ` (logged as ${status})` : '';
   if (status === 'interrupted') {
-    io.stderr.write(`argo: interrupted${kept}\n`);
-    return 'interrupted';
+    io.stderr.write(`argo: ${STOPS[stoppedBy].told}${kept}\n`);
+    return stoppedBy;
   }
-  io.stderr.write(`argo: ${failure ?? 'the request failed'}${kept}\n`);
+  io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(failure ?? 'the request failed')}${kept}\n`);
   return 'failed';
 }
 

@@ -7,6 +7,9 @@ import { InvalidArgumentError } from 'commander';
 import type { Settings } from '../config/settings.js';
 import { settingsFor } from './settings.js';
 import { UsageError } from '../errors.js';
+import { colorLevel, parseColorMode } from '../output/color.js';
+import type { OutputFlags } from './output-flags.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 
 /** Settings for a history command; `--home` may be given to it or to any command above it. */
@@ -43,10 +46,21 @@ export function rejectStrayWords(command: Command): void {
   throw new UsageError(`unknown command "${command.name()} ${word}"; use one of: ${names.join(', ')} (argo ${command.name()} --help)`);
 }
 
-/** Colours when stdout is a terminal (or FORCE_COLOR says so); chalk reads NO_COLOR and FORCE_COLOR. */
-export function colorsFor(io: Io): ChalkInstance {
-  if (io.stdout === process.stdout) return chalk;
-  return new Chalk({ level: io.stdout.isTTY ? chalk.level : 0 });
+/** The colours for stdout: decided by output/color.ts from the flags, NO_COLOR, FORCE_COLOR and the stream. */
+export function colorsFor(io: Io, flags: OutputFlags = {}): ChalkInstance {
+  const level = colorLevel({
+    mode: parseColorMode(flags.color),
+    env: process.env,
+    isTTY: io.stdout.isTTY === true,
+    // chalk knows the terminal's depth (256 colours, truecolor); whether to colour is decided above.
+    terminalLevel: chalk.level === 0 ? 1 : chalk.level,
+  });
+  return new Chalk({ level });
+}
+
+/** How text Argo did not write is printed on stdout: neutralized on a terminal unless --raw. */
+export function untrustedFor(io: Io, flags: OutputFlags = {}): (text: string) => string {
+  return untrustedTextFor(io.stdout, { raw: flags.raw === true });
 }
 
 export function widthOf(io: Io): number | null {

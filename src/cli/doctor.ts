@@ -4,6 +4,8 @@ import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError } from '../errors.js';
 import { ensurePrivateDir } from '../log/fs.js';
 import { OllamaTransport } from '../ollama/transport.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
+import type { OutputFlags } from './output-flags.js';
 import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
@@ -18,9 +20,11 @@ const DOCTOR_OPTIONS = ['home', 'host', 'model', 'api'] as const;
  */
 export async function doctor(flags: FlagOverrides, io: Io, command?: Command): Promise<Outcome> {
   let failed = 0;
+  // Details quote the server (its version, model names, errors): shown, never obeyed, on a terminal.
+  const shown = untrustedTextFor(io.stdout, { raw: (flags as OutputFlags).raw === true });
   const report = (ok: boolean, what: string, detail: string): void => {
     if (!ok) failed++;
-    io.stdout.write(`${ok ? 'ok  ' : 'FAIL'}  ${what.padEnd(10)} ${detail}\n`);
+    io.stdout.write(`${ok ? 'ok  ' : 'FAIL'}  ${what.padEnd(10)} ${shown(detail)}\n`);
   };
   let settings;
   try {

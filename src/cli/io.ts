@@ -1,7 +1,7 @@
-import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { UsageError } from '../errors.js';
+import { STOP_SIGNALS } from './outcome.js';
+import type { StopSignal } from './outcome.js';
 import { nanoid } from 'nanoid';
 
 /** Everything a command touches outside its arguments: streams, clock, ids, signals. */
@@ -13,14 +13,26 @@ export interface Io {
   /** Monotonic milliseconds, for durations. */
   clock: () => number;
   newId: () => string;
-  /** Calls `handler` on Ctrl-C until the returned function is called. */
-  onInterrupt: (handler: () => void) => () => void;
-  /** Saves text that could not be logged; returns where. */
-  rescue: (text: string) => Promise<string>;
+  /** Calls `handler` on Ctrl-C, SIGTERM or SIGHUP until the returned function is called. */
+  onInterrupt: (handler: (signal: StopSignal) => void) => () => void;
+  /** Calls `handler` once standard output is closed by its reader (`argo … | head -1`). */
+  onOutputClosed: (handler: () => void) => () => void;
+  /** Saves text that could not be logged, privately under the data home if it can; returns where. */
+  rescue: (text: string, home: string) => Promise<string>;
   isInteractive: boolean;
 }
 
 export const TURN_ID_LENGTH = 12;
+
+// How many commands are handling stop signals themselves right now. Counted here rather than read
+// from process.listenerCount: libraries add signal listeners of their own (proper-lockfile's exit
+// hook), which must not keep Ctrl-C from ending a `logs rm`.
+let commandHandlers = 0;
+
+/** True while a command handles Ctrl-C, SIGTERM and SIGHUP itself (an answer being streamed). */
+export function commandHandlesSignals(): boolean {
+  return commandHandlers > 0;
+}
 
 export function processIo(): Io {
   return {
@@ -31,20 +43,43 @@ export function processIo(): Io {
     clock: () => performance.now(),
     newId: () => nanoid(TURN_ID_LENGTH),
     onInterrupt: (handler) => {
-      process.on('SIGINT', handler);
-      return () => process.off('SIGINT', handler);
+      const signals = Object.keys(STOP_SIGNALS) as StopSignal[];
+      const listeners = signals.map((signal) => [signal, () => handler(signal)] as const);
+      for (const [signal, listener] of listeners) process.on(signal, listener);
+      commandHandlers++;
+      return () => {
+        for (const [signal, listener] of listeners) process.off(signal, listener);
+        commandHandlers--;
+      };
     },
-    rescue: async (text) => {
-      const path = join(tmpdir(), `argo-unlogged-${Date.now()}-${process.pid}.ndjson`);
-      await writeFile(path, text, { mode: 0o600 });
-      return path;
+    onOutputClosed: (handler) => {
+      const listener = (error: unknown): void => {
+        if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'EPIPE') handler();
+      };
+      process.stdout.on('error', listener);
+      return () => process.stdout.off('error', listener);
     },
+    rescue: async (text, home) => (await import('../log/fs.js')).rescueText(home, text),
     isInteractive: process.stdin.isTTY && process.stderr.isTTY,
   };
 }
 
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/** The most standard input a prompt may take (documented in docs/cli.md). */
+export const STDIN_LIMIT_BYTES = 1024 * 1024;
+
+/** All of `stream` as UTF-8; past `limit` bytes it stops reading and says so (usage error, exit 2). */
+export async function readAll(stream: NodeJS.ReadableStream, limit = STDIN_LIMIT_BYTES): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk));
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size > limit) {
+      throw new UsageError(
+        `standard input is larger than ${limit / 1024 / 1024} MiB, the most argo takes as a prompt; send a part of it (e.g. head -c 1000000 file | argo "…")`,
+      );
+    }
+    chunks.push(bytes);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }

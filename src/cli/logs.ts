@@ -10,6 +10,7 @@ import { ScanStats, describeBadLine, isBlank } from '../log/scan.js';
 import { followLines, followStart } from '../query/follow.js';
 import { fullBlock, statsText, tableHeader, tableRow } from '../query/format.js';
 import type { RenderOptions } from '../query/format.js';
+import { withSessionLock } from '../log/lock.js';
 import { planPrune, prune, refuseWithForks, removeSessionLines } from '../maintenance/maintain.js';
 import {
   EMPTY_QUERY,
@@ -31,11 +32,12 @@ import { checkSessionName } from '../sessions/names.js';
 import { knownSessions } from '../sessions/manage.js';
 import { deleteSession, listSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
-import { collect, colorsFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
+import type { OutputFlags } from './output-flags.js';
+import { collect, colorsFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 
-interface LogsFlags {
+interface LogsFlags extends OutputFlags {
   session?: string[];
   since?: string;
   until?: string;
@@ -130,7 +132,12 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   const stats = new ScanStats();
   const sink = new Sink(io.stdout);
   const names = new Map(records.map((record) => [record.id, record.name]));
-  const render: RenderOptions = { color: colorsFor(io), width: widthOf(io), sessionName: (entry) => names.get(entry.session_id) ?? entry.session };
+  const render: RenderOptions = {
+    color: colorsFor(io, flags),
+    width: widthOf(io),
+    sessionName: (entry) => names.get(entry.session_id) ?? entry.session,
+    untrusted: untrustedFor(io, flags),
+  };
   const print = (entry: LogEntry, raw: string): string => (flags.json ? `${raw}\n` : flags.full ? fullBlock(entry, render) : tableRow(entry, render));
 
   try {
@@ -293,8 +300,11 @@ async function removeLogs(settings: Settings, flags: { session: string; yes?: bo
   if (!(await confirm(io, `delete ${label}${turns}: every one of its log lines, its record and its index?`, flags.yes, 'logs rm'))) {
     throw new RuntimeError('nothing deleted (not confirmed)');
   }
-  const removed = await removeSessionLines(settings.paths, new Set([id]));
-  if (record) await deleteSession(settings.paths.sessions, record.name);
+  const removed = await withSessionLock(settings.paths.sessions, id, async () => {
+    const lines = await removeSessionLines(settings.paths, new Set([id]));
+    if (record) await deleteSession(settings.paths.sessions, record.name);
+    return lines;
+  });
   io.stdout.write(
     `deleted ${plural(removed.lines, 'line')} (${formatBytes(removed.bytes)}) of ${label} from ${plural(removed.files, 'log file')}` +
       `${record ? ', and its record and index' : ''}\n`,

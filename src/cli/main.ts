@@ -1,18 +1,21 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError, UsageError } from '../errors.js';
-import { errnoOf } from '../log/fs.js';
+import { discardTemporaryFiles, errnoOf } from '../log/fs.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
-import { processIo, readAll } from './io.js';
+import { commandHandlesSignals, processIo, readAll } from './io.js';
 import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
-import { EXIT_CODES } from './outcome.js';
+import { EXIT_CODES, STOP_SIGNALS } from './outcome.js';
+import { addOutputOptions, checkOutputFlags } from './output-flags.js';
+import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
 
-interface AskFlags extends Omit<FlagOverrides, 'budget' | 'tools'> {
+interface AskFlags extends Omit<FlagOverrides, 'budget' | 'tools'>, OutputFlags {
   tools?: string;
   root?: string;
   yes?: boolean;
@@ -96,6 +99,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
             ollamaStream: flags.stream,
             log: flags.log,
             agent: { yes: yes === true, ...(root !== undefined ? { root } : {}), ...(ephemeralSystem !== undefined ? { ephemeralSystem } : {}) },
+            raw: flags.raw === true,
           },
           io,
         ),
@@ -115,6 +119,8 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--host <url>', 'Ollama address')
     .option('-m, --model <name>', 'model to check')
     .action(async (flags: FlagOverrides, command: Command) => setOutcome(await (await import('./doctor.js')).doctor(flags, io, command)));
+  addOutputOptions(program);
+  program.hook('preAction', (_program, action) => checkOutputFlags(action.opts<OutputFlags>()));
   return program;
 }
 
@@ -137,11 +143,16 @@ async function readPrompt(words: string[], io: Io): Promise<string> {
 export async function main(argv: string[] = process.argv): Promise<void> {
   const io = processIo();
   let interrupts = 0;
-  // Ctrl-C quits at once unless a command is handling it (a streaming answer ends cleanly first);
-  // a second Ctrl-C always quits.
-  process.on('SIGINT', () => {
-    if (process.listenerCount('SIGINT') === 1 || ++interrupts > 1) process.exit(EXIT_CODES.interrupted);
-  });
+  // Ctrl-C, SIGTERM and SIGHUP quit at once unless a command is handling them (a streaming answer
+  // ends cleanly first and is logged); a second one always quits. Temporary files being written
+  // (a `logs rm` copy) are removed first: the originals are untouched until their rename.
+  for (const [signal, outcome] of Object.entries(STOP_SIGNALS)) {
+    process.on(signal, () => {
+      if (commandHandlesSignals() && ++interrupts <= 1) return;
+      discardTemporaryFiles();
+      process.exit(EXIT_CODES[outcome]);
+    });
+  }
   process.stdout.on('error', (error) => {
     if (errnoOf(error) !== 'EPIPE') throw error;
   });
@@ -159,11 +170,12 @@ function exitCodeFor(error: unknown, io: Io): number {
     return shown ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
   if (error instanceof ArgoError) {
-    io.stderr.write(`argo: ${error.message}\n`);
+    // A message may quote what a server, a file or the model said: shown, never obeyed, on a terminal.
+    io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(error.message)}\n`);
     return error instanceof UsageError ? EXIT_CODES.usage : EXIT_CODES.failed;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr.write(`argo: unexpected failure: ${message} (please report it with the command you ran; ARGO_DEBUG=1 adds details)\n`);
+  io.stderr.write(`argo: unexpected failure: ${untrustedTextFor(io.stderr)(message)} (please report it with the command you ran; ARGO_DEBUG=1 adds details)\n`);
   if (process.env.ARGO_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
   return EXIT_CODES.failed;
 }

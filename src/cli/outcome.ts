@@ -1,7 +1,15 @@
 /** How a command ended. Commands return one; main() alone turns it, or a thrown error, into an exit code. */
-export type Outcome = 'ok' | 'failed' | 'interrupted';
+export type Outcome = 'ok' | 'failed' | 'interrupted' | 'terminated' | 'hung-up' | 'output-closed';
 
 export type ReportOutcome = (outcome: Outcome) => void;
 
-/** Unix conventions: 1 a failure, 2 a usage error, 128 + SIGINT (2) for Ctrl-C. */
-export const EXIT_CODES = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+/**
+ * Unix conventions: 1 a failure, 2 a usage error, 128 + the signal's number when one ended the
+ * command: SIGINT (2, Ctrl-C), SIGTERM (15), SIGHUP (1, the terminal closed), SIGPIPE (13, the
+ * reader of standard output went away).
+ */
+export const EXIT_CODES = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 143, 'hung-up': 129, 'output-closed': 141 } as const;
+
+/** The signals that end a command the way Ctrl-C does, and the outcome each stands for. */
+export const STOP_SIGNALS = { SIGINT: 'interrupted', SIGTERM: 'terminated', SIGHUP: 'hung-up' } as const satisfies Record<string, Outcome>;
+export type StopSignal = keyof typeof STOP_SIGNALS;

@@ -80,16 +80,13 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   }
   io.stdout.write(`argo serve: listening on ${listening.url} (data ${settings.home}, tools root ${root})\n`);
   const signal = await new Promise<NodeJS.Signals>((done) => {
-    const stopOn = (name: NodeJS.Signals): void => {
-      process.off('SIGTERM', stopOn);
-      process.off('SIGINT', stopOn);
+    const stopListening = io.onInterrupt((name) => {
+      stopListening();
       done(name);
-    };
-    process.on('SIGTERM', stopOn);
-    process.on('SIGINT', stopOn);
+    });
   });
   io.stderr.write(`argo serve: ${signal}: finishing running answers (up to ${settings.serve.shutdownGraceMs} ms)\n`);
-  // A second signal during the grace period quits at once: main's SIGINT handler, SIGTERM's default.
+  // A second signal during the grace period quits at once (main's handler: no command handles it now).
   await listening.close(settings.serve.shutdownGraceMs);
   return 'ok';
 }

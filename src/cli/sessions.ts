@@ -5,6 +5,7 @@ import type { Settings } from '../config/settings.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import { fullBlock, sessionHeader, sessionsTable } from '../query/format.js';
 import type { RenderOptions } from '../query/format.js';
+import { withSessionLock } from '../log/lock.js';
 import { refuseWithForks, removeSessionLines } from '../maintenance/maintain.js';
 import { Sink } from '../output/sink.js';
 import { loadSessionEntries, rebuildIndex, rulesTagging } from '../sessions/turns.js';
@@ -20,7 +21,8 @@ import {
 import { checkSessionName } from '../sessions/names.js';
 import { deleteSession, isDamaged, listSessions, scanSessions } from '../sessions/store.js';
 import type { DamagedRecord, SessionRecord } from '../sessions/store.js';
-import { colorsFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
+import type { OutputFlags } from './output-flags.js';
+import { colorsFor, untrustedFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 
 export function registerSessions(program: Command, io: Io): void {
@@ -30,7 +32,7 @@ export function registerSessions(program: Command, io: Io): void {
     .description('list sessions, most recently used first (see docs/history.md)')
     .option('--json', 'print a JSON array of session records')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
-    .action(async (flags: { json?: boolean }, command: Command) => {
+    .action(async (flags: { json?: boolean } & OutputFlags, command: Command) => {
       rejectStrayWords(command);
       await listCommand(settingsOf(command), flags, io);
     });
@@ -41,7 +43,7 @@ export function registerSessions(program: Command, io: Io): void {
     .description('list sessions (the same as "argo sessions")')
     .option('--json', 'print a JSON array of session records')
     .option('--home <dir>', 'data directory')
-    .action(async (flags: { json?: boolean }, command: Command) => listCommand(settingsOf(command), flags, io));
+    .action(async (flags: { json?: boolean } & OutputFlags, command: Command) => listCommand(settingsOf(command), flags, io));
 
   sessions
     .command('show')
@@ -50,7 +52,7 @@ export function registerSessions(program: Command, io: Io): void {
     .option('-n, --limit <n>', 'only the newest N turns', parseCount)
     .option('--json', 'one JSON object: {"session": record, "turns": [log lines]}')
     .option('--home <dir>', 'data directory')
-    .action(async (name: string, flags: { json?: boolean; limit?: number }, command: Command) => showCommand(settingsOf(command), name, flags, io));
+    .action(async (name: string, flags: { json?: boolean; limit?: number } & OutputFlags, command: Command) => showCommand(settingsOf(command), name, flags, io));
 
   sessions
     .command('rename')
@@ -116,12 +118,17 @@ export function registerSessions(program: Command, io: Io): void {
   inheritProgramSettings(program, sessions);
 }
 
-function renderOptions(io: Io, records: readonly SessionRecord[]): RenderOptions {
+function renderOptions(io: Io, records: readonly SessionRecord[], flags: OutputFlags): RenderOptions {
   const names = new Map(records.map((record) => [record.id, record.name]));
-  return { color: colorsFor(io), width: widthOf(io), sessionName: (entry) => names.get(entry.session_id) ?? entry.session };
+  return {
+    color: colorsFor(io, flags),
+    width: widthOf(io),
+    sessionName: (entry) => names.get(entry.session_id) ?? entry.session,
+    untrusted: untrustedFor(io, flags),
+  };
 }
 
-async function listCommand(settings: Settings, flags: { json?: boolean }, io: Io): Promise<void> {
+async function listCommand(settings: Settings, flags: { json?: boolean } & OutputFlags, io: Io): Promise<void> {
   const time = (record: SessionRecord): number => Date.parse(record.last_used_at) || 0;
   const { records: found, damaged } = await scanSessions(settings.paths.sessions);
   const records = found.sort((a, b) => time(b) - time(a) || a.name.localeCompare(b.name));
@@ -137,17 +144,17 @@ async function listCommand(settings: Settings, flags: { json?: boolean }, io: Io
     io.stdout.write('no sessions yet; start one with: argo --session NAME "your question"\n');
     return;
   }
-  io.stdout.write(sessionsTable(records, renderOptions(io, records)) + damagedRows(records, damaged, io));
+  io.stdout.write(sessionsTable(records, renderOptions(io, records, flags)) + damagedRows(records, damaged, io, flags));
 }
 
 /** A row for each damaged record after the table, its name in the NAME column. */
-function damagedRows(records: readonly SessionRecord[], damaged: readonly DamagedRecord[], io: Io): string {
-  const c = colorsFor(io);
+function damagedRows(records: readonly SessionRecord[], damaged: readonly DamagedRecord[], io: Io, flags: OutputFlags): string {
+  const c = colorsFor(io, flags);
   const width = Math.max(4, ...records.map((record) => Array.from(record.name).length));
   return damaged.map((record) => `${c.cyan(record.name.padEnd(width))}  ${c.red(`(damaged record: run argo sessions rm ${record.name})`)}\n`).join('');
 }
 
-async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number }, io: Io): Promise<void> {
+async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number } & OutputFlags, io: Io): Promise<void> {
   checkSessionName(name, 'sessions show');
   const record = await requireSession(settings.paths.sessions, name, 'sessions show');
   const entries = await loadSessionEntries(settings.paths, record, flags.limit);
@@ -155,7 +162,7 @@ async function showCommand(settings: Settings, name: string, flags: { json?: boo
   if (flags.json) {
     await sink.write(`${JSON.stringify({ session: record, turns: entries })}\n`);
   } else {
-    const render = renderOptions(io, await listSessions(settings.paths.sessions));
+    const render = renderOptions(io, await listSessions(settings.paths.sessions), flags);
     await sink.write(sessionHeader(record, entries, render, flags.limit !== undefined));
     if (entries.length === 0) await sink.write('no turns yet\n');
     for (const entry of entries) await sink.write(fullBlock(entry, render));
@@ -173,8 +180,13 @@ async function removeCommand(settings: Settings, name: string, flags: { purge?: 
     ? `remove session "${name}" (${plural(record.turns, 'turn')}) and delete its lines from the log?`
     : `remove session "${name}" (${plural(record.turns, 'turn')})? Its log lines stay (--purge deletes them too).`;
   if (!(await confirm(io, what, flags.yes, 'sessions rm'))) throw new RuntimeError('nothing removed (not confirmed)');
-  const removed = flags.purge ? await removeSessionLines(settings.paths, new Set([record.id])) : null;
-  await deleteSession(dir, name);
+  // Under the session's lock, which turn completion takes too: a turn finishing now waits, then
+  // finds the session gone and logs its line under the id without recreating the record.
+  const removed = await withSessionLock(dir, record.id, async () => {
+    const lines = flags.purge ? await removeSessionLines(settings.paths, new Set([record.id])) : null;
+    await deleteSession(dir, name);
+    return lines;
+  });
   io.stdout.write(
     removed
       ? `removed session "${name}" and ${plural(removed.lines, 'log line')} from ${plural(removed.files, 'file')}\n`

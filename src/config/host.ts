@@ -1,9 +1,20 @@
-// Mirrors Ollama's envconfig.Host() so OLLAMA_HOST means the same thing to argo as to ollama.
+import { UsageError } from '../errors.js';
+
+// Mirrors Ollama's envconfig.Host() so OLLAMA_HOST means the same thing to argo as to ollama, except
+// that a value Ollama would quietly turn into some other address is refused: credentials in the URL
+// (they would be sent to whatever answers), blanks, and schemes other than http and https.
 export const DEFAULT_HOST = 'http://127.0.0.1:11434';
 
-export function parseOllamaHost(raw: string | undefined): string {
+const FIX = `use scheme://host:port, e.g. ${DEFAULT_HOST}`;
+
+/** `source` names where the value came from (`OLLAMA_HOST`, `--host`, `host in config.json`). */
+export function parseOllamaHost(raw: string | undefined, source = 'OLLAMA_HOST'): string {
   const value = (raw ?? '').trim();
   if (value === '') return DEFAULT_HOST;
+  // \p{C}: control and format characters, including C1 and zero-width ones, which would hide in a message.
+  if (/[\s\p{C}]/u.test(value)) {
+    throw new UsageError(`${source} ${JSON.stringify(value)} contains a blank or control character: ${FIX}`);
+  }
   let scheme = 'http';
   let rest = value;
   let defaultPort = '11434';
@@ -13,9 +24,16 @@ export function parseOllamaHost(raw: string | undefined): string {
     rest = value.slice(separator + 3);
     if (scheme === 'http') defaultPort = '80';
     else if (scheme === 'https') defaultPort = '443';
+    else throw new UsageError(`${source} ${JSON.stringify(value)} has the scheme "${scheme}", but Ollama is reached over http or https: ${FIX}`);
   }
-  const slash = rest.indexOf('/');
+  const slash = rest.search(/[/?#]/);
   const hostPort = slash === -1 ? rest : rest.slice(0, slash);
+  const at = hostPort.lastIndexOf('@');
+  if (at !== -1) {
+    // The user info may hold a password: the message shows the value without it.
+    const shown = value.replace(hostPort, `***${hostPort.slice(at)}`);
+    throw new UsageError(`${source} ${JSON.stringify(shown)} has user info (name or password before "@"), which argo does not send: ${FIX}`);
+  }
   const path = slash === -1 ? '' : rest.slice(slash);
   let { host, port } = splitHostPort(hostPort);
   if (host === '' || host === '0.0.0.0') host = '127.0.0.1';

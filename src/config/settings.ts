@@ -33,7 +33,8 @@ export interface Settings {
   /** How streamed text is batched into writes (config key "stream"). */
   tokenBuffer: { flushChunks: number; flushMs: number };
   retries: { attempts: number; initialDelayMs: number };
-  timeouts: { idleMs: number };
+  /** idleMs: silence before a stream is abandoned; lockWaitMs: the longest wait for another argo's lock. */
+  timeouts: { idleMs: number; lockWaitMs: number };
   serve: ServeSettings;
   agent: AgentSettings;
 }
@@ -121,7 +122,7 @@ const CONFIG_SHAPE: Shape = {
     verbosityRules: { fields: { short: 'string', long: 'string', longPhrases: STRINGS, longInputChars: 'integer' } },
     stream: { fields: { flushChunks: 'integer', flushMs: 'integer' } },
     retries: { fields: { attempts: 'integer', initialDelayMs: 'integer' } },
-    timeouts: { fields: { idleMs: 'integer' } },
+    timeouts: { fields: { idleMs: 'integer', lockWaitMs: 'integer' } },
     serve: { fields: { apiKey: 'string', maxBodyBytes: 'integer', shutdownGraceMs: 'integer', jobRetentionDays: 'integer' } },
     tools: STRINGS,
     toolsets: { record: { fields: { tools: STRINGS, includes: STRINGS } } },
@@ -164,12 +165,29 @@ export interface ConfigFile {
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
 export function defaultHome(env: Env): string {
-  return env.ARGO_HOME && env.ARGO_HOME !== '' ? resolve(env.ARGO_HOME) : join(homedir(), '.argo');
+  return env.ARGO_HOME && env.ARGO_HOME !== '' ? expandHome(env.ARGO_HOME, 'ARGO_HOME', env) : join(userHome(env), '.argo');
+}
+
+function userHome(env: Env): string {
+  return env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir();
+}
+
+/**
+ * A data directory as given, with a leading `~` or `~/` expanded as a shell would (a quoted
+ * `ARGO_HOME="~/argo"` reaches us unexpanded, and would otherwise become a folder named `~` in the
+ * current directory). `~user` forms are refused: they name another user's home.
+ */
+export function expandHome(value: string, where: string, env: Env): string {
+  if (value === '~' || value.startsWith('~/')) return resolve(join(userHome(env), value.slice(1)));
+  if (value.startsWith('~')) {
+    throw new UsageError(`${where} "${value}": only "~" and "~/…" are expanded (your own home); give the full path instead`);
+  }
+  return resolve(value);
 }
 
 /** Reads config.json (the I/O) and resolves the settings from it (pure). */
 export function loadSettings(flags: FlagOverrides, env: Env): Settings {
-  const home = flags.home !== undefined ? resolve(flags.home) : defaultHome(env);
+  const home = flags.home !== undefined ? expandHome(flags.home, '--home', env) : defaultHome(env);
   const path = join(home, 'config.json');
   return resolveSettings(env, { path, config: readConfigFile(path) }, { ...flags, home });
 }
@@ -221,7 +239,10 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     model: flags.model ?? nonEmpty(env.ARGO_MODEL) ?? config.model ?? 'argo',
     modelFromFlag: flags.model !== undefined,
     session,
-    host: parseOllamaHost(flags.host ?? nonEmpty(env.OLLAMA_HOST) ?? config.host),
+    host: parseOllamaHost(
+      flags.host ?? nonEmpty(env.OLLAMA_HOST) ?? config.host,
+      flags.host !== undefined ? '--host' : nonEmpty(env.OLLAMA_HOST) !== undefined ? 'OLLAMA_HOST' : `${source}: "host"`,
+    ),
     api: api as Endpoint,
     persona: flags.persona ?? config.persona ?? 'neutral',
     verbosity: verbosity as Verbosity,
@@ -235,7 +256,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     style,
     tokenBuffer: { flushChunks: 10, flushMs: 50, ...config.stream },
     retries: { attempts: 3, initialDelayMs: 250, ...config.retries },
-    timeouts: { idleMs: 120_000, ...config.timeouts },
+    timeouts: { idleMs: 120_000, lockWaitMs: 30_000, ...config.timeouts },
     serve: {
       maxBodyBytes: 10 * 1024 * 1024,
       shutdownGraceMs: 10_000,
@@ -289,14 +310,16 @@ export function readConfigFile(path: string): ConfigFile {
 function checkRanges(settings: Settings, source: string): void {
   const rules: [string, number, number, number?][] = [
     ['stream.flushChunks', settings.tokenBuffer.flushChunks, 1],
-    ['stream.flushMs', settings.tokenBuffer.flushMs, 0],
-    ['retries.attempts', settings.retries.attempts, 1],
-    ['retries.initialDelayMs', settings.retries.initialDelayMs, 0],
+    ['stream.flushMs', settings.tokenBuffer.flushMs, 0, 60_000],
+    // The retry delay doubles with each attempt; these bounds keep it within what a timer accepts.
+    ['retries.attempts', settings.retries.attempts, 1, 10],
+    ['retries.initialDelayMs', settings.retries.initialDelayMs, 0, 60_000],
     // Node's HTTP client gives up on its own after 300 s without data; a longer wait cannot be kept.
     ['timeouts.idleMs', settings.timeouts.idleMs, 100, 300_000],
     ['serve.maxBodyBytes', settings.serve.maxBodyBytes, 1],
     ['serve.shutdownGraceMs', settings.serve.shutdownGraceMs, 0],
     ['serve.jobRetentionDays', settings.serve.jobRetentionDays, 1],
+    ['timeouts.lockWaitMs', settings.timeouts.lockWaitMs, 0, 3_600_000],
     ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
     ...Object.entries(settings.agent.toolBudgets).map(([tool, chars]): [string, number, number] => [`toolBudgets.${tool}`, chars, 100]),
     ...Object.entries(settings.agent.toolTimeouts).map(([tool, ms]): [string, number, number] => [`toolTimeouts.${tool}`, ms, 1]),

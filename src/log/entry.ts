@@ -114,9 +114,8 @@ export type ToolCallLog = z.infer<typeof ToolCallSchema>;
 /** A turn as Argo writes it: the schema's fields, with a status this version writes, and any fields an answer step adds. */
 export type LogEntry = Omit<z.infer<typeof EntryFields>, 'status'> & { status: TurnStatus } & Record<string, unknown>;
 
-/** date-fns patterns of the log's times: ISO 8601 local time with offset, and the daily file's date. */
-export const TIMESTAMP_PATTERN = "yyyy-MM-dd'T'HH:mm:ss.SSSxxx";
-export const DAY_PATTERN = 'yyyy-MM-dd';
+// The patterns live apart (no zod there), so a question that logs nothing never loads the schema.
+export { DAY_PATTERN, TIMESTAMP_PATTERN } from './timestamp.js';
 
 /** A parsed line, or null when the line is not a turn (readers skip and count those; see entryProblem). */
 export function parseEntry(line: string): LogEntry | null {

@@ -2,11 +2,11 @@ import { basename, join } from 'node:path';
 
 const LOG_NAME = /^(\d{4}-\d{2}-\d{2})\.log$/;
 
-/** Names of the files in `dir` matching `pattern`, sorted; none when the directory is missing. */
-export async function listFiles(dir: string, pattern: string): Promise<string[]> {
+/** Names of the files in `dir` matching `pattern`, sorted; none when the directory is missing. `dot` includes hidden files. */
+export async function listFiles(dir: string, pattern: string, options: { dot?: boolean } = {}): Promise<string[]> {
   // Loaded on first use: a plain question never lists a directory, so it need not pay for the import.
   const { default: fg } = await import('fast-glob');
-  return (await fg(pattern, { cwd: dir, onlyFiles: true })).sort();
+  return (await fg(pattern, { cwd: dir, onlyFiles: true, dot: options.dot === true })).sort();
 }
 
 /** The daily log files, oldest first (their names sort by date); none when the directory is missing. */

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { link, lstat, mkdir, mkdtemp, open, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { RuntimeError } from '../errors.js';
 
 export const PRIVATE_DIR = 0o700;
 export const PRIVATE_FILE = 0o600;
@@ -22,16 +25,92 @@ export async function ensurePrivateDir(path: string): Promise<void> {
   await mkdir(path, { recursive: true, mode: PRIVATE_DIR });
 }
 
+// Temporary files being written now. A signal that ends the process (Ctrl-C, SIGTERM) must not
+// leave them behind: a `logs rm` of a large history writes a copy as big as the log.
+const inFlight = new Set<string>();
+
+/** Notes a temporary file this process is writing, so discardTemporaryFiles can remove it. */
+export function trackTemporary(path: string): void {
+  inFlight.add(path);
+}
+
+export function untrackTemporary(path: string): void {
+  inFlight.delete(path);
+}
+
+/** Removes every temporary file still being written; for an exit on a signal (synchronous). */
+export function discardTemporaryFiles(): void {
+  for (const path of inFlight) rmSync(path, { force: true });
+  inFlight.clear();
+}
+
 /** A sibling name unique to this write (several may run at once, even in one process). */
 export function temporaryPath(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
 }
 
-/** Thrown when a path in the data home is a symlink: Argo never writes through one. */
-export class SymlinkRefusedError extends Error {
+/** Thrown when a path in the data home is a symlink: Argo never writes through one (exit 1). */
+export class SymlinkRefusedError extends RuntimeError {
   override name = 'SymlinkRefusedError';
   constructor(readonly path: string) {
     super(`${path} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`);
+  }
+}
+
+/** Opening with O_NOFOLLOW fails with ELOOP when the last part of the path is a symlink. */
+function refusedLink(error: unknown, path: string): unknown {
+  return errnoOf(error) === 'ELOOP' ? new SymlinkRefusedError(path) : error;
+}
+
+/**
+ * Opens a data file for appending (created 0600 if missing), readable too, never through a symlink:
+ * a link planted at the path would send the user's words, with the target's mode, somewhere else.
+ */
+export async function openForAppend(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, PRIVATE_FILE);
+  } catch (error) {
+    throw refusedLink(error, path);
+  }
+}
+
+/** Appends `text` to a data file in one write, never through a symlink. */
+export async function appendPrivate(path: string, text: string): Promise<void> {
+  await ensurePrivateDir(dirname(path));
+  const handle = await openForAppend(path);
+  try {
+    await handle.write(text);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Saves text Argo could not log (a turn) where only the user can read it and nobody can redirect it:
+ * a new file, created exclusively without following links, 0600, in `home`/rescued (0700). If the
+ * data home cannot take it (read-only, full), a fresh private folder from mkdtemp in the system's
+ * temporary folder does. Returns the file's path.
+ */
+export async function rescueText(home: string, text: string): Promise<string> {
+  const name = `unlogged-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(3).toString('hex')}.ndjson`;
+  const write = async (dir: string): Promise<string> => {
+    const path = join(dir, name);
+    const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE);
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return path;
+  };
+  try {
+    const dir = join(home, 'rescued');
+    await ensurePrivateDir(dir);
+    if ((await lstat(dir)).isSymbolicLink()) throw new SymlinkRefusedError(dir);
+    return await write(dir);
+  } catch {
+    return write(await mkdtemp(join(tmpdir(), 'argo-rescued-')));
   }
 }
 
@@ -58,12 +137,15 @@ export async function replaceFile(target: string, write: (handle: FileHandle) =>
   await ensurePrivateDir(dirname(target));
   await refuseSymlink(target);
   const temporary = temporaryPath(target);
+  trackTemporary(temporary);
   try {
     await writeTemporary(temporary, write);
     await rename(temporary, target);
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
+  } finally {
+    untrackTemporary(temporary);
   }
 }
 
@@ -75,8 +157,9 @@ export async function replaceFile(target: string, write: (handle: FileHandle) =>
 export async function createFileExclusive(target: string, data: string | Uint8Array): Promise<boolean> {
   await ensurePrivateDir(dirname(target));
   const temporary = temporaryPath(target);
-  await writeTemporary(temporary, (handle) => handle.writeFile(data));
+  trackTemporary(temporary);
   try {
+    await writeTemporary(temporary, (handle) => handle.writeFile(data));
     await link(temporary, target);
     return true;
   } catch (error) {
@@ -84,6 +167,7 @@ export async function createFileExclusive(target: string, data: string | Uint8Ar
     throw error;
   } finally {
     await rm(temporary, { force: true });
+    untrackTemporary(temporary);
   }
 }
 

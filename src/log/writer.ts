@@ -1,11 +1,11 @@
-import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { serializeEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
 import { logFileName } from './files.js';
-import { PRIVATE_FILE, ensurePrivateDir } from './fs.js';
+import { ensurePrivateDir, errnoOf, openForAppend } from './fs.js';
+import { withLogLock } from './lock.js';
 
 export interface DataPaths {
   logs: string;
@@ -23,26 +23,67 @@ export interface Appended {
   length: number;
 }
 
+/** The log line was not appended (nothing of it is left in the file): the turn is not in the log. */
+export class LogAppendError extends RuntimeError {
+  override name = 'LogAppendError';
+}
+
+/** Writes `bytes` at the end of the file; returns how many were written. A seam for fault tests. */
+export type AppendWrite = (handle: FileHandle, bytes: Buffer) => Promise<number>;
+
+const writeAll: AppendWrite = async (handle, bytes) => (await handle.write(bytes)).bytesWritten;
+
+export interface AppendOptions {
+  write?: AppendWrite;
+  /** The longest wait for the log lock (held by `logs rm` and `logs prune`). */
+  lockWaitMs?: number;
+}
+
 /**
- * Appends the turn as one line in one write (O_APPEND keeps concurrent writers whole) to the day's
- * file. The log line is the truth; indexes and session records are derived from it.
+ * Appends the turn as one line in one write to the day's file, holding the log lock so maintenance
+ * never replaces the file under it. A write that fails part-way (a full disk) is cut back to where
+ * the file ended, so no torn line is left behind; then LogAppendError says the turn is not logged.
+ * The log line is the truth; indexes and session records are derived from it.
  */
-export async function appendEntry(logsDir: string, entry: LogEntry, date: string): Promise<Appended> {
-  await ensurePrivateDir(logsDir);
-  const file = join(logsDir, logFileName(date));
+export async function appendEntry(logsDir: string, entry: LogEntry, date: string, options: AppendOptions = {}): Promise<Appended> {
   const line = Buffer.from(`${serializeEntry(entry)}\n`, 'utf8');
-  const handle = await open(file, 'a+', PRIVATE_FILE);
+  const file = join(logsDir, logFileName(date));
+  const fail = (reason: string, cause: unknown): LogAppendError => new LogAppendError(`cannot append to ${file}: ${reason}`, { cause });
   try {
-    const before = (await handle.stat()).size;
-    // A last line cut short (a crash, a full disk) must not swallow this one: start on a fresh line.
-    const bytes = (await lastByte(handle, before)) === NEWLINE || before === 0 ? line : Buffer.concat([Buffer.from('\n'), line]);
-    const { bytesWritten } = await handle.write(bytes);
-    if (bytesWritten !== bytes.length) throw new RuntimeError(`short write to ${file} (${bytesWritten} of ${bytes.length} bytes)`);
-    const offset = (await locate(handle, before, bytes)) + (bytes.length - line.length);
-    return { file, offset, length: line.length - 1 };
-  } finally {
-    await handle.close();
+    await ensurePrivateDir(logsDir);
+  } catch (error) {
+    throw fail(error instanceof Error ? error.message : String(error), error);
   }
+  return withLogLock(
+    logsDir,
+    async () => {
+      let handle: FileHandle;
+      try {
+        handle = await openForAppend(file);
+      } catch (error) {
+        throw fail(error instanceof Error ? error.message : String(error), error);
+      }
+      try {
+        const before = (await handle.stat()).size;
+        // A last line cut short (an older version, a crash) must not swallow this one: start on a fresh line.
+        const bytes = (await lastByte(handle, before)) === NEWLINE || before === 0 ? line : Buffer.concat([Buffer.from('\n'), line]);
+        let written = 0;
+        try {
+          written = await (options.write ?? writeAll)(handle, bytes);
+          if (written !== bytes.length) throw new Error(`short write (${written} of ${bytes.length} bytes)`);
+        } catch (error) {
+          await handle.truncate(before).catch(() => undefined);
+          const code = errnoOf(error);
+          throw fail(code === 'ENOSPC' ? 'the disk is full' : error instanceof Error ? error.message : String(error), error);
+        }
+        const offset = (await locate(handle, before, bytes)) + (bytes.length - line.length);
+        return { file, offset, length: line.length - 1 };
+      } finally {
+        await handle.close();
+      }
+    },
+    options.lockWaitMs,
+  );
 }
 
 async function lastByte(handle: FileHandle, size: number): Promise<number | undefined> {

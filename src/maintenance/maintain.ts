@@ -7,11 +7,12 @@ import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
 import { replaceFile } from '../log/fs.js';
+import { withLogLock } from '../log/lock.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
-import { deleteSession, listSessions, readSession, saveSession, withLastTurn } from '../sessions/store.js';
-import type { SessionRecord } from '../sessions/store.js';
+import { deleteSession, readSession, saveSession, scanSessions, withLastTurn } from '../sessions/store.js';
+import type { ParentLink, SessionRecord } from '../sessions/store.js';
 import { parseIndexLine, writeIndex } from '../sessions/turn-index.js';
 import type { IndexLine } from '../sessions/turn-index.js';
 
@@ -37,6 +38,10 @@ export interface IndexRepair {
 
 /** Deletes the planned files, then drops their turns from every index and recounts the sessions. */
 export async function prune(paths: DataPaths, plan: PrunePlan): Promise<IndexRepair> {
+  return withLogLock(paths.logs, () => pruneLocked(paths, plan));
+}
+
+async function pruneLocked(paths: DataPaths, plan: PrunePlan): Promise<IndexRepair> {
   for (const file of plan.files) await rm(file, { force: true });
   const gone = new Set(plan.files.map((file) => basename(file)));
   return repairIndexes(paths, gone, (line) => (gone.has(line.file) ? null : line), { removeEmptied: true });
@@ -57,6 +62,11 @@ export interface RemoveResult {
  * cannot be attributed to a session with certainty.
  */
 export async function removeSessionLines(paths: DataPaths, sessionIds: ReadonlySet<string>): Promise<RemoveResult> {
+  // Appends wait while the files are rewritten: a line added meanwhile would be lost in the rename.
+  return withLogLock(paths.logs, () => removeLocked(paths, sessionIds));
+}
+
+async function removeLocked(paths: DataPaths, sessionIds: ReadonlySet<string>): Promise<RemoveResult> {
   const result: RemoveResult = { files: 0, lines: 0, bytes: 0 };
   if (sessionIds.size === 0) return result;
   const removed = new Map<string, Ranges>();
@@ -182,9 +192,15 @@ async function recount(dir: string, record: SessionRecord, lines: readonly Index
   await saveSession(dir, withLastTurn({ ...record, turns: Math.max(0, record.turns - ownDropped) }, keepMarker ? marker : lines[lines.length - 1]?.id));
 }
 
-/** Sessions forked from any of these ids (they replay the parent's turns through their own index). */
+/**
+ * Sessions that replay turns of any of these ids through their own index: forks of them, and forks
+ * of those forks at any depth (the lineage stays in the record even when a middle fork is removed).
+ * Records under hidden or otherwise invalid file names count too: their history is just as real.
+ */
 export async function forksOf(dir: string, ids: ReadonlySet<string>): Promise<SessionRecord[]> {
-  return (await listSessions(dir)).filter((record) => record.parent !== undefined && ids.has(record.parent.session_id) && !ids.has(record.id));
+  const { records } = await scanSessions(dir, { everyFile: true });
+  const inherits = (link: ParentLink | undefined): boolean => link !== undefined && (ids.has(link.session_id) || inherits(link.parent));
+  return records.filter((record) => !ids.has(record.id) && inherits(record.parent));
 }
 
 /** Forks replay their parent's lines: deleting those lines would silently cut the forks' history. */

@@ -113,7 +113,9 @@ export class OllamaTransport {
         const signal = ours && init?.signal ? AbortSignal.any([init.signal, ours]) : (ours ?? init?.signal ?? null);
         const response = await baseFetch(input, { ...init, signal });
         if (!response.ok) return asJsonError(response);
-        if (response.body === null || !response.headers.get('content-type')?.includes('ndjson')) return response;
+        // A streaming request's body is read line by line whatever its declared type (a proxy may
+        // label it application/json): check its lines the same way. A whole answer (stream: false) is one JSON value.
+        if (response.body === null || !isStreamingRequest(init)) return response;
         const body = guardNdjson(response.body, () => (this.malformed = true));
         return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
       },
@@ -302,4 +304,15 @@ async function asJsonError(response: Response): Promise<Response> {
   const text = (await response.text().catch(() => '')).trim();
   const error = text === '' ? response.statusText || `HTTP ${response.status}` : text.length > 200 ? `${text.slice(0, 200)}…` : text;
   return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
+}
+
+/** True for a request that is answered as a stream: Ollama streams unless told `stream: false`. */
+function isStreamingRequest(init: RequestInit | undefined): boolean {
+  if (typeof init?.body !== 'string') return false;
+  try {
+    const body: unknown = JSON.parse(init.body);
+    return typeof body === 'object' && body !== null && (!('stream' in body) || body.stream !== false);
+  } catch {
+    return false;
+  }
 }

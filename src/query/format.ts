@@ -12,8 +12,14 @@ export interface RenderOptions {
   width: number | null;
   /** The session's current name (it may have been renamed since the line was written). */
   sessionName: (entry: LogEntry) => string;
+  /**
+   * Applied to every piece of text Argo did not write (prompts, answers, names, models, errors):
+   * on a terminal it neutralizes control characters (see output/terminal-text.ts). Default: as is.
+   */
+  untrusted?: (text: string) => string;
 }
 
+const asIs = (text: string): string => text;
 /**
  * A field parseEntry does not check, as text: an old or hand-edited line may hold anything there
  * (a number, nothing), and it is shown as it is rather than failing the whole listing.
@@ -54,16 +60,17 @@ export function tableHeader(options: RenderOptions): string {
 
 export function tableRow(entry: LogEntry, options: RenderOptions): string {
   const c = options.color;
+  const t = options.untrusted ?? asIs;
   const strength = entry.replay_policy?.context_strength ?? '-';
   const fixed = COLUMNS.time + COLUMNS.session + COLUMNS.type + COLUMNS.strength + 8;
   const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - fixed - 1);
   const status = entry.status === 'ok' ? '' : `[${entry.status}] `;
-  const preview = truncate(status + oneLine(entry.user_prompt), room);
+  const preview = truncate(status + oneLine(t(entry.user_prompt)), room);
   const shown = status === '' ? preview : statusColor(c, entry.status)(preview.slice(0, status.length)) + preview.slice(status.length);
   return [
     c.dim(pad(localTime(entry.timestamp), COLUMNS.time)),
-    c.cyan(pad(options.sessionName(entry), COLUMNS.session)),
-    pad(unchecked(entry.entry_type), COLUMNS.type),
+    c.cyan(pad(t(options.sessionName(entry)), COLUMNS.session)),
+    pad(t(unchecked(entry.entry_type)), COLUMNS.type),
     strengthColor(c, strength)(pad(strength, COLUMNS.strength)),
     shown,
   ].join('  ') + '\n';
@@ -72,30 +79,32 @@ export function tableRow(entry: LogEntry, options: RenderOptions): string {
 /** One turn in full: a header line, the prompt, the response. */
 export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assistant'): string {
   const c = options.color;
+  const t = options.untrusted ?? asIs;
   const policy = entry.replay_policy;
   const facts = [
     localTime(entry.timestamp, true),
-    c.cyan(options.sessionName(entry)),
-    unchecked(entry.entry_type),
+    c.cyan(t(options.sessionName(entry))),
+    t(unchecked(entry.entry_type)),
     policy ? `${strengthColor(c, policy.context_strength)(policy.context_strength)} (${policy.reason}, ${policy.entries_used} turns, ${policy.chars_used} chars${policy.trimmed ? ', trimmed' : ''})` : 'no replay',
     statusColor(c, entry.status)(entry.status),
-    unchecked(entry.model),
-    c.dim(`id ${entry.id}`),
+    t(unchecked(entry.model)),
+    c.dim(`id ${t(entry.id)}`),
   ];
-  const lines = [c.dim('── ') + facts.join(c.dim(' · ')), `${c.bold('User:')} ${entry.user_prompt}`, `${c.bold(`${label}:`)} ${entry.model_response}`];
-  if (entry.error) lines.push(c.red(`(${entry.error})`));
+  const lines = [c.dim('── ') + facts.join(c.dim(' · ')), `${c.bold('User:')} ${t(entry.user_prompt)}`, `${c.bold(`${label}:`)} ${t(entry.model_response)}`];
+  if (entry.error) lines.push(c.red(`(${t(entry.error)})`));
   return `${lines.join('\n')}\n\n`;
 }
 
 /** The header of `argo sessions show`. */
 export function sessionHeader(record: SessionRecord, entries: readonly LogEntry[], options: RenderOptions, limited = false): string {
   const c = options.color;
+  const t = options.untrusted ?? asIs;
   const inherited = entries.filter((entry) => entry.session_id !== record.id).length;
-  const facts = [`${c.bold(record.name)} ${c.dim(record.id)}`, `${limited ? 'newest ' : ''}${entries.length} turn${entries.length === 1 ? '' : 's'}${inherited > 0 ? ` (${inherited} inherited)` : ''}`];
-  if (record.parent) facts.push(`forked from ${record.parent.name}@${record.parent.turn_id}`);
+  const facts = [`${c.bold(t(record.name))} ${c.dim(t(record.id))}`, `${limited ? 'newest ' : ''}${entries.length} turn${entries.length === 1 ? '' : 's'}${inherited > 0 ? ` (${inherited} inherited)` : ''}`];
+  if (record.parent) facts.push(t(`forked from ${record.parent.name}@${record.parent.turn_id}`));
   const lines = [
     facts.join(c.dim(' · ')),
-    c.dim(`created ${localTime(record.created_at)} · last used ${localTime(record.last_used_at)}${record.last_model ? ` · model ${record.last_model}` : ''}`),
+    c.dim(t(`created ${localTime(record.created_at)} · last used ${localTime(record.last_used_at)}${record.last_model ? ` · model ${record.last_model}` : ''}`)),
   ];
   return `${lines.join('\n')}\n\n`;
 }
@@ -103,17 +112,18 @@ export function sessionHeader(record: SessionRecord, entries: readonly LogEntry[
 /** `argo sessions` as a table. */
 export function sessionsTable(records: readonly SessionRecord[], options: RenderOptions): string {
   const c = options.color;
+  const t = options.untrusted ?? asIs;
   const nameWidth = Math.max(4, ...records.map((record) => Array.from(record.name).length));
   const header = c.dim(`${pad('NAME', nameWidth)}  ${'TURNS'.padStart(5)}  ${pad('LAST USED', 16)}  ${pad('MODEL', 14)}  TITLE`);
   const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - nameWidth - 45);
   const rows = records.map((record) => {
-    const fork = record.parent ? c.dim(`(fork of ${record.parent.name}@${record.parent.turn_id}) `) : '';
+    const fork = record.parent ? c.dim(t(`(fork of ${record.parent.name}@${record.parent.turn_id}) `)) : '';
     return [
-      c.cyan(pad(record.name, nameWidth)),
+      c.cyan(pad(t(record.name), nameWidth)),
       String(record.turns).padStart(5),
       c.dim(pad(localTime(record.last_used_at), 16)),
-      pad(record.last_model ?? '-', 14),
-      fork + truncate(record.title, room),
+      pad(t(record.last_model ?? '-'), 14),
+      fork + truncate(t(record.title), room),
     ].join('  ');
   });
   return [header, ...rows].join('\n') + '\n';
@@ -121,9 +131,10 @@ export function sessionsTable(records: readonly SessionRecord[], options: Render
 
 export function statsText(stats: HistoryStats, options: RenderOptions): string {
   const c = options.color;
+  const t = options.untrusted ?? asIs;
   const counts = (record: Record<string, number>): string =>
     Object.entries(record)
-      .map(([key, value]) => `${key} ${c.bold(String(value))}`)
+      .map(([key, value]) => `${t(key)} ${c.bold(String(value))}`)
       .join(c.dim(' · ')) || '-';
   const spread = (value: Spread, unit = ''): string => (value.mean === null ? '-' : `mean ${value.mean}${unit} · p95 ${value.p95}${unit}`);
   const span = stats.first && stats.last ? `  ${c.dim(`${localTime(stats.first)} → ${localTime(stats.last)}`)}` : '';

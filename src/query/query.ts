@@ -92,7 +92,12 @@ export function parseWhen(value: string, now: Date, edge: 'start' | 'end', where
   if (text === 'today') return day(now);
   if (text === 'yesterday') return day(addDays(now, -1));
   const duration = parseDuration(text);
-  if (duration) return sub(now, duration);
+  if (duration) {
+    const date = sub(now, duration);
+    // Past about 270,000 years a date cannot be represented: say so rather than match nothing.
+    if (!isValid(date)) throw new UsageError(`${where}: "${value}" reaches further back than a date can go; use a shorter duration (e.g. 52w) or a date (2025-01-31)`);
+    return date;
+  }
   if (DATE.test(text) || DATE_TIME.test(text)) {
     const date = parseISO(text);
     if (isValid(date)) return DATE.test(text) ? day(date) : date;

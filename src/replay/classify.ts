@@ -12,7 +12,9 @@ export function classifyEntry(prompt: string, rules: ClassifyRules): EntryType {
   if (containsPhrase(words, rules.meta)) return 'meta';
   if (containsPhrase(words, rules.correction)) return 'correction';
   // "What's", "how'd": the wh-word before a contraction still opens the question.
-  const opener = firstWord(words).split("'")[0] ?? '';
+  const first = firstWord(words);
+  const apostrophe = first.indexOf("'");
+  const opener = apostrophe === -1 ? first : first.slice(0, apostrophe);
   if (ENDS_WITH_QUESTION_MARK.test(prompt) || rules.questionOpeners.includes(opener)) {
     return 'question';
   }

@@ -1,24 +1,33 @@
 // Phrase rules match whole words of normalised text, so "mistake" never fires inside "mistaken"
 // and curly apostrophes count as straight ones.
 
+// A word is letters and digits, with apostrophes kept only between them ("that's"): edge
+// apostrophes are quotes. The apostrophe runs are separators the letters cannot match, so the
+// pattern never backtracks over more than one run.
+const WORD = /[\p{L}\p{N}]+(?:'+[\p{L}\p{N}]+)*/gu;
+
+// The same prompt is normalised by several rules in a row (style, classify, reason): keeping the
+// last answer makes that one pass over the text, not three.
+let last = { text: '', words: '' };
+
 /** Lower-cased words of `text`, apostrophes kept inside words ("that's"), joined by single spaces. */
 export function normaliseWords(text: string): string {
-  const words = text.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").match(/[\p{L}\p{N}']+/gu) ?? [];
-  return words
-    .map((w) => w.replace(/^'+|'+$/g, ''))
-    .filter((w) => w !== '')
-    .join(' ');
+  if (text !== last.text) {
+    last = { text, words: (text.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").match(WORD) ?? []).join(' ') };
+  }
+  return last.words;
 }
 
-const compiled = new WeakMap<readonly string[], RegExp | null>();
+// A phrase is a list of literal runs separated by wildcards; `*` stands for one or more words.
+// Matching takes the earliest occurrence of each run in turn: since a wildcard has no upper bound,
+// the earliest fit always leaves the most room for what follows, so no step is ever undone and the
+// cost is one forward pass over the text per phrase, whatever the text holds.
+type Token = { kind: 'words'; text: string } | { kind: 'wildcard' };
 
-function compile(phrases: readonly string[]): RegExp | null {
-  const alternatives = phrases
-    .map((phrase) => normalisePhrase(phrase))
-    .filter((words) => words.length > 0)
-    .map((words) => words.map((w) => (w === '*' ? "[\\p{L}\\p{N}']+(?: [\\p{L}\\p{N}']+)*" : escape(w))).join(' '));
-  if (alternatives.length === 0) return null;
-  return new RegExp(`(?:^| )(?:${alternatives.join('|')})(?= |$)`, 'u');
+const compiled = new WeakMap<readonly string[], Token[][]>();
+
+function compile(phrases: readonly string[]): Token[][] {
+  return phrases.map((phrase) => normalisePhrase(phrase)).filter((words) => words.length > 0).map(tokensOf);
 }
 
 function normalisePhrase(phrase: string): string[] {
@@ -28,18 +37,54 @@ function normalisePhrase(phrase: string): string[] {
     .filter((w) => w !== '');
 }
 
-function escape(word: string): string {
-  return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+function tokensOf(words: string[]): Token[] {
+  const tokens: Token[] = [];
+  let run: string[] = [];
+  const flush = (): void => {
+    if (run.length > 0) tokens.push({ kind: 'words', text: ` ${run.join(' ')} ` });
+    run = [];
+  };
+  for (const word of words) {
+    if (word === '*') {
+      flush();
+      tokens.push({ kind: 'wildcard' });
+    } else {
+      run.push(word);
+    }
+  }
+  flush();
+  return tokens;
+}
+
+/**
+ * `padded` is the words with a space on each side, so every word sits between two spaces; `at` is
+ * always the index of the space before the next unmatched word.
+ */
+function matches(padded: string, tokens: readonly Token[]): boolean {
+  let at = 0;
+  for (const token of tokens) {
+    if (token.kind === 'wildcard') {
+      if (at >= padded.length - 1) return false;
+      at = padded.indexOf(' ', at + 1);
+    } else {
+      const found = padded.indexOf(token.text, at);
+      if (found === -1) return false;
+      at = found + token.text.length - 1;
+    }
+  }
+  return true;
 }
 
 /** True when any phrase occurs in `words` (output of normaliseWords). */
 export function containsPhrase(words: string, phrases: readonly string[]): boolean {
-  let re = compiled.get(phrases);
-  if (re === undefined) {
-    re = compile(phrases);
-    compiled.set(phrases, re);
+  if (words === '') return false;
+  let list = compiled.get(phrases);
+  if (list === undefined) {
+    list = compile(phrases);
+    compiled.set(phrases, list);
   }
-  return re?.test(words) ?? false;
+  const padded = ` ${words} `;
+  return list.some((tokens) => matches(padded, tokens));
 }
 
 export function firstWord(words: string): string {

@@ -5,7 +5,7 @@ import type { LogEntry } from '../log/entry.js';
 import { UsageError } from '../errors.js';
 import { checkStyleChoice } from '../replay/style.js';
 import { runTurn, streamAnswer } from '../turn/turn.js';
-import type { Answer, Transport, TurnInput as CoreInput } from '../turn/turn.js';
+import type { Answer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
 import type { TurnFailure } from './errors.js';
 import { ollamaToolCallsOf } from './openai.js';
 import type { OllamaExtras, OllamaToolCall } from './openai.js';
@@ -16,7 +16,7 @@ export interface RunnerPorts {
   transport: () => Transport;
   now: () => Date;
   clock: () => number;
-  rescue: (text: string) => Promise<string>;
+  rescue: TurnPorts['rescue'];
 }
 
 /** What the log says about an answer cut short, by why it was cut. */

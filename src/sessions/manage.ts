@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
-import { PRIVATE_FILE, isMissing } from '../log/fs.js';
+import { PRIVATE_FILE, isMissing, trackTemporary, untrackTemporary } from '../log/fs.js';
+import { withSessionLock } from '../log/lock.js';
 import { composeHistory, indexLineOf, lineageOf, loadIndexed } from './turns.js';
 import type { RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
@@ -46,7 +47,16 @@ export async function requireFree(dir: string, name: string): Promise<void> {
  * Gives the session a new name: a new record file and the index moved over. Forks that name it as
  * their parent are updated too; the log keeps the old name in its lines, and lookups go by id.
  */
-export async function renameSession(dir: string, record: SessionRecord, to: string): Promise<void> {
+export async function renameSession(dir: string, planned: SessionRecord, to: string): Promise<void> {
+  // Under the session's lock, which turn completion takes too: no turn updates the old name midway.
+  await withSessionLock(dir, planned.id, async () => {
+    const record = await readSession(dir, planned.name);
+    if (record?.id !== planned.id) throw new RuntimeError(`session "${planned.name}" was renamed or removed meanwhile; nothing renamed`);
+    await moveSession(dir, record, to);
+  });
+}
+
+async function moveSession(dir: string, record: SessionRecord, to: string): Promise<void> {
   if (!(await createSession(dir, { ...record, name: to }))) await requireFree(dir, to);
   try {
     await rename(indexPath(dir, record.name), indexPath(dir, to));
@@ -186,6 +196,7 @@ class Spool {
 
   constructor(dir: string, id: string) {
     this.path = join(dir, `.reindex-${id}.${process.pid}.tmp`);
+    trackTemporary(this.path);
   }
 
   async push(line: IndexLine): Promise<void> {
@@ -211,5 +222,6 @@ class Spool {
 
   async discard(): Promise<void> {
     await rm(this.path, { force: true });
+    untrackTemporary(this.path);
   }
 }

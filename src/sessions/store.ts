@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { RuntimeError } from '../errors.js';
 import { listFiles } from '../log/files.js';
 import { createFileExclusive, isMissing, writeFileAtomic } from '../log/fs.js';
-import { isSessionName } from './names.js';
+import { indexPath, isSessionName, recordPath } from './names.js';
 
 /**
  * Where a fork came from. A fork of a fork also carries its parent's own link, so the whole
@@ -82,13 +81,7 @@ export function encodeRecord(record: SessionRecord): string {
 
 export const TITLE_LENGTH = 60;
 
-export function recordPath(dir: string, name: string): string {
-  return join(dir, `${name}.json`);
-}
-
-export function indexPath(dir: string, name: string): string {
-  return join(dir, `${name}.idx`);
-}
+export { indexPath, recordPath } from './names.js';
 
 export function titleFrom(prompt: string): string {
   const line = prompt.replace(/\s+/g, ' ').trim();
@@ -155,14 +148,19 @@ export function withLastTurn(record: SessionRecord, id: string | undefined): Ses
   return copy;
 }
 
-/** Every readable session record, and the damaged ones apart. */
-export async function scanSessions(dir: string): Promise<{ records: SessionRecord[]; damaged: DamagedRecord[] }> {
-  const files = await listFiles(dir, '*.json').catch(() => []);
+/**
+ * Every readable session record, and the damaged ones apart. `everyFile` also reads records whose
+ * file name is not a valid session name (a hidden ".x.json" made before names were checked), for
+ * the checks that must see every fork.
+ */
+export async function scanSessions(dir: string, options: { everyFile?: boolean } = {}): Promise<{ records: SessionRecord[]; damaged: DamagedRecord[] }> {
+  const everyFile = options.everyFile === true;
+  const files = await listFiles(dir, '*.json', { dot: everyFile }).catch(() => []);
   const records: SessionRecord[] = [];
   const damaged: DamagedRecord[] = [];
   for (const file of files) {
     const name = file.slice(0, -'.json'.length);
-    if (!isSessionName(name)) continue;
+    if (!everyFile && !isSessionName(name)) continue;
     // A file that cannot be read at all (permissions) is left out.
     const found = await inspectSession(dir, name).catch(() => null);
     if (found === null) continue;

@@ -1,8 +1,8 @@
-import { appendFile, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { isLogFileName } from '../log/files.js';
-import { PRIVATE_FILE, ensurePrivateDir, isMissing, writeFileAtomic } from '../log/fs.js';
+import { appendPrivate, isMissing, writeFileAtomic } from '../log/fs.js';
 import { TURN_STATUSES } from '../log/entry.js';
 import type { TurnStatus } from '../log/entry.js';
 import { readLinesBackward } from '../log/lines.js';
@@ -34,9 +34,9 @@ export function indexLine(
   return { id, file: basename(file), offset, length, status, type, ...(rules !== undefined ? { rules } : {}) };
 }
 
+/** Appends one line to the session's index; a symlink at the index's path is refused. */
 export async function appendIndex(dir: string, session: string, line: IndexLine): Promise<void> {
-  await ensurePrivateDir(dir);
-  await appendFile(indexPath(dir, session), `${JSON.stringify(line)}\n`, { mode: PRIVATE_FILE });
+  await appendPrivate(indexPath(dir, session), `${JSON.stringify(line)}\n`);
 }
 
 /** The index, or null when it is missing or damaged (the caller rebuilds it from the log). */

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
+import { errnoOf } from '../log/fs.js';
 import { classifyEntry, rulesFingerprint } from '../replay/classify.js';
 import type { ReplayPolicy } from '../replay/policy.js';
 import type { HistoryTurn, ReplaySpec, TurnText } from '../replay/types.js';
@@ -206,10 +207,18 @@ export async function rebuildIndex(paths: DataPaths, session: SessionRecord, cla
     own.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
   }
   const history = composeHistory(lineage, (id) => own.get(id) ?? []);
-  await writeIndex(paths.sessions, session.name, history);
-  await syncCounters(paths.sessions, session, history, own.get(session.id)?.length ?? 0);
+  try {
+    await writeIndex(paths.sessions, session.name, history);
+    await syncCounters(paths.sessions, session, history, own.get(session.id)?.length ?? 0);
+  } catch (error) {
+    // The index is a cache: on a data home that cannot be written (read-only, full) the history is
+    // still right, only rebuilt again next time. Anything else is a real fault.
+    if (!CACHE_WRITE_FAILURES.has(errnoOf(error) ?? '')) throw error;
+  }
   return history;
 }
+
+const CACHE_WRITE_FAILURES = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
 
 /**
  * The index line for a turn found in the log; with `classify`, its type under those rules (and

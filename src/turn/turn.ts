@@ -1,6 +1,5 @@
 import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
-import { DAY_PATTERN, TIMESTAMP_PATTERN, serializeEntry } from '../log/entry.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
 import type { FailureKind, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
 import { rulesFingerprint } from '../replay/classify.js';
@@ -8,9 +7,12 @@ import { planTurn, policyForLog, textsNeeded } from '../replay/plan.js';
 import type { PlanInput, ReplayPlan } from '../replay/plan.js';
 import type { ChatMessage, OllamaRequest } from '../replay/prompt.js';
 import type { HistoryTurn, ReplayReason, ReplaySpec, TurnText } from '../replay/types.js';
-import { openSession, readSession } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { ReplaySource } from '../sessions/turns.js';
+import { access } from 'node:fs/promises';
+import { isMissing } from '../log/fs.js';
+import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
+import { recordPath } from '../sessions/names.js';
 
 /** What one turn asks: the user's words and how to replay the session before them. */
 export interface TurnInput {
@@ -65,8 +67,8 @@ export interface TurnPorts {
   onText?: (text: string) => void;
   onRetry?: AnswerContext['onRetry'];
   onToolCalls?: AnswerContext['onToolCalls'];
-  /** Saves a turn the log could not take; returns where. */
-  rescue: (text: string) => Promise<string>;
+  /** Saves a turn the log could not take, privately under the data home `home` if it can; returns where. */
+  rescue: (text: string, home: string) => Promise<string>;
   /** The finished entry, just before it is written: a server can end its response without waiting for the disk. */
   onEntry?: (entry: LogEntry) => void;
   answer?: Answerer;
@@ -86,7 +88,7 @@ export interface TurnResult extends PreparedTurn {
 
 /** Plans the turn: reads the session and its history, runs the replay pipeline. No model is called. */
 export async function prepareTurn(settings: Settings, input: TurnInput): Promise<PreparedTurn> {
-  const session = await readSession(settings.paths.sessions, settings.session);
+  const session = await findSession(settings.paths.sessions, settings.session);
   const model = settings.modelFromFlag ? settings.model : (session?.last_model ?? settings.model);
   const planInput = (history: HistoryTurn[]): PlanInput => ({
       input: input.prompt,
@@ -117,6 +119,19 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
     planned = planTurn(planInput([]));
   }
   return { session, model, plan: { ...planned, request: withCallerParts(planned.request, input) } };
+}
+
+/**
+ * The session's record, or null when there is none. The record codec (and zod with it) is loaded only
+ * when there is a record to read: a question in a new session, or with --no-log, starts sooner.
+ */
+async function findSession(dir: string, name: string): Promise<SessionRecord | null> {
+  try {
+    await access(recordPath(dir, name));
+  } catch (error) {
+    if (isMissing(error)) return null;
+  }
+  return (await import('../sessions/store.js')).readSession(dir, name);
 }
 
 /**
@@ -196,11 +211,12 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     replayed_ids: plan.replayedIds,
     timings: timingsOf(answer.metrics, answer.firstTokenMs, Math.round(ports.clock() - started)),
     done_reason: answer.metrics.done_reason,
-    error: failure ?? (answer.status === 'interrupted' ? 'interrupted by the user' : null),
+    // The caller may abort with a reason in words (a signal, a closed output); Ctrl-C is the default.
+    error: failure ?? (answer.status === 'interrupted' ? (typeof ports.signal?.reason === 'string' ? ports.signal.reason : 'interrupted by the user') : null),
     ...answer.fields,
   };
   ports.onEntry?.(entry);
-  if (input.log) await writeOrRescue(settings, entry, day, ports);
+  if (input.log) await writeOrRescue(settings, session, entry, day, ports);
   return { ...prepared, entry, failure };
 }
 
@@ -228,20 +244,32 @@ async function dateStamps(date: Date): Promise<{ timestamp: string; day: string 
   return { timestamp: format(date, TIMESTAMP_PATTERN), day: format(date, DAY_PATTERN) };
 }
 
-/** The turn is the user's words: if the log cannot take it, keep it somewhere and say where. */
-async function writeOrRescue(settings: Settings, entry: LogEntry, day: string, ports: TurnPorts): Promise<void> {
+/**
+ * The turn is the user's words: if the log cannot take it, keep it somewhere and say where. The
+ * session is the one the turn was planned on (by id), so a rename or removal meanwhile never brings
+ * its old name back; a session that did not exist yet is created now.
+ */
+async function writeOrRescue(settings: Settings, planned: SessionRecord | null, entry: LogEntry, day: string, ports: TurnPorts): Promise<void> {
+  const [{ recordTurn, SessionUpdateError }, { openSession }, { serializeEntry }] = await Promise.all([
+    import('../sessions/record-turn.js'),
+    import('../sessions/store.js'),
+    import('../log/entry.js'),
+  ]);
   try {
-    const { recordTurn } = await import('../sessions/record-turn.js');
-    const session = await openSession(settings.paths.sessions, settings.session, entry.timestamp);
+    const session = planned ?? (await openSession(settings.paths.sessions, settings.session, entry.timestamp));
     entry.session_id = session.id;
-    await recordTurn(settings.paths, session, entry, day, rulesFingerprint(settings.replay.classify));
+    await recordTurn(settings.paths, session, entry, day, rulesFingerprint(settings.replay.classify), { lockWaitMs: settings.timeouts.lockWaitMs });
   } catch (error) {
-    const rescue = await ports.rescue(`${serializeEntry(entry)}\n`);
+    // Logged, only the session's bookkeeping failed: saving the turn again would duplicate it.
+    if (error instanceof SessionUpdateError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new RuntimeError(
-      `cannot write the log in ${settings.paths.logs} (${reason}); the turn was saved to ${rescue} — fix the directory's permissions or free space`,
-      { cause: error },
-    );
+    let saved: string;
+    try {
+      saved = `the turn was saved to ${await ports.rescue(`${serializeEntry(entry)}\n`, settings.home)}`;
+    } catch (rescueError) {
+      saved = `the turn could not be saved either (${rescueError instanceof Error ? rescueError.message : String(rescueError)})`;
+    }
+    throw new RuntimeError(`cannot write the log in ${settings.paths.logs} (${reason}); ${saved} — fix the directory's permissions or free space`, { cause: error });
   }
 }
 

@@ -2,7 +2,7 @@
 // stderr, the table to stdout, every number to test/bench/.data/results.json.
 //   npm run bench                      full size (1,000,000 turns of history)
 //   npm run bench -- --quick           50,000 turns, fewer repetitions
-//   npm run bench -- --only stream     just issue 3 (or --only history, --only serve for issue 12, --only agent for issue 11)
+//   npm run bench -- --only stream     just issue 3 (or --only history, --only serve for issue 12, --only agent for issue 11, --only rules for issue 9)
 import { execFileSync } from 'node:child_process';
 import { benchAgent } from './agent.js';
 import type { AgentBenchResult } from './agent.js';
@@ -13,6 +13,8 @@ import { performance } from 'node:perf_hooks';
 import { benchHistory } from './history.js';
 import type { HistoryResult } from './history.js';
 import { benchOptions } from './options.js';
+import { benchPhraseRules } from './phrase-rules.js';
+import type { PhraseRulesResult } from './phrase-rules.js';
 import { cleanupProcesses } from './process.js';
 import { formatMarkdown, formatTable } from './report.js';
 import type { Row } from './report.js';
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
   progress(`${machine.nproc} cores (${machine.cpu}), node ${machine.node}, load ${machine.loadAverageAtStart.join(' ')}; ${options.quick ? 'quick' : 'full'} run`);
   if (source.changedInSrc.length > 0) progress(`measuring ${source.commit} plus ${source.changedInSrc.length} uncommitted changes in src/`);
   const rows: Row[] = [];
-  const sections: { streaming?: StreamingResult; history?: HistoryResult; serve?: ServeResult; agent?: AgentBenchResult } = {};
+  const sections: { streaming?: StreamingResult; history?: HistoryResult; serve?: ServeResult; agent?: AgentBenchResult; phraseRules?: PhraseRulesResult } = {};
   const seconds: Record<string, number> = {};
 
   if (options.only === 'all' || options.only === 'stream') {
@@ -89,6 +91,14 @@ async function main(): Promise<void> {
     sections.agent = result;
     rows.push(...agentRows);
     seconds.agent = Math.round((performance.now() - t) / 1000);
+  }
+  if (options.only === 'all' || options.only === 'rules') {
+    const t = performance.now();
+    progress('issue 9: replay rules on adversarial prompts');
+    const { result, rows: ruleRows } = benchPhraseRules(options.runs.rules, progress);
+    sections.phraseRules = result;
+    rows.push(...ruleRows);
+    seconds.rules = Math.round((performance.now() - t) / 1000);
   }
   seconds.total = Math.round((performance.now() - started) / 1000);
 

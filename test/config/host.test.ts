@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseOllamaHost } from '../../src/config/host.js';
+import { UsageError } from '../../src/errors.js';
+import { thrown } from '../support/thrown.js';
 
 // OLLAMA_HOST forms from the protocol notes (envconfig.Host in ollama/ollama).
 describe('parseOllamaHost', () => {
@@ -21,7 +23,35 @@ describe('parseOllamaHost', () => {
     ['::1', 'http://[::1]:11434'],
     ['h:notaport', 'http://h:11434'],
     ['h:70000', 'http://h:11434'],
+    ['HTTP://h:1', 'http://h:1'],
+    ['http://h/a@b', 'http://h:80/a@b'], // an "@" in the path is not user info
+    ['http://h:1?x=1', 'http://h:1?x=1'],
   ])('%j → %s', (raw, expected) => {
     expect(parseOllamaHost(raw)).toBe(expected);
+  });
+});
+
+describe('parseOllamaHost refuses what it cannot use safely (usage error, exit 2)', () => {
+  const fix = 'use scheme://host:port, e.g. http://127.0.0.1:11434';
+  it.each([
+    ['http://user:secret@h:11434', `OLLAMA_HOST "http://***@h:11434" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['user@h', `OLLAMA_HOST "***@h" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['https://a@b@h/x', `OLLAMA_HOST "https://***@h/x" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['http://my host:11434', `OLLAMA_HOST "http://my host:11434" contains a blank or control character: ${fix}`],
+    ['h\t:1', `OLLAMA_HOST "h\\t:1" contains a blank or control character: ${fix}`],
+    ['h\u001b]52;c;eA==\u0007', `OLLAMA_HOST "h\\u001b]52;c;eA==\\u0007" contains a blank or control character: ${fix}`],
+    ['h\u200b', `OLLAMA_HOST "h\u200b" contains a blank or control character: ${fix}`],
+    ['file:///etc/passwd', `OLLAMA_HOST "file:///etc/passwd" has the scheme "file", but Ollama is reached over http or https: ${fix}`],
+    ['ftp://h', `OLLAMA_HOST "ftp://h" has the scheme "ftp", but Ollama is reached over http or https: ${fix}`],
+    ['unix:///run/ollama.sock', `OLLAMA_HOST "unix:///run/ollama.sock" has the scheme "unix", but Ollama is reached over http or https: ${fix}`],
+  ])('%j → %s', (raw, message) => {
+    const error = thrown(() => parseOllamaHost(raw));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toBe(message);
+    expect((error as UsageError).message).not.toContain('secret');
+  });
+
+  it('names where the value came from', () => {
+    expect(thrown(() => parseOllamaHost('file:///x', '--host'))).toHaveProperty('message', expect.stringMatching(/^--host "file:\/\/\/x" /) as unknown);
   });
 });

@@ -86,7 +86,7 @@ describe('argo sessions: list and show', () => {
 
   it.each<[string[], string]>([
     [['sessions', 'show', 'nope'], 'argo: sessions show: no session named "nope"; known sessions: play, work\n'],
-    [['sessions', 'show', '../etc'], 'argo: sessions show: invalid session name "../etc": use 1-64 letters, digits, dots, dashes or underscores (not only dots)\n'],
+    [['sessions', 'show', '../etc'], 'argo: sessions show: invalid session name "../etc": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot\n'],
     [['sessions', 'rename', 'nope', 'x'], 'argo: sessions rename: no session named "nope"; known sessions: play, work\n'],
     [['sessions', 'rename', 'work', 'play'], 'argo: a session named "play" already exists; choose another name or remove it with "argo sessions rm play"\n'],
     [['sessions', 'fork', 'work@zzzzzz', 'x'], 'argo: session "work" has no turn "zzzzzz"; list its turn ids with "argo sessions show work"\n'],

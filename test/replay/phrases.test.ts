@@ -1,5 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
+import { planTurn } from '../../src/replay/plan.js';
 import { containsPhrase, firstWord, normaliseWords } from '../../src/replay/phrases.js';
+import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
+import { ADVERSARIAL_PROMPTS, ADVERSARIAL_PROMPT_BYTES } from '../bench/phrase-rules.js';
 
 describe('normaliseWords', () => {
   it.each([
@@ -18,6 +22,11 @@ describe('normaliseWords', () => {
     ['日本語 テキスト', '日本語 テキスト'],
     ['x2 3d v1.5', 'x2 3d v1 5'],
     ['**Explain** `this`', 'explain this'],
+    ["x''y", "x''y"], // a run of apostrophes between letters stays inside the word
+    ["'a''b'", "a''b"],
+    ["''' ''", ''],
+    ["don't' stop'", "don't stop"],
+    ["rock 'n' roll", 'rock n roll'],
   ])('%j → %j', (text, words) => {
     expect(normaliseWords(text)).toBe(words);
   });
@@ -45,6 +54,17 @@ describe('containsPhrase (whole words, case-insensitive)', () => {
     ['c plus', ['C++!'], true], // a phrase is normalised like the text: punctuation is dropped
     ['a b', ['a.*b'], true], // so regex characters never act as a pattern
     ['axxb', ['a.*b'], false],
+    ['so what does it mean', ['* does * mean'], true], // a leading `*` needs a word before
+    ['does it mean', ['* does * mean'], false],
+    ['what does it mean', ['what does *'], true], // a trailing `*` needs a word after
+    ['what does', ['what does *'], false],
+    ['what does a b mean', ['what does * * mean'], true], // `* *` is two or more words
+    ['what does a mean', ['what does * * mean'], false],
+    ['what does what does x mean', wildcard, true],
+    ['mean what does x', wildcard, false], // the parts must come in order
+    ['what does x means mean', wildcard, true],
+    ['a', ['*'], true],
+    ['', ['*'], false],
   ] as const)('%j with %j → %s', (words, phrases, expected) => {
     expect(containsPhrase(words, phrases)).toBe(expected);
   });
@@ -56,6 +76,54 @@ describe('containsPhrase (whole words, case-insensitive)', () => {
       false,
       true,
     ]);
+  });
+});
+
+// The matcher before issue 9: one regular expression, correct but backtracking. It is the reference
+// the linear matcher must agree with on every input small enough for it.
+function referenceMatch(words: string, phrases: readonly string[]): boolean {
+  const alternatives = phrases
+    .map((phrase) => phrase.split(/\s+/).flatMap((part) => (part === '*' ? ['*'] : normaliseWords(part).split(' '))).filter((w) => w !== ''))
+    .filter((parts) => parts.length > 0)
+    .map((parts) => parts.map((w) => (w === '*' ? "[\\p{L}\\p{N}']+(?: [\\p{L}\\p{N}']+)*" : w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join(' '));
+  return alternatives.length > 0 && new RegExp(`(?:^| )(?:${alternatives.join('|')})(?= |$)`, 'u').test(words);
+}
+
+describe('containsPhrase agrees with the backtracking reference', () => {
+  const vocabulary = ['a', 'b', 'c', 'what', 'does', 'mean'];
+  const patterns = [['*'], ['a'], ['a b'], ['a * b'], ['* a'], ['a *'], ['a * * b'], ['* a * b *'], ['what does * mean', 'c * c'], ['b a * a b']];
+  // A fixed-seed generator: the same inputs on every run.
+  let state = 7;
+  const next = (n: number): number => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state % n;
+  };
+  const texts = Array.from({ length: 400 }, () => Array.from({ length: next(9) }, () => vocabulary[next(vocabulary.length)]).join(' '));
+  it.each(patterns.map((phrases) => [phrases]))('%j on 400 random texts', (phrases) => {
+    const list = [...phrases];
+    const disagreements = texts.filter((text) => containsPhrase(text, list) !== referenceMatch(text, list));
+    expect(disagreements).toEqual([]);
+  });
+});
+
+describe(`the replay rules on ${ADVERSARIAL_PROMPT_BYTES / 1024} KB adversarial prompts`, () => {
+  // The bench holds them to 50 ms; here the bound is loose enough for a loaded test machine and
+  // still far below the seconds to minutes a backtracking matcher takes on the same prompts.
+  it.each(Object.entries(ADVERSARIAL_PROMPTS))('%s: under a second', (_name, input) => {
+    const started = performance.now();
+    const plan = planTurn({
+      input,
+      spec: { kind: 'last', count: 5 },
+      history: [],
+      policy: DEFAULT_REPLAY_POLICY,
+      style: DEFAULT_STYLE_POLICY,
+      mode: null,
+      persona: 'neutral',
+      verbosity: 'auto',
+      request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
+    });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(plan.verbosity).toBe('long');
   });
 });
 

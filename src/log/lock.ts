@@ -1,0 +1,71 @@
+// Locks between Argo processes, with proper-lockfile (an atomic mkdir, refreshed while held and
+// taken over once stale, so a crashed holder does not block anyone for long). Two kinds:
+//   - the log lock: held by each append (briefly) and by `logs rm` / `logs prune` for the whole
+//     rewrite, so no line is appended to a file while it is being replaced;
+//   - one lock per session id: held by turn completion (index line, record update) and by session
+//     maintenance (rename, rm), so neither works on a state the other is changing.
+// Waiting is bounded: past `waitMs` the caller gets an error naming the lock and what to do.
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RuntimeError } from '../errors.js';
+import { ensurePrivateDir, errnoOf } from './fs.js';
+
+/** How long a lock may be awaited before giving up (a `logs rm` of a large history takes a while). */
+export const DEFAULT_LOCK_WAIT_MS = 30_000;
+/** A holder that stopped refreshing its lock this long ago is taken to have crashed. */
+const STALE_MS = 10_000;
+
+export class LockTimeoutError extends RuntimeError {
+  override name = 'LockTimeoutError';
+}
+
+/** The folder of lock files, beside `logs/` and `sessions/` in the data home (give either folder). */
+export function locksDir(dataDir: string): string {
+  return join(dirname(dataDir), 'locks');
+}
+
+/**
+ * Runs `work` while holding the lock named `name` in `dir`; `what` says in words what the lock
+ * guards, for the message when it cannot be had in time.
+ */
+export async function withLock<T>(dir: string, name: string, what: string, work: () => Promise<T>, waitMs = DEFAULT_LOCK_WAIT_MS): Promise<T> {
+  const { lock } = await import('proper-lockfile');
+  await ensurePrivateDir(dir);
+  const target = join(dir, name);
+  const options = { realpath: false, stale: STALE_MS, lockfilePath: `${target}.lock`, onCompromised: () => undefined };
+  const deadline = Date.now() + waitMs;
+  let pause = 5;
+  let release: (() => Promise<void>) | undefined;
+  while (release === undefined) {
+    try {
+      release = await lock(target, options);
+    } catch (error) {
+      if (errnoOf(error) !== 'ELOCKED') throw error;
+      if (Date.now() >= deadline) {
+        throw new LockTimeoutError(
+          `${what} has been locked by another argo process for more than ${Math.round(waitMs / 1000)}s (a long "argo logs rm" or "prune"?); ` +
+            `try again when it is done, or remove ${target}.lock if no argo process is running`,
+          { cause: error },
+        );
+      }
+      await sleep(pause);
+      pause = Math.min(100, pause * 1.5);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+export function withLogLock<T>(logsDir: string, work: () => Promise<T>, waitMs?: number): Promise<T> {
+  return withLock(locksDir(logsDir), 'log', `the log in ${logsDir}`, work, waitMs);
+}
+
+/** `dataDir` is the logs or the sessions folder. */
+export function withSessionLock<T>(dataDir: string, sessionId: string, work: () => Promise<T>, waitMs?: number): Promise<T> {
+  // An id is a UUID; one from a hand-edited record could hold anything, so it never becomes a path as is.
+  const key = /^[A-Za-z0-9-]{1,64}$/.test(sessionId) ? sessionId : Buffer.from(sessionId).toString('hex').slice(0, 128);
+  return withLock(locksDir(dataDir), `session-${key}`, `session ${sessionId}`, work, waitMs);
+}

@@ -1,0 +1,64 @@
+// Text Argo did not write (model answers, logged prompts, session names, messages from a server) may
+// carry terminal controls: OSC 52 sets the clipboard, OSC 0 retitles the window, CSI moves the cursor
+// and erases lines, a lone CR overwrites what was printed. On a terminal every control character
+// except newline and tab is shown as visible text instead (ESC becomes `^[`), which leaves the rest
+// of any sequence inert and shows the reader that something was there. Piped output is not touched.
+//
+// strip-ansi is not used: it deletes the sequences it recognises and lets lone controls (BEL, CR,
+// backspace, an unterminated ESC) through, and deleting hides what the text really held.
+
+// C0 except tab and newline, DEL, and the C1 range (which holds the 8-bit CSI U+009B and OSC
+// U+009D). Surrogate pairs and every other character fall outside it.
+function isControl(code: number): boolean {
+  return (code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f);
+}
+
+function visible(code: number): string {
+  if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`; // caret notation, as `cat -v`
+  if (code === 0x7f) return '^?';
+  return `\\x${code.toString(16)}`;
+}
+
+/** `text` with every control character except `\n` and `\t` rendered visibly; CR before LF is kept. */
+export function neutralizeControls(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (!isControl(code)) continue;
+    if (code === 0x0d && text.charCodeAt(i + 1) === 0x0a) continue; // CR LF is a line ending
+    out += text.slice(from, i) + visible(code);
+    from = i + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/**
+ * The same, for text that arrives in pieces (a streamed answer): a CR at the end of a piece is held
+ * until the next piece shows whether a newline follows it.
+ */
+export class ControlNeutralizer {
+  private heldCr = false;
+
+  push(piece: string): string {
+    let text = this.heldCr ? `\r${piece}` : piece;
+    this.heldCr = text.endsWith('\r');
+    if (this.heldCr) text = text.slice(0, -1);
+    return neutralizeControls(text);
+  }
+
+  /** What is still held at the end of the stream. */
+  end(): string {
+    const rest = this.heldCr ? visible(0x0d) : '';
+    this.heldCr = false;
+    return rest;
+  }
+}
+
+/**
+ * How to print untrusted text on `stream`: neutralized on a terminal, byte-exact when piped or
+ * when the user asked for raw output (`--raw`).
+ */
+export function untrustedTextFor(stream: { isTTY?: boolean }, options: { raw?: boolean } = {}): (text: string) => string {
+  return stream.isTTY === true && options.raw !== true ? neutralizeControls : (text) => text;
+}

@@ -1,0 +1,96 @@
+// Bad input gets one clear line and exit 2 (item 13): values timers cannot take, a quoted `~` in
+// ARGO_HOME, durations beyond what a date can hold, standard input past the documented limit.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { STDIN_LIMIT_BYTES, readAll } from '../../src/cli/io.js';
+import { defaultHome, expandHome, loadSettings } from '../../src/config/settings.js';
+import { UsageError } from '../../src/errors.js';
+import { parseWhen } from '../../src/query/query.js';
+import { thrown } from '../support/thrown.js';
+
+function homeWith(config: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-limits-'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  return dir;
+}
+
+describe('config numbers past what a timer accepts are usage errors naming the key', () => {
+  it.each([
+    [{ retries: { initialDelayMs: 3e9 } }, '"retries.initialDelayMs" must be at most 60000, got 3000000000'],
+    [{ retries: { attempts: 1000 } }, '"retries.attempts" must be at most 10, got 1000'],
+    [{ stream: { flushMs: 3e9 } }, '"stream.flushMs" must be at most 60000, got 3000000000'],
+    [{ timeouts: { idleMs: 3e9 } }, '"timeouts.idleMs" must be at most 300000, got 3000000000'],
+    [{ timeouts: { lockWaitMs: 3e9 } }, '"timeouts.lockWaitMs" must be at most 3600000, got 3000000000'],
+    [{ timeouts: { lockWaitMs: -1 } }, '"timeouts.lockWaitMs" must be at least 0, got -1'],
+  ])('%j', (config, message) => {
+    const home = homeWith(config);
+    const error = thrown(() => loadSettings({ home }, {}));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(`${join(home, 'config.json')}: ${message}`);
+  });
+
+  it('the host names where it came from', () => {
+    const home = homeWith({ host: 'file:///x' });
+    expect(thrown(() => loadSettings({ home }, {}))).toHaveProperty('message', expect.stringMatching(/config\.json: "host" "file:\/\/\/x" has the scheme "file"/) as unknown);
+    expect(thrown(() => loadSettings({ home, host: 'ftp://h' }, {}))).toHaveProperty('message', expect.stringMatching(/^--host "ftp:\/\/h"/) as unknown);
+    expect(thrown(() => loadSettings({ home }, { OLLAMA_HOST: 'u:p@h' }))).toHaveProperty('message', expect.stringMatching(/^OLLAMA_HOST "\*\*\*@h"/) as unknown);
+  });
+});
+
+describe('a `~` that reached argo unexpanded is expanded as a shell would', () => {
+  const env = { HOME: '/home/ada' };
+  it.each([
+    ['~', '/home/ada'],
+    ['~/argo', '/home/ada/argo'],
+    ['~/a/../b', '/home/ada/b'],
+    ['/srv/argo', '/srv/argo'],
+    ['dir~/x', join(process.cwd(), 'dir~/x')],
+  ])('%j → %j', (value, expanded) => {
+    expect(expandHome(value, 'ARGO_HOME', env)).toBe(expanded);
+    expect(defaultHome({ ...env, ARGO_HOME: value })).toBe(expanded);
+  });
+
+  it('never a folder named "~" in the current directory', () => {
+    expect(defaultHome({ ...env, ARGO_HOME: '~/data' })).not.toContain(join(process.cwd(), '~'));
+  });
+
+  it('~user is refused with the fix', () => {
+    const error = thrown(() => expandHome('~bob/argo', 'ARGO_HOME', env));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe('ARGO_HOME "~bob/argo": only "~" and "~/…" are expanded (your own home); give the full path instead');
+  });
+
+  it('--home gets the same treatment', () => {
+    expect(loadSettings({ home: '~/x' }, { HOME: mkdtempSync(join(tmpdir(), 'argo-user-')) }).home).toMatch(/argo-user-.*\/x$/);
+  });
+});
+
+describe('durations that reach past what a date can hold', () => {
+  it.each(['99999999999d', '999999999999w', '9999999999999999999999h'])('--since %s is a usage error, not an empty answer', (value) => {
+    const error = thrown(() => parseWhen(value, new Date(2025, 0, 15), 'start', '--since'));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(`--since: "${value}" reaches further back than a date can go; use a shorter duration (e.g. 52w) or a date (2025-01-31)`);
+  });
+
+  it('a long but representable duration still works', () => {
+    expect(parseWhen('5200w', new Date(2025, 0, 15), 'start', '--since').getFullYear()).toBe(1925);
+  });
+});
+
+describe('standard input past the documented limit', () => {
+  it('reads up to the limit', async () => {
+    expect(await readAll(Readable.from([Buffer.alloc(STDIN_LIMIT_BYTES, 'a')]))).toHaveLength(STDIN_LIMIT_BYTES);
+  });
+
+  it('stops reading past it, saying the limit', async () => {
+    const endless = Readable.from((function* () {
+      for (;;) yield Buffer.alloc(64 * 1024, 'a');
+    })());
+    const failing = readAll(endless);
+    await expect(failing).rejects.toBeInstanceOf(UsageError);
+    await expect(failing).rejects.toThrow(/^standard input is larger than 1 MiB, the most argo takes as a prompt; send a part of it/);
+  });
+});

@@ -1,0 +1,323 @@
+// Issue 9 end to end: hostile names, races, faults and signals, against the Ollama stand-in.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { SessionRecord } from '../../src/sessions/store.js';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
+import type { RunOptions } from '../support/run-argo.js';
+
+let ollama: FakeOllama;
+beforeAll(async () => {
+  ollama = await startFakeOllama();
+});
+afterAll(async () => {
+  await ollama.close();
+});
+
+const argo = (home: string, args: string[], extra: Partial<RunOptions> = {}) => runArgo(args, { home, host: ollama.url, env: { TZ: 'UTC' }, ...extra });
+const record = (home: string, name: string): SessionRecord => JSON.parse(readFileSync(join(home, 'sessions', `${name}.json`), 'utf8')) as SessionRecord;
+
+async function turns(home: string, session: string, count: number): Promise<void> {
+  for (let n = 1; n <= count; n++) expect((await argo(home, ['--session', session, `question ${n} of ${session}`])).code).toBe(0);
+}
+
+describe('session names and forks (item 4)', () => {
+  it.each([
+    [['--session', '.hidden', 'hi']],
+    [['sessions', 'fork', 'work', '.hidden']],
+    [['sessions', 'rename', 'work', '.hidden']],
+    [['logs', '--session', '.hidden']],
+  ])('%j: a name starting with a dot is refused before any file is touched', async (args) => {
+    const home = tempHome();
+    await turns(home, 'work', 1);
+    const before = logLines(home).length;
+    const result = await argo(home, args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/invalid session name "\.hidden": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot\n$/);
+    expect(existsSync(join(home, 'sessions', '.hidden.json'))).toBe(false);
+    expect(logLines(home)).toHaveLength(before);
+  });
+
+  it('a fork under a hidden file name (made before names were checked) still protects its parent’s lines', async () => {
+    const home = tempHome();
+    await turns(home, 'work', 2);
+    expect((await argo(home, ['sessions', 'fork', 'work', 'branch'])).code).toBe(0);
+    renameSync(join(home, 'sessions', 'branch.json'), join(home, 'sessions', '.branch.json'));
+    renameSync(join(home, 'sessions', 'branch.idx'), join(home, 'sessions', '.branch.idx'));
+    const refused = await argo(home, ['sessions', 'rm', 'work', '--purge', '--yes']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^argo: session "work" has forks that replay its turns \(branch\)/);
+    expect(logLines(home)).toHaveLength(2);
+  });
+
+  it('a fork of a fork protects the grandparent’s lines after the middle fork is removed', async () => {
+    const home = tempHome();
+    await turns(home, 'work', 2);
+    expect((await argo(home, ['sessions', 'fork', 'work', 'child'])).code).toBe(0);
+    await turns(home, 'child', 1);
+    expect((await argo(home, ['sessions', 'fork', 'child', 'grandchild'])).code).toBe(0);
+    expect((await argo(home, ['sessions', 'rm', 'child', '--yes'])).code).toBe(0);
+    const workId = record(home, 'work').id;
+
+    for (const args of [['sessions', 'rm', 'work', '--purge', '--yes'], ['logs', 'rm', '--session', 'work', '--yes']]) {
+      const refused = await argo(home, args);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('has forks that replay its turns (grandchild)');
+    }
+    expect(logLines(home).filter((line) => line.session_id === workId)).toHaveLength(2);
+    const replay = await argo(home, ['--session', 'grandchild', '--replay', 'session', '--explain', '--json', 'go on']);
+    expect((JSON.parse(replay.stdout) as { turns: unknown[] }).turns).toHaveLength(3); // 2 inherited from work, 1 from child
+  });
+});
+
+describe('signals and a closed output mid-answer (items 11, 12)', () => {
+  it.each([
+    ['SIGTERM', 143, 'argo: terminated (SIGTERM) (logged as interrupted)\n', 'interrupted by SIGTERM'],
+    ['SIGHUP', 129, 'argo: hung up (SIGHUP) (logged as interrupted)\n', 'interrupted by SIGHUP (the terminal closed)'],
+  ] as const)('%s keeps the partial answer, logs it interrupted, aborts the request, exits %i', async (signal, code, stderr, error) => {
+    const home = tempHome();
+    ollama.options.tokens = ['partial', ' answer', ' never'];
+    ollama.setScenario({ hang: 2 });
+    let sent = false;
+    try {
+      const result = await argo(home, ['tell me a long story'], {
+        onStdout: (child, text) => {
+          if (!sent && text.includes('answer')) {
+            sent = true;
+            child.kill(signal);
+          }
+        },
+      });
+      expect(result).toMatchObject({ code, stdout: 'partial answer\n', stderr });
+      expect(logLines(home)).toMatchObject([{ status: 'interrupted', model_response: 'partial answer', error }]);
+      await ollama.requests.at(-1)?.settled;
+      expect(ollama.requests.at(-1)?.clientAborted).toBe(true);
+    } finally {
+      ollama.setScenario(undefined);
+      ollama.options.tokens = undefined;
+    }
+  });
+
+  it('a reader that goes away (| head -1) aborts the request and the turn is logged interrupted', async () => {
+    const home = tempHome();
+    ollama.options.tokens = ['first line\n', 'second', ' line\n', 'more', ' text'];
+    ollama.setScenario({ hang: 3 });
+    let closed = false;
+    try {
+      const result = await argo(home, ['tell me a long story'], {
+        onStdout: (child, text) => {
+          // What head -1 does: read the first line, then close the pipe.
+          if (!closed && text.includes('\n')) {
+            closed = true;
+            child.stdout?.destroy();
+          }
+        },
+      });
+      expect(result.code).toBe(141);
+      expect(result.stderr).toBe('argo: standard output was closed; the answer was cut short (logged as interrupted)\n');
+      expect(logLines(home)).toMatchObject([{ status: 'interrupted', error: 'interrupted: standard output was closed' }]);
+      await ollama.requests.at(-1)?.settled;
+      expect(ollama.requests.at(-1)?.clientAborted).toBe(true);
+    } finally {
+      ollama.setScenario(undefined);
+      ollama.options.tokens = undefined;
+    }
+  });
+});
+
+/** Runs argo under a pseudo-terminal (util-linux `script`), so stdin, stdout and stderr are TTYs. */
+function runInTerminal(args: string[], home: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, ARGO_BIN, ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, ARGO_HOME: home, OLLAMA_HOST: ollama.url, TERM: 'xterm', TZ: 'UTC', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('terminal escapes in text Argo did not write (item 3) and colour (item 18)', () => {
+  const hostile = 'copied \u001b]52;c;cm0gLXJmIH4=\u0007 titled \u001b]0;pwned\u0007 cleared \u001b[2J C1 \u009b31m end';
+  const shown = 'copied ^[]52;c;cm0gLXJmIH4=^G titled ^[]0;pwned^G cleared ^[[2J C1 \\x9b31m end';
+  const fromTheAnswer = ['\u001b]52', '\u001b]0;pwned', '\u001b[2J', '\u009b'];
+  const obeyable = (output: string): string[] => fromTheAnswer.filter((control) => output.includes(control));
+
+  it('the streamed answer, logs --full, logs and sessions show neutralize controls on a terminal; --raw keeps them', async () => {
+    const home = tempHome();
+    ollama.options.reply = hostile;
+    try {
+      const asked = await runInTerminal(['--session', 'work', `question \u001b]0;x\u0007`], home);
+      expect(asked.code).toBe(0);
+      expect(asked.output).toContain(shown);
+      expect(obeyable(asked.output)).toEqual([]);
+      for (const args of [['logs', '--full'], ['sessions', 'show', 'work']]) {
+        const printed = await runInTerminal(args, home);
+        expect(printed.code).toBe(0);
+        expect(printed.output).toContain(shown);
+        expect(obeyable(printed.output)).toEqual([]);
+        expect(printed.output).not.toContain('\u001b]0;x');
+        const raw = await runInTerminal([...args, '--raw'], home);
+        expect(raw.output).toContain(hostile.replaceAll('\n', '\r\n'));
+      }
+      const table = await runInTerminal(['logs'], home);
+      expect(table.output).toContain('question ^[]0;x^G');
+      const rawAnswer = await runInTerminal(['--raw', '--no-log', 'again'], home);
+      expect(rawAnswer.output).toContain(hostile);
+    } finally {
+      ollama.options.reply = undefined;
+    }
+  });
+
+  it('piped output stays byte-exact', async () => {
+    const home = tempHome();
+    ollama.options.reply = hostile;
+    try {
+      expect((await argo(home, ['--session', 'work', 'hi'])).stdout).toBe(`${hostile}\n`);
+      expect((await argo(home, ['logs', '--full'])).stdout).toContain(hostile);
+      expect(JSON.parse((await argo(home, ['logs', '--json'])).stdout)).toMatchObject({ model_response: hostile });
+    } finally {
+      ollama.options.reply = undefined;
+    }
+  });
+
+  it('an error line quoting the server is neutralized on a terminal', async () => {
+    const home = tempHome();
+    const result = await runInTerminal(['--model', 'bad\u001b]52;c;eA==\u0007model', 'hi'], home);
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('bad^[]52;c;eA==^Gmodel');
+    expect(result.output).not.toContain('\u001b]52');
+  });
+
+  const CYAN = '\u001b[36m';
+  it.each([
+    ['a terminal, by default', [], {}, true],
+    ['a terminal with NO_COLOR=1', [], { NO_COLOR: '1' }, false],
+    ['a terminal with --no-color', ['--no-color'], {}, false],
+    ['a terminal with --color never', ['--color', 'never'], {}, false],
+    ['a terminal with FORCE_COLOR=0', [], { FORCE_COLOR: '0' }, false],
+    ['a terminal with NO_COLOR and --color always', ['--color', 'always'], { NO_COLOR: '1' }, true],
+  ] as const)('argo logs on %s: colour %s', async (_label, flags, env, coloured) => {
+    const home = tempHome();
+    await turns(home, 'work', 1);
+    const result = await runInTerminal(['logs', ...flags], home, env);
+    expect(result.code).toBe(0);
+    expect(result.output.includes(CYAN)).toBe(coloured);
+  });
+
+  it.each([
+    [[], {}, false],
+    [['--color', 'always'], {}, true],
+    [[], { FORCE_COLOR: '1' }, true],
+  ] as const)('argo logs %j %j through a pipe: colour %s', async (flags, env, coloured) => {
+    const home = tempHome();
+    await turns(home, 'work', 1);
+    const result = await runArgo(['logs', ...flags], { home, host: ollama.url, env: { TZ: 'UTC', NO_COLOR: '', ...env } });
+    expect(result.code).toBe(0);
+    expect(result.stdout.includes(CYAN)).toBe(coloured);
+  });
+});
+
+describe('bad input: one line, exit 2, nothing written (item 13)', () => {
+  it('standard input past 1 MiB', async () => {
+    const home = tempHome();
+    const result = await argo(home, ['summarise'], { stdin: 'a'.repeat(1024 * 1024 + 1) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^argo: standard input is larger than 1 MiB, the most argo takes as a prompt; send a part of it .*\n$/);
+    expect(logLines(home)).toEqual([]);
+  });
+
+  it('a quoted ~ in ARGO_HOME is the home folder, never ./~', async () => {
+    const home = tempHome();
+    const result = await argo(home, ['--session', 'work', 'hi'], { env: { TZ: 'UTC', ARGO_HOME: '~/data' } });
+    expect(result.code).toBe(0);
+    expect(logLines(join(home, 'data'))).toHaveLength(1);
+    expect(existsSync(join(process.cwd(), '~'))).toBe(false);
+  });
+
+  it.each([
+    [['logs', '--since', '99999999999d'], /^argo: --since: "99999999999d" reaches further back than a date can go/],
+    [['--color', 'sometimes', 'hi'], /^argo: --color must be auto, always or never, got "sometimes"/],
+  ])('%j', async (args, message) => {
+    const home = tempHome();
+    const result = await argo(home, args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.split('\n')).toHaveLength(2);
+  });
+});
+
+describe('a signal during logs rm (item 10)', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s removes the temporary copy and leaves the original intact', async (signal) => {
+    const home = tempHome();
+    const logs = join(home, 'logs');
+    mkdirSync(logs, { recursive: true, mode: 0o700 });
+    const [doomed, kept] = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222'];
+    const line = (id: string, session: string): string =>
+      JSON.stringify({ ...SAMPLE_LINE, id, session_id: session, model_response: 'x'.repeat(2000) });
+    // About 80 MB, so the rewrite is still running when the signal arrives.
+    const block = Array.from({ length: 1000 }, (_, i) => line(`t${i}`, i % 2 === 0 ? doomed : kept)).join('\n') + '\n';
+    const file = join(logs, '2025-01-02.log');
+    writeFileSync(file, block.repeat(40), { mode: 0o600 });
+    const before = statSync(file).size;
+
+    const temporary = (): string[] => readdirSync(logs).filter((name) => name.endsWith('.tmp'));
+    const result = await runArgo(['logs', 'rm', '--session', doomed, '--yes'], {
+      home,
+      onSpawn: (child) =>
+        void vi.waitFor(() => expect(temporary()).not.toEqual([]), { timeout: 20_000, interval: 2 }).then(() => child.kill(signal)),
+    });
+    expect(result.code).toBe(signal === 'SIGINT' ? 130 : 143);
+    expect(temporary()).toEqual([]);
+    expect(statSync(file).size).toBe(before);
+    expect(existsSync(join(home, 'locks', 'log.lock'))).toBe(false);
+  }, 60_000);
+});
+
+const SAMPLE_LINE = {
+  timestamp: '2025-01-02T10:00:00.000+00:00',
+  session: 'work',
+  status: 'ok',
+  entry_type: 'question',
+  model: 'argo',
+  endpoint: 'chat',
+  active_mode: null,
+  persona: 'neutral',
+  verbosity: 'short',
+  replay: { enabled: false, count: null, session: false },
+  user_prompt: 'why?',
+  replay_policy: null,
+  replayed_ids: [],
+  timings: {
+    first_token_ms: 1,
+    total_ms: 2,
+    total_duration_ns: null,
+    load_duration_ns: null,
+    prompt_eval_count: null,
+    prompt_eval_duration_ns: null,
+    eval_count: null,
+    eval_duration_ns: null,
+  },
+  done_reason: 'stop',
+  error: null,
+};
+
+describe('doctor on a terminal (item 3)', () => {
+  it('shows what the server reports without obeying its control characters', async () => {
+    const hostile = await startFakeOllama({ version: '0.12.0\u001b]0;pwned\u0007' });
+    try {
+      const home = tempHome();
+      const result = await runInTerminal(['doctor'], home, { OLLAMA_HOST: hostile.url });
+      expect(result.output).toContain('0.12.0^[]0;pwned^G');
+      expect(result.output).not.toContain('\u001b]0;pwned');
+    } finally {
+      await hostile.close();
+    }
+  });
+});

@@ -1,0 +1,152 @@
+// The log store under faults: a full disk mid-append, symlinks planted in the data home, rescue files,
+// and the bounded wait for a lock held by maintenance.
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SymlinkRefusedError, discardTemporaryFiles, replaceFile, rescueText } from '../../src/log/fs.js';
+import { LockTimeoutError, withLogLock } from '../../src/log/lock.js';
+import { LogAppendError, appendEntry } from '../../src/log/writer.js';
+import type { AppendWrite } from '../../src/log/writer.js';
+import { appendIndex, indexLine } from '../../src/sessions/turn-index.js';
+import { makeEntry, tempData } from '../query/helpers.js';
+
+const ENOSPC = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+
+/** Writes the first half of the bytes, then fails as a full disk does. */
+const halfThenFull: AppendWrite = async (handle, bytes) => {
+  await handle.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
+  throw ENOSPC;
+};
+
+describe('appendEntry on a full disk (item 9)', () => {
+  it('cuts a torn line back, says the disk is full, and the next append starts clean', async () => {
+    const { paths } = tempData();
+    await appendEntry(paths.logs, makeEntry({ id: 'first' }), '2025-01-02');
+    const file = join(paths.logs, '2025-01-02.log');
+    const before = readFileSync(file);
+
+    const failing = appendEntry(paths.logs, makeEntry({ id: 'torn' }), '2025-01-02', { write: halfThenFull });
+    await expect(failing).rejects.toBeInstanceOf(LogAppendError);
+    await expect(failing).rejects.toThrow(`cannot append to ${file}: the disk is full`);
+    expect(readFileSync(file)).toEqual(before);
+
+    await appendEntry(paths.logs, makeEntry({ id: 'after' }), '2025-01-02');
+    const ids = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { id: string }).id);
+    expect(ids).toEqual(['first', 'after']);
+  });
+
+  it('a short write is cut back too', async () => {
+    const { paths } = tempData();
+    const short: AppendWrite = async (handle, bytes) => (await handle.write(bytes.subarray(0, 10))).bytesWritten;
+    await expect(appendEntry(paths.logs, makeEntry(), '2025-01-02', { write: short })).rejects.toThrow(/short write \(10 of \d+ bytes\)/);
+    expect(statSync(join(paths.logs, '2025-01-02.log')).size).toBe(0);
+  });
+});
+
+describe('symlinks in the data home are refused (item 2)', () => {
+  it('a log file that is a link to a file elsewhere is not written through', async () => {
+    const { paths } = tempData();
+    const outside = join(tmpdir(), `argo-outside-${process.pid}-${Date.now()}`);
+    writeFileSync(outside, 'precious\n', { mode: 0o644 });
+    mkdirSync(paths.logs, { recursive: true });
+    symlinkSync(outside, join(paths.logs, '2025-01-02.log'));
+    const failing = appendEntry(paths.logs, makeEntry(), '2025-01-02');
+    await expect(failing).rejects.toThrow(`${join(paths.logs, '2025-01-02.log')} is a symbolic link; Argo does not follow links in its data home`);
+    expect(readFileSync(outside, 'utf8')).toBe('precious\n');
+  });
+
+  it('an index that is a link is not appended through', async () => {
+    const { paths } = tempData();
+    const outside = join(tmpdir(), `argo-outside-idx-${process.pid}-${Date.now()}`);
+    writeFileSync(outside, '');
+    mkdirSync(paths.sessions, { recursive: true });
+    symlinkSync(outside, join(paths.sessions, 'work.idx'));
+    await expect(appendIndex(paths.sessions, 'work', indexLine('t1', '2025-01-02.log', 0, 10, 'ok', 'question'))).rejects.toBeInstanceOf(SymlinkRefusedError);
+    expect(readFileSync(outside, 'utf8')).toBe('');
+  });
+});
+
+describe('rescueText (item 1)', () => {
+  it('writes a new 0600 file in the data home’s private rescued/ folder', async () => {
+    const { home } = tempData();
+    const path = await rescueText(home, 'line\n');
+    expect(path.startsWith(join(home, 'rescued', 'unlogged-'))).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe('line\n');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, 'rescued')).mode & 0o777).toBe(0o700);
+    const second = await rescueText(home, 'other\n');
+    expect(second).not.toBe(path);
+  });
+
+  it('never writes through a planted link: a rescued/ link sends it to a fresh private temp folder instead', async () => {
+    const { home } = tempData();
+    const trap = join(tmpdir(), `argo-trap-${process.pid}-${Date.now()}`);
+    mkdirSync(trap);
+    mkdirSync(home, { recursive: true });
+    symlinkSync(trap, join(home, 'rescued'));
+    const path = await rescueText(home, 'secret\n');
+    expect(readdirSync(trap)).toEqual([]);
+    expect(path.startsWith(join(tmpdir(), 'argo-rescued-'))).toBe(true);
+    expect(lstatSync(join(path, '..')).mode & 0o777).toBe(0o700);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('falls back to a private temp folder when the data home cannot take it', async () => {
+    const { home } = tempData();
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'rescued'), 'a file where the folder belongs');
+    const path = await rescueText(home, 'x\n');
+    expect(path.startsWith(join(tmpdir(), 'argo-rescued-'))).toBe(true);
+    expect(existsSync(path)).toBe(true);
+  });
+});
+
+describe('the log lock (item 7)', () => {
+  it('an append waits for maintenance to finish, then lands', async () => {
+    const { paths } = tempData();
+    const events: string[] = [];
+    let appending: Promise<unknown> = Promise.resolve();
+    await withLogLock(paths.logs, async () => {
+      appending = appendEntry(paths.logs, makeEntry({ id: 'waited' }), '2025-01-02').then(() => events.push('appended'));
+      // The append is under way and must not finish while the lock is held.
+      await new Promise((resolve) => setImmediate(resolve));
+      events.push('maintenance done');
+    });
+    await appending;
+    expect(events).toEqual(['maintenance done', 'appended']);
+  });
+
+  it('a lock held too long gives a clear error instead of waiting forever', async () => {
+    const { paths } = tempData();
+    await withLogLock(paths.logs, async () => {
+      const failing = appendEntry(paths.logs, makeEntry(), '2025-01-02', { lockWaitMs: 50 });
+      await expect(failing).rejects.toBeInstanceOf(LockTimeoutError);
+      await expect(failing).rejects.toThrow(/^the log in .* has been locked by another argo process for more than 0s \(a long "argo logs rm" or "prune"\?\); try again when it is done, or remove .*log\.lock if no argo process is running$/);
+    });
+  });
+});
+
+describe('temporary files on a signal (item 10)', () => {
+  it('discardTemporaryFiles removes a replacement still being written; the original stays intact', async () => {
+    const { paths } = tempData();
+    const target = join(paths.logs, '2025-01-02.log');
+    writeFileSync(target, 'original\n');
+    let reachedWrite: () => void = () => undefined;
+    const writing = new Promise<void>((resolve) => (reachedWrite = resolve));
+    let finish: () => void = () => undefined;
+    const replacing = replaceFile(target, async (handle) => {
+      await handle.write('half of the new');
+      reachedWrite();
+      await new Promise<void>((resolve) => (finish = resolve));
+    });
+    await writing;
+    const temporary = readdirSync(paths.logs).filter((name) => name.endsWith('.tmp'));
+    expect(temporary).toHaveLength(1);
+    discardTemporaryFiles(); // what the CLI does on Ctrl-C / SIGTERM before exiting
+    expect(readdirSync(paths.logs).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(readFileSync(target, 'utf8')).toBe('original\n');
+    finish();
+    await replacing.catch(() => undefined);
+  });
+});

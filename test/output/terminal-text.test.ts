@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { ControlNeutralizer, neutralizeControls, untrustedTextFor } from '../../src/output/terminal-text.js';
+
+describe('neutralizeControls: controls shown, never obeyed', () => {
+  it.each([
+    ['plain text', 'plain text'],
+    ['lines\nand\ttabs', 'lines\nand\ttabs'],
+    ['Windows\r\nline end', 'Windows\r\nline end'],
+    ['multibyte: Straße, 日本語, 👍, e\u0301', 'multibyte: Straße, 日本語, 👍, e\u0301'],
+    ['OSC 52 clipboard \u001b]52;c;cm0gLXJmIH4=\u0007', 'OSC 52 clipboard ^[]52;c;cm0gLXJmIH4=^G'],
+    ['OSC 52 with ST \u001b]52;c;eA==\u001b\\', 'OSC 52 with ST ^[]52;c;eA==^[\\'],
+    ['title \u001b]0;pwned\u0007', 'title ^[]0;pwned^G'],
+    ['CSI erase \u001b[2J\u001b[H', 'CSI erase ^[[2J^[[H'],
+    ['colour \u001b[31mred\u001b[0m', 'colour ^[[31mred^[[0m'],
+    ['C1 CSI \u009b2J', 'C1 CSI \\x9b2J'],
+    ['C1 OSC \u009d0;t\u009c', 'C1 OSC \\x9d0;t\\x9c'],
+    ['lone ESC at the end \u001b', 'lone ESC at the end ^['],
+    ['bell\u0007 backspace\b NUL\u0000 DEL\u007f', 'bell^G backspace^H NUL^@ DEL^?'],
+    ['overwrite\rhidden', 'overwrite^Mhidden'],
+    ['vertical tab\u000b form feed\u000c', 'vertical tab^K form feed^L'],
+    ['\u0080 and \u009f bound C1', '\\x80 and \\x9f bound C1'],
+    ['\u00a0 and \u00e9 are text', '\u00a0 and \u00e9 are text'],
+  ])('%j', (text, shown) => {
+    expect(neutralizeControls(text)).toBe(shown);
+  });
+});
+
+describe('ControlNeutralizer: the same over a stream', () => {
+  it.each([
+    [['a\r', '\nb'], 'a\r\nb'],
+    [['a\r', 'b'], 'a^Mb'],
+    [['a\r'], 'a^M'],
+    [['\u001b', ']0;t\u0007'], '^[]0;t^G'],
+    [['\r', '\r', '\n'], '^M\r\n'],
+  ])('%j → %j', (pieces, shown) => {
+    const neutralizer = new ControlNeutralizer();
+    expect(pieces.map((piece) => neutralizer.push(piece)).join('') + neutralizer.end()).toBe(shown);
+  });
+});
+
+describe('untrustedTextFor: only a terminal is protected, and --raw opts out', () => {
+  const hostile = 'x\u001b]52;c;eA==\u0007';
+  it.each([
+    [{ isTTY: true }, {}, 'x^[]52;c;eA==^G'],
+    [{ isTTY: false }, {}, hostile],
+    [{}, {}, hostile],
+    [{ isTTY: true }, { raw: true }, hostile],
+    [{ isTTY: true }, { raw: false }, 'x^[]52;c;eA==^G'],
+  ])('%j %j', (stream, options, printed) => {
+    expect(untrustedTextFor(stream, options)(hostile)).toBe(printed);
+  });
+});

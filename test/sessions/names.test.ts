@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { checkSessionName, isSessionName } from '../../src/sessions/names.js';
+import { UsageError } from '../../src/errors.js';
+import { thrown } from '../support/thrown.js';
+
+describe('isSessionName: one rule for every command', () => {
+  it.each([
+    ['work', true],
+    ['my-work_2', true],
+    ['v1.5', true],
+    ['a', true],
+    ['x'.repeat(64), true],
+    ['x'.repeat(65), false],
+    ['', false],
+    ['.hidden', false], // a hidden record file is skipped by every listing
+    ['.', false],
+    ['..', false],
+    ['../etc', false],
+    ['a/b', false],
+    ['my work', false],
+    ['trailing.', true],
+  ])('%j → %s', (name, valid) => {
+    expect(isSessionName(name)).toBe(valid);
+  });
+
+  it('a bad name is a usage error naming where it came from', () => {
+    const error = thrown(() => checkSessionName('.hidden', 'sessions fork'));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe('sessions fork: invalid session name ".hidden": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot');
+  });
+});

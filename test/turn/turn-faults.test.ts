@@ -1,0 +1,81 @@
+// A turn on a full disk (item 9), end to end through the use case: the append fails part-way, the
+// torn bytes are cut back, the turn is rescued, and the error says what happened and where it went.
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { loadSettings } from '../../src/config/settings.js';
+import { RuntimeError } from '../../src/errors.js';
+import type * as Fs from '../../src/log/fs.js';
+import type { StreamOutcome } from '../../src/ollama/transport.js';
+import type { Transport, TurnPorts } from '../../src/turn/turn.js';
+
+const disk = vi.hoisted(() => ({ full: false }));
+
+vi.mock('../../src/log/fs.js', async (importOriginal) => {
+  const original = await importOriginal<typeof Fs>();
+  return {
+    ...original,
+    // The log's handle writes ten bytes, then fails as a full disk does.
+    openForAppend: async (path: string): Promise<FileHandle> => {
+      const handle = await original.openForAppend(path);
+      if (!disk.full || !path.endsWith('.log')) return handle;
+      return new Proxy(handle, {
+        get(target, key) {
+          if (key === 'write') {
+            return async (bytes: Buffer) => {
+              await target.write(bytes.subarray(0, 10));
+              throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+            };
+          }
+          const value: unknown = Reflect.get(target, key);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    },
+  };
+});
+
+const { runTurn } = await import('../../src/turn/turn.js');
+
+const transport: Transport = {
+  stream: (_request, hooks) => {
+    hooks.onText('the answer');
+    const metrics: StreamOutcome['metrics'] = { total_duration: 1, load_duration: 0, prompt_eval_count: 1, prompt_eval_duration: 1, eval_count: 1, eval_duration: 1, done_reason: 'stop' };
+    return Promise.resolve({ status: 'ok', failure: null, metrics, attempts: 1 });
+  },
+  installedModels: () => Promise.resolve([]),
+};
+
+describe('a turn when the disk fills mid-append', () => {
+  it('leaves no partial line, rescues the turn privately, and fails with a clear message', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-full-disk-'));
+    const settings = loadSettings({ home, session: 'work' }, {});
+    const ports: TurnPorts = {
+      transport,
+      now: () => new Date('2025-03-04T05:06:07.000Z'),
+      clock: () => 0,
+      newId: () => 'turn00000001',
+      rescue: async (text, dataHome) => (await import('../../src/log/fs.js')).rescueText(dataHome, text),
+    };
+    disk.full = true;
+    let error: unknown;
+    try {
+      await runTurn(settings, { prompt: 'keep me', replay: { kind: 'none' }, log: true, ollamaStream: true }, ports);
+    } catch (caught) {
+      error = caught;
+    } finally {
+      disk.full = false;
+    }
+    expect(error).toBeInstanceOf(RuntimeError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^cannot write the log in .*\/logs \(cannot append to .*\.log: the disk is full\); the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — fix the directory's permissions or free space$/);
+
+    const logs = join(home, 'logs');
+    for (const file of readdirSync(logs)) expect(statSync(join(logs, file)).size).toBe(0);
+    const [rescued] = readdirSync(join(home, 'rescued'));
+    const saved = JSON.parse(readFileSync(join(home, 'rescued', rescued ?? ''), 'utf8')) as Record<string, unknown>;
+    expect(saved).toMatchObject({ id: 'turn00000001', user_prompt: 'keep me', model_response: 'the answer', status: 'ok' });
+  });
+});
