@@ -2,6 +2,7 @@
 // (level 0 when stdout is not a terminal), widths as numbers.
 import type { ChalkInstance } from 'chalk';
 import { format } from 'date-fns/format';
+import stringWidth from 'string-width';
 import type { LogEntry } from '../log/entry.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { HistoryStats, Spread } from './stats.js';
@@ -24,10 +25,23 @@ export function localTime(timestamp: string, seconds = false): string {
   return format(time, seconds ? 'yyyy-MM-dd HH:mm:ss' : 'yyyy-MM-dd HH:mm');
 }
 
-/** Cuts to `max` code points, ending with an ellipsis when something was cut. */
+const graphemes = new Intl.Segmenter();
+
+/**
+ * Cuts to `max` terminal columns, ending with an ellipsis when something was cut. Widths are
+ * measured (CJK and emoji take two columns), and a grapheme is never split.
+ */
 export function truncate(text: string, max: number): string {
-  const chars = Array.from(text);
-  return chars.length <= max ? text : chars.slice(0, Math.max(0, max - 1)).join('') + '…';
+  if (stringWidth(text) <= max) return text;
+  let kept = '';
+  let width = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const next = stringWidth(segment);
+    if (width + next > max - 1) break;
+    kept += segment;
+    width += next;
+  }
+  return kept + '…';
 }
 
 export function oneLine(text: string): string {
@@ -36,7 +50,7 @@ export function oneLine(text: string): string {
 
 function pad(text: string, width: number): string {
   const cut = truncate(text, width);
-  return cut + ' '.repeat(Math.max(0, width - Array.from(cut).length));
+  return cut + ' '.repeat(Math.max(0, width - stringWidth(cut)));
 }
 
 export function tableHeader(options: RenderOptions): string {
@@ -95,7 +109,7 @@ export function sessionHeader(record: SessionRecord, entries: readonly LogEntry[
 /** `argo sessions` as a table. */
 export function sessionsTable(records: readonly SessionRecord[], options: RenderOptions): string {
   const c = options.color;
-  const nameWidth = Math.max(4, ...records.map((record) => Array.from(record.name).length));
+  const nameWidth = Math.max(4, ...records.map((record) => stringWidth(record.name)));
   const header = c.dim(`${pad('NAME', nameWidth)}  ${'TURNS'.padStart(5)}  ${pad('LAST USED', 16)}  ${pad('MODEL', 14)}  TITLE`);
   const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - nameWidth - 45);
   const rows = records.map((record) => {
