@@ -15,7 +15,8 @@ export interface RenderOptions {
   sessionName: (entry: LogEntry) => string;
 }
 
-const COLUMNS = { time: 16, session: 14, type: 11, strength: 8 };
+// The id column fits the 12-character ids Argo writes (what `fork`, `rerun` and `show` take).
+const COLUMNS = { time: 16, id: 12, session: 14, type: 11, strength: 8 };
 const PREVIEW_WITHOUT_TERMINAL = 80;
 const MIN_PREVIEW = 20;
 
@@ -54,20 +55,22 @@ function pad(text: string, width: number): string {
 }
 
 export function tableHeader(options: RenderOptions): string {
-  const { time, session, type, strength } = COLUMNS;
-  return options.color.dim(`${pad('TIME', time)}  ${pad('SESSION', session)}  ${pad('TYPE', type)}  ${pad('STRENGTH', strength)}  PROMPT`) + '\n';
+  const { time, id, session, type, strength } = COLUMNS;
+  return options.color.dim(`${pad('TIME', time)}  ${pad('ID', id)}  ${pad('SESSION', session)}  ${pad('TYPE', type)}  ${pad('STRENGTH', strength)}  PROMPT`) + '\n';
 }
 
 export function tableRow(entry: LogEntry, options: RenderOptions): string {
   const c = options.color;
   const strength = entry.replay_policy?.context_strength ?? '-';
-  const fixed = COLUMNS.time + COLUMNS.session + COLUMNS.type + COLUMNS.strength + 8;
+  const fixed = COLUMNS.time + COLUMNS.id + COLUMNS.session + COLUMNS.type + COLUMNS.strength + 10;
   const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - fixed - 1);
   const status = entry.status === 'ok' ? '' : `[${entry.status}] `;
   const preview = truncate(status + oneLine(entry.user_prompt), room);
   const shown = status === '' ? preview : statusColor(c, entry.status)(preview.slice(0, status.length)) + preview.slice(status.length);
   return [
     c.dim(pad(localTime(entry.timestamp), COLUMNS.time)),
+    // Never cut: an id is copied whole.
+    c.yellow(entry.id.padEnd(COLUMNS.id)),
     c.cyan(pad(options.sessionName(entry), COLUMNS.session)),
     pad(String(entry.entry_type), COLUMNS.type),
     strengthColor(c, strength)(pad(strength, COLUMNS.strength)),

@@ -38,7 +38,7 @@ describe('tableRow', () => {
     const row = tableRow(entry, plain(100));
     expect(row.endsWith('\n')).toBe(true);
     expect(Array.from(row.trimEnd()).length).toBeLessThanOrEqual(100);
-    expect(row).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}a-very-long-s… {2}question {5}- {9}line one line two line one/);
+    expect(row).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}turn-0000001 {2}a-very-long-s… {2}question {5}- {9}line one line two line one/);
     expect(row).toContain('…\n');
   });
 
