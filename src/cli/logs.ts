@@ -26,7 +26,7 @@ import {
 } from '../query/query.js';
 import type { Query } from '../query/query.js';
 import { searchTurns } from '../query/search.js';
-import { Sink } from '../query/sink.js';
+import { Sink } from '../output/sink.js';
 import { StatsAccumulator } from '../query/stats.js';
 import { checkSessionName } from '../sessions/names.js';
 import { knownSessions } from '../sessions/manage.js';

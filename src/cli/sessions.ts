@@ -6,7 +6,7 @@ import { RuntimeError, UsageError } from '../errors.js';
 import { fullBlock, sessionHeader, sessionsTable } from '../query/format.js';
 import type { RenderOptions } from '../query/format.js';
 import { refuseWithForks, removeSessionLines } from '../maintenance/maintain.js';
-import { Sink } from '../query/sink.js';
+import { Sink } from '../output/sink.js';
 import { loadSessionEntries, rebuildIndex, rulesTagging } from '../sessions/turns.js';
 import {
   forkSession,

@@ -29,7 +29,8 @@ export interface Settings {
   keepAlive?: string | number;
   replay: ReplayPolicy;
   style: StylePolicy;
-  stream: { flushChunks: number; flushMs: number };
+  /** How streamed text is batched into writes (config key "stream"). */
+  tokenBuffer: { flushChunks: number; flushMs: number };
   retries: { attempts: number; initialDelayMs: number };
   timeouts: { idleMs: number };
 }
@@ -100,7 +101,7 @@ interface ConfigFile {
   personas?: Record<string, string>;
   modes?: Record<string, string>;
   verbosityRules?: Partial<StylePolicy['verbosity']>;
-  stream?: Partial<Settings['stream']>;
+  stream?: Partial<Settings['tokenBuffer']>;
   retries?: Partial<Settings['retries']>;
   timeouts?: Partial<Settings['timeouts']>;
 }
@@ -165,7 +166,7 @@ export function loadSettings(flags: FlagOverrides, env: Env): Settings {
     },
     replay,
     style,
-    stream: { flushChunks: 10, flushMs: 50, ...config.stream },
+    tokenBuffer: { flushChunks: 10, flushMs: 50, ...config.stream },
     retries: { attempts: 3, initialDelayMs: 250, ...config.retries },
     timeouts: { idleMs: 120_000, ...config.timeouts },
   };
@@ -202,8 +203,8 @@ function readConfig(path: string): ConfigFile {
 
 function checkRanges(settings: Settings, source: string): void {
   const rules: [string, number, number, number?][] = [
-    ['stream.flushChunks', settings.stream.flushChunks, 1],
-    ['stream.flushMs', settings.stream.flushMs, 0],
+    ['stream.flushChunks', settings.tokenBuffer.flushChunks, 1],
+    ['stream.flushMs', settings.tokenBuffer.flushMs, 0],
     ['retries.attempts', settings.retries.attempts, 1],
     ['retries.initialDelayMs', settings.retries.initialDelayMs, 0],
     // Node's HTTP client gives up on its own after 300 s without data; a longer wait cannot be kept.

@@ -1,49 +1,83 @@
-import type { EntryType, ReplayPolicyLog } from '../replay/types.js';
-import type { Endpoint } from '../replay/types.js';
+// The log line's codec: its schema, parse + validate, and serialize. The one definition of a turn on disk.
+import { z } from 'zod';
 
 export const TURN_STATUSES = ['ok', 'interrupted', 'error'] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
-export interface Timings {
-  first_token_ms: number | null;
-  total_ms: number;
+// The file format's own words. The replay core has the same ones (src/replay/types.ts); the turn
+// use case assigns one to the other, so the compiler keeps them in step.
+const ENTRY_TYPES = ['question', 'instruction', 'correction', 'meta', 'other'] as const;
+const REASONS = ['continuation', 'clarification', 'session'] as const;
+const STRENGTHS = ['strong', 'moderate', 'weak'] as const;
+const OUTCOMES = ['used', 'elided', 'filtered', 'trimmed'] as const;
+
+const count = z.number().int().nonnegative();
+const nullableNumber = z.number().nullable();
+
+const TimingsSchema = z.object({
+  first_token_ms: nullableNumber,
+  total_ms: z.number(),
   /** Ollama's own counts and durations (nanoseconds), null when the stream never finished. */
-  total_duration_ns: number | null;
-  load_duration_ns: number | null;
-  prompt_eval_count: number | null;
-  prompt_eval_duration_ns: number | null;
-  eval_count: number | null;
-  eval_duration_ns: number | null;
-}
+  total_duration_ns: nullableNumber,
+  load_duration_ns: nullableNumber,
+  prompt_eval_count: nullableNumber,
+  prompt_eval_duration_ns: nullableNumber,
+  eval_count: nullableNumber,
+  eval_duration_ns: nullableNumber,
+});
+
+const ReplayPolicySchema = z.object({
+  entries_available: count,
+  entries_filtered: count,
+  filtered_types: z.array(z.enum(ENTRY_TYPES)),
+  entries_used: count,
+  chars_used: count,
+  trimmed: z.boolean(),
+  reason: z.enum(REASONS),
+  context_strength: z.enum(STRENGTHS),
+  budget: count,
+  decisions: z.array(
+    z.object({ id: z.string(), entry_type: z.enum(ENTRY_TYPES), outcome: z.enum(OUTCOMES), protected: z.boolean(), chars: count }),
+  ),
+  decisions_omitted: count,
+});
+
+/**
+ * One turn: one NDJSON line in logs/YYYY-MM-DD.log. Fields a newer Argo adds are kept as they are
+ * (`loose`), so reading and rewriting a line never drops what this version does not know.
+ */
+const EntryFields = z.object({
+    id: z.string().min(1),
+    timestamp: z.string(),
+    session: z.string(),
+    session_id: z.string(),
+    status: z.string(),
+    entry_type: z.enum(ENTRY_TYPES),
+    model: z.string(),
+    endpoint: z.enum(['chat', 'generate']),
+    active_mode: z.string().nullable(),
+    persona: z.string(),
+    verbosity: z.enum(['short', 'long']),
+    replay: z.object({ enabled: z.boolean(), count: count.nullable(), session: z.boolean() }),
+    user_prompt: z.string(),
+    model_response: z.string(),
+    replay_policy: ReplayPolicySchema.nullable(),
+    replayed_ids: z.array(z.string()),
+    timings: TimingsSchema,
+    done_reason: z.string().nullable(),
+    error: z.string().nullable(),
+  });
+export const LogEntrySchema = EntryFields.loose();
+
+export type Timings = z.infer<typeof TimingsSchema>;
+/** A turn as Argo writes it: the schema's fields, with a status this version writes, and any fields an answer step adds. */
+export type LogEntry = Omit<z.infer<typeof EntryFields>, 'status'> & { status: TurnStatus } & Record<string, unknown>;
 
 /** date-fns patterns of the log's times: ISO 8601 local time with offset, and the daily file's date. */
 export const TIMESTAMP_PATTERN = "yyyy-MM-dd'T'HH:mm:ss.SSSxxx";
 export const DAY_PATTERN = 'yyyy-MM-dd';
 
-/** One turn: one NDJSON line in logs/YYYY-MM-DD.log. */
-export interface LogEntry {
-  id: string;
-  timestamp: string;
-  session: string;
-  session_id: string;
-  status: TurnStatus;
-  entry_type: EntryType;
-  model: string;
-  endpoint: Endpoint;
-  active_mode: string | null;
-  persona: string;
-  verbosity: 'short' | 'long';
-  replay: { enabled: boolean; count: number | null; session: boolean };
-  user_prompt: string;
-  model_response: string;
-  replay_policy: ReplayPolicyLog | null;
-  replayed_ids: string[];
-  timings: Timings;
-  done_reason: string | null;
-  error: string | null;
-}
-
-/** A parsed line, or null when the line is not a turn (readers skip and count those). */
+/** A parsed line, or null when the line is not a turn (readers skip and count those; see entryProblem). */
 export function parseEntry(line: string): LogEntry | null {
   let value: unknown;
   try {
@@ -51,14 +85,44 @@ export function parseEntry(line: string): LogEntry | null {
   } catch {
     return null;
   }
-  if (typeof value !== 'object' || value === null) return null;
-  const entry = value as Partial<LogEntry>;
-  const valid =
-    typeof entry.id === 'string' &&
-    typeof entry.session_id === 'string' &&
-    typeof entry.timestamp === 'string' &&
-    typeof entry.user_prompt === 'string' &&
-    typeof entry.model_response === 'string' &&
-    typeof entry.status === 'string';
-  return valid ? (value as LogEntry) : null;
+  const parsed = LogEntrySchema.safeParse(value);
+  return parsed.success ? (parsed.data as LogEntry) : null;
+}
+
+/** Why a parsed JSON value is not a turn, naming the first wrong field; null when it is one. */
+export function entryProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'valid JSON but not an object';
+  const parsed = LogEntrySchema.safeParse(value);
+  if (parsed.success) return null;
+  const [issue] = parsed.error.issues;
+  if (issue === undefined) return 'not a turn';
+  const field = issue.path.map(String).join('.');
+  const got = fieldValue(value, issue.path);
+  const what = got === undefined ? 'missing' : `${describeType(got)} where ${issue.message.replace(/^Invalid input: /, '')}`;
+  return `valid JSON but not a turn (field "${field}": ${what})`;
+}
+
+function fieldValue(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * The line for a turn, without its newline. Lone surrogates (half of a UTF-16 pair, e.g. from a
+ * cut emoji) become U+FFFD so the file stays well-formed UTF-8 JSON that every tool accepts.
+ */
+export function serializeEntry(entry: LogEntry): string {
+  return JSON.stringify(entry, (_key, value: unknown) => (typeof value === 'string' ? value.replace(LONE_SURROGATE, '\uFFFD') : value));
 }

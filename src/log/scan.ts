@@ -1,4 +1,4 @@
-import { parseEntry } from './entry.js';
+import { entryProblem, parseEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
 import { readLines, readLinesBackward } from './lines.js';
 import type { RawLine } from './lines.js';
@@ -74,12 +74,7 @@ export function describeBadLine(text: string): string {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text)) return 'binary data (not UTF-8 text)';
   try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'valid JSON but not an object';
-    const missing = ['id', 'session_id', 'timestamp', 'user_prompt', 'model_response', 'status'].filter(
-      (key) => typeof (value as Record<string, unknown>)[key] !== 'string',
-    );
-    return `valid JSON but not a turn (missing or not text: ${missing.join(', ')})`;
+    return entryProblem(JSON.parse(text)) ?? 'a turn';
   } catch (error) {
     const message = (error as Error).message;
     return /Unexpected end|Unterminated/.test(message) ? `truncated JSON (${message})` : `not JSON (${message})`;

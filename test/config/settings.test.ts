@@ -30,7 +30,7 @@ describe('loadSettings precedence: flags > environment > config.json > defaults'
       verbosity: 'auto',
       mode: null,
       options: {},
-      stream: { flushChunks: 10, flushMs: 50 },
+      tokenBuffer: { flushChunks: 10, flushMs: 50 },
       retries: { attempts: 3, initialDelayMs: 250 },
       timeouts: { idleMs: 120_000 },
     });

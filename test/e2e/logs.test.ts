@@ -332,7 +332,7 @@ describe('argo logs prune and rm', () => {
 /** A writer process: the real recordTurn from the build, `count` turns, some into a later day's file. */
 function writer(home: string, name: string, count: number, dates: string[]): Promise<number> {
   const script = `
-    const { recordTurn } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/log/writer.js')).href)});
+    const { recordTurn } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/sessions/record-turn.js')).href)});
     const { openSession } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/sessions/store.js')).href)});
     const home = ${JSON.stringify(home)};
     const paths = { logs: home + '/logs', sessions: home + '/sessions' };

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
 import { fullBlock, oneLine, tableRow, truncate } from '../../src/query/format.js';
 import type { RenderOptions } from '../../src/query/format.js';
-import { Sink } from '../../src/query/sink.js';
+import { Sink } from '../../src/output/sink.js';
 import { makeEntry, policy } from './helpers.js';
 
 const plain = (width: number | null): RenderOptions => ({ color: new Chalk({ level: 0 }), width, sessionName: (entry) => `${entry.session}!` });

@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogEntry } from '../../src/log/entry.js';
-import { recordTurn } from '../../src/log/writer.js';
+import { recordTurn } from '../../src/sessions/record-turn.js';
 import type { DataPaths } from '../../src/log/writer.js';
 import type { ReplayPolicyLog } from '../../src/replay/types.js';
 import { openSession, readSession } from '../../src/sessions/store.js';

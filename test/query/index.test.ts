@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ScanStats, scanEntries } from '../../src/log/scan.js';
 import { loadHistory, loadSessionEntries, rebuildIndex } from '../../src/sessions/turns.js';
-import { recordTurn } from '../../src/log/writer.js';
+import { recordTurn } from '../../src/sessions/record-turn.js';
 import type { DataPaths } from '../../src/log/writer.js';
 import { deleteSession, indexPath, openSession, readSession } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';

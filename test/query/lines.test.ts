@@ -131,7 +131,7 @@ describe('scanEntries skips and counts unreadable lines', () => {
     for await (const _ of scanEntries([path], stats)) _;
     expect(stats.problems).toEqual([
       { file: path, line: 2, reason: expect.stringMatching(/^not JSON/) },
-      { file: path, line: 4, reason: 'valid JSON but not a turn (missing or not text: session_id, timestamp, user_prompt, model_response, status)' },
+      { file: path, line: 4, reason: 'valid JSON but not a turn (field "timestamp": missing)' },
     ]);
     expect(stats.notice()).toBe('argo: skipped 2 unreadable log lines; run "argo logs check" to list them\n');
     expect(new ScanStats().notice()).toBeNull();
@@ -143,7 +143,7 @@ describe('scanEntries skips and counts unreadable lines', () => {
     ['bad \ufffd bytes', /^binary data/],
     ['hello', /^not JSON/],
     ['[1]', /^valid JSON but not an object/],
-    ['{"id":"a"}', /^valid JSON but not a turn \(missing or not text: session_id/],
+    ['{"id":"a"}', /^valid JSON but not a turn \(field "timestamp": missing\)$/],
   ])('describeBadLine(%j)', (text, reason) => {
     expect(describeBadLine(text)).toMatch(reason);
   });

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { foldAscii, lineFinder, literalNeedles, readLines, readLinesBackward } from '../../src/log/lines.js';
 import type { RawLine, ReadOptions } from '../../src/log/lines.js';
-import { Sink } from '../../src/query/sink.js';
+import { Sink } from '../../src/output/sink.js';
 import { tempData } from './helpers.js';
 
 async function all(lines: AsyncIterable<RawLine>): Promise<RawLine[]> {

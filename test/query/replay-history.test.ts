@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadHistory, rebuildIndex, withReplayHistory } from '../../src/sessions/turns.js';
-import { recordTurn } from '../../src/log/writer.js';
+import { recordTurn } from '../../src/sessions/record-turn.js';
 import { classifyEntry, rulesFingerprint } from '../../src/replay/classify.js';
 import { planTurn } from '../../src/replay/plan.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';

@@ -1,5 +1,10 @@
 import { Writable } from 'node:stream';
-import type { Io } from '../cli/io.js';
+
+/** Where output goes: a real stream (stdout), or anything that takes text (tests). */
+export interface TextOutput {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
 
 const FLUSH_AT = 64 * 1024;
 /** Room for a batch plus one more text of up to (BUFFER - FLUSH_AT) / 3 UTF-16 units. */
@@ -19,7 +24,7 @@ export class Sink {
   private bytes: Buffer | null = null;
   private used = 0;
 
-  constructor(private readonly out: Io['stdout']) {
+  constructor(private readonly out: TextOutput) {
     this.stream = out instanceof Writable ? out : null;
   }
 

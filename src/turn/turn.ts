@@ -1,0 +1,229 @@
+import type { Settings } from '../config/settings.js';
+import { RuntimeError } from '../errors.js';
+import { DAY_PATTERN, TIMESTAMP_PATTERN, serializeEntry } from '../log/entry.js';
+import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
+import type { FailureKind, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
+import { rulesFingerprint } from '../replay/classify.js';
+import { planTurn, policyForLog } from '../replay/plan.js';
+import type { ReplayPlan } from '../replay/plan.js';
+import type { ChatMessage, OllamaRequest } from '../replay/prompt.js';
+import type { HistoryTurn, ReplayReason, ReplaySpec } from '../replay/types.js';
+import { openSession, readSession } from '../sessions/store.js';
+import type { SessionRecord } from '../sessions/store.js';
+
+/** What one turn asks: the user's words and how to replay the session before them. */
+export interface TurnInput {
+  prompt: string;
+  replay: ReplaySpec;
+  reason?: ReplayReason;
+  /** Write the turn to the log (false: --no-log). */
+  log: boolean;
+  /** Ask Ollama to stream its answer (false: one response at the end). */
+  ollamaStream: boolean;
+  /** Plain mode (a client that keeps its own history): these chat messages are sent instead of the replay prompt. */
+  messages?: ChatMessage[];
+  /** Request body fields a caller adds to the built request (client tools, format, extra options). */
+  body?: Record<string, unknown>;
+}
+
+/** The parts of the Ollama transport a turn uses. */
+export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'>;
+
+/** What answering a planned request produced. */
+export interface Answer {
+  status: TurnStatus;
+  response: string;
+  failure: NonNullable<StreamOutcome['failure']> | null;
+  metrics: Metrics;
+  firstTokenMs: number | null;
+  /** Extra log fields the answer step adds (an agent run's tool calls, say). */
+  fields?: Record<string, unknown>;
+}
+
+export interface AnswerContext {
+  transport: Transport;
+  clock: () => number;
+  signal?: AbortSignal;
+  onText: (text: string) => void;
+  onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
+  /** The model's tool calls, as Ollama sent them (client tools, passed through). */
+  onToolCalls?: (calls: unknown[]) => void;
+}
+
+/** The answer step of a turn: one streamed answer by default; an agent run plugs in its loop. */
+export type Answerer = (request: OllamaRequest, context: AnswerContext) => Promise<Answer>;
+
+/** Everything a turn touches outside its input: the transport, clock, ids, signals and output hooks. */
+export interface TurnPorts {
+  transport: Transport;
+  now: () => Date;
+  /** Monotonic milliseconds, for durations. */
+  clock: () => number;
+  newId: () => string;
+  signal?: AbortSignal;
+  onText?: (text: string) => void;
+  onRetry?: AnswerContext['onRetry'];
+  onToolCalls?: AnswerContext['onToolCalls'];
+  /** Saves a turn the log could not take; returns where. */
+  rescue: (text: string) => Promise<string>;
+  answer?: Answerer;
+}
+
+export interface PreparedTurn {
+  session: SessionRecord | null;
+  model: string;
+  plan: ReplayPlan;
+}
+
+export interface TurnResult extends PreparedTurn {
+  entry: LogEntry;
+  /** The failure in words for the user, null when the turn is ok or interrupted. */
+  failure: string | null;
+}
+
+/** Plans the turn: reads the session and its history, runs the replay pipeline. No model is called. */
+export async function prepareTurn(settings: Settings, input: TurnInput): Promise<PreparedTurn> {
+  const paths = settings.paths;
+  const session = await readSession(paths.sessions, settings.session);
+  const model = settings.modelFromFlag ? settings.model : (session?.last_model ?? settings.model);
+  const planWith = (history: HistoryTurn[]): ReplayPlan =>
+    planTurn({
+      input: input.prompt,
+      spec: input.replay,
+      ...(input.reason ? { reason: input.reason } : {}),
+      history,
+      policy: settings.replay,
+      style: settings.style,
+      mode: settings.mode,
+      persona: settings.persona,
+      verbosity: settings.verbosity,
+      request: {
+        endpoint: settings.api,
+        model,
+        stream: input.ollamaStream,
+        options: settings.options,
+        ...(settings.keepAlive !== undefined ? { keepAlive: settings.keepAlive } : {}),
+      },
+    });
+  // The history reader is loaded only when there is history to replay: a plain question starts sooner.
+  const planned =
+    session && input.replay.kind !== 'none'
+      ? await (await import('../sessions/turns.js')).withReplayHistory(paths, session, input.replay, settings.replay.classify, planWith)
+      : planWith([]);
+  return { session, model, plan: { ...planned, request: withCallerParts(planned.request, input) } };
+}
+
+/** Plain-mode messages and caller body fields, placed into the planned request. */
+function withCallerParts(request: OllamaRequest, input: TurnInput): OllamaRequest {
+  if (input.messages === undefined && input.body === undefined) return request;
+  if (request.endpoint !== '/api/chat') return { ...request, body: { ...request.body, ...input.body } };
+  const { messages, ...rest } = request.body;
+  return { endpoint: '/api/chat', body: { ...rest, messages: input.messages ?? messages, ...input.body } };
+}
+
+/** One turn: plan the replay, answer, log one line. Never throws for a failed answer: the entry says how it ended. */
+export async function runTurn(settings: Settings, input: TurnInput, ports: TurnPorts): Promise<TurnResult> {
+  const prepared = await prepareTurn(settings, input);
+  const { plan, model, session } = prepared;
+  const startedAt = ports.now();
+  // Needed only to log the turn: loaded while the answer streams.
+  const stamps = dateStamps(startedAt);
+  const started = ports.clock();
+  const answer = await (ports.answer ?? streamAnswer)(plan.request, {
+    transport: ports.transport,
+    clock: ports.clock,
+    onText: ports.onText ?? (() => undefined),
+    ...(ports.signal ? { signal: ports.signal } : {}),
+    ...(ports.onRetry ? { onRetry: ports.onRetry } : {}),
+    ...(ports.onToolCalls ? { onToolCalls: ports.onToolCalls } : {}),
+  });
+  const failure = answer.failure?.kind === 'model-missing' ? await modelMissing(ports.transport, model, settings.host) : (answer.failure?.message ?? null);
+  const { timestamp, day } = await stamps;
+  const entry: LogEntry = {
+    id: ports.newId(),
+    timestamp,
+    session: settings.session,
+    session_id: session?.id ?? '',
+    status: answer.status,
+    entry_type: plan.entryType,
+    model,
+    endpoint: settings.api,
+    active_mode: settings.mode,
+    persona: settings.persona,
+    verbosity: plan.verbosity,
+    replay: {
+      enabled: input.replay.kind !== 'none',
+      count: input.replay.kind === 'last' ? input.replay.count : null,
+      session: input.replay.kind === 'session',
+    },
+    user_prompt: input.prompt,
+    model_response: answer.response,
+    replay_policy: policyForLog(plan.replayPolicy),
+    replayed_ids: plan.replayedIds,
+    timings: timingsOf(answer.metrics, answer.firstTokenMs, Math.round(ports.clock() - started)),
+    done_reason: answer.metrics.done_reason,
+    error: failure ?? (answer.status === 'interrupted' ? 'interrupted by the user' : null),
+    ...answer.fields,
+  };
+  if (input.log) await writeOrRescue(settings, entry, day, ports);
+  return { ...prepared, entry, failure };
+}
+
+/** The default answer step: one request, streamed through `onText`, retried only before any text. */
+export const streamAnswer: Answerer = async (request, context) => {
+  const started = context.clock();
+  let firstTokenMs: number | null = null;
+  let response = '';
+  const outcome = await context.transport.stream(request, {
+    ...(context.signal ? { signal: context.signal } : {}),
+    ...(context.onRetry ? { onRetry: context.onRetry } : {}),
+    onText: (text) => {
+      firstTokenMs ??= Math.round(context.clock() - started);
+      response += text;
+      context.onText(text);
+    },
+  });
+  return { status: outcome.status, response, failure: outcome.failure, metrics: outcome.metrics, firstTokenMs };
+};
+
+/** The log's two date forms: ISO 8601 local time with offset, and the daily file's local date. */
+async function dateStamps(date: Date): Promise<{ timestamp: string; day: string }> {
+  const { format } = await import('date-fns/format');
+  return { timestamp: format(date, TIMESTAMP_PATTERN), day: format(date, DAY_PATTERN) };
+}
+
+/** The turn is the user's words: if the log cannot take it, keep it somewhere and say where. */
+async function writeOrRescue(settings: Settings, entry: LogEntry, day: string, ports: TurnPorts): Promise<void> {
+  try {
+    const { recordTurn } = await import('../sessions/record-turn.js');
+    const session = await openSession(settings.paths.sessions, settings.session, entry.timestamp);
+    entry.session_id = session.id;
+    await recordTurn(settings.paths, session, entry, day, rulesFingerprint(settings.replay.classify));
+  } catch (error) {
+    const rescue = await ports.rescue(`${serializeEntry(entry)}\n`);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new RuntimeError(
+      `cannot write the log in ${settings.paths.logs} (${reason}); the turn was saved to ${rescue} — fix the directory's permissions or free space`,
+      { cause: error },
+    );
+  }
+}
+
+async function modelMissing(transport: Transport, model: string, host: string): Promise<string> {
+  const installed = await transport.installedModels().catch(() => null);
+  const list = installed === null ? '' : installed.length === 0 ? '; no models are installed' : `; installed: ${installed.join(', ')}`;
+  return `model "${model}" not found on Ollama at ${host}${list}. Pull it with "ollama pull ${model}", create it (docs/Modelfile), or choose one with --model`;
+}
+
+function timingsOf(metrics: Metrics, firstTokenMs: number | null, totalMs: number): Timings {
+  return {
+    first_token_ms: firstTokenMs,
+    total_ms: totalMs,
+    total_duration_ns: metrics.total_duration,
+    load_duration_ns: metrics.load_duration,
+    prompt_eval_count: metrics.prompt_eval_count,
+    prompt_eval_duration_ns: metrics.prompt_eval_duration,
+    eval_count: metrics.eval_count,
+    eval_duration_ns: metrics.eval_duration,
+  };
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { entryProblem, parseEntry, serializeEntry } from '../../src/log/entry.js';
+import type { LogEntry } from '../../src/log/entry.js';
+
+const entry: LogEntry = {
+  id: 'abc123def456',
+  timestamp: '2025-01-02T03:04:05.000+00:00',
+  session: 'work',
+  session_id: '7f1c2d9e-1111-4222-8333-444455556666',
+  status: 'ok',
+  entry_type: 'question',
+  model: 'argo',
+  endpoint: 'chat',
+  active_mode: null,
+  persona: 'neutral',
+  verbosity: 'short',
+  replay: { enabled: false, count: null, session: false },
+  user_prompt: 'Why?',
+  model_response: 'Because.',
+  replay_policy: null,
+  replayed_ids: [],
+  timings: {
+    first_token_ms: 1,
+    total_ms: 2,
+    total_duration_ns: null,
+    load_duration_ns: null,
+    prompt_eval_count: null,
+    prompt_eval_duration_ns: null,
+    eval_count: null,
+    eval_duration_ns: null,
+  },
+  done_reason: 'stop',
+  error: null,
+};
+
+describe('the log line codec', () => {
+  it('round-trips a turn, keeping fields this version does not know', () => {
+    const line = serializeEntry({ ...entry, iterations: 3 });
+    expect(parseEntry(line)).toEqual({ ...entry, iterations: 3 });
+  });
+
+  it.each([
+    ['user_prompt', 5, 'field "user_prompt": a number where expected string'],
+    ['model_response', null, 'field "model_response": null where expected string'],
+    ['entry_type', 'riddle', 'field "entry_type": a string where'],
+    ['replay', { enabled: 'yes', count: null, session: false }, 'field "replay.enabled": a string where expected boolean'],
+    ['timings', undefined, 'field "timings": missing'],
+  ])('rejects a wrong %s and names the field', (field, value, problem) => {
+    const bad: Record<string, unknown> = { ...entry, [field]: value };
+    if (value === undefined) delete bad[field];
+    expect(parseEntry(JSON.stringify(bad))).toBeNull();
+    expect(entryProblem(bad)).toContain(problem);
+  });
+
+  it.each([
+    ['[1,2]', 'valid JSON but not an object'],
+    ['"text"', 'valid JSON but not an object'],
+  ])('%s is not a turn', (text, problem) => {
+    expect(entryProblem(JSON.parse(text))).toBe(problem);
+  });
+
+  it.each([
+    ['a lone high surrogate', 'cut \ud83d', 'cut \ufffd'],
+    ['a lone low surrogate', '\ude00 start', '\ufffd start'],
+    ['a whole pair stays', 'smile \ud83d\ude00', 'smile \ud83d\ude00'],
+  ])('writes well-formed UTF-8 JSON: %s', (_name, text, written) => {
+    const line = serializeEntry({ ...entry, model_response: text });
+    expect(line).not.toMatch(/\\ud[89a-f]/i);
+    expect(parseEntry(line)?.model_response).toBe(written);
+    expect(Buffer.from(line, 'utf8').toString('utf8')).toBe(line);
+  });
+});
