@@ -1,6 +1,17 @@
 // Pure: the one-line notes a turn prints on stderr — what replay sent and left out, and Ollama's
 // figures for `--stats`.
-import type { ReplayPolicyLog } from '../replay/types.js';
+
+/** The parts of a turn's replay diagnostics (the log's replay_policy) the note reads. */
+export interface ReplaySummary {
+  entries_available: number;
+  entries_filtered: number;
+  filtered_types: readonly string[];
+  entries_used: number;
+  reason: string;
+  context_strength: string;
+  budget: number;
+  decisions: readonly { entry_type: string; outcome: string }[];
+}
 
 /** Where the model of a turn came from, in the order that decides it. */
 export type ModelSource = 'flag' | 'session' | 'env' | 'config' | 'default';
@@ -19,7 +30,7 @@ const plural = (count: number, word: string): string => `${count} ${word}${count
  * `replayed 5 of 8 turns · strong · left out 2 question turns (session replay does not send question
  * turns) · 1 turn over the 5500-char budget · model argo (config.json)`.
  */
-export function replayNote(policy: ReplayPolicyLog, model: { name: string; source: ModelSource }): string {
+export function replayNote(policy: ReplaySummary, model: { name: string; source: ModelSource }): string {
   const parts = [`replayed ${policy.entries_used} of ${plural(policy.entries_available, 'turn')}`, policy.context_strength];
   const filtered = policy.decisions.filter((turn) => turn.outcome === 'filtered');
   if (policy.entries_filtered > 0) {
