@@ -8,18 +8,19 @@ import type { ReplayPlan } from '../replay/plan.js';
 import { prepareTurn, runTurn, streamAnswer } from '../turn/turn.js';
 import type { TurnInput } from '../turn/turn.js';
 import type { Io } from './io.js';
+import type { Outcome } from './outcome.js';
 
 export interface AskOptions extends TurnInput {
   explain: boolean;
   json: boolean;
 }
 
-/** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). Returns the exit code. */
-export async function ask(settings: Settings, options: AskOptions, io: Io): Promise<number> {
+/** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). How it ended. */
+export async function ask(settings: Settings, options: AskOptions, io: Io): Promise<Outcome> {
   if (options.explain) {
     const { plan } = await prepareTurn(settings, options);
     io.stdout.write(options.json ? `${JSON.stringify(explainJson(plan))}\n` : explainText(plan, settings));
-    return 0;
+    return 'ok';
   }
 
   const transport = new OllamaTransport({
@@ -73,15 +74,15 @@ export async function ask(settings: Settings, options: AskOptions, io: Io): Prom
   }
 }
 
-function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logged: boolean): number {
-  if (status === 'ok') return 0;
+function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logged: boolean): Outcome {
+  if (status === 'ok') return 'ok';
   const kept = logged ? ` (logged as ${status})` : '';
   if (status === 'interrupted') {
     io.stderr.write(`argo: interrupted${kept}\n`);
-    return 130;
+    return 'interrupted';
   }
   io.stderr.write(`argo: ${failure ?? 'the request failed'}${kept}\n`);
-  return 1;
+  return 'failed';
 }
 
 function explainJson(plan: ReplayPlan): object {

@@ -4,15 +4,15 @@ import chalk, { Chalk } from 'chalk';
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { loadSettings } from '../config/settings.js';
 import type { Settings } from '../config/settings.js';
+import { settingsFor } from './settings.js';
 import { UsageError } from '../errors.js';
 import type { Io } from './io.js';
 
 /** Settings for a history command; `--home` may be given to it or to any command above it. */
 export function settingsOf(command: Command): Settings {
   const { home } = command.optsWithGlobals<{ home?: string }>();
-  return loadSettings(home !== undefined ? { home } : {}, process.env);
+  return settingsFor(home !== undefined ? { home } : {});
 }
 
 /**

@@ -1,11 +1,12 @@
 import { access, constants } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { loadSettings } from '../config/settings.js';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError } from '../errors.js';
-import { ensurePrivateDir } from '../log/files.js';
+import { ensurePrivateDir } from '../log/fs.js';
 import { OllamaTransport } from '../ollama/transport.js';
+import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
+import type { Outcome } from './outcome.js';
 
 /** The options doctor reads; any of them may be given before `doctor` (to the program) instead. */
 const DOCTOR_OPTIONS = ['home', 'host', 'model', 'api'] as const;
@@ -15,7 +16,7 @@ const DOCTOR_OPTIONS = ['home', 'host', 'model', 'api'] as const;
  * commander passes to the action: with it, options given before `doctor` (`argo --home X doctor`)
  * count too, and when an option is given on both sides the one after `doctor` wins.
  */
-export async function doctor(flags: FlagOverrides, io: Io, command?: Command): Promise<number> {
+export async function doctor(flags: FlagOverrides, io: Io, command?: Command): Promise<Outcome> {
   let failed = 0;
   const report = (ok: boolean, what: string, detail: string): void => {
     if (!ok) failed++;
@@ -23,11 +24,11 @@ export async function doctor(flags: FlagOverrides, io: Io, command?: Command): P
   };
   let settings;
   try {
-    settings = loadSettings(doctorFlags(flags, command), process.env);
+    settings = settingsFor(doctorFlags(flags, command));
     report(true, 'config', `${settings.paths.config} (or defaults)`);
   } catch (error) {
     report(false, 'config', error instanceof ArgoError ? error.message : String(error));
-    return 1;
+    return 'failed';
   }
   try {
     await ensurePrivateDir(settings.paths.logs);
@@ -43,7 +44,7 @@ export async function doctor(flags: FlagOverrides, io: Io, command?: Command): P
     report(true, 'ollama', `Ollama ${await transport.version()} at ${settings.host}`);
   } catch (error) {
     report(false, 'ollama', `cannot reach Ollama at ${settings.host} (${(error as Error).message}); start it with "ollama serve" or set --host / OLLAMA_HOST`);
-    return 1;
+    return 'failed';
   }
   try {
     const installed = await transport.installedModels();
@@ -73,7 +74,7 @@ export async function doctor(flags: FlagOverrides, io: Io, command?: Command): P
   } catch (error) {
     report(false, 'model', `cannot list models (${(error as Error).message})`);
   }
-  return failed === 0 ? 0 : 1;
+  return failed === 0 ? 'ok' : 'failed';
 }
 
 /** The doctor options given anywhere on the command line; those after `doctor` win. */

@@ -34,6 +34,7 @@ import { deleteSession, listSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import { collect, colorsFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
+import type { Outcome, ReportOutcome } from './outcome.js';
 
 interface LogsFlags {
   session?: string[];
@@ -61,7 +62,7 @@ const FOLLOW_BACKLOG = 10;
 const FOLLOW_POLL_MS = 150;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function registerLogs(program: Command, io: Io, setExitCode: (code: number) => void): void {
+export function registerLogs(program: Command, io: Io, setOutcome: ReportOutcome): void {
   const logs = program
     .command('logs')
     .description('query the log of turns: filter, show, count, follow (see docs/history.md)')
@@ -84,7 +85,7 @@ export function registerLogs(program: Command, io: Io, setExitCode: (code: numbe
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (flags: LogsFlags, command: Command) => {
       rejectStrayWords(command);
-      setExitCode(await showLogs(settingsOf(command), flags, io));
+      setOutcome(await showLogs(settingsOf(command), flags, io));
     });
 
   logs
@@ -92,7 +93,7 @@ export function registerLogs(program: Command, io: Io, setExitCode: (code: numbe
     .description('list every unreadable log line with file and line number; exit 1 if there is any')
     .option('--json', 'NDJSON: one {file, line, reason} object per problem')
     .option('--home <dir>', 'data directory')
-    .action(async (flags: { json?: boolean }, command: Command) => setExitCode(await checkLogs(settingsOf(command), flags, io)));
+    .action(async (flags: { json?: boolean }, command: Command) => setOutcome(await checkLogs(settingsOf(command), flags, io)));
 
   logs
     .command('prune')
@@ -102,7 +103,7 @@ export function registerLogs(program: Command, io: Io, setExitCode: (code: numbe
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--home <dir>', 'data directory')
     .action(async (flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, command: Command) =>
-      setExitCode(await pruneLogs(settingsOf(command), flags, io)),
+      setOutcome(await pruneLogs(settingsOf(command), flags, io)),
     );
 
   logs
@@ -111,15 +112,15 @@ export function registerLogs(program: Command, io: Io, setExitCode: (code: numbe
     .requiredOption('-s, --session <name>', 'the session, by name or id')
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--home <dir>', 'data directory')
-    .action(async (flags: { session: string; yes?: boolean }, command: Command) => setExitCode(await removeLogs(settingsOf(command), flags, io)));
+    .action(async (flags: { session: string; yes?: boolean }, command: Command) => setOutcome(await removeLogs(settingsOf(command), flags, io)));
 
   inheritProgramSettings(program, logs);
 }
 
-async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<number> {
+async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<Outcome> {
   if (flags.path) {
     io.stdout.write(`${settings.paths.logs}\n`);
-    return 0;
+    return 'ok';
   }
   if (flags.json && flags.full) throw new UsageError('--json prints lines as stored and --full prints them for reading: choose one');
   if (flags.stats && flags.follow) throw new UsageError('--stats counts what is there; it cannot --follow');
@@ -142,7 +143,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<n
       for await (const { entry } of searchTurns(settings.paths.logs, query, stats, limitOf(flags.limit))) totals.add(entry);
       const result = totals.result();
       await sink.write(flags.json ? `${JSON.stringify({ ...result, unreadable: stats.unreadable })}\n` : statsText(result, render));
-      return 0;
+      return 'ok';
     }
     const table = !flags.json && !flags.full;
     if (table && io.stdout.isTTY) await sink.write(tableHeader(render));
@@ -157,7 +158,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<n
           if (sink.closed) break;
         }
         if (printed === 0 && !flags.json) io.stderr.write(nothingFound(query));
-        return 0;
+        return 'ok';
       }
       // One more than shown, to know whether to say there is more.
       const found = [];
@@ -169,7 +170,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<n
       }
       if (found.length === 0) io.stderr.write(nothingFound(query));
       if (more) io.stderr.write(`(the newest ${shown} shown; see more with -n 200 or --all, or narrow with --session, --since or -q)\n`);
-      return 0;
+      return 'ok';
     }
     // Follow: snapshot where each file ends, print the backlog up to there, then everything after.
     const positions = await followStart(settings.paths.logs);
@@ -202,7 +203,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<n
       stopListening();
     }
     // Ctrl-C is how a follow ends, not a failure: exit 0.
-    return 0;
+    return 'ok';
   } finally {
     await sink.flush();
     const notice = stats.notice();
@@ -250,7 +251,7 @@ async function resolveSessionId(value: string, records: readonly SessionRecord[]
   throw new UsageError(`--session: no session named "${value}"; ${await knownSessions(sessionsDir)} (a session id also works)`);
 }
 
-async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io): Promise<number> {
+async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io): Promise<Outcome> {
   const files = await listLogFiles(settings.paths.logs);
   const stats = new ScanStats(true);
   const sink = new Sink(io.stdout);
@@ -273,30 +274,30 @@ async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io):
   if (stats.unreadable === 0) {
     if (!flags.json) await sink.write(`ok: ${plural(files.length, 'log file')}, ${plural(turns, 'turn')}, no unreadable lines\n`);
     await sink.flush();
-    return 0;
+    return 'ok';
   }
   await sink.flush();
   io.stderr.write(
     `argo: ${plural(stats.unreadable, 'unreadable line')} in ${damaged.size} of ${plural(files.length, 'log file')}; ` +
       'readers skip them. Fix or delete those lines by hand if you want them gone\n',
   );
-  return 1;
+  return 'failed';
 }
 
-async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, io: Io): Promise<number> {
+async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, io: Io): Promise<Outcome> {
   const cutoff = parseWhen(flags.olderThan, io.now(), 'start', '--older-than');
   const cutoffDay = format(cutoff, DAY_PATTERN);
   const plan = await planPrune(settings.paths.logs, cutoffDay);
   if (plan.files.length === 0) {
     io.stdout.write(`nothing to prune: no log file is older than ${cutoffDay}\n`);
-    return 0;
+    return 'ok';
   }
   const names = plan.files.map((file) => file.slice(settings.paths.logs.length + 1));
   const range = names.length === 1 ? names[0] : `${names[0]} … ${names[names.length - 1]}`;
   const summary = `${plural(plan.files.length, 'log file')} (${range}, ${formatBytes(plan.bytes)})`;
   if (flags.dryRun) {
     io.stdout.write(`would delete ${summary}:\n${plan.files.map((file) => `  ${file}\n`).join('')}`);
-    return 0;
+    return 'ok';
   }
   if (!(await confirm(io, `delete ${summary}? The turns in them are gone for good.`, flags.yes, 'logs prune'))) {
     throw new RuntimeError('nothing deleted (not confirmed)');
@@ -304,10 +305,10 @@ async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?
   const repair = await prune(settings.paths, plan);
   const emptied = repair.emptied.length > 0 ? `; removed ${plural(repair.emptied.length, 'session')} left without turns (${repair.emptied.join(', ')})` : '';
   io.stdout.write(`deleted ${summary}; updated ${plural(repair.updated, 'session index', 'session indexes')}${emptied}\n`);
-  return 0;
+  return 'ok';
 }
 
-async function removeLogs(settings: Settings, flags: { session: string; yes?: boolean }, io: Io): Promise<number> {
+async function removeLogs(settings: Settings, flags: { session: string; yes?: boolean }, io: Io): Promise<Outcome> {
   const records = await listSessions(settings.paths.sessions);
   const id = await resolveSessionId(flags.session, records, settings.paths.sessions);
   const record = records.find((candidate) => candidate.id === id);
@@ -323,5 +324,5 @@ async function removeLogs(settings: Settings, flags: { session: string; yes?: bo
     `deleted ${plural(removed.lines, 'line')} (${formatBytes(removed.bytes)}) of ${label} from ${plural(removed.files, 'log file')}` +
       `${record ? ', and its record and index' : ''}\n`,
   );
-  return 0;
+  return 'ok';
 }

@@ -1,12 +1,15 @@
 import { Command, CommanderError, Option } from 'commander';
-import { loadSettings } from '../config/settings.js';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError, UsageError } from '../errors.js';
+import { errnoOf } from '../log/fs.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
 import { processIo, readAll } from './io.js';
+import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
+import { EXIT_CODES } from './outcome.js';
+import type { ReportOutcome } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
 
 interface AskFlags extends Omit<FlagOverrides, 'budget'> {
@@ -23,13 +26,13 @@ interface AskFlags extends Omit<FlagOverrides, 'budget'> {
  * The history commands are loaded only when the command line names them (or asks for help), so a
  * plain question does not pay for modules it never runs.
  */
-const HISTORY_COMMANDS: Record<string, (program: Command, io: Io, setExitCode: (code: number) => void) => Promise<void>> = {
+const HISTORY_COMMANDS: Record<string, (program: Command, io: Io, setOutcome: ReportOutcome) => Promise<void>> = {
   sessions: async (program, io) => (await import('./sessions.js')).registerSessions(program, io),
-  logs: async (program, io, setExitCode) => (await import('./logs.js')).registerLogs(program, io, setExitCode),
+  logs: async (program, io, setOutcome) => (await import('./logs.js')).registerLogs(program, io, setOutcome),
 };
 const HELP_WORDS = new Set(['-h', '--help', 'help']);
 
-export async function buildProgram(io: Io, setExitCode: (code: number) => void, args: readonly string[]): Promise<Command> {
+export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: readonly string[]): Promise<Command> {
   // Set before any subcommand is created, so every command inherits them: usage errors are one
   // line, prefixed, with the help hint inline, and end in an exception main() maps to exit 2.
   const program = new Command('argo')
@@ -60,13 +63,13 @@ export async function buildProgram(io: Io, setExitCode: (code: number) => void, 
     .option('--keep-alive <duration>', 'how long Ollama keeps the model loaded (e.g. 10m, -1)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (words: string[], flags: AskFlags) => {
-      const settings = loadSettings(flags, process.env);
+      const settings = settingsFor(flags);
       if (flags.reason && flags.replay.kind === 'none') throw new UsageError('--reason needs --replay last:N or --replay session');
       if (flags.reason && flags.reason !== 'session' && flags.replay.kind === 'session') {
         throw new UsageError('--replay session always uses reason "session"; use --replay last:N with --reason ' + flags.reason);
       }
       const prompt = await readPrompt(words, io);
-      setExitCode(
+      setOutcome(
         await ask(
           settings,
           {
@@ -87,7 +90,7 @@ export async function buildProgram(io: Io, setExitCode: (code: number) => void, 
   program.enablePositionalOptions();
   const help = args.some((word) => HELP_WORDS.has(word));
   for (const [name, register] of Object.entries(HISTORY_COMMANDS)) {
-    if (help || args.includes(name)) await register(program, io, setExitCode);
+    if (help || args.includes(name)) await register(program, io, setOutcome);
   }
   program
     .command('doctor')
@@ -95,7 +98,7 @@ export async function buildProgram(io: Io, setExitCode: (code: number) => void, 
     .option('--home <dir>', 'data directory')
     .option('--host <url>', 'Ollama address')
     .option('-m, --model <name>', 'model to check')
-    .action(async (flags: FlagOverrides, command: Command) => setExitCode(await (await import('./doctor.js')).doctor(flags, io, command)));
+    .action(async (flags: FlagOverrides, command: Command) => setOutcome(await (await import('./doctor.js')).doctor(flags, io, command)));
   return program;
 }
 
@@ -114,12 +117,12 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   // Ctrl-C quits at once unless a command is handling it (a streaming answer ends cleanly first);
   // a second Ctrl-C always quits.
   process.on('SIGINT', () => {
-    if (process.listenerCount('SIGINT') === 1 || ++interrupts > 1) process.exit(130);
+    if (process.listenerCount('SIGINT') === 1 || ++interrupts > 1) process.exit(EXIT_CODES.interrupted);
   });
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
+  process.stdout.on('error', (error) => {
+    if (errnoOf(error) !== 'EPIPE') throw error;
   });
-  const program = await buildProgram(io, (code) => (process.exitCode = code), argv.slice(2));
+  const program = await buildProgram(io, (outcome) => (process.exitCode = EXIT_CODES[outcome]), argv.slice(2));
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -129,14 +132,15 @@ export async function main(argv: string[] = process.argv): Promise<void> {
 
 function exitCodeFor(error: unknown, io: Io): number {
   if (error instanceof CommanderError) {
-    return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? 0 : 2;
+    const shown = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
+    return shown ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
   if (error instanceof ArgoError) {
     io.stderr.write(`argo: ${error.message}\n`);
-    return error.exitCode;
+    return error instanceof UsageError ? EXIT_CODES.usage : EXIT_CODES.failed;
   }
   const message = error instanceof Error ? error.message : String(error);
   io.stderr.write(`argo: unexpected failure: ${message} (please report it with the command you ran; ARGO_DEBUG=1 adds details)\n`);
   if (process.env.ARGO_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
-  return 1;
+  return EXIT_CODES.failed;
 }

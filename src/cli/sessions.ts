@@ -10,19 +10,16 @@ import { Sink } from '../output/sink.js';
 import { loadSessionEntries, rebuildIndex, rulesTagging } from '../sessions/turns.js';
 import {
   forkSession,
-  isDamaged,
   parseForkSource,
   reindexAll,
   renameSession,
   requireFree,
   requireSession,
   requireSessionFile,
-  scanSessions,
 } from '../sessions/manage.js';
-import type { DamagedRecord } from '../sessions/manage.js';
 import { checkSessionName } from '../sessions/names.js';
-import { deleteSession, listSessions } from '../sessions/store.js';
-import type { SessionRecord } from '../sessions/store.js';
+import { deleteSession, isDamaged, listSessions, scanSessions } from '../sessions/store.js';
+import type { DamagedRecord, SessionRecord } from '../sessions/store.js';
 import { colorsFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { isMissing } from '../log/fs.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy } from '../replay/policy.js';
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
@@ -88,7 +89,7 @@ const CONFIG_SHAPE: Shape = {
   },
 };
 
-interface ConfigFile {
+export interface ConfigFile {
   model?: string;
   session?: string;
   host?: string;
@@ -112,11 +113,23 @@ export function defaultHome(env: Env): string {
   return env.ARGO_HOME && env.ARGO_HOME !== '' ? resolve(env.ARGO_HOME) : join(homedir(), '.argo');
 }
 
-/** The only place that reads the environment and config.json. */
+/** Reads config.json (the I/O) and resolves the settings from it (pure). */
 export function loadSettings(flags: FlagOverrides, env: Env): Settings {
   const home = flags.home !== undefined ? resolve(flags.home) : defaultHome(env);
-  const configPath = join(home, 'config.json');
-  const config = readConfig(configPath);
+  const path = join(home, 'config.json');
+  return resolveSettings(env, { path, config: readConfigFile(path) }, { ...flags, home });
+}
+
+/** config.json as read: where it is, and its validated contents ({} when there is none). */
+export interface ConfigSource {
+  path: string;
+  config: ConfigFile;
+}
+
+/** Decides every setting from defaults ← config.json ← environment ← flags. Pure: no file, no process. */
+export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrides & { home: string }): Settings {
+  const { home } = flags;
+  const { path: configPath, config } = file;
   const source = configPath;
 
   const replay = mergeDeep(DEFAULT_REPLAY_POLICY, config.replay ?? {});
@@ -183,13 +196,14 @@ export function loadSettings(flags: FlagOverrides, env: Env): Settings {
   return settings;
 }
 
-function readConfig(path: string): ConfigFile {
+/** Reads and validates config.json; {} when there is none. */
+export function readConfigFile(path: string): ConfigFile {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
+    if (isMissing(error)) return {};
+    throw new UsageError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   let parsed: unknown;
   try {

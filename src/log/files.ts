@@ -1,14 +1,6 @@
-import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
-export const PRIVATE_DIR = 0o700;
-export const PRIVATE_FILE = 0o600;
-
 const LOG_NAME = /^(\d{4}-\d{2}-\d{2})\.log$/;
-
-export async function ensurePrivateDir(path: string): Promise<void> {
-  await mkdir(path, { recursive: true, mode: PRIVATE_DIR });
-}
 
 /** Names of the files in `dir` matching `pattern`, sorted; none when the directory is missing. */
 export async function listFiles(dir: string, pattern: string): Promise<string[]> {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { link, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export const PRIVATE_DIR = 0o700;
@@ -49,17 +50,16 @@ export async function refuseSymlink(path: string): Promise<void> {
  * never half of either. A symlink at the target is refused rather than replaced.
  */
 export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
+  await replaceFile(target, (handle) => handle.writeFile(data));
+}
+
+/** Like writeFileAtomic, for content too large to hold at once: `write` fills the temporary file. */
+export async function replaceFile(target: string, write: (handle: FileHandle) => Promise<void>): Promise<void> {
   await ensurePrivateDir(dirname(target));
   await refuseSymlink(target);
   const temporary = temporaryPath(target);
-  const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE);
   try {
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeTemporary(temporary, write);
     await rename(temporary, target);
   } catch (error) {
     await rm(temporary, { force: true });
@@ -67,21 +67,32 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array)
   }
 }
 
-/** Creates `target` with `data` only if nothing is there yet; false when it already exists. Never follows a symlink. */
+/**
+ * Creates `target` with `data` only if nothing (not even a symlink) is there yet; false when
+ * something is. Written whole to a temporary sibling first and linked into place, so the file
+ * appears complete or not at all, and two creators agree on one winner.
+ */
 export async function createFileExclusive(target: string, data: string | Uint8Array): Promise<boolean> {
   await ensurePrivateDir(dirname(target));
-  let handle;
+  const temporary = temporaryPath(target);
+  await writeTemporary(temporary, (handle) => handle.writeFile(data));
   try {
-    handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE);
+    await link(temporary, target);
+    return true;
   } catch (error) {
     if (errnoOf(error) === 'EEXIST') return false;
     throw error;
+  } finally {
+    await rm(temporary, { force: true });
   }
+}
+
+async function writeTemporary(temporary: string, write: (handle: FileHandle) => Promise<void>): Promise<void> {
+  const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE);
   try {
-    await handle.writeFile(data);
+    await write(handle);
     await handle.sync();
   } finally {
     await handle.close();
   }
-  return true;
 }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { serializeEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
-import { PRIVATE_FILE, ensurePrivateDir, logFileName } from './files.js';
+import { logFileName } from './files.js';
+import { PRIVATE_FILE, ensurePrivateDir } from './fs.js';
 
 export interface DataPaths {
   logs: string;

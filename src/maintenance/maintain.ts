@@ -5,12 +5,13 @@ import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { PRIVATE_FILE, listFiles, listLogFiles, logFileDate } from '../log/files.js';
+import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
+import { replaceFile } from '../log/fs.js';
 import { idPattern } from '../sessions/turns.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
-import { deleteSession, listSessions, readSession, saveSession, temporaryPath, withLastTurn } from '../sessions/store.js';
+import { deleteSession, listSessions, readSession, saveSession, withLastTurn } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import { parseIndexLine, writeIndex } from '../sessions/turn-index.js';
 import type { IndexLine } from '../sessions/turn-index.js';
@@ -94,29 +95,20 @@ export function shifted(line: IndexLine, ranges: Ranges | undefined): IndexLine 
 }
 
 async function rewriteWithout(file: string, ranges: Ranges): Promise<void> {
-  const temporary = temporaryPath(file);
   const source = await open(file, 'r');
-  let target: FileHandle | undefined;
   try {
-    target = await open(temporary, 'w', PRIVATE_FILE);
-    let cursor = 0;
-    for (const [start, end] of ranges) {
-      await copy(source, target, cursor, start);
-      cursor = end;
-    }
-    // Everything after the last removed line, including what other processes appended meanwhile.
-    for (let size = (await source.stat()).size; cursor < size; size = (await source.stat()).size) {
-      await copy(source, target, cursor, size);
-      cursor = size;
-    }
-    await target.sync();
-    await target.close();
-    target = undefined;
-    await rename(temporary, file);
-  } catch (error) {
-    await target?.close();
-    await rm(temporary, { force: true });
-    throw error;
+    await replaceFile(file, async (target) => {
+      let cursor = 0;
+      for (const [start, end] of ranges) {
+        await copy(source, target, cursor, start);
+        cursor = end;
+      }
+      // Everything after the last removed line, including what other processes appended meanwhile.
+      for (let size = (await source.stat()).size; cursor < size; size = (await source.stat()).size) {
+        await copy(source, target, cursor, size);
+        cursor = size;
+      }
+    });
   } finally {
     await source.close();
   }

@@ -5,15 +5,16 @@ import { appendFile, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
-import { PRIVATE_FILE, listFiles, listLogFiles } from '../log/files.js';
+import { listFiles, listLogFiles } from '../log/files.js';
+import { PRIVATE_FILE, isMissing } from '../log/fs.js';
 import { composeHistory, indexLineOf, lineageOf, loadIndexed } from './turns.js';
 import type { RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, isBlank } from '../log/scan.js';
 import type { DataPaths } from '../log/writer.js';
 import { isSessionName } from './names.js';
-import { createSession, indexPath, listSessions, readSession, recordPath, saveSession, withLastTurn } from './store.js';
-import type { ParentLink, SessionRecord } from './store.js';
+import { createSession, indexPath, inspectSession, listSessions, readSession, recordPath, saveSession, withLastTurn } from './store.js';
+import type { DamagedRecord, ParentLink, SessionRecord } from './store.js';
 import { parseIndexLine, writeIndex } from './turn-index.js';
 import type { IndexLine } from './turn-index.js';
 
@@ -22,75 +23,6 @@ export async function requireSession(dir: string, name: string, where: string): 
   const record = await readSession(dir, name);
   if (record) return record;
   throw new UsageError(`${where}: no session named "${name}"; ${await knownSessions(dir)}`);
-}
-
-/**
- * A record file that is there but unusable: not JSON (a write cut short, a hand edit gone wrong) or
- * JSON that is not a session record. Its name is known (the file's), its id is not.
- */
-export class DamagedRecord {
-  constructor(
-    readonly name: string,
-    readonly path: string,
-    /** Why, for messages: "not valid JSON" or "not a session record". */
-    readonly problem: string,
-  ) {}
-}
-
-export function isDamaged(found: SessionRecord | DamagedRecord): found is DamagedRecord {
-  return found instanceof DamagedRecord;
-}
-
-/**
- * The session's record, a DamagedRecord when its file cannot be used, or null when there is none.
- * Unlike readSession, a damaged file is an answer rather than an error, so it can be listed and removed.
- */
-export async function inspectSession(dir: string, name: string): Promise<SessionRecord | DamagedRecord | null> {
-  const path = recordPath(dir, name);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new RuntimeError(`cannot read session "${name}": ${(error as Error).message}`, { cause: error });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return new DamagedRecord(name, path, 'not valid JSON');
-  }
-  return looksLikeRecord(value) ? value : new DamagedRecord(name, path, 'not a session record');
-}
-
-/** The fields every reader of a record relies on (the table, rm, the log's session ids). */
-function looksLikeRecord(value: unknown): value is SessionRecord {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const record = value as Record<string, unknown>;
-  return (
-    typeof record.name === 'string' &&
-    typeof record.id === 'string' &&
-    typeof record.title === 'string' &&
-    typeof record.turns === 'number' &&
-    typeof record.last_used_at === 'string'
-  );
-}
-
-/** Every session record, and the damaged ones apart (listSessions leaves those out without a word). */
-export async function scanSessions(dir: string): Promise<{ records: SessionRecord[]; damaged: DamagedRecord[] }> {
-  const files = await listFiles(dir, '*.json').catch(() => []);
-  const records: SessionRecord[] = [];
-  const damaged: DamagedRecord[] = [];
-  for (const file of files) {
-    const name = file.slice(0, -'.json'.length);
-    if (!isSessionName(name)) continue;
-    // A file that cannot be read at all (permissions) is left out, as listSessions does.
-    const found = await inspectSession(dir, name).catch(() => null);
-    if (found === null) continue;
-    if (isDamaged(found)) damaged.push(found);
-    else records.push(found);
-  }
-  return { records, damaged };
 }
 
 /** Like requireSession, but a damaged record is returned rather than thrown (for sessions rm). */
@@ -120,9 +52,9 @@ export async function renameSession(dir: string, record: SessionRecord, to: stri
   try {
     await rename(indexPath(dir, record.name), indexPath(dir, to));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+    if (!isMissing(error)) {
       await rm(recordPath(dir, to), { force: true });
-      throw new RuntimeError(`cannot move the index of "${record.name}": ${(error as Error).message}`, { cause: error });
+      throw new RuntimeError(`cannot move the index of "${record.name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
   await rm(recordPath(dir, record.name), { force: true });

@@ -1,8 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { link, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { RuntimeError } from '../errors.js';
-import { PRIVATE_FILE, ensurePrivateDir, listFiles } from '../log/files.js';
+import { listFiles } from '../log/files.js';
+import { createFileExclusive, isMissing, writeFileAtomic } from '../log/fs.js';
 import { isSessionName } from './names.js';
 
 /**
@@ -13,24 +15,69 @@ export interface ParentLink {
   session_id: string;
   name: string;
   turn_id: string;
-  parent?: ParentLink;
+  parent?: ParentLink | undefined;
 }
 
-export interface SessionRecord {
-  name: string;
-  id: string;
-  title: string;
-  turns: number;
-  created_at: string;
-  last_used_at: string;
-  last_model: string | null;
-  /** Set on a fork: its history starts with the parent's turns up to and including `turn_id`. */
-  parent?: ParentLink;
-  /**
-   * The newest turn in the session's history (for a fresh fork, the turn it was forked at). Every
-   * writer appends the index line before saving the record, so an index without this id is stale.
-   */
-  last_turn_id?: string;
+const ParentLinkSchema: z.ZodType<ParentLink> = z.lazy(() =>
+  z.object({ session_id: z.string(), name: z.string(), turn_id: z.string(), parent: ParentLinkSchema.optional() }),
+);
+
+/** A session record (sessions/NAME.json): this module is its one codec. */
+const SessionRecordSchema = z
+  .object({
+    name: z.string(),
+    id: z.string().min(1),
+    title: z.string(),
+    turns: z.number().int().nonnegative(),
+    created_at: z.string(),
+    last_used_at: z.string(),
+    last_model: z.string().nullable(),
+    /** Set on a fork: its history starts with the parent's turns up to and including `turn_id`. */
+    parent: ParentLinkSchema.optional(),
+    /**
+     * The newest turn in the session's history (for a fresh fork, the turn it was forked at). Every
+     * writer appends the index line before saving the record, so an index without this id is stale.
+     */
+    last_turn_id: z.string().optional(),
+  })
+  .loose();
+
+export type SessionRecord = z.infer<typeof SessionRecordSchema>;
+
+/**
+ * A record file that is there but unusable: not JSON (a write cut short, a hand edit gone wrong) or
+ * JSON that is not a session record. Its name is known (the file's), its id is not.
+ */
+export class DamagedRecord {
+  constructor(
+    readonly name: string,
+    readonly path: string,
+    /** Why, for messages: "not valid JSON" or the first wrong field. */
+    readonly problem: string,
+  ) {}
+}
+
+export function isDamaged(found: SessionRecord | DamagedRecord): found is DamagedRecord {
+  return found instanceof DamagedRecord;
+}
+
+/** The record in a file's text, or why it is not one (naming the field). */
+export function decodeRecord(text: string, name: string, path: string): SessionRecord | DamagedRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return new DamagedRecord(name, path, 'not valid JSON');
+  }
+  const parsed = SessionRecordSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const [issue] = parsed.error.issues;
+  const field = issue?.path.map(String).join('.') ?? '';
+  return new DamagedRecord(name, path, field === '' ? 'not a session record' : `not a session record (field "${field}": ${issue?.message ?? 'invalid'})`);
+}
+
+export function encodeRecord(record: SessionRecord): string {
+  return `${JSON.stringify(record, null, 2)}\n`;
 }
 
 export const TITLE_LENGTH = 60;
@@ -49,66 +96,49 @@ export function titleFrom(prompt: string): string {
   return chars.length <= TITLE_LENGTH ? line : chars.slice(0, TITLE_LENGTH - 1).join('') + '…';
 }
 
-export async function readSession(dir: string, name: string): Promise<SessionRecord | null> {
+/**
+ * The session's record, a DamagedRecord when its file cannot be used, or null when there is none.
+ * A damaged file is an answer rather than an error here, so it can be listed and removed.
+ */
+export async function inspectSession(dir: string, name: string): Promise<SessionRecord | DamagedRecord | null> {
+  const path = recordPath(dir, name);
   let text: string;
   try {
-    text = await readFile(recordPath(dir, name), 'utf8');
+    text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new RuntimeError(`cannot read session "${name}": ${(error as Error).message}`, { cause: error });
+    if (isMissing(error)) return null;
+    throw new RuntimeError(`cannot read session "${name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  try {
-    return JSON.parse(text) as SessionRecord;
-  } catch (error) {
-    throw new RuntimeError(`session file ${recordPath(dir, name)} is not valid JSON; fix it or remove it with "argo sessions rm ${name}"`, {
-      cause: error,
-    });
-  }
+  return decodeRecord(text, name, path);
+}
+
+/** The session's record or null when there is none; a damaged record is an error naming the file and field. */
+export async function readSession(dir: string, name: string): Promise<SessionRecord | null> {
+  const found = await inspectSession(dir, name);
+  if (found === null || !isDamaged(found)) return found;
+  throw new RuntimeError(`session file ${found.path} is ${found.problem}; fix it or remove it with "argo sessions rm ${name}"`);
 }
 
 /** The session's record, created on first use; concurrent creators agree on one id. */
 export async function openSession(dir: string, name: string, now: string): Promise<SessionRecord> {
   const existing = await readSession(dir, name);
   if (existing) return existing;
-  await ensurePrivateDir(dir);
   const record: SessionRecord = { name, id: randomUUID(), title: '', turns: 0, created_at: now, last_used_at: now, last_model: null };
-  // Written whole to a temporary name, then linked into place: the record appears complete or not
-  // at all, and link() fails if another process created it first (that one wins).
-  const target = recordPath(dir, name);
-  const temporary = temporaryPath(target);
-  await writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`, { mode: PRIVATE_FILE });
-  try {
-    await link(temporary, target);
-    return record;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const winner = await readSession(dir, name);
-    if (!winner) throw new RuntimeError(`session "${name}" vanished while being created; try again`);
-    return winner;
-  } finally {
-    await unlink(temporary).catch(() => {});
-  }
+  // The record appears complete or not at all, and if another process created it first, that one wins.
+  if (await createFileExclusive(recordPath(dir, name), encodeRecord(record))) return record;
+  const winner = await readSession(dir, name);
+  if (!winner) throw new RuntimeError(`session "${name}" vanished while being created; try again`);
+  return winner;
 }
 
 /** Replaces the record in one rename, so readers never see half a file. */
 export async function saveSession(dir: string, record: SessionRecord): Promise<void> {
-  await ensurePrivateDir(dir);
-  const target = recordPath(dir, record.name);
-  const temporary = temporaryPath(target);
-  await writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`, { mode: PRIVATE_FILE });
-  await rename(temporary, target);
+  await writeFileAtomic(recordPath(dir, record.name), encodeRecord(record));
 }
 
 /** Writes a new record; false when a session of that name already exists. */
 export async function createSession(dir: string, record: SessionRecord): Promise<boolean> {
-  await ensurePrivateDir(dir);
-  try {
-    await writeFile(recordPath(dir, record.name), `${JSON.stringify(record, null, 2)}\n`, { flag: 'wx', mode: PRIVATE_FILE });
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
+  return createFileExclusive(recordPath(dir, record.name), encodeRecord(record));
 }
 
 /** Removes the record and its index (either may already be gone). */
@@ -125,19 +155,24 @@ export function withLastTurn(record: SessionRecord, id: string | undefined): Ses
   return copy;
 }
 
-/** A sibling name unique to this write (several may run at once, even in one process). */
-export function temporaryPath(target: string): string {
-  return `${target}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-}
-
-export async function listSessions(dir: string): Promise<SessionRecord[]> {
-  const names = await listFiles(dir, '*.json').catch(() => []);
+/** Every readable session record, and the damaged ones apart. */
+export async function scanSessions(dir: string): Promise<{ records: SessionRecord[]; damaged: DamagedRecord[] }> {
+  const files = await listFiles(dir, '*.json').catch(() => []);
   const records: SessionRecord[] = [];
-  for (const file of names) {
+  const damaged: DamagedRecord[] = [];
+  for (const file of files) {
     const name = file.slice(0, -'.json'.length);
     if (!isSessionName(name)) continue;
-    const record = await readSession(dir, name).catch(() => null);
-    if (record) records.push(record);
+    // A file that cannot be read at all (permissions) is left out.
+    const found = await inspectSession(dir, name).catch(() => null);
+    if (found === null) continue;
+    if (isDamaged(found)) damaged.push(found);
+    else records.push(found);
   }
-  return records;
+  return { records, damaged };
+}
+
+/** Every readable session record; damaged ones are left out (scanSessions lists them). */
+export async function listSessions(dir: string): Promise<SessionRecord[]> {
+  return (await scanSessions(dir)).records;
 }

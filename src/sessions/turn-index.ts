@@ -1,10 +1,11 @@
-import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { PRIVATE_FILE, ensurePrivateDir, isLogFileName } from '../log/files.js';
+import { isLogFileName } from '../log/files.js';
+import { PRIVATE_FILE, ensurePrivateDir, isMissing, writeFileAtomic } from '../log/fs.js';
 import type { TurnStatus } from '../log/entry.js';
 import { readLinesBackward } from '../log/lines.js';
 import type { EntryType } from '../replay/types.js';
-import { indexPath, temporaryPath } from './store.js';
+import { indexPath } from './store.js';
 
 /** Where one turn of a session sits in the log. A hint only: every read checks the line's id. */
 export interface IndexLine {
@@ -41,7 +42,7 @@ export async function readIndex(dir: string, session: string): Promise<IndexLine
   try {
     text = await readFile(indexPath(dir, session), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (isMissing(error)) return null;
     throw error;
   }
   // An index always ends with a newline: anything else is a write cut short.
@@ -71,7 +72,7 @@ export async function readIndexTail(dir: string, session: string, enough: (newes
       if (enough(lines)) break;
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (isMissing(error)) return null;
     throw error;
   }
   return lines.reverse();
@@ -79,11 +80,7 @@ export async function readIndexTail(dir: string, session: string, enough: (newes
 
 /** Replaces the index in one rename, so readers never see half a file. */
 export async function writeIndex(dir: string, session: string, lines: readonly IndexLine[]): Promise<void> {
-  await ensurePrivateDir(dir);
-  const target = indexPath(dir, session);
-  const temporary = temporaryPath(target);
-  await writeFile(temporary, lines.map((line) => `${JSON.stringify(line)}\n`).join(''), { mode: PRIVATE_FILE });
-  await rename(temporary, target);
+  await writeFileAtomic(indexPath(dir, session), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
 }
 
 export function parseIndexLine(raw: string): IndexLine | null {

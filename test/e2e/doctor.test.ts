@@ -79,7 +79,7 @@ describe('argo doctor', () => {
       const home = tempHome();
       let out = '';
       const io = { stdout: { write: (text: string) => (out += text) } } as unknown as Io;
-      const codes: number[] = [];
+      const codes: string[] = [];
       const program = new Command('argo')
         .argument('[prompt...]')
         .option('-m, --model <name>')
@@ -97,7 +97,7 @@ describe('argo doctor', () => {
           codes.push(await doctor(flags, io, command));
         });
       await program.parseAsync(['--home', home, '--host', ollama.url, '-m', 'argo', 'doctor'], { from: 'user' });
-      expect(codes).toEqual([0]);
+      expect(codes).toEqual(['ok']);
       expect(check(out, 'config')?.[1]).toBe(`${join(home, 'config.json')} (or defaults)`);
       expect(check(out, 'ollama')?.[0]).toBe('ok');
     } finally {
