@@ -1,6 +1,7 @@
 import { Ollama } from 'ollama';
 import type { ChatResponse, GenerateResponse } from 'ollama';
 import type { OllamaRequest } from '../replay/prompt.js';
+import { numCtxFromParameters } from './context-window.js';
 import { MALFORMED_PREFIX, guardNdjson } from './line-guard.js';
 
 export interface TransportOptions {
@@ -221,6 +222,24 @@ export class OllamaTransport {
     const shown = (await this.client.show({ model })) as { capabilities?: string[] };
     return shown.capabilities ?? [];
   }
+
+  private readonly numCtxByModel = new Map<string, Promise<number | null>>();
+
+  /**
+   * The model's own `num_ctx` (`/api/show` parameters), or null when it sets none or cannot be
+   * asked. Asked once per model: a chat does not pay for it on every turn.
+   */
+  modelNumCtx(model: string): Promise<number | null> {
+    let found = this.numCtxByModel.get(model);
+    if (found === undefined) {
+      found = this.client
+        .show({ model })
+        .then((shown) => numCtxFromParameters(shown.parameters))
+        .catch(() => null);
+      this.numCtxByModel.set(model, found);
+    }
+    return found;
+  }
 }
 
 function metricsOf(chunk: Chunk): Metrics {
@@ -256,3 +275,4 @@ async function asJsonError(response: Response): Promise<Response> {
   const error = text === '' ? response.statusText || `HTTP ${response.status}` : text.length > 200 ? `${text.slice(0, 200)}…` : text;
   return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
 }
+

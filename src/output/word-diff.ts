@@ -1,7 +1,7 @@
 // Pure: a word diff of two answers, for a terminal (colours) or plain text (`[-old-]{+new+}`).
 import type { ChalkInstance } from 'chalk';
 import { diffWords } from 'diff';
-import stripAnsi from 'strip-ansi';
+import { terminalSafe } from './terminal-safe.js';
 
 export interface WordDiff {
   text: string;
@@ -9,11 +9,7 @@ export interface WordDiff {
   removed: number;
 }
 
-/** Model output is hostile on a terminal: no escape sequences or control characters but newline and tab. */
-export function terminalSafe(text: string): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return stripAnsi(text).replace(/[\x00-\x08\x0b-\x1f\x7f\x9b]/g, '');
-}
+export { terminalSafe };
 
 function countWords(text: string): number {
   return text.split(/\s+/).filter((word) => word !== '').length;

@@ -10,6 +10,8 @@ import type { ChatMessage, OllamaRequest } from '../replay/prompt.js';
 import type { HistoryTurn, ReplayReason, ReplaySpec } from '../replay/types.js';
 import { openSession, readSession } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
+import type { ModelSource } from '../output/turn-notes.js';
+import { checkContext, requestFacts } from './request-facts.js';
 
 /** What one turn asks: the user's words and how to replay the session before them. */
 export interface TurnInput {
@@ -24,10 +26,14 @@ export interface TurnInput {
   messages?: ChatMessage[];
   /** Request body fields a caller adds to the built request (client tools, format, extra options). */
   body?: Record<string, unknown>;
+  /** A plan made already (argo rerun's rebuilt request): sent as it is. */
+  prepared?: PreparedTurn;
+  /** The id of the turn this one reruns (logged as rerun_of). */
+  rerunOf?: string;
 }
 
 /** The parts of the Ollama transport a turn uses. */
-export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'>;
+export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx'>>;
 
 /** What answering a planned request produced. */
 export interface Answer {
@@ -66,12 +72,16 @@ export interface TurnPorts {
   onToolCalls?: AnswerContext['onToolCalls'];
   /** Saves a turn the log could not take; returns where. */
   rescue: (text: string) => Promise<string>;
+  /** A one-line warning for the user (a prompt longer than the context window). */
+  onNotice?: (line: string) => void;
   answer?: Answerer;
 }
 
 export interface PreparedTurn {
   session: SessionRecord | null;
   model: string;
+  /** Where `model` came from: --model, the session's last model, ARGO_MODEL, config.json or the default. */
+  modelSource: ModelSource;
   plan: ReplayPlan;
 }
 
@@ -86,6 +96,7 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
   const paths = settings.paths;
   const session = await readSession(paths.sessions, settings.session);
   const model = settings.modelFromFlag ? settings.model : (session?.last_model ?? settings.model);
+  const modelSource: ModelSource = !settings.modelFromFlag && typeof session?.last_model === 'string' ? 'session' : settings.modelSource;
   const planWith = (history: HistoryTurn[]): ReplayPlan =>
     planTurn({
       input: input.prompt,
@@ -97,6 +108,7 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
       mode: settings.mode,
       persona: settings.persona,
       verbosity: settings.verbosity,
+      system: settings.system,
       request: {
         endpoint: settings.api,
         model,
@@ -110,7 +122,7 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
     session && input.replay.kind !== 'none'
       ? await (await import('../sessions/turns.js')).withReplayHistory(paths, session, input.replay, settings.replay.classify, planWith)
       : planWith([]);
-  return { session, model, plan: { ...planned, request: withCallerParts(planned.request, input) } };
+  return { session, model, modelSource, plan: { ...planned, request: withCallerParts(planned.request, input) } };
 }
 
 /** Plain-mode messages and caller body fields, placed into the planned request. */
@@ -123,8 +135,10 @@ function withCallerParts(request: OllamaRequest, input: TurnInput): OllamaReques
 
 /** One turn: plan the replay, answer, log one line. Never throws for a failed answer: the entry says how it ended. */
 export async function runTurn(settings: Settings, input: TurnInput, ports: TurnPorts): Promise<TurnResult> {
-  const prepared = await prepareTurn(settings, input);
+  const prepared = input.prepared ?? (await prepareTurn(settings, input));
   const { plan, model, session } = prepared;
+  const context = await checkContext(settings, plan.request, ports.transport.modelNumCtx?.bind(ports.transport));
+  if (context.before !== null) ports.onNotice?.(context.before);
   const startedAt = ports.now();
   // Needed only to log the turn: loaded while the answer streams.
   const stamps = dateStamps(startedAt);
@@ -137,6 +151,8 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     ...(ports.onRetry ? { onRetry: ports.onRetry } : {}),
     ...(ports.onToolCalls ? { onToolCalls: ports.onToolCalls } : {}),
   });
+  const window = context.after(answer.metrics.prompt_eval_count);
+  if (window.line !== null) ports.onNotice?.(window.line);
   const failure = answer.failure?.kind === 'model-missing' ? await modelMissing(ports.transport, model, settings.host) : (answer.failure?.message ?? null);
   const { timestamp, day } = await stamps;
   const entry: LogEntry = {
@@ -163,6 +179,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     timings: timingsOf(answer.metrics, answer.firstTokenMs, Math.round(ports.clock() - started)),
     done_reason: answer.metrics.done_reason,
     error: failure ?? (answer.status === 'interrupted' ? 'interrupted by the user' : null),
+    ...requestFacts(settings, plan.request, context, window.suspected, input.rerunOf),
     ...answer.fields,
   };
   if (input.log) await writeOrRescue(settings, entry, day, ports);
@@ -212,7 +229,10 @@ async function writeOrRescue(settings: Settings, entry: LogEntry, day: string, p
 async function modelMissing(transport: Transport, model: string, host: string): Promise<string> {
   const installed = await transport.installedModels().catch(() => null);
   const list = installed === null ? '' : installed.length === 0 ? '; no models are installed' : `; installed: ${installed.join(', ')}`;
-  return `model "${model}" not found on Ollama at ${host}${list}. Pull it with "ollama pull ${model}", create it (docs/Modelfile), or choose one with --model`;
+  // "argo" is Argo's own model, made from docs/Modelfile; any other name is pulled from the library.
+  const get = /^argo(:latest)?$/i.test(model) ? `create it with "ollama create argo -f docs/Modelfile"` : `pull it with "ollama pull ${model}"`;
+  const choose = installed !== null && installed.length > 0 ? `, or use an installed one (--model ${installed[0] ?? ''})` : ', or choose another with --model';
+  return `model "${model}" not found on Ollama at ${host}${list}. ${get[0]?.toUpperCase() ?? ''}${get.slice(1)}${choose}`;
 }
 
 function timingsOf(metrics: Metrics, firstTokenMs: number | null, totalMs: number): Timings {
