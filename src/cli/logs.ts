@@ -48,6 +48,7 @@ interface LogsFlags {
   grep?: string;
   limit?: number;
   all?: boolean;
+  truncated?: boolean;
   json?: boolean;
   full?: boolean;
   stats?: boolean;
@@ -77,6 +78,7 @@ export function registerLogs(program: Command, io: Io, setOutcome: ReportOutcome
     .option('-q, --grep <text>', 'case-insensitive text in the prompt or the response')
     .option('-n, --limit <n>', `only the newest N matching turns (the table and --full show the newest ${DEFAULT_SHOWN} unless told)`, parseCount)
     .option('--all', 'every matching turn, however many')
+    .option('--truncated', 'only turns whose prompt was probably cut to the context window (see docs/troubleshooting.md)')
     .option('--json', 'NDJSON: each matching line exactly as stored')
     .option('--full', 'whole prompts and responses instead of the table')
     .option('--stats', 'counts and rates instead of turns (with --json: one JSON object)')
@@ -233,6 +235,7 @@ export async function buildQuery(flags: LogsFlags, now: Date, records: readonly 
   if (flags.strength) query.strengths = parseChoices(flags.strength, STRENGTH_FILTERS, '--strength');
   if (flags.reason) query.reasons = parseChoices(flags.reason, REASON_FILTERS, '--reason');
   if (flags.status) query.statuses = parseChoices(flags.status, STATUS_CHOICES, '--status');
+  if (flags.truncated) query.truncated = true;
   const models = splitList(flags.model ?? []);
   if (models.length > 0) query.models = models;
   if (flags.grep !== undefined) {

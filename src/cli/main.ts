@@ -117,7 +117,8 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--home <dir>', 'data directory')
     .option('--host <url>', 'Ollama address')
     .option('-m, --model <name>', 'model to check')
-    .action(async (flags: FlagOverrides, command: Command) => setOutcome(await (await import('./doctor.js')).doctor(flags, io, command)));
+    .option('--json', 'one JSON object: {ok, checks: [{check, ok, detail}]}')
+    .action(async (flags: FlagOverrides & { json?: boolean }, command: Command) => setOutcome(await (await import('./doctor.js')).doctor(flags, io, command)));
   return program;
 }
 

@@ -3,6 +3,7 @@ import type { ChatResponse, GenerateResponse } from 'ollama';
 import type { OllamaRequest } from '../replay/prompt.js';
 import { numCtxFromParameters } from './context-window.js';
 import { MALFORMED_PREFIX, guardNdjson } from './line-guard.js';
+import { plainReason } from './plain-reason.js';
 
 export interface TransportOptions {
   host: string;
@@ -194,7 +195,7 @@ export class OllamaTransport {
       if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
         return { kind: 'http', message: `cannot resolve the Ollama host in ${host}; check --host / OLLAMA_HOST` };
       }
-      return { kind: 'dropped', message: `the connection to Ollama at ${host} failed before an answer (${code ?? err.cause?.message ?? err.message ?? 'unknown error'})` };
+      return { kind: 'dropped', message: `the connection to Ollama at ${host} failed before an answer (${plainReason(error)})` };
     }
     const message = err.message ?? String(error);
     if (this.malformed || message.startsWith(MALFORMED_PREFIX)) {

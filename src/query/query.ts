@@ -35,6 +35,8 @@ export interface Query {
   models: readonly string[] | null;
   /** Case-insensitive text to find in the prompt or the response. */
   grep: string | null;
+  /** true: only turns whose prompt was probably cut to the context window (truncation_suspected). */
+  truncated: true | null;
 }
 
 export const EMPTY_QUERY: Query = {
@@ -47,6 +49,7 @@ export const EMPTY_QUERY: Query = {
   statuses: null,
   models: null,
   grep: null,
+  truncated: null,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -133,6 +136,7 @@ export function matchesQuery(entry: LogEntry, query: Query, grep: RegExp | null 
   if (query.reasons && !query.reasons.has(policy ? policy.reason : 'none')) return false;
   if (query.models && !query.models.some((model) => modelMatches(entry.model, model))) return false;
   if (grep && !grep.test(entry.user_prompt) && !grep.test(entry.model_response)) return false;
+  if (query.truncated && entry.truncation_suspected !== true) return false;
   return true;
 }
 
