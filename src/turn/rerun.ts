@@ -3,9 +3,9 @@
 // logged hash, and plan the same request again, optionally for another model or other options.
 import type { Settings } from '../config/settings.js';
 import type { LogEntry } from '../log/entry.js';
-import { ScanStats } from '../log/scan.js';
-import { EMPTY_QUERY } from '../query/query.js';
-import { searchTurns } from '../query/search.js';
+import { listLogFiles } from '../log/files.js';
+import { ScanStats, scanEntries } from '../log/scan.js';
+import { idPattern } from '../sessions/turns.js';
 import { applyBudget } from '../replay/budget.js';
 import type { CandidateTurn } from '../replay/filter.js';
 import type { ReplayPlan } from '../replay/plan.js';
@@ -15,15 +15,13 @@ import { styleInstructions } from '../replay/style.js';
 import type { ReplayPolicyLog } from '../replay/types.js';
 import { requestSha256 } from './request-facts.js';
 
-/** The turns with these ids, wherever they are in the log. */
+/** The turns with these ids, wherever they are in the log (newest files first: reruns are usually of recent turns). */
 export async function findTurns(logsDir: string, ids: readonly string[]): Promise<Map<string, LogEntry>> {
   const wanted = new Set(ids);
   const found = new Map<string, LogEntry>();
   if (wanted.size === 0) return found;
-  // One id narrows the scan to lines holding it (a raw byte search); several need every line.
-  const [only] = ids;
-  const query = wanted.size === 1 && only !== undefined ? { ...EMPTY_QUERY, grep: only } : EMPTY_QUERY;
-  for await (const { entry } of searchTurns(logsDir, query, new ScanStats())) {
+  // Only lines holding one of the ids (a raw byte search) are parsed.
+  for await (const { entry } of scanEntries(await listLogFiles(logsDir), new ScanStats(), { pattern: idPattern([...wanted]), backward: true })) {
     if (wanted.has(entry.id)) found.set(entry.id, entry);
     if (found.size === wanted.size) break;
   }
