@@ -15,7 +15,7 @@ const WORDS: Readonly<Record<string, string>> = {
   UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
   UND_ERR_BODY_TIMEOUT: 'the answer stopped arriving',
   ERR_INVALID_URL: 'the address is not a valid URL',
-  ERR_SOCKET_BAD_PORT: 'the port is not valid',
+  ERR_SOCKET_BAD_PORT: 'the port number is not valid',
 };
 
 /** The error (or its cause) in plain words. */
@@ -24,7 +24,9 @@ export function plainReason(error: unknown): string {
   const code = typeof err?.cause?.code === 'string' ? err.cause.code : typeof err?.code === 'string' ? err.code : undefined;
   if (code !== undefined && Object.hasOwn(WORDS, code)) return WORDS[code] ?? code;
   const message = typeof err?.cause?.message === 'string' ? err.cause.message : typeof err?.message === 'string' ? err.message : '';
-  if (/bad port|invalid port/i.test(message)) return 'the port is not valid';
+  // fetch refuses some ports outright (e.g. 9, 25, 6000): "bad port".
+  if (/bad port/i.test(message)) return 'HTTP clients refuse that port; run Ollama on another one';
+  if (/invalid port/i.test(message)) return 'the port number is not valid';
   if (message === '' || message === 'fetch failed' || code !== undefined) return 'no answer';
   return message;
 }

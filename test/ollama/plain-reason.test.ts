@@ -10,7 +10,7 @@ describe('plainReason', () => {
     [withCause('ENOTFOUND'), 'the host name cannot be found'],
     [withCause('SOMETHING_NEW'), 'no answer'],
     [new TypeError('fetch failed'), 'no answer'],
-    [Object.assign(new TypeError('fetch failed'), { cause: new RangeError('Port should be >= 0 and < 65536. Received bad port') }), 'the port is not valid'],
+    [Object.assign(new TypeError('fetch failed'), { cause: new TypeError('bad port') }), 'HTTP clients refuse that port; run Ollama on another one'],
     [Object.assign(new Error('x'), { code: 'ECONNRESET' }), 'the connection was reset'],
     [new Error('model is required'), 'model is required'],
     [null, 'no answer'],
