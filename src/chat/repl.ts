@@ -92,8 +92,11 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   // On a terminal Ctrl-C is a keypress readline reports; otherwise it is a signal.
   const stopListening = term.terminal ? null : term.onInterrupt(interrupt);
 
+  // Ctrl-D may close the interface while an answer streams: drawing a prompt then would resume input and keep the process alive.
+  let closed = false;
+  rl.on('close', () => (closed = true));
   const prompt = (): void => {
-    if (!term.terminal) return;
+    if (!term.terminal || closed) return;
     rl.setPrompt(pending === null ? `${state.session}> ` : '... ');
     rl.prompt();
   };

@@ -121,7 +121,8 @@ export function entryFigures(entry: LogEntry): OllamaFigures {
 /** After the answer, on stderr: the replay note (a terminal only; -q silences it) and --stats. */
 async function printNotes(io: Io, result: TurnResult, stats: TurnStats, options: AskOptions): Promise<void> {
   const policy = result.entry.replay_policy;
-  if (policy !== null && io.stderr.isTTY && options.quiet !== true) {
+  // A first turn has nothing to replay: no note.
+  if (policy !== null && policy.entries_available > 0 && io.stderr.isTTY && options.quiet !== true) {
     // Loaded only for the note: a plain question does not pay for the colour library.
     const { Chalk, supportsColorStderr } = await import('chalk');
     const dim = new Chalk({ level: supportsColorStderr === false ? 0 : supportsColorStderr.level }).dim;
