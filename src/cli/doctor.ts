@@ -92,7 +92,7 @@ async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: strin
 /** The doctor options given anywhere on the command line; those after `doctor` win. */
 function doctorFlags(flags: FlagOverrides, command: Command | undefined): FlagOverrides {
   const merged: FlagOverrides = {};
-  const all = command ? (command.optsWithGlobals() as Record<string, unknown>) : {};
+  const all = command ? command.optsWithGlobals<Record<string, unknown>>() : {};
   for (const key of DOCTOR_OPTIONS) {
     const value = flags[key] ?? all[key];
     if (typeof value === 'string') merged[key] = value;
@@ -118,7 +118,7 @@ export function fullModelName(name: string): string {
   }
   const parts = rest.split('/');
   const model = parts.pop() ?? '';
-  const namespace = parts.pop() || 'library';
+  const namespace = parts.pop() ?? 'library';
   const host = parts.join('/') || 'registry.ollama.ai';
   return `${host}/${namespace}/${model}:${tag || 'latest'}`.toLowerCase();
 }

@@ -39,7 +39,7 @@ export function processIo(): Io {
       await writeFile(path, text, { mode: 0o600 });
       return path;
     },
-    isInteractive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+    isInteractive: process.stdin.isTTY && process.stderr.isTTY,
   };
 }
 

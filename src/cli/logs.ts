@@ -7,7 +7,6 @@ import type { LogEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, describeBadLine, isBlank } from '../log/scan.js';
-import type { ScanProblem } from '../log/scan.js';
 import { followLines, followStart } from '../query/follow.js';
 import { fullBlock, statsText, tableHeader, tableRow } from '../query/format.js';
 import type { RenderOptions } from '../query/format.js';
@@ -136,7 +135,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   const stats = new ScanStats();
   const sink = new Sink(io.stdout);
   const names = new Map(records.map((record) => [record.id, record.name]));
-  const render: RenderOptions = { color: colorsFor(io), width: widthOf(io), sessionName: (entry) => names.get(entry.session_id) ?? String(entry.session) };
+  const render: RenderOptions = { color: colorsFor(io), width: widthOf(io), sessionName: (entry) => names.get(entry.session_id) ?? entry.session };
   const print = (entry: LogEntry, raw: string): string => (flags.json ? `${raw}\n` : flags.full ? fullBlock(entry, render) : tableRow(entry, render));
 
   try {
@@ -270,8 +269,8 @@ async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io):
       const reason = describeBadLine(line.text) + (line.complete ? '' : '; it is the last line and has no newline (a write cut short)');
       stats.skip(file, line, reason);
       damaged.add(file);
-      const problem = stats.problems.pop()!;
-      await sink.write(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`);
+      const problem = stats.problems.pop();
+      if (problem) await sink.write(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`);
     }
   }
   if (stats.unreadable === 0) {

@@ -118,7 +118,7 @@ export function registerSessions(program: Command, io: Io): void {
 
 function renderOptions(io: Io, records: readonly SessionRecord[]): RenderOptions {
   const names = new Map(records.map((record) => [record.id, record.name]));
-  return { color: colorsFor(io), width: widthOf(io), sessionName: (entry) => names.get(entry.session_id) ?? String(entry.session) };
+  return { color: colorsFor(io), width: widthOf(io), sessionName: (entry) => names.get(entry.session_id) ?? entry.session };
 }
 
 async function listCommand(settings: Settings, flags: { json?: boolean }, io: Io): Promise<void> {

@@ -2,6 +2,7 @@ import { entryProblem, parseEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
 import { readLines, readLinesBackward } from './lines.js';
 import type { RawLine } from './lines.js';
+import type { Needle } from './needle.js';
 
 export interface ScanProblem {
   file: string;
@@ -37,8 +38,8 @@ export interface ScannedEntry {
 export interface ScanOptions {
   /** Cheap test on the raw line text; lines it rejects are neither parsed nor counted. */
   prefilter?: (text: string) => boolean;
-  /** A chunk-level prefilter (see ReadOptions.pattern): much faster than `prefilter` on big files. */
-  pattern?: RegExp;
+  /** Only lines holding this are decoded (see ReadOptions.needle): much faster than `prefilter` on big files. */
+  needle?: Needle;
   backward?: boolean;
   /** Per file: where to stop reading (byte offset), e.g. a size snapshot taken before following. */
   endOf?: (file: string) => number | undefined;
@@ -49,7 +50,7 @@ export async function* scanEntries(files: readonly string[], stats: ScanStats, o
   const ordered = options.backward ? [...files].reverse() : files;
   for (const file of ordered) {
     const end = options.endOf?.(file);
-    const read = { ...(end !== undefined ? { end } : {}), ...(options.pattern ? { pattern: options.pattern } : {}) };
+    const read = { ...(end !== undefined ? { end } : {}), ...(options.needle ? { needle: options.needle } : {}) };
     const lines = options.backward ? readLinesBackward(file, read) : readLines(file, read);
     for await (const line of lines) {
       if (isBlank(line.text)) continue;
@@ -76,7 +77,7 @@ export function describeBadLine(text: string): string {
   try {
     return entryProblem(JSON.parse(text)) ?? 'a turn';
   } catch (error) {
-    const message = (error as Error).message;
+    const message = error instanceof Error ? error.message : String(error);
     return /Unexpected end|Unterminated/.test(message) ? `truncated JSON (${message})` : `not JSON (${message})`;
   }
 }

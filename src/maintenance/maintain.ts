@@ -1,13 +1,12 @@
 // Deleting history on purpose, and keeping every session's index and record consistent afterwards.
 // Log files are rewritten through a temporary file and a rename, so a reader sees the old file or
 // the new one, never half of one.
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { open, readFile, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
 import { replaceFile } from '../log/fs.js';
-import { idPattern } from '../sessions/turns.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
@@ -61,11 +60,11 @@ export async function removeSessionLines(paths: DataPaths, sessionIds: ReadonlyS
   const result: RemoveResult = { files: 0, lines: 0, bytes: 0 };
   if (sessionIds.size === 0) return result;
   const removed = new Map<string, Ranges>();
-  const pattern = idPattern([...sessionIds]);
+  const needle = { kind: 'json-string', values: [...sessionIds] } as const;
   for (const file of await listLogFiles(paths.logs)) {
     const ranges: Ranges = [];
     const size = (await stat(file)).size;
-    for await (const line of readLines(file, { pattern })) {
+    for await (const line of readLines(file, { needle })) {
       const entry = parseEntry(line.text);
       if (entry && sessionIds.has(entry.session_id)) ranges.push([line.offset, Math.min(size, line.offset + line.length + 1)]);
     }

@@ -1,9 +1,8 @@
 import { readdir, stat } from 'node:fs/promises';
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isLogFileName, listLogFiles } from '../log/files.js';
-import { readLines } from '../log/lines.js';
+import { readLines, readLinesBackward } from '../log/lines.js';
 import type { RawLine } from '../log/lines.js';
 
 /** How many of the newest daily files are watched (a turn that starts before midnight is written to the older one). */
@@ -20,22 +19,10 @@ export async function followStart(logsDir: string): Promise<Map<string, number>>
   return positions;
 }
 
+/** Just after the newline of the last whole line that is not blank (blank lines are never printed). */
 async function endOfLastLine(file: string): Promise<number> {
-  const handle = await open(file, 'r');
-  try {
-    const size = (await handle.stat()).size;
-    const window = Buffer.allocUnsafe(64 * 1024);
-    for (let end = size; end > 0; ) {
-      const start = Math.max(0, end - window.length);
-      const { bytesRead } = await handle.read(window, 0, end - start, start);
-      const newline = window.subarray(0, bytesRead).lastIndexOf(10);
-      if (newline !== -1) return start + newline + 1;
-      end = start;
-    }
-    return 0;
-  } finally {
-    await handle.close();
-  }
+  for await (const line of readLinesBackward(file)) if (line.complete) return line.offset + line.length + 1;
+  return 0;
 }
 
 export interface FollowOptions {
@@ -85,7 +72,7 @@ export async function followLines(options: FollowOptions): Promise<void> {
 }
 
 async function discoverFiles(logsDir: string, positions: Map<string, number>): Promise<void> {
-  const names = await readdir(logsDir).catch(() => [] as string[]);
+  const names = await readdir(logsDir).catch((): string[] => []);
   const known = [...positions.keys()].sort();
   const oldest = known[0];
   for (const name of names.filter(isLogFileName).sort()) {

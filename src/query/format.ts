@@ -15,6 +15,14 @@ export interface RenderOptions {
   sessionName: (entry: LogEntry) => string;
 }
 
+/**
+ * A field parseEntry does not check, as text: an old or hand-edited line may hold anything there
+ * (a number, nothing), and it is shown as it is rather than failing the whole listing.
+ */
+function unchecked(value: unknown): string {
+  return typeof value === 'string' ? value : String(value);
+}
+
 // The id column fits the 12-character ids Argo writes (what `fork`, `rerun` and `show` take).
 const COLUMNS = { time: 16, id: 12, session: 14, type: 11, strength: 8 };
 const PREVIEW_WITHOUT_TERMINAL = 80;
@@ -22,7 +30,7 @@ const MIN_PREVIEW = 20;
 
 export function localTime(timestamp: string, seconds = false): string {
   const time = Date.parse(timestamp);
-  if (Number.isNaN(time)) return String(timestamp).slice(0, seconds ? 19 : 16);
+  if (Number.isNaN(time)) return timestamp.slice(0, seconds ? 19 : 16);
   return format(time, seconds ? 'yyyy-MM-dd HH:mm:ss' : 'yyyy-MM-dd HH:mm');
 }
 
@@ -72,7 +80,7 @@ export function tableRow(entry: LogEntry, options: RenderOptions): string {
     // Never cut: an id is copied whole.
     c.yellow(entry.id.padEnd(COLUMNS.id)),
     c.cyan(pad(options.sessionName(entry), COLUMNS.session)),
-    pad(String(entry.entry_type), COLUMNS.type),
+    pad(unchecked(entry.entry_type), COLUMNS.type),
     strengthColor(c, strength)(pad(strength, COLUMNS.strength)),
     shown,
   ].join('  ') + '\n';
@@ -85,10 +93,10 @@ export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assi
   const facts = [
     localTime(entry.timestamp, true),
     c.cyan(options.sessionName(entry)),
-    String(entry.entry_type),
+    unchecked(entry.entry_type),
     policy ? `${strengthColor(c, policy.context_strength)(policy.context_strength)} (${policy.reason}, ${policy.entries_used} turns, ${policy.chars_used} chars${policy.trimmed ? ', trimmed' : ''})` : 'no replay',
     statusColor(c, entry.status)(entry.status),
-    String(entry.model),
+    unchecked(entry.model),
     c.dim(`id ${entry.id}`),
   ];
   const lines = [c.dim('── ') + facts.join(c.dim(' · ')), `${c.bold('User:')} ${entry.user_prompt}`, `${c.bold(`${label}:`)} ${entry.model_response}`];

@@ -11,7 +11,7 @@ import type { Duration } from 'date-fns';
 import { UsageError } from '../errors.js';
 import { DAY_PATTERN, TURN_STATUSES } from '../log/entry.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
-import { escapeRegExp } from '../sessions/turns.js';
+import type { Needle } from '../log/needle.js';
 import { CONTEXT_STRENGTHS, ENTRY_TYPES, REPLAY_REASONS } from '../replay/types.js';
 import type { EntryType } from '../replay/types.js';
 
@@ -55,7 +55,13 @@ export const EMPTY_QUERY: Query = {
 // ---------------------------------------------------------------------------------------------
 // Flag values
 
-const UNITS: Record<string, keyof Duration> = { s: 'seconds', m: 'minutes', h: 'hours', d: 'days', w: 'weeks' };
+const UNITS = new Map<string, keyof Duration>([
+  ['s', 'seconds'],
+  ['m', 'minutes'],
+  ['h', 'hours'],
+  ['d', 'days'],
+  ['w', 'weeks'],
+]);
 const DURATION = /^(?:\d+[smhdw])+$/;
 const DURATION_PART = /(\d+)([smhdw])/g;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -67,8 +73,9 @@ export function parseDuration(value: string): Duration | null {
   if (!DURATION.test(text)) return null;
   const duration: Duration = {};
   for (const [, amount, unit] of text.matchAll(DURATION_PART)) {
-    const key = UNITS[unit!]!;
-    duration[key] = (duration[key] ?? 0) + Number(amount);
+    // DURATION_PART captures a number and one of UNITS' letters, so every part has its unit.
+    const key = UNITS.get(unit ?? '');
+    if (key) duration[key] = (duration[key] ?? 0) + Number(amount);
   }
   return duration;
 }
@@ -102,10 +109,11 @@ export function parseChoices<T extends string>(values: readonly string[], valid:
   for (const raw of values.flatMap((value) => value.split(','))) {
     const value = raw.trim().toLowerCase();
     if (value === '') continue;
-    if (!(valid as readonly string[]).includes(value)) {
+    const choice = valid.find((each) => each === value);
+    if (choice === undefined) {
       throw new UsageError(`${where}: unknown value "${raw.trim()}"; use ${valid.join(', ')} (several separated by commas)`);
     }
-    chosen.add(value as T);
+    chosen.add(choice);
   }
   if (chosen.size === 0) throw new UsageError(`${where}: give at least one of ${valid.join(', ')}`);
   return chosen;
@@ -168,26 +176,24 @@ export function grepMatcher(text: string | null): RegExp | null {
 }
 
 /**
- * A chunk-level pattern (see readLines' `pattern`) that every line holding a match of the query
- * must contain, or null when none is cheap and safe. Session ids are exact strings; grep text is
- * searched as JSON stores it (escaped), using its longest ASCII run, which the `i` flag folds the
- * same way in the UTF-8 bytes as in the decoded text.
+ * What every line holding a turn the query keeps must contain (see readLines' `needle`), or null
+ * when nothing is cheap and safe. Session ids are exact JSON strings; grep text is searched as JSON
+ * stores it (escaped), using its longest ASCII run: the `i` flag folds ASCII letters only to ASCII
+ * letters, so ignoring their case in the UTF-8 bytes finds what it finds in the decoded text.
  */
-export function rawPattern(query: Query): RegExp | null {
-  if (query.sessionIds && query.sessionIds.size > 0) {
-    return new RegExp(`"(?:${[...query.sessionIds].map(escapeRegExp).join('|')})"`, 'g');
-  }
+export function rawNeedle(query: Query): Needle | null {
+  if (query.sessionIds && query.sessionIds.size > 0) return { kind: 'json-string', values: [...query.sessionIds] };
   const run = query.grep === null ? null : longestAsciiRun(jsonEscaped(query.grep));
-  return run ? new RegExp(escapeRegExp(run), 'gi') : null;
+  return run ? { kind: 'text', text: run, caseless: true } : null;
 }
 
-/** A per-line test for what rawPattern could not cover (grep text when a session pattern was used, or non-ASCII text). */
+/** A per-line test for what rawNeedle could not cover (grep text when session ids were searched, or non-ASCII text). */
 export function linePrefilter(query: Query): ((text: string) => boolean) | null {
   if (query.grep === null) return null;
   const escaped = jsonEscaped(query.grep);
   const re = new RegExp(escapeRegExp(escaped), 'i');
-  const usedByPattern = !(query.sessionIds && query.sessionIds.size > 0) && longestAsciiRun(escaped) === escaped;
-  return usedByPattern ? null : (text) => re.test(text);
+  const searchedRaw = !(query.sessionIds && query.sessionIds.size > 0) && longestAsciiRun(escaped) === escaped;
+  return searchedRaw ? null : (text) => re.test(text);
 }
 
 /** Files named for days outside the query's range hold none of its turns (a day's margin for clock or zone changes). */
@@ -196,6 +202,10 @@ export function fileMayMatch(fileDate: string, query: Query): boolean {
   if (query.since !== null && fileDate < format(addDays(query.since, -1), DAY_PATTERN)) return false;
   if (query.until !== null && fileDate > format(addDays(query.until, 1), DAY_PATTERN)) return false;
   return true;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 function jsonEscaped(text: string): string {

@@ -1,7 +1,7 @@
 import { logFileDate, listLogFiles } from '../log/files.js';
 import { scanEntries } from '../log/scan.js';
 import type { ScanStats, ScannedEntry } from '../log/scan.js';
-import { fileMayMatch, grepMatcher, linePrefilter, matchesQuery, rawPattern } from './query.js';
+import { fileMayMatch, grepMatcher, linePrefilter, matchesQuery, rawNeedle } from './query.js';
 import type { Query } from './query.js';
 
 export interface SearchOptions {
@@ -18,10 +18,10 @@ export interface SearchOptions {
 export async function* searchTurns(logsDir: string, query: Query, stats: ScanStats, options: SearchOptions = {}): AsyncGenerator<ScannedEntry> {
   const files = (await listLogFiles(logsDir)).filter((file) => fileMayMatch(logFileDate(file), query));
   const grep = grepMatcher(query.grep);
-  const pattern = rawPattern(query);
+  const needle = rawNeedle(query);
   const prefilter = linePrefilter(query);
   const scan = {
-    ...(pattern ? { pattern } : {}),
+    ...(needle ? { needle } : {}),
     ...(prefilter ? { prefilter } : {}),
     ...(options.endOf ? { endOf: options.endOf } : {}),
   };

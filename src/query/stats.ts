@@ -91,9 +91,14 @@ export class StatsAccumulator {
       if (policy.trimmed) this.trimmed++;
       if (Number.isFinite(policy.chars_used)) this.chars.add(policy.chars_used);
     }
-    const timings = entry.timings;
-    if (timings && typeof timings.first_token_ms === 'number') this.firstToken.add(timings.first_token_ms);
-    if (timings && typeof timings.eval_count === 'number' && typeof timings.eval_duration_ns === 'number' && timings.eval_duration_ns > 0) {
+    this.addTimings(entry.timings);
+  }
+
+  /** parseEntry does not check timings: an old or hand-edited line may have none, or only some. */
+  private addTimings(timings: Partial<LogEntry['timings']> | undefined): void {
+    if (!timings) return;
+    if (typeof timings.first_token_ms === 'number') this.firstToken.add(timings.first_token_ms);
+    if (typeof timings.eval_count === 'number' && typeof timings.eval_duration_ns === 'number' && timings.eval_duration_ns > 0) {
       this.evalTokens += timings.eval_count;
       this.evalNs += timings.eval_duration_ns;
     }

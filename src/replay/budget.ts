@@ -1,5 +1,5 @@
 import type { CandidateTurn } from './filter.js';
-import { textOf } from './types.js';
+import { isLoaded, textOf } from './types.js';
 import type { EntryType, TurnText } from './types.js';
 
 /** The replay text of one turn; its code-point length is the turn's cost. */
@@ -72,6 +72,32 @@ export interface BudgetResult {
   dropped: CandidateTurn[];
   charsUsed: number;
   trimmed: boolean;
+}
+
+/**
+ * The turns whose words applyBudget will read and that are not read yet: the protected ones, then
+ * the unprotected ones newest first until the first that does not fit (the walk applyBudget makes).
+ * A walk that reaches an unread turn asks for it and up to `batch - 1` more in walk order.
+ */
+export function textsForBudget(turns: readonly CandidateTurn[], cap: number, batch: number): string[] {
+  const unreadProtected = turns.filter((turn) => turn.protected && !isLoaded(turn)).map((turn) => turn.id);
+  if (unreadProtected.length > 0) return unreadProtected;
+  let total = 0;
+  for (const turn of turns) if (turn.protected) total += turnCost(textOf(turn));
+  const wanted: string[] = [];
+  for (let i = turns.length - 1; i >= 0 && wanted.length < batch; i--) {
+    const turn = turns[i];
+    if (!turn || turn.protected) continue;
+    if (!isLoaded(turn)) {
+      wanted.push(turn.id);
+      continue;
+    }
+    if (wanted.length > 0) continue;
+    const cost = turnCost(textOf(turn));
+    if (total + cost > cap) break;
+    total += cost;
+  }
+  return wanted;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { applyBudget } from './budget.js';
+import { applyBudget, textsForBudget } from './budget.js';
 import { classifyEntry } from './classify.js';
 import { filterByReason } from './filter.js';
 import type { ClassifiedTurn } from './filter.js';
@@ -9,7 +9,7 @@ import { inferReason } from './reason.js';
 import { contextStrength } from './strength.js';
 import { resolveVerbosity, styleInstructions } from './style.js';
 import type { ResolvedVerbosity } from './style.js';
-import { ENTRY_TYPES, textOf } from './types.js';
+import { ENTRY_TYPES, isLoaded, textOf } from './types.js';
 import type { EntryType, HistoryTurn, ReplayPolicyLog, ReplayReason, ReplaySpec, TurnDecision, Verbosity } from './types.js';
 
 export interface PlanInput {
@@ -36,7 +36,30 @@ export interface ReplayPlan {
   request: OllamaRequest;
 }
 
-/** The whole replay pipeline: load, classify, reason, filter, budget, strength, prompt. */
+/** Unread turns the budget walk asks for at a time: few reads past the cap, few planning rounds. */
+export const LOAD_BATCH = 8;
+
+/**
+ * Which turns' words the plan needs and the caller has not read yet: every untyped turn (to
+ * classify it), then the turns the budget walk reaches. The caller reads them, adds their words to
+ * `history`, and asks again until the answer is empty; then planTurn has all it needs.
+ */
+export function textsNeeded(input: PlanInput, batch = LOAD_BATCH): string[] {
+  const { policy } = input;
+  const reason = inferReason(input.spec, input.input, input.reason, policy.clarification);
+  if (reason === null) return [];
+  const loaded = selectHistory(input.spec, input.history);
+  const untyped = loaded.filter((turn) => turn.entry_type === undefined && !isLoaded(turn)).map((turn) => turn.id);
+  if (untyped.length > 0) return untyped;
+  const { kept } = filterByReason(classified(loaded, policy), policy.filters[reason], policy.protectedTurns);
+  return textsForBudget(kept, policy.budget, batch);
+}
+
+function classified(turns: readonly HistoryTurn[], policy: ReplayPolicy): ClassifiedTurn[] {
+  return turns.map((turn) => ({ ...turn, entry_type: turn.entry_type ?? classifyEntry(textOf(turn).prompt, policy.classify) }));
+}
+
+/** The whole replay pipeline: load, classify, reason, filter, budget, strength, prompt. Needs the words textsNeeded asked for. */
 export function planTurn(input: PlanInput): ReplayPlan {
   const { policy } = input;
   const verbosity = resolveVerbosity(input.verbosity, input.input, input.style.verbosity);
@@ -49,10 +72,7 @@ export function planTurn(input: PlanInput): ReplayPlan {
     return { entryType, verbosity, replayPolicy: null, replayedIds: [], request };
   }
 
-  const loaded: ClassifiedTurn[] = selectHistory(input.spec, input.history).map((turn) => ({
-    ...turn,
-    entry_type: turn.entry_type ?? classifyEntry(textOf(turn).prompt, policy.classify),
-  }));
+  const loaded = classified(selectHistory(input.spec, input.history), policy);
   const { kept, filtered } = filterByReason(loaded, policy.filters[reason], policy.protectedTurns);
   const budget = applyBudget(kept, policy.budget);
   const strength = contextStrength({

@@ -21,21 +21,27 @@ export interface TurnText {
 }
 
 /**
- * An earlier ok turn (oldest first), with its text at hand or loadable on demand: replay reads the
- * words of only the turns it classifies or the budget reaches, so a long session costs what is sent.
- * `entry_type`, when given, is the turn's type under the current rules (e.g. cached in the session
- * index) and saves classifying it again.
+ * An earlier ok turn (oldest first) as the session's index describes it: its id, and its type when
+ * known under the current rules (cached in the index). Its words (`prompt`, `response`) are present
+ * once read: the core says which turns it needs read (textsNeeded) and the caller reads them, so a
+ * long session costs the turns the replay reaches, not its length.
  */
-export type HistoryTurn = ({ id: string } & TurnText & { entry_type?: EntryType }) | DeferredTurn;
-
-export interface DeferredTurn {
+export interface HistoryTurn extends Partial<TurnText> {
   id: string;
   entry_type?: EntryType;
-  load: () => TurnText;
 }
 
+/** A history turn whose words have been read. */
+export type LoadedTurn = HistoryTurn & TurnText;
+
+export function isLoaded(turn: HistoryTurn): turn is LoadedTurn {
+  return turn.prompt !== undefined && turn.response !== undefined;
+}
+
+/** The words of a turn the plan said it needs; missing ones are a bug in the caller's loading loop. */
 export function textOf(turn: HistoryTurn): TurnText {
-  return 'load' in turn ? turn.load() : turn;
+  if (!isLoaded(turn)) throw new Error(`replay: the words of turn ${turn.id} were needed but not read (call textsNeeded first)`);
+  return { prompt: turn.prompt, response: turn.response };
 }
 
 /** What happened to one loaded turn, and why. */

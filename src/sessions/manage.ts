@@ -5,14 +5,13 @@ import { appendFile, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
-import { listFiles, listLogFiles } from '../log/files.js';
+import { listLogFiles } from '../log/files.js';
 import { PRIVATE_FILE, isMissing } from '../log/fs.js';
 import { composeHistory, indexLineOf, lineageOf, loadIndexed } from './turns.js';
 import type { RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, isBlank } from '../log/scan.js';
 import type { DataPaths } from '../log/writer.js';
-import { isSessionName } from './names.js';
 import { createSession, indexPath, inspectSession, listSessions, readSession, recordPath, saveSession, withLastTurn } from './store.js';
 import type { DamagedRecord, ParentLink, SessionRecord } from './store.js';
 import { parseIndexLine, writeIndex } from './turn-index.js';
@@ -88,7 +87,8 @@ export async function forkSession(paths: DataPaths, parent: SessionRecord, turn:
   if (lines.length === 0) throw new UsageError(`session "${parent.name}" has no turns to fork yet`);
   const cut = turn === undefined ? lines.length - 1 : findTurn(lines, turn, parent.name);
   const inherited = lines.slice(0, cut + 1);
-  const forkTurn = inherited[inherited.length - 1]!;
+  const forkTurn = inherited.at(-1);
+  if (forkTurn === undefined) throw new UsageError(`session "${parent.name}" has no turns to fork yet`);
   const record: SessionRecord = {
     name,
     id: randomUUID(),
@@ -113,7 +113,8 @@ export function findTurn(lines: readonly IndexLine[], turn: string, session: str
   const exact = lines.findIndex((line) => line.id === turn);
   if (exact !== -1) return exact;
   const matches = turn.length >= 4 ? lines.flatMap((line, position) => (line.id.startsWith(turn) ? [position] : [])) : [];
-  if (matches.length === 1) return matches[0]!;
+  const [only] = matches;
+  if (only !== undefined && matches.length === 1) return only;
   if (matches.length > 1) throw new UsageError(`turn "${turn}" is ambiguous in session "${session}" (${matches.length} turns start with it); give more of its id`);
   throw new UsageError(`session "${session}" has no turn "${turn}"; list its turn ids with "argo sessions show ${session}"`);
 }

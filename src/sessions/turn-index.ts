@@ -1,9 +1,12 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { z } from 'zod';
 import { isLogFileName } from '../log/files.js';
 import { PRIVATE_FILE, ensurePrivateDir, isMissing, writeFileAtomic } from '../log/fs.js';
+import { TURN_STATUSES } from '../log/entry.js';
 import type { TurnStatus } from '../log/entry.js';
 import { readLinesBackward } from '../log/lines.js';
+import { ENTRY_TYPES } from '../replay/types.js';
 import type { EntryType } from '../replay/types.js';
 import { indexPath } from './store.js';
 
@@ -16,7 +19,7 @@ export interface IndexLine {
   status: TurnStatus;
   type: EntryType;
   /** Fingerprint of the classification rules `type` was computed under (absent: unknown, classify again). */
-  rules?: string;
+  rules?: string | undefined;
 }
 
 export function indexLine(
@@ -83,25 +86,25 @@ export async function writeIndex(dir: string, session: string, lines: readonly I
   await writeFileAtomic(indexPath(dir, session), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
 }
 
+const IndexLineSchema = z.object({
+  id: z.string().min(1),
+  // A daily log file's bare name: an index never points outside the logs folder.
+  file: z.string().refine((file) => isLogFileName(file) && file === basename(file)),
+  offset: z.number().int().nonnegative(),
+  length: z.number().int().positive(),
+  status: z.enum(TURN_STATUSES),
+  type: z.enum(ENTRY_TYPES),
+  rules: z.string().optional(),
+});
+
+/** One index line, or null when it is not one (the caller treats the index as damaged and rebuilds it). */
 export function parseIndexLine(raw: string): IndexLine | null {
+  let value: unknown;
   try {
-    const value = JSON.parse(raw) as Partial<IndexLine>;
-    const valid =
-      typeof value === 'object' &&
-      value !== null &&
-      typeof value.id === 'string' &&
-      typeof value.file === 'string' &&
-      isLogFileName(value.file) &&
-      value.file === basename(value.file) &&
-      Number.isSafeInteger(value.offset) &&
-      (value.offset!) >= 0 &&
-      Number.isSafeInteger(value.length) &&
-      (value.length!) > 0 &&
-      typeof value.status === 'string' &&
-      typeof value.type === 'string' &&
-      (value.rules === undefined || typeof value.rules === 'string');
-    return valid ? (value as IndexLine) : null;
+    value = JSON.parse(raw);
   } catch {
     return null;
   }
+  const parsed = IndexLineSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
 }

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { classifyEntry, rulesFingerprint } from '../replay/classify.js';
 import type { ReplayPolicy } from '../replay/policy.js';
-import { textOf } from '../replay/types.js';
 import type { HistoryTurn, ReplaySpec, TurnText } from '../replay/types.js';
 import { listSessions, readSession, saveSession, withLastTurn } from './store.js';
 import type { ParentLink, SessionRecord } from './store.js';
@@ -23,36 +22,55 @@ export type TurnPick = { kind: 'all'; okOnly?: boolean } | { kind: 'last'; count
 
 /** The ok turns a replay spec asks for, oldest first, with their words read. */
 export async function loadHistory(paths: DataPaths, session: SessionRecord, spec: ReplaySpec): Promise<({ id: string } & TurnText)[]> {
-  return withReplayHistory(paths, session, spec, undefined, (turns) => turns.map((turn) => ({ id: turn.id, ...textOf(turn) })));
+  if (spec.kind === 'none') return [];
+  const entries = await loadTurns(paths, session, replayPick(spec));
+  return entries.map((entry) => ({ id: entry.id, prompt: entry.user_prompt, response: entry.model_response }));
 }
 
 /**
- * Hands `use` the ok turns a replay spec asks for, oldest first, found through the session's index.
- * Their words are read from the log only when `use` asks (see DeferredTurn), and each read checks
- * that the line is the turn the index names. A type cached in the index is passed on when it was
- * computed under the same classification rules, so a long session costs the turns the replay
- * actually sends, not its length. A stale index is rebuilt (classified under these rules) and `use`
- * runs again.
+ * The ok turns a replay spec asks for, as the session's index describes them (ids, and types cached
+ * under the same classification rules), with a reader for their words. Every read checks that the
+ * line is the turn the index names; `read` answers null when it is not (the index is stale): then
+ * open the source again with `rebuild` set.
  */
-export async function withReplayHistory<T>(
+export interface ReplaySource {
+  turns: HistoryTurn[];
+  read(ids: readonly string[]): Map<string, TurnText> | null;
+  close(): void;
+}
+
+export async function openReplaySource(
   paths: DataPaths,
   session: SessionRecord,
   spec: ReplaySpec,
-  classify: ClassifyRules | undefined,
-  use: (turns: HistoryTurn[]) => T,
-): Promise<T> {
-  if (spec.kind === 'none') return use([]);
-  const rules = classify && rulesFingerprint(classify);
-  const pick: TurnPick = spec.kind === 'last' ? { kind: 'last', count: spec.count, okOnly: true } : { kind: 'all', okOnly: true };
-  return throughIndex(paths, session, pick, classify, (chosen, reader) =>
-    use(
-      chosen.map((line) => ({
-        id: line.id,
-        ...(rules !== undefined && line.rules === rules ? { entry_type: line.type } : {}),
-        load: () => reader.text(line),
-      })),
-    ),
-  );
+  classify: ClassifyRules,
+  rebuild: boolean,
+): Promise<ReplaySource> {
+  if (spec.kind === 'none') return { turns: [], read: () => new Map(), close: () => undefined };
+  const rules = rulesFingerprint(classify);
+  const pick = replayPick(spec);
+  const known = rebuild ? null : await readPicked(paths.sessions, session, pick);
+  const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, classify), pick);
+  const byId = new Map(chosen.map((line) => [line.id, line]));
+  const reader = new TurnReader(paths.logs, session, inherited);
+  return {
+    turns: chosen.map((line) => ({ id: line.id, ...(line.rules === rules ? { entry_type: line.type } : {}) })),
+    read: (ids) => {
+      const texts = new Map<string, TurnText>();
+      for (const id of ids) {
+        const line = byId.get(id);
+        const entry = line && reader.entry(line);
+        if (!entry) return null;
+        texts.set(id, { prompt: entry.user_prompt, response: entry.model_response });
+      }
+      return texts;
+    },
+    close: () => reader.close(),
+  };
+}
+
+function replayPick(spec: Exclude<ReplaySpec, { kind: 'none' }>): TurnPick {
+  return spec.kind === 'last' ? { kind: 'last', count: spec.count, okOnly: true } : { kind: 'all', okOnly: true };
 }
 
 /** Every turn of the session (or the newest `last`), with a fork's inherited turns first. */
@@ -71,45 +89,27 @@ export async function loadTurns(paths: DataPaths, session: SessionRecord, pick: 
 
 /** Like loadTurns, with the index lines that were verified against the log. */
 export async function loadIndexed(paths: DataPaths, session: SessionRecord, pick: TurnPick): Promise<{ entries: LogEntry[]; lines: IndexLine[] }> {
-  return throughIndex(paths, session, pick, undefined, (chosen, reader) => ({ entries: chosen.map((line) => reader.entry(line)), lines: chosen }));
-}
-
-/**
- * Runs `read` on the picked index lines, with a reader that checks every line it reads. When the
- * index is missing, damaged or stale, or a line read is not the turn it names, the index is rebuilt
- * from the log (classified under `classify`, when given) and `read` runs once more.
- */
-async function throughIndex<T>(
-  paths: DataPaths,
-  session: SessionRecord,
-  pick: TurnPick,
-  classify: ClassifyRules | undefined,
-  read: (chosen: IndexLine[], reader: TurnReader) => T,
-): Promise<T> {
-  const known = await readPicked(paths.sessions, session, pick);
-  if (known) {
+  const read = ({ chosen, inherited }: Chosen): { entries: LogEntry[]; lines: IndexLine[] } | null => {
+    const reader = new TurnReader(paths.logs, session, inherited);
     try {
-      return readWith(paths.logs, session, known, read);
-    } catch (error) {
-      if (!(error instanceof StaleIndexError)) throw error;
+      const entries: LogEntry[] = [];
+      for (const line of chosen) {
+        const entry = reader.entry(line);
+        if (entry === null) return null;
+        entries.push(entry);
+      }
+      return { entries, lines: chosen };
+    } finally {
+      reader.close();
     }
-  }
-  const rebuilt = choose(session, await rebuildIndex(paths, session, classify), pick);
-  try {
-    return readWith(paths.logs, session, rebuilt, read);
-  } catch (error) {
-    if (error instanceof StaleIndexError) throw new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
-    throw error;
-  }
-}
-
-function readWith<T>(logsDir: string, session: SessionRecord, { chosen, inherited }: Chosen, read: (chosen: IndexLine[], reader: TurnReader) => T): T {
-  const reader = new TurnReader(logsDir, session, inherited);
-  try {
-    return read(chosen, reader);
-  } finally {
-    reader.close();
-  }
+  };
+  // The index is only a hint: missing, damaged or stale (a line is not the turn it names), it is rebuilt once.
+  const known = await readPicked(paths.sessions, session, pick);
+  const found = known && read(known);
+  if (found) return found;
+  const rebuilt = read(choose(session, await rebuildIndex(paths, session), pick));
+  if (rebuilt) return rebuilt;
+  throw new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
 }
 
 interface Chosen {
@@ -126,7 +126,8 @@ async function readPicked(dir: string, session: SessionRecord, pick: TurnPick): 
     let seenLast = session.last_turn_id === undefined;
     let wanted = 0;
     lines = await readIndexTail(dir, session.name, (newestFirst) => {
-      const line = newestFirst[newestFirst.length - 1]!;
+      const line = newestFirst.at(-1);
+      if (line === undefined) return false;
       if (line.id === session.last_turn_id) seenLast = true;
       if (!pick.okOnly || line.status === 'ok') wanted++;
       return seenLast && wanted >= pick.count;
@@ -144,13 +145,11 @@ function choose(session: SessionRecord, lines: readonly IndexLine[], pick: TurnP
   if (pick.kind === 'all') return { chosen: pick.okOnly ? lines.filter((line) => line.status === 'ok') : [...lines], inherited };
   const chosen: IndexLine[] = [];
   for (let i = lines.length - 1; i >= 0 && chosen.length < pick.count; i--) {
-    const line = lines[i]!;
-    if (!pick.okOnly || line.status === 'ok') chosen.push(line);
+    const line = lines[i];
+    if (line && (!pick.okOnly || line.status === 'ok')) chosen.push(line);
   }
   return { chosen: chosen.reverse(), inherited };
 }
-
-class StaleIndexError extends Error {}
 
 /**
  * Reads single turns at the places the index names, checking each is the turn it should be.
@@ -167,28 +166,24 @@ class TurnReader {
     private readonly inherited: ReadonlySet<string>,
   ) {}
 
-  entry(line: IndexLine): LogEntry {
+  /** The turn at the place the index names, or null when that line is not the turn (a stale index). */
+  entry(line: IndexLine): LogEntry | null {
     let fd = this.fds.get(line.file);
     if (fd === undefined) {
       try {
         fd = openSync(join(this.logsDir, line.file), 'r');
       } catch {
-        throw new StaleIndexError();
+        return null;
       }
       this.fds.set(line.file, fd);
     }
     if (this.buffer.length < line.length) this.buffer = Buffer.allocUnsafe(line.length);
     const bytesRead = readSync(fd, this.buffer, 0, line.length, line.offset);
     const entry = bytesRead === line.length ? parseEntry(this.buffer.toString('utf8', 0, line.length)) : null;
-    if (entry === null || entry.id !== line.id || entry.status !== line.status) throw new StaleIndexError();
+    if (entry?.id !== line.id || entry.status !== line.status) return null;
     // A leftover index of an older session of the same name must not leak its turns in.
-    if (!this.inherited.has(line.id) && entry.session_id !== this.session.id) throw new StaleIndexError();
+    if (!this.inherited.has(line.id) && entry.session_id !== this.session.id) return null;
     return entry;
-  }
-
-  text(line: IndexLine): TurnText {
-    const entry = this.entry(line);
-    return { prompt: entry.user_prompt, response: entry.model_response };
   }
 
   close(): void {
@@ -206,8 +201,8 @@ export async function rebuildIndex(paths: DataPaths, session: SessionRecord, cla
   const lineage = lineageOf(session, session.parent ? await listSessions(paths.sessions) : []);
   const own = new Map<string, IndexLine[]>(lineage.map((level) => [level.id, []]));
   const stats = new ScanStats();
-  const pattern = idPattern(lineage.map((level) => level.id));
-  for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { pattern })) {
+  const needle = { kind: 'json-string', values: lineage.map((level) => level.id) } as const;
+  for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { needle })) {
     own.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
   }
   const history = composeHistory(lineage, (id) => own.get(id) ?? []);
@@ -265,8 +260,7 @@ export function lineageOf(session: SessionRecord, records: readonly SessionRecor
 /** From the oldest ancestor down, each fork keeps its parent's history up to the fork point, then its own lines. */
 export function composeHistory(lineage: readonly Lineage[], ownLines: (id: string) => readonly IndexLine[]): IndexLine[] {
   let history: IndexLine[] = [];
-  for (let i = lineage.length - 1; i >= 0; i--) {
-    const level = lineage[i]!;
+  for (const level of [...lineage].reverse()) {
     if (level.forkedAt !== undefined) {
       const cut = history.findIndex((line) => line.id === level.forkedAt);
       history = cut === -1 ? [] : history.slice(0, cut + 1);
@@ -279,18 +273,9 @@ export function composeHistory(lineage: readonly Lineage[], ownLines: (id: strin
 /** Keeps the record's newest-turn marker and own-turn count in line with a rebuilt index. */
 async function syncCounters(dir: string, session: SessionRecord, history: readonly IndexLine[], ownTurns: number): Promise<void> {
   const record = await readSession(dir, session.name);
-  if (!record || record.id !== session.id) return;
+  if (record?.id !== session.id) return;
   const lastId = history[history.length - 1]?.id;
   const markerOk = record.last_turn_id === undefined ? lastId === undefined : history.some((line) => line.id === record.last_turn_id);
   if (markerOk && record.turns === ownTurns) return;
   await saveSession(dir, withLastTurn({ ...record, turns: ownTurns }, lastId));
-}
-
-/** A chunk-level pattern for lines that mention any of these ids as a JSON string. */
-export function idPattern(ids: readonly string[]): RegExp {
-  return new RegExp(`"(?:${ids.map(escapeRegExp).join('|')})"`, 'g');
-}
-
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }

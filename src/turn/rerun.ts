@@ -5,7 +5,6 @@ import type { Settings } from '../config/settings.js';
 import type { LogEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { ScanStats, scanEntries } from '../log/scan.js';
-import { idPattern } from '../sessions/turns.js';
 import { applyBudget } from '../replay/budget.js';
 import type { CandidateTurn } from '../replay/filter.js';
 import type { ReplayPlan } from '../replay/plan.js';
@@ -21,7 +20,7 @@ export async function findTurns(logsDir: string, ids: readonly string[]): Promis
   const found = new Map<string, LogEntry>();
   if (wanted.size === 0) return found;
   // Only lines holding one of the ids (a raw byte search) are parsed.
-  for await (const { entry } of scanEntries(await listLogFiles(logsDir), new ScanStats(), { pattern: idPattern([...wanted]), backward: true })) {
+  for await (const { entry } of scanEntries(await listLogFiles(logsDir), new ScanStats(), { needle: { kind: 'json-string', values: [...wanted] }, backward: true })) {
     if (wanted.has(entry.id)) found.set(entry.id, entry);
     if (found.size === wanted.size) break;
   }

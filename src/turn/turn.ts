@@ -4,12 +4,13 @@ import { DAY_PATTERN, TIMESTAMP_PATTERN, serializeEntry } from '../log/entry.js'
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
 import type { FailureKind, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
 import { rulesFingerprint } from '../replay/classify.js';
-import { planTurn, policyForLog } from '../replay/plan.js';
-import type { ReplayPlan } from '../replay/plan.js';
+import { planTurn, policyForLog, textsNeeded } from '../replay/plan.js';
+import type { PlanInput, ReplayPlan } from '../replay/plan.js';
 import type { ChatMessage, OllamaRequest } from '../replay/prompt.js';
-import type { HistoryTurn, ReplayReason, ReplaySpec } from '../replay/types.js';
+import type { HistoryTurn, ReplayReason, ReplaySpec, TurnText } from '../replay/types.js';
 import { openSession, readSession } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
+import type { ReplaySource } from '../sessions/turns.js';
 import type { ModelSource } from '../output/turn-notes.js';
 import { checkContext, requestFacts } from './request-facts.js';
 
@@ -93,12 +94,10 @@ export interface TurnResult extends PreparedTurn {
 
 /** Plans the turn: reads the session and its history, runs the replay pipeline. No model is called. */
 export async function prepareTurn(settings: Settings, input: TurnInput): Promise<PreparedTurn> {
-  const paths = settings.paths;
-  const session = await readSession(paths.sessions, settings.session);
+  const session = await readSession(settings.paths.sessions, settings.session);
   const model = settings.modelFromFlag ? settings.model : (session?.last_model ?? settings.model);
   const modelSource: ModelSource = !settings.modelFromFlag && typeof session?.last_model === 'string' ? 'session' : settings.modelSource;
-  const planWith = (history: HistoryTurn[]): ReplayPlan =>
-    planTurn({
+  const planInput = (history: HistoryTurn[]): PlanInput => ({
       input: input.prompt,
       spec: input.replay,
       ...(input.reason ? { reason: input.reason } : {}),
@@ -117,12 +116,45 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
         ...(settings.keepAlive !== undefined ? { keepAlive: settings.keepAlive } : {}),
       },
     });
-  // The history reader is loaded only when there is history to replay: a plain question starts sooner.
-  const planned =
-    session && input.replay.kind !== 'none'
-      ? await (await import('../sessions/turns.js')).withReplayHistory(paths, session, input.replay, settings.replay.classify, planWith)
-      : planWith([]);
+  let planned: ReplayPlan;
+  if (session && input.replay.kind !== 'none') {
+    // The history reader is loaded only when there is history to replay: a plain question starts sooner.
+    const { openReplaySource } = await import('../sessions/turns.js');
+    const spec = input.replay;
+    const open = (rebuild: boolean): Promise<ReplaySource> => openReplaySource(settings.paths, session, spec, settings.replay.classify, rebuild);
+    planned = await planWithHistory(open, planInput, session.name);
+  } else {
+    planned = planTurn(planInput([]));
+  }
   return { session, model, modelSource, plan: { ...planned, request: withCallerParts(planned.request, input) } };
+}
+
+/**
+ * The replay core says which turns' words it needs; this reads them from the source and asks
+ * again, until it can plan. A stale index (a line that is not the turn it names) is rebuilt once.
+ */
+export async function planWithHistory(
+  openSource: (rebuild: boolean) => Promise<ReplaySource>,
+  planInput: (history: HistoryTurn[]) => PlanInput,
+  sessionName: string,
+): Promise<ReplayPlan> {
+  for (const rebuild of [false, true]) {
+    const source = await openSource(rebuild);
+    try {
+      const read = new Map<string, TurnText>();
+      for (;;) {
+        const input = planInput(source.turns.map((turn) => ({ ...turn, ...read.get(turn.id) })));
+        const needed = textsNeeded(input);
+        if (needed.length === 0) return planTurn(input);
+        const texts = source.read(needed);
+        if (texts === null) break;
+        for (const [id, text] of texts) read.set(id, text);
+      }
+    } finally {
+      source.close();
+    }
+  }
+  throw new RuntimeError(`the log changed while reading session "${sessionName}"; try again`);
 }
 
 /** Plain-mode messages and caller body fields, placed into the planned request. */

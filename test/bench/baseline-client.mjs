@@ -6,6 +6,8 @@ import { Ollama } from 'ollama';
 
 const [host, body] = process.argv.slice(2);
 const client = new Ollama({ host });
-const stream = await client.chat({ ...JSON.parse(body), stream: true });
+/** @type {import('ollama').ChatRequest} */
+const request = JSON.parse(body);
+const stream = await client.chat({ ...request, stream: true });
 for await (const part of stream) process.stdout.write(part.message.content);
 process.stdout.write('\n');

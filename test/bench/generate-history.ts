@@ -23,6 +23,7 @@ import { NEEDLE, lengthAround, makePrompt, pick, plantInResponse, responseText, 
 import type { Random } from './corpus.js';
 import { historyParamsFrom } from './options.js';
 import type { HistoryParams } from './options.js';
+import { at } from '../support/defined.js';
 
 export const BIG_SESSION = 'big';
 export const DEFAULT_SESSION = 'default';
@@ -135,7 +136,7 @@ const ERRORS = [
 
 function turnId(random: Random): string {
   let id = '';
-  for (let i = 0; i < 12; i++) id += ID_ALPHABET[Math.floor(random() * 64)];
+  for (let i = 0; i < 12; i++) id += ID_ALPHABET.charAt(Math.floor(random() * 64));
   return id;
 }
 
@@ -280,7 +281,7 @@ export function generateHistory(home: string, params: HistoryParams, key: string
     let used = 0;
     const count = days[day] ?? 0;
     for (let position = 0; position < count; position++, turn++) {
-      const session = sessions[owner[turn] ?? 0]!;
+      const session = at(sessions, owner[turn] ?? 0);
       const timestamp = timestampOf(date, position, count);
       const plant = random() < 0.005;
       const plantInPrompt = plant && random() < 0.5;

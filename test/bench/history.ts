@@ -162,7 +162,7 @@ export async function benchHistory(params: HistoryParams, dataDir: string, runs:
   const grep = async (flags: string): Promise<{ summary: Summary; count: number }> => {
     const outcomes: Outcome[] = [];
     for (let i = 0; i < runs.scan; i++) outcomes.push(expectSuccess(await runCommand('grep', [flags, NEEDLE, ...files], { env: grepEnv, stdout: 'pipe' }), `grep ${flags}`));
-    const count = (outcomes[0]?.stdout ?? '').split('\n').reduce((sum, line) => sum + Number(line.split(':').at(-1) || 0), 0);
+    const count = (outcomes[0]?.stdout ?? '').split('\n').reduce((sum, line) => sum + Number(line.split(':').at(-1) ?? 0), 0);
     progress(`grep ${flags} ${NEEDLE}: ${runs.scan}/${runs.scan}`);
     return { summary: summarize(outcomes.map((o) => o.wallMs)), count };
   };

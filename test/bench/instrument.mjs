@@ -11,11 +11,11 @@ if (reportPath) {
   let writes = 0;
   let bytes = 0;
   const stdout = process.stdout;
-  const write = stdout.write;
-  stdout.write = function countedWrite(chunk, ...rest) {
+  const write = stdout.write.bind(stdout);
+  stdout.write = (chunk, ...rest) => {
     writes++;
     bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-    return write.call(this, chunk, ...rest);
+    return write(chunk, ...rest);
   };
   process.on('exit', (code) => {
     const cpu = process.cpuUsage();

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BUSY_MESSAGE, startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama, RecordedRequest } from '../support/fake-ollama.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 
 let ollama: FakeOllama;
@@ -42,7 +42,7 @@ describe('argo: the happy path', () => {
     expect(body.model).toBe('argo');
     expect(body.stream).toBe(true);
     expect(body.messages).toEqual([
-      { role: 'system', content: expect.stringContaining('neutral') },
+      { role: 'system', content: expect.stringContaining('neutral') as unknown },
       { role: 'user', content: 'Explain closures in JavaScript' },
     ]);
 
@@ -178,7 +178,7 @@ describe('argo: replay end to end', () => {
     expect(result.code).toBe(0);
     const [first, second, third] = logLines(home);
     expect(lastBody().messages).toEqual([
-      { role: 'system', content: expect.stringContaining('answer directly and confidently') },
+      { role: 'system', content: expect.stringContaining('answer directly and confidently') as unknown },
       { role: 'user', content: 'Write a function that validates emails' },
       { role: 'assistant', content: 'You said: Write a function that validates emails' },
       { role: 'user', content: 'Add a test for it' },
@@ -361,7 +361,7 @@ describe('argo: failures', () => {
     expect(stderrLines).toHaveLength(1);
     expect(stderrLines[0]).toMatch(message);
     expect(ollama.requests).toHaveLength(1);
-    expect(logLines(home)[0]).toMatchObject({ status: 'error', model_response: 'one two three', error: expect.stringMatching(message) });
+    expect(logLines(home)[0]).toMatchObject({ status: 'error', model_response: 'one two three', error: expect.stringMatching(message) as unknown });
   });
 
   it('an idle stream is aborted after timeouts.idleMs', async () => {
@@ -418,7 +418,7 @@ describe('argo: failures', () => {
     const result = await runArgo(['hi'], {
       home,
       host: ollama.url,
-      onSpawn: (child) => void waitFor(() => ollama.requests.length === 1).then(() => child.kill('SIGINT')),
+      onSpawn: (child) => void ollama.waitForRequest(isTurnRequest).then(() => child.kill('SIGINT')),
     });
     expect(result.code).toBe(130);
     expect(result.stdout).toBe('');
@@ -479,7 +479,7 @@ describe('argo: review regressions', () => {
     const result = await runArgo(['--json', 'hi'], { home, host: `${ollama.url}/not-ollama` });
     expect(result.code).toBe(1);
     const printed = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(printed).toMatchObject({ status: 'error', error: expect.stringMatching(/HTTP 404: 404 page not found/) });
+    expect(printed).toMatchObject({ status: 'error', error: expect.stringMatching(/HTTP 404: 404 page not found/) as unknown });
     expect(result.stderr).not.toMatch(/not found on Ollama|ollama pull/);
   });
 
@@ -523,10 +523,6 @@ describe('argo: concurrency', () => {
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+function isTurnRequest(request: RecordedRequest): boolean {
+  return request.path === '/api/chat' || request.path === '/api/generate';
 }

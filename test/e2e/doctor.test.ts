@@ -9,6 +9,7 @@ import type { Io } from '../../src/cli/io.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeModel, FakeOllama } from '../support/fake-ollama.js';
 import { runArgo, tempHome } from '../support/run-argo.js';
+import { at } from '../support/defined.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
@@ -32,7 +33,7 @@ const checks = (stdout: string): [string, string, string][] =>
     .map((line) => {
       const match = /^(ok|FAIL)\s+(\S+)\s+(.*)$/.exec(line);
       if (!match) throw new Error(`not a doctor line: ${line}`);
-      return [match[1]!, match[2]!, match[3]!];
+      return [at(match, 1), at(match, 2), at(match, 3)];
     });
 const check = (stdout: string, name: string): [string, string] | undefined => {
   const found = checks(stdout).find(([, what]) => what === name);
@@ -102,7 +103,7 @@ describe('argo doctor', () => {
       expect(check(out, 'ollama')?.[0]).toBe('ok');
     } finally {
       for (const [key, value] of Object.entries(saved)) {
-        if (value === undefined) delete process.env[key];
+        if (value === undefined) Reflect.deleteProperty(process.env, key);
         else process.env[key] = value;
       }
     }

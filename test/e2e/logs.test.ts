@@ -4,12 +4,13 @@ import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { format } from 'date-fns';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LogEntry } from '../../src/log/entry.js';
 import type { DataPaths } from '../../src/log/writer.js';
 import { indexPath, readSession } from '../../src/sessions/store.js';
 import { appendRaw, makeEntry, policy, recordTurns, tempData } from '../query/helpers.js';
 import { ARGO_BIN, runArgo } from '../support/run-argo.js';
+import { at, defined } from '../support/defined.js';
 
 const ENV = { TZ: 'UTC' };
 const argo = (home: string, args: string[], extra: { env?: Record<string, string> } = {}) =>
@@ -112,7 +113,7 @@ describe.concurrent('argo logs: output', () => {
 
   it('--full prints whole prompts and responses', async () => {
     const result = await argo(fx.home, ['logs', '--full', '--type', 'correction', '--session', 'work']);
-    const entry = fx.all[2]!;
+    const entry = at(fx.all, 2);
     expect(result.stdout).toBe(
       `── 2025-01-01 10:02:00 · work · correction · weak (clarification, 2 turns, 5500 chars, trimmed) · error · argo · id ${entry.id}\n` +
         'User: Actually, I meant Python\nAssistant: work answer 3\n(boom)\n\n',
@@ -131,7 +132,7 @@ describe.concurrent('argo logs: output', () => {
 
 // Each case is one read-only spawn of the binary: run them side by side.
 describe.concurrent('argo logs: filters', () => {
-  const w = (i: number): string => fx.all[i]?.id!;
+  const w = (i: number): string => at(fx.all, i).id;
   const cases: [string, string[], () => string[]][] = [
     ['--session work', ['--session', 'work'], () => [0, 1, 2, 3].map(w)],
     ['--session by id', ['--session', 'ID:work'], () => [0, 1, 2, 3].map(w)],
@@ -160,7 +161,7 @@ describe.concurrent('argo logs: filters', () => {
 
   it.each(cases)('%s', async (_name, args, expected) => {
     const work = await readSession(fx.paths.sessions, 'work');
-    const resolved = args.map((arg) => (arg === 'ID:work' ? (work?.id!) : arg));
+    const resolved = args.map((arg) => (arg === 'ID:work' ? defined(work, 'session work').id : arg));
     const result = await argo(fx.home, ['logs', '--json', ...resolved]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -261,11 +262,11 @@ describe('unreadable lines', () => {
     expect(check.stderr).toBe('argo: 4 unreadable lines in 2 of 3 log files; readers skip them. Fix or delete those lines by hand if you want them gone\n');
 
     const json = await argo(home, ['logs', 'check', '--json']);
-    expect(json.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))).toEqual([
-      { file: file1, line: 3, reason: expect.stringMatching(/^truncated JSON/) },
+    expect(json.stdout.split('\n').filter(Boolean).map((line): unknown => JSON.parse(line))).toEqual([
+      { file: file1, line: 3, reason: expect.stringMatching(/^truncated JSON/) as unknown },
       { file: file1, line: 4, reason: 'binary data (not UTF-8 text)' },
       { file: file1, line: 6, reason: 'binary data (not UTF-8 text)' },
-      { file: file3, line: 2, reason: expect.stringMatching(/^truncated JSON/) },
+      { file: file3, line: 2, reason: expect.stringMatching(/^truncated JSON/) as unknown },
     ]);
   });
 
@@ -344,13 +345,27 @@ function writer(home: string, name: string, count: number, dates: string[]): Pro
       Object.assign(entry, { id: ${JSON.stringify(name)} + '-' + i, session: ${JSON.stringify(name)}, session_id: session.id,
         timestamp: date + 'T12:00:00.000Z', user_prompt: 'turn ' + i + ' ' + 'x'.repeat(i * 97) });
       await recordTurn(paths, session, entry, date);
-      if (i % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      if (i % 5 === 0) await new Promise((resolve) => setImmediate(resolve)); // let the other writers in
     }`;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('error', reject);
     child.on('close', (code) => resolve(code ?? -1));
   });
+}
+
+/**
+ * Appends one turn per id to the day's file, each only after the follower printed the one before
+ * (the id doubles as the prompt, so a `-q` filter can match it).
+ */
+async function sentinels(logsDir: string, day: string, markers: string[], stdout: () => string): Promise<void> {
+  for (const id of markers) {
+    const entry = makeEntry({ id, user_prompt: id, timestamp: `${day}T12:00:00.000Z` });
+    appendFileSync(join(logsDir, `${day}.log`), `${JSON.stringify(entry)}\n`);
+    await vi.waitFor(() => {
+      expect(ids(stdout())).toContain(id);
+    }, { timeout: 10_000, interval: 25 });
+  }
 }
 
 describe('argo logs --follow', () => {
@@ -363,13 +378,11 @@ describe('argo logs --follow', () => {
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
     child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const until = async (done: () => boolean, what: string): Promise<void> => {
-      for (let waited = 0; !done(); waited += 25) {
-        if (waited > 10_000) throw new Error(`timed out waiting for ${what}; stdout so far:\n${stdout}\nstderr:\n${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
-    await until(() => ids(stdout).length === 3, 'the backlog');
+    const until = (count: number): Promise<void> =>
+      vi.waitFor(() => {
+        expect(ids(stdout), `stderr: ${stderr}`).toHaveLength(count);
+      }, { timeout: 10_000, interval: 25 });
+    await until(3); // the backlog
     expect(ids(stdout)).toEqual(backlog.entries.slice(-3).map((entry) => entry.id));
 
     const codes = await Promise.all([
@@ -379,15 +392,18 @@ describe('argo logs --follow', () => {
       writer(home, 'w4', 30, ['2025-01-02']),
     ]);
     expect(codes).toEqual([0, 0, 0, 0]);
-    await until(() => ids(stdout).length === 123, 'all 120 new turns');
+    await until(123); // all 120 new turns
 
     // A line written in two pieces is printed once, when its newline arrives.
     const partial = JSON.stringify(makeEntry({ id: 'partial', timestamp: '2025-01-02T13:00:00Z' }));
     appendFileSync(join(paths.logs, '2025-01-02.log'), partial.slice(0, 50));
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(ids(stdout)).toHaveLength(123);
+    // Two markers one after the other in a later file: the poll that prints the second one began
+    // after the first was printed, so it read the half line's file whole before reaching it.
+    await sentinels(paths.logs, '2025-01-03', ['marker-1', 'marker-2'], () => stdout);
+    expect(ids(stdout)).toHaveLength(125);
+    expect(ids(stdout).slice(-2)).toEqual(['marker-1', 'marker-2']);
     appendFileSync(join(paths.logs, '2025-01-02.log'), `${partial.slice(50)}\n`);
-    await until(() => ids(stdout).length === 124, 'the completed line');
+    await until(126); // the completed line
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);
@@ -397,7 +413,7 @@ describe('argo logs --follow', () => {
     const expected = [
       ...backlog.entries.slice(-3).map((entry) => entry.id),
       ...['w1', 'w2', 'w3', 'w4'].flatMap((name) => Array.from({ length: 30 }, (_, i) => `${name}-${i}`)),
-      'partial',
+      'marker-1', 'marker-2', 'partial',
     ];
     expect([...seen].sort()).toEqual([...expected].sort());
     // Each writer's turns come out in the order it wrote them.
@@ -414,13 +430,17 @@ describe('argo logs --follow', () => {
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Whether the follower starts before or after the first write, w-7 comes out once: from the
+    // backlog or as a new line.
     expect(await writer(empty, 'w', 10, ['2025-01-05'])).toBe(0);
-    for (let waited = 0; ids(stdout).length < 1 && waited < 5000; waited += 25) await new Promise((resolve) => setTimeout(resolve, 25));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await vi.waitFor(() => {
+      expect(ids(stdout)).toEqual(['w-7']);
+    }, { timeout: 10_000, interval: 25 });
+    // Matching markers in a later file: once both are out, every earlier line has been judged.
+    await sentinels(join(empty, 'logs'), '2025-01-06', ['turn 7 marker-1', 'turn 7 marker-2'], () => stdout);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-    expect(ids(stdout)).toEqual(['w-7']);
+    expect(ids(stdout)).toEqual(['w-7', 'turn 7 marker-1', 'turn 7 marker-2']);
   });
 
   it('ends by itself (exit 0) once the reader of its output has gone away', async () => {
@@ -428,7 +448,7 @@ describe('argo logs --follow', () => {
     const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, ...ENV } });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const firstLine = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Written before or after the follower starts, the turn comes out: from the backlog or as new.
     expect(await writer(home, 'a', 1, ['2025-01-05'])).toBe(0);
     await firstLine;
     child.stdout.destroy(); // like `| head -1`

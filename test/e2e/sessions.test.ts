@@ -57,7 +57,7 @@ describe('argo sessions: list and show', () => {
       ['play', 1, 'Why is the sky blue?', 'argo'],
       ['work', 3, 'Explain closures in JavaScript', 'argo'],
     ]);
-    expect(records[1]).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), last_turn_id: shared.work[2] });
+    expect(records[1]).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown, last_turn_id: shared.work[2] });
     expect((await argo(shared.home, ['sessions', 'list', '--json'])).stdout).toBe(result.stdout);
   });
 

@@ -1,45 +1,64 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
-import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { startInPty } from '../support/pty.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
-  ollama = await startFakeOllama({ scenario: { firstChunkDelayMs: 400 } });
+  // Every answer waits after its headers until the test releases it: the time before the first token.
+  ollama = await startFakeOllama({ scenario: { holdAfter: 0 } });
 });
 afterAll(async () => {
   await ollama.close();
 });
 
-/** Runs argo under a pseudo-terminal (util-linux `script`), so stdin, stdout and stderr are TTYs. */
-function runInTerminal(args: string[], home: string): Promise<{ code: number | null; output: string }> {
-  const command = [process.execPath, ARGO_BIN, ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, ARGO_HOME: home, OLLAMA_HOST: ollama.url, TERM: 'xterm' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
+/** Lets the answer go on as soon as it is held, for tests that only need the wait to have happened. */
+function releaseWhenHeld(): void {
+  void ollama.waitForHold().then(() => {
+    ollama.release();
   });
 }
 
 describe('argo on a terminal', () => {
   it('shows a spinner on stderr while waiting for the first token, then erases it', async () => {
     const home = tempHome();
-    const { code, output } = await runInTerminal(['hello'], home);
+    const terminal = startInPty(['hello'], { home, host: ollama.url });
+    await terminal.waitFor('asking argo');
+    await ollama.waitForHold();
+    ollama.release(); // the first token comes only after the spinner was on screen
+    const { code } = await terminal.exited;
+    const output = terminal.output;
     expect(code).toBe(0);
     expect(output).toMatch(/⠋ asking argo…/);
     expect(output).toContain('\r\x1b[K');
     expect(output.endsWith('You said: hello\r\n')).toBe(true);
   });
 
+  it('Ctrl-C typed during the answer keeps the partial text, logs it as interrupted, exit 130', async () => {
+    const home = tempHome();
+    ollama.setScenario({ holdAfter: 1 });
+    try {
+      const terminal = startInPty(['hello'], { home, host: ollama.url });
+      const held = await ollama.waitForHold();
+      await terminal.waitFor('You');
+      terminal.write('\x03');
+      expect((await terminal.exited).code).toBe(130);
+      expect(terminal.output).toContain('argo: interrupted (logged as interrupted)');
+      await held.settled;
+      expect(held.clientAborted).toBe(true);
+      expect(logLines(home)[0]).toMatchObject({ status: 'interrupted', model_response: 'You' });
+    } finally {
+      ollama.setScenario({ holdAfter: 0 });
+    }
+  });
+
   it('shows no spinner with --json', async () => {
     const home = tempHome();
-    const { code, output } = await runInTerminal(['--json', 'hello'], home);
+    releaseWhenHeld();
+    const terminal = startInPty(['--json', 'hello'], { home, host: ollama.url });
+    const { code } = await terminal.exited;
+    const output = terminal.output;
     expect(code).toBe(0);
     expect(output).not.toMatch(/asking argo/);
     expect(JSON.parse(output.trim())).toMatchObject({ response: 'You said: hello', status: 'ok' });
@@ -47,6 +66,7 @@ describe('argo on a terminal', () => {
 
   it('shows no spinner when stderr is not a terminal', async () => {
     const home = tempHome();
+    releaseWhenHeld();
     const result = await runArgo(['hello'], { home, host: ollama.url });
     expect(result).toMatchObject({ code: 0, stderr: '', stdout: 'You said: hello\n' });
   });
@@ -57,9 +77,10 @@ describe('argo on a terminal', () => {
     const result = await runArgo(['summarise this'], {
       home,
       host: ollama.url,
-      stdin: 'partial input…',
+      // More than a pipe holds: 'drain' means argo is reading it, so its Ctrl-C handler is in place.
+      stdin: 'partial input… '.repeat(20_000),
       keepStdinOpen: true,
-      onSpawn: (child) => void setTimeout(() => child.kill('SIGINT'), 300),
+      onSpawn: (child) => child.stdin?.once('drain', () => child.kill('SIGINT')),
     });
     expect(result.code).toBe(130);
     expect(Date.now() - started).toBeLessThan(3000);

@@ -46,8 +46,7 @@ describe('the log line codec', () => {
     ['replay', { enabled: 'yes', count: null, session: false }, 'field "replay.enabled": a string where expected boolean'],
     ['timings', undefined, 'field "timings": missing'],
   ])('rejects a wrong %s and names the field', (field, value, problem) => {
-    const bad: Record<string, unknown> = { ...entry, [field]: value };
-    if (value === undefined) delete bad[field];
+    const bad = Object.fromEntries(Object.entries({ ...entry, [field]: value }).filter(([, v]) => v !== undefined));
     expect(parseEntry(JSON.stringify(bad))).toBeNull();
     expect(entryProblem(bad)).toContain(problem);
   });

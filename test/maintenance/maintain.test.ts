@@ -14,10 +14,12 @@ import type { SessionRecord } from '../../src/sessions/store.js';
 import { indexLine } from '../../src/sessions/turn-index.js';
 import type { IndexLine } from '../../src/sessions/turn-index.js';
 import { appendRaw, recordTurns, tempData } from '../query/helpers.js';
+import { defined } from '../support/defined.js';
 
 const ids = (turns: readonly { id: string }[]): string[] => turns.map((turn) => turn.id);
 const indexText = (paths: DataPaths, name: string): string => readFileSync(indexPath(paths.sessions, name), 'utf8');
-const session = async (paths: DataPaths, name: string): Promise<SessionRecord> => (await readSession(paths.sessions, name))!;
+const session = async (paths: DataPaths, name: string): Promise<SessionRecord> =>
+  defined(await readSession(paths.sessions, name), `session ${name}`);
 
 /** work, play and misc interleaved over three days, with an unreadable line in the middle day. */
 async function history() {
@@ -135,7 +137,7 @@ describe('fork', () => {
   ])('at %s', async (_name, spec, expected) => {
     const { paths, turns } = await history();
     const work = await session(paths, 'work');
-    const workTurns = turns.work!;
+    const workTurns = defined(turns.work, 'the work turns');
     const turn = spec?.startsWith('EXACT:') ? workTurns[Number(spec.slice(6))] : spec;
     const attempt = forkSession(paths, work, turn, 'branch', '2025-01-03T00:00:00Z');
     if (typeof expected === 'string') {
@@ -153,7 +155,8 @@ describe('fork', () => {
     const { paths } = await history();
     const work = await session(paths, 'work');
     await expect(forkSession(paths, work, undefined, 'play', 'x')).rejects.toThrow('a session named "play" already exists');
-    const { last_turn_id: _dropped, ...rest } = work;
+    const rest: SessionRecord = { ...work };
+    delete rest.last_turn_id;
     const empty = { ...rest, name: 'empty', id: '00000000-0000-4000-8000-00000000000e', turns: 0 };
     await expect(forkSession(paths, empty, undefined, 'branch', 'x')).rejects.toThrow('session "empty" has no turns to fork yet');
   });

@@ -30,7 +30,10 @@ async function run(t: OllamaTransport, request = chat, signal?: AbortSignal) {
   const outcome = await t.stream(request, {
     onText: (text) => texts.push(text),
     onRetry: (attempt, delay, kind) => retries.push([attempt, delay, kind]),
-    sleep: async (ms) => void sleeps.push(ms),
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return Promise.resolve();
+    },
     ...(signal ? { signal } : {}),
   });
   return { outcome, texts, retries, sleeps };
@@ -101,8 +104,13 @@ describe('OllamaTransport.stream', () => {
     const controller = new AbortController();
     const outcome = await transport({ initialDelayMs: 5_000 }).stream(chat, {
       signal: controller.signal,
-      onText: () => {},
-      onRetry: () => setTimeout(() => controller.abort(), 10),
+      onText: () => undefined,
+      // onRetry runs just before the backoff wait starts: abort once it has.
+      onRetry: () => {
+        queueMicrotask(() => {
+          controller.abort();
+        });
+      },
     });
     expect(outcome.status).toBe('interrupted');
     expect(ollama.requests).toHaveLength(1);

@@ -1,8 +1,7 @@
 import { Writable } from 'node:stream';
 import { Chalk } from 'chalk';
 import stringWidth from 'string-width';
-import { describe, expect, it } from 'vitest';
-import type { Io } from '../../src/cli/io.js';
+import { describe, expect, it, vi } from 'vitest';
 import { fullBlock, oneLine, tableRow, truncate } from '../../src/query/format.js';
 import type { RenderOptions } from '../../src/query/format.js';
 import { Sink } from '../../src/output/sink.js';
@@ -85,8 +84,9 @@ describe('Sink', () => {
     expect(chunks).toEqual([]);
     let flushed = false;
     const flushing = sink.flush().then(() => (flushed = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(chunks).toEqual(['line 0\nline 1\nline 2\n']);
+    await vi.waitFor(() => {
+      expect(chunks).toEqual(['line 0\nline 1\nline 2\n']);
+    });
     expect(flushed).toBe(false);
     release?.();
     await flushing;

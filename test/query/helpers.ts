@@ -8,6 +8,7 @@ import type { DataPaths } from '../../src/log/writer.js';
 import type { ReplayPolicyLog } from '../../src/replay/types.js';
 import { openSession, readSession } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
+import { defined } from '../support/defined.js';
 
 export function makeEntry(overrides: Partial<LogEntry> = {}): LogEntry {
   return {
@@ -114,5 +115,5 @@ export async function recordTurns(
     await recordTurn(paths, session, entry, date);
     entries.push(entry);
   }
-  return { session: (await readSession(paths.sessions, name))!, entries };
+  return { session: defined(await readSession(paths.sessions, name), `session ${name}`), entries };
 }

@@ -10,6 +10,7 @@ import type { SessionRecord } from '../../src/sessions/store.js';
 import { forkSession } from '../../src/sessions/manage.js';
 import { readIndex } from '../../src/sessions/turn-index.js';
 import { appendRaw, makeEntry, recordTurns, tempData } from './helpers.js';
+import { at, defined } from '../support/defined.js';
 
 const ids = (turns: readonly { id: string }[]): string[] => turns.map((turn) => turn.id);
 const indexText = (paths: DataPaths, name: string): string => readFileSync(indexPath(paths.sessions, name), 'utf8');
@@ -21,7 +22,7 @@ async function history(): Promise<{ paths: DataPaths; work: SessionRecord; workI
   await recordTurns(paths, 'play', 2, { date: '2025-01-01' });
   const second = await recordTurns(paths, 'work', 3, { date: '2025-01-02' });
   await recordTurns(paths, 'play', 2, { date: '2025-01-02' });
-  const work = (await readSession(paths.sessions, 'work'))!;
+  const work = defined(await readSession(paths.sessions, 'work'), 'session work');
   return { paths, work, workIds: [...ids(first.entries), ...ids(second.entries)], pristine: indexText(paths, 'work') };
 }
 
@@ -31,7 +32,7 @@ describe('recordTurn', () => {
     const sessions = await Promise.all(['a', 'b', 'c'].map((name) => openSession(paths.sessions, name, '2025-01-02T00:00:00Z')));
     await Promise.all(
       Array.from({ length: 60 }, (_, i) => {
-        const session = sessions[i % 3]!;
+        const session = at(sessions, i % 3);
         const entry = makeEntry({ id: `c-${i}`, session: session.name, session_id: session.id, user_prompt: `p${i} ${'x'.repeat(i * 37)}` });
         return recordTurn(paths, session, entry, '2025-01-02');
       }),
@@ -42,7 +43,7 @@ describe('recordTurn', () => {
       const lines = (await readIndex(paths.sessions, session.name)) ?? [];
       for (const line of lines) {
         const text = log.subarray(line.offset, line.offset + line.length).toString('utf8');
-        expect(JSON.parse(text).id).toBe(line.id);
+        expect((JSON.parse(text) as { id: unknown }).id).toBe(line.id);
         expect(log[line.offset + line.length]).toBe(10);
       }
       indexed += lines.length;
@@ -60,7 +61,7 @@ describe('recordTurn', () => {
     for await (const { entry } of scanEntries([join(paths.logs, '2025-01-02.log')], stats)) found.push(entry.id);
     expect(found).toEqual(ids(entries));
     expect(stats.unreadable).toBe(1);
-    const session = (await readSession(paths.sessions, 'work'))!;
+    const session = defined(await readSession(paths.sessions, 'work'), 'session work');
     expect(ids(await loadSessionEntries(paths, session))).toEqual(ids(entries));
     expect(session).toMatchObject({ turns: 2, last_turn_id: entries[1]?.id });
   });
@@ -140,7 +141,7 @@ describe('forks replay their parent’s turns without copying log lines', () => 
 
     const own = await recordTurns(paths, 'branch', 2, { date: '2025-01-03' });
     const expected = [workIds[0], workIds[1], workIds[3], ...ids(own.entries)];
-    const branch = (await readSession(paths.sessions, 'branch'))!;
+    const branch = defined(await readSession(paths.sessions, 'branch'), 'session branch');
     expect(ids(await loadHistory(paths, branch, { kind: 'session' }))).toEqual(expected);
     expect(ids(await loadHistory(paths, branch, { kind: 'last', count: 3 }))).toEqual(expected.slice(-3));
     const pristine = indexText(paths, 'branch');
@@ -161,7 +162,7 @@ describe('forks replay their parent’s turns without copying log lines', () => 
     await forkSession(paths, work, workIds[1], 'one', '2025-01-03T00:00:00Z');
     const ownOne = await recordTurns(paths, 'one', 2, { date: '2025-01-03' });
     await forkSession(paths, ownOne.session, undefined, 'two', '2025-01-03T00:00:00Z');
-    const two = (await readSession(paths.sessions, 'two'))!;
+    const two = defined(await readSession(paths.sessions, 'two'), 'session two');
     const expected = [workIds[0], workIds[1], ...ids(ownOne.entries)];
     expect(ids(await loadHistory(paths, two, { kind: 'last', count: 2 }))).toEqual(expected.slice(-2));
     expect(ids(await loadSessionEntries(paths, two))).toEqual(expected);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLines, readLinesBackward } from '../../src/log/lines.js';
 import type { RawLine } from '../../src/log/lines.js';
+import type { Needle } from '../../src/log/needle.js';
 import { ScanStats, describeBadLine, scanEntries } from '../../src/log/scan.js';
 import { appendRaw, makeEntry, tempData } from './helpers.js';
 
@@ -72,28 +73,28 @@ describe('readLines / readLinesBackward', () => {
     ]);
   });
 
-  it.each<[string, RegExp, string[]]>([
-    ['exact id', /"s-1"/g, ['{"session_id":"s-1","n":1}', '{"session_id":"s-1","n":3,"p":"hello"}']],
-    ['case-insensitive text', /hello/gi, ['{"session_id":"s-2","p":"HeLLo"}', '{"session_id":"s-1","n":3,"p":"hello"}']],
-    ['no match', /absent/g, []],
-  ])('with a pattern only matching lines come out (%s)', async (_name, pattern, lines) => {
+  it.each<[string, Needle, string[]]>([
+    ['exact id', { kind: 'json-string', values: ['s-1'] }, ['{"session_id":"s-1","n":1}', '{"session_id":"s-1","n":3,"p":"hello"}']],
+    ['case-insensitive text', { kind: 'text', text: 'hello', caseless: true }, ['{"session_id":"s-2","p":"HeLLo"}', '{"session_id":"s-1","n":3,"p":"hello"}']],
+    ['no match', { kind: 'text', text: 'absent', caseless: false }, []],
+  ])('with a needle only lines holding it come out (%s)', async (_name, needle, lines) => {
     const content = ['{"session_id":"s-1","n":1}', '{"session_id":"s-2","p":"HeLLo"}', 'garbage', '{"session_id":"s-1","n":3,"p":"hello"}'].join('\n');
     const path = file(content);
-    const forward = await all(readLines(path, { pattern }));
+    const forward = await all(readLines(path, { needle }));
     expect(forward.map((line) => line.text)).toEqual(lines);
     for (const line of forward) expect(Buffer.from(content).subarray(line.offset, line.offset + line.length).toString()).toBe(line.text);
-    expect((await all(readLinesBackward(path, { pattern }))).map((line) => line.text)).toEqual([...lines].reverse());
+    expect((await all(readLinesBackward(path, { needle }))).map((line) => line.text)).toEqual([...lines].reverse());
   });
 
-  it('a pattern finds matches in big files at the right offsets, across chunks, after multibyte text', async () => {
+  it('a needle is found in big files at the right offsets, across chunks, after multibyte text', async () => {
     const lines = Array.from({ length: 3000 }, (_, i) => `{"n":${i},"pad":"${'ü'.repeat(700)}"${i % 1000 === 999 ? ',"mark":"NEEDLE"' : ''}}`);
     const content = `${lines.join('\n')}\n`;
     const path = file(content);
-    const found = await all(readLines(path, { pattern: /needle/gi }));
-    expect(found.map((line) => JSON.parse(line.text).n)).toEqual([999, 1999, 2999]);
+    const found = await all(readLines(path, { needle: { kind: 'text', text: 'needle', caseless: true } }));
+    expect(found.map((line) => (JSON.parse(line.text) as { n: number }).n)).toEqual([999, 1999, 2999]);
     const buffer = Buffer.from(content);
     for (const line of found) expect(buffer.subarray(line.offset, line.offset + line.length).toString()).toBe(line.text);
-    expect((await all(readLinesBackward(path, { pattern: /needle/gi }))).map((line) => JSON.parse(line.text).n)).toEqual([2999, 1999, 999]);
+    expect((await all(readLinesBackward(path, { needle: { kind: 'text', text: 'needle', caseless: true } }))).map((line) => (JSON.parse(line.text) as { n: number }).n)).toEqual([2999, 1999, 999]);
   });
 });
 
@@ -128,11 +129,15 @@ describe('scanEntries skips and counts unreadable lines', () => {
     const { paths } = tempData();
     const path = appendRaw(paths, '2025-01-02', `${good(1)}\nnot json\n${good(3)}\n{"id":"x"}\n`);
     const stats = new ScanStats(true);
-    for await (const _ of scanEntries([path], stats)) _;
-    expect(stats.problems).toEqual([
-      { file: path, line: 2, reason: expect.stringMatching(/^not JSON/) },
-      { file: path, line: 4, reason: 'valid JSON but not a turn (field "timestamp": missing)' },
+    const seen: string[] = [];
+    for await (const { entry } of scanEntries([path], stats)) seen.push(entry.id);
+    expect(seen).toEqual(['id-1', 'id-3']);
+    expect(stats.problems.map(({ file, line }) => [file, line])).toEqual([
+      [path, 2],
+      [path, 4],
     ]);
+    expect(stats.problems[0]?.reason).toMatch(/^not JSON/);
+    expect(stats.problems[1]?.reason).toBe('valid JSON but not a turn (field "timestamp": missing)');
     expect(stats.notice()).toBe('argo: skipped 2 unreadable log lines; run "argo logs check" to list them\n');
     expect(new ScanStats().notice()).toBeNull();
   });

@@ -1,9 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadHistory, rebuildIndex, withReplayHistory } from '../../src/sessions/turns.js';
+import { loadHistory, openReplaySource, rebuildIndex } from '../../src/sessions/turns.js';
+import type { ReplaySource } from '../../src/sessions/turns.js';
+import { planWithHistory } from '../../src/turn/turn.js';
+import type { PlanInput } from '../../src/replay/plan.js';
 import { recordTurn } from '../../src/sessions/record-turn.js';
 import { classifyEntry, rulesFingerprint } from '../../src/replay/classify.js';
-import { planTurn } from '../../src/replay/plan.js';
+import { LOAD_BATCH, planTurn } from '../../src/replay/plan.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
 import type { ReplayPolicy } from '../../src/replay/policy.js';
 import type { HistoryTurn, ReplaySpec } from '../../src/replay/types.js';
@@ -12,6 +15,7 @@ import type { SessionRecord } from '../../src/sessions/store.js';
 import { readIndex } from '../../src/sessions/turn-index.js';
 import { makeEntry, tempData } from './helpers.js';
 import type { Home } from './helpers.js';
+import { defined } from '../support/defined.js';
 
 const RULES = DEFAULT_REPLAY_POLICY.classify;
 const TURNS = 300;
@@ -32,56 +36,63 @@ async function longSession(): Promise<Home & { session: SessionRecord }> {
     });
     await recordTurn(data.paths, opened, entry, '2025-01-02', rulesFingerprint(RULES));
   }
-  return { ...data, session: (await readSession(data.paths.sessions, 'long'))! };
+  return { ...data, session: defined(await readSession(data.paths.sessions, 'long'), 'session long') };
 }
 
-function planFor(policy: ReplayPolicy, spec: ReplaySpec) {
-  return (history: HistoryTurn[]) =>
-    planTurn({
-      input: 'Add a rollback step',
-      spec,
-      history,
-      policy,
-      style: DEFAULT_STYLE_POLICY,
-      mode: null,
-      persona: 'neutral',
-      verbosity: 'auto',
-      request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
-    });
+function inputFor(policy: ReplayPolicy, spec: ReplaySpec) {
+  return (history: HistoryTurn[]): PlanInput => ({
+    input: 'Add a rollback step',
+    spec,
+    history,
+    policy,
+    style: DEFAULT_STYLE_POLICY,
+    mode: null,
+    persona: 'neutral',
+    verbosity: 'auto',
+    request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
+  });
 }
 
-/** Wraps each deferred turn so the test sees which words were read. */
-function counting(plan: (history: HistoryTurn[]) => unknown, loads: string[]) {
-  return (history: HistoryTurn[]) =>
-    plan(history.map((turn) => ('load' in turn ? { ...turn, load: () => (loads.push(turn.id), turn.load()) } : turn)));
+const planFor = (policy: ReplayPolicy, spec: ReplaySpec) => (history: HistoryTurn[]) => planTurn(inputFor(policy, spec)(history));
+
+/** Plans through the index as a turn does, recording which turns' words were read. */
+async function planThroughIndex(data: Home & { session: SessionRecord }, policy: ReplayPolicy, spec: ReplaySpec, reads: string[] = []) {
+  const open = async (rebuild: boolean): Promise<ReplaySource> => {
+    const source = await openReplaySource(data.paths, data.session, spec, policy.classify, rebuild);
+    return { ...source, read: (ids) => (reads.push(...ids), source.read(ids)) };
+  };
+  return planWithHistory(open, inputFor(policy, spec), data.session.name);
 }
 
-describe('withReplayHistory', () => {
+describe('planning through the index', () => {
   it('with the rules the index was written under, reads only the turns the budget reaches', async () => {
-    const { paths, session } = await longSession();
+    const data = await longSession();
     const loads: string[] = [];
     const spec = { kind: 'session' } as const;
-    const lazy = await withReplayHistory(paths, session, spec, RULES, counting(planFor(DEFAULT_REPLAY_POLICY, spec), loads));
-    const eager = planFor(DEFAULT_REPLAY_POLICY, spec)(await loadHistory(paths, session, spec));
+    const lazy = await planThroughIndex(data, DEFAULT_REPLAY_POLICY, spec, loads);
+    const eager = planFor(DEFAULT_REPLAY_POLICY, spec)(await loadHistory(data.paths, data.session, spec));
     expect(JSON.stringify(lazy)).toBe(JSON.stringify(eager));
-    const used = (lazy as ReturnType<ReturnType<typeof planFor>>).replayPolicy?.entries_used ?? 0;
+    const used = lazy.replayPolicy?.entries_used ?? 0;
     expect(used).toBeGreaterThan(2);
-    expect(new Set(loads).size).toBe(used + 1);
+    // The turns the budget walk reaches (one past the cap), read in batches: never much more.
+    expect(new Set(loads).size).toBe(loads.length);
+    expect(loads.length).toBeGreaterThanOrEqual(used + 1);
+    expect(loads.length).toBeLessThan(used + 1 + LOAD_BATCH);
   });
 
   it('under other rules, classifies every turn again from its words', async () => {
-    const { paths, session } = await longSession();
+    const data = await longSession();
     const changed = { ...DEFAULT_REPLAY_POLICY, classify: { ...RULES, questionOpeners: ['how'] } };
     const loads: string[] = [];
-    const spec = { kind: 'session' } as const;
-    const result = await withReplayHistory(paths, session, spec, changed.classify, counting(planFor(changed, spec), loads));
+    const result = await planThroughIndex(data, changed, { kind: 'session' }, loads);
     expect(new Set(loads).size).toBe(TURNS);
     // "Why …" turns are no longer questions under these rules.
-    expect((result as ReturnType<ReturnType<typeof planFor>>).replayPolicy?.decisions.some((d) => d.entry_type === 'question')).toBe(false);
+    expect(result.replayPolicy?.decisions.some((d) => d.entry_type === 'question')).toBe(false);
   });
 
   it('a stale line met while planning rebuilds the index and plans again', async () => {
-    const { paths, session } = await longSession();
+    const data = await longSession();
+    const { paths, session } = data;
     const spec = { kind: 'last', count: 3 } as const;
     const expected = planFor(DEFAULT_REPLAY_POLICY, spec)(await loadHistory(paths, session, spec));
     // Point the newest index line (always read: it is protected) at the previous turn's line.
@@ -92,7 +103,7 @@ describe('withReplayHistory', () => {
     writeFileSync(indexPath(paths.sessions, 'long'), `${lines.join('\n')}\n`);
     expect(last.offset).not.toBe(previous.offset);
 
-    const result = await withReplayHistory(paths, session, spec, RULES, planFor(DEFAULT_REPLAY_POLICY, spec));
+    const result = await planThroughIndex(data, DEFAULT_REPLAY_POLICY, spec);
     expect(JSON.stringify(result)).toBe(JSON.stringify(expected));
     const repaired = (await readIndex(paths.sessions, 'long')) ?? [];
     expect(repaired.at(-1)?.offset).toBe(last.offset);

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { codePoints, renderTurn, turnCost } from '../../src/replay/budget.js';
 import { classifyEntry, rulesFingerprint } from '../../src/replay/classify.js';
-import { LOGGED_DECISIONS, planTurn, policyForLog, selectHistory } from '../../src/replay/plan.js';
+import { LOAD_BATCH, LOGGED_DECISIONS, planTurn, policyForLog, selectHistory, textsNeeded } from '../../src/replay/plan.js';
 import type { PlanInput, ReplayPlan } from '../../src/replay/plan.js';
 import { checkReplayPolicy, DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError } from '../../src/replay/policy.js';
 import type { ReplayPolicy } from '../../src/replay/policy.js';
-import type { DeferredTurn, ReplayPolicyLog, TurnDecision, TurnText } from '../../src/replay/types.js';
+import type { HistoryTurn, ReplayPolicyLog, ReplaySpec, TurnDecision, TurnText } from '../../src/replay/types.js';
+import { at } from '../support/defined.js';
 
 type EagerTurn = { id: string } & TurnText;
 
@@ -17,8 +18,8 @@ function turn(id: string, prompt: string, response = `Answer ${id}.`): EagerTurn
   return { id, prompt, response };
 }
 
-function plan(input: Partial<PlanInput> & Pick<PlanInput, 'input' | 'spec'>): ReplayPlan {
-  return planTurn({
+function defaults(): Omit<PlanInput, 'input' | 'spec'> {
+  return {
     history: [],
     policy: DEFAULT_REPLAY_POLICY,
     style: DEFAULT_STYLE_POLICY,
@@ -26,8 +27,11 @@ function plan(input: Partial<PlanInput> & Pick<PlanInput, 'input' | 'spec'>): Re
     persona: 'neutral',
     verbosity: 'short',
     request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
-    ...input,
-  });
+  };
+}
+
+function plan(input: Partial<PlanInput> & Pick<PlanInput, 'input' | 'spec'>): ReplayPlan {
+  return planTurn({ ...defaults(), ...input });
 }
 
 function withBudget(budget: number): ReplayPolicy {
@@ -252,7 +256,7 @@ describe('the seed\'s workflows', () => {
       entries_filtered: 2,
       filtered_types: ['question'],
       entries_used: 4,
-      chars_used: cost(day1[0]!, day1[2]!, day1[4]!, day1[5]!),
+      chars_used: cost(at(day1, 0), at(day1, 2), at(day1, 4), at(day1, 5)),
       trimmed: false,
       reason: 'session',
       context_strength: 'strong',
@@ -299,7 +303,7 @@ describe('the seed\'s workflows', () => {
   });
 
   it('3. clarification over questions only is moderate, not weak (the seed guessed weak)', () => {
-    const result = plan({ ...clarify, history: [quantum[0]!, quantum[3]!] });
+    const result = plan({ ...clarify, history: [at(quantum, 0), at(quantum, 3)] });
     expect(result.replayPolicy).toMatchObject({ entries_used: 2, reason: 'clarification', context_strength: 'moderate' });
   });
 
@@ -381,7 +385,7 @@ describe('edges', () => {
     const result = plan({ input: 'Add part 6', spec: { kind: 'last', count: 5 }, history });
     expect(result.replayPolicy).toMatchObject({
       entries_used: 2,
-      chars_used: cost(history[3]!, history[4]!),
+      chars_used: cost(at(history, 3), at(history, 4)),
       trimmed: true,
       reason: 'continuation',
       context_strength: 'moderate', // trimmed, so not strong
@@ -545,24 +549,29 @@ describe('policyForLog: bounded per-turn decisions in the log line', () => {
   });
 });
 
-describe('deferred turns: the plan reads only the words it needs', () => {
+describe('textsNeeded: the plan reads only the words it needs', () => {
   // A long session: mostly instructions, a few questions, each turn about 300 code points.
   const history = Array.from({ length: 400 }, (_, i) =>
     turn(`d${i}`, i % 7 === 0 ? `Why is step ${i} needed?` : `Write step ${i} of the migration`, `Step ${i}: ${'x'.repeat(240)}`),
   );
   const types = history.map((t) => classifyEntry(t.prompt, DEFAULT_REPLAY_POLICY.classify));
+  const byId = new Map(history.map((t) => [t.id, t]));
 
-  function deferred(withTypes: boolean): { turns: DeferredTurn[]; loads: string[] } {
-    const loads: string[] = [];
-    const turns = history.map((t, i) => ({
-      id: t.id,
-      ...(withTypes ? { entry_type: types[i] } : {}),
-      load: (): TurnText => {
-        loads.push(t.id);
-        return { prompt: t.prompt, response: t.response };
-      },
-    }));
-    return { turns, loads };
+  /** The index's view: ids (and types when cached), no words. */
+  const unread = (withTypes: boolean): HistoryTurn[] => history.map((t, i) => ({ id: t.id, ...(withTypes ? { entry_type: types[i] } : {}) }));
+
+  /** Asks textsNeeded and reads what it names until it names nothing, as a turn does; then plans. */
+  function planReading(spec: ReplaySpec, withTypes: boolean): { result: ReplayPlan; reads: string[] } {
+    const reads: string[] = [];
+    let turns = unread(withTypes);
+    for (;;) {
+      const input = { ...defaults(), input: 'Add a rollback', spec, history: turns };
+      const needed = textsNeeded(input);
+      if (needed.length === 0) return { result: planTurn(input), reads };
+      reads.push(...needed);
+      const wanted = new Set(needed);
+      turns = turns.map((t) => (wanted.has(t.id) ? { ...t, ...byId.get(t.id) } : t));
+    }
   }
 
   it.each([
@@ -571,26 +580,28 @@ describe('deferred turns: the plan reads only the words it needs', () => {
     ['last:3', { kind: 'last', count: 3 } as const],
   ])('%s: same request and diagnostics as with every text at hand', (_name, spec) => {
     const eager = plan({ input: 'Add a rollback', spec, history });
-    const { turns } = deferred(true);
-    const lazy = plan({ input: 'Add a rollback', spec, history: turns });
-    expect(JSON.stringify(lazy)).toBe(JSON.stringify(eager));
+    expect(JSON.stringify(planReading(spec, true).result)).toBe(JSON.stringify(eager));
+    expect(JSON.stringify(planReading(spec, false).result)).toBe(JSON.stringify(eager));
   });
 
-  it('with cached types, loads only the turns the budget reaches (newest first, one past the cap)', () => {
-    const { turns, loads } = deferred(true);
-    const result = plan({ input: 'Add a rollback', spec: { kind: 'session' }, history: turns });
+  it('with cached types, reads only the turns the budget reaches (newest first, one past the cap, in batches)', () => {
+    const { result, reads } = planReading({ kind: 'session' }, true);
     const used = result.replayPolicy?.entries_used ?? 0;
     expect(used).toBeGreaterThan(2);
     expect(used).toBeLessThan(40);
-    // The protected two, then newest-first kept turns until the first that does not fit.
-    expect(new Set(loads).size).toBe(used + 1);
-    expect(loads.every((id) => Number(id.slice(1)) >= 400 - 60)).toBe(true);
+    expect(new Set(reads).size).toBe(reads.length);
+    expect(reads.length).toBeGreaterThanOrEqual(used + 1);
+    expect(reads.length).toBeLessThan(used + 1 + LOAD_BATCH);
+    expect(reads.every((id) => Number(id.slice(1)) >= 400 - 60)).toBe(true);
   });
 
-  it('without cached types, loads every prompt to classify it', () => {
-    const { turns, loads } = deferred(false);
-    plan({ input: 'Add a rollback', spec: { kind: 'session' }, history: turns });
-    expect(new Set(loads).size).toBe(history.length);
+  it('without cached types, reads every prompt to classify it', () => {
+    expect(new Set(planReading({ kind: 'session' }, false).reads).size).toBe(history.length);
+  });
+
+  it('asks for nothing without replay, and planTurn refuses words it was not given', () => {
+    expect(textsNeeded({ ...defaults(), input: 'x', spec: { kind: 'none' }, history: unread(false) })).toEqual([]);
+    expect(() => planTurn({ ...defaults(), input: 'x', spec: { kind: 'session' }, history: unread(true) })).toThrow(/were needed but not read/);
   });
 
   it('a given entry_type is used as is', () => {

@@ -23,6 +23,8 @@ export interface RunOptions {
   onSpawn?: (child: ChildProcess) => void;
   /** Called with the child once it has printed something on stdout. */
   onStdout?: (child: ChildProcess, text: string) => void;
+  /** Called with the child and all of stderr so far, whenever more arrives (to act on a line). */
+  onStderr?: (child: ChildProcess, text: string) => void;
 }
 
 /** A fresh data directory, optionally with a config.json. */
@@ -51,7 +53,10 @@ export function runArgo(args: string[], options: RunOptions): Promise<ArgoResult
       stdout += text;
       options.onStdout?.(child, stdout);
     });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text;
+      options.onStderr?.(child, stderr);
+    });
     child.on('error', reject);
     child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
     if (options.keepStdinOpen) child.stdin.write(options.stdin ?? '');

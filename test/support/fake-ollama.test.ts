@@ -7,8 +7,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Ollama } from 'ollama';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE, splitTokens, startFakeOllama } from './support/fake-ollama.js';
-import type { FakeOllama, FakeOllamaOptions } from './support/fake-ollama.js';
+import { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE, splitTokens, startFakeOllama } from './fake-ollama.js';
+import type { FakeOllama, FakeOllamaOptions } from './fake-ollama.js';
+import { at, defined } from './defined.js';
 
 type Json = Record<string, unknown>;
 
@@ -47,8 +48,6 @@ function chunkText(chunk: Json): string {
   if ('response' in chunk) return chunk.response as string;
   return ((chunk.message as Json | undefined)?.content as string | undefined) ?? '';
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 // Reads an NDJSON stream line by line as the lines arrive.
 function lineReader(res: Response) {
@@ -183,7 +182,7 @@ describe('streaming', () => {
     const { text, lines } = await ndjson(res);
     expect(text.endsWith('\n')).toBe(true);
     const chunks = parseAll(lines);
-    const final = chunks.pop()!;
+    const final = defined(chunks.pop(), 'final chunk');
     for (const chunk of chunks) {
       expect(Object.keys(chunk)).toEqual(['model', 'created_at', 'response', 'done']);
       expect(chunk).toMatchObject({ model: 'argo', done: false });
@@ -204,11 +203,11 @@ describe('streaming', () => {
       const body = stream === undefined ? chatBody() : chatBody('hello there', { stream });
       const { lines } = await ndjson(await post(fake, '/api/chat', body));
       const chunks = parseAll(lines);
-      const final = chunks.pop()!;
+      const final = defined(chunks.pop(), 'final chunk');
       expect(chunks.length).toBeGreaterThan(1);
       for (const chunk of chunks) {
         expect(Object.keys(chunk)).toEqual(['model', 'created_at', 'message', 'done']);
-        expect(chunk.message).toEqual({ role: 'assistant', content: expect.any(String) });
+        expect(chunk.message).toEqual({ role: 'assistant', content: expect.any(String) as unknown });
       }
       expect(chunks.map(chunkText).join('')).toBe('You said: hello there');
       expect(final).toMatchObject({ done: true, done_reason: 'stop', message: { role: 'assistant', content: '' } });
@@ -235,7 +234,7 @@ describe('streaming', () => {
   it('can carry the last piece of text in the done line', async () => {
     const fake = await start({ reply: 'alpha beta gamma', textInDone: true });
     const chunks = parseAll((await ndjson(await post(fake, '/api/chat', chatBody()))).lines);
-    const final = chunks.at(-1)!;
+    const final = at(chunks, -1);
     expect(final.done).toBe(true);
     expect(chunkText(final)).toBe(' gamma');
     expect(chunks.map(chunkText).join('')).toBe('alpha beta gamma');
@@ -269,8 +268,8 @@ describe('streaming', () => {
     const t0 = Date.now();
     while ((await lines.next()) !== undefined) arrivals.push(Date.now() - t0);
     expect(arrivals).toHaveLength(5);
-    expect(arrivals[0]!).toBeLessThan(50);
-    expect(arrivals.at(-1)!).toBeGreaterThanOrEqual(4 * 60 - 20);
+    expect(at(arrivals, 0)).toBeLessThan(50);
+    expect(at(arrivals, -1)).toBeGreaterThanOrEqual(4 * 60 - 20);
   });
 
   it('holds the headers back for firstChunkDelayMs and counts it as load time', async () => {
@@ -278,7 +277,7 @@ describe('streaming', () => {
     const t0 = Date.now();
     const res = await post(fake, '/api/chat', chatBody());
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
-    const final = parseAll((await ndjson(res)).lines).at(-1)!;
+    const final = at(parseAll((await ndjson(res)).lines), -1);
     expect(final.load_duration as number).toBeGreaterThanOrEqual(140e6);
   });
 
@@ -435,7 +434,7 @@ describe('errors', () => {
     const fake = await start({ reply: 'a b c', scenario: { malformedAfter: 1 } });
     const { lines } = await ndjson(await post(fake, '/api/chat', chatBody()));
     expect(lines).toHaveLength(5);
-    expect(() => JSON.parse(lines[1]!)).toThrow();
+    expect((): unknown => JSON.parse(at(lines, 1))).toThrow();
     const rest = parseAll([lines[0], ...lines.slice(2)] as string[]);
     expect(rest.map(chunkText).join('')).toBe('a b c');
     expect(rest.at(-1)?.done).toBe(true);
@@ -463,7 +462,7 @@ describe('errors', () => {
     const lines = lineReader(res);
     expect(await lines.next()).toContain('"content":"a"');
     const pending = lines.next().catch(() => 'aborted');
-    expect(await Promise.race([pending, sleep(150).then(() => 'still waiting')])).toBe('still waiting');
+    // Without the hang the whole answer (4 lines) would be out long before the abort.
     controller.abort();
     expect(await pending).toBe('aborted');
     const record = fake.requests[0];
@@ -537,20 +536,17 @@ describe('recording and connections', () => {
     await lines.next();
     await lines.next();
     controller.abort();
-    const record = fake.requests[0];
-    await record?.settled;
-    expect(record?.clientAborted).toBe(true);
-    const written = record?.linesWritten ?? 0;
-    expect(written).toBeLessThan(10);
-    await sleep(80);
-    expect(record?.linesWritten).toBe(written);
+    const record = at(fake.requests, 0);
+    await record.settled; // the writer has stopped by then
+    expect(record.clientAborted).toBe(true);
+    expect(record.linesWritten).toBeLessThan(10);
   });
 
   it('notices a client that aborts while the model is still loading', async () => {
     const fake = await start({ scenario: { firstChunkDelayMs: 5_000 } });
     const controller = new AbortController();
     const pending = post(fake, '/api/chat', chatBody(), { signal: controller.signal });
-    await sleep(50);
+    await fake.waitForRequest((r) => r.json !== undefined); // read, so now loading
     controller.abort();
     await expect(pending).rejects.toThrow();
     await fake.requests[0]?.settled;
@@ -560,8 +556,7 @@ describe('recording and connections', () => {
   it('closes with open streams still hanging, without calling that a client abort', async () => {
     const fake = await startFakeOllama({ scenario: { hang: 'beforeHeaders' } });
     const pending = post(fake, '/api/chat', chatBody()).catch((error: unknown) => error);
-    while (fake.requests.length === 0) await sleep(5);
-    await sleep(20);
+    await fake.waitForRequest((r) => r.json !== undefined);
     await fake.close();
     expect(await pending).toBeInstanceOf(Error);
     expect(fake.requests[0]?.clientAborted).toBe(false);
@@ -580,7 +575,7 @@ describe('with the ollama npm client', () => {
     let gen = '';
     let last: Json | undefined;
     for await (const part of await client.generate({ model: 'argo:latest', prompt: 'ping', stream: true })) {
-      gen += part.response;
+      gen += String(part.response);
       last = part as unknown as Json;
     }
     expect(gen).toBe('You said: ping');
@@ -607,15 +602,15 @@ describe('with the ollama npm client', () => {
 
 describe('standalone mode', () => {
   it('prints its URL and serves the configured number of tokens', async () => {
-    const script = fileURLToPath(new URL('./support/fake-ollama.ts', import.meta.url));
+    const script = fileURLToPath(new URL('./fake-ollama.ts', import.meta.url));
     const child = spawn(process.execPath, ['--import', 'tsx', script, '--port', '0', '--tokens', '7', '--delay-ms', '0'], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {
       const [first] = await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next().then((r) => [r.value as string]);
       expect(first).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+$/);
-      const url = (first!).slice('listening '.length);
+      const url = defined(first, 'first line').slice('listening '.length);
       const res = await fetch(`${url}/api/generate`, { method: 'POST', body: JSON.stringify({ model: 'argo', prompt: 'x', stream: false }) });
       expect(await res.json()).toMatchObject({ response: 'lorem ipsum dolor sit amet consectetur adipiscing', eval_count: 7 });
     } finally {

@@ -1,0 +1,282 @@
+// The stand-in's scripting for agent, chat and server tests: tool calls per round, the context
+// window and silent truncation, and streams held open until the test lets them go.
+import { Ollama } from 'ollama';
+import { afterEach, describe, expect, it } from 'vitest';
+import { at, defined } from './defined.js';
+import { DEFAULT_NUM_CTX, estimatePromptTokens, startFakeOllama } from './fake-ollama.js';
+import type { FakeOllama, FakeOllamaOptions, FakeToolCall } from './fake-ollama.js';
+
+type Json = Record<string, unknown>;
+
+const TOOL_MODEL = [{ name: 'argo', capabilities: ['completion', 'tools'] }];
+const TOOLS = [
+  { type: 'function', function: { name: 'read_file', parameters: { type: 'object', required: ['path'] } } },
+  { type: 'function', function: { name: 'list_dir', parameters: { type: 'object' } } },
+];
+
+const running: FakeOllama[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((f) => f.close()));
+});
+
+async function start(options?: FakeOllamaOptions): Promise<FakeOllama> {
+  const fake = await startFakeOllama(options);
+  running.push(fake);
+  return fake;
+}
+
+const chat = (messages: Json[], extra: Json = {}): Json => ({ model: 'argo', messages, tools: TOOLS, ...extra });
+
+async function post(fake: FakeOllama, path: string, body: Json, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${fake.url}${path}`, { method: 'POST', body: JSON.stringify(body), ...init });
+}
+
+async function lines(res: Response): Promise<Json[]> {
+  const text = await res.text();
+  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Json);
+}
+
+const messageOf = (chunk: Json): Json => defined(chunk.message as Json | undefined, 'message');
+const finalOf = (chunks: Json[]): Json => at(chunks, -1);
+
+describe('tool calls scripted per round', () => {
+  const roundOne: FakeToolCall[] = [
+    { id: 'call_a', function: { name: 'read_file', arguments: { path: 'a.txt' } } },
+    { function: { name: 'read_file', arguments: '{"path":"b.txt"}' } }, // a JSON string, no id
+    { function: { name: 'delete_everything', arguments: {} } }, // not offered
+    { function: { name: 'read_file', arguments: '{"path": "c.txt"' } }, // bad JSON
+    { function: { name: 'read_file', arguments: {} } }, // required `path` missing
+  ];
+
+  it('sends round 1 calls exactly as scripted, then round 2 text, and records what was fed back', async () => {
+    const fake = await start({ models: TOOL_MODEL, rounds: [{ toolCalls: roundOne }, { reply: 'All done.' }] });
+    const user = { role: 'user', content: 'read them' };
+    const first = await lines(await post(fake, '/api/chat', chat([user])));
+    expect(first).toHaveLength(2);
+    expect(messageOf(at(first, 0))).toEqual({
+      role: 'assistant',
+      content: '',
+      tool_calls: [
+        { id: 'call_a', function: { index: 0, name: 'read_file', arguments: { path: 'a.txt' } } },
+        { function: { index: 1, name: 'read_file', arguments: '{"path":"b.txt"}' } },
+        { function: { index: 2, name: 'delete_everything', arguments: {} } },
+        { function: { index: 3, name: 'read_file', arguments: '{"path": "c.txt"' } },
+        { function: { index: 4, name: 'read_file', arguments: {} } },
+      ],
+    });
+    expect(finalOf(first)).toMatchObject({ done: true, done_reason: 'stop' });
+    expect(finalOf(first).eval_count).toBeGreaterThan(0); // the calls are generated text too
+
+    const assistant = messageOf(at(first, 0));
+    const fedBack = [
+      user,
+      assistant,
+      { role: 'tool', tool_name: 'read_file', content: 'contents of a' },
+      { role: 'tool', tool_name: 'read_file', content: 'error: path is required' },
+    ];
+    const second = await lines(await post(fake, '/api/chat', chat(fedBack)));
+    expect(second.map((c) => messageOf(c).content).join('')).toBe('All done.');
+    expect(second.some((c) => 'tool_calls' in messageOf(c))).toBe(false);
+
+    expect(fake.rounds).toBe(2);
+    const bodies = fake.chatBodies();
+    expect(bodies).toHaveLength(2);
+    expect(at(bodies, 1).messages).toEqual(fedBack);
+  });
+
+  it('falls back to the plain reply once the script runs out', async () => {
+    const fake = await start({ models: TOOL_MODEL, rounds: [{ reply: 'one' }] });
+    await lines(await post(fake, '/api/chat', chat([{ role: 'user', content: 'a' }])));
+    const after = await lines(await post(fake, '/api/chat', chat([{ role: 'user', content: 'b' }])));
+    expect(after.map((c) => messageOf(c).content).join('')).toBe('You said: b');
+  });
+
+  it('can send each call in a chunk of its own, after the round text', async () => {
+    const fake = await start({
+      models: TOOL_MODEL,
+      rounds: [{ reply: 'Let me look.', toolCalls: roundOne.slice(0, 2), splitToolCalls: true }],
+    });
+    const chunks = await lines(await post(fake, '/api/chat', chat([{ role: 'user', content: 'x' }])));
+    const withCalls = chunks.filter((c) => 'tool_calls' in messageOf(c));
+    expect(withCalls.map((c) => messageOf(c).tool_calls)).toEqual([
+      [{ id: 'call_a', function: { index: 0, name: 'read_file', arguments: { path: 'a.txt' } } }],
+      [{ function: { index: 1, name: 'read_file', arguments: '{"path":"b.txt"}' } }],
+    ]);
+    expect(chunks.map((c) => messageOf(c).content).join('')).toBe('Let me look.');
+  });
+
+  it('answers stream:false with the text and every call in one message', async () => {
+    const fake = await start({ models: TOOL_MODEL, rounds: [{ toolCalls: roundOne.slice(0, 2), splitToolCalls: true }] });
+    const res = await post(fake, '/api/chat', chat([{ role: 'user', content: 'x' }], { stream: false }));
+    const whole = (await res.json()) as Json;
+    expect(whole).toMatchObject({ done: true, message: { role: 'assistant', content: '' } });
+    expect(messageOf(whole).tool_calls).toHaveLength(2);
+  });
+
+  it('sends no tool calls when the request offers no tools, as Ollama parses none then', async () => {
+    const fake = await start({ models: TOOL_MODEL, rounds: [{ reply: 'plain', toolCalls: roundOne }] });
+    const chunks = await lines(await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }] }));
+    expect(chunks.some((c) => 'tool_calls' in messageOf(c))).toBe(false);
+    expect(chunks.map((c) => messageOf(c).content).join('')).toBe('plain');
+  });
+
+  it('takes a function of the body and the round number', async () => {
+    const fake = await start({
+      models: TOOL_MODEL,
+      rounds: (body, round) => ({ reply: `round ${round} saw ${(body.messages as unknown[]).length} messages` }),
+    });
+    await lines(await post(fake, '/api/chat', chat([{ role: 'user', content: 'a' }])));
+    const second = await lines(await post(fake, '/api/chat', chat([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }])));
+    expect(second.map((c) => messageOf(c).content).join('')).toBe('round 1 saw 2 messages');
+  });
+
+  it('applies a round’s own stream fault to that round only', async () => {
+    const fake = await start({
+      models: TOOL_MODEL,
+      rounds: [{ toolCalls: roundOne.slice(0, 1) }, { reply: 'a b c', scenario: { errorMidStream: 1 } }, { reply: 'ok' }],
+    });
+    expect(await lines(await post(fake, '/api/chat', chat([{ role: 'user', content: '1' }])))).toHaveLength(2);
+    const broken = await lines(await post(fake, '/api/chat', chat([{ role: 'user', content: '2' }])));
+    expect(broken.map((c) => c.error ?? messageOf(c).content)).toEqual(['a', 'an error was encountered while running the model']);
+    const third = await lines(await post(fake, '/api/chat', chat([{ role: 'user', content: '3' }])));
+    expect(finalOf(third).done).toBe(true);
+  });
+
+  it('does not spend a round on a busy answer', async () => {
+    const fake = await start({ models: TOOL_MODEL, rounds: [{ reply: 'first' }], scenario: { busy: 1 } });
+    expect((await post(fake, '/api/chat', chat([{ role: 'user', content: 'x' }]))).status).toBe(503);
+    const retried = await lines(await post(fake, '/api/chat', chat([{ role: 'user', content: 'x' }])));
+    expect(retried.map((c) => messageOf(c).content).join('')).toBe('first');
+  });
+
+  it('is read by the ollama npm client, string arguments and all', async () => {
+    const fake = await start({ models: TOOL_MODEL, rounds: [{ toolCalls: roundOne.slice(0, 2) }] });
+    const client = new Ollama({ host: fake.url });
+    const stream = await client.chat({ model: 'argo', messages: [{ role: 'user', content: 'x' }], tools: TOOLS, stream: true });
+    const calls: unknown[] = [];
+    for await (const part of stream) calls.push(...(part.message.tool_calls ?? []));
+    expect(calls).toEqual([
+      { id: 'call_a', function: { index: 0, name: 'read_file', arguments: { path: 'a.txt' } } },
+      { function: { index: 1, name: 'read_file', arguments: '{"path":"b.txt"}' } },
+    ]);
+  });
+});
+
+describe('context window and silent truncation', () => {
+  const words = (n: number): string => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+  // 1 + 4 per message + 1 per word: a single user message of n words estimates to n + 5.
+  const userOf = (n: number): Json => ({ model: 'argo', messages: [{ role: 'user', content: words(n) }] });
+
+  it('estimates the prompt as documented', () => {
+    expect(estimatePromptTokens(userOf(10), 'chat')).toBe(15);
+    expect(estimatePromptTokens({ model: 'argo', system: 'be brief', prompt: 'a b c' }, 'generate')).toBe(6);
+  });
+
+  it('reports num_ctx in /api/show parameters and the trained length in model_info', async () => {
+    const fake = await start({ models: [{ name: 'argo', family: 'qwen2', numCtx: 8192, contextLength: 32768 }] });
+    const shown = (await (await post(fake, '/api/show', { model: 'argo' })).json()) as Json;
+    expect(shown.parameters).toBe(`${'num_ctx'.padEnd(30)} 8192\n${'stop'.padEnd(30)} "<|eot_id|>"`);
+    expect(shown.model_info).toMatchObject({ 'qwen2.context_length': 32768 });
+  });
+
+  it('lists every value of a repeated parameter on a line of its own', async () => {
+    const fake = await start({ models: [{ name: 'argo', parameters: { stop: ['<a>', '<b>'], temperature: 0.2 } }] });
+    const shown = (await (await post(fake, '/api/show', { model: 'argo' })).json()) as Json;
+    expect(shown.parameters).toBe(
+      [`${'stop'.padEnd(30)} "<a>"`, `${'stop'.padEnd(30)} "<b>"`, `${'temperature'.padEnd(30)} 0.2`].join('\n'),
+    );
+  });
+
+  // [case, model settings, server default, request num_ctx, prompt words, window, prompt_eval_count]
+  const cases: [string, Json, number | undefined, number | undefined, number, number, number][] = [
+    ['fits the server default', {}, undefined, undefined, 100, DEFAULT_NUM_CTX, 105],
+    ['cut at the server default (4096)', {}, undefined, undefined, 5000, 4096, 4096],
+    ['cut at a configured server default', {}, 2048, undefined, 3000, 2048, 2048],
+    ['cut at the model num_ctx', { numCtx: 1024 }, undefined, undefined, 3000, 1024, 1024],
+    ['request num_ctx beats the model', { numCtx: 1024 }, undefined, 8192, 3000, 8192, 3005],
+    ['request num_ctx cut', { numCtx: 8192 }, undefined, 512, 3000, 512, 512],
+    ['capped at the trained length', { contextLength: 2048 }, undefined, 100_000, 3000, 2048, 2048],
+  ];
+
+  it.each(cases)('%s', async (_name, model, defaultNumCtx, numCtx, promptWords, window, count) => {
+    const fake = await start({
+      models: [{ name: 'argo', ...model }],
+      reply: 'ok',
+      ...(defaultNumCtx === undefined ? {} : { defaultNumCtx }),
+    });
+    const body = { ...userOf(promptWords), ...(numCtx === undefined ? {} : { options: { num_ctx: numCtx } }) };
+    const chunks = await lines(await post(fake, '/api/chat', body));
+    expect(finalOf(chunks)).toMatchObject({ done: true, done_reason: 'stop', prompt_eval_count: count });
+    expect(at(fake.requests, 0).prompt).toEqual({ tokens: promptWords + 5, numCtx: window, truncated: promptWords + 5 > window });
+    const ps = (await (await fetch(`${fake.url}/api/ps`)).json()) as { models: Json[] };
+    expect(at(ps.models, 0).context_length).toBe(window);
+  });
+
+  it('caps generate the same way', async () => {
+    const fake = await start({ models: [{ name: 'argo', numCtx: 100 }] });
+    const res = await post(fake, '/api/generate', { model: 'argo', prompt: words(500), stream: false });
+    expect(await res.json()).toMatchObject({ done: true, prompt_eval_count: 100 });
+  });
+});
+
+describe('holding a stream open', () => {
+  it('pauses after K chunks until released, then finishes normally', async () => {
+    const fake = await start({ reply: 'a b c', scenario: { holdAfter: 1 } });
+    const res = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }] });
+    const held = await fake.waitForHold();
+    expect(held).toMatchObject({ held: true, linesWritten: 1, status: 200 });
+    expect(res.status).toBe(200);
+    fake.release();
+    const chunks = await lines(res);
+    expect(chunks.map((c) => messageOf(c).content).join('')).toBe('a b c');
+    expect(finalOf(chunks).done).toBe(true);
+    expect(held.held).toBe(false);
+  });
+
+  it('holds before the first chunk with holdAfter 0, headers already sent', async () => {
+    const fake = await start({ reply: 'a', scenario: { holdAfter: 0 } });
+    const res = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }] });
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson');
+    expect(await fake.waitForHold()).toMatchObject({ linesWritten: 0 });
+    fake.release();
+    expect(finalOf(await lines(res)).done).toBe(true);
+  });
+
+  it('records a client that gives up while held as an abort', async () => {
+    const fake = await start({ reply: 'a b c', scenario: { holdAfter: 2 } });
+    const controller = new AbortController();
+    const res = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }] }, { signal: controller.signal });
+    const held = await fake.waitForHold();
+    controller.abort();
+    await expect(res.text()).rejects.toThrow();
+    await held.settled;
+    expect(held).toMatchObject({ clientAborted: true, held: false, linesWritten: 2 });
+  });
+
+  it('holds a stream:false answer too', async () => {
+    const fake = await start({ reply: 'whole', scenario: { holdAfter: 0 } });
+    const pending = post(fake, '/api/generate', { model: 'argo', prompt: 'x', stream: false });
+    const held = await fake.waitForHold();
+    expect(held.status).toBeUndefined();
+    fake.release();
+    expect(await (await pending).json()).toMatchObject({ response: 'whole', done: true });
+  });
+});
+
+describe('waiting for requests', () => {
+  it('resolves for a request already recorded and for one still to come', async () => {
+    const fake = await start();
+    await (await fetch(`${fake.url}/api/version`)).text();
+    expect((await fake.waitForRequest()).path).toBe('/api/version');
+    const coming = fake.waitForRequest((r) => r.path === '/api/tags');
+    await (await fetch(`${fake.url}/api/tags`)).text();
+    expect((await coming).method).toBe('GET');
+  });
+
+  it('can wait for the body to be read', async () => {
+    const fake = await start();
+    const coming = fake.waitForRequest((r) => (r.json as Json | undefined)?.model === 'argo');
+    await (await post(fake, '/api/show', { model: 'argo' })).text();
+    expect((await coming).path).toBe('/api/show');
+  });
+});

@@ -1,0 +1,203 @@
+// Writing an answer: the plan of lines (tokens, tool calls, faults) and its timeline, streamed as
+// NDJSON or sent whole for stream:false.
+import type { Exchange } from './exchange.js';
+import { sendBody, sendError, sendJson } from './exchange.js';
+import type { Malformed, Terminal } from './faults.js';
+import { holdOf, malformedOf, terminalOf } from './faults.js';
+import { cutAtStop, replyTokens, tokenId } from './reply.js';
+import type { ServerState } from './exchange.js';
+import { toolCallChunks, toolCallsFor } from './tool-calls.js';
+import type { Endpoint, FakeRound, FakeScenario, FakeToolCall, RequestBody } from './types.js';
+import { JSON_TYPE, createdAt, goJson, nowNs, pick, str } from './wire.js';
+
+// Nominal speeds, so durations are realistic and never zero even when nothing is delayed.
+const PROMPT_NS_PER_TOKEN = 200_000;
+const EVAL_NS_PER_TOKEN = 1_000_000;
+const NDJSON_TYPE = 'application/x-ndjson';
+
+export interface Plan {
+  endpoint: Endpoint;
+  model: string; // as the request spelled it
+  modelJson: string;
+  chunks: (string | FakeToolCall[])[]; // one line each
+  finalText: string;
+  doneReason: 'stop' | 'length';
+  evalCount: number;
+  promptEvalCount: number;
+  context: number[] | undefined;
+  malformed: Malformed | undefined;
+  terminal: Terminal | undefined;
+  holdAt: number | undefined;
+  hangBeforeHeaders: boolean;
+  delayMs: number;
+  startNs: bigint;
+  loadedNs: bigint;
+}
+
+export interface PlanInput {
+  body: RequestBody;
+  endpoint: Endpoint;
+  scenario: FakeScenario;
+  round: FakeRound | undefined;
+  promptEvalCount: number;
+  startNs: bigint;
+}
+
+export function buildPlan(state: ServerState, input: PlanInput): Plan {
+  const { body, endpoint, scenario, round } = input;
+  const requestOptions = (pick(body, 'options') ?? {}) as RequestBody;
+  let tokens = cutAtStop(replyTokens(state.options, body, endpoint, round), requestOptions.stop);
+  const limit = requestOptions.num_predict;
+  const cut = typeof limit === 'number' && limit > 0 && tokens.length > limit;
+  if (cut) tokens = tokens.slice(0, limit);
+  const finalText = state.options.textInDone && tokens.length > 0 ? (tokens.at(-1) ?? '') : '';
+  const chunks: Plan['chunks'] = finalText ? tokens.slice(0, -1) : tokens.slice();
+  const calls = toolCallsFor(state, body, endpoint, round) ?? [];
+  chunks.push(...toolCallChunks(calls, round));
+  // The model writes its calls as text too: about 4 characters a token.
+  const callTokens = calls.reduce((n, call) => n + Math.ceil(goJson(call.function).length / 4), 0);
+  const withContext = endpoint === 'generate' && pick(body, 'raw') !== true;
+  const promptWords = withContext ? (str(pick(body, 'prompt')).match(/\S+/g) ?? []) : [];
+  return {
+    endpoint,
+    model: str(pick(body, 'model')),
+    modelJson: goJson(str(pick(body, 'model'))),
+    chunks,
+    finalText,
+    doneReason: cut ? 'length' : 'stop',
+    evalCount: tokens.length + callTokens,
+    promptEvalCount: input.promptEvalCount,
+    context: withContext ? [...promptWords, ...tokens].map(tokenId) : undefined,
+    malformed: malformedOf(scenario, chunks.length, str(pick(body, 'model'))),
+    terminal: terminalOf(scenario, chunks.length),
+    holdAt: holdOf(scenario, chunks.length),
+    hangBeforeHeaders: scenario.hang === 'beforeHeaders',
+    delayMs: scenario.delayMs ?? 0,
+    startNs: input.startNs,
+    loadedNs: nowNs(),
+  };
+}
+
+function chunkLine(plan: Plan, chunk: string | FakeToolCall[]): string {
+  const head = `{"model":${plan.modelJson},"created_at":"${createdAt()}",`;
+  if (typeof chunk !== 'string') {
+    const message = { role: 'assistant', content: '', tool_calls: chunk };
+    return `${head}"message":${goJson(message)},"done":false}\n`;
+  }
+  const text = goJson(chunk);
+  return plan.endpoint === 'generate'
+    ? `${head}"response":${text},"done":false}\n`
+    : `${head}"message":{"role":"assistant","content":${text}},"done":false}\n`;
+}
+
+// Zero metrics are left out, as Go's omitempty does.
+function metrics(plan: Plan): Record<string, number> {
+  const now = nowNs();
+  const load = Math.max(1, Number(plan.loadedNs - plan.startNs));
+  const promptEval = plan.promptEvalCount * PROMPT_NS_PER_TOKEN;
+  const evalNs = Math.max(Number(now - plan.loadedNs), plan.evalCount * EVAL_NS_PER_TOKEN, 1);
+  const all: Record<string, number> = {
+    total_duration: Math.max(Number(now - plan.startNs), load + promptEval + evalNs),
+    load_duration: load,
+    prompt_eval_count: plan.promptEvalCount,
+    prompt_eval_duration: promptEval,
+    eval_count: plan.evalCount,
+    eval_duration: evalNs,
+  };
+  return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== 0));
+}
+
+function responseObject(plan: Plan, text: string, calls: FakeToolCall[] | undefined, done: boolean) {
+  const head = { model: plan.model, created_at: createdAt() };
+  const tail = done ? metrics(plan) : {};
+  const reason = done ? { done_reason: plan.doneReason } : {};
+  if (plan.endpoint === 'generate') {
+    const context = done && plan.context ? { context: plan.context } : {};
+    return { ...head, response: text, done, ...reason, ...context, ...tail };
+  }
+  const message = calls ? { role: 'assistant', content: text, tool_calls: calls } : { role: 'assistant', content: text };
+  return { ...head, message, ...reason, done, ...tail };
+}
+
+// Gin's c.Stream sends the headers with the first line.
+function startStream(ctx: Exchange): void {
+  if (ctx.res.headersSent) return;
+  ctx.record.status = 200;
+  ctx.res.writeHead(200, { 'Content-Type': NDJSON_TYPE });
+}
+
+async function runTerminal(ctx: Exchange, terminal: Terminal): Promise<void> {
+  switch (terminal.kind) {
+    case 'error':
+      // Before anything was written the real status goes out instead (streamResponse).
+      if (!ctx.res.headersSent) { sendError(ctx, 500, terminal.message, 'application/json'); return; }
+      await ctx.writeLine(`${goJson({ error: terminal.message })}\n`);
+      return void ctx.res.end();
+    case 'drop':
+      { ctx.drop(); return; }
+    case 'hang':
+      startStream(ctx);
+      ctx.res.flushHeaders();
+      return ctx.untilGone();
+    case 'truncate':
+      startStream(ctx);
+      ctx.res.end();
+  }
+}
+
+export async function streamPlan(ctx: Exchange, plan: Plan): Promise<void> {
+  if (plan.hangBeforeHeaders) return ctx.untilGone();
+  const { chunks, malformed, terminal } = plan;
+  for (let i = 0; i <= chunks.length; i++) {
+    if (i > 0) await ctx.wait(plan.delayMs);
+    if (ctx.gone) return;
+    if (plan.holdAt === i) {
+      startStream(ctx);
+      ctx.res.flushHeaders();
+      if (!(await ctx.hold())) return;
+    }
+    if (malformed?.at === i) {
+      startStream(ctx);
+      await ctx.writeLine(`${malformed.line}\n`);
+      if (malformed.then === 'end') return void ctx.res.end();
+    }
+    if (terminal?.at === i) return runTerminal(ctx, terminal);
+    const chunk = chunks[i];
+    startStream(ctx);
+    await ctx.writeLine(
+      chunk === undefined ? `${goJson(responseObject(plan, plan.finalText, undefined, true))}\n` : chunkLine(plan, chunk),
+    );
+  }
+  if (!ctx.gone) ctx.res.end();
+}
+
+// stream:false: the same timeline, answered as one object (or one error) at the end.
+export async function answerWhole(ctx: Exchange, plan: Plan): Promise<void> {
+  if (plan.hangBeforeHeaders) return ctx.untilGone();
+  const { chunks, malformed, terminal } = plan;
+  let text = '';
+  let calls: FakeToolCall[] | undefined;
+  for (let i = 0; i <= chunks.length; i++) {
+    if (i > 0) await ctx.wait(plan.delayMs);
+    if (ctx.gone) return;
+    if (plan.holdAt === i) {
+      if (!(await ctx.hold())) return;
+    }
+    if (malformed?.at === i) { sendBody(ctx, 200, malformed.line, JSON_TYPE); return; }
+    if (terminal?.at === i) return finishWholeEarly(ctx, plan, terminal, text, calls);
+    const chunk = chunks[i];
+    if (typeof chunk === 'string') text += chunk;
+    else if (chunk) calls = [...(calls ?? []), ...chunk];
+  }
+  sendJson(ctx, 200, responseObject(plan, text + plan.finalText, calls, true));
+}
+
+async function finishWholeEarly(
+  ctx: Exchange, plan: Plan, terminal: Terminal, text: string, calls: FakeToolCall[] | undefined,
+): Promise<void> {
+  if (terminal.kind === 'error') { sendError(ctx, 500, terminal.message); return; }
+  if (terminal.kind === 'drop') { ctx.drop(); return; }
+  if (terminal.kind === 'hang') return ctx.untilGone();
+  sendJson(ctx, 200, responseObject(plan, text, calls, false)); // the runner stopped without done
+}
+

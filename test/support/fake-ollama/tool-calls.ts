@@ -1,0 +1,38 @@
+// Chat tool-call scripting: which round a chat request is, and the tool calls it answers with.
+import type { ServerState } from './exchange.js';
+import type { Endpoint, FakeRound, FakeToolCall, RequestBody } from './types.js';
+import { pick } from './wire.js';
+
+// Takes the next round of the script for a chat request that reaches the model.
+export function takeRound(state: ServerState, body: RequestBody): FakeRound | undefined {
+  const index = state.rounds++;
+  const { rounds } = state.options;
+  if (rounds === undefined) return undefined;
+  return typeof rounds === 'function' ? rounds(body, index) : rounds[index];
+}
+
+const offersTools = (body: RequestBody): boolean => {
+  const offered = pick(body, 'tools');
+  return Array.isArray(offered) && offered.length > 0;
+};
+
+// The calls as Ollama writes them: `index` is the call's place in the answer; `id` only when the
+// script gives one; arguments as scripted (an object, or a string sent as a JSON string).
+export function toolCallsFor(
+  state: ServerState, body: RequestBody, endpoint: Endpoint, round: FakeRound | undefined,
+): FakeToolCall[] | undefined {
+  if (endpoint !== 'chat' || !offersTools(body)) return undefined;
+  const scripted = state.options.toolCalls;
+  const calls = round ? round.toolCalls : typeof scripted === 'function' ? scripted(body) : scripted;
+  if (!calls?.length) return undefined;
+  return calls.map((call, index) => ({
+    ...(call.id === undefined ? {} : { id: call.id }),
+    function: { index: call.function.index ?? index, name: call.function.name, arguments: call.function.arguments },
+  }));
+}
+
+// The chunks the calls travel in: all in one, or one each.
+export function toolCallChunks(calls: FakeToolCall[], round: FakeRound | undefined): FakeToolCall[][] {
+  if (calls.length === 0) return [];
+  return round?.splitToolCalls ? calls.map((call) => [call]) : [calls];
+}

@@ -1,0 +1,128 @@
+// The stand-in's public types: what a test configures and what it can inspect afterwards.
+import type { IncomingHttpHeaders } from 'node:http';
+
+export type Endpoint = 'generate' | 'chat';
+export type RequestBody = Record<string, unknown>;
+
+export interface FakeModel {
+  name: string; // any spelling; listed with its tag, e.g. `argo` → `argo:latest`
+  capabilities?: string[]; // default ['completion']; chat and generate need 'completion'
+  family?: string; // default 'llama'
+  contextLength?: number; // the trained maximum: model_info['<family>.context_length'], default 131072
+  // The Modelfile's `num_ctx` parameter: the window when a request sets no options.num_ctx.
+  numCtx?: number;
+  // Further Modelfile parameters for /api/show's `parameters` block; default { stop: '<|eot_id|>' }.
+  parameters?: Record<string, string | number | (string | number)[]>;
+  parameterSize?: string;
+  quantizationLevel?: string;
+  size?: number;
+  modifiedAt?: string;
+}
+
+// A string is sent as written, as a JSON string value: valid JSON text or not.
+export type FakeToolArguments = Record<string, unknown> | string;
+
+export interface FakeToolCall {
+  id?: string; // sent only when given: Ollama's calls may come without ids
+  function: { index?: number; name: string; arguments: FakeToolArguments };
+}
+
+// What the model does in one chat request ("round"). Tool calls are sent only when the request
+// offers tools (Ollama parses calls out of the output only then); otherwise the text is all.
+export interface FakeRound {
+  reply?: string; // text before the calls; default: no text when there are calls, else the default reply
+  tokens?: string[]; // explicit tokens; wins over `reply`
+  toolCalls?: FakeToolCall[];
+  // One chunk per call instead of all calls in one chunk (clients must collect across chunks).
+  splitToolCalls?: boolean;
+  // Stream faults for this round only, instead of the server-wide scenario's.
+  scenario?: FakeStreamFaults;
+}
+
+// The faults that happen once the model answers (a round's own scenario holds only these).
+export type FakeStreamFaults = Omit<FakeScenario, 'busy' | 'runnerError' | 'firstChunkDelayMs' | 'times'>;
+
+export interface FakeScenario {
+  // The next N generate/chat requests get 503 (decremented as used), then normal service.
+  busy?: number;
+  // 500 before the first chunk; a string replaces the default runner message.
+  runnerError?: boolean | string;
+  // After K chunks: one `{"error":…}` line, then the stream ends without a done line (status 200).
+  errorMidStream?: number | { afterChunks: number; message?: string };
+  // After K chunks the socket is destroyed.
+  dropAfter?: number;
+  // After K chunks a line that is not JSON; then the stream goes on ('continue', default) or ends.
+  malformedAfter?: number | { afterChunks: number; line?: string; then?: 'continue' | 'end' };
+  // End cleanly without the done line: true = after every chunk, K = after K chunks.
+  truncate?: boolean | number;
+  // After K chunks (0 = headers only) send nothing more until the client leaves;
+  // 'beforeHeaders' hangs before the status line.
+  hang?: number | 'beforeHeaders';
+  // After K chunks (0 = headers only) pause until the test calls `fake.release()`, then go on.
+  holdAfter?: number;
+  delayMs?: number; // between chunks
+  firstChunkDelayMs?: number; // model load: before the headers and the first chunk
+  // How many more generate/chat requests this scenario applies to (busy keeps its own count);
+  // undefined = all of them.
+  times?: number;
+}
+
+export interface FakeOllamaOptions {
+  host?: string | undefined; // default 127.0.0.1
+  port?: number | undefined; // default 0 (any free port)
+  version?: string; // default 0.12.0
+  models?: FakeModel[] | undefined; // default [{ name: 'argo:latest' }]
+  // The answer text; default `You said: <last user content | prompt>`.
+  reply?: string | ((body: RequestBody, endpoint: Endpoint) => string) | undefined;
+  // Explicit tokens; wins over `reply`. Otherwise the text is split into words with their
+  // leading whitespace.
+  tokens?: string[] | ((body: RequestBody, endpoint: Endpoint) => string[]) | undefined;
+  // Carry the last token in the done:true line instead of a chunk of its own.
+  textInDone?: boolean;
+  // Chat only, and only when the request offers tools: sent in one done:false chunk, every round.
+  toolCalls?: FakeToolCall[] | ((body: RequestBody) => FakeToolCall[] | undefined);
+  // Chat rounds in order: the first chat request gets rounds[0], and so on; a function gets the
+  // round's number (0-based). Past the script (or `undefined`), the answer falls back to
+  // reply/tokens/toolCalls above.
+  rounds?: FakeRound[] | ((body: RequestBody, round: number) => FakeRound | undefined) | undefined;
+  // The server's default window (OLLAMA_CONTEXT_LENGTH) when neither the request nor the model sets one.
+  defaultNumCtx?: number; // default 4096
+  scenario?: FakeScenario | undefined;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string; // without the query string
+  headers: IncomingHttpHeaders;
+  body: string;
+  json: unknown; // undefined when the body is empty or not JSON
+  status: number | undefined; // once the headers went out
+  linesWritten: number; // NDJSON lines actually written
+  clientAborted: boolean; // the client went away before the response was complete
+  held: boolean; // parked at a `holdAfter` point right now
+  // generate/chat that reached the model: the window used, the prompt's estimated tokens (before
+  // any cut) and whether the prompt was cut to fit, as Ollama's server log would say.
+  prompt: { tokens: number; numCtx: number; truncated: boolean } | undefined;
+  // Resolves once the response is closed, whatever the reason, and the stand-in has stopped
+  // working on it: `linesWritten` and `clientAborted` are final then.
+  settled: Promise<void>;
+}
+
+export interface FakeOllama {
+  readonly url: string;
+  readonly port: number;
+  readonly requests: RecordedRequest[];
+  readonly connections: number; // TCP connections accepted so far
+  readonly rounds: number; // chat rounds answered so far (scripted or not)
+  options: FakeOllamaOptions; // read on every request: mutate freely between calls
+  setScenario(scenario: FakeScenario | undefined): void;
+  // The parsed bodies of every /api/chat request, in order: what was fed back to the model.
+  chatBodies(): RequestBody[];
+  // The first recorded request matching `match` (default: any), now or when it arrives.
+  waitForRequest(match?: (request: RecordedRequest) => boolean): Promise<RecordedRequest>;
+  // A request parked at its hold point, now or when one gets there.
+  waitForHold(): Promise<RecordedRequest>;
+  // Lets every held stream go on.
+  release(): void;
+  close(): Promise<void>;
+}

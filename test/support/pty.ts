@@ -1,0 +1,85 @@
+// Runs the built bin/argo under a pseudo-terminal (node-pty), so stdin, stdout and stderr are all
+// TTYs, as for a person at a terminal: spinners, prompts, Ctrl-C, line editing.
+import { spawn } from 'node-pty';
+import { ARGO_BIN } from './run-argo.js';
+
+export interface PtyOptions {
+  home: string;
+  host?: string;
+  env?: Record<string, string>;
+  cols?: number;
+  rows?: number;
+}
+
+export interface PtyExit {
+  code: number;
+  signal: number; // 0 when it exited by itself
+}
+
+export interface PtySession {
+  /** Everything written to the terminal so far, escapes included (stdout and stderr together). */
+  readonly output: string;
+  /** Types `text` (use '\r' for Enter, '\x03' for Ctrl-C, '\x04' for Ctrl-D). */
+  write(text: string): void;
+  /** Resolves with the output once it matches (counting only output after `from`); rejects if argo exits first. */
+  waitFor(match: string | RegExp, from?: number): Promise<string>;
+  kill(signal?: NodeJS.Signals): void;
+  readonly exited: Promise<PtyExit>;
+}
+
+export function startInPty(args: string[], options: PtyOptions): PtySession {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: options.home,
+    ARGO_HOME: options.home,
+    TERM: 'xterm',
+    ...(options.host ? { OLLAMA_HOST: options.host } : {}),
+    ...options.env,
+  };
+  const child = spawn(process.execPath, [ARGO_BIN, ...args], {
+    name: 'xterm', cols: options.cols ?? 100, rows: options.rows ?? 30, cwd: options.home, env,
+  });
+  let output = '';
+  let done = false;
+  const watchers = new Set<() => void>();
+  const exited = new Promise<PtyExit>((resolve) => {
+    child.onExit(({ exitCode, signal }) => {
+      done = true;
+      resolve({ code: exitCode, signal: signal ?? 0 });
+      for (const watcher of [...watchers]) watcher();
+    });
+  });
+  child.onData((data) => {
+    output += data;
+    for (const watcher of [...watchers]) watcher();
+  });
+  const matches = (match: string | RegExp, text: string): boolean =>
+    typeof match === 'string' ? text.includes(match) : match.test(text);
+  return {
+    get output() {
+      return output;
+    },
+    write: (text) => {
+      child.write(text);
+    },
+    waitFor(match, from = 0) {
+      return new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (matches(match, output.slice(from))) {
+            watchers.delete(check);
+            resolve(output);
+          } else if (done) {
+            watchers.delete(check);
+            reject(new Error(`argo exited before ${String(match)} appeared; output:\n${output}`));
+          }
+        };
+        watchers.add(check);
+        check();
+      });
+    },
+    kill: (signal = 'SIGTERM') => {
+      child.kill(signal);
+    },
+    exited,
+  };
+}
