@@ -225,6 +225,22 @@ describe('argo rerun', () => {
     expect(rerun).toMatchObject({ rerun_of: original?.id, model: 'llama3:8b', options: { seed: 7 }, replayed_ids: original?.replayed_ids });
   });
 
+  it('proves turns sent to /api/generate, without streaming, with keep_alive, options, a system prompt and a mode', async () => {
+    const home = tempHome();
+    const flags = ['-s', 'g', '--api', 'generate', '--no-stream', '--keep-alive', '10m', '-o', 'num_predict=20', '--system', 'Be exact.', '--mode', 'code'];
+    await argo([...flags, 'Write a function'], home);
+    await argo([...flags, '--replay', 'last:1', 'Add tests'], home);
+    const original = logLines(home)[1];
+    const sent = ollama.requests.filter((r) => r.path === '/api/generate').at(-1)?.body;
+    const explained = await argo(['rerun', String(original?.id), '--explain', '--json'], home);
+    expect(explained.code).toBe(0);
+    expect(JSON.stringify((JSON.parse(explained.stdout) as { request: { body: unknown } }).request.body)).toBe(sent);
+    const again = await argo(['rerun', String(original?.id)], home);
+    expect(again.code).toBe(0);
+    expect(ollama.requests.filter((r) => r.path === '/api/generate').at(-1)?.body).toBe(sent);
+    expect(logLines(home).at(-1)).toMatchObject({ rerun_of: original?.id, request_sha256: original?.request_sha256 });
+  });
+
   it('refuses, naming the reason, when a replayed turn is gone or the turn is unknown', async () => {
     const home = tempHome();
     await argo(['-s', 'w', 'Write a function'], home);
