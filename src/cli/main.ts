@@ -70,7 +70,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--keep-alive <duration>', 'how long Ollama keeps the model loaded (e.g. 10m, -1)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (words: string[], flags: AskFlags) => {
-      const route = routeWords(program, words, args, io, COMMAND_NAMES);
+      const route = routeWords(program, words, args, io, commandNames(program));
       if (route === 'help-shown') return;
       // Bare `argo` on a terminal: a chat with the same flags.
       if (route === 'chat') {
@@ -134,8 +134,11 @@ async function register(name: string, program: Command, io: Io, setOutcome: Repo
   await add(program, io, setOutcome);
 }
 
-/** The commands a lone word is checked against for typos (some are registered only when named). */
-export const COMMAND_NAMES = ['chat', 'last', 'rerun', 'completion', 'sessions', 'logs', 'doctor'];
+/** The commands a lone word is checked against for typos: those registered, and those loaded only when named. */
+function commandNames(program: Command): string[] {
+  const names = [...Object.keys(HISTORY_COMMANDS), ...program.commands.map((command) => command.name())];
+  return [...new Set(names)].filter((name) => !name.startsWith('_'));
+}
 
 async function readPrompt(words: string[], io: Io, useStdin: boolean, program: Command): Promise<string> {
   const fromArgs = words.join(' ').trim();
