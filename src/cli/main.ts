@@ -36,6 +36,7 @@ const HISTORY_COMMANDS: Record<string, (program: Command, io: Io, setOutcome: Re
   rerun: async (program, io, setOutcome) => (await import('./rerun.js')).registerRerun(program, io, setOutcome),
   completion: async (program, io, setOutcome) => (await import('./completion-command.js')).registerCompletion(program, io, setOutcome),
   __complete: async (program, io, setOutcome) => (await import('./completion-command.js')).registerCompleteHelper(program, io, setOutcome),
+  serve: async (program, io, setOutcome) => (await import('./serve.js')).registerServe(program, io, setOutcome),
 };
 const HELP_WORDS = new Set(['-h', '--help', 'help']);
 

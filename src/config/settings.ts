@@ -43,6 +43,15 @@ export interface Settings {
   system: string | null;
   /** The replay used when a command does not say (--replay): ARGO_REPLAY, config "defaultReplay", else none. */
   defaultReplay: ReplaySpec;
+  serve: ServeSettings;
+}
+
+/** `argo serve`: config key "serve"; the key also from ARGO_API_KEY (an empty value counts as none). */
+export interface ServeSettings {
+  apiKey: string | null;
+  maxBodyBytes: number;
+  shutdownGraceMs: number;
+  jobRetentionDays: number;
 }
 
 /** Values given on the command line; each wins over the environment and config.json. */
@@ -99,6 +108,7 @@ const CONFIG_SHAPE: Shape = {
     stream: { fields: { flushChunks: 'integer', flushMs: 'integer' } },
     retries: { fields: { attempts: 'integer', initialDelayMs: 'integer' } },
     timeouts: { fields: { idleMs: 'integer' } },
+    serve: { fields: { apiKey: 'string', maxBodyBytes: 'integer', shutdownGraceMs: 'integer', jobRetentionDays: 'integer' } },
   },
 };
 
@@ -119,6 +129,7 @@ export interface ConfigFile {
   stream?: Partial<Settings['tokenBuffer']>;
   retries?: Partial<Settings['retries']>;
   timeouts?: Partial<Settings['timeouts']>;
+  serve?: Partial<ServeSettings>;
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
@@ -208,6 +219,13 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     numCtxSource: flags.options?.num_ctx !== undefined || flags.numCtx !== undefined ? 'flag' : config.options?.num_ctx !== undefined ? 'config' : null,
     system: flags.system ?? null,
     defaultReplay,
+    serve: {
+      maxBodyBytes: 10 * 1024 * 1024,
+      shutdownGraceMs: 10_000,
+      jobRetentionDays: 30,
+      ...config.serve,
+      apiKey: nonEmpty(env.ARGO_API_KEY) ?? nonEmpty(config.serve?.apiKey ?? undefined) ?? null,
+    },
   };
   if (keepAliveRaw !== undefined) {
     settings.keepAlive = parseKeepAlive(keepAliveRaw, flags.keepAlive !== undefined ? '--keep-alive' : `${source}: "options.keep_alive"`);
@@ -249,6 +267,9 @@ function checkRanges(settings: Settings, source: string): void {
     ['retries.initialDelayMs', settings.retries.initialDelayMs, 0],
     // Node's HTTP client gives up on its own after 300 s without data; a longer wait cannot be kept.
     ['timeouts.idleMs', settings.timeouts.idleMs, 100, 300_000],
+    ['serve.maxBodyBytes', settings.serve.maxBodyBytes, 1],
+    ['serve.shutdownGraceMs', settings.serve.shutdownGraceMs, 0],
+    ['serve.jobRetentionDays', settings.serve.jobRetentionDays, 1],
     ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
   ];
   for (const [key, value, min, max] of rules) {

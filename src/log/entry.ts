@@ -1,7 +1,8 @@
 // The log line's codec: its schema, parse + validate, and serialize. The one definition of a turn on disk.
 import { z } from 'zod';
 
-export const TURN_STATUSES = ['ok', 'interrupted', 'error'] as const;
+// `stopped`: the stop signal ended the answer (argo serve's STOP, argo stop).
+export const TURN_STATUSES = ['ok', 'interrupted', 'stopped', 'error'] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
 // The file format's own words. The replay core has the same ones (src/replay/types.ts); the turn

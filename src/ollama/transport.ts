@@ -1,5 +1,5 @@
 import { Ollama } from 'ollama';
-import type { ChatResponse, GenerateResponse } from 'ollama';
+import type { ChatResponse, GenerateResponse, ToolCall } from 'ollama';
 import type { OllamaRequest } from '../replay/prompt.js';
 import { numCtxFromParameters } from './context-window.js';
 import { MALFORMED_PREFIX, guardNdjson } from './line-guard.js';
@@ -43,6 +43,8 @@ export interface StreamOutcome {
 
 export interface StreamHooks {
   onText: (text: string) => void;
+  /** The model's tool calls (chat with tools), as Ollama sent them. */
+  onToolCalls?: (calls: ToolCall[]) => void;
   onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
   /** Aborting it ends the turn as interrupted. */
   signal?: AbortSignal;
@@ -139,6 +141,10 @@ export class OllamaTransport {
         if (text) {
           gotText = true;
           hooks.onText(text);
+        }
+        if ('message' in chunk && chunk.message.tool_calls && chunk.message.tool_calls.length > 0) {
+          gotText = true;
+          hooks.onToolCalls?.(chunk.message.tool_calls);
         }
         if (chunk.done) metrics = metricsOf(chunk);
       }

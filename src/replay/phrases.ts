@@ -39,7 +39,7 @@ export function containsPhrase(words: string, phrases: readonly string[]): boole
     re = compile(phrases);
     compiled.set(phrases, re);
   }
-  return re !== null && re.test(words);
+  return re?.test(words) ?? false;
 }
 
 export function firstWord(words: string): string {

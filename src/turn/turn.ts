@@ -75,6 +75,8 @@ export interface TurnPorts {
   rescue: (text: string) => Promise<string>;
   /** A one-line warning for the user (a prompt longer than the context window). */
   onNotice?: (line: string) => void;
+  /** The finished entry, just before it is written: a server can end its response without waiting for the disk. */
+  onEntry?: (entry: LogEntry) => void;
   answer?: Answerer;
 }
 
@@ -214,6 +216,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     ...requestFacts(settings, plan.request, context, window.suspected, input.rerunOf),
     ...answer.fields,
   };
+  ports.onEntry?.(entry);
   if (input.log) await writeOrRescue(settings, entry, day, ports);
   return { ...prepared, entry, failure };
 }
@@ -226,6 +229,7 @@ export const streamAnswer: Answerer = async (request, context) => {
   const outcome = await context.transport.stream(request, {
     ...(context.signal ? { signal: context.signal } : {}),
     ...(context.onRetry ? { onRetry: context.onRetry } : {}),
+    ...(context.onToolCalls ? { onToolCalls: context.onToolCalls } : {}),
     onText: (text) => {
       firstTokenMs ??= Math.round(context.clock() - started);
       response += text;

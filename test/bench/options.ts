@@ -2,7 +2,7 @@
 //   --quick               50,000 turns and fewer repetitions (ARGO_BENCH_QUICK=1)
 //   --turns N             history size (ARGO_BENCH_TURNS), default 1,000,000
 //   --sessions N --days N --big-turns N --seed N
-//   --only stream|history run one half (ARGO_BENCH_ONLY)
+//   --only stream|history|serve run one part (ARGO_BENCH_ONLY)
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -17,7 +17,7 @@ export interface HistoryParams {
 export const FULL_HISTORY: HistoryParams = { turns: 1_000_000, sessions: 1_000, days: 30, bigTurns: 10_000, seed: 20260105 };
 export const QUICK_TURNS = 50_000;
 
-export type Part = 'all' | 'stream' | 'history';
+export type Part = 'all' | 'stream' | 'history' | 'serve';
 
 export interface Repetitions {
   /** argo and baseline each, end-to-end wall time */
@@ -30,6 +30,9 @@ export interface Repetitions {
   explain: number;
   /** full scans (argo logs, grep) per data dir */
   scan: number;
+  /** argo serve: sequential streams per path, and requests per path in the concurrent run */
+  serveSequential: number;
+  serveConcurrent: number;
 }
 
 export interface BenchOptions {
@@ -88,14 +91,14 @@ export function benchOptions(argv: string[], env: Env): BenchOptions {
   });
   const quick = values.quick ?? (env.ARGO_BENCH_QUICK === '1');
   const only = values.only ?? env.ARGO_BENCH_ONLY ?? 'all';
-  if (only !== 'all' && only !== 'stream' && only !== 'history') throw new Error(`--only must be stream or history, got "${only}"`);
+  if (only !== 'all' && only !== 'stream' && only !== 'history' && only !== 'serve') throw new Error(`--only must be stream, history or serve, got "${only}"`);
   return {
     history: historyParamsFrom(values, env, quick),
     quick,
     only,
     runs: quick
-      ? { wall: 15, cpu: 5, latency: 8, explain: 10, scan: 2 }
-      : { wall: 60, cpu: 15, latency: 20, explain: 40, scan: 5 },
+      ? { wall: 15, cpu: 5, latency: 8, explain: 10, scan: 2, serveSequential: 40, serveConcurrent: 500 }
+      : { wall: 60, cpu: 15, latency: 20, explain: 40, scan: 5, serveSequential: 150, serveConcurrent: 2000 },
     dataDir: resolve(import.meta.dirname, '.data'),
   };
 }

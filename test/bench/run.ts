@@ -2,7 +2,7 @@
 // stderr, the table to stdout, every number to test/bench/.data/results.json.
 //   npm run bench                      full size (1,000,000 turns of history)
 //   npm run bench -- --quick           50,000 turns, fewer repetitions
-//   npm run bench -- --only stream     just issue 3 (or --only history)
+//   npm run bench -- --only stream     just issue 3 (or --only history, --only serve for issue 12)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
@@ -14,6 +14,8 @@ import { benchOptions } from './options.js';
 import { cleanupProcesses } from './process.js';
 import { formatMarkdown, formatTable } from './report.js';
 import type { Row } from './report.js';
+import { benchServe } from './serve.js';
+import type { ServeResult } from './serve.js';
 import { benchStreaming } from './streaming.js';
 import type { StreamingResult } from './streaming.js';
 
@@ -51,10 +53,10 @@ async function main(): Promise<void> {
   progress(`${machine.nproc} cores (${machine.cpu}), node ${machine.node}, load ${machine.loadAverageAtStart.join(' ')}; ${options.quick ? 'quick' : 'full'} run`);
   if (source.changedInSrc.length > 0) progress(`measuring ${source.commit} plus ${source.changedInSrc.length} uncommitted changes in src/`);
   const rows: Row[] = [];
-  const sections: { streaming?: StreamingResult; history?: HistoryResult } = {};
+  const sections: { streaming?: StreamingResult; history?: HistoryResult; serve?: ServeResult } = {};
   const seconds: Record<string, number> = {};
 
-  if (options.only !== 'history') {
+  if (options.only === 'all' || options.only === 'stream') {
     const t = performance.now();
     progress('issue 3: argo vs the ollama client against the Ollama stand-in');
     const { result, rows: streamingRows } = await benchStreaming(options.runs, progress);
@@ -62,13 +64,21 @@ async function main(): Promise<void> {
     rows.push(...streamingRows);
     seconds.streaming = Math.round((performance.now() - t) / 1000);
   }
-  if (options.only !== 'stream') {
+  if (options.only === 'all' || options.only === 'history') {
     const t = performance.now();
     progress(`issue 4: history of ${options.history.turns.toLocaleString('en-US')} turns`);
     const { result, rows: historyRows } = await benchHistory(options.history, options.dataDir, options.runs, progress);
     sections.history = result;
     rows.push(...historyRows);
     seconds.history = Math.round((performance.now() - t) / 1000);
+  }
+  if (options.only === 'all' || options.only === 'serve') {
+    const t = performance.now();
+    progress('issue 12: argo serve vs the same requests sent straight to the stand-in');
+    const { result, rows: serveRows } = await benchServe({ sequential: options.runs.serveSequential, concurrentRequests: options.runs.serveConcurrent }, progress);
+    sections.serve = result;
+    rows.push(...serveRows);
+    seconds.serve = Math.round((performance.now() - t) / 1000);
   }
   seconds.total = Math.round((performance.now() - started) / 1000);
 

@@ -170,7 +170,7 @@ describe.concurrent('argo logs: filters', () => {
 
   it.each<[string[], RegExp]>([
     [['--type', 'questions'], /^argo: --type: unknown value "questions"; use question, instruction, correction, meta, other/],
-    [['--status', 'done'], /^argo: --status: unknown value "done"; use ok, interrupted, error/],
+    [['--status', 'done'], /^argo: --status: unknown value "done"; use ok, interrupted, stopped, error/],
     [['--strength', 'high'], /^argo: --strength: unknown value "high"; use strong, moderate, weak, none/],
     [['--reason', 'why'], /^argo: --reason: unknown value "why"; use continuation, clarification, session, none/],
     [['--since', 'last tuesday'], /^argo: --since: cannot read "last tuesday" as a time/],
@@ -200,7 +200,7 @@ describe.concurrent('argo logs --stats', () => {
       first: fx.all[0]?.timestamp,
       last: fx.all[7]?.timestamp,
       by_type: { question: 2, instruction: 2, correction: 2, meta: 2, other: 0 },
-      by_status: { ok: 4, interrupted: 2, error: 2 },
+      by_status: { ok: 4, interrupted: 2, stopped: 0, error: 2 },
       by_strength: { strong: 2, moderate: 1, weak: 2, none: 3 },
       by_reason: { continuation: 2, clarification: 2, session: 1, none: 3 },
       by_model: { argo: 6, 'llama3:8b': 2 },
@@ -221,7 +221,7 @@ describe.concurrent('argo logs --stats', () => {
       [
         'turns       4  2025-01-01 10:00 → 2025-01-01 10:03',
         'type        question 1 · instruction 1 · correction 1 · meta 1 · other 0',
-        'status      ok 2 · interrupted 1 · error 1',
+        'status      ok 2 · interrupted 1 · stopped 0 · error 1',
         'strength    strong 1 · moderate 0 · weak 1 · none 2',
         'reason      continuation 1 · clarification 1 · session 0 · none 2',
         'model       argo 3 · llama3:8b 1',

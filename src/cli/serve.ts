@@ -1,0 +1,95 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { RuntimeError } from '../errors.js';
+import { errnoOf } from '../log/fs.js';
+import { OllamaTransport } from '../ollama/transport.js';
+import { createServer } from '../serve/app.js';
+import { requireKeyFor } from '../serve/auth.js';
+import { listen } from '../serve/listen.js';
+import { fileStopSignal } from '../serve/stop.js';
+import { ollamaInfo, sessionStore } from '../serve/stores.js';
+import { turnRunner } from '../serve/turn-runner.js';
+import { settingsOf } from './common.js';
+import type { Io } from './io.js';
+import type { Outcome, ReportOutcome } from './outcome.js';
+
+interface ServeFlags {
+  host: string;
+  port: number;
+  root?: string;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (/^\d+$/.test(value) && port <= 65535) return port;
+  throw new InvalidArgumentError('use a port number from 0 to 65535 (0 picks a free one).');
+}
+
+export function registerServe(program: Command, io: Io, setOutcome: ReportOutcome): void {
+  program
+    .command('serve')
+    .description('an OpenAI-compatible server with sessions, replay, jobs and a stop signal (docs/serve.md)')
+    .option('--host <address>', 'address to bind; anything but loopback needs ARGO_API_KEY', '127.0.0.1')
+    .option('--port <n>', 'port; 0 picks a free one', parsePort, 10007)
+    .option('--root <dir>', 'where server-side tools may read and write (default: the working directory)')
+    .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
+    .action(async (flags: ServeFlags, command: Command) => setOutcome(await serve(command, flags, io)));
+}
+
+/** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
+async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outcome> {
+  const settings = settingsOf(command);
+  const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined);
+  const root = resolve(flags.root ?? '.');
+  const server = createServer({
+    runner: turnRunner(settings, {
+      transport: () =>
+        new OllamaTransport({
+          host: settings.host,
+          attempts: settings.retries.attempts,
+          initialDelayMs: settings.retries.initialDelayMs,
+          idleMs: settings.timeouts.idleMs,
+        }),
+      now: io.now,
+      clock: io.clock,
+      rescue: io.rescue,
+    }),
+    sessions: sessionStore(settings.paths),
+    stop: fileStopSignal(settings.home, io.now),
+    ollama: ollamaInfo(settings.host),
+    clock: { now: io.now, monotonic: io.clock },
+    newId: io.newId,
+    jobsDir: resolve(settings.home, 'jobs'),
+    limits: { maxBodyBytes: settings.serve.maxBodyBytes, jobRetentionDays: settings.serve.jobRetentionDays },
+    apiKey,
+    defaultSession: settings.session,
+    agentMode: false,
+    log: (line) => io.stderr.write(`${line}\n`),
+  });
+  const { jobsFailed, jobsRemoved } = await server.start();
+  if (jobsFailed > 0) io.stderr.write(`argo serve: ${jobsFailed} job(s) left running by a previous server marked failed\n`);
+  if (jobsRemoved > 0) io.stderr.write(`argo serve: removed ${jobsRemoved} job file(s) older than ${settings.serve.jobRetentionDays} days\n`);
+  let listening;
+  try {
+    listening = await listen(server, flags.host, flags.port);
+  } catch (error) {
+    const code = errnoOf(error);
+    const why = code === 'EADDRINUSE' ? 'the port is in use (pick another with --port, or 0 for any free one)' : code === 'EACCES' ? 'permission denied (ports below 1024 need privileges)' : (error as Error).message;
+    throw new RuntimeError(`cannot listen on ${flags.host}:${flags.port}: ${why}`, { cause: error });
+  }
+  io.stdout.write(`argo serve: listening on ${listening.url} (data ${settings.home}, tools root ${root})\n`);
+  const signal = await new Promise<NodeJS.Signals>((done) => {
+    const stopOn = (name: NodeJS.Signals): void => {
+      process.off('SIGTERM', stopOn);
+      process.off('SIGINT', stopOn);
+      done(name);
+    };
+    process.on('SIGTERM', stopOn);
+    process.on('SIGINT', stopOn);
+  });
+  io.stderr.write(`argo serve: ${signal}: finishing running answers (up to ${settings.serve.shutdownGraceMs} ms)\n`);
+  // A second signal during the grace period quits at once: main's SIGINT handler, SIGTERM's default.
+  await listening.close(settings.serve.shutdownGraceMs);
+  return 'ok';
+}

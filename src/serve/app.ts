@@ -1,0 +1,539 @@
+// The HTTP adapter: routes, auth, limits, the per-session queue, STOP and shutdown. Every answer is a
+// turn run by the injected TurnRunner, which logs it; nothing here talks to Ollama or the log.
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { streamSSE } from 'hono/streaming';
+import { ArgoError, UsageError } from '../errors.js';
+import { isSessionName } from '../sessions/names.js';
+import { keyChecker } from './auth.js';
+import { Channel } from './channel.js';
+import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
+import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob } from './jobs.js';
+import type { JobRecord } from './jobs.js';
+import { ChunkFormat, completionObject, finishReason, toOpenAiToolCalls, usageOf } from './openai.js';
+import type { FinishReason } from './openai.js';
+import { planAnswer } from './plan.js';
+import type { AnswerPlan } from './plan.js';
+import { KeyedQueue } from './queue.js';
+import { parseChatRequest, parseSessionPatch } from './schema.js';
+import type { CutReason, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
+import type { OllamaToolCall } from './openai.js';
+
+interface Env {
+  Variables: { session: string | undefined; finished: Promise<unknown> | undefined };
+}
+
+type TurnEvent =
+  | { type: 'text'; text: string }
+  | { type: 'tool_calls'; calls: OllamaToolCall[] }
+  | { type: 'tool_event'; event: ToolEvent }
+  | { type: 'end'; result: TurnResult }
+  | { type: 'thrown'; error: unknown };
+
+interface Running {
+  controller: AbortController;
+  settled: Promise<void>;
+}
+
+export interface ArgoServer {
+  /** The Hono app: `app.fetch` for a listener, `app.request()` in tests. */
+  app: Hono<Env>;
+  /** Clears a stale STOP, recovers and prunes jobs, starts hearing STOP. */
+  start: () => Promise<{ jobsFailed: number; jobsRemoved: number }>;
+  /** Refuses new answers, lets running ones finish for up to `graceMs`, then cuts and waits for their logs. */
+  drain: (graceMs: number) => Promise<void>;
+  /** Answers and jobs running or queued. */
+  readonly running: number;
+}
+
+const HEALTH_TIMEOUT_MS = 2000;
+const NO_CONTROL = /\p{Cc}/gu;
+
+export function createServer(deps: ServerDeps): ArgoServer {
+  const app = new Hono<Env>();
+  const queue = new KeyedQueue();
+  const running = new Set<Running>();
+  const jobs = new JobStore(deps.jobsDir);
+  const liveJobs = new Map<string, { job: LiveJob; model: string }>();
+  const checkKey = deps.apiKey === null ? null : keyChecker(deps.apiKey);
+  let closing = false;
+  let unwatch: () => void = () => undefined;
+  let sweep: NodeJS.Timeout | undefined;
+  const onDamagedJob = (path: string): void => deps.log(`argo serve: left out damaged job file ${path}`);
+  /** Fails jobs whose server is gone; while another server's jobs are still locked, looks again later. */
+  const recoverJobs = async (): Promise<{ failed: number; removed: number }> => {
+    const { failed, removed, elsewhere } = await jobs.recover(deps.clock.now(), deps.limits.jobRetentionDays, onDamagedJob);
+    clearTimeout(sweep);
+    sweep = undefined;
+    if (elsewhere > 0 && !closing) {
+      sweep = setTimeout(() => {
+        void recoverJobs().then(({ failed: later }) => {
+          if (later > 0) deps.log(`argo serve: ${later} job(s) whose server stopped marked failed`);
+        }, (error: unknown) => deps.log(`argo serve: cannot check jobs: ${(error as Error).message}`));
+      }, JOB_LOCK_STALE_MS);
+      sweep.unref();
+    }
+    return { failed, removed };
+  };
+
+  const track = (controller: AbortController, work: Promise<unknown>): void => {
+    const entry: Running = { controller, settled: work.then(() => undefined, () => undefined) };
+    running.add(entry);
+    void entry.settled.then(() => running.delete(entry));
+  };
+  const cutAll = (reason: CutReason): void => {
+    for (const entry of running) entry.controller.abort(reason);
+  };
+  const refuseWhileClosing = (): void => {
+    if (closing) throw new ApiError(503, 'the server is shutting down', 'server_error', 'shutting_down');
+  };
+
+  /** Runs the turn (Argo mode queued behind earlier requests on its session) and tracks it for STOP and shutdown. */
+  const runTurn = <T extends TurnResult | null>(
+    plan: AnswerPlan,
+    turnId: string,
+    controller: AbortController,
+    hooks: TurnHooks,
+    onStart: () => Promise<T | undefined> = () => Promise.resolve(undefined),
+  ): Promise<TurnResult | T> => {
+    const task = async (): Promise<TurnResult | T> => {
+      if (!controller.signal.aborted && (await deps.stop.isSet())) controller.abort('stop' satisfies CutReason);
+      // Its caller may answer instead of the turn (a job cancelled while it waited).
+      const instead = await onStart();
+      if (instead !== undefined) return instead;
+      return deps.runner.run({ ...plan.turn, turnId, signal: controller.signal }, hooks);
+    };
+    const work = plan.turn.mode === 'argo' ? queue.run(plan.turn.session, task) : task();
+    track(controller, work);
+    return work;
+  };
+
+  app.use(async (c, next) => {
+    const started = deps.clock.monotonic();
+    await next();
+    const line = (): void => {
+      const ms = Math.round(deps.clock.monotonic() - started);
+      const path = c.req.path.replace(NO_CONTROL, '?').slice(0, 200);
+      deps.log(`${c.req.method} ${path} ${c.res.status} ${ms}ms session=${c.get('session') ?? '-'}`);
+    };
+    const finished = c.get('finished');
+    if (finished) void finished.then(line, line);
+    else line();
+  });
+
+  app.use(async (c, next) => {
+    if (checkKey && c.req.path !== '/health' && !checkKey(c.req.header('authorization'))) throw unauthorized();
+    await next();
+  });
+
+  const limit = bodyLimit({ maxSize: deps.limits.maxBodyBytes, onError: () => { throw tooLarge(deps.limits.maxBodyBytes); } });
+
+  app.onError((error, c) => {
+    const api = asApiError(error, deps.log);
+    return c.json(api.body(), api.status);
+  });
+  app.notFound((c) => c.json(notFound(`no route ${c.req.method} ${c.req.path.replace(NO_CONTROL, '?')}`, 'unknown_route').body(), 404));
+
+  app.get('/health', async (c) => {
+    const version = await withTimeout(deps.ollama.version(), HEALTH_TIMEOUT_MS).catch(() => null);
+    return c.json({ status: version === null ? 'degraded' : 'ok', ollama: { reachable: version !== null, version } });
+  });
+
+  app.get('/v1/models', async (c) => {
+    let models: { name: string; modified_at: string }[];
+    try {
+      models = await deps.ollama.models();
+    } catch (error) {
+      throw new ApiError(502, `cannot list Ollama's models: ${(error as Error).message}`, 'api_error', 'ollama_unreachable');
+    }
+    return c.json({
+      object: 'list',
+      data: models.map((model) => ({ id: model.name, object: 'model', created: Math.floor((Date.parse(model.modified_at) || 0) / 1000), owned_by: 'ollama' })),
+    });
+  });
+
+  app.post('/v1/chat/completions', limit, async (c) => {
+    refuseWhileClosing();
+    const plan = planAnswer(parseChatRequest(await readJson(c), c.req.raw.headers), deps.defaultSession, deps.agentMode);
+    c.set('session', plan.turn.session);
+    const turnId = deps.newId();
+    const controller = new AbortController();
+    const onDisconnect = (): void => controller.abort('disconnect' satisfies CutReason);
+    const clientSignal = c.req.raw.signal;
+    clientSignal.addEventListener('abort', onDisconnect, { once: true });
+    const head = { id: `chatcmpl-${turnId}`, created: Math.floor(deps.clock.now().getTime() / 1000), model: plan.turn.model };
+
+    // The response ends when the answer does; the turn's log line is written meanwhile.
+    let answered = false;
+    const logFailure = (error: unknown): void => {
+      if (answered) deps.log(`argo serve: turn ${turnId} answered but not logged: ${error instanceof Error ? error.message : String(error)}`);
+    };
+
+    if (!plan.stream) {
+      let result: TurnResult;
+      try {
+        let early!: (result: TurnResult) => void;
+        const answer = new Promise<TurnResult>((resolve) => (early = resolve));
+        const work = runTurn<TurnResult>(plan, turnId, controller, {
+          onText: () => undefined,
+          onToolCalls: () => undefined,
+          onAnswered: (result) => {
+            answered = true;
+            early(result);
+          },
+        });
+        work.catch(logFailure);
+        result = await Promise.race([answer, work]);
+      } finally {
+        clientSignal.removeEventListener('abort', onDisconnect);
+      }
+      if (result.status === 'error' && result.failure) throw fromFailure(result.failure);
+      const calls = toOpenAiToolCalls(result.toolCalls, plan.round);
+      c.header('X-Argo-Turn-Id', turnId);
+      return c.json(
+        completionObject({
+          ...head,
+          text: result.text,
+          toolCalls: calls,
+          finishReason: finishReason(result.doneReason, calls.length),
+          usage: usageOf(result.promptTokens, result.completionTokens),
+          argo: argoField(result),
+        }),
+      );
+    }
+
+    const events = new Channel<TurnEvent>();
+    runTurn<TurnResult>(plan, turnId, controller, {
+      onText: (text) => events.push({ type: 'text', text }),
+      onToolCalls: (calls) => events.push({ type: 'tool_calls', calls }),
+      onToolEvent: (event) => events.push({ type: 'tool_event', event }),
+      onAnswered: (result) => {
+        answered = true;
+        events.push({ type: 'end', result });
+      },
+    }).then(
+      (result) => {
+        if (!answered) events.push({ type: 'end', result });
+      },
+      (error: unknown) => {
+        logFailure(error);
+        if (!answered) events.push({ type: 'thrown', error });
+      },
+    );
+    // Headers wait for the first event, so a failure before any text gets its real status.
+    const first = await events.next();
+    if (first.type === 'thrown') {
+      clientSignal.removeEventListener('abort', onDisconnect);
+      throw first.error;
+    }
+    if (first.type === 'end' && first.result.status === 'error' && first.result.failure && first.result.text === '') {
+      clientSignal.removeEventListener('abort', onDisconnect);
+      throw fromFailure(first.result.failure);
+    }
+    c.header('X-Argo-Turn-Id', turnId);
+    const format = new ChunkFormat(head);
+    let finished!: () => void;
+    c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
+    return streamSSE(c, async (sse) => {
+      try {
+        let frames = frame(format.role());
+        for (let event: TurnEvent = first; ; event = await events.next()) {
+          const batch = [event, ...events.drain()];
+          let last: TurnEvent | undefined;
+          for (const item of batch) {
+            last = item;
+            if (item.type === 'end' || item.type === 'thrown') break;
+            frames += renderEvent(item, format, plan.round);
+          }
+          if (last?.type === 'end' || last?.type === 'thrown') {
+            await sse.write(frames + endFrames(last, format, plan, deps.log));
+            return;
+          }
+          await sse.write(frames);
+          frames = '';
+          // Pieces that arrive together (one read from Ollama) go out in one write, not one each.
+          await nextTurnOfLoop();
+        }
+      } finally {
+        clientSignal.removeEventListener('abort', onDisconnect);
+        finished();
+      }
+    });
+  });
+
+  app.get('/api/sessions', async (c) => {
+    const query = c.req.query('q');
+    return c.json(await deps.sessions.list(query === undefined || query === '' ? null : query));
+  });
+
+  app.get('/api/sessions/:name', async (c) => {
+    const name = c.req.param('name');
+    c.set('session', name);
+    const shown = isSessionName(name) ? await deps.sessions.show(name) : null;
+    if (shown === null) throw notFound(`no session named "${name}"`, 'session_not_found');
+    return c.json(shown);
+  });
+
+  app.patch('/api/sessions/:name', limit, async (c) => {
+    const name = c.req.param('name');
+    c.set('session', name);
+    const { title } = parseSessionPatch(await readJson(c));
+    const updated = isSessionName(name) ? await deps.sessions.setTitle(name, title) : null;
+    if (updated === null) throw notFound(`no session named "${name}"`, 'session_not_found');
+    return c.json(updated);
+  });
+
+  app.post('/api/jobs', limit, async (c) => {
+    refuseWhileClosing();
+    const plan = planAnswer(parseChatRequest(await readJson(c), c.req.raw.headers), deps.defaultSession, deps.agentMode);
+    c.set('session', plan.turn.session);
+    const now = deps.clock.now().toISOString();
+    const id = deps.newId();
+    const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, output: '', error: null, turn_id: null };
+    const job = new LiveJob(record, jobs, deps.clock.now, (error) => deps.log(`argo serve: cannot save job ${id}: ${(error as Error).message}`));
+    await job.save();
+    const release = await jobs.lock(id, (error) => deps.log(`argo serve: lost the lock on job ${id}: ${error.message}`));
+    liveJobs.set(id, { job, model: plan.turn.model });
+    void runJob(job, plan).finally(() => {
+      liveJobs.delete(id);
+      release().catch(() => undefined);
+    });
+    return c.json({ job_id: id }, 202);
+  });
+
+  const runJob = async (job: LiveJob, plan: AnswerPlan): Promise<void> => {
+    const signal = job.controller.signal;
+    // A queued job cancelled before its turn comes ends at once.
+    const endIfPending = (): void => {
+      if (job.record.state === 'pending' && !job.done) void job.finish(...cutState(signal.reason), 'stop');
+    };
+    signal.addEventListener('abort', endIfPending, { once: true });
+    const turnId = deps.newId();
+    let result: TurnResult | null = null;
+    let thrown: unknown = null;
+    try {
+      result = await runTurn(
+        plan,
+        turnId,
+        job.controller,
+        { onText: (text) => job.append(text), onToolCalls: () => undefined },
+        async () => {
+          if (job.done) return null;
+          await job.start(turnId);
+          return undefined;
+        },
+      );
+    } catch (error) {
+      thrown = error;
+    } finally {
+      signal.removeEventListener('abort', endIfPending);
+    }
+    if (job.done) return;
+    if (result === null) {
+      await job.finish('failed', asApiError(thrown, deps.log).message, 'stop');
+    } else if (result.status === 'ok') {
+      await job.finish('completed', null, finishReason(result.doneReason, result.toolCalls.length));
+    } else if (signal.aborted) {
+      await job.finish(...cutState(signal.reason), 'stop');
+    } else {
+      await job.finish('failed', result.failure?.message ?? `the turn ended ${result.status}`, 'stop');
+    }
+  };
+
+  const findJob = async (id: string): Promise<JobRecord | null> => liveJobs.get(id)?.job.record ?? (await jobs.read(id));
+
+  app.get('/api/jobs', async (c) => {
+    const records = await jobs.list(onDamagedJob);
+    return c.json(records.map((record) => liveJobs.get(record.id)?.job.record ?? record));
+  });
+
+  app.get('/api/jobs/:id', async (c) => {
+    const record = await findJob(c.req.param('id'));
+    if (record === null) throw jobNotFound(c.req.param('id'));
+    c.set('session', record.session);
+    return c.json(record);
+  });
+
+  app.delete('/api/jobs/:id', async (c) => {
+    const id = c.req.param('id');
+    const live = liveJobs.get(id);
+    if (live) {
+      c.set('session', live.job.record.session);
+      await new Promise<void>((resolve) => {
+        live.job.subscribe((event) => {
+          if (event.type === 'end') resolve();
+        });
+        live.job.controller.abort('cancel' satisfies CutReason);
+      });
+      return c.json(live.job.record);
+    }
+    // A job that has ended stays as it ended.
+    const record = await jobs.read(id);
+    if (record === null) throw jobNotFound(id);
+    c.set('session', record.session);
+    return c.json(record);
+  });
+
+  app.get('/api/jobs/:id/stream', async (c) => {
+    const id = c.req.param('id');
+    const live = liveJobs.get(id);
+    const record = live?.job.record ?? (await jobs.read(id));
+    if (record === null) throw jobNotFound(id);
+    c.set('session', record.session);
+    const format = new ChunkFormat({ id: `chatcmpl-${record.turn_id ?? record.id}`, created: Math.floor(Date.parse(record.created_at) / 1000), model: live?.model ?? 'argo' });
+    const events = new Channel<{ type: 'text'; text: string } | { type: 'end'; record: JobRecord; finishReason: FinishReason }>();
+    // Subscribing and reading the output so far happen in one step, so no piece is missed or sent twice.
+    const sofar = live ? live.job.record.output : record.output;
+    const unsubscribe = live ? live.job.subscribe((event) => events.push(event)) : () => undefined;
+    if (!live) events.push({ type: 'end', record, finishReason: 'stop' });
+    let finished!: () => void;
+    c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
+    const onDisconnect = (): void => events.push({ type: 'end', record, finishReason: 'stop' });
+    c.req.raw.signal.addEventListener('abort', onDisconnect, { once: true });
+    return streamSSE(c, async (sse) => {
+      try {
+        await sse.write(frame(format.role(sofar)));
+        let frames = '';
+        for (;;) {
+          const event = await events.next();
+          if (event.type === 'end') {
+            const ended = event.record;
+            const fields = { argo: { job_id: ended.id, state: ended.state, error: ended.error, turn_id: ended.turn_id } };
+            frames +=
+              ended.state === 'failed'
+                ? frame(JSON.stringify(new ApiError(502, ended.error ?? 'the job failed', 'api_error', 'job_failed').body()))
+                : frame(format.finish(event.finishReason, fields)) + frame('[DONE]');
+            await sse.write(frames);
+            return;
+          }
+          frames += frame(format.content(event.text));
+          for (const more of events.drain()) {
+            if (more.type === 'text') frames += frame(format.content(more.text));
+            else events.push(more);
+          }
+          await sse.write(frames);
+          frames = '';
+        }
+      } finally {
+        unsubscribe();
+        c.req.raw.signal.removeEventListener('abort', onDisconnect);
+        finished();
+      }
+    });
+  });
+
+  const stopRoute = async (c: Context<Env>): Promise<Response> => {
+    if (c.req.method === 'POST') {
+      await deps.stop.set();
+      cutAll('stop');
+    } else if (c.req.method === 'DELETE') {
+      await deps.stop.clear();
+    }
+    return c.json({ stop: await deps.stop.isSet() });
+  };
+  app.get('/api/stop', stopRoute);
+  app.post('/api/stop', stopRoute);
+  app.delete('/api/stop', stopRoute);
+
+  return {
+    app,
+    start: async () => {
+      await deps.stop.clear();
+      const { failed, removed } = await recoverJobs();
+      unwatch = deps.stop.watch(() => cutAll('stop'));
+      return { jobsFailed: failed, jobsRemoved: removed };
+    },
+    drain: async (graceMs) => {
+      closing = true;
+      unwatch();
+      clearTimeout(sweep);
+      const all = (): Promise<unknown> => Promise.all([...running].map((entry) => entry.settled));
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([all(), grace]);
+      clearTimeout(timer);
+      cutAll('shutdown');
+      await all();
+      // Jobs save their last state after their turn settles.
+      await Promise.all([...liveJobs.values()].map(({ job }) => job.save()));
+    },
+    get running() {
+      return running.size;
+    },
+  };
+}
+
+function nextTurnOfLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function frame(data: string): string {
+  return `data: ${data}\n\n`;
+}
+
+function renderEvent(event: TurnEvent, format: ChunkFormat, round: number): string {
+  switch (event.type) {
+    case 'text':
+      return frame(format.content(event.text));
+    case 'tool_calls':
+      return frame(format.toolCalls(toOpenAiToolCalls(event.calls, round)));
+    case 'tool_event':
+      return frame(format.extra({ [event.event.type]: event.event }));
+    default:
+      return '';
+  }
+}
+
+/** How a stream ends: an error chunk without [DONE], or the finish chunk, usage if asked, and [DONE]. */
+function endFrames(event: TurnEvent, format: ChunkFormat, plan: AnswerPlan, log: (line: string) => void): string {
+  if (event.type === 'thrown') return frame(JSON.stringify(asApiError(event.error, log).body()));
+  if (event.type !== 'end') return '';
+  const { result } = event;
+  if (result.status === 'error') {
+    const failure = result.failure ?? { kind: 'mid-stream', message: 'the answer failed' };
+    return frame(JSON.stringify(fromFailure(failure).body()));
+  }
+  const reason = finishReason(result.doneReason, result.toolCalls.length);
+  let frames = frame(format.finish(reason, { argo: argoField(result) }));
+  if (plan.includeUsage) frames += frame(format.usage(usageOf(result.promptTokens, result.completionTokens)));
+  return frames + frame('[DONE]');
+}
+
+function argoField(result: TurnResult): Record<string, unknown> {
+  return { turn_id: result.turnId, status: result.status, replay_policy: result.replayPolicy ?? null };
+}
+
+function cutState(reason: unknown): ['cancelled' | 'failed', string] {
+  if (reason === 'stop') return ['cancelled', 'stop signal'];
+  if (reason === 'shutdown') return ['failed', 'the server shut down before the job finished'];
+  return ['cancelled', 'cancelled by request'];
+}
+
+function jobNotFound(id: string): ApiError {
+  return notFound(JOB_ID.test(id) ? `no job with id "${id}"` : 'no such job (job ids are letters, digits, "_" and "-")', 'job_not_found');
+}
+
+async function readJson(c: Context<Env>): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') throw badRequest('the request body is empty; send a JSON object', null, 'invalid_json');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw badRequest(`the request body is not valid JSON (${(error as Error).message})`, null, 'invalid_json');
+  }
+}
+
+function asApiError(error: unknown, log: (line: string) => void): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof UsageError) return badRequest(error.message);
+  if (error instanceof ArgoError) return new ApiError(500, error.message, 'server_error', 'argo_error');
+  log(`argo serve: unexpected failure: ${error instanceof Error ? error.message : String(error)}`);
+  return new ApiError(500, 'unexpected server failure (details in the server log)', 'server_error', 'internal_error');
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

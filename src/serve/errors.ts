@@ -1,0 +1,69 @@
+// OpenAI-shaped errors: every failure a client sees is `{error:{message, type, param, code}}` with
+// the status the contract gives it.
+
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'not_found_error' | 'server_error' | 'api_error';
+
+export interface ErrorBody {
+  error: { message: string; type: ErrorType; param: string | null; code: string | null };
+}
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: 400 | 401 | 404 | 409 | 413 | 500 | 502 | 503 | 504,
+    message: string,
+    readonly type: ErrorType,
+    readonly code: string | null = null,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+
+  body(): ErrorBody {
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+  }
+}
+
+export function badRequest(message: string, param: string | null = null, code: string | null = 'invalid_value'): ApiError {
+  return new ApiError(400, message, 'invalid_request_error', code, param);
+}
+
+export function notFound(message: string, code = 'not_found'): ApiError {
+  return new ApiError(404, message, 'not_found_error', code);
+}
+
+export function unauthorized(): ApiError {
+  return new ApiError(401, 'missing or wrong API key: send "Authorization: Bearer <key>"', 'authentication_error', 'invalid_api_key');
+}
+
+export function tooLarge(limit: number): ApiError {
+  return new ApiError(413, `request body larger than ${limit} bytes (serve.maxBodyBytes in config.json)`, 'invalid_request_error', 'body_too_large');
+}
+
+/** How the turn's transport failed, as the turn reports it. */
+export interface TurnFailure {
+  kind: string;
+  message: string;
+  httpStatus?: number;
+}
+
+/** The status and body for a turn that failed before any text was sent. */
+export function fromFailure(failure: TurnFailure): ApiError {
+  switch (failure.kind) {
+    case 'model-missing':
+      return new ApiError(404, failure.message, 'invalid_request_error', 'model_not_found', 'model');
+    case 'busy':
+      return new ApiError(503, failure.message, 'server_error', 'ollama_busy');
+    case 'idle':
+      return new ApiError(504, failure.message, 'server_error', 'ollama_timeout');
+    case 'unreachable':
+      return new ApiError(502, failure.message, 'api_error', 'ollama_unreachable');
+    case 'http':
+      // Ollama's own 400s (a model without chat or tools support) are the client's to fix.
+      return failure.httpStatus === 400
+        ? new ApiError(400, failure.message, 'invalid_request_error', 'ollama_rejected')
+        : new ApiError(502, failure.message, 'api_error', 'ollama_error');
+    default:
+      return new ApiError(502, failure.message, 'api_error', `ollama_${failure.kind.replace(/-/g, '_')}`);
+  }
+}

@@ -1,0 +1,219 @@
+// Background jobs: the record codec, the store in `jobs/` (one file per job, replaced atomically so
+// a crash never leaves a torn file), and a live job's fan-out to the clients following it.
+import { readFile, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { z } from 'zod';
+import { RuntimeError } from '../errors.js';
+import { isMissing, writeFileAtomic } from '../log/fs.js';
+import type { FinishReason } from './openai.js';
+
+export const JOB_STATES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+const jobRecord = z.object({
+  id: z.string().min(1),
+  state: z.enum(JOB_STATES),
+  created_at: z.iso.datetime({ offset: true }),
+  updated_at: z.iso.datetime({ offset: true }),
+  session: z.string(),
+  output: z.string(),
+  error: z.string().nullable(),
+  turn_id: z.string().nullable(),
+});
+export type JobRecord = z.infer<typeof jobRecord>;
+
+/** The file format: pretty JSON text ↔ a validated record. */
+export const jobFile = z.codec(z.string(), jobRecord, {
+  decode: (text, context) => {
+    try {
+      return JSON.parse(text) as JobRecord;
+    } catch {
+      context.issues.push({ code: 'invalid_format', format: 'json', input: text, message: 'not valid JSON' });
+      return z.NEVER;
+    }
+  },
+  encode: (record) => `${JSON.stringify(record, null, 2)}\n`,
+});
+
+/** Job ids are ours (nanoid's alphabet); anything else in a URL is not a job, and never a path. */
+export const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function parseJob(text: string, path: string): JobRecord {
+  const result = jobFile.safeDecode(text);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue && issue.path.length > 0 ? `field "${issue.path.join('.')}"` : 'content';
+  throw new RuntimeError(`job file ${path} has an invalid ${field} (${issue?.message ?? 'invalid'}); remove the file`);
+}
+
+/**
+ * A running job's file is locked (proper-lockfile: a `.lock` directory its server touches every
+ * second), so a second server sharing the data home leaves it alone, and a job whose server died
+ * shows a lock gone stale within this long.
+ */
+export const JOB_LOCK_STALE_MS = 5000;
+
+export class JobStore {
+  constructor(readonly dir: string) {}
+
+  /** Locks a job's file (which must exist) for this process; returns the release. */
+  async lock(id: string, onLost: (error: Error) => void): Promise<() => Promise<void>> {
+    return lockfile.lock(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, update: 1000, realpath: false, onCompromised: onLost });
+  }
+
+  /** True while a live server (this one or another) runs the job. */
+  isLocked(id: string): Promise<boolean> {
+    return lockfile.check(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, realpath: false });
+  }
+
+  pathOf(id: string): string {
+    return join(this.dir, `${id}.json`);
+  }
+
+  async write(record: JobRecord): Promise<void> {
+    await writeFileAtomic(this.pathOf(record.id), jobFile.encode(record));
+  }
+
+  async read(id: string): Promise<JobRecord | null> {
+    if (!JOB_ID.test(id)) return null;
+    const path = this.pathOf(id);
+    try {
+      return parseJob(await readFile(path, 'utf8'), path);
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  /** Every readable job, newest first; damaged files are passed to `onDamaged` and left out. */
+  async list(onDamaged: (path: string, error: unknown) => void = () => undefined): Promise<JobRecord[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+    const records: JobRecord[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.json') || !JOB_ID.test(name.slice(0, -5))) continue;
+      const path = join(this.dir, name);
+      try {
+        records.push(parseJob(await readFile(path, 'utf8'), path));
+      } catch (error) {
+        if (!isMissing(error)) onDamaged(path, error);
+      }
+    }
+    return records.sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Jobs left `pending` or `running` by a server that is gone (no live lock) become `failed`, their
+   * output kept; jobs untouched for longer than the retention are removed. `elsewhere` counts jobs
+   * a live server still runs (or whose lock has not gone stale yet).
+   */
+  async recover(
+    now: Date,
+    retentionDays: number,
+    onDamaged?: (path: string, error: unknown) => void,
+  ): Promise<{ failed: number; removed: number; elsewhere: number }> {
+    const oldest = now.getTime() - retentionDays * 86_400_000;
+    let failed = 0;
+    let removed = 0;
+    let elsewhere = 0;
+    for (const record of await this.list(onDamaged)) {
+      const unfinished = record.state === 'pending' || record.state === 'running';
+      if (unfinished && (await this.isLocked(record.id))) {
+        elsewhere++;
+      } else if (Date.parse(record.updated_at) < oldest) {
+        await rm(this.pathOf(record.id), { force: true });
+        removed++;
+      } else if (unfinished) {
+        await this.write({
+          ...record,
+          state: 'failed',
+          error: `the server stopped while the job was ${record.state}; its output so far is kept`,
+          updated_at: now.toISOString(),
+        });
+        failed++;
+      }
+    }
+    return { failed, removed, elsewhere };
+  }
+}
+
+export type JobEvent = { type: 'text'; text: string } | { type: 'end'; record: JobRecord; finishReason: FinishReason };
+
+/** How often a running job's growing output is saved; state changes are saved at once. */
+export const OUTPUT_SAVE_MS = 200;
+
+/**
+ * A job this process is running: its record in memory, saved as it changes (output at most every
+ * OUTPUT_SAVE_MS, in order), and every event handed to the clients following it.
+ */
+export class LiveJob {
+  readonly controller = new AbortController();
+  private readonly listeners = new Set<(event: JobEvent) => void>();
+  private saving: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private finished: JobEvent | null = null;
+
+  constructor(
+    public record: JobRecord,
+    private readonly store: JobStore,
+    private readonly now: () => Date,
+    private readonly onSaveError: (error: unknown) => void,
+  ) {}
+
+  get done(): boolean {
+    return this.finished !== null;
+  }
+
+  /** Follows the job; an ended job calls back at once with its end. */
+  subscribe(listener: (event: JobEvent) => void): () => void {
+    if (this.finished) {
+      listener(this.finished);
+      return () => undefined;
+    }
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  start(turnId: string): Promise<void> {
+    this.record = { ...this.record, state: 'running', turn_id: turnId, updated_at: this.now().toISOString() };
+    return this.save();
+  }
+
+  append(text: string): void {
+    this.record.output += text;
+    for (const listener of this.listeners) listener({ type: 'text', text });
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.save();
+    }, OUTPUT_SAVE_MS);
+  }
+
+  finish(state: Exclude<JobState, 'pending' | 'running'>, error: string | null, finishReason: FinishReason): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.record = { ...this.record, state, error, updated_at: this.now().toISOString() };
+    this.finished = { type: 'end', record: this.record, finishReason };
+    for (const listener of this.listeners) listener(this.finished);
+    this.listeners.clear();
+    return this.save();
+  }
+
+  /** Saves run one after another, each with the record as it is when its turn comes. */
+  save(): Promise<void> {
+    this.saving = this.saving.then(async () => {
+      try {
+        this.record = { ...this.record, updated_at: this.now().toISOString() };
+        await this.store.write(this.record);
+      } catch (error) {
+        this.onSaveError(error);
+      }
+    });
+    return this.saving;
+  }
+}

@@ -1,0 +1,237 @@
+// Pure mapping between OpenAI's chat completion shapes and Ollama's /api/chat: requests one way,
+// answers (whole objects and stream chunks) the other. No I/O, no clock: time and ids come in.
+import { badRequest } from './errors.js';
+import { imagesOf, textOf } from './schema.js';
+import type { ChatBody, OpenAiMessage } from './schema.js';
+
+export interface OllamaToolCall {
+  id?: string;
+  function: { index?: number; name: string; arguments: Record<string, unknown> };
+}
+
+export interface OllamaMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  images?: string[];
+  tool_calls?: OllamaToolCall[];
+  tool_name?: string;
+}
+
+export interface OllamaTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+/** What the client's body adds to an Ollama chat request besides the messages. */
+export interface OllamaExtras {
+  options: Record<string, unknown>;
+  format?: 'json' | Record<string, unknown>;
+  tools?: OllamaTool[];
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
+
+export interface OpenAiToolCallOut {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** Messages as Ollama takes them: text flattened, arguments as objects, tool results named. */
+export function toOllamaMessages(messages: readonly OpenAiMessage[]): OllamaMessage[] {
+  const callNames = new Map<string, string>();
+  return messages.map((message, at) => {
+    const role = message.role === 'developer' ? 'system' : message.role;
+    const out: OllamaMessage = { role, content: textOf(message.content) };
+    const images = imagesOf(message.content);
+    if (images.length > 0) out.images = images;
+    if (message.role === 'assistant' && message.tool_calls && message.tool_calls.length > 0) {
+      out.tool_calls = message.tool_calls.map((call, index) => {
+        if (call.id !== undefined) callNames.set(call.id, call.function.name);
+        return { function: { name: call.function.name, arguments: parseArguments(call.function.arguments, `messages[${at}].tool_calls[${index}].function.arguments`) } };
+      });
+    }
+    if (message.role === 'tool') {
+      const name = (message.tool_call_id !== undefined ? callNames.get(message.tool_call_id) : undefined) ?? message.name;
+      if (name !== undefined) out.tool_name = name;
+    }
+    return out;
+  });
+}
+
+function parseArguments(text: string, param: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badRequest(`invalid "${param}": not valid JSON`, param);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`invalid "${param}": must encode a JSON object`, param);
+  return value as Record<string, unknown>;
+}
+
+/** Sampling options, format and tools; key order fixed so equal bodies give equal bytes. */
+export function toOllamaExtras(body: ChatBody): OllamaExtras {
+  const options: Record<string, unknown> = {};
+  if (body.temperature != null) options.temperature = body.temperature;
+  if (body.top_p != null) options.top_p = body.top_p;
+  if (body.seed != null) options.seed = body.seed;
+  if (body.stop != null) options.stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  if (maxTokens != null) options.num_predict = maxTokens;
+  const extras: OllamaExtras = { options };
+  const format = body.response_format;
+  if (format?.type === 'json_object') extras.format = 'json';
+  if (format?.type === 'json_schema') extras.format = format.json_schema.schema ?? 'json';
+  if (body.tools && body.tools.length > 0 && body.tool_choice !== 'none') {
+    extras.tools = body.tools.map(({ function: fn }) => ({
+      type: 'function',
+      function: {
+        name: fn.name,
+        ...(fn.description !== undefined ? { description: fn.description } : {}),
+        ...(fn.parameters !== undefined ? { parameters: fn.parameters } : {}),
+      },
+    }));
+  }
+  return extras;
+}
+
+/** The last user message's text: the turn's `user_prompt`, and Argo mode's input. */
+export function lastUserText(messages: readonly OpenAiMessage[]): string | null {
+  for (let at = messages.length - 1; at >= 0; at--) {
+    const message = messages[at];
+    if (message?.role === 'user') return textOf(message.content);
+  }
+  return null;
+}
+
+/**
+ * The round a new tool call belongs to: one more than the assistant tool-call messages the client
+ * sent back, so generated ids (`call_<round>_<index>`) never repeat within a conversation.
+ */
+export function toolRound(messages: readonly OpenAiMessage[]): number {
+  return messages.filter((message) => message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0).length + 1;
+}
+
+/** Tool calls as the transport hands them over (unknown[]): malformed ones are left out. */
+export function ollamaToolCallsOf(calls: readonly unknown[]): OllamaToolCall[] {
+  const out: OllamaToolCall[] = [];
+  for (const call of calls) {
+    if (typeof call !== 'object' || call === null) continue;
+    const { id, function: fn } = call as { id?: unknown; function?: { name?: unknown; arguments?: unknown; index?: unknown } };
+    if (typeof fn?.name !== 'string') continue;
+    let args: unknown = fn.arguments ?? {};
+    if (typeof args === 'string') {
+      try {
+        args = JSON.parse(args) as unknown;
+      } catch {
+        args = { _raw: args };
+      }
+    }
+    const argsObject = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : { _value: args };
+    out.push({ ...(typeof id === 'string' && id !== '' ? { id } : {}), function: { name: fn.name, arguments: argsObject } });
+  }
+  return out;
+}
+
+export function toOpenAiToolCalls(calls: readonly OllamaToolCall[], round: number): OpenAiToolCallOut[] {
+  return calls.map((call, index) => ({
+    id: call.id !== undefined && call.id !== '' ? call.id : `call_${round}_${index}`,
+    type: 'function',
+    function: { name: call.function.name, arguments: typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments) },
+  }));
+}
+
+export function finishReason(doneReason: string | null, toolCalls: number): FinishReason {
+  if (toolCalls > 0) return 'tool_calls';
+  return doneReason === 'length' ? 'length' : 'stop';
+}
+
+export function usageOf(promptTokens: number | null, completionTokens: number | null): Usage {
+  const prompt = promptTokens ?? 0;
+  const completion = completionTokens ?? 0;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+export interface AnswerHead {
+  id: string;
+  created: number;
+  model: string;
+}
+
+export interface CompletionInput extends AnswerHead {
+  text: string;
+  toolCalls: readonly OpenAiToolCallOut[];
+  finishReason: FinishReason;
+  usage: Usage;
+  argo?: Record<string, unknown>;
+}
+
+/** The non-streamed `chat.completion` object. */
+export function completionObject(input: CompletionInput): Record<string, unknown> {
+  const message: Record<string, unknown> = { role: 'assistant', content: input.text };
+  if (input.toolCalls.length > 0) message.tool_calls = input.toolCalls;
+  return {
+    id: input.id,
+    object: 'chat.completion',
+    created: input.created,
+    model: input.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: input.finishReason }],
+    usage: input.usage,
+    ...(input.argo ? { argo: input.argo } : {}),
+  };
+}
+
+/**
+ * `chat.completion.chunk` payloads (the text after `data: `). The fixed head is serialised once per
+ * stream: content chunks are the hot path.
+ */
+export class ChunkFormat {
+  private readonly head: string;
+
+  constructor(head: AnswerHead) {
+    this.head = `{"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${head.created},"model":${JSON.stringify(head.model)},"choices":`;
+  }
+
+  private choice(delta: string, finish: FinishReason | null, extra = ''): string {
+    return `${this.head}[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)}}]${extra}}`;
+  }
+
+  role(content = ''): string {
+    return this.choice(`{"role":"assistant","content":${JSON.stringify(content)}}`, null);
+  }
+
+  content(text: string): string {
+    return this.choice(`{"content":${JSON.stringify(text)}}`, null);
+  }
+
+  toolCalls(calls: readonly OpenAiToolCallOut[]): string {
+    const deltas = calls.map((call, index) => ({ index, ...call }));
+    return this.choice(`{"tool_calls":${JSON.stringify(deltas)}}`, null);
+  }
+
+  /** Extra top-level fields (Argo's own) ride on the chunk that ends the choice. */
+  finish(reason: FinishReason, fields?: Record<string, unknown>): string {
+    let extra = '';
+    if (fields) for (const [key, value] of Object.entries(fields)) extra += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    return this.choice('{}', reason, extra);
+  }
+
+  /** A chunk with no choices and extra top-level fields: clients that do not know them skip it. */
+  extra(fields: Record<string, unknown>): string {
+    let extra = '';
+    for (const [key, value] of Object.entries(fields)) extra += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    return `${this.head}[]${extra}}`;
+  }
+
+  usage(usage: Usage): string {
+    return `${this.head}[],"usage":${JSON.stringify(usage)}}`;
+  }
+}

@@ -1,0 +1,50 @@
+// From a validated request to what the turn needs: pure, so every rule is a row in a table test.
+import { badRequest } from './errors.js';
+import { lastUserText, toOllamaExtras, toOllamaMessages, toolRound } from './openai.js';
+import type { ChatRequest } from './schema.js';
+import type { TurnInput } from './types.js';
+
+/** Plain-mode turns are logged in this session. */
+export const PLAIN_SESSION = 'api';
+
+export interface AnswerPlan {
+  turn: Omit<TurnInput, 'turnId' | 'signal'>;
+  stream: boolean;
+  includeUsage: boolean;
+  /** For ids of tool calls the model sent without one. */
+  round: number;
+}
+
+export function planAnswer(request: ChatRequest, defaultSession: string, agentMode: boolean): AnswerPlan {
+  const { body, argo } = request;
+  if (argo?.tools && argo.tools.length > 0 && !agentMode) {
+    throw badRequest('tools need agent mode, which this server does not have yet; leave out the "tools" Argo field', 'argo.tools', 'tools_unavailable');
+  }
+  // The same rules as the CLI's --reason.
+  if (argo?.reason !== undefined && (argo.replay === undefined || argo.replay.kind === 'none')) {
+    throw badRequest('"reason" needs "replay": "last:N" or "session"', 'argo.reason');
+  }
+  if (argo?.reason !== undefined && argo.reason !== 'session' && argo.replay?.kind === 'session') {
+    throw badRequest(`"replay": "session" always uses reason "session"; use "last:N" with reason "${argo.reason}"`, 'argo.reason');
+  }
+  const userPrompt = lastUserText(body.messages);
+  if (argo !== null && userPrompt === null) {
+    throw badRequest('Argo mode takes the last user message as its input, and there is none in "messages"', 'messages', 'missing_user_message');
+  }
+  const extras = toOllamaExtras(body);
+  return {
+    turn: {
+      session: argo ? (argo.session ?? defaultSession) : PLAIN_SESSION,
+      mode: argo ? 'argo' : 'plain',
+      model: body.model,
+      userPrompt: userPrompt ?? '',
+      // Argo mode rebuilds the history from the session's log; the client's copy is not sent.
+      messages: argo ? [] : toOllamaMessages(body.messages),
+      argo,
+      extras,
+    },
+    stream: body.stream === true,
+    includeUsage: body.stream_options?.include_usage === true,
+    round: toolRound(body.messages),
+  };
+}

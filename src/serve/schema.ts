@@ -1,0 +1,202 @@
+// The request bodies the server accepts, as zod schemas: unknown fields are dropped (zod's default),
+// a wrong type is a 400 naming the field.
+import { z } from 'zod';
+import { MIN_BUDGET } from '../replay/policy.js';
+import { REPLAY_REASONS, VERBOSITIES } from '../replay/types.js';
+import type { ReplayReason, ReplaySpec, Verbosity } from '../replay/types.js';
+import { isSessionName } from '../sessions/names.js';
+import { badRequest } from './errors.js';
+import type { ApiError } from './errors.js';
+
+/** Parts of other types (audio, files) are accepted and left out: Ollama's chat takes text and images. */
+const contentPart = z
+  .object({ type: z.string(), text: z.string().optional(), image_url: z.object({ url: z.string() }).optional() })
+  .superRefine((part, context) => {
+    if (part.type === 'text' && part.text === undefined) context.addIssue({ code: 'custom', path: ['text'], message: 'a text part needs "text"' });
+    if (part.type === 'image_url' && part.image_url === undefined) context.addIssue({ code: 'custom', path: ['image_url'], message: 'an image part needs "image_url"' });
+  });
+export type ContentPart = z.infer<typeof contentPart>;
+
+const content = z.union([z.string(), z.array(contentPart)]).nullish();
+
+const toolCall = z.object({
+  id: z.string().optional(),
+  type: z.literal('function').optional(),
+  function: z.object({ name: z.string(), arguments: z.string() }),
+});
+export type OpenAiToolCall = z.infer<typeof toolCall>;
+
+const message = z.object({
+  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+  content,
+  name: z.string().optional(),
+  tool_calls: z.array(toolCall).nullish(),
+  tool_call_id: z.string().optional(),
+});
+export type OpenAiMessage = z.infer<typeof message>;
+
+const tool = z.object({
+  type: z.literal('function'),
+  function: z.object({
+    name: z.string(),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullish(),
+  }),
+});
+export type OpenAiTool = z.infer<typeof tool>;
+
+const responseFormat = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text') }),
+  z.object({ type: z.literal('json_object') }),
+  z.object({
+    type: z.literal('json_schema'),
+    json_schema: z.object({ name: z.string(), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullish() }),
+  }),
+]);
+export type ResponseFormat = z.infer<typeof responseFormat>;
+
+const replaySpec = z.string().transform((value, context): ReplaySpec => {
+  if (value === 'none') return { kind: 'none' };
+  if (value === 'session') return { kind: 'session' };
+  const count = Number(/^last:(\d+)$/.exec(value)?.[1]);
+  if (Number.isSafeInteger(count) && count >= 1) return { kind: 'last', count };
+  context.addIssue({ code: 'custom', message: 'use none, session, or last:N with N a whole number of 1 or more' });
+  return z.NEVER;
+});
+
+/** A comma list ("fs,edit") or an array of names. */
+const toolsets = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim()).filter((name) => name !== ''));
+
+const argoFields = z.object({
+  session: z.string().refine(isSessionName, 'use 1-64 letters, digits, dots, dashes or underscores (not only dots)').optional(),
+  replay: replaySpec.optional(),
+  reason: z.enum(REPLAY_REASONS).optional(),
+  budget: z.number().int().min(MIN_BUDGET).optional(),
+  persona: z.string().min(1).optional(),
+  verbosity: z.enum(VERBOSITIES).optional(),
+  mode: z.string().min(1).optional(),
+  tools: toolsets.optional(),
+});
+
+export interface ArgoFields {
+  session?: string;
+  replay?: ReplaySpec;
+  reason?: ReplayReason;
+  budget?: number;
+  persona?: string;
+  verbosity?: Verbosity;
+  mode?: string;
+  tools?: string[];
+}
+
+const chatBody = z.object({
+  model: z.string().min(1),
+  messages: z.array(message).min(1),
+  stream: z.boolean().nullish(),
+  stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
+  temperature: z.number().nullish(),
+  top_p: z.number().nullish(),
+  max_tokens: z.number().int().nullish(),
+  max_completion_tokens: z.number().int().nullish(),
+  stop: z.union([z.string(), z.array(z.string())]).nullish(),
+  seed: z.number().int().nullish(),
+  tools: z.array(tool).nullish(),
+  tool_choice: z
+    .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })])
+    .nullish(),
+  response_format: responseFormat.nullish(),
+  user: z.string().nullish(),
+  argo: z.unknown().optional(),
+});
+export type ChatBody = z.infer<typeof chatBody>;
+
+export interface ChatRequest {
+  body: ChatBody;
+  /** Null in plain mode: no Argo field in the body or headers. */
+  argo: ArgoFields | null;
+}
+
+const HEADER_PREFIX = 'x-argo-';
+const ARGO_KEYS = ['session', 'replay', 'reason', 'budget', 'persona', 'verbosity', 'mode', 'tools'] as const;
+
+/** `messages[0].content` from zod's path. */
+function paramOf(path: readonly PropertyKey[], prefix = ''): string | null {
+  let param = prefix;
+  for (const key of path) param += typeof key === 'number' ? `[${key}]` : `${param === '' ? '' : '.'}${String(key)}`;
+  return param === '' ? null : param;
+}
+
+function firstIssue(error: z.ZodError, prefix = ''): ApiError {
+  const issue = error.issues[0];
+  if (issue === undefined) return badRequest('invalid request body');
+  const param = paramOf(issue.path, prefix);
+  return badRequest(param === null ? `invalid request body: ${issue.message}` : `invalid "${param}": ${issue.message}`, param);
+}
+
+/** Argo fields from `X-Argo-*` headers (strings), overridden field by field by the body's `argo` object. */
+function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
+  const fromHeaders: Record<string, unknown> = {};
+  for (const key of ARGO_KEYS) {
+    const value = headers.get(`${HEADER_PREFIX}${key}`);
+    if (value === null) continue;
+    fromHeaders[key] = key === 'budget' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  }
+  const headerResult = argoFields.safeParse(fromHeaders);
+  if (!headerResult.success) {
+    const issue = headerResult.error.issues[0];
+    const key = String(issue?.path[0] ?? '');
+    throw badRequest(`invalid header "X-Argo-${key.charAt(0).toUpperCase()}${key.slice(1)}": ${issue?.message ?? 'invalid'}`, `X-Argo-${key}`);
+  }
+  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
+    throw badRequest('invalid "argo": expected an object', 'argo');
+  }
+  const bodyResult = argoFields.safeParse(raw ?? {});
+  if (!bodyResult.success) throw firstIssue(bodyResult.error, 'argo');
+  const merged = stripUndefined({ ...headerResult.data, ...stripUndefined(bodyResult.data) }) as ArgoFields;
+  return Object.keys(merged).length === 0 ? null : merged;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
+}
+
+/** The body of /v1/chat/completions and POST /api/jobs, with its Argo fields; throws a 400 ApiError. */
+export function parseChatRequest(json: unknown, headers: Headers): ChatRequest {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw badRequest('the request body must be a JSON object');
+  const result = chatBody.safeParse(json);
+  if (!result.success) throw firstIssue(result.error);
+  return { body: result.data, argo: argoFrom(result.data.argo, headers) };
+}
+
+const sessionPatch = z.object({ title: z.string() });
+
+/** PATCH /api/sessions/:name. */
+export function parseSessionPatch(json: unknown): { title: string } {
+  const result = sessionPatch.safeParse(json);
+  if (!result.success) throw firstIssue(result.error);
+  return result.data;
+}
+
+/** The text of a message's content: text parts joined by a newline. */
+export function textOf(value: OpenAiMessage['content']): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  return value
+    .flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : []))
+    .join('\n');
+}
+
+/** Base64 images from `data:` URLs; Ollama takes images inline only. */
+export function imagesOf(value: OpenAiMessage['content']): string[] {
+  if (value === null || value === undefined || typeof value === 'string') return [];
+  const images: string[] = [];
+  for (const part of value) {
+    if (part.type !== 'image_url' || part.image_url === undefined) continue;
+    const data = /^data:[^;,]+;base64,(.*)$/s.exec(part.image_url.url);
+    if (data?.[1] !== undefined) images.push(data[1]);
+  }
+  return images;
+}

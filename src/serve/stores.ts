@@ -1,0 +1,52 @@
+// The server's views of Argo's stores and of Ollama, as the routes need them.
+import { Ollama } from 'ollama';
+import type { DataPaths } from '../log/writer.js';
+import { readSession, saveSession, scanSessions } from '../sessions/store.js';
+import type { SessionRecord } from '../sessions/store.js';
+import { loadSessionEntries } from '../sessions/turns.js';
+import type { OllamaInfo, SessionStore } from './types.js';
+
+/** Most recently used first, then by name: the order of `argo sessions --json`. */
+function byLastUse(a: SessionRecord, b: SessionRecord): number {
+  const time = (record: SessionRecord): number => Date.parse(record.last_used_at) || 0;
+  return time(b) - time(a) || a.name.localeCompare(b.name);
+}
+
+export function sessionStore(paths: DataPaths): SessionStore {
+  return {
+    list: async (query) => {
+      const records = (await scanSessions(paths.sessions)).records.sort(byLastUse);
+      if (query === null) return records;
+      const needle = query.toLowerCase();
+      const found: SessionRecord[] = [];
+      for (const record of records) {
+        if (record.title.toLowerCase().includes(needle)) found.push(record);
+        else if ((await loadSessionEntries(paths, record)).some((entry) => entry.user_prompt.toLowerCase().includes(needle))) found.push(record);
+      }
+      return found;
+    },
+    show: async (name) => {
+      const record = await readSession(paths.sessions, name);
+      return record ? { session: record, turns: await loadSessionEntries(paths, record) } : null;
+    },
+    setTitle: async (name, title) => {
+      const record = await readSession(paths.sessions, name);
+      if (!record) return null;
+      const updated = { ...record, title };
+      await saveSession(paths.sessions, updated);
+      return updated;
+    },
+  };
+}
+
+export function ollamaInfo(host: string): OllamaInfo {
+  const client = new Ollama({ host });
+  return {
+    version: async () => (await client.version()).version,
+    models: async () => {
+      const { models } = await client.list();
+      // Typed as a Date by the client, but it passes the JSON string through.
+      return models.map((model) => ({ name: model.name, modified_at: String(model.modified_at as unknown) }));
+    },
+  };
+}

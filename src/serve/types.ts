@@ -1,0 +1,114 @@
+// What the server needs from the rest of Argo, injected by createServer's caller: the CLI wires the
+// real turn, stores and Ollama client; tests wire fakes.
+import type { TurnFailure } from './errors.js';
+import type { OllamaExtras, OllamaMessage, OllamaToolCall } from './openai.js';
+import type { ArgoFields } from './schema.js';
+
+/** Why an answer was cut short; the turn logs `stopped` for 'stop' and `interrupted` otherwise. */
+export type CutReason = 'stop' | 'disconnect' | 'shutdown' | 'cancel';
+
+export interface TurnInput {
+  /** Chosen by the server so it can be sent in headers before the turn is logged. */
+  turnId: string;
+  session: string;
+  /** 'plain': the client's messages as they are; 'argo': the last user message through replay. */
+  mode: 'plain' | 'argo';
+  model: string;
+  /** The last user message. */
+  userPrompt: string;
+  messages: OllamaMessage[];
+  argo: ArgoFields | null;
+  extras: OllamaExtras;
+  /** Aborted with a CutReason as its reason. */
+  signal: AbortSignal;
+}
+
+/** Server-side tool runs (agent mode), passed on to clients as extra stream fields. */
+export interface ToolEvent {
+  type: 'tool_status' | 'tool_execution_error';
+  [field: string]: unknown;
+}
+
+export interface TurnHooks {
+  onText: (text: string) => void;
+  /** The model's calls of client tools, in one batch. */
+  onToolCalls: (calls: OllamaToolCall[]) => void;
+  onToolEvent?: (event: ToolEvent) => void;
+  /** The answer is complete and the turn is being logged; `run` resolves once it is written. */
+  onAnswered?: (result: TurnResult) => void;
+}
+
+export type TurnStatus = 'ok' | 'interrupted' | 'stopped' | 'error' | (string & {});
+
+export interface TurnResult {
+  turnId: string;
+  status: TurnStatus;
+  /** The model Ollama was asked for (Argo mode may keep the session's). */
+  model: string;
+  text: string;
+  toolCalls: OllamaToolCall[];
+  promptTokens: number | null;
+  completionTokens: number | null;
+  doneReason: string | null;
+  failure: TurnFailure | null;
+  /** As logged; null without replay. */
+  replayPolicy: unknown;
+}
+
+/** Runs one turn and logs it once, whatever happens. Throws only for a request it refuses (a UsageError). */
+export interface TurnRunner {
+  run: (input: TurnInput, hooks: TurnHooks) => Promise<TurnResult>;
+}
+
+export interface SessionStore {
+  /** Records as `argo sessions --json` prints them; `query` matches titles and prompts. */
+  list: (query: string | null) => Promise<unknown[]>;
+  /** `argo sessions show NAME --json`, or null for an unknown name. */
+  show: (name: string) => Promise<unknown>;
+  /** The updated record, or null for an unknown name. */
+  setTitle: (name: string, title: string) => Promise<unknown>;
+}
+
+export interface OllamaInfo {
+  version: () => Promise<string>;
+  models: () => Promise<{ name: string; modified_at: string }[]>;
+}
+
+export interface StopSignal {
+  isSet: () => Promise<boolean>;
+  set: () => Promise<void>;
+  clear: () => Promise<void>;
+  /** Calls `listener` when the signal appears from outside (another process); returns an unsubscribe. */
+  watch: (listener: () => void) => () => void;
+}
+
+export interface Clock {
+  now: () => Date;
+  /** Milliseconds from a monotonic clock, for durations. */
+  monotonic: () => number;
+}
+
+export interface ServeLimits {
+  maxBodyBytes: number;
+  jobRetentionDays: number;
+}
+
+export interface ServerDeps {
+  runner: TurnRunner;
+  sessions: SessionStore;
+  stop: StopSignal;
+  ollama: OllamaInfo;
+  clock: Clock;
+  newId: () => string;
+  /** The jobs directory (`jobs/` in the data home). */
+  jobsDir: string;
+  limits: ServeLimits;
+  /** Null on a loopback bind without a key. */
+  apiKey: string | null;
+  /** Argo mode without a session field uses this one (the CLI's default session). */
+  defaultSession: string;
+  /** False until agent mode exists: the `tools` Argo field is then refused. */
+  agentMode: boolean;
+  /** One line per request. */
+  log: (line: string) => void;
+}

@@ -1,0 +1,500 @@
+// End-to-end: the built `bin/argo serve` against the Ollama stand-in, driven by the openai client and raw HTTP.
+import { request as httpRequest } from 'node:http';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { ssePayloads, startServe } from '../support/run-serve.js';
+import type { ServeProcess } from '../support/run-serve.js';
+
+let ollama: FakeOllama;
+let home: string;
+let serve: ServeProcess;
+let client: OpenAI;
+const config = { retries: { attempts: 2, initialDelayMs: 10 } };
+
+beforeAll(async () => {
+  ollama = await startFakeOllama();
+  home = tempHome(config);
+  serve = await startServe({ home, host: ollama.url });
+  client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+});
+afterAll(async () => {
+  await serve.stop();
+  await ollama.close();
+});
+beforeEach(() => {
+  ollama.setScenario(undefined);
+  ollama.options.reply = undefined;
+  ollama.options.tokens = undefined;
+  delete ollama.options.toolCalls;
+  ollama.options.models = undefined;
+  ollama.requests.length = 0;
+});
+
+const ask = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'argo', messages: [{ role: 'user' as const, content }], ...extra });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
+  fetch(`${serve.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const chatBodies = (): string[] => ollama.requests.filter((r) => r.path === '/api/chat').map((r) => r.body);
+const turnsOf = (id: string) => logLines(home).filter((line) => line.id === id);
+const lastTurn = () => logLines(home).at(-1);
+/** The response ends with the answer; the log line follows at once. Waits for it and the session record. */
+async function logged(id: string) {
+  await vi.waitFor(() => expect(turnsOf(id)).toHaveLength(1));
+  const [entry] = turnsOf(id);
+  const session = String(entry?.session);
+  // Plain-mode turns run side by side, so session api's newest turn may be another one.
+  if (session !== 'api') await vi.waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ last_turn_id: id }));
+  return entry;
+}
+async function healthy(): Promise<void> {
+  expect(await (await fetch(`${serve.url}/health`)).json()).toMatchObject({ status: 'ok' });
+}
+
+describe('routes', () => {
+  it('/health and /v1/models speak for Ollama', async () => {
+    expect(await (await fetch(`${serve.url}/health`)).json()).toEqual({ status: 'ok', ollama: { reachable: true, version: '0.12.0' } });
+    const models = await client.models.list();
+    expect(models.data).toEqual([{ id: 'argo:latest', object: 'model', created: 1768469400, owned_by: 'ollama' }]);
+  });
+
+  it('plain mode: the messages go as they are, the turn is logged in session api', async () => {
+    // Fields the SDK marks deprecated, which clients still send.
+    const legacyFields: Record<string, number> = { max_tokens: 50, seed: 3 };
+    const { data, response } = await client.chat.completions
+      .create({ model: 'argo', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: [{ type: 'text', text: 'part one' }, { type: 'text', text: 'part two' }] }], temperature: 0.1, ...legacyFields })
+      .withResponse();
+    expect(data.choices[0]?.message.content).toBe('You said: part one\npart two');
+    expect(JSON.parse(chatBodies().at(-1) ?? '')).toEqual({
+      model: 'argo',
+      messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'part one\npart two' }],
+      stream: true,
+      options: { temperature: 0.1, seed: 3, num_predict: 50 },
+    });
+    const id = response.headers.get('x-argo-turn-id') ?? '';
+    const entry = await logged(id);
+    expect(entry).toMatchObject({ session: 'api', user_prompt: 'part one\npart two', model_response: 'You said: part one\npart two', status: 'ok' });
+    expect(data.usage?.completion_tokens).toBe((entry?.timings as { eval_count: number }).eval_count);
+  });
+
+  it('streams with include_usage; curl -N sees exact SSE framing', async () => {
+    const stream = await client.chat.completions.create({ ...ask('count with me'), stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      usage = chunk.usage ?? usage;
+    }
+    expect(text).toBe('You said: count with me');
+    expect(usage?.total_tokens).toBeGreaterThan(0);
+    const { spawn } = await import('node:child_process');
+    const curl = spawn('curl', ['-sN', '-H', 'content-type: application/json', '-d', JSON.stringify(ask('raw', { stream: true })), `${serve.url}/v1/chat/completions`]);
+    let out = '';
+    curl.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    await new Promise((resolve) => curl.on('close', resolve));
+    expect(out).toMatch(/^data: \{"id":"chatcmpl-[\w-]+","object":"chat.completion.chunk"/);
+    expect(out.endsWith('\n\ndata: [DONE]\n\n')).toBe(true);
+  });
+
+  it('sessions: list, search, show exactly as the CLI prints them, retitle', async () => {
+    const { response } = await client.chat.completions.create({ ...ask('tell me about otters'), argo: { session: 'animals' } } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
+    await logged(response.headers.get('x-argo-turn-id') ?? '');
+    const cliList = await runArgo(['sessions', '--json'], { home, host: ollama.url });
+    expect(await (await fetch(`${serve.url}/api/sessions`)).json()).toEqual(JSON.parse(cliList.stdout));
+    const found = (await (await fetch(`${serve.url}/api/sessions?q=OTTERS`)).json()) as { name: string }[];
+    expect(found.map((s) => s.name)).toEqual(['animals']);
+    expect(await (await fetch(`${serve.url}/api/sessions?q=nothing-like-this`)).json()).toEqual([]);
+    const cliShow = await runArgo(['sessions', 'show', 'animals', '--json'], { home, host: ollama.url });
+    expect(await (await fetch(`${serve.url}/api/sessions/animals`)).json()).toEqual(JSON.parse(cliShow.stdout));
+    expect((await fetch(`${serve.url}/api/sessions/nobody`)).status).toBe(404);
+    const patched = await fetch(`${serve.url}/api/sessions/animals`, { method: 'PATCH', body: JSON.stringify({ title: 'Otters' }) });
+    expect(await patched.json()).toMatchObject({ name: 'animals', title: 'Otters' });
+    expect(JSON.parse(readFileSync(join(home, 'sessions', 'animals.json'), 'utf8'))).toMatchObject({ title: 'Otters' });
+    const bad = await fetch(`${serve.url}/api/sessions/animals`, { method: 'PATCH', body: JSON.stringify({ title: ['x'] }) });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { param: 'title' } });
+  });
+
+  it('/api/stop sets, reports and clears the stop file', async () => {
+    expect(await (await fetch(`${serve.url}/api/stop`)).json()).toEqual({ stop: false });
+    expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true });
+    expect(statSync(join(home, 'STOP')).isFile()).toBe(true);
+    expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
+  });
+});
+
+describe('Argo mode', () => {
+  it('builds a byte-identical Ollama request to argo -s NAME --replay SPEC', async () => {
+    for (const prompt of ['what is a closure?', 'and a generator?', 'explain the difference']) {
+      expect((await runArgo(['-s', 'lang', prompt], { home, host: ollama.url })).code).toBe(0);
+    }
+    for (const spec of ['last:2', 'session']) {
+      ollama.requests.length = 0;
+      const cli = await runArgo(['-s', 'lang', '--replay', spec, '--no-log', 'so which one should I use?'], { home, host: ollama.url });
+      expect(cli.code).toBe(0);
+      const [cliBody] = chatBodies();
+      const { response } = await client.chat.completions.create({ ...ask('so which one should I use?'), argo: { session: 'lang', replay: spec } } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
+      await logged(response.headers.get('x-argo-turn-id') ?? '');
+      const serveBody = chatBodies()[1];
+      expect(serveBody).toBe(cliBody);
+      expect((JSON.parse(serveBody ?? '{}') as { messages: unknown[] }).messages.length).toBeGreaterThan(3);
+    }
+    // The same holds with X-Argo-* headers and a streamed answer.
+    ollama.requests.length = 0;
+    await runArgo(['-s', 'lang', '--replay', 'last:1', '--persona', 'neutral', '--no-log', 'ok'], { home, host: ollama.url });
+    const { data: stream, response } = await client.chat.completions.create({ ...ask('ok'), stream: true }, { headers: { 'X-Argo-Session': 'lang', 'X-Argo-Replay': 'last:1' } }).withResponse();
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    await logged(response.headers.get('x-argo-turn-id') ?? '');
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chatBodies()[1]).toBe(chatBodies()[0]);
+  });
+
+  it('returns X-Argo-Turn-Id and the argo field as logged', async () => {
+    const { data, response } = await client.chat.completions.create({ ...ask('go on'), argo: { session: 'lang', replay: 'last:1' } } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
+    const id = response.headers.get('x-argo-turn-id') ?? '';
+    const entry = await logged(id);
+    expect((data as unknown as { argo: unknown }).argo).toEqual({ turn_id: id, status: 'ok', replay_policy: entry?.replay_policy });
+    expect(entry?.replay_policy).toMatchObject({ entries_used: 1 });
+  });
+
+  it('refuses unknown personas and the tools field with a 400 naming the field', async () => {
+    const persona = await post('/v1/chat/completions', ask('x', { argo: { persona: 'nobody' } }));
+    expect(persona.status).toBe(400);
+    expect(((await persona.json()) as { error: { message: string } }).error.message).toMatch(/unknown persona "nobody"/);
+    const tools = await post('/v1/chat/completions', ask('x', { argo: { tools: ['fs'] } }));
+    expect(tools.status).toBe(400);
+    expect(await tools.json()).toMatchObject({ error: { param: 'argo.tools', code: 'tools_unavailable' } });
+  });
+});
+
+describe('client tools', () => {
+  it('a full round: the call goes out, the result comes in, the final answer', async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    ollama.options.toolCalls = (body) => {
+      const messages = body.messages as { role: string }[];
+      return messages.at(-1)?.role === 'tool' ? undefined : [{ function: { name: 'get_time', arguments: { zone: 'UTC' } } }];
+    };
+    ollama.options.reply = (body) => ((body.messages as { role: string }[]).at(-1)?.role === 'tool' ? 'It is noon.' : '');
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } } } } }];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'what time is it?' }];
+    const first = await client.chat.completions.create({ model: 'argo', messages, tools });
+    const choice = first.choices[0];
+    expect(choice?.finish_reason).toBe('tool_calls');
+    const call = choice?.message.tool_calls?.[0];
+    if (call?.type !== 'function') throw new Error('no function call');
+    expect(call.function).toEqual({ name: 'get_time', arguments: '{"zone":"UTC"}' });
+    expect((JSON.parse(chatBodies().at(-1) ?? '') as { tools: unknown }).tools).toEqual(tools);
+    messages.push(choice?.message as OpenAI.ChatCompletionMessageParam, { role: 'tool', tool_call_id: call.id, content: '{"time":"12:00"}' });
+    const stream = await client.chat.completions.create({ model: 'argo', messages, tools, stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('It is noon.');
+    const sent = JSON.parse(chatBodies().at(-1) ?? '') as { messages: unknown[] };
+    expect(sent.messages.slice(1)).toEqual([
+      { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_time', arguments: { zone: 'UTC' } } }] },
+      { role: 'tool', content: '{"time":"12:00"}', tool_name: 'get_time' },
+    ]);
+  });
+});
+
+describe('faults: the contract status, the turn logged, the server still up', () => {
+  it('model missing → 404 model_not_found', async () => {
+    const error = await client.chat.completions.create({ ...ask('x'), model: 'nope' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 404, code: 'model_not_found', param: 'model' });
+    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'error', model: 'nope' }));
+    await healthy();
+  });
+
+  it('busy after retries → 503', async () => {
+    ollama.setScenario({ busy: 5 });
+    const error = await client.chat.completions.create({ ...ask('x'), stream: true }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 503, code: 'ollama_busy' });
+    expect(ollama.requests.filter((r) => r.path === '/api/chat')).toHaveLength(2);
+    await healthy();
+  });
+
+  it('an error line mid-stream → an error chunk, no [DONE], partial text logged', async () => {
+    ollama.options.reply = 'one two three four five';
+    ollama.setScenario({ errorMidStream: { afterChunks: 2, message: 'runner crashed' } });
+    const response = await post('/v1/chat/completions', ask('x', { stream: true }));
+    expect(response.status).toBe(200);
+    const id = response.headers.get('x-argo-turn-id') ?? '';
+    const data = ssePayloads(await response.text());
+    expect(data).not.toContain('[DONE]');
+    expect(JSON.parse(data.at(-1) ?? '')).toMatchObject({ error: { type: 'api_error', message: expect.stringContaining('runner crashed') as string } });
+    expect(await logged(id)).toMatchObject({ status: 'error', model_response: 'one two' });
+    await healthy();
+  });
+
+  it('a dropped Ollama connection → an error chunk, partial text logged', async () => {
+    ollama.options.reply = 'one two three four';
+    ollama.setScenario({ dropAfter: 3, delayMs: 20 });
+    const response = await post('/v1/chat/completions', ask('x', { stream: true }));
+    const id = response.headers.get('x-argo-turn-id') ?? '';
+    const data = ssePayloads(await response.text());
+    expect(JSON.parse(data.at(-1) ?? '')).toMatchObject({ error: { code: 'ollama_dropped' } });
+    expect(await logged(id)).toMatchObject({ status: 'error', model_response: 'one two three' });
+    await healthy();
+  });
+
+  it('an error before any text is a real status, not a stream', async () => {
+    ollama.setScenario({ runnerError: 'out of memory' });
+    const response = await post('/v1/chat/completions', ask('x', { stream: true }));
+    expect(response.status).toBe(502);
+    expect(response.headers.get('content-type')).toMatch(/application\/json/);
+    expect(await response.json()).toMatchObject({ error: { message: expect.stringContaining('out of memory') as string } });
+    await healthy();
+  });
+
+  it('a client that disconnects mid-stream cancels its Ollama request; the turn is interrupted', async () => {
+    ollama.options.reply = 'a b c d e f';
+    ollama.setScenario({ hang: 2 });
+    const controller = new AbortController();
+    const stream = await client.chat.completions.create({ ...ask('x'), stream: true }, { signal: controller.signal });
+    const seen: string[] = [];
+    for await (const chunk of stream) {
+      seen.push(chunk.choices[0]?.delta.content ?? '');
+      if (seen.join('') === 'a b') controller.abort();
+    }
+    const chat = ollama.requests.filter((r) => r.path === '/api/chat').at(-1);
+    await chat?.settled;
+    expect(chat?.clientAborted).toBe(true);
+    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'interrupted', model_response: 'a b', error: 'the client disconnected' }));
+    await healthy();
+  });
+
+  it('a slow client gets every byte and does not hold up the log', async () => {
+    ollama.options.tokens = Array.from({ length: 400 }, (_, i) => `w${i} `);
+    const { status, headers, read } = await rawPost('/v1/chat/completions', ask('slow', { stream: true }));
+    expect(status).toBe(200);
+    const id = headers['x-argo-turn-id'] as string;
+    // The answer is complete and logged while the client has not read a byte of the body.
+    await vi.waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'ok' })]));
+    const data = ssePayloads(await read());
+    const text = data.slice(0, -1).map((d) => (JSON.parse(d) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '').join('');
+    expect(text).toBe(ollama.options.tokens.join(''));
+    expect(data.at(-1)).toBe('[DONE]');
+  });
+
+  it('malformed and oversized bodies → 400 and 413', async () => {
+    const malformed = await post('/v1/chat/completions', '{"model": "argo", "messages": [');
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_json' } });
+    const small = tempHome({ serve: { maxBodyBytes: 1024 } });
+    const limited = await startServe({ home: small, host: ollama.url });
+    try {
+      const big = await fetch(`${limited.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('x'.repeat(2000))) });
+      expect(big.status).toBe(413);
+      expect(await big.json()).toMatchObject({ error: { code: 'body_too_large' } });
+      expect((await fetch(`${limited.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('fits')) })).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('Ollama down → 502 on chat, 200 degraded on /health', async () => {
+    const downHome = tempHome(config);
+    const down = await startServe({ home: downHome, host: `http://127.0.0.1:${await closedPort()}` });
+    try {
+      const health = await fetch(`${down.url}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'degraded', ollama: { reachable: false, version: null } });
+      const error = await new OpenAI({ baseURL: `${down.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create(ask('x')).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 502, code: 'ollama_unreachable' });
+      await vi.waitFor(() => expect(logLines(downHome)).toEqual([expect.objectContaining({ status: 'error', session: 'api' })]));
+      expect((await fetch(`${down.url}/v1/models`)).status).toBe(502);
+    } finally {
+      await down.stop();
+    }
+  });
+});
+
+describe('auth', () => {
+  it('a non-loopback bind refuses to start without a key', async () => {
+    const result = await runArgo(['serve', '--host', '0.0.0.0', '--port', '0'], { home: tempHome(), env: { ARGO_API_KEY: '' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/needs an API key: set ARGO_API_KEY/);
+  });
+
+  it('with a key: 401 without it, every route but /health; the key never in the log', async () => {
+    const key = 'sk-e2e-9f8e7d6c';
+    const keyed = await startServe({ home: tempHome(), host: ollama.url, args: ['--host', '0.0.0.0'], env: { ARGO_API_KEY: key } });
+    const url = keyed.url.replace('0.0.0.0', '127.0.0.1');
+    try {
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      expect((await fetch(`${url}/api/jobs`)).status).toBe(401);
+      await expect(new OpenAI({ baseURL: `${url}/v1`, apiKey: 'wrong', maxRetries: 0 }).models.list()).rejects.toMatchObject({ status: 401 });
+      const answer = await new OpenAI({ baseURL: `${url}/v1`, apiKey: key, maxRetries: 0 }).chat.completions.create(ask('hi'));
+      expect(answer.choices[0]?.message.content).toBe('You said: hi');
+    } finally {
+      await keyed.stop();
+    }
+    expect(keyed.stderr() + keyed.stdout()).not.toContain(key);
+  });
+});
+
+describe('jobs', () => {
+  it('runs in the background: 202 at once, then completed with its output', async () => {
+    ollama.options.reply = 'background work done';
+    const response = await post('/api/jobs', ask('do it', { argo: { session: 'jobs' } }));
+    expect(response.status).toBe(202);
+    const { job_id: id } = (await response.json()) as { job_id: string };
+    await vi.waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }));
+    const record = (await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { turn_id: string };
+    expect(record).toMatchObject({ id, session: 'jobs', output: 'background work done', error: null });
+    expect(turnsOf(record.turn_id)).toEqual([expect.objectContaining({ session: 'jobs', model_response: 'background work done' })]);
+    expect(statSync(join(home, 'jobs', `${id}.json`)).mode & 0o777).toBe(0o600);
+    expect(((await (await fetch(`${serve.url}/api/jobs`)).json()) as { id: string }[]).map((job) => job.id)).toContain(id);
+    expect((await fetch(`${serve.url}/api/jobs/unknown`)).status).toBe(404);
+  });
+
+  it('SSE resume of a half-done job: all output so far in one chunk, then live chunks, then [DONE]', async () => {
+    const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
+    ollama.options.tokens = words;
+    ollama.setScenario({ delayMs: 15 });
+    const { job_id: id } = (await (await post('/api/jobs', ask('long'))).json()) as { job_id: string };
+    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output.length).toBeGreaterThan(10));
+    const data = ssePayloads(await (await fetch(`${serve.url}/api/jobs/${id}/stream`)).text());
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as { choices: { delta: { content?: string }; finish_reason: string | null }[]; argo?: unknown });
+    const first = chunks[0]?.choices[0]?.delta.content ?? '';
+    expect(first.length).toBeGreaterThan(10);
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(words.join(''));
+    expect(chunks.at(-1)).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'completed' } });
+    expect(data.at(-1)).toBe('[DONE]');
+  });
+
+  it('DELETE cancels a running job, keeping its output', async () => {
+    ollama.options.reply = 'alpha beta gamma delta';
+    ollama.setScenario({ hang: 2 });
+    const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
+    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output).toBe('alpha beta'));
+    const cancelled = await (await fetch(`${serve.url}/api/jobs/${id}`, { method: 'DELETE' })).json();
+    expect(cancelled).toMatchObject({ state: 'cancelled', output: 'alpha beta', error: 'cancelled by request' });
+    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'interrupted', model_response: 'alpha beta', error: 'cancelled by request' }));
+  });
+
+  it('kill -9 mid-job, restart: the job is failed with a reason, its output intact, no torn file', async () => {
+    const jobHome = tempHome(config);
+    const first = await startServe({ home: jobHome, host: ollama.url });
+    ollama.options.reply = 'saved words then nothing';
+    ollama.setScenario({ hang: 2 });
+    const { job_id: id } = (await (await fetch(`${first.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('x')) })).json()) as { job_id: string };
+    const path = join(jobHome, 'jobs', `${id}.json`);
+    await vi.waitFor(() => expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ state: 'running', output: 'saved words' }));
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // The record and its lock (proper-lockfile's directory); no temporary file left behind.
+    expect(readdirSync(join(jobHome, 'jobs')).sort()).toEqual([`${id}.json`, `${id}.json.lock`]);
+    const second = await startServe({ home: jobHome, host: ollama.url });
+    try {
+      // The dead server's lock goes stale within seconds; then the job is failed, its output kept.
+      await vi.waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }), { timeout: 15_000, interval: 200 });
+      const record = await (await fetch(`${second.url}/api/jobs/${id}`)).json();
+      expect(record).toMatchObject({ state: 'failed', output: 'saved words', error: expect.stringContaining('server stopped') as string });
+      expect(second.stderr()).toMatch(/1 job\(s\) (left running by a previous server|whose server stopped) marked failed/);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe('STOP', () => {
+  it('ends a streaming answer within one chunk: finish_reason stop, [DONE], logged stopped; a job becomes cancelled', async () => {
+    ollama.options.reply = 'first second third fourth';
+    ollama.setScenario({ hang: 2 });
+    const { job_id: job } = (await (await post('/api/jobs', ask('job'))).json()) as { job_id: string };
+    const response = await post('/v1/chat/completions', ask('x', { stream: true }));
+    const id = response.headers.get('x-argo-turn-id') ?? '';
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${job}`)).json()) as { output: string }).output).toBe('first second'));
+    writeFileSync(join(home, 'STOP'), '');
+    let rest = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    const data = ssePayloads(rest);
+    expect(data.at(-1)).toBe('[DONE]');
+    expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'stopped' } });
+    await vi.waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'stopped', model_response: 'first second', error: 'stop signal' })]));
+    await vi.waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${job}`)).json()).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'first second' }));
+    expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
+  });
+});
+
+describe('load and shutdown', () => {
+  it('20 concurrent streaming clients on mixed sessions: all answered, every turn logged once', async () => {
+    ollama.setScenario({ delayMs: 2 });
+    const before = logLines(home).length;
+    const sessions = ['s1', 's2', 's3', 's4', null];
+    const runs = Array.from({ length: 20 }, async (_, i) => {
+      const session = sessions[i % sessions.length];
+      const body = { ...ask(`question ${i}`), stream: true, ...(session ? { argo: { session } } : {}) } as OpenAI.ChatCompletionCreateParamsStreaming;
+      const { data: stream, response } = await client.chat.completions.create(body).withResponse();
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      expect(text).toBe(`You said: question ${i}`);
+      return response.headers.get('x-argo-turn-id') ?? '';
+    });
+    const ids = await Promise.all(runs);
+    expect(new Set(ids).size).toBe(20);
+    await vi.waitFor(() => expect(logLines(home).length - before).toBe(20));
+    const lines = logLines(home).slice(before);
+    expect(lines).toHaveLength(20);
+    expect(new Set(lines.map((line) => line.id))).toEqual(new Set(ids));
+    for (const session of ['s1', 's2', 's3', 's4']) {
+      await vi.waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ turns: 4 }));
+    }
+  });
+
+  it('SIGTERM with a stream open: finishes within the grace, then cuts it (logged interrupted) and exits 0', async () => {
+    const shutHome = tempHome({ ...config, serve: { shutdownGraceMs: 300 } });
+    const server = await startServe({ home: shutHome, host: ollama.url });
+    ollama.options.reply = 'kept part never sent';
+    ollama.setScenario({ hang: 2 });
+    const response = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('x', { stream: true })) });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let seen = new TextDecoder().decode((await reader.read()).value);
+    server.child.kill('SIGTERM');
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += new TextDecoder().decode(chunk.value);
+    expect(ssePayloads(seen).at(-1)).toBe('[DONE]');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(logLines(shutHome)).toEqual([expect.objectContaining({ status: 'interrupted', model_response: 'kept part', error: 'the server shut down' })]);
+  });
+});
+
+/** A port nothing listens on: bound, then released. */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A request whose body is read only when asked: a client that reads slowly. */
+function rawPost(path: string, body: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; read: () => Promise<string> }> {
+  const url = new URL(path, serve.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      res.pause();
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        read: () =>
+          new Promise((done) => {
+            let text = '';
+            res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => done(text));
+            res.resume();
+          }),
+      });
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}

@@ -1,0 +1,477 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { dataLines, startTestServer } from './fake-runner.js';
+import type { TestServer } from './fake-runner.js';
+
+let t: TestServer;
+let client: OpenAI;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  client = new OpenAI({ baseURL: `${t.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+});
+afterAll(async () => {
+  await t.listening.close(1000);
+});
+afterEach(async () => {
+  t.runner.script = (input) => ({ tokens: ['You', ' said: ', input.userPrompt] });
+  t.runner.release();
+  await fetch(`${t.url}/api/stop`, { method: 'DELETE' });
+});
+
+function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+}
+
+const ask = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'argo', messages: [{ role: 'user' as const, content }], ...extra });
+
+describe('chat completions with the openai client', () => {
+  it('answers without streaming: the chat.completion object, usage, turn id', async () => {
+    const { data, response } = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data).toMatchObject({
+      object: 'chat.completion',
+      model: 'argo',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'You said: hi' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
+    });
+    expect(data.id).toMatch(/^chatcmpl-/);
+    const turnId = response.headers.get('x-argo-turn-id');
+    expect(data.id).toBe(`chatcmpl-${turnId}`);
+    const input = t.runner.inputs.at(-1);
+    expect(input).toMatchObject({ mode: 'plain', session: 'api', userPrompt: 'hi', messages: [{ role: 'user', content: 'hi' }], argo: null });
+  });
+
+  it('streams with include_usage: role first, content pieces, finish, a usage chunk, [DONE]', async () => {
+    const stream = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'stream me' }], stream: true, stream_options: { include_usage: true } });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    expect(text).toBe('You said: stream me');
+    const finish = chunks.at(-2);
+    expect(finish?.choices[0]?.finish_reason).toBe('stop');
+    expect((finish as unknown as { argo: { turn_id: string } }).argo.turn_id).toBe(t.runner.logged.at(-1)?.turnId);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } });
+  });
+
+  it('runs a full client-tools round: the call goes out, the result comes in, the final answer', async () => {
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    t.runner.script = (input) =>
+      input.messages.some((m) => m.role === 'tool')
+        ? { tokens: ['Sunny in ', 'Paris'] }
+        : { tokens: [], toolCalls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }] };
+    const first = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'weather in Paris?' }], tools });
+    expect(first.choices[0]?.finish_reason).toBe('tool_calls');
+    const call = first.choices[0]?.message.tool_calls?.[0];
+    expect(call).toEqual({ id: 'call_1_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } });
+    expect(t.runner.inputs.at(-1)?.extras.tools).toEqual([{ type: 'function', function: tools[0]?.function }]);
+
+    const second = await client.chat.completions.create({
+      model: 'argo',
+      tools,
+      messages: [
+        { role: 'user', content: 'weather in Paris?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'call_1_0', content: '{"sky":"clear"}' },
+      ],
+    });
+    expect(second.choices[0]?.message.content).toBe('Sunny in Paris');
+    expect(t.runner.inputs.at(-1)?.messages).toEqual([
+      { role: 'user', content: 'weather in Paris?' },
+      { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }] },
+      { role: 'tool', content: '{"sky":"clear"}', tool_name: 'get_weather' },
+    ]);
+  });
+
+  it('streams tool calls as deltas with an index', async () => {
+    t.runner.script = () => ({ tokens: [], toolCalls: [{ function: { name: 'a', arguments: {} } }, { id: 'mine', function: { name: 'b', arguments: { x: 1 } } }] });
+    const stream = await client.chat.completions.create({ ...ask('call'), stream: true, tools: [{ type: 'function', function: { name: 'a' } }] } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const deltas = [];
+    let finish: string | null | undefined = null;
+    for await (const chunk of stream) {
+      deltas.push(...(chunk.choices[0]?.delta.tool_calls ?? []));
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(deltas).toEqual([
+      { index: 0, id: 'call_1_0', type: 'function', function: { name: 'a', arguments: '{}' } },
+      { index: 1, id: 'mine', type: 'function', function: { name: 'b', arguments: '{"x":1}' } },
+    ]);
+    expect(finish).toBe('tool_calls');
+  });
+
+  it('takes Argo fields from extra_body and from X-Argo-* headers', async () => {
+    await client.chat.completions.create({ ...ask('continue'), argo: { session: 'work', replay: 'last:3', budget: 9000 } } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    expect(t.runner.inputs.at(-1)).toMatchObject({ mode: 'argo', session: 'work', argo: { session: 'work', replay: { kind: 'last', count: 3 }, budget: 9000 }, messages: [] });
+    await client.chat.completions.create(ask('more'), { headers: { 'X-Argo-Session': 'play', 'X-Argo-Replay': 'session', 'X-Argo-Persona': 'pirate' } });
+    expect(t.runner.inputs.at(-1)).toMatchObject({ mode: 'argo', session: 'play', argo: { replay: { kind: 'session' }, persona: 'pirate' } });
+  });
+
+  it('maps errors to OpenAI errors the client raises', async () => {
+    const cases = [
+      { failBefore: { kind: 'model-missing', message: 'model "nope" not found' }, status: 404, code: 'model_not_found' },
+      { failBefore: { kind: 'unreachable', message: 'cannot reach Ollama' }, status: 502, code: 'ollama_unreachable' },
+      { failBefore: { kind: 'busy', message: 'Ollama is busy' }, status: 503, code: 'ollama_busy' },
+    ];
+    for (const { failBefore, status, code } of cases) {
+      t.runner.script = () => ({ failBefore });
+      for (const stream of [false, true]) {
+        const error = await client.chat.completions.create({ ...ask('x'), stream }).then(() => null, (e: unknown) => e);
+        expect(error).toBeInstanceOf(OpenAI.APIError);
+        expect(error).toMatchObject({ status, code });
+        expect((error as Error).message).toContain(failBefore.message);
+      }
+    }
+    const bad = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'x' }], temperature: 'hot' as unknown as number }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ status: 400, param: 'temperature', type: 'invalid_request_error' });
+  });
+
+  it('ends a stream that fails mid-way with an error chunk and no [DONE]', async () => {
+    t.runner.script = () => ({ tokens: ['half', ' an'], failAfter: { kind: 'mid-stream', message: 'Ollama reported an error mid-answer: boom' } });
+    const response = await post('/v1/chat/completions', ask('x', { stream: true }));
+    expect(response.status).toBe(200);
+    const data = dataLines(await response.text());
+    expect(data.at(-1)).toBe(JSON.stringify({ error: { message: 'Ollama reported an error mid-answer: boom', type: 'api_error', param: null, code: 'ollama_mid_stream' } }));
+    expect(data).not.toContain('[DONE]');
+    const seen: string[] = [];
+    const stream = await client.chat.completions.create({ ...ask('x'), stream: true });
+    await expect(
+      (async () => {
+        for await (const chunk of stream) seen.push(chunk.choices[0]?.delta.content ?? '');
+      })(),
+    ).rejects.toThrow(/boom/);
+    expect(seen.join('')).toBe('half an');
+  });
+
+  it('cancels the turn when the client aborts mid-stream', async () => {
+    t.runner.script = () => ({ tokens: ['a', 'b', 'c'], holdAfter: 1 });
+    const controller = new AbortController();
+    const stream = await client.chat.completions.create({ ...ask('x'), stream: true }, { signal: controller.signal });
+    const iterator = stream[Symbol.asyncIterator]();
+    await iterator.next();
+    await iterator.next();
+    controller.abort();
+    await vi.waitFor(() => expect(t.runner.logged.at(-1)).toMatchObject({ status: 'interrupted', text: 'a' }));
+    expect(t.server.running).toBe(0);
+  });
+});
+
+describe('raw HTTP', () => {
+  it('frames SSE exactly as OpenAI does (curl -N)', async () => {
+    const curl = spawn('curl', ['-sN', '-H', 'content-type: application/json', '-d', JSON.stringify(ask('hey', { stream: true })), `${t.url}/v1/chat/completions`]);
+    let out = '';
+    curl.stdout.setEncoding('utf8').on('data', (text: string) => (out += text));
+    await new Promise((resolve) => curl.on('close', resolve));
+    expect(out.endsWith('data: [DONE]\n\n')).toBe(true);
+    const payloads = dataLines(out);
+    expect(payloads.length).toBe(1 + 3 + 1 + 1);
+    const first = JSON.parse(payloads[0] ?? '') as Record<string, unknown>;
+    expect(first).toMatchObject({ object: 'chat.completion.chunk', model: 'argo', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+  });
+
+  it('sends SSE headers and the turn id', async () => {
+    const response = await post('/v1/chat/completions', ask('x', { stream: true }));
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('x-argo-turn-id')).toMatch(/^id\d+$/);
+    await response.text();
+  });
+
+  it.each([
+    ['{not json', 400, null, 'invalid_json'],
+    ['', 400, null, 'invalid_json'],
+    ['[1]', 400, null, 'invalid_value'],
+    [JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }), 400, 'model', 'invalid_value'],
+    [JSON.stringify({ model: 'argo', messages: [{ role: 'wizard', content: 'x' }] }), 400, 'messages[0].role', 'invalid_value'],
+    [JSON.stringify({ model: 'argo', messages: [{ role: 'user', content: 5 }] }), 400, 'messages[0].content', 'invalid_value'],
+    [JSON.stringify({ ...ask('x'), stream_options: { include_usage: 'yes' } }), 400, 'stream_options.include_usage', 'invalid_value'],
+    [JSON.stringify({ ...ask('x'), argo: { replay: 'all' } }), 400, 'argo.replay', 'invalid_value'],
+    [JSON.stringify({ ...ask('x'), argo: { session: '../etc' } }), 400, 'argo.session', 'invalid_value'],
+    [JSON.stringify({ ...ask('x'), argo: { tools: 'fs' } }), 400, 'argo.tools', 'tools_unavailable'],
+  ])('refuses %s with %i naming %s', async (body, status, param, code) => {
+    const response = await post('/v1/chat/completions', body);
+    expect(response.status).toBe(status);
+    const json = (await response.json()) as { error: Record<string, unknown> };
+    expect(json.error).toMatchObject({ type: 'invalid_request_error', param, code });
+  });
+
+  it('refuses a bad X-Argo header naming it', async () => {
+    const response = await post('/v1/chat/completions', ask('x'), { 'X-Argo-Replay': 'forever' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { param: 'X-Argo-replay' } });
+  });
+
+  it('refuses an oversized body with 413, with or without a length', async () => {
+    const big = JSON.stringify(ask('x'.repeat(70 * 1024)));
+    const response = await post('/v1/chat/completions', big);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: { code: 'body_too_large' } });
+    const chunked = await fetch(`${t.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(big));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    });
+    expect(chunked.status).toBe(413);
+  });
+
+  it('answers /health, /v1/models and unknown routes', async () => {
+    expect(await (await fetch(`${t.url}/health`)).json()).toEqual({ status: 'ok', ollama: { reachable: true, version: '0.12.0' } });
+    expect(await (await fetch(`${t.url}/v1/models`)).json()).toEqual({ object: 'list', data: [{ id: 'argo:latest', object: 'model', created: 1768469400, owned_by: 'ollama' }] });
+    const models = await client.models.list();
+    expect(models.data.map((m) => m.id)).toEqual(['argo:latest']);
+    const missing = await fetch(`${t.url}/v2/nothing`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: { code: 'unknown_route' } });
+  });
+
+  it('logs one line per request, without the key or the query', async () => {
+    await fetch(`${t.url}/api/sessions?q=secret`);
+    await post('/v1/chat/completions', ask('x', { argo: { session: 'work' } }));
+    await vi.waitFor(() => expect(t.lines.at(-1)).toMatch(/^POST \/v1\/chat\/completions 200 \d+ms session=work$/));
+    expect(t.lines.some((line) => /^GET \/api\/sessions 200 \d+ms session=-$/.test(line))).toBe(true);
+  });
+});
+
+describe('sessions routes', () => {
+  it('lists, searches, shows and retitles', async () => {
+    expect(await (await fetch(`${t.url}/api/sessions`)).json()).toEqual([{ name: 'work', title: 'Work things' }, { name: 'play', title: 'Games' }]);
+    expect(await (await fetch(`${t.url}/api/sessions?q=chess`)).json()).toEqual([{ name: 'play', title: 'Games' }]);
+    expect(await (await fetch(`${t.url}/api/sessions/work`)).json()).toEqual({ session: { name: 'work', title: 'Work things' }, turns: [] });
+    expect((await fetch(`${t.url}/api/sessions/nobody`)).status).toBe(404);
+    const patched = await fetch(`${t.url}/api/sessions/work`, { method: 'PATCH', body: JSON.stringify({ title: 'New' }) });
+    expect(await patched.json()).toEqual({ name: 'work', title: 'New' });
+    const bad = await fetch(`${t.url}/api/sessions/work`, { method: 'PATCH', body: JSON.stringify({ title: 3 }) });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { param: 'title' } });
+    expect((await fetch(`${t.url}/api/sessions/nobody`, { method: 'PATCH', body: JSON.stringify({ title: 'x' }) })).status).toBe(404);
+  });
+});
+
+describe('per-session order', () => {
+  it('serves one session in arrival order and other sessions alongside', async () => {
+    let held = 0;
+    t.runner.onHold = () => held++;
+    t.runner.script = (input) => (input.userPrompt === 'first' ? { tokens: ['1', '2'], holdAfter: 1 } : { tokens: [input.userPrompt] });
+    const first = post('/v1/chat/completions', ask('first', { argo: { session: 'work' } }));
+    await vi.waitFor(() => expect(held).toBe(1));
+    const second = post('/v1/chat/completions', ask('second', { argo: { session: 'work' } }));
+    const other = await post('/v1/chat/completions', ask('other', { argo: { session: 'play' } }));
+    expect(await other.json()).toMatchObject({ choices: [{ message: { content: 'other' } }] });
+    expect(t.runner.inputs.map((i) => i.userPrompt)).not.toContain('second');
+    t.runner.release();
+    expect(await (await first).json()).toMatchObject({ choices: [{ message: { content: '12' } }] });
+    expect(await (await second).json()).toMatchObject({ choices: [{ message: { content: 'second' } }] });
+    const order = t.runner.inputs.map((i) => i.userPrompt);
+    expect(order.indexOf('second')).toBeGreaterThan(order.indexOf('first'));
+    t.runner.onHold = () => undefined;
+  });
+});
+
+describe('STOP', () => {
+  it('ends a streaming answer with finish_reason stop and [DONE], logged stopped; new answers stop at once until cleared', async () => {
+    let held = 0;
+    t.runner.onHold = () => held++;
+    t.runner.script = () => ({ tokens: ['partial', ' never'], holdAfter: 1 });
+    const response = await post('/v1/chat/completions', ask('x', { stream: true }));
+    await vi.waitFor(() => expect(held).toBe(1));
+    expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true });
+    const data = dataLines(await response.text());
+    expect(data.at(-1)).toBe('[DONE]');
+    expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'stopped' } });
+    expect(t.runner.logged.at(-1)).toMatchObject({ status: 'stopped', text: 'partial' });
+    expect(await (await fetch(`${t.url}/api/stop`)).json()).toEqual({ stop: true });
+    const blocked = await client.chat.completions.create(ask('y'));
+    expect(blocked.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: '' } });
+    expect(await (await fetch(`${t.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
+    t.runner.onHold = () => undefined;
+  });
+
+  it('hears a STOP file made by another process', async () => {
+    let held = 0;
+    t.runner.onHold = () => held++;
+    t.runner.script = () => ({ tokens: ['a', 'b'], holdAfter: 1 });
+    const response = client.chat.completions.create(ask('x'));
+    await vi.waitFor(() => expect(held).toBe(1));
+    writeFileSync(join(t.home, 'STOP'), '');
+    expect((await response).choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'a' } });
+    t.runner.onHold = () => undefined;
+  });
+});
+
+describe('jobs', () => {
+  it('runs a job in the background and keeps its record (0600)', async () => {
+    const response = await post('/api/jobs', ask('background', { argo: { session: 'work' } }));
+    expect(response.status).toBe(202);
+    const { job_id: id } = (await response.json()) as { job_id: string };
+    await vi.waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }));
+    const record = (await (await fetch(`${t.url}/api/jobs/${id}`)).json()) as Record<string, unknown>;
+    expect(record).toMatchObject({ id, state: 'completed', session: 'work', output: 'You said: background', error: null });
+    expect(record.turn_id).toBe(t.runner.logged.at(-1)?.turnId);
+    const path = join(t.home, 'jobs', `${id}.json`);
+    await vi.waitFor(() => expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ state: 'completed', output: record.output }));
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const list = (await (await fetch(`${t.url}/api/jobs`)).json()) as { id: string }[];
+    expect(list.map((job) => job.id)).toContain(id);
+    expect((await fetch(`${t.url}/api/jobs/nope`)).status).toBe(404);
+    expect((await fetch(`${t.url}/api/jobs/..%2Fx`)).status).toBe(404);
+  });
+
+  it('streams a half-done job: all output so far in one chunk, then live chunks, then the end', async () => {
+    let held = 0;
+    t.runner.onHold = () => held++;
+    t.runner.script = () => ({ tokens: ['one ', 'two ', 'three'], holdAfter: 2 });
+    const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
+    await vi.waitFor(() => expect(held).toBe(1));
+    const response = await fetch(`${t.url}/api/jobs/${id}/stream`);
+    const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
+    if (!reader) throw new Error('no body');
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(JSON.parse(dataLines(first)[0] ?? '')).toMatchObject({ choices: [{ delta: { role: 'assistant', content: 'one two ' } }] });
+    t.runner.release();
+    let rest = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    const data = dataLines(rest);
+    expect(JSON.parse(data[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'three' } }] });
+    expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'completed' } });
+    expect(data.at(-1)).toBe('[DONE]');
+    // A finished job streams its whole output at once.
+    const again = dataLines(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
+    expect(again).toHaveLength(3);
+    expect(JSON.parse(again[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'one two three' } }] });
+    t.runner.onHold = () => undefined;
+  });
+
+  it('cancels with DELETE and with STOP, keeping the output', async () => {
+    let held = 0;
+    t.runner.onHold = () => held++;
+    t.runner.script = () => ({ tokens: ['kept', 'lost'], holdAfter: 1 });
+    const { job_id: a } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
+    await vi.waitFor(() => expect(held).toBe(1));
+    expect(await (await fetch(`${t.url}/api/jobs/${a}`, { method: 'DELETE' })).json()).toMatchObject({ state: 'cancelled', output: 'kept', error: 'cancelled by request' });
+    const { job_id: b } = (await (await post('/api/jobs', ask('y'))).json()) as { job_id: string };
+    await vi.waitFor(() => expect(held).toBe(2));
+    await post('/api/stop', '');
+    await vi.waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${b}`)).json()).toMatchObject({ state: 'cancelled', output: 'kept', error: 'stop signal' }));
+    await vi.waitFor(() => expect(JSON.parse(readFileSync(join(t.home, 'jobs', `${b}.json`), 'utf8'))).toMatchObject({ state: 'cancelled', output: 'kept' }));
+    t.runner.onHold = () => undefined;
+  });
+
+  it('cancels a job still queued behind another on its session', async () => {
+    let held = 0;
+    t.runner.onHold = () => held++;
+    t.runner.script = (input) => (input.userPrompt === 'long' ? { tokens: ['a', 'b'], holdAfter: 1 } : { tokens: ['q'] });
+    const { job_id: long } = (await (await post('/api/jobs', ask('long', { argo: { session: 'play' } }))).json()) as { job_id: string };
+    await vi.waitFor(() => expect(held).toBe(1));
+    const { job_id: queued } = (await (await post('/api/jobs', ask('queued', { argo: { session: 'play' } }))).json()) as { job_id: string };
+    expect(await (await fetch(`${t.url}/api/jobs/${queued}`)).json()).toMatchObject({ state: 'pending' });
+    expect(await (await fetch(`${t.url}/api/jobs/${queued}`, { method: 'DELETE' })).json()).toMatchObject({ state: 'cancelled', output: '' });
+    t.runner.release();
+    await vi.waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${long}`)).json()).toMatchObject({ state: 'completed' }));
+    expect(t.runner.inputs.map((i) => i.userPrompt)).not.toContain('queued');
+    t.runner.onHold = () => undefined;
+  });
+});
+
+describe('auth', () => {
+  it('needs the bearer key on every route but /health, and never logs it', async () => {
+    const key = 'sk-test-secret-key';
+    const locked = await startTestServer({ apiKey: key });
+    try {
+      expect((await fetch(`${locked.url}/health`)).status).toBe(200);
+      for (const path of ['/v1/models', '/api/sessions', '/api/jobs', '/api/stop']) {
+        const response = await fetch(`${locked.url}${path}`);
+        expect(response.status).toBe(401);
+        expect(await response.json()).toMatchObject({ error: { type: 'authentication_error', code: 'invalid_api_key' } });
+      }
+      expect((await fetch(`${locked.url}/v1/models`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+      const wrong = new OpenAI({ baseURL: `${locked.url}/v1`, apiKey: 'nope', maxRetries: 0 });
+      await expect(wrong.models.list()).rejects.toMatchObject({ status: 401 });
+      const right = new OpenAI({ baseURL: `${locked.url}/v1`, apiKey: key, maxRetries: 0 });
+      expect((await right.chat.completions.create(ask('hi'))).choices[0]?.message.content).toBe('You said: hi');
+      expect(locked.lines.join('\n')).not.toContain(key);
+    } finally {
+      await locked.listening.close(100);
+    }
+  });
+});
+
+describe('start and shutdown', () => {
+  it('reports Ollama down on /health with 200, and 502 on /v1/models', async () => {
+    const down = await startTestServer({ ollamaDown: true });
+    try {
+      const health = await fetch(`${down.url}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'degraded', ollama: { reachable: false, version: null } });
+      expect((await fetch(`${down.url}/v1/models`)).status).toBe(502);
+    } finally {
+      await down.listening.close(100);
+    }
+  });
+
+  it('clears a stale STOP at start', async () => {
+    const other = await startTestServer();
+    await other.listening.close(100);
+    writeFileSync(join(other.home, 'STOP'), '');
+    const { createServer } = await import('../../src/serve/app.js');
+    const { fileStopSignal } = await import('../../src/serve/stop.js');
+    const stop = fileStopSignal(other.home, () => new Date());
+    const server = createServer({ ...baseDeps(other), stop });
+    await server.start();
+    expect(existsSync(join(other.home, 'STOP'))).toBe(false);
+  });
+
+  it('lets open streams finish within the grace, then cuts the rest as interrupted', async () => {
+    const s = await startTestServer();
+    let held = 0;
+    s.runner.onHold = () => held++;
+    s.runner.script = (input) => (input.userPrompt === 'hang' ? { tokens: ['so', 'far'], holdAfter: 1 } : { tokens: ['quick'] });
+    const hanging = fetch(`${s.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('hang', { stream: true })) });
+    await vi.waitFor(() => expect(held).toBe(1));
+    const response = await hanging;
+    const closed = s.listening.close(50);
+    const data = dataLines(await response.text());
+    expect(data.at(-1)).toBe('[DONE]');
+    await closed;
+    expect(s.runner.logged.at(-1)).toMatchObject({ status: 'interrupted', text: 'so' });
+    await expect(fetch(`${s.url}/health`)).rejects.toThrow();
+  });
+});
+
+function baseDeps(s: TestServer) {
+  return {
+    runner: s.runner,
+    sessions: { list: () => Promise.resolve([]), show: () => Promise.resolve(null), setTitle: () => Promise.resolve(null) },
+    ollama: { version: () => Promise.resolve('1'), models: () => Promise.resolve([]) },
+    clock: { now: () => new Date(), monotonic: () => performance.now() },
+    newId: () => 'x',
+    jobsDir: join(s.home, 'jobs'),
+    limits: { maxBodyBytes: 1000, jobRetentionDays: 30 },
+    apiKey: null,
+    defaultSession: 'default',
+    agentMode: false,
+    log: () => undefined,
+  };
+}
+
+describe('in process, through app.request()', () => {
+  it('answers without a socket: health is open, everything else needs the key', async () => {
+    const { createServer } = await import('../../src/serve/app.js');
+    const { fileStopSignal } = await import('../../src/serve/stop.js');
+    const server = createServer({ ...baseDeps(t), stop: fileStopSignal(t.home, () => new Date()), apiKey: 'k', limits: { maxBodyBytes: 4096, jobRetentionDays: 30 } });
+    const health = await server.app.request('/health');
+    expect(health.status).toBe(200);
+    expect((await server.app.request('/api/stop')).status).toBe(401);
+    const answer = await server.app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      body: JSON.stringify(ask('in process')),
+    });
+    expect(await answer.json()).toMatchObject({ choices: [{ message: { content: 'You said: in process' } }] });
+  });
+});

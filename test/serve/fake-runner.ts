@@ -1,0 +1,160 @@
+// A turn runner for testing the HTTP layer alone: scripted answers, every turn "logged" in memory.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from '../../src/serve/app.js';
+import type { ArgoServer } from '../../src/serve/app.js';
+import type { TurnFailure } from '../../src/serve/errors.js';
+import { listen } from '../../src/serve/listen.js';
+import type { Listening } from '../../src/serve/listen.js';
+import type { OllamaToolCall } from '../../src/serve/openai.js';
+import { fileStopSignal } from '../../src/serve/stop.js';
+import type { ServerDeps, TurnHooks, TurnInput, TurnResult, TurnRunner } from '../../src/serve/types.js';
+
+export interface Script {
+  tokens?: string[];
+  /** After this many tokens, wait until released (release()) or cut. */
+  holdAfter?: number;
+  /** Fails before any text with this failure. */
+  failBefore?: TurnFailure;
+  /** After all tokens, fails with this failure (a mid-stream error). */
+  failAfter?: TurnFailure;
+  toolCalls?: OllamaToolCall[];
+  throws?: Error;
+}
+
+export class FakeRunner implements TurnRunner {
+  readonly inputs: TurnInput[] = [];
+  readonly logged: TurnResult[] = [];
+  script: (input: TurnInput) => Script = (input) => ({ tokens: ['You', ' said: ', input.userPrompt] });
+  private releases: (() => void)[] = [];
+  /** Called when a turn starts holding. */
+  onHold: (input: TurnInput) => void = () => undefined;
+
+  /** Lets every held turn go on. */
+  release(): void {
+    for (const release of this.releases.splice(0)) release();
+  }
+
+  async run(input: TurnInput, hooks: TurnHooks): Promise<TurnResult> {
+    this.inputs.push(input);
+    const script = this.script(input);
+    if (script.throws) throw script.throws;
+    let text = '';
+    const end = (status: string, failure: TurnFailure | null, toolCalls: OllamaToolCall[] = []): TurnResult => {
+      const result: TurnResult = {
+        turnId: input.turnId,
+        status,
+        model: input.model,
+        text,
+        toolCalls,
+        promptTokens: status === 'ok' ? 7 : null,
+        completionTokens: status === 'ok' ? (script.tokens?.length ?? 0) : null,
+        doneReason: status === 'ok' ? 'stop' : null,
+        failure,
+        replayPolicy: input.mode === 'argo' ? { reason: 'session' } : null,
+      };
+      this.logged.push(result);
+      return result;
+    };
+    const cut = (): TurnResult => end(input.signal.reason === 'stop' ? 'stopped' : 'interrupted', null);
+    const aborted = (): boolean => input.signal.aborted;
+    if (aborted()) return cut();
+    if (script.failBefore) return end('error', script.failBefore);
+    const tokens = script.tokens ?? [];
+    for (let at = 0; at < tokens.length; at++) {
+      if (at === script.holdAfter) {
+        this.onHold(input);
+        await new Promise<void>((resolve) => {
+          this.releases.push(resolve);
+          input.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+      }
+      if (aborted()) return cut();
+      await new Promise((resolve) => setImmediate(resolve));
+      const token = tokens[at] ?? '';
+      text += token;
+      hooks.onText(token);
+    }
+    if (script.failAfter) return end('error', script.failAfter);
+    if (script.toolCalls) {
+      hooks.onToolCalls(script.toolCalls);
+      return end('ok', null, script.toolCalls);
+    }
+    return end('ok', null);
+  }
+}
+
+export interface TestServer {
+  url: string;
+  home: string;
+  runner: FakeRunner;
+  server: ArgoServer;
+  listening: Listening;
+  lines: string[];
+  sessions: Map<string, { name: string; title: string; prompts: string[] }>;
+}
+
+let ids = 0;
+
+export async function startTestServer(options: Partial<ServerDeps> & { ollamaDown?: boolean } = {}): Promise<TestServer> {
+  const home = mkdtempSync(join(tmpdir(), 'argo-serve-'));
+  const runner = new FakeRunner();
+  const lines: string[] = [];
+  const sessions = new Map<string, { name: string; title: string; prompts: string[] }>([
+    ['work', { name: 'work', title: 'Work things', prompts: ['what is a monad'] }],
+    ['play', { name: 'play', title: 'Games', prompts: ['chess openings'] }],
+  ]);
+  const down = options.ollamaDown === true;
+  const deps: ServerDeps = {
+    runner,
+    sessions: {
+      list: (query) =>
+        Promise.resolve(
+          [...sessions.values()]
+            .filter((s) => query === null || s.title.toLowerCase().includes(query.toLowerCase()) || s.prompts.some((p) => p.includes(query)))
+            .map(({ name, title }) => ({ name, title })),
+        ),
+      show: (name) => {
+        const found = sessions.get(name);
+        return Promise.resolve(found ? { session: { name, title: found.title }, turns: [] } : null);
+      },
+      setTitle: (name, title) => {
+        const found = sessions.get(name);
+        if (!found) return Promise.resolve(null);
+        found.title = title;
+        return Promise.resolve({ name, title });
+      },
+    },
+    stop: fileStopSignal(home, () => new Date()),
+    ollama: {
+      version: () => (down ? Promise.reject(new Error('connection refused')) : Promise.resolve('0.12.0')),
+      models: () =>
+        down ? Promise.reject(new Error('connection refused')) : Promise.resolve([{ name: 'argo:latest', modified_at: '2026-01-15T09:30:00Z' }]),
+    },
+    clock: { now: () => new Date(), monotonic: () => performance.now() },
+    newId: () => `id${(++ids).toString().padStart(6, '0')}`,
+    jobsDir: join(home, 'jobs'),
+    limits: { maxBodyBytes: 64 * 1024, jobRetentionDays: 30 },
+    apiKey: null,
+    defaultSession: 'default',
+    agentMode: false,
+    log: (line) => lines.push(line),
+    ...options,
+  };
+  const server = createServer(deps);
+  await server.start();
+  const listening = await listen(server, '127.0.0.1', 0);
+  return { url: listening.url, home, runner, server, listening, lines, sessions };
+}
+
+/** An SSE body split into its `data:` payloads. */
+export function dataLines(body: string): string[] {
+  return body
+    .split('\n\n')
+    .filter((block) => block !== '')
+    .map((block) => {
+      if (!block.startsWith('data: ')) throw new Error(`not an SSE data block: ${JSON.stringify(block)}`);
+      return block.slice('data: '.length);
+    });
+}

@@ -1,0 +1,113 @@
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { RuntimeError } from '../../src/errors.js';
+import { JobStore, LiveJob, jobFile, parseJob } from '../../src/serve/jobs.js';
+import type { JobEvent, JobRecord } from '../../src/serve/jobs.js';
+
+const record = (fields: Partial<JobRecord> = {}): JobRecord => ({
+  id: 'job1',
+  state: 'running',
+  created_at: '2026-11-20T10:00:00.000Z',
+  updated_at: '2026-11-20T10:00:00.000Z',
+  session: 'work',
+  output: 'so far',
+  error: null,
+  turn_id: 'turn1',
+  ...fields,
+});
+
+describe('job file codec', () => {
+  it('round-trips a record', () => {
+    expect(jobFile.decode(jobFile.encode(record()))).toEqual(record());
+  });
+
+  it.each([
+    ['{', 'content'],
+    [JSON.stringify({ ...record(), state: 'paused' }), 'field "state"'],
+    [JSON.stringify({ ...record(), output: 5 }), 'field "output"'],
+    [JSON.stringify({ ...record(), created_at: 'yesterday' }), 'field "created_at"'],
+    [JSON.stringify({ ...record(), id: undefined }), 'field "id"'],
+  ])('refuses %s naming the file and %s', (text, what) => {
+    expect(() => parseJob(text, '/data/jobs/x.json')).toThrow(RuntimeError);
+    expect(() => parseJob(text, '/data/jobs/x.json')).toThrow(`job file /data/jobs/x.json has an invalid ${what}`);
+  });
+});
+
+describe('JobStore', () => {
+  const store = (): JobStore => new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
+
+  it('writes 0600 files atomically and reads them back; ids that are not ours are not found', async () => {
+    const jobs = store();
+    await jobs.write(record());
+    expect(statSync(jobs.pathOf('job1')).mode & 0o777).toBe(0o600);
+    expect(await jobs.read('job1')).toEqual(record());
+    expect(await jobs.read('missing')).toBeNull();
+    expect(await jobs.read('../etc/passwd')).toBeNull();
+    expect(readdirSync(jobs.dir)).toEqual(['job1.json']);
+  });
+
+  it('lists newest first, reporting damaged files apart', async () => {
+    const jobs = store();
+    await jobs.write(record({ id: 'old', created_at: '2026-11-01T00:00:00.000Z' }));
+    await jobs.write(record({ id: 'new', created_at: '2026-11-21T00:00:00.000Z' }));
+    writeFileSync(join(jobs.dir, 'torn.json'), '{"id":');
+    const damaged: string[] = [];
+    expect((await jobs.list((path) => damaged.push(path))).map((job) => job.id)).toEqual(['new', 'old']);
+    expect(damaged).toEqual([join(jobs.dir, 'torn.json')]);
+  });
+
+  it('at start fails jobs left running or pending (output kept) and removes expired ones', async () => {
+    const jobs = store();
+    const now = new Date('2026-11-23T12:00:00.000Z');
+    await jobs.write(record({ id: 'running' }));
+    await jobs.write(record({ id: 'pending', state: 'pending', output: '' }));
+    await jobs.write(record({ id: 'done', state: 'completed' }));
+    await jobs.write(record({ id: 'expired', state: 'completed', updated_at: '2026-10-01T00:00:00.000Z' }));
+    expect(await jobs.recover(now, 30)).toEqual({ failed: 2, removed: 1, elsewhere: 0 });
+    expect(await jobs.read('running')).toMatchObject({ state: 'failed', output: 'so far', error: expect.stringContaining('server stopped') as string, updated_at: now.toISOString() });
+    expect(await jobs.read('pending')).toMatchObject({ state: 'failed' });
+    expect(await jobs.read('done')).toEqual(record({ id: 'done', state: 'completed' }));
+    expect(await jobs.read('expired')).toBeNull();
+  });
+
+  it('leaves alone a job another live server holds the lock on, and fails it once the lock is released', async () => {
+    const jobs = store();
+    await jobs.write(record({ id: 'theirs' }));
+    const release = await jobs.lock('theirs', (error) => {
+      throw error;
+    });
+    expect(await jobs.isLocked('theirs')).toBe(true);
+    expect(await jobs.recover(new Date(), 30)).toEqual({ failed: 0, removed: 0, elsewhere: 1 });
+    expect(await jobs.read('theirs')).toMatchObject({ state: 'running' });
+    await release();
+    expect(await jobs.recover(new Date(), 30)).toEqual({ failed: 1, removed: 0, elsewhere: 0 });
+    expect(readdirSync(jobs.dir)).toEqual(['theirs.json']);
+  });
+});
+
+describe('LiveJob', () => {
+  it('fans out text and the end to followers, saves as it goes, and answers late followers with the end', async () => {
+    const jobs = new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
+    const job = new LiveJob(record({ state: 'pending', output: '', turn_id: null }), jobs, () => new Date('2026-11-23T00:00:00.000Z'), (error) => {
+      throw error;
+    });
+    await job.save();
+    const seen: JobEvent[] = [];
+    const unsubscribe = job.subscribe((event) => seen.push(event));
+    await job.start('t1');
+    expect(await jobs.read('job1')).toMatchObject({ state: 'running', turn_id: 't1' });
+    job.append('a');
+    job.append('b');
+    await vi.waitFor(async () => expect((await jobs.read('job1'))?.output).toBe('ab'));
+    await job.finish('completed', null, 'stop');
+    expect(seen.map((event) => event.type)).toEqual(['text', 'text', 'end']);
+    expect(JSON.parse(readFileSync(jobs.pathOf('job1'), 'utf8'))).toMatchObject({ state: 'completed', output: 'ab', error: null });
+    unsubscribe();
+    const late: JobEvent[] = [];
+    job.subscribe((event) => late.push(event));
+    expect(late).toEqual([{ type: 'end', record: job.record, finishReason: 'stop' }]);
+    expect(job.done).toBe(true);
+  });
+});

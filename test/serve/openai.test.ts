@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiError } from '../../src/serve/errors.js';
+import {
+  ChunkFormat,
+  completionObject,
+  finishReason,
+  lastUserText,
+  toOllamaExtras,
+  toOllamaMessages,
+  toOpenAiToolCalls,
+  toolRound,
+  usageOf,
+} from '../../src/serve/openai.js';
+import { parseChatRequest } from '../../src/serve/schema.js';
+import type { ChatBody, OpenAiMessage } from '../../src/serve/schema.js';
+
+const body = (extra: Record<string, unknown>): ChatBody => parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], ...extra }, new Headers()).body;
+const messages = (list: unknown[]): OpenAiMessage[] => parseChatRequest({ model: 'm', messages: list }, new Headers()).body.messages;
+
+describe('messages to Ollama', () => {
+  it.each([
+    ['a string stays', [{ role: 'user', content: 'hi' }], [{ role: 'user', content: 'hi' }]],
+    ['developer is system', [{ role: 'developer', content: 'rules' }], [{ role: 'system', content: 'rules' }]],
+    ['parts join by newline', [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }], [{ role: 'user', content: 'a\nb' }]],
+    ['images ride along', [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,QUJD' } }] }], [{ role: 'user', content: 'see', images: ['QUJD'] }]],
+    ['null content is empty', [{ role: 'assistant', content: null }], [{ role: 'assistant', content: '' }]],
+    [
+      'arguments string → object; tool result named by its call',
+      [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1}' } }, { id: 'c2', type: 'function', function: { name: 'sub', arguments: '' } }] },
+        { role: 'tool', tool_call_id: 'c2', content: '0' },
+        { role: 'tool', tool_call_id: 'c1', content: '1' },
+      ],
+      [
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'add', arguments: { a: 1 } } }, { function: { name: 'sub', arguments: {} } }] },
+        { role: 'tool', content: '0', tool_name: 'sub' },
+        { role: 'tool', content: '1', tool_name: 'add' },
+      ],
+    ],
+    ['unknown call id falls back to name', [{ role: 'tool', tool_call_id: 'zz', name: 'legacy', content: 'r' }], [{ role: 'tool', content: 'r', tool_name: 'legacy' }]],
+    ['no name at all', [{ role: 'tool', tool_call_id: 'zz', content: 'r' }], [{ role: 'tool', content: 'r' }]],
+  ])('%s', (_name, input, expected) => {
+    expect(toOllamaMessages(messages(input))).toEqual(expected);
+  });
+
+  it.each([['{bad'], ['[1,2]'], ['"text"']])('refuses arguments %s naming the field', (args) => {
+    const list = messages([{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: args } }] }]);
+    expect(() => toOllamaMessages(list)).toThrow(expect.objectContaining({ param: 'messages[0].tool_calls[0].function.arguments' }) as ApiError);
+  });
+});
+
+describe('options, format and tools to Ollama', () => {
+  const tool = { type: 'function', function: { name: 'f', description: 'does f', parameters: { type: 'object' }, strict: true } };
+  it.each([
+    [{}, { options: {} }],
+    [{ temperature: 0.2, top_p: 0.9, seed: 4, stop: 'END' }, { options: { temperature: 0.2, top_p: 0.9, seed: 4, stop: ['END'] } }],
+    [{ stop: ['a', 'b'] }, { options: { stop: ['a', 'b'] } }],
+    [{ max_tokens: 100 }, { options: { num_predict: 100 } }],
+    [{ max_tokens: 100, max_completion_tokens: 50 }, { options: { num_predict: 50 } }],
+    [{ response_format: { type: 'text' } }, { options: {} }],
+    [{ response_format: { type: 'json_object' } }, { options: {}, format: 'json' }],
+    [{ response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } } }, { options: {}, format: { type: 'object' } }],
+    [{ response_format: { type: 'json_schema', json_schema: { name: 'x' } } }, { options: {}, format: 'json' }],
+    [{ tools: [tool] }, { options: {}, tools: [{ type: 'function', function: { name: 'f', description: 'does f', parameters: { type: 'object' } } }] }],
+    [{ tools: [tool], tool_choice: 'none' }, { options: {} }],
+    [{ tools: [] }, { options: {} }],
+  ])('%j → %j', (extra, expected) => {
+    expect(toOllamaExtras(body(extra))).toEqual(expected);
+  });
+
+  it('orders option keys the same whatever the body order', () => {
+    const a = toOllamaExtras(body({ seed: 1, temperature: 0.5, max_tokens: 9 }));
+    const b = toOllamaExtras(body({ max_tokens: 9, temperature: 0.5, seed: 1 }));
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  });
+});
+
+describe('answers to OpenAI', () => {
+  it.each([
+    ['stop', 0, 'stop'],
+    ['length', 0, 'length'],
+    [null, 0, 'stop'],
+    ['load', 0, 'stop'],
+    ['stop', 2, 'tool_calls'],
+    ['length', 1, 'tool_calls'],
+  ] as const)('done_reason %s with %i calls → %s', (done, calls, expected) => {
+    expect(finishReason(done, calls)).toBe(expected);
+  });
+
+  it.each([
+    [3, 5, { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 }],
+    [null, null, { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }],
+  ])('usage of %s and %s', (prompt, completion, expected) => {
+    expect(usageOf(prompt, completion)).toEqual(expected);
+  });
+
+  it('gives calls without an id call_<round>_<index> and keeps ids the model sent', () => {
+    expect(toOpenAiToolCalls([{ function: { name: 'a', arguments: { x: 1 } } }, { id: 'keep', function: { name: 'b', arguments: {} } }, { id: '', function: { name: 'c', arguments: {} } }], 2)).toEqual([
+      { id: 'call_2_0', type: 'function', function: { name: 'a', arguments: '{"x":1}' } },
+      { id: 'keep', type: 'function', function: { name: 'b', arguments: '{}' } },
+      { id: 'call_2_2', type: 'function', function: { name: 'c', arguments: '{}' } },
+    ]);
+  });
+
+  it.each([
+    [[{ role: 'user', content: 'q' }], 1],
+    [[{ role: 'user', content: 'q' }, { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'a', content: 'r' }], 2],
+    [[{ role: 'assistant', content: 'no calls' }], 1],
+  ])('round after %j is %i', (list, round) => {
+    expect(toolRound(messages(list))).toBe(round);
+  });
+
+  it.each([
+    [[{ role: 'system', content: 's' }, { role: 'user', content: 'one' }, { role: 'assistant', content: 'a' }, { role: 'user', content: [{ type: 'text', text: 'two' }] }], 'two'],
+    [[{ role: 'system', content: 's' }], null],
+    [[{ role: 'user', content: 'q' }, { role: 'tool', tool_call_id: 'x', content: 'r' }], 'q'],
+  ])('last user text of %j is %j', (list, expected) => {
+    expect(lastUserText(messages(list))).toBe(expected);
+  });
+
+  it('builds the non-streamed object', () => {
+    expect(
+      completionObject({ id: 'chatcmpl-1', created: 10, model: 'm', text: 'hi', toolCalls: [], finishReason: 'stop', usage: usageOf(1, 2), argo: { turn_id: 't' } }),
+    ).toEqual({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 10,
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+      argo: { turn_id: 't' },
+    });
+    const calls = toOpenAiToolCalls([{ function: { name: 'f', arguments: {} } }], 1);
+    expect(completionObject({ id: 'c', created: 1, model: 'm', text: '', toolCalls: calls, finishReason: 'tool_calls', usage: usageOf(0, 0) })).toMatchObject({
+      choices: [{ message: { role: 'assistant', content: '', tool_calls: calls }, finish_reason: 'tool_calls' }],
+    });
+  });
+
+  it('formats every kind of chunk as valid JSON of the chunk shape', () => {
+    const format = new ChunkFormat({ id: 'chatcmpl-"x"', created: 5, model: 'a\nb' });
+    const head = { id: 'chatcmpl-"x"', object: 'chat.completion.chunk', created: 5, model: 'a\nb' };
+    const one = (delta: unknown, finish: string | null) => ({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+    expect(JSON.parse(format.role())).toEqual(one({ role: 'assistant', content: '' }, null));
+    expect(JSON.parse(format.role('so far'))).toEqual(one({ role: 'assistant', content: 'so far' }, null));
+    expect(JSON.parse(format.content('a "quoted"\n\u2028 piece'))).toEqual(one({ content: 'a "quoted"\n\u2028 piece' }, null));
+    const calls = toOpenAiToolCalls([{ function: { name: 'f', arguments: { q: 1 } } }], 1);
+    expect(JSON.parse(format.toolCalls(calls))).toEqual(one({ tool_calls: [{ index: 0, id: 'call_1_0', type: 'function', function: { name: 'f', arguments: '{"q":1}' } }] }, null));
+    expect(JSON.parse(format.finish('length'))).toEqual(one({}, 'length'));
+    expect(JSON.parse(format.finish('stop', { argo: { turn_id: 't' } }))).toEqual({ ...one({}, 'stop'), argo: { turn_id: 't' } });
+    expect(JSON.parse(format.usage(usageOf(1, 1)))).toEqual({ ...head, choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+    expect(JSON.parse(format.extra({ tool_status: { tool: 'read_file' } }))).toEqual({ ...head, choices: [], tool_status: { tool: 'read_file' } });
+  });
+});

@@ -1,0 +1,147 @@
+// Table tests for the small rules: plan, auth, errors, queue.
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { isLoopback, keyChecker, requireKeyFor } from '../../src/serve/auth.js';
+import { ApiError, fromFailure } from '../../src/serve/errors.js';
+import { PLAIN_SESSION, planAnswer } from '../../src/serve/plan.js';
+import { KeyedQueue } from '../../src/serve/queue.js';
+import { parseChatRequest } from '../../src/serve/schema.js';
+
+const request = (json: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  parseChatRequest({ model: 'argo', messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'q' }], ...json }, new Headers(headers));
+
+describe('planAnswer', () => {
+  it('plain mode: session api, the messages as they are', () => {
+    const plan = planAnswer(request({ stream: true, stream_options: { include_usage: true } }), 'default', false);
+    expect(plan).toEqual({
+      turn: {
+        session: PLAIN_SESSION,
+        mode: 'plain',
+        model: 'argo',
+        userPrompt: 'q',
+        messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'q' }],
+        argo: null,
+        extras: { options: {} },
+      },
+      stream: true,
+      includeUsage: true,
+      round: 1,
+    });
+  });
+
+  it.each([
+    [{ argo: { replay: 'session' } }, 'default'],
+    [{ argo: { session: 'work' } }, 'work'],
+  ])('Argo mode %j: session %s, no client messages', (json, session) => {
+    const plan = planAnswer(request(json), 'default', false);
+    expect(plan.turn).toMatchObject({ mode: 'argo', session, messages: [], userPrompt: 'q' });
+    expect(plan.stream).toBe(false);
+  });
+
+  it('plain mode without a user message logs an empty prompt; Argo mode refuses it', () => {
+    const noUser = { messages: [{ role: 'system', content: 's' }] };
+    expect(planAnswer(request(noUser), 'd', false).turn.userPrompt).toBe('');
+    expect(() => planAnswer(request({ ...noUser, argo: { session: 'w' } }), 'd', false)).toThrow(expect.objectContaining({ param: 'messages' }) as ApiError);
+  });
+
+  it('the tools Argo field needs agent mode', () => {
+    expect(() => planAnswer(request({ argo: { tools: 'fs' } }), 'd', false)).toThrow(expect.objectContaining({ status: 400, param: 'argo.tools' }) as ApiError);
+    expect(planAnswer(request({ argo: { tools: 'fs' } }), 'd', true).turn.argo?.tools).toEqual(['fs']);
+  });
+});
+
+describe('auth', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.8.9.1', true],
+    ['localhost', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['::ffff:127.0.0.1', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['192.168.1.4', false],
+    ['example.com', false],
+    ['128.0.0.1', false],
+  ])('%s is loopback: %s', (host, loopback) => {
+    expect(isLoopback(host)).toBe(loopback);
+  });
+
+  it.each([
+    ['127.0.0.1', undefined, null],
+    ['127.0.0.1', '', null],
+    ['127.0.0.1', 'k', 'k'],
+    ['0.0.0.0', 'k', 'k'],
+  ])('bind %s with key %j → %j', (host, key, expected) => {
+    expect(requireKeyFor(host, key)).toBe(expected);
+  });
+
+  it.each([[undefined], ['']])('refuses a public bind with key %j', (key) => {
+    expect(() => requireKeyFor('0.0.0.0', key)).toThrow(UsageError);
+    expect(() => requireKeyFor('0.0.0.0', key)).toThrow(/ARGO_API_KEY/);
+  });
+
+  it.each([
+    ['Bearer secret', true],
+    ['bearer secret', true],
+    ['Bearer  secret ', true],
+    ['Bearer secre', false],
+    ['Bearer secrets', false],
+    ['secret', false],
+    ['Basic secret', false],
+    ['', false],
+    [undefined, false],
+  ])('%j matches: %s', (header, ok) => {
+    expect(keyChecker('secret')(header)).toBe(ok);
+  });
+});
+
+describe('fromFailure', () => {
+  it.each([
+    [{ kind: 'model-missing', message: 'm' }, 404, 'model_not_found'],
+    [{ kind: 'unreachable', message: 'm' }, 502, 'ollama_unreachable'],
+    [{ kind: 'busy', message: 'm', httpStatus: 503 }, 503, 'ollama_busy'],
+    [{ kind: 'idle', message: 'm' }, 504, 'ollama_timeout'],
+    [{ kind: 'http', message: 'm', httpStatus: 400 }, 400, 'ollama_rejected'],
+    [{ kind: 'http', message: 'm', httpStatus: 500 }, 502, 'ollama_error'],
+    [{ kind: 'mid-stream', message: 'm' }, 502, 'ollama_mid_stream'],
+    [{ kind: 'dropped', message: 'm' }, 502, 'ollama_dropped'],
+  ])('%j → %i %s', (failure, status, code) => {
+    const error = fromFailure(failure);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.body()).toEqual({ error: { message: 'm', type: expect.any(String) as string, param: code === 'model_not_found' ? 'model' : null, code } });
+    expect(error.status).toBe(status);
+  });
+});
+
+describe('KeyedQueue', () => {
+  it('runs one key in order, other keys alongside, and survives a failure', async () => {
+    const queue = new KeyedQueue();
+    const events: string[] = [];
+    let releaseA!: () => void;
+    const a = queue.run('s', async () => {
+      events.push('a start');
+      await new Promise<void>((resolve) => (releaseA = resolve));
+      events.push('a end');
+      throw new Error('a failed');
+    });
+    const b = queue.run('s', () => {
+      events.push('b');
+      return Promise.resolve('b done');
+    });
+    const other = await queue.run('t', () => {
+      events.push('other');
+      return Promise.resolve(1);
+    });
+    expect(other).toBe(1);
+    expect(events).toEqual(['a start', 'other']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(queue.busy).toBe(1);
+    releaseA();
+    await expect(a).rejects.toThrow('a failed');
+    expect(await b).toBe('b done');
+    expect(events).toEqual(['a start', 'other', 'a end', 'b']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(queue.busy).toBe(0);
+  });
+});
