@@ -3,11 +3,11 @@
 // Folders by layer, lowest first. A folder may import its own layer's files and lower layers only,
 // so no two folders can ever depend on each other (no cycle between folders).
 const LAYERS = [
-  ['log', 'replay', 'output'],
+  ['log', 'replay', 'output', 'text'],
   ['ollama', 'sessions'],
   ['config'],
   ['query', 'maintenance'],
-  ['turn', 'tools'],
+  ['turn', 'tools', 'chat'],
   ['agent'],
   ['serve'],
   ['cli'],

@@ -1,13 +1,16 @@
 import type { Settings } from '../config/settings.js';
-import type { TurnStatus } from '../log/entry.js';
+import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import { startSpinner } from '../output/spinner.js';
 import { ControlNeutralizer, untrustedTextFor } from '../output/terminal-text.js';
 import { TokenBuffer } from '../output/token-buffer.js';
+import { MODEL_SOURCE_WORDS, replayNote, statsLine, turnStats } from '../output/turn-notes.js';
+import type { OllamaFigures, TurnStats } from '../output/turn-notes.js';
 import { policyForLog } from '../replay/plan.js';
-import type { ReplayPlan } from '../replay/plan.js';
+import { checkContext, requestSha256 } from '../turn/request-facts.js';
+import type { ContextCheck } from '../turn/request-facts.js';
 import { prepareTurn, runTurn, streamAnswer } from '../turn/turn.js';
-import type { TurnInput } from '../turn/turn.js';
+import type { PreparedTurn, TurnInput, TurnResult } from '../turn/turn.js';
 import type { AgentFlags, AgentRun } from './agent.js';
 import type { Io } from './io.js';
 import { STOP_SIGNALS } from './outcome.js';
@@ -20,6 +23,19 @@ export interface AskOptions extends TurnInput {
   agent?: AgentFlags;
   /** Print the answer as the model sent it even on a terminal (control characters included). */
   raw?: boolean;
+  /** --stats: Ollama's figures on stderr after the answer. */
+  stats?: boolean;
+  /** -q: no replay note. */
+  quiet?: boolean;
+}
+
+/** What a caller running several turns (argo chat) shares between them and learns from each. */
+export interface AskContext {
+  /** One transport (one kept-alive connection) for every turn. */
+  transport?: OllamaTransport;
+  /** Aborting it stops the answer, as Ctrl-C does. */
+  signal?: AbortSignal;
+  onEntry?: (entry: LogEntry) => void;
 }
 
 /** Tools were asked for (`none` turns config's default off). */
@@ -29,34 +45,40 @@ function wantsTools(settings: Settings): boolean {
 }
 
 /** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). How it ended. */
-export async function ask(settings: Settings, options: AskOptions, io: Io): Promise<Outcome> {
-  if (!wantsTools(settings)) return askTurn(settings, options, io, null);
+export async function ask(settings: Settings, options: AskOptions, io: Io, shared: AskContext = {}): Promise<Outcome> {
+  if (!wantsTools(settings)) return askTurn(settings, options, io, shared, null);
   // Tool code and the MCP SDK are loaded only here.
   const { prepareAgent } = await import('./agent.js');
   // The spinner must stop before a confirmation or a failure line is written to the terminal.
   const ui = { pause: (): void => undefined };
   const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause());
   try {
-    return await askTurn(settings, options, io, agent, ui);
+    return await askTurn(settings, options, io, shared, agent, ui);
   } finally {
     await agent.close();
   }
 }
 
-async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: AgentRun | null, ui = { pause: (): void => undefined }): Promise<Outcome> {
+async function askTurn(
+  settings: Settings,
+  options: AskOptions,
+  io: Io,
+  shared: AskContext,
+  agent: AgentRun | null,
+  ui = { pause: (): void => undefined },
+): Promise<Outcome> {
+  const transport = shared.transport ?? newTransport(settings);
   if (options.explain) {
-    const { plan } = await prepareTurn(settings, options);
-    if (agent) io.stdout.write(await agent.explain(plan, options.json));
-    else io.stdout.write(options.json ? `${JSON.stringify(explainJson(plan))}\n` : explainText(plan, settings));
+    const prepared = await prepareTurn(settings, options);
+    if (agent) {
+      io.stdout.write(await agent.explain(prepared.plan, options.json));
+      return 'ok';
+    }
+    const context = await checkContext(settings, prepared.plan.request, (model) => transport.modelNumCtx(model), true);
+    io.stdout.write(options.json ? `${JSON.stringify(explainJson(prepared, context))}\n` : explainText(prepared, context, settings));
     return 'ok';
   }
 
-  const transport = new OllamaTransport({
-    host: settings.host,
-    attempts: settings.retries.attempts,
-    initialDelayMs: settings.retries.initialDelayMs,
-    idleMs: settings.timeouts.idleMs,
-  });
   // The model's text is not ours: on a terminal its control characters are shown, not obeyed.
   const guard = io.stdout.isTTY === true && options.raw !== true ? new ControlNeutralizer() : null;
   const buffer = new TokenBuffer((text) => io.stdout.write(guard ? guard.push(text) : text), settings.tokenBuffer);
@@ -73,6 +95,7 @@ async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: A
   };
   const stopListening = io.onInterrupt((signal) => stop(STOP_SIGNALS[signal]));
   const stopWatchingOutput = io.onOutputClosed(() => stop('output-closed'));
+  const stopFollowing = followSignal(shared.signal, () => stop('interrupted'));
   try {
     const result = await runTurn(settings, options, {
       transport,
@@ -81,6 +104,7 @@ async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: A
       newId: io.newId,
       rescue: io.rescue,
       signal: controller.signal,
+      onNotice: (line) => io.stderr.write(`${line}\n`),
       onText: (text) => {
         stopSpinner();
         wrote = text;
@@ -105,16 +129,58 @@ async function askTurn(settings: Settings, options: AskOptions, io: Io, agent: A
       },
     });
     const { entry } = result;
+    shared.onEntry?.(entry);
+    const stats = turnStats(entryFigures(entry));
     if (options.json) {
       const { id, session, model, model_response: response, status, replay_policy, timings, error } = entry;
-      io.stdout.write(`${JSON.stringify({ id, session, model, response, status, replay_policy, timings, error, ...agent?.jsonFields(entry) })}\n`);
+      const facts = { request_sha256: entry.request_sha256, num_ctx: entry.num_ctx, prompt_tokens_estimate: entry.prompt_tokens_estimate, truncation_suspected: entry.truncation_suspected };
+      const rerun = options.rerunOf !== undefined ? { rerun_of: options.rerunOf } : {};
+      io.stdout.write(`${JSON.stringify({ id, session, model, response, status, replay_policy, timings, error, stats, ...facts, ...rerun, ...agent?.jsonFields(entry) })}\n`);
+    } else {
+      await printNotes(io, result, stats, options);
     }
     if (agent) return (await import('./agent.js')).reportAgentOutcome(entry, result.failure, io, options.log);
     return reportOutcome(entry.status, result.failure, io, options.log, stoppedBy ?? 'interrupted');
   } finally {
     stopListening();
     stopWatchingOutput();
+    stopFollowing();
   }
+}
+
+export function newTransport(settings: Settings): OllamaTransport {
+  return new OllamaTransport({
+    host: settings.host,
+    attempts: settings.retries.attempts,
+    initialDelayMs: settings.retries.initialDelayMs,
+    idleMs: settings.timeouts.idleMs,
+  });
+}
+
+/** Calls `abort` when `signal` aborts; returns the unsubscribe. */
+function followSignal(signal: AbortSignal | undefined, abort: () => void): () => void {
+  if (signal === undefined) return () => undefined;
+  if (signal.aborted) abort();
+  signal.addEventListener('abort', abort, { once: true });
+  return () => signal.removeEventListener('abort', abort);
+}
+
+export function entryFigures(entry: LogEntry): OllamaFigures {
+  const t = entry.timings;
+  return { prompt_eval_count: t.prompt_eval_count, eval_count: t.eval_count, eval_duration_ns: t.eval_duration_ns, load_duration_ns: t.load_duration_ns, total_duration_ns: t.total_duration_ns };
+}
+
+/** After the answer, on stderr: the replay note (a terminal only; -q silences it) and --stats. */
+async function printNotes(io: Io, result: TurnResult, stats: TurnStats, options: AskOptions): Promise<void> {
+  const policy = result.entry.replay_policy;
+  // A first turn has nothing to replay: no note.
+  if (policy !== null && policy.entries_available > 0 && io.stderr.isTTY && options.quiet !== true) {
+    // Loaded only for the note: a plain question does not pay for the colour library.
+    const { Chalk, supportsColorStderr } = await import('chalk');
+    const dim = new Chalk({ level: supportsColorStderr === false ? 0 : supportsColorStderr.level }).dim;
+    io.stderr.write(`${dim(untrustedTextFor(io.stderr)(replayNote(policy, { name: result.model, source: result.modelSource })))}\n`);
+  }
+  if (options.stats === true) io.stderr.write(`${statsLine(stats) ?? 'no figures: Ollama sent no final chunk'}\n`);
 }
 
 type Stop = Exclude<Outcome, 'ok' | 'failed'>;
@@ -138,8 +204,12 @@ function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logge
   return 'failed';
 }
 
-function explainJson(plan: ReplayPlan): object {
+function explainJson({ plan, model, modelSource }: PreparedTurn, context: ContextCheck): object {
   return {
+    model,
+    model_source: modelSource,
+    context: { prompt_tokens_estimate: context.estimate, num_ctx: context.window?.tokens ?? null, num_ctx_source: context.window?.source ?? null },
+    request_sha256: requestSha256(plan.request),
     replay_policy: policyForLog(plan.replayPolicy),
     replayed_ids: plan.replayedIds,
     turns: plan.replayPolicy?.decisions ?? [],
@@ -147,8 +217,17 @@ function explainJson(plan: ReplayPlan): object {
   };
 }
 
-function explainText(plan: ReplayPlan, settings: Settings): string {
-  const lines = [`session    ${settings.session}`, `entry type ${plan.entryType}`, `verbosity  ${plan.verbosity}`];
+const WINDOW_SOURCES = { flag: 'from --num-ctx or -o num_ctx', config: 'from config.json', model: "the model's num_ctx", default: "Ollama's default" } as const;
+
+function explainText({ plan, model, modelSource }: PreparedTurn, context: ContextCheck, settings: Settings): string {
+  const window = context.window;
+  const lines = [
+    `session    ${settings.session}`,
+    `model      ${model} (${MODEL_SOURCE_WORDS[modelSource]})`,
+    `entry type ${plan.entryType}`,
+    `verbosity  ${plan.verbosity}`,
+    `context    about ${context.estimate} prompt tokens${window ? ` of a ${window.tokens}-token window (${WINDOW_SOURCES[window.source]})${context.before !== null ? ' — too long: raise --num-ctx or lower --budget' : ''}` : ''}`,
+  ];
   const policy = plan.replayPolicy;
   if (policy === null) {
     lines.push('replay     none');
@@ -163,6 +242,6 @@ function explainText(plan: ReplayPlan, settings: Settings): string {
       lines.push(`  ${turn.id.padEnd(14)} ${turn.entry_type.padEnd(12)} ${turn.outcome.padEnd(9)} ${String(turn.chars).padStart(6)} chars${turn.protected ? '  protected' : ''}`);
     }
   }
-  lines.push(`request    POST ${settings.host}${plan.request.endpoint}`, JSON.stringify(plan.request.body, null, 2));
+  lines.push(`request    POST ${settings.host}${plan.request.endpoint} (sha256 ${requestSha256(plan.request)})`, JSON.stringify(plan.request.body, null, 2));
   return `${lines.join('\n')}\n`;
 }

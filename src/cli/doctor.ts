@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError } from '../errors.js';
 import { ensurePrivateDir } from '../log/fs.js';
+import { plainReason } from '../ollama/plain-reason.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 import type { OutputFlags } from './output-flags.js';
@@ -18,20 +19,31 @@ const DOCTOR_OPTIONS = ['home', 'host', 'model', 'api'] as const;
  * commander passes to the action: with it, options given before `doctor` (`argo --home X doctor`)
  * count too, and when an option is given on both sides the one after `doctor` wins.
  */
-export async function doctor(flags: FlagOverrides, io: Io, command?: Command): Promise<Outcome> {
-  let failed = 0;
+export async function doctor(flags: FlagOverrides & { json?: boolean }, io: Io, command?: Command): Promise<Outcome> {
+  const checks: { check: string; ok: boolean; detail: string }[] = [];
   // Details quote the server (its version, model names, errors): shown, never obeyed, on a terminal.
   const shown = untrustedTextFor(io.stdout, { raw: (flags as OutputFlags).raw === true });
   const report = (ok: boolean, what: string, detail: string): void => {
+    checks.push({ check: what, ok, detail });
+    if (flags.json !== true) io.stdout.write(`${ok ? 'ok  ' : 'FAIL'}  ${what.padEnd(10)} ${shown(detail)}\n`);
+  };
+  const outcome = await runChecks(flags, report, command);
+  if (flags.json === true) io.stdout.write(`${JSON.stringify({ ok: outcome === 'ok', checks })}\n`);
+  return outcome;
+}
+
+async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: string, detail: string) => void, command: Command | undefined): Promise<Outcome> {
+  let failed = 0;
+  const check = (ok: boolean, what: string, detail: string): void => {
     if (!ok) failed++;
-    io.stdout.write(`${ok ? 'ok  ' : 'FAIL'}  ${what.padEnd(10)} ${shown(detail)}\n`);
+    report(ok, what, detail);
   };
   let settings;
   try {
     settings = settingsFor(doctorFlags(flags, command));
-    report(true, 'config', `${settings.paths.config} (or defaults)`);
+    check(true, 'config', `${settings.paths.config} (or defaults)`);
   } catch (error) {
-    report(false, 'config', error instanceof ArgoError ? error.message : String(error));
+    check(false, 'config', error instanceof ArgoError ? error.message : String(error));
     return 'failed';
   }
   try {
@@ -39,27 +51,27 @@ export async function doctor(flags: FlagOverrides, io: Io, command?: Command): P
     await ensurePrivateDir(settings.paths.sessions);
     await access(settings.paths.logs, constants.W_OK);
     await access(settings.paths.sessions, constants.W_OK);
-    report(true, 'data', `${settings.home} is writable`);
+    check(true, 'data', `${settings.home} is writable`);
   } catch (error) {
-    report(false, 'data', `${settings.home} is not writable (${(error as Error).message}); choose another with --home or ARGO_HOME`);
+    check(false, 'data', `${settings.home} is not writable (${(error as Error).message}); choose another with --home or ARGO_HOME`);
   }
   const transport = new OllamaTransport({ host: settings.host, attempts: 1, initialDelayMs: 0, idleMs: settings.timeouts.idleMs });
   try {
-    report(true, 'ollama', `Ollama ${await transport.version()} at ${settings.host}`);
+    check(true, 'ollama', `Ollama ${await transport.version()} at ${settings.host}`);
   } catch (error) {
-    report(false, 'ollama', `cannot reach Ollama at ${settings.host} (${(error as Error).message}); start it with "ollama serve" or set --host / OLLAMA_HOST`);
+    check(false, 'ollama', `cannot reach Ollama at ${settings.host} (${plainReason(error)}); start it with "ollama serve" or set --host / OLLAMA_HOST`);
     return 'failed';
   }
   try {
     const installed = await transport.installedModels();
     const wanted = fullModelName(settings.model);
     const found = installed.find((name) => fullModelName(name) === wanted);
-    report(
+    check(
       found !== undefined,
       'model',
       found !== undefined
         ? `${settings.model} is installed`
-        : `${settings.model} is not installed (installed: ${installed.join(', ') || 'none'}); run "ollama create argo -f docs/Modelfile" or "ollama pull ${settings.model}", or use --model`,
+        : `${settings.model} is not installed (installed: ${installed.join(', ') || 'none'}); ${/^argo(:latest)?$/i.test(settings.model) ? 'create it with "ollama create argo -f docs/Modelfile"' : `pull it with "ollama pull ${settings.model}"`}${installed[0] !== undefined ? `, or use an installed one (--model ${installed[0]})` : ', or choose another with --model'}`,
     );
     if (found !== undefined) {
       // Both /api/chat and /api/generate answer only with a model that has "completion" (an
@@ -67,7 +79,7 @@ export async function doctor(flags: FlagOverrides, io: Io, command?: Command): P
       const capabilities = await transport.capabilities(found);
       const listed = `model capabilities: ${capabilities.join(', ') || 'unknown'}`;
       const endpointOk = capabilities.length === 0 || capabilities.includes('completion');
-      report(
+      check(
         endpointOk,
         'endpoint',
         endpointOk
@@ -76,7 +88,7 @@ export async function doctor(flags: FlagOverrides, io: Io, command?: Command): P
       );
     }
   } catch (error) {
-    report(false, 'model', `cannot list models (${(error as Error).message})`);
+    check(false, 'model', `cannot list models (${(error as Error).message})`);
   }
   return failed === 0 ? 'ok' : 'failed';
 }

@@ -49,6 +49,8 @@ interface LogsFlags extends OutputFlags {
   model?: string[];
   grep?: string;
   limit?: number;
+  all?: boolean;
+  truncated?: boolean;
   json?: boolean;
   full?: boolean;
   stats?: boolean;
@@ -56,6 +58,8 @@ interface LogsFlags extends OutputFlags {
   follow?: boolean;
 }
 
+/** Turns a table or --full shows when neither --limit nor --all is given: a screenful, not the whole history. */
+export const DEFAULT_SHOWN = 20;
 /** Lines printed before following when --limit is not given (as tail -f). */
 const FOLLOW_BACKLOG = 10;
 const FOLLOW_POLL_MS = 150;
@@ -75,7 +79,9 @@ export function registerLogs(program: Command, io: Io, setOutcome: ReportOutcome
     .option('--tool <names>', 'agent turns that called these tools (comma-separated or repeated)', collect)
     .option('-m, --model <models>', 'models (a name without a tag matches every tag)', collect)
     .option('-q, --grep <text>', 'case-insensitive text in the prompt or the response')
-    .option('-n, --limit <n>', 'only the newest N matching turns', parseCount)
+    .option('-n, --limit <n>', `only the newest N matching turns (the table and --full show the newest ${DEFAULT_SHOWN} unless told)`, parseCount)
+    .option('--all', 'every matching turn, however many')
+    .option('--truncated', 'only turns whose prompt was probably cut to the context window (see docs/troubleshooting.md)')
     .option('--json', 'NDJSON: each matching line exactly as stored')
     .option('--full', 'whole prompts and responses instead of the table')
     .option('--stats', 'counts and rates instead of turns (with --json: one JSON object)')
@@ -124,6 +130,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   if (flags.json && flags.full) throw new UsageError('--json prints lines as stored and --full prints them for reading: choose one');
   if (flags.stats && flags.follow) throw new UsageError('--stats counts what is there; it cannot --follow');
   if (flags.stats && flags.full) throw new UsageError('--stats prints counts, not turns: leave out --full');
+  if (flags.all && flags.limit !== undefined) throw new UsageError('--all and --limit disagree: choose one');
 
   // Reading every record costs a file per session: only when names must be resolved or shown.
   const needRecords = (flags.session?.length ?? 0) > 0 || (!flags.json && !flags.stats);
@@ -151,10 +158,28 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     const table = !flags.json && !flags.full;
     if (table && io.stdout.isTTY) await sink.write(tableHeader(render));
     if (!flags.follow) {
-      for await (const { entry, line } of searchTurns(settings.paths.logs, query, stats, limitOf(flags.limit))) {
+      // --json is for programs and keeps every line; people reading get the newest screenful.
+      const shown = flags.limit ?? (flags.json || flags.all ? undefined : DEFAULT_SHOWN);
+      if (shown === flags.limit || shown === undefined) {
+        let printed = 0;
+        for await (const { entry, line } of searchTurns(settings.paths.logs, query, stats, limitOf(shown))) {
+          await sink.write(print(entry, line.text));
+          printed++;
+          if (sink.closed) break;
+        }
+        if (printed === 0 && !flags.json) io.stderr.write(nothingFound(query));
+        return 'ok';
+      }
+      // One more than shown, to know whether to say there is more.
+      const found = [];
+      for await (const turn of searchTurns(settings.paths.logs, query, stats, { limit: shown + 1 })) found.push(turn);
+      const more = found.length > shown;
+      for (const { entry, line } of more ? found.slice(1) : found) {
         await sink.write(print(entry, line.text));
         if (sink.closed) break;
       }
+      if (found.length === 0) io.stderr.write(nothingFound(query));
+      if (more) io.stderr.write(`(the newest ${shown} shown; see more with -n 200 or --all, or narrow with --session, --since or -q)\n`);
       return 'ok';
     }
     // Follow: snapshot where each file ends, print the backlog up to there, then everything after.
@@ -196,6 +221,11 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   }
 }
 
+function nothingFound(query: Query): string {
+  const filtered = Object.entries(query).some(([key, value]) => value !== EMPTY_QUERY[key as keyof Query]);
+  return filtered ? 'no turns match these filters\n' : 'no turns logged yet: ask something with argo "…"\n';
+}
+
 function limitOf(limit: number | undefined): { limit?: number } {
   return limit === undefined ? {} : { limit };
 }
@@ -213,6 +243,7 @@ export async function buildQuery(flags: LogsFlags, now: Date, records: readonly 
   if (flags.strength) query.strengths = parseChoices(flags.strength, STRENGTH_FILTERS, '--strength');
   if (flags.reason) query.reasons = parseChoices(flags.reason, REASON_FILTERS, '--reason');
   if (flags.status) query.statuses = parseChoices(flags.status, STATUS_CHOICES, '--status');
+  if (flags.truncated) query.truncated = true;
   const models = splitList(flags.model ?? []);
   if (models.length > 0) query.models = models;
   const tools = splitList(flags.tool ?? []);

@@ -7,20 +7,22 @@ import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
 import { commandHandlesSignals, processIo, readAll } from './io.js';
-import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
 import { EXIT_CODES, STOP_SIGNALS } from './outcome.js';
 import { addOutputOptions, checkOutputFlags } from './output-flags.js';
 import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
+import { addCompanionOptions, companionSettings, routeWords } from './ask-flags.js';
+import type { CompanionFlags } from './ask-flags.js';
+import { packageVersion } from './version.js';
 
-interface AskFlags extends Omit<FlagOverrides, 'budget' | 'tools'>, OutputFlags {
+interface AskFlags extends Omit<FlagOverrides, 'budget' | 'options' | 'system' | 'tools'>, CompanionFlags, OutputFlags {
   tools?: string;
   root?: string;
   yes?: boolean;
   ephemeralSystem?: string;
-  replay: ReplaySpec;
+  replay?: ReplaySpec;
   reason?: ReplayReason;
   budget?: number;
   explain?: boolean;
@@ -36,6 +38,11 @@ interface AskFlags extends Omit<FlagOverrides, 'budget' | 'tools'>, OutputFlags 
 const HISTORY_COMMANDS: Record<string, (program: Command, io: Io, setOutcome: ReportOutcome) => Promise<void>> = {
   sessions: async (program, io) => (await import('./sessions.js')).registerSessions(program, io),
   logs: async (program, io, setOutcome) => (await import('./logs.js')).registerLogs(program, io, setOutcome),
+  chat: async (program, io, setOutcome) => (await import('./chat.js')).registerChat(program, io, setOutcome),
+  last: async (program, io, setOutcome) => (await import('./last.js')).registerLast(program, io, setOutcome),
+  rerun: async (program, io, setOutcome) => (await import('./rerun.js')).registerRerun(program, io, setOutcome),
+  completion: async (program, io, setOutcome) => (await import('./completion-command.js')).registerCompletion(program, io, setOutcome),
+  __complete: async (program, io, setOutcome) => (await import('./completion-command.js')).registerCompleteHelper(program, io, setOutcome),
   serve: async (program, io, setOutcome) => (await import('./serve.js')).registerServe(program, io, setOutcome),
   tools: async (program, io, setOutcome) => (await import('./agent-commands.js')).registerTools(program, io, setOutcome),
   stop: async (program, io, setOutcome) => (await import('./agent-commands.js')).registerStop(program, io, setOutcome),
@@ -53,11 +60,11 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
       outputError: (text, write) => write(`argo: ${text.replace(/^error: /, '').trimEnd()} (see argo --help)\n`),
     })
     .description('Ask a local Ollama model from the shell, with deterministic replay of earlier turns.')
-    .version('0.1.0', '-V, --version')
+    .version(packageVersion(), '-v, --version', 'print the version (-V too)')
     .argument('[prompt...]', 'the question; text piped on stdin is appended after it')
     .option('-m, --model <name>', 'model (ARGO_MODEL, config, default "argo")')
     .option('-s, --session <name>', 'session name (ARGO_SESSION, config, default "default")')
-    .option('-r, --replay <spec>', 'none | last:N | session', parseReplaySpec, { kind: 'none' } as ReplaySpec)
+    .option('-r, --replay <spec>', 'none | last:N | session (default: ARGO_REPLAY, config "defaultReplay", else none)', parseReplaySpec)
     .addOption(new Option('--reason <reason>', 'replay reason (default: inferred)').choices(REPLAY_REASONS))
     .option('--budget <chars>', 'replay cap in characters (default 5500)', parseBudget)
     .option('--persona <name>', 'persona (default "neutral")')
@@ -80,24 +87,34 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--max-iterations <n>', 'most tool rounds before stopping (default 10)', parsePositiveInteger)
     .option('--ephemeral-system <text>', 'extra guidance for this run: logged, never exported')
     .action(async (words: string[], flags: AskFlags) => {
+      const route = routeWords(program, words, args, io, commandNames(program));
+      if (route === 'help-shown') return;
       const { tools: toolList, root, yes, ephemeralSystem, ...rest } = flags;
-      const settings = settingsFor({ ...rest, ...(toolList !== undefined ? { tools: parseToolNames(toolList) } : {}) });
-      if (flags.reason && flags.replay.kind === 'none') throw new UsageError('--reason needs --replay last:N or --replay session');
-      if (flags.reason && flags.reason !== 'session' && flags.replay.kind === 'session') {
+      const withTools = { ...rest, ...(toolList !== undefined ? { tools: parseToolNames(toolList) } : {}) };
+      // Bare `argo` on a terminal: a chat with the same flags.
+      if (route === 'chat') {
+        setOutcome(await (await import('./chat.js')).chat(withTools, io));
+        return;
+      }
+      const { settings, replay } = await companionSettings(withTools);
+      if (flags.reason && replay.kind === 'none') throw new UsageError('--reason needs --replay last:N or --replay session');
+      if (flags.reason && flags.reason !== 'session' && replay.kind === 'session') {
         throw new UsageError('--replay session always uses reason "session"; use --replay last:N with --reason ' + flags.reason);
       }
-      const prompt = await readPrompt(words, io);
+      const prompt = await readPrompt(words, io, flags.stdin !== false, program);
       setOutcome(
         await ask(
           settings,
           {
             prompt,
-            replay: flags.replay,
+            replay,
             ...(flags.reason ? { reason: flags.reason } : {}),
             explain: flags.explain === true,
             json: flags.json === true,
             ollamaStream: flags.stream,
             log: flags.log,
+            stats: flags.stats === true,
+            quiet: flags.quiet === true,
             agent: { yes: yes === true, ...(root !== undefined ? { root } : {}), ...(ephemeralSystem !== undefined ? { ephemeralSystem } : {}) },
             raw: flags.raw === true,
           },
@@ -105,12 +122,15 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
         ),
       );
     });
+  addCompanionOptions(program, true);
 
   // Options after a subcommand's name belong to it (`argo logs --home X`), not to the prompt command.
   program.enablePositionalOptions();
   const help = args.some((word) => HELP_WORDS.has(word));
-  for (const [name, register] of Object.entries(HISTORY_COMMANDS)) {
-    if (help || args.includes(name)) await register(program, io, setOutcome);
+  for (const name of Object.keys(HISTORY_COMMANDS)) {
+    // A completion script names every command, so it needs them all, as help does.
+    const all = (help || args[0] === 'completion') && name !== '__complete';
+    if (all || args.includes(name)) await register(name, program, io, setOutcome);
   }
   program
     .command('doctor')
@@ -118,7 +138,8 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--home <dir>', 'data directory')
     .option('--host <url>', 'Ollama address')
     .option('-m, --model <name>', 'model to check')
-    .action(async (flags: FlagOverrides, command: Command) => setOutcome(await (await import('./doctor.js')).doctor(flags, io, command)));
+    .option('--json', 'one JSON object: {ok, checks: [{check, ok, detail}]}')
+    .action(async (flags: FlagOverrides & { json?: boolean }, command: Command) => setOutcome(await (await import('./doctor.js')).doctor(flags, io, command)));
   addOutputOptions(program);
   program.hook('preAction', (_program, action) => checkOutputFlags(action.opts<OutputFlags>()));
   return program;
@@ -131,11 +152,33 @@ function parseToolNames(value: string): string[] {
   return names;
 }
 
-async function readPrompt(words: string[], io: Io): Promise<string> {
+const registered = new WeakMap<Command, Set<string>>();
+
+/** Registers a lazily loaded command once. */
+async function register(name: string, program: Command, io: Io, setOutcome: ReportOutcome): Promise<void> {
+  const done = registered.get(program) ?? new Set<string>();
+  registered.set(program, done);
+  const add = HISTORY_COMMANDS[name];
+  if (add === undefined || done.has(name)) return;
+  done.add(name);
+  await add(program, io, setOutcome);
+}
+
+/** The commands a lone word is checked against for typos: those registered, and those loaded only when named. */
+function commandNames(program: Command): string[] {
+  const names = [...Object.keys(HISTORY_COMMANDS), ...program.commands.map((command) => command.name())];
+  return [...new Set(names)].filter((name) => !name.startsWith('_'));
+}
+
+async function readPrompt(words: string[], io: Io, useStdin: boolean, program: Command): Promise<string> {
   const fromArgs = words.join(' ').trim();
-  const fromStdin = io.stdin.isTTY ? '' : (await readAll(io.stdin)).trim();
-  const prompt = [fromArgs, fromStdin].filter((part) => part !== '').join('\n\n');
-  if (prompt === '') throw new UsageError('no prompt: pass the question as arguments (argo "why is the sky blue?") or pipe it on stdin');
+  // Piped text is kept as written (indentation, trailing spaces); only the final line break goes.
+  const fromStdin = io.stdin.isTTY || !useStdin ? '' : (await readAll(io.stdin)).replace(/(\r?\n)+$/, '');
+  const prompt = [fromArgs, fromStdin].filter((part) => part.trim() !== '').join('\n\n');
+  if (prompt === '') {
+    io.stderr.write(program.helpInformation());
+    throw new UsageError('no prompt: pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat');
+  }
   return prompt;
 }
 
@@ -156,9 +199,11 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   process.stdout.on('error', (error) => {
     if (errnoOf(error) !== 'EPIPE') throw error;
   });
-  const program = await buildProgram(io, (outcome) => (process.exitCode = EXIT_CODES[outcome]), argv.slice(2));
+  // -V is the same as -v (both are common); commander takes one flag pair.
+  const words = argv.slice(2).map((word, index) => (index === 0 && word === '-V' ? '-v' : word));
+  const program = await buildProgram(io, (outcome) => (process.exitCode = EXIT_CODES[outcome]), words);
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(words, { from: 'user' });
   } catch (error) {
     process.exitCode = exitCodeFor(error, io);
   }

@@ -1,15 +1,13 @@
 import { InvalidArgumentError } from 'commander';
 import { MIN_BUDGET } from '../replay/policy.js';
+import { readReplaySpec } from '../replay/spec.js';
 import type { ReplaySpec } from '../replay/types.js';
 
 // Flag value parsers: each throws InvalidArgumentError, which commander reports as a usage error.
 
 export function parseReplaySpec(value: string): ReplaySpec {
-  if (value === 'none') return { kind: 'none' };
-  if (value === 'session') return { kind: 'session' };
-  const last = /^last:(\d+)$/.exec(value);
-  const count = last ? Number(last[1]) : NaN;
-  if (Number.isSafeInteger(count) && count >= 1) return { kind: 'last', count };
+  const spec = readReplaySpec(value);
+  if (spec !== null) return spec;
   throw new InvalidArgumentError('use none, session, or last:N with N a whole number of 1 or more (e.g. last:3).');
 }
 

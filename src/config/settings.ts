@@ -7,8 +7,9 @@ import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPo
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
 import type { ModelOptions } from '../replay/prompt.js';
+import { readReplaySpec } from '../replay/spec.js';
 import { ENDPOINTS, VERBOSITIES } from '../replay/types.js';
-import type { Endpoint, Verbosity } from '../replay/types.js';
+import type { Endpoint, ReplaySpec, Verbosity } from '../replay/types.js';
 import { checkSessionName } from '../sessions/names.js';
 import { parseOllamaHost } from './host.js';
 import { checkShape } from './schema.js';
@@ -35,6 +36,14 @@ export interface Settings {
   retries: { attempts: number; initialDelayMs: number };
   /** idleMs: silence before a stream is abandoned; lockWaitMs: the longest wait for another argo's lock. */
   timeouts: { idleMs: number; lockWaitMs: number };
+  /** Where `model` came from (the session's last model, when used, is decided per turn). */
+  modelSource: 'flag' | 'env' | 'config' | 'default';
+  /** Where options.num_ctx came from; null when neither --num-ctx nor config.json set it. */
+  numCtxSource: 'flag' | 'config' | null;
+  /** --system / --system-file: sent before Argo's own instructions. */
+  system: string | null;
+  /** The replay used when a command does not say (--replay): ARGO_REPLAY, config "defaultReplay", else none. */
+  defaultReplay: ReplaySpec;
   serve: ServeSettings;
   agent: AgentSettings;
 }
@@ -88,6 +97,9 @@ export interface FlagOverrides {
   /** --tools, already split into names. */
   tools?: string[];
   maxIterations?: number;
+  /** `-o key=value` options, already checked against Ollama's names and types. */
+  options?: Readonly<Record<string, number | boolean | string[]>>;
+  system?: string;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -103,6 +115,7 @@ const CONFIG_SHAPE: Shape = {
     persona: 'string',
     verbosity: 'string',
     mode: 'string|null',
+    defaultReplay: 'string',
     options: { fields: { temperature: 'number', seed: 'integer', num_ctx: 'integer', keep_alive: 'string|integer' } },
     replay: {
       fields: {
@@ -144,6 +157,7 @@ export interface ConfigFile {
   persona?: string;
   verbosity?: string;
   mode?: string | null;
+  defaultReplay?: string;
   options?: { temperature?: number; seed?: number; num_ctx?: number; keep_alive?: string | number };
   replay?: DeepPartial<ReplayPolicy>;
   personas?: Record<string, string>;
@@ -232,6 +246,13 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     throw new UsageError(`${flags.verbosity !== undefined ? '--verbosity' : `${source}: "verbosity"`} must be auto, short or long, got "${verbosity}"`);
   }
 
+  const replayText = nonEmpty(env.ARGO_REPLAY) ?? config.defaultReplay;
+  const defaultReplay = replayText === undefined ? { kind: 'none' as const } : readReplaySpec(replayText);
+  if (defaultReplay === null) {
+    throw new UsageError(`${nonEmpty(env.ARGO_REPLAY) !== undefined ? 'ARGO_REPLAY' : `${source}: "defaultReplay"`} must be none, session or last:N, got "${replayText}"`);
+  }
+  const modelSource = flags.model !== undefined ? 'flag' : nonEmpty(env.ARGO_MODEL) !== undefined ? 'env' : config.model !== undefined ? 'config' : 'default';
+
   const keepAliveRaw = flags.keepAlive ?? config.options?.keep_alive;
   const settings: Settings = {
     home,
@@ -251,12 +272,17 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       ...optional('temperature', flags.temperature ?? config.options?.temperature),
       ...optional('seed', flags.seed ?? config.options?.seed),
       ...optional('num_ctx', flags.numCtx ?? config.options?.num_ctx),
+      ...flags.options,
     },
     replay,
     style,
     tokenBuffer: { flushChunks: 10, flushMs: 50, ...config.stream },
     retries: { attempts: 3, initialDelayMs: 250, ...config.retries },
     timeouts: { idleMs: 120_000, lockWaitMs: 30_000, ...config.timeouts },
+    modelSource,
+    numCtxSource: flags.options?.num_ctx !== undefined || flags.numCtx !== undefined ? 'flag' : config.options?.num_ctx !== undefined ? 'config' : null,
+    system: flags.system ?? null,
+    defaultReplay,
     serve: {
       maxBodyBytes: 10 * 1024 * 1024,
       shutdownGraceMs: 10_000,

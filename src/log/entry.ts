@@ -106,6 +106,16 @@ const EntryFields = z.object({
     done_reason: z.string().nullable(),
     error: z.string().nullable(),
     ...AgentFields,
+    // What makes the request reproducible (argo rerun) and the context window check; absent on older lines.
+    request_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    options: z.record(z.string(), z.union([z.number(), z.boolean(), z.array(z.string())])).optional(),
+    system: z.string().optional(),
+    keep_alive: z.union([z.string(), z.number()]).optional(),
+    ollama_stream: z.boolean().optional(),
+    num_ctx: z.number().int().positive().nullable().optional(),
+    prompt_tokens_estimate: count.optional(),
+    truncation_suspected: z.boolean().optional(),
+    rerun_of: z.string().optional(),
   });
 export const LogEntrySchema = EntryFields.loose();
 

@@ -1,7 +1,9 @@
 import { Ollama } from 'ollama';
 import type { ChatRequest, ChatResponse, GenerateResponse } from 'ollama';
 import type { ChatBody, OllamaRequest } from '../replay/prompt.js';
+import { numCtxFromParameters } from './context-window.js';
 import { MALFORMED_PREFIX, guardNdjson } from './line-guard.js';
+import { plainReason } from './plain-reason.js';
 
 /** A tool as Ollama's `/api/chat` takes it in `tools`. */
 export interface ToolDefinition {
@@ -242,7 +244,7 @@ export class OllamaTransport {
       if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
         return { kind: 'http', message: `cannot resolve the Ollama host in ${host}; check --host / OLLAMA_HOST` };
       }
-      return { kind: 'dropped', message: `the connection to Ollama at ${host} failed before an answer (${code ?? err.cause?.message ?? err.message ?? 'unknown error'})` };
+      return { kind: 'dropped', message: `the connection to Ollama at ${host} failed before an answer (${plainReason(error)})` };
     }
     const message = err.message ?? String(error);
     if (this.malformed || message.startsWith(MALFORMED_PREFIX)) {
@@ -269,6 +271,24 @@ export class OllamaTransport {
   async capabilities(model: string): Promise<string[]> {
     const shown = (await this.client.show({ model })) as { capabilities?: string[] };
     return shown.capabilities ?? [];
+  }
+
+  private readonly numCtxByModel = new Map<string, Promise<number | null>>();
+
+  /**
+   * The model's own `num_ctx` (`/api/show` parameters), or null when it sets none or cannot be
+   * asked. Asked once per model: a chat does not pay for it on every turn.
+   */
+  modelNumCtx(model: string): Promise<number | null> {
+    let found = this.numCtxByModel.get(model);
+    if (found === undefined) {
+      found = this.client
+        .show({ model })
+        .then((shown) => numCtxFromParameters(shown.parameters))
+        .catch(() => null);
+      this.numCtxByModel.set(model, found);
+    }
+    return found;
   }
 }
 

@@ -2,6 +2,7 @@
 // (level 0 when stdout is not a terminal), widths as numbers.
 import type { ChalkInstance } from 'chalk';
 import { format } from 'date-fns/format';
+import stringWidth from 'string-width';
 import type { LogEntry } from '../log/entry.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { HistoryStats, Spread } from './stats.js';
@@ -28,7 +29,8 @@ function unchecked(value: unknown): string {
   return typeof value === 'string' ? value : String(value);
 }
 
-const COLUMNS = { time: 16, session: 14, type: 11, strength: 8 };
+// The id column fits the 12-character ids Argo writes (what `fork`, `rerun` and `show` take).
+const COLUMNS = { time: 16, id: 12, session: 14, type: 11, strength: 8 };
 const PREVIEW_WITHOUT_TERMINAL = 80;
 const MIN_PREVIEW = 20;
 
@@ -38,10 +40,23 @@ export function localTime(timestamp: string, seconds = false): string {
   return format(time, seconds ? 'yyyy-MM-dd HH:mm:ss' : 'yyyy-MM-dd HH:mm');
 }
 
-/** Cuts to `max` code points, ending with an ellipsis when something was cut. */
+const graphemes = new Intl.Segmenter();
+
+/**
+ * Cuts to `max` terminal columns, ending with an ellipsis when something was cut. Widths are
+ * measured (CJK and emoji take two columns), and a grapheme is never split.
+ */
 export function truncate(text: string, max: number): string {
-  const chars = Array.from(text);
-  return chars.length <= max ? text : chars.slice(0, Math.max(0, max - 1)).join('') + '…';
+  if (stringWidth(text) <= max) return text;
+  let kept = '';
+  let width = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const next = stringWidth(segment);
+    if (width + next > max - 1) break;
+    kept += segment;
+    width += next;
+  }
+  return kept + '…';
 }
 
 export function oneLine(text: string): string {
@@ -50,25 +65,27 @@ export function oneLine(text: string): string {
 
 function pad(text: string, width: number): string {
   const cut = truncate(text, width);
-  return cut + ' '.repeat(Math.max(0, width - Array.from(cut).length));
+  return cut + ' '.repeat(Math.max(0, width - stringWidth(cut)));
 }
 
 export function tableHeader(options: RenderOptions): string {
-  const { time, session, type, strength } = COLUMNS;
-  return options.color.dim(`${pad('TIME', time)}  ${pad('SESSION', session)}  ${pad('TYPE', type)}  ${pad('STRENGTH', strength)}  PROMPT`) + '\n';
+  const { time, id, session, type, strength } = COLUMNS;
+  return options.color.dim(`${pad('TIME', time)}  ${pad('ID', id)}  ${pad('SESSION', session)}  ${pad('TYPE', type)}  ${pad('STRENGTH', strength)}  PROMPT`) + '\n';
 }
 
 export function tableRow(entry: LogEntry, options: RenderOptions): string {
   const c = options.color;
   const t = options.untrusted ?? asIs;
   const strength = entry.replay_policy?.context_strength ?? '-';
-  const fixed = COLUMNS.time + COLUMNS.session + COLUMNS.type + COLUMNS.strength + 8;
+  const fixed = COLUMNS.time + COLUMNS.id + COLUMNS.session + COLUMNS.type + COLUMNS.strength + 10;
   const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - fixed - 1);
   const status = entry.status === 'ok' ? '' : `[${entry.status}] `;
   const preview = truncate(status + oneLine(t(entry.user_prompt)), room);
   const shown = status === '' ? preview : statusColor(c, entry.status)(preview.slice(0, status.length)) + preview.slice(status.length);
   return [
     c.dim(pad(localTime(entry.timestamp), COLUMNS.time)),
+    // Never cut: an id is copied whole.
+    c.yellow(entry.id.padEnd(COLUMNS.id)),
     c.cyan(pad(t(options.sessionName(entry)), COLUMNS.session)),
     pad(t(unchecked(entry.entry_type)), COLUMNS.type),
     strengthColor(c, strength)(pad(strength, COLUMNS.strength)),
@@ -113,7 +130,7 @@ export function sessionHeader(record: SessionRecord, entries: readonly LogEntry[
 export function sessionsTable(records: readonly SessionRecord[], options: RenderOptions): string {
   const c = options.color;
   const t = options.untrusted ?? asIs;
-  const nameWidth = Math.max(4, ...records.map((record) => Array.from(record.name).length));
+  const nameWidth = Math.max(4, ...records.map((record) => stringWidth(record.name)));
   const header = c.dim(`${pad('NAME', nameWidth)}  ${'TURNS'.padStart(5)}  ${pad('LAST USED', 16)}  ${pad('MODEL', 14)}  TITLE`);
   const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - nameWidth - 45);
   const rows = records.map((record) => {

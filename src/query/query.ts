@@ -37,6 +37,8 @@ export interface Query {
   grep: string | null;
   /** Agent turns that called one of these tools (`--tool`). */
   tools?: ReadonlySet<string> | null;
+  /** true: only turns whose prompt was probably cut to the context window (truncation_suspected). */
+  truncated: true | null;
 }
 
 export const EMPTY_QUERY: Query = {
@@ -49,6 +51,7 @@ export const EMPTY_QUERY: Query = {
   statuses: null,
   models: null,
   grep: null,
+  truncated: null,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -150,6 +153,7 @@ export function matchesQuery(entry: LogEntry, query: Query, grep: RegExp | null 
   if (grep && !grep.test(entry.user_prompt) && !grep.test(entry.model_response)) return false;
   const tools = query.tools;
   if (tools && !(entry.tool_calls ?? []).some((call) => tools.has(call.name))) return false;
+  if (query.truncated && entry.truncation_suspected !== true) return false;
   return true;
 }
 

@@ -23,6 +23,8 @@ export interface PlanInput {
   mode: string | null;
   persona: string;
   verbosity: Verbosity;
+  /** The caller's own system prompt (--system), sent before the mode, persona and verbosity texts. */
+  system?: string | null;
   request: RequestSettings;
 }
 
@@ -61,7 +63,7 @@ function classified(turns: readonly HistoryTurn[], policy: ReplayPolicy): Classi
 export function planTurn(input: PlanInput): ReplayPlan {
   const { policy } = input;
   const verbosity = resolveVerbosity(input.verbosity, input.input, input.style.verbosity);
-  const instructions = styleInstructions(input.style, { mode: input.mode, persona: input.persona, verbosity });
+  const instructions = [...(input.system ? [input.system] : []), ...styleInstructions(input.style, { mode: input.mode, persona: input.persona, verbosity })];
   const entryType = classifyEntry(input.input, policy.classify);
   const reason = inferReason(input.spec, input.input, input.reason, policy.clarification);
 

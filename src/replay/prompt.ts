@@ -1,10 +1,12 @@
 import { renderTurn } from './budget.js';
 import type { Endpoint } from './types.js';
 
+/** Ollama's model options: the named ones Argo sets itself, and any other checked `-o` option. */
 export interface ModelOptions {
   temperature?: number;
   seed?: number;
   num_ctx?: number;
+  [name: string]: number | boolean | string[] | undefined;
 }
 
 export interface RequestSettings {
@@ -83,13 +85,20 @@ function generatePrompt(parts: PromptParts): string {
 }
 
 function hasOptions(options: ModelOptions): boolean {
-  return options.temperature !== undefined || options.seed !== undefined || options.num_ctx !== undefined;
+  return Object.values(options).some((value) => value !== undefined);
 }
 
+const FIRST_OPTIONS = ['temperature', 'seed', 'num_ctx'];
+
+/** temperature, seed, num_ctx, then the other options by name: equal options always give equal bytes. */
 function orderedOptions(options: ModelOptions): ModelOptions {
-  return {
-    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-    ...(options.seed !== undefined ? { seed: options.seed } : {}),
-    ...(options.num_ctx !== undefined ? { num_ctx: options.num_ctx } : {}),
-  };
+  const rest = Object.keys(options)
+    .filter((name) => !FIRST_OPTIONS.includes(name))
+    .sort();
+  const ordered: ModelOptions = {};
+  for (const name of [...FIRST_OPTIONS, ...rest]) {
+    const value = options[name];
+    if (value !== undefined) ordered[name] = value;
+  }
+  return ordered;
 }

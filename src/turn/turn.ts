@@ -13,6 +13,8 @@ import { access } from 'node:fs/promises';
 import { isMissing } from '../log/fs.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
+import type { ModelSource } from '../output/turn-notes.js';
+import { checkContext, requestFacts } from './request-facts.js';
 
 /** What one turn asks: the user's words and how to replay the session before them. */
 export interface TurnInput {
@@ -27,10 +29,14 @@ export interface TurnInput {
   messages?: ChatMessage[];
   /** Request body fields a caller adds to the built request (client tools, format, extra options). */
   body?: Record<string, unknown>;
+  /** A plan made already (argo rerun's rebuilt request): sent as it is. */
+  prepared?: PreparedTurn;
+  /** The id of the turn this one reruns (logged as rerun_of). */
+  rerunOf?: string;
 }
 
 /** The parts of the Ollama transport a turn uses. */
-export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'>;
+export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx'>>;
 
 /** What answering a planned request produced. */
 export interface Answer {
@@ -69,6 +75,8 @@ export interface TurnPorts {
   onToolCalls?: AnswerContext['onToolCalls'];
   /** Saves a turn the log could not take, privately under the data home `home` if it can; returns where. */
   rescue: (text: string, home: string) => Promise<string>;
+  /** A one-line warning for the user (a prompt longer than the context window). */
+  onNotice?: (line: string) => void;
   /** The finished entry, just before it is written: a server can end its response without waiting for the disk. */
   onEntry?: (entry: LogEntry) => void;
   answer?: Answerer;
@@ -77,6 +85,8 @@ export interface TurnPorts {
 export interface PreparedTurn {
   session: SessionRecord | null;
   model: string;
+  /** Where `model` came from: --model, the session's last model, ARGO_MODEL, config.json or the default. */
+  modelSource: ModelSource;
   plan: ReplayPlan;
 }
 
@@ -90,6 +100,7 @@ export interface TurnResult extends PreparedTurn {
 export async function prepareTurn(settings: Settings, input: TurnInput): Promise<PreparedTurn> {
   const session = await findSession(settings.paths.sessions, settings.session);
   const model = settings.modelFromFlag ? settings.model : (session?.last_model ?? settings.model);
+  const modelSource: ModelSource = !settings.modelFromFlag && typeof session?.last_model === 'string' ? 'session' : settings.modelSource;
   const planInput = (history: HistoryTurn[]): PlanInput => ({
       input: input.prompt,
       spec: input.replay,
@@ -100,6 +111,7 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
       mode: settings.mode,
       persona: settings.persona,
       verbosity: settings.verbosity,
+      system: settings.system,
       request: {
         endpoint: settings.api,
         model,
@@ -118,7 +130,7 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
   } else {
     planned = planTurn(planInput([]));
   }
-  return { session, model, plan: { ...planned, request: withCallerParts(planned.request, input) } };
+  return { session, model, modelSource, plan: { ...planned, request: withCallerParts(planned.request, input) } };
 }
 
 /**
@@ -172,8 +184,10 @@ function withCallerParts(request: OllamaRequest, input: TurnInput): OllamaReques
 
 /** One turn: plan the replay, answer, log one line. Never throws for a failed answer: the entry says how it ended. */
 export async function runTurn(settings: Settings, input: TurnInput, ports: TurnPorts): Promise<TurnResult> {
-  const prepared = await prepareTurn(settings, input);
+  const prepared = input.prepared ?? (await prepareTurn(settings, input));
   const { plan, model, session } = prepared;
+  const context = await checkContext(settings, plan.request, ports.transport.modelNumCtx?.bind(ports.transport));
+  if (context.before !== null) ports.onNotice?.(context.before);
   const startedAt = ports.now();
   // Needed only to log the turn: loaded while the answer streams.
   const stamps = dateStamps(startedAt);
@@ -186,6 +200,8 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     ...(ports.onRetry ? { onRetry: ports.onRetry } : {}),
     ...(ports.onToolCalls ? { onToolCalls: ports.onToolCalls } : {}),
   });
+  const window = context.after(answer.metrics.prompt_eval_count);
+  if (window.line !== null) ports.onNotice?.(window.line);
   const failure = answer.failure?.kind === 'model-missing' ? await modelMissing(ports.transport, model, settings.host) : (answer.failure?.message ?? null);
   const { timestamp, day } = await stamps;
   const entry: LogEntry = {
@@ -213,6 +229,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     done_reason: answer.metrics.done_reason,
     // The caller may abort with a reason in words (a signal, a closed output); Ctrl-C is the default.
     error: failure ?? (answer.status === 'interrupted' ? (typeof ports.signal?.reason === 'string' ? ports.signal.reason : 'interrupted by the user') : null),
+    ...requestFacts(settings, plan.request, context, window.suspected, input.rerunOf),
     ...answer.fields,
   };
   ports.onEntry?.(entry);
@@ -276,7 +293,10 @@ async function writeOrRescue(settings: Settings, planned: SessionRecord | null, 
 async function modelMissing(transport: Transport, model: string, host: string): Promise<string> {
   const installed = await transport.installedModels().catch(() => null);
   const list = installed === null ? '' : installed.length === 0 ? '; no models are installed' : `; installed: ${installed.join(', ')}`;
-  return `model "${model}" not found on Ollama at ${host}${list}. Pull it with "ollama pull ${model}", create it (docs/Modelfile), or choose one with --model`;
+  // "argo" is Argo's own model, made from docs/Modelfile; any other name is pulled from the library.
+  const get = /^argo(:latest)?$/i.test(model) ? `create it with "ollama create argo -f docs/Modelfile"` : `pull it with "ollama pull ${model}"`;
+  const choose = installed !== null && installed.length > 0 ? `, or use an installed one (--model ${installed[0] ?? ''})` : ', or choose another with --model';
+  return `model "${model}" not found on Ollama at ${host}${list}. ${get[0]?.toUpperCase() ?? ''}${get.slice(1)}${choose}`;
 }
 
 function timingsOf(metrics: Metrics, firstTokenMs: number | null, totalMs: number): Timings {

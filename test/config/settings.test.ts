@@ -125,3 +125,41 @@ describe('parseKeepAlive', () => {
     expect(() => parseKeepAlive(input, '--keep-alive')).toThrow(/--keep-alive must be seconds or a duration/);
   });
 });
+
+describe('the everyday companion settings: default replay, model source, -o options, system prompt', () => {
+  it.each([
+    [undefined, {}, { kind: 'none' }],
+    [{ defaultReplay: 'last:3' }, {}, { kind: 'last', count: 3 }],
+    [{ defaultReplay: 'last:3' }, { ARGO_REPLAY: 'session' }, { kind: 'session' }],
+    [undefined, { ARGO_REPLAY: 'none' }, { kind: 'none' }],
+    [{ defaultReplay: 'session' }, { ARGO_REPLAY: '' }, { kind: 'session' }],
+  ])('config %j, env %j → default replay %j', (config, env, spec) => {
+    expect(load(config, {}, env).defaultReplay).toEqual(spec);
+  });
+
+  it.each([
+    [{ defaultReplay: 'always' }, {}, /config\.json: "defaultReplay" must be none, session or last:N, got "always"/],
+    [undefined, { ARGO_REPLAY: 'last:0' }, /^ARGO_REPLAY must be none, session or last:N, got "last:0"/],
+  ])('config %j, env %j is refused', (config, env, message) => {
+    expect(() => load(config, {}, env)).toThrow(message);
+  });
+
+  it.each([
+    [undefined, {}, {}, 'default'],
+    [{ model: 'm' }, {}, {}, 'config'],
+    [{ model: 'm' }, {}, { ARGO_MODEL: 'e' }, 'env'],
+    [{ model: 'm' }, { model: 'f' }, { ARGO_MODEL: 'e' }, 'flag'],
+  ])('config %j, flags %j, env %j → model from %s', (config, flags, env, source) => {
+    expect(load(config, flags, env).modelSource).toBe(source);
+  });
+
+  it('-o options join the named ones (and win over them); num_ctx remembers where it came from; --system is kept', () => {
+    const s = load({ options: { num_ctx: 8192, temperature: 0.5 } }, { options: { top_p: 0.9, temperature: 0.1 }, system: 'Be brief.' });
+    expect(s.options).toEqual({ temperature: 0.1, num_ctx: 8192, top_p: 0.9 });
+    expect(s.numCtxSource).toBe('config');
+    expect(s.system).toBe('Be brief.');
+    expect(load(undefined, { numCtx: 2048 }).numCtxSource).toBe('flag');
+    expect(load(undefined, { options: { num_ctx: 2048 } }).numCtxSource).toBe('flag');
+    expect(load(undefined).numCtxSource).toBeNull();
+  });
+});

@@ -121,7 +121,7 @@ describe('argo: the happy path', () => {
     const result = await ask(['--json', '--replay', 'last:2', 'why is the sky blue?'], home);
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(printed)).toEqual(['id', 'session', 'model', 'response', 'status', 'replay_policy', 'timings', 'error']);
+    expect(Object.keys(printed)).toEqual(['id', 'session', 'model', 'response', 'status', 'replay_policy', 'timings', 'error', 'stats', 'request_sha256', 'num_ctx', 'prompt_tokens_estimate', 'truncation_suspected']);
     expect(printed).toMatchObject({ session: 'default', model: 'argo', response: 'You said: why is the sky blue?', status: 'ok', error: null });
     expect(printed.replay_policy).toMatchObject({ entries_available: 0, entries_used: 0, context_strength: 'weak' });
     expect(printed.id).toBe(logLines(home)[0]?.id);
@@ -162,7 +162,9 @@ describe('argo: prompt from stdin', () => {
     const home = tempHome();
     const result = await ask([], home, { stdin: '  \n' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^argo: no prompt: /);
+    // Nothing to read: the usage, then the one-line reason.
+    expect(result.stderr).toMatch(/^Usage: argo /);
+    expect(result.stderr).toMatch(/\nargo: no prompt: [^\n]+\n$/);
     expect(ollama.requests).toHaveLength(0);
   });
 });
@@ -251,10 +253,11 @@ describe('argo --explain', () => {
     ollama.requests.length = 0;
     const explained = await ask(['--session', 'w', '--replay', 'last:2', '--explain', '--json', 'Add badges'], home);
     expect(explained.code).toBe(0);
-    expect(ollama.requests).toHaveLength(0);
+    // Only the model's window is asked for (/api/show); no model is called.
+    expect(ollama.requests.map((request) => request.path)).toEqual(['/api/show']);
     expect(logLines(home)).toHaveLength(before);
     const plan = JSON.parse(explained.stdout) as { request: { endpoint: string; body: unknown }; replayed_ids: string[]; turns: unknown[]; replay_policy: unknown };
-    expect(Object.keys(plan)).toEqual(['replay_policy', 'replayed_ids', 'turns', 'request']);
+    expect(Object.keys(plan)).toEqual(['model', 'model_source', 'context', 'request_sha256', 'replay_policy', 'replayed_ids', 'turns', 'request']);
     expect(plan.request.endpoint).toBe('/api/chat');
     expect(plan.turns).toHaveLength(2);
 
@@ -306,7 +309,9 @@ describe('argo: failures', () => {
     const result = await ask(['--model', 'llama9', 'hi'], home);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^argo: model "llama9" not found on Ollama at http:\/\/127\.0\.0\.1:\d+; installed: argo:latest\. Pull it with "ollama pull llama9".*--model \(logged as error\)\n$/);
+    expect(result.stderr).toBe(
+      `argo: model "llama9" not found on Ollama at ${ollama.url}; installed: argo:latest. Pull it with "ollama pull llama9", or use an installed one (--model argo:latest) (logged as error)\n`,
+    );
     expect(logLines(home)[0]).toMatchObject({ status: 'error', model: 'llama9' });
   });
 

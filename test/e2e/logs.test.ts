@@ -65,13 +65,40 @@ describe.concurrent('argo logs: output', () => {
   it('prints a table, oldest first: time, session, type, strength, one-line prompt preview', async () => {
     const result = await argo(fx.home, ['logs', '--session', 'work,play']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
+    const id = (i: number): string => fx.all[i]?.id.padEnd(12) ?? '';
     expect(result.stdout.split('\n').slice(0, 4)).toEqual([
-      '2025-01-01 10:00  work            question     -         Why is the sky blue?',
-      '2025-01-01 10:01  work            instruction  strong    Explain closures',
-      '2025-01-01 10:02  work            correction   weak      [error] Actually, I meant Python',
-      '2025-01-01 10:03  work            meta         -         [interrupted] What did you say about the CAFÉ?',
+      `2025-01-01 10:00  ${id(0)}  work            question     -         Why is the sky blue?`,
+      `2025-01-01 10:01  ${id(1)}  work            instruction  strong    Explain closures`,
+      `2025-01-01 10:02  ${id(2)}  work            correction   weak      [error] Actually, I meant Python`,
+      `2025-01-01 10:03  ${id(3)}  work            meta         -         [interrupted] What did you say about the CAFÉ?`,
     ]);
     expect(result.stdout.split('\n')).toHaveLength(9);
+  });
+
+  it('the table shows the newest 20 and says how to see more; --all and -n show more; --json keeps every line', async () => {
+    const { home, paths } = tempData();
+    const many = await recordTurns(paths, 'long', 25, { date: '2025-03-01', start: '2025-03-01T08:00:00Z', shape: (i) => ({ user_prompt: `question ${i}` }) });
+    const table = await argo(home, ['logs']);
+    expect(table.code).toBe(0);
+    const rows = table.stdout.trimEnd().split('\n');
+    expect(rows).toHaveLength(20);
+    expect(rows[0]).toContain(`${many.entries[5]?.id}  long`);
+    expect(rows[19]).toContain('question 24');
+    expect(table.stderr).toBe('(the newest 20 shown; see more with -n 200 or --all, or narrow with --session, --since or -q)\n');
+    expect((await argo(home, ['logs', '--all'])).stdout.trimEnd().split('\n')).toHaveLength(25);
+    expect((await argo(home, ['logs', '--full'])).stdout.match(/^── /gm)).toHaveLength(20);
+    const limited = await argo(home, ['logs', '-n', '22']);
+    expect(limited.stdout.trimEnd().split('\n')).toHaveLength(22);
+    expect(limited.stderr).toBe('');
+    expect(ids((await argo(home, ['logs', '--json'])).stdout)).toHaveLength(25);
+    expect((await argo(home, ['logs', '--all', '-n', '3'])).stderr).toBe('argo: --all and --limit disagree: choose one\n');
+  });
+
+  it('says so when nothing is logged or nothing matches', async () => {
+    const { home } = tempData();
+    expect(await argo(home, ['logs'])).toMatchObject({ code: 0, stdout: '', stderr: 'no turns logged yet: ask something with argo "…"\n' });
+    expect(await argo(fx.home, ['logs', '-q', 'no such words anywhere'])).toMatchObject({ code: 0, stdout: '', stderr: 'no turns match these filters\n' });
+    expect(await argo(fx.home, ['logs', '--json', '-q', 'no such words anywhere'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
   it('--json prints the lines exactly as stored', async () => {

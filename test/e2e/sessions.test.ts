@@ -141,7 +141,7 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     const logs = await argo(home, ['logs', '--session', 'job', '--json']);
     expect(logs.stdout.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as LogEntry).id)).toEqual(work);
     const table = await argo(home, ['logs', '--session', 'job']);
-    expect(table.stdout.split('\n').filter(Boolean).every((line) => line.slice(18, 32).trimEnd() === 'job')).toBe(true);
+    expect(table.stdout.split('\n').filter(Boolean).every((line) => line.slice(32, 46).trimEnd() === 'job')).toBe(true);
     expect((await explain(home, 'job', 'session')).turns.map((turn) => turn.id)).toEqual(work);
     expect((await argo(home, ['--session', 'job', 'One more thing'])).code).toBe(0);
     expect(record(home, 'job').turns).toBe(4);

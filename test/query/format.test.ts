@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { Chalk } from 'chalk';
+import stringWidth from 'string-width';
 import { describe, expect, it, vi } from 'vitest';
 import { fullBlock, oneLine, tableRow, truncate } from '../../src/query/format.js';
 import type { RenderOptions } from '../../src/query/format.js';
@@ -13,11 +14,15 @@ describe('text helpers', () => {
     ['short', 10, 'short'],
     ['exactly ten', 11, 'exactly ten'],
     ['a longer text', 8, 'a longe…'],
-    ['🎉🎉🎉🎉', 3, '🎉🎉…'],
+    ['🎉🎉🎉🎉', 3, '🎉…'],
+    ['🎉🎉🎉🎉', 8, '🎉🎉🎉🎉'],
     ['café au lait', 5, 'café…'],
+    ['日本語のテキスト', 7, '日本語…'],
+    ['日本語', 6, '日本語'],
+    ['👩‍👩‍👧 family', 3, '👩‍👩‍👧…'],
   ])('truncate(%j, %d) → %j', (text, max, expected) => {
     expect(truncate(text, max)).toBe(expected);
-    expect(Array.from(truncate(text, max)).length).toBeLessThanOrEqual(max);
+    expect(stringWidth(truncate(text, max))).toBeLessThanOrEqual(max);
   });
 
   it('oneLine collapses every run of whitespace', () => {
@@ -32,7 +37,7 @@ describe('tableRow', () => {
     const row = tableRow(entry, plain(100));
     expect(row.endsWith('\n')).toBe(true);
     expect(Array.from(row.trimEnd()).length).toBeLessThanOrEqual(100);
-    expect(row).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}a-very-long-s… {2}question {5}- {9}line one line two line one/);
+    expect(row).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}turn-0000001 {2}a-very-long-s… {2}question {5}- {9}line one line two line one/);
     expect(row).toContain('…\n');
   });
 
@@ -41,6 +46,15 @@ describe('tableRow', () => {
     const preview = row.slice(row.indexOf('[interrupted]')).trimEnd();
     expect(Array.from(preview)).toHaveLength(80);
     expect(row).toContain('  weak      [interrupted] line one');
+  });
+
+  it('keeps columns aligned when session names and prompts hold wide characters', () => {
+    const rows = ['日本語の会話', 'plain', '🎉party🎉'].map((session) =>
+      tableRow(makeEntry({ timestamp: '2025-01-02T10:00:00.000Z', session, user_prompt: '中文问题 '.repeat(30) }), plain(90)),
+    );
+    const typeColumn = rows.map((row) => stringWidth(row.slice(0, row.indexOf('question'))));
+    expect(new Set(typeColumn).size).toBe(1);
+    for (const row of rows) expect(stringWidth(row.trimEnd())).toBeLessThanOrEqual(90);
   });
 });
 

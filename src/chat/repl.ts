@@ -1,0 +1,235 @@
+// The `argo chat` loop: reads lines (with line editing and history on a terminal), runs each input
+// as one turn through an injected driver, and handles the slash commands. It knows nothing about
+// Ollama or the log: the driver does the turn, so the loop is tested with a stub.
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { ArgoError } from '../errors.js';
+import { isMissing, writeFileAtomic } from '../log/fs.js';
+import type { ReplaySpec } from '../replay/types.js';
+import { CHAT_HELP, classifyInput, takeLine } from './input.js';
+import type { Pending, SlashName } from './input.js';
+
+export interface ChatState {
+  session: string;
+  replay: ReplaySpec;
+  /** Null: the usual order (the session's model, ARGO_MODEL, config, default). */
+  model: string | null;
+}
+
+export interface TurnOutcome {
+  status: 'ok' | 'interrupted' | 'error';
+  /** The `--stats` line of this answer, when Ollama sent its figures. */
+  stats: string | null;
+}
+
+/** What the loop asks of the rest of Argo. Errors it throws that are ArgoErrors are shown and the chat goes on. */
+export interface ChatDriver {
+  /** One turn, exactly as `argo "prompt"` with the same flags would run it; aborting `signal` stops the answer. */
+  turn(prompt: string, state: ChatState, signal: AbortSignal): Promise<TurnOutcome>;
+  /** The replay decision and request that `prompt` would get, as `--explain` prints it. */
+  explain(prompt: string, state: ChatState): Promise<string>;
+  /** The session's last answer, or a line saying there is none. */
+  last(state: ChatState): Promise<string>;
+  /** Each returns the checked value or throws a UsageError naming what is wrong. */
+  checkSession(name: string): string;
+  checkReplay(spec: string): ReplaySpec;
+  checkModel(name: string): string;
+}
+
+export interface ChatTerminal {
+  input: NodeJS.ReadableStream;
+  /** Answers and what slash commands print. */
+  stdout: { write(text: string): unknown };
+  /** Prompts, line editing and notes: kept off stdout so `argo chat | tee` holds only answers. */
+  stderr: NodeJS.WritableStream;
+  /** True when input is a terminal: a prompt is drawn, lines can be edited, history is kept. */
+  terminal: boolean;
+  /** Where typed lines are kept between chats (0600), or null for none. */
+  historyFile: string | null;
+  /** Ctrl-C when input is not a terminal (a signal, not a keypress); returns the unsubscribe. */
+  onInterrupt: (handler: () => void) => () => void;
+}
+
+export const HISTORY_SIZE = 1000;
+
+/** Runs the chat until Ctrl-D, /bye or the end of input. Returns the exit code: 1 when a turn failed. */
+export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: ChatState): Promise<number> {
+  const state: ChatState = { ...initial };
+  const history = term.terminal && term.historyFile !== null ? await loadHistory(term.historyFile) : [];
+  const rl = createInterface({
+    input: term.input,
+    output: term.stderr,
+    terminal: term.terminal,
+    history,
+    historySize: HISTORY_SIZE,
+    removeHistoryDuplicates: true,
+  });
+  const saver = term.terminal && term.historyFile !== null ? new HistorySaver(term.historyFile, term.stderr) : null;
+  if (saver) rl.on('history', (lines: string[]) => saver.save(lines));
+
+  let current: AbortController | null = null;
+  let pending: Pending = null;
+  let explainNext = false;
+  let lastStats: string | null = null;
+  let failed = false;
+  const note = (text: string): void => void term.stderr.write(`${text}\n`);
+
+  // Ctrl-C: stop the answer if one is streaming, else drop what is being typed. Never leave.
+  const interrupt = (): void => {
+    if (current !== null) {
+      current.abort();
+      return;
+    }
+    if (term.terminal) {
+      pending = null;
+      rl.write(null, { ctrl: true, name: 'u' });
+      term.stderr.write('\n');
+      note('(Ctrl-D or /bye to leave)');
+      prompt();
+    }
+  };
+  rl.on('SIGINT', interrupt);
+  // On a terminal Ctrl-C is a keypress readline reports; otherwise it is a signal.
+  const stopListening = term.terminal ? null : term.onInterrupt(interrupt);
+
+  // Ctrl-D may close the interface while an answer streams: drawing a prompt then would resume input and keep the process alive.
+  let closed = false;
+  rl.on('close', () => (closed = true));
+  const prompt = (): void => {
+    if (!term.terminal || closed) return;
+    rl.setPrompt(pending === null ? `${state.session}> ` : '... ');
+    rl.prompt();
+  };
+
+  const run = async (text: string): Promise<'leave' | 'stay'> => {
+    const input = classifyInput(text);
+    if (input.kind === 'unknown-command') {
+      note(`argo: unknown command /${input.name}; /help lists them (start with // to send a line that begins with /)`);
+      return 'stay';
+    }
+    if (input.kind === 'command') return command(input.name, input.argument);
+    if (explainNext) {
+      explainNext = false;
+      term.stdout.write(await driver.explain(input.text, state));
+      return 'stay';
+    }
+    current = new AbortController();
+    try {
+      const outcome = await driver.turn(input.text, state, current.signal);
+      if (outcome.status === 'error') failed = true;
+      if (outcome.stats !== null) lastStats = outcome.stats;
+    } finally {
+      current = null;
+    }
+    return 'stay';
+  };
+
+  const command = async (name: SlashName, argument: string): Promise<'leave' | 'stay'> => {
+    const needs = (what: string): boolean => {
+      if (argument !== '') return true;
+      note(`argo: /${name} needs ${what} (e.g. /${name} ${name === 'session' ? 'work' : name === 'replay' ? 'last:3' : 'llama3'})`);
+      return false;
+    };
+    switch (name) {
+      case 'bye':
+        return 'leave';
+      case 'help':
+        term.stdout.write(CHAT_HELP);
+        return 'stay';
+      case 'session':
+        if (needs('a session name')) {
+          state.session = driver.checkSession(argument);
+          note(`session ${state.session}`);
+        }
+        return 'stay';
+      case 'replay':
+        if (needs('none, last:N or session')) {
+          state.replay = driver.checkReplay(argument);
+          note(`replay ${argument}`);
+        }
+        return 'stay';
+      case 'model':
+        if (needs('a model name')) {
+          state.model = driver.checkModel(argument);
+          note(`model ${state.model}`);
+        }
+        return 'stay';
+      case 'explain':
+        if (argument === '') {
+          explainNext = true;
+          note('the next message is explained, not sent');
+        } else {
+          term.stdout.write(await driver.explain(argument, state));
+        }
+        return 'stay';
+      case 'stats':
+        term.stdout.write(`${lastStats ?? 'no figures yet: Ollama sends them with each finished answer'}\n`);
+        return 'stay';
+      case 'last':
+        term.stdout.write(await driver.last(state));
+        return 'stay';
+    }
+  };
+
+  try {
+    prompt();
+    for await (const line of rl) {
+      const taken = takeLine(pending, line);
+      pending = taken.kind === 'more' ? taken.pending : null;
+      if (taken.kind === 'input') {
+        let next: 'leave' | 'stay' = 'stay';
+        try {
+          next = await run(taken.text);
+        } catch (error) {
+          if (!(error instanceof ArgoError)) throw error;
+          failed = true;
+          note(`argo: ${error.message}`);
+        }
+        if (next === 'leave') break;
+      }
+      prompt();
+    }
+    if (pending !== null) note('argo: the input ended inside a """ block; that block was not sent');
+  } finally {
+    stopListening?.();
+    rl.close();
+    await saver?.flush();
+  }
+  return failed ? 1 : 0;
+}
+
+async function loadHistory(file: string): Promise<string[]> {
+  try {
+    // Stored oldest first, one entry per line; readline wants newest first.
+    return (await readFile(file, 'utf8')).split('\n').filter((line) => line !== '').reverse().slice(0, HISTORY_SIZE);
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+}
+
+/** Writes the history after each line, one write at a time; a failure is said once and the chat goes on. */
+class HistorySaver {
+  private writing: Promise<void> = Promise.resolve();
+  private warned = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly stderr: NodeJS.WritableStream,
+  ) {}
+
+  save(newestFirst: readonly string[]): void {
+    const text = newestFirst.length === 0 ? '' : `${[...newestFirst].reverse().join('\n')}\n`;
+    this.writing = this.writing
+      .then(() => writeFileAtomic(this.file, text))
+      .catch((error: unknown) => {
+        if (this.warned) return;
+        this.warned = true;
+        this.stderr.write(`argo: cannot save the chat history to ${this.file} (${error instanceof Error ? error.message : String(error)}); the chat goes on without it\n`);
+      });
+  }
+
+  flush(): Promise<void> {
+    return this.writing;
+  }
+}

@@ -1,0 +1,82 @@
+// The flags the everyday companion adds to `argo "question"` and `argo chat`, and how they become
+// settings: -o options, --system / --system-file, --stats, -q, -c/--continue, --no-stdin.
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import type { FlagOverrides, Settings } from '../config/settings.js';
+import { UsageError } from '../errors.js';
+import { parseOptionAssignments } from '../ollama/options.js';
+import type { ReplaySpec } from '../replay/types.js';
+import { listSessions } from '../sessions/store.js';
+import { collect } from './common.js';
+import { settingsFor } from './settings.js';
+import { judgeWords, typoMessage } from './typos.js';
+
+export interface CompanionFlags {
+  option?: string[];
+  system?: string;
+  systemFile?: string;
+  stats?: boolean;
+  quiet?: boolean;
+  continue?: boolean;
+  /** false with --no-stdin. */
+  stdin?: boolean;
+  replay?: ReplaySpec;
+  session?: string;
+}
+
+export function addCompanionOptions(command: Command, withStdin: boolean): Command {
+  command
+    .option('-o, --option <key=value>', 'an Ollama model option, e.g. -o num_predict=200 -o stop=END (repeatable; see docs/cli.md)', collect)
+    .option('--system <text>', 'your own system prompt, sent before the mode and persona texts')
+    .option('--system-file <file>', 'the system prompt from a file')
+    .option('--stats', "after the answer, Ollama's figures on stderr: prompt and answer tokens, tokens/s, load and total time")
+    .option('-q, --quiet', 'no replay note on stderr')
+    .option('-c, --continue', 'continue the most recently used session, replaying it (--replay session)');
+  if (withStdin) command.option('--no-stdin', 'do not read standard input (for loops: while read q; do argo --no-stdin "$q"; done < file)');
+  return command;
+}
+
+/** -o and the system prompt as settings overrides; a bad option or an unreadable file is a usage error. */
+export async function companionOverrides(flags: CompanionFlags): Promise<Pick<FlagOverrides, 'options' | 'system'>> {
+  if (flags.system !== undefined && flags.systemFile !== undefined) throw new UsageError('--system and --system-file both give the system prompt: choose one');
+  let system = flags.system;
+  if (flags.systemFile !== undefined) {
+    try {
+      system = await readFile(flags.systemFile, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--system-file: cannot read ${flags.systemFile} (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+    }
+  }
+  const options = parseOptionAssignments(flags.option ?? []);
+  return { ...(Object.keys(options).length > 0 ? { options } : {}), ...(system !== undefined ? { system } : {}) };
+}
+
+/**
+ * Settings and the replay spec for a turn: flags over environment and config, with -c choosing
+ * the most recently used session and `--replay session`. Without --replay, the default replay
+ * (ARGO_REPLAY, config "defaultReplay") applies.
+ */
+export async function companionSettings(flags: CompanionFlags & FlagOverrides, fallbackReplay?: ReplaySpec): Promise<{ settings: Settings; replay: ReplaySpec }> {
+  const overrides = { ...flags, ...(await companionOverrides(flags)) };
+  const settings = settingsFor(overrides);
+  if (flags.continue !== true) return { settings, replay: flags.replay ?? fallbackReplay ?? settings.defaultReplay };
+  if (flags.session !== undefined) throw new UsageError('--continue picks the most recently used session; leave out --session (or use --session NAME --replay session)');
+  const [latest] = (await listSessions(settings.paths.sessions)).sort((a, b) => (a.last_used_at < b.last_used_at ? 1 : a.last_used_at > b.last_used_at ? -1 : 0));
+  if (latest === undefined) throw new UsageError('--continue: there is no session yet; ask something first (argo "…")');
+  return { settings: settingsFor({ ...overrides, session: latest.name }), replay: flags.replay ?? { kind: 'session' } };
+}
+
+/**
+ * What the words of `argo …` are before they become a prompt: `help [command]` shows help, a lone
+ * word close to a command name is a typo (usage error), and no words with a terminal on stdin
+ * starts a chat.
+ */
+export function routeWords(program: Command, words: readonly string[], args: readonly string[], io: { stdin: { isTTY?: boolean }; stdout: { write(text: string): unknown } }, commands: readonly string[]): 'prompt' | 'help-shown' | 'chat' {
+  if (words.length === 0) return io.stdin.isTTY === true && !args.includes('--no-stdin') ? 'chat' : 'prompt';
+  const verdict = judgeWords(words, args.includes('--'), commands);
+  if (verdict.kind === 'typo') throw new UsageError(typoMessage(verdict));
+  if (verdict.kind === 'prompt') return 'prompt';
+  const target = verdict.command === null ? program : program.commands.find((command) => command.name() === verdict.command);
+  io.stdout.write((target ?? program).helpInformation());
+  return 'help-shown';
+}

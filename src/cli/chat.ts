@@ -1,0 +1,88 @@
+// `argo chat`: the chat loop (src/chat/repl.ts) driven by the same turn as `argo "question"`.
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { runChat } from '../chat/repl.js';
+import type { ChatDriver, ChatState } from '../chat/repl.js';
+import type { Settings } from '../config/settings.js';
+import { UsageError } from '../errors.js';
+import type { LogEntry } from '../log/entry.js';
+import { statsLine, turnStats } from '../output/turn-notes.js';
+import { readReplaySpec, replaySpecText } from '../replay/spec.js';
+import type { ReplayReason } from '../replay/types.js';
+import { checkSessionName } from '../sessions/names.js';
+import { ask, entryFigures, newTransport } from './ask.js';
+import { companionSettings } from './ask-flags.js';
+import type { CompanionFlags } from './ask-flags.js';
+import type { FlagOverrides } from '../config/settings.js';
+import type { Io } from './io.js';
+import type { Outcome, ReportOutcome } from './outcome.js';
+
+export interface ChatFlags extends Omit<FlagOverrides, 'options' | 'system'>, CompanionFlags {
+  reason?: ReplayReason;
+  stream?: boolean;
+  log?: boolean;
+}
+
+/** The ask flags that make no sense in a chat. */
+const NOT_IN_CHAT = new Set(['--version', '--explain', '--json', '--no-stdin']);
+
+export function registerChat(program: Command, io: Io, setOutcome: ReportOutcome): void {
+  const command = program
+    .command('chat')
+    .description('talk in turns: each message is a turn of the session, replayed (session by default) and logged; see docs/chat.md');
+  // The same flags as `argo "question"`, so a chat turn is the request a one-liner would send.
+  for (const option of program.options) if (!NOT_IN_CHAT.has(option.long ?? '')) command.addOption(option);
+  command.action(async (flags: ChatFlags) => setOutcome(await chat(flags, io)));
+}
+
+/** Runs a chat until Ctrl-D or /bye. Default replay: `session`. */
+export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
+  const { settings, replay } = await companionSettings(flags, { kind: 'session' });
+  const transport = newTransport(settings);
+  const terminal = io.stdin.isTTY;
+  const forState = (state: ChatState): Settings => ({
+    ...settings,
+    session: state.session,
+    ...(state.model !== null ? { model: state.model, modelFromFlag: true, modelSource: 'flag' as const } : {}),
+  });
+  const turnOptions = (prompt: string, state: ChatState, explain: boolean) => ({
+    prompt,
+    replay: state.replay,
+    ...(flags.reason !== undefined && state.replay.kind !== 'none' ? { reason: flags.reason } : {}),
+    explain,
+    json: false,
+    ollamaStream: flags.stream !== false,
+    log: flags.log !== false,
+    stats: flags.stats === true,
+    quiet: flags.quiet === true,
+  });
+  const driver: ChatDriver = {
+    turn: async (prompt, state, signal) => {
+      const seen: { entry?: LogEntry } = {};
+      const outcome = await ask(forState(state), turnOptions(prompt, state, false), io, { transport, signal, onEntry: (logged) => (seen.entry = logged) });
+      const figures = seen.entry === undefined ? null : statsLine(turnStats(entryFigures(seen.entry)));
+      return { status: outcome === 'ok' ? 'ok' : outcome === 'interrupted' ? 'interrupted' : 'error', stats: figures };
+    },
+    explain: async (prompt, state) => {
+      await ask(forState(state), turnOptions(prompt, state, true), io, { transport });
+      return '';
+    },
+    last: async (state) => (await import('./last.js')).lastText(forState(state), state.session, 1, io),
+    checkSession: (name) => checkSessionName(name, '/session'),
+    checkReplay: (text) => {
+      const spec = readReplaySpec(text);
+      if (spec === null) throw new UsageError(`/replay: use none, session or last:N, got "${text}"`);
+      return spec;
+    },
+    checkModel: (name) => name,
+  };
+  if (terminal) {
+    io.stderr.write(`chat in session ${settings.session} (replay ${replaySpecText(replay)}) · /help for commands · Ctrl-D or /bye to leave\n`);
+  }
+  const code = await runChat(
+    { input: io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, historyFile: join(settings.home, 'chat_history'), onInterrupt: io.onInterrupt },
+    driver,
+    { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null },
+  );
+  return code === 0 ? 'ok' : 'failed';
+}

@@ -1,0 +1,60 @@
+// `argo last [N]`: the last answer (or the last N turns) of a session, for `argo last | pbcopy`.
+import type { Command } from 'commander';
+import type { Settings } from '../config/settings.js';
+import { UsageError } from '../errors.js';
+import { serializeEntry } from '../log/entry.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
+import { fullBlock } from '../query/format.js';
+import { checkSessionName } from '../sessions/names.js';
+import { listSessions, readSession } from '../sessions/store.js';
+import { colorsFor, parseCount, settingsOf, widthOf } from './common.js';
+import type { Io } from './io.js';
+import type { ReportOutcome } from './outcome.js';
+
+interface LastFlags {
+  session?: string;
+  json?: boolean;
+  full?: boolean;
+}
+
+export function registerLast(program: Command, io: Io, setOutcome: ReportOutcome): void {
+  program
+    .command('last')
+    .description("print a session's last answer, or its last N turns (default: the most recently used session)")
+    .argument('[n]', 'how many turns (default 1)', parseCount)
+    .option('-s, --session <name>', 'the session (default: the most recently used)')
+    .option('--json', 'the turns as logged, one JSON object per line')
+    .option('--full', 'prompts with the answers, and who answered when')
+    .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
+    .action(async (count: number | undefined, flags: LastFlags, command: Command) => {
+      if (flags.json && flags.full) throw new UsageError('--json prints turns as logged and --full prints them for reading: choose one');
+      const settings = settingsOf(command);
+      const name = flags.session === undefined ? await mostRecentSession(settings) : checkSessionName(flags.session, '--session');
+      io.stdout.write(await lastText(settings, name, count ?? 1, io, flags));
+      setOutcome('ok');
+    });
+}
+
+async function mostRecentSession(settings: Settings): Promise<string> {
+  const [latest] = (await listSessions(settings.paths.sessions)).sort((a, b) => (a.last_used_at < b.last_used_at ? 1 : a.last_used_at > b.last_used_at ? -1 : 0));
+  if (latest === undefined) throw new UsageError('there is no session yet: ask something first (argo "…")');
+  return latest.name;
+}
+
+/** The text `argo last` prints: answers only (newest last), --full blocks, or --json lines. */
+export async function lastText(settings: Settings, name: string, count: number, io: Io, flags: LastFlags = {}): Promise<string> {
+  const session = await readSession(settings.paths.sessions, name);
+  if (session === null) throw new UsageError(`no session named "${name}" (argo sessions lists them)`);
+  if (count === 0) return '';
+  const { loadSessionEntries } = await import('../sessions/turns.js');
+  const entries = await loadSessionEntries(settings.paths, session, count);
+  if (entries.length === 0) return '';
+  if (flags.json) return entries.map((entry) => `${serializeEntry(entry)}\n`).join('');
+  const safe = untrustedTextFor(io.stdout);
+  if (flags.full) {
+    const render = { color: colorsFor(io), width: widthOf(io), sessionName: () => name };
+    return entries.map((entry) => fullBlock({ ...entry, user_prompt: safe(entry.user_prompt), model_response: safe(entry.model_response) }, render)).join('');
+  }
+  // Answers as written, so `argo last | pbcopy` copies exactly the answer.
+  return entries.map((entry) => safe(entry.model_response) + (entry.model_response.endsWith('\n') ? '' : '\n')).join('\n');
+}

@@ -1,0 +1,102 @@
+// `argo rerun ID`: send a logged turn's exact request again (see docs/rerun.md).
+import type { Command } from 'commander';
+import { RuntimeError, UsageError } from '../errors.js';
+import type { LogEntry } from '../log/entry.js';
+import { parseOptionAssignments } from '../ollama/options.js';
+import { diffSummary, wordDiff } from '../output/word-diff.js';
+import type { ReplaySpec } from '../replay/types.js';
+import { listSessions, readSession } from '../sessions/store.js';
+import { findTurns, rebuildTurn } from '../turn/rerun.js';
+import { ask } from './ask.js';
+import { collect, colorsFor } from './common.js';
+import type { Io } from './io.js';
+import type { ReportOutcome } from './outcome.js';
+import { settingsFor } from './settings.js';
+
+interface RerunFlags {
+  model?: string;
+  option?: string[];
+  diff?: boolean;
+  explain?: boolean;
+  json?: boolean;
+  log: boolean;
+  host?: string;
+  home?: string;
+}
+
+export function registerRerun(program: Command, io: Io, setOutcome: ReportOutcome): void {
+  program
+    .command('rerun')
+    .description("send a logged turn's exact request again, proved by its hash; optionally to another model or with other options (docs/rerun.md)")
+    .argument('<id>', 'the turn (argo logs shows ids)')
+    .option('-m, --model <name>', 'send it to this model instead')
+    .option('-o, --option <key=value>', 'change or add an Ollama option (repeatable), e.g. -o seed=7', collect)
+    .option('--diff', 'after the new answer, a word diff of the old and new answers')
+    .option('--explain', 'print the proof and the request that would be sent; send nothing, write nothing')
+    .option('--json', 'print one JSON object instead of streamed text')
+    .option('--no-log', 'do not write the new turn')
+    .option('--host <url>', 'Ollama address (OLLAMA_HOST, default 127.0.0.1:11434)')
+    .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
+    .action(async (id: string, flags: RerunFlags) => setOutcome(await rerun(id, flags, io)));
+}
+
+async function rerun(id: string, flags: RerunFlags, io: Io) {
+  const options = parseOptionAssignments(flags.option ?? []);
+  const base = settingsFor({ ...(flags.home !== undefined ? { home: flags.home } : {}), ...(flags.host !== undefined ? { host: flags.host } : {}) });
+  const entry = (await findTurns(base.paths.logs, [id])).get(id);
+  if (entry === undefined) throw new UsageError(`no turn with id "${id}" in ${base.paths.logs} (argo logs shows ids)`);
+  const replayed = await findTurns(base.paths.logs, entry.replayed_ids);
+  const rebuilt = rebuildTurn(entry, replayed, base, { ...(flags.model !== undefined ? { model: flags.model } : {}), options });
+  if (!rebuilt.ok) throw new RuntimeError(`cannot rerun: ${rebuilt.reason}`);
+
+  // The new turn goes to the session the old one is in now (it may have been renamed since).
+  const records = await listSessions(base.paths.sessions);
+  const name = records.find((record) => record.id === entry.session_id)?.name ?? entry.session;
+  const model = flags.model ?? entry.model;
+  const settings = {
+    ...base,
+    session: name,
+    api: entry.endpoint,
+    model,
+    modelFromFlag: true,
+    modelSource: 'flag' as const,
+    system: entry.system ?? null,
+    numCtxSource: typeof rebuilt.options.num_ctx === 'number' ? ('flag' as const) : null,
+  };
+
+  if (flags.explain) {
+    const proof = { rerun_of: entry.id, proved_sha256: rebuilt.sha256, replayed_ids: entry.replayed_ids, request: rebuilt.request };
+    io.stdout.write(
+      flags.json
+        ? `${JSON.stringify(proof)}\n`
+        : `rerun of  ${entry.id} (${entry.timestamp}, session ${name})\nproved    the rebuilt request has the logged sha256 ${rebuilt.sha256}\nreplayed  ${entry.replayed_ids.join(', ') || 'none'}\nrequest   POST ${settings.host}${rebuilt.request.endpoint}\n${JSON.stringify(rebuilt.request.body, null, 2)}\n`,
+    );
+    return 'ok' as const;
+  }
+
+  const replay: ReplaySpec = entry.replay.session ? { kind: 'session' } : entry.replay.count !== null ? { kind: 'last', count: entry.replay.count } : { kind: 'none' };
+  const seen: { entry?: LogEntry } = {};
+  const outcome = await ask(
+    settings,
+    {
+      prompt: entry.user_prompt,
+      replay,
+      explain: false,
+      json: flags.json === true,
+      ollamaStream: entry.ollama_stream ?? true,
+      log: flags.log,
+      quiet: true,
+      rerunOf: entry.id,
+      prepared: { session: await readSession(base.paths.sessions, name), model, modelSource: 'flag', plan: rebuilt.plan },
+    },
+    io,
+    { onEntry: (logged) => (seen.entry = logged) },
+  );
+  const answered = seen.entry;
+  if (flags.diff && answered !== undefined && !flags.json) {
+    const color = colorsFor(io);
+    const diff = wordDiff(entry.model_response, answered.model_response, color);
+    io.stdout.write(`${color.dim(`── word diff: ${entry.id} (${entry.model}) → ${flags.log ? answered.id : 'new answer'} (${model}) · ${diffSummary(diff)}`)}\n${diff.text}\n`);
+  }
+  return outcome;
+}

@@ -1,0 +1,113 @@
+// Pure: the context window a request will get, a token estimate of its body, and the checks that
+// catch Ollama cutting a prompt without saying so (see docs/troubleshooting.md).
+
+/** Ollama's window when neither the request nor the model sets one (OLLAMA_CONTEXT_LENGTH, 4096 in current releases). */
+export const OLLAMA_DEFAULT_NUM_CTX = 4096;
+
+export type WindowSource = 'flag' | 'config' | 'model' | 'default';
+
+export interface ContextWindow {
+  tokens: number;
+  source: WindowSource;
+}
+
+/** The request's num_ctx (flag or config), else the model's own, else Ollama's default. */
+export function resolveWindow(requested: ContextWindow | null, modelNumCtx: number | null): ContextWindow {
+  if (requested !== null) return requested;
+  if (modelNumCtx !== null) return { tokens: modelNumCtx, source: 'model' };
+  return { tokens: OLLAMA_DEFAULT_NUM_CTX, source: 'default' };
+}
+
+/**
+ * `num_ctx` from `/api/show`'s `parameters`: a text block of `name value` lines
+ * (`num_ctx                        8192`). Null when the model does not set it.
+ */
+export function numCtxFromParameters(parameters: string | undefined): number | null {
+  if (parameters === undefined) return null;
+  for (const line of parameters.split('\n')) {
+    const match = /^\s*num_ctx\s+(\d+)\s*$/.exec(line);
+    if (match?.[1] !== undefined) {
+      const value = Number(match[1]);
+      if (Number.isSafeInteger(value) && value > 0) return value;
+    }
+  }
+  return null;
+}
+
+/** Per message: the role markers and separators a chat template wraps around it. */
+export const TOKENS_PER_MESSAGE = 4;
+const CHARS_PER_TOKEN = 4;
+// Scripts whose characters a tokenizer rarely merges: about one token each.
+const DENSE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Extended_Pictographic}]/u;
+
+/**
+ * A rough token count of some text: one token per 4 characters, but one per CJK character or emoji.
+ * Tokenizers differ by model; this errs high rather than low for English prose and code.
+ */
+export function estimateTextTokens(text: string): number {
+  let sparse = 0;
+  let dense = 0;
+  for (const char of text) {
+    if (DENSE.test(char)) dense++;
+    else sparse++;
+  }
+  return Math.ceil(sparse / CHARS_PER_TOKEN) + dense;
+}
+
+export interface EstimableBody {
+  messages?: readonly { content: string }[];
+  prompt?: string;
+  system?: string;
+}
+
+/** The prompt tokens of a chat or generate body: every message's text plus its template overhead. */
+export function estimatePromptTokens(body: EstimableBody): number {
+  const texts = body.messages !== undefined ? body.messages.map((message) => message.content) : [body.system, body.prompt].filter((text) => text !== undefined);
+  return texts.reduce((sum, text) => sum + estimateTextTokens(text) + TOKENS_PER_MESSAGE, 0);
+}
+
+export interface TruncationCheck {
+  window: ContextWindow;
+  estimate: number;
+}
+
+/** Before sending: the estimate alone says the prompt will not fit. */
+export function overWindow(check: TruncationCheck): boolean {
+  return check.estimate > check.window.tokens;
+}
+
+/**
+ * After the answer: Ollama reports at most the window as `prompt_eval_count` when it cut the
+ * prompt, so a count that reaches the window is the sign. A count below the estimate alone proves
+ * nothing (a cached prefix is not counted), so it only confirms a prompt already over the window.
+ */
+export function truncationSuspected(check: TruncationCheck, promptEvalCount: number | null): boolean {
+  if (overWindow(check)) return true;
+  return promptEvalCount !== null && promptEvalCount >= check.window.tokens;
+}
+
+const SOURCE_WORDS: Record<WindowSource, string> = {
+  flag: 'from --num-ctx',
+  config: 'from config.json options.num_ctx',
+  model: "the model's num_ctx",
+  default: "Ollama's default",
+};
+
+/** A window size that fits the estimate with room for the answer: the next power of two above 1.25×. */
+export function suggestedNumCtx(estimate: number, window: number): number {
+  let size = Math.max(window * 2, 2048);
+  while (size < estimate * 1.25) size *= 2;
+  return size;
+}
+
+/** The one stderr line, before sending (`promptEvalCount` null) or after the answer. */
+export function truncationLine(check: TruncationCheck, promptEvalCount: number | null): string {
+  const { tokens, source } = check.window;
+  const fix = `raise --num-ctx (e.g. --num-ctx ${suggestedNumCtx(check.estimate, tokens)}) or lower --budget`;
+  const window = `the context window (${tokens} tokens, ${SOURCE_WORDS[source]})`;
+  if (promptEvalCount === null || overWindow(check)) {
+    const counted = promptEvalCount === null ? '' : `; Ollama read ${promptEvalCount}`;
+    return `argo: the prompt (about ${check.estimate} tokens) is longer than ${window}${counted}; Ollama cuts such prompts silently — ${fix}`;
+  }
+  return `argo: Ollama read ${promptEvalCount} prompt tokens, all of ${window}; the prompt was probably cut — ${fix}`;
+}

@@ -1,0 +1,113 @@
+// Pure: Ollama's model options by name and type, and the `-o key=value` parser that checks them.
+import { UsageError } from '../errors.js';
+import { didYouMean } from '../text/similar.js';
+
+export type OptionKind = 'integer' | 'number' | 'boolean' | 'strings';
+export type OptionValue = number | boolean | string[];
+export type OptionValues = Record<string, OptionValue>;
+
+/**
+ * The names and types of the `Options` type of the ollama npm client (0.6) and of Ollama's
+ * api/types.go. Ollama ignores names it does not know, so a typo here would silently do nothing:
+ * that is why names are checked before sending.
+ */
+export const OLLAMA_OPTIONS: Readonly<Record<string, OptionKind>> = {
+  // sampling (per request)
+  num_keep: 'integer',
+  seed: 'integer',
+  num_predict: 'integer',
+  top_k: 'integer',
+  top_p: 'number',
+  min_p: 'number',
+  tfs_z: 'number',
+  typical_p: 'number',
+  repeat_last_n: 'integer',
+  temperature: 'number',
+  repeat_penalty: 'number',
+  presence_penalty: 'number',
+  frequency_penalty: 'number',
+  mirostat: 'integer',
+  mirostat_tau: 'number',
+  mirostat_eta: 'number',
+  penalize_newline: 'boolean',
+  stop: 'strings',
+  // runner (take effect when the model is loaded)
+  numa: 'boolean',
+  num_ctx: 'integer',
+  num_batch: 'integer',
+  num_gpu: 'integer',
+  main_gpu: 'integer',
+  low_vram: 'boolean',
+  f16_kv: 'boolean',
+  logits_all: 'boolean',
+  vocab_only: 'boolean',
+  use_mmap: 'boolean',
+  use_mlock: 'boolean',
+  embedding_only: 'boolean',
+  num_thread: 'integer',
+};
+
+/** Request fields that people reach for with -o but that are not model options. */
+const NOT_OPTIONS: Readonly<Record<string, string>> = {
+  keep_alive: 'use --keep-alive',
+  model: 'use --model',
+  system: 'use --system or --system-file',
+  format: 'it is not a model option',
+  think: 'it is not a model option',
+};
+
+const KIND_WORDS: Record<OptionKind, string> = {
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  strings: 'text (repeat -o stop=… for several)',
+};
+
+/**
+ * `-o key=value` assignments, in order, to option values. A later value for the same name wins,
+ * except `stop`, which collects every value given.
+ */
+export function parseOptionAssignments(assignments: readonly string[]): OptionValues {
+  const values: OptionValues = {};
+  for (const assignment of assignments) {
+    const equals = assignment.indexOf('=');
+    if (equals <= 0) throw new UsageError(`-o "${assignment}": use key=value, e.g. -o num_predict=200`);
+    const name = assignment.slice(0, equals).trim();
+    const raw = assignment.slice(equals + 1);
+    const kind = Object.hasOwn(OLLAMA_OPTIONS, name) ? OLLAMA_OPTIONS[name] : undefined;
+    if (kind === undefined) {
+      const instead = Object.hasOwn(NOT_OPTIONS, name) ? NOT_OPTIONS[name] : undefined;
+      if (instead !== undefined) throw new UsageError(`-o ${name}: not a model option; ${instead}`);
+      throw new UsageError(`-o ${name}: unknown Ollama option${didYouMean(name, Object.keys(OLLAMA_OPTIONS))}; see docs/cli.md for the list`);
+    }
+    const value = convert(raw, kind);
+    if (value === null) throw new UsageError(`-o ${name}=${raw}: ${name} takes ${KIND_WORDS[kind]}`);
+    const previous = values[name];
+    values[name] = Array.isArray(value) && Array.isArray(previous) ? [...previous, ...value] : value;
+  }
+  return values;
+}
+
+function convert(raw: string, kind: OptionKind): OptionValue | null {
+  const text = raw.trim();
+  switch (kind) {
+    case 'integer': {
+      const number = Number(text);
+      return /^-?\d+$/.test(text) && Number.isSafeInteger(number) ? number : null;
+    }
+    case 'number': {
+      const number = Number(text);
+      return text !== '' && Number.isFinite(number) ? number : null;
+    }
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : null;
+    case 'strings':
+      // A stop sequence is kept exactly as written: its spaces are part of it.
+      return raw === '' ? null : [raw];
+  }
+}
+
+/** Options in name order, so equal options serialise to equal bytes whatever order they were given in. */
+export function sortedOptions(values: OptionValues): OptionValues {
+  return Object.fromEntries(Object.entries(values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

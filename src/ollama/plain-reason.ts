@@ -1,0 +1,32 @@
+// Pure: network failures in words a user can act on, instead of Node's codes (UND_ERR_SOCKET,
+// "fetch failed", "bad port").
+
+const WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused: nothing listens there',
+  ECONNRESET: 'the connection was reset',
+  EPIPE: 'the connection was closed',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ENETUNREACH: 'the network cannot be reached',
+  ENOTFOUND: 'the host name cannot be found',
+  EAI_AGAIN: 'the host name cannot be looked up right now',
+  UND_ERR_SOCKET: 'the connection dropped',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
+  UND_ERR_BODY_TIMEOUT: 'the answer stopped arriving',
+  ERR_INVALID_URL: 'the address is not a valid URL',
+  ERR_SOCKET_BAD_PORT: 'the port number is not valid',
+};
+
+/** The error (or its cause) in plain words. */
+export function plainReason(error: unknown): string {
+  const err = error as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } } | null;
+  const code = typeof err?.cause?.code === 'string' ? err.cause.code : typeof err?.code === 'string' ? err.code : undefined;
+  if (code !== undefined && Object.hasOwn(WORDS, code)) return WORDS[code] ?? code;
+  const message = typeof err?.cause?.message === 'string' ? err.cause.message : typeof err?.message === 'string' ? err.message : '';
+  // fetch refuses some ports outright (e.g. 9, 25, 6000): "bad port".
+  if (/bad port/i.test(message)) return 'HTTP clients refuse that port; run Ollama on another one';
+  if (/invalid port/i.test(message)) return 'the port number is not valid';
+  if (message === '' || message === 'fetch failed' || code !== undefined) return 'no answer';
+  return message;
+}

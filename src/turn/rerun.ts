@@ -1,0 +1,98 @@
+// argo rerun's use case: find a logged turn, rebuild the exact request it sent from what the log
+// kept (replayed turn ids and decisions, model, options, system prompt, style), prove it with the
+// logged hash, and plan the same request again, optionally for another model or other options.
+import type { Settings } from '../config/settings.js';
+import type { LogEntry } from '../log/entry.js';
+import { listLogFiles } from '../log/files.js';
+import { ScanStats, scanEntries } from '../log/scan.js';
+import { applyBudget } from '../replay/budget.js';
+import type { CandidateTurn } from '../replay/filter.js';
+import type { ReplayPlan } from '../replay/plan.js';
+import { buildRequest } from '../replay/prompt.js';
+import type { ModelOptions, OllamaRequest } from '../replay/prompt.js';
+import { styleInstructions } from '../replay/style.js';
+import type { ReplayPolicyLog } from '../replay/types.js';
+import { requestSha256 } from './request-facts.js';
+
+/** The turns with these ids, wherever they are in the log (newest files first: reruns are usually of recent turns). */
+export async function findTurns(logsDir: string, ids: readonly string[]): Promise<Map<string, LogEntry>> {
+  const wanted = new Set(ids);
+  const found = new Map<string, LogEntry>();
+  if (wanted.size === 0) return found;
+  // Only lines holding one of the ids (a raw byte search) are parsed.
+  for await (const { entry } of scanEntries(await listLogFiles(logsDir), new ScanStats(), { needle: { kind: 'json-string', values: [...wanted] }, backward: true })) {
+    if (wanted.has(entry.id)) found.set(entry.id, entry);
+    if (found.size === wanted.size) break;
+  }
+  return found;
+}
+
+export interface RerunChanges {
+  model?: string;
+  options?: ModelOptions;
+}
+
+export type Rebuilt =
+  | { ok: true; request: OllamaRequest; sha256: string; plan: ReplayPlan; options: ModelOptions }
+  | { ok: false; reason: string };
+
+/**
+ * The request `entry` sent, rebuilt, proved against its logged hash, then changed as asked. The
+ * style texts (persona, mode, verbosity, confidence) are today's from settings: if config.json
+ * changed them since, the hash says so and the rebuild is refused.
+ */
+export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEntry>, settings: Settings, changes: RerunChanges = {}): Rebuilt {
+  if (entry.request_sha256 === undefined) {
+    return { ok: false, reason: `turn ${entry.id} was logged before Argo kept a hash of each request, so its request cannot be proved` };
+  }
+  const missing = entry.replayed_ids.find((id) => !replayed.has(id));
+  if (missing !== undefined) {
+    return { ok: false, reason: `turn ${entry.id} replayed turn ${missing}, which is no longer in the log (deleted or pruned), so its request cannot be rebuilt` };
+  }
+  const policy: ReplayPolicyLog | null = entry.replay_policy;
+  let instructions: string[];
+  try {
+    instructions = [
+      ...(entry.system !== undefined ? [entry.system] : []),
+      ...styleInstructions(settings.style, { mode: entry.active_mode, persona: entry.persona, verbosity: entry.verbosity }),
+      ...(policy !== null ? [settings.replay.confidence[policy.context_strength]] : []),
+    ];
+  } catch (error) {
+    return { ok: false, reason: `turn ${entry.id} used a style that config.json no longer has (${error instanceof Error ? error.message : String(error)})` };
+  }
+  // The sent turns again, with their protected marks: the budget shortens them exactly as it did.
+  const protectedIds = new Set((policy?.decisions ?? []).filter((decision) => decision.protected).map((decision) => decision.id));
+  const candidates: CandidateTurn[] = entry.replayed_ids.flatMap((id) => {
+    const turn = replayed.get(id);
+    return turn === undefined ? [] : [{ id, prompt: turn.user_prompt, response: turn.model_response, entry_type: turn.entry_type, protected: protectedIds.has(id) }];
+  });
+  const replay = policy === null ? [] : applyBudget(candidates, policy.budget).used;
+  const build = (model: string, options: ModelOptions): OllamaRequest =>
+    buildRequest(
+      { instructions, replay, input: entry.user_prompt },
+      {
+        endpoint: entry.endpoint,
+        model,
+        stream: entry.ollama_stream ?? true,
+        options,
+        ...(entry.keep_alive !== undefined ? { keepAlive: entry.keep_alive } : {}),
+      },
+    );
+  const original = build(entry.model, entry.options ?? {});
+  const sha256 = requestSha256(original);
+  if (sha256 !== entry.request_sha256) {
+    return {
+      ok: false,
+      reason: `the rebuilt request of turn ${entry.id} is not the one it sent (sha256 ${sha256.slice(0, 12)}… ≠ ${entry.request_sha256.slice(0, 12)}…): a persona, mode, verbosity or confidence text in config.json, or a replayed turn, changed since`,
+    };
+  }
+  const options = { ...entry.options, ...changes.options };
+  const request = build(changes.model ?? entry.model, options);
+  return {
+    ok: true,
+    request,
+    sha256,
+    options,
+    plan: { entryType: entry.entry_type, verbosity: entry.verbosity, replayPolicy: policy, replayedIds: entry.replayed_ids, request },
+  };
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { classifyInput, takeLine } from '../../src/chat/input.js';
+import type { LineResult, Pending } from '../../src/chat/input.js';
+
+/** Feeds lines one by one and collects the complete inputs. */
+function feed(lines: string[]): { inputs: string[]; pending: Pending } {
+  let pending: Pending = null;
+  const inputs: string[] = [];
+  for (const line of lines) {
+    const result: LineResult = takeLine(pending, line);
+    pending = result.kind === 'more' ? result.pending : null;
+    if (result.kind === 'input') inputs.push(result.text);
+  }
+  return { inputs, pending };
+}
+
+describe('takeLine', () => {
+  it.each([
+    [['why is the sky blue?'], ['why is the sky blue?']],
+    [['  indented stays  '], ['  indented stays  ']],
+    [['', '   '], []],
+    [['"""', 'line one', '', '  line three', '"""'], ['line one\n\n  line three']],
+    [['"""first', 'second"""'], ['first\nsecond']],
+    [['"""one line"""'], ['one line']],
+    [['"""', '"""'], []],
+    [['"""', 'a', '"""', 'b'], ['a', 'b']],
+    [['say """ in the middle'], ['say """ in the middle']],
+  ])('%j → %j', (lines, inputs) => {
+    expect(feed(lines).inputs).toEqual(inputs);
+  });
+
+  it('keeps an unfinished block pending', () => {
+    expect(feed(['"""', 'a', 'b'])).toEqual({ inputs: [], pending: ['a', 'b'] });
+  });
+});
+
+describe('classifyInput', () => {
+  it.each([
+    ['hello', { kind: 'prompt', text: 'hello' }],
+    ['/help', { kind: 'command', name: 'help', argument: '' }],
+    ['/session work', { kind: 'command', name: 'session', argument: 'work' }],
+    ['/replay last:3 ', { kind: 'command', name: 'replay', argument: 'last:3' }],
+    ['/model llama3:8b', { kind: 'command', name: 'model', argument: 'llama3:8b' }],
+    ['/explain why is it blue?', { kind: 'command', name: 'explain', argument: 'why is it blue?' }],
+    ['/BYE', { kind: 'command', name: 'bye', argument: '' }],
+    ['/exit', { kind: 'command', name: 'bye', argument: '' }],
+    ['/quit', { kind: 'command', name: 'bye', argument: '' }],
+    ['/sesion work', { kind: 'unknown-command', name: 'sesion' }],
+    ['//etc/hosts is what?', { kind: 'prompt', text: '/etc/hosts is what?' }],
+    ['/etc/hosts', { kind: 'prompt', text: '/etc/hosts' }],
+    ['a /help b', { kind: 'prompt', text: 'a /help b' }],
+  ])('%j → %j', (text, input) => {
+    expect(classifyInput(text)).toEqual(input);
+  });
+});

@@ -1,0 +1,195 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it, vi } from 'vitest';
+import { runChat } from '../../src/chat/repl.js';
+import type { ChatDriver, ChatState, TurnOutcome } from '../../src/chat/repl.js';
+import { UsageError } from '../../src/errors.js';
+import type { ReplaySpec } from '../../src/replay/types.js';
+
+interface Call {
+  prompt: string;
+  state: ChatState;
+}
+
+/** A driver that records each turn; `hold` keeps a turn streaming until its signal is aborted. */
+function stubDriver(options: { hold?: (prompt: string) => boolean; fail?: (prompt: string) => boolean } = {}) {
+  const calls: Call[] = [];
+  const explained: Call[] = [];
+  const started: string[] = [];
+  const driver: ChatDriver = {
+    turn: async (prompt, state, signal): Promise<TurnOutcome> => {
+      calls.push({ prompt, state: { ...state } });
+      started.push(prompt);
+      if (options.fail?.(prompt)) throw new UsageError(`cannot send "${prompt}"`);
+      if (options.hold?.(prompt)) {
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        return { status: 'interrupted', stats: null };
+      }
+      return { status: 'ok', stats: `stats for ${prompt}` };
+    },
+    explain: (prompt, state) => {
+      explained.push({ prompt, state: { ...state } });
+      return Promise.resolve(`explained: ${prompt}\n`);
+    },
+    last: (state) => Promise.resolve(`last of ${state.session}\n`),
+    checkSession: (name) => {
+      if (name.includes('/')) throw new UsageError(`bad session name "${name}"`);
+      return name;
+    },
+    checkReplay: (spec): ReplaySpec => {
+      if (spec === 'session') return { kind: 'session' };
+      if (spec === 'none') return { kind: 'none' };
+      throw new UsageError(`bad replay "${spec}"`);
+    },
+    checkModel: (name) => name,
+  };
+  return { driver, calls, explained, started };
+}
+
+function terminalIo(terminal: boolean, historyFile: string | null = null) {
+  const input = new PassThrough();
+  const stdout = { text: '', write: (chunk: string) => (stdout.text += chunk) };
+  const stderr = new PassThrough();
+  let stderrText = '';
+  stderr.setEncoding('utf8').on('data', (chunk: string) => (stderrText += chunk));
+  const interrupts: (() => void)[] = [];
+  return {
+    term: {
+      input,
+      stdout,
+      stderr,
+      terminal,
+      historyFile,
+      onInterrupt: (handler: () => void) => {
+        interrupts.push(handler);
+        return () => interrupts.splice(interrupts.indexOf(handler), 1);
+      },
+    },
+    input,
+    stdout,
+    stderr: () => stderrText,
+    interrupt: () => interrupts.forEach((handler) => handler()),
+  };
+}
+
+const START: ChatState = { session: 'work', replay: { kind: 'session' }, model: null };
+
+describe('runChat with piped input', () => {
+  it('sends each line as one turn, in order, and draws no prompt', async () => {
+    const io = terminalIo(false);
+    const { driver, calls } = stubDriver();
+    io.input.end('first question\n  second, indented  \n\nthird\n');
+    expect(await runChat(io.term, driver, START)).toBe(0);
+    expect(calls.map((call) => call.prompt)).toEqual(['first question', '  second, indented  ', 'third']);
+    expect(io.stderr()).toBe('');
+  });
+
+  it('applies slash commands to the turns after them', async () => {
+    const io = terminalIo(false);
+    const { driver, calls } = stubDriver();
+    io.input.end('one\n/session play\n/model llama3:8b\n/replay none\ntwo\n/bye\nnever sent\n');
+    expect(await runChat(io.term, driver, START)).toBe(0);
+    expect(calls).toEqual([
+      { prompt: 'one', state: START },
+      { prompt: 'two', state: { session: 'play', replay: { kind: 'none' }, model: 'llama3:8b' } },
+    ]);
+    expect(io.stderr()).toBe('session play\nmodel llama3:8b\nreplay none\n');
+  });
+
+  it('sends a """ block as one message', async () => {
+    const io = terminalIo(false);
+    const { driver, calls } = stubDriver();
+    io.input.end('"""\ndef f():\n    return 1\n"""\nafter\n');
+    await runChat(io.term, driver, START);
+    expect(calls.map((call) => call.prompt)).toEqual(['def f():\n    return 1', 'after']);
+  });
+
+  it('prints help, stats, last and explain on stdout', async () => {
+    const io = terminalIo(false);
+    const { driver, calls, explained } = stubDriver();
+    io.input.end('/stats\nq1\n/stats\n/last\n/explain what now?\n/explain\nnot sent\nsent\n/help\n');
+    await runChat(io.term, driver, START);
+    expect(calls.map((call) => call.prompt)).toEqual(['q1', 'sent']);
+    expect(explained.map((call) => call.prompt)).toEqual(['what now?', 'not sent']);
+    expect(io.stdout.text).toMatch(
+      /^no figures yet: Ollama sends them with each finished answer\nstats for q1\nlast of work\nexplained: what now\?\nexplained: not sent\nType a question/,
+    );
+    expect(io.stdout.text).toContain('/bye           leave');
+  });
+
+  it('refuses unknown and incomplete commands, reports usage errors, and goes on', async () => {
+    const io = terminalIo(false);
+    const { driver, calls } = stubDriver({ fail: (prompt) => prompt === 'bad' });
+    io.input.end('/sesion x\n/session\n/session a/b\n/replay sometimes\nbad\n//etc/hosts?\n');
+    expect(await runChat(io.term, driver, START)).toBe(1);
+    expect(calls.map((call) => call.prompt)).toEqual(['bad', '/etc/hosts?']);
+    expect(io.stderr().split('\n')).toEqual([
+      'argo: unknown command /sesion; /help lists them (start with // to send a line that begins with /)',
+      'argo: /session needs a session name (e.g. /session work)',
+      'argo: bad session name "a/b"',
+      'argo: bad replay "sometimes"',
+      'argo: cannot send "bad"',
+      '',
+    ]);
+  });
+
+  it('says when the input ends inside a block', async () => {
+    const io = terminalIo(false);
+    const { driver, calls } = stubDriver();
+    io.input.end('"""\nunfinished\n');
+    await runChat(io.term, driver, START);
+    expect(calls).toEqual([]);
+    expect(io.stderr()).toBe('argo: the input ended inside a """ block; that block was not sent\n');
+  });
+
+  it('Ctrl-C (a signal) stops the streaming answer and the chat goes on', async () => {
+    const io = terminalIo(false);
+    const { driver, calls, started } = stubDriver({ hold: (prompt) => prompt === 'long' });
+    const done = runChat(io.term, driver, START);
+    io.input.write('long\n');
+    await vi.waitFor(() => expect(started).toEqual(['long']));
+    io.interrupt();
+    io.input.end('next\n');
+    expect(await done).toBe(0);
+    expect(calls.map((call) => call.prompt)).toEqual(['long', 'next']);
+  });
+});
+
+describe('runChat on a terminal', () => {
+  it('draws the prompt with the session name, and Ctrl-C stops an answer, not the chat', async () => {
+    const io = terminalIo(true);
+    const { driver, calls, started } = stubDriver({ hold: (prompt) => prompt === 'long' });
+    const done = runChat(io.term, driver, START);
+    await vi.waitFor(() => expect(io.stderr()).toContain('work> '));
+    io.input.write('long\r');
+    await vi.waitFor(() => expect(started).toEqual(['long']));
+    io.input.write('\x03');
+    io.input.write('next\r');
+    await vi.waitFor(() => expect(calls.map((call) => call.prompt)).toEqual(['long', 'next']));
+    io.input.write('\x03');
+    await vi.waitFor(() => expect(io.stderr()).toContain('(Ctrl-D or /bye to leave)'));
+    io.input.write('\x04');
+    expect(await done).toBe(0);
+  });
+
+  it('keeps typed lines in a private history file and offers them next time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-chat-'));
+    const file = join(dir, 'chat_history');
+    writeFileSync(file, 'older question\n');
+    const io = terminalIo(true, file);
+    const { driver, calls } = stubDriver();
+    const done = runChat(io.term, driver, START);
+    io.input.write('new question\r');
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    // Up arrow twice walks back to the line from the earlier chat.
+    io.input.write('\x1b[A\x1b[A\r');
+    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    io.input.write('/bye\r');
+    await done;
+    expect(calls.map((call) => call.prompt)).toEqual(['new question', 'older question']);
+    expect(readFileSync(file, 'utf8')).toBe('new question\nolder question\n/bye\n');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});

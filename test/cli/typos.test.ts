@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { judgeWords, typoMessage } from '../../src/cli/typos.js';
+
+const COMMANDS = ['chat', 'last', 'rerun', 'completion', 'sessions', 'logs', 'doctor'];
+
+describe('judgeWords', () => {
+  it.each([
+    [['sesions'], false, { kind: 'typo', word: 'sesions', suggestions: ['sessions'] }],
+    [['doctr'], false, { kind: 'typo', word: 'doctr', suggestions: ['doctor'] }],
+    [['lgos'], false, { kind: 'typo', word: 'lgos', suggestions: ['logs'] }],
+    [['hlep'], false, { kind: 'typo', word: 'hlep', suggestions: ['help'] }],
+    [['rerum'], false, { kind: 'typo', word: 'rerum', suggestions: ['rerun'] }],
+    [['sesions'], true, { kind: 'prompt' }],
+    [['help'], false, { kind: 'help', command: null }],
+    [['help', 'logs'], false, { kind: 'help', command: 'logs' }],
+    [['help', 'me', 'write', 'a', 'poem'], false, { kind: 'prompt' }],
+    [['help', 'me'], false, { kind: 'prompt' }],
+    [['help'], true, { kind: 'prompt' }],
+    [['why', 'is', 'the', 'sky', 'blue?'], false, { kind: 'prompt' }],
+    [['hello'], false, { kind: 'prompt' }],
+    [['sessions', 'please'], false, { kind: 'prompt' }],
+    [['photosynthesis'], false, { kind: 'prompt' }],
+    [[], false, { kind: 'prompt' }],
+  ])('%j (after --: %s) → %j', (words, afterDash, verdict) => {
+    expect(judgeWords(words, afterDash, COMMANDS)).toEqual(verdict);
+  });
+});
+
+describe('typoMessage', () => {
+  it('names the command and the way to send the word anyway', () => {
+    expect(typoMessage({ word: 'doctr', suggestions: ['doctor'] })).toBe('unknown command "doctr" (did you mean "doctor"?); to ask the model, run: argo -- doctr');
+    expect(typoMessage({ word: 'lst', suggestions: ['last', 'logs'] })).toBe('unknown command "lst" (did you mean "last" or "logs"?); to ask the model, run: argo -- lst');
+  });
+});

@@ -1,0 +1,107 @@
+// argo chat on a real pseudo-terminal (node-pty): prompt, line editing, history, Ctrl-C, the replay note.
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawn } from 'node-pty';
+import type { IPty } from 'node-pty';
+import stripAnsi from 'strip-ansi';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+import { ARGO_BIN, logLines, tempHome } from '../support/run-argo.js';
+
+let ollama: FakeOllama;
+beforeAll(async () => {
+  ollama = await startFakeOllama();
+});
+afterAll(async () => {
+  await ollama.close();
+});
+beforeEach(() => {
+  ollama.setScenario(undefined);
+});
+
+interface Terminal {
+  pty: IPty;
+  /** Everything printed so far, without escape sequences. */
+  screen: () => string;
+  exited: Promise<number>;
+}
+
+function openTerminal(args: string[], home: string): Terminal {
+  const pty = spawn(process.execPath, [ARGO_BIN, ...args], {
+    cols: 120,
+    rows: 30,
+    env: { PATH: process.env.PATH ?? '', HOME: home, ARGO_HOME: home, OLLAMA_HOST: ollama.url, NO_COLOR: '1', TERM: 'xterm' },
+  });
+  let text = '';
+  pty.onData((data) => (text += data));
+  const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
+  return { pty, screen: () => stripAnsi(text).replace(/\r/g, ''), exited };
+}
+
+const count = (text: string, part: string): number => text.split(part).length - 1;
+
+describe('argo chat on a terminal', () => {
+  it('draws a prompt, answers each line as a turn with the replay note, Ctrl-C stops the answer and not the chat, /bye leaves', async () => {
+    const home = tempHome();
+    const term = openTerminal(['chat', '-s', 'pty'], home);
+    await vi.waitFor(() => expect(term.screen()).toContain('pty> '), { timeout: 10_000 });
+    term.pty.write('Write a haiku\r');
+    await vi.waitFor(() => expect(term.screen()).toContain('You said: Write a haiku'), { timeout: 10_000 });
+    term.pty.write('Make it rhyme\r');
+    await vi.waitFor(() => expect(term.screen()).toMatch(/replayed \d of 1 turn · \w+ .*model argo/), { timeout: 10_000 });
+
+    // An answer that never finishes: Ctrl-C ends it, the chat goes on.
+    ollama.setScenario({ hang: 1, times: 1 });
+    term.pty.write('Tell me a long story\r');
+    await vi.waitFor(() => expect(ollama.requests.filter((r) => r.path === '/api/chat')).toHaveLength(3), { timeout: 10_000 });
+    await vi.waitFor(() => expect(term.screen()).toContain('You said:'), { timeout: 10_000 });
+    term.pty.write('\x03');
+    await vi.waitFor(() => expect(term.screen()).toContain('argo: interrupted (logged as interrupted)'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(count(term.screen(), 'pty> ')).toBe(4), { timeout: 10_000 });
+
+    // Ctrl-C at the prompt clears the line and says how to leave.
+    term.pty.write('never sent\x03');
+    await vi.waitFor(() => expect(term.screen()).toContain('(Ctrl-D or /bye to leave)'), { timeout: 10_000 });
+    term.pty.write('/bye\r');
+    expect(await term.exited).toBe(0);
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
+      ['Write a haiku', 'ok'],
+      ['Make it rhyme', 'ok'],
+      ['Tell me a long story', 'interrupted'],
+    ]);
+    const history = join(home, 'chat_history');
+    expect(readFileSync(history, 'utf8')).toBe('Write a haiku\nMake it rhyme\nTell me a long story\n/bye\n');
+    expect(statSync(history).mode & 0o777).toBe(0o600);
+  });
+
+  it('bare argo on a terminal starts a chat; the history comes back with the up arrow; Ctrl-D leaves', async () => {
+    const home = tempHome();
+    const first = openTerminal(['chat'], home);
+    await vi.waitFor(() => expect(first.screen()).toContain('default> '), { timeout: 10_000 });
+    first.pty.write('remember me\r');
+    await vi.waitFor(() => expect(first.screen()).toContain('You said: remember me'), { timeout: 10_000 });
+    first.pty.write('\x04');
+    expect(await first.exited).toBe(0);
+
+    const bare = openTerminal([], home);
+    await vi.waitFor(() => expect(bare.screen()).toContain('chat in session default (replay session)'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(bare.screen()).toContain('default> '), { timeout: 10_000 });
+    bare.pty.write('\x1b[A\r');
+    await vi.waitFor(() => expect(count(bare.screen(), 'You said: remember me')).toBe(1), { timeout: 10_000 });
+    bare.pty.write('\x04');
+    expect(await bare.exited).toBe(0);
+    expect(logLines(home).map((line) => line.user_prompt)).toEqual(['remember me', 'remember me']);
+  });
+
+  it('a multi-line message between """ lines is one turn', async () => {
+    const home = tempHome();
+    const term = openTerminal(['chat'], home);
+    await vi.waitFor(() => expect(term.screen()).toContain('default> '), { timeout: 10_000 });
+    term.pty.write('"""\rline one\r  line two\r"""\r');
+    await vi.waitFor(() => expect(logLines(home)).toHaveLength(1), { timeout: 10_000 });
+    expect(logLines(home)[0]?.user_prompt).toBe('line one\n  line two');
+    term.pty.write('/bye\r');
+    expect(await term.exited).toBe(0);
+  });
+});

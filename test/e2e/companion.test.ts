@@ -1,0 +1,355 @@
+// The everyday companion (issue 10) end to end: the built bin/argo against the Ollama stand-in.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
+
+let ollama: FakeOllama;
+
+beforeAll(async () => {
+  ollama = await startFakeOllama({ models: [{ name: 'argo:latest' }, { name: 'llama3:8b' }, { name: 'tiny', numCtx: 256 }] });
+});
+afterAll(async () => {
+  await ollama.close();
+});
+beforeEach(() => {
+  ollama.setScenario(undefined);
+  ollama.options.reply = undefined;
+  ollama.requests.length = 0;
+});
+
+function argo(args: string[], home: string, extra: { stdin?: string; env?: Record<string, string> } = {}) {
+  return runArgo(args, { home, host: ollama.url, ...extra });
+}
+
+function modelBodies(): Record<string, unknown>[] {
+  return ollama.requests.filter((r) => r.path === '/api/chat' || r.path === '/api/generate').map((r) => JSON.parse(r.body) as Record<string, unknown>);
+}
+
+const words = (count: number): string => Array.from({ length: count }, (_, i) => `word${i}`).join(' ');
+
+describe('help, typos and the version', () => {
+  it.each([
+    [['sesions'], 'argo: unknown command "sesions" (did you mean "sessions"?); to ask the model, run: argo -- sesions\n'],
+    [['doctr'], 'argo: unknown command "doctr" (did you mean "doctor"?); to ask the model, run: argo -- doctr\n'],
+  ])('%j is refused as a typo, exit 2, nothing sent', async (args, stderr) => {
+    const result = await argo(args, tempHome());
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr });
+    expect(modelBodies()).toEqual([]);
+  });
+
+  it('argo -- word still sends the word', async () => {
+    const result = await argo(['--', 'doctr'], tempHome());
+    expect(result).toMatchObject({ code: 0, stdout: 'You said: doctr\n' });
+  });
+
+  it('argo help and argo help logs show help, exit 0, nothing sent', async () => {
+    const home = tempHome();
+    const general = await argo(['help'], home);
+    expect(general.code).toBe(0);
+    expect(general.stdout).toMatch(/^Usage: argo \[options\] \[command\] \[prompt\.\.\.\]/);
+    expect(general.stdout).toContain('chat');
+    expect(general.stdout).not.toContain('{"kind":"none"}');
+    const logs = await argo(['help', 'logs'], home);
+    expect(logs.stdout).toMatch(/^Usage: argo logs /);
+    expect(logs.stdout).toContain('--truncated');
+    expect(modelBodies()).toEqual([]);
+  });
+
+  it('-v, -V and --version print the version from package.json', async () => {
+    const { version } = (await import('../../package.json', { with: { type: 'json' } })).default as { version: string };
+    for (const flag of ['-v', '-V', '--version']) expect((await argo([flag], tempHome())).stdout).toBe(`${version}\n`);
+  });
+
+  it('a usage error from commander is one line', async () => {
+    const result = await argo(['--replay', 'sometimes', 'hi'], tempHome());
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')).toHaveLength(2);
+    expect(result.stderr).toMatch(/^argo: option '-r, --replay <spec>' argument 'sometimes' is invalid/);
+  });
+});
+
+describe('-o options and the system prompt', () => {
+  it('sends checked options, sorted, and logs them; --system goes first in the system message and is logged', async () => {
+    const home = tempHome();
+    const result = await argo(['-o', 'top_p=0.9', '-o', 'num_predict=50', '-o', 'stop=END', '-o', 'stop=STOP', '--seed', '3', '--system', 'You are terse.', 'hi'], home);
+    expect(result.code).toBe(0);
+    const [body] = modelBodies();
+    expect(JSON.stringify(body?.options)).toBe('{"seed":3,"num_predict":50,"stop":["END","STOP"],"top_p":0.9}');
+    const messages = body?.messages as { role: string; content: string }[];
+    expect(messages[0]?.role).toBe('system');
+    expect(messages[0]?.content.startsWith('You are terse.\n')).toBe(true);
+    expect(logLines(home)[0]).toMatchObject({ options: { seed: 3, num_predict: 50, stop: ['END', 'STOP'], top_p: 0.9 }, system: 'You are terse.' });
+  });
+
+  it('--system-file reads the prompt from a file', async () => {
+    const home = tempHome();
+    const file = join(home, 'system.txt');
+    writeFileSync(file, 'Answer in French.');
+    await argo(['--system-file', file, 'hi'], home);
+    expect((modelBodies()[0]?.messages as { content: string }[])[0]?.content.startsWith('Answer in French.')).toBe(true);
+  });
+
+  it.each([
+    [['-o', 'temprature=0.2', 'hi'], 'argo: -o temprature: unknown Ollama option (did you mean "temperature"?); see docs/cli.md for the list\n'],
+    [['-o', 'num_predict=lots', 'hi'], 'argo: -o num_predict=lots: num_predict takes a whole number\n'],
+    [['--system', 'a', '--system-file', 'b', 'hi'], 'argo: --system and --system-file both give the system prompt: choose one\n'],
+  ])('%j is a usage error', async (args, stderr) => {
+    expect(await argo(args, tempHome())).toMatchObject({ code: 2, stdout: '', stderr });
+    expect(modelBodies()).toEqual([]);
+  });
+});
+
+describe('--stats, --json and the request hash', () => {
+  it("--stats prints Ollama's figures on stderr; --json includes them; every turn logs request_sha256 of the body sent", async () => {
+    const home = tempHome();
+    const result = await argo(['--stats', 'hello there'], home);
+    expect(result.stderr).toMatch(/^prompt \d+ tokens · answer \d+ tokens · [\d.]+ tokens\/s · load [\d.]+s · total [\d.]+s\n$/);
+    const json = await argo(['--json', 'hello there'], home);
+    expect(JSON.parse(json.stdout)).toMatchObject({ stats: { answer_tokens: 4, prompt_tokens: expect.any(Number) as unknown } });
+    const { createHash } = await import('node:crypto');
+    const sent = ollama.requests.filter((r) => r.path === '/api/chat').map((r) => createHash('sha256').update(r.body).digest('hex'));
+    expect(logLines(home).map((line) => line.request_sha256)).toEqual(sent);
+  });
+});
+
+describe('standard input', () => {
+  it('keeps indentation and trailing spaces of piped text', async () => {
+    await argo(['Fix this:'], tempHome(), { stdin: '    indented line  \n\tsecond\n' });
+    const messages = modelBodies()[0]?.messages as { content: string }[];
+    expect(messages.at(-1)?.content).toBe('Fix this:\n\n    indented line  \n\tsecond');
+  });
+
+  it('--no-stdin leaves standard input to the loop that feeds it', async () => {
+    const home = tempHome();
+    const script = `while read q; do "${process.execPath}" "${ARGO_BIN}" --no-stdin "$q"; done`;
+    // Run asynchronously: the stand-in answers from this process.
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn('bash', ['-c', script], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, HOME: home, OLLAMA_HOST: ollama.url, NO_COLOR: '1' } });
+      let text = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      child.on('error', reject).on('close', () => resolve(text));
+      child.stdin.end('one\ntwo\nthree\n');
+    });
+    expect(out).toBe('You said: one\nYou said: two\nYou said: three\n');
+  });
+
+  it('bare argo with nothing to read prints usage and exits 2', async () => {
+    const result = await argo([], tempHome(), { stdin: '' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^Usage: argo /);
+  });
+});
+
+describe('continue and the default replay', () => {
+  it('-c continues the most recently used session with --replay session', async () => {
+    const home = tempHome();
+    await argo(['-s', 'old', 'Write a haiku'], home);
+    await argo(['-s', 'recent', 'Write a limerick'], home);
+    await argo(['-c', 'Make it shorter'], home);
+    const last = logLines(home).at(-1);
+    expect(last).toMatchObject({ session: 'recent', replay: { enabled: true, session: true } });
+    expect(last?.replayed_ids).toEqual([logLines(home)[1]?.id]);
+  });
+
+  it('ARGO_REPLAY and config "defaultReplay" set the replay when --replay is not given', async () => {
+    const home = tempHome({ defaultReplay: 'last:1' });
+    await argo(['Write a function'], home);
+    await argo(['Add tests'], home);
+    expect(logLines(home)[1]).toMatchObject({ replay: { enabled: true, count: 1 } });
+    await argo(['Add docs'], home, { env: { ARGO_REPLAY: 'none' } });
+    expect(logLines(home)[2]).toMatchObject({ replay: { enabled: false } });
+    expect(await argo(['x'], home, { env: { ARGO_REPLAY: 'always' } })).toMatchObject({ code: 2, stderr: 'argo: ARGO_REPLAY must be none, session or last:N, got "always"\n' });
+  });
+
+  it('--explain names the model and where it came from, and the context window', async () => {
+    const home = tempHome();
+    await argo(['-s', 'w', '-m', 'llama3:8b', 'Write a haiku'], home);
+    const explained = await argo(['-s', 'w', '--replay', 'session', '--explain', 'Another'], home, { env: { ARGO_MODEL: 'argo' } });
+    expect(explained.stdout).toContain("model      llama3:8b (the session's last model)\n");
+    expect(explained.stdout).toMatch(/context {4}about \d+ prompt tokens of a 4096-token window \(Ollama's default\)/);
+  });
+});
+
+describe('silent truncation, detected', () => {
+  it('warns before sending when the estimate exceeds the window, logs it, and argo logs --truncated finds it', async () => {
+    const home = tempHome();
+    const result = await argo(['-m', 'tiny', words(600)], home);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^argo: the prompt \(about \d+ tokens\) is longer than the context window \(256 tokens, the model's num_ctx\); Ollama cuts such prompts silently — raise --num-ctx \(e\.g\. --num-ctx \d+\) or lower --budget\n$/);
+    expect(logLines(home)[0]).toMatchObject({ num_ctx: 256, truncation_suspected: true, timings: { prompt_eval_count: 256 } });
+    await argo(['a short one'], home);
+    const found = await argo(['logs', '--json', '--truncated'], home);
+    expect(found.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([logLines(home)[0]?.id]);
+  });
+
+  it('after the answer: a prompt_eval_count that fills the window is reported even when the estimate fitted', async () => {
+    const home = tempHome();
+    // The stand-in counts a word as a token: 300 one-letter words are ~150 estimated tokens, 300 counted.
+    const result = await argo(['--num-ctx', '200', Array.from({ length: 300 }, () => 'a').join(' ')], home);
+    expect(result.stderr).toMatch(/^argo: Ollama read 200 prompt tokens, all of the context window \(200 tokens, from --num-ctx\); the prompt was probably cut — raise --num-ctx/);
+    expect(logLines(home)[0]).toMatchObject({ num_ctx: 200, truncation_suspected: true });
+  });
+
+  it('a prompt that fits says nothing and logs truncation_suspected false', async () => {
+    const home = tempHome();
+    const result = await argo(['--num-ctx', '8192', 'hello'], home);
+    expect(result.stderr).toBe('');
+    expect(logLines(home)[0]).toMatchObject({ num_ctx: 8192, truncation_suspected: false, prompt_tokens_estimate: expect.any(Number) as unknown });
+  });
+});
+
+describe('argo rerun', () => {
+  it('rebuilds the exact request (same bytes), sends it to another model with other options, logs rerun_of, and diffs the answers', async () => {
+    const home = tempHome();
+    await argo(['-s', 'w', 'Write a function'], home);
+    await argo(['-s', 'w', '--replay', 'last:1', 'Now add tests'], home);
+    const original = logLines(home)[1];
+    const sentBefore = ollama.requests.filter((r) => r.path === '/api/chat').at(-1)?.body;
+    const explained = await argo(['rerun', String(original?.id), '--explain', '--json'], home);
+    const proof = JSON.parse(explained.stdout) as { proved_sha256: string; request: { body: unknown } };
+    expect(proof.proved_sha256).toBe(original?.request_sha256);
+    expect(JSON.stringify(proof.request.body)).toBe(sentBefore);
+
+    ollama.options.reply = (body) => (body.model === 'llama3:8b' ? 'Tests with vitest, three of them.' : 'unused');
+    const result = await argo(['rerun', String(original?.id), '-m', 'llama3:8b', '-o', 'seed=7', '--diff'], home);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Tests with vitest, three of them.\n');
+    expect(result.stdout).toMatch(/── word diff: \S+ \(argo\) → \S+ \(llama3:8b\) · \+\d+ −\d+ words\n/);
+    expect(result.stdout).toContain('[-You said: Now add tests-]{+Tests with vitest, three of them.+}');
+    const rerun = logLines(home).at(-1);
+    expect(rerun).toMatchObject({ rerun_of: original?.id, model: 'llama3:8b', options: { seed: 7 }, replayed_ids: original?.replayed_ids });
+  });
+
+  it('proves turns sent to /api/generate, without streaming, with keep_alive, options, a system prompt and a mode', async () => {
+    const home = tempHome();
+    const flags = ['-s', 'g', '--api', 'generate', '--no-stream', '--keep-alive', '10m', '-o', 'num_predict=20', '--system', 'Be exact.', '--mode', 'code'];
+    await argo([...flags, 'Write a function'], home);
+    await argo([...flags, '--replay', 'last:1', 'Add tests'], home);
+    const original = logLines(home)[1];
+    const sent = ollama.requests.filter((r) => r.path === '/api/generate').at(-1)?.body;
+    const explained = await argo(['rerun', String(original?.id), '--explain', '--json'], home);
+    expect(explained.code).toBe(0);
+    expect(JSON.stringify((JSON.parse(explained.stdout) as { request: { body: unknown } }).request.body)).toBe(sent);
+    const again = await argo(['rerun', String(original?.id)], home);
+    expect(again.code).toBe(0);
+    expect(ollama.requests.filter((r) => r.path === '/api/generate').at(-1)?.body).toBe(sent);
+    expect(logLines(home).at(-1)).toMatchObject({ rerun_of: original?.id, request_sha256: original?.request_sha256 });
+  });
+
+  it('refuses, naming the reason, when a replayed turn is gone or the turn is unknown', async () => {
+    const home = tempHome();
+    await argo(['-s', 'w', 'Write a function'], home);
+    await argo(['-s', 'w', '--replay', 'last:1', 'Now add tests'], home);
+    const [first, second] = logLines(home);
+    const logFile = join(home, 'logs', `${String(second?.timestamp).slice(0, 10)}.log`);
+    // Delete the replayed turn's line by hand.
+    const { readFileSync } = await import('node:fs');
+    writeFileSync(logFile, readFileSync(logFile, 'utf8').split('\n').filter((line) => !line.startsWith(`{"id":"${String(first?.id)}"`)).join('\n'));
+    expect(readFileSync(logFile, 'utf8').endsWith('\n')).toBe(true);
+    const refused = await argo(['rerun', String(second?.id)], home);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toBe(`argo: cannot rerun: turn ${String(second?.id)} replayed turn ${String(first?.id)}, which is no longer in the log (deleted or pruned), so its request cannot be rebuilt\n`);
+    expect(await argo(['rerun', 'nope'], home)).toMatchObject({ code: 2 });
+  });
+
+  it('refuses when the rebuilt body hash differs (a persona text changed since)', async () => {
+    const home = tempHome();
+    await argo(['hello'], home);
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ personas: { neutral: 'Talk like a pirate.' } }));
+    const refused = await argo(['rerun', String(logLines(home)[0]?.id)], home);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^argo: cannot rerun: the rebuilt request of turn \S+ is not the one it sent \(sha256 [0-9a-f]{12}… ≠ [0-9a-f]{12}…\): a persona, mode/);
+  });
+});
+
+describe('argo chat with piped lines', () => {
+  it('each line is one turn of the session, replayed (session by default), logged; no prompt is drawn', async () => {
+    const home = tempHome();
+    const result = await argo(['chat', '-s', 'talk'], home, { stdin: 'Write a haiku\nMake it rhyme\n/stats\n' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^You said: Write a haiku\nYou said: Make it rhyme\nprompt \d+ tokens · answer 5 tokens/);
+    expect(result.stderr).toBe('');
+    const lines = logLines(home);
+    expect(lines.map((line) => line.session)).toEqual(['talk', 'talk']);
+    expect(lines[1]).toMatchObject({ replay: { session: true } });
+    // The same request a one-liner with the same flags sends.
+    await argo(['-s', 'talk2', 'Write a haiku'], home);
+    await argo(['-s', 'talk2', '--replay', 'session', 'Make it rhyme'], home);
+    const bodies = modelBodies().map((body) => JSON.stringify(body));
+    expect(bodies[3]).toBe(bodies[1]);
+  });
+
+  it('slash commands switch session, model and replay; /last prints the last answer', async () => {
+    const home = tempHome();
+    const result = await argo(['chat'], home, { stdin: 'one\n/session other\n/model llama3:8b\n/replay none\ntwo\n/last\n/bye\nthree\n' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('You said: one\nYou said: two\nYou said: two\n');
+    expect(logLines(home).map((line) => [line.session, line.model])).toEqual([
+      ['default', 'argo'],
+      ['other', 'llama3:8b'],
+    ]);
+  });
+
+  it('argo last prints the last answer of the most recently used session; N, -s, --json', async () => {
+    const home = tempHome();
+    await argo(['chat', '-s', 'a'], home, { stdin: 'first\nsecond\n' });
+    await argo(['-s', 'b', 'third'], home);
+    expect((await argo(['last'], home)).stdout).toBe('You said: third\n');
+    expect((await argo(['last', '2', '-s', 'a'], home)).stdout).toBe('You said: first\n\nYou said: second\n');
+    const json = (await argo(['last', '-s', 'a', '--json'], home)).stdout;
+    expect((JSON.parse(json) as { user_prompt: string }).user_prompt).toBe('second');
+  });
+});
+
+describe('argo completion', () => {
+  it('prints a bash script that completes commands and asks argo for session names', async () => {
+    const home = tempHome();
+    await argo(['-s', 'work', 'hi'], home);
+    const script = (await argo(['completion', 'bash'], home)).stdout;
+    expect(script).toContain('complete -o default -F _argo argo');
+    expect(script).toContain('rerun');
+    const sessions = await argo(['__complete', 'sessions'], home);
+    expect(sessions.stdout).toBe('work\n');
+    const models = await argo(['__complete', 'models'], home);
+    expect(models.stdout).toBe('argo:latest\nllama3:8b\ntiny:latest\n');
+    expect((await argo(['completion', 'tcsh'], home)).code).toBe(2);
+  });
+});
+
+describe('doctor --json', () => {
+  it('one object with every check; the missing model hint says how to create argo', async () => {
+    const home = tempHome();
+    const fresh = await startFakeOllama({ models: [{ name: 'llama3:8b' }] });
+    try {
+      const result = await runArgo(['doctor', '--json'], { home, host: fresh.url });
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout) as { ok: boolean; checks: { check: string; ok: boolean; detail: string }[] };
+      expect(report.ok).toBe(false);
+      expect(report.checks.map((check) => check.check)).toEqual(['config', 'data', 'ollama', 'model']);
+      expect(report.checks[3]?.detail).toBe('argo is not installed (installed: llama3:8b); create it with "ollama create argo -f docs/Modelfile", or use an installed one (--model llama3:8b)');
+      const asked = await runArgo(['hi'], { home, host: fresh.url });
+      expect(asked.stderr).toContain('Create it with "ollama create argo -f docs/Modelfile", or use an installed one (--model llama3:8b)');
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('an unreachable Ollama is described in plain words', async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+      });
+    });
+    const result = await runArgo(['doctor'], { home: tempHome(), host: `http://127.0.0.1:${closedPort}` });
+    expect(result.stdout).toContain(`FAIL  ollama     cannot reach Ollama at http://127.0.0.1:${closedPort} (connection refused: nothing listens there)`);
+    const blocked = await runArgo(['doctor'], { home: tempHome(), host: 'http://127.0.0.1:9' });
+    expect(blocked.stdout).toContain('(HTTP clients refuse that port; run Ollama on another one)');
+    expect(statSync(ARGO_BIN).isFile()).toBe(true);
+  });
+});

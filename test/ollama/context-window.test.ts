@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import {
+  OLLAMA_DEFAULT_NUM_CTX,
+  estimatePromptTokens,
+  estimateTextTokens,
+  numCtxFromParameters,
+  overWindow,
+  resolveWindow,
+  suggestedNumCtx,
+  truncationLine,
+  truncationSuspected,
+} from '../../src/ollama/context-window.js';
+import type { TruncationCheck } from '../../src/ollama/context-window.js';
+
+describe('resolveWindow', () => {
+  it.each([
+    [{ tokens: 8192, source: 'flag' as const }, 2048, { tokens: 8192, source: 'flag' }],
+    [{ tokens: 16384, source: 'config' as const }, null, { tokens: 16384, source: 'config' }],
+    [null, 2048, { tokens: 2048, source: 'model' }],
+    [null, null, { tokens: OLLAMA_DEFAULT_NUM_CTX, source: 'default' }],
+  ])('%j with the model at %s → %j', (requested, model, expected) => {
+    expect(resolveWindow(requested, model)).toEqual(expected);
+  });
+  it('defaults to 4096 as Ollama does', () => expect(OLLAMA_DEFAULT_NUM_CTX).toBe(4096));
+});
+
+describe('numCtxFromParameters', () => {
+  it.each([
+    ['num_ctx                        8192', 8192],
+    ['stop                           "<|im_start|>"\nnum_ctx                        2048\ntemperature 0.7', 2048],
+    ['temperature 0.7', null],
+    ['', null],
+    [undefined, null],
+    ['num_ctx 0', null],
+    ['num_ctx abc', null],
+  ])('%j → %s', (text, expected) => {
+    expect(numCtxFromParameters(text)).toBe(expected);
+  });
+});
+
+describe('estimateTextTokens', () => {
+  it.each([
+    ['', 0],
+    ['abcd', 1],
+    ['abcde', 2],
+    ['why is the sky blue?', 5],
+    ['日本語', 3],
+    ['hi 日本', 3],
+    ['🙂🙂', 2],
+    ['x'.repeat(4000), 1000],
+  ])('%#: %i tokens', (text, tokens) => {
+    expect(estimateTextTokens(text)).toBe(tokens);
+  });
+});
+
+describe('estimatePromptTokens', () => {
+  it.each([
+    [{ messages: [{ content: 'abcd' }] }, 5],
+    [{ messages: [{ content: 'be brief' }, { content: 'abcd' }, { content: 'efgh' }] }, 16],
+    [{ prompt: 'abcd' }, 5],
+    [{ prompt: 'abcd', system: 'be brief' }, 11],
+    [{ messages: [] }, 0],
+  ])('%j → %i', (body, tokens) => {
+    expect(estimatePromptTokens(body)).toBe(tokens);
+  });
+});
+
+const check = (estimate: number, tokens = 4096, source: 'flag' | 'config' | 'model' | 'default' = 'default'): TruncationCheck => ({ estimate, window: { tokens, source } });
+
+describe('truncation checks', () => {
+  it.each([
+    // estimate, window, prompt_eval_count, over before sending, suspected after
+    [1000, 4096, 1000, false, false],
+    [1000, 4096, 300, false, false], // a cached prefix lowers the count: not a cut
+    [4096, 4096, 4000, false, false],
+    [4097, 4096, null, true, true],
+    [7268, 4096, 4096, true, true],
+    [3900, 4096, 4096, false, true], // the estimate was low, the count says the window was full
+    [3900, 4096, 5000, false, true],
+    [100, 4096, null, false, false],
+  ])('estimate %i, window %i, count %s → before %s, after %s', (estimate, tokens, count, before, after) => {
+    expect(overWindow(check(estimate, tokens))).toBe(before);
+    expect(truncationSuspected(check(estimate, tokens), count)).toBe(after);
+  });
+
+  it.each([
+    [7268, 4096, 16384],
+    [5000, 4096, 8192],
+    [100, 512, 2048],
+    [40000, 8192, 65536],
+  ])('suggests a window for %i tokens over %i: %i', (estimate, window, size) => {
+    expect(suggestedNumCtx(estimate, window)).toBe(size);
+  });
+
+  it.each([
+    [check(7268), null, "argo: the prompt (about 7268 tokens) is longer than the context window (4096 tokens, Ollama's default); Ollama cuts such prompts silently — raise --num-ctx (e.g. --num-ctx 16384) or lower --budget"],
+    [check(7268, 4096, 'model'), 4096, "argo: the prompt (about 7268 tokens) is longer than the context window (4096 tokens, the model's num_ctx); Ollama read 4096; Ollama cuts such prompts silently — raise --num-ctx (e.g. --num-ctx 16384) or lower --budget"],
+    [check(3900, 4096, 'flag'), 4096, 'argo: Ollama read 4096 prompt tokens, all of the context window (4096 tokens, from --num-ctx); the prompt was probably cut — raise --num-ctx (e.g. --num-ctx 8192) or lower --budget'],
+  ])('phrases %j / %s', (value, count, line) => {
+    expect(truncationLine(value, count)).toBe(line);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { OLLAMA_OPTIONS, parseOptionAssignments, sortedOptions } from '../../src/ollama/options.js';
+
+describe('parseOptionAssignments', () => {
+  it.each([
+    [['num_predict=200'], { num_predict: 200 }],
+    [['temperature=0.2'], { temperature: 0.2 }],
+    [['temperature=1'], { temperature: 1 }],
+    [['seed=-1'], { seed: -1 }],
+    [['top_k=40', 'top_p=0.9', 'min_p=0.05'], { top_k: 40, top_p: 0.9, min_p: 0.05 }],
+    [['use_mmap=false'], { use_mmap: false }],
+    [['penalize_newline=true'], { penalize_newline: true }],
+    [['stop=\n\n'], { stop: ['\n\n'] }],
+    [['stop=User:', 'stop= END '], { stop: ['User:', ' END '] }],
+    [['stop=a=b'], { stop: ['a=b'] }],
+    [['temperature=0.1', 'temperature=0.7'], { temperature: 0.7 }],
+    [['num_ctx= 8192 '], { num_ctx: 8192 }],
+    [[], {}],
+  ])('%j → %j', (assignments, expected) => {
+    expect(parseOptionAssignments(assignments)).toEqual(expected);
+  });
+
+  it.each([
+    ['temprature=0.2', '-o temprature: unknown Ollama option (did you mean "temperature"?); see docs/cli.md for the list'],
+    ['num_predcit=5', '-o num_predcit: unknown Ollama option (did you mean "num_predict"?); see docs/cli.md for the list'],
+    ['colour=red', '-o colour: unknown Ollama option; see docs/cli.md for the list'],
+    ['keep_alive=10m', '-o keep_alive: not a model option; use --keep-alive'],
+    ['system=hi', '-o system: not a model option; use --system or --system-file'],
+    ['num_predict', '-o "num_predict": use key=value, e.g. -o num_predict=200'],
+    ['=3', '-o "=3": use key=value, e.g. -o num_predict=200'],
+    ['num_predict=2.5', '-o num_predict=2.5: num_predict takes a whole number'],
+    ['num_predict=many', '-o num_predict=many: num_predict takes a whole number'],
+    ['temperature=hot', '-o temperature=hot: temperature takes a number'],
+    ['temperature=', '-o temperature=: temperature takes a number'],
+    ['use_mmap=yes', '-o use_mmap=yes: use_mmap takes true or false'],
+    ['stop=', '-o stop=: stop takes text (repeat -o stop=… for several)'],
+  ])('%s is refused: %s', (assignment, message) => {
+    expect(() => parseOptionAssignments([assignment])).toThrow(new UsageError(message));
+  });
+
+  it('knows every option of the ollama client type', () => {
+    for (const name of ['num_ctx', 'num_keep', 'typical_p', 'repeat_last_n', 'repeat_penalty', 'presence_penalty', 'frequency_penalty', 'mirostat', 'mirostat_tau', 'mirostat_eta', 'num_batch', 'num_gpu', 'main_gpu', 'num_thread', 'use_mmap', 'use_mlock', 'numa']) {
+      expect(OLLAMA_OPTIONS).toHaveProperty(name);
+    }
+  });
+});
+
+describe('sortedOptions', () => {
+  it('orders by name so the same options give the same bytes', () => {
+    expect(JSON.stringify(sortedOptions({ top_p: 0.9, num_predict: 5, stop: ['x'] }))).toBe('{"num_predict":5,"stop":["x"],"top_p":0.9}');
+  });
+});

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSettings } from '../../src/config/settings.js';
+import type { OllamaRequest } from '../../src/replay/prompt.js';
+import { SMALL_PROMPT_TOKENS, checkContext, requestFacts, requestSha256 } from '../../src/turn/request-facts.js';
+
+const settings = (flags: Parameters<typeof loadSettings>[0] = {}) => loadSettings({ home: mkdtempSync(join(tmpdir(), 'argo-facts-')), ...flags }, {});
+const request = (content: string, options?: Record<string, number>): OllamaRequest => ({
+  endpoint: '/api/chat',
+  body: { model: 'argo', messages: [{ role: 'user', content }], stream: true, ...(options ? { options } : {}) },
+});
+
+describe('requestSha256', () => {
+  it('is the SHA-256 of the body as JSON, the bytes the client sends', () => {
+    const req = request('hi');
+    expect(requestSha256(req)).toBe(createHash('sha256').update(JSON.stringify(req.body)).digest('hex'));
+    expect(requestSha256(request('hi'))).toBe(requestSha256(req));
+    expect(requestSha256(request('hi!'))).not.toBe(requestSha256(req));
+  });
+});
+
+describe('checkContext', () => {
+  const asked: string[] = [];
+  const lookup = (numCtx: number | null) => (model: string) => {
+    asked.push(model);
+    return Promise.resolve(numCtx);
+  };
+
+  it.each([
+    // prompt chars, request num_ctx, model num_ctx, window, source, warned before, asked the model
+    [40, undefined, 2048, null, null, false, false],
+    [40, 8, 2048, 8, 'flag', true, false],
+    [4 * (SMALL_PROMPT_TOKENS + 10), undefined, 2048, 2048, 'model', false, true],
+    [4 * (SMALL_PROMPT_TOKENS + 10), undefined, 256, 256, 'model', true, true],
+    [4 * (SMALL_PROMPT_TOKENS + 10), undefined, null, 4096, 'default', false, true],
+  ])('%i chars, num_ctx %s, model %s → window %s (%s), warned %s, asked %s', async (chars, numCtx, model, tokens, source, warned, askedModel) => {
+    asked.length = 0;
+    const check = await checkContext(settings(), request('x'.repeat(chars), numCtx === undefined ? undefined : { num_ctx: numCtx }), lookup(model));
+    expect(check.window).toEqual(tokens === null ? null : { tokens, source });
+    expect(check.before !== null).toBe(warned);
+    expect(asked.length > 0).toBe(askedModel);
+  });
+
+  it('after the answer: one line only when the estimate fitted but the count filled the window', async () => {
+    const check = await checkContext(settings(), request('hello', { num_ctx: 100 }), undefined);
+    expect(check.after(20)).toEqual({ suspected: false, line: null });
+    expect(check.after(100)).toMatchObject({ suspected: true, line: expect.stringMatching(/^argo: Ollama read 100 prompt tokens/) as unknown });
+    const over = await checkContext(settings(), request('x'.repeat(800), { num_ctx: 100 }), undefined);
+    expect(over.after(100)).toEqual({ suspected: true, line: null });
+  });
+
+  it('requestFacts logs the hash, the options, the window and the verdict', async () => {
+    const s = settings({ system: 'Be brief.' });
+    const req = request('hello', { num_ctx: 100 });
+    const check = await checkContext(s, req, undefined);
+    expect(requestFacts(s, req, check, false, 'abc')).toEqual({
+      request_sha256: requestSha256(req),
+      options: { num_ctx: 100 },
+      system: 'Be brief.',
+      ollama_stream: true,
+      num_ctx: 100,
+      prompt_tokens_estimate: 6,
+      truncation_suspected: false,
+      rerun_of: 'abc',
+    });
+  });
+});
