@@ -1,6 +1,7 @@
 // The agent loop (contract §3–§6): ask the model with tools, check its calls, run the valid ones
 // in parallel, classify the outcomes, compact, and go round until it answers in words or a rule
 // stops it. Everything outside the loop's own rules is injected, so the CLI and the server share it.
+import { EMPTY_METRICS } from '../ollama/transport.js';
 import type { AgentChatMessage, Metrics, StreamOutcome, TransportRequest, WireToolCall } from '../ollama/transport.js';
 import type { ChatBody } from '../replay/prompt.js';
 import type { Memo } from '../tools/memo.js';
@@ -126,16 +127,6 @@ export interface AgentResult {
   /** The transport's failure when status is `error` (the CLI names a missing model from it). */
   modelFailure: StreamOutcome['failure'];
 }
-
-const EMPTY_METRICS: Metrics = {
-  total_duration: null,
-  load_duration: null,
-  prompt_eval_count: null,
-  prompt_eval_duration: null,
-  eval_count: null,
-  eval_duration: null,
-  done_reason: null,
-};
 
 function addMetrics(a: Metrics, b: Metrics): Metrics {
   const sum = (x: number | null, y: number | null): number | null => (x === null ? y : y === null ? x : x + y);

@@ -70,11 +70,16 @@ export interface AgentSettings {
   maxIterations: number;
 }
 
+/** A command-backed tool from config.json ("commandTools"). */
 export interface CommandToolSettings {
   description: string;
+  /** A JSON Schema with "type": "object" (checked when the catalog is built). */
   parameters?: Record<string, unknown>;
+  /** ["git", "log", "-n", "{count}"]: `{name}` is replaced by that argument. */
   argv: string[];
+  /** Binaries that must be on PATH for the tool to be offered (default: argv[0]). */
   requires?: string[];
+  /** Default true: an unknown command may change anything, so it asks first. */
   sideEffects?: boolean;
   timeoutMs?: number;
 }

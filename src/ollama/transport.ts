@@ -86,7 +86,8 @@ export interface StreamHooks {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-const EMPTY_METRICS: Metrics = {
+/** No figures: a stream that never reached its final chunk. */
+export const EMPTY_METRICS: Metrics = {
   total_duration: null,
   load_duration: null,
   prompt_eval_count: null,

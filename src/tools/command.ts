@@ -2,20 +2,10 @@
 // without a shell (so an argument can never become a second command).
 import { onPath, runProcess } from './process.js';
 import { ToolError } from './types.js';
+import type { CommandToolSettings } from '../config/settings.js';
 import type { ParametersSchema, Tool } from './types.js';
 
-export interface CommandToolConfig {
-  description: string;
-  /** A JSON Schema with "type": "object" (checked when the catalog is built). */
-  parameters?: Record<string, unknown>;
-  /** ["git", "log", "-n", "{count}"]: `{name}` is replaced by that argument. */
-  argv: string[];
-  /** Binaries that must be on PATH for the tool to be offered (default: argv[0]). */
-  requires?: string[];
-  /** Default true: an unknown command may change anything, so it asks first. */
-  sideEffects?: boolean;
-  timeoutMs?: number;
-}
+export type CommandToolConfig = CommandToolSettings;
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const WHOLE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;

@@ -10,6 +10,9 @@ import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { ssePayloads, startServe } from '../support/run-serve.js';
 import type { ServeProcess } from '../support/run-serve.js';
 
+// The server writes a turn's line just after the response ends; on a loaded machine that takes a while.
+const PATIENCE = { timeout: 10_000, interval: 25 };
+
 let ollama: FakeOllama;
 let home: string;
 let serve: ServeProcess;
@@ -43,11 +46,11 @@ const turnsOf = (id: string) => logLines(home).filter((line) => line.id === id);
 const lastTurn = () => logLines(home).at(-1);
 /** The response ends with the answer; the log line follows at once. Waits for it and the session record. */
 async function logged(id: string) {
-  await vi.waitFor(() => expect(turnsOf(id)).toHaveLength(1));
+  await vi.waitFor(() => expect(turnsOf(id)).toHaveLength(1), PATIENCE);
   const [entry] = turnsOf(id);
   const session = String(entry?.session);
   // Plain-mode turns run side by side, so session api's newest turn may be another one.
-  if (session !== 'api') await vi.waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ last_turn_id: id }));
+  if (session !== 'api') await vi.waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ last_turn_id: id }), PATIENCE);
   return entry;
 }
 async function healthy(): Promise<void> {
@@ -205,7 +208,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
   it('model missing → 404 model_not_found', async () => {
     const error = await client.chat.completions.create({ ...ask('x'), model: 'nope' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 404, code: 'model_not_found', param: 'model' });
-    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'error', model: 'nope' }));
+    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'error', model: 'nope' }), PATIENCE);
     await healthy();
   });
 
@@ -263,7 +266,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     const chat = ollama.requests.filter((r) => r.path === '/api/chat').at(-1);
     await chat?.settled;
     expect(chat?.clientAborted).toBe(true);
-    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'interrupted', model_response: 'a b', error: 'the client disconnected' }));
+    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'interrupted', model_response: 'a b', error: 'the client disconnected' }), PATIENCE);
     await healthy();
   });
 
@@ -273,7 +276,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     expect(status).toBe(200);
     const id = headers['x-argo-turn-id'] as string;
     // The answer is complete and logged while the client has not read a byte of the body.
-    await vi.waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'ok' })]));
+    await vi.waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'ok' })]), PATIENCE);
     const data = ssePayloads(await read());
     const text = data.slice(0, -1).map((d) => (JSON.parse(d) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '').join('');
     expect(text).toBe(ollama.options.tokens.join(''));
@@ -305,7 +308,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
       expect(await health.json()).toEqual({ status: 'degraded', ollama: { reachable: false, version: null } });
       const error = await new OpenAI({ baseURL: `${down.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create(ask('x')).catch((e: unknown) => e);
       expect(error).toMatchObject({ status: 502, code: 'ollama_unreachable' });
-      await vi.waitFor(() => expect(logLines(downHome)).toEqual([expect.objectContaining({ status: 'error', session: 'api' })]));
+      await vi.waitFor(() => expect(logLines(downHome)).toEqual([expect.objectContaining({ status: 'error', session: 'api' })]), PATIENCE);
       expect((await fetch(`${down.url}/v1/models`)).status).toBe(502);
     } finally {
       await down.stop();
@@ -343,7 +346,7 @@ describe('jobs', () => {
     const response = await post('/api/jobs', ask('do it', { argo: { session: 'jobs' } }));
     expect(response.status).toBe(202);
     const { job_id: id } = (await response.json()) as { job_id: string };
-    await vi.waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }));
+    await vi.waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }), PATIENCE);
     const record = (await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { turn_id: string };
     expect(record).toMatchObject({ id, session: 'jobs', output: 'background work done', error: null });
     expect(turnsOf(record.turn_id)).toEqual([expect.objectContaining({ session: 'jobs', model_response: 'background work done' })]);
@@ -357,7 +360,7 @@ describe('jobs', () => {
     ollama.options.tokens = words;
     ollama.setScenario({ delayMs: 15 });
     const { job_id: id } = (await (await post('/api/jobs', ask('long'))).json()) as { job_id: string };
-    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output.length).toBeGreaterThan(10));
+    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output.length).toBeGreaterThan(10), PATIENCE);
     const data = ssePayloads(await (await fetch(`${serve.url}/api/jobs/${id}/stream`)).text());
     const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as { choices: { delta: { content?: string }; finish_reason: string | null }[]; argo?: unknown });
     const first = chunks[0]?.choices[0]?.delta.content ?? '';
@@ -372,10 +375,10 @@ describe('jobs', () => {
     ollama.options.reply = 'alpha beta gamma delta';
     ollama.setScenario({ hang: 2 });
     const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
-    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output).toBe('alpha beta'));
+    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output).toBe('alpha beta'), PATIENCE);
     const cancelled = await (await fetch(`${serve.url}/api/jobs/${id}`, { method: 'DELETE' })).json();
     expect(cancelled).toMatchObject({ state: 'cancelled', output: 'alpha beta', error: 'cancelled by request' });
-    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'interrupted', model_response: 'alpha beta', error: 'cancelled by request' }));
+    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'interrupted', model_response: 'alpha beta', error: 'cancelled by request' }), PATIENCE);
   });
 
   it('kill -9 mid-job, restart: the job is failed with a reason, its output intact, no torn file', async () => {
@@ -385,7 +388,7 @@ describe('jobs', () => {
     ollama.setScenario({ hang: 2 });
     const { job_id: id } = (await (await fetch(`${first.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('x')) })).json()) as { job_id: string };
     const path = join(jobHome, 'jobs', `${id}.json`);
-    await vi.waitFor(() => expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ state: 'running', output: 'saved words' }));
+    await vi.waitFor(() => expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ state: 'running', output: 'saved words' }), PATIENCE);
     first.child.kill('SIGKILL');
     await first.exited;
     // The record and its lock (proper-lockfile's directory); no temporary file left behind.
@@ -412,15 +415,15 @@ describe('STOP', () => {
     const id = response.headers.get('x-argo-turn-id') ?? '';
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     await reader.read();
-    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${job}`)).json()) as { output: string }).output).toBe('first second'));
+    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${job}`)).json()) as { output: string }).output).toBe('first second'), PATIENCE);
     writeFileSync(join(home, 'STOP'), '');
     let rest = '';
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
     const data = ssePayloads(rest);
     expect(data.at(-1)).toBe('[DONE]');
     expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'stopped' } });
-    await vi.waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'stopped', model_response: 'first second', error: 'stop signal' })]));
-    await vi.waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${job}`)).json()).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'first second' }));
+    await vi.waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'stopped', model_response: 'first second', error: 'stop signal' })]), PATIENCE);
+    await vi.waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${job}`)).json()).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'first second' }), PATIENCE);
     expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
   });
 });
@@ -441,12 +444,12 @@ describe('load and shutdown', () => {
     });
     const ids = await Promise.all(runs);
     expect(new Set(ids).size).toBe(20);
-    await vi.waitFor(() => expect(logLines(home).length - before).toBe(20));
+    await vi.waitFor(() => expect(logLines(home).length - before).toBe(20), PATIENCE);
     const lines = logLines(home).slice(before);
     expect(lines).toHaveLength(20);
     expect(new Set(lines.map((line) => line.id))).toEqual(new Set(ids));
     for (const session of ['s1', 's2', 's3', 's4']) {
-      await vi.waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ turns: 4 }));
+      await vi.waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ turns: 4 }), PATIENCE);
     }
   });
 
