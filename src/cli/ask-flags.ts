@@ -6,8 +6,7 @@ import type { FlagOverrides, Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { parseOptionAssignments } from '../ollama/options.js';
 import type { ReplaySpec } from '../replay/types.js';
-import { listSessions } from '../sessions/store.js';
-import { collect } from './common.js';
+import { collect } from './parse.js';
 import { settingsFor } from './settings.js';
 import { judgeWords, typoMessage } from './typos.js';
 
@@ -61,6 +60,8 @@ export async function companionSettings(flags: CompanionFlags & FlagOverrides, f
   const settings = settingsFor(overrides);
   if (flags.continue !== true) return { settings, replay: flags.replay ?? fallbackReplay ?? settings.defaultReplay };
   if (flags.session !== undefined) throw new UsageError('--continue picks the most recently used session; leave out --session (or use --session NAME --replay session)');
+  // Loaded only for -c: reading session records needs their codec, which a plain question does not.
+  const { listSessions } = await import('../sessions/store.js');
   const [latest] = (await listSessions(settings.paths.sessions)).sort((a, b) => (a.last_used_at < b.last_used_at ? 1 : a.last_used_at > b.last_used_at ? -1 : 0));
   if (latest === undefined) throw new UsageError('--continue: there is no session yet; ask something first (argo "…")');
   return { settings: settingsFor({ ...overrides, session: latest.name }), replay: flags.replay ?? { kind: 'session' } };

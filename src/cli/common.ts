@@ -95,10 +95,6 @@ function readAnswer(input: NodeJS.ReadableStream): Promise<string> {
   });
 }
 
-export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
 export function parseCount(value: string): number {
   const count = Number(value);
   if (/^\d+$/.test(value) && Number.isSafeInteger(count)) return count;

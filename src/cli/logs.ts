@@ -33,7 +33,8 @@ import { knownSessions } from '../sessions/manage.js';
 import { deleteSession, listSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
-import { collect, colorsFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
+import { collect } from './parse.js';
+import { colorsFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 

@@ -34,3 +34,8 @@ export function parsePositiveInteger(value: string): number {
   if (number >= 1) return number;
   throw new InvalidArgumentError('use a whole number of 1 or more.');
 }
+
+/** A repeatable flag's values, in order. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
