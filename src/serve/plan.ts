@@ -18,7 +18,7 @@ export interface AnswerPlan {
 export function planAnswer(request: ChatRequest, defaultSession: string, agentMode: boolean): AnswerPlan {
   const { body, argo } = request;
   if (argo?.tools && argo.tools.length > 0 && !agentMode) {
-    throw badRequest('tools need agent mode, which this server does not have yet; leave out the "tools" Argo field', 'argo.tools', 'tools_unavailable');
+    throw badRequest('this server does not run tools; leave out the "tools" Argo field', 'argo.tools', 'tools_unavailable');
   }
   // The same rules as the CLI's --reason.
   if (argo?.reason !== undefined && (argo.replay === undefined || argo.replay.kind === 'none')) {

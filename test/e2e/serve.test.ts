@@ -161,13 +161,15 @@ describe('Argo mode', () => {
     expect(entry?.replay_policy).toMatchObject({ entries_used: 1 });
   });
 
-  it('refuses unknown personas and the tools field with a 400 naming the field', async () => {
+  it('refuses unknown personas and unknown toolsets with a 400 naming the field', async () => {
     const persona = await post('/v1/chat/completions', ask('x', { argo: { persona: 'nobody' } }));
     expect(persona.status).toBe(400);
     expect(((await persona.json()) as { error: { message: string } }).error.message).toMatch(/unknown persona "nobody"/);
-    const tools = await post('/v1/chat/completions', ask('x', { argo: { tools: ['fs'] } }));
+    const tools = await post('/v1/chat/completions', ask('x', { argo: { tools: ['fs', 'nosuchset'] } }));
     expect(tools.status).toBe(400);
-    expect(await tools.json()).toMatchObject({ error: { param: 'argo.tools', code: 'tools_unavailable' } });
+    const refused = (await tools.json()) as { error: { message: string } };
+    expect(refused).toMatchObject({ error: { param: 'argo.tools', code: 'unknown_tool' } });
+    expect(refused.error.message).toMatch(/^argo\.tools: unknown toolset or tool "nosuchset"/);
   });
 });
 
