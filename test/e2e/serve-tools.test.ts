@@ -17,11 +17,18 @@ interface Message {
   tool_name?: string;
 }
 
+/** Set by a test: the STOP file the model "writes" while it answers (as `argo stop` would from elsewhere). */
+let stopDuringRound: string | null = null;
+
 /** Round 1 calls the tool the prompt names; once a tool result is in, the model answers in text. */
 function script(body: { messages?: Message[] }): FakeRound {
   const messages = body.messages ?? [];
   const last = messages.at(-1);
   const prompt = messages.find((message) => message.role === 'user')?.content ?? '';
+  if (prompt.includes('halt') && stopDuringRound !== null) {
+    writeFileSync(stopDuringRound, `${new Date().toISOString()}\n`);
+    return { reply: 'partial answer before the tool', toolCalls: [{ id: 'h1', function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
+  }
   // A model that never stops calling tools.
   if (prompt.includes('loop')) return { toolCalls: [{ function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
   if (last?.role === 'tool') return { reply: `The tool said: ${last.content}` };
@@ -122,6 +129,7 @@ describe('the tools Argo field', () => {
     expect(payloads.at(-1)).toBe('[DONE]');
     const chunks = payloads.slice(0, -1).map((payload) => JSON.parse(payload) as Record<string, unknown> & { choices: { finish_reason?: string | null }[] });
     expect(chunks.some((chunk) => chunk.tool_status !== undefined && (chunk.tool_status as { status: string }).status === 'failure')).toBe(true);
+    expect(chunks.find((chunk) => chunk.tool_execution_error !== undefined)?.tool_execution_error).toMatchObject({ type: 'tool_execution_error', id: 'w1', name: 'write_file', message: expect.stringMatching(/side effects/) as string });
     expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
     expect(chunks.at(-1)?.argo).toMatchObject({ status: 'tool_failures', stop_reason: 'permanent_failure' });
     expect(existsSync(join(root, 'out.txt'))).toBe(false);
@@ -145,5 +153,24 @@ describe('the tools Argo field', () => {
     expect(body.argo).toMatchObject({ status: 'max_iterations', stop_reason: 'max_iterations' });
     expect(body.argo.message).toMatch(/1 tool rounds/);
     expect(await logged(home, String(body.argo.turn_id))).toMatchObject({ status: 'max_iterations' });
+  });
+
+  it('STOP set while the model answers ends the loop: no tool runs, finish_reason stop, [DONE], logged stopped', async () => {
+    const { serve, home } = await server();
+    stopDuringRound = join(home, 'STOP');
+    try {
+      const response = await post(serve.url, ask('halt please', { tools: 'fs', session: 'h' }, { stream: true }));
+      const payloads = ssePayloads(await response.text());
+      expect(payloads.at(-1)).toBe('[DONE]');
+      const chunks = payloads.slice(0, -1).map((payload) => JSON.parse(payload) as Record<string, unknown> & { choices: { finish_reason?: string | null }[] });
+      expect(chunks.some((chunk) => chunk.tool_status !== undefined)).toBe(false);
+      expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+      expect(chunks.at(-1)?.argo).toMatchObject({ status: 'stopped' });
+      const entry = await logged(home, response.headers.get('x-argo-turn-id') ?? '');
+      expect(entry).toMatchObject({ status: 'stopped', session: 'h' });
+      expect(entry?.tool_calls ?? []).toEqual([]);
+    } finally {
+      stopDuringRound = null;
+    }
   });
 });
