@@ -337,7 +337,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     } else if (signal.aborted) {
       await job.finish(...cutState(signal.reason), 'stop');
     } else {
-      await job.finish('failed', result.failure?.message ?? `the turn ended ${result.status}`, 'stop');
+      await job.finish('failed', result.failure?.message ?? result.agent?.message ?? `the turn ended ${result.status}`, finishOf(result, 0));
     }
   };
 

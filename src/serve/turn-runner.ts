@@ -11,6 +11,8 @@ import { checkStyleChoice } from '../replay/style.js';
 import { openSession } from '../sessions/store.js';
 import { loadToolbox } from '../tools/catalog.js';
 import type { Toolbox } from '../tools/catalog.js';
+import { ToolError } from '../tools/types.js';
+import type { Tool } from '../tools/types.js';
 import { runTurn, streamAnswer } from '../turn/turn.js';
 import type { Answer, Answerer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
 import { badRequest } from './errors.js';
@@ -64,16 +66,27 @@ async function toolboxFor(names: readonly string[], settings: Settings, tools: S
   }
 }
 
+export const SIDE_EFFECTS_OFF = 'it has side effects, which this server does not allow (start argo serve with --allow-side-effects to let tools write and run commands)';
+
+/**
+ * A server has nobody to ask "Allow?": without --allow-side-effects a side-effecting tool fails as
+ * permanent, with a message that says so, instead of running; every other tool is as it was.
+ */
+export function serverTools(tools: readonly Tool[], allowSideEffects: boolean): Tool[] {
+  if (allowSideEffects) return [...tools];
+  return tools.map((tool) => (tool.sideEffects ? { ...tool, run: () => Promise.reject(new ToolError(SIDE_EFFECTS_OFF, false)) } : tool));
+}
+
 function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: TurnHooks, now: () => Date, summary: { value: AgentSummary | null }): Answerer {
   return agentAnswerer({
-    tools: box.tools,
+    tools: serverTools(box.tools, tools.allowSideEffects),
     unavailable: box.unavailable,
     root: tools.root,
     home: settings.home,
     maxIterations: settings.agent.maxIterations,
     ephemeralSystem: null,
-    yes: tools.allowSideEffects,
-    // Nobody to ask: without --allow-side-effects such a call fails as permanent (see docs/serve.md).
+    // Refused side effects fail inside their tool (serverTools), so nothing is left to confirm.
+    yes: true,
     confirm: () => Promise.resolve('no-terminal'),
     emit: (event) => {
       const shown = toolEventOf(event);

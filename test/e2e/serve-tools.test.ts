@@ -129,7 +129,7 @@ describe('the tools Argo field', () => {
     expect(payloads.at(-1)).toBe('[DONE]');
     const chunks = payloads.slice(0, -1).map((payload) => JSON.parse(payload) as Record<string, unknown> & { choices: { finish_reason?: string | null }[] });
     expect(chunks.some((chunk) => chunk.tool_status !== undefined && (chunk.tool_status as { status: string }).status === 'failure')).toBe(true);
-    expect(chunks.find((chunk) => chunk.tool_execution_error !== undefined)?.tool_execution_error).toMatchObject({ type: 'tool_execution_error', id: 'w1', name: 'write_file', message: expect.stringMatching(/side effects/) as string });
+    expect(chunks.find((chunk) => chunk.tool_execution_error !== undefined)?.tool_execution_error).toMatchObject({ type: 'tool_execution_error', id: 'w1', name: 'write_file', message: expect.stringMatching(/--allow-side-effects/) as string });
     expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
     expect(chunks.at(-1)?.argo).toMatchObject({ status: 'tool_failures', stop_reason: 'permanent_failure' });
     expect(existsSync(join(root, 'out.txt'))).toBe(false);

@@ -7,7 +7,9 @@ import { UsageError } from '../../src/errors.js';
 import { ollamaToolCallsOf } from '../../src/serve/openai.js';
 import type { OllamaExtras } from '../../src/serve/openai.js';
 import { ApiError } from '../../src/serve/errors.js';
-import { bodyFor, settingsFor, toolEventOf, turnRunner } from '../../src/serve/turn-runner.js';
+import { SIDE_EFFECTS_OFF, bodyFor, serverTools, settingsFor, toolEventOf, turnRunner } from '../../src/serve/turn-runner.js';
+import { ToolError } from '../../src/tools/types.js';
+import type { Tool } from '../../src/tools/types.js';
 import type { RunnerPorts } from '../../src/serve/turn-runner.js';
 import type { TurnInput } from '../../src/serve/types.js';
 import type { Toolbox } from '../../src/tools/catalog.js';
@@ -65,6 +67,25 @@ describe('toolEventOf: what a client sees of the loop', () => {
     [{ type: 'compacted', records: [] }, null],
   ])('%j → %j', (event, expected) => {
     expect(toolEventOf(event)).toEqual(expected);
+  });
+});
+
+describe('serverTools: the side-effect policy', () => {
+  const tool = (name: string, sideEffects: boolean): Tool => ({ name, description: '', parameters: { type: 'object', properties: {} }, sideEffects, run: () => Promise.resolve({ ran: name }) });
+  const context = { root: tmpdir(), home: tmpdir(), signal: new AbortController().signal };
+
+  it('with --allow-side-effects every tool runs as it is', async () => {
+    const tools = serverTools([tool('read', false), tool('write', true)], true);
+    expect(await Promise.all(tools.map((each) => each.run({}, context)))).toEqual([{ ran: 'read' }, { ran: 'write' }]);
+  });
+
+  it('without it a side-effecting tool fails as permanent, saying how to allow it; the others run', async () => {
+    const [read, write] = serverTools([tool('read', false), tool('write', true)], false);
+    expect(await read?.run({}, context)).toEqual({ ran: 'read' });
+    const error = await write?.run({}, context).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ToolError);
+    expect(error).toMatchObject({ message: SIDE_EFFECTS_OFF, retryable: false });
+    expect(write).toMatchObject({ name: 'write', sideEffects: true });
   });
 });
 
