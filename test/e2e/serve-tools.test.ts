@@ -173,4 +173,22 @@ describe('the tools Argo field', () => {
       stopDuringRound = null;
     }
   });
+
+  it('a job runs the loop in the background; client tools with argo.tools are refused', async () => {
+    const { serve, home } = await server();
+    const started = await fetch(`${serve.url}/api/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('read the notes', { tools: 'fs', session: 'job' })) });
+    expect(started.status).toBe(202);
+    const { job_id: id } = (await started.json()) as { job_id: string };
+    let record: { state: string; output: string; turn_id: string | null } = { state: 'pending', output: '', turn_id: null };
+    await vi.waitFor(async () => {
+      record = (await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as typeof record;
+      expect(record.state).toBe('completed');
+    });
+    expect(record.output).toContain('heron');
+    expect((await logged(home, record.turn_id ?? ''))?.tool_calls).toHaveLength(1);
+
+    const both = await post(serve.url, ask('x', { tools: 'fs' }, { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] }));
+    expect(both.status).toBe(400);
+    expect(await both.json()).toMatchObject({ error: { param: 'argo.tools', code: 'tools_conflict' } });
+  });
 });
