@@ -1,7 +1,8 @@
+import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { RuntimeError } from '../errors.js';
+import { RuntimeError, UsageError } from '../errors.js';
 import { errnoOf } from '../log/fs.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import { createServer } from '../serve/app.js';
@@ -18,6 +19,15 @@ interface ServeFlags {
   host: string;
   port: number;
   root?: string;
+  allowSideEffects: boolean;
+}
+
+/** The real path of the tools' root, checked at start so a typo fails now, not at the first tool call. */
+async function toolsRoot(flag: string | undefined): Promise<string> {
+  const given = resolve(flag ?? '.');
+  const found = await stat(given).catch(() => null);
+  if (!found?.isDirectory()) throw new UsageError(`--root ${given} is not a directory; give the directory server-side tools may use`);
+  return realpath(given);
 }
 
 function parsePort(value: string): number {
@@ -33,6 +43,7 @@ export function registerServe(program: Command, io: Io, setOutcome: ReportOutcom
     .option('--host <address>', 'address to bind; anything but loopback needs ARGO_API_KEY', '127.0.0.1')
     .option('--port <n>', 'port; 0 picks a free one', parsePort, 10007)
     .option('--root <dir>', 'where server-side tools may read and write (default: the working directory)')
+    .option('--allow-side-effects', 'let server-side tools write, edit and run commands without asking (nobody can be asked on a server)', false)
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (flags: ServeFlags, command: Command) => setOutcome(await serve(command, flags, io)));
 }
@@ -41,7 +52,7 @@ export function registerServe(program: Command, io: Io, setOutcome: ReportOutcom
 async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(command);
   const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined);
-  const root = resolve(flags.root ?? '.');
+  const root = await toolsRoot(flags.root);
   const server = createServer({
     runner: turnRunner(settings, {
       transport: () =>
@@ -54,6 +65,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
       now: io.now,
       clock: io.clock,
       rescue: io.rescue,
+      tools: { root, allowSideEffects: flags.allowSideEffects },
     }),
     sessions: sessionStore(settings.paths),
     stop: fileStopSignal(settings.home, io.now),
@@ -64,7 +76,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     limits: { maxBodyBytes: settings.serve.maxBodyBytes, jobRetentionDays: settings.serve.jobRetentionDays },
     apiKey,
     defaultSession: settings.session,
-    agentMode: false,
+    agentMode: true,
     log: (line) => io.stderr.write(`${line}\n`),
   });
   const { jobsFailed, jobsRemoved } = await server.start();
@@ -78,7 +90,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     const why = code === 'EADDRINUSE' ? 'the port is in use (pick another with --port, or 0 for any free one)' : code === 'EACCES' ? 'permission denied (ports below 1024 need privileges)' : (error as Error).message;
     throw new RuntimeError(`cannot listen on ${flags.host}:${flags.port}: ${why}`, { cause: error });
   }
-  io.stdout.write(`argo serve: listening on ${listening.url} (data ${settings.home}, tools root ${root})\n`);
+  io.stdout.write(`argo serve: listening on ${listening.url} (data ${settings.home}, tools root ${root}${flags.allowSideEffects ? ', side effects allowed' : ''})\n`);
   const signal = await new Promise<NodeJS.Signals>((done) => {
     const stopListening = io.onInterrupt((name) => {
       stopListening();

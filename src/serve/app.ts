@@ -196,7 +196,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
           ...head,
           text: result.text,
           toolCalls: calls,
-          finishReason: finishReason(result.doneReason, calls.length),
+          finishReason: finishOf(result, calls.length),
           usage: usageOf(result.promptTokens, result.completionTokens),
           argo: argoField(result),
         }),
@@ -333,11 +333,11 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (result === null) {
       await job.finish('failed', asApiError(thrown, deps.log).message, 'stop');
     } else if (result.status === 'ok') {
-      await job.finish('completed', null, finishReason(result.doneReason, result.toolCalls.length));
+      await job.finish('completed', null, finishOf(result, result.toolCalls.length));
     } else if (signal.aborted) {
       await job.finish(...cutState(signal.reason), 'stop');
     } else {
-      await job.finish('failed', result.failure?.message ?? `the turn ended ${result.status}`, 'stop');
+      await job.finish('failed', result.failure?.message ?? result.agent?.message ?? `the turn ended ${result.status}`, finishOf(result, 0));
     }
   };
 
@@ -494,14 +494,30 @@ function endFrames(event: TurnEvent, format: ChunkFormat, plan: AnswerPlan, log:
     const failure = result.failure ?? { kind: 'mid-stream', message: 'the answer failed' };
     return frame(JSON.stringify(fromFailure(failure).body()));
   }
-  const reason = finishReason(result.doneReason, result.toolCalls.length);
+  const reason = finishOf(result, result.toolCalls.length);
   let frames = frame(format.finish(reason, { argo: argoField(result) }));
   if (plan.includeUsage) frames += frame(format.usage(usageOf(result.promptTokens, result.completionTokens)));
   return frames + frame('[DONE]');
 }
 
+/**
+ * An agent run that gave up before answering (max_iterations) was cut for length; one that ended
+ * otherwise (stopped, needs_input, tool_failures, invalid_response) stops, its `argo` field saying why.
+ */
+function finishOf(result: TurnResult, clientCalls: number): FinishReason {
+  if (result.agent && result.status === 'max_iterations') return 'length';
+  return finishReason(result.doneReason, clientCalls);
+}
+
 function argoField(result: TurnResult): Record<string, unknown> {
-  return { turn_id: result.turnId, status: result.status, replay_policy: result.replayPolicy ?? null };
+  const field: Record<string, unknown> = { turn_id: result.turnId, status: result.status, replay_policy: result.replayPolicy ?? null };
+  if (result.agent) {
+    field.stop_reason = result.agent.stopReason;
+    field.iterations = result.agent.iterations;
+    field.tool_calls = result.agent.toolCalls;
+    field.message = result.agent.message;
+  }
+  return field;
 }
 
 function cutState(reason: unknown): ['cancelled' | 'failed', string] {

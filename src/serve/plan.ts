@@ -18,7 +18,11 @@ export interface AnswerPlan {
 export function planAnswer(request: ChatRequest, defaultSession: string, agentMode: boolean): AnswerPlan {
   const { body, argo } = request;
   if (argo?.tools && argo.tools.length > 0 && !agentMode) {
-    throw badRequest('tools need agent mode, which this server does not have yet; leave out the "tools" Argo field', 'argo.tools', 'tools_unavailable');
+    throw badRequest('this server does not run tools; leave out the "tools" Argo field', 'argo.tools', 'tools_unavailable');
+  }
+  // Client tools are run by the client, Argo tools by the server: one loop cannot serve both.
+  if (argo?.tools && argo.tools.length > 0 && body.tools && body.tools.length > 0) {
+    throw badRequest('"tools" (run by the client) and the "tools" Argo field (run on the server) cannot be combined; send one of them', 'argo.tools', 'tools_conflict');
   }
   // The same rules as the CLI's --reason.
   if (argo?.reason !== undefined && (argo.replay === undefined || argo.replay.kind === 'none')) {

@@ -1,15 +1,38 @@
 // The server's TurnRunner: each request is one turn of src/turn/turn.ts, the same use case the CLI
 // runs, so Argo mode builds exactly the request `argo -s NAME --replay SPEC` builds and logs one line.
 import type { Settings } from '../config/settings.js';
+import { format } from 'date-fns/format';
+import { TIMESTAMP_PATTERN } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import { UsageError } from '../errors.js';
+import { agentAnswerer, toolsConfigOf } from '../agent/answer.js';
+import type { AgentEvent } from '../agent/loop.js';
 import { checkStyleChoice } from '../replay/style.js';
+import { openSession } from '../sessions/store.js';
+import { loadToolbox } from '../tools/catalog.js';
+import type { Toolbox } from '../tools/catalog.js';
+import { ToolError } from '../tools/types.js';
+import type { Tool } from '../tools/types.js';
 import { runTurn, streamAnswer } from '../turn/turn.js';
-import type { Answer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
+import type { Answer, Answerer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
+import { badRequest } from './errors.js';
 import type { TurnFailure } from './errors.js';
 import { ollamaToolCallsOf } from './openai.js';
 import type { OllamaExtras, OllamaToolCall } from './openai.js';
-import type { CutReason, TurnInput, TurnResult, TurnRunner } from './types.js';
+import type { AgentSummary, CutReason, ToolEvent, TurnHooks, TurnInput, TurnResult, TurnRunner } from './types.js';
+
+/** Server-side tools (the `tools` Argo field), run by the same agent loop as `argo --tools`. */
+export interface ServerTools {
+  /** Real path of the directory file tools are confined to (`--root`). */
+  root: string;
+  /**
+   * Side-effecting calls (write, edit, run a command…) run only when the server was started with
+   * `--allow-side-effects`: there is no terminal to ask on, so otherwise they fail as permanent.
+   */
+  allowSideEffects: boolean;
+  /** Injected for tests; by default the catalog's loader. */
+  load?: (names: readonly string[], settings: Settings) => Promise<Toolbox>;
+}
 
 export interface RunnerPorts {
   /** A transport per turn: one carries one request's abort state at a time. */
@@ -17,6 +40,64 @@ export interface RunnerPorts {
   now: () => Date;
   clock: () => number;
   rescue: TurnPorts['rescue'];
+  /** Without it the runner cannot run tools (the app then refuses the field: agentMode false). */
+  tools?: ServerTools;
+}
+
+/** The loop's events a client sees: tool progress and failures (text goes out as content). */
+export function toolEventOf(event: AgentEvent): ToolEvent | null {
+  switch (event.type) {
+    case 'tool_status':
+      return { type: 'tool_status', id: event.id, name: event.name, status: event.status, ...(event.ms !== undefined ? { ms: event.ms } : {}) };
+    case 'tool_execution_error':
+      return { type: 'tool_execution_error', id: event.id, name: event.name, message: event.message };
+    default:
+      return null;
+  }
+}
+
+/** Loads the request's toolsets; an unknown name (or a cycle) is a 400 naming `argo.tools`. */
+async function toolboxFor(names: readonly string[], settings: Settings, tools: ServerTools): Promise<Toolbox> {
+  try {
+    return await (tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent))))(names, settings);
+  } catch (error) {
+    if (error instanceof UsageError) throw badRequest(`argo.tools: ${error.message}`, 'argo.tools', 'unknown_tool');
+    throw error;
+  }
+}
+
+export const SIDE_EFFECTS_OFF = 'it has side effects, which this server does not allow (start argo serve with --allow-side-effects to let tools write and run commands)';
+
+/**
+ * A server has nobody to ask "Allow?": without --allow-side-effects a side-effecting tool fails as
+ * permanent, with a message that says so, instead of running; every other tool is as it was.
+ */
+export function serverTools(tools: readonly Tool[], allowSideEffects: boolean): Tool[] {
+  if (allowSideEffects) return [...tools];
+  return tools.map((tool) => (tool.sideEffects ? { ...tool, run: () => Promise.reject(new ToolError(SIDE_EFFECTS_OFF, false)) } : tool));
+}
+
+function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: TurnHooks, now: () => Date, summary: { value: AgentSummary | null }): Answerer {
+  return agentAnswerer({
+    tools: serverTools(box.tools, tools.allowSideEffects),
+    unavailable: box.unavailable,
+    root: tools.root,
+    home: settings.home,
+    maxIterations: settings.agent.maxIterations,
+    ephemeralSystem: null,
+    // Refused side effects fail inside their tool (serverTools), so nothing is left to confirm.
+    yes: true,
+    confirm: () => Promise.resolve('no-terminal'),
+    emit: (event) => {
+      const shown = toolEventOf(event);
+      if (shown) hooks.onToolEvent?.(shown);
+    },
+    // As the CLI does: a result saved before the turn is logged still needs its session's id.
+    sessionId: async () => (await openSession(settings.paths.sessions, settings.session, format(now(), TIMESTAMP_PATTERN))).id,
+    onResult: (result) => {
+      summary.value = { stopReason: result.stopReason, iterations: result.iterations, toolCalls: result.calls.length, message: result.message };
+    },
+  });
 }
 
 /** What the log says about an answer cut short, by why it was cut. */
@@ -28,7 +109,7 @@ const CUT_ERRORS: Record<CutReason, string> = {
 };
 
 /** The request's Argo fields laid over the server's settings, as the CLI's flags would be. */
-export function settingsFor(base: Settings, input: Pick<TurnInput, 'session' | 'model' | 'mode' | 'argo'>): Settings {
+export function settingsFor(base: Settings, input: Pick<TurnInput, 'session' | 'model' | 'mode' | 'argo'>, tools: readonly string[] | null = null): Settings {
   const argo = input.argo ?? {};
   const settings: Settings = {
     ...base,
@@ -36,12 +117,13 @@ export function settingsFor(base: Settings, input: Pick<TurnInput, 'session' | '
     // The client always names a model: it is what `-m` is to the CLI.
     model: input.model,
     modelFromFlag: true,
-    // A client that sends its own messages needs the chat endpoint.
-    api: input.mode === 'plain' ? 'chat' : base.api,
+    // A client that sends its own messages, and the agent loop, need the chat endpoint.
+    api: input.mode === 'plain' || tools !== null ? 'chat' : base.api,
     persona: argo.persona ?? base.persona,
     verbosity: argo.verbosity ?? base.verbosity,
     mode: argo.mode ?? base.mode,
     replay: argo.budget !== undefined ? { ...base.replay, budget: argo.budget } : base.replay,
+    agent: tools !== null ? { ...base.agent, tools: [...tools], toolsSource: 'argo.tools' } : base.agent,
   };
   const unknown = checkStyleChoice(settings.style, settings);
   if (unknown) throw new UsageError(`argo.${unknown.key}: ${unknown.message.slice(unknown.key.length + 2)}`);
@@ -66,57 +148,73 @@ export function bodyFor(base: Settings, input: Pick<TurnInput, 'mode' | 'message
 export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
   return {
     run: async (input, hooks) => {
-      const settings = settingsFor(base, input);
       const argo = input.argo;
-      const body = bodyFor(base, input, input.extras);
-      const core: CoreInput = {
-        prompt: input.userPrompt,
-        replay: argo?.replay ?? { kind: 'none' },
-        ...(argo?.reason !== undefined ? { reason: argo.reason } : {}),
-        log: true,
-        ollamaStream: true,
-        ...(body ? { body } : {}),
-      };
-      const toolCalls: OllamaToolCall[] = [];
-      let failure: TurnFailure | null = null;
-      const resultOf = (entry: LogEntry, message: string | null): TurnResult => {
-        const failed = failure;
-        return {
-          turnId: entry.id,
-          status: entry.status,
-          model: entry.model,
-          text: entry.model_response,
-          toolCalls,
-          promptTokens: entry.timings.prompt_eval_count,
-          completionTokens: entry.timings.eval_count,
-          doneReason: entry.done_reason,
-          failure: entry.status === 'error' && failed ? { ...failed, message: message ?? failed.message } : null,
-          replayPolicy: entry.replay_policy,
-        };
-      };
-      const result = await runTurn(settings, core, {
-        transport: ports.transport(),
-        now: ports.now,
-        clock: ports.clock,
-        newId: () => input.turnId,
-        rescue: ports.rescue,
-        onEntry: (entry) => hooks.onAnswered?.(resultOf(entry, typeof entry.error === 'string' ? entry.error : null)),
-        signal: input.signal,
-        onText: hooks.onText,
-        onToolCalls: (calls) => {
-          const parsed = ollamaToolCallsOf(calls);
-          toolCalls.push(...parsed);
-          if (parsed.length > 0) hooks.onToolCalls(parsed);
-        },
-        answer: async (request, context): Promise<Answer> => {
-          const answer = await streamAnswer(request, context);
-          failure = answer.failure;
-          if (answer.status !== 'interrupted') return answer;
-          const reason = input.signal.reason as CutReason;
-          return { ...answer, status: reason === 'stop' ? 'stopped' : 'interrupted', fields: { ...answer.fields, error: CUT_ERRORS[reason] } };
-        },
-      });
-      return resultOf(result.entry, result.failure);
+      const names = argo?.tools ?? [];
+      const toolsAsked = names.length > 0;
+      if (toolsAsked && !ports.tools) throw badRequest('this server does not run tools; leave out the "tools" Argo field', 'argo.tools', 'tools_unavailable');
+      const settings = settingsFor(base, input, toolsAsked ? names : null);
+      const box = toolsAsked && ports.tools ? await toolboxFor(names, settings, ports.tools) : null;
+      try {
+        return await runOne(settings, input, hooks, box);
+      } finally {
+        await box?.close();
+      }
     },
   };
+
+  async function runOne(settings: Settings, input: TurnInput, hooks: TurnHooks, box: Toolbox | null): Promise<TurnResult> {
+    const argo = input.argo;
+    const summary: { value: AgentSummary | null } = { value: null };
+    const step: Answerer = box && ports.tools ? agentStep(settings, box, ports.tools, hooks, ports.now, summary) : streamAnswer;
+    const body = bodyFor(base, input, input.extras);
+    const core: CoreInput = {
+      prompt: input.userPrompt,
+      replay: argo?.replay ?? { kind: 'none' },
+      ...(argo?.reason !== undefined ? { reason: argo.reason } : {}),
+      log: true,
+      ollamaStream: true,
+      ...(body ? { body } : {}),
+    };
+    const toolCalls: OllamaToolCall[] = [];
+    let failure: TurnFailure | null = null;
+    const resultOf = (entry: LogEntry, message: string | null): TurnResult => {
+      const failed = failure;
+      return {
+        turnId: entry.id,
+        status: entry.status,
+        model: entry.model,
+        text: entry.model_response,
+        toolCalls,
+        promptTokens: entry.timings.prompt_eval_count,
+        completionTokens: entry.timings.eval_count,
+        doneReason: entry.done_reason,
+        failure: entry.status === 'error' && failed ? { ...failed, message: message ?? failed.message } : null,
+        replayPolicy: entry.replay_policy,
+        agent: summary.value,
+      };
+    };
+    const result = await runTurn(settings, core, {
+      transport: ports.transport(),
+      now: ports.now,
+      clock: ports.clock,
+      newId: () => input.turnId,
+      rescue: ports.rescue,
+      onEntry: (entry) => hooks.onAnswered?.(resultOf(entry, typeof entry.error === 'string' ? entry.error : null)),
+      signal: input.signal,
+      onText: hooks.onText,
+      onToolCalls: (calls) => {
+        const parsed = ollamaToolCallsOf(calls);
+        toolCalls.push(...parsed);
+        if (parsed.length > 0) hooks.onToolCalls(parsed);
+      },
+      answer: async (request, context): Promise<Answer> => {
+        const answer = await step(request, context);
+        failure = answer.failure;
+        if (answer.status !== 'interrupted') return answer;
+        const reason = input.signal.reason as CutReason;
+        return { ...answer, status: reason === 'stop' ? 'stopped' : 'interrupted', fields: { ...answer.fields, error: CUT_ERRORS[reason] } };
+      },
+    });
+    return resultOf(result.entry, result.failure);
+  }
 }

@@ -40,6 +40,16 @@ export interface TurnHooks {
 
 export type TurnStatus = 'ok' | 'interrupted' | 'stopped' | 'error' | (string & {});
 
+/** How a server-side agent run (the `tools` Argo field) ended. */
+export interface AgentSummary {
+  /** The loop's stop reason as logged (`answered`, `stop_signal`, `max_iterations`…). */
+  stopReason: string;
+  iterations: number;
+  toolCalls: number;
+  /** Why it stopped and what to do; null when answered. */
+  message: string | null;
+}
+
 export interface TurnResult {
   turnId: string;
   status: TurnStatus;
@@ -53,6 +63,8 @@ export interface TurnResult {
   failure: TurnFailure | null;
   /** As logged; null without replay. */
   replayPolicy: unknown;
+  /** Null unless the turn ran the agent loop. */
+  agent?: AgentSummary | null;
 }
 
 /** Runs one turn and logs it once, whatever happens. Throws only for a request it refuses (a UsageError). */
@@ -107,7 +119,7 @@ export interface ServerDeps {
   apiKey: string | null;
   /** Argo mode without a session field uses this one (the CLI's default session). */
   defaultSession: string;
-  /** False until agent mode exists: the `tools` Argo field is then refused. */
+  /** Whether the runner runs server-side tools; without it the `tools` Argo field is refused with 400. */
   agentMode: boolean;
   /** One line per request. */
   log: (line: string) => void;

@@ -28,6 +28,51 @@ function post(path: string, body: unknown, headers: Record<string, string> = {})
 
 const ask = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'argo', messages: [{ role: 'user' as const, content }], ...extra });
 
+describe('server-side tool runs (the runner runs the agent loop)', () => {
+  let agent: TestServer;
+  let agentClient: OpenAI;
+  beforeAll(async () => {
+    agent = await startTestServer({ agentMode: true });
+    agentClient = new OpenAI({ baseURL: `${agent.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await agent.listening.close(1000);
+  });
+  const summary = { stopReason: 'answered', iterations: 1, toolCalls: 1, message: null };
+  const events = [
+    { type: 'tool_status' as const, id: 'c1', name: 'read_file', status: 'running' },
+    { type: 'tool_status' as const, id: 'c1', name: 'read_file', status: 'success', ms: 3 },
+    { type: 'tool_execution_error' as const, id: 'c2', name: 'write_file', message: 'refused' },
+  ];
+
+  it('streams tool events as extra chunks the openai client passes over, then the text and the argo summary', async () => {
+    agent.runner.script = () => ({ toolEvents: events, tokens: ['It ', 'says hi'], agentEnd: { status: 'ok', summary } });
+    const stream = await agentClient.chat.completions.create({ ...ask('read it'), stream: true, argo: { tools: 'fs' } } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const chunks: Record<string, unknown>[] = [];
+    let text = '';
+    for await (const chunk of stream) {
+      chunks.push(chunk as unknown as Record<string, unknown>);
+      text += chunk.choices[0]?.delta.content ?? '';
+    }
+    expect(text).toBe('It says hi');
+    expect(chunks.flatMap((chunk) => [chunk.tool_status, chunk.tool_execution_error].filter((field) => field !== undefined))).toEqual(events);
+    expect(chunks.at(-1)).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'ok', stop_reason: 'answered', iterations: 1, tool_calls: 1, message: null } });
+  });
+
+  it.each([
+    ['max_iterations', 'length'],
+    ['tool_failures', 'stop'],
+    ['needs_input', 'stop'],
+    ['stopped', 'stop'],
+  ])('an agent run ending %s finishes with %s, the argo field saying why', async (status, finish) => {
+    const ended = { stopReason: status, iterations: 2, toolCalls: 2, message: `ended ${status}` };
+    agent.runner.script = () => ({ tokens: [], agentEnd: { status, summary: ended } });
+    const response = await fetch(`${agent.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('go', { argo: { tools: ['fs'] } })) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ choices: [{ finish_reason: finish }], argo: { status, stop_reason: status, message: `ended ${status}` } });
+  });
+});
+
 describe('chat completions with the openai client', () => {
   it('answers without streaming: the chat.completion object, usage, turn id', async () => {
     const { data, response } = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'hi' }] }).withResponse();

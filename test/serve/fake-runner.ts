@@ -9,7 +9,7 @@ import { listen } from '../../src/serve/listen.js';
 import type { Listening } from '../../src/serve/listen.js';
 import type { OllamaToolCall } from '../../src/serve/openai.js';
 import { fileStopSignal } from '../../src/serve/stop.js';
-import type { ServerDeps, TurnHooks, TurnInput, TurnResult, TurnRunner } from '../../src/serve/types.js';
+import type { AgentSummary, ServerDeps, ToolEvent, TurnHooks, TurnInput, TurnResult, TurnRunner } from '../../src/serve/types.js';
 
 export interface Script {
   tokens?: string[];
@@ -21,6 +21,10 @@ export interface Script {
   failAfter?: TurnFailure;
   toolCalls?: OllamaToolCall[];
   throws?: Error;
+  /** Server-side tool events, sent before the tokens (an agent run's first round). */
+  toolEvents?: ToolEvent[];
+  /** Ends as an agent run: its status and summary. */
+  agentEnd?: { status: string; summary: AgentSummary };
 }
 
 export class FakeRunner implements TurnRunner {
@@ -53,6 +57,7 @@ export class FakeRunner implements TurnRunner {
         doneReason: status === 'ok' ? 'stop' : null,
         failure,
         replayPolicy: input.mode === 'argo' ? { reason: 'session' } : null,
+        agent: script.agentEnd?.summary ?? null,
       };
       this.logged.push(result);
       return result;
@@ -61,6 +66,7 @@ export class FakeRunner implements TurnRunner {
     const aborted = (): boolean => input.signal.aborted;
     if (aborted()) return cut();
     if (script.failBefore) return end('error', script.failBefore);
+    for (const event of script.toolEvents ?? []) hooks.onToolEvent?.(event);
     const tokens = script.tokens ?? [];
     for (let at = 0; at < tokens.length; at++) {
       if (at === script.holdAfter) {
@@ -81,7 +87,7 @@ export class FakeRunner implements TurnRunner {
       hooks.onToolCalls(script.toolCalls);
       return end('ok', null, script.toolCalls);
     }
-    return end('ok', null);
+    return end(script.agentEnd?.status ?? 'ok', null);
   }
 }
 

@@ -1,12 +1,19 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import { UsageError } from '../../src/errors.js';
 import { ollamaToolCallsOf } from '../../src/serve/openai.js';
 import type { OllamaExtras } from '../../src/serve/openai.js';
-import { bodyFor, settingsFor } from '../../src/serve/turn-runner.js';
+import { ApiError } from '../../src/serve/errors.js';
+import { SIDE_EFFECTS_OFF, bodyFor, serverTools, settingsFor, toolEventOf, turnRunner } from '../../src/serve/turn-runner.js';
+import { ToolError } from '../../src/tools/types.js';
+import type { Tool } from '../../src/tools/types.js';
+import type { RunnerPorts } from '../../src/serve/turn-runner.js';
+import type { TurnInput } from '../../src/serve/types.js';
+import type { Toolbox } from '../../src/tools/catalog.js';
+import type { AgentEvent } from '../../src/agent/loop.js';
 
 const base = loadSettings({ home: mkdtempSync(join(tmpdir(), 'argo-runner-')), temperature: 0.3, numCtx: 4096 }, {});
 
@@ -34,6 +41,105 @@ describe('settingsFor: Argo fields are the CLI flags', () => {
   it.each([[{ persona: 'nobody' }, /^argo\.persona: unknown persona "nobody"/], [{ mode: 'nope' }, /^argo\.mode: unknown mode "nope"/]])('refuses %j', (argo, message) => {
     expect(() => settingsFor(base, { session: 's', model: 'm', mode: 'argo', argo })).toThrow(UsageError);
     expect(() => settingsFor(base, { session: 's', model: 'm', mode: 'argo', argo })).toThrow(message);
+  });
+});
+
+describe('settingsFor with the tools field', () => {
+  it('asks for the chat endpoint and names the toolsets as --tools would', () => {
+    const settings = settingsFor({ ...base, api: 'generate' }, { session: 's', model: 'm', mode: 'argo', argo: { tools: ['fs', 'web'] } }, ['fs', 'web']);
+    expect(settings.api).toBe('chat');
+    expect(settings.agent).toMatchObject({ tools: ['fs', 'web'], toolsSource: 'argo.tools', maxIterations: base.agent.maxIterations });
+  });
+
+  it('leaves the agent settings alone without tools', () => {
+    expect(settingsFor(base, { session: 's', model: 'm', mode: 'argo', argo: {} }).agent).toBe(base.agent);
+  });
+});
+
+describe('toolEventOf: what a client sees of the loop', () => {
+  it.each<[AgentEvent, unknown]>([
+    [{ type: 'tool_status', id: 'c1', name: 'read_file', status: 'running' }, { type: 'tool_status', id: 'c1', name: 'read_file', status: 'running' }],
+    [{ type: 'tool_status', id: 'c1', name: 'read_file', status: 'success', ms: 4 }, { type: 'tool_status', id: 'c1', name: 'read_file', status: 'success', ms: 4 }],
+    [{ type: 'tool_execution_error', id: 'c2', name: 'write_file', message: 'no' }, { type: 'tool_execution_error', id: 'c2', name: 'write_file', message: 'no' }],
+    [{ type: 'text', text: 'hi' }, null],
+    [{ type: 'reask', attempt: 1, of: 3, reason: 'bad' }, null],
+    [{ type: 'needs_input', id: 'c3', name: 'read_file', parameter: 'path' }, null],
+    [{ type: 'compacted', records: [] }, null],
+  ])('%j → %j', (event, expected) => {
+    expect(toolEventOf(event)).toEqual(expected);
+  });
+});
+
+describe('serverTools: the side-effect policy', () => {
+  const tool = (name: string, sideEffects: boolean): Tool => ({ name, description: '', parameters: { type: 'object', properties: {} }, sideEffects, run: () => Promise.resolve({ ran: name }) });
+  const context = { root: tmpdir(), home: tmpdir(), signal: new AbortController().signal };
+
+  it('with --allow-side-effects every tool runs as it is', async () => {
+    const tools = serverTools([tool('read', false), tool('write', true)], true);
+    expect(await Promise.all(tools.map((each) => each.run({}, context)))).toEqual([{ ran: 'read' }, { ran: 'write' }]);
+  });
+
+  it('without it a side-effecting tool fails as permanent, saying how to allow it; the others run', async () => {
+    const [read, write] = serverTools([tool('read', false), tool('write', true)], false);
+    expect(await read?.run({}, context)).toEqual({ ran: 'read' });
+    const error = await write?.run({}, context).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ToolError);
+    expect(error).toMatchObject({ message: SIDE_EFFECTS_OFF, retryable: false });
+    expect(write).toMatchObject({ name: 'write', sideEffects: true });
+  });
+});
+
+describe('turnRunner with the tools field', () => {
+  const input = (tools: string[]): TurnInput => ({
+    turnId: 't1',
+    session: 's',
+    mode: 'argo',
+    model: 'm',
+    userPrompt: 'hi',
+    messages: [],
+    argo: { tools },
+    extras: { options: {} },
+    signal: new AbortController().signal,
+  });
+  const hooks = { onText: () => undefined, onToolCalls: () => undefined };
+  const failingTransport = (): ReturnType<RunnerPorts['transport']> => ({
+    stream: () => Promise.reject(new Error('no model here')),
+    installedModels: () => Promise.resolve([]),
+  });
+  const ports = (tools?: RunnerPorts['tools']): RunnerPorts => ({
+    transport: failingTransport,
+    now: () => new Date('2026-01-01T00:00:00Z'),
+    clock: () => 0,
+    rescue: () => Promise.resolve(''),
+    ...(tools ? { tools } : {}),
+  });
+  const refusal = async (promise: Promise<unknown>): Promise<ApiError> => {
+    const error = await promise.then(() => null, (thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ApiError);
+    return error as ApiError;
+  };
+
+  it('without server tools: 400 tools_unavailable on argo.tools', async () => {
+    const error = await refusal(turnRunner(base, ports()).run(input(['fs']), hooks));
+    expect(error).toMatchObject({ status: 400, param: 'argo.tools', code: 'tools_unavailable' });
+  });
+
+  it.each([
+    [['nosuchset'], /^argo\.tools: unknown toolset or tool "nosuchset"/],
+    [['fs', 'none'], /^argo\.tools: "none" turns tools off/],
+  ])('%j → 400 unknown_tool on argo.tools', async (names, message) => {
+    const error = await refusal(turnRunner(base, ports({ root: tmpdir(), allowSideEffects: false })).run(input(names), hooks));
+    expect(error).toMatchObject({ status: 400, param: 'argo.tools', code: 'unknown_tool' });
+    expect(error.message).toMatch(message);
+  });
+
+  it('closes the toolbox after the turn, however it ends', async () => {
+    const close = vi.fn(() => Promise.resolve());
+    const box: Toolbox = { resolution: { tools: [], mcpServers: [], expanded: [] }, tools: [], unavailable: [], close };
+    const load = vi.fn(() => Promise.resolve(box));
+    await turnRunner(base, ports({ root: tmpdir(), allowSideEffects: false, load })).run(input(['fs']), hooks).catch(() => null);
+    expect(load).toHaveBeenCalledWith(['fs'], expect.objectContaining({ agent: expect.objectContaining({ tools: ['fs'] }) as unknown }));
+    expect(close).toHaveBeenCalledTimes(1);
   });
 });
 

@@ -48,6 +48,16 @@ describe('planAnswer', () => {
     expect(() => planAnswer(request({ argo: { tools: 'fs' } }), 'd', false)).toThrow(expect.objectContaining({ status: 400, param: 'argo.tools' }) as ApiError);
     expect(planAnswer(request({ argo: { tools: 'fs' } }), 'd', true).turn.argo?.tools).toEqual(['fs']);
   });
+
+  it.each([
+    [{ argo: { tools: 'fs' }, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] }, 'tools_conflict'],
+  ])('refuses %j with %s on argo.tools', (json, code) => {
+    expect(() => planAnswer(request(json), 'd', true)).toThrow(expect.objectContaining({ status: 400, param: 'argo.tools', code }) as ApiError);
+  });
+
+  it.each([[{ argo: { tools: 'fs' }, tools: [] }], [{ argo: { tools: [] }, tools: [{ type: 'function', function: { name: 'f' } }] }]])('accepts %j', (json) => {
+    expect(() => planAnswer(request(json), 'd', true)).not.toThrow();
+  });
 });
 
 describe('auth', () => {

@@ -1,0 +1,194 @@
+// End-to-end: the `tools` Argo field runs the CLI's agent loop on the server — the built
+// `bin/argo serve` against the Ollama stand-in scripting tool-call rounds.
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama, FakeRound } from '../support/fake-ollama.js';
+import { logLines, tempHome } from '../support/run-argo.js';
+import { ssePayloads, startServe } from '../support/run-serve.js';
+import type { ServeProcess } from '../support/run-serve.js';
+
+interface Message {
+  role: string;
+  content: string;
+  tool_name?: string;
+}
+
+/** Set by a test: the STOP file the model "writes" while it answers (as `argo stop` would from elsewhere). */
+let stopDuringRound: string | null = null;
+
+/** Round 1 calls the tool the prompt names; once a tool result is in, the model answers in text. */
+function script(body: { messages?: Message[] }): FakeRound {
+  const messages = body.messages ?? [];
+  const last = messages.at(-1);
+  const prompt = messages.find((message) => message.role === 'user')?.content ?? '';
+  if (prompt.includes('halt') && stopDuringRound !== null) {
+    writeFileSync(stopDuringRound, `${new Date().toISOString()}\n`);
+    return { reply: 'partial answer before the tool', toolCalls: [{ id: 'h1', function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
+  }
+  // A model that never stops calling tools.
+  if (prompt.includes('loop')) return { toolCalls: [{ function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
+  if (last?.role === 'tool') return { reply: `The tool said: ${last.content}` };
+  if (prompt.includes('write')) return { toolCalls: [{ id: 'w1', function: { name: 'write_file', arguments: { path: 'out.txt', content: 'written' } } }] };
+  return { toolCalls: [{ id: 'r1', function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
+}
+
+let ollama: FakeOllama;
+const servers: ServeProcess[] = [];
+
+beforeAll(async () => {
+  ollama = await startFakeOllama({ models: [{ name: 'argo', capabilities: ['completion', 'tools'] }], rounds: (body) => script(body) });
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.stop()));
+  await ollama.close();
+});
+
+async function server(config: Record<string, unknown> = {}, args: string[] = []): Promise<{ serve: ServeProcess; home: string; root: string }> {
+  const home = tempHome({ retries: { attempts: 2, initialDelayMs: 10 }, ...config });
+  const root = mkdtempSync(join(tmpdir(), 'argo-serve-root-'));
+  mkdirSync(join(root, 'sub'));
+  writeFileSync(join(root, 'notes.txt'), 'the secret word is heron\n');
+  const serve = await startServe({ home, host: ollama.url, args: ['--root', root, ...args] });
+  servers.push(serve);
+  return { serve, home, root };
+}
+
+const ask = (content: string, argo: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ model: 'argo', messages: [{ role: 'user', content }], argo, ...extra });
+const post = (url: string, body: unknown): Promise<Response> =>
+  fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function logged(home: string, id: string) {
+  await vi.waitFor(() => expect(logLines(home).filter((line) => line.id === id)).toHaveLength(1));
+  return logLines(home).find((line) => line.id === id);
+}
+
+describe('the tools Argo field', () => {
+  it('streams: read_file runs on the server, its result reaches the model, tool_status goes to the client, the turn logs tool_calls', async () => {
+    const { serve, home } = await server();
+    const before = ollama.chatBodies().length;
+    const response = await post(serve.url, ask('what is in the notes?', { tools: 'fs', session: 's' }, { stream: true }));
+    expect(response.status).toBe(200);
+    const id = response.headers.get('x-argo-turn-id') ?? '';
+    const payloads = ssePayloads(await response.text());
+    expect(payloads.at(-1)).toBe('[DONE]');
+    const chunks = payloads.slice(0, -1).map((payload) => JSON.parse(payload) as Record<string, unknown> & { choices: { delta?: { content?: string }; finish_reason?: string | null }[] });
+
+    // Round 1 offered the fs tools; round 2 carried the file's content back to the model.
+    const bodies = ollama.chatBodies().slice(before) as { tools?: { function: { name: string } }[]; messages: Message[] }[];
+    expect(bodies).toHaveLength(2);
+    expect(bodies[0]?.tools?.map((tool) => tool.function.name)).toContain('read_file');
+    const result = bodies[1]?.messages.find((message) => message.role === 'tool');
+    expect(result).toMatchObject({ role: 'tool', tool_name: 'read_file' });
+    expect(result?.content).toContain('the secret word is heron');
+
+    // The client got the final answer, with the tool's progress in between.
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
+    expect(text).toContain('The tool said:');
+    expect(text).toContain('heron');
+    const statuses = chunks.flatMap((chunk) => (chunk.tool_status ? [chunk.tool_status] : []));
+    expect(statuses).toEqual([
+      { type: 'tool_status', id: 'r1', name: 'read_file', status: 'running' },
+      { type: 'tool_status', id: 'r1', name: 'read_file', status: 'success', ms: expect.any(Number) as number },
+    ]);
+    const last = chunks.at(-1);
+    expect(last?.choices[0]?.finish_reason).toBe('stop');
+    expect(last?.argo).toMatchObject({ turn_id: id, status: 'ok', stop_reason: 'answered', iterations: 1, tool_calls: 1 });
+
+    const entry = await logged(home, id);
+    expect(entry).toMatchObject({ session: 's', status: 'ok', user_prompt: 'what is in the notes?', stop_reason: 'answered' });
+    expect(entry?.tool_calls).toEqual([expect.objectContaining({ id: 'r1', name: 'read_file', arguments: { path: 'notes.txt' }, outcome: 'success', round: 1 })]);
+    expect(String(entry?.model_response)).toContain('heron');
+  });
+
+  it('the openai client (extra body fields) and the X-Argo-Tools header both run the loop', async () => {
+    const { serve, home } = await server();
+    const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const { data, response } = await client.chat.completions
+      .create({ model: 'argo', messages: [{ role: 'user', content: 'read the notes' }], argo: { tools: ['fs'], session: 'sdk' } } as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .withResponse();
+    expect(data.choices[0]?.message.content).toContain('heron');
+    expect(data.choices[0]?.finish_reason).toBe('stop');
+    expect((await logged(home, response.headers.get('x-argo-turn-id') ?? ''))?.tool_calls).toHaveLength(1);
+
+    const viaHeader = await fetch(`${serve.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-argo-tools': 'fs', 'x-argo-session': 'hdr' },
+      body: JSON.stringify({ model: 'argo', messages: [{ role: 'user', content: 'read the notes' }] }),
+    });
+    expect(viaHeader.status).toBe(200);
+    expect(((await viaHeader.json()) as { argo: unknown }).argo).toMatchObject({ status: 'ok', tool_calls: 1 });
+  });
+
+  it('side effects without --allow-side-effects fail as permanent: nothing written, status tool_failures', async () => {
+    const { serve, home, root } = await server();
+    const response = await post(serve.url, ask('write a file', { tools: 'fs,edit', session: 'w' }, { stream: true }));
+    const payloads = ssePayloads(await response.text());
+    expect(payloads.at(-1)).toBe('[DONE]');
+    const chunks = payloads.slice(0, -1).map((payload) => JSON.parse(payload) as Record<string, unknown> & { choices: { finish_reason?: string | null }[] });
+    expect(chunks.some((chunk) => chunk.tool_status !== undefined && (chunk.tool_status as { status: string }).status === 'failure')).toBe(true);
+    expect(chunks.find((chunk) => chunk.tool_execution_error !== undefined)?.tool_execution_error).toMatchObject({ type: 'tool_execution_error', id: 'w1', name: 'write_file', message: expect.stringMatching(/--allow-side-effects/) as string });
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+    expect(chunks.at(-1)?.argo).toMatchObject({ status: 'tool_failures', stop_reason: 'permanent_failure' });
+    expect(existsSync(join(root, 'out.txt'))).toBe(false);
+    const entry = await logged(home, response.headers.get('x-argo-turn-id') ?? '');
+    expect(entry).toMatchObject({ status: 'tool_failures', tool_calls: [expect.objectContaining({ name: 'write_file', outcome: 'failure' })] });
+  });
+
+  it('with --allow-side-effects the write runs inside --root', async () => {
+    const { serve, root } = await server({}, ['--allow-side-effects']);
+    const response = await post(serve.url, ask('write a file', { tools: 'fs,edit', session: 'w' }));
+    const body = (await response.json()) as { argo: unknown; choices: { message: { content: string } }[] };
+    expect(body.argo).toMatchObject({ status: 'ok', tool_calls: 1 });
+    expect(existsSync(join(root, 'out.txt'))).toBe(true);
+  });
+
+  it('max_iterations ends with finish_reason length and says so in the argo field', async () => {
+    const { serve, home } = await server({ maxIterations: 1 });
+    const response = await post(serve.url, ask('loop forever', { tools: 'fs', session: 'm' }));
+    const body = (await response.json()) as { argo: Record<string, unknown>; choices: { finish_reason: string }[] };
+    expect(body.choices[0]?.finish_reason).toBe('length');
+    expect(body.argo).toMatchObject({ status: 'max_iterations', stop_reason: 'max_iterations' });
+    expect(body.argo.message).toMatch(/1 tool rounds/);
+    expect(await logged(home, String(body.argo.turn_id))).toMatchObject({ status: 'max_iterations' });
+  });
+
+  it('STOP set while the model answers ends the loop: no tool runs, finish_reason stop, [DONE], logged stopped', async () => {
+    const { serve, home } = await server();
+    stopDuringRound = join(home, 'STOP');
+    try {
+      const response = await post(serve.url, ask('halt please', { tools: 'fs', session: 'h' }, { stream: true }));
+      const payloads = ssePayloads(await response.text());
+      expect(payloads.at(-1)).toBe('[DONE]');
+      const chunks = payloads.slice(0, -1).map((payload) => JSON.parse(payload) as Record<string, unknown> & { choices: { finish_reason?: string | null }[] });
+      expect(chunks.some((chunk) => chunk.tool_status !== undefined)).toBe(false);
+      expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+      expect(chunks.at(-1)?.argo).toMatchObject({ status: 'stopped' });
+      const entry = await logged(home, response.headers.get('x-argo-turn-id') ?? '');
+      expect(entry).toMatchObject({ status: 'stopped', session: 'h' });
+      expect(entry?.tool_calls ?? []).toEqual([]);
+    } finally {
+      stopDuringRound = null;
+    }
+  });
+
+  it('a job runs the loop in the background; client tools with argo.tools are refused', async () => {
+    const { serve, home } = await server();
+    const started = await fetch(`${serve.url}/api/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('read the notes', { tools: 'fs', session: 'job' })) });
+    expect(started.status).toBe(202);
+    const { job_id: id } = (await started.json()) as { job_id: string };
+    let record: { state: string; output: string; turn_id: string | null } = { state: 'pending', output: '', turn_id: null };
+    await vi.waitFor(async () => {
+      record = (await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as typeof record;
+      expect(record.state).toBe('completed');
+    });
+    expect(record.output).toContain('heron');
+    expect((await logged(home, record.turn_id ?? ''))?.tool_calls).toHaveLength(1);
+
+    const both = await post(serve.url, ask('x', { tools: 'fs' }, { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] }));
+    expect(both.status).toBe(400);
+    expect(await both.json()).toMatchObject({ error: { param: 'argo.tools', code: 'tools_conflict' } });
+  });
+});
