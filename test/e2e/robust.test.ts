@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync,
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SessionRecord } from '../../src/sessions/store.js';
+import { makeEntry } from '../query/helpers.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
@@ -260,7 +261,7 @@ describe('a signal during logs rm (item 10)', () => {
     mkdirSync(logs, { recursive: true, mode: 0o700 });
     const [doomed, kept] = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222'];
     const line = (id: string, session: string): string =>
-      JSON.stringify({ ...SAMPLE_LINE, id, session_id: session, model_response: 'x'.repeat(2000) });
+      JSON.stringify(makeEntry({ id, session_id: session, user_prompt: 'why?', model_response: 'x'.repeat(2000) }));
     // About 80 MB, so the rewrite is still running when the signal arrives.
     const block = Array.from({ length: 1000 }, (_, i) => line(`t${i}`, i % 2 === 0 ? doomed : kept)).join('\n') + '\n';
     const file = join(logs, '2025-01-02.log');
@@ -279,34 +280,6 @@ describe('a signal during logs rm (item 10)', () => {
     expect(existsSync(join(home, 'locks', 'log.lock'))).toBe(false);
   }, 60_000);
 });
-
-const SAMPLE_LINE = {
-  timestamp: '2025-01-02T10:00:00.000+00:00',
-  session: 'work',
-  status: 'ok',
-  entry_type: 'question',
-  model: 'argo',
-  endpoint: 'chat',
-  active_mode: null,
-  persona: 'neutral',
-  verbosity: 'short',
-  replay: { enabled: false, count: null, session: false },
-  user_prompt: 'why?',
-  replay_policy: null,
-  replayed_ids: [],
-  timings: {
-    first_token_ms: 1,
-    total_ms: 2,
-    total_duration_ns: null,
-    load_duration_ns: null,
-    prompt_eval_count: null,
-    prompt_eval_duration_ns: null,
-    eval_count: null,
-    eval_duration_ns: null,
-  },
-  done_reason: 'stop',
-  error: null,
-};
 
 describe('doctor on a terminal (item 3)', () => {
   it('shows what the server reports without obeying its control characters', async () => {

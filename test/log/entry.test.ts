@@ -1,37 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { entryProblem, parseEntry, serializeEntry } from '../../src/log/entry.js';
 import type { LogEntry } from '../../src/log/entry.js';
+import { makeEntry } from '../query/helpers.js';
 
-const entry: LogEntry = {
-  id: 'abc123def456',
-  timestamp: '2025-01-02T03:04:05.000+00:00',
-  session: 'work',
-  session_id: '7f1c2d9e-1111-4222-8333-444455556666',
-  status: 'ok',
-  entry_type: 'question',
-  model: 'argo',
-  endpoint: 'chat',
-  active_mode: null,
-  persona: 'neutral',
-  verbosity: 'short',
-  replay: { enabled: false, count: null, session: false },
-  user_prompt: 'Why?',
-  model_response: 'Because.',
-  replay_policy: null,
-  replayed_ids: [],
-  timings: {
-    first_token_ms: 1,
-    total_ms: 2,
-    total_duration_ns: null,
-    load_duration_ns: null,
-    prompt_eval_count: null,
-    prompt_eval_duration_ns: null,
-    eval_count: null,
-    eval_duration_ns: null,
-  },
-  done_reason: 'stop',
-  error: null,
-};
+const entry: LogEntry = makeEntry({ id: 'abc123def456', user_prompt: 'Why?', model_response: 'Because.' });
 
 describe('the log line codec', () => {
   it('round-trips a turn, keeping fields this version does not know', () => {
