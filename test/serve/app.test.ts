@@ -3,7 +3,8 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { dataLines, startTestServer } from './fake-runner.js';
+import { ssePayloads } from '../support/run-serve.js';
+import { startTestServer } from './fake-runner.js';
 import type { TestServer } from './fake-runner.js';
 
 let t: TestServer;
@@ -177,7 +178,7 @@ describe('chat completions with the openai client', () => {
     t.runner.script = () => ({ tokens: ['half', ' an'], failAfter: { kind: 'mid-stream', message: 'Ollama reported an error mid-answer: boom' } });
     const response = await post('/v1/chat/completions', ask('x', { stream: true }));
     expect(response.status).toBe(200);
-    const data = dataLines(await response.text());
+    const data = ssePayloads(await response.text());
     expect(data.at(-1)).toBe(JSON.stringify({ error: { message: 'Ollama reported an error mid-answer: boom', type: 'api_error', param: null, code: 'ollama_mid_stream' } }));
     expect(data).not.toContain('[DONE]');
     const seen: string[] = [];
@@ -210,7 +211,7 @@ describe('raw HTTP', () => {
     curl.stdout.setEncoding('utf8').on('data', (text: string) => (out += text));
     await new Promise((resolve) => curl.on('close', resolve));
     expect(out.endsWith('data: [DONE]\n\n')).toBe(true);
-    const payloads = dataLines(out);
+    const payloads = ssePayloads(out);
     expect(payloads.length).toBe(1 + 3 + 1 + 1);
     const first = JSON.parse(payloads[0] ?? '') as Record<string, unknown>;
     expect(first).toMatchObject({ object: 'chat.completion.chunk', model: 'argo', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
@@ -326,7 +327,7 @@ describe('STOP', () => {
     const response = await post('/v1/chat/completions', ask('x', { stream: true }));
     await vi.waitFor(() => expect(held).toBe(1));
     expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true });
-    const data = dataLines(await response.text());
+    const data = ssePayloads(await response.text());
     expect(data.at(-1)).toBe('[DONE]');
     expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'stopped' } });
     expect(t.runner.logged.at(-1)).toMatchObject({ status: 'stopped', text: 'partial' });
@@ -377,16 +378,16 @@ describe('jobs', () => {
     const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
     if (!reader) throw new Error('no body');
     const first = new TextDecoder().decode((await reader.read()).value);
-    expect(JSON.parse(dataLines(first)[0] ?? '')).toMatchObject({ choices: [{ delta: { role: 'assistant', content: 'one two ' } }] });
+    expect(JSON.parse(ssePayloads(first)[0] ?? '')).toMatchObject({ choices: [{ delta: { role: 'assistant', content: 'one two ' } }] });
     t.runner.release();
     let rest = '';
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
-    const data = dataLines(rest);
+    const data = ssePayloads(rest);
     expect(JSON.parse(data[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'three' } }] });
     expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'completed' } });
     expect(data.at(-1)).toBe('[DONE]');
     // A finished job streams its whole output at once.
-    const again = dataLines(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
+    const again = ssePayloads(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
     expect(again).toHaveLength(3);
     expect(JSON.parse(again[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'one two three' } }] });
     t.runner.onHold = () => undefined;
@@ -480,7 +481,7 @@ describe('start and shutdown', () => {
     await vi.waitFor(() => expect(held).toBe(1));
     const response = await hanging;
     const closed = s.listening.close(50);
-    const data = dataLines(await response.text());
+    const data = ssePayloads(await response.text());
     expect(data.at(-1)).toBe('[DONE]');
     await closed;
     expect(s.runner.logged.at(-1)).toMatchObject({ status: 'interrupted', text: 'so' });

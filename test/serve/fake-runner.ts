@@ -153,14 +153,3 @@ export async function startTestServer(options: Partial<ServerDeps> & { ollamaDow
   const listening = await listen(server, '127.0.0.1', 0);
   return { url: listening.url, home, runner, server, listening, lines, sessions };
 }
-
-/** An SSE body split into its `data:` payloads. */
-export function dataLines(body: string): string[] {
-  return body
-    .split('\n\n')
-    .filter((block) => block !== '')
-    .map((block) => {
-      if (!block.startsWith('data: ')) throw new Error(`not an SSE data block: ${JSON.stringify(block)}`);
-      return block.slice('data: '.length);
-    });
-}
