@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama, FakeRound } from '../support/fake-ollama.js';
+import { scriptRounds, startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
 import { startInPty } from '../support/pty.js';
 import { logLines, tempHome } from '../support/run-argo.js';
 
@@ -16,12 +16,6 @@ afterAll(async () => {
   await ollama.close();
 });
 
-/** This test's rounds, counted from the stand-in's next chat request. */
-function script(rounds: FakeRound[]): void {
-  const start = ollama.rounds;
-  ollama.options.rounds = (_body, index) => rounds[index - start];
-}
-
 function root(): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'argo-agent-tty-')));
   writeFileSync(join(dir, 'main.ts'), 'export const main = 1;\n');
@@ -31,7 +25,7 @@ function root(): string {
 describe('argo --tools on a terminal', () => {
   it('shows the diff of an edit and runs it on "y"', async () => {
     const dir = root();
-    script([{ toolCalls: [{ function: { name: 'edit_file', arguments: { path: 'main.ts', old: '= 1', new: '= 2' } } }] }, { reply: 'Changed.' }]);
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'edit_file', arguments: { path: 'main.ts', old: '= 1', new: '= 2' } } }] }, { reply: 'Changed.' }]);
     const terminal = startInPty(['-T', 'edit', '--root', dir, 'bump it'], { home: tempHome(), host: ollama.url });
     await terminal.waitFor('Allow? [y/N]');
     expect(terminal.output).toContain('argo: edit_file wants to run:');
@@ -46,7 +40,7 @@ describe('argo --tools on a terminal', () => {
   it('"n" (or Enter) refuses: a permanent failure, nothing runs, exit 1', async () => {
     const dir = root();
     const home = tempHome();
-    script([{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }, { reply: 'never' }]);
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }, { reply: 'never' }]);
     const terminal = startInPty(['-T', 'shell', '--root', dir, 'make it'], { home, host: ollama.url });
     await terminal.waitFor('Allow? [y/N]');
     expect(terminal.output).toContain('$ touch made.txt');
@@ -59,7 +53,7 @@ describe('argo --tools on a terminal', () => {
 
   it('Ctrl-C at the question ends the run at once: exit 130', async () => {
     const dir = root();
-    script([{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }]);
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }]);
     const terminal = startInPty(['-T', 'shell', '--root', dir, 'make it'], { home: tempHome(), host: ollama.url });
     await terminal.waitFor('Allow? [y/N]');
     terminal.write('\x03');

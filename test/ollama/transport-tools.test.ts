@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OllamaTransport } from '../../src/ollama/transport.js';
 import type { TransportRequest } from '../../src/ollama/transport.js';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama, FakeRound } from '../support/fake-ollama.js';
+import { scriptRounds, startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
@@ -11,11 +11,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await ollama.close();
 });
-
-function script(rounds: FakeRound[]): void {
-  const start = ollama.rounds;
-  ollama.options.rounds = (_body, index) => rounds[index - start];
-}
 
 const TOOLS = [{ type: 'function' as const, function: { name: 'read_file', description: 'read', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
 
@@ -35,7 +30,7 @@ const request: TransportRequest = {
 
 describe('OllamaTransport with tools', () => {
   it('sends tools and tool messages as given and surfaces tool calls from every chunk, as sent', async () => {
-    script([{ reply: 'Let me look.', splitToolCalls: true, toolCalls: [{ function: { name: 'read_file', arguments: { path: 'b.txt' } } }, { id: 'x', function: { name: 'read_file', arguments: '{"path":"c.txt"}' } }] }]);
+    scriptRounds(ollama, [{ reply: 'Let me look.', splitToolCalls: true, toolCalls: [{ function: { name: 'read_file', arguments: { path: 'b.txt' } } }, { id: 'x', function: { name: 'read_file', arguments: '{"path":"c.txt"}' } }] }]);
     const before = ollama.requests.length;
     const hooked: unknown[][] = [];
     let chunks = 0;
@@ -59,7 +54,7 @@ describe('OllamaTransport with tools', () => {
   });
 
   it('a plain answer has no tool calls', async () => {
-    script([{ reply: 'hello' }]);
+    scriptRounds(ollama, [{ reply: 'hello' }]);
     const outcome = await new OllamaTransport({ host: ollama.url, attempts: 1, initialDelayMs: 1, idleMs: 5000 }).stream(request, { onText: () => undefined });
     expect(outcome.toolCalls).toEqual([]);
   });

@@ -8,6 +8,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startFakeOllama } from './fake-ollama/server.js';
+import type { FakeOllama, FakeRound } from './fake-ollama/types.js';
 
 export { startFakeOllama } from './fake-ollama/server.js';
 export { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE } from './fake-ollama/faults.js';
@@ -17,6 +18,12 @@ export type {
   Endpoint, FakeModel, FakeOllama, FakeOllamaOptions, FakeRound, FakeScenario, FakeStreamFaults,
   FakeToolArguments, FakeToolCall, RecordedRequest, RequestBody,
 } from './fake-ollama/types.js';
+
+/** Scripts the next chat rounds of a running stand-in: its next chat request gets rounds[0], and so on. */
+export function scriptRounds(fake: FakeOllama, rounds: FakeRound[]): void {
+  const start = fake.rounds;
+  fake.options.rounds = (_body, index) => rounds[index - start];
+}
 
 // ---------------------------------------------------------------------------------------------
 // Standalone mode, for benchmarks

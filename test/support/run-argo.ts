@@ -34,9 +34,9 @@ export function tempHome(config?: unknown): string {
   return home;
 }
 
-/** Spawns the built bin/argo with a scrubbed environment. */
-export function runArgo(args: string[], options: RunOptions): Promise<ArgoResult> {
-  const env: Record<string, string> = {
+/** The only environment a spawned argo sees: its data home, the stand-in's address, no colour. */
+export function scrubbedEnv(options: { home: string; host?: string | undefined; env?: Record<string, string> | undefined }): Record<string, string> {
+  return {
     PATH: process.env.PATH ?? '',
     HOME: options.home,
     ARGO_HOME: options.home,
@@ -44,6 +44,11 @@ export function runArgo(args: string[], options: RunOptions): Promise<ArgoResult
     ...(options.host ? { OLLAMA_HOST: options.host } : {}),
     ...options.env,
   };
+}
+
+/** Spawns the built bin/argo with a scrubbed environment. */
+export function runArgo(args: string[], options: RunOptions): Promise<ArgoResult> {
+  const env = scrubbedEnv(options);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [ARGO_BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     options.onSpawn?.(child);

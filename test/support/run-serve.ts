@@ -1,7 +1,7 @@
 // Starts the built `bin/argo serve --port 0` and waits for the line with its URL.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { ARGO_BIN } from './run-argo.js';
+import { ARGO_BIN, scrubbedEnv } from './run-argo.js';
 
 export interface ServeProcess {
   url: string;
@@ -22,14 +22,7 @@ export interface ServeOptions {
 }
 
 export function startServe(options: ServeOptions): Promise<ServeProcess> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: options.home,
-    ARGO_HOME: options.home,
-    NO_COLOR: '1',
-    ...(options.host ? { OLLAMA_HOST: options.host } : {}),
-    ...options.env,
-  };
+  const env = scrubbedEnv(options);
   const child = spawn(process.execPath, [ARGO_BIN, 'serve', '--port', '0', ...(options.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
