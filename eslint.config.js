@@ -22,8 +22,8 @@ export default defineConfig(
     },
   },
   {
-    // Plain-JavaScript helpers (the benchmark's two, the test MCP server) run without any loader; they carry no types to check.
-    files: ['test/bench/*.mjs', 'test/support/*.mjs'],
+    // Plain-JavaScript files (the build script, the benchmark's two helpers, the test MCP server) run without any loader; they carry no types to check.
+    files: ['build.mjs', 'test/bench/*.mjs', 'test/support/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
   },
   {

@@ -29,7 +29,8 @@ export function locksDir(dataDir: string): string {
  * guards, for the message when it cannot be had in time.
  */
 export async function withLock<T>(dir: string, name: string, what: string, work: () => Promise<T>, waitMs = DEFAULT_LOCK_WAIT_MS): Promise<T> {
-  const { lock } = await import('proper-lockfile');
+  // The default export (module.exports) is the one shape both Node and the bundled build give a CommonJS module.
+  const { default: lockfile } = await import('proper-lockfile');
   await ensurePrivateDir(dir);
   const target = join(dir, name);
   const options = { realpath: false, stale: STALE_MS, lockfilePath: `${target}.lock`, onCompromised: () => undefined };
@@ -38,7 +39,7 @@ export async function withLock<T>(dir: string, name: string, what: string, work:
   let release: (() => Promise<void>) | undefined;
   while (release === undefined) {
     try {
-      release = await lock(target, options);
+      release = await lockfile.lock(target, options);
     } catch (error) {
       if (errnoOf(error) !== 'ELOCKED') throw error;
       if (Date.now() >= deadline) {

@@ -330,11 +330,11 @@ describe('argo logs prune and rm', () => {
   });
 });
 
-/** A writer process: the real recordTurn from the build, `count` turns, some into a later day's file. */
+/** A writer process: the real recordTurn (from the source, through tsx), `count` turns, some into a later day's file. */
 function writer(home: string, name: string, count: number, dates: string[]): Promise<number> {
   const script = `
-    const { recordTurn } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/sessions/record-turn.js')).href)});
-    const { openSession } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/sessions/store.js')).href)});
+    const { recordTurn } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../src/sessions/record-turn.ts')).href)});
+    const { openSession } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../src/sessions/store.ts')).href)});
     const home = ${JSON.stringify(home)};
     const paths = { logs: home + '/logs', sessions: home + '/sessions' };
     const dates = ${JSON.stringify(dates)};
@@ -348,7 +348,7 @@ function writer(home: string, name: string, count: number, dates: string[]): Pro
       if (i % 5 === 0) await new Promise((resolve) => setImmediate(resolve)); // let the other writers in
     }`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('error', reject);
     child.on('close', (code) => resolve(code ?? -1));
   });
