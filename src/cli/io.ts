@@ -28,10 +28,16 @@ export const TURN_ID_LENGTH = 12;
 // from process.listenerCount: libraries add signal listeners of their own (proper-lockfile's exit
 // hook), which must not keep Ctrl-C from ending a `logs rm`.
 let commandHandlers = 0;
+// Stop signals received since a command last finished handling one (see signalQuits).
+let signalsPending = 0;
 
-/** True while a command handles Ctrl-C, SIGTERM and SIGHUP itself (an answer being streamed). */
-export function commandHandlesSignals(): boolean {
-  return commandHandlers > 0;
+/**
+ * Whether a stop signal should end the process now: when no command handles signals, or on the
+ * second one before the command has finished reacting to the first. A command that stops listening
+ * has finished reacting, so `argo chat` can stop one answer after another.
+ */
+export function signalQuits(): boolean {
+  return commandHandlers === 0 || ++signalsPending > 1;
 }
 
 export function processIo(): Io {
@@ -50,6 +56,7 @@ export function processIo(): Io {
       return () => {
         for (const [signal, listener] of listeners) process.off(signal, listener);
         commandHandlers--;
+        signalsPending = 0;
       };
     },
     onOutputClosed: (handler) => {

@@ -6,7 +6,7 @@ import { untrustedTextFor } from '../output/terminal-text.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
-import { commandHandlesSignals, processIo, readAll } from './io.js';
+import { signalQuits, processIo, readAll } from './io.js';
 import type { Io } from './io.js';
 import { EXIT_CODES, STOP_SIGNALS } from './outcome.js';
 import { addOutputOptions, checkOutputFlags } from './output-flags.js';
@@ -185,13 +185,12 @@ async function readPrompt(words: string[], io: Io, useStdin: boolean, program: C
 /** The one place that turns errors into messages and exit codes. */
 export async function main(argv: string[] = process.argv): Promise<void> {
   const io = processIo();
-  let interrupts = 0;
   // Ctrl-C, SIGTERM and SIGHUP quit at once unless a command is handling them (a streaming answer
-  // ends cleanly first and is logged); a second one always quits. Temporary files being written
-  // (a `logs rm` copy) are removed first: the originals are untouched until their rename.
+  // ends cleanly first and is logged); a second one before it has finished always quits. Temporary
+  // files being written (a `logs rm` copy) are removed first: the originals are untouched until their rename.
   for (const [signal, outcome] of Object.entries(STOP_SIGNALS)) {
     process.on(signal, () => {
-      if (commandHandlesSignals() && ++interrupts <= 1) return;
+      if (!signalQuits()) return;
       discardTemporaryFiles();
       process.exit(EXIT_CODES[outcome]);
     });

@@ -295,6 +295,37 @@ describe('argo chat with piped lines', () => {
     ]);
   });
 
+  it('Ctrl-C stops one answer after another without leaving the chat (off a terminal Ctrl-C is a signal)', async () => {
+    const home = tempHome();
+    ollama.options.reply = () => 'partial answer never finished';
+    ollama.setScenario({ hang: 2 });
+    let stopped = 0;
+    const result = await runArgo(['chat', '-s', 'talk'], {
+      home,
+      host: ollama.url,
+      stdin: 'first\n',
+      keepStdinOpen: true,
+      onStdout: (child, text) => {
+        // Each answer hangs after its first words: stop it there, then ask the next question.
+        const shown = text.split('partial answer').length - 1;
+        if (shown <= stopped) return;
+        stopped = shown;
+        child.kill('SIGINT');
+      },
+      onStderr: (child, text) => {
+        const notes = text.match(/^argo: interrupted/gm)?.length ?? 0;
+        if (notes === 1 && child.stdin?.writable) child.stdin.write('second\n');
+        if (notes === 2) child.stdin?.end();
+      },
+    });
+    expect(result.signal).toBeNull();
+    expect(result.code).not.toBe(130);
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
+      ['first', 'interrupted'],
+      ['second', 'interrupted'],
+    ]);
+  });
+
   it('argo last prints the last answer of the most recently used session; N, -s, --json', async () => {
     const home = tempHome();
     await argo(['chat', '-s', 'a'], home, { stdin: 'first\nsecond\n' });
