@@ -13,6 +13,7 @@ import { prepareTurn, runTurn, streamAnswer } from '../turn/turn.js';
 import type { PreparedTurn, TurnInput, TurnResult } from '../turn/turn.js';
 import type { AgentFlags, AgentRun } from './agent.js';
 import type { Io } from './io.js';
+import { oneShotFetch } from './one-shot-fetch.js';
 import { STOP_SIGNALS } from './outcome.js';
 import type { Outcome } from './outcome.js';
 
@@ -154,6 +155,7 @@ export function newTransport(settings: Settings): OllamaTransport {
     attempts: settings.retries.attempts,
     initialDelayMs: settings.retries.initialDelayMs,
     idleMs: settings.timeouts.idleMs,
+    fetch: oneShotFetch(),
   });
 }
 

@@ -9,6 +9,7 @@ import { untrustedTextFor } from '../output/terminal-text.js';
 import type { OutputFlags } from './output-flags.js';
 import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
+import { oneShotFetch } from './one-shot-fetch.js';
 import type { Outcome } from './outcome.js';
 
 /** The options doctor reads; any of them may be given before `doctor` (to the program) instead. */
@@ -55,7 +56,7 @@ async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: strin
   } catch (error) {
     check(false, 'data', `${settings.home} is not writable (${(error as Error).message}); choose another with --home or ARGO_HOME`);
   }
-  const transport = new OllamaTransport({ host: settings.host, attempts: 1, initialDelayMs: 0, idleMs: settings.timeouts.idleMs });
+  const transport = new OllamaTransport({ host: settings.host, attempts: 1, initialDelayMs: 0, idleMs: settings.timeouts.idleMs, fetch: oneShotFetch() });
   try {
     check(true, 'ollama', `Ollama ${await transport.version()} at ${settings.host}`);
   } catch (error) {
