@@ -222,7 +222,7 @@ async function measureFirstByte(count: number, env: Record<string, string>, home
 const ms = (value: number): string => `${value.toFixed(1)} ms`;
 
 function streamingRows(r: StreamingResult): Row[] {
-  const section = 'Issue 3: streaming vs the ollama client';
+  const section = 'Issues 3 and 9: streaming vs the ollama client';
   return [
     {
       section,
@@ -230,8 +230,9 @@ function streamingRows(r: StreamingResult): Row[] {
       argo: ms(r.wall.argo.median),
       reference: ms(r.wall.baseline.median),
       comparison: `${r.wall.ratioMedian.toFixed(2)}×`,
-      target: '≤ 1.3×',
-      pass: r.wall.ratioMedian <= 1.3,
+      // Issue 3 asked ≤ 1.3×; issue 9 tightened it to ≤ 1.10×.
+      target: '≤ 1.10×',
+      pass: r.wall.ratioMedian <= 1.1,
     },
     {
       section,
