@@ -88,6 +88,9 @@ export function agentLogFields(result: AgentResult, setup: Pick<AgentSetup, 'too
 export function agentAnswerer(setup: AgentSetup): Answerer {
   return async (request, context): Promise<Answer> => {
     if (request.endpoint !== '/api/chat') throw new UsageError('--tools needs the chat endpoint: drop --api generate (or "api" in config.json)');
+    // Asked once per turn: every result saved in it goes to the same session's folder.
+    let session: Promise<string> | undefined;
+    const sessionId = (): Promise<string> => (session ??= setup.sessionId());
     const result = await runAgent(
       {
         base: request.body,
@@ -105,11 +108,8 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
         confirm: setup.confirm,
         emit: (event) => (event.type === 'text' ? context.onText(event.text) : setup.emit(event)),
         readMemo: () => readMemo(setup.home),
-        saveResult: async (callId, content) => {
-          const path = savedResultPath(await setup.sessionId(), callId);
-          await writeFileAtomic(join(setup.home, path), content);
-          return path;
-        },
+        resultPath: async (callId) => savedResultPath(await sessionId(), callId),
+        saveResult: (path, content) => writeFileAtomic(join(setup.home, path), content),
         sleep: abortableSleep,
         signal: context.signal ?? new AbortController().signal,
       },

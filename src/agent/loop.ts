@@ -85,8 +85,14 @@ export interface AgentDeps {
   confirm: (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;
   emit: (event: AgentEvent) => void;
   readMemo: () => Promise<Memo>;
-  /** Saves a result past its budget whole; returns where (relative to the data home). */
-  saveResult: (callId: string, content: string) => Promise<string>;
+  /** Where a result past its budget is saved, relative to the data home; asked only for such a result. */
+  resultPath: (callId: string) => Promise<string>;
+  /**
+   * Saves a result past its budget whole at `path`. The loop does not wait for it before the next
+   * model request (a durable write must not hold up the round); it does before the next tool round
+   * and before the run ends, and a failed save then fails the run as it would have at once.
+   */
+  saveResult: (path: string, content: string) => Promise<void>;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Ctrl-C (or a client going away): ends the run as interrupted. */
   signal: AbortSignal;
@@ -153,6 +159,10 @@ class Run {
   private readonly compacted: CompactionRecord[] = [];
   private readonly added: AgentChatMessage[] = [];
   private readonly results: ResultMessage[] = [];
+  /** Results to save, started once the next request is built (their writes would hold up its memo read). */
+  private unsaved: { path: string; content: string }[] = [];
+  /** Saves under way: each settles to its error or null, so none is left unhandled while the model answers. */
+  private saving: Promise<{ error: unknown } | null>[] = [];
   private readonly toolsByName: Map<string, Tool>;
   private readonly started: number;
 
@@ -165,6 +175,15 @@ class Run {
   }
 
   async execute(): Promise<AgentResult> {
+    try {
+      return await this.iterate();
+    } finally {
+      // Every result the model was told is saved is on disk before the run ends and the turn is logged.
+      await this.savesWritten();
+    }
+  }
+
+  private async iterate(): Promise<AgentResult> {
     while (this.iterations < this.run.maxIterations) {
       const response = await this.validResponse();
       if ('status' in response) return response;
@@ -217,6 +236,7 @@ class Run {
   private async ask(): Promise<AgentResult | { text: string; toolCalls: unknown[] }> {
     const memo = await this.deps.readMemo();
     const request = buildAgentRequest({ base: this.run.base, tools: this.run.tools, ephemeralSystem: this.run.ephemeralSystem, memo, added: this.added });
+    this.startSaves();
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     if (this.deps.signal.aborted) onAbort();
@@ -258,10 +278,11 @@ class Run {
   /** Runs one round's valid calls and applies the taxonomy; returns the end of the run, or null to go on. */
   private async toolRound(text: string, checked: Extract<CheckedCall, { kind: 'ok' }>[]): Promise<AgentResult | null> {
     const round = this.rounds;
+    await this.savesWritten();
     const approvals = await this.confirmAll(checked);
     const outcomes = await Promise.all(checked.map(async (entry, index) => this.runCall(entry, approvals[index] ?? 'yes')));
 
-    // Results past their budget are saved all at once, before the round's records are made.
+    // Results past their budget are cut down now and saved whole while the model answers (see saveResult).
     const saves = await Promise.all(
       checked.map(async (entry, index) => {
         const outcome = outcomes[index]?.outcome;
@@ -269,7 +290,8 @@ class Run {
         const full = JSON.stringify(outcome.result);
         const budget = entry.tool.resultBudget ?? this.run.defaultBudget ?? DEFAULT_RESULT_BUDGET;
         if (!isOverBudget(full, budget)) return { full, content: full, savedAs: null };
-        const savedAs = await this.deps.saveResult(entry.call.id, full);
+        const savedAs = await this.deps.resultPath(entry.call.id);
+        this.unsaved.push({ path: savedAs, content: full });
         return { full, content: truncatedResult(full, budget, savedAs), savedAs };
       }),
     );
@@ -332,6 +354,21 @@ class Run {
       return this.end('tool_failures', 'all_failure_rounds', '', `every tool call failed in ${MAX_ALL_FAILURE_ROUNDS} rounds; see the lines above, fix the cause and ask again`);
     }
     return null;
+  }
+
+  private startSaves(): void {
+    for (const { path, content } of this.unsaved.splice(0)) {
+      this.saving.push(this.deps.saveResult(path, content).then(() => null, (error: unknown) => ({ error })));
+    }
+  }
+
+  /** Waits for the saves (starting any not started yet); throws the first one's failure. */
+  private async savesWritten(): Promise<void> {
+    this.startSaves();
+    if (this.saving.length === 0) return;
+    const settled = await Promise.all(this.saving.splice(0));
+    const failed = settled.find((outcome): outcome is { error: unknown } => outcome !== null);
+    if (failed) throw failed.error;
   }
 
   /** Tool messages hold their result's current content (a summary once compacted). */

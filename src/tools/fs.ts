@@ -28,85 +28,116 @@ export const readFileTool: Tool = {
   sideEffects: false,
   run: async (args, context) => {
     const path = stringArg(args, 'path') ?? '';
-    const file = await existingFile(context, path);
-    return readLines(file, path, shownPath(context.root, file), numberArg(args, 'offset') ?? 1, numberArg(args, 'limit'));
+    const { file, size } = await existingFile(context, path);
+    return readLines(file, size, path, shownPath(context.root, file), numberArg(args, 'offset') ?? 1, numberArg(args, 'limit'));
   },
 };
 
+const READ_CHUNK_BYTES = 64 * 1024;
+const NEWLINE = 10;
+const CARRIAGE_RETURN = 13;
+/** A line's trailing CR, dropped from what the model sees (the byte counts already leave it out). */
+const LINE_END_CR = /\r(?=\n|$)/g;
+
 /**
- * Lines `offset`… of a file, at most `limit`, stopping before the 50 KB cap. Read in chunks and
- * split on the bytes: a call costs little CPU, so parallel calls overlap on I/O. A NUL byte in the
- * first 8 KB means a binary file, refused.
+ * Lines `offset`… of a file, at most `limit`, stopping before the 50 KB cap. Read in chunks; lines
+ * are found by index and each chunk's kept lines decoded in one piece, so a call allocates per
+ * chunk, not per line, and parallel calls overlap on I/O rather than queue on the CPU. `size`
+ * (from the stat) spares the read that would only find the end. A NUL byte in the first 8 KB
+ * means a binary file, refused.
  */
-async function readLines(file: string, path: string, shown: string, offset: number, limit: number | undefined): Promise<Record<string, unknown>> {
+async function readLines(file: string, size: number, path: string, shown: string, offset: number, limit: number | undefined): Promise<Record<string, unknown>> {
   const handle = await open(file, 'r');
-  const kept: Buffer[] = [];
+  const parts: string[] = [];
   let bytes = 0;
   let number = 0;
+  let count = 0;
   let truncated = false;
   let done = false;
-  // Returns false when reading should stop.
-  const take = (line: Buffer): boolean => {
+  // Whether the last kept line's own newline is in `parts` (the content has none after its last line).
+  let endsWithNewline = false;
+  // Line [from, to) of `data`: counted, kept unless it is before the offset; false when reading should stop.
+  const take = (data: Buffer, from: number, to: number): boolean => {
     number++;
     if (number < offset) return true;
-    if (limit !== undefined && kept.length >= limit) return false;
-    const text = line.at(-1) === 13 ? line.subarray(0, -1) : line;
-    if (bytes + text.length + 1 > READ_CAP_BYTES) {
+    if (limit !== undefined && count >= limit) return false;
+    const length = to - from - (to > from && data[to - 1] === CARRIAGE_RETURN ? 1 : 0);
+    if (bytes + length + 1 > READ_CAP_BYTES) {
       truncated = true;
       return false;
     }
-    bytes += text.length + 1;
-    kept.push(Buffer.from(text));
+    bytes += length + 1;
+    count++;
     return true;
   };
   try {
-    const chunk = Buffer.allocUnsafe(64 * 1024);
+    // Sized to the file when it is small (one more byte shows it did not grow); a size of 0 may be a special file, read in chunks.
+    const chunk = Buffer.allocUnsafe(size > 0 && size < READ_CHUNK_BYTES ? size + 1 : READ_CHUNK_BYTES);
     let carry = Buffer.alloc(0);
     let position = 0;
-    while (!done) {
+    let atEnd = false;
+    while (!done && !atEnd) {
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
       if (bytesRead === 0) break;
       if (position === 0 && chunk.subarray(0, Math.min(bytesRead, 8192)).includes(0)) throw new ToolError(`"${path}" is a binary file`);
       position += bytesRead;
+      atEnd = size > 0 && position >= size && bytesRead < chunk.length;
       const data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
       let start = 0;
-      for (let newline = data.indexOf(10, start); newline !== -1; newline = data.indexOf(10, start)) {
-        if (!take(data.subarray(start, newline))) {
+      let keptFrom = -1;
+      for (let newline = data.indexOf(NEWLINE); newline !== -1; newline = data.indexOf(NEWLINE, start)) {
+        const before = count;
+        if (!take(data, start, newline)) {
           done = true;
           break;
         }
+        if (keptFrom === -1 && count > before) keptFrom = start;
         start = newline + 1;
+      }
+      // The kept lines are consecutive: one piece, each line with its newline.
+      if (keptFrom !== -1) {
+        parts.push(data.toString('utf8', keptFrom, start));
+        endsWithNewline = true;
       }
       // A line longer than the cap cannot be shown; one before the offset only needs counting.
       if (!done && data.length - start > READ_CAP_BYTES && number + 1 >= offset) {
         truncated = true;
         done = true;
       }
+      // Copied: `chunk` is read into again.
       carry = done ? Buffer.alloc(0) : Buffer.from(data.subarray(start, data.length - start > READ_CAP_BYTES ? start : data.length));
     }
-    if (!done && carry.length > 0) take(carry);
+    const before = count;
+    if (!done && carry.length > 0 && take(carry, 0, carry.length) && count > before) {
+      parts.push(carry.toString('utf8'));
+      endsWithNewline = false;
+    }
   } finally {
     await handle.close();
   }
-  const to = offset + kept.length - 1;
+  let content = parts.join('');
+  if (endsWithNewline) content = content.slice(0, -1);
+  if (content.includes('\r')) content = content.replace(LINE_END_CR, '');
+  const to = offset + count - 1;
   return {
     path: shown,
     from_line: offset,
-    to_line: kept.length === 0 ? null : to,
-    content: kept.map((line) => line.toString('utf8')).join('\n'),
+    to_line: count === 0 ? null : to,
+    content,
     ...(truncated ? { truncated: true, note: `stopped at the 50 KB cap; read on with offset ${to + 1}` } : {}),
   };
 }
 
-async function existingFile(context: ToolContext, path: string): Promise<string> {
+async function existingFile(context: ToolContext, path: string): Promise<{ file: string; size: number }> {
   const file = await resolveInRoot(context.root, path);
   try {
-    if (!(await stat(file)).isFile()) throw new ToolError(`"${path}" is not a file`);
+    const stats = await stat(file);
+    if (!stats.isFile()) throw new ToolError(`"${path}" is not a file`);
+    return { file, size: stats.size };
   } catch (error) {
     if (isMissing(error)) throw new ToolError(`file "${path}" does not exist`);
     throw error;
   }
-  return file;
 }
 
 async function directoryIn(context: ToolContext, path: string | undefined): Promise<string> {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runAgent } from '../../src/agent/loop.js';
 import type { AgentDeps, AgentEvent, AgentRun, ConfirmAnswer, ConfirmRequest, ModelCall } from '../../src/agent/loop.js';
 import type { AgentChatBody, StreamOutcome, TransportRequest } from '../../src/ollama/transport.js';
@@ -75,7 +75,17 @@ interface Harness {
   confirms: ConfirmRequest[];
 }
 
-async function run(steps: Step[], options: Partial<AgentRun> & { confirm?: ConfirmAnswer; stopped?: () => boolean; memo?: () => Record<string, string>; onChunk?: (index: number) => void; signal?: AbortSignal } = {}) {
+interface RunOptions extends Partial<AgentRun> {
+  confirm?: ConfirmAnswer;
+  stopped?: () => boolean;
+  memo?: () => Record<string, string>;
+  onChunk?: (index: number) => void;
+  signal?: AbortSignal;
+  /** Replaces the harness's instant save (which records what was saved). */
+  save?: (path: string, content: string) => Promise<void>;
+}
+
+async function run(steps: Step[], options: RunOptions = {}) {
   const { model, bodies } = scriptedModel(steps, options.onChunk);
   const harness: Harness = { events: [], bodies, sleeps: [], saved: {}, confirms: [] };
   let time = 0;
@@ -89,10 +99,13 @@ async function run(steps: Step[], options: Partial<AgentRun> & { confirm?: Confi
     },
     emit: (event) => harness.events.push(event),
     readMemo: () => Promise.resolve(options.memo?.() ?? {}),
-    saveResult: (id, content) => {
-      harness.saved[id] = content;
-      return Promise.resolve(`tool-results/S1/${id}.json`);
-    },
+    resultPath: (id) => Promise.resolve(`tool-results/S1/${id}.json`),
+    saveResult:
+      options.save ??
+      ((path, content) => {
+        harness.saved[path] = content;
+        return Promise.resolve();
+      }),
     sleep: (ms) => {
       harness.sleeps.push(ms);
       return Promise.resolve();
@@ -252,6 +265,27 @@ describe('the agent loop', () => {
     expect(result.calls.map((c) => c.result)).toEqual(['{"started":3}', '{"started":3}', '{"started":3}']);
   });
 
+  it('starts all 8 calls of a round before any ends, and feeds the results back in call order whatever order they end in', async () => {
+    const releases: (() => void)[] = [];
+    const ended: string[] = [];
+    const waiting = tool('ok_tool', async (args) => {
+      await new Promise<void>((resolve) => releases.push(resolve));
+      ended.push(String(args.q));
+      return { q: args.q };
+    });
+    const calls = Array.from({ length: 8 }, (_, index) => call('ok_tool', { q: String(index) }));
+    const running = run([{ calls }, { chunks: ['x'] }], { tools: [waiting] });
+    await vi.waitFor(() => expect(releases).toHaveLength(8));
+    for (const release of [...releases].reverse()) release();
+    const { result, bodies } = await running;
+    expect(ended).toEqual(['7', '6', '5', '4', '3', '2', '1', '0']);
+    const order = ['0', '1', '2', '3', '4', '5', '6', '7'];
+    expect(result.calls.map((c) => [c.id, c.arguments])).toEqual(order.map((q, index) => [`call_1_${String(index)}`, { q }]));
+    const sent = bodies[1]?.messages.slice(2) ?? [];
+    expect(sent[0]?.tool_calls?.map((c) => c.id)).toEqual(order.map((_, index) => `call_1_${String(index)}`));
+    expect(sent.slice(1).map((m) => m.content)).toEqual(order.map((q) => JSON.stringify({ q })));
+  });
+
   describe('the STOP signal', () => {
     it('stops before the first request', async () => {
       const { result, bodies } = await run([{ chunks: ['x'] }], { stopped: () => true });
@@ -305,12 +339,53 @@ describe('the agent loop', () => {
     it('saves a result past its budget and sends its head and a note', async () => {
       const { result, saved, bodies } = await run([{ calls: [call('big_tool', { q: 'a' })] }, { chunks: ['x'] }]);
       const full = JSON.stringify({ text: 'x'.repeat(500) });
-      expect(saved).toEqual({ call_1_0: full });
+      expect(saved).toEqual({ 'tool-results/S1/call_1_0.json': full });
       const sent = bodies[1]?.messages.at(-1)?.content ?? '';
       expect(sent.length).toBeLessThanOrEqual(200);
       expect(JSON.parse(sent)).toMatchObject({ truncated: true, note: expect.stringContaining('tool-results/S1/call_1_0.json') as unknown });
       expect(result.calls[0]).toMatchObject({ saved_as: 'tool-results/S1/call_1_0.json', result_chars: full.length });
       expect(result.compacted).toEqual([{ id: 'call_1_0', kind: 'saved', chars_before: full.length, chars_after: sent.length, saved_as: 'tool-results/S1/call_1_0.json' }]);
+    });
+
+    it('writes a saved result while the model answers the next request, and ends only once it is written', async () => {
+      let finish!: () => void;
+      const written = new Promise<void>((resolve) => (finish = resolve));
+      const saves: string[] = [];
+      let requests = 0;
+      let ended = false;
+      const running = run([{ calls: [call('big_tool', { q: 'a' })] }, { chunks: ['x'] }], {
+        // Read once for every request.
+        memo: () => {
+          requests++;
+          return {};
+        },
+        save: (path) => {
+          saves.push(path);
+          return written;
+        },
+      }).then((outcome) => {
+        ended = true;
+        return outcome;
+      });
+      // The next request went out with the head and the note while the save was still under way.
+      await vi.waitFor(() => expect({ requests, saves }).toEqual({ requests: 2, saves: ['tool-results/S1/call_1_0.json'] }));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(ended).toBe(false);
+      finish();
+      const { result, bodies } = await running;
+      expect(bodies).toHaveLength(2);
+      expect(result).toMatchObject({ status: 'ok', text: 'x', compacted: [{ kind: 'saved', saved_as: 'tool-results/S1/call_1_0.json' }] });
+    });
+
+    it('a failed save fails the run before another tool runs', async () => {
+      let ran = 0;
+      const counted = tool('ok_tool', () => Promise.resolve({ ran: ++ran }));
+      const failing = run([{ calls: [call('big_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }, { chunks: ['x'] }], {
+        tools: [bigTool, counted],
+        save: () => Promise.reject(new Error('EACCES: permission denied')),
+      });
+      await expect(failing).rejects.toThrow('EACCES');
+      expect(ran).toBe(0);
     });
 
     it('reduces older rounds to one-line summaries and keeps the latest whole; the same input compacts the same way', async () => {

@@ -79,6 +79,22 @@ describe('read_file', () => {
     expect(await readFileTool.run({ path: 'long.txt', offset: 9_000, limit: 2 }, context)).toMatchObject({ content: 'row 9000\nrow 9001' });
   });
 
+  // Lines are found by index and decoded a chunk at a time: line ends, chunk edges and the size from the stat.
+  it.each([
+    ['CRLF line ends', 'a\r\nb\r\n', {}, { content: 'a\nb', to_line: 2 }],
+    ['a last line that is only a CR', 'x\r\n\r', {}, { content: 'x\n', to_line: 2 }],
+    ['CRs inside a line, and only one taken from its end', 'a\rb\r\r\nc', {}, { content: 'a\rb\r\nc', to_line: 2 }],
+    ['empty lines', '\n\n\n', {}, { content: '\n\n', to_line: 3 }],
+    ['multi-byte characters', 'é\n€\n\u{1F600}', { offset: 2 }, { content: '€\n\u{1F600}', from_line: 2, to_line: 3 }],
+    ['an empty file', '', {}, { content: '', to_line: null }],
+    ['a line ending just past the first chunk', `${'a'.repeat(65_535)}\nend`, { offset: 2 }, { content: 'end', from_line: 2, to_line: 2 }],
+    ['a last line without a newline, chunks away', `${'row\n'.repeat(20_000)}last`, { offset: 20_001 }, { content: 'last', from_line: 20_001, to_line: 20_001 }],
+    ['a file of exactly one chunk, limit past its end', 'row\n'.repeat(16_384), { offset: 16_383, limit: 5 }, { content: 'row\nrow', to_line: 16_384 }],
+  ])('%s', async (_name, text, args, expected) => {
+    writeFileSync(join(root, 'table.txt'), text);
+    expect(await readFileTool.run({ path: 'table.txt', ...args }, context)).toMatchObject(expected);
+  });
+
   it('a single line longer than the cap is cut off, with a note', async () => {
     writeFileSync(join(root, 'oneline.txt'), `short\n${'y'.repeat(200_000)}\nafter\n`);
     expect(await readFileTool.run({ path: 'oneline.txt' }, context)).toMatchObject({ content: 'short', to_line: 1, truncated: true });

@@ -1,0 +1,85 @@
+// The agent loop as a turn's answer step, over the real file tools and a real data home: a round of
+// parallel read_file calls whose results are past their budget.
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentAnswerer } from '../../src/agent/answer.js';
+import type { AgentEvent } from '../../src/agent/loop.js';
+import type { AgentChatBody, StreamOutcome } from '../../src/ollama/transport.js';
+import { readFileTool } from '../../src/tools/fs.js';
+import type { AnswerContext } from '../../src/turn/turn.js';
+
+const METRICS = { total_duration: 1, load_duration: 0, prompt_eval_count: 1, prompt_eval_duration: 1, eval_count: 1, eval_duration: 1, done_reason: 'stop' };
+const FILES = Array.from({ length: 8 }, (_, index) => `file${String(index)}.txt`);
+
+let root: string;
+let home: string;
+
+beforeAll(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-answer-root-')));
+  home = mkdtempSync(join(tmpdir(), 'argo-answer-home-'));
+  // Different sizes, all past the default 4,000-character budget.
+  FILES.forEach((file, index) => writeFileSync(join(root, file), `${file} line\n`.repeat(400 + index * 50)));
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** A model that asks for every file at once, then answers; it keeps the requests it was sent. */
+function transport(bodies: AgentChatBody[]): AnswerContext['transport'] {
+  return {
+    stream: (request, hooks) => {
+      bodies.push(JSON.parse(JSON.stringify(request.body)) as AgentChatBody);
+      const calls = bodies.length === 1 ? FILES.map((path) => ({ function: { name: 'read_file', arguments: { path } } })) : [];
+      if (calls.length === 0) hooks.onText('read them all');
+      const outcome: StreamOutcome = { status: 'ok', failure: null, metrics: METRICS, attempts: 1, toolCalls: calls };
+      return Promise.resolve(outcome);
+    },
+    installedModels: () => Promise.resolve([]),
+  };
+}
+
+describe('agentAnswerer', () => {
+  it('runs a round of 8 read_file calls, feeds them back in call order and has every result saved once it returns', async () => {
+    const bodies: AgentChatBody[] = [];
+    const events: AgentEvent[] = [];
+    let sessionAsked = 0;
+    const answer = agentAnswerer({
+      tools: [readFileTool],
+      unavailable: [],
+      root,
+      home,
+      maxIterations: 3,
+      ephemeralSystem: null,
+      yes: false,
+      confirm: () => Promise.resolve('no-terminal'),
+      emit: (event) => events.push(event),
+      sessionId: () => {
+        sessionAsked++;
+        return Promise.resolve('S1');
+      },
+    });
+    const request = { endpoint: '/api/chat' as const, body: { model: 'argo', messages: [{ role: 'user' as const, content: 'read' }], stream: true } };
+    const result = await answer(request, { transport: transport(bodies), clock: () => 0, onText: () => undefined });
+
+    expect(result).toMatchObject({ status: 'ok', response: 'read them all' });
+    // Every call was running before the first one ended.
+    const statuses = events.flatMap((event) => (event.type === 'tool_status' ? [event.status] : []));
+    expect(statuses.slice(0, 8)).toEqual(Array.from({ length: 8 }, () => 'running'));
+    const sent = bodies[1]?.messages.slice(1) ?? [];
+    expect(sent[0]?.tool_calls?.map((call) => call.function.arguments)).toEqual(FILES.map((path) => ({ path })));
+    expect(sent.slice(1).map((message) => (JSON.parse(message.content) as { note: string }).note)).toEqual(
+      FILES.map((_, index) => expect.stringContaining(`saved as tool-results/S1/call_1_${String(index)}.json`) as unknown),
+    );
+    // One session id for the turn, however many results were saved in it.
+    expect(sessionAsked).toBe(1);
+    for (const [index, file] of FILES.entries()) {
+      const saved = join(home, 'tool-results', 'S1', `call_1_${String(index)}.json`);
+      expect((JSON.parse(readFileSync(saved, 'utf8')) as { content: string }).content).toBe(readFileSync(join(root, file), 'utf8').slice(0, -1));
+      expect(statSync(saved).mode & 0o777).toBe(0o600);
+    }
+  });
+});
