@@ -1,6 +1,6 @@
 // Tool calls as the model sent them → calls the loop can check and run. Pure.
 import type { Tool } from '../tools/types.js';
-import { validateArguments } from '../tools/validate.js';
+import type { validateArguments } from '../tools/validate.js';
 
 export interface ParsedCall {
   /** The model's id, or `call_<round>_<index>` when it sent none. */
@@ -55,11 +55,11 @@ export type CheckedCall =
   | { call: ParsedCall; kind: 'invalid'; reason: string };
 
 /** Validation before anything runs: the name is offered, the arguments parse and match the schema. */
-export function checkCall(call: ParsedCall, tools: ReadonlyMap<string, Tool>): CheckedCall {
+export function checkCall(call: ParsedCall, tools: ReadonlyMap<string, Tool>, validate: typeof validateArguments): CheckedCall {
   if (call.problem !== null || call.arguments === null) return { call, kind: 'invalid', reason: `${call.name || 'a call'}: ${call.problem ?? 'unreadable'}` };
   const tool = tools.get(call.name);
   if (!tool) return { call, kind: 'invalid', reason: `unknown tool "${call.name}"` };
-  const verdict = validateArguments(tool, call.arguments);
+  const verdict = validate(tool, call.arguments);
   if (verdict.kind === 'missing') return { call, kind: 'missing', tool, parameter: verdict.parameter };
   if (verdict.kind === 'invalid') return { call, kind: 'invalid', reason: `${call.name}: ${verdict.reason}` };
   return { call, kind: 'ok', tool, args: verdict.args };

@@ -203,7 +203,9 @@ class Run {
       if ('status' in reply) return reply;
       if (reply.toolCalls.length === 0) return this.end('ok', 'answered', reply.text);
       const parsed = readToolCalls(reply.toolCalls, round);
-      const verdict = judgeResponse(parsed.map((call) => checkCall(call, this.toolsByName)));
+      // The validator (and zod) load with the first tool call: a run the model answers in words never needs them.
+      const { validateArguments } = await import('../tools/validate.js');
+      const verdict = judgeResponse(parsed.map((call) => checkCall(call, this.toolsByName, validateArguments)));
       if (verdict.kind === 'run') {
         this.rounds = round;
         return { text: reply.text, calls: verdict.calls };

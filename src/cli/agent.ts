@@ -10,10 +10,9 @@ import { agentAnswerer, toolsConfigOf } from '../agent/answer.js';
 import type { AgentEvent, ConfirmAnswer, ConfirmRequest } from '../agent/loop.js';
 import { buildAgentRequest } from '../agent/request.js';
 import { isStopSet } from '../agent/stop.js';
-import { TIMESTAMP_PATTERN } from '../log/entry.js';
+import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
-import { openSession, readSession } from '../sessions/store.js';
 import { loadToolbox } from '../tools/catalog.js';
 import type { Toolbox } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
@@ -102,7 +101,9 @@ function eventPrinter(io: Io, pause: () => void): (event: AgentEvent) => void {
   };
 }
 
+// The session store (and its zod codec) loads when a result is first saved, not at start-up.
 async function sessionIdFor(settings: Settings, log: boolean, io: Io): Promise<string> {
+  const { openSession, readSession } = await import('../sessions/store.js');
   if (!log) return (await readSession(settings.paths.sessions, settings.session))?.id ?? 'unlogged';
   const { format } = await import('date-fns/format');
   return (await openSession(settings.paths.sessions, settings.session, format(io.now(), TIMESTAMP_PATTERN))).id;

@@ -3,7 +3,7 @@
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { z } from 'zod';
+import * as z from 'zod';
 import { RuntimeError } from '../errors.js';
 import { isMissing, writeFileAtomic } from '../log/fs.js';
 import type { FinishReason } from './openai.js';

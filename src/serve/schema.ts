@@ -1,6 +1,6 @@
 // The request bodies the server accepts, as zod schemas: unknown fields are dropped (zod's default),
 // a wrong type is a 400 naming the field.
-import { z } from 'zod';
+import * as z from 'zod';
 import { MIN_BUDGET } from '../replay/policy.js';
 import { REPLAY_REASONS, VERBOSITIES } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec, Verbosity } from '../replay/types.js';

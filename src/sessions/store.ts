@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { RuntimeError } from '../errors.js';
 import { listFiles } from '../log/files.js';
 import { createFileExclusive, isMissing, writeFileAtomic } from '../log/fs.js';

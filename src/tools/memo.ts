@@ -2,7 +2,6 @@
 // 1,000 characters. The store's one codec; the `memo` tool and `argo memo` both go through it.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { RuntimeError } from '../errors.js';
 import { isMissing, writeFileAtomic } from '../log/fs.js';
 import { ToolError, stringArg } from './types.js';
@@ -15,7 +14,6 @@ export const MEMO_MAX_KEY_CHARS = 100;
 
 export type Memo = Record<string, string>;
 
-const MemoSchema = z.record(z.string(), z.string());
 
 /** A memo rule broken by a set: the message says which limit and how to make room. */
 export class MemoLimitError extends Error {
@@ -26,14 +24,15 @@ export function memoPath(home: string): string {
   return join(home, MEMO_FILE);
 }
 
-/** Parses memo.json's text; throws naming the file and the field that is wrong. */
-export function parseMemo(text: string, file: string): Memo {
+/** Parses memo.json's text; throws naming the file and the field that is wrong. zod loads only when there is a memo to read. */
+export async function parseMemo(text: string, file: string): Promise<Memo> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     throw new RuntimeError(`${file} is not valid JSON; fix it or remove it (argo memo rm KEY rewrites it)`);
   }
+  const { MemoSchema } = await import('./memo-schema.js');
   const parsed = MemoSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -53,7 +52,7 @@ export function serializeMemo(memo: Memo): string {
 export async function readMemo(home: string): Promise<Memo> {
   const file = memoPath(home);
   try {
-    return parseMemo(await readFile(file, 'utf8'), file);
+    return await parseMemo(await readFile(file, 'utf8'), file);
   } catch (error) {
     if (isMissing(error)) return {};
     throw error;

@@ -1,6 +1,6 @@
 // Arguments are checked against the tool's JSON Schema before anything runs. A missing required
 // parameter is told apart from every other mismatch: the loop treats it as needs_input.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ParametersSchema, Tool } from './types.js';
 
 export type Validation =

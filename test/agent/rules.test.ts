@@ -7,6 +7,7 @@ import { renderTrajectory, toolCallingPrompt } from '../../src/agent/sharegpt.js
 import { GENERIC_FAILURE, classifyResult, classifyThrown, oneLine, requiredParameter } from '../../src/agent/taxonomy.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { Tool } from '../../src/tools/types.js';
+import { validateArguments } from '../../src/tools/validate.js';
 
 const echo: Tool = {
   name: 'echo',
@@ -49,13 +50,13 @@ describe('checking calls and judging a response', () => {
     ['null for a required one', parsed('echo', { text: null }), 'missing'],
     ['wrong type', parsed('echo', { text: 3 }), 'invalid'],
   ])('%s → %s', (_name, call, kind) => {
-    expect(checkCall(call, tools).kind).toBe(kind);
+    expect(checkCall(call, tools, validateArguments).kind).toBe(kind);
   });
 
   it('a missing parameter wins over invalid calls; invalid wins over valid ones', () => {
-    const ok = checkCall(parsed('echo', { text: 'a' }), tools);
-    const bad = checkCall(parsed('nope', {}), tools);
-    const missing = checkCall(parsed('echo', {}), tools);
+    const ok = checkCall(parsed('echo', { text: 'a' }), tools, validateArguments);
+    const bad = checkCall(parsed('nope', {}), tools, validateArguments);
+    const missing = checkCall(parsed('echo', {}), tools, validateArguments);
     expect(judgeResponse([ok, bad, missing]).kind).toBe('needs_input');
     expect(judgeResponse([ok, bad])).toMatchObject({ kind: 'invalid', reasons: ['unknown tool "nope"'] });
     expect(judgeResponse([ok]).kind).toBe('run');

@@ -33,8 +33,8 @@ describe('memo rules', () => {
     ['not JSON', '{', 'is not valid JSON'],
     ['an array', '[]', 'the top level must be an object of strings'],
     ['a number value', '{"a":1}', '"a" must be a string'],
-  ])('parseMemo rejects %s naming the file', (_name, text, message) => {
-    const error = thrown(() => parseMemo(text, '/h/memo.json'));
+  ])('parseMemo rejects %s naming the file', async (_name, text, message) => {
+    const error: unknown = await parseMemo(text, '/h/memo.json').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RuntimeError);
     expect((error as Error).message).toContain('/h/memo.json');
     expect((error as Error).message).toContain(message);

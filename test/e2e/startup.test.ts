@@ -1,0 +1,65 @@
+// What a command loads: the plain question and an agent run the model answers in words stay off the
+// heavy dependencies (docs/architecture.md, "The build"). Checked on the built bundle, by the chunks
+// the process really loads.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+import { ARGO_BIN, scrubbedEnv, tempHome } from '../support/run-argo.js';
+
+const TRACE = fileURLToPath(new URL('../support/trace-loads.mjs', import.meta.url));
+
+let ollama: FakeOllama;
+
+beforeAll(async () => {
+  ollama = await startFakeOllama({ reply: 'ok', models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
+});
+
+afterAll(async () => {
+  await ollama.close();
+});
+
+/** The packages bundled into the chunks `argo args…` loaded (esbuild marks each module's source path). */
+async function packagesLoaded(args: string[]): Promise<Set<string>> {
+  const home = tempHome();
+  const trace = join(home, 'loads.txt');
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TRACE, ARGO_BIN, ...args], {
+      env: { ...scrubbedEnv({ home, host: ollama.url }), ARGO_TRACE_LOADS: trace },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  expect(code).toBe(0);
+  const packages = new Set<string>();
+  for (const url of readFileSync(trace, 'utf8').split('\n')) {
+    if (!url.startsWith('file:') || !url.includes('/dist/cli/')) continue;
+    for (const match of readFileSync(fileURLToPath(url), 'utf8').matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) {
+      if (match[1] !== undefined) packages.add(match[1]);
+    }
+  }
+  return packages;
+}
+
+const HEAVY = ['zod', 'chalk', 'hono', '@hono/node-server', '@modelcontextprotocol/sdk', 'fast-glob', 'proper-lockfile', 'diff'];
+
+describe('start-up loads only what the command needs', () => {
+  it('a plain question loads the client and commander, none of the heavy packages', async () => {
+    const packages = await packagesLoaded(['--no-log', 'hi']);
+    expect(packages).toContain('ollama');
+    expect(packages).toContain('commander');
+    expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
+  });
+
+  it('an agent run answered in words loads no schema library, MCP client or file walker', async () => {
+    const root = join(tempHome(), 'root');
+    mkdirSync(root);
+    const packages = await packagesLoaded(['--no-log', '--tools', 'dev', '--root', root, 'hi']);
+    expect(packages).toContain('ollama');
+    expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
+  });
+});
