@@ -19,13 +19,15 @@ import {
   STRENGTH_FILTERS,
   TYPE_CHOICES,
   grepMatcher,
+  isUnfiltered,
   matchesQuery,
   parseChoices,
   parseWhen,
   splitList,
 } from '../query/query.js';
 import type { Query } from '../query/query.js';
-import { searchTurns } from '../query/search.js';
+import { ByteSink } from '../query/byte-sink.js';
+import { copyAllTurns, searchTurns } from '../query/search.js';
 import { Sink } from '../output/sink.js';
 import { StatsAccumulator } from '../query/stats.js';
 import { checkSessionName } from '../sessions/names.js';
@@ -161,6 +163,16 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     if (!flags.follow) {
       // --json is for programs and keeps every line; people reading get the newest screenful.
       const shown = flags.limit ?? (flags.json || flags.all ? undefined : DEFAULT_SHOWN);
+      if (shown === undefined && flags.json && isUnfiltered(query)) {
+        // Every line as stored: copied as bytes, not parsed and printed again.
+        const bytes = new ByteSink(io.stdout);
+        try {
+          await copyAllTurns(settings.paths.logs, stats, bytes);
+        } finally {
+          await bytes.flush();
+        }
+        return 'ok';
+      }
       if (shown === flags.limit || shown === undefined) {
         let printed = 0;
         for await (const { entry, line } of searchTurns(settings.paths.logs, query, stats, limitOf(shown))) {
