@@ -86,7 +86,7 @@ export async function writeIndex(dir: string, session: string, lines: readonly I
   await writeFileAtomic(indexPath(dir, session), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
 }
 
-const IndexLineSchema = z.object({
+export const IndexLineSchema = z.object({
   id: z.string().min(1),
   // A daily log file's bare name: an index never points outside the logs folder.
   file: z.string().refine((file) => isLogFileName(file) && file === basename(file)),
@@ -105,6 +105,45 @@ export function parseIndexLine(raw: string): IndexLine | null {
   } catch {
     return null;
   }
-  const parsed = IndexLineSchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
+  if (!isIndexLine(value)) return null;
+  // A long session's index names few files and one set of rules thousands of times: keep one copy of each.
+  value.file = shared(value.file);
+  if (value.rules !== undefined) value.rules = shared(value.rules);
+  return value;
+}
+
+const STATUSES = new Set<unknown>(TURN_STATUSES);
+const TYPES = new Set<unknown>(ENTRY_TYPES);
+
+/**
+ * IndexLineSchema's verdict without the copy zod makes (a long session's index has one line per
+ * turn, all read at once); test/sessions/index-check.test.ts proves they agree.
+ */
+export function isIndexLine(value: unknown): value is IndexLine {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const line = value as Record<string, unknown>;
+  const { id, file, offset, length, rules } = line;
+  return (
+    typeof id === 'string' &&
+    id.length >= 1 &&
+    typeof file === 'string' &&
+    isLogFileName(file) &&
+    file === basename(file) &&
+    Number.isSafeInteger(offset) &&
+    (offset as number) >= 0 &&
+    Number.isSafeInteger(length) &&
+    (length as number) > 0 &&
+    STATUSES.has(line.status) &&
+    TYPES.has(line.type) &&
+    (rules === undefined || typeof rules === 'string')
+  );
+}
+
+const sharedStrings = new Map<string, string>();
+
+function shared(text: string): string {
+  const known = sharedStrings.get(text);
+  if (known !== undefined) return known;
+  if (sharedStrings.size < 1024) sharedStrings.set(text, text);
+  return text;
 }
