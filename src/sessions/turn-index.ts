@@ -41,24 +41,27 @@ export async function appendIndex(dir: string, session: string, line: IndexLine)
 
 /** The index, or null when it is missing or damaged (the caller rebuilds it from the log). */
 export async function readIndex(dir: string, session: string): Promise<IndexLine[] | null> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(indexPath(dir, session), 'utf8');
+    bytes = await readFile(indexPath(dir, session));
   } catch (error) {
     if (isMissing(error)) return null;
     throw error;
   }
   // An index always ends with a newline: anything else is a write cut short.
-  if (text !== '' && !text.endsWith('\n')) return null;
+  if (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE) return null;
+  // Decoded a line at a time: a long session's index never exists as one string plus its split copy.
   const lines: IndexLine[] = [];
-  for (const raw of text.split('\n')) {
-    if (raw === '') continue;
-    const line = parseIndexLine(raw);
+  for (let start = 0, end = bytes.indexOf(NEWLINE); end !== -1; start = end + 1, end = bytes.indexOf(NEWLINE, start)) {
+    if (end === start) continue;
+    const line = parseIndexLine(bytes.toString('utf8', start, end));
     if (!line) return null;
     lines.push(line);
   }
   return lines;
 }
+
+const NEWLINE = 10;
 
 /**
  * The last lines of the index, oldest first, reading backwards until `enough` says so (it sees the
