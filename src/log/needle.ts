@@ -200,35 +200,44 @@ class SetHorspool extends Finder {
   }
 
   /**
-   * Every occurrence, walking two windows at once: one through the first half of the range, one
-   * through the second. Each window's next move depends on the bytes it just read, so one walk
-   * waits on its own loads; two independent walks keep the processor busy (about 1.6× as fast).
+   * Every occurrence, walking four windows at once, one through each quarter of the range. Each
+   * window's next move depends on the bytes it just read, so one walk mostly waits on its own
+   * loads; four independent walks keep the processor busy (about 2.5× as fast as one).
    */
   protected override starts(data: Buffer, from: number, to: number): number[] {
     const { width, skip } = this;
-    // Window ends: the first walk takes [from + width - 1, split), the second [split, to).
-    const split = Math.max(from + width - 1, (from + to) >>> 1);
-    const early: number[] = [];
-    const late: number[] = [];
-    let i = from + width - 1;
-    let k = split;
-    while (i < split && k < to) {
-      const stepI = skip[((data[i - 1] ?? 0) << 8) | (data[i] ?? 0)] ?? 1;
-      const stepK = skip[((data[k - 1] ?? 0) << 8) | (data[k] ?? 0)] ?? 1;
-      if (stepI !== 0) i += stepI;
-      else i = this.check(data, i, to, early);
-      if (stepK !== 0) k += stepK;
-      else k = this.check(data, k, to, late);
+    const first = from + width - 1;
+    // Walk k takes the windows ending in [ends[k], ends[k + 1]).
+    const quarter = (k: number): number => Math.min(to, Math.max(first, from + Math.floor(((to - from) * k) / 4)));
+    const [e1, e2, e3] = [quarter(1), quarter(2), quarter(3)];
+    const found: [number[], number[], number[], number[]] = [[], [], [], []];
+    let a = first;
+    let b = e1;
+    let c = e2;
+    let d = e3;
+    while (a < e1 && b < e2 && c < e3 && d < to) {
+      const stepA = skip[((data[a - 1] ?? 0) << 8) | (data[a] ?? 0)] ?? 1;
+      const stepB = skip[((data[b - 1] ?? 0) << 8) | (data[b] ?? 0)] ?? 1;
+      const stepC = skip[((data[c - 1] ?? 0) << 8) | (data[c] ?? 0)] ?? 1;
+      const stepD = skip[((data[d - 1] ?? 0) << 8) | (data[d] ?? 0)] ?? 1;
+      a = stepA !== 0 ? a + stepA : this.check(data, a, to, found[0]);
+      b = stepB !== 0 ? b + stepB : this.check(data, b, to, found[1]);
+      c = stepC !== 0 ? c + stepC : this.check(data, c, to, found[2]);
+      d = stepD !== 0 ? d + stepD : this.check(data, d, to, found[3]);
     }
-    for (; i < split; ) {
-      const step = skip[((data[i - 1] ?? 0) << 8) | (data[i] ?? 0)] ?? 1;
-      i = step !== 0 ? i + step : this.check(data, i, to, early);
+    this.walk(data, a, e1, to, found[0]);
+    this.walk(data, b, e2, to, found[1]);
+    this.walk(data, c, e3, to, found[2]);
+    this.walk(data, d, to, to, found[3]);
+    return found[0].concat(found[1], found[2], found[3]);
+  }
+
+  /** One walk on its own: the windows ending in [end, stop), matches lying within [.., to). */
+  private walk(data: Buffer, end: number, stop: number, to: number, found: number[]): void {
+    for (let i = end; i < stop; ) {
+      const step = this.skip[((data[i - 1] ?? 0) << 8) | (data[i] ?? 0)] ?? 1;
+      i = step !== 0 ? i + step : this.check(data, i, to, found);
     }
-    for (; k < to; ) {
-      const step = skip[((data[k - 1] ?? 0) << 8) | (data[k] ?? 0)] ?? 1;
-      k = step !== 0 ? k + step : this.check(data, k, to, late);
-    }
-    return early.length === 0 ? late : early.concat(late);
   }
 
   /** Compares the needles at the window ending at `end`, noting a match in `found`; the next window's end. */
