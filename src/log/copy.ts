@@ -3,7 +3,10 @@
 // as slices of the read buffer, never decoded again or re-encoded. Files the verified record vouches
 // for are copied without looking at a line (see verified.ts).
 import { isUtf8 } from 'node:buffer';
+import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { parseEntry } from './entry.js';
+import { isMissing } from './fs.js';
 import { readBlocks } from './lines.js';
 import type { RawLine } from './lines.js';
 import { describeBadLine } from './scan.js';
@@ -41,22 +44,33 @@ export async function copyTurnLines(files: readonly string[], stats: ScanStats, 
   for (const file of files) {
     if (options.stopped?.()) break;
     const startedNs = (options.now ?? nowNs)();
-    const before = await statLog(file);
-    // Listed a moment ago and gone now (pruned meanwhile): nothing to read.
-    if (before === null) continue;
-    const trusted = (await options.verified?.trusted(file, before)) ?? 0;
-    const read = options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize };
-    if (trusted > 0) {
-      for await (const block of readBlocks(file, { ...read, end: trusted })) {
-        await write(block.bytes);
-        result.trusted += block.bytes.length;
-        if (options.stopped?.()) return result;
-      }
+    let handle: FileHandle;
+    try {
+      handle = await open(file, 'r');
+    } catch (error) {
+      // Listed a moment ago and gone now (pruned meanwhile): nothing to read.
+      if (isMissing(error)) continue;
+      throw error;
     }
-    const checked = await copyChecked(file, trusted, stats, write, { ...options, ...read });
-    result.checked += checked.lines;
-    if (trusted === 0 && checked.clean && options.verified) {
-      await options.verified.verified(file, before, await statLog(file), checked.bytes, startedNs);
+    try {
+      // One open file for the check and every read: what is trusted is what is read.
+      const before = await handle.stat({ bigint: true });
+      const trusted = (await options.verified?.trusted(file, handle, before)) ?? 0;
+      const read = { handle, ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }) };
+      if (trusted > 0) {
+        for await (const block of readBlocks(file, { ...read, end: trusted })) {
+          await write(block.bytes);
+          result.trusted += block.bytes.length;
+          if (options.stopped?.()) return result;
+        }
+      }
+      const checked = await copyChecked(file, trusted, stats, write, { ...options, ...read });
+      result.checked += checked.lines;
+      if (trusted === 0 && checked.clean && options.verified) {
+        await options.verified.verified(file, handle, before, await statLog(file), checked.bytes, startedNs);
+      }
+    } finally {
+      await handle.close();
     }
   }
   return result;
@@ -71,14 +85,14 @@ interface Checked {
   clean: boolean;
 }
 
-async function copyChecked(file: string, start: number, stats: ScanStats, write: ByteWriter, options: CopyOptions): Promise<Checked> {
+async function copyChecked(file: string, start: number, stats: ScanStats, write: ByteWriter, options: CopyOptions & { handle: FileHandle }): Promise<Checked> {
   let lines = 0;
   let bytes = 0;
   let clean = true;
   // Line numbers are known only when reading from the file's start (0: unknown, as RawLine has it).
   let number = 0;
   const counting = start === 0;
-  const read = { start, ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }) };
+  const read = { start, handle: options.handle, ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }) };
   for await (const block of readBlocks(file, read)) {
     const data = block.bytes;
     bytes += data.length;

@@ -48,8 +48,9 @@ export interface LineBlock {
  * line (usually a few hundred bytes) is moved into that room, in front of the next read's bytes.
  * The next read is under way while a block is used. Only lines longer than a chunk make a buffer grow.
  */
-export async function* readBlocks(path: string, options: Omit<ReadOptions, 'needle'> = {}): AsyncGenerator<LineBlock> {
-  const handle = await open(path, 'r');
+export async function* readBlocks(path: string, options: Omit<ReadOptions, 'needle'> & { handle?: FileHandle } = {}): AsyncGenerator<LineBlock> {
+  // A handle the caller opened stays open: it reads the same file again (see copy.ts).
+  const handle = options.handle ?? (await open(path, 'r'));
   const chunk = options.chunkSize ?? CHUNK;
   const end = options.end ?? Infinity;
   let current = takeBuffer(2 * chunk);
@@ -105,7 +106,7 @@ export async function* readBlocks(path: string, options: Omit<ReadOptions, 'need
     if (pending) await pending.catch(() => undefined);
     giveBack(current);
     giveBack(next);
-    await handle.close();
+    if (options.handle === undefined) await handle.close();
   }
 }
 

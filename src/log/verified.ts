@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { LogEntrySchema } from './entry.js';
@@ -71,20 +72,13 @@ export function sameStats(a: BigIntStats, b: BigIntStats): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 
-/** The last bytes of [0, size) of a file (fewer when it is shorter). */
-async function tailOf(file: string, size: number): Promise<Buffer | null> {
+/** The last bytes of [0, size) of an open file (fewer when it is shorter). */
+async function tailOf(handle: FileHandle, size: number): Promise<Buffer | null> {
   try {
-    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-    try {
-      const length = Math.min(TAIL, size);
-      const bytes = Buffer.alloc(length);
-      const { bytesRead } = await handle.read(bytes, 0, length, size - length);
-      return bytesRead === length ? bytes : null;
-    } catch {
-      return null;
-    } finally {
-      await handle.close();
-    }
+    const length = Math.min(TAIL, size);
+    const bytes = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(bytes, 0, length, size - length);
+    return bytesRead === length ? bytes : null;
   } catch {
     return null;
   }
@@ -116,24 +110,27 @@ export class VerifiedLogs {
 
   /**
    * How many bytes from the start of `file` hold only verified turns: its whole size when the file
-   * is exactly as recorded (same device, inode, size, times and last bytes), otherwise 0.
+   * is exactly as recorded (same device, inode, size, times and last bytes), otherwise 0. `handle`
+   * is the file open, `stats` its own (fstat): the bytes trusted are those of the file checked,
+   * even if another file is renamed to its name meanwhile.
    */
-  async trusted(file: string, stats: BigIntStats): Promise<number> {
+  async trusted(file: string, handle: FileHandle, stats: BigIntStats): Promise<number> {
     const stamp = this.files.get(basename(file));
     if (!stamp || !sameFile(stamp, stats)) return 0;
-    const tail = await tailOf(file, stamp.size);
+    const tail = await tailOf(handle, stamp.size);
     return tail !== null && tail.toString('base64') === stamp.tail ? stamp.size : 0;
   }
 
   /**
-   * Notes that a read from the first byte found only turns in `file`, where `before` and `after` are
-   * its stats around that read and `bytes` how many it read. Kept only when the file did not change
-   * meanwhile, was read to its end, and had settled before the read began.
+   * Notes that a read from the first byte found only turns in `file`, read through `handle`:
+   * `before` is that handle's stats before the read, `after` the stats of the path after it (the
+   * same file, unchanged, or nothing is noted) and `bytes` how many it read. Kept only when the file
+   * was read to its end and had settled before the read began.
    */
-  async verified(file: string, before: BigIntStats, after: BigIntStats | null, bytes: number, startedNs: bigint): Promise<void> {
+  async verified(file: string, handle: FileHandle, before: BigIntStats, after: BigIntStats | null, bytes: number, startedNs: bigint): Promise<void> {
     if (after === null || !sameStats(before, after) || Number(after.size) !== bytes) return;
     if (after.mtimeNs > startedNs - SETTLED_NS || after.ctimeNs > startedNs - SETTLED_NS) return;
-    const tail = await tailOf(file, bytes);
+    const tail = await tailOf(handle, bytes);
     if (tail === null) return;
     this.files.set(basename(file), stampOf(after, tail));
     this.changed = true;
