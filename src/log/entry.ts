@@ -1,5 +1,5 @@
 // The log line's codec: its schema, parse + validate, and serialize. The one definition of a turn on disk.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** How a turn ended. After `error` come an agent run's own endings (docs/agent.md); only `ok` is replayed. */
 export const TURN_STATUSES = ['ok', 'interrupted', 'error', 'stopped', 'needs_input', 'tool_failures', 'max_iterations', 'invalid_response'] as const;

@@ -10,7 +10,7 @@ import type { BigIntStats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LogEntrySchema } from './entry.js';
 import { isMissing, writeFileAtomic } from './fs.js';
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isLogFileName } from '../log/files.js';
 import { appendPrivate, isMissing, writeFileAtomic } from '../log/fs.js';
 import { TURN_STATUSES } from '../log/entry.js';
