@@ -50,6 +50,12 @@ describe('copying every turn as bytes', () => {
     ['a last line without its newline that is whole', line('a') + line('b').trimEnd()],
     ['a line that is not UTF-8', line('a') + line('b').replace('Rayleigh', 'Ray\xffleigh')],
     ['NUL bytes', `${line('a')}\0\0\0\n${line('b')}`],
+    // Checked as Latin-1 bytes, shown as UTF-8: the verdict must not depend on it.
+    ['words in any script', line('a', { user_prompt: '¿Qué? 日本語 🎉 "quoted" \\ back' }) + line('b', { model_response: 'ÿ\u0085\u00a0' })],
+    ['a value of a fixed set written with non-ASCII letters', line('a', { entry_type: 'quéstion' }) + line('b', { verbosity: 'lóng' }) + line('c')],
+    ['a non-ASCII key where a field should be', line('a').replace('"persona"', '"persoña"') + line('b')],
+    ['non-ASCII white space alone on a line, or around a turn', `${line('a')}\u00a0\u2003\n\u00a0${line('b').trimEnd()}\u00a0\n\u0085\n${line('c')}`],
+    ['a turn after leading white space', ` \t${line('a')}`],
   ];
 
   it.each(cases)('keeps what the parsing reader keeps: %s', async (_name, content) => {
