@@ -7,11 +7,7 @@ import type { LogEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, describeBadLine, isBlank } from '../log/scan.js';
-import { followLines, followStart } from '../query/follow.js';
-import { fullBlock, statsText, tableHeader, tableRow } from '../query/format.js';
 import type { RenderOptions } from '../query/format.js';
-import { withSessionLock } from '../log/lock.js';
-import { planPrune, prune, refuseWithForks, removeSessionLines } from '../maintenance/maintain.js';
 import {
   EMPTY_QUERY,
   REASON_FILTERS,
@@ -19,18 +15,18 @@ import {
   STRENGTH_FILTERS,
   TYPE_CHOICES,
   grepMatcher,
+  isUnfiltered,
   matchesQuery,
   parseChoices,
   parseWhen,
   splitList,
 } from '../query/query.js';
 import type { Query } from '../query/query.js';
-import { searchTurns } from '../query/search.js';
+import { ByteSink } from '../query/byte-sink.js';
+import { copyAllTurns, searchTurns } from '../query/search.js';
 import { Sink } from '../output/sink.js';
-import { StatsAccumulator } from '../query/stats.js';
 import { checkSessionName } from '../sessions/names.js';
-import { knownSessions } from '../sessions/manage.js';
-import { deleteSession, listSessions } from '../sessions/store.js';
+import { listSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
 import { collect } from './parse.js';
@@ -146,21 +142,34 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     sessionName: (entry) => names.get(entry.session_id) ?? entry.session,
     untrusted: untrustedFor(io, flags),
   };
-  const print = (entry: LogEntry, raw: string): string => (flags.json ? `${raw}\n` : flags.full ? fullBlock(entry, render) : tableRow(entry, render));
+  // What the table, --full and --stats need to draw text is loaded only for them: --json prints lines as stored.
+  const view = flags.json ? null : await import('../query/format.js');
+  const print = (entry: LogEntry, raw: string): string => (view === null ? `${raw}\n` : flags.full ? view.fullBlock(entry, render) : view.tableRow(entry, render));
 
   try {
     if (flags.stats) {
+      const { StatsAccumulator } = await import('../query/stats.js');
       const totals = new StatsAccumulator();
       for await (const { entry } of searchTurns(settings.paths.logs, query, stats, limitOf(flags.limit))) totals.add(entry);
       const result = totals.result();
-      await sink.write(flags.json ? `${JSON.stringify({ ...result, unreadable: stats.unreadable })}\n` : statsText(result, render));
+      await sink.write(view === null ? `${JSON.stringify({ ...result, unreadable: stats.unreadable })}\n` : view.statsText(result, render));
       return 'ok';
     }
     const table = !flags.json && !flags.full;
-    if (table && io.stdout.isTTY) await sink.write(tableHeader(render));
+    if (table && io.stdout.isTTY && view !== null) await sink.write(view.tableHeader(render));
     if (!flags.follow) {
       // --json is for programs and keeps every line; people reading get the newest screenful.
       const shown = flags.limit ?? (flags.json || flags.all ? undefined : DEFAULT_SHOWN);
+      if (shown === undefined && flags.json && isUnfiltered(query)) {
+        // Every line as stored: copied as bytes, not parsed and printed again.
+        const bytes = new ByteSink(io.stdout);
+        try {
+          await copyAllTurns(settings.paths.logs, stats, bytes);
+        } finally {
+          await bytes.flush();
+        }
+        return 'ok';
+      }
       if (shown === flags.limit || shown === undefined) {
         let printed = 0;
         for await (const { entry, line } of searchTurns(settings.paths.logs, query, stats, limitOf(shown))) {
@@ -184,6 +193,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
       return 'ok';
     }
     // Follow: snapshot where each file ends, print the backlog up to there, then everything after.
+    const { followLines, followStart } = await import('../query/follow.js');
     const positions = await followStart(settings.paths.logs);
     const ends = new Map(positions);
     const backlog = searchTurns(settings.paths.logs, query, stats, { limit: flags.limit ?? FOLLOW_BACKLOG, endOf: (file) => ends.get(file) });
@@ -262,6 +272,7 @@ async function resolveSessionId(value: string, records: readonly SessionRecord[]
   if (byName) return byName.id;
   if (UUID.test(value)) return value.toLowerCase();
   checkSessionName(value, '--session');
+  const { knownSessions } = await import('../sessions/manage.js');
   throw new UsageError(`--session: no session named "${value}"; ${await knownSessions(sessionsDir)} (a session id also works)`);
 }
 
@@ -301,6 +312,7 @@ async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io):
 async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, io: Io): Promise<Outcome> {
   const cutoff = parseWhen(flags.olderThan, io.now(), 'start', '--older-than');
   const cutoffDay = format(cutoff, DAY_PATTERN);
+  const { planPrune, prune } = await import('../maintenance/maintain.js');
   const plan = await planPrune(settings.paths.logs, cutoffDay);
   if (plan.files.length === 0) {
     io.stdout.write(`nothing to prune: no log file is older than ${cutoffDay}\n`);
@@ -323,6 +335,9 @@ async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?
 }
 
 async function removeLogs(settings: Settings, flags: { session: string; yes?: boolean }, io: Io): Promise<Outcome> {
+  const { refuseWithForks, removeSessionLines } = await import('../maintenance/maintain.js');
+  const { withSessionLock } = await import('../log/lock.js');
+  const { deleteSession } = await import('../sessions/store.js');
   const records = await listSessions(settings.paths.sessions);
   const id = await resolveSessionId(flags.session, records, settings.paths.sessions);
   const record = records.find((candidate) => candidate.id === id);

@@ -1,4 +1,7 @@
+import type { Dirent } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { errnoOf, isMissing } from './fs.js';
 
 const LOG_NAME = /^(\d{4}-\d{2}-\d{2})\.log$/;
 
@@ -9,13 +12,34 @@ export async function listFiles(dir: string, pattern: string, options: { dot?: b
   return (await fg(pattern, { cwd: dir, onlyFiles: true, dot: options.dot === true })).sort();
 }
 
-/** The daily log files, oldest first (their names sort by date); none when the directory is missing. */
+/**
+ * The daily log files, oldest first (their names sort by date); none when the directory is missing.
+ * The names are exact (LOG_NAME), so one readdir does: no pattern to match, and every `argo logs`
+ * starts without loading a glob library.
+ */
 export async function listLogFiles(logsDir: string): Promise<string[]> {
-  const names = await listFiles(logsDir, '*.log');
-  return names
-    .filter((name) => LOG_NAME.test(name))
-    .sort()
-    .map((name) => join(logsDir, name));
+  let entries: Dirent[];
+  try {
+    entries = await readdir(logsDir, { withFileTypes: true });
+  } catch (error) {
+    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return [];
+    throw error;
+  }
+  const names: string[] = [];
+  for (const entry of entries) {
+    if (!LOG_NAME.test(entry.name)) continue;
+    // As the glob listed them: files, and links to files.
+    if (entry.isFile() || (entry.isSymbolicLink() && (await isFileBehind(join(logsDir, entry.name))))) names.push(entry.name);
+  }
+  return names.sort().map((name) => join(logsDir, name));
+}
+
+async function isFileBehind(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 export function logFileName(date: string): string {

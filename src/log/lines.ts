@@ -32,62 +32,109 @@ export interface ReadOptions {
 const CHUNK = 1 << 19;
 const NEWLINE = 10;
 
+/** Whole lines of a file, as raw bytes: valid only until the reader moves on. */
+export interface LineBlock {
+  /** Lines, each ending with a newline, except when `unfinished`: then the last one has none. */
+  bytes: Buffer;
+  /** Byte offset of bytes[0] in the file. */
+  offset: number;
+  /** True for the file's last bytes when they end without a newline (a writer may still be writing). */
+  unfinished: boolean;
+}
+
 /**
- * Streams the lines of a file with constant memory: the unfinished line stays at the start of one
- * reusable buffer and each chunk read is appended to it, while the next chunk is already being read
- * into a second buffer. Only lines longer than a chunk make the first buffer grow.
+ * Streams a file as blocks of whole lines with constant memory and no copy of what is read: two
+ * buffers take turns, each read lands after room kept at the buffer's start, and only the unfinished
+ * line (usually a few hundred bytes) is moved into that room, in front of the next read's bytes.
+ * The next read is under way while a block is used. Only lines longer than a chunk make a buffer grow.
  */
-export async function* readLines(path: string, options: ReadOptions = {}): AsyncGenerator<RawLine> {
-  const handle = await open(path, 'r');
+export async function* readBlocks(path: string, options: Omit<ReadOptions, 'needle'> & { handle?: FileHandle } = {}): AsyncGenerator<LineBlock> {
+  // A handle the caller opened stays open: it reads the same file again (see copy.ts).
+  const handle = options.handle ?? (await open(path, 'r'));
   const chunk = options.chunkSize ?? CHUNK;
-  const ahead = new ReadAhead(handle, chunk);
-  let bytes = takeBuffer(2 * chunk);
+  const end = options.end ?? Infinity;
+  let current = takeBuffer(2 * chunk);
+  let next = takeBuffer(2 * chunk);
+  let pending: Promise<number> | null = null;
+  // The read lands in buffer[buffer.length - chunk, …); the bytes before it are room for the kept line.
+  const startRead = (into: Buffer, position: number): Promise<number> => {
+    const length = Math.min(chunk, end - position);
+    const read = length > 0 ? handle.read(into, into.length - chunk, length, position).then((result) => result.bytesRead) : Promise.resolve(0);
+    // Awaited below; a read left behind when the caller stops early must not be an unhandled rejection.
+    read.catch(() => undefined);
+    return read;
+  };
   try {
-    const end = options.end ?? Infinity;
-    const finder = options.needle ? needleFinder(options.needle) : null;
-    // bytes[0, kept) is the start of a line whose end is not read yet; bytes[0] is at keptOffset in the file.
+    // current[dataStart, readAt) is the start of a line whose end is not read yet; dataStart is at `offset` in the file.
+    let offset = options.start ?? 0;
+    let position = offset;
     let kept = 0;
-    let keptOffset = options.start ?? 0;
-    let position = keptOffset;
-    let number = 0;
-    ahead.start(position, Math.min(chunk, end - position));
+    pending = startRead(current, position);
     for (;;) {
-      const bytesRead = await ahead.result();
-      if (bytesRead === 0) break;
-      if (kept + bytesRead > bytes.length) bytes = grown(bytes, kept + bytesRead, 0, kept, 0);
-      ahead.buffer.copy(bytes, kept, 0, bytesRead);
-      position += bytesRead;
-      ahead.start(position, Math.min(chunk, end - position));
-      const data = bytes.subarray(0, kept + bytesRead);
-      let lineStart = 0;
-      if (finder) {
-        const last = data.lastIndexOf(NEWLINE);
-        if (last !== -1) {
-          for (const [from, to] of finder.lines(data, 0, last)) {
-            yield { text: data.toString('utf8', from, to), offset: keptOffset + from, length: to - from, number: 0, complete: true };
-          }
-          lineStart = last + 1;
-        }
-      } else {
-        // The kept bytes hold no newline: look from where the new ones start.
-        for (let newline = data.indexOf(NEWLINE, kept); newline !== -1; newline = data.indexOf(NEWLINE, lineStart)) {
-          number++;
-          yield { text: data.toString('utf8', lineStart, newline), offset: keptOffset + lineStart, length: newline - lineStart, number, complete: true };
-          lineStart = newline + 1;
-        }
+      const bytesRead = await pending;
+      pending = null;
+      const readAt = current.length - chunk;
+      if (bytesRead === 0) {
+        if (kept > 0) yield { bytes: current.subarray(readAt - kept, readAt), offset, unfinished: true };
+        break;
       }
-      keptOffset += lineStart;
-      kept = data.length - lineStart;
-      if (lineStart > 0 && kept > 0) bytes.copyWithin(0, lineStart, data.length);
-    }
-    // Without a needle every line is wanted (the optional call gives undefined).
-    if (kept > 0 && finder?.find(bytes, 0, kept) !== -1) {
-      yield { text: bytes.toString('utf8', 0, kept), offset: keptOffset, length: kept, number: finder ? 0 : number + 1, complete: false };
+      position += bytesRead;
+      pending = startRead(next, position);
+      const data = current.subarray(readAt - kept, readAt + bytesRead);
+      // The kept bytes hold no newline: look only in the new ones.
+      const last = data.lastIndexOf(NEWLINE);
+      const whole = last >= kept ? last + 1 : 0;
+      if (whole > 0) yield { bytes: data.subarray(0, whole), offset, unfinished: false };
+      offset += whole;
+      kept = data.length - whole;
+      const nextReadAt = next.length - chunk;
+      if (kept > nextReadAt) {
+        // A line longer than the room: wait for the read under way, then move both into a bigger buffer.
+        const nextRead = await pending;
+        const bigger = grown(next, kept + 2 * chunk, 0, 0, 0);
+        data.copy(bigger, bigger.length - chunk - kept, whole);
+        next.copy(bigger, bigger.length - chunk, nextReadAt, nextReadAt + nextRead);
+        giveBack(next);
+        next = bigger;
+        pending = Promise.resolve(nextRead);
+      } else if (kept > 0) {
+        data.copy(next, nextReadAt - kept, whole);
+      }
+      [current, next] = [next, current];
     }
   } finally {
-    await ahead.finish();
-    giveBack(bytes);
-    await handle.close();
+    if (pending) await pending.catch(() => undefined);
+    giveBack(current);
+    giveBack(next);
+    if (options.handle === undefined) await handle.close();
+  }
+}
+
+/**
+ * Streams the lines of a file with constant memory (see readBlocks). With a needle, only the lines
+ * holding it are decoded.
+ */
+export async function* readLines(path: string, options: ReadOptions = {}): AsyncGenerator<RawLine> {
+  const finder = options.needle ? needleFinder(options.needle) : null;
+  let number = 0;
+  for await (const { bytes, offset, unfinished } of readBlocks(path, options)) {
+    if (unfinished) {
+      // Without a needle every line is wanted (the optional call gives undefined).
+      if (finder?.find(bytes, 0, bytes.length) !== -1) {
+        yield { text: bytes.toString('utf8'), offset, length: bytes.length, number: finder ? 0 : number + 1, complete: false };
+      }
+      continue;
+    }
+    if (finder) {
+      for (const [from, to] of finder.lines(bytes, 0, bytes.length - 1)) {
+        yield { text: bytes.toString('utf8', from, to), offset: offset + from, length: to - from, number: 0, complete: true };
+      }
+      continue;
+    }
+    for (let lineStart = 0, newline = bytes.indexOf(NEWLINE); newline !== -1; lineStart = newline + 1, newline = bytes.indexOf(NEWLINE, lineStart)) {
+      number++;
+      yield { text: bytes.toString('utf8', lineStart, newline), offset: offset + lineStart, length: newline - lineStart, number, complete: true };
+    }
   }
 }
 

@@ -50,13 +50,13 @@ function newFinder(needle: Needle): NeedleFinder {
   if (!first || bytes.some((each) => each.length === 0 || each.includes(NEWLINE))) {
     throw new Error(`a needle needs text without newlines, got ${JSON.stringify(strings)}`);
   }
-  if (others.length > 0) return new SetHorspool(bytes);
+  if (others.length > 0) return new SetHorspool(bytes, false);
   if (!caseless) return new ExactFinder(first);
   // Skipping through the raw bytes beats folding them all first, for long needles only.
-  return first.length >= CASELESS_SKIP_FROM ? new CaselessHorspool(first) : new FoldedFinder(first);
+  return first.length >= CASELESS_SKIP_FROM ? new SetHorspool([first], true) : new FoldedFinder(first);
 }
 
-/** The shortest needle CaselessHorspool takes (shorter ones skip too little to beat FoldedFinder). */
+/** The shortest needle searched without case by skipping (shorter ones skip too little to beat FoldedFinder). */
 const CASELESS_SKIP_FROM = 7;
 
 function asciiLower(text: string): string {
@@ -76,16 +76,33 @@ abstract class Finder implements NeedleFinder {
     return this.first(this.view(data, from, to), from, to);
   }
 
+  /**
+   * Starts of occurrences in view[from, to), in order: at least the first one of each line holding
+   * the needle (more are allowed). This one moves to the next line after each.
+   */
+  protected starts(view: Buffer, from: number, to: number): number[] {
+    const found: number[] = [];
+    for (let at = this.first(view, from, to); at !== -1; ) {
+      found.push(at);
+      const end = view.indexOf(NEWLINE, at);
+      at = end !== -1 && end + 1 < to ? this.first(view, end + 1, to) : -1;
+    }
+    return found;
+  }
+
   lines(data: Buffer, from: number, to: number): [number, number][] {
     const view = this.view(data, from, to);
     const found: [number, number][] = [];
-    for (let at = this.first(view, from, to); at !== -1; ) {
+    let lineEnd = -1;
+    for (const at of this.starts(view, from, to)) {
+      // Another occurrence on the line just taken.
+      if (at < lineEnd) continue;
       // Needles hold no newline, so view[at] is not one.
       const start = Math.max(from, view.lastIndexOf(NEWLINE, at) + 1);
       let end = view.indexOf(NEWLINE, at);
       if (end === -1 || end > to) end = to;
       found.push([start, end]);
-      at = end < to ? this.first(view, end + 1, to) : -1;
+      lineEnd = end;
     }
     return found;
   }
@@ -125,51 +142,11 @@ class FoldedFinder extends ExactFinder {
 }
 
 /**
- * Boyer-Moore-Horspool for one needle (lower-cased), ignoring ASCII case: each window is tested from
- * its last byte, and that byte says how far the window may move (0 when it is the needle's last
- * byte: then the rest of the window is compared).
- */
-class CaselessHorspool extends Finder {
-  private readonly skip = new Int32Array(256);
-  /** How far to move after a window that ends like the needle but does not hold it. */
-  private readonly skipAfterLast: number;
-
-  constructor(private readonly needle: Buffer) {
-    super();
-    const m = needle.length;
-    const set = (byte: number, skip: number): void => {
-      this.skip[byte] = skip;
-      if (byte >= 0x61 && byte <= 0x7a) this.skip[byte - 0x20] = skip;
-    };
-    this.skip.fill(m);
-    for (let i = 0; i < m - 1; i++) set(needle[i] ?? 0, m - 1 - i);
-    const last = needle[m - 1] ?? 0;
-    this.skipAfterLast = this.skip[last] ?? m;
-    set(last, 0);
-  }
-
-  protected first(data: Buffer, from: number, to: number): number {
-    const { needle, skip, skipAfterLast } = this;
-    const m = needle.length;
-    for (let i = from + m - 1; i < to; ) {
-      const step = skip[data[i] ?? 0] ?? 1;
-      if (step !== 0) {
-        i += step;
-        continue;
-      }
-      let j = m - 2;
-      for (let k = i - 1; j >= 0 && FOLD[data[k] ?? 0] === needle[j]; k--) j--;
-      if (j < 0) return i - m + 1;
-      i += skipAfterLast;
-    }
-    return -1;
-  }
-}
-
-/**
- * Several exact needles at once (Wu-Manber with two-byte blocks): a window as long as the shortest
- * needle moves by how far its last two bytes lie from the end of any needle's start of that length,
- * so mostly by nearly its length, however many needles; at 0, the needles ending there are compared.
+ * Several exact needles at once, or one long needle ignoring ASCII case (Wu-Manber with two-byte
+ * blocks): a window as long as the shortest needle moves by how far its last two bytes lie from the
+ * end of any needle's start of that length, so mostly by nearly its length, however many needles; at
+ * 0, the needles ending there are compared. Without case, every case of a block's letters is entered
+ * in the tables (the needle is lower-cased), so the raw bytes are never folded to be looked up.
  * Needles of several values are JSON strings, so every one is at least two bytes long.
  */
 class SetHorspool extends Finder {
@@ -180,20 +157,28 @@ class SetHorspool extends Finder {
   /** By the window's last two bytes: the needles that may start at the window's start. */
   private readonly ending = new Map<number, Buffer[]>();
 
-  constructor(needles: readonly Buffer[]) {
+  constructor(
+    needles: readonly Buffer[],
+    private readonly caseless: boolean,
+  ) {
     super();
     const width = Math.min(...needles.map((needle) => needle.length));
     this.width = width;
     this.skip.fill(Math.min(width - 1, 255));
+    const cases = (byte: number): number[] => (caseless && byte >= 0x61 && byte <= 0x7a ? [byte, byte - 0x20] : [byte]);
     for (const needle of needles) {
       for (let q = 0; q + 1 < width; q++) {
-        const block = ((needle[q] ?? 0) << 8) | (needle[q + 1] ?? 0);
         const distance = width - 2 - q;
-        this.skip[block] = Math.min(this.skip[block] ?? distance, distance);
-        if (distance > 0) continue;
-        const list = this.ending.get(block) ?? [];
-        list.push(needle);
-        this.ending.set(block, list);
+        for (const high of cases(needle[q] ?? 0)) {
+          for (const low of cases(needle[q + 1] ?? 0)) {
+            const block = (high << 8) | low;
+            this.skip[block] = Math.min(this.skip[block] ?? distance, distance);
+            if (distance > 0) continue;
+            const list = this.ending.get(block) ?? [];
+            list.push(needle);
+            this.ending.set(block, list);
+          }
+        }
       }
     }
   }
@@ -214,12 +199,61 @@ class SetHorspool extends Finder {
     return -1;
   }
 
+  /**
+   * Every occurrence, walking four windows at once, one through each quarter of the range. Each
+   * window's next move depends on the bytes it just read, so one walk mostly waits on its own
+   * loads; four independent walks keep the processor busy (about 2.5× as fast as one).
+   */
+  protected override starts(data: Buffer, from: number, to: number): number[] {
+    const { width, skip } = this;
+    const first = from + width - 1;
+    // Walk k takes the windows ending in [ends[k], ends[k + 1]).
+    const quarter = (k: number): number => Math.min(to, Math.max(first, from + Math.floor(((to - from) * k) / 4)));
+    const [e1, e2, e3] = [quarter(1), quarter(2), quarter(3)];
+    const found: [number[], number[], number[], number[]] = [[], [], [], []];
+    let a = first;
+    let b = e1;
+    let c = e2;
+    let d = e3;
+    while (a < e1 && b < e2 && c < e3 && d < to) {
+      const stepA = skip[((data[a - 1] ?? 0) << 8) | (data[a] ?? 0)] ?? 1;
+      const stepB = skip[((data[b - 1] ?? 0) << 8) | (data[b] ?? 0)] ?? 1;
+      const stepC = skip[((data[c - 1] ?? 0) << 8) | (data[c] ?? 0)] ?? 1;
+      const stepD = skip[((data[d - 1] ?? 0) << 8) | (data[d] ?? 0)] ?? 1;
+      a = stepA !== 0 ? a + stepA : this.check(data, a, to, found[0]);
+      b = stepB !== 0 ? b + stepB : this.check(data, b, to, found[1]);
+      c = stepC !== 0 ? c + stepC : this.check(data, c, to, found[2]);
+      d = stepD !== 0 ? d + stepD : this.check(data, d, to, found[3]);
+    }
+    this.walk(data, a, e1, to, found[0]);
+    this.walk(data, b, e2, to, found[1]);
+    this.walk(data, c, e3, to, found[2]);
+    this.walk(data, d, to, to, found[3]);
+    return found[0].concat(found[1], found[2], found[3]);
+  }
+
+  /** One walk on its own: the windows ending in [end, stop), matches lying within [.., to). */
+  private walk(data: Buffer, end: number, stop: number, to: number, found: number[]): void {
+    for (let i = end; i < stop; ) {
+      const step = this.skip[((data[i - 1] ?? 0) << 8) | (data[i] ?? 0)] ?? 1;
+      i = step !== 0 ? i + step : this.check(data, i, to, found);
+    }
+  }
+
+  /** Compares the needles at the window ending at `end`, noting a match in `found`; the next window's end. */
+  private check(data: Buffer, end: number, to: number, found: number[]): number {
+    const start = end - this.width + 1;
+    if (this.startsAt(data, start, to, ((data[end - 1] ?? 0) << 8) | (data[end] ?? 0))) found.push(start);
+    return end + 1;
+  }
+
   /** Whether one of the needles whose start ends with `block` lies at data[start] and ends by `to`. */
   private startsAt(data: Buffer, start: number, to: number, block: number): boolean {
     for (const needle of this.ending.get(block) ?? []) {
       if (start + needle.length > to) continue;
       let j = 0;
-      while (j < needle.length && data[start + j] === needle[j]) j++;
+      if (this.caseless) while (j < needle.length && FOLD[data[start + j] ?? 0] === needle[j]) j++;
+      else while (j < needle.length && data[start + j] === needle[j]) j++;
       if (j === needle.length) return true;
     }
     return false;

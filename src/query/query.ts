@@ -54,6 +54,11 @@ export const EMPTY_QUERY: Query = {
   truncated: null,
 };
 
+/** True when the query keeps every turn (no filter given). */
+export function isUnfiltered(query: Query): boolean {
+  return Object.entries(query).every(([key, value]) => value === null || value === undefined || value === EMPTY_QUERY[key as keyof Query]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Flag values
 

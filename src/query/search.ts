@@ -1,4 +1,7 @@
+import { copyTurnLines } from '../log/copy.js';
+import type { ByteWriter, CopyResult } from '../log/copy.js';
 import { logFileDate, listLogFiles } from '../log/files.js';
+import { VerifiedLogs } from '../log/verified.js';
 import { scanEntries } from '../log/scan.js';
 import type { ScanStats, ScannedEntry } from '../log/scan.js';
 import { fileMayMatch, grepMatcher, linePrefilter, matchesQuery, rawNeedle } from './query.js';
@@ -38,4 +41,18 @@ export async function* searchTurns(logsDir: string, query: Query, stats: ScanSta
     }
   }
   yield* newestFirst.reverse();
+}
+
+/**
+ * Every turn, oldest first, each line exactly as stored, written as raw bytes (`argo logs --json`
+ * with no filter). Files the verified record vouches for are copied without reading a line; the
+ * others are checked line by line and recorded once found clean. Returns what was checked and what was trusted.
+ */
+export async function copyAllTurns(logsDir: string, stats: ScanStats, out: { write: ByteWriter; readonly closed: boolean }): Promise<CopyResult> {
+  const files = await listLogFiles(logsDir);
+  if (files.length === 0) return { checked: 0, trusted: 0 };
+  const verified = await VerifiedLogs.load(logsDir);
+  const result = await copyTurnLines(files, stats, out.write, { verified, stopped: () => out.closed });
+  await verified.save(files);
+  return result;
 }

@@ -55,8 +55,14 @@ export function textsNeeded(input: PlanInput, batch = LOAD_BATCH): string[] {
   return textsForBudget(kept, policy.budget, batch);
 }
 
+// A turn whose type the index already gave is used as it is: a long session is planned several
+// times over (once per batch of words read), and a copy of every turn each time adds up.
 function classified(turns: readonly HistoryTurn[], policy: ReplayPolicy): ClassifiedTurn[] {
-  return turns.map((turn) => ({ ...turn, entry_type: turn.entry_type ?? classifyEntry(textOf(turn).prompt, policy.classify) }));
+  return turns.map((turn) => (isClassified(turn) ? turn : { ...turn, entry_type: classifyEntry(textOf(turn).prompt, policy.classify) }));
+}
+
+function isClassified(turn: HistoryTurn): turn is ClassifiedTurn {
+  return turn.entry_type !== undefined;
 }
 
 /** The whole replay pipeline: load, classify, reason, filter, budget, strength, prompt. Needs the words textsNeeded asked for. */

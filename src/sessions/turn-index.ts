@@ -41,24 +41,27 @@ export async function appendIndex(dir: string, session: string, line: IndexLine)
 
 /** The index, or null when it is missing or damaged (the caller rebuilds it from the log). */
 export async function readIndex(dir: string, session: string): Promise<IndexLine[] | null> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(indexPath(dir, session), 'utf8');
+    bytes = await readFile(indexPath(dir, session));
   } catch (error) {
     if (isMissing(error)) return null;
     throw error;
   }
   // An index always ends with a newline: anything else is a write cut short.
-  if (text !== '' && !text.endsWith('\n')) return null;
+  if (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE) return null;
+  // Decoded a line at a time: a long session's index never exists as one string plus its split copy.
   const lines: IndexLine[] = [];
-  for (const raw of text.split('\n')) {
-    if (raw === '') continue;
-    const line = parseIndexLine(raw);
+  for (let start = 0, end = bytes.indexOf(NEWLINE); end !== -1; start = end + 1, end = bytes.indexOf(NEWLINE, start)) {
+    if (end === start) continue;
+    const line = parseIndexLine(bytes.toString('utf8', start, end));
     if (!line) return null;
     lines.push(line);
   }
   return lines;
 }
+
+const NEWLINE = 10;
 
 /**
  * The last lines of the index, oldest first, reading backwards until `enough` says so (it sees the
@@ -86,7 +89,7 @@ export async function writeIndex(dir: string, session: string, lines: readonly I
   await writeFileAtomic(indexPath(dir, session), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
 }
 
-const IndexLineSchema = z.object({
+export const IndexLineSchema = z.object({
   id: z.string().min(1),
   // A daily log file's bare name: an index never points outside the logs folder.
   file: z.string().refine((file) => isLogFileName(file) && file === basename(file)),
@@ -105,6 +108,45 @@ export function parseIndexLine(raw: string): IndexLine | null {
   } catch {
     return null;
   }
-  const parsed = IndexLineSchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
+  if (!isIndexLine(value)) return null;
+  // A long session's index names few files and one set of rules thousands of times: keep one copy of each.
+  value.file = shared(value.file);
+  if (value.rules !== undefined) value.rules = shared(value.rules);
+  return value;
+}
+
+const STATUSES = new Set<unknown>(TURN_STATUSES);
+const TYPES = new Set<unknown>(ENTRY_TYPES);
+
+/**
+ * IndexLineSchema's verdict without the copy zod makes (a long session's index has one line per
+ * turn, all read at once); test/sessions/index-check.test.ts proves they agree.
+ */
+export function isIndexLine(value: unknown): value is IndexLine {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const line = value as Record<string, unknown>;
+  const { id, file, offset, length, rules } = line;
+  return (
+    typeof id === 'string' &&
+    id.length >= 1 &&
+    typeof file === 'string' &&
+    isLogFileName(file) &&
+    file === basename(file) &&
+    Number.isSafeInteger(offset) &&
+    (offset as number) >= 0 &&
+    Number.isSafeInteger(length) &&
+    (length as number) > 0 &&
+    STATUSES.has(line.status) &&
+    TYPES.has(line.type) &&
+    (rules === undefined || typeof rules === 'string')
+  );
+}
+
+const sharedStrings = new Map<string, string>();
+
+function shared(text: string): string {
+  const known = sharedStrings.get(text);
+  if (known !== undefined) return known;
+  if (sharedStrings.size < 1024) sharedStrings.set(text, text);
+  return text;
 }

@@ -242,6 +242,24 @@ describe('needleFinder', () => {
     }
   });
 
+  it.each(named)('%s: the lines holding it, for every range of whole lines (wherever the two walks meet)', (_name, needle) => {
+    const many = Buffer.concat([bytes, utf8('\n'), bytes, utf8('\nargonaut s-1 "s-2"\n'), bytes]);
+    const starts = [0, ...[...many].flatMap((byte, at) => (byte === 10 ? [at + 1] : []))];
+    const finder = needleFinder(needle);
+    for (const from of starts) {
+      for (const to of starts.map((start) => start - 1).filter((end) => end >= from)) {
+        const expected: [number, number][] = [];
+        for (let lineStart = from; lineStart <= to; ) {
+          let end = many.indexOf(10, lineStart);
+          if (end === -1 || end > to) end = to;
+          if (lineMatches(many.subarray(lineStart, end), needle)) expected.push([lineStart, end]);
+          lineStart = end + 1;
+        }
+        expect(finder.lines(many, from, to), `[${from}, ${to})`).toEqual(expected);
+      }
+    }
+  });
+
   it('one finder per needle, for every file', () => {
     const needle = jsonString('s-1', 's-2');
     expect(needleFinder(needle)).toBe(needleFinder(needle));
