@@ -3,11 +3,11 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { streamSSE } from 'hono/streaming';
 import { ArgoError, UsageError } from '../errors.js';
 import { isSessionName } from '../sessions/names.js';
 import { keyChecker } from './auth.js';
 import { Channel } from './channel.js';
+import { sseResponse } from './sse-body.js';
 import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob } from './jobs.js';
 import type { JobRecord } from './jobs.js';
@@ -235,7 +235,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const format = new ChunkFormat(head);
     let finished!: () => void;
     c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
-    return streamSSE(c, async (sse) => {
+    return sseResponse(c, async (sse) => {
       try {
         let frames = frame(format.role());
         for (let event: TurnEvent = first; ; event = await events.next()) {
@@ -259,7 +259,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         clientSignal.removeEventListener('abort', onDisconnect);
         finished();
       }
-    });
+    }, (error) => asApiError(error, deps.log));
   });
 
   app.get('/api/sessions', async (c) => {
@@ -391,7 +391,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
     const onDisconnect = (): void => events.push({ type: 'end', record, finishReason: 'stop' });
     c.req.raw.signal.addEventListener('abort', onDisconnect, { once: true });
-    return streamSSE(c, async (sse) => {
+    return sseResponse(c, async (sse) => {
       try {
         await sse.write(frame(format.role(sofar)));
         let frames = '';
@@ -420,7 +420,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         c.req.raw.signal.removeEventListener('abort', onDisconnect);
         finished();
       }
-    });
+    }, (error) => asApiError(error, deps.log));
   });
 
   const stopRoute = async (c: Context<Env>): Promise<Response> => {
