@@ -1,7 +1,7 @@
 // The HTTP adapter: routes, auth, limits, the per-session queue, STOP and shutdown. Every answer is a
 // turn run by the injected TurnRunner, which logs it; nothing here talks to Ollama or the log.
 import { Hono } from 'hono';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ArgoError, UsageError } from '../errors.js';
 import { isSessionName } from '../sessions/names.js';
@@ -127,7 +127,18 @@ export function createServer(deps: ServerDeps): ArgoServer {
     await next();
   });
 
-  const limit = bodyLimit({ maxSize: deps.limits.maxBodyBytes, onError: () => { throw tooLarge(deps.limits.maxBodyBytes); } });
+  const streamedLimit = bodyLimit({ maxSize: deps.limits.maxBodyBytes, onError: () => { throw tooLarge(deps.limits.maxBodyBytes); } });
+  /**
+   * A body that states its length is judged by it, as bodyLimit does, but without bodyLimit's look
+   * at the request's body stream: under @hono/node-server that alone builds a web Request around the
+   * socket, and the body is then read through web streams instead of straight from Node.
+   */
+  const limit: MiddlewareHandler<Env> = async (c, next) => {
+    const length = c.req.header('content-length');
+    if (length === undefined || c.req.header('transfer-encoding') !== undefined) return streamedLimit(c, next);
+    if (Number.parseInt(length, 10) > deps.limits.maxBodyBytes) throw tooLarge(deps.limits.maxBodyBytes);
+    await next();
+  };
 
   app.onError((error, c) => {
     const api = asApiError(error, deps.log);
