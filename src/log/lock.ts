@@ -25,38 +25,85 @@ export function locksDir(dataDir: string): string {
 }
 
 /**
+ * Callers in this process queue here per lock file, so only the first of them polls the lock
+ * directory. Hundreds of turns of one server each polling it (mkdir, stat, sleep) filled libuv's
+ * thread pool and starved the holder's own file work: the queue of unlogged turns grew without end.
+ */
+const queues = new Map<string, Promise<void>>();
+
+/**
+ * Waits until this process's earlier callers of the lock file `key` are done, or until `deadline`
+ * (then null). Returns the function that lets the next caller go.
+ */
+async function takeTurn(key: string, deadline: number): Promise<(() => void) | null> {
+  const previous = queues.get(key);
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  const tail = previous ? previous.then(() => mine) : mine;
+  queues.set(key, tail);
+  const leave = (): void => {
+    done();
+    // The last in line leaves nothing behind: the map holds only locks in use.
+    void tail.then(() => {
+      if (queues.get(key) === tail) queues.delete(key);
+    });
+  };
+  if (previous === undefined) return leave;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
+  const ready = await Promise.race([previous.then(() => true), late]);
+  clearTimeout(timer);
+  if (ready) return leave;
+  // Given up: those behind still wait for the ones ahead, not for this caller.
+  leave();
+  return null;
+}
+
+/** Lock files this process is holding or waiting for (for tests: empty once all work is done). */
+export function locksInUse(): number {
+  return queues.size;
+}
+
+/**
  * Runs `work` while holding the lock named `name` in `dir`; `what` says in words what the lock
- * guards, for the message when it cannot be had in time.
+ * guards, for the message when it cannot be had in time. The wait is bounded from the call, the
+ * time spent behind this process's own callers included; the lock is always tried at least once.
  */
 export async function withLock<T>(dir: string, name: string, what: string, work: () => Promise<T>, waitMs = DEFAULT_LOCK_WAIT_MS): Promise<T> {
-  // The default export (module.exports) is the one shape both Node and the bundled build give a CommonJS module.
-  const { default: lockfile } = await import('proper-lockfile');
-  await ensurePrivateDir(dir);
-  const target = join(dir, name);
-  const options = { realpath: false, stale: STALE_MS, lockfilePath: `${target}.lock`, onCompromised: () => undefined };
   const deadline = Date.now() + waitMs;
-  let pause = 5;
-  let release: (() => Promise<void>) | undefined;
-  while (release === undefined) {
-    try {
-      release = await lockfile.lock(target, options);
-    } catch (error) {
-      if (errnoOf(error) !== 'ELOCKED') throw error;
-      if (Date.now() >= deadline) {
-        throw new LockTimeoutError(
-          `${what} has been locked by another argo process for more than ${Math.round(waitMs / 1000)}s (a long "argo logs rm" or "prune"?); ` +
-            `try again when it is done, or remove ${target}.lock if no argo process is running`,
-          { cause: error },
-        );
-      }
-      await sleep(pause);
-      pause = Math.min(100, pause * 1.5);
-    }
-  }
+  const target = join(dir, name);
+  const timedOut = (cause?: unknown): LockTimeoutError =>
+    new LockTimeoutError(
+      `${what} has been locked by another argo process for more than ${Math.round(waitMs / 1000)}s (a long "argo logs rm" or "prune"?); ` +
+        `try again when it is done, or remove ${target}.lock if no argo process is running`,
+      { cause },
+    );
+  const next = await takeTurn(target, deadline);
+  if (next === null) throw timedOut();
   try {
-    return await work();
+    // The default export (module.exports) is the one shape both Node and the bundled build give a CommonJS module.
+    const { default: lockfile } = await import('proper-lockfile');
+    await ensurePrivateDir(dir);
+    const options = { realpath: false, stale: STALE_MS, lockfilePath: `${target}.lock`, onCompromised: () => undefined };
+    let pause = 5;
+    let release: (() => Promise<void>) | undefined;
+    while (release === undefined) {
+      try {
+        release = await lockfile.lock(target, options);
+      } catch (error) {
+        if (errnoOf(error) !== 'ELOCKED') throw error;
+        if (Date.now() >= deadline) throw timedOut(error);
+        await sleep(pause);
+        pause = Math.min(100, pause * 1.5);
+      }
+    }
+    try {
+      return await work();
+    } finally {
+      await release().catch(() => undefined);
+    }
   } finally {
-    await release().catch(() => undefined);
+    next();
   }
 }
 

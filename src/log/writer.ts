@@ -46,7 +46,18 @@ export interface AppendOptions {
  * The log line is the truth; indexes and session records are derived from it.
  */
 export async function appendEntry(logsDir: string, entry: LogEntry, date: string, options: AppendOptions = {}): Promise<Appended> {
-  const line = Buffer.from(`${serializeEntry(entry)}\n`, 'utf8');
+  const [appended] = await appendEntries(logsDir, [entry], date, options);
+  if (appended === undefined) throw new LogAppendError(`cannot append to ${join(logsDir, logFileName(date))}: nothing was written`);
+  return appended;
+}
+
+/**
+ * Appends several turns, one line each, in order, in one write under one hold of the log lock (a
+ * server logging many turns at once); all of them are logged, or none. Returns where each landed.
+ */
+export async function appendEntries(logsDir: string, entries: readonly LogEntry[], date: string, options: AppendOptions = {}): Promise<Appended[]> {
+  const lines = entries.map((entry) => Buffer.from(`${serializeEntry(entry)}\n`, 'utf8'));
+  const block = lines.length === 1 && lines[0] ? lines[0] : Buffer.concat(lines);
   const file = join(logsDir, logFileName(date));
   const fail = (reason: string, cause: unknown): LogAppendError => new LogAppendError(`cannot append to ${file}: ${reason}`, { cause });
   try {
@@ -66,7 +77,7 @@ export async function appendEntry(logsDir: string, entry: LogEntry, date: string
       try {
         const before = (await handle.stat()).size;
         // A last line cut short (an older version, a crash) must not swallow this one: start on a fresh line.
-        const bytes = (await lastByte(handle, before)) === NEWLINE || before === 0 ? line : Buffer.concat([Buffer.from('\n'), line]);
+        const bytes = (await lastByte(handle, before)) === NEWLINE || before === 0 ? block : Buffer.concat([Buffer.from('\n'), block]);
         let written = 0;
         try {
           written = await (options.write ?? writeAll)(handle, bytes);
@@ -76,8 +87,12 @@ export async function appendEntry(logsDir: string, entry: LogEntry, date: string
           const code = errnoOf(error);
           throw fail(code === 'ENOSPC' ? 'the disk is full' : error instanceof Error ? error.message : String(error), error);
         }
-        const offset = (await locate(handle, before, bytes)) + (bytes.length - line.length);
-        return { file, offset, length: line.length - 1 };
+        let offset = (await locate(handle, before, bytes)) + (bytes.length - block.length);
+        return lines.map((line) => {
+          const appended = { file, offset, length: line.length - 1 };
+          offset += line.length;
+          return appended;
+        });
       } finally {
         await handle.close();
       }

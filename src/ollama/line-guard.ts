@@ -6,8 +6,8 @@ export const MALFORMED_PREFIX = 'argo: malformed line from Ollama: ';
 export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line: string) => void): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
+  const source = body.getReader();
   let pending = new Uint8Array(0);
-  let failed = false;
 
   const check = (line: Uint8Array): string | null => {
     const text = decoder.decode(line).trim();
@@ -19,39 +19,54 @@ export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line
       return text;
     }
   };
-  const fail = (controller: TransformStreamDefaultController<Uint8Array>, bad: string): void => {
-    failed = true;
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, bad: string): void => {
     onMalformed(bad);
     controller.enqueue(encoder.encode(`${JSON.stringify({ error: MALFORMED_PREFIX + preview(bad) })}\n`));
-    controller.terminate();
+    controller.close();
+    source.cancel().catch(() => undefined);
   };
 
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        if (failed) return;
+  // Pulled straight from the body's reader, not piped through a TransformStream: every chunk of
+  // every answer passes here, and a pipe's promise machinery cost more than the check itself.
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const { done, value: chunk } = await source.read();
+        if (done) {
+          if (pending.length > 0) {
+            const bad = check(pending);
+            if (bad !== null) {
+              fail(controller, bad);
+              return;
+            }
+            controller.enqueue(pending);
+          }
+          controller.close();
+          return;
+        }
         const data = pending.length === 0 ? chunk : concat(pending, chunk);
         let start = 0;
         for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10, start)) {
           const bad = check(data.subarray(start, newline));
           if (bad !== null) {
-            if (start > 0) controller.enqueue(data.slice(0, start));
+            if (start > 0) controller.enqueue(data.subarray(0, start));
             fail(controller, bad);
             return;
           }
           start = newline + 1;
         }
-        if (start > 0) controller.enqueue(data.slice(0, start));
         pending = data.slice(start);
-      },
-      flush(controller) {
-        if (failed || pending.length === 0) return;
-        const bad = check(pending);
-        if (bad !== null) fail(controller, bad);
-        else controller.enqueue(pending);
-      },
-    }),
-  );
+        // Only whole lines go on; a chunk without a line end is read together with the next.
+        if (start > 0) {
+          controller.enqueue(data.subarray(0, start));
+          return;
+        }
+      }
+    },
+    cancel(reason) {
+      return source.cancel(reason);
+    },
+  });
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

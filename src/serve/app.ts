@@ -1,13 +1,13 @@
 // The HTTP adapter: routes, auth, limits, the per-session queue, STOP and shutdown. Every answer is a
 // turn run by the injected TurnRunner, which logs it; nothing here talks to Ollama or the log.
 import { Hono } from 'hono';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { streamSSE } from 'hono/streaming';
 import { ArgoError, UsageError } from '../errors.js';
 import { isSessionName } from '../sessions/names.js';
 import { keyChecker } from './auth.js';
 import { Channel } from './channel.js';
+import { sseResponse } from './sse-body.js';
 import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob } from './jobs.js';
 import type { JobRecord } from './jobs.js';
@@ -127,7 +127,18 @@ export function createServer(deps: ServerDeps): ArgoServer {
     await next();
   });
 
-  const limit = bodyLimit({ maxSize: deps.limits.maxBodyBytes, onError: () => { throw tooLarge(deps.limits.maxBodyBytes); } });
+  const streamedLimit = bodyLimit({ maxSize: deps.limits.maxBodyBytes, onError: () => { throw tooLarge(deps.limits.maxBodyBytes); } });
+  /**
+   * A body that states its length is judged by it, as bodyLimit does, but without bodyLimit's look
+   * at the request's body stream: under @hono/node-server that alone builds a web Request around the
+   * socket, and the body is then read through web streams instead of straight from Node.
+   */
+  const limit: MiddlewareHandler<Env> = async (c, next) => {
+    const length = c.req.header('content-length');
+    if (length === undefined || c.req.header('transfer-encoding') !== undefined) return streamedLimit(c, next);
+    if (Number.parseInt(length, 10) > deps.limits.maxBodyBytes) throw tooLarge(deps.limits.maxBodyBytes);
+    await next();
+  };
 
   app.onError((error, c) => {
     const api = asApiError(error, deps.log);
@@ -235,7 +246,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const format = new ChunkFormat(head);
     let finished!: () => void;
     c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
-    return streamSSE(c, async (sse) => {
+    return sseResponse(c, async (sse) => {
       try {
         let frames = frame(format.role());
         for (let event: TurnEvent = first; ; event = await events.next()) {
@@ -259,7 +270,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         clientSignal.removeEventListener('abort', onDisconnect);
         finished();
       }
-    });
+    }, (error) => asApiError(error, deps.log));
   });
 
   app.get('/api/sessions', async (c) => {
@@ -391,7 +402,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
     const onDisconnect = (): void => events.push({ type: 'end', record, finishReason: 'stop' });
     c.req.raw.signal.addEventListener('abort', onDisconnect, { once: true });
-    return streamSSE(c, async (sse) => {
+    return sseResponse(c, async (sse) => {
       try {
         await sse.write(frame(format.role(sofar)));
         let frames = '';
@@ -420,7 +431,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         c.req.raw.signal.removeEventListener('abort', onDisconnect);
         finished();
       }
-    });
+    }, (error) => asApiError(error, deps.log));
   });
 
   const stopRoute = async (c: Context<Env>): Promise<Response> => {

@@ -1,8 +1,8 @@
 import { RuntimeError } from '../errors.js';
 import type { LogEntry } from '../log/entry.js';
 import { withSessionLock } from '../log/lock.js';
-import { appendEntry } from '../log/writer.js';
-import type { AppendOptions, DataPaths } from '../log/writer.js';
+import { appendEntries } from '../log/writer.js';
+import type { AppendOptions, Appended, DataPaths } from '../log/writer.js';
 import { listSessions, readSession, saveSession, titleFrom } from './store.js';
 import type { SessionRecord } from './store.js';
 import { appendIndex, indexLine } from './turn-index.js';
@@ -15,6 +15,16 @@ export class SessionUpdateError extends RuntimeError {
   override name = 'SessionUpdateError';
 }
 
+/** A turn waiting to be written with the others of its session that finished meanwhile. */
+interface Waiting {
+  entry: LogEntry;
+  done: (file: string) => void;
+  fail: (error: unknown) => void;
+}
+
+/** Turns gathering for the next write, by session, day and options; the write takes them all. */
+const gathering = new Map<string, Waiting[]>();
+
 /**
  * Appends the turn to the log, then its index line, then the session's counters, all under the
  * session's lock (which `sessions rename` and `sessions rm` take too), so concurrent turns never
@@ -23,8 +33,12 @@ export class SessionUpdateError extends RuntimeError {
  * written (under the session's id) and the old name is not brought back. The log line is the truth;
  * the index and the record can be rebuilt from it. `rules` fingerprints the classification rules
  * `entry.entry_type` was computed under. Returns the log file written.
+ *
+ * Turns of one session that finish while an earlier one is being written are written together, in
+ * the order they finished: one append, one index write, one record update, whatever their number.
+ * One at a time, a server under load fell further behind the longer the load lasted.
  */
-export async function recordTurn(
+export function recordTurn(
   paths: DataPaths,
   session: SessionRecord,
   entry: LogEntry,
@@ -32,35 +46,95 @@ export async function recordTurn(
   rules?: string,
   options: AppendOptions = {},
 ): Promise<string> {
-  return withSessionLock(
-    paths.logs,
-    session.id,
-    async () => {
-      const { file, offset, length } = await appendEntry(paths.logs, entry, date, options);
-      try {
-        const current = await currentRecord(paths.sessions, session);
-        if (current === null) return file;
-        await appendIndex(paths.sessions, current.name, indexLine(entry.id, file, offset, length, entry.status, entry.entry_type, rules));
-        await saveSession(paths.sessions, {
-          ...current,
-          title: current.title === '' ? titleFrom(entry.user_prompt) : current.title,
-          turns: current.turns + 1,
-          last_used_at: entry.timestamp,
-          // A failed turn (a mistyped --model, say) must not become the session's model.
-          last_model: entry.status === 'ok' ? entry.model : current.last_model,
-          last_turn_id: entry.id,
-        });
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new SessionUpdateError(
-          `the turn was logged in ${file}, but session "${session.name}" could not be updated (${reason}); do not ask again: its index is rebuilt from the log on next use`,
-          { cause: error },
-        );
-      }
-      return file;
-    },
-    options.lockWaitMs,
-  );
+  return new Promise((done, fail) => {
+    const waiting: Waiting = { entry, done, fail };
+    // A caller with its own write (a fault test) is written on its own.
+    const key = options.write ? null : [paths.logs, paths.sessions, session.id, date, rules ?? '', options.lockWaitMs ?? ''].join('\0');
+    const open = key === null ? undefined : gathering.get(key);
+    if (open) {
+      open.push(waiting);
+      return;
+    }
+    const batch = [waiting];
+    if (key !== null) gathering.set(key, batch);
+    const close = (): void => {
+      if (key !== null && gathering.get(key) === batch) gathering.delete(key);
+    };
+    void writeTurns(paths, session, batch, date, rules, options, close);
+  });
+}
+
+/** Turns gathering to be written now (for tests: none once all writes are done). */
+export function turnsGathering(): number {
+  return gathering.size;
+}
+
+async function writeTurns(
+  paths: DataPaths,
+  session: SessionRecord,
+  batch: Waiting[],
+  date: string,
+  rules: string | undefined,
+  options: AppendOptions,
+  close: () => void,
+): Promise<void> {
+  try {
+    await withSessionLock(
+      paths.logs,
+      session.id,
+      async () => {
+        // Turns finishing from now on gather for the next write.
+        close();
+        const entries = batch.map((waiting) => waiting.entry);
+        let appended: Appended[];
+        try {
+          appended = await appendEntries(paths.logs, entries, date, options);
+        } catch (error) {
+          for (const waiting of batch) waiting.fail(error);
+          return;
+        }
+        const file = appended[0]?.file ?? '';
+        try {
+          const current = await currentRecord(paths.sessions, session);
+          if (current !== null) await updateSession(paths.sessions, current, entries, appended, rules);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          const failure = new SessionUpdateError(
+            `the turn was logged in ${file}, but session "${session.name}" could not be updated (${reason}); do not ask again: its index is rebuilt from the log on next use`,
+            { cause: error },
+          );
+          for (const waiting of batch) waiting.fail(failure);
+          return;
+        }
+        for (const waiting of batch) waiting.done(file);
+      },
+      options.lockWaitMs,
+    );
+  } catch (error) {
+    close();
+    for (const waiting of batch) waiting.fail(error);
+  }
+}
+
+/** The index lines and the record's counters for turns just appended, as one turn after another would leave them. */
+async function updateSession(dir: string, current: SessionRecord, entries: readonly LogEntry[], appended: readonly Appended[], rules: string | undefined): Promise<void> {
+  const lines = entries.map((entry, at) => {
+    const { file, offset, length } = appended[at] ?? { file: '', offset: 0, length: 0 };
+    return indexLine(entry.id, file, offset, length, entry.status, entry.entry_type, rules);
+  });
+  await appendIndex(dir, current.name, lines);
+  const last = entries.at(-1);
+  if (last === undefined) return;
+  // A failed turn (a mistyped --model, say) must not become the session's model.
+  const lastOk = entries.findLast((entry) => entry.status === 'ok');
+  await saveSession(dir, {
+    ...current,
+    title: entries.reduce((title, entry) => (title === '' ? titleFrom(entry.user_prompt) : title), current.title),
+    turns: current.turns + entries.length,
+    last_used_at: last.timestamp,
+    last_model: lastOk ? lastOk.model : current.last_model,
+    last_turn_id: last.id,
+  });
 }
 
 /** The session's record as it is now (by id: the name may have changed), or null when it is gone. */

@@ -34,9 +34,10 @@ export function indexLine(
   return { id, file: basename(file), offset, length, status, type, ...(rules !== undefined ? { rules } : {}) };
 }
 
-/** Appends one line to the session's index; a symlink at the index's path is refused. */
-export async function appendIndex(dir: string, session: string, line: IndexLine): Promise<void> {
-  await appendPrivate(indexPath(dir, session), `${JSON.stringify(line)}\n`);
+/** Appends a line (or several, in one write) to the session's index; a symlink at the index's path is refused. */
+export async function appendIndex(dir: string, session: string, line: IndexLine | readonly IndexLine[]): Promise<void> {
+  const lines = Array.isArray(line) ? line : [line];
+  await appendPrivate(indexPath(dir, session), lines.map((one) => `${JSON.stringify(one)}\n`).join(''));
 }
 
 /** The index, or null when it is missing or damaged (the caller rebuilds it from the log). */

@@ -138,13 +138,19 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
  * when there is a record to read: a question in a new session, or with --no-log, starts sooner.
  */
 async function findSession(dir: string, name: string): Promise<SessionRecord | null> {
-  try {
-    await access(recordPath(dir, name));
-  } catch (error) {
-    if (isMissing(error)) return null;
+  // Once the codec is loaded (a server's every turn after its first), reading is the one check.
+  if (readRecord === undefined) {
+    try {
+      await access(recordPath(dir, name));
+    } catch (error) {
+      if (isMissing(error)) return null;
+    }
+    readRecord = (await import('../sessions/store.js')).readSession;
   }
-  return (await import('../sessions/store.js')).readSession(dir, name);
+  return readRecord(dir, name);
 }
+
+let readRecord: ((dir: string, name: string) => Promise<SessionRecord | null>) | undefined;
 
 /**
  * The replay core says which turns' words it needs; this reads them from the source and asks

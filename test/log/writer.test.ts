@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SymlinkRefusedError, discardTemporaryFiles, replaceFile, rescueText } from '../../src/log/fs.js';
 import { LockTimeoutError, withLogLock } from '../../src/log/lock.js';
-import { LogAppendError, appendEntry } from '../../src/log/writer.js';
+import { LogAppendError, appendEntries, appendEntry } from '../../src/log/writer.js';
 import type { AppendWrite } from '../../src/log/writer.js';
 import { appendIndex, indexLine } from '../../src/sessions/turn-index.js';
 import { makeEntry, tempData } from '../query/helpers.js';
@@ -41,6 +41,28 @@ describe('appendEntry on a full disk (item 9)', () => {
     const short: AppendWrite = async (handle, bytes) => (await handle.write(bytes.subarray(0, 10))).bytesWritten;
     await expect(appendEntry(paths.logs, makeEntry(), '2025-01-02', { write: short })).rejects.toThrow(/short write \(10 of \d+ bytes\)/);
     expect(statSync(join(paths.logs, '2025-01-02.log')).size).toBe(0);
+  });
+});
+
+describe('appendEntries', () => {
+  it('appends the lines in order in one write and says where each landed, after a last line cut short', async () => {
+    const { paths } = tempData();
+    const file = join(paths.logs, '2025-01-02.log');
+    writeFileSync(file, '{"cut short');
+    const appended = await appendEntries(paths.logs, [makeEntry({ id: 'a' }), makeEntry({ id: 'b', user_prompt: 'ünïcode' }), makeEntry({ id: 'c' })], '2025-01-02');
+    const bytes = readFileSync(file);
+    expect(appended.map((one) => one.file)).toEqual([file, file, file]);
+    expect(appended.map((one) => (JSON.parse(bytes.subarray(one.offset, one.offset + one.length).toString('utf8')) as { id: string }).id)).toEqual(['a', 'b', 'c']);
+    expect(bytes.toString('utf8').split('\n').slice(1, -1).map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('on a full disk none of them is left in the file', async () => {
+    const { paths } = tempData();
+    await appendEntry(paths.logs, makeEntry({ id: 'first' }), '2025-01-02');
+    const file = join(paths.logs, '2025-01-02.log');
+    const before = readFileSync(file);
+    await expect(appendEntries(paths.logs, [makeEntry({ id: 'x' }), makeEntry({ id: 'y' })], '2025-01-02', { write: halfThenFull })).rejects.toBeInstanceOf(LogAppendError);
+    expect(readFileSync(file)).toEqual(before);
   });
 });
 

@@ -1,9 +1,9 @@
 // Turn completion under concurrency and against session maintenance (items 5, 6, 8).
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { withSessionLock } from '../../src/log/lock.js';
-import { SessionUpdateError, recordTurn } from '../../src/sessions/record-turn.js';
+import { SessionUpdateError, recordTurn, turnsGathering } from '../../src/sessions/record-turn.js';
 import { renameSession } from '../../src/sessions/manage.js';
 import { deleteSession, openSession, readSession } from '../../src/sessions/store.js';
 import { readIndex } from '../../src/sessions/turn-index.js';
@@ -23,6 +23,40 @@ describe('recordTurn', () => {
     expect((await readSession(paths.sessions, 'shared'))?.turns).toBe(50);
     expect(await readIndex(paths.sessions, 'shared')).toHaveLength(50);
     expect(logIds(paths.logs)).toHaveLength(50);
+  });
+
+  it('turns finishing while another is written go in together, in the order they finished, each index line on its own log line', async () => {
+    const { paths } = tempData();
+    const session = await openSession(paths.sessions, 'shared', NOW);
+    let writing: Promise<string[]> = Promise.resolve([]);
+    // The lock held here stands for a write under way: the turns below finish meanwhile.
+    await withSessionLock(paths.logs, session.id, async () => {
+      writing = Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          recordTurn(
+            paths,
+            session,
+            makeEntry({ id: `t-${i}`, session: 'shared', session_id: session.id, status: i === 19 ? 'error' : 'ok', model: `m-${i}`, user_prompt: i === 0 ? '' : `question ${i}` }),
+            '2025-01-02',
+          ),
+        ),
+      );
+      await vi.waitFor(() => expect(turnsGathering()).toBe(1));
+    });
+    const files = await writing;
+    expect(new Set(files)).toEqual(new Set([join(paths.logs, '2025-01-02.log')]));
+    expect(logIds(paths.logs)).toEqual(Array.from({ length: 20 }, (_, i) => `t-${i}`));
+    const bytes = readFileSync(join(paths.logs, '2025-01-02.log'));
+    const index = (await readIndex(paths.sessions, 'shared')) ?? [];
+    expect(index.map((line) => line.id)).toEqual(logIds(paths.logs));
+    for (const line of index) {
+      const text = bytes.subarray(line.offset, line.offset + line.length).toString('utf8');
+      expect((JSON.parse(text) as { id: string }).id).toBe(line.id);
+    }
+    // As twenty writes one after another would leave it: the first prompt with words names the
+    // session, and a failed last turn does not become its model.
+    expect(await readSession(paths.sessions, 'shared')).toMatchObject({ turns: 20, last_turn_id: 't-19', last_model: 'm-18', title: 'question 1' });
+    expect(turnsGathering()).toBe(0);
   });
 
   it('a session renamed while the turn ran gets the turn under its new name; the old name is not recreated (item 5)', async () => {

@@ -1,0 +1,69 @@
+// A text/event-stream response body the handler writes to. One ReadableStream the server reads from
+// directly: Hono's streamSSE puts a TransformStream, its writer and a second stream in between,
+// and every piece of every answer paid for those hops.
+import type { Context } from 'hono';
+
+export class SseBody {
+  readonly stream: ReadableStream<Uint8Array>;
+  private controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  private readonly encoder = new TextEncoder();
+  /** Resolves the write waiting for the client to take what was queued. */
+  private taken: (() => void) | null = null;
+  private closed = false;
+
+  constructor() {
+    this.stream = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.controller = controller;
+      },
+      pull: () => this.wake(),
+      // The client is gone: later writes are dropped, as Hono's stream drops them.
+      cancel: () => {
+        this.closed = true;
+        this.wake();
+      },
+    });
+  }
+
+  /** Queues `text`; resolves once the client has taken it (a slow client slows the writer, not the turn). */
+  async write(text: string): Promise<void> {
+    const controller = this.controller;
+    if (this.closed || controller === null) return;
+    controller.enqueue(this.encoder.encode(text));
+    if ((controller.desiredSize ?? 0) > 0) return;
+    await new Promise<void>((resolve) => (this.taken = resolve));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.controller?.close();
+    this.wake();
+  }
+
+  private wake(): void {
+    const taken = this.taken;
+    this.taken = null;
+    taken?.();
+  }
+}
+
+/**
+ * Answers with an event stream that `write` fills; the body ends when `write` returns. A failure
+ * inside it goes to `onError` (the stream just ends: its status is long sent).
+ */
+export function sseResponse(c: Context, write: (body: SseBody) => Promise<void>, onError: (error: unknown) => void): Response {
+  const body = new SseBody();
+  c.header('Transfer-Encoding', 'chunked');
+  c.header('Content-Type', 'text/event-stream');
+  c.header('Cache-Control', 'no-cache');
+  c.header('Connection', 'keep-alive');
+  write(body).then(
+    () => body.close(),
+    (error: unknown) => {
+      onError(error);
+      body.close();
+    },
+  );
+  return c.newResponse(body.stream);
+}

@@ -1,0 +1,71 @@
+// Locks between Argo processes, as seen from one process with many callers (a server logging many
+// turns at once): its callers queue in memory, so only one of them at a time tries the lock file.
+import { join } from 'node:path';
+import * as lockfile from 'proper-lockfile';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LockTimeoutError, locksInUse, withLock } from '../../src/log/lock.js';
+import { tempData } from '../query/helpers.js';
+
+vi.mock('proper-lockfile', async (importOriginal) => {
+  const real = await importOriginal<typeof lockfile>();
+  return { ...real, lock: vi.fn(real.lock) };
+});
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+afterEach(() => {
+  vi.mocked(lockfile.lock).mockClear();
+});
+
+describe('withLock with many callers in one process', () => {
+  it('runs them one at a time in call order, tries the lock file once each, and keeps nothing afterwards', async () => {
+    const { home } = tempData();
+    const dir = join(home, 'locks');
+    const order: number[] = [];
+    let inside = 0;
+    let most = 0;
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        withLock(dir, 'session-a', 'session a', async () => {
+          inside++;
+          most = Math.max(most, inside);
+          await tick();
+          order.push(i);
+          inside--;
+        }),
+      ),
+    );
+    expect(most).toBe(1);
+    expect(order).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    // No caller found the lock taken (ELOCKED) and polled: each tried it exactly once.
+    expect(lockfile.lock).toHaveBeenCalledTimes(30);
+    expect(locksInUse()).toBe(0);
+  });
+
+  it('different locks do not wait for each other', async () => {
+    const { home } = tempData();
+    const dir = join(home, 'locks');
+    let releaseA: () => void = () => undefined;
+    const holdingA = withLock(dir, 'a', 'a', () => new Promise<void>((resolve) => (releaseA = resolve)));
+    await vi.waitFor(() => expect(locksInUse()).toBe(1));
+    await withLock(dir, 'b', 'b', () => Promise.resolve());
+    releaseA();
+    await holdingA;
+    expect(locksInUse()).toBe(0);
+  });
+
+  it('a caller that waits past its bound gets LockTimeoutError; those behind it still get their turn', async () => {
+    const { home } = tempData();
+    const dir = join(home, 'locks');
+    let release: () => void = () => undefined;
+    const holder = withLock(dir, 'log', 'the log', () => new Promise<void>((resolve) => (release = resolve)));
+    await vi.waitFor(() => expect(lockfile.lock).toHaveBeenCalledTimes(1));
+    const impatient = withLock(dir, 'log', 'the log', () => Promise.resolve('ran'), 20);
+    const patient = withLock(dir, 'log', 'the log', () => Promise.resolve('ran'));
+    await expect(impatient).rejects.toBeInstanceOf(LockTimeoutError);
+    release();
+    await holder;
+    await expect(patient).resolves.toBe('ran');
+    expect(locksInUse()).toBe(0);
+  });
+});
