@@ -8,7 +8,9 @@ import { tempData } from '../query/helpers.js';
 
 vi.mock('proper-lockfile', async (importOriginal) => {
   const real = await importOriginal<typeof lockfile>();
-  return { ...real, lock: vi.fn(real.lock) };
+  // withLock calls the default export's lock (the shape the bundle gives a CommonJS module): one spy for both.
+  const lock = vi.fn(real.lock);
+  return { ...real, lock, default: { ...real, lock } };
 });
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
