@@ -213,7 +213,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
           if (isBlank(line.text)) return;
           const entry = parseEntry(line.text);
           if (entry === null) {
-            stats.skip(file, line, describeBadLine(line.text));
+            stats.skip(file, line, await describeBadLine(line.text));
             return;
           }
           if (matchesQuery(entry, query, grep)) await sink.write(print(entry, line.text));
@@ -289,7 +289,7 @@ async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io):
         turns++;
         continue;
       }
-      const reason = describeBadLine(line.text) + (line.complete ? '' : '; it is the last line and has no newline (a write cut short)');
+      const reason = (await describeBadLine(line.text)) + (line.complete ? '' : '; it is the last line and has no newline (a write cut short)');
       stats.skip(file, line, reason);
       damaged.add(file);
       const problem = stats.problems.pop();

@@ -120,7 +120,7 @@ async function copyChecked(file: string, start: number, stats: ScanStats, write:
         await flush(data, run, lineStart, write);
         run = next;
         const line: RawLine = { text: text(), offset: block.offset + lineStart, length: newline - lineStart, number, complete: !block.unfinished };
-        stats.skip(file, line, describeBadLine(line.text));
+        stats.skip(file, line, await describeBadLine(line.text));
       } else {
         lines++;
         if (block.unfinished) {

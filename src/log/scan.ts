@@ -57,7 +57,7 @@ export async function* scanEntries(files: readonly string[], stats: ScanStats, o
       if (options.prefilter && !options.prefilter(line.text)) continue;
       const entry = parseEntry(line.text);
       if (entry === null) {
-        stats.skip(file, line, describeBadLine(line.text));
+        stats.skip(file, line, await describeBadLine(line.text));
         continue;
       }
       yield { entry, file, line };
@@ -70,14 +70,16 @@ export function isBlank(text: string): boolean {
 }
 
 /** Why a line is not a turn, in words a user can act on. */
-export function describeBadLine(text: string): string {
+export async function describeBadLine(text: string): Promise<string> {
   // U+FFFD marks bytes that were not UTF-8; NUL and other controls never appear in JSON text.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text)) return 'binary data (not UTF-8 text)';
+  let value: unknown;
   try {
-    return entryProblem(JSON.parse(text)) ?? 'a turn';
+    value = JSON.parse(text);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return /Unexpected end|Unterminated/.test(message) ? `truncated JSON (${message})` : `not JSON (${message})`;
   }
+  return (await entryProblem(value)) ?? 'a turn';
 }

@@ -11,7 +11,7 @@ import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import * as z from 'zod';
-import { LogEntrySchema } from './entry.js';
+import { LogEntrySchema } from './entry-schema.js';
 import { isMissing, writeFileAtomic } from './fs.js';
 
 export const VERIFIED_RECORD = '.verified.json';

@@ -1,47 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
-import * as z from 'zod';
+import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError } from '../errors.js';
 import { listFiles } from '../log/files.js';
 import { createFileExclusive, isMissing, writeFileAtomic } from '../log/fs.js';
 import { indexPath, isSessionName, recordPath } from './names.js';
 
-/**
- * Where a fork came from. A fork of a fork also carries its parent's own link, so the whole
- * lineage can be rebuilt from the log even after an ancestor's record is removed.
- */
-export interface ParentLink {
-  session_id: string;
-  name: string;
-  turn_id: string;
-  parent?: ParentLink | undefined;
-}
-
-const ParentLinkSchema: z.ZodType<ParentLink> = z.lazy(() =>
-  z.object({ session_id: z.string(), name: z.string(), turn_id: z.string(), parent: ParentLinkSchema.optional() }),
-);
-
-/** A session record (sessions/NAME.json): this module is its one codec. */
-const SessionRecordSchema = z
-  .object({
-    name: z.string(),
-    id: z.string().min(1),
-    title: z.string(),
-    turns: z.number().int().nonnegative(),
-    created_at: z.string(),
-    last_used_at: z.string(),
-    last_model: z.string().nullable(),
-    /** Set on a fork: its history starts with the parent's turns up to and including `turn_id`. */
-    parent: ParentLinkSchema.optional(),
-    /**
-     * The newest turn in the session's history (for a fresh fork, the turn it was forked at). Every
-     * writer appends the index line before saving the record, so an index without this id is stale.
-     */
-    last_turn_id: z.string().optional(),
-  })
-  .loose();
-
-export type SessionRecord = z.infer<typeof SessionRecordSchema>;
+export type { ParentLink, SessionRecord } from './record-schema.js';
 
 /**
  * A record file that is there but unusable: not JSON (a write cut short, a hand edit gone wrong) or
@@ -60,19 +25,55 @@ export function isDamaged(found: SessionRecord | DamagedRecord): found is Damage
   return found instanceof DamagedRecord;
 }
 
-/** The record in a file's text, or why it is not one (naming the field). */
-export function decodeRecord(text: string, name: string, path: string): SessionRecord | DamagedRecord {
+/** The record in a file's text, or why it is not one (naming the field: zod loads only then). */
+export async function decodeRecord(text: string, name: string, path: string): Promise<SessionRecord | DamagedRecord> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return new DamagedRecord(name, path, 'not valid JSON');
   }
+  if (isSessionRecord(value)) return value;
+  const { SessionRecordSchema } = await import('./record-schema.js');
   const parsed = SessionRecordSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   const [issue] = parsed.error.issues;
   const field = issue?.path.map(String).join('.') ?? '';
   return new DamagedRecord(name, path, field === '' ? 'not a session record' : `not a session record (field "${field}": ${issue?.message ?? 'invalid'})`);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === 'string';
+
+function isParentLink(value: unknown): value is ParentLink {
+  return (
+    isObject(value) &&
+    typeof value.session_id === 'string' &&
+    typeof value.name === 'string' &&
+    typeof value.turn_id === 'string' &&
+    (value.parent === undefined || isParentLink(value.parent))
+  );
+}
+
+/**
+ * SessionRecordSchema's verdict (record-schema.ts) without loading zod: every question on a session
+ * reads its record. test/sessions/record-check.test.ts proves the two agree.
+ */
+export function isSessionRecord(value: unknown): value is SessionRecord {
+  return (
+    isObject(value) &&
+    typeof value.name === 'string' &&
+    typeof value.id === 'string' &&
+    value.id.length >= 1 &&
+    typeof value.title === 'string' &&
+    Number.isSafeInteger(value.turns) &&
+    (value.turns as number) >= 0 &&
+    typeof value.created_at === 'string' &&
+    typeof value.last_used_at === 'string' &&
+    (value.last_model === null || typeof value.last_model === 'string') &&
+    (value.parent === undefined || isParentLink(value.parent)) &&
+    isOptionalString(value.last_turn_id)
+  );
 }
 
 export function encodeRecord(record: SessionRecord): string {
@@ -102,7 +103,7 @@ export async function inspectSession(dir: string, name: string): Promise<Session
     if (isMissing(error)) return null;
     throw new RuntimeError(`cannot read session "${name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  return decodeRecord(text, name, path);
+  return await decodeRecord(text, name, path);
 }
 
 /** The session's record or null when there is none; a damaged record is an error naming the file and field. */

@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import * as z from 'zod';
 import { isLogFileName } from '../log/files.js';
 import { appendPrivate, isMissing, writeFileAtomic } from '../log/fs.js';
 import { TURN_STATUSES } from '../log/entry.js';
@@ -90,16 +89,6 @@ export async function writeIndex(dir: string, session: string, lines: readonly I
   await writeFileAtomic(indexPath(dir, session), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
 }
 
-export const IndexLineSchema = z.object({
-  id: z.string().min(1),
-  // A daily log file's bare name: an index never points outside the logs folder.
-  file: z.string().refine((file) => isLogFileName(file) && file === basename(file)),
-  offset: z.number().int().nonnegative(),
-  length: z.number().int().positive(),
-  status: z.enum(TURN_STATUSES),
-  type: z.enum(ENTRY_TYPES),
-  rules: z.string().optional(),
-});
 
 /** One index line, or null when it is not one (the caller treats the index as damaged and rebuilds it). */
 export function parseIndexLine(raw: string): IndexLine | null {
@@ -120,7 +109,7 @@ const STATUSES = new Set<unknown>(TURN_STATUSES);
 const TYPES = new Set<unknown>(ENTRY_TYPES);
 
 /**
- * IndexLineSchema's verdict without the copy zod makes (a long session's index has one line per
+ * IndexLineSchema's verdict (index-schema.ts) without the copy zod makes (a long session's index has one line per
  * turn, all read at once); test/sessions/index-check.test.ts proves they agree.
  */
 export function isIndexLine(value: unknown): value is IndexLine {

@@ -24,7 +24,15 @@ export function memoPath(home: string): string {
   return join(home, MEMO_FILE);
 }
 
-/** Parses memo.json's text; throws naming the file and the field that is wrong. zod loads only when there is a memo to read. */
+/**
+ * MemoSchema's verdict (memo-schema.ts) without loading zod, which every agent run with a memo would
+ * pay at start-up; test/tools/memo.test.ts proves they agree.
+ */
+export function isMemo(value: unknown): value is Memo {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string');
+}
+
+/** Parses memo.json's text; throws naming the file and the field that is wrong (zod loads only then). */
 export async function parseMemo(text: string, file: string): Promise<Memo> {
   let value: unknown;
   try {
@@ -32,6 +40,7 @@ export async function parseMemo(text: string, file: string): Promise<Memo> {
   } catch {
     throw new RuntimeError(`${file} is not valid JSON; fix it or remove it (argo memo rm KEY rewrites it)`);
   }
+  if (isMemo(value)) return value;
   const { MemoSchema } = await import('./memo-schema.js');
   const parsed = MemoSchema.safeParse(value);
   if (!parsed.success) {

@@ -28,8 +28,8 @@ describe('the log line of an agent turn', () => {
     [{ iterations: -1 }, 'iterations'],
     [{ tools: 'fs' }, 'tools'],
     [{ compacted: [{ id: 'x', kind: 'saved' }] }, 'compacted.0.chars_before'],
-  ])('rejects a wrong agent field %j, naming it', (overrides, field) => {
-    expect(entryProblem({ ...agentEntry, ...overrides })).toContain(`field "${field}"`);
+  ])('rejects a wrong agent field %j, naming it', async (overrides, field) => {
+    expect(await entryProblem({ ...agentEntry, ...overrides })).toContain(`field "${field}"`);
   });
 
   it('a plain turn has none of them and still parses', () => {

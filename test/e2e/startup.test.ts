@@ -2,7 +2,7 @@
 // heavy dependencies (docs/architecture.md, "The build"). Checked on the built bundle, by the chunks
 // the process really loads.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,9 +23,9 @@ afterAll(async () => {
 });
 
 /** The packages bundled into the chunks `argo args…` loaded (esbuild marks each module's source path). */
-async function packagesLoaded(args: string[]): Promise<Set<string>> {
-  const home = tempHome();
+async function packagesLoaded(args: string[], home = tempHome()): Promise<Set<string>> {
   const trace = join(home, 'loads.txt');
+  rmSync(trace, { force: true });
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', TRACE, ARGO_BIN, ...args], {
       env: { ...scrubbedEnv({ home, host: ollama.url }), ARGO_TRACE_LOADS: trace },
@@ -55,10 +55,20 @@ describe('start-up loads only what the command needs', () => {
     expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
   });
 
-  it('an agent run answered in words loads no schema library, MCP client or file walker', async () => {
-    const root = join(tempHome(), 'root');
+  it('logged questions that create a session, then replay it, read and write every store without zod', async () => {
+    const home = tempHome();
+    // Writing a turn takes the log and session locks: proper-lockfile is expected there, nothing else heavy.
+    const heavyFor = (packages: Set<string>): string[] => HEAVY.filter((name) => name !== 'proper-lockfile' && packages.has(name));
+    expect(heavyFor(await packagesLoaded(['-s', 'work', 'hi'], home))).toEqual([]);
+    expect(heavyFor(await packagesLoaded(['-s', 'work', '--replay', 'session', 'and then?'], home))).toEqual([]);
+  });
+
+  it('an agent run answered in words loads no schema library, MCP client or file walker, with a memo to read', async () => {
+    const home = tempHome();
+    writeFileSync(join(home, 'memo.json'), JSON.stringify({ project: 'argo' }));
+    const root = join(home, 'root');
     mkdirSync(root);
-    const packages = await packagesLoaded(['--no-log', '--tools', 'dev', '--root', root, 'hi']);
+    const packages = await packagesLoaded(['--no-log', '--tools', 'dev', '--root', root, 'hi'], home);
     expect(packages).toContain('ollama');
     expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
   });

@@ -1,7 +1,8 @@
 // The fast check (isLogEntry) must give zod's verdict on every line: each field of a turn with every
 // optional field present is replaced, one at a time, by each probe value (or removed), and both are asked.
 import { describe, expect, it } from 'vitest';
-import { LogEntrySchema, isLogEntry, parseEntry } from '../../src/log/entry.js';
+import { LogEntrySchema } from '../../src/log/entry-schema.js';
+import { isLogEntry, parseEntry } from '../../src/log/entry.js';
 import type { LogEntry } from '../../src/log/entry.js';
 import { makeEntry, policy } from '../query/helpers.js';
 

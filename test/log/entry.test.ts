@@ -17,17 +17,17 @@ describe('the log line codec', () => {
     ['entry_type', 'riddle', 'field "entry_type": a string where'],
     ['replay', { enabled: 'yes', count: null, session: false }, 'field "replay.enabled": a string where expected boolean'],
     ['timings', undefined, 'field "timings": missing'],
-  ])('rejects a wrong %s and names the field', (field, value, problem) => {
+  ])('rejects a wrong %s and names the field', async (field, value, problem) => {
     const bad = Object.fromEntries(Object.entries({ ...entry, [field]: value }).filter(([, v]) => v !== undefined));
     expect(parseEntry(JSON.stringify(bad))).toBeNull();
-    expect(entryProblem(bad)).toContain(problem);
+    expect(await entryProblem(bad)).toContain(problem);
   });
 
   it.each([
     ['[1,2]', 'valid JSON but not an object'],
     ['"text"', 'valid JSON but not an object'],
-  ])('%s is not a turn', (text, problem) => {
-    expect(entryProblem(JSON.parse(text))).toBe(problem);
+  ])('%s is not a turn', async (text, problem) => {
+    expect(await entryProblem(JSON.parse(text))).toBe(problem);
   });
 
   it.each([

@@ -149,7 +149,7 @@ describe('scanEntries skips and counts unreadable lines', () => {
     ['hello', /^not JSON/],
     ['[1]', /^valid JSON but not an object/],
     ['{"id":"a"}', /^valid JSON but not a turn \(field "timestamp": missing\)$/],
-  ])('describeBadLine(%j)', (text, reason) => {
-    expect(describeBadLine(text)).toMatch(reason);
+  ])('describeBadLine(%j)', async (text, reason) => {
+    expect(await describeBadLine(text)).toMatch(reason);
   });
 });

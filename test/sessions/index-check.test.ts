@@ -1,6 +1,7 @@
 // The index reader's own check (isIndexLine) must give IndexLineSchema's verdict on every line.
 import { describe, expect, it } from 'vitest';
-import { IndexLineSchema, isIndexLine, parseIndexLine } from '../../src/sessions/turn-index.js';
+import { IndexLineSchema } from '../../src/sessions/index-schema.js';
+import { isIndexLine, parseIndexLine } from '../../src/sessions/turn-index.js';
 
 const line = { id: 'abc', file: '2025-01-02.log', offset: 0, length: 10, status: 'ok', type: 'question', rules: 'r1' };
 

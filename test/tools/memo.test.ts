@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
-import { MEMO_MAX_ENTRIES, MemoLimitError, deleteMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
+import { MemoSchema } from '../../src/tools/memo-schema.js';
+import { MEMO_MAX_ENTRIES, MemoLimitError, deleteMemo, isMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
 import { thrown } from '../support/thrown.js';
 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-memo-'));
@@ -38,6 +39,10 @@ describe('memo rules', () => {
     expect(error).toBeInstanceOf(RuntimeError);
     expect((error as Error).message).toContain('/h/memo.json');
     expect((error as Error).message).toContain(message);
+  });
+
+  it.each([{}, { a: '1' }, { a: '1', b: '' }, { a: 1 }, { a: null }, { a: ['x'] }, { a: {} }, [], ['a'], null, 'a', 1, true])('isMemo(%j) gives the schema\'s verdict', (value) => {
+    expect(isMemo(value)).toBe(MemoSchema.safeParse(value).success);
   });
 
   it('serialises and prompts with keys sorted', () => {

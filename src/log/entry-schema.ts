@@ -1,0 +1,117 @@
+// The log line's zod schema: the one definition of a turn on disk. Loaded only where a line's wrong
+// field must be named (entryProblem) or the schema itself is needed; readers check lines with
+// isLogEntry (entry.ts), which test/log/entry-check.test.ts proves gives this schema's verdict.
+import * as z from 'zod';
+import { ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS } from './entry-words.js';
+import type { TurnStatus } from './entry-words.js';
+
+const count = z.number().int().nonnegative();
+const nullableNumber = z.number().nullable();
+
+const TimingsSchema = z.object({
+  first_token_ms: nullableNumber,
+  total_ms: z.number(),
+  /** Ollama's own counts and durations (nanoseconds), null when the stream never finished. */
+  total_duration_ns: nullableNumber,
+  load_duration_ns: nullableNumber,
+  prompt_eval_count: nullableNumber,
+  prompt_eval_duration_ns: nullableNumber,
+  eval_count: nullableNumber,
+  eval_duration_ns: nullableNumber,
+});
+
+const ReplayPolicySchema = z.object({
+  entries_available: count,
+  entries_filtered: count,
+  filtered_types: z.array(z.enum(ENTRY_TYPES)),
+  entries_used: count,
+  chars_used: count,
+  trimmed: z.boolean(),
+  reason: z.enum(REASONS),
+  context_strength: z.enum(STRENGTHS),
+  budget: count,
+  decisions: z.array(
+    z.object({ id: z.string(), entry_type: z.enum(ENTRY_TYPES), outcome: z.enum(OUTCOMES), protected: z.boolean(), chars: count }),
+  ),
+  decisions_omitted: count,
+});
+
+/** One tool call of an agent run. `result` is what the model was sent (for trajectories); failures carry `error`. */
+const ToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).nullable(),
+  outcome: z.enum(['success', 'failure', 'needs_input', 'invalid']),
+  round: count,
+  ms: z.number(),
+  result_chars: count,
+  result: z.string().optional(),
+  saved_as: z.string().optional(),
+  error: z.string().optional(),
+  /** Raw exception text, for diagnosis; never shown. */
+  error_detail: z.string().optional(),
+});
+
+const CompactionSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['saved', 'summarized']),
+  chars_before: count,
+  chars_after: count,
+  saved_as: z.string().optional(),
+});
+
+/** The fields an agent run (`--tools`) adds; a plain turn has none of them. */
+const AgentFields = {
+  tools: z.array(z.string()).optional(),
+  tool_calls: z.array(ToolCallSchema).optional(),
+  iterations: count.optional(),
+  all_failure_rounds: count.optional(),
+  stop_reason: z.string().nullable().optional(),
+  tools_unavailable: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
+  compacted: z.array(CompactionSchema).optional(),
+  ephemeral_system: z.string().nullable().optional(),
+};
+
+/**
+ * One turn: one NDJSON line in logs/YYYY-MM-DD.log. Fields a newer Argo adds are kept as they are
+ * (`loose`), so reading and rewriting a line never drops what this version does not know.
+ */
+const EntryFields = z.object({
+    id: z.string().min(1),
+    timestamp: z.string(),
+    session: z.string(),
+    session_id: z.string(),
+    status: z.string(),
+    entry_type: z.enum(ENTRY_TYPES),
+    model: z.string(),
+    endpoint: z.enum(['chat', 'generate']),
+    active_mode: z.string().nullable(),
+    persona: z.string(),
+    verbosity: z.enum(['short', 'long']),
+    replay: z.object({ enabled: z.boolean(), count: count.nullable(), session: z.boolean() }),
+    user_prompt: z.string(),
+    model_response: z.string(),
+    replay_policy: ReplayPolicySchema.nullable(),
+    replayed_ids: z.array(z.string()),
+    timings: TimingsSchema,
+    done_reason: z.string().nullable(),
+    error: z.string().nullable(),
+    ...AgentFields,
+    // What makes the request reproducible (argo rerun) and the context window check; absent on older lines.
+    request_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    options: z.record(z.string(), z.union([z.number(), z.boolean(), z.array(z.string())])).optional(),
+    system: z.string().optional(),
+    keep_alive: z.union([z.string(), z.number()]).optional(),
+    ollama_stream: z.boolean().optional(),
+    num_ctx: z.number().int().positive().nullable().optional(),
+    prompt_tokens_estimate: count.optional(),
+    truncation_suspected: z.boolean().optional(),
+    rerun_of: z.string().optional(),
+  });
+export const LogEntrySchema = EntryFields.loose();
+
+export type Timings = z.infer<typeof TimingsSchema>;
+export type ToolCallLog = z.infer<typeof ToolCallSchema>;
+/** A turn as Argo writes it: the schema's fields, with a status this version writes, and any fields an answer step adds. */
+export type LogEntry = Omit<z.infer<typeof EntryFields>, 'status'> & { status: TurnStatus } & Record<string, unknown>;
+

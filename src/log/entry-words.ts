@@ -1,0 +1,14 @@
+// The log line's fixed words, shared by its schema (entry-schema.ts) and its check (entry.ts).
+
+/** How a turn ended. After `error` come an agent run's own endings (docs/agent.md); only `ok` is replayed. */
+export const TURN_STATUSES = ['ok', 'interrupted', 'error', 'stopped', 'needs_input', 'tool_failures', 'max_iterations', 'invalid_response'] as const;
+/** The endings every turn can have; summaries always show these and add the agent's own when they occur. */
+export const BASIC_TURN_STATUSES = TURN_STATUSES.slice(0, 3);
+export type TurnStatus = (typeof TURN_STATUSES)[number];
+
+// The file format's own words. The replay core has the same ones (src/replay/types.ts); the turn
+// use case assigns one to the other, so the compiler keeps them in step.
+export const ENTRY_TYPES = ['question', 'instruction', 'correction', 'meta', 'other'] as const;
+export const REASONS = ['continuation', 'clarification', 'session'] as const;
+export const STRENGTHS = ['strong', 'moderate', 'weak'] as const;
+export const OUTCOMES = ['used', 'elided', 'filtered', 'trimmed'] as const;
