@@ -1,7 +1,5 @@
-import { copyTurnLines } from '../log/copy.js';
 import type { ByteWriter, CopyResult } from '../log/copy.js';
 import { logFileDate, listLogFiles } from '../log/files.js';
-import { VerifiedLogs } from '../log/verified.js';
 import { scanEntries } from '../log/scan.js';
 import type { ScanStats, ScannedEntry } from '../log/scan.js';
 import { fileMayMatch, grepMatcher, linePrefilter, matchesQuery, rawNeedle } from './query.js';
@@ -51,6 +49,8 @@ export async function* searchTurns(logsDir: string, query: Query, stats: ScanSta
 export async function copyAllTurns(logsDir: string, stats: ScanStats, out: { write: ByteWriter; readonly closed: boolean }): Promise<CopyResult> {
   const files = await listLogFiles(logsDir);
   if (files.length === 0) return { checked: 0, trusted: 0 };
+  // The copier and its record (with the record's zod codec) load only for this one command.
+  const [{ copyTurnLines }, { VerifiedLogs }] = await Promise.all([import('../log/copy.js'), import('../log/verified.js')]);
   const verified = await VerifiedLogs.load(logsDir);
   const result = await copyTurnLines(files, stats, out.write, { verified, stopped: () => out.closed });
   await verified.save(files);

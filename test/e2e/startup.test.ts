@@ -55,12 +55,14 @@ describe('start-up loads only what the command needs', () => {
     expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
   });
 
-  it('logged questions that create a session, then replay it, read and write every store without zod', async () => {
+  it('logged questions that create a session, then replay it, and a search of the log, read and write every store without zod', async () => {
     const home = tempHome();
     // Writing a turn takes the log and session locks: proper-lockfile is expected there, nothing else heavy.
     const heavyFor = (packages: Set<string>): string[] => HEAVY.filter((name) => name !== 'proper-lockfile' && packages.has(name));
     expect(heavyFor(await packagesLoaded(['-s', 'work', 'hi'], home))).toEqual([]);
     expect(heavyFor(await packagesLoaded(['-s', 'work', '--replay', 'session', 'and then?'], home))).toEqual([]);
+    // A search reads every line it prints without zod; only `logs --json` with no filter keeps a verified record (zod).
+    expect(await packagesLoaded(['logs', '-q', 'then', '--json'], home)).not.toContain('zod');
   });
 
   it('an agent run answered in words loads no schema library, MCP client or file walker, with a memo to read', async () => {
