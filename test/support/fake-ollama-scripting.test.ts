@@ -1,10 +1,11 @@
 // The stand-in's scripting for agent, chat and server tests: tool calls per round, the context
 // window and silent truncation, and streams held open until the test lets them go.
 import { Ollama } from 'ollama';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { at, defined } from './defined.js';
-import { DEFAULT_NUM_CTX, estimatePromptTokens, startFakeOllama } from './fake-ollama.js';
-import type { FakeOllama, FakeOllamaOptions, FakeToolCall } from './fake-ollama.js';
+import { DEFAULT_NUM_CTX, estimatePromptTokens } from './fake-ollama.js';
+import { fakeOllamaPerTest } from './fake-ollama-per-test.js';
+import type { FakeOllama, FakeToolCall } from './fake-ollama.js';
 
 type Json = Record<string, unknown>;
 
@@ -14,16 +15,7 @@ const TOOLS = [
   { type: 'function', function: { name: 'list_dir', parameters: { type: 'object' } } },
 ];
 
-const running: FakeOllama[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((f) => f.close()));
-});
-
-async function start(options?: FakeOllamaOptions): Promise<FakeOllama> {
-  const fake = await startFakeOllama(options);
-  running.push(fake);
-  return fake;
-}
+const start = fakeOllamaPerTest();
 
 const chat = (messages: Json[], extra: Json = {}): Json => ({ model: 'argo', messages, tools: TOOLS, ...extra });
 

@@ -6,9 +6,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Ollama } from 'ollama';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE, splitTokens, startFakeOllama } from './fake-ollama.js';
-import type { FakeOllama, FakeOllamaOptions } from './fake-ollama.js';
+import { fakeOllamaPerTest } from './fake-ollama-per-test.js';
+import type { FakeOllama } from './fake-ollama.js';
 import { at, defined } from './defined.js';
 
 type Json = Record<string, unknown>;
@@ -21,16 +22,7 @@ const chatBody = (content = 'hello there', extra: Json = {}): Json => ({
   model: 'argo', messages: [{ role: 'user', content }], ...extra,
 });
 
-const running: FakeOllama[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((f) => f.close()));
-});
-
-async function start(options?: FakeOllamaOptions): Promise<FakeOllama> {
-  const fake = await startFakeOllama(options);
-  running.push(fake);
-  return fake;
-}
+const start = fakeOllamaPerTest();
 
 function post(fake: FakeOllama, path: string, body: Json | string, init: RequestInit = {}): Promise<Response> {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
