@@ -228,8 +228,8 @@ describe('argo rerun', () => {
   it('proves turns sent to /api/generate, without streaming, with keep_alive, options, a system prompt and a mode', async () => {
     const home = tempHome();
     const flags = ['-s', 'g', '--api', 'generate', '--no-stream', '--keep-alive', '10m', '-o', 'num_predict=20', '--system', 'Be exact.', '--mode', 'code'];
-    await argo([...flags, 'Write a function'], home);
-    await argo([...flags, '--replay', 'last:1', 'Add tests'], home);
+    expect(await argo([...flags, 'Write a function'], home)).toMatchObject({ code: 0, stderr: '' });
+    expect(await argo([...flags, '--replay', 'last:1', 'Add tests'], home)).toMatchObject({ code: 0, stderr: '' });
     const original = logLines(home)[1];
     const sent = ollama.requests.filter((r) => r.path === '/api/generate').at(-1)?.body;
     const explained = await argo(['rerun', String(original?.id), '--explain', '--json'], home);
