@@ -8,11 +8,12 @@ export const STOP_FILE = 'STOP';
 
 /**
  * The stop signal as a file in the data home, as `argo stop` makes it: any process can set it, and
- * the server hears it through a directory watch the moment it appears.
+ * the server hears it through a directory watch the moment it appears. While the watch runs it also
+ * keeps the answer to `isSet`, so a turn starting does not pay a file-system round trip to ask.
  */
 export function fileStopSignal(home: string, now: () => Date): StopSignal {
   const path = join(home, STOP_FILE);
-  const isSet = async (): Promise<boolean> => {
+  const check = async (): Promise<boolean> => {
     try {
       await lstat(path);
       return true;
@@ -21,29 +22,54 @@ export function fileStopSignal(home: string, now: () => Date): StopSignal {
       throw error;
     }
   };
+  /** What the watch last saw; null while nothing watches (or before its first look). */
+  let known: boolean | null = null;
+  let watching = false;
+  /** Bumped by every change of `known`, so a slower, older look never overwrites a newer one. */
+  let version = 0;
+  const settle = (set: boolean): void => {
+    version++;
+    if (watching) known = set;
+  };
+  const look = async (): Promise<boolean> => {
+    const asked = ++version;
+    const set = await check();
+    if (watching && asked === version) known = set;
+    return set;
+  };
   return {
-    isSet,
+    isSet: () => (known !== null ? Promise.resolve(known) : check()),
     set: async () => {
       await createFileExclusive(path, `${now().toISOString()}\n`);
+      settle(true);
     },
     clear: async () => {
       await rm(path, { force: true });
+      settle(false);
     },
     watch: (listener) => {
       let watcher: ReturnType<typeof watch>;
       try {
         watcher = watch(home, { persistent: false }, (_event, name) => {
-          if (name !== STOP_FILE) return;
-          void isSet().then((set) => {
+          // No name (an overflowed event queue, some platforms): it may have been STOP.
+          if (name !== null && name !== STOP_FILE) return;
+          void look().then((set) => {
             if (set) listener();
           }, () => undefined);
         });
       } catch {
-        // No watch (the home vanished, or no inotify): STOP is still checked as each answer starts.
+        // No watch (the home vanished, or no inotify): STOP is checked on disk as each answer starts.
         return () => undefined;
       }
-      watcher.on('error', () => undefined);
-      return () => watcher.close();
+      const unwatch = (): void => {
+        watching = false;
+        known = null;
+        watcher.close();
+      };
+      watching = true;
+      watcher.on('error', unwatch);
+      void look().catch(() => undefined);
+      return unwatch;
     },
   };
 }
