@@ -11,6 +11,7 @@ import { listen } from '../serve/listen.js';
 import { fileStopSignal } from '../serve/stop.js';
 import { ollamaInfo, sessionStore } from '../serve/stores.js';
 import { turnRunner } from '../serve/turn-runner.js';
+import { mcpPool } from '../tools/mcp-pool.js';
 import { settingsOf } from './common.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
@@ -53,6 +54,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   const settings = settingsOf(command);
   const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined);
   const root = await toolsRoot(flags.root);
+  const mcp = mcpPool();
   const server = createServer({
     runner: turnRunner(settings, {
       transport: () =>
@@ -65,7 +67,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
       now: io.now,
       clock: io.clock,
       rescue: io.rescue,
-      tools: { root, allowSideEffects: flags.allowSideEffects },
+      tools: { root, allowSideEffects: flags.allowSideEffects, connectMcp: mcp.connect },
     }),
     sessions: sessionStore(settings.paths),
     stop: fileStopSignal(settings.home, io.now),
@@ -100,5 +102,6 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   io.stderr.write(`argo serve: ${signal}: finishing running answers (up to ${settings.serve.shutdownGraceMs} ms)\n`);
   // A second signal during the grace period quits at once (main's handler: no command handles it now).
   await listening.close(settings.serve.shutdownGraceMs);
+  await mcp.close();
   return 'ok';
 }

@@ -10,7 +10,7 @@ import type { AgentEvent } from '../agent/loop.js';
 import { checkStyleChoice } from '../replay/style.js';
 import { openSession } from '../sessions/store.js';
 import { loadToolbox } from '../tools/catalog.js';
-import type { Toolbox } from '../tools/catalog.js';
+import type { ConnectMcp, Toolbox } from '../tools/catalog.js';
 import { ToolError } from '../tools/types.js';
 import type { Tool } from '../tools/types.js';
 import { runTurn, streamAnswer } from '../turn/turn.js';
@@ -30,6 +30,8 @@ export interface ServerTools {
    * `--allow-side-effects`: there is no terminal to ask on, so otherwise they fail as permanent.
    */
   allowSideEffects: boolean;
+  /** How MCP servers are reached; a pool keeps them running from one request to the next. */
+  connectMcp?: ConnectMcp;
   /** Injected for tests; by default the catalog's loader. */
   load?: (names: readonly string[], settings: Settings) => Promise<Toolbox>;
 }
@@ -59,7 +61,8 @@ export function toolEventOf(event: AgentEvent): ToolEvent | null {
 /** Loads the request's toolsets; an unknown name (or a cycle) is a 400 naming `argo.tools`. */
 async function toolboxFor(names: readonly string[], settings: Settings, tools: ServerTools): Promise<Toolbox> {
   try {
-    return await (tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent))))(names, settings);
+    const load = tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent), tools.connectMcp ? { connectMcp: tools.connectMcp } : {}));
+    return await load(names, settings);
   } catch (error) {
     if (error instanceof UsageError) throw badRequest(`argo.tools: ${error.message}`, 'argo.tools', 'unknown_tool');
     throw error;

@@ -41,6 +41,9 @@ export interface Toolbox {
 
 export type ConnectMcp = (name: string, config: McpServerConfig) => Promise<McpConnection>;
 
+/** The SDK's stdio client, loaded only when an MCP toolset is asked for. */
+export const connectMcpServer: ConnectMcp = async (name, server) => (await import('./mcp.js')).connectMcp(name, server);
+
 /** Fresh instances: `process` keeps a handle table per run. */
 export function builtinTools(): Tool[] {
   return [readFileTool, listFilesTool, searchFilesTool, writeFileTool, editFileTool, runCommandTool, processTool(), fetchUrlTool, memoTool, searchHistoryTool];
@@ -105,7 +108,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
 
   const connections: McpConnection[] = [];
   if (resolution.mcpServers.length > 0) {
-    const connect = options.connectMcp ?? (async (name, server) => (await import('./mcp.js')).connectMcp(name, server));
+    const connect = options.connectMcp ?? connectMcpServer;
     const settled = await Promise.allSettled(resolution.mcpServers.map((server) => connect(server, config.mcpServers?.[server] ?? { command: '' })));
     settled.forEach((result, index) => {
       const server = resolution.mcpServers[index] ?? '';

@@ -13,6 +13,8 @@ export interface McpServerConfig {
 export interface McpConnection {
   tools: Tool[];
   close: () => Promise<void>;
+  /** Calls `listener` once the connection has ended, however it ended (closed, or the server exited). */
+  onClose?: (listener: () => void) => void;
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -69,7 +71,11 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
         return result.structuredContent !== undefined ? { content: text, structured: result.structuredContent } : { content: text };
       },
     }));
-    return { tools, close: () => client.close() };
+    const closed: (() => void)[] = [];
+    client.onclose = () => {
+      for (const listener of closed.splice(0)) listener();
+    };
+    return { tools, close: () => client.close(), onClose: (listener) => closed.push(listener) };
   } catch (error) {
     await client.close().catch(() => undefined);
     throw new Error(`MCP server "${name}" did not start (${error instanceof Error ? error.message.split('\n')[0] ?? '' : 'unknown error'})`, { cause: error });

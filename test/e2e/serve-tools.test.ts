@@ -1,12 +1,13 @@
 // End-to-end: the `tools` Argo field runs the CLI's agent loop on the server — the built
 // `bin/argo serve` against the Ollama stand-in scripting tool-call rounds.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama, FakeRound } from '../support/fake-ollama.js';
+import { TEST_MCP_SERVER } from '../support/mcp.js';
 import { logLines, tempHome } from '../support/run-argo.js';
 import { ssePayloads, startServe } from '../support/run-serve.js';
 import type { ServeProcess } from '../support/run-serve.js';
@@ -32,6 +33,7 @@ function script(body: { messages?: Message[] }): FakeRound {
   // A model that never stops calling tools.
   if (prompt.includes('loop')) return { toolCalls: [{ function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
   if (last?.role === 'tool') return { reply: `The tool said: ${last.content}` };
+  if (prompt.includes('sum')) return { toolCalls: [{ id: 'a1', function: { name: 'add', arguments: { a: 2, b: 40 } } }] };
   if (prompt.includes('write')) return { toolCalls: [{ id: 'w1', function: { name: 'write_file', arguments: { path: 'out.txt', content: 'written' } } }] };
   return { toolCalls: [{ id: 'r1', function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
 }
@@ -64,6 +66,23 @@ async function logged(home: string, id: string) {
   await vi.waitFor(() => expect(logLines(home).filter((line) => line.id === id)).toHaveLength(1));
   return logLines(home).find((line) => line.id === id);
 }
+
+describe('MCP toolsets on the server', () => {
+  it('start each MCP server once: later requests reuse it, and shutting down ends it', async () => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'argo-mcp-starts-')), 'pids');
+    const { serve } = await server({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_STARTS: starts } } } });
+    for (const session of ['m1', 'm2', 'm1']) {
+      const response = await post(serve.url, ask('sum two numbers', { tools: 'mcp:calc', session }));
+      expect(response.status).toBe(200);
+      const answer = (await response.json()) as { choices: { message: { content: string } }[] };
+      expect(answer.choices[0]?.message.content).toMatch(/^The tool said: .*42/);
+    }
+    const pids = readFileSync(starts, 'utf8').trim().split('\n');
+    expect(pids).toHaveLength(1);
+    expect((await serve.stop()).code).toBe(0);
+    await vi.waitFor(() => expect(() => process.kill(Number(pids[0]), 0)).toThrow());
+  });
+});
 
 describe('the tools Argo field', () => {
   it('streams: read_file runs on the server, its result reaches the model, tool_status goes to the client, the turn logs tool_calls', async () => {

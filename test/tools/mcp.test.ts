@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { loadToolbox } from '../../src/tools/catalog.js';
 import { connectMcp } from '../../src/tools/mcp.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
@@ -21,6 +24,23 @@ describe('MCP servers through the SDK client', () => {
     } finally {
       await connection.close();
     }
+  });
+
+  it('says when the connection ends, whether closed or because the server exited', async () => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'argo-mcp-')), 'starts');
+    const withPid = { ...server, env: { ARGO_TEST_MCP_STARTS: starts } };
+    const exited = await connectMcp('calc', withPid);
+    const ended = vi.fn();
+    exited.onClose?.(ended);
+    await vi.waitFor(() => expect(readFileSync(starts, 'utf8')).toMatch(/^\d+\n$/));
+    process.kill(Number(readFileSync(starts, 'utf8')), 'SIGTERM');
+    await vi.waitFor(() => expect(ended).toHaveBeenCalledTimes(1));
+
+    const closed = await connectMcp('calc', server);
+    const closedEnded = vi.fn();
+    closed.onClose?.(closedEnded);
+    await closed.close();
+    expect(closedEnded).toHaveBeenCalledTimes(1);
   });
 
   it('a server that does not start is unavailable with a reason', async () => {
