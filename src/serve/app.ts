@@ -10,7 +10,7 @@ import { Channel } from './channel.js';
 import { sseResponse } from './sse-body.js';
 import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob } from './jobs.js';
-import type { JobRecord } from './jobs.js';
+import type { JobEvent, JobRecord } from './jobs.js';
 import { ChunkFormat, completionObject, finishReason, toOpenAiToolCalls, usageOf } from './openai.js';
 import type { FinishReason } from './openai.js';
 import { planAnswer } from './plan.js';
@@ -328,7 +328,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         plan,
         turnId,
         job.controller,
-        { onText: (text) => job.append(text), onToolCalls: () => undefined },
+        { onText: (text) => job.append(text), onToolCalls: () => undefined, onToolEvent: (event) => job.toolEvent(event) },
         async () => {
           if (job.done) return null;
           await job.start(turnId);
@@ -393,7 +393,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (record === null) throw jobNotFound(id);
     c.set('session', record.session);
     const format = new ChunkFormat({ id: `chatcmpl-${record.turn_id ?? record.id}`, created: Math.floor(Date.parse(record.created_at) / 1000), model: live?.model ?? 'argo' });
-    const events = new Channel<{ type: 'text'; text: string } | { type: 'end'; record: JobRecord; finishReason: FinishReason }>();
+    const events = new Channel<JobEvent>();
     // Subscribing and reading the output so far happen in one step, so no piece is missed or sent twice.
     const sofar = live ? live.job.record.output : record.output;
     const unsubscribe = live ? live.job.subscribe((event) => events.push(event)) : () => undefined;
@@ -418,10 +418,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
             await sse.write(frames);
             return;
           }
-          frames += frame(format.content(event.text));
+          frames += renderEvent(event, format, 0);
           for (const more of events.drain()) {
-            if (more.type === 'text') frames += frame(format.content(more.text));
-            else events.push(more);
+            if (more.type === 'end') events.push(more);
+            else frames += renderEvent(more, format, 0);
           }
           await sse.write(frames);
           frames = '';

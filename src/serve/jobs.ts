@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { RuntimeError } from '../errors.js';
 import { isMissing, writeFileAtomic } from '../log/fs.js';
 import type { FinishReason } from './openai.js';
+import type { ToolEvent } from './types.js';
 
 export const JOB_STATES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -143,7 +144,11 @@ export class JobStore {
   }
 }
 
-export type JobEvent = { type: 'text'; text: string } | { type: 'end'; record: JobRecord; finishReason: FinishReason };
+/** What a job's followers get: its text and tool progress as they happen (only the text is kept), then its end. */
+export type JobEvent =
+  | { type: 'text'; text: string }
+  | { type: 'tool_event'; event: ToolEvent }
+  | { type: 'end'; record: JobRecord; finishReason: FinishReason };
 
 /** How often a running job's growing output is saved; state changes are saved at once. */
 export const OUTPUT_SAVE_MS = 200;
@@ -192,6 +197,11 @@ export class LiveJob {
       this.timer = undefined;
       void this.save();
     }, OUTPUT_SAVE_MS);
+  }
+
+  /** Tool progress goes to the clients following now; the record keeps only the text. */
+  toolEvent(event: ToolEvent): void {
+    for (const listener of this.listeners) listener({ type: 'tool_event', event });
   }
 
   finish(state: Exclude<JobState, 'pending' | 'running'>, error: string | null, finishReason: FinishReason): Promise<void> {

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ssePayloads } from '../support/run-serve.js';
 import { startTestServer } from './fake-runner.js';
 import type { TestServer } from './fake-runner.js';
+import type { ToolEvent } from '../../src/serve/types.js';
 
 let t: TestServer;
 let client: OpenAI;
@@ -390,6 +391,34 @@ describe('jobs', () => {
     const again = ssePayloads(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
     expect(again).toHaveLength(3);
     expect(JSON.parse(again[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'one two three' } }] });
+    t.runner.onHold = () => undefined;
+  });
+
+  it('a job following clients see its tool progress live, as chat streams show it; the record keeps the text', async () => {
+    let held = 0;
+    t.runner.onHold = () => held++;
+    const toolEvents: ToolEvent[] = [
+      { type: 'tool_status', id: 'r1', name: 'read_file', status: 'running' },
+      { type: 'tool_execution_error', id: 'r1', name: 'read_file', message: 'file "x" does not exist' },
+      { type: 'tool_status', id: 'r1', name: 'read_file', status: 'failure', ms: 3 },
+    ];
+    t.runner.script = () => ({ tokens: ['looking ', 'done'], holdAfter: 1, toolEventsAt: 1, toolEvents });
+    const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
+    await vi.waitFor(() => expect(held).toBe(1));
+    const response = await fetch(`${t.url}/api/jobs/${id}/stream`);
+    const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
+    if (!reader) throw new Error('no body');
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(JSON.parse(ssePayloads(first)[0] ?? '')).toMatchObject({ choices: [{ delta: { role: 'assistant', content: 'looking ' } }] });
+    t.runner.release();
+    let rest = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    const data = ssePayloads(rest).slice(0, -1).map((payload) => JSON.parse(payload) as Record<string, unknown>);
+    expect(data.slice(0, 3)).toMatchObject(toolEvents.map((event) => ({ choices: [], [event.type]: event })));
+    expect(data[3]).toMatchObject({ choices: [{ delta: { content: 'done' } }] });
+    expect(data.at(-1)).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'completed' } });
+    const record = (await (await fetch(`${t.url}/api/jobs/${id}`)).json()) as { output: string };
+    expect(record.output).toBe('looking done');
     t.runner.onHold = () => undefined;
   });
 

@@ -23,6 +23,8 @@ export interface Script {
   throws?: Error;
   /** Server-side tool events, sent before the tokens (an agent run's first round). */
   toolEvents?: ToolEvent[];
+  /** Sends `toolEvents` just before the token at this index instead (after a hold there). */
+  toolEventsAt?: number;
   /** Ends as an agent run: its status and summary. */
   agentEnd?: { status: string; summary: AgentSummary };
 }
@@ -66,7 +68,10 @@ export class FakeRunner implements TurnRunner {
     const aborted = (): boolean => input.signal.aborted;
     if (aborted()) return cut();
     if (script.failBefore) return end('error', script.failBefore);
-    for (const event of script.toolEvents ?? []) hooks.onToolEvent?.(event);
+    const sendToolEvents = (): void => {
+      for (const event of script.toolEvents ?? []) hooks.onToolEvent?.(event);
+    };
+    if (script.toolEventsAt === undefined) sendToolEvents();
     const tokens = script.tokens ?? [];
     for (let at = 0; at < tokens.length; at++) {
       if (at === script.holdAfter) {
@@ -77,6 +82,7 @@ export class FakeRunner implements TurnRunner {
         });
       }
       if (aborted()) return cut();
+      if (at === script.toolEventsAt) sendToolEvents();
       await new Promise((resolve) => setImmediate(resolve));
       const token = tokens[at] ?? '';
       text += token;
