@@ -375,14 +375,10 @@ describe('jobs', () => {
     t.runner.script = () => ({ tokens: ['one ', 'two ', 'three'], holdAfter: 2 });
     const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
     await vi.waitFor(() => expect(held).toBe(1));
-    const response = await fetch(`${t.url}/api/jobs/${id}/stream`);
-    const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
-    if (!reader) throw new Error('no body');
-    const first = new TextDecoder().decode((await reader.read()).value);
+    const { first, rest: readRest } = await followJob(id);
     expect(JSON.parse(ssePayloads(first)[0] ?? '')).toMatchObject({ choices: [{ delta: { role: 'assistant', content: 'one two ' } }] });
     t.runner.release();
-    let rest = '';
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    const rest = await readRest();
     const data = ssePayloads(rest);
     expect(JSON.parse(data[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'three' } }] });
     expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'completed' } });
@@ -405,14 +401,10 @@ describe('jobs', () => {
     t.runner.script = () => ({ tokens: ['looking ', 'done'], holdAfter: 1, toolEventsAt: 1, toolEvents });
     const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
     await vi.waitFor(() => expect(held).toBe(1));
-    const response = await fetch(`${t.url}/api/jobs/${id}/stream`);
-    const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
-    if (!reader) throw new Error('no body');
-    const first = new TextDecoder().decode((await reader.read()).value);
+    const { first, rest: readRest } = await followJob(id);
     expect(JSON.parse(ssePayloads(first)[0] ?? '')).toMatchObject({ choices: [{ delta: { role: 'assistant', content: 'looking ' } }] });
     t.runner.release();
-    let rest = '';
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    const rest = await readRest();
     const data = ssePayloads(rest).slice(0, -1).map((payload) => JSON.parse(payload) as Record<string, unknown>);
     expect(data.slice(0, 3)).toMatchObject(toolEvents.map((event) => ({ choices: [], [event.type]: event })));
     expect(data[3]).toMatchObject({ choices: [{ delta: { content: 'done' } }] });
@@ -517,6 +509,21 @@ describe('start and shutdown', () => {
     await expect(fetch(`${s.url}/health`)).rejects.toThrow();
   });
 });
+
+/** Follows a job's stream: its first read (the output so far), and the rest once the job ends. */
+async function followJob(id: string): Promise<{ first: string; rest: () => Promise<string> }> {
+  const response = await fetch(`${t.url}/api/jobs/${id}/stream`);
+  const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
+  if (!reader) throw new Error('no body');
+  const decoder = new TextDecoder();
+  const first = decoder.decode((await reader.read()).value);
+  const rest = async (): Promise<string> => {
+    let text = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true });
+    return text;
+  };
+  return { first, rest };
+}
 
 function baseDeps(s: TestServer) {
   return {
