@@ -105,6 +105,8 @@ type Chunk = ChatResponse | GenerateResponse;
 export class OllamaTransport {
   private readonly client: Ollama;
   private current: AbortController | null = null;
+  /** Whether the request in flight is answered as a stream (its lines are then checked). */
+  private streaming = false;
   private malformed = false;
 
   constructor(private readonly options: TransportOptions) {
@@ -118,7 +120,7 @@ export class OllamaTransport {
         if (!response.ok) return asJsonError(response);
         // A streaming request's body is read line by line whatever its declared type (a proxy may
         // label it application/json): check its lines the same way. A whole answer (stream: false) is one JSON value.
-        if (response.body === null || !isStreamingRequest(init)) return response;
+        if (response.body === null || !this.streaming) return response;
         const body = guardNdjson(response.body, () => (this.malformed = true));
         return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
       },
@@ -153,6 +155,8 @@ export class OllamaTransport {
   private async attempt(request: TransportRequest, hooks: StreamHooks): Promise<StreamOutcome> {
     const controller = new AbortController();
     this.current = controller;
+    // Known from the request itself: the body need not be parsed again to find its `stream`.
+    this.streaming = request.body.stream;
     this.malformed = false;
     const onAbort = (): void => controller.abort(hooks.signal?.reason);
     if (hooks.signal?.aborted) onAbort();
@@ -202,6 +206,7 @@ export class OllamaTransport {
       clearTimeout(idleTimer);
       hooks.signal?.removeEventListener('abort', onAbort);
       this.current = null;
+      this.streaming = false;
     }
   }
 
@@ -325,15 +330,4 @@ async function asJsonError(response: Response): Promise<Response> {
   const text = (await response.text().catch(() => '')).trim();
   const error = text === '' ? response.statusText || `HTTP ${response.status}` : text.length > 200 ? `${text.slice(0, 200)}…` : text;
   return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
-}
-
-/** True for a request that is answered as a stream: Ollama streams unless told `stream: false`. */
-function isStreamingRequest(init: RequestInit | undefined): boolean {
-  if (typeof init?.body !== 'string') return false;
-  try {
-    const body: unknown = JSON.parse(init.body);
-    return typeof body === 'object' && body !== null && (!('stream' in body) || body.stream !== false);
-  } catch {
-    return false;
-  }
 }
