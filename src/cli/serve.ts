@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { RuntimeError, UsageError } from '../errors.js';
 import { errnoOf } from '../log/fs.js';
-import { OllamaTransport } from '../ollama/transport.js';
+import { ModelWindows, OllamaTransport } from '../ollama/transport.js';
 import { createServer } from '../serve/app.js';
 import { requireKeyFor } from '../serve/auth.js';
 import { listen } from '../serve/listen.js';
@@ -49,12 +49,16 @@ export function registerServe(program: Command, io: Io, setOutcome: ReportOutcom
     .action(async (flags: ServeFlags, command: Command) => setOutcome(await serve(command, flags, io)));
 }
 
+/** How long the server trusts a model's `num_ctx` before asking Ollama again. */
+const MODEL_WINDOW_MAX_AGE_MS = 60_000;
+
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
 async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(command);
   const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined);
   const root = await toolsRoot(flags.root);
   const mcp = mcpPool();
+  const modelWindows = new ModelWindows(MODEL_WINDOW_MAX_AGE_MS);
   const server = createServer({
     runner: turnRunner(settings, {
       transport: () =>
@@ -63,6 +67,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
           attempts: settings.retries.attempts,
           initialDelayMs: settings.retries.initialDelayMs,
           idleMs: settings.timeouts.idleMs,
+          modelWindows,
         }),
       now: io.now,
       clock: io.clock,

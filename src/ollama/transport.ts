@@ -39,6 +39,30 @@ export interface TransportOptions {
   initialDelayMs: number;
   idleMs: number;
   fetch?: typeof fetch;
+  /** Shared by the transports of one process (a server makes one per turn); by default this transport's own. */
+  modelWindows?: ModelWindows;
+}
+
+/**
+ * Models' own `num_ctx` as Ollama's `/api/show` reports them, asked once per model and kept for
+ * `maxAgeMs`: a long-running server notices a model re-created with another window.
+ */
+export class ModelWindows {
+  private readonly known = new Map<string, { at: number; window: Promise<number | null> }>();
+
+  constructor(
+    private readonly maxAgeMs = Number.POSITIVE_INFINITY,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  get(model: string, ask: () => Promise<number | null>): Promise<number | null> {
+    const now = this.clock();
+    const found = this.known.get(model);
+    if (found !== undefined && now - found.at < this.maxAgeMs) return found.window;
+    const window = ask();
+    this.known.set(model, { at: now, window });
+    return window;
+  }
 }
 
 export interface Metrics {
@@ -109,7 +133,10 @@ export class OllamaTransport {
   private streaming = false;
   private malformed = false;
 
+  private readonly windows: ModelWindows;
+
   constructor(private readonly options: TransportOptions) {
+    this.windows = options.modelWindows ?? new ModelWindows();
     const baseFetch = options.fetch ?? fetch;
     this.client = new Ollama({
       host: options.host,
@@ -279,22 +306,17 @@ export class OllamaTransport {
     return shown.capabilities ?? [];
   }
 
-  private readonly numCtxByModel = new Map<string, Promise<number | null>>();
-
   /**
    * The model's own `num_ctx` (`/api/show` parameters), or null when it sets none or cannot be
-   * asked. Asked once per model: a chat does not pay for it on every turn.
+   * asked. Asked once per model (see ModelWindows): a chat or a server does not pay for it every turn.
    */
   modelNumCtx(model: string): Promise<number | null> {
-    let found = this.numCtxByModel.get(model);
-    if (found === undefined) {
-      found = this.client
+    return this.windows.get(model, () =>
+      this.client
         .show({ model })
         .then((shown) => numCtxFromParameters(shown.parameters))
-        .catch(() => null);
-      this.numCtxByModel.set(model, found);
-    }
-    return found;
+        .catch(() => null),
+    );
   }
 }
 

@@ -57,6 +57,19 @@ async function healthy(): Promise<void> {
   expect(await (await fetch(`${serve.url}/health`)).json()).toMatchObject({ status: 'ok' });
 }
 
+describe('model windows', () => {
+  it('asks Ollama for a model\'s num_ctx once, not on every long turn', async () => {
+    const long = 'tell me about the sea '.repeat(400);
+    for (const session of ['w1', 'w2']) {
+      const response = await post('/v1/chat/completions', ask(long, { argo: { session } }));
+      expect(response.status).toBe(200);
+      const entry = await logged(response.headers.get('x-argo-turn-id') ?? '');
+      expect(entry).toMatchObject({ num_ctx: expect.any(Number) as unknown, prompt_tokens_estimate: expect.any(Number) as unknown });
+    }
+    expect(ollama.requests.filter((request) => request.path === '/api/show')).toHaveLength(1);
+  });
+});
+
 describe('routes', () => {
   it('/health and /v1/models speak for Ollama', async () => {
     expect(await (await fetch(`${serve.url}/health`)).json()).toEqual({ status: 'ok', ollama: { reachable: true, version: '0.12.0' } });
