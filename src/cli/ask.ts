@@ -3,6 +3,7 @@ import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import { startSpinner } from '../output/spinner.js';
 import { ControlNeutralizer, untrustedTextFor } from '../output/terminal-text.js';
+import { TextChunks } from '../output/text-chunks.js';
 import { TokenBuffer } from '../output/token-buffer.js';
 import { MODEL_SOURCE_WORDS, replayNote, statsLine, turnStats } from '../output/turn-notes.js';
 import type { OllamaFigures, TurnStats } from '../output/turn-notes.js';
@@ -76,7 +77,8 @@ async function askTurn(
       return 'ok';
     }
     const context = await checkContext(settings, prepared.plan.request, (model) => transport.modelNumCtx(model), true);
-    io.stdout.write(options.json ? `${JSON.stringify(explainJson(prepared, context))}\n` : explainText(prepared, context, settings));
+    if (options.json) io.stdout.write(`${JSON.stringify(explainJson(prepared, context))}\n`);
+    else writeExplainText(io.stdout, prepared, context, settings);
     return 'ok';
   }
 
@@ -221,29 +223,62 @@ function explainJson({ plan, model, modelSource }: PreparedTurn, context: Contex
 
 const WINDOW_SOURCES = { flag: 'from --num-ctx or -o num_ctx', config: 'from config.json', model: "the model's num_ctx", default: "Ollama's default" } as const;
 
-function explainText({ plan, model, modelSource }: PreparedTurn, context: ContextCheck, settings: Settings): string {
+/** `value.padEnd(width)` and a space, made once per distinct value. */
+function paddedColumn(width: number): (value: string) => string {
+  const made = new Map<string, string>();
+  return (value) => {
+    let found = made.get(value);
+    if (found === undefined) made.set(value, (found = `${value.padEnd(width)} `));
+    return found;
+  };
+}
+
+/**
+ * `--explain` as text, written in chunks as it is made. It has a line per loaded turn: a session of
+ * thousands of turns is neither held as one string nor made a string per line (its columns repeat a
+ * few values, padded once).
+ */
+export function writeExplainText(out: Io['stdout'], { plan, model, modelSource }: PreparedTurn, context: ContextCheck, settings: Settings): void {
+  const text = new TextChunks(out);
+  const line = (words: string): void => {
+    text.add(words);
+    text.endLine();
+  };
   const window = context.window;
-  const lines = [
-    `session    ${settings.session}`,
-    `model      ${model} (${MODEL_SOURCE_WORDS[modelSource]})`,
-    `entry type ${plan.entryType}`,
-    `verbosity  ${plan.verbosity}`,
-    `context    about ${context.estimate} prompt tokens${window ? ` of a ${window.tokens}-token window (${WINDOW_SOURCES[window.source]})${context.before !== null ? ' — too long: raise --num-ctx or lower --budget' : ''}` : ''}`,
-  ];
+  line(`session    ${settings.session}`);
+  line(`model      ${model} (${MODEL_SOURCE_WORDS[modelSource]})`);
+  line(`entry type ${plan.entryType}`);
+  line(`verbosity  ${plan.verbosity}`);
+  line(`context    about ${context.estimate} prompt tokens${window ? ` of a ${window.tokens}-token window (${WINDOW_SOURCES[window.source]})${context.before !== null ? ' — too long: raise --num-ctx or lower --budget' : ''}` : ''}`);
   const policy = plan.replayPolicy;
   if (policy === null) {
-    lines.push('replay     none');
+    line('replay     none');
   } else {
-    lines.push(
-      `replay     ${policy.entries_available} ok turns loaded, reason ${policy.reason}`,
-      `filtered   ${policy.entries_filtered}${policy.filtered_types.length ? ` (${policy.filtered_types.join(', ')})` : ''}`,
-      `budget     ${policy.chars_used} of ${policy.budget} chars, ${policy.entries_used} turns used${policy.trimmed ? ', trimmed' : ''}`,
-      `strength   ${policy.context_strength}`,
-    );
-    for (const turn of policy.decisions) {
-      lines.push(`  ${turn.id.padEnd(14)} ${turn.entry_type.padEnd(12)} ${turn.outcome.padEnd(9)} ${String(turn.chars).padStart(6)} chars${turn.protected ? '  protected' : ''}`);
-    }
+    line(`replay     ${policy.entries_available} ok turns loaded, reason ${policy.reason}`);
+    line(`filtered   ${policy.entries_filtered}${policy.filtered_types.length ? ` (${policy.filtered_types.join(', ')})` : ''}`);
+    line(`budget     ${policy.chars_used} of ${policy.budget} chars, ${policy.entries_used} turns used${policy.trimmed ? ', trimmed' : ''}`);
+    line(`strength   ${policy.context_strength}`);
+    const typeColumn = paddedColumn(12);
+    const outcomeColumn = paddedColumn(9);
+    const charsColumns = new Map<number, string>();
+    const idPads: string[] = [];
+    // `  {id:14} {type:12} {outcome:9} {chars:>6} chars[  protected]`, from pieces that already exist.
+    // (forEach, not for-of: run once, the loop is not optimized, and each iterator step would be an object.)
+    policy.decisions.forEach((turn) => {
+      const pad = Math.max(0, 14 - turn.id.length);
+      text.add('  ');
+      text.add(turn.id);
+      text.add((idPads[pad] ??= `${' '.repeat(pad)} `));
+      text.add(typeColumn(turn.entry_type));
+      text.add(outcomeColumn(turn.outcome));
+      let chars = charsColumns.get(turn.chars);
+      if (chars === undefined) charsColumns.set(turn.chars, (chars = `${String(turn.chars).padStart(6)} chars`));
+      text.add(chars);
+      if (turn.protected) text.add('  protected');
+      text.endLine();
+    });
   }
-  lines.push(`request    POST ${settings.host}${plan.request.endpoint} (sha256 ${requestSha256(plan.request)})`, JSON.stringify(plan.request.body, null, 2));
-  return `${lines.join('\n')}\n`;
+  line(`request    POST ${settings.host}${plan.request.endpoint} (sha256 ${requestSha256(plan.request)})`);
+  line(JSON.stringify(plan.request.body, null, 2));
+  text.flush();
 }

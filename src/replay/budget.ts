@@ -1,4 +1,4 @@
-import type { CandidateTurn } from './filter.js';
+import type { CandidateTurn, ClassifiedTurn, StandingAt } from './filter.js';
 import { isLoaded, textOf } from './types.js';
 import type { EntryType, TurnText } from './types.js';
 
@@ -69,31 +69,36 @@ export interface BudgetedTurn extends TurnText {
 
 export interface BudgetResult {
   used: BudgetedTurn[];
-  dropped: CandidateTurn[];
+  dropped: ClassifiedTurn[];
   charsUsed: number;
   trimmed: boolean;
 }
 
 /**
- * The turns whose words applyBudget will read and that are not read yet: the protected ones, then
- * the unprotected ones newest first until the first that does not fit (the walk applyBudget makes).
+ * The turns whose words budgetTurns will read and that are not read yet: the protected ones, then
+ * the kept ones newest first until the first that does not fit (the walk budgetTurns makes).
  * A walk that reaches an unread turn asks for it and up to `batch - 1` more in walk order.
  */
-export function textsForBudget(turns: readonly CandidateTurn[], cap: number, batch: number): string[] {
-  const unreadProtected = turns.filter((turn) => turn.protected && !isLoaded(turn)).map((turn) => turn.id);
-  if (unreadProtected.length > 0) return unreadProtected;
+export function textsForBudget(turns: readonly ClassifiedTurn[], standing: StandingAt, cap: number, batch: number): string[] {
+  const unreadProtected: string[] = [];
   let total = 0;
-  for (const turn of turns) if (turn.protected) total += turnCost(textOf(turn));
+  for (let i = 0; i < turns.length; i++) {
+    const turn = turns[i];
+    if (!turn || standing(i) !== 'protected') continue;
+    if (isLoaded(turn)) total += turnCost(turn);
+    else unreadProtected.push(turn.id);
+  }
+  if (unreadProtected.length > 0) return unreadProtected;
   const wanted: string[] = [];
   for (let i = turns.length - 1; i >= 0 && wanted.length < batch; i--) {
     const turn = turns[i];
-    if (!turn || turn.protected) continue;
+    if (!turn || standing(i) !== 'kept') continue;
     if (!isLoaded(turn)) {
       wanted.push(turn.id);
       continue;
     }
     if (wanted.length > 0) continue;
-    const cost = turnCost(textOf(turn));
+    const cost = turnCost(turn);
     if (total + cost > cap) break;
     total += cost;
   }
@@ -109,31 +114,43 @@ export function textsForBudget(turns: readonly CandidateTurn[], cap: number, bat
  * newest to oldest and stops at the first turn that does not fit: older turns are never measured.
  */
 export function applyBudget(turns: readonly CandidateTurn[], cap: number): BudgetResult {
-  const sent = new Map<CandidateTurn, { text: TurnText; cost: number }>();
+  return budgetTurns(turns, (index) => (turns[index]?.protected === true ? 'protected' : 'kept'), cap);
+}
+
+/** applyBudget over turns the filter has not copied out: `standing` says which are candidates, and which protected. */
+export function budgetTurns(turns: readonly ClassifiedTurn[], standing: StandingAt, cap: number): BudgetResult {
+  const sent = new Map<number, { text: TurnText; cost: number }>();
   let total = 0;
-  const take = (turn: CandidateTurn): number => {
+  const take = (index: number, turn: ClassifiedTurn): number => {
     const text = textOf(turn);
     const cost = turnCost(text);
-    sent.set(turn, { text, cost });
+    sent.set(index, { text, cost });
     return cost;
   };
-  for (const turn of turns) if (turn.protected) total += take(turn);
+  for (let i = 0; i < turns.length; i++) {
+    const turn = turns[i];
+    if (turn && standing(i) === 'protected') total += take(i, turn);
+  }
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i];
-    if (!turn || turn.protected) continue;
-    const text = textOf(turn);
-    const cost = turnCost(text);
+    if (!turn || standing(i) !== 'kept') continue;
+    const cost = turnCost(textOf(turn));
     if (total + cost > cap) break;
-    sent.set(turn, { text, cost });
-    total += cost;
+    total += take(i, turn);
   }
-  const dropped = turns.filter((turn) => !sent.has(turn));
-  let used: BudgetedTurn[] = turns.flatMap((turn) => {
-    const chosen = sent.get(turn);
-    if (!chosen) return [];
-    const { id, entry_type } = turn;
-    return [{ id, entry_type, protected: turn.protected, ...chosen.text, elided: false, chars: chosen.cost }];
-  });
+  const dropped: ClassifiedTurn[] = [];
+  let used: BudgetedTurn[] = [];
+  for (let i = 0; i < turns.length; i++) {
+    const turn = turns[i];
+    const is = standing(i);
+    if (!turn || is === 'filtered') continue;
+    const chosen = sent.get(i);
+    if (!chosen) {
+      dropped.push(turn);
+      continue;
+    }
+    used.push({ id: turn.id, entry_type: turn.entry_type, protected: is === 'protected', ...chosen.text, elided: false, chars: chosen.cost });
+  }
   if (total > cap) used = shortenToFit(used, cap);
   const charsUsed = used.reduce((sum, turn) => sum + turn.chars, 0);
   return { used, dropped, charsUsed, trimmed: dropped.length > 0 || used.some((turn) => turn.elided) };

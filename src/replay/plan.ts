@@ -1,6 +1,7 @@
-import { applyBudget, textsForBudget } from './budget.js';
+import { budgetTurns, textsForBudget } from './budget.js';
 import { classifyEntry } from './classify.js';
-import { filterByReason } from './filter.js';
+import { standingByReason } from './filter.js';
+import type { StandingAt } from './filter.js';
 import type { ClassifiedTurn } from './filter.js';
 import type { ReplayPolicy, StylePolicy } from './policy.js';
 import { buildRequest } from './prompt.js';
@@ -51,18 +52,23 @@ export function textsNeeded(input: PlanInput, batch = LOAD_BATCH): string[] {
   const loaded = selectHistory(input.spec, input.history);
   const untyped = loaded.filter((turn) => turn.entry_type === undefined && !isLoaded(turn)).map((turn) => turn.id);
   if (untyped.length > 0) return untyped;
-  const { kept } = filterByReason(classified(loaded, policy), policy.filters[reason], policy.protectedTurns);
-  return textsForBudget(kept, policy.budget, batch);
+  const turns = classified(loaded, policy);
+  return textsForBudget(turns, standingByReason(turns, policy.filters[reason], policy.protectedTurns), policy.budget, batch);
 }
 
 // A turn whose type the index already gave is used as it is: a long session is planned several
 // times over (once per batch of words read), and a copy of every turn each time adds up.
-function classified(turns: readonly HistoryTurn[], policy: ReplayPolicy): ClassifiedTurn[] {
+function classified(turns: readonly HistoryTurn[], policy: ReplayPolicy): readonly ClassifiedTurn[] {
+  if (allClassified(turns)) return turns;
   return turns.map((turn) => (isClassified(turn) ? turn : { ...turn, entry_type: classifyEntry(textOf(turn).prompt, policy.classify) }));
 }
 
 function isClassified(turn: HistoryTurn): turn is ClassifiedTurn {
   return turn.entry_type !== undefined;
+}
+
+function allClassified(turns: readonly HistoryTurn[]): turns is readonly ClassifiedTurn[] {
+  return turns.every(isClassified);
 }
 
 /** The whole replay pipeline: load, classify, reason, filter, budget, strength, prompt. Needs the words textsNeeded asked for. */
@@ -79,8 +85,9 @@ export function planTurn(input: PlanInput): ReplayPlan {
   }
 
   const loaded = classified(selectHistory(input.spec, input.history), policy);
-  const { kept, filtered } = filterByReason(loaded, policy.filters[reason], policy.protectedTurns);
-  const budget = applyBudget(kept, policy.budget);
+  const standing = standingByReason(loaded, policy.filters[reason], policy.protectedTurns);
+  const budget = budgetTurns(loaded, standing, policy.budget);
+  const filtered = filteredTypes(loaded, standing);
   const strength = contextStrength({
     usedTypes: budget.used.map((turn) => turn.entry_type),
     trimmed: budget.trimmed,
@@ -90,15 +97,15 @@ export function planTurn(input: PlanInput): ReplayPlan {
 
   const replayPolicy: ReplayPolicyLog = {
     entries_available: loaded.length,
-    entries_filtered: filtered.length,
-    filtered_types: ENTRY_TYPES.filter((type) => filtered.some((turn) => turn.entry_type === type)),
+    entries_filtered: filtered.count,
+    filtered_types: ENTRY_TYPES.filter((type) => filtered.types.has(type)),
     entries_used: budget.used.length,
     chars_used: budget.charsUsed,
     trimmed: budget.trimmed,
     reason,
     context_strength: strength,
     budget: policy.budget,
-    decisions: decide(loaded, filtered, budget.used, policy.protectedTurns),
+    decisions: decide(loaded, standing, budget.used),
     decisions_omitted: 0,
   };
   const request = buildRequest(
@@ -123,23 +130,25 @@ export function selectHistory(spec: ReplaySpec, history: readonly HistoryTurn[])
   return history;
 }
 
-function decide(
-  loaded: readonly ClassifiedTurn[],
-  filtered: readonly ClassifiedTurn[],
-  used: readonly { id: string; elided: boolean; chars: number }[],
-  protectedTurns: number,
-): TurnDecision[] {
-  const filteredIds = new Set(filtered.map((turn) => turn.id));
+/** How many turns the filter left out, and of which types. */
+function filteredTypes(turns: readonly ClassifiedTurn[], standing: StandingAt): { count: number; types: Set<EntryType> } {
+  const types = new Set<EntryType>();
+  let count = 0;
+  for (let i = 0; i < turns.length; i++) {
+    const turn = turns[i];
+    if (turn === undefined || standing(i) !== 'filtered') continue;
+    count++;
+    types.add(turn.entry_type);
+  }
+  return { count, types };
+}
+
+function decide(loaded: readonly ClassifiedTurn[], standing: StandingAt, used: readonly { id: string; elided: boolean; chars: number }[]): TurnDecision[] {
   const usedById = new Map(used.map((turn) => [turn.id, turn]));
   return loaded.map((turn, index) => {
     const sent = usedById.get(turn.id);
-    const outcome = sent ? (sent.elided ? 'elided' : 'used') : filteredIds.has(turn.id) ? 'filtered' : 'trimmed';
-    return {
-      id: turn.id,
-      entry_type: turn.entry_type,
-      outcome,
-      protected: index >= loaded.length - protectedTurns,
-      chars: sent?.chars ?? 0,
-    };
+    const is = standing(index);
+    const outcome = sent ? (sent.elided ? 'elided' : 'used') : is === 'filtered' ? 'filtered' : 'trimmed';
+    return { id: turn.id, entry_type: turn.entry_type, outcome, protected: is === 'protected', chars: sent?.chars ?? 0 };
   });
 }

@@ -52,19 +52,22 @@ export async function openReplaySource(
   const pick = replayPick(spec);
   const known = rebuild ? null : await readPicked(paths.sessions, session, pick);
   const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, classify), pick);
-  const byId = new Map(chosen.map((line) => [line.id, line]));
   const reader = new TurnReader(paths.logs, session, inherited);
   return {
-    turns: chosen.map((line) => ({ id: line.id, ...(line.rules === rules ? { entry_type: line.type } : {}) })),
+    turns: chosen.map((line) => (line.rules === rules ? { id: line.id, entry_type: line.type } : { id: line.id })),
     read: (ids) => {
+      // A few ids a round, looked up in one pass, newest first (where the budget walk reads): no map
+      // of every turn held for them. The newest line of an id wins, as it would in such a map.
+      const wanted = new Set(ids);
       const texts = new Map<string, TurnText>();
-      for (const id of ids) {
-        const line = byId.get(id);
-        const entry = line && reader.entry(line);
+      for (let i = chosen.length - 1; i >= 0 && texts.size < wanted.size; i--) {
+        const line = chosen[i];
+        if (line === undefined || !wanted.has(line.id) || texts.has(line.id)) continue;
+        const entry = reader.entry(line);
         if (!entry) return null;
-        texts.set(id, { prompt: entry.user_prompt, response: entry.model_response });
+        texts.set(line.id, { prompt: entry.user_prompt, response: entry.model_response });
       }
-      return texts;
+      return texts.size === wanted.size ? texts : null;
     },
     close: () => reader.close(),
   };

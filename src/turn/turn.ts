@@ -164,20 +164,31 @@ export async function planWithHistory(
   for (const rebuild of [false, true]) {
     const source = await openSource(rebuild);
     try {
-      const read = new Map<string, TurnText>();
+      // One history for every round, the words read filled in place: a long session is planned
+      // several times over, and a copy of every turn per round is what its memory would go on.
+      const history = [...source.turns];
+      const input = planInput(history);
       for (;;) {
-        const input = planInput(source.turns.map((turn) => ({ ...turn, ...read.get(turn.id) })));
         const needed = textsNeeded(input);
         if (needed.length === 0) return planTurn(input);
         const texts = source.read(needed);
         if (texts === null) break;
-        for (const [id, text] of texts) read.set(id, text);
+        withWords(history, texts);
       }
     } finally {
       source.close();
     }
   }
   throw new RuntimeError(`the log changed while reading session "${sessionName}"; try again`);
+}
+
+/** Puts the words read into their turns (a new object for each: the source's turns stay as they were). */
+function withWords(history: HistoryTurn[], texts: ReadonlyMap<string, TurnText>): void {
+  for (let i = 0; i < history.length; i++) {
+    const turn = history[i];
+    const text = turn && texts.get(turn.id);
+    if (turn && text) history[i] = { ...turn, ...text };
+  }
 }
 
 /** Plain-mode messages and caller body fields, placed into the planned request. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyBudget, codePoints, elideMiddle, RENDER_OVERHEAD, renderTurn, turnCost } from '../../src/replay/budget.js';
+import { applyBudget, budgetTurns, codePoints, elideMiddle, RENDER_OVERHEAD, renderTurn, turnCost } from '../../src/replay/budget.js';
+import { filterByReason, standingByReason } from '../../src/replay/filter.js';
 import type { CandidateTurn } from '../../src/replay/filter.js';
 import type { TurnText } from '../../src/replay/types.js';
 
@@ -223,5 +224,30 @@ describe('elideMiddle', () => {
     for (let max = 0; max <= 4600; max += 13) {
       expect(codePoints(elideMiddle(text, max))).toBeLessThanOrEqual(max);
     }
+  });
+});
+
+describe('budgetTurns: the filter as a rule, the turns not copied', () => {
+  const types = ['meta', 'question', 'instruction', 'other', 'correction', 'instruction', 'meta', 'question'] as const;
+  // Mixed types and costs, two of them long enough that the protected pair is elided at small caps.
+  const history = types.map((entry_type, i) => ({ id: `t${i}`, prompt: `p${i}`, response: 'r'.repeat(i % 3 === 0 ? 400 : 60), entry_type }));
+
+  it.each<[number, number]>([
+    // cap, protected count
+    [5500, 2],
+    [300, 2],
+    [150, 2],
+    [100, 0],
+    [5500, 8],
+    [120, 8],
+  ])('cap %i, %i protected: what applyBudget makes of filterByReason copies', (cap, protectedCount) => {
+    const allowed = ['question', 'instruction'] as const;
+    const before = structuredClone(history);
+    const expected = applyBudget(filterByReason(history, allowed, protectedCount).kept, cap);
+    const result = budgetTurns(history, standingByReason(history, allowed, protectedCount), cap);
+    expect(result.used).toEqual(expected.used);
+    expect(result.dropped.map((t) => t.id)).toEqual(expected.dropped.map((t) => t.id));
+    expect([result.charsUsed, result.trimmed]).toEqual([expected.charsUsed, expected.trimmed]);
+    expect(history).toEqual(before);
   });
 });

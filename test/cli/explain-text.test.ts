@@ -1,0 +1,96 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeExplainText } from '../../src/cli/ask.js';
+import { loadSettings } from '../../src/config/settings.js';
+import { MODEL_SOURCE_WORDS } from '../../src/output/turn-notes.js';
+import { planTurn } from '../../src/replay/plan.js';
+import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
+import type { HistoryTurn, ReplaySpec } from '../../src/replay/types.js';
+import { checkContext, requestSha256 } from '../../src/turn/request-facts.js';
+import type { ContextCheck } from '../../src/turn/request-facts.js';
+import type { PreparedTurn } from '../../src/turn/turn.js';
+
+const WINDOW_SOURCES = { flag: 'from --num-ctx or -o num_ctx', config: 'from config.json', model: "the model's num_ctx", default: "Ollama's default" } as const;
+
+/** `--explain` as it was made before it was streamed: the whole text as one string (the oracle). */
+function explainAsOneString({ plan, model, modelSource }: PreparedTurn, context: ContextCheck, session: string, host: string): string {
+  const window = context.window;
+  const lines = [
+    `session    ${session}`,
+    `model      ${model} (${MODEL_SOURCE_WORDS[modelSource]})`,
+    `entry type ${plan.entryType}`,
+    `verbosity  ${plan.verbosity}`,
+    `context    about ${context.estimate} prompt tokens${window ? ` of a ${window.tokens}-token window (${WINDOW_SOURCES[window.source]})${context.before !== null ? ' — too long: raise --num-ctx or lower --budget' : ''}` : ''}`,
+  ];
+  const policy = plan.replayPolicy;
+  if (policy === null) {
+    lines.push('replay     none');
+  } else {
+    lines.push(
+      `replay     ${policy.entries_available} ok turns loaded, reason ${policy.reason}`,
+      `filtered   ${policy.entries_filtered}${policy.filtered_types.length ? ` (${policy.filtered_types.join(', ')})` : ''}`,
+      `budget     ${policy.chars_used} of ${policy.budget} chars, ${policy.entries_used} turns used${policy.trimmed ? ', trimmed' : ''}`,
+      `strength   ${policy.context_strength}`,
+    );
+    for (const turn of policy.decisions) {
+      lines.push(`  ${turn.id.padEnd(14)} ${turn.entry_type.padEnd(12)} ${turn.outcome.padEnd(9)} ${String(turn.chars).padStart(6)} chars${turn.protected ? '  protected' : ''}`);
+    }
+  }
+  lines.push(`request    POST ${host}${plan.request.endpoint} (sha256 ${requestSha256(plan.request)})`, JSON.stringify(plan.request.body, null, 2));
+  return `${lines.join('\n')}\n`;
+}
+
+const PROMPTS = ['what is a monad?', 'fix the parser', 'actually, that is wrong', 'repeat that', 'hello there', 'explain the café menu …'];
+const IDS = (i: number): string => [`t${i}`, `turn-${String(i).padStart(20, '0')}`, `ü${i}…`, `😀${i}`][i % 4] ?? `t${i}`;
+
+/** A long session: every type, ids short, long and not ASCII, words with two-, three- and four-byte characters. */
+function history(count: number): HistoryTurn[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: IDS(i),
+    prompt: `${PROMPTS[i % PROMPTS.length] ?? ''} (${i})`,
+    response: i % 7 === 0 ? `Answer ${i}: ${'long words é… '.repeat(60)}` : `Answer ${i} 😀.`,
+  }));
+}
+
+async function explained(spec: ReplaySpec, turns: number, numCtx?: number): Promise<{ writes: string[]; oracle: string }> {
+  const settings = loadSettings({ home: mkdtempSync(join(tmpdir(), 'argo-explain-')), session: 'big' }, {});
+  const plan = planTurn({
+    input: 'what changed in the parser',
+    spec,
+    history: history(turns),
+    policy: DEFAULT_REPLAY_POLICY,
+    style: DEFAULT_STYLE_POLICY,
+    mode: null,
+    persona: 'neutral',
+    verbosity: 'short',
+    request: { endpoint: 'chat', model: 'argo', stream: true, options: numCtx === undefined ? {} : { num_ctx: numCtx } },
+  });
+  const prepared: PreparedTurn = { session: null, model: 'argo', modelSource: 'default', plan };
+  const context = await checkContext(settings, plan.request, undefined, true);
+  const writes: string[] = [];
+  writeExplainText({ write: (text: string) => writes.push(text) }, prepared, context, settings);
+  return { writes, oracle: explainAsOneString(prepared, context, settings.session, settings.host) };
+}
+
+describe('--explain text, written in chunks', () => {
+  it.each<[string, ReplaySpec, number, number | undefined]>([
+    ['a long session (a line per turn)', { kind: 'session' }, 5000, undefined],
+    ['a short replay', { kind: 'last', count: 3 }, 20, undefined],
+    ['no replay', { kind: 'none' }, 0, undefined],
+    ['a prompt too long for its window', { kind: 'session' }, 50, 64],
+  ])('%s: the same bytes as the whole text at once', async (_name, spec, turns, numCtx) => {
+    const { writes, oracle } = await explained(spec, turns, numCtx);
+    expect(Buffer.from(writes.join(''))).toEqual(Buffer.from(oracle));
+  });
+
+  it('never holds a long session whole: many writes, each ending on a line', async () => {
+    const { writes, oracle } = await explained({ kind: 'session' }, 5000);
+    expect(writes.length).toBeGreaterThan(10);
+    for (const chunk of writes) {
+      expect(chunk.endsWith('\n')).toBe(true);
+      expect(chunk.length).toBeLessThan(oracle.length / 10);
+    }
+  });
+});
