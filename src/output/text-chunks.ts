@@ -15,14 +15,11 @@ export class TextChunks {
 
   constructor(
     private readonly out: TextOutput,
-    chunkBytes = TEXT_CHUNK_BYTES,
+    private readonly chunkBytes = TEXT_CHUNK_BYTES,
   ) {
     // Room for a full chunk plus one more line-sized piece.
     this.bytes = Buffer.allocUnsafe(2 * chunkBytes);
-    this.chunkBytes = chunkBytes;
   }
-
-  private readonly chunkBytes: number;
 
   add(piece: string): void {
     // A UTF-16 unit takes at most 3 bytes in UTF-8.
