@@ -61,8 +61,9 @@ describe('start-up loads only what the command needs', () => {
     const heavyFor = (packages: Set<string>): string[] => HEAVY.filter((name) => name !== 'proper-lockfile' && packages.has(name));
     expect(heavyFor(await packagesLoaded(['-s', 'work', 'hi'], home))).toEqual([]);
     expect(heavyFor(await packagesLoaded(['-s', 'work', '--replay', 'session', 'and then?'], home))).toEqual([]);
-    // A search reads every line it prints without zod; only `logs --json` with no filter keeps a verified record (zod).
+    // A search reads every line it prints without zod, and `logs --json` keeps its verified record without it.
     expect(await packagesLoaded(['logs', '-q', 'then', '--json'], home)).not.toContain('zod');
+    expect(await packagesLoaded(['logs', '--json'], home)).not.toContain('zod');
   });
 
   it('an agent run answered in words loads no schema library, MCP client or file walker, with a memo to read', async () => {
