@@ -71,11 +71,18 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
         return result.structuredContent !== undefined ? { content: text, structured: result.structuredContent } : { content: text };
       },
     }));
-    const closed: (() => void)[] = [];
+    const listeners: (() => void)[] = [];
+    let ended = false;
     client.onclose = () => {
-      for (const listener of closed.splice(0)) listener();
+      ended = true;
+      for (const listener of listeners.splice(0)) listener();
     };
-    return { tools, close: () => client.close(), onClose: (listener) => closed.push(listener) };
+    // A listener added after the end is called at once: the end has happened.
+    const onClose = (listener: () => void): void => {
+      if (ended) listener();
+      else listeners.push(listener);
+    };
+    return { tools, close: () => client.close(), onClose };
   } catch (error) {
     await client.close().catch(() => undefined);
     throw new Error(`MCP server "${name}" did not start (${error instanceof Error ? error.message.split('\n')[0] ?? '' : 'unknown error'})`, { cause: error });

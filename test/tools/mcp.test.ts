@@ -41,6 +41,9 @@ describe('MCP servers through the SDK client', () => {
     closed.onClose?.(closedEnded);
     await closed.close();
     expect(closedEnded).toHaveBeenCalledTimes(1);
+    const late = vi.fn();
+    closed.onClose?.(late);
+    expect(late).toHaveBeenCalledTimes(1);
   });
 
   it('a server that does not start is unavailable with a reason', async () => {
