@@ -50,6 +50,27 @@ export function temporaryPath(target: string): string {
 }
 
 /** Thrown when a path in the data home is a symlink: Argo never writes through one (exit 1). */
+/** What `readSmallText` reads at once; a longer file takes more reads. */
+const SMALL_TEXT_BYTES = 16 * 1024;
+
+/**
+ * A small file's text (a session record, a memo) in two file-system round trips, open and read,
+ * where `readFile` makes four (open, stat, read, close): the close is not waited for. A file longer
+ * than one read is read on to its end.
+ */
+export async function readSmallText(path: string): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    const head = Buffer.allocUnsafe(SMALL_TEXT_BYTES);
+    const { bytesRead } = await handle.read(head, 0, SMALL_TEXT_BYTES, 0);
+    if (bytesRead < SMALL_TEXT_BYTES) return head.toString('utf8', 0, bytesRead);
+    // The positioned read left the file position at 0: readFile reads the whole file.
+    return await handle.readFile('utf8');
+  } finally {
+    handle.close().catch(() => undefined);
+  }
+}
+
 export class SymlinkRefusedError extends RuntimeError {
   override name = 'SymlinkRefusedError';
   constructor(readonly path: string) {

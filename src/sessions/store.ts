@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError } from '../errors.js';
 import { listFiles } from '../log/files.js';
-import { createFileExclusive, isMissing, writeFileAtomic } from '../log/fs.js';
+import { createFileExclusive, isMissing, readSmallText, writeFileAtomic } from '../log/fs.js';
 import { indexPath, isSessionName, recordPath } from './names.js';
 
 export type { ParentLink, SessionRecord } from './record-schema.js';
@@ -98,7 +98,7 @@ export async function inspectSession(dir: string, name: string): Promise<Session
   const path = recordPath(dir, name);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readSmallText(path);
   } catch (error) {
     if (isMissing(error)) return null;
     throw new RuntimeError(`cannot read session "${name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });

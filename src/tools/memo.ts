@@ -1,9 +1,8 @@
 // memo.json in the data home: one JSON object {key: value}, at most 100 entries, values at most
 // 1,000 characters. The store's one codec; the `memo` tool and `argo memo` both go through it.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
-import { isMissing, writeFileAtomic } from '../log/fs.js';
+import { isMissing, readSmallText, writeFileAtomic } from '../log/fs.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool } from './types.js';
 
@@ -61,7 +60,7 @@ export function serializeMemo(memo: Memo): string {
 export async function readMemo(home: string): Promise<Memo> {
   const file = memoPath(home);
   try {
-    return await parseMemo(await readFile(file, 'utf8'), file);
+    return await parseMemo(await readSmallText(file), file);
   } catch (error) {
     if (isMissing(error)) return {};
     throw error;
