@@ -56,10 +56,10 @@ const SMALL_TEXT_BYTES = 16 * 1024;
 /**
  * A small file's text (a session record, a memo) in two file-system round trips, open and read,
  * where `readFile` makes four (open, stat, read, close): the close is not waited for. A file longer
- * than one read is read on to its end.
+ * than one read is read on to its end. `flags` are open(2)'s (O_NOFOLLOW to refuse a symlink).
  */
-export async function readSmallText(path: string): Promise<string> {
-  const handle = await open(path, 'r');
+export async function readSmallText(path: string, flags: number = constants.O_RDONLY): Promise<string> {
+  const handle = await open(path, flags);
   try {
     const head = Buffer.allocUnsafe(SMALL_TEXT_BYTES);
     const { bytesRead } = await handle.read(head, 0, SMALL_TEXT_BYTES, 0);

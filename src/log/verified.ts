@@ -6,10 +6,10 @@
 // rebuilt, a data home that cannot be written simply keeps none.
 import { constants } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { isMissing, writeFileAtomic } from './fs.js';
+import { isMissing, readSmallText, writeFileAtomic } from './fs.js';
 
 export const VERIFIED_RECORD = '.verified.json';
 /**
@@ -121,7 +121,7 @@ export class VerifiedLogs {
   static async load(logsDir: string): Promise<VerifiedLogs> {
     let stamps: [string, FileStamp][] = [];
     try {
-      stamps = stampsOf(JSON.parse(await readNoFollow(join(logsDir, VERIFIED_RECORD))));
+      stamps = stampsOf(JSON.parse(await readSmallText(join(logsDir, VERIFIED_RECORD), constants.O_RDONLY | constants.O_NOFOLLOW)));
     } catch {
       // Missing, unreadable or not JSON: start from nothing (the files are read in full).
     }
@@ -176,15 +176,6 @@ export class VerifiedLogs {
     } catch {
       // A cache: failing to keep it costs the next read its speed, never its answer.
     }
-  }
-}
-
-async function readNoFollow(path: string): Promise<string> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    return await handle.readFile('utf8');
-  } finally {
-    await handle.close();
   }
 }
 

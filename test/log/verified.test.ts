@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
@@ -32,5 +33,34 @@ describe('the verified-files record', () => {
     const written = JSON.parse(readFileSync(join(logs, VERIFIED_RECORD), 'utf8')) as { check: string; files: object };
     if (kept > 0) expect(written).toEqual({ check: LINE_CHECK, files: {} });
     else expect(written).toEqual(record);
+  });
+
+  it.each([
+    ['a record file', false, 'trusted whole'],
+    ['a symlink to the same record', true, 'not trusted'],
+  ])('read from %s (linked: %s): the file it vouches for is %s', async (_case, linked, expected) => {
+    const logs = mkdtempSync(join(tmpdir(), 'argo-verified-'));
+    const file = join(logs, '2026-01-01.log');
+    writeFileSync(file, '{"id":"a"}\n');
+    const stats = statSync(file, { bigint: true });
+    const record = {
+      check: LINE_CHECK,
+      files: { '2026-01-01.log': { dev: String(stats.dev), ino: String(stats.ino), size: Number(stats.size), mtime_ns: String(stats.mtimeNs), ctime_ns: String(stats.ctimeNs), tail: readFileSync(file).toString('base64') } },
+    };
+    if (linked) {
+      const elsewhere = join(mkdtempSync(join(tmpdir(), 'argo-elsewhere-')), 'record.json');
+      writeFileSync(elsewhere, JSON.stringify(record));
+      symlinkSync(elsewhere, join(logs, VERIFIED_RECORD));
+    } else {
+      writeFileSync(join(logs, VERIFIED_RECORD), JSON.stringify(record));
+    }
+    const verified = await VerifiedLogs.load(logs);
+    const handle = await open(file, 'r');
+    try {
+      const trusted = await verified.trusted(file, handle, await handle.stat({ bigint: true }));
+      expect(trusted).toBe(expected === 'trusted whole' ? Number(stats.size) : 0);
+    } finally {
+      await handle.close();
+    }
   });
 });
