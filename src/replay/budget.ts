@@ -121,22 +121,22 @@ export function applyBudget(turns: readonly CandidateTurn[], cap: number): Budge
 export function budgetTurns(turns: readonly ClassifiedTurn[], standing: StandingAt, cap: number): BudgetResult {
   const sent = new Map<number, { text: TurnText; cost: number }>();
   let total = 0;
-  const take = (index: number, turn: ClassifiedTurn): number => {
-    const text = textOf(turn);
-    const cost = turnCost(text);
-    sent.set(index, { text, cost });
-    return cost;
-  };
   for (let i = 0; i < turns.length; i++) {
     const turn = turns[i];
-    if (turn && standing(i) === 'protected') total += take(i, turn);
+    if (!turn || standing(i) !== 'protected') continue;
+    const text = textOf(turn);
+    const cost = turnCost(text);
+    sent.set(i, { text, cost });
+    total += cost;
   }
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i];
     if (!turn || standing(i) !== 'kept') continue;
-    const cost = turnCost(textOf(turn));
+    const text = textOf(turn);
+    const cost = turnCost(text);
     if (total + cost > cap) break;
-    total += take(i, turn);
+    sent.set(i, { text, cost });
+    total += cost;
   }
   const dropped: ClassifiedTurn[] = [];
   let used: BudgetedTurn[] = [];
