@@ -118,10 +118,10 @@ export class VerifiedLogs {
   ) {}
 
   /** The record of `logsDir`; empty when there is none, it is damaged, or it was written for another line check. */
-  static async load(logsDir: string): Promise<VerifiedLogs> {
+  static load(logsDir: string): VerifiedLogs {
     let stamps: [string, FileStamp][] = [];
     try {
-      stamps = stampsOf(JSON.parse(await readSmallText(join(logsDir, VERIFIED_RECORD), constants.O_RDONLY | constants.O_NOFOLLOW)));
+      stamps = stampsOf(JSON.parse(readSmallText(join(logsDir, VERIFIED_RECORD), constants.O_RDONLY | constants.O_NOFOLLOW)));
     } catch {
       // Missing, unreadable or not JSON: start from nothing (the files are read in full).
     }

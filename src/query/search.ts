@@ -51,7 +51,7 @@ export async function copyAllTurns(logsDir: string, stats: ScanStats, out: { wri
   if (files.length === 0) return { checked: 0, trusted: 0 };
   // The copier and its record (with the record's zod codec) load only for this one command.
   const [{ copyTurnLines }, { VerifiedLogs }] = await Promise.all([import('../log/copy.js'), import('../log/verified.js')]);
-  const verified = await VerifiedLogs.load(logsDir);
+  const verified = VerifiedLogs.load(logsDir);
   const result = await copyTurnLines(files, stats, out.write, { verified, stopped: () => out.closed });
   await verified.save(files);
   return result;

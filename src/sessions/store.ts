@@ -98,7 +98,7 @@ export async function inspectSession(dir: string, name: string): Promise<Session
   const path = recordPath(dir, name);
   let text: string;
   try {
-    text = await readSmallText(path);
+    text = readSmallText(path);
   } catch (error) {
     if (isMissing(error)) return null;
     throw new RuntimeError(`cannot read session "${name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });

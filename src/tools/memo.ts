@@ -60,7 +60,7 @@ export function serializeMemo(memo: Memo): string {
 export async function readMemo(home: string): Promise<Memo> {
   const file = memoPath(home);
   try {
-    return await parseMemo(await readSmallText(file), file);
+    return await parseMemo(readSmallText(file), file);
   } catch (error) {
     if (isMissing(error)) return {};
     throw error;

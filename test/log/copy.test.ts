@@ -35,7 +35,7 @@ async function parsed(logsDir: string): Promise<{ out: string; unreadable: numbe
 }
 
 async function withRecord(logsDir: string, now = later): Promise<{ out: string; stats: ScanStats; checked: number; trusted: number }> {
-  const verified = await VerifiedLogs.load(logsDir);
+  const verified = VerifiedLogs.load(logsDir);
   const result = await copyAll(logsDir, { verified, now });
   await verified.save(await listLogFiles(logsDir));
   return result;

@@ -27,7 +27,7 @@ describe('the verified-files record', () => {
   ])('%s: kept for %s file(s), and rewritten with this check', async (_case, record, kept) => {
     const logs = mkdtempSync(join(tmpdir(), 'argo-verified-'));
     writeFileSync(join(logs, VERIFIED_RECORD), JSON.stringify(record));
-    const verified = await VerifiedLogs.load(logs);
+    const verified = VerifiedLogs.load(logs);
     // Saving with no file listed drops every stamp it kept: the record is rewritten only then.
     await verified.save([]);
     const written = JSON.parse(readFileSync(join(logs, VERIFIED_RECORD), 'utf8')) as { check: string; files: object };
@@ -54,7 +54,7 @@ describe('the verified-files record', () => {
     } else {
       writeFileSync(join(logs, VERIFIED_RECORD), JSON.stringify(record));
     }
-    const verified = await VerifiedLogs.load(logs);
+    const verified = VerifiedLogs.load(logs);
     const handle = await open(file, 'r');
     try {
       const trusted = await verified.trusted(file, handle, await handle.stat({ bigint: true }));
