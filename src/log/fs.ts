@@ -49,7 +49,6 @@ export function temporaryPath(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
 }
 
-/** Thrown when a path in the data home is a symlink: Argo never writes through one (exit 1). */
 /**
  * A small private file's text (a session record, the memo, the verified record), read at once:
  * open, read, close as three system calls of a few microseconds each. Through the thread pool the
@@ -66,6 +65,7 @@ export function readSmallText(path: string, flags: number = constants.O_RDONLY):
   }
 }
 
+/** Thrown when a path in the data home is a symlink: Argo never writes through one (exit 1). */
 export class SymlinkRefusedError extends RuntimeError {
   override name = 'SymlinkRefusedError';
   constructor(readonly path: string) {
