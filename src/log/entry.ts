@@ -33,7 +33,8 @@ const isString: Check = (value) => typeof value === 'string';
 const isNumber: Check = (value) => typeof value === 'number' && Number.isFinite(value);
 const isBoolean: Check = (value) => typeof value === 'boolean';
 const isCount: Check = (value) => Number.isSafeInteger(value) && (value as number) >= 0;
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON object: not null, not an array. */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const nullable =
   (check: Check): Check =>

@@ -9,6 +9,7 @@ import type { BigIntStats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { isPlainObject } from './entry.js';
 import { isMissing, readSmallText, writeFileAtomic } from './fs.js';
 
 export const VERIFIED_RECORD = '.verified.json';
@@ -38,10 +39,9 @@ interface FileStamp {
   tail: string;
 }
 
-function isFileStamp(value: unknown): value is FileStamp {
-  if (typeof value !== 'object' || value === null) return false;
-  const stamp = value as Record<string, unknown>;
+function isFileStamp(stamp: unknown): stamp is FileStamp {
   return (
+    isPlainObject(stamp) &&
     typeof stamp.dev === 'string' &&
     typeof stamp.ino === 'string' &&
     Number.isSafeInteger(stamp.size) &&
@@ -54,9 +54,9 @@ function isFileStamp(value: unknown): value is FileStamp {
 
 /** The stamps of a record written under this line check; none for anything else (it is a cache). */
 function stampsOf(record: unknown): [string, FileStamp][] {
-  if (typeof record !== 'object' || record === null) return [];
-  const { check, files } = record as { check?: unknown; files?: unknown };
-  if (check !== LINE_CHECK || typeof files !== 'object' || files === null || Array.isArray(files)) return [];
+  if (!isPlainObject(record)) return [];
+  const { check, files } = record;
+  if (check !== LINE_CHECK || !isPlainObject(files)) return [];
   const entries = Object.entries(files);
   return entries.every(([, stamp]) => isFileStamp(stamp)) ? (entries as [string, FileStamp][]) : [];
 }

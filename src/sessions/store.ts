@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError } from '../errors.js';
+import { isPlainObject } from '../log/entry.js';
 import { listFiles } from '../log/files.js';
 import { createFileExclusive, isMissing, readSmallText, writeFileAtomic } from '../log/fs.js';
 import { indexPath, isSessionName, recordPath } from './names.js';
@@ -42,12 +43,11 @@ export async function decodeRecord(text: string, name: string, path: string): Pr
   return new DamagedRecord(name, path, field === '' ? 'not a session record' : `not a session record (field "${field}": ${issue?.message ?? 'invalid'})`);
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === 'string';
 
 function isParentLink(value: unknown): value is ParentLink {
   return (
-    isObject(value) &&
+    isPlainObject(value) &&
     typeof value.session_id === 'string' &&
     typeof value.name === 'string' &&
     typeof value.turn_id === 'string' &&
@@ -61,7 +61,7 @@ function isParentLink(value: unknown): value is ParentLink {
  */
 export function isSessionRecord(value: unknown): value is SessionRecord {
   return (
-    isObject(value) &&
+    isPlainObject(value) &&
     typeof value.name === 'string' &&
     typeof value.id === 'string' &&
     value.id.length >= 1 &&
