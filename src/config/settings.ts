@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { isPlainObject } from '../log/entry.js';
 import { isMissing } from '../log/fs.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy } from '../replay/policy.js';
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
@@ -395,8 +396,4 @@ function mergeDeep<T>(base: T, override: unknown): T {
     result[key] = Object.hasOwn(result, key) ? mergeDeep(result[key], value) : value;
   }
   return result as T;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

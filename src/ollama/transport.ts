@@ -45,7 +45,9 @@ export interface TransportOptions {
 
 /**
  * Models' own `num_ctx` as Ollama's `/api/show` reports them, asked once per model and kept for
- * `maxAgeMs`: a long-running server notices a model re-created with another window.
+ * `maxAgeMs`: a long-running server notices a model re-created with another window. A question
+ * that failed (Ollama down) counts as no window for the turns waiting on it and is not kept, so
+ * the next turn asks again.
  */
 export class ModelWindows {
   private readonly known = new Map<string, { at: number; window: Promise<number | null> }>();
@@ -59,9 +61,13 @@ export class ModelWindows {
     const now = this.clock();
     const found = this.known.get(model);
     if (found !== undefined && now - found.at < this.maxAgeMs) return found.window;
-    const window = ask();
-    this.known.set(model, { at: now, window });
-    return window;
+    const entry: { at: number; window: Promise<number | null> } = { at: now, window: Promise.resolve(null) };
+    entry.window = ask().catch(() => {
+      if (this.known.get(model) === entry) this.known.delete(model);
+      return null;
+    });
+    this.known.set(model, entry);
+    return entry.window;
   }
 }
 
@@ -311,12 +317,7 @@ export class OllamaTransport {
    * asked. Asked once per model (see ModelWindows): a chat or a server does not pay for it every turn.
    */
   modelNumCtx(model: string): Promise<number | null> {
-    return this.windows.get(model, () =>
-      this.client
-        .show({ model })
-        .then((shown) => numCtxFromParameters(shown.parameters))
-        .catch(() => null),
-    );
+    return this.windows.get(model, () => this.client.show({ model }).then((shown) => numCtxFromParameters(shown.parameters)));
   }
 }
 

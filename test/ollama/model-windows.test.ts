@@ -26,4 +26,16 @@ describe('ModelWindows', () => {
     expect([a, b, c]).toEqual([2048, 2048, null]);
     expect(ask.mock.calls).toEqual([['small'], ['big']]);
   });
+
+  it('does not keep a question that failed: the turns waiting on it get no window, the next turn asks again', async () => {
+    const windows = new ModelWindows(60_000, () => 1_000);
+    let down = true;
+    const ask = vi.fn(() => (down ? Promise.reject(new Error('connect ECONNREFUSED')) : Promise.resolve(8192)));
+    expect(await Promise.all([windows.get('argo', ask), windows.get('argo', ask)])).toEqual([null, null]);
+    expect(ask).toHaveBeenCalledTimes(1);
+    down = false;
+    expect(await windows.get('argo', ask)).toBe(8192);
+    expect(await windows.get('argo', ask)).toBe(8192);
+    expect(ask).toHaveBeenCalledTimes(2);
+  });
 });
