@@ -61,13 +61,12 @@ export class ModelWindows {
     const now = this.clock();
     const found = this.known.get(model);
     if (found !== undefined && now - found.at < this.maxAgeMs) return found.window;
-    const entry: { at: number; window: Promise<number | null> } = { at: now, window: Promise.resolve(null) };
-    entry.window = ask().catch(() => {
-      if (this.known.get(model) === entry) this.known.delete(model);
+    const window: Promise<number | null> = ask().catch(() => {
+      if (this.known.get(model)?.window === window) this.known.delete(model);
       return null;
     });
-    this.known.set(model, entry);
-    return entry.window;
+    this.known.set(model, { at: now, window });
+    return window;
   }
 }
 
