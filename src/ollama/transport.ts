@@ -2,6 +2,8 @@ import { Ollama } from 'ollama';
 import type { ChatRequest, ChatResponse, GenerateResponse } from 'ollama';
 import type { ChatBody, OllamaRequest } from '../replay/prompt.js';
 import { numCtxFromParameters } from './context-window.js';
+import { CLI_HINTS } from './fix-hints.js';
+import type { FixHints } from './fix-hints.js';
 import { MALFORMED_PREFIX, guardNdjson } from './line-guard.js';
 import { plainReason } from './plain-reason.js';
 
@@ -41,6 +43,8 @@ export interface TransportOptions {
   fetch?: typeof fetch;
   /** Shared by the transports of one process (a server makes one per turn); by default this transport's own. */
   modelWindows?: ModelWindows;
+  /** How failures name their fix; the CLI's flags by default. */
+  hints?: FixHints;
 }
 
 /**
@@ -139,9 +143,11 @@ export class OllamaTransport {
   private malformed = false;
 
   private readonly windows: ModelWindows;
+  readonly hints: FixHints;
 
   constructor(private readonly options: TransportOptions) {
     this.windows = options.modelWindows ?? new ModelWindows();
+    this.hints = options.hints ?? CLI_HINTS;
     const baseFetch = options.fetch ?? fetch;
     this.client = new Ollama({
       host: options.host,
@@ -266,8 +272,9 @@ export class OllamaTransport {
       if (status === 403) {
         return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden); check OLLAMA_HOST and OLLAMA_ORIGINS on the server` };
       }
-      if (/does not support (chat|generate)/.test(detail)) {
-        return { kind: 'http', httpStatus: status, message: `${detail}; try --api ${detail.includes('chat') ? 'generate' : 'chat'}` };
+      const tryApi = this.hints.api;
+      if (tryApi !== null && /does not support (chat|generate)/.test(detail)) {
+        return { kind: 'http', httpStatus: status, message: `${detail}; ${tryApi(detail.includes('chat') ? 'generate' : 'chat')}` };
       }
       return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP ${status}: ${detail}` };
     }
@@ -277,10 +284,10 @@ export class OllamaTransport {
     }
     if (!afterHeaders) {
       if (code === 'ECONNREFUSED') {
-        return { kind: 'unreachable', message: `cannot reach Ollama at ${host} (connection refused); start it with "ollama serve" or point --host / OLLAMA_HOST at it` };
+        return { kind: 'unreachable', message: `cannot reach Ollama at ${host} (connection refused); start it with "ollama serve", or set ${this.hints.host} to where it runs` };
       }
       if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-        return { kind: 'http', message: `cannot resolve the Ollama host in ${host}; check --host / OLLAMA_HOST` };
+        return { kind: 'http', message: `cannot resolve the Ollama host in ${host}; check ${this.hints.host}` };
       }
       return { kind: 'dropped', message: `the connection to Ollama at ${host} failed before an answer (${plainReason(error)})` };
     }

@@ -1,6 +1,7 @@
 import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
+import { CLI_HINTS } from '../ollama/fix-hints.js';
 import type { FailureKind, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
 import { rulesFingerprint } from '../replay/classify.js';
 import { planTurn, policyForLog, textsNeeded } from '../replay/plan.js';
@@ -36,7 +37,7 @@ export interface TurnInput {
 }
 
 /** The parts of the Ollama transport a turn uses. */
-export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx'>>;
+export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx' | 'hints'>>;
 
 /** What answering a planned request produced. */
 export interface Answer {
@@ -312,7 +313,8 @@ async function modelMissing(transport: Transport, model: string, host: string): 
   const list = installed === null ? '' : installed.length === 0 ? '; no models are installed' : `; installed: ${installed.join(', ')}`;
   // "argo" is Argo's own model, made from docs/Modelfile; any other name is pulled from the library.
   const get = /^argo(:latest)?$/i.test(model) ? `create it with "ollama create argo -f docs/Modelfile"` : `pull it with "ollama pull ${model}"`;
-  const choose = installed !== null && installed.length > 0 ? `, or use an installed one (--model ${installed[0] ?? ''})` : ', or choose another with --model';
+  const hints = transport.hints ?? CLI_HINTS;
+  const choose = installed !== null && installed.length > 0 ? `, or use an installed one (${hints.model(installed[0])})` : `, or choose another with ${hints.model()}`;
   return `model "${model}" not found on Ollama at ${host}${list}. ${get[0]?.toUpperCase() ?? ''}${get.slice(1)}${choose}`;
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
 import { OllamaTransport } from '../../src/ollama/transport.js';
 import type { OllamaRequest } from '../../src/replay/prompt.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
@@ -121,6 +122,22 @@ describe('OllamaTransport.stream', () => {
     const { outcome, texts } = await run(transport({ idleMs: 150 }));
     expect(texts).toEqual(['a', 'b']);
     expect(outcome).toMatchObject({ status: 'error', failure: { kind: 'idle' } });
+  });
+
+  // The CLI's user changes a flag; a server's operator its environment, and its client the request.
+  it.each([
+    [CLI_HINTS, 'or set --host / OLLAMA_HOST to where it runs', /^"embedder" does not support chat; try --api generate$/],
+    [SERVER_HINTS, 'or set argo serve\'s OLLAMA_HOST (or "host" in its config.json) to where it runs', /answered HTTP 400: "embedder" does not support chat$/],
+  ])('failures name the fix in the caller\'s terms (%#)', async (hints, refused, unsupported) => {
+    const down = await run(transport({ host: 'http://127.0.0.1:59997', attempts: 1, hints }));
+    expect(down.outcome.failure?.message).toContain(refused);
+    ollama.options.models = [{ name: 'embedder', capabilities: ['embedding'] }];
+    try {
+      const { outcome } = await run(transport({ hints }), { endpoint: '/api/chat', body: { ...chat.body, model: 'embedder' } });
+      expect(outcome.failure?.message).toMatch(unsupported);
+    } finally {
+      ollama.options.models = undefined;
+    }
   });
 
   it('treats a refused connection as unreachable and retries it', async () => {

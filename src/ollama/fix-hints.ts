@@ -1,0 +1,23 @@
+// How an error message names the setting that fixes it. The CLI's user changes flags; a server's
+// client changes its request, and the server's operator its environment.
+
+export interface FixHints {
+  /** The model choice: `--model NAME`, or a request's "model". */
+  model: (name?: string) => string;
+  /** Where Ollama's address is set. */
+  host: string;
+  /** What to try when a model lacks the endpoint in use; null where the user cannot choose it. */
+  api: ((other: 'chat' | 'generate') => string) | null;
+}
+
+export const CLI_HINTS: FixHints = {
+  model: (name) => (name === undefined ? '--model' : `--model ${name}`),
+  host: '--host / OLLAMA_HOST',
+  api: (other) => `try --api ${other}`,
+};
+
+export const SERVER_HINTS: FixHints = {
+  model: (name) => (name === undefined ? 'the request\'s "model"' : `"model": "${name}"`),
+  host: 'argo serve\'s OLLAMA_HOST (or "host" in its config.json)',
+  api: null,
+};
