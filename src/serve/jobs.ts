@@ -18,6 +18,8 @@ const jobRecord = z.object({
   created_at: z.iso.datetime({ offset: true }),
   updated_at: z.iso.datetime({ offset: true }),
   session: z.string(),
+  /** The model asked for; files written before it was kept lack it. */
+  model: z.string().optional(),
   output: z.string(),
   error: z.string().nullable(),
   turn_id: z.string().nullable(),
@@ -60,16 +62,31 @@ export class JobStore {
 
   /** Locks a job's file (which must exist) for this process; returns the release. */
   async lock(id: string, onLost: (error: Error) => void): Promise<() => Promise<void>> {
-    return lockfile.lock(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, update: 1000, realpath: false, onCompromised: onLost });
+    return lockfile.lock(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, update: 1000, realpath: false, lockfilePath: this.lockPathOf(id), onCompromised: onLost });
   }
 
   /** True while a live server (this one or another) runs the job. */
   isLocked(id: string): Promise<boolean> {
-    return lockfile.check(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, realpath: false });
+    return lockfile.check(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, realpath: false, lockfilePath: this.lockPathOf(id) });
   }
 
   pathOf(id: string): string {
     return join(this.dir, `${id}.json`);
+  }
+
+  /** proper-lockfile's directory beside the job file. */
+  private lockPathOf(id: string): string {
+    return `${this.pathOf(id)}.lock`;
+  }
+
+  /** Removes a job's file and the lock a dead server left beside it. */
+  private async remove(id: string): Promise<void> {
+    await rm(this.pathOf(id), { force: true });
+    await this.removeStaleLock(id);
+  }
+
+  private async removeStaleLock(id: string): Promise<void> {
+    await rm(this.lockPathOf(id), { recursive: true, force: true });
   }
 
   async write(record: JobRecord): Promise<void> {
@@ -128,7 +145,7 @@ export class JobStore {
       if (unfinished && (await this.isLocked(record.id))) {
         elsewhere++;
       } else if (Date.parse(record.updated_at) < oldest) {
-        await rm(this.pathOf(record.id), { force: true });
+        await this.remove(record.id);
         removed++;
       } else if (unfinished) {
         await this.write({
@@ -137,6 +154,8 @@ export class JobStore {
           error: `the server stopped while the job was ${record.state}; its output so far is kept`,
           updated_at: now.toISOString(),
         });
+        // The dead server's lock is stale (checked above); nothing will release it.
+        await this.removeStaleLock(record.id);
         failed++;
       }
     }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -19,8 +19,8 @@ const record = (fields: Partial<JobRecord> = {}): JobRecord => ({
 });
 
 describe('job file codec', () => {
-  it('round-trips a record', () => {
-    expect(jobFile.decode(jobFile.encode(record()))).toEqual(record());
+  it.each([[record()], [record({ model: 'qwen3:8b' })]])('round-trips %j (files from before the model was kept lack it)', (job) => {
+    expect(jobFile.decode(jobFile.encode(job))).toEqual(job);
   });
 
   it.each([
@@ -70,6 +70,20 @@ describe('JobStore', () => {
     expect(await jobs.read('pending')).toMatchObject({ state: 'failed' });
     expect(await jobs.read('done')).toEqual(record({ id: 'done', state: 'completed' }));
     expect(await jobs.read('expired')).toBeNull();
+  });
+
+  it('removes the stale lock a dead server left beside the jobs it fails or expires', async () => {
+    const jobs = store();
+    const now = new Date();
+    await jobs.write(record({ id: 'dead' }));
+    await jobs.write(record({ id: 'expired', updated_at: '2026-01-01T00:00:00.000Z' }));
+    const past = new Date(now.getTime() - 60_000);
+    for (const id of ['dead', 'expired']) {
+      mkdirSync(`${jobs.pathOf(id)}.lock`);
+      utimesSync(`${jobs.pathOf(id)}.lock`, past, past);
+    }
+    expect(await jobs.recover(now, 30)).toEqual({ failed: 1, removed: 1, elsewhere: 0 });
+    expect(readdirSync(jobs.dir)).toEqual(['dead.json']);
   });
 
   it('leaves alone a job another live server holds the lock on, and fails it once the lock is released', async () => {
