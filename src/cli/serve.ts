@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { RuntimeError, UsageError } from '../errors.js';
 import { errnoOf } from '../log/fs.js';
+import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { ModelWindows, OllamaTransport } from '../ollama/transport.js';
 import { createServer } from '../serve/app.js';
 import { requireKeyFor } from '../serve/auth.js';
@@ -14,7 +15,8 @@ import { turnRunner } from '../serve/turn-runner.js';
 import { mcpPool } from '../tools/mcp-pool.js';
 import { settingsOf } from './common.js';
 import type { Io } from './io.js';
-import type { Outcome, ReportOutcome } from './outcome.js';
+import { STOP_SIGNALS } from './outcome.js';
+import type { Outcome, ReportOutcome, StopSignal } from './outcome.js';
 
 interface ServeFlags {
   host: string;
@@ -68,6 +70,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
           initialDelayMs: settings.retries.initialDelayMs,
           idleMs: settings.timeouts.idleMs,
           modelWindows,
+          hints: SERVER_HINTS,
         }),
       now: io.now,
       clock: io.clock,
@@ -82,7 +85,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     jobsDir: resolve(settings.home, 'jobs'),
     limits: { maxBodyBytes: settings.serve.maxBodyBytes, jobRetentionDays: settings.serve.jobRetentionDays },
     apiKey,
-    defaultSession: settings.session,
+    argoDefaults: { session: settings.session, replay: settings.defaultReplay },
     agentMode: true,
     log: (line) => io.stderr.write(`${line}\n`),
   });
@@ -98,15 +101,27 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     throw new RuntimeError(`cannot listen on ${flags.host}:${flags.port}: ${why}`, { cause: error });
   }
   io.stdout.write(`argo serve: listening on ${listening.url} (data ${settings.home}, tools root ${root}${flags.allowSideEffects ? ', side effects allowed' : ''})\n`);
-  const signal = await new Promise<NodeJS.Signals>((done) => {
+  const signal = await new Promise<StopSignal>((done) => {
     const stopListening = io.onInterrupt((name) => {
       stopListening();
       done(name);
     });
   });
-  io.stderr.write(`argo serve: ${signal}: finishing running answers (up to ${settings.serve.shutdownGraceMs} ms)\n`);
-  // A second signal during the grace period quits at once (main's handler: no command handles it now).
-  await listening.close(settings.serve.shutdownGraceMs);
-  await mcp.close();
-  return 'ok';
+  io.stderr.write(`argo serve: ${signal}: finishing running answers (up to ${settings.serve.shutdownGraceMs} ms; again to cut them now)\n`);
+  // A second signal cuts the grace short: open answers are cut and still logged. A third one is
+  // main's (it quits at once).
+  const hurry = new AbortController();
+  const cut: { by: StopSignal | null } = { by: null };
+  const stopHearing = io.onInterrupt((again) => {
+    io.stderr.write(`argo serve: ${again} again: cutting running answers now\n`);
+    cut.by = again;
+    hurry.abort();
+  });
+  try {
+    await listening.close(settings.serve.shutdownGraceMs, hurry.signal);
+    await mcp.close();
+  } finally {
+    stopHearing();
+  }
+  return cut.by === null ? 'ok' : STOP_SIGNALS[cut.by];
 }

@@ -41,8 +41,11 @@ export interface ArgoServer {
   app: Hono<Env>;
   /** Clears a stale STOP, recovers and prunes jobs, starts hearing STOP. */
   start: () => Promise<{ jobsFailed: number; jobsRemoved: number }>;
-  /** Refuses new answers, lets running ones finish for up to `graceMs`, then cuts and waits for their logs. */
-  drain: (graceMs: number) => Promise<void>;
+  /**
+   * Refuses new answers, lets running ones finish for up to `graceMs` (less if `hurry` aborts),
+   * then cuts them and waits for their log lines.
+   */
+  drain: (graceMs: number, hurry?: AbortSignal) => Promise<void>;
   /** Answers and jobs running or queued. */
   readonly running: number;
 }
@@ -55,7 +58,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
   const queue = new KeyedQueue();
   const running = new Set<Running>();
   const jobs = new JobStore(deps.jobsDir);
-  const liveJobs = new Map<string, { job: LiveJob; model: string }>();
+  const liveJobs = new Map<string, LiveJob>();
   const checkKey = deps.apiKey === null ? null : keyChecker(deps.apiKey);
   let closing = false;
   let unwatch: () => void = () => undefined;
@@ -166,7 +169,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
   app.post('/v1/chat/completions', limit, async (c) => {
     refuseWhileClosing();
-    const plan = planAnswer(parseChatRequest(await readJson(c), c.req.raw.headers), deps.defaultSession, deps.agentMode);
+    const plan = planAnswer(parseChatRequest(await readJson(c), c.req.raw.headers), deps.argoDefaults, deps.agentMode);
     c.set('session', plan.turn.session);
     const turnId = deps.newId();
     const controller = new AbortController();
@@ -297,15 +300,15 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
   app.post('/api/jobs', limit, async (c) => {
     refuseWhileClosing();
-    const plan = planAnswer(parseChatRequest(await readJson(c), c.req.raw.headers), deps.defaultSession, deps.agentMode);
+    const plan = planAnswer(parseChatRequest(await readJson(c), c.req.raw.headers), deps.argoDefaults, deps.agentMode);
     c.set('session', plan.turn.session);
     const now = deps.clock.now().toISOString();
     const id = deps.newId();
-    const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, output: '', error: null, turn_id: null };
+    const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, model: plan.turn.model, output: '', error: null, turn_id: null };
     const job = new LiveJob(record, jobs, deps.clock.now, (error) => deps.log(`argo serve: cannot save job ${id}: ${(error as Error).message}`));
     await job.save();
     const release = await jobs.lock(id, (error) => deps.log(`argo serve: lost the lock on job ${id}: ${error.message}`));
-    liveJobs.set(id, { job, model: plan.turn.model });
+    liveJobs.set(id, job);
     void runJob(job, plan).finally(() => {
       liveJobs.delete(id);
       release().catch(() => undefined);
@@ -352,11 +355,11 @@ export function createServer(deps: ServerDeps): ArgoServer {
     }
   };
 
-  const findJob = async (id: string): Promise<JobRecord | null> => liveJobs.get(id)?.job.record ?? (await jobs.read(id));
+  const findJob = async (id: string): Promise<JobRecord | null> => liveJobs.get(id)?.record ?? (await jobs.read(id));
 
   app.get('/api/jobs', async (c) => {
     const records = await jobs.list(onDamagedJob);
-    return c.json(records.map((record) => liveJobs.get(record.id)?.job.record ?? record));
+    return c.json(records.map((record) => liveJobs.get(record.id)?.record ?? record));
   });
 
   app.get('/api/jobs/:id', async (c) => {
@@ -370,14 +373,14 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const id = c.req.param('id');
     const live = liveJobs.get(id);
     if (live) {
-      c.set('session', live.job.record.session);
+      c.set('session', live.record.session);
       await new Promise<void>((resolve) => {
-        live.job.subscribe((event) => {
+        live.subscribe((event) => {
           if (event.type === 'end') resolve();
         });
-        live.job.controller.abort('cancel' satisfies CutReason);
+        live.controller.abort('cancel' satisfies CutReason);
       });
-      return c.json(live.job.record);
+      return c.json(live.record);
     }
     // A job that has ended stays as it ended.
     const record = await jobs.read(id);
@@ -389,14 +392,14 @@ export function createServer(deps: ServerDeps): ArgoServer {
   app.get('/api/jobs/:id/stream', async (c) => {
     const id = c.req.param('id');
     const live = liveJobs.get(id);
-    const record = live?.job.record ?? (await jobs.read(id));
+    const record = live?.record ?? (await jobs.read(id));
     if (record === null) throw jobNotFound(id);
     c.set('session', record.session);
-    const format = new ChunkFormat({ id: `chatcmpl-${record.turn_id ?? record.id}`, created: Math.floor(Date.parse(record.created_at) / 1000), model: live?.model ?? 'argo' });
+    const format = new ChunkFormat({ id: `chatcmpl-${record.turn_id ?? record.id}`, created: Math.floor(Date.parse(record.created_at) / 1000), model: record.model ?? 'argo' });
     const events = new Channel<JobEvent>();
     // Subscribing and reading the output so far happen in one step, so no piece is missed or sent twice.
-    const sofar = live ? live.job.record.output : record.output;
-    const unsubscribe = live ? live.job.subscribe((event) => events.push(event)) : () => undefined;
+    const sofar = live ? live.record.output : record.output;
+    const unsubscribe = live ? live.subscribe((event) => events.push(event)) : () => undefined;
     if (!live) events.push({ type: 'end', record, finishReason: 'stop' });
     let finished!: () => void;
     c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
@@ -411,10 +414,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
           if (event.type === 'end') {
             const ended = event.record;
             const fields = { argo: { job_id: ended.id, state: ended.state, error: ended.error, turn_id: ended.turn_id } };
-            frames +=
-              ended.state === 'failed'
-                ? frame(JSON.stringify(new ApiError(502, ended.error ?? 'the job failed', 'api_error', 'job_failed').body()))
-                : frame(format.finish(event.finishReason, fields)) + frame('[DONE]');
+            // A failed job still ends like every job: the stream itself did not fail, and the argo field says how the job ended.
+            frames += frame(format.finish(event.finishReason, fields)) + frame('[DONE]');
             await sse.write(frames);
             return;
           }
@@ -455,24 +456,33 @@ export function createServer(deps: ServerDeps): ArgoServer {
       unwatch = deps.stop.watch(() => cutAll('stop'));
       return { jobsFailed: failed, jobsRemoved: removed };
     },
-    drain: async (graceMs) => {
+    drain: async (graceMs, hurry) => {
       closing = true;
       unwatch();
       clearTimeout(sweep);
       const all = (): Promise<unknown> => Promise.all([...running].map((entry) => entry.settled));
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-      await Promise.race([all(), grace]);
+      await Promise.race([all(), grace, aborted(hurry)]);
       clearTimeout(timer);
       cutAll('shutdown');
       await all();
       // Jobs save their last state after their turn settles.
-      await Promise.all([...liveJobs.values()].map(({ job }) => job.save()));
+      await Promise.all([...liveJobs.values()].map((job) => job.save()));
     },
     get running() {
       return running.size;
     },
   };
+}
+
+/** Settles when `signal` aborts; never without one. */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal === undefined) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
 
 function nextTurnOfLoop(): Promise<void> {

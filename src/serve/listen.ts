@@ -6,8 +6,11 @@ import type { ArgoServer } from './app.js';
 export interface Listening {
   url: string;
   port: number;
-  /** Stops accepting, lets answers finish for up to `graceMs`, cuts the rest, closes every connection. */
-  close: (graceMs: number) => Promise<void>;
+  /**
+   * Stops accepting, lets answers finish for up to `graceMs` (or until `hurry` aborts), cuts the
+   * rest, and closes every connection once their last bytes are out (at most FLUSH_MS later).
+   */
+  close: (graceMs: number, hurry?: AbortSignal) => Promise<void>;
 }
 
 const FLUSH_MS = 2000;
@@ -30,11 +33,11 @@ export async function listen(server: ArgoServer, host: string, port: number): Pr
   return {
     url: `http://${shown}:${address.port}`,
     port: address.port,
-    close: (graceMs) =>
+    close: (graceMs, hurry) =>
       (closing ??= (async () => {
         const closed = new Promise<void>((resolve) => http.close(() => resolve()));
         http.closeIdleConnections();
-        await server.drain(graceMs);
+        await server.drain(graceMs, hurry);
         // Answers have ended; their last bytes may still be on the way. Connections that fall idle
         // are closed as they do, and whatever is left after FLUSH_MS is cut.
         const sweep = setInterval(() => http.closeIdleConnections(), 10);

@@ -2,7 +2,7 @@
 import { badRequest } from './errors.js';
 import { lastUserText, toOllamaExtras, toOllamaMessages, toolRound } from './openai.js';
 import type { ChatRequest } from './schema.js';
-import type { TurnInput } from './types.js';
+import type { ArgoDefaults, TurnInput } from './types.js';
 
 /** Plain-mode turns are logged in this session. */
 export const PLAIN_SESSION = 'api';
@@ -15,8 +15,10 @@ export interface AnswerPlan {
   round: number;
 }
 
-export function planAnswer(request: ChatRequest, defaultSession: string, agentMode: boolean): AnswerPlan {
-  const { body, argo } = request;
+export function planAnswer(request: ChatRequest, defaults: ArgoDefaults, agentMode: boolean): AnswerPlan {
+  const { body } = request;
+  // Like the CLI without --replay: the configured default replay (ARGO_REPLAY, "defaultReplay").
+  const argo = request.argo ? { ...request.argo, replay: request.argo.replay ?? defaults.replay } : null;
   if (argo?.tools && argo.tools.length > 0 && !agentMode) {
     throw badRequest('this server does not run tools; leave out the "tools" Argo field', 'argo.tools', 'tools_unavailable');
   }
@@ -25,10 +27,10 @@ export function planAnswer(request: ChatRequest, defaultSession: string, agentMo
     throw badRequest('"tools" (run by the client) and the "tools" Argo field (run on the server) cannot be combined; send one of them', 'argo.tools', 'tools_conflict');
   }
   // The same rules as the CLI's --reason.
-  if (argo?.reason !== undefined && (argo.replay === undefined || argo.replay.kind === 'none')) {
+  if (argo?.reason !== undefined && argo.replay.kind === 'none') {
     throw badRequest('"reason" needs "replay": "last:N" or "session"', 'argo.reason');
   }
-  if (argo?.reason !== undefined && argo.reason !== 'session' && argo.replay?.kind === 'session') {
+  if (argo?.reason !== undefined && argo.reason !== 'session' && argo.replay.kind === 'session') {
     throw badRequest(`"replay": "session" always uses reason "session"; use "last:N" with reason "${argo.reason}"`, 'argo.reason');
   }
   const userPrompt = lastUserText(body.messages);
@@ -38,7 +40,7 @@ export function planAnswer(request: ChatRequest, defaultSession: string, agentMo
   const extras = toOllamaExtras(body);
   return {
     turn: {
-      session: argo ? (argo.session ?? defaultSession) : PLAIN_SESSION,
+      session: argo ? (argo.session ?? defaults.session) : PLAIN_SESSION,
       mode: argo ? 'argo' : 'plain',
       model: body.model,
       userPrompt: userPrompt ?? '',

@@ -2,6 +2,7 @@
 // real turn, stores and Ollama client; tests wire fakes.
 import type { TurnFailure } from './errors.js';
 import type { OllamaExtras, OllamaMessage, OllamaToolCall } from './openai.js';
+import type { ReplaySpec } from '../replay/types.js';
 import type { ArgoFields } from './schema.js';
 
 /** Why an answer was cut short; the turn logs `stopped` for 'stop' and `interrupted` otherwise. */
@@ -105,6 +106,12 @@ export interface ServeLimits {
   jobRetentionDays: number;
 }
 
+/** What Argo mode uses where a request does not say: the CLI's default session and replay. */
+export interface ArgoDefaults {
+  session: string;
+  replay: ReplaySpec;
+}
+
 export interface ServerDeps {
   runner: TurnRunner;
   sessions: SessionStore;
@@ -117,8 +124,8 @@ export interface ServerDeps {
   limits: ServeLimits;
   /** Null on a loopback bind without a key. */
   apiKey: string | null;
-  /** Argo mode without a session field uses this one (the CLI's default session). */
-  defaultSession: string;
+  /** What Argo mode uses without a session or replay field: the CLI's defaults. */
+  argoDefaults: ArgoDefaults;
   /** Whether the runner runs server-side tools; without it the `tools` Argo field is refused with 400. */
   agentMode: boolean;
   /** One line per request. */

@@ -138,6 +138,16 @@ describe('the everyday companion settings: default replay, model source, -o opti
   });
 
   it.each([
+    [undefined, {}, null],
+    [{ serve: { apiKey: 'sk-config' } }, {}, 'sk-config'],
+    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: 'sk-env' }, 'sk-env'],
+    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: '' }, 'sk-config'],
+    [{ serve: { apiKey: '' } }, {}, null],
+  ])('config %j, env %j → serve key %j', (config, env, key) => {
+    expect(load(config, {}, env).serve.apiKey).toBe(key);
+  });
+
+  it.each([
     [{ defaultReplay: 'always' }, {}, /config\.json: "defaultReplay" must be none, session or last:N, got "always"/],
     [undefined, { ARGO_REPLAY: 'last:0' }, /^ARGO_REPLAY must be none, session or last:N, got "last:0"/],
   ])('config %j, env %j is refused', (config, env, message) => {

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import type { Stream } from 'openai/streaming';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
@@ -39,8 +40,8 @@ beforeEach(() => {
 });
 
 const ask = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'argo', messages: [{ role: 'user' as const, content }], ...extra });
-const post = (path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
-  fetch(`${serve.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}, base = serve.url): Promise<Response> =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 const chatBodies = (): string[] => ollama.requests.filter((r) => r.path === '/api/chat').map((r) => r.body);
 const turnsOf = (id: string) => logLines(home).filter((line) => line.id === id);
 const lastTurn = () => logLines(home).at(-1);
@@ -134,6 +135,25 @@ describe('routes', () => {
     expect(await bad.json()).toMatchObject({ error: { param: 'title' } });
   });
 
+  // The openai client reaches Argo's own routes with absolute URLs, as docs/serve.md shows.
+  it('Argo\'s own routes through the openai client: health, sessions, jobs (stream included), stop', async () => {
+    const B = serve.url;
+    expect(await client.get(`${B}/health`)).toMatchObject({ status: 'ok' });
+    const { job_id } = await client.post<{ job_id: string }>(`${B}/api/jobs`, { body: { ...ask('Write a long story'), argo: { session: 'stories' } } });
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of await client.get<Stream<OpenAI.ChatCompletionChunk>>(`${B}/api/jobs/${job_id}/stream`, { stream: true })) chunks.push(chunk);
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('You said: Write a long story');
+    expect(chunks.at(-1)).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id, state: 'completed' } });
+    expect(await client.get(`${B}/api/jobs/${job_id}`)).toMatchObject({ state: 'completed', session: 'stories', model: 'argo' });
+    expect(await client.delete(`${B}/api/jobs/${job_id}`)).toMatchObject({ state: 'completed' });
+    await logged((await client.get<{ turn_id: string }>(`${B}/api/jobs/${job_id}`)).turn_id);
+    expect(await client.get(`${B}/api/sessions`, { query: { q: 'long story' } })).toEqual([expect.objectContaining({ name: 'stories' })]);
+    expect(await client.patch(`${B}/api/sessions/stories`, { body: { title: 'Stories' } })).toMatchObject({ name: 'stories', title: 'Stories' });
+    expect(await client.get(`${B}/api/sessions/stories`)).toMatchObject({ session: { name: 'stories', title: 'Stories' } });
+    expect(await client.post(`${B}/api/stop`)).toEqual({ stop: true });
+    expect(await client.delete(`${B}/api/stop`)).toEqual({ stop: false });
+  });
+
   it('/api/stop sets, reports and clears the stop file', async () => {
     expect(await (await fetch(`${serve.url}/api/stop`)).json()).toEqual({ stop: false });
     expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true });
@@ -167,6 +187,27 @@ describe('Argo mode', () => {
     await logged(response.headers.get('x-argo-turn-id') ?? '');
     expect(chunks.length).toBeGreaterThan(2);
     expect(chatBodies()[1]).toBe(chatBodies()[0]);
+  });
+
+  it('a second server on the same data home with ARGO_REPLAY: its default replay is the CLI\'s, and both log to one log', async () => {
+    const env = { ARGO_REPLAY: 'last:2' };
+    const second = await startServe({ home, host: ollama.url, env });
+    try {
+      for (const prompt of ['is rust fast?', 'is go fast?', 'is python fast?']) expect((await runArgo(['-s', 'speed', prompt], { home, host: ollama.url })).code).toBe(0);
+      ollama.requests.length = 0;
+      expect((await runArgo(['-s', 'speed', '--no-log', 'which is faster?'], { home, host: ollama.url, env })).code).toBe(0);
+      const response = await post('/v1/chat/completions', ask('which is faster?', { argo: { session: 'speed' } }), {}, second.url);
+      expect(response.status).toBe(200);
+      const entry = await logged(response.headers.get('x-argo-turn-id') ?? '');
+      expect(chatBodies()[1]).toBe(chatBodies()[0]);
+      expect(entry?.replay_policy).toMatchObject({ entries_used: 2 });
+      // The first server, sharing the log and the session, sees the second one's turn.
+      const next = await post('/v1/chat/completions', ask('thanks', { argo: { session: 'speed', replay: 'last:1' } }));
+      await logged(next.headers.get('x-argo-turn-id') ?? '');
+      expect(chatBodies()[2]).toContain('which is faster?');
+    } finally {
+      await second.stop();
+    }
   });
 
   it('returns X-Argo-Turn-Id and the argo field as logged', async () => {
@@ -223,6 +264,8 @@ describe('faults: the contract status, the turn logged, the server still up', ()
   it('model missing → 404 model_not_found', async () => {
     const error = await client.chat.completions.create({ ...ask('x'), model: 'nope' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 404, code: 'model_not_found', param: 'model' });
+    // The fix in a client's terms: the request's "model", not the CLI's --model.
+    expect((error as Error).message).toMatch(/Pull it with "ollama pull nope", or use an installed one \("model": "argo:latest"\)$/);
     // Not the last line: the previous test's turn may still be being written (responses end before their log line).
     await vi.waitFor(() => expect(logLines(home).find((line) => line.model === 'nope')).toMatchObject({ status: 'error', session: 'api' }), PATIENCE);
     await healthy();
@@ -324,6 +367,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
       expect(await health.json()).toEqual({ status: 'degraded', ollama: { reachable: false, version: null } });
       const error = await new OpenAI({ baseURL: `${down.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create(ask('x')).catch((e: unknown) => e);
       expect(error).toMatchObject({ status: 502, code: 'ollama_unreachable' });
+      expect((error as Error).message).toMatch(/start it with "ollama serve", or set argo serve's OLLAMA_HOST \(or "host" in its config\.json\) to where it runs$/);
       await vi.waitFor(() => expect(logLines(downHome)).toEqual([expect.objectContaining({ status: 'error', session: 'api' })]), PATIENCE);
       expect((await fetch(`${down.url}/v1/models`)).status).toBe(502);
     } finally {
@@ -339,9 +383,10 @@ describe('auth', () => {
     expect(result.stderr).toMatch(/needs an API key: set ARGO_API_KEY/);
   });
 
-  it('with a key: 401 without it, every route but /health; the key never in the log', async () => {
+  it('with a key from config.json: 401 without it, every route but /health; the key never in the log', async () => {
     const key = 'sk-e2e-9f8e7d6c';
-    const keyed = await startServe({ home: tempHome(), host: ollama.url, args: ['--host', '0.0.0.0'], env: { ARGO_API_KEY: key } });
+    const keyHome = tempHome({ serve: { apiKey: key } });
+    const keyed = await startServe({ home: keyHome, host: ollama.url, args: ['--host', '0.0.0.0'] });
     const url = keyed.url.replace('0.0.0.0', '127.0.0.1');
     try {
       expect((await fetch(`${url}/health`)).status).toBe(200);
@@ -353,6 +398,8 @@ describe('auth', () => {
       await keyed.stop();
     }
     expect(keyed.stderr() + keyed.stdout()).not.toContain(key);
+    expect(logLines(keyHome)).toHaveLength(1);
+    expect(JSON.stringify(logLines(keyHome))).not.toContain(key);
   });
 });
 
@@ -416,6 +463,8 @@ describe('jobs', () => {
       const record = await (await fetch(`${second.url}/api/jobs/${id}`)).json();
       expect(record).toMatchObject({ state: 'failed', output: 'saved words', error: expect.stringContaining('server stopped') as string });
       expect(second.stderr()).toMatch(/1 job\(s\) (left running by a previous server|whose server stopped) marked failed/);
+      // The dead server's stale lock goes with it.
+      expect(readdirSync(join(jobHome, 'jobs'))).toEqual([`${id}.json`]);
     } finally {
       await second.stop();
     }
@@ -482,6 +531,26 @@ describe('load and shutdown', () => {
     expect(ssePayloads(seen).at(-1)).toBe('[DONE]');
     expect(await server.exited).toEqual({ code: 0, signal: null });
     expect(logLines(shutHome)).toEqual([expect.objectContaining({ status: 'interrupted', model_response: 'kept part', error: 'the server shut down' })]);
+  });
+
+  it('SIGINT, then SIGINT again during a long grace: the open stream is cut at once, still logged, exit 130', async () => {
+    const shutHome = tempHome({ ...config, serve: { shutdownGraceMs: 60_000 } });
+    const server = await startServe({ home: shutHome, host: ollama.url });
+    ollama.options.reply = 'kept words never sent';
+    ollama.setScenario({ hang: 2 });
+    const response = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('x', { stream: true, argo: { session: 'late' } })) });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let seen = new TextDecoder().decode((await reader.read()).value);
+    server.child.kill('SIGINT');
+    await vi.waitFor(() => expect(server.stderr()).toMatch(/SIGINT: finishing running answers/), PATIENCE);
+    expect((await fetch(`${server.url}/health`).catch(() => null))?.status ?? 'closed').not.toBe(200);
+    server.child.kill('SIGINT');
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += new TextDecoder().decode(chunk.value);
+    expect(await server.exited).toEqual({ code: 130, signal: null });
+    expect(server.stderr()).toMatch(/SIGINT again: cutting running answers now/);
+    expect(ssePayloads(seen).at(-1)).toBe('[DONE]');
+    expect(logLines(shutHome)).toEqual([expect.objectContaining({ session: 'late', status: 'interrupted', model_response: 'kept words', error: 'the server shut down' })]);
+    expect(JSON.parse(readFileSync(join(shutHome, 'sessions', 'late.json'), 'utf8'))).toMatchObject({ turns: 1 });
   });
 });
 

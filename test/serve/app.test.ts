@@ -390,6 +390,16 @@ describe('jobs', () => {
     t.runner.onHold = () => undefined;
   });
 
+  it('a failed job keeps its partial output; its stream ends like any job\'s, with the model asked for and [DONE]', async () => {
+    t.runner.script = () => ({ tokens: ['half ', 'done'], failAfter: { kind: 'stream', message: 'Ollama: out of memory' } });
+    const { job_id: id } = (await (await post('/api/jobs', { ...ask('x'), model: 'qwen3:8b' })).json()) as { job_id: string };
+    await vi.waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }));
+    expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ model: 'qwen3:8b', output: 'half done', error: 'Ollama: out of memory' });
+    const data = ssePayloads(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
+    expect(data.map((payload) => (payload === '[DONE]' ? payload : (JSON.parse(payload) as { model: string }).model))).toEqual(['qwen3:8b', 'qwen3:8b', '[DONE]']);
+    expect(JSON.parse(data[1] ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'failed', error: 'Ollama: out of memory' } });
+  });
+
   it('a job following clients see its tool progress live, as chat streams show it; the record keeps the text', async () => {
     let held = 0;
     t.runner.onHold = () => held++;
@@ -535,7 +545,7 @@ function baseDeps(s: TestServer) {
     jobsDir: join(s.home, 'jobs'),
     limits: { maxBodyBytes: 1000, jobRetentionDays: 30 },
     apiKey: null,
-    defaultSession: 'default',
+    argoDefaults: { session: 'default', replay: { kind: 'none' as const } },
     agentMode: false,
     log: () => undefined,
   };

@@ -149,7 +149,7 @@ export async function startTestServer(options: Partial<ServerDeps> & { ollamaDow
     jobsDir: join(home, 'jobs'),
     limits: { maxBodyBytes: 64 * 1024, jobRetentionDays: 30 },
     apiKey: null,
-    defaultSession: 'default',
+    argoDefaults: { session: 'default', replay: { kind: 'none' } },
     agentMode: false,
     log: (line) => lines.push(line),
     ...options,

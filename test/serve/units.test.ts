@@ -4,15 +4,18 @@ import { UsageError } from '../../src/errors.js';
 import { isLoopback, keyChecker, requireKeyFor } from '../../src/serve/auth.js';
 import { ApiError, fromFailure } from '../../src/serve/errors.js';
 import { PLAIN_SESSION, planAnswer } from '../../src/serve/plan.js';
+import type { ArgoDefaults } from '../../src/serve/types.js';
 import { KeyedQueue } from '../../src/serve/queue.js';
 import { parseChatRequest } from '../../src/serve/schema.js';
 
 const request = (json: Record<string, unknown>, headers: Record<string, string> = {}) =>
   parseChatRequest({ model: 'argo', messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'q' }], ...json }, new Headers(headers));
 
+const DEFAULTS: ArgoDefaults = { session: 'default', replay: { kind: 'none' } };
+
 describe('planAnswer', () => {
   it('plain mode: session api, the messages as they are', () => {
-    const plan = planAnswer(request({ stream: true, stream_options: { include_usage: true } }), 'default', false);
+    const plan = planAnswer(request({ stream: true, stream_options: { include_usage: true } }), DEFAULTS, false);
     expect(plan).toEqual({
       turn: {
         session: PLAIN_SESSION,
@@ -33,30 +36,49 @@ describe('planAnswer', () => {
     [{ argo: { replay: 'session' } }, 'default'],
     [{ argo: { session: 'work' } }, 'work'],
   ])('Argo mode %j: session %s, no client messages', (json, session) => {
-    const plan = planAnswer(request(json), 'default', false);
+    const plan = planAnswer(request(json), DEFAULTS, false);
     expect(plan.turn).toMatchObject({ mode: 'argo', session, messages: [], userPrompt: 'q' });
     expect(plan.stream).toBe(false);
   });
 
+  // The CLI's rule: without --replay the default replay applies, and --reason checks against it.
+  it.each([
+    [{ argo: { session: 'w' } }, { kind: 'none' }, { replay: { kind: 'none' } }],
+    [{ argo: { session: 'w' } }, { kind: 'last', count: 3 }, { replay: { kind: 'last', count: 3 } }],
+    [{ argo: { replay: 'none' } }, { kind: 'last', count: 3 }, { replay: { kind: 'none' } }],
+    [{ argo: { reason: 'clarification' } }, { kind: 'last', count: 2 }, { replay: { kind: 'last', count: 2 }, reason: 'clarification' }],
+    [{ argo: { reason: 'session' } }, { kind: 'session' }, { replay: { kind: 'session' }, reason: 'session' }],
+  ])('Argo mode %j with default replay %j: %j', (json, replay, argo) => {
+    expect(planAnswer(request(json), { session: 'default', replay: replay as ArgoDefaults['replay'] }, false).turn.argo).toMatchObject(argo);
+  });
+
+  it.each([
+    [{ argo: { reason: 'clarification' } }, { kind: 'none' }, /"reason" needs "replay"/],
+    [{ argo: { reason: 'clarification', replay: 'none' } }, { kind: 'last', count: 2 }, /"reason" needs "replay"/],
+    [{ argo: { reason: 'clarification' } }, { kind: 'session' }, /always uses reason "session"/],
+  ])('Argo mode %j with default replay %j is refused: %s', (json, replay, message) => {
+    expect(() => planAnswer(request(json), { session: 'default', replay: replay as ArgoDefaults['replay'] }, false)).toThrow(message);
+  });
+
   it('plain mode without a user message logs an empty prompt; Argo mode refuses it', () => {
     const noUser = { messages: [{ role: 'system', content: 's' }] };
-    expect(planAnswer(request(noUser), 'd', false).turn.userPrompt).toBe('');
-    expect(() => planAnswer(request({ ...noUser, argo: { session: 'w' } }), 'd', false)).toThrow(expect.objectContaining({ param: 'messages' }) as ApiError);
+    expect(planAnswer(request(noUser), DEFAULTS, false).turn.userPrompt).toBe('');
+    expect(() => planAnswer(request({ ...noUser, argo: { session: 'w' } }), DEFAULTS, false)).toThrow(expect.objectContaining({ param: 'messages' }) as ApiError);
   });
 
   it('the tools Argo field needs agent mode', () => {
-    expect(() => planAnswer(request({ argo: { tools: 'fs' } }), 'd', false)).toThrow(expect.objectContaining({ status: 400, param: 'argo.tools' }) as ApiError);
-    expect(planAnswer(request({ argo: { tools: 'fs' } }), 'd', true).turn.argo?.tools).toEqual(['fs']);
+    expect(() => planAnswer(request({ argo: { tools: 'fs' } }), DEFAULTS, false)).toThrow(expect.objectContaining({ status: 400, param: 'argo.tools' }) as ApiError);
+    expect(planAnswer(request({ argo: { tools: 'fs' } }), DEFAULTS, true).turn.argo?.tools).toEqual(['fs']);
   });
 
   it.each([
     [{ argo: { tools: 'fs' }, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] }, 'tools_conflict'],
   ])('refuses %j with %s on argo.tools', (json, code) => {
-    expect(() => planAnswer(request(json), 'd', true)).toThrow(expect.objectContaining({ status: 400, param: 'argo.tools', code }) as ApiError);
+    expect(() => planAnswer(request(json), DEFAULTS, true)).toThrow(expect.objectContaining({ status: 400, param: 'argo.tools', code }) as ApiError);
   });
 
   it.each([[{ argo: { tools: 'fs' }, tools: [] }], [{ argo: { tools: [] }, tools: [{ type: 'function', function: { name: 'f' } }] }]])('accepts %j', (json) => {
-    expect(() => planAnswer(request(json), 'd', true)).not.toThrow();
+    expect(() => planAnswer(request(json), DEFAULTS, true)).not.toThrow();
   });
 });
 
