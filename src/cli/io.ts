@@ -24,6 +24,17 @@ export interface Io {
 
 export const TURN_ID_LENGTH = 12;
 
+/**
+ * A turn (or job) id: nanoid's URL-safe alphabet, but never a leading "-" — ids are typed after a
+ * command (`argo rerun ID`), where a leading dash would be read as an option. One id in 64 is drawn again.
+ */
+export function newTurnId(draw: (size: number) => string = nanoid): string {
+  for (;;) {
+    const id = draw(TURN_ID_LENGTH);
+    if (!id.startsWith('-')) return id;
+  }
+}
+
 // How many commands are handling stop signals themselves right now. Counted here rather than read
 // from process.listenerCount: libraries add signal listeners of their own (proper-lockfile's exit
 // hook), which must not keep Ctrl-C from ending a `logs rm`.
@@ -47,7 +58,7 @@ export function processIo(): Io {
     stdin: process.stdin,
     now: () => new Date(),
     clock: () => performance.now(),
-    newId: () => nanoid(TURN_ID_LENGTH),
+    newId: () => newTurnId(),
     onInterrupt: (handler) => {
       const signals = Object.keys(STOP_SIGNALS) as StopSignal[];
       const listeners = signals.map((signal) => [signal, () => handler(signal)] as const);

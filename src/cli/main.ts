@@ -6,7 +6,7 @@ import { untrustedTextFor } from '../output/terminal-text.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
-import { signalQuits, processIo, readAll } from './io.js';
+import { TURN_ID_LENGTH, signalQuits, processIo, readAll } from './io.js';
 import type { Io } from './io.js';
 import { EXIT_CODES, STOP_SIGNALS } from './outcome.js';
 import { addOutputOptions, checkOutputFlags } from './output-flags.js';
@@ -51,13 +51,19 @@ const HISTORY_COMMANDS: Record<string, (program: Command, io: Io, setOutcome: Re
 };
 const HELP_WORDS = new Set(['-h', '--help', 'help']);
 
+/** Older logs hold turn ids that start with "-"; typed bare, commander reads one as an option. */
+function idHint(error: string): string {
+  const word = new RegExp(`unknown option '(-[A-Za-z0-9_][A-Za-z0-9_-]{${TURN_ID_LENGTH - 2}})'`).exec(error)?.[1];
+  return word === undefined ? '' : `; if it is a turn id, put "--" before it (argo rerun -- ${word})`;
+}
+
 export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: readonly string[]): Promise<Command> {
   // Set before any subcommand is created, so every command inherits them: usage errors are one
   // line, prefixed, with the help hint inline, and end in an exception main() maps to exit 2.
   const program = new Command('argo')
     .exitOverride()
     .configureOutput({
-      outputError: (text, write) => write(`argo: ${text.replace(/^error: /, '').trimEnd()} (see argo --help)\n`),
+      outputError: (text, write) => write(`argo: ${text.replace(/^error: /, '').trimEnd()}${idHint(text)} (see argo --help)\n`),
     })
     .description('Ask a local Ollama model from the shell, with deterministic replay of earlier turns.')
     .version(packageVersion(), '-v, --version', 'print the version (-V too)')

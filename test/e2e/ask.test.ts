@@ -442,6 +442,7 @@ describe('argo: bad input', () => {
     [['--persona', 'pirate', 'x'], /unknown persona "pirate"/],
     [['--mode', 'nope', 'x'], /unknown mode "nope"/],
     [['--frobnicate', 'x'], /unknown option '--frobnicate'/],
+    [['rerun', '-xY3abcdefgh'], /unknown option '-xY3abcdefgh'; if it is a turn id, put "--" before it \(argo rerun -- -xY3abcdefgh\)/],
     [['--temperature', 'hot', 'x'], /--temperature <n>.*invalid/],
   ])('%j → exit 2 with one clear message, nothing written', async (args, message) => {
     const home = tempHome();
