@@ -1,5 +1,6 @@
 // The `fs` toolset: read, list and search files under the root. Nothing here writes.
-import { open, stat } from 'node:fs/promises';
+import { open, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { isMissing } from '../log/fs.js';
 import { isInside, resolveInRoot, shownPath } from './root.js';
 import { ToolError, numberArg, stringArg } from './types.js';
@@ -151,12 +152,31 @@ async function directoryIn(context: ToolContext, path: string | undefined): Prom
   return dir;
 }
 
-/** fast-glob with links not followed and every match re-checked against the root. */
+/**
+ * fast-glob with links not followed, and every match re-checked against the root where it really is:
+ * fast-glob still enters a linked directory a pattern names outright (`out/**`, `{out,src}/*`).
+ * Matches are files, never links, so their folder's real path is enough (one realpath per folder).
+ */
 async function globIn(context: ToolContext, dir: string, pattern: string): Promise<string[]> {
   if (pattern.split('/').includes('..') || pattern.startsWith('/')) throw new ToolError(`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
   const { default: fg } = await import('fast-glob');
   const found = await fg(pattern, { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false, absolute: true, ignore: IGNORED, suppressErrors: true });
-  return found.filter((file) => isInside(context.root, file)).sort();
+  const folders = new Map<string, Promise<string | null>>();
+  const realFolder = (folder: string): Promise<string | null> => {
+    let real = folders.get(folder);
+    if (real === undefined) {
+      real = realpath(folder).catch(() => null);
+      folders.set(folder, real);
+    }
+    return real;
+  };
+  const inside = await Promise.all(
+    found.map(async (file) => {
+      const real = await realFolder(dirname(file));
+      return real !== null && isInside(context.root, join(real, basename(file)));
+    }),
+  );
+  return found.filter((_, index) => inside[index]).sort();
 }
 
 export const listFilesTool: Tool = {

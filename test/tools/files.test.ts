@@ -28,6 +28,7 @@ beforeAll(() => {
   symlinkSync(outside, join(root, 'dir-out'));
   symlinkSync(join(root, 'lines.txt'), join(root, 'link-in.txt'));
   symlinkSync(join(outside, 'nothing-yet.txt'), join(root, 'dangling-out.txt'));
+  symlinkSync(join(root, 'src'), join(root, 'src-link'));
   context = { root, home: root, signal: new AbortController().signal };
 });
 
@@ -127,6 +128,17 @@ describe('list_files and search_files', () => {
     expect(await listFilesTool.run({ pattern: '*.ts', path: 'src/deep' }, context)).toEqual({ files: ['src/deep/b.ts'], count: 1 });
     const all = await listFilesTool.run({ pattern: '**/*' }, context);
     expect(all.files).not.toContain('dir-out/secret.txt');
+  });
+
+  // fast-glob enters a linked folder a pattern names outright; what lies outside the root is dropped.
+  it.each([['dir-out/**'], ['dir-out/secret.txt'], ['{dir-out,nowhere}/*'], ['dir-out/*.txt'], ['link-out.txt'], ['dangling-out.txt']])('%s finds nothing outside the root', async (pattern) => {
+    expect(await listFilesTool.run({ pattern }, context)).toEqual({ files: [], count: 0 });
+    expect(await searchFilesTool.run({ pattern: 'secret', glob: pattern }, context)).toEqual({ matches: [] });
+  });
+
+  it('a linked folder inside the root is listed when named, as written', async () => {
+    expect(await listFilesTool.run({ pattern: 'src-link/*.ts' }, context)).toEqual({ files: ['src-link/a.ts'], count: 1 });
+    expect(await listFilesTool.run({ pattern: '{src-link,dir-out}/**' }, context)).toEqual({ files: ['src-link/a.ts', 'src-link/deep/b.ts'], count: 2 });
   });
 
   it.each([
