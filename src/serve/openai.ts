@@ -43,25 +43,37 @@ export interface OpenAiToolCallOut {
   function: { name: string; arguments: string };
 }
 
-/** Messages as Ollama takes them: text flattened, arguments as objects, tool results named. */
+/**
+ * Messages as Ollama takes them: text flattened, arguments as objects, tool results named. Calls and
+ * results are deduplicated by call id, as everywhere Argo rebuilds a history: the first one counts.
+ */
 export function toOllamaMessages(messages: readonly OpenAiMessage[]): OllamaMessage[] {
   const callNames = new Map<string, string>();
-  return messages.map((message, at) => {
+  const answered = new Set<string>();
+  return messages.flatMap((message, at) => {
     const role = message.role === 'developer' ? 'system' : message.role;
     const out: OllamaMessage = { role, content: textOf(message.content) };
     const images = imagesOf(message.content);
     if (images.length > 0) out.images = images;
     if (message.role === 'assistant' && message.tool_calls && message.tool_calls.length > 0) {
-      out.tool_calls = message.tool_calls.map((call, index) => {
-        if (call.id !== undefined) callNames.set(call.id, call.function.name);
-        return { function: { name: call.function.name, arguments: parseArguments(call.function.arguments, `messages[${at}].tool_calls[${index}].function.arguments`) } };
+      const ids = new Set<string>();
+      out.tool_calls = message.tool_calls.flatMap((call, index) => {
+        if (call.id !== undefined) {
+          if (ids.has(call.id)) return [];
+          ids.add(call.id);
+          callNames.set(call.id, call.function.name);
+        }
+        return [{ function: { name: call.function.name, arguments: parseArguments(call.function.arguments, `messages[${at}].tool_calls[${index}].function.arguments`) } }];
       });
     }
     if (message.role === 'tool') {
-      const name = (message.tool_call_id !== undefined ? callNames.get(message.tool_call_id) : undefined) ?? message.name;
+      const id = message.tool_call_id;
+      if (id !== undefined && answered.has(id)) return [];
+      if (id !== undefined) answered.add(id);
+      const name = (id !== undefined ? callNames.get(id) : undefined) ?? message.name;
       if (name !== undefined) out.tool_name = name;
     }
-    return out;
+    return [out];
   });
 }
 

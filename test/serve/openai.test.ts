@@ -39,6 +39,21 @@ describe('messages to Ollama', () => {
     ],
     ['unknown call id falls back to name', [{ role: 'tool', tool_call_id: 'zz', name: 'legacy', content: 'r' }], [{ role: 'tool', content: 'r', tool_name: 'legacy' }]],
     ['no name at all', [{ role: 'tool', tool_call_id: 'zz', content: 'r' }], [{ role: 'tool', content: 'r' }]],
+    [
+      'calls and results deduplicated by call id: the first counts',
+      [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1}' } }, { id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":2}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'first' },
+        { role: 'tool', tool_call_id: 'c1', content: 'again' },
+        { role: 'user', content: 'and?' },
+      ],
+      [
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'add', arguments: { a: 1 } } }] },
+        { role: 'tool', content: 'first', tool_name: 'add' },
+        { role: 'user', content: 'and?' },
+      ],
+    ],
+    ['results without an id are all kept', [{ role: 'tool', name: 't', content: '1' }, { role: 'tool', name: 't', content: '2' }], [{ role: 'tool', content: '1', tool_name: 't' }, { role: 'tool', content: '2', tool_name: 't' }]],
   ])('%s', (_name, input, expected) => {
     expect(toOllamaMessages(messages(input))).toEqual(expected);
   });
