@@ -80,7 +80,7 @@ export function agentLogFields(result: AgentResult, setup: Pick<AgentSetup, 'too
     compacted: result.compacted,
     ephemeral_system: setup.ephemeralSystem,
     // An agent's own ending says why in `error`; a model failure is worded by the turn itself.
-    ...(result.status !== 'ok' && result.status !== 'error' && result.status !== 'interrupted' ? { error: result.message } : {}),
+    ...(result.status !== 'ok' && result.status !== 'interrupted' && result.modelFailure === null ? { error: result.message } : {}),
   };
 }
 
@@ -108,7 +108,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
         confirm: setup.confirm,
         emit: (event) => (event.type === 'text' ? context.onText(event.text) : setup.emit(event)),
         readMemo: () => readMemo(setup.home),
-        resultPath: async (callId) => savedResultPath(await sessionId(), callId),
+        resultPath: async (callId) => savedResultPath(await sessionId(), context.turnId, callId),
         saveResult: (path, content) => writeFileAtomic(join(setup.home, path), content),
         sleep: abortableSleep,
         signal: context.signal ?? new AbortController().signal,

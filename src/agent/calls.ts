@@ -8,6 +8,8 @@ export interface ParsedCall {
   name: string;
   /** The arguments as an object; null when they could not be read. */
   arguments: Record<string, unknown> | null;
+  /** What was sent when it could not be read (a string as it came, anything else as JSON), for the log. */
+  unreadable: string | null;
   /** Why the call cannot be read (no name, arguments not JSON or not an object). */
   problem: string | null;
 }
@@ -43,8 +45,10 @@ export function readToolCalls(raw: readonly unknown[], round: number): ParsedCal
     if (seen.has(id)) return;
     seen.add(id);
     const name = typeof call.function?.name === 'string' ? call.function.name : '';
-    const args = readArguments(call.function?.arguments);
-    calls.push({ id, name, arguments: args.value, problem: name === '' ? 'the call names no tool' : args.problem });
+    const raw = call.function?.arguments;
+    const args = readArguments(raw);
+    const unreadable = args.value !== null ? null : typeof raw === 'string' ? raw : JSON.stringify(raw);
+    calls.push({ id, name, arguments: args.value, unreadable, problem: name === '' ? 'the call names no tool' : args.problem });
   });
   return calls;
 }

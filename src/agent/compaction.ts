@@ -21,12 +21,13 @@ export interface CompactionRecord {
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
- * The path (relative to the data home) a result over budget is saved to. Ids come from the model:
- * one that is not a plain name (`../x`, `a/b`) is made one, with a hash of it to keep it unique.
+ * The path (relative to the data home) a result over budget is saved to: one folder per turn, as
+ * call ids start again every turn (call_1_0). Ids come from the model: one that is not a plain name
+ * (`../x`, `a/b`) is made one, with a hash of it to keep it unique.
  */
-export function savedResultPath(sessionId: string, callId: string): string {
+export function savedResultPath(sessionId: string, turnId: string, callId: string): string {
   const name = SAFE_NAME.test(callId) ? callId : `${callId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60)}-${createHash('sha256').update(callId).digest('hex').slice(0, 12)}`;
-  return `tool-results/${sessionId}/${name}.json`;
+  return `tool-results/${sessionId}/${turnId}/${name}.json`;
 }
 
 export function isOverBudget(content: string, budget: number): boolean {

@@ -33,7 +33,8 @@ export type StopReason =
   | 'max_iterations'
   | 'invalid_response'
   | 'interrupted'
-  | 'model_error';
+  | 'model_error'
+  | 'result_not_saved';
 
 /** One call as logged (`tool_calls`). `result` is what the model was sent, for trajectories. */
 export interface CallRecord {
@@ -147,6 +148,11 @@ function addMetrics(a: Metrics, b: Metrics): Metrics {
   };
 }
 
+interface SaveFailure {
+  path: string;
+  error: unknown;
+}
+
 class Run {
   private iterations = 0;
   private allFailureRounds = 0;
@@ -161,8 +167,8 @@ class Run {
   private readonly results: ResultMessage[] = [];
   /** Results to save, started once the next request is built (their writes would hold up its memo read). */
   private unsaved: { path: string; content: string }[] = [];
-  /** Saves under way: each settles to its error or null, so none is left unhandled while the model answers. */
-  private saving: Promise<{ error: unknown } | null>[] = [];
+  /** Saves under way: each settles to its failure or null, so none is left unhandled while the model answers. */
+  private saving: Promise<SaveFailure | null>[] = [];
   private readonly toolsByName: Map<string, Tool>;
   private readonly started: number;
 
@@ -175,12 +181,16 @@ class Run {
   }
 
   async execute(): Promise<AgentResult> {
+    let result: AgentResult;
     try {
-      return await this.iterate();
-    } finally {
-      // Every result the model was told is saved is on disk before the run ends and the turn is logged.
+      result = await this.iterate();
+    } catch (error) {
       await this.savesWritten();
+      throw error;
     }
+    // Every result the model was told is saved is on disk before the run ends and the turn is logged.
+    const unsaved = await this.savesWritten();
+    return unsaved === null ? result : this.notSaved(unsaved, result.text);
   }
 
   private async iterate(): Promise<AgentResult> {
@@ -219,7 +229,7 @@ class Run {
       }
       const reason = verdict.reasons.join('; ');
       for (const entry of verdict.checked) {
-        if (entry.kind === 'invalid') this.record(entry.call.id, entry.call.name, entry.call.arguments, round, 'invalid', 0, { error: oneLine(entry.reason) });
+        if (entry.kind === 'invalid') this.record(entry.call.id, entry.call.name, entry.call.arguments ?? entry.call.unreadable, round, 'invalid', 0, { error: oneLine(entry.reason) });
       }
       if (reasks >= MAX_REASKS) {
         // Rolled back: nothing of the invalid responses is in the conversation.
@@ -280,7 +290,8 @@ class Run {
   /** Runs one round's valid calls and applies the taxonomy; returns the end of the run, or null to go on. */
   private async toolRound(text: string, checked: Extract<CheckedCall, { kind: 'ok' }>[]): Promise<AgentResult | null> {
     const round = this.rounds;
-    await this.savesWritten();
+    const unsaved = await this.savesWritten();
+    if (unsaved !== null) return this.notSaved(unsaved, '');
     const approvals = await this.confirmAll(checked);
     const outcomes = await Promise.all(checked.map(async (entry, index) => this.runCall(entry, approvals[index] ?? 'yes')));
 
@@ -360,17 +371,22 @@ class Run {
 
   private startSaves(): void {
     for (const { path, content } of this.unsaved.splice(0)) {
-      this.saving.push(this.deps.saveResult(path, content).then(() => null, (error: unknown) => ({ error })));
+      this.saving.push(this.deps.saveResult(path, content).then(() => null, (error: unknown) => ({ path, error })));
     }
   }
 
-  /** Waits for the saves (starting any not started yet); throws the first one's failure. */
-  private async savesWritten(): Promise<void> {
+  /** Waits for the saves (starting any not started yet); the first one's failure, or null. */
+  private async savesWritten(): Promise<SaveFailure | null> {
     this.startSaves();
-    if (this.saving.length === 0) return;
+    if (this.saving.length === 0) return null;
     const settled = await Promise.all(this.saving.splice(0));
-    const failed = settled.find((outcome): outcome is { error: unknown } => outcome !== null);
-    if (failed) throw failed.error;
+    return settled.find((outcome) => outcome !== null) ?? null;
+  }
+
+  /** The model was told a result is saved and it is not: the run ends, and is logged, as an error. */
+  private notSaved({ path, error }: SaveFailure, text: string): AgentResult {
+    const reason = error instanceof Error ? error.message : String(error);
+    return this.end('error', 'result_not_saved', text, `cannot save the tool result ${path} in the data home (${reason}); fix the folder's permissions or free space, then ask again`);
   }
 
   /** Tool messages hold their result's current content (a summary once compacted). */
@@ -445,7 +461,7 @@ class Run {
   private record(
     id: string,
     name: string,
-    args: Record<string, unknown> | null,
+    args: CallRecord['arguments'],
     round: number,
     outcome: CallRecord['outcome'],
     ms: number,

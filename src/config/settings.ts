@@ -16,6 +16,12 @@ import { parseOllamaHost } from './host.js';
 import { checkShape } from './schema.js';
 import type { Shape } from './schema.js';
 
+/**
+ * The smallest result budget (characters): a result cut down to its budget carries a note of about
+ * 200 characters (its length and the file it is saved in), and still needs a head worth reading.
+ */
+export const MIN_TOOL_BUDGET = 500;
+
 export interface Settings {
   home: string;
   paths: { logs: string; sessions: string; config: string };
@@ -353,7 +359,7 @@ function checkRanges(settings: Settings, source: string): void {
     ['serve.jobRetentionDays', settings.serve.jobRetentionDays, 1],
     ['timeouts.lockWaitMs', settings.timeouts.lockWaitMs, 0, 3_600_000],
     ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
-    ...Object.entries(settings.agent.toolBudgets).map(([tool, chars]): [string, number, number] => [`toolBudgets.${tool}`, chars, 100]),
+    ...Object.entries(settings.agent.toolBudgets).map(([tool, chars]): [string, number, number] => [`toolBudgets.${tool}`, chars, MIN_TOOL_BUDGET]),
     ...Object.entries(settings.agent.toolTimeouts).map(([tool, ms]): [string, number, number] => [`toolTimeouts.${tool}`, ms, 1]),
   ];
   for (const [name, server] of Object.entries(settings.agent.mcpServers)) {

@@ -58,6 +58,9 @@ export function fromFailure(failure: TurnFailure): ApiError {
       return new ApiError(504, failure.message, 'server_error', 'ollama_timeout');
     case 'unreachable':
       return new ApiError(502, failure.message, 'api_error', 'ollama_unreachable');
+    case 'argo':
+      // The turn failed on the server's side (a tool result it could not save), not Ollama's.
+      return new ApiError(500, failure.message, 'server_error', 'argo_error');
     case 'http':
       // Ollama's own 400s (a model without chat or tools support) are the client's to fix.
       return failure.httpStatus === 400

@@ -191,7 +191,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
         promptTokens: entry.timings.prompt_eval_count,
         completionTokens: entry.timings.eval_count,
         doneReason: entry.done_reason,
-        failure: entry.status === 'error' && failed ? { ...failed, message: message ?? failed.message } : null,
+        failure: entry.status !== 'error' ? null : failed ? { ...failed, message: message ?? failed.message } : message !== null ? { kind: 'argo', message } : null,
         replayPolicy: entry.replay_policy,
         agent: summary.value,
       };

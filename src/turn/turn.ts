@@ -51,6 +51,8 @@ export interface Answer {
 }
 
 export interface AnswerContext {
+  /** The id the turn will be logged under. */
+  turnId: string;
   transport: Transport;
   clock: () => number;
   signal?: AbortSignal;
@@ -210,7 +212,9 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   // Needed only to log the turn: loaded while the answer streams.
   const stamps = dateStamps(startedAt);
   const started = ports.clock();
+  const id = ports.newId();
   const answer = await (ports.answer ?? streamAnswer)(plan.request, {
+    turnId: id,
     transport: ports.transport,
     clock: ports.clock,
     onText: ports.onText ?? (() => undefined),
@@ -223,7 +227,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   const failure = answer.failure?.kind === 'model-missing' ? await modelMissing(ports.transport, model, settings.host) : (answer.failure?.message ?? null);
   const { timestamp, day } = await stamps;
   const entry: LogEntry = {
-    id: ports.newId(),
+    id,
     timestamp,
     session: settings.session,
     session_id: session?.id ?? '',

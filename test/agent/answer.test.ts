@@ -63,7 +63,7 @@ describe('agentAnswerer', () => {
       },
     });
     const request = { endpoint: '/api/chat' as const, body: { model: 'argo', messages: [{ role: 'user' as const, content: 'read' }], stream: true } };
-    const result = await answer(request, { transport: transport(bodies), clock: () => 0, onText: () => undefined });
+    const result = await answer(request, { turnId: 'T1', transport: transport(bodies), clock: () => 0, onText: () => undefined });
 
     expect(result).toMatchObject({ status: 'ok', response: 'read them all' });
     // Every call was running before the first one ended.
@@ -72,12 +72,12 @@ describe('agentAnswerer', () => {
     const sent = bodies[1]?.messages.slice(1) ?? [];
     expect(sent[0]?.tool_calls?.map((call) => call.function.arguments)).toEqual(FILES.map((path) => ({ path })));
     expect(sent.slice(1).map((message) => (JSON.parse(message.content) as { note: string }).note)).toEqual(
-      FILES.map((_, index) => expect.stringContaining(`saved as tool-results/S1/call_1_${String(index)}.json`) as unknown),
+      FILES.map((_, index) => expect.stringContaining(`saved as tool-results/S1/T1/call_1_${String(index)}.json`) as unknown),
     );
     // One session id for the turn, however many results were saved in it.
     expect(sessionAsked).toBe(1);
     for (const [index, file] of FILES.entries()) {
-      const saved = join(home, 'tool-results', 'S1', `call_1_${String(index)}.json`);
+      const saved = join(home, 'tool-results', 'S1', 'T1', `call_1_${String(index)}.json`);
       expect((JSON.parse(readFileSync(saved, 'utf8')) as { content: string }).content).toBe(readFileSync(join(root, file), 'utf8').slice(0, -1));
       expect(statSync(saved).mode & 0o777).toBe(0o600);
     }

@@ -39,7 +39,7 @@ describe('the log line of an agent turn', () => {
   });
 
   it('agentLogFields: the contract fields, with the stop message as error for the agent\'s own endings', () => {
-    const result = { status: 'max_iterations', stopReason: 'max_iterations', message: 'stopped after 2 tool rounds', text: '', calls: [call], iterations: 2, allFailureRounds: 1, compacted: [] } as unknown as AgentResult;
+    const result = { status: 'max_iterations', stopReason: 'max_iterations', message: 'stopped after 2 tool rounds', text: '', calls: [call], iterations: 2, allFailureRounds: 1, compacted: [], modelFailure: null } as unknown as AgentResult;
     expect(agentLogFields(result, { tools: [{ name: 'run_command' } as never], unavailable: [], ephemeralSystem: null })).toEqual({
       tools: ['run_command'],
       tool_calls: [call],
@@ -52,6 +52,10 @@ describe('the log line of an agent turn', () => {
       error: 'stopped after 2 tool rounds',
     });
     expect(agentLogFields({ ...result, status: 'ok' }, { tools: [], unavailable: [], ephemeralSystem: null })).not.toHaveProperty('error');
+    // An error of the agent's own (a result it could not save) says why; a model failure is the turn's to word.
+    expect(agentLogFields({ ...result, status: 'error', message: 'cannot save the tool result …' }, { tools: [], unavailable: [], ephemeralSystem: null })).toMatchObject({ error: 'cannot save the tool result …' });
+    const modelFailure = { kind: 'http' as const, message: 'Ollama answered HTTP 500' };
+    expect(agentLogFields({ ...result, status: 'error', modelFailure }, { tools: [], unavailable: [], ephemeralSystem: null })).not.toHaveProperty('error');
   });
 });
 

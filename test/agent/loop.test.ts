@@ -178,6 +178,8 @@ describe('the agent loop', () => {
     expect(sleeps).toEqual([100, 200, 400]);
     expect(events.flatMap((e) => (e.type === 'reask' ? [e.attempt] : []))).toEqual([1, 2, 3]);
     expect(result.calls.every((c) => c.outcome === 'invalid')).toBe(true);
+    // Logged as sent: the object, or the string that could not be read as one.
+    expect(result.calls[0]?.arguments).toEqual((bad as { function: { arguments: unknown } }).function.arguments);
     expect(result.text).toBe('');
   });
 
@@ -384,8 +386,19 @@ describe('the agent loop', () => {
         tools: [bigTool, counted],
         save: () => Promise.reject(new Error('EACCES: permission denied')),
       });
-      await expect(failing).rejects.toThrow('EACCES');
+      const { result } = await failing;
+      expect(result).toMatchObject({
+        status: 'error',
+        stopReason: 'result_not_saved',
+        message: "cannot save the tool result tool-results/S1/call_1_0.json in the data home (EACCES: permission denied); fix the folder's permissions or free space, then ask again",
+        modelFailure: null,
+      });
       expect(ran).toBe(0);
+    });
+
+    it('a save that fails while the model gives its final answer ends the run as an error, the answer kept', async () => {
+      const { result } = await run([{ calls: [call('big_tool', { q: 'a' })] }, { chunks: ['all ', 'done'] }], { save: () => Promise.reject(new Error('ENOSPC: no space left on device')) });
+      expect(result).toMatchObject({ status: 'error', stopReason: 'result_not_saved', text: 'all done', message: expect.stringContaining('(ENOSPC: no space left on device)') as unknown });
     });
 
     it('reduces older rounds to one-line summaries and keeps the latest whole; the same input compacts the same way', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkCall, judgeResponse, readToolCalls } from '../../src/agent/calls.js';
+import { MIN_TOOL_BUDGET } from '../../src/config/settings.js';
 import { DEFAULT_RESULT_BUDGET, savedResultPath, summarizeOlder, summaryOf, truncatedResult } from '../../src/agent/compaction.js';
 import type { ResultMessage } from '../../src/agent/compaction.js';
 import { buildAgentRequest, toolDefinitions } from '../../src/agent/request.js';
@@ -20,20 +21,21 @@ const tools = new Map([[echo.name, echo]]);
 
 describe('reading tool calls', () => {
   it.each([
-    ['object arguments, no id', [{ function: { name: 'echo', arguments: { text: 'a' } } }], 2, [{ id: 'call_2_0', name: 'echo', arguments: { text: 'a' }, problem: null }]],
-    ['string arguments', [{ function: { name: 'echo', arguments: '{"text":"b"}' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: { text: 'b' }, problem: null }]],
-    ['an id kept', [{ id: 'x9', function: { name: 'echo', arguments: {} } }], 1, [{ id: 'x9', name: 'echo', arguments: {}, problem: null }]],
-    ['an empty id replaced', [{ id: '', function: { name: 'echo', arguments: {} } }], 3, [{ id: 'call_3_0', name: 'echo', arguments: {}, problem: null }]],
-    ['absent arguments are {}', [{ function: { name: 'echo' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: {}, problem: null }]],
-    ['bad JSON', [{ function: { name: 'echo', arguments: '{' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: null, problem: 'the arguments are not valid JSON' }]],
-    ['a JSON array', [{ function: { name: 'echo', arguments: '[]' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: null, problem: 'the arguments are not a JSON object' }]],
-    ['no name', [{ function: { arguments: {} } }], 1, [{ id: 'call_1_0', name: '', arguments: {}, problem: 'the call names no tool' }]],
-    ['not an object at all', ['junk'], 1, [{ id: 'call_1_0', name: '', arguments: {}, problem: 'the call names no tool' }]],
+    ['object arguments, no id', [{ function: { name: 'echo', arguments: { text: 'a' } } }], 2, [{ id: 'call_2_0', name: 'echo', arguments: { text: 'a' }, unreadable: null, problem: null }]],
+    ['string arguments', [{ function: { name: 'echo', arguments: '{"text":"b"}' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: { text: 'b' }, unreadable: null, problem: null }]],
+    ['an id kept', [{ id: 'x9', function: { name: 'echo', arguments: {} } }], 1, [{ id: 'x9', name: 'echo', arguments: {}, unreadable: null, problem: null }]],
+    ['an empty id replaced', [{ id: '', function: { name: 'echo', arguments: {} } }], 3, [{ id: 'call_3_0', name: 'echo', arguments: {}, unreadable: null, problem: null }]],
+    ['absent arguments are {}', [{ function: { name: 'echo' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: {}, unreadable: null, problem: null }]],
+    ['bad JSON', [{ function: { name: 'echo', arguments: '{' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: null, unreadable: '{', problem: 'the arguments are not valid JSON' }]],
+    ['a JSON array', [{ function: { name: 'echo', arguments: '[]' } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: null, unreadable: '[]', problem: 'the arguments are not a JSON object' }]],
+    ['arguments neither an object nor a string', [{ function: { name: 'echo', arguments: [1, 2] } }], 1, [{ id: 'call_1_0', name: 'echo', arguments: null, unreadable: '[1,2]', problem: 'the arguments are not a JSON object' }]],
+    ['no name', [{ function: { arguments: {} } }], 1, [{ id: 'call_1_0', name: '', arguments: {}, unreadable: null, problem: 'the call names no tool' }]],
+    ['not an object at all', ['junk'], 1, [{ id: 'call_1_0', name: '', arguments: {}, unreadable: null, problem: 'the call names no tool' }]],
     [
       'indexes count every call, duplicates dropped',
       [{ id: 'a', function: { name: 'echo', arguments: {} } }, { id: 'a', function: { name: 'echo', arguments: { text: 'dup' } } }, { function: { name: 'echo', arguments: {} } }],
       1,
-      [{ id: 'a', name: 'echo', arguments: {}, problem: null }, { id: 'call_1_2', name: 'echo', arguments: {}, problem: null }],
+      [{ id: 'a', name: 'echo', arguments: {}, unreadable: null, problem: null }, { id: 'call_1_2', name: 'echo', arguments: {}, unreadable: null, problem: null }],
     ],
   ])('%s', (_name, raw, round, expected) => {
     expect(readToolCalls(raw, round)).toEqual(expected);
@@ -41,7 +43,7 @@ describe('reading tool calls', () => {
 });
 
 describe('checking calls and judging a response', () => {
-  const parsed = (name: string, args: Record<string, unknown> | null, problem: string | null = null) => ({ id: 'c', name, arguments: args, problem });
+  const parsed = (name: string, args: Record<string, unknown> | null, problem: string | null = null) => ({ id: 'c', name, arguments: args, unreadable: null, problem });
   it.each([
     ['valid', parsed('echo', { text: 'a' }), 'ok'],
     ['unknown tool', parsed('nope', {}), 'invalid'],
@@ -105,17 +107,18 @@ describe('the error taxonomy', () => {
 
 describe('microcompaction rules', () => {
   it.each([
-    ['call_1_0', /^tool-results\/S\/call_1_0\.json$/],
-    ['../../config', /^tool-results\/S\/______config-[0-9a-f]{12}\.json$/],
-    ['a/b', /^tool-results\/S\/a_b-[0-9a-f]{12}\.json$/],
-    ['', /^tool-results\/S\/-[0-9a-f]{12}\.json$/],
-  ])('the saved path for call id %j stays a plain name in tool-results/<session>/', (id, path) => {
-    expect(savedResultPath('S', id)).toMatch(path);
-    expect(savedResultPath('S', id)).toBe(savedResultPath('S', id));
+    ['call_1_0', /^tool-results\/S\/T\/call_1_0\.json$/],
+    ['../../config', /^tool-results\/S\/T\/______config-[0-9a-f]{12}\.json$/],
+    ['a/b', /^tool-results\/S\/T\/a_b-[0-9a-f]{12}\.json$/],
+    ['', /^tool-results\/S\/T\/-[0-9a-f]{12}\.json$/],
+  ])('the saved path for call id %j stays a plain name in tool-results/<session>/<turn>/', (id, path) => {
+    expect(savedResultPath('S', 'T', id)).toMatch(path);
+    expect(savedResultPath('S', 'T', id)).toBe(savedResultPath('S', 'T', id));
   });
 
-  it('ids that differ only in unsafe characters are saved apart', () => {
-    expect(savedResultPath('S', 'a/b')).not.toBe(savedResultPath('S', 'a.b'));
+  it('ids that differ only in unsafe characters are saved apart, and so are the same ids of two turns', () => {
+    expect(savedResultPath('S', 'T', 'a/b')).not.toBe(savedResultPath('S', 'T', 'a.b'));
+    expect(savedResultPath('S', 'T1', 'call_1_0')).not.toBe(savedResultPath('S', 'T2', 'call_1_0'));
   });
 
   it('the default budget', () => {
@@ -130,6 +133,13 @@ describe('microcompaction rules', () => {
     expect(parsed.note).toContain(`${content.length} characters`);
     expect(parsed.note).toContain('tool-results/S/c.json');
     expect(content.startsWith(parsed.head)).toBe(true);
+  });
+
+  it('at the smallest budget config allows, a result saved under real ids still keeps a head worth reading', () => {
+    const content = 'x'.repeat(100_000);
+    const out = truncatedResult(content, MIN_TOOL_BUDGET, savedResultPath('V1StGXR8_Z5jdHi6B-myT', 'Uakgb_J5m9g-0JDMbcJqL', 'call_12_3'));
+    expect(out.length).toBeLessThanOrEqual(MIN_TOOL_BUDGET);
+    expect((JSON.parse(out) as { head: string }).head.length).toBeGreaterThanOrEqual(250);
   });
 
   it('summaries: one line, older rounds only, long results only, once', () => {

@@ -65,7 +65,7 @@ const REQUEST: OllamaRequest = {
 };
 
 function context(transport: AnswerContext['transport']): AnswerContext {
-  return { transport, clock: () => performance.now(), onText: () => undefined };
+  return { turnId: 'bench', transport, clock: () => performance.now(), onText: () => undefined };
 }
 
 function setup(tools: Tool[], root: string, home: string): AgentSetup {

@@ -94,6 +94,7 @@ describe('config.json errors name the key', () => {
     [{ session: 'has space' }, /invalid session name "has space"/],
     [{ retries: { attempts: 0 } }, /"retries.attempts" must be at least 1/],
     [{ timeouts: { idleMs: 5 } }, /"timeouts.idleMs" must be at least 100/],
+    [{ toolBudgets: { read_file: 499 } }, /"toolBudgets.read_file" must be at least 500/],
     [{ options: { keep_alive: 'forever' } }, /"options.keep_alive" must be seconds or a duration/],
     [{ personas: { x: 3 } }, /"personas.x" must be a string/],
     ['{not json', /is not valid JSON/],

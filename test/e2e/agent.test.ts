@@ -1,6 +1,6 @@
 // argo --tools end to end: the built bin/argo against the Ollama stand-in scripting tool calls,
 // real files in a temporary tree, a real shell, a real MCP server.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -120,6 +120,41 @@ describe('argo --tools: file tools on a real tree', () => {
     const second = chatBodies()[1];
     expect(JSON.stringify(second)).not.toContain('passwd');
     expect(messagesOf(second).filter((m) => m.role === 'tool')).toHaveLength(1);
+  });
+});
+
+describe('argo --tools: results over budget', () => {
+  const bigRun = (home: string, root: string) => {
+    script = [{ calls: [call('read_file', { path: 'big.txt' })] }, { reply: 'read it' }];
+    next = 0;
+    return argo(['-s', 'work', '-T', 'fs', '--root', root, 'read big.txt'], home);
+  };
+
+  it('are saved whole, one folder per turn: two turns of a session keep both', async () => {
+    const home = tempHome({ toolBudgets: { read_file: 1000 } });
+    const root = tree();
+    writeFileSync(join(root, 'big.txt'), 'a long line of text\n'.repeat(200));
+    expect(await bigRun(home, root)).toMatchObject({ code: 0 });
+    writeFileSync(join(root, 'big.txt'), 'another long line\n'.repeat(200));
+    expect(await bigRun(home, root)).toMatchObject({ code: 0 });
+    const saved = logLines(home).map((entry) => (entry.tool_calls as { saved_as?: string }[])[0]?.saved_as ?? '');
+    expect(saved).toEqual([expect.stringMatching(/^tool-results\/[^/]+\/[^/]+\/call_1_0\.json$/), expect.stringMatching(/^tool-results\/[^/]+\/[^/]+\/call_1_0\.json$/)]);
+    expect(saved[0]).not.toBe(saved[1]);
+    expect((JSON.parse(readFileSync(join(home, saved[0] ?? ''), 'utf8')) as { content: string }).content).toContain('a long line of text');
+    expect((JSON.parse(readFileSync(join(home, saved[1] ?? ''), 'utf8')) as { content: string }).content).toContain('another long line');
+    expect(statSync(join(home, saved[1] ?? '')).mode & 0o777).toBe(0o600);
+  });
+
+  it('that cannot be saved end the run as an error, still logged, with one line saying why', async () => {
+    const home = tempHome({ toolBudgets: { read_file: 1000 } });
+    const root = tree();
+    writeFileSync(join(root, 'big.txt'), 'a long line of text\n'.repeat(200));
+    // A file where the folder should be: the save fails (ENOTDIR or EEXIST), as on a full or read-only disk.
+    writeFileSync(join(home, 'tool-results'), '');
+    const result = await bigRun(home, root);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^argo: cannot save the tool result tool-results\/\S+\/call_1_0\.json in the data home \(.+\); fix the folder's permissions or free space, then ask again/m);
+    expect(logLines(home)).toEqual([expect.objectContaining({ status: 'error', stop_reason: 'result_not_saved', model_response: 'read it', error: expect.stringContaining('cannot save the tool result') as unknown })]);
   });
 });
 

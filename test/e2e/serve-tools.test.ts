@@ -164,6 +164,18 @@ describe('the tools Argo field', () => {
     expect(existsSync(join(root, 'out.txt'))).toBe(true);
   });
 
+  it('a result over budget that cannot be saved: 500 argo_error saying why, the turn still logged', async () => {
+    const { serve, home, root } = await server({ toolBudgets: { read_file: 500 } });
+    writeFileSync(join(root, 'notes.txt'), 'the secret word is heron\n'.repeat(40));
+    // A file where the folder should be: the save fails, as on a full or read-only disk.
+    writeFileSync(join(home, 'tool-results'), '');
+    const response = await post(serve.url, ask('read the notes', { tools: 'fs', session: 'r' }));
+    expect(response.status).toBe(500);
+    const body = (await response.json()) as { error: { message: string; code: string } };
+    expect(body.error).toMatchObject({ code: 'argo_error', message: expect.stringMatching(/^cannot save the tool result tool-results\/\S+\/r1\.json in the data home \(/) as string });
+    await vi.waitFor(() => expect(logLines(home)).toEqual([expect.objectContaining({ session: 'r', status: 'error', stop_reason: 'result_not_saved' })]));
+  });
+
   it('max_iterations ends with finish_reason length and says so in the argo field', async () => {
     const { serve, home } = await server({ maxIterations: 1 });
     const response = await post(serve.url, ask('loop forever', { tools: 'fs', session: 'm' }));

@@ -138,6 +138,7 @@ describe('fromFailure', () => {
     [{ kind: 'http', message: 'm', httpStatus: 500 }, 502, 'ollama_error'],
     [{ kind: 'mid-stream', message: 'm' }, 502, 'ollama_mid_stream'],
     [{ kind: 'dropped', message: 'm' }, 502, 'ollama_dropped'],
+    [{ kind: 'argo', message: 'm' }, 500, 'argo_error'],
   ])('%j → %i %s', (failure, status, code) => {
     const error = fromFailure(failure);
     expect(error).toBeInstanceOf(ApiError);
