@@ -49,8 +49,8 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
     run: async (args, context) => {
       const [file, ...rest] = fillArgv(config.argv, args);
       if (file === undefined || file === '') throw new ToolError(`the tool "${name}" has an empty command in config.json`, false);
-      const result = await runProcess({ file, args: rest, cwd: context.root, timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal: context.signal });
-      if (result.timed_out) throw new ToolError(`"${name}" timed out and was killed`);
+      // The loop's timer ends it (the tool's timeoutMs, or toolTimeouts over it) by aborting the signal.
+      const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal });
       if (result.aborted) throw new ToolError(`"${name}" was interrupted`, false);
       return { exit_code: result.exit_code, stdout: result.stdout.text, stderr: result.stderr.text, ...(result.stdout.truncated || result.stderr.truncated ? { truncated: true } : {}) };
     },

@@ -13,7 +13,6 @@ export const MEMO_MAX_KEY_CHARS = 100;
 
 export type Memo = Record<string, string>;
 
-
 /** A memo rule broken by a set: the message says which limit and how to make room. */
 export class MemoLimitError extends Error {
   override name = 'MemoLimitError';
@@ -50,10 +49,12 @@ export async function parseMemo(text: string, file: string): Promise<Memo> {
   return parsed.data;
 }
 
-/** Keys sorted, so the same memo always serialises (and prompts) the same way. */
+/**
+ * Keys sorted, so the same memo always serialises (and prompts) the same way. Built as own entries:
+ * assigning would run Object.prototype's `__proto__` setter for that key and lose the entry.
+ */
 export function serializeMemo(memo: Memo): string {
-  const sorted: Memo = {};
-  for (const key of Object.keys(memo).sort()) sorted[key] = memo[key] ?? '';
+  const sorted: Memo = Object.fromEntries(Object.keys(memo).sort().map((key) => [key, memo[key] ?? '']));
   return `${JSON.stringify(sorted, null, 2)}\n`;
 }
 

@@ -29,7 +29,8 @@ export interface RunSpec {
   file: string;
   args: string[];
   cwd: string;
-  timeoutMs: number;
+  /** Kills the group after this long; without it, only `signal` ends the process early. */
+  timeoutMs?: number;
   signal: AbortSignal;
   env?: NodeJS.ProcessEnv;
 }
@@ -86,10 +87,13 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     let timedOut = false;
     let aborted = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child);
-    }, spec.timeoutMs);
+    const timer =
+      spec.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            killGroup(child);
+          }, spec.timeoutMs);
     const onAbort = (): void => {
       aborted = true;
       killGroup(child);

@@ -64,6 +64,16 @@ describe('the memo store and tool', () => {
     expect(JSON.parse(readFileSync(join(dir, 'memo.json'), 'utf8'))).toEqual({ b: 'B', c: 'C', d: 'D' });
   });
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('a key named %s is kept like any other', async (key) => {
+    const dir = home();
+    await setMemo(dir, key, 'kept');
+    await setMemo(dir, 'other', 'too');
+    expect(Object.entries(await readMemo(dir))).toEqual([[key, 'kept'], ['other', 'too']].sort(([a], [b]) => String(a).localeCompare(String(b))));
+    expect(memoPrompt(await readMemo(dir))).toContain(`- ${key}: kept`);
+    expect(await deleteMemo(dir, key)).toBe(true);
+    expect(await readMemo(dir)).toEqual({ other: 'too' });
+  });
+
   it('the tool: set/get/list/delete; limits are permanent tool errors; a missing key is a required parameter', async () => {
     const dir = home();
     const context = { root: dir, home: dir, signal: new AbortController().signal };
