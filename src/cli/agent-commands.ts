@@ -40,7 +40,7 @@ export function registerTools(program: Command, io: Io, setOutcome: ReportOutcom
         const lines = ['toolsets'];
         for (const set of listing.toolsets) {
           const parts = [...set.tools, ...set.includes.map((name) => `+${name}`)];
-          lines.push(`  ${set.name.padEnd(14)} ${parts.join(', ') || '(tools known when the server runs)'}${set.builtin ? '' : '  (config)'}`);
+          lines.push(`  ${set.name.padEnd(14)} ${parts.join(', ') || '(tools known when the server runs)'}${set.builtin ? '' : '  (config)'}${set.problem === null ? '' : `  unusable: ${set.problem}`}`);
         }
         lines.push('tools');
         for (const tool of listing.tools) {
@@ -49,6 +49,9 @@ export function registerTools(program: Command, io: Io, setOutcome: ReportOutcom
         }
         io.stdout.write(`${lines.join('\n')}\n`);
       }
+      // Listed first, so the user sees the rest; a broken toolset is still a config error (exit 2).
+      const broken = listing.toolsets.find((set) => set.problem !== null);
+      if (broken) throw new UsageError(`config.json: toolsets."${broken.name}": ${broken.problem ?? ''}`);
       setOutcome('ok');
     });
   inheritProgramSettings(program, command);

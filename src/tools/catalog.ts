@@ -36,6 +36,8 @@ export interface Toolbox {
   /** Available tools, sorted by name. */
   tools: Tool[];
   unavailable: Unavailable[];
+  /** The toolset (`mcp:<server>`) each MCP server's tool came from. */
+  mcpToolsets: ReadonlyMap<string, string>;
   close: () => Promise<void>;
 }
 
@@ -107,6 +109,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   });
 
   const connections: McpConnection[] = [];
+  const mcpToolsets = new Map<string, string>();
   if (resolution.mcpServers.length > 0) {
     const connect = options.connectMcp ?? connectMcpServer;
     const settled = await Promise.allSettled(resolution.mcpServers.map((server) => connect(server, config.mcpServers?.[server] ?? { command: '' })));
@@ -119,7 +122,10 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       connections.push(result.value);
       for (const tool of result.value.tools) {
         if (tools.some((other) => other.name === tool.name)) unavailable.push({ name: tool.name, reason: `MCP server "${server}" offers a tool whose name is already taken` });
-        else tools.push(withSettings(tool, config));
+        else {
+          tools.push(withSettings(tool, config));
+          mcpToolsets.set(tool.name, `${MCP_PREFIX}${server}`);
+        }
       }
     });
   }
@@ -130,6 +136,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
     resolution,
     tools,
     unavailable,
+    mcpToolsets,
     close: async () => {
       await Promise.allSettled(closers.map((close) => Promise.resolve().then(close)));
     },
@@ -137,25 +144,52 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
 }
 
 export interface ToolListing {
-  toolsets: { name: string; tools: string[]; includes: string[]; builtin: boolean }[];
+  /** `problem` says why a toolset cannot be used (an include cycle, an unknown name), else null. */
+  toolsets: { name: string; tools: string[]; includes: string[]; builtin: boolean; problem: string | null }[];
   tools: { name: string; description: string; side_effects: boolean; available: boolean; reason: string | null; toolset: string | null }[];
 }
 
-/** Every toolset and tool with availability, for `argo tools`. MCP servers are started to list theirs. */
+/**
+ * Every toolset and tool with availability, for `argo tools`. MCP servers are started to list theirs.
+ * A toolset config.json breaks (a cycle, an unknown name) is listed with its problem; the rest still are.
+ */
 export async function listAllTools(config: ToolsConfig, options: LoadOptions = {}): Promise<ToolListing> {
-  const { catalog } = buildCatalog(config, builtinTools());
-  const box = await loadToolbox([...Object.keys(catalog.toolsets)].sort(), config, options);
+  const { catalog, tools: known } = buildCatalog(config, builtinTools());
+  const problems = new Map<string, string>();
+  for (const name of Object.keys(catalog.toolsets)) {
+    try {
+      resolveTools([name], catalog);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      problems.set(name, error.message);
+    }
+  }
+  const usable = Object.keys(catalog.toolsets).filter((name) => !problems.has(name));
+  const box = await loadToolbox([...usable, ...catalog.tools].sort(), config, options);
   try {
     const toolsetOf = new Map<string, string>();
     for (const [name, spec] of Object.entries(catalog.toolsets).sort(([a], [b]) => (a < b ? -1 : 1))) {
       for (const tool of spec.tools) if (!toolsetOf.has(tool)) toolsetOf.set(tool, name);
     }
+    for (const [tool, toolset] of box.mcpToolsets) toolsetOf.set(tool, toolset);
     const rows: ToolListing['tools'] = [
       ...box.tools.map((tool) => ({ name: tool.name, description: tool.description, side_effects: tool.sideEffects, available: true, reason: null, toolset: toolsetOf.get(tool.name) ?? null })),
-      ...box.unavailable.map((gone) => ({ name: gone.name, description: '', side_effects: false, available: false, reason: gone.reason, toolset: toolsetOf.get(gone.name) ?? null })),
+      ...box.unavailable.map((gone) => {
+        // A tool that cannot run here is still described as it would be; a server that did not start is its own toolset.
+        const tool = known.get(gone.name);
+        const server = gone.name.startsWith(MCP_PREFIX);
+        return {
+          name: gone.name,
+          description: tool?.description ?? (server ? `the tools of MCP server "${gone.name.slice(MCP_PREFIX.length)}"` : ''),
+          side_effects: tool?.sideEffects ?? server,
+          available: false,
+          reason: gone.reason,
+          toolset: toolsetOf.get(gone.name) ?? (server ? gone.name : null),
+        };
+      }),
     ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const toolsets = Object.entries(catalog.toolsets)
-      .map(([name, spec]) => ({ name, tools: [...spec.tools].sort(), includes: [...spec.includes], builtin: Object.hasOwn(BUILTIN_TOOLSETS, name) }))
+      .map(([name, spec]) => ({ name, tools: [...spec.tools].sort(), includes: [...spec.includes], builtin: Object.hasOwn(BUILTIN_TOOLSETS, name), problem: problems.get(name) ?? null }))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
     return { toolsets, tools: rows };
   } finally {

@@ -332,6 +332,20 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(result.stderr).toContain(message);
   });
 
+  it('argo tools lists every toolset and tool, available or not and why; a broken toolset is listed, then exit 2', async () => {
+    const good = await argo(['tools'], tempHome({ commandTools: { ghost_tool: { description: 'needs a binary', argv: ['argo-no-such-binary-xyz'] } } }));
+    expect(good).toMatchObject({ code: 0, stderr: '' });
+    expect(good.stdout).toMatch(/^ {2}dev +\+fs, \+edit, \+shell$/m);
+    expect(good.stdout).toMatch(/^ {2}run_command +available, asks first$/m);
+    expect(good.stdout).toMatch(/^ {2}ghost_tool +unavailable: "argo-no-such-binary-xyz" is not on PATH$/m);
+    const broken = await argo(['tools', '--json'], tempHome({ toolsets: { loop_a: { includes: ['loop_b'] }, loop_b: { includes: ['loop_a'] } } }));
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toBe('argo: config.json: toolsets."loop_a": toolset cycle: loop_a → loop_b → loop_a; remove one of these includes in config.json\n');
+    const listing = JSON.parse(broken.stdout) as { toolsets: { name: string; problem: string | null }[]; tools: { name: string; available: boolean }[] };
+    expect(listing.toolsets.filter((set) => set.problem !== null).map((set) => set.name)).toEqual(['loop_a', 'loop_b']);
+    expect(listing.tools.find((tool) => tool.name === 'read_file')).toMatchObject({ available: true });
+  });
+
   it('--explain --json prints the resolution and the exact first request, byte-identical run to run; nothing runs', async () => {
     const home = tempHome({ tools: ['fs'] });
     const one = await argo(['--tools', 'dev,memo', '--explain', '--json', '--root', '/', 'hi'], home);

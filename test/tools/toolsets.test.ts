@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { buildCatalog, builtinTools, loadToolbox } from '../../src/tools/catalog.js';
+import { buildCatalog, builtinTools, listAllTools, loadToolbox } from '../../src/tools/catalog.js';
 import type { ToolsConfig } from '../../src/tools/catalog.js';
 import { BUILTIN_TOOLSETS, parseToolList, resolveTools } from '../../src/tools/toolsets.js';
 import type { Catalog } from '../../src/tools/toolsets.js';
@@ -138,5 +138,28 @@ describe('loading a toolbox: graceful degradation', () => {
   it('per-tool budgets and timeouts from config', async () => {
     const box = await loadToolbox(['read_file'], { toolBudgets: { read_file: 123 }, toolTimeouts: { read_file: 456 } });
     expect(box.tools[0]).toMatchObject({ name: 'read_file', resultBudget: 123, timeoutMs: 456 });
+  });
+});
+
+describe('argo tools: the listing', () => {
+  const config: ToolsConfig = {
+    toolsets: { mine: { tools: ['ghost_tool'], includes: ['fs'] }, loop_a: { tools: [], includes: ['loop_b'] }, loop_b: { tools: [], includes: ['loop_a'] } },
+    commandTools: { ghost_tool: { description: 'needs a binary', argv: ['argo-no-such-binary-xyz'] } },
+    mcpServers: { up: { command: 'a' }, down: { command: 'b' } },
+  };
+  const connectMcp = (name: string) =>
+    name === 'down'
+      ? Promise.reject(new Error('MCP server "down" did not start (spawn b ENOENT)'))
+      : Promise.resolve({ tools: [{ name: 'zeta', description: 'z', parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) }], close: () => Promise.resolve() });
+
+  it('describes unavailable tools as they would be, names each MCP tool\'s toolset, and lists around a broken toolset', async () => {
+    const listing = await listAllTools(config, { connectMcp });
+    const row = (name: string) => listing.tools.find((tool) => tool.name === name);
+    expect(row('ghost_tool')).toEqual({ name: 'ghost_tool', description: 'needs a binary', side_effects: true, available: false, reason: '"argo-no-such-binary-xyz" is not on PATH', toolset: 'mine' });
+    expect(row('zeta')).toMatchObject({ available: true, toolset: 'mcp:up' });
+    expect(row('mcp:down')).toMatchObject({ available: false, toolset: 'mcp:down', reason: 'MCP server "down" did not start (spawn b ENOENT)' });
+    expect(row('read_file')).toMatchObject({ available: true, toolset: 'fs' });
+    const problems = Object.fromEntries(listing.toolsets.map((set) => [set.name, set.problem]));
+    expect(problems).toMatchObject({ fs: null, mine: null, 'mcp:up': null, loop_a: 'toolset cycle: loop_a → loop_b → loop_a; remove one of these includes in config.json', loop_b: expect.stringMatching(/^toolset cycle: loop_b → loop_a → loop_b/) as unknown });
   });
 });
