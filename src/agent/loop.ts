@@ -197,7 +197,7 @@ class Run {
     while (this.iterations < this.run.maxIterations) {
       const response = await this.validResponse();
       if ('status' in response) return response;
-      if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', '');
+      if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', response.text);
       const ended = await this.toolRound(response.text, response.calls);
       if (ended) return ended;
     }

@@ -248,6 +248,18 @@ describe('the agent loop', () => {
     expect(result.status).toBe('ok');
   });
 
+  // A command tool's own timeoutMs is only its default: toolTimeouts may lengthen it, and the loop's timer alone ends it.
+  it.each([
+    [{ slow: 5000 }, '0.3', { outcome: 'success' }],
+    [{ slow: 100 }, '30', { outcome: 'failure', error: 'timed out after 0.1 s' }],
+  ])('a command tool with toolTimeouts %j runs "sleep %s" to %j', async (toolTimeouts, seconds, expected) => {
+    const { loadToolbox } = await import('../../src/tools/catalog.js');
+    const parameters = { type: 'object' as const, properties: { s: { type: 'string' } }, required: ['s'] };
+    const box = await loadToolbox(['slow'], { commandTools: { slow: { description: 'sleeps', argv: ['sleep', '{s}'], parameters, sideEffects: false, timeoutMs: 50 } }, toolTimeouts });
+    const { result } = await run([{ calls: [call('slow', { s: seconds })] }, { chunks: ['x'] }], { tools: box.tools });
+    expect(result.calls[0]).toMatchObject(expected);
+  });
+
   it('stops max_iterations when rounds keep succeeding', async () => {
     const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }], { maxIterations: 2 });
     expect(result).toMatchObject({ status: 'max_iterations', iterations: 2, requests: 2 });
@@ -301,16 +313,17 @@ describe('the agent loop', () => {
       expect(result).toMatchObject({ status: 'stopped', text: 'one two ' });
     });
 
-    it('stops before a tool round', async () => {
+    it('stops before a tool round, keeping what the model said before its calls', async () => {
       let ran = false;
       let checks = 0;
       const watched = tool('ok_tool', () => {
         ran = true;
         return Promise.resolve({});
       });
-      // Clear for the request and its chunks, set when the tool round is about to start.
-      const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }], { tools: [watched], stopped: () => ++checks >= 3 });
-      expect(result.status).toBe('stopped');
+      // Clear for the request, its chunk and its end (4th check: the answer has ended, the tool round is next).
+      const { result } = await run([{ chunks: ['let me look'], calls: [call('ok_tool', { q: 'a' })] }], { tools: [watched], stopped: () => ++checks >= 4 });
+      // The words said before the calls stay: they were shown, so they are logged.
+      expect(result).toMatchObject({ status: 'stopped', text: 'let me look' });
       expect(ran).toBe(false);
     });
   });
