@@ -291,7 +291,7 @@ class Run {
   private async toolRound(text: string, checked: Extract<CheckedCall, { kind: 'ok' }>[]): Promise<AgentResult | null> {
     const round = this.rounds;
     const unsaved = await this.savesWritten();
-    if (unsaved !== null) return this.notSaved(unsaved, '');
+    if (unsaved !== null) return this.notSaved(unsaved, text);
     const approvals = await this.confirmAll(checked);
     const outcomes = await Promise.all(checked.map(async (entry, index) => this.runCall(entry, approvals[index] ?? 'yes')));
 
@@ -337,9 +337,9 @@ class Run {
       successes.push({ entry, content: saved.content });
     }
 
-    if (this.deps.signal.aborted) return this.end('interrupted', 'interrupted', '');
+    if (this.deps.signal.aborted) return this.end('interrupted', 'interrupted', text);
     if (needsInput) {
-      return this.end('needs_input', 'required_parameter', '', `tool ${needsInput.name} needs "${needsInput.parameter}", which the model did not give; ask again with it in your question`);
+      return this.end('needs_input', 'required_parameter', text, `tool ${needsInput.name} needs "${needsInput.parameter}", which the model did not give; ask again with it in your question`);
     }
     if (successes.length > 0) {
       // Only successful calls go back: the model never sees a failure.
@@ -361,10 +361,10 @@ class Run {
       this.allFailureRounds++;
     }
     if (permanent) {
-      return this.end('tool_failures', 'permanent_failure', '', `tool ${permanent.name} failed and retrying cannot help (${permanent.message}); see argo logs --status tool_failures`);
+      return this.end('tool_failures', 'permanent_failure', text, `tool ${permanent.name} failed and retrying cannot help (${permanent.message}); see argo logs --status tool_failures`);
     }
     if (this.allFailureRounds >= MAX_ALL_FAILURE_ROUNDS) {
-      return this.end('tool_failures', 'all_failure_rounds', '', `every tool call failed in ${MAX_ALL_FAILURE_ROUNDS} rounds; see the lines above, fix the cause and ask again`);
+      return this.end('tool_failures', 'all_failure_rounds', text, `every tool call failed in ${MAX_ALL_FAILURE_ROUNDS} rounds; see the lines above, fix the cause and ask again`);
     }
     return null;
   }

@@ -229,8 +229,9 @@ describe('the agent loop', () => {
     ['a thrown ToolError with retryable false', 'perm_tool', 'no such service'],
     ['a returned error with retryable false', 'err_tool', 'quota exceeded'],
   ])('stops tool_failures at once on %s', async (_name, name, message) => {
-    const { result } = await run([{ calls: [call(name, { q: 'a' }), call('ok_tool', { q: 'b' })] }, { chunks: ['never'] }]);
-    expect(result).toMatchObject({ status: 'tool_failures', stopReason: 'permanent_failure', requests: 1, iterations: 1 });
+    const { result } = await run([{ chunks: ['checking the service'], calls: [call(name, { q: 'a' }), call('ok_tool', { q: 'b' })] }, { chunks: ['never'] }]);
+    // The words said before the calls were shown: they stay as the run's text.
+    expect(result).toMatchObject({ status: 'tool_failures', stopReason: 'permanent_failure', requests: 1, iterations: 1, text: 'checking the service' });
     expect(result.message).toContain(message);
   });
 
