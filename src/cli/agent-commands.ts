@@ -14,7 +14,8 @@ import { listSessions } from '../sessions/store.js';
 import { buildCatalog, builtinTools, listAllTools } from '../tools/catalog.js';
 import { MemoLimitError, deleteMemo, readMemo, setMemo } from '../tools/memo.js';
 import { toolsConfigOf } from '../agent/answer.js';
-import { inheritProgramSettings, rejectStrayWords, settingsOf } from './common.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
+import { inheritProgramSettings, rejectStrayWords, settingsOf, untrustedFor } from './common.js';
 import { collect } from './parse.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
@@ -47,7 +48,8 @@ export function registerTools(program: Command, io: Io, setOutcome: ReportOutcom
           const state = tool.available ? (tool.side_effects ? 'available, asks first' : 'available') : `unavailable: ${tool.reason ?? ''}`;
           lines.push(`  ${tool.name.padEnd(16)} ${state}`);
         }
-        io.stdout.write(`${lines.join('\n')}\n`);
+        // MCP servers name their tools, and reasons quote what failed: shown, not obeyed, on a terminal.
+        io.stdout.write(untrustedFor(io)(`${lines.join('\n')}\n`));
       }
       // Listed first, so the user sees the rest; a broken toolset is still a config error (exit 2).
       const broken = listing.toolsets.find((set) => set.problem !== null);
@@ -117,9 +119,10 @@ export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome
     .action(async (key: string, flags: { json?: boolean }, self: Command) => {
       const entries = await readMemo(settingsOf(self).home);
       const value = Object.hasOwn(entries, key) ? (entries[key] ?? null) : null;
+      // The model writes memo entries: shown, not obeyed, on a terminal.
       if (flags.json) io.stdout.write(`${JSON.stringify({ key, value })}\n`);
-      else if (value !== null) io.stdout.write(`${value}\n`);
-      if (value === null) io.stderr.write(`argo: no memo entry "${key}" (argo memo lists them)\n`);
+      else if (value !== null) io.stdout.write(`${untrustedFor(io)(value)}\n`);
+      if (value === null) io.stderr.write(`argo: no memo entry "${untrustedTextFor(io.stderr)(key)}" (argo memo lists them)\n`);
       setOutcome(value === null ? 'failed' : 'ok');
     });
   memo
@@ -144,7 +147,7 @@ export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome
     .option('--home <dir>', 'data directory')
     .action(async (key: string, _flags: unknown, self: Command) => {
       const removed = await deleteMemo(settingsOf(self).home, key);
-      if (!removed) io.stderr.write(`argo: no memo entry "${key}"\n`);
+      if (!removed) io.stderr.write(`argo: no memo entry "${untrustedTextFor(io.stderr)(key)}"\n`);
       setOutcome(removed ? 'ok' : 'failed');
     });
   inheritProgramSettings(program, memo);
@@ -158,7 +161,8 @@ async function listMemo(home: string, json: boolean, io: Io): Promise<void> {
   }
   const keys = Object.keys(entries).sort();
   if (keys.length === 0) io.stderr.write('argo: the memo is empty (argo memo set KEY VALUE adds an entry)\n');
-  for (const key of keys) io.stdout.write(`${key}\t${JSON.stringify(entries[key])}\n`);
+  const shown = untrustedFor(io);
+  for (const key of keys) io.stdout.write(shown(`${key}\t${JSON.stringify(entries[key])}\n`));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import { loadToolbox } from '../tools/catalog.js';
 import type { Toolbox } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
 import type { Answerer } from '../turn/turn.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 
@@ -48,12 +49,6 @@ async function rootOf(flag: string | undefined): Promise<string> {
   }
 }
 
-/** Control characters out (tool previews and model text are hostile on a terminal); newlines and tabs kept. */
-function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex -- removing control characters is the point
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
-}
-
 /** One line from the terminal; '' when it closes or Ctrl-C aborts the run (the reader is closed, so nothing keeps the process alive). */
 function readLine(input: NodeJS.ReadableStream, signal: AbortSignal): Promise<string> {
   return new Promise((resolveLine) => {
@@ -77,23 +72,26 @@ function terminalConfirm(io: Io, pause: () => void): (request: ConfirmRequest, s
   return async (request, signal) => {
     if (!io.isInteractive) return 'no-terminal';
     pause();
-    io.stderr.write(`argo: ${request.tool} wants to run:\n${printable(request.preview).trimEnd()}\nAllow? [y/N] `);
+    // Names from an MCP server, previews and model text are hostile on a terminal.
+    const shown = untrustedTextFor(io.stderr);
+    io.stderr.write(`argo: ${shown(request.tool)} wants to run:\n${shown(request.preview).trimEnd()}\nAllow? [y/N] `);
     return /^\s*y(es)?\s*$/i.test(await readLine(io.stdin, signal)) ? 'yes' : 'no';
   };
 }
 
 function eventPrinter(io: Io, pause: () => void): (event: AgentEvent) => void {
+  const shown = untrustedTextFor(io.stderr);
   return (event) => {
     if (event.type === 'tool_execution_error' || event.type === 'reask' || (event.type === 'tool_status' && event.status === 'success')) pause();
     switch (event.type) {
       case 'tool_execution_error':
-        io.stderr.write(`argo: tool ${event.name} failed: ${printable(event.message)}\n`);
+        io.stderr.write(`argo: tool ${shown(event.name)} failed: ${shown(event.message)}\n`);
         return;
       case 'reask':
-        io.stderr.write(`argo: the model's tool calls were invalid (${printable(event.reason)}); asking again (${event.attempt} of ${event.of})\n`);
+        io.stderr.write(`argo: the model's tool calls were invalid (${shown(event.reason)}); asking again (${event.attempt} of ${event.of})\n`);
         return;
       case 'tool_status':
-        if (io.stderr.isTTY && event.status === 'success') io.stderr.write(`argo: ran ${event.name} (${event.ms ?? 0} ms)\n`);
+        if (io.stderr.isTTY && event.status === 'success') io.stderr.write(`argo: ran ${shown(event.name)} (${event.ms ?? 0} ms)\n`);
         return;
       default:
         return;
@@ -129,7 +127,8 @@ export async function prepareAgent(settings: Settings, flags: AgentFlags, log: b
     if (error instanceof UsageError) throw new UsageError(`${settings.agent.toolsSource}: ${error.message}`, { cause: error });
     throw error;
   }
-  for (const gone of box.unavailable) io.stderr.write(`argo: tool ${gone.name} is unavailable (${gone.reason}); going on without it\n`);
+  const shown = untrustedTextFor(io.stderr);
+  for (const gone of box.unavailable) io.stderr.write(`argo: tool ${shown(gone.name)} is unavailable (${shown(gone.reason)}); going on without it\n`);
   const ephemeralSystem = flags.ephemeralSystem ?? null;
   const answerer = agentAnswerer({
     tools: box.tools,
@@ -149,7 +148,8 @@ export async function prepareAgent(settings: Settings, flags: AgentFlags, log: b
     explain: async (plan, json) => {
       if (plan.request.endpoint !== '/api/chat') throw new UsageError('--tools needs the chat endpoint');
       const request = buildAgentRequest({ base: plan.request.body, tools: box.tools, ephemeralSystem, memo: await readMemo(settings.home), added: [] });
-      if (!json) return explainText(box, request, settings, root);
+      // MCP servers name and describe their tools: on a terminal, what they sent is shown, not obeyed.
+      if (!json) return untrustedTextFor(io.stdout)(explainText(box, request, settings, root));
       const resolution = {
         requested: settings.agent.tools,
         expanded: box.resolution.expanded,

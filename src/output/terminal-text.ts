@@ -7,16 +7,21 @@
 // strip-ansi is not used: it deletes the sequences it recognises and lets lone controls (BEL, CR,
 // backspace, an unterminated ESC) through, and deleting hides what the text really held.
 
-// C0 except tab and newline, DEL, and the C1 range (which holds the 8-bit CSI U+009B and OSC
-// U+009D). Surrogate pairs and every other character fall outside it.
+// C0 except tab and newline, DEL, the C1 range (which holds the 8-bit CSI U+009B and OSC U+009D),
+// and the bidirectional controls, which reorder what a line shows (U+202E makes "txt.exe" read
+// "exe.txt"). Surrogate pairs and every other character, joiners included, fall outside it.
 function isControl(code: number): boolean {
-  return (code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f);
+  return (code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f) || isBidiControl(code);
+}
+
+function isBidiControl(code: number): boolean {
+  return code === 0x061c || code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
 }
 
 function visible(code: number): string {
   if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`; // caret notation, as `cat -v`
   if (code === 0x7f) return '^?';
-  return `\\x${code.toString(16)}`;
+  return code <= 0xff ? `\\x${code.toString(16)}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
 /** `text` with every control character except `\n` and `\t` rendered visibly; CR before LF is kept. */

@@ -51,7 +51,8 @@ export interface ArgoServer {
 }
 
 const HEALTH_TIMEOUT_MS = 2000;
-const NO_CONTROL = /\p{Cc}/gu;
+// Controls, and the bidirectional marks that reorder what a log line shows.
+const NO_CONTROL = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
 export function createServer(deps: ServerDeps): ArgoServer {
   const app = new Hono<Env>();

@@ -41,6 +41,9 @@ export interface Toolbox {
   close: () => Promise<void>;
 }
 
+/** What a tool name may be (the OpenAI limit, plus "."): it is sent to the model and shown. */
+const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
 export type ConnectMcp = (name: string, config: McpServerConfig) => Promise<McpConnection>;
 
 /** The SDK's stdio client, loaded only when an MCP toolset is asked for. */
@@ -121,7 +124,9 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       }
       connections.push(result.value);
       for (const tool of result.value.tools) {
-        if (tools.some((other) => other.name === tool.name)) unavailable.push({ name: tool.name, reason: `MCP server "${server}" offers a tool whose name is already taken` });
+        // The name goes to the model, the log and the terminal: a server's odd name is left out, unquoted.
+        if (!MCP_TOOL_NAME.test(tool.name)) unavailable.push({ name: `${MCP_PREFIX}${server}`, reason: `offers a tool whose name is not 1 to 64 letters, digits, "_", "-" or "."; left out` });
+        else if (tools.some((other) => other.name === tool.name)) unavailable.push({ name: tool.name, reason: `MCP server "${server}" offers a tool whose name is already taken` });
         else {
           tools.push(withSettings(tool, config));
           mcpToolsets.set(tool.name, `${MCP_PREFIX}${server}`);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptRounds, startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { startInPty } from '../support/pty.js';
-import { logLines, tempHome } from '../support/run-argo.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
@@ -59,5 +59,30 @@ describe('argo --tools on a terminal', () => {
     terminal.write('\x03');
     expect((await terminal.exited).code).toBe(130);
     expect(existsSync(join(dir, 'made.txt'))).toBe(false);
+  });
+});
+
+describe('hostile text on a terminal: shown, never obeyed', () => {
+  const OSC = '\u001b]0;PWN\u0007';
+
+  it('argo tools shows a reason quoting an escape sequence as text', async () => {
+    const home = tempHome({ commandTools: { evil: { description: 'x', argv: [`no-such-${OSC}-bin`] } } });
+    const terminal = startInPty(['tools'], { home });
+    expect((await terminal.exited).code).toBe(0);
+    expect(terminal.output).toContain('no-such-^[]0;PWN^G-bin');
+    expect(terminal.output).not.toContain(OSC);
+  });
+
+  it('argo memo list and get show what the model wrote there as text', async () => {
+    const home = tempHome();
+    expect((await runArgo(['memo', 'set', `k${OSC}`, 'v\u001b[31mRED\u202Etxt.exe'], { home })).code).toBe(0);
+    const list = startInPty(['memo', 'list'], { home });
+    expect((await list.exited).code).toBe(0);
+    expect(list.output).toContain('k^[]0;PWN^G');
+    expect(list.output).not.toContain(OSC);
+    const get = startInPty(['memo', 'get', `k${OSC}`], { home });
+    expect((await get.exited).code).toBe(0);
+    expect(get.output).toContain('v^[[31mRED\\u202etxt.exe');
+    expect(get.output).not.toContain('\u202E');
   });
 });

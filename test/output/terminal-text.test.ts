@@ -20,6 +20,9 @@ describe('neutralizeControls: controls shown, never obeyed', () => {
     ['vertical tab\u000b form feed\u000c', 'vertical tab^K form feed^L'],
     ['\u0080 and \u009f bound C1', '\\x80 and \\x9f bound C1'],
     ['\u00a0 and \u00e9 are text', '\u00a0 and \u00e9 are text'],
+    ['bidi override: invoice\u202Efdp.exe', 'bidi override: invoice\\u202efdp.exe'],
+    ['isolates \u2066a\u2069 \u2067b\u2068 marks \u200e\u200f\u061c embeddings \u202a\u202b\u202c\u202d', 'isolates \\u2066a\\u2069 \\u2067b\\u2068 marks \\u200e\\u200f\\u061c embeddings \\u202a\\u202b\\u202c\\u202d'],
+    ['joiners are text: 👩\u200d💻 e\u200bf', 'joiners are text: 👩\u200d💻 e\u200bf'],
   ])('%j', (text, shown) => {
     expect(neutralizeControls(text)).toBe(shown);
   });

@@ -283,6 +283,11 @@ describe('raw HTTP', () => {
     await vi.waitFor(() => expect(t.lines.at(-1)).toMatch(/^POST \/v1\/chat\/completions 200 \d+ms session=work$/));
     expect(t.lines.some((line) => /^GET \/api\/sessions 200 \d+ms session=-$/.test(line))).toBe(true);
   });
+
+  it('a path\'s controls and bidirectional marks are not written to the log as they are', async () => {
+    await fetch(`${t.url}/v1/x%E2%80%AEcod.exe%1B%5B2J`);
+    await vi.waitFor(() => expect(t.lines.at(-1)).toMatch(/^GET \/v1\/x\?cod\.exe\?\[2J 404 \d+ms session=-$/));
+  });
 });
 
 describe('sessions routes', () => {

@@ -135,6 +135,17 @@ describe('loading a toolbox: graceful degradation', () => {
     await box.close();
   });
 
+  it('an MCP tool whose name is not a plain name is left out, its name not repeated', async () => {
+    const odd = (name: string) => ({ name, description: 'x', parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
+    const box = await loadToolbox(['mcp:odd'], { mcpServers: { odd: { command: 'a' } } }, {
+      connectMcp: () => Promise.resolve({ tools: [odd('ok.tool-1'), odd('ev\u001b]0;T\u0007il'), odd(''), odd('x'.repeat(65))], close: () => Promise.resolve() }),
+    });
+    expect(box.tools.map((tool) => tool.name)).toEqual(['ok.tool-1']);
+    expect(box.unavailable).toHaveLength(3);
+    expect(box.unavailable[0]).toEqual({ name: 'mcp:odd', reason: 'offers a tool whose name is not 1 to 64 letters, digits, "_", "-" or "."; left out' });
+    await box.close();
+  });
+
   it('per-tool budgets and timeouts from config', async () => {
     const box = await loadToolbox(['read_file'], { toolBudgets: { read_file: 123 }, toolTimeouts: { read_file: 456 } });
     expect(box.tools[0]).toMatchObject({ name: 'read_file', resultBudget: 123, timeoutMs: 456 });
