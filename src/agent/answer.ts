@@ -33,6 +33,8 @@ export interface AgentSetup {
   root: string;
   /** The data home: memo.json, STOP, tool-results/. */
   home: string;
+  /** What shell and command tools run with (commandEnvironment: secrets left out). */
+  commandEnv?: NodeJS.ProcessEnv;
   maxIterations: number;
   ephemeralSystem: string | null;
   /** Side-effecting calls run without asking. */
@@ -95,7 +97,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
       {
         base: request.body,
         tools: setup.tools,
-        context: { root: setup.root, home: setup.home },
+        context: { root: setup.root, home: setup.home, ...(setup.commandEnv ? { env: setup.commandEnv } : {}) },
         maxIterations: setup.maxIterations,
         ephemeralSystem: setup.ephemeralSystem,
         yes: setup.yes,

@@ -103,7 +103,7 @@ export interface AgentRun {
   /** The turn's planned chat request (system, replayed turns, the user's input). */
   base: ChatBody;
   tools: readonly Tool[];
-  context: Pick<ToolContext, 'root' | 'home'>;
+  context: Pick<ToolContext, 'root' | 'home' | 'env'>;
   maxIterations: number;
   ephemeralSystem: string | null;
   /** Confirmations are answered yes without asking. */
@@ -421,7 +421,8 @@ class Run {
   }
 
   private toolContext(signal: AbortSignal): ToolContext {
-    return { root: this.run.context.root, home: this.run.context.home, signal };
+    const { root, home, env } = this.run.context;
+    return { root, home, signal, ...(env ? { env } : {}) };
   }
 
   private async runCall(entry: Extract<CheckedCall, { kind: 'ok' }>, approval: ConfirmAnswer): Promise<{ outcome: CallOutcome; ms: number }> {

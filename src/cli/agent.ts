@@ -14,6 +14,7 @@ import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
 import { loadToolbox } from '../tools/catalog.js';
+import { commandEnvironment } from '../tools/process.js';
 import type { Toolbox } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
 import type { Answerer } from '../turn/turn.js';
@@ -135,6 +136,7 @@ export async function prepareAgent(settings: Settings, flags: AgentFlags, log: b
     unavailable: box.unavailable,
     root,
     home: settings.home,
+    commandEnv: commandEnvironment(process.env, settings.agent.passSecrets),
     maxIterations: settings.agent.maxIterations,
     ephemeralSystem,
     yes: flags.yes,

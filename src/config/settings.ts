@@ -74,6 +74,8 @@ export interface AgentSettings {
   mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }>;
   toolBudgets: Record<string, number>;
   toolTimeouts: Record<string, number>;
+  /** Variables with secret-looking names that shell and command tools still get (commandEnvironment). */
+  passSecrets: string[];
   maxIterations: number;
 }
 
@@ -157,6 +159,7 @@ const CONFIG_SHAPE: Shape = {
     mcpServers: { record: { fields: { command: 'string', args: STRINGS, env: { record: 'string' }, cwd: 'string' } } },
     toolBudgets: { record: 'integer' },
     toolTimeouts: { record: 'integer' },
+    passSecrets: STRINGS,
     maxIterations: 'integer',
   },
 };
@@ -185,6 +188,7 @@ export interface ConfigFile {
   mcpServers?: AgentSettings['mcpServers'];
   toolBudgets?: Record<string, number>;
   toolTimeouts?: Record<string, number>;
+  passSecrets?: string[];
   maxIterations?: number;
 }
 
@@ -310,6 +314,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       mcpServers: config.mcpServers ?? {},
       toolBudgets: config.toolBudgets ?? {},
       toolTimeouts: config.toolTimeouts ?? {},
+      passSecrets: config.passSecrets ?? [],
       maxIterations: flags.maxIterations ?? config.maxIterations ?? 10,
     },
   };

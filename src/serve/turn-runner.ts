@@ -11,6 +11,7 @@ import { checkStyleChoice } from '../replay/style.js';
 import { openSession } from '../sessions/store.js';
 import { loadToolbox } from '../tools/catalog.js';
 import type { ConnectMcp, Toolbox } from '../tools/catalog.js';
+import { commandEnvironment } from '../tools/process.js';
 import { ToolError } from '../tools/types.js';
 import type { Tool } from '../tools/types.js';
 import { runTurn, streamAnswer } from '../turn/turn.js';
@@ -86,6 +87,7 @@ function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: 
     unavailable: box.unavailable,
     root: tools.root,
     home: settings.home,
+    commandEnv: commandEnvironment(process.env, settings.agent.passSecrets),
     maxIterations: settings.agent.maxIterations,
     ephemeralSystem: null,
     // Refused side effects fail inside their tool (serverTools), so nothing is left to confirm.

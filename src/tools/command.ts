@@ -50,7 +50,7 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
       const [file, ...rest] = fillArgv(config.argv, args);
       if (file === undefined || file === '') throw new ToolError(`the tool "${name}" has an empty command in config.json`, false);
       // The loop's timer ends it (the tool's timeoutMs, or toolTimeouts over it) by aborting the signal.
-      const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal });
+      const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
       if (result.aborted) throw new ToolError(`"${name}" was interrupted`, false);
       return { exit_code: result.exit_code, stdout: result.stdout.text, stderr: result.stderr.text, ...(result.stdout.truncated || result.stderr.truncated ? { truncated: true } : {}) };
     },

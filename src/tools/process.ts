@@ -73,8 +73,22 @@ export function killGroup(child: ChildProcess): void {
   child.once('exit', () => clearTimeout(timer));
 }
 
-export function spawnGroup(file: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(file, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
+/** Names that say a variable holds a secret (GITHUB_TOKEN, OPENAI_API_KEY, PGPASSWORD, AWS_SECRET_ACCESS_KEY). */
+const SECRET_NAME = /API_?KEY|SECRET|TOKEN|PASSW(?:OR)?D|CREDENTIAL|PRIVATE_?KEY/i;
+
+/**
+ * The environment commands run with: Argo's own, less the variables whose names say they hold a
+ * secret — a command's output goes to the model and the log — except those the user passes by name.
+ */
+export function commandEnvironment(env: NodeJS.ProcessEnv, pass: readonly string[] = []): NodeJS.ProcessEnv {
+  const kept: NodeJS.ProcessEnv = {};
+  // The server's own key is never passed.
+  for (const [name, value] of Object.entries(env)) if (!SECRET_NAME.test(name) || (pass.includes(name) && name !== 'ARGO_API_KEY')) kept[name] = value;
+  return kept;
+}
+
+export function spawnGroup(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = commandEnvironment(process.env)): ChildProcess {
+  return spawn(file, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
 }
 
 /** Runs to completion (or timeout / abort) and returns what it printed. Never rejects for a failing command. */

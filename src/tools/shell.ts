@@ -52,7 +52,7 @@ export const runCommandTool: Tool = {
     const command = stringArg(args, 'command') ?? '';
     const seconds = numberArg(args, 'timeout') ?? DEFAULT_COMMAND_TIMEOUT_S;
     const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
-    const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal });
+    const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
     if (result.timed_out) throw new ToolError(`the command timed out after ${seconds} s and was killed`);
     if (result.aborted) throw new ToolError('the command was interrupted', false);
     return {
@@ -116,7 +116,7 @@ export function processTool(): Tool & { close: () => void } {
           const command = stringArg(args, 'command');
           if (command === undefined) throw new ToolError('command is required for start');
           const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
-          const child = spawnGroup(SHELL, ['-c', command], cwd);
+          const child = spawnGroup(SHELL, ['-c', command], cwd, context.env);
           const managed: Managed = { command, child, stdout: new CappedOutput(), stderr: new CappedOutput(), read: { stdout: 0, stderr: 0 } };
           child.stdout?.on('data', (chunk: Buffer) => managed.stdout.push(chunk));
           child.stderr?.on('data', (chunk: Buffer) => managed.stderr.push(chunk));

@@ -17,6 +17,8 @@ export interface ToolContext {
   home: string;
   /** Aborted on Ctrl-C, on the tool's timeout, or when the run ends. */
   signal: AbortSignal;
+  /** What commands run with (commandEnvironment); by default Argo's environment less its secrets. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** A successful result: any JSON object without an `error` key. */

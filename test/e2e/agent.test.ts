@@ -206,6 +206,23 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
 });
 
 describe('argo --tools: the shell', () => {
+  it('commands run without the variables that look like secrets, unless config passes them; the server key never', async () => {
+    const env = { ARGO_API_KEY: 'sk-server-1', GITHUB_TOKEN: 'gh-2', OPENAI_API_KEY: 'sk-3', PGPASSWORD: 'pw-4', EDITOR: 'vi' };
+    const run = async (config: Record<string, unknown>) => {
+      const home = tempHome(config);
+      script = [{ calls: [call('run_command', { command: 'env' })] }, { reply: 'done' }];
+      next = 0;
+      expect((await argo(['-T', 'shell', '--yes', '--root', tree(), 'show env'], home, { env })).code).toBe(0);
+      return JSON.stringify(logLines(home)[0]?.tool_calls);
+    };
+    const plain = await run({});
+    expect(plain).toContain('EDITOR=vi');
+    for (const secret of ['sk-server-1', 'gh-2', 'sk-3', 'pw-4']) expect(plain).not.toContain(secret);
+    const passed = await run({ passSecrets: ['GITHUB_TOKEN', 'ARGO_API_KEY'] });
+    expect(passed).toContain('GITHUB_TOKEN=gh-2');
+    expect(passed).not.toContain('sk-server-1');
+  });
+
   it('runs a real command with --yes and feeds back its output', async () => {
     const home = tempHome();
     const root = tree();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { commandTool, fillArgv } from '../../src/tools/command.js';
-import { CappedOutput, onPath } from '../../src/tools/process.js';
+import { CappedOutput, commandEnvironment, onPath } from '../../src/tools/process.js';
 import { processTool, runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
@@ -89,6 +89,29 @@ describe('command-backed tools', () => {
     expect(await tool.preview?.({ word: 'a b' }, context())).toBe('$ printf "%s|" "a b"');
     const missing = commandTool('ghost', { description: 'x', argv: ['ghost'], requires: ['sh', 'argo-missing-binary'] });
     expect(await missing.check?.()).toBe('"argo-missing-binary" is not on PATH');
+  });
+
+  it.each([
+    ['GITHUB_TOKEN', false],
+    ['OPENAI_API_KEY', false],
+    ['AWS_SECRET_ACCESS_KEY', false],
+    ['PGPASSWORD', false],
+    ['DB_PASSWD', false],
+    ['GOOGLE_APPLICATION_CREDENTIALS', false],
+    ['SSH_PRIVATE_KEY', false],
+    ['apikey', false],
+    ['ARGO_API_KEY', false],
+    ['PATH', true],
+    ['HOME', true],
+    ['EDITOR', true],
+    ['OLLAMA_HOST', true],
+    ['LANG', true],
+  ])('commandEnvironment keeps %s: %s', (name, kept) => {
+    expect(Object.hasOwn(commandEnvironment({ [name]: 'v' }), name)).toBe(kept);
+  });
+
+  it('commandEnvironment passes the secrets config names, never the server key', () => {
+    expect(commandEnvironment({ GITHUB_TOKEN: 'g', NPM_TOKEN: 'n', ARGO_API_KEY: 'k' }, ['GITHUB_TOKEN', 'ARGO_API_KEY'])).toEqual({ GITHUB_TOKEN: 'g' });
   });
 
   it('onPath and CappedOutput', async () => {
