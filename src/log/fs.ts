@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { link, lstat, mkdir, mkdtemp, open, rename, rm } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, mkdtemp, open, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -21,8 +21,26 @@ export function isMissing(error: unknown): boolean {
   return errnoOf(error) === 'ENOENT';
 }
 
+/** Folders this process has checked: each once. */
+const privateDirs = new Set<string>();
+
+/**
+ * Makes `path` (and its parents) if missing, and makes sure it is a private folder of this user's:
+ * one left open to others (made by hand, or by an older version) is closed (0700); one of another
+ * user's — a folder or a link to one — is refused. A link the user made to a folder of their own (a
+ * log folder on a bigger disk) is fine.
+ */
 export async function ensurePrivateDir(path: string): Promise<void> {
+  // Made every time (someone may remove it while a server runs); checked once.
   await mkdir(path, { recursive: true, mode: PRIVATE_DIR });
+  if (privateDirs.has(path)) return;
+  const stats = await stat(path);
+  const uid = process.getuid?.();
+  if (uid !== undefined && stats.uid !== uid) {
+    throw new RuntimeError(`${path} belongs to another user (uid ${stats.uid}); Argo keeps its data only in folders of its own (set ARGO_HOME to one)`);
+  }
+  if ((stats.mode & 0o077) !== 0) await chmod(path, PRIVATE_DIR);
+  privateDirs.add(path);
 }
 
 // Temporary files being written now. A signal that ends the process (Ctrl-C, SIGTERM) must not
@@ -80,20 +98,30 @@ function refusedLink(error: unknown, path: string): unknown {
 
 /**
  * Opens a data file for appending (created 0600 if missing), readable too, never through a symlink:
- * a link planted at the path would send the user's words, with the target's mode, somewhere else.
+ * a link planted at the path would send the user's words, with the target's mode, somewhere else. A
+ * file left readable by others is made private. Returns the handle and the file's size.
  */
-export async function openForAppend(path: string): Promise<FileHandle> {
+export async function openForAppend(path: string): Promise<{ handle: FileHandle; size: number }> {
+  let handle: FileHandle;
   try {
-    return await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, PRIVATE_FILE);
+    handle = await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, PRIVATE_FILE);
   } catch (error) {
     throw refusedLink(error, path);
+  }
+  try {
+    const stats = await handle.stat();
+    if ((stats.mode & 0o077) !== 0) await handle.chmod(PRIVATE_FILE);
+    return { handle, size: stats.size };
+  } catch (error) {
+    await handle.close();
+    throw error;
   }
 }
 
 /** Appends `text` to a data file in one write, never through a symlink. */
 export async function appendPrivate(path: string, text: string): Promise<void> {
   await ensurePrivateDir(dirname(path));
-  const handle = await openForAppend(path);
+  const { handle } = await openForAppend(path);
   try {
     await handle.write(text);
   } finally {

@@ -69,13 +69,13 @@ export async function appendEntries(logsDir: string, entries: readonly LogEntry[
     logsDir,
     async () => {
       let handle: FileHandle;
+      let before: number;
       try {
-        handle = await openForAppend(file);
+        ({ handle, size: before } = await openForAppend(file));
       } catch (error) {
         throw fail(error instanceof Error ? error.message : String(error), error);
       }
       try {
-        const before = (await handle.stat()).size;
         // A last line cut short (an older version, a crash) must not swallow this one: start on a fresh line.
         const bytes = (await lastByte(handle, before)) === NEWLINE || before === 0 ? block : Buffer.concat([Buffer.from('\n'), block]);
         let written = 0;

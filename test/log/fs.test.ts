@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isMissing, readSmallText } from '../../src/log/fs.js';
+import { appendPrivate, ensurePrivateDir, isMissing, openForAppend, readSmallText } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -27,5 +27,35 @@ describe('readSmallText', () => {
       error = thrown;
     }
     expect(isMissing(error)).toBe(true);
+  });
+});
+
+describe('private folders and files', () => {
+  const mode = (path: string): number => statSync(path).mode & 0o777;
+
+  it('a data folder left open to others is closed; one made anew is private; a link to a folder of ours is followed', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'argo-private-'));
+    const open = join(base, 'open');
+    mkdirSync(open, { mode: 0o777 });
+    chmodSync(open, 0o777);
+    await ensurePrivateDir(open);
+    expect(mode(open)).toBe(0o700);
+    await ensurePrivateDir(join(base, 'new', 'deep'));
+    expect([mode(join(base, 'new')), mode(join(base, 'new', 'deep'))]).toEqual([0o700, 0o700]);
+    const elsewhere = join(base, 'bigger-disk');
+    mkdirSync(elsewhere, { mode: 0o755 });
+    symlinkSync(elsewhere, join(base, 'logs'));
+    await appendPrivate(join(base, 'logs', 'day.log'), 'a line\n');
+    expect([mode(elsewhere), mode(join(elsewhere, 'day.log'))]).toEqual([0o700, 0o600]);
+  });
+
+  it('a data file left readable by others is made private when it is next appended to', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'argo-private-'));
+    const file = join(base, 'old.log');
+    writeFileSync(file, 'x\n', { mode: 0o666 });
+    chmodSync(file, 0o666);
+    const { handle, size } = await openForAppend(file);
+    await handle.close();
+    expect([mode(file), size]).toEqual([0o600, 2]);
   });
 });

@@ -18,10 +18,10 @@ vi.mock('../../src/log/fs.js', async (importOriginal) => {
   return {
     ...original,
     // The log's handle writes ten bytes, then fails as a full disk does.
-    openForAppend: async (path: string): Promise<FileHandle> => {
-      const handle = await original.openForAppend(path);
-      if (!disk.full || !path.endsWith('.log')) return handle;
-      return new Proxy(handle, {
+    openForAppend: async (path: string): Promise<{ handle: FileHandle; size: number }> => {
+      const opened = await original.openForAppend(path);
+      if (!disk.full || !path.endsWith('.log')) return opened;
+      const handle = new Proxy(opened.handle, {
         get(target, key) {
           if (key === 'write') {
             return async (bytes: Buffer) => {
@@ -33,6 +33,7 @@ vi.mock('../../src/log/fs.js', async (importOriginal) => {
           return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
         },
       });
+      return { ...opened, handle };
     },
   };
 });
