@@ -1,5 +1,6 @@
 // `argo chat`: the chat loop (src/chat/repl.ts) driven by the same turn as `argo "question"`.
 import { join } from 'node:path';
+import { Option } from 'commander';
 import type { Command } from 'commander';
 import { runChat } from '../chat/repl.js';
 import type { ChatDriver, ChatState } from '../chat/repl.js';
@@ -15,6 +16,7 @@ import { companionSettings } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
 import type { FlagOverrides } from '../config/settings.js';
 import type { Io } from './io.js';
+import { parseReplaySpec } from './parse.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 
 export interface ChatFlags extends Omit<FlagOverrides, 'options' | 'system'>, CompanionFlags {
@@ -30,8 +32,12 @@ export function registerChat(program: Command, io: Io, setOutcome: ReportOutcome
   const command = program
     .command('chat')
     .description('talk in turns: each message is a turn of the session, replayed (session by default) and logged; see docs/chat.md');
-  // The same flags as `argo "question"`, so a chat turn is the request a one-liner would send.
-  for (const option of program.options) if (!NOT_IN_CHAT.has(option.long ?? '')) command.addOption(option);
+  // The same flags as `argo "question"`, so a chat turn is the request a one-liner would send; only
+  // --replay's default differs (a chat replays its session).
+  for (const option of program.options) {
+    if (NOT_IN_CHAT.has(option.long ?? '')) continue;
+    command.addOption(option.long === '--replay' ? new Option(option.flags, 'none | last:N | session (default: session, whatever ARGO_REPLAY or config say)').argParser(parseReplaySpec) : option);
+  }
   command.action(async (flags: ChatFlags) => setOutcome(await chat(flags, io)));
 }
 

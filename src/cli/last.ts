@@ -3,15 +3,15 @@ import type { Command } from 'commander';
 import type { Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { serializeEntry } from '../log/entry.js';
-import { untrustedTextFor } from '../output/terminal-text.js';
 import { fullBlock } from '../query/format.js';
 import { checkSessionName } from '../sessions/names.js';
 import { listSessions, readSession } from '../sessions/store.js';
-import { colorsFor, parseCount, settingsOf, widthOf } from './common.js';
+import { colorsFor, parseCount, settingsOf, untrustedFor, widthOf } from './common.js';
+import type { OutputFlags } from './output-flags.js';
 import type { Io } from './io.js';
 import type { ReportOutcome } from './outcome.js';
 
-interface LastFlags {
+interface LastFlags extends OutputFlags {
   session?: string;
   json?: boolean;
   full?: boolean;
@@ -50,9 +50,9 @@ export async function lastText(settings: Settings, name: string, count: number, 
   const entries = await loadSessionEntries(settings.paths, session, count);
   if (entries.length === 0) return '';
   if (flags.json) return entries.map((entry) => `${serializeEntry(entry)}\n`).join('');
-  const safe = untrustedTextFor(io.stdout);
+  const safe = untrustedFor(io, flags);
   if (flags.full) {
-    const render = { color: colorsFor(io), width: widthOf(io), sessionName: () => name };
+    const render = { color: colorsFor(io, flags), width: widthOf(io), sessionName: () => name };
     return entries.map((entry) => fullBlock({ ...entry, user_prompt: safe(entry.user_prompt), model_response: safe(entry.model_response) }, render)).join('');
   }
   // Answers as written, so `argo last | pbcopy` copies exactly the answer.

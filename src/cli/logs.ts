@@ -177,7 +177,8 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
           printed++;
           if (sink.closed) break;
         }
-        if (printed === 0 && !flags.json) io.stderr.write(nothingFound(query));
+        // -n 0 asked for nothing: no note that nothing was found.
+        if (printed === 0 && !flags.json && shown !== 0) io.stderr.write(nothingFound(query));
         return 'ok';
       }
       // One more than shown, to know whether to say there is more.

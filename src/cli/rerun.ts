@@ -9,12 +9,13 @@ import { listSessions, readSession } from '../sessions/store.js';
 import { findTurns, rebuildTurn } from '../turn/rerun.js';
 import { ask } from './ask.js';
 import { colorsFor } from './common.js';
+import type { OutputFlags } from './output-flags.js';
 import { collect } from './parse.js';
 import type { Io } from './io.js';
 import type { ReportOutcome } from './outcome.js';
 import { settingsFor } from './settings.js';
 
-interface RerunFlags {
+interface RerunFlags extends OutputFlags {
   model?: string;
   option?: string[];
   diff?: boolean;
@@ -95,7 +96,7 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
   );
   const answered = seen.entry;
   if (flags.diff && answered !== undefined && !flags.json) {
-    const color = colorsFor(io);
+    const color = colorsFor(io, flags);
     const diff = wordDiff(entry.model_response, answered.model_response, color);
     io.stdout.write(`${color.dim(`── word diff: ${entry.id} (${entry.model}) → ${flags.log ? answered.id : 'new answer'} (${model}) · ${diffSummary(diff)}`)}\n${diff.text}\n`);
   }

@@ -13,7 +13,8 @@ export interface FixHints {
 export const CLI_HINTS: FixHints = {
   model: (name) => (name === undefined ? '--model' : `--model ${name}`),
   host: '--host / OLLAMA_HOST',
-  api: (other) => `try --api ${other}`,
+  // An embedding-only model supports neither: the hint must not send the user back and forth.
+  api: (other) => `try --api ${other}, or another model if this one does neither (an embedding model)`,
 };
 
 export const SERVER_HINTS: FixHints = {

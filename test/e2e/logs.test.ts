@@ -90,6 +90,8 @@ describe.concurrent('argo logs: output', () => {
     const limited = await argo(home, ['logs', '-n', '22']);
     expect(limited.stdout.trimEnd().split('\n')).toHaveLength(22);
     expect(limited.stderr).toBe('');
+    // -n 0 asks for nothing, and gets it without a note that the log is empty.
+    expect(await argo(home, ['logs', '-n', '0'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(ids((await argo(home, ['logs', '--json'])).stdout)).toHaveLength(25);
     expect((await argo(home, ['logs', '--all', '-n', '3'])).stderr).toBe('argo: --all and --limit disagree: choose one\n');
   });

@@ -150,7 +150,7 @@ describe('terminal escapes in text Argo did not write (item 3) and colour (item 
   const fromTheAnswer = ['\u001b]52', '\u001b]0;pwned', '\u001b[2J', '\u009b'];
   const obeyable = (output: string): string[] => fromTheAnswer.filter((control) => output.includes(control));
 
-  it('the streamed answer, logs --full, logs and sessions show neutralize controls on a terminal; --raw keeps them', async () => {
+  it('the streamed answer, logs --full, logs, sessions show and last neutralize controls on a terminal; --raw keeps them', async () => {
     const home = tempHome();
     ollama.options.reply = hostile;
     try {
@@ -158,7 +158,7 @@ describe('terminal escapes in text Argo did not write (item 3) and colour (item 
       expect(asked.code).toBe(0);
       expect(asked.output).toContain(shown);
       expect(obeyable(asked.output)).toEqual([]);
-      for (const args of [['logs', '--full'], ['sessions', 'show', 'work']]) {
+      for (const args of [['logs', '--full'], ['sessions', 'show', 'work'], ['last'], ['last', '--full']]) {
         const printed = await runInTerminal(args, home);
         expect(printed.code).toBe(0);
         expect(printed.output).toContain(shown);
@@ -210,6 +210,20 @@ describe('terminal escapes in text Argo did not write (item 3) and colour (item 
     const result = await runInTerminal(['logs', ...flags], home, env);
     expect(result.code).toBe(0);
     expect(result.output.includes(CYAN)).toBe(coloured);
+  });
+
+  // The rerun diff's header is dim (ESC[2m) and its changes coloured on a terminal; --no-color is plain.
+  it.each([
+    [[], true],
+    [['--no-color'], false],
+  ] as const)('argo rerun --diff %j on a terminal: colour %s', async (flags, coloured) => {
+    const home = tempHome();
+    await turns(home, 'work', 1);
+    const id = String(logLines(home)[0]?.id);
+    const result = await runInTerminal(['rerun', id, '--diff', '-o', 'seed=2', ...flags], home);
+    expect(result.code).toBe(0);
+    expect(result.output).toContain('word diff:');
+    expect(result.output.includes('\u001b[2m')).toBe(coloured);
   });
 
   it.each([

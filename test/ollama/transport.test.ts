@@ -126,7 +126,7 @@ describe('OllamaTransport.stream', () => {
 
   // The CLI's user changes a flag; a server's operator its environment, and its client the request.
   it.each([
-    [CLI_HINTS, 'or set --host / OLLAMA_HOST to where it runs', /^"embedder" does not support chat; try --api generate$/],
+    [CLI_HINTS, 'or set --host / OLLAMA_HOST to where it runs', /^"embedder" does not support chat; try --api generate, or another model if this one does neither \(an embedding model\)$/],
     [SERVER_HINTS, 'or set argo serve\'s OLLAMA_HOST (or "host" in its config.json) to where it runs', /answered HTTP 400: "embedder" does not support chat$/],
   ])('failures name the fix in the caller\'s terms (%#)', async (hints, refused, unsupported) => {
     const down = await run(transport({ host: 'http://127.0.0.1:59997', attempts: 1, hints }));
