@@ -217,7 +217,8 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
   }
   const text = lines.map((line) => `${line}\n`).join('');
   if (flags.output !== undefined) {
-    await writeFile(flags.output, text, 'utf8');
+    // Logged conversations: a new file is private, as the log is.
+    await writeFile(flags.output, text, { encoding: 'utf8', mode: 0o600 });
     io.stderr.write(`argo: wrote ${lines.length} ${lines.length === 1 ? 'trajectory' : 'trajectories'} to ${flags.output}\n`);
   } else {
     io.stdout.write(text);

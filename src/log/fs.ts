@@ -67,6 +67,19 @@ export function temporaryPath(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
 }
 
+/** Thrown when a path in the data home is a symlink: Argo never writes through one (exit 1). */
+export class SymlinkRefusedError extends RuntimeError {
+  override name = 'SymlinkRefusedError';
+  constructor(readonly path: string) {
+    super(`${path} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`);
+  }
+}
+
+/** Opening with O_NOFOLLOW fails with ELOOP when the last part of the path is a symlink. */
+function refusedLink(error: unknown, path: string): unknown {
+  return errnoOf(error) === 'ELOOP' ? new SymlinkRefusedError(path) : error;
+}
+
 /**
  * A small private file's text (a session record, the memo, the verified record), read at once:
  * open, read, close as three system calls of a few microseconds each. Through the thread pool the
@@ -83,17 +96,13 @@ export function readSmallText(path: string, flags: number = constants.O_RDONLY):
   }
 }
 
-/** Thrown when a path in the data home is a symlink: Argo never writes through one (exit 1). */
-export class SymlinkRefusedError extends RuntimeError {
-  override name = 'SymlinkRefusedError';
-  constructor(readonly path: string) {
-    super(`${path} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`);
+/** readSmallText for a file of the data home (a session record, the memo): never through a link. */
+export function readDataText(path: string): string {
+  try {
+    return readSmallText(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    throw refusedLink(error, path);
   }
-}
-
-/** Opening with O_NOFOLLOW fails with ELOOP when the last part of the path is a symlink. */
-function refusedLink(error: unknown, path: string): unknown {
-  return errnoOf(error) === 'ELOOP' ? new SymlinkRefusedError(path) : error;
 }
 
 /**

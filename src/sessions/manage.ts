@@ -1,12 +1,14 @@
 // Renaming, forking and reindexing sessions. Log lines are never touched here: they carry the
 // session's id, which none of these operations changes.
 import { randomUUID } from 'node:crypto';
-import { appendFile, readFile, rename, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
-import { PRIVATE_FILE, isMissing, trackTemporary, untrackTemporary } from '../log/fs.js';
+import { PRIVATE_FILE, isMissing, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { withSessionLock } from '../log/lock.js';
 import { composeHistory, indexLineOf, lineageOf, loadIndexed } from './turns.js';
 import type { RulesTagging } from './turns.js';
@@ -189,13 +191,17 @@ export async function reindexAll(paths: DataPaths, tagging?: RulesTagging): Prom
 
 const SPOOL_LINES = 64;
 
-/** A session's rebuilt index lines, written out in batches to a temporary file. */
+/**
+ * A session's rebuilt index lines, written out in batches to a temporary file of its own: a random
+ * name, created exclusively and never through a link (a leftover or a planted file is never appended to).
+ */
 class Spool {
   private pending: string[] = [];
   private readonly path: string;
+  private handle: FileHandle | null = null;
 
   constructor(dir: string, id: string) {
-    this.path = join(dir, `.reindex-${id}.${process.pid}.tmp`);
+    this.path = temporaryPath(join(dir, `reindex-${id}`));
     trackTemporary(this.path);
   }
 
@@ -208,7 +214,8 @@ class Spool {
     if (this.pending.length === 0) return;
     const text = this.pending.join('\n') + '\n';
     this.pending = [];
-    await appendFile(this.path, text, { mode: PRIVATE_FILE });
+    this.handle ??= await open(this.path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE);
+    await this.handle.write(text);
   }
 
   async lines(): Promise<IndexLine[]> {
@@ -221,6 +228,8 @@ class Spool {
   }
 
   async discard(): Promise<void> {
+    await this.handle?.close();
+    this.handle = null;
     await rm(this.path, { force: true });
     untrackTemporary(this.path);
   }

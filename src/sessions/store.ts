@@ -4,7 +4,7 @@ import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
 import { listFiles } from '../log/files.js';
-import { createFileExclusive, isMissing, readSmallText, writeFileAtomic } from '../log/fs.js';
+import { createFileExclusive, isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { indexPath, isSessionName, recordPath } from './names.js';
 
 export type { ParentLink, SessionRecord } from './record-schema.js';
@@ -98,7 +98,7 @@ export async function inspectSession(dir: string, name: string): Promise<Session
   const path = recordPath(dir, name);
   let text: string;
   try {
-    text = readSmallText(path);
+    text = readDataText(path);
   } catch (error) {
     if (isMissing(error)) return null;
     throw new RuntimeError(`cannot read session "${name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -2,7 +2,7 @@
 // 1,000 characters. The store's one codec; the `memo` tool and `argo memo` both go through it.
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
-import { isMissing, readSmallText, writeFileAtomic } from '../log/fs.js';
+import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool } from './types.js';
 
@@ -61,7 +61,7 @@ export function serializeMemo(memo: Memo): string {
 export async function readMemo(home: string): Promise<Memo> {
   const file = memoPath(home);
   try {
-    return await parseMemo(readSmallText(file), file);
+    return await parseMemo(readDataText(file), file);
   } catch (error) {
     if (isMissing(error)) return {};
     throw error;

@@ -53,4 +53,12 @@ describe('the session record codec', () => {
     await expect(saveSession(dir, good)).rejects.toThrow(/symbolic link/);
     expect(readFileSync(outside, 'utf8')).toBe('precious');
   });
+
+  it('never reads a record through a symlink either (a planted record would steer replay)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-store-'));
+    const outside = join(mkdtempSync(join(tmpdir(), 'argo-outside-')), 'target.json');
+    writeFileSync(outside, JSON.stringify(good));
+    symlinkSync(outside, join(dir, 'work.json'));
+    await expect(readSession(dir, 'work')).rejects.toThrow(/work\.json is a symbolic link/);
+  });
 });
