@@ -15,6 +15,8 @@ export function parseOllamaHost(raw: string | undefined, source = 'OLLAMA_HOST')
   if (/[\s\p{C}]/u.test(value)) {
     throw new UsageError(`${source} ${JSON.stringify(value)} contains a blank or control character: ${FIX}`);
   }
+  // Ollama reads a bare "ollama.com" as its cloud, over https.
+  if (value === 'ollama.com') return 'https://ollama.com:443';
   let scheme = 'http';
   let rest = value;
   let defaultPort = '11434';

@@ -20,12 +20,13 @@ export function resolveWindow(requested: ContextWindow | null, modelNumCtx: numb
 
 /**
  * `num_ctx` from `/api/show`'s `parameters`: a text block of `name value` lines
- * (`num_ctx                        8192`). Null when the model does not set it.
+ * (`num_ctx                        8192`). Ollama prints the number as Go's %v prints a float, so a
+ * million or more comes in exponent form (`1.048576e+06`). Null when the model does not set it.
  */
 export function numCtxFromParameters(parameters: string | undefined): number | null {
   if (parameters === undefined) return null;
   for (const line of parameters.split('\n')) {
-    const match = /^\s*num_ctx\s+(\d+)\s*$/.exec(line);
+    const match = /^\s*num_ctx\s+(\d+(?:\.\d+)?(?:e\+?\d+)?)\s*$/i.exec(line);
     if (match?.[1] !== undefined) {
       const value = Number(match[1]);
       if (Number.isSafeInteger(value) && value > 0) return value;
@@ -82,6 +83,9 @@ export function overWindow(check: TruncationCheck): boolean {
  * nothing (a cached prefix is not counted), so it only confirms a prompt already over the window.
  */
 export function truncationSuspected(check: TruncationCheck, promptEvalCount: number | null): boolean {
+  // Past Ollama's usual default, the count proves the server's window is larger (OLLAMA_CONTEXT_LENGTH,
+  // or the larger default recent versions pick on a big GPU): nothing was cut at 4096.
+  if (check.window.source === 'default' && promptEvalCount !== null && promptEvalCount > check.window.tokens) return false;
   if (overWindow(check)) return true;
   return promptEvalCount !== null && promptEvalCount >= check.window.tokens;
 }

@@ -7,9 +7,9 @@ export type OptionValue = number | boolean | string[];
 export type OptionValues = Record<string, OptionValue>;
 
 /**
- * The names and types of the `Options` type of the ollama npm client (0.6) and of Ollama's
- * api/types.go. Ollama ignores names it does not know, so a typo here would silently do nothing:
- * that is why names are checked before sending.
+ * The names and types of Ollama's `Options` (api/types.go: the per-request ones and the runner's).
+ * Ollama ignores names it does not know, so a typo here would silently do nothing: that is why
+ * names are checked before sending.
  */
 export const OLLAMA_OPTIONS: Readonly<Record<string, OptionKind>> = {
   // sampling (per request)
@@ -19,33 +19,28 @@ export const OLLAMA_OPTIONS: Readonly<Record<string, OptionKind>> = {
   top_k: 'integer',
   top_p: 'number',
   min_p: 'number',
-  tfs_z: 'number',
   typical_p: 'number',
   repeat_last_n: 'integer',
   temperature: 'number',
   repeat_penalty: 'number',
   presence_penalty: 'number',
   frequency_penalty: 'number',
-  mirostat: 'integer',
-  mirostat_tau: 'number',
-  mirostat_eta: 'number',
-  penalize_newline: 'boolean',
   stop: 'strings',
   // runner (take effect when the model is loaded)
-  numa: 'boolean',
   num_ctx: 'integer',
   num_batch: 'integer',
   num_gpu: 'integer',
   main_gpu: 'integer',
-  low_vram: 'boolean',
-  f16_kv: 'boolean',
-  logits_all: 'boolean',
-  vocab_only: 'boolean',
   use_mmap: 'boolean',
-  use_mlock: 'boolean',
-  embedding_only: 'boolean',
   num_thread: 'integer',
+  draft_num_predict: 'integer',
 };
+
+/**
+ * Options Ollama's API once had and dropped (the ollama npm client's type still lists them): a
+ * server logs "invalid option" and ignores them, the very silent no-op the check is for.
+ */
+const DROPPED_OPTIONS = new Set(['tfs_z', 'mirostat', 'mirostat_tau', 'mirostat_eta', 'penalize_newline', 'numa', 'low_vram', 'f16_kv', 'logits_all', 'vocab_only', 'use_mlock', 'embedding_only']);
 
 /** Request fields that people reach for with -o but that are not model options. */
 const NOT_OPTIONS: Readonly<Record<string, string>> = {
@@ -78,6 +73,7 @@ export function parseOptionAssignments(assignments: readonly string[]): OptionVa
     if (kind === undefined) {
       const instead = Object.hasOwn(NOT_OPTIONS, name) ? NOT_OPTIONS[name] : undefined;
       if (instead !== undefined) throw new UsageError(`-o ${name}: not a model option; ${instead}`);
+      if (DROPPED_OPTIONS.has(name)) throw new UsageError(`-o ${name}: Ollama no longer takes this option (it was removed from its API and would be ignored); see docs/cli.md for the list`);
       throw new UsageError(`-o ${name}: unknown Ollama option${didYouMean(name, Object.keys(OLLAMA_OPTIONS))}; see docs/cli.md for the list`);
     }
     const value = convert(raw, kind);

@@ -355,8 +355,19 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
  * client would log such bodies to stdout. Rewrapped, every failure reaches us as a ResponseError.
  */
 async function asJsonError(response: Response): Promise<Response> {
-  if (response.headers.get('content-type')?.includes('application/json')) return response;
   const text = (await response.text().catch(() => '')).trim();
+  // Ollama's own: {"error": "…"}. Anything else (a proxy's page, mislabelled JSON) is wrapped, since
+  // the client prints a parse failure to standard output, in the middle of the answer.
+  if (isErrorBody(text)) return new Response(text, { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
   const error = text === '' ? response.statusText || `HTTP ${response.status}` : text.length > 200 ? `${text.slice(0, 200)}…` : text;
   return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
+}
+
+function isErrorBody(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && 'error' in value && typeof value.error === 'string';
+  } catch {
+    return false;
+  }
 }

@@ -33,6 +33,10 @@ describe('numCtxFromParameters', () => {
     [undefined, null],
     ['num_ctx 0', null],
     ['num_ctx abc', null],
+    ['num_ctx                        1.048576e+06', 1_048_576],
+    ['num_ctx 2e+06', 2_000_000],
+    ['num_ctx 1.5', null],
+    ['num_ctx 1e-3', null],
   ])('%j → %s', (text, expected) => {
     expect(numCtxFromParameters(text)).toBe(expected);
   });
@@ -76,11 +80,21 @@ describe('truncation checks', () => {
     [4097, 4096, null, true, true],
     [7268, 4096, 4096, true, true],
     [3900, 4096, 4096, false, true], // the estimate was low, the count says the window was full
-    [3900, 4096, 5000, false, true],
     [100, 4096, null, false, false],
   ])('estimate %i, window %i, count %s → before %s, after %s', (estimate, tokens, count, before, after) => {
     expect(overWindow(check(estimate, tokens))).toBe(before);
     expect(truncationSuspected(check(estimate, tokens), count)).toBe(after);
+  });
+
+  // Only Ollama's default is a guess: a count past it shows the server's window is larger.
+  it.each([
+    ['default', 7268, 7300, false],
+    ['default', 3900, 5000, false],
+    ['default', 7268, 4096, true],
+    ['model', 3900, 5000, true],
+    ['flag', 7268, 7300, true],
+  ] as const)('window from %s, estimate %i, count %i → suspected %s', (source, estimate, count, suspected) => {
+    expect(truncationSuspected(check(estimate, 4096, source), count)).toBe(suspected);
   });
 
   it.each([

@@ -39,14 +39,18 @@ describe('guardNdjson', () => {
     expect(await pass([bytes('{"a":1}\n{"b":2}')])).toEqual({ text: '{"a":1}\n{"b":2}', malformed: [] });
   });
 
-  it('ignores blank lines', async () => {
-    expect((await pass([bytes('{"a":1}\n\n  \n{"b":2}\n')])).malformed).toEqual([]);
+  it.each([1, 3, 1000])('drops blank lines (a proxy keep-alive), split every %i bytes', async (size) => {
+    expect(await pass(byteChunks('\n{"a":1}\n\n  \r\n{"b":2}\n\n', size))).toEqual({ text: '{"a":1}\n{"b":2}\n', malformed: [] });
+    expect(await pass(byteChunks('{"a":1}\n\n', size))).toEqual({ text: '{"a":1}\n', malformed: [] });
   });
 
   it.each([
     ['a truncated object', '{"response":"The","do'],
     ['plain text', 'upstream connect error'],
     ['an HTML error page', '<html><body>502 Bad Gateway</body></html>'],
+    ['JSON that is not an object', 'null'],
+    ['a number', '42'],
+    ['an array', '[{"response":"x"}]'],
   ])('replaces %s with an error line after every valid line before it, then ends', async (_name, bad) => {
     const input = `{"response":"one","done":false}\n${bad}\n{"response":"two","done":false}\n`;
     for (const size of [1, 4, 1000]) {

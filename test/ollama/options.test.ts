@@ -10,7 +10,7 @@ describe('parseOptionAssignments', () => {
     [['seed=-1'], { seed: -1 }],
     [['top_k=40', 'top_p=0.9', 'min_p=0.05'], { top_k: 40, top_p: 0.9, min_p: 0.05 }],
     [['use_mmap=false'], { use_mmap: false }],
-    [['penalize_newline=true'], { penalize_newline: true }],
+    [['use_mmap=false'], { use_mmap: false }],
     [['stop=\n\n'], { stop: ['\n\n'] }],
     [['stop=User:', 'stop= END '], { stop: ['User:', ' END '] }],
     [['stop=a=b'], { stop: ['a=b'] }],
@@ -39,10 +39,14 @@ describe('parseOptionAssignments', () => {
     expect(() => parseOptionAssignments([assignment])).toThrow(new UsageError(message));
   });
 
-  it('knows every option of the ollama client type', () => {
-    for (const name of ['num_ctx', 'num_keep', 'typical_p', 'repeat_last_n', 'repeat_penalty', 'presence_penalty', 'frequency_penalty', 'mirostat', 'mirostat_tau', 'mirostat_eta', 'num_batch', 'num_gpu', 'main_gpu', 'num_thread', 'use_mmap', 'use_mlock', 'numa']) {
-      expect(OLLAMA_OPTIONS).toHaveProperty(name);
-    }
+  it('knows exactly the options of Ollama\'s api/types.go', () => {
+    expect(Object.keys(OLLAMA_OPTIONS).sort()).toEqual(
+      ['draft_num_predict', 'frequency_penalty', 'main_gpu', 'min_p', 'num_batch', 'num_ctx', 'num_gpu', 'num_keep', 'num_predict', 'num_thread', 'presence_penalty', 'repeat_last_n', 'repeat_penalty', 'seed', 'stop', 'temperature', 'top_k', 'top_p', 'typical_p', 'use_mmap'].sort(),
+    );
+  });
+
+  it.each(['mirostat', 'tfs_z', 'penalize_newline', 'use_mlock', 'numa'])('-o %s=1: Ollama dropped it, so it is refused rather than ignored', (name) => {
+    expect(() => parseOptionAssignments([`${name}=1`])).toThrow(new UsageError(`-o ${name}: Ollama no longer takes this option (it was removed from its API and would be ignored); see docs/cli.md for the list`));
   });
 });
 

@@ -140,6 +140,20 @@ describe('OllamaTransport.stream', () => {
     }
   });
 
+  it.each([
+    ['a page labelled JSON', 'application/json', '<html><body>502 Bad Gateway</body></html>', 'Ollama at http://ollama.test:11434 answered HTTP 502: <html><body>502 Bad Gateway</body></html>'],
+    ['plain text', 'text/plain', 'upstream timed out', 'Ollama at http://ollama.test:11434 answered HTTP 502: upstream timed out'],
+    ['Ollama\'s own error', 'application/json', '{"error":"runner crashed"}', 'Ollama at http://ollama.test:11434 answered HTTP 502: runner crashed'],
+  ])('an error body that is %s becomes the failure message; nothing is printed', async (_name, type, body, message) => {
+    const log = vi.spyOn(console, 'log');
+    const error = vi.spyOn(console, 'error');
+    const write = vi.spyOn(process.stdout, 'write');
+    const fetch = () => Promise.resolve(new Response(body, { status: 502, statusText: 'Bad Gateway', headers: { 'content-type': type } }));
+    const { outcome } = await run(transport({ host: 'http://ollama.test:11434', attempts: 1, fetch }));
+    expect(outcome.failure).toMatchObject({ kind: 'http', message });
+    expect([log.mock.calls, error.mock.calls, write.mock.calls]).toEqual([[], [], []]);
+  });
+
   it('treats a refused connection as unreachable and retries it', async () => {
     const { outcome, retries } = await run(transport({ host: 'http://127.0.0.1:59997' }));
     expect(outcome.failure?.kind).toBe('unreachable');
