@@ -104,7 +104,8 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
         ...(setup.toolBudget !== undefined ? { defaultBudget: setup.toolBudget } : {}),
       },
       {
-        model: (agentRequest, hooks) => context.transport.stream(agentRequest, { ...hooks, ...(context.onRetry ? { onRetry: context.onRetry } : {}) }),
+        model: (agentRequest, hooks) =>
+          context.transport.stream(agentRequest, { ...hooks, ...(context.onRetry ? { onRetry: context.onRetry } : {}), ...(context.onThinking ? { onThinking: context.onThinking } : {}) }),
         clock: context.clock,
         isStopped: setup.isStopped ?? (() => isStopSet(setup.home)),
         confirm: setup.confirm,

@@ -87,6 +87,9 @@ async function askTurn(
   const buffer = new TokenBuffer((text) => io.stdout.write(guard ? guard.push(text) : text), settings.tokenBuffer);
   let stopSpinner = (): void => undefined;
   let wrote = '';
+  // The model asked (the session's last one, perhaps) and whether its thinking has been noted.
+  let model = '';
+  let thinking = false;
   const controller = new AbortController();
   // Ctrl-C stays handled (the answer ends cleanly) until the turn is written, so it is never half-logged.
   // SIGTERM and SIGHUP end the answer the same way; so does a reader that stops reading
@@ -113,12 +116,21 @@ async function askTurn(
         wrote = text;
         if (!options.json) buffer.push(text);
       },
+      onThinking: () => {
+        // The spinner says why the answer is slow to start; the reasoning itself is not shown.
+        if (!thinking && io.stderr.isTTY && !options.json && wrote === '') {
+          thinking = true;
+          stopSpinner();
+          stopSpinner = startSpinner(io.stderr, `${model} is thinking…`);
+        }
+      },
       onRetry: (attempt, delayMs, kind) => {
         const reason = kind === 'busy' ? `Ollama at ${settings.host} is busy` : `cannot reach Ollama at ${settings.host}`;
         io.stderr.write(`argo: ${reason}; retrying in ${(delayMs / 1000).toFixed(2)}s (attempt ${attempt} of ${settings.retries.attempts})\n`);
       },
       answer: async (request, context) => {
-        if (io.stderr.isTTY && !options.json) stopSpinner = startSpinner(io.stderr, `asking ${untrustedTextFor(io.stderr)(request.body.model)}…`);
+        model = untrustedTextFor(io.stderr)(request.body.model);
+        if (io.stderr.isTTY && !options.json) stopSpinner = startSpinner(io.stderr, `asking ${model}…`);
         ui.pause = () => stopSpinner();
         try {
           return await (agent?.answerer ?? streamAnswer)(request, context);

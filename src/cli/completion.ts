@@ -21,12 +21,13 @@ export interface CompletionSpec {
 
 /** Flags whose value is completed from Argo's own data or a fixed list. */
 const VALUE_SOURCES: readonly { flags: string[]; words: string | null; dynamic: 'sessions' | 'models' | null }[] = [
+  { flags: ['--think'], words: 'on off low medium high', dynamic: null },
   { flags: ['-s', '--session'], words: null, dynamic: 'sessions' },
   { flags: ['-m', '--model'], words: null, dynamic: 'models' },
   { flags: ['-r', '--replay'], words: 'none session last:1 last:3 last:5', dynamic: null },
 ];
 /** Flags that take a value that cannot be completed (the next word is not a command). */
-const VALUE_FLAGS = ['-s', '--session', '-m', '--model', '-r', '--replay', '-o', '--option', '--system', '--system-file', '--home', '--host', '--budget', '--persona', '--mode', '--verbosity', '--api', '--reason', '--temperature', '--seed', '--num-ctx', '--keep-alive'];
+const VALUE_FLAGS = ['-s', '--session', '-m', '--model', '-r', '--replay', '-o', '--option', '--system', '--system-file', '--home', '--host', '--budget', '--persona', '--mode', '--verbosity', '--api', '--reason', '--temperature', '--seed', '--num-ctx', '--keep-alive', '--think'];
 
 export function completionScript(shell: Shell, spec: CompletionSpec): string {
   switch (shell) {

@@ -9,6 +9,7 @@ export type Shape =
   | 'string[]'
   | 'string|null'
   | 'string|integer'
+  | 'boolean|string'
   /** Any JSON object, checked by its user (a tool's JSON Schema, say). */
   | 'object'
   | { record: Shape }
@@ -57,6 +58,9 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
       return;
     case 'string|integer':
       if (typeof value !== 'string' && !Number.isInteger(value)) fail('a string or a whole number');
+      return;
+    case 'boolean|string':
+      if (typeof value !== 'string' && typeof value !== 'boolean') fail('true, false or a string');
       return;
     case 'object':
       if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('an object');

@@ -7,7 +7,7 @@ import { isMissing } from '../log/fs.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy } from '../replay/policy.js';
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
-import type { ModelOptions } from '../replay/prompt.js';
+import type { ModelOptions, Think } from '../replay/prompt.js';
 import { readReplaySpec } from '../replay/spec.js';
 import { ENDPOINTS, VERBOSITIES } from '../replay/types.js';
 import type { Endpoint, ReplaySpec, Verbosity } from '../replay/types.js';
@@ -36,6 +36,8 @@ export interface Settings {
   mode: string | null;
   options: ModelOptions;
   keepAlive?: string | number;
+  /** --think or config "think": sent as the request's `think` only when set. */
+  think?: Think;
   replay: ReplayPolicy;
   style: StylePolicy;
   /** How streamed text is batched into writes (config key "stream"). */
@@ -108,6 +110,7 @@ export interface FlagOverrides {
   seed?: number;
   numCtx?: number;
   keepAlive?: string;
+  think?: string;
   /** --tools, already split into names. */
   tools?: string[];
   maxIterations?: number;
@@ -125,6 +128,7 @@ const CONFIG_SHAPE: Shape = {
     model: 'string',
     session: 'string',
     host: 'string',
+    think: 'boolean|string',
     api: 'string',
     persona: 'string',
     verbosity: 'string',
@@ -165,6 +169,7 @@ const CONFIG_SHAPE: Shape = {
 };
 
 export interface ConfigFile {
+  think?: boolean | string;
   model?: string;
   session?: string;
   host?: string;
@@ -193,6 +198,16 @@ export interface ConfigFile {
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
+
+/** `--think` / config "think": on or off (true, false), or a level for the models that take one. */
+export function parseThink(value: string | boolean, source: string): Think {
+  if (typeof value === 'boolean') return value;
+  const word = value.trim().toLowerCase();
+  if (word === 'on' || word === 'true') return true;
+  if (word === 'off' || word === 'false') return false;
+  if (word === 'low' || word === 'medium' || word === 'high') return word;
+  throw new UsageError(`${source} must be on, off, low, medium or high, got "${value}"`);
+}
 
 export function defaultHome(env: Env): string {
   return env.ARGO_HOME && env.ARGO_HOME !== '' ? expandHome(env.ARGO_HOME, 'ARGO_HOME', env) : join(userHome(env), '.argo');
@@ -318,6 +333,8 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       maxIterations: flags.maxIterations ?? config.maxIterations ?? 10,
     },
   };
+  const thinkRaw = flags.think ?? config.think;
+  if (thinkRaw !== undefined) settings.think = parseThink(thinkRaw, flags.think !== undefined ? '--think' : `${source}: "think"`);
   if (keepAliveRaw !== undefined) {
     settings.keepAlive = parseKeepAlive(keepAliveRaw, flags.keepAlive !== undefined ? '--keep-alive' : `${source}: "options.keep_alive"`);
   }

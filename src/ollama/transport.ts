@@ -109,6 +109,8 @@ export interface StreamOutcome {
 
 export interface StreamHooks {
   onText: (text: string) => void;
+  /** A thinking model's reasoning as it streams (Ollama 0.13+ thinks by default), before its answer. */
+  onThinking?: (text: string) => void;
   onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
   /** Called with each chunk's tool calls as they arrive. */
   onToolCalls?: (calls: unknown[]) => void;
@@ -219,6 +221,8 @@ export class OllamaTransport {
       for await (const chunk of chunks) {
         lastActivity = performance.now();
         const text = 'message' in chunk ? chunk.message.content : chunk.response;
+        const thinking = 'message' in chunk ? chunk.message.thinking : chunk.thinking;
+        if (thinking) hooks.onThinking?.(thinking);
         if (text) {
           gotText = true;
           hooks.onText(text);

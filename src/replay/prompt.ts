@@ -15,7 +15,12 @@ export interface RequestSettings {
   stream: boolean;
   options: ModelOptions;
   keepAlive?: string | number;
+  /** Whether (or how hard) a thinking model reasons first; absent leaves it to Ollama (on since 0.13). */
+  think?: Think;
 }
+
+/** Ollama's `think`: on or off, or a level for the models that take one. */
+export type Think = boolean | 'low' | 'medium' | 'high';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -28,6 +33,7 @@ export interface ChatBody {
   stream: boolean;
   options?: ModelOptions;
   keep_alive?: string | number;
+  think?: Think;
 }
 
 export interface GenerateBody {
@@ -37,6 +43,7 @@ export interface GenerateBody {
   stream: boolean;
   options?: ModelOptions;
   keep_alive?: string | number;
+  think?: Think;
 }
 
 export type OllamaRequest =
@@ -57,6 +64,7 @@ export function buildRequest(parts: PromptParts, settings: RequestSettings): Oll
     stream: settings.stream,
     ...(hasOptions(settings.options) ? { options: orderedOptions(settings.options) } : {}),
     ...(settings.keepAlive !== undefined ? { keep_alive: settings.keepAlive } : {}),
+    ...(settings.think !== undefined ? { think: settings.think } : {}),
   };
   if (settings.endpoint === 'chat') {
     const messages: ChatMessage[] = [];

@@ -57,6 +57,7 @@ export function requestFacts(settings: Settings, request: OllamaRequest, check: 
     ...(body.options !== undefined ? { options: body.options as NonNullable<LogEntry['options']> } : {}),
     ...(settings.system !== null ? { system: settings.system } : {}),
     ...(body.keep_alive !== undefined ? { keep_alive: body.keep_alive } : {}),
+    ...(body.think !== undefined ? { think: body.think } : {}),
     ollama_stream: body.stream,
     num_ctx: check.window?.tokens ?? null,
     prompt_tokens_estimate: check.estimate,

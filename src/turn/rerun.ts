@@ -76,6 +76,7 @@ export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEn
         stream: entry.ollama_stream ?? true,
         options,
         ...(entry.keep_alive !== undefined ? { keepAlive: entry.keep_alive } : {}),
+        ...(entry.think !== undefined ? { think: entry.think } : {}),
       },
     );
   const original = build(entry.model, entry.options ?? {});

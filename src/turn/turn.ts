@@ -57,6 +57,8 @@ export interface AnswerContext {
   clock: () => number;
   signal?: AbortSignal;
   onText: (text: string) => void;
+  /** A thinking model's reasoning as it streams, before its answer (shown as progress, not kept). */
+  onThinking?: (text: string) => void;
   onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
   /** The model's tool calls, as Ollama sent them (client tools, passed through). */
   onToolCalls?: (calls: unknown[]) => void;
@@ -74,6 +76,7 @@ export interface TurnPorts {
   newId: () => string;
   signal?: AbortSignal;
   onText?: (text: string) => void;
+  onThinking?: AnswerContext['onThinking'];
   onRetry?: AnswerContext['onRetry'];
   onToolCalls?: AnswerContext['onToolCalls'];
   /** Saves a turn the log could not take, privately under the data home `home` if it can; returns where. */
@@ -121,6 +124,7 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
         stream: input.ollamaStream,
         options: settings.options,
         ...(settings.keepAlive !== undefined ? { keepAlive: settings.keepAlive } : {}),
+        ...(settings.think !== undefined ? { think: settings.think } : {}),
       },
     });
   let planned: ReplayPlan;
@@ -220,6 +224,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     onText: ports.onText ?? (() => undefined),
     ...(ports.signal ? { signal: ports.signal } : {}),
     ...(ports.onRetry ? { onRetry: ports.onRetry } : {}),
+    ...(ports.onThinking ? { onThinking: ports.onThinking } : {}),
     ...(ports.onToolCalls ? { onToolCalls: ports.onToolCalls } : {}),
   });
   const window = context.after(answer.metrics.prompt_eval_count);
@@ -268,6 +273,7 @@ export const streamAnswer: Answerer = async (request, context) => {
     ...(context.signal ? { signal: context.signal } : {}),
     ...(context.onRetry ? { onRetry: context.onRetry } : {}),
     ...(context.onToolCalls ? { onToolCalls: context.onToolCalls } : {}),
+    ...(context.onThinking ? { onThinking: context.onThinking } : {}),
     onText: (text) => {
       firstTokenMs ??= Math.round(context.clock() - started);
       response += text;

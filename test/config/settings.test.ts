@@ -149,6 +149,26 @@ describe('the everyday companion settings: default replay, model source, -o opti
   });
 
   it.each([
+    [undefined, {}, undefined],
+    [{ think: false }, {}, false],
+    [{ think: 'high' }, {}, 'high'],
+    [{ think: true }, { think: 'off' }, false],
+    [undefined, { think: 'on' }, true],
+    [undefined, { think: 'TRUE' }, true],
+    [undefined, { think: 'Low' }, 'low'],
+  ])('config %j, flags %j → think %j', (config, flags, think) => {
+    expect(load(config, flags).think).toBe(think);
+  });
+
+  it.each([
+    [{ think: 'maybe' }, {}, /config\.json: "think" must be on, off, low, medium or high, got "maybe"$/],
+    [{ think: 3 }, {}, /"think" must be true, false or a string, got 3/],
+    [undefined, { think: 'x' }, /^--think must be on, off, low, medium or high, got "x"/],
+  ])('config %j, flags %j is refused', (config, flags, message) => {
+    expect(() => load(config, flags)).toThrow(message);
+  });
+
+  it.each([
     [{ defaultReplay: 'always' }, {}, /config\.json: "defaultReplay" must be none, session or last:N, got "always"/],
     [undefined, { ARGO_REPLAY: 'last:0' }, /^ARGO_REPLAY must be none, session or last:N, got "last:0"/],
   ])('config %j, env %j is refused', (config, env, message) => {

@@ -144,6 +144,38 @@ describe('argo: the happy path', () => {
   });
 });
 
+describe('argo: thinking models', () => {
+  it('a thinking model\'s reasoning is not the answer; --think is sent, logged and rerun; config sets it too', async () => {
+    ollama.options.models = [{ name: 'argo:latest' }, { name: 'qwen3:8b', capabilities: ['completion', 'thinking'] }];
+    ollama.options.thinking = 'First, the user wants a greeting.';
+    try {
+      const home = tempHome();
+      // Ollama 0.13+ thinks by default: the reasoning streams first, in its own field.
+      const plain = await ask(['-m', 'qwen3:8b', 'hi'], home);
+      expect(plain).toMatchObject({ code: 0, stdout: 'You said: hi\n', stderr: '' });
+      expect(lastBody()).not.toHaveProperty('think');
+      expect(logLines(home)[0]).toMatchObject({ model_response: 'You said: hi' });
+      expect(logLines(home)[0]).not.toHaveProperty('think');
+      const off = await ask(['-m', 'qwen3:8b', '--think', 'off', 'hi'], home);
+      expect(off.stdout).toBe('You said: hi\n');
+      expect(lastBody()).toMatchObject({ think: false });
+      const logged = logLines(home)[1];
+      expect(logged).toMatchObject({ think: false });
+      expect((await ask(['rerun', String(logged?.id)], home)).code).toBe(0);
+      expect(lastBody()).toMatchObject({ think: false });
+      const explained = JSON.parse((await ask(['-m', 'qwen3:8b', '--explain', '--json', 'hi'], tempHome({ think: 'high' }))).stdout) as { request: { body: Record<string, unknown> } };
+      expect(explained.request.body.think).toBe('high');
+      // A model without the capability refuses it, as Ollama does.
+      const refused = await ask(['-m', 'argo', '--think', 'on', 'hi'], home);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('"argo" does not support thinking');
+    } finally {
+      ollama.options.models = undefined;
+      ollama.options.thinking = undefined;
+    }
+  });
+});
+
 describe('argo: prompt from stdin', () => {
   it('joins piped text after the arguments', async () => {
     const home = tempHome();

@@ -154,6 +154,26 @@ describe('OllamaTransport.stream', () => {
     expect([log.mock.calls, error.mock.calls, write.mock.calls]).toEqual([[], [], []]);
   });
 
+  it.each([
+    [undefined, 'First, a greeting.'],
+    [false, ''],
+  ])('a thinking model with think %j streams its reasoning to onThinking, apart from the answer', async (think, thought) => {
+    ollama.options.models = [{ name: 'qwen3', capabilities: ['completion', 'thinking'] }];
+    ollama.options.thinking = 'First, a greeting.';
+    try {
+      const thinking: string[] = [];
+      const texts: string[] = [];
+      const body = { model: 'qwen3', messages: [{ role: 'user' as const, content: 'hi' }], stream: true, ...(think === undefined ? {} : { think }) };
+      const outcome = await transport().stream({ endpoint: '/api/chat', body }, { onText: (text) => texts.push(text), onThinking: (text) => thinking.push(text) });
+      expect(outcome.status).toBe('ok');
+      expect(thinking.join('')).toBe(thought);
+      expect(texts.join('')).toBe('abcd');
+    } finally {
+      ollama.options.models = undefined;
+      ollama.options.thinking = undefined;
+    }
+  });
+
   it('treats a refused connection as unreachable and retries it', async () => {
     const { outcome, retries } = await run(transport({ host: 'http://127.0.0.1:59997' }));
     expect(outcome.failure?.kind).toBe('unreachable');

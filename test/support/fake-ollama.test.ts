@@ -233,6 +233,23 @@ describe('streaming', () => {
     expect(final.eval_count).toBe(3);
   });
 
+  it('a thinking model streams its reasoning first, in thinking fields with empty content, unless think is false', async () => {
+    const fake = await start({ models: [{ name: 'qwen3', capabilities: ['completion', 'thinking'] }], reply: 'Hi there', thinking: 'The user greets me.' });
+    const chunks = parseAll((await ndjson(await post(fake, '/api/chat', chatBody('hi', { model: 'qwen3' })))).lines);
+    expect(chunks.slice(0, 4).map((chunk) => chunk.message)).toEqual([
+      { role: 'assistant', content: '', thinking: 'The' },
+      { role: 'assistant', content: '', thinking: ' user' },
+      { role: 'assistant', content: '', thinking: ' greets' },
+      { role: 'assistant', content: '', thinking: ' me.' },
+    ]);
+    expect(chunks.map(chunkText).join('')).toBe('Hi there');
+    expect(at(chunks, -1).eval_count).toBe(6);
+    const whole = (await (await post(fake, '/api/generate', { model: 'qwen3', prompt: 'hi', stream: false })).json()) as Json;
+    expect(whole).toMatchObject({ response: 'Hi there', thinking: 'The user greets me.' });
+    const off = parseAll((await ndjson(await post(fake, '/api/chat', chatBody('hi', { model: 'qwen3', think: false })))).lines);
+    expect(off.some((chunk) => 'thinking' in (chunk.message as Json))).toBe(false);
+  });
+
   it('uses a fixed reply, a reply function of the body, or an explicit token array', async () => {
     const fake = await start({ tokens: ['Hel', 'lo', ',', ' world'] });
     const tokens = parseAll((await ndjson(await post(fake, '/api/generate', { model: 'argo', prompt: 'x' }))).lines);

@@ -101,8 +101,9 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
   const tokens = estimatePromptTokens(body, endpoint);
   ctx.record.prompt = { tokens, numCtx, truncated: tokens > numCtx };
   const round = endpoint === 'chat' ? takeRound(state, body) : undefined;
+  const thinks = model.capabilities.includes('thinking') && pick(body, 'think') !== false;
   const plan = buildPlan(state, {
-    body, endpoint, scenario: round?.scenario ?? scenario, round, promptEvalCount: Math.min(tokens, numCtx), startNs,
+    body, endpoint, thinks, scenario: round?.scenario ?? scenario, round, promptEvalCount: Math.min(tokens, numCtx), startNs,
   });
   if (pick(body, 'stream') === false) await answerWhole(ctx, plan);
   else await streamPlan(ctx, plan);

@@ -19,7 +19,7 @@ export interface Plan {
   endpoint: Endpoint;
   model: string; // as the request spelled it
   modelJson: string;
-  chunks: (string | FakeToolCall[])[]; // one line each
+  chunks: (string | FakeToolCall[] | Thought)[]; // one line each
   finalText: string;
   doneReason: 'stop' | 'length';
   evalCount: number;
@@ -34,9 +34,16 @@ export interface Plan {
   loadedNs: bigint;
 }
 
+/** A piece of the model's reasoning, streamed before the answer. */
+export interface Thought {
+  thinking: string;
+}
+
 export interface PlanInput {
   body: RequestBody;
   endpoint: Endpoint;
+  /** The model thinks before answering: it has the capability and the request did not say `think: false`. */
+  thinks: boolean;
   scenario: FakeScenario;
   round: FakeRound | undefined;
   promptEvalCount: number;
@@ -51,7 +58,8 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
   const cut = typeof limit === 'number' && limit > 0 && tokens.length > limit;
   if (cut) tokens = tokens.slice(0, limit);
   const finalText = state.options.textInDone && tokens.length > 0 ? (tokens.at(-1) ?? '') : '';
-  const chunks: Plan['chunks'] = finalText ? tokens.slice(0, -1) : tokens.slice();
+  const thoughts: Thought[] = input.thinks && state.options.thinking ? (state.options.thinking.match(/\s*\S+/g) ?? []).map((thinking) => ({ thinking })) : [];
+  const chunks: Plan['chunks'] = [...thoughts, ...(finalText ? tokens.slice(0, -1) : tokens)];
   const calls = toolCallsFor(state, body, endpoint, round) ?? [];
   chunks.push(...toolCallChunks(calls, round));
   // The model writes its calls as text too: about 4 characters a token.
@@ -65,7 +73,7 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     chunks,
     finalText,
     doneReason: cut ? 'length' : 'stop',
-    evalCount: tokens.length + callTokens,
+    evalCount: thoughts.length + tokens.length + callTokens,
     promptEvalCount: input.promptEvalCount,
     context: withContext ? [...promptWords, ...tokens].map(tokenId) : undefined,
     malformed: malformedOf(scenario, chunks.length, str(pick(body, 'model'))),
@@ -78,8 +86,14 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
   };
 }
 
-function chunkLine(plan: Plan, chunk: string | FakeToolCall[]): string {
+function chunkLine(plan: Plan, chunk: string | FakeToolCall[] | Thought): string {
   const head = `{"model":${plan.modelJson},"created_at":"${createdAt()}",`;
+  if (isThought(chunk)) {
+    const thinking = goJson(chunk.thinking);
+    return plan.endpoint === 'generate'
+      ? `${head}"response":"","thinking":${thinking},"done":false}\n`
+      : `${head}"message":{"role":"assistant","content":"","thinking":${thinking}},"done":false}\n`;
+  }
   if (typeof chunk !== 'string') {
     const message = { role: 'assistant', content: '', tool_calls: chunk };
     return `${head}"message":${goJson(message)},"done":false}\n`;
@@ -107,15 +121,20 @@ function metrics(plan: Plan): Record<string, number> {
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== 0));
 }
 
-function responseObject(plan: Plan, text: string, calls: FakeToolCall[] | undefined, done: boolean) {
+function isThought(chunk: string | FakeToolCall[] | Thought | undefined): chunk is Thought {
+  return typeof chunk === 'object' && !Array.isArray(chunk);
+}
+
+function responseObject(plan: Plan, text: string, calls: FakeToolCall[] | undefined, done: boolean, thinking = '') {
   const head = { model: plan.model, created_at: createdAt() };
   const tail = done ? metrics(plan) : {};
   const reason = done ? { done_reason: plan.doneReason } : {};
+  const thought = thinking === '' ? {} : { thinking };
   if (plan.endpoint === 'generate') {
     const context = done && plan.context ? { context: plan.context } : {};
-    return { ...head, response: text, done, ...reason, ...context, ...tail };
+    return { ...head, response: text, ...thought, done, ...reason, ...context, ...tail };
   }
-  const message = calls ? { role: 'assistant', content: text, tool_calls: calls } : { role: 'assistant', content: text };
+  const message = { role: 'assistant', content: text, ...thought, ...(calls ? { tool_calls: calls } : {}) };
   return { ...head, message, ...reason, done, ...tail };
 }
 
@@ -176,6 +195,7 @@ export async function answerWhole(ctx: Exchange, plan: Plan): Promise<void> {
   if (plan.hangBeforeHeaders) return ctx.untilGone();
   const { chunks, malformed, terminal } = plan;
   let text = '';
+  let thinking = '';
   let calls: FakeToolCall[] | undefined;
   for (let i = 0; i <= chunks.length; i++) {
     if (i > 0) await ctx.wait(plan.delayMs);
@@ -187,9 +207,10 @@ export async function answerWhole(ctx: Exchange, plan: Plan): Promise<void> {
     if (terminal?.at === i) return finishWholeEarly(ctx, plan, terminal, text, calls);
     const chunk = chunks[i];
     if (typeof chunk === 'string') text += chunk;
+    else if (isThought(chunk)) thinking += chunk.thinking;
     else if (chunk) calls = [...(calls ?? []), ...chunk];
   }
-  sendJson(ctx, 200, responseObject(plan, text + plan.finalText, calls, true));
+  sendJson(ctx, 200, responseObject(plan, text + plan.finalText, calls, true, thinking));
 }
 
 async function finishWholeEarly(

@@ -79,6 +79,9 @@ export interface FakeOllamaOptions {
   tokens?: string[] | ((body: RequestBody, endpoint: Endpoint) => string[]) | undefined;
   // Carry the last token in the done:true line instead of a chunk of its own.
   textInDone?: boolean;
+  // The reasoning a model with the `thinking` capability streams before its answer, in `thinking`
+  // fields with empty content (Ollama 0.13+ thinks by default; `think: false` turns it off).
+  thinking?: string | undefined;
   // Chat only, and only when the request offers tools: sent in one done:false chunk, every round.
   toolCalls?: FakeToolCall[] | ((body: RequestBody) => FakeToolCall[] | undefined);
   // Chat rounds in order: the first chat request gets rounds[0], and so on; a function gets the
