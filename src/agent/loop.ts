@@ -5,6 +5,7 @@ import { EMPTY_METRICS } from '../ollama/transport.js';
 import type { AgentChatMessage, Metrics, StreamOutcome, TransportRequest, WireToolCall } from '../ollama/transport.js';
 import type { ChatBody } from '../replay/prompt.js';
 import type { Memo } from '../tools/memo.js';
+import { asksFirst } from '../tools/types.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import { checkCall, judgeResponse, readToolCalls } from './calls.js';
 import type { CheckedCall } from './calls.js';
@@ -403,7 +404,7 @@ class Run {
   private async confirmAll(checked: Extract<CheckedCall, { kind: 'ok' }>[]): Promise<ConfirmAnswer[]> {
     const answers: ConfirmAnswer[] = [];
     for (const { call, tool, args } of checked) {
-      if (!tool.sideEffects || this.run.yes === true) {
+      if (!asksFirst(tool) || this.run.yes === true) {
         answers.push('yes');
         continue;
       }

@@ -45,7 +45,7 @@ export function registerTools(program: Command, io: Io, setOutcome: ReportOutcom
         }
         lines.push('tools');
         for (const tool of listing.tools) {
-          const state = tool.available ? (tool.side_effects ? 'available, asks first' : 'available') : `unavailable: ${tool.reason ?? ''}`;
+          const state = tool.available ? (tool.asks ? 'available, asks first' : tool.side_effects ? "available, changes only Argo's own data" : 'available') : `unavailable: ${tool.reason ?? ''}`;
           lines.push(`  ${tool.name.padEnd(16)} ${state}`);
         }
         // MCP servers name their tools, and reasons quote what failed: shown, not obeyed, on a terminal.

@@ -21,7 +21,7 @@ export interface CompletionSpec {
 
 /** Flags whose value is completed from Argo's own data or a fixed list. */
 const VALUE_SOURCES: readonly { flags: string[]; words: string | null; dynamic: 'sessions' | 'models' | null }[] = [
-  { flags: ['--think'], words: 'on off low medium high', dynamic: null },
+  { flags: ['--think'], words: 'on off low medium high max', dynamic: null },
   { flags: ['-s', '--session'], words: null, dynamic: 'sessions' },
   { flags: ['-m', '--model'], words: null, dynamic: 'models' },
   { flags: ['-r', '--replay'], words: 'none session last:1 last:3 last:5', dynamic: null },

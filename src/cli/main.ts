@@ -86,7 +86,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--seed <n>', 'sampling seed', parseInteger)
     .option('--num-ctx <n>', 'context window in tokens', parsePositiveInteger)
     .option('--keep-alive <duration>', 'how long Ollama keeps the model loaded (e.g. 10m, -1)')
-    .option('--think <level>', 'thinking models: on, off, low, medium or high (config "think"; default: the model\'s own, on since Ollama 0.13)')
+    .option('--think <level>', 'thinking models: on, off, low, medium, high or max (config "think"; default: the model\'s own, on since Ollama 0.13)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .option('-T, --tools <list>', 'agent mode: toolsets and tools, comma-separated (fs, edit, shell, web, memo, history, dev, mcp:NAME; "none" turns config\'s off)')
     .option('--root <dir>', 'the directory file tools may use (default: the working directory)')

@@ -7,6 +7,7 @@ import { isMissing } from '../log/fs.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy } from '../replay/policy.js';
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
+import { THINK_LEVELS } from '../replay/prompt.js';
 import type { ModelOptions, Think } from '../replay/prompt.js';
 import { readReplaySpec } from '../replay/spec.js';
 import { ENDPOINTS, VERBOSITIES } from '../replay/types.js';
@@ -205,8 +206,9 @@ export function parseThink(value: string | boolean, source: string): Think {
   const word = value.trim().toLowerCase();
   if (word === 'on' || word === 'true') return true;
   if (word === 'off' || word === 'false') return false;
-  if (word === 'low' || word === 'medium' || word === 'high') return word;
-  throw new UsageError(`${source} must be on, off, low, medium or high, got "${value}"`);
+  const level = THINK_LEVELS.find((known) => known === word);
+  if (level !== undefined) return level;
+  throw new UsageError(`${source} must be on, off, low, medium, high or max, got "${value}"`);
 }
 
 export function defaultHome(env: Env): string {

@@ -102,7 +102,7 @@ const EntryFields = z.object({
     options: z.record(z.string(), z.union([z.number(), z.boolean(), z.array(z.string())])).optional(),
     system: z.string().optional(),
     keep_alive: z.union([z.string(), z.number()]).optional(),
-    think: z.union([z.boolean(), z.enum(['low', 'medium', 'high'])]).optional(),
+    think: z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])]).optional(),
     ollama_stream: z.boolean().optional(),
     num_ctx: z.number().int().positive().nullable().optional(),
     prompt_tokens_estimate: count.optional(),

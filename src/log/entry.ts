@@ -165,7 +165,7 @@ function isOptionalPart(e: Record<string, unknown>): boolean {
     (e.options === undefined || recordOf(isOptionValue)(e.options)) &&
     (e.system === undefined || typeof e.system === 'string') &&
     (e.keep_alive === undefined || typeof e.keep_alive === 'string' || isNumber(e.keep_alive)) &&
-    (e.think === undefined || typeof e.think === 'boolean' || e.think === 'low' || e.think === 'medium' || e.think === 'high') &&
+    (e.think === undefined || typeof e.think === 'boolean' || e.think === 'low' || e.think === 'medium' || e.think === 'high' || e.think === 'max') &&
     (e.ollama_stream === undefined || typeof e.ollama_stream === 'boolean') &&
     (e.num_ctx === undefined || e.num_ctx === null || (Number.isSafeInteger(e.num_ctx) && (e.num_ctx as number) > 0)) &&
     (e.prompt_tokens_estimate === undefined || isCount(e.prompt_tokens_estimate)) &&

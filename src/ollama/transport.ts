@@ -1,5 +1,5 @@
 import { Ollama } from 'ollama';
-import type { ChatRequest, ChatResponse, GenerateResponse } from 'ollama';
+import type { ChatRequest, ChatResponse, GenerateRequest, GenerateResponse } from 'ollama';
 import type { ChatBody, OllamaRequest } from '../replay/prompt.js';
 import { numCtxFromParameters } from './context-window.js';
 import { CLI_HINTS } from './fix-hints.js';
@@ -258,7 +258,8 @@ export class OllamaTransport {
       const body = request.body as ChatRequest & { stream: boolean };
       return body.stream ? await this.client.chat({ ...body, stream: true }) : [await this.client.chat({ ...body, stream: false })];
     }
-    const body = request.body;
+    // The client's `think` type lacks Ollama's newer "max" level; it sends the value through as JSON.
+    const body = request.body as GenerateRequest & { stream: boolean };
     return body.stream ? await this.client.generate({ ...body, stream: true }) : [await this.client.generate({ ...body, stream: false })];
   }
 

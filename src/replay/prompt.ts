@@ -20,7 +20,9 @@ export interface RequestSettings {
 }
 
 /** Ollama's `think`: on or off, or a level for the models that take one. */
-export type Think = boolean | 'low' | 'medium' | 'high';
+export type Think = boolean | ThinkLevel;
+export const THINK_LEVELS = ['low', 'medium', 'high', 'max'] as const;
+export type ThinkLevel = (typeof THINK_LEVELS)[number];
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';

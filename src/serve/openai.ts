@@ -3,6 +3,7 @@
 import { badRequest } from './errors.js';
 import { imagesOf, textOf } from './schema.js';
 import type { ChatBody, OpenAiMessage } from './schema.js';
+import type { Think } from '../replay/prompt.js';
 
 export interface OllamaToolCall {
   id?: string;
@@ -27,7 +28,20 @@ export interface OllamaExtras {
   options: Record<string, unknown>;
   format?: 'json' | Record<string, unknown>;
   tools?: OllamaTool[];
+  think?: Think;
 }
+
+/** OpenAI's reasoning effort as Ollama's `think`, as Ollama's own OpenAI layer maps it (its tiers clamped to Ollama's). */
+const THINK_OF_EFFORT: Record<NonNullable<ChatBody['reasoning_effort']>, Think> = {
+  none: false,
+  minimal: 'low',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  max: 'max',
+  xhigh: 'max',
+  ultra: 'max',
+};
 
 export interface Usage {
   prompt_tokens: number;
@@ -102,6 +116,7 @@ export function toOllamaExtras(body: ChatBody): OllamaExtras {
   const format = body.response_format;
   if (format?.type === 'json_object') extras.format = 'json';
   if (format?.type === 'json_schema') extras.format = format.json_schema.schema ?? 'json';
+  if (body.reasoning_effort != null) extras.think = THINK_OF_EFFORT[body.reasoning_effort];
   if (body.tools && body.tools.length > 0 && body.tool_choice !== 'none') {
     extras.tools = body.tools.map(({ function: fn }) => ({
       type: 'function',

@@ -108,6 +108,7 @@ const chatBody = z.object({
     .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })])
     .nullish(),
   response_format: responseFormat.nullish(),
+  reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'ultra', 'max']).nullish(),
   user: z.string().nullish(),
   argo: z.unknown().optional(),
 });

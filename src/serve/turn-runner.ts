@@ -12,7 +12,7 @@ import { openSession } from '../sessions/store.js';
 import { loadToolbox } from '../tools/catalog.js';
 import type { ConnectMcp, Toolbox } from '../tools/catalog.js';
 import { commandEnvironment } from '../tools/process.js';
-import { ToolError } from '../tools/types.js';
+import { ToolError, asksFirst } from '../tools/types.js';
 import type { Tool } from '../tools/types.js';
 import { runTurn, streamAnswer } from '../turn/turn.js';
 import type { Answer, Answerer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
@@ -78,7 +78,7 @@ export const SIDE_EFFECTS_OFF = 'it has side effects, which this server does not
  */
 export function serverTools(tools: readonly Tool[], allowSideEffects: boolean): Tool[] {
   if (allowSideEffects) return [...tools];
-  return tools.map((tool) => (tool.sideEffects ? { ...tool, run: () => Promise.reject(new ToolError(SIDE_EFFECTS_OFF, false)) } : tool));
+  return tools.map((tool) => (asksFirst(tool) ? { ...tool, run: () => Promise.reject(new ToolError(SIDE_EFFECTS_OFF, false)) } : tool));
 }
 
 function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: TurnHooks, now: () => Date, summary: { value: AgentSummary | null }): Answerer {
@@ -147,6 +147,7 @@ export function bodyFor(base: Settings, input: Pick<TurnInput, 'mode' | 'message
   if (Object.keys(extras.options).length > 0) body.options = { ...base.options, ...extras.options };
   if (extras.format !== undefined) body.format = extras.format;
   if (extras.tools !== undefined) body.tools = extras.tools;
+  if (extras.think !== undefined) body.think = extras.think;
   return Object.keys(body).length > 0 ? body : undefined;
 }
 

@@ -11,6 +11,7 @@ import { memoTool } from './memo.js';
 import { processTool, runCommandTool } from './shell.js';
 import { BUILTIN_TOOLSETS, MCP_PREFIX, resolveTools } from './toolsets.js';
 import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
+import { asksFirst } from './types.js';
 import type { Tool } from './types.js';
 import { fetchUrlTool } from './web.js';
 
@@ -151,7 +152,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
 export interface ToolListing {
   /** `problem` says why a toolset cannot be used (an include cycle, an unknown name), else null. */
   toolsets: { name: string; tools: string[]; includes: string[]; builtin: boolean; problem: string | null }[];
-  tools: { name: string; description: string; side_effects: boolean; available: boolean; reason: string | null; toolset: string | null }[];
+  /** `asks`: a call asks "Allow?" first (side effects outside Argo's own data). */
+  tools: { name: string; description: string; side_effects: boolean; asks: boolean; available: boolean; reason: string | null; toolset: string | null }[];
 }
 
 /**
@@ -178,7 +180,7 @@ export async function listAllTools(config: ToolsConfig, options: LoadOptions = {
     }
     for (const [tool, toolset] of box.mcpToolsets) toolsetOf.set(tool, toolset);
     const rows: ToolListing['tools'] = [
-      ...box.tools.map((tool) => ({ name: tool.name, description: tool.description, side_effects: tool.sideEffects, available: true, reason: null, toolset: toolsetOf.get(tool.name) ?? null })),
+      ...box.tools.map((tool) => ({ name: tool.name, description: tool.description, side_effects: tool.sideEffects, asks: asksFirst(tool), available: true, reason: null, toolset: toolsetOf.get(tool.name) ?? null })),
       ...box.unavailable.map((gone) => {
         // A tool that cannot run here is still described as it would be; a server that did not start is its own toolset.
         const tool = known.get(gone.name);
@@ -187,6 +189,7 @@ export async function listAllTools(config: ToolsConfig, options: LoadOptions = {
           name: gone.name,
           description: tool?.description ?? (server ? `the tools of MCP server "${gone.name.slice(MCP_PREFIX.length)}"` : ''),
           side_effects: tool?.sideEffects ?? server,
+          asks: tool ? asksFirst(tool) : server,
           available: false,
           reason: gone.reason,
           toolset: toolsetOf.get(gone.name) ?? (server ? gone.name : null),

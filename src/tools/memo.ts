@@ -130,8 +130,9 @@ export const memoTool: Tool = {
     required: ['operation'],
     additionalProperties: false,
   },
-  // It writes only Argo's own store: no confirmation.
-  sideEffects: false,
+  // It writes only Argo's own store: a side effect, but never asked about.
+  sideEffects: true,
+  ownStore: true,
   run: async (args, context) => {
     const operation = stringArg(args, 'operation');
     const key = stringArg(args, 'key');

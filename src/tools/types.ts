@@ -28,8 +28,10 @@ export interface Tool {
   name: string;
   description: string;
   parameters: ParametersSchema;
-  /** Writes files, runs commands or changes state outside Argo: asks for confirmation first. */
+  /** Writes files, runs commands or changes state: asks for confirmation first (unless ownStore). */
   sideEffects: boolean;
+  /** Its only side effect is on Argo's own data (the memo): it never asks. */
+  ownStore?: boolean;
   /** Milliseconds before the call is abandoned; the loop's default applies when absent. */
   timeoutMs?: number;
   /** Characters of result sent to the model before microcompaction saves the rest. */
@@ -64,4 +66,9 @@ export function stringArg(args: Record<string, unknown>, key: string): string | 
 export function numberArg(args: Record<string, unknown>, key: string): number | undefined {
   const value = args[key];
   return typeof value === 'number' ? value : undefined;
+}
+
+/** Whether a call asks "Allow?" first (a server without --allow-side-effects refuses it instead). */
+export function asksFirst(tool: Pick<Tool, 'sideEffects' | 'ownStore'>): boolean {
+  return tool.sideEffects && tool.ownStore !== true;
 }

@@ -156,14 +156,15 @@ describe('the everyday companion settings: default replay, model source, -o opti
     [undefined, { think: 'on' }, true],
     [undefined, { think: 'TRUE' }, true],
     [undefined, { think: 'Low' }, 'low'],
+    [{ think: 'max' }, {}, 'max'],
   ])('config %j, flags %j → think %j', (config, flags, think) => {
     expect(load(config, flags).think).toBe(think);
   });
 
   it.each([
-    [{ think: 'maybe' }, {}, /config\.json: "think" must be on, off, low, medium or high, got "maybe"$/],
+    [{ think: 'maybe' }, {}, /config\.json: "think" must be on, off, low, medium, high or max, got "maybe"$/],
     [{ think: 3 }, {}, /"think" must be true, false or a string, got 3/],
-    [undefined, { think: 'x' }, /^--think must be on, off, low, medium or high, got "x"/],
+    [undefined, { think: 'x' }, /^--think must be on, off, low, medium, high or max, got "x"/],
   ])('config %j, flags %j is refused', (config, flags, message) => {
     expect(() => load(config, flags)).toThrow(message);
   });

@@ -354,6 +354,7 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(good).toMatchObject({ code: 0, stderr: '' });
     expect(good.stdout).toMatch(/^ {2}dev +\+fs, \+edit, \+shell$/m);
     expect(good.stdout).toMatch(/^ {2}run_command +available, asks first$/m);
+    expect(good.stdout).toMatch(/^ {2}memo +available, changes only Argo's own data$/m);
     expect(good.stdout).toMatch(/^ {2}ghost_tool +unavailable: "argo-no-such-binary-xyz" is not on PATH$/m);
     const broken = await argo(['tools', '--json'], tempHome({ toolsets: { loop_a: { includes: ['loop_b'] }, loop_b: { includes: ['loop_a'] } } }));
     expect(broken.code).toBe(2);

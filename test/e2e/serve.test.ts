@@ -97,6 +97,14 @@ describe('routes', () => {
     expect(data.usage?.completion_tokens).toBe((entry?.timings as { eval_count: number }).eval_count);
   });
 
+  it('reasoning_effort becomes Ollama\'s think, as Ollama\'s own OpenAI layer maps it', async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'thinking'] }];
+    await client.chat.completions.create({ ...ask('think hard'), reasoning_effort: 'high' });
+    expect(JSON.parse(chatBodies()[0] ?? '{}')).toMatchObject({ think: 'high' });
+    await client.chat.completions.create({ ...ask('no thinking'), reasoning_effort: 'minimal' });
+    expect(JSON.parse(chatBodies()[1] ?? '{}')).toMatchObject({ think: 'low' });
+  });
+
   it('streams with include_usage; curl -N sees exact SSE framing', async () => {
     const stream = await client.chat.completions.create({ ...ask('count with me'), stream: true, stream_options: { include_usage: true } });
     let text = '';

@@ -79,6 +79,11 @@ describe('options, format and tools to Ollama', () => {
     [{ tools: [tool] }, { options: {}, tools: [{ type: 'function', function: { name: 'f', description: 'does f', parameters: { type: 'object' } } }] }],
     [{ tools: [tool], tool_choice: 'none' }, { options: {} }],
     [{ tools: [] }, { options: {} }],
+    [{ reasoning_effort: 'none' }, { options: {}, think: false }],
+    [{ reasoning_effort: 'minimal' }, { options: {}, think: 'low' }],
+    [{ reasoning_effort: 'medium' }, { options: {}, think: 'medium' }],
+    [{ reasoning_effort: 'xhigh' }, { options: {}, think: 'max' }],
+    [{ reasoning_effort: null }, { options: {} }],
   ])('%j → %j', (extra, expected) => {
     expect(toOllamaExtras(body(extra))).toEqual(expected);
   });

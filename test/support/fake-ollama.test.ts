@@ -387,6 +387,9 @@ describe('errors', () => {
     expect(await tools.json()).toEqual({ error: 'registry.ollama.ai/library/argo:latest does not support tools' });
     const think = await post(fake, '/api/chat', chatBody('x', { think: true }));
     expect(await think.json()).toEqual({ error: '"argo" does not support thinking' });
+    const level = await post(fake, '/api/chat', chatBody('x', { think: 'foo' }));
+    expect(level.status).toBe(400);
+    expect(await level.json()).toEqual({ error: 'invalid think value: "foo" (must be "high", "medium", "low", "max", true, or false)' });
   });
 
   it('answers 503 server busy for the next N inference requests, then serves normally', async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
 import { MemoSchema } from '../../src/tools/memo-schema.js';
 import { MEMO_MAX_ENTRIES, MemoLimitError, deleteMemo, isMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
+import { asksFirst } from '../../src/tools/types.js';
 import { thrown } from '../support/thrown.js';
 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-memo-'));
@@ -84,7 +85,8 @@ describe('the memo store and tool', () => {
     expect(await memoTool.run({ operation: 'delete', key: 'lang' }, context)).toEqual({ key: 'lang', deleted: true });
     await expect(memoTool.run({ operation: 'set', key: 'x', value: 'v'.repeat(1001) }, context)).rejects.toMatchObject({ retryable: false });
     await expect(memoTool.run({ operation: 'get' }, context)).rejects.toThrow('key is required for get');
-    expect(memoTool.sideEffects).toBe(false);
+    // A side effect, on Argo's own data only: never asked about.
+    expect([memoTool.sideEffects, asksFirst(memoTool)]).toEqual([true, false]);
   });
 
   it('a memo.json that is a link is refused, not read into the system prompt', async () => {

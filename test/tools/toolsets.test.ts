@@ -166,7 +166,8 @@ describe('argo tools: the listing', () => {
   it('describes unavailable tools as they would be, names each MCP tool\'s toolset, and lists around a broken toolset', async () => {
     const listing = await listAllTools(config, { connectMcp });
     const row = (name: string) => listing.tools.find((tool) => tool.name === name);
-    expect(row('ghost_tool')).toEqual({ name: 'ghost_tool', description: 'needs a binary', side_effects: true, available: false, reason: '"argo-no-such-binary-xyz" is not on PATH', toolset: 'mine' });
+    expect(row('ghost_tool')).toEqual({ name: 'ghost_tool', description: 'needs a binary', side_effects: true, asks: true, available: false, reason: '"argo-no-such-binary-xyz" is not on PATH', toolset: 'mine' });
+    expect(row('memo')).toMatchObject({ side_effects: true, asks: false });
     expect(row('zeta')).toMatchObject({ available: true, toolset: 'mcp:up' });
     expect(row('mcp:down')).toMatchObject({ available: false, toolset: 'mcp:down', reason: 'MCP server "down" did not start (spawn b ENOENT)' });
     expect(row('read_file')).toMatchObject({ available: true, toolset: 'fs' });

@@ -13,7 +13,7 @@ import { estimatePromptTokens } from './reply.js';
 import { answerWhole, buildPlan, streamPlan } from './stream.js';
 import { takeRound } from './tool-calls.js';
 import type { Endpoint, FakeOllama, FakeOllamaOptions, RecordedRequest, RequestBody } from './types.js';
-import { HttpError, bindBody, createdAt, keepAliveMs, nowNs, pick, str } from './wire.js';
+import { HttpError, bindBody, createdAt, goJson, keepAliveMs, nowNs, pick, str } from './wire.js';
 
 const handleRoot: Handler = (_state, ctx) => {
   sendBody(ctx, 200, 'Ollama is running', 'text/plain; charset=utf-8');
@@ -38,6 +38,10 @@ function lookupModel(state: ServerState, endpoint: Endpoint, requested: string):
 function capabilityError(body: RequestBody, endpoint: Endpoint, requested: string, model: ResolvedModel) {
   const caps = model.capabilities;
   const think = pick(body, 'think');
+  // Ollama reads `think` with the body: a value it does not know is a 400 before anything else.
+  if (think !== undefined && think !== null && typeof think !== 'boolean' && !(typeof think === 'string' && ['high', 'medium', 'low', 'max'].includes(think))) {
+    return `invalid think value: ${goJson(think)} (must be "high", "medium", "low", "max", true, or false)`;
+  }
   if (!caps.includes('thinking') && (think === true || (typeof think === 'string' && think !== ''))) {
     return `${JSON.stringify(requested)} does not support thinking`;
   }
