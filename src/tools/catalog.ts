@@ -9,7 +9,7 @@ import { searchHistoryTool } from './history.js';
 import type { McpConnection, McpServerConfig } from './mcp.js';
 import { memoTool } from './memo.js';
 import { processTool, runCommandTool } from './shell.js';
-import { BUILTIN_TOOLSETS, MCP_PREFIX, resolveTools } from './toolsets.js';
+import { BUILTIN_TOOLSETS, MCP_PREFIX, resolveTools, unknownName } from './toolsets.js';
 import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
 import { asksFirst } from './types.js';
 import type { Tool } from './types.js';
@@ -114,17 +114,26 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
 
   const connections: McpConnection[] = [];
   const mcpToolsets = new Map<string, string>();
-  if (resolution.mcpServers.length > 0) {
-    const connect = options.connectMcp ?? connectMcpServer;
-    const settled = await Promise.allSettled(resolution.mcpServers.map((server) => connect(server, config.mcpServers?.[server] ?? { command: '' })));
+  const connect = options.connectMcp ?? connectMcpServer;
+  /** Starts these servers; `wanted` keeps only the tools it names (a single MCP tool asked by name). */
+  const addServers = async (servers: readonly string[], wanted: ReadonlySet<string> | null): Promise<string[]> => {
+    const failures: string[] = [];
+    const settled = await Promise.allSettled(servers.map((server) => connect(server, config.mcpServers?.[server] ?? { command: '' })));
     settled.forEach((result, index) => {
-      const server = resolution.mcpServers[index] ?? '';
+      const server = servers[index] ?? '';
       if (result.status === 'rejected') {
-        unavailable.push({ name: `${MCP_PREFIX}${server}`, reason: result.reason instanceof Error ? result.reason.message : 'did not start' });
+        const reason = result.reason instanceof Error ? result.reason.message : 'did not start';
+        if (wanted === null) unavailable.push({ name: `${MCP_PREFIX}${server}`, reason });
+        failures.push(reason);
+        return;
+      }
+      const offered = wanted === null ? result.value.tools : result.value.tools.filter((tool) => wanted.has(tool.name));
+      if (offered.length === 0) {
+        void result.value.close().catch(() => undefined);
         return;
       }
       connections.push(result.value);
-      for (const tool of result.value.tools) {
+      for (const tool of offered) {
         // The name goes to the model, the log and the terminal: a server's odd name is left out, unquoted.
         if (!MCP_TOOL_NAME.test(tool.name)) unavailable.push({ name: `${MCP_PREFIX}${server}`, reason: `offers a tool whose name is not 1 to 64 letters, digits, "_", "-" or "."; left out` });
         else if (tools.some((other) => other.name === tool.name)) unavailable.push({ name: tool.name, reason: `MCP server "${server}" offers a tool whose name is already taken` });
@@ -134,6 +143,20 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
         }
       }
     });
+    return failures;
+  };
+  if (resolution.mcpServers.length > 0) await addServers(resolution.mcpServers, null);
+  // Names only an MCP server can explain: asked of the servers not started yet; one none offers is unknown.
+  const pending = new Set((resolution.mcpTools ?? []).filter((name) => !tools.some((tool) => tool.name === name)));
+  if (pending.size > 0) {
+    const others = catalog.mcpServers.filter((server) => !resolution.mcpServers.includes(server));
+    const failures = await addServers(others, pending);
+    const missing = [...pending].filter((name) => !tools.some((tool) => tool.name === name) && !unavailable.some((gone) => gone.name === name));
+    if (missing.length > 0) {
+      await Promise.allSettled(connections.map((connection) => connection.close()));
+      const why = failures.length > 0 ? `; some MCP servers did not start (${failures.join('; ')})` : '';
+      throw new UsageError(`${unknownName(missing[0] ?? '', [], catalog).message}; no MCP server (${catalog.mcpServers.join(', ')}) offers it either${why}`);
+    }
   }
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   unavailable.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -32,6 +32,11 @@ export interface Resolution {
   tools: string[];
   /** MCP servers to start, sorted. */
   mcpServers: string[];
+  /**
+   * Names no toolset or static tool has, kept while MCP servers are configured: each may be a tool
+   * one of them offers (known only once they run). Sorted; absent when there are none.
+   */
+  mcpTools?: string[];
   /** Each toolset reached and the tools it contributed directly, in resolution order (for --explain). */
   expanded: { toolset: string; tools: string[] }[];
 }
@@ -57,6 +62,9 @@ export function resolveTools(requested: readonly string[], catalog: Catalog): Re
   }
   const tools = new Set<string>();
   const servers = new Set<string>();
+  const mcpTools = new Set<string>();
+  // A name that may be an MCP server's tool: asked of the servers once they run (loadToolbox).
+  const perhapsMcp = (name: string): boolean => catalog.mcpServers.length > 0 && /^[A-Za-z0-9_.-]{1,64}$/.test(name);
   const expanded: Resolution['expanded'] = [];
   const done = new Set<string>();
 
@@ -70,22 +78,27 @@ export function resolveTools(requested: readonly string[], catalog: Catalog): Re
         tools.add(name);
         return;
       }
+      if (path.length === 0 && perhapsMcp(name)) {
+        mcpTools.add(name);
+        return;
+      }
       throw unknownName(name, path, catalog);
     }
     if (name.startsWith(MCP_PREFIX)) servers.add(name.slice(MCP_PREFIX.length));
     for (const tool of spec.tools) {
-      if (!catalog.tools.has(tool)) throw new UsageError(`toolset "${name}" lists unknown tool "${tool}"; known tools: ${[...catalog.tools].sort().join(', ')}`);
-      tools.add(tool);
+      if (catalog.tools.has(tool)) tools.add(tool);
+      else if (perhapsMcp(tool)) mcpTools.add(tool);
+      else throw new UsageError(`toolset "${name}" lists unknown tool "${tool}"; known tools: ${[...catalog.tools].sort().join(', ')}`);
     }
     expanded.push({ toolset: name, tools: [...spec.tools].sort() });
     for (const include of spec.includes) visit(include, [...path, name]);
     done.add(name);
   };
   for (const name of requested) visit(name, []);
-  return { tools: [...tools].sort(), mcpServers: [...servers].sort(), expanded };
+  return { tools: [...tools].sort(), mcpServers: [...servers].sort(), expanded, ...(mcpTools.size > 0 ? { mcpTools: [...mcpTools].sort() } : {}) };
 }
 
-function unknownName(name: string, path: readonly string[], catalog: Catalog): UsageError {
+export function unknownName(name: string, path: readonly string[], catalog: Catalog): UsageError {
   const where = path.length > 0 ? `toolset "${path[path.length - 1] ?? ''}" includes unknown toolset "${name}"` : `unknown toolset or tool "${name}"`;
   const toolsets = Object.keys(catalog.toolsets).sort().join(', ');
   return new UsageError(`${where}; toolsets: ${toolsets}; tools: ${[...catalog.tools].sort().join(', ')} (argo tools lists them)`);

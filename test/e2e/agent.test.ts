@@ -303,6 +303,17 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(messagesOf(chatBodies()[1]).at(-1)).toEqual({ role: 'tool', tool_name: 'add', content: '{"content":"42"}' });
   });
 
+  it('a single MCP tool asked by name: only that tool goes to the model', async () => {
+    const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
+    script = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'It is 3.' }];
+    const result = await argo(['-T', 'fs,add', 'add 1 and 2'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'It is 3.\n' });
+    expect((chatBodies()[0]?.tools as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual(['add', 'list_files', 'read_file', 'search_files']);
+    const typo = await argo(['-T', 'ad', 'x'], home);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/unknown toolset or tool "ad".*no MCP server \(calc\) offers it either/);
+  });
+
   it('an MCP server that does not start is left out with a note; the rest still work', async () => {
     const home = tempHome({ mcpServers: { broken: { command: '/nonexistent/server' } } });
     script = [{ reply: 'fine' }];

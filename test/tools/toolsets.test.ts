@@ -64,9 +64,25 @@ describe('resolving toolsets and tools', () => {
     [['broken'], 'toolset "broken" lists unknown tool "nope"'],
     [['none', 'fs'], '"none" turns tools off'],
   ])('an unknown name is a usage error listing the known ones: %j', (requested, message) => {
-    const error = thrown(() => resolveTools(requested, catalog));
+    const error = thrown(() => resolveTools(requested, { ...catalog, mcpServers: [] }));
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toContain(message);
+  });
+
+  // With MCP servers configured, a name nobody else has may be one of their tools: the servers are asked.
+  it.each([
+    [['fs', 'github_search'], ['list_files', 'read_file', 'search_files'], ['github_search']],
+    [['broken'], [], ['nope']],
+    [['zeta', 'alpha'], [], ['alpha', 'zeta']],
+  ])('with MCP servers, %j → static %j, MCP tool names %j', (requested, tools, mcpTools) => {
+    const resolution = resolveTools(requested, catalog);
+    expect(resolution.tools).toEqual(tools);
+    expect(resolution.mcpTools).toEqual(mcpTools);
+    expect(resolution.mcpServers).toEqual([]);
+  });
+
+  it.each([[['bad_include'], 'includes unknown toolset "ghost"'], [['we ird'], 'unknown toolset or tool "we ird"']])('with MCP servers, %j is still refused: %s', (requested, message) => {
+    expect((thrown(() => resolveTools(requested, catalog)) as Error).message).toContain(message);
   });
 
   it.each([
@@ -144,6 +160,29 @@ describe('loading a toolbox: graceful degradation', () => {
     expect(box.unavailable).toHaveLength(3);
     expect(box.unavailable[0]).toEqual({ name: 'mcp:odd', reason: 'offers a tool whose name is not 1 to 64 letters, digits, "_", "-" or "."; left out' });
     await box.close();
+  });
+
+  it('a single MCP tool asked by name: only that tool of the server that offers it; a name none offers is refused', async () => {
+    const offered = (name: string) => ({ name, description: name, parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
+    const closed: string[] = [];
+    const options = {
+      connectMcp: (name: string) =>
+        name === 'down'
+          ? Promise.reject(new Error('MCP server "down" did not start (spawn b ENOENT)'))
+          : Promise.resolve({ tools: name === 'gh' ? [offered('gh_search'), offered('gh_issue')] : [offered('lint')], close: () => (closed.push(name), Promise.resolve()) }),
+    };
+    const config = { mcpServers: { gh: { command: 'a' }, linter: { command: 'b' }, down: { command: 'c' } } };
+    const box = await loadToolbox(['fs', 'gh_search'], config, options);
+    expect(box.tools.map((tool) => tool.name)).toEqual(['gh_search', 'list_files', 'read_file', 'search_files']);
+    expect(box.mcpToolsets.get('gh_search')).toBe('mcp:gh');
+    expect(box.unavailable).toEqual([]);
+    // The server that offered nothing asked for is closed at once; the other when the run ends.
+    expect(closed).toEqual(['linter']);
+    await box.close();
+    expect(closed).toEqual(['linter', 'gh']);
+    const refused = await loadToolbox(['gh_serch'], config, options).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UsageError);
+    expect((refused as Error).message).toMatch(/^unknown toolset or tool "gh_serch"; .*; no MCP server \(down, gh, linter\) offers it either; some MCP servers did not start \(MCP server "down" did not start \(spawn b ENOENT\)\)$/);
   });
 
   it('per-tool budgets and timeouts from config', async () => {
