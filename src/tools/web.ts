@@ -1,4 +1,5 @@
 // The `web` toolset: fetch_url gets a page as text (HTML reduced to its words), size-capped.
+import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
 import { ToolError, stringArg } from './types.js';
 import type { Tool } from './types.js';
@@ -47,6 +48,28 @@ export function hasNetwork(): boolean {
   return Object.values(networkInterfaces()).some((list) => list?.some((address) => !address.internal) ?? false);
 }
 
+/** A name any connected resolver knows: asking it is how fetch_url learns that something answers. */
+export const PROBE_HOST = 'example.com';
+const PROBE_MS = 1500;
+
+/**
+ * Null when the web answers, else why not: no interface but loopback, or a name lookup that fails or
+ * takes longer than `waitMs` (offline, or a network without a way out). Behind an HTTP(S) proxy the
+ * proxy resolves names, so an interface is enough.
+ */
+export async function webUnreachable(probe: { resolve?: (host: string) => Promise<unknown>; env?: NodeJS.ProcessEnv; waitMs?: number; interfaceUp?: () => boolean } = {}): Promise<string | null> {
+  const { resolve = (host: string) => lookup(host), env = process.env, waitMs = PROBE_MS, interfaceUp = hasNetwork } = probe;
+  if (!interfaceUp()) return 'no network interface is up';
+  if (['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) => (env[name] ?? '') !== '')) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((done) => (timer = setTimeout(() => done(`nothing answers: looking up ${PROBE_HOST} took over ${waitMs / 1000} s`), waitMs)));
+  try {
+    return await Promise.race([resolve(PROBE_HOST).then(() => null, () => `nothing answers: ${PROBE_HOST} cannot be looked up (offline?)`), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export const fetchUrlTool: Tool = {
   name: 'fetch_url',
   description: 'Fetch a web page or text resource over http(s) and return its text (HTML reduced to text, at most 100 KB).',
@@ -58,7 +81,7 @@ export const fetchUrlTool: Tool = {
   },
   sideEffects: false,
   timeoutMs: 30_000,
-  check: () => Promise.resolve(hasNetwork() ? null : 'no network interface is up'),
+  check: () => webUnreachable(),
   run: async (args, context) => {
     const raw = stringArg(args, 'url') ?? '';
     let url: URL;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchHistoryTool } from '../../src/tools/history.js';
-import { FETCH_CAP_BYTES, fetchUrlTool, htmlToText } from '../../src/tools/web.js';
+import { FETCH_CAP_BYTES, fetchUrlTool, htmlToText, webUnreachable } from '../../src/tools/web.js';
 
 const context = (home = '/') => ({ root: '/', home, signal: new AbortController().signal });
 
@@ -46,6 +46,16 @@ describe('fetch_url', () => {
   ])('%s is a tool error', async (path, message, retryable) => {
     const url = path.startsWith('/') ? `${base}${path}` : path;
     await expect(fetchUrlTool.run({ url }, context())).rejects.toMatchObject({ message: expect.stringContaining(message) as unknown, retryable });
+  });
+
+  it.each([
+    ['a lookup that answers', true, () => Promise.resolve({ address: '93.184.215.14' }), {}, null],
+    ['a lookup that fails', true, () => Promise.reject(new Error('getaddrinfo ENOTFOUND example.com')), {}, 'nothing answers: example.com cannot be looked up (offline?)'],
+    ['a lookup that hangs', true, () => new Promise(() => undefined), {}, 'nothing answers: looking up example.com took over 0.05 s'],
+    ['a proxy, whatever the lookup', true, () => Promise.reject(new Error('no')), { HTTPS_PROXY: 'http://proxy:3128' }, null],
+    ['no interface but loopback', false, () => Promise.resolve({}), {}, 'no network interface is up'],
+  ])('webUnreachable with %s', async (_name, up, resolve, env, reason) => {
+    expect(await webUnreachable({ resolve, env, waitMs: 50, interfaceUp: () => up })).toBe(reason);
   });
 
   it('htmlToText', () => {
