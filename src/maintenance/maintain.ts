@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
 import { replaceFile } from '../log/fs.js';
-import { withLogLock } from '../log/lock.js';
+import { withLogLock, withSessionLock } from '../log/lock.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
@@ -36,9 +36,25 @@ export interface IndexRepair {
   emptied: string[];
 }
 
+/**
+ * Runs `work` holding every session's lock (but those in `held`, which the caller holds), then the
+ * log's: the order a turn takes them (its session's, then the log's for the append), so neither
+ * waits on the other in a circle. A turn that wrote its log line just before then updates its index
+ * and record before the repair reads them.
+ */
+async function withEveryLock<T>(paths: DataPaths, held: ReadonlySet<string>, work: () => Promise<T>): Promise<T> {
+  const { records } = await scanSessions(paths.sessions, { everyFile: true });
+  const ids = [...new Set(records.map((record) => record.id))].filter((id) => !held.has(id)).sort();
+  const take = (index: number): Promise<T> => {
+    const id = ids[index];
+    return id === undefined ? withLogLock(paths.logs, work) : withSessionLock(paths.logs, id, () => take(index + 1));
+  };
+  return take(0);
+}
+
 /** Deletes the planned files, then drops their turns from every index and recounts the sessions. */
 export async function prune(paths: DataPaths, plan: PrunePlan): Promise<IndexRepair> {
-  return withLogLock(paths.logs, () => pruneLocked(paths, plan));
+  return withEveryLock(paths, new Set(), () => pruneLocked(paths, plan));
 }
 
 async function pruneLocked(paths: DataPaths, plan: PrunePlan): Promise<IndexRepair> {
@@ -59,11 +75,11 @@ export interface RemoveResult {
 /**
  * Rewrites every daily file that holds turns of these sessions without those lines, then moves the
  * index offsets of every other session past the removed bytes. Unreadable lines are kept: they
- * cannot be attributed to a session with certainty.
+ * cannot be attributed to a session with certainty. The caller holds the removed sessions' locks.
  */
 export async function removeSessionLines(paths: DataPaths, sessionIds: ReadonlySet<string>): Promise<RemoveResult> {
   // Appends wait while the files are rewritten: a line added meanwhile would be lost in the rename.
-  return withLogLock(paths.logs, () => removeLocked(paths, sessionIds));
+  return withEveryLock(paths, sessionIds, () => removeLocked(paths, sessionIds));
 }
 
 async function removeLocked(paths: DataPaths, sessionIds: ReadonlySet<string>): Promise<RemoveResult> {

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { confirm } from '../../src/cli/common.js';
 import type { Io } from '../../src/cli/io.js';
 import { UsageError } from '../../src/errors.js';
+import { locksInUse, withSessionLock } from '../../src/log/lock.js';
 import { planPrune, prune, removeSessionLines, shifted } from '../../src/maintenance/maintain.js';
 import { loadSessionEntries, rebuildIndex } from '../../src/sessions/turns.js';
 import type { DataPaths } from '../../src/log/writer.js';
@@ -51,6 +52,29 @@ describe('shifted', () => {
 });
 
 describe('removeSessionLines', () => {
+  it('takes every other session\'s lock before the log\'s: it waits for a turn still updating its session', async () => {
+    const { paths } = await history();
+    const play = await session(paths, 'play');
+    const [first, last] = [(await session(paths, 'work')).id, (await session(paths, 'misc')).id].sort();
+    const day = join(paths.logs, '2025-01-02.log');
+    const before = readFileSync(day, 'utf8');
+    let removal: Promise<unknown> = Promise.resolve();
+    // As a turn would, between its log line and its index line: holding its session's lock.
+    await withSessionLock(paths.logs, defined(last, 'last'), async () => {
+      removal = removeSessionLines(paths, new Set([play.id]));
+      // The removal holds the other session's lock and waits for this one, not yet the log's: nothing rewritten.
+      const locks = join(dirname(paths.logs), 'locks');
+      await vi.waitFor(() => expect(existsSync(join(locks, `session-${defined(first, 'first')}.lock`))).toBe(true));
+      expect(locksInUse()).toBe(2);
+      expect(existsSync(join(locks, 'log.lock'))).toBe(false);
+      expect(readFileSync(day, 'utf8')).toBe(before);
+    });
+    await removal;
+    expect(readFileSync(day, 'utf8')).not.toContain(play.id);
+    expect(locksInUse()).toBe(0);
+  });
+
+
   it('deletes exactly that session’s lines, keeps unreadable ones, and keeps other indexes exact', async () => {
     const { paths, turns } = await history();
     const play = await session(paths, 'play');
