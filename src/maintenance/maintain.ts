@@ -7,10 +7,10 @@ import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
 import { replaceFile } from '../log/fs.js';
-import { withLogLock, withSessionLock } from '../log/lock.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
+import { withEveryLock } from '../sessions/manage.js';
 import { deleteSession, readSession, saveSession, scanSessions, withLastTurn } from '../sessions/store.js';
 import type { ParentLink, SessionRecord } from '../sessions/store.js';
 import { parseIndexLine, writeIndex } from '../sessions/turn-index.js';
@@ -34,22 +34,6 @@ export interface IndexRepair {
   updated: number;
   /** Sessions left without any turn, whose record and index were removed. */
   emptied: string[];
-}
-
-/**
- * Runs `work` holding every session's lock (but those in `held`, which the caller holds), then the
- * log's: the order a turn takes them (its session's, then the log's for the append), so neither
- * waits on the other in a circle. A turn that wrote its log line just before then updates its index
- * and record before the repair reads them.
- */
-async function withEveryLock<T>(paths: DataPaths, held: ReadonlySet<string>, work: () => Promise<T>): Promise<T> {
-  const { records } = await scanSessions(paths.sessions, { everyFile: true });
-  const ids = [...new Set(records.map((record) => record.id))].filter((id) => !held.has(id)).sort();
-  const take = (index: number): Promise<T> => {
-    const id = ids[index];
-    return id === undefined ? withLogLock(paths.logs, work) : withSessionLock(paths.logs, id, () => take(index + 1));
-  };
-  return take(0);
 }
 
 /** Deletes the planned files, then drops their turns from every index and recounts the sessions. */

@@ -9,13 +9,13 @@ import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { PRIVATE_FILE, isMissing, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
-import { withSessionLock } from '../log/lock.js';
+import { withLogLock, withSessionLock } from '../log/lock.js';
 import { composeHistory, indexLineOf, lineageOf, loadIndexed } from './turns.js';
 import type { RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, isBlank } from '../log/scan.js';
 import type { DataPaths } from '../log/writer.js';
-import { createSession, indexPath, inspectSession, listSessions, readSession, recordPath, saveSession, withLastTurn } from './store.js';
+import { createSession, indexPath, inspectSession, listSessions, readSession, recordPath, saveSession, scanSessions, withLastTurn } from './store.js';
 import type { DamagedRecord, ParentLink, SessionRecord } from './store.js';
 import { parseIndexLine, writeIndex } from './turn-index.js';
 import type { IndexLine } from './turn-index.js';
@@ -147,11 +147,33 @@ export interface ReindexResult {
 }
 
 /**
+ * Runs `work` holding every session's lock (but those in `held`, which the caller holds), then the
+ * log's: the order a turn takes them (its session's, then the log's for the append), so neither
+ * waits on the other in a circle. A turn that wrote its log line just before then updates its index
+ * and record before the repair reads them.
+ */
+export async function withEveryLock<T>(paths: DataPaths, held: ReadonlySet<string>, work: () => Promise<T>): Promise<T> {
+  const { records } = await scanSessions(paths.sessions, { everyFile: true });
+  const ids = [...new Set(records.map((record) => record.id))].filter((id) => !held.has(id)).sort();
+  const take = (index: number): Promise<T> => {
+    const id = ids[index];
+    return id === undefined ? withLogLock(paths.logs, work) : withSessionLock(paths.logs, id, () => take(index + 1));
+  };
+  return take(0);
+}
+
+/**
  * Rebuilds every session's index in one pass over the log: lines are spooled per session to a
  * temporary file (memory bounded by the number of sessions, not turns), then forks get their
  * parent's rebuilt history up to the fork point in front of their own lines.
  */
 export async function reindexAll(paths: DataPaths, tagging?: RulesTagging): Promise<ReindexResult> {
+  // Turns finishing meanwhile wait: one logged during the scan could be left out, and an index line
+  // appended during the writes overwritten.
+  return withEveryLock(paths, new Set(), () => reindexLocked(paths, tagging));
+}
+
+async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<ReindexResult> {
   const records = await listSessions(paths.sessions);
   const lineages = new Map(records.map((record) => [record, lineageOf(record, records)]));
   // One spool per session id met in any lineage: removed ancestors still have lines to inherit.

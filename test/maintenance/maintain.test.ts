@@ -202,6 +202,20 @@ describe('fork', () => {
 });
 
 describe('reindexAll', () => {
+  it('waits for every session\'s lock, then the log\'s, before it reads anything', async () => {
+    const { paths } = await history();
+    const [first, last] = [(await session(paths, 'work')).id, (await session(paths, 'play')).id, (await session(paths, 'misc')).id].sort();
+    const locks = join(dirname(paths.logs), 'locks');
+    let reindex: Promise<unknown> = Promise.resolve();
+    await withSessionLock(paths.logs, defined(last, 'last'), async () => {
+      reindex = reindexAll(paths);
+      await vi.waitFor(() => expect(existsSync(join(locks, `session-${defined(first, 'first')}.lock`))).toBe(true));
+      expect(existsSync(join(locks, 'log.lock'))).toBe(false);
+    });
+    expect(await reindex).toMatchObject({ sessions: 3, turns: 18 });
+    expect(locksInUse()).toBe(0);
+  });
+
   it('rebuilds every index in one pass, forks included, identical to the indexes the writer kept', async () => {
     const { paths } = await history();
     const work = await session(paths, 'work');
