@@ -26,6 +26,7 @@ interface Env {
 
 type TurnEvent =
   | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string }
   | { type: 'tool_calls'; calls: OllamaToolCall[] }
   | { type: 'tool_event'; event: ToolEvent }
   | { type: 'end'; result: TurnResult }
@@ -187,11 +188,13 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
     if (!plan.stream) {
       let result: TurnResult;
+      let reasoning = '';
       try {
         let early!: (result: TurnResult) => void;
         const answer = new Promise<TurnResult>((resolve) => (early = resolve));
         const work = runTurn<TurnResult>(plan, turnId, controller, {
           onText: () => undefined,
+          onThinking: (text) => (reasoning += text),
           onToolCalls: () => undefined,
           onAnswered: (result) => {
             answered = true;
@@ -210,6 +213,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         completionObject({
           ...head,
           text: result.text,
+          reasoning,
           toolCalls: calls,
           finishReason: finishOf(result, calls.length),
           usage: usageOf(result.promptTokens, result.completionTokens),
@@ -221,6 +225,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const events = new Channel<TurnEvent>();
     runTurn<TurnResult>(plan, turnId, controller, {
       onText: (text) => events.push({ type: 'text', text }),
+      onThinking: (text) => events.push({ type: 'thinking', text }),
       onToolCalls: (calls) => events.push({ type: 'tool_calls', calls }),
       onToolEvent: (event) => events.push({ type: 'tool_event', event }),
       onAnswered: (result) => {
@@ -498,6 +503,8 @@ function renderEvent(event: TurnEvent, format: ChunkFormat, round: number): stri
   switch (event.type) {
     case 'text':
       return frame(format.content(event.text));
+    case 'thinking':
+      return frame(format.reasoning(event.text));
     case 'tool_calls':
       return frame(format.toolCalls(toOpenAiToolCalls(event.calls, round)));
     case 'tool_event':

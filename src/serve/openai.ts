@@ -195,6 +195,8 @@ export interface AnswerHead {
 
 export interface CompletionInput extends AnswerHead {
   text: string;
+  /** A thinking model's reasoning ('' for none). */
+  reasoning?: string;
   toolCalls: readonly OpenAiToolCallOut[];
   finishReason: FinishReason;
   usage: Usage;
@@ -204,6 +206,7 @@ export interface CompletionInput extends AnswerHead {
 /** The non-streamed `chat.completion` object. */
 export function completionObject(input: CompletionInput): Record<string, unknown> {
   const message: Record<string, unknown> = { role: 'assistant', content: input.text };
+  if (input.reasoning) message.reasoning = input.reasoning;
   if (input.toolCalls.length > 0) message.tool_calls = input.toolCalls;
   return {
     id: input.id,
@@ -237,6 +240,11 @@ export class ChunkFormat {
 
   content(text: string): string {
     return this.choice(`{"content":${JSON.stringify(text)}}`, null);
+  }
+
+  /** A piece of a thinking model's reasoning (Ollama's OpenAI layer calls it `reasoning`). */
+  reasoning(text: string): string {
+    return this.choice(`{"reasoning":${JSON.stringify(text)}}`, null);
   }
 
   toolCalls(calls: readonly OpenAiToolCallOut[]): string {

@@ -208,6 +208,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       onEntry: (entry) => hooks.onAnswered?.(resultOf(entry, typeof entry.error === 'string' ? entry.error : null)),
       signal: input.signal,
       onText: hooks.onText,
+      ...(hooks.onThinking ? { onThinking: hooks.onThinking } : {}),
       onToolCalls: (calls) => {
         const parsed = ollamaToolCallsOf(calls);
         toolCalls.push(...parsed);

@@ -32,6 +32,8 @@ export interface ToolEvent {
 
 export interface TurnHooks {
   onText: (text: string) => void;
+  /** A thinking model's reasoning, before its answer: sent as `reasoning`, as Ollama's own OpenAI layer does. */
+  onThinking?: (text: string) => void;
   /** The model's calls of client tools, in one batch. */
   onToolCalls: (calls: OllamaToolCall[]) => void;
   onToolEvent?: (event: ToolEvent) => void;

@@ -36,6 +36,7 @@ beforeEach(() => {
   ollama.options.tokens = undefined;
   delete ollama.options.toolCalls;
   ollama.options.models = undefined;
+  ollama.options.thinking = undefined;
   ollama.requests.length = 0;
 });
 
@@ -97,12 +98,26 @@ describe('routes', () => {
     expect(data.usage?.completion_tokens).toBe((entry?.timings as { eval_count: number }).eval_count);
   });
 
-  it('reasoning_effort becomes Ollama\'s think, as Ollama\'s own OpenAI layer maps it', async () => {
+  it('a thinking model: reasoning_effort becomes think, the reasoning comes back as `reasoning`, as from Ollama\'s own OpenAI layer', async () => {
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'thinking'] }];
-    await client.chat.completions.create({ ...ask('think hard'), reasoning_effort: 'high' });
-    expect(JSON.parse(chatBodies()[0] ?? '{}')).toMatchObject({ think: 'high' });
-    await client.chat.completions.create({ ...ask('no thinking'), reasoning_effort: 'minimal' });
-    expect(JSON.parse(chatBodies()[1] ?? '{}')).toMatchObject({ think: 'low' });
+    ollama.options.thinking = 'The user wants depth.';
+    try {
+      const whole = await client.chat.completions.create({ ...ask('think hard'), reasoning_effort: 'high' });
+      expect(JSON.parse(chatBodies()[0] ?? '{}')).toMatchObject({ think: 'high' });
+      expect(whole.choices[0]?.message).toMatchObject({ content: 'You said: think hard', reasoning: 'The user wants depth.' });
+      const stream = await client.chat.completions.create({ ...ask('go'), reasoning_effort: 'minimal', stream: true });
+      let reasoning = '';
+      let content = '';
+      for await (const chunk of stream) {
+        const delta = chunk.choices[0]?.delta as { content?: string | null; reasoning?: string } | undefined;
+        reasoning += delta?.reasoning ?? '';
+        content += delta?.content ?? '';
+      }
+      expect(JSON.parse(chatBodies()[1] ?? '{}')).toMatchObject({ think: 'low' });
+      expect({ reasoning, content }).toEqual({ reasoning: 'The user wants depth.', content: 'You said: go' });
+    } finally {
+      ollama.options.thinking = undefined;
+    }
   });
 
   it('streams with include_usage; curl -N sees exact SSE framing', async () => {
