@@ -191,7 +191,8 @@ class Run {
     }
     // Every result the model was told is saved is on disk before the run ends and the turn is logged.
     const unsaved = await this.savesWritten();
-    return unsaved === null ? result : this.notSaved(unsaved, result.text);
+    // A run that already failed (the model) keeps its own reason.
+    return unsaved === null || result.status === 'error' ? result : this.notSaved(unsaved, result.text);
   }
 
   private async iterate(): Promise<AgentResult> {

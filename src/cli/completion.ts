@@ -1,5 +1,7 @@
 // Pure: shell completion scripts for bash, zsh and fish. Session and model names are not baked in:
 // the scripts ask `argo __complete sessions|models` (hidden) each time, so they are always current.
+import { THINK_LEVELS } from '../replay/prompt.js';
+
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -21,7 +23,7 @@ export interface CompletionSpec {
 
 /** Flags whose value is completed from Argo's own data or a fixed list. */
 const VALUE_SOURCES: readonly { flags: string[]; words: string | null; dynamic: 'sessions' | 'models' | null }[] = [
-  { flags: ['--think'], words: 'on off low medium high max', dynamic: null },
+  { flags: ['--think'], words: ['on', 'off', ...THINK_LEVELS].join(' '), dynamic: null },
   { flags: ['-s', '--session'], words: null, dynamic: 'sessions' },
   { flags: ['-m', '--model'], words: null, dynamic: 'models' },
   { flags: ['-r', '--replay'], words: 'none session last:1 last:3 last:5', dynamic: null },

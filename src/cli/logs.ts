@@ -337,7 +337,6 @@ async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?
 
 async function removeLogs(settings: Settings, flags: { session: string; yes?: boolean }, io: Io): Promise<Outcome> {
   const { refuseWithForks, removeSessionLines } = await import('../maintenance/maintain.js');
-  const { withSessionLock } = await import('../log/lock.js');
   const { deleteSession } = await import('../sessions/store.js');
   const records = await listSessions(settings.paths.sessions);
   const id = await resolveSessionId(flags.session, records, settings.paths.sessions);
@@ -348,10 +347,8 @@ async function removeLogs(settings: Settings, flags: { session: string; yes?: bo
   if (!(await confirm(io, `delete ${label}${turns}: every one of its log lines, its record and its index?`, flags.yes, 'logs rm'))) {
     throw new RuntimeError('nothing deleted (not confirmed)');
   }
-  const removed = await withSessionLock(settings.paths.sessions, id, async () => {
-    const lines = await removeSessionLines(settings.paths, new Set([id]));
+  const removed = await removeSessionLines(settings.paths, new Set([id]), async () => {
     if (record) await deleteSession(settings.paths.sessions, record.name);
-    return lines;
   });
   io.stdout.write(
     `deleted ${plural(removed.lines, 'line')} (${formatBytes(removed.bytes)}) of ${label} from ${plural(removed.files, 'log file')}` +

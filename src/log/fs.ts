@@ -21,8 +21,14 @@ export function isMissing(error: unknown): boolean {
   return errnoOf(error) === 'ENOENT';
 }
 
-/** Folders this process has checked: each once. */
-const privateDirs = new Set<string>();
+/** Folders and files this process has made sure are private: each checked once (a server's cache stays bounded). */
+const madePrivate = new Set<string>();
+const MADE_PRIVATE_MAX = 1000;
+
+function rememberPrivate(path: string): void {
+  if (madePrivate.size >= MADE_PRIVATE_MAX) madePrivate.clear();
+  madePrivate.add(path);
+}
 
 /**
  * Makes `path` (and its parents) if missing, and makes sure it is a private folder of this user's:
@@ -33,14 +39,14 @@ const privateDirs = new Set<string>();
 export async function ensurePrivateDir(path: string): Promise<void> {
   // Made every time (someone may remove it while a server runs); checked once.
   await mkdir(path, { recursive: true, mode: PRIVATE_DIR });
-  if (privateDirs.has(path)) return;
+  if (madePrivate.has(path)) return;
   const stats = await stat(path);
   const uid = process.getuid?.();
   if (uid !== undefined && stats.uid !== uid) {
     throw new RuntimeError(`${path} belongs to another user (uid ${stats.uid}); Argo keeps its data only in folders of its own (set ARGO_HOME to one)`);
   }
   if ((stats.mode & 0o077) !== 0) await chmod(path, PRIVATE_DIR);
-  privateDirs.add(path);
+  rememberPrivate(path);
 }
 
 // Temporary files being written now. A signal that ends the process (Ctrl-C, SIGTERM) must not
@@ -111,12 +117,7 @@ export function readDataText(path: string): string {
  * file left readable by others is made private. Returns the handle and the file's size.
  */
 export async function openForAppend(path: string): Promise<{ handle: FileHandle; size: number }> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, PRIVATE_FILE);
-  } catch (error) {
-    throw refusedLink(error, path);
-  }
+  const handle = await openAppending(path);
   try {
     const stats = await handle.stat();
     if ((stats.mode & 0o077) !== 0) await handle.chmod(PRIVATE_FILE);
@@ -127,11 +128,23 @@ export async function openForAppend(path: string): Promise<{ handle: FileHandle;
   }
 }
 
-/** Appends `text` to a data file in one write, never through a symlink. */
+async function openAppending(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, PRIVATE_FILE);
+  } catch (error) {
+    throw refusedLink(error, path);
+  }
+}
+
+/** Appends `text` to a data file in one write, never through a symlink; its mode is checked once per process. */
 export async function appendPrivate(path: string, text: string): Promise<void> {
   await ensurePrivateDir(dirname(path));
-  const { handle } = await openForAppend(path);
+  const handle = await openAppending(path);
   try {
+    if (!madePrivate.has(path)) {
+      if (((await handle.stat()).mode & 0o077) !== 0) await handle.chmod(PRIVATE_FILE);
+      rememberPrivate(path);
+    }
     await handle.write(text);
   } finally {
     await handle.close();

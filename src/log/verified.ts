@@ -4,13 +4,12 @@
 // read; any write changes its ctime (which no user can set back), an append its size, maintenance
 // replaces it by rename (a new inode). It is a cache: an unreadable or foreign record is ignored and
 // rebuilt, a data home that cannot be written simply keeps none.
-import { constants } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { isPlainObject } from './entry.js';
-import { isMissing, readSmallText, writeFileAtomic } from './fs.js';
+import { isMissing, readDataText, writeFileAtomic } from './fs.js';
 
 export const VERIFIED_RECORD = '.verified.json';
 /**
@@ -121,7 +120,7 @@ export class VerifiedLogs {
   static load(logsDir: string): VerifiedLogs {
     let stamps: [string, FileStamp][] = [];
     try {
-      stamps = stampsOf(JSON.parse(readSmallText(join(logsDir, VERIFIED_RECORD), constants.O_RDONLY | constants.O_NOFOLLOW)));
+      stamps = stampsOf(JSON.parse(readDataText(join(logsDir, VERIFIED_RECORD))));
     } catch {
       // Missing, unreadable or not JSON: start from nothing (the files are read in full).
     }

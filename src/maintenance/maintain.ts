@@ -38,7 +38,7 @@ export interface IndexRepair {
 
 /** Deletes the planned files, then drops their turns from every index and recounts the sessions. */
 export async function prune(paths: DataPaths, plan: PrunePlan): Promise<IndexRepair> {
-  return withEveryLock(paths, new Set(), () => pruneLocked(paths, plan));
+  return withEveryLock(paths, () => pruneLocked(paths, plan));
 }
 
 async function pruneLocked(paths: DataPaths, plan: PrunePlan): Promise<IndexRepair> {
@@ -58,12 +58,17 @@ export interface RemoveResult {
 
 /**
  * Rewrites every daily file that holds turns of these sessions without those lines, then moves the
- * index offsets of every other session past the removed bytes. Unreadable lines are kept: they
- * cannot be attributed to a session with certainty. The caller holds the removed sessions' locks.
+ * index offsets of every other session past the removed bytes, then runs `then` (removing the
+ * sessions' records), all under every session's lock and the log's. Unreadable lines are kept: they
+ * cannot be attributed to a session with certainty.
  */
-export async function removeSessionLines(paths: DataPaths, sessionIds: ReadonlySet<string>): Promise<RemoveResult> {
+export async function removeSessionLines(paths: DataPaths, sessionIds: ReadonlySet<string>, then: () => Promise<void> = () => Promise.resolve()): Promise<RemoveResult> {
   // Appends wait while the files are rewritten: a line added meanwhile would be lost in the rename.
-  return withEveryLock(paths, sessionIds, () => removeLocked(paths, sessionIds));
+  return withEveryLock(paths, async () => {
+    const removed = await removeLocked(paths, sessionIds);
+    await then();
+    return removed;
+  });
 }
 
 async function removeLocked(paths: DataPaths, sessionIds: ReadonlySet<string>): Promise<RemoveResult> {

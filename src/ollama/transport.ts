@@ -220,14 +220,15 @@ export class OllamaTransport {
       headers = true;
       for await (const chunk of chunks) {
         lastActivity = performance.now();
-        const text = 'message' in chunk ? chunk.message.content : chunk.response;
-        const thinking = 'message' in chunk ? chunk.message.thinking : chunk.thinking;
+        const chat = 'message' in chunk;
+        const text = chat ? chunk.message.content : chunk.response;
+        const thinking = chat ? chunk.message.thinking : chunk.thinking;
         if (thinking) hooks.onThinking?.(thinking);
         if (text) {
           gotText = true;
           hooks.onText(text);
         }
-        const calls: unknown = 'message' in chunk ? chunk.message.tool_calls : undefined;
+        const calls: unknown = chat ? chunk.message.tool_calls : undefined;
         if (Array.isArray(calls) && calls.length > 0) {
           // A tool call is an answer too: never repeat the request after one arrived.
           gotText = true;

@@ -18,6 +18,9 @@ function isBidiControl(code: number): boolean {
   return code === 0x061c || code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
 }
 
+/** The same set as a pattern, for text that is cleaned rather than shown (a log line's path). */
+export const CONTROLS = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+
 function visible(code: number): string {
   if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`; // caret notation, as `cat -v`
   if (code === 0x7f) return '^?';

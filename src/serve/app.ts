@@ -6,6 +6,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { ArgoError, UsageError } from '../errors.js';
 import { isSessionName } from '../sessions/names.js';
 import { keyChecker } from './auth.js';
+import { CONTROLS } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { sseResponse } from './sse-body.js';
 import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
@@ -52,8 +53,6 @@ export interface ArgoServer {
 }
 
 const HEALTH_TIMEOUT_MS = 2000;
-// Controls, and the bidirectional marks that reorder what a log line shows.
-const NO_CONTROL = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
 export function createServer(deps: ServerDeps): ArgoServer {
   const app = new Hono<Env>();
@@ -119,7 +118,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     await next();
     const line = (): void => {
       const ms = Math.round(deps.clock.monotonic() - started);
-      const path = c.req.path.replace(NO_CONTROL, '?').slice(0, 200);
+      const path = c.req.path.replace(CONTROLS, '?').slice(0, 200);
       deps.log(`${c.req.method} ${path} ${c.res.status} ${ms}ms session=${c.get('session') ?? '-'}`);
     };
     const finished = c.get('finished');
@@ -149,7 +148,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const api = asApiError(error, deps.log);
     return c.json(api.body(), api.status);
   });
-  app.notFound((c) => c.json(notFound(`no route ${c.req.method} ${c.req.path.replace(NO_CONTROL, '?')}`, 'unknown_route').body(), 404));
+  app.notFound((c) => c.json(notFound(`no route ${c.req.method} ${c.req.path.replace(CONTROLS, '?')}`, 'unknown_route').body(), 404));
 
   app.get('/health', async (c) => {
     const version = await withTimeout(deps.ollama.version(), HEALTH_TIMEOUT_MS).catch(() => null);

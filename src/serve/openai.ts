@@ -70,15 +70,14 @@ export function toOllamaMessages(messages: readonly OpenAiMessage[]): OllamaMess
     const images = imagesOf(message.content);
     if (images.length > 0) out.images = images;
     if (message.role === 'assistant' && message.tool_calls && message.tool_calls.length > 0) {
-      const ids = new Set<string>();
-      out.tool_calls = message.tool_calls.flatMap((call, index) => {
+      const calls = message.tool_calls.flatMap((call, index) => {
         if (call.id !== undefined) {
-          if (ids.has(call.id)) return [];
-          ids.add(call.id);
+          if (callNames.has(call.id)) return [];
           callNames.set(call.id, call.function.name);
         }
         return [{ function: { name: call.function.name, arguments: parseArguments(call.function.arguments, `messages[${at}].tool_calls[${index}].function.arguments`) } }];
       });
+      if (calls.length > 0) out.tool_calls = calls;
     }
     if (message.role === 'tool') {
       const id = message.tool_call_id;

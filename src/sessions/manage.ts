@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
@@ -147,19 +146,27 @@ export interface ReindexResult {
 }
 
 /**
- * Runs `work` holding every session's lock (but those in `held`, which the caller holds), then the
- * log's: the order a turn takes them (its session's, then the log's for the append), so neither
- * waits on the other in a circle. A turn that wrote its log line just before then updates its index
- * and record before the repair reads them.
+ * Runs `work` holding every session's lock, then the log's: the order a turn takes them (its
+ * session's, then the log's for the append), so neither waits on the other in a circle, and two of
+ * these take them in the same (sorted) order. A turn that wrote its log line just before then
+ * updates its index and record before `work` reads them. Sessions created while the locks were
+ * being taken are locked too before the log's.
  */
-export async function withEveryLock<T>(paths: DataPaths, held: ReadonlySet<string>, work: () => Promise<T>): Promise<T> {
-  const { records } = await scanSessions(paths.sessions, { everyFile: true });
-  const ids = [...new Set(records.map((record) => record.id))].filter((id) => !held.has(id)).sort();
-  const take = (index: number): Promise<T> => {
-    const id = ids[index];
-    return id === undefined ? withLogLock(paths.logs, work) : withSessionLock(paths.logs, id, () => take(index + 1));
+export async function withEveryLock<T>(paths: DataPaths, work: () => Promise<T>): Promise<T> {
+  const held = new Set<string>();
+  const takeAll = async (): Promise<T> => {
+    const { records } = await scanSessions(paths.sessions, { everyFile: true });
+    const ids = [...new Set(records.map((record) => record.id))].filter((id) => !held.has(id)).sort();
+    if (ids.length === 0) return withLogLock(paths.logs, work);
+    const take = (index: number): Promise<T> => {
+      const id = ids[index];
+      if (id === undefined) return takeAll();
+      held.add(id);
+      return withSessionLock(paths.logs, id, () => take(index + 1));
+    };
+    return take(0);
   };
-  return take(0);
+  return takeAll();
 }
 
 /**
@@ -170,7 +177,7 @@ export async function withEveryLock<T>(paths: DataPaths, held: ReadonlySet<strin
 export async function reindexAll(paths: DataPaths, tagging?: RulesTagging): Promise<ReindexResult> {
   // Turns finishing meanwhile wait: one logged during the scan could be left out, and an index line
   // appended during the writes overwritten.
-  return withEveryLock(paths, new Set(), () => reindexLocked(paths, tagging));
+  return withEveryLock(paths, () => reindexLocked(paths, tagging));
 }
 
 async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<ReindexResult> {
@@ -220,7 +227,7 @@ const SPOOL_LINES = 64;
 class Spool {
   private pending: string[] = [];
   private readonly path: string;
-  private handle: FileHandle | null = null;
+  private created = false;
 
   constructor(dir: string, id: string) {
     this.path = temporaryPath(join(dir, `reindex-${id}`));
@@ -236,8 +243,15 @@ class Spool {
     if (this.pending.length === 0) return;
     const text = this.pending.join('\n') + '\n';
     this.pending = [];
-    this.handle ??= await open(this.path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE);
-    await this.handle.write(text);
+    // Opened per batch, not kept: a reindex has a spool per session, more than a process may hold open.
+    const flags = this.created ? constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW : constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    const handle = await open(this.path, flags, PRIVATE_FILE);
+    this.created = true;
+    try {
+      await handle.write(text);
+    } finally {
+      await handle.close();
+    }
   }
 
   async lines(): Promise<IndexLine[]> {
@@ -250,8 +264,6 @@ class Spool {
   }
 
   async discard(): Promise<void> {
-    await this.handle?.close();
-    this.handle = null;
     await rm(this.path, { force: true });
     untrackTemporary(this.path);
   }

@@ -9,7 +9,7 @@ import { searchHistoryTool } from './history.js';
 import type { McpConnection, McpServerConfig } from './mcp.js';
 import { memoTool } from './memo.js';
 import { processTool, runCommandTool } from './shell.js';
-import { BUILTIN_TOOLSETS, MCP_PREFIX, resolveTools, unknownName } from './toolsets.js';
+import { BUILTIN_TOOLSETS, MCP_PREFIX, MCP_TOOL_NAME, resolveTools, unknownName } from './toolsets.js';
 import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
 import { asksFirst } from './types.js';
 import type { Tool } from './types.js';
@@ -41,9 +41,6 @@ export interface Toolbox {
   mcpToolsets: ReadonlyMap<string, string>;
   close: () => Promise<void>;
 }
-
-/** What a tool name may be (the OpenAI limit, plus "."): it is sent to the model and shown. */
-const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export type ConnectMcp = (name: string, config: McpServerConfig) => Promise<McpConnection>;
 
@@ -96,6 +93,8 @@ async function availability(tool: Tool): Promise<string | null> {
 export interface LoadOptions {
   /** Injected for tests; by default the SDK client, loaded only here. */
   connectMcp?: ConnectMcp;
+  /** A name no MCP server offers is listed as unavailable instead of refused (`argo tools`). */
+  keepUnknown?: boolean;
 }
 
 /** Resolves the names and makes the tools ready; never throws for an unavailable tool. */
@@ -152,9 +151,11 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
     const others = catalog.mcpServers.filter((server) => !resolution.mcpServers.includes(server));
     const failures = await addServers(others, pending);
     const missing = [...pending].filter((name) => !tools.some((tool) => tool.name === name) && !unavailable.some((gone) => gone.name === name));
-    if (missing.length > 0) {
+    const why = failures.length > 0 ? `; some MCP servers did not start (${failures.join('; ')})` : '';
+    if (missing.length > 0 && options.keepUnknown === true) {
+      for (const name of missing) unavailable.push({ name, reason: `no toolset, built-in tool or MCP server (${catalog.mcpServers.join(', ')}) has it${why}` });
+    } else if (missing.length > 0) {
       await Promise.allSettled(connections.map((connection) => connection.close()));
-      const why = failures.length > 0 ? `; some MCP servers did not start (${failures.join('; ')})` : '';
       throw new UsageError(`${unknownName(missing[0] ?? '', [], catalog).message}; no MCP server (${catalog.mcpServers.join(', ')}) offers it either${why}`);
     }
   }
@@ -186,16 +187,22 @@ export interface ToolListing {
 export async function listAllTools(config: ToolsConfig, options: LoadOptions = {}): Promise<ToolListing> {
   const { catalog, tools: known } = buildCatalog(config, builtinTools());
   const problems = new Map<string, string>();
+  const mcpToolsOf = new Map<string, readonly string[]>();
   for (const name of Object.keys(catalog.toolsets)) {
     try {
-      resolveTools([name], catalog);
+      mcpToolsOf.set(name, resolveTools([name], catalog).mcpTools ?? []);
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
       problems.set(name, error.message);
     }
   }
   const usable = Object.keys(catalog.toolsets).filter((name) => !problems.has(name));
-  const box = await loadToolbox([...usable, ...catalog.tools].sort(), config, options);
+  const box = await loadToolbox([...usable, ...catalog.tools].sort(), config, { ...options, keepUnknown: true });
+  // A toolset naming a tool no MCP server offers is as broken as one naming an unknown built-in.
+  for (const [name, tools] of mcpToolsOf) {
+    const missing = tools.find((tool) => !box.tools.some((known) => known.name === tool) && box.unavailable.some((gone) => gone.name === tool));
+    if (missing !== undefined) problems.set(name, `toolset "${name}" lists unknown tool "${missing}"; no MCP server (${catalog.mcpServers.join(', ')}) offers it either`);
+  }
   try {
     const toolsetOf = new Map<string, string>();
     for (const [name, spec] of Object.entries(catalog.toolsets).sort(([a], [b]) => (a < b ? -1 : 1))) {

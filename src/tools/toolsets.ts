@@ -19,6 +19,9 @@ export const BUILTIN_TOOLSETS: Readonly<Record<string, ToolsetSpec>> = {
 
 export const MCP_PREFIX = 'mcp:';
 
+/** What an MCP tool's name may be (the OpenAI limit, plus "."): it is sent to the model and shown. */
+export const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /** What names can mean: every toolset (built-in, user, `mcp:<server>`) and every static tool. */
 export interface Catalog {
   toolsets: Readonly<Record<string, ToolsetSpec>>;
@@ -64,7 +67,7 @@ export function resolveTools(requested: readonly string[], catalog: Catalog): Re
   const servers = new Set<string>();
   const mcpTools = new Set<string>();
   // A name that may be an MCP server's tool: asked of the servers once they run (loadToolbox).
-  const perhapsMcp = (name: string): boolean => catalog.mcpServers.length > 0 && /^[A-Za-z0-9_.-]{1,64}$/.test(name);
+  const perhapsMcp = (name: string): boolean => catalog.mcpServers.length > 0 && MCP_TOOL_NAME.test(name);
   const expanded: Resolution['expanded'] = [];
   const done = new Set<string>();
 

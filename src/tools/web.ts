@@ -54,13 +54,11 @@ const PROBE_MS = 1500;
 
 /**
  * Null when the web answers, else why not: no interface but loopback, or a name lookup that fails or
- * takes longer than `waitMs` (offline, or a network without a way out). Behind an HTTP(S) proxy the
- * proxy resolves names, so an interface is enough.
+ * takes longer than `waitMs` (offline, or a network without a way out).
  */
-export async function webUnreachable(probe: { resolve?: (host: string) => Promise<unknown>; env?: NodeJS.ProcessEnv; waitMs?: number; interfaceUp?: () => boolean } = {}): Promise<string | null> {
-  const { resolve = (host: string) => lookup(host), env = process.env, waitMs = PROBE_MS, interfaceUp = hasNetwork } = probe;
+export async function webUnreachable(probe: { resolve?: (host: string) => Promise<unknown>; waitMs?: number; interfaceUp?: () => boolean } = {}): Promise<string | null> {
+  const { resolve = (host: string) => lookup(host), waitMs = PROBE_MS, interfaceUp = hasNetwork } = probe;
   if (!interfaceUp()) return 'no network interface is up';
-  if (['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) => (env[name] ?? '') !== '')) return null;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string>((done) => (timer = setTimeout(() => done(`nothing answers: looking up ${PROBE_HOST} took over ${waitMs / 1000} s`), waitMs)));
   try {
@@ -68,6 +66,16 @@ export async function webUnreachable(probe: { resolve?: (host: string) => Promis
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Asked once a minute at most: a server checks its tools for every request that asks for them. */
+const VERDICT_MS = 60_000;
+let verdict: { at: number; reason: Promise<string | null> } | null = null;
+
+function webVerdict(): Promise<string | null> {
+  const now = performance.now();
+  if (verdict === null || now - verdict.at > VERDICT_MS) verdict = { at: now, reason: webUnreachable() };
+  return verdict.reason;
 }
 
 export const fetchUrlTool: Tool = {
@@ -81,7 +89,7 @@ export const fetchUrlTool: Tool = {
   },
   sideEffects: false,
   timeoutMs: 30_000,
-  check: () => webUnreachable(),
+  check: () => webVerdict(),
   run: async (args, context) => {
     const raw = stringArg(args, 'url') ?? '';
     let url: URL;

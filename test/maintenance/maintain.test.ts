@@ -52,20 +52,21 @@ describe('shifted', () => {
 });
 
 describe('removeSessionLines', () => {
-  it('takes every other session\'s lock before the log\'s: it waits for a turn still updating its session', async () => {
+  it('takes every session\'s lock, in order, before the log\'s: it waits for a turn still updating its session', async () => {
     const { paths } = await history();
     const play = await session(paths, 'play');
-    const [first, last] = [(await session(paths, 'work')).id, (await session(paths, 'misc')).id].sort();
+    const [first, second, last] = [(await session(paths, 'work')).id, play.id, (await session(paths, 'misc')).id].sort();
     const day = join(paths.logs, '2025-01-02.log');
     const before = readFileSync(day, 'utf8');
     let removal: Promise<unknown> = Promise.resolve();
     // As a turn would, between its log line and its index line: holding its session's lock.
     await withSessionLock(paths.logs, defined(last, 'last'), async () => {
       removal = removeSessionLines(paths, new Set([play.id]));
-      // The removal holds the other session's lock and waits for this one, not yet the log's: nothing rewritten.
+      // The removal holds the other sessions' locks and waits for this one, not yet the log's: nothing rewritten.
       const locks = join(dirname(paths.logs), 'locks');
-      await vi.waitFor(() => expect(existsSync(join(locks, `session-${defined(first, 'first')}.lock`))).toBe(true));
-      expect(locksInUse()).toBe(2);
+      await vi.waitFor(() => expect(existsSync(join(locks, `session-${defined(second, 'second')}.lock`))).toBe(true));
+      expect(existsSync(join(locks, `session-${defined(first, 'first')}.lock`))).toBe(true);
+      expect(locksInUse()).toBe(3);
       expect(existsSync(join(locks, 'log.lock'))).toBe(false);
       expect(readFileSync(day, 'utf8')).toBe(before);
     });

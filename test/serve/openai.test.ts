@@ -53,6 +53,19 @@ describe('messages to Ollama', () => {
         { role: 'user', content: 'and?' },
       ],
     ],
+    [
+      'a call id repeated in a later message counts once too',
+      [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'r' },
+        { role: 'assistant', content: 'again', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'sub', arguments: '{}' } }] },
+      ],
+      [
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'add', arguments: {} } }] },
+        { role: 'tool', content: 'r', tool_name: 'add' },
+        { role: 'assistant', content: 'again' },
+      ],
+    ],
     ['results without an id are all kept', [{ role: 'tool', name: 't', content: '1' }, { role: 'tool', name: 't', content: '2' }], [{ role: 'tool', content: '1', tool_name: 't' }, { role: 'tool', content: '2', tool_name: 't' }]],
   ])('%s', (_name, input, expected) => {
     expect(toOllamaMessages(messages(input))).toEqual(expected);

@@ -193,7 +193,7 @@ describe('loading a toolbox: graceful degradation', () => {
 
 describe('argo tools: the listing', () => {
   const config: ToolsConfig = {
-    toolsets: { mine: { tools: ['ghost_tool'], includes: ['fs'] }, loop_a: { tools: [], includes: ['loop_b'] }, loop_b: { tools: [], includes: ['loop_a'] } },
+    toolsets: { mine: { tools: ['ghost_tool'], includes: ['fs'] }, loop_a: { tools: [], includes: ['loop_b'] }, loop_b: { tools: [], includes: ['loop_a'] }, typo: { tools: ['gerp'], includes: [] } },
     commandTools: { ghost_tool: { description: 'needs a binary', argv: ['argo-no-such-binary-xyz'] } },
     mcpServers: { up: { command: 'a' }, down: { command: 'b' } },
   };
@@ -211,6 +211,8 @@ describe('argo tools: the listing', () => {
     expect(row('mcp:down')).toMatchObject({ available: false, toolset: 'mcp:down', reason: 'MCP server "down" did not start (spawn b ENOENT)' });
     expect(row('read_file')).toMatchObject({ available: true, toolset: 'fs' });
     const problems = Object.fromEntries(listing.toolsets.map((set) => [set.name, set.problem]));
+    expect(problems.typo).toBe('toolset "typo" lists unknown tool "gerp"; no MCP server (down, up) offers it either');
+    expect(row('gerp')).toMatchObject({ available: false, reason: 'no toolset, built-in tool or MCP server (down, up) has it' });
     expect(problems).toMatchObject({ fs: null, mine: null, 'mcp:up': null, loop_a: 'toolset cycle: loop_a → loop_b → loop_a; remove one of these includes in config.json', loop_b: expect.stringMatching(/^toolset cycle: loop_b → loop_a → loop_b/) as unknown });
   });
 });
