@@ -67,12 +67,13 @@ async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: strin
     const installed = await transport.installedModels();
     const wanted = fullModelName(settings.model);
     const found = installed.find((name) => fullModelName(name) === wanted);
+    const suggested = found === undefined ? await transport.answeringModel(installed) : undefined;
     check(
       found !== undefined,
       'model',
       found !== undefined
         ? `${settings.model} is installed`
-        : `${settings.model} is not installed (installed: ${installed.join(', ') || 'none'}); ${/^argo(:latest)?$/i.test(settings.model) ? 'create it with "ollama create argo -f docs/Modelfile"' : `pull it with "ollama pull ${settings.model}"`}${installed[0] !== undefined ? `, or use an installed one (--model ${installed[0]})` : ', or choose another with --model'}`,
+        : `${settings.model} is not installed (installed: ${installed.join(', ') || 'none'}); ${/^argo(:latest)?$/i.test(settings.model) ? 'create it with "ollama create argo -f docs/Modelfile"' : `pull it with "ollama pull ${settings.model}"`}${suggested !== undefined ? `, or use an installed one (--model ${suggested})` : ', or choose another with --model'}`,
     );
     if (found !== undefined) {
       // Both /api/chat and /api/generate answer only with a model that has "completion" (an

@@ -133,6 +133,8 @@ export const EMPTY_METRICS: Metrics = {
 };
 
 const IDLE = Symbol('idle');
+/** Installed models asked about before suggesting one. */
+const SUGGEST_ASKS = 8;
 
 type Chunk = ChatResponse | GenerateResponse;
 
@@ -322,6 +324,19 @@ export class OllamaTransport {
   async capabilities(model: string): Promise<string[]> {
     const shown = (await this.client.show({ model })) as { capabilities?: string[] };
     return shown.capabilities ?? [];
+  }
+
+  /**
+   * The first of `installed` that can answer (capability "completion"), to suggest instead of a
+   * missing model: an embedding model would only fail next. Asks a few at most; an Ollama too old to
+   * report capabilities gets the first name.
+   */
+  async answeringModel(installed: readonly string[]): Promise<string | undefined> {
+    for (const name of installed.slice(0, SUGGEST_ASKS)) {
+      const capabilities = await this.capabilities(name).catch(() => null);
+      if (capabilities === null || capabilities.length === 0 || capabilities.includes('completion')) return name;
+    }
+    return undefined;
   }
 
   /**

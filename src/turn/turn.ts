@@ -37,7 +37,7 @@ export interface TurnInput {
 }
 
 /** The parts of the Ollama transport a turn uses. */
-export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx' | 'hints'>>;
+export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx' | 'hints' | 'answeringModel'>>;
 
 /** What answering a planned request produced. */
 export interface Answer {
@@ -324,7 +324,8 @@ async function modelMissing(transport: Transport, model: string, host: string): 
   // "argo" is Argo's own model, made from docs/Modelfile; any other name is pulled from the library.
   const get = /^argo(:latest)?$/i.test(model) ? `create it with "ollama create argo -f docs/Modelfile"` : `pull it with "ollama pull ${model}"`;
   const hints = transport.hints ?? CLI_HINTS;
-  const choose = installed !== null && installed.length > 0 ? `, or use an installed one (${hints.model(installed[0])})` : `, or choose another with ${hints.model()}`;
+  const suggested = installed === null ? undefined : transport.answeringModel ? await transport.answeringModel(installed) : installed[0];
+  const choose = suggested !== undefined ? `, or use an installed one (${hints.model(suggested)})` : `, or choose another with ${hints.model()}`;
   return `model "${model}" not found on Ollama at ${host}${list}. ${get[0]?.toUpperCase() ?? ''}${get.slice(1)}${choose}`;
 }
 

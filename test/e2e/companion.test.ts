@@ -353,16 +353,17 @@ describe('argo completion', () => {
 });
 
 describe('doctor --json', () => {
-  it('one object with every check; the missing model hint says how to create argo', async () => {
+  it('one object with every check; the missing model hint says how to create argo, and suggests a model that can answer', async () => {
     const home = tempHome();
-    const fresh = await startFakeOllama({ models: [{ name: 'llama3:8b' }] });
+    // Listed first, but an embedding model cannot answer: never the one suggested.
+    const fresh = await startFakeOllama({ models: [{ name: 'all-minilm:latest', capabilities: ['embedding'] }, { name: 'llama3:8b' }] });
     try {
       const result = await runArgo(['doctor', '--json'], { home, host: fresh.url });
       expect(result.code).toBe(1);
       const report = JSON.parse(result.stdout) as { ok: boolean; checks: { check: string; ok: boolean; detail: string }[] };
       expect(report.ok).toBe(false);
       expect(report.checks.map((check) => check.check)).toEqual(['config', 'data', 'ollama', 'model']);
-      expect(report.checks[3]?.detail).toBe('argo is not installed (installed: llama3:8b); create it with "ollama create argo -f docs/Modelfile", or use an installed one (--model llama3:8b)');
+      expect(report.checks[3]?.detail).toBe('argo is not installed (installed: all-minilm:latest, llama3:8b); create it with "ollama create argo -f docs/Modelfile", or use an installed one (--model llama3:8b)');
       const asked = await runArgo(['hi'], { home, host: fresh.url });
       expect(asked.stderr).toContain('Create it with "ollama create argo -f docs/Modelfile", or use an installed one (--model llama3:8b)');
     } finally {

@@ -174,6 +174,20 @@ describe('OllamaTransport.stream', () => {
     }
   });
 
+  it.each([
+    [[{ name: 'all-minilm:latest', capabilities: ['embedding'] }, { name: 'llama3:8b' }], 'llama3:8b'],
+    [[{ name: 'nomic-embed-text:latest', capabilities: ['embedding'] }], undefined],
+    [[{ name: 'aaa-old:latest', capabilities: [] }, { name: 'llama3:8b' }], 'aaa-old:latest'],
+  ])('answeringModel among %j: %s (an embedding model is never suggested)', async (models, expected) => {
+    ollama.options.models = models;
+    try {
+      const t = transport();
+      expect(await t.answeringModel(await t.installedModels())).toBe(expected);
+    } finally {
+      ollama.options.models = undefined;
+    }
+  });
+
   it('treats a refused connection as unreachable and retries it', async () => {
     const { outcome, retries } = await run(transport({ host: 'http://127.0.0.1:59997' }));
     expect(outcome.failure?.kind).toBe('unreachable');
