@@ -110,6 +110,21 @@ describe('argo --tools: file tools on a real tree', () => {
     expect(trajectory.conversations[3]?.value).toContain('<tool_response>');
   });
 
+  it('with Ollama 0.13+, which names every call itself, the model\'s ids are kept and sent back', async () => {
+    ollama.options.callIds = 'ollama';
+    try {
+      const home = tempHome();
+      script = [{ calls: [call('read_file', { path: 'notes.txt' }), call('list_files', { pattern: '*.txt' })] }, { reply: 'done' }];
+      expect((await argo(['-T', 'fs', '--root', tree(), 'look'], home)).code).toBe(0);
+      const logged = (logLines(home)[0]?.tool_calls as { id: string }[]).map((c) => c.id);
+      expect(logged).toEqual([expect.stringMatching(/^call_[a-z0-9]{8}$/), expect.stringMatching(/^call_[a-z0-9]{8}$/)]);
+      const sent = messagesOf(chatBodies()[1]).find((m) => m.role === 'assistant');
+      expect(sent?.tool_calls?.map((c) => c.id)).toEqual(logged);
+    } finally {
+      ollama.options.callIds = undefined;
+    }
+  });
+
   it('refuses paths outside the root: a failure, never sent back to the model', async () => {
     const home = tempHome();
     const root = tree();

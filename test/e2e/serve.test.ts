@@ -281,6 +281,19 @@ describe('client tools', () => {
       { role: 'tool', content: '{"time":"12:00"}', tool_name: 'get_time' },
     ]);
   });
+
+  it('with Ollama 0.13+, the model\'s own call ids reach the client as they are', async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    ollama.options.callIds = 'ollama';
+    ollama.options.toolCalls = [{ function: { name: 'get_time', arguments: {} } }];
+    try {
+      const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }];
+      const answer = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'time?' }], tools });
+      expect(answer.choices[0]?.message.tool_calls?.[0]?.id).toMatch(/^call_[a-z0-9]{8}$/);
+    } finally {
+      ollama.options.callIds = undefined;
+    }
+  });
 });
 
 describe('faults: the contract status, the turn logged, the server still up', () => {

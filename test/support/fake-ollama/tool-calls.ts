@@ -16,8 +16,9 @@ const offersTools = (body: RequestBody): boolean => {
   return Array.isArray(offered) && offered.length > 0;
 };
 
-// The calls as Ollama writes them: `index` is the call's place in the answer; `id` only when the
-// script gives one; arguments as scripted (an object, or a string sent as a JSON string).
+// The calls as Ollama writes them: `index` is the call's place in the answer; `id` when the script
+// gives one, else (callIds 'ollama') a fresh one as Ollama 0.13+ makes; arguments as scripted (an
+// object, or a string sent as a JSON string).
 export function toolCallsFor(
   state: ServerState, body: RequestBody, endpoint: Endpoint, round: FakeRound | undefined,
 ): FakeToolCall[] | undefined {
@@ -25,8 +26,9 @@ export function toolCallsFor(
   const scripted = state.options.toolCalls;
   const calls = round ? round.toolCalls : typeof scripted === 'function' ? scripted(body) : scripted;
   if (!calls?.length) return undefined;
+  const fresh = state.options.callIds === 'ollama';
   return calls.map((call, index) => ({
-    ...(call.id === undefined ? {} : { id: call.id }),
+    ...(call.id !== undefined ? { id: call.id } : fresh ? { id: ollamaCallId() } : {}),
     function: { index: call.function.index ?? index, name: call.function.name, arguments: call.function.arguments },
   }));
 }
@@ -35,4 +37,13 @@ export function toolCallsFor(
 export function toolCallChunks(calls: FakeToolCall[], round: FakeRound | undefined): FakeToolCall[][] {
   if (calls.length === 0) return [];
   return round?.splitToolCalls ? calls.map((call) => [call]) : [calls];
+}
+
+const ID_LETTERS = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Ollama's toolCallId (server/routes.go): `call_` and 8 random lowercase letters or digits. */
+function ollamaCallId(): string {
+  let id = 'call_';
+  for (let i = 0; i < 8; i++) id += ID_LETTERS[Math.floor(Math.random() * ID_LETTERS.length)] ?? 'a';
+  return id;
 }

@@ -82,6 +82,9 @@ export interface FakeOllamaOptions {
   // The reasoning a model with the `thinking` capability streams before its answer, in `thinking`
   // fields with empty content (Ollama 0.13+ thinks by default; `think: false` turns it off).
   thinking?: string | undefined;
+  // Tool-call ids: 'scripted' (default) sends only the ids a script gives, as Ollama before 0.13;
+  // 'ollama' gives every other call one, `call_` and 8 random [a-z0-9], as Ollama 0.13+ does.
+  callIds?: 'scripted' | 'ollama' | undefined;
   // Chat only, and only when the request offers tools: sent in one done:false chunk, every round.
   toolCalls?: FakeToolCall[] | ((body: RequestBody) => FakeToolCall[] | undefined);
   // Chat rounds in order: the first chat request gets rounds[0], and so on; a function gets the
