@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { FlagOverrides, Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { parseOptionAssignments } from '../ollama/options.js';
-import type { ReplaySpec } from '../replay/types.js';
+import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { collect } from './parse.js';
 import { settingsFor } from './settings.js';
 import { judgeWords, typoMessage } from './typos.js';
@@ -65,6 +65,13 @@ export async function companionSettings(flags: CompanionFlags & FlagOverrides, f
   const [latest] = (await listSessions(settings.paths.sessions)).sort((a, b) => (a.last_used_at < b.last_used_at ? 1 : a.last_used_at > b.last_used_at ? -1 : 0));
   if (latest === undefined) throw new UsageError('--continue: there is no session yet; ask something first (argo "…")');
   return { settings: settingsFor({ ...overrides, session: latest.name }), replay: flags.replay ?? { kind: 'session' } };
+}
+
+/** --reason needs a replay, and `--replay session` always replays for reason "session" (docs/replay.md). */
+export function checkReason(reason: ReplayReason | undefined, replay: ReplaySpec): void {
+  if (reason === undefined) return;
+  if (replay.kind === 'none') throw new UsageError('--reason needs --replay last:N or --replay session');
+  if (reason !== 'session' && replay.kind === 'session') throw new UsageError(`--replay session always uses reason "session"; use --replay last:N with --reason ${reason}`);
 }
 
 /**

@@ -13,7 +13,7 @@ import { addOutputOptions, checkOutputFlags } from './output-flags.js';
 import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
-import { addCompanionOptions, companionSettings, routeWords } from './ask-flags.js';
+import { addCompanionOptions, checkReason, companionSettings, routeWords } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
 import { packageVersion } from './version.js';
 
@@ -104,10 +104,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
         return;
       }
       const { settings, replay } = await companionSettings(withTools);
-      if (flags.reason && replay.kind === 'none') throw new UsageError('--reason needs --replay last:N or --replay session');
-      if (flags.reason && flags.reason !== 'session' && replay.kind === 'session') {
-        throw new UsageError('--replay session always uses reason "session"; use --replay last:N with --reason ' + flags.reason);
-      }
+      checkReason(flags.reason, replay);
       const prompt = await readPrompt(words, io, flags.stdin !== false, program);
       setOutcome(
         await ask(

@@ -284,6 +284,17 @@ describe('argo chat with piped lines', () => {
     expect(bodies[3]).toBe(bodies[1]);
   });
 
+  it.each([
+    [['--reason', 'clarification'], /^argo: --replay session always uses reason "session"; use --replay last:N with --reason clarification/],
+    [['--replay', 'none', '--reason', 'continuation'], /^argo: --reason needs --replay last:N or --replay session/],
+  ])('%j is refused as the one-liner refuses it: exit 2, nothing logged', async (flags, message) => {
+    const home = tempHome();
+    const result = await argo(['chat', '-s', 'talk', ...flags], home, { stdin: 'Add a thing\n' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(logLines(home)).toEqual([]);
+  });
+
   it('slash commands switch session, model and replay; /last prints the last answer', async () => {
     const home = tempHome();
     const result = await argo(['chat'], home, { stdin: 'one\n/session other\n/model llama3:8b\n/replay none\ntwo\n/last\n/bye\nthree\n' });
