@@ -212,6 +212,28 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   }
 }
 
+const FILE_PROBLEMS: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  EISDIR: 'it is a folder',
+  ENOTDIR: 'a part of the path is not a folder',
+  ENOENT: 'no such file or folder',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the name is too long',
+};
+
+/** A file system call that failed on a path (a read-only home, a folder where a file goes): one line saying which and why. */
+function fileFailure(error: unknown): string | null {
+  const code = errnoOf(error);
+  const path = typeof error === 'object' && error !== null && 'path' in error && typeof error.path === 'string' ? error.path : null;
+  const problem = code === undefined ? undefined : FILE_PROBLEMS[code];
+  if (path === null || problem === undefined) return null;
+  return `cannot use ${path}: ${problem}; check the path and its permissions (the data home is ARGO_HOME or --home)`;
+}
+
 function exitCodeFor(error: unknown, io: Io): number {
   if (error instanceof CommanderError) {
     const shown = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
@@ -221,6 +243,11 @@ function exitCodeFor(error: unknown, io: Io): number {
     // A message may quote what a server, a file or the model said: shown, never obeyed, on a terminal.
     io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(error.message)}\n`);
     return error instanceof UsageError ? EXIT_CODES.usage : EXIT_CODES.failed;
+  }
+  const file = fileFailure(error);
+  if (file !== null) {
+    io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(file)}\n`);
+    return EXIT_CODES.failed;
   }
   const message = error instanceof Error ? error.message : String(error);
   io.stderr.write(`argo: unexpected failure: ${untrustedTextFor(io.stderr)(message)} (please report it with the command you ran; ARGO_DEBUG=1 adds details)\n`);

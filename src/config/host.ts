@@ -40,10 +40,13 @@ export function parseOllamaHost(raw: string | undefined, source = 'OLLAMA_HOST')
   let { host, port } = splitHostPort(hostPort);
   if (host === '' || host === '0.0.0.0') host = '127.0.0.1';
   if (host === '::') host = '::1';
-  const portNumber = Number(port);
-  if (port === '' || !Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) port = defaultPort;
+  // Ollama falls back to the default port for one it cannot read; that is an address nobody asked for.
+  if (port === '') port = defaultPort;
+  else if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) throw new UsageError(`${source} ${JSON.stringify(value)} has the port "${port}", not a number from 0 to 65535: ${FIX}`);
   const hostPart = host.includes(':') ? `[${host}]` : host;
-  return `${scheme}://${hostPart}:${port}${path === '/' ? '' : path}`;
+  const url = `${scheme}://${hostPart}:${port}${path === '/' ? '' : path}`;
+  if (!URL.canParse(url)) throw new UsageError(`${source} ${JSON.stringify(value)} is not a valid address: ${FIX}`);
+  return url;
 }
 
 function splitHostPort(hostPort: string): { host: string; port: string } {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
-import { isMissing } from '../log/fs.js';
+import { errnoOf, isMissing } from '../log/fs.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy } from '../replay/policy.js';
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
@@ -335,6 +335,9 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       maxIterations: flags.maxIterations ?? config.maxIterations ?? 10,
     },
   };
+  if (settings.model.trim() === '') {
+    throw new UsageError(`${flags.model !== undefined ? '--model' : `${source}: "model"`} is empty: name a model (ollama list shows them), or leave it out for "argo"`);
+  }
   const thinkRaw = flags.think ?? config.think;
   if (thinkRaw !== undefined) settings.think = parseThink(thinkRaw, flags.think !== undefined ? '--think' : `${source}: "think"`);
   if (keepAliveRaw !== undefined) {
@@ -357,6 +360,8 @@ export function readConfigFile(path: string): ConfigFile {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (isMissing(error)) return {};
+    if (errnoOf(error) === 'ENOTDIR') throw new UsageError(`the data home ${dirname(path)} is a file, not a folder: set ARGO_HOME or --home to a folder`, { cause: error });
+    if (errnoOf(error) === 'EISDIR') throw new UsageError(`${path} is a folder; config.json must be a file (remove the folder)`, { cause: error });
     throw new UsageError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   let parsed: unknown;

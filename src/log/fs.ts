@@ -21,6 +21,28 @@ export function isMissing(error: unknown): boolean {
   return errnoOf(error) === 'ENOENT';
 }
 
+/**
+ * `mkdir -p`, one level at a time. Node's recursive mkdir never returns where a folder cannot be
+ * made although its parent exists (under /proc it spins for ever): this fails there instead.
+ */
+async function makeDirs(path: string): Promise<void> {
+  try {
+    await mkdir(path, { mode: PRIVATE_DIR });
+    return;
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code === 'EEXIST') return;
+    const parent = dirname(path);
+    if (code !== 'ENOENT' || parent === path) throw error;
+  }
+  await makeDirs(dirname(path));
+  try {
+    await mkdir(path, { mode: PRIVATE_DIR });
+  } catch (error) {
+    if (errnoOf(error) !== 'EEXIST') throw error;
+  }
+}
+
 /** Folders and files this process has made sure are private: each checked once (a server's cache stays bounded). */
 const madePrivate = new Set<string>();
 const MADE_PRIVATE_MAX = 1000;
@@ -38,9 +60,10 @@ function rememberPrivate(path: string): void {
  */
 export async function ensurePrivateDir(path: string): Promise<void> {
   // Made every time (someone may remove it while a server runs); checked once.
-  await mkdir(path, { recursive: true, mode: PRIVATE_DIR });
+  await makeDirs(path);
   if (madePrivate.has(path)) return;
   const stats = await stat(path);
+  if (!stats.isDirectory()) throw new RuntimeError(`${path} is not a folder; Argo keeps its data in folders (set ARGO_HOME or --home to one)`);
   const uid = process.getuid?.();
   if (uid !== undefined && stats.uid !== uid) {
     throw new RuntimeError(`${path} belongs to another user (uid ${stats.uid}); Argo keeps its data only in folders of its own (set ARGO_HOME to one)`);

@@ -14,7 +14,8 @@ export function isSessionName(name: string): boolean {
 export function checkSessionName(name: string, where: string): string {
   if (!isSessionName(name)) {
     throw new UsageError(
-      `${where}: invalid session name "${name}": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot`,
+      // Quoted as JSON and cut short: the name may hold a line break or run for pages.
+      `${where}: invalid session name ${JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name)}: use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot`,
     );
   }
   return name;

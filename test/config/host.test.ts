@@ -25,8 +25,6 @@ describe('parseOllamaHost', () => {
     ['0.0.0.0:9999', 'http://127.0.0.1:9999'],
     ['[::1]:11435', 'http://[::1]:11435'],
     ['::1', 'http://[::1]:11434'],
-    ['h:notaport', 'http://h:11434'],
-    ['h:70000', 'http://h:11434'],
     ['HTTP://h:1', 'http://h:1'],
     ['http://h/a@b', 'http://h:80/a@b'], // an "@" in the path is not user info
     ['http://h:1?x=1', 'http://h:1?x=1'],
@@ -48,6 +46,12 @@ describe('parseOllamaHost refuses what it cannot use safely (usage error, exit 2
     ['file:///etc/passwd', `OLLAMA_HOST "file:///etc/passwd" has the scheme "file", but Ollama is reached over http or https: ${fix}`],
     ['ftp://h', `OLLAMA_HOST "ftp://h" has the scheme "ftp", but Ollama is reached over http or https: ${fix}`],
     ['unix:///run/ollama.sock', `OLLAMA_HOST "unix:///run/ollama.sock" has the scheme "unix", but Ollama is reached over http or https: ${fix}`],
+    // Ollama would fall back to its default port for these: an address nobody asked for.
+    ['h:notaport', `OLLAMA_HOST "h:notaport" has the port "notaport", not a number from 0 to 65535: ${fix}`],
+    ['h:70000', `OLLAMA_HOST "h:70000" has the port "70000", not a number from 0 to 65535: ${fix}`],
+    ['http://127.0.0.1:-1', `OLLAMA_HOST "http://127.0.0.1:-1" has the port "-1", not a number from 0 to 65535: ${fix}`],
+    ['http://[::1', `OLLAMA_HOST "http://[::1" is not a valid address: ${fix}`],
+    ['http://%zz', `OLLAMA_HOST "http://%zz" is not a valid address: ${fix}`],
   ])('%j → %s', (raw, message) => {
     const error = thrown(() => parseOllamaHost(raw));
     expect(error).toBeInstanceOf(UsageError);

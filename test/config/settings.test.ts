@@ -165,6 +165,8 @@ describe('the everyday companion settings: default replay, model source, -o opti
     [{ think: 'maybe' }, {}, /config\.json: "think" must be on, off, low, medium, high or max, got "maybe"$/],
     [{ think: 3 }, {}, /"think" must be true, false or a string, got 3/],
     [undefined, { think: 'x' }, /^--think must be on, off, low, medium, high or max, got "x"/],
+    [undefined, { model: '' }, /^--model is empty: name a model/],
+    [{ model: ' ' }, {}, /config\.json: "model" is empty: name a model/],
   ])('config %j, flags %j is refused', (config, flags, message) => {
     expect(() => load(config, flags)).toThrow(message);
   });

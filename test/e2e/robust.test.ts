@@ -248,6 +248,19 @@ describe('bad input: one line, exit 2, nothing written (item 13)', () => {
     expect(logLines(home)).toEqual([]);
   });
 
+  it.each([
+    ['a data home that is a file', (home: string) => ({ ARGO_HOME: join(home, 'file') }), ['memo'], 2, /^argo: the data home .*\/file is a file, not a folder: set ARGO_HOME or --home to a folder\n$/],
+    ['an export to a folder that does not exist', () => ({}), ['export', '--format', 'sharegpt', '-o', '/nonexistent-argo/x.jsonl'], 1, /^argo: cannot use \/nonexistent-argo\/x\.jsonl: no such file or folder; check the path and its permissions \(the data home is ARGO_HOME or --home\)\n$/],
+    ['OLLAMA_HOST with a port out of range', () => ({ OLLAMA_HOST: 'http://127.0.0.1:99999' }), ['hi'], 2, /^argo: OLLAMA_HOST "http:\/\/127\.0\.0\.1:99999" has the port "99999", not a number from 0 to 65535/],
+    ['OLLAMA_HOST that is no address at all', () => ({ OLLAMA_HOST: 'http://[::1' }), ['hi'], 2, /^argo: OLLAMA_HOST "http:\/\/\[::1" is not a valid address/],
+  ])('%s: one line, the right exit code, never "unexpected failure"', async (_name, env, args, code, message) => {
+    const home = tempHome();
+    writeFileSync(join(home, 'file'), '');
+    const result = await argo(home, args, { env: { TZ: 'UTC', ...env(home) } });
+    expect(result.code).toBe(code);
+    expect(result.stderr).toMatch(message);
+  });
+
   it('a quoted ~ in ARGO_HOME is the home folder, never ./~', async () => {
     const home = tempHome();
     const result = await argo(home, ['--session', 'work', 'hi'], { env: { TZ: 'UTC', ARGO_HOME: '~/data' } });

@@ -49,6 +49,16 @@ describe('private folders and files', () => {
     expect([mode(elsewhere), mode(join(elsewhere, 'day.log'))]).toEqual([0o700, 0o600]);
   });
 
+  it('a folder that cannot be made although its parent exists is an error, not a hang (Node\'s recursive mkdir spins under /proc)', async () => {
+    await expect(ensurePrivateDir('/proc/1/argo-home/logs')).rejects.toThrow();
+  });
+
+  it('a file where the folder should be is named as such', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'argo-private-'));
+    writeFileSync(join(base, 'home'), '');
+    await expect(ensurePrivateDir(join(base, 'home'))).rejects.toThrow(/home is not a folder; Argo keeps its data in folders \(set ARGO_HOME or --home to one\)$/);
+  });
+
   it('a data file left readable by others is made private when it is next appended to', async () => {
     const base = mkdtempSync(join(tmpdir(), 'argo-private-'));
     const file = join(base, 'old.log');

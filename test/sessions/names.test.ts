@@ -28,4 +28,13 @@ describe('isSessionName: one rule for every command', () => {
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toBe('sessions fork: invalid session name ".hidden": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot');
   });
+
+  it.each([
+    ['a\nb', '"a\\nb"'],
+    ['x'.repeat(5000), `"${'x'.repeat(80)}…"`],
+  ])('a name with a line break or of any length stays on one short line', (name, shown) => {
+    const message = (thrown(() => checkSessionName(name, '-s')) as Error).message;
+    expect(message).toBe(`-s: invalid session name ${shown}: use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot`);
+    expect(message).not.toContain('\n');
+  });
 });
