@@ -1,4 +1,5 @@
 import { realpath, stat } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
@@ -33,6 +34,16 @@ async function toolsRoot(flag: string | undefined): Promise<string> {
   return realpath(given);
 }
 
+/** An IP address, or a host name (labels of letters, digits and dashes; not all digits, which would be a mistyped IPv4). */
+export function parseBindHost(value: string): string {
+  const host = value.trim();
+  const name = /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(host) && !/^[\d.]+$/.test(host);
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(bare) !== 0) return bare;
+  if (name) return host;
+  throw new InvalidArgumentError('use an IP address (127.0.0.1, ::1, 0.0.0.0) or a host name.');
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (/^\d+$/.test(value) && port <= 65535) return port;
@@ -43,7 +54,7 @@ export function registerServe(program: Command, io: Io, setOutcome: ReportOutcom
   program
     .command('serve')
     .description('an OpenAI-compatible server with sessions, replay, jobs and a stop signal (docs/serve.md)')
-    .option('--host <address>', 'address to bind; anything but loopback needs ARGO_API_KEY', '127.0.0.1')
+    .option('--host <address>', 'address to bind; anything but loopback needs ARGO_API_KEY', parseBindHost, '127.0.0.1')
     .option('--port <n>', 'port; 0 picks a free one', parsePort, 10007)
     .option('--root <dir>', 'where server-side tools may read and write (default: the working directory)')
     .option('--allow-side-effects', 'let server-side tools write, edit and run commands without asking (nobody can be asked on a server)', false)

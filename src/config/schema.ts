@@ -17,7 +17,7 @@ export type Shape =
 
 export function checkShape(value: unknown, shape: Shape, path: string, source: string): void {
   const fail = (expected: string): never => {
-    throw new UsageError(`${source}: "${path}" must be ${expected}, got ${describe(value)}`);
+    throw new UsageError(`${source}: ${path === '' ? 'the top level' : `"${path}"`} must be ${expected}, got ${describe(value)}`);
   };
   if (typeof shape === 'object') {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('an object');

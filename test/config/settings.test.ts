@@ -98,7 +98,7 @@ describe('config.json errors name the key', () => {
     [{ options: { keep_alive: 'forever' } }, /"options.keep_alive" must be seconds or a duration/],
     [{ personas: { x: 3 } }, /"personas.x" must be a string/],
     ['{not json', /is not valid JSON/],
-    [[], /"" must be an object|must be an object/],
+    [[], /config\.json: the top level must be an object, got an array/],
   ])('%j', (config, message) => {
     expect(() => load(config)).toThrow(UsageError);
     expect(() => load(config)).toThrow(message);
