@@ -60,11 +60,25 @@ export async function companionSettings(flags: CompanionFlags & FlagOverrides, f
   const settings = settingsFor(overrides);
   if (flags.continue !== true) return { settings, replay: flags.replay ?? fallbackReplay ?? settings.defaultReplay };
   if (flags.session !== undefined) throw new UsageError('--continue picks the most recently used session; leave out --session (or use --session NAME --replay session)');
-  // Loaded only for -c: reading session records needs their codec, which a plain question does not.
-  const { listSessions } = await import('../sessions/store.js');
-  const [latest] = (await listSessions(settings.paths.sessions)).sort((a, b) => (a.last_used_at < b.last_used_at ? 1 : a.last_used_at > b.last_used_at ? -1 : 0));
-  if (latest === undefined) throw new UsageError('--continue: there is no session yet; ask something first (argo "…")');
-  return { settings: settingsFor({ ...overrides, session: latest.name }), replay: flags.replay ?? { kind: 'session' } };
+  const latest = await latestSession(settings.paths.sessions, '--continue');
+  return { settings: settingsFor({ ...overrides, session: latest }), replay: flags.replay ?? { kind: 'session' } };
+}
+
+/**
+ * The most recently used session's name (for -c and `argo last`). None readable is a usage error
+ * that names the damaged records, if that is why, rather than saying there is no session.
+ */
+export async function latestSession(dir: string, where: string): Promise<string> {
+  // Loaded only here: reading session records needs their codec, which a plain question does not.
+  const { scanSessions } = await import('../sessions/store.js');
+  const { records, damaged } = await scanSessions(dir);
+  const [latest] = records.sort((a, b) => (a.last_used_at < b.last_used_at ? 1 : a.last_used_at > b.last_used_at ? -1 : 0));
+  if (latest !== undefined) return latest.name;
+  const [first] = damaged;
+  if (first !== undefined) {
+    throw new UsageError(`${where}: no session can be read: ${damaged.map((record) => record.path).join(', ')} ${damaged.length === 1 ? 'is' : 'are'} damaged (${first.problem}); argo sessions rm ${first.name} removes it, argo -s NAME starts another`);
+  }
+  throw new UsageError(`${where}: there is no session yet; ask something first (argo "…")`);
 }
 
 /** --reason needs a replay, and `--replay session` always replays for reason "session" (docs/replay.md). */

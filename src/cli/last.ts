@@ -5,7 +5,8 @@ import { UsageError } from '../errors.js';
 import { serializeEntry } from '../log/entry.js';
 import { fullBlock } from '../query/format.js';
 import { checkSessionName } from '../sessions/names.js';
-import { listSessions, readSession } from '../sessions/store.js';
+import { readSession } from '../sessions/store.js';
+import { latestSession } from './ask-flags.js';
 import { colorsFor, parseCount, settingsOf, untrustedFor, widthOf } from './common.js';
 import type { OutputFlags } from './output-flags.js';
 import type { Io } from './io.js';
@@ -29,16 +30,10 @@ export function registerLast(program: Command, io: Io, setOutcome: ReportOutcome
     .action(async (count: number | undefined, flags: LastFlags, command: Command) => {
       if (flags.json && flags.full) throw new UsageError('--json prints turns as logged and --full prints them for reading: choose one');
       const settings = settingsOf(command);
-      const name = flags.session === undefined ? await mostRecentSession(settings) : checkSessionName(flags.session, '--session');
+      const name = flags.session === undefined ? await latestSession(settings.paths.sessions, 'last') : checkSessionName(flags.session, '--session');
       io.stdout.write(await lastText(settings, name, count ?? 1, io, flags));
       setOutcome('ok');
     });
-}
-
-async function mostRecentSession(settings: Settings): Promise<string> {
-  const [latest] = (await listSessions(settings.paths.sessions)).sort((a, b) => (a.last_used_at < b.last_used_at ? 1 : a.last_used_at > b.last_used_at ? -1 : 0));
-  if (latest === undefined) throw new UsageError('there is no session yet: ask something first (argo "…")');
-  return latest.name;
 }
 
 /** The text `argo last` prints: answers only (newest last), --full blocks, or --json lines. */

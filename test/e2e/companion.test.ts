@@ -1,7 +1,7 @@
 // The everyday companion (issue 10) end to end: the built bin/argo against the Ollama stand-in.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
@@ -335,6 +335,18 @@ describe('argo chat with piped lines', () => {
       ['first', 'interrupted'],
       ['second', 'interrupted'],
     ]);
+  });
+
+  it('argo last and -c with no readable session say why: none yet, or a damaged record to remove', async () => {
+    const home = tempHome();
+    expect(await argo(['last'], home)).toMatchObject({ code: 2, stderr: 'argo: last: there is no session yet; ask something first (argo "…")\n' });
+    mkdirSync(join(home, 'sessions'), { recursive: true });
+    writeFileSync(join(home, 'sessions', 'default.json'), 'garbage');
+    for (const [args, where] of [[['last'], 'last'], [['-c', 'hi'], '--continue']] as const) {
+      const result = await argo([...args], home);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^argo: ${where}: no session can be read: .*default\\.json is damaged \\(.*\\); argo sessions rm default removes it, argo -s NAME starts another\\n$`));
+    }
   });
 
   it('argo last prints the last answer of the most recently used session; N, -s, --json', async () => {
