@@ -26,16 +26,16 @@ export function isMissing(error: unknown): boolean {
  * made although its parent exists (under /proc it spins for ever): this fails there instead.
  */
 async function makeDirs(path: string): Promise<void> {
+  const parent = dirname(path);
   try {
     await mkdir(path, { mode: PRIVATE_DIR });
     return;
   } catch (error) {
     const code = errnoOf(error);
     if (code === 'EEXIST') return;
-    const parent = dirname(path);
     if (code !== 'ENOENT' || parent === path) throw error;
   }
-  await makeDirs(dirname(path));
+  await makeDirs(parent);
   try {
     await mkdir(path, { mode: PRIVATE_DIR });
   } catch (error) {
