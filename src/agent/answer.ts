@@ -104,8 +104,16 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
         ...(setup.toolBudget !== undefined ? { defaultBudget: setup.toolBudget } : {}),
       },
       {
-        model: (agentRequest, hooks) =>
-          context.transport.stream(agentRequest, { ...hooks, ...(context.onRetry ? { onRetry: context.onRetry } : {}), ...(context.onThinking ? { onThinking: context.onThinking } : {}) }),
+        model: (agentRequest, hooks) => {
+          const shown = context.onThinking;
+          const onThinking = shown
+            ? (text: string): void => {
+                hooks.onThinking(text);
+                shown(text);
+              }
+            : hooks.onThinking;
+          return context.transport.stream(agentRequest, { ...hooks, onThinking, ...(context.onRetry ? { onRetry: context.onRetry } : {}) });
+        },
         clock: context.clock,
         isStopped: setup.isStopped ?? (() => isStopSet(setup.home)),
         confirm: setup.confirm,

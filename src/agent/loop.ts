@@ -74,7 +74,7 @@ export type AgentEvent =
 /** What a model call returns: the transport's outcome. */
 export type ModelCall = (
   request: TransportRequest,
-  hooks: { onText: (text: string) => void; onChunk: () => void; signal: AbortSignal },
+  hooks: { onText: (text: string) => void; onThinking: (text: string) => void; onChunk: () => void; signal: AbortSignal },
 ) => Promise<StreamOutcome>;
 
 export interface AgentDeps {
@@ -149,6 +149,12 @@ function addMetrics(a: Metrics, b: Metrics): Metrics {
   };
 }
 
+/** What the model said in one response: its words and, for a thinking model, its reasoning. */
+interface Said {
+  text: string;
+  thinking: string;
+}
+
 interface SaveFailure {
   path: string;
   error: unknown;
@@ -200,14 +206,14 @@ class Run {
       const response = await this.validResponse();
       if ('status' in response) return response;
       if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', response.text);
-      const ended = await this.toolRound(response.text, response.calls);
+      const ended = await this.toolRound(response, response.calls);
       if (ended) return ended;
     }
     return this.end('max_iterations', 'max_iterations', '');
   }
 
   /** One model response whose calls all check out, after up to MAX_REASKS re-asks; or the end of the run. */
-  private async validResponse(): Promise<AgentResult | { text: string; calls: Extract<CheckedCall, { kind: 'ok' }>[] }> {
+  private async validResponse(): Promise<AgentResult | (Said & { calls: Extract<CheckedCall, { kind: 'ok' }>[] })> {
     const round = this.rounds + 1;
     for (let reasks = 0; ; reasks++) {
       if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', '');
@@ -220,7 +226,7 @@ class Run {
       const verdict = judgeResponse(parsed.map((call) => checkCall(call, this.toolsByName, validateArguments)));
       if (verdict.kind === 'run') {
         this.rounds = round;
-        return { text: reply.text, calls: verdict.calls };
+        return { text: reply.text, thinking: reply.thinking, calls: verdict.calls };
       }
       if (verdict.kind === 'needs_input') {
         this.rounds = round;
@@ -247,7 +253,7 @@ class Run {
   }
 
   /** One streamed request. The STOP signal is checked on every chunk and ends the answer there. */
-  private async ask(): Promise<AgentResult | { text: string; toolCalls: unknown[] }> {
+  private async ask(): Promise<AgentResult | (Said & { toolCalls: unknown[] })> {
     const memo = await this.deps.readMemo();
     const request = buildAgentRequest({ base: this.run.base, tools: this.run.tools, ephemeralSystem: this.run.ephemeralSystem, memo, added: this.added });
     this.startSaves();
@@ -256,6 +262,7 @@ class Run {
     if (this.deps.signal.aborted) onAbort();
     this.deps.signal.addEventListener('abort', onAbort, { once: true });
     let text = '';
+    let thinking = '';
     // Set from the chunk hook: an object, so the check after the await reads its current value.
     const stop = { requested: false };
     this.requests++;
@@ -268,6 +275,9 @@ class Run {
           this.firstTextMs ??= Math.round(this.deps.clock() - this.started);
           text += chunk;
           this.deps.emit({ type: 'text', text: chunk });
+        },
+        onThinking: (chunk) => {
+          if (!stop.requested) thinking += chunk;
         },
         onChunk: () => {
           if (!stop.requested && this.deps.isStopped()) {
@@ -286,11 +296,11 @@ class Run {
       this.modelFailure = outcome.failure;
       return this.end('error', 'model_error', text, outcome.failure?.message ?? 'the request failed');
     }
-    return { text, toolCalls: outcome.toolCalls ?? [] };
+    return { text, thinking, toolCalls: outcome.toolCalls ?? [] };
   }
 
   /** Runs one round's valid calls and applies the taxonomy; returns the end of the run, or null to go on. */
-  private async toolRound(text: string, checked: Extract<CheckedCall, { kind: 'ok' }>[]): Promise<AgentResult | null> {
+  private async toolRound({ text, thinking }: Said, checked: Extract<CheckedCall, { kind: 'ok' }>[]): Promise<AgentResult | null> {
     const round = this.rounds;
     const unsaved = await this.savesWritten();
     if (unsaved !== null) return this.notSaved(unsaved, text);
@@ -346,7 +356,8 @@ class Run {
     if (successes.length > 0) {
       // Only successful calls go back: the model never sees a failure.
       const calls: WireToolCall[] = successes.map(({ entry }) => ({ id: entry.call.id, function: { name: entry.tool.name, arguments: entry.args } }));
-      this.added.push({ role: 'assistant', content: text, tool_calls: calls });
+      // A thinking model's reasoning goes back with its calls, as Ollama asks: the model continues from it.
+      this.added.push({ role: 'assistant', content: text, ...(thinking !== '' ? { thinking } : {}), tool_calls: calls });
       for (const { entry, content } of successes) {
         const message: AgentChatMessage = { role: 'tool', tool_name: entry.tool.name, content };
         this.added.push(message);

@@ -34,6 +34,7 @@ export function buildAgentRequest(parts: AgentRequestParts): { endpoint: '/api/c
     stream: parts.base.stream,
     ...(parts.base.options !== undefined ? { options: parts.base.options } : {}),
     ...(parts.base.keep_alive !== undefined ? { keep_alive: parts.base.keep_alive } : {}),
+    ...(parts.base.think !== undefined ? { think: parts.base.think } : {}),
   };
   return { endpoint: '/api/chat', body };
 }

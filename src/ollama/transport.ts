@@ -23,6 +23,8 @@ export interface WireToolCall {
 export interface AgentChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** A thinking model's reasoning before its tool calls, sent back with them. */
+  thinking?: string;
   tool_calls?: WireToolCall[];
   tool_name?: string;
 }

@@ -13,6 +13,7 @@ export interface OllamaToolCall {
 export interface OllamaMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  thinking?: string;
   images?: string[];
   tool_calls?: OllamaToolCall[];
   tool_name?: string;
@@ -67,6 +68,7 @@ export function toOllamaMessages(messages: readonly OpenAiMessage[]): OllamaMess
   return messages.flatMap((message, at) => {
     const role = message.role === 'developer' ? 'system' : message.role;
     const out: OllamaMessage = { role, content: textOf(message.content) };
+    if (message.reasoning) out.thinking = message.reasoning;
     const images = imagesOf(message.content);
     if (images.length > 0) out.images = images;
     if (message.role === 'assistant' && message.tool_calls && message.tool_calls.length > 0) {
@@ -115,7 +117,8 @@ export function toOllamaExtras(body: ChatBody): OllamaExtras {
   const format = body.response_format;
   if (format?.type === 'json_object') extras.format = 'json';
   if (format?.type === 'json_schema') extras.format = format.json_schema.schema ?? 'json';
-  if (body.reasoning_effort != null) extras.think = THINK_OF_EFFORT[body.reasoning_effort];
+  const effort = body.reasoning ? body.reasoning.effort : body.reasoning_effort;
+  if (effort != null) extras.think = THINK_OF_EFFORT[effort];
   if (body.tools && body.tools.length > 0 && body.tool_choice !== 'none') {
     extras.tools = body.tools.map(({ function: fn }) => ({
       type: 'function',

@@ -29,6 +29,8 @@ export type OpenAiToolCall = z.infer<typeof toolCall>;
 const message = z.object({
   role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
   content,
+  /** A thinking model's reasoning, as this server (and Ollama's own OpenAI layer) sent it: goes back as `thinking`. */
+  reasoning: z.string().nullish(),
   name: z.string().optional(),
   tool_calls: z.array(toolCall).nullish(),
   tool_call_id: z.string().optional(),
@@ -92,6 +94,8 @@ export interface ArgoFields {
   tools?: string[];
 }
 
+const reasoningEffort = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'ultra', 'max']);
+
 const chatBody = z.object({
   model: z.string().min(1),
   messages: z.array(message).min(1),
@@ -108,7 +112,9 @@ const chatBody = z.object({
     .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })])
     .nullish(),
   response_format: responseFormat.nullish(),
-  reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'ultra', 'max']).nullish(),
+  reasoning_effort: reasoningEffort.nullish(),
+  /** The newer form of `reasoning_effort`; it wins when both are sent, as in Ollama's own OpenAI layer. */
+  reasoning: z.object({ effort: reasoningEffort.nullish() }).nullish(),
   user: z.string().nullish(),
   argo: z.unknown().optional(),
 });

@@ -6,6 +6,8 @@ import { ToolError } from '../../src/tools/types.js';
 import type { Tool, ToolResult } from '../../src/tools/types.js';
 
 interface Step {
+  /** A thinking model's reasoning, streamed before the text. */
+  thinking?: string[];
   chunks?: string[];
   calls?: unknown[];
   status?: StreamOutcome['status'];
@@ -21,6 +23,10 @@ function scriptedModel(steps: Step[], onChunk?: (index: number) => void): { mode
   const model: ModelCall = async (request: TransportRequest, hooks) => {
     bodies.push(JSON.parse(JSON.stringify(request.body)) as AgentChatBody);
     const step = steps[Math.min(next++, steps.length - 1)] ?? {};
+    for (const thought of step.thinking ?? []) {
+      hooks.onThinking(thought);
+      hooks.onChunk();
+    }
     const chunks = step.chunks ?? [];
     for (const [index, text] of chunks.entries()) {
       if (hooks.signal.aborted) return { status: 'interrupted', failure: null, metrics: METRICS, attempts: 1, toolCalls: [] };
@@ -141,6 +147,18 @@ describe('the agent loop', () => {
       { role: 'tool', tool_name: 'ok_tool', content: '{"echoed":"a"}' },
     ]);
     expect(result.calls).toEqual([{ id: 'call_1_0', name: 'ok_tool', arguments: { q: 'a' }, outcome: 'success', round: 1, ms: 1, result_chars: 14, result: '{"echoed":"a"}' }]);
+  });
+
+  it("sends a thinking model's reasoning back with its calls, and only there", async () => {
+    const { result, bodies } = await run([
+      { thinking: ['Need ', 'a file.'], chunks: ['Looking.'], calls: [call('ok_tool', { q: 'a' })] },
+      { calls: [call('ok_tool', { q: 'b' })] },
+      { thinking: ['Done.'], chunks: ['done'] },
+    ]);
+    expect(result).toMatchObject({ status: 'ok', text: 'done', iterations: 2 });
+    expect(bodies[1]?.messages[2]).toEqual({ role: 'assistant', content: 'Looking.', thinking: 'Need a file.', tool_calls: [{ id: 'call_1_0', function: { name: 'ok_tool', arguments: { q: 'a' } } }] });
+    // A response without reasoning sends none: no empty field.
+    expect(bodies[2]?.messages[4]).toEqual({ role: 'assistant', content: '', tool_calls: [{ id: 'call_2_0', function: { name: 'ok_tool', arguments: { q: 'b' } } }] });
   });
 
   it('parses string arguments, keeps ids the model sent, numbers missing ones call_<round>_<index>', async () => {

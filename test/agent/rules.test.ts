@@ -170,6 +170,13 @@ describe('the agent request', () => {
     );
   });
 
+  it("carries the turn's think setting (a thinking model reasons in every round as in the first)", () => {
+    for (const think of [false, true, 'high'] as const) {
+      expect(buildAgentRequest({ base: { ...base, think }, tools: [], ephemeralSystem: null, memo: {}, added: [] }).body.think).toBe(think);
+    }
+    expect('think' in buildAgentRequest({ base, tools: [], ephemeralSystem: null, memo: {}, added: [] }).body).toBe(false);
+  });
+
   it('has no system message when there is nothing to say', () => {
     expect(buildAgentRequest({ base, tools: [], ephemeralSystem: null, memo: {}, added: [] }).body.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });

@@ -53,6 +53,7 @@ function chatBodies(): RequestBody[] {
 interface Message {
   role: string;
   content: string;
+  thinking?: string;
   tool_calls?: { id?: string; function: { name: string; arguments: unknown } }[];
   tool_name?: string;
 }
@@ -71,6 +72,29 @@ function argo(args: string[], home: string, extra: Parameters<typeof runArgo>[1]
 }
 
 describe('argo --tools: file tools on a real tree', () => {
+  it("a thinking model: --think goes with every round, and each round's reasoning goes back with its calls", async () => {
+    const home = tempHome();
+    const root = tree();
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools', 'thinking'] }];
+    ollama.options.thinking = 'The notes file should say.';
+    try {
+      script = [{ calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
+      const result = await argo(['-T', 'fs', '--root', root, '--think', 'high', 'what do the notes say?'], home);
+      expect(result).toMatchObject({ code: 0, stdout: 'It says "first line".\n' });
+      const [first, second] = chatBodies();
+      expect([first?.think, second?.think]).toEqual(['high', 'high']);
+      expect(messagesOf(second).slice(messagesOf(first).length)[0]).toEqual({
+        role: 'assistant',
+        content: '',
+        thinking: 'The notes file should say.',
+        tool_calls: [{ id: 'call_1_0', function: { name: 'read_file', arguments: { path: 'notes.txt', limit: 1 } } }],
+      });
+    } finally {
+      ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+      ollama.options.thinking = undefined;
+    }
+  });
+
   it('runs a round of parallel calls, feeds back the results, answers, logs and exports the trajectory', async () => {
     const home = tempHome();
     const root = tree();

@@ -4,6 +4,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { Stream } from 'openai/streaming';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
@@ -104,7 +105,12 @@ describe('routes', () => {
     try {
       const whole = await client.chat.completions.create({ ...ask('think hard'), reasoning_effort: 'high' });
       expect(JSON.parse(chatBodies()[0] ?? '{}')).toMatchObject({ think: 'high' });
-      expect(whole.choices[0]?.message).toMatchObject({ content: 'You said: think hard', reasoning: 'The user wants depth.' });
+      const answered = whole.choices[0]?.message;
+      expect(answered).toMatchObject({ content: 'You said: think hard', reasoning: 'The user wants depth.' });
+      // The client passes the message back as it came; its reasoning reaches Ollama as `thinking`. `reasoning.effort` wins over `reasoning_effort`.
+      const followUp = { model: 'argo', messages: [{ role: 'user', content: 'think hard' }, answered, { role: 'user', content: 'and?' }], reasoning: { effort: 'none' }, reasoning_effort: 'high' };
+      await client.chat.completions.create(followUp as unknown as ChatCompletionCreateParamsNonStreaming);
+      expect(JSON.parse(chatBodies()[1] ?? '{}')).toMatchObject({ think: false, messages: [{ role: 'user' }, { role: 'assistant', content: 'You said: think hard', thinking: 'The user wants depth.' }, { role: 'user' }] });
       const stream = await client.chat.completions.create({ ...ask('go'), reasoning_effort: 'minimal', stream: true });
       let reasoning = '';
       let content = '';
@@ -113,7 +119,7 @@ describe('routes', () => {
         reasoning += delta?.reasoning ?? '';
         content += delta?.content ?? '';
       }
-      expect(JSON.parse(chatBodies()[1] ?? '{}')).toMatchObject({ think: 'low' });
+      expect(JSON.parse(chatBodies()[2] ?? '{}')).toMatchObject({ think: 'low' });
       expect({ reasoning, content }).toEqual({ reasoning: 'The user wants depth.', content: 'You said: go' });
     } finally {
       ollama.options.thinking = undefined;

@@ -66,6 +66,19 @@ describe('messages to Ollama', () => {
         { role: 'assistant', content: 'again' },
       ],
     ],
+    [
+      "a thinking model's reasoning goes back as Ollama's thinking; an empty one is left out",
+      [
+        { role: 'assistant', content: null, reasoning: 'Add them.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: '3' },
+        { role: 'assistant', content: 'It is 3.', reasoning: '' },
+      ],
+      [
+        { role: 'assistant', content: '', thinking: 'Add them.', tool_calls: [{ function: { name: 'add', arguments: {} } }] },
+        { role: 'tool', content: '3', tool_name: 'add' },
+        { role: 'assistant', content: 'It is 3.' },
+      ],
+    ],
     ['results without an id are all kept', [{ role: 'tool', name: 't', content: '1' }, { role: 'tool', name: 't', content: '2' }], [{ role: 'tool', content: '1', tool_name: 't' }, { role: 'tool', content: '2', tool_name: 't' }]],
   ])('%s', (_name, input, expected) => {
     expect(toOllamaMessages(messages(input))).toEqual(expected);
@@ -97,6 +110,9 @@ describe('options, format and tools to Ollama', () => {
     [{ reasoning_effort: 'medium' }, { options: {}, think: 'medium' }],
     [{ reasoning_effort: 'xhigh' }, { options: {}, think: 'max' }],
     [{ reasoning_effort: null }, { options: {} }],
+    [{ reasoning: { effort: 'high' } }, { options: {}, think: 'high' }],
+    [{ reasoning: { effort: 'none' }, reasoning_effort: 'high' }, { options: {}, think: false }],
+    [{ reasoning: {}, reasoning_effort: 'high' }, { options: {} }],
   ])('%j → %j', (extra, expected) => {
     expect(toOllamaExtras(body(extra))).toEqual(expected);
   });

@@ -362,6 +362,10 @@ describe('errors', () => {
     const wrongType = await post(fake, '/api/chat', { model: 'argo', messages: 'hi' });
     expect(wrongType.status).toBe(400);
     expect(((await wrongType.json()) as Json).error).toMatch(/^json: cannot unmarshal string into Go struct field ChatRequest\.messages/);
+    // api.Message's string fields: thinking, tool_name and tool_call_id are checked like content.
+    const wrongThinking = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'assistant', content: '', thinking: 1 }] });
+    expect(wrongThinking.status).toBe(400);
+    expect(((await wrongThinking.json()) as Json).error).toBe('json: cannot unmarshal number into Go struct field Message.messages.thinking of type string');
     expect(fake.requests[0]?.json).toBeUndefined();
   });
 

@@ -140,7 +140,7 @@ function checkMessages(body: RequestBody): void {
     if (jsonKind(message) !== 'object') {
       throw typeError(jsonKind(message), 'struct field ChatRequest.messages', 'api.Message');
     }
-    for (const field of ['role', 'content']) {
+    for (const field of ['role', 'content', 'thinking', 'tool_name', 'tool_call_id']) {
       const value = pick(message as RequestBody, field);
       if (value === undefined || value === null || typeof value === 'string') continue;
       throw typeError(jsonKind(value), `struct field Message.messages.${field}`, 'string');
