@@ -36,7 +36,8 @@ export function isOverBudget(content: string, budget: number): boolean {
 
 /** What the model gets instead of a result past its budget: its head and where the rest is. Valid JSON. */
 export function truncatedResult(content: string, budget: number, savedAs: string): string {
-  const note = `result truncated: ${content.length} characters in all, saved as ${savedAs}; this is the first part`;
+  // The saved file is for the user: no tool of the run reads Argo's data home, so the model is told how to see more instead.
+  const note = `truncated: the first part of ${content.length} characters (saved for the user as ${savedAs}); for more, call the tool again for a narrower part`;
   // The wrapper's own characters count against the budget too, so the head is what is left of it.
   const overhead = JSON.stringify({ truncated: true, note, head: '' }).length;
   let head = content.slice(0, Math.max(0, budget - overhead));

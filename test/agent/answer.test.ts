@@ -72,7 +72,7 @@ describe('agentAnswerer', () => {
     const sent = bodies[1]?.messages.slice(1) ?? [];
     expect(sent[0]?.tool_calls?.map((call) => call.function.arguments)).toEqual(FILES.map((path) => ({ path })));
     expect(sent.slice(1).map((message) => (JSON.parse(message.content) as { note: string }).note)).toEqual(
-      FILES.map((_, index) => expect.stringContaining(`saved as tool-results/S1/T1/call_1_${String(index)}.json`) as unknown),
+      FILES.map((_, index) => expect.stringContaining(`saved for the user as tool-results/S1/T1/call_1_${String(index)}.json`) as unknown),
     );
     // One session id for the turn, however many results were saved in it.
     expect(sessionAsked).toBe(1);
