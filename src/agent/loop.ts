@@ -7,8 +7,8 @@ import type { ChatBody } from '../replay/prompt.js';
 import type { Memo } from '../tools/memo.js';
 import { asksFirst } from '../tools/types.js';
 import type { Tool, ToolContext } from '../tools/types.js';
-import { checkCall, judgeResponse, readToolCalls } from './calls.js';
-import type { CheckedCall } from './calls.js';
+import { checkCall, isEmptyAnswer, judgeResponse, readToolCalls } from './calls.js';
+import type { CheckedCall, ResponseVerdict } from './calls.js';
 import { DEFAULT_RESULT_BUDGET, isOverBudget, summarizeOlder, truncatedResult } from './compaction.js';
 import type { CompactionRecord, ResultMessage } from './compaction.js';
 import { buildAgentRequest } from './request.js';
@@ -17,6 +17,8 @@ import type { CallOutcome } from './taxonomy.js';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_REASKS = 3;
+/** The re-ask reason for a response with neither calls nor words. */
+const EMPTY_ANSWER = 'no answer: the response was empty, or only reasoning';
 export const MAX_ALL_FAILURE_ROUNDS = 3;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const REASK_DELAY_MS = 100;
@@ -219,11 +221,8 @@ class Run {
       if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', '');
       const reply = await this.ask();
       if ('status' in reply) return reply;
-      if (reply.toolCalls.length === 0) return this.end('ok', 'answered', reply.text);
-      const parsed = readToolCalls(reply.toolCalls, round);
-      // The validator (and zod) load with the first tool call: a run the model answers in words never needs them.
-      const { validateArguments } = await import('../tools/validate.js');
-      const verdict = judgeResponse(parsed.map((call) => checkCall(call, this.toolsByName, validateArguments)));
+      const verdict = await this.judge(reply, round);
+      if (verdict.kind === 'answer') return this.end('ok', 'answered', reply.text);
       if (verdict.kind === 'run') {
         this.rounds = round;
         return { text: reply.text, thinking: reply.thinking, calls: verdict.calls };
@@ -241,7 +240,11 @@ class Run {
       }
       if (reasks >= MAX_REASKS) {
         // Rolled back: nothing of the invalid responses is in the conversation.
-        return this.end('invalid_response', 'invalid_response', '', `the model's tool calls were still invalid after ${MAX_REASKS} re-asks (${oneLine(reason, 160)}); try another model or fewer tools`);
+        const message =
+          verdict.checked.length === 0
+            ? `the model gave no answer after ${MAX_REASKS} re-asks (its responses were empty, or only reasoning); try another model, or a larger num_predict if it stops while reasoning`
+            : `the model's tool calls were still invalid after ${MAX_REASKS} re-asks (${oneLine(reason, 160)}); try another model or fewer tools`;
+        return this.end('invalid_response', 'invalid_response', '', message);
       }
       this.deps.emit({ type: 'reask', attempt: reasks + 1, of: MAX_REASKS, reason: oneLine(reason, 160) });
       try {
@@ -250,6 +253,15 @@ class Run {
         return this.end('interrupted', 'interrupted', '');
       }
     }
+  }
+
+  /** A response in words is an answer unless it says nothing; one with calls is judged call by call. */
+  private async judge(reply: Said & { toolCalls: unknown[] }, round: number): Promise<ResponseVerdict | { kind: 'answer' }> {
+    if (reply.toolCalls.length === 0) return isEmptyAnswer(reply.text) ? { kind: 'invalid', reasons: [EMPTY_ANSWER], checked: [] } : { kind: 'answer' };
+    const parsed = readToolCalls(reply.toolCalls, round);
+    // The validator (and zod) load with the first tool call: a run the model answers in words never needs them.
+    const { validateArguments } = await import('../tools/validate.js');
+    return judgeResponse(parsed.map((call) => checkCall(call, this.toolsByName, validateArguments)));
   }
 
   /** One streamed request. The STOP signal is checked on every chunk and ends the answer there. */

@@ -89,7 +89,7 @@ function eventPrinter(io: Io, pause: () => void): (event: AgentEvent) => void {
         io.stderr.write(`argo: tool ${shown(event.name)} failed: ${shown(event.message)}\n`);
         return;
       case 'reask':
-        io.stderr.write(`argo: the model's tool calls were invalid (${shown(event.reason)}); asking again (${event.attempt} of ${event.of})\n`);
+        io.stderr.write(`argo: the model's response was invalid (${shown(event.reason)}); asking again (${event.attempt} of ${event.of})\n`);
         return;
       case 'tool_status':
         if (io.stderr.isTTY && event.status === 'success') io.stderr.write(`argo: ran ${shown(event.name)} (${event.ms ?? 0} ms)\n`);

@@ -201,6 +201,20 @@ describe('the agent loop', () => {
     expect(result.text).toBe('');
   });
 
+  it('re-asks a response with neither calls nor words (blank, or only reasoning), then stops invalid_response', async () => {
+    const { result, bodies, events } = await run([{ thinking: ['Hmm.'], chunks: ['<think>still</think>\n'] }]);
+    expect(result).toMatchObject({ status: 'invalid_response', stopReason: 'invalid_response', text: '', calls: [] });
+    expect(result.message).toBe('the model gave no answer after 3 re-asks (its responses were empty, or only reasoning); try another model, or a larger num_predict if it stops while reasoning');
+    expect(bodies).toHaveLength(4);
+    for (const body of bodies) expect(body).toEqual(bodies[0]);
+    expect(events.filter((e) => e.type === 'reask')).toEqual([1, 2, 3].map((attempt) => ({ type: 'reask', attempt, of: 3, reason: 'no answer: the response was empty, or only reasoning' })));
+  });
+
+  it('answers when a re-asked empty response is followed by words', async () => {
+    const { result } = await run([{ chunks: [] }, { chunks: ['Hi.'] }]);
+    expect(result).toMatchObject({ status: 'ok', text: 'Hi.', requests: 2 });
+  });
+
   it('goes on when a re-asked response is valid', async () => {
     const { result } = await run([{ calls: [call('nope', {})] }, { calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['fine'] }]);
     expect(result).toMatchObject({ status: 'ok', text: 'fine', iterations: 1, requests: 3 });

@@ -234,6 +234,26 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', stop_reason: 'all_failure_rounds', all_failure_rounds: 3 });
   });
 
+  it('a model that only reasons is asked again, then stops invalid_response; nothing is logged as an answer', async () => {
+    const home = tempHome();
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools', 'thinking'] }];
+    ollama.options.thinking = 'Thinking and never saying.';
+    try {
+      script = [{ reply: '' }];
+      const result = await argo(['-T', 'fs', '--root', tree(), 'well?'], home);
+      expect(result).toMatchObject({ code: 1, stdout: '' });
+      expect(result.stderr).toContain("argo: the model's response was invalid (no answer: the response was empty, or only reasoning); asking again (3 of 3)");
+      expect(result.stderr).toContain('argo: the model gave no answer after 3 re-asks');
+      expect(chatBodies()).toHaveLength(4);
+      expect(logLines(home)[0]).toMatchObject({ status: 'invalid_response', model_response: '' });
+      const replayed = await argo(['--replay', 'last:5', '--explain', '--json', 'again'], home);
+      expect(JSON.stringify(JSON.parse(replayed.stdout))).not.toContain('well?');
+    } finally {
+      ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+      ollama.options.thinking = undefined;
+    }
+  });
+
   it('max_iterations ends a loop that keeps calling', async () => {
     const home = tempHome();
     script = [{ calls: [call('list_files', { pattern: '*' })] }];
