@@ -4,8 +4,9 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { RuntimeError, UsageError } from '../errors.js';
-import { errnoOf } from '../log/fs.js';
+import { errnoOf, readableByOthers } from '../log/fs.js';
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
+import { plainReason } from '../ollama/plain-reason.js';
 import { ModelWindows, OllamaTransport } from '../ollama/transport.js';
 import { createServer } from '../serve/app.js';
 import { requireKeyFor } from '../serve/auth.js';
@@ -69,8 +70,13 @@ const MODEL_WINDOW_MAX_AGE_MS = 60_000;
 async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(command);
   const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined);
+  const openMode = settings.serve.apiKeySource === 'config.json' ? await readableByOthers(settings.paths.config) : null;
+  if (openMode !== null) {
+    io.stderr.write(`argo serve: ${settings.paths.config} holds the API key and other users can read it (mode ${openMode.toString(8)}); run "chmod 600 ${settings.paths.config}"\n`);
+  }
   const root = await toolsRoot(flags.root);
   const mcp = mcpPool();
+  const ollama = ollamaInfo(settings.host);
   const modelWindows = new ModelWindows(MODEL_WINDOW_MAX_AGE_MS);
   const server = createServer({
     runner: turnRunner(settings, {
@@ -90,7 +96,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     }),
     sessions: sessionStore(settings.paths),
     stop: fileStopSignal(settings.home, io.now),
-    ollama: ollamaInfo(settings.host),
+    ollama,
     clock: { now: io.now, monotonic: io.clock },
     newId: io.newId,
     jobsDir: resolve(settings.home, 'jobs'),
@@ -111,6 +117,10 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     const why = code === 'EADDRINUSE' ? 'the port is in use (pick another with --port, or 0 for any free one)' : code === 'EACCES' ? 'permission denied (ports below 1024 need privileges)' : (error as Error).message;
     throw new RuntimeError(`cannot listen on ${flags.host}:${flags.port}: ${why}`, { cause: error });
   }
+  // Not a reason to refuse to start (Ollama may come up later), but worth one line now rather than a 502 later.
+  ollama.version().catch((error: unknown) => {
+    io.stderr.write(`argo serve: Ollama at ${settings.host} does not answer (${plainReason(error)}); requests will fail until it does: start it with "ollama serve", or set OLLAMA_HOST to where it runs\n`);
+  });
   io.stdout.write(`argo serve: listening on ${listening.url} (data ${settings.home}, tools root ${root}${flags.allowSideEffects ? ', side effects allowed' : ''})\n`);
   const signal = await new Promise<StopSignal>((done) => {
     const stopListening = io.onInterrupt((name) => {

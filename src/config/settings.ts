@@ -61,6 +61,8 @@ export interface Settings {
 /** `argo serve`: config key "serve"; the key also from ARGO_API_KEY (an empty value counts as none). */
 export interface ServeSettings {
   apiKey: string | null;
+  /** Where the key came from: config.json's copy should be readable by this user alone. */
+  apiKeySource: 'ARGO_API_KEY' | 'config.json' | null;
   maxBodyBytes: number;
   shutdownGraceMs: number;
   jobRetentionDays: number;
@@ -322,6 +324,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       jobRetentionDays: 30,
       ...config.serve,
       apiKey: nonEmpty(env.ARGO_API_KEY) ?? nonEmpty(config.serve?.apiKey ?? undefined) ?? null,
+      apiKeySource: nonEmpty(env.ARGO_API_KEY) !== undefined ? 'ARGO_API_KEY' : nonEmpty(config.serve?.apiKey ?? undefined) !== undefined ? 'config.json' : null,
     },
     agent: {
       tools: flags.tools ?? config.tools ?? [],

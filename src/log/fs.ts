@@ -72,6 +72,16 @@ export async function ensurePrivateDir(path: string): Promise<void> {
   rememberPrivate(path);
 }
 
+/** The file's mode when users other than its owner may read it, else null (also for a missing file). */
+export async function readableByOthers(path: string): Promise<number | null> {
+  try {
+    const mode = (await stat(path)).mode & 0o777;
+    return (mode & 0o044) !== 0 ? mode : null;
+  } catch {
+    return null;
+  }
+}
+
 // Temporary files being written now. A signal that ends the process (Ctrl-C, SIGTERM) must not
 // leave them behind: a `logs rm` of a large history writes a copy as big as the log.
 const inFlight = new Set<string>();

@@ -139,13 +139,14 @@ describe('the everyday companion settings: default replay, model source, -o opti
   });
 
   it.each([
-    [undefined, {}, null],
-    [{ serve: { apiKey: 'sk-config' } }, {}, 'sk-config'],
-    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: 'sk-env' }, 'sk-env'],
-    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: '' }, 'sk-config'],
-    [{ serve: { apiKey: '' } }, {}, null],
-  ])('config %j, env %j → serve key %j', (config, env, key) => {
-    expect(load(config, {}, env).serve.apiKey).toBe(key);
+    [undefined, {}, null, null],
+    [{ serve: { apiKey: 'sk-config' } }, {}, 'sk-config', 'config.json'],
+    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: 'sk-env' }, 'sk-env', 'ARGO_API_KEY'],
+    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: '' }, 'sk-config', 'config.json'],
+    [{ serve: { apiKey: '' } }, {}, null, null],
+    [undefined, { ARGO_API_KEY: 'sk-env' }, 'sk-env', 'ARGO_API_KEY'],
+  ])('config %j, env %j → serve key %j from %j', (config, env, key, source) => {
+    expect(load(config, {}, env).serve).toMatchObject({ apiKey: key, apiKeySource: source });
   });
 
   it.each([

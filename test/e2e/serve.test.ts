@@ -1,6 +1,6 @@
 // End-to-end: the built `bin/argo serve` against the Ollama stand-in, driven by the openai client and raw HTTP.
 import { request as httpRequest } from 'node:http';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { Stream } from 'openai/streaming';
@@ -407,6 +407,8 @@ describe('faults: the contract status, the turn logged, the server still up', ()
       const health = await fetch(`${down.url}/health`);
       expect(health.status).toBe(200);
       expect(await health.json()).toEqual({ status: 'degraded', ollama: { reachable: false, version: null } });
+      // Said once at start, so the first 502 is no surprise.
+      await vi.waitFor(() => expect(down.stderr()).toMatch(/^argo serve: Ollama at http:\/\/127\.0\.0\.1:\d+ does not answer \(connection refused: nothing listens there\); requests will fail until it does: start it with "ollama serve", or set OLLAMA_HOST to where it runs$/m), PATIENCE);
       const error = await new OpenAI({ baseURL: `${down.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create(ask('x')).catch((e: unknown) => e);
       expect(error).toMatchObject({ status: 502, code: 'ollama_unreachable' });
       expect((error as Error).message).toMatch(/start it with "ollama serve", or set argo serve's OLLAMA_HOST \(or "host" in its config\.json\) to where it runs$/);
@@ -428,6 +430,7 @@ describe('auth', () => {
   it('with a key from config.json: 401 without it, every route but /health; the key never in the log', async () => {
     const key = 'sk-e2e-9f8e7d6c';
     const keyHome = tempHome({ serve: { apiKey: key } });
+    chmodSync(join(keyHome, 'config.json'), 0o644);
     const keyed = await startServe({ home: keyHome, host: ollama.url, args: ['--host', '0.0.0.0'] });
     const url = keyed.url.replace('0.0.0.0', '127.0.0.1');
     try {
@@ -440,6 +443,9 @@ describe('auth', () => {
       await keyed.stop();
     }
     expect(keyed.stderr() + keyed.stdout()).not.toContain(key);
+    // The key's file is open to other users: said once, naming the fix.
+    expect(keyed.stderr()).toContain(`argo serve: ${join(keyHome, 'config.json')} holds the API key and other users can read it (mode 644); run "chmod 600 ${join(keyHome, 'config.json')}"`);
+    expect(keyed.stderr()).not.toContain('does not answer');
     expect(logLines(keyHome)).toHaveLength(1);
     expect(JSON.stringify(logLines(keyHome))).not.toContain(key);
   });

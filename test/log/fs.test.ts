@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendPrivate, ensurePrivateDir, isMissing, openForAppend, readSmallText } from '../../src/log/fs.js';
+import { appendPrivate, ensurePrivateDir, isMissing, openForAppend, readSmallText, readableByOthers } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -32,6 +32,25 @@ describe('readSmallText', () => {
 
 describe('private folders and files', () => {
   const mode = (path: string): number => statSync(path).mode & 0o777;
+
+  it.each([
+    [0o600, null],
+    [0o400, null],
+    [0o700, null],
+    [0o640, 0o640],
+    [0o604, 0o604],
+    [0o644, 0o644],
+    [0o622, null],
+  ])('a file of mode %o is readable by others: %o', (fileMode, expected) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'argo-readable-')), 'config.json');
+    writeFileSync(path, '{}');
+    chmodSync(path, fileMode);
+    return expect(readableByOthers(path)).resolves.toBe(expected);
+  });
+
+  it('a missing file is readable by nobody', async () => {
+    expect(await readableByOthers(join(tmpdir(), 'argo-no-such-file', 'config.json'))).toBeNull();
+  });
 
   it('a data folder left open to others is closed; one made anew is private; a link to a folder of ours is followed', async () => {
     const base = mkdtempSync(join(tmpdir(), 'argo-private-'));
