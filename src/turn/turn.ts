@@ -11,7 +11,7 @@ import type { HistoryTurn, ReplayReason, ReplaySpec, TurnText } from '../replay/
 import type { SessionRecord } from '../sessions/store.js';
 import type { ReplaySource } from '../sessions/turns.js';
 import { access } from 'node:fs/promises';
-import { isMissing } from '../log/fs.js';
+import { SymlinkRefusedError, isMissing } from '../log/fs.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
 import type { ModelSource } from '../output/turn-notes.js';
@@ -294,6 +294,14 @@ async function dateStamps(date: Date): Promise<{ timestamp: string; day: string 
  * session is the one the turn was planned on (by id), so a rename or removal meanwhile never brings
  * its old name back; a session that did not exist yet is created now.
  */
+/** The refused link behind a failed write (the log writer wraps it), or null. */
+function refusedLinkIn(error: unknown): SymlinkRefusedError | null {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof SymlinkRefusedError) return cause;
+  }
+  return null;
+}
+
 async function writeOrRescue(settings: Settings, planned: SessionRecord | null, entry: LogEntry, day: string, ports: TurnPorts): Promise<void> {
   const [{ recordTurn, SessionUpdateError }, { openSession }, { serializeEntry }] = await Promise.all([
     import('../sessions/record-turn.js'),
@@ -313,6 +321,10 @@ async function writeOrRescue(settings: Settings, planned: SessionRecord | null, 
       saved = `the turn was saved to ${await ports.rescue(`${serializeEntry(entry)}\n`, settings.home)}`;
     } catch (rescueError) {
       saved = `the turn could not be saved either (${rescueError instanceof Error ? rescueError.message : String(rescueError)})`;
+    }
+    const link = refusedLinkIn(error);
+    if (link !== null) {
+      throw new RuntimeError(`cannot write the log: ${link.path} is a symbolic link, and Argo does not follow links in its data home; ${saved} — replace the link with the real file, then add the saved turn back (docs/troubleshooting.md)`, { cause: error });
     }
     throw new RuntimeError(`cannot write the log in ${settings.paths.logs} (${reason}); ${saved} — fix the directory's permissions or free space`, { cause: error });
   }

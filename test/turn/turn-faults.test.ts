@@ -1,6 +1,6 @@
 // A turn on a full disk (item 9), end to end through the use case: the append fails part-way, the
 // torn bytes are cut back, the turn is rescued, and the error says what happened and where it went.
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,5 +78,33 @@ describe('a turn when the disk fills mid-append', () => {
     const [rescued] = readdirSync(join(home, 'rescued'));
     const saved = JSON.parse(readFileSync(join(home, 'rescued', rescued ?? ''), 'utf8')) as Record<string, unknown>;
     expect(saved).toMatchObject({ id: 'turn00000001', user_prompt: 'keep me', model_response: 'the answer', status: 'ok' });
+  });
+});
+
+describe('a turn whose day log is a planted link', () => {
+  it('writes nothing through it, rescues the turn, and names the link and the fix (not permissions or space)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-linked-log-'));
+    const elsewhere = join(mkdtempSync(join(tmpdir(), 'argo-elsewhere-')), 'target.log');
+    writeFileSync(elsewhere, '');
+    mkdirSync(join(home, 'logs'), { mode: 0o700 });
+    symlinkSync(elsewhere, join(home, 'logs', '2025-03-04.log'));
+    const settings = loadSettings({ home, session: 'work' }, {});
+    const ports: TurnPorts = {
+      transport,
+      now: () => new Date('2025-03-04T05:06:07.000Z'),
+      clock: () => 0,
+      newId: () => 'turn00000002',
+      rescue: async (text, dataHome) => (await import('../../src/log/fs.js')).rescueText(dataHome, text),
+    };
+    const error = await runTurn(settings, { prompt: 'keep me', replay: { kind: 'none' }, log: true, ollamaStream: true }, ports).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect((error as Error).message).toMatch(
+      /^cannot write the log: .*\/logs\/2025-03-04\.log is a symbolic link, and Argo does not follow links in its data home; the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — replace the link with the real file, then add the saved turn back \(docs\/troubleshooting\.md\)$/,
+    );
+    expect(readFileSync(elsewhere, 'utf8')).toBe('');
+    expect(readdirSync(join(home, 'rescued'))).toHaveLength(1);
   });
 });
