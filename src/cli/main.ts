@@ -105,7 +105,11 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
       }
       const { settings, replay } = await companionSettings(withTools);
       checkReason(flags.reason, replay);
-      const prompt = await readPrompt(words, io, flags.stdin !== false, program);
+      const prompt = await readPrompt(words, io, flags.stdin !== false, async () => {
+        // The usage lists every command, as --help does, not only those loaded so far.
+        for (const name of Object.keys(HISTORY_COMMANDS)) if (name !== '__complete') await register(name, program, io, setOutcome);
+        return program.helpInformation();
+      });
       setOutcome(
         await ask(
           settings,
@@ -174,13 +178,13 @@ function commandNames(program: Command): string[] {
   return [...new Set(names)].filter((name) => !name.startsWith('_'));
 }
 
-async function readPrompt(words: string[], io: Io, useStdin: boolean, program: Command): Promise<string> {
+async function readPrompt(words: string[], io: Io, useStdin: boolean, usage: () => Promise<string>): Promise<string> {
   const fromArgs = words.join(' ').trim();
   // Piped text is kept as written (indentation, trailing spaces); only the final line break goes.
   const fromStdin = io.stdin.isTTY || !useStdin ? '' : (await readAll(io.stdin)).replace(/(\r?\n)+$/, '');
   const prompt = [fromArgs, fromStdin].filter((part) => part.trim() !== '').join('\n\n');
   if (prompt === '') {
-    io.stderr.write(program.helpInformation());
+    io.stderr.write(await usage());
     throw new UsageError('no prompt: pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat');
   }
   return prompt;

@@ -196,6 +196,8 @@ describe('argo: prompt from stdin', () => {
     expect(result.code).toBe(2);
     // Nothing to read: the usage, then the one-line reason.
     expect(result.stderr).toMatch(/^Usage: argo /);
+    // Every command, as --help lists them, not only those loaded for this run.
+    for (const command of ['doctor', 'chat', 'logs', 'sessions', 'last', 'rerun', 'serve', 'tools', 'memo', 'export']) expect(result.stderr).toMatch(new RegExp(`\n  ${command} `));
     expect(result.stderr).toMatch(/\nargo: no prompt: [^\n]+\n$/);
     expect(ollama.requests).toHaveLength(0);
   });
