@@ -50,6 +50,11 @@ export async function lastText(settings: Settings, name: string, count: number, 
     const render = { color: colorsFor(io, flags), width: widthOf(io), sessionName: () => name };
     return entries.map((entry) => fullBlock({ ...entry, user_prompt: safe(entry.user_prompt), model_response: safe(entry.model_response) }, render)).join('');
   }
+  // A turn that did not end ok has a partial answer or none: said on stderr, so a pipe of the answer stays clean.
+  for (const entry of entries) {
+    if (entry.status === 'ok') continue;
+    io.stderr.write(`argo: turn ${entry.id} ended "${entry.status}", so ${entry.model_response === '' ? 'it has no answer' : 'its answer is partial'} (argo last --full shows why)\n`);
+  }
   // Answers as written, so `argo last | pbcopy` copies exactly the answer.
   return entries.map((entry) => safe(entry.model_response) + (entry.model_response.endsWith('\n') ? '' : '\n')).join('\n');
 }

@@ -358,6 +358,18 @@ describe('argo chat with piped lines', () => {
     const json = (await argo(['last', '-s', 'a', '--json'], home)).stdout;
     expect((JSON.parse(json) as { user_prompt: string }).user_prompt).toBe('second');
   });
+
+  it('argo last says on stderr when the turn failed: no answer to copy, and where to see why', async () => {
+    const home = tempHome();
+    await argo(['-s', 'a', 'fine'], home);
+    expect(await argo(['-s', 'a', '--host', 'http://127.0.0.1:1', 'down'], home)).toMatchObject({ code: 1 });
+    const failed = logLines(home).at(-1);
+    expect(failed).toMatchObject({ status: 'error', model_response: '' });
+    expect(await argo(['last', '2'], home)).toEqual(
+      expect.objectContaining({ code: 0, stdout: 'You said: fine\n\n\n', stderr: `argo: turn ${String(failed?.id)} ended "error", so it has no answer (argo last --full shows why)\n` }),
+    );
+    expect((await argo(['last', '--full'], home)).stdout).toContain('(the connection to Ollama at http://127.0.0.1:1 failed before an answer');
+  });
 });
 
 describe('argo completion', () => {
