@@ -168,6 +168,8 @@ class Run {
   private rounds = 0;
   private requests = 0;
   private firstTextMs: number | null = null;
+  /** The end of the text shown so far, across responses. */
+  private shown = '';
   private metrics = EMPTY_METRICS;
   private modelFailure: StreamOutcome['failure'] = null;
   private readonly calls: CallRecord[] = [];
@@ -264,6 +266,13 @@ class Run {
     return judgeResponse(parsed.map((call) => checkCall(call, this.toolsByName, validateArguments)));
   }
 
+  /** Emits text for the user; remembers its last two characters (for the break between responses). */
+  private show(text: string): void {
+    if (text === '') return;
+    this.shown = (this.shown + text).slice(-2);
+    this.deps.emit({ type: 'text', text });
+  }
+
   /** One streamed request. The STOP signal is checked on every chunk and ends the answer there. */
   private async ask(): Promise<AgentResult | (Said & { toolCalls: unknown[] })> {
     const memo = await this.deps.readMemo();
@@ -285,8 +294,10 @@ class Run {
         onText: (chunk) => {
           if (stop.requested) return;
           this.firstTextMs ??= Math.round(this.deps.clock() - this.started);
+          // Each response's words start a new paragraph after an earlier response's, not mid-line.
+          if (text === '' && this.shown !== '') this.show(this.shown.endsWith('\n\n') ? '' : this.shown.endsWith('\n') ? '\n' : '\n\n');
           text += chunk;
-          this.deps.emit({ type: 'text', text: chunk });
+          this.show(chunk);
         },
         onThinking: (chunk) => {
           if (!stop.requested) thinking += chunk;

@@ -161,6 +161,16 @@ describe('the agent loop', () => {
     expect(bodies[2]?.messages[4]).toEqual({ role: 'assistant', content: '', tool_calls: [{ id: 'call_2_0', function: { name: 'ok_tool', arguments: { q: 'b' } } }] });
   });
 
+  it.each([
+    ['Looking.', 'Looking.\n\nFound it.'],
+    ['Looking.\n', 'Looking.\n\nFound it.'],
+    ['Looking.\n\n', 'Looking.\n\nFound it.'],
+  ])("starts each response's words as a new paragraph on screen (after %j); the answer logged is the last response's", async (before, shown) => {
+    const { result, events } = await run([{ chunks: [before], calls: [call('ok_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }, { chunks: ['Found', ' it.'] }]);
+    expect(events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('')).toBe(shown);
+    expect(result.text).toBe('Found it.');
+  });
+
   it('parses string arguments, keeps ids the model sent, numbers missing ones call_<round>_<index>', async () => {
     const { result, bodies } = await run([
       { calls: [call('ok_tool', '{"q":"s"}'), call('ok_tool', { q: 'o' }, 'abc')] },
