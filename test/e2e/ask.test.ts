@@ -329,12 +329,13 @@ describe('argo: determinism', () => {
 describe('argo: failures', () => {
   it('daemon down: names the address, suggests ollama serve, retries, exit 1, logs the prompt', async () => {
     const home = tempHome(fastRetries);
-    const result = await runArgo(['--session', 'x', 'are you there?'], { home, host: '127.0.0.1:59998' });
+    // Port 2: nothing listens there, no server on port 0 can get it, and fetch does not refuse it as a "bad port".
+    const result = await runArgo(['--session', 'x', 'are you there?'], { home, host: '127.0.0.1:2' });
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/cannot reach Ollama at http:\/\/127\.0\.0\.1:59998; retrying in 0\.02s \(attempt 2 of 3\)/);
-    expect(lines[2]).toMatch(/^argo: cannot reach Ollama at http:\/\/127\.0\.0\.1:59998 \(connection refused\); start it with "ollama serve"/);
+    expect(lines[0]).toMatch(/cannot reach Ollama at http:\/\/127\.0\.0\.1:2; retrying in 0\.02s \(attempt 2 of 3\)/);
+    expect(lines[2]).toMatch(/^argo: cannot reach Ollama at http:\/\/127\.0\.0\.1:2 \(connection refused\); start it with "ollama serve"/);
     expect(logLines(home)[0]).toMatchObject({ status: 'error', user_prompt: 'are you there?', model_response: '' });
   });
 

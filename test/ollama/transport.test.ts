@@ -18,6 +18,12 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/**
+ * Nothing listens here: a privileged port no test binds, outside the ephemeral range another test's server on port 0
+ * may get, and not on fetch's list of refused ports (9, as in doctor.test.ts, fails as a "bad port", not a refusal).
+ */
+const NOWHERE = 'http://127.0.0.1:2';
+
 const chat: OllamaRequest = { endpoint: '/api/chat', body: { model: 'argo', messages: [{ role: 'user', content: 'hi' }], stream: true } };
 
 function transport(overrides: Partial<ConstructorParameters<typeof OllamaTransport>[0]> = {}) {
@@ -129,7 +135,7 @@ describe('OllamaTransport.stream', () => {
     [CLI_HINTS, 'or set --host / OLLAMA_HOST to where it runs', /^"embedder" does not support chat; try --api generate, or another model if this one does neither \(an embedding model\)$/],
     [SERVER_HINTS, 'or set argo serve\'s OLLAMA_HOST (or "host" in its config.json) to where it runs', /answered HTTP 400: "embedder" does not support chat$/],
   ])('failures name the fix in the caller\'s terms (%#)', async (hints, refused, unsupported) => {
-    const down = await run(transport({ host: 'http://127.0.0.1:59997', attempts: 1, hints }));
+    const down = await run(transport({ host: NOWHERE, attempts: 1, hints }));
     expect(down.outcome.failure?.message).toContain(refused);
     ollama.options.models = [{ name: 'embedder', capabilities: ['embedding'] }];
     try {
@@ -189,7 +195,7 @@ describe('OllamaTransport.stream', () => {
   });
 
   it('treats a refused connection as unreachable and retries it', async () => {
-    const { outcome, retries } = await run(transport({ host: 'http://127.0.0.1:59997' }));
+    const { outcome, retries } = await run(transport({ host: NOWHERE }));
     expect(outcome.failure?.kind).toBe('unreachable');
     expect(retries.map(([attempt]) => attempt)).toEqual([2, 3]);
   });
