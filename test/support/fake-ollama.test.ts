@@ -277,7 +277,8 @@ describe('streaming', () => {
     const t0 = Date.now();
     while ((await lines.next()) !== undefined) arrivals.push(Date.now() - t0);
     expect(arrivals).toHaveLength(5);
-    expect(at(arrivals, 0)).toBeLessThan(50);
+    // The first line comes with the headers, not with the rest: well ahead of the last, whatever the machine's load.
+    expect(at(arrivals, 0)).toBeLessThan(at(arrivals, -1) - 2 * 60);
     expect(at(arrivals, -1)).toBeGreaterThanOrEqual(4 * 60 - 20);
   });
 
