@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BUSY_MESSAGE, startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama, RecordedRequest } from '../support/fake-ollama.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
@@ -415,13 +415,16 @@ describe('argo: failures', () => {
   it('a slow stream shows text before it ends', async () => {
     const home = tempHome();
     ollama.options.tokens = ['a', 'b', 'c', 'd', 'e', 'f'];
-    ollama.setScenario({ delayMs: 120 });
-    const seen: { at: number; text: string }[] = [];
-    const started = Date.now();
-    const result = await runArgo(['hi'], { home, host: ollama.url, onStdout: (_child, text) => seen.push({ at: Date.now() - started, text }) });
-    expect(result.stdout).toBe('abcdef\n');
-    expect(seen.length).toBeGreaterThanOrEqual(3);
-    expect(seen[0]?.text).toBe('a');
+    ollama.setScenario({ holdAfter: 1 });
+    let shown = '';
+    const running = runArgo(['hi'], { home, host: ollama.url, onStdout: (_child, text) => (shown = text) });
+    const held = await ollama.waitForHold();
+    // The stand-in has sent only 'a' and waits: argo prints it now, not when the answer ends.
+    await vi.waitFor(() => expect(shown).toBe('a'), { timeout: 10_000 });
+    expect(held.held).toBe(true);
+    ollama.release();
+    const result = await running;
+    expect(result).toMatchObject({ code: 0, stdout: 'abcdef\n' });
   });
 
   it('Ctrl-C aborts the request, keeps the partial answer, logs interrupted, exit 130', async () => {

@@ -468,14 +468,28 @@ describe('jobs', () => {
 
   it('SSE resume of a half-done job: all output so far in one chunk, then live chunks, then [DONE]', async () => {
     const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
+    const sofar = words.slice(0, 15).join('');
     ollama.options.tokens = words;
-    ollama.setScenario({ delayMs: 15 });
+    ollama.setScenario({ holdAfter: 15 });
     const { job_id: id } = (await (await post('/api/jobs', ask('long'))).json()) as { job_id: string };
-    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output.length).toBeGreaterThan(10), PATIENCE);
-    const data = ssePayloads(await (await fetch(`${serve.url}/api/jobs/${id}/stream`)).text());
+    // The job is half done and stays so: the stand-in holds its answer after 15 words.
+    await ollama.waitForHold();
+    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output).toBe(sofar), PATIENCE);
+    const stream = await fetch(`${serve.url}/api/jobs/${id}/stream`);
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let body = '';
+    while (!body.includes('\n\n')) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      body += decoder.decode(value, { stream: true });
+    }
+    // The first chunk arrived while the job was still held; only now does the rest of the answer come.
+    ollama.release();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) body += decoder.decode(next.value, { stream: true });
+    const data = ssePayloads(body);
     const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as { choices: { delta: { content?: string }; finish_reason: string | null }[]; argo?: unknown });
-    const first = chunks[0]?.choices[0]?.delta.content ?? '';
-    expect(first.length).toBeGreaterThan(10);
+    expect(chunks[0]?.choices[0]?.delta.content).toBe(sofar);
     expect(chunks.length).toBeGreaterThan(3);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(words.join(''));
     expect(chunks.at(-1)).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'completed' } });
