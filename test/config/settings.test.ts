@@ -70,7 +70,7 @@ describe('loadSettings precedence: flags > environment > config.json > defaults'
   it('adds personas and modes from config next to the built-in ones', () => {
     const s = load({ personas: { pirate: 'Talk like a pirate.' }, modes: { sql: 'You write SQL.' } });
     expect(s.style.personas.pirate).toBe('Talk like a pirate.');
-    expect(s.style.personas.neutral).toBeDefined();
+    expect(s.style.personas.neutral).toBe('Use a neutral, professional tone.');
     expect(s.style.modes.sql).toBe('You write SQL.');
   });
 

@@ -318,8 +318,9 @@ describe('argo: determinism', () => {
     ollama.requests.length = 0;
     await ask(['--no-log', ...args], home);
     await ask(['--no-log', ...args], home);
-    const [a, b] = ollama.requests.map((r) => r.body);
-    expect(a).toBeDefined();
+    const bodies = ollama.requests.filter((r) => r.path === '/api/chat' || r.path === '/api/generate').map((r) => r.body);
+    expect(bodies).toHaveLength(2);
+    const [a, b] = bodies;
     expect(a).toBe(b);
     const explained = await ask([...args, '--explain', '--json'], home);
     expect(JSON.stringify((JSON.parse(explained.stdout) as { request: { body: unknown } }).request.body)).toBe(a);
