@@ -25,6 +25,10 @@ describe('parseOllamaHost', () => {
     ['0.0.0.0:9999', 'http://127.0.0.1:9999'],
     ['[::1]:11435', 'http://[::1]:11435'],
     ['::1', 'http://[::1]:11434'],
+    ['[::1]', 'http://[::1]:11434'], // brackets without a port: the default one
+    ['::', 'http://[::1]:11434'], // listen-everywhere becomes loopback, as 0.0.0.0 does
+    ['[::]:8080', 'http://[::1]:8080'],
+    ['https://[::]', 'https://[::1]:443'],
     ['HTTP://h:1', 'http://h:1'],
     ['http://h/a@b', 'http://h:80/a@b'], // an "@" in the path is not user info
     ['http://h:1?x=1', 'http://h:1?x=1'],

@@ -97,6 +97,11 @@ describe('config.json errors name the key', () => {
     [{ toolBudgets: { read_file: 499 } }, /"toolBudgets.read_file" must be at least 500/],
     [{ options: { keep_alive: 'forever' } }, /"options.keep_alive" must be seconds or a duration/],
     [{ personas: { x: 3 } }, /"personas.x" must be a string/],
+    [{ persona: 'pirate' }, /\/config\.json: "persona": unknown persona "pirate" \(known: critic, expert, friendly, neutral, teacher\); add it under "personas" in config\.json$/],
+    [{ mode: 'poetry' }, /\/config\.json: "mode": unknown mode "poetry" \(known: code, review, shell, writing\); add it under "modes" in config\.json$/],
+    [{ mode: 5 }, /\/config\.json: "mode" must be a string or null, got 5$/],
+    [{ commandTools: { lint: { description: 'd', argv: ['x'], sideEffects: 'yes' } } }, /\/config\.json: "commandTools\.lint\.sideEffects" must be true or false, got "yes"$/],
+    [{ commandTools: { lint: { description: 'd', argv: ['x'], parameters: [] } } }, /\/config\.json: "commandTools\.lint\.parameters" must be an object, got an array$/],
     ['{not json', /is not valid JSON/],
     [[], /config\.json: the top level must be an object, got an array/],
   ])('%j', (config, message) => {
