@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCall, isEmptyAnswer, judgeResponse, readToolCalls } from '../../src/agent/calls.js';
 import { MIN_TOOL_BUDGET } from '../../src/config/settings.js';
-import { DEFAULT_RESULT_BUDGET, savedResultPath, summarizeOlder, summaryOf, truncatedResult } from '../../src/agent/compaction.js';
+import { DEFAULT_RESULT_BUDGET, SUMMARY_MIN_CHARS, savedResultPath, summarizeOlder, summaryOf, truncatedResult } from '../../src/agent/compaction.js';
 import type { ResultMessage } from '../../src/agent/compaction.js';
 import { buildAgentRequest, toolDefinitions } from '../../src/agent/request.js';
 import { renderTrajectory, toolCallingPrompt } from '../../src/agent/sharegpt.js';
@@ -169,6 +169,16 @@ describe('microcompaction rules', () => {
     expect(results[1]?.content).toBe('short');
     expect(results[2]?.content).toBe('y'.repeat(500));
     expect(summarizeOlder(results, 2)).toEqual([]);
+  });
+
+  it('a result whose summary would not be shorter is left as it is', () => {
+    // Past the summary size, but quotes double in the summary's JSON: the "summary" would be the longer text.
+    const content = '"'.repeat(SUMMARY_MIN_CHARS + 1);
+    const args = { path: '"'.repeat(60) };
+    expect(summaryOf('read_file', args, content).length).toBeGreaterThanOrEqual(content.length);
+    const results: ResultMessage[] = [{ callId: 'q', name: 'read_file', args, content, round: 1, summarized: false }];
+    expect(summarizeOlder(results, 2)).toEqual([]);
+    expect(results).toEqual([{ callId: 'q', name: 'read_file', args, content, round: 1, summarized: false }]);
   });
 });
 
