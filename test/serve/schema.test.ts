@@ -24,6 +24,7 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{ ...base, messages: [{ role: 'user' }, { role: 'robot', content: 'x' }] }, 'messages[1].role'],
     [{ ...base, messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text'],
     [{ ...base, messages: [{ role: 'user', content: 5 }] }, 'messages[0].content'],
+    [{ ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url' }] }] }, 'messages[0].content[1].image_url'],
     [{ ...base, messages: [{ role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: {} } }] }] }, 'messages[0].tool_calls[0].function.arguments'],
     [{ ...base, stream: 'yes' }, 'stream'],
     [{ ...base, stream_options: { include_usage: 1 } }, 'stream_options.include_usage'],
@@ -46,6 +47,13 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{ ...base, argo: { tools: 5 } }, 'argo.tools'],
   ])('%j → %s', (json, param) => {
     expect(refusal(json).param).toBe(param);
+  });
+
+  it('an image part without image_url says what it needs', () => {
+    expect(refusal({ ...base, messages: [{ role: 'user', content: [{ type: 'image_url' }] }] })).toEqual({
+      param: 'messages[0].content[0].image_url',
+      message: 'invalid "messages[0].content[0].image_url": an image part needs "image_url"',
+    });
   });
 
   it('refuses a body that is not an object', () => {
