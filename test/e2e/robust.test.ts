@@ -251,6 +251,10 @@ describe('bad input: one line, exit 2, nothing written (item 13)', () => {
   it.each([
     ['a data home that is a file', (home: string) => ({ ARGO_HOME: join(home, 'file') }), ['memo'], 2, /^argo: the data home .*\/file is a file, not a folder: set ARGO_HOME or --home to a folder\n$/],
     ['an export to a folder that does not exist', () => ({}), ['export', '--format', 'sharegpt', '-o', '/nonexistent-argo/x.jsonl'], 1, /^argo: cannot use \/nonexistent-argo\/x\.jsonl: no such file or folder; check the path and its permissions \(the data home is ARGO_HOME or --home\)\n$/],
+    ['a config.json that is a folder', (home: string) => {
+      mkdirSync(join(home, 'config.json'));
+      return {};
+    }, ['hi'], 2, /^argo: \/.*\/config\.json is a folder; config\.json must be a file \(remove the folder\)\n$/],
     ['OLLAMA_HOST with a port out of range', () => ({ OLLAMA_HOST: 'http://127.0.0.1:99999' }), ['hi'], 2, /^argo: OLLAMA_HOST "http:\/\/127\.0\.0\.1:99999" has the port "99999", not a number from 0 to 65535/],
     ['OLLAMA_HOST that is no address at all', () => ({ OLLAMA_HOST: 'http://[::1' }), ['hi'], 2, /^argo: OLLAMA_HOST "http:\/\/\[::1" is not a valid address/],
   ])('%s: one line, the right exit code, never "unexpected failure"', async (_name, env, args, code, message) => {
