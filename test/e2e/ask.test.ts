@@ -523,6 +523,19 @@ describe('argo: review regressions', () => {
     expect(result.stderr).not.toMatch(/not found on Ollama|ollama pull/);
   });
 
+  it('a stream with no headers at all (a model stuck loading) is aborted after timeouts.idleMs too', async () => {
+    const home = tempHome({ timeouts: { idleMs: 300 } });
+    ollama.setScenario({ hang: 'beforeHeaders' });
+    const result = await ask(['hi'], home);
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/no data from Ollama at .* for 0\.3s/);
+    expect(logLines(home)[0]).toMatchObject({ status: 'error', model_response: '' });
+    // Never retried: an idle request may be a model still loading, and asking again would queue another.
+    expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(1);
+    await ollama.requests[0]?.settled;
+    expect(ollama.requests[0]?.clientAborted).toBe(true);
+  });
+
   it('--no-stream is not cut by the idle timeout while the whole answer is prepared', async () => {
     const home = tempHome({ timeouts: { idleMs: 200 } });
     ollama.setScenario({ firstChunkDelayMs: 500 });

@@ -225,12 +225,15 @@ describe('holding a stream open', () => {
     expect(held.held).toBe(false);
   });
 
-  it('holds before the first chunk with holdAfter 0, headers already sent', async () => {
+  it('holds before the headers with holdAfter 0: Ollama sends them with the first line', async () => {
     const fake = await start({ reply: 'a', scenario: { holdAfter: 0 } });
-    const res = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }] });
-    expect(res.headers.get('content-type')).toBe('application/x-ndjson');
-    expect(await fake.waitForHold()).toMatchObject({ linesWritten: 0 });
+    const pending = post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }] });
+    const held = await fake.waitForHold();
+    expect(held).toMatchObject({ linesWritten: 0 });
+    expect(held.status).toBeUndefined();
     fake.release();
+    const res = await pending;
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson');
     expect(finalOf(await lines(res)).done).toBe(true);
   });
 

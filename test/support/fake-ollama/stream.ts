@@ -155,8 +155,7 @@ async function runTerminal(ctx: Exchange, terminal: Terminal): Promise<void> {
     case 'drop':
       { ctx.drop(); return; }
     case 'hang':
-      startStream(ctx);
-      ctx.res.flushHeaders();
+      // With nothing written yet no headers went either: Ollama sends them with the first line.
       return ctx.untilGone();
     case 'truncate':
       startStream(ctx);
@@ -170,11 +169,8 @@ export async function streamPlan(ctx: Exchange, plan: Plan): Promise<void> {
   for (let i = 0; i <= chunks.length; i++) {
     if (i > 0) await ctx.wait(plan.delayMs);
     if (ctx.gone) return;
-    if (plan.holdAt === i) {
-      startStream(ctx);
-      ctx.res.flushHeaders();
-      if (!(await ctx.hold())) return;
-    }
+    // Held before the first line, the client has no headers yet, as with a real Ollama.
+    if (plan.holdAt === i && !(await ctx.hold())) return;
     if (malformed?.at === i) {
       startStream(ctx);
       await ctx.writeLine(`${malformed.line}\n`);

@@ -55,10 +55,11 @@ export interface FakeScenario {
   malformedAfter?: number | { afterChunks: number; line?: string; then?: 'continue' | 'end' };
   // End cleanly without the done line: true = after every chunk, K = after K chunks.
   truncate?: boolean | number;
-  // After K chunks (0 = headers only) send nothing more until the client leaves;
-  // 'beforeHeaders' hangs before the status line.
+  // After K chunks send nothing more until the client leaves. Ollama sends its headers with the first
+  // line (Gin's c.Stream), so 0 (or 'beforeHeaders') hangs before the status line: a model loading.
   hang?: number | 'beforeHeaders';
-  // After K chunks (0 = headers only) pause until the test calls `fake.release()`, then go on.
+  // After K chunks pause until the test calls `fake.release()`, then go on; 0 pauses before the
+  // headers too, as a real Ollama sends nothing before its first line.
   holdAfter?: number;
   delayMs?: number; // between chunks
   firstChunkDelayMs?: number; // model load: before the headers and the first chunk
