@@ -18,7 +18,9 @@ const offersTools = (body: RequestBody): boolean => {
 
 // The calls as Ollama writes them: `index` is the call's place in the answer; `id` when the script
 // gives one, else (callIds 'ollama') a fresh one as Ollama 0.13+ makes; arguments as scripted (an
-// object, or a string sent as a JSON string).
+// object, or a string sent as a JSON string). Ollama itself parses a model's calls and always sends
+// an object (a call it cannot parse reaches the client as plain content): string arguments are for
+// robustness tests of OpenAI-style servers and proxies, not a shape Ollama produces.
 export function toolCallsFor(
   state: ServerState, body: RequestBody, endpoint: Endpoint, round: FakeRound | undefined,
 ): FakeToolCall[] | undefined {
