@@ -197,6 +197,12 @@ async function printNotes(io: Io, result: TurnResult, stats: TurnStats, options:
     io.stderr.write(`${dim(untrustedTextFor(io.stderr)(replayNote(policy, { name: result.model, source: result.modelSource })))}\n`);
   }
   if (options.stats === true) io.stderr.write(`${statsLine(stats) ?? 'no figures: Ollama sent no final chunk'}\n`);
+  // A thinking model can spend its whole token limit reasoning: exit 0 with nothing printed would look like success.
+  const entry = result.entry;
+  if (entry.status === 'ok' && entry.tool_calls === undefined && entry.model_response.trim() === '') {
+    const why = entry.done_reason === 'length' ? ': it reached its token limit before answering (a thinking model reasons first); raise it with -o num_predict=N' : '';
+    io.stderr.write(`argo: the model gave an empty answer${why}\n`);
+  }
 }
 
 type Stop = Exclude<Outcome, 'ok' | 'failed'>;

@@ -165,6 +165,14 @@ describe('argo: thinking models', () => {
       expect(lastBody()).toMatchObject({ think: false });
       const explained = JSON.parse((await ask(['-m', 'qwen3:8b', '--explain', '--json', 'hi'], tempHome({ think: 'high' }))).stdout) as { request: { body: Record<string, unknown> } };
       expect(explained.request.body.think).toBe('high');
+      // num_predict counts the reasoning too: spent on it, the answer is empty, and argo says why.
+      const spent = await ask(['-m', 'qwen3:8b', '-o', 'num_predict=3', 'hi'], home);
+      expect(spent).toMatchObject({
+        code: 0,
+        stdout: '',
+        stderr: 'argo: the model gave an empty answer: it reached its token limit before answering (a thinking model reasons first); raise it with -o num_predict=N\n',
+      });
+      expect(logLines(home).at(-1)).toMatchObject({ status: 'ok', model_response: '', done_reason: 'length' });
       // A model without the capability refuses it, as Ollama does.
       const refused = await ask(['-m', 'argo', '--think', 'on', 'hi'], home);
       expect(refused.code).toBe(1);

@@ -269,6 +269,15 @@ describe('streaming', () => {
     expect(stopped).toMatchObject({ response: 'one two', done_reason: 'stop' });
   });
 
+  it("counts a thinking model's reasoning against num_predict, before the answer", async () => {
+    const fake = await start({ reply: 'one two three', thinking: 'a b c', models: [{ name: 'qwen3:latest', capabilities: ['completion', 'thinking'] }] });
+    const ask = async (limit: number): Promise<Json> =>
+      (await (await post(fake, '/api/chat', { model: 'qwen3', messages: [{ role: 'user', content: 'x' }], stream: false, options: { num_predict: limit } })).json()) as Json;
+    expect(await ask(2)).toMatchObject({ message: { role: 'assistant', content: '', thinking: 'a b' }, done_reason: 'length', eval_count: 2 });
+    expect(await ask(4)).toMatchObject({ message: { content: 'one', thinking: 'a b c' }, done_reason: 'length', eval_count: 4 });
+    expect(await ask(6)).toMatchObject({ message: { content: 'one two three' }, done_reason: 'stop', eval_count: 6 });
+  });
+
   it('flushes every chunk on its own, delayMs apart', async () => {
     const fake = await start({ reply: 'a b c d', scenario: { delayMs: 60 } });
     const res = await post(fake, '/api/chat', chatBody());

@@ -54,11 +54,15 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
   const { body, endpoint, scenario, round } = input;
   const requestOptions = (pick(body, 'options') ?? {}) as RequestBody;
   let tokens = cutAtStop(replyTokens(state.options, body, endpoint, round), requestOptions.stop);
+  let thoughts: Thought[] = input.thinks && state.options.thinking ? (state.options.thinking.match(/\s*\S+/g) ?? []).map((thinking) => ({ thinking })) : [];
+  // num_predict counts every generated token, the reasoning's first: a small limit can end it mid-thought.
   const limit = requestOptions.num_predict;
-  const cut = typeof limit === 'number' && limit > 0 && tokens.length > limit;
-  if (cut) tokens = tokens.slice(0, limit);
+  const cut = typeof limit === 'number' && limit > 0 && thoughts.length + tokens.length > limit;
+  if (cut) {
+    thoughts = thoughts.slice(0, limit);
+    tokens = tokens.slice(0, limit - thoughts.length);
+  }
   const finalText = state.options.textInDone && tokens.length > 0 ? (tokens.at(-1) ?? '') : '';
-  const thoughts: Thought[] = input.thinks && state.options.thinking ? (state.options.thinking.match(/\s*\S+/g) ?? []).map((thinking) => ({ thinking })) : [];
   const chunks: Plan['chunks'] = [...thoughts, ...(finalText ? tokens.slice(0, -1) : tokens)];
   const calls = toolCallsFor(state, body, endpoint, round) ?? [];
   chunks.push(...toolCallChunks(calls, round));
