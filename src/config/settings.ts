@@ -327,8 +327,8 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       apiKeySource: nonEmpty(env.ARGO_API_KEY) !== undefined ? 'ARGO_API_KEY' : nonEmpty(config.serve?.apiKey ?? undefined) !== undefined ? 'config.json' : null,
     },
     agent: {
-      tools: flags.tools ?? config.tools ?? [],
-      toolsSource: flags.tools !== undefined ? '--tools' : `${source}: "tools"`,
+      tools: toolsOf(flags.tools, config.tools),
+      toolsSource: flags.tools === undefined ? `${source}: "tools"` : takesAwayOnly(flags.tools) ? `${source}: "tools" and --tools` : '--tools',
       toolsets: config.toolsets ?? {},
       commandTools: config.commandTools ?? {},
       mcpServers: config.mcpServers ?? {},
@@ -355,6 +355,15 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   }
   return settings;
 }
+
+/** --tools replaces config's list, except one that only takes away (`-T -shell`): that trims it. */
+function toolsOf(flags: readonly string[] | undefined, config: readonly string[] | undefined): string[] {
+  if (flags === undefined) return [...(config ?? [])];
+  return takesAwayOnly(flags) ? [...(config ?? []), ...flags] : [...flags];
+}
+
+// `-name` takes a toolset or tool away (resolved in tools/toolsets.ts, a layer config does not import).
+const takesAwayOnly = (names: readonly string[]): boolean => names.length > 0 && names.every((name) => name.startsWith('-'));
 
 /** Reads and validates config.json; {} when there is none. */
 export function readConfigFile(path: string): ConfigFile {

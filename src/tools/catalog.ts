@@ -114,6 +114,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   const connections: McpConnection[] = [];
   const mcpToolsets = new Map<string, string>();
   const connect = options.connectMcp ?? connectMcpServer;
+  // `-name` of a tool only a server offers is known only now, as the servers list theirs.
+  const excluded = new Set(resolution.excluded ?? []);
   /** Starts these servers; `wanted` keeps only the tools it names (a single MCP tool asked by name). */
   const addServers = async (servers: readonly string[], wanted: ReadonlySet<string> | null): Promise<string[]> => {
     const failures: string[] = [];
@@ -126,7 +128,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
         failures.push(reason);
         return;
       }
-      const offered = wanted === null ? result.value.tools : result.value.tools.filter((tool) => wanted.has(tool.name));
+      const offered = result.value.tools.filter((tool) => (wanted === null || wanted.has(tool.name)) && !excluded.has(tool.name));
       if (offered.length === 0) {
         void result.value.close().catch(() => undefined);
         return;

@@ -42,7 +42,15 @@ export interface Resolution {
   mcpTools?: string[];
   /** Each toolset reached and the tools it contributed directly, in resolution order (for --explain). */
   expanded: { toolset: string; tools: string[] }[];
+  /**
+   * What the `-name` entries take away: static tools, `mcp:<server>` servers, and names that may be
+   * an MCP server's tool (left out when the servers list them). Sorted; absent when nothing is taken away.
+   */
+  excluded?: string[];
 }
+
+/** `-name` in a list takes away what `name` would add: `dev,-shell` is dev without its commands. */
+export const EXCLUDE_PREFIX = '-';
 
 /** `none` alone means no tools (it overrides config's default). */
 export const NO_TOOLS = 'none';
@@ -63,6 +71,26 @@ export function resolveTools(requested: readonly string[], catalog: Catalog): Re
     if (requested.length > 1) throw new UsageError(`"${NO_TOOLS}" turns tools off and cannot be combined with other names`);
     return { tools: [], mcpServers: [], expanded: [] };
   }
+  const taken = requested.filter((name) => name.startsWith(EXCLUDE_PREFIX)).map((name) => name.slice(EXCLUDE_PREFIX.length));
+  const bad = taken.find((name) => name === '' || name.startsWith(EXCLUDE_PREFIX) || name === NO_TOOLS);
+  if (bad !== undefined) throw new UsageError(`"${EXCLUDE_PREFIX}${bad}" takes nothing away; write ${EXCLUDE_PREFIX}NAME with a toolset or tool, e.g. dev,-shell`);
+  const added = expand(requested.filter((name) => !name.startsWith(EXCLUDE_PREFIX)), catalog);
+  if (taken.length === 0) return added;
+  const away = expand(taken, catalog);
+  const keep = (set: readonly string[], gone: readonly string[]): string[] => set.filter((name) => !gone.includes(name));
+  const mcpTools = keep(added.mcpTools ?? [], away.mcpTools ?? []);
+  const excluded = [...away.tools, ...away.mcpServers.map((server) => `${MCP_PREFIX}${server}`), ...(away.mcpTools ?? [])].sort();
+  return {
+    tools: keep(added.tools, away.tools),
+    mcpServers: keep(added.mcpServers, away.mcpServers),
+    expanded: added.expanded,
+    ...(mcpTools.length > 0 ? { mcpTools } : {}),
+    ...(excluded.length > 0 ? { excluded } : {}),
+  };
+}
+
+/** The tools, servers and possible MCP tools that names add (no exclusions). */
+function expand(requested: readonly string[], catalog: Catalog): Resolution {
   const tools = new Set<string>();
   const servers = new Set<string>();
   const mcpTools = new Set<string>();

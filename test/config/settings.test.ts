@@ -155,6 +155,21 @@ describe('the everyday companion settings: default replay, model source, -o opti
   });
 
   it.each([
+    [undefined, undefined, [], 'config'],
+    [{ tools: ['dev'] }, undefined, ['dev'], 'config'],
+    [{ tools: ['dev'] }, ['fs'], ['fs'], '--tools'],
+    [{ tools: ['dev'] }, ['fs', '-read_file'], ['fs', '-read_file'], '--tools'],
+    [{ tools: ['dev'] }, ['-shell'], ['dev', '-shell'], 'config and --tools'],
+    [undefined, ['-shell'], ['-shell'], 'config and --tools'],
+    [{ tools: ['dev'] }, ['none'], ['none'], '--tools'],
+  ])('config %j, --tools %j → tools %j (from %s)', (config, tools, expected, from) => {
+    const agent = load(config, tools === undefined ? {} : { tools }).agent;
+    expect(agent.tools).toEqual(expected);
+    const source = { config: /config\.json: "tools"$/, '--tools': /^--tools$/, 'config and --tools': /config\.json: "tools" and --tools$/ }[from];
+    expect(agent.toolsSource).toMatch(source ?? /never/);
+  });
+
+  it.each([
     [undefined, {}, undefined],
     [{ think: false }, {}, false],
     [{ think: 'high' }, {}, 'high'],

@@ -448,4 +448,16 @@ describe('argo --tools: MCP, STOP, config', () => {
     const plain = JSON.parse((await argo(['--tools', 'none', '--explain', '--json', 'hi'], home)).stdout) as { request: { body: Record<string, unknown> } };
     expect(plain.request.body.tools).toBeUndefined();
   });
+
+  it('-NAME takes a toolset or tool away; a list of only those trims config\'s "tools"; --explain shows what went', async () => {
+    const home = tempHome({ tools: ['dev'] });
+    type Explained = { tools: { requested: string[]; excluded: string[]; tools: string[] }; request: { body: { tools: { function: { name: string } }[] } } };
+    const trimmed = JSON.parse((await argo(['-T', '-shell', '--explain', '--json', 'hi'], home)).stdout) as Explained;
+    expect(trimmed.tools).toMatchObject({ requested: ['dev', '-shell'], excluded: ['process', 'run_command'], tools: ['edit_file', 'list_files', 'read_file', 'search_files', 'write_file'] });
+    expect(trimmed.request.body.tools.map((tool) => tool.function.name)).toEqual(trimmed.tools.tools);
+    const text = await argo(['-T', 'fs,-search_files', '--explain', 'hi'], home);
+    expect(text.stdout).toMatch(/^ {2}taken away {3}→ search_files$/m);
+    expect(text.stdout).toMatch(/^resolved {3}list_files, read_file$/m);
+    expect(await argo(['-T', 'fs,-', 'hi'], home)).toMatchObject({ code: 2, stderr: 'argo: --tools: "-" takes nothing away; write -NAME with a toolset or tool, e.g. dev,-shell\n' });
+  });
 });

@@ -39,6 +39,37 @@ describe('resolving toolsets and tools', () => {
     expect(resolution.mcpServers).toEqual(servers);
   });
 
+  it.each([
+    [['dev', '-shell'], ['edit_file', 'list_files', 'read_file', 'search_files', 'write_file'], [], ['process', 'run_command']],
+    [['-shell', 'dev'], ['edit_file', 'list_files', 'read_file', 'search_files', 'write_file'], [], ['process', 'run_command']],
+    [['dev', '-run_command'], ['edit_file', 'list_files', 'process', 'read_file', 'search_files', 'write_file'], [], ['run_command']],
+    [['fs', '-shell'], ['list_files', 'read_file', 'search_files'], [], ['process', 'run_command']],
+    [['remote', '-mcp:files'], ['list_files', 'read_file', 'search_files'], [], ['mcp:files']],
+    [['remote', '-fs'], [], ['files'], ['list_files', 'read_file', 'search_files']],
+    [['fs', '-fs'], [], [], ['list_files', 'read_file', 'search_files']],
+    [['-shell'], [], [], ['process', 'run_command']],
+  ])('%j → %j (mcp %j), taken away %j', (requested, tools, servers, excluded) => {
+    const resolution = resolveTools(requested, catalog);
+    expect(resolution).toMatchObject({ tools, mcpServers: servers, excluded });
+  });
+
+  it('a name taken away that only an MCP server could have is passed on, to leave out of what the servers offer', () => {
+    expect(resolveTools(['mcp:files', 'gh_issue', '-gh_issue', '-lint'], catalog)).toMatchObject({ mcpServers: ['files'], excluded: ['gh_issue', 'lint'] });
+    expect(resolveTools(['mcp:files', 'gh_issue', '-gh_issue'], catalog)).not.toHaveProperty('mcpTools');
+  });
+
+  it.each([
+    [['dev', '-'], '"-" takes nothing away; write -NAME with a toolset or tool, e.g. dev,-shell'],
+    [['dev', '--shell'], '"--shell" takes nothing away'],
+    [['dev', '-none'], '"-none" takes nothing away'],
+    // Not even an MCP tool's name: a typo.
+    [['dev', '-she ll'], 'unknown toolset or tool "she ll"'],
+  ])('%j is a usage error: %s', (requested, message) => {
+    const error = thrown(() => resolveTools(requested, catalog));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toContain(message);
+  });
+
   it('records each toolset reached, for --explain', () => {
     expect(resolveTools(['dev'], catalog).expanded).toEqual([
       { toolset: 'dev', tools: [] },
@@ -183,6 +214,16 @@ describe('loading a toolbox: graceful degradation', () => {
     const refused = await loadToolbox(['gh_serch'], config, options).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UsageError);
     expect((refused as Error).message).toMatch(/^unknown toolset or tool "gh_serch"; .*; no MCP server \(down, gh, linter\) offers it either; some MCP servers did not start \(MCP server "down" did not start \(spawn b ENOENT\)\)$/);
+  });
+
+  it("a tool taken away by name is left out of what an MCP server offers; the server's others stay", async () => {
+    const offered = (name: string) => ({ name, description: name, parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
+    const box = await loadToolbox(['mcp:gh', '-gh_delete'], { mcpServers: { gh: { command: 'a' } } }, {
+      connectMcp: () => Promise.resolve({ tools: [offered('gh_search'), offered('gh_delete')], close: () => Promise.resolve() }),
+    });
+    expect(box.tools.map((tool) => tool.name)).toEqual(['gh_search']);
+    expect(box.resolution.excluded).toEqual(['gh_delete']);
+    await box.close();
   });
 
   it('per-tool budgets and timeouts from config', async () => {
