@@ -118,7 +118,9 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     throw new RuntimeError(`cannot listen on ${flags.host}:${flags.port}: ${why}`, { cause: error });
   }
   // Not a reason to refuse to start (Ollama may come up later), but worth one line now rather than a 502 later.
+  let stopping = false;
   ollama.version().catch((error: unknown) => {
+    if (stopping) return;
     io.stderr.write(`argo serve: Ollama at ${settings.host} does not answer (${plainReason(error)}); requests will fail until it does: start it with "ollama serve", or set OLLAMA_HOST to where it runs\n`);
   });
   io.stdout.write(`argo serve: listening on ${listening.url} (data ${settings.home}, tools root ${root}${flags.allowSideEffects ? ', side effects allowed' : ''})\n`);
@@ -128,6 +130,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
       done(name);
     });
   });
+  stopping = true;
   io.stderr.write(`argo serve: ${signal}: finishing running answers (up to ${settings.serve.shutdownGraceMs} ms; again to cut them now)\n`);
   // A second signal cuts the grace short: open answers are cut and still logged. A third one is
   // main's (it quits at once).

@@ -20,7 +20,9 @@ const WORDS: Readonly<Record<string, string>> = {
 
 /** The error (or its cause) in plain words. */
 export function plainReason(error: unknown): string {
-  const err = error as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } } | null;
+  const err = error as { name?: unknown; code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } } | null;
+  // AbortSignal.timeout's rejection: a request Argo gave up on.
+  if (err?.name === 'TimeoutError') return 'no answer in time';
   const code = typeof err?.cause?.code === 'string' ? err.cause.code : typeof err?.code === 'string' ? err.code : undefined;
   if (code !== undefined && Object.hasOwn(WORDS, code)) return WORDS[code] ?? code;
   const message = typeof err?.cause?.message === 'string' ? err.cause.message : typeof err?.message === 'string' ? err.message : '';

@@ -39,12 +39,28 @@ export function sessionStore(paths: DataPaths): SessionStore {
   };
 }
 
-export function ollamaInfo(host: string): OllamaInfo {
-  const client = new Ollama({ host });
+/** Ollama's answer to /health within 2 s, or none: a hung Ollama must not hold a request (or the process) open. */
+const VERSION_TIMEOUT_MS = 2000;
+const MODELS_TIMEOUT_MS = 10_000;
+
+/** A client whose every request is abandoned, its socket closed, after `ms`. */
+function boundedClient(host: string, ms: number): Ollama {
+  return new Ollama({
+    host,
+    fetch: (url, init) => {
+      const timeout = AbortSignal.timeout(ms);
+      return fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout });
+    },
+  });
+}
+
+export function ollamaInfo(host: string, bounds = { versionMs: VERSION_TIMEOUT_MS, modelsMs: MODELS_TIMEOUT_MS }): OllamaInfo {
+  const quick = boundedClient(host, bounds.versionMs);
+  const listing = boundedClient(host, bounds.modelsMs);
   return {
-    version: async () => (await client.version()).version,
+    version: async () => (await quick.version()).version,
     models: async () => {
-      const { models } = await client.list();
+      const { models } = await listing.list();
       // Typed as a Date by the client, but it passes the JSON string through.
       return models.map((model) => ({ name: model.name, modified_at: String(model.modified_at as unknown) }));
     },

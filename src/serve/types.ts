@@ -84,6 +84,7 @@ export interface SessionStore {
   setTitle: (name: string, title: string) => Promise<unknown>;
 }
 
+/** Ollama's version and models; each call gives up (rejects) after a bound of its own. */
 export interface OllamaInfo {
   version: () => Promise<string>;
   models: () => Promise<{ name: string; modified_at: string }[]>;

@@ -1,5 +1,7 @@
 // End-to-end: the built `bin/argo serve` against the Ollama stand-in, driven by the openai client and raw HTTP.
 import { request as httpRequest } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { chmodSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -397,6 +399,27 @@ describe('faults: the contract status, the turn logged, the server still up', ()
       expect((await fetch(`${limited.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('fits')) })).status).toBe(200);
     } finally {
       await limited.stop();
+    }
+  });
+
+  it('an Ollama that accepts and never answers: said at start, /health degraded within its bound, and a stop is not held up', async () => {
+    const sockets = new Set<Socket>();
+    const hung = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const hungHome = tempHome(config);
+    const served = await startServe({ home: hungHome, host: `http://127.0.0.1:${(hung.address() as AddressInfo).port}` });
+    try {
+      await vi.waitFor(() => expect(served.stderr()).toMatch(/^argo serve: Ollama at http:\/\/127\.0\.0\.1:\d+ does not answer \(no answer in time\); requests will fail until it does/m), PATIENCE);
+      expect(await (await fetch(`${served.url}/health`)).json()).toEqual({ status: 'degraded', ollama: { reachable: false, version: null } });
+      // The sockets stay open on the other side: only the server's own bound can end its requests.
+      expect(sockets.size).toBeGreaterThan(0);
+      expect(await served.stop()).toEqual({ code: 0, signal: null });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => hung.close(() => resolve()));
     }
   });
 

@@ -14,6 +14,7 @@ describe('plainReason', () => {
     [Object.assign(new Error('x'), { code: 'ECONNRESET' }), 'the connection was reset'],
     [new Error('model is required'), 'model is required'],
     [null, 'no answer'],
+    [new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'no answer in time'],
   ])('%#: %s', (error, words) => {
     expect(plainReason(error)).toBe(words);
   });
