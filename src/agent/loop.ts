@@ -19,6 +19,7 @@ export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_REASKS = 3;
 /** The re-ask reason for a response with neither calls nor words. */
 const EMPTY_ANSWER = 'no answer: the response was empty, or only reasoning';
+const SPENT_ON_REASONING = 'the model reached its token limit before answering (a thinking model reasons first); raise num_predict, or ask for less reasoning (think)';
 export const MAX_ALL_FAILURE_ROUNDS = 3;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const REASK_DELAY_MS = 100;
@@ -157,6 +158,12 @@ interface Said {
   thinking: string;
 }
 
+/** One response as it came: what was said, the calls, and whether the token limit (num_predict) ended it. */
+interface Reply extends Said {
+  toolCalls: unknown[];
+  atLimit: boolean;
+}
+
 interface SaveFailure {
   path: string;
   error: unknown;
@@ -236,16 +243,18 @@ class Run {
         this.deps.emit({ type: 'needs_input', id: call.id, name: tool.name, parameter });
         return this.end('needs_input', 'required_parameter', reply.text, `tool ${tool.name} needs "${parameter}", which the model did not give; ask again with it in your question`);
       }
+      const empty = verdict.checked.length === 0;
+      // Asking again would spend the same limit on the same reasoning: say why at once instead.
+      if (empty && reply.atLimit) return this.end('invalid_response', 'invalid_response', '', SPENT_ON_REASONING);
       const reason = verdict.reasons.join('; ');
       for (const entry of verdict.checked) {
         if (entry.kind === 'invalid') this.record(entry.call.id, entry.call.name, entry.call.arguments ?? entry.call.unreadable, round, 'invalid', 0, { error: oneLine(entry.reason) });
       }
       if (reasks >= MAX_REASKS) {
         // Rolled back: nothing of the invalid responses is in the conversation.
-        const message =
-          verdict.checked.length === 0
-            ? `the model gave no answer after ${MAX_REASKS} re-asks (its responses were empty, or only reasoning); try another model, or a larger num_predict if it stops while reasoning`
-            : `the model's tool calls were still invalid after ${MAX_REASKS} re-asks (${oneLine(reason, 160)}); try another model or fewer tools`;
+        const message = empty
+          ? `the model still gave no answer after ${MAX_REASKS} re-asks (its last response was empty, or only reasoning); try another model`
+          : `the model's tool calls were still invalid after ${MAX_REASKS} re-asks (${oneLine(reason, 160)}); try another model or fewer tools`;
         return this.end('invalid_response', 'invalid_response', '', message);
       }
       this.deps.emit({ type: 'reask', attempt: reasks + 1, of: MAX_REASKS, reason: oneLine(reason, 160) });
@@ -258,7 +267,7 @@ class Run {
   }
 
   /** A response in words is an answer unless it says nothing; one with calls is judged call by call. */
-  private async judge(reply: Said & { toolCalls: unknown[] }, round: number): Promise<ResponseVerdict | { kind: 'answer' }> {
+  private async judge(reply: Reply, round: number): Promise<ResponseVerdict | { kind: 'answer' }> {
     if (reply.toolCalls.length === 0) return isEmptyAnswer(reply.text) ? { kind: 'invalid', reasons: [EMPTY_ANSWER], checked: [] } : { kind: 'answer' };
     const parsed = readToolCalls(reply.toolCalls, round);
     // The validator (and zod) load with the first tool call: a run the model answers in words never needs them.
@@ -274,7 +283,7 @@ class Run {
   }
 
   /** One streamed request. The STOP signal is checked on every chunk and ends the answer there. */
-  private async ask(): Promise<AgentResult | (Said & { toolCalls: unknown[] })> {
+  private async ask(): Promise<AgentResult | Reply> {
     const memo = await this.deps.readMemo();
     const request = buildAgentRequest({ base: this.run.base, tools: this.run.tools, ephemeralSystem: this.run.ephemeralSystem, memo, added: this.added });
     this.startSaves();
@@ -319,7 +328,7 @@ class Run {
       this.modelFailure = outcome.failure;
       return this.end('error', 'model_error', text, outcome.failure?.message ?? 'the request failed');
     }
-    return { text, thinking, toolCalls: outcome.toolCalls ?? [] };
+    return { text, thinking, toolCalls: outcome.toolCalls ?? [], atLimit: outcome.metrics.done_reason === 'length' };
   }
 
   /** Runs one round's valid calls and applies the taxonomy; returns the end of the run, or null to go on. */

@@ -8,6 +8,8 @@ import type { Tool, ToolResult } from '../../src/tools/types.js';
 interface Step {
   /** A thinking model's reasoning, streamed before the text. */
   thinking?: string[];
+  /** Ollama's done_reason for this response (default stop). */
+  doneReason?: string;
   chunks?: string[];
   calls?: unknown[];
   status?: StreamOutcome['status'];
@@ -40,7 +42,7 @@ function scriptedModel(steps: Step[], onChunk?: (index: number) => void): { mode
     return {
       status: step.status ?? 'ok',
       failure: step.failure ? { kind: 'http', message: step.failure } : null,
-      metrics: METRICS,
+      metrics: { ...METRICS, done_reason: step.doneReason ?? METRICS.done_reason },
       attempts: 1,
       toolCalls: step.calls ?? [],
     };
@@ -214,10 +216,18 @@ describe('the agent loop', () => {
   it('re-asks a response with neither calls nor words (blank, or only reasoning), then stops invalid_response', async () => {
     const { result, bodies, events } = await run([{ thinking: ['Hmm.'], chunks: ['<think>still</think>\n'] }]);
     expect(result).toMatchObject({ status: 'invalid_response', stopReason: 'invalid_response', text: '', calls: [] });
-    expect(result.message).toBe('the model gave no answer after 3 re-asks (its responses were empty, or only reasoning); try another model, or a larger num_predict if it stops while reasoning');
+    expect(result.message).toBe('the model still gave no answer after 3 re-asks (its last response was empty, or only reasoning); try another model');
     expect(bodies).toHaveLength(4);
     for (const body of bodies) expect(body).toEqual(bodies[0]);
     expect(events.filter((e) => e.type === 'reask')).toEqual([1, 2, 3].map((attempt) => ({ type: 'reask', attempt, of: 3, reason: 'no answer: the response was empty, or only reasoning' })));
+  });
+
+  it('stops at once when the token limit ended an empty response: asking again would spend it the same way', async () => {
+    const { result, bodies, events } = await run([{ thinking: ['Long', ' thought'], doneReason: 'length' }]);
+    expect(result).toMatchObject({ status: 'invalid_response', text: '', requests: 1 });
+    expect(result.message).toBe('the model reached its token limit before answering (a thinking model reasons first); raise num_predict, or ask for less reasoning (think)');
+    expect(bodies).toHaveLength(1);
+    expect(events.some((e) => e.type === 'reask')).toBe(false);
   });
 
   it('answers when a re-asked empty response is followed by words', async () => {

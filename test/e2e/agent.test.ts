@@ -243,7 +243,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
       const result = await argo(['-T', 'fs', '--root', tree(), 'well?'], home);
       expect(result).toMatchObject({ code: 1, stdout: '' });
       expect(result.stderr).toContain("argo: the model's response was invalid (no answer: the response was empty, or only reasoning); asking again (3 of 3)");
-      expect(result.stderr).toContain('argo: the model gave no answer after 3 re-asks');
+      expect(result.stderr).toContain('argo: the model still gave no answer after 3 re-asks');
       expect(chatBodies()).toHaveLength(4);
       expect(logLines(home)[0]).toMatchObject({ status: 'invalid_response', model_response: '' });
       const replayed = await argo(['--replay', 'last:5', '--explain', '--json', 'again'], home);
