@@ -82,14 +82,3 @@ export function judgeResponse(checked: CheckedCall[]): ResponseVerdict {
   if (invalid.length > 0) return { kind: 'invalid', reasons: invalid.map((entry) => entry.reason), checked };
   return { kind: 'run', calls: checked.filter((entry) => entry.kind === 'ok') };
 }
-
-/** A `<think>` block a model wrote into its text (an unclosed one runs to the end). */
-const THINK_BLOCK = /<think>[\s\S]*?(?:<\/think>|$)/g;
-
-/**
- * A response with no tool calls must say something (seed 001: content after the `<think>` blocks):
- * one that is blank, or only reasoning, is invalid and asked again.
- */
-export function isEmptyAnswer(text: string): boolean {
-  return text.replace(THINK_BLOCK, '').trim() === '';
-}

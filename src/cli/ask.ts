@@ -17,6 +17,7 @@ import type { Io } from './io.js';
 import { oneShotFetch } from './one-shot-fetch.js';
 import { STOP_SIGNALS } from './outcome.js';
 import type { Outcome } from './outcome.js';
+import { isEmptyAnswer } from '../text/answer.js';
 
 export interface AskOptions extends TurnInput {
   explain: boolean;
@@ -186,7 +187,7 @@ export function entryFigures(entry: LogEntry): OllamaFigures {
   return { prompt_eval_count: t.prompt_eval_count, eval_count: t.eval_count, eval_duration_ns: t.eval_duration_ns, load_duration_ns: t.load_duration_ns, total_duration_ns: t.total_duration_ns };
 }
 
-/** After the answer, on stderr: the replay note (a terminal only; -q silences it) and --stats. */
+/** After the answer, on stderr: the replay note (a terminal only; -q silences it), --stats, and a word on an empty answer. */
 async function printNotes(io: Io, result: TurnResult, stats: TurnStats, options: AskOptions): Promise<void> {
   const policy = result.entry.replay_policy;
   // A first turn has nothing to replay: no note.
@@ -199,7 +200,7 @@ async function printNotes(io: Io, result: TurnResult, stats: TurnStats, options:
   if (options.stats === true) io.stderr.write(`${statsLine(stats) ?? 'no figures: Ollama sent no final chunk'}\n`);
   // A thinking model can spend its whole token limit reasoning: exit 0 with nothing printed would look like success.
   const entry = result.entry;
-  if (entry.status === 'ok' && entry.tool_calls === undefined && entry.model_response.trim() === '') {
+  if (entry.status === 'ok' && entry.tool_calls === undefined && isEmptyAnswer(entry.model_response)) {
     const why = entry.done_reason === 'length' ? ': it reached its token limit before answering (a thinking model reasons first); raise it with -o num_predict=N' : '';
     io.stderr.write(`argo: the model gave an empty answer${why}\n`);
   }

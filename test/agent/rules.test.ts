@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCall, isEmptyAnswer, judgeResponse, readToolCalls } from '../../src/agent/calls.js';
+import { checkCall, judgeResponse, readToolCalls } from '../../src/agent/calls.js';
 import { MIN_TOOL_BUDGET } from '../../src/config/settings.js';
 import { DEFAULT_RESULT_BUDGET, SUMMARY_MIN_CHARS, savedResultPath, summarizeOlder, summaryOf, truncatedResult } from '../../src/agent/compaction.js';
 import type { ResultMessage } from '../../src/agent/compaction.js';
@@ -62,20 +62,6 @@ describe('checking calls and judging a response', () => {
     expect(judgeResponse([ok, bad, missing]).kind).toBe('needs_input');
     expect(judgeResponse([ok, bad])).toMatchObject({ kind: 'invalid', reasons: ['unknown tool "nope"'] });
     expect(judgeResponse([ok]).kind).toBe('run');
-  });
-
-  it.each([
-    ['', true],
-    ['  \n\t', true],
-    ['<think>I should look.</think>', true],
-    ['<think>a</think>\n<think>b</think>\n', true],
-    ['<think>cut off while reasoning', true],
-    ['<think>a</think> It is 4.', false],
-    ['It is 4.', false],
-    ['0', false],
-    ['I think <think> is a tag', false],
-  ])('an answer in words %j is empty: %s', (text, empty) => {
-    expect(isEmptyAnswer(text)).toBe(empty);
   });
 });
 
