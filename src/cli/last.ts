@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { serializeEntry } from '../log/entry.js';
+import type { LogEntry } from '../log/entry.js';
 import { fullBlock } from '../query/format.js';
 import { checkSessionName } from '../sessions/names.js';
 import { readSession } from '../sessions/store.js';
@@ -36,6 +37,12 @@ export function registerLast(program: Command, io: Io, setOutcome: ReportOutcome
     });
 }
 
+/** What a turn that did not end ok left: an answer cut off, the words before an agent stopped, or nothing. */
+export function whatIsLeft(entry: Pick<LogEntry, 'status' | 'model_response'>): string {
+  if (entry.model_response === '') return 'it has no answer';
+  return entry.status === 'interrupted' || entry.status === 'stopped' || entry.status === 'error' ? 'its answer is partial' : 'it stopped before answering';
+}
+
 /** The text `argo last` prints: answers only (newest last), --full blocks, or --json lines. */
 export async function lastText(settings: Settings, name: string, count: number, io: Io, flags: LastFlags = {}): Promise<string> {
   const session = await readSession(settings.paths.sessions, name);
@@ -51,9 +58,10 @@ export async function lastText(settings: Settings, name: string, count: number, 
     return entries.map((entry) => fullBlock({ ...entry, user_prompt: safe(entry.user_prompt), model_response: safe(entry.model_response) }, render)).join('');
   }
   // A turn that did not end ok has a partial answer or none: said on stderr, so a pipe of the answer stays clean.
+  const full = `argo last${count > 1 ? ` ${count}` : ''} -s ${name} --full`;
   for (const entry of entries) {
     if (entry.status === 'ok') continue;
-    io.stderr.write(`argo: turn ${entry.id} ended "${entry.status}", so ${entry.model_response === '' ? 'it has no answer' : 'its answer is partial'} (argo last --full shows why)\n`);
+    io.stderr.write(`argo: turn ${entry.id} ended "${entry.status}", so ${whatIsLeft(entry)} (${full} shows why)\n`);
   }
   // Answers as written, so `argo last | pbcopy` copies exactly the answer.
   return entries.map((entry) => safe(entry.model_response) + (entry.model_response.endsWith('\n') ? '' : '\n')).join('\n');

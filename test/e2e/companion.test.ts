@@ -366,7 +366,7 @@ describe('argo chat with piped lines', () => {
     const failed = logLines(home).at(-1);
     expect(failed).toMatchObject({ status: 'error', model_response: '' });
     expect(await argo(['last', '2'], home)).toEqual(
-      expect.objectContaining({ code: 0, stdout: 'You said: fine\n\n\n', stderr: `argo: turn ${String(failed?.id)} ended "error", so it has no answer (argo last --full shows why)\n` }),
+      expect.objectContaining({ code: 0, stdout: 'You said: fine\n\n\n', stderr: `argo: turn ${String(failed?.id)} ended "error", so it has no answer (argo last 2 -s a --full shows why)\n` }),
     );
     expect((await argo(['last', '--full'], home)).stdout).toContain('(the connection to Ollama at http://127.0.0.1:1 failed before an answer');
   });
