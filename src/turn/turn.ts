@@ -289,11 +289,6 @@ async function dateStamps(date: Date): Promise<{ timestamp: string; day: string 
   return { timestamp: format(date, TIMESTAMP_PATTERN), day: format(date, DAY_PATTERN) };
 }
 
-/**
- * The turn is the user's words: if the log cannot take it, keep it somewhere and say where. The
- * session is the one the turn was planned on (by id), so a rename or removal meanwhile never brings
- * its old name back; a session that did not exist yet is created now.
- */
 /** The refused link behind a failed write (the log writer wraps it), or null. */
 function refusedLinkIn(error: unknown): SymlinkRefusedError | null {
   for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
@@ -302,6 +297,11 @@ function refusedLinkIn(error: unknown): SymlinkRefusedError | null {
   return null;
 }
 
+/**
+ * The turn is the user's words: if the log cannot take it, keep it somewhere and say where. The
+ * session is the one the turn was planned on (by id), so a rename or removal meanwhile never brings
+ * its old name back; a session that did not exist yet is created now.
+ */
 async function writeOrRescue(settings: Settings, planned: SessionRecord | null, entry: LogEntry, day: string, ports: TurnPorts): Promise<void> {
   const [{ recordTurn, SessionUpdateError }, { openSession }, { serializeEntry }] = await Promise.all([
     import('../sessions/record-turn.js'),
