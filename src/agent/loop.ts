@@ -18,6 +18,13 @@ import type { CallOutcome } from './taxonomy.js';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_REASKS = 3;
+/** The newlines that put `next` one blank line below text ending in `shownEnd`, counting those either side already has. */
+export function paragraphBreak(shownEnd: string, next: string): string {
+  const trailing = shownEnd.endsWith('\n\n') ? 2 : shownEnd.endsWith('\n') ? 1 : 0;
+  const leading = next.startsWith('\n\n') ? 2 : next.startsWith('\n') ? 1 : 0;
+  return '\n'.repeat(Math.max(0, 2 - trailing - leading));
+}
+
 /** The re-ask reason for a response with neither calls nor words. */
 const EMPTY_ANSWER = 'no answer: the response was empty, or only reasoning';
 const SPENT_ON_REASONING = 'the model reached its token limit before answering (a thinking model reasons first); raise num_predict, or ask for less reasoning (think)';
@@ -305,7 +312,7 @@ class Run {
           if (stop.requested) return;
           this.firstTextMs ??= Math.round(this.deps.clock() - this.started);
           // Each response's words start a new paragraph after an earlier response's, not mid-line.
-          if (text === '' && this.shown !== '') this.show(this.shown.endsWith('\n\n') ? '' : this.shown.endsWith('\n') ? '\n' : '\n\n');
+          if (text === '' && this.shown !== '') this.show(paragraphBreak(this.shown, chunk));
           text += chunk;
           this.show(chunk);
         },
