@@ -70,9 +70,9 @@ const MODEL_WINDOW_MAX_AGE_MS = 60_000;
 async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(command);
   const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined);
-  const openMode = settings.serve.apiKeySource === 'config.json' ? await readableByOthers(settings.paths.config) : null;
+  const openMode = settings.serve.apiKeyInConfig ? await readableByOthers(settings.paths.config) : null;
   if (openMode !== null) {
-    io.stderr.write(`argo serve: ${settings.paths.config} holds the API key and other users can read it (mode ${openMode.toString(8)}); run "chmod 600 ${settings.paths.config}"\n`);
+    io.stderr.write(`argo serve: ${settings.paths.config} holds an API key and other users can read it (mode ${openMode.toString(8).padStart(3, '0')}); run "chmod 600 ${settings.paths.config}"\n`);
   }
   const root = await toolsRoot(flags.root);
   const mcp = mcpPool();

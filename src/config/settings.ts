@@ -61,8 +61,8 @@ export interface Settings {
 /** `argo serve`: config key "serve"; the key also from ARGO_API_KEY (an empty value counts as none). */
 export interface ServeSettings {
   apiKey: string | null;
-  /** Where the key came from: config.json's copy should be readable by this user alone. */
-  apiKeySource: 'ARGO_API_KEY' | 'config.json' | null;
+  /** config.json holds a key (used or not, as ARGO_API_KEY wins): that file should be readable by this user alone. */
+  apiKeyInConfig: boolean;
   maxBodyBytes: number;
   shutdownGraceMs: number;
   jobRetentionDays: number;
@@ -270,6 +270,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   };
 
   const session = flags.session ?? nonEmpty(env.ARGO_SESSION) ?? config.session ?? 'default';
+  const configKey = nonEmpty(config.serve?.apiKey ?? undefined);
   checkSessionName(session, flags.session !== undefined ? '--session' : env.ARGO_SESSION ? 'ARGO_SESSION' : `${source}: "session"`);
 
   const api = flags.api ?? config.api ?? 'chat';
@@ -323,8 +324,8 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       shutdownGraceMs: 10_000,
       jobRetentionDays: 30,
       ...config.serve,
-      apiKey: nonEmpty(env.ARGO_API_KEY) ?? nonEmpty(config.serve?.apiKey ?? undefined) ?? null,
-      apiKeySource: nonEmpty(env.ARGO_API_KEY) !== undefined ? 'ARGO_API_KEY' : nonEmpty(config.serve?.apiKey ?? undefined) !== undefined ? 'config.json' : null,
+      apiKey: nonEmpty(env.ARGO_API_KEY) ?? configKey ?? null,
+      apiKeyInConfig: configKey !== undefined,
     },
     agent: {
       tools: toolsOf(flags.tools, config.tools),

@@ -144,14 +144,14 @@ describe('the everyday companion settings: default replay, model source, -o opti
   });
 
   it.each([
-    [undefined, {}, null, null],
-    [{ serve: { apiKey: 'sk-config' } }, {}, 'sk-config', 'config.json'],
-    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: 'sk-env' }, 'sk-env', 'ARGO_API_KEY'],
-    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: '' }, 'sk-config', 'config.json'],
-    [{ serve: { apiKey: '' } }, {}, null, null],
-    [undefined, { ARGO_API_KEY: 'sk-env' }, 'sk-env', 'ARGO_API_KEY'],
-  ])('config %j, env %j → serve key %j from %j', (config, env, key, source) => {
-    expect(load(config, {}, env).serve).toMatchObject({ apiKey: key, apiKeySource: source });
+    [undefined, {}, null, false],
+    [{ serve: { apiKey: 'sk-config' } }, {}, 'sk-config', true],
+    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: 'sk-env' }, 'sk-env', true],
+    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: '' }, 'sk-config', true],
+    [{ serve: { apiKey: '' } }, {}, null, false],
+    [undefined, { ARGO_API_KEY: 'sk-env' }, 'sk-env', false],
+  ])('config %j, env %j → serve key %j (one in config.json: %j)', (config, env, key, inConfig) => {
+    expect(load(config, {}, env).serve).toMatchObject({ apiKey: key, apiKeyInConfig: inConfig });
   });
 
   it.each([

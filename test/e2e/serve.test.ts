@@ -467,7 +467,7 @@ describe('auth', () => {
     }
     expect(keyed.stderr() + keyed.stdout()).not.toContain(key);
     // The key's file is open to other users: said once, naming the fix.
-    expect(keyed.stderr()).toContain(`argo serve: ${join(keyHome, 'config.json')} holds the API key and other users can read it (mode 644); run "chmod 600 ${join(keyHome, 'config.json')}"`);
+    expect(keyed.stderr()).toContain(`argo serve: ${join(keyHome, 'config.json')} holds an API key and other users can read it (mode 644); run "chmod 600 ${join(keyHome, 'config.json')}"`);
     expect(keyed.stderr()).not.toContain('does not answer');
     expect(logLines(keyHome)).toHaveLength(1);
     expect(JSON.stringify(logLines(keyHome))).not.toContain(key);
