@@ -32,10 +32,10 @@ interface AskFlags extends Omit<FlagOverrides, 'budget' | 'options' | 'system' |
 }
 
 /**
- * The history commands are loaded only when the command line names them (or asks for help), so a
- * plain question does not pay for modules it never runs.
+ * The commands are loaded only when the command line names them (or asks for help), so a plain
+ * question does not pay for modules it never runs. Help lists them in this order.
  */
-const HISTORY_COMMANDS: Record<string, (program: Command, io: Io, setOutcome: ReportOutcome) => Promise<void>> = {
+const LAZY_COMMANDS: Record<string, (program: Command, io: Io, setOutcome: ReportOutcome) => Promise<void>> = {
   sessions: async (program, io) => (await import('./sessions.js')).registerSessions(program, io),
   logs: async (program, io, setOutcome) => (await import('./logs.js')).registerLogs(program, io, setOutcome),
   chat: async (program, io, setOutcome) => (await import('./chat.js')).registerChat(program, io, setOutcome),
@@ -48,6 +48,17 @@ const HISTORY_COMMANDS: Record<string, (program: Command, io: Io, setOutcome: Re
   stop: async (program, io, setOutcome) => (await import('./agent-commands.js')).registerStop(program, io, setOutcome),
   memo: async (program, io, setOutcome) => (await import('./agent-commands.js')).registerMemo(program, io, setOutcome),
   export: async (program, io, setOutcome) => (await import('./agent-commands.js')).registerExport(program, io, setOutcome),
+  doctor: (program, io, setOutcome) => {
+    program
+      .command('doctor')
+      .description('check Ollama, the model, the data directory and the config')
+      .option('--home <dir>', 'data directory')
+      .option('--host <url>', 'Ollama address')
+      .option('-m, --model <name>', 'model to check')
+      .option('--json', 'one JSON object: {ok, checks: [{check, ok, detail}]}')
+      .action(async (flags: FlagOverrides & { json?: boolean }, command: Command) => setOutcome(await (await import('./doctor.js')).doctor(flags, io, command)));
+    return Promise.resolve();
+  },
 };
 const HELP_WORDS = new Set(['-h', '--help', 'help']);
 
@@ -105,11 +116,8 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
       }
       const { settings, replay } = await companionSettings(withTools);
       checkReason(flags.reason, replay);
-      const prompt = await readPrompt(words, io, flags.stdin !== false, async () => {
-        // The usage lists every command, as --help does, not only those loaded so far.
-        for (const name of Object.keys(HISTORY_COMMANDS)) if (name !== '__complete') await register(name, program, io, setOutcome);
-        return program.helpInformation();
-      });
+      // The usage lists every command, as --help does, not only those loaded so far.
+      const prompt = await readPrompt(words, io, flags.stdin !== false, async () => (await registerAll(program, io, setOutcome), program.helpInformation()));
       setOutcome(
         await ask(
           settings,
@@ -135,19 +143,9 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
   // Options after a subcommand's name belong to it (`argo logs --home X`), not to the prompt command.
   program.enablePositionalOptions();
   const help = args.some((word) => HELP_WORDS.has(word));
-  for (const name of Object.keys(HISTORY_COMMANDS)) {
-    // A completion script names every command, so it needs them all, as help does.
-    const all = (help || args[0] === 'completion') && name !== '__complete';
-    if (all || args.includes(name)) await register(name, program, io, setOutcome);
-  }
-  program
-    .command('doctor')
-    .description('check Ollama, the model, the data directory and the config')
-    .option('--home <dir>', 'data directory')
-    .option('--host <url>', 'Ollama address')
-    .option('-m, --model <name>', 'model to check')
-    .option('--json', 'one JSON object: {ok, checks: [{check, ok, detail}]}')
-    .action(async (flags: FlagOverrides & { json?: boolean }, command: Command) => setOutcome(await (await import('./doctor.js')).doctor(flags, io, command)));
+  // A completion script names every command, so it needs them all, as help does.
+  if (help || args[0] === 'completion') await registerAll(program, io, setOutcome);
+  else for (const name of Object.keys(LAZY_COMMANDS)) if (args.includes(name)) await register(name, program, io, setOutcome);
   addOutputOptions(program);
   program.hook('preAction', (_program, action) => checkOutputFlags(action.opts<OutputFlags>()));
   return program;
@@ -162,11 +160,16 @@ function parseToolNames(value: string): string[] {
 
 const registered = new WeakMap<Command, Set<string>>();
 
+/** Registers every command but the completion helper, in help's order. */
+async function registerAll(program: Command, io: Io, setOutcome: ReportOutcome): Promise<void> {
+  for (const name of Object.keys(LAZY_COMMANDS)) if (name !== '__complete') await register(name, program, io, setOutcome);
+}
+
 /** Registers a lazily loaded command once. */
 async function register(name: string, program: Command, io: Io, setOutcome: ReportOutcome): Promise<void> {
   const done = registered.get(program) ?? new Set<string>();
   registered.set(program, done);
-  const add = HISTORY_COMMANDS[name];
+  const add = LAZY_COMMANDS[name];
   if (add === undefined || done.has(name)) return;
   done.add(name);
   await add(program, io, setOutcome);
@@ -174,7 +177,7 @@ async function register(name: string, program: Command, io: Io, setOutcome: Repo
 
 /** The commands a lone word is checked against for typos: those registered, and those loaded only when named. */
 function commandNames(program: Command): string[] {
-  const names = [...Object.keys(HISTORY_COMMANDS), ...program.commands.map((command) => command.name())];
+  const names = [...Object.keys(LAZY_COMMANDS), ...program.commands.map((command) => command.name())];
   return [...new Set(names)].filter((name) => !name.startsWith('_'));
 }
 

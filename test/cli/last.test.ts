@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { whatIsLeft } from '../../src/cli/last.js';
-import type { LogEntry } from '../../src/log/entry.js';
 
 describe("what argo last says a turn that did not end ok left", () => {
   it.each([
@@ -14,6 +13,6 @@ describe("what argo last says a turn that did not end ok left", () => {
     ['max_iterations', 'Still looking.', 'it stopped before answering'],
     ['invalid_response', 'x', 'it stopped before answering'],
   ] as const)('%s with %j: %s', (status, response, words) => {
-    expect(whatIsLeft({ status: status as LogEntry['status'], model_response: response })).toBe(words);
+    expect(whatIsLeft({ status: status, model_response: response })).toBe(words);
   });
 });

@@ -451,7 +451,7 @@ describe('argo --tools: MCP, STOP, config', () => {
 
   it('-NAME takes a toolset or tool away; a list of only those trims config\'s "tools"; --explain shows what went', async () => {
     const home = tempHome({ tools: ['dev'] });
-    type Explained = { tools: { requested: string[]; excluded: string[]; tools: string[] }; request: { body: { tools: { function: { name: string } }[] } } };
+    interface Explained { tools: { requested: string[]; excluded: string[]; tools: string[] }; request: { body: { tools: { function: { name: string } }[] } } }
     const trimmed = JSON.parse((await argo(['-T', '-shell', '--explain', '--json', 'hi'], home)).stdout) as Explained;
     expect(trimmed.tools).toMatchObject({ requested: ['dev', '-shell'], excluded: ['process', 'run_command'], tools: ['edit_file', 'list_files', 'read_file', 'search_files', 'write_file'] });
     expect(trimmed.request.body.tools.map((tool) => tool.function.name)).toEqual(trimmed.tools.tools);
