@@ -278,6 +278,16 @@ describe('streaming', () => {
     expect(await ask(6)).toMatchObject({ message: { content: 'one two three' }, done_reason: 'stop', eval_count: 6 });
   });
 
+  it('a tool call the limit cuts short is no call: done_reason length, eval_count at the limit', async () => {
+    const fake = await start({ reply: '', models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }], toolCalls: [{ function: { name: 'read_file', arguments: { path: 'a-rather-long-file-name.txt' } } }] });
+    const ask = async (limit: number): Promise<Json> =>
+      (await (await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'read_file' } }], stream: false, options: { num_predict: limit } })).json()) as Json;
+    const cut = await ask(3);
+    expect(cut).toMatchObject({ done_reason: 'length', eval_count: 3 });
+    expect((cut.message as Json).tool_calls).toBeUndefined();
+    expect(await ask(100)).toMatchObject({ done_reason: 'stop', message: { tool_calls: [{ function: { name: 'read_file' } }] } });
+  });
+
   it('flushes every chunk on its own, delayMs apart', async () => {
     const fake = await start({ reply: 'a b c d', scenario: { delayMs: 60 } });
     const res = await post(fake, '/api/chat', chatBody());

@@ -55,19 +55,22 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
   const requestOptions = (pick(body, 'options') ?? {}) as RequestBody;
   let tokens = cutAtStop(replyTokens(state.options, body, endpoint, round), requestOptions.stop);
   let thoughts: Thought[] = input.thinks && state.options.thinking ? (state.options.thinking.match(/\s*\S+/g) ?? []).map((thinking) => ({ thinking })) : [];
-  // num_predict counts every generated token, the reasoning's first: a small limit can end it mid-thought.
+  let calls = toolCallsFor(state, body, endpoint, round) ?? [];
+  // The model writes its calls as text too: about 4 characters a token.
+  let callTokens = calls.reduce((n, call) => n + Math.ceil(goJson(call.function).length / 4), 0);
+  // num_predict counts every generated token, the reasoning's first: a small limit can end it
+  // mid-thought, and a call cut short is no call (Ollama's parser never completes it).
   const limit = requestOptions.num_predict;
-  const cut = typeof limit === 'number' && limit > 0 && thoughts.length + tokens.length > limit;
+  const cut = typeof limit === 'number' && limit > 0 && thoughts.length + tokens.length + callTokens > limit;
   if (cut) {
     thoughts = thoughts.slice(0, limit);
     tokens = tokens.slice(0, limit - thoughts.length);
+    calls = [];
+    callTokens = limit - thoughts.length - tokens.length;
   }
   const finalText = state.options.textInDone && tokens.length > 0 ? (tokens.at(-1) ?? '') : '';
   const chunks: Plan['chunks'] = [...thoughts, ...(finalText ? tokens.slice(0, -1) : tokens)];
-  const calls = toolCallsFor(state, body, endpoint, round) ?? [];
   chunks.push(...toolCallChunks(calls, round));
-  // The model writes its calls as text too: about 4 characters a token.
-  const callTokens = calls.reduce((n, call) => n + Math.ceil(goJson(call.function).length / 4), 0);
   const withContext = endpoint === 'generate' && pick(body, 'raw') !== true;
   const promptWords = withContext ? (str(pick(body, 'prompt')).match(/\S+/g) ?? []) : [];
   return {
