@@ -49,17 +49,20 @@ const transport: Transport = {
   installedModels: () => Promise.resolve([]),
 };
 
+/** A turn on 2025-03-04 with this id, rescued the way the CLI rescues it. */
+const portsFor = (id: string): TurnPorts => ({
+  transport,
+  now: () => new Date('2025-03-04T05:06:07.000Z'),
+  clock: () => 0,
+  newId: () => id,
+  rescue: async (text, dataHome) => (await import('../../src/log/fs.js')).rescueText(dataHome, text),
+});
+
 describe('a turn when the disk fills mid-append', () => {
   it('leaves no partial line, rescues the turn privately, and fails with a clear message', async () => {
     const home = mkdtempSync(join(tmpdir(), 'argo-full-disk-'));
     const settings = loadSettings({ home, session: 'work' }, {});
-    const ports: TurnPorts = {
-      transport,
-      now: () => new Date('2025-03-04T05:06:07.000Z'),
-      clock: () => 0,
-      newId: () => 'turn00000001',
-      rescue: async (text, dataHome) => (await import('../../src/log/fs.js')).rescueText(dataHome, text),
-    };
+    const ports = portsFor('turn00000001');
     disk.full = true;
     let error: unknown;
     try {
@@ -89,13 +92,7 @@ describe('a turn whose day log is a planted link', () => {
     mkdirSync(join(home, 'logs'), { mode: 0o700 });
     symlinkSync(elsewhere, join(home, 'logs', '2025-03-04.log'));
     const settings = loadSettings({ home, session: 'work' }, {});
-    const ports: TurnPorts = {
-      transport,
-      now: () => new Date('2025-03-04T05:06:07.000Z'),
-      clock: () => 0,
-      newId: () => 'turn00000002',
-      rescue: async (text, dataHome) => (await import('../../src/log/fs.js')).rescueText(dataHome, text),
-    };
+    const ports = portsFor('turn00000002');
     const error = await runTurn(settings, { prompt: 'keep me', replay: { kind: 'none' }, log: true, ollamaStream: true }, ports).then(
       () => null,
       (caught: unknown) => caught,
