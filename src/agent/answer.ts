@@ -10,7 +10,7 @@ import type { ToolsConfig, Unavailable } from '../tools/catalog.js';
 import type { Tool } from '../tools/types.js';
 import type { Answer, Answerer } from '../turn/turn.js';
 import { savedResultPath } from './compaction.js';
-import { runAgent } from './loop.js';
+import { paragraphBreak, runAgent } from './loop.js';
 import type { AgentEvent, AgentResult, ConfirmAnswer, ConfirmRequest } from './loop.js';
 import { isStopSet } from './stop.js';
 
@@ -93,6 +93,8 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
     // Asked once per turn: every result saved in it goes to the same session's folder.
     let session: Promise<string> | undefined;
     const sessionId = (): Promise<string> => (session ??= setup.sessionId());
+    /** The end of the reasoning shown so far, across the run's responses. */
+    let thoughtEnd = '';
     const result = await runAgent(
       {
         base: request.body,
@@ -106,9 +108,15 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
       {
         model: (agentRequest, hooks) => {
           const shown = context.onThinking;
+          let first = true;
           const onThinking = shown
             ? (text: string): void => {
                 hooks.onThinking(text);
+                // Each response's reasoning starts a new paragraph after an earlier one's, as its words do.
+                const between = first && thoughtEnd !== '' ? paragraphBreak(thoughtEnd, text) : '';
+                if (between !== '') shown(between);
+                first = false;
+                thoughtEnd = (thoughtEnd + text).slice(-2);
                 shown(text);
               }
             : hooks.onThinking;

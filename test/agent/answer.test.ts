@@ -82,4 +82,36 @@ describe('agentAnswerer', () => {
       expect(statSync(saved).mode & 0o777).toBe(0o600);
     }
   });
+
+  it("shows each response's reasoning as a new paragraph after the previous one's; the model gets each back as it was", async () => {
+    const bodies: AgentChatBody[] = [];
+    const thoughts = ['Need the file.', 'It says hi.'];
+    const shown: string[] = [];
+    const thinking: AnswerContext['transport'] = {
+      stream: (request, hooks) => {
+        bodies.push(JSON.parse(JSON.stringify(request.body)) as AgentChatBody);
+        hooks.onThinking?.(thoughts[bodies.length - 1] ?? '');
+        const calls = bodies.length === 1 ? [{ function: { name: 'read_file', arguments: { path: 'file0.txt', limit: 1 } } }] : [];
+        if (calls.length === 0) hooks.onText('It says hi.');
+        return Promise.resolve({ status: 'ok', failure: null, metrics: METRICS, attempts: 1, toolCalls: calls });
+      },
+      installedModels: () => Promise.resolve([]),
+    };
+    const answer = agentAnswerer({
+      tools: [readFileTool],
+      unavailable: [],
+      root,
+      home,
+      maxIterations: 3,
+      ephemeralSystem: null,
+      yes: false,
+      confirm: () => Promise.resolve('no-terminal'),
+      emit: () => undefined,
+      sessionId: () => Promise.resolve('S2'),
+    });
+    const request = { endpoint: '/api/chat' as const, body: { model: 'argo', messages: [{ role: 'user' as const, content: 'read' }], stream: true } };
+    await answer(request, { turnId: 'T2', transport: thinking, clock: () => 0, onText: () => undefined, onThinking: (text) => shown.push(text) });
+    expect(shown).toEqual(['Need the file.', '\n\n', 'It says hi.']);
+    expect(bodies[1]?.messages[1]).toMatchObject({ role: 'assistant', thinking: 'Need the file.' });
+  });
 });
