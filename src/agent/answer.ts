@@ -7,10 +7,11 @@ import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../log/fs.js';
 import { readMemo } from '../tools/memo.js';
 import type { ToolsConfig, Unavailable } from '../tools/catalog.js';
+import { paragraphBreak } from '../text/answer.js';
 import type { Tool } from '../tools/types.js';
 import type { Answer, Answerer } from '../turn/turn.js';
 import { savedResultPath } from './compaction.js';
-import { paragraphBreak, runAgent } from './loop.js';
+import { runAgent } from './loop.js';
 import type { AgentEvent, AgentResult, ConfirmAnswer, ConfirmRequest } from './loop.js';
 import { isStopSet } from './stop.js';
 

@@ -7,7 +7,7 @@ import type { ChatBody } from '../replay/prompt.js';
 import type { Memo } from '../tools/memo.js';
 import { asksFirst } from '../tools/types.js';
 import type { Tool, ToolContext } from '../tools/types.js';
-import { isEmptyAnswer } from '../text/answer.js';
+import { isEmptyAnswer, paragraphBreak } from '../text/answer.js';
 import { checkCall, judgeResponse, readToolCalls } from './calls.js';
 import type { CheckedCall, ResponseVerdict } from './calls.js';
 import { DEFAULT_RESULT_BUDGET, isOverBudget, summarizeOlder, truncatedResult } from './compaction.js';
@@ -18,13 +18,6 @@ import type { CallOutcome } from './taxonomy.js';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_REASKS = 3;
-/** The newlines that put `next` one blank line below text ending in `shownEnd`, counting those either side already has. */
-export function paragraphBreak(shownEnd: string, next: string): string {
-  const trailing = shownEnd.endsWith('\n\n') ? 2 : shownEnd.endsWith('\n') ? 1 : 0;
-  const leading = next.startsWith('\n\n') ? 2 : next.startsWith('\n') ? 1 : 0;
-  return '\n'.repeat(Math.max(0, 2 - trailing - leading));
-}
-
 /** The re-ask reason for a response with neither calls nor words. */
 const EMPTY_ANSWER = 'no answer: the response was empty, or only reasoning';
 const SPENT_ON_REASONING = 'the model reached its token limit before answering (a thinking model reasons first); raise num_predict, or ask for less reasoning (think)';

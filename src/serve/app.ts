@@ -52,7 +52,6 @@ export interface ArgoServer {
   readonly running: number;
 }
 
-
 export function createServer(deps: ServerDeps): ArgoServer {
   const app = new Hono<Env>();
   const queue = new KeyedQueue();
@@ -575,5 +574,3 @@ function asApiError(error: unknown, log: (line: string) => void): ApiError {
   log(`argo serve: unexpected failure: ${error instanceof Error ? error.message : String(error)}`);
   return new ApiError(500, 'unexpected server failure (details in the server log)', 'server_error', 'internal_error');
 }
-
-

@@ -43,7 +43,7 @@ export function sessionStore(paths: DataPaths): SessionStore {
 const VERSION_TIMEOUT_MS = 2000;
 const MODELS_TIMEOUT_MS = 10_000;
 
-/** A client whose every request is abandoned, its socket closed, after `ms`. */
+/** A client whose every request is abandoned after `ms` (the `ollama` client sets no timeout of its own). */
 function boundedClient(host: string, ms: number): Ollama {
   return new Ollama({
     host,

@@ -3,7 +3,6 @@ import { checkCall, judgeResponse, readToolCalls } from '../../src/agent/calls.j
 import { MIN_TOOL_BUDGET } from '../../src/config/settings.js';
 import { DEFAULT_RESULT_BUDGET, SUMMARY_MIN_CHARS, savedResultPath, summarizeOlder, summaryOf, truncatedResult } from '../../src/agent/compaction.js';
 import type { ResultMessage } from '../../src/agent/compaction.js';
-import { paragraphBreak } from '../../src/agent/loop.js';
 import { buildAgentRequest, toolDefinitions } from '../../src/agent/request.js';
 import { renderTrajectory, toolCallingPrompt } from '../../src/agent/sharegpt.js';
 import { GENERIC_FAILURE, classifyResult, classifyThrown, oneLine, requiredParameter } from '../../src/agent/taxonomy.js';
@@ -166,20 +165,6 @@ describe('microcompaction rules', () => {
     const results: ResultMessage[] = [{ callId: 'q', name: 'read_file', args, content, round: 1, summarized: false }];
     expect(summarizeOlder(results, 2)).toEqual([]);
     expect(results).toEqual([{ callId: 'q', name: 'read_file', args, content, round: 1, summarized: false }]);
-  });
-});
-
-describe('the break between two responses shown', () => {
-  it.each([
-    ['done.', 'Next', '\n\n'],
-    ['done.\n', 'Next', '\n'],
-    ['done.\n\n', 'Next', ''],
-    ['done.', '\nNext', '\n'],
-    ['done.', '\n\nNext', ''],
-    ['done.\n', '\nNext', ''],
-    ['done.\n\n', '\n\nNext', ''],
-  ])('%j then %j: %j', (before, next, between) => {
-    expect(paragraphBreak(before.slice(-2), next)).toBe(between);
   });
 });
 

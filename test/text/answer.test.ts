@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isEmptyAnswer } from '../../src/text/answer.js';
+import { isEmptyAnswer, paragraphBreak } from '../../src/text/answer.js';
 
 describe('an empty answer', () => {
   it.each([
@@ -19,5 +19,19 @@ describe('an empty answer', () => {
     ['Use </think> to close a block.', false],
   ])('%j is empty: %s', (text, empty) => {
     expect(isEmptyAnswer(text)).toBe(empty);
+  });
+});
+
+describe('the break between two responses shown', () => {
+  it.each([
+    ['done.', 'Next', '\n\n'],
+    ['done.\n', 'Next', '\n'],
+    ['done.\n\n', 'Next', ''],
+    ['done.', '\nNext', '\n'],
+    ['done.', '\n\nNext', ''],
+    ['done.\n', '\nNext', ''],
+    ['done.\n\n', '\n\nNext', ''],
+  ])('%j then %j: %j', (before, next, between) => {
+    expect(paragraphBreak(before.slice(-2), next)).toBe(between);
   });
 });
