@@ -111,7 +111,7 @@ async function sessionIdFor(settings: Settings, log: boolean, io: Io): Promise<s
 function explainText(box: Toolbox, request: { endpoint: string; body: unknown }, settings: Settings, root: string): string {
   const lines = [`tools      ${settings.agent.tools.join(', ')} (from ${settings.agent.toolsSource})`];
   for (const { toolset, tools } of box.resolution.expanded) lines.push(`  ${toolset.padEnd(12)} → ${tools.length > 0 ? tools.join(', ') : '(includes only)'}`);
-  if (box.resolution.excluded) lines.push(`  ${'taken away'.padEnd(12)} → ${box.resolution.excluded.join(', ')}`);
+  if (box.takenAway.length > 0) lines.push(`  ${'taken away'.padEnd(12)} → ${box.takenAway.join(', ')}`);
   lines.push(`resolved   ${box.tools.map((tool) => tool.name).join(', ') || '(none)'}`);
   for (const gone of box.unavailable) lines.push(`  unavailable ${gone.name}: ${gone.reason}`);
   lines.push(`root       ${root}`, `max        ${settings.agent.maxIterations} iterations`, `request    POST ${settings.host}${request.endpoint}`, JSON.stringify(request.body, null, 2));
@@ -156,7 +156,7 @@ export async function prepareAgent(settings: Settings, flags: AgentFlags, log: b
       const resolution = {
         requested: settings.agent.tools,
         expanded: box.resolution.expanded,
-        excluded: box.resolution.excluded ?? [],
+        excluded: box.takenAway,
         tools: box.tools.map((tool) => tool.name),
         unavailable: box.unavailable,
       };

@@ -328,7 +328,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       apiKeyInConfig: configKey !== undefined,
     },
     agent: {
-      tools: toolsOf(flags.tools, config.tools),
+      tools: toolsOf(flags.tools, config.tools, source),
       toolsSource: flags.tools === undefined ? `${source}: "tools"` : takesAwayOnly(flags.tools) ? `${source}: "tools" and --tools` : '--tools',
       toolsets: config.toolsets ?? {},
       commandTools: config.commandTools ?? {},
@@ -358,9 +358,13 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
 }
 
 /** --tools replaces config's list, except one that only takes away (`-T -shell`): that trims it. */
-function toolsOf(flags: readonly string[] | undefined, config: readonly string[] | undefined): string[] {
+function toolsOf(flags: readonly string[] | undefined, config: readonly string[] | undefined, source: string): string[] {
   if (flags === undefined) return [...(config ?? [])];
-  return takesAwayOnly(flags) ? [...(config ?? []), ...flags] : [...flags];
+  if (!takesAwayOnly(flags)) return [...flags];
+  if (config === undefined || config.length === 0) {
+    throw new UsageError(`--tools ${flags.join(',')} only takes tools away, and ${source} has no "tools" to take them from; name what to keep too, e.g. --tools dev,-shell`);
+  }
+  return [...config, ...flags];
 }
 
 // `-name` takes a toolset or tool away (resolved in tools/toolsets.ts, a layer config does not import).

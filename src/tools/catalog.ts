@@ -39,6 +39,8 @@ export interface Toolbox {
   unavailable: Unavailable[];
   /** The toolset (`mcp:<server>`) each MCP server's tool came from. */
   mcpToolsets: ReadonlyMap<string, string>;
+  /** What `-name`s took away of what the run would have had, MCP servers' tools included. Sorted. */
+  takenAway: string[];
   close: () => Promise<void>;
 }
 
@@ -115,7 +117,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   const mcpToolsets = new Map<string, string>();
   const connect = options.connectMcp ?? connectMcpServer;
   // `-name` of a tool only a server offers is known only now, as the servers list theirs.
-  const excluded = new Set(resolution.excluded ?? []);
+  const excluded = new Set(resolution.excludedMcpTools ?? []);
+  const takenAway = new Set(resolution.excluded ?? []);
   /** Starts these servers; `wanted` keeps only the tools it names (a single MCP tool asked by name). */
   const addServers = async (servers: readonly string[], wanted: ReadonlySet<string> | null): Promise<string[]> => {
     const failures: string[] = [];
@@ -128,7 +131,9 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
         failures.push(reason);
         return;
       }
-      const offered = result.value.tools.filter((tool) => (wanted === null || wanted.has(tool.name)) && !excluded.has(tool.name));
+      const listed = result.value.tools.filter((tool) => wanted === null || wanted.has(tool.name));
+      for (const tool of listed) if (excluded.has(tool.name)) takenAway.add(tool.name);
+      const offered = listed.filter((tool) => !excluded.has(tool.name));
       if (offered.length === 0) {
         void result.value.close().catch(() => undefined);
         return;
@@ -169,6 +174,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
     tools,
     unavailable,
     mcpToolsets,
+    takenAway: [...takenAway].sort(),
     close: async () => {
       await Promise.allSettled(closers.map((close) => Promise.resolve().then(close)));
     },

@@ -42,11 +42,10 @@ export interface Resolution {
   mcpTools?: string[];
   /** Each toolset reached and the tools it contributed directly, in resolution order (for --explain). */
   expanded: { toolset: string; tools: string[] }[];
-  /**
-   * What the `-name` entries take away: static tools, `mcp:<server>` servers, and names that may be
-   * an MCP server's tool (left out when the servers list them). Sorted; absent when nothing is taken away.
-   */
+  /** What the `-name` entries took away of what the others added: static tools and `mcp:<server>` servers. Sorted; absent when none. */
   excluded?: string[];
+  /** `-name`s only an MCP server could have: left out of what the servers offer once they run. Sorted; absent when none. */
+  excludedMcpTools?: string[];
 }
 
 /** `-name` in a list takes away what `name` would add: `dev,-shell` is dev without its commands. */
@@ -74,18 +73,23 @@ export function resolveTools(requested: readonly string[], catalog: Catalog): Re
   const taken = requested.filter((name) => name.startsWith(EXCLUDE_PREFIX)).map((name) => name.slice(EXCLUDE_PREFIX.length));
   const bad = taken.find((name) => name === '' || name.startsWith(EXCLUDE_PREFIX) || name === NO_TOOLS);
   if (bad !== undefined) throw new UsageError(`"${EXCLUDE_PREFIX}${bad}" takes nothing away; write ${EXCLUDE_PREFIX}NAME with a toolset or tool, e.g. dev,-shell`);
-  const added = expand(requested.filter((name) => !name.startsWith(EXCLUDE_PREFIX)), catalog);
+  const adding = requested.filter((name) => !name.startsWith(EXCLUDE_PREFIX));
+  if (adding.length === 0 && taken.length > 0) throw new UsageError(`${requested.join(',')} only takes tools away, and nothing in the list adds any; name what to keep too, e.g. dev,-shell`);
+  const added = expand(adding, catalog);
   if (taken.length === 0) return added;
   const away = expand(taken, catalog);
   const keep = (set: readonly string[], gone: readonly string[]): string[] => set.filter((name) => !gone.includes(name));
+  const went = (set: readonly string[], gone: readonly string[]): string[] => set.filter((name) => gone.includes(name));
   const mcpTools = keep(added.mcpTools ?? [], away.mcpTools ?? []);
-  const excluded = [...away.tools, ...away.mcpServers.map((server) => `${MCP_PREFIX}${server}`), ...(away.mcpTools ?? [])].sort();
+  const excluded = [...went(added.tools, away.tools), ...went(added.mcpServers, away.mcpServers).map((server) => `${MCP_PREFIX}${server}`)].sort();
+  const excludedMcpTools = away.mcpTools ?? [];
   return {
     tools: keep(added.tools, away.tools),
     mcpServers: keep(added.mcpServers, away.mcpServers),
     expanded: added.expanded,
     ...(mcpTools.length > 0 ? { mcpTools } : {}),
     ...(excluded.length > 0 ? { excluded } : {}),
+    ...(excludedMcpTools.length > 0 ? { excludedMcpTools } : {}),
   };
 }
 

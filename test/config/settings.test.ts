@@ -160,13 +160,16 @@ describe('the everyday companion settings: default replay, model source, -o opti
     [{ tools: ['dev'] }, ['fs'], ['fs'], '--tools'],
     [{ tools: ['dev'] }, ['fs', '-read_file'], ['fs', '-read_file'], '--tools'],
     [{ tools: ['dev'] }, ['-shell'], ['dev', '-shell'], 'config and --tools'],
-    [undefined, ['-shell'], ['-shell'], 'config and --tools'],
     [{ tools: ['dev'] }, ['none'], ['none'], '--tools'],
   ])('config %j, --tools %j → tools %j (from %s)', (config, tools, expected, from) => {
     const agent = load(config, tools === undefined ? {} : { tools }).agent;
     expect(agent.tools).toEqual(expected);
     const source = { config: /config\.json: "tools"$/, '--tools': /^--tools$/, 'config and --tools': /config\.json: "tools" and --tools$/ }[from];
     expect(agent.toolsSource).toMatch(source ?? /never/);
+  });
+
+  it.each([[undefined], [{ tools: [] }]])('with config %j, a --tools that only takes away is a usage error naming what to do', (config) => {
+    expect(() => load(config, { tools: ['-shell'] })).toThrow(/^--tools -shell only takes tools away, and .*config\.json has no "tools" to take them from; name what to keep too, e\.g\. --tools dev,-shell$/);
   });
 
   it.each([

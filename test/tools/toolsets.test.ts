@@ -43,23 +43,27 @@ describe('resolving toolsets and tools', () => {
     [['dev', '-shell'], ['edit_file', 'list_files', 'read_file', 'search_files', 'write_file'], [], ['process', 'run_command']],
     [['-shell', 'dev'], ['edit_file', 'list_files', 'read_file', 'search_files', 'write_file'], [], ['process', 'run_command']],
     [['dev', '-run_command'], ['edit_file', 'list_files', 'process', 'read_file', 'search_files', 'write_file'], [], ['run_command']],
-    [['fs', '-shell'], ['list_files', 'read_file', 'search_files'], [], ['process', 'run_command']],
+    // Only what went is reported: fs never had the shell's tools.
+    [['fs', '-shell'], ['list_files', 'read_file', 'search_files'], [], undefined],
     [['remote', '-mcp:files'], ['list_files', 'read_file', 'search_files'], [], ['mcp:files']],
     [['remote', '-fs'], [], ['files'], ['list_files', 'read_file', 'search_files']],
     [['fs', '-fs'], [], [], ['list_files', 'read_file', 'search_files']],
-    [['-shell'], [], [], ['process', 'run_command']],
   ])('%j → %j (mcp %j), taken away %j', (requested, tools, servers, excluded) => {
     const resolution = resolveTools(requested, catalog);
-    expect(resolution).toMatchObject({ tools, mcpServers: servers, excluded });
+    expect(resolution).toMatchObject({ tools, mcpServers: servers });
+    expect(resolution.excluded).toEqual(excluded);
   });
 
   it('a name taken away that only an MCP server could have is passed on, to leave out of what the servers offer', () => {
-    expect(resolveTools(['mcp:files', 'gh_issue', '-gh_issue', '-lint'], catalog)).toMatchObject({ mcpServers: ['files'], excluded: ['gh_issue', 'lint'] });
-    expect(resolveTools(['mcp:files', 'gh_issue', '-gh_issue'], catalog)).not.toHaveProperty('mcpTools');
+    const resolution = resolveTools(['mcp:files', 'gh_issue', '-gh_issue', '-lint'], catalog);
+    expect(resolution).toMatchObject({ mcpServers: ['files'], excludedMcpTools: ['gh_issue', 'lint'] });
+    expect(resolution).not.toHaveProperty('mcpTools');
+    expect(resolution).not.toHaveProperty('excluded');
   });
 
   it.each([
     [['dev', '-'], '"-" takes nothing away; write -NAME with a toolset or tool, e.g. dev,-shell'],
+    [['-shell', '-web'], '-shell,-web only takes tools away, and nothing in the list adds any; name what to keep too, e.g. dev,-shell'],
     [['dev', '--shell'], '"--shell" takes nothing away'],
     [['dev', '-none'], '"-none" takes nothing away'],
     // Not even an MCP tool's name: a typo.
@@ -218,11 +222,12 @@ describe('loading a toolbox: graceful degradation', () => {
 
   it("a tool taken away by name is left out of what an MCP server offers; the server's others stay", async () => {
     const offered = (name: string) => ({ name, description: name, parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
-    const box = await loadToolbox(['mcp:gh', '-gh_delete'], { mcpServers: { gh: { command: 'a' } } }, {
+    const box = await loadToolbox(['mcp:gh', '-gh_delete', '-gh_nothing'], { mcpServers: { gh: { command: 'a' } } }, {
       connectMcp: () => Promise.resolve({ tools: [offered('gh_search'), offered('gh_delete')], close: () => Promise.resolve() }),
     });
     expect(box.tools.map((tool) => tool.name)).toEqual(['gh_search']);
-    expect(box.resolution.excluded).toEqual(['gh_delete']);
+    // What a server offered and a -name took away is reported as taken away; a name no server has is not.
+    expect(box.takenAway).toEqual(['gh_delete']);
     await box.close();
   });
 
