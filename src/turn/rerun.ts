@@ -42,6 +42,10 @@ export type Rebuilt =
  * changed them since, the hash says so and the rebuild is refused.
  */
 export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEntry>, settings: Settings, changes: RerunChanges = {}): Rebuilt {
+  // An agent turn sent many requests (tools, memo, results): one of them again is not the turn.
+  if (entry.tools !== undefined && entry.tools.length > 0) {
+    return { ok: false, reason: `turn ${entry.id} was an agent run (tools ${entry.tools.join(', ')}), and rerun sends one request, not a tool loop; ask it again with --tools ${entry.tools.join(',')}` };
+  }
   if (entry.request_sha256 === undefined) {
     return { ok: false, reason: `turn ${entry.id} was logged before Argo kept a hash of each request, so its request cannot be proved` };
   }

@@ -254,6 +254,21 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     }
   });
 
+  it('argo rerun refuses an agent turn, naming the tools to ask again with: one request again is not the run', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];
+    expect(await argo(['-T', 'fs', '--root', tree(), 'what is here?'], home)).toMatchObject({ code: 0 });
+    const turn = logLines(home)[0];
+    const requests = chatBodies().length;
+    expect(await argo(['rerun', String(turn?.id)], home)).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `argo: cannot rerun: turn ${String(turn?.id)} was an agent run (tools list_files, read_file, search_files), and rerun sends one request, not a tool loop; ask it again with --tools list_files,read_file,search_files\n`,
+    });
+    expect(chatBodies()).toHaveLength(requests);
+    expect(logLines(home)).toHaveLength(1);
+  });
+
   it('max_iterations ends a loop that keeps calling', async () => {
     const home = tempHome();
     script = [{ calls: [call('list_files', { pattern: '*' })] }];
