@@ -6,6 +6,7 @@ import type { FlagOverrides, Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { parseOptionAssignments } from '../ollama/options.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
+import type { AgentFlags } from './agent.js';
 import { collect } from './parse.js';
 import { settingsFor } from './settings.js';
 import { judgeWords, typoMessage } from './typos.js';
@@ -79,6 +80,11 @@ export async function latestSession(dir: string, where: string): Promise<string>
     throw new UsageError(`${where}: no session can be read: ${damaged.map((record) => record.path).join(', ')} ${damaged.length === 1 ? 'is' : 'are'} damaged (${first.problem}); argo sessions rm ${first.name} removes it, argo -s NAME starts another`);
   }
   throw new UsageError(`${where}: there is no session yet; ask something first (argo "…")`);
+}
+
+/** Agent mode's own flags, as a one-liner and a chat pass them to a turn. */
+export function agentFlags(flags: { root?: string; yes?: boolean; ephemeralSystem?: string }): AgentFlags {
+  return { yes: flags.yes === true, ...(flags.root !== undefined ? { root: flags.root } : {}), ...(flags.ephemeralSystem !== undefined ? { ephemeralSystem: flags.ephemeralSystem } : {}) };
 }
 
 /** --reason needs a replay, and `--replay session` always replays for reason "session" (docs/replay.md). */

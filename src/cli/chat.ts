@@ -12,7 +12,7 @@ import { readReplaySpec, replaySpecText } from '../replay/spec.js';
 import type { ReplayReason } from '../replay/types.js';
 import { checkSessionName } from '../sessions/names.js';
 import { ask, entryFigures, newTransport } from './ask.js';
-import { checkReason, companionSettings } from './ask-flags.js';
+import { agentFlags, checkReason, companionSettings } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
 import type { FlagOverrides } from '../config/settings.js';
 import type { Io } from './io.js';
@@ -23,6 +23,10 @@ export interface ChatFlags extends Omit<FlagOverrides, 'options' | 'system'>, Co
   reason?: ReplayReason;
   stream?: boolean;
   log?: boolean;
+  /** Agent mode's flags (with --tools), as for a one-liner. */
+  root?: string;
+  yes?: boolean;
+  ephemeralSystem?: string;
 }
 
 /** The ask flags that make no sense in a chat. */
@@ -62,6 +66,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     log: flags.log !== false,
     stats: flags.stats === true,
     quiet: flags.quiet === true,
+    agent: agentFlags(flags),
   });
   const driver: ChatDriver = {
     turn: async (prompt, state, signal) => {

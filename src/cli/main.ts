@@ -13,12 +13,11 @@ import { addOutputOptions, checkOutputFlags } from './output-flags.js';
 import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
-import { addCompanionOptions, checkReason, companionSettings, routeWords } from './ask-flags.js';
+import { addCompanionOptions, agentFlags, checkReason, companionSettings, routeWords } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
 import { packageVersion } from './version.js';
 
-interface AskFlags extends Omit<FlagOverrides, 'budget' | 'options' | 'system' | 'tools'>, CompanionFlags, OutputFlags {
-  tools?: string;
+interface AskFlags extends Omit<FlagOverrides, 'budget' | 'options' | 'system'>, CompanionFlags, OutputFlags {
   root?: string;
   yes?: boolean;
   ephemeralSystem?: string;
@@ -99,7 +98,8 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--keep-alive <duration>', 'how long Ollama keeps the model loaded (e.g. 10m, -1)')
     .option('--think <level>', 'thinking models: on, off, low, medium, high or max (config "think"; default: the model\'s own, on since Ollama 0.13)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
-    .option('-T, --tools <list>', 'agent mode: toolsets and tools, comma-separated (fs, edit, shell, web, memo, history, dev, mcp:NAME; "none" turns config\'s off)')
+    // Parsed here, not in the action, so `argo chat` (which copies these options) gets a list too.
+    .option('-T, --tools <list>', 'agent mode: toolsets and tools, comma-separated (fs, edit, shell, web, memo, history, dev, mcp:NAME; "none" turns config\'s off)', parseToolNames)
     .option('--root <dir>', 'the directory file tools may use (default: the working directory)')
     .option('--yes', 'run side-effecting tool calls without asking')
     .option('--max-iterations <n>', 'most tool rounds before stopping (default 10)', parsePositiveInteger)
@@ -107,14 +107,12 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .action(async (words: string[], flags: AskFlags) => {
       const route = routeWords(program, words, args, io, commandNames(program));
       if (route === 'help-shown') return;
-      const { tools: toolList, root, yes, ephemeralSystem, ...rest } = flags;
-      const withTools = { ...rest, ...(toolList !== undefined ? { tools: parseToolNames(toolList) } : {}) };
       // Bare `argo` on a terminal: a chat with the same flags.
       if (route === 'chat') {
-        setOutcome(await (await import('./chat.js')).chat(withTools, io));
+        setOutcome(await (await import('./chat.js')).chat(flags, io));
         return;
       }
-      const { settings, replay } = await companionSettings(withTools);
+      const { settings, replay } = await companionSettings(flags);
       checkReason(flags.reason, replay);
       // The usage lists every command, as --help does, not only those loaded so far.
       const prompt = await readPrompt(words, io, flags.stdin !== false, async () => (await registerAll(program, io, setOutcome), program.helpInformation()));
@@ -131,7 +129,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
             log: flags.log,
             stats: flags.stats === true,
             quiet: flags.quiet === true,
-            agent: { yes: yes === true, ...(root !== undefined ? { root } : {}), ...(ephemeralSystem !== undefined ? { ephemeralSystem } : {}) },
+            agent: agentFlags(flags),
             raw: flags.raw === true,
           },
           io,

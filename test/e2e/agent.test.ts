@@ -254,6 +254,18 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     }
   });
 
+  it('argo chat takes --tools, --root and --yes as the one-liner does: each message is an agent turn in the chosen tree', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ calls: [call('write_file', { path: 'made.txt', content: 'by chat' })] }, { reply: 'Written.' }, { calls: [call('list_files', { pattern: '*.txt' })] }, { reply: 'Two.' }];
+    const result = await argo(['chat', '-T', 'fs,edit', '--root', root, '--yes'], home, { stdin: 'write it\nlist them\n' });
+    expect(result).toMatchObject({ code: 0, stdout: 'Written.\nTwo.\n' });
+    expect(readFileSync(join(root, 'made.txt'), 'utf8')).toBe('by chat');
+    const lines = logLines(home);
+    expect(lines.map((line) => line.status)).toEqual(['ok', 'ok']);
+    expect(lines[1]?.tool_calls).toEqual([expect.objectContaining({ name: 'list_files', result: JSON.stringify({ files: ['made.txt', 'notes.txt'], count: 2 }) })]);
+  });
+
   it('argo rerun refuses an agent turn, naming the tools to ask again with: one request again is not the run', async () => {
     const home = tempHome();
     script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];
