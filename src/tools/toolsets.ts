@@ -120,6 +120,10 @@ function expand(requested: readonly string[], catalog: Catalog): Resolution {
       throw unknownName(name, path, catalog);
     }
     if (name.startsWith(MCP_PREFIX)) servers.add(name.slice(MCP_PREFIX.length));
+    const taking = [...spec.tools, ...spec.includes].find((entry) => entry.startsWith(EXCLUDE_PREFIX));
+    if (taking !== undefined) {
+      throw new UsageError(`toolset "${name}" lists "${taking}", but ${EXCLUDE_PREFIX}NAME works only in a list of tools (--tools, "tools"), not inside a toolset; list what the toolset keeps instead`);
+    }
     for (const tool of spec.tools) {
       if (catalog.tools.has(tool)) tools.add(tool);
       else if (perhapsMcp(tool)) mcpTools.add(tool);

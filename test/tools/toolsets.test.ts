@@ -15,6 +15,7 @@ const catalog: Catalog = {
     self: { tools: [], includes: ['self'] },
     review: { tools: ['memo'], includes: ['fs', 'history'] },
     broken: { tools: ['nope'], includes: [] },
+    taking: { tools: ['-run_command'], includes: ['dev'] },
     bad_include: { tools: [], includes: ['ghost'] },
     'mcp:files': { tools: [], includes: [] },
     remote: { tools: [], includes: ['mcp:files', 'fs'] },
@@ -63,6 +64,7 @@ describe('resolving toolsets and tools', () => {
 
   it.each([
     [['dev', '-'], '"-" takes nothing away; write -NAME with a toolset or tool, e.g. dev,-shell'],
+    [['taking'], 'toolset "taking" lists "-run_command", but -NAME works only in a list of tools (--tools, "tools"), not inside a toolset; list what the toolset keeps instead'],
     [['-shell', '-web'], '-shell,-web only takes tools away, and nothing in the list adds any; name what to keep too, e.g. dev,-shell'],
     [['dev', '--shell'], '"--shell" takes nothing away'],
     [['dev', '-none'], '"-none" takes nothing away'],
@@ -94,7 +96,7 @@ describe('resolving toolsets and tools', () => {
   });
 
   it.each([
-    [['fss'], 'unknown toolset or tool "fss"; toolsets: a, b, bad_include, broken, c, dev, edit, fs, history, mcp:files, memo, remote, review, self, shell, web; tools: edit_file, fetch_url'],
+    [['fss'], 'unknown toolset or tool "fss"; toolsets: a, b, bad_include, broken, c, dev, edit, fs, history, mcp:files, memo, remote, review, self, shell, taking, web; tools: edit_file, fetch_url'],
     [['bad_include'], 'toolset "bad_include" includes unknown toolset "ghost"'],
     [['broken'], 'toolset "broken" lists unknown tool "nope"'],
     [['none', 'fs'], '"none" turns tools off'],
