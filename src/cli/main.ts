@@ -13,7 +13,7 @@ import { addOutputOptions, checkOutputFlags } from './output-flags.js';
 import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
-import { addCompanionOptions, agentFlags, checkReason, companionSettings, routeWords } from './ask-flags.js';
+import { addCompanionOptions, agentFlags, checkAgentFlags, checkReason, companionSettings, routeWords } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
 import { packageVersion } from './version.js';
 
@@ -114,6 +114,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
       }
       const { settings, replay } = await companionSettings(flags);
       checkReason(flags.reason, replay);
+      checkAgentFlags(flags, settings);
       // The usage lists every command, as --help does, not only those loaded so far.
       const prompt = await readPrompt(words, io, flags.stdin !== false, async () => (await registerAll(program, io, setOutcome), program.helpInformation()));
       setOutcome(
@@ -145,8 +146,35 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
   if (help || args[0] === 'completion') await registerAll(program, io, setOutcome);
   else for (const name of Object.keys(LAZY_COMMANDS)) if (args.includes(name)) await register(name, program, io, setOutcome);
   addOutputOptions(program);
-  program.hook('preAction', (_program, action) => checkOutputFlags(action.opts<OutputFlags>()));
+  program.hook('preAction', (_program, action) => {
+    carryOver(program, action);
+    checkOutputFlags(action.opts<OutputFlags>());
+  });
   return program;
+}
+
+/**
+ * Options written before a command's name (`argo --json last`) are parsed as the question's. Each
+ * is carried to the command when it has that option (one written after the name wins), and refused
+ * when it has not: a flag must never be dropped in silence.
+ */
+function carryOver(program: Command, action: Command): void {
+  // doctor checks the set-up a question would use, so it reads every option written before it.
+  if (action === program || action.name() === 'doctor') return;
+  const chain: Command[] = [];
+  for (let command: Command | null = action; command !== null && command !== program; command = command.parent) chain.push(command);
+  const done = new Set<string>();
+  for (const option of program.options) {
+    const key = option.attributeName();
+    if (done.has(key) || program.getOptionValueSource(key) !== 'cli') continue;
+    done.add(key);
+    const target = chain.find((command) => command.options.some((own) => own.attributeName() === key));
+    // --home is read through the command's ancestors by every command that has a data home.
+    if (target === undefined && key === 'home') continue;
+    const path = chain.map((command) => command.name()).reverse().join(' ');
+    if (target === undefined) throw new UsageError(`"${path}" does not take ${option.long ?? option.flags} (argo ${path} --help lists what it takes)`);
+    if (target.getOptionValueSource(key) !== 'cli') target.setOptionValueWithSource(key, program.getOptionValue(key), 'cli');
+  }
 }
 
 /** "fs, edit" → ["fs", "edit"]; kept here so a plain question loads no tool code. */

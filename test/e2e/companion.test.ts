@@ -203,6 +203,34 @@ describe('silent truncation, detected', () => {
   });
 });
 
+describe('options written before a command name', () => {
+  it('are carried to the command that has them, after-the-name wins, and refused by one that has not: never dropped', async () => {
+    const home = tempHome();
+    await argo(['-s', 'w', 'first'], home);
+    await argo(['-s', 'other', 'second'], home);
+    const first = logLines(home)[0];
+    const chats = (): number => ollama.requests.filter((r) => r.path === '/api/chat').length;
+    const before = chats();
+    // --explain before rerun explains: nothing sent, nothing logged.
+    const explained = await argo(['--explain', 'rerun', String(first?.id)], home);
+    expect(explained).toMatchObject({ code: 0 });
+    expect(explained.stdout).toContain(`rerun of  ${String(first?.id)}`);
+    expect(chats()).toBe(before);
+    // --no-log before chat: the chat's turns are not logged.
+    expect(await argo(['--no-log', 'chat', '-s', 'w'], home, { stdin: 'quiet please\n' })).toMatchObject({ code: 0 });
+    expect(logLines(home)).toHaveLength(2);
+    // -s before last picks the session; -s after it wins.
+    expect((await argo(['-s', 'w', 'last'], home)).stdout).toBe('You said: first\n');
+    expect((await argo(['-s', 'w', 'last', '-s', 'other'], home)).stdout).toBe('You said: second\n');
+    // --json before tools prints JSON.
+    const listed = (await argo(['--json', 'tools'], home)).stdout;
+    expect(JSON.parse(listed)).toHaveProperty('toolsets');
+    // An option the command does not have is a usage error naming both.
+    expect(await argo(['--explain', 'tools'], home)).toMatchObject({ code: 2, stderr: 'argo: "tools" does not take --explain (argo tools --help lists what it takes)\n' });
+    expect(await argo(['--stats', 'sessions', 'show', 'w'], home)).toMatchObject({ code: 2, stderr: 'argo: "sessions show" does not take --stats (argo sessions show --help lists what it takes)\n' });
+  });
+});
+
 describe('argo rerun', () => {
   it('rebuilds the exact request (same bytes), sends it to another model with other options, logs rerun_of, and diffs the answers', async () => {
     const home = tempHome();
