@@ -45,7 +45,8 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
       if (typeof value !== 'number' || !Number.isFinite(value)) fail('a number');
       return;
     case 'integer':
-      if (!Number.isInteger(value)) fail('a whole number');
+      // Past 2^53 a number is no longer exact, and Ollama's Go ints refuse it.
+      if (!Number.isSafeInteger(value)) fail('a whole number');
       return;
     case 'boolean':
       if (typeof value !== 'boolean') fail('true or false');
@@ -57,7 +58,7 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
       if (value !== null && typeof value !== 'string') fail('a string or null');
       return;
     case 'string|integer':
-      if (typeof value !== 'string' && !Number.isInteger(value)) fail('a string or a whole number');
+      if (typeof value !== 'string' && !Number.isSafeInteger(value)) fail('a string or a whole number');
       return;
     case 'boolean|string':
       if (typeof value !== 'string' && typeof value !== 'boolean') fail('true, false or a string');

@@ -391,6 +391,9 @@ export function readConfigFile(path: string): ConfigFile {
   return parsed as ConfigFile;
 }
 
+/** The longest a Node timer can wait (a longer one fires at once). */
+const TIMER_MAX_MS = 2_147_483_647;
+
 function checkRanges(settings: Settings, source: string): void {
   const rules: [string, number, number, number?][] = [
     ['stream.flushChunks', settings.tokenBuffer.flushChunks, 1],
@@ -401,13 +404,19 @@ function checkRanges(settings: Settings, source: string): void {
     // Node's HTTP client gives up on its own after 300 s without data; a longer wait cannot be kept.
     ['timeouts.idleMs', settings.timeouts.idleMs, 100, 300_000],
     ['serve.maxBodyBytes', settings.serve.maxBodyBytes, 1],
-    ['serve.shutdownGraceMs', settings.serve.shutdownGraceMs, 0],
+    ['serve.shutdownGraceMs', settings.serve.shutdownGraceMs, 0, TIMER_MAX_MS],
     ['serve.jobRetentionDays', settings.serve.jobRetentionDays, 1],
     ['timeouts.lockWaitMs', settings.timeouts.lockWaitMs, 0, 3_600_000],
     ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
     ...Object.entries(settings.agent.toolBudgets).map(([tool, chars]): [string, number, number] => [`toolBudgets.${tool}`, chars, MIN_TOOL_BUDGET]),
-    ...Object.entries(settings.agent.toolTimeouts).map(([tool, ms]): [string, number, number] => [`toolTimeouts.${tool}`, ms, 1]),
+    ...Object.entries(settings.agent.toolTimeouts).map(([tool, ms]): [string, number, number, number] => [`toolTimeouts.${tool}`, ms, 1, TIMER_MAX_MS]),
+    ...Object.entries(settings.agent.commandTools).flatMap(([tool, spec]): [string, number, number, number][] =>
+      typeof spec.timeoutMs === 'number' ? [[`commandTools.${tool}.timeoutMs`, spec.timeoutMs, 1, TIMER_MAX_MS]] : [],
+    ),
   ];
+  // Only a flag's window is checked where it is parsed (--num-ctx); config's here.
+  const numCtx = settings.options.num_ctx;
+  if (typeof numCtx === 'number' && numCtx < 1 && settings.numCtxSource === 'config') throw new UsageError(`${source}: "options.num_ctx" must be at least 1, got ${numCtx}`);
   for (const [name, server] of Object.entries(settings.agent.mcpServers)) {
     if (typeof server.command !== 'string' || server.command === '') throw new UsageError(`${source}: "mcpServers.${name}.command" is missing: name the program that starts the server`);
   }

@@ -78,6 +78,7 @@ export function parseOptionAssignments(assignments: readonly string[]): OptionVa
     }
     const value = convert(raw, kind);
     if (value === null) throw new UsageError(`-o ${name}=${raw}: ${name} takes ${KIND_WORDS[kind]}`);
+    if (name === 'num_ctx' && typeof value === 'number' && value < 1) throw new UsageError(`-o num_ctx=${raw}: the context window takes a whole number of 1 or more`);
     const previous = values[name];
     values[name] = Array.isArray(value) && Array.isArray(previous) ? [...previous, ...value] : value;
   }

@@ -95,6 +95,12 @@ describe('config.json errors name the key', () => {
     [{ retries: { attempts: 0 } }, /"retries.attempts" must be at least 1/],
     [{ timeouts: { idleMs: 5 } }, /"timeouts.idleMs" must be at least 100/],
     [{ toolBudgets: { read_file: 499 } }, /"toolBudgets.read_file" must be at least 500/],
+    // A Node timer past 2^31-1 ms fires at once: every call would time out before it started.
+    [{ toolTimeouts: { read_file: 99_999_999_999 } }, /"toolTimeouts.read_file" must be at most 2147483647, got 99999999999$/],
+    [{ commandTools: { lint: { description: 'd', argv: ['x'], timeoutMs: 0 } } }, /"commandTools.lint.timeoutMs" must be at least 1, got 0$/],
+    [{ serve: { shutdownGraceMs: 3_000_000_000 } }, /"serve.shutdownGraceMs" must be at most 2147483647/],
+    [{ options: { num_ctx: -5 } }, /"options.num_ctx" must be at least 1, got -5$/],
+    [{ options: { seed: 1e300 } }, /"options.seed" must be a whole number/],
     [{ options: { keep_alive: 'forever' } }, /"options.keep_alive" must be seconds or a duration/],
     [{ personas: { x: 3 } }, /"personas.x" must be a string/],
     [{ persona: 'pirate' }, /\/config\.json: "persona": unknown persona "pirate" \(known: critic, expert, friendly, neutral, teacher\); add it under "personas" in config\.json$/],

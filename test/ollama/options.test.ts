@@ -31,6 +31,8 @@ describe('parseOptionAssignments', () => {
     ['=3', '-o "=3": use key=value, e.g. -o num_predict=200'],
     ['num_predict=2.5', '-o num_predict=2.5: num_predict takes a whole number'],
     ['num_predict=many', '-o num_predict=many: num_predict takes a whole number'],
+    ['num_ctx=0', '-o num_ctx=0: the context window takes a whole number of 1 or more'],
+    ['num_ctx=-4', '-o num_ctx=-4: the context window takes a whole number of 1 or more'],
     ['temperature=hot', '-o temperature=hot: temperature takes a number'],
     ['temperature=', '-o temperature=: temperature takes a number'],
     ['use_mmap=yes', '-o use_mmap=yes: use_mmap takes true or false'],
