@@ -266,6 +266,19 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(lines[1]?.tool_calls).toEqual([expect.objectContaining({ name: 'list_files', result: JSON.stringify({ files: ['made.txt', 'notes.txt'], count: 2 }) })]);
   });
 
+  it.each([
+    [['--ephemeral-system', 'be terse', 'hi'], '--ephemeral-system'],
+    [['--root', '/tmp', 'hi'], '--root'],
+    [['--yes', 'hi'], '--yes'],
+    [['--max-iterations', '3', 'hi'], '--max-iterations'],
+    [['chat', '--root', '/tmp'], '--root'],
+    [['-T', 'none', '--yes', 'hi'], '--yes'],
+  ])('%j without tools is a usage error, not a flag dropped in silence', async (args, flag) => {
+    const home = tempHome();
+    expect(await argo(args, home, { stdin: 'hello\n' })).toMatchObject({ code: 2, stderr: `argo: ${flag} is for agent mode: add --tools (e.g. --tools fs), or "tools" in config.json\n` });
+    expect(chatBodies()).toHaveLength(0);
+  });
+
   it('argo rerun refuses an agent turn, naming the tools to ask again with: one request again is not the run', async () => {
     const home = tempHome();
     script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];
