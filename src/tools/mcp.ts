@@ -40,6 +40,19 @@ function objectSchema(schema: unknown): ParametersSchema {
   return { type: 'object', properties: {} };
 }
 
+/**
+ * Closes the client, then lets go of the server's pipes. The SDK ends the process it started, but a
+ * launcher's child (`sh -c …`, a wrapper script) can keep the pipe open, and an open pipe would keep
+ * Argo running after its answer. The process is a private field of the SDK's transport: when a new
+ * SDK version renames it, this falls back to the SDK's own close.
+ */
+async function closeFully(client: { close: () => Promise<void> }, transport: object): Promise<void> {
+  const child = (transport as { _process?: { stdin?: { destroy: () => void } | null; stdout?: { destroy: () => void } | null } })._process;
+  await client.close();
+  child?.stdin?.destroy();
+  child?.stdout?.destroy();
+}
+
 /** Starts the server, lists its tools; rejects with a one-line reason when it does not start or answer. */
 export async function connectMcp(name: string, config: McpServerConfig): Promise<McpConnection> {
   const [{ Client }, { StdioClientTransport, getDefaultEnvironment }] = await Promise.all([
@@ -82,9 +95,9 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
       if (ended) listener();
       else listeners.push(listener);
     };
-    return { tools, close: () => client.close(), onClose };
+    return { tools, close: () => closeFully(client, transport), onClose };
   } catch (error) {
-    await client.close().catch(() => undefined);
+    await closeFully(client, transport).catch(() => undefined);
     throw new Error(`MCP server "${name}" did not start (${error instanceof Error ? error.message.split('\n')[0] ?? '' : 'unknown error'})`, { cause: error });
   }
 }

@@ -402,6 +402,23 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(messagesOf(chatBodies()[1]).at(-1)).toEqual({ role: 'tool', tool_name: 'add', content: '{"content":"42"}' });
   });
 
+  it('an MCP server behind a launcher that leaves a child holding its pipe does not keep argo running after the answer', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'argo-mcp-launcher-'));
+    const pidFile = join(scratch, 'lingering.pid');
+    // The launcher starts a process that keeps the server's stdout open and never exits, then becomes the server.
+    const linger = `${JSON.stringify(process.execPath)} -e 'require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)' &`;
+    const launcher = { command: '/bin/sh', args: ['-c', `${linger} exec ${JSON.stringify(TEST_MCP_SERVER.command)} ${JSON.stringify(TEST_MCP_SERVER.args[0] ?? '')}`] };
+    const home = tempHome({ mcpServers: { calc: launcher } });
+    script = [{ calls: [call('add', { a: 2, b: 3 })] }, { reply: 'It is 5.' }];
+    try {
+      // runArgo waits for the process to exit: before the fix it never did.
+      expect(await argo(['-T', 'mcp:calc', 'add 2 and 3'], home)).toMatchObject({ code: 0, stdout: 'It is 5.\n' });
+      expect(existsSync(pidFile)).toBe(true);
+    } finally {
+      if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')));
+    }
+  });
+
   it('a single MCP tool asked by name: only that tool goes to the model', async () => {
     const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
     script = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'It is 3.' }];
