@@ -1,9 +1,7 @@
 // `argo --tools …`: the agent loop plugged into the turn, with the terminal's side of it —
 // confirmation prompts, one `argo:` line per failure, the explanation of the resolution. Loaded
 // only when tools are asked for, so a plain question never pays for tool code or the MCP SDK.
-import { realpath, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { resolve } from 'node:path';
 import type { Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { agentAnswerer, toolsConfigOf } from '../agent/answer.js';
@@ -21,6 +19,7 @@ import type { Answerer } from '../turn/turn.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
+import { toolRoot } from './root.js';
 
 /** The ask command's agent flags. */
 export interface AgentFlags {
@@ -39,16 +38,6 @@ export interface AgentRun {
   close: () => Promise<void>;
 }
 
-async function rootOf(flag: string | undefined): Promise<string> {
-  const given = resolve(flag ?? process.cwd());
-  try {
-    if (!(await stat(given)).isDirectory()) throw new UsageError(`--root ${given} is not a directory`);
-    return await realpath(given);
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`--root ${given} does not exist; give a directory the file tools may use`);
-  }
-}
 
 /** One line from the terminal; '' when it closes or Ctrl-C aborts the run (the reader is closed, so nothing keeps the process alive). */
 function readLine(input: NodeJS.ReadableStream, signal: AbortSignal): Promise<string> {
@@ -121,7 +110,7 @@ function explainText(box: Toolbox, request: { endpoint: string; body: unknown },
 /** Resolves the tools (usage errors name the cycle or the unknown name) and prepares the run. */
 export async function prepareAgent(settings: Settings, flags: AgentFlags, log: boolean, io: Io, pause: () => void = () => undefined): Promise<AgentRun> {
   if (settings.api !== 'chat') throw new UsageError('--tools needs the chat endpoint: drop --api generate (or "api" in config.json)');
-  const root = await rootOf(flags.root);
+  const root = await toolRoot(flags.root);
   let box: Toolbox;
   try {
     box = await loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent));

@@ -43,6 +43,7 @@ export function rejectStrayWords(command: Command): void {
   const [word] = command.args;
   if (word === undefined) return;
   const names = command.commands.map((sub) => sub.name());
+  if (names.length === 0) throw new UsageError(`"${command.name()}" takes no word like "${word}" (argo ${command.name()} --help)`);
   throw new UsageError(`unknown command "${command.name()} ${word}"; use one of: ${names.join(', ')} (argo ${command.name()} --help)`);
 }
 

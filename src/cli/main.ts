@@ -73,7 +73,8 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
   const program = new Command('argo')
     .exitOverride()
     .configureOutput({
-      outputError: (text, write) => write(`argo: ${text.replace(/^error: /, '').trimEnd()}${idHint(text)} (see argo --help)\n`),
+      // Commander puts its "(Did you mean …?)" on a line of its own: one line, as every error.
+      outputError: (text, write) => write(`argo: ${text.replace(/^error: /, '').trimEnd().replace(/\s*\n\s*/g, ' ')}${idHint(text)} (see argo --help)\n`),
     })
     .description('Ask a local Ollama model from the shell, with deterministic replay of earlier turns.')
     .version(packageVersion(), '-v, --version', 'print the version (-V too)')
@@ -99,7 +100,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--think <level>', 'thinking models: on, off, low, medium, high or max (config "think"; default: the model\'s own, on since Ollama 0.13)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     // Parsed here, not in the action, so `argo chat` (which copies these options) gets a list too.
-    .option('-T, --tools <list>', 'agent mode: toolsets and tools, comma-separated (fs, edit, shell, web, memo, history, dev, mcp:NAME; "none" turns config\'s off)', parseToolNames)
+    .option('-T, --tools <list>', 'agent mode: toolsets and tools, comma-separated, repeatable (fs, edit, shell, web, memo, history, dev, mcp:NAME; "none" turns config\'s off)', addToolNames)
     .option('--root <dir>', 'the directory file tools may use (default: the working directory)')
     .option('--yes', 'run side-effecting tool calls without asking')
     .option('--max-iterations <n>', 'most tool rounds before stopping (default 10)', parsePositiveInteger)
@@ -177,11 +178,11 @@ function carryOver(program: Command, action: Command): void {
   }
 }
 
-/** "fs, edit" → ["fs", "edit"]; kept here so a plain question loads no tool code. */
-function parseToolNames(value: string): string[] {
+/** "fs, edit" → ["fs", "edit"], added to what earlier -T gave (`-T fs -T edit`); kept here so a plain question loads no tool code. */
+function addToolNames(value: string, previous: string[] = []): string[] {
   const names = value.split(',').map((name) => name.trim());
   if (names.some((name) => name === '')) throw new UsageError(`--tools: empty name in "${value}"; use a comma-separated list like fs,edit`);
-  return names;
+  return [...previous, ...names];
 }
 
 const registered = new WeakMap<Command, Set<string>>();

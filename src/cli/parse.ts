@@ -17,9 +17,12 @@ export function parseBudget(value: string): number {
   throw new InvalidArgumentError(`use a whole number of characters, at least ${MIN_BUDGET}.`);
 }
 
+/** A decimal number as people write one: no hexadecimal, no "Infinity". */
+const DECIMAL = /^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?\s*$/i;
+
 export function parseNumber(value: string): number {
   const number = Number(value);
-  if (value.trim() !== '' && Number.isFinite(number)) return number;
+  if (DECIMAL.test(value) && Number.isFinite(number)) return number;
   throw new InvalidArgumentError('use a number, e.g. 0.7.');
 }
 

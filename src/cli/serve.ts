@@ -1,9 +1,8 @@
-import { realpath, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { RuntimeError, UsageError } from '../errors.js';
+import { RuntimeError } from '../errors.js';
 import { errnoOf, readableByOthers } from '../log/fs.js';
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { plainReason } from '../ollama/plain-reason.js';
@@ -19,6 +18,7 @@ import { settingsOf } from './common.js';
 import type { Io } from './io.js';
 import { STOP_SIGNALS } from './outcome.js';
 import type { Outcome, ReportOutcome, StopSignal } from './outcome.js';
+import { toolRoot } from './root.js';
 
 interface ServeFlags {
   host: string;
@@ -28,12 +28,6 @@ interface ServeFlags {
 }
 
 /** The real path of the tools' root, checked at start so a typo fails now, not at the first tool call. */
-async function toolsRoot(flag: string | undefined): Promise<string> {
-  const given = resolve(flag ?? '.');
-  const found = await stat(given).catch(() => null);
-  if (!found?.isDirectory()) throw new UsageError(`--root ${given} is not a directory; give the directory server-side tools may use`);
-  return realpath(given);
-}
 
 /** An IP address, or a host name (labels of letters, digits and dashes; not all digits, which would be a mistyped IPv4). */
 export function parseBindHost(value: string): string {
@@ -74,7 +68,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   if (openMode !== null) {
     io.stderr.write(`argo serve: ${settings.paths.config} holds an API key and other users can read it (mode ${openMode.toString(8).padStart(3, '0')}); run "chmod 600 ${settings.paths.config}"\n`);
   }
-  const root = await toolsRoot(flags.root);
+  const root = await toolRoot(flags.root);
   const mcp = mcpPool();
   const ollama = ollamaInfo(settings.host);
   const modelWindows = new ModelWindows(MODEL_WINDOW_MAX_AGE_MS);

@@ -383,7 +383,8 @@ export function readConfigFile(path: string): ConfigFile {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    // Some editors start a UTF-8 file with a byte order mark; JSON.parse would refuse it, invisibly.
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new UsageError(`${path} is not valid JSON (${(error as Error).message}); fix or remove it`, { cause: error });
   }

@@ -174,6 +174,10 @@ describe('the everyday companion settings: default replay, model source, -o opti
     expect(agent.toolsSource).toMatch(source ?? /never/);
   });
 
+  it('reads a config.json that starts with a byte order mark, as some editors write it', () => {
+    expect(load('\uFEFF{"model":"bom-model"}').model).toBe('bom-model');
+  });
+
   it.each([[undefined], [{ tools: [] }]])('with config %j, a --tools that only takes away is a usage error naming what to do', (config) => {
     expect(() => load(config, { tools: ['-shell'] })).toThrow(/^--tools -shell only takes tools away, and .*config\.json has no "tools" to take them from; name what to keep too, e\.g\. --tools dev,-shell$/);
   });

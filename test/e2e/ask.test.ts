@@ -489,6 +489,10 @@ describe('argo: bad input', () => {
     [['--persona', 'pirate', 'x'], /unknown persona "pirate"/],
     [['--mode', 'nope', 'x'], /unknown mode "nope"/],
     [['--frobnicate', 'x'], /unknown option '--frobnicate'/],
+    // Commander's did-you-mean is joined onto the same line.
+    [['--jsn', 'x'], /^argo: unknown option '--jsn' \(Did you mean --json\?\) \(see argo --help\)\n$/],
+    [['stop', 'extra'], /^argo: "stop" takes no word like "extra" \(argo stop --help\)\n$/],
+    [['--temperature', '0x10', 'x'], /--temperature <n>.*invalid/],
     [['rerun', '-xY3abcdefgh'], /unknown option '-xY3abcdefgh'; if it is a turn id, put "--" before it \(argo rerun -- -xY3abcdefgh\)/],
     [['--temperature', 'hot', 'x'], /--temperature <n>.*invalid/],
   ])('%j → exit 2 with one clear message, nothing written', async (args, message) => {
