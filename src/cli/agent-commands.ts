@@ -202,7 +202,13 @@ function bare(name: string): ToolDefinition {
 async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(self);
   const records = (flags.session?.length ?? 0) > 0 ? await listSessions(settings.paths.sessions) : [];
-  const query = await buildQuery({ ...(flags.session ? { session: flags.session } : {}), ...(flags.since ? { since: flags.since } : {}), ...(flags.until ? { until: flags.until } : {}), status: ['ok'] }, io.now(), records, settings.paths.sessions);
+  // Given but empty is not "all": buildQuery refuses it, as argo logs does.
+  const query = await buildQuery(
+    { ...(flags.session !== undefined ? { session: flags.session } : {}), ...(flags.since !== undefined ? { since: flags.since } : {}), ...(flags.until !== undefined ? { until: flags.until } : {}), status: ['ok'] },
+    io.now(),
+    records,
+    settings.paths.sessions,
+  );
   const { tools } = buildCatalog(toolsConfigOf(settings.agent), builtinTools());
   // An MCP server's tools are not known without starting it: their names stand alone.
   const definitionOf = (name: string): ToolDefinition => {

@@ -242,9 +242,16 @@ function limitOf(limit: number | undefined): { limit?: number } {
   return limit === undefined ? {} : { limit };
 }
 
+/** A filter's names; one given with no name in it (`-s ''`, `-s ,`) is refused, not read as "all". */
+function namesOf(values: readonly string[] | undefined, flag: string): string[] {
+  const names = splitList(values ?? []);
+  if (values !== undefined && names.length === 0) throw new UsageError(`${flag} needs a name (an empty one would match everything)`);
+  return names;
+}
+
 export async function buildQuery(flags: LogsFlags, now: Date, records: readonly SessionRecord[], sessionsDir: string): Promise<Query> {
   const query: Query = { ...EMPTY_QUERY };
-  const sessions = splitList(flags.session ?? []);
+  const sessions = namesOf(flags.session, '--session');
   if (sessions.length > 0) query.sessionIds = new Set(await Promise.all(sessions.map((name) => resolveSessionId(name, records, sessionsDir))));
   if (flags.since !== undefined) query.since = parseWhen(flags.since, now, 'start', '--since').getTime();
   if (flags.until !== undefined) query.until = parseWhen(flags.until, now, 'end', '--until').getTime();
@@ -256,9 +263,9 @@ export async function buildQuery(flags: LogsFlags, now: Date, records: readonly 
   if (flags.reason) query.reasons = parseChoices(flags.reason, REASON_FILTERS, '--reason');
   if (flags.status) query.statuses = parseChoices(flags.status, STATUS_CHOICES, '--status');
   if (flags.truncated) query.truncated = true;
-  const models = splitList(flags.model ?? []);
+  const models = namesOf(flags.model, '--model');
   if (models.length > 0) query.models = models;
-  const tools = splitList(flags.tool ?? []);
+  const tools = namesOf(flags.tool, '--tool');
   if (tools.length > 0) query.tools = new Set(tools);
   if (flags.grep !== undefined) {
     if (flags.grep === '') throw new UsageError('--grep needs some text to look for');

@@ -279,6 +279,17 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(chatBodies()).toHaveLength(0);
   });
 
+  it.each([
+    [['--since', ''], /^argo: --since: cannot read "" as a time/],
+    [['--until', ''], /^argo: --until: cannot read "" as a time/],
+    [['-s', ''], /^argo: --session needs a name/],
+  ])('export %j is a usage error, not an export of everything', async (args, message) => {
+    const result = await argo(['export', '--format', 'sharegpt', ...args], tempHome());
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+  });
+
   it('argo rerun refuses an agent turn, naming the tools to ask again with: one request again is not the run', async () => {
     const home = tempHome();
     script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];

@@ -183,6 +183,11 @@ describe.concurrent('argo logs: filters', () => {
     [['--json', '--full'], /^argo: --json prints lines as stored and --full prints them for reading: choose one/],
     [['--stats', '--follow'], /^argo: --stats counts what is there; it cannot --follow/],
     [['-q', ''], /^argo: --grep needs some text/],
+    // Given, but no name in it: not a filter that matches everything.
+    [['-s', ''], /^argo: --session needs a name \(an empty one would match everything\)\n$/],
+    [['-s', ' , '], /^argo: --session needs a name/],
+    [['--model', ''], /^argo: --model needs a name/],
+    [['--tool', ','], /^argo: --tool needs a name/],
     [['--bogus'], /^argo: unknown option '--bogus'/],
   ])('%j is a usage error (exit 2, one line naming the fix)', async (args, message) => {
     const result = await argo(fx.home, ['logs', ...args]);
