@@ -11,7 +11,8 @@ import { isStopSet } from '../agent/stop.js';
 import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
-import { loadToolbox } from '../tools/catalog.js';
+import { buildCatalog, builtinTools, loadToolbox } from '../tools/catalog.js';
+import { resolveTools } from '../tools/toolsets.js';
 import { commandEnvironment } from '../tools/process.js';
 import type { Toolbox } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
@@ -105,6 +106,22 @@ function explainText(box: Toolbox, request: { endpoint: string; body: unknown },
   for (const gone of box.unavailable) lines.push(`  unavailable ${gone.name}: ${gone.reason}`);
   lines.push(`root       ${root}`, `max        ${settings.agent.maxIterations} iterations`, `request    POST ${settings.host}${request.endpoint}`, JSON.stringify(request.body, null, 2));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What can be checked before any turn, without starting an MCP server: the endpoint, the root and
+ * the names (a cycle, an unknown name). A chat calls it once at its start, so a typo is a usage
+ * error then, not a failure of every message.
+ */
+export async function checkAgentSetup(settings: Settings, flags: AgentFlags): Promise<string> {
+  if (settings.api !== 'chat') throw new UsageError('--tools needs the chat endpoint: drop --api generate (or "api" in config.json)');
+  try {
+    resolveTools(settings.agent.tools, buildCatalog(toolsConfigOf(settings.agent), builtinTools()).catalog);
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`${settings.agent.toolsSource}: ${error.message}`, { cause: error });
+    throw error;
+  }
+  return toolRoot(flags.root);
 }
 
 /** Resolves the tools (usage errors name the cycle or the unknown name) and prepares the run. */

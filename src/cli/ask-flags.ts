@@ -82,10 +82,15 @@ export async function latestSession(dir: string, where: string): Promise<string>
   throw new UsageError(`${where}: there is no session yet; ask something first (argo "…")`);
 }
 
+/** Tools were asked for (`none` turns config's default off). */
+export function usesTools(settings: Settings): boolean {
+  const tools = settings.agent.tools;
+  return tools.length > 0 && !(tools.length === 1 && tools[0] === 'none');
+}
+
 /** Agent mode's flags mean nothing without tools: refused rather than dropped in silence. */
 export function checkAgentFlags(flags: { root?: string; yes?: boolean; ephemeralSystem?: string; maxIterations?: number }, settings: Settings): void {
-  const tools = settings.agent.tools;
-  if (tools.length > 0 && !(tools.length === 1 && tools[0] === 'none')) return;
+  if (usesTools(settings)) return;
   const given = [flags.root !== undefined && '--root', flags.yes === true && '--yes', flags.ephemeralSystem !== undefined && '--ephemeral-system', flags.maxIterations !== undefined && '--max-iterations'].find((flag) => flag !== false);
   if (given !== undefined) throw new UsageError(`${given} is for agent mode: add --tools (e.g. --tools fs), or "tools" in config.json`);
 }

@@ -18,6 +18,7 @@ import { oneShotFetch } from './one-shot-fetch.js';
 import { STOP_SIGNALS } from './outcome.js';
 import type { Outcome } from './outcome.js';
 import { isEmptyAnswer } from '../text/answer.js';
+import { usesTools } from './ask-flags.js';
 
 export interface AskOptions extends TurnInput {
   explain: boolean;
@@ -41,15 +42,9 @@ export interface AskContext {
   onEntry?: (entry: LogEntry) => void;
 }
 
-/** Tools were asked for (`none` turns config's default off). */
-function wantsTools(settings: Settings): boolean {
-  const tools = settings.agent.tools;
-  return tools.length > 0 && !(tools.length === 1 && tools[0] === 'none');
-}
-
 /** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). How it ended. */
 export async function ask(settings: Settings, options: AskOptions, io: Io, shared: AskContext = {}): Promise<Outcome> {
-  if (!wantsTools(settings)) return askTurn(settings, options, io, shared, null);
+  if (!usesTools(settings)) return askTurn(settings, options, io, shared, null);
   // Tool code and the MCP SDK are loaded only here.
   const { prepareAgent } = await import('./agent.js');
   // The spinner must stop before a confirmation or a failure line is written to the terminal.

@@ -12,7 +12,7 @@ import { readReplaySpec, replaySpecText } from '../replay/spec.js';
 import type { ReplayReason } from '../replay/types.js';
 import { checkSessionName } from '../sessions/names.js';
 import { ask, entryFigures, newTransport } from './ask.js';
-import { agentFlags, checkAgentFlags, checkReason, companionSettings } from './ask-flags.js';
+import { agentFlags, checkAgentFlags, checkReason, companionSettings, usesTools } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
 import type { FlagOverrides } from '../config/settings.js';
 import type { Io } from './io.js';
@@ -50,6 +50,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
   const { settings, replay } = await companionSettings(flags, { kind: 'session' });
   checkReason(flags.reason, replay);
   checkAgentFlags(flags, settings);
+  if (usesTools(settings)) await (await import('./agent.js')).checkAgentSetup(settings, agentFlags(flags));
   const transport = newTransport(settings);
   const terminal = io.stdin.isTTY;
   const forState = (state: ChatState): Settings => ({

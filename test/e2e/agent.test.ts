@@ -517,6 +517,16 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(plain.request.body.tools).toBeUndefined();
   });
 
+  it('argo chat checks its tools and root once, at its start: a typo is a usage error before any message, not a failure of each', async () => {
+    const home = tempHome();
+    const typo = await argo(['chat', '-T', 'fss'], home, { stdin: 'one\ntwo\n' });
+    expect(typo).toMatchObject({ code: 2, stdout: '' });
+    expect(typo.stderr).toMatch(/^argo: --tools: unknown toolset or tool "fss"; [^\n]+\n$/);
+    expect(await argo(['chat', '-T', 'fs', '--root', '/no/such/dir'], home, { stdin: 'one\n' })).toMatchObject({ code: 2, stderr: 'argo: --root /no/such/dir does not exist; give a directory the tools may use\n' });
+    expect(chatBodies()).toHaveLength(0);
+    expect(logLines(home)).toHaveLength(0);
+  });
+
   it('-T is repeatable (the lists add up); an empty --root is a usage error, not the working directory', async () => {
     const home = tempHome();
     const explained = JSON.parse((await argo(['-T', 'fs', '-T', 'memo', '--explain', '--json', 'hi'], home)).stdout) as { tools: { requested: string[]; tools: string[] } };
