@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAnswerer } from '../../src/agent/answer.js';
+import type { AgentSetup } from '../../src/agent/answer.js';
 import type { AgentEvent } from '../../src/agent/loop.js';
 import type { AgentChatBody, StreamOutcome } from '../../src/ollama/transport.js';
 import { readFileTool } from '../../src/tools/fs.js';
@@ -42,27 +43,24 @@ function transport(bodies: AgentChatBody[]): AnswerContext['transport'] {
   };
 }
 
+/** The answer step over read_file in the test tree, asking nothing (no terminal). */
+const answerer = (overrides: Pick<AgentSetup, 'emit' | 'sessionId'>) =>
+  agentAnswerer({ tools: [readFileTool], unavailable: [], root, home, maxIterations: 3, ephemeralSystem: null, yes: false, confirm: () => Promise.resolve('no-terminal'), ...overrides });
+
+const request = { endpoint: '/api/chat' as const, body: { model: 'argo', messages: [{ role: 'user' as const, content: 'read' }], stream: true } };
+
 describe('agentAnswerer', () => {
   it('runs a round of 8 read_file calls, feeds them back in call order and has every result saved once it returns', async () => {
     const bodies: AgentChatBody[] = [];
     const events: AgentEvent[] = [];
     let sessionAsked = 0;
-    const answer = agentAnswerer({
-      tools: [readFileTool],
-      unavailable: [],
-      root,
-      home,
-      maxIterations: 3,
-      ephemeralSystem: null,
-      yes: false,
-      confirm: () => Promise.resolve('no-terminal'),
+    const answer = answerer({
       emit: (event) => events.push(event),
       sessionId: () => {
         sessionAsked++;
         return Promise.resolve('S1');
       },
     });
-    const request = { endpoint: '/api/chat' as const, body: { model: 'argo', messages: [{ role: 'user' as const, content: 'read' }], stream: true } };
     const result = await answer(request, { turnId: 'T1', transport: transport(bodies), clock: () => 0, onText: () => undefined });
 
     expect(result).toMatchObject({ status: 'ok', response: 'read them all' });
@@ -97,19 +95,7 @@ describe('agentAnswerer', () => {
       },
       installedModels: () => Promise.resolve([]),
     };
-    const answer = agentAnswerer({
-      tools: [readFileTool],
-      unavailable: [],
-      root,
-      home,
-      maxIterations: 3,
-      ephemeralSystem: null,
-      yes: false,
-      confirm: () => Promise.resolve('no-terminal'),
-      emit: () => undefined,
-      sessionId: () => Promise.resolve('S2'),
-    });
-    const request = { endpoint: '/api/chat' as const, body: { model: 'argo', messages: [{ role: 'user' as const, content: 'read' }], stream: true } };
+    const answer = answerer({ emit: () => undefined, sessionId: () => Promise.resolve('S2') });
     await answer(request, { turnId: 'T2', transport: thinking, clock: () => 0, onText: () => undefined, onThinking: (text) => shown.push(text) });
     expect(shown).toEqual(['Need the file.', '\n\n', 'It says hi.']);
     expect(bodies[1]?.messages[1]).toMatchObject({ role: 'assistant', thinking: 'Need the file.' });
