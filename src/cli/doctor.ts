@@ -11,9 +11,8 @@ import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
 import { oneShotFetch } from './one-shot-fetch.js';
 import type { Outcome } from './outcome.js';
+import { DOCTOR_OPTIONS } from './doctor-options.js';
 
-/** The options doctor reads; any of them may be given before `doctor` (to the program) instead. */
-const DOCTOR_OPTIONS = ['home', 'host', 'model', 'api'] as const;
 
 /**
  * Checks each piece argo needs, one line each; exit 1 if any fails. `command` is the doctor command

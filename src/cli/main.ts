@@ -16,6 +16,8 @@ import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseRepl
 import { addCompanionOptions, agentFlags, checkAgentFlags, checkReason, companionSettings, routeWords } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
 import { packageVersion } from './version.js';
+import { parseToolList } from '../tools/toolsets.js';
+import { DOCTOR_OPTIONS } from './doctor-options.js';
 
 interface AskFlags extends Omit<FlagOverrides, 'budget' | 'options' | 'system'>, CompanionFlags, OutputFlags {
   root?: string;
@@ -147,42 +149,49 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
   if (help || args[0] === 'completion') await registerAll(program, io, setOutcome);
   else for (const name of Object.keys(LAZY_COMMANDS)) if (args.includes(name)) await register(name, program, io, setOutcome);
   addOutputOptions(program);
-  program.hook('preAction', (_program, action) => {
-    carryOver(program, action);
-    checkOutputFlags(action.opts<OutputFlags>());
-  });
+  program.hook('preSubcommand', (_program, sub) => carryOver(program, sub));
+  program.hook('preAction', (_program, action) => checkOutputFlags(action.opts<OutputFlags>()));
   return program;
 }
 
 /**
- * Options written before a command's name (`argo --json last`) are parsed as the question's. Each
- * is carried to the command when it has that option (one written after the name wins), and refused
- * when it has not: a flag must never be dropped in silence.
+ * Options written before a command's name (`argo --no-log chat`) are parsed as the question's. One
+ * is carried to the command when it is the same option there (chat copies the question's; a list
+ * given on both sides adds up, a single value after the name wins); `--home` names the data home
+ * for every command; doctor reads the question's own. Any other is refused, saying where to write
+ * it: a flag is never dropped in silence, nor read with another command's meaning (serve's --host
+ * is the address it binds, not Ollama's). Run before the command parses, so a carried value counts
+ * for its required options.
  */
-function carryOver(program: Command, action: Command): void {
-  // doctor checks the set-up a question would use, so it reads every option written before it.
-  if (action === program || action.name() === 'doctor') return;
-  const chain: Command[] = [];
-  for (let command: Command | null = action; command !== null && command !== program; command = command.parent) chain.push(command);
+function carryOver(program: Command, sub: Command): void {
   const done = new Set<string>();
   for (const option of program.options) {
     const key = option.attributeName();
     if (done.has(key) || program.getOptionValueSource(key) !== 'cli') continue;
     done.add(key);
-    const target = chain.find((command) => command.options.some((own) => own.attributeName() === key));
-    // --home is read through the command's ancestors by every command that has a data home.
-    if (target === undefined && key === 'home') continue;
-    const path = chain.map((command) => command.name()).reverse().join(' ');
-    if (target === undefined) throw new UsageError(`"${path}" does not take ${option.long ?? option.flags} (argo ${path} --help lists what it takes)`);
-    if (target.getOptionValueSource(key) !== 'cli') target.setOptionValueWithSource(key, program.getOptionValue(key), 'cli');
+    if (sub.name() === 'doctor' && (DOCTOR_OPTIONS as readonly string[]).includes(key)) continue;
+    const value: unknown = program.getOptionValue(key);
+    if (key === 'home') {
+      if (sub.options.some((own) => own.attributeName() === 'home')) sub.setOptionValueWithSource('home', value, 'cli');
+      continue;
+    }
+    if (sub.options.includes(option)) {
+      sub.setOptionValueWithSource(key, value, 'cli');
+      continue;
+    }
+    const flag = option.long ?? option.flags;
+    const name = sub.name();
+    throw new UsageError(
+      sub.options.some((own) => own.long === option.long)
+        ? `write ${flag} after the command's name (argo ${name} ${flag} …): before it, ${flag} is an option of the question`
+        : `"${name}" does not take ${flag} (argo ${name} --help lists what it takes)`,
+    );
   }
 }
 
-/** "fs, edit" → ["fs", "edit"], added to what earlier -T gave (`-T fs -T edit`); kept here so a plain question loads no tool code. */
+/** "fs, edit" → ["fs", "edit"], added to what earlier -T gave (`-T fs -T edit`). */
 function addToolNames(value: string, previous: string[] = []): string[] {
-  const names = value.split(',').map((name) => name.trim());
-  if (names.some((name) => name === '')) throw new UsageError(`--tools: empty name in "${value}"; use a comma-separated list like fs,edit`);
-  return [...previous, ...names];
+  return [...previous, ...parseToolList(value, '--tools')];
 }
 
 const registered = new WeakMap<Command, Set<string>>();

@@ -258,7 +258,8 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     const home = tempHome();
     const root = tree();
     script = [{ calls: [call('write_file', { path: 'made.txt', content: 'by chat' })] }, { reply: 'Written.' }, { calls: [call('list_files', { pattern: '*.txt' })] }, { reply: 'Two.' }];
-    const result = await argo(['chat', '-T', 'fs,edit', '--root', root, '--yes'], home, { stdin: 'write it\nlist them\n' });
+    // -T before and after the name adds up, as -T given twice does.
+    const result = await argo(['-T', 'fs', 'chat', '-T', 'edit', '--root', root, '--yes'], home, { stdin: 'write it\nlist them\n' });
     expect(result).toMatchObject({ code: 0, stdout: 'Written.\nTwo.\n' });
     expect(readFileSync(join(root, 'made.txt'), 'utf8')).toBe('by chat');
     const lines = logLines(home);

@@ -204,30 +204,31 @@ describe('silent truncation, detected', () => {
 });
 
 describe('options written before a command name', () => {
-  it('are carried to the command that has them, after-the-name wins, and refused by one that has not: never dropped', async () => {
+  it('are carried to a command that shares them (chat), --home to every command, and refused elsewhere: never dropped, never misread', async () => {
     const home = tempHome();
     await argo(['-s', 'w', 'first'], home);
-    await argo(['-s', 'other', 'second'], home);
     const first = logLines(home)[0];
     const chats = (): number => ollama.requests.filter((r) => r.path === '/api/chat').length;
-    const before = chats();
-    // --explain before rerun explains: nothing sent, nothing logged.
-    const explained = await argo(['--explain', 'rerun', String(first?.id)], home);
-    expect(explained).toMatchObject({ code: 0 });
-    expect(explained.stdout).toContain(`rerun of  ${String(first?.id)}`);
-    expect(chats()).toBe(before);
-    // --no-log before chat: the chat's turns are not logged.
+    // chat shares the question's options: --no-log before it counts.
     expect(await argo(['--no-log', 'chat', '-s', 'w'], home, { stdin: 'quiet please\n' })).toMatchObject({ code: 0 });
-    expect(logLines(home)).toHaveLength(2);
-    // -s before last picks the session; -s after it wins.
-    expect((await argo(['-s', 'w', 'last'], home)).stdout).toBe('You said: first\n');
-    expect((await argo(['-s', 'w', 'last', '-s', 'other'], home)).stdout).toBe('You said: second\n');
-    // --json before tools prints JSON.
-    const listed = (await argo(['--json', 'tools'], home)).stdout;
-    expect(JSON.parse(listed)).toHaveProperty('toolsets');
-    // An option the command does not have is a usage error naming both.
-    expect(await argo(['--explain', 'tools'], home)).toMatchObject({ code: 2, stderr: 'argo: "tools" does not take --explain (argo tools --help lists what it takes)\n' });
-    expect(await argo(['--stats', 'sessions', 'show', 'w'], home)).toMatchObject({ code: 2, stderr: 'argo: "sessions show" does not take --stats (argo sessions show --help lists what it takes)\n' });
+    expect(logLines(home)).toHaveLength(1);
+    // --home before a command is its data home.
+    const elsewhere = tempHome();
+    const before = chats();
+    expect(await argo(['--home', home, 'rerun', String(first?.id), '--explain'], elsewhere)).toMatchObject({ code: 0 });
+    expect(chats()).toBe(before);
+    // An option the command has only under its own meaning must be written after its name.
+    const write = (flag: string, command: string): string => `argo: write ${flag} after the command's name (argo ${command} ${flag} …): before it, ${flag} is an option of the question\n`;
+    expect(await argo(['--explain', 'rerun', String(first?.id)], home)).toMatchObject({ code: 2, stderr: write('--explain', 'rerun') });
+    expect(await argo(['-s', 'w', 'last'], home)).toMatchObject({ code: 2, stderr: write('--session', 'last') });
+    expect(await argo(['--json', 'doctor'], home)).toMatchObject({ code: 2, stderr: write('--json', 'doctor') });
+    // serve's --host is the address it binds: the question's --host (Ollama's address) must not become it.
+    expect(await argo(['--host', 'http://127.0.0.1:11434', 'serve'], home)).toMatchObject({ code: 2, stderr: write('--host', 'serve') });
+    // A required option given before the name is refused by name, not reported missing.
+    expect(await argo(['-s', 'w', 'logs', 'rm'], home)).toMatchObject({ code: 2, stderr: write('--session', 'logs') });
+    expect(await argo(['--stats', 'tools'], home)).toMatchObject({ code: 2, stderr: 'argo: "tools" does not take --stats (argo tools --help lists what it takes)\n' });
+    expect(chats()).toBe(before);
+    expect(logLines(home)).toHaveLength(1);
   });
 });
 
