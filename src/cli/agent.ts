@@ -39,7 +39,6 @@ export interface AgentRun {
   close: () => Promise<void>;
 }
 
-
 /** One line from the terminal; '' when it closes or Ctrl-C aborts the run (the reader is closed, so nothing keeps the process alive). */
 function readLine(input: NodeJS.ReadableStream, signal: AbortSignal): Promise<string> {
   return new Promise((resolveLine) => {

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { MIN_BUDGET } from '../replay/policy.js';
 import { readReplaySpec } from '../replay/spec.js';
 import type { ReplaySpec } from '../replay/types.js';
+import { DECIMAL } from '../text/decimal.js';
 
 // Flag value parsers: each throws InvalidArgumentError, which commander reports as a usage error.
 
@@ -16,9 +17,6 @@ export function parseBudget(value: string): number {
   if (/^\d+$/.test(value) && Number.isSafeInteger(budget) && budget >= MIN_BUDGET) return budget;
   throw new InvalidArgumentError(`use a whole number of characters, at least ${MIN_BUDGET}.`);
 }
-
-/** A decimal number as people write one: no hexadecimal, no "Infinity". */
-const DECIMAL = /^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?\s*$/i;
 
 export function parseNumber(value: string): number {
   const number = Number(value);

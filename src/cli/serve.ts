@@ -27,8 +27,6 @@ interface ServeFlags {
   allowSideEffects: boolean;
 }
 
-/** The real path of the tools' root, checked at start so a typo fails now, not at the first tool call. */
-
 /** An IP address, or a host name (labels of letters, digits and dashes; not all digits, which would be a mistyped IPv4). */
 export function parseBindHost(value: string): string {
   const host = value.trim();
@@ -68,6 +66,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   if (openMode !== null) {
     io.stderr.write(`argo serve: ${settings.paths.config} holds an API key and other users can read it (mode ${openMode.toString(8).padStart(3, '0')}); run "chmod 600 ${settings.paths.config}"\n`);
   }
+  // Checked at start, so a typo fails now, not at the first tool call.
   const root = await toolRoot(flags.root);
   const mcp = mcpPool();
   const ollama = ollamaInfo(settings.host);

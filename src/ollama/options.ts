@@ -1,5 +1,6 @@
 // Pure: Ollama's model options by name and type, and the `-o key=value` parser that checks them.
 import { UsageError } from '../errors.js';
+import { DECIMAL } from '../text/decimal.js';
 import { didYouMean } from '../text/similar.js';
 
 export type OptionKind = 'integer' | 'number' | 'boolean' | 'strings';
@@ -94,7 +95,7 @@ function convert(raw: string, kind: OptionKind): OptionValue | null {
     }
     case 'number': {
       const number = Number(text);
-      return text !== '' && Number.isFinite(number) ? number : null;
+      return DECIMAL.test(text) && Number.isFinite(number) ? number : null;
     }
     case 'boolean':
       return text === 'true' ? true : text === 'false' ? false : null;

@@ -155,7 +155,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   // Names only an MCP server can explain: asked of the servers not started yet; one none offers is unknown.
   const pending = new Set((resolution.mcpTools ?? []).filter((name) => !tools.some((tool) => tool.name === name)));
   if (pending.size > 0) {
-    const others = catalog.mcpServers.filter((server) => !resolution.mcpServers.includes(server));
+    const others = catalog.mcpServers.filter((server) => !resolution.mcpServers.includes(server) && !(resolution.excludedServers ?? []).includes(server));
     const failures = await addServers(others, pending);
     const missing = [...pending].filter((name) => !tools.some((tool) => tool.name === name) && !unavailable.some((gone) => gone.name === name));
     const why = failures.length > 0 ? `; some MCP servers did not start (${failures.join('; ')})` : '';

@@ -48,9 +48,12 @@ function objectSchema(schema: unknown): ParametersSchema {
  */
 async function closeFully(client: { close: () => Promise<void> }, transport: object): Promise<void> {
   const child = (transport as { _process?: { stdin?: { destroy: () => void } | null; stdout?: { destroy: () => void } | null } })._process;
-  await client.close();
-  child?.stdin?.destroy();
-  child?.stdout?.destroy();
+  try {
+    await client.close();
+  } finally {
+    child?.stdin?.destroy();
+    child?.stdout?.destroy();
+  }
 }
 
 /** Starts the server, lists its tools; rejects with a one-line reason when it does not start or answer. */

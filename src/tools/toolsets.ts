@@ -46,6 +46,8 @@ export interface Resolution {
   excluded?: string[];
   /** `-name`s only an MCP server could have: left out of what the servers offer once they run. Sorted; absent when none. */
   excludedMcpTools?: string[];
+  /** Servers a `-mcp:<server>` took away: not started, not even to look for a tool asked by name. Sorted; absent when none. */
+  excludedServers?: string[];
 }
 
 /** `-name` in a list takes away what `name` would add: `dev,-shell` is dev without its commands. */
@@ -83,6 +85,7 @@ export function resolveTools(requested: readonly string[], catalog: Catalog): Re
   const mcpTools = keep(added.mcpTools ?? [], away.mcpTools ?? []);
   const excluded = [...went(added.tools, away.tools), ...went(added.mcpServers, away.mcpServers).map((server) => `${MCP_PREFIX}${server}`)].sort();
   const excludedMcpTools = away.mcpTools ?? [];
+  const excludedServers = away.mcpServers;
   return {
     tools: keep(added.tools, away.tools),
     mcpServers: keep(added.mcpServers, away.mcpServers),
@@ -90,6 +93,7 @@ export function resolveTools(requested: readonly string[], catalog: Catalog): Re
     ...(mcpTools.length > 0 ? { mcpTools } : {}),
     ...(excluded.length > 0 ? { excluded } : {}),
     ...(excludedMcpTools.length > 0 ? { excludedMcpTools } : {}),
+    ...(excludedServers.length > 0 ? { excludedServers } : {}),
   };
 }
 

@@ -43,8 +43,10 @@ export type Rebuilt =
  */
 export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEntry>, settings: Settings, changes: RerunChanges = {}): Rebuilt {
   // An agent turn sent many requests (tools, memo, results): one of them again is not the turn.
-  if (entry.tools !== undefined && entry.tools.length > 0) {
-    return { ok: false, reason: `turn ${entry.id} was an agent run (tools ${entry.tools.join(', ')}), and rerun sends one request, not a tool loop; ask it again with --tools ${entry.tools.join(',')}` };
+  // An agent turn logs `tools` even when none was available (an MCP server that did not start).
+  if (entry.tools !== undefined) {
+    const again = entry.tools.length > 0 ? `; ask it again with --tools ${entry.tools.join(',')}` : '; ask it again with the --tools it was asked with';
+    return { ok: false, reason: `turn ${entry.id} was an agent run${entry.tools.length > 0 ? ` (tools ${entry.tools.join(', ')})` : ' (no tool was available)'}, and rerun sends one request, not a tool loop${again}` };
   }
   if (entry.request_sha256 === undefined) {
     return { ok: false, reason: `turn ${entry.id} was logged before Argo kept a hash of each request, so its request cannot be proved` };

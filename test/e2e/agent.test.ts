@@ -304,6 +304,16 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     });
     expect(chatBodies()).toHaveLength(requests);
     expect(logLines(home)).toHaveLength(1);
+    // An agent turn that had no tool available (its MCP server did not start) is an agent turn too.
+    const noTools = tempHome({ mcpServers: { broken: { command: '/nonexistent/server' } } });
+    script = [{ reply: 'Without tools.' }];
+    expect(await argo(['-T', 'mcp:broken', 'hi'], noTools)).toMatchObject({ code: 0 });
+    const bare = logLines(noTools)[0];
+    expect(bare).toMatchObject({ tools: [] });
+    expect(await argo(['rerun', String(bare?.id)], noTools)).toMatchObject({
+      code: 1,
+      stderr: `argo: cannot rerun: turn ${String(bare?.id)} was an agent run (no tool was available), and rerun sends one request, not a tool loop; ask it again with the --tools it was asked with\n`,
+    });
   });
 
   it('max_iterations ends a loop that keeps calling', async () => {

@@ -34,6 +34,7 @@ describe('parseOptionAssignments', () => {
     ['num_ctx=0', '-o num_ctx=0: the context window takes a whole number of 1 or more'],
     ['num_ctx=-4', '-o num_ctx=-4: the context window takes a whole number of 1 or more'],
     ['temperature=hot', '-o temperature=hot: temperature takes a number'],
+    ['temperature=0x10', '-o temperature=0x10: temperature takes a number'],
     ['temperature=', '-o temperature=: temperature takes a number'],
     ['use_mmap=yes', '-o use_mmap=yes: use_mmap takes true or false'],
     ['stop=', '-o stop=: stop takes text (repeat -o stop=… for several)'],

@@ -217,6 +217,12 @@ describe('loading a toolbox: graceful degradation', () => {
     expect(closed).toEqual(['linter']);
     await box.close();
     expect(closed).toEqual(['linter', 'gh']);
+    // A server taken away is not started, even to look for a tool asked by name.
+    const started: string[] = [];
+    const watching = { connectMcp: (name: string) => (started.push(name), options.connectMcp(name)) };
+    const without = await loadToolbox(['gh_search', '-mcp:gh'], config, watching).catch((error: unknown) => error);
+    expect(without).toBeInstanceOf(UsageError);
+    expect(started).not.toContain('gh');
     const refused = await loadToolbox(['gh_serch'], config, options).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UsageError);
     expect((refused as Error).message).toMatch(/^unknown toolset or tool "gh_serch"; .*; no MCP server \(down, gh, linter\) offers it either; some MCP servers did not start \(MCP server "down" did not start \(spawn b ENOENT\)\)$/);
