@@ -149,7 +149,10 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
   if (help || args[0] === 'completion') await registerAll(program, io, setOutcome);
   else for (const name of Object.keys(LAZY_COMMANDS)) if (args.includes(name)) await register(name, program, io, setOutcome);
   addOutputOptions(program);
-  program.hook('preSubcommand', (_program, sub) => carryOver(program, sub));
+  // The same between a command and its own subcommands (`argo logs --json check`).
+  for (const parent of [program, ...program.commands.filter((command) => command.commands.length > 0)]) {
+    parent.hook('preSubcommand', (_parent, sub) => carryOver(parent, sub));
+  }
   program.hook('preAction', (_program, action) => checkOutputFlags(action.opts<OutputFlags>()));
   return program;
 }
@@ -163,14 +166,14 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
  * is the address it binds, not Ollama's). Run before the command parses, so a carried value counts
  * for its required options.
  */
-function carryOver(program: Command, sub: Command): void {
+function carryOver(parent: Command, sub: Command): void {
   const done = new Set<string>();
-  for (const option of program.options) {
+  for (const option of parent.options) {
     const key = option.attributeName();
-    if (done.has(key) || program.getOptionValueSource(key) !== 'cli') continue;
+    if (done.has(key) || parent.getOptionValueSource(key) !== 'cli') continue;
     done.add(key);
-    if (sub.name() === 'doctor' && (DOCTOR_OPTIONS as readonly string[]).includes(key)) continue;
-    const value: unknown = program.getOptionValue(key);
+    if (parent.parent === null && sub.name() === 'doctor' && (DOCTOR_OPTIONS as readonly string[]).includes(key)) continue;
+    const value: unknown = parent.getOptionValue(key);
     if (key === 'home') {
       if (sub.options.some((own) => own.attributeName() === 'home')) sub.setOptionValueWithSource('home', value, 'cli');
       continue;
@@ -180,13 +183,21 @@ function carryOver(program: Command, sub: Command): void {
       continue;
     }
     const flag = option.long ?? option.flags;
-    const name = sub.name();
+    const name = commandPath(sub);
+    const owner = parent.parent === null ? 'the question' : `"${commandPath(parent)}"`;
     throw new UsageError(
       sub.options.some((own) => own.long === option.long)
-        ? `write ${flag} after the command's name (argo ${name} ${flag} …): before it, ${flag} is an option of the question`
+        ? `write ${flag} after the command's name (argo ${name} ${flag} …): before it, ${flag} is an option of ${owner}`
         : `"${name}" does not take ${flag} (argo ${name} --help lists what it takes)`,
     );
   }
+}
+
+/** "logs rm" for `argo logs rm`. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at = command; at.parent !== null; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /** "fs, edit" → ["fs", "edit"], added to what earlier -T gave (`-T fs -T edit`). */

@@ -227,6 +227,10 @@ describe('options written before a command name', () => {
     // A required option given before the name is refused by name, not reported missing.
     expect(await argo(['-s', 'w', 'logs', 'rm'], home)).toMatchObject({ code: 2, stderr: write('--session', 'logs') });
     expect(await argo(['--stats', 'tools'], home)).toMatchObject({ code: 2, stderr: 'argo: "tools" does not take --stats (argo tools --help lists what it takes)\n' });
+    // The same between a command and its subcommand.
+    expect(await argo(['sessions', '--json', 'list'], home)).toMatchObject({ code: 2, stderr: 'argo: write --json after the command\'s name (argo sessions list --json …): before it, --json is an option of "sessions"\n' });
+    expect(await argo(['logs', '--session', 'w', 'check'], home)).toMatchObject({ code: 2, stderr: 'argo: "logs check" does not take --session (argo logs check --help lists what it takes)\n' });
+    expect(await argo(['sessions', '--home', home, 'list'], elsewhere)).toMatchObject({ code: 0 });
     expect(chats()).toBe(before);
     expect(logLines(home)).toHaveLength(1);
   });
