@@ -146,7 +146,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
   program.enablePositionalOptions();
   const help = args.some((word) => HELP_WORDS.has(word));
   // A completion script names every command, so it needs them all, as help does.
-  if (help || args[0] === 'completion') await registerAll(program, io, setOutcome);
+  if (help || args.includes('completion')) await registerAll(program, io, setOutcome);
   else for (const name of Object.keys(LAZY_COMMANDS)) if (args.includes(name)) await register(name, program, io, setOutcome);
   addOutputOptions(program);
   // The same between a command and its own subcommands (`argo logs --json check`).

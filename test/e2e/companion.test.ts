@@ -412,6 +412,8 @@ describe('argo completion', () => {
     await argo(['-s', 'work', 'hi'], home);
     const script = (await argo(['completion', 'bash'], home)).stdout;
     expect(script).toContain('complete -o default -F _argo argo');
+    // With --home before it, the script still names every command.
+    expect((await argo(['--home', home, 'completion', 'bash'], home)).stdout).toBe(script);
     expect(script).toContain('rerun');
     const sessions = await argo(['__complete', 'sessions'], home);
     expect(sessions.stdout).toBe('work\n');
