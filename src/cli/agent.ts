@@ -113,27 +113,31 @@ function explainText(box: Toolbox, request: { endpoint: string; body: unknown },
  * error then, not a failure of every message.
  */
 export async function checkAgentSetup(settings: Settings, flags: AgentFlags): Promise<string> {
+  const root = await endpointAndRoot(settings, flags);
+  await namingWhere(settings, () => Promise.resolve(resolveTools(settings.agent.tools, buildCatalog(toolsConfigOf(settings.agent), builtinTools()).catalog)));
+  return root;
+}
+
+/** Agent mode needs /api/chat and an existing root. */
+async function endpointAndRoot(settings: Settings, flags: AgentFlags): Promise<string> {
   if (settings.api !== 'chat') throw new UsageError('--tools needs the chat endpoint: drop --api generate (or "api" in config.json)');
+  return toolRoot(flags.root);
+}
+
+/** A usage error about the tools names where the list came from (--tools, or config.json's "tools"). */
+async function namingWhere<T>(settings: Settings, work: () => Promise<T>): Promise<T> {
   try {
-    resolveTools(settings.agent.tools, buildCatalog(toolsConfigOf(settings.agent), builtinTools()).catalog);
+    return await work();
   } catch (error) {
     if (error instanceof UsageError) throw new UsageError(`${settings.agent.toolsSource}: ${error.message}`, { cause: error });
     throw error;
   }
-  return toolRoot(flags.root);
 }
 
 /** Resolves the tools (usage errors name the cycle or the unknown name) and prepares the run. */
 export async function prepareAgent(settings: Settings, flags: AgentFlags, log: boolean, io: Io, pause: () => void = () => undefined): Promise<AgentRun> {
-  if (settings.api !== 'chat') throw new UsageError('--tools needs the chat endpoint: drop --api generate (or "api" in config.json)');
-  const root = await toolRoot(flags.root);
-  let box: Toolbox;
-  try {
-    box = await loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent));
-  } catch (error) {
-    if (error instanceof UsageError) throw new UsageError(`${settings.agent.toolsSource}: ${error.message}`, { cause: error });
-    throw error;
-  }
+  const root = await endpointAndRoot(settings, flags);
+  const box: Toolbox = await namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent)));
   const shown = untrustedTextFor(io.stderr);
   for (const gone of box.unavailable) io.stderr.write(`argo: tool ${shown(gone.name)} is unavailable (${shown(gone.reason)}); going on without it\n`);
   const ephemeralSystem = flags.ephemeralSystem ?? null;
