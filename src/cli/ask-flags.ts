@@ -92,7 +92,9 @@ export function usesTools(settings: Settings): boolean {
 export function checkAgentFlags(flags: { root?: string; yes?: boolean; ephemeralSystem?: string; maxIterations?: number }, settings: Settings): void {
   if (usesTools(settings)) return;
   const given = [flags.root !== undefined && '--root', flags.yes === true && '--yes', flags.ephemeralSystem !== undefined && '--ephemeral-system', flags.maxIterations !== undefined && '--max-iterations'].find((flag) => flag !== false);
-  if (given !== undefined) throw new UsageError(`${given} is for agent mode: add --tools (e.g. --tools fs), or "tools" in config.json`);
+  if (given === undefined) return;
+  if (settings.agent.tools.length > 0) throw new UsageError(`${given} is for agent mode, and --tools none turns the tools off: drop one of them`);
+  throw new UsageError(`${given} is for agent mode: add --tools (e.g. --tools fs), or "tools" in config.json`);
 }
 
 /** Agent mode's own flags, as a one-liner and a chat pass them to a turn. */

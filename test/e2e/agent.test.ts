@@ -273,7 +273,6 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     [['--yes', 'hi'], '--yes'],
     [['--max-iterations', '3', 'hi'], '--max-iterations'],
     [['chat', '--root', '/tmp'], '--root'],
-    [['-T', 'none', '--yes', 'hi'], '--yes'],
   ])('%j without tools is a usage error, not a flag dropped in silence', async (args, flag) => {
     const home = tempHome();
     expect(await argo(args, home, { stdin: 'hello\n' })).toMatchObject({ code: 2, stderr: `argo: ${flag} is for agent mode: add --tools (e.g. --tools fs), or "tools" in config.json\n` });
@@ -289,6 +288,10 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
+  });
+
+  it('--yes with --tools none says the two disagree', async () => {
+    expect(await argo(['-T', 'none', '--yes', 'hi'], tempHome())).toMatchObject({ code: 2, stderr: 'argo: --yes is for agent mode, and --tools none turns the tools off: drop one of them\n' });
   });
 
   it('argo rerun refuses an agent turn, naming the tools to ask again with: one request again is not the run', async () => {
