@@ -6,6 +6,7 @@ import type { FlagOverrides, Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { parseOptionAssignments } from '../ollama/options.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
+import { NO_TOOLS } from '../tools/toolsets.js';
 import type { AgentFlags } from './agent.js';
 import { collect } from './parse.js';
 import { settingsFor } from './settings.js';
@@ -85,7 +86,7 @@ export async function latestSession(dir: string, where: string): Promise<string>
 /** Tools were asked for (`none` turns config's default off). */
 export function usesTools(settings: Settings): boolean {
   const tools = settings.agent.tools;
-  return tools.length > 0 && !(tools.length === 1 && tools[0] === 'none');
+  return tools.length > 0 && !(tools.length === 1 && tools[0] === NO_TOOLS);
 }
 
 /** Agent mode's flags mean nothing without tools: refused rather than dropped in silence. */
@@ -93,7 +94,7 @@ export function checkAgentFlags(flags: { root?: string; yes?: boolean; ephemeral
   if (usesTools(settings)) return;
   const given = [flags.root !== undefined && '--root', flags.yes === true && '--yes', flags.ephemeralSystem !== undefined && '--ephemeral-system', flags.maxIterations !== undefined && '--max-iterations'].find((flag) => flag !== false);
   if (given === undefined) return;
-  if (settings.agent.tools.length > 0) throw new UsageError(`${given} is for agent mode, and --tools none turns the tools off: drop one of them`);
+  if (settings.agent.tools.includes(NO_TOOLS)) throw new UsageError(`${given} is for agent mode, and --tools ${NO_TOOLS} turns the tools off: drop one of them`);
   throw new UsageError(`${given} is for agent mode: add --tools (e.g. --tools fs), or "tools" in config.json`);
 }
 
