@@ -6,7 +6,7 @@ import type { FlagOverrides, Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { parseOptionAssignments } from '../ollama/options.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
-import { NO_TOOLS } from '../tools/toolsets.js';
+import { NO_TOOLS } from '../config/tool-list.js';
 import type { AgentFlags } from './agent.js';
 import { collect } from './parse.js';
 import { settingsFor } from './settings.js';

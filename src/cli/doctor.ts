@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError } from '../errors.js';
 import { ensurePrivateDir } from '../log/fs.js';
+import { CLI_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
 import { plainReason } from '../ollama/plain-reason.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
@@ -72,7 +73,7 @@ async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: strin
       'model',
       found !== undefined
         ? `${settings.model} is installed`
-        : `${settings.model} is not installed (installed: ${installed.join(', ') || 'none'}); ${/^argo(:latest)?$/i.test(settings.model) ? 'create it with "ollama create argo -f docs/Modelfile"' : `pull it with "ollama pull ${settings.model}"`}${suggested !== undefined ? `, or use an installed one (--model ${suggested})` : ', or choose another with --model'}`,
+        : `${settings.model} is not installed (installed: ${installed.join(', ') || 'none'}); ${howToGetModel(settings.model)}${orInstalledModel(CLI_HINTS, suggested)}`,
     );
     if (found !== undefined) {
       // Both /api/chat and /api/generate answer only with a model that has "completion" (an

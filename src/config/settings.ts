@@ -16,6 +16,7 @@ import { checkSessionName } from '../sessions/names.js';
 import { parseOllamaHost } from './host.js';
 import { checkShape } from './schema.js';
 import type { Shape } from './schema.js';
+import { takesAwayOnly } from './tool-list.js';
 
 /**
  * The smallest result budget (characters): a result cut down to its budget carries a note of about
@@ -366,9 +367,6 @@ function toolsOf(flags: readonly string[] | undefined, config: readonly string[]
   }
   return [...config, ...flags];
 }
-
-// `-name` takes a toolset or tool away (resolved in tools/toolsets.ts, a layer config does not import).
-const takesAwayOnly = (names: readonly string[]): boolean => names.length > 0 && names.every((name) => name.startsWith('-'));
 
 /** Reads and validates config.json; {} when there is none. */
 export function readConfigFile(path: string): ConfigFile {

@@ -22,3 +22,13 @@ export const SERVER_HINTS: FixHints = {
   host: 'argo serve\'s OLLAMA_HOST (or "host" in its config.json)',
   api: null,
 };
+
+/** How to get a missing model: "argo" is Argo's own, made from docs/Modelfile; any other is pulled. */
+export function howToGetModel(model: string): string {
+  return /^argo(:latest)?$/i.test(model) ? 'create it with "ollama create argo -f docs/Modelfile"' : `pull it with "ollama pull ${model}"`;
+}
+
+/** The other way out of a missing model: an installed one that can answer, when there is one. */
+export function orInstalledModel(hints: FixHints, suggested: string | undefined): string {
+  return suggested !== undefined ? `, or use an installed one (${hints.model(suggested)})` : `, or choose another with ${hints.model()}`;
+}

@@ -1,5 +1,6 @@
 // Toolsets are data: names of tools plus names of toolsets they include. Resolution is pure.
 import { UsageError } from '../errors.js';
+import { EXCLUDE_PREFIX, NO_TOOLS } from '../config/tool-list.js';
 
 export interface ToolsetSpec {
   tools: string[];
@@ -49,12 +50,6 @@ export interface Resolution {
   /** Servers a `-mcp:<server>` took away: not started, not even to look for a tool asked by name. Sorted; absent when none. */
   excludedServers?: string[];
 }
-
-/** `-name` in a list takes away what `name` would add: `dev,-shell` is dev without its commands. */
-export const EXCLUDE_PREFIX = '-';
-
-/** `none` alone means no tools (it overrides config's default). */
-export const NO_TOOLS = 'none';
 
 /** Splits "fs, edit,run_command" into names; empty items are a usage error. */
 export function parseToolList(value: string, where: string): string[] {

@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
-import { CLI_HINTS } from '../ollama/fix-hints.js';
+import { CLI_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
 import type { FailureKind, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
 import { rulesFingerprint } from '../replay/classify.js';
 import { planTurn, policyForLog, textsNeeded } from '../replay/plan.js';
@@ -333,12 +333,9 @@ async function writeOrRescue(settings: Settings, planned: SessionRecord | null, 
 async function modelMissing(transport: Transport, model: string, host: string): Promise<string> {
   const installed = await transport.installedModels().catch(() => null);
   const list = installed === null ? '' : installed.length === 0 ? '; no models are installed' : `; installed: ${installed.join(', ')}`;
-  // "argo" is Argo's own model, made from docs/Modelfile; any other name is pulled from the library.
-  const get = /^argo(:latest)?$/i.test(model) ? `create it with "ollama create argo -f docs/Modelfile"` : `pull it with "ollama pull ${model}"`;
-  const hints = transport.hints ?? CLI_HINTS;
+  const get = howToGetModel(model);
   const suggested = installed === null ? undefined : transport.answeringModel ? await transport.answeringModel(installed) : installed[0];
-  const choose = suggested !== undefined ? `, or use an installed one (${hints.model(suggested)})` : `, or choose another with ${hints.model()}`;
-  return `model "${model}" not found on Ollama at ${host}${list}. ${get[0]?.toUpperCase() ?? ''}${get.slice(1)}${choose}`;
+  return `model "${model}" not found on Ollama at ${host}${list}. ${get[0]?.toUpperCase() ?? ''}${get.slice(1)}${orInstalledModel(transport.hints ?? CLI_HINTS, suggested)}`;
 }
 
 function timingsOf(metrics: Metrics, firstTokenMs: number | null, totalMs: number): Timings {
