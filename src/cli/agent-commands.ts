@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UsageError } from '../errors.js';
+import { landsInside } from '../log/fs.js';
 import { toolDefinitions } from '../agent/request.js';
 import { renderTrajectory } from '../agent/sharegpt.js';
 import { clearStop, isStopSet, setStop, stopPath } from '../agent/stop.js';
@@ -201,6 +202,10 @@ function bare(name: string): ToolDefinition {
 
 async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(self);
+  // Checked before anything is read: one wrong -o would replace a day of the log with the export.
+  if (flags.output !== undefined && (await landsInside(flags.output, settings.home))) {
+    throw new UsageError(`--output ${flags.output} is inside Argo's data home (${settings.home}); write the export somewhere else`);
+  }
   const records = (flags.session?.length ?? 0) > 0 ? await listSessions(settings.paths.sessions) : [];
   // Given but empty is not "all": buildQuery refuses it, as argo logs does.
   const query = await buildQuery(

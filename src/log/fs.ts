@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { chmod, link, lstat, mkdir, mkdtemp, open, rename, rm, stat } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, mkdtemp, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { RuntimeError } from '../errors.js';
 
 export const PRIVATE_DIR = 0o700;
@@ -211,6 +211,24 @@ export async function rescueText(home: string, text: string): Promise<string> {
   } catch {
     return write(await mkdtemp(join(tmpdir(), 'argo-rescued-')));
   }
+}
+
+/** Where a write to `path` would land, links resolved; the missing part of the path is kept as written. */
+async function realLocation(path: string): Promise<string> {
+  const absolute = resolve(path);
+  try {
+    return await realpath(absolute);
+  } catch (error) {
+    const parent = dirname(absolute);
+    if (!isMissing(error) || parent === absolute) return absolute;
+    return join(await realLocation(parent), basename(absolute));
+  }
+}
+
+/** Whether writing to `path` would write into `folder` (or over it), through links too. */
+export async function landsInside(path: string, folder: string): Promise<boolean> {
+  const [target, root] = await Promise.all([realLocation(path), realLocation(folder)]);
+  return target === root || target.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 
 /** Refuses to replace or write a symlink at `path`; a missing path is fine. */

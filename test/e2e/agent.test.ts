@@ -1,6 +1,6 @@
 // argo --tools end to end: the built bin/argo against the Ollama stand-in scripting tool calls,
 // real files in a temporary tree, a real shell, a real MCP server.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -288,6 +288,17 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
+  });
+
+  it('export -o into the data home is refused before anything is written: the day\'s log is never replaced by the export', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];
+    expect(await argo(['-T', 'fs', '--root', tree(), 'what is here?'], home)).toMatchObject({ code: 0 });
+    const day = readdirSync(join(home, 'logs')).find((name) => name.endsWith('.log')) ?? '';
+    const before = readFileSync(join(home, 'logs', day), 'utf8');
+    const result = await argo(['export', '--format', 'sharegpt', '-o', join(home, 'logs', day)], home);
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: `argo: --output ${join(home, 'logs', day)} is inside Argo's data home (${home}); write the export somewhere else\n` });
+    expect(readFileSync(join(home, 'logs', day), 'utf8')).toBe(before);
   });
 
   it('--yes with --tools none says the two disagree', async () => {

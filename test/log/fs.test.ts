@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendPrivate, ensurePrivateDir, isMissing, openForAppend, readSmallText, readableByOthers } from '../../src/log/fs.js';
+import { appendPrivate, ensurePrivateDir, isMissing, landsInside, openForAppend, readSmallText, readableByOthers } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -86,5 +86,30 @@ describe('private folders and files', () => {
     const { handle, size } = await openForAppend(file);
     await handle.close();
     expect([mode(file), size]).toEqual([0o600, 2]);
+  });
+});
+
+describe('landsInside', () => {
+  const base = mkdtempSync(join(tmpdir(), 'argo-lands-'));
+  const home = join(base, 'home');
+  mkdirSync(join(home, 'logs'), { recursive: true });
+  writeFileSync(join(home, 'logs', '2026-11-26.log'), '');
+  symlinkSync(join(home, 'logs'), join(base, 'to-logs'));
+  symlinkSync(join(home, 'logs', '2026-11-26.log'), join(base, 'to-day.jsonl'));
+  mkdirSync(join(base, 'out'));
+
+  it.each([
+    ['a day of the log', join(home, 'logs', '2026-11-26.log'), true],
+    ['a new file in the home', join(home, 'export.jsonl'), true],
+    ['a file in a missing folder of the home', join(home, 'new', 'deeper', 'x.jsonl'), true],
+    ['the home itself', home, true],
+    ['through a link to a folder of the home', join(base, 'to-logs', 'x.jsonl'), true],
+    ['a link to a data file', join(base, 'to-day.jsonl'), true],
+    ['a path that climbs back in', join(base, 'out', '..', 'home', 'logs', 'x'), true],
+    ['a sibling folder', join(base, 'out', 'x.jsonl'), false],
+    ['a name that only starts like the home', `${home}-copy.jsonl`, false],
+    ['a missing folder elsewhere', join(base, 'missing', 'x.jsonl'), false],
+  ])('%s → %s', async (_, path, inside) => {
+    expect(await landsInside(path, home)).toBe(inside);
   });
 });
