@@ -210,11 +210,15 @@ export function linePrefilter(query: Query): ((text: string) => boolean) | null 
   return searchedRaw ? null : (text) => re.test(text);
 }
 
-/** Files named for days outside the query's range hold none of its turns (a day's margin for clock or zone changes). */
+// A file is named for the writer's local day, the range in the reader's zone: zone offsets run from
+// −12 h to +14 h, so the two days of one instant can be up to two days apart.
+const ZONE_MARGIN_DAYS = 2;
+
+/** Files named for days outside the query's range hold none of its turns. */
 export function fileMayMatch(fileDate: string, query: Query): boolean {
   if (fileDate === '') return true;
-  if (query.since !== null && fileDate < format(addDays(query.since, -1), DAY_PATTERN)) return false;
-  if (query.until !== null && fileDate > format(addDays(query.until, 1), DAY_PATTERN)) return false;
+  if (query.since !== null && fileDate < format(addDays(query.since, -ZONE_MARGIN_DAYS), DAY_PATTERN)) return false;
+  if (query.until !== null && fileDate > format(addDays(query.until, ZONE_MARGIN_DAYS), DAY_PATTERN)) return false;
   return true;
 }
 

@@ -194,9 +194,12 @@ describe('fileMayMatch', () => {
   it.each<[string, Partial<Query>, boolean]>([
     ['2025-01-02', {}, true],
     ['2025-01-02', { since: at('2025-01-02T23:00:00') }, true],
-    ['2025-01-01', { since: at('2025-01-02T23:00:00') }, true], // a day's margin
-    ['2024-12-31', { since: at('2025-01-02T23:00:00') }, false],
-    ['2025-01-04', { until: at('2025-01-02T01:00:00') }, false],
+    ['2025-01-01', { since: at('2025-01-02T23:00:00') }, true],
+    // Written at UTC−11 and read at UTC+14 (or the other way round): one instant, days two apart.
+    ['2024-12-31', { since: at('2025-01-02T23:00:00') }, true],
+    ['2024-12-30', { since: at('2025-01-02T23:00:00') }, false],
+    ['2025-01-05', { until: at('2025-01-02T01:00:00') }, false],
+    ['2025-01-04', { until: at('2025-01-02T01:00:00') }, true],
     ['2025-01-03', { until: at('2025-01-02T01:00:00') }, true],
     ['', { since: at('2030-01-01T00:00:00') }, true],
   ])('%s with %j → %s', (date, query, expected) => {
