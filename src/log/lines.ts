@@ -1,3 +1,4 @@
+import { constants } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { needleFinder } from './needle.js';
@@ -27,10 +28,23 @@ export interface ReadOptions {
   needle?: Needle;
   /** Bytes per read (512 KiB); tests make it tiny to put every boundary in play. */
   chunkSize?: number;
+  /** Longer lines read as TOO_LONG_LINE (default: the longest string Node can make); tests make it tiny. */
+  maxLineBytes?: number;
 }
 
 const CHUNK = 1 << 19;
 const NEWLINE = 10;
+
+/**
+ * The text of a line too long to be a JavaScript string at all (over about 512 MiB): not JSON, so it
+ * counts as an unreadable line that says why, instead of a crash that stops every reader of the file.
+ */
+export const TOO_LONG_LINE = '(a line too long to read as text)';
+
+function decoderFor(options: ReadOptions): (bytes: Buffer, from?: number, to?: number) => string {
+  const most = options.maxLineBytes ?? constants.MAX_STRING_LENGTH;
+  return (bytes, from = 0, to = bytes.length) => (to - from > most ? TOO_LONG_LINE : bytes.toString('utf8', from, to));
+}
 
 /** Whole lines of a file, as raw bytes: valid only until the reader moves on. */
 export interface LineBlock {
@@ -116,24 +130,25 @@ export async function* readBlocks(path: string, options: Omit<ReadOptions, 'need
  */
 export async function* readLines(path: string, options: ReadOptions = {}): AsyncGenerator<RawLine> {
   const finder = options.needle ? needleFinder(options.needle) : null;
+  const decoded = decoderFor(options);
   let number = 0;
   for await (const { bytes, offset, unfinished } of readBlocks(path, options)) {
     if (unfinished) {
       // Without a needle every line is wanted (the optional call gives undefined).
       if (finder?.find(bytes, 0, bytes.length) !== -1) {
-        yield { text: bytes.toString('utf8'), offset, length: bytes.length, number: finder ? 0 : number + 1, complete: false };
+        yield { text: decoded(bytes), offset, length: bytes.length, number: finder ? 0 : number + 1, complete: false };
       }
       continue;
     }
     if (finder) {
       for (const [from, to] of finder.lines(bytes, 0, bytes.length - 1)) {
-        yield { text: bytes.toString('utf8', from, to), offset: offset + from, length: to - from, number: 0, complete: true };
+        yield { text: decoded(bytes, from, to), offset: offset + from, length: to - from, number: 0, complete: true };
       }
       continue;
     }
     for (let lineStart = 0, newline = bytes.indexOf(NEWLINE); newline !== -1; lineStart = newline + 1, newline = bytes.indexOf(NEWLINE, lineStart)) {
       number++;
-      yield { text: bytes.toString('utf8', lineStart, newline), offset: offset + lineStart, length: newline - lineStart, number, complete: true };
+      yield { text: decoded(bytes, lineStart, newline), offset: offset + lineStart, length: newline - lineStart, number, complete: true };
     }
   }
 }
@@ -151,6 +166,7 @@ export async function* readLinesBackward(path: string, options: Omit<ReadOptions
     const size = (await handle.stat()).size;
     const end = Math.min(options.end ?? size, size);
     const finder = options.needle ? needleFinder(options.needle) : null;
+    const decoded = decoderFor(options);
     // A last line without its newline is unfinished only when it ends the file.
     let tailComplete = end < size;
     if (end > 0 && !tailComplete) {
@@ -187,13 +203,13 @@ export async function* readLinesBackward(path: string, options: Omit<ReadOptions
       const isComplete = (to: number): boolean => !(first && to === data.length && !tailComplete);
       if (finder) {
         for (const [from, to] of finder.lines(data, firstNewline + 1, data.length).reverse()) {
-          yield { text: data.toString('utf8', from, to), offset: position + from, length: to - from, number: 0, complete: isComplete(to) };
+          yield { text: decoded(data, from, to), offset: position + from, length: to - from, number: 0, complete: isComplete(to) };
         }
       } else {
         for (let to = data.length; to > firstNewline; ) {
           const newline = data.lastIndexOf(NEWLINE, to - 1);
           if (to > newline + 1) {
-            yield { text: data.toString('utf8', newline + 1, to), offset: position + newline + 1, length: to - newline - 1, number: 0, complete: isComplete(to) };
+            yield { text: decoded(data, newline + 1, to), offset: position + newline + 1, length: to - newline - 1, number: 0, complete: isComplete(to) };
           }
           to = newline;
         }
@@ -204,7 +220,7 @@ export async function* readLinesBackward(path: string, options: Omit<ReadOptions
     }
     const from = bytes.length - kept;
     if (kept > 0 && finder?.find(bytes, from, bytes.length) !== -1) {
-      yield { text: bytes.toString('utf8', from), offset: 0, length: kept, number: 0, complete: !first || tailComplete };
+      yield { text: decoded(bytes, from), offset: 0, length: kept, number: 0, complete: !first || tailComplete };
     }
   } finally {
     await ahead.finish();

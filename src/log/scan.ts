@@ -1,6 +1,7 @@
+import { constants } from 'node:buffer';
 import { entryProblem, parseEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
-import { readLines, readLinesBackward } from './lines.js';
+import { TOO_LONG_LINE, readLines, readLinesBackward } from './lines.js';
 import type { RawLine } from './lines.js';
 import type { Needle } from './needle.js';
 
@@ -71,6 +72,7 @@ export function isBlank(text: string): boolean {
 
 /** Why a line is not a turn, in words a user can act on. */
 export async function describeBadLine(text: string): Promise<string> {
+  if (text === TOO_LONG_LINE) return `longer than ${constants.MAX_STRING_LENGTH} bytes, more than Node can read as text`;
   // U+FFFD marks bytes that were not UTF-8; NUL and other controls never appear in JSON text.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text)) return 'binary data (not UTF-8 text)';

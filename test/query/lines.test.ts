@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readLines, readLinesBackward } from '../../src/log/lines.js';
+import { TOO_LONG_LINE, readLines, readLinesBackward } from '../../src/log/lines.js';
 import type { RawLine } from '../../src/log/lines.js';
 import type { Needle } from '../../src/log/needle.js';
 import { ScanStats, describeBadLine, scanEntries } from '../../src/log/scan.js';
@@ -95,6 +95,25 @@ describe('readLines / readLinesBackward', () => {
     const buffer = Buffer.from(content);
     for (const line of found) expect(buffer.subarray(line.offset, line.offset + line.length).toString()).toBe(line.text);
     expect((await all(readLinesBackward(path, { needle: { kind: 'text', text: 'needle', caseless: true } }))).map((line) => (JSON.parse(line.text) as { n: number }).n)).toEqual([2999, 1999, 999]);
+  });
+});
+
+describe('a line too long to be a string', () => {
+  const content = 'short\n0123456789abcdef\nend\n0123456789 unfinished';
+  const options = { maxLineBytes: 10, chunkSize: 4 };
+
+  it('reads as TOO_LONG_LINE, at its place, both ways; other lines are untouched', async () => {
+    const path = file(content);
+    const forward = (await all(readLines(path, options))).map((line) => [line.text, line.offset, line.length]);
+    expect(forward).toEqual([['short', 0, 5], [TOO_LONG_LINE, 6, 16], ['end', 23, 3], [TOO_LONG_LINE, 27, 21]]);
+    const backward = (await all(readLinesBackward(path, options))).map((line) => [line.text, line.offset, line.length]);
+    expect(backward).toEqual([...forward].reverse());
+    const found = await all(readLines(path, { ...options, needle: { kind: 'text', text: 'abc', caseless: false } }));
+    expect(found.map((line) => line.text)).toEqual([TOO_LONG_LINE]);
+  });
+
+  it('is described as such, not as JSON that failed', async () => {
+    expect(await describeBadLine(TOO_LONG_LINE)).toMatch(/^longer than \d+ bytes, more than Node can read as text$/);
   });
 });
 
