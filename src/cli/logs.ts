@@ -4,7 +4,7 @@ import type { Settings } from '../config/settings.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import { DAY_PATTERN, parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
-import { listLogFiles } from '../log/files.js';
+import { listLogFiles, unwritableLogNames } from '../log/files.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, describeBadLine, isBlank } from '../log/scan.js';
 import type { RenderOptions } from '../query/format.js';
@@ -304,16 +304,25 @@ async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io):
       if (problem) await sink.write(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`);
     }
   }
-  if (stats.unreadable === 0) {
+  // A day's name taken by a folder or a link: every turn of that day would fail to be written.
+  const blocked = await unwritableLogNames(settings.paths.logs);
+  for (const { path, what } of blocked) {
+    const reason = `${what}, not a log file: Argo cannot write that day's turns there, nor rewrite it; ${what === 'a symbolic link' ? 'replace the link with the real file' : 'move it away'}`;
+    await sink.write(flags.json ? `${JSON.stringify({ file: path, line: null, reason })}\n` : `${path}: ${reason}\n`);
+  }
+  if (stats.unreadable === 0 && blocked.length === 0) {
     if (!flags.json) await sink.write(`ok: ${plural(files.length, 'log file')}, ${plural(turns, 'turn')}, no unreadable lines\n`);
     await sink.flush();
     return 'ok';
   }
   await sink.flush();
-  io.stderr.write(
-    `argo: ${plural(stats.unreadable, 'unreadable line')} in ${damaged.size} of ${plural(files.length, 'log file')}; ` +
-      'readers skip them. Fix or delete those lines by hand if you want them gone\n',
-  );
+  if (stats.unreadable > 0) {
+    io.stderr.write(
+      `argo: ${plural(stats.unreadable, 'unreadable line')} in ${damaged.size} of ${plural(files.length, 'log file')}; ` +
+        'readers skip them. Fix or delete those lines by hand if you want them gone\n',
+    );
+  }
+  if (blocked.length > 0) io.stderr.write(`argo: ${plural(blocked.length, 'day')} of the log cannot be written (listed above)\n`);
   return 'failed';
 }
 

@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError, UsageError } from '../errors.js';
 import { discardTemporaryFiles, errnoOf } from '../log/fs.js';
+import { whenLockWaitIsLong } from '../log/lock.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
@@ -256,6 +257,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   process.stdout.on('error', (error) => {
     if (errnoOf(error) !== 'EPIPE') throw error;
   });
+  whenLockWaitIsLong((line) => io.stderr.write(`argo: ${line}\n`));
   // -V is the same as -v (both are common); commander takes one flag pair.
   const words = argv.slice(2).map((word, index) => (index === 0 && word === '-V' ? '-v' : word));
   const program = await buildProgram(io, (outcome) => (process.exitCode = EXIT_CODES[outcome]), words);

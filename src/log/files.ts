@@ -34,6 +34,24 @@ export async function listLogFiles(logsDir: string): Promise<string[]> {
   return names.sort().map((name) => join(logsDir, name));
 }
 
+/**
+ * Names of days in `logsDir` that no turn can be written to: a folder (or anything but a file), or a
+ * link, which readers follow but Argo never writes through. Each with what it is; sorted.
+ */
+export async function unwritableLogNames(logsDir: string): Promise<{ path: string; what: string }[]> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(logsDir, { withFileTypes: true });
+  } catch (error) {
+    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return [];
+    throw error;
+  }
+  return entries
+    .filter((entry) => LOG_NAME.test(entry.name) && !entry.isFile())
+    .map((entry) => ({ path: join(logsDir, entry.name), what: entry.isDirectory() ? 'a folder' : entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file' }))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
 async function isFileBehind(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isFile();

@@ -19,6 +19,15 @@ export class LockTimeoutError extends RuntimeError {
   override name = 'LockTimeoutError';
 }
 
+/** A wait on another process this long is said, once: otherwise the command just looks stuck. */
+const QUIET_WAIT_MS = 1_000;
+let sayLongWait: ((line: string) => void) | null = null;
+
+/** Where a long wait for another process's lock is said (the CLI: stderr); null to say nothing. */
+export function whenLockWaitIsLong(say: ((line: string) => void) | null): void {
+  sayLongWait = say;
+}
+
 /** The folder of lock files, beside `logs/` and `sessions/` in the data home (give either folder). */
 export function locksDir(dataDir: string): string {
   return join(dirname(dataDir), 'locks');
@@ -87,12 +96,18 @@ export async function withLock<T>(dir: string, name: string, what: string, work:
     const options = { realpath: false, stale: STALE_MS, lockfilePath: `${target}.lock`, onCompromised: () => undefined };
     let pause = 5;
     let release: (() => Promise<void>) | undefined;
+    const waitStarted = Date.now();
+    let said = false;
     while (release === undefined) {
       try {
         release = await lockfile.lock(target, options);
       } catch (error) {
         if (errnoOf(error) !== 'ELOCKED') throw error;
         if (Date.now() >= deadline) throw timedOut(error);
+        if (!said && Date.now() - waitStarted >= QUIET_WAIT_MS) {
+          said = true;
+          sayLongWait?.(`waiting for ${what}, locked by another argo process (a lock left by one that died is taken over after ${STALE_MS / 1000} s)`);
+        }
         await sleep(pause);
         pause = Math.min(100, pause * 1.5);
       }

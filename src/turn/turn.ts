@@ -11,7 +11,8 @@ import type { HistoryTurn, ReplayReason, ReplaySpec, TurnText } from '../replay/
 import type { SessionRecord } from '../sessions/store.js';
 import type { ReplaySource } from '../sessions/turns.js';
 import { access } from 'node:fs/promises';
-import { SymlinkRefusedError, isMissing } from '../log/fs.js';
+import { SymlinkRefusedError, errnoOf, isMissing } from '../log/fs.js';
+import { LockTimeoutError } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
 import type { ModelSource } from '../output/turn-notes.js';
@@ -289,12 +290,21 @@ async function dateStamps(date: Date): Promise<{ timestamp: string; day: string 
   return { timestamp: format(date, TIMESTAMP_PATTERN), day: format(date, DAY_PATTERN) };
 }
 
-/** The refused link behind a failed write (the log writer wraps it), or null. */
-function refusedLinkIn(error: unknown): SymlinkRefusedError | null {
+/** The first error in `error`'s cause chain (itself included) that `is` accepts: the log writer wraps what failed. */
+function causeIn<T extends Error>(error: unknown, is: (cause: Error) => cause is T): T | null {
   for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
-    if (cause instanceof SymlinkRefusedError) return cause;
+    if (is(cause)) return cause;
   }
   return null;
+}
+
+/** What to do about a log write that failed, by its cause; the saved turn goes back in either way. */
+function logWriteFix(error: unknown): string {
+  const addBack = 'then add the saved turn back (docs/troubleshooting.md)';
+  if (causeIn(error, (cause): cause is LockTimeoutError => cause instanceof LockTimeoutError)) return `wait until the other argo is done, ${addBack}`;
+  const folder = causeIn(error, (cause): cause is Error & { path: string } => errnoOf(cause) === 'EISDIR' && typeof (cause as { path?: unknown }).path === 'string');
+  if (folder) return `${folder.path} is a folder where the day's log goes: move it away, ${addBack}`;
+  return `fix the directory's permissions or free space, ${addBack}`;
 }
 
 /**
@@ -322,11 +332,11 @@ async function writeOrRescue(settings: Settings, planned: SessionRecord | null, 
     } catch (rescueError) {
       saved = `the turn could not be saved either (${rescueError instanceof Error ? rescueError.message : String(rescueError)})`;
     }
-    const link = refusedLinkIn(error);
+    const link = causeIn(error, (cause): cause is SymlinkRefusedError => cause instanceof SymlinkRefusedError);
     if (link !== null) {
       throw new RuntimeError(`cannot write the log: ${link.path} is a symbolic link, and Argo does not follow links in its data home; ${saved} — replace the link with the real file, then add the saved turn back (docs/troubleshooting.md)`, { cause: error });
     }
-    throw new RuntimeError(`cannot write the log in ${settings.paths.logs} (${reason}); ${saved} — fix the directory's permissions or free space`, { cause: error });
+    throw new RuntimeError(`cannot write the log in ${settings.paths.logs} (${reason}); ${saved} — ${logWriteFix(error)}`, { cause: error });
   }
 }
 

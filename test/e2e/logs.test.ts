@@ -1,6 +1,6 @@
 // `argo logs` end to end: the built binary against data directories written with the real writer.
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { format } from 'date-fns';
@@ -274,6 +274,26 @@ describe('unreadable lines', () => {
       { file: file1, line: 4, reason: 'binary data (not UTF-8 text)' },
       { file: file1, line: 6, reason: 'binary data (not UTF-8 text)' },
       { file: file3, line: 2, reason: expect.stringMatching(/^truncated JSON/) as unknown },
+    ]);
+  });
+
+  it('check names a day taken by a folder or a link: no turn of that day could be written', async () => {
+    const { home, paths } = tempData();
+    await recordTurns(paths, 'w', 1, { date: '2025-01-01' });
+    mkdirSync(join(paths.logs, '2025-01-02.log'));
+    symlinkSync(join(paths.logs, '2025-01-01.log'), join(paths.logs, '2025-01-03.log'));
+    const check = await argo(home, ['logs', 'check']);
+    expect(check).toMatchObject({
+      code: 1,
+      stdout:
+        `${join(paths.logs, '2025-01-02.log')}: a folder, not a log file: Argo cannot write that day's turns there, nor rewrite it; move it away\n` +
+        `${join(paths.logs, '2025-01-03.log')}: a symbolic link, not a log file: Argo cannot write that day's turns there, nor rewrite it; replace the link with the real file\n`,
+      stderr: 'argo: 2 days of the log cannot be written (listed above)\n',
+    });
+    const json = await argo(home, ['logs', 'check', '--json']);
+    expect(json.stdout.split('\n').filter(Boolean).map((line): unknown => JSON.parse(line))).toEqual([
+      { file: join(paths.logs, '2025-01-02.log'), line: null, reason: expect.stringMatching(/^a folder, not a log file/) as unknown },
+      { file: join(paths.logs, '2025-01-03.log'), line: null, reason: expect.stringMatching(/^a symbolic link, not a log file/) as unknown },
     ]);
   });
 

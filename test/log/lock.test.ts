@@ -1,9 +1,10 @@
 // Locks between Argo processes, as seen from one process with many callers (a server logging many
 // turns at once): its callers queue in memory, so only one of them at a time tries the lock file.
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LockTimeoutError, locksInUse, withLock } from '../../src/log/lock.js';
+import { LockTimeoutError, locksInUse, whenLockWaitIsLong, withLock } from '../../src/log/lock.js';
 import { tempData } from '../query/helpers.js';
 
 vi.mock('proper-lockfile', async (importOriginal) => {
@@ -69,5 +70,24 @@ describe('withLock with many callers in one process', () => {
     await holder;
     await expect(patient).resolves.toBe('ran');
     expect(locksInUse()).toBe(0);
+  });
+});
+
+describe('a wait on another process', () => {
+  afterEach(() => {
+    whenLockWaitIsLong(null);
+  });
+
+  it('is said once after a second (the command would look stuck), never for a lock had at once', async () => {
+    const { home } = tempData();
+    const dir = join(home, 'locks');
+    const said: string[] = [];
+    whenLockWaitIsLong((line) => said.push(line));
+    await withLock(dir, 'log', 'the log', () => Promise.resolve());
+    expect(said).toEqual([]);
+    // Another process's lock: the directory proper-lockfile makes, fresh, so not stale.
+    mkdirSync(join(dir, 'log.lock'));
+    await expect(withLock(dir, 'log', 'the log in /x', () => Promise.resolve(), 1_600)).rejects.toBeInstanceOf(LockTimeoutError);
+    expect(said).toEqual(['waiting for the log in /x, locked by another argo process (a lock left by one that died is taken over after 10 s)']);
   });
 });

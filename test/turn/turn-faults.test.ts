@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
+import type { Settings } from '../../src/config/settings.js';
 import { RuntimeError } from '../../src/errors.js';
 import type * as Fs from '../../src/log/fs.js';
 import type { StreamOutcome } from '../../src/ollama/transport.js';
@@ -74,7 +75,7 @@ describe('a turn when the disk fills mid-append', () => {
     }
     expect(error).toBeInstanceOf(RuntimeError);
     const message = (error as Error).message;
-    expect(message).toMatch(/^cannot write the log in .*\/logs \(cannot append to .*\.log: the disk is full\); the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — fix the directory's permissions or free space$/);
+    expect(message).toMatch(/^cannot write the log in .*\/logs \(cannot append to .*\.log: the disk is full\); the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — fix the directory's permissions or free space, then add the saved turn back \(docs\/troubleshooting\.md\)$/);
 
     const logs = join(home, 'logs');
     for (const file of readdirSync(logs)) expect(statSync(join(logs, file)).size).toBe(0);
@@ -103,5 +104,33 @@ describe('a turn whose day log is a planted link', () => {
     );
     expect(readFileSync(elsewhere, 'utf8')).toBe('');
     expect(readdirSync(join(home, 'rescued'))).toHaveLength(1);
+  });
+});
+
+describe('a failed log write names the fix that fits its cause', () => {
+  const attempt = async (settings: Settings, id: string): Promise<string> => {
+    const error = await runTurn(settings, { prompt: 'keep me', replay: { kind: 'none' }, log: true, ollamaStream: true }, portsFor(id)).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(RuntimeError);
+    return (error as Error).message;
+  };
+
+  it('a folder where the day\'s log goes: move it away (not permissions or space)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-log-folder-'));
+    mkdirSync(join(home, 'logs', '2025-03-04.log'), { recursive: true, mode: 0o700 });
+    const message = await attempt(loadSettings({ home, session: 'work' }, {}), 'turn00000003');
+    expect(message).toMatch(/ — .*\/logs\/2025-03-04\.log is a folder where the day's log goes: move it away, then add the saved turn back \(docs\/troubleshooting\.md\)$/);
+    expect(readdirSync(join(home, 'rescued'))).toHaveLength(1);
+  });
+
+  it('a log another argo holds past the wait: wait for it (not permissions or space)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-log-locked-'));
+    const settings = loadSettings({ home, session: 'work' }, {});
+    // Another process's fresh lock (proper-lockfile's directory): not stale for 10 s.
+    mkdirSync(join(home, 'locks', 'log.lock'), { recursive: true, mode: 0o700 });
+    const message = await attempt({ ...settings, timeouts: { ...settings.timeouts, lockWaitMs: 200 } }, 'turn00000004');
+    expect(message).toMatch(/^cannot write the log in .*\(the log in .* has been locked by another argo process .*\); the turn was saved to .* — wait until the other argo is done, then add the saved turn back \(docs\/troubleshooting\.md\)$/);
   });
 });
