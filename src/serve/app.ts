@@ -12,7 +12,7 @@ import { sseResponse } from './sse-body.js';
 import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
-import { ChunkFormat, completionObject, finishReason, toOpenAiToolCalls, usageOf } from './openai.js';
+import { ChunkFormat, StreamedToolCalls, completionObject, finishReason, toOpenAiToolCalls, usageOf } from './openai.js';
 import type { FinishReason } from './openai.js';
 import { planAnswer } from './plan.js';
 import type { AnswerPlan } from './plan.js';
@@ -251,6 +251,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     }
     c.header('X-Argo-Turn-Id', turnId);
     const format = new ChunkFormat(head);
+    const toolCalls = new StreamedToolCalls(format, plan.round);
     let finished!: () => void;
     c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
     return sseResponse(c, async (sse) => {
@@ -262,7 +263,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
           for (const item of batch) {
             last = item;
             if (item.type === 'end' || item.type === 'thrown') break;
-            frames += renderEvent(item, format, plan.round);
+            frames += renderEvent(item, format, toolCalls);
           }
           if (last?.type === 'end' || last?.type === 'thrown') {
             await sse.write(frames + endFrames(last, format, plan, deps.log));
@@ -423,10 +424,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
             await sse.write(frames);
             return;
           }
-          frames += renderEvent(event, format, 0);
+          frames += renderEvent(event, format, null);
           for (const more of events.drain()) {
             if (more.type === 'end') events.push(more);
-            else frames += renderEvent(more, format, 0);
+            else frames += renderEvent(more, format, null);
           }
           await sse.write(frames);
           frames = '';
@@ -497,14 +498,15 @@ function frame(data: string): string {
   return `data: ${data}\n\n`;
 }
 
-function renderEvent(event: TurnEvent, format: ChunkFormat, round: number): string {
+/** `toolCalls` is null for a job's followers: a job keeps only text and tool progress. */
+function renderEvent(event: TurnEvent, format: ChunkFormat, toolCalls: StreamedToolCalls | null): string {
   switch (event.type) {
     case 'text':
       return frame(format.content(event.text));
     case 'thinking':
       return frame(format.reasoning(event.text));
     case 'tool_calls':
-      return frame(format.toolCalls(toOpenAiToolCalls(event.calls, round)));
+      return toolCalls === null ? '' : frame(toolCalls.chunk(event.calls));
     case 'tool_event':
       return frame(format.extra({ [event.event.type]: event.event }));
     default:

@@ -170,9 +170,13 @@ export function ollamaToolCallsOf(calls: readonly unknown[]): OllamaToolCall[] {
   return out;
 }
 
-export function toOpenAiToolCalls(calls: readonly OllamaToolCall[], round: number): OpenAiToolCallOut[] {
-  return calls.map((call, index) => ({
-    id: call.id !== undefined && call.id !== '' ? call.id : `call_${round}_${index}`,
+/**
+ * `first` is how many calls the answer has already sent (a stream may send one chunk per call), so
+ * each call's index, and a generated id `call_<round>_<index>`, is its own within the answer.
+ */
+export function toOpenAiToolCalls(calls: readonly OllamaToolCall[], round: number, first = 0): OpenAiToolCallOut[] {
+  return calls.map((call, at) => ({
+    id: call.id !== undefined && call.id !== '' ? call.id : `call_${round}_${first + at}`,
     type: 'function',
     function: { name: call.function.name, arguments: typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments) },
   }));
@@ -249,8 +253,9 @@ export class ChunkFormat {
     return this.choice(`{"reasoning":${JSON.stringify(text)}}`, null);
   }
 
-  toolCalls(calls: readonly OpenAiToolCallOut[]): string {
-    const deltas = calls.map((call, index) => ({ index, ...call }));
+  /** `first`: the index of the first of these calls in the answer (calls sent in earlier chunks come before). */
+  toolCalls(calls: readonly OpenAiToolCallOut[], first = 0): string {
+    const deltas = calls.map((call, at) => ({ index: first + at, ...call }));
     return this.choice(`{"tool_calls":${JSON.stringify(deltas)}}`, null);
   }
 
@@ -270,5 +275,24 @@ export class ChunkFormat {
 
   usage(usage: Usage): string {
     return `${this.head}[],"usage":${JSON.stringify(usage)}}`;
+  }
+}
+
+/**
+ * A streamed answer's tool calls, numbered across its chunks: Ollama may send each call in a chunk
+ * of its own, and a client merges deltas that share an index.
+ */
+export class StreamedToolCalls {
+  private sent = 0;
+
+  constructor(
+    private readonly format: ChunkFormat,
+    private readonly round: number,
+  ) {}
+
+  chunk(calls: readonly OllamaToolCall[]): string {
+    const chunk = this.format.toolCalls(toOpenAiToolCalls(calls, this.round, this.sent), this.sent);
+    this.sent += calls.length;
+    return chunk;
   }
 }

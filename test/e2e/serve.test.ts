@@ -10,6 +10,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/ch
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
+import { defined } from '../support/defined.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { ssePayloads, startServe } from '../support/run-serve.js';
 import type { ServeProcess } from '../support/run-serve.js';
@@ -38,6 +39,7 @@ beforeEach(() => {
   ollama.options.reply = undefined;
   ollama.options.tokens = undefined;
   delete ollama.options.toolCalls;
+  ollama.options.rounds = undefined;
   ollama.options.models = undefined;
   ollama.options.thinking = undefined;
   ollama.requests.length = 0;
@@ -287,6 +289,34 @@ describe('client tools', () => {
     expect(sent.messages.slice(1)).toEqual([
       { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_time', arguments: { zone: 'UTC' } } }] },
       { role: 'tool', content: '{"time":"12:00"}', tool_name: 'get_time' },
+    ]);
+  });
+
+  it('calls Ollama sends one chunk each stream as calls of their own: finalChatCompletion has both, ids unique across rounds', async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    ollama.options.rounds = () => ({
+      toolCalls: [{ function: { name: 'get_time', arguments: { tz: 'UTC' } } }, { function: { name: 'get_date', arguments: { tz: 'CET' } } }],
+      splitToolCalls: true,
+    });
+    const tools: OpenAI.ChatCompletionTool[] = ['get_time', 'get_date'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: { tz: { type: 'string' } } } } }));
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'time and date?' }];
+    const callsOf = async () => {
+      const final = await client.chat.completions.stream({ model: 'argo', messages, tools }).finalChatCompletion();
+      const message = defined(final.choices[0], 'a choice').message;
+      expect(final.choices[0]?.finish_reason).toBe('tool_calls');
+      messages.push(message);
+      const calls = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, args: JSON.parse(call.function.arguments) as unknown }));
+      for (const call of calls) messages.push({ role: 'tool', tool_call_id: call.id, content: 'ok' });
+      return calls;
+    };
+    expect(await callsOf()).toEqual([
+      { id: 'call_1_0', name: 'get_time', args: { tz: 'UTC' } },
+      { id: 'call_1_1', name: 'get_date', args: { tz: 'CET' } },
+    ]);
+    // The next round's generated ids differ from the first's, so the history keeps all four.
+    expect(await callsOf()).toEqual([
+      { id: 'call_2_0', name: 'get_time', args: { tz: 'UTC' } },
+      { id: 'call_2_1', name: 'get_date', args: { tz: 'CET' } },
     ]);
   });
 

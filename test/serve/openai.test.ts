@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/serve/errors.js';
 import {
   ChunkFormat,
+  StreamedToolCalls,
   completionObject,
   finishReason,
   lastUserText,
@@ -149,6 +150,20 @@ describe('answers to OpenAI', () => {
       { id: 'keep', type: 'function', function: { name: 'b', arguments: '{}' } },
       { id: 'call_2_2', type: 'function', function: { name: 'c', arguments: '{}' } },
     ]);
+  });
+
+  const call = (name: string, id?: string) => ({ ...(id !== undefined ? { id } : {}), function: { name, arguments: {} } });
+  it.each([
+    ['one chunk of two', [[call('a'), call('b')]], [['call_3_0', 0], ['call_3_1', 1]]],
+    ['one chunk each', [[call('a')], [call('b')]], [['call_3_0', 0], ['call_3_1', 1]]],
+    ['the model\'s ids kept, the rest counted on', [[call('a')], [call('b', 'mine'), call('c')]], [['call_3_0', 0], ['mine', 1], ['call_3_2', 2]]],
+  ])('a stream numbers its calls across chunks: %s', (_case, chunks, expected) => {
+    const streamed = new StreamedToolCalls(new ChunkFormat({ id: 'c', created: 1, model: 'm' }), 3);
+    const sent = chunks.flatMap((calls) => {
+      const chunk = JSON.parse(streamed.chunk(calls)) as { choices: [{ delta: { tool_calls: { id: string; index: number }[] } }] };
+      return chunk.choices[0].delta.tool_calls.map((delta) => [delta.id, delta.index]);
+    });
+    expect(sent).toEqual(expected);
   });
 
   it.each([
