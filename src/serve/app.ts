@@ -52,6 +52,9 @@ export interface ArgoServer {
   readonly running: number;
 }
 
+/** The request line's status for a client that left before the response began (nginx's "client closed request"). */
+const CLIENT_CLOSED = 499;
+
 export function createServer(deps: ServerDeps): ArgoServer {
   const app = new Hono<Env>();
   const queue = new KeyedQueue();
@@ -114,10 +117,12 @@ export function createServer(deps: ServerDeps): ArgoServer {
   app.use(async (c, next) => {
     const started = deps.clock.monotonic();
     await next();
+    // Gone before the handler returned: nothing was sent, whatever status the response holds.
+    const status = c.req.raw.signal.aborted ? CLIENT_CLOSED : c.res.status;
     const line = (): void => {
       const ms = Math.round(deps.clock.monotonic() - started);
       const path = c.req.path.replace(CONTROLS, '?').slice(0, 200);
-      deps.log(`${c.req.method} ${path} ${c.res.status} ${ms}ms session=${c.get('session') ?? '-'}`);
+      deps.log(`${c.req.method} ${path} ${status} ${ms}ms session=${c.get('session') ?? '-'}`);
     };
     const finished = c.get('finished');
     if (finished) void finished.then(line, line);

@@ -284,6 +284,39 @@ describe('raw HTTP', () => {
     expect(t.lines.some((line) => /^GET \/api\/sessions 200 \d+ms session=-$/.test(line))).toBe(true);
   });
 
+  it.each([
+    ['streamed, before the first chunk', 499, { stream: true }, 0, false],
+    ['not streamed, mid-answer', 499, {}, 1, false],
+    ['queued behind its session', 499, {}, 1, true],
+    ['streamed, after the first chunk', 200, { stream: true }, 1, false],
+  ])('a client that leaves %s: its request line says %i', async (name, status, extra, holdAfter, queued) => {
+    const session = `gone-${name.replace(/\W+/g, '-')}`;
+    let held = 0;
+    t.runner.onHold = () => held++;
+    t.runner.script = () => ({ tokens: ['a', 'b'], holdAfter });
+    // In process, so the server sees the client leave the moment it does.
+    const send = (signal?: AbortSignal) =>
+      t.server.app.request(
+        new Request(`${t.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('x', { ...extra, argo: { session } })), ...(signal ? { signal } : {}) }),
+      );
+    const ahead = queued ? send() : null;
+    if (queued) await vi.waitFor(() => expect(held).toBe(1));
+    const controller = new AbortController();
+    const leaving = send(controller.signal);
+    if (queued) await vi.waitFor(() => expect(t.server.running).toBe(2));
+    else await vi.waitFor(() => expect(held).toBe(1));
+    const reader = status === 200 ? (await leaving).body?.getReader() : undefined;
+    await reader?.read();
+    controller.abort();
+    // A queued request waits for its turn even when its client has gone; the turn then ends at once.
+    t.runner.release();
+    await (await ahead)?.text();
+    await (reader ?? (await leaving).body)?.cancel();
+    const line = new RegExp(`^POST /v1/chat/completions ${status} \\d+ms session=${session}$`);
+    await vi.waitFor(() => expect(t.lines).toContainEqual(expect.stringMatching(line)));
+    t.runner.onHold = () => undefined;
+  });
+
   it('a path\'s controls and bidirectional marks are not written to the log as they are', async () => {
     await fetch(`${t.url}/v1/x%E2%80%AEcod.exe%1B%5B2J`);
     await vi.waitFor(() => expect(t.lines.at(-1)).toMatch(/^GET \/v1\/x\?cod\.exe\?\[2J 404 \d+ms session=-$/));
