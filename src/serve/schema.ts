@@ -155,7 +155,9 @@ function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
   if (!headerResult.success) {
     const issue = headerResult.error.issues[0];
     const key = String(issue?.path[0] ?? '');
-    throw badRequest(`invalid header "X-Argo-${key.charAt(0).toUpperCase()}${key.slice(1)}": ${issue?.message ?? 'invalid'}`, `X-Argo-${key}`);
+    // As the docs spell it (X-Argo-Budget): the message and `param` name the same header.
+    const header = `X-Argo-${key.charAt(0).toUpperCase()}${key.slice(1)}`;
+    throw badRequest(`invalid header "${header}": ${issue?.message ?? 'invalid'}`, header);
   }
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
     throw badRequest('invalid "argo": expected an object', 'argo');

@@ -131,7 +131,7 @@ export function settingsFor(base: Settings, input: Pick<TurnInput, 'session' | '
     agent: tools !== null ? { ...base.agent, tools: [...tools], toolsSource: 'argo.tools' } : base.agent,
   };
   const unknown = checkStyleChoice(settings.style, settings);
-  if (unknown) throw new UsageError(`argo.${unknown.key}: ${unknown.message.slice(unknown.key.length + 2)}`);
+  if (unknown) throw badRequest(`argo.${unknown.key}: ${unknown.message.slice(unknown.key.length + 2)}`, `argo.${unknown.key}`);
   return settings;
 }
 

@@ -252,9 +252,13 @@ describe('Argo mode', () => {
   });
 
   it('refuses unknown personas and unknown toolsets with a 400 naming the field', async () => {
-    const persona = await post('/v1/chat/completions', ask('x', { argo: { persona: 'nobody' } }));
-    expect(persona.status).toBe(400);
-    expect(((await persona.json()) as { error: { message: string } }).error.message).toMatch(/unknown persona "nobody"/);
+    for (const [field, message] of [['persona', /^argo\.persona: unknown persona "nobody"/], ['mode', /^argo\.mode: unknown mode "nobody"/]] as const) {
+      const style = await post('/v1/chat/completions', ask('x', { argo: { [field]: 'nobody' } }));
+      expect(style.status).toBe(400);
+      const body = (await style.json()) as { error: { message: string } };
+      expect(body).toMatchObject({ error: { param: `argo.${field}`, code: 'invalid_value' } });
+      expect(body.error.message).toMatch(message);
+    }
     const tools = await post('/v1/chat/completions', ask('x', { argo: { tools: ['fs', 'nosuchset'] } }));
     expect(tools.status).toBe(400);
     const refused = (await tools.json()) as { error: { message: string } };

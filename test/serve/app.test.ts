@@ -246,7 +246,7 @@ describe('raw HTTP', () => {
   it('refuses a bad X-Argo header naming it', async () => {
     const response = await post('/v1/chat/completions', ask('x'), { 'X-Argo-Replay': 'forever' });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: { param: 'X-Argo-replay' } });
+    expect(await response.json()).toMatchObject({ error: { param: 'X-Argo-Replay' } });
   });
 
   it('refuses an oversized body with 413, with or without a length', async () => {

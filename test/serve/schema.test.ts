@@ -62,11 +62,13 @@ describe('chat request: wrong types are 400 naming the field', () => {
   });
 
   it.each([
-    [{ 'x-argo-replay': 'always' }, 'X-Argo-replay'],
-    [{ 'x-argo-budget': 'lots' }, 'X-Argo-budget'],
-    [{ 'x-argo-session': 'a/b' }, 'X-Argo-session'],
-  ])('header %j → %s', (headers, param) => {
-    expect(refusal(base, headers).param).toBe(param);
+    [{ 'x-argo-replay': 'always' }, 'X-Argo-Replay'],
+    [{ 'x-argo-budget': 'lots' }, 'X-Argo-Budget'],
+    [{ 'X-ARGO-SESSION': 'a/b' }, 'X-Argo-Session'],
+  ])('header %j → %s, named so in the message too', (headers, param) => {
+    const refused = refusal(base, headers);
+    expect(refused.param).toBe(param);
+    expect(refused.message).toMatch(new RegExp(`^invalid header "${param}": `));
   });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
-import { UsageError } from '../../src/errors.js';
+import { thrown } from '../support/thrown.js';
 import { ollamaToolCallsOf } from '../../src/serve/openai.js';
 import type { OllamaExtras } from '../../src/serve/openai.js';
 import { ApiError } from '../../src/serve/errors.js';
@@ -38,9 +38,13 @@ describe('settingsFor: Argo fields are the CLI flags', () => {
     expect(settingsFor({ ...base, api: 'generate' }, { session: 's', model: 'm', mode: 'argo', argo: {} }).api).toBe('generate');
   });
 
-  it.each([[{ persona: 'nobody' }, /^argo\.persona: unknown persona "nobody"/], [{ mode: 'nope' }, /^argo\.mode: unknown mode "nope"/]])('refuses %j', (argo, message) => {
-    expect(() => settingsFor(base, { session: 's', model: 'm', mode: 'argo', argo })).toThrow(UsageError);
-    expect(() => settingsFor(base, { session: 's', model: 'm', mode: 'argo', argo })).toThrow(message);
+  it.each([
+    [{ persona: 'nobody' }, 'argo.persona', /^argo\.persona: unknown persona "nobody"/],
+    [{ mode: 'nope' }, 'argo.mode', /^argo\.mode: unknown mode "nope"/],
+  ])('refuses %j with a 400 naming %s', (argo, param, message) => {
+    const error = thrown(() => settingsFor(base, { session: 's', model: 'm', mode: 'argo', argo }));
+    expect(error).toMatchObject({ status: 400, param, code: 'invalid_value' });
+    expect((error as Error).message).toMatch(message);
   });
 });
 
