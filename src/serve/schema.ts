@@ -159,7 +159,8 @@ function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
     const header = `X-Argo-${key.charAt(0).toUpperCase()}${key.slice(1)}`;
     throw badRequest(`invalid header "${header}": ${issue?.message ?? 'invalid'}`, header);
   }
-  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
+  // null is absent, as for every other optional field (clients send unset extra fields as null).
+  if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
     throw badRequest('invalid "argo": expected an object', 'argo');
   }
   const bodyResult = argoFields.safeParse(raw ?? {});

@@ -91,6 +91,8 @@ describe('chat request: what is accepted', () => {
     [{ tools: ['fs'] }, {}, { tools: ['fs'] }],
     [{ replay: 'session', reason: 'session', verbosity: 'short', mode: 'code' }, {}, { replay: { kind: 'session' }, reason: 'session', verbosity: 'short', mode: 'code' }],
     [{}, {}, null],
+    [null, {}, null],
+    [null, { 'x-argo-session': 'work' }, { session: 'work' }],
   ])('argo %j with headers %j → %j', (argo, headers, expected) => {
     expect(parseChatRequest({ ...base, argo }, new Headers(headers)).argo).toEqual(expected);
   });
