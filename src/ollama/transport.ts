@@ -141,6 +141,22 @@ const SUGGEST_ASKS = 8;
 type Chunk = ChatResponse | GenerateResponse;
 
 /** One client (so one kept-alive connection) for the whole process. */
+/**
+ * A request to Ollama that failed before any answer, in words naming the setting that fixes it:
+ * every route that talks to Ollama says the same for the same failure.
+ */
+export function failedToConnect(host: string, error: unknown, hints: FixHints): { kind: 'unreachable' | 'http' | 'dropped'; message: string } {
+  const err = error as { code?: string; cause?: { code?: string } };
+  const code = err.cause?.code ?? err.code;
+  if (code === 'ECONNREFUSED') {
+    return { kind: 'unreachable', message: `cannot reach Ollama at ${host} (connection refused); start it with "ollama serve", or set ${hints.host} to where it runs` };
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return { kind: 'http', message: `cannot resolve the Ollama host in ${host}; check ${hints.host}` };
+  }
+  return { kind: 'dropped', message: `the connection to Ollama at ${host} failed before an answer (${plainReason(error)})` };
+}
+
 export class OllamaTransport {
   private readonly client: Ollama;
   private current: AbortController | null = null;
@@ -292,15 +308,7 @@ export class OllamaTransport {
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       return { kind: 'idle', message: `no data from Ollama at ${host} for 300s, the most Node's HTTP client waits; the request was abandoned` };
     }
-    if (!afterHeaders) {
-      if (code === 'ECONNREFUSED') {
-        return { kind: 'unreachable', message: `cannot reach Ollama at ${host} (connection refused); start it with "ollama serve", or set ${this.hints.host} to where it runs` };
-      }
-      if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-        return { kind: 'http', message: `cannot resolve the Ollama host in ${host}; check ${this.hints.host}` };
-      }
-      return { kind: 'dropped', message: `the connection to Ollama at ${host} failed before an answer (${plainReason(error)})` };
-    }
+    if (!afterHeaders) return failedToConnect(host, error, this.hints);
     const message = err.message ?? String(error);
     if (this.malformed || message.startsWith(MALFORMED_PREFIX)) {
       return { kind: 'malformed', message: `Ollama sent a line that is not JSON (${message.slice(MALFORMED_PREFIX.length)}); the answer is incomplete` };

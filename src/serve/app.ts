@@ -164,7 +164,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
     try {
       models = await deps.ollama.models();
     } catch (error) {
-      throw new ApiError(502, `cannot list Ollama's models: ${(error as Error).message}`, 'api_error', 'ollama_unreachable');
+      // Worded by OllamaInfo, with the fix (argo serve's OLLAMA_HOST…) as a chat request gives it.
+      throw new ApiError(502, (error as Error).message, 'api_error', 'ollama_unreachable');
     }
     return c.json({
       object: 'list',

@@ -1,5 +1,7 @@
 // The server's views of Argo's stores and of Ollama, as the routes need them.
 import { Ollama } from 'ollama';
+import { SERVER_HINTS } from '../ollama/fix-hints.js';
+import { failedToConnect } from '../ollama/transport.js';
 import type { DataPaths } from '../log/writer.js';
 import { readSession, saveSession, scanSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
@@ -60,9 +62,21 @@ export function ollamaInfo(host: string, bounds = { versionMs: VERSION_TIMEOUT_M
   return {
     version: async () => (await quick.version()).version,
     models: async () => {
-      const { models } = await listing.list();
-      // Typed as a Date by the client, but it passes the JSON string through.
-      return models.map((model) => ({ name: model.name, modified_at: String(model.modified_at as unknown) }));
+      try {
+        const { models } = await listing.list();
+        // Typed as a Date by the client, but it passes the JSON string through.
+        return models.map((model) => ({ name: model.name, modified_at: String(model.modified_at as unknown) }));
+      } catch (error) {
+        throw new Error(listFailure(host, error, bounds.modelsMs), { cause: error });
+      }
     },
   };
+}
+
+/** Why Ollama's models could not be listed, worded as a chat request's failure is. */
+function listFailure(host: string, error: unknown, ms: number): string {
+  const err = error as { name?: string; status_code?: number; error?: string; message?: string };
+  if (err.name === 'TimeoutError') return `no answer from Ollama at ${host} within ${ms / 1000}s (a model loading, or Ollama stuck); try again, or restart Ollama`;
+  if (err.name === 'ResponseError' && typeof err.status_code === 'number') return `Ollama at ${host} answered HTTP ${err.status_code}: ${err.error ?? err.message ?? ''}`;
+  return failedToConnect(host, error, SERVER_HINTS).message;
 }

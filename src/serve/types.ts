@@ -87,6 +87,7 @@ export interface SessionStore {
 /** Ollama's version and models; each call gives up (rejects) after a bound of its own. */
 export interface OllamaInfo {
   version: () => Promise<string>;
+  /** Rejects with the one line a client is shown: what failed and how the server's operator fixes it. */
   models: () => Promise<{ name: string; modified_at: string }[]>;
 }
 

@@ -470,7 +470,10 @@ describe('faults: the contract status, the turn logged, the server still up', ()
       expect(error).toMatchObject({ status: 502, code: 'ollama_unreachable' });
       expect((error as Error).message).toMatch(/start it with "ollama serve", or set argo serve's OLLAMA_HOST \(or "host" in its config\.json\) to where it runs$/);
       await vi.waitFor(() => expect(logLines(downHome)).toEqual([expect.objectContaining({ status: 'error', session: 'api' })]), PATIENCE);
-      expect((await fetch(`${down.url}/v1/models`)).status).toBe(502);
+      const models = await fetch(`${down.url}/v1/models`);
+      expect(models.status).toBe(502);
+      // The same words as the chat request's, not "fetch failed".
+      expect(await models.json()).toMatchObject({ error: { code: 'ollama_unreachable', message: (error as Error).message.replace(/^502 /, '') } });
     } finally {
       await down.stop();
     }
