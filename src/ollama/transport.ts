@@ -140,7 +140,6 @@ const SUGGEST_ASKS = 8;
 
 type Chunk = ChatResponse | GenerateResponse;
 
-/** One client (so one kept-alive connection) for the whole process. */
 /**
  * A request to Ollama that failed before any answer, in words naming the setting that fixes it:
  * every route that talks to Ollama says the same for the same failure.
@@ -157,6 +156,7 @@ export function failedToConnect(host: string, error: unknown, hints: FixHints): 
   return { kind: 'dropped', message: `the connection to Ollama at ${host} failed before an answer (${plainReason(error)})` };
 }
 
+/** One client (so one kept-alive connection) for the whole process. */
 export class OllamaTransport {
   private readonly client: Ollama;
   private current: AbortController | null = null;
