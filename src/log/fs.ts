@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { chmod, link, lstat, mkdir, mkdtemp, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
@@ -104,6 +104,38 @@ export function discardTemporaryFiles(): void {
 /** A sibling name unique to this write (several may run at once, even in one process). */
 export function temporaryPath(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/** temporaryPath's names: the writer's pid is in them. */
+const TEMPORARY_NAME = /^\..+\.(\d+)-[0-9a-f]{8}\.tmp$/;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's.
+    return errnoOf(error) === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temporary files in `dir` whose writer is gone: a `kill -9` during a `logs rm` leaves a
+ * copy as big as the log. A live writer's are kept, whoever it is. Returns how many went.
+ */
+export async function removeOrphanedTemporaries(dir: string): Promise<number> {
+  const names = await readdir(dir).catch((error: unknown) => {
+    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return [];
+    throw error;
+  });
+  let removed = 0;
+  for (const name of names) {
+    const pid = Number(TEMPORARY_NAME.exec(name)?.[1] ?? Number.NaN);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    await rm(join(dir, name), { force: true });
+    removed++;
+  }
+  return removed;
 }
 
 /** Thrown when a path in the data home is a symlink: Argo never writes through one (exit 1). */

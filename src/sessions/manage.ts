@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
-import { PRIVATE_FILE, isMissing, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
+import { PRIVATE_FILE, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { withLogLock, withSessionLock } from '../log/lock.js';
 import { composeHistory, indexLineOf, lineageOf, loadIndexed } from './turns.js';
 import type { RulesTagging } from './turns.js';
@@ -154,10 +154,15 @@ export interface ReindexResult {
  */
 export async function withEveryLock<T>(paths: DataPaths, work: () => Promise<T>): Promise<T> {
   const held = new Set<string>();
+  // The copies a killed rewrite left behind (kill -9 during logs rm) go before the next one starts.
+  const sweepThenWork = async (): Promise<T> => {
+    await Promise.all([removeOrphanedTemporaries(paths.logs), removeOrphanedTemporaries(paths.sessions)]);
+    return work();
+  };
   const takeAll = async (): Promise<T> => {
     const { records } = await scanSessions(paths.sessions, { everyFile: true });
     const ids = [...new Set(records.map((record) => record.id))].filter((id) => !held.has(id)).sort();
-    if (ids.length === 0) return withLogLock(paths.logs, work);
+    if (ids.length === 0) return withLogLock(paths.logs, sweepThenWork);
     const take = (index: number): Promise<T> => {
       const id = ids[index];
       if (id === undefined) return takeAll();

@@ -231,8 +231,12 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     rmSync(indexFile(home, 'play'));
     expect((await argo(home, ['sessions', 'reindex', 'work'])).stdout).toBe('reindexed session "work": 3 turns\n');
     expect(readFileSync(indexFile(home, 'work'), 'utf8')).toBe(before.work);
+    // What a kill -9 during a logs rm or a reindex leaves: copies whose writer is gone.
+    const orphans = [join(home, 'logs', '.2025-01-01.log.5000000-0a1b2c3d.tmp'), join(home, 'sessions', '.reindex-x.5000000-0a1b2c3d.tmp')];
+    for (const orphan of orphans) writeFileSync(orphan, 'a copy');
     const all = await argo(home, ['sessions', 'reindex']);
     expect(all).toMatchObject({ code: 0, stderr: '', stdout: 'reindexed 2 sessions: 4 turns\n' });
     expect(readFileSync(indexFile(home, 'play'), 'utf8')).toBe(before.play);
+    expect(orphans.filter((orphan) => existsSync(orphan))).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
-import { chmodSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendPrivate, ensurePrivateDir, isMissing, landsInside, openForAppend, readSmallText, readableByOthers } from '../../src/log/fs.js';
+import { appendPrivate, ensurePrivateDir, isMissing, landsInside, openForAppend, readSmallText, readableByOthers, removeOrphanedTemporaries } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -111,5 +111,20 @@ describe('landsInside', () => {
     ['a missing folder elsewhere', join(base, 'missing', 'x.jsonl'), false],
   ])('%s → %s', async (_, path, inside) => {
     expect(await landsInside(path, home)).toBe(inside);
+  });
+});
+
+describe('removeOrphanedTemporaries', () => {
+  it('removes the copies of writers that are gone, keeps those of live ones and anything else', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-orphans-'));
+    // A pid that cannot be running: above the kernel's pid_max (4194304 at most).
+    const gone = '.2026-11-26.log.5000000-0a1b2c3d.tmp';
+    const mine = `.2026-11-26.log.${process.pid}-0a1b2c3d.tmp`;
+    const live = `.work.idx.${process.ppid}-deadbeef.tmp`;
+    const other = ['2026-11-26.log', '.2026-11-26.log.5000000-xyz.tmp', 'notes.tmp'];
+    for (const name of [gone, mine, live, ...other]) writeFileSync(join(dir, name), 'x');
+    expect(await removeOrphanedTemporaries(dir)).toBe(1);
+    expect(readdirSync(dir).sort()).toEqual([mine, live, ...other].sort());
+    expect(await removeOrphanedTemporaries(join(dir, 'missing'))).toBe(0);
   });
 });
