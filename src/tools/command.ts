@@ -1,6 +1,6 @@
 // Command-backed tools from config.json: an argv template filled from the arguments and run
 // without a shell (so an argument can never become a second command).
-import { onPath, runProcess } from './process.js';
+import { BACKGROUND_NOTE, onPath, runProcess } from './process.js';
 import { ToolError } from './types.js';
 import type { CommandToolSettings } from '../config/settings.js';
 import type { ParametersSchema, Tool } from './types.js';
@@ -52,7 +52,13 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
       // The loop's timer ends it (the tool's timeoutMs, or toolTimeouts over it) by aborting the signal.
       const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
       if (result.aborted) throw new ToolError(`"${name}" was interrupted`, false);
-      return { exit_code: result.exit_code, stdout: result.stdout.text, stderr: result.stderr.text, ...(result.stdout.truncated || result.stderr.truncated ? { truncated: true } : {}) };
+      return {
+        exit_code: result.exit_code,
+        stdout: result.stdout.text,
+        stderr: result.stderr.text,
+        ...(result.stdout.truncated || result.stderr.truncated ? { truncated: true } : {}),
+        ...(result.background ? { background: BACKGROUND_NOTE } : {}),
+      };
     },
   };
 }

@@ -8,6 +8,10 @@ import { delimiter, join } from 'node:path';
 
 export const STREAM_CAP_BYTES = 50 * 1024;
 const KILL_GRACE_MS = 2000;
+/** What a run-to-completion result says when the command left processes running (they were stopped). */
+export const BACKGROUND_NOTE = 'stopped what the command left running; use the process tool for long-running commands';
+/** How long the pipes may still drain after the shell has exited, before what it left is stopped. */
+const DRAIN_MS = 200;
 
 export interface Captured {
   text: string;
@@ -23,6 +27,8 @@ export interface RunResult {
   stderr: Captured;
   timed_out: boolean;
   aborted: boolean;
+  /** The command's shell ended leaving processes running in its group; they were stopped. */
+  background: boolean;
 }
 
 export interface RunSpec {
@@ -56,21 +62,38 @@ export class CappedOutput {
   }
 }
 
-/** SIGTERM to the whole group, SIGKILL if it is still there after a grace period. */
+/** Signals every process of the group `pid` leads or led; false when the group is empty (ESRCH). */
+function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Groups sent SIGTERM and still within their grace: Argo exiting sooner must not spare them. */
+const awaitingKill = new Set<number>();
+
+function killAwaitingOnExit(): void {
+  for (const pid of awaitingKill) signalGroup(pid, 'SIGKILL');
+}
+
+/**
+ * SIGTERM to the whole group, SIGKILL after a grace period to whatever is left. The leader may have
+ * gone already: what it started still holds the group (and often the pipes).
+ */
 export function killGroup(child: ChildProcess): void {
   const pid = child.pid;
-  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const send = (signal: NodeJS.Signals): void => {
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // Already gone.
-    }
-  };
-  send('SIGTERM');
-  const timer = setTimeout(() => send('SIGKILL'), KILL_GRACE_MS);
+  if (pid === undefined || awaitingKill.has(pid) || !signalGroup(pid, 'SIGTERM')) return;
+  if (awaitingKill.size === 0) process.once('exit', killAwaitingOnExit);
+  awaitingKill.add(pid);
+  const timer = setTimeout(() => {
+    awaitingKill.delete(pid);
+    if (awaitingKill.size === 0) process.removeListener('exit', killAwaitingOnExit);
+    signalGroup(pid, 'SIGKILL');
+  }, KILL_GRACE_MS);
   timer.unref();
-  child.once('exit', () => clearTimeout(timer));
 }
 
 /** Names that say a variable holds a secret (GITHUB_TOKEN, OPENAI_API_KEY, PGPASSWORD, AWS_SECRET_ACCESS_KEY). */
@@ -101,6 +124,18 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     let timedOut = false;
     let aborted = false;
+    let background = false;
+    let drain: NodeJS.Timeout | undefined;
+    // Run-to-completion: what the command left running in its group is stopped once it has exited.
+    const stopLeftovers = (): void => {
+      clearTimeout(drain);
+      if (timedOut || aborted || child.pid === undefined || !signalGroup(child.pid, 0)) return;
+      background = true;
+      killGroup(child);
+    };
+    child.once('exit', () => {
+      drain = setTimeout(stopLeftovers, DRAIN_MS);
+    });
     const timer =
       spec.timeoutMs === undefined
         ? undefined
@@ -116,13 +151,15 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     spec.signal.addEventListener('abort', onAbort, { once: true });
     child.once('error', (error) => {
       clearTimeout(timer);
+      clearTimeout(drain);
       spec.signal.removeEventListener('abort', onAbort);
       reject(error);
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
+      stopLeftovers();
       spec.signal.removeEventListener('abort', onAbort);
-      resolve({ exit_code: code, signal, stdout: stdout.result(), stderr: stderr.result(), timed_out: timedOut, aborted });
+      resolve({ exit_code: code, signal, stdout: stdout.result(), stderr: stderr.result(), timed_out: timedOut, aborted, background });
     });
   });
 }

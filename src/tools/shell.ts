@@ -3,7 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { isMissing } from '../log/fs.js';
-import { CappedOutput, killGroup, onPath, runProcess, spawnGroup } from './process.js';
+import { BACKGROUND_NOTE, CappedOutput, killGroup, onPath, runProcess, spawnGroup } from './process.js';
 import type { Captured } from './process.js';
 import { resolveInRoot } from './root.js';
 import { ToolError, numberArg, stringArg } from './types.js';
@@ -60,6 +60,7 @@ export const runCommandTool: Tool = {
       ...(result.signal !== null ? { signal: result.signal } : {}),
       ...streamResult('stdout', result.stdout),
       ...streamResult('stderr', result.stderr),
+      ...(result.background ? { background: BACKGROUND_NOTE } : {}),
     };
   },
 };
@@ -72,6 +73,7 @@ interface Managed {
   /** Bytes of each stream already returned by read_output. */
   read: { stdout: number; stderr: number };
 }
+
 
 const OPERATIONS = ['start', 'status', 'read_output', 'kill', 'list'] as const;
 

@@ -1,25 +1,19 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { commandTool, fillArgv } from '../../src/tools/command.js';
-import { CappedOutput, commandEnvironment, onPath } from '../../src/tools/process.js';
+import { BACKGROUND_NOTE, CappedOutput, commandEnvironment, onPath } from '../../src/tools/process.js';
 import { processTool, runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
+import { alive } from '../support/alive.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-shell-')));
 mkdirSync(join(root, 'sub'));
 const context = (signal = new AbortController().signal): ToolContext => ({ root, home: root, signal });
-
-/** Running (a zombie nobody has reaped yet counts as gone: in a container, PID 1 may never reap it). */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe('run_command', () => {
   it('runs through /bin/sh in the root and returns exit code and both streams', async () => {
@@ -45,6 +39,35 @@ describe('run_command', () => {
     expect((error as ToolError).message).toBe('the command timed out after 1 s and was killed');
     const child = Number(readFileSync(pidFile, 'utf8'));
     await vi.waitFor(() => expect(alive(child)).toBe(false));
+  });
+
+  it.each([
+    ['holding the pipes', 'sleep 25 & echo $!'],
+    ['with its output elsewhere', 'sleep 40 >/dev/null 2>&1 & echo $!'],
+  ])('stops what the command leaves running in the background (%s) and says so', async (_, command) => {
+    const result = await runCommandTool.run({ command, timeout: 20 }, context());
+    expect(result).toMatchObject({ exit_code: 0, stderr: '', background: BACKGROUND_NOTE });
+    const child = Number(result.stdout);
+    await vi.waitFor(() => expect(alive(child)).toBe(false));
+  });
+
+  it('SIGKILLs a grandchild that ignores SIGTERM, though the shell that started it is gone', async () => {
+    const pidFile = join(root, 'stubborn.pid');
+    const command = `sh -c 'trap "" TERM; exec sleep 30' & echo $! > ${pidFile}; wait`;
+    await expect(runCommandTool.run({ command, timeout: 1 }, context())).rejects.toThrow('timed out after 1 s');
+    const child = Number(readFileSync(pidFile, 'utf8'));
+    await vi.waitFor(() => expect(alive(child)).toBe(false));
+  });
+
+  it('a group still within its grace is SIGKILLed when Argo exits', async () => {
+    const module = JSON.stringify(join(import.meta.dirname, '../../src/tools/process.ts'));
+    // The child prints its pid, is sent SIGTERM (which it ignores), and Argo exits at once.
+    const script = `import { killGroup, spawnGroup } from ${module};
+      const child = spawnGroup('/bin/sh', ['-c', "trap '' TERM; echo $$; exec sleep 30"], process.cwd());
+      child.stdout.once('data', (pid) => { process.stdout.write(String(pid)); killGroup(child); process.exit(0); });`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+    // Well within the 2 s grace: only the kill on exit can have ended it.
+    await vi.waitFor(() => expect(alive(Number(stdout))).toBe(false), { timeout: 1000 });
   });
 
   it('kills it on abort (Ctrl-C) as a permanent failure', async () => {
