@@ -5,6 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 
 export const STREAM_CAP_BYTES = 50 * 1024;
 const KILL_GRACE_MS = 2000;
@@ -59,6 +60,48 @@ export class CappedOutput {
 
   result(): Captured {
     return { text: Buffer.concat(this.chunks).toString('utf8'), bytes: this.bytes, truncated: this.bytes > this.kept };
+  }
+}
+
+export const UNREAD_CAP_CHARS = 50 * 1024;
+
+/**
+ * A long-running stream's output not read yet: at most the last `cap` characters, the oldest
+ * dropped first (and counted). Decoded as it comes, so a character split across chunks stays whole.
+ */
+export class UnreadOutput {
+  private readonly decoder = new StringDecoder('utf8');
+  private unread = '';
+  private dropped = 0;
+
+  constructor(private readonly cap = UNREAD_CAP_CHARS) {}
+
+  push(chunk: Buffer): void {
+    this.keep(this.decoder.write(chunk));
+  }
+
+  /** The stream has ended: a last incomplete character comes out as U+FFFD. */
+  end(): void {
+    this.keep(this.decoder.end());
+  }
+
+  /** What came since the last take, and how many characters before it were dropped. */
+  take(): { text: string; dropped: number } {
+    const taken = { text: this.unread, dropped: this.dropped };
+    this.unread = '';
+    this.dropped = 0;
+    return taken;
+  }
+
+  private keep(text: string): void {
+    this.unread += text;
+    let excess = this.unread.length - this.cap;
+    if (excess <= 0) return;
+    // Never start on the second half of a surrogate pair.
+    const code = this.unread.charCodeAt(excess);
+    if (code >= 0xdc00 && code <= 0xdfff) excess++;
+    this.unread = this.unread.slice(excess);
+    this.dropped += excess;
   }
 }
 

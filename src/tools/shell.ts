@@ -3,7 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { isMissing } from '../log/fs.js';
-import { BACKGROUND_NOTE, CappedOutput, killGroup, onPath, runProcess, spawnGroup } from './process.js';
+import { BACKGROUND_NOTE, UNREAD_CAP_CHARS, UnreadOutput, killGroup, onPath, runProcess, spawnGroup } from './process.js';
 import type { Captured } from './process.js';
 import { resolveInRoot } from './root.js';
 import { ToolError, numberArg, stringArg } from './types.js';
@@ -68,12 +68,15 @@ export const runCommandTool: Tool = {
 interface Managed {
   command: string;
   child: ChildProcess;
-  stdout: CappedOutput;
-  stderr: CappedOutput;
-  /** Bytes of each stream already returned by read_output. */
-  read: { stdout: number; stderr: number };
+  stdout: UnreadOutput;
+  stderr: UnreadOutput;
 }
 
+/** read_output's fields for one stream: its new text, and what was dropped unread before it. */
+function unreadResult(name: string, output: UnreadOutput): Record<string, unknown> {
+  const { text, dropped } = output.take();
+  return dropped === 0 ? { [name]: text } : { [name]: text, [`${name}_dropped`]: `${dropped} characters of older output, never read (only the last ${UNREAD_CAP_CHARS} unread are kept)` };
+}
 
 const OPERATIONS = ['start', 'status', 'read_output', 'kill', 'list'] as const;
 
@@ -119,9 +122,11 @@ export function processTool(): Tool & { close: () => void } {
           if (command === undefined) throw new ToolError('command is required for start');
           const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
           const child = spawnGroup(SHELL, ['-c', command], cwd, context.env);
-          const managed: Managed = { command, child, stdout: new CappedOutput(), stderr: new CappedOutput(), read: { stdout: 0, stderr: 0 } };
+          const managed: Managed = { command, child, stdout: new UnreadOutput(), stderr: new UnreadOutput() };
           child.stdout?.on('data', (chunk: Buffer) => managed.stdout.push(chunk));
           child.stderr?.on('data', (chunk: Buffer) => managed.stderr.push(chunk));
+          child.stdout?.on('end', () => managed.stdout.end());
+          child.stderr?.on('end', () => managed.stderr.end());
           child.on('error', () => undefined);
           const id = `proc_${next++}`;
           table.set(id, managed);
@@ -131,11 +136,7 @@ export function processTool(): Tool & { close: () => void } {
           return status(handle ?? '', find(handle));
         case 'read_output': {
           const managed = find(handle);
-          const out = managed.stdout.result().text;
-          const err = managed.stderr.result().text;
-          const result = { ...status(handle ?? '', managed), stdout: out.slice(managed.read.stdout), stderr: err.slice(managed.read.stderr) };
-          managed.read = { stdout: out.length, stderr: err.length };
-          return result;
+          return { ...status(handle ?? '', managed), ...unreadResult('stdout', managed.stdout), ...unreadResult('stderr', managed.stderr) };
         }
         case 'kill': {
           const managed = find(handle);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { commandTool, fillArgv } from '../../src/tools/command.js';
-import { BACKGROUND_NOTE, CappedOutput, commandEnvironment, onPath } from '../../src/tools/process.js';
+import { BACKGROUND_NOTE, CappedOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, onPath } from '../../src/tools/process.js';
 import { processTool, runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
@@ -91,6 +91,40 @@ describe('process handles', () => {
     expect((await tool.run({ operation: 'list' }, context())).processes).toHaveLength(1);
     await expect(tool.run({ operation: 'status', handle: 'proc_9' }, context())).rejects.toThrow('no process with handle "proc_9"');
     tool.close();
+  });
+
+  it('read_output keeps the newest unread output and says how much older output was dropped', async () => {
+    const tool = processTool();
+    await tool.run({ operation: 'start', command: `head -c 100000 /dev/zero | tr '\\0' a; echo; echo end` }, context());
+    await vi.waitFor(async () => expect((await tool.run({ operation: 'status', handle: 'proc_1' }, context())).running).toBe(false));
+    const read = await tool.run({ operation: 'read_output', handle: 'proc_1' }, context());
+    expect(String(read.stdout)).toHaveLength(UNREAD_CAP_CHARS);
+    expect(String(read.stdout).endsWith('a\nend\n')).toBe(true);
+    expect(read.stdout_dropped).toBe(`${100_005 - UNREAD_CAP_CHARS} characters of older output, never read (only the last ${UNREAD_CAP_CHARS} unread are kept)`);
+    expect(await tool.run({ operation: 'read_output', handle: 'proc_1' }, context())).toMatchObject({ stdout: '', stderr: '' });
+    tool.close();
+  });
+});
+
+describe('UnreadOutput', () => {
+  const bytes = (...values: number[]): Buffer => Buffer.from(values);
+  it.each([
+    ['keeps what fits', 8, [Buffer.from('abc'), Buffer.from('def')], { text: 'abcdef', dropped: 0 }],
+    ['drops the oldest past the cap', 4, [Buffer.from('abc'), Buffer.from('def')], { text: 'cdef', dropped: 2 }],
+    ['joins a character split across chunks', 8, [bytes(0x63, 0x61, 0x66, 0xc3), bytes(0xa9)], { text: 'café', dropped: 0 }],
+    ['never keeps half of a surrogate pair', 3, [Buffer.from('😀😀')], { text: '😀', dropped: 2 }],
+  ])('%s', (_, cap, chunks, expected) => {
+    const output = new UnreadOutput(cap);
+    for (const chunk of chunks) output.push(chunk);
+    expect(output.take()).toEqual(expected);
+    expect(output.take()).toEqual({ text: '', dropped: 0 });
+  });
+
+  it('an incomplete character at the end comes out as U+FFFD', () => {
+    const output = new UnreadOutput();
+    output.push(bytes(0x61, 0xc3));
+    output.end();
+    expect(output.take()).toEqual({ text: 'a\ufffd', dropped: 0 });
   });
 });
 
