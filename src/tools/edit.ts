@@ -3,20 +3,48 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { errnoOf, isMissing } from '../log/fs.js';
+import { isBinary } from './fs.js';
 import { resolveInRoot, shownPath } from './root.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
 
 const WRITE_MODES = ['overwrite', 'append', 'create'] as const;
 
-async function currentText(file: string): Promise<string | null> {
+async function currentBytes(file: string): Promise<Buffer | null> {
   try {
-    return await readFile(file, 'utf8');
+    return await readFile(file);
   } catch (error) {
     if (isMissing(error)) return null;
     if (errnoOf(error) === 'EISDIR') throw new ToolError('the path is a directory, not a file');
     throw error;
   }
+}
+
+// ignoreBOM keeps a leading BOM in the text, so an edit writes it back.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The file's text, for changing it in place: refused when it is binary or not UTF-8, which a round trip through text would corrupt. */
+function editableText(bytes: Buffer, path: string): string {
+  if (isBinary(bytes)) throw new ToolError(`"${path}" is a binary file; it cannot be edited as text`);
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new ToolError(`"${path}" is not valid UTF-8; it cannot be edited as text without corrupting it`);
+  }
+}
+
+// Read-modify-write of one file runs one call at a time (a round's calls run in parallel; `argo
+// serve` runs several runs in this process), so no update is lost.
+const fileQueues = new Map<string, Promise<unknown>>();
+
+function oneAtATime<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const run = (fileQueues.get(file) ?? Promise.resolve()).then(work);
+  const tail = run.catch(() => undefined);
+  fileQueues.set(file, tail);
+  void tail.then(() => {
+    if (fileQueues.get(file) === tail) fileQueues.delete(file);
+  });
+  return run;
 }
 
 async function diffOf(shown: string, before: string | null, after: string): Promise<string> {
@@ -37,8 +65,10 @@ async function planWrite(args: Record<string, unknown>, context: ToolContext): P
   const content = stringArg(args, 'content') ?? '';
   const mode = (stringArg(args, 'mode') ?? 'overwrite') as WritePlan['mode'];
   const file = await resolveInRoot(context.root, path);
-  const before = await currentText(file);
-  if (mode === 'create' && before !== null) throw new ToolError(`"${path}" already exists; use mode "overwrite" to replace it`);
+  const bytes = await currentBytes(file);
+  if (mode === 'create' && bytes !== null) throw new ToolError(`"${path}" already exists; use mode "overwrite" to replace it`);
+  // Overwritten, the old content only feeds the preview's diff.
+  const before = bytes === null ? null : mode === 'append' ? editableText(bytes, path) : bytes.toString('utf8');
   return { file, shown: shownPath(context.root, file), before, after: mode === 'append' ? (before ?? '') + content : content, mode };
 }
 
@@ -61,27 +91,43 @@ export const writeFileTool: Tool = {
     return diffOf(plan.shown, plan.before, plan.after);
   },
   run: async (args, context) => {
-    const plan = await planWrite(args, context);
-    const content = stringArg(args, 'content') ?? '';
-    await mkdir(dirname(plan.file), { recursive: true });
-    if (plan.mode === 'append') await appendFile(plan.file, content, 'utf8');
-    else await writeFile(plan.file, content, { encoding: 'utf8', flag: plan.mode === 'create' ? 'wx' : 'w' });
-    return { path: plan.shown, mode: plan.mode, bytes_written: Buffer.byteLength(content, 'utf8'), created: plan.before === null };
+    const file = await resolveInRoot(context.root, stringArg(args, 'path') ?? '');
+    return oneAtATime(file, async () => {
+      const plan = await planWrite(args, context);
+      const content = stringArg(args, 'content') ?? '';
+      await mkdir(dirname(plan.file), { recursive: true });
+      if (plan.mode === 'append') await appendFile(plan.file, content, 'utf8');
+      else await writeFile(plan.file, content, { encoding: 'utf8', flag: plan.mode === 'create' ? 'wx' : 'w' });
+      return { path: plan.shown, mode: plan.mode, bytes_written: Buffer.byteLength(content, 'utf8'), created: plan.before === null };
+    });
   },
 };
+
+const BARE_LF = /(?<!\r)\n/g;
+
+/**
+ * `old` and `new` as they apply to this file: read_file shows CRLF lines without their CR, so when
+ * `old` is not there as given in a CRLF file, its CRLF form is tried (and `new` follows it).
+ */
+function matchingForm(text: string, old: string, replacement: string): { from: string; to: string } {
+  if (text.includes(old) || !text.includes('\r\n') || !old.includes('\n')) return { from: old, to: replacement };
+  return { from: old.replace(BARE_LF, '\r\n'), to: replacement.replace(BARE_LF, '\r\n') };
+}
 
 async function planEdit(args: Record<string, unknown>, context: ToolContext): Promise<WritePlan> {
   const path = stringArg(args, 'path') ?? '';
   const old = stringArg(args, 'old') ?? '';
   const replacement = stringArg(args, 'new') ?? '';
   const file = await resolveInRoot(context.root, path);
-  const before = await currentText(file);
-  if (before === null) throw new ToolError(`file "${path}" does not exist; create it with write_file`);
+  const bytes = await currentBytes(file);
+  if (bytes === null) throw new ToolError(`file "${path}" does not exist; create it with write_file`);
+  const before = editableText(bytes, path);
   if (old === '') throw new ToolError('"old" must not be empty; use write_file to write a whole file');
-  const first = before.indexOf(old);
+  const { from, to } = matchingForm(before, old, replacement);
+  const first = before.indexOf(from);
   if (first === -1) throw new ToolError(`the text to replace was not found in "${path}"; read the file and copy it exactly`);
-  if (before.includes(old, first + 1)) throw new ToolError(`the text to replace occurs more than once in "${path}"; include more surrounding lines`);
-  const after = before.slice(0, first) + replacement + before.slice(first + old.length);
+  if (before.includes(from, first + 1)) throw new ToolError(`the text to replace occurs more than once in "${path}"; include more surrounding lines`);
+  const after = before.slice(0, first) + to + before.slice(first + from.length);
   return { file, shown: shownPath(context.root, file), before, after, mode: 'overwrite' };
 }
 
@@ -104,8 +150,11 @@ export const editFileTool: Tool = {
     return diffOf(plan.shown, plan.before, plan.after);
   },
   run: async (args, context) => {
-    const plan = await planEdit(args, context);
-    await writeFile(plan.file, plan.after, 'utf8');
-    return { path: plan.shown, replaced: 1 };
+    const file = await resolveInRoot(context.root, stringArg(args, 'path') ?? '');
+    return oneAtATime(file, async () => {
+      const plan = await planEdit(args, context);
+      await writeFile(plan.file, plan.after, 'utf8');
+      return { path: plan.shown, replaced: 1 };
+    });
   },
 };

@@ -34,6 +34,12 @@ export const readFileTool: Tool = {
   },
 };
 
+/** A NUL byte marks a binary file, which the file tools neither show nor edit. */
+export function isBinary(bytes: Uint8Array): boolean {
+  return bytes.includes(0);
+}
+
+const BINARY_SNIFF_BYTES = 8192;
 const READ_CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 10;
 const CARRIAGE_RETURN = 13;
@@ -80,7 +86,7 @@ async function readLines(file: string, size: number, path: string, shown: string
     while (!done && !atEnd) {
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
       if (bytesRead === 0) break;
-      if (position === 0 && chunk.subarray(0, Math.min(bytesRead, 8192)).includes(0)) throw new ToolError(`"${path}" is a binary file`);
+      if (position === 0 && isBinary(chunk.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)))) throw new ToolError(`"${path}" is a binary file`);
       position += bytesRead;
       atEnd = size > 0 && position >= size && bytesRead < chunk.length;
       const data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
@@ -257,7 +263,7 @@ async function readSearchable(file: string): Promise<string | null> {
     const bytes = Buffer.alloc(size);
     const { bytesRead } = await handle.read(bytes, 0, size, 0);
     const content = bytes.subarray(0, bytesRead);
-    return content.includes(0) ? null : content.toString('utf8');
+    return isBinary(content) ? null : content.toString('utf8');
   } finally {
     await handle.close();
   }

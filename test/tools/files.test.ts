@@ -192,4 +192,47 @@ describe('write_file and edit_file', () => {
     expect(await editFileTool.run({ path: 'edit.txt', old: 'alpha beta', new: 'alpha B' }, context)).toEqual({ path: 'edit.txt', replaced: 1 });
     expect(readFileSync(join(root, 'edit.txt'), 'utf8')).toBe('alpha B\ngamma beta\n');
   });
+
+  it('edits of one file in the same round are applied one after another, none lost', async () => {
+    writeFileSync(join(root, 'both.txt'), 'one\ntwo\n');
+    await Promise.all([
+      editFileTool.run({ path: 'both.txt', old: 'one', new: 'ONE' }, context),
+      editFileTool.run({ path: 'both.txt', old: 'two', new: 'TWO' }, context),
+      writeFileTool.run({ path: 'both.txt', content: 'three\n', mode: 'append' }, context),
+    ]);
+    expect(readFileSync(join(root, 'both.txt'), 'utf8')).toBe('ONE\nTWO\nthree\n');
+  });
+
+  it.each([
+    ['LF text in a CRLF file', 'a\r\nb\r\nc\r\n', 'a\nb', 'A\nB', 'A\r\nB\r\nc\r\n'],
+    ['CRLF given as it is', 'a\r\nb\r\n', 'a\r\nb', 'A\r\nB', 'A\r\nB\r\n'],
+    ['untouched lines keep their own endings', 'a\r\nb\r\nc\nd\n', 'a\nb', 'x\ny', 'x\r\ny\r\nc\nd\n'],
+    ['a one-line edit in a CRLF file', 'a\r\nb\r\n', 'b', 'B', 'a\r\nB\r\n'],
+    ['a leading BOM is kept', '\ufeffa\nb\n', 'b', 'B', '\ufeffa\nB\n'],
+  ])('edit_file: %s', async (_, text, old, replacement, expected) => {
+    writeFileSync(join(root, 'endings.txt'), text);
+    await editFileTool.run({ path: 'endings.txt', old, new: replacement }, context);
+    expect(readFileSync(join(root, 'endings.txt'), 'utf8')).toBe(expected);
+  });
+
+  it('the CRLF form of "old" must occur once too', async () => {
+    writeFileSync(join(root, 'twice.txt'), 'a\r\nb\r\na\r\nb\r\n');
+    expect(await failure(editFileTool.run({ path: 'twice.txt', old: 'a\nb', new: 'x' }, context))).toContain('more than once');
+  });
+
+  it.each([
+    ['edit_file on text that is not UTF-8', Buffer.from('caf\xe9 au lait\n', 'latin1'), editFileTool, { old: 'lait', new: 'miel' }, 'is not valid UTF-8'],
+    ['edit_file on a file with a NUL byte', Buffer.from('text\0more\n'), editFileTool, { old: 'more', new: 'less' }, 'is a binary file'],
+    ['appending to text that is not UTF-8', Buffer.from('caf\xe9\n', 'latin1'), writeFileTool, { content: 'x', mode: 'append' }, 'is not valid UTF-8'],
+  ])('%s is refused and the file left as it was', async (_, bytes, tool, args, message) => {
+    writeFileSync(join(root, 'raw.bin'), bytes);
+    expect(await failure(tool.run({ path: 'raw.bin', ...args }, context))).toContain(message);
+    expect(readFileSync(join(root, 'raw.bin'))).toEqual(bytes);
+  });
+
+  it('overwriting a binary file is still allowed', async () => {
+    writeFileSync(join(root, 'replace.bin'), Buffer.from([0, 0xff, 1]));
+    await writeFileTool.run({ path: 'replace.bin', content: 'text\n' }, context);
+    expect(readFileSync(join(root, 'replace.bin'), 'utf8')).toBe('text\n');
+  });
 });
