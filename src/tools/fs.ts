@@ -63,6 +63,13 @@ async function readLines(file: string, size: number, path: string, shown: string
   let done = false;
   // Whether the last kept line's own newline is in `parts` (the content has none after its last line).
   let endsWithNewline = false;
+  // Set when the first line asked for is itself longer than the cap: its head is all that is shown.
+  const first = { cut: false };
+  const keepHead = (data: Buffer, from: number): void => {
+    parts.push(data.toString('utf8', from, characterStart(data, from + READ_CAP_BYTES)));
+    count = 1;
+    first.cut = true;
+  };
   // Line [from, to) of `data`: counted, kept unless it is before the offset; false when reading should stop.
   const take = (data: Buffer, from: number, to: number): boolean => {
     number++;
@@ -71,6 +78,7 @@ async function readLines(file: string, size: number, path: string, shown: string
     const length = to - from - (to > from && data[to - 1] === CARRIAGE_RETURN ? 1 : 0);
     if (bytes + length + 1 > READ_CAP_BYTES) {
       truncated = true;
+      if (count === 0) keepHead(data, from);
       return false;
     }
     bytes += length + 1;
@@ -110,6 +118,10 @@ async function readLines(file: string, size: number, path: string, shown: string
       if (!done && data.length - start > READ_CAP_BYTES && number + 1 >= offset) {
         truncated = true;
         done = true;
+        if (count === 0) {
+          number++;
+          keepHead(data, start);
+        }
       }
       // Copied: `chunk` is read into again.
       carry = done ? Buffer.alloc(0) : Buffer.from(data.subarray(start, data.length - start > READ_CAP_BYTES ? start : data.length));
@@ -131,8 +143,19 @@ async function readLines(file: string, size: number, path: string, shown: string
     from_line: offset,
     to_line: count === 0 ? null : to,
     content,
-    ...(truncated ? { truncated: true, note: `stopped at the 50 KB cap; read on with offset ${to + 1}` } : {}),
+    ...(first.cut
+      ? { truncated: true, note: `line ${offset} is longer than the 50 KB cap and was cut there; the next line is ${offset + 1} (read on with offset ${offset + 1})` }
+      : truncated
+        ? { truncated: true, note: `stopped at the 50 KB cap; read on with offset ${to + 1}` }
+        : {}),
   };
+}
+
+/** `end`, or the start of the UTF-8 character it falls inside, so a cut never splits one. */
+function characterStart(data: Buffer, end: number): number {
+  let at = Math.min(end, data.length);
+  while (at > 0 && at < data.length && ((data[at] ?? 0) & 0xc0) === 0x80) at--;
+  return at;
 }
 
 async function existingFile(context: ToolContext, path: string): Promise<{ file: string; size: number }> {

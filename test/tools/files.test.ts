@@ -102,6 +102,23 @@ describe('read_file', () => {
     expect(await readFileTool.run({ path: 'oneline.txt', offset: 3 }, context)).toMatchObject({ content: 'after', from_line: 3 });
   });
 
+  it.each([
+    ['longer than a read chunk', 'y'.repeat(200_000), 'y'.repeat(READ_CAP_BYTES)],
+    ['within one read chunk', 'y'.repeat(60_000), 'y'.repeat(READ_CAP_BYTES)],
+    ['of two-byte characters, cut between them', 'é'.repeat(40_000), 'é'.repeat(READ_CAP_BYTES / 2)],
+    ['with a three-byte character across the cap', `y${'€'.repeat(30_000)}`, `y${'€'.repeat(Math.floor((READ_CAP_BYTES - 1) / 3))}`],
+  ])('a line %s is shown cut at the cap, and the note leads past it', async (_, line, head) => {
+    writeFileSync(join(root, 'long-line.txt'), `short\n${line}\nafter\n`);
+    expect(await readFileTool.run({ path: 'long-line.txt', offset: 2 }, context)).toEqual({
+      path: 'long-line.txt',
+      from_line: 2,
+      to_line: 2,
+      content: head,
+      truncated: true,
+      note: 'line 2 is longer than the 50 KB cap and was cut there; the next line is 3 (read on with offset 3)',
+    });
+  });
+
   it('past the end gives no lines', async () => {
     expect(await readFileTool.run({ path: 'lines.txt', offset: 50 }, context)).toMatchObject({ to_line: null, content: '' });
   });
