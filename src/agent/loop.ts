@@ -481,9 +481,8 @@ class Run {
     this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'running' });
     const timeoutMs = tool.timeoutMs ?? this.run.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const controller = new AbortController();
-    const onAbort = (): void => controller.abort();
-    if (this.deps.signal.aborted) onAbort();
-    this.deps.signal.addEventListener('abort', onAbort, { once: true });
+    // Not a listener per call on the run's signal: a round of more than 10 calls would warn.
+    const signal = AbortSignal.any([this.deps.signal, controller.signal]);
     let timer: NodeJS.Timeout | undefined;
     const started = this.deps.clock();
     try {
@@ -493,7 +492,7 @@ class Run {
           resolve({ kind: 'failure', message: `timed out after ${timeoutMs / 1000} s`, retryable: true, detail: null });
         }, timeoutMs);
       });
-      const running = tool.run(args, this.toolContext(controller.signal)).then(classifyResult, classifyThrown);
+      const running = tool.run(args, this.toolContext(signal)).then(classifyResult, classifyThrown);
       const outcome = await Promise.race([running, timeout]);
       const ms = Math.round(this.deps.clock() - started);
       // Reported as each call ends, not when the round does: a server shows progress live.
@@ -501,7 +500,6 @@ class Run {
       return { outcome, ms };
     } finally {
       clearTimeout(timer);
-      this.deps.signal.removeEventListener('abort', onAbort);
     }
   }
 

@@ -358,6 +358,15 @@ describe('argo --tools: the shell', () => {
     expect(passed).not.toContain('sk-server-1');
   });
 
+  it('a round of 12 calls runs without a MaxListenersExceededWarning', async () => {
+    const home = tempHome();
+    const calls = Array.from({ length: 12 }, (_, index) => call('run_command', { command: `echo ${index}` }));
+    script = [{ calls }, { reply: 'done' }];
+    const result = await argo(['-T', 'shell', '--yes', '--root', tree(), 'twelve'], home);
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('runs a real command with --yes and feeds back its output', async () => {
     const home = tempHome();
     const root = tree();
