@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
+import { CONTROLS } from '../output/terminal-text.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool } from './types.js';
 
@@ -71,6 +72,8 @@ export async function readMemo(home: string): Promise<Memo> {
 /** The memo with `key` set: throws MemoLimitError past either limit. Pure. */
 export function withEntry(memo: Memo, key: string, value: string): Memo {
   if (key.trim() === '' || key.length > MEMO_MAX_KEY_CHARS) throw new MemoLimitError(`a memo key must be 1 to ${MEMO_MAX_KEY_CHARS} characters`);
+  // A key stands bare in the system prompt: a newline in it would start an entry of its own.
+  if (key.search(CONTROLS) !== -1) throw new MemoLimitError('a memo key must not contain control characters (newlines, tabs, escapes)');
   if (value.length > MEMO_MAX_VALUE_CHARS) {
     throw new MemoLimitError(`a memo value may have at most ${MEMO_MAX_VALUE_CHARS} characters, this one has ${value.length}; shorten it`);
   }
@@ -108,11 +111,15 @@ export function deleteMemo(home: string, key: string): Promise<boolean> {
   });
 }
 
-/** The system prompt's memo block; empty when there is nothing to remember. */
+/**
+ * The system prompt's memo block; empty when there is nothing to remember. Values are JSON strings
+ * so none can start a line of its own; so is a key with controls (a memo.json edited by hand).
+ */
 export function memoPrompt(memo: Memo): string {
   const keys = Object.keys(memo).sort();
   if (keys.length === 0) return '';
-  return ['Memo (notes kept with the memo tool):', ...keys.map((key) => `- ${key}: ${memo[key] ?? ''}`)].join('\n');
+  const shownKey = (key: string): string => (key.search(CONTROLS) === -1 ? key : JSON.stringify(key));
+  return ['Memo (notes kept with the memo tool):', ...keys.map((key) => `- ${shownKey(key)}: ${JSON.stringify(memo[key] ?? '')}`)].join('\n');
 }
 
 const OPERATIONS = ['get', 'set', 'delete', 'list'] as const;

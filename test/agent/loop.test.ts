@@ -485,8 +485,8 @@ describe('the agent loop', () => {
     let version = 0;
     const { bodies } = await run([{ calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['x'] }], { memo: () => ({ lang: `v${++version}` }), ephemeralSystem: 'Use tools.' });
     expect(bodies.map((b) => b.messages[0])).toEqual([
-      { role: 'system', content: 'Be brief.\n\nUse tools.\n\nMemo (notes kept with the memo tool):\n- lang: v1' },
-      { role: 'system', content: 'Be brief.\n\nUse tools.\n\nMemo (notes kept with the memo tool):\n- lang: v2' },
+      { role: 'system', content: 'Be brief.\n\nUse tools.\n\nMemo (notes kept with the memo tool):\n- lang: "v1"' },
+      { role: 'system', content: 'Be brief.\n\nUse tools.\n\nMemo (notes kept with the memo tool):\n- lang: "v2"' },
     ]);
   });
 

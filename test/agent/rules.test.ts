@@ -175,7 +175,7 @@ describe('the agent request', () => {
     const two = JSON.stringify(buildAgentRequest({ base, tools: [echo], ephemeralSystem: null, memo: { a: '1', b: '2' }, added: [] }));
     expect(one).toBe(two);
     expect(one).toBe(
-      '{"endpoint":"/api/chat","body":{"model":"argo","messages":[{"role":"system","content":"Memo (notes kept with the memo tool):\\n- a: 1\\n- b: 2"},{"role":"user","content":"hi"}],' +
+      '{"endpoint":"/api/chat","body":{"model":"argo","messages":[{"role":"system","content":"Memo (notes kept with the memo tool):\\n- a: \\"1\\"\\n- b: \\"2\\""},{"role":"user","content":"hi"}],' +
         '"tools":[{"type":"function","function":{"name":"echo","description":"echo","parameters":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}}],"stream":true,"options":{"temperature":0}}}',
     );
   });

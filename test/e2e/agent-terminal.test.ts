@@ -75,7 +75,11 @@ describe('hostile text on a terminal: shown, never obeyed', () => {
 
   it('argo memo list and get show what the model wrote there as text', async () => {
     const home = tempHome();
-    expect((await runArgo(['memo', 'set', `k${OSC}`, 'v\u001b[31mRED\u202Etxt.exe'], { home })).code).toBe(0);
+    const refused = await runArgo(['memo', 'set', `k${OSC}`, 'v'], { home });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('must not contain control characters');
+    // A key like that can still come from a memo.json edited by hand.
+    writeFileSync(join(home, 'memo.json'), JSON.stringify({ [`k${OSC}`]: 'v\u001b[31mRED\u202Etxt.exe' }));
     const list = startInPty(['memo', 'list'], { home });
     expect((await list.exited).code).toBe(0);
     expect(list.output).toContain('k^[]0;PWN^G');

@@ -416,7 +416,7 @@ describe('argo --tools: memo and replay', () => {
     expect(JSON.parse(readFileSync(join(home, 'memo.json'), 'utf8'))).toEqual({ lang: 'TypeScript' });
     const [first, second] = chatBodies().map((body) => messagesOf(body)[0]?.content ?? '');
     expect(first).not.toContain('lang');
-    expect(second).toContain('Memo (notes kept with the memo tool):\n- lang: TypeScript');
+    expect(second).toContain('Memo (notes kept with the memo tool):\n- lang: "TypeScript"');
   });
 
   it('replay sends an agent turn as its prompt and final answer only; a needs_input turn is never replayed', async () => {

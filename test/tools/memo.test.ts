@@ -48,8 +48,20 @@ describe('memo rules', () => {
 
   it('serialises and prompts with keys sorted', () => {
     expect(serializeMemo({ b: '2', a: '1' })).toBe('{\n  "a": "1",\n  "b": "2"\n}\n');
-    expect(memoPrompt({ b: '2', a: '1' })).toBe('Memo (notes kept with the memo tool):\n- a: 1\n- b: 2');
+    expect(memoPrompt({ b: '2', a: '1' })).toBe('Memo (notes kept with the memo tool):\n- a: "1"\n- b: "2"');
     expect(memoPrompt({})).toBe('');
+  });
+
+  it.each([
+    [{ k: 'v1\n- injected: yes' }, '- k: "v1\\n- injected: yes"'],
+    [{ k: 'say "hi"' }, '- k: "say \\"hi\\""'],
+    [{ 'multi\nline': 'v' }, '- "multi\\nline": "v"'],
+  ])('memoPrompt(%j) keeps each entry on one line', (memo, line) => {
+    expect(memoPrompt(memo)).toBe(`Memo (notes kept with the memo tool):\n${line}`);
+  });
+
+  it.each(['multi\nline', 'tab\there', 'esc\u001b[2J', 'bidi\u202e'])('withEntry refuses the key %j', (key) => {
+    expect(() => withEntry({}, key, 'v')).toThrow('must not contain control characters');
   });
 });
 
@@ -70,7 +82,7 @@ describe('the memo store and tool', () => {
     await setMemo(dir, key, 'kept');
     await setMemo(dir, 'other', 'too');
     expect(Object.entries(await readMemo(dir))).toEqual([[key, 'kept'], ['other', 'too']].sort(([a], [b]) => String(a).localeCompare(String(b))));
-    expect(memoPrompt(await readMemo(dir))).toContain(`- ${key}: kept`);
+    expect(memoPrompt(await readMemo(dir))).toContain(`- ${key}: "kept"`);
     expect(await deleteMemo(dir, key)).toBe(true);
     expect(await readMemo(dir)).toEqual({ other: 'too' });
   });
