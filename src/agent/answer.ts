@@ -12,7 +12,7 @@ import type { Tool } from '../tools/types.js';
 import type { Answer, Answerer } from '../turn/turn.js';
 import { savedResultPath } from './compaction.js';
 import { runAgent } from './loop.js';
-import type { AgentEvent, AgentResult, ConfirmAnswer, ConfirmRequest } from './loop.js';
+import type { AgentEvent, AgentResult, ConfirmAnswer, ConfirmRequest, RunHints } from './loop.js';
 import { isStopSet } from './stop.js';
 
 /** config.json's tool settings as loadToolbox takes them. */
@@ -49,6 +49,8 @@ export interface AgentSetup {
   /** Defaults to the STOP file in `home`. */
   isStopped?: () => boolean;
   toolBudget?: number;
+  /** How end messages name the fix; the CLI's when absent. */
+  hints?: RunHints;
   /** Called with the loop's result before the turn is logged (a server keeps the conversation). */
   onResult?: (result: AgentResult) => void;
 }
@@ -105,6 +107,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
         ephemeralSystem: setup.ephemeralSystem,
         yes: setup.yes,
         ...(setup.toolBudget !== undefined ? { defaultBudget: setup.toolBudget } : {}),
+        ...(setup.hints ? { hints: setup.hints } : {}),
       },
       {
         model: (agentRequest, hooks) => {

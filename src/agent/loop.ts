@@ -116,7 +116,28 @@ export interface AgentRun {
   defaultBudget?: number;
   defaultTimeoutMs?: number;
   reaskDelayMs?: number;
+  /** How end messages name what the user changes; the CLI's when absent. */
+  hints?: RunHints;
 }
+
+/** What a run's end messages tell the user to do: the CLI's user runs commands, a server's client cannot. */
+export interface RunHints {
+  /** After STOP: how runs are allowed again. */
+  clearStop: string;
+  /** After max_iterations: how more rounds are allowed. */
+  moreRounds: string;
+  /** After a permanent failure: where the calls' errors are. */
+  failedCall: string;
+  /** After three all-failure rounds: where the calls' errors are. */
+  failedRounds: string;
+}
+
+export const CLI_RUN_HINTS: RunHints = {
+  clearStop: 'run "argo stop --clear" to allow runs again',
+  moreRounds: 'raise --max-iterations',
+  failedCall: 'see argo logs --status tool_failures',
+  failedRounds: 'see the lines above',
+};
 
 export interface AgentResult {
   status: AgentStatus;
@@ -241,6 +262,8 @@ class Run {
         this.rounds = round;
         const { call, tool, parameter } = verdict.missing;
         this.record(call.id, call.name, call.arguments, round, 'needs_input', 0, { error: `${parameter} is required` });
+        // As a call that ran and needed input reports itself: a server's client sees every call's status.
+        this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'needs_input', ms: 0 });
         this.deps.emit({ type: 'needs_input', id: call.id, name: tool.name, parameter });
         return this.end('needs_input', 'required_parameter', reply.text, `tool ${tool.name} needs "${parameter}", which the model did not give; ask again with it in your question`);
       }
@@ -262,7 +285,7 @@ class Run {
       try {
         await this.deps.sleep((this.run.reaskDelayMs ?? REASK_DELAY_MS) * 2 ** reasks, this.deps.signal);
       } catch {
-        return this.end('interrupted', 'interrupted', '');
+        return this.cut('');
       }
     }
   }
@@ -324,7 +347,7 @@ class Run {
     }
     this.metrics = addMetrics(this.metrics, outcome.metrics);
     if (stop.requested) return this.end('stopped', 'stop_signal', text);
-    if (outcome.status === 'interrupted') return this.end('interrupted', 'interrupted', text);
+    if (outcome.status === 'interrupted') return this.cut(text);
     if (outcome.status === 'error') {
       this.modelFailure = outcome.failure;
       return this.end('error', 'model_error', text, outcome.failure?.message ?? 'the request failed');
@@ -382,7 +405,7 @@ class Run {
       successes.push({ entry, content: saved.content });
     }
 
-    if (this.deps.signal.aborted) return this.end('interrupted', 'interrupted', text);
+    if (this.deps.signal.aborted) return this.cut(text);
     if (needsInput) {
       return this.end('needs_input', 'required_parameter', text, `tool ${needsInput.name} needs "${needsInput.parameter}", which the model did not give; ask again with it in your question`);
     }
@@ -407,10 +430,10 @@ class Run {
       this.allFailureRounds++;
     }
     if (permanent) {
-      return this.end('tool_failures', 'permanent_failure', text, `tool ${permanent.name} failed and retrying cannot help (${permanent.message}); see argo logs --status tool_failures`);
+      return this.end('tool_failures', 'permanent_failure', text, `tool ${permanent.name} failed and retrying cannot help (${permanent.message}); ${this.hints.failedCall}`);
     }
     if (this.allFailureRounds >= MAX_ALL_FAILURE_ROUNDS) {
-      return this.end('tool_failures', 'all_failure_rounds', text, `every tool call failed in ${MAX_ALL_FAILURE_ROUNDS} rounds; see the lines above, fix the cause and ask again`);
+      return this.end('tool_failures', 'all_failure_rounds', text, `every tool call failed in ${MAX_ALL_FAILURE_ROUNDS} rounds; ${this.hints.failedRounds}, fix the cause and ask again`);
     }
     return null;
   }
@@ -515,8 +538,17 @@ class Run {
     this.calls.push({ id, name, arguments: args, outcome, round, ms, result_chars: extra.result_chars ?? 0, ...extra });
   }
 
+  private get hints(): RunHints {
+    return this.run.hints ?? CLI_RUN_HINTS;
+  }
+
+  /** The run's signal was aborted: a STOP (a server aborts its runs on one) or Ctrl-C / a client gone. */
+  private cut(text: string): AgentResult {
+    return this.deps.isStopped() ? this.end('stopped', 'stop_signal', text) : this.end('interrupted', 'interrupted', text);
+  }
+
   private end(status: AgentStatus, stopReason: StopReason, text: string, detail?: string): AgentResult {
-    const message = detail ?? defaultMessage(status, this.run.maxIterations);
+    const message = detail ?? defaultMessage(status, this.run.maxIterations, this.hints);
     return {
       status,
       stopReason,
@@ -535,12 +567,12 @@ class Run {
   }
 }
 
-function defaultMessage(status: AgentStatus, maxIterations: number): string | null {
+function defaultMessage(status: AgentStatus, maxIterations: number, hints: RunHints): string | null {
   switch (status) {
     case 'stopped':
-      return 'stopped by the STOP signal; run "argo stop --clear" to allow runs again';
+      return `stopped by the STOP signal; ${hints.clearStop}`;
     case 'max_iterations':
-      return `stopped after ${maxIterations} tool rounds without a final answer; raise --max-iterations or ask a narrower question`;
+      return `stopped after ${maxIterations} tool rounds without a final answer; ${hints.moreRounds} or ask a narrower question`;
     case 'interrupted':
       return 'interrupted';
     default:

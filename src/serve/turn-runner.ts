@@ -6,7 +6,7 @@ import { TIMESTAMP_PATTERN } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import { UsageError } from '../errors.js';
 import { agentAnswerer, toolsConfigOf } from '../agent/answer.js';
-import type { AgentEvent } from '../agent/loop.js';
+import type { AgentEvent, RunHints } from '../agent/loop.js';
 import { checkStyleChoice } from '../replay/style.js';
 import { openSession } from '../sessions/store.js';
 import { loadToolbox } from '../tools/catalog.js';
@@ -70,6 +70,14 @@ async function toolboxFor(names: readonly string[], settings: Settings, tools: S
   }
 }
 
+/** A server's client cannot run argo's commands or see its terminal: where its fixes are. */
+export const SERVER_RUN_HINTS: RunHints = {
+  clearStop: 'DELETE /api/stop (or removing STOP from the server\'s data home) allows runs again',
+  moreRounds: 'raise "maxIterations" in the server\'s config.json',
+  failedCall: 'each call\'s error is in its tool_execution_error event and in the server\'s log',
+  failedRounds: 'each call\'s error is in its tool_execution_error event and in the server\'s log',
+};
+
 export const SIDE_EFFECTS_OFF = 'it has side effects, which this server does not allow (start argo serve with --allow-side-effects to let tools write and run commands)';
 
 /**
@@ -92,6 +100,7 @@ function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: 
     ephemeralSystem: null,
     // Refused side effects fail inside their tool (serverTools), so nothing is left to confirm.
     yes: true,
+    hints: SERVER_RUN_HINTS,
     confirm: () => Promise.resolve('no-terminal'),
     emit: (event) => {
       const shown = toolEventOf(event);

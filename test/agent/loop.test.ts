@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { runAgent } from '../../src/agent/loop.js';
-import type { AgentDeps, AgentEvent, AgentRun, ConfirmAnswer, ConfirmRequest, ModelCall } from '../../src/agent/loop.js';
+import type { AgentDeps, AgentEvent, AgentRun, ConfirmAnswer, ConfirmRequest, ModelCall, RunHints } from '../../src/agent/loop.js';
 import type { AgentChatBody, StreamOutcome, TransportRequest } from '../../src/ollama/transport.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { Tool, ToolResult } from '../../src/tools/types.js';
+import { SERVER_RUN_HINTS } from '../../src/serve/turn-runner.js';
 
 interface Step {
   /** A thinking model's reasoning, streamed before the text. */
@@ -249,7 +250,10 @@ describe('the agent loop', () => {
     const { result, events, bodies } = await run([{ calls: [call('nope', {}), call('ok_tool', { n: 1 })] }], { tools: [watched] });
     expect(result).toMatchObject({ status: 'needs_input', stopReason: 'required_parameter', requests: 1 });
     expect(result.message).toBe('tool ok_tool needs "q", which the model did not give; ask again with it in your question');
-    expect(events).toContainEqual({ type: 'needs_input', id: 'call_1_1', name: 'ok_tool', parameter: 'q' });
+    expect(events.filter((event) => event.type === 'tool_status' || event.type === 'needs_input')).toEqual([
+      { type: 'tool_status', id: 'call_1_1', name: 'ok_tool', status: 'needs_input', ms: 0 },
+      { type: 'needs_input', id: 'call_1_1', name: 'ok_tool', parameter: 'q' },
+    ]);
     expect(ran).toBe(false);
     expect(bodies).toHaveLength(1);
   });
@@ -498,6 +502,26 @@ describe('the agent loop', () => {
     });
     const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }], { tools: [waits], signal: controller.signal });
     expect(result.status).toBe('interrupted');
+  });
+
+  it('a STOP that cut a tool (a server aborts its runs on one) ends the run as stopped, not interrupted', async () => {
+    const controller = new AbortController();
+    let stop = false;
+    const cut = tool('ok_tool', (_args) => {
+      stop = true;
+      controller.abort();
+      return Promise.reject(new ToolError('the command was interrupted', false));
+    });
+    const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }], { tools: [cut], signal: controller.signal, stopped: () => stop });
+    expect(result).toMatchObject({ status: 'stopped', stopReason: 'stop_signal', message: 'stopped by the STOP signal; run "argo stop --clear" to allow runs again' });
+  });
+
+  it.each<[string, RunHints | undefined, string]>([
+    ['the CLI\'s', undefined, 'stopped after 1 tool rounds without a final answer; raise --max-iterations or ask a narrower question'],
+    ['a server\'s', SERVER_RUN_HINTS, 'stopped after 1 tool rounds without a final answer; raise "maxIterations" in the server\'s config.json or ask a narrower question'],
+  ])('end messages name %s fix', async (_, hints, message) => {
+    const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }], { maxIterations: 1, ...(hints ? { hints } : {}) });
+    expect(result).toMatchObject({ status: 'max_iterations', message });
   });
 
   it('reports a model failure as error with its message', async () => {

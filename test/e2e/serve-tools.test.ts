@@ -34,6 +34,7 @@ function script(body: { messages?: Message[] }): FakeRound {
   if (prompt.includes('loop')) return { toolCalls: [{ function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
   if (last?.role === 'tool') return { reply: `The tool said: ${last.content}` };
   if (prompt.includes('sum')) return { toolCalls: [{ id: 'a1', function: { name: 'add', arguments: { a: 2, b: 40 } } }] };
+  if (prompt.includes('nap')) return { toolCalls: [{ id: 'n1', function: { name: 'run_command', arguments: { command: 'sleep 30' } } }] };
   if (prompt.includes('write')) return { toolCalls: [{ id: 'w1', function: { name: 'write_file', arguments: { path: 'out.txt', content: 'written' } } }] };
   return { toolCalls: [{ id: 'r1', function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
 }
@@ -203,6 +204,25 @@ describe('the tools Argo field', () => {
     } finally {
       stopDuringRound = null;
     }
+  });
+
+  it('STOP while a tool runs kills it and ends the run as stopped, stop_signal, with a fix a client can use', async () => {
+    const { serve, home } = await server({}, ['--allow-side-effects']);
+    const response = await post(serve.url, ask('take a nap', { tools: 'shell', session: 'n' }, { stream: true }));
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const readAll = (async () => {
+      for (let part = await reader.read(); !part.done; part = await reader.read()) text += decoder.decode(part.value, { stream: true });
+    })();
+    await vi.waitFor(() => expect(text).toContain('"status":"running"'), { timeout: 10_000 });
+    expect((await fetch(`${serve.url}/api/stop`, { method: 'POST' })).status).toBe(200);
+    await readAll;
+    const payloads = ssePayloads(text);
+    expect(payloads.at(-1)).toBe('[DONE]');
+    const last = JSON.parse(payloads.at(-2) ?? '{}') as { argo?: Record<string, unknown> };
+    expect(last.argo).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', message: 'stopped by the STOP signal; DELETE /api/stop (or removing STOP from the server\'s data home) allows runs again' });
+    expect(await logged(home, response.headers.get('x-argo-turn-id') ?? '')).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', session: 'n' });
   });
 
   it('a job runs the loop in the background; client tools with argo.tools are refused', async () => {
