@@ -18,16 +18,8 @@ export async function listFiles(dir: string, pattern: string, options: { dot?: b
  * starts without loading a glob library.
  */
 export async function listLogFiles(logsDir: string): Promise<string[]> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(logsDir, { withFileTypes: true });
-  } catch (error) {
-    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return [];
-    throw error;
-  }
   const names: string[] = [];
-  for (const entry of entries) {
-    if (!LOG_NAME.test(entry.name)) continue;
+  for (const entry of await dayEntries(logsDir)) {
     // As the glob listed them: files, and links to files.
     if (entry.isFile() || (entry.isSymbolicLink() && (await isFileBehind(join(logsDir, entry.name))))) names.push(entry.name);
   }
@@ -39,17 +31,20 @@ export async function listLogFiles(logsDir: string): Promise<string[]> {
  * link, which readers follow but Argo never writes through. Each with what it is; sorted.
  */
 export async function unwritableLogNames(logsDir: string): Promise<{ path: string; what: string }[]> {
-  let entries: Dirent[];
+  return (await dayEntries(logsDir))
+    .filter((entry) => !entry.isFile())
+    .map((entry) => ({ path: join(logsDir, entry.name), what: entry.isDirectory() ? 'a folder' : entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file' }))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+/** The entries of `logsDir` named like a day's log, whatever they are; none when the folder is missing. */
+async function dayEntries(logsDir: string): Promise<Dirent[]> {
   try {
-    entries = await readdir(logsDir, { withFileTypes: true });
+    return (await readdir(logsDir, { withFileTypes: true })).filter((entry) => LOG_NAME.test(entry.name));
   } catch (error) {
     if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return [];
     throw error;
   }
-  return entries
-    .filter((entry) => LOG_NAME.test(entry.name) && !entry.isFile())
-    .map((entry) => ({ path: join(logsDir, entry.name), what: entry.isDirectory() ? 'a folder' : entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file' }))
-    .sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
 async function isFileBehind(path: string): Promise<boolean> {
