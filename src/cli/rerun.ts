@@ -6,6 +6,8 @@ import { parseOptionAssignments } from '../ollama/options.js';
 import { diffSummary, wordDiff } from '../output/word-diff.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { listSessions, readSession } from '../sessions/store.js';
+import type { SessionRecord } from '../sessions/store.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
 import { findTurns, rebuildTurn } from '../turn/rerun.js';
 import { ask } from './ask.js';
 import { colorsFor } from './common.js';
@@ -43,6 +45,7 @@ export function registerRerun(program: Command, io: Io, setOutcome: ReportOutcom
 }
 
 async function rerun(id: string, flags: RerunFlags, io: Io) {
+  if (flags.diff === true && flags.json === true) throw new UsageError('--diff shows a word diff for reading, --json one object for scripts: leave one of them out');
   const options = parseOptionAssignments(flags.option ?? []);
   const base = settingsFor({ ...(flags.home !== undefined ? { home: flags.home } : {}), ...(flags.host !== undefined ? { host: flags.host } : {}) });
   const entry = (await findTurns(base.paths.logs, [id])).get(id);
@@ -51,9 +54,14 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
   const rebuilt = rebuildTurn(entry, replayed, base, { ...(flags.model !== undefined ? { model: flags.model } : {}), options });
   if (!rebuilt.ok) throw new RuntimeError(`cannot rerun: ${rebuilt.reason}`);
 
-  // The new turn goes to the session the old one is in now (it may have been renamed since).
+  // The new turn goes to the session the old one is in now (it may have been renamed since). One
+  // removed since keeps its id: its old name may belong to another session now, which must not
+  // gain this turn (and replay it), so the turn is logged under the old id alone.
   const records = await listSessions(base.paths.sessions);
-  const name = records.find((record) => record.id === entry.session_id)?.name ?? entry.session;
+  const current = records.find((record) => record.id === entry.session_id);
+  const name = current?.name ?? entry.session;
+  const removed: SessionRecord | null =
+    current === undefined && entry.session_id !== '' ? { name, id: entry.session_id, title: '', turns: 0, created_at: entry.timestamp, last_used_at: entry.timestamp, last_model: null } : null;
   const model = flags.model ?? entry.model;
   const settings = {
     ...base,
@@ -63,6 +71,9 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
     modelFromFlag: true,
     modelSource: 'flag' as const,
     system: entry.system ?? null,
+    // Logged as the old turn had them: its request was built with them.
+    mode: entry.active_mode,
+    persona: entry.persona,
     numCtxSource: typeof rebuilt.options.num_ctx === 'number' ? ('flag' as const) : null,
   };
 
@@ -76,6 +87,9 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
     return 'ok' as const;
   }
 
+  if (removed !== null && flags.log) {
+    io.stderr.write(`argo: the session of turn ${entry.id} ("${untrustedTextFor(io.stderr)(name)}") was removed; the rerun is logged under its old id (argo logs --session ${entry.session_id})\n`);
+  }
   const replay: ReplaySpec = entry.replay.session ? { kind: 'session' } : entry.replay.count !== null ? { kind: 'last', count: entry.replay.count } : { kind: 'none' };
   const seen: { entry?: LogEntry } = {};
   const outcome = await ask(
@@ -89,13 +103,13 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
       log: flags.log,
       quiet: true,
       rerunOf: entry.id,
-      prepared: { session: await readSession(base.paths.sessions, name), model, modelSource: 'flag', plan: rebuilt.plan },
+      prepared: { session: removed ?? (await readSession(base.paths.sessions, name)), model, modelSource: 'flag', plan: rebuilt.plan },
     },
     io,
     { onEntry: (logged) => (seen.entry = logged) },
   );
   const answered = seen.entry;
-  if (flags.diff && answered !== undefined && !flags.json) {
+  if (flags.diff && answered !== undefined) {
     const color = colorsFor(io, flags);
     const diff = wordDiff(entry.model_response, answered.model_response, color);
     io.stdout.write(`${color.dim(`── word diff: ${entry.id} (${entry.model}) → ${flags.log ? answered.id : 'new answer'} (${model}) · ${diffSummary(diff)}`)}\n${diff.text}\n`);

@@ -274,6 +274,37 @@ describe('argo rerun', () => {
     expect(logLines(home).at(-1)).toMatchObject({ rerun_of: original?.id, request_sha256: original?.request_sha256 });
   });
 
+  it('logs the persona and mode the request was built with, so a rerun of the rerun is proved too', async () => {
+    const home = tempHome();
+    expect(await argo(['-s', 'p', '--persona', 'teacher', '--mode', 'code', 'Write a function'], home)).toMatchObject({ code: 0 });
+    const original = logLines(home)[0];
+    expect(await argo(['rerun', String(original?.id)], home)).toMatchObject({ code: 0 });
+    const rerun = logLines(home).at(-1);
+    expect(rerun).toMatchObject({ rerun_of: original?.id, persona: 'teacher', active_mode: 'code', request_sha256: original?.request_sha256 });
+    expect(await argo(['rerun', String(rerun?.id), '--explain', '--json'], home)).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('a turn whose session was removed: the rerun is logged under the old id, never in a new session that took its name', async () => {
+    const home = tempHome();
+    await argo(['-s', 'work', 'Write a function'], home);
+    const original = logLines(home)[0];
+    expect(await argo(['sessions', 'rename', 'work', 'old'], home)).toMatchObject({ code: 0 });
+    await argo(['-s', 'work', 'Something else'], home);
+    expect(await argo(['sessions', 'rm', 'old', '--yes'], home)).toMatchObject({ code: 0 });
+    const result = await argo(['rerun', String(original?.id)], home);
+    expect(result).toMatchObject({ code: 0, stderr: `argo: the session of turn ${String(original?.id)} ("work") was removed; the rerun is logged under its old id (argo logs --session ${String(original?.session_id)})\n` });
+    const rerun = logLines(home).at(-1);
+    expect(rerun).toMatchObject({ rerun_of: original?.id, session_id: original?.session_id });
+    const explained = JSON.parse((await argo(['-s', 'work', '-r', 'session', '--explain', '--json', 'Add y'], home)).stdout) as { replayed_ids: string[] };
+    expect(explained.replayed_ids).not.toContain(rerun?.id);
+  });
+
+  it('--diff with --json is a usage error, not a diff dropped in silence', async () => {
+    const home = tempHome();
+    await argo(['hello'], home);
+    expect(await argo(['rerun', String(logLines(home)[0]?.id), '--diff', '--json'], home)).toMatchObject({ code: 2, stdout: '', stderr: 'argo: --diff shows a word diff for reading, --json one object for scripts: leave one of them out\n' });
+  });
+
   it('refuses, naming the reason, when a replayed turn is gone or the turn is unknown', async () => {
     const home = tempHome();
     await argo(['-s', 'w', 'Write a function'], home);
