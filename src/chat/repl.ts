@@ -82,6 +82,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     }
     if (term.terminal) {
       pending = null;
+      // Ctrl-U deletes only what is left of the cursor: go to the end first.
+      rl.write(null, { ctrl: true, name: 'e' });
       rl.write(null, { ctrl: true, name: 'u' });
       term.stderr.write('\n');
       note('(Ctrl-D or /bye to leave)');

@@ -174,6 +174,18 @@ describe('runChat on a terminal', () => {
     expect(await done).toBe(0);
   });
 
+  it('Ctrl-C at the prompt clears the whole line, also with the cursor mid-line', async () => {
+    const io = terminalIo(true);
+    const { driver, calls } = stubDriver();
+    const done = runChat(io.term, driver, START);
+    io.input.write('abcdefgh\x1b[D\x1b[D\x1b[D\x03\r');
+    io.input.write('next\r');
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    io.input.write('\x04');
+    expect(await done).toBe(0);
+    expect(calls.map((call) => call.prompt)).toEqual(['next']);
+  });
+
   it('keeps typed lines in a private history file and offers them next time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'argo-chat-'));
     const file = join(dir, 'chat_history');
