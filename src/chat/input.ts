@@ -7,7 +7,8 @@ export type Pending = string[] | null;
 
 export type LineResult =
   | { kind: 'more'; pending: string[] }
-  | { kind: 'input'; text: string }
+  /** `block`: it came between `"""` lines, so it is a message even when it starts with a slash. */
+  | { kind: 'input'; text: string; block: boolean }
   | { kind: 'empty' };
 
 /**
@@ -19,21 +20,21 @@ export function takeLine(pending: Pending, line: string): LineResult {
     if (line.trimEnd().endsWith(FENCE)) {
       const last = line.trimEnd().slice(0, -FENCE.length);
       const lines = last === '' ? pending : [...pending, last];
-      return finish(lines.join('\n'));
+      return finish(lines.join('\n'), true);
     }
     return { kind: 'more', pending: [...pending, line] };
   }
   if (line.trimStart().startsWith(FENCE)) {
     const rest = line.trimStart().slice(FENCE.length);
     // `"""one line"""` is a complete block on its own.
-    if (rest.length >= FENCE.length && rest.trimEnd().endsWith(FENCE)) return finish(rest.trimEnd().slice(0, -FENCE.length));
+    if (rest.length >= FENCE.length && rest.trimEnd().endsWith(FENCE)) return finish(rest.trimEnd().slice(0, -FENCE.length), true);
     return { kind: 'more', pending: rest === '' ? [] : [rest] };
   }
-  return finish(line);
+  return finish(line, false);
 }
 
-function finish(text: string): LineResult {
-  return text.trim() === '' ? { kind: 'empty' } : { kind: 'input', text };
+function finish(text: string, block: boolean): LineResult {
+  return text.trim() === '' ? { kind: 'empty' } : { kind: 'input', text, block };
 }
 
 export const SLASH_COMMANDS = ['help', 'session', 'replay', 'model', 'explain', 'stats', 'last', 'bye'] as const;

@@ -7,7 +7,7 @@ import { ArgoError } from '../errors.js';
 import { isMissing, writeFileAtomic } from '../log/fs.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { CHAT_HELP, classifyInput, takeLine } from './input.js';
-import type { Pending, SlashName } from './input.js';
+import type { ChatInput, Pending, SlashName } from './input.js';
 
 export interface ChatState {
   session: string;
@@ -103,8 +103,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     rl.prompt();
   };
 
-  const run = async (text: string): Promise<'leave' | 'stay'> => {
-    const input = classifyInput(text);
+  const run = async (text: string, block: boolean): Promise<'leave' | 'stay'> => {
+    const input: ChatInput = block ? { kind: 'prompt', text } : classifyInput(text);
     if (input.kind === 'unknown-command') {
       note(`argo: unknown command /${input.name}; /help lists them (start with // to send a line that begins with /)`);
       return 'stay';
@@ -181,7 +181,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       if (taken.kind === 'input') {
         let next: 'leave' | 'stay' = 'stay';
         try {
-          next = await run(taken.text);
+          next = await run(taken.text, taken.block);
         } catch (error) {
           if (!(error instanceof ArgoError)) throw error;
           failed = true;

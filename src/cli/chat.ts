@@ -94,7 +94,11 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       if (spec === null) throw new UsageError(`/replay: use none, session or last:N, got "${text}"`);
       return spec;
     },
-    checkModel: (name) => name,
+    // A name is sent and logged as given: a space or control character is a slip, never a model.
+    checkModel: (name) => {
+      if (/[\s\p{Cc}]/u.test(name)) throw new UsageError('/model: a model name has no spaces or control characters (e.g. /model llama3.2)');
+      return name;
+    },
   };
   if (terminal) {
     io.stderr.write(`chat in session ${settings.session} (replay ${replaySpecText(replay)}) · /help for commands · Ctrl-D or /bye to leave\n`);

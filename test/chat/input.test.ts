@@ -29,6 +29,14 @@ describe('takeLine', () => {
     expect(feed(lines).inputs).toEqual(inputs);
   });
 
+  it.each([
+    ['/bye', null, false],
+    ['"""/bye"""', null, true],
+    ['/model fancy"""', ['"""'], true],
+  ])('%j (pending %j) is a block: %j', (line, pending, block) => {
+    expect(takeLine(pending, line)).toMatchObject({ kind: 'input', block });
+  });
+
   it('keeps an unfinished block pending', () => {
     expect(feed(['"""', 'a', 'b'])).toEqual({ inputs: [], pending: ['a', 'b'] });
   });

@@ -106,6 +106,15 @@ describe('runChat with piped input', () => {
     expect(calls.map((call) => call.prompt)).toEqual(['def f():\n    return 1', 'after']);
   });
 
+  it('sends a """ block as a message even when it starts with a slash command', async () => {
+    const io = terminalIo(false);
+    const { driver, calls } = stubDriver();
+    io.input.end('"""\n/model fancy\nplease review\n"""\n"""\n/bye\n"""\n"""/help"""\nstill here\n');
+    expect(await runChat(io.term, driver, START)).toBe(0);
+    expect(calls.map((call) => call.prompt)).toEqual(['/model fancy\nplease review', '/bye', '/help', 'still here']);
+    expect(calls.every((call) => call.state.model === null)).toBe(true);
+  });
+
   it('prints help, stats, last and explain on stdout', async () => {
     const io = terminalIo(false);
     const { driver, calls, explained } = stubDriver();
