@@ -56,7 +56,7 @@ export function classifyInput(text: string): ChatInput {
   const name = match[1].toLowerCase();
   const argument = (match[2] ?? '').trim();
   if ((SLASH_COMMANDS as readonly string[]).includes(name)) return { kind: 'command', name: name as SlashName, argument };
-  if (name === 'exit' || name === 'quit') return { kind: 'command', name: 'bye', argument: '' };
+  if (name === 'exit' || name === 'quit') return { kind: 'command', name: 'bye', argument };
   return { kind: 'unknown-command', name };
 }
 

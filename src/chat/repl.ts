@@ -51,6 +51,7 @@ export interface ChatTerminal {
 }
 
 export const HISTORY_SIZE = 1000;
+const TAKES_NO_ARGUMENT: ReadonlySet<SlashName> = new Set(['help', 'stats', 'last', 'bye']);
 
 /** Runs the chat until Ctrl-D, /bye or the end of input. Returns the exit code: 1 when a turn failed. */
 export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: ChatState): Promise<number> {
@@ -71,7 +72,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   let pending: Pending = null;
   let explainNext = false;
   let lastStats: string | null = null;
-  let failed = false;
+  // Set only inside `run`: an object, so the narrowing of a `let` does not hide the change.
+  const turns = { failed: false };
   const note = (text: string): void => void term.stderr.write(`${text}\n`);
 
   // Ctrl-C: stop the answer if one is streaming, else drop what is being typed. Never leave.
@@ -118,8 +120,12 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     current = new AbortController();
     try {
       const outcome = await driver.turn(input.text, state, current.signal);
-      if (outcome.status === 'error') failed = true;
+      if (outcome.status === 'error') turns.failed = true;
       if (outcome.stats !== null) lastStats = outcome.stats;
+    } catch (error) {
+      // Only a failed turn makes the exit code 1, not a refused command.
+      turns.failed = true;
+      throw error;
     } finally {
       current = null;
     }
@@ -132,6 +138,10 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       note(`argo: /${name} needs ${what} (e.g. /${name} ${name === 'session' ? 'work' : name === 'replay' ? 'last:3' : 'llama3'})`);
       return false;
     };
+    if (argument !== '' && TAKES_NO_ARGUMENT.has(name)) {
+      note(`argo: /${name} takes no argument; nothing done`);
+      return 'stay';
+    }
     switch (name) {
       case 'bye':
         return 'leave';
@@ -184,7 +194,6 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
           next = await run(taken.text, taken.block);
         } catch (error) {
           if (!(error instanceof ArgoError)) throw error;
-          failed = true;
           note(`argo: ${error.message}`);
         }
         if (next === 'leave') break;
@@ -197,7 +206,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     rl.close();
     await saver?.flush();
   }
-  return failed ? 1 : 0;
+  return turns.failed ? 1 : 0;
 }
 
 async function loadHistory(file: string): Promise<string[]> {

@@ -53,6 +53,7 @@ describe('classifyInput', () => {
     ['/BYE', { kind: 'command', name: 'bye', argument: '' }],
     ['/exit', { kind: 'command', name: 'bye', argument: '' }],
     ['/quit', { kind: 'command', name: 'bye', argument: '' }],
+    ['/quit now', { kind: 'command', name: 'bye', argument: 'now' }],
     ['/sesion work', { kind: 'unknown-command', name: 'sesion' }],
     ['//etc/hosts is what?', { kind: 'prompt', text: '/etc/hosts is what?' }],
     ['/etc/hosts', { kind: 'prompt', text: '/etc/hosts' }],

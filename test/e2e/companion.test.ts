@@ -374,6 +374,8 @@ describe('argo chat with piped lines', () => {
   it('a """ block is a message even when it starts with a slash command; /model refuses a name with a space', async () => {
     const home = tempHome();
     const result = await argo(['chat', '-s', 'p4'], home, { stdin: '"""\n/model fancy\nplease review the line above\n"""\n"""\n/bye\n"""\n/model two words\nstill here\n' });
+    // A refused command is no failure of the chat.
+    expect(result.code).toBe(0);
     expect(result.stderr).toBe('argo: /model: a model name has no spaces or control characters (e.g. /model llama3.2)\n');
     expect(logLines(home).map((line) => [line.user_prompt, line.model])).toEqual([
       ['/model fancy\nplease review the line above', 'argo'],
