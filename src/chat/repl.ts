@@ -22,10 +22,16 @@ export interface TurnOutcome {
   stats: string | null;
 }
 
+/**
+ * A question asked during a turn (agent mode's "Allow?") on the chat's own input, so its answer is
+ * never also a message; '' when `signal` aborts (Ctrl-C) or the input ends.
+ */
+export type AskLine = (question: string, signal: AbortSignal) => Promise<string>;
+
 /** What the loop asks of the rest of Argo. Errors it throws that are ArgoErrors are shown and the chat goes on. */
 export interface ChatDriver {
   /** One turn, exactly as `argo "prompt"` with the same flags would run it; aborting `signal` stops the answer. */
-  turn(prompt: string, state: ChatState, signal: AbortSignal): Promise<TurnOutcome>;
+  turn(prompt: string, state: ChatState, signal: AbortSignal, askLine: AskLine): Promise<TurnOutcome>;
   /** The replay decision and request that `prompt` would get, as `--explain` prints it. */
   explain(prompt: string, state: ChatState): Promise<string>;
   /** The session's last answer, or a line saying there is none. */
@@ -105,6 +111,26 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     rl.prompt();
   };
 
+  const askLine: AskLine = (question, signal) =>
+    new Promise((resolve) => {
+      if (closed || signal.aborted) {
+        resolve('');
+        return;
+      }
+      let settled = false;
+      const done = (answer: string): void => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onEnd);
+        rl.off('close', onEnd);
+        resolve(answer);
+      };
+      const onEnd = (): void => done('');
+      signal.addEventListener('abort', onEnd, { once: true });
+      rl.once('close', onEnd);
+      rl.question(question, { signal }, done);
+    });
+
   const run = async (text: string, block: boolean): Promise<'leave' | 'stay'> => {
     const input: ChatInput = block ? { kind: 'prompt', text } : classifyInput(text);
     if (input.kind === 'unknown-command') {
@@ -119,7 +145,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     }
     current = new AbortController();
     try {
-      const outcome = await driver.turn(input.text, state, current.signal);
+      const outcome = await driver.turn(input.text, state, current.signal, askLine);
       if (outcome.status === 'error') turns.failed = true;
       if (outcome.stats !== null) lastStats = outcome.stats;
     } catch (error) {

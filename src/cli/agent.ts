@@ -58,14 +58,24 @@ function readLine(input: NodeJS.ReadableStream, signal: AbortSignal): Promise<st
   });
 }
 
-function terminalConfirm(io: Io, pause: () => void): (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer> {
+/** Reads the answer to a confirmation; '' when Ctrl-C aborts `signal`. */
+export type AskLine = (question: string, signal: AbortSignal) => Promise<string>;
+
+function terminalConfirm(io: Io, pause: () => void, askLine?: AskLine): (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer> {
+  // A one-liner reads stdin itself; a chat passes its own reader, as a second reader would take its lines.
+  const read: AskLine =
+    askLine ??
+    ((question, signal) => {
+      io.stderr.write(question);
+      return readLine(io.stdin, signal);
+    });
   return async (request, signal) => {
     if (!io.isInteractive) return 'no-terminal';
     pause();
     // Names from an MCP server, previews and model text are hostile on a terminal.
     const shown = untrustedTextFor(io.stderr);
-    io.stderr.write(`argo: ${shown(request.tool)} wants to run:\n${shown(request.preview).trimEnd()}\nAllow? [y/N] `);
-    return /^\s*y(es)?\s*$/i.test(await readLine(io.stdin, signal)) ? 'yes' : 'no';
+    io.stderr.write(`argo: ${shown(request.tool)} wants to run:\n${shown(request.preview).trimEnd()}\n`);
+    return /^\s*y(es)?\s*$/i.test(await read('Allow? [y/N] ', signal)) ? 'yes' : 'no';
   };
 }
 
@@ -135,7 +145,14 @@ async function namingWhere<T>(settings: Settings, work: () => Promise<T>): Promi
 }
 
 /** Resolves the tools (usage errors name the cycle or the unknown name) and prepares the run. */
-export async function prepareAgent(settings: Settings, flags: AgentFlags, log: boolean, io: Io, pause: () => void = () => undefined): Promise<AgentRun> {
+export async function prepareAgent(
+  settings: Settings,
+  flags: AgentFlags,
+  log: boolean,
+  io: Io,
+  pause: () => void = () => undefined,
+  askLine?: AskLine,
+): Promise<AgentRun> {
   const root = await endpointAndRoot(settings, flags);
   const box: Toolbox = await namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent)));
   const shown = untrustedTextFor(io.stderr);
@@ -150,7 +167,7 @@ export async function prepareAgent(settings: Settings, flags: AgentFlags, log: b
     maxIterations: settings.agent.maxIterations,
     ephemeralSystem,
     yes: flags.yes,
-    confirm: terminalConfirm(io, pause),
+    confirm: terminalConfirm(io, pause, askLine),
     emit: eventPrinter(io, pause),
     sessionId: () => sessionIdFor(settings, log, io),
     isStopped: () => isStopSet(settings.home),

@@ -40,6 +40,8 @@ export interface AskContext {
   /** Aborting it stops the answer, as Ctrl-C does. */
   signal?: AbortSignal;
   onEntry?: (entry: LogEntry) => void;
+  /** Reads the answer to a confirmation when the caller owns the terminal's input (a chat's readline). */
+  askLine?: (question: string, signal: AbortSignal) => Promise<string>;
 }
 
 /** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). How it ended. */
@@ -49,7 +51,7 @@ export async function ask(settings: Settings, options: AskOptions, io: Io, share
   const { prepareAgent } = await import('./agent.js');
   // The spinner must stop before a confirmation or a failure line is written to the terminal.
   const ui = { pause: (): void => undefined };
-  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause());
+  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause(), shared.askLine);
   try {
     return await askTurn(settings, options, io, shared, agent, ui);
   } finally {

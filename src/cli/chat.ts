@@ -71,9 +71,9 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     agent: agentFlags(flags),
   });
   const driver: ChatDriver = {
-    turn: async (prompt, state, signal) => {
+    turn: async (prompt, state, signal, askLine) => {
       const seen: { entry?: LogEntry } = {};
-      const outcome = await ask(forState(state), turnOptions(prompt, state, false), io, { transport, signal, onEntry: (logged) => (seen.entry = logged) });
+      const outcome = await ask(forState(state), turnOptions(prompt, state, false), io, { transport, signal, askLine, onEntry: (logged) => (seen.entry = logged) });
       const figures = seen.entry === undefined ? null : statsLine(turnStats(entryFigures(seen.entry)));
       return { status: outcome === 'ok' ? 'ok' : outcome === 'interrupted' ? 'interrupted' : 'error', stats: figures };
     },

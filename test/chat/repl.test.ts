@@ -14,14 +14,16 @@ interface Call {
 }
 
 /** A driver that records each turn; `hold` keeps a turn streaming until its signal is aborted. */
-function stubDriver(options: { hold?: (prompt: string) => boolean; fail?: (prompt: string) => boolean } = {}) {
+function stubDriver(options: { hold?: (prompt: string) => boolean; fail?: (prompt: string) => boolean; asks?: boolean } = {}) {
   const calls: Call[] = [];
   const explained: Call[] = [];
   const started: string[] = [];
+  const answers: string[] = [];
   const driver: ChatDriver = {
-    turn: async (prompt, state, signal): Promise<TurnOutcome> => {
+    turn: async (prompt, state, signal, askLine): Promise<TurnOutcome> => {
       calls.push({ prompt, state: { ...state } });
       started.push(prompt);
+      if (options.asks === true) answers.push(await askLine('Allow? [y/N] ', signal));
       if (options.fail?.(prompt)) throw new UsageError(`cannot send "${prompt}"`);
       if (options.hold?.(prompt)) {
         await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -45,7 +47,7 @@ function stubDriver(options: { hold?: (prompt: string) => boolean; fail?: (promp
     },
     checkModel: (name) => name,
   };
-  return { driver, calls, explained, started };
+  return { driver, calls, explained, started, answers };
 }
 
 function terminalIo(terminal: boolean, historyFile: string | null = null) {
@@ -206,6 +208,23 @@ describe('runChat on a terminal', () => {
     io.input.write('\x04');
     expect(await done).toBe(0);
     expect(calls.map((call) => call.prompt)).toEqual(['next']);
+  });
+
+  it('a question during a turn reads its answer from the chat input: the answer is no message, Ctrl-C answers ""', async () => {
+    const io = terminalIo(true);
+    const { driver, calls, answers } = stubDriver({ asks: true });
+    const done = runChat(io.term, driver, START);
+    io.input.write('go\r');
+    await vi.waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
+    io.input.write('y\r');
+    await vi.waitFor(() => expect(answers).toEqual(['y']));
+    io.input.write('again\r');
+    await vi.waitFor(() => expect(io.stderr().split('Allow?')).toHaveLength(3));
+    io.input.write('\x03');
+    await vi.waitFor(() => expect(answers).toEqual(['y', '']));
+    io.input.write('/bye\r');
+    expect(await done).toBe(0);
+    expect(calls.map((call) => call.prompt)).toEqual(['go', 'again']);
   });
 
   it('keeps typed lines in a private history file and offers them next time', async () => {

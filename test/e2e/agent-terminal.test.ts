@@ -62,6 +62,63 @@ describe('argo --tools on a terminal', () => {
   });
 });
 
+describe('argo chat --tools on a terminal: the chat asks on its own input', () => {
+  const writes = (path: string) => ({ toolCalls: [{ function: { name: 'write_file', arguments: { path, content: 'x\n' } } }] });
+  const turns = (home: string) => logLines(home).map((line) => [line.user_prompt, line.status]);
+
+  it('"y" runs the call and Ctrl-C at the question refuses it; neither answer is a message, and the chat goes on', async () => {
+    const dir = root();
+    const home = tempHome();
+    scriptRounds(ollama, [writes('a.txt'), { reply: 'Wrote a.' }, writes('c.txt'), { reply: 'Still here.' }]);
+    const chat = startInPty(['chat', '-s', 'ag', '-T', 'edit', '--root', dir], { home, host: ollama.url });
+    await chat.waitFor('ag> ');
+    chat.write('write a\r');
+    await chat.waitFor('Allow? [y/N]');
+    let from = chat.output.length;
+    chat.write('y\r');
+    await chat.waitFor(/Wrote a\.[\s\S]*ag> /, from);
+    from = chat.output.length;
+    chat.write('write c\r');
+    await chat.waitFor('Allow? [y/N]', from);
+    from = chat.output.length;
+    chat.write('\x03');
+    await chat.waitFor(/argo: interrupted[\s\S]*ag> /, from);
+    chat.write('after\r');
+    await chat.waitFor('Still here.', from);
+    chat.write('/bye\r');
+    expect((await chat.exited).code).toBe(0);
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('x\n');
+    expect(existsSync(join(dir, 'c.txt'))).toBe(false);
+    expect(turns(home)).toEqual([
+      ['write a', 'ok'],
+      ['write c', 'interrupted'],
+      ['after', 'ok'],
+    ]);
+  });
+
+  it('"n" refuses the call, is not a message, and the chat goes on (the refused turn failed: exit 1)', async () => {
+    const dir = root();
+    const home = tempHome();
+    scriptRounds(ollama, [writes('b.txt'), { reply: 'Still here.' }]);
+    const chat = startInPty(['chat', '-s', 'ag', '-T', 'edit', '--root', dir], { home, host: ollama.url });
+    await chat.waitFor('ag> ');
+    chat.write('write b\r');
+    await chat.waitFor('Allow? [y/N]');
+    const from = chat.output.length;
+    chat.write('n\r');
+    await chat.waitFor(/the user refused the call[\s\S]*ag> /, from);
+    chat.write('after\r');
+    await chat.waitFor('Still here.', from);
+    chat.write('/bye\r');
+    expect((await chat.exited).code).toBe(1);
+    expect(existsSync(join(dir, 'b.txt'))).toBe(false);
+    expect(turns(home)).toEqual([
+      ['write b', 'tool_failures'],
+      ['after', 'ok'],
+    ]);
+  });
+});
+
 describe('hostile text on a terminal: shown, never obeyed', () => {
   const OSC = '\u001b]0;PWN\u0007';
 
