@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { ArgoError } from '../errors.js';
 import { isMissing, writeFileAtomic } from '../log/fs.js';
 import type { ReplaySpec } from '../replay/types.js';
+import { TerminalGate } from './gate.js';
 import { CHAT_HELP, classifyInput, takeLine } from './input.js';
 import type { ChatInput, Pending, SlashName } from './input.js';
 
@@ -63,9 +64,12 @@ const TAKES_NO_ARGUMENT: ReadonlySet<SlashName> = new Set(['help', 'stats', 'las
 export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: ChatState): Promise<number> {
   const state: ChatState = { ...initial };
   const history = term.terminal && term.historyFile !== null ? await loadHistory(term.historyFile) : [];
+  let current: AbortController | null = null;
+  // On a terminal readline reads and draws through a gate, held while an answer streams.
+  const gate = term.terminal ? new TerminalGate(term.input, term.stderr, () => current?.abort()) : null;
   const rl = createInterface({
-    input: term.input,
-    output: term.stderr,
+    input: gate?.input ?? term.input,
+    output: gate?.output ?? term.stderr,
     terminal: term.terminal,
     history,
     historySize: HISTORY_SIZE,
@@ -74,7 +78,6 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   const saver = term.terminal && term.historyFile !== null ? new HistorySaver(term.historyFile, term.stderr) : null;
   if (saver) rl.on('history', (lines: string[]) => saver.save(lines));
 
-  let current: AbortController | null = null;
   let pending: Pending = null;
   let explainNext = false;
   let lastStats: string | null = null;
@@ -123,11 +126,14 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
         settled = true;
         signal.removeEventListener('abort', onEnd);
         rl.off('close', onEnd);
+        gate?.hold();
         resolve(answer);
       };
       const onEnd = (): void => done('');
       signal.addEventListener('abort', onEnd, { once: true });
       rl.once('close', onEnd);
+      // Only keys typed after the question answer it: those typed earlier stay held for the chat.
+      gate?.pass();
       rl.question(question, { signal }, done);
     });
 
@@ -215,6 +221,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       const taken = takeLine(pending, line);
       pending = taken.kind === 'more' ? taken.pending : null;
       if (taken.kind === 'input') {
+        gate?.hold();
         let next: 'leave' | 'stay' = 'stay';
         try {
           next = await run(taken.text, taken.block);
@@ -225,11 +232,14 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
         if (next === 'leave') break;
       }
       prompt();
+      // After the prompt, so what was typed meanwhile shows on it.
+      gate?.release();
     }
     if (pending !== null) note('argo: the input ended inside a """ block; that block was not sent');
   } finally {
     stopListening?.();
     rl.close();
+    gate?.close();
     await saver?.flush();
   }
   return turns.failed ? 1 : 0;

@@ -94,6 +94,28 @@ describe('argo chat on a terminal', () => {
     expect(logLines(home).map((line) => line.user_prompt)).toEqual(['remember me', 'remember me']);
   });
 
+  it('while an answer streams, a resize does not redraw the prompt over it and typed keys are not echoed into it; the typed line is sent after', async () => {
+    const home = tempHome();
+    const term = openTerminal(['chat', '-s', 'pty'], home);
+    await vi.waitFor(() => expect(term.screen()).toContain('pty> '), { timeout: 10_000 });
+    ollama.setScenario({ hang: 1, times: 1 });
+    term.pty.write('Tell me a long story\r');
+    // The stand-in sends one token ("You") and hangs.
+    const answer = (): string => term.screen().split('Tell me a long story')[1] ?? '';
+    await vi.waitFor(() => expect(answer()).toContain('You'), { timeout: 10_000 });
+    term.pty.resize(80, 30);
+    term.pty.write('typed ahead\r');
+    term.pty.write('\x03');
+    await vi.waitFor(() => expect(term.screen()).toContain('You said: typed ahead'), { timeout: 10_000 });
+    expect(answer().split('argo: interrupted')[0]).not.toMatch(/pty> |typed ahead/);
+    term.pty.write('/bye\r');
+    expect(await term.exited).toBe(0);
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
+      ['Tell me a long story', 'interrupted'],
+      ['typed ahead', 'ok'],
+    ]);
+  });
+
   it('a multi-line message between """ lines is one turn', async () => {
     const home = tempHome();
     const term = openTerminal(['chat'], home);
