@@ -21,6 +21,7 @@ import { untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 import { toolRoot } from './root.js';
+import type { AskLine } from '../chat/repl.js';
 
 /** The ask command's agent flags. */
 export interface AgentFlags {
@@ -57,9 +58,6 @@ function readLine(input: NodeJS.ReadableStream, signal: AbortSignal): Promise<st
     });
   });
 }
-
-/** Reads the answer to a confirmation; '' when Ctrl-C aborts `signal`. */
-export type AskLine = (question: string, signal: AbortSignal) => Promise<string>;
 
 function terminalConfirm(io: Io, pause: () => void, askLine?: AskLine): (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer> {
   // A one-liner reads stdin itself; a chat passes its own reader, as a second reader would take its lines.

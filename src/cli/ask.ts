@@ -19,6 +19,7 @@ import { STOP_SIGNALS } from './outcome.js';
 import type { Outcome } from './outcome.js';
 import { isEmptyAnswer } from '../text/answer.js';
 import { usesTools } from './ask-flags.js';
+import type { AskLine } from '../chat/repl.js';
 
 export interface AskOptions extends TurnInput {
   explain: boolean;
@@ -41,7 +42,7 @@ export interface AskContext {
   signal?: AbortSignal;
   onEntry?: (entry: LogEntry) => void;
   /** Reads the answer to a confirmation when the caller owns the terminal's input (a chat's readline). */
-  askLine?: (question: string, signal: AbortSignal) => Promise<string>;
+  askLine?: AskLine;
 }
 
 /** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). How it ended. */
