@@ -1,5 +1,6 @@
 // The error taxonomy (seed 002) for one executed call: required parameter missing, execution
 // failure, or success. Users see only safe text; raw detail is kept for the private log.
+import stripAnsi from 'strip-ansi';
 import { ToolError } from '../tools/types.js';
 import type { ToolResult } from '../tools/types.js';
 
@@ -40,7 +41,8 @@ export function classifyThrown(error: unknown): CallOutcome {
 
 /** One line, no control characters, bounded: the result is printed on a terminal. */
 export function oneLine(text: string, max = 300): string {
+  // Whole escape sequences first: removing only their ESC would leave fragments such as `[31m`.
   // eslint-disable-next-line no-control-regex -- removing control characters is the point
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = stripAnsi(text).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }

@@ -85,13 +85,15 @@ describe('the error taxonomy', () => {
     ['a retryable failure', { error: 'busy' }, { kind: 'failure', message: 'busy', retryable: true, detail: null }],
     ['a permanent failure', { error: 'gone', retryable: false }, { kind: 'failure', message: 'gone', retryable: false, detail: null }],
     ['an error that is not text', { error: { code: 5 } }, { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: null }],
-    ['control characters removed', { error: 'bad\u001b[31m\nthing' }, { kind: 'failure', message: 'bad [31m thing', retryable: true, detail: null }],
+    ['control characters removed', { error: 'bad\u0007\nthing' }, { kind: 'failure', message: 'bad thing', retryable: true, detail: null }],
+    ['whole escape sequences removed', { error: 'bad \u001b[31mred \u001b[0m line2\u001b]0;title\u0007!' }, { kind: 'failure', message: 'bad red line2!', retryable: true, detail: null }],
   ])('classifyResult: %s', (_name, result, expected) => {
     expect(classifyResult(result)).toEqual(expected);
   });
 
   it.each([
     ['ToolError', new ToolError('no such file'), { kind: 'failure', message: 'no such file', retryable: true, detail: null }],
+    ['ToolError with colours', new ToolError('boom \u001b[31mred\u001b[0m'), { kind: 'failure', message: 'boom red', retryable: true, detail: null }],
     ['permanent ToolError', new ToolError('refused', false), { kind: 'failure', message: 'refused', retryable: false, detail: null }],
     ['ToolError naming a required parameter', new ToolError('command is required for start'), { kind: 'needs_input', parameter: 'command', message: 'command is required for start' }],
     ['any other exception', new RangeError('boom at /x.js:1'), { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'RangeError: boom at /x.js:1' }],
