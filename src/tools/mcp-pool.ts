@@ -29,7 +29,7 @@ export function mcpPool(connect: ConnectMcp = connectMcpServer): McpPool {
         started.then((connection) => connection.onClose?.(() => forget(name, started)), () => forget(name, started));
       }
       const connection = await shared;
-      return { tools: connection.tools, close: () => Promise.resolve() };
+      return { tools: connection.tools, ...(connection.leftOut !== undefined ? { leftOut: connection.leftOut } : {}), close: () => Promise.resolve() };
     },
     close: async () => {
       ended = true;

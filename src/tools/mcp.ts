@@ -1,5 +1,11 @@
 // MCP servers from config.json (`mcpServers`), each offered as toolset `mcp:<name>`, through the
 // official SDK's stdio client. Loaded only when such a toolset is resolved.
+import type { ChildProcess } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import stripAnsi from 'strip-ansi';
+import { CONTROLS } from '../output/terminal-text.js';
 import { ToolError } from './types.js';
 import type { ParametersSchema, Tool } from './types.js';
 
@@ -8,28 +14,68 @@ export interface McpServerConfig {
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  /** Only "stdio" is supported; other tools' configs often say so. */
+  type?: string;
+}
+
+/** A tool a server offers that cannot be used, and why. */
+export interface LeftOut {
+  name: string;
+  reason: string;
 }
 
 export interface McpConnection {
   tools: Tool[];
+  /** Tools the server offered that were left out (a malformed schema). */
+  leftOut?: LeftOut[];
   close: () => Promise<void>;
   /** Calls `listener` once the connection has ended, however it ended (closed, or the server exited). */
   onClose?: (listener: () => void) => void;
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/** The default of an MCP tool's timeout (toolTimeouts overrides it); the loop's timer applies it. */
 const CALL_TIMEOUT_MS = 60_000;
+// The SDK's own request timeout (60 s by default) must never end a call before the loop's timer:
+// the largest delay a timer takes.
+const SDK_TIMEOUT_MS = 2_147_483_647;
+const STDERR_LINES = 5;
+const STDERR_LINE_CHARS = 200;
+
+/** One line of text a server sent, without escape sequences or controls, bounded. */
+function plain(text: string, max = STDERR_LINE_CHARS): string {
+  const flat = stripAnsi(text).replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
 
 interface McpContent {
   type: string;
   text?: string;
+  data?: string;
+  mimeType?: string;
+  uri?: string;
+  resource?: { uri?: string; text?: string; blob?: string; mimeType?: string };
+}
+
+/** Binary content is named, not sent: its type and size. */
+function placeholder(kind: string, mimeType: string | undefined, base64: string): string {
+  return `[${kind}${mimeType !== undefined ? ` ${mimeType}` : ''}, ${Buffer.byteLength(base64, 'base64')} bytes]`;
+}
+
+function partText(part: McpContent): string {
+  if (part.type === 'text' && typeof part.text === 'string') return part.text;
+  const resource = part.resource;
+  if (part.type === 'resource' && resource !== undefined) {
+    if (typeof resource.text === 'string') return resource.text;
+    if (typeof resource.blob === 'string') return placeholder('resource', resource.mimeType, resource.blob);
+  }
+  if ((part.type === 'image' || part.type === 'audio') && typeof part.data === 'string') return placeholder(part.type, part.mimeType, part.data);
+  return `[${part.type} content]`;
 }
 
 function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '';
-  return (content as McpContent[])
-    .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : `[${part.type} content]`))
-    .join('\n');
+  return (content as McpContent[]).map(partText).join('\n');
 }
 
 function objectSchema(schema: unknown): ParametersSchema {
@@ -40,67 +86,158 @@ function objectSchema(schema: unknown): ParametersSchema {
   return { type: 'object', properties: {} };
 }
 
+/** The last few lines a server wrote on stderr, cleaned: for a reason, never echoed raw. */
+function stderrTail(stream: Readable | null): () => string | null {
+  const lines: string[] = [];
+  let partial = '';
+  stream?.setEncoding('utf8');
+  stream?.on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = (parts.pop() ?? '').slice(-4 * STDERR_LINE_CHARS);
+    for (const line of parts.map((part) => plain(part)).filter((line) => line !== '')) lines.push(line);
+    lines.splice(0, Math.max(0, lines.length - STDERR_LINES));
+  });
+  return () => {
+    const last = plain(partial);
+    return last !== '' ? last : (lines.at(-1) ?? null);
+  };
+}
+
+/** What a zod error (the SDK's check of an answer) or any other error says, in one readable line. */
+function reasonOf(error: unknown): string {
+  const issues = (error as { issues?: unknown } | null)?.issues;
+  if (Array.isArray(issues) && issues.length > 0) {
+    const issue = issues[0] as { path?: unknown[]; message?: string };
+    const where = Array.isArray(issue.path) && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+    return plain(`the server's answer does not follow MCP: ${where}${issue.message ?? 'invalid'}`, 300);
+  }
+  return error instanceof Error ? plain(error.message, 300) || error.name : 'unknown error';
+}
+
 /**
  * Closes the client, then lets go of the server's pipes. The SDK ends the process it started, but a
- * launcher's child (`sh -c …`, a wrapper script) can keep the pipe open, and an open pipe would keep
- * Argo running after its answer. The process is a private field of the SDK's transport: when a new
- * SDK version renames it, this falls back to the SDK's own close.
+ * launcher's child (`sh -c …`, a wrapper script) can keep a pipe open, and an open pipe would keep
+ * Argo running after its answer.
  */
-async function closeFully(client: { close: () => Promise<void> }, transport: object): Promise<void> {
-  const child = (transport as { _process?: { stdin?: { destroy: () => void } | null; stdout?: { destroy: () => void } | null } })._process;
+async function closeFully(client: { close: () => Promise<void> }, child: ChildProcess | undefined, stderr: Readable | null): Promise<void> {
   try {
     await client.close();
   } finally {
     child?.stdin?.destroy();
     child?.stdout?.destroy();
+    child?.stderr?.destroy();
+    stderr?.destroy();
   }
 }
 
 /** Starts the server, lists its tools; rejects with a one-line reason when it does not start or answer. */
 export async function connectMcp(name: string, config: McpServerConfig): Promise<McpConnection> {
-  const [{ Client }, { StdioClientTransport, getDefaultEnvironment }] = await Promise.all([
+  // A missing directory would be reported by spawn as the command missing (ENOENT).
+  if (config.cwd !== undefined && !(await stat(config.cwd).then((found) => found.isDirectory(), () => false))) {
+    throw new Error(`MCP server "${name}" did not start (its cwd "${config.cwd}" is not a directory)`);
+  }
+  const [{ Client }, { StdioClientTransport, getDefaultEnvironment }, { ToolSchema }, z] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('zod'),
   ]);
   const transport = new StdioClientTransport({
     command: config.command,
     args: config.args ?? [],
     env: { ...getDefaultEnvironment(), ...config.env },
     ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-    // A server's own chatter must not mix with the answer on the terminal.
-    stderr: 'ignore',
+    // A server's own chatter must not mix with the answer on the terminal: kept, cleaned, for reasons.
+    stderr: 'pipe',
   });
+  const lastWords = stderrTail(transport.stderr as Readable | null);
+  // The process is a private field of the SDK's transport, read once it has spawned: its exit code
+  // and pipes. When a new SDK version renames it, exits are reported without a code.
+  let child: ChildProcess | undefined;
+  let exit: string | null = null;
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    child = (transport as unknown as { _process?: ChildProcess })._process;
+    child?.once('exit', (code, signal) => {
+      exit = code !== null ? `exit code ${code}` : `signal ${signal ?? 'unknown'}`;
+    });
+  };
+  const details = (): string => {
+    const said = lastWords();
+    return [exit, said !== null ? `it said: ${said}` : null].filter((part) => part !== null).join('; ');
+  };
+
   const client = new Client({ name: 'argo', version: '0.1.0' });
+  const listeners: (() => void)[] = [];
+  const state = { ended: false, closedHere: false };
+  // Read through a call: the connection can end while a call awaits.
+  const hasEnded = (): boolean => state.ended;
+  client.onclose = () => {
+    state.ended = true;
+    for (const listener of listeners.splice(0)) listener();
+  };
+  const gone = (): ToolError => {
+    const why = details();
+    const message = state.closedHere ? `MCP server "${name}" was stopped` : `MCP server "${name}" exited${why !== '' ? ` (${why})` : ''}`;
+    // Calling again cannot help: the loop stops at once.
+    return new ToolError(message, false);
+  };
+  const close = (): Promise<void> => {
+    state.closedHere = true;
+    return closeFully(client, child, transport.stderr as Readable | null);
+  };
   try {
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-    const listed = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS });
-    const tools = listed.tools.map((tool): Tool => ({
+    const leftOut: LeftOut[] = [];
+    let listed: McpTool[];
+    try {
+      listed = (await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS })).tools;
+    } catch (error) {
+      if (!Array.isArray((error as { issues?: unknown }).issues)) throw error;
+      // One malformed tool fails the SDK's check of the whole list: each is checked on its own, the
+      // good ones kept. (Their output schemas are then not checked by the SDK.)
+      const raw = await client.request({ method: 'tools/list' }, z.object({ tools: z.array(z.unknown()) }), { timeout: CONNECT_TIMEOUT_MS });
+      listed = [];
+      for (const offered of raw.tools) {
+        const parsed = ToolSchema.safeParse(offered);
+        if (parsed.success) listed.push(parsed.data);
+        else {
+          const toolName = (offered as { name?: unknown } | null)?.name;
+          leftOut.push({ name: typeof toolName === 'string' ? toolName : '(unnamed)', reason: reasonOf(parsed.error).replace("the server's answer does not follow MCP", 'its definition does not follow MCP') });
+        }
+      }
+    }
+    const tools = listed.map((tool): Tool => ({
       name: tool.name,
       description: tool.description ?? `${tool.name} from MCP server ${name}`,
       parameters: objectSchema(tool.inputSchema),
       sideEffects: tool.annotations?.readOnlyHint !== true,
       timeoutMs: CALL_TIMEOUT_MS,
       run: async (args, context) => {
-        const result = await client.callTool({ name: tool.name, arguments: args }, undefined, { signal: context.signal, timeout: CALL_TIMEOUT_MS });
+        if (hasEnded()) throw gone();
+        let result;
+        try {
+          // The loop's signal bounds the call (its timer applies the tool's timeout).
+          result = await client.callTool({ name: tool.name, arguments: args }, undefined, { signal: context.signal, timeout: SDK_TIMEOUT_MS });
+        } catch (error) {
+          if (hasEnded()) throw gone();
+          throw error;
+        }
         const text = textOf(result.content);
         if (result.isError === true) throw new ToolError(text === '' ? `${tool.name} reported an error` : text.slice(0, 500));
         return result.structuredContent !== undefined ? { content: text, structured: result.structuredContent } : { content: text };
       },
     }));
-    const listeners: (() => void)[] = [];
-    let ended = false;
-    client.onclose = () => {
-      ended = true;
-      for (const listener of listeners.splice(0)) listener();
-    };
     // A listener added after the end is called at once: the end has happened.
     const onClose = (listener: () => void): void => {
-      if (ended) listener();
+      if (state.ended) listener();
       else listeners.push(listener);
     };
-    return { tools, close: () => closeFully(client, transport), onClose };
+    return { tools, ...(leftOut.length > 0 ? { leftOut } : {}), close, onClose };
   } catch (error) {
-    await closeFully(client, transport).catch(() => undefined);
-    throw new Error(`MCP server "${name}" did not start (${error instanceof Error ? error.message.split('\n')[0] ?? '' : 'unknown error'})`, { cause: error });
+    await close().catch(() => undefined);
+    const why = details();
+    throw new Error(`MCP server "${name}" did not start (${reasonOf(error)}${why !== '' ? `; ${why}` : ''})`, { cause: error });
   }
 }

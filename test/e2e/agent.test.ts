@@ -443,7 +443,7 @@ describe('argo --tools: MCP, STOP, config', () => {
     const result = await argo(['-T', 'mcp:calc', 'add 2 and 40'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'It is 42.\n' });
     const first = chatBodies()[0];
-    expect((first?.tools as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual(['add', 'shout']);
+    expect((first?.tools as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual(['add', 'attach', 'crash', 'shout']);
     expect(messagesOf(chatBodies()[1]).at(-1)).toEqual({ role: 'tool', tool_name: 'add', content: '{"content":"42"}' });
   });
 
@@ -482,6 +482,16 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^argo: tool mcp:broken is unavailable \(MCP server "broken" did not start/);
     expect(logLines(home)[0]).toMatchObject({ tools: ['memo'], tools_unavailable: [{ name: 'mcp:broken' }] });
+  });
+
+  it('an MCP server that exits mid-run fails the call as permanent: the loop stops at once, saying it exited', async () => {
+    const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
+    script = [{ calls: [call('crash', {})] }, { calls: [call('add', { a: 1, b: 2 })] }, { reply: 'never' }];
+    const result = await argo(['-T', 'mcp:calc', 'crash it'], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('argo: tool crash failed: MCP server "calc" exited (exit code 7)\n');
+    expect(chatBodies()).toHaveLength(1);
+    expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', stop_reason: 'permanent_failure' });
   });
 
   it('argo stop halts a running answer within a chunk and keeps its partial text', async () => {

@@ -1,12 +1,20 @@
-// A tiny MCP server over stdio, written with the official SDK, for tests: `add` (read-only) and
-// `shout` (an error result when told to). Plain JavaScript so it starts without a compiler.
+// A tiny MCP server over stdio, written with the official SDK, for tests: `add` (read-only),
+// `shout` (an error result when told to), `attach` (embedded resources and an image) and `crash`
+// (the server exits with code 7). Plain JavaScript so it starts without a compiler.
 // With ARGO_TEST_MCP_STARTS set, each start appends its pid to that file (how often was it started?).
+// ARGO_TEST_MCP_FAIL: it writes a coloured line on stderr and exits with code 3 at once.
+// ARGO_TEST_MCP_MALFORMED: its list also holds a tool whose inputSchema has no "type": "object".
 import { appendFileSync } from 'node:fs';
 import process from 'node:process';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
+if (process.env.ARGO_TEST_MCP_FAIL) {
+  process.stderr.write('starting\n\u001b[31mcannot open the database\u001b[0m\n');
+  process.exit(3);
+}
 const server = new McpServer({ name: 'test-server', version: '1.0.0' });
 server.registerTool(
   'add',
@@ -18,5 +26,23 @@ server.registerTool(
   { description: 'Upper-case a text', inputSchema: { text: z.string(), fail: z.boolean().optional() } },
   ({ text, fail }) => (fail === true ? { content: [{ type: 'text', text: 'shouting is not allowed' }], isError: true } : { content: [{ type: 'text', text: text.toUpperCase() }] }),
 );
+server.registerTool('attach', { description: 'Attachments', inputSchema: {}, annotations: { readOnlyHint: true } }, () => ({
+  content: [
+    { type: 'resource', resource: { uri: 'file:///notes.txt', text: 'embedded notes' } },
+    { type: 'resource', resource: { uri: 'file:///data.bin', blob: 'AAECAw==', mimeType: 'application/octet-stream' } },
+    { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+  ],
+}));
+server.registerTool('crash', { description: 'The server exits', inputSchema: {}, annotations: { readOnlyHint: true } }, () => process.exit(7));
+if (process.env.ARGO_TEST_MCP_MALFORMED) {
+  const listed = server.server;
+  // Replaces the SDK's own list handler: a malformed tool can only be sent by hand.
+  listed.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [
+      { name: 'add', description: 'Add two numbers', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
+      { name: 'loose', description: 'No type', inputSchema: { properties: { a: { type: 'string' } } } },
+    ],
+  }));
+}
 await server.connect(new StdioServerTransport());
 if (process.env.ARGO_TEST_MCP_STARTS) appendFileSync(process.env.ARGO_TEST_MCP_STARTS, `${process.pid}\n`);

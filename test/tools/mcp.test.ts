@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadToolbox } from '../../src/tools/catalog.js';
 import { connectMcp } from '../../src/tools/mcp.js';
+import type { McpConnection } from '../../src/tools/mcp.js';
+import { ToolError } from '../../src/tools/types.js';
+import type { Tool } from '../../src/tools/types.js';
+import { defined } from '../support/defined.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
 
 const server = TEST_MCP_SERVER;
@@ -14,7 +18,7 @@ describe('MCP servers through the SDK client', () => {
     const connection = await connectMcp('calc', server);
     try {
       const byName = new Map(connection.tools.map((tool) => [tool.name, tool]));
-      expect([...byName.keys()].sort()).toEqual(['add', 'shout']);
+      expect([...byName.keys()].sort()).toEqual(['add', 'attach', 'crash', 'shout']);
       const add = byName.get('add');
       expect(add?.parameters).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
       expect(add?.sideEffects).toBe(false);
@@ -46,6 +50,68 @@ describe('MCP servers through the SDK client', () => {
     expect(late).toHaveBeenCalledTimes(1);
   });
 
+  it("the SDK's own request timeout never ends a call: the loop's signal bounds it", async () => {
+    const connection = await connectMcp('calc', server);
+    try {
+      const add = defined(toolNamed(connection, 'add'));
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const pending = add.run({ a: 1, b: 1 }, context);
+      // Past the SDK's default of 60 s: a configured timeout of 90 s must still be the loop's to apply.
+      vi.advanceTimersByTime(120_000);
+      vi.useRealTimers();
+      expect(await pending).toEqual({ content: '2' });
+      const aborted = new AbortController();
+      const stopped = add.run({ a: 1, b: 1 }, { ...context, signal: aborted.signal });
+      aborted.abort();
+      await expect(stopped).rejects.toThrow();
+    } finally {
+      vi.useRealTimers();
+      await connection.close();
+    }
+  });
+
+  it('embedded resources reach the model as their text; binary content as its type and size', async () => {
+    const connection = await connectMcp('calc', server);
+    try {
+      expect(await toolNamed(connection, 'attach')?.run({}, context)).toEqual({
+        content: 'embedded notes\n[resource application/octet-stream, 4 bytes]\n[image image/png, 8 bytes]',
+      });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('a server that exits mid-run fails each later call as permanent, saying it exited and how', async () => {
+    const connection = await connectMcp('calc', server);
+    try {
+      const crash = toolNamed(connection, 'crash')?.run({}, context);
+      await expect(crash).rejects.toSatisfy((error: unknown) => error instanceof ToolError && !error.retryable);
+      await expect(crash).rejects.toThrow('MCP server "calc" exited (exit code 7)');
+      const after = toolNamed(connection, 'add')?.run({ a: 1, b: 1 }, context);
+      await expect(after).rejects.toSatisfy((error: unknown) => error instanceof ToolError && !error.retryable && error.message.startsWith('MCP server "calc" exited'));
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it("one malformed tool is left out with its reason; the server's other tools stay", async () => {
+    const connection = await connectMcp('calc', { ...server, env: { ARGO_TEST_MCP_MALFORMED: '1' } });
+    try {
+      expect(connection.tools.map((tool) => tool.name)).toEqual(['add']);
+      expect(connection.leftOut).toEqual([{ name: 'loose', reason: expect.stringMatching(/^its definition does not follow MCP: inputSchema\.type: .*"object"/) as unknown }]);
+      expect(await toolNamed(connection, 'add')?.run({ a: 2, b: 3 }, context)).toEqual({ content: '5' });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it.each([
+    ['exits at start: its exit code and last stderr line, cleaned', { ...server, env: { ARGO_TEST_MCP_FAIL: '1' } }, /^MCP server "calc" did not start \(.*Connection closed; exit code 3; it said: cannot open the database\)$/],
+    ['a cwd that is not a directory is named, not the command', { ...server, cwd: '/nonexistent/argo-dir' }, /^MCP server "calc" did not start \(its cwd "\/nonexistent\/argo-dir" is not a directory\)$/],
+  ])('a server that does not start: %s', async (_name, config, reason) => {
+    await expect(connectMcp('calc', config)).rejects.toThrow(reason);
+  });
+
   it('a server that does not start is unavailable with a reason', async () => {
     const box = await loadToolbox(['mcp:broken'], { mcpServers: { broken: { command: '/nonexistent/argo-mcp' } } });
     expect(box.tools).toEqual([]);
@@ -54,3 +120,7 @@ describe('MCP servers through the SDK client', () => {
     expect(box.unavailable[0]?.reason).toMatch(/^MCP server "broken" did not start/);
   });
 });
+
+function toolNamed(connection: McpConnection, name: string): Tool | undefined {
+  return connection.tools.find((tool) => tool.name === name);
+}
