@@ -1,6 +1,7 @@
 // From names and config to the tools of a run: the built-in tools, the user's toolsets and
 // command tools, MCP servers; availability checked, the unavailable dropped with a reason.
 import { UsageError } from '../errors.js';
+import { CONTROLS } from '../output/terminal-text.js';
 import { commandTool } from './command.js';
 import type { CommandToolConfig } from './command.js';
 import { editFileTool, writeFileTool } from './edit.js';
@@ -31,6 +32,22 @@ export interface Unavailable {
   reason: string;
 }
 
+/** A server's tool that was left out (an odd or taken name, a malformed definition); null when unreadable. */
+export interface LeftOutTool {
+  toolset: string;
+  tool: Tool | null;
+}
+
+/**
+ * How a server's tool that was left out is named in notes and the log: `mcp:<server>/<tool>`, never
+ * the bare name, which may be the run's tool that took it. An odd name is quoted, cleaned, bounded.
+ */
+export function serverToolName(server: string, tool: string): string {
+  if (MCP_TOOL_NAME.test(tool)) return `${MCP_PREFIX}${server}/${tool}`;
+  const bounded = tool.length > 64 ? `${tool.slice(0, 64)}…` : tool;
+  return `${MCP_PREFIX}${server}/${JSON.stringify(bounded.replace(CONTROLS, '?'))}`;
+}
+
 /** The tools of one run. `close` ends MCP servers and processes the run started. */
 export interface Toolbox {
   resolution: Resolution;
@@ -39,6 +56,8 @@ export interface Toolbox {
   unavailable: Unavailable[];
   /** The toolset (`mcp:<server>`) each MCP server's tool came from. */
   mcpToolsets: ReadonlyMap<string, string>;
+  /** By `unavailable` name (`mcp:<server>/<tool>`): an MCP server's tool left out, and its toolset. */
+  leftOut?: ReadonlyMap<string, LeftOutTool>;
   /** What `-name`s took away of what the run would have had, MCP servers' tools included. Sorted. */
   takenAway: string[];
   close: () => Promise<void>;
@@ -115,6 +134,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
 
   const connections: McpConnection[] = [];
   const mcpToolsets = new Map<string, string>();
+  const leftOut = new Map<string, LeftOutTool>();
+  const offeredButLeftOut = new Set<string>();
   const connect = options.connectMcp ?? connectMcpServer;
   // `-name` of a tool only a server offers is known only now, as the servers list theirs.
   const excluded = new Set(resolution.excludedMcpTools ?? []);
@@ -134,18 +155,28 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       const listed = result.value.tools.filter((tool) => wanted === null || wanted.has(tool.name));
       for (const tool of listed) if (excluded.has(tool.name)) takenAway.add(tool.name);
       const offered = listed.filter((tool) => !excluded.has(tool.name));
+      const toolset = `${MCP_PREFIX}${server}`;
+      const leaveOut = (name: string, reason: string, tool: Tool | null): void => {
+        const shown = serverToolName(server, name);
+        unavailable.push({ name: shown, reason: `${reason}; left out` });
+        leftOut.set(shown, { toolset, tool });
+        offeredButLeftOut.add(name);
+      };
+      for (const gone of result.value.leftOut ?? []) if ((wanted === null || wanted.has(gone.name)) && !excluded.has(gone.name)) leaveOut(gone.name, gone.reason, null);
       if (offered.length === 0) {
         void result.value.close().catch(() => undefined);
         return;
       }
       connections.push(result.value);
       for (const tool of offered) {
-        // The name goes to the model, the log and the terminal: a server's odd name is left out, unquoted.
-        if (!MCP_TOOL_NAME.test(tool.name)) unavailable.push({ name: `${MCP_PREFIX}${server}`, reason: `offers a tool whose name is not 1 to 64 letters, digits, "_", "-" or "."; left out` });
-        else if (tools.some((other) => other.name === tool.name)) unavailable.push({ name: tool.name, reason: `MCP server "${server}" offers a tool whose name is already taken` });
-        else {
+        // The name goes to the model, the log and the terminal: only a plain name is offered.
+        if (!MCP_TOOL_NAME.test(tool.name)) leaveOut(tool.name, 'its name is not 1 to 64 letters, digits, "_", "-" or "."', tool);
+        else if (tools.some((other) => other.name === tool.name)) {
+          const winner = mcpToolsets.get(tool.name);
+          leaveOut(tool.name, winner !== undefined ? `"${tool.name}" is already offered by ${winner}` : `"${tool.name}" is already a tool of the run`, tool);
+        } else {
           tools.push(withSettings(tool, config));
-          mcpToolsets.set(tool.name, `${MCP_PREFIX}${server}`);
+          mcpToolsets.set(tool.name, toolset);
         }
       }
     });
@@ -157,7 +188,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   if (pending.size > 0) {
     const others = catalog.mcpServers.filter((server) => !resolution.mcpServers.includes(server) && !(resolution.excludedServers ?? []).includes(server));
     const failures = await addServers(others, pending);
-    const missing = [...pending].filter((name) => !tools.some((tool) => tool.name === name) && !unavailable.some((gone) => gone.name === name));
+    const missing = [...pending].filter((name) => !tools.some((tool) => tool.name === name) && !offeredButLeftOut.has(name));
     const why = failures.length > 0 ? `; some MCP servers did not start (${failures.join('; ')})` : '';
     if (missing.length > 0 && options.keepUnknown === true) {
       for (const name of missing) unavailable.push({ name, reason: `no toolset, built-in tool or MCP server (${catalog.mcpServers.join(', ')}) has it${why}` });
@@ -174,6 +205,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
     tools,
     unavailable,
     mcpToolsets,
+    leftOut,
     takenAway: [...takenAway].sort(),
     close: async () => {
       await Promise.allSettled(closers.map((close) => Promise.resolve().then(close)));
@@ -221,16 +253,18 @@ export async function listAllTools(config: ToolsConfig, options: LoadOptions = {
       ...box.tools.map((tool) => ({ name: tool.name, description: tool.description, side_effects: tool.sideEffects, asks: asksFirst(tool), available: true, reason: null, toolset: toolsetOf.get(tool.name) ?? null })),
       ...box.unavailable.map((gone) => {
         // A tool that cannot run here is still described as it would be; a server that did not start is its own toolset.
-        const tool = known.get(gone.name);
-        const server = gone.name.startsWith(MCP_PREFIX);
+        const origin = box.leftOut?.get(gone.name);
+        const tool = origin !== undefined ? origin.tool : known.get(gone.name);
+        const server = origin === undefined && gone.name.startsWith(MCP_PREFIX);
+        const mcp = server || origin !== undefined;
         return {
           name: gone.name,
           description: tool?.description ?? (server ? `the tools of MCP server "${gone.name.slice(MCP_PREFIX.length)}"` : ''),
-          side_effects: tool?.sideEffects ?? server,
-          asks: tool ? asksFirst(tool) : server,
+          side_effects: tool?.sideEffects ?? mcp,
+          asks: tool ? asksFirst(tool) : mcp,
           available: false,
           reason: gone.reason,
-          toolset: toolsetOf.get(gone.name) ?? (server ? gone.name : null),
+          toolset: origin?.toolset ?? toolsetOf.get(gone.name) ?? (server ? gone.name : null),
         };
       }),
     ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpath
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { defined } from '../support/defined.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama, FakeToolCall, RequestBody } from '../support/fake-ollama.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
@@ -492,6 +493,21 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(result.stderr).toContain('argo: tool crash failed: MCP server "calc" exited (exit code 7)\n');
     expect(chatBodies()).toHaveLength(1);
     expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', stop_reason: 'permanent_failure' });
+  });
+
+  it("servers that exit at start or offer a taken name: notes name the server's last stderr line and the losing tool, never a tool the run has", async () => {
+    const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER, copy: TEST_MCP_SERVER, failing: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_FAIL: '1' } } } });
+    script = [{ reply: 'fine' }];
+    const result = await argo(['-T', 'mcp:calc,mcp:copy,mcp:failing', 'hi'], home);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('argo: tool mcp:copy/add is unavailable ("add" is already offered by mcp:calc; left out); going on without it\n');
+    expect(result.stderr).toMatch(/argo: tool mcp:failing is unavailable \(MCP server "failing" did not start \(.*; exit code 3; it said: cannot open the database\)\)/);
+    expect(result.stderr).not.toContain('\u001b');
+    const line = defined(logLines(home)[0]);
+    const tools = line.tools as string[];
+    const gone = (line.tools_unavailable as { name: string }[]).map((entry) => entry.name);
+    expect(tools).toEqual(['add', 'attach', 'crash', 'shout']);
+    expect(gone).toEqual(['mcp:copy/add', 'mcp:copy/attach', 'mcp:copy/crash', 'mcp:copy/shout', 'mcp:failing']);
   });
 
   it('argo stop halts a running answer within a chunk and keeps its partial text', async () => {

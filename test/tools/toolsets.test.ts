@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { buildCatalog, builtinTools, listAllTools, loadToolbox } from '../../src/tools/catalog.js';
+import { buildCatalog, builtinTools, listAllTools, loadToolbox, serverToolName } from '../../src/tools/catalog.js';
 import type { ToolsConfig } from '../../src/tools/catalog.js';
 import { BUILTIN_TOOLSETS, parseToolList, resolveTools } from '../../src/tools/toolsets.js';
 import type { Catalog } from '../../src/tools/toolsets.js';
@@ -183,19 +183,60 @@ describe('loading a toolbox: graceful degradation', () => {
     expect(box.tools.map((tool) => tool.name)).toEqual(['list_files', 'read_file', 'search_files', 'zeta']);
     expect(box.unavailable).toEqual([
       { name: 'mcp:down', reason: 'MCP server "down" did not start (spawn b ENOENT)' },
-      { name: 'read_file', reason: 'MCP server "up" offers a tool whose name is already taken' },
+      { name: 'mcp:up/read_file', reason: '"read_file" is already a tool of the run; left out' },
     ]);
     await box.close();
   });
 
-  it('an MCP tool whose name is not a plain name is left out, its name not repeated', async () => {
+  it('each MCP tool whose name is not a plain name is left out with a note naming it, quoted and cleaned; the others stay', async () => {
     const odd = (name: string) => ({ name, description: 'x', parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
     const box = await loadToolbox(['mcp:odd'], { mcpServers: { odd: { command: 'a' } } }, {
-      connectMcp: () => Promise.resolve({ tools: [odd('ok.tool-1'), odd('ev\u001b]0;T\u0007il'), odd(''), odd('x'.repeat(65))], close: () => Promise.resolve() }),
+      connectMcp: () => Promise.resolve({ tools: [odd('ok.tool-1'), odd('a/b'), odd('ünï'), odd('ev\u001b]0;T\u0007il')], close: () => Promise.resolve() }),
     });
     expect(box.tools.map((tool) => tool.name)).toEqual(['ok.tool-1']);
-    expect(box.unavailable).toHaveLength(3);
-    expect(box.unavailable[0]).toEqual({ name: 'mcp:odd', reason: 'offers a tool whose name is not 1 to 64 letters, digits, "_", "-" or "."; left out' });
+    const reason = 'its name is not 1 to 64 letters, digits, "_", "-" or "."; left out';
+    expect(box.unavailable).toEqual([
+      { name: 'mcp:odd/"a/b"', reason },
+      { name: 'mcp:odd/"ev?]0;T?il"', reason },
+      { name: 'mcp:odd/"ünï"', reason },
+    ]);
+    await box.close();
+  });
+
+  it.each([
+    ['a plain name', 'env', 'mcp:s/env'],
+    ['a slash', 'a/b', 'mcp:s/"a/b"'],
+    ['a quote', 'a"b', 'mcp:s/"a\\"b"'],
+    ['controls', 'x\u001b[2Jy\u009b', 'mcp:s/"x?[2Jy?"'],
+    ['empty', '', 'mcp:s/""'],
+    ['too long', 'x'.repeat(70), `mcp:s/"${'x'.repeat(64)}…"`],
+  ])("a server's tool left out is named mcp:<server>/<tool>: %s", (_name, tool, shown) => {
+    expect(serverToolName('s', tool)).toBe(shown);
+  });
+
+  it('a name two servers offer goes to the first; the loser is named by its server, never as the tool the run has', async () => {
+    const offered = (name: string, description: string) => ({ name, description, parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
+    const box = await loadToolbox(['mcp:a', 'mcp:b', 'fs'], { mcpServers: { a: { command: 'a' }, b: { command: 'b' } } }, {
+      connectMcp: (name) => Promise.resolve({ tools: [offered('env', `env of ${name}`), ...(name === 'a' ? [offered('read_file', 'mcp read')] : [])], close: () => Promise.resolve() }),
+    });
+    const names = box.tools.map((tool) => tool.name);
+    expect(names).toEqual(['env', 'list_files', 'read_file', 'search_files']);
+    expect(box.tools.find((tool) => tool.name === 'env')?.description).toBe('env of a');
+    expect(box.unavailable).toEqual([
+      { name: 'mcp:a/read_file', reason: '"read_file" is already a tool of the run; left out' },
+      { name: 'mcp:b/env', reason: '"env" is already offered by mcp:a; left out' },
+    ]);
+    for (const gone of box.unavailable) expect(names).not.toContain(gone.name);
+    await box.close();
+  });
+
+  it("a tool the server's list could not describe is left out with its reason; its other tools stay", async () => {
+    const offered = { name: 'good', description: 'g', parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) };
+    const box = await loadToolbox(['mcp:s'], { mcpServers: { s: { command: 'a' } } }, {
+      connectMcp: () => Promise.resolve({ tools: [offered], leftOut: [{ name: 'loose', reason: 'its definition does not follow MCP: inputSchema.type: invalid' }], close: () => Promise.resolve() }),
+    });
+    expect(box.tools.map((tool) => tool.name)).toEqual(['good']);
+    expect(box.unavailable).toEqual([{ name: 'mcp:s/loose', reason: 'its definition does not follow MCP: inputSchema.type: invalid; left out' }]);
     await box.close();
   });
 
@@ -249,24 +290,28 @@ describe('argo tools: the listing', () => {
   const config: ToolsConfig = {
     toolsets: { mine: { tools: ['ghost_tool'], includes: ['fs'] }, loop_a: { tools: [], includes: ['loop_b'] }, loop_b: { tools: [], includes: ['loop_a'] }, typo: { tools: ['gerp'], includes: [] } },
     commandTools: { ghost_tool: { description: 'needs a binary', argv: ['argo-no-such-binary-xyz'] } },
-    mcpServers: { up: { command: 'a' }, down: { command: 'b' } },
+    mcpServers: { up: { command: 'a' }, down: { command: 'b' }, also: { command: 'c' } },
   };
+  const offered = (name: string, description: string, sideEffects = false) => ({ name, description, parameters: { type: 'object' as const, properties: {} }, sideEffects, run: () => Promise.resolve({}) });
   const connectMcp = (name: string) =>
     name === 'down'
       ? Promise.reject(new Error('MCP server "down" did not start (spawn b ENOENT)'))
-      : Promise.resolve({ tools: [{ name: 'zeta', description: 'z', parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) }], close: () => Promise.resolve() });
+      : Promise.resolve({ tools: [offered('zeta', `zeta of ${name}`), ...(name === 'up' ? [offered('read_file', 'mcp read', true)] : [])], close: () => Promise.resolve() });
 
   it('describes unavailable tools as they would be, names each MCP tool\'s toolset, and lists around a broken toolset', async () => {
     const listing = await listAllTools(config, { connectMcp });
     const row = (name: string) => listing.tools.find((tool) => tool.name === name);
     expect(row('ghost_tool')).toEqual({ name: 'ghost_tool', description: 'needs a binary', side_effects: true, asks: true, available: false, reason: '"argo-no-such-binary-xyz" is not on PATH', toolset: 'mine' });
     expect(row('memo')).toMatchObject({ side_effects: true, asks: false });
-    expect(row('zeta')).toMatchObject({ available: true, toolset: 'mcp:up' });
+    // Servers start in name order: "also" offers zeta first.
+    expect(row('zeta')).toMatchObject({ available: true, toolset: 'mcp:also', description: 'zeta of also' });
     expect(row('mcp:down')).toMatchObject({ available: false, toolset: 'mcp:down', reason: 'MCP server "down" did not start (spawn b ENOENT)' });
     expect(row('read_file')).toMatchObject({ available: true, toolset: 'fs' });
+    expect(row('mcp:up/read_file')).toEqual({ name: 'mcp:up/read_file', description: 'mcp read', side_effects: true, asks: true, available: false, reason: '"read_file" is already a tool of the run; left out', toolset: 'mcp:up' });
+    expect(row('mcp:up/zeta')).toMatchObject({ description: 'zeta of up', available: false, reason: '"zeta" is already offered by mcp:also; left out', toolset: 'mcp:up' });
     const problems = Object.fromEntries(listing.toolsets.map((set) => [set.name, set.problem]));
-    expect(problems.typo).toBe('toolset "typo" lists unknown tool "gerp"; no MCP server (down, up) offers it either');
-    expect(row('gerp')).toMatchObject({ available: false, reason: 'no toolset, built-in tool or MCP server (down, up) has it' });
+    expect(problems.typo).toBe('toolset "typo" lists unknown tool "gerp"; no MCP server (also, down, up) offers it either');
+    expect(row('gerp')).toMatchObject({ available: false, reason: 'no toolset, built-in tool or MCP server (also, down, up) has it' });
     expect(problems).toMatchObject({ fs: null, mine: null, 'mcp:up': null, loop_a: 'toolset cycle: loop_a → loop_b → loop_a; remove one of these includes in config.json', loop_b: expect.stringMatching(/^toolset cycle: loop_b → loop_a → loop_b/) as unknown });
   });
 });
