@@ -77,7 +77,7 @@ export interface AgentSettings {
   toolsSource: string;
   toolsets: Record<string, { tools?: string[]; includes?: string[] }>;
   commandTools: Record<string, CommandToolSettings>;
-  mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }>;
+  mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; type?: string }>;
   toolBudgets: Record<string, number>;
   toolTimeouts: Record<string, number>;
   /** Variables with secret-looking names that shell and command tools still get (commandEnvironment). */
@@ -164,7 +164,7 @@ const CONFIG_SHAPE: Shape = {
     commandTools: {
       record: { fields: { description: 'string', parameters: 'object', argv: STRINGS, requires: STRINGS, sideEffects: 'boolean', timeoutMs: 'integer' } },
     },
-    mcpServers: { record: { fields: { command: 'string', args: STRINGS, env: { record: 'string' }, cwd: 'string' } } },
+    mcpServers: { record: { fields: { command: 'string', args: STRINGS, env: { record: 'string' }, cwd: 'string', type: 'string' } } },
     toolBudgets: { record: 'integer' },
     toolTimeouts: { record: 'integer' },
     passSecrets: STRINGS,
@@ -417,6 +417,8 @@ function checkRanges(settings: Settings, source: string): void {
   const numCtx = settings.options.num_ctx;
   if (typeof numCtx === 'number' && numCtx < 1 && settings.numCtxSource === 'config') throw new UsageError(`${source}: "options.num_ctx" must be at least 1, got ${numCtx}`);
   for (const [name, server] of Object.entries(settings.agent.mcpServers)) {
+    // Other tools' configs often say "type": "stdio"; a remote server (http, sse) is not supported.
+    if (server.type !== undefined && server.type !== 'stdio') throw new UsageError(`${source}: "mcpServers.${name}.type" is "${server.type}": only stdio servers (a command Argo starts) are supported`);
     if (typeof server.command !== 'string' || server.command === '') throw new UsageError(`${source}: "mcpServers.${name}.command" is missing: name the program that starts the server`);
   }
   for (const [name, tool] of Object.entries(settings.agent.commandTools)) {

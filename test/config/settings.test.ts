@@ -108,11 +108,18 @@ describe('config.json errors name the key', () => {
     [{ mode: 5 }, /\/config\.json: "mode" must be a string or null, got 5$/],
     [{ commandTools: { lint: { description: 'd', argv: ['x'], sideEffects: 'yes' } } }, /\/config\.json: "commandTools\.lint\.sideEffects" must be true or false, got "yes"$/],
     [{ commandTools: { lint: { description: 'd', argv: ['x'], parameters: [] } } }, /\/config\.json: "commandTools\.lint\.parameters" must be an object, got an array$/],
+    [{ mcpServers: { gh: { type: 'http', command: 'x' } } }, /"mcpServers\.gh\.type" is "http": only stdio servers \(a command Argo starts\) are supported$/],
+    [{ mcpServers: { gh: { type: 'sse', command: 'x' } } }, /"mcpServers\.gh\.type" is "sse": only stdio servers/],
+    [{ mcpServers: { gh: { type: 1, command: 'x' } } }, /"mcpServers\.gh\.type" must be a string/],
     ['{not json', /is not valid JSON/],
     [[], /config\.json: the top level must be an object, got an array/],
   ])('%j', (config, message) => {
     expect(() => load(config)).toThrow(UsageError);
     expect(() => load(config)).toThrow(message);
+  });
+
+  it('an MCP server entry may say "type": "stdio", as other tools\' configs do', () => {
+    expect(load({ mcpServers: { gh: { type: 'stdio', command: 'npx' } } }).agent.mcpServers.gh).toEqual({ type: 'stdio', command: 'npx' });
   });
 
   it('names --budget when the flag is the bad value', () => {
