@@ -1,6 +1,9 @@
 // Arguments are checked against the tool's JSON Schema before anything runs. A missing required
 // parameter is told apart from every other mismatch: the loop treats it as needs_input.
-import * as z from 'zod';
+// The validator is Ajv, as the MCP SDK provides it (a real JSON Schema validator: oneOf, allOf,
+// $ref and keywords without "type" mean what JSON Schema says; zod's converter did not).
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { ParametersSchema, Tool } from './types.js';
 
 export type Validation =
@@ -8,14 +11,15 @@ export type Validation =
   | { kind: 'missing'; parameter: string }
   | { kind: 'invalid'; reason: string };
 
-const compiled = new WeakMap<ParametersSchema, z.ZodType | null>();
+const ajv = new AjvJsonSchemaValidator();
+const compiled = new WeakMap<ParametersSchema, JsonSchemaValidator<unknown> | null>();
 
-/** zod's converter for the schema; null when it cannot convert it (then only `required` and object-ness are checked). */
-function validatorFor(schema: ParametersSchema): z.ZodType | null {
+/** The compiled schema; null when it cannot be compiled (then only `required` and object-ness are checked). */
+function validatorFor(schema: ParametersSchema): JsonSchemaValidator<unknown> | null {
   let validator = compiled.get(schema);
   if (validator === undefined) {
     try {
-      validator = z.fromJSONSchema(schema);
+      validator = ajv.getValidator(schema);
     } catch {
       validator = null;
     }
@@ -24,9 +28,9 @@ function validatorFor(schema: ParametersSchema): z.ZodType | null {
   return validator;
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const where = issue.path.length > 0 ? `"${issue.path.map(String).join('.')}"` : 'the arguments';
-  return `${where}: ${issue.message}`;
+function placeOf(pointer: string): string {
+  if (pointer === '') return 'the arguments';
+  return `"${pointer.slice(1).split('/').map((step) => step.replaceAll('~1', '/').replaceAll('~0', '~')).join('.')}"`;
 }
 
 export function validateArguments(tool: Pick<Tool, 'parameters'>, args: unknown): Validation {
@@ -37,7 +41,12 @@ export function validateArguments(tool: Pick<Tool, 'parameters'>, args: unknown)
   }
   const validator = validatorFor(tool.parameters);
   if (validator === null) return { kind: 'ok', args: record };
-  const parsed = validator.safeParse(record);
-  if (parsed.success) return { kind: 'ok', args: record };
-  return { kind: 'invalid', reason: parsed.error.issues.slice(0, 3).map(describeIssue).join('; ') };
+  const verdict = validator(record);
+  if (verdict.valid) return { kind: 'ok', args: record };
+  // Ajv names each place as a JSON pointer under "data" ("data/tags/0 must be string"): shown as the
+  // parameter's name ("tags.0"), as in every other message. It does not name an unknown parameter:
+  // the model is told which it sent.
+  const reason = verdict.errorMessage.replace(/(^|, )data((?:\/[^\s/]*)*) /g, (_match, start: string, pointer: string) => `${start}${placeOf(pointer)} `);
+  const unknown = tool.parameters.additionalProperties === false ? Object.keys(record).filter((key) => !Object.hasOwn(tool.parameters.properties, key)) : [];
+  return { kind: 'invalid', reason: unknown.length > 0 ? `${reason} (unknown: ${unknown.join(', ')})` : reason };
 }

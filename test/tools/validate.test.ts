@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateArguments } from '../../src/tools/validate.js';
 import type { ParametersSchema } from '../../src/tools/types.js';
+import { defined } from '../support/defined.js';
 
 const schema: ParametersSchema = {
   type: 'object',
@@ -31,13 +32,14 @@ describe('validating arguments against the JSON Schema', () => {
   });
 
   it.each([
-    ['a wrong type', { path: 1 }, '"path"'],
-    ['a fraction for an integer', { path: 'a', offset: 1.5 }, '"offset"'],
-    ['below the minimum', { path: 'a', offset: 0 }, '"offset"'],
-    ['outside the enum', { path: 'a', mode: 'delete' }, '"mode"'],
-    ['a wrong item type', { path: 'a', tags: [1] }, '"tags.0"'],
-    ['a nested required field missing', { path: 'a', options: {} }, '"options.deep"'],
-    ['an unknown parameter', { path: 'a', extra: 1 }, 'extra'],
+    ['a wrong type', { path: 1 }, '"path" must be string'],
+    ['a fraction for an integer', { path: 'a', offset: 1.5 }, '"offset" must be integer'],
+    ['below the minimum', { path: 'a', offset: 0 }, '"offset" must be >= 1'],
+    ['outside the enum', { path: 'a', mode: 'delete' }, '"mode" must be equal to one of the allowed values'],
+    ['a wrong item type', { path: 'a', tags: [1] }, '"tags.0" must be string'],
+    ['a nested required field missing', { path: 'a', options: {} }, '"options" must have required property \'deep\''],
+    ['an unknown parameter', { path: 'a', extra: 1 }, 'the arguments must NOT have additional properties (unknown: extra)'],
+    ['two mistakes', { path: 1, offset: 0 }, '"path" must be string, "offset" must be >= 1'],
     ['not an object', ['a'], 'not a JSON object'],
     ['null', null, 'not a JSON object'],
   ])('rejects %s', (_name, args, fragment) => {
@@ -46,7 +48,45 @@ describe('validating arguments against the JSON Schema', () => {
     expect(verdict.kind === 'invalid' ? verdict.reason : '').toContain(fragment);
   });
 
-  it('a schema zod cannot convert still checks required parameters', () => {
+  // What JSON Schema says, including keywords without "type" (zod's converter ignored those).
+  const shapes: Record<string, ParametersSchema> = {
+    oneOf: { type: 'object', properties: {}, oneOf: [{ properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'number' } }, required: ['b'] }] },
+    anyOf: { type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { type: 'number' }] } } },
+    allOf: { type: 'object', properties: {}, allOf: [{ properties: { a: { type: 'string' } } }, { required: ['a'] }] },
+    ref: { type: 'object', properties: { x: { $ref: '#/$defs/X' } }, $defs: { X: { type: 'string', minLength: 2 } } },
+    enum: { type: 'object', properties: { level: { enum: ['low', 1, null] } } },
+    nested: { type: 'object', properties: { outer: { type: 'object', properties: { inner: { type: 'array', items: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } } } } } },
+    untyped: { type: 'object', properties: { s: { minLength: 2 } } },
+  };
+  it.each([
+    ['oneOf', { a: 'x' }, true],
+    ['oneOf', { b: 1 }, true],
+    ['oneOf', { a: 'x', b: 1 }, false],
+    ['oneOf', {}, false],
+    ['oneOf', { a: 1 }, false],
+    ['anyOf', { v: 'x' }, true],
+    ['anyOf', { v: 2 }, true],
+    ['anyOf', { v: true }, false],
+    ['allOf', { a: 'x' }, true],
+    ['allOf', {}, false],
+    ['allOf', { a: 1 }, false],
+    ['ref', { x: 'ok' }, true],
+    ['ref', { x: 'o' }, false],
+    ['ref', { x: 1 }, false],
+    ['enum', { level: 1 }, true],
+    ['enum', { level: null }, true],
+    ['enum', { level: 'high' }, false],
+    ['nested', { outer: { inner: [{ n: 1 }, { n: 2 }] } }, true],
+    ['nested', { outer: { inner: [{ n: 1 }, {}] } }, false],
+    ['nested', { outer: { inner: [{ n: 1.5 }] } }, false],
+    ['untyped', { s: 'ab' }, true],
+    ['untyped', { s: 7 }, true],
+    ['untyped', { s: 'a' }, false],
+  ])('%s schema: %j is valid: %s', (shape, args, valid) => {
+    expect(validateArguments({ parameters: defined(shapes[shape]) }, args).kind).toBe(valid ? 'ok' : 'invalid');
+  });
+
+  it('a schema that cannot be compiled still checks required parameters', () => {
     const odd: ParametersSchema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], $ref: '#/definitions/nowhere' };
     expect(validateArguments({ parameters: odd }, {}).kind).toBe('missing');
     expect(validateArguments({ parameters: odd }, { a: 'x' }).kind).toBe('ok');
