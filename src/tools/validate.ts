@@ -1,9 +1,9 @@
 // Arguments are checked against the tool's JSON Schema before anything runs. A missing required
 // parameter is told apart from every other mismatch: the loop treats it as needs_input.
-// The validator is Ajv, as the MCP SDK provides it (a real JSON Schema validator: oneOf, allOf,
-// $ref and keywords without "type" mean what JSON Schema says; zod's converter did not).
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+// Ajv is a real JSON Schema validator: oneOf, allOf, $ref and keywords without "type" mean what
+// JSON Schema says (zod's converter ignored some of them).
+import { Ajv } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { ParametersSchema, Tool } from './types.js';
 
 export type Validation =
@@ -11,21 +11,30 @@ export type Validation =
   | { kind: 'missing'; parameter: string }
   | { kind: 'invalid'; reason: string };
 
-const ajv = new AjvJsonSchemaValidator();
-const compiled = new WeakMap<ParametersSchema, JsonSchemaValidator<unknown> | null>();
+// Every mismatch is told at once. MCP servers' schemas carry keywords and formats Ajv may not know:
+// they are not errors, and Ajv never writes to the console.
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
+const compiled = new WeakMap<ParametersSchema, ValidateFunction | null>();
 
 /** The compiled schema; null when it cannot be compiled (then only `required` and object-ness are checked). */
-function validatorFor(schema: ParametersSchema): JsonSchemaValidator<unknown> | null {
+function validatorFor(schema: ParametersSchema): ValidateFunction | null {
   let validator = compiled.get(schema);
   if (validator === undefined) {
     try {
-      validator = ajv.getValidator(schema);
+      validator = ajv.compile(schema);
     } catch {
       validator = null;
     }
     compiled.set(schema, validator);
   }
   return validator;
+}
+
+/** One mismatch, placed by parameter name ("tags.0"), as every other message names them. */
+function describeError(error: ErrorObject): string {
+  const where = placeOf(error.instancePath);
+  const extra = error.keyword === 'additionalProperties' ? (error.params as { additionalProperty?: unknown }).additionalProperty : undefined;
+  return `${where} ${error.message ?? 'is not valid'}${typeof extra === 'string' ? ` (unknown: ${extra})` : ''}`;
 }
 
 function placeOf(pointer: string): string {
@@ -40,13 +49,6 @@ export function validateArguments(tool: Pick<Tool, 'parameters'>, args: unknown)
     if (record[name] === undefined || record[name] === null) return { kind: 'missing', parameter: name };
   }
   const validator = validatorFor(tool.parameters);
-  if (validator === null) return { kind: 'ok', args: record };
-  const verdict = validator(record);
-  if (verdict.valid) return { kind: 'ok', args: record };
-  // Ajv names each place as a JSON pointer under "data" ("data/tags/0 must be string"): shown as the
-  // parameter's name ("tags.0"), as in every other message. It does not name an unknown parameter:
-  // the model is told which it sent.
-  const reason = verdict.errorMessage.replace(/(^|, )data((?:\/[^\s/]*)*) /g, (_match, start: string, pointer: string) => `${start}${placeOf(pointer)} `);
-  const unknown = tool.parameters.additionalProperties === false ? Object.keys(record).filter((key) => !Object.hasOwn(tool.parameters.properties, key)) : [];
-  return { kind: 'invalid', reason: unknown.length > 0 ? `${reason} (unknown: ${unknown.join(', ')})` : reason };
+  if (validator === null || validator(record)) return { kind: 'ok', args: record };
+  return { kind: 'invalid', reason: (validator.errors ?? []).slice(0, 3).map(describeError).join(', ') };
 }
