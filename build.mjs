@@ -16,6 +16,9 @@ await build({
   target: 'node20.19',
   sourcemap: true,
   logLevel: 'warning',
-  // Bundled CommonJS dependencies (commander, graceful-fs…) call require() for Node's built-ins.
-  banner: { js: "import { createRequire as argoCreateRequire } from 'node:module'; const require = argoCreateRequire(import.meta.url);" },
+  // Bundled CommonJS dependencies (commander, graceful-fs…) call require() for Node's built-ins, and
+  // some read __filename (write-file-atomic names its temporary files with it).
+  banner: {
+    js: "import { createRequire as argoCreateRequire } from 'node:module'; import { fileURLToPath as argoFileURLToPath } from 'node:url'; const require = argoCreateRequire(import.meta.url); const __filename = argoFileURLToPath(import.meta.url);",
+  },
 });

@@ -16,7 +16,7 @@ import { ChunkFormat, StreamedToolCalls, completionObject, finishReason, toOpenA
 import type { FinishReason } from './openai.js';
 import { planAnswer } from './plan.js';
 import type { AnswerPlan } from './plan.js';
-import { KeyedQueue } from './queue.js';
+import { KeyedQueue } from '../log/keyed-queue.js';
 import { parseChatRequest, parseSessionPatch } from './schema.js';
 import type { CutReason, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
 import type { OllamaToolCall } from './openai.js';

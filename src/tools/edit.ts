@@ -3,6 +3,7 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { errnoOf, isMissing } from '../log/fs.js';
+import { KeyedQueue } from '../log/keyed-queue.js';
 import { isBinary } from './fs.js';
 import { resolveInRoot, shownPath } from './root.js';
 import { ToolError, stringArg } from './types.js';
@@ -35,16 +36,15 @@ function editableText(bytes: Buffer, path: string): string {
 
 // Read-modify-write of one file runs one call at a time (a round's calls run in parallel; `argo
 // serve` runs several runs in this process), so no update is lost.
-const fileQueues = new Map<string, Promise<unknown>>();
+const fileQueue = new KeyedQueue();
 
-function oneAtATime<T>(file: string, work: () => Promise<T>): Promise<T> {
-  const run = (fileQueues.get(file) ?? Promise.resolve()).then(work);
-  const tail = run.catch(() => undefined);
-  fileQueues.set(file, tail);
-  void tail.then(() => {
-    if (fileQueues.get(file) === tail) fileQueues.delete(file);
-  });
-  return run;
+/**
+ * The user's file replaced whole, never half-written: a full disk or a kill mid-write leaves the old
+ * file. Its mode and owner are kept.
+ */
+async function replaceWhole(file: string, text: string): Promise<void> {
+  const { default: writeFileAtomic } = await import('write-file-atomic');
+  await writeFileAtomic(file, text, { encoding: 'utf8' });
 }
 
 async function diffOf(shown: string, before: string | null, after: string): Promise<string> {
@@ -92,26 +92,32 @@ export const writeFileTool: Tool = {
   },
   run: async (args, context) => {
     const file = await resolveInRoot(context.root, stringArg(args, 'path') ?? '');
-    return oneAtATime(file, async () => {
+    return fileQueue.run(file, async () => {
       const plan = await planWrite(args, context);
       const content = stringArg(args, 'content') ?? '';
       await mkdir(dirname(plan.file), { recursive: true });
       if (plan.mode === 'append') await appendFile(plan.file, content, 'utf8');
-      else await writeFile(plan.file, content, { encoding: 'utf8', flag: plan.mode === 'create' ? 'wx' : 'w' });
+      else if (plan.mode === 'create') await writeFile(plan.file, content, { encoding: 'utf8', flag: 'wx' });
+      else await replaceWhole(plan.file, content);
       return { path: plan.shown, mode: plan.mode, bytes_written: Buffer.byteLength(content, 'utf8'), created: plan.before === null };
     });
   },
 };
 
 const BARE_LF = /(?<!\r)\n/g;
+const HAS_BARE_LF = /(?<!\r)\n/;
 
 /**
- * `old` and `new` as they apply to this file: read_file shows CRLF lines without their CR, so when
- * `old` is not there as given in a CRLF file, its CRLF form is tried (and `new` follows it).
+ * `old` and `new` as they apply to this file: read_file shows CRLF lines without their CR. In a
+ * file whose lines all end in CRLF, new lines get CRLF too, and `old` is tried in its CRLF form when
+ * it is not there as given; in a file with both endings, only `old` is, and `new` follows it.
  */
 function matchingForm(text: string, old: string, replacement: string): { from: string; to: string } {
-  if (text.includes(old) || !text.includes('\r\n') || !old.includes('\n')) return { from: old, to: replacement };
-  return { from: old.replace(BARE_LF, '\r\n'), to: replacement.replace(BARE_LF, '\r\n') };
+  const crlf = (part: string): string => part.replace(BARE_LF, '\r\n');
+  if (!text.includes('\r\n')) return { from: old, to: replacement };
+  const from = text.includes(old) || !old.includes('\n') ? old : crlf(old);
+  if (!HAS_BARE_LF.test(text)) return { from, to: crlf(replacement) };
+  return from === old ? { from: old, to: replacement } : { from, to: crlf(replacement) };
 }
 
 async function planEdit(args: Record<string, unknown>, context: ToolContext): Promise<WritePlan> {
@@ -151,9 +157,9 @@ export const editFileTool: Tool = {
   },
   run: async (args, context) => {
     const file = await resolveInRoot(context.root, stringArg(args, 'path') ?? '');
-    return oneAtATime(file, async () => {
+    return fileQueue.run(file, async () => {
       const plan = await planEdit(args, context);
-      await writeFile(plan.file, plan.after, 'utf8');
+      await replaceWhole(plan.file, plan.after);
       return { path: plan.shown, replaced: 1 };
     });
   },

@@ -75,13 +75,14 @@ async function readLines(file: string, size: number, path: string, shown: string
     number++;
     if (number < offset) return true;
     if (limit !== undefined && count >= limit) return false;
-    const length = to - from - (to > from && data[to - 1] === CARRIAGE_RETURN ? 1 : 0);
-    if (bytes + length + 1 > READ_CAP_BYTES) {
+    // The content's bytes: this line, and the newline joining it to the one before.
+    const added = to - from - (to > from && data[to - 1] === CARRIAGE_RETURN ? 1 : 0) + (count > 0 ? 1 : 0);
+    if (bytes + added > READ_CAP_BYTES) {
       truncated = true;
       if (count === 0) keepHead(data, from);
       return false;
     }
-    bytes += length + 1;
+    bytes += added;
     count++;
     return true;
   };

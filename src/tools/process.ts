@@ -128,7 +128,7 @@ function killAwaitingOnExit(): void {
  */
 export function killGroup(child: ChildProcess): void {
   const pid = child.pid;
-  if (pid === undefined || awaitingKill.has(pid) || !signalGroup(pid, 'SIGTERM')) return;
+  if (pid === undefined || emptied.has(child) || awaitingKill.has(pid) || !signalGroup(pid, 'SIGTERM')) return;
   if (awaitingKill.size === 0) process.once('exit', killAwaitingOnExit);
   awaitingKill.add(pid);
   const timer = setTimeout(() => {
@@ -153,8 +153,18 @@ export function commandEnvironment(env: NodeJS.ProcessEnv, pass: readonly string
   return kept;
 }
 
+/**
+ * Groups found empty when their leader exited. Their id may be given to another process's group
+ * later: a kill at the end of the run (the process tool's close) must not reach it.
+ */
+const emptied = new WeakSet<ChildProcess>();
+
 export function spawnGroup(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = commandEnvironment(process.env)): ChildProcess {
-  return spawn(file, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(file, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+  child.once('exit', () => {
+    if (child.pid !== undefined && !signalGroup(child.pid, 0)) emptied.add(child);
+  });
+  return child;
 }
 
 /** Runs to completion (or timeout / abort) and returns what it printed. Never rejects for a failing command. */

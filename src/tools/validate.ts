@@ -16,15 +16,24 @@ export type Validation =
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
 const compiled = new WeakMap<ParametersSchema, ValidateFunction | null>();
 
-/** The compiled schema; null when it cannot be compiled (then only `required` and object-ness are checked). */
+/**
+ * The compiled schema; null when it cannot be compiled (then only `required` and object-ness are
+ * checked). Its `$schema` and `$id` are left out: a server may name a draft this Ajv does not load
+ * (2020-12) or reuse an id across tools, and neither changes what the arguments must be. Ajv keeps
+ * what it compiles: removed at once, so a schema made per run is not kept for the process's life.
+ */
 function validatorFor(schema: ParametersSchema): ValidateFunction | null {
   let validator = compiled.get(schema);
   if (validator === undefined) {
+    const rest: Record<string, unknown> = { ...schema };
+    delete rest.$schema;
+    delete rest.$id;
     try {
-      validator = ajv.compile(schema);
+      validator = ajv.compile(rest);
     } catch {
       validator = null;
     }
+    ajv.removeSchema(rest);
     compiled.set(schema, validator);
   }
   return validator;

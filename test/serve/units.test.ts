@@ -5,7 +5,7 @@ import { isLoopback, keyChecker, requireKeyFor } from '../../src/serve/auth.js';
 import { ApiError, fromFailure } from '../../src/serve/errors.js';
 import { PLAIN_SESSION, planAnswer } from '../../src/serve/plan.js';
 import type { ArgoDefaults } from '../../src/serve/types.js';
-import { KeyedQueue } from '../../src/serve/queue.js';
+import { KeyedQueue } from '../../src/log/keyed-queue.js';
 import { parseChatRequest } from '../../src/serve/schema.js';
 
 const request = (json: Record<string, unknown>, headers: Record<string, string> = {}) =>

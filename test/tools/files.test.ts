@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,11 @@ describe('read_file', () => {
     });
   });
 
+  it('a line of exactly the cap is shown whole, not said to be cut', async () => {
+    writeFileSync(join(root, 'at-cap.txt'), `short\n${'y'.repeat(READ_CAP_BYTES)}\nafter\n`);
+    expect(await readFileTool.run({ path: 'at-cap.txt', offset: 2, limit: 1 }, context)).toEqual({ path: 'at-cap.txt', from_line: 2, to_line: 2, content: 'y'.repeat(READ_CAP_BYTES) });
+  });
+
   it('past the end gives no lines', async () => {
     expect(await readFileTool.run({ path: 'lines.txt', offset: 50 }, context)).toMatchObject({ to_line: null, content: '' });
   });
@@ -225,11 +230,25 @@ describe('write_file and edit_file', () => {
     ['CRLF given as it is', 'a\r\nb\r\n', 'a\r\nb', 'A\r\nB', 'A\r\nB\r\n'],
     ['untouched lines keep their own endings', 'a\r\nb\r\nc\nd\n', 'a\nb', 'x\ny', 'x\r\ny\r\nc\nd\n'],
     ['a one-line edit in a CRLF file', 'a\r\nb\r\n', 'b', 'B', 'a\r\nB\r\n'],
+    ['one line made two in a CRLF file: the new line ends in CRLF too', 'one\r\ntwo\r\nthree\r\n', 'two', 'two\nand a half', 'one\r\ntwo\r\nand a half\r\nthree\r\n'],
+    ['one line made two in a file with both endings: as given', 'a\r\nb\nc\n', 'b', 'b\nb2', 'a\r\nb\nb2\nc\n'],
     ['a leading BOM is kept', '\ufeffa\nb\n', 'b', 'B', '\ufeffa\nB\n'],
   ])('edit_file: %s', async (_, text, old, replacement, expected) => {
     writeFileSync(join(root, 'endings.txt'), text);
     await editFileTool.run({ path: 'endings.txt', old, new: replacement }, context);
     expect(readFileSync(join(root, 'endings.txt'), 'utf8')).toBe(expected);
+  });
+
+  it('edit_file and an overwrite replace the file whole, keeping its mode (a script stays executable)', async () => {
+    writeFileSync(join(root, 'run.sh'), '#!/bin/sh\necho one\n');
+    chmodSync(join(root, 'run.sh'), 0o755);
+    await editFileTool.run({ path: 'run.sh', old: 'one', new: 'two' }, context);
+    expect(statSync(join(root, 'run.sh')).mode & 0o777).toBe(0o755);
+    await writeFileTool.run({ path: 'run.sh', content: '#!/bin/sh\necho three\n' }, context);
+    expect(statSync(join(root, 'run.sh')).mode & 0o777).toBe(0o755);
+    expect(readFileSync(join(root, 'run.sh'), 'utf8')).toBe('#!/bin/sh\necho three\n');
+    // No temporary file is left beside it.
+    expect(readdirSync(root).filter((name) => name.startsWith('run.sh'))).toEqual(['run.sh']);
   });
 
   it('the CRLF form of "old" must occur once too', async () => {

@@ -57,6 +57,10 @@ describe('validating arguments against the JSON Schema', () => {
     enum: { type: 'object', properties: { level: { enum: ['low', 1, null] } } },
     nested: { type: 'object', properties: { outer: { type: 'object', properties: { inner: { type: 'array', items: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } } } } } },
     untyped: { type: 'object', properties: { s: { minLength: 2 } } },
+    // As zod-to-json-schema and newer servers write them: a draft this Ajv does not load, and an id
+    // two tools share (Ajv would refuse the second, were compiled schemas kept).
+    draft2020: { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'urn:tool', type: 'object', properties: { n: { type: 'integer' } } },
+    sameId: { $schema: 'http://json-schema.org/draft-07/schema#', $id: 'urn:tool', type: 'object', properties: { n: { type: 'string' } } },
   };
   it.each([
     ['oneOf', { a: 'x' }, true],
@@ -82,6 +86,10 @@ describe('validating arguments against the JSON Schema', () => {
     ['untyped', { s: 'ab' }, true],
     ['untyped', { s: 7 }, true],
     ['untyped', { s: 'a' }, false],
+    ['draft2020', { n: 1 }, true],
+    ['draft2020', { n: 'one' }, false],
+    ['sameId', { n: 'one' }, true],
+    ['sameId', { n: 1 }, false],
   ])('%s schema: %j is valid: %s', (shape, args, valid) => {
     expect(validateArguments({ parameters: defined(shapes[shape]) }, args).kind).toBe(valid ? 'ok' : 'invalid');
   });
