@@ -48,6 +48,8 @@ export interface AgentSetup {
   sessionId: () => Promise<string>;
   /** Defaults to the STOP file in `home`. */
   isStopped?: () => boolean;
+  /** Whether an abort of the turn's signal was a STOP's (a server's); none otherwise. */
+  abortedByStop?: (reason: unknown) => boolean;
   toolBudget?: number;
   /** How end messages name the fix; the CLI's when absent. */
   hints?: RunHints;
@@ -128,6 +130,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
         },
         clock: context.clock,
         isStopped: setup.isStopped ?? (() => isStopSet(setup.home)),
+        ...(setup.abortedByStop ? { abortedByStop: setup.abortedByStop } : {}),
         confirm: setup.confirm,
         emit: (event) => (event.type === 'text' ? context.onText(event.text) : setup.emit(event)),
         readMemo: () => readMemo(setup.home),

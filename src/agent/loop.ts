@@ -13,7 +13,8 @@ import type { CheckedCall, ResponseVerdict } from './calls.js';
 import { DEFAULT_RESULT_BUDGET, isOverBudget, summarizeOlder, truncatedResult } from './compaction.js';
 import type { CompactionRecord, ResultMessage } from './compaction.js';
 import { buildAgentRequest } from './request.js';
-import { classifyResult, classifyThrown, oneLine } from './taxonomy.js';
+import { ONE_LINE_MAX, classifyResult, classifyThrown } from './taxonomy.js';
+import { cleanLine } from '../output/terminal-text.js';
 import type { CallOutcome } from './taxonomy.js';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
@@ -87,6 +88,8 @@ export interface AgentDeps {
   clock: () => number;
   /** True while the STOP signal is set (checked before each request and tool round, and on every chunk). */
   isStopped: () => boolean;
+  /** Whether `signal` was aborted by a STOP (a server aborts its runs on one); else it was Ctrl-C or a client gone. */
+  abortedByStop?: (reason: unknown) => boolean;
   /** Asks about one side-effecting call; `signal` aborts on Ctrl-C (then the answer is "no"). */
   confirm: (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;
   emit: (event: AgentEvent) => void;
@@ -272,16 +275,16 @@ class Run {
       if (empty && reply.atLimit) return this.end('invalid_response', 'invalid_response', '', SPENT_ON_REASONING);
       const reason = verdict.reasons.join('; ');
       for (const entry of verdict.checked) {
-        if (entry.kind === 'invalid') this.record(entry.call.id, entry.call.name, entry.call.arguments ?? entry.call.unreadable, round, 'invalid', 0, { error: oneLine(entry.reason) });
+        if (entry.kind === 'invalid') this.record(entry.call.id, entry.call.name, entry.call.arguments ?? entry.call.unreadable, round, 'invalid', 0, { error: cleanLine(entry.reason, ONE_LINE_MAX) });
       }
       if (reasks >= MAX_REASKS) {
         // Rolled back: nothing of the invalid responses is in the conversation.
         const message = empty
           ? `the model still gave no answer after ${MAX_REASKS} re-asks (its last response was empty, or only reasoning); try another model`
-          : `the model's tool calls were still invalid after ${MAX_REASKS} re-asks (${oneLine(reason, 160)}); try another model or fewer tools`;
+          : `the model's tool calls were still invalid after ${MAX_REASKS} re-asks (${cleanLine(reason, 160)}); try another model or fewer tools`;
         return this.end('invalid_response', 'invalid_response', '', message);
       }
-      this.deps.emit({ type: 'reask', attempt: reasks + 1, of: MAX_REASKS, reason: oneLine(reason, 160) });
+      this.deps.emit({ type: 'reask', attempt: reasks + 1, of: MAX_REASKS, reason: cleanLine(reason, 160) });
       try {
         await this.deps.sleep((this.run.reaskDelayMs ?? REASK_DELAY_MS) * 2 ** reasks, this.deps.signal);
       } catch {
@@ -542,9 +545,9 @@ class Run {
     return this.run.hints ?? CLI_RUN_HINTS;
   }
 
-  /** The run's signal was aborted: a STOP (a server aborts its runs on one) or Ctrl-C / a client gone. */
+  /** The run's signal was aborted: by a STOP, or by Ctrl-C or a client gone. */
   private cut(text: string): AgentResult {
-    return this.deps.isStopped() ? this.end('stopped', 'stop_signal', text) : this.end('interrupted', 'interrupted', text);
+    return this.deps.abortedByStop?.(this.deps.signal.reason) === true ? this.end('stopped', 'stop_signal', text) : this.end('interrupted', 'interrupted', text);
   }
 
   private end(status: AgentStatus, stopReason: StopReason, text: string, detail?: string): AgentResult {

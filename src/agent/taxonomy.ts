@@ -1,8 +1,11 @@
 // The error taxonomy (seed 002) for one executed call: required parameter missing, execution
 // failure, or success. Users see only safe text; raw detail is kept for the private log.
-import stripAnsi from 'strip-ansi';
+import { cleanLine } from '../output/terminal-text.js';
 import { ToolError } from '../tools/types.js';
 import type { ToolResult } from '../tools/types.js';
+
+/** The longest failure line a call's outcome keeps. */
+export const ONE_LINE_MAX = 300;
 
 export type CallOutcome =
   | { kind: 'success'; result: ToolResult }
@@ -25,7 +28,7 @@ export function classifyResult(result: ToolResult): CallOutcome {
   const message = typeof error === 'string' && error.trim() !== '' ? error : GENERIC_FAILURE;
   const parameter = requiredParameter(message);
   if (parameter !== null) return { kind: 'needs_input', parameter, message };
-  return { kind: 'failure', message: oneLine(message), retryable: result.retryable !== false, detail: null };
+  return { kind: 'failure', message: cleanLine(message, ONE_LINE_MAX), retryable: result.retryable !== false, detail: null };
 }
 
 /** Something the tool threw: its own safe message for a ToolError, else the generic text with the raw detail kept aside. */
@@ -33,16 +36,9 @@ export function classifyThrown(error: unknown): CallOutcome {
   if (error instanceof ToolError) {
     const parameter = requiredParameter(error.message);
     if (parameter !== null) return { kind: 'needs_input', parameter, message: error.message };
-    return { kind: 'failure', message: oneLine(error.message), retryable: error.retryable, detail: null };
+    return { kind: 'failure', message: cleanLine(error.message, ONE_LINE_MAX), retryable: error.retryable, detail: null };
   }
   const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail };
 }
 
-/** One line, no control characters, bounded: the result is printed on a terminal. */
-export function oneLine(text: string, max = 300): string {
-  // Whole escape sequences first: removing only their ESC would leave fragments such as `[31m`.
-  // eslint-disable-next-line no-control-regex -- removing control characters is the point
-  const flat = stripAnsi(text).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}

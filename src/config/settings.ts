@@ -391,7 +391,8 @@ export function readConfigFile(path: string): ConfigFile {
 }
 
 /** The longest a Node timer can wait (a longer one fires at once). */
-const TIMER_MAX_MS = 2_147_483_647;
+/** The longest delay a Node timer takes: a longer one fires at once. */
+export const TIMER_MAX_MS = 2_147_483_647;
 
 function checkRanges(settings: Settings, source: string): void {
   const rules: [string, number, number, number?][] = [

@@ -156,6 +156,24 @@ export function failedToConnect(host: string, error: unknown, hints: FixHints): 
   return { kind: 'dropped', message: `the connection to Ollama at ${host} failed before an answer (${plainReason(error)})` };
 }
 
+/** Ollama's answer with an error status, in words naming the fix; null when `error` is not one. */
+export function httpFailure(host: string, error: unknown, hints: FixHints): NonNullable<StreamOutcome['failure']> | null {
+  const err = error as { name?: string; message?: string; status_code?: number; error?: string };
+  if (err.name !== 'ResponseError' || typeof err.status_code !== 'number') return null;
+  const status = err.status_code;
+  const detail = err.error ?? err.message ?? '';
+  if (status === 404 && /^model ["'].+["'] not found/i.test(detail)) return { kind: 'model-missing', message: detail, httpStatus: status };
+  if (status === 503) return { kind: 'busy', message: `Ollama at ${host} is busy (${detail})`, httpStatus: status };
+  if (status === 403) {
+    return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden); check OLLAMA_HOST and OLLAMA_ORIGINS on the server` };
+  }
+  const tryApi = hints.api;
+  if (tryApi !== null && /does not support (chat|generate)/.test(detail)) {
+    return { kind: 'http', httpStatus: status, message: `${detail}; ${tryApi(detail.includes('chat') ? 'generate' : 'chat')}` };
+  }
+  return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP ${status}: ${detail}` };
+}
+
 /** One client (so one kept-alive connection) for the whole process. */
 export class OllamaTransport {
   private readonly client: Ollama;
@@ -289,21 +307,9 @@ export class OllamaTransport {
     if (idle) {
       return { kind: 'idle', message: `no data from Ollama at ${host} for ${this.options.idleMs / 1000}s; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)` };
     }
-    const err = error as { name?: string; message?: string; status_code?: number; error?: string; cause?: { code?: string; message?: string } };
-    if (err.name === 'ResponseError' && typeof err.status_code === 'number') {
-      const status = err.status_code;
-      const detail = err.error ?? err.message ?? '';
-      if (status === 404 && /^model ["'].+["'] not found/i.test(detail)) return { kind: 'model-missing', message: detail, httpStatus: status };
-      if (status === 503) return { kind: 'busy', message: `Ollama at ${host} is busy (${detail})`, httpStatus: status };
-      if (status === 403) {
-        return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden); check OLLAMA_HOST and OLLAMA_ORIGINS on the server` };
-      }
-      const tryApi = this.hints.api;
-      if (tryApi !== null && /does not support (chat|generate)/.test(detail)) {
-        return { kind: 'http', httpStatus: status, message: `${detail}; ${tryApi(detail.includes('chat') ? 'generate' : 'chat')}` };
-      }
-      return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP ${status}: ${detail}` };
-    }
+    const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+    const answered = httpFailure(host, error, this.hints);
+    if (answered !== null) return answered;
     const code = err.cause?.code ?? (error as NodeJS.ErrnoException).code;
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       return { kind: 'idle', message: `no data from Ollama at ${host} for 300s, the most Node's HTTP client waits; the request was abandoned` };

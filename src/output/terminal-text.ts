@@ -4,8 +4,10 @@
 // except newline and tab is shown as visible text instead (ESC becomes `^[`), which leaves the rest
 // of any sequence inert and shows the reader that something was there. Piped output is not touched.
 //
-// strip-ansi is not used: it deletes the sequences it recognises and lets lone controls (BEL, CR,
-// backspace, an unterminated ESC) through, and deleting hides what the text really held.
+// strip-ansi is not used for shown text: it deletes the sequences it recognises and lets lone
+// controls (BEL, CR, backspace, an unterminated ESC) through, and deleting hides what the text
+// really held. cleanLine uses it, then removes every control, for text that is cleaned, not shown.
+import stripAnsi from 'strip-ansi';
 
 // C0 except tab and newline, DEL, the C1 range (which holds the 8-bit CSI U+009B and OSC U+009D),
 // and the bidirectional controls, which reorder what a line shows (U+202E makes "txt.exe" read
@@ -20,6 +22,16 @@ function isBidiControl(code: number): boolean {
 
 /** The same set as a pattern, for text that is cleaned rather than shown (a log line's path). */
 export const CONTROLS = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+
+/**
+ * Foreign text (a tool's error, a server's stderr) as one clean line of at most `max` characters,
+ * for a message that is logged and sent, not shown as it was. Whole escape sequences go first:
+ * removing only their ESC would leave fragments such as `[31m`.
+ */
+export function cleanLine(text: string, max: number): string {
+  const flat = stripAnsi(text).replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
 
 function visible(code: number): string {
   if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`; // caret notation, as `cat -v`

@@ -1,7 +1,7 @@
 // The server's views of Argo's stores and of Ollama, as the routes need them.
 import { Ollama } from 'ollama';
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
-import { failedToConnect } from '../ollama/transport.js';
+import { failedToConnect, httpFailure } from '../ollama/transport.js';
 import type { DataPaths } from '../log/writer.js';
 import { readSession, saveSession, scanSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
@@ -75,8 +75,6 @@ export function ollamaInfo(host: string, bounds = { versionMs: VERSION_TIMEOUT_M
 
 /** Why Ollama's models could not be listed, worded as a chat request's failure is. */
 function listFailure(host: string, error: unknown, ms: number): string {
-  const err = error as { name?: string; status_code?: number; error?: string; message?: string };
-  if (err.name === 'TimeoutError') return `no answer from Ollama at ${host} within ${ms / 1000}s (a model loading, or Ollama stuck); try again, or restart Ollama`;
-  if (err.name === 'ResponseError' && typeof err.status_code === 'number') return `Ollama at ${host} answered HTTP ${err.status_code}: ${err.error ?? err.message ?? ''}`;
-  return failedToConnect(host, error, SERVER_HINTS).message;
+  if ((error as { name?: unknown } | null)?.name === 'TimeoutError') return `no answer from Ollama at ${host} within ${ms / 1000}s (a model loading, or Ollama stuck); try again, or restart Ollama`;
+  return (httpFailure(host, error, SERVER_HINTS) ?? failedToConnect(host, error, SERVER_HINTS)).message;
 }

@@ -70,12 +70,15 @@ async function toolboxFor(names: readonly string[], settings: Settings, tools: S
   }
 }
 
+// Where a client finds each failed call's error: a streamed answer sent it; every answer logged it.
+const CALL_ERRORS = "each call's error was streamed as a tool_execution_error event, and is in the turn's log line on the server (argo logs --status tool_failures)";
+
 /** A server's client cannot run argo's commands or see its terminal: where its fixes are. */
 export const SERVER_RUN_HINTS: RunHints = {
   clearStop: 'DELETE /api/stop (or removing STOP from the server\'s data home) allows runs again',
   moreRounds: 'raise "maxIterations" in the server\'s config.json',
-  failedCall: 'each call\'s error is in its tool_execution_error event and in the server\'s log',
-  failedRounds: 'each call\'s error is in its tool_execution_error event and in the server\'s log',
+  failedCall: CALL_ERRORS,
+  failedRounds: CALL_ERRORS,
 };
 
 export const SIDE_EFFECTS_OFF = 'it has side effects, which this server does not allow (start argo serve with --allow-side-effects to let tools write and run commands)';
@@ -101,6 +104,7 @@ function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: 
     // Refused side effects fail inside their tool (serverTools), so nothing is left to confirm.
     yes: true,
     hints: SERVER_RUN_HINTS,
+    abortedByStop: (reason) => reason === ('stop' satisfies CutReason),
     confirm: () => Promise.resolve('no-terminal'),
     emit: (event) => {
       const shown = toolEventOf(event);

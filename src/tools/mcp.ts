@@ -4,8 +4,8 @@ import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import stripAnsi from 'strip-ansi';
-import { CONTROLS } from '../output/terminal-text.js';
+import { cleanLine } from '../output/terminal-text.js';
+import { TIMER_MAX_MS } from '../config/settings.js';
 import { ToolError } from './types.js';
 import type { ParametersSchema, Tool } from './types.js';
 
@@ -36,17 +36,8 @@ export interface McpConnection {
 const CONNECT_TIMEOUT_MS = 10_000;
 /** The default of an MCP tool's timeout (toolTimeouts overrides it); the loop's timer applies it. */
 const CALL_TIMEOUT_MS = 60_000;
-// The SDK's own request timeout (60 s by default) must never end a call before the loop's timer:
-// the largest delay a timer takes.
-const SDK_TIMEOUT_MS = 2_147_483_647;
-const STDERR_LINES = 5;
 const STDERR_LINE_CHARS = 200;
-
-/** One line of text a server sent, without escape sequences or controls, bounded. */
-function plain(text: string, max = STDERR_LINE_CHARS): string {
-  const flat = stripAnsi(text).replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}
+const REASON_CHARS = 300;
 
 interface McpContent {
   type: string;
@@ -86,32 +77,29 @@ function objectSchema(schema: unknown): ParametersSchema {
   return { type: 'object', properties: {} };
 }
 
-/** The last few lines a server wrote on stderr, cleaned: for a reason, never echoed raw. */
+/** The last line a server wrote on stderr, cleaned: for a reason, never echoed raw. */
 function stderrTail(stream: Readable | null): () => string | null {
-  const lines: string[] = [];
+  let last = '';
   let partial = '';
   stream?.setEncoding('utf8');
   stream?.on('data', (chunk: string) => {
     const parts = (partial + chunk).split('\n');
     partial = (parts.pop() ?? '').slice(-4 * STDERR_LINE_CHARS);
-    for (const line of parts.map((part) => plain(part)).filter((line) => line !== '')) lines.push(line);
-    lines.splice(0, Math.max(0, lines.length - STDERR_LINES));
+    const said = parts.map((part) => cleanLine(part, STDERR_LINE_CHARS)).filter((line) => line !== '').at(-1);
+    if (said !== undefined) last = said;
   });
-  return () => {
-    const last = plain(partial);
-    return last !== '' ? last : (lines.at(-1) ?? null);
-  };
+  return () => cleanLine(partial, STDERR_LINE_CHARS) || last || null;
 }
 
-/** What a zod error (the SDK's check of an answer) or any other error says, in one readable line. */
-function reasonOf(error: unknown): string {
+/** What a zod error (`what` failed the SDK's check) or any other error says, in one readable line. */
+function reasonOf(error: unknown, what = "the server's answer"): string {
   const issues = (error as { issues?: unknown } | null)?.issues;
   if (Array.isArray(issues) && issues.length > 0) {
     const issue = issues[0] as { path?: unknown[]; message?: string };
     const where = Array.isArray(issue.path) && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
-    return plain(`the server's answer does not follow MCP: ${where}${issue.message ?? 'invalid'}`, 300);
+    return cleanLine(`${what} does not follow MCP: ${where}${issue.message ?? 'invalid'}`, REASON_CHARS);
   }
-  return error instanceof Error ? plain(error.message, 300) || error.name : 'unknown error';
+  return error instanceof Error ? cleanLine(error.message, REASON_CHARS) || error.name : 'unknown error';
 }
 
 /**
@@ -204,7 +192,7 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
         if (parsed.success) listed.push(parsed.data);
         else {
           const toolName = (offered as { name?: unknown } | null)?.name;
-          leftOut.push({ name: typeof toolName === 'string' ? toolName : '(unnamed)', reason: reasonOf(parsed.error).replace("the server's answer does not follow MCP", 'its definition does not follow MCP') });
+          leftOut.push({ name: typeof toolName === 'string' ? toolName : '', reason: reasonOf(parsed.error, 'its definition') });
         }
       }
     }
@@ -219,7 +207,7 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
         let result;
         try {
           // The loop's signal bounds the call (its timer applies the tool's timeout).
-          result = await client.callTool({ name: tool.name, arguments: args }, undefined, { signal: context.signal, timeout: SDK_TIMEOUT_MS });
+          result = await client.callTool({ name: tool.name, arguments: args }, undefined, { signal: context.signal, timeout: TIMER_MAX_MS /* the SDK's own timeout (60 s by default) must never end a call before the loop's timer */ });
         } catch (error) {
           if (hasEnded()) throw gone();
           throw error;

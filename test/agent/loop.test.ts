@@ -87,6 +87,7 @@ interface Harness {
 interface RunOptions extends Partial<AgentRun> {
   confirm?: ConfirmAnswer;
   stopped?: () => boolean;
+  abortedByStop?: (reason: unknown) => boolean;
   memo?: () => Record<string, string>;
   onChunk?: (index: number) => void;
   signal?: AbortSignal;
@@ -102,6 +103,7 @@ async function run(steps: Step[], options: RunOptions = {}) {
     model,
     clock: () => (time += 1),
     isStopped: options.stopped ?? (() => false),
+    ...(options.abortedByStop ? { abortedByStop: options.abortedByStop } : {}),
     confirm: (request) => {
       harness.confirms.push(request);
       return Promise.resolve(options.confirm ?? 'yes');
@@ -506,13 +508,11 @@ describe('the agent loop', () => {
 
   it('a STOP that cut a tool (a server aborts its runs on one) ends the run as stopped, not interrupted', async () => {
     const controller = new AbortController();
-    let stop = false;
     const cut = tool('ok_tool', (_args) => {
-      stop = true;
-      controller.abort();
+      controller.abort('stop');
       return Promise.reject(new ToolError('the command was interrupted', false));
     });
-    const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }], { tools: [cut], signal: controller.signal, stopped: () => stop });
+    const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }], { tools: [cut], signal: controller.signal, abortedByStop: (reason) => reason === 'stop' });
     expect(result).toMatchObject({ status: 'stopped', stopReason: 'stop_signal', message: 'stopped by the STOP signal; run "argo stop --clear" to allow runs again' });
   });
 

@@ -5,7 +5,8 @@ import { DEFAULT_RESULT_BUDGET, SUMMARY_MIN_CHARS, savedResultPath, summarizeOld
 import type { ResultMessage } from '../../src/agent/compaction.js';
 import { buildAgentRequest, toolDefinitions } from '../../src/agent/request.js';
 import { renderTrajectory, toolCallingPrompt } from '../../src/agent/sharegpt.js';
-import { GENERIC_FAILURE, classifyResult, classifyThrown, oneLine, requiredParameter } from '../../src/agent/taxonomy.js';
+import { GENERIC_FAILURE, ONE_LINE_MAX, classifyResult, classifyThrown, requiredParameter } from '../../src/agent/taxonomy.js';
+import { cleanLine } from '../../src/output/terminal-text.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { Tool } from '../../src/tools/types.js';
 import { validateArguments } from '../../src/tools/validate.js';
@@ -102,8 +103,13 @@ describe('the error taxonomy', () => {
     expect(classifyThrown(error)).toEqual(expected);
   });
 
-  it('oneLine bounds the text', () => {
-    expect(oneLine('a'.repeat(400))).toHaveLength(301);
+  it.each<[string, string, string]>([
+    ['bounded', 'a'.repeat(400), `${'a'.repeat(ONE_LINE_MAX)}…`],
+    ['whole escape sequences removed, then controls', 'bad \u001b[31mred\u001b[0m\nline2\u0007', 'bad red line2'],
+    ['an OSC sequence', 'x\u001b]0;title\u0007y', 'xy'],
+    ['bidi controls', 'txt\u202eexe', 'txt exe'],
+  ])('a failure line is cleaned: %s', (_name, text, expected) => {
+    expect(cleanLine(text, ONE_LINE_MAX)).toBe(expected);
   });
 });
 
