@@ -211,10 +211,10 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
         signal: controller.signal,
         stopped: () => sink.closed,
         onLine: async (line, file) => {
-          if (isBlank(line.text)) return;
+          if (isBlank(line)) return;
           const entry = parseEntry(line.text);
           if (entry === null) {
-            stats.skip(file, line, await describeBadLine(line.text));
+            stats.skip(file, line, await describeBadLine(line));
             return;
           }
           if (matchesQuery(entry, query, grep)) await sink.write(print(entry, line.text));
@@ -292,12 +292,12 @@ async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io):
   const damaged = new Set<string>();
   for (const file of files) {
     for await (const line of readLines(file)) {
-      if (isBlank(line.text)) continue;
+      if (isBlank(line)) continue;
       if (parseEntry(line.text) !== null) {
         turns++;
         continue;
       }
-      const reason = (await describeBadLine(line.text)) + (line.complete ? '' : '; it is the last line and has no newline (a write cut short)');
+      const reason = (await describeBadLine(line)) + (line.complete ? '' : '; it is the last line and has no newline (a write cut short)');
       stats.skip(file, line, reason);
       damaged.add(file);
       const problem = stats.problems.pop();

@@ -257,7 +257,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   process.stdout.on('error', (error) => {
     if (errnoOf(error) !== 'EPIPE') throw error;
   });
-  whenLockWaitIsLong((line) => io.stderr.write(`argo: ${line}\n`));
+  whenLockWaitIsLong((line) => io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(line)}\n`));
   // -V is the same as -v (both are common); commander takes one flag pair.
   const words = argv.slice(2).map((word, index) => (index === 0 && word === '-V' ? '-v' : word));
   const program = await buildProgram(io, (outcome) => (process.exitCode = EXIT_CODES[outcome]), words);

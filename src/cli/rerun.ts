@@ -5,8 +5,7 @@ import type { LogEntry } from '../log/entry.js';
 import { parseOptionAssignments } from '../ollama/options.js';
 import { diffSummary, wordDiff } from '../output/word-diff.js';
 import type { ReplaySpec } from '../replay/types.js';
-import { listSessions, readSession } from '../sessions/store.js';
-import type { SessionRecord } from '../sessions/store.js';
+import { listSessions, readSession, removedSession } from '../sessions/store.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 import { findTurns, rebuildTurn } from '../turn/rerun.js';
 import { ask } from './ask.js';
@@ -60,8 +59,7 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
   const records = await listSessions(base.paths.sessions);
   const current = records.find((record) => record.id === entry.session_id);
   const name = current?.name ?? entry.session;
-  const removed: SessionRecord | null =
-    current === undefined && entry.session_id !== '' ? { name, id: entry.session_id, title: '', turns: 0, created_at: entry.timestamp, last_used_at: entry.timestamp, last_model: null } : null;
+  const removed = current === undefined && entry.session_id !== '' ? removedSession(entry.session_id, name, entry.timestamp) : null;
   const model = flags.model ?? entry.model;
   const settings = {
     ...base,

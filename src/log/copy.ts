@@ -7,9 +7,9 @@ import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { parseEntry } from './entry.js';
 import { isMissing } from './fs.js';
-import { readBlocks } from './lines.js';
+import { lineText, readBlocks } from './lines.js';
 import type { RawLine } from './lines.js';
-import { describeBadLine } from './scan.js';
+import { describeBadLine, isBlank } from './scan.js';
 import type { ScanStats } from './scan.js';
 import { nowNs, statLog } from './verified.js';
 import type { VerifiedLogs } from './verified.js';
@@ -23,6 +23,8 @@ export interface CopyOptions {
   /** True once the reader of the output went away: stop reading. */
   stopped?: () => boolean;
   chunkSize?: number;
+  /** Longer lines are unreadable, not decoded (MAX_LINE_BYTES by default); tests make it tiny. */
+  maxLineBytes?: number;
   /** The current time in nanoseconds (file times' clock); the system's by default. */
   now?: () => bigint;
 }
@@ -109,9 +111,9 @@ async function copyChecked(file: string, start: number, stats: ScanStats, write:
       // byte from 0x80 up is a valid string character either way, and every name and value the
       // check compares is ASCII, so both decodings get the same verdict. The words are decoded as
       // UTF-8 only where they are shown: a skipped line's reason, a line that is not UTF-8.
-      const checked = data.toString(opens ? 'latin1' : 'utf8', lineStart, newline);
-      const text = (): string => (opens ? data.toString('utf8', lineStart, newline) : checked);
-      if (!opens && checked.trim() === '') {
+      const checked = lineText(data, lineStart, newline, opens ? 'latin1' : 'utf8', options.maxLineBytes);
+      const text = (): string => (opens ? lineText(data, lineStart, newline, 'utf8', options.maxLineBytes) : checked);
+      if (!opens && isBlank({ text: checked, length: newline - lineStart })) {
         clean = false;
         await flush(data, run, lineStart, write);
         run = next;
@@ -120,7 +122,7 @@ async function copyChecked(file: string, start: number, stats: ScanStats, write:
         await flush(data, run, lineStart, write);
         run = next;
         const line: RawLine = { text: text(), offset: block.offset + lineStart, length: newline - lineStart, number, complete: !block.unfinished };
-        stats.skip(file, line, await describeBadLine(line.text));
+        stats.skip(file, line, await describeBadLine(line));
       } else {
         lines++;
         if (block.unfinished) {

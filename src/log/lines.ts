@@ -28,22 +28,32 @@ export interface ReadOptions {
   needle?: Needle;
   /** Bytes per read (512 KiB); tests make it tiny to put every boundary in play. */
   chunkSize?: number;
-  /** Longer lines read as TOO_LONG_LINE (default: the longest string Node can make); tests make it tiny. */
+  /** Longer lines are not decoded (isTooLong; default MAX_LINE_BYTES); tests make it tiny. */
   maxLineBytes?: number;
 }
 
 const CHUNK = 1 << 19;
 const NEWLINE = 10;
 
+/** Lines longer than this are not made into text: the longest string Node can make (about 512 MiB). */
+export const MAX_LINE_BYTES = constants.MAX_STRING_LENGTH;
+
 /**
- * The text of a line too long to be a JavaScript string at all (over about 512 MiB): not JSON, so it
- * counts as an unreadable line that says why, instead of a crash that stops every reader of the file.
+ * A line's text; '' for one too long to be a string at all, which isTooLong then tells from an
+ * empty line by its length (any byte decodes to at least one character).
  */
-export const TOO_LONG_LINE = '(a line too long to read as text)';
+export function lineText(bytes: Buffer, from: number, to: number, encoding: BufferEncoding = 'utf8', most = MAX_LINE_BYTES): string {
+  return to - from > most ? '' : bytes.toString(encoding, from, to);
+}
+
+/** A line too long to read as text: unreadable, never a crash. */
+export function isTooLong(line: Pick<RawLine, 'text' | 'length'>): boolean {
+  return line.text === '' && line.length > 0;
+}
 
 function decoderFor(options: ReadOptions): (bytes: Buffer, from?: number, to?: number) => string {
-  const most = options.maxLineBytes ?? constants.MAX_STRING_LENGTH;
-  return (bytes, from = 0, to = bytes.length) => (to - from > most ? TOO_LONG_LINE : bytes.toString('utf8', from, to));
+  const most = options.maxLineBytes ?? MAX_LINE_BYTES;
+  return (bytes, from = 0, to = bytes.length) => lineText(bytes, from, to, 'utf8', most);
 }
 
 /** Whole lines of a file, as raw bytes: valid only until the reader moves on. */

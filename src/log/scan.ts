@@ -1,7 +1,6 @@
-import { constants } from 'node:buffer';
 import { entryProblem, parseEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
-import { TOO_LONG_LINE, readLines, readLinesBackward } from './lines.js';
+import { MAX_LINE_BYTES, isTooLong, readLines, readLinesBackward } from './lines.js';
 import type { RawLine } from './lines.js';
 import type { Needle } from './needle.js';
 
@@ -54,11 +53,11 @@ export async function* scanEntries(files: readonly string[], stats: ScanStats, o
     const read = { ...(end !== undefined ? { end } : {}), ...(options.needle ? { needle: options.needle } : {}) };
     const lines = options.backward ? readLinesBackward(file, read) : readLines(file, read);
     for await (const line of lines) {
-      if (isBlank(line.text)) continue;
+      if (isBlank(line)) continue;
       if (options.prefilter && !options.prefilter(line.text)) continue;
       const entry = parseEntry(line.text);
       if (entry === null) {
-        stats.skip(file, line, await describeBadLine(line.text));
+        stats.skip(file, line, await describeBadLine(line));
         continue;
       }
       yield { entry, file, line };
@@ -66,13 +65,15 @@ export async function* scanEntries(files: readonly string[], stats: ScanStats, o
   }
 }
 
-export function isBlank(text: string): boolean {
-  return text.length === 0 || text.trim() === '';
+/** A line with nothing on it (readers pass over it); one too long to decode is not blank. */
+export function isBlank(line: Pick<RawLine, 'text' | 'length'>): boolean {
+  return (line.text.length === 0 || line.text.trim() === '') && !isTooLong(line);
 }
 
 /** Why a line is not a turn, in words a user can act on. */
-export async function describeBadLine(text: string): Promise<string> {
-  if (text === TOO_LONG_LINE) return `longer than ${constants.MAX_STRING_LENGTH} bytes, more than Node can read as text`;
+export async function describeBadLine(line: Pick<RawLine, 'text' | 'length'>): Promise<string> {
+  if (isTooLong(line)) return `longer than ${MAX_LINE_BYTES} bytes, more than Node can read as text`;
+  const text = line.text;
   // U+FFFD marks bytes that were not UTF-8; NUL and other controls never appear in JSON text.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text)) return 'binary data (not UTF-8 text)';

@@ -197,7 +197,7 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
   try {
     for (const file of await listLogFiles(paths.logs)) {
       for await (const line of readLines(file)) {
-        if (isBlank(line.text)) continue;
+        if (isBlank(line)) continue;
         const entry = parseEntry(line.text);
         if (!entry) {
           stats.skip(file, line, 'unreadable');

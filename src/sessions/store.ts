@@ -113,6 +113,14 @@ export async function readSession(dir: string, name: string): Promise<SessionRec
   throw new RuntimeError(`session file ${found.path} is ${found.problem}; fix it or remove it with "argo sessions rm ${name}"`);
 }
 
+/**
+ * A removed session, by the id its turns carry: a turn planned on it is logged under that id alone
+ * (recordTurn finds no record to update), so the name, which another session may have now, gains nothing.
+ */
+export function removedSession(id: string, name: string, at: string): SessionRecord {
+  return { name, id, title: '', turns: 0, created_at: at, last_used_at: at, last_model: null };
+}
+
 /** The session's record, created on first use; concurrent creators agree on one id. */
 export async function openSession(dir: string, name: string, now: string): Promise<SessionRecord> {
   const existing = await readSession(dir, name);

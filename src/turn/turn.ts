@@ -11,6 +11,8 @@ import type { HistoryTurn, ReplayReason, ReplaySpec, TurnText } from '../replay/
 import type { SessionRecord } from '../sessions/store.js';
 import type { ReplaySource } from '../sessions/turns.js';
 import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { logFileName } from '../log/files.js';
 import { SymlinkRefusedError, errnoOf, isMissing } from '../log/fs.js';
 import { LockTimeoutError } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
@@ -298,13 +300,21 @@ function causeIn<T extends Error>(error: unknown, is: (cause: Error) => cause is
   return null;
 }
 
-/** What to do about a log write that failed, by its cause; the saved turn goes back in either way. */
-function logWriteFix(error: unknown): string {
+/**
+ * What went wrong with a log write, and what to do about it, by its cause: a planted link, a
+ * folder named as the day's log, a lock held too long, or the disk. The saved turn goes back in
+ * every case.
+ */
+function logWriteTrouble(error: unknown, logsDir: string, dayFile: string): { what: string; fix: string } {
   const addBack = 'then add the saved turn back (docs/troubleshooting.md)';
-  if (causeIn(error, (cause): cause is LockTimeoutError => cause instanceof LockTimeoutError)) return `wait until the other argo is done, ${addBack}`;
-  const folder = causeIn(error, (cause): cause is Error & { path: string } => errnoOf(cause) === 'EISDIR' && typeof (cause as { path?: unknown }).path === 'string');
-  if (folder) return `${folder.path} is a folder where the day's log goes: move it away, ${addBack}`;
-  return `fix the directory's permissions or free space, ${addBack}`;
+  const link = causeIn(error, (cause): cause is SymlinkRefusedError => cause instanceof SymlinkRefusedError);
+  if (link !== null) return { what: `: ${link.path} is a symbolic link, and Argo does not follow links in its data home`, fix: `replace the link with the real file, ${addBack}` };
+  const what = ` in ${logsDir} (${error instanceof Error ? error.message : String(error)})`;
+  if (causeIn(error, (cause): cause is LockTimeoutError => cause instanceof LockTimeoutError)) return { what, fix: `wait until the other argo is done, ${addBack}` };
+  if (causeIn(error, (cause): cause is Error => errnoOf(cause) === 'EISDIR' && (cause as { path?: unknown }).path === dayFile)) {
+    return { what, fix: `${dayFile} is a folder where the day's log goes: move it away, ${addBack}` };
+  }
+  return { what, fix: `fix the directory's permissions or free space, ${addBack}` };
 }
 
 /**
@@ -325,18 +335,14 @@ async function writeOrRescue(settings: Settings, planned: SessionRecord | null, 
   } catch (error) {
     // Logged, only the session's bookkeeping failed: saving the turn again would duplicate it.
     if (error instanceof SessionUpdateError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
     let saved: string;
     try {
       saved = `the turn was saved to ${await ports.rescue(`${serializeEntry(entry)}\n`, settings.home)}`;
     } catch (rescueError) {
       saved = `the turn could not be saved either (${rescueError instanceof Error ? rescueError.message : String(rescueError)})`;
     }
-    const link = causeIn(error, (cause): cause is SymlinkRefusedError => cause instanceof SymlinkRefusedError);
-    if (link !== null) {
-      throw new RuntimeError(`cannot write the log: ${link.path} is a symbolic link, and Argo does not follow links in its data home; ${saved} — replace the link with the real file, then add the saved turn back (docs/troubleshooting.md)`, { cause: error });
-    }
-    throw new RuntimeError(`cannot write the log in ${settings.paths.logs} (${reason}); ${saved} — ${logWriteFix(error)}`, { cause: error });
+    const { what, fix } = logWriteTrouble(error, settings.paths.logs, join(settings.paths.logs, logFileName(day)));
+    throw new RuntimeError(`cannot write the log${what}; ${saved} — ${fix}`, { cause: error });
   }
 }
 

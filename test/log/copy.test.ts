@@ -70,6 +70,20 @@ describe('copying every turn as bytes', () => {
     }
   });
 
+  it('a line too long to be a string is skipped and named, with or without a leading brace, and the rest kept', async () => {
+    const { paths } = tempData();
+    const long = line('b', { user_prompt: 'x'.repeat(500) });
+    writeFileSync(join(paths.logs, '2025-01-02.log'), line('a') + long + `x${long}` + line('c'));
+    const stats = new ScanStats(true);
+    const chunks: Buffer[] = [];
+    await copyTurnLines(await listLogFiles(paths.logs), stats, (bytes) => (chunks.push(Buffer.from(bytes)), Promise.resolve()), { maxLineBytes: line('a').length });
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(line('a') + line('c'));
+    expect(stats.problems.map((problem) => [problem.line, problem.reason])).toEqual([
+      [2, expect.stringMatching(/^longer than \d+ bytes, more than Node can read as text$/) as unknown],
+      [3, expect.stringMatching(/^longer than \d+ bytes/) as unknown],
+    ]);
+  });
+
   it('names what was wrong with a skipped line', async () => {
     const { paths } = tempData();
     writeFileSync(join(paths.logs, '2025-01-02.log'), line('a') + line('b', { persona: 7 }));

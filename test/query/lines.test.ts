@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TOO_LONG_LINE, readLines, readLinesBackward } from '../../src/log/lines.js';
+import { MAX_LINE_BYTES, isTooLong, readLines, readLinesBackward } from '../../src/log/lines.js';
 import type { RawLine } from '../../src/log/lines.js';
 import type { Needle } from '../../src/log/needle.js';
-import { ScanStats, describeBadLine, scanEntries } from '../../src/log/scan.js';
+import { ScanStats, describeBadLine, isBlank, scanEntries } from '../../src/log/scan.js';
 import { appendRaw, makeEntry, tempData } from './helpers.js';
 
 async function all(lines: AsyncIterable<RawLine>): Promise<RawLine[]> {
@@ -102,18 +102,28 @@ describe('a line too long to be a string', () => {
   const content = 'short\n0123456789abcdef\nend\n0123456789 unfinished';
   const options = { maxLineBytes: 10, chunkSize: 4 };
 
-  it('reads as TOO_LONG_LINE, at its place, both ways; other lines are untouched', async () => {
-    const path = file(content);
-    const forward = (await all(readLines(path, options))).map((line) => [line.text, line.offset, line.length]);
-    expect(forward).toEqual([['short', 0, 5], [TOO_LONG_LINE, 6, 16], ['end', 23, 3], [TOO_LONG_LINE, 27, 21]]);
-    const backward = (await all(readLinesBackward(path, options))).map((line) => [line.text, line.offset, line.length]);
-    expect(backward).toEqual([...forward].reverse());
+  it('is read as no text at its place, both ways, and told from an empty line; other lines are untouched', async () => {
+    const path = file(content.replace('end\n', 'end\n\n'));
+    const forward = (await all(readLines(path, options))).map((line) => [line.text, line.offset, line.length, isTooLong(line)]);
+    expect(forward).toEqual([
+      ['short', 0, 5, false],
+      ['', 6, 16, true],
+      ['end', 23, 3, false],
+      ['', 27, 0, false],
+      ['', 28, 21, true],
+    ]);
+    const backward = (await all(readLinesBackward(path, options))).map((line) => [line.text, line.offset, line.length, isTooLong(line)]);
+    // The backward reader passes over empty lines.
+    expect(backward).toEqual(forward.filter(([, , length]) => length !== 0).reverse());
     const found = await all(readLines(path, { ...options, needle: { kind: 'text', text: 'abc', caseless: false } }));
-    expect(found.map((line) => line.text)).toEqual([TOO_LONG_LINE]);
+    expect(found.map((line) => [line.offset, isTooLong(line)])).toEqual([[6, true]]);
   });
 
-  it('is described as such, not as JSON that failed', async () => {
-    expect(await describeBadLine(TOO_LONG_LINE)).toMatch(/^longer than \d+ bytes, more than Node can read as text$/);
+  it('is described as such, not as blank or as JSON that failed', async () => {
+    const line = { text: '', length: MAX_LINE_BYTES + 1 };
+    expect(isBlank(line)).toBe(false);
+    expect(await describeBadLine(line)).toBe(`longer than ${MAX_LINE_BYTES} bytes, more than Node can read as text`);
+    expect(isBlank({ text: '', length: 0 })).toBe(true);
   });
 });
 
@@ -169,6 +179,6 @@ describe('scanEntries skips and counts unreadable lines', () => {
     ['[1]', /^valid JSON but not an object/],
     ['{"id":"a"}', /^valid JSON but not a turn \(field "timestamp": missing\)$/],
   ])('describeBadLine(%j)', async (text, reason) => {
-    expect(await describeBadLine(text)).toMatch(reason);
+    expect(await describeBadLine({ text, length: Buffer.byteLength(text) })).toMatch(reason);
   });
 });
