@@ -42,7 +42,8 @@ export type SlashName = (typeof SLASH_COMMANDS)[number];
 
 export type ChatInput =
   | { kind: 'prompt'; text: string }
-  | { kind: 'command'; name: SlashName; argument: string }
+  /** `typed`: the name as written (lower case), e.g. exit for bye. */
+  | { kind: 'command'; name: SlashName; argument: string; typed: string }
   | { kind: 'unknown-command'; name: string };
 
 /**
@@ -55,8 +56,8 @@ export function classifyInput(text: string): ChatInput {
   if (!text.startsWith('/') || !match?.[1]) return { kind: 'prompt', text };
   const name = match[1].toLowerCase();
   const argument = (match[2] ?? '').trim();
-  if ((SLASH_COMMANDS as readonly string[]).includes(name)) return { kind: 'command', name: name as SlashName, argument };
-  if (name === 'exit' || name === 'quit') return { kind: 'command', name: 'bye', argument };
+  if ((SLASH_COMMANDS as readonly string[]).includes(name)) return { kind: 'command', name: name as SlashName, argument, typed: name };
+  if (name === 'exit' || name === 'quit') return { kind: 'command', name: 'bye', argument, typed: name };
   return { kind: 'unknown-command', name };
 }
 

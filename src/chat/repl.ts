@@ -143,7 +143,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       note(`argo: unknown command /${input.name}; /help lists them (start with // to send a line that begins with /)`);
       return 'stay';
     }
-    if (input.kind === 'command') return command(input.name, input.argument);
+    if (input.kind === 'command') return command(input.name, input.argument, input.typed);
     if (explainNext) {
       explainNext = false;
       term.stdout.write(await driver.explain(input.text, state));
@@ -164,14 +164,15 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     return 'stay';
   };
 
-  const command = async (name: SlashName, argument: string): Promise<'leave' | 'stay'> => {
+  /** `typed`: the name as the user wrote it (/exit for /bye), for the messages. */
+  const command = async (name: SlashName, argument: string, typed: string): Promise<'leave' | 'stay'> => {
     const needs = (what: string): boolean => {
       if (argument !== '') return true;
       note(`argo: /${name} needs ${what} (e.g. /${name} ${name === 'session' ? 'work' : name === 'replay' ? 'last:3' : 'llama3'})`);
       return false;
     };
     if (argument !== '' && TAKES_NO_ARGUMENT.has(name)) {
-      note(`argo: /${name} takes no argument; nothing done`);
+      note(`argo: /${typed} takes no argument; nothing done`);
       return 'stay';
     }
     switch (name) {

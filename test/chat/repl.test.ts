@@ -139,7 +139,8 @@ describe('runChat with piped input', () => {
     ['/stats x', 'argo: /stats takes no argument; nothing done'],
     ['/last 3', 'argo: /last takes no argument; nothing done'],
     ['/bye now', 'argo: /bye takes no argument; nothing done'],
-    ['/exit now', 'argo: /bye takes no argument; nothing done'],
+    ['/exit now', 'argo: /exit takes no argument; nothing done'],
+    ['/quit now', 'argo: /quit takes no argument; nothing done'],
   ])('%j is refused with one line, changes nothing, and is no failure', async (line, said) => {
     const io = terminalIo(false);
     const { driver, calls } = stubDriver();
