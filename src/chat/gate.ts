@@ -4,6 +4,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { ReadStream, WriteStream } from 'node:tty';
 
 const CTRL_C = 0x03;
+const CTRL_D = 0x04;
 
 export class TerminalGate {
   /** What readline reads: the terminal's keys, less those held back. */
@@ -12,11 +13,16 @@ export class TerminalGate {
   readonly output: Writable;
   private held: Buffer[] = [];
   private holding = false;
-  private ended = false;
+  /** Set while a question is open: called instead of passing Ctrl-D, or when the terminal input ends. */
+  private stopQuestion: (() => void) | null = null;
+  private terminalEnded = false;
   private readonly onData = (chunk: Buffer | string): void => this.take(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   private readonly onEnd = (): void => {
-    this.ended = true;
-    if (!this.holding) this.input.end();
+    this.terminalEnded = true;
+    const stop = this.stopQuestion;
+    // An open question ends, not readline's input: the keys held for the chat are still to come.
+    if (stop !== null) stop();
+    else if (!this.holding) this.input.end();
   };
   private readonly onResize = (): void => {
     if (!this.holding) this.output.emit('resize');
@@ -46,23 +52,37 @@ export class TerminalGate {
     terminalOut.on('resize', this.onResize);
   }
 
+  /** True once the terminal's input has ended: nobody can answer a question any more. */
+  get ended(): boolean {
+    return this.terminalEnded;
+  }
+
   /** Keys typed from now on are kept for later, Ctrl-C aside. */
   hold(): void {
     this.holding = true;
+    this.stopQuestion = null;
   }
 
-  /** Keys typed from now on reach readline; those held stay held (they were typed for later). */
-  pass(): void {
+  /**
+   * For a question: keys typed from now on reach readline, those held stay held (they were typed
+   * for later). Ctrl-D calls `stop` instead of reaching readline, where it would end the whole chat;
+   * so does the end of the terminal's input (ask only while `ended` is false).
+   */
+  ask(stop: () => void): void {
     this.holding = false;
+    this.stopQuestion = stop;
   }
 
   /** Gives readline the keys held, in order, and lets new ones through. */
   release(): void {
     this.holding = false;
+    this.stopQuestion = null;
     const held = this.held;
     this.held = [];
+    // Ended already when the terminal ended at the prompt: writing then would be an error.
+    if (this.input.writableEnded) return;
     for (const chunk of held) this.input.write(chunk);
-    if (this.ended) this.input.end();
+    if (this.terminalEnded) this.input.end();
   }
 
   /** Stops reading the terminal, so nothing keeps the process alive. */
@@ -73,17 +93,28 @@ export class TerminalGate {
     this.terminalIn.pause();
   }
 
+  // Byte by byte: a Ctrl-C or Ctrl-D may change the mode, and the rest of the chunk follows the new one.
   private take(chunk: Buffer): void {
-    if (!this.holding) {
-      this.input.write(chunk);
-      return;
-    }
     let start = 0;
-    for (let at = chunk.indexOf(CTRL_C); at !== -1; at = chunk.indexOf(CTRL_C, start)) {
-      if (at > start) this.held.push(chunk.subarray(start, at));
-      start = at + 1;
-      this.interrupt();
+    for (let at = 0; at < chunk.length; at++) {
+      const key = chunk[at];
+      const stop = this.stopQuestion;
+      if (this.holding && key === CTRL_C) {
+        this.forward(chunk.subarray(start, at));
+        start = at + 1;
+        this.interrupt();
+      } else if (!this.holding && stop !== null && key === CTRL_D) {
+        this.forward(chunk.subarray(start, at));
+        start = at + 1;
+        stop();
+      }
     }
-    if (start < chunk.length) this.held.push(chunk.subarray(start));
+    this.forward(chunk.subarray(start));
+  }
+
+  private forward(part: Buffer): void {
+    if (part.length === 0) return;
+    if (this.holding) this.held.push(part);
+    else if (!this.input.writableEnded) this.input.write(part);
   }
 }

@@ -116,25 +116,33 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
 
   const askLine: AskLine = (question, signal) =>
     new Promise((resolve) => {
-      if (closed || signal.aborted) {
+      // Once the terminal's input has ended nobody can answer: asking would wait forever.
+      if (closed || signal.aborted || gate?.ended === true) {
         resolve('');
         return;
       }
+      const open = new AbortController();
       let settled = false;
       const done = (answer: string): void => {
         if (settled) return;
         settled = true;
-        signal.removeEventListener('abort', onEnd);
-        rl.off('close', onEnd);
+        signal.removeEventListener('abort', cancel);
+        rl.off('close', onClose);
         gate?.hold();
         resolve(answer);
       };
-      const onEnd = (): void => done('');
-      signal.addEventListener('abort', onEnd, { once: true });
-      rl.once('close', onEnd);
+      // Answers '' and takes the question off the line; readline stays open for the chat.
+      const cancel = (): void => {
+        done('');
+        open.abort();
+      };
+      const onClose = (): void => done('');
+      signal.addEventListener('abort', cancel, { once: true });
+      rl.once('close', onClose);
       // Only keys typed after the question answer it: those typed earlier stay held for the chat.
-      gate?.pass();
-      rl.question(question, { signal }, done);
+      // Ctrl-D here answers no, and does not end the chat.
+      gate?.ask(cancel);
+      rl.question(question, { signal: open.signal }, done);
     });
 
   const run = async (text: string, block: boolean): Promise<'leave' | 'stay'> => {

@@ -13,8 +13,18 @@ interface Call {
   state: ChatState;
 }
 
-/** A driver that records each turn; `hold` keeps a turn streaming until its signal is aborted. */
-function stubDriver(options: { hold?: (prompt: string) => boolean; fail?: (prompt: string) => boolean; asks?: boolean } = {}) {
+/**
+ * A driver that records each turn; `hold` keeps a turn streaming until its signal is aborted;
+ * `beforeAsk` keeps it streaming until the promise it returns settles, then it asks (with `asks`).
+ */
+function stubDriver(
+  options: {
+    hold?: (prompt: string) => boolean;
+    fail?: (prompt: string) => boolean;
+    asks?: boolean;
+    beforeAsk?: (prompt: string) => Promise<void>;
+  } = {},
+) {
   const calls: Call[] = [];
   const explained: Call[] = [];
   const started: string[] = [];
@@ -23,6 +33,7 @@ function stubDriver(options: { hold?: (prompt: string) => boolean; fail?: (promp
     turn: async (prompt, state, signal, askLine): Promise<TurnOutcome> => {
       calls.push({ prompt, state: { ...state } });
       started.push(prompt);
+      await options.beforeAsk?.(prompt);
       if (options.asks === true) answers.push(await askLine('Allow? [y/N] ', signal));
       if (options.fail?.(prompt)) throw new UsageError(`cannot send "${prompt}"`);
       if (options.hold?.(prompt)) {
@@ -226,6 +237,46 @@ describe('runChat on a terminal', () => {
     io.input.write('/bye\r');
     expect(await done).toBe(0);
     expect(calls.map((call) => call.prompt)).toEqual(['go', 'again']);
+  });
+
+  it('Ctrl-D at a question answers no and leaves the chat open; a line typed during the answer is still sent after it', async () => {
+    const io = terminalIo(true);
+    let letAsk = (): void => undefined;
+    const asking = new Promise<void>((resolve) => (letAsk = resolve));
+    const { driver, calls, answers, started } = stubDriver({ asks: true, beforeAsk: (prompt) => (prompt === 'go' ? asking : Promise.resolve()) });
+    const done = runChat(io.term, driver, START);
+    io.input.write('go\r');
+    await vi.waitFor(() => expect(started).toEqual(['go']));
+    // Typed while the answer streams: kept for after it.
+    io.input.write('next\r');
+    letAsk();
+    await vi.waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
+    io.input.write('\x04');
+    await vi.waitFor(() => expect(answers).toEqual(['']));
+    await vi.waitFor(() => expect(started).toEqual(['go', 'next']));
+    await vi.waitFor(() => expect(io.stderr().split('Allow?')).toHaveLength(3));
+    io.input.write('y\r');
+    await vi.waitFor(() => expect(answers).toEqual(['', 'y']));
+    io.input.write('/bye\r');
+    expect(await done).toBe(0);
+    expect(calls.map((call) => call.prompt)).toEqual(['go', 'next']);
+  });
+
+  it('a question after the input has ended answers "" at once; the lines typed before the end are still sent', async () => {
+    const io = terminalIo(true);
+    let letAsk = (): void => undefined;
+    const asking = new Promise<void>((resolve) => (letAsk = resolve));
+    const { driver, calls, answers, started } = stubDriver({ asks: true, beforeAsk: (prompt) => (prompt === 'go' ? asking : Promise.resolve()) });
+    const done = runChat(io.term, driver, START);
+    io.input.write('go\r');
+    await vi.waitFor(() => expect(started).toEqual(['go']));
+    // Typed and ended while the answer streams.
+    io.input.end('next\r');
+    await vi.waitFor(() => expect(io.input.readableEnded).toBe(true));
+    letAsk();
+    expect(await done).toBe(0);
+    expect(answers).toEqual(['', '']);
+    expect(calls.map((call) => call.prompt)).toEqual(['go', 'next']);
   });
 
   it('keeps typed lines in a private history file and offers them next time', async () => {
