@@ -76,7 +76,19 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     removeHistoryDuplicates: true,
   });
   const saver = term.terminal && term.historyFile !== null ? new HistorySaver(term.historyFile, term.stderr) : null;
-  if (saver) rl.on('history', (lines: string[]) => saver.save(lines));
+  // True while a question of a turn is open: its answer is no line of the chat.
+  let asking = false;
+  // The history without answers: readline adds every line, so an answer is taken out again here
+  // (readline reads the line it returns before this event, which lets a listener change the list).
+  let kept = [...history];
+  rl.on('history', (lines: string[]) => {
+    if (asking) {
+      lines.splice(0, lines.length, ...kept);
+      return;
+    }
+    kept = [...lines];
+    saver?.save(lines);
+  });
 
   let pending: Pending = null;
   let explainNext = false;
@@ -126,6 +138,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       const done = (answer: string): void => {
         if (settled) return;
         settled = true;
+        asking = false;
         signal.removeEventListener('abort', cancel);
         rl.off('close', onClose);
         gate?.hold();
@@ -139,6 +152,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       const onClose = (): void => done('');
       signal.addEventListener('abort', cancel, { once: true });
       rl.once('close', onClose);
+      asking = true;
       // Only keys typed after the question answer it: those typed earlier stay held for the chat.
       // Ctrl-D here answers no, and does not end the chat.
       gate?.ask(cancel);

@@ -279,6 +279,28 @@ describe('runChat on a terminal', () => {
     expect(calls.map((call) => call.prompt)).toEqual(['go', 'next']);
   });
 
+  it('keeps answers to questions out of the history, also one equal to an earlier line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-chat-'));
+    const file = join(dir, 'chat_history');
+    writeFileSync(file, 'y\n');
+    const io = terminalIo(true, file);
+    const { driver, calls, answers } = stubDriver({ asks: true });
+    const done = runChat(io.term, driver, START);
+    io.input.write('go\r');
+    await vi.waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
+    io.input.write('y\r');
+    await vi.waitFor(() => expect(answers).toEqual(['y']));
+    // Up arrow: the last line typed at the prompt, not the answer.
+    io.input.write('\x1b[A\r');
+    await vi.waitFor(() => expect(io.stderr().split('Allow?')).toHaveLength(3));
+    io.input.write('n\r');
+    await vi.waitFor(() => expect(answers).toEqual(['y', 'n']));
+    io.input.write('/bye\r');
+    expect(await done).toBe(0);
+    expect(calls.map((call) => call.prompt)).toEqual(['go', 'go']);
+    expect(readFileSync(file, 'utf8')).toBe('y\ngo\n/bye\n');
+  });
+
   it('keeps typed lines in a private history file and offers them next time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'argo-chat-'));
     const file = join(dir, 'chat_history');

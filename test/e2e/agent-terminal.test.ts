@@ -94,6 +94,8 @@ describe('argo chat --tools on a terminal: the chat asks on its own input', () =
       ['write c', 'interrupted'],
       ['after', 'ok'],
     ]);
+    // The answer "y" is not kept in the history: the up arrow brings back messages only.
+    expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('write a\nwrite c\nafter\n/bye\n');
   });
 
   it('Ctrl-D at the question refuses the call and does not end the chat', async () => {
