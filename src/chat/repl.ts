@@ -93,6 +93,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   let pending: Pending = null;
   let explainNext = false;
   let lastStats: string | null = null;
+  // An input is being handled: the loop draws the prompt when it is done.
+  let busy = false;
   // Set only inside `run`: an object, so the narrowing of a `let` does not hide the change.
   const turns = { failed: false };
   const note = (text: string): void => void term.stderr.write(`${text}\n`);
@@ -110,7 +112,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       rl.write(null, { ctrl: true, name: 'u' });
       term.stderr.write('\n');
       note('(Ctrl-D or /bye to leave)');
-      prompt();
+      if (!busy) prompt();
     }
   };
   rl.on('SIGINT', interrupt);
@@ -165,6 +167,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       note(`argo: unknown command /${input.name}; /help lists them (start with // to send a line that begins with /)`);
       return 'stay';
     }
+    // Slash commands and /explain run with the gate open: Ctrl-C reaches the chat's interrupt.
     if (input.kind === 'command') return command(input.name, input.argument, input.typed);
     if (explainNext) {
       explainNext = false;
@@ -172,6 +175,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       return 'stay';
     }
     current = new AbortController();
+    // Held only while an answer streams; the loop releases it after the next prompt.
+    gate?.hold();
     try {
       const outcome = await driver.turn(input.text, state, current.signal, askLine);
       if (outcome.status === 'error') turns.failed = true;
@@ -244,13 +249,15 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       const taken = takeLine(pending, line);
       pending = taken.kind === 'more' ? taken.pending : null;
       if (taken.kind === 'input') {
-        gate?.hold();
         let next: 'leave' | 'stay' = 'stay';
+        busy = true;
         try {
           next = await run(taken.text, taken.block);
         } catch (error) {
           if (!(error instanceof ArgoError)) throw error;
           note(`argo: ${error.message}`);
+        } finally {
+          busy = false;
         }
         if (next === 'leave') break;
       }

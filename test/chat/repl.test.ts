@@ -15,7 +15,8 @@ interface Call {
 
 /**
  * A driver that records each turn; `hold` keeps a turn streaming until its signal is aborted;
- * `beforeAsk` keeps it streaming until the promise it returns settles, then it asks (with `asks`).
+ * `beforeAsk` keeps it streaming until the promise it returns settles, then it asks (with `asks`);
+ * `slow` is what /last and /explain wait for.
  */
 function stubDriver(
   options: {
@@ -23,12 +24,14 @@ function stubDriver(
     fail?: (prompt: string) => boolean;
     asks?: boolean;
     beforeAsk?: (prompt: string) => Promise<void>;
+    slow?: () => Promise<void>;
   } = {},
 ) {
   const calls: Call[] = [];
   const explained: Call[] = [];
   const started: string[] = [];
   const answers: string[] = [];
+  const slowCalls: string[] = [];
   const driver: ChatDriver = {
     turn: async (prompt, state, signal, askLine): Promise<TurnOutcome> => {
       calls.push({ prompt, state: { ...state } });
@@ -42,11 +45,17 @@ function stubDriver(
       }
       return { status: 'ok', stats: `stats for ${prompt}` };
     },
-    explain: (prompt, state) => {
+    explain: async (prompt, state) => {
       explained.push({ prompt, state: { ...state } });
-      return Promise.resolve(`explained: ${prompt}\n`);
+      slowCalls.push('explain');
+      await options.slow?.();
+      return `explained: ${prompt}\n`;
     },
-    last: (state) => Promise.resolve(`last of ${state.session}\n`),
+    last: async (state) => {
+      slowCalls.push('last');
+      await options.slow?.();
+      return `last of ${state.session}\n`;
+    },
     checkSession: (name) => {
       if (name.includes('/')) throw new UsageError(`bad session name "${name}"`);
       return name;
@@ -58,7 +67,7 @@ function stubDriver(
     },
     checkModel: (name) => name,
   };
-  return { driver, calls, explained, started, answers };
+  return { driver, calls, explained, started, answers, slowCalls };
 }
 
 function terminalIo(terminal: boolean, historyFile: string | null = null) {
@@ -277,6 +286,28 @@ describe('runChat on a terminal', () => {
     expect(await done).toBe(0);
     expect(answers).toEqual(['', '']);
     expect(calls.map((call) => call.prompt)).toEqual(['go', 'next']);
+  });
+
+  it.each([
+    ['/last', 'last', 'last of work\n'],
+    ['/explain why', 'explain', 'explained: why\n'],
+  ])('Ctrl-C while %s runs clears the line typed meanwhile and says how to leave', async (line, call, printed) => {
+    const io = terminalIo(true);
+    let finish = (): void => undefined;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const { driver, calls, slowCalls } = stubDriver({ slow: () => finished });
+    const done = runChat(io.term, driver, START);
+    io.input.write(`${line}\r`);
+    await vi.waitFor(() => expect(slowCalls).toEqual([call]));
+    io.input.write('never sent\x03');
+    await vi.waitFor(() => expect(io.stderr()).toContain('(Ctrl-D or /bye to leave)'));
+    finish();
+    await vi.waitFor(() => expect(io.stdout.text).toBe(printed));
+    io.input.write('after\r');
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    io.input.write('/bye\r');
+    expect(await done).toBe(0);
+    expect(calls.map((call) => call.prompt)).toEqual(['after']);
   });
 
   it('keeps answers to questions out of the history, also one equal to an earlier line', async () => {
