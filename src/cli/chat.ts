@@ -4,6 +4,7 @@ import { Option } from 'commander';
 import type { Command } from 'commander';
 import { runChat } from '../chat/repl.js';
 import type { ChatDriver, ChatState } from '../chat/repl.js';
+import { checkModelName } from '../config/settings.js';
 import type { Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import type { LogEntry } from '../log/entry.js';
@@ -94,11 +95,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       if (spec === null) throw new UsageError(`/replay: use none, session or last:N, got "${text}"`);
       return spec;
     },
-    // A name is sent and logged as given: a space or control character is a slip, never a model.
-    checkModel: (name) => {
-      if (/[\s\p{Cc}]/u.test(name)) throw new UsageError('/model: a model name has no spaces or control characters (e.g. /model llama3.2)');
-      return name;
-    },
+    checkModel: (name) => checkModelName(name, '/model'),
   };
   if (terminal) {
     io.stderr.write(`chat in session ${settings.session} (replay ${replaySpecText(replay)}) · /help for commands · Ctrl-D or /bye to leave\n`);

@@ -13,6 +13,7 @@ import { readReplaySpec } from '../replay/spec.js';
 import { ENDPOINTS, VERBOSITIES } from '../replay/types.js';
 import type { Endpoint, ReplaySpec, Verbosity } from '../replay/types.js';
 import { checkSessionName } from '../sessions/names.js';
+import { CONTROLS } from '../output/terminal-text.js';
 import { parseOllamaHost } from './host.js';
 import { checkShape } from './schema.js';
 import type { Shape } from './schema.js';
@@ -340,9 +341,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       maxIterations: flags.maxIterations ?? config.maxIterations ?? 10,
     },
   };
-  if (settings.model.trim() === '') {
-    throw new UsageError(`${flags.model !== undefined ? '--model' : `${source}: "model"`} is empty: name a model (ollama list shows them), or leave it out for "argo"`);
-  }
+  checkModelName(settings.model, modelSource === 'flag' ? '--model' : modelSource === 'env' ? 'ARGO_MODEL' : `${source}: "model"`);
   const thinkRaw = flags.think ?? config.think;
   if (thinkRaw !== undefined) settings.think = parseThink(thinkRaw, flags.think !== undefined ? '--think' : `${source}: "think"`);
   if (keepAliveRaw !== undefined) {
@@ -366,6 +365,19 @@ function toolsOf(flags: readonly string[] | undefined, config: readonly string[]
     throw new UsageError(`--tools ${flags.join(',')} only takes tools away, and ${source} has no "tools" to take them from; name what to keep too, e.g. --tools dev,-shell`);
   }
   return [...config, ...flags];
+}
+
+/**
+ * A model name as the user gave it (`where`: --model, ARGO_MODEL, config's "model", chat's /model):
+ * sent and logged as is, so an empty one, or one with a space or a control character (a slip,
+ * never a model Ollama has), is a usage error.
+ */
+export function checkModelName(name: string, where: string): string {
+  if (name.trim() === '') throw new UsageError(`${where} is empty: name a model (ollama list shows them), or leave it out for "argo"`);
+  if (/\s/.test(name) || name.search(CONTROLS) !== -1) {
+    throw new UsageError(`${where}: a model name has no spaces or control characters (ollama list shows the names, e.g. llama3.2)`);
+  }
+  return name;
 }
 
 /** Reads and validates config.json; {} when there is none. */

@@ -208,6 +208,9 @@ describe('the everyday companion settings: default replay, model source, -o opti
     [undefined, { think: 'x' }, /^--think must be on, off, low, medium, high or max, got "x"/],
     [undefined, { model: '' }, /^--model is empty: name a model/],
     [{ model: ' ' }, {}, /config\.json: "model" is empty: name a model/],
+    [undefined, { model: 'llama 3' }, /^--model: a model name has no spaces or control characters/],
+    [undefined, { model: 'llama3\u001b[2J' }, /^--model: a model name has no spaces or control characters/],
+    [{ model: 'qwen\u202e3' }, {}, /config\.json: "model": a model name has no spaces or control characters/],
   ])('config %j, flags %j is refused', (config, flags, message) => {
     expect(() => load(config, flags)).toThrow(message);
   });
@@ -215,6 +218,7 @@ describe('the everyday companion settings: default replay, model source, -o opti
   it.each([
     [{ defaultReplay: 'always' }, {}, /config\.json: "defaultReplay" must be none, session or last:N, got "always"/],
     [undefined, { ARGO_REPLAY: 'last:0' }, /^ARGO_REPLAY must be none, session or last:N, got "last:0"/],
+    [undefined, { ARGO_MODEL: 'two words' }, /^ARGO_MODEL: a model name has no spaces or control characters/],
   ])('config %j, env %j is refused', (config, env, message) => {
     expect(() => load(config, {}, env)).toThrow(message);
   });

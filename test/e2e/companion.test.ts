@@ -376,7 +376,7 @@ describe('argo chat with piped lines', () => {
     const result = await argo(['chat', '-s', 'p4'], home, { stdin: '"""\n/model fancy\nplease review the line above\n"""\n"""\n/bye\n"""\n/model two words\nstill here\n' });
     // A refused command is no failure of the chat.
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('argo: /model: a model name has no spaces or control characters (e.g. /model llama3.2)\n');
+    expect(result.stderr).toBe('argo: /model: a model name has no spaces or control characters (ollama list shows the names, e.g. llama3.2)\n');
     expect(logLines(home).map((line) => [line.user_prompt, line.model])).toEqual([
       ['/model fancy\nplease review the line above', 'argo'],
       ['/bye', 'argo'],

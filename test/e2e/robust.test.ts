@@ -190,10 +190,15 @@ describe('terminal escapes in text Argo did not write (item 3) and colour (item 
 
   it('an error line quoting the server is neutralized on a terminal', async () => {
     const home = tempHome();
-    const result = await runInTerminal(['--model', 'bad\u001b]52;c;eA==\u0007model', 'hi'], home);
-    expect(result.code).toBe(1);
-    expect(result.output).toContain('bad^[]52;c;eA==^Gmodel');
-    expect(result.output).not.toContain('\u001b]52');
+    ollama.setScenario({ errorMidStream: { afterChunks: 1, message: 'bad\u001b]52;c;eA==\u0007model' } });
+    try {
+      const result = await runInTerminal(['hi'], home);
+      expect(result.code).toBe(1);
+      expect(result.output).toContain('bad^[]52;c;eA==^Gmodel');
+      expect(result.output).not.toContain('\u001b]52');
+    } finally {
+      ollama.setScenario(undefined);
+    }
   });
 
   const CYAN = '\u001b[36m';
