@@ -70,6 +70,13 @@ function stubDriver(
   return { driver, calls, explained, started, answers, slowCalls };
 }
 
+/** The question of the turn "go" waits until `letAsk` is called, so keys can be typed during its answer. */
+function askWhenLetOnGo(): { letAsk: () => void; beforeAsk: (prompt: string) => Promise<void> } {
+  let letAsk = (): void => undefined;
+  const asking = new Promise<void>((resolve) => (letAsk = resolve));
+  return { letAsk: () => letAsk(), beforeAsk: (prompt) => (prompt === 'go' ? asking : Promise.resolve()) };
+}
+
 function terminalIo(terminal: boolean, historyFile: string | null = null) {
   const input = new PassThrough();
   const stdout = { text: '', write: (chunk: string) => (stdout.text += chunk) };
@@ -250,9 +257,8 @@ describe('runChat on a terminal', () => {
 
   it('Ctrl-D at a question answers no and leaves the chat open; a line typed during the answer is still sent after it', async () => {
     const io = terminalIo(true);
-    let letAsk = (): void => undefined;
-    const asking = new Promise<void>((resolve) => (letAsk = resolve));
-    const { driver, calls, answers, started } = stubDriver({ asks: true, beforeAsk: (prompt) => (prompt === 'go' ? asking : Promise.resolve()) });
+    const { letAsk, beforeAsk } = askWhenLetOnGo();
+    const { driver, calls, answers, started } = stubDriver({ asks: true, beforeAsk });
     const done = runChat(io.term, driver, START);
     io.input.write('go\r');
     await vi.waitFor(() => expect(started).toEqual(['go']));
@@ -273,9 +279,8 @@ describe('runChat on a terminal', () => {
 
   it('a question after the input has ended answers "" at once; the lines typed before the end are still sent', async () => {
     const io = terminalIo(true);
-    let letAsk = (): void => undefined;
-    const asking = new Promise<void>((resolve) => (letAsk = resolve));
-    const { driver, calls, answers, started } = stubDriver({ asks: true, beforeAsk: (prompt) => (prompt === 'go' ? asking : Promise.resolve()) });
+    const { letAsk, beforeAsk } = askWhenLetOnGo();
+    const { driver, calls, answers, started } = stubDriver({ asks: true, beforeAsk });
     const done = runChat(io.term, driver, START);
     io.input.write('go\r');
     await vi.waitFor(() => expect(started).toEqual(['go']));

@@ -98,29 +98,10 @@ describe('argo chat --tools on a terminal: the chat asks on its own input', () =
     expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('write a\nwrite c\nafter\n/bye\n');
   });
 
-  it('Ctrl-D at the question refuses the call and does not end the chat', async () => {
-    const dir = root();
-    const home = tempHome();
-    scriptRounds(ollama, [writes('d.txt'), { reply: 'Still here.' }]);
-    const chat = startInPty(['chat', '-s', 'ag', '-T', 'edit', '--root', dir], { home, host: ollama.url });
-    await chat.waitFor('ag> ');
-    chat.write('write d\r');
-    await chat.waitFor('Allow? [y/N]');
-    const from = chat.output.length;
-    chat.write('\x04');
-    await chat.waitFor(/the user refused the call[\s\S]*ag> /, from);
-    chat.write('after\r');
-    await chat.waitFor('Still here.', from);
-    chat.write('/bye\r');
-    expect((await chat.exited).code).toBe(1);
-    expect(existsSync(join(dir, 'd.txt'))).toBe(false);
-    expect(turns(home)).toEqual([
-      ['write d', 'tool_failures'],
-      ['after', 'ok'],
-    ]);
-  });
-
-  it('"n" refuses the call, is not a message, and the chat goes on (the refused turn failed: exit 1)', async () => {
+  it.each([
+    ['"n"', 'n\r'],
+    ['Ctrl-D', '\x04'],
+  ])('%s at the question refuses the call, is not a message, and the chat goes on (the refused turn failed: exit 1)', async (_, key) => {
     const dir = root();
     const home = tempHome();
     scriptRounds(ollama, [writes('b.txt'), { reply: 'Still here.' }]);
@@ -129,7 +110,7 @@ describe('argo chat --tools on a terminal: the chat asks on its own input', () =
     chat.write('write b\r');
     await chat.waitFor('Allow? [y/N]');
     const from = chat.output.length;
-    chat.write('n\r');
+    chat.write(key);
     await chat.waitFor(/the user refused the call[\s\S]*ag> /, from);
     chat.write('after\r');
     await chat.waitFor('Still here.', from);
