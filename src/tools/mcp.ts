@@ -1,8 +1,6 @@
 // MCP servers from config.json (`mcpServers`), each offered as toolset `mcp:<name>`, through the
 // official SDK's stdio client. Loaded only when such a toolset is resolved.
-import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { cleanLine } from '../output/terminal-text.js';
 import { TIMER_MAX_MS } from '../config/settings.js';
@@ -78,17 +76,18 @@ function objectSchema(schema: unknown): ParametersSchema {
 }
 
 /** The last line a server wrote on stderr, cleaned: for a reason, never echoed raw. */
-function stderrTail(stream: Readable | null): () => string | null {
+function stderrTail(): { take: (text: string) => void; last: () => string | null } {
   let last = '';
   let partial = '';
-  stream?.setEncoding('utf8');
-  stream?.on('data', (chunk: string) => {
-    const parts = (partial + chunk).split('\n');
-    partial = (parts.pop() ?? '').slice(-4 * STDERR_LINE_CHARS);
-    const said = parts.map((part) => cleanLine(part, STDERR_LINE_CHARS)).filter((line) => line !== '').at(-1);
-    if (said !== undefined) last = said;
-  });
-  return () => cleanLine(partial, STDERR_LINE_CHARS) || last || null;
+  return {
+    take: (text) => {
+      const parts = (partial + text).split('\n');
+      partial = (parts.pop() ?? '').slice(-4 * STDERR_LINE_CHARS);
+      const said = parts.map((part) => cleanLine(part, STDERR_LINE_CHARS)).filter((line) => line !== '').at(-1);
+      if (said !== undefined) last = said;
+    },
+    last: () => cleanLine(partial, STDERR_LINE_CHARS) || last || null,
+  };
 }
 
 /** What a zod error (`what` failed the SDK's check) or any other error says, in one readable line. */
@@ -102,58 +101,28 @@ function reasonOf(error: unknown, what = "the server's answer"): string {
   return error instanceof Error ? cleanLine(error.message, REASON_CHARS) || error.name : 'unknown error';
 }
 
-/**
- * Closes the client, then lets go of the server's pipes. The SDK ends the process it started, but a
- * launcher's child (`sh -c …`, a wrapper script) can keep a pipe open, and an open pipe would keep
- * Argo running after its answer.
- */
-async function closeFully(client: { close: () => Promise<void> }, child: ChildProcess | undefined, stderr: Readable | null): Promise<void> {
-  try {
-    await client.close();
-  } finally {
-    child?.stdin?.destroy();
-    child?.stdout?.destroy();
-    child?.stderr?.destroy();
-    stderr?.destroy();
-  }
-}
-
 /** Starts the server, lists its tools; rejects with a one-line reason when it does not start or answer. */
 export async function connectMcp(name: string, config: McpServerConfig): Promise<McpConnection> {
   // A missing directory would be reported by spawn as the command missing (ENOENT).
   if (config.cwd !== undefined && !(await stat(config.cwd).then((found) => found.isDirectory(), () => false))) {
     throw new Error(`MCP server "${name}" did not start (its cwd "${config.cwd}" is not a directory)`);
   }
-  const [{ Client }, { StdioClientTransport, getDefaultEnvironment }, { ToolSchema }, z] = await Promise.all([
+  const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema }, z] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('./mcp-transport.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('zod'),
   ]);
-  const transport = new StdioClientTransport({
-    command: config.command,
-    args: config.args ?? [],
-    env: { ...getDefaultEnvironment(), ...config.env },
-    ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-    // A server's own chatter must not mix with the answer on the terminal: kept, cleaned, for reasons.
-    stderr: 'pipe',
-  });
-  const lastWords = stderrTail(transport.stderr as Readable | null);
-  // The process is a private field of the SDK's transport, read once it has spawned: its exit code
-  // and pipes. When a new SDK version renames it, exits are reported without a code.
-  let child: ChildProcess | undefined;
-  let exit: string | null = null;
-  const start = transport.start.bind(transport);
-  transport.start = async () => {
-    await start();
-    child = (transport as unknown as { _process?: ChildProcess })._process;
-    child?.once('exit', (code, signal) => {
-      exit = code !== null ? `exit code ${code}` : `signal ${signal ?? 'unknown'}`;
-    });
-  };
+  // A server's own chatter must not mix with the answer on the terminal: kept, cleaned, for reasons.
+  const stderr = stderrTail();
+  const transport = new GroupStdioTransport(
+    { command: config.command, args: config.args ?? [], env: { ...getDefaultEnvironment(), ...config.env }, ...(config.cwd !== undefined ? { cwd: config.cwd } : {}) },
+    stderr.take,
+  );
   const details = (): string => {
-    const said = lastWords();
-    return [exit, said !== null ? `it said: ${said}` : null].filter((part) => part !== null).join('; ');
+    const said = stderr.last();
+    return [transport.exit, said !== null ? `it said: ${said}` : null].filter((part) => part !== null).join('; ');
   };
 
   const client = new Client({ name: 'argo', version: '0.1.0' });
@@ -173,7 +142,7 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
   };
   const close = (): Promise<void> => {
     state.closedHere = true;
-    return closeFully(client, child, transport.stderr as Readable | null);
+    return client.close();
   };
   try {
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
