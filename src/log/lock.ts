@@ -21,11 +21,11 @@ export class LockTimeoutError extends RuntimeError {
 
 /** A wait on another process this long is said, once: otherwise the command just looks stuck. */
 const QUIET_WAIT_MS = 1_000;
-let sayLongWait: ((line: string) => void) | null = null;
+let longWait: { say: (line: string) => void; afterMs: number } | null = null;
 
-/** Where a long wait for another process's lock is said (the CLI: stderr); null to say nothing. */
-export function whenLockWaitIsLong(say: ((line: string) => void) | null): void {
-  sayLongWait = say;
+/** Where a wait for another process's lock longer than `afterMs` is said (the CLI: stderr); null to say nothing. */
+export function whenLockWaitIsLong(say: ((line: string) => void) | null, afterMs = QUIET_WAIT_MS): void {
+  longWait = say === null ? null : { say, afterMs };
 }
 
 /** The folder of lock files, beside `logs/` and `sessions/` in the data home (give either folder). */
@@ -104,9 +104,9 @@ export async function withLock<T>(dir: string, name: string, what: string, work:
       } catch (error) {
         if (errnoOf(error) !== 'ELOCKED') throw error;
         if (Date.now() >= deadline) throw timedOut(error);
-        if (!said && Date.now() - waitStarted >= QUIET_WAIT_MS) {
+        if (!said && longWait !== null && Date.now() - waitStarted >= longWait.afterMs) {
           said = true;
-          sayLongWait?.(`waiting for ${what}, locked by another argo process (a lock left by one that died is taken over after ${STALE_MS / 1000} s)`);
+          longWait.say(`waiting for ${what}, locked by another argo process (a lock left by one that died is taken over after ${STALE_MS / 1000} s)`);
         }
         await sleep(pause);
         pause = Math.min(100, pause * 1.5);
