@@ -51,10 +51,21 @@ function bashScript(spec: CompletionSpec): string {
     .join('\n');
   const values = VALUE_SOURCES.map(
     (source) =>
-      `    ${source.flags.join('|')}) COMPREPLY=($(compgen -W "${source.dynamic ? `$(argo __complete ${source.dynamic} 2>/dev/null)` : (source.words ?? '')}" -- "$cur")); __argo_colons; return ;;`,
+      source.dynamic !== null
+        ? `    ${source.flags.join('|')}) __argo_names ${source.dynamic}; __argo_colons; return ;;`
+        : `    ${source.flags.join('|')}) COMPREPLY=($(compgen -W "${source.words ?? ''}" -- "$cur")); __argo_colons; return ;;`,
   ).join('\n');
   return `# argo completion for bash. Load it with:  source <(argo completion bash)
 # or save it:  argo completion bash > ~/.local/share/bash-completion/completions/argo
+__argo_names() {
+  # Session and model names are text from the data home and from Ollama: matched and quoted as
+  # such, never handed to compgen -W or word splitting, which would expand $(…), globs and quotes.
+  local name
+  COMPREPLY=()
+  while IFS= read -r name; do
+    [[ -n "$name" && "$name" == "$cur"* ]] && COMPREPLY+=("$(printf '%q' "$name")")
+  done < <(argo __complete "$1" 2>/dev/null)
+}
 __argo_colons() {
   # Model names hold a colon (llama3:8b), which bash splits words on.
   if [[ "$cur" == *:* && "$COMP_WORDBREAKS" == *:* ]]; then

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,10 +21,10 @@ const bashFile = join(dir, 'argo.bash');
 writeFileSync(bashFile, completionScript('bash', SPEC));
 
 /** Runs the bash completion function on a command line (the cursor at its end) with a stub argo. */
-function completeInBash(line: string): string[] {
+function completeInBash(line: string, sessions = 'work\\nwriting\\nplay\\n'): string[] {
   const words = line.split(' ');
   const script = [
-    `argo() { case "$1 $2" in '__complete sessions') printf 'work\\nwriting\\nplay\\n' ;; '__complete models') printf 'llama3:8b\\nargo:latest\\n' ;; esac; }`,
+    `argo() { case "$1 $2" in '__complete sessions') printf '%b' '${sessions}' ;; '__complete models') printf 'llama3:8b\\nargo:latest\\n' ;; esac; }`,
     `source ${bashFile}`,
     `COMP_WORDS=(${words.map((word) => `'${word}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_WORDBREAKS=$' \\t\\n"\\'><=;|&(:'`,
     '_argo; printf "%s\\n" "${COMPREPLY[@]}"',
@@ -52,6 +52,14 @@ describe('bash completion', () => {
     ['argo why is the sky b', []],
   ])('%j → %j', (line, expected) => {
     expect(completeInBash(line)).toEqual(expected);
+  });
+
+  it('takes names as text: nothing in a name is run or expanded, and each is offered quoted for the line', () => {
+    const marker = join(dir, 'ran');
+    const hostile = [`$(touch ${marker})`, '*', 'has space', "qu'ote", '`id`'];
+    const names = hostile.map((name) => name.replaceAll('\\', '\\\\').replaceAll("'", "'\\''")).join('\\n');
+    expect(completeInBash('argo -s ', `${names}\\n`)).toEqual([`\\$\\(touch\\ ${marker.replaceAll('/', '/')}\\)`, '\\*', 'has\\ space', "qu\\'ote", '\\`id\\`']);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it('is valid bash', () => {
