@@ -72,9 +72,9 @@ export async function companionSettings(flags: CompanionFlags & FlagOverrides, f
  */
 export async function latestSession(dir: string, where: string): Promise<string> {
   // Loaded only here: reading session records needs their codec, which a plain question does not.
-  const { scanSessions } = await import('../sessions/store.js');
+  const { byLastUsed, scanSessions } = await import('../sessions/store.js');
   const { records, damaged } = await scanSessions(dir);
-  const [latest] = records.sort((a, b) => (a.last_used_at < b.last_used_at ? 1 : a.last_used_at > b.last_used_at ? -1 : 0));
+  const [latest] = records.sort(byLastUsed);
   if (latest !== undefined) return latest.name;
   const [first] = damaged;
   if (first !== undefined) {

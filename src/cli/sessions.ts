@@ -19,7 +19,7 @@ import {
   requireSessionFile,
 } from '../sessions/manage.js';
 import { checkSessionName } from '../sessions/names.js';
-import { deleteSession, isDamaged, listSessions, scanSessions } from '../sessions/store.js';
+import { byLastUsed, deleteSession, isDamaged, listSessions, scanSessions } from '../sessions/store.js';
 import type { DamagedRecord, SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
 import { colorsFor, untrustedFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
@@ -129,9 +129,8 @@ function renderOptions(io: Io, records: readonly SessionRecord[], flags: OutputF
 }
 
 async function listCommand(settings: Settings, flags: { json?: boolean } & OutputFlags, io: Io): Promise<void> {
-  const time = (record: SessionRecord): number => Date.parse(record.last_used_at) || 0;
   const { records: found, damaged } = await scanSessions(settings.paths.sessions);
-  const records = found.sort((a, b) => time(b) - time(a) || a.name.localeCompare(b.name));
+  const records = found.sort(byLastUsed);
   if (flags.json) {
     // The array holds records only; a damaged one is named on stderr so it is not missed.
     for (const record of damaged) {

@@ -27,20 +27,26 @@ export function isDamaged(found: SessionRecord | DamagedRecord): found is Damage
 }
 
 /** The record in a file's text, or why it is not one (naming the field: zod loads only then). */
-export async function decodeRecord(text: string, name: string, path: string): Promise<SessionRecord | DamagedRecord> {
+export async function decodeRecord(text: string, name: string, path: string, anyName = false): Promise<SessionRecord | DamagedRecord> {
+  const named = (record: SessionRecord): SessionRecord | DamagedRecord => (anyName ? record : ownName(record, name, path));
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return new DamagedRecord(name, path, 'not valid JSON');
   }
-  if (isSessionRecord(value)) return value;
+  if (isSessionRecord(value)) return named(value);
   const { SessionRecordSchema } = await import('./record-schema.js');
   const parsed = SessionRecordSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return named(parsed.data);
   const [issue] = parsed.error.issues;
   const field = issue?.path.map(String).join('.') ?? '';
   return new DamagedRecord(name, path, field === '' ? 'not a session record' : `not a session record (field "${field}": ${issue?.message ?? 'invalid'})`);
+}
+
+/** A record is found by its file's name: one that calls itself something else (a copy made by hand) is damaged. */
+function ownName(record: SessionRecord, name: string, path: string): SessionRecord | DamagedRecord {
+  return record.name === name ? record : new DamagedRecord(name, path, `a record whose "name" (${JSON.stringify(record.name.slice(0, 64))}) is not its file's`);
 }
 
 const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === 'string';
@@ -92,9 +98,10 @@ export function titleFrom(prompt: string): string {
 
 /**
  * The session's record, a DamagedRecord when its file cannot be used, or null when there is none.
- * A damaged file is an answer rather than an error here, so it can be listed and removed.
+ * A damaged file is an answer rather than an error here, so it can be listed and removed. `anyName`
+ * takes a record whatever it calls itself (a scan of every file, for the history it protects).
  */
-export async function inspectSession(dir: string, name: string): Promise<SessionRecord | DamagedRecord | null> {
+export async function inspectSession(dir: string, name: string, anyName = false): Promise<SessionRecord | DamagedRecord | null> {
   const path = recordPath(dir, name);
   let text: string;
   try {
@@ -103,7 +110,7 @@ export async function inspectSession(dir: string, name: string): Promise<Session
     if (isMissing(error)) return null;
     throw new RuntimeError(`cannot read session "${name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  return await decodeRecord(text, name, path);
+  return await decodeRecord(text, name, path, anyName);
 }
 
 /** The session's record or null when there is none; a damaged record is an error naming the file and field. */
@@ -111,6 +118,12 @@ export async function readSession(dir: string, name: string): Promise<SessionRec
   const found = await inspectSession(dir, name);
   if (found === null || !isDamaged(found)) return found;
   throw new RuntimeError(`session file ${found.path} is ${found.problem}; fix it or remove it with "argo sessions rm ${name}"`);
+}
+
+/** Most recently used first, as instants (the text carries the writer's UTC offset), then by name. */
+export function byLastUsed(a: SessionRecord, b: SessionRecord): number {
+  const lastUsed = (record: SessionRecord): number => Date.parse(record.last_used_at) || 0;
+  return lastUsed(b) - lastUsed(a) || a.name.localeCompare(b.name);
 }
 
 /**
@@ -171,7 +184,8 @@ export async function scanSessions(dir: string, options: { everyFile?: boolean }
     const name = file.slice(0, -'.json'.length);
     if (!everyFile && !isSessionName(name)) continue;
     // A file that cannot be read at all (permissions) is left out.
-    const found = await inspectSession(dir, name).catch(() => null);
+    // Every file's history is just as real, whatever its record calls itself.
+    const found = await inspectSession(dir, name, everyFile).catch(() => null);
     if (found === null) continue;
     if (isDamaged(found)) damaged.push(found);
     else records.push(found);

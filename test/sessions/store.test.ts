@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DamagedRecord, inspectSession, openSession, readSession, saveSession } from '../../src/sessions/store.js';
+import { DamagedRecord, byLastUsed, inspectSession, openSession, readSession, saveSession } from '../../src/sessions/store.js';
+import type { SessionRecord } from '../../src/sessions/store.js';
 
 describe('openSession', () => {
   it('many concurrent first uses agree on one complete record, and no reader sees half of it', async () => {
@@ -64,5 +65,31 @@ describe('the session record codec', () => {
     writeFileSync(outside, JSON.stringify(good));
     symlinkSync(outside, join(dir, 'work.json'));
     await expect(readSession(dir, 'work')).rejects.toThrow(/work\.json is a symbolic link/);
+  });
+});
+
+describe('byLastUsed', () => {
+  const record = (name: string, lastUsed: string): SessionRecord => ({ name, id: name, title: '', turns: 1, created_at: lastUsed, last_used_at: lastUsed, last_model: null });
+
+  it.each<[string, SessionRecord[], string[]]>([
+    ['by instant, not by text: 22:35+09:00 is 13:35 UTC, before 13:36+00:00', [record('tokyo', '2026-11-26T22:35:00.000+09:00'), record('utc', '2026-11-26T13:36:00.000+00:00')], ['utc', 'tokyo']],
+    ['across a daylight-saving change', [record('summer', '2026-10-25T02:30:00.000+02:00'), record('winter', '2026-10-25T02:10:00.000+01:00')], ['winter', 'summer']],
+    ['the same instant: by name', [record('b', '2026-11-26T10:00:00.000+00:00'), record('a', '2026-11-26T11:00:00.000+01:00')], ['a', 'b']],
+    ['an unreadable time last', [record('odd', 'yesterday'), record('ok', '2020-01-01T00:00:00.000+00:00')], ['ok', 'odd']],
+  ])('%s', (_, records, names) => {
+    expect([...records].sort(byLastUsed).map((r) => r.name)).toEqual(names);
+  });
+});
+
+describe('a record found under another name', () => {
+  it('is damaged, naming both: a copy of evil.json as mis.json is not a second session "evil"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-misnamed-'));
+    const record = await openSession(dir, 'evil', '2026-11-26T10:00:00.000+00:00');
+    writeFileSync(join(dir, 'mis.json'), JSON.stringify(record));
+    const found = await inspectSession(dir, 'mis');
+    expect(found).toBeInstanceOf(DamagedRecord);
+    expect(found instanceof DamagedRecord ? found.problem : '').toBe('a record whose "name" ("evil") is not its file\'s');
+    await expect(readSession(dir, 'mis')).rejects.toThrow(/session file .*mis\.json is a record whose "name" \("evil"\) is not its file's; fix it or remove it with "argo sessions rm mis"/);
+    expect(await readSession(dir, 'evil')).toEqual(record);
   });
 });
