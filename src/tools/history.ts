@@ -38,7 +38,8 @@ export const searchHistoryTool: Tool = {
     let sessionIds: ReadonlySet<string> | null = null;
     if (sessionName !== undefined) {
       const record = await readSession(join(context.home, 'sessions'), sessionName).catch(() => null);
-      if (record === null) throw new ToolError(`there is no session named "${sessionName}"`);
+      // Asking again cannot make the session exist: not retryable.
+      if (record === null) throw new ToolError(`there is no session named "${sessionName}"`, false);
       sessionIds = new Set([record.id]);
     }
     const turns = [];

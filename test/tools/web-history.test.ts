@@ -80,6 +80,6 @@ describe('search_history', () => {
       { id: 't3', timestamp: '2026-01-02T10:00:00.000+00:00', session: 'default', prompt: 'more rust', response: `${'x'.repeat(600)}…` },
     ]);
     expect((await searchHistoryTool.run({ query: 'rust', limit: 1 }, context(home))).turns).toHaveLength(1);
-    await expect(searchHistoryTool.run({ query: 'rust', session: 'nope' }, context(home))).rejects.toThrow('there is no session named "nope"');
+    await expect(searchHistoryTool.run({ query: 'rust', session: 'nope' }, context(home))).rejects.toMatchObject({ message: 'there is no session named "nope"', retryable: false });
   });
 });
