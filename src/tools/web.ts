@@ -1,6 +1,7 @@
 // The `web` toolset: fetch_url gets a page as text (HTML reduced to its words), size-capped.
 import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
+import { MIMEType } from 'node:util';
 import { ToolError, stringArg } from './types.js';
 import type { Tool } from './types.js';
 
@@ -25,8 +26,8 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
-async function readCapped(response: Response, cap: number): Promise<{ text: string; truncated: boolean }> {
-  if (response.body === null) return { text: '', truncated: false };
+async function readCapped(response: Response, cap: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+  if (response.body === null) return { bytes: Buffer.alloc(0), truncated: false };
   const chunks: Uint8Array[] = [];
   let size = 0;
   let truncated = false;
@@ -40,7 +41,55 @@ async function readCapped(response: Response, cap: number): Promise<{ text: stri
     chunks.push(value);
     size += value.length;
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated };
+  return { bytes: Buffer.concat(chunks), truncated };
+}
+
+/** The charset the content type declares, else (for HTML) a simple <meta charset> in the first KB. */
+function declaredCharset(type: string, bytes: Buffer): string | undefined {
+  let charset: string | undefined;
+  try {
+    charset = new MIMEType(type).params.get('charset') ?? undefined;
+  } catch {
+    // A malformed content type declares nothing.
+  }
+  if (charset === undefined && /html/i.test(type)) {
+    charset = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(bytes.subarray(0, 1024).toString('latin1'))?.[1];
+  }
+  return charset;
+}
+
+/** The body as text in its declared charset; a label TextDecoder does not know falls back to UTF-8. */
+function decodeBody(bytes: Buffer, type: string): string {
+  const charset = declaredCharset(type, bytes);
+  let decoder = new TextDecoder('utf-8');
+  try {
+    if (charset !== undefined) decoder = new TextDecoder(charset);
+  } catch {
+    // Unknown label: UTF-8, the web's default.
+  }
+  return decoder.decode(bytes);
+}
+
+/** The code (ECONNREFUSED, Z_DATA_ERROR) or message of what undici wraps in "fetch failed"/"terminated". */
+function causeOf(error: unknown): { code: string | undefined; message: string } {
+  const cause: unknown = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  if (!(cause instanceof Error)) return { code: undefined, message: String(cause) };
+  const code = 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
+  return { code, message: cause.message.split('\n')[0] ?? '' };
+}
+
+/**
+ * One line for a fetch that failed before a response. Node's fetch (undici) gives redirect refusals
+ * no code, only these messages; anything unrecognised still reads "could not connect".
+ */
+function connectFailure(error: unknown, host: string): ToolError {
+  const { code, message } = causeOf(error);
+  if (message === 'redirect count exceeded') return new ToolError(`too many redirects from ${host}`, false);
+  if (message.includes('URL scheme must be a HTTP(S) scheme')) return new ToolError(`${host} redirected to a URL that is not http or https (file:, ftp:…), which fetch_url does not follow`, false);
+  // Node's fetch raises this only for a redirect whose address holds a user name or password.
+  if (message.includes('cross origin not allowed')) return new ToolError(`${host} redirected to a URL with a user name or password, which is not fetched`, false);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new ToolError(`${host} cannot be looked up (${code})`);
+  return new ToolError(`could not connect to ${host} (${code ?? message})`);
 }
 
 /** The web is reachable only through a network interface other than loopback. */
@@ -96,21 +145,33 @@ export const fetchUrlTool: Tool = {
     try {
       url = new URL(raw);
     } catch {
-      throw new ToolError(`"${raw}" is not a URL`);
+      // Not echoed: an unparseable argument may still hold a password.
+      throw new ToolError('the url argument is not a URL');
     }
+    // Refused first, and the message never repeats the user name or password.
+    if (url.username !== '' || url.password !== '') throw new ToolError('a URL with a user name or password is not fetched', false);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ToolError('only http and https URLs can be fetched', false);
     let response: Response;
     try {
       response = await fetch(url, { signal: context.signal, redirect: 'follow', headers: { accept: 'text/html, text/plain, application/json;q=0.9, */*;q=0.5' } });
-    } catch {
-      throw new ToolError(`could not connect to ${url.host}`);
+    } catch (error) {
+      throw connectFailure(error, url.host);
     }
     const type = response.headers.get('content-type') ?? 'text/plain';
     if (!TEXT_TYPES.test(type)) {
       await response.body?.cancel();
       throw new ToolError(`${url.host} sent ${type.split(';')[0] ?? type}, which is not text`);
     }
-    const { text, truncated } = await readCapped(response, FETCH_CAP_BYTES);
+    let body: { bytes: Buffer; truncated: boolean };
+    try {
+      body = await readCapped(response, FETCH_CAP_BYTES);
+    } catch (error) {
+      // A broken gzip body, or a connection cut mid-page.
+      const { code, message } = causeOf(error);
+      throw new ToolError(`the page's body could not be read (${code !== undefined ? `${code}: ` : ''}${message})`);
+    }
+    const { truncated } = body;
+    const text = decodeBody(body.bytes, type);
     return {
       url: response.url || url.href,
       status: response.status,

@@ -9,9 +9,31 @@ import { FETCH_CAP_BYTES, fetchUrlTool, htmlToText, webUnreachable } from '../..
 
 const context = (home = '/') => ({ root: '/', home, signal: new AbortController().signal });
 
+/** Bodies served as they are, with the content type given (charset cases). */
+const BODIES: Record<string, [string, Buffer]> = {
+  '/latin1': ['text/plain; charset=iso-8859-1', Buffer.from('caf\xe9', 'latin1')],
+  '/utf16': ['text/plain; charset=utf-16le', Buffer.from('café', 'utf16le')],
+  '/unknown-charset': ['text/plain; charset=x-nonsense', Buffer.from('café', 'utf8')],
+  '/meta-charset': ['text/html', Buffer.from('<html><head><meta charset="windows-1252"></head><body>caf\xe9</body></html>', 'latin1')],
+  '/no-charset': ['text/plain', Buffer.from('café', 'utf8')],
+};
+
 describe('fetch_url', () => {
+  const seen: string[] = [];
   const server = createServer((request, response) => {
-    if (request.url === '/page') {
+    seen.push(request.url ?? '');
+    const body = BODIES[request.url ?? ''];
+    if (body !== undefined) {
+      response.setHeader('content-type', body[0]);
+      response.end(body[1]);
+    } else if (request.url === '/to-file' || request.url === '/to-ftp' || request.url === '/loop' || request.url === '/to-credentials') {
+      const location = { '/to-file': 'file:///etc/passwd', '/to-ftp': 'ftp://127.0.0.1/x', '/loop': '/loop', '/to-credentials': `${base.replace('//', '//alice:s3cret@')}/page` }[request.url];
+      response.writeHead(302, { location });
+      response.end();
+    } else if (request.url === '/bad-gzip') {
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      response.end('this is not gzip');
+    } else if (request.url === '/page') {
       response.setHeader('content-type', 'text/html; charset=utf-8');
       response.end('<html><head><style>p{}</style><script>x()</script></head><body><h1>Title</h1><p>Tom &amp; Jerry</p></body></html>');
     } else if (request.url === '/big') {
@@ -40,12 +62,41 @@ describe('fetch_url', () => {
   });
 
   it.each([
+    ['/latin1', 'café'],
+    ['/utf16', 'café'],
+    ['/unknown-charset', 'café'],
+    ['/meta-charset', 'café'],
+    ['/no-charset', 'café'],
+  ])('%s is decoded with its declared charset', async (path, text) => {
+    expect((await fetchUrlTool.run({ url: `${base}${path}` }, context())).text).toBe(text);
+  });
+
+  it.each([
     ['/image', 'which is not text', true],
     ['file:///etc/passwd', 'only http and https', false],
-    ['not a url', 'is not a URL', true],
+    ['not a url', 'the url argument is not a URL', true],
+    ['/to-file', 'redirected to a URL that is not http or https', false],
+    ['/to-ftp', 'redirected to a URL that is not http or https', false],
+    ['/loop', 'too many redirects', false],
+    ['/to-credentials', 'redirected to a URL with a user name or password, which is not fetched', false],
+    ['/bad-gzip', "the page's body could not be read (Z_DATA_ERROR", true],
+    ['http://127.0.0.1:1/', 'could not connect to 127.0.0.1:1', true],
   ])('%s is a tool error', async (path, message, retryable) => {
     const url = path.startsWith('/') ? `${base}${path}` : path;
     await expect(fetchUrlTool.run({ url }, context())).rejects.toMatchObject({ message: expect.stringContaining(message) as unknown, retryable });
+  });
+
+  it.each([
+    ['http://alice:s3cret@127.0.0.1:PORT/secret', 'a URL with a user name or password is not fetched'],
+    ['http://alice@127.0.0.1:PORT/secret', 'a URL with a user name or password is not fetched'],
+    ['ftp://alice:s3cret@127.0.0.1:PORT/secret', 'a URL with a user name or password is not fetched'],
+    ['http://alice:s3cret@[/secret', 'the url argument is not a URL'],
+  ])('%s is refused before anything else, without repeating the password', async (template, message) => {
+    const url = template.replace('PORT', new URL(base).port);
+    const failure: unknown = await fetchUrlTool.run({ url }, context()).then(() => null, (error: unknown) => error);
+    expect(failure).toMatchObject({ name: 'ToolError', message });
+    expect(String(failure)).not.toMatch(/s3cret|alice/);
+    expect(seen).not.toContain('/secret');
   });
 
   it.each([
