@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
+import { locksDir, withLock } from '../log/lock.js';
 import { CONTROLS } from '../output/terminal-text.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool } from './types.js';
@@ -37,7 +38,8 @@ export async function parseMemo(text: string, file: string): Promise<Memo> {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new RuntimeError(`${file} is not valid JSON; fix it or remove it (argo memo rm KEY rewrites it)`);
+    // Every memo command reads the file first, so none can repair it: only an edit or a delete can.
+    throw new RuntimeError(`${file} is not valid JSON; fix it by hand or delete it (the memo then starts empty)`);
   }
   if (isMemo(value)) return value;
   const { MemoSchema } = await import('./memo-schema.js');
@@ -83,17 +85,19 @@ export function withEntry(memo: Memo, key: string, value: string): Memo {
   return { ...memo, [key]: value };
 }
 
-// Parallel calls in one round may write at once: writes in this process go one after another.
-let queue: Promise<unknown> = Promise.resolve();
-
-async function update<T>(home: string, change: (memo: Memo) => { memo: Memo | null; result: T }): Promise<T> {
-  const run = queue.then(async () => {
+/**
+ * Read, change, write under the data home's `locks/memo` lock: an atomic write alone lets two
+ * processes (or two calls of one round) each write over the other's change. withLock also queues
+ * this process's callers, so no queue of our own is needed.
+ */
+function update<T>(home: string, change: (memo: Memo) => { memo: Memo | null; result: T }): Promise<T> {
+  const file = memoPath(home);
+  // locksDir takes a path inside the data home: memo.json's folder is the home itself.
+  return withLock(locksDir(file), 'memo', `the memo ${file}`, async () => {
     const { memo, result } = change(await readMemo(home));
-    if (memo !== null) await writeFileAtomic(memoPath(home), serializeMemo(memo));
+    if (memo !== null) await writeFileAtomic(file, serializeMemo(memo));
     return result;
   });
-  queue = run.catch(() => undefined);
-  return run;
 }
 
 export function setMemo(home: string, key: string, value: string): Promise<void> {

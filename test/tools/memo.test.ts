@@ -1,11 +1,12 @@
 import { mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
 import { MemoSchema } from '../../src/tools/memo-schema.js';
 import { MEMO_MAX_ENTRIES, MemoLimitError, deleteMemo, isMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
 import { asksFirst } from '../../src/tools/types.js';
+import { defined } from '../support/defined.js';
 import { thrown } from '../support/thrown.js';
 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-memo-'));
@@ -77,6 +78,19 @@ describe('the memo store and tool', () => {
     expect(JSON.parse(readFileSync(join(dir, 'memo.json'), 'utf8'))).toEqual({ b: 'B', c: 'C', d: 'D' });
   });
 
+  it('sets from separate module instances (each as another process would) all land: the lock is across processes', async () => {
+    const dir = home();
+    const instances: { setMemo: typeof setMemo }[] = [];
+    // One at a time: each import after a reset is a fresh module, with no queue shared with the others.
+    for (let i = 0; i < 6; i += 1) {
+      vi.resetModules();
+      instances.push(await import('../../src/tools/memo.js'));
+    }
+    const keys = instances.flatMap((_, i) => Array.from({ length: 5 }, (_unused, j) => `k${i}_${j}`));
+    await Promise.all(keys.map((key, n) => defined(instances[n % instances.length]).setMemo(dir, key, 'v')));
+    expect(Object.keys(await readMemo(dir)).sort()).toEqual([...keys].sort());
+  });
+
   it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('a key named %s is kept like any other', async (key) => {
     const dir = home();
     await setMemo(dir, key, 'kept');
@@ -109,9 +123,14 @@ describe('the memo store and tool', () => {
     await expect(readMemo(dir)).rejects.toThrow(/memo\.json is a symbolic link; Argo does not follow links in its data home/);
   });
 
-  it('a damaged memo.json is an error naming it', async () => {
+  it.each([
+    ['a wrong value', '{"a": 5}', ': "a" must be a string; fix or remove the file'],
+    // No memo command can repair it (each reads it first), so none is suggested.
+    ['not JSON', '{bad', ' is not valid JSON; fix it by hand or delete it (the memo then starts empty)'],
+  ])('a damaged memo.json (%s) is an error naming it, and deleteMemo says the same', async (_name, text, message) => {
     const dir = home();
-    writeFileSync(join(dir, 'memo.json'), '{"a": 5}');
-    await expect(readMemo(dir)).rejects.toThrow(`${join(dir, 'memo.json')}: "a" must be a string`);
+    writeFileSync(join(dir, 'memo.json'), text);
+    await expect(readMemo(dir)).rejects.toThrow(`${join(dir, 'memo.json')}${message}`);
+    await expect(deleteMemo(dir, 'a')).rejects.toThrow(`${join(dir, 'memo.json')}${message}`);
   });
 });
