@@ -1,8 +1,13 @@
 // The STOP signal (seed 004): a file named STOP in the data home halts every agent loop.
-import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+// One rule everywhere: STOP is set when `STOP` is a regular file, by lstat. A link is not followed
+// (a dangling one would otherwise be "set" to one check and "not set" to another); a folder or a
+// link there is reported as what it is, never as the signal.
+import type { Stats } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createFileExclusive } from '../log/fs.js';
+import { RuntimeError } from '../errors.js';
+import { createFileExclusive, errnoOf } from '../log/fs.js';
 
 export const STOP_FILE = 'STOP';
 
@@ -10,19 +15,61 @@ export function stopPath(home: string): string {
   return join(home, STOP_FILE);
 }
 
+/** What is at STOP: the signal (since its file's time), nothing, or something else, said in words. */
+export type StopState = { kind: 'set'; since: Date } | { kind: 'unset' } | { kind: 'other'; what: string };
+
+const FOLDER = 'a folder';
+
+function describe(stats: Stats): string {
+  if (stats.isSymbolicLink()) return 'a symbolic link';
+  if (stats.isDirectory()) return FOLDER;
+  return 'not a regular file';
+}
+
 /** Synchronous on purpose: it is checked on every streamed chunk, and a stat is cheaper than a promise. */
+export function stopState(home: string): StopState {
+  let stats: Stats | undefined;
+  try {
+    stats = lstatSync(stopPath(home), { throwIfNoEntry: false });
+  } catch {
+    // An unreadable home (not a folder, no permission) has no signal in it, as existsSync said before.
+    return { kind: 'unset' };
+  }
+  if (stats === undefined) return { kind: 'unset' };
+  return stats.isFile() ? { kind: 'set', since: stats.mtime } : { kind: 'other', what: describe(stats) };
+}
+
 export function isStopSet(home: string): boolean {
-  return existsSync(stopPath(home));
+  return stopState(home).kind === 'set';
 }
 
-/** True when this call set it (false: it was already set). */
-export function setStop(home: string, now: Date): Promise<boolean> {
-  return createFileExclusive(stopPath(home), `${now.toISOString()}\n`);
+/** `now` when this call set it; otherwise what was there already (an earlier STOP, or something else). */
+export async function setStop(home: string, now: Date): Promise<{ kind: 'now' } | { kind: 'set'; since: Date } | { kind: 'other'; what: string }> {
+  // Twice at most: a STOP cleared between our create and our look is created again.
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    if (await createFileExclusive(stopPath(home), `${now.toISOString()}\n`)) return { kind: 'now' };
+    const state = stopState(home);
+    if (state.kind !== 'unset') return state;
+  }
+  throw new RuntimeError(`${stopPath(home)} kept appearing and vanishing while STOP was being set; run "argo stop" again`);
 }
 
-/** True when there was one to clear. */
-export async function clearStop(home: string): Promise<boolean> {
-  const was = isStopSet(home);
-  await rm(stopPath(home), { force: true });
-  return was;
+/**
+ * Removes what is at STOP and returns what it was. A link or an empty folder goes too (neither was
+ * the signal, but either would block setting it); a folder with files in it is left, with an error.
+ */
+export async function clearStop(home: string): Promise<StopState> {
+  const state = stopState(home);
+  const path = stopPath(home);
+  if (state.kind === 'unset') return state;
+  try {
+    // rm of a link removes the link, never what it points to; rmdir removes only an empty folder.
+    await (state.kind === 'other' && state.what === FOLDER ? rmdir(path) : rm(path, { force: true }));
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code === 'ENOENT') return state;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') throw new RuntimeError(`${path} is a folder with files in it, not the STOP signal; move or delete it yourself`, { cause: error });
+    throw new RuntimeError(`could not remove ${path} (${code ?? String(error)}); remove it yourself`, { cause: error });
+  }
+  return state;
 }

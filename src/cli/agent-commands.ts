@@ -3,11 +3,11 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { UsageError } from '../errors.js';
+import { RuntimeError, UsageError } from '../errors.js';
 import { landsInside } from '../log/fs.js';
 import { toolDefinitions } from '../agent/request.js';
 import { renderTrajectory } from '../agent/sharegpt.js';
-import { clearStop, isStopSet, setStop, stopPath } from '../agent/stop.js';
+import { clearStop, setStop, stopPath, stopState } from '../agent/stop.js';
 import { ScanStats } from '../log/scan.js';
 import type { ToolDefinition } from '../ollama/transport.js';
 import { searchTurns } from '../query/search.js';
@@ -74,13 +74,23 @@ export function registerStop(program: Command, io: Io, setOutcome: ReportOutcome
       rejectStrayWords(self);
       if (flags.clear && flags.status) throw new UsageError('--clear and --status: choose one');
       const home = settingsOf(self).home;
+      const path = stopPath(home);
       if (flags.status) {
-        io.stdout.write(isStopSet(home) ? `STOP is set (${stopPath(home)}); agent runs stop at once. Clear it with "argo stop --clear"\n` : 'STOP is not set\n');
+        const state = stopState(home);
+        if (state.kind === 'set') io.stdout.write(`STOP is set (${path}, since ${state.since.toISOString()}); agent runs stop at once. Clear it with "argo stop --clear"\n`);
+        else if (state.kind === 'unset') io.stdout.write('STOP is not set\n');
+        else io.stdout.write(`STOP is not set: ${path} is ${state.what}, and only a regular file counts; "argo stop --clear" removes it\n`);
       } else if (flags.clear) {
-        io.stdout.write((await clearStop(home)) ? 'STOP cleared; agent runs may go on\n' : 'STOP was not set\n');
+        const was = await clearStop(home);
+        if (was.kind === 'set') io.stdout.write('STOP cleared; agent runs may go on\n');
+        else if (was.kind === 'unset') io.stdout.write('STOP was not set\n');
+        else io.stdout.write(`STOP was not set; removed ${path} (${was.what}, which does not count)\n`);
       } else {
-        await setStop(home, io.now());
-        io.stdout.write(`STOP set (${stopPath(home)}): running agent loops stop now; "argo stop --clear" lets them run again\n`);
+        const result = await setStop(home, io.now());
+        // Something else named STOP blocks the signal: saying "set" would be a lie the loops disprove.
+        if (result.kind === 'other') throw new RuntimeError(`${path} is ${result.what}, not a file, so STOP is not set; remove it, then run "argo stop" again`);
+        if (result.kind === 'now') io.stdout.write(`STOP set (${path}): running agent loops stop now; "argo stop --clear" lets them run again\n`);
+        else io.stdout.write(`STOP was already set (${path}, since ${result.since.toISOString()}); "argo stop --clear" lets agent runs go on\n`);
       }
       setOutcome('ok');
     });

@@ -1,6 +1,6 @@
 // argo --tools end to end: the built bin/argo against the Ollama stand-in scripting tool calls,
 // real files in a temporary tree, a real shell, a real MCP server.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -532,6 +532,28 @@ describe('argo --tools: MCP, STOP, config', () => {
     ollama.requests.length = 0;
     expect((await argo(['-T', 'memo', 'again'], home)).code).toBe(1);
     expect(chatBodies()).toHaveLength(0);
+  });
+
+  it('argo stop says what is at STOP when it is not the signal: a link or a folder, set again, cleared', async () => {
+    const home = tempHome();
+    const stop = join(home, 'STOP');
+    const run = async (args: string[]): Promise<[number | null, string]> => {
+      const result = await runArgo(['stop', ...args], { home });
+      return [result.code, result.stdout + result.stderr];
+    };
+    symlinkSync(join(home, 'gone'), stop);
+    expect(await run([])).toEqual([1, `argo: ${stop} is a symbolic link, not a file, so STOP is not set; remove it, then run "argo stop" again\n`]);
+    expect(await run(['--status'])).toEqual([0, `STOP is not set: ${stop} is a symbolic link, and only a regular file counts; "argo stop --clear" removes it\n`]);
+    expect(await run(['--clear'])).toEqual([0, `STOP was not set; removed ${stop} (a symbolic link, which does not count)\n`]);
+    expect((await run([]))[0]).toBe(0);
+    const [code, said] = await run([]);
+    expect([code, said]).toEqual([0, expect.stringMatching(/^STOP was already set \(.*STOP, since \d{4}-.*Z\); "argo stop --clear" lets agent runs go on\n$/)]);
+    expect(await run(['--clear'])).toEqual([0, 'STOP cleared; agent runs may go on\n']);
+    mkdirSync(join(stop, 'inside'), { recursive: true });
+    expect(await run(['--clear'])).toEqual([1, `argo: ${stop} is a folder with files in it, not the STOP signal; move or delete it yourself\n`]);
+    rmdirSync(join(stop, 'inside'));
+    expect(await run(['--clear'])).toEqual([0, `STOP was not set; removed ${stop} (a folder, which does not count)\n`]);
+    expect(await run(['--status'])).toEqual([0, 'STOP is not set\n']);
   });
 
   it.each([
