@@ -1,10 +1,7 @@
 import { watch } from 'node:fs';
-import { lstat, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { createFileExclusive, isMissing } from '../log/fs.js';
+import { RuntimeError } from '../errors.js';
+import { STOP_FILE, clearStop, setStop, stopPath, stopState } from '../agent/stop.js';
 import type { StopSignal } from './types.js';
-
-export const STOP_FILE = 'STOP';
 
 /**
  * The stop signal as a file in the data home, as `argo stop` makes it: any process can set it, and
@@ -12,16 +9,8 @@ export const STOP_FILE = 'STOP';
  * keeps the answer to `isSet`, so a turn starting does not pay a file-system round trip to ask.
  */
 export function fileStopSignal(home: string, now: () => Date): StopSignal {
-  const path = join(home, STOP_FILE);
-  const check = async (): Promise<boolean> => {
-    try {
-      await lstat(path);
-      return true;
-    } catch (error) {
-      if (isMissing(error)) return false;
-      throw error;
-    }
-  };
+  // The CLI's rule (agent/stop.ts): STOP is set when it is a regular file.
+  const check = (): Promise<boolean> => Promise.resolve(stopState(home).kind === 'set');
   /** What the watch last saw; null while nothing watches (or before its first look). */
   let known: boolean | null = null;
   let watching = false;
@@ -40,11 +29,12 @@ export function fileStopSignal(home: string, now: () => Date): StopSignal {
   return {
     isSet: () => (known !== null ? Promise.resolve(known) : check()),
     set: async () => {
-      await createFileExclusive(path, `${now().toISOString()}\n`);
+      const result = await setStop(home, now());
+      if (result.kind === 'other') throw new RuntimeError(`${stopPath(home)} is ${result.what}, not a file, so STOP cannot be set; remove it on the server`);
       settle(true);
     },
     clear: async () => {
-      await rm(path, { force: true });
+      await clearStop(home);
       settle(false);
     },
     watch: (listener) => {

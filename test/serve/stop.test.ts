@@ -1,15 +1,16 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import * as fsPromises from 'node:fs/promises';
+import * as fs from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { STOP_FILE, fileStopSignal } from '../../src/serve/stop.js';
+import { STOP_FILE } from '../../src/agent/stop.js';
+import { fileStopSignal } from '../../src/serve/stop.js';
 
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof fsPromises>();
-  return { ...actual, lstat: vi.fn(actual.lstat) };
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof fs>();
+  return { ...actual, lstatSync: vi.fn(actual.lstatSync) };
 });
-const lstat = vi.mocked(fsPromises.lstat);
+const lstat = vi.mocked(fs.lstatSync);
 
 let home: string;
 let unwatch: () => void = () => undefined;
@@ -59,6 +60,17 @@ describe('fileStopSignal', () => {
       await stop.clear();
       expect(await stop.isSet()).toBe(false);
     }
+  });
+
+  it('counts STOP as set only when it is a regular file, as the CLI does: a folder there is not the signal', async () => {
+    const stop = signal();
+    mkdirSync(join(home, STOP_FILE));
+    expect(await stop.isSet()).toBe(false);
+    await expect(stop.set()).rejects.toThrow(/STOP is a folder, not a file, so STOP cannot be set; remove it on the server/);
+    await stop.clear();
+    expect(await stop.isSet()).toBe(false);
+    await stop.set();
+    expect(await stop.isSet()).toBe(true);
   });
 
   it('after the watch ends, goes back to the disk', async () => {
