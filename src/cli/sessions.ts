@@ -65,7 +65,10 @@ export function registerSessions(program: Command, io: Io): void {
       checkSessionName(from, 'sessions rename');
       checkSessionName(to, 'sessions rename');
       const record = await requireSession(dir, from, 'sessions rename');
-      if (from === to) return;
+      if (from === to) {
+        io.stdout.write(`session "${from}" already has that name; nothing renamed\n`);
+        return;
+      }
       await requireFree(dir, to);
       await renameSession(dir, record, to);
       io.stdout.write(`renamed session "${from}" to "${to}"\n`);

@@ -132,6 +132,7 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     const { home, work } = await conversation();
     await argo(home, ['sessions', 'fork', 'work', 'branch']);
     const id = record(home, 'work').id;
+    expect(await argo(home, ['sessions', 'rename', 'work', 'work'])).toMatchObject({ code: 0, stdout: 'session "work" already has that name; nothing renamed\n' });
     const result = await argo(home, ['sessions', 'rename', 'work', 'job']);
     expect(result).toMatchObject({ code: 0, stdout: 'renamed session "work" to "job"\n' });
     expect(existsSync(join(home, 'sessions', 'work.json'))).toBe(false);
