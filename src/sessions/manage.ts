@@ -127,6 +127,9 @@ export function findTurn(lines: readonly IndexLine[], turn: string, session: str
   const [only] = matches;
   if (only !== undefined && matches.length === 1) return only;
   if (matches.length > 1) throw new UsageError(`turn "${turn}" is ambiguous in session "${session}" (${matches.length} turns start with it); give more of its id`);
+  if (turn.length < 4 && lines.some((line) => line.id.startsWith(turn))) {
+    throw new UsageError(`turn "${turn}" is too short to name a turn of session "${session}": give at least 4 characters of its id`);
+  }
   throw new UsageError(`session "${session}" has no turn "${turn}"; list its turn ids with "argo sessions show ${session}"`);
 }
 

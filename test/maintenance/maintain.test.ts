@@ -157,7 +157,7 @@ describe('fork', () => {
     ['the newest turn by default', undefined, 6],
     ['an exact id', 'EXACT:2', 3],
     ['an unknown turn', 'nope', 'session "work" has no turn "nope"; list its turn ids with "argo sessions show work"'],
-    ['a too-short prefix', 't0', 'session "work" has no turn "t0"'],
+    ['a too-short prefix', 't0', 'turn "t0" is too short to name a turn of session "work": give at least 4 characters of its id'],
     ['an ambiguous prefix', 't000', 'turn "t000" is ambiguous in session "work"'],
   ])('at %s', async (_name, spec, expected) => {
     const { paths, turns } = await history();
@@ -190,6 +190,8 @@ describe('fork', () => {
     const lines = ['abcd1', 'abcd2', 'zzzz9'].map((id) => indexLine(id, '2025-01-01.log', 0, 1, 'ok', 'other'));
     expect(findTurn(lines, 'zzzz', 's')).toBe(2);
     expect(() => findTurn(lines, 'abcd', 's')).toThrow('turn "abcd" is ambiguous in session "s" (2 turns start with it); give more of its id');
+    expect(() => findTurn(lines, 'zzz', 's')).toThrow('turn "zzz" is too short to name a turn of session "s": give at least 4 characters of its id');
+    expect(() => findTurn(lines, 'qqq', 's')).toThrow('session "s" has no turn "qqq"; list its turn ids with "argo sessions show s"');
   });
 
   it.each<[string, { name: string; turn?: string } | string]>([
