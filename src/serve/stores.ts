@@ -3,21 +3,15 @@ import { Ollama } from 'ollama';
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { failedToConnect, httpFailure } from '../ollama/transport.js';
 import type { DataPaths } from '../log/writer.js';
-import { readSession, saveSession, scanSessions } from '../sessions/store.js';
+import { byLastUsed, readSession, saveSession, scanSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import { loadSessionEntries } from '../sessions/turns.js';
 import type { OllamaInfo, SessionStore } from './types.js';
 
-/** Most recently used first, then by name: the order of `argo sessions --json`. */
-function byLastUse(a: SessionRecord, b: SessionRecord): number {
-  const time = (record: SessionRecord): number => Date.parse(record.last_used_at) || 0;
-  return time(b) - time(a) || a.name.localeCompare(b.name);
-}
-
 export function sessionStore(paths: DataPaths): SessionStore {
   return {
     list: async (query) => {
-      const records = (await scanSessions(paths.sessions)).records.sort(byLastUse);
+      const records = (await scanSessions(paths.sessions)).records.sort(byLastUsed);
       if (query === null) return records;
       const needle = query.toLowerCase();
       const found: SessionRecord[] = [];
