@@ -13,7 +13,7 @@ import type { Answer, Answerer } from '../turn/turn.js';
 import { savedResultPath } from './compaction.js';
 import { runAgent } from './loop.js';
 import type { AgentEvent, AgentResult, ConfirmAnswer, ConfirmRequest, RunHints } from './loop.js';
-import { isStopSet } from './stop.js';
+import { STOP_ABORT, abortOnStop, isStopSet } from './stop.js';
 
 /** config.json's tool settings as loadToolbox takes them. */
 export function toolsConfigOf(agent: AgentSettings): ToolsConfig {
@@ -100,6 +100,9 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
     const sessionId = (): Promise<string> => (session ??= setup.sessionId());
     /** The end of the reasoning shown so far, across the run's responses. */
     let thoughtEnd = '';
+    // The STOP file (the CLI's signal): a run waiting on a tool or a loading model is cut when it appears.
+    const byStop = setup.isStopped === undefined && setup.abortedByStop === undefined ? abortOnStop(setup.home) : null;
+    const signals = [context.signal, byStop?.signal].filter((signal) => signal !== undefined);
     const result = await runAgent(
       {
         base: request.body,
@@ -130,16 +133,16 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
         },
         clock: context.clock,
         isStopped: setup.isStopped ?? (() => isStopSet(setup.home)),
-        ...(setup.abortedByStop ? { abortedByStop: setup.abortedByStop } : {}),
+        abortedByStop: setup.abortedByStop ?? ((reason) => reason === STOP_ABORT),
         confirm: setup.confirm,
         emit: (event) => (event.type === 'text' ? context.onText(event.text) : setup.emit(event)),
         readMemo: () => readMemo(setup.home),
         resultPath: async (callId) => savedResultPath(await sessionId(), context.turnId, callId),
         saveResult: (path, content) => writeFileAtomic(join(setup.home, path), content),
         sleep: abortableSleep,
-        signal: context.signal ?? new AbortController().signal,
+        signal: signals.length > 0 ? AbortSignal.any(signals) : new AbortController().signal,
       },
-    );
+    ).finally(() => byStop?.close());
     setup.onResult?.(result);
     return {
       status: result.status,

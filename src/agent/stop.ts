@@ -3,7 +3,7 @@
 // (a dangling one would otherwise be "set" to one check and "not set" to another); a folder or a
 // link there is reported as what it is, never as the signal.
 import type { Stats } from 'node:fs';
-import { lstatSync } from 'node:fs';
+import { lstatSync, watch } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
@@ -72,4 +72,41 @@ export async function clearStop(home: string): Promise<StopState> {
     throw new RuntimeError(`could not remove ${path} (${code ?? String(error)}); remove it yourself`, { cause: error });
   }
   return state;
+}
+
+/**
+ * Calls `onChange` whenever something happens to STOP in `home` (or may have: an event without a
+ * name, as when the event queue overflowed), heard through a watch of the folder; the listener looks
+ * with stopState. Returns how to stop watching, or null when there is no watch (no inotify, the home
+ * gone): then only the loops' check points see STOP. `onEnd` is told if the watch fails later.
+ */
+export function watchStopFile(home: string, onChange: () => void, onEnd?: () => void): (() => void) | null {
+  let watcher: ReturnType<typeof watch>;
+  try {
+    watcher = watch(home, { persistent: false }, (_event, name) => {
+      if (name === null || name === STOP_FILE) onChange();
+    });
+  } catch {
+    return null;
+  }
+  watcher.on('error', () => {
+    watcher.close();
+    onEnd?.();
+  });
+  return () => watcher.close();
+}
+
+/** The reason an agent run's signal carries when STOP cut it (see abortOnStop). */
+export const STOP_ABORT = 'stop';
+
+/**
+ * A signal that aborts (with STOP_ABORT) the moment STOP is set in `home`, so a run waiting on a
+ * tool or on a model still loading is cut there, not at its next check point. `close` stops watching.
+ */
+export function abortOnStop(home: string): { signal: AbortSignal; close: () => void } {
+  const controller = new AbortController();
+  const close = watchStopFile(home, () => {
+    if (!controller.signal.aborted && stopState(home).kind === 'set') controller.abort(STOP_ABORT);
+  });
+  return { signal: controller.signal, close: close ?? (() => undefined) };
 }

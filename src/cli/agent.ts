@@ -7,7 +7,6 @@ import { UsageError } from '../errors.js';
 import { agentAnswerer, toolsConfigOf } from '../agent/answer.js';
 import type { AgentEvent, ConfirmAnswer, ConfirmRequest } from '../agent/loop.js';
 import { buildAgentRequest } from '../agent/request.js';
-import { isStopSet } from '../agent/stop.js';
 import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
@@ -168,7 +167,6 @@ export async function prepareAgent(
     confirm: terminalConfirm(io, pause, askLine),
     emit: eventPrinter(io, pause),
     sessionId: () => sessionIdFor(settings, log, io),
-    isStopped: () => isStopSet(settings.home),
   });
   return {
     answerer,

@@ -1,6 +1,5 @@
-import { watch } from 'node:fs';
 import { RuntimeError } from '../errors.js';
-import { STOP_FILE, clearStop, setStop, stopPath, stopState } from '../agent/stop.js';
+import { clearStop, setStop, stopPath, stopState, watchStopFile } from '../agent/stop.js';
 import type { StopSignal } from './types.js';
 
 /**
@@ -38,28 +37,27 @@ export function fileStopSignal(home: string, now: () => Date): StopSignal {
       settle(false);
     },
     watch: (listener) => {
-      let watcher: ReturnType<typeof watch>;
-      try {
-        watcher = watch(home, { persistent: false }, (_event, name) => {
-          // No name (an overflowed event queue, some platforms): it may have been STOP.
-          if (name !== null && name !== STOP_FILE) return;
+      const forget = (): void => {
+        watching = false;
+        known = null;
+      };
+      const close = watchStopFile(
+        home,
+        () => {
           void look().then((set) => {
             if (set) listener();
           }, () => undefined);
-        });
-      } catch {
-        // No watch (the home vanished, or no inotify): STOP is checked on disk as each answer starts.
-        return () => undefined;
-      }
-      const unwatch = (): void => {
-        watching = false;
-        known = null;
-        watcher.close();
-      };
+        },
+        forget,
+      );
+      // No watch: STOP is checked on disk as each answer starts.
+      if (close === null) return () => undefined;
       watching = true;
-      watcher.on('error', unwatch);
       void look().catch(() => undefined);
-      return unwatch;
+      return () => {
+        forget();
+        close();
+      };
     },
   };
 }

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
-import { clearStop, isStopSet, setStop, stopPath, stopState } from '../../src/agent/stop.js';
+import { STOP_ABORT, abortOnStop, clearStop, isStopSet, setStop, stopPath, stopState, watchStopFile } from '../../src/agent/stop.js';
 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-stop-'));
 
@@ -77,5 +77,46 @@ describe('the STOP signal: set only when STOP is a regular file (lstat)', () => 
     expect(error).toBeInstanceOf(RuntimeError);
     expect((error as Error).message).toBe(`${stopPath(dir)} is a folder with files in it, not the STOP signal; move or delete it yourself`);
     expect(statSync(join(stopPath(dir), 'keep')).isFile()).toBe(true);
+  });
+});
+
+describe('abortOnStop: a run is cut the moment STOP appears', () => {
+  it('aborts with STOP_ABORT when STOP is set, and only then', async () => {
+    const dir = home();
+    const cut = abortOnStop(dir);
+    // A second watch, opened after the first, tells when the first has heard the same events.
+    const seen = vi.fn();
+    const close = watchStopFile(dir, seen);
+    try {
+      // Other files, and a folder named STOP, are not the signal.
+      writeFileSync(join(dir, 'memo.json'), '{}');
+      mkdirSync(stopPath(dir));
+      await vi.waitFor(() => expect(seen).toHaveBeenCalled(), { timeout: 5000, interval: 10 });
+      expect(cut.signal.aborted).toBe(false);
+      await clearStop(dir);
+      await setStop(dir, new Date());
+      await vi.waitFor(() => expect(cut.signal.aborted).toBe(true), { timeout: 5000, interval: 10 });
+      expect(cut.signal.reason).toBe(STOP_ABORT);
+    } finally {
+      close?.();
+      cut.close();
+    }
+  });
+
+  it('after close, STOP no longer aborts; a home that is not there gives no watch and no error', async () => {
+    const dir = home();
+    const cut = abortOnStop(dir);
+    cut.close();
+    await setStop(dir, new Date());
+    // A second watch sees the STOP, so the first would have by now.
+    const seen = vi.fn();
+    const close = watchStopFile(dir, seen);
+    writeFileSync(stopPath(dir), 'again\n');
+    await vi.waitFor(() => expect(seen).toHaveBeenCalled(), { timeout: 5000, interval: 10 });
+    close?.();
+    expect(cut.signal.aborted).toBe(false);
+    expect(watchStopFile(join(dir, 'missing'), seen)).toBeNull();
+    const gone = abortOnStop(join(dir, 'missing'));
+    expect(() => gone.close()).not.toThrow();
   });
 });

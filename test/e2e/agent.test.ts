@@ -534,6 +534,25 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(chatBodies()).toHaveLength(0);
   });
 
+  it('argo stop cuts a tool that is running: its process group is killed, exit 1, logged stopped', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ calls: [call('run_command', { command: 'echo $$ > started; sleep 30' })] }, { reply: 'never' }];
+    const started = Date.now();
+    const result = await argo(['-T', 'shell', '--yes', '--root', root, 'wait'], home, {
+      onSpawn: () => {
+        void vi.waitFor(() => expect(existsSync(join(root, 'started'))).toBe(true), { timeout: 10_000, interval: 20 }).then(() => runArgo(['stop'], { home }));
+      },
+    });
+    expect(result.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(result.stderr).toContain('argo: stopped by the STOP signal; run "argo stop --clear" to allow runs again (logged as stopped)');
+    expect(chatBodies()).toHaveLength(1);
+    expect(logLines(home)[0]).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal' });
+    const shell = Number(readFileSync(join(root, 'started'), 'utf8'));
+    expect(() => process.kill(shell, 0)).toThrow();
+  });
+
   it('argo stop says what is at STOP when it is not the signal: a link or a folder, set again, cleared', async () => {
     const home = tempHome();
     const stop = join(home, 'STOP');
