@@ -16,7 +16,7 @@ import { buildCatalog, builtinTools, listAllTools } from '../tools/catalog.js';
 import { MemoLimitError, deleteMemo, readMemo, setMemo } from '../tools/memo.js';
 import { toolsConfigOf } from '../agent/answer.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
-import { inheritProgramSettings, rejectStrayWords, settingsOf, untrustedFor } from './common.js';
+import { SINCE_HELP, UNTIL_HELP, inheritProgramSettings, rejectStrayWords, settingsOf, untrustedFor } from './common.js';
 import { collect } from './parse.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
@@ -194,8 +194,8 @@ export function registerExport(program: Command, io: Io, setOutcome: ReportOutco
     .description('write logged agent runs as training trajectories, one JSON object per line (see docs/agent.md)')
     .addOption(new Option('--format <format>', 'trajectory format').choices(['sharegpt']).makeOptionMandatory())
     .option('-s, --session <names>', 'only these sessions (comma-separated or repeated)', collect)
-    .option('--since <when>', 'from this time on: 30m, 3h, 2d, 2025-01-31, today')
-    .option('--until <when>', 'up to this time')
+    .option('--since <when>', SINCE_HELP)
+    .option('--until <when>', UNTIL_HELP)
     .option('--all', 'also turns asked without tools')
     .option('-o, --output <file>', 'write to this file instead of stdout')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')

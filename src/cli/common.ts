@@ -12,6 +12,10 @@ import type { OutputFlags } from './output-flags.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 
+/** The help of --since and --until, wherever a command filters turns by time (one parser reads them all). */
+export const SINCE_HELP = 'from this time on: 30m, 3h, 2d, 1w, 2025-01-31, 2025-01-31T14:00, today';
+export const UNTIL_HELP = 'up to this time (a bare date includes that whole day)';
+
 /** Settings for a history command; `--home` may be given to it or to any command above it. */
 export function settingsOf(command: Command): Settings {
   const { home } = command.optsWithGlobals<{ home?: string }>();

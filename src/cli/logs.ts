@@ -30,7 +30,7 @@ import { listSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
 import { collect } from './parse.js';
-import { colorsFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
+import { SINCE_HELP, UNTIL_HELP, colorsFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 
@@ -67,8 +67,8 @@ export function registerLogs(program: Command, io: Io, setOutcome: ReportOutcome
     .command('logs')
     .description('query the log of turns: filter, show, count, follow (see docs/history.md)')
     .option('-s, --session <names>', 'only these sessions, by name or id (comma-separated or repeated)', collect)
-    .option('--since <when>', 'from this time on: 30m, 3h, 2d, 1w, 2025-01-31, 2025-01-31T14:00, today')
-    .option('--until <when>', 'up to this time (a bare date includes that whole day)')
+    .option('--since <when>', SINCE_HELP)
+    .option('--until <when>', UNTIL_HELP)
     .option('-t, --type <types>', `entry types: ${TYPE_CHOICES.join(', ')}`, collect)
     .option('--strength <levels>', `replay strength: ${STRENGTH_FILTERS.join(', ')}`, collect)
     .option('--reason <reasons>', `replay reason: ${REASON_FILTERS.join(', ')}`, collect)
