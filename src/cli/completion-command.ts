@@ -3,10 +3,10 @@
 import type { Command } from 'commander';
 import { Argument } from 'commander';
 import { SHELLS, completionScript } from '../cli/completion.js';
-import type { CompletionSpec, Shell } from '../cli/completion.js';
+import type { CompletionCommand, CompletionSpec, NameSource, Shell } from '../cli/completion.js';
 import { listSessions } from '../sessions/store.js';
 import { newTransport } from './ask.js';
-import { settingsOf } from './common.js';
+import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
 import type { ReportOutcome } from './outcome.js';
 
@@ -25,17 +25,55 @@ function flagsOf(command: Command): string[] {
   return command.options.filter((option) => !option.hidden).flatMap((option) => [option.short, option.long].filter((flag): flag is string => flag !== undefined));
 }
 
-function specOf(program: Command): CompletionSpec {
+/**
+ * Flags that take a value in every command that has them (-q is --quiet for a question, --grep TEXT
+ * for logs: a word after it may be a command, so it is not one).
+ */
+function valueFlagsOf(program: Command): string[] {
+  const options = allCommands(program).flatMap((command) => command.options);
+  const flags = (taking: boolean): string[] =>
+    options.filter((option) => (option.required || option.optional) === taking).flatMap((option) => [option.short, option.long].filter((flag): flag is string => flag !== undefined));
+  const boolean = new Set(flags(false));
+  return [...new Set(flags(true))].filter((flag) => !boolean.has(flag));
+}
+
+/**
+ * Positional arguments completed from Argo's data, by command path: commander cannot say that an
+ * argument is a session name. Only the first argument of these is one (rename's and fork's second
+ * is a new name).
+ */
+const NAME_ARGUMENTS: Readonly<Record<string, readonly (NameSource | null)[]>> = {
+  'sessions show': ['sessions'],
+  'sessions rm': ['sessions'],
+  'sessions rename': ['sessions', null],
+  'sessions fork': ['sessions', null],
+  'sessions reindex': ['sessions'],
+};
+
+function commandOf(command: Command, parents: string): CompletionCommand {
+  const path = `${parents}${command.name()}`;
+  const subcommands = command.commands.filter((sub) => !sub.name().startsWith('_')).map((sub) => commandOf(sub, `${path} `));
+  const args = NAME_ARGUMENTS[path];
+  return {
+    name: command.name(),
+    ...(command.aliases().length > 0 ? { aliases: command.aliases() } : {}),
+    description: command.description(),
+    options: flagsOf(command),
+    words: command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
+    ...(args !== undefined ? { args: [...args] } : {}),
+    ...(subcommands.length > 0 ? { subcommands } : {}),
+  };
+}
+
+function allCommands(command: Command): Command[] {
+  return [command, ...command.commands.flatMap(allCommands)];
+}
+
+export function specOf(program: Command): CompletionSpec {
   return {
     options: flagsOf(program),
-    commands: program.commands
-      .filter((command) => !command.name().startsWith('_'))
-      .map((command) => ({
-        name: command.name(),
-        description: command.description(),
-        options: flagsOf(command),
-        words: command.commands.map((sub) => sub.name()).concat(command.registeredArguments.flatMap((argument) => argument.argChoices ?? [])),
-      })),
+    valueFlags: valueFlagsOf(program),
+    commands: program.commands.filter((command) => !command.name().startsWith('_')).map((command) => commandOf(command, '')),
   };
 }
 
@@ -44,16 +82,19 @@ export function registerCompleteHelper(program: Command, io: Io, setOutcome: Rep
     .command('__complete', { hidden: true })
     .argument('<what>', 'sessions or models')
     .option('--home <dir>', 'data directory')
+    .option('--host <url>', 'Ollama address')
     .action(async (what: string, _flags: unknown, command: Command) => {
-      const settings = settingsOf(command);
+      // The --home and --host of the line being completed: names come from where that command will look.
       // Completion must never print an error into the shell: nothing is printed when a source fails.
-      const names =
-        what === 'sessions'
-          ? (await listSessions(settings.paths.sessions).catch(() => [])).map((record) => record.name)
-          : what === 'models'
-            ? await newTransport({ ...settings, retries: { attempts: 1, initialDelayMs: 0 } }).installedModels().catch(() => [])
-            : [];
+      const names = await namesOf(what, command.optsWithGlobals<{ home?: string; host?: string }>()).catch(() => []);
       io.stdout.write(names.map((name) => `${name}\n`).join(''));
       setOutcome('ok');
     });
+}
+
+async function namesOf(what: string, flags: { home?: string; host?: string }): Promise<string[]> {
+  const settings = settingsFor({ ...(flags.home !== undefined ? { home: flags.home } : {}), ...(flags.host !== undefined ? { host: flags.host } : {}) });
+  if (what === 'sessions') return (await listSessions(settings.paths.sessions)).map((record) => record.name);
+  if (what === 'models') return newTransport({ ...settings, retries: { attempts: 1, initialDelayMs: 0 } }).installedModels();
+  return [];
 }

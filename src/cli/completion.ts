@@ -1,35 +1,74 @@
 // Pure: shell completion scripts for bash, zsh and fish. Session and model names are not baked in:
-// the scripts ask `argo __complete sessions|models` (hidden) each time, so they are always current.
+// the scripts ask `argo __complete sessions|models` (hidden) each time, so they are always current,
+// passing on the --home and --host of the line being completed.
 import { THINK_LEVELS } from '../replay/prompt.js';
 
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
 
+/** Where a value's names come from: `argo __complete sessions|models`. */
+export type NameSource = 'sessions' | 'models';
+
 export interface CompletionCommand {
   name: string;
+  aliases?: string[];
   description: string;
   /** Long and short flags, e.g. ['--json', '-n']. */
   options: string[];
-  /** Words that may follow the command name (subcommands, shells). */
+  /** Fixed words the first argument may be (completion's shells). */
   words?: string[];
+  /** What each positional argument is completed from, in order (null: nothing). */
+  args?: (NameSource | null)[];
+  subcommands?: CompletionCommand[];
 }
 
 export interface CompletionSpec {
   /** Flags of the bare `argo "question"` command. */
   options: string[];
+  /** Every flag, of any command, that takes a value (the next word is that value, not a command or argument). */
+  valueFlags: string[];
   commands: CompletionCommand[];
 }
 
 /** Flags whose value is completed from Argo's own data or a fixed list. */
-const VALUE_SOURCES: readonly { flags: string[]; words: string | null; dynamic: 'sessions' | 'models' | null }[] = [
+const VALUE_SOURCES: readonly { flags: string[]; words: string | null; dynamic: NameSource | null }[] = [
   { flags: ['--think'], words: ['on', 'off', ...THINK_LEVELS].join(' '), dynamic: null },
   { flags: ['-s', '--session'], words: null, dynamic: 'sessions' },
   { flags: ['-m', '--model'], words: null, dynamic: 'models' },
   { flags: ['-r', '--replay'], words: 'none session last:1 last:3 last:5', dynamic: null },
 ];
-/** Flags that take a value that cannot be completed (the next word is not a command). */
-const VALUE_FLAGS = ['-s', '--session', '-m', '--model', '-r', '--replay', '-o', '--option', '--system', '--system-file', '--home', '--host', '--budget', '--persona', '--mode', '--verbosity', '--api', '--reason', '--temperature', '--seed', '--num-ctx', '--keep-alive', '--think'];
+/** The flags on the line that say where names come from; passed on to `argo __complete`. */
+const WHERE_FLAGS = ['--home', '--host'];
+
+/** A command as the scripts see it: its path ("sessions show"), and what may follow it. */
+interface Place {
+  path: string;
+  options: string[];
+  /** Offered as the first word after the command: its subcommands and fixed words. */
+  first: string[];
+  args: (NameSource | null)[];
+  /** The subcommands' names and aliases, each with the place it leads to. */
+  subcommands: { name: string; names: string[]; path: string; description: string }[];
+}
+
+function placesOf(spec: CompletionSpec): Place[] {
+  const place = (command: CompletionCommand, parent: string): Place[] => {
+    const path = `${parent}${command.name}`;
+    const subcommands = command.subcommands ?? [];
+    return [
+      {
+        path,
+        options: command.options,
+        first: [...subcommands.map((sub) => sub.name), ...(command.words ?? [])],
+        args: command.args ?? [],
+        subcommands: subcommands.map((sub) => ({ name: sub.name, names: [sub.name, ...(sub.aliases ?? [])], path: `${path} ${sub.name}`, description: sub.description })),
+      },
+      ...subcommands.flatMap((sub) => place(sub, `${path} `)),
+    ];
+  };
+  return [...spec.commands.flatMap((command) => place(command, '')), { path: 'help', options: [], first: spec.commands.map((command) => command.name), args: [], subcommands: [] }];
+}
 
 export function completionScript(shell: Shell, spec: CompletionSpec): string {
   switch (shell) {
@@ -44,10 +83,44 @@ export function completionScript(shell: Shell, spec: CompletionSpec): string {
 
 const quoteSingle = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
+/** The scan both bash and zsh run over the words before the cursor (their syntax is alike here). */
+function scanLoop(spec: CompletionSpec, shell: 'bash' | 'zsh'): string {
+  const valueFlags = allValueFlags(spec).join('|');
+  const text = shell === 'bash' ? (word: string): string => `"$(__argo_text "${word}")"` : (word: string): string => `"\${(Q)${word}}"`;
+  const withSubcommands = placesOf(spec).filter((place) => place.subcommands.length > 0);
+  const nested = withSubcommands.map((place) => {
+    const subs = place.subcommands.map((sub) => `${sub.names.join('|')}) place=${quoteSingle(sub.path)} ;;`).join(' ');
+    return `          ${quoteSingle(place.path)}) case "$word" in ${subs} *) ((nargs++)) ;; esac ;;`;
+  });
+  const first = shell === 'bash' ? 1 : 2;
+  const at = (index: string): string => (shell === 'bash' ? `\${COMP_WORDS[${index}]}` : `\${words[${index}]}`);
+  const end = shell === 'bash' ? 'COMP_CWORD' : 'CURRENT';
+  return `  for ((i = ${first}; i < ${end}; i++)); do
+    word=${at('i')}
+    case "$word" in
+      --) return ;;
+      ${WHERE_FLAGS.map((flag) => `${flag}=*`).join('|')}) where+=("\${word%%=*}" ${text('${word#*=}')}) ;;
+      ${valueFlags})
+${shell === 'bash' ? `        # bash splits --flag=value at the =\n        [[ ${at('i+1')} == = ]] && ((i++))\n` : ''}        ((i++))
+        if ((i < ${end})) && [[ ${WHERE_FLAGS.map((flag) => `$word == ${flag}`).join(' || ')} ]]; then where+=("$word" ${text(at('i'))}); fi ;;
+      -*) ;;
+      *)
+        case "$place" in
+          '') place=$word ;;
+${nested.join('\n')}
+          *) ((nargs++)) ;;
+        esac ;;
+    esac
+  done`;
+}
+
 function bashScript(spec: CompletionSpec): string {
   const names = spec.commands.map((command) => command.name).join(' ');
-  const perCommand = spec.commands
-    .map((command) => `      ${command.name}) words=${quoteSingle([...(command.words ?? []), ...command.options].join(' '))} ;;`)
+  const perPlace = placesOf(spec)
+    .map((place) => {
+      const sources = place.args.length > 0 ? ` sources=(${place.args.map((source) => quoteSingle(source ?? '')).join(' ')});` : '';
+      return `    ${quoteSingle(place.path)}) options=${quoteSingle(place.options.join(' '))}; first=${quoteSingle(place.first.join(' '))};${sources} ;;`;
+    })
     .join('\n');
   const values = VALUE_SOURCES.map(
     (source) =>
@@ -60,11 +133,19 @@ function bashScript(spec: CompletionSpec): string {
 __argo_names() {
   # Session and model names are text from the data home and from Ollama: matched and quoted as
   # such, never handed to compgen -W or word splitting, which would expand $(…), globs and quotes.
+  # They come from the --home and --host on the line (\${where[@]}, set by _argo).
   local name
   COMPREPLY=()
   while IFS= read -r name; do
     [[ -n "$name" && "$name" == "$cur"* ]] && COMPREPLY+=("$(printf '%q' "$name")")
-  done < <(argo __complete "$1" 2>/dev/null)
+  done < <(argo __complete "$1" "\${where[@]}" 2>/dev/null)
+}
+__argo_text() {
+  # A word as typed (--home 'my dir'), as text: one level of quotes or backslashes off, never evaluated.
+  case "$1" in
+    \\'*\\' | \\"*\\") printf '%s' "\${1:1:\${#1}-2}" ;;
+    *) printf '%s' "\${1//\\\\/}" ;;
+  esac
 }
 __argo_colons() {
   # Model names hold a colon (llama3:8b), which bash splits words on.
@@ -75,32 +156,33 @@ __argo_colons() {
   fi
 }
 _argo() {
-  local cur prev words command="" i skip=0
+  local cur prev word place="" options="" first="" i nargs=0
+  local -a where=() sources=()
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  # Which command the line runs (place: "sessions show"), how many of its arguments are typed, and
+  # the --home and --host given.
+${scanLoop(spec, 'bash')}
   case "$prev" in
 ${values}
-    ${VALUE_FLAGS.join('|')}) return ;;
+    ${allValueFlags(spec).join('|')}) return ;;
   esac
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    if ((skip)); then skip=0; continue; fi
-    case "\${COMP_WORDS[i]}" in
-      --) return ;;
-      ${VALUE_FLAGS.join('|')}) skip=1 ;;
-      -*) ;;
-      *) command="\${COMP_WORDS[i]}"; break ;;
-    esac
-  done
-  if [[ -z "$command" ]]; then
-    if [[ "$cur" == -* ]]; then words=${quoteSingle(spec.options.join(' '))}; else words=${quoteSingle(`${names} help`)}; fi
-  else
-    case "$command" in
-${perCommand}
-      help) words=${quoteSingle(names)} ;;
-      *) return ;;
-    esac
+  if [[ -z "$place" ]]; then
+    if [[ "$cur" == -* ]]; then first=${quoteSingle(spec.options.join(' '))}; else first=${quoteSingle(`${names} help`)}; fi
+    COMPREPLY=($(compgen -W "$first" -- "$cur"))
+    return
   fi
-  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+  case "$place" in
+${perPlace}
+    *) return ;;
+  esac
+  if [[ "$cur" != -* ]]; then
+    case "\${sources[nargs]}" in
+      sessions | models) __argo_names "\${sources[nargs]}"; __argo_colons; return ;;
+    esac
+    ((nargs == 0)) && options="$first $options"
+  fi
+  COMPREPLY=($(compgen -W "$options" -- "$cur"))
 }
 complete -o default -F _argo argo
 `;
@@ -108,23 +190,35 @@ complete -o default -F _argo argo
 
 function zshScript(spec: CompletionSpec): string {
   const names = spec.commands.map((command) => `${command.name}:${command.description.replace(/:/g, '\\:')}`);
-  const perCommand = spec.commands
-    .map((command) => `    ${command.name}) compadd -- ${[...(command.words ?? []), ...command.options].map(quoteSingle).join(' ')} ;;`)
+  const array = (words: readonly string[]): string => `(${words.map(quoteSingle).join(' ')})`;
+  const perPlace = placesOf(spec)
+    .map((place) => {
+      const sources = place.args.length > 0 ? ` sources=${array(place.args.map((source) => source ?? ''))};` : '';
+      return `    ${quoteSingle(place.path)}) options=${array(place.options)}; first=${array(place.first)};${sources} ;;`;
+    })
     .join('\n');
   const values = VALUE_SOURCES.map(
-    (source) =>
-      `    ${source.flags.join('|')}) compadd -- ${source.dynamic ? `\${(f)"$(argo __complete ${source.dynamic} 2>/dev/null)"}` : (source.words ?? '')}; return ;;`,
+    (source) => `    ${source.flags.join('|')}) ${source.dynamic ? `__argo_names ${source.dynamic}` : `compadd -- ${source.words ?? ''}`}; return ;;`,
   ).join('\n');
   return `#compdef argo
 # argo completion for zsh. Load it with:  source <(argo completion zsh)
 # or save it as _argo in a directory of your $fpath.
+__argo_names() {
+  # Names come from the --home and --host on the line ($where, set by _argo); compadd takes them as
+  # text and quotes them for the line.
+  compadd -- \${(f)"$(argo __complete $1 "\${where[@]}" 2>/dev/null)"}
+}
 _argo() {
-  local prev=\${words[CURRENT-1]}
+  local prev=\${words[CURRENT-1]} word place='' i nargs=0
+  local -a where options first sources
+  # Which command the line runs (place: "sessions show"), how many of its arguments are typed, and
+  # the --home and --host given (their quotes taken off by (Q), nothing evaluated).
+${scanLoop(spec, 'zsh')}
   case $prev in
 ${values}
-    ${VALUE_FLAGS.join('|')}) return ;;
+    ${allValueFlags(spec).join('|')}) return ;;
   esac
-  if (( CURRENT == 2 )); then
+  if [[ -z $place ]]; then
     if [[ $PREFIX == -* ]]; then
       compadd -- ${spec.options.map(quoteSingle).join(' ')}
     else
@@ -134,35 +228,116 @@ ${values}
     fi
     return
   fi
-  case \${words[2]} in
-${perCommand}
-    help) compadd -- ${spec.commands.map((command) => quoteSingle(command.name)).join(' ')} ;;
+  case $place in
+${perPlace}
+    *) return ;;
   esac
+  if [[ $PREFIX != -* ]]; then
+    case \${sources[nargs+1]} in
+      sessions | models) __argo_names \${sources[nargs+1]}; return ;;
+    esac
+    ((nargs == 0)) && compadd -- "\${first[@]}"
+  fi
+  compadd -- "\${options[@]}"
 }
 if [[ $zsh_eval_context[-1] == loadautofunc ]]; then _argo "$@"; else compdef _argo argo; fi
 `;
 }
 
 function fishScript(spec: CompletionSpec): string {
-  const flag = (option: string): string => (option.startsWith('--') ? `-l ${option.slice(2)}` : `-s ${option.slice(1)}`);
+  const valueFlags = allValueFlags(spec);
+  const flag = (option: string): string => `${option.startsWith('--') ? `-l ${option.slice(2)}` : `-s ${option.slice(1)}`}${valueFlags.includes(option) ? ' -r' : ''}`;
+  const sourced = (option: string): boolean => VALUE_SOURCES.some((source) => source.flags.includes(option));
+  const places = placesOf(spec);
+  const nested = places
+    .filter((place) => place.subcommands.length > 0)
+    .flatMap((place) => [
+      `                case ${quoteSingle(place.path)}`,
+      '                    switch $word',
+      ...place.subcommands.flatMap((sub) => [`                        case ${sub.names.map(quoteSingle).join(' ')}`, `                            set -g __argo_place ${quoteSingle(sub.path)}`]),
+      `                        case '*'`,
+      '                            set -g __argo_nargs (math $__argo_nargs + 1)',
+      '                    end',
+    ]);
   const lines = [
     '# argo completion for fish. Load it with:  argo completion fish | source',
     '# or save it:  argo completion fish > ~/.config/fish/completions/argo.fish',
+    '',
+    '# Which command the line runs (__argo_place: "sessions show"), how many of its arguments are typed,',
+    '# and the --home and --host given (__argo_where), from the words before the cursor.',
+    'function __argo_scan',
+    `    set -g __argo_place ''`,
+    '    set -g __argo_nargs 0',
+    '    set -g __argo_where',
+    '    set -l tokens (commandline -opc)',
+    '    set -l i 1',
+    '    while test $i -lt (count $tokens)',
+    '        set i (math $i + 1)',
+    '        set -l word $tokens[$i]',
+    '        switch $word',
+    `            case '--'`,
+    `                set -g __argo_place '--'`,
+    '                return',
+    `            case ${WHERE_FLAGS.map((where) => quoteSingle(`${where}=*`)).join(' ')}`,
+    '                set -a __argo_where (string split -m 1 = -- $word)',
+    `            case ${valueFlags.map(quoteSingle).join(' ')}`,
+    '                set i (math $i + 1)',
+    `                if test $i -le (count $tokens); and contains -- $word ${WHERE_FLAGS.join(' ')}`,
+    '                    set -a __argo_where $word $tokens[$i]',
+    '                end',
+    `            case '-*'`,
+    `            case '*'`,
+    '                switch $__argo_place',
+    `                case ''`,
+    '                    set -g __argo_place $word',
+    ...nested,
+    `                case '*'`,
+    '                    set -g __argo_nargs (math $__argo_nargs + 1)',
+    '                end',
+    '        end',
+    '    end',
+    'end',
+    '# True when the line runs the command $argv ("sessions show"; none: bare argo).',
+    'function __argo_at',
+    '    __argo_scan',
+    '    test "$__argo_place" = "$argv"',
+    'end',
+    '# True when the next word is argument number $argv[1] (from 0) of the command $argv[2..].',
+    'function __argo_arg',
+    '    __argo_at $argv[2..]; and test $__argo_nargs -eq $argv[1]',
+    'end',
+    '# Names as text: fish quotes each for the line, nothing in one is run.',
+    'function __argo_names',
+    '    __argo_scan',
+    '    argo __complete $argv $__argo_where 2>/dev/null',
+    'end',
+    '',
     'complete -c argo -f',
-    `complete -c argo -n __fish_use_subcommand -a help -d 'show help for a command'`,
-    ...spec.commands.map((command) => `complete -c argo -n __fish_use_subcommand -a ${command.name} -d ${quoteSingle(command.description)}`),
+    `complete -c argo -n __argo_at -a help -d 'show help for a command'`,
+    ...spec.commands.map((command) => `complete -c argo -n __argo_at -a ${command.name} -d ${quoteSingle(command.description)}`),
     ...VALUE_SOURCES.map(
-      (source) =>
-        `complete -c argo ${source.flags.map(flag).join(' ')} -x -a ${source.dynamic ? `'(argo __complete ${source.dynamic} 2>/dev/null)'` : quoteSingle(source.words ?? '')}`,
+      (source) => `complete -c argo ${source.flags.map(flag).join(' ')} -x -a ${source.dynamic ? `'(__argo_names ${source.dynamic})'` : quoteSingle(source.words ?? '')}`,
     ),
-    ...spec.options.filter((option) => !VALUE_SOURCES.some((source) => source.flags.includes(option))).map((option) => `complete -c argo -n __fish_use_subcommand ${flag(option)}`),
+    ...spec.options.filter((option) => !sourced(option)).map((option) => `complete -c argo -n __argo_at ${flag(option)}`),
   ];
-  for (const command of spec.commands) {
-    const when = `-n '__fish_seen_subcommand_from ${command.name}'`;
-    if (command.words !== undefined && command.words.length > 0) lines.push(`complete -c argo ${when} -a ${quoteSingle(command.words.join(' '))}`);
-    for (const option of command.options) {
-      if (!VALUE_SOURCES.some((source) => source.flags.includes(option))) lines.push(`complete -c argo ${when} ${flag(option)}`);
+  for (const place of places) {
+    const at = quoteSingle(`__argo_at ${place.path}`);
+    const arg = (index: number): string => quoteSingle(`__argo_arg ${index} ${place.path}`);
+    if (place.path === 'help') {
+      lines.push(`complete -c argo -n ${arg(0)} -a ${quoteSingle(place.first.join(' '))}`);
+      continue;
     }
+    for (const sub of place.subcommands) lines.push(`complete -c argo -n ${arg(0)} -a ${sub.name} -d ${quoteSingle(sub.description)}`);
+    const words = place.first.filter((word) => !place.subcommands.some((sub) => sub.name === word));
+    if (words.length > 0) lines.push(`complete -c argo -n ${arg(0)} -a ${quoteSingle(words.join(' '))}`);
+    place.args.forEach((source, index) => {
+      if (source !== null) lines.push(`complete -c argo -n ${arg(index)} -a '(__argo_names ${source})'`);
+    });
+    for (const option of place.options) if (!sourced(option)) lines.push(`complete -c argo -n ${at} ${flag(option)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+function allValueFlags(spec: CompletionSpec): string[] {
+  return [...new Set([...spec.valueFlags, ...WHERE_FLAGS, ...VALUE_SOURCES.flatMap((source) => source.flags)])];
 }
