@@ -1,12 +1,14 @@
 // `argo sessions` end to end: turns produced by `argo` itself against the Ollama stand-in.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../src/log/entry.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
-import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
@@ -239,5 +241,26 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     expect(all).toMatchObject({ code: 0, stderr: '', stdout: 'reindexed 2 sessions: 4 turns\n' });
     expect(readFileSync(indexFile(home, 'play'), 'utf8')).toBe(before.play);
     expect(orphans.filter((orphan) => existsSync(orphan))).toEqual([]);
+  });
+});
+
+describe('shell completion of session names', () => {
+  it('bash asks the built argo for the sessions of the --home on the line, after a subcommand that takes one', async () => {
+    const other = tempHome();
+    expect((await argo(other, ['--session', 'elsewhere', 'Hello'])).code).toBe(0);
+    const script = (await argo(shared.home, ['completion', 'bash'])).stdout;
+    const bin = mkdtempSync(join(tmpdir(), 'argo-bin-'));
+    symlinkSync(ARGO_BIN, join(bin, 'argo'));
+    const complete = (words: string[]): string =>
+      execFileSync('bash', ['-c', `${script}\nCOMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _argo; printf '%s\\n' "\${COMPREPLY[@]}"`, 'bash', ...words], {
+        encoding: 'utf8',
+        // ARGO_HOME is the shared home: without --home, its sessions.
+        env: { ...scrubbedEnv({ home: shared.home }), PATH: `${bin}:${process.env.PATH ?? ''}` },
+      });
+    expect(complete(['argo', 'sessions', 'show', ''])).toBe('play\nwork\n');
+    expect(complete(['argo', 'sessions', 'rename', 'w'])).toBe('work\n');
+    expect(complete(['argo', '--home', other, 'sessions', 'fork', ''])).toBe('elsewhere\n');
+    expect(complete(['argo', 'sessions', 'rm', '--home', other, ''])).toBe('elsewhere\n');
+    expect(complete(['argo', '--home', other, '-s', ''])).toBe('elsewhere\n');
   });
 });
