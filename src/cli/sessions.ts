@@ -7,6 +7,7 @@ import { fullBlock, sessionHeader, sessionsTable } from '../query/format.js';
 import type { RenderOptions } from '../query/format.js';
 import { withSessionLock } from '../log/lock.js';
 import { refuseWithForks, removeSessionLines } from '../maintenance/maintain.js';
+import { ScanStats } from '../log/scan.js';
 import { Sink } from '../output/sink.js';
 import { loadSessionEntries, rebuildIndex, rulesTagging } from '../sessions/turns.js';
 import {
@@ -19,7 +20,7 @@ import {
   requireSessionFile,
 } from '../sessions/manage.js';
 import { checkSessionName } from '../sessions/names.js';
-import { byLastUsed, deleteSession, isDamaged, listSessions, scanSessions } from '../sessions/store.js';
+import { byLastUsed, deleteSession, isDamaged, listSessions, scanSessions, shownRecord } from '../sessions/store.js';
 import type { DamagedRecord, SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
 import { colorsFor, untrustedFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
@@ -126,7 +127,8 @@ function renderOptions(io: Io, records: readonly SessionRecord[], flags: OutputF
   return {
     color: colorsFor(io, flags),
     width: widthOf(io),
-    sessionName: (entry) => names.get(entry.session_id) ?? entry.session,
+    // A turn of a removed session keeps the name its line has, marked: another session may have it now.
+    sessionName: (entry) => names.get(entry.session_id) ?? `${entry.session} (removed)`,
     untrusted: untrustedFor(io, flags),
   };
 }
@@ -139,14 +141,15 @@ async function listCommand(settings: Settings, flags: { json?: boolean } & Outpu
     for (const record of damaged) {
       io.stderr.write(`argo: left out damaged session record ${record.name} (${record.path} is ${record.problem}); remove it with "argo sessions rm ${record.name}"\n`);
     }
-    io.stdout.write(`${JSON.stringify(records)}\n`);
+    io.stdout.write(`${JSON.stringify(records.map((record) => shownRecord(record, records)))}\n`);
     return;
   }
   if (records.length === 0 && damaged.length === 0) {
     io.stdout.write('no sessions yet; start one with: argo --session NAME "your question"\n');
     return;
   }
-  io.stdout.write(sessionsTable(records, renderOptions(io, records, flags)) + damagedRows(records, damaged, io, flags));
+  const shown = records.map((record) => shownRecord(record, records));
+  io.stdout.write(sessionsTable(shown, renderOptions(io, records, flags)) + damagedRows(records, damaged, io, flags));
 }
 
 /** A row for each damaged record after the table, its name in the NAME column. */
@@ -159,17 +162,23 @@ function damagedRows(records: readonly SessionRecord[], damaged: readonly Damage
 async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number } & OutputFlags, io: Io): Promise<void> {
   checkSessionName(name, 'sessions show');
   const record = await requireSession(settings.paths.sessions, name, 'sessions show');
-  const entries = await loadSessionEntries(settings.paths, record, flags.limit);
+  const stats = new ScanStats();
+  const entries = await loadSessionEntries(settings.paths, record, flags.limit, stats);
+  const records = await listSessions(settings.paths.sessions);
+  const shown = shownRecord(record, records);
   const sink = new Sink(io.stdout);
   if (flags.json) {
-    await sink.write(`${JSON.stringify({ session: record, turns: entries })}\n`);
+    await sink.write(`${JSON.stringify({ session: shown, turns: entries })}\n`);
   } else {
-    const render = renderOptions(io, await listSessions(settings.paths.sessions), flags);
-    await sink.write(sessionHeader(record, entries, render, flags.limit !== undefined));
-    if (entries.length === 0) await sink.write('no turns yet\n');
+    const render = renderOptions(io, records, flags);
+    await sink.write(sessionHeader(shown, entries, render, flags.limit !== undefined));
+    // -n 0 asks for the header alone, as argo logs -n 0 and argo last 0 ask for nothing.
+    if (entries.length === 0) await sink.write(flags.limit === 0 ? 'no turns shown (-n 0 asks for none)\n' : 'no turns yet\n');
     for (const entry of entries) await sink.write(fullBlock(entry, render));
   }
   await sink.flush();
+  const notice = stats.notice();
+  if (notice !== null) io.stderr.write(notice);
 }
 
 async function removeCommand(settings: Settings, name: string, flags: { purge?: boolean; yes?: boolean }, io: Io): Promise<void> {

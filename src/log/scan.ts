@@ -43,6 +43,8 @@ export interface ScanOptions {
   backward?: boolean;
   /** Per file: where to stop reading (byte offset), e.g. a size snapshot taken before following. */
   endOf?: (file: string) => number | undefined;
+  /** Called with each line skipped as unreadable (after it is counted), e.g. to find where it stood. */
+  onUnreadable?: (file: string, line: RawLine) => void;
 }
 
 /** Every readable turn of `files` in order (or newest first with `backward`); bad lines are counted and skipped. */
@@ -58,6 +60,7 @@ export async function* scanEntries(files: readonly string[], stats: ScanStats, o
       const entry = parseEntry(line.text);
       if (entry === null) {
         stats.skip(file, line, await describeBadLine(line));
+        options.onUnreadable?.(file, line);
         continue;
       }
       yield { entry, file, line };

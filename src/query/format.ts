@@ -4,7 +4,7 @@ import type { ChalkInstance } from 'chalk';
 import { format } from 'date-fns/format';
 import stringWidth from 'string-width';
 import type { LogEntry } from '../log/entry.js';
-import type { SessionRecord } from '../sessions/store.js';
+import type { ShownRecord } from '../sessions/store.js';
 import type { HistoryStats, Spread } from './stats.js';
 
 export interface RenderOptions {
@@ -113,12 +113,12 @@ export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assi
 }
 
 /** The header of `argo sessions show`. */
-export function sessionHeader(record: SessionRecord, entries: readonly LogEntry[], options: RenderOptions, limited = false): string {
+export function sessionHeader(record: ShownRecord, entries: readonly LogEntry[], options: RenderOptions, limited = false): string {
   const c = options.color;
   const t = options.untrusted ?? asIs;
   const inherited = entries.filter((entry) => entry.session_id !== record.id).length;
   const facts = [`${c.bold(t(record.name))} ${c.dim(t(record.id))}`, `${limited ? 'newest ' : ''}${entries.length} turn${entries.length === 1 ? '' : 's'}${inherited > 0 ? ` (${inherited} inherited)` : ''}`];
-  if (record.parent) facts.push(t(`forked from ${record.parent.name}@${record.parent.turn_id}`));
+  if (record.parent) facts.push(t(`forked from ${record.parent.name}@${record.parent.turn_id}${record.parent.removed ? ' (removed)' : ''}`));
   const lines = [
     facts.join(c.dim(' · ')),
     c.dim(t(`created ${localTime(record.created_at)} · last used ${localTime(record.last_used_at)}${record.last_model ? ` · model ${record.last_model}` : ''}`)),
@@ -127,14 +127,14 @@ export function sessionHeader(record: SessionRecord, entries: readonly LogEntry[
 }
 
 /** `argo sessions` as a table. */
-export function sessionsTable(records: readonly SessionRecord[], options: RenderOptions): string {
+export function sessionsTable(records: readonly ShownRecord[], options: RenderOptions): string {
   const c = options.color;
   const t = options.untrusted ?? asIs;
   const nameWidth = Math.max(4, ...records.map((record) => stringWidth(record.name)));
   const header = c.dim(`${pad('NAME', nameWidth)}  ${'TURNS'.padStart(5)}  ${pad('LAST USED', 16)}  ${pad('MODEL', 14)}  TITLE`);
   const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - nameWidth - 45);
   const rows = records.map((record) => {
-    const fork = record.parent ? c.dim(t(`(fork of ${record.parent.name}@${record.parent.turn_id}) `)) : '';
+    const fork = record.parent ? c.dim(t(`(fork of ${record.parent.name}@${record.parent.turn_id}${record.parent.removed ? ', removed' : ''}) `)) : '';
     return [
       c.cyan(pad(t(record.name), nameWidth)),
       String(record.turns).padStart(5),

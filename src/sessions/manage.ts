@@ -9,7 +9,7 @@ import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { PRIVATE_FILE, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { withLogLock, withSessionLock } from '../log/lock.js';
-import { composeHistory, indexLineOf, lineageOf, loadIndexed } from './turns.js';
+import { DamagedForkPoints, composeHistory, indexLineOf, lineageOf, loadIndexed } from './turns.js';
 import type { RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, isBlank } from '../log/scan.js';
@@ -196,6 +196,7 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
   for (const lineage of lineages.values()) {
     for (const level of lineage) if (!spools.has(level.id)) spools.set(level.id, new Spool(paths.sessions, level.id));
   }
+  const forkPoints = [...lineages.values()].map((lineage) => new DamagedForkPoints(lineage));
   const stats = new ScanStats();
   try {
     for (const file of await listLogFiles(paths.logs)) {
@@ -204,6 +205,7 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
         const entry = parseEntry(line.text);
         if (!entry) {
           stats.skip(file, line, 'unreadable');
+          for (const damaged of forkPoints) damaged.see(file, line);
           continue;
         }
         await spools.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
@@ -211,10 +213,10 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
     }
     for (const spool of spools.values()) await spool.flush();
     let turns = 0;
-    for (const [record, lineage] of lineages) {
+    for (const [position, [record, lineage]] of [...lineages].entries()) {
       const own = new Map<string, IndexLine[]>();
       for (const level of lineage) own.set(level.id, (await spools.get(level.id)?.lines()) ?? []);
-      const lines = composeHistory(lineage, (id) => own.get(id) ?? []);
+      const lines = composeHistory(lineage, (id) => own.get(id) ?? [], forkPoints[position]?.places);
       await writeIndex(paths.sessions, record.name, lines);
       const count = own.get(record.id)?.length ?? 0;
       turns += count;

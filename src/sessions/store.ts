@@ -126,6 +126,24 @@ export function byLastUsed(a: SessionRecord, b: SessionRecord): number {
   return lastUsed(b) - lastUsed(a) || a.name.localeCompare(b.name);
 }
 
+/** A fork's parent as shown: `removed` once no session has its id (the name may be another's now). */
+export interface ShownParent extends ParentLink {
+  removed?: true;
+}
+
+export type ShownRecord = SessionRecord & { parent?: ShownParent | undefined };
+
+/**
+ * The record as `argo sessions` shows it: its parent found by id among `records`, under its current
+ * name, or marked removed under the name it had. A session that took the name since is not the parent.
+ */
+export function shownRecord(record: SessionRecord, records: readonly SessionRecord[]): ShownRecord {
+  const link = record.parent;
+  if (!link) return record;
+  const parent = records.find((other) => other.id === link.session_id);
+  return { ...record, parent: parent ? { ...link, name: parent.name } : { ...link, removed: true } };
+}
+
 /**
  * A removed session, by the id its turns carry: a turn planned on it is logged under that id alone
  * (recordTurn finds no record to update), so the name, which another session may have now, gains nothing.

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { errnoOf } from '../log/fs.js';
 import { classifyEntry, rulesFingerprint } from '../replay/classify.js';
@@ -51,7 +51,7 @@ export async function openReplaySource(
   const rules = rulesFingerprint(classify);
   const pick = replayPick(spec);
   const known = rebuild ? null : await readPicked(paths.sessions, session, pick);
-  const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, classify), pick);
+  const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, classify), pick, true);
   const reader = new TurnReader(paths.logs, session, inherited);
   return {
     turns: chosen.map((line) => (line.rules === rules ? { id: line.id, entry_type: line.type } : { id: line.id })),
@@ -78,8 +78,8 @@ function replayPick(spec: Exclude<ReplaySpec, { kind: 'none' }>): TurnPick {
 }
 
 /** Every turn of the session (or the newest `last`), with a fork's inherited turns first. */
-export async function loadSessionEntries(paths: DataPaths, session: SessionRecord, last?: number): Promise<LogEntry[]> {
-  return loadTurns(paths, session, last === undefined ? { kind: 'all' } : { kind: 'last', count: last, okOnly: false });
+export async function loadSessionEntries(paths: DataPaths, session: SessionRecord, last?: number, stats?: ScanStats): Promise<LogEntry[]> {
+  return loadTurns(paths, session, last === undefined ? { kind: 'all' } : { kind: 'last', count: last, okOnly: false }, stats);
 }
 
 /**
@@ -87,12 +87,15 @@ export async function loadSessionEntries(paths: DataPaths, session: SessionRecor
  * when it is missing, damaged, lacks the session's newest turn, or any line it points at is not
  * the turn it names. Cost: the lines read, whatever the size of the log.
  */
-export async function loadTurns(paths: DataPaths, session: SessionRecord, pick: TurnPick): Promise<LogEntry[]> {
-  return (await loadIndexed(paths, session, pick)).entries;
+export async function loadTurns(paths: DataPaths, session: SessionRecord, pick: TurnPick, stats?: ScanStats): Promise<LogEntry[]> {
+  return (await loadIndexed(paths, session, pick, stats)).entries;
 }
 
-/** Like loadTurns, with the index lines that were verified against the log. */
-export async function loadIndexed(paths: DataPaths, session: SessionRecord, pick: TurnPick): Promise<{ entries: LogEntry[]; lines: IndexLine[] }> {
+/**
+ * Like loadTurns, with the index lines that were verified against the log. A rebuild counts the
+ * unreadable lines it skipped in `stats`, for the caller's notice.
+ */
+export async function loadIndexed(paths: DataPaths, session: SessionRecord, pick: TurnPick, stats?: ScanStats): Promise<{ entries: LogEntry[]; lines: IndexLine[] }> {
   const read = ({ chosen, inherited }: Chosen): { entries: LogEntry[]; lines: IndexLine[] } | null => {
     const reader = new TurnReader(paths.logs, session, inherited);
     try {
@@ -111,15 +114,20 @@ export async function loadIndexed(paths: DataPaths, session: SessionRecord, pick
   const known = await readPicked(paths.sessions, session, pick);
   const found = known && read(known);
   if (found) return found;
-  const rebuilt = read(choose(session, await rebuildIndex(paths, session), pick));
+  const rebuilt = read(choose(session, await rebuildIndex(paths, session, undefined, stats), pick, true));
   if (rebuilt) return rebuilt;
   throw new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
 }
 
 interface Chosen {
   chosen: IndexLine[];
-  /** Ids of the lines a fork inherited (they belong to an ancestor's session_id). */
-  inherited: ReadonlySet<string>;
+  inherited: Inherited;
+}
+
+/** The lines a fork may read that belong to another session: by line id, or by the ancestor's session id. */
+interface Inherited {
+  ids: ReadonlySet<string>;
+  sessions: ReadonlySet<string>;
 }
 
 async function readPicked(dir: string, session: SessionRecord, pick: TurnPick): Promise<Chosen | null> {
@@ -143,9 +151,17 @@ async function readPicked(dir: string, session: SessionRecord, pick: TurnPick): 
   return choose(session, lines, pick);
 }
 
-function choose(session: SessionRecord, lines: readonly IndexLine[], pick: TurnPick): Chosen {
+/**
+ * `rebuilt`: the lines come from the log just now, every one of the lineage. Otherwise the lines up
+ * to the fork point are inherited; when the fork point is not among them (its log line is damaged,
+ * and the rebuild kept the turns before it), any line of an ancestor the record links to is.
+ */
+function choose(session: SessionRecord, lines: readonly IndexLine[], pick: TurnPick, rebuilt = false): Chosen {
   const forkPoint = session.parent ? lines.findIndex((line) => line.id === session.parent?.turn_id) : -1;
-  const inherited = new Set(lines.slice(0, forkPoint + 1).map((line) => line.id));
+  const inherited: Inherited = {
+    ids: new Set((rebuilt ? lines : lines.slice(0, forkPoint + 1)).map((line) => line.id)),
+    sessions: new Set(session.parent && forkPoint === -1 && !rebuilt ? lineageOf(session, []).slice(1).map((level) => level.id) : []),
+  };
   if (pick.kind === 'all') return { chosen: pick.okOnly ? lines.filter((line) => line.status === 'ok') : [...lines], inherited };
   const chosen: IndexLine[] = [];
   for (let i = lines.length - 1; i >= 0 && chosen.length < pick.count; i--) {
@@ -167,7 +183,7 @@ class TurnReader {
   constructor(
     private readonly logsDir: string,
     private readonly session: SessionRecord,
-    private readonly inherited: ReadonlySet<string>,
+    private readonly inherited: Inherited,
   ) {}
 
   /** The turn at the place the index names, or null when that line is not the turn (a stale index). */
@@ -186,7 +202,8 @@ class TurnReader {
     const entry = bytesRead === line.length ? parseEntry(this.buffer.toString('utf8', 0, line.length)) : null;
     if (entry?.id !== line.id || entry.status !== line.status) return null;
     // A leftover index of an older session of the same name must not leak its turns in.
-    if (!this.inherited.has(line.id) && entry.session_id !== this.session.id) return null;
+    const own = entry.session_id === this.session.id;
+    if (!own && !this.inherited.ids.has(line.id) && !this.inherited.sessions.has(entry.session_id)) return null;
     return entry;
   }
 
@@ -200,16 +217,19 @@ class TurnReader {
  * Recreates the session's index from the log itself: its own turns, and for a fork the history of
  * its parent (recursively) up to the fork point. One pass over the log for the whole lineage.
  */
-export async function rebuildIndex(paths: DataPaths, session: SessionRecord, classify?: ClassifyRules): Promise<IndexLine[]> {
+export async function rebuildIndex(paths: DataPaths, session: SessionRecord, classify?: ClassifyRules, stats = new ScanStats()): Promise<IndexLine[]> {
   const tagging = classify && rulesTagging(classify);
   const lineage = lineageOf(session, session.parent ? await listSessions(paths.sessions) : []);
   const own = new Map<string, IndexLine[]>(lineage.map((level) => [level.id, []]));
-  const stats = new ScanStats();
-  const needle = { kind: 'json-string', values: lineage.map((level) => level.id) } as const;
-  for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { needle })) {
+  const damaged = new DamagedForkPoints(lineage);
+  // The fork points' ids too: a damaged fork point may have lost its session id but kept its own.
+  const forkPoints = lineage.flatMap((level) => (level.forkedAt === undefined ? [] : [level.forkedAt]));
+  const needle = { kind: 'json-string', values: [...lineage.map((level) => level.id), ...forkPoints] } as const;
+  const onUnreadable = (file: string, line: RawLine): void => damaged.see(file, line);
+  for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { needle, onUnreadable })) {
     own.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
   }
-  const history = composeHistory(lineage, (id) => own.get(id) ?? []);
+  const history = composeHistory(lineage, (id) => own.get(id) ?? [], damaged.places);
   try {
     await writeIndex(paths.sessions, session.name, history);
     await syncCounters(paths.sessions, session, history, own.get(session.id)?.length ?? 0);
@@ -269,17 +289,58 @@ export function lineageOf(session: SessionRecord, records: readonly SessionRecor
   return lineage;
 }
 
-/** From the oldest ancestor down, each fork keeps its parent's history up to the fork point, then its own lines. */
-export function composeHistory(lineage: readonly Lineage[], ownLines: (id: string) => readonly IndexLine[]): IndexLine[] {
+/** Where a line is in the log: its file's name (they sort by day) and its byte offset there. */
+export interface LogPlace {
+  file: string;
+  offset: number;
+}
+
+/** Whether a line comes before a place in the log (the order the log was written in). */
+export function isBefore(line: LogPlace, place: LogPlace): boolean {
+  return line.file < place.file || (line.file === place.file && line.offset < place.offset);
+}
+
+/**
+ * From the oldest ancestor down, each fork keeps its parent's history up to the fork point, then its
+ * own lines. A fork point whose line is unreadable but found in `damaged` (its place in the log)
+ * keeps the lines before that place; one found nowhere keeps nothing (no guess that could add turns
+ * the fork never had).
+ */
+export function composeHistory(
+  lineage: readonly Lineage[],
+  ownLines: (id: string) => readonly IndexLine[],
+  damaged: ReadonlyMap<string, LogPlace> = new Map(),
+): IndexLine[] {
   let history: IndexLine[] = [];
   for (const level of [...lineage].reverse()) {
     if (level.forkedAt !== undefined) {
       const cut = history.findIndex((line) => line.id === level.forkedAt);
-      history = cut === -1 ? [] : history.slice(0, cut + 1);
+      const place = damaged.get(level.forkedAt);
+      history = cut !== -1 ? history.slice(0, cut + 1) : place ? history.filter((line) => isBefore(line, place)) : [];
     }
     history = [...history, ...ownLines(level.id)];
   }
   return history;
+}
+
+/**
+ * The places of the lineage's fork points whose log lines cannot be read, told by the turn id a
+ * damaged line still holds ("id":"…", as the log writes it). The first such line wins, as the first
+ * readable line of an id does in composeHistory.
+ */
+export class DamagedForkPoints {
+  readonly places = new Map<string, LogPlace>();
+  private readonly needles: [string, string][];
+
+  constructor(lineage: readonly Lineage[]) {
+    this.needles = lineage.flatMap((level) => (level.forkedAt === undefined ? [] : [[level.forkedAt, `"id":${JSON.stringify(level.forkedAt)}`]]));
+  }
+
+  see(file: string, line: Pick<RawLine, 'text' | 'offset'>): void {
+    for (const [id, needle] of this.needles) {
+      if (!this.places.has(id) && line.text.includes(needle)) this.places.set(id, { file: basename(file), offset: line.offset });
+    }
+  }
 }
 
 /** Keeps the record's newest-turn marker and own-turn count in line with a rebuilt index. */

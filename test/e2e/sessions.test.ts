@@ -1,6 +1,6 @@
 // `argo sessions` end to end: turns produced by `argo` itself against the Ollama stand-in.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import type { SessionRecord } from '../../src/sessions/store.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
+import { defined } from '../support/defined.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
@@ -262,5 +263,60 @@ describe('shell completion of session names', () => {
     expect(complete(['argo', '--home', other, 'sessions', 'fork', ''])).toBe('elsewhere\n');
     expect(complete(['argo', 'sessions', 'rm', '--home', other, ''])).toBe('elsewhere\n');
     expect(complete(['argo', '--home', other, '-s', ''])).toBe('elsewhere\n');
+  });
+});
+
+describe('argo sessions: -n 0, damaged fork points, removed parents', () => {
+  it('show -n 0 prints the header and says no turns were asked for (as logs -n 0 and last 0 accept 0)', async () => {
+    const result = await argo(shared.home, ['sessions', 'show', 'work', '-n', '0']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/^work [0-9a-f-]{36} · newest 0 turns\ncreated .*\n\nno turns shown \(-n 0 asks for none\)\n$/);
+    expect(JSON.parse((await argo(shared.home, ['sessions', 'show', 'work', '-n', '0', '--json'])).stdout)).toMatchObject({ turns: [] });
+  });
+
+  it('a fork whose fork point’s log line is damaged keeps the inherited turns before it, and says a line was skipped', async () => {
+    const { home, work } = await conversation();
+    expect((await argo(home, ['sessions', 'fork', `work@${work[1]}`, 'branch'])).code).toBe(0);
+    expect((await argo(home, ['--session', 'branch', 'Add a reset method'])).code).toBe(0);
+    const own = logLines(home).at(-1)?.id as string;
+    // Cut the fork point's line short, as a write interrupted mid-line would.
+    const [file] = readdirSync(join(home, 'logs'));
+    const path = join(home, 'logs', defined(file, 'a log file'));
+    const lines = readFileSync(path, 'utf8').split('\n');
+    const at = lines.findIndex((text) => text.includes(`"id":"${work[1]}"`));
+    lines[at] = defined(lines[at], 'the fork point').slice(0, 120);
+    writeFileSync(path, lines.join('\n'));
+
+    const show = await argo(home, ['sessions', 'show', 'branch']);
+    expect(show).toMatchObject({ code: 0, stderr: 'argo: skipped 1 unreadable log line; run "argo logs check" to list them\n' });
+    expect(show.stdout).toMatch(/^branch [0-9a-f-]{36} · 2 turns \(1 inherited\)/);
+    // The same state gives the same turns, shown or replayed, before and after a reindex of everything.
+    expect((await explain(home, 'branch', 'session')).turns.map((turn) => turn.id)).toEqual([work[0], own]);
+    expect((await argo(home, ['sessions', 'reindex'])).stdout).toBe('reindexed 3 sessions: 4 turns; skipped 1 unreadable line (argo logs check)\n');
+    expect((await explain(home, 'branch', 'session')).turns.map((turn) => turn.id)).toEqual([work[0], own]);
+    expect((await argo(home, ['logs', 'check'])).stdout).toMatch(new RegExp(`${file}:${at + 1}: truncated JSON`));
+  });
+
+  it('a removed parent is shown as removed, never as the new session that took its name, whose turns are never replayed', async () => {
+    const { home, work } = await conversation();
+    expect((await argo(home, ['sessions', 'fork', `work@${work[1]}`, 'branch'])).code).toBe(0);
+    expect((await argo(home, ['sessions', 'rm', 'work', '-y'])).code).toBe(0);
+    expect((await argo(home, ['--session', 'work', 'A new session under an old name'])).code).toBe(0);
+
+    const show = await argo(home, ['sessions', 'show', 'branch']);
+    expect(show.stdout).toMatch(new RegExp(`^branch [0-9a-f-]{36} · 2 turns \\(2 inherited\\) · forked from work@${work[1]} \\(removed\\)\\n`));
+    expect(show.stdout).toContain(' · work (removed) · ');
+    expect(show.stdout).not.toContain('A new session');
+    const table = await argo(home, ['sessions']);
+    expect(table.stdout).toContain(`(fork of work@${work[1]}, removed) Explain closures`);
+    const listed = JSON.parse((await argo(home, ['sessions', '--json'])).stdout) as SessionRecord[];
+    expect(listed.find((one) => one.name === 'branch')?.parent).toMatchObject({ name: 'work', removed: true });
+    const json = JSON.parse((await argo(home, ['sessions', 'show', 'branch', '--json'])).stdout) as { session: SessionRecord };
+    expect(json.session.parent).toMatchObject({ name: 'work', removed: true });
+    expect((await explain(home, 'branch', 'session')).turns.map((turn) => turn.id)).toEqual(work.slice(0, 2));
+    // A parent that is only renamed is shown under its new name.
+    expect((await argo(home, ['sessions', 'fork', 'work', 'second'])).code).toBe(0);
+    expect((await argo(home, ['sessions', 'rename', 'work', 'renamed'])).code).toBe(0);
+    expect((await argo(home, ['sessions', 'show', 'second'])).stdout).toMatch(/· forked from renamed@\S+\n/);
   });
 });
