@@ -1,48 +1,17 @@
 // The `web` toolset: fetch_url gets a page as text (HTML reduced to its words), size-capped.
 import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
-import { MIMEType } from 'node:util';
-import { ToolError, stringArg } from './types.js';
+import { MIMEType, TextDecoder } from 'node:util';
+import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool } from './types.js';
 
-export const FETCH_CAP_BYTES = 100 * 1024;
+/** Characters of text the model gets from one call; `offset` reads on. */
+export const FETCH_TEXT_CAP = 100_000;
+/** Bytes of body read at most: pages carry far more markup and script than text, but not without end. */
+export const FETCH_RAW_CAP = 5 * 1024 * 1024;
 const TEXT_TYPES = /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ld\+json)|[^;]*\+json|[^;]*\+xml)/i;
-
-/** Rough text of an HTML page: scripts, styles and tags dropped, entities for the common five. */
-export function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style|noscript)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<(br|\/p|\/div|\/li|\/h[1-6]|\/tr)\b[^>]*>/gi, '\n')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/[ \t]+/g, ' ')
-    .replace(/\s*\n\s*/g, '\n')
-    .trim();
-}
-
-async function readCapped(response: Response, cap: number): Promise<{ bytes: Buffer; truncated: boolean }> {
-  if (response.body === null) return { bytes: Buffer.alloc(0), truncated: false };
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  // Leaving the loop early cancels the stream: nothing past the cap is downloaded.
-  for await (const value of response.body as unknown as AsyncIterable<Uint8Array>) {
-    if (size + value.length > cap) {
-      chunks.push(value.subarray(0, cap - size));
-      truncated = true;
-      break;
-    }
-    chunks.push(value);
-    size += value.length;
-  }
-  return { bytes: Buffer.concat(chunks), truncated };
-}
+/** Bytes looked at for a <meta charset> before decoding starts. */
+const SNIFF_BYTES = 1024;
 
 /** The charset the content type declares, else (for HTML) a simple <meta charset> in the first KB. */
 function declaredCharset(type: string, bytes: Buffer): string | undefined {
@@ -53,21 +22,103 @@ function declaredCharset(type: string, bytes: Buffer): string | undefined {
     // A malformed content type declares nothing.
   }
   if (charset === undefined && /html/i.test(type)) {
-    charset = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(bytes.subarray(0, 1024).toString('latin1'))?.[1];
+    charset = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(bytes.subarray(0, SNIFF_BYTES).toString('latin1'))?.[1];
   }
   return charset;
 }
 
-/** The body as text in its declared charset; a label TextDecoder does not know falls back to UTF-8. */
-function decodeBody(bytes: Buffer, type: string): string {
-  const charset = declaredCharset(type, bytes);
-  let decoder = new TextDecoder('utf-8');
+/** A streaming decoder for the body's declared charset; a label TextDecoder does not know falls back to UTF-8. */
+function decoderFor(type: string, head: Buffer): TextDecoder {
+  const charset = declaredCharset(type, head);
   try {
-    if (charset !== undefined) decoder = new TextDecoder(charset);
+    if (charset !== undefined) return new TextDecoder(charset);
   } catch {
     // Unknown label: UTF-8, the web's default.
   }
-  return decoder.decode(bytes);
+  return new TextDecoder('utf-8');
+}
+
+/** Where decoded text goes: reduced to words for HTML, as it is otherwise. */
+interface TextSink {
+  write: (chunk: string) => void;
+  end: () => void;
+  text: () => string;
+  length: () => number;
+  title?: () => string;
+}
+
+function plainText(): TextSink {
+  let out = '';
+  return { write: (chunk) => (out += chunk), end: () => undefined, text: () => out, length: () => out.length };
+}
+
+export interface BodyText {
+  text: string;
+  title?: string;
+  /** The body went on past `rawCap` bytes, which were all that was read. */
+  rawCut: boolean;
+}
+
+/**
+ * The body decoded and written into `sink` as it streams in. Reading stops at `rawCap` bytes, or once
+ * the sink holds more than `enough` characters: leaving the loop cancels the stream, so nothing
+ * past that is downloaded and memory stays bounded whatever the server sends.
+ */
+export async function readBodyText(body: AsyncIterable<Uint8Array> | null, type: string, sink: TextSink, limits: { rawCap: number; enough: number }): Promise<BodyText> {
+  const head: Uint8Array[] = [];
+  let decoder: TextDecoder | undefined;
+  let read = 0;
+  let rawCut = false;
+  // The charset is known once the first KB is in (a <meta charset> may say it).
+  const start = (): TextDecoder => {
+    const bytes = Buffer.concat(head);
+    const chosen = decoderFor(type, bytes);
+    sink.write(chosen.decode(bytes, { stream: true }));
+    return chosen;
+  };
+  for await (const chunk of body ?? []) {
+    let piece = chunk;
+    if (read + piece.length > limits.rawCap) {
+      piece = piece.subarray(0, limits.rawCap - read);
+      rawCut = true;
+    }
+    read += piece.length;
+    if (decoder === undefined) {
+      head.push(piece);
+      if (read >= SNIFF_BYTES || rawCut) decoder = start();
+    } else {
+      sink.write(decoder.decode(piece, { stream: true }));
+    }
+    if (rawCut || sink.length() > limits.enough) break;
+  }
+  decoder ??= start();
+  // A character cut in two by the raw cap is dropped rather than shown as U+FFFD.
+  if (!rawCut) sink.write(decoder.decode());
+  sink.end();
+  const title = sink.title?.();
+  return { text: sink.text(), ...(title !== undefined && title !== '' ? { title } : {}), rawCut };
+}
+
+/** Text from `offset`, at most `cap` characters, never ending inside a surrogate pair. */
+export function textWindow(text: string, offset: number, cap: number): { shown: string; cut: boolean } {
+  let shown = text.slice(offset, offset + cap);
+  const cut = text.length > offset + shown.length;
+  if (cut && /[\uD800-\uDBFF]$/.test(shown)) shown = shown.slice(0, -1);
+  return { shown, cut };
+}
+
+/**
+ * What the model is told when a cap cut the text (and how to read on), or when its offset is past
+ * the end; nothing when it got the whole text.
+ */
+export function readingNote(window: { offset: number; shown: number; total: number; textCut: boolean; rawCut: boolean }): { truncated?: true; note: string } | undefined {
+  const { offset, shown, total, textCut, rawCut } = window;
+  const megabytes = FETCH_RAW_CAP / 1024 / 1024;
+  const raw = `the page is over ${megabytes} MB and only its first ${megabytes} MB were read`;
+  if (offset > 0 && offset >= total) return { note: `offset ${offset} is past the end: the text has ${total} characters${rawCut ? ` (${raw})` : ''}` };
+  if (textCut) return { truncated: true, note: `stopped at ${FETCH_TEXT_CAP.toLocaleString('en-US')} characters of text; read on with offset ${offset + shown}` };
+  if (rawCut) return { truncated: true, note: `${raw}: the text ends there` };
+  return undefined;
 }
 
 /** The code (ECONNREFUSED, Z_DATA_ERROR) or message of what undici wraps in "fetch failed"/"terminated". */
@@ -129,10 +180,13 @@ function webVerdict(): Promise<string | null> {
 
 export const fetchUrlTool: Tool = {
   name: 'fetch_url',
-  description: 'Fetch a web page or text resource over http(s) and return its text (HTML reduced to text, at most 100 KB).',
+  description: `Fetch a web page or text resource over http(s) and return its text (HTML reduced to its words, the title apart), at most ${FETCH_TEXT_CAP.toLocaleString('en-US')} characters per call; a longer text says so and names the offset to read on from.`,
   parameters: {
     type: 'object',
-    properties: { url: { type: 'string', description: 'an http:// or https:// URL' } },
+    properties: {
+      url: { type: 'string', description: 'an http:// or https:// URL' },
+      offset: { type: 'integer', minimum: 0, description: "characters of the page's text to skip (default 0): the offset a cut result names, to read on" },
+    },
     required: ['url'],
     additionalProperties: false,
   },
@@ -162,22 +216,27 @@ export const fetchUrlTool: Tool = {
       await response.body?.cancel();
       throw new ToolError(`${url.host} sent ${type.split(';')[0] ?? type}, which is not text`);
     }
-    let body: { bytes: Buffer; truncated: boolean };
+    const offset = numberArg(args, 'offset') ?? 0;
+    // The HTML reducer (and its parser) is loaded only when a page is HTML.
+    const sink = /html/i.test(type) ? (await import('./html-text.js')).htmlText() : plainText();
+    let body: BodyText;
     try {
-      body = await readCapped(response, FETCH_CAP_BYTES);
+      body = await readBodyText(response.body, type, sink, { rawCap: FETCH_RAW_CAP, enough: offset + FETCH_TEXT_CAP });
     } catch (error) {
       // A broken gzip body, or a connection cut mid-page.
       const { code, message } = causeOf(error);
       throw new ToolError(`the page's body could not be read (${code !== undefined ? `${code}: ` : ''}${message})`);
     }
-    const { truncated } = body;
-    const text = decodeBody(body.bytes, type);
+    const { shown, cut } = textWindow(body.text, offset, FETCH_TEXT_CAP);
+    const note = readingNote({ offset, shown: shown.length, total: body.text.length, textCut: cut, rawCut: body.rawCut });
     return {
       url: response.url || url.href,
       status: response.status,
       content_type: type.split(';')[0]?.trim() ?? type,
-      text: /html/i.test(type) ? htmlToText(text) : text,
-      ...(truncated ? { truncated: true, note: 'stopped at 100 KB' } : {}),
+      ...(body.title !== undefined ? { title: body.title } : {}),
+      ...(offset > 0 ? { offset } : {}),
+      text: shown,
+      ...note,
     };
   },
 };

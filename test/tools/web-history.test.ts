@@ -3,9 +3,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { searchHistoryTool } from '../../src/tools/history.js';
-import { FETCH_CAP_BYTES, fetchUrlTool, htmlToText, webUnreachable } from '../../src/tools/web.js';
+import { htmlText } from '../../src/tools/html-text.js';
+import { FETCH_RAW_CAP, FETCH_TEXT_CAP, fetchUrlTool, readBodyText, readingNote, textWindow, webUnreachable } from '../../src/tools/web.js';
 
 const context = (home = '/') => ({ root: '/', home, signal: new AbortController().signal });
 
@@ -20,6 +21,7 @@ const BODIES: Record<string, [string, Buffer]> = {
 
 describe('fetch_url', () => {
   const seen: string[] = [];
+  const endlessSent: number[] = [];
   const server = createServer((request, response) => {
     seen.push(request.url ?? '');
     const body = BODIES[request.url ?? ''];
@@ -38,7 +40,28 @@ describe('fetch_url', () => {
       response.end('<html><head><style>p{}</style><script>x()</script></head><body><h1>Title</h1><p>Tom &amp; Jerry</p></body></html>');
     } else if (request.url === '/big') {
       response.setHeader('content-type', 'text/plain');
-      response.end('a'.repeat(FETCH_CAP_BYTES * 2));
+      response.end(`${'a'.repeat(FETCH_TEXT_CAP)}${'b'.repeat(FETCH_TEXT_CAP)}c`);
+    } else if (request.url === '/script-first') {
+      // What the old byte cap saw of a real page: 100 KB of head and script, then the words.
+      response.setHeader('content-type', 'text/html');
+      response.end(`<html><head><title>Late</title><script>${'var x = "<p>not text</p>";\n'.repeat(5000)}</script></head><body><p>the words</p></body></html>`);
+    } else if (request.url === '/endless') {
+      // HTML that never ends: written until the client goes away (or, bounded, 4× the raw cap).
+      response.setHeader('content-type', 'text/html');
+      response.write('<title>Endless</title><p>start</p>');
+      let sent = 0;
+      const more = (): void => {
+        while (sent < FETCH_RAW_CAP * 4 && !response.destroyed) {
+          sent += 65_536;
+          if (!response.write(`<p>${'z'.repeat(65_529)}</p>`)) {
+            response.once('drain', more);
+            return;
+          }
+        }
+        response.end();
+      };
+      response.on('close', () => endlessSent.push(sent));
+      more();
     } else {
       response.setHeader('content-type', 'image/png');
       response.end(Buffer.from([0, 1, 2]));
@@ -55,10 +78,37 @@ describe('fetch_url', () => {
     expect(await fetchUrlTool.run({ url: `${base}/page` }, context())).toEqual({ url: `${base}/page`, status: 200, content_type: 'text/html', text: 'Title\nTom & Jerry' });
   });
 
-  it('stops at the size cap', async () => {
-    const result = await fetchUrlTool.run({ url: `${base}/big` }, context());
-    expect(String(result.text)).toHaveLength(FETCH_CAP_BYTES);
-    expect(result.truncated).toBe(true);
+  it('stops at the text cap and names the offset to read on from; the offset reads on', async () => {
+    const first = await fetchUrlTool.run({ url: `${base}/big` }, context());
+    expect(String(first.text)).toBe('a'.repeat(FETCH_TEXT_CAP));
+    expect(first).toMatchObject({ truncated: true, note: 'stopped at 100,000 characters of text; read on with offset 100000' });
+    const second = await fetchUrlTool.run({ url: `${base}/big`, offset: FETCH_TEXT_CAP }, context());
+    expect(String(second.text)).toBe('b'.repeat(FETCH_TEXT_CAP));
+    expect(second).toMatchObject({ offset: FETCH_TEXT_CAP, note: 'stopped at 100,000 characters of text; read on with offset 200000' });
+    const last = await fetchUrlTool.run({ url: `${base}/big`, offset: 2 * FETCH_TEXT_CAP }, context());
+    expect(last.text).toBe('c');
+    expect(last).not.toHaveProperty('truncated');
+    expect(last).not.toHaveProperty('note');
+    expect(await fetchUrlTool.run({ url: `${base}/big`, offset: 300_000 }, context())).toMatchObject({ text: '', note: 'offset 300000 is past the end: the text has 200001 characters' });
+  });
+
+  it('a page whose text starts after 100 KB of script still gives its text, and its title apart', async () => {
+    expect(await fetchUrlTool.run({ url: `${base}/script-first` }, context())).toEqual({ url: `${base}/script-first`, status: 200, content_type: 'text/html', title: 'Late', text: 'the words' });
+  });
+
+  it('a body larger than the raw cap is read only as far as needed, at most up to the cap, and the result says so', async () => {
+    const first = await fetchUrlTool.run({ url: `${base}/endless` }, context());
+    expect(String(first.text)).toMatch(/^start\nz{65529}\nz/);
+    expect(String(first.text)).toHaveLength(FETCH_TEXT_CAP);
+    expect(first).toMatchObject({ truncated: true, note: 'stopped at 100,000 characters of text; read on with offset 100000' });
+    // Enough text for the cap: the rest was never asked for.
+    await vi.waitFor(() => expect(endlessSent).toHaveLength(1));
+    expect(endlessSent[0]).toBeLessThan(FETCH_RAW_CAP);
+    const result = await fetchUrlTool.run({ url: `${base}/endless`, offset: FETCH_RAW_CAP }, context());
+    expect(result).toMatchObject({ title: 'Endless', text: '', note: expect.stringMatching(/^offset 5242880 is past the end: the text has \d+ characters \(the page is over 5 MB and only its first 5 MB were read\)$/) as unknown });
+    // The server stopped writing soon after the cap: the client went away.
+    await vi.waitFor(() => expect(endlessSent).toHaveLength(2));
+    expect(endlessSent[1]).toBeLessThan(FETCH_RAW_CAP * 2);
   });
 
   it.each([
@@ -108,8 +158,93 @@ describe('fetch_url', () => {
     expect(await webUnreachable({ resolve, waitMs: 50, interfaceUp: () => up })).toBe(reason);
   });
 
-  it('htmlToText', () => {
-    expect(htmlToText('<p>a<br>b</p><!-- c --><div>&lt;d&gt;</div>')).toBe('a\nb\n<d>');
+});
+
+/** Chunks of `body` (bytes), `size` at a time, counting how many bytes were pulled. */
+function chunked(body: Buffer, size: number, pulled = { bytes: 0 }): AsyncIterable<Uint8Array> {
+  return (async function* chunks() {
+    for (let at = 0; at < body.length; at += size) {
+      const chunk = body.subarray(at, at + size);
+      pulled.bytes += chunk.length;
+      // As from a socket: each chunk a turn of the event loop later.
+      await Promise.resolve();
+      yield chunk;
+    }
+  })();
+}
+
+/** An endless body: `<p>` after `<p>`, counting how many bytes were pulled. */
+function endless(pulled: { bytes: number }): AsyncIterable<Uint8Array> {
+  return (async function* chunks() {
+    for (;;) {
+      const chunk = Buffer.from(`<p>${'w'.repeat(1000)}</p>`);
+      pulled.bytes += chunk.length;
+      // As from a socket: each chunk a turn of the event loop later.
+      await Promise.resolve();
+      yield chunk;
+    }
+  })();
+}
+
+const plain = () => {
+  let out = '';
+  return { write: (chunk: string) => void (out += chunk), end: () => undefined, text: () => out, length: () => out.length };
+};
+
+describe('readBodyText', () => {
+  it.each([
+    ['plain text, whole', 'text/plain', Buffer.from('hello'), 3, { rawCap: 100, enough: 100 }, { text: 'hello', rawCut: false }],
+    ['plain text past the raw cap', 'text/plain', Buffer.from('abcdefghij'), 3, { rawCap: 4, enough: 100 }, { text: 'abcd', rawCut: true }],
+    ['a UTF-8 character split between chunks', 'text/plain', Buffer.from('é€😀'), 1, { rawCap: 100, enough: 100 }, { text: 'é€😀', rawCut: false }],
+    ['a character cut by the raw cap is dropped, not U+FFFD', 'text/plain', Buffer.from('ab€'), 1, { rawCap: 4, enough: 100 }, { text: 'ab', rawCut: true }],
+    ['a <meta charset> in the first KB, split across chunks', 'text/html', Buffer.from('<meta charset="iso-8859-1"><p>caf\xe9</p>', 'latin1'), 5, { rawCap: 2000, enough: 100 }, { text: 'café', rawCut: false }],
+    ['the content type before <meta charset>', 'text/html; charset=utf-8', Buffer.from('<meta charset="iso-8859-1"><p>café</p>'), 7, { rawCap: 2000, enough: 100 }, { text: 'café', rawCut: false }],
+    ['an entity split between chunks', 'text/html', Buffer.from('<p>&amp;lt; &#x1F600; &eacute;</p>'), 2, { rawCap: 2000, enough: 100 }, { text: '&lt; 😀 é', rawCut: false }],
+    ['HTML past the raw cap', 'text/html', Buffer.from(`<p>one</p><p>${'x'.repeat(50)}</p>`), 4, { rawCap: 16, enough: 100 }, { text: 'one\nxxx', rawCut: true }],
+    ['an empty body', 'text/html', Buffer.alloc(0), 4, { rawCap: 16, enough: 100 }, { text: '', rawCut: false }],
+  ])('%s', async (_name, type, body, size, limits, expected) => {
+    const sink = type.includes('html') ? htmlText() : plain();
+    expect(await readBodyText(chunked(body, size), type, sink, limits)).toEqual(expected);
+  });
+
+  it('stops pulling an endless body at the raw cap, or once there is enough text', async () => {
+    const atCap = { bytes: 0 };
+    const capped = await readBodyText(endless(atCap), 'text/html', htmlText(), { rawCap: 100_000, enough: 1_000_000 });
+    expect(capped.rawCut).toBe(true);
+    expect(atCap.bytes).toBeLessThanOrEqual(100_000 + 1007);
+    const early = { bytes: 0 };
+    const enough = await readBodyText(endless(early), 'text/html', htmlText(), { rawCap: 100_000, enough: 5000 });
+    expect(enough).toMatchObject({ rawCut: false });
+    expect(enough.text.length).toBeGreaterThan(5000);
+    expect(early.bytes).toBeLessThan(10_000);
+  });
+
+  it('a null body is empty text', async () => {
+    expect(await readBodyText(null, 'text/plain', plain(), { rawCap: 10, enough: 10 })).toEqual({ text: '', rawCut: false });
+  });
+});
+
+describe('textWindow and readingNote', () => {
+  it.each([
+    ['all of a short text', 'abc', 0, 5, { shown: 'abc', cut: false }],
+    ['the cap', 'abcdef', 0, 4, { shown: 'abcd', cut: true }],
+    ['from an offset', 'abcdef', 2, 2, { shown: 'cd', cut: true }],
+    ['the end from an offset', 'abcdef', 4, 4, { shown: 'ef', cut: false }],
+    ['past the end', 'abc', 5, 4, { shown: '', cut: false }],
+    ['never ends inside a surrogate pair', 'ab😀c', 0, 3, { shown: 'ab', cut: true }],
+  ])('textWindow: %s', (_name, text, offset, cap, expected) => {
+    expect(textWindow(text, offset, cap)).toEqual(expected);
+  });
+
+  it.each([
+    ['nothing cut', { offset: 0, shown: 10, total: 10, textCut: false, rawCut: false }, undefined],
+    ['the text cap', { offset: 0, shown: 100_000, total: 150_000, textCut: true, rawCut: false }, { truncated: true, note: 'stopped at 100,000 characters of text; read on with offset 100000' }],
+    ['the text cap, from an offset', { offset: 100_000, shown: 99_999, total: 300_000, textCut: true, rawCut: true }, { truncated: true, note: 'stopped at 100,000 characters of text; read on with offset 199999' }],
+    ['the raw cap', { offset: 0, shown: 40, total: 40, textCut: false, rawCut: true }, { truncated: true, note: 'the page is over 5 MB and only its first 5 MB were read: the text ends there' }],
+    ['an offset past the end', { offset: 50, shown: 0, total: 40, textCut: false, rawCut: false }, { note: 'offset 50 is past the end: the text has 40 characters' }],
+    ['an offset at the end', { offset: 40, shown: 0, total: 40, textCut: false, rawCut: false }, { note: 'offset 40 is past the end: the text has 40 characters' }],
+  ])('readingNote: %s', (_name, window, expected) => {
+    expect(readingNote(window)).toEqual(expected);
   });
 });
 
