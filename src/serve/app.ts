@@ -10,16 +10,15 @@ import { CONTROLS } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { sseResponse } from './sse-body.js';
 import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
-import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob } from './jobs.js';
+import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, isUnfinished } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
 import { ChunkFormat, StreamedToolCalls, completionObject, finishReason, toOpenAiToolCalls, usageOf } from './openai.js';
-import type { FinishReason } from './openai.js';
+import type { FinishReason, NumberedToolCalls } from './openai.js';
 import { planAnswer } from './plan.js';
 import type { AnswerPlan } from './plan.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
 import { parseChatRequest, parseSessionPatch } from './schema.js';
 import type { CutReason, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
-import type { OllamaToolCall } from './openai.js';
 
 interface Env {
   Variables: { session: string | undefined; finished: Promise<unknown> | undefined };
@@ -28,7 +27,7 @@ interface Env {
 type TurnEvent =
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
-  | { type: 'tool_calls'; calls: OllamaToolCall[] }
+  | ({ type: 'tool_calls' } & NumberedToolCalls)
   | { type: 'tool_event'; event: ToolEvent }
   | { type: 'end'; result: TurnResult }
   | { type: 'thrown'; error: unknown };
@@ -227,10 +226,11 @@ export function createServer(deps: ServerDeps): ArgoServer {
     }
 
     const events = new Channel<TurnEvent>();
+    const toolCalls = new StreamedToolCalls(plan.round);
     runTurn<TurnResult>(plan, turnId, controller, {
       onText: (text) => events.push({ type: 'text', text }),
       onThinking: (text) => events.push({ type: 'thinking', text }),
-      onToolCalls: (calls) => events.push({ type: 'tool_calls', calls }),
+      onToolCalls: (calls) => events.push({ type: 'tool_calls', ...toolCalls.number(calls) }),
       onToolEvent: (event) => events.push({ type: 'tool_event', event }),
       onAnswered: (result) => {
         answered = true;
@@ -257,7 +257,6 @@ export function createServer(deps: ServerDeps): ArgoServer {
     }
     c.header('X-Argo-Turn-Id', turnId);
     const format = new ChunkFormat(head);
-    const toolCalls = new StreamedToolCalls(format, plan.round);
     let finished!: () => void;
     c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
     return sseResponse(c, async (sse) => {
@@ -269,7 +268,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
           for (const item of batch) {
             last = item;
             if (item.type === 'end' || item.type === 'thrown') break;
-            frames += renderEvent(item, format, toolCalls);
+            frames += renderEvent(item, format);
           }
           if (last?.type === 'end' || last?.type === 'thrown') {
             await sse.write(frames + endFrames(last, format, plan, deps.log));
@@ -315,11 +314,12 @@ export function createServer(deps: ServerDeps): ArgoServer {
     c.set('session', plan.turn.session);
     const now = deps.clock.now().toISOString();
     const id = deps.newId();
-    const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, model: plan.turn.model, output: '', error: null, turn_id: null };
+    const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, model: plan.turn.model, output: '', error: null, turn_id: null, tool_calls: [], finish_reason: null };
     const job = new LiveJob(record, jobs, deps.clock.now, (error) => deps.log(`argo serve: cannot save job ${id}: ${(error as Error).message}`));
-    await job.save();
+    // Locked before its file exists: no server sharing the data home ever sees it unowned.
     const release = await jobs.lock(id, (error) => deps.log(`argo serve: lost the lock on job ${id}: ${error.message}`));
     liveJobs.set(id, job);
+    await job.save();
     void runJob(job, plan).finally(() => {
       liveJobs.delete(id);
       release().catch(() => undefined);
@@ -337,12 +337,13 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const turnId = deps.newId();
     let result: TurnResult | null = null;
     let thrown: unknown = null;
+    const toolCalls = new StreamedToolCalls(plan.round);
     try {
       result = await runTurn(
         plan,
         turnId,
         job.controller,
-        { onText: (text) => job.append(text), onToolCalls: () => undefined, onToolEvent: (event) => job.toolEvent(event) },
+        { onText: (text) => job.append(text), onToolCalls: (calls) => job.addToolCalls(toolCalls.number(calls).calls), onToolEvent: (event) => job.toolEvent(event) },
         async () => {
           if (job.done) return null;
           await job.start(turnId);
@@ -366,18 +367,32 @@ export function createServer(deps: ServerDeps): ArgoServer {
     }
   };
 
-  const findJob = async (id: string): Promise<JobRecord | null> => liveJobs.get(id)?.record ?? (await jobs.read(id));
+  /**
+   * A job as it stands: this server's own from memory; another's from its file, failed now if it
+   * was left unfinished by a server that is gone. `elsewhere`: a live server sharing the data home runs it.
+   */
+  const findJob = async (id: string): Promise<{ record: JobRecord; live: LiveJob | null; elsewhere: boolean } | null> => {
+    const live = liveJobs.get(id);
+    if (live) return { record: live.record, live, elsewhere: false };
+    const record = await jobs.read(id);
+    if (record === null) return null;
+    if (!isUnfinished(record)) return { record, live: null, elsewhere: false };
+    const settled = await jobs.settle(record, deps.clock.now());
+    if (settled?.failedNow) deps.log(`argo serve: job ${id}, whose server stopped, marked failed`);
+    return settled && { record: settled.record, elsewhere: settled.elsewhere, live: null };
+  };
 
   app.get('/api/jobs', async (c) => {
     const records = await jobs.list(onDamagedJob);
-    return c.json(records.map((record) => liveJobs.get(record.id)?.record ?? record));
+    const current = await Promise.all(records.map(async (record) => liveJobs.get(record.id)?.record ?? (isUnfinished(record) ? (await findJob(record.id))?.record : record)));
+    return c.json(current.filter((record) => record !== undefined));
   });
 
   app.get('/api/jobs/:id', async (c) => {
-    const record = await findJob(c.req.param('id'));
-    if (record === null) throw jobNotFound(c.req.param('id'));
-    c.set('session', record.session);
-    return c.json(record);
+    const found = await findJob(c.req.param('id'));
+    if (found === null) throw jobNotFound(c.req.param('id'));
+    c.set('session', found.record.session);
+    return c.json(found.record);
   });
 
   app.delete('/api/jobs/:id', async (c) => {
@@ -394,31 +409,37 @@ export function createServer(deps: ServerDeps): ArgoServer {
       return c.json(live.record);
     }
     // A job that has ended stays as it ended.
-    const record = await jobs.read(id);
-    if (record === null) throw jobNotFound(id);
-    c.set('session', record.session);
-    return c.json(record);
+    const found = await findJob(id);
+    if (found === null) throw jobNotFound(id);
+    c.set('session', found.record.session);
+    if (found.elsewhere) throw runningElsewhere(id, 'cancel');
+    return c.json(found.record);
   });
 
   app.get('/api/jobs/:id/stream', async (c) => {
     const id = c.req.param('id');
-    const live = liveJobs.get(id);
-    const record = live?.record ?? (await jobs.read(id));
-    if (record === null) throw jobNotFound(id);
+    const found = await findJob(id);
+    if (found === null) throw jobNotFound(id);
+    const { record, live } = found;
     c.set('session', record.session);
+    // Its output on disk lags and its end is not ours to see: a stream from here would end falsely.
+    if (found.elsewhere) throw runningElsewhere(id, 'follow');
     const format = new ChunkFormat({ id: `chatcmpl-${record.turn_id ?? record.id}`, created: Math.floor(Date.parse(record.created_at) / 1000), model: record.model ?? 'argo' });
     const events = new Channel<JobEvent>();
-    // Subscribing and reading the output so far happen in one step, so no piece is missed or sent twice.
-    const sofar = live ? live.record.output : record.output;
+    // Reading what is there so far and subscribing happen in one step, so no piece is missed or
+    // sent twice; the calls so far go first, ahead of an end a finished job hands over at once.
+    const sofar = live ? live.record : record;
+    const callsSoFar = sofar.tool_calls ?? [];
+    if (callsSoFar.length > 0) events.push({ type: 'tool_calls', calls: callsSoFar, first: 0 });
     const unsubscribe = live ? live.subscribe((event) => events.push(event)) : () => undefined;
-    if (!live) events.push({ type: 'end', record, finishReason: 'stop' });
+    if (!live) events.push({ type: 'end', record, finishReason: endedAs(record) });
     let finished!: () => void;
     c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
     const onDisconnect = (): void => events.push({ type: 'end', record, finishReason: 'stop' });
     c.req.raw.signal.addEventListener('abort', onDisconnect, { once: true });
     return sseResponse(c, async (sse) => {
       try {
-        await sse.write(frame(format.role(sofar)));
+        await sse.write(frame(format.role(sofar.output)));
         let frames = '';
         for (;;) {
           const event = await events.next();
@@ -430,10 +451,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
             await sse.write(frames);
             return;
           }
-          frames += renderEvent(event, format, null);
+          frames += renderEvent(event, format);
           for (const more of events.drain()) {
             if (more.type === 'end') events.push(more);
-            else frames += renderEvent(more, format, null);
+            else frames += renderEvent(more, format);
           }
           await sse.write(frames);
           frames = '';
@@ -504,15 +525,15 @@ function frame(data: string): string {
   return `data: ${data}\n\n`;
 }
 
-/** `toolCalls` is null for a job's followers: a job keeps only text and tool progress. */
-function renderEvent(event: TurnEvent, format: ChunkFormat, toolCalls: StreamedToolCalls | null): string {
+/** One event of an answer or a job as the chunks a chat stream sends. */
+function renderEvent(event: TurnEvent | JobEvent, format: ChunkFormat): string {
   switch (event.type) {
     case 'text':
       return frame(format.content(event.text));
     case 'thinking':
       return frame(format.reasoning(event.text));
     case 'tool_calls':
-      return toolCalls === null ? '' : frame(toolCalls.chunk(event.calls));
+      return frame(format.toolCalls(event.calls, event.first));
     case 'tool_event':
       return frame(format.extra({ [event.event.type]: event.event }));
     default:
@@ -559,6 +580,20 @@ function cutState(reason: unknown): ['cancelled' | 'failed', string] {
   if (reason === 'stop') return ['cancelled', 'stop signal'];
   if (reason === 'shutdown') return ['failed', 'the server shut down before the job finished'];
   return ['cancelled', 'cancelled by request'];
+}
+
+/** How an ended job's answer ended; files written before it was kept say only whether it called tools. */
+function endedAs(record: JobRecord): FinishReason {
+  return record.finish_reason ?? ((record.tool_calls ?? []).length > 0 ? 'tool_calls' : 'stop');
+}
+
+function runningElsewhere(id: string, action: 'follow' | 'cancel'): ApiError {
+  return new ApiError(
+    409,
+    `job "${id}" is run by another argo serve sharing this data home; ${action} it on that server (GET /api/jobs/${id} here shows its record, saved every 200 ms). If that server has stopped, the job is marked failed within ${JOB_LOCK_STALE_MS / 1000} s`,
+    'invalid_request_error',
+    'job_running_elsewhere',
+  );
 }
 
 function jobNotFound(id: string): ApiError {

@@ -5,12 +5,23 @@ import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import * as z from 'zod';
 import { RuntimeError } from '../errors.js';
-import { isMissing, writeFileAtomic } from '../log/fs.js';
-import type { FinishReason } from './openai.js';
+import { ensurePrivateDir, isMissing, writeFileAtomic } from '../log/fs.js';
+import type { FinishReason, NumberedToolCalls, OpenAiToolCallOut } from './openai.js';
 import type { ToolEvent } from './types.js';
 
 export const JOB_STATES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type JobState = (typeof JOB_STATES)[number];
+
+/** Pending and running jobs are their server's; the rest have ended. */
+export function isUnfinished(record: JobRecord): boolean {
+  return record.state === 'pending' || record.state === 'running';
+}
+
+const toolCall = z.object({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.object({ name: z.string(), arguments: z.string() }),
+});
 
 const jobRecord = z.object({
   id: z.string().min(1),
@@ -23,6 +34,10 @@ const jobRecord = z.object({
   output: z.string(),
   error: z.string().nullable(),
   turn_id: z.string().nullable(),
+  /** The model's calls of the client's tools, as `message.tool_calls`; files written before they were kept lack them. */
+  tool_calls: z.array(toolCall).optional(),
+  /** How the answer ended, as its last chunk says; null until it has. Older files lack it. */
+  finish_reason: z.enum(['stop', 'length', 'tool_calls']).nullable().optional(),
 });
 export type JobRecord = z.infer<typeof jobRecord>;
 
@@ -60,8 +75,12 @@ export const JOB_LOCK_STALE_MS = 5000;
 export class JobStore {
   constructor(readonly dir: string) {}
 
-  /** Locks a job's file (which must exist) for this process; returns the release. */
+  /**
+   * Locks a job's file for this process (before the file is first written, so no server ever sees
+   * a pending job unlocked); returns the release.
+   */
   async lock(id: string, onLost: (error: Error) => void): Promise<() => Promise<void>> {
+    await ensurePrivateDir(this.dir);
     return lockfile.lock(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, update: 1000, realpath: false, lockfilePath: this.lockPathOf(id), onCompromised: onLost });
   }
 
@@ -141,31 +160,57 @@ export class JobStore {
     let removed = 0;
     let elsewhere = 0;
     for (const record of await this.list(onDamaged)) {
-      const unfinished = record.state === 'pending' || record.state === 'running';
+      const unfinished = isUnfinished(record);
       if (unfinished && (await this.isLocked(record.id))) {
         elsewhere++;
       } else if (Date.parse(record.updated_at) < oldest) {
         await this.remove(record.id);
         removed++;
-      } else if (unfinished) {
-        await this.write({
-          ...record,
-          state: 'failed',
-          error: `the server stopped while the job was ${record.state}; its output so far is kept`,
-          updated_at: now.toISOString(),
-        });
-        // The dead server's lock is stale (checked above); nothing will release it.
-        await this.removeStaleLock(record.id);
+      } else if (unfinished && (await this.failOrphan(record.id, now))?.failedNow === true) {
         failed++;
       }
     }
     return { failed, removed, elsewhere };
   }
+
+  /**
+   * Where a job read as pending or running stands: a live server (this one or another) holds its
+   * lock (`elsewhere`), or its server is gone and it is failed now (`failedNow`), its output kept;
+   * null if its file has gone meanwhile.
+   */
+  async settle(record: JobRecord, now: Date): Promise<{ record: JobRecord; elsewhere: boolean; failedNow: boolean } | null> {
+    if (await this.isLocked(record.id)) return { record, elsewhere: true, failedNow: false };
+    const settled = await this.failOrphan(record.id, now);
+    return settled && { ...settled, elsewhere: false };
+  }
+
+  /**
+   * Fails a job left pending or running by a server that is gone, once its lock is seen free;
+   * returns the record as it now stands (`failedNow` if this call failed it). The file is read again
+   * after the lock check: a server writes a job's last state before it lets go of the lock, so a job
+   * that has just ended is seen ended, not failed over.
+   */
+  private async failOrphan(id: string, now: Date): Promise<{ record: JobRecord; failedNow: boolean } | null> {
+    const record = await this.read(id);
+    if (record === null) return null;
+    if (!isUnfinished(record)) return { record, failedNow: false };
+    const failed: JobRecord = {
+      ...record,
+      state: 'failed',
+      error: `the server stopped while the job was ${record.state}; its output so far is kept`,
+      updated_at: now.toISOString(),
+    };
+    await this.write(failed);
+    // The dead server's lock is stale (checked above); nothing will release it.
+    await this.removeStaleLock(id);
+    return { record: failed, failedNow: true };
+  }
 }
 
-/** What a job's followers get: its text and tool progress as they happen (only the text is kept), then its end. */
+/** What a job's followers get: its text, client tool calls and tool progress as they happen (progress is not kept), then its end. */
 export type JobEvent =
   | { type: 'text'; text: string }
+  | ({ type: 'tool_calls' } & NumberedToolCalls)
   | { type: 'tool_event'; event: ToolEvent }
   | { type: 'end'; record: JobRecord; finishReason: FinishReason };
 
@@ -218,6 +263,15 @@ export class LiveJob {
     }, OUTPUT_SAVE_MS);
   }
 
+  /** The model's calls of the client's tools: kept in the record (saved at once) and sent to followers. */
+  addToolCalls(calls: readonly OpenAiToolCallOut[]): void {
+    const kept = this.record.tool_calls ?? [];
+    const event: JobEvent = { type: 'tool_calls', calls: [...calls], first: kept.length };
+    this.record = { ...this.record, tool_calls: [...kept, ...calls] };
+    for (const listener of this.listeners) listener(event);
+    void this.save();
+  }
+
   /** Tool progress goes to the clients following now; the record keeps only the text. */
   toolEvent(event: ToolEvent): void {
     for (const listener of this.listeners) listener({ type: 'tool_event', event });
@@ -226,7 +280,7 @@ export class LiveJob {
   finish(state: Exclude<JobState, 'pending' | 'running'>, error: string | null, finishReason: FinishReason): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.record = { ...this.record, state, error, updated_at: this.now().toISOString() };
+    this.record = { ...this.record, state, error, finish_reason: finishReason, updated_at: this.now().toISOString() };
     this.finished = { type: 'end', record: this.record, finishReason };
     for (const listener of this.listeners) listener(this.finished);
     this.listeners.clear();

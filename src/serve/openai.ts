@@ -278,21 +278,24 @@ export class ChunkFormat {
   }
 }
 
+/** Calls numbered within their answer, in OpenAI's shape: `first` is the index of the first of them. */
+export interface NumberedToolCalls {
+  calls: OpenAiToolCallOut[];
+  first: number;
+}
+
 /**
  * A streamed answer's tool calls, numbered across its chunks: Ollama may send each call in a chunk
- * of its own, and a client merges deltas that share an index.
+ * of its own, and a client merges deltas that share an index. ChunkFormat.toolCalls writes them.
  */
 export class StreamedToolCalls {
   private sent = 0;
 
-  constructor(
-    private readonly format: ChunkFormat,
-    private readonly round: number,
-  ) {}
+  constructor(private readonly round: number) {}
 
-  chunk(calls: readonly OllamaToolCall[]): string {
-    const chunk = this.format.toolCalls(toOpenAiToolCalls(calls, this.round, this.sent), this.sent);
+  number(calls: readonly OllamaToolCall[]): NumberedToolCalls {
+    const first = this.sent;
     this.sent += calls.length;
-    return chunk;
+    return { calls: toOpenAiToolCalls(calls, this.round, first), first };
   }
 }

@@ -556,6 +556,52 @@ describe('jobs', () => {
     expect(data.at(-1)).toBe('[DONE]');
   });
 
+  it('a job with client tools streams its calls as a chat stream does, live and on resume; its record keeps them', async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    ollama.options.rounds = () => ({
+      reply: 'Checking. ',
+      toolCalls: [{ function: { name: 'get_time', arguments: { tz: 'UTC' } } }, { function: { name: 'get_date', arguments: { tz: 'CET' } } }],
+      splitToolCalls: true,
+    });
+    // Text, then the first call; the second waits until released.
+    ollama.setScenario({ holdAfter: 2 });
+    const tools: OpenAI.ChatCompletionTool[] = ['get_time', 'get_date'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: { tz: { type: 'string' } } } } }));
+    const { job_id: id } = await client.post<{ job_id: string }>(`${serve.url}/api/jobs`, { body: { ...ask('time and date?'), tools } });
+    await ollama.waitForHold();
+    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { tool_calls?: unknown[] }).tool_calls).toHaveLength(1), PATIENCE);
+    const stream = await fetch(`${serve.url}/api/jobs/${id}/stream`);
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let body = '';
+    while (ssePayloads(body.slice(0, body.lastIndexOf('\n\n') + 2)).length < 2) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      body += decoder.decode(value, { stream: true });
+    }
+    ollama.release();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) body += decoder.decode(next.value, { stream: true });
+    const call = (index: number, name: string, args: string) => ({ index, id: `call_1_${index}`, type: 'function', function: { name, arguments: args } });
+    const chunkShapes = (text: string) => ssePayloads(text).slice(0, -1).map((d) => JSON.parse(d) as { choices: { delta: Record<string, unknown>; finish_reason: string | null }[]; argo?: unknown });
+    const live = chunkShapes(body);
+    // Resumed half done: the text and the call so far, then the rest live; the same deltas a chat stream sends.
+    expect(live.map((chunk) => chunk.choices[0]?.delta)).toEqual([
+      { role: 'assistant', content: 'Checking. ' },
+      { tool_calls: [call(0, 'get_time', '{"tz":"UTC"}')] },
+      { tool_calls: [call(1, 'get_date', '{"tz":"CET"}')] },
+      {},
+    ]);
+    expect(live.at(-1)).toMatchObject({ choices: [{ finish_reason: 'tool_calls' }], argo: { job_id: id, state: 'completed' } });
+    const calls = [
+      { id: 'call_1_0', type: 'function', function: { name: 'get_time', arguments: '{"tz":"UTC"}' } },
+      { id: 'call_1_1', type: 'function', function: { name: 'get_date', arguments: '{"tz":"CET"}' } },
+    ];
+    expect(await (await fetch(`${serve.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed', output: 'Checking. ', tool_calls: calls, finish_reason: 'tool_calls' });
+    // Resumed once finished: everything at once, ending as the answer did.
+    const again = chunkShapes(await (await fetch(`${serve.url}/api/jobs/${id}/stream`)).text());
+    expect(again.map((chunk) => chunk.choices[0]?.delta)).toEqual([{ role: 'assistant', content: 'Checking. ' }, { tool_calls: [call(0, 'get_time', '{"tz":"UTC"}'), call(1, 'get_date', '{"tz":"CET"}')] }, {}]);
+    expect(again.at(-1)?.choices[0]?.finish_reason).toBe('tool_calls');
+  });
+
   it('DELETE cancels a running job, keeping its output', async () => {
     ollama.options.reply = 'alpha beta gamma delta';
     ollama.setScenario({ hang: 2 });
@@ -584,10 +630,45 @@ describe('jobs', () => {
       await vi.waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }), { timeout: 15_000, interval: 200 });
       const record = await (await fetch(`${second.url}/api/jobs/${id}`)).json();
       expect(record).toMatchObject({ state: 'failed', output: 'saved words', error: expect.stringContaining('server stopped') as string });
-      expect(second.stderr()).toMatch(/1 job\(s\) (left running by a previous server|whose server stopped) marked failed/);
+      // By the sweep, or by the first request for the job, whichever comes first.
+      expect(second.stderr()).toMatch(new RegExp(`1 job\\(s\\) (left running by a previous server|whose server stopped) marked failed|job ${id}, whose server stopped, marked failed`));
       // The dead server's stale lock goes with it.
       expect(readdirSync(join(jobHome, 'jobs'))).toEqual([`${id}.json`]);
     } finally {
+      await second.stop();
+    }
+  });
+  it('a job another server runs: its followers here get a 409 naming that, not a false end; once that server dies, the job as it ended', async () => {
+    const jobHome = tempHome(config);
+    const first = await startServe({ home: jobHome, host: ollama.url });
+    const second = await startServe({ home: jobHome, host: ollama.url });
+    try {
+      ollama.options.reply = 'saved words then nothing';
+      ollama.setScenario({ hang: 2 });
+      const { job_id: id } = (await (await fetch(`${first.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('x')) })).json()) as { job_id: string };
+      await vi.waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'running', output: 'saved words' }), PATIENCE);
+      for (const [method, path] of [['GET', 'stream'], ['DELETE', '']] as const) {
+        const response = await fetch(`${second.url}/api/jobs/${id}${path ? `/${path}` : ''}`, { method });
+        expect(response.status).toBe(409);
+        expect(await response.json()).toMatchObject({ error: { code: 'job_running_elsewhere', message: expect.stringContaining('is run by another argo serve sharing this data home') as string } });
+      }
+      first.child.kill('SIGKILL');
+      await first.exited;
+      // Once the dead server's lock is stale (5 s), a follower gets the job as it is: failed, output kept.
+      let body = '';
+      await vi.waitFor(async () => {
+        const response = await fetch(`${second.url}/api/jobs/${id}/stream`);
+        body = await response.text();
+        expect(response.status).toBe(200);
+      }, { timeout: 15_000, interval: 200 });
+      const data = ssePayloads(body);
+      expect(JSON.parse(data[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'saved words' } }] });
+      expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'failed', error: expect.stringContaining('the server stopped') as string } });
+      expect(data.at(-1)).toBe('[DONE]');
+      expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed', output: 'saved words' });
+      expect(readdirSync(join(jobHome, 'jobs'))).toEqual([`${id}.json`]);
+    } finally {
+      first.child.kill('SIGKILL');
       await second.stop();
     }
   });

@@ -7,6 +7,8 @@ import { ssePayloads } from '../support/run-serve.js';
 import { startTestServer } from './fake-runner.js';
 import type { TestServer } from './fake-runner.js';
 import type { ToolEvent } from '../../src/serve/types.js';
+import { JobStore } from '../../src/serve/jobs.js';
+import type { JobRecord } from '../../src/serve/jobs.js';
 
 let t: TestServer;
 let client: OpenAI;
@@ -460,6 +462,70 @@ describe('jobs', () => {
     const record = (await (await fetch(`${t.url}/api/jobs/${id}`)).json()) as { output: string };
     expect(record.output).toBe('looking done');
     t.runner.onHold = () => undefined;
+  });
+
+  it('a job with client tools: its stream sends the calls as a chat stream does and ends tool_calls; its record keeps them', async () => {
+    t.runner.script = () => ({ tokens: ['Let me see'], toolCalls: [{ function: { name: 'a', arguments: {} } }, { id: 'mine', function: { name: 'b', arguments: { x: 1 } } }] });
+    interface Chunk {
+      choices: { delta: Record<string, unknown>; finish_reason: string | null }[];
+    }
+    const chunksOf = async (response: Response): Promise<Chunk[]> => ssePayloads(await response.text()).slice(0, -1).map((payload) => JSON.parse(payload) as Chunk);
+    const chat = await chunksOf(await post('/v1/chat/completions', { ...ask('x'), stream: true }));
+    const chatCalls = chat.flatMap((chunk) => (chunk.choices[0]?.delta.tool_calls as unknown[] | undefined) ?? []);
+    const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
+    await vi.waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }));
+    const calls = [
+      { id: 'call_1_0', type: 'function', function: { name: 'a', arguments: '{}' } },
+      { id: 'mine', type: 'function', function: { name: 'b', arguments: '{"x":1}' } },
+    ];
+    expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ output: 'Let me see', tool_calls: calls, finish_reason: 'tool_calls' });
+    const job = await chunksOf(await fetch(`${t.url}/api/jobs/${id}/stream`));
+    expect(job.map((chunk) => chunk.choices[0]?.delta)).toEqual([{ role: 'assistant', content: 'Let me see' }, { tool_calls: chatCalls }, {}]);
+    expect(chatCalls).toEqual(calls.map((call, index) => ({ index, ...call })));
+    expect(job.at(-1)?.choices[0]?.finish_reason).toBe('tool_calls');
+  });
+
+  describe('a job this server does not run', () => {
+    const stored = (fields: Partial<JobRecord>): JobRecord => ({ id: 'x', state: 'running', created_at: '2026-11-20T10:00:00.000Z', updated_at: '2026-11-20T10:00:00.000Z', session: 'api', model: 'argo', output: 'so far', error: null, turn_id: 't0', ...fields });
+    const store = (): JobStore => new JobStore(join(t.home, 'jobs'));
+
+    it.each(['running', 'pending'] as const)('left %s by a server that is gone: failed with the reason, its output kept, on every route', async (state) => {
+      const id = `orphan-${state}`;
+      await store().write(stored({ id, state }));
+      const data = ssePayloads(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
+      const error = `the server stopped while the job was ${state}; its output so far is kept`;
+      expect(JSON.parse(data[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'so far' } }] });
+      expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'failed', error } });
+      expect(data.at(-1)).toBe('[DONE]');
+      expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed', error, output: 'so far' });
+      await store().write(stored({ id: `${id}-listed`, state }));
+      const listed = (await (await fetch(`${t.url}/api/jobs`)).json()) as JobRecord[];
+      expect(listed.find((job) => job.id === `${id}-listed`)).toMatchObject({ state: 'failed', error });
+      await store().write(stored({ id: `${id}-deleted`, state }));
+      expect(await (await fetch(`${t.url}/api/jobs/${id}-deleted`, { method: 'DELETE' })).json()).toMatchObject({ state: 'failed', error });
+    });
+
+    it('run by another live server: 409 naming that to follow or cancel it, its record as that server saves it', async () => {
+      await store().write(stored({ id: 'theirs' }));
+      const release = await store().lock('theirs', () => undefined);
+      try {
+        for (const [method, path, action] of [['GET', '/stream', 'follow'], ['DELETE', '', 'cancel']] as const) {
+          const response = await fetch(`${t.url}/api/jobs/theirs${path}`, { method });
+          expect(response.status).toBe(409);
+          expect(await response.json()).toEqual({
+            error: {
+              message: `job "theirs" is run by another argo serve sharing this data home; ${action} it on that server (GET /api/jobs/theirs here shows its record, saved every 200 ms). If that server has stopped, the job is marked failed within 5 s`,
+              type: 'invalid_request_error',
+              param: null,
+              code: 'job_running_elsewhere',
+            },
+          });
+        }
+        expect(await (await fetch(`${t.url}/api/jobs/theirs`)).json()).toEqual(stored({ id: 'theirs' }));
+      } finally {
+        await release();
+      }
+    });
   });
 
   it('cancels with DELETE and with STOP, keeping the output', async () => {

@@ -101,7 +101,66 @@ describe('JobStore', () => {
   });
 });
 
+describe('JobStore.settle: a job read as pending or running, not run by this server', () => {
+  const store = (): JobStore => new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
+  const now = new Date('2026-11-23T12:00:00.000Z');
+  const reason = (state: string): string => `the server stopped while the job was ${state}; its output so far is kept`;
+  it.each([
+    ['running, its server gone (no lock)', record(), 'none', { record: record({ state: 'failed', error: reason('running'), updated_at: now.toISOString() }), elsewhere: false, failedNow: true }],
+    ['pending, its server gone (a stale lock)', record({ state: 'pending', output: '' }), 'stale', { record: record({ state: 'failed', output: '', error: reason('pending'), updated_at: now.toISOString() }), elsewhere: false, failedNow: true }],
+    ['running on a live server', record(), 'live', { record: record(), elsewhere: true, failedNow: false }],
+    ['ended since it was read: as it ended, not failed over', record(), 'none', { record: record({ state: 'completed', finish_reason: 'stop' }), elsewhere: false, failedNow: false }, record({ state: 'completed', finish_reason: 'stop' })],
+    ['its file removed since it was read', record(), 'none', null, null],
+  ] as const)('%s', async (_case, read, lock, expected, onDisk: JobRecord | null = read) => {
+    const jobs = store();
+    if (onDisk) await jobs.write(onDisk);
+    else mkdirSync(jobs.dir, { recursive: true });
+    const lockPath = `${jobs.pathOf(read.id)}.lock`;
+    let release: (() => Promise<void>) | null = null;
+    if (lock === 'live') release = await jobs.lock(read.id, () => undefined);
+    if (lock === 'stale') {
+      mkdirSync(lockPath);
+      const past = new Date(Date.now() - 60_000);
+      utimesSync(lockPath, past, past);
+    }
+    try {
+      expect(await jobs.settle(read, now)).toEqual(expected);
+      if (onDisk) expect(await jobs.read(read.id)).toEqual(expected?.record ?? onDisk);
+      // A failed job's stale lock goes with it; a live one stays.
+      expect(readdirSync(jobs.dir).sort()).toEqual([...(onDisk ? [`${read.id}.json`] : []), ...(lock === 'live' ? [`${read.id}.json.lock`] : [])]);
+    } finally {
+      await release?.();
+    }
+  });
+
+  it('a job is locked before its file is first written (the jobs folder made private if need be)', async () => {
+    const jobs = store();
+    const release = await jobs.lock('fresh', () => undefined);
+    expect(await jobs.isLocked('fresh')).toBe(true);
+    expect(statSync(jobs.dir).mode & 0o777).toBe(0o700);
+    await release();
+  });
+});
+
 describe('LiveJob', () => {
+  it('keeps the client tool calls in its record, numbered across batches, and sends each batch to followers', async () => {
+    const jobs = new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
+    const job = new LiveJob(record({ tool_calls: [], finish_reason: null }), jobs, () => new Date('2026-11-23T00:00:00.000Z'), (error) => {
+      throw error;
+    });
+    const seen: JobEvent[] = [];
+    job.subscribe((event) => seen.push(event));
+    const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'f', arguments: '{}' } });
+    job.addToolCalls([call('a')]);
+    job.addToolCalls([call('b'), call('c')]);
+    await job.finish('completed', null, 'tool_calls');
+    expect(seen.slice(0, 2)).toEqual([
+      { type: 'tool_calls', calls: [call('a')], first: 0 },
+      { type: 'tool_calls', calls: [call('b'), call('c')], first: 1 },
+    ]);
+    expect(await jobs.read('job1')).toMatchObject({ state: 'completed', tool_calls: [call('a'), call('b'), call('c')], finish_reason: 'tool_calls' });
+  });
+
   it('fans out text and the end to followers, saves as it goes, and answers late followers with the end', async () => {
     const jobs = new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
     const job = new LiveJob(record({ state: 'pending', output: '', turn_id: null }), jobs, () => new Date('2026-11-23T00:00:00.000Z'), (error) => {

@@ -158,9 +158,11 @@ describe('answers to OpenAI', () => {
     ['one chunk each', [[call('a')], [call('b')]], [['call_3_0', 0], ['call_3_1', 1]]],
     ['the model\'s ids kept, the rest counted on', [[call('a')], [call('b', 'mine'), call('c')]], [['call_3_0', 0], ['mine', 1], ['call_3_2', 2]]],
   ])('a stream numbers its calls across chunks: %s', (_case, chunks, expected) => {
-    const streamed = new StreamedToolCalls(new ChunkFormat({ id: 'c', created: 1, model: 'm' }), 3);
+    const streamed = new StreamedToolCalls(3);
+    const format = new ChunkFormat({ id: 'c', created: 1, model: 'm' });
     const sent = chunks.flatMap((calls) => {
-      const chunk = JSON.parse(streamed.chunk(calls)) as { choices: [{ delta: { tool_calls: { id: string; index: number }[] } }] };
+      const numbered = streamed.number(calls);
+      const chunk = JSON.parse(format.toolCalls(numbered.calls, numbered.first)) as { choices: [{ delta: { tool_calls: { id: string; index: number }[] } }] };
       return chunk.choices[0].delta.tool_calls.map((delta) => [delta.id, delta.index]);
     });
     expect(sent).toEqual(expected);
