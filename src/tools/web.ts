@@ -111,12 +111,12 @@ export function textWindow(text: string, offset: number, cap: number): { shown: 
  * What the model is told when a cap cut the text (and how to read on), or when its offset is past
  * the end; nothing when it got the whole text.
  */
-export function readingNote(window: { offset: number; shown: number; total: number; textCut: boolean; rawCut: boolean }): { truncated?: true; note: string } | undefined {
-  const { offset, shown, total, textCut, rawCut } = window;
+export function readingNote(window: { offset: number; limit: number; shown: number; total: number; textCut: boolean; rawCut: boolean }): { truncated?: true; note: string } | undefined {
+  const { offset, limit, shown, total, textCut, rawCut } = window;
   const megabytes = FETCH_RAW_CAP / 1024 / 1024;
   const raw = `the page is over ${megabytes} MB and only its first ${megabytes} MB were read`;
   if (offset > 0 && offset >= total) return { note: `offset ${offset} is past the end: the text has ${total} characters${rawCut ? ` (${raw})` : ''}` };
-  if (textCut) return { truncated: true, note: `stopped at ${FETCH_TEXT_CAP.toLocaleString('en-US')} characters of text; read on with offset ${offset + shown}` };
+  if (textCut) return { truncated: true, note: `stopped at ${limit.toLocaleString('en-US')} characters of text; read on with offset ${offset + shown}` };
   if (rawCut) return { truncated: true, note: `${raw}: the text ends there` };
   return undefined;
 }
@@ -180,12 +180,13 @@ function webVerdict(): Promise<string | null> {
 
 export const fetchUrlTool: Tool = {
   name: 'fetch_url',
-  description: `Fetch a web page or text resource over http(s) and return its text (HTML reduced to its words, the title apart), at most ${FETCH_TEXT_CAP.toLocaleString('en-US')} characters per call; a longer text says so and names the offset to read on from.`,
+  description: `Fetch a web page or text resource over http(s) and return its text (HTML reduced to its words, the title apart), at most ${FETCH_TEXT_CAP.toLocaleString('en-US')} characters per call (fewer with limit); a longer text says so and names the offset to read on from.`,
   parameters: {
     type: 'object',
     properties: {
       url: { type: 'string', description: 'an http:// or https:// URL' },
       offset: { type: 'integer', minimum: 0, description: "characters of the page's text to skip (default 0): the offset a cut result names, to read on" },
+      limit: { type: 'integer', minimum: 1, maximum: FETCH_TEXT_CAP, description: `characters of text to return (default and most ${FETCH_TEXT_CAP}): a smaller part of a long page` },
     },
     required: ['url'],
     additionalProperties: false,
@@ -217,26 +218,28 @@ export const fetchUrlTool: Tool = {
       throw new ToolError(`${url.host} sent ${type.split(';')[0] ?? type}, which is not text`);
     }
     const offset = numberArg(args, 'offset') ?? 0;
+    const limit = numberArg(args, 'limit') ?? FETCH_TEXT_CAP;
     // The HTML reducer (and its parser) is loaded only when a page is HTML.
     const sink = /html/i.test(type) ? (await import('./html-text.js')).htmlText() : plainText();
     let body: BodyText;
     try {
-      body = await readBodyText(response.body, type, sink, { rawCap: FETCH_RAW_CAP, enough: offset + FETCH_TEXT_CAP });
+      body = await readBodyText(response.body, type, sink, { rawCap: FETCH_RAW_CAP, enough: offset + limit });
     } catch (error) {
       // A broken gzip body, or a connection cut mid-page.
       const { code, message } = causeOf(error);
       throw new ToolError(`the page's body could not be read (${code !== undefined ? `${code}: ` : ''}${message})`);
     }
-    const { shown, cut } = textWindow(body.text, offset, FETCH_TEXT_CAP);
-    const note = readingNote({ offset, shown: shown.length, total: body.text.length, textCut: cut, rawCut: body.rawCut });
+    const { shown, cut } = textWindow(body.text, offset, limit);
+    const note = readingNote({ offset, limit, shown: shown.length, total: body.text.length, textCut: cut, rawCut: body.rawCut });
     return {
       url: response.url || url.href,
       status: response.status,
       content_type: type.split(';')[0]?.trim() ?? type,
       ...(body.title !== undefined ? { title: body.title } : {}),
       ...(offset > 0 ? { offset } : {}),
-      text: shown,
+      // Before the text: a result cut to its budget keeps its head, and the note must be in it.
       ...note,
+      text: shown,
     };
   },
 };

@@ -92,6 +92,14 @@ describe('fetch_url', () => {
     expect(await fetchUrlTool.run({ url: `${base}/big`, offset: 300_000 }, context())).toMatchObject({ text: '', note: 'offset 300000 is past the end: the text has 200001 characters' });
   });
 
+  it('limit asks for a smaller part; the note comes before the text, so a head cut to a budget keeps it', async () => {
+    const part = await fetchUrlTool.run({ url: `${base}/big`, offset: FETCH_TEXT_CAP - 2, limit: 4 }, context());
+    expect(part).toEqual({ url: `${base}/big`, status: 200, content_type: 'text/plain', offset: FETCH_TEXT_CAP - 2, truncated: true, note: 'stopped at 4 characters of text; read on with offset 100002', text: 'aabb' });
+    const keys = Object.keys(await fetchUrlTool.run({ url: `${base}/big` }, context()));
+    expect(keys.indexOf('note')).toBeLessThan(keys.indexOf('text'));
+    expect(keys.at(-1)).toBe('text');
+  });
+
   it('a page whose text starts after 100 KB of script still gives its text, and its title apart', async () => {
     expect(await fetchUrlTool.run({ url: `${base}/script-first` }, context())).toEqual({ url: `${base}/script-first`, status: 200, content_type: 'text/html', title: 'Late', text: 'the words' });
   });
@@ -237,12 +245,13 @@ describe('textWindow and readingNote', () => {
   });
 
   it.each([
-    ['nothing cut', { offset: 0, shown: 10, total: 10, textCut: false, rawCut: false }, undefined],
-    ['the text cap', { offset: 0, shown: 100_000, total: 150_000, textCut: true, rawCut: false }, { truncated: true, note: 'stopped at 100,000 characters of text; read on with offset 100000' }],
-    ['the text cap, from an offset', { offset: 100_000, shown: 99_999, total: 300_000, textCut: true, rawCut: true }, { truncated: true, note: 'stopped at 100,000 characters of text; read on with offset 199999' }],
-    ['the raw cap', { offset: 0, shown: 40, total: 40, textCut: false, rawCut: true }, { truncated: true, note: 'the page is over 5 MB and only its first 5 MB were read: the text ends there' }],
-    ['an offset past the end', { offset: 50, shown: 0, total: 40, textCut: false, rawCut: false }, { note: 'offset 50 is past the end: the text has 40 characters' }],
-    ['an offset at the end', { offset: 40, shown: 0, total: 40, textCut: false, rawCut: false }, { note: 'offset 40 is past the end: the text has 40 characters' }],
+    ['nothing cut', { offset: 0, limit: 100_000, shown: 10, total: 10, textCut: false, rawCut: false }, undefined],
+    ['the text cap', { offset: 0, limit: 100_000, shown: 100_000, total: 150_000, textCut: true, rawCut: false }, { truncated: true, note: 'stopped at 100,000 characters of text; read on with offset 100000' }],
+    ['the text cap, from an offset', { offset: 100_000, limit: 100_000, shown: 99_999, total: 300_000, textCut: true, rawCut: true }, { truncated: true, note: 'stopped at 100,000 characters of text; read on with offset 199999' }],
+    ['a limit the model gave', { offset: 2000, limit: 3000, shown: 3000, total: 150_000, textCut: true, rawCut: false }, { truncated: true, note: 'stopped at 3,000 characters of text; read on with offset 5000' }],
+    ['the raw cap', { offset: 0, limit: 100_000, shown: 40, total: 40, textCut: false, rawCut: true }, { truncated: true, note: 'the page is over 5 MB and only its first 5 MB were read: the text ends there' }],
+    ['an offset past the end', { offset: 50, limit: 100_000, shown: 0, total: 40, textCut: false, rawCut: false }, { note: 'offset 50 is past the end: the text has 40 characters' }],
+    ['an offset at the end', { offset: 40, limit: 100_000, shown: 0, total: 40, textCut: false, rawCut: false }, { note: 'offset 40 is past the end: the text has 40 characters' }],
   ])('readingNote: %s', (_name, window, expected) => {
     expect(readingNote(window)).toEqual(expected);
   });
