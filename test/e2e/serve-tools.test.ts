@@ -9,7 +9,7 @@ import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama, FakeRound } from '../support/fake-ollama.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
 import { logLines, tempHome } from '../support/run-argo.js';
-import { ssePayloads, startServe } from '../support/run-serve.js';
+import { PATIENCE, ssePayloads, startServe } from '../support/run-serve.js';
 import type { ServeProcess } from '../support/run-serve.js';
 
 interface Message {
@@ -64,7 +64,7 @@ const ask = (content: string, argo: Record<string, unknown>, extra: Record<strin
 const post = (url: string, body: unknown): Promise<Response> =>
   fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 async function logged(home: string, id: string) {
-  await vi.waitFor(() => expect(logLines(home).filter((line) => line.id === id)).toHaveLength(1));
+  await vi.waitFor(() => expect(logLines(home).filter((line) => line.id === id)).toHaveLength(1), PATIENCE);
   return logLines(home).find((line) => line.id === id);
 }
 
@@ -81,7 +81,7 @@ describe('MCP toolsets on the server', () => {
     const pids = readFileSync(starts, 'utf8').trim().split('\n');
     expect(pids).toHaveLength(1);
     expect((await serve.stop()).code).toBe(0);
-    await vi.waitFor(() => expect(() => process.kill(Number(pids[0]), 0)).toThrow());
+    await vi.waitFor(() => expect(() => process.kill(Number(pids[0]), 0)).toThrow(), PATIENCE);
   });
 });
 
@@ -174,7 +174,7 @@ describe('the tools Argo field', () => {
     expect(response.status).toBe(500);
     const body = (await response.json()) as { error: { message: string; code: string } };
     expect(body.error).toMatchObject({ code: 'argo_error', message: expect.stringMatching(/^cannot save the tool result tool-results\/\S+\/r1\.json in the data home \(/) as string });
-    await vi.waitFor(() => expect(logLines(home)).toEqual([expect.objectContaining({ session: 'r', status: 'error', stop_reason: 'result_not_saved' })]));
+    await vi.waitFor(() => expect(logLines(home)).toEqual([expect.objectContaining({ session: 'r', status: 'error', stop_reason: 'result_not_saved' })]), PATIENCE);
   });
 
   it('max_iterations ends with finish_reason length and says so in the argo field', async () => {
@@ -234,7 +234,7 @@ describe('the tools Argo field', () => {
     await vi.waitFor(async () => {
       record = (await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as typeof record;
       expect(record.state).toBe('completed');
-    });
+    }, PATIENCE);
     expect(record.output).toContain('heron');
     expect((await logged(home, record.turn_id ?? ''))?.tool_calls).toHaveLength(1);
 

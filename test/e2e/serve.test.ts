@@ -12,11 +12,10 @@ import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { defined } from '../support/defined.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
-import { ssePayloads, startServe } from '../support/run-serve.js';
+import { PATIENCE, ssePayloads, startServe } from '../support/run-serve.js';
 import type { ServeProcess } from '../support/run-serve.js';
 
 // The server writes a turn's line just after the response ends; on a loaded machine that takes a while.
-const PATIENCE = { timeout: 10_000, interval: 25 };
 
 let ollama: FakeOllama;
 let home: string;
