@@ -8,6 +8,7 @@
 // controls (BEL, CR, backspace, an unterminated ESC) through, and deleting hides what the text
 // really held. cleanLine uses it, then removes every control, for text that is cleaned, not shown.
 import stripAnsi from 'strip-ansi';
+import { clipText } from '../text/cut.js';
 
 // C0 except tab and newline, DEL, the C1 range (which holds the 8-bit CSI U+009B and OSC U+009D),
 // and the bidirectional controls, which reorder what a line shows (U+202E makes "txt.exe" read
@@ -30,7 +31,7 @@ export const CONTROLS = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
  */
 export function cleanLine(text: string, max: number): string {
   const flat = stripAnsi(text).replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+  return clipText(flat, max);
 }
 
 function visible(code: number): string {

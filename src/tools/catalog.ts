@@ -15,6 +15,7 @@ import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
 import { asksFirst } from './types.js';
 import type { Tool } from './types.js';
 import { fetchUrlTool } from './web.js';
+import { clipText } from '../text/cut.js';
 
 /** The tool settings of config.json. */
 export interface ToolsConfig {
@@ -44,7 +45,7 @@ export interface LeftOutTool {
  */
 export function serverToolName(server: string, tool: string): string {
   if (MCP_TOOL_NAME.test(tool)) return `${MCP_PREFIX}${server}/${tool}`;
-  const bounded = tool.length > 64 ? `${tool.slice(0, 64)}…` : tool;
+  const bounded = clipText(tool, 64);
   return `${MCP_PREFIX}${server}/${JSON.stringify(bounded.replace(CONTROLS, '?'))}`;
 }
 

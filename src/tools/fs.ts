@@ -5,6 +5,7 @@ import { isMissing } from '../log/fs.js';
 import { isInside, resolveInRoot, shownPath } from './root.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
+import { clipText } from '../text/cut.js';
 
 export const READ_CAP_BYTES = 50 * 1024;
 const LIST_CAP = 1000;
@@ -270,7 +271,7 @@ export const searchFilesTool: Tool = {
           truncated = true;
           break;
         }
-        matches.push({ file: shownPath(context.root, file), line: index + 1, text: line.length > MATCH_TEXT_CHARS ? `${line.slice(0, MATCH_TEXT_CHARS)}…` : line });
+        matches.push({ file: shownPath(context.root, file), line: index + 1, text: clipText(line, MATCH_TEXT_CHARS) });
       }
       if (truncated) break;
     }

@@ -3,13 +3,12 @@
 import { join } from 'node:path';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool } from './types.js';
+import { clipText } from '../text/cut.js';
 
 const DEFAULT_LIMIT = 5;
 const MAX_LIMIT = 20;
 const PROMPT_CHARS = 300;
 const RESPONSE_CHARS = 600;
-
-const clip = (text: string, chars: number): string => (text.length > chars ? `${text.slice(0, chars)}…` : text);
 
 export const searchHistoryTool: Tool = {
   name: 'search_history',
@@ -45,7 +44,7 @@ export const searchHistoryTool: Tool = {
     const turns = [];
     const query = { ...EMPTY_QUERY, grep: text, sessionIds };
     for await (const { entry } of searchTurns(join(context.home, 'logs'), query, new ScanStats(), { limit: numberArg(args, 'limit') ?? DEFAULT_LIMIT })) {
-      turns.push({ id: entry.id, timestamp: entry.timestamp, session: entry.session, prompt: clip(entry.user_prompt, PROMPT_CHARS), response: clip(entry.model_response, RESPONSE_CHARS) });
+      turns.push({ id: entry.id, timestamp: entry.timestamp, session: entry.session, prompt: clipText(entry.user_prompt, PROMPT_CHARS), response: clipText(entry.model_response, RESPONSE_CHARS) });
     }
     return { turns };
   },

@@ -6,6 +6,7 @@ import { cleanLine } from '../output/terminal-text.js';
 import { TIMER_MAX_MS } from '../config/settings.js';
 import { ToolError } from './types.js';
 import type { ParametersSchema, Tool } from './types.js';
+import { headOf } from '../text/cut.js';
 
 export interface McpServerConfig {
   command: string;
@@ -182,7 +183,7 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
           throw error;
         }
         const text = textOf(result.content);
-        if (result.isError === true) throw new ToolError(text === '' ? `${tool.name} reported an error` : text.slice(0, 500));
+        if (result.isError === true) throw new ToolError(text === '' ? `${tool.name} reported an error` : headOf(text, 500));
         return result.structuredContent !== undefined ? { content: text, structured: result.structuredContent } : { content: text };
       },
     }));
