@@ -8,7 +8,7 @@
 // controls (BEL, CR, backspace, an unterminated ESC) through, and deleting hides what the text
 // really held. cleanLine uses it, then removes every control, for text that is cleaned, not shown.
 import stripAnsi from 'strip-ansi';
-import { clipText } from '../text/cut.js';
+import { clipText } from './cut.js';
 
 // C0 except tab and newline, DEL, the C1 range (which holds the 8-bit CSI U+009B and OSC U+009D),
 // and the bidirectional controls, which reorder what a line shows (U+202E makes "txt.exe" read

@@ -15,7 +15,7 @@ import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
 import { asksFirst } from './types.js';
 import type { Tool } from './types.js';
 import { fetchUrlTool } from './web.js';
-import { clipText } from '../text/cut.js';
+import { clipText } from '../output/cut.js';
 
 /** The tool settings of config.json. */
 export interface ToolsConfig {

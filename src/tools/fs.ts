@@ -5,7 +5,7 @@ import { isMissing } from '../log/fs.js';
 import { isInside, resolveInRoot, shownPath } from './root.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
-import { clipText } from '../text/cut.js';
+import { clipText } from '../output/cut.js';
 
 export const READ_CAP_BYTES = 50 * 1024;
 const LIST_CAP = 1000;

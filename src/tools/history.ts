@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool } from './types.js';
-import { clipText } from '../text/cut.js';
+import { clipText } from '../output/cut.js';
 
 const DEFAULT_LIMIT = 5;
 const MAX_LIMIT = 20;

@@ -6,7 +6,7 @@ import { cleanLine } from '../output/terminal-text.js';
 import { TIMER_MAX_MS } from '../config/settings.js';
 import { ToolError } from './types.js';
 import type { ParametersSchema, Tool } from './types.js';
-import { headOf } from '../text/cut.js';
+import { headOf } from '../output/cut.js';
 
 export interface McpServerConfig {
   command: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clipText, headOf } from '../../src/text/cut.js';
+import { clipText, headOf } from '../../src/output/cut.js';
 
 describe('cutting text on code point boundaries', () => {
   it.each<[string, number, string]>([
