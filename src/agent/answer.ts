@@ -1,16 +1,18 @@
 // The agent loop as a turn's answer step: what `argo --tools` and `argo serve` plug into
 // runTurn (src/turn/turn.ts). The loop's ports are built here from the data home and the turn's
 // answer context; what is left (confirmation, events, the session id) comes from the caller.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { AgentSettings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
-import { writeFileAtomic } from '../log/fs.js';
+import { ensureHomeFolder, writeFileAtomic } from '../log/fs.js';
 import { readMemo } from '../tools/memo.js';
 import type { ToolsConfig, Unavailable } from '../tools/catalog.js';
 import { paragraphBreak } from '../text/answer.js';
 import type { Tool } from '../tools/types.js';
 import type { Answer, Answerer } from '../turn/turn.js';
 import { savedResultPath } from './compaction.js';
+import { keepDefinitions } from './definitions.js';
+import { toolDefinitions } from './request.js';
 import { runAgent } from './loop.js';
 import type { AgentEvent, AgentResult, ConfirmAnswer, ConfirmRequest, RunHints } from './loop.js';
 import { STOP_ABORT, abortOnStop, isStopSet } from './stop.js';
@@ -32,8 +34,13 @@ export interface AgentSetup {
   unavailable: readonly Unavailable[];
   /** Real path of the directory file tools are confined to. */
   root: string;
-  /** The data home: memo.json, STOP, tool-results/. */
+  /** The data home: memo.json, STOP, tool-results/, tool-definitions/. */
   home: string;
+  /**
+   * The turn is logged: results past their budget are saved whole and the run's tool definitions
+   * kept for export. An unlogged turn (--no-log) leaves neither in the data home.
+   */
+  logged: boolean;
   /** What shell and command tools run with (commandEnvironment: secrets left out). */
   commandEnv?: NodeJS.ProcessEnv;
   maxIterations: number;
@@ -75,10 +82,27 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Saves a result whole at `path` (relative to the data home), never through a link inside the home. */
+async function saveResult(home: string, path: string, content: string): Promise<void> {
+  await ensureHomeFolder(home, dirname(path));
+  await writeFileAtomic(join(home, path), content);
+}
+
+/** The run's definitions kept for export; null (no digest logged) when they could not be written. */
+async function keptDefinitions(setup: AgentSetup): Promise<string | null> {
+  try {
+    return await keepDefinitions(setup.home, toolDefinitions(setup.tools));
+  } catch {
+    // Export then says the turn has no definitions and uses today's; the answer is not lost for it.
+    return null;
+  }
+}
+
 /** The log fields of an agent turn (docs/logs.md). */
-export function agentLogFields(result: AgentResult, setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem'>): Record<string, unknown> {
+export function agentLogFields(result: AgentResult, setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem'>, definitionsDigest: string | null = null): Record<string, unknown> {
   return {
     tools: setup.tools.map((tool) => tool.name),
+    ...(definitionsDigest !== null ? { tool_definitions_sha256: definitionsDigest } : {}),
     tool_calls: result.calls,
     iterations: result.iterations,
     all_failure_rounds: result.allFailureRounds,
@@ -103,6 +127,8 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
     // The STOP file (the CLI's signal): a run waiting on a tool or a loading model is cut when it appears.
     const byStop = setup.isStopped === undefined && setup.abortedByStop === undefined ? abortOnStop(setup.home) : null;
     const signals = [context.signal, byStop?.signal].filter((signal) => signal !== undefined);
+    // Written while the model answers; settles to null on failure, so it is never left unhandled.
+    const definitions = setup.logged ? keptDefinitions(setup) : Promise.resolve(null);
     const result = await runAgent(
       {
         base: request.body,
@@ -137,8 +163,8 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
         confirm: setup.confirm,
         emit: (event) => (event.type === 'text' ? context.onText(event.text) : setup.emit(event)),
         readMemo: () => readMemo(setup.home),
-        resultPath: async (callId) => savedResultPath(await sessionId(), context.turnId, callId),
-        saveResult: (path, content) => writeFileAtomic(join(setup.home, path), content),
+        resultPath: setup.logged ? async (callId, round) => savedResultPath(await sessionId(), context.turnId, round, callId) : null,
+        saveResult: (path, content) => saveResult(setup.home, path, content),
         sleep: abortableSleep,
         signal: signals.length > 0 ? AbortSignal.any(signals) : new AbortController().signal,
       },
@@ -150,7 +176,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
       failure: result.status === 'error' ? result.modelFailure : null,
       metrics: result.metrics,
       firstTokenMs: result.firstTextMs,
-      fields: agentLogFields(result, setup),
+      fields: agentLogFields(result, setup, await definitions),
     };
   };
 }

@@ -10,7 +10,7 @@ import type { Tool, ToolContext } from '../tools/types.js';
 import { isEmptyAnswer, paragraphBreak } from '../text/answer.js';
 import { checkCall, judgeResponse, readToolCalls } from './calls.js';
 import type { CheckedCall, ResponseVerdict } from './calls.js';
-import { DEFAULT_RESULT_BUDGET, isOverBudget, summarizeOlder, truncatedResult } from './compaction.js';
+import { DEFAULT_RESULT_BUDGET, isOverBudget, summarizeOlder, summaryOf, truncatedResult } from './compaction.js';
 import type { CompactionRecord, ResultMessage } from './compaction.js';
 import { buildAgentRequest } from './request.js';
 import { ONE_LINE_MAX, classifyResult, classifyThrown } from './taxonomy.js';
@@ -94,8 +94,11 @@ export interface AgentDeps {
   confirm: (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;
   emit: (event: AgentEvent) => void;
   readMemo: () => Promise<Memo>;
-  /** Where a result past its budget is saved, relative to the data home; asked only for such a result. */
-  resultPath: (callId: string) => Promise<string>;
+  /**
+   * Where a result past its budget is saved, relative to the data home; asked only for such a
+   * result. Null when results are not kept (an unlogged turn): the model gets the head and is told so.
+   */
+  resultPath: ((callId: string, round: number) => Promise<string>) | null;
   /**
    * Saves a result past its budget whole at `path`. The loop does not wait for it before the next
    * model request (a durable write must not hold up the round); it does before the next tool round
@@ -373,14 +376,14 @@ class Run {
         if (outcome?.kind !== 'success') return null;
         const full = JSON.stringify(outcome.result);
         const budget = entry.tool.resultBudget ?? this.run.defaultBudget ?? DEFAULT_RESULT_BUDGET;
-        if (!isOverBudget(full, budget)) return { full, content: full, savedAs: null };
-        const savedAs = await this.deps.resultPath(entry.call.id);
-        this.unsaved.push({ path: savedAs, content: full });
-        return { full, content: truncatedResult(full, budget, savedAs), savedAs };
+        if (!isOverBudget(full, budget)) return { full, content: full, savedAs: null, truncated: false };
+        const savedAs = this.deps.resultPath === null ? null : await this.deps.resultPath(entry.call.id, round);
+        if (savedAs !== null) this.unsaved.push({ path: savedAs, content: full });
+        return { full, content: truncatedResult(full, budget, entry.call.id, savedAs !== null), savedAs, truncated: true };
       }),
     );
 
-    const successes: { entry: Extract<CheckedCall, { kind: 'ok' }>; content: string }[] = [];
+    const successes: { entry: Extract<CheckedCall, { kind: 'ok' }>; content: string; full: string }[] = [];
     let needsInput: { name: string; parameter: string } | null = null;
     let permanent: { name: string; message: string } | null = null;
     for (const [index, entry] of checked.entries()) {
@@ -398,14 +401,21 @@ class Run {
         if (!outcome.retryable) permanent ??= { name: tool.name, message: outcome.message };
         continue;
       }
-      const saved = saves[index] ?? { full: '', content: '', savedAs: null };
-      if (saved.savedAs !== null) {
-        const record: CompactionRecord = { id: call.id, kind: 'saved', chars_before: saved.full.length, chars_after: saved.content.length, saved_as: saved.savedAs };
+      const saved = saves[index] ?? { full: '', content: '', savedAs: null, truncated: false };
+      if (saved.truncated) {
+        const record: CompactionRecord = {
+          id: call.id,
+          round,
+          kind: saved.savedAs !== null ? 'saved' : 'truncated',
+          chars_before: saved.full.length,
+          chars_after: saved.content.length,
+          ...(saved.savedAs !== null ? { saved_as: saved.savedAs } : {}),
+        };
         this.compacted.push(record);
         this.deps.emit({ type: 'compacted', records: [record] });
       }
       this.record(call.id, tool.name, entry.args, round, 'success', ms, { result_chars: saved.full.length, result: saved.content, ...(saved.savedAs !== null ? { saved_as: saved.savedAs } : {}) });
-      successes.push({ entry, content: saved.content });
+      successes.push({ entry, content: saved.content, full: saved.full });
     }
 
     if (this.deps.signal.aborted) return this.cut(text);
@@ -417,10 +427,12 @@ class Run {
       const calls: WireToolCall[] = successes.map(({ entry }) => ({ id: entry.call.id, function: { name: entry.tool.name, arguments: entry.args } }));
       // A thinking model's reasoning goes back with its calls, as Ollama asks: the model continues from it.
       this.added.push({ role: 'assistant', content: text, ...(thinking !== '' ? { thinking } : {}), tool_calls: calls });
-      for (const { entry, content } of successes) {
+      for (const { entry, content, full } of successes) {
         const message: AgentChatMessage = { role: 'tool', tool_name: entry.tool.name, content };
         this.added.push(message);
-        this.results.push({ callId: entry.call.id, name: entry.tool.name, args: entry.args, content, round, summarized: false });
+        // Summarized from the full result: a truncated one's head and note would misstate its size.
+        const summary = summaryOf(entry.tool.name, entry.args, full);
+        this.results.push({ callId: entry.call.id, name: entry.tool.name, content, fullChars: full.length, summary, round, summarized: false });
       }
       this.iterations++;
       const summarized = summarizeOlder(this.results, round);

@@ -53,13 +53,13 @@ export function renderTrajectory(turn: TrajectoryTurn, definitions: readonly Too
     { from: 'system', value: toolCallingPrompt(definitions) },
     { from: 'human', value: turn.user_prompt },
   ];
-  const seen = new Set<string>();
   const rounds = new Map<number, { id: string; name: string; arguments: unknown; result?: string | undefined }[]>();
   for (const call of turn.tool_calls ?? []) {
-    if (call.outcome !== 'success' || seen.has(call.id)) continue;
-    seen.add(call.id);
+    if (call.outcome !== 'success') continue;
     const round = call.round ?? 1;
     const list = rounds.get(round) ?? [];
+    // Only a true repeat (the same id in the same round) is dropped: a model may send the same id every round.
+    if (list.some((earlier) => earlier.id === call.id)) continue;
     list.push(call);
     rounds.set(round, list);
   }

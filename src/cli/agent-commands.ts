@@ -6,6 +6,7 @@ import { Option } from 'commander';
 import { RuntimeError, UsageError } from '../errors.js';
 import { landsInside } from '../log/fs.js';
 import { toolDefinitions } from '../agent/request.js';
+import { definitionsPath, readDefinitions } from '../agent/definitions.js';
 import { renderTrajectory } from '../agent/sharegpt.js';
 import { clearStop, setStop, stopPath, stopState } from '../agent/stop.js';
 import { ScanStats } from '../log/scan.js';
@@ -206,8 +207,39 @@ export function registerExport(program: Command, io: Io, setOutcome: ReportOutco
   inheritProgramSettings(program, command);
 }
 
-function bare(name: string): ToolDefinition {
-  return { type: 'function', function: { name, description: '', parameters: { type: 'object', properties: {} } } };
+/** Turns whose definitions came from today's config, by why, for the one line export says about them. */
+class FallbackNotes {
+  private readonly older = new Set<string>();
+  private readonly missing = new Map<string, number>();
+  private readonly damaged = new Map<string, number>();
+  private readonly gone = new Set<string>();
+
+  note(id: string, kind: 'older' | 'missing' | 'damaged', digest: string | undefined, left: readonly string[]): void {
+    if (kind === 'older') this.older.add(id);
+    else {
+      const counts = kind === 'missing' ? this.missing : this.damaged;
+      counts.set(digest ?? '', (counts.get(digest ?? '') ?? 0) + 1);
+    }
+    for (const name of left) this.gone.add(name);
+  }
+
+  lines(shown: (text: string) => string): string {
+    const turns = (count: number): string => (count === 1 ? "1 turn's" : `${count} turns'`);
+    const files = (counts: Map<string, number>): string => {
+      const [first, ...rest] = [...counts.keys()].map((digest) => definitionsPath(digest));
+      return rest.length === 0 ? (first ?? '') : `${first ?? ''} and ${rest.length} more`;
+    };
+    const sum = (counts: Map<string, number>): number => [...counts.values()].reduce((a, b) => a + b, 0);
+    const reasons: string[] = [];
+    if (this.older.size > 0) reasons.push(`${this.older.size === 1 ? '1 turn was' : `${this.older.size} turns were`} logged before Argo kept each run's tool definitions`);
+    if (this.missing.size > 0) reasons.push(`${turns(sum(this.missing))} tool definitions (${files(this.missing)}) are missing from the data home`);
+    if (this.damaged.size > 0) reasons.push(`${turns(sum(this.damaged))} tool definitions (${files(this.damaged)}) no longer match their digest`);
+    if (reasons.length === 0) return '';
+    const count = this.older.size + sum(this.missing) + sum(this.damaged);
+    const names = [...this.gone].sort();
+    const left = names.length === 0 ? '' : `, leaving out ${names.length === 1 ? '1 tool' : `${names.length} tools`} config.json no longer defines (${names.join(', ')})`;
+    return shown(`argo: ${reasons.join('; ')}; ${count === 1 ? 'its' : 'their'} system prompt lists the tools as config.json defines them today${left}\n`);
+  }
 }
 
 async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Promise<Outcome> {
@@ -225,16 +257,36 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
     settings.paths.sessions,
   );
   const { tools } = buildCatalog(toolsConfigOf(settings.agent), builtinTools());
-  // An MCP server's tools are not known without starting it: their names stand alone.
-  const definitionOf = (name: string): ToolDefinition => {
-    const known = tools.get(name);
-    return known ? toolDefinitions([known])[0] ?? bare(name) : bare(name);
+  const kept = new Map<string, ReturnType<typeof readDefinitions>>();
+  const notes = new FallbackNotes();
+  // What the run sent (tool-definitions/<digest>.json); today's config only for a line without them.
+  // A tool today's config does not define (an MCP server's, one removed) is left out, never faked.
+  const definitionsOf = (entry: { id: string; tools?: string[] | undefined; tool_definitions_sha256?: string | undefined }): ToolDefinition[] => {
+    const digest = entry.tool_definitions_sha256;
+    if (digest !== undefined) {
+      let found = kept.get(digest);
+      if (found === undefined) {
+        found = readDefinitions(settings.home, digest);
+        kept.set(digest, found);
+      }
+      if (Array.isArray(found)) return found;
+    }
+    const names = entry.tools ?? [];
+    const today = names.flatMap((name) => {
+      const known = tools.get(name);
+      return known ? [known] : [];
+    });
+    if (names.length > 0) {
+      const kind = digest === undefined ? 'older' : kept.get(digest) === 'missing' ? 'missing' : 'damaged';
+      notes.note(entry.id, kind, digest, names.filter((name) => !tools.has(name)));
+    }
+    return toolDefinitions(today);
   };
   const stats = new ScanStats();
   const lines: string[] = [];
   for await (const { entry } of searchTurns(settings.paths.logs, query, stats)) {
     if (entry.tools === undefined && flags.all !== true) continue;
-    lines.push(JSON.stringify(renderTrajectory(entry, (entry.tools ?? []).map(definitionOf))));
+    lines.push(JSON.stringify(renderTrajectory(entry, definitionsOf(entry))));
   }
   const text = lines.map((line) => `${line}\n`).join('');
   if (flags.output !== undefined) {
@@ -244,6 +296,8 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
   } else {
     io.stdout.write(text);
   }
+  const fallback = notes.lines(untrustedTextFor(io.stderr));
+  if (fallback !== '') io.stderr.write(fallback);
   const notice = stats.notice();
   if (notice) io.stderr.write(notice);
   return 'ok';

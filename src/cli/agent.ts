@@ -96,10 +96,10 @@ function eventPrinter(io: Io, pause: () => void): (event: AgentEvent) => void {
   };
 }
 
-// The session store (and its zod codec) loads when a result is first saved, not at start-up.
-async function sessionIdFor(settings: Settings, log: boolean, io: Io): Promise<string> {
-  const { openSession, readSession } = await import('../sessions/store.js');
-  if (!log) return (await readSession(settings.paths.sessions, settings.session))?.id ?? 'unlogged';
+// The session store (and its zod codec) loads when a result is first saved, not at start-up. Only a
+// logged turn saves results, so the session is the one the turn is logged in.
+async function sessionIdFor(settings: Settings, io: Io): Promise<string> {
+  const { openSession } = await import('../sessions/store.js');
   const { format } = await import('date-fns/format');
   return (await openSession(settings.paths.sessions, settings.session, format(io.now(), TIMESTAMP_PATTERN))).id;
 }
@@ -166,7 +166,8 @@ export async function prepareAgent(
     yes: flags.yes,
     confirm: terminalConfirm(io, pause, askLine),
     emit: eventPrinter(io, pause),
-    sessionId: () => sessionIdFor(settings, log, io),
+    logged: log,
+    sessionId: () => sessionIdFor(settings, io),
   });
   return {
     answerer,

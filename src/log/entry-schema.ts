@@ -52,9 +52,11 @@ const ToolCallSchema = z.object({
   error_detail: z.string().optional(),
 });
 
+/** One microcompaction step; `round` (absent on older lines) tells apart calls that share an id. */
 const CompactionSchema = z.object({
   id: z.string(),
-  kind: z.enum(['saved', 'summarized']),
+  round: count.optional(),
+  kind: z.enum(['saved', 'truncated', 'summarized']),
   chars_before: count,
   chars_after: count,
   saved_as: z.string().optional(),
@@ -63,6 +65,8 @@ const CompactionSchema = z.object({
 /** The fields an agent run (`--tools`) adds; a plain turn has none of them. */
 const AgentFields = {
   tools: z.array(z.string()).optional(),
+  /** The run's tools array, kept in tool-definitions/<digest>.json; absent on older lines and unlogged runs. */
+  tool_definitions_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   tool_calls: z.array(ToolCallSchema).optional(),
   iterations: count.optional(),
   all_failure_rounds: count.optional(),

@@ -147,13 +147,14 @@ const isToolCall = shape({
   error_detail: optional(isString),
 });
 const isUnavailableTool = shape({ name: isString, reason: isString });
-const isCompaction = shape({ id: isString, kind: oneOf(['saved', 'summarized']), chars_before: isCount, chars_after: isCount, saved_as: optional(isString) });
+const isCompaction = shape({ id: isString, round: optional(isCount), kind: oneOf(['saved', 'truncated', 'summarized']), chars_before: isCount, chars_after: isCount, saved_as: optional(isString) });
 const isOptionValue = anyOf(isNumber, isBoolean, arrayOf(isString));
 
 /** The fields only some turns have (an agent run's, a reproducible request's): each absent or right. */
 function isOptionalPart(e: Record<string, unknown>): boolean {
   return (
     (e.tools === undefined || arrayOf(isString)(e.tools)) &&
+    (e.tool_definitions_sha256 === undefined || (typeof e.tool_definitions_sha256 === 'string' && SHA256.test(e.tool_definitions_sha256))) &&
     (e.tool_calls === undefined || arrayOf(isToolCall)(e.tool_calls)) &&
     (e.iterations === undefined || isCount(e.iterations)) &&
     (e.all_failure_rounds === undefined || isCount(e.all_failure_rounds)) &&

@@ -329,3 +329,30 @@ async function writeTemporary(temporary: string, write: (handle: FileHandle) => 
     await handle.close();
   }
 }
+
+/**
+ * Makes the folder `relative` (slash-separated) inside the data home `home`, one level at a time,
+ * each a private folder of this user's and never a link: a link planted inside the home would send
+ * what Argo writes there (tool results, definitions) out of it. The home itself may be a link the
+ * user made, as ensurePrivateDir allows. Returns the folder's path.
+ */
+export async function ensureHomeFolder(home: string, relative: string): Promise<string> {
+  await ensurePrivateDir(home);
+  let path = home;
+  for (const part of relative.split('/')) {
+    path = join(path, part);
+    try {
+      await mkdir(path, { mode: PRIVATE_DIR });
+    } catch (error) {
+      if (errnoOf(error) !== 'EEXIST') throw error;
+    }
+    // Checked every time, not once: a link may be put there while a server runs.
+    const stats = await lstat(path);
+    if (stats.isSymbolicLink()) throw new SymlinkRefusedError(path);
+    if (!stats.isDirectory()) throw new RuntimeError(`${path} is not a folder; remove it, and Argo makes the folder again`);
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== uid) throw new RuntimeError(`${path} belongs to another user (uid ${stats.uid}); remove it, and Argo makes the folder again`);
+    if ((stats.mode & 0o077) !== 0) await chmod(path, PRIVATE_DIR);
+  }
+  return path;
+}

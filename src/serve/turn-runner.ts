@@ -110,6 +110,8 @@ function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: 
       const shown = toolEventOf(event);
       if (shown) hooks.onToolEvent?.(shown);
     },
+    // A server logs every turn.
+    logged: true,
     // As the CLI does: a result saved before the turn is logged still needs its session's id.
     sessionId: async () => (await openSession(settings.paths.sessions, settings.session, format(now(), TIMESTAMP_PATTERN))).id,
     onResult: (result) => {

@@ -45,7 +45,7 @@ function transport(bodies: AgentChatBody[]): AnswerContext['transport'] {
 
 /** The answer step over read_file in the test tree, asking nothing (no terminal). */
 const answerer = (overrides: Pick<AgentSetup, 'emit' | 'sessionId'>) =>
-  agentAnswerer({ tools: [readFileTool], unavailable: [], root, home, maxIterations: 3, ephemeralSystem: null, yes: false, confirm: () => Promise.resolve('no-terminal'), ...overrides });
+  agentAnswerer({ tools: [readFileTool], unavailable: [], root, home, logged: true, maxIterations: 3, ephemeralSystem: null, yes: false, confirm: () => Promise.resolve('no-terminal'), ...overrides });
 
 const request = { endpoint: '/api/chat' as const, body: { model: 'argo', messages: [{ role: 'user' as const, content: 'read' }], stream: true } };
 
@@ -70,12 +70,12 @@ describe('agentAnswerer', () => {
     const sent = bodies[1]?.messages.slice(1) ?? [];
     expect(sent[0]?.tool_calls?.map((call) => call.function.arguments)).toEqual(FILES.map((path) => ({ path })));
     expect(sent.slice(1).map((message) => (JSON.parse(message.content) as { note: string }).note)).toEqual(
-      FILES.map((_, index) => expect.stringContaining(`saved for the user as tool-results/S1/T1/call_1_${String(index)}.json`) as unknown),
+      FILES.map((_, index) => expect.stringContaining(`characters of call call_1_${String(index)} (saved whole for the user)`) as unknown),
     );
     // One session id for the turn, however many results were saved in it.
     expect(sessionAsked).toBe(1);
     for (const [index, file] of FILES.entries()) {
-      const saved = join(home, 'tool-results', 'S1', 'T1', `call_1_${String(index)}.json`);
+      const saved = join(home, 'tool-results', 'S1', 'T1', `r1-call_1_${String(index)}.json`);
       expect((JSON.parse(readFileSync(saved, 'utf8')) as { content: string }).content).toBe(readFileSync(join(root, file), 'utf8').slice(0, -1));
       expect(statSync(saved).mode & 0o777).toBe(0o600);
     }

@@ -14,7 +14,8 @@ const agentEntry = makeEntry({
   all_failure_rounds: 0,
   stop_reason: 'required_parameter',
   tools_unavailable: [{ name: 'fetch_url', reason: 'no network interface is up' }],
-  compacted: [{ id: 'call_1_0', kind: 'saved', chars_before: 9000, chars_after: 4000, saved_as: 'tool-results/S/call_1_0.json' }],
+  compacted: [{ id: 'call_1_0', round: 1, kind: 'saved', chars_before: 9000, chars_after: 4000, saved_as: 'tool-results/S/T/r1-call_1_0.json' }],
+  tool_definitions_sha256: 'a'.repeat(64),
   ephemeral_system: 'be terse',
 });
 
@@ -28,6 +29,9 @@ describe('the log line of an agent turn', () => {
     [{ iterations: -1 }, 'iterations'],
     [{ tools: 'fs' }, 'tools'],
     [{ compacted: [{ id: 'x', kind: 'saved' }] }, 'compacted.0.chars_before'],
+    [{ compacted: [{ id: 'x', round: -1, kind: 'saved', chars_before: 1, chars_after: 1 }] }, 'compacted.0.round'],
+    [{ compacted: [{ id: 'x', kind: 'cut', chars_before: 1, chars_after: 1 }] }, 'compacted.0.kind'],
+    [{ tool_definitions_sha256: 'abc' }, 'tool_definitions_sha256'],
   ])('rejects a wrong agent field %j, naming it', async (overrides, field) => {
     expect(await entryProblem({ ...agentEntry, ...overrides })).toContain(`field "${field}"`);
   });

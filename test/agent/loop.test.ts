@@ -72,6 +72,8 @@ const requiredTool = tool('req_tool', () => Promise.resolve({ error: 'city is re
 const returnsErrorTool = tool('err_tool', () => Promise.resolve({ error: 'quota exceeded', retryable: false }));
 const sideTool = tool('side_tool', (args) => Promise.resolve({ done: args.q }), { sideEffects: true, preview: (args) => Promise.resolve(`$ touch ${String(args.q)}`) });
 const bigTool = tool('big_tool', () => Promise.resolve({ text: 'x'.repeat(500) }), { resultBudget: 200 });
+/** Past its budget by far: its head and note are still longer than a summary. */
+const hugeTool = tool('huge_tool', () => Promise.resolve({ text: 'y'.repeat(3000) }), { resultBudget: 600 });
 const slowTool = tool('slow_tool', () => new Promise<ToolResult>(() => undefined), { timeoutMs: 20 });
 
 const TOOLS = [okTool, failTool, permTool, crashTool, requiredTool, returnsErrorTool, sideTool, bigTool, slowTool];
@@ -93,6 +95,8 @@ interface RunOptions extends Partial<AgentRun> {
   signal?: AbortSignal;
   /** Replaces the harness's instant save (which records what was saved). */
   save?: (path: string, content: string) => Promise<void>;
+  /** The turn is not logged: results past their budget are not kept (resultPath null). */
+  unlogged?: boolean;
 }
 
 async function run(steps: Step[], options: RunOptions = {}) {
@@ -110,7 +114,7 @@ async function run(steps: Step[], options: RunOptions = {}) {
     },
     emit: (event) => harness.events.push(event),
     readMemo: () => Promise.resolve(options.memo?.() ?? {}),
-    resultPath: (id) => Promise.resolve(`tool-results/S1/${id}.json`),
+    resultPath: options.unlogged === true ? null : (id, round) => Promise.resolve(`tool-results/S1/r${String(round)}-${id}.json`),
     saveResult:
       options.save ??
       ((path, content) => {
@@ -413,12 +417,12 @@ describe('the agent loop', () => {
     it('saves a result past its budget and sends its head and a note', async () => {
       const { result, saved, bodies } = await run([{ calls: [call('big_tool', { q: 'a' })] }, { chunks: ['x'] }]);
       const full = JSON.stringify({ text: 'x'.repeat(500) });
-      expect(saved).toEqual({ 'tool-results/S1/call_1_0.json': full });
+      expect(saved).toEqual({ 'tool-results/S1/r1-call_1_0.json': full });
       const sent = bodies[1]?.messages.at(-1)?.content ?? '';
       expect(sent.length).toBeLessThanOrEqual(200);
-      expect(JSON.parse(sent)).toMatchObject({ truncated: true, note: expect.stringContaining('tool-results/S1/call_1_0.json') as unknown });
-      expect(result.calls[0]).toMatchObject({ saved_as: 'tool-results/S1/call_1_0.json', result_chars: full.length });
-      expect(result.compacted).toEqual([{ id: 'call_1_0', kind: 'saved', chars_before: full.length, chars_after: sent.length, saved_as: 'tool-results/S1/call_1_0.json' }]);
+      expect(JSON.parse(sent)).toMatchObject({ truncated: true, note: `truncated: the first part of the ${String(full.length)} characters of call call_1_0 (saved whole for the user); for more, call the tool again for a narrower part` });
+      expect(result.calls[0]).toMatchObject({ saved_as: 'tool-results/S1/r1-call_1_0.json', result_chars: full.length });
+      expect(result.compacted).toEqual([{ id: 'call_1_0', round: 1, kind: 'saved', chars_before: full.length, chars_after: sent.length, saved_as: 'tool-results/S1/r1-call_1_0.json' }]);
     });
 
     it('writes a saved result while the model answers the next request, and ends only once it is written', async () => {
@@ -442,13 +446,13 @@ describe('the agent loop', () => {
         return outcome;
       });
       // The next request went out with the head and the note while the save was still under way.
-      await vi.waitFor(() => expect({ requests, saves }).toEqual({ requests: 2, saves: ['tool-results/S1/call_1_0.json'] }));
+      await vi.waitFor(() => expect({ requests, saves }).toEqual({ requests: 2, saves: ['tool-results/S1/r1-call_1_0.json'] }));
       await new Promise((resolve) => setImmediate(resolve));
       expect(ended).toBe(false);
       finish();
       const { result, bodies } = await running;
       expect(bodies).toHaveLength(2);
-      expect(result).toMatchObject({ status: 'ok', text: 'x', compacted: [{ kind: 'saved', saved_as: 'tool-results/S1/call_1_0.json' }] });
+      expect(result).toMatchObject({ status: 'ok', text: 'x', compacted: [{ kind: 'saved', saved_as: 'tool-results/S1/r1-call_1_0.json' }] });
     });
 
     it('a failed save fails the run before another tool runs', async () => {
@@ -462,7 +466,7 @@ describe('the agent loop', () => {
       expect(result).toMatchObject({
         status: 'error',
         stopReason: 'result_not_saved',
-        message: "cannot save the tool result tool-results/S1/call_1_0.json in the data home (EACCES: permission denied); fix the folder's permissions or free space, then ask again",
+        message: "cannot save the tool result tool-results/S1/r1-call_1_0.json in the data home (EACCES: permission denied); fix the folder's permissions or free space, then ask again",
         modelFailure: null,
       });
       expect(ran).toBe(0);
@@ -471,6 +475,42 @@ describe('the agent loop', () => {
     it('a save that fails while the model gives its final answer ends the run as an error, the answer kept', async () => {
       const { result } = await run([{ calls: [call('big_tool', { q: 'a' })] }, { chunks: ['all ', 'done'] }], { save: () => Promise.reject(new Error('ENOSPC: no space left on device')) });
       expect(result).toMatchObject({ status: 'error', stopReason: 'result_not_saved', text: 'all done', message: expect.stringContaining('(ENOSPC: no space left on device)') as unknown });
+    });
+
+    it('an unlogged run keeps nothing: the head goes to the model with a note saying the rest was not kept', async () => {
+      const { result, saved, bodies } = await run([{ calls: [call('big_tool', { q: 'a' })] }, { chunks: ['x'] }], { unlogged: true });
+      const full = JSON.stringify({ text: 'x'.repeat(500) });
+      const sent = bodies[1]?.messages.at(-1)?.content ?? '';
+      expect(saved).toEqual({});
+      expect(JSON.parse(sent)).toMatchObject({ truncated: true, note: `truncated: the first part of the ${String(full.length)} characters of call call_1_0 (the rest was not kept); for more, call the tool again for a narrower part` });
+      expect(result.calls[0]).not.toHaveProperty('saved_as');
+      expect(result.compacted).toEqual([{ id: 'call_1_0', round: 1, kind: 'truncated', chars_before: full.length, chars_after: sent.length }]);
+    });
+
+    it('a call id the model repeats every round: saved apart, recorded with its round, sent back as it came', async () => {
+      const steps = [{ calls: [call('huge_tool', { q: 'a' }, 'call_0')] }, { calls: [call('huge_tool', { q: 'b' }, 'call_0')] }, { chunks: ['x'] }];
+      const { result, saved, bodies } = await run(steps, { tools: [hugeTool] });
+      expect(Object.keys(saved)).toEqual(['tool-results/S1/r1-call_0.json', 'tool-results/S1/r2-call_0.json']);
+      expect(result.calls.map((c) => [c.id, c.round, c.saved_as])).toEqual([
+        ['call_0', 1, 'tool-results/S1/r1-call_0.json'],
+        ['call_0', 2, 'tool-results/S1/r2-call_0.json'],
+      ]);
+      expect(result.compacted.map((c) => [c.id, c.round, c.kind])).toEqual([
+        ['call_0', 1, 'saved'],
+        ['call_0', 2, 'saved'],
+        ['call_0', 1, 'summarized'],
+      ]);
+      const ids = (bodies[2]?.messages ?? []).flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
+      expect(ids).toEqual(['call_0', 'call_0']);
+    });
+
+    it("an older round's truncated result is summarized with the full result's length and head, not the note's", async () => {
+      const steps = [{ calls: [call('huge_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }, { chunks: ['x'] }];
+      const { result, bodies } = await run(steps, { tools: [hugeTool, okTool] });
+      const full = JSON.stringify({ text: 'y'.repeat(3000) });
+      const [summary] = (bodies[2]?.messages ?? []).filter((m) => m.role === 'tool').map((m) => m.content);
+      expect(JSON.parse(summary ?? '')).toEqual({ summary: `huge_tool({"q":"a"}) returned ${String(full.length)} characters: {"text":"${'y'.repeat(91)}…` });
+      expect(result.compacted.find((c) => c.kind === 'summarized')).toEqual({ id: 'call_1_0', round: 1, kind: 'summarized', chars_before: full.length, chars_after: summary?.length });
     });
 
     it('reduces older rounds to one-line summaries and keeps the latest whole; the same input compacts the same way', async () => {
@@ -482,7 +522,7 @@ describe('the agent loop', () => {
       const results = last.filter((m) => m.role === 'tool').map((m) => m.content);
       expect(JSON.parse(results[0] ?? '')).toEqual({ summary: expect.stringMatching(/^ok_tool\(\{"q":"first"\}\) returned 611 characters: \{"text":"first first/) as unknown });
       expect(results[1]).toBe(JSON.stringify({ text: 'second '.repeat(100) }));
-      expect(one.result.compacted).toEqual([{ id: 'call_1_0', kind: 'summarized', chars_before: 611, chars_after: results[0]?.length }]);
+      expect(one.result.compacted).toEqual([{ id: 'call_1_0', round: 1, kind: 'summarized', chars_before: 611, chars_after: results[0]?.length }]);
       expect(JSON.stringify(two.bodies)).toBe(JSON.stringify(one.bodies));
     });
   });

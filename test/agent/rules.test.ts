@@ -115,51 +115,99 @@ describe('the error taxonomy', () => {
 
 describe('microcompaction rules', () => {
   it.each([
-    ['call_1_0', /^tool-results\/S\/T\/call_1_0\.json$/],
-    ['../../config', /^tool-results\/S\/T\/______config-[0-9a-f]{12}\.json$/],
-    ['a/b', /^tool-results\/S\/T\/a_b-[0-9a-f]{12}\.json$/],
-    ['', /^tool-results\/S\/T\/-[0-9a-f]{12}\.json$/],
-  ])('the saved path for call id %j stays a plain name in tool-results/<session>/<turn>/', (id, path) => {
-    expect(savedResultPath('S', 'T', id)).toMatch(path);
-    expect(savedResultPath('S', 'T', id)).toBe(savedResultPath('S', 'T', id));
+    [1, 'call_1_0', /^tool-results\/S\/T\/r1-call_1_0\.json$/],
+    [3, 'call_0', /^tool-results\/S\/T\/r3-call_0\.json$/],
+    [1, '../../config', /^tool-results\/S\/T\/r1-______config-[0-9a-f]{12}\.json$/],
+    [1, 'a/b', /^tool-results\/S\/T\/r1-a_b-[0-9a-f]{12}\.json$/],
+    [1, '', /^tool-results\/S\/T\/r1--[0-9a-f]{12}\.json$/],
+  ])('the saved path for round %i, call id %j stays a plain name in tool-results/<session>/<turn>/', (round, id, path) => {
+    expect(savedResultPath('S', 'T', round, id)).toMatch(path);
+    expect(savedResultPath('S', 'T', round, id)).toBe(savedResultPath('S', 'T', round, id));
   });
 
-  it('ids that differ only in unsafe characters are saved apart, and so are the same ids of two turns', () => {
-    expect(savedResultPath('S', 'T', 'a/b')).not.toBe(savedResultPath('S', 'T', 'a.b'));
-    expect(savedResultPath('S', 'T1', 'call_1_0')).not.toBe(savedResultPath('S', 'T2', 'call_1_0'));
+  it.each<[string, [string, string, number, string], [string, string, number, string]]>([
+    ['ids differing only in unsafe characters', ['S', 'T', 1, 'a/b'], ['S', 'T', 1, 'a.b']],
+    ['the same id in two turns', ['S', 'T1', 1, 'call_1_0'], ['S', 'T2', 1, 'call_1_0']],
+    ['the same id in two rounds of a turn', ['S', 'T', 1, 'call_0'], ['S', 'T', 2, 'call_0']],
+  ])('%s are saved apart', (_name, one, two) => {
+    expect(savedResultPath(...one)).not.toBe(savedResultPath(...two));
   });
 
   it('the default budget', () => {
     expect(DEFAULT_RESULT_BUDGET).toBe(4000);
   });
 
-  it.each([300, 1000, 4000])('a truncated result is JSON within a budget of %i, naming where the rest is', (budget) => {
+  it.each([
+    [300, true, 'saved whole for the user'],
+    [1000, true, 'saved whole for the user'],
+    [4000, false, 'the rest was not kept'],
+  ])('a truncated result is JSON within a budget of %i, naming the call and full length (kept: %s)', (budget, kept, where) => {
     const content = JSON.stringify({ text: '"quoted"\n'.repeat(2000) });
-    const out = truncatedResult(content, budget, 'tool-results/S/c.json');
+    const out = truncatedResult(content, budget, 'call_2_1', kept);
     expect(out.length).toBeLessThanOrEqual(budget);
     const parsed = JSON.parse(out) as { truncated: boolean; note: string; head: string };
-    expect(parsed.note).toContain(`${content.length} characters`);
-    expect(parsed.note).toContain('tool-results/S/c.json');
+    expect(parsed.note).toBe(`truncated: the first part of the ${content.length} characters of call call_2_1 (${where}); for more, call the tool again for a narrower part`);
     expect(content.startsWith(parsed.head)).toBe(true);
+  });
+
+  it('the note names nothing of the data home: the same result and call give the same text whatever the session or turn', () => {
+    const content = 'z'.repeat(5000);
+    expect(truncatedResult(content, 1000, 'call_1_0', true)).toBe(truncatedResult(content, 1000, 'call_1_0', true));
+    expect(truncatedResult(content, 1000, 'call_1_0', true)).not.toContain('tool-results');
+  });
+
+  it('a call id past 64 characters is cut in the note, so it cannot eat the budget', () => {
+    const note = (JSON.parse(truncatedResult('z'.repeat(5000), 1000, 'i'.repeat(500), true)) as { note: string }).note;
+    expect(note).toContain(`call ${'i'.repeat(64)}… (saved`);
+  });
+
+  it.each([
+    ['a head ending on an emoji keeps it whole or drops it', 'a😀b'.repeat(3000)],
+    ['emoji only', '😀'.repeat(3000)],
+  ])('truncation never leaves half a surrogate pair: %s', (_name, text) => {
+    for (let budget = 300; budget < 340; budget++) {
+      const head = (JSON.parse(truncatedResult(text, budget, 'c', true)) as { head: string }).head;
+      expect(head).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+      expect(text.startsWith(head)).toBe(true);
+    }
   });
 
   it('at the smallest budget config allows, a result saved under real ids still keeps a head worth reading', () => {
     const content = 'x'.repeat(100_000);
-    const out = truncatedResult(content, MIN_TOOL_BUDGET, savedResultPath('V1StGXR8_Z5jdHi6B-myT', 'Uakgb_J5m9g-0JDMbcJqL', 'call_12_3'));
+    const out = truncatedResult(content, MIN_TOOL_BUDGET, 'call_12_3', true);
     expect(out.length).toBeLessThanOrEqual(MIN_TOOL_BUDGET);
     expect((JSON.parse(out) as { head: string }).head.length).toBeGreaterThanOrEqual(250);
   });
 
-  it('summaries: one line, older rounds only, long results only, once', () => {
-    const results: ResultMessage[] = [
-      { callId: 'a', name: 'read_file', args: { path: 'x' }, content: 'y'.repeat(500), round: 1, summarized: false },
-      { callId: 'b', name: 'read_file', args: { path: 'z' }, content: 'short', round: 1, summarized: false },
-      { callId: 'c', name: 'read_file', args: { path: 'w' }, content: 'y'.repeat(500), round: 2, summarized: false },
-    ];
+  it.each<[string, Record<string, unknown>, string, string]>([
+    ['the full length and head', { path: 'x' }, 'y'.repeat(11_946), `read_file({"path":"x"}) returned 11946 characters: ${'y'.repeat(100)}…`],
+    ['whitespace flattened', { path: 'x' }, 'a\n\n  b', 'read_file({"path":"x"}) returned 6 characters: a b'],
+    ['an emoji at the cut is kept whole or left out', { path: 'x' }, `${'y'.repeat(99)}😀tail`, `read_file({"path":"x"}) returned 105 characters: ${'y'.repeat(99)}…`],
+    ['long arguments cut on a code point', { qq: '😀'.repeat(60) }, 'r', `read_file({"qq":"${'😀'.repeat(36)}…) returned 1 characters: r`],
+  ])('summaryOf: %s', (_name, args, full, summary) => {
+    expect(JSON.parse(summaryOf('read_file', args, full))).toEqual({ summary });
+  });
+
+  const result = (callId: string, content: string, round: number, full = content): ResultMessage => ({
+    callId,
+    name: 'read_file',
+    content,
+    fullChars: full.length,
+    summary: summaryOf('read_file', { path: callId }, full),
+    round,
+    summarized: false,
+  });
+
+  it('summaries: one line, older rounds only, long results only, once; the record gives the round and full length', () => {
+    const results = [result('a', 'y'.repeat(500), 1), result('b', 'short', 1), result('c', 'y'.repeat(500), 2), result('d', 'y'.repeat(400), 1, 'y'.repeat(11_946))];
     const records = summarizeOlder(results, 2);
-    expect(records).toEqual([{ id: 'a', kind: 'summarized', chars_before: 500, chars_after: results[0]?.content.length }]);
-    expect(results[0]?.content).toBe(summaryOf('read_file', { path: 'x' }, 'y'.repeat(500)));
+    expect(records).toEqual([
+      { id: 'a', round: 1, kind: 'summarized', chars_before: 500, chars_after: results[0]?.content.length },
+      { id: 'd', round: 1, kind: 'summarized', chars_before: 11_946, chars_after: results[3]?.content.length },
+    ]);
+    expect(results[0]?.content).toBe(summaryOf('read_file', { path: 'a' }, 'y'.repeat(500)));
     expect(results[0]?.content).not.toContain('\n');
+    expect(results[3]?.content).toContain('returned 11946 characters');
     expect(results[1]?.content).toBe('short');
     expect(results[2]?.content).toBe('y'.repeat(500));
     expect(summarizeOlder(results, 2)).toEqual([]);
@@ -170,9 +218,10 @@ describe('microcompaction rules', () => {
     const content = '"'.repeat(SUMMARY_MIN_CHARS + 1);
     const args = { path: '"'.repeat(60) };
     expect(summaryOf('read_file', args, content).length).toBeGreaterThanOrEqual(content.length);
-    const results: ResultMessage[] = [{ callId: 'q', name: 'read_file', args, content, round: 1, summarized: false }];
+    const results: ResultMessage[] = [{ callId: 'q', name: 'read_file', content, fullChars: content.length, summary: summaryOf('read_file', args, content), round: 1, summarized: false }];
+    const before = structuredClone(results);
     expect(summarizeOlder(results, 2)).toEqual([]);
-    expect(results).toEqual([{ callId: 'q', name: 'read_file', args, content, round: 1, summarized: false }]);
+    expect(results).toEqual(before);
   });
 });
 
@@ -215,7 +264,7 @@ describe('ShareGPT trajectories', () => {
       { id: 'call_2_0', name: 'echo', arguments: { text: 'c' }, outcome: 'success', round: 2, result: 'not json' },
     ],
   };
-  it('renders system, human, gpt/tool per round (successes only, each id once) and the final gpt', () => {
+  it('renders system, human, gpt/tool per round (successes only, each id once a round) and the final gpt', () => {
     const defs = toolDefinitions([echo]);
     expect(renderTrajectory(turn, defs)).toEqual({
       id: 't1',
@@ -232,6 +281,18 @@ describe('ShareGPT trajectories', () => {
         { from: 'gpt', value: 'It says hello.' },
       ],
     });
+  });
+
+  const success = (id: string, round: number, text: string) => ({ id, name: 'echo', arguments: { text }, outcome: 'success', round, result: `"${text}"` });
+  it.each<[string, ReturnType<typeof success>[], string[]]>([
+    ['the same id in every round: each round kept', [success('call_0', 1, 'a'), success('call_0', 2, 'b'), success('call_0', 3, 'c')], ['a', 'b', 'c']],
+    ['a true repeat in a round: dropped', [success('call_0', 1, 'a'), success('call_0', 1, 'a'), success('call_1', 1, 'b')], ['a', 'b']],
+    ['no round (an older line): one round', [{ ...success('x', 1, 'a'), round: undefined as unknown as number }, success('y', 1, 'b')], ['a', 'b']],
+  ])('deduplication: %s', (_name, calls, texts) => {
+    const rendered = renderTrajectory({ ...turn, tool_calls: calls }, []).conversations;
+    const sent = rendered.filter((m) => m.from === 'gpt').slice(0, -1).flatMap((m) => [...m.value.matchAll(/"text":"(\w)"/g)].map((match) => match[1]));
+    expect(sent).toEqual(texts);
+    expect(rendered.filter((m) => m.from === 'tool').flatMap((m) => [...m.value.matchAll(/"content":"(\w)"/g)].map((match) => match[1]))).toEqual(texts);
   });
 
   it('the system prompt lists the tools inside <tools>…</tools>', () => {

@@ -74,6 +74,7 @@ function setup(tools: Tool[], root: string, home: string): AgentSetup {
     unavailable: [],
     root,
     home,
+    logged: true,
     maxIterations: ROUNDS + 5,
     ephemeralSystem: null,
     yes: true,

@@ -1,6 +1,6 @@
 // argo --tools end to end: the built bin/argo against the Ollama stand-in scripting tool calls,
 // real files in a temporary tree, a real shell, a real MCP server.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -178,7 +178,7 @@ describe('argo --tools: results over budget', () => {
     writeFileSync(join(root, 'big.txt'), 'another long line\n'.repeat(200));
     expect(await bigRun(home, root)).toMatchObject({ code: 0 });
     const saved = logLines(home).map((entry) => (entry.tool_calls as { saved_as?: string }[])[0]?.saved_as ?? '');
-    expect(saved).toEqual([expect.stringMatching(/^tool-results\/[^/]+\/[^/]+\/call_1_0\.json$/), expect.stringMatching(/^tool-results\/[^/]+\/[^/]+\/call_1_0\.json$/)]);
+    expect(saved).toEqual([expect.stringMatching(/^tool-results\/[^/]+\/[^/]+\/r1-call_1_0\.json$/), expect.stringMatching(/^tool-results\/[^/]+\/[^/]+\/r1-call_1_0\.json$/)]);
     expect(saved[0]).not.toBe(saved[1]);
     expect((JSON.parse(readFileSync(join(home, saved[0] ?? ''), 'utf8')) as { content: string }).content).toContain('a long line of text');
     expect((JSON.parse(readFileSync(join(home, saved[1] ?? ''), 'utf8')) as { content: string }).content).toContain('another long line');
@@ -193,8 +193,110 @@ describe('argo --tools: results over budget', () => {
     writeFileSync(join(home, 'tool-results'), '');
     const result = await bigRun(home, root);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^argo: cannot save the tool result tool-results\/\S+\/call_1_0\.json in the data home \(.+\); fix the folder's permissions or free space, then ask again/m);
+    expect(result.stderr).toMatch(/^argo: cannot save the tool result tool-results\/\S+\/r1-call_1_0\.json in the data home \(.+\); fix the folder's permissions or free space, then ask again/m);
     expect(logLines(home)).toEqual([expect.objectContaining({ status: 'error', stop_reason: 'result_not_saved', model_response: 'read it', error: expect.stringContaining('cannot save the tool result') as unknown })]);
+  });
+});
+
+describe('argo --tools: compaction is deterministic and exact, export uses the run\'s tools', () => {
+  const big = (text: string, lines: number): string => `${text}\n`.repeat(lines);
+  const toolMessages = (index: number): Message[] => messagesOf(chatBodies()[index]).filter((m) => m.role === 'tool');
+
+  it('the note the model gets names the call id and full length, never a path with random parts: two runs send the same request', async () => {
+    const requests: string[] = [];
+    for (const flags of [[], [], ['--no-log'], ['--no-log']]) {
+      ollama.requests.length = 0;
+      const home = tempHome({ toolBudgets: { read_file: 500 } });
+      const root = tree();
+      writeFileSync(join(root, 'big.txt'), big('a long line of text', 200));
+      script = [{ calls: [call('read_file', { path: 'big.txt' })] }, { reply: 'read it' }];
+      next = 0;
+      expect(await argo([...flags, '-T', 'fs', '--root', root, 'read big.txt'], home)).toMatchObject({ code: 0 });
+      const [tool] = toolMessages(1);
+      requests.push(tool?.content ?? '');
+      if (flags.length > 0) expect(existsSync(join(home, 'tool-results'))).toBe(false);
+    }
+    expect(requests[1]).toBe(requests[0]);
+    expect(requests[3]).toBe(requests[2]);
+    const full = JSON.stringify({ path: 'big.txt', from_line: 1, to_line: 200, content: big('a long line of text', 200).slice(0, -1) }).length;
+    expect((JSON.parse(requests[0] ?? '') as { note: string }).note).toBe(`truncated: the first part of the ${full} characters of call call_1_0 (saved whole for the user); for more, call the tool again for a narrower part`);
+    expect((JSON.parse(requests[2] ?? '') as { note: string }).note).toBe(`truncated: the first part of the ${full} characters of call call_1_0 (the rest was not kept); for more, call the tool again for a narrower part`);
+  });
+
+  it('a call id repeated in every round: each result is saved apart, logged apart, sent back under its own id and exported', async () => {
+    const home = tempHome({ toolBudgets: { read_file: 500 } });
+    const root = tree();
+    writeFileSync(join(root, 'one.txt'), big('the first file', 100));
+    writeFileSync(join(root, 'two.txt'), big('the second file', 100));
+    script = [{ calls: [call('read_file', { path: 'one.txt' }, 'call_0')] }, { calls: [call('read_file', { path: 'two.txt' }, 'call_0')] }, { reply: 'both read' }];
+    expect(await argo(['-T', 'fs', '--root', root, 'read both'], home)).toMatchObject({ code: 0 });
+    const [entry] = logLines(home);
+    const calls = entry?.tool_calls as { id: string; round: number; saved_as?: string }[];
+    expect(calls.map((c) => [c.id, c.round])).toEqual([['call_0', 1], ['call_0', 2]]);
+    expect(calls[0]?.saved_as).toMatch(/^tool-results\/[^/]+\/[^/]+\/r1-call_0\.json$/);
+    expect(calls[1]?.saved_as).toMatch(/^tool-results\/[^/]+\/[^/]+\/r2-call_0\.json$/);
+    expect(readFileSync(join(home, calls[0]?.saved_as ?? ''), 'utf8')).toContain('the first file');
+    expect(readFileSync(join(home, calls[1]?.saved_as ?? ''), 'utf8')).toContain('the second file');
+    expect((entry?.compacted as { id: string; round: number; kind: string }[]).map((c) => [c.id, c.round, c.kind])).toEqual([
+      ['call_0', 1, 'saved'],
+      ['call_0', 2, 'saved'],
+      ['call_0', 1, 'summarized'],
+    ]);
+    const assistant = messagesOf(chatBodies()[2]).filter((m) => m.role === 'assistant');
+    expect(assistant.map((m) => m.tool_calls?.map((c) => c.id))).toEqual([['call_0'], ['call_0']]);
+    const exported = JSON.parse((await argo(['export', '--format', 'sharegpt'], home)).stdout) as { conversations: { from: string; value: string }[] };
+    expect(exported.conversations.map((m) => m.from)).toEqual(['system', 'human', 'gpt', 'tool', 'gpt', 'tool', 'gpt']);
+    expect(exported.conversations[4]?.value).toContain('two.txt');
+  });
+
+  it("an older round's summary gives the full result's length, and so does the log", async () => {
+    const home = tempHome({ toolBudgets: { read_file: 500 } });
+    const root = tree();
+    const text = big('x'.repeat(40), 291);
+    writeFileSync(join(root, 'big.txt'), text);
+    script = [{ calls: [call('read_file', { path: 'big.txt' })] }, { calls: [call('list_files', { pattern: '*.txt' })] }, { reply: 'done' }];
+    expect(await argo(['-T', 'fs', '--root', root, 'read'], home)).toMatchObject({ code: 0 });
+    const full = JSON.stringify({ path: 'big.txt', from_line: 1, to_line: 291, content: text.slice(0, -1) }).length;
+    const [summary] = toolMessages(2);
+    expect((JSON.parse(summary?.content ?? '') as { summary: string }).summary).toMatch(new RegExp(`^read_file\\(\\{"path":"big.txt"\\}\\) returned ${full} characters: \\{"path":"big.txt"`));
+    const compacted = logLines(home)[0]?.compacted as { kind: string; chars_before: number; chars_after: number }[];
+    expect(compacted.map((c) => [c.kind, c.chars_before])).toEqual([['saved', full], ['summarized', full]]);
+  });
+
+  it('export uses the tool definitions the run sent, even after the tool is gone from config', async () => {
+    const greet = { description: 'Greets someone', parameters: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] }, argv: ['echo', 'hello', '{who}'], sideEffects: false };
+    const home = tempHome({ commandTools: { greet } });
+    script = [{ calls: [call('greet', { who: 'Ada' })] }, { reply: 'greeted' }];
+    expect(await argo(['-T', 'greet', '--root', tree(), 'greet Ada'], home)).toMatchObject({ code: 0 });
+    const digest = logLines(home)[0]?.tool_definitions_sha256 as string;
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(join(home, 'tool-definitions', `${digest}.json`)).mode & 0o777).toBe(0o600);
+    writeFileSync(join(home, 'config.json'), '{}');
+    const exported = await argo(['export', '--format', 'sharegpt'], home);
+    expect(exported).toMatchObject({ code: 0, stderr: '' });
+    const system = (JSON.parse(exported.stdout) as { conversations: { value: string }[] }).conversations[0]?.value ?? '';
+    expect(system).toContain(JSON.stringify([{ type: 'function', function: { name: 'greet', description: 'Greets someone', parameters: greet.parameters } }]));
+    expect(await argo(['logs', 'check'], home)).toMatchObject({ code: 0 });
+
+    rmSync(join(home, 'tool-definitions', `${digest}.json`));
+    const missing = await argo(['export', '--format', 'sharegpt'], home);
+    expect(missing.code).toBe(0);
+    expect(missing.stderr).toBe(`argo: 1 turn's tool definitions (tool-definitions/${digest}.json) are missing from the data home; its system prompt lists the tools as config.json defines them today, leaving out 1 tool config.json no longer defines (greet)\n`);
+    expect(missing.stdout).not.toContain('"description":""');
+  });
+
+  it('a tool-results link in the data home is refused, not followed out of it', async () => {
+    const home = tempHome({ toolBudgets: { read_file: 500 } });
+    const outside = mkdtempSync(join(tmpdir(), 'argo-outside-'));
+    symlinkSync(outside, join(home, 'tool-results'));
+    const root = tree();
+    writeFileSync(join(root, 'big.txt'), big('a long line of text', 200));
+    script = [{ calls: [call('read_file', { path: 'big.txt' })] }, { reply: 'read it' }];
+    const result = await argo(['-T', 'fs', '--root', root, 'read big.txt'], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`argo: cannot save the tool result tool-results/`);
+    expect(result.stderr).toContain('is a symbolic link; Argo does not follow links in its data home');
+    expect(readdirSync(outside)).toEqual([]);
   });
 });
 

@@ -173,7 +173,7 @@ describe('the tools Argo field', () => {
     const response = await post(serve.url, ask('read the notes', { tools: 'fs', session: 'r' }));
     expect(response.status).toBe(500);
     const body = (await response.json()) as { error: { message: string; code: string } };
-    expect(body.error).toMatchObject({ code: 'argo_error', message: expect.stringMatching(/^cannot save the tool result tool-results\/\S+\/r1\.json in the data home \(/) as string });
+    expect(body.error).toMatchObject({ code: 'argo_error', message: expect.stringMatching(/^cannot save the tool result tool-results\/\S+\/r1-r1\.json in the data home \(/) as string });
     await vi.waitFor(() => expect(logLines(home)).toEqual([expect.objectContaining({ session: 'r', status: 'error', stop_reason: 'result_not_saved' })]), PATIENCE);
   });
 

@@ -22,7 +22,11 @@ const full: LogEntry = makeEntry({
   all_failure_rounds: 0,
   stop_reason: null,
   tools_unavailable: [{ name: 'web', reason: 'offline' }],
-  compacted: [{ id: 'c1', kind: 'saved', chars_before: 10, chars_after: 5, saved_as: 'f' }],
+  compacted: [
+    { id: 'c1', round: 1, kind: 'saved', chars_before: 10, chars_after: 5, saved_as: 'f' },
+    { id: 'c2', kind: 'truncated', chars_before: 10, chars_after: 5 },
+  ],
+  tool_definitions_sha256: 'b'.repeat(64),
   ephemeral_system: 'note',
   request_sha256: 'a'.repeat(64),
   options: { temperature: 0.2, stop: ['x'], raw: true },

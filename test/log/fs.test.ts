@@ -1,8 +1,8 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendPrivate, ensurePrivateDir, isMissing, landsInside, openForAppend, readSmallText, readableByOthers, removeOrphanedTemporaries } from '../../src/log/fs.js';
+import { appendPrivate, ensureHomeFolder, ensurePrivateDir, isMissing, landsInside, openForAppend, readSmallText, readableByOthers, removeOrphanedTemporaries } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -126,5 +126,32 @@ describe('removeOrphanedTemporaries', () => {
     expect(await removeOrphanedTemporaries(dir)).toBe(1);
     expect(readdirSync(dir).sort()).toEqual([mine, live, ...other].sort());
     expect(await removeOrphanedTemporaries(join(dir, 'missing'))).toBe(0);
+  });
+});
+
+describe('ensureHomeFolder', () => {
+  it.each<[string, (home: string) => void, RegExp | null]>([
+    ['made anew, private at every level', () => undefined, null],
+    ['a link at the first level is refused', (home) => symlinkSync(mkdtempSync(join(tmpdir(), 'argo-out-')), join(home, 'tool-results')), /tool-results is a symbolic link; Argo does not follow links in its data home/],
+    [
+      'a link deeper down is refused',
+      (home) => {
+        mkdirSync(join(home, 'tool-results'));
+        symlinkSync(mkdtempSync(join(tmpdir(), 'argo-out-')), join(home, 'tool-results', 'S'));
+      },
+      /tool-results\/S is a symbolic link/,
+    ],
+    ['a file where a folder should be', (home) => writeFileSync(join(home, 'tool-results'), ''), /tool-results is not a folder; remove it/],
+    ['a folder left open to others is closed', (home) => mkdirSync(join(home, 'tool-results'), { mode: 0o777 }), null],
+  ])('%s', async (_name, arrange, refused) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-home-folder-'));
+    arrange(home);
+    const made = ensureHomeFolder(home, 'tool-results/S/T');
+    if (refused) {
+      await expect(made).rejects.toThrow(refused);
+      return;
+    }
+    expect(await made).toBe(join(home, 'tool-results', 'S', 'T'));
+    for (const path of ['tool-results', 'tool-results/S', 'tool-results/S/T']) expect(lstatSync(join(home, path)).mode & 0o777).toBe(0o700);
   });
 });
