@@ -278,6 +278,15 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
     expect(system).toContain(JSON.stringify([{ type: 'function', function: { name: 'greet', description: 'Greets someone', parameters: greet.parameters } }]));
     expect(await argo(['logs', 'check'], home)).toMatchObject({ code: 0 });
 
+    // A line from before definitions were kept: today's config, the removed tool left out, said once.
+    const day = readdirSync(join(home, 'logs')).find((name) => name.endsWith('.log')) ?? '';
+    const logged = readFileSync(join(home, 'logs', day), 'utf8');
+    writeFileSync(join(home, 'logs', day), logged.replace(/,"tool_definitions_sha256":"[0-9a-f]{64}"/, ''));
+    const older = await argo(['export', '--format', 'sharegpt'], home);
+    expect(older.stderr).toBe("argo: 1 turn was logged before Argo kept each run's tool definitions; its system prompt lists the tools as config.json defines them today, leaving out 1 tool config.json no longer defines (greet)\n");
+    expect(older.stdout).toContain('<tools>[]</tools>');
+    writeFileSync(join(home, 'logs', day), logged);
+
     rmSync(join(home, 'tool-definitions', `${digest}.json`));
     const missing = await argo(['export', '--format', 'sharegpt'], home);
     expect(missing.code).toBe(0);
