@@ -2,6 +2,7 @@
 // (`tool-definitions/<sha256>.json`): the log line names the digest, so an export shows the
 // definitions the run really had, not today's config. Each file is written once, exclusively.
 import { createHash } from 'node:crypto';
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFileExclusive, ensureHomeFolder, isMissing, readDataText } from '../log/fs.js';
 import type { ToolDefinition } from '../ollama/transport.js';
@@ -31,8 +32,11 @@ export async function keepDefinitions(home: string, definitions: readonly ToolDe
   const digest = definitionsDigest(text);
   if (stored.has(digest)) return digest;
   const folder = await ensureHomeFolder(home, DEFINITIONS_FOLDER);
-  // False when it is there already: the same content, by its name.
-  await createFileExclusive(join(folder, `${digest}.json`), text);
+  const file = join(folder, `${digest}.json`);
+  // There already (a regular file, the same content by its name): no write, no flush. Otherwise
+  // created exclusively, which is false when another process made it meanwhile.
+  const there = await lstat(file).then((stats) => stats.isFile(), () => false);
+  if (!there) await createFileExclusive(file, text);
   stored.add(digest);
   return digest;
 }
