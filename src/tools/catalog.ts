@@ -86,7 +86,8 @@ export function buildCatalog(config: ToolsConfig, builtins: readonly Tool[]): { 
     }
     tools.set(name, commandTool(name, spec));
   }
-  const toolsets: Record<string, ToolsetSpec> = { ...BUILTIN_TOOLSETS };
+  // No prototype: a toolset named "__proto__" or "constructor" is an entry like any other.
+  const toolsets: Record<string, ToolsetSpec> = Object.assign(Object.create(null) as Record<string, ToolsetSpec>, BUILTIN_TOOLSETS);
   for (const [name, spec] of Object.entries(config.toolsets ?? {})) {
     if (Object.hasOwn(BUILTIN_TOOLSETS, name)) throw new UsageError(`config.json: toolsets."${name}" has the name of a built-in toolset; choose another name`);
     if (name.startsWith(MCP_PREFIX)) throw new UsageError(`config.json: toolsets."${name}": names starting with "${MCP_PREFIX}" are MCP servers (define it under mcpServers)`);
@@ -97,9 +98,14 @@ export function buildCatalog(config: ToolsConfig, builtins: readonly Tool[]): { 
   return { catalog: { toolsets, tools: new Set(tools.keys()), mcpServers }, tools };
 }
 
+/** `record[name]` when the record itself has it: a tool named "constructor" never reads Object.prototype's. */
+function ownEntry<T>(record: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
 function withSettings(tool: Tool, config: ToolsConfig): Tool {
-  const budget = config.toolBudgets?.[tool.name];
-  const timeout = config.toolTimeouts?.[tool.name];
+  const budget = ownEntry(config.toolBudgets, tool.name);
+  const timeout = ownEntry(config.toolTimeouts, tool.name);
   if (budget === undefined && timeout === undefined) return tool;
   return { ...tool, ...(budget !== undefined ? { resultBudget: budget } : {}), ...(timeout !== undefined ? { timeoutMs: timeout } : {}) };
 }
@@ -144,7 +150,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   /** Starts these servers; `wanted` keeps only the tools it names (a single MCP tool asked by name). */
   const addServers = async (servers: readonly string[], wanted: ReadonlySet<string> | null): Promise<string[]> => {
     const failures: string[] = [];
-    const settled = await Promise.allSettled(servers.map((server) => connect(server, config.mcpServers?.[server] ?? { command: '' })));
+    const settled = await Promise.allSettled(servers.map((server) => connect(server, ownEntry(config.mcpServers, server) ?? { command: '' })));
     settled.forEach((result, index) => {
       const server = servers[index] ?? '';
       if (result.status === 'rejected') {

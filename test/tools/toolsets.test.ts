@@ -284,6 +284,17 @@ describe('loading a toolbox: graceful degradation', () => {
     const box = await loadToolbox(['read_file'], { toolBudgets: { read_file: 123 }, toolTimeouts: { read_file: 456 } });
     expect(box.tools[0]).toMatchObject({ name: 'read_file', resultBudget: 123, timeoutMs: 456 });
   });
+
+  // config.json is parsed JSON: "__proto__" is an own key there, as any other.
+  it.each(['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'])('a command tool and a toolset named %s are config entries, never Object.prototype members', async (name) => {
+    const config = JSON.parse(`{"commandTools": {"${name}": {"description": "x", "argv": ["sh"], "timeoutMs": 1234}}, "toolsets": {"${name}_set": {"tools": ["${name}"]}}, "toolBudgets": {}, "toolTimeouts": {}}`) as ToolsConfig;
+    const box = await loadToolbox([`${name}_set`], config);
+    expect(box.tools).toEqual([expect.objectContaining({ name, timeoutMs: 1234 })]);
+    expect(box.tools[0]).not.toHaveProperty('resultBudget');
+    await box.close();
+    const sets = JSON.parse(`{"toolsets": {"${name}": {"tools": ["memo"]}}}`) as ToolsConfig;
+    expect(resolveTools([name], buildCatalog(sets, builtinTools()).catalog).tools).toEqual(['memo']);
+  });
 });
 
 describe('argo tools: the listing', () => {
