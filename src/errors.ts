@@ -12,3 +12,8 @@ export class UsageError extends ArgoError {
 export class RuntimeError extends ArgoError {
   override name = 'RuntimeError';
 }
+
+/** A usage error in config.json's definitions (a tool, a toolset): its message names the key, whatever list asked for it. */
+export class ConfigError extends UsageError {
+  override name = 'ConfigError';
+}

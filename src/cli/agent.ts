@@ -3,14 +3,14 @@
 // only when tools are asked for, so a plain question never pays for tool code or the MCP SDK.
 import { createInterface } from 'node:readline';
 import type { Settings } from '../config/settings.js';
-import { UsageError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { agentAnswerer, toolsConfigOf } from '../agent/answer.js';
 import type { AgentEvent, ConfirmAnswer, ConfirmRequest } from '../agent/loop.js';
 import { buildAgentRequest } from '../agent/request.js';
 import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
-import { buildCatalog, builtinTools, loadToolbox } from '../tools/catalog.js';
+import { buildCatalog, builtinTools, checkCommandSchemas, loadToolbox } from '../tools/catalog.js';
 import { resolveTools } from '../tools/toolsets.js';
 import { commandEnvironment } from '../tools/process.js';
 import type { Toolbox } from '../tools/catalog.js';
@@ -121,7 +121,12 @@ function explainText(box: Toolbox, request: { endpoint: string; body: unknown },
  */
 export async function checkAgentSetup(settings: Settings, flags: AgentFlags): Promise<string> {
   const root = await endpointAndRoot(settings, flags);
-  await namingWhere(settings, () => Promise.resolve(resolveTools(settings.agent.tools, buildCatalog(toolsConfigOf(settings.agent), builtinTools()).catalog)));
+  const config = toolsConfigOf(settings.agent);
+  await namingWhere(settings, async () => {
+    const { catalog } = buildCatalog(config, builtinTools());
+    await checkCommandSchemas(config);
+    return resolveTools(settings.agent.tools, catalog);
+  });
   return root;
 }
 
@@ -136,7 +141,7 @@ async function namingWhere<T>(settings: Settings, work: () => Promise<T>): Promi
   try {
     return await work();
   } catch (error) {
-    if (error instanceof UsageError) throw new UsageError(`${settings.agent.toolsSource}: ${error.message}`, { cause: error });
+    if (error instanceof UsageError && !(error instanceof ConfigError)) throw new UsageError(`${settings.agent.toolsSource}: ${error.message}`, { cause: error });
     throw error;
   }
 }

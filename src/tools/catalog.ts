@@ -1,6 +1,6 @@
 // From names and config to the tools of a run: the built-in tools, the user's toolsets and
 // command tools, MCP servers; availability checked, the unavailable dropped with a reason.
-import { UsageError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { CONTROLS } from '../output/terminal-text.js';
 import { commandTool } from './command.js';
 import type { CommandToolConfig } from './command.js';
@@ -78,19 +78,19 @@ export function builtinTools(): Tool[] {
 export function buildCatalog(config: ToolsConfig, builtins: readonly Tool[]): { catalog: Catalog; tools: Map<string, Tool> } {
   const tools = new Map(builtins.map((tool) => [tool.name, tool]));
   for (const [name, spec] of Object.entries(config.commandTools ?? {})) {
-    if (tools.has(name)) throw new UsageError(`config.json: commandTools."${name}" has the name of a built-in tool; choose another name`);
-    if (spec.argv.length === 0) throw new UsageError(`config.json: commandTools."${name}".argv must name a command, e.g. ["git", "log", "-n", "{count}"]`);
+    if (tools.has(name)) throw new ConfigError(`config.json: commandTools."${name}" has the name of a built-in tool; choose another name`);
+    if (spec.argv.length === 0) throw new ConfigError(`config.json: commandTools."${name}".argv must name a command, e.g. ["git", "log", "-n", "{count}"]`);
     const parameters = spec.parameters;
     if (parameters !== undefined && (parameters.type !== 'object' || typeof parameters.properties !== 'object' || parameters.properties === null)) {
-      throw new UsageError(`config.json: commandTools."${name}".parameters must be a JSON Schema object with "type": "object" and "properties"`);
+      throw new ConfigError(`config.json: commandTools."${name}".parameters must be a JSON Schema object with "type": "object" and "properties"`);
     }
     tools.set(name, commandTool(name, spec));
   }
   // No prototype: a toolset named "__proto__" or "constructor" is an entry like any other.
   const toolsets: Record<string, ToolsetSpec> = Object.assign(Object.create(null) as Record<string, ToolsetSpec>, BUILTIN_TOOLSETS);
   for (const [name, spec] of Object.entries(config.toolsets ?? {})) {
-    if (Object.hasOwn(BUILTIN_TOOLSETS, name)) throw new UsageError(`config.json: toolsets."${name}" has the name of a built-in toolset; choose another name`);
-    if (name.startsWith(MCP_PREFIX)) throw new UsageError(`config.json: toolsets."${name}": names starting with "${MCP_PREFIX}" are MCP servers (define it under mcpServers)`);
+    if (Object.hasOwn(BUILTIN_TOOLSETS, name)) throw new ConfigError(`config.json: toolsets."${name}" has the name of a built-in toolset; choose another name`);
+    if (name.startsWith(MCP_PREFIX)) throw new ConfigError(`config.json: toolsets."${name}": names starting with "${MCP_PREFIX}" are MCP servers (define it under mcpServers)`);
     toolsets[name] = { tools: spec.tools ?? [], includes: spec.includes ?? [] };
   }
   const mcpServers = Object.keys(config.mcpServers ?? {}).sort();
@@ -101,6 +101,20 @@ export function buildCatalog(config: ToolsConfig, builtins: readonly Tool[]): { 
 /** `record[name]` when the record itself has it: a tool named "constructor" never reads Object.prototype's. */
 function ownEntry<T>(record: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
   return record !== undefined && Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
+/**
+ * Refuses a command tool whose parameters Ajv cannot compile, naming where (`.required must be
+ * array`). The validator is loaded only when config.json has such a schema to check.
+ */
+export async function checkCommandSchemas(config: ToolsConfig): Promise<void> {
+  const schemas = Object.entries(config.commandTools ?? {}).filter(([, spec]) => spec.parameters !== undefined);
+  if (schemas.length === 0) return;
+  const { schemaProblem } = await import('./validate.js');
+  for (const [name, spec] of schemas) {
+    const found = spec.parameters === undefined ? null : schemaProblem(spec.parameters);
+    if (found !== null) throw new ConfigError(`config.json: commandTools."${name}".parameters${found.at === '' ? '' : `.${found.at}`} ${found.problem}; fix the tool's parameters`);
+  }
 }
 
 function withSettings(tool: Tool, config: ToolsConfig): Tool {
@@ -128,6 +142,7 @@ export interface LoadOptions {
 /** Resolves the names and makes the tools ready; never throws for an unavailable tool. */
 export async function loadToolbox(requested: readonly string[], config: ToolsConfig, options: LoadOptions = {}): Promise<Toolbox> {
   const { catalog, tools: known } = buildCatalog(config, builtinTools());
+  await checkCommandSchemas(config);
   const resolution = resolveTools(requested, catalog);
   const chosen = resolution.tools.map((name) => known.get(name)).filter((tool): tool is Tool => tool !== undefined);
   const checks = await Promise.all(chosen.map(availability));
@@ -233,6 +248,7 @@ export interface ToolListing {
  */
 export async function listAllTools(config: ToolsConfig, options: LoadOptions = {}): Promise<ToolListing> {
   const { catalog, tools: known } = buildCatalog(config, builtinTools());
+  await checkCommandSchemas(config);
   const problems = new Map<string, string>();
   const mcpToolsOf = new Map<string, readonly string[]>();
   for (const name of Object.keys(catalog.toolsets)) {

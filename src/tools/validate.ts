@@ -25,18 +25,48 @@ const compiled = new WeakMap<ParametersSchema, ValidateFunction | null>();
 function validatorFor(schema: ParametersSchema): ValidateFunction | null {
   let validator = compiled.get(schema);
   if (validator === undefined) {
-    const rest: Record<string, unknown> = { ...schema };
-    delete rest.$schema;
-    delete rest.$id;
-    try {
-      validator = ajv.compile(rest);
-    } catch {
-      validator = null;
-    }
-    ajv.removeSchema(rest);
+    const result = compile(schema);
+    validator = typeof result === 'function' ? result : null;
     compiled.set(schema, validator);
   }
   return validator;
+}
+
+function compile(schema: Readonly<Record<string, unknown>>): ValidateFunction | SchemaProblem {
+  const rest: Record<string, unknown> = { ...schema };
+  delete rest.$schema;
+  delete rest.$id;
+  try {
+    if (ajv.validateSchema(rest) !== true) {
+      const first = ajv.errors?.[0];
+      const allowed = (first?.params as { allowedValues?: unknown } | undefined)?.allowedValues;
+      return {
+        at: first === undefined ? '' : dottedPath(first.instancePath),
+        problem: `${first?.message ?? 'is not valid'}${Array.isArray(allowed) ? ` (${allowed.join(', ')})` : ''}, as JSON Schema says`,
+      };
+    }
+    return ajv.compile(rest);
+  } catch (error) {
+    // A pattern that is no regular expression, a $ref to nothing.
+    return { at: '', problem: `cannot be compiled as JSON Schema (${error instanceof Error ? error.message : String(error)})` };
+  } finally {
+    ajv.removeSchema(rest);
+  }
+}
+
+/** Where in a schema it goes wrong (`properties.a.type`, '' for the whole) and what JSON Schema says. */
+export interface SchemaProblem {
+  at: string;
+  problem: string;
+}
+
+/**
+ * Why a config.json command tool's parameters cannot be used as its JSON Schema, or null. Checked
+ * when the catalog is built, so a bad schema is a config error, not a quietly shrunken validation.
+ */
+export function schemaProblem(schema: Readonly<Record<string, unknown>>): SchemaProblem | null {
+  const result = compile(schema);
+  return typeof result === 'function' ? null : result;
 }
 
 /** One mismatch, placed by parameter name ("tags.0"), as every other message names them. */
@@ -47,15 +77,21 @@ function describeError(error: ErrorObject): string {
 }
 
 function placeOf(pointer: string): string {
-  if (pointer === '') return 'the arguments';
-  return `"${pointer.slice(1).split('/').map((step) => step.replaceAll('~1', '/').replaceAll('~0', '~')).join('.')}"`;
+  return pointer === '' ? 'the arguments' : `"${dottedPath(pointer)}"`;
+}
+
+/** A JSON pointer ("/tags/0") as the dotted path messages use ("tags.0"). */
+function dottedPath(pointer: string): string {
+  return pointer.slice(1).split('/').map((step) => step.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
 }
 
 export function validateArguments(tool: Pick<Tool, 'parameters'>, args: unknown): Validation {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return { kind: 'invalid', reason: 'the arguments are not a JSON object' };
   const record = args as Record<string, unknown>;
-  for (const name of tool.parameters.required ?? []) {
-    if (record[name] === undefined || record[name] === null) return { kind: 'missing', parameter: name };
+  // A server's schema may say anything: only a list of names is read as the required ones.
+  const required: unknown = tool.parameters.required;
+  for (const name of Array.isArray(required) ? required : []) {
+    if (typeof name === 'string' && (record[name] === undefined || record[name] === null)) return { kind: 'missing', parameter: name };
   }
   const validator = validatorFor(tool.parameters);
   if (validator === null || validator(record)) return { kind: 'ok', args: record };

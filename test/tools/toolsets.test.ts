@@ -143,6 +143,19 @@ describe('the catalog from config', () => {
     expect((thrown(() => buildCatalog(config, builtinTools())) as Error).message).toContain(message);
   });
 
+  it.each([
+    [{ required: 'who' }, 'config.json: commandTools."x".parameters.required must be array, as JSON Schema says; fix the tool\'s parameters'],
+    [{ properties: { who: { type: 'nonsense' } } }, 'config.json: commandTools."x".parameters.properties.who.type must be equal to one of the allowed values'],
+    [{ properties: { who: { type: 'string', pattern: '([' } } }, 'config.json: commandTools."x".parameters cannot be compiled as JSON Schema (Invalid regular expression'],
+  ])('a command tool schema Ajv refuses (%j) is a config error, in the run and in argo tools', async (extra, message) => {
+    const config: ToolsConfig = { commandTools: { x: { description: 'x', argv: ['sh'], parameters: { type: 'object', properties: { who: { type: 'string' } }, ...extra } } } };
+    for (const attempt of [loadToolbox(['fs'], config), listAllTools(config)]) {
+      const error = await attempt.then(() => null, (failure: unknown) => failure);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toContain(message);
+    }
+  });
+
   it('adds user toolsets, command tools and mcp:<server> toolsets', () => {
     const { catalog: built } = buildCatalog(
       { toolsets: { mine: { tools: ['git_log'], includes: ['fs'] } }, commandTools: { git_log: { description: 'log', argv: ['git', 'log'] } }, mcpServers: { files: { command: 'x' } } },

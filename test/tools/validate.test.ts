@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateArguments } from '../../src/tools/validate.js';
+import { schemaProblem, validateArguments } from '../../src/tools/validate.js';
 import type { ParametersSchema } from '../../src/tools/types.js';
 import { defined } from '../support/defined.js';
 
@@ -98,5 +98,29 @@ describe('validating arguments against the JSON Schema', () => {
     const odd: ParametersSchema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], $ref: '#/definitions/nowhere' };
     expect(validateArguments({ parameters: odd }, {}).kind).toBe('missing');
     expect(validateArguments({ parameters: odd }, { a: 'x' }).kind).toBe('ok');
+  });
+});
+
+describe('a command tool schema from config.json: compiled once, refused with where and why', () => {
+  const object = (extra: Record<string, unknown>) => ({ type: 'object', properties: { who: { type: 'string' } }, ...extra });
+  it.each([
+    [object({ required: ['who'] }), null],
+    [object({ $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'x' }), null],
+    [object({ required: 'who' }), { at: 'required', problem: 'must be array, as JSON Schema says' }],
+    [object({ required: 5 }), { at: 'required', problem: 'must be array, as JSON Schema says' }],
+    [object({ required: [1] }), { at: 'required.0', problem: 'must be string, as JSON Schema says' }],
+    [{ type: 'object', properties: { who: { type: 'nonsense' } } }, { at: 'properties.who.type', problem: 'must be equal to one of the allowed values (array, boolean, integer, null, number, object, string), as JSON Schema says' }],
+    [{ type: 'object', properties: { who: { type: 'string', pattern: '([' } } }, { at: '', problem: expect.stringMatching(/^cannot be compiled as JSON Schema \(Invalid regular expression: .*\)$/) as unknown }],
+    [{ type: 'object', properties: { who: { $ref: '#/nowhere' } } }, { at: '', problem: expect.stringMatching(/^cannot be compiled as JSON Schema \(can't resolve reference #\/nowhere/) as unknown }],
+  ])('%j → %j', (given, problem) => {
+    expect(schemaProblem(given)).toEqual(problem);
+  });
+
+  // An MCP server's schema is not checked as config is: an odd "required" must not crash the run.
+  it.each([['who'], [5], [{ who: true }], [[1, 'who']]])('a "required" of %j is read only as a list of names', (required) => {
+    const odd = { type: 'object', properties: { who: { type: 'string' } }, required } as unknown as ParametersSchema;
+    const verdict = validateArguments({ parameters: odd }, {});
+    expect(['ok', 'invalid', 'missing']).toContain(verdict.kind);
+    if (verdict.kind === 'missing') expect(verdict.parameter).toBe('who');
   });
 });
