@@ -17,7 +17,7 @@ import { CONTROLS } from '../output/terminal-text.js';
 import { parseOllamaHost } from './host.js';
 import { checkShape } from './schema.js';
 import type { Shape } from './schema.js';
-import { takesAwayOnly } from './tool-list.js';
+import { EXCLUDE_PREFIX, NO_TOOLS, takesAwayOnly } from './tool-list.js';
 
 /**
  * The smallest result budget (characters): a result cut down to its budget carries a note of about
@@ -434,6 +434,9 @@ function checkRanges(settings: Settings, source: string): void {
     if (server.type !== undefined && server.type !== 'stdio') throw new UsageError(`${source}: "mcpServers.${name}.type" is "${server.type}": only stdio servers (a command Argo starts) are supported`);
     if (typeof server.command !== 'string' || server.command === '') throw new UsageError(`${source}: "mcpServers.${name}.command" is missing: name the program that starts the server`);
   }
+  for (const [key, names] of [['toolsets', settings.agent.toolsets], ['commandTools', settings.agent.commandTools], ['mcpServers', settings.agent.mcpServers]] as const) {
+    for (const name of Object.keys(names)) checkDefinedName(key, name, source);
+  }
   for (const [name, tool] of Object.entries(settings.agent.commandTools)) {
     if (typeof tool.description !== 'string' || !Array.isArray(tool.argv)) throw new UsageError(`${source}: "commandTools.${name}" needs "description" and "argv"`);
   }
@@ -443,6 +446,22 @@ function checkRanges(settings: Settings, source: string): void {
     if (value < min) throw new UsageError(`${source}: "${key}" must be at least ${min}, got ${value}`);
     if (max !== undefined && value > max) throw new UsageError(`${source}: "${key}" must be at most ${max}, got ${value}`);
   }
+}
+
+/**
+ * What a toolset, command tool or MCP server may be named: OpenAI's rule for function names (a
+ * command tool's name is sent to the model as one), typed in --tools, printed by argo tools.
+ */
+export const DEFINED_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
+
+function checkDefinedName(key: 'toolsets' | 'commandTools' | 'mcpServers', name: string, source: string): void {
+  const where = `${source}: ${key}.${JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name).replace(CONTROLS, '?')}`;
+  if (name === '') throw new UsageError(`${where} has an empty name; name it (letters, digits, "_", "-")`);
+  if (name === NO_TOOLS) throw new UsageError(`${where}: "${NO_TOOLS}" means no tools in --tools and "tools"; choose another name`);
+  if (key === 'toolsets' && name.startsWith('mcp:')) throw new UsageError(`${where}: names starting with "mcp:" are MCP servers (define it under mcpServers)`);
+  if (DEFINED_NAME.test(name)) return;
+  const why = name.startsWith(EXCLUDE_PREFIX) ? `a leading "${EXCLUDE_PREFIX}" takes a name away in --tools` : name.includes(',') ? '"," separates names in --tools' : 'it is typed in --tools and sent to the model';
+  throw new UsageError(`${where}: a name is 1 to 64 letters, digits, "_" or "-", not starting with "-" (${why}); rename it`);
 }
 
 const DURATION = /^-?(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;

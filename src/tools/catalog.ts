@@ -77,8 +77,13 @@ export function builtinTools(): Tool[] {
 /** Names every toolset and static tool; rejects user definitions that clash with built-in ones. */
 export function buildCatalog(config: ToolsConfig, builtins: readonly Tool[]): { catalog: Catalog; tools: Map<string, Tool> } {
   const tools = new Map(builtins.map((tool) => [tool.name, tool]));
+  const builtinNames = new Set(tools.keys());
   for (const [name, spec] of Object.entries(config.commandTools ?? {})) {
     if (tools.has(name)) throw new ConfigError(`config.json: commandTools."${name}" has the name of a built-in tool; choose another name`);
+    // -T NAME would mean the toolset: the tool could never be asked for by its name.
+    if (Object.hasOwn(BUILTIN_TOOLSETS, name) || Object.hasOwn(config.toolsets ?? {}, name)) {
+      throw new ConfigError(`config.json: commandTools."${name}" has the name of a toolset${Object.hasOwn(BUILTIN_TOOLSETS, name) ? ' (built-in)' : ''}; choose another name`);
+    }
     if (spec.argv.length === 0) throw new ConfigError(`config.json: commandTools."${name}".argv must name a command, e.g. ["git", "log", "-n", "{count}"]`);
     const parameters = spec.parameters;
     if (parameters !== undefined && (parameters.type !== 'object' || typeof parameters.properties !== 'object' || parameters.properties === null)) {
@@ -90,6 +95,8 @@ export function buildCatalog(config: ToolsConfig, builtins: readonly Tool[]): { 
   const toolsets: Record<string, ToolsetSpec> = Object.assign(Object.create(null) as Record<string, ToolsetSpec>, BUILTIN_TOOLSETS);
   for (const [name, spec] of Object.entries(config.toolsets ?? {})) {
     if (Object.hasOwn(BUILTIN_TOOLSETS, name)) throw new ConfigError(`config.json: toolsets."${name}" has the name of a built-in toolset; choose another name`);
+    // -T NAME would mean this toolset instead of the tool everyone knows by that name.
+    if (builtinNames.has(name)) throw new ConfigError(`config.json: toolsets."${name}" has the name of a built-in tool; choose another name`);
     if (name.startsWith(MCP_PREFIX)) throw new ConfigError(`config.json: toolsets."${name}": names starting with "${MCP_PREFIX}" are MCP servers (define it under mcpServers)`);
     toolsets[name] = { tools: spec.tools ?? [], includes: spec.includes ?? [] };
   }

@@ -118,6 +118,32 @@ describe('config.json errors name the key', () => {
     expect(() => load(config)).toThrow(message);
   });
 
+  const tool = { description: 'd', argv: ['x'] };
+  it.each([
+    [{ toolsets: { none: {} } }, /config\.json: toolsets\."none": "none" means no tools in --tools and "tools"; choose another name$/],
+    [{ commandTools: { none: tool } }, /config\.json: commandTools\."none": "none" means no tools/],
+    [{ toolsets: { '': {} } }, /config\.json: toolsets\."" has an empty name; name it/],
+    [{ toolsets: { '-x': {} } }, /config\.json: toolsets\."-x": a name is 1 to 64 letters, digits, "_" or "-", not starting with "-" \(a leading "-" takes a name away in --tools\); rename it$/],
+    [{ toolsets: { 'a,b': {} } }, /toolsets\."a,b": a name is .* \("," separates names in --tools\); rename it$/],
+    [{ toolsets: { 'mcp:x': {} } }, /toolsets\."mcp:x": names starting with "mcp:" are MCP servers/],
+    [{ commandTools: { 'git log': tool } }, /commandTools\."git log": a name is .* \(it is typed in --tools and sent to the model\)/],
+    [{ commandTools: { 'a\u001b[31mb': tool } }, /commandTools\."a\\u001b\[31mb": a name is/],
+    [{ commandTools: { 'a\nb': tool } }, /commandTools\."a\\nb": a name is/],
+    [{ commandTools: { 'a\u009bb': tool } }, /commandTools\."a\?b": a name is/],
+    [{ commandTools: { 'a.b': tool } }, /commandTools\."a\.b": a name is/],
+    [{ commandTools: { ['x'.repeat(65)]: tool } }, /commandTools\."x{64}…": a name is/],
+    [{ mcpServers: { 'git hub': { command: 'x' } } }, /mcpServers\."git hub": a name is/],
+    [{ mcpServers: { '-gh': { command: 'x' } } }, /mcpServers\."-gh": a name is/],
+  ])('a name a toolset, command tool or MCP server cannot have: %j', (config, message) => {
+    expect(() => load(config)).toThrow(UsageError);
+    expect(() => load(config)).toThrow(message);
+  });
+
+  it.each(['git_log', 'Git-Log2', '_x', 'x'.repeat(64), 'constructor', '__proto__'])('%s is a name config.json may give', (name) => {
+    const config = JSON.parse(`{"toolsets": {"${name}": {}}, "commandTools": {"t${name.slice(1)}": {"description": "d", "argv": ["x"]}}, "mcpServers": {"${name}": {"command": "x"}}}`) as unknown;
+    expect(Object.keys(load(config).agent.toolsets)).toEqual([name]);
+  });
+
   it('an MCP server entry may say "type": "stdio", as other tools\' configs do', () => {
     expect(load({ mcpServers: { gh: { type: 'stdio', command: 'npx' } } }).agent.mcpServers.gh).toEqual({ type: 'stdio', command: 'npx' });
   });

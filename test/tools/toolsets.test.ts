@@ -139,6 +139,10 @@ describe('the catalog from config', () => {
     [{ toolsets: { fs: { tools: [] } } }, 'toolsets."fs" has the name of a built-in toolset'],
     [{ toolsets: { 'mcp:x': { tools: [] } } }, 'are MCP servers'],
     [{ commandTools: { read_file: { description: 'x', argv: ['cat'] } } }, 'commandTools."read_file" has the name of a built-in tool'],
+    [{ commandTools: { shell: { description: 'x', argv: ['cat'] } } }, 'config.json: commandTools."shell" has the name of a toolset (built-in); choose another name'],
+    [{ commandTools: { review: { description: 'x', argv: ['cat'] } }, toolsets: { review: { tools: ['memo'] } } }, 'config.json: commandTools."review" has the name of a toolset; choose another name'],
+    [{ toolsets: { read_file: { tools: ['run_command'] } } }, 'config.json: toolsets."read_file" has the name of a built-in tool; choose another name'],
+    [{ toolsets: { fetch_url: { includes: ['web'] } } }, 'toolsets."fetch_url" has the name of a built-in tool'],
   ] satisfies [ToolsConfig, string][])('rejects %j', (config, message) => {
     expect((thrown(() => buildCatalog(config, builtinTools())) as Error).message).toContain(message);
   });
