@@ -102,19 +102,24 @@ function expand(requested: readonly string[], catalog: Catalog): Resolution {
   const expanded: Resolution['expanded'] = [];
   const done = new Set<string>();
 
-  const visit = (name: string, path: readonly string[]): void => {
-    const cycleStart = path.indexOf(name);
-    if (cycleStart !== -1) throw new UsageError(`toolset cycle: ${[...path.slice(cycleStart), name].join(' → ')}; remove one of these includes in config.json`);
-    if (done.has(name)) return;
+  // Depth-first with an explicit stack: an includes chain thousands deep is no deeper for the call
+  // stack, and each toolset is entered once (a Set for the cycle check, not a search of the path).
+  const path: string[] = [];
+  const onPath = new Set<string>();
+  const pending: { name: string; includes: readonly string[]; next: number }[] = [];
+  /** Adds what `name` gives directly; returns its includes to visit, or null when there is nothing more. */
+  const enter = (name: string): readonly string[] | null => {
+    if (onPath.has(name)) throw new UsageError(`toolset cycle: ${[...path.slice(path.indexOf(name)), name].join(' → ')}; remove one of these includes in config.json`);
+    if (done.has(name)) return null;
     const spec = Object.hasOwn(catalog.toolsets, name) ? catalog.toolsets[name] : undefined;
     if (spec === undefined) {
       if (catalog.tools.has(name)) {
         tools.add(name);
-        return;
+        return null;
       }
       if (path.length === 0 && perhapsMcp(name)) {
         mcpTools.add(name);
-        return;
+        return null;
       }
       throw unknownName(name, path, catalog);
     }
@@ -129,10 +134,29 @@ function expand(requested: readonly string[], catalog: Catalog): Resolution {
       else throw new UsageError(`toolset "${name}" lists unknown tool "${tool}"; known tools: ${[...catalog.tools].sort().join(', ')}`);
     }
     expanded.push({ toolset: name, tools: [...spec.tools].sort() });
-    for (const include of spec.includes) visit(include, [...path, name]);
-    done.add(name);
+    return spec.includes;
   };
-  for (const name of requested) visit(name, []);
+  const visit = (name: string): void => {
+    const includes = enter(name);
+    if (includes === null) return;
+    path.push(name);
+    onPath.add(name);
+    pending.push({ name, includes, next: 0 });
+  };
+  for (const name of requested) {
+    visit(name);
+    for (let top = pending.at(-1); top !== undefined; top = pending.at(-1)) {
+      const include = top.includes[top.next++];
+      if (include !== undefined) {
+        visit(include);
+        continue;
+      }
+      pending.pop();
+      path.pop();
+      onPath.delete(top.name);
+      done.add(top.name);
+    }
+  }
   return { tools: [...tools].sort(), mcpServers: [...servers].sort(), expanded, ...(mcpTools.size > 0 ? { mcpTools: [...mcpTools].sort() } : {}) };
 }
 

@@ -129,6 +129,18 @@ describe('resolving toolsets and tools', () => {
     expect(parseToolList(value, '--tools')).toEqual(names);
   });
 
+  it.each([
+    [10_000, false],
+    [10_000, true],
+  ])('an includes chain %i deep resolves without deep recursion (closed into a cycle: %s, named)', (depth, cycle) => {
+    const chain: Record<string, { tools: string[]; includes: string[] }> = {};
+    for (let i = 0; i < depth; i++) chain[`t${i}`] = { tools: [], includes: [`t${i + 1}`] };
+    chain[`t${depth}`] = { tools: ['read_file'], includes: cycle ? ['t0'] : [] };
+    const deep: Catalog = { ...catalog, toolsets: { ...BUILTIN_TOOLSETS, ...chain } };
+    if (cycle) expect((thrown(() => resolveTools(['t0'], deep)) as Error).message).toMatch(/^toolset cycle: t0 → t1 → .* → t10000 → t0; remove one of these includes in config\.json$/);
+    else expect(resolveTools(['t0', 't5000'], deep)).toMatchObject({ tools: ['read_file'], expanded: expect.arrayContaining([{ toolset: `t${depth}`, tools: ['read_file'] }]) as unknown });
+  });
+
   it('parseToolList rejects empty items', () => {
     expect(thrown(() => parseToolList('fs,,edit', '--tools'))).toBeInstanceOf(UsageError);
   });
