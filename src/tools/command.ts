@@ -33,6 +33,23 @@ export function fillArgv(template: readonly string[], args: Record<string, unkno
   return argv;
 }
 
+/**
+ * Why these arguments would reach the command as options, or null: a value that fills a whole argv
+ * element and starts with "-" (`--output=/tmp/x` for `git log {ref}`), unless a literal `--`
+ * comes before it in the template. A value inside a longer element (`--ref={ref}`) stays a value.
+ */
+export function optionLikeArgument(template: readonly string[], args: Record<string, unknown>): string | null {
+  const endOfOptions = template.indexOf('--');
+  for (const [index, part] of template.entries()) {
+    if (endOfOptions !== -1 && index > endOfOptions) break;
+    const name = WHOLE.exec(part)?.[1];
+    const value = name === undefined ? undefined : args[name];
+    if (name === undefined || value === undefined || value === null || !asText(value).startsWith('-')) continue;
+    return `"${name}" starts with "-", which the command would read as an option; give it without the leading "-"`;
+  }
+  return null;
+}
+
 export function commandTool(name: string, config: CommandToolConfig): Tool {
   const requires = config.requires ?? (config.argv[0] !== undefined ? [config.argv[0]] : []);
   return {
@@ -41,6 +58,7 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
     parameters: (config.parameters as ParametersSchema | undefined) ?? { type: 'object', properties: {} },
     sideEffects: config.sideEffects ?? true,
     timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    refuse: (args) => optionLikeArgument(config.argv, args),
     check: async () => {
       for (const binary of requires) if (!(await onPath(binary))) return `"${binary}" is not on PATH`;
       return null;

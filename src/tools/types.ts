@@ -36,6 +36,11 @@ export interface Tool {
   timeoutMs?: number;
   /** Characters of result sent to the model before microcompaction saves the rest. */
   resultBudget?: number;
+  /**
+   * Why arguments the schema accepts still cannot be used (a value a command would read as an
+   * option), or null. A reason makes the call invalid, as a schema mismatch does.
+   */
+  refuse?: (args: Record<string, unknown>) => string | null;
   /** Null when the tool can run here, else why not (a missing binary, nothing answering). */
   check?: () => Promise<string | null>;
   /** What a confirmation prompt shows (the command, the diff); defaults to the arguments. */

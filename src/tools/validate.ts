@@ -85,7 +85,7 @@ function dottedPath(pointer: string): string {
   return pointer.slice(1).split('/').map((step) => step.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
 }
 
-export function validateArguments(tool: Pick<Tool, 'parameters'>, args: unknown): Validation {
+export function validateArguments(tool: Pick<Tool, 'parameters' | 'refuse'>, args: unknown): Validation {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return { kind: 'invalid', reason: 'the arguments are not a JSON object' };
   const record = args as Record<string, unknown>;
   // A server's schema may say anything: only a list of names is read as the required ones.
@@ -94,6 +94,9 @@ export function validateArguments(tool: Pick<Tool, 'parameters'>, args: unknown)
     if (typeof name === 'string' && (record[name] === undefined || record[name] === null)) return { kind: 'missing', parameter: name };
   }
   const validator = validatorFor(tool.parameters);
-  if (validator === null || validator(record)) return { kind: 'ok', args: record };
+  if (validator === null || validator(record)) {
+    const refused = tool.refuse?.(record) ?? null;
+    return refused === null ? { kind: 'ok', args: record } : { kind: 'invalid', reason: refused };
+  }
   return { kind: 'invalid', reason: (validator.errors ?? []).slice(0, 3).map(describeError).join(', ') };
 }

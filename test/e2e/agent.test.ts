@@ -693,10 +693,32 @@ describe('argo --tools: MCP, STOP, config', () => {
     [{ mcpServers: { m: { args: ['x'] } } }, ['-T', 'fs'], '"mcpServers.m.command" is missing'],
     [{ commandTools: { x: { argv: ['ls'] } } }, ['-T', 'fs'], '"commandTools.x" needs "description" and "argv"'],
     [{ maxIterations: 0 }, ['-T', 'fs'], '"maxIterations" must be at least 1'],
+    [{ commandTools: { x: { description: 'x', argv: ['ls'], parameters: { type: 'object', properties: {}, required: 'who' } } } }, ['-T', 'x'], 'argo: config.json: commandTools."x".parameters.required must be array, as JSON Schema says; fix the tool\'s parameters\n'],
+    [{ commandTools: { shell: { description: 'x', argv: ['ls'] } } }, ['-T', 'shell'], 'argo: config.json: commandTools."shell" has the name of a toolset (built-in); choose another name\n'],
+    [{ toolsets: { read_file: { tools: ['run_command'] } } }, ['-T', 'read_file'], 'argo: config.json: toolsets."read_file" has the name of a built-in tool; choose another name\n'],
+    [{ toolsets: { none: { tools: ['read_file'] } } }, ['-T', 'fs'], 'toolsets."none": "none" means no tools in --tools and "tools"; choose another name\n'],
   ])('bad config %j is a usage error (exit 2) naming it', async (config, args, message) => {
     const result = await argo([...args, '--explain', 'hi'], tempHome(config));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
+  });
+
+  it('a command tool value that would be an option is invalid (asked again, never run); after a literal "--" it is passed as is; a tool named constructor runs', async () => {
+    const root = tree();
+    const home = tempHome({
+      commandTools: {
+        show: { description: 'x', argv: ['printf', '[%s]', '{ref}'], parameters: { type: 'object', properties: { ref: { type: 'string' } } }, sideEffects: false },
+        after: { description: 'x', argv: ['printf', '[%s]', '--', '{ref}'], parameters: { type: 'object', properties: { ref: { type: 'string' } } }, sideEffects: false },
+        constructor: { description: 'x', argv: ['printf', 'built'], sideEffects: false },
+      },
+    });
+    script = [{ calls: [call('show', { ref: '--output=x' })] }, { calls: [call('show', { ref: 'main' }), call('after', { ref: '--output=x' }), call('constructor', {})] }, { reply: 'done' }];
+    const result = await argo(['-T', 'show,after,constructor', '--root', root, 'hi'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'done\n' });
+    expect(result.stderr).toContain(`argo: the model's response was invalid (show: "ref" starts with "-", which the command would read as an option; give it without the leading "-"); asking again (1 of 3)`);
+    const results = messagesOf(chatBodies()[2]).filter((message) => message.role === 'tool').map((message) => (JSON.parse(message.content) as { stdout: string }).stdout);
+    expect(results).toEqual(['[main]', '[--][--output=x]', 'built']);
+    expect(readdirSync(root)).not.toContain('x');
   });
 
   it('argo tools lists every toolset and tool, available or not and why; a broken toolset is listed, then exit 2', async () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
-import { commandTool, fillArgv } from '../../src/tools/command.js';
+import { commandTool, fillArgv, optionLikeArgument } from '../../src/tools/command.js';
+import { validateArguments } from '../../src/tools/validate.js';
 import { BACKGROUND_NOTE, CappedOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, onPath } from '../../src/tools/process.js';
 import { processTool, runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
@@ -136,6 +137,28 @@ describe('command-backed tools', () => {
     [['echo', '{obj}'], { obj: { a: 1 } }, ['echo', '{"a":1}']],
   ])('fillArgv(%j, %j)', (template, args, argv) => {
     expect(fillArgv(template, args)).toEqual(argv);
+  });
+
+  const REFUSED = (name: string) => `"${name}" starts with "-", which the command would read as an option; give it without the leading "-"`;
+  it.each([
+    [['git', 'log', '--oneline', '-n', '1', '{ref}'], { ref: '--output=/tmp/x' }, REFUSED('ref')],
+    [['git', 'log', '{ref}'], { ref: '-p' }, REFUSED('ref')],
+    [['git', 'log', '-n', '{count}'], { count: -5 }, REFUSED('count')],
+    [['git', 'log', '{ref}'], { ref: 'main' }, null],
+    [['git', 'log', '{ref}'], { ref: 'a-b' }, null],
+    [['git', 'log', '{ref}'], {}, null],
+    [['git', 'log', '--oneline', '--', '{path}'], { path: '--output=/tmp/x' }, null],
+    [['git', 'log', '{ref}', '--', '{path}'], { ref: '-p', path: 'x' }, REFUSED('ref')],
+    [['git', 'log', '--ref={ref}'], { ref: '--output=/tmp/x' }, null],
+    [['grep', '-e', 'x{pattern}'], { pattern: '-v' }, null],
+  ])('optionLikeArgument(%j, %j) → %j', (template, args, reason) => {
+    expect(optionLikeArgument(template, args)).toBe(reason);
+  });
+
+  it('a value that would be read as an option makes the call invalid before anything runs (the model is asked again)', () => {
+    const tool = commandTool('g', { description: 'g', argv: ['git', 'log', '{ref}'], parameters: { type: 'object', properties: { ref: { type: 'string' } } } });
+    expect(validateArguments(tool, { ref: '--output=/tmp/x' })).toEqual({ kind: 'invalid', reason: REFUSED('ref') });
+    expect(validateArguments(tool, { ref: 'HEAD~1' })).toEqual({ kind: 'ok', args: { ref: 'HEAD~1' } });
   });
 
   it('runs without a shell in the root; unavailable when a required binary is missing', async () => {
