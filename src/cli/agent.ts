@@ -156,7 +156,7 @@ export async function prepareAgent(
   askLine?: AskLine,
 ): Promise<AgentRun> {
   const root = await endpointAndRoot(settings, flags);
-  const box: Toolbox = await namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent)));
+  const box: Toolbox = await namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent), { root }));
   const shown = untrustedTextFor(io.stderr);
   for (const gone of box.unavailable) io.stderr.write(`argo: tool ${shown(gone.name)} is unavailable (${shown(gone.reason)}); going on without it\n`);
   const ephemeralSystem = flags.ephemeralSystem ?? null;

@@ -439,6 +439,9 @@ function checkRanges(settings: Settings, source: string): void {
   }
   for (const [name, tool] of Object.entries(settings.agent.commandTools)) {
     if (typeof tool.description !== 'string' || !Array.isArray(tool.argv)) throw new UsageError(`${source}: "commandTools.${name}" needs "description" and "argv"`);
+    // An empty name would count as found and fail only when the model calls the tool.
+    if (tool.argv[0] === '') throw new UsageError(`${source}: "commandTools.${name}.argv" starts with an empty string; its first element names the command, e.g. ["git", "log"]`);
+    if (tool.requires?.includes('') === true) throw new UsageError(`${source}: "commandTools.${name}.requires" has an empty string; list binary names or paths, e.g. ["git"]`);
   }
   // --max-iterations is checked where it is parsed; config's value here.
   if (settings.agent.maxIterations < 1) throw new UsageError(`${source}: "maxIterations" must be at least 1, got ${settings.agent.maxIterations}`);

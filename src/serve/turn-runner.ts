@@ -62,7 +62,7 @@ export function toolEventOf(event: AgentEvent): ToolEvent | null {
 /** Loads the request's toolsets; an unknown name (or a cycle) is a 400 naming `argo.tools`. */
 async function toolboxFor(names: readonly string[], settings: Settings, tools: ServerTools): Promise<Toolbox> {
   try {
-    const load = tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent), tools.connectMcp ? { connectMcp: tools.connectMcp } : {}));
+    const load = tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent), { root: tools.root, ...(tools.connectMcp ? { connectMcp: tools.connectMcp } : {}) }));
     return await load(names, settings);
   } catch (error) {
     if (error instanceof UsageError) throw badRequest(`argo.tools: ${error.message}`, 'argo.tools', 'unknown_tool');

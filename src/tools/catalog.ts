@@ -131,9 +131,9 @@ function withSettings(tool: Tool, config: ToolsConfig): Tool {
   return { ...tool, ...(budget !== undefined ? { resultBudget: budget } : {}), ...(timeout !== undefined ? { timeoutMs: timeout } : {}) };
 }
 
-async function availability(tool: Tool): Promise<string | null> {
+async function availability(tool: Tool, root: string): Promise<string | null> {
   try {
-    return tool.check ? await tool.check() : null;
+    return tool.check ? await tool.check(root) : null;
   } catch {
     return 'its availability check failed';
   }
@@ -144,6 +144,8 @@ export interface LoadOptions {
   connectMcp?: ConnectMcp;
   /** A name no MCP server offers is listed as unavailable instead of refused (`argo tools`). */
   keepUnknown?: boolean;
+  /** Where the run's commands run (--root): a command tool's relative `argv[0]` is looked for there. Default: the working directory. */
+  root?: string;
 }
 
 /** Resolves the names and makes the tools ready; never throws for an unavailable tool. */
@@ -152,7 +154,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   await checkCommandSchemas(config);
   const resolution = resolveTools(requested, catalog);
   const chosen = resolution.tools.map((name) => known.get(name)).filter((tool): tool is Tool => tool !== undefined);
-  const checks = await Promise.all(chosen.map(availability));
+  const root = options.root ?? process.cwd();
+  const checks = await Promise.all(chosen.map((tool) => availability(tool, root)));
   const unavailable: Unavailable[] = [];
   const tools: Tool[] = [];
   chosen.forEach((tool, index) => {

@@ -1,6 +1,6 @@
 // Command-backed tools from config.json: an argv template filled from the arguments and run
 // without a shell (so an argument can never become a second command).
-import { BACKGROUND_NOTE, onPath, runProcess } from './process.js';
+import { BACKGROUND_NOTE, findCommand, runProcess } from './process.js';
 import { ToolError } from './types.js';
 import type { CommandToolSettings } from '../config/settings.js';
 import type { ParametersSchema, Tool } from './types.js';
@@ -59,8 +59,13 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
     sideEffects: config.sideEffects ?? true,
     timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     refuse: (args) => optionLikeArgument(config.argv, args),
-    check: async () => {
-      for (const binary of requires) if (!(await onPath(binary))) return `"${binary}" is not on PATH`;
+    // As the run finds it: a relative path ("./tool.sh") from the root, where the command runs.
+    check: async (root) => {
+      for (const binary of requires) {
+        const found = await findCommand(binary, root);
+        if (found === 'not-executable') return `"${binary}" is not executable (chmod +x it)`;
+        if (found === 'missing') return binary.includes('/') ? `"${binary}" does not exist (a relative path is from the root, ${root})` : `"${binary}" is not on PATH`;
+      }
       return null;
     },
     preview: (args) => Promise.resolve(`$ ${fillArgv(config.argv, args).map((word) => (/^[\w./=:-]+$/.test(word) ? word : JSON.stringify(word))).join(' ')}`),

@@ -3,8 +3,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { access, stat } from 'node:fs/promises';
+import { delimiter, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
 export const STREAM_CAP_BYTES = 50 * 1024;
@@ -217,16 +217,27 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
   });
 }
 
-/** Whether `name` is an executable on PATH (or a path to one). */
-export async function onPath(name: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
-  const candidates = name.includes('/') ? [name] : (env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(dir, name));
+/**
+ * Whether `name` can be run: looked up on PATH, or, with a "/", a path (a relative one from `cwd`, the
+ * folder the command runs in). `not-executable` when a file of that name is there without the x bit.
+ */
+export async function findCommand(name: string, cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<'found' | 'not-executable' | 'missing'> {
+  const candidates = name.includes('/') ? [resolve(cwd, name)] : (env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => resolve(cwd, dir, name));
+  let seen = false;
   for (const candidate of candidates) {
+    const found = await stat(candidate).catch(() => null);
+    if (found?.isFile() !== true) continue;
     try {
       await access(candidate, constants.X_OK);
-      return true;
+      return 'found';
     } catch {
-      // Not here; try the next directory.
+      seen = true;
     }
   }
-  return false;
+  return seen ? 'not-executable' : 'missing';
+}
+
+/** Whether `name` is an executable on PATH (or a path to one, from the working directory). */
+export async function onPath(name: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  return (await findCommand(name, process.cwd(), env)) === 'found';
 }

@@ -134,6 +134,8 @@ describe('config.json errors name the key', () => {
     [{ commandTools: { ['x'.repeat(65)]: tool } }, /commandTools\."x{64}…": a name is/],
     [{ mcpServers: { 'git hub': { command: 'x' } } }, /mcpServers\."git hub": a name is/],
     [{ mcpServers: { '-gh': { command: 'x' } } }, /mcpServers\."-gh": a name is/],
+    [{ commandTools: { t: { description: 'd', argv: [''] } } }, /config\.json: "commandTools\.t\.argv" starts with an empty string; its first element names the command, e\.g\. \["git", "log"\]$/],
+    [{ commandTools: { t: { description: 'd', argv: ['git'], requires: ['git', ''] } } }, /config\.json: "commandTools\.t\.requires" has an empty string; list binary names or paths/],
   ])('a name a toolset, command tool or MCP server cannot have: %j', (config, message) => {
     expect(() => load(config)).toThrow(UsageError);
     expect(() => load(config)).toThrow(message);

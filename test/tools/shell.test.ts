@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -163,12 +163,28 @@ describe('command-backed tools', () => {
 
   it('runs without a shell in the root; unavailable when a required binary is missing', async () => {
     const tool = commandTool('say', { description: 'say', argv: ['printf', '%s|', '{word}'], parameters: { type: 'object', properties: { word: { type: 'string' } } } });
-    expect(await tool.check?.()).toBeNull();
+    expect(await tool.check?.('/')).toBeNull();
     expect(await tool.run({ word: '$(whoami); x' }, context())).toEqual({ exit_code: 0, stdout: '$(whoami); x|', stderr: '' });
     expect(tool.sideEffects).toBe(true);
     expect(await tool.preview?.({ word: 'a b' }, context())).toBe('$ printf "%s|" "a b"');
     const missing = commandTool('ghost', { description: 'x', argv: ['ghost'], requires: ['sh', 'argo-missing-binary'] });
-    expect(await missing.check?.()).toBe('"argo-missing-binary" is not on PATH');
+    expect(await missing.check?.('/')).toBe('"argo-missing-binary" is not on PATH');
+  });
+
+  it('a relative argv[0] is looked for in the root, where it runs; one without the x bit is "not executable"', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-cmd-root-')));
+    writeFileSync(join(root, 'tool.sh'), '#!/bin/sh\necho ran\n', { mode: 0o755 });
+    writeFileSync(join(root, 'plain.sh'), '#!/bin/sh\necho ran\n', { mode: 0o644 });
+    const checked = async (argv0: string, where: string) => commandTool('t', { description: 't', argv: [argv0] }).check?.(where);
+    const cases: [string, string, string | null][] = [
+      ['./tool.sh', root, null],
+      ['./tool.sh', tmpdir(), `"./tool.sh" does not exist (a relative path is from the root, ${tmpdir()})`],
+      ['./plain.sh', root, '"./plain.sh" is not executable (chmod +x it)'],
+      [join(root, 'plain.sh'), '/', `"${join(root, 'plain.sh')}" is not executable (chmod +x it)`],
+      [root, '/', `"${root}" does not exist (a relative path is from the root, /)`],
+    ];
+    for (const [argv0, where, reason] of cases) expect([argv0, where, await checked(argv0, where)]).toEqual([argv0, where, reason]);
+    expect(await commandTool('t', { description: 't', argv: ['./tool.sh'] }).run({}, { ...context(), root })).toMatchObject({ exit_code: 0, stdout: 'ran\n' });
   });
 
   it.each([
