@@ -456,15 +456,18 @@ function checkRanges(settings: Settings, source: string): void {
  * command tool's name is sent to the model as one), typed in --tools, printed by argo tools.
  */
 export const DEFINED_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
+/** A toolset or MCP server name is never sent to the model: a "." is fine there (an MCP server named github.com). */
+const LISTED_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
 
 function checkDefinedName(key: 'toolsets' | 'commandTools' | 'mcpServers', name: string, source: string): void {
   const where = `${source}: ${key}.${JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name).replace(CONTROLS, '?')}`;
   if (name === '') throw new UsageError(`${where} has an empty name; name it (letters, digits, "_", "-")`);
   if (name === NO_TOOLS) throw new UsageError(`${where}: "${NO_TOOLS}" means no tools in --tools and "tools"; choose another name`);
   if (key === 'toolsets' && name.startsWith('mcp:')) throw new UsageError(`${where}: names starting with "mcp:" are MCP servers (define it under mcpServers)`);
-  if (DEFINED_NAME.test(name)) return;
-  const why = name.startsWith(EXCLUDE_PREFIX) ? `a leading "${EXCLUDE_PREFIX}" takes a name away in --tools` : name.includes(',') ? '"," separates names in --tools' : 'it is typed in --tools and sent to the model';
-  throw new UsageError(`${where}: a name is 1 to 64 letters, digits, "_" or "-", not starting with "-" (${why}); rename it`);
+  const toModel = key === 'commandTools';
+  if ((toModel ? DEFINED_NAME : LISTED_NAME).test(name)) return;
+  const why = name.startsWith(EXCLUDE_PREFIX) ? `a leading "${EXCLUDE_PREFIX}" takes a name away in --tools` : name.includes(',') ? '"," separates names in --tools' : toModel ? 'it is typed in --tools and sent to the model' : 'it is typed in --tools';
+  throw new UsageError(`${where}: a name is 1 to 64 letters, digits, ${toModel ? '' : '".", '}"_" or "-", not starting with "-" or "." (${why}); rename it`);
 }
 
 const DURATION = /^-?(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;

@@ -123,7 +123,7 @@ describe('config.json errors name the key', () => {
     [{ toolsets: { none: {} } }, /config\.json: toolsets\."none": "none" means no tools in --tools and "tools"; choose another name$/],
     [{ commandTools: { none: tool } }, /config\.json: commandTools\."none": "none" means no tools/],
     [{ toolsets: { '': {} } }, /config\.json: toolsets\."" has an empty name; name it/],
-    [{ toolsets: { '-x': {} } }, /config\.json: toolsets\."-x": a name is 1 to 64 letters, digits, "_" or "-", not starting with "-" \(a leading "-" takes a name away in --tools\); rename it$/],
+    [{ toolsets: { '-x': {} } }, /config\.json: toolsets\."-x": a name is 1 to 64 letters, digits, ".", "_" or "-", not starting with "-" or "." \(a leading "-" takes a name away in --tools\); rename it$/],
     [{ toolsets: { 'a,b': {} } }, /toolsets\."a,b": a name is .* \("," separates names in --tools\); rename it$/],
     [{ toolsets: { 'mcp:x': {} } }, /toolsets\."mcp:x": names starting with "mcp:" are MCP servers/],
     [{ commandTools: { 'git log': tool } }, /commandTools\."git log": a name is .* \(it is typed in --tools and sent to the model\)/],
@@ -134,6 +134,7 @@ describe('config.json errors name the key', () => {
     [{ commandTools: { ['x'.repeat(65)]: tool } }, /commandTools\."x{64}…": a name is/],
     [{ mcpServers: { 'git hub': { command: 'x' } } }, /mcpServers\."git hub": a name is/],
     [{ mcpServers: { '-gh': { command: 'x' } } }, /mcpServers\."-gh": a name is/],
+    [{ mcpServers: { '.gh': { command: 'x' } } }, /mcpServers\."\.gh": a name is 1 to 64 letters, digits, ".", "_" or "-", not starting with "-" or "." \(it is typed in --tools\)/],
     [{ commandTools: { t: { description: 'd', argv: [''] } } }, /config\.json: "commandTools\.t\.argv" starts with an empty string; its first element names the command, e\.g\. \["git", "log"\]$/],
     [{ commandTools: { t: { description: 'd', argv: ['git'], requires: ['git', ''] } } }, /config\.json: "commandTools\.t\.requires" has an empty string; list binary names or paths/],
   ])('a name a toolset, command tool or MCP server cannot have: %j', (config, message) => {
@@ -144,6 +145,11 @@ describe('config.json errors name the key', () => {
   it.each(['git_log', 'Git-Log2', '_x', 'x'.repeat(64), 'constructor', '__proto__'])('%s is a name config.json may give', (name) => {
     const config = JSON.parse(`{"toolsets": {"${name}": {}}, "commandTools": {"t${name.slice(1)}": {"description": "d", "argv": ["x"]}}, "mcpServers": {"${name}": {"command": "x"}}}`) as unknown;
     expect(Object.keys(load(config).agent.toolsets)).toEqual([name]);
+  });
+
+  it('a "." is fine in a toolset or MCP server name, which is never sent to the model', () => {
+    const settings = load({ toolsets: { 'team.review': { tools: ['read_file'] } }, mcpServers: { 'github.com': { command: 'x' } } });
+    expect([Object.keys(settings.agent.toolsets), Object.keys(settings.agent.mcpServers)]).toEqual([['team.review'], ['github.com']]);
   });
 
   it('an MCP server entry may say "type": "stdio", as other tools\' configs do', () => {
