@@ -34,15 +34,27 @@ function readArguments(raw: unknown): { value: Record<string, unknown> | null; p
 
 /**
  * Reads `message.tool_calls` (arguments as an object or a JSON string, ids often absent). A call
- * whose id was already used in the response is a duplicate and is dropped: the first one counts.
+ * repeating an id the model already sent in the response is a duplicate and is dropped: the first
+ * one counts. A call without an id gets `call_<round>_<index>`, or, should the model have sent that
+ * very id for another call, the first free `call_<round>_<index>_<n>`: never a call lost to a name
+ * Argo made up.
  */
 export function readToolCalls(raw: readonly unknown[], round: number): ParsedCall[] {
+  const items = raw.map((item) => (typeof item === 'object' && item !== null ? item : {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } });
+  const sent = (item: (typeof items)[number]): string | null => (typeof item.id === 'string' && item.id !== '' ? item.id : null);
+  const taken = new Set(items.map(sent).filter((id) => id !== null));
   const seen = new Set<string>();
   const calls: ParsedCall[] = [];
-  raw.forEach((item, index) => {
-    const call = (typeof item === 'object' && item !== null ? item : {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
-    const id = typeof call.id === 'string' && call.id !== '' ? call.id : callId(round, index);
-    if (seen.has(id)) return;
+  items.forEach((call, index) => {
+    let id = sent(call);
+    if (id !== null) {
+      if (seen.has(id)) return;
+    } else {
+      const base = callId(round, index);
+      id = base;
+      for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
+      taken.add(id);
+    }
     seen.add(id);
     const name = typeof call.function?.name === 'string' ? call.function.name : '';
     const raw = call.function?.arguments;

@@ -38,6 +38,18 @@ describe('reading tool calls', () => {
       1,
       [{ id: 'a', name: 'echo', arguments: {}, unreadable: null, problem: null }, { id: 'call_1_2', name: 'echo', arguments: {}, unreadable: null, problem: null }],
     ],
+    [
+      'a made-up id never takes one the model sent later in the response',
+      [{ function: { name: 'echo', arguments: { text: 'a' } } }, { id: 'call_1_0', function: { name: 'echo', arguments: { text: 'b' } } }],
+      1,
+      [{ id: 'call_1_0_2', name: 'echo', arguments: { text: 'a' }, unreadable: null, problem: null }, { id: 'call_1_0', name: 'echo', arguments: { text: 'b' }, unreadable: null, problem: null }],
+    ],
+    [
+      'nor one the model sent earlier, nor another made-up one',
+      [{ id: 'call_1_1', function: { name: 'echo', arguments: {} } }, { function: { name: 'echo', arguments: {} } }, { id: 'call_1_1_2', function: { name: 'echo', arguments: {} } }],
+      1,
+      [{ id: 'call_1_1', name: 'echo', arguments: {}, unreadable: null, problem: null }, { id: 'call_1_1_3', name: 'echo', arguments: {}, unreadable: null, problem: null }, { id: 'call_1_1_2', name: 'echo', arguments: {}, unreadable: null, problem: null }],
+    ],
   ])('%s', (_name, raw, round, expected) => {
     expect(readToolCalls(raw, round)).toEqual(expected);
   });
