@@ -441,6 +441,8 @@ function checkRanges(settings: Settings, source: string): void {
     if (typeof tool.description !== 'string' || !Array.isArray(tool.argv)) throw new UsageError(`${source}: "commandTools.${name}" needs "description" and "argv"`);
     // An empty name would count as found and fail only when the model calls the tool.
     if (tool.argv[0] === '') throw new UsageError(`${source}: "commandTools.${name}.argv" starts with an empty string; its first element names the command, e.g. ["git", "log"]`);
+    // The program is the user's choice, never the model's: a placeholder there would let it run anything.
+    if (ARGV_PLACEHOLDER.test(tool.argv[0] ?? '')) throw new UsageError(`${source}: "commandTools.${name}.argv" has a placeholder in its first element, which names the command; write the program itself there, e.g. ["git", "log", "{ref}"]`);
     if (tool.requires?.includes('') === true) throw new UsageError(`${source}: "commandTools.${name}.requires" has an empty string; list binary names or paths, e.g. ["git"]`);
   }
   // --max-iterations is checked where it is parsed; config's value here.
@@ -455,6 +457,9 @@ function checkRanges(settings: Settings, source: string): void {
  * What a toolset, command tool or MCP server may be named: OpenAI's rule for function names (a
  * command tool's name is sent to the model as one), typed in --tools, printed by argo tools.
  */
+/** A placeholder in a command tool's argv (`{name}`), filled from the model's arguments. */
+export const ARGV_PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/;
+
 export const DEFINED_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
 /** A toolset or MCP server name is never sent to the model: a "." is fine there (an MCP server named github.com). */
 const LISTED_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;

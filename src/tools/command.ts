@@ -2,13 +2,14 @@
 // without a shell (so an argument can never become a second command).
 import { BACKGROUND_NOTE, findCommand, runProcess } from './process.js';
 import { ToolError } from './types.js';
+import { ARGV_PLACEHOLDER } from '../config/settings.js';
 import type { CommandToolSettings } from '../config/settings.js';
 import type { ParametersSchema, Tool } from './types.js';
 
 export type CommandToolConfig = CommandToolSettings;
 
-const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const WHOLE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+const PLACEHOLDER = new RegExp(ARGV_PLACEHOLDER.source, 'g');
+const WHOLE = new RegExp(`^${ARGV_PLACEHOLDER.source}$`);
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 function asText(value: unknown): string {

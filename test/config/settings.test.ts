@@ -136,6 +136,8 @@ describe('config.json errors name the key', () => {
     [{ mcpServers: { '-gh': { command: 'x' } } }, /mcpServers\."-gh": a name is/],
     [{ mcpServers: { '.gh': { command: 'x' } } }, /mcpServers\."\.gh": a name is 1 to 64 letters, digits, ".", "_" or "-", not starting with "-" or "." \(it is typed in --tools\)/],
     [{ commandTools: { t: { description: 'd', argv: [''] } } }, /config\.json: "commandTools\.t\.argv" starts with an empty string; its first element names the command, e\.g\. \["git", "log"\]$/],
+    [{ commandTools: { t: { description: 'd', argv: ['{cmd}', 'x'] } } }, /config\.json: "commandTools\.t\.argv" has a placeholder in its first element, which names the command; write the program itself there/],
+    [{ commandTools: { t: { description: 'd', argv: ['/usr/bin/{cmd}'] } } }, /"commandTools\.t\.argv" has a placeholder in its first element/],
     [{ commandTools: { t: { description: 'd', argv: ['git'], requires: ['git', ''] } } }, /config\.json: "commandTools\.t\.requires" has an empty string; list binary names or paths/],
   ])('a name a toolset, command tool or MCP server cannot have: %j', (config, message) => {
     expect(() => load(config)).toThrow(UsageError);
