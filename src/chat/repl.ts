@@ -9,6 +9,7 @@ import type { ReplaySpec } from '../replay/types.js';
 import { TerminalGate } from './gate.js';
 import { CHAT_HELP, classifyInput, takeLine } from './input.js';
 import type { ChatInput, Pending, SlashName } from './input.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
 
 export interface ChatState {
   session: string;
@@ -255,7 +256,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
           next = await run(taken.text, taken.block);
         } catch (error) {
           if (!(error instanceof ArgoError)) throw error;
-          note(`argo: ${error.message}`);
+          // It may quote what Ollama or a file said: shown, never obeyed.
+          note(`argo: ${untrustedTextFor(term.stderr as { isTTY?: boolean })(error.message)}`);
         } finally {
           busy = false;
         }

@@ -210,7 +210,7 @@ export function reportAgentOutcome(entry: LogEntry, failure: string | null, io: 
       io.stderr.write(`argo: interrupted${kept}\n`);
       return 'interrupted';
     default:
-      io.stderr.write(`argo: ${failure ?? entry.error ?? 'the run stopped'}${kept}\n`);
+      io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(failure ?? entry.error ?? 'the run stopped')}${kept}\n`);
       return 'failed';
   }
 }

@@ -109,7 +109,7 @@ async function askTurn(
       newId: io.newId,
       rescue: io.rescue,
       signal: controller.signal,
-      onNotice: (line) => io.stderr.write(`${line}\n`),
+      onNotice: (line) => io.stderr.write(`${untrustedTextFor(io.stderr)(line)}\n`),
       onText: (text) => {
         stopSpinner();
         wrote = text;

@@ -109,8 +109,9 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
   const answered = seen.entry;
   if (flags.diff && answered !== undefined) {
     const color = colorsFor(io, flags);
+    const shown = untrustedTextFor(io.stdout, flags);
     const diff = wordDiff(entry.model_response, answered.model_response, color);
-    io.stdout.write(`${color.dim(`── word diff: ${entry.id} (${entry.model}) → ${flags.log ? answered.id : 'new answer'} (${model}) · ${diffSummary(diff)}`)}\n${diff.text}\n`);
+    io.stdout.write(`${color.dim(`── word diff: ${entry.id} (${shown(entry.model)}) → ${flags.log ? answered.id : 'new answer'} (${shown(model)}) · ${diffSummary(diff)}`)}\n${diff.text}\n`);
   }
   return outcome;
 }

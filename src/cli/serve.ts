@@ -19,6 +19,7 @@ import type { Io } from './io.js';
 import { STOP_SIGNALS } from './outcome.js';
 import type { Outcome, ReportOutcome, StopSignal } from './outcome.js';
 import { toolRoot } from './root.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
 
 interface ServeFlags {
   host: string;
@@ -97,7 +98,8 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     apiKey,
     argoDefaults: { session: settings.session, replay: settings.defaultReplay },
     agentMode: true,
-    log: (line) => io.stderr.write(`${line}\n`),
+    // Request paths, session headers and Ollama's errors are quoted: shown, never obeyed, on a terminal.
+    log: (line) => io.stderr.write(`${untrustedTextFor(io.stderr)(line)}\n`),
   });
   const { jobsFailed, jobsRemoved } = await server.start();
   if (jobsFailed > 0) io.stderr.write(`argo serve: ${jobsFailed} job(s) left running by a previous server marked failed\n`);
@@ -114,7 +116,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   let stopping = false;
   ollama.version().catch((error: unknown) => {
     if (stopping) return;
-    io.stderr.write(`argo serve: Ollama at ${settings.host} does not answer (${plainReason(error)}); requests will fail until it does: start it with "ollama serve", or set OLLAMA_HOST to where it runs\n`);
+    io.stderr.write(`argo serve: Ollama at ${settings.host} does not answer (${untrustedTextFor(io.stderr)(plainReason(error))}); requests will fail until it does: start it with "ollama serve", or set OLLAMA_HOST to where it runs\n`);
   });
   io.stdout.write(`argo serve: listening on ${listening.url} (data ${settings.home}, tools root ${root}${flags.allowSideEffects ? ', side effects allowed' : ''})\n`);
   const signal = await new Promise<StopSignal>((done) => {

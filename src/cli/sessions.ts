@@ -25,6 +25,7 @@ import type { DamagedRecord, SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
 import { colorsFor, untrustedFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
 
 export function registerSessions(program: Command, io: Io): void {
   // Options after a subcommand's name belong to it (`argo sessions --json`), not to the prompt command.
@@ -139,7 +140,7 @@ async function listCommand(settings: Settings, flags: { json?: boolean } & Outpu
   if (flags.json) {
     // The array holds records only; a damaged one is named on stderr so it is not missed.
     for (const record of damaged) {
-      io.stderr.write(`argo: left out damaged session record ${record.name} (${record.path} is ${record.problem}); remove it with "argo sessions rm ${record.name}"\n`);
+      io.stderr.write(untrustedTextFor(io.stderr)(`argo: left out damaged session record ${record.name} (${record.path} is ${record.problem}); remove it with "argo sessions rm ${record.name}"\n`));
     }
     io.stdout.write(`${JSON.stringify(records.map((record) => shownRecord(record, records)))}\n`);
     return;

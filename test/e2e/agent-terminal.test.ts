@@ -151,4 +151,12 @@ describe('hostile text on a terminal: shown, never obeyed', () => {
     expect(get.output).toContain('v^[[31mRED\\u202etxt.exe');
     expect(get.output).not.toContain('\u202E');
   });
+
+  it("an Ollama error that ends an agent run is shown as text: OSC, C1 CSI and bidi controls", async () => {
+    ollama.setScenario({ runnerError: `${OSC}\u009b\u202e`, times: 1 });
+    const terminal = startInPty(['-T', 'fs', 'hi'], { home: tempHome(), host: ollama.url });
+    expect((await terminal.exited).code).toBe(1);
+    expect(terminal.output).toContain('^[]0;PWN^G\\x9b\\u202e');
+    for (const raw of [OSC, '\u009b', '\u202e']) expect(terminal.output).not.toContain(raw);
+  });
 });
