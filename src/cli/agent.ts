@@ -16,7 +16,7 @@ import { commandEnvironment } from '../tools/process.js';
 import type { Toolbox } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
 import type { Answerer } from '../turn/turn.js';
-import { untrustedTextFor } from '../output/terminal-text.js';
+import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 import { toolRoot } from './root.js';
@@ -188,7 +188,7 @@ export async function prepareAgent(
         tools: box.tools.map((tool) => tool.name),
         unavailable: box.unavailable,
       };
-      return `${JSON.stringify({ tools: resolution, root, max_iterations: settings.agent.maxIterations, request })}\n`;
+      return `${jsonTextFor(io.stdout)(JSON.stringify({ tools: resolution, root, max_iterations: settings.agent.maxIterations, request }))}\n`;
     },
     jsonFields: (entry) => ({
       tools: entry.tools,

@@ -2,7 +2,7 @@ import type { Settings } from '../config/settings.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import { startSpinner } from '../output/spinner.js';
-import { ControlNeutralizer, untrustedTextFor } from '../output/terminal-text.js';
+import { ControlNeutralizer, jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import { TextChunks } from '../output/text-chunks.js';
 import { TokenBuffer } from '../output/token-buffer.js';
 import { MODEL_SOURCE_WORDS, replayNote, statsLine, turnStats } from '../output/turn-notes.js';
@@ -76,7 +76,7 @@ async function askTurn(
       return 'ok';
     }
     const context = await checkContext(settings, prepared.plan.request, (model) => transport.modelNumCtx(model), true);
-    if (options.json) io.stdout.write(`${JSON.stringify(explainJson(prepared, context))}\n`);
+    if (options.json) io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify(explainJson(prepared, context)))}\n`);
     else writeExplainText(io.stdout, prepared, context, settings);
     return 'ok';
   }
@@ -263,7 +263,7 @@ export function writeExplainText(out: Io['stdout'], { plan, model, modelSource }
   };
   const window = context.window;
   line(`session    ${settings.session}`);
-  line(`model      ${model} (${MODEL_SOURCE_WORDS[modelSource]})`);
+  line(`model      ${untrustedTextFor(out)(model)} (${MODEL_SOURCE_WORDS[modelSource]})`);
   line(`entry type ${plan.entryType}`);
   line(`verbosity  ${plan.verbosity}`);
   line(`context    about ${context.estimate} prompt tokens${window ? ` of a ${window.tokens}-token window (${WINDOW_SOURCES[window.source]})${context.before !== null ? ' — too long: raise --num-ctx or lower --budget' : ''}` : ''}`);
@@ -296,6 +296,7 @@ export function writeExplainText(out: Io['stdout'], { plan, model, modelSource }
     });
   }
   line(`request    POST ${settings.host}${plan.request.endpoint} (sha256 ${requestSha256(plan.request)})`);
-  line(JSON.stringify(plan.request.body, null, 2));
+  // Logged prompts and answers are in it: on a terminal their controls are escaped, as JSON allows.
+  line(jsonTextFor(out)(JSON.stringify(plan.request.body, null, 2)));
   text.flush();
 }

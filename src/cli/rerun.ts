@@ -6,7 +6,7 @@ import { parseOptionAssignments } from '../ollama/options.js';
 import { diffSummary, wordDiff } from '../output/word-diff.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { listSessions, readSession, removedSession } from '../sessions/store.js';
-import { untrustedTextFor } from '../output/terminal-text.js';
+import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import { findTurns, rebuildTurn } from '../turn/rerun.js';
 import { ask } from './ask.js';
 import { colorsFor } from './common.js';
@@ -77,10 +77,12 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
 
   if (flags.explain) {
     const proof = { rerun_of: entry.id, proved_sha256: rebuilt.sha256, replayed_ids: entry.replayed_ids, request: rebuilt.request };
+    // The request holds logged prompts and answers: on a terminal their controls are escaped, as JSON allows.
+    const json = jsonTextFor(io.stdout, flags);
     io.stdout.write(
       flags.json
-        ? `${JSON.stringify(proof)}\n`
-        : `rerun of  ${entry.id} (${entry.timestamp}, session ${name})\nproved    the rebuilt request has the logged sha256 ${rebuilt.sha256}\nreplayed  ${entry.replayed_ids.join(', ') || 'none'}\nrequest   POST ${settings.host}${rebuilt.request.endpoint}\n${JSON.stringify(rebuilt.request.body, null, 2)}\n`,
+        ? `${json(JSON.stringify(proof))}\n`
+        : `rerun of  ${entry.id} (${entry.timestamp}, session ${untrustedTextFor(io.stdout, flags)(name)})\nproved    the rebuilt request has the logged sha256 ${rebuilt.sha256}\nreplayed  ${entry.replayed_ids.join(', ') || 'none'}\nrequest   POST ${settings.host}${rebuilt.request.endpoint}\n${json(JSON.stringify(rebuilt.request.body, null, 2))}\n`,
     );
     return 'ok' as const;
   }

@@ -83,3 +83,21 @@ export class ControlNeutralizer {
 export function untrustedTextFor(stream: { isTTY?: boolean }, options: { raw?: boolean } = {}): (text: string) => string {
   return stream.isTTY === true && options.raw !== true ? neutralizeControls : (text) => text;
 }
+
+// What JSON.stringify leaves raw: it escapes C0 controls but not DEL, C1 (U+009B is a CSI on many
+// terminals) or the bidirectional controls. In valid JSON they can only stand inside strings, where
+// `\uXXXX` means the same character: the text stays valid JSON that parses to the same value.
+const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** JSON text (one document or NDJSON lines) with the controls JSON.stringify keeps written as `\uXXXX`. */
+export function escapeJsonControls(json: string): string {
+  return json.replace(RAW_IN_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * How to print JSON on `stream`: on a terminal every control is escaped (equal JSON, nothing for the
+ * terminal to obey); piped, or with `--raw`, byte-exact.
+ */
+export function jsonTextFor(stream: { isTTY?: boolean }, options: { raw?: boolean } = {}): (json: string) => string {
+  return stream.isTTY === true && options.raw !== true ? escapeJsonControls : (json) => json;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ControlNeutralizer, neutralizeControls, untrustedTextFor } from '../../src/output/terminal-text.js';
+import { ControlNeutralizer, escapeJsonControls, jsonTextFor, neutralizeControls, untrustedTextFor } from '../../src/output/terminal-text.js';
 
 describe('neutralizeControls: controls shown, never obeyed', () => {
   it.each([
@@ -51,5 +51,40 @@ describe('untrustedTextFor: only a terminal is protected, and --raw opts out', (
     [{ isTTY: true }, { raw: false }, 'x^[]52;c;eA==^G'],
   ])('%j %j', (stream, options, printed) => {
     expect(untrustedTextFor(stream, options)(hostile)).toBe(printed);
+  });
+});
+
+describe('escapeJsonControls: JSON on a terminal stays equal JSON with nothing to obey', () => {
+  it.each([
+    [{ a: 'plain', n: 1 }, '{"a":"plain","n":1}'],
+    [{ a: 'esc \u001b]0;t\u0007' }, '{"a":"esc \\u001b]0;t\\u0007"}'],
+    [{ a: 'C1 CSI \u009b2J' }, '{"a":"C1 CSI \\u009b2J"}'],
+    [{ a: '\u0080..\u009f DEL\u007f' }, '{"a":"\\u0080..\\u009f DEL\\u007f"}'],
+    [{ a: 'invoice\u202efdp.exe' }, '{"a":"invoice\\u202efdp.exe"}'],
+    [{ a: '\u2066\u2069\u200e\u200f\u061c\u202a' }, '{"a":"\\u2066\\u2069\\u200e\\u200f\\u061c\\u202a"}'],
+    [{ 'key\u202e': 'x' }, '{"key\\u202e":"x"}'],
+    [{ a: 'text stays: Straße 日本語 👩\u200d💻 \u00a0' }, '{"a":"text stays: Straße 日本語 👩\u200d💻 \u00a0"}'],
+    [{ a: 'backslash \\u009b is text' }, '{"a":"backslash \\\\u009b is text"}'],
+  ])('%j', (value, shown) => {
+    const escaped = escapeJsonControls(JSON.stringify(value));
+    expect(escaped).toBe(shown);
+    expect(JSON.parse(escaped)).toEqual(value);
+  });
+
+  it('NDJSON: every line stays one JSON value', () => {
+    const lines = [{ a: '\u009b' }, { b: '\u202e' }].map((value) => JSON.stringify(value)).join('\n');
+    expect(escapeJsonControls(lines).split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([{ a: '\u009b' }, { b: '\u202e' }]);
+  });
+});
+
+describe('jsonTextFor: only a terminal gets escapes, piped JSON and --raw are byte-exact', () => {
+  const json = JSON.stringify({ a: '\u009b\u202e' });
+  it.each([
+    [{ isTTY: true }, {}, '{"a":"\\u009b\\u202e"}'],
+    [{ isTTY: false }, {}, json],
+    [{}, {}, json],
+    [{ isTTY: true }, { raw: true }, json],
+  ])('%j %j', (stream, options, printed) => {
+    expect(jsonTextFor(stream, options)(json)).toBe(printed);
   });
 });

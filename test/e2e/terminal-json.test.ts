@@ -1,0 +1,64 @@
+// Request bodies and JSON on a terminal: logged prompts and answers keep no control a terminal
+// would obey (C1 such as U+009B CSI, bidi overrides), escaped as \uXXXX so the JSON is still equal;
+// piped, the same output is byte-exact.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+import { startInPty } from '../support/pty.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+
+const HOSTILE = 'esc \u001b]0;PWN\u0007 csi \u009b2J bidi invoice\u202efdp.exe end';
+const RAW = ['\u001b]0;PWN', '\u009b', '\u202e'];
+const obeyable = (output: string): string[] => RAW.filter((control) => output.includes(control));
+
+let ollama: FakeOllama;
+beforeAll(async () => {
+  ollama = await startFakeOllama({ reply: HOSTILE });
+});
+afterAll(async () => {
+  await ollama.close();
+});
+
+/** A home whose session "work" holds one turn answered with HOSTILE. */
+async function homeWithTurn(): Promise<string> {
+  const home = tempHome();
+  expect((await runArgo(['--session', 'work', 'question'], { home, host: ollama.url })).code).toBe(0);
+  return home;
+}
+
+async function onTerminal(args: string[], home: string): Promise<{ code: number; output: string }> {
+  const terminal = startInPty(args, { home, host: ollama.url, cols: 400 });
+  const { code } = await terminal.exited;
+  return { code, output: terminal.output };
+}
+
+describe('--explain on a terminal shows replayed text without obeying it', () => {
+  it.each([
+    ['--explain', ['--session', 'work', '--replay', 'session', '--explain', 'again']],
+    ['--explain --json', ['--session', 'work', '--replay', 'session', '--explain', '--json', 'again']],
+  ])('%s', async (_label, args) => {
+    const home = await homeWithTurn();
+    const { code, output } = await onTerminal(args, home);
+    expect(code).toBe(0);
+    expect(output).toContain('csi \\u009b2J bidi invoice\\u202efdp.exe');
+    expect(obeyable(output)).toEqual([]);
+  });
+
+  it.each([[[]], [['--json']]])('rerun --explain %j', async (flags) => {
+    const home = await homeWithTurn();
+    expect((await runArgo(['--session', 'work', '--replay', 'session', 'again'], { home, host: ollama.url })).code).toBe(0);
+    const id = String(logLines(home)[1]?.id);
+    const { code, output } = await onTerminal(['rerun', id, '--explain', ...flags], home);
+    expect(code).toBe(0);
+    expect(output).toContain('csi \\u009b2J bidi invoice\\u202efdp.exe');
+    expect(obeyable(output)).toEqual([]);
+  });
+
+  it('piped, --explain --json is byte-exact JSON', async () => {
+    const home = await homeWithTurn();
+    const piped = await runArgo(['--session', 'work', '--replay', 'session', '--explain', '--json', 'again'], { home, host: ollama.url });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toContain('\u009b2J');
+    expect(JSON.stringify(JSON.parse(piped.stdout))).toContain(JSON.stringify(HOSTILE).slice(1, -1));
+  });
+});
