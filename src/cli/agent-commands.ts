@@ -17,7 +17,7 @@ import { buildCatalog, builtinTools, listAllTools } from '../tools/catalog.js';
 import { MemoLimitError, deleteMemo, readMemo, setMemo } from '../tools/memo.js';
 import { toolsConfigOf } from '../agent/answer.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
-import { SINCE_HELP, UNTIL_HELP, inheritProgramSettings, rejectStrayWords, settingsOf, untrustedFor } from './common.js';
+import { SINCE_HELP, UNTIL_HELP, inheritProgramSettings, jsonFor, rejectStrayWords, settingsOf, untrustedFor } from './common.js';
 import { collect } from './parse.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
@@ -38,7 +38,7 @@ export function registerTools(program: Command, io: Io, setOutcome: ReportOutcom
       const settings = settingsOf(self);
       const listing = await listAllTools(toolsConfigOf(settings.agent));
       if (flags.json) {
-        io.stdout.write(`${JSON.stringify(listing)}\n`);
+        io.stdout.write(jsonFor(io)(`${JSON.stringify(listing)}\n`));
       } else {
         const lines = ['toolsets'];
         for (const set of listing.toolsets) {
@@ -132,7 +132,7 @@ export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome
       const entries = await readMemo(settingsOf(self).home);
       const value = Object.hasOwn(entries, key) ? (entries[key] ?? null) : null;
       // The model writes memo entries: shown, not obeyed, on a terminal.
-      if (flags.json) io.stdout.write(`${JSON.stringify({ key, value })}\n`);
+      if (flags.json) io.stdout.write(jsonFor(io)(`${JSON.stringify({ key, value })}\n`));
       else if (value !== null) io.stdout.write(`${untrustedFor(io)(value)}\n`);
       if (value === null) io.stderr.write(`argo: no memo entry "${untrustedTextFor(io.stderr)(key)}" (argo memo lists them)\n`);
       setOutcome(value === null ? 'failed' : 'ok');
@@ -168,7 +168,7 @@ export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome
 async function listMemo(home: string, json: boolean, io: Io): Promise<void> {
   const entries = await readMemo(home);
   if (json) {
-    io.stdout.write(`${JSON.stringify(entries)}\n`);
+    io.stdout.write(jsonFor(io)(`${JSON.stringify(entries)}\n`));
     return;
   }
   const keys = Object.keys(entries).sort();
@@ -294,7 +294,7 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
     await writeFile(flags.output, text, { encoding: 'utf8', mode: 0o600 });
     io.stderr.write(`argo: wrote ${lines.length} ${lines.length === 1 ? 'trajectory' : 'trajectories'} to ${flags.output}\n`);
   } else {
-    io.stdout.write(text);
+    io.stdout.write(jsonFor(io)(text));
   }
   const fallback = notes.lines(untrustedTextFor(io.stderr));
   if (fallback !== '') io.stderr.write(fallback);

@@ -149,7 +149,7 @@ async function askTurn(
       const { id, session, model, model_response: response, status, replay_policy, timings, error } = entry;
       const facts = { request_sha256: entry.request_sha256, num_ctx: entry.num_ctx, prompt_tokens_estimate: entry.prompt_tokens_estimate, truncation_suspected: entry.truncation_suspected };
       const rerun = options.rerunOf !== undefined ? { rerun_of: options.rerunOf } : {};
-      io.stdout.write(`${JSON.stringify({ id, session, model, response, status, replay_policy, timings, error, stats, ...facts, ...rerun, ...agent?.jsonFields(entry) })}\n`);
+      io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify({ id, session, model, response, status, replay_policy, timings, error, stats, ...facts, ...rerun, ...agent?.jsonFields(entry) }))}\n`);
     } else {
       await printNotes(io, result, stats, options);
     }

@@ -9,7 +9,7 @@ import { settingsFor } from './settings.js';
 import { UsageError } from '../errors.js';
 import { colorLevel, parseColorMode } from '../output/color.js';
 import type { OutputFlags } from './output-flags.js';
-import { untrustedTextFor } from '../output/terminal-text.js';
+import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 
 /** The help of --since and --until, wherever a command filters turns by time (one parser reads them all). */
@@ -61,6 +61,11 @@ export function colorsFor(io: Io, flags: OutputFlags = {}): ChalkInstance {
     terminalLevel: chalk.level === 0 ? 1 : chalk.level,
   });
   return new Chalk({ level });
+}
+
+/** How JSON is printed on stdout: controls escaped as \uXXXX on a terminal unless --raw, byte-exact when piped. */
+export function jsonFor(io: Io, flags: OutputFlags = {}): (json: string) => string {
+  return jsonTextFor(io.stdout, { raw: flags.raw === true });
 }
 
 /** How text Argo did not write is printed on stdout: neutralized on a terminal unless --raw. */

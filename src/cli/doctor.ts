@@ -6,7 +6,7 @@ import { ensurePrivateDir } from '../log/fs.js';
 import { CLI_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
 import { plainReason } from '../ollama/plain-reason.js';
 import { OllamaTransport } from '../ollama/transport.js';
-import { untrustedTextFor } from '../output/terminal-text.js';
+import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import type { OutputFlags } from './output-flags.js';
 import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
@@ -23,13 +23,14 @@ import { DOCTOR_OPTIONS } from './doctor-options.js';
 export async function doctor(flags: FlagOverrides & { json?: boolean }, io: Io, command?: Command): Promise<Outcome> {
   const checks: { check: string; ok: boolean; detail: string }[] = [];
   // Details quote the server (its version, model names, errors): shown, never obeyed, on a terminal.
-  const shown = untrustedTextFor(io.stdout, { raw: (flags as OutputFlags).raw === true });
+  const output = { raw: (flags as OutputFlags).raw === true };
+  const shown = untrustedTextFor(io.stdout, output);
   const report = (ok: boolean, what: string, detail: string): void => {
     checks.push({ check: what, ok, detail });
     if (flags.json !== true) io.stdout.write(`${ok ? 'ok  ' : 'FAIL'}  ${what.padEnd(10)} ${shown(detail)}\n`);
   };
   const outcome = await runChecks(flags, report, command);
-  if (flags.json === true) io.stdout.write(`${JSON.stringify({ ok: outcome === 'ok', checks })}\n`);
+  if (flags.json === true) io.stdout.write(jsonTextFor(io.stdout, output)(`${JSON.stringify({ ok: outcome === 'ok', checks })}\n`));
   return outcome;
 }
 

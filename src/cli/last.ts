@@ -8,7 +8,7 @@ import { fullBlock } from '../query/format.js';
 import { checkSessionName } from '../sessions/names.js';
 import { readSession } from '../sessions/store.js';
 import { latestSession } from './ask-flags.js';
-import { colorsFor, parseCount, settingsOf, untrustedFor, widthOf } from './common.js';
+import { colorsFor, jsonFor, parseCount, settingsOf, untrustedFor, widthOf } from './common.js';
 import type { OutputFlags } from './output-flags.js';
 import type { Io } from './io.js';
 import type { ReportOutcome } from './outcome.js';
@@ -51,7 +51,7 @@ export async function lastText(settings: Settings, name: string, count: number, 
   const { loadSessionEntries } = await import('../sessions/turns.js');
   const entries = await loadSessionEntries(settings.paths, session, count);
   if (entries.length === 0) return '';
-  if (flags.json) return entries.map((entry) => `${serializeEntry(entry)}\n`).join('');
+  if (flags.json) return jsonFor(io, flags)(entries.map((entry) => `${serializeEntry(entry)}\n`).join(''));
   const safe = untrustedFor(io, flags);
   if (flags.full) {
     const render = { color: colorsFor(io, flags), width: widthOf(io), sessionName: () => name };

@@ -30,7 +30,7 @@ import { listSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
 import { collect } from './parse.js';
-import { SINCE_HELP, UNTIL_HELP, colorsFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
+import { SINCE_HELP, UNTIL_HELP, colorsFor, jsonFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 
@@ -144,7 +144,8 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   };
   // What the table, --full and --stats need to draw text is loaded only for them: --json prints lines as stored.
   const view = flags.json ? null : await import('../query/format.js');
-  const print = (entry: LogEntry, raw: string): string => (view === null ? `${raw}\n` : flags.full ? view.fullBlock(entry, render) : view.tableRow(entry, render));
+  const json = jsonFor(io, flags);
+  const print = (entry: LogEntry, raw: string): string => (view === null ? `${json(raw)}\n` : flags.full ? view.fullBlock(entry, render) : view.tableRow(entry, render));
 
   try {
     if (flags.stats) {
@@ -152,7 +153,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
       const totals = new StatsAccumulator();
       for await (const { entry } of searchTurns(settings.paths.logs, query, stats, limitOf(flags.limit))) totals.add(entry);
       const result = totals.result();
-      await sink.write(view === null ? `${JSON.stringify({ ...result, unreadable: stats.unreadable })}\n` : view.statsText(result, render));
+      await sink.write(view === null ? `${json(JSON.stringify({ ...result, unreadable: stats.unreadable }))}\n` : view.statsText(result, render));
       return 'ok';
     }
     const table = !flags.json && !flags.full;
@@ -160,7 +161,8 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     if (!flags.follow) {
       // --json is for programs and keeps every line; people reading get the newest screenful.
       const shown = flags.limit ?? (flags.json || flags.all ? undefined : DEFAULT_SHOWN);
-      if (shown === undefined && flags.json && isUnfiltered(query)) {
+      // On a terminal each line is printed through `print`, which escapes what a terminal would obey.
+      if (shown === undefined && flags.json && isUnfiltered(query) && io.stdout.isTTY !== true) {
         // Every line as stored: copied as bytes, not parsed and printed again.
         const bytes = new ByteSink(io.stdout);
         try {
@@ -288,6 +290,8 @@ async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io):
   const files = await listLogFiles(settings.paths.logs);
   const stats = new ScanStats(true);
   const sink = new Sink(io.stdout);
+  // A reason may quote the damaged line: shown, never obeyed, on a terminal.
+  const shown = flags.json ? jsonFor(io) : untrustedFor(io);
   let turns = 0;
   const damaged = new Set<string>();
   for (const file of files) {
@@ -301,14 +305,14 @@ async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io):
       stats.skip(file, line, reason);
       damaged.add(file);
       const problem = stats.problems.pop();
-      if (problem) await sink.write(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`);
+      if (problem) await sink.write(shown(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`));
     }
   }
   // A day's name taken by a folder or a link: every turn of that day would fail to be written.
   const blocked = await unwritableLogNames(settings.paths.logs);
   for (const { path, what } of blocked) {
     const reason = `${what}, not a log file: Argo cannot write that day's turns there, nor rewrite it; ${what === 'a symbolic link' ? 'replace the link with the real file' : 'move it away'}`;
-    await sink.write(flags.json ? `${JSON.stringify({ file: path, line: null, reason })}\n` : `${path}: ${reason}\n`);
+    await sink.write(shown(flags.json ? `${JSON.stringify({ file: path, line: null, reason })}\n` : `${path}: ${reason}\n`));
   }
   if (stats.unreadable === 0 && blocked.length === 0) {
     if (!flags.json) await sink.write(`ok: ${plural(files.length, 'log file')}, ${plural(turns, 'turn')}, no unreadable lines\n`);

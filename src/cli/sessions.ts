@@ -23,7 +23,7 @@ import { checkSessionName } from '../sessions/names.js';
 import { byLastUsed, deleteSession, isDamaged, listSessions, scanSessions, shownRecord } from '../sessions/store.js';
 import type { DamagedRecord, SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
-import { colorsFor, untrustedFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
+import { colorsFor, jsonFor, untrustedFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 
@@ -142,7 +142,7 @@ async function listCommand(settings: Settings, flags: { json?: boolean } & Outpu
     for (const record of damaged) {
       io.stderr.write(untrustedTextFor(io.stderr)(`argo: left out damaged session record ${record.name} (${record.path} is ${record.problem}); remove it with "argo sessions rm ${record.name}"\n`));
     }
-    io.stdout.write(`${JSON.stringify(records.map((record) => shownRecord(record, records)))}\n`);
+    io.stdout.write(jsonFor(io, flags)(`${JSON.stringify(records.map((record) => shownRecord(record, records)))}\n`));
     return;
   }
   if (records.length === 0 && damaged.length === 0) {
@@ -169,7 +169,7 @@ async function showCommand(settings: Settings, name: string, flags: { json?: boo
   const shown = shownRecord(record, records);
   const sink = new Sink(io.stdout);
   if (flags.json) {
-    await sink.write(`${JSON.stringify({ session: shown, turns: entries })}\n`);
+    await sink.write(jsonFor(io, flags)(`${JSON.stringify({ session: shown, turns: entries })}\n`));
   } else {
     const render = renderOptions(io, records, flags);
     await sink.write(sessionHeader(shown, entries, render, flags.limit !== undefined));

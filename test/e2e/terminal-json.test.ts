@@ -62,3 +62,43 @@ describe('--explain on a terminal shows replayed text without obeying it', () =>
     expect(JSON.stringify(JSON.parse(piped.stdout))).toContain(JSON.stringify(HOSTILE).slice(1, -1));
   });
 });
+
+describe('JSON on a terminal is equal JSON with nothing to obey; piped it is byte-exact', () => {
+  it.each([
+    ['a turn with --json', ['--session', 'work', '--json', 'again']],
+    ['logs --json', ['logs', '--json']],
+    ['logs --json -n 5', ['logs', '--json', '-n', '5']],
+    ['last --json', ['last', '-s', 'work', '--json']],
+    ['sessions show --json', ['sessions', 'show', 'work', '--json']],
+    ['export --all', ['export', '--format', 'sharegpt', '--all']],
+  ])('%s', async (_label, args) => {
+    const home = await homeWithTurn();
+    const { code, output } = await onTerminal(args, home);
+    expect(code).toBe(0);
+    expect(output).toContain('csi \\u009b2J bidi invoice\\u202efdp.exe');
+    expect(obeyable(output)).toEqual([]);
+  });
+
+  it('doctor --json quotes the server escaped', async () => {
+    const hostile = await startFakeOllama({ version: '0.12.0\u009b2J\u202e' });
+    try {
+      const terminal = startInPty(['doctor', '--json'], { home: tempHome(), host: hostile.url, cols: 400 });
+      await terminal.exited;
+      expect(terminal.output).toContain('0.12.0\\u009b2J\\u202e');
+      expect(obeyable(terminal.output)).toEqual([]);
+    } finally {
+      await hostile.close();
+    }
+  });
+
+  it.each([
+    ['logs --json', ['logs', '--json']],
+    ['last --json', ['last', '-s', 'work', '--json']],
+    ['export --all', ['export', '--format', 'sharegpt', '--all']],
+  ])('piped, %s keeps the characters as stored', async (_label, args) => {
+    const home = await homeWithTurn();
+    const piped = await runArgo(args, { home, host: ollama.url });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toContain('csi \u009b2J bidi invoice\u202efdp.exe');
+  });
+});
