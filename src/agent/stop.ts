@@ -47,7 +47,7 @@ export function isStopSet(home: string): boolean {
 export async function setStop(home: string, now: Date): Promise<{ kind: 'now' } | { kind: 'set'; since: Date } | { kind: 'other'; what: string }> {
   // Twice at most: a STOP cleared between our create and our look is created again.
   for (let attempt = 0; attempt < 2; attempt += 1) {
-    if (await createFileExclusive(stopPath(home), `${now.toISOString()}\n`)) return { kind: 'now' };
+    if (await createFileExclusive(stopPath(home), `${now.toISOString()}\n`, { inHome: true })) return { kind: 'now' };
     const state = stopState(home);
     if (state.kind !== 'unset') return state;
   }

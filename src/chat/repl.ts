@@ -300,7 +300,7 @@ class HistorySaver {
   save(newestFirst: readonly string[]): void {
     const text = newestFirst.length === 0 ? '' : `${[...newestFirst].reverse().join('\n')}\n`;
     this.writing = this.writing
-      .then(() => writeFileAtomic(this.file, text))
+      .then(() => writeFileAtomic(this.file, text, { inHome: true }))
       .catch((error: unknown) => {
         if (this.warned) return;
         this.warned = true;

@@ -43,6 +43,24 @@ async function makeDirs(path: string): Promise<void> {
   }
 }
 
+/**
+ * Makes the data home if missing (private, as every folder Argo makes) and leaves an existing one as
+ * the user made it: it may be a shared or project folder (ARGO_HOME=$PWD), so it is never chmod-ed.
+ */
+export async function ensureHomeDir(path: string): Promise<void> {
+  await makeDirs(path);
+}
+
+/** Where a data file sits: in one of Argo's own folders (made private), or straight in the data home. */
+export interface DataFileOptions {
+  /** The target's folder is the data home itself: made if missing, never chmod-ed (ensureHomeDir). */
+  inHome?: boolean;
+}
+
+async function ensureParent(target: string, options: DataFileOptions): Promise<void> {
+  await (options.inHome === true ? ensureHomeDir : ensurePrivateDir)(dirname(target));
+}
+
 /** Folders and files this process has made sure are private: each checked once (a server's cache stays bounded). */
 const madePrivate = new Set<string>();
 const MADE_PRIVATE_MAX = 1000;
@@ -277,13 +295,13 @@ export async function refuseSymlink(path: string): Promise<void> {
  * flushed to disk, then renamed over the target, so readers see the old file or the new one and
  * never half of either. A symlink at the target is refused rather than replaced.
  */
-export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
-  await replaceFile(target, (handle) => handle.writeFile(data));
+export async function writeFileAtomic(target: string, data: string | Uint8Array, options: DataFileOptions = {}): Promise<void> {
+  await replaceFile(target, (handle) => handle.writeFile(data), options);
 }
 
 /** Like writeFileAtomic, for content too large to hold at once: `write` fills the temporary file. */
-export async function replaceFile(target: string, write: (handle: FileHandle) => Promise<void>): Promise<void> {
-  await ensurePrivateDir(dirname(target));
+export async function replaceFile(target: string, write: (handle: FileHandle) => Promise<void>, options: DataFileOptions = {}): Promise<void> {
+  await ensureParent(target, options);
   await refuseSymlink(target);
   const temporary = temporaryPath(target);
   trackTemporary(temporary);
@@ -303,8 +321,8 @@ export async function replaceFile(target: string, write: (handle: FileHandle) =>
  * something is. Written whole to a temporary sibling first and linked into place, so the file
  * appears complete or not at all, and two creators agree on one winner.
  */
-export async function createFileExclusive(target: string, data: string | Uint8Array): Promise<boolean> {
-  await ensurePrivateDir(dirname(target));
+export async function createFileExclusive(target: string, data: string | Uint8Array, options: DataFileOptions = {}): Promise<boolean> {
+  await ensureParent(target, options);
   const temporary = temporaryPath(target);
   trackTemporary(temporary);
   try {

@@ -95,7 +95,7 @@ function update<T>(home: string, change: (memo: Memo) => { memo: Memo | null; re
   // locksDir takes a path inside the data home: memo.json's folder is the home itself.
   return withLock(locksDir(file), 'memo', `the memo ${file}`, async () => {
     const { memo, result } = change(await readMemo(home));
-    if (memo !== null) await writeFileAtomic(file, serializeMemo(memo));
+    if (memo !== null) await writeFileAtomic(file, serializeMemo(memo), { inHome: true });
     return result;
   });
 }

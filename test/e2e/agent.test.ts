@@ -1,6 +1,6 @@
 // argo --tools end to end: the built bin/argo against the Ollama stand-in scripting tool calls,
 // real files in a temporary tree, a real shell, a real MCP server.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -778,5 +778,28 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(text.stdout).toMatch(/^ {2}taken away {3}→ search_files$/m);
     expect(text.stdout).toMatch(/^resolved {3}list_files, read_file$/m);
     expect(await argo(['-T', 'fs,-', 'hi'], home)).toMatchObject({ code: 2, stderr: 'argo: --tools: "-" takes nothing away; write -NAME with a toolset or tool, e.g. dev,-shell\n' });
+  });
+});
+
+describe('files written straight in the data home leave the home as the user made it', () => {
+  const mode = (path: string): number => statSync(path).mode & 0o777;
+
+  it.each([
+    ['memo set', [['memo', 'set', 'k', 'v']], ['memo.json'], ['locks']],
+    ['stop', [['stop']], ['STOP'], []],
+    ['memo set, then stop and stop --clear', [['memo', 'set', 'k', 'v'], ['stop'], ['stop', '--clear']], ['memo.json'], ['locks']],
+  ])('%s: a 0755 home stays 0755; the file is 0600 and the folders Argo makes are 0700', async (_case, commands, files, folders) => {
+    const home = tempHome();
+    chmodSync(home, 0o755);
+    for (const args of commands) expect((await argo(args, home)).code).toBe(0);
+    expect(mode(home)).toBe(0o755);
+    for (const file of files) expect(mode(join(home, file))).toBe(0o600);
+    for (const folder of folders) expect(mode(join(home, folder))).toBe(0o700);
+  });
+
+  it('a home that does not exist yet is made private', async () => {
+    const home = join(mkdtempSync(join(tmpdir(), 'argo-new-home-')), 'home');
+    expect((await argo(['stop'], home)).code).toBe(0);
+    expect([mode(home), mode(join(home, 'STOP'))]).toEqual([0o700, 0o600]);
   });
 });

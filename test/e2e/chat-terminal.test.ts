@@ -1,5 +1,5 @@
 // argo chat on a real pseudo-terminal (node-pty): prompt, line editing, history, Ctrl-C, the replay note.
-import { readFileSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node-pty';
 import type { IPty } from 'node-pty';
@@ -73,6 +73,20 @@ describe('argo chat on a terminal', () => {
     const history = join(home, 'chat_history');
     expect(readFileSync(history, 'utf8')).toBe('Write a haiku\nMake it rhyme\nTell me a long story\n/bye\n');
     expect(statSync(history).mode & 0o777).toBe(0o600);
+  });
+
+  it('saving the chat history leaves a 0755 home as it is; the history is 0600 and the folders Argo makes are 0700', async () => {
+    const home = tempHome();
+    chmodSync(home, 0o755);
+    const term = openTerminal(['chat', '-s', 'shared'], home);
+    await vi.waitFor(() => expect(term.screen()).toContain('shared> '), { timeout: 10_000 });
+    term.pty.write('hello there\r');
+    await vi.waitFor(() => expect(term.screen()).toContain('You said: hello there'), { timeout: 10_000 });
+    term.pty.write('/bye\r');
+    expect(await term.exited).toBe(0);
+    const mode = (name: string): number => statSync(join(home, name)).mode & 0o777;
+    expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('hello there\n/bye\n');
+    expect([mode('.'), mode('chat_history'), mode('logs'), mode('sessions'), mode('locks')]).toEqual([0o755, 0o600, 0o700, 0o700, 0o700]);
   });
 
   it('bare argo on a terminal starts a chat; the history comes back with the up arrow; Ctrl-D leaves', async () => {

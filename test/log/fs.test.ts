@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendPrivate, ensureHomeFolder, ensurePrivateDir, isMissing, landsInside, openForAppend, readSmallText, readableByOthers, removeOrphanedTemporaries } from '../../src/log/fs.js';
+import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, isMissing, landsInside, openForAppend, readSmallText, readableByOthers, removeOrphanedTemporaries, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -76,6 +76,27 @@ describe('private folders and files', () => {
     const base = mkdtempSync(join(tmpdir(), 'argo-private-'));
     writeFileSync(join(base, 'home'), '');
     await expect(ensurePrivateDir(join(base, 'home'))).rejects.toThrow(/home is not a folder; Argo keeps its data in folders \(set ARGO_HOME or --home to one\)$/);
+  });
+
+  // The data home may be a shared or project folder: a file written straight in it leaves it as it is.
+  it.each([
+    ['writeFileAtomic in the home', (file: string) => writeFileAtomic(file, 'x', { inHome: true }), 0o755, 0o755],
+    ['createFileExclusive in the home', (file: string) => createFileExclusive(file, 'x', { inHome: true }), 0o755, 0o755],
+    ['writeFileAtomic in the home, one open to all', (file: string) => writeFileAtomic(file, 'x', { inHome: true }), 0o777, 0o777],
+    ['writeFileAtomic in a data folder', (file: string) => writeFileAtomic(file, 'x'), 0o755, 0o700],
+    ['createFileExclusive in a data folder', (file: string) => createFileExclusive(file, 'x'), 0o755, 0o700],
+  ])('%s: a folder of mode %o is left %o; the file is 0600', async (_case, write, before, after) => {
+    const folder = join(mkdtempSync(join(tmpdir(), 'argo-home-')), 'home');
+    mkdirSync(folder);
+    chmodSync(folder, before);
+    await write(join(folder, 'memo.json'));
+    expect([mode(folder), mode(join(folder, 'memo.json'))]).toEqual([after, 0o600]);
+  });
+
+  it('a missing home is made private by a write straight in it', async () => {
+    const folder = join(mkdtempSync(join(tmpdir(), 'argo-home-')), 'new', 'home');
+    await writeFileAtomic(join(folder, 'chat_history'), 'x', { inHome: true });
+    expect([mode(join(folder, '..')), mode(folder), mode(join(folder, 'chat_history'))]).toEqual([0o700, 0o700, 0o600]);
   });
 
   it('a data file left readable by others is made private when it is next appended to', async () => {
