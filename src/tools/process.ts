@@ -143,13 +143,35 @@ export function killGroup(child: ChildProcess): void {
 const SECRET_NAME = /API_?KEY|SECRET|TOKEN|PASSW(?:OR)?D|CREDENTIAL|PRIVATE_?KEY/i;
 
 /**
- * The environment commands run with: Argo's own, less the variables whose names say they hold a
- * secret — a command's output goes to the model and the log — except those the user passes by name.
+ * Values that are credentials whatever their variable is called (DATABASE_URL, SLACK_WEBHOOK_URL):
+ * a URL with a password (`postgres://user:pw@host/db`, `redis://:pw@host`), a webhook URL whose
+ * path is its key (Slack, Discord), or a token in its issuer's documented shape (GitHub, GitLab,
+ * Slack, AWS access key id, npm, Stripe live keys, OpenAI and Anthropic keys, Google API keys).
+ * Prefixes this specific do not turn up in ordinary values (paths, locales, hosts).
+ */
+const SECRET_VALUE = new RegExp(
+  [
+    String.raw`[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]*:[^\s/@]+@`,
+    String.raw`https://hooks\.slack\.com/(?:services|workflows|triggers)/`,
+    String.raw`https://(?:discord|discordapp)\.com/api/webhooks/`,
+    String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20,}|xox[abeoprs]-[A-Za-z0-9-]{10,}|A[KS]IA[0-9A-Z]{16}|npm_[A-Za-z0-9]{36}|[rs]k_live_[A-Za-z0-9]{16,}|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35})`,
+  ].join('|'),
+);
+
+/** Whether a variable holds a secret: by its name, or by a value that is a credential (SECRET_VALUE). */
+export function looksSecret(name: string, value: string | undefined): boolean {
+  return SECRET_NAME.test(name) || (value !== undefined && SECRET_VALUE.test(value));
+}
+
+/**
+ * The environment commands run with: Argo's own, less the variables that look like secrets (by name
+ * or by value) — a command's output goes to the model and the log — except those the user passes by
+ * name.
  */
 export function commandEnvironment(env: NodeJS.ProcessEnv, pass: readonly string[] = []): NodeJS.ProcessEnv {
   const kept: NodeJS.ProcessEnv = {};
   // The server's own key is never passed.
-  for (const [name, value] of Object.entries(env)) if (!SECRET_NAME.test(name) || (pass.includes(name) && name !== 'ARGO_API_KEY')) kept[name] = value;
+  for (const [name, value] of Object.entries(env)) if (!looksSecret(name, value) || (pass.includes(name) && name !== 'ARGO_API_KEY')) kept[name] = value;
   return kept;
 }
 

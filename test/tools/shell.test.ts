@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { commandTool, fillArgv, optionLikeArgument } from '../../src/tools/command.js';
 import { validateArguments } from '../../src/tools/validate.js';
-import { BACKGROUND_NOTE, CappedOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, onPath } from '../../src/tools/process.js';
+import { BACKGROUND_NOTE, CappedOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, looksSecret, onPath } from '../../src/tools/process.js';
 import { processTool, runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
@@ -204,6 +204,51 @@ describe('command-backed tools', () => {
     ['LANG', true],
   ])('commandEnvironment keeps %s: %s', (name, kept) => {
     expect(Object.hasOwn(commandEnvironment({ [name]: 'v' }), name)).toBe(kept);
+  });
+
+  // Built at run time, so no scanner takes the test's made-up tokens for real ones.
+  const token = (prefix: string, length: number): string => prefix + 'a1B2'.repeat(20).slice(0, length);
+  it.each([
+    ['postgres://user:pw@db.example:5432/app', true],
+    ['mysql://root:s3cret@localhost/db', true],
+    ['redis://:pw@cache:6379/0', true],
+    ['amqp://guest:guest@mq', true],
+    ['HTTPS://user:pw@proxy.example:3128', true],
+    ['primary=postgres://u:p@a/db,replica=postgres://b/db', true],
+    ['https://hooks.slack.com/services/T000/B000/XXXX', true],
+    ['https://discord.com/api/webhooks/1/abc', true],
+    [token('ghp_', 36), true],
+    [token('github_pat_', 40), true],
+    [token('glpat-', 20), true],
+    [token('xoxb-', 24), true],
+    [['AKIA', 'ABCDEFGHIJKLMNOP'].join(''), true],
+    [token('npm_', 36), true],
+    [token('sk_live_', 24), true],
+    [token('sk-proj-', 40), true],
+    [token('sk-ant-', 40), true],
+    [token('AIza', 35), true],
+    ['postgres://db.example:5432/app', false],
+    ['postgres://user@db.example/app', false],
+    ['ssh://git@github.com/org/repo', false],
+    ['http://localhost:8080/a@b', false],
+    ['git@github.com:org/repo.git', false],
+    ['http://127.0.0.1:11434', false],
+    ['/usr/local/bin:/usr/bin:/bin', false],
+    ['en_US.UTF-8', false],
+    ['xterm-256color', false],
+    ['https://hooks.example.com/services/x', false],
+    ['desk-organizer-with-a-long-name', false],
+    ['ghp_short', false],
+    ['', false],
+  ])('a variable whose value is %j looks secret: %s', (value, secret) => {
+    expect(looksSecret('SOME_URL', value)).toBe(secret);
+    expect(Object.hasOwn(commandEnvironment({ SOME_URL: value }), 'SOME_URL')).toBe(!secret);
+  });
+
+  it('a value that looks secret is passed when config names its variable', () => {
+    const env = { DATABASE_URL: 'postgres://u:pw@h/db', SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/X', EDITOR: 'vi' };
+    expect(commandEnvironment(env)).toEqual({ EDITOR: 'vi' });
+    expect(commandEnvironment(env, ['DATABASE_URL'])).toEqual({ DATABASE_URL: 'postgres://u:pw@h/db', EDITOR: 'vi' });
   });
 
   it('commandEnvironment passes the secrets config names, never the server key', () => {
