@@ -1,10 +1,9 @@
 // The `argo chat` loop: reads lines (with line editing and history on a terminal), runs each input
 // as one turn through an injected driver, and handles the slash commands. It knows nothing about
 // Ollama or the log: the driver does the turn, so the loop is tested with a stub.
-import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { ArgoError } from '../errors.js';
-import { isMissing, writeFileAtomic } from '../log/fs.js';
+import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { TerminalGate } from './gate.js';
 import { CHAT_HELP, classifyInput, takeLine } from './input.js';
@@ -64,7 +63,7 @@ const TAKES_NO_ARGUMENT: ReadonlySet<SlashName> = new Set(['help', 'stats', 'las
 /** Runs the chat until Ctrl-D, /bye or the end of input. Returns the exit code: 1 when a turn failed. */
 export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: ChatState): Promise<number> {
   const state: ChatState = { ...initial };
-  const history = term.terminal && term.historyFile !== null ? await loadHistory(term.historyFile) : [];
+  const history = term.terminal && term.historyFile !== null ? loadHistory(term.historyFile) : [];
   let current: AbortController | null = null;
   // On a terminal readline reads and draws through a gate, held while an answer streams.
   const gate = term.terminal ? new TerminalGate(term.input, term.stderr, () => current?.abort()) : null;
@@ -277,10 +276,11 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   return turns.failed ? 1 : 0;
 }
 
-async function loadHistory(file: string): Promise<string[]> {
+function loadHistory(file: string): string[] {
   try {
-    // Stored oldest first, one entry per line; readline wants newest first.
-    return (await readFile(file, 'utf8')).split('\n').filter((line) => line !== '').reverse().slice(0, HISTORY_SIZE);
+    // Stored oldest first, one entry per line; readline wants newest first. Never through a link
+    // (another's file would become what Up recalls and is sent), as every file of the data home.
+    return readDataText(file).split('\n').filter((line) => line !== '').reverse().slice(0, HISTORY_SIZE);
   } catch (error) {
     if (isMissing(error)) return [];
     throw error;

@@ -1,5 +1,6 @@
 // argo chat on a real pseudo-terminal (node-pty): prompt, line editing, history, Ctrl-C, the replay note.
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node-pty';
 import type { IPty } from 'node-pty';
@@ -87,6 +88,18 @@ describe('argo chat on a terminal', () => {
     const mode = (name: string): number => statSync(join(home, name)).mode & 0o777;
     expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('hello there\n/bye\n');
     expect([mode('.'), mode('chat_history'), mode('logs'), mode('sessions'), mode('locks')]).toEqual([0o755, 0o600, 0o700, 0o700, 0o700]);
+  });
+
+  it('a chat_history that is a link is refused, not read: its lines never come back with the up arrow', async () => {
+    const home = tempHome();
+    const elsewhere = join(mkdtempSync(join(tmpdir(), 'argo-elsewhere-')), 'planted');
+    writeFileSync(elsewhere, 'rm -rf planted\n');
+    symlinkSync(elsewhere, join(home, 'chat_history'));
+    const term = openTerminal(['chat'], home);
+    expect(await term.exited).toBe(1);
+    expect(term.screen()).toContain(`argo: ${join(home, 'chat_history')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`);
+    expect(term.screen()).not.toContain('rm -rf planted');
+    expect(logLines(home)).toEqual([]);
   });
 
   it('bare argo on a terminal starts a chat; the history comes back with the up arrow; Ctrl-D leaves', async () => {
