@@ -25,6 +25,8 @@ interface Terminal {
   pty: IPty;
   /** Everything printed so far, without escape sequences. */
   screen: () => string;
+  /** Everything printed so far, byte for byte. */
+  raw: () => string;
   exited: Promise<number>;
 }
 
@@ -37,7 +39,7 @@ function openTerminal(args: string[], home: string): Terminal {
   let text = '';
   pty.onData((data) => (text += data));
   const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
-  return { pty, screen: () => stripAnsi(text).replace(/\r/g, ''), exited };
+  return { pty, screen: () => stripAnsi(text).replace(/\r/g, ''), raw: () => text, exited };
 }
 
 const count = (text: string, part: string): number => text.split(part).length - 1;
@@ -88,6 +90,25 @@ describe('argo chat on a terminal', () => {
     const mode = (name: string): number => statSync(join(home, name)).mode & 0o777;
     expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('hello there\n/bye\n');
     expect([mode('.'), mode('chat_history'), mode('logs'), mode('sessions'), mode('locks')]).toEqual([0o755, 0o600, 0o700, 0o700, 0o700]);
+  });
+
+  it('/explain shows the replayed answer with its C1 and bidi controls escaped, never raw', async () => {
+    const home = tempHome();
+    ollama.options.reply = 'csi \u009b2J bidi invoice\u202efdp.exe';
+    try {
+      const term = openTerminal(['chat', '-s', 'work'], home);
+      await vi.waitFor(() => expect(term.screen()).toContain('work> '), { timeout: 10_000 });
+      term.pty.write('first\r');
+      await vi.waitFor(() => expect(term.screen()).toContain('invoice\\u202efdp.exe'), { timeout: 10_000 });
+      term.pty.write('/explain second\r');
+      await vi.waitFor(() => expect(term.screen()).toContain('"content": "csi \\u009b2J bidi invoice\\u202efdp.exe"'), { timeout: 10_000 });
+      term.pty.write('/bye\r');
+      expect(await term.exited).toBe(0);
+      expect(term.raw()).not.toContain('\u009b');
+      expect(term.raw()).not.toContain('\u202e');
+    } finally {
+      ollama.options.reply = undefined;
+    }
   });
 
   it('a chat_history that is a link is refused, not read: its lines never come back with the up arrow', async () => {
