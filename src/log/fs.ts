@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { chmod, link, lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, mkdtemp, open, readFile, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
@@ -189,6 +189,15 @@ export function readSmallText(path: string, flags: number = constants.O_RDONLY):
 export function readDataText(path: string): string {
   try {
     return readSmallText(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    throw refusedLink(error, path);
+  }
+}
+
+/** A data file of any size (an index, a job), read through the thread pool, never through a link. */
+export async function readDataFile(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path, { flag: constants.O_RDONLY | constants.O_NOFOLLOW });
   } catch (error) {
     throw refusedLink(error, path);
   }

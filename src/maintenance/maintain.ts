@@ -1,12 +1,12 @@
 // Deleting history on purpose, and keeping every session's index and record consistent afterwards.
 // Log files are rewritten through a temporary file and a rename, so a reader sees the old file or
 // the new one, never half of one.
-import { open, readFile, rm, stat } from 'node:fs/promises';
+import { open, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
-import { replaceFile } from '../log/fs.js';
+import { readDataFile, replaceFile } from '../log/fs.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
@@ -155,7 +155,7 @@ async function repairIndexes(
   for (const name of names) {
     const session = name.slice(0, -'.idx'.length);
     const path = join(paths.sessions, name);
-    const text = await readFile(path, 'utf8').catch(() => null);
+    const text = await readDataFile(path).then((bytes) => bytes.toString('utf8'), () => null);
     if (text === null || !needles.some((needle) => text.includes(needle))) continue;
     const before: IndexLine[] = [];
     let damaged = !text.endsWith('\n');

@@ -1,11 +1,11 @@
 // Background jobs: the record codec, the store in `jobs/` (one file per job, replaced atomically so
 // a crash never leaves a torn file), and a live job's fan-out to the clients following it.
-import { readFile, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import * as z from 'zod';
 import { RuntimeError } from '../errors.js';
-import { ensurePrivateDir, isMissing, writeFileAtomic } from '../log/fs.js';
+import { ensurePrivateDir, isMissing, readDataFile, writeFileAtomic } from '../log/fs.js';
 import type { FinishReason, NumberedToolCalls, OpenAiToolCallOut } from './openai.js';
 import type { ToolEvent } from './types.js';
 
@@ -116,7 +116,7 @@ export class JobStore {
     if (!JOB_ID.test(id)) return null;
     const path = this.pathOf(id);
     try {
-      return parseJob(await readFile(path, 'utf8'), path);
+      return parseJob((await readDataFile(path)).toString('utf8'), path);
     } catch (error) {
       if (isMissing(error)) return null;
       throw error;
@@ -137,7 +137,7 @@ export class JobStore {
       if (!name.endsWith('.json') || !JOB_ID.test(name.slice(0, -5))) continue;
       const path = join(this.dir, name);
       try {
-        records.push(parseJob(await readFile(path, 'utf8'), path));
+        records.push(parseJob((await readDataFile(path)).toString('utf8'), path));
       } catch (error) {
         if (!isMissing(error)) onDamaged(path, error);
       }

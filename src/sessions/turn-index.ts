@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { isLogFileName } from '../log/files.js';
-import { appendPrivate, isMissing, writeFileAtomic } from '../log/fs.js';
+import { appendPrivate, isMissing, readDataFile, writeFileAtomic } from '../log/fs.js';
 import { TURN_STATUSES } from '../log/entry.js';
 import type { TurnStatus } from '../log/entry.js';
 import { readLinesBackward } from '../log/lines.js';
@@ -43,7 +42,7 @@ export async function appendIndex(dir: string, session: string, line: IndexLine 
 export async function readIndex(dir: string, session: string): Promise<IndexLine[] | null> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(indexPath(dir, session));
+    bytes = await readDataFile(indexPath(dir, session));
   } catch (error) {
     if (isMissing(error)) return null;
     throw error;

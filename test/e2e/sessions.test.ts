@@ -1,6 +1,6 @@
 // `argo sessions` end to end: turns produced by `argo` itself against the Ollama stand-in.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -164,6 +164,17 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
       expect((await explain(home, 'work', 'last:2')).turns.map((turn) => turn.id)).toEqual(work.slice(1));
       expect(readFileSync(indexFile(home, 'work'), 'utf8')).toBe(pristine);
     }
+  });
+
+  it('an index that is a symbolic link is refused, never read, and the link is left for the user to remove', async () => {
+    const { home } = await conversation();
+    const elsewhere = join(home, 'elsewhere.idx');
+    writeFileSync(elsewhere, readFileSync(indexFile(home, 'work')));
+    rmSync(indexFile(home, 'work'));
+    symlinkSync(elsewhere, indexFile(home, 'work'));
+    const result = await argo(home, ['--session', 'work', '--replay', 'session', '--explain', 'again']);
+    expect(result).toMatchObject({ code: 1, stdout: '', stderr: `argo: ${indexFile(home, 'work')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)\n` });
+    expect(lstatSync(indexFile(home, 'work')).isSymbolicLink()).toBe(true);
   });
 
   it('rm removes record and index and keeps the log lines; --purge deletes them; forks protect their parent’s lines', async () => {

@@ -2,7 +2,8 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, isMissing, landsInside, openForAppend, readSmallText, readableByOthers, removeOrphanedTemporaries, writeFileAtomic } from '../../src/log/fs.js';
+import { SymlinkRefusedError } from '../../src/log/fs.js';
+import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, isMissing, landsInside, openForAppend, readDataFile, readSmallText, readableByOthers, removeOrphanedTemporaries, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -27,6 +28,33 @@ describe('readSmallText', () => {
       error = thrown;
     }
     expect(isMissing(error)).toBe(true);
+  });
+});
+
+describe('readDataFile: any size, never through a link', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-data-file-'));
+  writeFileSync(join(dir, 'real.idx'), 'line\n'.repeat(20_000));
+  symlinkSync(join(dir, 'real.idx'), join(dir, 'link.idx'));
+  symlinkSync(join(dir, 'gone.idx'), join(dir, 'dangling.idx'));
+
+  it.each([
+    ['a regular file', 'real.idx', 'reads', 'line\n'.repeat(20_000)],
+    ['a link to one', 'link.idx', 'refused', `${join(dir, 'link.idx')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`],
+    ['a dangling link', 'dangling.idx', 'refused', `${join(dir, 'dangling.idx')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`],
+    ['nothing', 'none.idx', 'missing', ''],
+  ])('%s: %s', async (_case, name, verdict, expected) => {
+    const read = readDataFile(join(dir, name));
+    if (verdict === 'reads') {
+      expect((await read).toString('utf8')).toBe(expected);
+      return;
+    }
+    const error: unknown = await read.catch((thrown: unknown) => thrown);
+    if (verdict === 'missing') {
+      expect(isMissing(error)).toBe(true);
+      return;
+    }
+    expect(error).toBeInstanceOf(SymlinkRefusedError);
+    expect((error as Error).message).toBe(expected);
   });
 });
 
