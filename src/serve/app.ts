@@ -12,7 +12,8 @@ import { sseResponse } from './sse-body.js';
 import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, isUnfinished } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
-import { ChunkFormat, StreamedToolCalls, completionObject, finishReason, toOpenAiToolCalls, usageOf } from './openai.js';
+import { ChunkFormat, StreamedToolCalls, completionObject, findModel, finishReason, modelNotFound, modelObject, toOpenAiToolCalls, usageOf } from './openai.js';
+import type { InstalledModel } from './openai.js';
 import type { FinishReason, NumberedToolCalls } from './openai.js';
 import { planAnswer } from './plan.js';
 import type { AnswerPlan } from './plan.js';
@@ -158,18 +159,24 @@ export function createServer(deps: ServerDeps): ArgoServer {
     return c.json({ status: version === null ? 'degraded' : 'ok', ollama: { reachable: version !== null, version } });
   });
 
-  app.get('/v1/models', async (c) => {
-    let models: { name: string; modified_at: string }[];
+  const installedModels = async (): Promise<InstalledModel[]> => {
     try {
-      models = await deps.ollama.models();
+      return await deps.ollama.models();
     } catch (error) {
       // Worded by OllamaInfo, with the fix (argo serve's OLLAMA_HOST…) as a chat request gives it.
       throw new ApiError(502, (error as Error).message, 'api_error', 'ollama_unreachable');
     }
-    return c.json({
-      object: 'list',
-      data: models.map((model) => ({ id: model.name, object: 'model', created: Math.floor((Date.parse(model.modified_at) || 0) / 1000), owned_by: 'ollama' })),
-    });
+  };
+
+  app.get('/v1/models', async (c) => c.json({ object: 'list', data: (await installedModels()).map(modelObject) }));
+
+  // A model name may hold '/' (namespace/model:tag): the id is the rest of the path.
+  app.get('/v1/models/:id{.+}', async (c) => {
+    const wanted = c.req.param('id');
+    const installed = await installedModels();
+    const found = findModel(installed, wanted);
+    if (found === undefined) throw modelNotFound(wanted, installed.map((model) => model.name));
+    return c.json(modelObject(found));
   });
 
   app.post('/v1/chat/completions', limit, async (c) => {

@@ -1,6 +1,8 @@
 // Pure mapping between OpenAI's chat completion shapes and Ollama's /api/chat: requests one way,
 // answers (whole objects and stream chunks) the other. No I/O, no clock: time and ids come in.
-import { badRequest } from './errors.js';
+import { ApiError, badRequest } from './errors.js';
+import { SERVER_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
+import { fullModelName } from '../ollama/model-name.js';
 import { imagesOf, textOf } from './schema.js';
 import type { ChatBody, OpenAiMessage } from './schema.js';
 import type { Think } from '../replay/prompt.js';
@@ -180,6 +182,31 @@ export function toOpenAiToolCalls(calls: readonly OllamaToolCall[], round: numbe
     type: 'function',
     function: { name: call.function.name, arguments: typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments) },
   }));
+}
+
+/** A model as Ollama lists it (`/api/tags`). */
+export interface InstalledModel {
+  name: string;
+  modified_at: string;
+}
+
+/** An entry of `/v1/models`, and the answer of `/v1/models/{id}`. */
+export function modelObject(model: InstalledModel): { id: string; object: 'model'; created: number; owned_by: string } {
+  return { id: model.name, object: 'model', created: Math.floor((Date.parse(model.modified_at) || 0) / 1000), owned_by: 'ollama' };
+}
+
+/** The installed model a name means, as Ollama resolves it (argo is argo:latest, library/argo too). */
+export function findModel(installed: readonly InstalledModel[], wanted: string): InstalledModel | undefined {
+  const full = fullModelName(wanted);
+  return installed.find((model) => fullModelName(model.name) === full);
+}
+
+/** The same status, code and param as a chat request for a model Ollama does not have. */
+export function modelNotFound(wanted: string, installed: readonly string[]): ApiError {
+  const list = installed.length === 0 ? '; no models are installed' : `; installed: ${installed.join(', ')}`;
+  const get = howToGetModel(wanted);
+  const message = `model "${wanted}" not found on Ollama${list}. ${get.charAt(0).toUpperCase()}${get.slice(1)}${orInstalledModel(SERVER_HINTS, installed[0])}`;
+  return new ApiError(404, message, 'invalid_request_error', 'model_not_found', 'model');
 }
 
 export function finishReason(doneReason: string | null, toolCalls: number): FinishReason {

@@ -83,6 +83,20 @@ describe('routes', () => {
     expect(models.data).toEqual([{ id: 'argo:latest', object: 'model', created: 1768469400, owned_by: 'ollama' }]);
   });
 
+  it('/v1/models/{id}: one model as the list has it, names with a tag or a namespace; a missing one is the chat request\'s 404', async () => {
+    ollama.options.models = [{ name: 'argo:latest' }, { name: 'team/coder:1.5b' }];
+    const entry = { object: 'model', created: 1768469400, owned_by: 'ollama' };
+    expect(await client.models.retrieve('argo')).toEqual({ id: 'argo:latest', ...entry });
+    expect(await client.models.retrieve('argo:latest')).toEqual({ id: 'argo:latest', ...entry });
+    expect(await client.models.retrieve('team/coder:1.5b')).toEqual({ id: 'team/coder:1.5b', ...entry });
+    // Unencoded, as curl sends it.
+    expect(await (await fetch(`${serve.url}/v1/models/team/coder:1.5b`)).json()).toEqual({ id: 'team/coder:1.5b', ...entry });
+    const missing = await client.models.retrieve('nope:1b').catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((missing as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
+    expect((missing as Error).message).toContain('model "nope:1b" not found on Ollama; installed: argo:latest, team/coder:1.5b');
+  });
+
   it('plain mode: the messages go as they are, the turn is logged in session api', async () => {
     // Fields the SDK marks deprecated, which clients still send.
     const legacyFields: Record<string, number> = { max_tokens: 50, seed: 3 };

@@ -4,7 +4,9 @@ import {
   ChunkFormat,
   StreamedToolCalls,
   completionObject,
+  findModel,
   finishReason,
+  modelNotFound,
   lastUserText,
   toOllamaExtras,
   toOllamaMessages,
@@ -215,5 +217,39 @@ describe('answers to OpenAI', () => {
     expect(JSON.parse(format.finish('stop', { argo: { turn_id: 't' } }))).toEqual({ ...one({}, 'stop'), argo: { turn_id: 't' } });
     expect(JSON.parse(format.usage(usageOf(1, 1)))).toEqual({ ...head, choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
     expect(JSON.parse(format.extra({ tool_status: { tool: 'read_file' } }))).toEqual({ ...head, choices: [], tool_status: { tool: 'read_file' } });
+  });
+});
+
+describe('one model by id', () => {
+  const installed = [
+    { name: 'argo:latest', modified_at: '2026-01-15T09:30:00Z' },
+    { name: 'qwen3:8b', modified_at: '2026-01-15T09:30:00Z' },
+    { name: 'team/coder:1.5b', modified_at: '2026-01-15T09:30:00Z' },
+  ];
+  it.each([
+    ['argo', 'argo:latest'],
+    ['argo:latest', 'argo:latest'],
+    ['ARGO', 'argo:latest'],
+    ['library/argo', 'argo:latest'],
+    ['registry.ollama.ai/library/argo:latest', 'argo:latest'],
+    ['qwen3:8b', 'qwen3:8b'],
+    ['qwen3', undefined],
+    ['argo:7b', undefined],
+    ['team/coder:1.5b', 'team/coder:1.5b'],
+    ['coder:1.5b', undefined],
+  ])('%s → %s', (wanted, found) => {
+    expect(findModel(installed, wanted)?.name).toBe(found);
+  });
+
+  it('a missing one is the 404 a chat request gets, naming what is installed', () => {
+    const error = modelNotFound('nope', ['argo:latest']);
+    expect({ status: error.status, ...error.body().error }).toEqual({
+      status: 404,
+      type: 'invalid_request_error',
+      code: 'model_not_found',
+      param: 'model',
+      message: 'model "nope" not found on Ollama; installed: argo:latest. Pull it with "ollama pull nope", or use an installed one ("model": "argo:latest")',
+    });
+    expect(modelNotFound('x', []).message).toContain('; no models are installed.');
   });
 });
