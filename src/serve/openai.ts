@@ -115,6 +115,9 @@ export function toOllamaExtras(body: ChatBody): OllamaExtras {
   if (body.stop != null) options.stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
   if (maxTokens != null) options.num_predict = maxTokens;
+  // Ollama's own names, as its OpenAI layer sends them.
+  if (body.frequency_penalty != null) options.frequency_penalty = body.frequency_penalty;
+  if (body.presence_penalty != null) options.presence_penalty = body.presence_penalty;
   const extras: OllamaExtras = { options };
   const format = body.response_format;
   if (format?.type === 'json_object') extras.format = 'json';

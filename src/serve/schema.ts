@@ -103,6 +103,8 @@ const chatBody = z.object({
   stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
   temperature: z.number().nullish(),
   top_p: z.number().nullish(),
+  frequency_penalty: z.number().nullish(),
+  presence_penalty: z.number().nullish(),
   max_tokens: z.number().int().nullish(),
   max_completion_tokens: z.number().int().nullish(),
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
