@@ -109,6 +109,12 @@ const chatBody = z.object({
   max_completion_tokens: z.number().int().nullish(),
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
   seed: z.number().int().nullish(),
+  /** Ollama answers one choice per request; 1 (or null) is OpenAI's default. */
+  n: z
+    .number()
+    .int()
+    .nullish()
+    .refine((value) => value == null || value === 1, 'this server answers with one choice; send 1 or leave "n" out, and send the request again for another answer'),
   tools: z.array(tool).nullish(),
   tool_choice: z
     .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })])

@@ -34,6 +34,9 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{ ...base, max_completion_tokens: 'x' }, 'max_completion_tokens'],
     [{ ...base, stop: 5 }, 'stop'],
     [{ ...base, seed: 0.1 }, 'seed'],
+    [{ ...base, n: 2 }, 'n'],
+    [{ ...base, n: 0 }, 'n'],
+    [{ ...base, n: 1.5 }, 'n'],
     [{ ...base, tools: [{ type: 'function' }] }, 'tools[0].function'],
     [{ ...base, tool_choice: 'sometimes' }, 'tool_choice'],
     [{ ...base, response_format: { type: 'xml' } }, 'response_format.type'],
@@ -56,6 +59,13 @@ describe('chat request: wrong types are 400 naming the field', () => {
     });
   });
 
+  it('n other than 1 says the server answers with one choice', () => {
+    expect(refusal({ ...base, n: 3 })).toEqual({
+      param: 'n',
+      message: 'invalid "n": this server answers with one choice; send 1 or leave "n" out, and send the request again for another answer',
+    });
+  });
+
   it('refuses a body that is not an object', () => {
     expect(refusal([base]).param).toBeNull();
     expect(refusal('text').param).toBeNull();
@@ -74,13 +84,13 @@ describe('chat request: wrong types are 400 naming the field', () => {
 
 describe('chat request: what is accepted', () => {
   it('ignores unknown fields and is plain mode without Argo fields', () => {
-    const request = parseChatRequest({ ...base, frequency_penalty: 1, logit_bias: {}, n: 1 }, new Headers());
+    const request = parseChatRequest({ ...base, logit_bias: {}, n: 1 }, new Headers());
     expect(request.argo).toBeNull();
-    expect(request.body).not.toHaveProperty('frequency_penalty');
+    expect(request.body).not.toHaveProperty('logit_bias');
   });
 
   it('accepts nulls where clients send them', () => {
-    const request = parseChatRequest({ ...base, stream: null, temperature: null, stop: null, tools: null, response_format: null, stream_options: null }, new Headers());
+    const request = parseChatRequest({ ...base, stream: null, temperature: null, stop: null, tools: null, response_format: null, stream_options: null, n: null }, new Headers());
     expect(request.body.messages).toHaveLength(1);
   });
 
