@@ -109,6 +109,16 @@ const chatBody = z.object({
   max_completion_tokens: z.number().int().nullish(),
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
   seed: z.number().int().nullish(),
+  // Ollama's /api/chat can give logprobs, but Argo's turn does not carry them yet: refused, not dropped.
+  logprobs: z
+    .boolean()
+    .nullish()
+    .refine((value) => value !== true, 'log probabilities are not supported by this server; leave "logprobs" out or send false'),
+  top_logprobs: z
+    .number()
+    .int()
+    .nullish()
+    .refine((value) => value == null || value === 0, 'log probabilities are not supported by this server; leave "top_logprobs" out'),
   /** Ollama answers one choice per request; 1 (or null) is OpenAI's default. */
   n: z
     .number()

@@ -37,6 +37,10 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{ ...base, n: 2 }, 'n'],
     [{ ...base, n: 0 }, 'n'],
     [{ ...base, n: 1.5 }, 'n'],
+    [{ ...base, logprobs: true }, 'logprobs'],
+    [{ ...base, logprobs: 'yes' }, 'logprobs'],
+    [{ ...base, top_logprobs: 2 }, 'top_logprobs'],
+    [{ ...base, logprobs: false, top_logprobs: 5 }, 'top_logprobs'],
     [{ ...base, tools: [{ type: 'function' }] }, 'tools[0].function'],
     [{ ...base, tool_choice: 'sometimes' }, 'tool_choice'],
     [{ ...base, response_format: { type: 'xml' } }, 'response_format.type'],
@@ -66,6 +70,13 @@ describe('chat request: wrong types are 400 naming the field', () => {
     });
   });
 
+  it('logprobs says it is not supported', () => {
+    expect(refusal({ ...base, logprobs: true, top_logprobs: 3 })).toEqual({
+      param: 'logprobs',
+      message: 'invalid "logprobs": log probabilities are not supported by this server; leave "logprobs" out or send false',
+    });
+  });
+
   it('refuses a body that is not an object', () => {
     expect(refusal([base]).param).toBeNull();
     expect(refusal('text').param).toBeNull();
@@ -90,7 +101,7 @@ describe('chat request: what is accepted', () => {
   });
 
   it('accepts nulls where clients send them', () => {
-    const request = parseChatRequest({ ...base, stream: null, temperature: null, stop: null, tools: null, response_format: null, stream_options: null, n: null }, new Headers());
+    const request = parseChatRequest({ ...base, stream: null, temperature: null, stop: null, tools: null, response_format: null, stream_options: null, n: null, logprobs: false, top_logprobs: null }, new Headers());
     expect(request.body.messages).toHaveLength(1);
   });
 
