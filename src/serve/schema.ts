@@ -8,12 +8,56 @@ import { isSessionName } from '../sessions/names.js';
 import { badRequest } from './errors.js';
 import type { ApiError } from './errors.js';
 
-/** Parts of other types (audio, files) are accepted and left out: Ollama's chat takes text and images. */
+/** The image types Ollama's own OpenAI layer takes in a data URL; `data:;base64,` is bare base64, as /api/chat takes it. */
+const IMAGE_DATA_URL = /^data:(?:image\/(?:jpeg|jpg|png|webp))?;base64,/;
+/** Standard base64 with its padding, as Go's decoder (Ollama) wants it; no grouped pattern, which overflows V8's stack on megabytes. */
+function isBase64(text: string): boolean {
+  return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
+}
+const IMAGE_FIX = 'send the image inline as a base64 data URL of a JPEG, PNG or WebP image ("data:image/png;base64,…")';
+
+/** The base64 of an image data URL Ollama takes, or why it cannot be sent. */
+export function imageData(url: string): { data: string } | { refused: string } {
+  if (/^https?:\/\//i.test(url)) return { refused: `image URLs are not supported (Ollama takes images inline); ${IMAGE_FIX}` };
+  const prefix = IMAGE_DATA_URL.exec(url);
+  if (prefix === null) return { refused: `not an image Ollama takes; ${IMAGE_FIX}` };
+  const data = url.slice(prefix[0].length);
+  return isBase64(data) ? { data } : { refused: `the image data is not valid base64; ${IMAGE_FIX}` };
+}
+
+/**
+ * Text, images as base64 data URLs, and audio (`input_audio`, passed on as Ollama's own OpenAI layer
+ * does, for models that hear): anything else is refused, naming the part, rather than left out.
+ */
 const contentPart = z
-  .object({ type: z.string(), text: z.string().optional(), image_url: z.object({ url: z.string() }).optional() })
+  .object({
+    type: z.string(),
+    text: z.string().optional(),
+    image_url: z.object({ url: z.string() }).optional(),
+    input_audio: z.object({ data: z.string(), format: z.string().optional() }).optional(),
+  })
   .superRefine((part, context) => {
-    if (part.type === 'text' && part.text === undefined) context.addIssue({ code: 'custom', path: ['text'], message: 'a text part needs "text"' });
-    if (part.type === 'image_url' && part.image_url === undefined) context.addIssue({ code: 'custom', path: ['image_url'], message: 'an image part needs "image_url"' });
+    const refuse = (message: string, path: string[] = []): void => context.addIssue({ code: 'custom', path, message });
+    switch (part.type) {
+      case 'text':
+        if (part.text === undefined) refuse('a text part needs "text"', ['text']);
+        return;
+      case 'image_url': {
+        if (part.image_url === undefined) {
+          refuse('an image part needs "image_url"', ['image_url']);
+          return;
+        }
+        const image = imageData(part.image_url.url);
+        if ('refused' in image) refuse(image.refused);
+        return;
+      }
+      case 'input_audio':
+        if (part.input_audio === undefined) refuse('an audio part needs "input_audio": {"data": "<base64>", "format": "wav"}', ['input_audio']);
+        else if (!isBase64(part.input_audio.data)) refuse('the audio data is not valid base64; send "input_audio": {"data": "<base64>", "format": "wav"}');
+        return;
+      default:
+        refuse(`content parts of type ${JSON.stringify(part.type)} are not supported; send "text", "image_url" (a base64 data URL) or "input_audio" parts`);
+    }
   });
 export type ContentPart = z.infer<typeof contentPart>;
 
@@ -217,14 +261,15 @@ export function textOf(value: OpenAiMessage['content']): string {
     .join('\n');
 }
 
-/** Base64 images from `data:` URLs; Ollama takes images inline only. */
+/** What Ollama takes as a message's `images`: base64 images from data URLs, and audio (checked by the schema). */
 export function imagesOf(value: OpenAiMessage['content']): string[] {
   if (value === null || value === undefined || typeof value === 'string') return [];
   const images: string[] = [];
   for (const part of value) {
+    if (part.type === 'input_audio' && part.input_audio !== undefined) images.push(part.input_audio.data);
     if (part.type !== 'image_url' || part.image_url === undefined) continue;
-    const data = /^data:[^;,]+;base64,(.*)$/s.exec(part.image_url.url);
-    if (data?.[1] !== undefined) images.push(data[1]);
+    const image = imageData(part.image_url.url);
+    if ('data' in image) images.push(image.data);
   }
   return images;
 }

@@ -433,6 +433,33 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     expect(data.at(-1)).toBe('[DONE]');
   });
 
+  it('what Ollama cannot do is a 400 naming it, nothing sent to Ollama: logprobs, n, image URLs, other data URLs, unknown parts', async () => {
+    const refusedWith = async (extra: Partial<ChatCompletionCreateParamsNonStreaming>) => {
+      const error = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'hi' }], ...extra }).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      const { param, code } = (error as InstanceType<typeof OpenAI.BadRequestError>).error as { param: string; code: string };
+      expect(code).toBe('invalid_value');
+      return { param, message: (error as Error).message };
+    };
+    const withPart = (part: OpenAI.ChatCompletionContentPart): Partial<ChatCompletionCreateParamsNonStreaming> => ({
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, part] }],
+    });
+    expect(await refusedWith({ logprobs: true, top_logprobs: 2 })).toEqual({ param: 'logprobs', message: expect.stringContaining('log probabilities are not supported by this server') as unknown });
+    expect((await refusedWith({ n: 2 })).param).toBe('n');
+    const url = await refusedWith(withPart({ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }));
+    expect(url).toEqual({ param: 'messages[0].content[1]', message: expect.stringContaining('image URLs are not supported (Ollama takes images inline); send the image inline as a base64 data URL') as unknown });
+    expect(await refusedWith(withPart({ type: 'image_url', image_url: { url: 'data:image/gif;base64,R0lG' } }))).toEqual({ param: 'messages[0].content[1]', message: expect.stringContaining('not an image Ollama takes') as unknown });
+    expect(await refusedWith(withPart({ type: 'file', file: { file_id: 'file-1' } }))).toEqual({ param: 'messages[0].content[1]', message: expect.stringContaining('content parts of type "file" are not supported') as unknown });
+    expect(chatBodies()).toEqual([]);
+    // What Ollama's own OpenAI layer passes on, Argo does too: images and audio as `images`.
+    await client.chat.completions.create({ model: 'argo', ...withPart({ type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }) } as ChatCompletionCreateParamsNonStreaming);
+    await client.chat.completions.create({ model: 'argo', ...withPart({ type: 'image_url', image_url: { url: 'data:image/webp;base64,UklGRg==' } }) } as ChatCompletionCreateParamsNonStreaming);
+    expect(chatBodies().map((body) => (JSON.parse(body) as { messages: unknown[] }).messages)).toEqual([
+      [{ role: 'user', content: 'look', images: ['UklGRg=='] }],
+      [{ role: 'user', content: 'look', images: ['UklGRg=='] }],
+    ]);
+  });
+
   it('malformed and oversized bodies → 400 and 413', async () => {
     const malformed = await post('/v1/chat/completions', '{"model": "argo", "messages": [');
     expect(malformed.status).toBe(400);

@@ -77,6 +77,30 @@ describe('chat request: wrong types are 400 naming the field', () => {
     });
   });
 
+  const user = (...parts: unknown[]) => ({ ...base, messages: [{ role: 'user', content: 'earlier' }, { role: 'user', content: [{ type: 'text', text: 'see' }, ...parts] }] });
+  it.each([
+    ['an http image URL', user({ type: 'image_url', image_url: { url: 'http://x/y.png' } }), 'image URLs are not supported (Ollama takes images inline); send the image inline as a base64 data URL'],
+    ['an https image URL', user({ type: 'image_url', image_url: { url: 'HTTPS://x/y.png' } }), 'image URLs are not supported'],
+    ['a data URL that is not an image', user({ type: 'image_url', image_url: { url: 'data:application/pdf;base64,QUJD' } }), 'not an image Ollama takes; send the image inline as a base64 data URL of a JPEG, PNG or WebP image'],
+    ['a GIF', user({ type: 'image_url', image_url: { url: 'data:image/gif;base64,QUJD' } }), 'not an image Ollama takes'],
+    ['a data URL without base64', user({ type: 'image_url', image_url: { url: 'data:image/png,raw' } }), 'not an image Ollama takes'],
+    ['broken base64', user({ type: 'image_url', image_url: { url: 'data:image/png;base64,QUJ' } }), 'the image data is not valid base64'],
+    ['audio with broken base64', user({ type: 'input_audio', input_audio: { data: 'not base64!', format: 'wav' } }), 'the audio data is not valid base64'],
+    ['a file part', user({ type: 'file', file: { file_id: 'f' } }), 'content parts of type "file" are not supported; send "text", "image_url" (a base64 data URL) or "input_audio" parts'],
+    ['a refusal part', user({ type: 'refusal', refusal: 'no' }), 'content parts of type "refusal" are not supported'],
+  ])('%s is refused naming the part', (_what, json, message) => {
+    const refused = refusal(json);
+    expect(refused.param).toBe('messages[1].content[1]');
+    expect(refused.message).toContain(`invalid "messages[1].content[1]": ${message}`);
+  });
+
+  it('an audio part without input_audio says what it needs', () => {
+    expect(refusal(user({ type: 'input_audio' }))).toEqual({
+      param: 'messages[1].content[1].input_audio',
+      message: 'invalid "messages[1].content[1].input_audio": an audio part needs "input_audio": {"data": "<base64>", "format": "wav"}',
+    });
+  });
+
   it('refuses a body that is not an object', () => {
     expect(refusal([base]).param).toBeNull();
     expect(refusal('text').param).toBeNull();
@@ -127,6 +151,28 @@ describe('content', () => {
     [[{ type: 'input_audio' }], ''],
   ])('text of %j is %j', (content, text) => {
     expect(textOf(content as never)).toBe(text);
+  });
+
+  it.each([
+    ['data:image/png;base64,QUJD', ['QUJD']],
+    ['data:image/jpeg;base64,QUI=', ['QUI=']],
+    ['data:image/jpg;base64,QQ==', ['QQ==']],
+    ['data:image/webp;base64,', ['']],
+    ['data:;base64,QUJD', ['QUJD']],
+  ])('accepts the image %s as Ollama does', (url, images) => {
+    const request = parseChatRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] }, new Headers());
+    expect(imagesOf(request.body.messages[0]?.content)).toEqual(images);
+  });
+
+  it('checks an image of megabytes without overflowing the stack', () => {
+    const url = `data:image/png;base64,${'QUJD'.repeat(2_000_000)}`;
+    const request = parseChatRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] }, new Headers());
+    expect(imagesOf(request.body.messages[0]?.content)[0]).toHaveLength(8_000_000);
+  });
+
+  it('passes audio on with the images, as Ollama\'s own OpenAI layer does', () => {
+    const request = parseChatRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } }, { type: 'image_url', image_url: { url: 'data:image/png;base64,QUJD' } }] }] }, new Headers());
+    expect(imagesOf(request.body.messages[0]?.content)).toEqual(['UklG', 'QUJD']);
   });
 
   it('takes base64 images from data URLs only', () => {
