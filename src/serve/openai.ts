@@ -19,6 +19,8 @@ export interface OllamaMessage {
   images?: string[];
   tool_calls?: OllamaToolCall[];
   tool_name?: string;
+  /** The call a tool result answers (Ollama's api.Message ToolCallID). */
+  tool_call_id?: string;
 }
 
 export interface OllamaTool {
@@ -61,36 +63,39 @@ export interface OpenAiToolCallOut {
 }
 
 /**
- * Messages as Ollama takes them: text flattened, arguments as objects, tool results named. Calls and
- * results are deduplicated by call id, as everywhere Argo rebuilds a history: the first one counts.
+ * Messages as Ollama takes them: text flattened, arguments as objects, call ids kept (Ollama's
+ * `tool_calls[].id` and `tool_call_id`), tool results named after their call. An id names the
+ * nearest call before it that has it, so a client that numbers each round's calls from 0 again
+ * (call_0 in two rounds) keeps every round; within one message a repeated id counts once.
  */
 export function toOllamaMessages(messages: readonly OpenAiMessage[]): OllamaMessage[] {
   const callNames = new Map<string, string>();
-  const answered = new Set<string>();
-  return messages.flatMap((message, at) => {
+  return messages.map((message, at) => {
     const role = message.role === 'developer' ? 'system' : message.role;
     const out: OllamaMessage = { role, content: textOf(message.content) };
     if (message.reasoning) out.thinking = message.reasoning;
     const images = imagesOf(message.content);
     if (images.length > 0) out.images = images;
     if (message.role === 'assistant' && message.tool_calls && message.tool_calls.length > 0) {
-      const calls = message.tool_calls.flatMap((call, index) => {
+      const ids = new Set<string>();
+      const calls = message.tool_calls.flatMap((call, index): OllamaToolCall[] => {
         if (call.id !== undefined) {
-          if (callNames.has(call.id)) return [];
+          if (ids.has(call.id)) return [];
+          ids.add(call.id);
           callNames.set(call.id, call.function.name);
         }
-        return [{ function: { name: call.function.name, arguments: parseArguments(call.function.arguments, `messages[${at}].tool_calls[${index}].function.arguments`) } }];
+        const args = parseArguments(call.function.arguments, `messages[${at}].tool_calls[${index}].function.arguments`);
+        return [{ ...(call.id !== undefined ? { id: call.id } : {}), function: { name: call.function.name, arguments: args } }];
       });
       if (calls.length > 0) out.tool_calls = calls;
     }
     if (message.role === 'tool') {
       const id = message.tool_call_id;
-      if (id !== undefined && answered.has(id)) return [];
-      if (id !== undefined) answered.add(id);
       const name = (id !== undefined ? callNames.get(id) : undefined) ?? message.name;
       if (name !== undefined) out.tool_name = name;
+      if (id !== undefined) out.tool_call_id = id;
     }
-    return [out];
+    return out;
   });
 }
 

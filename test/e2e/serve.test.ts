@@ -303,9 +303,28 @@ describe('client tools', () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('It is noon.');
     const sent = JSON.parse(chatBodies().at(-1) ?? '') as { messages: unknown[] };
+    // The call's id goes back as Ollama's own OpenAI layer sends it: on the call and on its result.
     expect(sent.messages.slice(1)).toEqual([
-      { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_time', arguments: { zone: 'UTC' } } }] },
-      { role: 'tool', content: '{"time":"12:00"}', tool_name: 'get_time' },
+      { role: 'assistant', content: '', tool_calls: [{ id: call.id, function: { name: 'get_time', arguments: { zone: 'UTC' } } }] },
+      { role: 'tool', content: '{"time":"12:00"}', tool_name: 'get_time', tool_call_id: call.id },
+    ]);
+  });
+
+  it('a client that numbers each round\'s calls from call_0 again keeps every round, each result named after its own call', async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    ollama.options.reply = 'Both done.';
+    const tools: OpenAI.ChatCompletionTool[] = ['get_time', 'get_date'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } }));
+    const round = (name: string): OpenAI.ChatCompletionMessageParam[] => [
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name, arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'call_0', content: `${name} result` },
+    ];
+    const answer = await client.chat.completions.create({ model: 'argo', tools, messages: [{ role: 'user', content: 'time, then date' }, ...round('get_time'), ...round('get_date')] });
+    expect(answer.choices[0]?.message.content).toBe('Both done.');
+    expect((JSON.parse(chatBodies().at(-1) ?? '') as { messages: unknown[] }).messages.slice(1)).toEqual([
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', function: { name: 'get_time', arguments: {} } }] },
+      { role: 'tool', content: 'get_time result', tool_name: 'get_time', tool_call_id: 'call_0' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', function: { name: 'get_date', arguments: {} } }] },
+      { role: 'tool', content: 'get_date result', tool_name: 'get_date', tool_call_id: 'call_0' },
     ]);
   });
 

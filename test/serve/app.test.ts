@@ -130,8 +130,8 @@ describe('chat completions with the openai client', () => {
     expect(second.choices[0]?.message.content).toBe('Sunny in Paris');
     expect(t.runner.inputs.at(-1)?.messages).toEqual([
       { role: 'user', content: 'weather in Paris?' },
-      { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }] },
-      { role: 'tool', content: '{"sky":"clear"}', tool_name: 'get_weather' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_1_0', function: { name: 'get_weather', arguments: { city: 'Paris' } } }] },
+      { role: 'tool', content: '{"sky":"clear"}', tool_name: 'get_weather', tool_call_id: 'call_1_0' },
     ]);
   });
 

@@ -386,6 +386,10 @@ describe('errors', () => {
     const wrongThinking = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'assistant', content: '', thinking: 1 }] });
     expect(wrongThinking.status).toBe(400);
     expect(((await wrongThinking.json()) as Json).error).toBe('json: cannot unmarshal number into Go struct field Message.messages.thinking of type string');
+    // api.ToolCall's ID too.
+    const wrongCallId = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'assistant', content: '', tool_calls: [{ id: 7, function: { name: 'f', arguments: {} } }] }] });
+    expect(wrongCallId.status).toBe(400);
+    expect(((await wrongCallId.json()) as Json).error).toBe('json: cannot unmarshal number into Go struct field ToolCall.messages.tool_calls.id of type string');
     expect(fake.requests[0]?.json).toBeUndefined();
   });
 

@@ -145,6 +145,13 @@ function checkMessages(body: RequestBody): void {
       if (value === undefined || value === null || typeof value === 'string') continue;
       throw typeError(jsonKind(value), `struct field Message.messages.${field}`, 'string');
     }
+    // api.ToolCall's ID is a Go string too.
+    const calls = pick(message as RequestBody, 'tool_calls');
+    for (const call of Array.isArray(calls) ? (calls as unknown[]) : []) {
+      const id = call !== null && typeof call === 'object' ? pick(call as RequestBody, 'id') : undefined;
+      if (id === undefined || id === null || typeof id === 'string') continue;
+      throw typeError(jsonKind(id), 'struct field ToolCall.messages.tool_calls.id', 'string');
+    }
   }
 }
 
