@@ -151,15 +151,27 @@ export function settingsFor(base: Settings, input: Pick<TurnInput, 'session' | '
 }
 
 /**
+ * OpenAI's documented sampling defaults, which Ollama's own OpenAI layer sends when a client leaves
+ * them out: plain mode uses them where neither the client nor config.json sets the option.
+ */
+export const OPENAI_SAMPLING_DEFAULTS: Readonly<Record<'temperature' | 'top_p', number>> = { temperature: 1, top_p: 1 };
+
+/**
  * Body fields the client adds. Client options are laid over the configured ones (key order kept, so
- * equal requests give equal bytes); a request without any adds nothing, exactly like the CLI.
+ * equal requests give equal bytes). In Argo mode a request without any adds nothing, exactly like
+ * the CLI; plain mode fills in OpenAI's sampling defaults below the configured options.
  */
 export function bodyFor(base: Settings, input: Pick<TurnInput, 'mode' | 'messages'>, extras: OllamaExtras): Record<string, unknown> | undefined {
   const body: Record<string, unknown> = {};
   // Plain mode's messages go in as body fields: they carry what the replay core's messages do not
   // model (tool results, tool calls, images).
-  if (input.mode === 'plain') body.messages = input.messages;
-  if (Object.keys(extras.options).length > 0) body.options = { ...base.options, ...extras.options };
+  if (input.mode === 'plain') {
+    body.messages = input.messages;
+    const defaults = Object.entries(OPENAI_SAMPLING_DEFAULTS).filter(([name]) => base.options[name] === undefined);
+    body.options = { ...base.options, ...Object.fromEntries(defaults), ...extras.options };
+  } else if (Object.keys(extras.options).length > 0) {
+    body.options = { ...base.options, ...extras.options };
+  }
   if (extras.format !== undefined) body.format = extras.format;
   if (extras.tools !== undefined) body.tools = extras.tools;
   if (extras.think !== undefined) body.think = extras.think;

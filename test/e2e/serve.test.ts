@@ -108,12 +108,31 @@ describe('routes', () => {
       model: 'argo',
       messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'part one\npart two' }],
       stream: true,
-      options: { temperature: 0.1, seed: 3, num_predict: 50 },
+      // top_p: OpenAI's default, as Ollama's own OpenAI layer sends it when the client leaves it out.
+      options: { temperature: 0.1, top_p: 1, seed: 3, num_predict: 50 },
     });
     const id = response.headers.get('x-argo-turn-id') ?? '';
     const entry = await logged(id);
     expect(entry).toMatchObject({ session: 'api', user_prompt: 'part one\npart two', model_response: 'You said: part one\npart two', status: 'ok' });
     expect(data.usage?.completion_tokens).toBe((entry?.timings as { eval_count: number }).eval_count);
+  });
+
+  it('plain mode sampling: the client\'s value, else config.json\'s, else OpenAI\'s default; Argo mode adds none', async () => {
+    await client.chat.completions.create(ask('defaults'));
+    expect(JSON.parse(chatBodies().at(-1) ?? '')).toMatchObject({ options: { temperature: 1, top_p: 1 } });
+    const configured = tempHome({ ...config, options: { temperature: 0.4 } });
+    const second = await startServe({ home: configured, host: ollama.url });
+    try {
+      const other = new OpenAI({ baseURL: `${second.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+      await other.chat.completions.create(ask('configured'));
+      expect((JSON.parse(chatBodies().at(-1) ?? '') as { options: unknown }).options).toEqual({ temperature: 0.4, top_p: 1 });
+      await other.chat.completions.create(ask('client', { top_p: 0.5 }));
+      expect((JSON.parse(chatBodies().at(-1) ?? '') as { options: unknown }).options).toEqual({ temperature: 0.4, top_p: 0.5 });
+      await other.chat.completions.create(ask('argo mode', { argo: { session: 'sampling' } }) as ChatCompletionCreateParamsNonStreaming);
+      expect((JSON.parse(chatBodies().at(-1) ?? '') as { options: unknown }).options).toEqual({ temperature: 0.4 });
+    } finally {
+      await second.stop();
+    }
   });
 
   it('a thinking model: reasoning_effort becomes think, the reasoning comes back as `reasoning`, as from Ollama\'s own OpenAI layer', async () => {

@@ -151,7 +151,8 @@ describe('bodyFor: what the client adds to the planned request', () => {
   const none: OllamaExtras = { options: {} };
   const cases: [string, 'argo' | 'plain', OllamaExtras, Record<string, unknown> | undefined][] = [
     ['Argo mode without extras adds nothing (the CLI request, byte for byte)', 'argo', none, undefined],
-    ['plain mode sends its messages', 'plain', none, { messages: [{ role: 'user', content: 'q' }] }],
+    ['plain mode sends its messages; OpenAI\'s top_p default where config.json sets none', 'plain', none, { messages: [{ role: 'user', content: 'q' }], options: { temperature: 0.3, num_ctx: 4096, top_p: 1 } }],
+    ['plain mode: the client\'s values win', 'plain', { options: { top_p: 0.5, temperature: 0.9 } }, { messages: [{ role: 'user', content: 'q' }], options: { temperature: 0.9, num_ctx: 4096, top_p: 0.5 } }],
     ['client options lie over the configured ones, keeping their order', 'argo', { options: { top_p: 0.5, temperature: 0.9 } }, { options: { temperature: 0.9, num_ctx: 4096, top_p: 0.5 } }],
     ['format and tools pass through', 'argo', { options: {}, format: 'json', tools: [{ type: 'function', function: { name: 'f' } }] }, { format: 'json', tools: [{ type: 'function', function: { name: 'f' } }] }],
   ];
@@ -159,6 +160,20 @@ describe('bodyFor: what the client adds to the planned request', () => {
     const body = bodyFor(base, { mode, messages: [{ role: 'user', content: 'q' }] }, extras);
     expect(body).toEqual(expected);
     if (body?.options) expect(Object.keys(body.options)).toEqual(Object.keys((expected as { options: object }).options));
+  });
+
+  // The order: the client's value, then config.json's options, then OpenAI's defaults (as Ollama's own OpenAI layer sends them).
+  const unconfigured = { ...base, options: {} };
+  it.each([
+    ['nothing set: OpenAI\'s defaults', unconfigured, none, { temperature: 1, top_p: 1 }],
+    ['config.json\'s temperature beats the default', { ...base, options: { temperature: 0.3 } }, none, { temperature: 0.3, top_p: 1 }],
+    ['the client beats config.json', { ...base, options: { temperature: 0.3 } }, { options: { temperature: 0 } }, { temperature: 0, top_p: 1 }],
+    ['the client beats the defaults', unconfigured, { options: { top_p: 0.1, seed: 2 } }, { temperature: 1, top_p: 0.1, seed: 2 }],
+  ])('plain mode sampling: %s', (_name, settings, extras, options) => {
+    expect(bodyFor(settings, { mode: 'plain', messages: [] }, extras)?.options).toEqual(options);
+  });
+  it('Argo mode adds no defaults: the model\'s own apply, as for the CLI', () => {
+    expect(bodyFor(unconfigured, { mode: 'argo', messages: [] }, none)).toBeUndefined();
   });
 });
 
