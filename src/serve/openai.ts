@@ -4,7 +4,7 @@ import { ApiError, badRequest } from './errors.js';
 import { SERVER_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
 import { fullModelName } from '../ollama/model-name.js';
 import { imagesOf, textOf } from './schema.js';
-import type { ChatBody, OpenAiMessage } from './schema.js';
+import type { ChatBody, OpenAiMessage, OpenAiTool } from './schema.js';
 import type { Think } from '../replay/prompt.js';
 
 export interface OllamaToolCall {
@@ -129,8 +129,9 @@ export function toOllamaExtras(body: ChatBody): OllamaExtras {
   if (format?.type === 'json_schema') extras.format = format.json_schema.schema ?? 'json';
   const effort = body.reasoning ? body.reasoning.effort : body.reasoning_effort;
   if (effort != null) extras.think = THINK_OF_EFFORT[effort];
-  if (body.tools && body.tools.length > 0 && body.tool_choice !== 'none') {
-    extras.tools = body.tools.map(({ function: fn }) => ({
+  const tools = toolsOffered(body);
+  if (tools.length > 0) {
+    extras.tools = tools.map(({ function: fn }) => ({
       type: 'function',
       function: {
         name: fn.name,
@@ -140,6 +141,20 @@ export function toOllamaExtras(body: ChatBody): OllamaExtras {
     }));
   }
   return extras;
+}
+
+/** The tools `tool_choice` leaves to the model: none, all, or the one function it names (400 if `tools` lacks it). */
+function toolsOffered(body: ChatBody): OpenAiTool[] {
+  const tools = body.tools ?? [];
+  const choice = body.tool_choice;
+  if (choice === 'none') return [];
+  if (typeof choice !== 'object' || choice === null || !('function' in choice)) return tools;
+  const named = tools.filter((tool) => tool.function.name === choice.function.name);
+  if (named.length === 0) {
+    const offered = tools.length === 0 ? '"tools" is empty' : `"tools" has ${tools.map((tool) => JSON.stringify(tool.function.name)).join(', ')}`;
+    throw badRequest(`invalid "tool_choice.function.name": no tool named ${JSON.stringify(choice.function.name)} (${offered}); name one of "tools" or send it there`, 'tool_choice.function.name');
+  }
+  return named;
 }
 
 /** The last user message's text: the turn's `user_prompt`, and Argo mode's input. */

@@ -92,6 +92,25 @@ const tool = z.object({
 });
 export type OpenAiTool = z.infer<typeof tool>;
 
+/**
+ * "none" sends no tools and a named function narrows them to that one; "required" (and the named
+ * function's "must call") cannot be enforced through Ollama. Other object forms (allowed_tools,
+ * custom) get a message of their own rather than zod's "Invalid input".
+ */
+const toolChoice = z
+  .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }), z.object({ type: z.string() })])
+  .superRefine((choice, context) => {
+    if (typeof choice === 'string' || 'function' in choice) return;
+    const message =
+      choice.type === 'function'
+        ? 'a function choice needs "function": {"name": "…"}'
+        : choice.type === 'allowed_tools'
+          ? 'tool_choice "allowed_tools" is not supported: send only the allowed tools in "tools" (with "tool_choice": "auto")'
+          : `tool_choice of type ${JSON.stringify(choice.type)} is not supported; use "none", "auto", "required" or {"type": "function", "function": {"name": "…"}}`;
+    context.addIssue({ code: 'custom', message });
+  });
+export type ToolChoice = z.infer<typeof toolChoice>;
+
 const responseFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text') }),
   z.object({ type: z.literal('json_object') }),
@@ -170,9 +189,9 @@ const chatBody = z.object({
     .nullish()
     .refine((value) => value == null || value === 1, 'this server answers with one choice; send 1 or leave "n" out, and send the request again for another answer'),
   tools: z.array(tool).nullish(),
-  tool_choice: z
-    .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })])
-    .nullish(),
+  tool_choice: toolChoice.nullish(),
+  /** Accepted, not enforced: Ollama has no way to keep a model to one call per answer. */
+  parallel_tool_calls: z.boolean().nullish(),
   response_format: responseFormat.nullish(),
   reasoning_effort: reasoningEffort.nullish(),
   /** The newer form of `reasoning_effort`; it wins when both are sent, as in Ollama's own OpenAI layer. */

@@ -132,6 +132,9 @@ describe('options, format and tools to Ollama', () => {
     [{ response_format: { type: 'json_schema', json_schema: { name: 'x' } } }, { options: {}, format: 'json' }],
     [{ tools: [tool] }, { options: {}, tools: [{ type: 'function', function: { name: 'f', description: 'does f', parameters: { type: 'object' } } }] }],
     [{ tools: [tool], tool_choice: 'none' }, { options: {} }],
+    [{ tools: [tool], tool_choice: 'auto' }, { options: {}, tools: [{ type: 'function', function: { name: 'f', description: 'does f', parameters: { type: 'object' } } }] }],
+    [{ tools: [tool], tool_choice: 'required', parallel_tool_calls: false }, { options: {}, tools: [{ type: 'function', function: { name: 'f', description: 'does f', parameters: { type: 'object' } } }] }],
+    [{ tools: [tool, { type: 'function', function: { name: 'g' } }], tool_choice: { type: 'function', function: { name: 'g' } } }, { options: {}, tools: [{ type: 'function', function: { name: 'g' } }] }],
     [{ tools: [] }, { options: {} }],
     [{ reasoning_effort: 'none' }, { options: {}, think: false }],
     [{ reasoning_effort: 'minimal' }, { options: {}, think: 'low' }],
@@ -143,6 +146,15 @@ describe('options, format and tools to Ollama', () => {
     [{ reasoning: {}, reasoning_effort: 'high' }, { options: {} }],
   ])('%j → %j', (extra, expected) => {
     expect(toOllamaExtras(body(extra))).toEqual(expected);
+  });
+
+  it.each([
+    [[tool], 'h', 'invalid "tool_choice.function.name": no tool named "h" ("tools" has "f"); name one of "tools" or send it there'],
+    [[], 'h', 'invalid "tool_choice.function.name": no tool named "h" ("tools" is empty); name one of "tools" or send it there'],
+  ])('a named function not in tools %j is a 400 naming it', (tools, name, message) => {
+    expect(() => toOllamaExtras(body({ tools, tool_choice: { type: 'function', function: { name } } }))).toThrow(
+      expect.objectContaining({ status: 400, param: 'tool_choice.function.name', message }) as ApiError,
+    );
   });
 
   it('orders option keys the same whatever the body order', () => {

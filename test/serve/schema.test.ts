@@ -43,6 +43,7 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{ ...base, logprobs: false, top_logprobs: 5 }, 'top_logprobs'],
     [{ ...base, tools: [{ type: 'function' }] }, 'tools[0].function'],
     [{ ...base, tool_choice: 'sometimes' }, 'tool_choice'],
+    [{ ...base, parallel_tool_calls: 'no' }, 'parallel_tool_calls'],
     [{ ...base, response_format: { type: 'xml' } }, 'response_format.type'],
     [{ ...base, user: 7 }, 'user'],
     [{ ...base, argo: 'work' }, 'argo'],
@@ -99,6 +100,14 @@ describe('chat request: wrong types are 400 naming the field', () => {
       param: 'messages[1].content[1].input_audio',
       message: 'invalid "messages[1].content[1].input_audio": an audio part needs "input_audio": {"data": "<base64>", "format": "wav"}',
     });
+  });
+
+  it.each([
+    [{ type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [] } }, 'invalid "tool_choice": tool_choice "allowed_tools" is not supported: send only the allowed tools in "tools" (with "tool_choice": "auto")'],
+    [{ type: 'custom', custom: { name: 'x' } }, 'invalid "tool_choice": tool_choice of type "custom" is not supported; use "none", "auto", "required" or {"type": "function", "function": {"name": "…"}}'],
+    [{ type: 'function' }, 'invalid "tool_choice": a function choice needs "function": {"name": "…"}'],
+  ])('tool_choice %j says what to send', (choice, message) => {
+    expect(refusal({ ...base, tool_choice: choice })).toEqual({ param: 'tool_choice', message });
   });
 
   it('refuses a body that is not an object', () => {
