@@ -159,46 +159,59 @@ export interface ArgoFields {
 
 const reasoningEffort = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'ultra', 'max']);
 
-const chatBody = z.object({
-  model: z.string().min(1),
-  messages: z.array(message).min(1),
-  stream: z.boolean().nullish(),
-  stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
-  temperature: z.number().nullish(),
-  top_p: z.number().nullish(),
-  frequency_penalty: z.number().nullish(),
-  presence_penalty: z.number().nullish(),
-  max_tokens: z.number().int().nullish(),
-  max_completion_tokens: z.number().int().nullish(),
-  stop: z.union([z.string(), z.array(z.string())]).nullish(),
-  seed: z.number().int().nullish(),
-  // Ollama's /api/chat can give logprobs, but Argo's turn does not carry them yet: refused, not dropped.
-  logprobs: z
-    .boolean()
-    .nullish()
-    .refine((value) => value !== true, 'log probabilities are not supported by this server; leave "logprobs" out or send false'),
-  top_logprobs: z
-    .number()
-    .int()
-    .nullish()
-    .refine((value) => value == null || value === 0, 'log probabilities are not supported by this server; leave "top_logprobs" out'),
-  /** Ollama answers one choice per request; 1 (or null) is OpenAI's default. */
-  n: z
-    .number()
-    .int()
-    .nullish()
-    .refine((value) => value == null || value === 1, 'this server answers with one choice; send 1 or leave "n" out, and send the request again for another answer'),
-  tools: z.array(tool).nullish(),
-  tool_choice: toolChoice.nullish(),
-  /** Accepted, not enforced: Ollama has no way to keep a model to one call per answer. */
-  parallel_tool_calls: z.boolean().nullish(),
-  response_format: responseFormat.nullish(),
-  reasoning_effort: reasoningEffort.nullish(),
-  /** The newer form of `reasoning_effort`; it wins when both are sent, as in Ollama's own OpenAI layer. */
-  reasoning: z.object({ effort: reasoningEffort.nullish() }).nullish(),
-  user: z.string().nullish(),
-  argo: z.unknown().optional(),
-});
+function between(min: number, max: number): z.ZodNumber {
+  return z.number().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`);
+}
+const tokenCount = z.number().int().min(1, 'must be a whole number of 1 or more');
+
+const chatBody = z
+  .object({
+    model: z.string().min(1),
+    messages: z.array(message).min(1),
+    stream: z.boolean().nullish(),
+    stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
+    // OpenAI's documented ranges.
+    temperature: between(0, 2).nullish(),
+    top_p: between(0, 1).nullish(),
+    frequency_penalty: between(-2, 2).nullish(),
+    presence_penalty: between(-2, 2).nullish(),
+    max_tokens: tokenCount.nullish(),
+    max_completion_tokens: tokenCount.nullish(),
+    stop: z.union([z.string(), z.array(z.string())]).nullish(),
+    seed: z.number().int().nullish(),
+    // Ollama's /api/chat can give logprobs, but Argo's turn does not carry them yet: refused, not dropped.
+    logprobs: z
+      .boolean()
+      .nullish()
+      .refine((value) => value !== true, 'log probabilities are not supported by this server; leave "logprobs" out or send false'),
+    top_logprobs: z
+      .number()
+      .int()
+      .nullish()
+      .refine((value) => value == null || value === 0, 'log probabilities are not supported by this server; leave "top_logprobs" out'),
+    /** Ollama answers one choice per request; 1 (or null) is OpenAI's default. */
+    n: z
+      .number()
+      .int()
+      .nullish()
+      .refine((value) => value == null || value === 1, 'this server answers with one choice; send 1 or leave "n" out, and send the request again for another answer'),
+    tools: z.array(tool).nullish(),
+    tool_choice: toolChoice.nullish(),
+    /** Accepted, not enforced: Ollama has no way to keep a model to one call per answer. */
+    parallel_tool_calls: z.boolean().nullish(),
+    response_format: responseFormat.nullish(),
+    reasoning_effort: reasoningEffort.nullish(),
+    /** The newer form of `reasoning_effort`; it wins when both are sent, as in Ollama's own OpenAI layer. */
+    reasoning: z.object({ effort: reasoningEffort.nullish() }).nullish(),
+    user: z.string().nullish(),
+    argo: z.unknown().optional(),
+  })
+  .superRefine((body, context) => {
+    // As OpenAI answers it: usage in a stream only, so asking for it without one is a mistake.
+    if (body.stream_options != null && body.stream !== true) {
+      context.addIssue({ code: 'custom', path: ['stream_options'], message: 'only allowed with "stream": true; leave it out or stream the answer' });
+    }
+  });
 export type ChatBody = z.infer<typeof chatBody>;
 
 export interface ChatRequest {

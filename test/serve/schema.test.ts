@@ -110,6 +110,30 @@ describe('chat request: wrong types are 400 naming the field', () => {
     expect(refusal({ ...base, tool_choice: choice })).toEqual({ param: 'tool_choice', message });
   });
 
+  it.each([
+    [{ temperature: -0.1 }, 'temperature', 'must be between 0 and 2'],
+    [{ temperature: 2.01 }, 'temperature', 'must be between 0 and 2'],
+    [{ top_p: 1.5 }, 'top_p', 'must be between 0 and 1'],
+    [{ top_p: -1 }, 'top_p', 'must be between 0 and 1'],
+    [{ frequency_penalty: -2.5 }, 'frequency_penalty', 'must be between -2 and 2'],
+    [{ presence_penalty: 3 }, 'presence_penalty', 'must be between -2 and 2'],
+    [{ max_tokens: 0 }, 'max_tokens', 'must be a whole number of 1 or more'],
+    [{ max_completion_tokens: -5 }, 'max_completion_tokens', 'must be a whole number of 1 or more'],
+    [{ stream_options: { include_usage: true } }, 'stream_options', 'only allowed with "stream": true; leave it out or stream the answer'],
+    [{ stream: false, stream_options: { include_usage: true } }, 'stream_options', 'only allowed with "stream": true; leave it out or stream the answer'],
+  ])('%j is out of range or out of place: 400 naming it', (extra, param, message) => {
+    expect(refusal({ ...base, ...extra })).toEqual({ param, message: `invalid "${param}": ${message}` });
+  });
+
+  it.each([
+    [{ temperature: 0, top_p: 0, frequency_penalty: -2, presence_penalty: 2, max_tokens: 1, max_completion_tokens: 1 }],
+    [{ temperature: 2, top_p: 1, frequency_penalty: 2, presence_penalty: -2 }],
+    [{ stream: true, stream_options: { include_usage: true } }],
+    [{ stream: false, stream_options: null }],
+  ])('accepts the edges %j', (extra) => {
+    expect(parseChatRequest({ ...base, ...extra }, new Headers()).body).toMatchObject(extra);
+  });
+
   it('refuses a body that is not an object', () => {
     expect(refusal([base]).param).toBeNull();
     expect(refusal('text').param).toBeNull();
