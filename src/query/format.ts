@@ -4,6 +4,7 @@ import type { ChalkInstance } from 'chalk';
 import { format } from 'date-fns/format';
 import stringWidth from 'string-width';
 import type { LogEntry } from '../log/entry.js';
+import { headOf } from '../output/cut.js';
 import type { ShownRecord } from '../sessions/store.js';
 import type { HistoryStats, Spread } from './stats.js';
 
@@ -41,22 +42,42 @@ export function localTime(timestamp: string, seconds = false): string {
 }
 
 const graphemes = new Intl.Segmenter();
+/**
+ * Code units looked at per column kept. Segmenting and measuring cost more than linear time in the
+ * length of what is segmented (a 90k-character prompt took seconds), so only a prefix is: enough
+ * for any common text (an emoji sequence is up to ~11 units for 2 columns).
+ */
+const UNITS_PER_COLUMN = 8;
 
 /**
  * Cuts to `max` terminal columns, ending with an ellipsis when something was cut. Widths are
- * measured (CJK and emoji take two columns), and a grapheme is never split.
+ * measured (CJK and emoji take two columns), and a grapheme is never split. Only a prefix of
+ * `text` is measured, so the cost does not grow with its length; a text that is still no wider
+ * than `max` after that prefix (thousands of zero-width characters) is cut at it.
  */
 export function truncate(text: string, max: number): string {
-  if (stringWidth(text) <= max) return text;
+  const limit = (Math.max(0, max) + 2) * UNITS_PER_COLUMN;
+  const whole = text.length <= limit;
   let kept = '';
   let width = 0;
-  for (const { segment } of graphemes.segment(text)) {
-    const next = stringWidth(segment);
-    if (width + next > max - 1) break;
-    kept += segment;
-    width += next;
+  let keptWidthDone = false;
+  let pending: string | undefined;
+  for (const { segment } of graphemes.segment(whole ? text : headOf(text, limit))) {
+    // The prefix's last grapheme may be cut short: it is only counted once the next one starts.
+    if (pending !== undefined) {
+      width += stringWidth(pending);
+      if (width > max) return kept + '…';
+      if (width > max - 1) keptWidthDone = true;
+      if (!keptWidthDone) kept += pending;
+    }
+    pending = segment;
   }
-  return kept + '…';
+  if (pending !== undefined && whole) {
+    width += stringWidth(pending);
+    if (width > max) return kept + '…';
+    return text;
+  }
+  return whole ? text : kept + '…';
 }
 
 export function oneLine(text: string): string {

@@ -25,6 +25,33 @@ describe('text helpers', () => {
     expect(stringWidth(truncate(text, max))).toBeLessThanOrEqual(max);
   });
 
+  // A long prompt costs what its preview does: only a bounded prefix is segmented and measured.
+  it.each<[number, number]>([
+    [1_000, 60],
+    [100_000, 60],
+    [1_000_000, 60],
+    [1_000_000, 200],
+  ])('truncate of %d non-ASCII characters to %d columns looks at a bounded prefix', (length, max) => {
+    const text = '漢字 emoji 👍 text line\n'.repeat(Math.ceil(length / 20)).slice(0, length);
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment');
+    try {
+      const cut = truncate(text, max);
+      expect(cut).toBe(truncate(text.slice(0, max * 4), max));
+      expect(stringWidth(cut)).toBe(max);
+      const measured = segment.mock.calls.map(([input]) => input.length);
+      expect(Math.max(...measured)).toBeLessThanOrEqual((max + 2) * 8);
+    } finally {
+      segment.mockRestore();
+    }
+  });
+
+  it.each<[string, number, string]>([
+    ['\u200b'.repeat(5000) + 'tail', 10, '\u200b'.repeat(95) + '…'],
+    ['a' + '\u0301'.repeat(5000), 10, '…'],
+  ])('a text no wider than the columns after the measured prefix is cut there (%#)', (text, max, expected) => {
+    expect(truncate(text, max)).toBe(expected);
+  });
+
   it('oneLine collapses every run of whitespace', () => {
     expect(oneLine('  a\n\n b\t\tc  ')).toBe('a b c');
   });
