@@ -100,13 +100,14 @@ export function tableRow(entry: LogEntry, options: RenderOptions): string {
   const strength = entry.replay_policy?.context_strength ?? '-';
   const fixed = COLUMNS.time + COLUMNS.id + COLUMNS.session + COLUMNS.type + COLUMNS.strength + 10;
   const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - fixed - 1);
-  const status = entry.status === 'ok' ? '' : `[${entry.status}] `;
+  const status = entry.status === 'ok' ? '' : `[${t(entry.status)}] `;
   const preview = truncate(status + oneLine(t(entry.user_prompt)), room);
   const shown = status === '' ? preview : statusColor(c, entry.status)(preview.slice(0, status.length)) + preview.slice(status.length);
   return [
-    c.dim(pad(localTime(entry.timestamp), COLUMNS.time)),
+    // The timestamp is shown as written when it is not a time.
+    c.dim(pad(t(localTime(entry.timestamp)), COLUMNS.time)),
     // Never cut: an id is copied whole.
-    c.yellow(entry.id.padEnd(COLUMNS.id)),
+    c.yellow(t(entry.id).padEnd(COLUMNS.id)),
     c.cyan(pad(t(options.sessionName(entry)), COLUMNS.session)),
     pad(t(unchecked(entry.entry_type)), COLUMNS.type),
     strengthColor(c, strength)(pad(strength, COLUMNS.strength)),
@@ -120,11 +121,11 @@ export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assi
   const t = options.untrusted ?? asIs;
   const policy = entry.replay_policy;
   const facts = [
-    localTime(entry.timestamp, true),
+    t(localTime(entry.timestamp, true)),
     c.cyan(t(options.sessionName(entry))),
     t(unchecked(entry.entry_type)),
     policy ? `${strengthColor(c, policy.context_strength)(policy.context_strength)} (${policy.reason}, ${policy.entries_used} turns, ${policy.chars_used} chars${policy.trimmed ? ', trimmed' : ''})` : 'no replay',
-    statusColor(c, entry.status)(entry.status),
+    statusColor(c, entry.status)(t(entry.status)),
     t(unchecked(entry.model)),
     c.dim(`id ${t(entry.id)}`),
   ];
@@ -159,7 +160,7 @@ export function sessionsTable(records: readonly ShownRecord[], options: RenderOp
     return [
       c.cyan(pad(t(record.name), nameWidth)),
       String(record.turns).padStart(5),
-      c.dim(pad(localTime(record.last_used_at), 16)),
+      c.dim(pad(t(localTime(record.last_used_at)), 16)),
       pad(t(record.last_model ?? '-'), 14),
       fork + truncate(t(record.title), room),
     ].join('  ');
@@ -175,7 +176,7 @@ export function statsText(stats: HistoryStats, options: RenderOptions): string {
       .map(([key, value]) => `${t(key)} ${c.bold(String(value))}`)
       .join(c.dim(' · ')) || '-';
   const spread = (value: Spread, unit = ''): string => (value.mean === null ? '-' : `mean ${value.mean}${unit} · p95 ${value.p95}${unit}`);
-  const span = stats.first && stats.last ? `  ${c.dim(`${localTime(stats.first)} → ${localTime(stats.last)}`)}` : '';
+  const span = stats.first && stats.last ? `  ${c.dim(t(`${localTime(stats.first)} → ${localTime(stats.last)}`))}` : '';
   const rows: [string, string][] = [
     ['turns', `${c.bold(String(stats.turns))}${span}`],
     ['type', counts(stats.by_type)],

@@ -4,7 +4,9 @@ import stringWidth from 'string-width';
 import { describe, expect, it, vi } from 'vitest';
 import { fullBlock, oneLine, tableRow, truncate } from '../../src/query/format.js';
 import type { RenderOptions } from '../../src/query/format.js';
+import type { LogEntry } from '../../src/log/entry.js';
 import { Sink } from '../../src/output/sink.js';
+import { CONTROLS, neutralizeControls } from '../../src/output/terminal-text.js';
 import { makeEntry, policy } from './helpers.js';
 
 const plain = (width: number | null): RenderOptions => ({ color: new Chalk({ level: 0 }), width, sessionName: (entry) => `${entry.session}!` });
@@ -92,6 +94,27 @@ describe('fullBlock', () => {
       '── not a time · work! · question · strong (continuation, 2 turns, 100 chars) · error · argo · id turn-0000001\n' +
         'User: why is the sky blue?\nAssistant: Rayleigh scattering.\n(model not found)\n\n',
     );
+  });
+});
+
+describe('fields of a log line on a terminal', () => {
+  // Any string passes the schema for these: none reaches the terminal with its controls.
+  const onTerminal: RenderOptions = { ...plain(120), untrusted: neutralizeControls };
+  const hostile = '\x1b]52;c;cHduZWQ=\x07\x1b[2J\r\u202e\x9b31m';
+  it.each<[string, Partial<LogEntry>]>([
+    ['id', { id: `turn${hostile}` }],
+    ['status', { status: `error${hostile}` as LogEntry['status'] }],
+    ['timestamp', { timestamp: `not a time${hostile}` }],
+    ['prompt', { user_prompt: `hi${hostile}` }],
+    ['session', { session: `s${hostile}` }],
+    ['entry_type', { entry_type: `question${hostile}` as LogEntry['entry_type'] }],
+    ['model', { model: `m${hostile}` }],
+    ['response', { model_response: `ok${hostile}` }],
+    ['error', { status: 'error', error: `bad${hostile}` }],
+  ])('a control character in %s is shown, not obeyed, in the table and in --full', (_field, fields) => {
+    const entry = makeEntry(fields);
+    for (const text of [tableRow(entry, onTerminal), fullBlock(entry, onTerminal)]) expect(text.replaceAll('\n', '')).not.toMatch(new RegExp(CONTROLS.source, 'u'));
+    expect(fullBlock(entry, onTerminal)).toContain('^[]52;c;');
   });
 });
 
