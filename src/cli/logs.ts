@@ -83,7 +83,7 @@ export function registerLogs(program: Command, io: Io, setOutcome: ReportOutcome
     .option('--full', 'whole prompts and responses instead of the table')
     .option('--stats', 'counts and rates instead of turns (with --json: one JSON object)')
     .option('--path', 'print the logs directory and exit')
-    .option('-f, --follow', `print new turns as they are written (after the newest ${FOLLOW_BACKLOG}, or --limit); Ctrl-C stops with exit 0`)
+    .option('-f, --follow', `print new turns as they are written (after the newest ${FOLLOW_BACKLOG}, --limit or --all); Ctrl-C stops with exit 0`)
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (flags: LogsFlags, command: Command) => {
       rejectStrayWords(command);
@@ -199,7 +199,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     const { followLines, followStart } = await import('../query/follow.js');
     const positions = await followStart(settings.paths.logs);
     const ends = new Map(positions);
-    const backlog = searchTurns(settings.paths.logs, query, stats, { limit: flags.limit ?? FOLLOW_BACKLOG, endOf: (file) => ends.get(file) });
+    const backlog = searchTurns(settings.paths.logs, query, stats, { ...(flags.all ? {} : { limit: flags.limit ?? FOLLOW_BACKLOG }), endOf: (file) => ends.get(file) });
     for await (const { entry, line } of backlog) await sink.write(print(entry, line.text));
     await sink.flush();
     const grep = grepMatcher(query.grep);

@@ -470,6 +470,20 @@ describe('argo logs --follow', () => {
     expect(ids(stdout)).toEqual(['w-7', 'turn 7 marker-1', 'turn 7 marker-2']);
   });
 
+  it('with --all, the backlog is every matching turn, not the newest 10', async () => {
+    const { home, paths } = tempData();
+    const backlog = await recordTurns(paths, 'old', 12, { date: '2025-01-01' });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '--all'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, ...ENV } });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // A marker after the backlog: once it is out, the whole backlog is.
+    await sentinels(paths.logs, '2025-01-02', ['marker'], () => stdout);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(ids(stdout)).toEqual([...backlog.entries.map((entry) => entry.id), 'marker']);
+  });
+
   it('ends by itself (exit 0) once the reader of its output has gone away', async () => {
     const { home } = tempData();
     const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, ...ENV } });
