@@ -362,6 +362,11 @@ async function removeLogs(settings: Settings, flags: { session: string; yes?: bo
   const id = await resolveSessionId(flags.session, records, settings.paths.sessions);
   const record = records.find((candidate) => candidate.id === id);
   const label = record ? `session "${record.name}"` : `session ${id}`;
+  // An id with neither a record nor a line is a typo, not a session to delete (as -s with an unknown name).
+  if (!record && !(await hasTurns(settings.paths.logs, id))) {
+    const { knownSessions } = await import('../sessions/manage.js');
+    throw new UsageError(`--session: no session with id ${id} (no record, no log lines); ${await knownSessions(settings.paths.sessions)}`);
+  }
   await refuseWithForks(settings.paths.sessions, id, label);
   const turns = record ? ` (${plural(record.turns, 'turn')})` : '';
   if (!(await confirm(io, `delete ${label}${turns}: every one of its log lines, its record and its index?`, flags.yes, 'logs rm'))) {
@@ -375,4 +380,9 @@ async function removeLogs(settings: Settings, flags: { session: string; yes?: bo
       `${record ? ', and its record and index' : ''}\n`,
   );
   return 'ok';
+}
+
+async function hasTurns(logsDir: string, sessionId: string): Promise<boolean> {
+  for await (const _turn of searchTurns(logsDir, { ...EMPTY_QUERY, sessionIds: new Set([sessionId]) }, new ScanStats(), { limit: 1 })) return true;
+  return false;
 }

@@ -354,6 +354,8 @@ describe('argo logs prune and rm', () => {
 
     const unknown = await argo(home, ['logs', 'rm', '--session', 'work', '--yes']);
     expect(unknown).toMatchObject({ code: 2, stderr: 'argo: --session: no session named "work"; known sessions: play (a session id also works)\n' });
+    const typo = await argo(home, ['logs', 'rm', '--session', '00000000-0000-4000-8000-00000000dead', '--yes']);
+    expect(typo).toMatchObject({ code: 2, stdout: '', stderr: 'argo: --session: no session with id 00000000-0000-4000-8000-00000000dead (no record, no log lines); known sessions: play\n' });
   });
 });
 
