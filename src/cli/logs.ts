@@ -197,8 +197,8 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     }
     // Follow: snapshot where each file ends, print the backlog up to there, then everything after.
     const { followLines, followStart } = await import('../query/follow.js');
-    const positions = await followStart(settings.paths.logs);
-    const ends = new Map(positions);
+    const start = await followStart(settings.paths.logs);
+    const ends = new Map(start.positions);
     const backlog = searchTurns(settings.paths.logs, query, stats, { ...(flags.all ? {} : { limit: flags.limit ?? FOLLOW_BACKLOG }), endOf: (file) => ends.get(file) });
     for await (const { entry, line } of backlog) await sink.write(print(entry, line.text));
     await sink.flush();
@@ -208,7 +208,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     try {
       await followLines({
         logsDir: settings.paths.logs,
-        positions,
+        start,
         pollMs: FOLLOW_POLL_MS,
         signal: controller.signal,
         stopped: () => sink.closed,

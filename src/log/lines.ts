@@ -30,6 +30,8 @@ export interface ReadOptions {
   chunkSize?: number;
   /** Longer lines are not decoded (isTooLong; default MAX_LINE_BYTES); tests make it tiny. */
   maxLineBytes?: number;
+  /** Read through this open handle (left open) instead of opening `path`: the file it was, even if replaced since. */
+  handle?: FileHandle;
 }
 
 const CHUNK = 1 << 19;
@@ -72,7 +74,7 @@ export interface LineBlock {
  * line (usually a few hundred bytes) is moved into that room, in front of the next read's bytes.
  * The next read is under way while a block is used. Only lines longer than a chunk make a buffer grow.
  */
-export async function* readBlocks(path: string, options: Omit<ReadOptions, 'needle'> & { handle?: FileHandle } = {}): AsyncGenerator<LineBlock> {
+export async function* readBlocks(path: string, options: Omit<ReadOptions, 'needle'> = {}): AsyncGenerator<LineBlock> {
   // A handle the caller opened stays open: it reads the same file again (see copy.ts).
   const handle = options.handle ?? (await open(path, 'r'));
   const chunk = options.chunkSize ?? CHUNK;
@@ -167,7 +169,7 @@ export async function* readLines(path: string, options: ReadOptions = {}): Async
  * Streams the lines of a file from its end towards its start (from `end` when given). Like
  * readLines, with the unfinished line kept at the end of the buffer and each chunk put before it.
  */
-export async function* readLinesBackward(path: string, options: Omit<ReadOptions, 'start'> = {}): AsyncGenerator<RawLine> {
+export async function* readLinesBackward(path: string, options: Omit<ReadOptions, 'start' | 'handle'> = {}): AsyncGenerator<RawLine> {
   const handle = await open(path, 'r');
   const chunk = options.chunkSize ?? CHUNK;
   const ahead = new ReadAhead(handle, chunk);

@@ -486,6 +486,31 @@ describe('argo logs --follow', () => {
     expect(ids(stdout)).toEqual([...backlog.entries.map((entry) => entry.id), 'marker']);
   });
 
+  it('after logs rm rewrites the file it reads, prints the turn appended next once, and reads no line from its middle', async () => {
+    const { home, paths } = tempData();
+    const kept = await recordTurns(paths, 'play', 2, { date: '2025-01-01' });
+    await recordTurns(paths, 'work', 3, { date: '2025-01-01' });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '--all'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, ...ENV } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await vi.waitFor(() => {
+      expect(ids(stdout)).toHaveLength(5);
+    }, { timeout: 10_000, interval: 25 });
+    expect((await argo(home, ['logs', 'rm', '--session', 'work', '--yes'])).code).toBe(0);
+    // Longer than what rm took out: the new file grows past where the follower was in the old one.
+    const after = makeEntry({ id: 'after-rm', user_prompt: 'x'.repeat(5000), timestamp: '2025-01-01T13:00:00.000Z' });
+    appendFileSync(join(paths.logs, '2025-01-01.log'), `${JSON.stringify(after)}\n`);
+    await sentinels(paths.logs, '2025-01-01', ['marker'], () => stdout);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
+    expect(ids(stdout).slice(5)).toEqual(['after-rm', 'marker']);
+    expect(ids(stdout).slice(0, 5)).toEqual(expect.arrayContaining(kept.entries.map((entry) => entry.id)));
+  });
+
   it('ends by itself (exit 0) once the reader of its output has gone away', async () => {
     const { home } = tempData();
     const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, ...ENV } });
