@@ -43,11 +43,38 @@ export function localTime(timestamp: string, seconds = false): string {
 
 const graphemes = new Intl.Segmenter();
 /**
- * Code units looked at per column kept. Segmenting and measuring cost more than linear time in the
- * length of what is segmented (a 90k-character prompt took seconds), so only a prefix is: enough
- * for any common text (an emoji sequence is up to ~11 units for 2 columns).
+ * Segmenting costs about the square of the length of what is segmented (a 90k-character prompt
+ * took seconds), so text is segmented a short window at a time, and only a prefix of it is looked
+ * at: UNITS_PER_COLUMN code units per column, enough for any common text (an emoji sequence is up
+ * to ~11 units for 2 columns).
  */
+const WINDOW = 32;
 const UNITS_PER_COLUMN = 8;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** The graphemes of `text`, a window at a time; a window's last one may be cut short, so it is left for the next. */
+function* graphemesOf(text: string): Generator<string> {
+  let from = 0;
+  let size = WINDOW;
+  while (from < text.length) {
+    const window = headOf(text.slice(from), size); // never half a surrogate pair
+    const end = from + window.length;
+    const pieces = Array.from(graphemes.segment(window), (piece) => piece.segment);
+    if (end === text.length) {
+      yield* pieces;
+      return;
+    }
+    if (pieces.length < 2) {
+      size *= 2; // one grapheme longer than the window
+      continue;
+    }
+    for (const piece of pieces.slice(0, -1)) {
+      yield piece;
+      from += piece.length;
+    }
+    size = WINDOW;
+  }
+}
 
 /**
  * Cuts to `max` terminal columns, ending with an ellipsis when something was cut. Widths are
@@ -56,28 +83,25 @@ const UNITS_PER_COLUMN = 8;
  * than `max` after that prefix (thousands of zero-width characters) is cut at it.
  */
 export function truncate(text: string, max: number): string {
-  const limit = (Math.max(0, max) + 2) * UNITS_PER_COLUMN;
-  const whole = text.length <= limit;
+  const head = headOf(text, (Math.max(0, max) + 2) * UNITS_PER_COLUMN);
+  const whole = head.length === text.length;
+  if (PRINTABLE_ASCII.test(head)) return text.length <= max ? text : `${head.slice(0, Math.max(0, max - 1))}…`;
   let kept = '';
   let width = 0;
-  let keptWidthDone = false;
+  let full = false;
   let pending: string | undefined;
-  for (const { segment } of graphemes.segment(whole ? text : headOf(text, limit))) {
+  for (const segment of graphemesOf(head)) {
     // The prefix's last grapheme may be cut short: it is only counted once the next one starts.
     if (pending !== undefined) {
       width += stringWidth(pending);
-      if (width > max) return kept + '…';
-      if (width > max - 1) keptWidthDone = true;
-      if (!keptWidthDone) kept += pending;
+      if (width > max) return `${kept}…`;
+      full ||= width > max - 1;
+      if (!full) kept += pending;
     }
     pending = segment;
   }
-  if (pending !== undefined && whole) {
-    width += stringWidth(pending);
-    if (width > max) return kept + '…';
-    return text;
-  }
-  return whole ? text : kept + '…';
+  if (!whole) return `${kept}…`;
+  return pending === undefined || width + stringWidth(pending) <= max ? text : `${kept}…`;
 }
 
 export function oneLine(text: string): string {

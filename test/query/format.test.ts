@@ -54,6 +54,27 @@ describe('text helpers', () => {
     expect(truncate(text, max)).toBe(expected);
   });
 
+  // Segmented a window at a time: graphemes across a window's edge, or longer than a window, come
+  // out as when the whole text is segmented at once (the reference below, fine for short texts).
+  const reference = (text: string, max: number): string => {
+    if (stringWidth(text) <= max) return text;
+    let kept = '';
+    for (const { segment } of new Intl.Segmenter().segment(text)) {
+      if (stringWidth(kept + segment) > max - 1) break;
+      kept += segment;
+    }
+    return `${kept}…`;
+  };
+  it.each<[string, string, number]>([
+    ['flags, one unit off the window edge', `a${'🇯🇵🇫🇷'.repeat(15)}`, 40],
+    ['family emoji', '👩‍👩‍👧 '.repeat(20), 30],
+    ['a grapheme longer than a window', `e${'\u0301'.repeat(70)}${'xyz '.repeat(30)}`, 50],
+    ['CJK then ASCII', `${'漢字'.repeat(10)}${'plain text '.repeat(10)}`, 60],
+    ['fits exactly', '日本語'.repeat(10), 60],
+  ])('%s: cut as the whole text would be', (_case, text, max) => {
+    expect(truncate(text, max)).toBe(reference(text, max));
+  });
+
   it('oneLine collapses every run of whitespace', () => {
     expect(oneLine('  a\n\n b\t\tc  ')).toBe('a b c');
   });
