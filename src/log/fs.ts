@@ -360,11 +360,12 @@ async function writeTemporary(temporary: string, write: (handle: FileHandle) => 
 /**
  * Makes the folder `relative` (slash-separated) inside the data home `home`, one level at a time,
  * each a private folder of this user's and never a link: a link planted inside the home would send
- * what Argo writes there (tool results, definitions) out of it. The home itself may be a link the
- * user made, as ensurePrivateDir allows. Returns the folder's path.
+ * what Argo writes there (tool results, definitions) out of it. The home itself is made if missing
+ * and otherwise left as the user made it (ensureHomeDir); it may be a link the user made. Returns
+ * the folder's path.
  */
 export async function ensureHomeFolder(home: string, relative: string): Promise<string> {
-  await ensurePrivateDir(home);
+  await ensureHomeDir(home);
   let path = home;
   for (const part of relative.split('/')) {
     path = join(path, part);

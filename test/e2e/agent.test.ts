@@ -799,6 +799,17 @@ describe('files written straight in the data home leave the home as the user mad
     for (const folder of folders) expect(mode(join(home, folder))).toBe(0o700);
   });
 
+  it('an agent run, which keeps its tool definitions and saves a long result, leaves a 0755 home as it is', async () => {
+    const home = tempHome();
+    chmodSync(home, 0o755);
+    const root = tree();
+    writeFileSync(join(root, 'long.txt'), 'x'.repeat(9000));
+    script = [{ calls: [call('read_file', { path: 'long.txt' })] }, { reply: 'read' }];
+    expect((await argo(['-T', 'fs', '--root', root, 'read long.txt'], home)).code).toBe(0);
+    expect(mode(home)).toBe(0o755);
+    for (const folder of ['tool-definitions', 'tool-results', 'logs']) expect(mode(join(home, folder))).toBe(0o700);
+  });
+
   it('a home that does not exist yet is made private', async () => {
     const home = join(mkdtempSync(join(tmpdir(), 'argo-new-home-')), 'home');
     expect((await argo(['stop'], home)).code).toBe(0);

@@ -192,6 +192,7 @@ describe('ensureHomeFolder', () => {
     ],
     ['a file where a folder should be', (home) => writeFileSync(join(home, 'tool-results'), ''), /tool-results is not a folder; remove it/],
     ['a folder left open to others is closed', (home) => mkdirSync(join(home, 'tool-results'), { mode: 0o777 }), null],
+    ['a home the user opened to others stays as it is', (home) => chmodSync(home, 0o755), null],
   ])('%s', async (_name, arrange, refused) => {
     const home = mkdtempSync(join(tmpdir(), 'argo-home-folder-'));
     arrange(home);
@@ -202,5 +203,6 @@ describe('ensureHomeFolder', () => {
     }
     expect(await made).toBe(join(home, 'tool-results', 'S', 'T'));
     for (const path of ['tool-results', 'tool-results/S', 'tool-results/S/T']) expect(lstatSync(join(home, path)).mode & 0o777).toBe(0o700);
+    expect(lstatSync(home).mode & 0o777).toBe(_name.startsWith('a home the user opened') ? 0o755 : 0o700);
   });
 });
