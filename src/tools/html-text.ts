@@ -15,6 +15,8 @@ const BLOCKS = new Set([
 
 /** Cells of a row stay on its line, apart. */
 const CELLS = new Set(['td', 'th']);
+/** What may stand in a <head>: anything else ends it, as a browser reads a page whose </head> and <body> are left out. */
+const HEAD_CONTENT = new Set(['title', 'meta', 'link', 'style', 'script', 'base', 'noscript', 'template']);
 
 export interface HtmlText {
   write: (chunk: string) => void;
@@ -50,6 +52,7 @@ export function htmlText(): HtmlText {
   const parser = new Parser(
     {
       onopentag(name) {
+        if (dropped.at(-1) === 'head' && !HEAD_CONTENT.has(name)) dropped.pop();
         // The page's title is in its head; an SVG's <title> is not the page's.
         if (name === 'title' && title === null && dropped.every((element) => element === 'head')) {
           inTitle = true;
@@ -73,6 +76,8 @@ export function htmlText(): HtmlText {
           title = `${title ?? ''}${data}`;
           return;
         }
+        // Words in a head end it too, as a browser reads them.
+        if (dropped.at(-1) === 'head' && /[^ \t\n\r\f]/.test(data)) dropped.pop();
         if (dropped.length > 0 || data === '') return;
         if (pre > 0) {
           // Whitespace inside <pre> is the text's own (code, poems): kept, lines and all.
@@ -102,12 +107,4 @@ export function htmlText(): HtmlText {
     length: () => out.length,
     title: () => (title ?? '').replace(/[ \t\n\r\f\u00a0]+/g, ' ').trim(),
   };
-}
-
-/** The text of a whole HTML page at once. */
-export function htmlToText(html: string): string {
-  const reducer = htmlText();
-  reducer.write(html);
-  reducer.end();
-  return reducer.text();
 }

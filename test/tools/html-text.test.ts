@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { htmlText, htmlToText } from '../../src/tools/html-text.js';
+import { htmlText } from '../../src/tools/html-text.js';
+
+/** The text of a whole HTML page at once. */
+function htmlToText(html: string): string {
+  const reducer = htmlText();
+  reducer.write(html);
+  reducer.end();
+  return reducer.text();
+}
 
 describe('htmlToText', () => {
   it.each([
@@ -9,6 +17,9 @@ describe('htmlToText', () => {
     ['a script before the text', '<script>if (a < b && c > d) {}</script>after', 'after'],
     ['noscript, template, svg (and its title), iframe, select', '<noscript>enable JS</noscript><template><p>t</p></template><svg><title>icon</title><text>s</text></svg><iframe>f</iframe><select><option>o</option></select>kept', 'kept'],
     ['a head left open until <body>', '<head><title>T</title><meta charset="utf-8"><body>text', 'text'],
+    ['a head never closed, and no <body>: the first other tag ends it', '<html><head><title>T</title><meta charset=utf-8><script>x</script><p>Hello</p>', 'Hello'],
+    ['words in a head end it', '<head><title>T</title>\n  Hello <b>there</b>', 'Hello there'],
+    ['a head never closed, text straight after it', '<head><title>T</title><link rel=x><div>a<style>s</style>b</div>', 'ab'],
     ['comments and a doctype', '<!DOCTYPE html><!-- a <p>comment</p> -->x<!---->y', 'xy'],
     ['attributes, even with > in their value', '<a href="/x" title="a > b">link</a>', 'link'],
     ['an unclosed tag at the end', 'text<a href="', 'text'],
