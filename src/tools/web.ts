@@ -2,6 +2,7 @@
 import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
 import { MIMEType, TextDecoder } from 'node:util';
+import { headOf } from '../output/cut.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool } from './types.js';
 
@@ -101,10 +102,8 @@ export async function readBodyText(body: AsyncIterable<Uint8Array> | null, type:
 
 /** Text from `offset`, at most `cap` characters, never ending inside a surrogate pair. */
 export function textWindow(text: string, offset: number, cap: number): { shown: string; cut: boolean } {
-  let shown = text.slice(offset, offset + cap);
-  const cut = text.length > offset + shown.length;
-  if (cut && /[\uD800-\uDBFF]$/.test(shown)) shown = shown.slice(0, -1);
-  return { shown, cut };
+  const shown = headOf(text.slice(offset, offset + cap + 1), cap);
+  return { shown, cut: text.length > offset + shown.length };
 }
 
 /**
