@@ -20,6 +20,7 @@ import { untrustedTextFor } from '../output/terminal-text.js';
 import { SINCE_HELP, UNTIL_HELP, inheritProgramSettings, jsonFor, rejectStrayWords, settingsOf, untrustedFor } from './common.js';
 import { collect } from './parse.js';
 import type { Io } from './io.js';
+import type { OutputFlags } from './output-flags.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 import { buildQuery } from './logs.js';
 
@@ -33,12 +34,12 @@ export function registerTools(program: Command, io: Io, setOutcome: ReportOutcom
     .description('list every toolset and tool, available or not and why (see docs/agent.md)')
     .option('--json', 'one JSON object: {toolsets, tools}')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
-    .action(async (flags: { json?: boolean }, self: Command) => {
+    .action(async (flags: { json?: boolean } & OutputFlags, self: Command) => {
       rejectStrayWords(self);
       const settings = settingsOf(self);
       const listing = await listAllTools(toolsConfigOf(settings.agent));
       if (flags.json) {
-        io.stdout.write(jsonFor(io)(`${JSON.stringify(listing)}\n`));
+        io.stdout.write(jsonFor(io, flags)(`${JSON.stringify(listing)}\n`));
       } else {
         const lines = ['toolsets'];
         for (const set of listing.toolsets) {
@@ -51,7 +52,7 @@ export function registerTools(program: Command, io: Io, setOutcome: ReportOutcom
           lines.push(`  ${tool.name.padEnd(16)} ${state}`);
         }
         // MCP servers name their tools, and reasons quote what failed: shown, not obeyed, on a terminal.
-        io.stdout.write(untrustedFor(io)(`${lines.join('\n')}\n`));
+        io.stdout.write(untrustedFor(io, flags)(`${lines.join('\n')}\n`));
       }
       // Listed first, so the user sees the rest; a broken toolset is still a config error (exit 2).
       const broken = listing.toolsets.find((set) => set.problem !== null);
@@ -107,9 +108,9 @@ export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome
     .description('the memo agent runs see in their system prompt: list, get, set, rm (see docs/agent.md)')
     .option('--json', 'print JSON')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
-    .action(async (flags: { json?: boolean }, self: Command) => {
+    .action(async (flags: { json?: boolean } & OutputFlags, self: Command) => {
       rejectStrayWords(self);
-      await listMemo(settingsOf(self).home, flags.json === true, io);
+      await listMemo(settingsOf(self).home, flags, io);
       setOutcome('ok');
     });
   memo
@@ -118,8 +119,8 @@ export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome
     .description('every entry (the same as "argo memo")')
     .option('--json', 'one JSON object {key: value}')
     .option('--home <dir>', 'data directory')
-    .action(async (flags: { json?: boolean }, self: Command) => {
-      await listMemo(settingsOf(self).home, flags.json === true, io);
+    .action(async (flags: { json?: boolean } & OutputFlags, self: Command) => {
+      await listMemo(settingsOf(self).home, flags, io);
       setOutcome('ok');
     });
   memo
@@ -128,12 +129,12 @@ export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome
     .argument('<key>')
     .option('--json', 'one JSON object {key, value}')
     .option('--home <dir>', 'data directory')
-    .action(async (key: string, flags: { json?: boolean }, self: Command) => {
+    .action(async (key: string, flags: { json?: boolean } & OutputFlags, self: Command) => {
       const entries = await readMemo(settingsOf(self).home);
       const value = Object.hasOwn(entries, key) ? (entries[key] ?? null) : null;
       // The model writes memo entries: shown, not obeyed, on a terminal.
-      if (flags.json) io.stdout.write(jsonFor(io)(`${JSON.stringify({ key, value })}\n`));
-      else if (value !== null) io.stdout.write(`${untrustedFor(io)(value)}\n`);
+      if (flags.json) io.stdout.write(jsonFor(io, flags)(`${JSON.stringify({ key, value })}\n`));
+      else if (value !== null) io.stdout.write(`${untrustedFor(io, flags)(value)}\n`);
       if (value === null) io.stderr.write(`argo: no memo entry "${untrustedTextFor(io.stderr)(key)}" (argo memo lists them)\n`);
       setOutcome(value === null ? 'failed' : 'ok');
     });
@@ -165,22 +166,22 @@ export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome
   inheritProgramSettings(program, memo);
 }
 
-async function listMemo(home: string, json: boolean, io: Io): Promise<void> {
+async function listMemo(home: string, flags: { json?: boolean } & OutputFlags, io: Io): Promise<void> {
   const entries = await readMemo(home);
-  if (json) {
-    io.stdout.write(jsonFor(io)(`${JSON.stringify(entries)}\n`));
+  if (flags.json === true) {
+    io.stdout.write(jsonFor(io, flags)(`${JSON.stringify(entries)}\n`));
     return;
   }
   const keys = Object.keys(entries).sort();
   if (keys.length === 0) io.stderr.write('argo: the memo is empty (argo memo set KEY VALUE adds an entry)\n');
-  const shown = untrustedFor(io);
+  const shown = untrustedFor(io, flags);
   for (const key of keys) io.stdout.write(shown(`${key}\t${JSON.stringify(entries[key])}\n`));
 }
 
 // ---------------------------------------------------------------------------------------------
 // argo export
 
-interface ExportFlags {
+interface ExportFlags extends OutputFlags {
   format: 'sharegpt';
   session?: string[];
   since?: string;
@@ -294,7 +295,7 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
     await writeFile(flags.output, text, { encoding: 'utf8', mode: 0o600 });
     io.stderr.write(`argo: wrote ${lines.length} ${lines.length === 1 ? 'trajectory' : 'trajectories'} to ${flags.output}\n`);
   } else {
-    io.stdout.write(jsonFor(io)(text));
+    io.stdout.write(jsonFor(io, flags)(text));
   }
   const fallback = notes.lines(untrustedTextFor(io.stderr));
   if (fallback !== '') io.stderr.write(fallback);

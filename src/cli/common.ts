@@ -64,12 +64,12 @@ export function colorsFor(io: Io, flags: OutputFlags = {}): ChalkInstance {
 }
 
 /** How JSON is printed on stdout: controls escaped as \uXXXX on a terminal unless --raw, byte-exact when piped. */
-export function jsonFor(io: Io, flags: OutputFlags = {}): (json: string) => string {
+export function jsonFor(io: Io, flags: OutputFlags): (json: string) => string {
   return jsonTextFor(io.stdout, { raw: flags.raw === true });
 }
 
 /** How text Argo did not write is printed on stdout: neutralized on a terminal unless --raw. */
-export function untrustedFor(io: Io, flags: OutputFlags = {}): (text: string) => string {
+export function untrustedFor(io: Io, flags: OutputFlags): (text: string) => string {
   return untrustedTextFor(io.stdout, { raw: flags.raw === true });
 }
 

@@ -95,7 +95,7 @@ export function registerLogs(program: Command, io: Io, setOutcome: ReportOutcome
     .description('list every unreadable log line with file and line number; exit 1 if there is any')
     .option('--json', 'NDJSON: one {file, line, reason} object per problem')
     .option('--home <dir>', 'data directory')
-    .action(async (flags: { json?: boolean }, command: Command) => setOutcome(await checkLogs(settingsOf(command), flags, io)));
+    .action(async (flags: { json?: boolean } & OutputFlags, command: Command) => setOutcome(await checkLogs(settingsOf(command), flags, io)));
 
   logs
     .command('prune')
@@ -286,12 +286,12 @@ async function resolveSessionId(value: string, records: readonly SessionRecord[]
   throw new UsageError(`--session: no session named "${value}"; ${await knownSessions(sessionsDir)} (a session id also works)`);
 }
 
-async function checkLogs(settings: Settings, flags: { json?: boolean }, io: Io): Promise<Outcome> {
+async function checkLogs(settings: Settings, flags: { json?: boolean } & OutputFlags, io: Io): Promise<Outcome> {
   const files = await listLogFiles(settings.paths.logs);
   const stats = new ScanStats(true);
   const sink = new Sink(io.stdout);
   // A reason may quote the damaged line: shown, never obeyed, on a terminal.
-  const shown = flags.json ? jsonFor(io) : untrustedFor(io);
+  const shown = flags.json === true ? jsonFor(io, flags) : untrustedFor(io, flags);
   let turns = 0;
   const damaged = new Set<string>();
   for (const file of files) {

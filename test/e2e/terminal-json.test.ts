@@ -92,6 +92,19 @@ describe('JSON on a terminal is equal JSON with nothing to obey; piped it is byt
   });
 
   it.each([
+    ['logs --json --raw', ['logs', '--json', '--raw']],
+    ['export --all --raw', ['export', '--format', 'sharegpt', '--all', '--raw']],
+    ['memo --json --raw', ['memo', '--json', '--raw']],
+    ['memo get k --json --raw', ['memo', 'get', 'k', '--json', '--raw']],
+  ])('on a terminal, %s keeps the characters as stored', async (_label, args) => {
+    const home = await homeWithTurn();
+    expect((await runArgo(['memo', 'set', 'k', 'csi \u009b2J bidi invoice\u202efdp.exe'], { home })).code).toBe(0);
+    const { code, output } = await onTerminal(args, home);
+    expect(code).toBe(0);
+    expect(output).toContain('csi \u009b2J bidi invoice\u202efdp.exe');
+  });
+
+  it.each([
     ['logs --json', ['logs', '--json']],
     ['last --json', ['last', '-s', 'work', '--json']],
     ['export --all', ['export', '--format', 'sharegpt', '--all']],
