@@ -32,3 +32,13 @@ export function howToGetModel(model: string): string {
 export function orInstalledModel(hints: FixHints, suggested: string | undefined): string {
   return suggested !== undefined ? `, or use an installed one (${hints.model(suggested)})` : `, or choose another with ${hints.model()}`;
 }
+
+/**
+ * The one line for a model Ollama at `host` does not have, for a turn and for argo serve alike:
+ * what is installed (null: unknown), how to get the model, or which installed one to use.
+ */
+export function missingModelLine(model: string, host: string, installed: readonly string[] | null, hints: FixHints, suggested: string | undefined): string {
+  const list = installed === null ? '' : installed.length === 0 ? '; no models are installed' : `; installed: ${installed.join(', ')}`;
+  const get = howToGetModel(model);
+  return `model "${model}" not found on Ollama at ${host}${list}. ${get[0]?.toUpperCase() ?? ''}${get.slice(1)}${orInstalledModel(hints, suggested)}`;
+}

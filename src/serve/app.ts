@@ -175,7 +175,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const wanted = c.req.param('id');
     const installed = await installedModels();
     const found = findModel(installed, wanted);
-    if (found === undefined) throw modelNotFound(wanted, installed.map((model) => model.name));
+    if (found === undefined) throw modelNotFound(wanted, deps.ollama.host, installed.map((model) => model.name));
     return c.json(modelObject(found));
   });
 

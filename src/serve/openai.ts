@@ -1,7 +1,7 @@
 // Pure mapping between OpenAI's chat completion shapes and Ollama's /api/chat: requests one way,
 // answers (whole objects and stream chunks) the other. No I/O, no clock: time and ids come in.
 import { ApiError, badRequest } from './errors.js';
-import { SERVER_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
+import { SERVER_HINTS, missingModelLine } from '../ollama/fix-hints.js';
 import { fullModelName } from '../ollama/model-name.js';
 import { imagesOf, textOf } from './schema.js';
 import type { ChatBody, OpenAiMessage, OpenAiTool } from './schema.js';
@@ -225,11 +225,8 @@ export function findModel(installed: readonly InstalledModel[], wanted: string):
 }
 
 /** The same status, code and param as a chat request for a model Ollama does not have. */
-export function modelNotFound(wanted: string, installed: readonly string[]): ApiError {
-  const list = installed.length === 0 ? '; no models are installed' : `; installed: ${installed.join(', ')}`;
-  const get = howToGetModel(wanted);
-  const message = `model "${wanted}" not found on Ollama${list}. ${get.charAt(0).toUpperCase()}${get.slice(1)}${orInstalledModel(SERVER_HINTS, installed[0])}`;
-  return new ApiError(404, message, 'invalid_request_error', 'model_not_found', 'model');
+export function modelNotFound(wanted: string, host: string, installed: readonly string[]): ApiError {
+  return new ApiError(404, missingModelLine(wanted, host, installed, SERVER_HINTS, installed[0]), 'invalid_request_error', 'model_not_found', 'model');
 }
 
 export function finishReason(doneReason: string | null, toolCalls: number): FinishReason {

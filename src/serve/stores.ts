@@ -54,6 +54,7 @@ export function ollamaInfo(host: string, bounds = { versionMs: VERSION_TIMEOUT_M
   const quick = boundedClient(host, bounds.versionMs);
   const listing = boundedClient(host, bounds.modelsMs);
   return {
+    host,
     version: async () => (await quick.version()).version,
     models: async () => {
       try {

@@ -86,6 +86,8 @@ export interface SessionStore {
 
 /** Ollama's version and models; each call gives up (rejects) after a bound of its own. */
 export interface OllamaInfo {
+  /** Where Ollama is, as the server's error lines name it. */
+  host: string;
   version: () => Promise<string>;
   /** Rejects with the one line a client is shown: what failed and how the server's operator fixes it. */
   models: () => Promise<{ name: string; modified_at: string }[]>;

@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
-import { CLI_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
+import { CLI_HINTS, missingModelLine } from '../ollama/fix-hints.js';
 import type { FailureKind, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
 import { rulesFingerprint } from '../replay/classify.js';
 import { planTurn, policyForLog, textsNeeded } from '../replay/plan.js';
@@ -348,10 +348,8 @@ async function writeOrRescue(settings: Settings, planned: SessionRecord | null, 
 
 async function modelMissing(transport: Transport, model: string, host: string): Promise<string> {
   const installed = await transport.installedModels().catch(() => null);
-  const list = installed === null ? '' : installed.length === 0 ? '; no models are installed' : `; installed: ${installed.join(', ')}`;
-  const get = howToGetModel(model);
   const suggested = installed === null ? undefined : transport.answeringModel ? await transport.answeringModel(installed) : installed[0];
-  return `model "${model}" not found on Ollama at ${host}${list}. ${get[0]?.toUpperCase() ?? ''}${get.slice(1)}${orInstalledModel(transport.hints ?? CLI_HINTS, suggested)}`;
+  return missingModelLine(model, host, installed, transport.hints ?? CLI_HINTS, suggested);
 }
 
 function timingsOf(metrics: Metrics, firstTokenMs: number | null, totalMs: number): Timings {

@@ -94,7 +94,7 @@ describe('routes', () => {
     const missing = await client.models.retrieve('nope:1b').catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
     expect((missing as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
-    expect((missing as Error).message).toContain('model "nope:1b" not found on Ollama; installed: argo:latest, team/coder:1.5b');
+    expect((missing as Error).message).toContain(`model "nope:1b" not found on Ollama at ${ollama.url}; installed: argo:latest, team/coder:1.5b`);
   });
 
   it('plain mode: the messages go as they are, the turn is logged in session api', async () => {

@@ -140,6 +140,7 @@ export async function startTestServer(options: Partial<ServerDeps> & { ollamaDow
     },
     stop: fileStopSignal(home, () => new Date()),
     ollama: {
+      host: 'http://127.0.0.1:11434',
       version: () => (down ? Promise.reject(new Error('connection refused')) : Promise.resolve('0.12.0')),
       models: () =>
         down ? Promise.reject(new Error('connection refused')) : Promise.resolve([{ name: 'argo:latest', modified_at: '2026-01-15T09:30:00Z' }]),

@@ -279,14 +279,14 @@ describe('one model by id', () => {
   });
 
   it('a missing one is the 404 a chat request gets, naming what is installed', () => {
-    const error = modelNotFound('nope', ['argo:latest']);
+    const error = modelNotFound('nope', 'http://127.0.0.1:11434', ['argo:latest']);
     expect({ status: error.status, ...error.body().error }).toEqual({
       status: 404,
       type: 'invalid_request_error',
       code: 'model_not_found',
       param: 'model',
-      message: 'model "nope" not found on Ollama; installed: argo:latest. Pull it with "ollama pull nope", or use an installed one ("model": "argo:latest")',
+      message: 'model "nope" not found on Ollama at http://127.0.0.1:11434; installed: argo:latest. Pull it with "ollama pull nope", or use an installed one ("model": "argo:latest")',
     });
-    expect(modelNotFound('x', []).message).toContain('; no models are installed.');
+    expect(modelNotFound('x', 'http://127.0.0.1:11434', []).message).toContain('; no models are installed.');
   });
 });
