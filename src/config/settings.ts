@@ -13,7 +13,7 @@ import { readReplaySpec } from '../replay/spec.js';
 import { ENDPOINTS, VERBOSITIES } from '../replay/types.js';
 import type { Endpoint, ReplaySpec, Verbosity } from '../replay/types.js';
 import { checkSessionName } from '../sessions/names.js';
-import { CONTROLS } from '../output/terminal-text.js';
+import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { parseOllamaHost } from './host.js';
 import { checkShape } from './schema.js';
 import type { Shape } from './schema.js';
@@ -453,19 +453,19 @@ function checkRanges(settings: Settings, source: string): void {
   }
 }
 
-/**
- * What a toolset, command tool or MCP server may be named: OpenAI's rule for function names (a
- * command tool's name is sent to the model as one), typed in --tools, printed by argo tools.
- */
 /** A placeholder in a command tool's argv (`{name}`), filled from the model's arguments. */
 export const ARGV_PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/;
 
-export const DEFINED_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
+/**
+ * What a command tool may be named: OpenAI's rule for function names (its name is sent to the model
+ * as one), typed in --tools, printed by argo tools.
+ */
+const DEFINED_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
 /** A toolset or MCP server name is never sent to the model: a "." is fine there (an MCP server named github.com). */
 const LISTED_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
 
 function checkDefinedName(key: 'toolsets' | 'commandTools' | 'mcpServers', name: string, source: string): void {
-  const where = `${source}: ${key}.${JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name).replace(CONTROLS, '?')}`;
+  const where = `${source}: ${key}.${quotedName(name)}`;
   if (name === '') throw new UsageError(`${where} has an empty name; name it (letters, digits, "_", "-")`);
   if (name === NO_TOOLS) throw new UsageError(`${where}: "${NO_TOOLS}" means no tools in --tools and "tools"; choose another name`);
   if (key === 'toolsets' && name.startsWith('mcp:')) throw new UsageError(`${where}: names starting with "mcp:" are MCP servers (define it under mcpServers)`);

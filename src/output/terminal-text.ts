@@ -24,6 +24,11 @@ function isBidiControl(code: number): boolean {
 /** The same set as a pattern, for text that is cleaned rather than shown (a log line's path). */
 export const CONTROLS = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
+/** A name from config or a server, quoted for one line: cut at `max` (code-point safe), controls shown as "?". */
+export function quotedName(name: string, max = 64): string {
+  return JSON.stringify(clipText(name, max)).replace(CONTROLS, '?');
+}
+
 /**
  * Foreign text (a tool's error, a server's stderr) as one clean line of at most `max` characters,
  * for a message that is logged and sent, not shown as it was. Whole escape sequences go first:

@@ -1,7 +1,7 @@
 // From names and config to the tools of a run: the built-in tools, the user's toolsets and
 // command tools, MCP servers; availability checked, the unavailable dropped with a reason.
 import { ConfigError, UsageError } from '../errors.js';
-import { CONTROLS } from '../output/terminal-text.js';
+import { quotedName } from '../output/terminal-text.js';
 import { commandTool } from './command.js';
 import type { CommandToolConfig } from './command.js';
 import { editFileTool, writeFileTool } from './edit.js';
@@ -15,7 +15,6 @@ import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
 import { asksFirst } from './types.js';
 import type { Tool } from './types.js';
 import { fetchUrlTool } from './web.js';
-import { clipText } from '../output/cut.js';
 
 /** The tool settings of config.json. */
 export interface ToolsConfig {
@@ -45,8 +44,7 @@ export interface LeftOutTool {
  */
 export function serverToolName(server: string, tool: string): string {
   if (MCP_TOOL_NAME.test(tool)) return `${MCP_PREFIX}${server}/${tool}`;
-  const bounded = clipText(tool, 64);
-  return `${MCP_PREFIX}${server}/${JSON.stringify(bounded.replace(CONTROLS, '?'))}`;
+  return `${MCP_PREFIX}${server}/${quotedName(tool)}`;
 }
 
 /** The tools of one run. `close` ends MCP servers and processes the run started. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ControlNeutralizer, escapeJsonControls, jsonTextFor, neutralizeControls, untrustedTextFor } from '../../src/output/terminal-text.js';
+import { ControlNeutralizer, escapeJsonControls, jsonTextFor, neutralizeControls, quotedName, untrustedTextFor } from '../../src/output/terminal-text.js';
 
 describe('neutralizeControls: controls shown, never obeyed', () => {
   it.each([
@@ -86,5 +86,18 @@ describe('jsonTextFor: only a terminal gets escapes, piped JSON and --raw are by
     [{ isTTY: true }, { raw: true }, json],
   ])('%j %j', (stream, options, printed) => {
     expect(jsonTextFor(stream, options)(json)).toBe(printed);
+  });
+});
+
+describe('quotedName: a name from config or a server, on one line', () => {
+  it.each([
+    ['a plain name', 'git_log', '"git_log"'],
+    ['ESC, as JSON writes it', 'a\u001b[31mb', '"a\\u001b[31mb"'],
+    ['C1 and bidi controls as ?', 'a\u009bb\u202ec', '"a?b?c"'],
+    ['a line break, as JSON writes it', 'a\nb', '"a\\nb"'],
+    ['cut at 64, with …', 'x'.repeat(70), `"${'x'.repeat(64)}…"`],
+    ['never half an emoji', `${'x'.repeat(63)}😀`, `"${'x'.repeat(63)}…"`],
+  ])('%s', (_case, name, shown) => {
+    expect(quotedName(name)).toBe(shown);
   });
 });

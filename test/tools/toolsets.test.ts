@@ -226,7 +226,7 @@ describe('loading a toolbox: graceful degradation', () => {
     const reason = 'its name is not 1 to 64 letters, digits, "_", "-" or "."; left out';
     expect(box.unavailable).toEqual([
       { name: 'mcp:odd/"a/b"', reason },
-      { name: 'mcp:odd/"ev?]0;T?il"', reason },
+      { name: 'mcp:odd/"ev\\u001b]0;T\\u0007il"', reason },
       { name: 'mcp:odd/"ünï"', reason },
     ]);
     await box.close();
@@ -236,7 +236,7 @@ describe('loading a toolbox: graceful degradation', () => {
     ['a plain name', 'env', 'mcp:s/env'],
     ['a slash', 'a/b', 'mcp:s/"a/b"'],
     ['a quote', 'a"b', 'mcp:s/"a\\"b"'],
-    ['controls', 'x\u001b[2Jy\u009b', 'mcp:s/"x?[2Jy?"'],
+    ['controls', 'x\u001b[2Jy\u009b', 'mcp:s/"x\\u001b[2Jy?"'],
     ['empty', '', 'mcp:s/""'],
     ['too long', 'x'.repeat(70), `mcp:s/"${'x'.repeat(64)}…"`],
   ])("a server's tool left out is named mcp:<server>/<tool>: %s", (_name, tool, shown) => {
