@@ -23,21 +23,20 @@ export function definitionsPath(digest: string): string {
   return `${DEFINITIONS_FOLDER}/${digest}.json`;
 }
 
-/** Digests this process has stored: a server's turns with the same tools write nothing more. */
-const stored = new Set<string>();
-
-/** Stores the run's definitions (once per content) and returns their digest. */
+/**
+ * Stores the run's definitions (once per content) and returns their digest. Looked for on disk every
+ * time, not remembered: the folder may be removed while a server runs, and a process may serve two
+ * homes.
+ */
 export async function keepDefinitions(home: string, definitions: readonly ToolDefinition[]): Promise<string> {
   const text = definitionsText(definitions);
   const digest = definitionsDigest(text);
-  if (stored.has(digest)) return digest;
   const folder = await ensureHomeFolder(home, DEFINITIONS_FOLDER);
   const file = join(folder, `${digest}.json`);
   // There already (a regular file, the same content by its name): no write, no flush. Otherwise
   // created exclusively, which is false when another process made it meanwhile.
   const there = await lstat(file).then((stats) => stats.isFile(), () => false);
   if (!there) await createFileExclusive(file, text);
-  stored.add(digest);
   return digest;
 }
 
