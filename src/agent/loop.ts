@@ -375,7 +375,7 @@ class Run {
         const outcome = outcomes[index]?.outcome;
         if (outcome?.kind !== 'success') return null;
         const full = JSON.stringify(outcome.result);
-        const budget = entry.tool.resultBudget ?? this.run.defaultBudget ?? DEFAULT_RESULT_BUDGET;
+        const budget = this.budgetOf(entry.tool);
         if (!isOverBudget(full, budget)) return { full, content: full, savedAs: null, truncated: false };
         const savedAs = this.deps.resultPath === null ? null : await this.deps.resultPath(entry.call.id, round);
         if (savedAs !== null) this.unsaved.push({ path: savedAs, content: full });
@@ -504,9 +504,13 @@ class Run {
     return answers;
   }
 
-  private toolContext(signal: AbortSignal): ToolContext {
+  private toolContext(signal: AbortSignal, resultBudget?: number): ToolContext {
     const { root, home, env } = this.run.context;
-    return { root, home, signal, ...(env ? { env } : {}) };
+    return { root, home, signal, ...(env ? { env } : {}), ...(resultBudget !== undefined ? { resultBudget } : {}) };
+  }
+
+  private budgetOf(tool: Tool): number {
+    return tool.resultBudget ?? this.run.defaultBudget ?? DEFAULT_RESULT_BUDGET;
   }
 
   private async runCall(entry: Extract<CheckedCall, { kind: 'ok' }>, approval: ConfirmAnswer): Promise<{ outcome: CallOutcome; ms: number }> {
@@ -530,7 +534,7 @@ class Run {
           resolve({ kind: 'failure', message: `timed out after ${timeoutMs / 1000} s`, retryable: true, detail: null });
         }, timeoutMs);
       });
-      const running = tool.run(args, this.toolContext(signal)).then(classifyResult, classifyThrown);
+      const running = tool.run(args, this.toolContext(signal, this.budgetOf(tool))).then(classifyResult, classifyThrown);
       const outcome = await Promise.race([running, timeout]);
       const ms = Math.round(this.deps.clock() - started);
       // Reported as each call ends, not when the round does: a server shows progress live.

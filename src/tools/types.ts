@@ -19,6 +19,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** What commands run with (commandEnvironment); by default Argo's environment less its secrets. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The characters of this tool's result the model keeps whole (its budget); a longer result is cut
+   * to its head. A tool that can page (fetch_url) sizes its pages to fit.
+   */
+  resultBudget?: number;
 }
 
 /** A successful result: any JSON object without an `error` key. */

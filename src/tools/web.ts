@@ -4,7 +4,7 @@ import { networkInterfaces } from 'node:os';
 import { MIMEType, TextDecoder } from 'node:util';
 import { headOf } from '../output/cut.js';
 import { ToolError, numberArg, stringArg } from './types.js';
-import type { Tool } from './types.js';
+import type { Tool, ToolResult } from './types.js';
 
 /** Characters of text the model gets from one call; `offset` reads on. */
 export const FETCH_TEXT_CAP = 100_000;
@@ -106,6 +106,31 @@ export function textWindow(text: string, offset: number, cap: number): { shown: 
   return { shown, cut: text.length > offset + shown.length };
 }
 
+/** The least text a budgeted piece keeps, whatever its budget: smaller, reading on would crawl. */
+const LEAST_PIECE = 500;
+
+/**
+ * The result from `offset` whose JSON fits `budget` characters (the most text that does, at most
+ * `cap`); a budget too small for even LEAST_PIECE characters gets that many, cut later as any result.
+ */
+export function budgetedResult(text: string, offset: number, cap: number, budget: number, resultOf: (window: { shown: string; cut: boolean }, cap: number) => ToolResult): ToolResult {
+  const piece = (size: number): ToolResult => {
+    const window = textWindow(text, offset, size);
+    return resultOf(window, window.shown.length);
+  };
+  const whole = piece(cap);
+  if (JSON.stringify(whole).length <= budget) return whole;
+  // The longest piece that fits, by halving: each look is one JSON.stringify of at most `cap` characters.
+  let fits = 0;
+  let over = Math.min(cap, Math.max(0, text.length - offset));
+  while (over - fits > 1) {
+    const middle = Math.floor((fits + over) / 2);
+    if (JSON.stringify(piece(middle)).length <= budget) fits = middle;
+    else over = middle;
+  }
+  return piece(Math.max(fits, Math.min(LEAST_PIECE, cap)));
+}
+
 /**
  * What the model is told when a cap cut the text (and how to read on), or when its offset is past
  * the end; nothing when it got the whole text.
@@ -179,13 +204,13 @@ function webVerdict(): Promise<string | null> {
 
 export const fetchUrlTool: Tool = {
   name: 'fetch_url',
-  description: `Fetch a web page or text resource over http(s) and return its text (HTML reduced to its words, the title apart), at most ${FETCH_TEXT_CAP.toLocaleString('en-US')} characters per call (fewer with limit); a longer text says so and names the offset to read on from.`,
+  description: `Fetch a web page or text resource over http(s) and return its text (HTML reduced to its words, the title apart), one piece per call; a longer text says so and names the offset to read on from (limit asks for a piece of up to ${FETCH_TEXT_CAP.toLocaleString('en-US')} characters).`,
   parameters: {
     type: 'object',
     properties: {
       url: { type: 'string', description: 'an http:// or https:// URL' },
       offset: { type: 'integer', minimum: 0, description: "characters of the page's text to skip (default 0): the offset a cut result names, to read on" },
-      limit: { type: 'integer', minimum: 1, maximum: FETCH_TEXT_CAP, description: `characters of text to return (default and most ${FETCH_TEXT_CAP}): a smaller part of a long page` },
+      limit: { type: 'integer', minimum: 1, maximum: FETCH_TEXT_CAP, description: `characters of text to return (at most ${FETCH_TEXT_CAP}; default: what fits one result)` },
     },
     required: ['url'],
     additionalProperties: false,
@@ -217,7 +242,8 @@ export const fetchUrlTool: Tool = {
       throw new ToolError(`${url.host} sent ${type.split(';')[0] ?? type}, which is not text`);
     }
     const offset = numberArg(args, 'offset') ?? 0;
-    const limit = numberArg(args, 'limit') ?? FETCH_TEXT_CAP;
+    const asked = numberArg(args, 'limit');
+    const limit = asked ?? FETCH_TEXT_CAP;
     // The HTML reducer (and its parser) is loaded only when a page is HTML.
     const sink = /html/i.test(type) ? (await import('./html-text.js')).htmlText() : plainText();
     let body: BodyText;
@@ -228,17 +254,18 @@ export const fetchUrlTool: Tool = {
       const { code, message } = causeOf(error);
       throw new ToolError(`the page's body could not be read (${code !== undefined ? `${code}: ` : ''}${message})`);
     }
-    const { shown, cut } = textWindow(body.text, offset, limit);
-    const note = readingNote({ offset, limit, shown: shown.length, total: body.text.length, textCut: cut, rawCut: body.rawCut });
-    return {
+    const resultOf = (window: { shown: string; cut: boolean }, cap: number): ToolResult => ({
       url: response.url || url.href,
       status: response.status,
       content_type: type.split(';')[0]?.trim() ?? type,
       ...(body.title !== undefined ? { title: body.title } : {}),
       ...(offset > 0 ? { offset } : {}),
       // Before the text: a result cut to its budget keeps its head, and the note must be in it.
-      ...note,
-      text: shown,
-    };
+      ...readingNote({ offset, limit: cap, shown: window.shown.length, total: body.text.length, textCut: window.cut, rawCut: body.rawCut }),
+      text: window.shown,
+    });
+    // No limit asked: a page longer than the tool's budget comes in pieces the budget keeps whole,
+    // each naming the offset the next starts at (cut to the budget, a note would name one unseen).
+    return asked === undefined && context.resultBudget !== undefined ? budgetedResult(body.text, offset, limit, context.resultBudget, resultOf) : resultOf(textWindow(body.text, offset, limit), limit);
   },
 };

@@ -158,6 +158,17 @@ describe('the agent loop', () => {
     expect(result.calls).toEqual([{ id: 'call_1_0', name: 'ok_tool', arguments: { q: 'a' }, outcome: 'success', round: 1, ms: 1, result_chars: 14, result: '{"echoed":"a"}' }]);
   });
 
+  it.each([
+    ['its own budget', { resultBudget: 1234 }, {}, 1234],
+    ["the run's default", {}, { defaultBudget: 2500 }, 2500],
+    ['the contract\'s default', {}, {}, 4000],
+  ])('a tool is told its result budget: %s', async (_case, extra, options, budget) => {
+    const seen: (number | undefined)[] = [];
+    const told = tool('budget_tool', () => Promise.resolve({}), { ...extra, run: (_args, context) => (seen.push(context.resultBudget), Promise.resolve({})) });
+    await run([{ calls: [call('budget_tool', { q: 'a' })] }, { chunks: ['done'] }], { tools: [told], ...options });
+    expect(seen).toEqual([budget]);
+  });
+
   it("sends a thinking model's reasoning back with its calls, and only there", async () => {
     const { result, bodies } = await run([
       { thinking: ['Need ', 'a file.'], chunks: ['Looking.'], calls: [call('ok_tool', { q: 'a' })] },

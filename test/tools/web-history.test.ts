@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { searchHistoryTool } from '../../src/tools/history.js';
 import { htmlText } from '../../src/tools/html-text.js';
-import { FETCH_RAW_CAP, FETCH_TEXT_CAP, fetchUrlTool, readBodyText, readingNote, textWindow, webUnreachable } from '../../src/tools/web.js';
+import { FETCH_RAW_CAP, FETCH_TEXT_CAP, budgetedResult, fetchUrlTool, readBodyText, readingNote, textWindow, webUnreachable } from '../../src/tools/web.js';
 
 const context = (home = '/') => ({ root: '/', home, signal: new AbortController().signal });
 
@@ -98,6 +98,23 @@ describe('fetch_url', () => {
     const keys = Object.keys(await fetchUrlTool.run({ url: `${base}/big` }, context()));
     expect(keys.indexOf('note')).toBeLessThan(keys.indexOf('text'));
     expect(keys.at(-1)).toBe('text');
+  });
+
+  it('with a result budget and no limit, a long page comes in pieces the budget keeps whole, each naming where the next starts', async () => {
+    let offset = 0;
+    let text = '';
+    for (let piece = 0; piece < 200; piece++) {
+      const result = await fetchUrlTool.run({ url: `${base}/big`, ...(offset > 0 ? { offset } : {}) }, { ...context(), resultBudget: 4000 });
+      expect(JSON.stringify(result).length).toBeLessThanOrEqual(4000);
+      text += String(result.text);
+      if (result.truncated !== true) break;
+      const next = Number(/read on with offset (\d+)$/.exec(String(result.note))?.[1]);
+      expect(next).toBe(offset + String(result.text).length);
+      offset = next;
+    }
+    expect(text).toBe(`${'a'.repeat(FETCH_TEXT_CAP)}${'b'.repeat(FETCH_TEXT_CAP)}c`);
+    // A limit the model asks for is kept, budget or not.
+    expect(String((await fetchUrlTool.run({ url: `${base}/big`, limit: 9000 }, { ...context(), resultBudget: 4000 })).text)).toHaveLength(9000);
   });
 
   it('a page whose text starts after 100 KB of script still gives its text, and its title apart', async () => {
@@ -229,6 +246,31 @@ describe('readBodyText', () => {
 
   it('a null body is empty text', async () => {
     expect(await readBodyText(null, 'text/plain', plain(), { rawCap: 10, enough: 10 })).toEqual({ text: '', rawCut: false });
+  });
+});
+
+describe('budgetedResult', () => {
+  const resultOf = (window: { shown: string; cut: boolean }, cap: number): Record<string, unknown> => ({
+    url: 'http://x/',
+    ...(window.cut ? { truncated: true, note: `stopped at ${cap} characters of text; read on with offset ${cap}` } : {}),
+    text: window.shown,
+  });
+  it.each([
+    ['plain text', 'a'.repeat(20_000), 4000],
+    ['text JSON doubles (quotes, line breaks, backslashes)', '"\n\\'.repeat(5000), 4000],
+    ['emoji, never cut in half', '😀'.repeat(10_000), 3001],
+    ['text shorter than the budget, whole', 'short', 4000],
+  ])('%s: the JSON fits the budget and the text is the longest head that does', (_case, text, budget) => {
+    const result = budgetedResult(text, 0, FETCH_TEXT_CAP, budget, resultOf);
+    const shown = String(result.text);
+    expect(JSON.stringify(result).length).toBeLessThanOrEqual(budget);
+    expect(text.startsWith(shown)).toBe(true);
+    expect(/[\uD800-\uDBFF]$/.test(shown)).toBe(false);
+    if (shown.length < text.length) expect(JSON.stringify(resultOf({ shown: text.slice(0, shown.length + 2), cut: true }, shown.length + 2)).length).toBeGreaterThan(budget);
+  });
+
+  it('a budget too small for the note and 500 characters gives 500, to be cut later as any result', () => {
+    expect(String(budgetedResult('a'.repeat(5000), 0, FETCH_TEXT_CAP, 100, resultOf).text)).toHaveLength(500);
   });
 });
 
