@@ -3,6 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
 import { MIMEType, TextDecoder } from 'node:util';
 import { headOf } from '../output/cut.js';
+import { groupThousands } from '../text/decimal.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool, ToolResult } from './types.js';
 
@@ -140,7 +141,7 @@ export function readingNote(window: { offset: number; limit: number; shown: numb
   const megabytes = FETCH_RAW_CAP / 1024 / 1024;
   const raw = `the page is over ${megabytes} MB and only its first ${megabytes} MB were read`;
   if (offset > 0 && offset >= total) return { note: `offset ${offset} is past the end: the text has ${total} characters${rawCut ? ` (${raw})` : ''}` };
-  if (textCut) return { truncated: true, note: `stopped at ${limit.toLocaleString('en-US')} characters of text; read on with offset ${offset + shown}` };
+  if (textCut) return { truncated: true, note: `stopped at ${groupThousands(limit)} characters of text; read on with offset ${offset + shown}` };
   if (rawCut) return { truncated: true, note: `${raw}: the text ends there` };
   return undefined;
 }
@@ -204,7 +205,7 @@ function webVerdict(): Promise<string | null> {
 
 export const fetchUrlTool: Tool = {
   name: 'fetch_url',
-  description: `Fetch a web page or text resource over http(s) and return its text (HTML reduced to its words, the title apart), one piece per call; a longer text says so and names the offset to read on from (limit asks for a piece of up to ${FETCH_TEXT_CAP.toLocaleString('en-US')} characters).`,
+  description: `Fetch a web page or text resource over http(s) and return its text (HTML reduced to its words, the title apart), one piece per call; a longer text says so and names the offset to read on from (limit asks for a piece of up to ${groupThousands(FETCH_TEXT_CAP)} characters).`,
   parameters: {
     type: 'object',
     properties: {
