@@ -367,6 +367,8 @@ class Run {
     const unsaved = await this.savesWritten();
     if (unsaved !== null) return this.notSaved(unsaved, text);
     const approvals = await this.confirmAll(checked);
+    // Cut while asking (STOP, Ctrl-C, a client gone): no call ran, and none was refused by the user.
+    if (this.wasCut()) return this.cut(text);
     const outcomes = await Promise.all(checked.map(async (entry, index) => this.runCall(entry, approvals[index] ?? 'yes')));
 
     // Results past their budget are cut down now and saved whole while the model answers (see saveResult).
@@ -418,7 +420,7 @@ class Run {
       successes.push({ entry, content: saved.content, full: saved.full });
     }
 
-    if (this.deps.signal.aborted) return this.cut(text);
+    if (this.wasCut()) return this.cut(text);
     if (needsInput) {
       return this.end('needs_input', 'required_parameter', text, `tool ${needsInput.name} needs "${needsInput.parameter}", which the model did not give; ask again with it in your question`);
     }
@@ -502,6 +504,11 @@ class Run {
       answers.push(this.deps.signal.aborted ? 'no' : await this.deps.confirm({ id: call.id, tool: tool.name, args, preview }, this.deps.signal));
     }
     return answers;
+  }
+
+  /** Asked anew at each look (a property read would be narrowed across the awaits between them). */
+  private wasCut(): boolean {
+    return this.deps.signal.aborted;
   }
 
   private toolContext(signal: AbortSignal, resultBudget?: number): ToolContext {

@@ -88,6 +88,8 @@ interface Harness {
 
 interface RunOptions extends Partial<AgentRun> {
   confirm?: ConfirmAnswer;
+  /** Called as a confirmation is asked (before its answer). */
+  onConfirm?: () => void;
   stopped?: () => boolean;
   abortedByStop?: (reason: unknown) => boolean;
   memo?: () => Record<string, string>;
@@ -110,6 +112,7 @@ async function run(steps: Step[], options: RunOptions = {}) {
     ...(options.abortedByStop ? { abortedByStop: options.abortedByStop } : {}),
     confirm: (request) => {
       harness.confirms.push(request);
+      options.onConfirm?.();
       return Promise.resolve(options.confirm ?? 'yes');
     },
     emit: (event) => harness.events.push(event),
@@ -167,6 +170,24 @@ describe('the agent loop', () => {
     const told = tool('budget_tool', () => Promise.resolve({}), { ...extra, run: (_args, context) => (seen.push(context.resultBudget), Promise.resolve({})) });
     await run([{ calls: [call('budget_tool', { q: 'a' })] }, { chunks: ['done'] }], { tools: [told], ...options });
     expect(seen).toEqual([budget]);
+  });
+
+  it.each([
+    ['a STOP', 'stop', 'stopped', 'stop_signal'],
+    ['Ctrl-C', 'interrupt', 'interrupted', 'interrupted'],
+  ])('%s while a confirmation is asked cuts the run: nothing runs, no call is recorded as refused', async (_case, reason, status, stopReason) => {
+    const controller = new AbortController();
+    let ran = false;
+    const side = tool('side_tool', () => ((ran = true), Promise.resolve({})), { sideEffects: true });
+    const { result } = await run([{ chunks: ['Looking.'], calls: [call('side_tool', { q: 'a' })] }, { chunks: ['never'] }], {
+      tools: [side],
+      confirm: 'no',
+      onConfirm: () => controller.abort(reason),
+      signal: controller.signal,
+      abortedByStop: (why) => why === 'stop',
+    });
+    expect(result).toMatchObject({ status, stopReason, calls: [], requests: 1 });
+    expect(ran).toBe(false);
   });
 
   it("sends a thinking model's reasoning back with its calls, and only there", async () => {
