@@ -130,7 +130,17 @@ async function askTurn(
       answer: async (request, context) => {
         model = untrustedTextFor(io.stderr)(request.body.model);
         if (io.stderr.isTTY && !options.json) stopSpinner = startSpinner(io.stderr, `asking ${model}…`);
-        ui.pause = () => stopSpinner();
+        // Before a line of ours on stderr (a question, a tool's status): the model's words so far go
+        // out first, on a line of their own when both streams share the terminal.
+        ui.pause = () => {
+          stopSpinner();
+          if (options.json) return;
+          buffer.flush();
+          if (io.stdout.isTTY && io.stderr.isTTY && wrote !== '' && !wrote.endsWith('\n')) {
+            io.stdout.write('\n');
+            wrote = '\n';
+          }
+        };
         try {
           return await (agent?.answerer ?? streamAnswer)(request, context);
         } finally {

@@ -51,6 +51,31 @@ describe('argo --tools on a terminal', () => {
     expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', stop_reason: 'permanent_failure' });
   });
 
+  it("the model's words beside a call are shown before the question, on their own line", async () => {
+    const dir = root();
+    scriptRounds(ollama, [{ reply: 'Let me run it.', toolCalls: [{ function: { name: 'run_command', arguments: { command: 'echo hi' } } }] }, { reply: 'Done.' }]);
+    const terminal = startInPty(['-T', 'shell', '--root', dir, 'go'], { home: tempHome(), host: ollama.url });
+    await terminal.waitFor('Allow? [y/N]');
+    expect(terminal.output).toMatch(/Let me run it\.\r?\n(?:.*\r?\n)*?argo: run_command wants to run:/);
+    terminal.write('y\r');
+    expect((await terminal.exited).code).toBe(0);
+    expect(terminal.output.indexOf('Done.')).toBeGreaterThan(terminal.output.indexOf('argo: ran run_command'));
+  });
+
+  it('argo stop while the question waits cuts the run: stopped, no call refused or run, the question gone', async () => {
+    const dir = root();
+    const home = tempHome();
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }, { reply: 'never' }]);
+    const terminal = startInPty(['-T', 'shell', '--root', dir, 'make it'], { home, host: ollama.url });
+    await terminal.waitFor('Allow? [y/N]');
+    expect((await runArgo(['stop'], { home })).code).toBe(0);
+    expect((await terminal.exited).code).toBe(1);
+    expect(terminal.output).toContain('argo: stopped by the STOP signal');
+    expect(terminal.output).not.toContain('refused');
+    expect(existsSync(join(dir, 'made.txt'))).toBe(false);
+    expect(logLines(home)[0]).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', tool_calls: [] });
+  });
+
   it('Ctrl-C at the question ends the run at once: exit 130', async () => {
     const dir = root();
     scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }]);
