@@ -2,8 +2,8 @@
 import { chmodSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node-pty';
-import type { IPty } from 'node-pty';
+import { spawn } from '@lydell/node-pty';
+import type { IPty } from '@lydell/node-pty';
 import stripAnsi from 'strip-ansi';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';

@@ -1,6 +1,6 @@
 // Runs the built bin/argo under a pseudo-terminal (node-pty), so stdin, stdout and stderr are all
 // TTYs, as for a person at a terminal: spinners, prompts, Ctrl-C, line editing.
-import { spawn } from 'node-pty';
+import { spawn } from '@lydell/node-pty';
 import { ARGO_BIN } from './run-argo.js';
 
 export interface PtyOptions {
