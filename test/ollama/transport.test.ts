@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
 import { OllamaTransport } from '../../src/ollama/transport.js';
+import type { TransportRequest } from '../../src/ollama/transport.js';
 import type { OllamaRequest } from '../../src/replay/prompt.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
@@ -30,7 +31,7 @@ function transport(overrides: Partial<ConstructorParameters<typeof OllamaTranspo
   return new OllamaTransport({ host: ollama.url, attempts: 3, initialDelayMs: 1, idleMs: 2000, ...overrides });
 }
 
-async function run(t: OllamaTransport, request = chat, signal?: AbortSignal) {
+async function run(t: OllamaTransport, request: TransportRequest = chat, signal?: AbortSignal) {
   const texts: string[] = [];
   const retries: [number, number, string][] = [];
   const sleeps: number[] = [];
@@ -144,6 +145,15 @@ describe('OllamaTransport.stream', () => {
     } finally {
       ollama.options.models = undefined;
     }
+  });
+
+  it.each([
+    [CLI_HINTS, 'with --model ("ollama show MODEL" lists "tools" under its capabilities)'],
+    [SERVER_HINTS, 'with the request\'s "model" ("ollama show MODEL" lists "tools" under its capabilities)'],
+  ])('a model that cannot call tools is told apart, with the fix in the caller\'s terms (%#)', async (hints, fix) => {
+    const tools = [{ type: 'function' as const, function: { name: 'read_file', description: 'read', parameters: { type: 'object' as const, properties: {} } } }];
+    const { outcome } = await run(transport({ hints }), { endpoint: '/api/chat', body: { model: 'argo', messages: [{ role: 'user', content: 'hi' }], stream: true, tools } });
+    expect(outcome.failure?.message).toBe(`Ollama at ${ollama.url} answered HTTP 400: registry.ollama.ai/library/argo:latest does not support tools; choose a model that can call tools ${fix}`);
   });
 
   it.each([
