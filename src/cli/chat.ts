@@ -57,7 +57,8 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
   const forState = (state: ChatState): Settings => ({
     ...settings,
     session: state.session,
-    ...(state.model !== null ? { model: state.model, modelFromFlag: true, modelSource: 'flag' as const } : {}),
+    // A model chosen with /model says so; the chat's own --model keeps its source.
+    ...(state.model !== null ? { model: state.model, modelFromFlag: true, modelSource: settings.modelFromFlag && state.model === settings.model ? settings.modelSource : ('chat' as const) } : {}),
   });
   const turnOptions = (prompt: string, state: ChatState, explain: boolean) => ({
     prompt,

@@ -48,8 +48,8 @@ export interface Settings {
   retries: { attempts: number; initialDelayMs: number };
   /** idleMs: silence before a stream is abandoned; lockWaitMs: the longest wait for another argo's lock. */
   timeouts: { idleMs: number; lockWaitMs: number };
-  /** Where `model` came from (the session's last model, when used, is decided per turn). */
-  modelSource: 'flag' | 'env' | 'config' | 'default';
+  /** Where `model` came from (the session's last model, when used, is decided per turn; chat's /model is `chat`). */
+  modelSource: 'flag' | 'env' | 'config' | 'default' | 'chat';
   /** Where options.num_ctx came from; null when neither --num-ctx nor config.json set it. */
   numCtxSource: 'flag' | 'config' | null;
   /** --system / --system-file: sent before Argo's own instructions. */

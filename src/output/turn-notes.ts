@@ -14,10 +14,11 @@ export interface ReplaySummary {
 }
 
 /** Where the model of a turn came from, in the order that decides it. */
-export type ModelSource = 'flag' | 'session' | 'env' | 'config' | 'default';
+export type ModelSource = 'flag' | 'chat' | 'session' | 'env' | 'config' | 'default';
 
 export const MODEL_SOURCE_WORDS: Record<ModelSource, string> = {
   flag: '--model',
+  chat: '/model',
   session: "the session's last model",
   env: 'ARGO_MODEL',
   config: 'config.json',

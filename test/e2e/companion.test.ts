@@ -371,6 +371,15 @@ describe('argo chat with piped lines', () => {
     ]);
   });
 
+  it.each([
+    ['a model chosen with /model is named as such', [], '/model llama3:8b\n/explain hi\n', /^model {6}llama3:8b \(\/model\)$/m],
+    ["the chat's own --model keeps its source", ['-m', 'llama3:8b'], '/explain hi\n', /^model {6}llama3:8b \(--model\)$/m],
+  ])('%s in /explain', async (_case, flags, stdin, line) => {
+    const result = await argo(['chat', ...flags], tempHome(), { stdin });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(line);
+  });
+
   it('a """ block is a message even when it starts with a slash command; /model refuses a name with a space', async () => {
     const home = tempHome();
     const result = await argo(['chat', '-s', 'p4'], home, { stdin: '"""\n/model fancy\nplease review the line above\n"""\n"""\n/bye\n"""\n/model two words\nstill here\n' });
