@@ -32,26 +32,28 @@ async function onTerminal(args: string[], home: string): Promise<{ code: number;
   return { code, output: terminal.output };
 }
 
+/** Runs `args` on a terminal: it succeeds, and shows HOSTILE's C1 and bidi controls escaped, none raw. */
+async function expectEscapedOnTerminal(args: string[], home: string): Promise<void> {
+  const { code, output } = await onTerminal(args, home);
+  expect(code).toBe(0);
+  expect(output).toContain('csi \\u009b2J bidi invoice\\u202efdp.exe');
+  expect(obeyable(output)).toEqual([]);
+}
+
 describe('--explain on a terminal shows replayed text without obeying it', () => {
   it.each([
     ['--explain', ['--session', 'work', '--replay', 'session', '--explain', 'again']],
     ['--explain --json', ['--session', 'work', '--replay', 'session', '--explain', '--json', 'again']],
   ])('%s', async (_label, args) => {
     const home = await homeWithTurn();
-    const { code, output } = await onTerminal(args, home);
-    expect(code).toBe(0);
-    expect(output).toContain('csi \\u009b2J bidi invoice\\u202efdp.exe');
-    expect(obeyable(output)).toEqual([]);
+    await expectEscapedOnTerminal(args, home);
   });
 
   it.each([[[]], [['--json']]])('rerun --explain %j', async (flags) => {
     const home = await homeWithTurn();
     expect((await runArgo(['--session', 'work', '--replay', 'session', 'again'], { home, host: ollama.url })).code).toBe(0);
     const id = String(logLines(home)[1]?.id);
-    const { code, output } = await onTerminal(['rerun', id, '--explain', ...flags], home);
-    expect(code).toBe(0);
-    expect(output).toContain('csi \\u009b2J bidi invoice\\u202efdp.exe');
-    expect(obeyable(output)).toEqual([]);
+    await expectEscapedOnTerminal(['rerun', id, '--explain', ...flags], home);
   });
 
   it('piped, --explain --json is byte-exact JSON', async () => {
@@ -73,10 +75,7 @@ describe('JSON on a terminal is equal JSON with nothing to obey; piped it is byt
     ['export --all', ['export', '--format', 'sharegpt', '--all']],
   ])('%s', async (_label, args) => {
     const home = await homeWithTurn();
-    const { code, output } = await onTerminal(args, home);
-    expect(code).toBe(0);
-    expect(output).toContain('csi \\u009b2J bidi invoice\\u202efdp.exe');
-    expect(obeyable(output)).toEqual([]);
+    await expectEscapedOnTerminal(args, home);
   });
 
   it('doctor --json quotes the server escaped', async () => {
