@@ -41,10 +41,6 @@ export function savedResultPath(sessionId: string, turnId: string, round: number
   return `tool-results/${sessionId}/${turnId}/r${round}-${name}.json`;
 }
 
-export function isOverBudget(content: string, budget: number): boolean {
-  return content.length > budget;
-}
-
 /**
  * What the model gets instead of a result past its budget: its head and a note naming the call and
  * the full length. Valid JSON. Nothing of the data home is in it (no session or turn id), so the same

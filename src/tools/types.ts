@@ -26,6 +26,11 @@ export interface ToolContext {
   resultBudget?: number;
 }
 
+/** Whether a result's JSON is past its budget: the loop then cuts it to its head; a paging tool sizes its pages by it. */
+export function isOverBudget(content: string, budget: number): boolean {
+  return content.length > budget;
+}
+
 /** A successful result: any JSON object without an `error` key. */
 export type ToolResult = Record<string, unknown>;
 

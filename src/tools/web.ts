@@ -4,7 +4,7 @@ import { networkInterfaces } from 'node:os';
 import { MIMEType, TextDecoder } from 'node:util';
 import { headOf } from '../output/cut.js';
 import { groupThousands } from '../text/decimal.js';
-import { ToolError, numberArg, stringArg } from './types.js';
+import { ToolError, isOverBudget, numberArg, stringArg } from './types.js';
 import type { Tool, ToolResult } from './types.js';
 
 /** Characters of text the model gets from one call; `offset` reads on. */
@@ -120,13 +120,13 @@ export function budgetedResult(text: string, offset: number, cap: number, budget
     return resultOf(window, window.shown.length);
   };
   const whole = piece(cap);
-  if (JSON.stringify(whole).length <= budget) return whole;
+  if (!isOverBudget(JSON.stringify(whole), budget)) return whole;
   // The longest piece that fits, by halving: each look is one JSON.stringify of at most `cap` characters.
   let fits = 0;
   let over = Math.min(cap, Math.max(0, text.length - offset));
   while (over - fits > 1) {
     const middle = Math.floor((fits + over) / 2);
-    if (JSON.stringify(piece(middle)).length <= budget) fits = middle;
+    if (!isOverBudget(JSON.stringify(piece(middle)), budget)) fits = middle;
     else over = middle;
   }
   return piece(Math.max(fits, Math.min(LEAST_PIECE, cap)));
