@@ -2,7 +2,7 @@
 // field must be named (entryProblem) or the schema itself is needed; readers check lines with
 // isLogEntry (entry.ts), which test/log/entry-check.test.ts proves gives this schema's verdict.
 import * as z from 'zod';
-import { ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS } from './entry-words.js';
+import { ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, THINK_LEVELS } from './entry-words.js';
 import type { TurnStatus } from './entry-words.js';
 
 const count = z.number().int().nonnegative();
@@ -106,7 +106,7 @@ const EntryFields = z.object({
     options: z.record(z.string(), z.union([z.number(), z.boolean(), z.array(z.string())])).optional(),
     system: z.string().optional(),
     keep_alive: z.union([z.string(), z.number()]).optional(),
-    think: z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])]).optional(),
+    think: z.union([z.boolean(), z.enum(THINK_LEVELS)]).optional(),
     ollama_stream: z.boolean().optional(),
     num_ctx: z.number().int().positive().nullable().optional(),
     prompt_tokens_estimate: count.optional(),

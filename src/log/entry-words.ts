@@ -12,3 +12,5 @@ export const ENTRY_TYPES = ['question', 'instruction', 'correction', 'meta', 'ot
 export const REASONS = ['continuation', 'clarification', 'session'] as const;
 export const STRENGTHS = ['strong', 'moderate', 'weak'] as const;
 export const OUTCOMES = ['used', 'elided', 'filtered', 'trimmed'] as const;
+/** Ollama's `think` levels as a turn logs them (besides true/false); src/replay/prompt.ts has the request's. */
+export const THINK_LEVELS = ['low', 'medium', 'high', 'max'] as const;

@@ -5,7 +5,7 @@ export type { LogEntry, Timings, ToolCallLog } from './entry-schema.js';
 
 export { BASIC_TURN_STATUSES, ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, TURN_STATUSES } from './entry-words.js';
 export type { TurnStatus } from './entry-words.js';
-import { ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS } from './entry-words.js';
+import { ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, THINK_LEVELS } from './entry-words.js';
 
 // The patterns live apart (no zod there), so a question that logs nothing never loads the schema.
 export { DAY_PATTERN, TIMESTAMP_PATTERN } from './timestamp.js';
@@ -83,6 +83,7 @@ const shape = (fields: Record<string, Check>): Check => {
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const isEntryType = oneOf(ENTRY_TYPES);
+const isThinkLevel = oneOf(THINK_LEVELS);
 const isNullableNumber = nullable(isNumber);
 const isNullableString = nullable(isString);
 
@@ -166,7 +167,7 @@ function isOptionalPart(e: Record<string, unknown>): boolean {
     (e.options === undefined || recordOf(isOptionValue)(e.options)) &&
     (e.system === undefined || typeof e.system === 'string') &&
     (e.keep_alive === undefined || typeof e.keep_alive === 'string' || isNumber(e.keep_alive)) &&
-    (e.think === undefined || typeof e.think === 'boolean' || e.think === 'low' || e.think === 'medium' || e.think === 'high' || e.think === 'max') &&
+    (e.think === undefined || typeof e.think === 'boolean' || isThinkLevel(e.think)) &&
     (e.ollama_stream === undefined || typeof e.ollama_stream === 'boolean') &&
     (e.num_ctx === undefined || e.num_ctx === null || (Number.isSafeInteger(e.num_ctx) && (e.num_ctx as number) > 0)) &&
     (e.prompt_tokens_estimate === undefined || isCount(e.prompt_tokens_estimate)) &&
