@@ -1,10 +1,11 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/agent/loop.js';
 import type { AgentDeps, AgentEvent, AgentRun, ConfirmAnswer, ConfirmRequest, ModelCall, RunHints } from '../../src/agent/loop.js';
 import type { AgentChatBody, StreamOutcome, TransportRequest } from '../../src/ollama/transport.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { Tool, ToolResult } from '../../src/tools/types.js';
 import { SERVER_RUN_HINTS } from '../../src/serve/turn-runner.js';
+import { waitFor } from '../support/wait.js';
 
 interface Step {
   /** A thinking model's reasoning, streamed before the text. */
@@ -384,7 +385,7 @@ describe('the agent loop', () => {
     });
     const calls = Array.from({ length: 8 }, (_, index) => call('ok_tool', { q: String(index) }));
     const running = run([{ calls }, { chunks: ['x'] }], { tools: [waiting] });
-    await vi.waitFor(() => expect(releases).toHaveLength(8));
+    await waitFor(() => expect(releases).toHaveLength(8));
     for (const release of [...releases].reverse()) release();
     const { result, bodies } = await running;
     expect(ended).toEqual(['7', '6', '5', '4', '3', '2', '1', '0']);
@@ -478,7 +479,7 @@ describe('the agent loop', () => {
         return outcome;
       });
       // The next request went out with the head and the note while the save was still under way.
-      await vi.waitFor(() => expect({ requests, saves }).toEqual({ requests: 2, saves: ['tool-results/S1/r1-call_1_0.json'] }));
+      await waitFor(() => expect({ requests, saves }).toEqual({ requests: 2, saves: ['tool-results/S1/r1-call_1_0.json'] }));
       await new Promise((resolve) => setImmediate(resolve));
       expect(ended).toBe(false);
       finish();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
 import { STOP_ABORT, abortOnStop, clearStop, isStopSet, setStop, stopPath, stopState, watchStopFile } from '../../src/agent/stop.js';
+import { waitFor } from '../support/wait.js';
 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-stop-'));
 
@@ -91,11 +92,11 @@ describe('abortOnStop: a run is cut the moment STOP appears', () => {
       // Other files, and a folder named STOP, are not the signal.
       writeFileSync(join(dir, 'memo.json'), '{}');
       mkdirSync(stopPath(dir));
-      await vi.waitFor(() => expect(seen).toHaveBeenCalled(), { timeout: 5000, interval: 10 });
+      await waitFor(() => expect(seen).toHaveBeenCalled());
       expect(cut.signal.aborted).toBe(false);
       await clearStop(dir);
       await setStop(dir, new Date());
-      await vi.waitFor(() => expect(cut.signal.aborted).toBe(true), { timeout: 5000, interval: 10 });
+      await waitFor(() => expect(cut.signal.aborted).toBe(true));
       expect(cut.signal.reason).toBe(STOP_ABORT);
     } finally {
       close?.();
@@ -112,7 +113,7 @@ describe('abortOnStop: a run is cut the moment STOP appears', () => {
     const seen = vi.fn();
     const close = watchStopFile(dir, seen);
     writeFileSync(stopPath(dir), 'again\n');
-    await vi.waitFor(() => expect(seen).toHaveBeenCalled(), { timeout: 5000, interval: 10 });
+    await waitFor(() => expect(seen).toHaveBeenCalled());
     close?.();
     expect(cut.signal.aborted).toBe(false);
     expect(watchStopFile(join(dir, 'missing'), seen)).toBeNull();

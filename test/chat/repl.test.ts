@@ -2,11 +2,12 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runChat } from '../../src/chat/repl.js';
 import type { ChatDriver, ChatState, TurnOutcome } from '../../src/chat/repl.js';
 import { UsageError } from '../../src/errors.js';
 import type { ReplaySpec } from '../../src/replay/types.js';
+import { waitFor } from '../support/wait.js';
 
 interface Call {
   prompt: string;
@@ -201,7 +202,7 @@ describe('runChat with piped input', () => {
     const { driver, calls, started } = stubDriver({ hold: (prompt) => prompt === 'long' });
     const done = runChat(io.term, driver, START);
     io.input.write('long\n');
-    await vi.waitFor(() => expect(started).toEqual(['long']));
+    await waitFor(() => expect(started).toEqual(['long']));
     io.interrupt();
     io.input.end('next\n');
     expect(await done).toBe(0);
@@ -214,14 +215,14 @@ describe('runChat on a terminal', () => {
     const io = terminalIo(true);
     const { driver, calls, started } = stubDriver({ hold: (prompt) => prompt === 'long' });
     const done = runChat(io.term, driver, START);
-    await vi.waitFor(() => expect(io.stderr()).toContain('work> '));
+    await waitFor(() => expect(io.stderr()).toContain('work> '));
     io.input.write('long\r');
-    await vi.waitFor(() => expect(started).toEqual(['long']));
+    await waitFor(() => expect(started).toEqual(['long']));
     io.input.write('\x03');
     io.input.write('next\r');
-    await vi.waitFor(() => expect(calls.map((call) => call.prompt)).toEqual(['long', 'next']));
+    await waitFor(() => expect(calls.map((call) => call.prompt)).toEqual(['long', 'next']));
     io.input.write('\x03');
-    await vi.waitFor(() => expect(io.stderr()).toContain('(Ctrl-D or /bye to leave)'));
+    await waitFor(() => expect(io.stderr()).toContain('(Ctrl-D or /bye to leave)'));
     io.input.write('\x04');
     expect(await done).toBe(0);
   });
@@ -232,7 +233,7 @@ describe('runChat on a terminal', () => {
     const done = runChat(io.term, driver, START);
     io.input.write('abcdefgh\x1b[D\x1b[D\x1b[D\x03\r');
     io.input.write('next\r');
-    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    await waitFor(() => expect(calls).toHaveLength(1));
     io.input.write('\x04');
     expect(await done).toBe(0);
     expect(calls.map((call) => call.prompt)).toEqual(['next']);
@@ -243,13 +244,13 @@ describe('runChat on a terminal', () => {
     const { driver, calls, answers } = stubDriver({ asks: true });
     const done = runChat(io.term, driver, START);
     io.input.write('go\r');
-    await vi.waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
+    await waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
     io.input.write('y\r');
-    await vi.waitFor(() => expect(answers).toEqual(['y']));
+    await waitFor(() => expect(answers).toEqual(['y']));
     io.input.write('again\r');
-    await vi.waitFor(() => expect(io.stderr().split('Allow?')).toHaveLength(3));
+    await waitFor(() => expect(io.stderr().split('Allow?')).toHaveLength(3));
     io.input.write('\x03');
-    await vi.waitFor(() => expect(answers).toEqual(['y', '']));
+    await waitFor(() => expect(answers).toEqual(['y', '']));
     io.input.write('/bye\r');
     expect(await done).toBe(0);
     expect(calls.map((call) => call.prompt)).toEqual(['go', 'again']);
@@ -261,17 +262,17 @@ describe('runChat on a terminal', () => {
     const { driver, calls, answers, started } = stubDriver({ asks: true, beforeAsk });
     const done = runChat(io.term, driver, START);
     io.input.write('go\r');
-    await vi.waitFor(() => expect(started).toEqual(['go']));
+    await waitFor(() => expect(started).toEqual(['go']));
     // Typed while the answer streams: kept for after it.
     io.input.write('next\r');
     letAsk();
-    await vi.waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
+    await waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
     io.input.write('\x04');
-    await vi.waitFor(() => expect(answers).toEqual(['']));
-    await vi.waitFor(() => expect(started).toEqual(['go', 'next']));
-    await vi.waitFor(() => expect(io.stderr().split('Allow?')).toHaveLength(3));
+    await waitFor(() => expect(answers).toEqual(['']));
+    await waitFor(() => expect(started).toEqual(['go', 'next']));
+    await waitFor(() => expect(io.stderr().split('Allow?')).toHaveLength(3));
     io.input.write('y\r');
-    await vi.waitFor(() => expect(answers).toEqual(['', 'y']));
+    await waitFor(() => expect(answers).toEqual(['', 'y']));
     io.input.write('/bye\r');
     expect(await done).toBe(0);
     expect(calls.map((call) => call.prompt)).toEqual(['go', 'next']);
@@ -283,10 +284,10 @@ describe('runChat on a terminal', () => {
     const { driver, calls, answers, started } = stubDriver({ asks: true, beforeAsk });
     const done = runChat(io.term, driver, START);
     io.input.write('go\r');
-    await vi.waitFor(() => expect(started).toEqual(['go']));
+    await waitFor(() => expect(started).toEqual(['go']));
     // Typed and ended while the answer streams.
     io.input.end('next\r');
-    await vi.waitFor(() => expect(io.input.readableEnded).toBe(true));
+    await waitFor(() => expect(io.input.readableEnded).toBe(true));
     letAsk();
     expect(await done).toBe(0);
     expect(answers).toEqual(['', '']);
@@ -303,13 +304,13 @@ describe('runChat on a terminal', () => {
     const { driver, calls, slowCalls } = stubDriver({ slow: () => finished });
     const done = runChat(io.term, driver, START);
     io.input.write(`${line}\r`);
-    await vi.waitFor(() => expect(slowCalls).toEqual([call]));
+    await waitFor(() => expect(slowCalls).toEqual([call]));
     io.input.write('never sent\x03');
-    await vi.waitFor(() => expect(io.stderr()).toContain('(Ctrl-D or /bye to leave)'));
+    await waitFor(() => expect(io.stderr()).toContain('(Ctrl-D or /bye to leave)'));
     finish();
-    await vi.waitFor(() => expect(io.stdout.text).toBe(printed));
+    await waitFor(() => expect(io.stdout.text).toBe(printed));
     io.input.write('after\r');
-    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    await waitFor(() => expect(calls).toHaveLength(1));
     io.input.write('/bye\r');
     expect(await done).toBe(0);
     expect(calls.map((call) => call.prompt)).toEqual(['after']);
@@ -323,14 +324,14 @@ describe('runChat on a terminal', () => {
     const { driver, calls, answers } = stubDriver({ asks: true });
     const done = runChat(io.term, driver, START);
     io.input.write('go\r');
-    await vi.waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
+    await waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
     io.input.write('y\r');
-    await vi.waitFor(() => expect(answers).toEqual(['y']));
+    await waitFor(() => expect(answers).toEqual(['y']));
     // Up arrow: the last line typed at the prompt, not the answer.
     io.input.write('\x1b[A\r');
-    await vi.waitFor(() => expect(io.stderr().split('Allow?')).toHaveLength(3));
+    await waitFor(() => expect(io.stderr().split('Allow?')).toHaveLength(3));
     io.input.write('n\r');
-    await vi.waitFor(() => expect(answers).toEqual(['y', 'n']));
+    await waitFor(() => expect(answers).toEqual(['y', 'n']));
     io.input.write('/bye\r');
     expect(await done).toBe(0);
     expect(calls.map((call) => call.prompt)).toEqual(['go', 'go']);
@@ -345,10 +346,10 @@ describe('runChat on a terminal', () => {
     const { driver, calls } = stubDriver();
     const done = runChat(io.term, driver, START);
     io.input.write('new question\r');
-    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    await waitFor(() => expect(calls).toHaveLength(1));
     // Up arrow twice walks back to the line from the earlier chat.
     io.input.write('\x1b[A\x1b[A\r');
-    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    await waitFor(() => expect(calls).toHaveLength(2));
     io.input.write('/bye\r');
     await done;
     expect(calls.map((call) => call.prompt)).toEqual(['new question', 'older question']);

@@ -3,12 +3,13 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defined } from '../support/defined.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama, FakeToolCall, RequestBody } from '../support/fake-ollama.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { waitFor } from '../support/wait.js';
 
 interface Round {
   reply?: string;
@@ -511,7 +512,7 @@ describe('argo --tools: the shell', () => {
     const started = Date.now();
     const result = await argo(['-T', 'shell', '--yes', '--root', root, 'wait'], home, {
       onSpawn: (child) => {
-        void vi.waitFor(() => expect(existsSync(join(root, 'started'))).toBe(true), { timeout: 10_000, interval: 20 }).then(() => child.kill('SIGINT'));
+        void waitFor(() => expect(existsSync(join(root, 'started'))).toBe(true)).then(() => child.kill('SIGINT'));
       },
     });
     expect(result.code).toBe(130);
@@ -654,7 +655,7 @@ describe('argo --tools: MCP, STOP, config', () => {
     const started = Date.now();
     const result = await argo(['-T', 'shell', '--yes', '--root', root, 'wait'], home, {
       onSpawn: () => {
-        void vi.waitFor(() => expect(existsSync(join(root, 'started'))).toBe(true), { timeout: 10_000, interval: 20 }).then(() => runArgo(['stop'], { home }));
+        void waitFor(() => expect(existsSync(join(root, 'started'))).toBe(true)).then(() => runArgo(['stop'], { home }));
       },
     });
     expect(result.code).toBe(1);

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BUSY_MESSAGE, startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama, RecordedRequest } from '../support/fake-ollama.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { waitFor } from '../support/wait.js';
 
 let ollama: FakeOllama;
 const fastRetries = { retries: { attempts: 3, initialDelayMs: 20 } };
@@ -429,7 +430,7 @@ describe('argo: failures', () => {
     const running = runArgo(['hi'], { home, host: ollama.url, onStdout: (_child, text) => (shown = text) });
     const held = await ollama.waitForHold();
     // The stand-in has sent only 'a' and waits: argo prints it now, not when the answer ends.
-    await vi.waitFor(() => expect(shown).toBe('a'), { timeout: 10_000 });
+    await waitFor(() => expect(shown).toBe('a'));
     expect(held.held).toBe(true);
     ollama.release();
     const result = await running;

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { spawn } from '@lydell/node-pty';
 import type { IPty } from '@lydell/node-pty';
 import stripAnsi from 'strip-ansi';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { ARGO_BIN, logLines, tempHome } from '../support/run-argo.js';
+import { waitFor } from '../support/wait.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
@@ -48,24 +49,24 @@ describe('argo chat on a terminal', () => {
   it('draws a prompt, answers each line as a turn with the replay note, Ctrl-C stops the answer and not the chat, /bye leaves', async () => {
     const home = tempHome();
     const term = openTerminal(['chat', '-s', 'pty'], home);
-    await vi.waitFor(() => expect(term.screen()).toContain('pty> '), { timeout: 10_000 });
+    await waitFor(() => expect(term.screen()).toContain('pty> '));
     term.pty.write('Write a haiku\r');
-    await vi.waitFor(() => expect(term.screen()).toContain('You said: Write a haiku'), { timeout: 10_000 });
+    await waitFor(() => expect(term.screen()).toContain('You said: Write a haiku'));
     term.pty.write('Make it rhyme\r');
-    await vi.waitFor(() => expect(term.screen()).toMatch(/replayed \d of 1 turn · \w+ .*model argo/), { timeout: 10_000 });
+    await waitFor(() => expect(term.screen()).toMatch(/replayed \d of 1 turn · \w+ .*model argo/));
 
     // An answer that never finishes: Ctrl-C ends it, the chat goes on.
     ollama.setScenario({ hang: 1, times: 1 });
     term.pty.write('Tell me a long story\r');
-    await vi.waitFor(() => expect(ollama.requests.filter((r) => r.path === '/api/chat')).toHaveLength(3), { timeout: 10_000 });
-    await vi.waitFor(() => expect(term.screen()).toContain('You said:'), { timeout: 10_000 });
+    await waitFor(() => expect(ollama.requests.filter((r) => r.path === '/api/chat')).toHaveLength(3));
+    await waitFor(() => expect(term.screen()).toContain('You said:'));
     term.pty.write('\x03');
-    await vi.waitFor(() => expect(term.screen()).toContain('argo: interrupted (logged as interrupted)'), { timeout: 10_000 });
-    await vi.waitFor(() => expect(count(term.screen(), 'pty> ')).toBe(4), { timeout: 10_000 });
+    await waitFor(() => expect(term.screen()).toContain('argo: interrupted (logged as interrupted)'));
+    await waitFor(() => expect(count(term.screen(), 'pty> ')).toBe(4));
 
     // Ctrl-C at the prompt clears the line and says how to leave.
     term.pty.write('never sent\x03');
-    await vi.waitFor(() => expect(term.screen()).toContain('(Ctrl-D or /bye to leave)'), { timeout: 10_000 });
+    await waitFor(() => expect(term.screen()).toContain('(Ctrl-D or /bye to leave)'));
     term.pty.write('/bye\r');
     expect(await term.exited).toBe(0);
     expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
@@ -82,9 +83,9 @@ describe('argo chat on a terminal', () => {
     const home = tempHome();
     chmodSync(home, 0o755);
     const term = openTerminal(['chat', '-s', 'shared'], home);
-    await vi.waitFor(() => expect(term.screen()).toContain('shared> '), { timeout: 10_000 });
+    await waitFor(() => expect(term.screen()).toContain('shared> '));
     term.pty.write('hello there\r');
-    await vi.waitFor(() => expect(term.screen()).toContain('You said: hello there'), { timeout: 10_000 });
+    await waitFor(() => expect(term.screen()).toContain('You said: hello there'));
     term.pty.write('/bye\r');
     expect(await term.exited).toBe(0);
     const mode = (name: string): number => statSync(join(home, name)).mode & 0o777;
@@ -97,11 +98,11 @@ describe('argo chat on a terminal', () => {
     ollama.options.reply = 'csi \u009b2J bidi invoice\u202efdp.exe';
     try {
       const term = openTerminal(['chat', '-s', 'work'], home);
-      await vi.waitFor(() => expect(term.screen()).toContain('work> '), { timeout: 10_000 });
+      await waitFor(() => expect(term.screen()).toContain('work> '));
       term.pty.write('first\r');
-      await vi.waitFor(() => expect(term.screen()).toContain('invoice\\u202efdp.exe'), { timeout: 10_000 });
+      await waitFor(() => expect(term.screen()).toContain('invoice\\u202efdp.exe'));
       term.pty.write('/explain second\r');
-      await vi.waitFor(() => expect(term.screen()).toContain('"content": "csi \\u009b2J bidi invoice\\u202efdp.exe"'), { timeout: 10_000 });
+      await waitFor(() => expect(term.screen()).toContain('"content": "csi \\u009b2J bidi invoice\\u202efdp.exe"'));
       term.pty.write('/bye\r');
       expect(await term.exited).toBe(0);
       expect(term.raw()).not.toContain('\u009b');
@@ -126,17 +127,17 @@ describe('argo chat on a terminal', () => {
   it('bare argo on a terminal starts a chat; the history comes back with the up arrow; Ctrl-D leaves', async () => {
     const home = tempHome();
     const first = openTerminal(['chat'], home);
-    await vi.waitFor(() => expect(first.screen()).toContain('default> '), { timeout: 10_000 });
+    await waitFor(() => expect(first.screen()).toContain('default> '));
     first.pty.write('remember me\r');
-    await vi.waitFor(() => expect(first.screen()).toContain('You said: remember me'), { timeout: 10_000 });
+    await waitFor(() => expect(first.screen()).toContain('You said: remember me'));
     first.pty.write('\x04');
     expect(await first.exited).toBe(0);
 
     const bare = openTerminal([], home);
-    await vi.waitFor(() => expect(bare.screen()).toContain('chat in session default (replay session)'), { timeout: 10_000 });
-    await vi.waitFor(() => expect(bare.screen()).toContain('default> '), { timeout: 10_000 });
+    await waitFor(() => expect(bare.screen()).toContain('chat in session default (replay session)'));
+    await waitFor(() => expect(bare.screen()).toContain('default> '));
     bare.pty.write('\x1b[A\r');
-    await vi.waitFor(() => expect(count(bare.screen(), 'You said: remember me')).toBe(1), { timeout: 10_000 });
+    await waitFor(() => expect(count(bare.screen(), 'You said: remember me')).toBe(1));
     bare.pty.write('\x04');
     expect(await bare.exited).toBe(0);
     expect(logLines(home).map((line) => line.user_prompt)).toEqual(['remember me', 'remember me']);
@@ -145,18 +146,18 @@ describe('argo chat on a terminal', () => {
   it('while an answer streams, a resize does not redraw the prompt over it and typed keys are not echoed into it; the typed line is sent after', async () => {
     const home = tempHome();
     const term = openTerminal(['chat', '-s', 'pty'], home);
-    await vi.waitFor(() => expect(term.screen()).toContain('pty> '), { timeout: 10_000 });
+    await waitFor(() => expect(term.screen()).toContain('pty> '));
     // The stand-in sends one token ("You") and parks the stream until released.
     ollama.setScenario({ holdAfter: 1, times: 1 });
     term.pty.write('Tell me a long story\r');
     await ollama.waitForHold();
     const answer = (): string => term.screen().split('Tell me a long story')[1] ?? '';
-    await vi.waitFor(() => expect(answer()).toContain('You'), { timeout: 10_000 });
+    await waitFor(() => expect(answer()).toContain('You'));
     // Sent while the answer is parked (the resize signal as resize() returns); it cannot end before release().
     term.pty.resize(80, 30);
     term.pty.write('typed ahead\r');
     ollama.release();
-    await vi.waitFor(() => expect(term.screen()).toContain('You said: typed ahead'), { timeout: 10_000 });
+    await waitFor(() => expect(term.screen()).toContain('You said: typed ahead'));
     term.pty.write('/bye\r');
     expect(await term.exited).toBe(0);
     // Between the echoed question and its answer's end: the answer alone, nothing drawn by readline.
@@ -175,9 +176,9 @@ describe('argo chat on a terminal', () => {
   it('a multi-line message between """ lines is one turn', async () => {
     const home = tempHome();
     const term = openTerminal(['chat'], home);
-    await vi.waitFor(() => expect(term.screen()).toContain('default> '), { timeout: 10_000 });
+    await waitFor(() => expect(term.screen()).toContain('default> '));
     term.pty.write('"""\rline one\r  line two\r"""\r');
-    await vi.waitFor(() => expect(logLines(home)).toHaveLength(1), { timeout: 10_000 });
+    await waitFor(() => expect(logLines(home)).toHaveLength(1));
     expect(logLines(home)[0]?.user_prompt).toBe('line one\n  line two');
     term.pty.write('/bye\r');
     expect(await term.exited).toBe(0);

@@ -4,13 +4,14 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symli
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { format } from 'date-fns';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../src/log/entry.js';
 import type { DataPaths } from '../../src/log/writer.js';
 import { indexPath, readSession } from '../../src/sessions/store.js';
 import { appendRaw, makeEntry, policy, recordTurns, tempData } from '../query/helpers.js';
 import { ARGO_BIN, runArgo } from '../support/run-argo.js';
 import { at, defined } from '../support/defined.js';
+import { waitFor } from '../support/wait.js';
 
 const ENV = { TZ: 'UTC' };
 const argo = (home: string, args: string[], extra: { env?: Record<string, string> } = {}) =>
@@ -391,9 +392,9 @@ async function sentinels(logsDir: string, day: string, markers: string[], stdout
   for (const id of markers) {
     const entry = makeEntry({ id, user_prompt: id, timestamp: `${day}T12:00:00.000Z` });
     appendFileSync(join(logsDir, `${day}.log`), `${JSON.stringify(entry)}\n`);
-    await vi.waitFor(() => {
+    await waitFor(() => {
       expect(ids(stdout())).toContain(id);
-    }, { timeout: 10_000, interval: 25 });
+    });
   }
 }
 
@@ -408,9 +409,9 @@ describe('argo logs --follow', () => {
     child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const until = (count: number): Promise<void> =>
-      vi.waitFor(() => {
+      waitFor(() => {
         expect(ids(stdout), `stderr: ${stderr}`).toHaveLength(count);
-      }, { timeout: 10_000, interval: 25 });
+      });
     await until(3); // the backlog
     expect(ids(stdout)).toEqual(backlog.entries.slice(-3).map((entry) => entry.id));
 
@@ -462,9 +463,9 @@ describe('argo logs --follow', () => {
     // Whether the follower starts before or after the first write, w-7 comes out once: from the
     // backlog or as a new line.
     expect(await writer(empty, 'w', 10, ['2025-01-05'])).toBe(0);
-    await vi.waitFor(() => {
+    await waitFor(() => {
       expect(ids(stdout)).toEqual(['w-7']);
-    }, { timeout: 10_000, interval: 25 });
+    });
     // Matching markers in a later file: once both are out, every earlier line has been judged.
     await sentinels(join(empty, 'logs'), '2025-01-06', ['turn 7 marker-1', 'turn 7 marker-2'], () => stdout);
     child.kill('SIGINT');
@@ -496,9 +497,9 @@ describe('argo logs --follow', () => {
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
     child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    await vi.waitFor(() => {
+    await waitFor(() => {
       expect(ids(stdout)).toHaveLength(5);
-    }, { timeout: 10_000, interval: 25 });
+    });
     expect((await argo(home, ['logs', 'rm', '--session', 'work', '--yes'])).code).toBe(0);
     // Longer than what rm took out: the new file grows past where the follower was in the old one.
     const after = makeEntry({ id: 'after-rm', user_prompt: 'x'.repeat(5000), timestamp: '2025-01-01T13:00:00.000Z' });

@@ -2,13 +2,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../../src/sessions/store.js';
 import { makeEntry } from '../query/helpers.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
 import type { RunOptions } from '../support/run-argo.js';
+import { waitFor } from '../support/wait.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
@@ -308,7 +309,7 @@ describe('a signal during logs rm (item 10)', () => {
     const result = await runArgo(['logs', 'rm', '--session', doomed, '--yes'], {
       home,
       onSpawn: (child) =>
-        void vi.waitFor(() => expect(temporary()).not.toEqual([]), { timeout: 20_000, interval: 2 }).then(() => child.kill(signal)),
+        void waitFor(() => expect(temporary()).not.toEqual([]), { timeout: 20_000, interval: 2 }).then(() => child.kill(signal)),
     });
     expect(result.code).toBe(signal === 'SIGINT' ? 130 : 143);
     expect(temporary()).toEqual([]);

@@ -4,13 +4,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama, FakeRound } from '../support/fake-ollama.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
 import { logLines, tempHome } from '../support/run-argo.js';
-import { PATIENCE, ssePayloads, startServe } from '../support/run-serve.js';
+import { ssePayloads, startServe } from '../support/run-serve.js';
 import type { ServeProcess } from '../support/run-serve.js';
+import { waitFor } from '../support/wait.js';
 
 interface Message {
   role: string;
@@ -64,7 +65,7 @@ const ask = (content: string, argo: Record<string, unknown>, extra: Record<strin
 const post = (url: string, body: unknown): Promise<Response> =>
   fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 async function logged(home: string, id: string) {
-  await vi.waitFor(() => expect(logLines(home).filter((line) => line.id === id)).toHaveLength(1), PATIENCE);
+  await waitFor(() => expect(logLines(home).filter((line) => line.id === id)).toHaveLength(1));
   return logLines(home).find((line) => line.id === id);
 }
 
@@ -81,7 +82,7 @@ describe('MCP toolsets on the server', () => {
     const pids = readFileSync(starts, 'utf8').trim().split('\n');
     expect(pids).toHaveLength(1);
     expect((await serve.stop()).code).toBe(0);
-    await vi.waitFor(() => expect(() => process.kill(Number(pids[0]), 0)).toThrow(), PATIENCE);
+    await waitFor(() => expect(() => process.kill(Number(pids[0]), 0)).toThrow());
   });
 });
 
@@ -174,7 +175,7 @@ describe('the tools Argo field', () => {
     expect(response.status).toBe(500);
     const body = (await response.json()) as { error: { message: string; code: string } };
     expect(body.error).toMatchObject({ code: 'argo_error', message: expect.stringMatching(/^cannot save the tool result tool-results\/\S+\/r1-r1\.json in the data home \(/) as string });
-    await vi.waitFor(() => expect(logLines(home)).toEqual([expect.objectContaining({ session: 'r', status: 'error', stop_reason: 'result_not_saved' })]), PATIENCE);
+    await waitFor(() => expect(logLines(home)).toEqual([expect.objectContaining({ session: 'r', status: 'error', stop_reason: 'result_not_saved' })]));
   });
 
   it('max_iterations ends with finish_reason length and says so in the argo field', async () => {
@@ -215,7 +216,7 @@ describe('the tools Argo field', () => {
     const readAll = (async () => {
       for (let part = await reader.read(); !part.done; part = await reader.read()) text += decoder.decode(part.value, { stream: true });
     })();
-    await vi.waitFor(() => expect(text).toContain('"status":"running"'), { timeout: 10_000 });
+    await waitFor(() => expect(text).toContain('"status":"running"'));
     expect((await fetch(`${serve.url}/api/stop`, { method: 'POST' })).status).toBe(200);
     await readAll;
     const payloads = ssePayloads(text);
@@ -231,10 +232,10 @@ describe('the tools Argo field', () => {
     expect(started.status).toBe(202);
     const { job_id: id } = (await started.json()) as { job_id: string };
     let record: { state: string; output: string; turn_id: string | null } = { state: 'pending', output: '', turn_id: null };
-    await vi.waitFor(async () => {
+    await waitFor(async () => {
       record = (await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as typeof record;
       expect(record.state).toBe('completed');
-    }, PATIENCE);
+    });
     expect(record.output).toContain('heron');
     expect((await logged(home, record.turn_id ?? ''))?.tool_calls).toHaveLength(1);
 

@@ -7,13 +7,14 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { Stream } from 'openai/streaming';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { defined } from '../support/defined.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
-import { PATIENCE, ssePayloads, startServe } from '../support/run-serve.js';
+import { ssePayloads, startServe } from '../support/run-serve.js';
 import type { ServeProcess } from '../support/run-serve.js';
+import { waitFor } from '../support/wait.js';
 
 // The server writes a turn's line just after the response ends; on a loaded machine that takes a while.
 
@@ -52,11 +53,11 @@ const turnsOf = (id: string) => logLines(home).filter((line) => line.id === id);
 const lastTurn = () => logLines(home).at(-1);
 /** The response ends with the answer; the log line follows at once. Waits for it and the session record. */
 async function logged(id: string) {
-  await vi.waitFor(() => expect(turnsOf(id)).toHaveLength(1), PATIENCE);
+  await waitFor(() => expect(turnsOf(id)).toHaveLength(1));
   const [entry] = turnsOf(id);
   const session = String(entry?.session);
   // Plain-mode turns run side by side, so session api's newest turn may be another one.
-  if (session !== 'api') await vi.waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ last_turn_id: id }), PATIENCE);
+  if (session !== 'api') await waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ last_turn_id: id }));
   return entry;
 }
 async function healthy(): Promise<void> {
@@ -396,7 +397,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     // The fix in a client's terms: the request's "model", not the CLI's --model.
     expect((error as Error).message).toMatch(/Pull it with "ollama pull nope", or use an installed one \("model": "argo:latest"\)$/);
     // Not the last line: the previous test's turn may still be being written (responses end before their log line).
-    await vi.waitFor(() => expect(logLines(home).find((line) => line.model === 'nope')).toMatchObject({ status: 'error', session: 'api' }), PATIENCE);
+    await waitFor(() => expect(logLines(home).find((line) => line.model === 'nope')).toMatchObject({ status: 'error', session: 'api' }));
     await healthy();
   });
 
@@ -454,7 +455,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     const chat = ollama.requests.filter((r) => r.path === '/api/chat').at(-1);
     await chat?.settled;
     expect(chat?.clientAborted).toBe(true);
-    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'interrupted', model_response: 'a b', error: 'the client disconnected' }), PATIENCE);
+    await waitFor(() => expect(lastTurn()).toMatchObject({ status: 'interrupted', model_response: 'a b', error: 'the client disconnected' }));
     await healthy();
   });
 
@@ -464,7 +465,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     expect(status).toBe(200);
     const id = headers['x-argo-turn-id'] as string;
     // The answer is complete and logged while the client has not read a byte of the body.
-    await vi.waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'ok' })]), PATIENCE);
+    await waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'ok' })]));
     const data = ssePayloads(await read());
     const text = data.slice(0, -1).map((d) => (JSON.parse(d) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '').join('');
     expect(text).toBe(ollama.options.tokens.join(''));
@@ -524,7 +525,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     const hungHome = tempHome(config);
     const served = await startServe({ home: hungHome, host: `http://127.0.0.1:${(hung.address() as AddressInfo).port}` });
     try {
-      await vi.waitFor(() => expect(served.stderr()).toMatch(/^argo serve: Ollama at http:\/\/127\.0\.0\.1:\d+ does not answer \(no answer in time\); requests will fail until it does/m), PATIENCE);
+      await waitFor(() => expect(served.stderr()).toMatch(/^argo serve: Ollama at http:\/\/127\.0\.0\.1:\d+ does not answer \(no answer in time\); requests will fail until it does/m));
       expect(await (await fetch(`${served.url}/health`)).json()).toEqual({ status: 'degraded', ollama: { reachable: false, version: null } });
       // The sockets stay open on the other side: only the server's own bound can end its requests.
       expect(sockets.size).toBeGreaterThan(0);
@@ -543,11 +544,11 @@ describe('faults: the contract status, the turn logged, the server still up', ()
       expect(health.status).toBe(200);
       expect(await health.json()).toEqual({ status: 'degraded', ollama: { reachable: false, version: null } });
       // Said once at start, so the first 502 is no surprise.
-      await vi.waitFor(() => expect(down.stderr()).toMatch(/^argo serve: Ollama at http:\/\/127\.0\.0\.1:\d+ does not answer \(connection refused: nothing listens there\); requests will fail until it does: start it with "ollama serve", or set OLLAMA_HOST to where it runs$/m), PATIENCE);
+      await waitFor(() => expect(down.stderr()).toMatch(/^argo serve: Ollama at http:\/\/127\.0\.0\.1:\d+ does not answer \(connection refused: nothing listens there\); requests will fail until it does: start it with "ollama serve", or set OLLAMA_HOST to where it runs$/m));
       const error = await new OpenAI({ baseURL: `${down.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create(ask('x')).catch((e: unknown) => e);
       expect(error).toMatchObject({ status: 502, code: 'ollama_unreachable' });
       expect((error as Error).message).toMatch(/start it with "ollama serve", or set argo serve's OLLAMA_HOST \(or "host" in its config\.json\) to where it runs$/);
-      await vi.waitFor(() => expect(logLines(downHome)).toEqual([expect.objectContaining({ status: 'error', session: 'api' })]), PATIENCE);
+      await waitFor(() => expect(logLines(downHome)).toEqual([expect.objectContaining({ status: 'error', session: 'api' })]));
       const models = await fetch(`${down.url}/v1/models`);
       expect(models.status).toBe(502);
       // The same words as the chat request's, not "fetch failed".
@@ -595,7 +596,7 @@ describe('jobs', () => {
     const response = await post('/api/jobs', ask('do it', { argo: { session: 'jobs' } }));
     expect(response.status).toBe(202);
     const { job_id: id } = (await response.json()) as { job_id: string };
-    await vi.waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }), PATIENCE);
+    await waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }));
     const record = (await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { turn_id: string };
     expect(record).toMatchObject({ id, session: 'jobs', output: 'background work done', error: null });
     expect(turnsOf(record.turn_id)).toEqual([expect.objectContaining({ session: 'jobs', model_response: 'background work done' })]);
@@ -612,7 +613,7 @@ describe('jobs', () => {
     const { job_id: id } = (await (await post('/api/jobs', ask('long'))).json()) as { job_id: string };
     // The job is half done and stays so: the stand-in holds its answer after 15 words.
     await ollama.waitForHold();
-    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output).toBe(sofar), PATIENCE);
+    await waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output).toBe(sofar));
     const stream = await fetch(`${serve.url}/api/jobs/${id}/stream`);
     const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
@@ -646,7 +647,7 @@ describe('jobs', () => {
     const tools: OpenAI.ChatCompletionTool[] = ['get_time', 'get_date'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: { tz: { type: 'string' } } } } }));
     const { job_id: id } = await client.post<{ job_id: string }>(`${serve.url}/api/jobs`, { body: { ...ask('time and date?'), tools } });
     await ollama.waitForHold();
-    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { tool_calls?: unknown[] }).tool_calls).toHaveLength(1), PATIENCE);
+    await waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { tool_calls?: unknown[] }).tool_calls).toHaveLength(1));
     const stream = await fetch(`${serve.url}/api/jobs/${id}/stream`);
     const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
@@ -684,10 +685,10 @@ describe('jobs', () => {
     ollama.options.reply = 'alpha beta gamma delta';
     ollama.setScenario({ hang: 2 });
     const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
-    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output).toBe('alpha beta'), PATIENCE);
+    await waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { output: string }).output).toBe('alpha beta'));
     const cancelled = await (await fetch(`${serve.url}/api/jobs/${id}`, { method: 'DELETE' })).json();
     expect(cancelled).toMatchObject({ state: 'cancelled', output: 'alpha beta', error: 'cancelled by request' });
-    await vi.waitFor(() => expect(lastTurn()).toMatchObject({ status: 'interrupted', model_response: 'alpha beta', error: 'cancelled by request' }), PATIENCE);
+    await waitFor(() => expect(lastTurn()).toMatchObject({ status: 'interrupted', model_response: 'alpha beta', error: 'cancelled by request' }));
   });
 
   it('kill -9 mid-job, restart: the job is failed with a reason, its output intact, no torn file', async () => {
@@ -697,7 +698,7 @@ describe('jobs', () => {
     ollama.setScenario({ hang: 2 });
     const { job_id: id } = (await (await fetch(`${first.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('x')) })).json()) as { job_id: string };
     const path = join(jobHome, 'jobs', `${id}.json`);
-    await vi.waitFor(() => expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ state: 'running', output: 'saved words' }), PATIENCE);
+    await waitFor(() => expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ state: 'running', output: 'saved words' }));
     first.child.kill('SIGKILL');
     await first.exited;
     // The record and its lock (proper-lockfile's directory); no temporary file left behind.
@@ -705,7 +706,7 @@ describe('jobs', () => {
     const second = await startServe({ home: jobHome, host: ollama.url });
     try {
       // The dead server's lock goes stale within seconds; then the job is failed, its output kept.
-      await vi.waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }), { timeout: 15_000, interval: 200 });
+      await waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }), { timeout: 15_000, interval: 200 });
       const record = await (await fetch(`${second.url}/api/jobs/${id}`)).json();
       expect(record).toMatchObject({ state: 'failed', output: 'saved words', error: expect.stringContaining('server stopped') as string });
       // By the sweep, or by the first request for the job, whichever comes first.
@@ -724,7 +725,7 @@ describe('jobs', () => {
       ollama.options.reply = 'saved words then nothing';
       ollama.setScenario({ hang: 2 });
       const { job_id: id } = (await (await fetch(`${first.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('x')) })).json()) as { job_id: string };
-      await vi.waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'running', output: 'saved words' }), PATIENCE);
+      await waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'running', output: 'saved words' }));
       for (const [method, path] of [['GET', 'stream'], ['DELETE', '']] as const) {
         const response = await fetch(`${second.url}/api/jobs/${id}${path ? `/${path}` : ''}`, { method });
         expect(response.status).toBe(409);
@@ -734,7 +735,7 @@ describe('jobs', () => {
       await first.exited;
       // Once the dead server's lock is stale (5 s), a follower gets the job as it is: failed, output kept.
       let body = '';
-      await vi.waitFor(async () => {
+      await waitFor(async () => {
         const response = await fetch(`${second.url}/api/jobs/${id}/stream`);
         body = await response.text();
         expect(response.status).toBe(200);
@@ -761,15 +762,15 @@ describe('STOP', () => {
     const id = response.headers.get('x-argo-turn-id') ?? '';
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     await reader.read();
-    await vi.waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${job}`)).json()) as { output: string }).output).toBe('first second'), PATIENCE);
+    await waitFor(async () => expect(((await (await fetch(`${serve.url}/api/jobs/${job}`)).json()) as { output: string }).output).toBe('first second'));
     writeFileSync(join(home, 'STOP'), '');
     let rest = '';
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
     const data = ssePayloads(rest);
     expect(data.at(-1)).toBe('[DONE]');
     expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'stopped' } });
-    await vi.waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'stopped', model_response: 'first second', error: 'stop signal' })]), PATIENCE);
-    await vi.waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${job}`)).json()).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'first second' }), PATIENCE);
+    await waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'stopped', model_response: 'first second', error: 'stop signal' })]));
+    await waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${job}`)).json()).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'first second' }));
     expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
   });
 });
@@ -790,12 +791,12 @@ describe('load and shutdown', () => {
     });
     const ids = await Promise.all(runs);
     expect(new Set(ids).size).toBe(20);
-    await vi.waitFor(() => expect(logLines(home).length - before).toBe(20), PATIENCE);
+    await waitFor(() => expect(logLines(home).length - before).toBe(20));
     const lines = logLines(home).slice(before);
     expect(lines).toHaveLength(20);
     expect(new Set(lines.map((line) => line.id))).toEqual(new Set(ids));
     for (const session of ['s1', 's2', 's3', 's4']) {
-      await vi.waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ turns: 4 }), PATIENCE);
+      await waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', `${session}.json`), 'utf8'))).toMatchObject({ turns: 4 }));
     }
   });
 
@@ -823,7 +824,7 @@ describe('load and shutdown', () => {
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     let seen = new TextDecoder().decode((await reader.read()).value);
     server.child.kill('SIGINT');
-    await vi.waitFor(() => expect(server.stderr()).toMatch(/SIGINT: finishing running answers/), PATIENCE);
+    await waitFor(() => expect(server.stderr()).toMatch(/SIGINT: finishing running answers/));
     expect((await fetch(`${server.url}/health`).catch(() => null))?.status ?? 'closed').not.toBe(200);
     server.child.kill('SIGINT');
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += new TextDecoder().decode(chunk.value);

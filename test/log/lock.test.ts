@@ -6,6 +6,7 @@ import * as lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LockTimeoutError, locksInUse, whenLockWaitIsLong, withLock } from '../../src/log/lock.js';
 import { tempData } from '../query/helpers.js';
+import { waitFor } from '../support/wait.js';
 
 vi.mock('proper-lockfile', async (importOriginal) => {
   const real = await importOriginal<typeof lockfile>();
@@ -50,7 +51,7 @@ describe('withLock with many callers in one process', () => {
     const dir = join(home, 'locks');
     let releaseA: () => void = () => undefined;
     const holdingA = withLock(dir, 'a', 'a', () => new Promise<void>((resolve) => (releaseA = resolve)));
-    await vi.waitFor(() => expect(locksInUse()).toBe(1));
+    await waitFor(() => expect(locksInUse()).toBe(1));
     await withLock(dir, 'b', 'b', () => Promise.resolve());
     releaseA();
     await holdingA;
@@ -62,7 +63,7 @@ describe('withLock with many callers in one process', () => {
     const dir = join(home, 'locks');
     let release: () => void = () => undefined;
     const holder = withLock(dir, 'log', 'the log', () => new Promise<void>((resolve) => (release = resolve)));
-    await vi.waitFor(() => expect(lockfile.lock).toHaveBeenCalledTimes(1));
+    await waitFor(() => expect(lockfile.lock).toHaveBeenCalledTimes(1));
     const impatient = withLock(dir, 'log', 'the log', () => Promise.resolve('ran'), 20);
     const patient = withLock(dir, 'log', 'the log', () => Promise.resolve('ran'));
     await expect(impatient).rejects.toBeInstanceOf(LockTimeoutError);

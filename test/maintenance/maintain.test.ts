@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { confirm } from '../../src/cli/common.js';
 import type { Io } from '../../src/cli/io.js';
 import { UsageError } from '../../src/errors.js';
@@ -16,6 +16,7 @@ import { indexLine } from '../../src/sessions/turn-index.js';
 import type { IndexLine } from '../../src/sessions/turn-index.js';
 import { appendRaw, recordTurns, tempData } from '../query/helpers.js';
 import { defined } from '../support/defined.js';
+import { waitFor } from '../support/wait.js';
 
 const ids = (turns: readonly { id: string }[]): string[] => turns.map((turn) => turn.id);
 const indexText = (paths: DataPaths, name: string): string => readFileSync(indexPath(paths.sessions, name), 'utf8');
@@ -64,7 +65,7 @@ describe('removeSessionLines', () => {
       removal = removeSessionLines(paths, new Set([play.id]));
       // The removal holds the other sessions' locks and waits for this one, not yet the log's: nothing rewritten.
       const locks = join(dirname(paths.logs), 'locks');
-      await vi.waitFor(() => expect(existsSync(join(locks, `session-${defined(second, 'second')}.lock`))).toBe(true));
+      await waitFor(() => expect(existsSync(join(locks, `session-${defined(second, 'second')}.lock`))).toBe(true));
       expect(existsSync(join(locks, `session-${defined(first, 'first')}.lock`))).toBe(true);
       expect(locksInUse()).toBe(3);
       expect(existsSync(join(locks, 'log.lock'))).toBe(false);
@@ -212,7 +213,7 @@ describe('reindexAll', () => {
     let reindex: Promise<unknown> = Promise.resolve();
     await withSessionLock(paths.logs, defined(last, 'last'), async () => {
       reindex = reindexAll(paths);
-      await vi.waitFor(() => expect(existsSync(join(locks, `session-${defined(first, 'first')}.lock`))).toBe(true));
+      await waitFor(() => expect(existsSync(join(locks, `session-${defined(first, 'first')}.lock`))).toBe(true));
       expect(existsSync(join(locks, 'log.lock'))).toBe(false);
     });
     expect(await reindex).toMatchObject({ sessions: 3, turns: 18 });

@@ -8,6 +8,7 @@ import type { LogEntry } from '../../src/log/entry.js';
 import { Sink } from '../../src/output/sink.js';
 import { CONTROLS, neutralizeControls } from '../../src/output/terminal-text.js';
 import { makeEntry, policy } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 const plain = (width: number | null): RenderOptions => ({ color: new Chalk({ level: 0 }), width, sessionName: (entry) => `${entry.session}!` });
 
@@ -156,7 +157,7 @@ describe('Sink', () => {
     expect(chunks).toEqual([]);
     let flushed = false;
     const flushing = sink.flush().then(() => (flushed = true));
-    await vi.waitFor(() => {
+    await waitFor(() => {
       expect(chunks).toEqual(['line 0\nline 1\nline 2\n']);
     });
     expect(flushed).toBe(false);

@@ -2,13 +2,14 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ssePayloads } from '../support/run-serve.js';
 import { startTestServer } from './fake-runner.js';
 import type { TestServer } from './fake-runner.js';
 import type { ToolEvent } from '../../src/serve/types.js';
 import { JobStore } from '../../src/serve/jobs.js';
 import type { JobRecord } from '../../src/serve/jobs.js';
+import { waitFor } from '../support/wait.js';
 
 let t: TestServer;
 let client: OpenAI;
@@ -202,7 +203,7 @@ describe('chat completions with the openai client', () => {
     await iterator.next();
     await iterator.next();
     controller.abort();
-    await vi.waitFor(() => expect(t.runner.logged.at(-1)).toMatchObject({ status: 'interrupted', text: 'a' }));
+    await waitFor(() => expect(t.runner.logged.at(-1)).toMatchObject({ status: 'interrupted', text: 'a' }));
     expect(t.server.running).toBe(0);
   });
 });
@@ -282,7 +283,7 @@ describe('raw HTTP', () => {
   it('logs one line per request, without the key or the query', async () => {
     await fetch(`${t.url}/api/sessions?q=secret`);
     await post('/v1/chat/completions', ask('x', { argo: { session: 'work' } }));
-    await vi.waitFor(() => expect(t.lines.at(-1)).toMatch(/^POST \/v1\/chat\/completions 200 \d+ms session=work$/));
+    await waitFor(() => expect(t.lines.at(-1)).toMatch(/^POST \/v1\/chat\/completions 200 \d+ms session=work$/));
     expect(t.lines.some((line) => /^GET \/api\/sessions 200 \d+ms session=-$/.test(line))).toBe(true);
   });
 
@@ -302,11 +303,11 @@ describe('raw HTTP', () => {
         new Request(`${t.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('x', { ...extra, argo: { session } })), ...(signal ? { signal } : {}) }),
       );
     const ahead = queued ? send() : null;
-    if (queued) await vi.waitFor(() => expect(held).toBe(1));
+    if (queued) await waitFor(() => expect(held).toBe(1));
     const controller = new AbortController();
     const leaving = send(controller.signal);
-    if (queued) await vi.waitFor(() => expect(t.server.running).toBe(2));
-    else await vi.waitFor(() => expect(held).toBe(1));
+    if (queued) await waitFor(() => expect(t.server.running).toBe(2));
+    else await waitFor(() => expect(held).toBe(1));
     const reader = status === 200 ? (await leaving).body?.getReader() : undefined;
     await reader?.read();
     controller.abort();
@@ -315,13 +316,13 @@ describe('raw HTTP', () => {
     await (await ahead)?.text();
     await (reader ?? (await leaving).body)?.cancel();
     const line = new RegExp(`^POST /v1/chat/completions ${status} \\d+ms session=${session}$`);
-    await vi.waitFor(() => expect(t.lines).toContainEqual(expect.stringMatching(line)));
+    await waitFor(() => expect(t.lines).toContainEqual(expect.stringMatching(line)));
     t.runner.onHold = () => undefined;
   });
 
   it('a path\'s controls and bidirectional marks are not written to the log as they are', async () => {
     await fetch(`${t.url}/v1/x%E2%80%AEcod.exe%1B%5B2J`);
-    await vi.waitFor(() => expect(t.lines.at(-1)).toMatch(/^GET \/v1\/x\?cod\.exe\?\[2J 404 \d+ms session=-$/));
+    await waitFor(() => expect(t.lines.at(-1)).toMatch(/^GET \/v1\/x\?cod\.exe\?\[2J 404 \d+ms session=-$/));
   });
 });
 
@@ -346,7 +347,7 @@ describe('per-session order', () => {
     t.runner.onHold = () => held++;
     t.runner.script = (input) => (input.userPrompt === 'first' ? { tokens: ['1', '2'], holdAfter: 1 } : { tokens: [input.userPrompt] });
     const first = post('/v1/chat/completions', ask('first', { argo: { session: 'work' } }));
-    await vi.waitFor(() => expect(held).toBe(1));
+    await waitFor(() => expect(held).toBe(1));
     const second = post('/v1/chat/completions', ask('second', { argo: { session: 'work' } }));
     const other = await post('/v1/chat/completions', ask('other', { argo: { session: 'play' } }));
     expect(await other.json()).toMatchObject({ choices: [{ message: { content: 'other' } }] });
@@ -366,7 +367,7 @@ describe('STOP', () => {
     t.runner.onHold = () => held++;
     t.runner.script = () => ({ tokens: ['partial', ' never'], holdAfter: 1 });
     const response = await post('/v1/chat/completions', ask('x', { stream: true }));
-    await vi.waitFor(() => expect(held).toBe(1));
+    await waitFor(() => expect(held).toBe(1));
     expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true });
     const data = ssePayloads(await response.text());
     expect(data.at(-1)).toBe('[DONE]');
@@ -384,7 +385,7 @@ describe('STOP', () => {
     t.runner.onHold = () => held++;
     t.runner.script = () => ({ tokens: ['a', 'b'], holdAfter: 1 });
     const response = client.chat.completions.create(ask('x'));
-    await vi.waitFor(() => expect(held).toBe(1));
+    await waitFor(() => expect(held).toBe(1));
     writeFileSync(join(t.home, 'STOP'), '');
     expect((await response).choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'a' } });
     t.runner.onHold = () => undefined;
@@ -396,12 +397,12 @@ describe('jobs', () => {
     const response = await post('/api/jobs', ask('background', { argo: { session: 'work' } }));
     expect(response.status).toBe(202);
     const { job_id: id } = (await response.json()) as { job_id: string };
-    await vi.waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }));
+    await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }));
     const record = (await (await fetch(`${t.url}/api/jobs/${id}`)).json()) as Record<string, unknown>;
     expect(record).toMatchObject({ id, state: 'completed', session: 'work', output: 'You said: background', error: null });
     expect(record.turn_id).toBe(t.runner.logged.at(-1)?.turnId);
     const path = join(t.home, 'jobs', `${id}.json`);
-    await vi.waitFor(() => expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ state: 'completed', output: record.output }));
+    await waitFor(() => expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ state: 'completed', output: record.output }));
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const list = (await (await fetch(`${t.url}/api/jobs`)).json()) as { id: string }[];
     expect(list.map((job) => job.id)).toContain(id);
@@ -414,7 +415,7 @@ describe('jobs', () => {
     t.runner.onHold = () => held++;
     t.runner.script = () => ({ tokens: ['one ', 'two ', 'three'], holdAfter: 2 });
     const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
-    await vi.waitFor(() => expect(held).toBe(1));
+    await waitFor(() => expect(held).toBe(1));
     const { first, rest: readRest } = await followJob(id);
     expect(JSON.parse(ssePayloads(first)[0] ?? '')).toMatchObject({ choices: [{ delta: { role: 'assistant', content: 'one two ' } }] });
     t.runner.release();
@@ -433,7 +434,7 @@ describe('jobs', () => {
   it('a failed job keeps its partial output; its stream ends like any job\'s, with the model asked for and [DONE]', async () => {
     t.runner.script = () => ({ tokens: ['half ', 'done'], failAfter: { kind: 'stream', message: 'Ollama: out of memory' } });
     const { job_id: id } = (await (await post('/api/jobs', { ...ask('x'), model: 'qwen3:8b' })).json()) as { job_id: string };
-    await vi.waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }));
+    await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }));
     expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ model: 'qwen3:8b', output: 'half done', error: 'Ollama: out of memory' });
     const data = ssePayloads(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
     expect(data.map((payload) => (payload === '[DONE]' ? payload : (JSON.parse(payload) as { model: string }).model))).toEqual(['qwen3:8b', 'qwen3:8b', '[DONE]']);
@@ -450,7 +451,7 @@ describe('jobs', () => {
     ];
     t.runner.script = () => ({ tokens: ['looking ', 'done'], holdAfter: 1, toolEventsAt: 1, toolEvents });
     const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
-    await vi.waitFor(() => expect(held).toBe(1));
+    await waitFor(() => expect(held).toBe(1));
     const { first, rest: readRest } = await followJob(id);
     expect(JSON.parse(ssePayloads(first)[0] ?? '')).toMatchObject({ choices: [{ delta: { role: 'assistant', content: 'looking ' } }] });
     t.runner.release();
@@ -473,7 +474,7 @@ describe('jobs', () => {
     const chat = await chunksOf(await post('/v1/chat/completions', { ...ask('x'), stream: true }));
     const chatCalls = chat.flatMap((chunk) => (chunk.choices[0]?.delta.tool_calls as unknown[] | undefined) ?? []);
     const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
-    await vi.waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }));
+    await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }));
     const calls = [
       { id: 'call_1_0', type: 'function', function: { name: 'a', arguments: '{}' } },
       { id: 'mine', type: 'function', function: { name: 'b', arguments: '{"x":1}' } },
@@ -533,13 +534,13 @@ describe('jobs', () => {
     t.runner.onHold = () => held++;
     t.runner.script = () => ({ tokens: ['kept', 'lost'], holdAfter: 1 });
     const { job_id: a } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
-    await vi.waitFor(() => expect(held).toBe(1));
+    await waitFor(() => expect(held).toBe(1));
     expect(await (await fetch(`${t.url}/api/jobs/${a}`, { method: 'DELETE' })).json()).toMatchObject({ state: 'cancelled', output: 'kept', error: 'cancelled by request' });
     const { job_id: b } = (await (await post('/api/jobs', ask('y'))).json()) as { job_id: string };
-    await vi.waitFor(() => expect(held).toBe(2));
+    await waitFor(() => expect(held).toBe(2));
     await post('/api/stop', '');
-    await vi.waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${b}`)).json()).toMatchObject({ state: 'cancelled', output: 'kept', error: 'stop signal' }));
-    await vi.waitFor(() => expect(JSON.parse(readFileSync(join(t.home, 'jobs', `${b}.json`), 'utf8'))).toMatchObject({ state: 'cancelled', output: 'kept' }));
+    await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${b}`)).json()).toMatchObject({ state: 'cancelled', output: 'kept', error: 'stop signal' }));
+    await waitFor(() => expect(JSON.parse(readFileSync(join(t.home, 'jobs', `${b}.json`), 'utf8'))).toMatchObject({ state: 'cancelled', output: 'kept' }));
     t.runner.onHold = () => undefined;
   });
 
@@ -548,12 +549,12 @@ describe('jobs', () => {
     t.runner.onHold = () => held++;
     t.runner.script = (input) => (input.userPrompt === 'long' ? { tokens: ['a', 'b'], holdAfter: 1 } : { tokens: ['q'] });
     const { job_id: long } = (await (await post('/api/jobs', ask('long', { argo: { session: 'play' } }))).json()) as { job_id: string };
-    await vi.waitFor(() => expect(held).toBe(1));
+    await waitFor(() => expect(held).toBe(1));
     const { job_id: queued } = (await (await post('/api/jobs', ask('queued', { argo: { session: 'play' } }))).json()) as { job_id: string };
     expect(await (await fetch(`${t.url}/api/jobs/${queued}`)).json()).toMatchObject({ state: 'pending' });
     expect(await (await fetch(`${t.url}/api/jobs/${queued}`, { method: 'DELETE' })).json()).toMatchObject({ state: 'cancelled', output: '' });
     t.runner.release();
-    await vi.waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${long}`)).json()).toMatchObject({ state: 'completed' }));
+    await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${long}`)).json()).toMatchObject({ state: 'completed' }));
     expect(t.runner.inputs.map((i) => i.userPrompt)).not.toContain('queued');
     t.runner.onHold = () => undefined;
   });
@@ -613,7 +614,7 @@ describe('start and shutdown', () => {
     s.runner.onHold = () => held++;
     s.runner.script = (input) => (input.userPrompt === 'hang' ? { tokens: ['so', 'far'], holdAfter: 1 } : { tokens: ['quick'] });
     const hanging = fetch(`${s.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('hang', { stream: true })) });
-    await vi.waitFor(() => expect(held).toBe(1));
+    await waitFor(() => expect(held).toBe(1));
     const response = await hanging;
     const closed = s.listening.close(50);
     const data = ssePayloads(await response.text());

@@ -1,10 +1,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
 import { JobStore, LiveJob, jobFile, parseJob } from '../../src/serve/jobs.js';
 import type { JobEvent, JobRecord } from '../../src/serve/jobs.js';
+import { waitFor } from '../support/wait.js';
 
 const record = (fields: Partial<JobRecord> = {}): JobRecord => ({
   id: 'job1',
@@ -173,7 +174,7 @@ describe('LiveJob', () => {
     expect(await jobs.read('job1')).toMatchObject({ state: 'running', turn_id: 't1' });
     job.append('a');
     job.append('b');
-    await vi.waitFor(async () => expect((await jobs.read('job1'))?.output).toBe('ab'));
+    await waitFor(async () => expect((await jobs.read('job1'))?.output).toBe('ab'));
     await job.finish('completed', null, 'stop');
     expect(seen.map((event) => event.type)).toEqual(['text', 'text', 'end']);
     expect(JSON.parse(readFileSync(jobs.pathOf('job1'), 'utf8'))).toMatchObject({ state: 'completed', output: 'ab', error: null });

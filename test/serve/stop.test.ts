@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { STOP_FILE } from '../../src/agent/stop.js';
 import { fileStopSignal } from '../../src/serve/stop.js';
+import { waitFor } from '../support/wait.js';
 
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof fs>();
@@ -37,17 +38,17 @@ describe('fileStopSignal', () => {
     const heard = vi.fn();
     unwatch = stop.watch(heard);
     // The watch's first look settles what is known.
-    await vi.waitFor(() => expect(lstat).toHaveBeenCalled());
-    await vi.waitFor(async () => expect(await stop.isSet()).toBe(false));
+    await waitFor(() => expect(lstat).toHaveBeenCalled());
+    await waitFor(async () => expect(await stop.isSet()).toBe(false));
     lstat.mockClear();
     for (let i = 0; i < 5; i++) expect(await stop.isSet()).toBe(false);
     expect(lstat).not.toHaveBeenCalled();
 
     writeFileSync(join(home, STOP_FILE), '');
-    await vi.waitFor(() => expect(heard).toHaveBeenCalledTimes(1));
+    await waitFor(() => expect(heard).toHaveBeenCalledTimes(1));
     expect(await stop.isSet()).toBe(true);
     rmSync(join(home, STOP_FILE));
-    await vi.waitFor(async () => expect(await stop.isSet()).toBe(false));
+    await waitFor(async () => expect(await stop.isSet()).toBe(false));
     expect(heard).toHaveBeenCalledTimes(1);
   });
 
@@ -76,7 +77,7 @@ describe('fileStopSignal', () => {
   it('after the watch ends, goes back to the disk', async () => {
     const stop = signal();
     const end = stop.watch(() => undefined);
-    await vi.waitFor(async () => expect(await stop.isSet()).toBe(false));
+    await waitFor(async () => expect(await stop.isSet()).toBe(false));
     end();
     writeFileSync(join(home, STOP_FILE), '');
     expect(await stop.isSet()).toBe(true);

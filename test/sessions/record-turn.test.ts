@@ -1,13 +1,14 @@
 // Turn completion under concurrency and against session maintenance (items 5, 6, 8).
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withSessionLock } from '../../src/log/lock.js';
 import { SessionUpdateError, recordTurn, turnsGathering } from '../../src/sessions/record-turn.js';
 import { renameSession } from '../../src/sessions/manage.js';
 import { deleteSession, openSession, readSession } from '../../src/sessions/store.js';
 import { readIndex } from '../../src/sessions/turn-index.js';
 import { makeEntry, tempData } from '../query/helpers.js';
+import { waitFor } from '../support/wait.js';
 
 const NOW = '2025-01-02T00:00:00Z';
 const logIds = (logs: string): string[] =>
@@ -41,7 +42,7 @@ describe('recordTurn', () => {
           ),
         ),
       );
-      await vi.waitFor(() => expect(turnsGathering()).toBe(1));
+      await waitFor(() => expect(turnsGathering()).toBe(1));
     });
     const files = await writing;
     expect(new Set(files)).toEqual(new Set([join(paths.logs, '2025-01-02.log')]));

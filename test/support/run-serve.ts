@@ -3,8 +3,6 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { ARGO_BIN, scrubbedEnv } from './run-argo.js';
 
-/** How long an end-to-end test waits for what a server does in the background (a loaded machine is slow). */
-export const PATIENCE = { timeout: 10_000, interval: 25 };
 
 export interface ServeProcess {
   url: string;

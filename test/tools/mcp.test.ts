@@ -9,6 +9,7 @@ import { ToolError } from '../../src/tools/types.js';
 import type { Tool } from '../../src/tools/types.js';
 import { defined } from '../support/defined.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
+import { waitFor } from '../support/wait.js';
 
 const server = TEST_MCP_SERVER;
 const context = { root: '/', home: '/', signal: new AbortController().signal };
@@ -36,9 +37,9 @@ describe('MCP servers through the SDK client', () => {
     const exited = await connectMcp('calc', withPid);
     const ended = vi.fn();
     exited.onClose?.(ended);
-    await vi.waitFor(() => expect(readFileSync(starts, 'utf8')).toMatch(/^\d+\n$/));
+    await waitFor(() => expect(readFileSync(starts, 'utf8')).toMatch(/^\d+\n$/));
     process.kill(Number(readFileSync(starts, 'utf8')), 'SIGTERM');
-    await vi.waitFor(() => expect(ended).toHaveBeenCalledTimes(1));
+    await waitFor(() => expect(ended).toHaveBeenCalledTimes(1));
 
     const closed = await connectMcp('calc', server);
     const closedEnded = vi.fn();

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { commandTool, fillArgv, optionLikeArgument } from '../../src/tools/command.js';
 import { validateArguments } from '../../src/tools/validate.js';
 import { BACKGROUND_NOTE, CappedOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, looksSecret, onPath } from '../../src/tools/process.js';
@@ -11,6 +11,7 @@ import { processTool, runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import { alive } from '../support/alive.js';
+import { waitFor } from '../support/wait.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-shell-')));
 mkdirSync(join(root, 'sub'));
@@ -39,7 +40,7 @@ describe('run_command', () => {
     expect(error).toBeInstanceOf(ToolError);
     expect((error as ToolError).message).toBe('the command timed out after 1 s and was killed');
     const child = Number(readFileSync(pidFile, 'utf8'));
-    await vi.waitFor(() => expect(alive(child)).toBe(false));
+    await waitFor(() => expect(alive(child)).toBe(false));
   });
 
   it.each([
@@ -49,7 +50,7 @@ describe('run_command', () => {
     const result = await runCommandTool.run({ command, timeout: 20 }, context());
     expect(result).toMatchObject({ exit_code: 0, stderr: '', background: BACKGROUND_NOTE });
     const child = Number(result.stdout);
-    await vi.waitFor(() => expect(alive(child)).toBe(false));
+    await waitFor(() => expect(alive(child)).toBe(false));
   });
 
   it('SIGKILLs a grandchild that ignores SIGTERM, though the shell that started it is gone', async () => {
@@ -57,7 +58,7 @@ describe('run_command', () => {
     const command = `sh -c 'trap "" TERM; exec sleep 30' & echo $! > ${pidFile}; wait`;
     await expect(runCommandTool.run({ command, timeout: 1 }, context())).rejects.toThrow('timed out after 1 s');
     const child = Number(readFileSync(pidFile, 'utf8'));
-    await vi.waitFor(() => expect(alive(child)).toBe(false));
+    await waitFor(() => expect(alive(child)).toBe(false));
   });
 
   it('a group still within its grace is SIGKILLed when Argo exits', async () => {
@@ -68,7 +69,7 @@ describe('run_command', () => {
       child.stdout.once('data', (pid) => { process.stdout.write(String(pid)); killGroup(child); process.exit(0); });`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
     // Well within the 2 s grace: only the kill on exit can have ended it.
-    await vi.waitFor(() => expect(alive(Number(stdout))).toBe(false), { timeout: 1000 });
+    await waitFor(() => expect(alive(Number(stdout))).toBe(false));
   });
 
   it('kills it on abort (Ctrl-C) as a permanent failure', async () => {
@@ -85,10 +86,10 @@ describe('process handles', () => {
     const started = await tool.run({ operation: 'start', command: 'echo ready; sleep 30' }, context());
     expect(started).toMatchObject({ handle: 'proc_1', running: true });
     expect(started).not.toHaveProperty('pid');
-    await vi.waitFor(async () => expect((await tool.run({ operation: 'read_output', handle: 'proc_1' }, context())).stdout).toBe('ready\n'));
+    await waitFor(async () => expect((await tool.run({ operation: 'read_output', handle: 'proc_1' }, context())).stdout).toBe('ready\n'));
     expect((await tool.run({ operation: 'read_output', handle: 'proc_1' }, context())).stdout).toBe('');
     await tool.run({ operation: 'kill', handle: 'proc_1' }, context());
-    await vi.waitFor(async () => expect((await tool.run({ operation: 'status', handle: 'proc_1' }, context())).running).toBe(false));
+    await waitFor(async () => expect((await tool.run({ operation: 'status', handle: 'proc_1' }, context())).running).toBe(false));
     expect((await tool.run({ operation: 'list' }, context())).processes).toHaveLength(1);
     await expect(tool.run({ operation: 'status', handle: 'proc_9' }, context())).rejects.toThrow('no process with handle "proc_9"');
     tool.close();
@@ -97,7 +98,7 @@ describe('process handles', () => {
   it('read_output keeps the newest unread output and says how much older output was dropped', async () => {
     const tool = processTool();
     await tool.run({ operation: 'start', command: `head -c 100000 /dev/zero | tr '\\0' a; echo; echo end` }, context());
-    await vi.waitFor(async () => expect((await tool.run({ operation: 'status', handle: 'proc_1' }, context())).running).toBe(false));
+    await waitFor(async () => expect((await tool.run({ operation: 'status', handle: 'proc_1' }, context())).running).toBe(false));
     const read = await tool.run({ operation: 'read_output', handle: 'proc_1' }, context());
     expect(String(read.stdout)).toHaveLength(UNREAD_CAP_CHARS);
     expect(String(read.stdout).endsWith('a\nend\n')).toBe(true);

@@ -3,10 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchHistoryTool } from '../../src/tools/history.js';
 import { htmlText } from '../../src/tools/html-text.js';
 import { FETCH_RAW_CAP, FETCH_TEXT_CAP, budgetedResult, fetchUrlTool, readBodyText, readingNote, textWindow, webUnreachable } from '../../src/tools/web.js';
+import { waitFor } from '../support/wait.js';
 
 const context = (home = '/') => ({ root: '/', home, signal: new AbortController().signal });
 
@@ -127,12 +128,12 @@ describe('fetch_url', () => {
     expect(String(first.text)).toHaveLength(FETCH_TEXT_CAP);
     expect(first).toMatchObject({ truncated: true, note: 'stopped at 100,000 characters of text; read on with offset 100000' });
     // Enough text for the cap: the rest was never asked for.
-    await vi.waitFor(() => expect(endlessSent).toHaveLength(1));
+    await waitFor(() => expect(endlessSent).toHaveLength(1));
     expect(endlessSent[0]).toBeLessThan(FETCH_RAW_CAP);
     const result = await fetchUrlTool.run({ url: `${base}/endless`, offset: FETCH_RAW_CAP }, context());
     expect(result).toMatchObject({ title: 'Endless', text: '', note: expect.stringMatching(/^offset 5242880 is past the end: the text has \d+ characters \(the page is over 5 MB and only its first 5 MB were read\)$/) as unknown });
     // The server stopped writing soon after the cap: the client went away.
-    await vi.waitFor(() => expect(endlessSent).toHaveLength(2));
+    await waitFor(() => expect(endlessSent).toHaveLength(2));
     expect(endlessSent[1]).toBeLessThan(FETCH_RAW_CAP * 2);
   });
 
