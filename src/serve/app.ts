@@ -10,7 +10,7 @@ import { CONTROLS } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { sseResponse } from './sse-body.js';
 import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
-import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, isUnfinished } from './jobs.js';
+import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, isUnfinished, savedSince } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
 import { ChunkFormat, StreamedToolCalls, completionObject, findModel, finishReason, modelNotFound, modelObject, toOpenAiToolCalls, usageOf } from './openai.js';
 import type { InstalledModel } from './openai.js';
@@ -389,6 +389,41 @@ export function createServer(deps: ServerDeps): ArgoServer {
     return settled && { record: settled.record, elsewhere: settled.elsewhere, live: null };
   };
 
+  /**
+   * Follows a job another server runs through its file, which that server saves every
+   * OUTPUT_SAVE_MS, until it ends there (or is failed here once that server is gone); returns the
+   * unfollow. Tool progress is not saved, so only text and client tool calls come this way.
+   */
+  const followSaved = (first: JobRecord, push: (event: JobEvent) => void): (() => void) => {
+    let seen = first;
+    let timer: NodeJS.Timeout | undefined;
+    let following = true;
+    const end = (record: JobRecord, finishReason: FinishReason): void => push({ type: 'end', record, finishReason });
+    const look = async (): Promise<void> => {
+      let now: JobRecord | null;
+      try {
+        now = (await findJob(first.id))?.record ?? null;
+      } catch (error) {
+        if (following) end({ ...seen, state: 'failed', error: `the job's file could not be read: ${error instanceof Error ? error.message : String(error)}` }, 'stop');
+        return;
+      }
+      if (!following) return;
+      if (now === null) {
+        end({ ...seen, state: 'failed', error: "the job's file was removed while it ran" }, 'stop');
+        return;
+      }
+      for (const event of savedSince(seen, now)) push(event);
+      seen = now;
+      if (isUnfinished(now)) timer = setTimeout(() => void look(), OUTPUT_SAVE_MS);
+      else end(now, endedAs(now));
+    };
+    timer = setTimeout(() => void look(), OUTPUT_SAVE_MS);
+    return () => {
+      following = false;
+      clearTimeout(timer);
+    };
+  };
+
   app.get('/api/jobs', async (c) => {
     const records = await jobs.list(onDamagedJob);
     const current = await Promise.all(records.map(async (record) => liveJobs.get(record.id)?.record ?? (isUnfinished(record) ? (await findJob(record.id))?.record : record)));
@@ -419,7 +454,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const found = await findJob(id);
     if (found === null) throw jobNotFound(id);
     c.set('session', found.record.session);
-    if (found.elsewhere) throw runningElsewhere(id, 'cancel');
+    if (found.elsewhere) throw runningElsewhere(id);
     return c.json(found.record);
   });
 
@@ -429,8 +464,6 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (found === null) throw jobNotFound(id);
     const { record, live } = found;
     c.set('session', record.session);
-    // Its output on disk lags and its end is not ours to see: a stream from here would end falsely.
-    if (found.elsewhere) throw runningElsewhere(id, 'follow');
     const format = new ChunkFormat({ id: `chatcmpl-${record.turn_id ?? record.id}`, created: Math.floor(Date.parse(record.created_at) / 1000), model: record.model ?? 'argo' });
     const events = new Channel<JobEvent>();
     // Reading what is there so far and subscribing happen in one step, so no piece is missed or
@@ -438,8 +471,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const sofar = live ? live.record : record;
     const callsSoFar = sofar.tool_calls ?? [];
     if (callsSoFar.length > 0) events.push({ type: 'tool_calls', calls: callsSoFar, first: 0 });
-    const unsubscribe = live ? live.subscribe((event) => events.push(event)) : () => undefined;
-    if (!live) events.push({ type: 'end', record, finishReason: endedAs(record) });
+    const push = (event: JobEvent): void => events.push(event);
+    // Another server's job is followed through its file; one that has ended ends the stream at once.
+    const unsubscribe = live ? live.subscribe(push) : found.elsewhere ? followSaved(record, push) : () => undefined;
+    if (!live && !found.elsewhere) push({ type: 'end', record, finishReason: endedAs(record) });
     let finished!: () => void;
     c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
     const onDisconnect = (): void => events.push({ type: 'end', record, finishReason: 'stop' });
@@ -594,10 +629,10 @@ function endedAs(record: JobRecord): FinishReason {
   return record.finish_reason ?? ((record.tool_calls ?? []).length > 0 ? 'tool_calls' : 'stop');
 }
 
-function runningElsewhere(id: string, action: 'follow' | 'cancel'): ApiError {
+function runningElsewhere(id: string): ApiError {
   return new ApiError(
     409,
-    `job "${id}" is run by another argo serve sharing this data home; ${action} it on that server (GET /api/jobs/${id} here shows its record, saved every 200 ms). If that server has stopped, the job is marked failed within ${JOB_LOCK_STALE_MS / 1000} s`,
+    `job "${id}" is run by another argo serve sharing this data home; cancel it on that server (here GET /api/jobs/${id} and its stream follow it as that server saves it, every ${OUTPUT_SAVE_MS} ms). If that server has stopped, the job is marked failed within ${JOB_LOCK_STALE_MS / 1000} s`,
     'invalid_request_error',
     'job_running_elsewhere',
   );

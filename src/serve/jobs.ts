@@ -214,6 +214,19 @@ export type JobEvent =
   | { type: 'tool_event'; event: ToolEvent }
   | { type: 'end'; record: JobRecord; finishReason: FinishReason };
 
+/**
+ * What a follower of a saved job has not seen yet: the output and client tool calls its file gained
+ * since `seen` (a record only ever grows while its job runs).
+ */
+export function savedSince(seen: JobRecord, now: JobRecord): JobEvent[] {
+  const events: JobEvent[] = [];
+  if (now.output.length > seen.output.length && now.output.startsWith(seen.output)) events.push({ type: 'text', text: now.output.slice(seen.output.length) });
+  const before = seen.tool_calls ?? [];
+  const after = now.tool_calls ?? [];
+  if (after.length > before.length) events.push({ type: 'tool_calls', calls: after.slice(before.length), first: before.length });
+  return events;
+}
+
 /** How often a running job's growing output is saved; state changes are saved at once. */
 export const OUTPUT_SAVE_MS = 200;
 

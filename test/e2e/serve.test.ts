@@ -717,35 +717,41 @@ describe('jobs', () => {
       await second.stop();
     }
   });
-  it('a job another server runs: its followers here get a 409 naming that, not a false end; once that server dies, the job as it ended', async () => {
+  it('a job another server runs: a stream here follows it to its end, DELETE here is a 409 naming that; once that server dies, the job as it ended', async () => {
     const jobHome = tempHome(config);
     const first = await startServe({ home: jobHome, host: ollama.url });
     const second = await startServe({ home: jobHome, host: ollama.url });
     try {
-      ollama.options.reply = 'saved words then nothing';
-      ollama.setScenario({ hang: 2 });
+      ollama.options.reply = 'saved words then the rest';
+      ollama.setScenario({ holdAfter: 2 });
       const { job_id: id } = (await (await fetch(`${first.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('x')) })).json()) as { job_id: string };
-      await waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'running', output: 'saved words' }));
-      for (const [method, path] of [['GET', 'stream'], ['DELETE', '']] as const) {
-        const response = await fetch(`${second.url}/api/jobs/${id}${path ? `/${path}` : ''}`, { method });
-        expect(response.status).toBe(409);
-        expect(await response.json()).toMatchObject({ error: { code: 'job_running_elsewhere', message: expect.stringContaining('is run by another argo serve sharing this data home') as string } });
-      }
+      await ollama.waitForHold();
+      const followed = await fetch(`${second.url}/api/jobs/${id}/stream`);
+      expect(followed.status).toBe(200);
+      const cancel = await fetch(`${second.url}/api/jobs/${id}`, { method: 'DELETE' });
+      expect(cancel.status).toBe(409);
+      expect(await cancel.json()).toMatchObject({ error: { code: 'job_running_elsewhere', message: expect.stringContaining('is run by another argo serve sharing this data home; cancel it on that server') as string } });
+      ollama.release();
+      const data = ssePayloads(await followed.text());
+      const chunks = data.slice(0, -1).map((payload) => JSON.parse(payload) as { choices: { delta: { content?: string } }[] });
+      expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('saved words then the rest');
+      expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'completed', error: null } });
+      expect(data.at(-1)).toBe('[DONE]');
+
+      ollama.options.reply = 'kept words then nothing';
+      ollama.setScenario({ hang: 2 });
+      const { job_id: dying } = (await (await fetch(`${first.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('y')) })).json()) as { job_id: string };
+      await waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${dying}`)).json()).toMatchObject({ state: 'running', output: 'kept words' }));
+      const orphaned = await fetch(`${second.url}/api/jobs/${dying}/stream`);
       first.child.kill('SIGKILL');
       await first.exited;
-      // Once the dead server's lock is stale (5 s), a follower gets the job as it is: failed, output kept.
-      let body = '';
-      await waitFor(async () => {
-        const response = await fetch(`${second.url}/api/jobs/${id}/stream`);
-        body = await response.text();
-        expect(response.status).toBe(200);
-      }, { timeout: 15_000, interval: 200 });
-      const data = ssePayloads(body);
-      expect(JSON.parse(data[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'saved words' } }] });
-      expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'failed', error: expect.stringContaining('the server stopped') as string } });
-      expect(data.at(-1)).toBe('[DONE]');
-      expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed', output: 'saved words' });
-      expect(readdirSync(join(jobHome, 'jobs'))).toEqual([`${id}.json`]);
+      // Once the dead server's lock is stale (5 s), the follower's stream ends with the job failed, output kept.
+      const ended = ssePayloads(await orphaned.text());
+      expect(JSON.parse(ended[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'kept words' } }] });
+      expect(JSON.parse(ended.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: dying, state: 'failed', error: expect.stringContaining('the server stopped') as string } });
+      expect(ended.at(-1)).toBe('[DONE]');
+      expect(await (await fetch(`${second.url}/api/jobs/${dying}`)).json()).toMatchObject({ state: 'failed', output: 'kept words' });
+      expect(readdirSync(join(jobHome, 'jobs')).sort()).toEqual([`${dying}.json`, `${id}.json`].sort());
     } finally {
       first.child.kill('SIGKILL');
       await second.stop();

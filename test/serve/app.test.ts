@@ -506,26 +506,65 @@ describe('jobs', () => {
       expect(await (await fetch(`${t.url}/api/jobs/${id}-deleted`, { method: 'DELETE' })).json()).toMatchObject({ state: 'failed', error });
     });
 
-    it('run by another live server: 409 naming that to follow or cancel it, its record as that server saves it', async () => {
+    it('run by another live server: DELETE is 409 naming that to cancel it there; GET shows its record as that server saves it', async () => {
       await store().write(stored({ id: 'theirs' }));
       const release = await store().lock('theirs', () => undefined);
       try {
-        for (const [method, path, action] of [['GET', '/stream', 'follow'], ['DELETE', '', 'cancel']] as const) {
-          const response = await fetch(`${t.url}/api/jobs/theirs${path}`, { method });
-          expect(response.status).toBe(409);
-          expect(await response.json()).toEqual({
-            error: {
-              message: `job "theirs" is run by another argo serve sharing this data home; ${action} it on that server (GET /api/jobs/theirs here shows its record, saved every 200 ms). If that server has stopped, the job is marked failed within 5 s`,
-              type: 'invalid_request_error',
-              param: null,
-              code: 'job_running_elsewhere',
-            },
-          });
-        }
+        const response = await fetch(`${t.url}/api/jobs/theirs`, { method: 'DELETE' });
+        expect(response.status).toBe(409);
+        expect(await response.json()).toEqual({
+          error: {
+            message: 'job "theirs" is run by another argo serve sharing this data home; cancel it on that server (here GET /api/jobs/theirs and its stream follow it as that server saves it, every 200 ms). If that server has stopped, the job is marked failed within 5 s',
+            type: 'invalid_request_error',
+            param: null,
+            code: 'job_running_elsewhere',
+          },
+        });
         expect(await (await fetch(`${t.url}/api/jobs/theirs`)).json()).toEqual(stored({ id: 'theirs' }));
       } finally {
         await release();
       }
+    });
+
+    it('run by another live server: its stream follows the saved record, text and client tool calls, to the end that server saves', async () => {
+      const call = { id: 'call_1_0', type: 'function' as const, function: { name: 'lookup', arguments: '{"q":"x"}' } };
+      await store().write(stored({ id: 'followed' }));
+      const release = await store().lock('followed', () => undefined);
+      try {
+        const stream = await readSse(`${t.url}/api/jobs/followed/stream`);
+        await stream.until('so far');
+        await store().write(stored({ id: 'followed', output: 'so far, and more', tool_calls: [call] }));
+        await stream.until('and more');
+        await store().write(stored({ id: 'followed', state: 'completed', output: 'so far, and more.', tool_calls: [call], finish_reason: 'tool_calls' }));
+        const chunks = (await stream.rest()).slice(0, -1).map((payload) => JSON.parse(payload) as { choices: { delta: unknown; finish_reason: string | null }[]; argo?: unknown });
+        expect(chunks.map((chunk) => chunk.choices[0]?.delta)).toEqual([
+          { role: 'assistant', content: 'so far' },
+          { content: ', and more' },
+          { tool_calls: [{ index: 0, ...call }] },
+          { content: '.' },
+          {},
+        ]);
+        expect(chunks.at(-1)).toMatchObject({ choices: [{ finish_reason: 'tool_calls' }], argo: { job_id: 'followed', state: 'completed', error: null, turn_id: 't0' } });
+      } finally {
+        await release();
+      }
+    });
+
+    it('followed while that server stops: the stream ends with the job failed, its output kept', async () => {
+      await store().write(stored({ id: 'dying' }));
+      const release = await store().lock('dying', () => undefined);
+      const stream = await readSse(`${t.url}/api/jobs/dying/stream`);
+      await stream.until('so far');
+      await store().write(stored({ id: 'dying', output: 'so far, then' }));
+      await stream.until('then');
+      await release();
+      const data = await stream.rest();
+      expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({
+        choices: [{ finish_reason: 'stop' }],
+        argo: { job_id: 'dying', state: 'failed', error: 'the server stopped while the job was running; its output so far is kept' },
+      });
+      expect(data.at(-1)).toBe('[DONE]');
+      expect(await (await fetch(`${t.url}/api/jobs/dying`)).json()).toMatchObject({ state: 'failed', output: 'so far, then' });
     });
   });
 
@@ -638,6 +677,28 @@ async function followJob(id: string): Promise<{ first: string; rest: () => Promi
     return text;
   };
   return { first, rest };
+}
+
+/** An SSE response read as it comes: wait for a piece of text, then take the rest as payloads. */
+async function readSse(url: string): Promise<{ until: (text: string) => Promise<void>; rest: () => Promise<string[]> }> {
+  const response = await fetch(url);
+  const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
+  if (!reader) throw new Error('no body');
+  const decoder = new TextDecoder();
+  let seen = '';
+  return {
+    until: async (text) => {
+      while (!seen.includes(text)) {
+        const chunk = await reader.read();
+        if (chunk.done) throw new Error(`the stream ended before "${text}"`);
+        seen += decoder.decode(chunk.value, { stream: true });
+      }
+    },
+    rest: async () => {
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += decoder.decode(chunk.value, { stream: true });
+      return ssePayloads(seen);
+    },
+  };
 }
 
 function baseDeps(s: TestServer) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
-import { JobStore, LiveJob, jobFile, parseJob } from '../../src/serve/jobs.js';
+import { JobStore, LiveJob, jobFile, parseJob, savedSince } from '../../src/serve/jobs.js';
 import type { JobEvent, JobRecord } from '../../src/serve/jobs.js';
 import { waitFor } from '../support/wait.js';
 
@@ -140,6 +140,21 @@ describe('JobStore.settle: a job read as pending or running, not run by this ser
     expect(await jobs.isLocked('fresh')).toBe(true);
     expect(statSync(jobs.dir).mode & 0o777).toBe(0o700);
     await release();
+  });
+});
+
+describe('savedSince: what a follower of another server\'s job has not seen yet', () => {
+  const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'f', arguments: '{}' } });
+  it.each<[string, Partial<JobRecord>, Partial<JobRecord>, JobEvent[]]>([
+    ['nothing new', {}, {}, []],
+    ['more text', { output: 'so' }, { output: 'so far' }, [{ type: 'text', text: ' far' }]],
+    ['a first call', {}, { tool_calls: [call('a')] }, [{ type: 'tool_calls', calls: [call('a')], first: 0 }]],
+    ['text, then the calls after those seen', { output: 'a', tool_calls: [call('a')] }, { output: 'ab', tool_calls: [call('a'), call('b'), call('c')] }, [{ type: 'text', text: 'b' }, { type: 'tool_calls', calls: [call('b'), call('c')], first: 1 }]],
+    ['a file from before calls were kept', { tool_calls: undefined }, { tool_calls: undefined, output: 'so far!' }, [{ type: 'text', text: '!' }]],
+    ['output that is not a continuation gives no text', { output: 'abc' }, { output: 'xyz and more' }, []],
+    ['shorter output gives no text', { output: 'so far' }, { output: 'so' }, []],
+  ])('%s', (_, seen, now, events) => {
+    expect(savedSince(record(seen), record(now))).toEqual(events);
   });
 });
 
