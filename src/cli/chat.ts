@@ -83,13 +83,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       await ask(forState(state), turnOptions(prompt, state, true), io, { transport });
       return '';
     },
-    // A session with no turn yet (a fresh chat) has no last answer: said, not a failure of the chat.
-    last: async (state) => {
-      const settingsNow = forState(state);
-      const { readSession } = await import('../sessions/store.js');
-      const text = (await readSession(settingsNow.paths.sessions, state.session)) === null ? '' : await (await import('./last.js')).lastText(settingsNow, state.session, 1, io);
-      return text === '' ? `no answer yet in session "${state.session}"\n` : text;
-    },
+    last: async (state) => (await import('./last.js')).chatLastText(settings.paths, state.session, io),
     checkSession: (name) => checkSessionName(name, '/session'),
     checkReplay: (text) => {
       const spec = readReplaySpec(text);

@@ -7,6 +7,8 @@ import type { LogEntry } from '../log/entry.js';
 import { fullBlock } from '../query/format.js';
 import { checkSessionName } from '../sessions/names.js';
 import { readSession } from '../sessions/store.js';
+import type { SessionRecord } from '../sessions/store.js';
+import type { DataPaths } from '../log/writer.js';
 import { latestSession } from './ask-flags.js';
 import { colorsFor, jsonFor, parseCount, settingsOf, untrustedFor, widthOf } from './common.js';
 import type { OutputFlags } from './output-flags.js';
@@ -47,9 +49,24 @@ export function whatIsLeft(entry: Pick<LogEntry, 'status' | 'model_response'>): 
 export async function lastText(settings: Settings, name: string, count: number, io: Io, flags: LastFlags = {}): Promise<string> {
   const session = await readSession(settings.paths.sessions, name);
   if (session === null) throw new UsageError(`no session named "${name}" (argo sessions lists them)`);
+  return await textOfTurns(settings.paths, session, count, io, flags);
+}
+
+/**
+ * A chat's `/last`: the session's last answer, or a line saying there is none yet (a fresh chat's
+ * session has no record until its first turn), said rather than failed. The record is read once.
+ */
+export async function chatLastText(paths: DataPaths, name: string, io: Io): Promise<string> {
+  const session = await readSession(paths.sessions, name);
+  const text = session === null ? '' : await textOfTurns(paths, session, 1, io, {});
+  return text === '' ? `no answer yet in session "${name}"\n` : text;
+}
+
+async function textOfTurns(paths: DataPaths, session: SessionRecord, count: number, io: Io, flags: LastFlags): Promise<string> {
+  const name = session.name;
   if (count === 0) return '';
   const { loadSessionEntries } = await import('../sessions/turns.js');
-  const entries = await loadSessionEntries(settings.paths, session, count);
+  const entries = await loadSessionEntries(paths, session, count);
   if (entries.length === 0) return '';
   if (flags.json) return jsonFor(io, flags)(entries.map((entry) => `${serializeEntry(entry)}\n`).join(''));
   const safe = untrustedFor(io, flags);
