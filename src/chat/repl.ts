@@ -18,7 +18,7 @@ export interface ChatState {
 }
 
 export interface TurnOutcome {
-  status: 'ok' | 'interrupted' | 'error';
+  status: TurnStatus;
   /** The `--stats` line of this answer, when Ollama sent its figures. */
   stats: string | null;
 }
@@ -57,11 +57,26 @@ export interface ChatTerminal {
   onInterrupt: (handler: () => void) => () => void;
 }
 
+/** How a turn ended, as far as the chat's exit code is concerned. */
+export type TurnStatus = 'ok' | 'interrupted' | 'error';
+
+/** How a chat ended, for its exit code (the CLI's outcomes of the same names). */
+export type ChatEnd = 'ok' | 'failed' | 'interrupted';
+
+/**
+ * A failed turn outweighs an interrupted one: it needs fixing, while an answer stopped with Ctrl-C
+ * was asked for. Either means the chat did not get every answer whole, so neither is 'ok'.
+ */
+export function chatEnd(statuses: ReadonlySet<TurnStatus>): ChatEnd {
+  if (statuses.has('error')) return 'failed';
+  return statuses.has('interrupted') ? 'interrupted' : 'ok';
+}
+
 export const HISTORY_SIZE = 1000;
 const TAKES_NO_ARGUMENT: ReadonlySet<SlashName> = new Set(['help', 'stats', 'last', 'bye']);
 
-/** Runs the chat until Ctrl-D, /bye or the end of input. Returns the exit code: 1 when a turn failed. */
-export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: ChatState): Promise<number> {
+/** Runs the chat until Ctrl-D, /bye or the end of input; how its turns ended decides how it ends (chatEnd). */
+export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: ChatState): Promise<ChatEnd> {
   const state: ChatState = { ...initial };
   const history = term.terminal && term.historyFile !== null ? loadHistory(term.historyFile) : [];
   let current: AbortController | null = null;
@@ -95,8 +110,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   let lastStats: string | null = null;
   // An input is being handled: the loop draws the prompt when it is done.
   let busy = false;
-  // Set only inside `run`: an object, so the narrowing of a `let` does not hide the change.
-  const turns = { failed: false };
+  // How the turns ended so far; a refused slash command is no turn.
+  const ended = new Set<TurnStatus>();
   const note = (text: string): void => void term.stderr.write(`${text}\n`);
 
   // Ctrl-C: stop the answer if one is streaming, else drop what is being typed. Never leave.
@@ -179,11 +194,10 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     gate?.hold();
     try {
       const outcome = await driver.turn(input.text, state, current.signal, askLine);
-      if (outcome.status === 'error') turns.failed = true;
+      ended.add(outcome.status);
       if (outcome.stats !== null) lastStats = outcome.stats;
     } catch (error) {
-      // Only a failed turn makes the exit code 1, not a refused command.
-      turns.failed = true;
+      ended.add('error');
       throw error;
     } finally {
       current = null;
@@ -273,7 +287,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     gate?.close();
     await saver?.flush();
   }
-  return turns.failed ? 1 : 0;
+  return chatEnd(ended);
 }
 
 function loadHistory(file: string): string[] {

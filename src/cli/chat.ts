@@ -95,10 +95,9 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
   if (terminal) {
     io.stderr.write(`chat in session ${settings.session} (replay ${replaySpecText(replay)}) · /help for commands · Ctrl-D or /bye to leave\n`);
   }
-  const code = await runChat(
+  return await runChat(
     { input: io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, historyFile: join(settings.home, 'chat_history'), onInterrupt: io.onInterrupt },
     driver,
     { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null },
   );
-  return code === 0 ? 'ok' : 'failed';
 }

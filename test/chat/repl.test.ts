@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runChat } from '../../src/chat/repl.js';
-import type { ChatDriver, ChatState, TurnOutcome } from '../../src/chat/repl.js';
+import { chatEnd, runChat } from '../../src/chat/repl.js';
+import type { ChatDriver, ChatEnd, ChatState, TurnOutcome, TurnStatus } from '../../src/chat/repl.js';
 import { UsageError } from '../../src/errors.js';
 import type { ReplaySpec } from '../../src/replay/types.js';
 import { waitFor } from '../support/wait.js';
@@ -106,12 +106,24 @@ function terminalIo(terminal: boolean, historyFile: string | null = null) {
 
 const START: ChatState = { session: 'work', replay: { kind: 'session' }, model: null };
 
+describe('how a chat ends, from how its turns ended', () => {
+  it.each<[TurnStatus[], ChatEnd]>([
+    [[], 'ok'],
+    [['ok', 'ok'], 'ok'],
+    [['ok', 'interrupted'], 'interrupted'],
+    [['error'], 'failed'],
+    [['interrupted', 'error', 'ok'], 'failed'],
+  ])('%j: %s', (statuses, end) => {
+    expect(chatEnd(new Set(statuses))).toBe(end);
+  });
+});
+
 describe('runChat with piped input', () => {
   it('sends each line as one turn, in order, and draws no prompt', async () => {
     const io = terminalIo(false);
     const { driver, calls } = stubDriver();
     io.input.end('first question\n  second, indented  \n\nthird\n');
-    expect(await runChat(io.term, driver, START)).toBe(0);
+    expect(await runChat(io.term, driver, START)).toBe('ok');
     expect(calls.map((call) => call.prompt)).toEqual(['first question', '  second, indented  ', 'third']);
     expect(io.stderr()).toBe('');
   });
@@ -120,7 +132,7 @@ describe('runChat with piped input', () => {
     const io = terminalIo(false);
     const { driver, calls } = stubDriver();
     io.input.end('one\n/session play\n/model llama3:8b\n/replay none\ntwo\n/bye\nnever sent\n');
-    expect(await runChat(io.term, driver, START)).toBe(0);
+    expect(await runChat(io.term, driver, START)).toBe('ok');
     expect(calls).toEqual([
       { prompt: 'one', state: START },
       { prompt: 'two', state: { session: 'play', replay: { kind: 'none' }, model: 'llama3:8b' } },
@@ -140,7 +152,7 @@ describe('runChat with piped input', () => {
     const io = terminalIo(false);
     const { driver, calls } = stubDriver();
     io.input.end('"""\n/model fancy\nplease review\n"""\n"""\n/bye\n"""\n"""/help"""\nstill here\n');
-    expect(await runChat(io.term, driver, START)).toBe(0);
+    expect(await runChat(io.term, driver, START)).toBe('ok');
     expect(calls.map((call) => call.prompt)).toEqual(['/model fancy\nplease review', '/bye', '/help', 'still here']);
     expect(calls.every((call) => call.state.model === null)).toBe(true);
   });
@@ -173,7 +185,7 @@ describe('runChat with piped input', () => {
     const io = terminalIo(false);
     const { driver, calls } = stubDriver();
     io.input.end(`${line}\nafter\n`);
-    expect(await runChat(io.term, driver, START)).toBe(0);
+    expect(await runChat(io.term, driver, START)).toBe('ok');
     expect(calls).toEqual([{ prompt: 'after', state: START }]);
     expect(io.stdout.text).toBe('');
     expect(io.stderr()).toBe(`${said}\n`);
@@ -183,9 +195,21 @@ describe('runChat with piped input', () => {
     const io = terminalIo(false);
     const { driver, calls } = stubDriver({ fail: (prompt) => prompt === 'bad' });
     io.input.end('bad\n//etc/hosts?\n');
-    expect(await runChat(io.term, driver, START)).toBe(1);
+    expect(await runChat(io.term, driver, START)).toBe('failed');
     expect(calls.map((call) => call.prompt)).toEqual(['bad', '/etc/hosts?']);
     expect(io.stderr()).toBe('argo: cannot send "bad"\n');
+  });
+
+  it('a failed turn and an interrupted one: the chat ends "failed"', async () => {
+    const io = terminalIo(false);
+    const { driver, calls, started } = stubDriver({ hold: (prompt) => prompt === 'long', fail: (prompt) => prompt === 'bad' });
+    const done = runChat(io.term, driver, START);
+    io.input.write('long\n');
+    await waitFor(() => expect(started).toEqual(['long']));
+    io.interrupt();
+    io.input.end('bad\nfine\n');
+    expect(await done).toBe('failed');
+    expect(calls.map((call) => call.prompt)).toEqual(['long', 'bad', 'fine']);
   });
 
   it('says when the input ends inside a block', async () => {
@@ -197,7 +221,7 @@ describe('runChat with piped input', () => {
     expect(io.stderr()).toBe('argo: the input ended inside a """ block; that block was not sent\n');
   });
 
-  it('Ctrl-C (a signal) stops the streaming answer and the chat goes on', async () => {
+  it('Ctrl-C (a signal) stops the streaming answer and the chat goes on; it ends "interrupted"', async () => {
     const io = terminalIo(false);
     const { driver, calls, started } = stubDriver({ hold: (prompt) => prompt === 'long' });
     const done = runChat(io.term, driver, START);
@@ -205,13 +229,13 @@ describe('runChat with piped input', () => {
     await waitFor(() => expect(started).toEqual(['long']));
     io.interrupt();
     io.input.end('next\n');
-    expect(await done).toBe(0);
+    expect(await done).toBe('interrupted');
     expect(calls.map((call) => call.prompt)).toEqual(['long', 'next']);
   });
 });
 
 describe('runChat on a terminal', () => {
-  it('draws the prompt with the session name, and Ctrl-C stops an answer, not the chat', async () => {
+  it('draws the prompt with the session name, and Ctrl-C stops an answer, not the chat (which ends "interrupted")', async () => {
     const io = terminalIo(true);
     const { driver, calls, started } = stubDriver({ hold: (prompt) => prompt === 'long' });
     const done = runChat(io.term, driver, START);
@@ -224,7 +248,7 @@ describe('runChat on a terminal', () => {
     io.input.write('\x03');
     await waitFor(() => expect(io.stderr()).toContain('(Ctrl-D or /bye to leave)'));
     io.input.write('\x04');
-    expect(await done).toBe(0);
+    expect(await done).toBe('interrupted');
   });
 
   it('Ctrl-C at the prompt clears the whole line, also with the cursor mid-line', async () => {
@@ -235,7 +259,7 @@ describe('runChat on a terminal', () => {
     io.input.write('next\r');
     await waitFor(() => expect(calls).toHaveLength(1));
     io.input.write('\x04');
-    expect(await done).toBe(0);
+    expect(await done).toBe('ok');
     expect(calls.map((call) => call.prompt)).toEqual(['next']);
   });
 
@@ -252,7 +276,7 @@ describe('runChat on a terminal', () => {
     io.input.write('\x03');
     await waitFor(() => expect(answers).toEqual(['y', '']));
     io.input.write('/bye\r');
-    expect(await done).toBe(0);
+    expect(await done).toBe('ok');
     expect(calls.map((call) => call.prompt)).toEqual(['go', 'again']);
   });
 
@@ -274,7 +298,7 @@ describe('runChat on a terminal', () => {
     io.input.write('y\r');
     await waitFor(() => expect(answers).toEqual(['', 'y']));
     io.input.write('/bye\r');
-    expect(await done).toBe(0);
+    expect(await done).toBe('ok');
     expect(calls.map((call) => call.prompt)).toEqual(['go', 'next']);
   });
 
@@ -289,7 +313,7 @@ describe('runChat on a terminal', () => {
     io.input.end('next\r');
     await waitFor(() => expect(io.input.readableEnded).toBe(true));
     letAsk();
-    expect(await done).toBe(0);
+    expect(await done).toBe('ok');
     expect(answers).toEqual(['', '']);
     expect(calls.map((call) => call.prompt)).toEqual(['go', 'next']);
   });
@@ -312,7 +336,7 @@ describe('runChat on a terminal', () => {
     io.input.write('after\r');
     await waitFor(() => expect(calls).toHaveLength(1));
     io.input.write('/bye\r');
-    expect(await done).toBe(0);
+    expect(await done).toBe('ok');
     expect(calls.map((call) => call.prompt)).toEqual(['after']);
   });
 
@@ -333,7 +357,7 @@ describe('runChat on a terminal', () => {
     io.input.write('n\r');
     await waitFor(() => expect(answers).toEqual(['y', 'n']));
     io.input.write('/bye\r');
-    expect(await done).toBe(0);
+    expect(await done).toBe('ok');
     expect(calls.map((call) => call.prompt)).toEqual(['go', 'go']);
     expect(readFileSync(file, 'utf8')).toBe('y\ngo\n/bye\n');
   });

@@ -380,6 +380,18 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(lines[1]?.tool_calls).toEqual([expect.objectContaining({ name: 'list_files', result: JSON.stringify({ files: ['made.txt', 'notes.txt'], count: 2 }) })]);
   });
 
+  it('a chat whose agent runs STOP cut exits 1, as argo -T does: a STOP is a failure of the turn, not an interruption', async () => {
+    const home = tempHome();
+    expect((await runArgo(['stop'], { home })).code).toBe(0);
+    const result = await argo(['chat', '-T', 'fs', '--root', tree()], home, { stdin: 'one\ntwo\n' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('argo: stopped by the STOP signal; run "argo stop --clear" to allow runs again (logged as stopped)');
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
+      ['one', 'stopped'],
+      ['two', 'stopped'],
+    ]);
+  });
+
   it.each([
     [['--ephemeral-system', 'be terse', 'hi'], '--ephemeral-system'],
     [['--root', '/tmp', 'hi'], '--root'],
