@@ -13,6 +13,8 @@ export class TerminalGate {
   readonly output: Writable;
   private held: Buffer[] = [];
   private holding = false;
+  /** Where in `held` the keys typed after a question that closed unanswered begin (see markLateAnswer). */
+  private lateAnswer: { at: number; reached: () => void } | null = null;
   /** Set while a question is open: called instead of passing Ctrl-D, or when the terminal input ends. */
   private stopQuestion: (() => void) | null = null;
   private terminalEnded = false;
@@ -73,15 +75,32 @@ export class TerminalGate {
     this.stopQuestion = stop;
   }
 
+  /**
+   * While held, after a question closed without the user's answer: the keys typed from here on may
+   * be meant as its answer. `typed`, what was on the question's line, is kept as the first of them
+   * (readline drops it with the question). `reached` is called when release gets here: readline has
+   * then read every key typed before, since it reads each write at once.
+   */
+  markLateAnswer(typed: string, reached: () => void): void {
+    this.lateAnswer ??= { at: this.held.length, reached };
+    if (typed !== '') this.held.push(Buffer.from(typed));
+  }
+
   /** Gives readline the keys held, in order, and lets new ones through. */
   release(): void {
     this.holding = false;
     this.stopQuestion = null;
     const held = this.held;
+    const late = this.lateAnswer;
     this.held = [];
+    this.lateAnswer = null;
     // Ended already when the terminal ended at the prompt: writing then would be an error.
     if (this.input.writableEnded) return;
-    for (const chunk of held) this.input.write(chunk);
+    for (const [index, chunk] of held.entries()) {
+      if (index === late?.at) late.reached();
+      this.input.write(chunk);
+    }
+    if (late?.at === held.length) late.reached();
     if (this.terminalEnded) this.input.end();
   }
 

@@ -37,6 +37,11 @@ function finish(text: string, block: boolean): LineResult {
   return text.trim() === '' ? { kind: 'empty' } : { kind: 'input', text, block };
 }
 
+/** A line that is only an answer to a yes/no question (`y`, `yes`, `n`, `no`, any case), not a message. */
+export function isAnswerWord(line: string): boolean {
+  return /^\s*(?:y(?:es)?|no?)\s*$/i.test(line);
+}
+
 export const SLASH_COMMANDS = ['help', 'session', 'replay', 'model', 'explain', 'stats', 'last', 'bye'] as const;
 export type SlashName = (typeof SLASH_COMMANDS)[number];
 

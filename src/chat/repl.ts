@@ -6,7 +6,7 @@ import { ArgoError } from '../errors.js';
 import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { TerminalGate } from './gate.js';
-import { CHAT_HELP, classifyInput, takeLine } from './input.js';
+import { CHAT_HELP, classifyInput, isAnswerWord, takeLine } from './input.js';
 import type { ChatInput, Pending, SlashName } from './input.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 
@@ -91,13 +91,22 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     removeHistoryDuplicates: true,
   });
   const saver = term.terminal && term.historyFile !== null ? new HistorySaver(term.historyFile, term.stderr) : null;
+  // Lines readline has given the chat so far (a question's answer is none of them).
+  let linesSeen = 0;
+  rl.on('line', () => linesSeen++);
   // True while a question of a turn is open: its answer is no line of the chat.
   let asking = false;
+  // A question the run closed before the user answered (a STOP): the first line typed after it, when
+  // it is only y/n, was meant as its answer. `line`: that line's number, once known. An object, so
+  // the narrowing of a `let` does not hide changes made in callbacks.
+  const awaiting: { late: { question: string; line: number | null } | null } = { late: null };
+  const isLateAnswer = (number: number, text: string): boolean => awaiting.late?.line === number && isAnswerWord(text);
   // The history without answers: readline adds every line, so an answer is taken out again here
   // (readline reads the line it returns before this event, which lets a listener change the list).
   let kept = [...history];
   rl.on('history', (lines: string[]) => {
-    if (asking) {
+    // Emitted before the line itself: it will be line linesSeen + 1.
+    if (asking || isLateAnswer(linesSeen + 1, lines[0] ?? '')) {
       lines.splice(0, lines.length, ...kept);
       return;
     }
@@ -162,9 +171,17 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
         resolve(answer);
       };
       // Answers '' and takes the question off the line; readline stays open for the chat.
-      const cancel = (): void => {
+      const close = (): void => {
         done('');
         open.abort();
+      };
+      // The run's signal: Ctrl-C, which aborted `current`, is the user's doing; anything else (a
+      // STOP) closed the question under the user, who may be typing its answer right now.
+      const cancel = (): void => {
+        const typed = rl.line;
+        const byUser = current?.signal.aborted === true;
+        close();
+        if (!byUser) expectLateAnswer(question, typed);
       };
       const onClose = (): void => done('');
       signal.addEventListener('abort', cancel, { once: true });
@@ -172,9 +189,21 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       asking = true;
       // Only keys typed after the question answer it: those typed earlier stay held for the chat.
       // Ctrl-D here answers no, and does not end the chat.
-      gate?.ask(cancel);
+      gate?.ask(close);
       rl.question(question, { signal: open.signal }, done);
     });
+
+  // The late answer is the first line whose keys come after the question closed: lines typed ahead
+  // during the answer come before it, and are messages.
+  const expectLateAnswer = (question: string, typed: string): void => {
+    const late = { question, line: null as number | null };
+    awaiting.late = late;
+    const reached = (): void => {
+      late.line = linesSeen + 1;
+    };
+    if (gate === null) reached();
+    else gate.markLateAnswer(typed, reached);
+  };
 
   const run = async (text: string, block: boolean): Promise<'leave' | 'stay'> => {
     const input: ChatInput = block ? { kind: 'prompt', text } : classifyInput(text);
@@ -259,7 +288,22 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
 
   try {
     prompt();
+    let linesRead = 0;
     for await (const line of rl) {
+      linesRead++;
+      const late = awaiting.late;
+      if (late !== null && late.line === linesRead) {
+        const question = late.question;
+        awaiting.late = null;
+        // Inside a """ block a line is part of a message, whatever it says.
+        if (pending === null && isAnswerWord(line)) {
+          const shown = untrustedTextFor(term.stderr as { isTTY?: boolean });
+          note(`argo: "${shown(line.trim())}" was not sent: it answers "${shown(question.trim())}", which closed unanswered when the run was stopped; type it again to send it as a message`);
+          prompt();
+          gate?.release();
+          continue;
+        }
+      }
       const taken = takeLine(pending, line);
       pending = taken.kind === 'more' ? taken.pending : null;
       if (taken.kind === 'input') {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyInput, takeLine } from '../../src/chat/input.js';
+import { classifyInput, isAnswerWord, takeLine } from '../../src/chat/input.js';
 import type { LineResult, Pending } from '../../src/chat/input.js';
 
 /** Feeds lines one by one and collects the complete inputs. */
@@ -60,5 +60,24 @@ describe('classifyInput', () => {
     ['a /help b', { kind: 'prompt', text: 'a /help b' }],
   ])('%j → %j', (text, input) => {
     expect(classifyInput(text)).toEqual(input);
+  });
+});
+
+describe('isAnswerWord: a line that only answers a yes/no question', () => {
+  it.each([
+    ['y', true],
+    ['Y', true],
+    ['yes', true],
+    [' YES ', true],
+    ['n', true],
+    ['No', true],
+    ['', false],
+    ['ye', false],
+    ['yes please', false],
+    ['nope', false],
+    ['y.', false],
+    ['/y', false],
+  ])('%j → %s', (line, answer) => {
+    expect(isAnswerWord(line)).toBe(answer);
   });
 });

@@ -23,9 +23,12 @@ function stubDriver(
   options: {
     hold?: (prompt: string) => boolean;
     fail?: (prompt: string) => boolean;
-    asks?: boolean;
+    /** Which turns ask a question (all when true). */
+    asks?: boolean | ((prompt: string) => boolean);
     beforeAsk?: (prompt: string) => Promise<void>;
     slow?: () => Promise<void>;
+    /** Cuts the question of the turn "go" as a STOP does (not through the chat's signal); that turn fails. */
+    stop?: StoppableRun;
   } = {},
 ) {
   const calls: Call[] = [];
@@ -38,7 +41,12 @@ function stubDriver(
       calls.push({ prompt, state: { ...state } });
       started.push(prompt);
       await options.beforeAsk?.(prompt);
-      if (options.asks === true) answers.push(await askLine('Allow? [y/N] ', signal));
+      const stop = prompt === 'go' ? options.stop : undefined;
+      if (options.asks === true || (typeof options.asks === 'function' && options.asks(prompt))) answers.push(await askLine('Allow? [y/N] ', stop ? AbortSignal.any([signal, stop.signal]) : signal));
+      if (stop?.signal.aborted === true) {
+        await stop.finished;
+        return { status: 'error', stats: null };
+      }
       if (options.fail?.(prompt)) throw new UsageError(`cannot send "${prompt}"`);
       if (options.hold?.(prompt)) {
         await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -69,6 +77,22 @@ function stubDriver(
     checkModel: (name) => name,
   };
   return { driver, calls, explained, started, answers, slowCalls };
+}
+
+interface StoppableRun {
+  signal: AbortSignal;
+  /** Closes the question under the user, as a STOP does. */
+  stop: () => void;
+  /** The stopped turn ends when `finish` is called. */
+  finished: Promise<void>;
+  finish: () => void;
+}
+
+function stoppableRun(): StoppableRun {
+  const controller = new AbortController();
+  let finish = (): void => undefined;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  return { signal: controller.signal, stop: () => controller.abort('stop'), finished, finish: () => finish() };
 }
 
 /** The question of the turn "go" waits until `letAsk` is called, so keys can be typed during its answer. */
@@ -338,6 +362,67 @@ describe('runChat on a terminal', () => {
     io.input.write('/bye\r');
     expect(await done).toBe('ok');
     expect(calls.map((call) => call.prompt)).toEqual(['after']);
+  });
+
+  it.each<[string, { ahead?: string; atQuestion?: string; after: string; typedAt: 'turn end' | 'prompt' }, string[], string | null]>([
+    ['"y" typed as the question closes', { after: 'y\r', typedAt: 'turn end' }, [], 'y'],
+    ['"y" typed at the next prompt', { after: 'y\r', typedAt: 'prompt' }, [], 'y'],
+    ['" Yes " typed at the next prompt', { after: ' Yes \r', typedAt: 'prompt' }, [], 'Yes'],
+    ['"s" ending the "ye" typed at the question', { atQuestion: 'ye', after: 's\r', typedAt: 'turn end' }, [], 'yes'],
+    ['a message', { after: 'tell me more\r', typedAt: 'turn end' }, ['tell me more'], null],
+    ['"y" after a message: only the first line can be an answer', { after: 'tell me more\ry\r', typedAt: 'prompt' }, ['tell me more', 'y'], null],
+    ['"n" after a line typed ahead during the answer', { ahead: 'next\r', after: 'n\r', typedAt: 'turn end' }, ['next'], 'n'],
+  ])('a STOP closes the question; then %s', async (_case, keys, sent, dropped) => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-chat-'));
+    const file = join(dir, 'chat_history');
+    const io = terminalIo(true, file);
+    const run = stoppableRun();
+    const { letAsk, beforeAsk } = askWhenLetOnGo();
+    const { driver, calls, answers, started } = stubDriver({ asks: (prompt) => prompt === 'go', beforeAsk, stop: run });
+    const done = runChat(io.term, driver, START);
+    io.input.write('go\r');
+    await waitFor(() => expect(started).toEqual(['go']));
+    if (keys.ahead !== undefined) io.input.write(keys.ahead);
+    letAsk();
+    await waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
+    if (keys.atQuestion !== undefined) {
+      io.input.write(keys.atQuestion);
+      await waitFor(() => expect(io.stderr().endsWith(keys.atQuestion ?? '')).toBe(true));
+    }
+    run.stop();
+    await waitFor(() => expect(answers).toEqual(['']));
+    if (keys.typedAt === 'turn end') io.input.write(keys.after);
+    run.finish();
+    if (keys.typedAt === 'prompt') {
+      await waitFor(() => expect(io.stderr().split('work> ')).toHaveLength(3));
+      io.input.write(keys.after);
+    }
+    io.input.write('after\r');
+    await waitFor(() => expect(calls.map((call) => call.prompt)).toEqual(['go', ...sent, 'after']));
+    io.input.write('/bye\r');
+    expect(await done).toBe('failed');
+    const note = `argo: "${dropped ?? ''}" was not sent: it answers "Allow? [y/N]", which closed unanswered when the run was stopped; type it again to send it as a message\n`;
+    if (dropped === null) expect(io.stderr()).not.toContain('was not sent');
+    else expect(io.stderr().split(note)).toHaveLength(2);
+    // An answer is no line of the history; the lines sent are.
+    expect(readFileSync(file, 'utf8')).toBe(['go', ...sent, 'after', '/bye', ''].join('\n'));
+  });
+
+  it('Ctrl-C at a question is the user closing it: a "y" typed after is a message', async () => {
+    const io = terminalIo(true);
+    const { driver, calls, answers } = stubDriver({ asks: true });
+    const done = runChat(io.term, driver, START);
+    io.input.write('go\r');
+    await waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
+    io.input.write('\x03');
+    await waitFor(() => expect(answers).toEqual(['']));
+    io.input.write('y\r');
+    await waitFor(() => expect(calls.map((call) => call.prompt)).toEqual(['go', 'y']));
+    await waitFor(() => expect(io.stderr().split('Allow?')).toHaveLength(3));
+    io.input.write('n\r');
+    io.input.write('/bye\r');
+    expect(await done).toBe('ok');
+    expect(io.stderr()).not.toContain('was not sent');
   });
 
   it('keeps answers to questions out of the history, also one equal to an earlier line', async () => {

@@ -124,6 +124,33 @@ describe('argo chat --tools on a terminal: the chat asks on its own input', () =
     expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('write a\nwrite c\nafter\n/bye\n');
   });
 
+  it('argo stop while the question waits closes it: a "y" typed next is not sent as a message, and says why', async () => {
+    const dir = root();
+    const home = tempHome();
+    scriptRounds(ollama, [writes('s.txt'), { reply: 'Still here.' }]);
+    const chat = startInPty(['chat', '-s', 'ag', '-T', 'edit', '--root', dir], { home, host: ollama.url });
+    await chat.waitFor('ag> ');
+    chat.write('write s\r');
+    await chat.waitFor('Allow? [y/N]');
+    const from = chat.output.length;
+    expect((await runArgo(['stop'], { home })).code).toBe(0);
+    await chat.waitFor(/argo: stopped by the STOP signal[\s\S]*ag> /, from);
+    chat.write('y\r');
+    await chat.waitFor('argo: "y" was not sent: it answers "Allow? [y/N]", which closed unanswered when the run was stopped; type it again to send it as a message', from);
+    expect((await runArgo(['stop', '--clear'], { home })).code).toBe(0);
+    chat.write('after\r');
+    await chat.waitFor('Still here.', from);
+    chat.write('/bye\r');
+    // The stopped turn failed, as argo -T exits 1 on a STOP.
+    expect((await chat.exited).code).toBe(1);
+    expect(existsSync(join(dir, 's.txt'))).toBe(false);
+    expect(turns(home)).toEqual([
+      ['write s', 'stopped'],
+      ['after', 'ok'],
+    ]);
+    expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('write s\nafter\n/bye\n');
+  });
+
   it.each([
     ['"n"', 'n\r'],
     ['Ctrl-D', '\x04'],
