@@ -10,7 +10,7 @@ import { searchHistoryTool } from './history.js';
 import type { McpConnection, McpServerConfig } from './mcp.js';
 import { memoTool } from './memo.js';
 import { processTool, runCommandTool } from './shell.js';
-import { BUILTIN_TOOLSETS, MCP_PREFIX, MCP_TOOL_NAME, resolveTools, unknownName } from './toolsets.js';
+import { BUILTIN_TOOLSETS, MCP_PREFIX, MCP_TOOL_NAME, firstToolReached, resolveTools, toolsetProblems, unknownName } from './toolsets.js';
 import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
 import { asksFirst } from './types.js';
 import type { Tool } from './types.js';
@@ -257,22 +257,16 @@ export interface ToolListing {
 export async function listAllTools(config: ToolsConfig, options: LoadOptions = {}): Promise<ToolListing> {
   const { catalog, tools: known } = buildCatalog(config, builtinTools());
   await checkCommandSchemas(config);
-  const problems = new Map<string, string>();
-  const mcpToolsOf = new Map<string, readonly string[]>();
-  for (const name of Object.keys(catalog.toolsets)) {
-    try {
-      mcpToolsOf.set(name, resolveTools([name], catalog).mcpTools ?? []);
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      problems.set(name, error.message);
-    }
-  }
+  const problems = toolsetProblems(catalog);
   const usable = Object.keys(catalog.toolsets).filter((name) => !problems.has(name));
   const box = await loadToolbox([...usable, ...catalog.tools].sort(), config, { ...options, keepUnknown: true });
   // A toolset naming a tool no MCP server offers is as broken as one naming an unknown built-in.
-  for (const [name, tools] of mcpToolsOf) {
-    const missing = tools.find((tool) => !box.tools.some((known) => known.name === tool) && box.unavailable.some((gone) => gone.name === tool));
-    if (missing !== undefined) problems.set(name, `toolset "${name}" lists unknown tool "${missing}"; no MCP server (${catalog.mcpServers.join(', ')}) offers it either`);
+  const offered = new Set(box.tools.map((tool) => tool.name));
+  const noneOffers = new Set(box.unavailable.map((gone) => gone.name).filter((name) => !offered.has(name) && !catalog.tools.has(name)));
+  if (noneOffers.size > 0) {
+    for (const [name, missing] of firstToolReached(usable, catalog, (tool) => noneOffers.has(tool))) {
+      problems.set(name, `toolset "${name}" lists unknown tool "${missing}"; no MCP server (${catalog.mcpServers.join(', ')}) offers it either`);
+    }
   }
   try {
     const toolsetOf = new Map<string, string>();

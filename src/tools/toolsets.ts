@@ -92,15 +92,33 @@ export function resolveTools(requested: readonly string[], catalog: Catalog): Re
   };
 }
 
+/**
+ * What one pass of resolution keeps between the names it expands: the toolsets already resolved
+ * (everything they reach resolves too), and, after a usage error, the toolsets that would fail alone
+ * with the very same message.
+ */
+interface Pass {
+  done: Set<string>;
+  failing: readonly string[];
+}
+
 /** The tools, servers and possible MCP tools that names add (no exclusions). */
-function expand(requested: readonly string[], catalog: Catalog): Resolution {
+function expand(requested: readonly string[], catalog: Catalog, pass: Pass = { done: new Set(), failing: [] }): Resolution {
   const tools = new Set<string>();
   const servers = new Set<string>();
   const mcpTools = new Set<string>();
   // A name that may be an MCP server's tool: asked of the servers once they run (loadToolbox).
   const perhapsMcp = (name: string): boolean => catalog.mcpServers.length > 0 && MCP_TOOL_NAME.test(name);
   const expanded: Resolution['expanded'] = [];
-  const done = new Set<string>();
+  const { done } = pass;
+  /**
+   * `error`, noting the toolsets that fail alone with it, as each takes the same route to it: the whole
+   * path for a problem in one toolset's own lists (it names only that toolset); for a cycle, see there.
+   */
+  const failing = (error: UsageError, toolsets: readonly string[]): UsageError => {
+    pass.failing = toolsets;
+    return error;
+  };
 
   // Depth-first with an explicit stack: an includes chain thousands deep is no deeper for the call
   // stack, and each toolset is entered once (a Set for the cycle check, not a search of the path).
@@ -109,7 +127,11 @@ function expand(requested: readonly string[], catalog: Catalog): Resolution {
   const pending: { name: string; includes: readonly string[]; next: number }[] = [];
   /** Adds what `name` gives directly; returns its includes to visit, or null when there is nothing more. */
   const enter = (name: string): readonly string[] | null => {
-    if (onPath.has(name)) throw new UsageError(`toolset cycle: ${[...path.slice(path.indexOf(name)), name].join(' → ')}; remove one of these includes in config.json`);
+    if (onPath.has(name)) {
+      const start = path.indexOf(name);
+      // A toolset after `name` on the path enters the cycle elsewhere, and names it from there.
+      throw failing(new UsageError(`toolset cycle: ${[...path.slice(start), name].join(' → ')}; remove one of these includes in config.json`), path.slice(0, start + 1));
+    }
     if (done.has(name)) return null;
     const spec = Object.hasOwn(catalog.toolsets, name) ? catalog.toolsets[name] : undefined;
     if (spec === undefined) {
@@ -121,17 +143,20 @@ function expand(requested: readonly string[], catalog: Catalog): Resolution {
         mcpTools.add(name);
         return null;
       }
-      throw unknownName(name, path, catalog);
+      throw failing(unknownName(name, path, catalog), [...path]);
     }
     if (name.startsWith(MCP_PREFIX)) servers.add(name.slice(MCP_PREFIX.length));
     const taking = [...spec.tools, ...spec.includes].find((entry) => entry.startsWith(EXCLUDE_PREFIX));
     if (taking !== undefined) {
-      throw new UsageError(`toolset "${name}" lists "${taking}", but ${EXCLUDE_PREFIX}NAME works only in a list of tools (--tools, "tools"), not inside a toolset; list what the toolset keeps instead`);
+      throw failing(
+        new UsageError(`toolset "${name}" lists "${taking}", but ${EXCLUDE_PREFIX}NAME works only in a list of tools (--tools, "tools"), not inside a toolset; list what the toolset keeps instead`),
+        [...path, name],
+      );
     }
     for (const tool of spec.tools) {
       if (catalog.tools.has(tool)) tools.add(tool);
       else if (perhapsMcp(tool)) mcpTools.add(tool);
-      else throw new UsageError(`toolset "${name}" lists unknown tool "${tool}"; known tools: ${[...catalog.tools].sort().join(', ')}`);
+      else throw failing(new UsageError(`toolset "${name}" lists unknown tool "${tool}"; known tools: ${[...catalog.tools].sort().join(', ')}`), [...path, name]);
     }
     expanded.push({ toolset: name, tools: [...spec.tools].sort() });
     return spec.includes;
@@ -158,6 +183,70 @@ function expand(requested: readonly string[], catalog: Catalog): Resolution {
     }
   }
   return { tools: [...tools].sort(), mcpServers: [...servers].sort(), expanded, ...(mcpTools.size > 0 ? { mcpTools: [...mcpTools].sort() } : {}) };
+}
+
+/**
+ * What `resolveTools([name])` would throw for each toolset, by name; a toolset that resolves is absent.
+ * One pass: each toolset is entered once, not once per toolset that reaches it (a chain 5,000 deep
+ * was 12.5 million steps), and a failure is kept for every toolset that fails alone with it.
+ */
+export function toolsetProblems(catalog: Catalog): Map<string, string> {
+  const pass: Pass = { done: new Set(), failing: [] };
+  const problems = new Map<string, string>();
+  for (const name of Object.keys(catalog.toolsets)) {
+    if (pass.done.has(name) || problems.has(name)) continue;
+    pass.failing = [];
+    try {
+      expand([name], catalog, pass);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      problems.set(name, error.message);
+      for (const toolset of pass.failing) problems.set(toolset, error.message);
+    }
+  }
+  return problems;
+}
+
+/**
+ * For each of `names` (toolsets that resolve), the first by name of the tools `pick` chooses among
+ * those it lists itself or through its includes; absent when there is none. Each toolset is looked
+ * at once, with an explicit stack as in `expand`.
+ */
+export function firstToolReached(names: readonly string[], catalog: Catalog, pick: (tool: string) => boolean): Map<string, string> {
+  const specOf = (name: string): ToolsetSpec | undefined => (Object.hasOwn(catalog.toolsets, name) ? catalog.toolsets[name] : undefined);
+  const earlier = (a: string | null, b: string | null): string | null => (a === null || (b !== null && b < a) ? b : a);
+  const own = (spec: ToolsetSpec): string | null => spec.tools.filter(pick).reduce<string | null>(earlier, null);
+  const first = new Map<string, string | null>();
+  const entered = new Set<string>();
+  for (const root of names) {
+    const rootSpec = specOf(root);
+    if (rootSpec === undefined || entered.has(root)) continue;
+    entered.add(root);
+    const pending = [{ name: root, spec: rootSpec, best: own(rootSpec), next: 0 }];
+    for (let top = pending.at(-1); top !== undefined; top = pending.at(-1)) {
+      const include = top.spec.includes[top.next++];
+      if (include === undefined) {
+        pending.pop();
+        first.set(top.name, top.best);
+        const parent = pending.at(-1);
+        if (parent !== undefined) parent.best = earlier(parent.best, top.best);
+        continue;
+      }
+      const spec = specOf(include);
+      if (spec === undefined) continue;
+      if (first.has(include)) top.best = earlier(top.best, first.get(include) ?? null);
+      else if (!entered.has(include)) {
+        entered.add(include);
+        pending.push({ name: include, spec, best: own(spec), next: 0 });
+      }
+    }
+  }
+  const found = new Map<string, string>();
+  for (const name of names) {
+    const tool = first.get(name);
+    if (tool !== undefined && tool !== null) found.set(name, tool);
+  }
+  return found;
 }
 
 export function unknownName(name: string, path: readonly string[], catalog: Catalog): UsageError {

@@ -751,6 +751,36 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(listing.tools.find((tool) => tool.name === 'read_file')).toMatchObject({ available: true });
   });
 
+  it('a toolset includes chain 5,000 deep resolves in argo tools, --tools and --explain; closed by a cycle at its foot, each toolset names that cycle', async () => {
+    const depth = 5_000;
+    const chain = (foot: string[]): Record<string, { tools?: string[]; includes: string[] }> =>
+      Object.fromEntries(Array.from({ length: depth }, (_, i) => [`t${i}`, i + 1 < depth ? { includes: [`t${i + 1}`] } : { tools: ['read_file'], includes: foot }]));
+    const home = tempHome({ toolsets: chain([]) });
+    const listed = await argo(['tools', '--json'], home);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    const sets = (JSON.parse(listed.stdout) as { toolsets: { name: string; problem: string | null }[] }).toolsets;
+    expect(sets.filter((set) => set.name.startsWith('t'))).toHaveLength(depth);
+    expect(sets.filter((set) => set.problem !== null)).toEqual([]);
+    const explained = await argo(['--tools', 't0', '--explain', '--json', 'hi'], home);
+    expect(explained.code).toBe(0);
+    const { tools } = JSON.parse(explained.stdout) as { tools: { expanded: { toolset: string; tools: string[] }[]; tools: string[] } };
+    expect(tools.expanded.map((entry) => entry.toolset)).toEqual(Array.from({ length: depth }, (_, i) => `t${i}`));
+    expect(tools.expanded.at(-1)).toEqual({ toolset: `t${depth - 1}`, tools: ['read_file'] });
+    expect(tools.tools).toEqual(['read_file']);
+
+    const looped = tempHome({ toolsets: chain([`t${depth - 2}`]) });
+    const broken = await argo(['tools', '--json'], looped);
+    expect(broken.code).toBe(2);
+    const cycle = `toolset cycle: t${depth - 2} → t${depth - 1} → t${depth - 2}; remove one of these includes in config.json`;
+    expect(broken.stderr).toBe(`argo: config.json: toolsets."t0": ${cycle}\n`);
+    const problems = (JSON.parse(broken.stdout) as { toolsets: { name: string; problem: string | null }[] }).toolsets.filter((set) => set.problem !== null);
+    expect(problems).toHaveLength(depth);
+    expect(problems.find((set) => set.name === 't0')?.problem).toBe(cycle);
+    expect(problems.find((set) => set.name === `t${depth - 1}`)?.problem).toBe(`toolset cycle: t${depth - 1} → t${depth - 2} → t${depth - 1}; remove one of these includes in config.json`);
+    expect(await argo(['--tools', 't0', '--explain', 'hi'], looped)).toMatchObject({ code: 2, stderr: `argo: --tools: ${cycle}\n` });
+    expect(chatBodies()).toHaveLength(0);
+  });
+
   it('--explain --json prints the resolution and the exact first request, byte-identical run to run; nothing runs', async () => {
     const home = tempHome({ tools: ['fs'] });
     const one = await argo(['--tools', 'dev,memo', '--explain', '--json', '--root', '/', 'hi'], home);

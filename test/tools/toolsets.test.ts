@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { buildCatalog, builtinTools, listAllTools, loadToolbox, serverToolName } from '../../src/tools/catalog.js';
 import type { ToolsConfig } from '../../src/tools/catalog.js';
-import { BUILTIN_TOOLSETS, parseToolList, resolveTools } from '../../src/tools/toolsets.js';
-import type { Catalog } from '../../src/tools/toolsets.js';
+import { BUILTIN_TOOLSETS, firstToolReached, parseToolList, resolveTools, toolsetProblems } from '../../src/tools/toolsets.js';
+import type { Catalog, ToolsetSpec } from '../../src/tools/toolsets.js';
 import { thrown } from '../support/thrown.js';
 
 const catalog: Catalog = {
@@ -143,6 +143,96 @@ describe('resolving toolsets and tools', () => {
 
   it('parseToolList rejects empty items', () => {
     expect(thrown(() => parseToolList('fs,,edit', '--tools'))).toBeInstanceOf(UsageError);
+  });
+});
+
+/** The built-in toolsets and tools, plus these toolsets (`tools` and `includes` default to none). */
+const catalogWith = (toolsets: Record<string, Partial<ToolsetSpec>>, mcpServers: string[] = []): Catalog => ({
+  toolsets: { ...BUILTIN_TOOLSETS, ...Object.fromEntries(Object.entries(toolsets).map(([name, spec]) => [name, { tools: spec.tools ?? [], includes: spec.includes ?? [] }])) },
+  tools: new Set(builtinTools().map((tool) => tool.name)),
+  mcpServers,
+});
+
+// top reaches base twice (through left and right): a diamond.
+const diamond = {
+  top: { tools: ['memo'], includes: ['left', 'right'] },
+  left: { tools: ['read_file'], includes: ['base'] },
+  right: { tools: ['write_file'], includes: ['base', 'read_file'] },
+  base: { tools: ['read_file', 'fetch_url'] },
+};
+
+describe('diamond includes: each toolset once, depth first in the order of includes', () => {
+  it.each([
+    [['top'], ['top', 'left', 'base', 'right'], ['fetch_url', 'memo', 'read_file', 'write_file']],
+    [['top', 'top'], ['top', 'left', 'base', 'right'], ['fetch_url', 'memo', 'read_file', 'write_file']],
+    [['right', 'left'], ['right', 'base', 'left'], ['fetch_url', 'read_file', 'write_file']],
+    [['base', 'top'], ['base', 'top', 'left', 'right'], ['fetch_url', 'memo', 'read_file', 'write_file']],
+    [['left', 'read_file', 'base'], ['left', 'base'], ['fetch_url', 'read_file']],
+  ])('%j expands %j and resolves to %j', (requested, order, tools) => {
+    const resolution = resolveTools(requested, catalogWith(diamond));
+    expect(resolution.expanded.map((entry) => entry.toolset)).toEqual(order);
+    expect(resolution.tools).toEqual(tools);
+  });
+
+  it('each toolset reached gives its own tools, sorted, once', () => {
+    expect(resolveTools(['top'], catalogWith(diamond)).expanded).toEqual([
+      { toolset: 'top', tools: ['memo'] },
+      { toolset: 'left', tools: ['read_file'] },
+      { toolset: 'base', tools: ['fetch_url', 'read_file'] },
+      { toolset: 'right', tools: ['write_file'] },
+    ]);
+  });
+});
+
+describe("every toolset's problem in one pass (argo tools)", () => {
+  it.each([
+    ['a diamond', diamond, {}],
+    ['a self include', { self: { includes: ['self'] } }, { self: 'toolset cycle: self → self;' }],
+    // Each toolset names the cycle from where its own resolution enters it.
+    [
+      'a cycle under a diamond',
+      { a: { includes: ['b', 'c'] }, b: { includes: ['d'] }, c: { includes: ['d'] }, d: { includes: ['e'] }, e: { includes: ['c'] } },
+      { a: 'toolset cycle: d → e → c → d;', b: 'toolset cycle: d → e → c → d;', c: 'toolset cycle: c → d → e → c;', d: 'toolset cycle: d → e → c → d;', e: 'toolset cycle: e → c → d → e;' },
+    ],
+    [
+      'a chain into a cycle of two',
+      { c0: { includes: ['c1'] }, c1: { includes: ['x'] }, x: { includes: ['y'] }, y: { includes: ['x'] }, apart: { includes: ['fs'] } },
+      { c0: 'toolset cycle: x → y → x;', c1: 'toolset cycle: x → y → x;', x: 'toolset cycle: x → y → x;', y: 'toolset cycle: y → x → y;' },
+    ],
+    [
+      'an unknown include in one arm of a diamond',
+      { a: { includes: ['b', 'c'] }, b: { includes: ['base'] }, c: { includes: ['base', 'ghost'] }, base: { tools: ['memo'] } },
+      { a: 'toolset "c" includes unknown toolset "ghost"; toolsets: ', c: 'toolset "c" includes unknown toolset "ghost"; toolsets: ' },
+    ],
+    ['an unknown tool two includes down', { a: { includes: ['b'] }, b: { includes: ['c'] }, c: { tools: ['nope'] } }, { a: 'toolset "c" lists unknown tool "nope"', b: 'toolset "c" lists unknown tool "nope"', c: 'toolset "c" lists unknown tool "nope"' }],
+    ['-NAME inside an included toolset', { a: { includes: ['fs', 'b'] }, b: { tools: ['-memo'] } }, { a: 'toolset "b" lists "-memo", but -NAME works only', b: 'toolset "b" lists "-memo", but -NAME works only' }],
+    // The first problem in the order of includes: the cycle comes before the unknown name.
+    [
+      'a cycle and an unknown name below one toolset',
+      { a: { includes: ['loop', 'bad'] }, loop: { includes: ['loop'] }, bad: { includes: ['ghost'] } },
+      { a: 'toolset cycle: loop → loop;', loop: 'toolset cycle: loop → loop;', bad: 'toolset "bad" includes unknown toolset "ghost"' },
+    ],
+  ] satisfies [string, Record<string, Partial<ToolsetSpec>>, Record<string, string>][])('%s: %j → %j', (_name, toolsets, expected) => {
+    const catalog = catalogWith(toolsets);
+    const problems = toolsetProblems(catalog);
+    expect([...problems.keys()].sort()).toEqual(Object.keys(expected).sort());
+    for (const [toolset, start] of Object.entries(expected)) expect(problems.get(toolset)?.slice(0, start.length)).toBe(start);
+    // Word for word what resolving each toolset apart throws.
+    const alone = (toolset: string): string | undefined => (toolset in expected ? (thrown(() => resolveTools([toolset], catalog)) as Error).message : (resolveTools([toolset], catalog), undefined));
+    for (const toolset of Object.keys(catalog.toolsets)) expect(problems.get(toolset)).toBe(alone(toolset));
+  });
+});
+
+describe('the first picked tool a toolset reaches (argo tools: one no MCP server offers)', () => {
+  const toolsets = { top: { includes: ['left', 'right'] }, left: { tools: ['zeta'] }, right: { tools: ['alpha'], includes: ['base', 'memo'] }, base: { tools: ['beta', 'read_file'] }, lone: { tools: ['memo'] } };
+  it.each([
+    [['alpha', 'beta', 'zeta'], { top: 'alpha', left: 'zeta', right: 'alpha', base: 'beta' }],
+    [['beta', 'zeta'], { top: 'beta', left: 'zeta', right: 'beta', base: 'beta' }],
+    [['zeta'], { top: 'zeta', left: 'zeta' }],
+    [['gamma'], {}],
+  ])('picking %j → %j', (picked, expected) => {
+    const found = firstToolReached(Object.keys(toolsets), catalogWith(toolsets, ['s']), (tool) => picked.includes(tool));
+    expect(Object.fromEntries(found)).toEqual(expected);
   });
 });
 
