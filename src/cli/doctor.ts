@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { FlagOverrides } from '../config/settings.js';
-import { ArgoError } from '../errors.js';
+import { ArgoError, RuntimeError } from '../errors.js';
 import { ensurePrivateDir } from '../log/fs.js';
 import { CLI_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
 import { fullModelName } from '../ollama/model-name.js';
@@ -14,15 +14,22 @@ import type { Io } from './io.js';
 import { oneShotFetch } from './one-shot-fetch.js';
 import type { Outcome } from './outcome.js';
 import { DOCTOR_OPTIONS } from './doctor-options.js';
+import { plural } from './common.js';
 
+export interface DoctorCheck {
+  check: string;
+  ok: boolean;
+  detail: string;
+}
 
 /**
- * Checks each piece argo needs, one line each; exit 1 if any fails. `command` is the doctor command
- * commander passes to the action: with it, options given before `doctor` (`argo --home X doctor`)
- * count too, and when an option is given on both sides the one after `doctor` wins.
+ * Checks each piece argo needs, one line each on stdout; if any fails, a RuntimeError (exit 1) with
+ * the one line for stderr (failureLine). `command` is the doctor command commander passes to the
+ * action: with it, options given before `doctor` (`argo --home X doctor`) count too, and when an
+ * option is given on both sides the one after `doctor` wins.
  */
 export async function doctor(flags: FlagOverrides & { json?: boolean }, io: Io, command?: Command): Promise<Outcome> {
-  const checks: { check: string; ok: boolean; detail: string }[] = [];
+  const checks: DoctorCheck[] = [];
   // Details quote the server (its version, model names, errors): shown, never obeyed, on a terminal.
   const output = { raw: (flags as OutputFlags).raw === true };
   const shown = untrustedTextFor(io.stdout, output);
@@ -32,7 +39,21 @@ export async function doctor(flags: FlagOverrides & { json?: boolean }, io: Io, 
   };
   const outcome = await runChecks(flags, report, command);
   if (flags.json === true) io.stdout.write(jsonTextFor(io.stdout, output)(`${JSON.stringify({ ok: outcome === 'ok', checks })}\n`));
+  const failure = failureLine(checks);
+  if (failure !== null) throw new RuntimeError(failure);
   return outcome;
+}
+
+/**
+ * The line a failing doctor ends with on stderr, after its report on stdout: how many checks failed
+ * and which, then the first one's detail, which names its fix (the first failure often causes the rest).
+ */
+export function failureLine(checks: readonly DoctorCheck[]): string | null {
+  const failed = checks.filter((check) => !check.ok);
+  const [first] = failed;
+  if (first === undefined) return null;
+  if (failed.length === 1) return `doctor: the ${first.check} check failed: ${first.detail}`;
+  return `doctor: ${plural(failed.length, 'check')} failed (${failed.map((check) => check.check).join(', ')}); ${first.check}: ${first.detail}`;
 }
 
 async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: string, detail: string) => void, command: Command | undefined): Promise<Outcome> {

@@ -1,5 +1,5 @@
 // `argo doctor` end to end: the built binary against the Ollama stand-in.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
@@ -147,5 +147,44 @@ describe('argo doctor', () => {
     expect(status).toBe(found ? 'ok' : 'FAIL');
     expect(detail).toMatch(found ? `${model} is installed` : `${model} is not installed (installed: `);
     expect(check(result.stdout, 'endpoint')?.[0]).toBe(found ? 'ok' : undefined);
+  });
+});
+
+describe('a failing argo doctor ends with one argo: line on stderr', () => {
+  it('names the failed check and its fix; the report stays on stdout; exit 1', async () => {
+    const result = await argo(tempHome(), ['doctor', '-m', 'nope']);
+    expect(result.code).toBe(1);
+    expect(checks(result.stdout).map(([status, what]) => `${status} ${what}`)).toEqual(['ok config', 'ok data', 'ok ollama', 'FAIL model']);
+    expect(result.stderr).toBe(`argo: doctor: the model check failed: ${check(result.stdout, 'model')?.[1] ?? ''}\n`);
+    expect(result.stderr).toMatch(/; pull it with "ollama pull nope", or use an installed one \(--model argo:latest\)\n$/);
+  });
+
+  it('with several failures, counts and names them all, and gives the first one’s fix', async () => {
+    const home = tempHome();
+    // logs/ taken by a file: the data check fails, and the run goes on to the model.
+    writeFileSync(join(home, 'logs'), '');
+    const result = await argo(home, ['doctor', '-m', 'nope']);
+    expect(result.code).toBe(1);
+    expect(checks(result.stdout).filter(([status]) => status === 'FAIL').map(([, what]) => what)).toEqual(['data', 'model']);
+    expect(result.stderr).toBe(`argo: doctor: 2 checks failed (data, model); data: ${check(result.stdout, 'data')?.[1] ?? ''}\n`);
+    expect(result.stderr).toMatch(/; choose another with --home or ARGO_HOME\n$/);
+  });
+
+  it('a check that stops the run (Ollama unreachable) is the one named', async () => {
+    const result = await argo(tempHome(), ['doctor'], NOWHERE);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^argo: doctor: the ollama check failed: cannot reach Ollama at http:\/\/127\.0\.0\.1:9 \([^\n]+\); start it with "ollama serve" or set --host \/ OLLAMA_HOST\n$/);
+  });
+
+  it('--json: the object alone on stdout, the one line on stderr', async () => {
+    const result = await argo(tempHome(), ['doctor', '--json', '-m', 'nope']);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as { ok: boolean; checks: { check: string; ok: boolean }[] };
+    expect(report).toMatchObject({ ok: false, checks: [{ check: 'config', ok: true }, { check: 'data', ok: true }, { check: 'ollama', ok: true }, { check: 'model', ok: false }] });
+    expect(result.stderr).toMatch(/^argo: doctor: the model check failed: nope is not installed [^\n]+\n$/);
+  });
+
+  it('a passing doctor writes nothing on stderr', async () => {
+    expect(await argo(tempHome(), ['doctor', '--json'])).toMatchObject({ code: 0, stderr: '' });
   });
 });

@@ -330,4 +330,16 @@ describe('doctor on a terminal (item 3)', () => {
       await hostile.close();
     }
   });
+
+  it('its one failure line on stderr shows control characters in what it quotes, without obeying them', async () => {
+    // A data home whose name holds an OSC sequence, its logs/ taken by a file: the data check fails and quotes the path.
+    const home = join(tempHome(), 'home\u001b]0;pwned\u0007');
+    mkdirSync(home, { mode: 0o700 });
+    writeFileSync(join(home, 'logs'), '');
+    const result = await runInTerminal(['doctor', '--home', home], tempHome());
+    expect(result.code).toBe(1);
+    const failures = result.output.split('\r\n').filter((line) => line.startsWith('argo: '));
+    expect(failures).toEqual([expect.stringMatching(/^argo: doctor: the data check failed: \S+home\^\[\]0;pwned\^G is not writable /)]);
+    expect(result.output).not.toContain('\u001b]0;pwned');
+  });
 });
