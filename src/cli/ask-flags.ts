@@ -124,3 +124,19 @@ export function routeWords(program: Command, words: readonly string[], args: rea
   io.stdout.write((target ?? program).helpInformation());
   return 'help-shown';
 }
+
+/** Standard input as a prompt sees it: the text piped, or why none was read (a terminal, or --no-stdin). */
+export type StdinText = { piped: string } | 'terminal' | 'unread';
+
+/**
+ * The prompt: the words, then piped text after a blank line. None at all is a usage error, one line
+ * saying how to give one; no help before it, since the line is what a script's log shows.
+ */
+export function promptFrom(words: readonly string[], stdin: StdinText): string {
+  const piped = typeof stdin === 'object' ? stdin.piped : '';
+  const prompt = [words.join(' ').trim(), piped].filter((part) => part.trim() !== '').join('\n\n');
+  if (prompt !== '') return prompt;
+  if (stdin === 'unread') throw new UsageError('no prompt: --no-stdin leaves standard input unread; pass the question as arguments (argo --no-stdin "why is the sky blue?"), or run argo chat');
+  const why = stdin === 'terminal' ? '' : 'standard input was empty; ';
+  throw new UsageError(`no prompt: ${why}pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat`);
+}

@@ -14,7 +14,7 @@ import { addOutputOptions, checkOutputFlags } from './output-flags.js';
 import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
-import { addCompanionOptions, agentFlags, checkAgentFlags, checkReason, companionSettings, routeWords } from './ask-flags.js';
+import { addCompanionOptions, agentFlags, checkAgentFlags, checkReason, companionSettings, promptFrom, routeWords } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
 import { packageVersion } from './version.js';
 import { parseToolList } from '../tools/toolsets.js';
@@ -119,8 +119,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
       const { settings, replay } = await companionSettings(flags);
       checkReason(flags.reason, replay);
       checkAgentFlags(flags, settings);
-      // The usage lists every command, as --help does, not only those loaded so far.
-      const prompt = await readPrompt(words, io, flags.stdin !== false, async () => (await registerAll(program, io, setOutcome), program.helpInformation()));
+      const prompt = await readPrompt(words, io, flags.stdin !== false);
       setOutcome(
         await ask(
           settings,
@@ -229,16 +228,11 @@ function commandNames(program: Command): string[] {
   return [...new Set(names)].filter((name) => !name.startsWith('_'));
 }
 
-async function readPrompt(words: string[], io: Io, useStdin: boolean, usage: () => Promise<string>): Promise<string> {
-  const fromArgs = words.join(' ').trim();
+async function readPrompt(words: string[], io: Io, useStdin: boolean): Promise<string> {
+  if (!useStdin) return promptFrom(words, 'unread');
+  if (io.stdin.isTTY) return promptFrom(words, 'terminal');
   // Piped text is kept as written (indentation, trailing spaces); only the final line break goes.
-  const fromStdin = io.stdin.isTTY || !useStdin ? '' : (await readAll(io.stdin)).replace(/(\r?\n)+$/, '');
-  const prompt = [fromArgs, fromStdin].filter((part) => part.trim() !== '').join('\n\n');
-  if (prompt === '') {
-    io.stderr.write(await usage());
-    throw new UsageError('no prompt: pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat');
-  }
-  return prompt;
+  return promptFrom(words, { piped: (await readAll(io.stdin)).replace(/(\r?\n)+$/, '') });
 }
 
 /** The one place that turns errors into messages and exit codes. */

@@ -199,15 +199,24 @@ describe('argo: prompt from stdin', () => {
     expect(result).toMatchObject({ code: 0, stdout: 'You said: what is a monad?\n' });
   });
 
-  it('refuses an empty prompt with exit 2', async () => {
+  it('refuses an empty prompt with exit 2 and one line, no usage', async () => {
     const home = tempHome();
     const result = await ask([], home, { stdin: '  \n' });
-    expect(result.code).toBe(2);
-    // Nothing to read: the usage, then the one-line reason.
-    expect(result.stderr).toMatch(/^Usage: argo /);
-    // Every command, as --help lists them, not only those loaded for this run.
-    for (const command of ['doctor', 'chat', 'logs', 'sessions', 'last', 'rerun', 'serve', 'tools', 'memo', 'export']) expect(result.stderr).toMatch(new RegExp(`\n  ${command} `));
-    expect(result.stderr).toMatch(/\nargo: no prompt: [^\n]+\n$/);
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'argo: no prompt: standard input was empty; pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat\n',
+    });
+    expect(ollama.requests).toHaveLength(0);
+  });
+
+  it('with --no-stdin and no words, the one line says standard input was left unread', async () => {
+    const result = await ask(['--no-stdin'], tempHome(), { stdin: 'not read\n' });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'argo: no prompt: --no-stdin leaves standard input unread; pass the question as arguments (argo --no-stdin "why is the sky blue?"), or run argo chat\n',
+    });
     expect(ollama.requests).toHaveLength(0);
   });
 });

@@ -138,10 +138,10 @@ describe('standard input', () => {
     expect(out).toBe('You said: one\nYou said: two\nYou said: three\n');
   });
 
-  it('bare argo with nothing to read prints usage and exits 2', async () => {
+  it('bare argo with nothing to read exits 2 with the one line saying how to give a prompt', async () => {
     const result = await argo([], tempHome(), { stdin: '' });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^Usage: argo /);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toMatch(/^argo: no prompt: [^\n]+, pipe it on stdin, or run argo chat\n$/);
   });
 });
 

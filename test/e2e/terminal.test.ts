@@ -21,6 +21,12 @@ function releaseWhenHeld(): void {
 }
 
 describe('argo on a terminal', () => {
+  it('with --no-stdin and no prompt: the one line saying how to give one, no usage, exit 2', async () => {
+    const terminal = startInPty(['--no-stdin'], { home: tempHome(), host: ollama.url });
+    expect((await terminal.exited).code).toBe(2);
+    expect(terminal.output).toBe('argo: no prompt: --no-stdin leaves standard input unread; pass the question as arguments (argo --no-stdin "why is the sky blue?"), or run argo chat\r\n');
+  });
+
   it('shows a spinner on stderr while waiting for the first token, then erases it', async () => {
     const home = tempHome();
     const terminal = startInPty(['hello'], { home, host: ollama.url });
