@@ -255,7 +255,7 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
     { ...(flags.session !== undefined ? { session: flags.session } : {}), ...(flags.since !== undefined ? { since: flags.since } : {}), ...(flags.until !== undefined ? { until: flags.until } : {}), status: ['ok'] },
     io.now(),
     records,
-    settings.paths.sessions,
+    settings.paths,
   );
   const { tools } = buildCatalog(toolsConfigOf(settings.agent), builtinTools());
   const kept = new Map<string, ReturnType<typeof readDefinitions>>();

@@ -4,6 +4,7 @@ import type { Settings } from '../config/settings.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import { DAY_PATTERN, parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
+import type { DataPaths } from '../log/writer.js';
 import { listLogFiles, unwritableLogNames } from '../log/files.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, describeBadLine, isBlank } from '../log/scan.js';
@@ -132,7 +133,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   // Reading every record costs a file per session: only when names must be resolved or shown.
   const needRecords = (flags.session?.length ?? 0) > 0 || (!flags.json && !flags.stats);
   const records = needRecords ? await listSessions(settings.paths.sessions) : [];
-  const query = await buildQuery(flags, io.now(), records, settings.paths.sessions);
+  const query = await buildQuery(flags, io.now(), records, settings.paths);
   const stats = new ScanStats();
   const sink = new Sink(io.stdout);
   const names = new Map(records.map((record) => [record.id, record.name]));
@@ -251,10 +252,10 @@ function namesOf(values: readonly string[] | undefined, flag: string): string[] 
   return names;
 }
 
-export async function buildQuery(flags: LogsFlags, now: Date, records: readonly SessionRecord[], sessionsDir: string): Promise<Query> {
+export async function buildQuery(flags: LogsFlags, now: Date, records: readonly SessionRecord[], paths: DataPaths): Promise<Query> {
   const query: Query = { ...EMPTY_QUERY };
   const sessions = namesOf(flags.session, '--session');
-  if (sessions.length > 0) query.sessionIds = new Set(await Promise.all(sessions.map((name) => resolveSessionId(name, records, sessionsDir))));
+  if (sessions.length > 0) query.sessionIds = new Set(await Promise.all(sessions.map((name) => resolveSessionId(name, records, paths))));
   if (flags.since !== undefined) query.since = parseWhen(flags.since, now, 'start', '--since').getTime();
   if (flags.until !== undefined) query.until = parseWhen(flags.until, now, 'end', '--until').getTime();
   if (query.since !== null && query.until !== null && query.since > query.until) {
@@ -276,14 +277,24 @@ export async function buildQuery(flags: LogsFlags, now: Date, records: readonly 
   return query;
 }
 
-/** A session's id from its current name (renamed sessions keep their id), or an id given as is. */
-async function resolveSessionId(value: string, records: readonly SessionRecord[], sessionsDir: string): Promise<string> {
+/**
+ * A session's id from its current name (renamed sessions keep their id), or an id given as is. An
+ * id with neither a record nor a logged turn is a typo, refused as an unknown name is; a removed
+ * session's id still finds the turns it left in the log.
+ */
+async function resolveSessionId(value: string, records: readonly SessionRecord[], paths: DataPaths): Promise<string> {
   const byName = records.find((record) => record.name === value);
   if (byName) return byName.id;
-  if (UUID.test(value)) return value.toLowerCase();
+  if (UUID.test(value)) {
+    const id = value.toLowerCase();
+    if (records.some((record) => record.id === id) || (await hasTurns(paths.logs, id))) return id;
+    const { knownSessions } = await import('../sessions/manage.js');
+    const ids = records.length > 0 ? '; argo sessions --json shows their ids' : '';
+    throw new UsageError(`--session: no session with id ${id} (no record, no log lines); ${await knownSessions(paths.sessions)}${ids}`);
+  }
   checkSessionName(value, '--session');
   const { knownSessions } = await import('../sessions/manage.js');
-  throw new UsageError(`--session: no session named "${value}"; ${await knownSessions(sessionsDir)} (a session id also works)`);
+  throw new UsageError(`--session: no session named "${value}"; ${await knownSessions(paths.sessions)} (a session id also works)`);
 }
 
 async function checkLogs(settings: Settings, flags: { json?: boolean } & OutputFlags, io: Io): Promise<Outcome> {
@@ -359,14 +370,10 @@ async function removeLogs(settings: Settings, flags: { session: string; yes?: bo
   const { refuseWithForks, removeSessionLines } = await import('../maintenance/maintain.js');
   const { deleteSession } = await import('../sessions/store.js');
   const records = await listSessions(settings.paths.sessions);
-  const id = await resolveSessionId(flags.session, records, settings.paths.sessions);
+  // An id with neither a record nor a line is a typo, not a session to delete: refused here, as by argo logs -s.
+  const id = await resolveSessionId(flags.session, records, settings.paths);
   const record = records.find((candidate) => candidate.id === id);
   const label = record ? `session "${record.name}"` : `session ${id}`;
-  // An id with neither a record nor a line is a typo, not a session to delete (as -s with an unknown name).
-  if (!record && !(await hasTurns(settings.paths.logs, id))) {
-    const { knownSessions } = await import('../sessions/manage.js');
-    throw new UsageError(`--session: no session with id ${id} (no record, no log lines); ${await knownSessions(settings.paths.sessions)}`);
-  }
   await refuseWithForks(settings.paths.sessions, id, label);
   const turns = record ? ` (${plural(record.turns, 'turn')})` : '';
   if (!(await confirm(io, `delete ${label}${turns}: every one of its log lines, its record and its index?`, flags.yes, 'logs rm'))) {

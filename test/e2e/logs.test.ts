@@ -356,7 +356,40 @@ describe('argo logs prune and rm', () => {
     const unknown = await argo(home, ['logs', 'rm', '--session', 'work', '--yes']);
     expect(unknown).toMatchObject({ code: 2, stderr: 'argo: --session: no session named "work"; known sessions: play (a session id also works)\n' });
     const typo = await argo(home, ['logs', 'rm', '--session', '00000000-0000-4000-8000-00000000dead', '--yes']);
-    expect(typo).toMatchObject({ code: 2, stdout: '', stderr: 'argo: --session: no session with id 00000000-0000-4000-8000-00000000dead (no record, no log lines); known sessions: play\n' });
+    expect(typo).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'argo: --session: no session with id 00000000-0000-4000-8000-00000000dead (no record, no log lines); known sessions: play; argo sessions --json shows their ids\n',
+    });
+  });
+});
+
+describe('--session with an id', () => {
+  const DEAD = '00000000-0000-4000-8000-00000000dead';
+
+  it('an id with no record and no logged turn is refused by logs, logs rm and export alike (exit 2, one line)', async () => {
+    const { home, paths } = tempData();
+    await recordTurns(paths, 'work', 1, { date: '2025-01-01' });
+    const line = `argo: --session: no session with id ${DEAD} (no record, no log lines); known sessions: work; argo sessions --json shows their ids\n`;
+    for (const args of [['logs', '-s', DEAD], ['logs', '--json', '-s', DEAD.toUpperCase()], ['logs', '--stats', '-s', `work,${DEAD}`], ['logs', 'rm', '-s', DEAD, '--yes'], ['export', '--format', 'sharegpt', '-s', DEAD]]) {
+      expect(await argo(home, args)).toMatchObject({ code: 2, stdout: '', stderr: line });
+    }
+    // With no session at all, there are no ids to look up.
+    const empty = tempData();
+    expect(await argo(empty.home, ['logs', '-s', DEAD])).toMatchObject({ code: 2, stderr: `argo: --session: no session with id ${DEAD} (no record, no log lines); there are no sessions yet\n` });
+  });
+
+  it("a removed session's id still lists the turns it left in the log; an existing session's id lists its own", async () => {
+    const { home, paths } = tempData();
+    const gone = await recordTurns(paths, 'gone', 2, { date: '2025-01-01' });
+    const kept = await recordTurns(paths, 'kept', 1, { date: '2025-01-01' });
+    const goneId = defined(await readSession(paths.sessions, 'gone'), 'session gone').id;
+    const keptId = defined(await readSession(paths.sessions, 'kept'), 'session kept').id;
+    expect((await argo(home, ['sessions', 'rm', 'gone', '--yes'])).code).toBe(0);
+    const listed = await argo(home, ['logs', '--json', '-s', goneId]);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    expect(ids(listed.stdout)).toEqual(gone.entries.map((entry) => entry.id));
+    expect(ids((await argo(home, ['logs', '--json', '-s', keptId])).stdout)).toEqual(kept.entries.map((entry) => entry.id));
   });
 });
 
