@@ -331,14 +331,15 @@ async function checkLogs(settings: Settings, flags: { json?: boolean } & OutputF
     return 'ok';
   }
   await sink.flush();
-  if (stats.unreadable > 0) {
-    io.stderr.write(
-      `argo: ${plural(stats.unreadable, 'unreadable line')} in ${damaged.size} of ${plural(files.length, 'log file')}; ` +
-        'readers skip them. Fix or delete those lines by hand if you want them gone\n',
-    );
-  }
-  if (blocked.length > 0) io.stderr.write(`argo: ${plural(blocked.length, 'day')} of the log cannot be written (listed above)\n`);
-  return 'failed';
+  throw new RuntimeError(checkFailure({ unreadable: stats.unreadable, damagedFiles: damaged.size, files: files.length, blockedDays: blocked.length }));
+}
+
+/** The one line a failing `logs check` ends with, whether it found unreadable lines, days that cannot be written, or both. */
+export function checkFailure(found: { unreadable: number; damagedFiles: number; files: number; blockedDays: number }): string {
+  const blocked = `${plural(found.blockedDays, 'day')} of the log cannot be written (listed above)`;
+  if (found.unreadable === 0) return blocked;
+  const unreadable = `${plural(found.unreadable, 'unreadable line')} in ${found.damagedFiles} of ${plural(found.files, 'log file')}; readers skip them. Fix or delete those lines by hand if you want them gone`;
+  return found.blockedDays === 0 ? unreadable : `${blocked}, and ${unreadable}`;
 }
 
 async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, io: Io): Promise<Outcome> {

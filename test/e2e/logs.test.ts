@@ -296,6 +296,13 @@ describe('unreadable lines', () => {
       { file: join(paths.logs, '2025-01-02.log'), line: null, reason: expect.stringMatching(/^a folder, not a log file/) as unknown },
       { file: join(paths.logs, '2025-01-03.log'), line: null, reason: expect.stringMatching(/^a symbolic link, not a log file/) as unknown },
     ]);
+    // A day blocked and a line unreadable: still one line on stderr.
+    appendRaw(paths, '2025-01-04', '{"id":"cut\n');
+    const both = await argo(home, ['logs', 'check']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toBe(
+      'argo: 2 days of the log cannot be written (listed above), and 1 unreadable line in 1 of 3 log files; readers skip them. Fix or delete those lines by hand if you want them gone\n',
+    );
   });
 
   it('check on a clean log exits 0', async () => {
