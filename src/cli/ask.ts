@@ -15,8 +15,8 @@ import type { PreparedTurn, TurnInput, TurnResult } from '../turn/turn.js';
 import type { AgentFlags, AgentRun } from './agent.js';
 import type { Io } from './io.js';
 import { oneShotFetch } from './one-shot-fetch.js';
-import { STOP_SIGNALS } from './outcome.js';
-import type { Outcome } from './outcome.js';
+import { STOP_LINES, STOP_SIGNALS } from './outcome.js';
+import type { Outcome, Stop } from './outcome.js';
 import { isEmptyAnswer } from '../text/answer.js';
 import { usesTools } from './ask-flags.js';
 import type { AskLine } from '../chat/repl.js';
@@ -214,21 +214,19 @@ async function printNotes(io: Io, result: TurnResult, stats: TurnStats, options:
   }
 }
 
-type Stop = Exclude<Outcome, 'ok' | 'failed'>;
-
-/** How each way of stopping an answer is logged (the entry's `error`) and told on stderr. */
-const STOPS: Record<Stop, { reason: string; told: string }> = {
-  interrupted: { reason: 'interrupted by the user', told: 'interrupted' },
-  terminated: { reason: 'interrupted by SIGTERM', told: 'terminated (SIGTERM)' },
-  'hung-up': { reason: 'interrupted by SIGHUP (the terminal closed)', told: 'hung up (SIGHUP)' },
-  'output-closed': { reason: 'interrupted: standard output was closed', told: 'standard output was closed; the answer was cut short' },
+/** How each way of stopping an answer is logged (the entry's `error`); STOP_LINES says it on stderr. */
+const STOPS: Record<Stop, { reason: string }> = {
+  interrupted: { reason: 'interrupted by the user' },
+  terminated: { reason: 'interrupted by SIGTERM' },
+  'hung-up': { reason: 'interrupted by SIGHUP (the terminal closed)' },
+  'output-closed': { reason: 'interrupted: standard output was closed' },
 };
 
 function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logged: boolean, stoppedBy: Stop): Outcome {
   if (status === 'ok') return 'ok';
   const kept = logged ? ` (logged as ${status})` : '';
   if (status === 'interrupted') {
-    io.stderr.write(`argo: ${STOPS[stoppedBy].told}${kept}\n`);
+    io.stderr.write(`argo: ${STOP_LINES[stoppedBy]}${kept}\n`);
     return stoppedBy;
   }
   io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(failure ?? 'the request failed')}${kept}\n`);

@@ -9,7 +9,7 @@ import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
 import { TURN_ID_LENGTH, signalQuits, processIo, readAll } from './io.js';
 import type { Io } from './io.js';
-import { EXIT_CODES, STOP_SIGNALS } from './outcome.js';
+import { EXIT_CODES, STOP_LINES, STOP_SIGNALS } from './outcome.js';
 import { addOutputOptions, checkOutputFlags } from './output-flags.js';
 import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome } from './outcome.js';
@@ -240,11 +240,13 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   const io = processIo();
   // Ctrl-C, SIGTERM and SIGHUP quit at once unless a command is handling them (a streaming answer
   // ends cleanly first and is logged); a second one before it has finished always quits. Temporary
-  // files being written (a `logs rm` copy) are removed first: the originals are untouched until their rename.
+  // files being written (a `logs rm` copy) are removed first: the originals are untouched until their
+  // rename. Like any run that does not succeed, it ends with one line saying why.
   for (const [signal, outcome] of Object.entries(STOP_SIGNALS)) {
     process.on(signal, () => {
       if (!signalQuits()) return;
       discardTemporaryFiles();
+      io.stderr.write(`argo: ${STOP_LINES[outcome]}\n`);
       process.exit(EXIT_CODES[outcome]);
     });
   }

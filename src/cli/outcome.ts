@@ -13,3 +13,14 @@ export const EXIT_CODES = { ok: 0, failed: 1, usage: 2, interrupted: 130, termin
 /** The signals that end a command the way Ctrl-C does, and the outcome each stands for. */
 export const STOP_SIGNALS = { SIGINT: 'interrupted', SIGTERM: 'terminated', SIGHUP: 'hung-up' } as const satisfies Record<string, Outcome>;
 export type StopSignal = keyof typeof STOP_SIGNALS;
+
+/** The ways a command is stopped rather than failing. */
+export type Stop = Exclude<Outcome, 'ok' | 'failed'>;
+
+/** What the `argo: ` line on stderr says when a stop ends a command (an answer, or any command a signal quits). */
+export const STOP_LINES: Record<Stop, string> = {
+  interrupted: 'interrupted',
+  terminated: 'terminated (SIGTERM)',
+  'hung-up': 'hung up (SIGHUP)',
+  'output-closed': 'standard output was closed; the answer was cut short',
+};

@@ -292,7 +292,7 @@ describe('bad input: one line, exit 2, nothing written (item 13)', () => {
 });
 
 describe('a signal during logs rm (item 10)', () => {
-  it.each(['SIGINT', 'SIGTERM'] as const)('%s removes the temporary copy and leaves the original intact', async (signal) => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s removes the temporary copy, leaves the original intact and says so in one line', async (signal) => {
     const home = tempHome();
     const logs = join(home, 'logs');
     mkdirSync(logs, { recursive: true, mode: 0o700 });
@@ -312,6 +312,8 @@ describe('a signal during logs rm (item 10)', () => {
         void waitFor(() => expect(temporary()).not.toEqual([]), { timeout: 20_000, interval: 2 }).then(() => child.kill(signal)),
     });
     expect(result.code).toBe(signal === 'SIGINT' ? 130 : 143);
+    // Ended by a signal, not a failure of its own: still one line saying so.
+    expect(result.stderr).toBe(signal === 'SIGINT' ? 'argo: interrupted\n' : 'argo: terminated (SIGTERM)\n');
     expect(temporary()).toEqual([]);
     expect(statSync(file).size).toBe(before);
     expect(existsSync(join(home, 'locks', 'log.lock'))).toBe(false);

@@ -98,7 +98,7 @@ describe('argo on a terminal', () => {
     expect(result).toMatchObject({ code: 0, stderr: '', stdout: 'You said: hello\n' });
   });
 
-  it('Ctrl-C before the request (still reading piped input) exits 130 at once, writing nothing', async () => {
+  it('Ctrl-C before the request (still reading piped input) exits 130 at once, writing nothing but the one line', async () => {
     const home = tempHome();
     const requestsBefore = ollama.requests.length;
     let interruptedAt: number | undefined;
@@ -115,6 +115,7 @@ describe('argo on a terminal', () => {
         }),
     });
     expect(result.code).toBe(130);
+    expect(result.stderr).toBe('argo: interrupted\n');
     // stdin never ends, so exiting at all shows argo did not wait for it; the clock runs from Ctrl-C, not from node's start.
     expect(Date.now() - (interruptedAt ?? Number.NaN)).toBeLessThan(5000);
     expect(ollama.requests).toHaveLength(requestsBefore);
