@@ -14,7 +14,7 @@ import type { Io } from './io.js';
 import { oneShotFetch } from './one-shot-fetch.js';
 import type { Outcome } from './outcome.js';
 import { DOCTOR_OPTIONS } from './doctor-options.js';
-import { plural } from './common.js';
+import { plural } from '../output/count.js';
 
 export interface DoctorCheck {
   check: string;

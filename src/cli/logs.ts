@@ -31,7 +31,8 @@ import { listSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
 import { collect } from './parse.js';
-import { SINCE_HELP, UNTIL_HELP, colorsFor, jsonFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
+import { plural } from '../output/count.js';
+import { SINCE_HELP, UNTIL_HELP, colorsFor, jsonFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 

@@ -23,7 +23,8 @@ import { checkSessionName } from '../sessions/names.js';
 import { byLastUsed, deleteSession, isDamaged, listSessions, scanSessions, shownRecord } from '../sessions/store.js';
 import type { DamagedRecord, SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
-import { colorsFor, jsonFor, untrustedFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, plural, settingsOf, widthOf } from './common.js';
+import { plural } from '../output/count.js';
+import { colorsFor, jsonFor, untrustedFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 

@@ -1,5 +1,6 @@
 // Pure: the one-line notes a turn prints on stderr — what replay sent and left out, and Ollama's
 // figures for `--stats`.
+import { plural } from './count.js';
 
 /** The parts of a turn's replay diagnostics (the log's replay_policy) the note reads. */
 export interface ReplaySummary {
@@ -25,7 +26,6 @@ export const MODEL_SOURCE_WORDS: Record<ModelSource, string> = {
   default: 'the default',
 };
 
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /**
  * `replayed 5 of 8 turns · strong · left out 2 question turns (session replay does not send question

@@ -5,6 +5,7 @@ import { format } from 'date-fns/format';
 import stringWidth from 'string-width';
 import type { LogEntry } from '../log/entry.js';
 import { headOf } from '../output/cut.js';
+import { plural } from '../output/count.js';
 import type { ShownRecord } from '../sessions/store.js';
 import type { HistoryStats, Spread } from './stats.js';
 
@@ -163,7 +164,7 @@ export function sessionHeader(record: ShownRecord, entries: readonly LogEntry[],
   const c = options.color;
   const t = options.untrusted ?? asIs;
   const inherited = entries.filter((entry) => entry.session_id !== record.id).length;
-  const facts = [`${c.bold(t(record.name))} ${c.dim(t(record.id))}`, `${limited ? 'newest ' : ''}${entries.length} turn${entries.length === 1 ? '' : 's'}${inherited > 0 ? ` (${inherited} inherited)` : ''}`];
+  const facts = [`${c.bold(t(record.name))} ${c.dim(t(record.id))}`, `${limited ? 'newest ' : ''}${plural(entries.length, 'turn')}${inherited > 0 ? ` (${inherited} inherited)` : ''}`];
   if (record.parent) facts.push(t(`forked from ${record.parent.name}@${record.parent.turn_id}${record.parent.removed ? ' (removed)' : ''}`));
   const lines = [
     facts.join(c.dim(' · ')),
