@@ -160,7 +160,7 @@ export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome
     .option('--home <dir>', 'data directory')
     .action(async (key: string, _flags: unknown, self: Command) => {
       const removed = await deleteMemo(settingsOf(self).home, key);
-      if (!removed) io.stderr.write(`argo: no memo entry "${untrustedTextFor(io.stderr)(key)}"\n`);
+      if (!removed) io.stderr.write(`argo: no memo entry "${untrustedTextFor(io.stderr)(key)}" (argo memo lists them)\n`);
       setOutcome(removed ? 'ok' : 'failed');
     });
   inheritProgramSettings(program, memo);

@@ -546,6 +546,21 @@ describe('argo --tools: memo and replay', () => {
     expect(second).toContain('Memo (notes kept with the memo tool):\n- lang: "TypeScript"');
   });
 
+  it('argo memo from the shell: set, list, get, rm; a missing key is exit 1 with one line naming it and where to look', async () => {
+    const home = tempHome();
+    expect(await argo(['memo'], home)).toMatchObject({ code: 0, stdout: '', stderr: 'argo: the memo is empty (argo memo set KEY VALUE adds an entry)\n' });
+    expect((await argo(['memo', 'set', 'style', 'tabs, no semicolons'], home)).code).toBe(0);
+    expect((await argo(['memo', 'set', 'lang', 'TypeScript'], home)).code).toBe(0);
+    expect(await argo(['memo'], home)).toMatchObject({ code: 0, stdout: 'lang\t"TypeScript"\nstyle\t"tabs, no semicolons"\n' });
+    expect(await argo(['memo', 'get', 'style'], home)).toMatchObject({ code: 0, stdout: 'tabs, no semicolons\n', stderr: '' });
+    expect(JSON.parse((await argo(['memo', 'list', '--json'], home)).stdout)).toEqual({ style: 'tabs, no semicolons', lang: 'TypeScript' });
+    expect(await argo(['memo', 'rm', 'style'], home)).toMatchObject({ code: 0, stderr: '' });
+    for (const verb of ['get', 'rm']) {
+      expect(await argo(['memo', verb, 'style'], home)).toMatchObject({ code: 1, stdout: '', stderr: 'argo: no memo entry "style" (argo memo lists them)\n' });
+    }
+    expect(JSON.parse(readFileSync(join(home, 'memo.json'), 'utf8'))).toEqual({ lang: 'TypeScript' });
+  });
+
   it('replay sends an agent turn as its prompt and final answer only; a needs_input turn is never replayed', async () => {
     const home = tempHome();
     script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'There are two files.' }];
