@@ -135,6 +135,7 @@ export const EMPTY_METRICS: Metrics = {
 };
 
 const IDLE = Symbol('idle');
+const ENDED_EARLY = 'the stream from Ollama ended without its final chunk; the answer is incomplete';
 /** Installed models asked about before suggesting one. */
 const SUGGEST_ASKS = 8;
 
@@ -255,6 +256,7 @@ export class OllamaTransport {
     let gotText = false;
     let headers = false;
     let metrics = EMPTY_METRICS;
+    let finished = false;
     const toolCalls: unknown[] = [];
     try {
       const chunks = await this.open(request);
@@ -276,9 +278,15 @@ export class OllamaTransport {
           toolCalls.push(...(calls as unknown[]));
           hooks.onToolCalls?.(calls as unknown[]);
         }
-        if (chunk.done) metrics = metricsOf(chunk);
+        if (chunk.done) {
+          finished = true;
+          metrics = metricsOf(chunk);
+        }
         hooks.onChunk?.();
       }
+      // A whole answer (stream: false) is not checked by the client as a stream is: a proxy or a
+      // cut runner may send one with done: false.
+      if (!finished) return { status: 'error', failure: { kind: 'truncated', message: ENDED_EARLY }, metrics, attempts: 1, toolCalls };
       return { status: 'ok', failure: null, metrics, attempts: 1, toolCalls };
     } catch (error) {
       const attempts = gotText ? 1 : 0;
@@ -323,7 +331,7 @@ export class OllamaTransport {
       return { kind: 'malformed', message: `Ollama sent a line that is not JSON (${message.slice(MALFORMED_PREFIX.length)}); the answer is incomplete` };
     }
     if (message.startsWith('Did not receive done')) {
-      return { kind: 'truncated', message: 'the stream from Ollama ended without its final chunk; the answer is incomplete' };
+      return { kind: 'truncated', message: ENDED_EARLY };
     }
     if (err.name === 'TypeError' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') {
       return { kind: 'dropped', message: `the connection to Ollama at ${host} dropped mid-answer; the answer is incomplete` };

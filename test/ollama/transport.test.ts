@@ -204,6 +204,21 @@ describe('OllamaTransport.stream', () => {
     }
   });
 
+  it.each([
+    // stream, scenario → status, failure kind
+    [true, undefined, 'ok', undefined],
+    [false, undefined, 'ok', undefined],
+    [true, { truncate: true }, 'error', 'truncated'],
+    [false, { truncate: true }, 'error', 'truncated'],
+    [false, { truncate: 2 }, 'error', 'truncated'],
+  ])('stream %s, scenario %j: %s %s (an answer needs its done:true chunk, streamed or whole)', async (stream, scenario, status, kind) => {
+    ollama.setScenario(scenario);
+    const { outcome } = await run(transport(), { endpoint: '/api/chat', body: { ...chat.body, stream } });
+    expect(outcome.status).toBe(status);
+    expect(outcome.failure?.kind).toBe(kind);
+    if (kind !== undefined) expect(outcome.failure?.message).toBe('the stream from Ollama ended without its final chunk; the answer is incomplete');
+  });
+
   it('treats a refused connection as unreachable and retries it', async () => {
     const { outcome, retries } = await run(transport({ host: NOWHERE }));
     expect(outcome.failure?.kind).toBe('unreachable');
