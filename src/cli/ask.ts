@@ -75,7 +75,7 @@ async function askTurn(
       io.stdout.write(await agent.explain(prepared.plan, options.json));
       return 'ok';
     }
-    const context = await checkContext(settings, prepared.plan.request, (model) => transport.modelNumCtx(model), true);
+    const context = await checkContext(settings, prepared.plan.request, (model) => transport.modelNumCtx(model), { always: true });
     if (options.json) io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify(explainJson(prepared, context)))}\n`);
     else writeExplainText(io.stdout, prepared, context, settings);
     return 'ok';

@@ -51,29 +51,85 @@ export interface TransportOptions {
 
 /**
  * Models' own `num_ctx` as Ollama's `/api/show` reports them, asked once per model and kept for
- * `maxAgeMs`: a long-running server notices a model re-created with another window. A question
- * that failed (Ollama down) counts as no window for the turns waiting on it and is not kept, so
- * the next turn asks again.
+ * `maxAgeMs`: a long-running server notices a model re-created with another window. Turns asking at
+ * once share one question; each waits only as long as its own signal allows, and the question is
+ * cancelled when no turn waits for it any more. A question that failed (Ollama down, no answer in
+ * time) rejects for the turns waiting on it and is not kept, so the next turn asks again.
  */
 export class ModelWindows {
-  private readonly known = new Map<string, { at: number; window: Promise<number | null> }>();
+  private readonly known = new Map<string, AskedWindow>();
 
   constructor(
     private readonly maxAgeMs = Number.POSITIVE_INFINITY,
     private readonly clock: () => number = () => performance.now(),
   ) {}
 
-  get(model: string, ask: () => Promise<number | null>): Promise<number | null> {
+  get(model: string, ask: (signal: AbortSignal) => Promise<number | null>, signal?: AbortSignal): Promise<number | null> {
     const now = this.clock();
-    const found = this.known.get(model);
-    if (found !== undefined && now - found.at < this.maxAgeMs) return found.window;
-    const window: Promise<number | null> = ask().catch(() => {
-      if (this.known.get(model)?.window === window) this.known.delete(model);
-      return null;
-    });
-    this.known.set(model, { at: now, window });
-    return window;
+    let asked = this.known.get(model);
+    if (asked === undefined || now - asked.at >= this.maxAgeMs) {
+      const controller = new AbortController();
+      const entry: AskedWindow = { at: now, window: ask(controller.signal), controller, waiting: 0, settled: false };
+      entry.window.then(
+        () => (entry.settled = true),
+        () => {
+          entry.settled = true;
+          this.forget(model, entry);
+        },
+      );
+      this.known.set(model, entry);
+      asked = entry;
+    }
+    return this.waitFor(model, asked, signal);
   }
+
+  private forget(model: string, asked: AskedWindow): void {
+    if (this.known.get(model) === asked) this.known.delete(model);
+  }
+
+  private waitFor(model: string, asked: AskedWindow, signal: AbortSignal | undefined): Promise<number | null> {
+    if (asked.settled) return asked.window;
+    asked.waiting++;
+    return new Promise((resolve, reject) => {
+      const done = (): void => {
+        asked.waiting--;
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onAbort = (): void => {
+        done();
+        if (asked.waiting === 0 && !asked.settled) {
+          this.forget(model, asked);
+          asked.controller.abort(signal?.reason);
+        }
+        reject(new Error('the lookup was cancelled', { cause: signal?.reason }));
+      };
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      asked.window.then(
+        (window) => {
+          done();
+          resolve(window);
+        },
+        (error: unknown) => {
+          done();
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+}
+
+/** One question about a model's window, and the turns waiting for its answer. */
+interface AskedWindow {
+  at: number;
+  window: Promise<number | null>;
+  controller: AbortController;
+  /** Turns waiting; the question is cancelled when the last one gives up. */
+  waiting: number;
+  settled: boolean;
 }
 
 export interface Metrics {
@@ -192,21 +248,29 @@ export class OllamaTransport {
   constructor(private readonly options: TransportOptions) {
     this.windows = options.modelWindows ?? new ModelWindows();
     this.hints = options.hints ?? CLI_HINTS;
-    const baseFetch = options.fetch ?? fetch;
-    this.client = new Ollama({
-      host: options.host,
-      fetch: async (input, init) => {
-        const ours = this.current?.signal;
-        const signal = ours && init?.signal ? AbortSignal.any([init.signal, ours]) : (ours ?? init?.signal ?? null);
-        const response = await baseFetch(input, { ...init, signal });
-        if (!response.ok) return asJsonError(response);
-        // A streaming request's body is read line by line whatever its declared type (a proxy may
-        // label it application/json): check its lines the same way. A whole answer (stream: false) is one JSON value.
-        if (response.body === null || !this.streaming) return response;
-        const body = guardNdjson(response.body, () => (this.malformed = true));
-        return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-      },
-    });
+    this.client = new Ollama({ host: options.host, fetch: (input, init) => this.send(input, init, this.current?.signal, this.streaming) });
+  }
+
+  /** Sends one request with `signal` added to the client's own; an error status comes back as Ollama's JSON. */
+  private async send(input: Parameters<typeof fetch>[0], init: RequestInit | undefined, ours: AbortSignal | undefined, streaming: boolean): Promise<Response> {
+    const signal = ours && init?.signal ? AbortSignal.any([init.signal, ours]) : (ours ?? init?.signal ?? null);
+    const response = await (this.options.fetch ?? fetch)(input, { ...init, signal });
+    if (!response.ok) return asJsonError(response);
+    // A streaming request's body is read line by line whatever its declared type (a proxy may
+    // label it application/json): check its lines the same way. A whole answer (stream: false) is one JSON value.
+    if (response.body === null || !streaming) return response;
+    const body = guardNdjson(response.body, () => (this.malformed = true));
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
+  /**
+   * A client for one question about Ollama or a model (tags, show, version): it ends with the
+   * caller's signal (Ctrl-C, a client gone) and after `idleMs` without an answer. Node's own limit
+   * is 300 s, and the `ollama` client sets none.
+   */
+  private askClient(signal: AbortSignal | undefined): Ollama {
+    const bound = AbortSignal.timeout(this.options.idleMs);
+    return new Ollama({ host: this.options.host, fetch: (input, init) => this.send(input, init, signal ? AbortSignal.any([signal, bound]) : bound, false) });
   }
 
   async stream(request: TransportRequest, hooks: StreamHooks): Promise<StreamOutcome> {
@@ -339,17 +403,17 @@ export class OllamaTransport {
     return { kind: 'mid-stream', message: `Ollama reported an error mid-answer: ${message}` };
   }
 
-  async installedModels(): Promise<string[]> {
-    const { models } = await this.client.list();
+  async installedModels(signal?: AbortSignal): Promise<string[]> {
+    const { models } = await this.askClient(signal).list();
     return models.map((model) => model.name).sort();
   }
 
-  async version(): Promise<string> {
-    return (await this.client.version()).version;
+  async version(signal?: AbortSignal): Promise<string> {
+    return (await this.askClient(signal).version()).version;
   }
 
-  async capabilities(model: string): Promise<string[]> {
-    const shown = (await this.client.show({ model })) as { capabilities?: string[] };
+  async capabilities(model: string, signal?: AbortSignal): Promise<string[]> {
+    const shown = (await this.askClient(signal).show({ model })) as { capabilities?: string[] };
     return shown.capabilities ?? [];
   }
 
@@ -358,20 +422,22 @@ export class OllamaTransport {
    * missing model: an embedding model would only fail next. Asks a few at most; an Ollama too old to
    * report capabilities gets the first name.
    */
-  async answeringModel(installed: readonly string[]): Promise<string | undefined> {
+  async answeringModel(installed: readonly string[], signal?: AbortSignal): Promise<string | undefined> {
     for (const name of installed.slice(0, SUGGEST_ASKS)) {
-      const capabilities = await this.capabilities(name).catch(() => null);
+      if (signal?.aborted) return undefined;
+      const capabilities = await this.capabilities(name, signal).catch(() => null);
       if (capabilities === null || capabilities.length === 0 || capabilities.includes('completion')) return name;
     }
     return undefined;
   }
 
   /**
-   * The model's own `num_ctx` (`/api/show` parameters), or null when it sets none or cannot be
-   * asked. Asked once per model (see ModelWindows): a chat or a server does not pay for it every turn.
+   * The model's own `num_ctx` (`/api/show` parameters), or null when it sets none; rejects when
+   * Ollama did not answer (within `idleMs`, or before `signal` aborted). Asked once per model (see
+   * ModelWindows): a chat or a server does not pay for it every turn.
    */
-  modelNumCtx(model: string): Promise<number | null> {
-    return this.windows.get(model, () => this.client.show({ model }).then((shown) => numCtxFromParameters(shown.parameters)));
+  modelNumCtx(model: string, signal?: AbortSignal): Promise<number | null> {
+    return this.windows.get(model, (asked) => this.askClient(asked).show({ model }).then((shown) => numCtxFromParameters(shown.parameters)), signal);
   }
 }
 

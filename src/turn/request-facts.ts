@@ -18,10 +18,11 @@ export function requestSha256(request: OllamaRequest): string {
  */
 export const SMALL_PROMPT_TOKENS = 512;
 
-export type NumCtxLookup = (model: string) => Promise<number | null>;
+/** The model's own num_ctx, null when it sets none; rejects when Ollama did not answer (the window is then not known). */
+export type NumCtxLookup = (model: string, signal?: AbortSignal) => Promise<number | null>;
 
 export interface ContextCheck {
-  /** Null when not worked out (a small prompt without --num-ctx). */
+  /** Null when not worked out (a small prompt without --num-ctx, or Ollama did not say). */
   window: ContextWindow | null;
   estimate: number;
   /** The stderr line to print before sending, or null. */
@@ -30,23 +31,41 @@ export interface ContextCheck {
   after: (promptEvalCount: number | null) => { suspected: boolean; line: string | null };
 }
 
+export interface CheckOptions {
+  /** Work out the window even for a small prompt (--explain shows it). */
+  always?: boolean;
+  /** Ends a lookup still waiting (Ctrl-C, a client gone): the window is then not known. */
+  signal?: AbortSignal;
+}
+
 /** The window (flag or config, else the model's own, else Ollama's default) and the estimate of `request`. */
-export async function checkContext(settings: Settings, request: OllamaRequest, lookup: NumCtxLookup | undefined, always = false): Promise<ContextCheck> {
+export async function checkContext(settings: Settings, request: OllamaRequest, lookup: NumCtxLookup | undefined, options: CheckOptions = {}): Promise<ContextCheck> {
   const estimate = estimatePromptTokens(request.body);
   const numCtx = request.body.options?.num_ctx;
+  const model = request.body.model;
   let window: ContextWindow | null = null;
   if (typeof numCtx === 'number') window = { tokens: numCtx, source: settings.numCtxSource ?? 'flag' };
-  else if (always || estimate > SMALL_PROMPT_TOKENS) window = resolveWindow(null, lookup ? await lookup(request.body.model) : null);
-  const over = window !== null && overWindow({ window, estimate });
+  else if (options.always === true || estimate > SMALL_PROMPT_TOKENS) window = await modelWindow(lookup, model, options.signal);
+  const before = window !== null && overWindow({ window, estimate }) ? truncationLine({ window, estimate }, null) : null;
   return {
     window,
     estimate,
-    before: window !== null && over ? truncationLine({ window, estimate }, null) : null,
+    before,
     after: (count) => {
       const suspected = window !== null && truncationSuspected({ window, estimate }, count);
-      return { suspected, line: suspected && !over && window !== null ? truncationLine({ window, estimate }, count) : null };
+      return { suspected, line: suspected && before === null && window !== null ? truncationLine({ window, estimate }, count) : null };
     },
   };
+}
+
+/** The model's window, else Ollama's default; null when Ollama did not say in time (the prompt is then not checked). */
+async function modelWindow(lookup: NumCtxLookup | undefined, model: string, signal: AbortSignal | undefined): Promise<ContextWindow | null> {
+  if (lookup === undefined) return resolveWindow(null, null);
+  try {
+    return resolveWindow(null, await lookup(model, signal));
+  } catch {
+    return null;
+  }
 }
 
 /** The log fields a turn adds about its request. */

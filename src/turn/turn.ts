@@ -213,7 +213,7 @@ function withCallerParts(request: OllamaRequest, input: TurnInput): OllamaReques
 export async function runTurn(settings: Settings, input: TurnInput, ports: TurnPorts): Promise<TurnResult> {
   const prepared = input.prepared ?? (await prepareTurn(settings, input));
   const { plan, model, session } = prepared;
-  const context = await checkContext(settings, plan.request, ports.transport.modelNumCtx?.bind(ports.transport));
+  const context = await checkContext(settings, plan.request, ports.transport.modelNumCtx?.bind(ports.transport), ports.signal ? { signal: ports.signal } : {});
   if (context.before !== null) ports.onNotice?.(context.before);
   const startedAt = ports.now();
   // Needed only to log the turn: loaded while the answer streams.
@@ -232,7 +232,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   });
   const window = context.after(answer.metrics.prompt_eval_count);
   if (window.line !== null) ports.onNotice?.(window.line);
-  const failure = answer.failure?.kind === 'model-missing' ? await modelMissing(ports.transport, model, settings.host) : (answer.failure?.message ?? null);
+  const failure = answer.failure?.kind === 'model-missing' ? await modelMissing(ports.transport, model, settings.host, ports.signal) : (answer.failure?.message ?? null);
   const { timestamp, day } = await stamps;
   const entry: LogEntry = {
     id,
@@ -346,9 +346,9 @@ async function writeOrRescue(settings: Settings, planned: SessionRecord | null, 
   }
 }
 
-async function modelMissing(transport: Transport, model: string, host: string): Promise<string> {
-  const installed = await transport.installedModels().catch(() => null);
-  const suggested = installed === null ? undefined : transport.answeringModel ? await transport.answeringModel(installed) : installed[0];
+async function modelMissing(transport: Transport, model: string, host: string, signal: AbortSignal | undefined): Promise<string> {
+  const installed = await transport.installedModels(signal).catch(() => null);
+  const suggested = installed === null ? undefined : transport.answeringModel ? await transport.answeringModel(installed, signal) : installed[0];
   return missingModelLine(model, host, installed, transport.hints ?? CLI_HINTS, suggested);
 }
 

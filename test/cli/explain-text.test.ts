@@ -68,7 +68,7 @@ async function explained(spec: ReplaySpec, turns: number, numCtx?: number): Prom
     request: { endpoint: 'chat', model: 'argo', stream: true, options: numCtx === undefined ? {} : { num_ctx: numCtx } },
   });
   const prepared: PreparedTurn = { session: null, model: 'argo', modelSource: 'default', plan };
-  const context = await checkContext(settings, plan.request, undefined, true);
+  const context = await checkContext(settings, plan.request, undefined, { always: true });
   const writes: string[] = [];
   writeExplainText({ write: (text: string) => writes.push(text) }, prepared, context, settings);
   return { writes, oracle: explainAsOneString(prepared, context, settings.session, settings.host) };

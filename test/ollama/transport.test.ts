@@ -219,6 +219,41 @@ describe('OllamaTransport.stream', () => {
     if (kind !== undefined) expect(outcome.failure?.message).toBe('the stream from Ollama ended without its final chunk; the answer is incomplete');
   });
 
+  describe('questions about Ollama and its models (tags, show, version)', () => {
+    const asks: [string, (t: OllamaTransport, signal?: AbortSignal) => Promise<unknown>][] = [
+      ['modelNumCtx', (t, signal) => t.modelNumCtx('argo', signal)],
+      ['capabilities', (t, signal) => t.capabilities('argo', signal)],
+      ['installedModels', (t, signal) => t.installedModels(signal)],
+      ['version', (t, signal) => t.version(signal)],
+    ];
+
+    it.each(asks)('%s answers', async (_name, ask) => {
+      await expect(ask(transport())).resolves.toBeDefined();
+    });
+
+    it.each(asks)('%s gives up after idleMs when Ollama sends nothing', async (_name, ask) => {
+      const stalled = (_input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+        new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)));
+      await expect(ask(transport({ idleMs: 50, fetch: stalled }))).rejects.toThrow();
+    });
+
+    it.each(asks)('%s ends at once when the caller\'s signal aborts, and the request is cancelled', async (_name, ask) => {
+      let cancelled = false;
+      const stalled = (_input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+        new Promise<Response>((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () => {
+            cancelled = true;
+            reject(init.signal?.reason as Error);
+          }),
+        );
+      const controller = new AbortController();
+      const asked = ask(transport({ idleMs: 60_000, fetch: stalled }), controller.signal);
+      controller.abort();
+      await expect(asked).rejects.toThrow();
+      expect(cancelled).toBe(true);
+    });
+  });
+
   it('treats a refused connection as unreachable and retries it', async () => {
     const { outcome, retries } = await run(transport({ host: NOWHERE }));
     expect(outcome.failure?.kind).toBe('unreachable');

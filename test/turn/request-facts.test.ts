@@ -52,6 +52,24 @@ describe('checkContext', () => {
     expect(over.after(100)).toEqual({ suspected: true, line: null });
   });
 
+  it.each([
+    // what the lookup does → the window before sending, the line
+    ['rejects (no answer in time)', () => Promise.reject(new Error('timeout')), null],
+    ['answers 2048', () => Promise.resolve(2048), 2048],
+    ['answers no num_ctx', () => Promise.resolve(null), 4096],
+  ])('a long prompt whose lookup %s is checked against %s', async (_what, numCtx, tokens) => {
+    const check = await checkContext(settings(), request('x'.repeat(4 * (SMALL_PROMPT_TOKENS + 10))), numCtx);
+    expect(check.window?.tokens ?? null).toBe(tokens);
+  });
+
+  it('a lookup still waiting when the signal aborts ends at once, and the prompt is not checked', async () => {
+    const controller = new AbortController();
+    const hung = (_model: string, signal?: AbortSignal) => new Promise<number | null>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));
+    const pending = checkContext(settings(), request('x'.repeat(4 * (SMALL_PROMPT_TOKENS + 10))), hung, { signal: controller.signal });
+    controller.abort();
+    expect((await pending).window).toBeNull();
+  });
+
   it('requestFacts logs the hash, the options, the window and the verdict', async () => {
     const s = settings({ system: 'Be brief.' });
     const req = request('hello', { num_ctx: 100 });

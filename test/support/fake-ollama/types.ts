@@ -94,6 +94,9 @@ export interface FakeOllamaOptions {
   rounds?: FakeRound[] | ((body: RequestBody, round: number) => FakeRound | undefined) | undefined;
   // The server's default window (OLLAMA_CONTEXT_LENGTH) when neither the request nor the model sets one.
   defaultNumCtx?: number; // default 4096
+  // /api/show sends nothing until the client leaves: an Ollama reading a model file from a slow disk,
+  // or stuck (nothing in the protocol bounds it; Node's client gives up after 300 s).
+  stallShow?: boolean | undefined;
   scenario?: FakeScenario | undefined;
 }
 
