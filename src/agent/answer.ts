@@ -175,6 +175,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
       response: result.text,
       failure: result.status === 'error' ? result.modelFailure : null,
       metrics: result.metrics,
+      largestPromptEvalCount: result.largestPromptEvalCount,
       firstTokenMs: result.firstTextMs,
       fields: agentLogFields(result, setup, await definitions),
     };

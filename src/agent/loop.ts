@@ -161,6 +161,8 @@ export interface AgentResult {
   firstTextMs: number | null;
   /** Ollama's counts and durations summed over every request. */
   metrics: Metrics;
+  /** The largest prompt_eval_count of one request: the context window is judged request by request. */
+  largestPromptEvalCount: number | null;
   /** The conversation as it stands (the messages the loop added), for a server to keep. */
   added: AgentChatMessage[];
   /** The transport's failure when status is `error` (the CLI names a missing model from it). */
@@ -178,6 +180,10 @@ function addMetrics(a: Metrics, b: Metrics): Metrics {
     eval_duration: sum(a.eval_duration, b.eval_duration),
     done_reason: b.done_reason ?? a.done_reason,
   };
+}
+
+function largerCount(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
 }
 
 /** What the model said in one response: its words and, for a thinking model, its reasoning. */
@@ -206,6 +212,7 @@ class Run {
   /** The end of the text shown so far, across responses. */
   private shown = '';
   private metrics = EMPTY_METRICS;
+  private largestPromptEvalCount: number | null = null;
   private modelFailure: StreamOutcome['failure'] = null;
   private readonly calls: CallRecord[] = [];
   private readonly compacted: CompactionRecord[] = [];
@@ -352,6 +359,7 @@ class Run {
       this.deps.signal.removeEventListener('abort', onAbort);
     }
     this.metrics = addMetrics(this.metrics, outcome.metrics);
+    this.largestPromptEvalCount = largerCount(this.largestPromptEvalCount, outcome.metrics.prompt_eval_count);
     if (stop.requested) return this.end('stopped', 'stop_signal', text);
     if (outcome.status === 'interrupted') return this.cut(text);
     if (outcome.status === 'error') {
@@ -587,6 +595,7 @@ class Run {
       requests: this.requests,
       firstTextMs: this.firstTextMs,
       metrics: this.metrics,
+      largestPromptEvalCount: this.largestPromptEvalCount,
       added: this.added,
       modelFailure: this.modelFailure,
     };

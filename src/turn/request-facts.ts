@@ -27,7 +27,11 @@ export interface ContextCheck {
   estimate: number;
   /** The stderr line to print before sending, or null. */
   before: string | null;
-  /** After the answer: the log fields and the stderr line (null when `before` already said it, or all is well). */
+  /**
+   * After the answer, given the largest prompt count one request reported (a cut shows in a single
+   * request's final chunk, never in a sum over several): the log fields and the stderr line (null
+   * when `before` already said it, or all is well).
+   */
   after: (promptEvalCount: number | null) => { suspected: boolean; line: string | null };
 }
 

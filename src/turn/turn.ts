@@ -47,7 +47,13 @@ export interface Answer {
   status: TurnStatus;
   response: string;
   failure: NonNullable<StreamOutcome['failure']> | null;
+  /** Ollama's figures; an answer of several requests (an agent run) sums them. */
   metrics: Metrics;
+  /**
+   * The largest `prompt_eval_count` one request's final chunk reported: what the context window is
+   * judged by, since Ollama cuts each request's prompt to the window by itself.
+   */
+  largestPromptEvalCount: number | null;
   firstTokenMs: number | null;
   /** Extra log fields the answer step adds (an agent run's tool calls, say). */
   fields?: Record<string, unknown>;
@@ -230,7 +236,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     ...(ports.onThinking ? { onThinking: ports.onThinking } : {}),
     ...(ports.onToolCalls ? { onToolCalls: ports.onToolCalls } : {}),
   });
-  const window = context.after(answer.metrics.prompt_eval_count);
+  const window = context.after(answer.largestPromptEvalCount);
   if (window.line !== null) ports.onNotice?.(window.line);
   const failure = answer.failure?.kind === 'model-missing' ? await modelMissing(ports.transport, model, settings.host, ports.signal) : (answer.failure?.message ?? null);
   const { timestamp, day } = await stamps;
@@ -283,7 +289,7 @@ export const streamAnswer: Answerer = async (request, context) => {
       context.onText(text);
     },
   });
-  return { status: outcome.status, response, failure: outcome.failure, metrics: outcome.metrics, firstTokenMs };
+  return { status: outcome.status, response, failure: outcome.failure, metrics: outcome.metrics, largestPromptEvalCount: outcome.metrics.prompt_eval_count, firstTokenMs };
 };
 
 /** The log's two date forms: ISO 8601 local time with offset, and the daily file's local date. */

@@ -12,6 +12,8 @@ interface Step {
   thinking?: string[];
   /** Ollama's done_reason for this response (default stop). */
   doneReason?: string;
+  /** This response's prompt_eval_count (default METRICS'); null when it never reached its final chunk. */
+  promptEvalCount?: number | null;
   chunks?: string[];
   calls?: unknown[];
   status?: StreamOutcome['status'];
@@ -44,7 +46,7 @@ function scriptedModel(steps: Step[], onChunk?: (index: number) => void): { mode
     return {
       status: step.status ?? 'ok',
       failure: step.failure ? { kind: 'http', message: step.failure } : null,
-      metrics: { ...METRICS, done_reason: step.doneReason ?? METRICS.done_reason },
+      metrics: { ...METRICS, done_reason: step.doneReason ?? METRICS.done_reason, prompt_eval_count: step.promptEvalCount === undefined ? METRICS.prompt_eval_count : step.promptEvalCount },
       attempts: 1,
       toolCalls: step.calls ?? [],
     };
@@ -150,6 +152,21 @@ describe('the agent loop', () => {
     expect(result).toMatchObject({ status: 'ok', stopReason: 'answered', text: 'Hi there', iterations: 0, requests: 1, calls: [] });
     expect(bodies[0]?.tools?.map((t) => t.function.name)).toEqual(TOOLS.map((t) => t.name));
     expect(result.metrics.eval_count).toBe(3);
+  });
+
+  it.each([
+    // each request's prompt_eval_count → the run's sum (logged as its totals), the largest one request's (judged against the window)
+    [[4096, 4096], 8192, 4096],
+    [[1500, 1600], 3100, 1600],
+    [[1600, 1500], 3100, 1600],
+    [[null, 700], 700, 700],
+    [[null, null], null, null],
+  ])('prompt counts %j: summed %s, largest of one request %s', async (counts, sum, largest) => {
+    const steps: Step[] = counts.map((count, index) => (index < counts.length - 1 ? { calls: [call('ok_tool', { q: 'a' })], promptEvalCount: count } : { chunks: ['done'], promptEvalCount: count }));
+    const { result } = await run(steps);
+    expect(result.requests).toBe(counts.length);
+    expect(result.metrics.prompt_eval_count).toBe(sum);
+    expect(result.largestPromptEvalCount).toBe(largest);
   });
 
   it('runs a call, sends back the assistant message (arguments as an object) and the result, then answers', async () => {

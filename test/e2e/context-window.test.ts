@@ -1,20 +1,32 @@
-// Ollama's answer and the questions about its models end to end: the built bin/argo (and argo
-// serve) against the stand-in.
+// The context window check and Ollama's metadata requests end to end: the built bin/argo (and
+// argo serve) against the stand-in, which cuts each request's prompt to its window as Ollama does.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama, RecordedRequest } from '../support/fake-ollama.js';
+import type { FakeOllama, FakeRound, RecordedRequest } from '../support/fake-ollama.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { startServe } from '../support/run-serve.js';
+import { waitFor } from '../support/wait.js';
 
 let ollama: FakeOllama;
 
+/** An agent run's round 1 reads a file; once its result is in, the model answers: two requests per run. */
+function readThenAnswer(body: { messages?: { role: string }[]; tools?: unknown }): FakeRound | undefined {
+  if (body.tools === undefined) return undefined;
+  if (body.messages?.at(-1)?.role === 'tool') return { reply: 'Done.' };
+  return { toolCalls: [{ id: 'r1', function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
+}
+
 beforeAll(async () => {
-  ollama = await startFakeOllama();
+  ollama = await startFakeOllama({ rounds: (body) => readThenAnswer(body) });
 });
 afterAll(async () => {
   await ollama.close();
 });
 afterEach(() => {
+  ollama.options.models = undefined;
   ollama.options.stallShow = undefined;
   ollama.setScenario(undefined);
   ollama.requests.length = 0;
@@ -23,6 +35,55 @@ afterEach(() => {
 /** `n` words: the stand-in counts one token each, Argo's estimate about half a token each. */
 const words = (n: number): string => Array.from({ length: n }, () => 'a').join(' ');
 const isShow = (request: RecordedRequest): boolean => request.path === '/api/show';
+
+function root(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-window-root-'));
+  writeFileSync(join(dir, 'notes.txt'), 'the secret word is heron\n');
+  return dir;
+}
+
+describe('an agent run is judged request by request', () => {
+  it.each([
+    // the model's num_ctx (none: Ollama's 4096), prompt words, suspected, the stderr line
+    [undefined, 5000, true, /^argo: Ollama read 4096 prompt tokens, all of the context window \(4096 tokens, Ollama's default\)/m],
+    [2048, 1200, false, null],
+  ])('num_ctx %s, %i words: truncation_suspected %s', async (numCtx, count, suspected, line) => {
+    ollama.options.models = [{ name: 'argo', capabilities: ['completion', 'tools'], ...(numCtx === undefined ? {} : { numCtx }) }];
+    const home = tempHome();
+    const result = await runArgo(['--tools', 'fs', '--root', root(), words(count)], { home, host: ollama.url });
+    expect(result.code).toBe(0);
+    const chats = ollama.requests.filter((request) => request.path === '/api/chat');
+    expect(chats).toHaveLength(2);
+    const window = numCtx ?? 4096;
+    // Each request on its own decides: both were cut (first case), or neither was (second) …
+    expect(chats.map((request) => request.prompt?.truncated)).toEqual([suspected, suspected]);
+    const [entry] = logLines(home);
+    // … while the logged figures stay the run's totals, past the window in both cases.
+    expect(entry?.timings).toMatchObject({ prompt_eval_count: expect.any(Number) as unknown });
+    expect((entry?.timings as { prompt_eval_count: number }).prompt_eval_count).toBeGreaterThan(window);
+    expect(entry).toMatchObject({ num_ctx: window, truncation_suspected: suspected });
+    if (line === null) expect(result.stderr).not.toContain('context window');
+    else expect(result.stderr).toMatch(line);
+  });
+
+  it('argo serve with tools judges the same way', async () => {
+    ollama.options.models = [{ name: 'argo', capabilities: ['completion', 'tools'] }];
+    const home = tempHome();
+    const serve = await startServe({ home, host: ollama.url, args: ['--root', root()] });
+    try {
+      const response = await fetch(`${serve.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'argo', messages: [{ role: 'user', content: words(5000) }], argo: { tools: 'fs', session: 'w' } }),
+      });
+      expect(response.status).toBe(200);
+      const id = response.headers.get('x-argo-turn-id');
+      await waitFor(() => expect(logLines(home).find((line) => line.id === id)).toMatchObject({ num_ctx: 4096, truncation_suspected: true }));
+    } finally {
+      await serve.stop();
+    }
+  });
+});
 
 describe('a stalled /api/show', () => {
   it('holds a turn no longer than timeouts.idleMs: the turn goes on unchecked', async () => {

@@ -102,7 +102,7 @@ describe('runTurn: the turn as a use case', () => {
     const settings = loadSettings({ home: dir }, {});
     const answer: Answerer = (_request, context) => {
       context.onText('done');
-      return Promise.resolve({ status: 'ok', response: 'done', failure: null, metrics: METRICS, firstTokenMs: 1, fields: { iterations: 2 } });
+      return Promise.resolve({ status: 'ok', response: 'done', failure: null, metrics: METRICS, largestPromptEvalCount: null, firstTokenMs: 1, fields: { iterations: 2 } });
     };
     const result = await runTurn(settings, input('List files'), ports(scriptedTransport([]), { answer }));
     expect(logLines(dir)[0]).toMatchObject({ model_response: 'done', iterations: 2 });
