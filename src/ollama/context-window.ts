@@ -90,6 +90,16 @@ export function truncationSuspected(check: TruncationCheck, promptEvalCount: num
   return promptEvalCount !== null && promptEvalCount >= check.window.tokens;
 }
 
+/**
+ * Whether a prompt count could be the window itself, for a prompt not checked before sending (a small
+ * one): windows are set in round numbers (256, 512, 2048, 300…), so a count that is a multiple of
+ * 64 or of 100 is worth asking the model's window about. Any other count cannot be a cut to such a
+ * window, and asking after every small prompt would cost a request per question.
+ */
+export function countMayBeWindow(promptEvalCount: number | null): boolean {
+  return promptEvalCount !== null && promptEvalCount > 0 && (promptEvalCount % 64 === 0 || promptEvalCount % 100 === 0);
+}
+
 const SOURCE_WORDS: Record<WindowSource, string> = {
   flag: 'from --num-ctx',
   config: 'from config.json options.num_ctx',

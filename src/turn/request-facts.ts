@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Settings } from '../config/settings.js';
 import type { LogEntry } from '../log/entry.js';
-import { estimatePromptTokens, overWindow, resolveWindow, truncationLine, truncationSuspected } from '../ollama/context-window.js';
+import { countMayBeWindow, estimatePromptTokens, overWindow, resolveWindow, truncationLine, truncationSuspected } from '../ollama/context-window.js';
 import type { ContextWindow } from '../ollama/context-window.js';
 import type { OllamaRequest } from '../replay/prompt.js';
 
@@ -14,12 +14,22 @@ export function requestSha256(request: OllamaRequest): string {
 
 /**
  * Prompts this small fit any window Ollama runs with, so a one-liner does not pay for asking the
- * model for its own window (`/api/show`) before it is sent.
+ * model for its own window (`/api/show`) before it is sent; its count after the answer may still
+ * ask (countMayBeWindow).
  */
 export const SMALL_PROMPT_TOKENS = 512;
 
 /** The model's own num_ctx, null when it sets none; rejects when Ollama did not answer (the window is then not known). */
 export type NumCtxLookup = (model: string, signal?: AbortSignal) => Promise<number | null>;
+
+/** The window check's verdict after the answer. */
+export interface WindowVerdict {
+  /** The window the prompt was checked against; null when not worked out. */
+  window: ContextWindow | null;
+  suspected: boolean;
+  /** The stderr line, null when the line before sending already said it, or all is well. */
+  line: string | null;
+}
 
 export interface ContextCheck {
   /** Null when not worked out (a small prompt without --num-ctx, or Ollama did not say). */
@@ -29,10 +39,9 @@ export interface ContextCheck {
   before: string | null;
   /**
    * After the answer, given the largest prompt count one request reported (a cut shows in a single
-   * request's final chunk, never in a sum over several): the log fields and the stderr line (null
-   * when `before` already said it, or all is well).
+   * request's final chunk, never in a sum over several).
    */
-  after: (promptEvalCount: number | null) => { suspected: boolean; line: string | null };
+  after: (promptEvalCount: number | null) => Promise<WindowVerdict>;
 }
 
 export interface CheckOptions {
@@ -55,9 +64,11 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
     window,
     estimate,
     before,
-    after: (count) => {
-      const suspected = window !== null && truncationSuspected({ window, estimate }, count);
-      return { suspected, line: suspected && before === null && window !== null ? truncationLine({ window, estimate }, count) : null };
+    after: async (count) => {
+      // Not asked before sending (a small prompt): asked now only when the count could be a window.
+      const judged = window ?? (countMayBeWindow(count) ? await modelWindow(lookup, model, options.signal) : null);
+      const suspected = judged !== null && truncationSuspected({ window: judged, estimate }, count);
+      return { window: judged, suspected, line: suspected && before === null ? truncationLine({ window: judged, estimate }, count) : null };
     },
   };
 }
@@ -73,7 +84,7 @@ async function modelWindow(lookup: NumCtxLookup | undefined, model: string, sign
 }
 
 /** The log fields a turn adds about its request. */
-export function requestFacts(settings: Settings, request: OllamaRequest, check: ContextCheck, suspected: boolean, rerunOf: string | undefined): Partial<LogEntry> {
+export function requestFacts(settings: Settings, request: OllamaRequest, check: Pick<ContextCheck, 'estimate'>, verdict: Pick<WindowVerdict, 'window' | 'suspected'>, rerunOf: string | undefined): Partial<LogEntry> {
   const body = request.body;
   return {
     request_sha256: requestSha256(request),
@@ -82,9 +93,9 @@ export function requestFacts(settings: Settings, request: OllamaRequest, check: 
     ...(body.keep_alive !== undefined ? { keep_alive: body.keep_alive } : {}),
     ...(body.think !== undefined ? { think: body.think } : {}),
     ollama_stream: body.stream,
-    num_ctx: check.window?.tokens ?? null,
+    num_ctx: verdict.window?.tokens ?? null,
     prompt_tokens_estimate: check.estimate,
-    truncation_suspected: suspected,
+    truncation_suspected: verdict.suspected,
     ...(rerunOf !== undefined ? { rerun_of: rerunOf } : {}),
   };
 }

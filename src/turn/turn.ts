@@ -236,7 +236,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     ...(ports.onThinking ? { onThinking: ports.onThinking } : {}),
     ...(ports.onToolCalls ? { onToolCalls: ports.onToolCalls } : {}),
   });
-  const window = context.after(answer.largestPromptEvalCount);
+  const window = await context.after(answer.largestPromptEvalCount);
   if (window.line !== null) ports.onNotice?.(window.line);
   const failure = answer.failure?.kind === 'model-missing' ? await modelMissing(ports.transport, model, settings.host, ports.signal) : (answer.failure?.message ?? null);
   const { timestamp, day } = await stamps;
@@ -265,7 +265,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     done_reason: answer.metrics.done_reason,
     // The caller may abort with a reason in words (a signal, a closed output); Ctrl-C is the default.
     error: failure ?? (answer.status === 'interrupted' ? (typeof ports.signal?.reason === 'string' ? ports.signal.reason : 'interrupted by the user') : null),
-    ...requestFacts(settings, plan.request, context, window.suspected, input.rerunOf),
+    ...requestFacts(settings, plan.request, context, window, input.rerunOf),
     ...answer.fields,
   };
   ports.onEntry?.(entry);

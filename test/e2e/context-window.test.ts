@@ -85,6 +85,24 @@ describe('an agent run is judged request by request', () => {
   });
 });
 
+describe('a small prompt is checked after the answer when its count could be the window', () => {
+  it.each([
+    // the model's num_ctx, prompt words, asked /api/show, suspected
+    [256, 300, true, true],
+    [256, 3, false, false],
+    [undefined, 3, false, false],
+  ])('num_ctx %s, %i words: /api/show asked %s, truncation_suspected %s', async (numCtx, count, asked, suspected) => {
+    ollama.options.models = [{ name: 'argo', ...(numCtx === undefined ? {} : { numCtx }) }];
+    const home = tempHome();
+    const result = await runArgo([words(count)], { home, host: ollama.url });
+    expect(result.code).toBe(0);
+    expect(ollama.requests.some(isShow)).toBe(asked);
+    expect(logLines(home)[0]).toMatchObject({ num_ctx: asked ? numCtx : null, truncation_suspected: suspected });
+    if (suspected) expect(result.stderr).toMatch(/^argo: Ollama read 256 prompt tokens, all of the context window \(256 tokens, the model's num_ctx\)/m);
+    else expect(result.stderr).toBe('');
+  });
+});
+
 describe('a stalled /api/show', () => {
   it('holds a turn no longer than timeouts.idleMs: the turn goes on unchecked', async () => {
     ollama.options.stallShow = true;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   OLLAMA_DEFAULT_NUM_CTX,
+  countMayBeWindow,
   estimatePromptTokens,
   estimateTextTokens,
   numCtxFromParameters,
@@ -70,6 +71,25 @@ describe('estimatePromptTokens', () => {
 });
 
 const check = (estimate: number, tokens = 4096, source: 'flag' | 'config' | 'model' | 'default' = 'default'): TruncationCheck => ({ estimate, window: { tokens, source } });
+
+describe('countMayBeWindow', () => {
+  it.each([
+    // prompt_eval_count after a small prompt → worth asking the model's window
+    [256, true],
+    [512, true],
+    [4096, true],
+    [300, true],
+    [2000, true],
+    [192, true],
+    [250, false],
+    [257, false],
+    [31, false],
+    [0, false],
+    [null, false],
+  ])('%s → %s', (count, ask) => {
+    expect(countMayBeWindow(count)).toBe(ask);
+  });
+});
 
 describe('truncation checks', () => {
   it.each([

@@ -46,10 +46,32 @@ describe('checkContext', () => {
 
   it('after the answer: one line only when the estimate fitted but the count filled the window', async () => {
     const check = await checkContext(settings(), request('hello', { num_ctx: 100 }), undefined);
-    expect(check.after(20)).toEqual({ suspected: false, line: null });
-    expect(check.after(100)).toMatchObject({ suspected: true, line: expect.stringMatching(/^argo: Ollama read 100 prompt tokens/) as unknown });
+    const window = { tokens: 100, source: 'flag' };
+    expect(await check.after(20)).toEqual({ window, suspected: false, line: null });
+    expect(await check.after(100)).toMatchObject({ window, suspected: true, line: expect.stringMatching(/^argo: Ollama read 100 prompt tokens/) as unknown });
     const over = await checkContext(settings(), request('x'.repeat(800), { num_ctx: 100 }), undefined);
-    expect(over.after(100)).toEqual({ suspected: true, line: null });
+    expect(await over.after(100)).toEqual({ window, suspected: true, line: null });
+  });
+
+  it.each([
+    // a small prompt: model num_ctx, the count after the answer → window judged, suspected, asked the model
+    [256, 256, 256, true, true],
+    [256, 250, null, false, false],
+    [512, 300, 512, false, true],
+    [null, 4096, 4096, true, true],
+    [null, 4097, null, false, false],
+    [null, null, null, false, false],
+    [2048, 1100, 2048, false, true],
+  ])('a small prompt, model num_ctx %s, count %s: judged against %s, suspected %s, asked %s', async (model, count, tokens, suspected, askedModel) => {
+    asked.length = 0;
+    const check = await checkContext(settings(), request('What is 2+2?'), lookup(model));
+    expect(check.window).toBeNull();
+    expect(asked).toEqual([]);
+    const verdict = await check.after(count);
+    expect(verdict.window?.tokens ?? null).toBe(tokens);
+    expect(verdict.suspected).toBe(suspected);
+    expect(verdict.line !== null).toBe(suspected);
+    expect(asked.length > 0).toBe(askedModel);
   });
 
   it.each([
@@ -60,6 +82,7 @@ describe('checkContext', () => {
   ])('a long prompt whose lookup %s is checked against %s', async (_what, numCtx, tokens) => {
     const check = await checkContext(settings(), request('x'.repeat(4 * (SMALL_PROMPT_TOKENS + 10))), numCtx);
     expect(check.window?.tokens ?? null).toBe(tokens);
+    expect((await check.after(4096)).window?.tokens ?? null).toBe(tokens);
   });
 
   it('a lookup still waiting when the signal aborts ends at once, and the prompt is not checked', async () => {
@@ -74,7 +97,7 @@ describe('checkContext', () => {
     const s = settings({ system: 'Be brief.' });
     const req = request('hello', { num_ctx: 100 });
     const check = await checkContext(s, req, undefined);
-    expect(requestFacts(s, req, check, false, 'abc')).toEqual({
+    expect(requestFacts(s, req, check, await check.after(null), 'abc')).toEqual({
       request_sha256: requestSha256(req),
       options: { num_ctx: 100 },
       system: 'Be brief.',
