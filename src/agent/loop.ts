@@ -377,6 +377,8 @@ class Run {
     const approvals = await this.confirmAll(checked);
     // Cut while asking (STOP, Ctrl-C, a client gone): no call ran, and none was refused by the user.
     if (this.wasCut()) return this.cut(text);
+    // A STOP set while the question waited, answered before its watcher cut the run: STOP wins.
+    if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', text);
     const outcomes = await Promise.all(checked.map(async (entry, index) => this.runCall(entry, approvals[index] ?? 'yes')));
 
     // Results past their budget are cut down now and saved whole while the model answers (see saveResult).

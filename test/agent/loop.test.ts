@@ -208,6 +208,20 @@ describe('the agent loop', () => {
     expect(ran).toBe(false);
   });
 
+  it('a STOP set while a confirmation is asked, answered yes before STOP cut the run: the call does not run, the run ends stopped', async () => {
+    let ran = false;
+    let stopSet = false;
+    const side = tool('side_tool', () => ((ran = true), Promise.resolve({})), { sideEffects: true });
+    const { result } = await run([{ chunks: ['Looking.'], calls: [call('side_tool', { q: 'a' })] }, { chunks: ['never'] }], {
+      tools: [side],
+      confirm: 'yes',
+      onConfirm: () => (stopSet = true),
+      stopped: () => stopSet,
+    });
+    expect(result).toMatchObject({ status: 'stopped', stopReason: 'stop_signal', calls: [], requests: 1 });
+    expect(ran).toBe(false);
+  });
+
   it("sends a thinking model's reasoning back with its calls, and only there", async () => {
     const { result, bodies } = await run([
       { thinking: ['Need ', 'a file.'], chunks: ['Looking.'], calls: [call('ok_tool', { q: 'a' })] },
