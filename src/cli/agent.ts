@@ -200,17 +200,13 @@ export async function prepareAgent(
   };
 }
 
-/** How an agent turn ended, with the one `argo:` line saying why and what to do. */
+/**
+ * How an agent turn that was not interrupted ended, with the one `argo:` line saying why and what to
+ * do (an interrupted one is told as a plain turn's, by the signal that cut it).
+ */
 export function reportAgentOutcome(entry: LogEntry, failure: string | null, io: Io, logged: boolean): Outcome {
+  if (entry.status === 'ok') return 'ok';
   const kept = logged ? ` (logged as ${entry.status})` : '';
-  switch (entry.status) {
-    case 'ok':
-      return 'ok';
-    case 'interrupted':
-      io.stderr.write(`argo: interrupted${kept}\n`);
-      return 'interrupted';
-    default:
-      io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(failure ?? entry.error ?? 'the run stopped')}${kept}\n`);
-      return 'failed';
-  }
+  io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(failure ?? entry.error ?? 'the run stopped')}${kept}\n`);
+  return 'failed';
 }

@@ -163,7 +163,8 @@ async function askTurn(
     } else {
       await printNotes(io, result, stats, options);
     }
-    if (agent) return (await import('./agent.js')).reportAgentOutcome(entry, result.failure, io, options.log);
+    // A cut answer is told by what cut it, with tools or without (exit 143 for SIGTERM, not 130).
+    if (agent && entry.status !== 'interrupted') return (await import('./agent.js')).reportAgentOutcome(entry, result.failure, io, options.log);
     return reportOutcome(entry.status, result.failure, io, options.log, stoppedBy ?? 'interrupted');
   } finally {
     stopListening();

@@ -517,19 +517,24 @@ describe('argo --tools: the shell', () => {
     expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', stop_reason: 'permanent_failure' });
   });
 
-  it('Ctrl-C during a tool kills its process group and exits 130, logged as interrupted', async () => {
+  it.each([
+    ['SIGINT', 130, 'argo: interrupted (logged as interrupted)\n', 'interrupted by the user'],
+    ['SIGTERM', 143, 'argo: terminated (SIGTERM) (logged as interrupted)\n', 'interrupted by SIGTERM'],
+    ['SIGHUP', 129, 'argo: hung up (SIGHUP) (logged as interrupted)\n', 'interrupted by SIGHUP (the terminal closed)'],
+  ] as const)('%s during a tool kills its process group and exits %i, logged as interrupted', async (signal, code, told, error) => {
     const home = tempHome();
     const root = tree();
     script = [{ calls: [call('run_command', { command: 'echo $$ > started; sleep 30' })] }];
     const started = Date.now();
     const result = await argo(['-T', 'shell', '--yes', '--root', root, 'wait'], home, {
       onSpawn: (child) => {
-        void waitFor(() => expect(existsSync(join(root, 'started'))).toBe(true)).then(() => child.kill('SIGINT'));
+        void waitFor(() => expect(existsSync(join(root, 'started'))).toBe(true)).then(() => child.kill(signal));
       },
     });
-    expect(result.code).toBe(130);
+    expect(result.code).toBe(code);
+    expect(result.stderr.endsWith(told)).toBe(true);
     expect(Date.now() - started).toBeLessThan(8000);
-    expect(logLines(home)[0]).toMatchObject({ status: 'interrupted' });
+    expect(logLines(home)[0]).toMatchObject({ status: 'interrupted', error });
     const shell = Number(readFileSync(join(root, 'started'), 'utf8'));
     expect(() => process.kill(shell, 0)).toThrow();
   });
