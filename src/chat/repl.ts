@@ -53,15 +53,24 @@ export interface ChatTerminal {
   terminal: boolean;
   /** Where typed lines are kept between chats (0600), or null for none. */
   historyFile: string | null;
-  /** Ctrl-C when input is not a terminal (a signal, not a keypress); returns the unsubscribe. */
-  onInterrupt: (handler: () => void) => () => void;
+  /** Calls `handler` on each stop signal the process gets; returns the unsubscribe. */
+  onInterrupt: (handler: (signal: ChatSignal) => void) => () => void;
 }
+
+/**
+ * SIGINT is Ctrl-C (a signal when input is not a terminal): it stops the answer, not the chat.
+ * SIGTERM and SIGHUP (the terminal closed) end the chat; the turn in flight gets the signal as its
+ * abort reason, so it is cut and logged as that signal cuts a one-liner.
+ */
+export type ChatSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 /** How a turn ended, as far as the chat's exit code is concerned. */
 export type TurnStatus = 'ok' | 'interrupted' | 'error';
 
 /** How a chat ended, for its exit code (the CLI's outcomes of the same names). */
-export type ChatEnd = 'ok' | 'failed' | 'interrupted';
+export type ChatEnd = 'ok' | 'failed' | 'interrupted' | 'terminated' | 'hung-up';
+
+const ENDED_BY: Record<Exclude<ChatSignal, 'SIGINT'>, ChatEnd> = { SIGTERM: 'terminated', SIGHUP: 'hung-up' };
 
 /**
  * A failed turn outweighs an interrupted one: it needs fixing, while an answer stopped with Ctrl-C
@@ -75,7 +84,10 @@ export function chatEnd(statuses: ReadonlySet<TurnStatus>): ChatEnd {
 export const HISTORY_SIZE = 1000;
 const TAKES_NO_ARGUMENT: ReadonlySet<SlashName> = new Set(['help', 'stats', 'last', 'bye']);
 
-/** Runs the chat until Ctrl-D, /bye or the end of input; how its turns ended decides how it ends (chatEnd). */
+/**
+ * Runs the chat until Ctrl-D, /bye, the end of input, SIGTERM or SIGHUP; a signal that ended it
+ * decides how it ends, else how its turns ended do (chatEnd).
+ */
 export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: ChatState): Promise<ChatEnd> {
   const state: ChatState = { ...initial };
   const history = term.terminal && term.historyFile !== null ? loadHistory(term.historyFile) : [];
@@ -140,8 +152,16 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     }
   };
   rl.on('SIGINT', interrupt);
-  // On a terminal Ctrl-C is a keypress readline reports; otherwise it is a signal.
-  const stopListening = term.terminal ? null : term.onInterrupt(interrupt);
+  // SIGTERM or SIGHUP: the turn in flight is cut (and logged by its driver) and no line is read
+  // after it. An object, as `awaiting`: the loop must see what the signal's callback set.
+  const ending: { by: Exclude<ChatSignal, 'SIGINT'> | null } = { by: null };
+  const leave = (signal: Exclude<ChatSignal, 'SIGINT'>): void => {
+    ending.by ??= signal;
+    current?.abort(signal);
+    rl.close();
+  };
+  // On a terminal Ctrl-C is a keypress readline reports; a SIGINT (kill -INT) means the same.
+  const stopListening = term.onInterrupt((signal) => (signal === 'SIGINT' ? interrupt() : leave(signal)));
 
   // Ctrl-D may close the interface while an answer streams: drawing a prompt then would resume input and keep the process alive.
   let closed = false;
@@ -290,6 +310,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     prompt();
     let linesRead = 0;
     for await (const line of rl) {
+      // Lines readline had read before a signal closed it still come: none of them is handled.
+      if (ending.by !== null) break;
       linesRead++;
       const late = awaiting.late;
       if (late !== null && late.line === linesRead) {
@@ -324,14 +346,14 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       // After the prompt, so what was typed meanwhile shows on it.
       gate?.release();
     }
-    if (pending !== null) note('argo: the input ended inside a """ block; that block was not sent');
+    if (pending !== null && ending.by === null) note('argo: the input ended inside a """ block; that block was not sent');
   } finally {
-    stopListening?.();
+    stopListening();
     rl.close();
     gate?.close();
     await saver?.flush();
   }
-  return chatEnd(ended);
+  return ending.by !== null ? ENDED_BY[ending.by] : chatEnd(ended);
 }
 
 function loadHistory(file: string): string[] {

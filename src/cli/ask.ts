@@ -15,7 +15,7 @@ import type { PreparedTurn, TurnInput, TurnResult } from '../turn/turn.js';
 import type { AgentFlags, AgentRun } from './agent.js';
 import type { Io } from './io.js';
 import { oneShotFetch } from './one-shot-fetch.js';
-import { STOP_LINES, STOP_SIGNALS } from './outcome.js';
+import { STOP_LINES, STOP_SIGNALS, isStopSignal } from './outcome.js';
 import type { Outcome, Stop } from './outcome.js';
 import { isEmptyAnswer } from '../text/answer.js';
 import { usesTools } from './ask-flags.js';
@@ -38,7 +38,7 @@ export interface AskOptions extends TurnInput {
 export interface AskContext {
   /** One transport (one kept-alive connection) for every turn. */
   transport?: OllamaTransport;
-  /** Aborting it stops the answer, as Ctrl-C does. */
+  /** Aborting it stops the answer, as Ctrl-C does, or as the signal its reason names does ('SIGTERM'). */
   signal?: AbortSignal;
   onEntry?: (entry: LogEntry) => void;
   /** Reads the answer to a confirmation when the caller owns the terminal's input (a chat's readline). */
@@ -100,7 +100,7 @@ async function askTurn(
   };
   const stopListening = io.onInterrupt((signal) => stop(STOP_SIGNALS[signal]));
   const stopWatchingOutput = io.onOutputClosed(() => stop('output-closed'));
-  const stopFollowing = followSignal(shared.signal, () => stop('interrupted'));
+  const stopFollowing = followSignal(shared.signal, (reason) => stop(isStopSignal(reason) ? STOP_SIGNALS[reason] : 'interrupted'));
   try {
     const result = await runTurn(settings, options, {
       transport,
@@ -183,12 +183,13 @@ export function newTransport(settings: Settings): OllamaTransport {
   });
 }
 
-/** Calls `abort` when `signal` aborts; returns the unsubscribe. */
-function followSignal(signal: AbortSignal | undefined, abort: () => void): () => void {
+/** Calls `abort` with the reason when `signal` aborts; returns the unsubscribe. */
+function followSignal(signal: AbortSignal | undefined, abort: (reason: unknown) => void): () => void {
   if (signal === undefined) return () => undefined;
-  if (signal.aborted) abort();
-  signal.addEventListener('abort', abort, { once: true });
-  return () => signal.removeEventListener('abort', abort);
+  const listener = (): void => abort(signal.reason);
+  if (signal.aborted) listener();
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
 }
 
 export function entryFigures(entry: LogEntry): OllamaFigures {

@@ -24,3 +24,8 @@ export const STOP_LINES: Record<Stop, string> = {
   'hung-up': 'hung up (SIGHUP)',
   'output-closed': 'standard output was closed; the answer was cut short',
 };
+
+/** Whether `value` names one of STOP_SIGNALS (an abort reason may: a chat cut by SIGTERM). */
+export function isStopSignal(value: unknown): value is StopSignal {
+  return typeof value === 'string' && Object.hasOwn(STOP_SIGNALS, value);
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { chatEnd, runChat } from '../../src/chat/repl.js';
-import type { ChatDriver, ChatEnd, ChatState, TurnOutcome, TurnStatus } from '../../src/chat/repl.js';
+import type { ChatDriver, ChatEnd, ChatSignal, ChatState, TurnOutcome, TurnStatus } from '../../src/chat/repl.js';
 import { UsageError } from '../../src/errors.js';
 import type { ReplaySpec } from '../../src/replay/types.js';
 import { waitFor } from '../support/wait.js';
@@ -36,6 +36,9 @@ function stubDriver(
   const started: string[] = [];
   const answers: string[] = [];
   const slowCalls: string[] = [];
+  // Turns that have returned, and why each held one was aborted.
+  const finished: string[] = [];
+  const reasons: unknown[] = [];
   const driver: ChatDriver = {
     turn: async (prompt, state, signal, askLine): Promise<TurnOutcome> => {
       calls.push({ prompt, state: { ...state } });
@@ -50,8 +53,11 @@ function stubDriver(
       if (options.fail?.(prompt)) throw new UsageError(`cannot send "${prompt}"`);
       if (options.hold?.(prompt)) {
         await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        reasons.push(signal.reason);
+        finished.push(prompt);
         return { status: 'interrupted', stats: null };
       }
+      finished.push(prompt);
       return { status: 'ok', stats: `stats for ${prompt}` };
     },
     explain: async (prompt, state) => {
@@ -76,7 +82,7 @@ function stubDriver(
     },
     checkModel: (name) => name,
   };
-  return { driver, calls, explained, started, answers, slowCalls };
+  return { driver, calls, explained, started, answers, slowCalls, finished, reasons };
 }
 
 interface StoppableRun {
@@ -108,7 +114,7 @@ function terminalIo(terminal: boolean, historyFile: string | null = null) {
   const stderr = new PassThrough();
   let stderrText = '';
   stderr.setEncoding('utf8').on('data', (chunk: string) => (stderrText += chunk));
-  const interrupts: (() => void)[] = [];
+  const interrupts: ((signal: ChatSignal) => void)[] = [];
   return {
     term: {
       input,
@@ -116,15 +122,17 @@ function terminalIo(terminal: boolean, historyFile: string | null = null) {
       stderr,
       terminal,
       historyFile,
-      onInterrupt: (handler: () => void) => {
+      onInterrupt: (handler: (signal: ChatSignal) => void) => {
         interrupts.push(handler);
-        return () => interrupts.splice(interrupts.indexOf(handler), 1);
+        return () => void interrupts.splice(interrupts.indexOf(handler), 1);
       },
     },
     input,
     stdout,
     stderr: () => stderrText,
-    interrupt: () => interrupts.forEach((handler) => handler()),
+    /** A stop signal, SIGINT (Ctrl-C off a terminal) unless told. */
+    interrupt: (signal: ChatSignal = 'SIGINT') => [...interrupts].forEach((handler) => handler(signal)),
+    listening: () => interrupts.length,
   };
 }
 
@@ -464,5 +472,51 @@ describe('runChat on a terminal', () => {
     expect(calls.map((call) => call.prompt)).toEqual(['new question', 'older question']);
     expect(readFileSync(file, 'utf8')).toBe('new question\nolder question\n/bye\n');
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('SIGTERM and SIGHUP end the chat, piped or on a terminal, idle or mid-answer', () => {
+  it.each<[string, { terminal: boolean; signal: ChatSignal; lines: string[]; cut: string | null; ends: ChatEnd }]>([
+    ['piped, mid-answer, a line read after it', { terminal: false, signal: 'SIGTERM', lines: ['first', 'long', 'after'], cut: 'long', ends: 'terminated' }],
+    ['piped, idle', { terminal: false, signal: 'SIGHUP', lines: ['first'], cut: null, ends: 'hung-up' }],
+    ['piped, after a failed turn (the signal outweighs it)', { terminal: false, signal: 'SIGTERM', lines: ['bad'], cut: null, ends: 'terminated' }],
+    ['on a terminal, mid-answer, a line typed ahead', { terminal: true, signal: 'SIGHUP', lines: ['first', 'long', 'after'], cut: 'long', ends: 'hung-up' }],
+    ['on a terminal, idle at the prompt', { terminal: true, signal: 'SIGTERM', lines: ['first'], cut: null, ends: 'terminated' }],
+  ])('%s', async (_case, { terminal, signal, lines, cut, ends }) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'argo-chat-')), 'chat_history');
+    const io = terminalIo(terminal, terminal ? file : null);
+    const { driver, calls, started, finished, reasons } = stubDriver({ hold: (prompt) => prompt === 'long', fail: (prompt) => prompt === 'bad' });
+    const done = runChat(io.term, driver, START);
+    const typed = (some: string[]): string => some.map((line) => `${line}${terminal ? '\r' : '\n'}`).join('');
+    const sent = cut === null ? lines : lines.slice(0, lines.indexOf(cut) + 1);
+    // Piped, readline reads the lines after the cut one with it; on a terminal they are typed during its answer.
+    io.input.write(typed(terminal ? sent : lines));
+    if (cut !== null) {
+      await waitFor(() => expect(started).toEqual(sent));
+      if (terminal) io.input.write(typed(lines.slice(sent.length)));
+    } else if (terminal) await waitFor(() => expect(io.stderr().split('work> ')).toHaveLength(sent.length + 2));
+    else await waitFor(() => expect([...finished, ...(io.stderr().includes('cannot send') ? ['bad'] : [])]).toEqual(sent));
+    io.interrupt(signal);
+    expect(await done).toBe(ends);
+    // The turn in flight got the signal (its driver logs it so); no line after it was sent.
+    expect(calls.map((call) => call.prompt)).toEqual(sent);
+    expect(reasons).toEqual(cut === null ? [] : [signal]);
+    expect(io.listening()).toBe(0);
+    if (terminal) expect(readFileSync(file, 'utf8')).toBe(`${sent.join('\n')}\n`);
+  });
+
+  it('a SIGINT (kill -INT) on a terminal is Ctrl-C: it stops the answer and the chat goes on', async () => {
+    const io = terminalIo(true);
+    const { driver, calls, started, reasons } = stubDriver({ hold: (prompt) => prompt === 'long' });
+    const done = runChat(io.term, driver, START);
+    io.input.write('long\r');
+    await waitFor(() => expect(started).toEqual(['long']));
+    io.interrupt('SIGINT');
+    io.input.write('next\r');
+    await waitFor(() => expect(calls.map((call) => call.prompt)).toEqual(['long', 'next']));
+    io.input.write('/bye\r');
+    expect(await done).toBe('interrupted');
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).not.toBe('SIGINT');
   });
 });

@@ -175,6 +175,22 @@ describe('argo chat --tools on a terminal: the chat asks on its own input', () =
       ['after', 'ok'],
     ]);
   });
+
+  it('SIGHUP (the terminal closed) while the question waits ends the chat with 129: no call runs, the turn is logged interrupted', async () => {
+    const dir = root();
+    const home = tempHome();
+    scriptRounds(ollama, [writes('h.txt'), { reply: 'never' }]);
+    const chat = startInPty(['chat', '-s', 'ag', '-T', 'edit', '--root', dir], { home, host: ollama.url });
+    await chat.waitFor('ag> ');
+    chat.write('write h\r');
+    await chat.waitFor('Allow? [y/N]');
+    chat.kill('SIGHUP');
+    expect((await chat.exited).code).toBe(129);
+    expect(chat.output).toContain('argo: hung up (SIGHUP) (logged as interrupted)');
+    expect(existsSync(join(dir, 'h.txt'))).toBe(false);
+    expect(turns(home)).toEqual([['write h', 'interrupted']]);
+    expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('write h\n');
+  });
 });
 
 describe('hostile text on a terminal: shown, never obeyed', () => {

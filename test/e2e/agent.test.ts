@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { alive } from '../support/alive.js';
 import { defined } from '../support/defined.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama, FakeToolCall, RequestBody } from '../support/fake-ollama.js';
@@ -537,6 +538,28 @@ describe('argo --tools: the shell', () => {
     expect(logLines(home)[0]).toMatchObject({ status: 'interrupted', error });
     const shell = Number(readFileSync(join(root, 'started'), 'utf8'));
     expect(() => process.kill(shell, 0)).toThrow();
+  });
+
+  it('SIGTERM to a piped chat during a tool kills its process group, logs the turn interrupted and ends the chat with 143', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ calls: [call('run_command', { command: 'sleep 30 & echo $! > sleeper; echo $$ > started; wait' })] }];
+    const started = Date.now();
+    const result = await argo(['chat', '-T', 'shell', '--yes', '--root', root], home, {
+      stdin: 'wait\nnever sent\n',
+      keepStdinOpen: true,
+      onSpawn: (child) => {
+        void waitFor(() => expect(existsSync(join(root, 'started'))).toBe(true)).then(() => child.kill('SIGTERM'));
+      },
+    });
+    expect(result.code).toBe(143);
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(logLines(home).map((line) => [line.user_prompt, line.status, line.error])).toEqual([['wait', 'interrupted', 'interrupted by SIGTERM']]);
+    expect(chatBodies()).toHaveLength(1);
+    for (const name of ['started', 'sleeper']) {
+      const pid = Number(readFileSync(join(root, name), 'utf8'));
+      await waitFor(() => expect(alive(pid)).toBe(false));
+    }
   });
 });
 

@@ -184,4 +184,33 @@ describe('argo chat on a terminal', () => {
     term.pty.write('/bye\r');
     expect(await term.exited).toBe(0);
   });
+
+  it.each([
+    ['SIGTERM', 'mid-answer', 143],
+    ['SIGHUP', 'mid-answer', 129],
+    ['SIGTERM', 'at the prompt', 143],
+    ['SIGHUP', 'at the prompt', 129],
+  ] as const)('%s %s ends the chat, exit %i: the answer is cut and logged interrupted, a line typed ahead is not sent, the history is saved', async (signal, when, code) => {
+    const home = tempHome();
+    const term = openTerminal(['chat', '-s', 'pty'], home);
+    await waitFor(() => expect(term.screen()).toContain('pty> '));
+    term.pty.write('first\r');
+    await waitFor(() => expect(count(term.screen(), 'pty> ')).toBe(2));
+    const cut = when === 'mid-answer';
+    if (cut) {
+      ollama.setScenario({ holdAfter: 1 });
+      term.pty.write('second\r');
+      await ollama.waitForHold();
+      // Kept for after the answer, which never ends.
+      term.pty.write('typed ahead\r');
+    }
+    term.pty.kill(signal);
+    expect(await term.exited).toBe(code);
+    const told = { SIGTERM: 'argo: terminated (SIGTERM) (logged as interrupted)', SIGHUP: 'argo: hung up (SIGHUP) (logged as interrupted)' }[signal];
+    if (cut) expect(term.screen()).toContain(told);
+    else expect(term.screen()).not.toContain('logged as');
+    const error = { SIGTERM: 'interrupted by SIGTERM', SIGHUP: 'interrupted by SIGHUP (the terminal closed)' }[signal];
+    expect(logLines(home).map((line) => [line.user_prompt, line.status, line.error])).toEqual([['first', 'ok', null], ...(cut ? [['second', 'interrupted', error]] : [])]);
+    expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe(cut ? 'first\nsecond\n' : 'first\n');
+  });
 });

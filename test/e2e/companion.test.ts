@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { waitFor } from '../support/wait.js';
 
 let ollama: FakeOllama;
 
@@ -424,6 +425,53 @@ describe('argo chat with piped lines', () => {
       ['first', 'interrupted'],
       ['second', 'interrupted'],
     ]);
+  });
+
+  it.each([
+    ['SIGTERM', 143, 'argo: terminated (SIGTERM) (logged as interrupted)\n', 'interrupted by SIGTERM'],
+    ['SIGHUP', 129, 'argo: hung up (SIGHUP) (logged as interrupted)\n', 'interrupted by SIGHUP (the terminal closed)'],
+  ] as const)('%s mid-answer ends the chat (its input still open): the turn is cut and logged interrupted, the line read after it is not sent, exit %i', async (signal, code, told, error) => {
+    const home = tempHome();
+    let asked = false;
+    const result = await runArgo(['chat', '-s', 'talk'], {
+      home,
+      host: ollama.url,
+      stdin: 'first\n',
+      keepStdinOpen: true,
+      onStdout: (child, text) => {
+        if (asked || !text.includes('You said: first\n')) return;
+        asked = true;
+        // The next answer is held after its first chunk; the chat has read the line after it by then.
+        ollama.setScenario({ holdAfter: 1 });
+        child.stdin?.write('second\nthird\n');
+        void ollama.waitForHold().then(() => child.kill(signal));
+      },
+    });
+    expect(result).toMatchObject({ code, signal: null, stderr: told });
+    expect(logLines(home).map((line) => [line.user_prompt, line.status, line.error])).toEqual([
+      ['first', 'ok', null],
+      ['second', 'interrupted', error],
+    ]);
+    expect(modelBodies()).toHaveLength(2);
+    const held = ollama.requests.at(-1);
+    await held?.settled;
+    expect(held?.clientAborted).toBe(true);
+  });
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const)('%s while the chat waits for its next line ends it at once, exit %i; the turn before is kept', async (signal, code) => {
+    const home = tempHome();
+    const result = await runArgo(['chat', '-s', 'talk'], {
+      home,
+      host: ollama.url,
+      stdin: 'first\n',
+      keepStdinOpen: true,
+      onSpawn: (child) => void waitFor(() => expect(logLines(home)).toHaveLength(1)).then(() => child.kill(signal)),
+    });
+    expect(result).toMatchObject({ code, signal: null, stdout: 'You said: first\n', stderr: '' });
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([['first', 'ok']]);
   });
 
   it('argo last and -c with no readable session say why: none yet, or a damaged record to remove', async () => {
