@@ -45,10 +45,13 @@ let signalsPending = 0;
 /**
  * Whether a stop signal should end the process now: when no command handles signals, or on the
  * second one before the command has finished reacting to the first. A command that stops listening
- * has finished reacting, so `argo chat` can stop one answer after another.
+ * has finished reacting, so `argo chat` can stop one answer after another. SIGHUP never counts: a
+ * closing terminal sends it more than once (the kernel, the terminal or the shell), and nobody is
+ * left at it to insist; quitting on the second would lose the turn being logged.
  */
-export function signalQuits(): boolean {
-  return commandHandlers === 0 || ++signalsPending > 1;
+export function signalQuits(signal: StopSignal): boolean {
+  if (commandHandlers === 0) return true;
+  return signal !== 'SIGHUP' && ++signalsPending > 1;
 }
 
 export function processIo(): Io {

@@ -12,7 +12,7 @@ import type { Io } from './io.js';
 import { EXIT_CODES, STOP_LINES, STOP_SIGNALS } from './outcome.js';
 import { addOutputOptions, checkOutputFlags } from './output-flags.js';
 import type { OutputFlags } from './output-flags.js';
-import type { ReportOutcome } from './outcome.js';
+import type { ReportOutcome, StopSignal } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
 import { addCompanionOptions, agentFlags, checkAgentFlags, checkReason, companionSettings, promptFrom, routeWords } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
@@ -239,20 +239,27 @@ async function readPrompt(words: string[], io: Io, useStdin: boolean): Promise<s
 export async function main(argv: string[] = process.argv): Promise<void> {
   const io = processIo();
   // Ctrl-C, SIGTERM and SIGHUP quit at once unless a command is handling them (a streaming answer
-  // ends cleanly first and is logged); a second one before it has finished always quits. Temporary
-  // files being written (a `logs rm` copy) are removed first: the originals are untouched until their
-  // rename. Like any run that does not succeed, it ends with one line saying why.
-  for (const [signal, outcome] of Object.entries(STOP_SIGNALS)) {
+  // ends cleanly first and is logged); a second Ctrl-C or SIGTERM before it has finished always
+  // quits (signalQuits). Temporary files being written (a `logs rm` copy) are removed first: the
+  // originals are untouched until their rename. Like any run that does not succeed, it ends with one
+  // line saying why.
+  for (const signal of Object.keys(STOP_SIGNALS) as StopSignal[]) {
     process.on(signal, () => {
-      if (!signalQuits()) return;
+      if (!signalQuits(signal)) return;
       discardTemporaryFiles();
+      const outcome = STOP_SIGNALS[signal];
       io.stderr.write(`argo: ${STOP_LINES[outcome]}\n`);
       process.exit(EXIT_CODES[outcome]);
     });
   }
-  process.stdout.on('error', (error) => {
-    if (errnoOf(error) !== 'EPIPE') throw error;
-  });
+  // EPIPE: the reader went away (the command hears of it through onOutputClosed). EIO: the terminal
+  // was closed; SIGHUP follows and ends the command, which must still log its turn, not crash.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error) => {
+      const code = errnoOf(error);
+      if (code !== 'EPIPE' && code !== 'EIO') throw error;
+    });
+  }
   whenLockWaitIsLong((line) => io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(line)}\n`));
   // -V is the same as -v (both are common); commander takes one flag pair.
   const words = argv.slice(2).map((word, index) => (index === 0 && word === '-V' ? '-v' : word));

@@ -8,6 +8,7 @@ import stripAnsi from 'strip-ansi';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
+import { startInPty } from '../support/pty.js';
 import { ARGO_BIN, logLines, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
@@ -212,5 +213,23 @@ describe('argo chat on a terminal', () => {
     const error = { SIGTERM: 'interrupted by SIGTERM', SIGHUP: 'interrupted by SIGHUP (the terminal closed)' }[signal];
     expect(logLines(home).map((line) => [line.user_prompt, line.status, line.error])).toEqual([['first', 'ok', null], ...(cut ? [['second', 'interrupted', error]] : [])]);
     expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe(cut ? 'first\nsecond\n' : 'first\n');
+  });
+
+  it('a terminal closed mid-answer (its window shut): writing to it fails, yet the turn is logged interrupted by SIGHUP, not lost', async () => {
+    const home = tempHome();
+    const chat = startInPty(['chat', '-s', 'pty'], { home, host: ollama.url });
+    await chat.waitFor('pty> ');
+    chat.write('first\r');
+    await waitFor(() => expect(logLines(home)).toHaveLength(1));
+    ollama.setScenario({ holdAfter: 1 });
+    chat.write('second\r');
+    await ollama.waitForHold();
+    chat.hangUp();
+    // Its exit code is not asserted: Node 20 aborts at exit, restoring the closed terminal's mode (nodejs/node#58200).
+    await chat.exited;
+    expect(logLines(home).map((line) => [line.user_prompt, line.status, line.error])).toEqual([
+      ['first', 'ok', null],
+      ['second', 'interrupted', 'interrupted by SIGHUP (the terminal closed)'],
+    ]);
   });
 });

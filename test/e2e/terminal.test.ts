@@ -98,6 +98,21 @@ describe('argo on a terminal', () => {
     expect(result).toMatchObject({ code: 0, stderr: '', stdout: 'You said: hello\n' });
   });
 
+  it('a terminal closed mid-answer (its window shut): writing to it fails, yet the turn is logged interrupted by SIGHUP, not lost', async () => {
+    const home = tempHome();
+    ollama.setScenario({ holdAfter: 1 });
+    try {
+      const terminal = startInPty(['tell me a story'], { home, host: ollama.url });
+      await ollama.waitForHold();
+      terminal.hangUp();
+      // Its exit code is not asserted: Node 20 aborts at exit, restoring the closed terminal's mode (nodejs/node#58200).
+      await terminal.exited;
+      expect(logLines(home)).toMatchObject([{ status: 'interrupted', error: 'interrupted by SIGHUP (the terminal closed)' }]);
+    } finally {
+      ollama.setScenario({ holdAfter: 0 });
+    }
+  });
+
   it('Ctrl-C before the request (still reading piped input) exits 130 at once, writing nothing but the one line', async () => {
     const home = tempHome();
     const requestsBefore = ollama.requests.length;

@@ -1,6 +1,7 @@
 // Runs the built bin/argo under a pseudo-terminal (node-pty), so stdin, stdout and stderr are all
 // TTYs, as for a person at a terminal: spinners, prompts, Ctrl-C, line editing.
 import { spawn } from '@lydell/node-pty';
+import type { IPty } from '@lydell/node-pty';
 import { ARGO_BIN } from './run-argo.js';
 
 export interface PtyOptions {
@@ -24,6 +25,8 @@ export interface PtySession {
   /** Resolves with the output once it matches (counting only output after `from`); rejects if argo exits first. */
   waitFor(match: string | RegExp, from?: number): Promise<string>;
   kill(signal?: NodeJS.Signals): void;
+  /** Closes the terminal as its window closing does: the pty goes, then SIGHUP. */
+  hangUp(): void;
   readonly exited: Promise<PtyExit>;
 }
 
@@ -79,6 +82,10 @@ export function startInPty(args: string[], options: PtyOptions): PtySession {
     },
     kill: (signal = 'SIGTERM') => {
       child.kill(signal);
+    },
+    hangUp: () => {
+      // node-pty's Unix terminal has destroy(), though IPty's typings leave it out.
+      (child as IPty & { destroy: () => void }).destroy();
     },
     exited,
   };
