@@ -64,11 +64,14 @@ export interface ChatTerminal {
  */
 export type ChatSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
-/** How a turn ended, as far as the chat's exit code is concerned. */
-export type TurnStatus = 'ok' | 'interrupted' | 'error';
+/**
+ * How a turn ended, as far as the chat is concerned: 'output-closed' (the reader of standard output
+ * went away, as with `argo chat | head -1`) also ends the chat, since no answer can reach anyone.
+ */
+export type TurnStatus = 'ok' | 'interrupted' | 'error' | 'output-closed';
 
 /** How a chat ended, for its exit code (the CLI's outcomes of the same names). */
-export type ChatEnd = 'ok' | 'failed' | 'interrupted' | 'terminated' | 'hung-up';
+export type ChatEnd = 'ok' | 'failed' | 'interrupted' | 'terminated' | 'hung-up' | 'output-closed';
 
 const ENDED_BY: Record<Exclude<ChatSignal, 'SIGINT'>, ChatEnd> = { SIGTERM: 'terminated', SIGHUP: 'hung-up' };
 
@@ -77,6 +80,8 @@ const ENDED_BY: Record<Exclude<ChatSignal, 'SIGINT'>, ChatEnd> = { SIGTERM: 'ter
  * was asked for. Either means the chat did not get every answer whole, so neither is 'ok'.
  */
 export function chatEnd(statuses: ReadonlySet<TurnStatus>): ChatEnd {
+  // The reader gone ended the chat, as it ends a one-liner (141), whatever came before.
+  if (statuses.has('output-closed')) return 'output-closed';
   if (statuses.has('error')) return 'failed';
   return statuses.has('interrupted') ? 'interrupted' : 'ok';
 }
@@ -85,7 +90,8 @@ export const HISTORY_SIZE = 1000;
 const TAKES_NO_ARGUMENT: ReadonlySet<SlashName> = new Set(['help', 'stats', 'last', 'bye']);
 
 /**
- * Runs the chat until Ctrl-D, /bye, the end of input, SIGTERM or SIGHUP; a signal that ended it
+ * Runs the chat until Ctrl-D, /bye, the end of input, SIGTERM, SIGHUP or the reader of its answers
+ * going away; a signal that ended it
  * decides how it ends, else how its turns ended do (chatEnd).
  */
 export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: ChatState): Promise<ChatEnd> {
@@ -245,6 +251,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       const outcome = await driver.turn(input.text, state, current.signal, askLine);
       ended.add(outcome.status);
       if (outcome.stats !== null) lastStats = outcome.stats;
+      if (outcome.status === 'output-closed') return 'leave';
     } catch (error) {
       ended.add('error');
       throw error;

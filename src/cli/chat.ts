@@ -77,7 +77,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       const seen: { entry?: LogEntry } = {};
       const outcome = await ask(forState(state), turnOptions(prompt, state, false), io, { transport, signal, askLine, onEntry: (logged) => (seen.entry = logged) });
       const figures = seen.entry === undefined ? null : statsLine(turnStats(entryFigures(seen.entry)));
-      return { status: outcome === 'ok' ? 'ok' : outcome === 'interrupted' ? 'interrupted' : 'error', stats: figures };
+      return { status: outcome === 'ok' || outcome === 'interrupted' || outcome === 'output-closed' ? outcome : 'error', stats: figures };
     },
     explain: async (prompt, state) => {
       await ask(forState(state), turnOptions(prompt, state, true), io, { transport });

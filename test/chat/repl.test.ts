@@ -29,6 +29,8 @@ function stubDriver(
     slow?: () => Promise<void>;
     /** Cuts the question of the turn "go" as a STOP does (not through the chat's signal); that turn fails. */
     stop?: StoppableRun;
+    /** Turns whose answer found standard output closed. */
+    outputClosed?: (prompt: string) => boolean;
   } = {},
 ) {
   const calls: Call[] = [];
@@ -51,6 +53,7 @@ function stubDriver(
         return { status: 'error', stats: null };
       }
       if (options.fail?.(prompt)) throw new UsageError(`cannot send "${prompt}"`);
+      if (options.outputClosed?.(prompt)) return { status: 'output-closed', stats: null };
       if (options.hold?.(prompt)) {
         await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
         reasons.push(signal.reason);
@@ -145,6 +148,8 @@ describe('how a chat ends, from how its turns ended', () => {
     [['ok', 'interrupted'], 'interrupted'],
     [['error'], 'failed'],
     [['interrupted', 'error', 'ok'], 'failed'],
+    [['ok', 'output-closed'], 'output-closed'],
+    [['error', 'output-closed'], 'output-closed'],
   ])('%j: %s', (statuses, end) => {
     expect(chatEnd(new Set(statuses))).toBe(end);
   });
@@ -158,6 +163,14 @@ describe('runChat with piped input', () => {
     expect(await runChat(io.term, driver, START)).toBe('ok');
     expect(calls.map((call) => call.prompt)).toEqual(['first question', '  second, indented  ', 'third']);
     expect(io.stderr()).toBe('');
+  });
+
+  it('ends when the reader of its answers has gone: the lines after that turn are not sent', async () => {
+    const io = terminalIo(false);
+    const { driver, calls } = stubDriver({ outputClosed: (prompt) => prompt === 'second' });
+    io.input.end('first\nsecond\nthird\n/stats\n');
+    expect(await runChat(io.term, driver, START)).toBe('output-closed');
+    expect(calls.map((call) => call.prompt)).toEqual(['first', 'second']);
   });
 
   it('applies slash commands to the turns after them', async () => {
