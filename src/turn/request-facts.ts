@@ -57,8 +57,13 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
   const numCtx = request.body.options?.num_ctx;
   const model = request.body.model;
   let window: ContextWindow | null = null;
+  // Asked before sending: a lookup that got no answer then is not tried again after the answer.
+  let asked = false;
   if (typeof numCtx === 'number') window = { tokens: numCtx, source: settings.numCtxSource ?? 'flag' };
-  else if (options.always === true || estimate > SMALL_PROMPT_TOKENS) window = await modelWindow(lookup, model, options.signal);
+  else if (options.always === true || estimate > SMALL_PROMPT_TOKENS) {
+    asked = true;
+    window = await modelWindow(lookup, model, options.signal);
+  }
   const before = window !== null && overWindow({ window, estimate }) ? truncationLine({ window, estimate }, null) : null;
   return {
     window,
@@ -66,7 +71,7 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
     before,
     after: async (count) => {
       // Not asked before sending (a small prompt): asked now only when the count could be a window.
-      const judged = window ?? (countMayBeWindow(count) ? await modelWindow(lookup, model, options.signal) : null);
+      const judged = window ?? (!asked && countMayBeWindow(count) ? await modelWindow(lookup, model, options.signal) : null);
       const suspected = judged !== null && truncationSuspected({ window: judged, estimate }, count);
       return { window: judged, suspected, line: suspected && before === null ? truncationLine({ window: judged, estimate }, count) : null };
     },

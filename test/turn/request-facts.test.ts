@@ -79,10 +79,17 @@ describe('checkContext', () => {
     ['rejects (no answer in time)', () => Promise.reject(new Error('timeout')), null],
     ['answers 2048', () => Promise.resolve(2048), 2048],
     ['answers no num_ctx', () => Promise.resolve(null), 4096],
-  ])('a long prompt whose lookup %s is checked against %s', async (_what, numCtx, tokens) => {
-    const check = await checkContext(settings(), request('x'.repeat(4 * (SMALL_PROMPT_TOKENS + 10))), numCtx);
+  ])('a long prompt whose lookup %s: checked against what it gave, the model asked once, before sending', async (_what, numCtx, tokens) => {
+    let lookups = 0;
+    const counted = () => {
+      lookups++;
+      return numCtx();
+    };
+    const check = await checkContext(settings(), request('x'.repeat(4 * (SMALL_PROMPT_TOKENS + 10))), counted);
     expect(check.window?.tokens ?? null).toBe(tokens);
+    // 4096 could be a window: a lookup that got no answer before sending is still not tried again.
     expect((await check.after(4096)).window?.tokens ?? null).toBe(tokens);
+    expect(lookups).toBe(1);
   });
 
   it('a lookup still waiting when the signal aborts ends at once, and the prompt is not checked', async () => {
