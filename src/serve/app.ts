@@ -10,7 +10,7 @@ import { CONTROLS } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { sseResponse } from './sse-body.js';
 import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
-import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, isUnfinished, savedSince } from './jobs.js';
+import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, endedAs, followSaved, isUnfinished } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
 import { ChunkFormat, StreamedToolCalls, completionObject, findModel, finishReason, modelNotFound, modelObject, toOpenAiToolCalls, usageOf } from './openai.js';
 import type { InstalledModel } from './openai.js';
@@ -389,41 +389,6 @@ export function createServer(deps: ServerDeps): ArgoServer {
     return settled && { record: settled.record, elsewhere: settled.elsewhere, live: null };
   };
 
-  /**
-   * Follows a job another server runs through its file, which that server saves every
-   * OUTPUT_SAVE_MS, until it ends there (or is failed here once that server is gone); returns the
-   * unfollow. Tool progress is not saved, so only text and client tool calls come this way.
-   */
-  const followSaved = (first: JobRecord, push: (event: JobEvent) => void): (() => void) => {
-    let seen = first;
-    let timer: NodeJS.Timeout | undefined;
-    let following = true;
-    const end = (record: JobRecord, finishReason: FinishReason): void => push({ type: 'end', record, finishReason });
-    const look = async (): Promise<void> => {
-      let now: JobRecord | null;
-      try {
-        now = (await findJob(first.id))?.record ?? null;
-      } catch (error) {
-        if (following) end({ ...seen, state: 'failed', error: `the job's file could not be read: ${error instanceof Error ? error.message : String(error)}` }, 'stop');
-        return;
-      }
-      if (!following) return;
-      if (now === null) {
-        end({ ...seen, state: 'failed', error: "the job's file was removed while it ran" }, 'stop');
-        return;
-      }
-      for (const event of savedSince(seen, now)) push(event);
-      seen = now;
-      if (isUnfinished(now)) timer = setTimeout(() => void look(), OUTPUT_SAVE_MS);
-      else end(now, endedAs(now));
-    };
-    timer = setTimeout(() => void look(), OUTPUT_SAVE_MS);
-    return () => {
-      following = false;
-      clearTimeout(timer);
-    };
-  };
-
   app.get('/api/jobs', async (c) => {
     const records = await jobs.list(onDamagedJob);
     const current = await Promise.all(records.map(async (record) => liveJobs.get(record.id)?.record ?? (isUnfinished(record) ? (await findJob(record.id))?.record : record)));
@@ -473,7 +438,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (callsSoFar.length > 0) events.push({ type: 'tool_calls', calls: callsSoFar, first: 0 });
     const push = (event: JobEvent): void => events.push(event);
     // Another server's job is followed through its file; one that has ended ends the stream at once.
-    const unsubscribe = live ? live.subscribe(push) : found.elsewhere ? followSaved(record, push) : () => undefined;
+    const unsubscribe = live ? live.subscribe(push) : found.elsewhere ? followSaved(record, async () => (await findJob(id))?.record ?? null, push) : () => undefined;
     if (!live && !found.elsewhere) push({ type: 'end', record, finishReason: endedAs(record) });
     let finished!: () => void;
     c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
@@ -622,11 +587,6 @@ function cutState(reason: unknown): ['cancelled' | 'failed', string] {
   if (reason === 'stop') return ['cancelled', 'stop signal'];
   if (reason === 'shutdown') return ['failed', 'the server shut down before the job finished'];
   return ['cancelled', 'cancelled by request'];
-}
-
-/** How an ended job's answer ended; files written before it was kept say only whether it called tools. */
-function endedAs(record: JobRecord): FinishReason {
-  return record.finish_reason ?? ((record.tool_calls ?? []).length > 0 ? 'tool_calls' : 'stop');
 }
 
 function runningElsewhere(id: string): ApiError {

@@ -227,6 +227,66 @@ export function savedSince(seen: JobRecord, now: JobRecord): JobEvent[] {
   return events;
 }
 
+/** How an ended job's answer ended; files written before it was kept say only whether it called tools. */
+export function endedAs(record: JobRecord): FinishReason {
+  return record.finish_reason ?? ((record.tool_calls ?? []).length > 0 ? 'tool_calls' : 'stop');
+}
+
+/**
+ * Follows a job another server runs through `read` (its file as that server saves it, failed once
+ * that server is gone; null when the file has gone), looking every `everyMs`, until it ends there;
+ * returns the unfollow. Tool progress is not saved, so only text and client tool calls come this way.
+ * A read that fails (too many open files, a permission changed) says nothing of the job: it is
+ * tried again, and only after `unreadForMs` of failures does the stream end, with the job's state as
+ * last seen.
+ */
+export function followSaved(
+  first: JobRecord,
+  read: () => Promise<JobRecord | null>,
+  push: (event: JobEvent) => void,
+  timing = { everyMs: OUTPUT_SAVE_MS, unreadForMs: JOB_LOCK_STALE_MS },
+): () => void {
+  let seen = first;
+  let timer: NodeJS.Timeout | undefined;
+  let following = true;
+  let unreadFor = 0;
+  const end = (record: JobRecord, finishReason: FinishReason): void => push({ type: 'end', record, finishReason });
+  const lookAgain = (): void => {
+    timer = setTimeout(() => void look(), timing.everyMs);
+  };
+  const look = async (): Promise<void> => {
+    let now: JobRecord | null;
+    try {
+      now = await read();
+      unreadFor = 0;
+    } catch (error) {
+      if (!following) return;
+      unreadFor += timing.everyMs;
+      if (unreadFor < timing.unreadForMs) {
+        lookAgain();
+        return;
+      }
+      const why = error instanceof Error ? error.message : String(error);
+      end({ ...seen, error: `this server could not read the job's file for ${timing.unreadForMs / 1000} s (${why}); GET /api/jobs/${first.id} shows where it stands` }, 'stop');
+      return;
+    }
+    if (!following) return;
+    if (now === null) {
+      end({ ...seen, state: 'failed', error: "the job's file was removed while it ran" }, 'stop');
+      return;
+    }
+    for (const event of savedSince(seen, now)) push(event);
+    seen = now;
+    if (isUnfinished(now)) lookAgain();
+    else end(now, endedAs(now));
+  };
+  lookAgain();
+  return () => {
+    following = false;
+    clearTimeout(timer);
+  };
+}
+
 /** How often a running job's growing output is saved; state changes are saved at once. */
 export const OUTPUT_SAVE_MS = 200;
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
-import { JobStore, LiveJob, jobFile, parseJob, savedSince } from '../../src/serve/jobs.js';
+import { JobStore, LiveJob, followSaved, jobFile, parseJob, savedSince } from '../../src/serve/jobs.js';
 import type { JobEvent, JobRecord } from '../../src/serve/jobs.js';
 import { waitFor } from '../support/wait.js';
 
@@ -155,6 +155,63 @@ describe('savedSince: what a follower of another server\'s job has not seen yet'
     ['shorter output gives no text', { output: 'so far' }, { output: 'so' }, []],
   ])('%s', (_, seen, now, events) => {
     expect(savedSince(record(seen), record(now))).toEqual(events);
+  });
+});
+
+describe('followSaved: another server\'s job, through reads of its file', () => {
+  const timing = { everyMs: 2, unreadForMs: 10 };
+  /** Reads answered in order from `script` (the last one repeats); an Error is a failed read. */
+  const follow = (script: (JobRecord | null | Error)[]) => {
+    const events: JobEvent[] = [];
+    let reads = 0;
+    const read = () => {
+      const next = script[Math.min(reads++, script.length - 1)];
+      return next instanceof Error ? Promise.reject(next) : Promise.resolve(next ?? null);
+    };
+    const unfollow = followSaved(record({ output: 'a' }), read, (event) => events.push(event), timing);
+    return { events, unfollow, reads: () => reads };
+  };
+  const ended = (events: JobEvent[]) => events.find((event) => event.type === 'end');
+
+  it('sends what each read adds, then the end the file says', async () => {
+    const { events } = follow([record({ output: 'ab' }), record({ output: 'abc' }), record({ output: 'abc!', state: 'completed' })]);
+    await waitFor(() => expect(ended(events)).toBeDefined());
+    expect(events).toEqual([
+      { type: 'text', text: 'b' },
+      { type: 'text', text: 'c' },
+      { type: 'text', text: '!' },
+      { type: 'end', record: record({ output: 'abc!', state: 'completed' }), finishReason: 'stop' },
+    ]);
+  });
+
+  it('a read that fails now and then is tried again: the stream goes on to the real end', async () => {
+    const { events } = follow([new Error('EMFILE'), record({ output: 'ab' }), new Error('EMFILE'), new Error('EMFILE'), record({ output: 'ab', state: 'completed' })]);
+    await waitFor(() => expect(ended(events)).toBeDefined());
+    expect(events).toEqual([{ type: 'text', text: 'b' }, { type: 'end', record: record({ output: 'ab', state: 'completed' }), finishReason: 'stop' }]);
+  });
+
+  it('reads that keep failing end the stream with the job as last seen, saying so, never a made-up state', async () => {
+    const { events } = follow([record({ output: 'ab' }), new Error('EACCES: permission denied')]);
+    await waitFor(() => expect(ended(events)).toBeDefined());
+    expect(ended(events)).toEqual({
+      type: 'end',
+      record: record({ output: 'ab', error: "this server could not read the job's file for 0.01 s (EACCES: permission denied); GET /api/jobs/job1 shows where it stands" }),
+      finishReason: 'stop',
+    });
+  });
+
+  it('a file that has gone ends the stream failed; unfollowing stops the reads', async () => {
+    const gone = follow([null]);
+    await waitFor(() => expect(ended(gone.events)).toMatchObject({ record: { state: 'failed', error: "the job's file was removed while it ran" } }));
+    const running = follow([record({ output: 'a' })]);
+    await waitFor(() => expect(running.reads()).toBeGreaterThan(1));
+    running.unfollow();
+    const reads = running.reads();
+    // Another follower's reads show the timers going on meanwhile.
+    const clock = follow([record({ output: 'a' })]);
+    await waitFor(() => expect(clock.reads()).toBeGreaterThan(5));
+    clock.unfollow();
+    expect(running.reads()).toBe(reads);
   });
 });
 
