@@ -377,8 +377,8 @@ class Run {
     const approvals = await this.confirmAll(checked);
     // Cut while asking (STOP, Ctrl-C, a client gone): no call ran, and none was refused by the user.
     if (this.wasCut()) return this.cut(text);
-    // A STOP set while the question waited, answered before its watcher cut the run: STOP wins.
-    if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', text);
+    // A STOP set while a question waited, answered before its watcher cut the run: STOP wins.
+    if (this.asksAny(checked) && this.deps.isStopped()) return this.end('stopped', 'stop_signal', text);
     const outcomes = await Promise.all(checked.map(async (entry, index) => this.runCall(entry, approvals[index] ?? 'yes')));
 
     // Results past their budget are cut down now and saved whole while the model answers (see saveResult).
@@ -493,6 +493,11 @@ class Run {
       const result = this.results[index++];
       if (result) message.content = result.content;
     }
+  }
+
+  /** Whether a call of the round asks before it runs. */
+  private asksAny(checked: Extract<CheckedCall, { kind: 'ok' }>[]): boolean {
+    return this.run.yes !== true && checked.some(({ tool }) => asksFirst(tool));
   }
 
   /** Asked one at a time, in call order, before any call of the round runs. */
