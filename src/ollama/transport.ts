@@ -190,6 +190,21 @@ export const EMPTY_METRICS: Metrics = {
   done_reason: null,
 };
 
+/**
+ * An `ollama` client for questions about Ollama or a model (tags, show, version): each request ends
+ * with `signal` (Ctrl-C, a client gone) and after `ms` without an answer — the client sets no
+ * timeout of its own, and Node's is 300 s.
+ */
+export function boundedClient(host: string, ms: number, signal?: AbortSignal, send: typeof fetch = fetch): Ollama {
+  return new Ollama({
+    host,
+    fetch: (input, init) => {
+      const signals = [AbortSignal.timeout(ms), ...(signal ? [signal] : []), ...(init?.signal ? [init.signal] : [])];
+      return send(input, { ...init, signal: AbortSignal.any(signals) });
+    },
+  });
+}
+
 const IDLE = Symbol('idle');
 const ENDED_EARLY = 'the stream from Ollama ended without its final chunk; the answer is incomplete';
 /** Installed models asked about before suggesting one. */
@@ -263,14 +278,9 @@ export class OllamaTransport {
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
-  /**
-   * A client for one question about Ollama or a model (tags, show, version): it ends with the
-   * caller's signal (Ctrl-C, a client gone) and after `idleMs` without an answer. Node's own limit
-   * is 300 s, and the `ollama` client sets none.
-   */
+  /** A client for one question about Ollama or a model, given up after `idleMs` or with `signal`. */
   private askClient(signal: AbortSignal | undefined): Ollama {
-    const bound = AbortSignal.timeout(this.options.idleMs);
-    return new Ollama({ host: this.options.host, fetch: (input, init) => this.send(input, init, signal ? AbortSignal.any([signal, bound]) : bound, false) });
+    return boundedClient(this.options.host, this.options.idleMs, signal, (input, init) => this.send(input, init, undefined, false));
   }
 
   async stream(request: TransportRequest, hooks: StreamHooks): Promise<StreamOutcome> {

@@ -1,7 +1,6 @@
 // The server's views of Argo's stores and of Ollama, as the routes need them.
-import { Ollama } from 'ollama';
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
-import { failedToConnect, httpFailure } from '../ollama/transport.js';
+import { boundedClient, failedToConnect, httpFailure } from '../ollama/transport.js';
 import type { DataPaths } from '../log/writer.js';
 import { byLastUsed, readSession, saveSession, scanSessions } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
@@ -38,17 +37,6 @@ export function sessionStore(paths: DataPaths): SessionStore {
 /** Ollama's answer to /health within 2 s, or none: a hung Ollama must not hold a request (or the process) open. */
 const VERSION_TIMEOUT_MS = 2000;
 const MODELS_TIMEOUT_MS = 10_000;
-
-/** A client whose every request is abandoned after `ms` (the `ollama` client sets no timeout of its own). */
-function boundedClient(host: string, ms: number): Ollama {
-  return new Ollama({
-    host,
-    fetch: (url, init) => {
-      const timeout = AbortSignal.timeout(ms);
-      return fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout });
-    },
-  });
-}
 
 export function ollamaInfo(host: string, bounds = { versionMs: VERSION_TIMEOUT_MS, modelsMs: MODELS_TIMEOUT_MS }): OllamaInfo {
   const quick = boundedClient(host, bounds.versionMs);
