@@ -1,5 +1,6 @@
 // Agent mode's commands: `argo tools`, `argo stop`, `argo memo`, `argo export`. Loaded only when
 // the command line names one of them.
+import { plural } from '../output/count.js';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Option } from 'commander';
@@ -238,7 +239,7 @@ class FallbackNotes {
     if (reasons.length === 0) return '';
     const count = this.older.size + sum(this.missing) + sum(this.damaged);
     const names = [...this.gone].sort();
-    const left = names.length === 0 ? '' : `, leaving out ${names.length === 1 ? '1 tool' : `${names.length} tools`} config.json no longer defines (${names.join(', ')})`;
+    const left = names.length === 0 ? '' : `, leaving out ${plural(names.length, 'tool')} config.json no longer defines (${names.join(', ')})`;
     return shown(`argo: ${reasons.join('; ')}; ${count === 1 ? 'its' : 'their'} system prompt lists the tools as config.json defines them today${left}\n`);
   }
 }
@@ -293,7 +294,7 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
   if (flags.output !== undefined) {
     // Logged conversations: a new file is private, as the log is.
     await writeFile(flags.output, text, { encoding: 'utf8', mode: 0o600 });
-    io.stderr.write(`argo: wrote ${lines.length} ${lines.length === 1 ? 'trajectory' : 'trajectories'} to ${flags.output}\n`);
+    io.stderr.write(`argo: wrote ${plural(lines.length, 'trajectory', 'trajectories')} to ${flags.output}\n`);
   } else {
     io.stdout.write(jsonFor(io, flags)(text));
   }
