@@ -20,6 +20,7 @@ import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 import { toolRoot } from './root.js';
+import { isYes } from './common.js';
 import type { AskLine } from '../chat/repl.js';
 
 /** The ask command's agent flags. */
@@ -72,7 +73,7 @@ function terminalConfirm(io: Io, pause: () => void, askLine?: AskLine): (request
     // Names from an MCP server, previews and model text are hostile on a terminal.
     const shown = untrustedTextFor(io.stderr);
     io.stderr.write(`argo: ${shown(request.tool)} wants to run:\n${shown(request.preview).trimEnd()}\n`);
-    return /^\s*y(es)?\s*$/i.test(await read('Allow? [y/N] ', signal)) ? 'yes' : 'no';
+    return isYes(await read('Allow? [y/N] ', signal)) ? 'yes' : 'no';
   };
 }
 

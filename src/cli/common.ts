@@ -87,6 +87,11 @@ export async function confirm(io: Io, question: string, yes: boolean | undefined
   if (!io.isInteractive) throw new UsageError(`${command} deletes history: pass --yes to confirm (there is no terminal to ask on)`);
   io.stderr.write(`${question} [y/N] `);
   const answer = await readAnswer(io.stdin);
+  return isYes(answer);
+}
+
+/** A typed answer that says yes (`y`, `yes`, any case); anything else is no. */
+export function isYes(answer: string): boolean {
   return /^\s*y(es)?\s*$/i.test(answer);
 }
 

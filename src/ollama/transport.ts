@@ -91,7 +91,11 @@ export class ModelWindows {
     if (asked.settled) return asked.window;
     asked.waiting++;
     return new Promise((resolve, reject) => {
+      let counted = true;
+      // Once per waiter: an answer that comes after this waiter gave up must not count it out again.
       const done = (): void => {
+        if (!counted) return;
+        counted = false;
         asked.waiting--;
         signal?.removeEventListener('abort', onAbort);
       };
