@@ -20,7 +20,7 @@ import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 import { toolRoot } from './root.js';
-import { isYes } from './common.js';
+import { isYes } from './answers.js';
 import type { AskLine } from '../chat/repl.js';
 
 /** The ask command's agent flags. */

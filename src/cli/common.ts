@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { Settings } from '../config/settings.js';
 import { settingsFor } from './settings.js';
+import { isYes } from './answers.js';
 import { UsageError } from '../errors.js';
 import { colorLevel, parseColorMode } from '../output/color.js';
 import type { OutputFlags } from './output-flags.js';
@@ -88,11 +89,6 @@ export async function confirm(io: Io, question: string, yes: boolean | undefined
   io.stderr.write(`${question} [y/N] `);
   const answer = await readAnswer(io.stdin);
   return isYes(answer);
-}
-
-/** A typed answer that says yes (`y`, `yes`, any case); anything else is no. */
-export function isYes(answer: string): boolean {
-  return /^\s*y(es)?\s*$/i.test(answer);
 }
 
 function readAnswer(input: NodeJS.ReadableStream): Promise<string> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isYes } from '../../src/cli/common.js';
+import { isYes } from '../../src/cli/answers.js';
 
 describe('isYes: what a typed answer to a [y/N] question means', () => {
   it.each<[string, boolean]>([
