@@ -53,8 +53,12 @@ export interface ChatTerminal {
   terminal: boolean;
   /** Where typed lines are kept between chats (0600), or null for none. */
   historyFile: string | null;
-  /** Calls `handler` on each stop signal the process gets; returns the unsubscribe. */
-  onInterrupt: (handler: (signal: ChatSignal) => void) => () => void;
+  /**
+   * Calls `handler` on each stop signal the process gets; returns the unsubscribe. The chat calls
+   * `handled` once it has fully dealt with a Ctrl-C (at once at the prompt, after the turn it
+   * stopped has ended), so the next one is not taken for an insistent second.
+   */
+  onInterrupt: (handler: (signal: ChatSignal, handled: () => void) => void) => () => void;
 }
 
 /**
@@ -141,13 +145,21 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   const ended = new Set<TurnStatus>();
   const note = (text: string): void => void term.stderr.write(`${text}\n`);
 
+  // Ctrl-D may close the interface while an answer streams: drawing a prompt then would resume input and keep the process alive.
+  let closed = false;
+  rl.on('close', () => (closed = true));
+  // Ctrl-C signals whose answer is still being cut: handled once its turn has ended.
+  let handledAfterTurn: (() => void)[] = [];
   // Ctrl-C: stop the answer if one is streaming, else drop what is being typed. Never leave.
-  const interrupt = (): void => {
+  // `handled`: given for a signal (kill -INT, Ctrl-C when piped), not for a key readline read.
+  const interrupt = (handled?: () => void): void => {
     if (current !== null) {
       current.abort();
+      if (handled !== undefined) handledAfterTurn.push(handled);
       return;
     }
-    if (term.terminal) {
+    handled?.();
+    if (term.terminal && !closed) {
       pending = null;
       // Ctrl-U deletes only what is left of the cursor: go to the end first.
       rl.write(null, { ctrl: true, name: 'e' });
@@ -157,7 +169,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       if (!busy) prompt();
     }
   };
-  rl.on('SIGINT', interrupt);
+  rl.on('SIGINT', () => interrupt());
   // SIGTERM or SIGHUP: the turn in flight is cut (and logged by its driver) and no line is read
   // after it. An object, as `awaiting`: the loop must see what the signal's callback set.
   const ending: { by: Exclude<ChatSignal, 'SIGINT'> | null } = { by: null };
@@ -167,11 +179,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     rl.close();
   };
   // On a terminal Ctrl-C is a keypress readline reports; a SIGINT (kill -INT) means the same.
-  const stopListening = term.onInterrupt((signal) => (signal === 'SIGINT' ? interrupt() : leave(signal)));
+  const stopListening = term.onInterrupt((signal, handled) => (signal === 'SIGINT' ? interrupt(handled) : leave(signal)));
 
-  // Ctrl-D may close the interface while an answer streams: drawing a prompt then would resume input and keep the process alive.
-  let closed = false;
-  rl.on('close', () => (closed = true));
   const prompt = (): void => {
     if (!term.terminal || closed) return;
     rl.setPrompt(pending === null ? `${state.session}> ` : '... ');
@@ -257,6 +266,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       throw error;
     } finally {
       current = null;
+      for (const handled of handledAfterTurn) handled();
+      handledAfterTurn = [];
     }
     return 'stay';
   };

@@ -13,14 +13,21 @@ export interface Io {
   /** Monotonic milliseconds, for durations. */
   clock: () => number;
   newId: () => string;
-  /** Calls `handler` on Ctrl-C, SIGTERM or SIGHUP until the returned function is called. */
-  onInterrupt: (handler: (signal: StopSignal) => void) => () => void;
+  /**
+   * Calls `handler` on Ctrl-C, SIGTERM or SIGHUP until the returned function is called. A signal
+   * counts as being handled until the handler calls `handled` (or unsubscribes): a second one before
+   * that quits at once (signalQuits).
+   */
+  onInterrupt: (handler: InterruptHandler) => () => void;
   /** Calls `handler` once standard output is closed by its reader (`argo … | head -1`). */
   onOutputClosed: (handler: () => void) => () => void;
   /** Saves text that could not be logged, privately under the data home if it can; returns where. */
   rescue: (text: string, home: string) => Promise<string>;
   isInteractive: boolean;
 }
+
+/** `handled`: the handler has fully dealt with the signals it got so far, so the next one is a first again. */
+export type InterruptHandler = (signal: StopSignal, handled: () => void) => void;
 
 export const TURN_ID_LENGTH = 12;
 
@@ -35,23 +42,53 @@ export function newTurnId(draw: (size: number) => string = nanoid): string {
   }
 }
 
-// How many commands are handling stop signals themselves right now. Counted here rather than read
-// from process.listenerCount: libraries add signal listeners of their own (proper-lockfile's exit
-// hook), which must not keep Ctrl-C from ending a `logs rm`.
-let commandHandlers = 0;
-// Stop signals received since a command last finished handling one (see signalQuits).
-let signalsPending = 0;
-
 /**
- * Whether a stop signal should end the process now: when no command handles signals, or on the
- * second one before the command has finished reacting to the first. A command that stops listening
- * has finished reacting, so `argo chat` can stop one answer after another. SIGHUP never counts: a
- * closing terminal sends it more than once (the kernel, the terminal or the shell), and nobody is
- * left at it to insist; quitting on the second would lose the turn being logged.
+ * The commands handling stop signals right now, each with the signals it has not finished handling.
+ * Kept here rather than read from process.listenerCount: libraries add signal listeners of their own
+ * (proper-lockfile's exit hook), which must not keep Ctrl-C from ending a `logs rm`.
  */
+export class SignalCount {
+  private readonly pending = new Map<symbol, number>();
+
+  /** A command starts handling signals: `handled` when it has dealt with those it got, `stop` when it no longer listens. */
+  subscribe(): { handled: () => void; stop: () => void } {
+    const key = Symbol('command');
+    this.pending.set(key, 0);
+    return {
+      handled: () => {
+        if (this.pending.has(key)) this.pending.set(key, 0);
+      },
+      stop: () => void this.pending.delete(key),
+    };
+  }
+
+  /**
+   * Whether a stop signal should end the process now: when no command handles signals, or when one
+   * gets a second signal before it has finished handling the first. A command has finished when it
+   * says so (`argo chat` after Ctrl-C at its prompt, or once the answer it stopped is logged) or
+   * stops listening; so a chat stops one answer after another, while a second SIGTERM during its
+   * shutdown quits though the turn inside it has stopped listening. SIGHUP never counts: a closing
+   * terminal sends it more than once (the kernel, the terminal or the shell), and nobody is left at
+   * it to insist; quitting on the second would lose the turn being logged.
+   */
+  quits(signal: StopSignal): boolean {
+    if (this.pending.size === 0) return true;
+    if (signal === 'SIGHUP') return false;
+    let quits = false;
+    for (const [key, count] of this.pending) {
+      this.pending.set(key, count + 1);
+      // It had one it has not finished handling: this is the second.
+      if (count > 0) quits = true;
+    }
+    return quits;
+  }
+}
+
+const commands = new SignalCount();
+
+/** Whether this process should quit on `signal` now (SignalCount.quits, over the commands of processIo). */
 export function signalQuits(signal: StopSignal): boolean {
-  if (commandHandlers === 0) return true;
-  return signal !== 'SIGHUP' && ++signalsPending > 1;
+  return commands.quits(signal);
 }
 
 export function processIo(): Io {
@@ -63,14 +100,13 @@ export function processIo(): Io {
     clock: () => performance.now(),
     newId: () => newTurnId(),
     onInterrupt: (handler) => {
+      const { handled, stop } = commands.subscribe();
       const signals = Object.keys(STOP_SIGNALS) as StopSignal[];
-      const listeners = signals.map((signal) => [signal, () => handler(signal)] as const);
+      const listeners = signals.map((signal) => [signal, () => handler(signal, handled)] as const);
       for (const [signal, listener] of listeners) process.on(signal, listener);
-      commandHandlers++;
       return () => {
         for (const [signal, listener] of listeners) process.off(signal, listener);
-        commandHandlers--;
-        signalsPending = 0;
+        stop();
       };
     },
     onOutputClosed: (handler) => {

@@ -117,7 +117,10 @@ function terminalIo(terminal: boolean, historyFile: string | null = null) {
   const stderr = new PassThrough();
   let stderrText = '';
   stderr.setEncoding('utf8').on('data', (chunk: string) => (stderrText += chunk));
-  const interrupts: ((signal: ChatSignal) => void)[] = [];
+  type Handler = (signal: ChatSignal, handled: () => void) => void;
+  const interrupts: Handler[] = [];
+  // Each signal sent, and whether the chat has said it is fully handled.
+  const sent: { signal: ChatSignal; handled: boolean }[] = [];
   return {
     term: {
       input,
@@ -125,7 +128,7 @@ function terminalIo(terminal: boolean, historyFile: string | null = null) {
       stderr,
       terminal,
       historyFile,
-      onInterrupt: (handler: (signal: ChatSignal) => void) => {
+      onInterrupt: (handler: Handler) => {
         interrupts.push(handler);
         return () => void interrupts.splice(interrupts.indexOf(handler), 1);
       },
@@ -134,7 +137,13 @@ function terminalIo(terminal: boolean, historyFile: string | null = null) {
     stdout,
     stderr: () => stderrText,
     /** A stop signal, SIGINT (Ctrl-C off a terminal) unless told. */
-    interrupt: (signal: ChatSignal = 'SIGINT') => [...interrupts].forEach((handler) => handler(signal)),
+    interrupt: (signal: ChatSignal = 'SIGINT') => {
+      const record = { signal, handled: false };
+      sent.push(record);
+      for (const handler of [...interrupts]) handler(signal, () => (record.handled = true));
+    },
+    /** Which signals sent so far the chat has said it has fully handled. */
+    handled: () => sent.map((record) => record.handled),
     listening: () => interrupts.length,
   };
 }
@@ -485,6 +494,53 @@ describe('runChat on a terminal', () => {
     expect(calls.map((call) => call.prompt)).toEqual(['new question', 'older question']);
     expect(readFileSync(file, 'utf8')).toBe('new question\nolder question\n/bye\n');
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('when the chat has handled a Ctrl-C signal (a later one is then no insistent second)', () => {
+  it.each<[string, { terminal: boolean; hold: boolean; before: boolean[]; after: boolean[] }]>([
+    ['piped, at the prompt: at once', { terminal: false, hold: false, before: [true], after: [true] }],
+    ['on a terminal, at the prompt: at once', { terminal: true, hold: false, before: [true], after: [true] }],
+    ['piped, mid-answer: once that turn has ended', { terminal: false, hold: true, before: [false], after: [true] }],
+    ['on a terminal, mid-answer: once that turn has ended', { terminal: true, hold: true, before: [false], after: [true] }],
+  ])('%s', async (_case, { terminal, hold, before, after }) => {
+    const io = terminalIo(terminal);
+    let finish = (): void => undefined;
+    const ending = new Promise<void>((resolve) => (finish = resolve));
+    const { driver, started, finished } = stubDriver({ hold: (prompt) => hold && prompt === 'long' });
+    // The stopped turn ends only when `finish` is called, as a turn that is still being logged.
+    const turn = driver.turn.bind(driver);
+    driver.turn = async (...args) => {
+      const outcome = await turn(...args);
+      await ending;
+      return outcome;
+    };
+    const done = runChat(io.term, driver, START);
+    const enter = terminal ? '\r' : '\n';
+    if (hold) {
+      io.input.write(`long${enter}`);
+      await waitFor(() => expect(started).toEqual(['long']));
+    } else if (terminal) await waitFor(() => expect(io.stderr()).toContain('work> '));
+    io.interrupt('SIGINT');
+    if (hold) await waitFor(() => expect(finished).toEqual(['long']));
+    expect(io.handled()).toEqual(before);
+    finish();
+    io.input.write(`next${enter}`);
+    await waitFor(() => expect(started).toEqual(hold ? ['long', 'next'] : ['next']));
+    expect(io.handled()).toEqual(after);
+    io.input.end(terminal ? '/bye\r' : '');
+    await done;
+  });
+
+  it('a SIGTERM is never handled: a second one during the chat\'s shutdown quits', async () => {
+    const io = terminalIo(false);
+    const { driver, started } = stubDriver({ hold: () => true });
+    const done = runChat(io.term, driver, START);
+    io.input.write('long\n');
+    await waitFor(() => expect(started).toEqual(['long']));
+    io.interrupt('SIGTERM');
+    expect(await done).toBe('terminated');
+    expect(io.handled()).toEqual([false]);
   });
 });
 

@@ -1,5 +1,6 @@
 // The everyday companion (issue 10) end to end: the built bin/argo against the Ollama stand-in.
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -424,6 +425,65 @@ describe('argo chat with piped lines', () => {
     expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
       ['first', 'interrupted'],
       ['second', 'interrupted'],
+    ]);
+  });
+
+  it.each([
+    ['SIGINT', 130, 'argo: interrupted (logged as interrupted)\n', 'interrupted by the user', ['third']],
+    ['SIGTERM', 143, 'argo: terminated (SIGTERM) (logged as interrupted)\n', 'interrupted by SIGTERM', []],
+  ] as const)('a Ctrl-C at the prompt of a piped chat no longer counts: %s mid-answer later cuts that answer, logged interrupted, exit %i', async (signal, code, told, error, after) => {
+    const home = tempHome();
+    const seen = { stdout: '', stderr: '' };
+    // /stats answers on stdout, each time after the answers so far ("prompt N tokens · …").
+    const statsShown = (): number => seen.stdout.split('\nprompt ').length - 1;
+    let script: Promise<void> = Promise.resolve();
+    const drive = async (child: ChildProcess): Promise<void> => {
+      const send = (text: string): void => {
+        if (child.stdin?.writable === true) child.stdin.write(text);
+      };
+      await waitFor(() => expect(seen.stdout).toContain('You said: first\n'));
+      // Answered only once the first turn is over: the chat is idle at its prompt.
+      send('/stats\n');
+      await waitFor(() => expect(statsShown()).toBe(1));
+      child.kill('SIGINT');
+      // Node runs a signal's handlers after the input read in the same turn of its event loop: two
+      // commands answered one after the other after the kill prove the chat has had the signal.
+      for (const shown of [2, 3]) {
+        send('/stats\n');
+        await waitFor(() => expect(statsShown()).toBe(shown));
+      }
+      ollama.setScenario({ holdAfter: 1 });
+      send('second\n');
+      await ollama.waitForHold();
+      child.kill(signal);
+      if (signal === 'SIGTERM') return;
+      await waitFor(() => expect(seen.stderr).toBe(told));
+      ollama.setScenario(undefined);
+      send('third\n');
+      await waitFor(() => expect(seen.stdout).toContain('You said: third\n'));
+      child.stdin?.end();
+    };
+    const result = await runArgo(['chat', '-s', 'talk'], {
+      home,
+      host: ollama.url,
+      stdin: 'first\n',
+      keepStdinOpen: true,
+      onSpawn: (child) => {
+        // A step that never comes must not leave the chat waiting for its input forever.
+        script = drive(child).catch((failure: unknown) => {
+          child.kill('SIGKILL');
+          throw failure;
+        });
+      },
+      onStdout: (_child, text) => (seen.stdout = text),
+      onStderr: (_child, text) => (seen.stderr = text),
+    });
+    await script;
+    expect(result).toMatchObject({ code, signal: null, stderr: told });
+    expect(logLines(home).map((line) => [line.user_prompt, line.status, line.error])).toEqual([
+      ['first', 'ok', null],
+      ['second', 'interrupted', error],
+      ...after.map((prompt) => [prompt, 'ok', null]),
     ]);
   });
 
