@@ -18,6 +18,7 @@ import type { CompanionFlags } from './ask-flags.js';
 import type { FlagOverrides } from '../config/settings.js';
 import type { Io } from './io.js';
 import { parseReplaySpec } from './parse.js';
+import { STOP_LINES } from './outcome.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 
 export interface ChatFlags extends Omit<FlagOverrides, 'options' | 'system'>, CompanionFlags {
@@ -72,10 +73,14 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     quiet: flags.quiet === true,
     agent: agentFlags(flags),
   });
+  // Whether a turn cut by SIGTERM or SIGHUP has said so (`argo: terminated (SIGTERM) (logged as
+  // interrupted)`). An object: what the driver's callback sets must be seen after the chat.
+  const told = { stop: false };
   const driver: ChatDriver = {
     turn: async (prompt, state, signal, askLine) => {
       const seen: { entry?: LogEntry } = {};
       const outcome = await ask(forState(state), turnOptions(prompt, state, false), io, { transport, signal, askLine, onEntry: (logged) => (seen.entry = logged) });
+      if (outcome === 'terminated' || outcome === 'hung-up') told.stop = true;
       const figures = seen.entry === undefined ? null : statsLine(turnStats(entryFigures(seen.entry)));
       return { status: outcome === 'ok' || outcome === 'interrupted' || outcome === 'output-closed' ? outcome : 'error', stats: figures };
     },
@@ -95,9 +100,12 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
   if (terminal) {
     io.stderr.write(`chat in session ${settings.session} (replay ${replaySpecText(replay)}) · /help for commands · Ctrl-D or /bye to leave\n`);
   }
-  return await runChat(
+  const end = await runChat(
     { input: io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, historyFile: join(settings.home, 'chat_history'), onInterrupt: io.onInterrupt },
     driver,
     { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null },
   );
+  // Ended by a signal at its prompt: one line says so, as any command a signal quits ends.
+  if ((end === 'terminated' || end === 'hung-up') && !told.stop) io.stderr.write(`argo: ${STOP_LINES[end]}\n`);
+  return end;
 }

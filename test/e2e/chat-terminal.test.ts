@@ -208,8 +208,10 @@ describe('argo chat on a terminal', () => {
     term.pty.kill(signal);
     expect(await term.exited).toBe(code);
     const told = { SIGTERM: 'argo: terminated (SIGTERM) (logged as interrupted)', SIGHUP: 'argo: hung up (SIGHUP) (logged as interrupted)' }[signal];
+    // At the prompt no turn says why the chat ended: the chat does, in one line.
     if (cut) expect(term.screen()).toContain(told);
-    else expect(term.screen()).not.toContain('logged as');
+    else expect(term.screen()).toContain(told.replace(' (logged as interrupted)', ''));
+    expect(count(term.screen(), 'argo: ')).toBe(1);
     const error = { SIGTERM: 'interrupted by SIGTERM', SIGHUP: 'interrupted by SIGHUP (the terminal closed)' }[signal];
     expect(logLines(home).map((line) => [line.user_prompt, line.status, line.error])).toEqual([['first', 'ok', null], ...(cut ? [['second', 'interrupted', error]] : [])]);
     expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe(cut ? 'first\nsecond\n' : 'first\n');

@@ -519,9 +519,9 @@ describe('argo chat with piped lines', () => {
   });
 
   it.each([
-    ['SIGTERM', 143],
-    ['SIGHUP', 129],
-  ] as const)('%s while the chat waits for its next line ends it at once, exit %i; the turn before is kept', async (signal, code) => {
+    ['SIGTERM', 143, 'argo: terminated (SIGTERM)\n'],
+    ['SIGHUP', 129, 'argo: hung up (SIGHUP)\n'],
+  ] as const)('%s while the chat waits for its next line ends it at once with one line, exit %i; the turn before is kept', async (signal, code, told) => {
     const home = tempHome();
     const result = await runArgo(['chat', '-s', 'talk'], {
       home,
@@ -530,7 +530,7 @@ describe('argo chat with piped lines', () => {
       keepStdinOpen: true,
       onSpawn: (child) => void waitFor(() => expect(logLines(home)).toHaveLength(1)).then(() => child.kill(signal)),
     });
-    expect(result).toMatchObject({ code, signal: null, stdout: 'You said: first\n', stderr: '' });
+    expect(result).toMatchObject({ code, signal: null, stdout: 'You said: first\n', stderr: told });
     expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([['first', 'ok']]);
   });
 
