@@ -366,10 +366,15 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     }
     if (pending !== null && ending.by === null) note('argo: the input ended inside a """ block; that block was not sent');
   } finally {
-    stopListening();
     rl.close();
     gate?.close();
-    await saver?.flush();
+    // Still listening while the history is written: a late SIGTERM or SIGHUP is the chat's (it ends
+    // it so), not main's, which would quit before the history is saved.
+    try {
+      await saver?.flush();
+    } finally {
+      stopListening();
+    }
   }
   return ending.by !== null ? ENDED_BY[ending.by] : chatEnd(ended);
 }

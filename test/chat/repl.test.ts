@@ -111,7 +111,8 @@ function askWhenLetOnGo(): { letAsk: () => void; beforeAsk: (prompt: string) => 
   return { letAsk: () => letAsk(), beforeAsk: (prompt) => (prompt === 'go' ? asking : Promise.resolve()) };
 }
 
-function terminalIo(terminal: boolean, historyFile: string | null = null) {
+/** `onStopListening`: called when the chat stops listening for signals. */
+function terminalIo(terminal: boolean, historyFile: string | null = null, onStopListening = (): void => undefined) {
   const input = new PassThrough();
   const stdout = { text: '', write: (chunk: string) => (stdout.text += chunk) };
   const stderr = new PassThrough();
@@ -130,7 +131,10 @@ function terminalIo(terminal: boolean, historyFile: string | null = null) {
       historyFile,
       onInterrupt: (handler: Handler) => {
         interrupts.push(handler);
-        return () => void interrupts.splice(interrupts.indexOf(handler), 1);
+        return () => {
+          interrupts.splice(interrupts.indexOf(handler), 1);
+          onStopListening();
+        };
       },
     },
     input,
@@ -572,6 +576,17 @@ describe('SIGTERM and SIGHUP end the chat, piped or on a terminal, idle or mid-a
     expect(reasons).toEqual(cut === null ? [] : [signal]);
     expect(io.listening()).toBe(0);
     if (terminal) expect(readFileSync(file, 'utf8')).toBe(`${sent.join('\n')}\n`);
+  });
+
+  it('keeps listening until the history is written: a late SIGTERM is the chat\'s, not one that quits before it is saved', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'argo-chat-')), 'chat_history');
+    const saved: string[] = [];
+    const io = terminalIo(true, file, () => saved.push(readFileSync(file, 'utf8')));
+    const { driver } = stubDriver();
+    const done = runChat(io.term, driver, START);
+    io.input.write('first\r/bye\r');
+    expect(await done).toBe('ok');
+    expect(saved).toEqual(['first\n/bye\n']);
   });
 
   it('a SIGINT (kill -INT) on a terminal is Ctrl-C: it stops the answer and the chat goes on', async () => {
