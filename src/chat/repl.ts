@@ -33,8 +33,8 @@ export type AskLine = (question: string, signal: AbortSignal) => Promise<string>
 export interface ChatDriver {
   /** One turn, exactly as `argo "prompt"` with the same flags would run it; aborting `signal` stops the answer. */
   turn(prompt: string, state: ChatState, signal: AbortSignal, askLine: AskLine): Promise<TurnOutcome>;
-  /** The replay decision and request that `prompt` would get, as `--explain` prints it. */
-  explain(prompt: string, state: ChatState): Promise<string>;
+  /** The replay decision and request that `prompt` would get, as `--explain` prints it; aborting `signal` ends a wait on Ollama (the model's window). */
+  explain(prompt: string, state: ChatState, signal: AbortSignal): Promise<string>;
   /** The session's last answer, or a line saying there is none. */
   last(state: ChatState): Promise<string>;
   /** Each returns the checked value or throws a UsageError naming what is wrong. */
@@ -102,6 +102,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   const state: ChatState = { ...initial };
   const history = term.terminal && term.historyFile !== null ? loadHistory(term.historyFile) : [];
   let current: AbortController | null = null;
+  // Set while /explain runs (it streams no answer, so Ctrl-C there also clears the line).
+  let explaining: AbortController | null = null;
   // On a terminal readline reads and draws through a gate, held while an answer streams.
   const gate = term.terminal ? new TerminalGate(term.input, term.stderr, () => current?.abort()) : null;
   const rl = createInterface({
@@ -158,6 +160,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       if (handled !== undefined) handledAfterTurn.push(handled);
       return;
     }
+    explaining?.abort();
     handled?.();
     if (term.terminal && !closed) {
       pending = null;
@@ -176,6 +179,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   const leave = (signal: Exclude<ChatSignal, 'SIGINT'>): void => {
     ending.by ??= signal;
     current?.abort(signal);
+    explaining?.abort(signal);
     rl.close();
   };
   // On a terminal Ctrl-C is a keypress readline reports; a SIGINT (kill -INT) means the same.
@@ -250,7 +254,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     if (input.kind === 'command') return command(input.name, input.argument, input.typed);
     if (explainNext) {
       explainNext = false;
-      term.stdout.write(await driver.explain(input.text, state));
+      await explain(input.text);
       return 'stay';
     }
     current = new AbortController();
@@ -270,6 +274,16 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       handledAfterTurn = [];
     }
     return 'stay';
+  };
+
+  // /explain may wait on Ollama (the model's window): Ctrl-C or a signal that ends the chat ends that wait.
+  const explain = async (text: string): Promise<void> => {
+    explaining = new AbortController();
+    try {
+      term.stdout.write(await driver.explain(text, state, explaining.signal));
+    } finally {
+      explaining = null;
+    }
   };
 
   /** `typed`: the name as the user wrote it (/exit for /bye), for the messages. */
@@ -312,7 +326,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
           explainNext = true;
           note('the next message is explained, not sent');
         } else {
-          term.stdout.write(await driver.explain(argument, state));
+          await explain(argument);
         }
         return 'stay';
       case 'stats':

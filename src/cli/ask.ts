@@ -75,7 +75,8 @@ async function askTurn(
       io.stdout.write(await agent.explain(prepared.plan, options.json));
       return 'ok';
     }
-    const context = await checkContext(settings, prepared.plan.request, (model) => transport.modelNumCtx(model), { always: true });
+    // A chat's /explain passes its signal: Ctrl-C there ends a wait on the model's window.
+    const context = await checkContext(settings, prepared.plan.request, (model, signal) => transport.modelNumCtx(model, signal), { always: true, ...(shared.signal ? { signal: shared.signal } : {}) });
     if (options.json) io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify(explainJson(prepared, context)))}\n`);
     else writeExplainText(io.stdout, prepared, context, settings);
     return 'ok';

@@ -84,8 +84,8 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       const figures = seen.entry === undefined ? null : statsLine(turnStats(entryFigures(seen.entry)));
       return { status: outcome === 'ok' || outcome === 'interrupted' || outcome === 'output-closed' ? outcome : 'error', stats: figures };
     },
-    explain: async (prompt, state) => {
-      await ask(forState(state), turnOptions(prompt, state, true), io, { transport });
+    explain: async (prompt, state, signal) => {
+      await ask(forState(state), turnOptions(prompt, state, true), io, { transport, signal });
       return '';
     },
     last: async (state) => (await import('./last.js')).chatLastText(settings.paths, state.session, io),

@@ -29,6 +29,8 @@ function stubDriver(
     slow?: () => Promise<void>;
     /** Cuts the question of the turn "go" as a STOP does (not through the chat's signal); that turn fails. */
     stop?: StoppableRun;
+    /** /explain waits until its signal aborts (Ollama never says the model's window). */
+    explainWaits?: boolean;
     /** Turns whose answer found standard output closed. */
     outputClosed?: (prompt: string) => boolean;
   } = {},
@@ -63,9 +65,14 @@ function stubDriver(
       finished.push(prompt);
       return { status: 'ok', stats: `stats for ${prompt}` };
     },
-    explain: async (prompt, state) => {
+    explain: async (prompt, state, signal) => {
       explained.push({ prompt, state: { ...state } });
       slowCalls.push('explain');
+      if (options.explainWaits === true) {
+        // As a lookup of the model's window that Ollama never answers: only the signal ends it.
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        return `explained without the window (${typeof signal.reason === 'string' ? signal.reason : 'Ctrl-C'}): ${prompt}\n`;
+      }
       await options.slow?.();
       return `explained: ${prompt}\n`;
     },
@@ -176,6 +183,22 @@ describe('runChat with piped input', () => {
     expect(await runChat(io.term, driver, START)).toBe('ok');
     expect(calls.map((call) => call.prompt)).toEqual(['first question', '  second, indented  ', 'third']);
     expect(io.stderr()).toBe('');
+  });
+
+  it.each<[ChatSignal, string, ChatEnd, string[]]>([
+    ['SIGINT', 'Ctrl-C', 'ok', ['after']],
+    ['SIGTERM', 'SIGTERM', 'terminated', []],
+  ])('%s while /explain waits on Ollama ends the wait: the explanation comes without the window', async (signal, cutBy, end, sent) => {
+    const io = terminalIo(false);
+    const { driver, calls, slowCalls } = stubDriver({ explainWaits: true });
+    io.input.write('/explain why\n');
+    const done = runChat(io.term, driver, START);
+    await waitFor(() => expect(slowCalls).toEqual(['explain']));
+    io.interrupt(signal);
+    await waitFor(() => expect(io.stdout.text).toBe(`explained without the window (${cutBy}): why\n`));
+    io.input.end('after\n');
+    expect(await done).toBe(end);
+    expect(calls.map((call) => call.prompt)).toEqual(sent);
   });
 
   it('ends when the reader of its answers has gone: the lines after that turn are not sent', async () => {

@@ -129,6 +129,30 @@ describe('a stalled /api/show', () => {
     expect(ollama.requests.some((request) => request.path === '/api/chat')).toBe(false);
   });
 
+  it('a chat\'s /explain waiting for it: Ctrl-C ends the wait, the explanation comes without the window, the chat goes on', async () => {
+    ollama.options.stallShow = true;
+    const home = tempHome();
+    let interrupted = false;
+    const result = await runArgo(['chat'], {
+      home,
+      host: ollama.url,
+      stdin: `/explain ${words(2000)}\nhello\n`,
+      onSpawn: (child) =>
+        void ollama.waitForRequest(isShow).then(() => {
+          interrupted = true;
+          child.kill('SIGINT');
+        }),
+    });
+    expect(interrupted).toBe(true);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('You said: hello');
+    expect(result.stdout).toMatch(/^context {4}about \d+ prompt tokens$/m);
+    expect(logLines(home)).toMatchObject([{ status: 'ok', user_prompt: 'hello' }]);
+    const show = ollama.requests.find(isShow);
+    await show?.settled;
+    expect(show?.clientAborted).toBe(true);
+  });
+
   it('argo serve: a client that goes away cancels the lookup', async () => {
     ollama.options.stallShow = true;
     const home = tempHome();
