@@ -150,18 +150,23 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   // Ctrl-D may close the interface while an answer streams: drawing a prompt then would resume input and keep the process alive.
   let closed = false;
   rl.on('close', () => (closed = true));
-  // Ctrl-C signals whose answer is still being cut: handled once its turn has ended.
-  let handledAfterTurn: (() => void)[] = [];
+  // Ctrl-C signals whose answer or slash command is still running: handled once the input has been dealt with.
+  let handledWhenDone: (() => void)[] = [];
   // Ctrl-C: stop the answer if one is streaming, else drop what is being typed. Never leave.
   // `handled`: given for a signal (kill -INT, Ctrl-C when piped), not for a key readline read.
   const interrupt = (handled?: () => void): void => {
     if (current !== null) {
       current.abort();
-      if (handled !== undefined) handledAfterTurn.push(handled);
+      if (handled !== undefined) handledWhenDone.push(handled);
       return;
     }
     explaining?.abort();
-    handled?.();
+    // A slash command still running (/explain cut just now, /last) has not dealt with it yet: a
+    // second Ctrl-C before it ends quits, as one during an answer does.
+    if (handled !== undefined) {
+      if (busy) handledWhenDone.push(handled);
+      else handled();
+    }
     if (term.terminal && !closed) {
       pending = null;
       // Ctrl-U deletes only what is left of the cursor: go to the end first.
@@ -270,8 +275,6 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       throw error;
     } finally {
       current = null;
-      for (const handled of handledAfterTurn) handled();
-      handledAfterTurn = [];
     }
     return 'stay';
   };
@@ -371,6 +374,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
           note(`argo: ${untrustedTextFor(term.stderr as { isTTY?: boolean })(error.message)}`);
         } finally {
           busy = false;
+          for (const handled of handledWhenDone) handled();
+          handledWhenDone = [];
         }
         if (next === 'leave') break;
       }

@@ -559,6 +559,24 @@ describe('when the chat has handled a Ctrl-C signal (a later one is then no insi
     await done;
   });
 
+  it('piped, during a slash command (/last still reading): once that command has ended', async () => {
+    const io = terminalIo(false);
+    let finish = (): void => undefined;
+    const reading = new Promise<void>((resolve) => (finish = resolve));
+    const { driver, slowCalls, started } = stubDriver({ slow: () => reading });
+    const done = runChat(io.term, driver, START);
+    io.input.write('/last\n');
+    await waitFor(() => expect(slowCalls).toEqual(['last']));
+    io.interrupt('SIGINT');
+    expect(io.handled()).toEqual([false]);
+    finish();
+    io.input.write('next\n');
+    await waitFor(() => expect(started).toEqual(['next']));
+    expect(io.handled()).toEqual([true]);
+    io.input.end('');
+    await done;
+  });
+
   it('a SIGTERM is never handled: a second one during the chat\'s shutdown quits', async () => {
     const io = terminalIo(false);
     const { driver, started } = stubDriver({ hold: () => true });
