@@ -73,14 +73,28 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     quiet: flags.quiet === true,
     agent: agentFlags(flags),
   });
-  // Whether a turn cut by SIGTERM or SIGHUP has said so (`argo: terminated (SIGTERM) (logged as
-  // interrupted)`). An object: what the driver's callback sets must be seen after the chat.
+  // Whether the SIGTERM or SIGHUP that ended the chat came while a turn ran: that turn says so on
+  // its own line (`argo: terminated (SIGTERM) (logged as interrupted)`, or `argo: interrupted …` when
+  // a Ctrl-C had cut it first). Objects: what callbacks set must be seen after the chat.
   const told = { stop: false };
+  const running = { turn: false, cutBySignal: false };
+  const onInterrupt: typeof io.onInterrupt = (handler) =>
+    io.onInterrupt((signal, handled) => {
+      if (signal !== 'SIGINT' && running.turn) running.cutBySignal = true;
+      handler(signal, handled);
+    });
   const driver: ChatDriver = {
     turn: async (prompt, state, signal, askLine) => {
       const seen: { entry?: LogEntry } = {};
-      const outcome = await ask(forState(state), turnOptions(prompt, state, false), io, { transport, signal, askLine, onEntry: (logged) => (seen.entry = logged) });
-      if (outcome === 'terminated' || outcome === 'hung-up') told.stop = true;
+      running.turn = true;
+      let outcome: Outcome;
+      try {
+        outcome = await ask(forState(state), turnOptions(prompt, state, false), io, { transport, signal, askLine, onEntry: (logged) => (seen.entry = logged) });
+      } finally {
+        running.turn = false;
+      }
+      // A turn that had already answered when the signal came says nothing: the chat's line does.
+      if (running.cutBySignal && outcome !== 'ok') told.stop = true;
       const figures = seen.entry === undefined ? null : statsLine(turnStats(entryFigures(seen.entry)));
       return { status: outcome === 'ok' || outcome === 'interrupted' || outcome === 'output-closed' ? outcome : 'error', stats: figures };
     },
@@ -101,7 +115,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     io.stderr.write(`chat in session ${settings.session} (replay ${replaySpecText(replay)}) · /help for commands · Ctrl-D or /bye to leave\n`);
   }
   const end = await runChat(
-    { input: io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, historyFile: join(settings.home, 'chat_history'), onInterrupt: io.onInterrupt },
+    { input: io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, historyFile: join(settings.home, 'chat_history'), onInterrupt },
     driver,
     { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null },
   );

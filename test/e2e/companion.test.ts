@@ -518,6 +518,34 @@ describe('argo chat with piped lines', () => {
     expect(held?.clientAborted).toBe(true);
   });
 
+  it('Ctrl-C and SIGHUP together mid-answer: one line, the cut turn\'s, and the chat ends 129', async () => {
+    const home = tempHome();
+    let asked = false;
+    const result = await runArgo(['chat', '-s', 'talk'], {
+      home,
+      host: ollama.url,
+      stdin: 'first\n',
+      keepStdinOpen: true,
+      onStdout: (child, text) => {
+        if (asked || !text.includes('You said: first\n')) return;
+        asked = true;
+        ollama.setScenario({ holdAfter: 1 });
+        child.stdin?.write('second\n');
+        void ollama.waitForHold().then(() => {
+          child.kill('SIGINT');
+          child.kill('SIGHUP');
+        });
+      },
+    });
+    // Both pending at once, either may be taken first: the turn names the one that cut it.
+    expect(result).toMatchObject({ code: 129, signal: null });
+    expect(result.stderr).toMatch(/^argo: (interrupted|hung up \(SIGHUP\)) \(logged as interrupted\)\n$/);
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
+      ['first', 'ok'],
+      ['second', 'interrupted'],
+    ]);
+  });
+
   it.each([
     ['SIGTERM', 143, 'argo: terminated (SIGTERM)\n'],
     ['SIGHUP', 129, 'argo: hung up (SIGHUP)\n'],
