@@ -249,7 +249,8 @@ export function followSaved(
   let seen = first;
   let timer: NodeJS.Timeout | undefined;
   let following = true;
-  let unreadFor = 0;
+  // When the reads began to fail (performance.now()), null while they succeed.
+  let failingSince: number | null = null;
   const end = (record: JobRecord, finishReason: FinishReason): void => push({ type: 'end', record, finishReason });
   const lookAgain = (): void => {
     timer = setTimeout(() => void look(), timing.everyMs);
@@ -258,11 +259,11 @@ export function followSaved(
     let now: JobRecord | null;
     try {
       now = await read();
-      unreadFor = 0;
+      failingSince = null;
     } catch (error) {
       if (!following) return;
-      unreadFor += timing.everyMs;
-      if (unreadFor < timing.unreadForMs) {
+      failingSince ??= performance.now();
+      if (performance.now() - failingSince < timing.unreadForMs) {
         lookAgain();
         return;
       }

@@ -159,9 +159,9 @@ describe('savedSince: what a follower of another server\'s job has not seen yet'
 });
 
 describe('followSaved: another server\'s job, through reads of its file', () => {
-  const timing = { everyMs: 2, unreadForMs: 10 };
-  /** Reads answered in order from `script` (the last one repeats); an Error is a failed read. */
-  const follow = (script: (JobRecord | null | Error)[]) => {
+  /** Reads answered in order from `script` (the last one repeats); an Error is a failed read. `unreadForMs`: how long failing reads are borne. */
+  const follow = (script: (JobRecord | null | Error)[], unreadForMs = 60_000) => {
+    const timing = { everyMs: 2, unreadForMs };
     const events: JobEvent[] = [];
     let reads = 0;
     const read = () => {
@@ -191,7 +191,7 @@ describe('followSaved: another server\'s job, through reads of its file', () => 
   });
 
   it('reads that keep failing end the stream with the job as last seen, saying so, never a made-up state', async () => {
-    const { events } = follow([record({ output: 'ab' }), new Error('EACCES: permission denied')]);
+    const { events } = follow([record({ output: 'ab' }), new Error('EACCES: permission denied')], 10);
     await waitFor(() => expect(ended(events)).toBeDefined());
     expect(ended(events)).toEqual({
       type: 'end',
