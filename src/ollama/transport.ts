@@ -203,10 +203,21 @@ export function boundedClient(host: string, ms: number, signal?: AbortSignal, se
   return new Ollama({
     host,
     fetch: (input, init) => {
-      const signals = [AbortSignal.timeout(ms), ...(signal ? [signal] : []), ...(init?.signal ? [init.signal] : [])];
+      const signals = [timeoutSignal(ms), ...(signal ? [signal] : []), ...(init?.signal ? [init.signal] : [])];
       return send(input, { ...init, signal: AbortSignal.any(signals) });
     },
   });
+}
+
+/**
+ * Aborts after `ms` with a TimeoutError, as AbortSignal.timeout does, but held by its own timer until
+ * then: AbortSignal.any holds its sources weakly, and a timeout signal nobody else holds can be
+ * collected before it fires, leaving the request waiting for ever (it did, now and then, on Node 20).
+ */
+function timeoutSignal(ms: number): AbortSignal {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms).unref();
+  return controller.signal;
 }
 
 const IDLE = Symbol('idle');

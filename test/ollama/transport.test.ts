@@ -234,7 +234,8 @@ describe('OllamaTransport.stream', () => {
     it.each(asks)('%s gives up after idleMs when Ollama sends nothing', async (_name, ask) => {
       const stalled = (_input: Parameters<typeof fetch>[0], init?: RequestInit) =>
         new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)));
-      await expect(ask(transport({ idleMs: 50, fetch: stalled }))).rejects.toThrow();
+      // A TimeoutError, as AbortSignal.timeout gives: what the failure's wording looks for ('no answer in time').
+      await expect(ask(transport({ idleMs: 50, fetch: stalled }))).rejects.toMatchObject({ name: 'TimeoutError' });
     });
 
     it.each(asks)('%s ends at once when the caller\'s signal aborts, and the request is cancelled', async (_name, ask) => {
