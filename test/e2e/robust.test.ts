@@ -103,39 +103,20 @@ describe('signals and a closed output mid-answer (items 11, 12)', () => {
     }
   });
 
-  it('argo chat | head -1: the reader gone ends the chat, as it ends a one-liner; the lines after that turn are not sent', async () => {
+  it.each([
+    ['argo "…" | head -1', ['tell me a long story'], undefined],
+    // The reader gone ends a chat too: the lines after that turn are not sent.
+    ['argo chat | head -1', ['chat', '--replay', 'none'], 'tell me a long story\nand another\n'],
+  ])('%s: the reader that goes away aborts the request, the turn is logged interrupted, exit 141', async (_case, args, stdin) => {
     const home = tempHome();
     ollama.options.tokens = ['first line\n', 'second', ' line\n', 'more', ' text'];
     ollama.setScenario({ hang: 3 });
-    const before = ollama.requests.filter((request) => request.path === '/api/chat').length;
+    const chats = (): number => ollama.requests.filter((request) => request.path === '/api/chat').length;
+    const before = chats();
     let closed = false;
     try {
-      const result = await argo(home, ['chat', '--replay', 'none'], {
-        stdin: 'tell me a long story\nand another\n',
-        onStdout: (child, text) => {
-          if (!closed && text.includes('\n')) {
-            closed = true;
-            child.stdout?.destroy();
-          }
-        },
-      });
-      expect(result.code).toBe(141);
-      expect(result.stderr).toBe('argo: standard output was closed; the answer was cut short (logged as interrupted)\n');
-      expect(logLines(home)).toMatchObject([{ status: 'interrupted', user_prompt: 'tell me a long story', error: 'interrupted: standard output was closed' }]);
-      expect(ollama.requests.filter((request) => request.path === '/api/chat').length - before).toBe(1);
-    } finally {
-      ollama.setScenario(undefined);
-      ollama.options.tokens = undefined;
-    }
-  });
-
-  it('a reader that goes away (| head -1) aborts the request and the turn is logged interrupted', async () => {
-    const home = tempHome();
-    ollama.options.tokens = ['first line\n', 'second', ' line\n', 'more', ' text'];
-    ollama.setScenario({ hang: 3 });
-    let closed = false;
-    try {
-      const result = await argo(home, ['tell me a long story'], {
+      const result = await argo(home, args, {
+        ...(stdin !== undefined ? { stdin } : {}),
         onStdout: (child, text) => {
           // What head -1 does: read the first line, then close the pipe.
           if (!closed && text.includes('\n')) {
@@ -146,7 +127,8 @@ describe('signals and a closed output mid-answer (items 11, 12)', () => {
       });
       expect(result.code).toBe(141);
       expect(result.stderr).toBe('argo: standard output was closed; the answer was cut short (logged as interrupted)\n');
-      expect(logLines(home)).toMatchObject([{ status: 'interrupted', error: 'interrupted: standard output was closed' }]);
+      expect(logLines(home)).toMatchObject([{ status: 'interrupted', user_prompt: 'tell me a long story', error: 'interrupted: standard output was closed' }]);
+      expect(chats() - before).toBe(1);
       await ollama.requests.at(-1)?.settled;
       expect(ollama.requests.at(-1)?.clientAborted).toBe(true);
     } finally {
