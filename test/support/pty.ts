@@ -1,5 +1,6 @@
-// Runs the built bin/argo under a pseudo-terminal (node-pty), so stdin, stdout and stderr are all
-// TTYs, as for a person at a terminal: spinners, prompts, Ctrl-C, line editing.
+// Runs the built bin/argo (or a shell) under a pseudo-terminal (node-pty), so stdin, stdout and
+// stderr are all TTYs, as for a person at a terminal: spinners, prompts, Ctrl-C, line editing.
+import { basename } from 'node:path';
 import { spawn } from '@lydell/node-pty';
 import type { IPty } from '@lydell/node-pty';
 import { ARGO_BIN } from './run-argo.js';
@@ -22,7 +23,7 @@ export interface PtySession {
   readonly output: string;
   /** Types `text` (use '\r' for Enter, '\x03' for Ctrl-C, '\x04' for Ctrl-D). */
   write(text: string): void;
-  /** Resolves with the output once it matches (counting only output after `from`); rejects if argo exits first. */
+  /** Resolves with the output once it matches (counting only output after `from`); rejects if the program exits first. */
   waitFor(match: string | RegExp, from?: number): Promise<string>;
   kill(signal?: NodeJS.Signals): void;
   /** Closes the terminal as its window closing does: the pty goes, then SIGHUP. */
@@ -31,6 +32,11 @@ export interface PtySession {
 }
 
 export function startInPty(args: string[], options: PtyOptions): PtySession {
+  return startProgramInPty(process.execPath, [ARGO_BIN, ...args], options, 'argo');
+}
+
+/** Any program on a pseudo-terminal (an interactive shell, say), in the environment argo gets there; cwd is `home`. */
+export function startProgramInPty(file: string, args: string[], options: PtyOptions, name = basename(file)): PtySession {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: options.home,
@@ -39,7 +45,7 @@ export function startInPty(args: string[], options: PtyOptions): PtySession {
     ...(options.host ? { OLLAMA_HOST: options.host } : {}),
     ...options.env,
   };
-  const child = spawn(process.execPath, [ARGO_BIN, ...args], {
+  const child = spawn(file, args, {
     name: 'xterm', cols: options.cols ?? 100, rows: options.rows ?? 30, cwd: options.home, env,
   });
   let output = '';
@@ -73,7 +79,7 @@ export function startInPty(args: string[], options: PtyOptions): PtySession {
             resolve(output);
           } else if (done) {
             watchers.delete(check);
-            reject(new Error(`argo exited before ${String(match)} appeared; output:\n${output}`));
+            reject(new Error(`${name} exited before ${String(match)} appeared; output:\n${output}`));
           }
         };
         watchers.add(check);
