@@ -2,14 +2,13 @@
 import { chmodSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from '@lydell/node-pty';
-import type { IPty } from '@lydell/node-pty';
 import stripAnsi from 'strip-ansi';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { startInPty } from '../support/pty.js';
-import { ARGO_BIN, logLines, tempHome } from '../support/run-argo.js';
+import type { PtySession } from '../support/pty.js';
+import { logLines, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
 let ollama: FakeOllama;
@@ -24,7 +23,7 @@ beforeEach(() => {
 });
 
 interface Terminal {
-  pty: IPty;
+  pty: PtySession;
   /** Everything printed so far, without escape sequences. */
   screen: () => string;
   /** Everything printed so far, byte for byte. */
@@ -33,15 +32,8 @@ interface Terminal {
 }
 
 function openTerminal(args: string[], home: string): Terminal {
-  const pty = spawn(process.execPath, [ARGO_BIN, ...args], {
-    cols: 120,
-    rows: 30,
-    env: { PATH: process.env.PATH ?? '', HOME: home, ARGO_HOME: home, OLLAMA_HOST: ollama.url, NO_COLOR: '1', TERM: 'xterm' },
-  });
-  let text = '';
-  pty.onData((data) => (text += data));
-  const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
-  return { pty, screen: () => stripAnsi(text).replace(/\r/g, ''), raw: () => text, exited };
+  const pty = startInPty(args, { home, host: ollama.url, env: { NO_COLOR: '1' }, cols: 120 });
+  return { pty, screen: () => stripAnsi(pty.output).replace(/\r/g, ''), raw: () => pty.output, exited: pty.exited.then(({ code }) => code) };
 }
 
 const count = (text: string, part: string): number => text.split(part).length - 1;

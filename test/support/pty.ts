@@ -26,6 +26,8 @@ export interface PtySession {
   /** Resolves with the output once it matches (counting only output after `from`); rejects if the program exits first. */
   waitFor(match: string | RegExp, from?: number): Promise<string>;
   kill(signal?: NodeJS.Signals): void;
+  /** Makes the terminal `cols` wide and `rows` high, as dragging its window does (SIGWINCH). */
+  resize(cols: number, rows: number): void;
   /** Closes the terminal as its window closing does: the pty goes, then SIGHUP. */
   hangUp(): void;
   readonly exited: Promise<PtyExit>;
@@ -88,6 +90,9 @@ export function startProgramInPty(file: string, args: string[], options: PtyOpti
     },
     kill: (signal = 'SIGTERM') => {
       child.kill(signal);
+    },
+    resize: (cols, rows) => {
+      child.resize(cols, rows);
     },
     hangUp: () => {
       // node-pty's Unix terminal has destroy(), though IPty's typings leave it out.
