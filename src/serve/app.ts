@@ -452,6 +452,12 @@ export function createServer(deps: ServerDeps): ArgoServer {
           const event = await events.next();
           if (event.type === 'end') {
             const ended = event.record;
+            if (isUnfinished(ended)) {
+              // Another server's job this one could no longer read: the job has not ended, so the
+              // stream ends as a failed answer does, an error chunk without [DONE], never a finish.
+              await sse.write(frames + frame(JSON.stringify(new ApiError(502, ended.error ?? 'the job could not be followed', 'server_error', 'job_unreadable').body())));
+              return;
+            }
             const fields = { argo: { job_id: ended.id, state: ended.state, error: ended.error, turn_id: ended.turn_id } };
             // A failed job still ends like every job: the stream itself did not fail, and the argo field says how the job ended.
             frames += frame(format.finish(event.finishReason, fields)) + frame('[DONE]');

@@ -550,6 +550,29 @@ describe('jobs', () => {
       }
     });
 
+    it('followed, its file unreadable for 5 s: the stream ends as a failed answer does (an error chunk, no finish, no [DONE]), the job not called ended', async () => {
+      await store().write(stored({ id: 'unreadable' }));
+      const release = await store().lock('unreadable', () => undefined);
+      try {
+        const stream = await readSse(`${t.url}/api/jobs/unreadable/stream`);
+        await stream.until('so far');
+        writeFileSync(store().pathOf('unreadable'), 'not json');
+        const data = await stream.rest();
+        expect(data.at(-1)).not.toBe('[DONE]');
+        expect(JSON.parse(data.at(-1) ?? '')).toEqual({
+          error: {
+            message: expect.stringMatching(/^this server could not read the job's file for 5 s \(job file .* has an invalid content \(not valid JSON\); remove the file\); GET \/api\/jobs\/unreadable shows where it stands$/) as unknown,
+            type: 'server_error',
+            param: null,
+            code: 'job_unreadable',
+          },
+        });
+        expect(data.some((payload) => payload.includes('finish_reason":"stop'))).toBe(false);
+      } finally {
+        await release();
+      }
+    });
+
     it('followed while that server stops: the stream ends with the job failed, its output kept', async () => {
       await store().write(stored({ id: 'dying' }));
       const release = await store().lock('dying', () => undefined);
