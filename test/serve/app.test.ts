@@ -1,5 +1,9 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -684,6 +688,48 @@ describe('start and shutdown', () => {
     await closed;
     expect(s.runner.logged.at(-1)).toMatchObject({ status: 'interrupted', text: 'so' });
     await expect(fetch(`${s.url}/health`)).rejects.toThrow();
+  });
+
+  // A client may open a connection it never uses (fetch does after a request it gave up). Node's
+  // closeIdleConnections() leaves such a connection; with a flush bound no test outlasts, close()
+  // ends only if the server closes it itself.
+  it.each([
+    { sent: 'nothing', bytes: '' },
+    { sent: 'part of a request line', bytes: 'GET /hea' },
+  ])('closes a connection that has sent $sent at once when it stops, not after the flush bound', async ({ bytes }) => {
+    const s = await startTestServer({ flushMs: 3_600_000 });
+    const spare = connect(Number(new URL(s.url).port), '127.0.0.1');
+    await once(spare, 'connect');
+    spare.write(bytes);
+    const spareClosed = once(spare, 'close');
+    // Accepted in order: once a later connection is answered, the server holds the spare one.
+    expect((await fetch(`${s.url}/health`)).status).toBe(200);
+    await s.listening.close(50);
+    await spareClosed;
+  });
+
+  it('lets an answer still being written to a slow reader arrive whole when it stops', async () => {
+    const s = await startTestServer({ flushMs: 3_600_000 });
+    // More than the system's socket buffers hold, so the server is still writing it.
+    const text = 'x'.repeat(24 << 20);
+    s.runner.script = () => ({ tokens: [text] });
+    const port = Number(new URL(s.url).port);
+    const request = httpRequest({ host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' } });
+    request.end(JSON.stringify(ask('long')));
+    const [response] = (await once(request, 'response')) as [IncomingMessage];
+    response.pause();
+    const spare = connect(port, '127.0.0.1');
+    await once(spare, 'connect');
+    const spareClosed = once(spare, 'close');
+    expect((await fetch(`${s.url}/health`)).status).toBe(200);
+    const closed = s.listening.close(50);
+    // The spare connection is closed by the same sweep that would cut this answer.
+    await spareClosed;
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { choices: { message: { content: string } }[] };
+    expect(body.choices[0]?.message.content).toHaveLength(text.length);
+    await closed;
   });
 });
 

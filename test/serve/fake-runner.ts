@@ -109,7 +109,8 @@ export interface TestServer {
 
 let ids = 0;
 
-export async function startTestServer(options: Partial<ServerDeps> & { ollamaDown?: boolean } = {}): Promise<TestServer> {
+/** `flushMs` bounds how long close() waits for connections after the answers (listen's default otherwise). */
+export async function startTestServer(options: Partial<ServerDeps> & { ollamaDown?: boolean; flushMs?: number } = {}): Promise<TestServer> {
   const home = mkdtempSync(join(tmpdir(), 'argo-serve-'));
   const runner = new FakeRunner();
   const lines: string[] = [];
@@ -117,7 +118,8 @@ export async function startTestServer(options: Partial<ServerDeps> & { ollamaDow
     ['work', { name: 'work', title: 'Work things', prompts: ['what is a monad'] }],
     ['play', { name: 'play', title: 'Games', prompts: ['chess openings'] }],
   ]);
-  const down = options.ollamaDown === true;
+  const { ollamaDown, flushMs, ...given } = options;
+  const down = ollamaDown === true;
   const deps: ServerDeps = {
     runner,
     sessions: {
@@ -153,10 +155,10 @@ export async function startTestServer(options: Partial<ServerDeps> & { ollamaDow
     argoDefaults: { session: 'default', replay: { kind: 'none' } },
     agentMode: false,
     log: (line) => lines.push(line),
-    ...options,
+    ...given,
   };
   const server = createServer(deps);
   await server.start();
-  const listening = await listen(server, '127.0.0.1', 0);
+  const listening = await listen(server, '127.0.0.1', 0, flushMs);
   return { url: listening.url, home, runner, server, listening, lines, sessions };
 }
