@@ -1,4 +1,4 @@
-import type { Dirent } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { errnoOf, isMissing } from './fs.js';
@@ -18,12 +18,28 @@ export async function listFiles(dir: string, pattern: string, options: { dot?: b
  * starts without loading a glob library.
  */
 export async function listLogFiles(logsDir: string): Promise<string[]> {
-  const names: string[] = [];
-  for (const entry of await dayEntries(logsDir)) {
-    // As the glob listed them: files, and links to files.
-    if (entry.isFile() || (entry.isSymbolicLink() && (await isFileBehind(join(logsDir, entry.name))))) names.push(entry.name);
+  const entries = await dayEntries(logsDir);
+  const names = entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
+  // By name, so of two links to one file the earlier day is the one read.
+  const links = entries.filter((entry) => entry.isSymbolicLink()).sort((a, b) => (a.name < b.name ? -1 : 1));
+  if (links.length > 0) {
+    // Links to files are read too, but not one to a file already listed (another day here, or the
+    // same file twice): its turns would be read twice. `argo logs check` lists every link.
+    const files = await Promise.all(names.map((name) => fileAt(join(logsDir, name))));
+    const seen = new Set(files.flatMap((file) => (file === null ? [] : [fileId(file)])));
+    for (const link of links) {
+      const behind = await fileAt(join(logsDir, link.name));
+      if (behind === null || seen.has(fileId(behind))) continue;
+      seen.add(fileId(behind));
+      names.push(link.name);
+    }
   }
   return names.sort().map((name) => join(logsDir, name));
+}
+
+/** One file whatever names it has: its device and inode. */
+function fileId(stats: Stats): string {
+  return `${stats.dev}:${stats.ino}`;
 }
 
 /**
@@ -47,11 +63,13 @@ async function dayEntries(logsDir: string): Promise<Dirent[]> {
   }
 }
 
-async function isFileBehind(path: string): Promise<boolean> {
+/** The file at `path`, a link followed; null when there is none (gone, dangling, a folder). */
+async function fileAt(path: string): Promise<Stats | null> {
   try {
-    return (await stat(path)).isFile();
+    const behind = await stat(path);
+    return behind.isFile() ? behind : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
