@@ -1,6 +1,7 @@
 // Pure: Ollama's model options by name and type, and the `-o key=value` parser that checks them.
 import { UsageError } from '../errors.js';
 import { DECIMAL } from '../text/decimal.js';
+import { byCodeUnits } from '../text/order.js';
 import { didYouMean } from '../text/similar.js';
 
 export type OptionKind = 'integer' | 'number' | 'boolean' | 'strings';
@@ -107,5 +108,5 @@ function convert(raw: string, kind: OptionKind): OptionValue | null {
 
 /** Options in name order, so equal options serialise to equal bytes whatever order they were given in. */
 export function sortedOptions(values: OptionValues): OptionValues {
-  return Object.fromEntries(Object.entries(values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries(values).sort(([a], [b]) => byCodeUnits(a, b)));
 }

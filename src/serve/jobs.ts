@@ -6,6 +6,7 @@ import lockfile from 'proper-lockfile';
 import * as z from 'zod';
 import { RuntimeError } from '../errors.js';
 import { ensurePrivateDir, isMissing, readDataFile, writeFileAtomic } from '../log/fs.js';
+import { byCodeUnits } from '../text/order.js';
 import type { FinishReason, NumberedToolCalls, OpenAiToolCallOut } from './openai.js';
 import type { ToolEvent } from './types.js';
 
@@ -142,7 +143,7 @@ export class JobStore {
         if (!isMissing(error)) onDamaged(path, error);
       }
     }
-    return records.sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
+    return records.sort((a, b) => byCodeUnits(b.created_at, a.created_at) || byCodeUnits(a.id, b.id));
   }
 
   /**

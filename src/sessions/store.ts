@@ -5,6 +5,7 @@ import { RuntimeError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
 import { listFiles } from '../log/files.js';
 import { createFileExclusive, isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
+import { byCodeUnits } from '../text/order.js';
 import { indexPath, isSessionName, recordPath } from './names.js';
 
 export type { ParentLink, SessionRecord } from './record-schema.js';
@@ -123,7 +124,7 @@ export async function readSession(dir: string, name: string): Promise<SessionRec
 /** Most recently used first, as instants (the text carries the writer's UTC offset), then by name. */
 export function byLastUsed(a: SessionRecord, b: SessionRecord): number {
   const lastUsed = (record: SessionRecord): number => Date.parse(record.last_used_at) || 0;
-  return lastUsed(b) - lastUsed(a) || a.name.localeCompare(b.name);
+  return lastUsed(b) - lastUsed(a) || byCodeUnits(a.name, b.name);
 }
 
 /** A fork's parent as shown: `removed` once no session has its id (the name may be another's now). */

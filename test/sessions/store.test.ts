@@ -75,6 +75,8 @@ describe('byLastUsed', () => {
     ['by instant, not by text: 22:35+09:00 is 13:35 UTC, before 13:36+00:00', [record('tokyo', '2026-11-26T22:35:00.000+09:00'), record('utc', '2026-11-26T13:36:00.000+00:00')], ['utc', 'tokyo']],
     ['across a daylight-saving change', [record('summer', '2026-10-25T02:30:00.000+02:00'), record('winter', '2026-10-25T02:10:00.000+01:00')], ['winter', 'summer']],
     ['the same instant: by name', [record('b', '2026-11-26T10:00:00.000+00:00'), record('a', '2026-11-26T11:00:00.000+01:00')], ['a', 'b']],
+    // localeCompare would put "ia" first in English and "Ib" first in Turkish: which session `argo -c` continues must not depend on LANG.
+    ['the same instant: by code unit, not by locale', [record('ia', '2026-11-26T10:00:00.000+00:00'), record('Ib', '2026-11-26T10:00:00.000+00:00')], ['Ib', 'ia']],
     ['an unreadable time last', [record('odd', 'yesterday'), record('ok', '2020-01-01T00:00:00.000+00:00')], ['ok', 'odd']],
   ])('%s', (_, records, names) => {
     expect([...records].sort(byLastUsed).map((r) => r.name)).toEqual(names);
