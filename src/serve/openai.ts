@@ -5,7 +5,7 @@ import { SERVER_HINTS, missingModelLine } from '../ollama/fix-hints.js';
 import { fullModelName } from '../ollama/model-name.js';
 import { imagesOf, textOf } from './schema.js';
 import type { ChatBody, OpenAiMessage, OpenAiTool } from './schema.js';
-import type { Think } from '../replay/prompt.js';
+import type { ModelOptions, Think } from '../replay/prompt.js';
 
 export interface OllamaToolCall {
   id?: string;
@@ -30,7 +30,7 @@ export interface OllamaTool {
 
 /** What the client's body adds to an Ollama chat request besides the messages. */
 export interface OllamaExtras {
-  options: Record<string, unknown>;
+  options: ModelOptions;
   format?: 'json' | Record<string, unknown>;
   tools?: OllamaTool[];
   think?: Think;
@@ -113,7 +113,7 @@ function parseArguments(text: string, param: string): Record<string, unknown> {
 
 /** Sampling options, format and tools; key order fixed so equal bodies give equal bytes. */
 export function toOllamaExtras(body: ChatBody): OllamaExtras {
-  const options: Record<string, unknown> = {};
+  const options: ModelOptions = {};
   if (body.temperature != null) options.temperature = body.temperature;
   if (body.top_p != null) options.top_p = body.top_p;
   if (body.seed != null) options.seed = body.seed;

@@ -128,9 +128,19 @@ const CUT_ERRORS: Record<CutReason, string> = {
   cancel: 'cancelled by request',
 };
 
-/** The request's Argo fields laid over the server's settings, as the CLI's flags would be. */
-export function settingsFor(base: Settings, input: Pick<TurnInput, 'session' | 'model' | 'mode' | 'argo'>, tools: readonly string[] | null = null): Settings {
+/**
+ * The request's Argo fields laid over the server's settings, as the CLI's flags would be. In Argo
+ * mode the client's sampling options and reasoning effort are settings too, as `-o` and `--think`
+ * are: the request is then built, ordered and logged exactly as the CLI's.
+ */
+export function settingsFor(
+  base: Settings,
+  input: Pick<TurnInput, 'session' | 'model' | 'mode' | 'argo'> & Partial<Pick<TurnInput, 'extras'>>,
+  tools: readonly string[] | null = null,
+): Settings {
   const argo = input.argo ?? {};
+  const asFlags = input.mode === 'argo' ? input.extras : undefined;
+  const think = asFlags?.think ?? base.think;
   const settings: Settings = {
     ...base,
     session: input.session,
@@ -144,7 +154,9 @@ export function settingsFor(base: Settings, input: Pick<TurnInput, 'session' | '
     mode: argo.mode ?? base.mode,
     replay: argo.budget !== undefined ? { ...base.replay, budget: argo.budget } : base.replay,
     agent: tools !== null ? { ...base.agent, tools: [...tools], toolsSource: 'argo.tools' } : base.agent,
+    options: asFlags ? { ...base.options, ...asFlags.options } : base.options,
   };
+  if (think !== undefined) settings.think = think;
   const unknown = checkStyleChoice(settings.style, settings);
   if (unknown) throw badRequest(`argo.${unknown.key}: ${unknown.message.slice(unknown.key.length + 2)}`, `argo.${unknown.key}`);
   return settings;
@@ -157,9 +169,9 @@ export function settingsFor(base: Settings, input: Pick<TurnInput, 'session' | '
 export const OPENAI_SAMPLING_DEFAULTS: Readonly<Record<'temperature' | 'top_p', number>> = { temperature: 1, top_p: 1 };
 
 /**
- * Body fields the client adds. Client options are laid over the configured ones (key order kept, so
- * equal requests give equal bytes). In Argo mode a request without any adds nothing, exactly like
- * the CLI; plain mode fills in OpenAI's sampling defaults below the configured options.
+ * Body fields the client adds beyond what `settingsFor` made settings. Plain mode lays the client's
+ * options over the configured ones and fills in OpenAI's sampling defaults below them; Argo mode's
+ * options and think are already settings, so a request without format or tools adds nothing.
  */
 export function bodyFor(base: Settings, input: Pick<TurnInput, 'mode' | 'messages'>, extras: OllamaExtras): Record<string, unknown> | undefined {
   const body: Record<string, unknown> = {};
@@ -169,12 +181,10 @@ export function bodyFor(base: Settings, input: Pick<TurnInput, 'mode' | 'message
     body.messages = input.messages;
     const defaults = Object.entries(OPENAI_SAMPLING_DEFAULTS).filter(([name]) => base.options[name] === undefined);
     body.options = { ...base.options, ...Object.fromEntries(defaults), ...extras.options };
-  } else if (Object.keys(extras.options).length > 0) {
-    body.options = { ...base.options, ...extras.options };
   }
   if (extras.format !== undefined) body.format = extras.format;
   if (extras.tools !== undefined) body.tools = extras.tools;
-  if (extras.think !== undefined) body.think = extras.think;
+  if (input.mode === 'plain' && extras.think !== undefined) body.think = extras.think;
   return Object.keys(body).length > 0 ? body : undefined;
 }
 

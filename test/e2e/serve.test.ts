@@ -255,6 +255,23 @@ describe('Argo mode', () => {
     expect(chatBodies()[1]).toBe(chatBodies()[0]);
   });
 
+  it('sampling values and reasoning effort are what -o and --think are to the CLI: the same bytes, the same logged options', async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'thinking'] }];
+    expect((await runArgo(['-s', 'tuned', 'first question'], { home, host: ollama.url })).code).toBe(0);
+    ollama.requests.length = 0;
+    const cli = await runArgo(['-s', 'tuned', '--replay', 'last:1', '-o', 'top_p=0.9', '-o', 'temperature=0.2', '--think', 'low', '--no-log', 'and now?'], { home, host: ollama.url });
+    expect(cli.code).toBe(0);
+    const { response } = await client.chat.completions
+      .create({ ...ask('and now?'), top_p: 0.9, temperature: 0.2, reasoning_effort: 'low', argo: { session: 'tuned', replay: 'last:1' } } as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .withResponse();
+    const entry = await logged(response.headers.get('x-argo-turn-id') ?? '');
+    const [cliBody, serveBody] = chatBodies();
+    expect(serveBody).toBe(cliBody);
+    // Ordered as the CLI orders them (temperature, seed, num_ctx, then by name), whatever order the client used.
+    expect(Object.keys((JSON.parse(serveBody ?? '{}') as { options: object }).options)).toEqual(['temperature', 'top_p']);
+    expect(entry).toMatchObject({ options: { temperature: 0.2, top_p: 0.9 }, think: 'low' });
+  });
+
   it('a second server on the same data home with ARGO_REPLAY: its default replay is the CLI\'s, and both log to one log', async () => {
     const env = { ARGO_REPLAY: 'last:2' };
     const second = await startServe({ home, host: ollama.url, env });

@@ -33,6 +33,15 @@ describe('settingsFor: Argo fields are the CLI flags', () => {
     expect(settingsFor(base, { session: 's', model: 'm', mode: 'argo', argo })).toMatchObject(expected);
   });
 
+  it.each<[string, 'argo' | 'plain', Record<string, unknown>, string | undefined]>([
+    ['Argo mode: the client\'s sampling values over config.json\'s, as -o over config', 'argo', { temperature: 0.9, num_ctx: 4096, top_p: 0.5 }, 'low'],
+    ['plain mode: config.json\'s only (the client\'s go in the body, with OpenAI\'s defaults)', 'plain', { temperature: 0.3, num_ctx: 4096 }, undefined],
+  ])('%s; reasoning effort as --think', (_name, mode, options, think) => {
+    const settings = settingsFor(base, { session: 's', model: 'm', mode, argo: null, extras: { options: { top_p: 0.5, temperature: 0.9 }, think: 'low' } });
+    expect(settings.options).toEqual(options);
+    expect(settings.think).toBe(think);
+  });
+
   it('plain mode always uses the chat endpoint', () => {
     expect(settingsFor({ ...base, api: 'generate' }, { session: 'api', model: 'm', mode: 'plain', argo: null }).api).toBe('chat');
     expect(settingsFor({ ...base, api: 'generate' }, { session: 's', model: 'm', mode: 'argo', argo: {} }).api).toBe('generate');
@@ -153,7 +162,8 @@ describe('bodyFor: what the client adds to the planned request', () => {
     ['Argo mode without extras adds nothing (the CLI request, byte for byte)', 'argo', none, undefined],
     ['plain mode sends its messages; OpenAI\'s top_p default where config.json sets none', 'plain', none, { messages: [{ role: 'user', content: 'q' }], options: { temperature: 0.3, num_ctx: 4096, top_p: 1 } }],
     ['plain mode: the client\'s values win', 'plain', { options: { top_p: 0.5, temperature: 0.9 } }, { messages: [{ role: 'user', content: 'q' }], options: { temperature: 0.9, num_ctx: 4096, top_p: 0.5 } }],
-    ['client options lie over the configured ones, keeping their order', 'argo', { options: { top_p: 0.5, temperature: 0.9 } }, { options: { temperature: 0.9, num_ctx: 4096, top_p: 0.5 } }],
+    ['Argo mode: client options are settings (settingsFor), not body fields', 'argo', { options: { top_p: 0.5, temperature: 0.9 }, think: 'low' }, undefined],
+    ['plain mode: think passes through', 'plain', { options: {}, think: 'low' }, { messages: [{ role: 'user', content: 'q' }], options: { temperature: 0.3, num_ctx: 4096, top_p: 1 }, think: 'low' }],
     ['format and tools pass through', 'argo', { options: {}, format: 'json', tools: [{ type: 'function', function: { name: 'f' } }] }, { format: 'json', tools: [{ type: 'function', function: { name: 'f' } }] }],
   ];
   it.each(cases)('%s', (_name, mode, extras, expected) => {
