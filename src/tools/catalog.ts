@@ -1,7 +1,9 @@
 // From names and config to the tools of a run: the built-in tools, the user's toolsets and
 // command tools, MCP servers; availability checked, the unavailable dropped with a reason.
+import { resolve } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { quotedName } from '../output/terminal-text.js';
+import { byCodeUnits } from '../text/order.js';
 import { commandTool } from './command.js';
 import type { CommandToolConfig } from './command.js';
 import { editFileTool, writeFileTool } from './edit.js';
@@ -109,6 +111,14 @@ function ownEntry<T>(record: Readonly<Record<string, T>> | undefined, name: stri
 }
 
 /**
+ * An MCP server starts in the run's root, as command tools run there: `"args": ["./server.mjs"]`
+ * finds the same file wherever argo was started from; a relative `cwd` is taken from the root too.
+ */
+export function startedInRoot(server: McpServerConfig, root: string): McpServerConfig {
+  return { ...server, cwd: resolve(root, server.cwd ?? '.') };
+}
+
+/**
  * Refuses a command tool whose parameters Ajv cannot compile, naming where (`.required must be
  * array`). The validator is loaded only when config.json has such a schema to check.
  */
@@ -142,7 +152,7 @@ export interface LoadOptions {
   connectMcp?: ConnectMcp;
   /** A name no MCP server offers is listed as unavailable instead of refused (`argo tools`). */
   keepUnknown?: boolean;
-  /** Where the run's commands run (--root): a command tool's relative `argv[0]` is looked for there. Default: the working directory. */
+  /** Where the run's commands and MCP servers run (--root): a command tool's relative `argv[0]` is looked for there. Default: the working directory. */
   root?: string;
 }
 
@@ -173,7 +183,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   /** Starts these servers; `wanted` keeps only the tools it names (a single MCP tool asked by name). */
   const addServers = async (servers: readonly string[], wanted: ReadonlySet<string> | null): Promise<string[]> => {
     const failures: string[] = [];
-    const settled = await Promise.allSettled(servers.map((server) => connect(server, ownEntry(config.mcpServers, server) ?? { command: '' })));
+    const settled = await Promise.allSettled(servers.map((server) => connect(server, startedInRoot(ownEntry(config.mcpServers, server) ?? { command: '' }, root))));
     settled.forEach((result, index) => {
       const server = servers[index] ?? '';
       if (result.status === 'rejected') {
@@ -227,8 +237,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       throw new UsageError(`${unknownName(missing[0] ?? '', [], catalog).message}; no MCP server (${catalog.mcpServers.join(', ')}) offers it either${why}`);
     }
   }
-  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  unavailable.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  tools.sort((a, b) => byCodeUnits(a.name, b.name));
+  unavailable.sort((a, b) => byCodeUnits(a.name, b.name));
   const closers = [...connections.map((connection) => connection.close), ...tools.map((tool) => (tool as Tool & { close?: () => void }).close).filter((close) => close !== undefined)];
   return {
     resolution,
@@ -270,7 +280,7 @@ export async function listAllTools(config: ToolsConfig, options: LoadOptions = {
   }
   try {
     const toolsetOf = new Map<string, string>();
-    for (const [name, spec] of Object.entries(catalog.toolsets).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const [name, spec] of Object.entries(catalog.toolsets).sort(([a], [b]) => byCodeUnits(a, b))) {
       for (const tool of spec.tools) if (!toolsetOf.has(tool)) toolsetOf.set(tool, name);
     }
     for (const [tool, toolset] of box.mcpToolsets) toolsetOf.set(tool, toolset);
@@ -292,10 +302,10 @@ export async function listAllTools(config: ToolsConfig, options: LoadOptions = {
           toolset: origin?.toolset ?? toolsetOf.get(gone.name) ?? (server ? gone.name : null),
         };
       }),
-    ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    ].sort((a, b) => byCodeUnits(a.name, b.name));
     const toolsets = Object.entries(catalog.toolsets)
       .map(([name, spec]) => ({ name, tools: [...spec.tools].sort(), includes: [...spec.includes], builtin: Object.hasOwn(BUILTIN_TOOLSETS, name), problem: problems.get(name) ?? null }))
-      .sort((a, b) => (a.name < b.name ? -1 : 1));
+      .sort((a, b) => byCodeUnits(a.name, b.name));
     return { toolsets, tools: rows };
   } finally {
     await box.close();

@@ -634,6 +634,19 @@ describe('argo --tools: MCP, STOP, config', () => {
     }
   });
 
+  it('an MCP server named by a path relative to --root starts wherever argo is started from', async () => {
+    const root = tree();
+    // The server's file lives in the project; config names it as command tools name theirs, from the root.
+    writeFileSync(join(root, 'calc-server.mjs'), `import ${JSON.stringify(TEST_MCP_SERVER.args[0] ?? '')};\n`);
+    const home = tempHome({ mcpServers: { calc: { command: TEST_MCP_SERVER.command, args: ['./calc-server.mjs'] } } });
+    for (const cwd of [root, tmpdir()]) {
+      const explained = await argo(['-T', 'mcp:calc', '--root', root, '--explain', '--json', 'add 2 and 40'], home, { cwd });
+      expect(explained.code).toBe(0);
+      const tools = (JSON.parse(explained.stdout) as { request: { body: { tools: { function: { name: string } }[] } } }).request.body.tools;
+      expect(tools.map((tool) => tool.function.name)).toEqual(['add', 'attach', 'crash', 'shout']);
+    }
+  });
+
   it('a single MCP tool asked by name: only that tool goes to the model', async () => {
     const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
     script = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'It is 3.' }];

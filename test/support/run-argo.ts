@@ -20,6 +20,8 @@ export interface RunOptions {
   /** Leave stdin open (a pipe that never ends) instead of closing it after `stdin`. */
   keepStdinOpen?: boolean;
   env?: Record<string, string>;
+  /** Where argo is started from (default: the test's own working directory). */
+  cwd?: string;
   onSpawn?: (child: ChildProcess) => void;
   /** Called with the child once it has printed something on stdout. */
   onStdout?: (child: ChildProcess, text: string) => void;
@@ -50,7 +52,7 @@ export function scrubbedEnv(options: { home: string; host?: string | undefined; 
 export function runArgo(args: string[], options: RunOptions): Promise<ArgoResult> {
   const env = scrubbedEnv(options);
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [ARGO_BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [ARGO_BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) });
     options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';

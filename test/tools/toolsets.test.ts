@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { buildCatalog, builtinTools, listAllTools, loadToolbox, serverToolName } from '../../src/tools/catalog.js';
+import { buildCatalog, builtinTools, listAllTools, loadToolbox, serverToolName, startedInRoot } from '../../src/tools/catalog.js';
 import type { ToolsConfig } from '../../src/tools/catalog.js';
 import { BUILTIN_TOOLSETS, firstToolReached, parseToolList, resolveTools, toolsetProblems } from '../../src/tools/toolsets.js';
 import type { Catalog, ToolsetSpec } from '../../src/tools/toolsets.js';
@@ -413,6 +413,31 @@ describe('loading a toolbox: graceful degradation', () => {
     await box.close();
     const sets = JSON.parse(`{"toolsets": {"${name}": {"tools": ["memo"]}}}`) as ToolsConfig;
     expect(resolveTools([name], buildCatalog(sets, builtinTools()).catalog).tools).toEqual(['memo']);
+  });
+});
+
+describe('an MCP server starts in the run\'s root, as command tools run there', () => {
+  it.each([
+    ['no cwd: the root', undefined, '/work/project'],
+    ['a relative cwd: from the root', 'servers/db', '/work/project/servers/db'],
+    ['"." is the root', '.', '/work/project'],
+    ['a cwd that climbs out: resolved, then checked when the server starts', '../other', '/work/other'],
+    ['an absolute cwd as it is', '/srv/mcp', '/srv/mcp'],
+  ])('%s', (_name, cwd, expected) => {
+    expect(startedInRoot({ command: 'node', args: ['./server.mjs'], ...(cwd !== undefined ? { cwd } : {}) }, '/work/project')).toEqual({ command: 'node', args: ['./server.mjs'], cwd: expected });
+  });
+
+  it('loadToolbox hands each server its cwd from --root, not from where argo was started', async () => {
+    const started: (string | undefined)[] = [];
+    const box = await loadToolbox(['mcp:a', 'mcp:b'], { mcpServers: { a: { command: 'x' }, b: { command: 'y', cwd: 'sub' } } }, {
+      root: '/work/project',
+      connectMcp: (_name, config) => {
+        started.push(config.cwd);
+        return Promise.resolve({ tools: [], close: () => Promise.resolve() });
+      },
+    });
+    expect(started).toEqual(['/work/project', '/work/project/sub']);
+    await box.close();
   });
 });
 
