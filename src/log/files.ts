@@ -53,6 +53,23 @@ export async function unwritableLogNames(logsDir: string): Promise<{ path: strin
     .sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
+/**
+ * The day a turn that started on `turnDay` is appended to: that day, or the newest day already in the
+ * log when it sorts later. Readers take the files in name order, then lines in file order, as the
+ * order turns were written (a session's index is that order too), so no turn may go to a day before
+ * one already written to: a turn started in a zone further west, or before midnight and finished
+ * after, lands in the later file. Its timestamp still says when it started. Only regular files
+ * count: a folder or a link named as a day is never written to. Call it under the log lock.
+ */
+export async function appendDay(logsDir: string, turnDay: string): Promise<string> {
+  let newest = turnDay;
+  for (const entry of await dayEntries(logsDir)) {
+    const day = logFileDate(entry.name);
+    if (day > newest && entry.isFile()) newest = day;
+  }
+  return newest;
+}
+
 /** The entries of `logsDir` named like a day's log, whatever they are; none when the folder is missing. */
 async function dayEntries(logsDir: string): Promise<Dirent[]> {
   try {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { serializeEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
-import { logFileName } from './files.js';
+import { appendDay, logFileName } from './files.js';
 import { ensurePrivateDir, errnoOf, openForAppend } from './fs.js';
 import { withLogLock } from './lock.js';
 
@@ -40,10 +40,11 @@ export interface AppendOptions {
 }
 
 /**
- * Appends the turn as one line in one write to the day's file, holding the log lock so maintenance
- * never replaces the file under it. A write that fails part-way (a full disk) is cut back to where
- * the file ended, so no torn line is left behind; then LogAppendError says the turn is not logged.
- * The log line is the truth; indexes and session records are derived from it.
+ * Appends the turn as one line in one write to the day's file (or a later day's: appendDay), holding
+ * the log lock so maintenance never replaces the file under it. A write that fails part-way (a full
+ * disk) is cut back to where the file ended, so no torn line is left behind; then LogAppendError
+ * says the turn is not logged. The log line is the truth; indexes and session records are derived
+ * from it.
  */
 export async function appendEntry(logsDir: string, entry: LogEntry, date: string, options: AppendOptions = {}): Promise<Appended> {
   const [appended] = await appendEntries(logsDir, [entry], date, options);
@@ -58,22 +59,32 @@ export async function appendEntry(logsDir: string, entry: LogEntry, date: string
 export async function appendEntries(logsDir: string, entries: readonly LogEntry[], date: string, options: AppendOptions = {}): Promise<Appended[]> {
   const lines = entries.map((entry) => Buffer.from(`${serializeEntry(entry)}\n`, 'utf8'));
   const block = lines.length === 1 && lines[0] ? lines[0] : Buffer.concat(lines);
-  const file = join(logsDir, logFileName(date));
-  const fail = (reason: string, cause: unknown): LogAppendError => new LogAppendError(`cannot append to ${file}: ${reason}`, { cause });
+  const failIn = (file: string, error: unknown, reason = error instanceof Error ? error.message : String(error)): LogAppendError =>
+    new LogAppendError(`cannot append to ${file}: ${reason}`, { cause: error });
+  const dayFile = join(logsDir, logFileName(date));
   try {
     await ensurePrivateDir(logsDir);
   } catch (error) {
-    throw fail(error instanceof Error ? error.message : String(error), error);
+    throw failIn(dayFile, error);
   }
   return withLogLock(
     logsDir,
     async () => {
+      let day: string;
+      try {
+        // Under the lock, so no other writer adds a later day between this choice and the write.
+        day = await appendDay(logsDir, date);
+      } catch (error) {
+        throw failIn(dayFile, error);
+      }
+      const file = join(logsDir, logFileName(day));
+      const fail = (error: unknown, reason?: string): LogAppendError => failIn(file, error, reason);
       let handle: FileHandle;
       let before: number;
       try {
         ({ handle, size: before } = await openForAppend(file));
       } catch (error) {
-        throw fail(error instanceof Error ? error.message : String(error), error);
+        throw fail(error);
       }
       try {
         // A last line cut short (an older version, a crash) must not swallow this one: start on a fresh line.
@@ -85,7 +96,7 @@ export async function appendEntries(logsDir: string, entries: readonly LogEntry[
         } catch (error) {
           await handle.truncate(before).catch(() => undefined);
           const code = errnoOf(error);
-          throw fail(code === 'ENOSPC' ? 'the disk is full' : error instanceof Error ? error.message : String(error), error);
+          throw fail(error, code === 'ENOSPC' ? 'the disk is full' : undefined);
         }
         let offset = (await locate(handle, before, bytes)) + (bytes.length - block.length);
         return lines.map((line) => {

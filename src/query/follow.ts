@@ -6,7 +6,7 @@ import { isLogFileName, listLogFiles } from '../log/files.js';
 import { readLines, readLinesBackward } from '../log/lines.js';
 import type { RawLine } from '../log/lines.js';
 
-/** How many of the newest daily files are watched (a turn that starts before midnight is written to the older one). */
+/** How many of the newest daily files are watched (Argo writes only to the newest or a new one; an older Argo, or a hand, may not). */
 const WATCHED_FILES = 3;
 
 /** Where following starts, and the files it starts on, held open to notice one renamed over (see followLines). */

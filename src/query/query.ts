@@ -211,7 +211,9 @@ export function linePrefilter(query: Query): ((text: string) => boolean) | null 
 }
 
 // A file is named for the writer's local day, the range in the reader's zone: zone offsets run from
-// −12 h to +14 h, so the two days of one instant can be up to two days apart.
+// −12 h to +14 h, so the two days of one instant can be up to two days apart. A turn may be filed in
+// a later day than its start (appendDay), but no later than the day it was written on in the zone
+// furthest east of the writers: any turn shorter than 22 hours is still inside the margin.
 const ZONE_MARGIN_DAYS = 2;
 
 /** Files named for days outside the query's range hold none of its turns. */

@@ -289,7 +289,7 @@ export function lineageOf(session: SessionRecord, records: readonly SessionRecor
   return lineage;
 }
 
-/** Where a line is in the log: its file's name (they sort by day) and its byte offset there. */
+/** Where a line is in the log: its file's name (they sort by day, and in the order written: appendDay) and its byte offset there. */
 export interface LogPlace {
   file: string;
   offset: number;

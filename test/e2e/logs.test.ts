@@ -243,6 +243,23 @@ describe.concurrent('argo logs --stats', () => {
   });
 });
 
+describe('a turn filed in a later day than its own', () => {
+  it('--since/--until its own date find it: a file may hold turns that started up to two days before its name', async () => {
+    const { home, paths } = tempData();
+    // One instant, 2025-01-02 11:58–11:59 UTC: 01:58 on 2025-01-03 at UTC+14, 23:59 on 2025-01-01 at UTC−12.
+    const east = await recordTurns(paths, 'east', 1, { date: '2025-01-03', start: '2025-01-03T01:58:00+14:00' });
+    const west = await recordTurns(paths, 'west', 1, { date: '2025-01-01', start: '2025-01-01T23:59:00-12:00' });
+    expect(readdirSync(paths.logs).filter((name) => name.endsWith('.log'))).toEqual(['2025-01-03.log']);
+    const both = [...east.entries, ...west.entries].map((entry) => entry.id);
+    const inWest = { env: { TZ: 'Etc/GMT+12' } };
+    expect(ids((await argo(home, ['logs', '--json', '--since', '2025-01-01', '--until', '2025-01-01'], inWest)).stdout)).toEqual(both);
+    expect(ids((await argo(home, ['logs', '--json', '--until', '2025-01-01'], inWest)).stdout)).toEqual(both);
+    expect(ids((await argo(home, ['logs', '--json', '--since', '2025-01-02'], inWest)).stdout)).toEqual([]);
+    // Newest first is write order, whatever the zones: the west turn was written last.
+    expect(ids((await argo(home, ['logs', '--json', '-n', '1'])).stdout)).toEqual(both.slice(1));
+  });
+});
+
 describe('unreadable lines', () => {
   it('readers skip and count them (one stderr line); check lists each with file:line and exits 1', async () => {
     const { home, paths } = tempData();

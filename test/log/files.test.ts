@@ -2,21 +2,25 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listLogFiles } from '../../src/log/files.js';
+import { appendDay, listLogFiles } from '../../src/log/files.js';
+
+/** Builds `logs/` from `layout` (name → 'file', 'dir', or 'link:<target>' relative to logs/); returns its path. */
+function logsFolder(layout: Record<string, string>): string {
+  const base = mkdtempSync(join(tmpdir(), 'argo-days-'));
+  const logs = join(base, 'logs');
+  mkdirSync(logs);
+  writeFileSync(join(base, 'outside.log'), '');
+  for (const [name, what] of Object.entries(layout)) {
+    if (what === 'file') writeFileSync(join(logs, name), '');
+    else if (what === 'dir') mkdirSync(join(logs, name));
+    else symlinkSync(what.slice('link:'.length), join(logs, name));
+  }
+  return logs;
+}
 
 describe('listLogFiles: the days a reader reads, each file once', () => {
-  /** Builds `logs/` from `layout` (name → 'file', 'dir', or 'link:<target>' relative to logs/), returns the names listed. */
   async function listed(layout: Record<string, string>): Promise<string[]> {
-    const base = mkdtempSync(join(tmpdir(), 'argo-days-'));
-    const logs = join(base, 'logs');
-    mkdirSync(logs);
-    writeFileSync(join(base, 'outside.log'), '');
-    for (const [name, what] of Object.entries(layout)) {
-      if (what === 'file') writeFileSync(join(logs, name), '');
-      else if (what === 'dir') mkdirSync(join(logs, name));
-      else symlinkSync(what.slice('link:'.length), join(logs, name));
-    }
-    return (await listLogFiles(logs)).map((path) => basename(path));
+    return (await listLogFiles(logsFolder(layout))).map((path) => basename(path));
   }
 
   it.each<[string, Record<string, string>, string[]]>([
@@ -27,5 +31,26 @@ describe('listLogFiles: the days a reader reads, each file once', () => {
     ['a dangling link and a folder are not days', { '2026-11-01.log': 'link:gone.log', '2026-11-02.log': 'dir', '2026-11-03.log': 'file' }, ['2026-11-03.log']],
   ])('%s', async (_case, layout, names) => {
     expect(await listed(layout)).toEqual(names);
+  });
+});
+
+describe('appendDay: a turn never goes to a day before one already written to', () => {
+  it.each<[string, Record<string, string> | null, string, string]>([
+    ['no log folder yet', null, '2026-11-26', '2026-11-26'],
+    ['an empty folder', {}, '2026-11-26', '2026-11-26'],
+    ['the turn\'s day is the newest', { '2026-11-25.log': 'file', '2026-11-26.log': 'file' }, '2026-11-26', '2026-11-26'],
+    ['a new day after the newest', { '2026-11-25.log': 'file' }, '2026-11-26', '2026-11-26'],
+    ['a later day exists: the turn goes there', { '2026-11-26.log': 'file', '2026-11-27.log': 'file' }, '2026-11-26', '2026-11-27'],
+    ['the newest of several later days', { '2026-11-27.log': 'file', '2026-11-29.log': 'file', '2026-11-28.log': 'file' }, '2026-11-26', '2026-11-29'],
+    ['an empty later file counts', { '2026-12-01.log': 'file' }, '2026-11-26', '2026-12-01'],
+    ['files not named as a day do not count', { '2026-11-25.log': 'file', '2026-11-27.txt': 'file', 'notes': 'file', '2026-11-27.log.tmp': 'file', '.verified.json': 'file' }, '2026-11-26', '2026-11-26'],
+    ['a later day that is a folder does not count', { '2026-11-27.log': 'dir' }, '2026-11-26', '2026-11-26'],
+    ['a later day that is a link does not count (never written through)', { '2026-11-25.log': 'file', '2026-11-27.log': 'link:2026-11-25.log', '2026-11-28.log': 'link:../outside.log' }, '2026-11-26', '2026-11-26'],
+    ['a later dangling link does not count', { '2026-11-27.log': 'link:gone.log' }, '2026-11-26', '2026-11-26'],
+    ['a link past a later file: the file', { '2026-11-27.log': 'file', '2026-11-28.log': 'link:2026-11-27.log' }, '2026-11-26', '2026-11-27'],
+    ['the turn\'s own day a folder, a later file: the file', { '2026-11-26.log': 'dir', '2026-11-27.log': 'file' }, '2026-11-26', '2026-11-27'],
+  ])('%s', async (_case, layout, turnDay, day) => {
+    const logs = layout === null ? join(logsFolder({}), 'missing') : logsFolder(layout);
+    expect(await appendDay(logs, turnDay)).toBe(day);
   });
 });

@@ -23,9 +23,13 @@ const indexText = (paths: DataPaths, name: string): string => readFileSync(index
 const session = async (paths: DataPaths, name: string): Promise<SessionRecord> =>
   defined(await readSession(paths.sessions, name), `session ${name}`);
 
-/** work, play and misc interleaved over three days, with an unreadable line in the middle day. */
-async function history() {
+/**
+ * work, play and misc interleaved over three days, with an unreadable line in the middle day;
+ * `first` records turns before them (a turn recorded later on the first day would go to the last).
+ */
+async function history(first?: (paths: DataPaths) => Promise<unknown>) {
   const { paths } = tempData();
+  await first?.(paths);
   const turns: Record<string, string[]> = { work: [], play: [], misc: [] };
   for (const date of ['2025-01-01', '2025-01-02', '2025-01-03']) {
     for (const name of ['work', 'play', 'misc']) {
@@ -101,8 +105,7 @@ describe('removeSessionLines', () => {
 
 describe('prune', () => {
   it('deletes whole days before the cutoff, drops their index lines, recounts, removes emptied sessions', async () => {
-    const { paths, turns } = await history();
-    await recordTurns(paths, 'old', 2, { date: '2025-01-01' });
+    const { paths, turns } = await history((data) => recordTurns(data, 'old', 2, { date: '2025-01-01' }));
     const plan = await planPrune(paths.logs, '2025-01-02');
     expect(plan.files.map((file) => file.slice(paths.logs.length + 1))).toEqual(['2025-01-01.log']);
     expect(plan.bytes).toBeGreaterThan(0);

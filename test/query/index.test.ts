@@ -129,6 +129,29 @@ describe('loadHistory through the index', () => {
   });
 });
 
+describe('a turn whose day sorts before one already written to', () => {
+  it('lands in the later file, so a rebuilt index keeps the order the turns were written in', async () => {
+    const { paths } = tempData();
+    // Written in this order: the second started on an earlier local day (another zone, or before midnight).
+    const east = await recordTurns(paths, 'trip', 1, { date: '2025-01-02', start: '2025-01-02T01:00:00+14:00' });
+    const west = await recordTurns(paths, 'trip', 1, { date: '2025-01-01', start: '2025-01-01T12:00:00Z' });
+    const later = await recordTurns(paths, 'trip', 1, { date: '2025-01-01', start: '2025-01-01T12:05:00Z' });
+    const written = [...ids(east.entries), ...ids(west.entries), ...ids(later.entries)];
+    const pristine = indexText(paths, 'trip');
+    expect((await readIndex(paths.sessions, 'trip'))?.map((line) => line.file)).toEqual(['2025-01-02.log', '2025-01-02.log', '2025-01-02.log']);
+    // Each keeps the timestamp of its own start.
+    expect((await loadSessionEntries(paths, later.session)).map((entry) => entry.timestamp)).toEqual([
+      '2025-01-01T11:00:00.000Z',
+      '2025-01-01T12:00:00.000Z',
+      '2025-01-01T12:05:00.000Z',
+    ]);
+    rmSync(indexPath(paths.sessions, 'trip'));
+    expect(ids(await loadHistory(paths, later.session, { kind: 'session' }))).toEqual(written);
+    expect(ids(await loadHistory(paths, later.session, { kind: 'last', count: 1 }))).toEqual(written.slice(-1));
+    expect(indexText(paths, 'trip')).toBe(pristine);
+  });
+});
+
 describe('forks replay their parent’s turns without copying log lines', () => {
   it('inherits up to the fork point, then its own turns; survives a lost index and a removed parent', async () => {
     const { paths, work, workIds } = await history();
