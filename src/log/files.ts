@@ -59,15 +59,30 @@ export async function unwritableLogNames(logsDir: string): Promise<{ path: strin
  * order turns were written (a session's index is that order too), so no turn may go to a day before
  * one already written to: a turn started in a zone further west, or before midnight and finished
  * after, lands in the later file. Its timestamp still says when it started. Only regular files
- * count: a folder or a link named as a day is never written to. Call it under the log lock.
+ * count: a folder or a link named as a day is never written to, and a day more than
+ * LATER_DAY_REACH days ahead is a wrong clock's, not another zone's. Call it under the log lock.
  */
 export async function appendDay(logsDir: string, turnDay: string): Promise<string> {
+  const reach = dayAfter(turnDay, LATER_DAY_REACH);
   let newest = turnDay;
   for (const entry of await dayEntries(logsDir)) {
     const day = logFileDate(entry.name);
-    if (day > newest && entry.isFile()) newest = day;
+    if (day > newest && day <= reach && entry.isFile()) newest = day;
   }
   return newest;
+}
+
+/**
+ * How many days after its own a turn may be filed: two local days of one instant are at most two
+ * apart (zones run from −12 h to +14 h). A file dated further ahead (a clock once set wrong) is left
+ * alone rather than taking every later turn, where date filters and pruning would never look.
+ */
+const LATER_DAY_REACH = 2;
+
+/** `day` (YYYY-MM-DD) moved `days` calendar days on. */
+function dayAfter(day: string, days: number): string {
+  const time = Date.parse(`${day}T00:00:00Z`);
+  return Number.isNaN(time) ? day : new Date(time + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** The entries of `logsDir` named like a day's log, whatever they are; none when the folder is missing. */
