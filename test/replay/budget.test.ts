@@ -98,6 +98,21 @@ describe('applyBudget: drop the oldest unprotected turns until the total fits', 
 });
 
 describe('applyBudget: protected turns over the cap are elided, never dropped', () => {
+  it.each<[string, [number, number, number, number], number, boolean[]]>([
+    // name, costs of a..d (c, d protected), cap, elided of c, d
+    ['protected turns exactly at the cap: nothing shortened', [100, 100, 100, 100], 200, [false, false]],
+    ['protected turns one over the cap (cap + 1): shortened', [100, 100, 100, 101], 200, [false, true]],
+    ['protected turns one over the cap: the longer one is shortened', [100, 100, 150, 151], 300, [false, true]],
+    ['protected turns two over the cap', [100, 100, 100, 102], 200, [false, true]],
+  ])('%s', (_name, costs, cap, elided) => {
+    const result = applyBudget(four(costs), cap);
+    expect(result.used.map((t) => t.id)).toEqual(['c', 'd']);
+    expect(result.used.map((t) => t.elided)).toEqual(elided);
+    expect(result.charsUsed).toBeLessThanOrEqual(cap);
+    expect(result.charsUsed).toBe(result.used.reduce((sum, t) => sum + turnCost(t), 0));
+    expect(result.trimmed).toBe(true);
+  });
+
   it('shortens the responses in the middle behind a visible marker and keeps the prompts', () => {
     const response = 'HEAD-' + 'x'.repeat(2000) + '-TAIL';
     const result = applyBudget([turnOfCost('a', 300), turn('b', 'first prompt', response, true), turn('c', 'second prompt', 'short answer', true)], 500);
