@@ -57,6 +57,9 @@ describe('checkReplayPolicy', () => {
     ['fractional protectedTurns', 'replay.protectedTurns', bad({ protectedTurns: 1.5 })],
     // Each protected turn needs 19 code points of frame plus 1 for a marker: 11 × 20 = 220 > 200.
     ['more protected turns than the budget can frame', 'replay.protectedTurns', bad({ budget: 200, protectedTurns: 11 })],
+    // Between the frames alone (11 × 19 = 209) and frames with markers (11 × 20 = 220): still too small.
+    ['a budget that frames 11 protected turns but leaves no room for their markers (210)', 'replay.protectedTurns', bad({ budget: 210, protectedTurns: 11 })],
+    ['a budget one short of 11 protected turns with markers (219)', 'replay.protectedTurns', bad({ budget: 219, protectedTurns: 11 })],
     ['strongMinTurns 0', 'replay.strongMinTurns', bad({ strongMinTurns: 0 })],
     ['unknown reason in filters', 'replay.filters.bogus', bad({ filters: { ...d.filters, bogus: ['question'] } as ReplayPolicy['filters'] })],
     ['unknown type in filters', 'replay.filters.session', bad({ filters: { ...d.filters, session: ['instruction', 'chitchat'] } as ReplayPolicy['filters'] })],
@@ -72,6 +75,7 @@ describe('checkReplayPolicy', () => {
     ['the minimum budget', bad({ budget: MIN_BUDGET })],
     ['no protected turns', bad({ protectedTurns: 0 })],
     ['as many protected turns as the budget can frame', bad({ budget: 200, protectedTurns: 10 })],
+    ['exactly the budget 11 protected turns with markers need (220)', bad({ budget: 220, protectedTurns: 11 })],
     ['strongMinTurns 1', bad({ strongMinTurns: 1 })],
     ['an empty filter list', bad({ filters: { ...d.filters, session: [] } })],
   ])('accepts %s', (_name, policy) => {
