@@ -1,6 +1,6 @@
 // The log store under faults: a full disk mid-append, symlinks planted in the data home, rescue files,
 // and the bounded wait for a lock held by maintenance.
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +63,32 @@ describe('appendEntries', () => {
     const before = readFileSync(file);
     await expect(appendEntries(paths.logs, [makeEntry({ id: 'x' }), makeEntry({ id: 'y' })], '2025-01-02', { write: halfThenFull })).rejects.toBeInstanceOf(LogAppendError);
     expect(readFileSync(file)).toEqual(before);
+  });
+});
+
+describe('where a line landed when another process appends to the same day', () => {
+  // The stand-in for the write appends another process's lines through a second descriptor around ours:
+  // our line is then neither first nor necessarily last among the bytes appended since our stat.
+  it.each<[string, string, string]>([
+    // name, appended by the other process before our write, after it
+    ['before ours', '{"id":"other-1"}\n', ''],
+    ['after ours', '', '{"id":"other-2"}\n'],
+    ['before and after ours', '{"id":"other-1"}\n', '{"id":"other-2"}\n{"id":"other-3"}\n'],
+  ])('another process appends %s: the offset is that of our line', async (_name, foreignBefore, foreignAfter) => {
+    const { paths } = tempData();
+    await appendEntry(paths.logs, makeEntry({ id: 'first' }), '2025-01-02');
+    const file = join(paths.logs, '2025-01-02.log');
+    const interleaved: AppendWrite = async (handle, bytes) => {
+      if (foreignBefore !== '') appendFileSync(file, foreignBefore);
+      const { bytesWritten } = await handle.write(bytes);
+      if (foreignAfter !== '') appendFileSync(file, foreignAfter);
+      return bytesWritten;
+    };
+    const appended = await appendEntry(paths.logs, makeEntry({ id: 'ours' }), '2025-01-02', { write: interleaved });
+    const bytes = readFileSync(file);
+    const ours = readFileSync(file, 'utf8').split('\n').find((line) => line.includes('"id":"ours"'));
+    expect(bytes.subarray(appended.offset, appended.offset + appended.length).toString('utf8')).toBe(ours);
+    expect(bytes[appended.offset + appended.length]).toBe(0x0a);
   });
 });
 
