@@ -351,6 +351,12 @@ describe('the agent loop', () => {
     expect(bodies[2]).toEqual(bodies[0]);
   });
 
+  it('counts all-failure rounds over the whole run, not in a row: fail, fail, success, fail stops after round 4', async () => {
+    const fail = { calls: [call('fail_tool', { q: 'a' })] };
+    const { result } = await run([fail, fail, { calls: [call('ok_tool', { q: 'b' })] }, fail, { chunks: ['never'] }]);
+    expect(result).toMatchObject({ status: 'tool_failures', stopReason: 'all_failure_rounds', iterations: 1, allFailureRounds: 3, requests: 4 });
+  });
+
   it.each([
     ['a thrown ToolError with retryable false', 'perm_tool', 'no such service'],
     ['a returned error with retryable false', 'err_tool', 'quota exceeded'],
