@@ -87,6 +87,12 @@ describe('the error taxonomy', () => {
     ['path parameter is required', 'path'],
     ['disk full', null],
     ['a subscription is required', 'subscription'],
+    // A name counts only where a word starts: the tail of a path, an assignment or an address is not one.
+    ['the file /tmp/out is required', null],
+    ['C:\\work\\name is required', null],
+    ['the value of path=foo is required', null],
+    ['mail@host is required', null],
+    ['an id (token is required)', 'token'],
   ])('requiredParameter(%j) = %j', (message, parameter) => {
     expect(requiredParameter(message)).toBe(parameter);
   });
