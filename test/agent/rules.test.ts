@@ -100,6 +100,7 @@ describe('the error taxonomy', () => {
   it.each([
     ['a plain result', { data: 1 }, { kind: 'success', result: { data: 1 } }],
     ['error: null is success', { error: null, data: 1 }, { kind: 'success', result: { error: null, data: 1 } }],
+    ['error: false is success', { error: false, data: 1 }, { kind: 'success', result: { error: false, data: 1 } }],
     ['a required parameter', { error: 'city is required' }, { kind: 'needs_input', parameter: 'city', message: 'city is required' }],
     ['a retryable failure', { error: 'busy' }, { kind: 'failure', message: 'busy', retryable: true, detail: null }],
     ['a permanent failure', { error: 'gone', retryable: false }, { kind: 'failure', message: 'gone', retryable: false, detail: null }],
