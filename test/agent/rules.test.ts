@@ -138,6 +138,8 @@ describe('microcompaction rules', () => {
     [3, 'call_0', /^tool-results\/S\/T\/r3-call_0\.json$/],
     [1, '../../config', /^tool-results\/S\/T\/r1-______config-[0-9a-f]{12}\.json$/],
     [1, 'a/b', /^tool-results\/S\/T\/r1-a_b-[0-9a-f]{12}\.json$/],
+    [1, 'a.b', /^tool-results\/S\/T\/r1-a_b-[0-9a-f]{12}\.json$/],
+    [1, '..', /^tool-results\/S\/T\/r1-__-[0-9a-f]{12}\.json$/],
     [1, '', /^tool-results\/S\/T\/r1--[0-9a-f]{12}\.json$/],
   ])('the saved path for round %i, call id %j stays a plain name in tool-results/<session>/<turn>/', (round, id, path) => {
     expect(savedResultPath('S', 'T', round, id)).toMatch(path);
