@@ -234,6 +234,20 @@ describe('microcompaction rules', () => {
     expect(summarizeOlder(results, 2)).toEqual([]);
   });
 
+  it.each<[number, boolean]>([
+    // length of an older round's result, summarized
+    [SUMMARY_MIN_CHARS - 1, false],
+    [SUMMARY_MIN_CHARS, false],
+    [SUMMARY_MIN_CHARS + 1, true],
+  ])('an older result of %i characters is summarized: %s (a summary\'s size or less is left alone)', (length, summarized) => {
+    const results = [result('a', 'y'.repeat(length), 1)];
+    // The summary would be shorter: only the length rule decides.
+    expect(results[0]?.summary.length).toBeLessThan(length);
+    const records = summarizeOlder(results, 2);
+    expect(records.map((record) => record.chars_before)).toEqual(summarized ? [length] : []);
+    expect(results[0]?.content).toBe(summarized ? results[0]?.summary : 'y'.repeat(length));
+  });
+
   it('a result whose summary would not be shorter is left as it is', () => {
     // Past the summary size, but quotes double in the summary's JSON: the "summary" would be the longer text.
     const content = '"'.repeat(SUMMARY_MIN_CHARS + 1);
