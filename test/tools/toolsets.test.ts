@@ -100,6 +100,12 @@ describe('resolving toolsets and tools', () => {
     [['bad_include'], 'toolset "bad_include" includes unknown toolset "ghost"'],
     [['broken'], 'toolset "broken" lists unknown tool "nope"'],
     [['none', 'fs'], '"none" turns tools off'],
+    // The members every object has are no toolset: only the catalog's own entries are.
+    [['constructor'], 'unknown toolset or tool "constructor"'],
+    [['toString'], 'unknown toolset or tool "toString"'],
+    [['__proto__'], 'unknown toolset or tool "__proto__"'],
+    [['hasOwnProperty'], 'unknown toolset or tool "hasOwnProperty"'],
+    [['fs', 'valueOf'], 'unknown toolset or tool "valueOf"'],
   ])('an unknown name is a usage error listing the known ones: %j', (requested, message) => {
     const error = thrown(() => resolveTools(requested, { ...catalog, mcpServers: [] }));
     expect(error).toBeInstanceOf(UsageError);
