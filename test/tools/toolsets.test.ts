@@ -142,10 +142,21 @@ describe('resolving toolsets and tools', () => {
     const chain: Record<string, { tools: string[]; includes: string[] }> = {};
     for (let i = 0; i < depth; i++) chain[`t${i}`] = { tools: [], includes: [`t${i + 1}`] };
     chain[`t${depth}`] = { tools: ['read_file'], includes: cycle ? ['t0'] : [] };
-    const deep: Catalog = { ...catalog, toolsets: { ...BUILTIN_TOOLSETS, ...chain } };
+    // A walk that runs away (a cycle check that misses) never returns to let a timeout fire: it grows
+    // until the worker dies, tens of seconds later. Each toolset is looked up once, so a bound on the
+    // lookups ends such a walk at once, naming the cause.
+    let lookups = 0;
+    const most = 3 * (depth + 1);
+    const toolsets = new Proxy<Record<string, ToolsetSpec>>({ ...BUILTIN_TOOLSETS, ...chain }, {
+      get: (target, key, receiver) => {
+        if (++lookups > most) throw new Error(`more than ${most} toolset lookups for ${depth + 1} toolsets: the walk runs away`);
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const deep: Catalog = { ...catalog, toolsets };
     if (cycle) expect((thrown(() => resolveTools(['t0'], deep)) as Error).message).toMatch(/^toolset cycle: t0 → t1 → .* → t10000 → t0; remove one of these includes in config\.json$/);
     else expect(resolveTools(['t0', 't5000'], deep)).toMatchObject({ tools: ['read_file'], expanded: expect.arrayContaining([{ toolset: `t${depth}`, tools: ['read_file'] }]) as unknown });
-  });
+  }, 5_000);
 
   it('parseToolList rejects empty items', () => {
     expect(thrown(() => parseToolList('fs,,edit', '--tools'))).toBeInstanceOf(UsageError);
