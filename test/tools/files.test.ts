@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { editFileTool, writeFileTool } from '../../src/tools/edit.js';
 import { READ_CAP_BYTES, listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
-import { resolveInRoot } from '../../src/tools/root.js';
+import { isInside, resolveInRoot } from '../../src/tools/root.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
 
@@ -29,6 +29,8 @@ beforeAll(() => {
   symlinkSync(join(root, 'lines.txt'), join(root, 'link-in.txt'));
   symlinkSync(join(outside, 'nothing-yet.txt'), join(root, 'dangling-out.txt'));
   symlinkSync(join(root, 'src'), join(root, 'src-link'));
+  // A name that starts with two dots is a name, not a step up.
+  writeFileSync(join(root, '..notes'), 'kept inside\n');
   context = { root, home: root, signal: new AbortController().signal };
 });
 
@@ -48,12 +50,31 @@ describe('root confinement', () => {
     ['./src/../lines.txt', 'lines.txt'],
     ['link-in.txt', 'lines.txt'],
     ['new/dir/file.txt', 'new/dir/file.txt'],
+    ['..notes', '..notes'],
+    ['src/../..notes', '..notes'],
   ])('%s resolves inside the root', async (path, expected) => {
     expect(await resolveInRoot(root, path)).toBe(join(root, expected));
   });
 
   it.each(['../outside/secret.txt', '/etc/passwd', 'link-out.txt', 'dir-out/secret.txt', 'dir-out/new.txt', 'dangling-out.txt', '..'])('%s is refused', async (path) => {
     expect(await failure(resolveInRoot(root, path))).toContain('is outside the root directory');
+  });
+
+  it.each<[string, string, boolean]>([
+    // root, path, inside
+    ['/r', '/r', true],
+    ['/r', '/r/a.txt', true],
+    ['/r', '/r/..notes', true],
+    ['/r', '/r/...', true],
+    ['/r', '/r/..a/b', true],
+    ['/r', '/r/a/../..notes', true],
+    ['/r', '/', false],
+    ['/r', '/r/..', false],
+    ['/r', '/r/../x', false],
+    ['/r', '/r-x/a.txt', false],
+    ['/r', '/..notes', false],
+  ])('isInside(%j, %j) = %s', (rootPath, path, inside) => {
+    expect(isInside(rootPath, path)).toBe(inside);
   });
 
   it('an absolute path inside the root is fine', async () => {
@@ -70,6 +91,10 @@ describe('read_file', () => {
     const result = await readFileTool.run(args, context);
     expect(result).toMatchObject({ path: 'lines.txt', from_line: from, to_line: to });
     expect(String(result.content).startsWith(content)).toBe(true);
+  });
+
+  it('reads a file inside the root whose name starts with two dots', async () => {
+    expect(await readFileTool.run({ path: '..notes' }, context)).toMatchObject({ path: '..notes', from_line: 1, to_line: 1, content: 'kept inside' });
   });
 
   it('CRLF line ends, a last line without a newline, lines across read chunks', async () => {
