@@ -31,6 +31,9 @@ beforeAll(() => {
   symlinkSync(join(root, 'src'), join(root, 'src-link'));
   // A name that starts with two dots is a name, not a step up.
   writeFileSync(join(root, '..notes'), 'kept inside\n');
+  // A link to a folder inside the root: a new file through it is the folder's.
+  mkdirSync(join(root, 'sub'));
+  symlinkSync(join(root, 'sub'), join(root, 'inner'));
   context = { root, home: root, signal: new AbortController().signal };
 });
 
@@ -52,6 +55,9 @@ describe('root confinement', () => {
     ['new/dir/file.txt', 'new/dir/file.txt'],
     ['..notes', '..notes'],
     ['src/../..notes', '..notes'],
+    // A path not there yet is resolved through the real path of its nearest existing folder.
+    ['inner/new.txt', 'sub/new.txt'],
+    ['inner/new/dir/file.txt', 'sub/new/dir/file.txt'],
   ])('%s resolves inside the root', async (path, expected) => {
     expect(await resolveInRoot(root, path)).toBe(join(root, expected));
   });
@@ -220,6 +226,12 @@ describe('write_file and edit_file', () => {
     const preview = await writeFileTool.preview?.({ path: 'out/new.txt', content: 'one\nTHREE\n' }, context);
     expect(preview).toContain('-two');
     expect(preview).toContain('+THREE');
+  });
+
+  it('a new file through a link to a folder inside the root is written in that folder and shown by its real path', async () => {
+    expect(await writeFileTool.run({ path: 'inner/new.txt', content: 'through\n' }, context)).toMatchObject({ path: 'sub/new.txt', created: true });
+    expect(readFileSync(join(root, 'sub', 'new.txt'), 'utf8')).toBe('through\n');
+    expect(await writeFileTool.run({ path: 'inner/new.txt', content: 'again\n', mode: 'append' }, context)).toMatchObject({ path: 'sub/new.txt', created: false });
   });
 
   it('refuses to write outside the root, through a link or not', async () => {
