@@ -34,6 +34,10 @@ describe('run_command', () => {
     expect(result.stdout_truncated).toBe('showing the first 50 KB of 100000 bytes');
   });
 
+  it('a command that ends within its timeout is not cut (0.3 s of work, timeout 1 s)', async () => {
+    expect(await runCommandTool.run({ command: 'sleep 0.3; echo done', timeout: 1 }, context())).toEqual({ exit_code: 0, stdout: 'done\n', stderr: '' });
+  });
+
   it('kills the whole process group on timeout', async () => {
     const pidFile = join(root, 'child.pid');
     const error = await runCommandTool.run({ command: `sleep 30 & echo $! > ${pidFile}; wait`, timeout: 1 }, context()).catch((e: unknown) => e);
