@@ -38,6 +38,17 @@ describe('run_command', () => {
     expect(await runCommandTool.run({ command: 'sleep 0.3; echo done', timeout: 1 }, context())).toEqual({ exit_code: 0, stdout: 'done\n', stderr: '' });
   });
 
+  it.each<[number, string | null]>([
+    // timeout in seconds, what is wrong with it
+    [0, '"timeout" must be >= 1'],
+    [1, null],
+    [600, null],
+    [601, '"timeout" must be <= 600'],
+  ])('a timeout of %i s is valid unless: %s', (timeout, problem) => {
+    const args = { command: 'true', timeout };
+    expect(validateArguments(runCommandTool, args)).toEqual(problem === null ? { kind: 'ok', args } : { kind: 'invalid', reason: expect.stringContaining(problem) as unknown });
+  });
+
   it('kills the whole process group on timeout', async () => {
     const pidFile = join(root, 'child.pid');
     const error = await runCommandTool.run({ command: `sleep 30 & echo $! > ${pidFile}; wait`, timeout: 1 }, context()).catch((e: unknown) => e);
