@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { commandTool, fillArgv, optionLikeArgument } from '../../src/tools/command.js';
 import { validateArguments } from '../../src/tools/validate.js';
-import { BACKGROUND_NOTE, CappedOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, looksSecret, onPath } from '../../src/tools/process.js';
+import { BACKGROUND_NOTE, CappedOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, killGroup, looksSecret, onPath, spawnGroup } from '../../src/tools/process.js';
 import { processTool, runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
@@ -92,6 +92,29 @@ describe('run_command', () => {
     const running = runCommandTool.run({ command: 'sleep 30' }, context(controller.signal));
     setImmediate(() => controller.abort());
     await expect(running).rejects.toMatchObject({ message: 'the command was interrupted', retryable: false });
+  });
+});
+
+describe('killGroup', () => {
+  // process.kill stands in for the system: for a group found empty it answers as if the id led a group
+  // again (another process's, given the id since), so only Argo's own note of the emptied group spares it.
+  it.each<[string, string, boolean, NodeJS.Signals[]]>([
+    // name, command, wait for it to exit first, signals sent to its group
+    ['a running group is sent SIGTERM', 'sleep 30', false, ['SIGTERM']],
+    ['a group found empty when its leader exited is never signalled, though its id may lead another group now', 'true', true, []],
+  ])('%s', async (_name, command, exitFirst, signals) => {
+    const child = spawnGroup('/bin/sh', ['-c', command], root);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    if (exitFirst) await exited;
+    const realKill = process.kill.bind(process);
+    const kill = vi.spyOn(process, 'kill').mockImplementation((pid, signal) => (exitFirst ? true : realKill(pid, signal)));
+    try {
+      killGroup(child);
+      expect(kill.mock.calls).toEqual(signals.map((signal) => [-(child.pid ?? 0), signal]));
+    } finally {
+      kill.mockRestore();
+    }
+    await exited;
   });
 });
 
