@@ -45,6 +45,17 @@ describe('messages to Ollama', () => {
       [{ role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'add', arguments: '{}' } }] }],
       [{ role: 'assistant', content: '', tool_calls: [{ function: { name: 'add', arguments: {} } }] }],
     ],
+    [
+      "a result is named by the call its id points at, not by a name the client gives it",
+      [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }] },
+        { role: 'tool', tool_call_id: 'c1', name: 'other', content: 'text of a' },
+      ],
+      [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', function: { name: 'read_file', arguments: { path: 'a' } } }] },
+        { role: 'tool', content: 'text of a', tool_name: 'read_file', tool_call_id: 'c1' },
+      ],
+    ],
     ['unknown call id falls back to name', [{ role: 'tool', tool_call_id: 'zz', name: 'legacy', content: 'r' }], [{ role: 'tool', content: 'r', tool_name: 'legacy', tool_call_id: 'zz' }]],
     ['no name at all', [{ role: 'tool', tool_call_id: 'zz', content: 'r' }], [{ role: 'tool', content: 'r', tool_call_id: 'zz' }]],
     [
