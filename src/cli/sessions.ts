@@ -151,14 +151,7 @@ async function listCommand(settings: Settings, flags: { json?: boolean } & Outpu
     return;
   }
   const shown = records.map((record) => shownRecord(record, records));
-  io.stdout.write(sessionsTable(shown, renderOptions(io, records, flags)) + damagedRows(records, damaged, io, flags));
-}
-
-/** A row for each damaged record after the table, its name in the NAME column. */
-function damagedRows(records: readonly SessionRecord[], damaged: readonly DamagedRecord[], io: Io, flags: OutputFlags): string {
-  const c = colorsFor(io, flags);
-  const width = Math.max(4, ...records.map((record) => Array.from(record.name).length));
-  return damaged.map((record) => `${c.cyan(record.name.padEnd(width))}  ${c.red(`(damaged record: run argo sessions rm ${record.name})`)}\n`).join('');
+  io.stdout.write(sessionsTable(shown, renderOptions(io, records, flags), damaged.map((record) => record.name)));
 }
 
 async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number } & OutputFlags, io: Io): Promise<void> {

@@ -6,6 +6,8 @@ import stringWidth from 'string-width';
 import type { LogEntry } from '../log/entry.js';
 import { headOf } from '../output/cut.js';
 import { plural } from '../output/count.js';
+import { COLUMN_GAP, fitColumns } from './columns.js';
+import type { Column, Fitted, Step } from './columns.js';
 import type { ShownRecord } from '../sessions/store.js';
 import type { HistoryStats, Spread } from './stats.js';
 
@@ -31,15 +33,24 @@ function unchecked(value: unknown): string {
   return typeof value === 'string' ? value : String(value);
 }
 
-// The id column fits the 12-character ids Argo writes (what `fork`, `rerun` and `show` take).
-const COLUMNS = { time: 16, id: 12, session: 14, type: 11, strength: 8 };
 const PREVIEW_WITHOUT_TERMINAL = 80;
-const MIN_PREVIEW = 20;
+/** The fewest columns the prompt (or title) gets while another column can still give way. */
+const MIN_FREE = 20;
 
-export function localTime(timestamp: string, seconds = false): string {
+const TIME_PATTERNS = { minutes: 'yyyy-MM-dd HH:mm', seconds: 'yyyy-MM-dd HH:mm:ss', short: 'MM-dd HH:mm' } as const;
+export type TimeStyle = keyof typeof TIME_PATTERNS;
+const SHORT_TIME = TIME_PATTERNS.short.length;
+
+export function localTime(timestamp: string, style: TimeStyle = 'minutes'): string {
+  const pattern = TIME_PATTERNS[style];
   const time = Date.parse(timestamp);
-  if (Number.isNaN(time)) return timestamp.slice(0, seconds ? 19 : 16);
-  return format(time, seconds ? 'yyyy-MM-dd HH:mm:ss' : 'yyyy-MM-dd HH:mm');
+  if (Number.isNaN(time)) return timestamp.slice(0, pattern.length);
+  return format(time, pattern);
+}
+
+/** The time at a column's width: the short form once the column is narrowed to it. */
+function timeIn(timestamp: string, width: number): string {
+  return localTime(timestamp, width < TIME_PATTERNS.minutes.length ? 'short' : 'minutes');
 }
 
 const graphemes = new Intl.Segmenter();
@@ -114,30 +125,94 @@ function pad(text: string, width: number): string {
   return cut + ' '.repeat(Math.max(0, width - stringWidth(cut)));
 }
 
+/**
+ * The columns a table row may use: the terminal's last one is left empty, as a line that fills it
+ * wraps early on some terminals.
+ */
+function usableOf(width: number): number {
+  return Math.max(1, width - 1);
+}
+
+/** `lead` then `text`, cut together to `room` columns; what is left of `lead` painted with `paint`. */
+function afterLead(lead: string, text: string, room: number, paint: (text: string) => string): string {
+  const cut = truncate(lead + text, room);
+  return lead === '' ? cut : paint(cut.slice(0, lead.length)) + cut.slice(lead.length);
+}
+
+/** A row: its cells and, when shown, the free column, two spaces apart. */
+function joinRow(cells: readonly string[], free: string | null): string {
+  return (free === null ? cells : [...cells, free]).join(' '.repeat(COLUMN_GAP));
+}
+
+export type LogColumn = 'time' | 'id' | 'session' | 'type' | 'strength';
+// The id column fits the 12-character ids Argo writes (what `fork`, `rerun` and `show` take).
+const LOG_COLUMNS: readonly Column<LogColumn>[] = [
+  { key: 'time', width: TIME_PATTERNS.minutes.length },
+  { key: 'id', width: 12 },
+  { key: 'session', width: 14 },
+  { key: 'type', width: 11 },
+  { key: 'strength', width: 8 },
+];
+/**
+ * What gives way, in this order, when the prompt would get fewer than MIN_FREE columns: the
+ * strength, the type, the year (time as MM-dd HH:mm), the session name (cut to 8 columns with `…`),
+ * the session, the time. The id stays: it is what `rerun`, `fork` and `show` take.
+ */
+const LOG_STEPS: readonly Step<LogColumn>[] = [
+  { drop: 'strength' },
+  { drop: 'type' },
+  { narrow: 'time', to: SHORT_TIME },
+  { cut: 'session', floor: 8 },
+  { drop: 'session' },
+  { drop: 'time' },
+];
+
+/** The columns of `argo logs` at a width (null off a terminal: every column, and 80 for the prompt). */
+export function logColumns(width: number | null): Fitted<LogColumn> {
+  if (width === null) return { columns: [...LOG_COLUMNS], free: PREVIEW_WITHOUT_TERMINAL };
+  return fitColumns(LOG_COLUMNS, LOG_STEPS, usableOf(width), MIN_FREE);
+}
+
+// A listing sizes every row alike: the layout is worked out again only when the width changes.
+let lastLogLayout: { width: number | null; fitted: Fitted<LogColumn> } | undefined;
+function logLayout(width: number | null): Fitted<LogColumn> {
+  if (lastLogLayout?.width !== width) lastLogLayout = { width, fitted: logColumns(width) };
+  return lastLogLayout.fitted;
+}
+
+const LOG_LABELS: Record<LogColumn, string> = { time: 'TIME', id: 'ID', session: 'SESSION', type: 'TYPE', strength: 'STRENGTH' };
+
 export function tableHeader(options: RenderOptions): string {
-  const { time, id, session, type, strength } = COLUMNS;
-  return options.color.dim(`${pad('TIME', time)}  ${pad('ID', id)}  ${pad('SESSION', session)}  ${pad('TYPE', type)}  ${pad('STRENGTH', strength)}  PROMPT`) + '\n';
+  const { columns, free } = logLayout(options.width);
+  return options.color.dim(joinRow(columns.map((column) => pad(LOG_LABELS[column.key], column.width)), free > 0 ? truncate('PROMPT', free) : null)) + '\n';
 }
 
 export function tableRow(entry: LogEntry, options: RenderOptions): string {
   const c = options.color;
   const t = options.untrusted ?? asIs;
-  const strength = entry.replay_policy?.context_strength ?? '-';
-  const fixed = COLUMNS.time + COLUMNS.id + COLUMNS.session + COLUMNS.type + COLUMNS.strength + 10;
-  const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - fixed - 1);
+  const { columns, free } = logLayout(options.width);
+  const cellOf = (column: Column<LogColumn>): string => {
+    switch (column.key) {
+      // The timestamp is shown as written when it is not a time.
+      case 'time':
+        return c.dim(pad(t(timeIn(entry.timestamp, column.width)), column.width));
+      // An id Argo wrote fits whole. Only on a terminal is a longer, hand-edited one (or any, on a
+      // terminal narrower than an id) cut; piped, never, for scripts.
+      case 'id':
+        return c.yellow(options.width === null ? t(entry.id).padEnd(column.width) : pad(t(entry.id), column.width));
+      case 'session':
+        return c.cyan(pad(t(options.sessionName(entry)), column.width));
+      case 'type':
+        return pad(t(unchecked(entry.entry_type)), column.width);
+      case 'strength': {
+        const strength = entry.replay_policy?.context_strength ?? '-';
+        return strengthColor(c, strength)(pad(strength, column.width));
+      }
+    }
+  };
   const status = entry.status === 'ok' ? '' : `[${t(entry.status)}] `;
-  const preview = truncate(status + oneLine(t(entry.user_prompt)), room);
-  const shown = status === '' ? preview : statusColor(c, entry.status)(preview.slice(0, status.length)) + preview.slice(status.length);
-  return [
-    // The timestamp is shown as written when it is not a time.
-    c.dim(pad(t(localTime(entry.timestamp)), COLUMNS.time)),
-    // Never cut: an id is copied whole.
-    c.yellow(t(entry.id).padEnd(COLUMNS.id)),
-    c.cyan(pad(t(options.sessionName(entry)), COLUMNS.session)),
-    pad(t(unchecked(entry.entry_type)), COLUMNS.type),
-    strengthColor(c, strength)(pad(strength, COLUMNS.strength)),
-    shown,
-  ].join('  ') + '\n';
+  const prompt = free > 0 ? afterLead(status, oneLine(t(entry.user_prompt)), free, statusColor(c, entry.status)) : null;
+  return joinRow(columns.map(cellOf), prompt) + '\n';
 }
 
 /** One turn in full: a header line, the prompt, the response. */
@@ -146,7 +221,7 @@ export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assi
   const t = options.untrusted ?? asIs;
   const policy = entry.replay_policy;
   const facts = [
-    t(localTime(entry.timestamp, true)),
+    t(localTime(entry.timestamp, 'seconds')),
     c.cyan(t(options.sessionName(entry))),
     t(unchecked(entry.entry_type)),
     policy ? `${strengthColor(c, policy.context_strength)(policy.context_strength)} (${policy.reason}, ${policy.entries_used} turns, ${policy.chars_used} chars${policy.trimmed ? ', trimmed' : ''})` : 'no replay',
@@ -173,24 +248,72 @@ export function sessionHeader(record: ShownRecord, entries: readonly LogEntry[],
   return `${lines.join('\n')}\n\n`;
 }
 
-/** `argo sessions` as a table. */
-export function sessionsTable(records: readonly ShownRecord[], options: RenderOptions): string {
+export type SessionColumn = 'name' | 'turns' | 'used' | 'model';
+/**
+ * What gives way, in this order, when the title would get fewer than MIN_FREE columns: the model,
+ * the turn count, the year (last used as MM-dd HH:mm), the name (cut to 8 columns with `…`), the
+ * last-used time.
+ */
+const SESSION_STEPS: readonly Step<SessionColumn>[] = [
+  { drop: 'model' },
+  { drop: 'turns' },
+  { narrow: 'used', to: SHORT_TIME },
+  { cut: 'name', floor: 8 },
+  { drop: 'used' },
+];
+
+/** The columns of `argo sessions` at a width, the name column as wide as the widest name (at least 4). */
+export function sessionColumns(width: number | null, nameWidth: number): Fitted<SessionColumn> {
+  const full: Column<SessionColumn>[] = [
+    { key: 'name', width: Math.max(4, nameWidth) },
+    { key: 'turns', width: 5 },
+    { key: 'used', width: TIME_PATTERNS.minutes.length },
+    { key: 'model', width: 14 },
+  ];
+  if (width === null) return { columns: full, free: PREVIEW_WITHOUT_TERMINAL };
+  return fitColumns(full, SESSION_STEPS, usableOf(width), MIN_FREE);
+}
+
+const SESSION_LABELS: Record<SessionColumn, string> = { name: 'NAME', turns: 'TURNS', used: 'LAST USED', model: 'MODEL' };
+
+/** `argo sessions` as a table; a damaged record (named in `damaged`) is a row after it, saying how to remove it. */
+export function sessionsTable(records: readonly ShownRecord[], options: RenderOptions, damaged: readonly string[] = []): string {
   const c = options.color;
   const t = options.untrusted ?? asIs;
-  const nameWidth = Math.max(4, ...records.map((record) => stringWidth(record.name)));
-  const header = c.dim(`${pad('NAME', nameWidth)}  ${'TURNS'.padStart(5)}  ${pad('LAST USED', 16)}  ${pad('MODEL', 14)}  TITLE`);
-  const room = options.width === null ? PREVIEW_WITHOUT_TERMINAL : Math.max(MIN_PREVIEW, options.width - nameWidth - 45);
+  const names = [...records.map((record) => record.name), ...damaged];
+  const { columns, free } = sessionColumns(options.width, Math.max(0, ...names.map((name) => stringWidth(t(name)))));
+  const title = (text: string): string | null => (free > 0 ? text : null);
+  const header = joinRow(
+    columns.map((column) => (column.key === 'turns' ? SESSION_LABELS.turns.padStart(column.width) : pad(SESSION_LABELS[column.key], column.width))),
+    title(truncate('TITLE', free)),
+  );
   const rows = records.map((record) => {
-    const fork = record.parent ? c.dim(t(`(fork of ${record.parent.name}@${record.parent.turn_id}${record.parent.removed ? ', removed' : ''}) `)) : '';
-    return [
-      c.cyan(pad(t(record.name), nameWidth)),
-      String(record.turns).padStart(5),
-      c.dim(pad(t(localTime(record.last_used_at)), 16)),
-      pad(t(record.last_model ?? '-'), 14),
-      fork + truncate(t(record.title), room),
-    ].join('  ');
+    const cellOf = (column: Column<SessionColumn>): string => {
+      switch (column.key) {
+        case 'name':
+          return c.cyan(pad(t(record.name), column.width));
+        case 'turns':
+          return pad(String(record.turns).padStart(column.width), column.width);
+        case 'used':
+          return c.dim(pad(t(timeIn(record.last_used_at, column.width)), column.width));
+        case 'model':
+          return pad(t(record.last_model ?? '-'), column.width);
+      }
+    };
+    const fork = record.parent ? t(`(fork of ${record.parent.name}@${record.parent.turn_id}${record.parent.removed ? ', removed' : ''}) `) : '';
+    // Off a terminal the title keeps its 80 columns after the fork note, as it always has.
+    const room = options.width === null ? free + stringWidth(fork) : free;
+    return joinRow(columns.map(cellOf), title(afterLead(fork, t(record.title), room, c.dim)));
   });
-  return [header, ...rows].join('\n') + '\n';
+  // The note takes the room of every column after the name: on a narrow terminal it is cut too.
+  const [nameColumn] = columns;
+  const noteRoom = options.width === null ? null : usableOf(options.width) - (nameColumn === undefined ? 0 : nameColumn.width + COLUMN_GAP);
+  const damagedRows = damaged.map((name) => {
+    const note = t(`(damaged record: run argo sessions rm ${name})`);
+    const cells = nameColumn === undefined ? [] : [c.cyan(pad(t(name), nameColumn.width))];
+    return noteRoom === null || noteRoom > 0 ? joinRow(cells, c.red(noteRoom === null ? note : truncate(note, noteRoom))) : joinRow(cells, null);
+  });
+  return [c.dim(header), ...rows, ...damagedRows].join('\n') + '\n';
 }
 
 export function statsText(stats: HistoryStats, options: RenderOptions): string {

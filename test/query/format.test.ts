@@ -2,13 +2,18 @@ import { Writable } from 'node:stream';
 import { Chalk } from 'chalk';
 import stringWidth from 'string-width';
 import { describe, expect, it, vi } from 'vitest';
-import { fullBlock, oneLine, tableRow, truncate } from '../../src/query/format.js';
+import { fullBlock, logColumns, oneLine, sessionColumns, sessionsTable, tableHeader, tableRow, truncate } from '../../src/query/format.js';
 import type { RenderOptions } from '../../src/query/format.js';
 import type { LogEntry } from '../../src/log/entry.js';
+import type { ShownRecord } from '../../src/sessions/store.js';
 import { Sink } from '../../src/output/sink.js';
 import { CONTROLS, neutralizeControls } from '../../src/output/terminal-text.js';
 import { makeEntry, policy } from './helpers.js';
 import { waitFor } from '../support/wait.js';
+import { defined } from '../support/defined.js';
+import { localTime } from '../../src/query/format.js';
+
+const localClock = localTime('2025-01-02T10:00:00.000Z').slice(11);
 
 const plain = (width: number | null): RenderOptions => ({ color: new Chalk({ level: 0 }), width, sessionName: (entry) => `${entry.session}!` });
 
@@ -107,6 +112,91 @@ describe('tableRow', () => {
     const typeColumn = rows.map((row) => stringWidth(row.slice(0, row.indexOf('question'))));
     expect(new Set(typeColumn).size).toBe(1);
     for (const row of rows) expect(stringWidth(row.trimEnd())).toBeLessThanOrEqual(90);
+  });
+});
+
+// Every row of a table, header included, is within the width; the free column starts where the
+// fitted columns say, in the header and in every row.
+const WIDTHS = [120, 100, 80, 60, 40, 20] as const;
+const FAMILY = '👩‍👩‍👧';
+const linesOf = (text: string): string[] => text.split('\n').filter((line) => line !== '');
+const columnsWidth = (columns: readonly { width: number }[]): number => columns.reduce((sum, column) => sum + column.width + 2, 0);
+
+describe('argo logs as a table at a width', () => {
+  const entries = [
+    makeEntry({ session: 'a-very-long-session-name-of-29', user_prompt: 'QQ why does my closure capture the loop variable? '.repeat(3) }),
+    makeEntry({ session: '日本語の会話の名前です', user_prompt: 'QQ 中文问题 '.repeat(30), status: 'interrupted' }),
+    makeEntry({ session: FAMILY.repeat(10), user_prompt: `QQ ${'🎉 '.repeat(40)}`, replay_policy: policy({ context_strength: 'weak' }) }),
+    makeEntry({ session: 'w', user_prompt: 'QQ', status: 'error' }),
+  ];
+  it.each(WIDTHS)('at %d columns no line is wider, and the prompt starts under PROMPT', (width) => {
+    const options = plain(width);
+    const { free, columns } = logColumns(width);
+    const lines = linesOf(tableHeader(options) + entries.map((entry) => tableRow(entry, options)).join(''));
+    for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(width);
+    const start = columnsWidth(columns);
+    const [header, ...rows] = lines;
+    expect(defined(header).endsWith(truncate('PROMPT', free))).toBe(true);
+    expect(stringWidth(defined(header)) - stringWidth(truncate('PROMPT', free))).toBe(start);
+    for (const row of rows) expect(stringWidth(row.slice(0, row.search(/QQ|\[/)))).toBe(start);
+  });
+
+  it.each<[number, string]>([
+    [80, 'TIME              ID            SESSION         PROMPT'],
+    [60, 'TIME         ID            SESSION     PROMPT'],
+    [40, 'ID            PROMPT'],
+    [20, 'ID            PROM…'],
+  ])('the header at %d columns names the columns shown: %j', (width, expected) => {
+    expect(tableHeader(plain(width))).toBe(`${expected}\n`);
+  });
+
+  it('a long session name is cut by display width with an ellipsis, never inside a grapheme', () => {
+    const row = tableRow(makeEntry({ timestamp: '2025-01-02T10:00:00.000Z', session: FAMILY.repeat(10), user_prompt: 'QQ' }), plain(60));
+    // 60 columns: the session column is 10 wide, so 4 families (8 columns) and the ellipsis.
+    expect(row).toMatch(/^\d\d-\d\d \d\d:\d\d {2}turn-0000001 {2}/);
+    expect(row).toContain(`  ${FAMILY.repeat(4)}…   QQ`);
+  });
+});
+
+describe('argo sessions as a table at a width', () => {
+  const record = (name: string, title: string, parent?: ShownRecord['parent']): ShownRecord => ({
+    name,
+    id: '00000000-0000-4000-8000-000000000001',
+    title,
+    turns: 12,
+    created_at: '2025-01-02T10:00:00.000Z',
+    last_used_at: '2025-01-02T10:00:00.000Z',
+    last_model: 'llama3.1:8b-instruct-q4',
+    ...(parent ? { parent } : {}),
+  });
+  const records = [
+    record('a-session-name-of-29-letters_', 'QQ a short title'),
+    record('日本語の名前', 'QQ 中文标题 '.repeat(8)),
+    record('fork', 'QQ what the fork asked first', { session_id: 'x', name: 'a-session-name-of-29-letters_', turn_id: 'V1StGXR8_Z5j' }),
+    record('gone', 'QQ a fork of a removed session', { session_id: 'y', name: 'old', turn_id: 'V1StGXR8_Z5j', removed: true }),
+  ];
+  it.each(WIDTHS)('at %d columns no line is wider (fork notes counted), and the title starts under TITLE', (width) => {
+    const text = sessionsTable(records, plain(width), ['damaged-record-name']);
+    const { columns, free } = sessionColumns(width, 29);
+    const start = columnsWidth(columns);
+    const lines = linesOf(text);
+    for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(width);
+    const [header, ...rows] = lines;
+    expect(defined(header).endsWith(truncate('TITLE', free))).toBe(true);
+    expect(stringWidth(defined(header)) - stringWidth(truncate('TITLE', free))).toBe(start);
+    for (const row of rows.slice(0, records.length)) expect(stringWidth(row.slice(0, row.search(/QQ|\(fork/)))).toBe(start);
+  });
+
+  it('a fork note and its title are cut together', () => {
+    const [, , , fork] = linesOf(sessionsTable(records, plain(80), []));
+    // 80 columns: names 29 wide, the model dropped, 23 columns for note and title.
+    expect(fork).toBe(`fork                              12  2025-01-02 ${localClock}  (fork of a-session-nam…`);
+  });
+
+  it('off a terminal every column is kept, and the title keeps 80 columns after the fork note', () => {
+    const lines = linesOf(sessionsTable([record('f', `QQ ${'x'.repeat(100)}`, { session_id: 'x', name: 'p', turn_id: 'V1StGXR8_Z5j' })], plain(null)));
+    expect(lines[0]).toBe('NAME  TURNS  LAST USED         MODEL           TITLE');
+    expect(lines[1]).toContain(`llama3.1:8b-i…  (fork of p@V1StGXR8_Z5j) QQ ${'x'.repeat(76)}…`);
   });
 });
 

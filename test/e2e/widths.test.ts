@@ -1,0 +1,45 @@
+// Tables at the width they are given: a real terminal's.
+import stringWidth from 'string-width';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { recordTurns, tempData } from '../query/helpers.js';
+import type { Home } from '../query/helpers.js';
+import { startInPty } from '../support/pty.js';
+
+// No colour: the width of a line is the width of its text.
+const ENV = { TZ: 'UTC', NO_COLOR: '1' };
+const LONG_PROMPT = 'why does my closure capture the loop variable and not its value at each turn of the loop?';
+
+const linesOf = (output: string): string[] => output.split(/\r?\n/).filter((line) => line !== '');
+const widest = (lines: readonly string[]): number => Math.max(0, ...lines.map((line) => stringWidth(line)));
+
+let data: Home;
+beforeAll(async () => {
+  data = tempData();
+  await recordTurns(data.paths, 'a-session-name-of-29-letters_', 3, { shape: () => ({ user_prompt: LONG_PROMPT }) });
+  await recordTurns(data.paths, '日本語の会話', 2, { shape: (i) => ({ user_prompt: `中文问题 ${i} `.repeat(20) }) });
+});
+
+// One terminal at a time: node-pty may drop a program's last output when it is slow to close
+// its side after the program exits (a loaded machine).
+describe('tables on a terminal', () => {
+  it.each<[string[], number]>([
+    [['logs'], 40],
+    [['logs'], 20],
+    [['sessions'], 40],
+    [['sessions'], 60],
+  ])('argo %j at %d columns: no line is wider than the terminal', async (args, cols) => {
+    const terminal = startInPty(args, { home: data.home, env: ENV, cols });
+    expect((await terminal.exited).code).toBe(0);
+    const lines = linesOf(terminal.output);
+    expect(lines.length, terminal.output).toBeGreaterThan(1);
+    expect(widest(lines), terminal.output).toBeLessThanOrEqual(cols);
+  });
+
+  it('argo logs at 40 columns: the id and the prompt, under a header that names them', async () => {
+    const terminal = startInPty(['logs'], { home: data.home, env: ENV, cols: 40 });
+    expect((await terminal.exited).code).toBe(0);
+    const [header, first] = linesOf(terminal.output);
+    expect(header).toBe('ID            PROMPT');
+    expect(first).toMatch(/^\S{12} {2}why does my closure capt…$/);
+  });
+});
