@@ -221,7 +221,10 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
             stats.skip(file, line, await describeBadLine(line));
             return;
           }
-          if (matchesQuery(entry, query, grep)) await sink.write(print(entry, line.text));
+          if (!matchesQuery(entry, query, grep)) return;
+          // Read for each new row: rows after a resize of the terminal are sized to its new width.
+          render.width = widthOf(io);
+          await sink.write(print(entry, line.text));
         },
         onIdle: () => sink.flush(),
       });

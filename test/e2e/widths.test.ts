@@ -1,7 +1,9 @@
-// Tables at the width they are given: a real terminal's.
+// Tables at the width they are given: a real terminal's, resized or not.
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import stringWidth from 'string-width';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { recordTurns, tempData } from '../query/helpers.js';
+import { makeEntry, recordTurns, tempData } from '../query/helpers.js';
 import type { Home } from '../query/helpers.js';
 import { startInPty } from '../support/pty.js';
 
@@ -41,5 +43,29 @@ describe('tables on a terminal', () => {
     const [header, first] = linesOf(terminal.output);
     expect(header).toBe('ID            PROMPT');
     expect(first).toMatch(/^\S{12} {2}why does my closure capt…$/);
+  });
+
+  it('argo logs --follow sizes the rows after a resize to the new width', async () => {
+    const { home, paths } = tempData();
+    await recordTurns(paths, 'work', 2, { date: '2025-01-01', shape: () => ({ user_prompt: LONG_PROMPT }) });
+    const terminal = startInPty(['logs', '--follow'], { home, env: ENV, cols: 120 });
+    const append = async (id: string): Promise<string> => {
+      const from = terminal.output.length;
+      appendFileSync(join(paths.logs, '2025-01-01.log'), `${JSON.stringify(makeEntry({ id, user_prompt: LONG_PROMPT }))}\n`);
+      await terminal.waitFor(new RegExp(`${id}.*\\r\\n`), from);
+      return linesOf(terminal.output.slice(from)).find((line) => line.includes(id)) ?? '';
+    };
+    try {
+      await terminal.waitFor(/why does my closure[\s\S]*why does my closure.*\r\n/);
+      expect(stringWidth(await append('before-wide1'))).toBe(119);
+      terminal.resize(40, 30);
+      // The first row after the resize is printed once argo has seen the signal's news (or at
+      // once before it, in principle): the one after it is surely sized by the new width.
+      await append('after-resiz1');
+      expect(await append('after-resiz2')).toBe('after-resiz2  why does my closure capt…');
+    } finally {
+      terminal.kill('SIGINT');
+    }
+    expect((await terminal.exited).code).toBe(0);
   });
 });
