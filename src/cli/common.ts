@@ -11,6 +11,7 @@ import { UsageError } from '../errors.js';
 import { colorLevel, parseColorMode } from '../output/color.js';
 import type { OutputFlags } from './output-flags.js';
 import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
+import { widthOfStream } from '../output/width.js';
 import type { Io } from './io.js';
 
 /** The help of --since and --until, wherever a command filters turns by time (one parser reads them all). */
@@ -74,9 +75,9 @@ export function untrustedFor(io: Io, flags: OutputFlags): (text: string) => stri
   return untrustedTextFor(io.stdout, { raw: flags.raw === true });
 }
 
+/** The width tables are cut to (output/width.ts: COLUMNS, else the terminal's); read it again for each row. */
 export function widthOf(io: Io): number | null {
-  const columns = (io.stdout as { columns?: number }).columns;
-  return io.stdout.isTTY && typeof columns === 'number' && columns > 0 ? columns : null;
+  return widthOfStream(io.stdout, process.env);
 }
 
 /**

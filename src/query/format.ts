@@ -13,7 +13,7 @@ import type { HistoryStats, Spread } from './stats.js';
 
 export interface RenderOptions {
   color: ChalkInstance;
-  /** Terminal width; null when not a terminal (previews then keep a fixed length). */
+  /** The width rows are cut to (COLUMNS, else the terminal's); null when there is none (previews then keep a fixed length). */
   width: number | null;
   /** The session's current name (it may have been renamed since the line was written). */
   sessionName: (entry: LogEntry) => string;
@@ -196,8 +196,8 @@ export function tableRow(entry: LogEntry, options: RenderOptions): string {
       // The timestamp is shown as written when it is not a time.
       case 'time':
         return c.dim(pad(t(timeIn(entry.timestamp, column.width)), column.width));
-      // An id Argo wrote fits whole. Only on a terminal is a longer, hand-edited one (or any, on a
-      // terminal narrower than an id) cut; piped, never, for scripts.
+      // An id Argo wrote fits whole. Only with a width is a longer, hand-edited one (or any, when
+      // the width is narrower than an id) cut; without one (piped, no COLUMNS) never, for scripts.
       case 'id':
         return c.yellow(options.width === null ? t(entry.id).padEnd(column.width) : pad(t(entry.id), column.width));
       case 'session':

@@ -1,4 +1,4 @@
-// Tables at the width they are given: a real terminal's, resized or not.
+// Tables at the width they are given: a real terminal's (resized or not), or COLUMNS.
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import stringWidth from 'string-width';
@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeEntry, recordTurns, tempData } from '../query/helpers.js';
 import type { Home } from '../query/helpers.js';
 import { startInPty } from '../support/pty.js';
+import { runArgo } from '../support/run-argo.js';
 
 // No colour: the width of a line is the width of its text.
 const ENV = { TZ: 'UTC', NO_COLOR: '1' };
@@ -45,6 +46,14 @@ describe('tables on a terminal', () => {
     expect(first).toMatch(/^\S{12} {2}why does my closure capt…$/);
   });
 
+  it('a set COLUMNS wins over the terminal width', async () => {
+    const terminal = startInPty(['logs'], { home: data.home, env: { ...ENV, COLUMNS: '60' }, cols: 120 });
+    expect((await terminal.exited).code).toBe(0);
+    const lines = linesOf(terminal.output);
+    expect(widest(lines), terminal.output).toBe(59);
+    expect(lines[0]).toBe('TIME         ID            SESSION     PROMPT');
+  });
+
   it('argo logs --follow sizes the rows after a resize to the new width', async () => {
     const { home, paths } = tempData();
     await recordTurns(paths, 'work', 2, { date: '2025-01-01', shape: () => ({ user_prompt: LONG_PROMPT }) });
@@ -67,5 +76,31 @@ describe('tables on a terminal', () => {
       terminal.kill('SIGINT');
     }
     expect((await terminal.exited).code).toBe(0);
+  });
+});
+
+describe.concurrent('COLUMNS off a terminal', () => {
+  it('sizes a piped argo logs: no header, rows cut to COLUMNS', async () => {
+    const result = await runArgo(['logs'], { home: data.home, env: { ...ENV, COLUMNS: '50' } });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const lines = linesOf(result.stdout);
+    expect(lines).toHaveLength(5);
+    expect(widest(lines)).toBe(49);
+    expect(lines[0]).toMatch(/^\d\d-\d\d \d\d:\d\d {2}\S{12} {2}why does my closure c…$/);
+  });
+
+  it('sizes a piped argo sessions', async () => {
+    const result = await runArgo(['sessions'], { home: data.home, env: { ...ENV, COLUMNS: '40' } });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(widest(linesOf(result.stdout)), result.stdout).toBeLessThanOrEqual(40);
+    expect(linesOf(result.stdout)[0]).toBe('NAME               TITLE');
+  });
+
+  it('without it, or with a value that is not a width, piped rows keep every column and 80 columns of prompt', async () => {
+    for (const COLUMNS of [undefined, 'wide', '0']) {
+      const result = await runArgo(['logs', '-n', '1'], { home: data.home, env: { ...ENV, ...(COLUMNS === undefined ? {} : { COLUMNS }) } });
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}\S{12} {2}日本語の会話 {4}question {5}- {9}(中文问题 1 ){7}中…\n$/);
+    }
   });
 });
