@@ -19,6 +19,7 @@ import type { CompanionFlags } from './ask-flags.js';
 import { packageVersion } from './version.js';
 import { parseToolList } from '../tools/toolsets.js';
 import { DOCTOR_OPTIONS } from './doctor-options.js';
+import { HELP_LAYOUT, HELP_WIDTHS } from './help.js';
 
 interface AskFlags extends Omit<FlagOverrides, 'budget' | 'options' | 'system'>, CompanionFlags, OutputFlags {
   root?: string;
@@ -75,7 +76,9 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
   // line, prefixed, with the help hint inline, and end in an exception main() maps to exit 2.
   const program = new Command('argo')
     .exitOverride()
+    .configureHelp(HELP_LAYOUT)
     .configureOutput({
+      ...HELP_WIDTHS,
       // Commander puts its "(Did you mean …?)" on a line of its own: one line, as every error.
       outputError: (text, write) => write(`argo: ${text.replace(/^error: /, '').trimEnd().replace(/\s*\n\s*/g, ' ')}${idHint(text)} (see argo --help)\n`),
     })

@@ -1,4 +1,4 @@
-// Tables at the width they are given: a real terminal's (resized or not), or COLUMNS.
+// Tables and help at the width they are given: a real terminal's (resized or not), or COLUMNS.
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import stringWidth from 'string-width';
@@ -14,6 +14,7 @@ const LONG_PROMPT = 'why does my closure capture the loop variable and not its v
 
 const linesOf = (output: string): string[] => output.split(/\r?\n/).filter((line) => line !== '');
 const widest = (lines: readonly string[]): number => Math.max(0, ...lines.map((line) => stringWidth(line)));
+const wordsOf = (text: string): string[] => text.split(/\s+/).filter((word) => word !== '').sort();
 
 let data: Home;
 beforeAll(async () => {
@@ -103,4 +104,20 @@ describe.concurrent('COLUMNS off a terminal', () => {
       expect(result.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}\S{12} {2}日本語の会話 {4}question {5}- {9}(中文问题 1 ){7}中…\n$/);
     }
   });
+});
+
+describe('--help on a narrow terminal', () => {
+  it.each<[string[]]>([[['--help']], [['logs', '--help']], [['sessions', '--help']], [['serve', '--help']]])(
+    'argo %j at 50 columns: no line is wider and every word is whole',
+    async (args) => {
+      const wide = await runArgo(args, { home: data.home, env: { ...ENV, COLUMNS: '400' } });
+      expect(wide.code).toBe(0);
+      const terminal = startInPty(args, { home: data.home, env: ENV, cols: 50 });
+      expect((await terminal.exited).code).toBe(0);
+      const lines = linesOf(terminal.output);
+      expect(widest(lines), terminal.output).toBeLessThanOrEqual(50);
+      // Lines broken only between words: the same words as help with room for every line.
+      expect(wordsOf(terminal.output)).toEqual(wordsOf(wide.stdout));
+    },
+  );
 });
