@@ -98,18 +98,25 @@ async function keptDefinitions(setup: AgentSetup): Promise<string | null> {
   }
 }
 
+/** The log fields of an agent turn known before it runs: a turn its argo never finished still says it was an agent run. */
+export function agentDraftFields(setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem'>): Record<string, unknown> {
+  return {
+    tools: setup.tools.map((tool) => tool.name),
+    tools_unavailable: setup.unavailable.map(({ name, reason }) => ({ name, reason })),
+    ephemeral_system: setup.ephemeralSystem,
+  };
+}
+
 /** The log fields of an agent turn (docs/logs.md). */
 export function agentLogFields(result: AgentResult, setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem'>, definitionsDigest: string | null = null): Record<string, unknown> {
   return {
-    tools: setup.tools.map((tool) => tool.name),
+    ...agentDraftFields(setup),
     ...(definitionsDigest !== null ? { tool_definitions_sha256: definitionsDigest } : {}),
     tool_calls: result.calls,
     iterations: result.iterations,
     all_failure_rounds: result.allFailureRounds,
     stop_reason: result.stopReason,
-    tools_unavailable: setup.unavailable.map(({ name, reason }) => ({ name, reason })),
     compacted: result.compacted,
-    ephemeral_system: setup.ephemeralSystem,
     // An agent's own ending says why in `error`; a model failure is worded by the turn itself.
     ...(result.status !== 'ok' && result.status !== 'interrupted' && result.modelFailure === null ? { error: result.message } : {}),
   };

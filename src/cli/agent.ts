@@ -4,7 +4,7 @@
 import { createInterface } from 'node:readline';
 import type { Settings } from '../config/settings.js';
 import { ConfigError, UsageError } from '../errors.js';
-import { agentAnswerer, toolsConfigOf } from '../agent/answer.js';
+import { agentAnswerer, agentDraftFields, toolsConfigOf } from '../agent/answer.js';
 import type { AgentEvent, ConfirmAnswer, ConfirmRequest } from '../agent/loop.js';
 import { buildAgentRequest } from '../agent/request.js';
 import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
@@ -33,6 +33,8 @@ export interface AgentFlags {
 /** What ask.ts needs from an agent run. */
 export interface AgentRun {
   answerer: Answerer;
+  /** The log fields known before the run (its tools), for the turn's draft. */
+  draftFields: Record<string, unknown>;
   /** The resolution and the exact first request, for --explain (text or JSON). */
   explain: (plan: ReplayPlan, json: boolean) => Promise<string>;
   /** The fields --json adds. */
@@ -161,7 +163,7 @@ export async function prepareAgent(
   const shown = untrustedTextFor(io.stderr);
   for (const gone of box.unavailable) io.stderr.write(`argo: tool ${shown(gone.name)} is unavailable (${shown(gone.reason)}); going on without it\n`);
   const ephemeralSystem = flags.ephemeralSystem ?? null;
-  const answerer = agentAnswerer({
+  const setup = {
     tools: box.tools,
     unavailable: box.unavailable,
     root,
@@ -174,9 +176,10 @@ export async function prepareAgent(
     emit: eventPrinter(io, pause),
     logged: log,
     sessionId: () => sessionIdFor(settings, io),
-  });
+  };
   return {
-    answerer,
+    answerer: agentAnswerer(setup),
+    draftFields: agentDraftFields(setup),
     explain: async (plan, json) => {
       if (plan.request.endpoint !== '/api/chat') throw new UsageError('--tools needs the chat endpoint');
       const request = buildAgentRequest({ base: plan.request.body, tools: box.tools, ephemeralSystem, memo: await readMemo(settings.home), added: [] });

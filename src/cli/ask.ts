@@ -110,6 +110,7 @@ async function askTurn(
       newId: io.newId,
       rescue: io.rescue,
       signal: controller.signal,
+      ...(agent ? { draftFields: agent.draftFields } : {}),
       onNotice: (line) => io.stderr.write(`${untrustedTextFor(io.stderr)(line)}\n`),
       onText: (text) => {
         stopSpinner();

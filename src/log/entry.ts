@@ -250,5 +250,10 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * cut emoji) become U+FFFD so the file stays well-formed UTF-8 JSON that every tool accepts.
  */
 export function serializeEntry(entry: LogEntry): string {
-  return JSON.stringify(entry, (_key, value: unknown) => (typeof value === 'string' ? value.replace(LONE_SURROGATE, '\uFFFD') : value));
+  return wellFormedJson(entry);
+}
+
+/** JSON text of `value` with every lone surrogate made U+FFFD (see serializeEntry): for files that hold a turn. */
+export function wellFormedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' ? item.replace(LONE_SURROGATE, '\uFFFD') : item));
 }

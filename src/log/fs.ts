@@ -55,6 +55,12 @@ export async function ensureHomeDir(path: string): Promise<void> {
 export interface DataFileOptions {
   /** The target's folder is the data home itself: made if missing, never chmod-ed (ensureHomeDir). */
   inHome?: boolean;
+  /**
+   * false: not flushed to disk before it appears. Its name is durable only at the file system's next
+   * commit (seconds) either way, so a flush buys a short-lived file (a turn's journal entry) nothing
+   * but its cost; the log line it stands for is not flushed either.
+   */
+  flush?: boolean;
 }
 
 async function ensureParent(target: string, options: DataFileOptions): Promise<void> {
@@ -127,12 +133,16 @@ export function temporaryPath(target: string): string {
 /** temporaryPath's names: the writer's pid is in them. */
 const TEMPORARY_NAME = /^\..+\.(\d+)-[0-9a-f]{8}\.tmp$/;
 
-function processAlive(pid: number): boolean {
+/** Sends a signal as process.kill does (a seam for tests: they say what the system answered). */
+export type SignalSender = (pid: number, signal: number) => unknown;
+
+/** Whether process `pid` runs on this machine: signal 0 reaches it. */
+export function processAlive(pid: number, kill: SignalSender = (target, signal) => process.kill(target, signal)): boolean {
   try {
-    process.kill(pid, 0);
+    kill(pid, 0);
     return true;
   } catch (error) {
-    // EPERM: it exists, as another user's.
+    // EPERM: it exists, as another user's. ESRCH: no such process.
     return errnoOf(error) === 'EPERM';
   }
 }
@@ -335,7 +345,7 @@ export async function createFileExclusive(target: string, data: string | Uint8Ar
   const temporary = temporaryPath(target);
   trackTemporary(temporary);
   try {
-    await writeTemporary(temporary, (handle) => handle.writeFile(data));
+    await writeTemporary(temporary, (handle) => handle.writeFile(data), options.flush !== false);
     await link(temporary, target);
     return true;
   } catch (error) {
@@ -347,11 +357,11 @@ export async function createFileExclusive(target: string, data: string | Uint8Ar
   }
 }
 
-async function writeTemporary(temporary: string, write: (handle: FileHandle) => Promise<void>): Promise<void> {
+async function writeTemporary(temporary: string, write: (handle: FileHandle) => Promise<void>, flush = true): Promise<void> {
   const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE);
   try {
     await write(handle);
-    await handle.sync();
+    if (flush) await handle.sync();
   } finally {
     await handle.close();
   }

@@ -5,7 +5,8 @@ import { format } from 'date-fns/format';
 import { TIMESTAMP_PATTERN } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import { UsageError } from '../errors.js';
-import { agentAnswerer, toolsConfigOf } from '../agent/answer.js';
+import { agentAnswerer, agentDraftFields, toolsConfigOf } from '../agent/answer.js';
+import type { AgentSetup } from '../agent/answer.js';
 import type { AgentEvent, RunHints } from '../agent/loop.js';
 import { checkStyleChoice } from '../replay/style.js';
 import { openSession } from '../sessions/store.js';
@@ -92,8 +93,9 @@ export function serverTools(tools: readonly Tool[], allowSideEffects: boolean): 
   return tools.map((tool) => (asksFirst(tool) ? { ...tool, run: () => Promise.reject(new ToolError(SIDE_EFFECTS_OFF, false)) } : tool));
 }
 
-function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: TurnHooks, now: () => Date, summary: { value: AgentSummary | null }): Answerer {
-  return agentAnswerer({
+/** The agent loop as a turn's answer step, and the log fields it knows before it runs. */
+function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: TurnHooks, now: () => Date, summary: { value: AgentSummary | null }): { answer: Answerer; draftFields: Record<string, unknown> } {
+  const setup: AgentSetup = {
     tools: serverTools(box.tools, tools.allowSideEffects),
     unavailable: box.unavailable,
     root: tools.root,
@@ -117,7 +119,8 @@ function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: 
     onResult: (result) => {
       summary.value = { stopReason: result.stopReason, iterations: result.iterations, toolCalls: result.calls.length, message: result.message };
     },
-  });
+  };
+  return { answer: agentAnswerer(setup), draftFields: agentDraftFields(setup) };
 }
 
 /** What the log says about an answer cut short, by why it was cut. */
@@ -208,7 +211,8 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
   async function runOne(settings: Settings, input: TurnInput, hooks: TurnHooks, box: Toolbox | null): Promise<TurnResult> {
     const argo = input.argo;
     const summary: { value: AgentSummary | null } = { value: null };
-    const step: Answerer = box && ports.tools ? agentStep(settings, box, ports.tools, hooks, ports.now, summary) : streamAnswer;
+    const agent = box && ports.tools ? agentStep(settings, box, ports.tools, hooks, ports.now, summary) : null;
+    const step: Answerer = agent?.answer ?? streamAnswer;
     const body = bodyFor(base, input, input.extras);
     const core: CoreInput = {
       prompt: input.userPrompt,
@@ -242,6 +246,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       clock: ports.clock,
       newId: () => input.turnId,
       rescue: ports.rescue,
+      ...(agent ? { draftFields: agent.draftFields } : {}),
       onEntry: (entry) => hooks.onAnswered?.(resultOf(entry, typeof entry.error === 'string' ? entry.error : null)),
       signal: input.signal,
       onText: hooks.onText,

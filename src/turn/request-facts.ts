@@ -98,9 +98,13 @@ export function requestFacts(settings: Settings, request: OllamaRequest, check: 
     ...(body.keep_alive !== undefined ? { keep_alive: body.keep_alive } : {}),
     ...(body.think !== undefined ? { think: body.think } : {}),
     ollama_stream: body.stream,
-    num_ctx: verdict.window?.tokens ?? null,
+    ...windowFacts(verdict),
     prompt_tokens_estimate: check.estimate,
-    truncation_suspected: verdict.suspected,
     ...(rerunOf !== undefined ? { rerun_of: rerunOf } : {}),
   };
+}
+
+/** The fields of requestFacts that the answer settles: the window judged, and whether the prompt was cut. */
+export function windowFacts(verdict: Pick<WindowVerdict, 'window' | 'suspected'>): Pick<LogEntry, 'num_ctx' | 'truncation_suspected'> {
+  return { num_ctx: verdict.window?.tokens ?? null, truncation_suspected: verdict.suspected };
 }

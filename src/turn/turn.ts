@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
 import { CLI_HINTS, missingModelLine } from '../ollama/fix-hints.js';
+import { EMPTY_METRICS } from '../ollama/transport.js';
 import type { FailureKind, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
 import { rulesFingerprint } from '../replay/classify.js';
 import { planTurn, policyForLog, textsNeeded } from '../replay/plan.js';
@@ -18,7 +19,10 @@ import { LockTimeoutError } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
 import type { ModelSource } from '../output/turn-notes.js';
-import { checkContext, requestFacts } from './request-facts.js';
+import { UNFINISHED_ERROR } from '../log/unfinished.js';
+import { checkContext, requestFacts, windowFacts } from './request-facts.js';
+import type { ContextCheck } from './request-facts.js';
+import { journalTurn } from './journal.js';
 
 /** What one turn asks: the user's words and how to replay the session before them. */
 export interface TurnInput {
@@ -95,6 +99,8 @@ export interface TurnPorts {
   /** The finished entry, just before it is written: a server can end its response without waiting for the disk. */
   onEntry?: (entry: LogEntry) => void;
   answer?: Answerer;
+  /** Log fields the answer step knows before it runs (an agent run's tools): the draft has them too. */
+  draftFields?: Record<string, unknown>;
 }
 
 export interface PreparedTurn {
@@ -226,26 +232,63 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   const stamps = dateStamps(startedAt);
   const started = ports.clock();
   const id = ports.newId();
-  const answer = await (ports.answer ?? streamAnswer)(plan.request, {
-    turnId: id,
-    transport: ports.transport,
-    clock: ports.clock,
-    onText: ports.onText ?? (() => undefined),
-    ...(ports.signal ? { signal: ports.signal } : {}),
-    ...(ports.onRetry ? { onRetry: ports.onRetry } : {}),
-    ...(ports.onThinking ? { onThinking: ports.onThinking } : {}),
-    ...(ports.onToolCalls ? { onToolCalls: ports.onToolCalls } : {}),
-  });
-  const window = await context.after(answer.largestPromptEvalCount);
-  if (window.line !== null) ports.onNotice?.(window.line);
-  const failure = answer.failure?.kind === 'model-missing' ? await modelMissing(ports.transport, model, settings.host, ports.signal) : (answer.failure?.message ?? null);
-  const { timestamp, day } = await stamps;
-  const entry: LogEntry = {
+  const drafted = stamps.then(({ timestamp }) => ({ ...draftEntry(settings, input, prepared, context, id, timestamp), ...ports.draftFields }));
+  const rules = rulesFingerprint(settings.replay.classify);
+  // Kept from the start of the answer on, so a kill before the turn is logged does not lose it.
+  const planned = { id: session?.id ?? null, name: settings.session };
+  const journal = input.log ? journalTurn(settings.home, Promise.all([drafted, stamps]).then(([entry, { day }]) => ({ day, session: planned, rules, entry })), ports.onNotice) : null;
+  try {
+    const answer = await (ports.answer ?? streamAnswer)(plan.request, {
+      turnId: id,
+      transport: ports.transport,
+      clock: ports.clock,
+      onText: ports.onText ?? (() => undefined),
+      ...(ports.signal ? { signal: ports.signal } : {}),
+      ...(ports.onRetry ? { onRetry: ports.onRetry } : {}),
+      ...(ports.onThinking ? { onThinking: ports.onThinking } : {}),
+      ...(ports.onToolCalls ? { onToolCalls: ports.onToolCalls } : {}),
+    });
+    const window = await context.after(answer.largestPromptEvalCount);
+    if (window.line !== null) ports.onNotice?.(window.line);
+    const failure = answer.failure?.kind === 'model-missing' ? await modelMissing(ports.transport, model, settings.host, ports.signal) : (answer.failure?.message ?? null);
+    const { day } = await stamps;
+    // The draft, completed by the answer: one set of fields for both.
+    const entry: LogEntry = {
+      ...(await drafted),
+      status: answer.status,
+      model_response: answer.response,
+      timings: timingsOf(answer.metrics, answer.firstTokenMs, Math.round(ports.clock() - started)),
+      done_reason: answer.metrics.done_reason,
+      // The caller may abort with a reason in words (a signal, a closed output); Ctrl-C is the default.
+      error: failure ?? (answer.status === 'interrupted' ? (typeof ports.signal?.reason === 'string' ? ports.signal.reason : 'interrupted by the user') : null),
+      ...windowFacts(window),
+      ...answer.fields,
+    };
+    ports.onEntry?.(entry);
+    if (input.log) {
+      // Written before the line, so removing it below never races its creation.
+      await journal?.written;
+      await writeOrRescue(settings, session, entry, day, rules, ports);
+    }
+    return { ...prepared, entry, failure };
+  } finally {
+    // Logged, rescued, or failed before it could be (an error the caller reports): either way the
+    // journal no longer speaks for it.
+    await journal?.remove();
+  }
+}
+
+/**
+ * The turn's log line as it stands before the answer: what the journal keeps while the answer
+ * streams (a turn whose argo is killed is logged as this), and what the answer's fields complete.
+ */
+function draftEntry(settings: Settings, input: TurnInput, { plan, model, session }: PreparedTurn, context: ContextCheck, id: string, timestamp: string): LogEntry {
+  return {
     id,
     timestamp,
     session: settings.session,
     session_id: session?.id ?? '',
-    status: answer.status,
+    status: 'interrupted',
     entry_type: plan.entryType,
     model,
     endpoint: settings.api,
@@ -258,19 +301,15 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
       session: input.replay.kind === 'session',
     },
     user_prompt: input.prompt,
-    model_response: answer.response,
+    model_response: '',
     replay_policy: policyForLog(plan.replayPolicy),
     replayed_ids: plan.replayedIds,
-    timings: timingsOf(answer.metrics, answer.firstTokenMs, Math.round(ports.clock() - started)),
-    done_reason: answer.metrics.done_reason,
-    // The caller may abort with a reason in words (a signal, a closed output); Ctrl-C is the default.
-    error: failure ?? (answer.status === 'interrupted' ? (typeof ports.signal?.reason === 'string' ? ports.signal.reason : 'interrupted by the user') : null),
-    ...requestFacts(settings, plan.request, context, window, input.rerunOf),
-    ...answer.fields,
+    timings: timingsOf(EMPTY_METRICS, null, 0),
+    done_reason: null,
+    error: UNFINISHED_ERROR,
+    // The window as known before the answer; the answer's verdict replaces it.
+    ...requestFacts(settings, plan.request, context, { window: context.window, suspected: false }, input.rerunOf),
   };
-  ports.onEntry?.(entry);
-  if (input.log) await writeOrRescue(settings, session, entry, day, ports);
-  return { ...prepared, entry, failure };
 }
 
 /** The default answer step: one request, streamed through `onText`, retried only before any text. */
@@ -328,7 +367,7 @@ function logWriteTrouble(error: unknown, logsDir: string, dayFile: string): { wh
  * session is the one the turn was planned on (by id), so a rename or removal meanwhile never brings
  * its old name back; a session that did not exist yet is created now.
  */
-async function writeOrRescue(settings: Settings, planned: SessionRecord | null, entry: LogEntry, day: string, ports: TurnPorts): Promise<void> {
+async function writeOrRescue(settings: Settings, planned: SessionRecord | null, entry: LogEntry, day: string, rules: string, ports: TurnPorts): Promise<void> {
   const [{ recordTurn, SessionUpdateError }, { openSession }, { serializeEntry }] = await Promise.all([
     import('../sessions/record-turn.js'),
     import('../sessions/store.js'),
@@ -337,7 +376,7 @@ async function writeOrRescue(settings: Settings, planned: SessionRecord | null, 
   try {
     const session = planned ?? (await openSession(settings.paths.sessions, settings.session, entry.timestamp));
     entry.session_id = session.id;
-    await recordTurn(settings.paths, session, entry, day, rulesFingerprint(settings.replay.classify), { lockWaitMs: settings.timeouts.lockWaitMs });
+    await recordTurn(settings.paths, session, entry, day, rules, { lockWaitMs: settings.timeouts.lockWaitMs });
   } catch (error) {
     // Logged, only the session's bookkeeping failed: saving the turn again would duplicate it.
     if (error instanceof SessionUpdateError) throw error;

@@ -1,0 +1,191 @@
+// The journal of unfinished turns: <home>/unfinished/<turn-id>.json, one per turn being answered,
+// written as the answer starts and removed once the turn is logged. A file left behind is a turn
+// whose argo ended first (killed, crashed, the machine stopped); src/turn/recover.ts logs it. No zod
+// here: a question that logs a turn writes the journal, and the schema loads only to read one back.
+import { hostname } from 'node:os';
+import { rename, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RuntimeError } from '../errors.js';
+import type { LogEntry } from './entry.js';
+import { wellFormedJson } from './entry.js';
+import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, errnoOf, isMissing, processAlive, readDataText } from './fs.js';
+import type { SignalSender } from './fs.js';
+
+export const UNFINISHED_FOLDER = 'unfinished';
+
+/** What a recovered turn's `error` says: its answer was never written anywhere. */
+export const UNFINISHED_ERROR = 'argo ended before this turn was logged (it was killed or crashed, or the machine stopped), so its answer was lost';
+
+/** The process a journal file belongs to: its pid means something only on its host, in its boot. */
+export interface TurnOwner {
+  pid: number;
+  host: string;
+  /** Linux's boot id; null where the system has none. */
+  boot: string | null;
+}
+
+/** One journal file: the turn's log line as it stood before the answer, and where it goes. */
+export interface UnfinishedTurn {
+  owner: TurnOwner;
+  /** The daily log file's date (yyyy-MM-dd) the turn is written to. */
+  day: string;
+  /** The session as planned: no id when the turn was to create it. */
+  session: { id: string | null; name: string };
+  /** The classification rules' fingerprint `entry.entry_type` was made under (the session's index keeps it). */
+  rules?: string;
+  entry: LogEntry;
+}
+
+// Turn ids are argo's own (12 characters of [A-Za-z0-9_-]); anything else would not name a file safely.
+const TURN_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const JOURNAL_NAME = /^([A-Za-z0-9_-]{1,64})\.json$/;
+const CLAIMED_NAME = /^([A-Za-z0-9_-]{1,64})\.json\.claimed-(\d{1,10})-([0-9a-f-]{1,64}|unknown)$/;
+const BOOT_ID = /^[0-9a-f-]{1,64}$/;
+
+export function unfinishedDir(home: string): string {
+  return join(home, UNFINISHED_FOLDER);
+}
+
+/** This machine's boot id (changes at every boot), or null where there is none to read. */
+export function bootId(read: (path: string) => string = readDataText): string | null {
+  try {
+    const id = read('/proc/sys/kernel/random/boot_id').trim();
+    return BOOT_ID.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+let self: TurnOwner | undefined;
+
+/** This process as an owner (read once). */
+export function thisProcess(): TurnOwner {
+  self ??= { pid: process.pid, host: hostname(), boot: bootId() };
+  return self;
+}
+
+/** Whether an owner may still write its turn: it runs (`alive`), it cannot (`dead`), or it is another machine's to judge (`elsewhere`). */
+export type OwnerState = 'alive' | 'dead' | 'elsewhere';
+
+/**
+ * Where the process that wrote (or claimed) a journal file stands, seen from `here`. Only a process
+ * on its own host can tell: a pid names nothing across machines. A different boot means every
+ * process of the old one is gone, whatever runs under that pid now; in this boot the pid is asked
+ * (signal 0: no such process is dead, one of another user's is alive).
+ */
+export function ownerState(owner: TurnOwner, here: TurnOwner, kill?: SignalSender): OwnerState {
+  if (owner.host !== here.host) return 'elsewhere';
+  if (owner.boot !== null && here.boot !== null && owner.boot !== here.boot) return 'dead';
+  if (owner.pid === here.pid) return 'alive';
+  return processAlive(owner.pid, kill) ? 'alive' : 'dead';
+}
+
+/**
+ * Writes the turn's journal file: created whole or not at all, 0600, in a private folder that is no
+ * link. Throws when it cannot (the caller decides what that costs the turn).
+ */
+export async function writeUnfinished(home: string, turn: UnfinishedTurn): Promise<void> {
+  const id = turn.entry.id;
+  if (!TURN_ID.test(id)) throw new RuntimeError(`turn id ${JSON.stringify(id)} cannot name a file in ${unfinishedDir(home)}`);
+  const dir = await ensureHomeFolder(home, UNFINISHED_FOLDER);
+  const path = join(dir, `${id}.json`);
+  if (!(await createFileExclusive(path, `${wellFormedJson(turn)}\n`, { flush: false }))) throw new RuntimeError(`${path} already exists: another turn has the id ${id}`);
+}
+
+/** Removes the turn's journal file (gone already is fine). */
+export async function removeUnfinished(home: string, id: string): Promise<void> {
+  await rm(join(unfinishedDir(home), `${id}.json`), { force: true });
+}
+
+/** The names in the journal folder: one readdir, none when it is missing. */
+export async function listUnfinished(home: string): Promise<string[]> {
+  try {
+    return await readdir(unfinishedDir(home));
+  } catch (error) {
+    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return [];
+    throw error;
+  }
+}
+
+/** A journal file's name read: the turn's id, and who claimed it to log it (null: nobody yet). */
+export interface JournalName {
+  id: string;
+  claim: { pid: number; boot: string | null } | null;
+}
+
+/** What a name in the folder is; null for anything else (a temporary file being written, a stranger). */
+export function readJournalName(name: string): JournalName | null {
+  const journal = JOURNAL_NAME.exec(name);
+  if (journal?.[1] !== undefined) return { id: journal[1], claim: null };
+  const claimed = CLAIMED_NAME.exec(name);
+  if (claimed?.[1] === undefined) return null;
+  return { id: claimed[1], claim: { pid: Number(claimed[2]), boot: claimed[3] === 'unknown' || claimed[3] === undefined ? null : claimed[3] } };
+}
+
+function claimedName(id: string, me: TurnOwner): string {
+  return `${id}.json.claimed-${me.pid}-${me.boot ?? 'unknown'}`;
+}
+
+/**
+ * Takes the file `name` for this process by renaming it to a name only this process uses: of two
+ * recoverers, one rename succeeds and the other finds the file gone. Returns the new name, or null
+ * when another process took it first.
+ */
+export async function claimUnfinished(home: string, name: string, id: string, me: TurnOwner = thisProcess()): Promise<string | null> {
+  const dir = unfinishedDir(home);
+  const claimed = claimedName(id, me);
+  try {
+    await rename(join(dir, name), join(dir, claimed));
+    return claimed;
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+}
+
+/** Gives a claimed file its first name back (logging it failed: a later argo tries again). */
+export async function unclaimUnfinished(home: string, claimed: string, id: string): Promise<void> {
+  const dir = unfinishedDir(home);
+  await rename(join(dir, claimed), join(dir, `${id}.json`));
+}
+
+/** Removes a file of the folder by its name (claimed, or one whose turn is in the log already). */
+export async function dropUnfinished(home: string, name: string): Promise<void> {
+  await rm(join(unfinishedDir(home), name), { force: true });
+}
+
+/** A journal file read back: its owner (enough to judge it) and the rest unchecked, or why it cannot be used. */
+export type ReadUnfinished = { owner: TurnOwner; value: unknown } | { problem: string };
+
+function isOwner(value: unknown): value is TurnOwner {
+  if (typeof value !== 'object' || value === null) return false;
+  const { pid, host, boot } = value as Record<string, unknown>;
+  return Number.isSafeInteger(pid) && (pid as number) > 0 && typeof host === 'string' && host !== '' && (boot === null || typeof boot === 'string');
+}
+
+/**
+ * Reads a journal file, never through a link, and checks only its owner: a file whose argo still
+ * runs is left alone without loading the schema. Null when it is gone (another argo logged it
+ * meanwhile).
+ */
+export function readUnfinished(home: string, name: string): ReadUnfinished | null {
+  const path = join(unfinishedDir(home), name);
+  let value: unknown;
+  try {
+    value = JSON.parse(readDataText(path));
+  } catch (error) {
+    if (isMissing(error)) return null;
+    if (error instanceof SymlinkRefusedError) return { problem: 'a symbolic link, which Argo does not follow in its data home' };
+    if (error instanceof SyntaxError) return { problem: `not JSON (${error.message})` };
+    return { problem: `unreadable (${error instanceof Error ? error.message : String(error)})` };
+  }
+  const owner = typeof value === 'object' && value !== null ? (value as Record<string, unknown>).owner : undefined;
+  return isOwner(owner) ? { owner, value } : { problem: 'not a journal file (field "owner": no pid, host and boot)' };
+}
+
+/** The whole file checked (the schema loads here): the turn to log, or what is wrong with it. */
+export async function checkUnfinished(value: unknown): Promise<{ turn: UnfinishedTurn } | { problem: string }> {
+  const { unfinishedProblem } = await import('./unfinished-schema.js');
+  const problem = unfinishedProblem(value);
+  return problem === null ? { turn: value as UnfinishedTurn } : { problem };
+}

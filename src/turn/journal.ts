@@ -1,0 +1,42 @@
+// A turn's file in the journal of unfinished turns (log/unfinished.ts) while it is answered: what
+// lets an argo started later log the turn if this one is killed before it can.
+import { removeUnfinished, thisProcess, unfinishedDir, writeUnfinished } from '../log/unfinished.js';
+import type { UnfinishedTurn } from '../log/unfinished.js';
+
+export interface JournalEntry {
+  /** Settles once the draft is written, or has failed to be (never rejects). */
+  written: Promise<void>;
+  /** Removes the draft once it is written; for when the turn is logged, rescued, or will never be. */
+  remove: () => Promise<void>;
+}
+
+/** Homes whose journal failed in this process: said once, not at every turn of a chat. */
+const warned = new Set<string>();
+
+/**
+ * Writes the turn's draft as soon as it is known, while the answer streams. A failure never fails
+ * the turn: it is logged as usual when it ends, and `onNotice` hears once per process that it is not
+ * kept meanwhile.
+ */
+export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'owner'>>, onNotice?: (line: string) => void): JournalEntry {
+  let id: string | null = null;
+  const written = draft
+    .then(async (turn) => {
+      await writeUnfinished(home, { owner: thisProcess(), ...turn });
+      id = turn.entry.id;
+    })
+    .catch((error: unknown) => {
+      if (warned.has(home)) return;
+      warned.add(home);
+      const reason = error instanceof Error ? error.message : String(error);
+      onNotice?.(`argo: cannot keep this turn in ${unfinishedDir(home)} while it is answered (${reason}); it is logged as usual when it ends, but would be lost if argo were killed first (argo doctor checks the data home)`);
+    });
+  return {
+    written,
+    remove: async () => {
+      await written;
+      // One left behind whose turn is in the log is dropped by the next argo that looks.
+      if (id !== null) await removeUnfinished(home, id).catch(() => undefined);
+    },
+  };
+}

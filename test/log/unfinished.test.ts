@@ -1,0 +1,186 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LogEntrySchema } from '../../src/log/entry-schema.js';
+import type { LogEntry } from '../../src/log/entry.js';
+import { SymlinkRefusedError } from '../../src/log/fs.js';
+import {
+  UNFINISHED_ERROR,
+  bootId,
+  checkUnfinished,
+  claimUnfinished,
+  ownerState,
+  readJournalName,
+  readUnfinished,
+  removeUnfinished,
+  unfinishedDir,
+  writeUnfinished,
+} from '../../src/log/unfinished.js';
+import type { OwnerState, TurnOwner, UnfinishedTurn } from '../../src/log/unfinished.js';
+
+const HERE: TurnOwner = { pid: 100, host: 'box', boot: 'aaaa-1111' };
+
+/** A kill(pid, 0) that answers as the system would: nothing (it runs) or an errno. */
+const answering =
+  (code: 'ESRCH' | 'EPERM' | null) =>
+  (): void => {
+    if (code !== null) throw Object.assign(new Error(code), { code });
+  };
+
+describe('ownerState: whether the argo that wrote a journal file may still log its turn', () => {
+  it.each<[string, TurnOwner, 'ESRCH' | 'EPERM' | null, OwnerState]>([
+    ['same host and boot, the pid runs', { pid: 200, host: 'box', boot: 'aaaa-1111' }, null, 'alive'],
+    ['same host and boot, no such pid', { pid: 200, host: 'box', boot: 'aaaa-1111' }, 'ESRCH', 'dead'],
+    ["same host and boot, another user's process has the pid", { pid: 200, host: 'box', boot: 'aaaa-1111' }, 'EPERM', 'alive'],
+    ['same host, another boot: gone, whatever runs under its pid now', { pid: 200, host: 'box', boot: 'bbbb-2222' }, null, 'dead'],
+    ['another host, its pid unknown here', { pid: 200, host: 'other', boot: 'aaaa-1111' }, 'ESRCH', 'elsewhere'],
+    ['another host, a pid that runs here means nothing', { pid: 200, host: 'other', boot: 'bbbb-2222' }, null, 'elsewhere'],
+    ['no boot id on its side: the pid is asked', { pid: 200, host: 'box', boot: null }, 'ESRCH', 'dead'],
+    ['no boot id on its side, the pid runs', { pid: 200, host: 'box', boot: null }, null, 'alive'],
+    ['this very process', { pid: 100, host: 'box', boot: 'aaaa-1111' }, 'ESRCH', 'alive'],
+  ])('%s → %s', (_case, owner, answer, state) => {
+    expect(ownerState(owner, HERE, answering(answer))).toBe(state);
+  });
+
+  it('without a boot id here, only the pid tells', () => {
+    expect(ownerState({ pid: 200, host: 'box', boot: 'bbbb-2222' }, { ...HERE, boot: null }, answering(null))).toBe('alive');
+    expect(ownerState({ pid: 200, host: 'box', boot: 'bbbb-2222' }, { ...HERE, boot: null }, answering('ESRCH'))).toBe('dead');
+  });
+});
+
+describe('bootId', () => {
+  it.each<[string, () => string, string | null]>([
+    ['Linux: the id, without its line break', () => '6f1e0b7c-3f7a-4d7e-9a51-0c0e0f1e2d3c\n', '6f1e0b7c-3f7a-4d7e-9a51-0c0e0f1e2d3c'],
+    ['no such file (not Linux)', () => { throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' }); }, null],
+    ['something that is no boot id', () => 'hello world\n', null],
+    ['empty', () => '', null],
+  ])('%s → %j', (_case, read, id) => {
+    expect(bootId(read)).toBe(id);
+  });
+});
+
+describe('readJournalName', () => {
+  it.each([
+    ['abcDEF012_-x.json', { id: 'abcDEF012_-x', claim: null }],
+    ['-starts-dash.json', { id: '-starts-dash', claim: null }],
+    ['abc.json.claimed-4242-6f1e0b7c-3f7a', { id: 'abc', claim: { pid: 4242, boot: '6f1e0b7c-3f7a' } }],
+    ['abc.json.claimed-4242-unknown', { id: 'abc', claim: { pid: 4242, boot: null } }],
+    ['.abc.json.4242-0a1b2c3d.tmp', null],
+    ['abc.txt', null],
+    ['a b.json', null],
+    ['abc.json.claimed-x-unknown', null],
+  ])('%s → %j', (name, read) => {
+    expect(readJournalName(name)).toEqual(read);
+  });
+});
+
+function entry(id: string): LogEntry {
+  return {
+    id,
+    timestamp: '2025-03-04T05:06:07.000+00:00',
+    session: 'work',
+    session_id: '',
+    status: 'interrupted',
+    entry_type: 'question',
+    model: 'argo',
+    endpoint: 'chat',
+    active_mode: null,
+    persona: 'neutral',
+    verbosity: 'short',
+    replay: { enabled: false, count: null, session: false },
+    user_prompt: 'What is a closure? \u{1F600}',
+    model_response: '',
+    replay_policy: null,
+    replayed_ids: [],
+    timings: { first_token_ms: null, total_ms: 0, total_duration_ns: null, load_duration_ns: null, prompt_eval_count: null, prompt_eval_duration_ns: null, eval_count: null, eval_duration_ns: null },
+    done_reason: null,
+    error: UNFINISHED_ERROR,
+  };
+}
+
+const turn = (id: string, owner: TurnOwner = HERE): UnfinishedTurn => ({ owner, day: '2025-03-04', session: { id: null, name: 'work' }, rules: 'r1', entry: entry(id) });
+const home = (): string => mkdtempSync(join(tmpdir(), 'argo-unfinished-'));
+
+describe('the journal files', () => {
+  it('one private file per turn, in a private folder, read back as written; the draft is a log line', async () => {
+    const dir = home();
+    await writeUnfinished(dir, turn('turn00000001'));
+    const path = join(unfinishedDir(dir), 'turn00000001.json');
+    expect(statSync(unfinishedDir(dir)).mode & 0o777).toBe(0o700);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readdirSync(unfinishedDir(dir))).toEqual(['turn00000001.json']);
+    const read = readUnfinished(dir, 'turn00000001.json');
+    expect(read).toEqual({ owner: HERE, value: turn('turn00000001') });
+    expect(await checkUnfinished(read !== null && 'value' in read ? read.value : null)).toEqual({ turn: turn('turn00000001') });
+    expect(LogEntrySchema.safeParse((JSON.parse(readFileSync(path, 'utf8')) as UnfinishedTurn).entry).success).toBe(true);
+    await removeUnfinished(dir, 'turn00000001');
+    expect(readdirSync(unfinishedDir(dir))).toEqual([]);
+  });
+
+  it('a second file for the same id is refused; an id that cannot name a file is refused', async () => {
+    const dir = home();
+    await writeUnfinished(dir, turn('same'));
+    await expect(writeUnfinished(dir, turn('same'))).rejects.toThrow(/already exists/);
+    await expect(writeUnfinished(dir, turn('../escape'))).rejects.toThrow(/cannot name a file/);
+  });
+
+  it('a link where the folder goes is refused, not written through', async () => {
+    const dir = home();
+    const elsewhere = mkdtempSync(join(tmpdir(), 'argo-elsewhere-'));
+    symlinkSync(elsewhere, unfinishedDir(dir));
+    expect(await writeUnfinished(dir, turn('t1')).catch((error: unknown) => error)).toBeInstanceOf(SymlinkRefusedError);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  /** What is wrong with the file: its owner, read first, or the rest, checked before it is logged. */
+  async function problemOf(dir: string, name: string): Promise<string | null> {
+    const read = readUnfinished(dir, name);
+    if (read === null || 'problem' in read) return read?.problem ?? null;
+    const checked = await checkUnfinished(read.value);
+    return 'problem' in checked ? checked.problem : null;
+  }
+
+  it.each<[string, (path: string) => void, RegExp]>([
+    ['cut short', (path) => writeFileSync(path, '{"owner":{"pid":1'), /^not JSON/],
+    ['no owner', (path) => writeFileSync(path, '{"owner":{"pid":-1,"host":"box","boot":null}}'), /^not a journal file \(field "owner"/],
+    ['not a journal file', (path) => writeFileSync(path, '{"owner":{"pid":1,"host":"box","boot":null}}'), /^not a journal file \(field "day"/],
+    ['a draft that is no log line', (path) => writeFileSync(path, JSON.stringify({ ...turn('t1'), entry: { ...entry('t1'), timings: null } })), /^not a journal file \(field "entry.timings"/],
+    ['a status no version writes', (path) => writeFileSync(path, JSON.stringify({ ...turn('t1'), entry: { ...entry('t1'), status: 'weird' } })), /^not a journal file \(field "entry.status"/],
+    ['a link', (path) => symlinkSync('/etc/hostname', path), /symbolic link/],
+    ['a folder', (path) => mkdirSync(path), /^unreadable/],
+  ])('a damaged file (%s) says what is wrong with it', async (_case, make, problem) => {
+    const dir = home();
+    mkdirSync(unfinishedDir(dir), { mode: 0o700 });
+    make(join(unfinishedDir(dir), 't1.json'));
+    expect(await problemOf(dir, 't1.json')).toMatch(problem);
+  });
+
+  it('a file gone meanwhile (another argo logged it) is null, not damaged', () => {
+    const dir = home();
+    expect(readUnfinished(dir, 'gone.json')).toBeNull();
+  });
+});
+
+describe('claimUnfinished: of two recoverers, one takes the file', () => {
+  it('two claims at once: one gets a name of its own, the other null', async () => {
+    const dir = home();
+    await writeUnfinished(dir, turn('t1'));
+    const claims = await Promise.all([
+      claimUnfinished(dir, 't1.json', 't1', { pid: 300, host: 'box', boot: 'aaaa-1111' }),
+      claimUnfinished(dir, 't1.json', 't1', { pid: 301, host: 'box', boot: 'aaaa-1111' }),
+    ]);
+    const won = claims.filter((claim) => claim !== null);
+    expect(won).toHaveLength(1);
+    expect(['t1.json.claimed-300-aaaa-1111', 't1.json.claimed-301-aaaa-1111']).toContain(won[0]);
+    expect(readdirSync(unfinishedDir(dir))).toEqual(won);
+    expect(existsSync(join(unfinishedDir(dir), 't1.json'))).toBe(false);
+  });
+
+  it('the claimed name reads back as the turn and its claimer', async () => {
+    const dir = home();
+    await writeUnfinished(dir, turn('t1'));
+    const claimed = await claimUnfinished(dir, 't1.json', 't1', { pid: 300, host: 'box', boot: null });
+    expect(readJournalName(claimed ?? '')).toEqual({ id: 't1', claim: { pid: 300, boot: null } });
+  });
+});

@@ -1,0 +1,151 @@
+// runTurn keeps its turn in the journal of unfinished turns while the answer streams.
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSettings } from '../../src/config/settings.js';
+import { UNFINISHED_ERROR, unfinishedDir } from '../../src/log/unfinished.js';
+import type { UnfinishedTurn } from '../../src/log/unfinished.js';
+import { EMPTY_METRICS } from '../../src/ollama/transport.js';
+import { runTurn } from '../../src/turn/turn.js';
+import type { Answer, Answerer, TurnInput, TurnPorts } from '../../src/turn/turn.js';
+import { waitFor } from '../support/wait.js';
+
+const METRICS = { ...EMPTY_METRICS, eval_count: 2, prompt_eval_count: 5, done_reason: 'stop' };
+const ANSWER: Answer = { status: 'ok', response: 'Hello there', failure: null, metrics: METRICS, largestPromptEvalCount: 5, firstTokenMs: 10, fields: { tools: ['fs'] } };
+
+/** An answer step that answers only when the test says so. */
+function heldAnswer(): { answer: Answerer; release: (answer?: Answer) => void; fail: (error: Error) => void; started: Promise<void> } {
+  let release: (answer?: Answer) => void = () => undefined;
+  let fail: (error: Error) => void = () => undefined;
+  let began: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (began = resolve));
+  const answered = new Promise<Answer>((resolve, reject) => {
+    release = (answer = ANSWER) => resolve(answer);
+    fail = reject;
+  });
+  return {
+    answer: () => {
+      began();
+      return answered;
+    },
+    release: (answer) => release(answer),
+    fail: (error) => fail(error),
+    started,
+  };
+}
+
+function ports(extra: Partial<TurnPorts> = {}): TurnPorts {
+  let tick = 0;
+  return {
+    transport: { stream: () => Promise.reject(new Error('no stream expected')), installedModels: () => Promise.resolve([]) },
+    now: () => new Date('2025-03-04T05:06:07.000Z'),
+    clock: () => (tick += 10),
+    newId: () => 'turn00000001',
+    rescue: () => Promise.reject(new Error('no rescue expected')),
+    ...extra,
+  };
+}
+
+const home = (): string => mkdtempSync(join(tmpdir(), 'argo-turn-journal-'));
+const input = (extra: Partial<TurnInput> = {}): TurnInput => ({ prompt: 'Explain closures', replay: { kind: 'none' }, log: true, ollamaStream: true, ...extra });
+const journalFile = (dir: string): string => join(unfinishedDir(dir), 'turn00000001.json');
+const logLines = (dir: string): Record<string, unknown>[] =>
+  readdirSync(join(dir, 'logs')).flatMap((file) =>
+    readFileSync(join(dir, 'logs', file), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  );
+
+describe('runTurn and the journal of unfinished turns', () => {
+  it('the request goes out first; the draft is written while the answer streams, and removed once the turn is logged', async () => {
+    const dir = home();
+    const settings = loadSettings({ home: dir, session: 'work' }, {});
+    const held = heldAnswer();
+    const seenAtRequest: boolean[] = [];
+    const running = runTurn(settings, input(), ports({ answer: (request, context) => (seenAtRequest.push(existsSync(journalFile(dir))), held.answer(request, context)) }));
+    await held.started;
+    // Not waiting on the journal: the answer step was called before anything was written.
+    expect(seenAtRequest).toEqual([false]);
+    const written = await waitFor(() => JSON.parse(readFileSync(journalFile(dir), 'utf8')) as UnfinishedTurn);
+    expect(written).toMatchObject({
+      owner: { pid: process.pid },
+      day: '2025-03-04',
+      session: { id: null, name: 'work' },
+      entry: { id: 'turn00000001', status: 'interrupted', user_prompt: 'Explain closures', model_response: '', done_reason: null, error: UNFINISHED_ERROR },
+    });
+    expect(written.entry.timings).toEqual({ first_token_ms: null, total_ms: 0, total_duration_ns: null, load_duration_ns: null, prompt_eval_count: null, prompt_eval_duration_ns: null, eval_count: null, eval_duration_ns: null });
+    held.release();
+    const result = await running;
+    expect(existsSync(journalFile(dir))).toBe(false);
+    // The logged line is the draft completed by the answer: same fields in the same order, the answer's added.
+    const [line] = logLines(dir);
+    expect(Object.keys(line ?? {})).toEqual([...Object.keys(written.entry), 'tools']);
+    const answered = new Set(['status', 'model_response', 'timings', 'done_reason', 'error', 'num_ctx', 'truncation_suspected', 'tools', 'session_id']);
+    for (const [key, value] of Object.entries(written.entry)) if (!answered.has(key)) expect(line?.[key], key).toEqual(value);
+    expect(line).toMatchObject({ status: 'ok', model_response: 'Hello there', error: null, done_reason: 'stop', session_id: result.entry.session_id });
+  });
+
+  it("an answer step's fields known before it runs (an agent run's tools) are in the draft; its own fields win in the line", async () => {
+    const dir = home();
+    const held = heldAnswer();
+    const running = runTurn(loadSettings({ home: dir, session: 'work' }, {}), input(), ports({ answer: held.answer, draftFields: { tools: ['fs', 'edit'], ephemeral_system: null } }));
+    const written = await waitFor(() => JSON.parse(readFileSync(journalFile(dir), 'utf8')) as UnfinishedTurn);
+    expect(written.entry).toMatchObject({ tools: ['fs', 'edit'], ephemeral_system: null });
+    held.release();
+    await running;
+    expect(logLines(dir)).toMatchObject([{ tools: ['fs'], ephemeral_system: null }]);
+  });
+
+  it('a turn not logged (--no-log) keeps no journal either', async () => {
+    const dir = home();
+    const held = heldAnswer();
+    const running = runTurn(loadSettings({ home: dir, session: 'work' }, {}), input({ log: false }), ports({ answer: held.answer }));
+    await held.started;
+    held.release();
+    await running;
+    expect(existsSync(unfinishedDir(dir))).toBe(false);
+  });
+
+  it('an answer step that throws leaves no journal file behind', async () => {
+    const dir = home();
+    const held = heldAnswer();
+    const running = runTurn(loadSettings({ home: dir, session: 'work' }, {}), input(), ports({ answer: held.answer }));
+    await waitFor(() => expect(existsSync(journalFile(dir))).toBe(true));
+    held.fail(new Error('a bug in the loop'));
+    await expect(running).rejects.toThrow('a bug in the loop');
+    expect(readdirSync(unfinishedDir(dir))).toEqual([]);
+  });
+
+  it('a turn the log cannot take is rescued as before, and its journal file removed', async () => {
+    const dir = home();
+    const settings = loadSettings({ home: dir, session: 'work' }, {});
+    mkdirSync(join(settings.paths.logs, '2025-03-04.log'), { recursive: true });
+    const rescued: string[] = [];
+    const held = heldAnswer();
+    const running = runTurn(settings, input(), ports({ answer: held.answer, rescue: (text) => (rescued.push(text), Promise.resolve('/saved/here')) }));
+    await held.started;
+    held.release();
+    await expect(running).rejects.toThrow(/the turn was saved to \/saved\/here/);
+    expect(rescued).toHaveLength(1);
+    expect(readdirSync(unfinishedDir(dir))).toEqual([]);
+  });
+
+  it('a journal that cannot be written costs the turn nothing but one notice, once per process', async () => {
+    const dir = home();
+    const settings = loadSettings({ home: dir, session: 'work' }, {});
+    // A file where the folder goes.
+    writeFileSync(unfinishedDir(dir), 'not a folder');
+    const notices: string[] = [];
+    let id = 0;
+    const turnPorts = ports({ onNotice: (line) => notices.push(line), newId: () => `turn0000000${++id}` });
+    const first = await runTurn(settings, input(), { ...turnPorts, answer: () => Promise.resolve(ANSWER) });
+    const second = await runTurn(settings, input(), { ...turnPorts, answer: () => Promise.resolve(ANSWER) });
+    expect([first.entry.status, second.entry.status]).toEqual(['ok', 'ok']);
+    expect(logLines(dir).map((line) => line.id)).toEqual(['turn00000001', 'turn00000002']);
+    expect(notices).toEqual([
+      `argo: cannot keep this turn in ${unfinishedDir(dir)} while it is answered (${unfinishedDir(dir)} is not a folder; remove it, and Argo makes the folder again); it is logged as usual when it ends, but would be lost if argo were killed first (argo doctor checks the data home)`,
+    ]);
+  });
+});
