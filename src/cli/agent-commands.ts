@@ -24,6 +24,7 @@ import type { Io } from './io.js';
 import type { OutputFlags } from './output-flags.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 import { buildQuery } from './logs.js';
+import { recoverUnfinishedTurns } from './recovery.js';
 
 
 // ---------------------------------------------------------------------------------------------
@@ -250,6 +251,7 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
   if (flags.output !== undefined && (await landsInside(flags.output, settings.home))) {
     throw new UsageError(`--output ${flags.output} is inside Argo's data home (${settings.home}); write the export somewhere else`);
   }
+  await recoverUnfinishedTurns(settings, io);
   const records = (flags.session?.length ?? 0) > 0 ? await listSessions(settings.paths.sessions) : [];
   // Given but empty is not "all": buildQuery refuses it, as argo logs does.
   const query = await buildQuery(

@@ -20,6 +20,7 @@ import type { Outcome, Stop } from './outcome.js';
 import { isEmptyAnswer } from '../text/answer.js';
 import { usesTools } from './ask-flags.js';
 import type { AskLine } from '../chat/repl.js';
+import { recoverUnfinishedTurns } from './recovery.js';
 
 export interface AskOptions extends TurnInput {
   explain: boolean;
@@ -47,6 +48,8 @@ export interface AskContext {
 
 /** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). How it ended. */
 export async function ask(settings: Settings, options: AskOptions, io: Io, shared: AskContext = {}): Promise<Outcome> {
+  // An --explain sends and writes nothing: the journal waits for a turn.
+  if (!options.explain) await recoverUnfinishedTurns(settings, io);
   if (!usesTools(settings)) return askTurn(settings, options, io, shared, null);
   // Tool code and the MCP SDK are loaded only here.
   const { prepareAgent } = await import('./agent.js');

@@ -20,6 +20,7 @@ import type { Io } from './io.js';
 import { parseReplaySpec } from './parse.js';
 import { STOP_LINES } from './outcome.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
+import { recoverUnfinishedTurns } from './recovery.js';
 
 export interface ChatFlags extends Omit<FlagOverrides, 'options' | 'system'>, CompanionFlags {
   reason?: ReplayReason;
@@ -53,6 +54,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
   checkReason(flags.reason, replay);
   checkAgentFlags(flags, settings);
   if (usesTools(settings)) await (await import('./agent.js')).checkAgentSetup(settings, agentFlags(flags));
+  await recoverUnfinishedTurns(settings, io);
   const transport = newTransport(settings);
   const terminal = io.stdin.isTTY;
   const forState = (state: ChatState): Settings => ({

@@ -15,6 +15,9 @@ import { oneShotFetch } from './one-shot-fetch.js';
 import type { Outcome } from './outcome.js';
 import { DOCTOR_OPTIONS } from './doctor-options.js';
 import { plural } from '../output/count.js';
+import { unfinishedDir } from '../log/unfinished.js';
+import { recoverUnfinished } from '../turn/recover.js';
+import type { Recovery } from '../turn/recover.js';
 
 export interface DoctorCheck {
   check: string;
@@ -79,6 +82,8 @@ async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: strin
   } catch (error) {
     check(false, 'data', `${settings.home} is not writable (${(error as Error).message}); choose another with --home or ARGO_HOME`);
   }
+  const unfinished = unfinishedReport(await recoverUnfinished(settings), unfinishedDir(settings.home));
+  check(unfinished.ok, 'unfinished', unfinished.detail);
   const transport = new OllamaTransport({ host: settings.host, attempts: 1, initialDelayMs: 0, idleMs: settings.timeouts.idleMs, fetch: oneShotFetch() });
   try {
     check(true, 'ollama', `Ollama ${await transport.version()} at ${settings.host}`);
@@ -116,6 +121,22 @@ async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: strin
     check(false, 'model', `cannot list models (${(error as Error).message})`);
   }
   return failed === 0 ? 'ok' : 'failed';
+}
+
+/** The journal of unfinished turns: what runs now, what was logged now for an argo that is gone, and what could not be. */
+export function unfinishedReport(recovery: Recovery, dir: string): { ok: boolean; detail: string } {
+  const { recovered, alreadyLogged, inProgress, elsewhere, problems } = recovery;
+  const [problem] = problems;
+  if (problem !== undefined) {
+    const more = problems.length > 1 ? ` (and ${plural(problems.length - 1, 'more file')})` : '';
+    return { ok: false, detail: `${problem.file}: ${problem.problem}${more}; move such a file out of ${dir} once you have kept what you need from it` };
+  }
+  const parts: string[] = [];
+  if (inProgress.length > 0) parts.push(`${plural(inProgress.length, 'turn')} in progress (argo pid ${[...new Set(inProgress.map((turn) => turn.pid))].join(', ')})`);
+  if (recovered.length > 0) parts.push(`logged ${plural(recovered.length, 'turn')} an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted`);
+  if (alreadyLogged.length > 0) parts.push(`removed ${plural(alreadyLogged.length, 'file')} of turns logged already`);
+  if (elsewhere.length > 0) parts.push(`${plural(elsewhere.length, 'turn')} of argo on ${[...new Set(elsewhere.map((turn) => turn.host))].join(', ')}, left to that host`);
+  return { ok: true, detail: parts.length === 0 ? 'no turn left unfinished' : parts.join('; ') };
 }
 
 /** The doctor options given anywhere on the command line; those after `doctor` win. */

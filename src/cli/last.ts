@@ -14,6 +14,7 @@ import { colorsFor, jsonFor, parseCount, settingsOf, untrustedFor, widthOf } fro
 import type { OutputFlags } from './output-flags.js';
 import type { Io } from './io.js';
 import type { ReportOutcome } from './outcome.js';
+import { recoverUnfinishedTurns } from './recovery.js';
 
 interface LastFlags extends OutputFlags {
   session?: string;
@@ -33,6 +34,7 @@ export function registerLast(program: Command, io: Io, setOutcome: ReportOutcome
     .action(async (count: number | undefined, flags: LastFlags, command: Command) => {
       if (flags.json && flags.full) throw new UsageError('--json prints turns as logged and --full prints them for reading: choose one');
       const settings = settingsOf(command);
+      await recoverUnfinishedTurns(settings, io);
       const name = flags.session === undefined ? await latestSession(settings.paths.sessions, 'last') : checkSessionName(flags.session, '--session');
       io.stdout.write(await lastText(settings, name, count ?? 1, io, flags));
       setOutcome('ok');

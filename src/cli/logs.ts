@@ -32,6 +32,7 @@ import type { SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
 import { collect } from './parse.js';
 import { plural } from '../output/count.js';
+import { recoverUnfinishedTurns } from './recovery.js';
 import { SINCE_HELP, UNTIL_HELP, colorsFor, jsonFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
@@ -130,6 +131,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   if (flags.stats && flags.follow) throw new UsageError('--stats counts what is there; it cannot --follow');
   if (flags.stats && flags.full) throw new UsageError('--stats prints counts, not turns: leave out --full');
   if (flags.all && flags.limit !== undefined) throw new UsageError('--all and --limit disagree: choose one');
+  await recoverUnfinishedTurns(settings, io);
 
   // Reading every record costs a file per session: only when names must be resolved or shown.
   const needRecords = (flags.session?.length ?? 0) > 0 || (!flags.json && !flags.stats);

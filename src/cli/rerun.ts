@@ -15,6 +15,7 @@ import { collect } from './parse.js';
 import type { Io } from './io.js';
 import type { ReportOutcome } from './outcome.js';
 import { settingsFor } from './settings.js';
+import { recoverUnfinishedTurns } from './recovery.js';
 
 interface RerunFlags extends OutputFlags {
   model?: string;
@@ -47,6 +48,7 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
   if (flags.diff === true && flags.json === true) throw new UsageError('--diff shows a word diff for reading, --json one object for scripts: leave one of them out');
   const options = parseOptionAssignments(flags.option ?? []);
   const base = settingsFor({ ...(flags.home !== undefined ? { home: flags.home } : {}), ...(flags.host !== undefined ? { host: flags.host } : {}) });
+  await recoverUnfinishedTurns(base, io);
   const entry = (await findTurns(base.paths.logs, [id])).get(id);
   if (entry === undefined) throw new UsageError(`no turn with id "${id}" in ${base.paths.logs} (argo logs shows ids)`);
   const replayed = await findTurns(base.paths.logs, entry.replayed_ids);

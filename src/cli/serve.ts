@@ -18,6 +18,7 @@ import { settingsOf } from './common.js';
 import type { Io } from './io.js';
 import { STOP_SIGNALS } from './outcome.js';
 import type { Outcome, ReportOutcome, StopSignal } from './outcome.js';
+import { recoverUnfinishedTurns } from './recovery.js';
 import { toolRoot } from './root.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 
@@ -63,6 +64,8 @@ const MODEL_WINDOW_MAX_AGE_MS = 60_000;
 async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(command);
   const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined);
+  // Before the first request: a turn a killed server left unfinished goes into the log ahead of new ones.
+  await recoverUnfinishedTurns(settings, io, 'argo serve');
   const openMode = settings.serve.apiKeyInConfig ? await readableByOthers(settings.paths.config) : null;
   if (openMode !== null) {
     io.stderr.write(`argo serve: ${settings.paths.config} holds an API key and other users can read it (mode ${openMode.toString(8).padStart(3, '0')}); run "chmod 600 ${settings.paths.config}"\n`);

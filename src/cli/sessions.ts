@@ -27,6 +27,7 @@ import { plural } from '../output/count.js';
 import { colorsFor, jsonFor, untrustedFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
+import { recoverUnfinishedTurns } from './recovery.js';
 
 export function registerSessions(program: Command, io: Io): void {
   // Options after a subcommand's name belong to it (`argo sessions --json`), not to the prompt command.
@@ -156,6 +157,7 @@ async function listCommand(settings: Settings, flags: { json?: boolean } & Outpu
 
 async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number } & OutputFlags, io: Io): Promise<void> {
   checkSessionName(name, 'sessions show');
+  await recoverUnfinishedTurns(settings, io);
   const record = await requireSession(settings.paths.sessions, name, 'sessions show');
   const stats = new ScanStats();
   const entries = await loadSessionEntries(settings.paths, record, flags.limit, stats);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { failureLine } from '../../src/cli/doctor.js';
+import { failureLine, unfinishedReport } from '../../src/cli/doctor.js';
 import type { DoctorCheck } from '../../src/cli/doctor.js';
+import type { Recovery } from '../../src/turn/recover.js';
 
 const ok = (check: string): DoctorCheck => ({ check, ok: true, detail: `${check} is fine` });
 const fail = (check: string, detail: string): DoctorCheck => ({ check, ok: false, detail });
@@ -25,5 +26,24 @@ describe('failureLine', () => {
     ],
   ])('%j → %j', (checks, line) => {
     expect(failureLine(checks)).toBe(line);
+  });
+});
+
+describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
+  const none: Recovery = { recovered: [], alreadyLogged: [], inProgress: [], elsewhere: [], problems: [] };
+  it.each<[string, Partial<Recovery>, { ok: boolean; detail: string }]>([
+    ['nothing there', {}, { ok: true, detail: 'no turn left unfinished' }],
+    ['a live argo answering', { inProgress: [{ id: 'a', pid: 41 }, { id: 'b', pid: 41 }, { id: 'c', pid: 7 }] }, { ok: true, detail: '3 turns in progress (argo pid 41, 7)' }],
+    ['logged now for a dead argo', { recovered: ['a'] }, { ok: true, detail: 'logged 1 turn an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted' }],
+    ['in the log already', { alreadyLogged: ['a', 'b'] }, { ok: true, detail: 'removed 2 files of turns logged already' }],
+    ['another host', { elsewhere: [{ id: 'a', host: 'far' }] }, { ok: true, detail: '1 turn of argo on far, left to that host' }],
+    ['in progress and logged now', { inProgress: [{ id: 'a', pid: 9 }], recovered: ['b'] }, { ok: true, detail: '1 turn in progress (argo pid 9); logged 1 turn an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted' }],
+    [
+      'a damaged file: why, and what to do',
+      { recovered: ['b'], problems: [{ file: '/h/unfinished/x.json', problem: 'not JSON (Unexpected end of JSON input)' }, { file: '/h/unfinished/y.json', problem: 'p' }] },
+      { ok: false, detail: '/h/unfinished/x.json: not JSON (Unexpected end of JSON input) (and 1 more file); move such a file out of /h/unfinished once you have kept what you need from it' },
+    ],
+  ])('%s', (_case, found, report) => {
+    expect(unfinishedReport({ ...none, ...found }, '/h/unfinished')).toEqual(report);
   });
 });

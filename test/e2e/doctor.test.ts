@@ -45,7 +45,7 @@ describe('argo doctor', () => {
     const home = tempHome();
     const result = await argo(home, ['doctor']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(checks(result.stdout).map(([status, what]) => `${status} ${what}`)).toEqual(['ok config', 'ok data', 'ok ollama', 'ok model', 'ok endpoint']);
+    expect(checks(result.stdout).map(([status, what]) => `${status} ${what}`)).toEqual(['ok config', 'ok data', 'ok unfinished', 'ok ollama', 'ok model', 'ok endpoint']);
     expect(check(result.stdout, 'config')?.[1]).toBe(`${join(home, 'config.json')} (or defaults)`);
     expect(check(result.stdout, 'ollama')?.[1]).toBe(`Ollama 0.12.0 at ${ollama.url}`);
   });
@@ -154,7 +154,7 @@ describe('a failing argo doctor ends with one argo: line on stderr', () => {
   it('names the failed check and its fix; the report stays on stdout; exit 1', async () => {
     const result = await argo(tempHome(), ['doctor', '-m', 'nope']);
     expect(result.code).toBe(1);
-    expect(checks(result.stdout).map(([status, what]) => `${status} ${what}`)).toEqual(['ok config', 'ok data', 'ok ollama', 'FAIL model']);
+    expect(checks(result.stdout).map(([status, what]) => `${status} ${what}`)).toEqual(['ok config', 'ok data', 'ok unfinished', 'ok ollama', 'FAIL model']);
     expect(result.stderr).toBe(`argo: doctor: the model check failed: ${check(result.stdout, 'model')?.[1] ?? ''}\n`);
     expect(result.stderr).toMatch(/; pull it with "ollama pull nope", or use an installed one \(--model argo:latest\)\n$/);
   });
@@ -180,7 +180,7 @@ describe('a failing argo doctor ends with one argo: line on stderr', () => {
     const result = await argo(tempHome(), ['doctor', '--json', '-m', 'nope']);
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as { ok: boolean; checks: { check: string; ok: boolean }[] };
-    expect(report).toMatchObject({ ok: false, checks: [{ check: 'config', ok: true }, { check: 'data', ok: true }, { check: 'ollama', ok: true }, { check: 'model', ok: false }] });
+    expect(report).toMatchObject({ ok: false, checks: [{ check: 'config', ok: true }, { check: 'data', ok: true }, { check: 'unfinished', ok: true }, { check: 'ollama', ok: true }, { check: 'model', ok: false }] });
     expect(result.stderr).toMatch(/^argo: doctor: the model check failed: nope is not installed [^\n]+\n$/);
   });
 

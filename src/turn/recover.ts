@@ -1,0 +1,186 @@
+// Logging the turns an earlier argo left unfinished (killed, crashed, the machine stopped): the
+// journal (log/unfinished.ts) holds each as it stood before its answer. Run once per process by the
+// commands that read or write the log, and by argo serve as it starts. An empty or missing journal
+// costs one readdir; what logging a turn needs is loaded only when there is one.
+import { join } from 'node:path';
+import type { Settings } from '../config/settings.js';
+import { isMissing, removeOrphanedTemporaries } from '../log/fs.js';
+import type { SignalSender } from '../log/fs.js';
+import { checkUnfinished, claimUnfinished, dropUnfinished, listUnfinished, ownerState, readJournalName, readUnfinished, thisProcess, unclaimUnfinished, unfinishedDir } from '../log/unfinished.js';
+import type { TurnOwner, UnfinishedTurn } from '../log/unfinished.js';
+import { plural } from '../output/count.js';
+import { isSessionName } from '../sessions/names.js';
+
+/** What a look at the journal found and did. */
+export interface Recovery {
+  /** Turns logged now (status interrupted), by id. */
+  recovered: string[];
+  /** Turns whose line was in the log already (argo was killed just after writing it): their files removed. */
+  alreadyLogged: string[];
+  /** Turns a live argo on this host is answering now. */
+  inProgress: { id: string; pid: number }[];
+  /** Turns of an argo on another host, which only that host can judge: left alone. */
+  elsewhere: { id: string; host: string }[];
+  /** Files left in place that cannot be read or logged, and why. */
+  problems: { file: string; problem: string }[];
+}
+
+export type RecoverySettings = Pick<Settings, 'home' | 'paths' | 'timeouts'>;
+
+export interface RecoverOptions {
+  /** This process as an owner (tests play several). */
+  me?: TurnOwner;
+  /** How an owner's pid is asked whether it runs (tests say what the system answered). */
+  kill?: SignalSender;
+}
+
+const nothing = (): Recovery => ({ recovered: [], alreadyLogged: [], inProgress: [], elsewhere: [], problems: [] });
+
+/** A file whose owner is gone: to be claimed and logged. */
+interface Orphan {
+  name: string;
+  turn: UnfinishedTurn;
+}
+
+/**
+ * Logs every turn of the journal whose owner is gone, oldest first, and removes its file. Never
+ * throws: what cannot be read or logged is left in place and reported.
+ */
+export async function recoverUnfinished(settings: RecoverySettings, options: RecoverOptions = {}): Promise<Recovery> {
+  const found = nothing();
+  const { home } = settings;
+  try {
+    const names = await listUnfinished(home);
+    if (names.length > 0) await recoverNamed(settings, names, options, found);
+  } catch (error) {
+    found.problems.push({ file: unfinishedDir(home), problem: `cannot be read (${messageOf(error)})` });
+  }
+  return found;
+}
+
+async function recoverNamed(settings: RecoverySettings, names: string[], options: RecoverOptions, found: Recovery): Promise<void> {
+  const { home } = settings;
+  const me = options.me ?? thisProcess();
+  // A kill while a draft was being written leaves its temporary file.
+  await removeOrphanedTemporaries(unfinishedDir(home)).catch(() => 0);
+  const orphans: Orphan[] = [];
+  for (const name of names.sort()) {
+    const journal = readJournalName(name);
+    if (journal === null) continue;
+    const file = join(unfinishedDir(home), name);
+    const read = readUnfinished(home, name);
+    if (read === null) continue;
+    if ('problem' in read) {
+      found.problems.push({ file, problem: read.problem });
+      continue;
+    }
+    const { owner } = read;
+    // A claimed file is judged by its claimer: a recoverer that died part-way leaves it to the next.
+    const state = ownerState(journal.claim === null ? owner : { ...journal.claim, host: owner.host }, me, options.kill);
+    if (state === 'elsewhere') {
+      found.elsewhere.push({ id: journal.id, host: owner.host });
+      continue;
+    }
+    if (state === 'alive') {
+      if (journal.claim === null) found.inProgress.push({ id: journal.id, pid: owner.pid });
+      continue;
+    }
+    // Only a turn to be logged is checked whole (the schema loads here).
+    const checked = await checkUnfinished(read.value);
+    const problem = 'problem' in checked ? checked.problem : turnProblem(checked.turn, journal.id);
+    if (problem !== null) found.problems.push({ file, problem });
+    else if ('turn' in checked) orphans.push({ name, turn: checked.turn });
+  }
+  // In the order they were asked, so a session's turns stay in order in the log.
+  orphans.sort((a, b) => (a.turn.entry.timestamp < b.turn.entry.timestamp ? -1 : a.turn.entry.timestamp > b.turn.entry.timestamp ? 1 : 0));
+  for (const orphan of orphans) await logOrphan(settings, orphan, me, found);
+}
+
+/** Why a well-formed journal file still cannot be logged, or null. */
+function turnProblem(turn: UnfinishedTurn, id: string): string | null {
+  if (turn.entry.id !== id) return `it holds turn ${JSON.stringify(turn.entry.id)}, not the ${id} its name says`;
+  if (!isSessionName(turn.session.name)) return `its session name ${JSON.stringify(turn.session.name)} is not a valid session name`;
+  return null;
+}
+
+/** Claims the file, then logs its turn through the session (index and counters too) unless the log has it already. */
+async function logOrphan(settings: RecoverySettings, { name, turn }: Orphan, me: TurnOwner, found: Recovery): Promise<void> {
+  const { home, paths } = settings;
+  const id = turn.entry.id;
+  const file = join(unfinishedDir(home), name);
+  let claimed: string | null;
+  try {
+    claimed = await claimUnfinished(home, name, id, me);
+  } catch (error) {
+    found.problems.push({ file, problem: `cannot be claimed to log it (${messageOf(error)})` });
+    return;
+  }
+  // Another argo took it first: it logs the turn.
+  if (claimed === null) return;
+  const [{ recordTurn, SessionUpdateError }, { openSession, removedSession }] = await Promise.all([import('../sessions/record-turn.js'), import('../sessions/store.js')]);
+  try {
+    if (await inLog(paths.logs, turn.day, id)) {
+      await dropUnfinished(home, claimed);
+      found.alreadyLogged.push(id);
+      return;
+    }
+    const { entry, session: planned } = turn;
+    // A session planned by id is found by id (renamed or removed meanwhile, as a turn's own write does); a new one is made now.
+    const session = planned.id === null ? await openSession(paths.sessions, planned.name, entry.timestamp) : removedSession(planned.id, planned.name, entry.timestamp);
+    try {
+      await recordTurn(paths, session, { ...entry, session_id: session.id }, turn.day, turn.rules, { lockWaitMs: settings.timeouts.lockWaitMs });
+    } catch (error) {
+      // In the log, only the session's bookkeeping failed (rebuilt on next use): logging it again would duplicate it.
+      if (!(error instanceof SessionUpdateError)) throw error;
+    }
+    found.recovered.push(id);
+    await dropUnfinished(home, claimed);
+  } catch (error) {
+    // Given back under its own name: a later argo tries again.
+    await unclaimUnfinished(home, claimed, id).catch(() => undefined);
+    found.problems.push({ file, problem: `cannot be logged (${messageOf(error)})` });
+  }
+}
+
+/** Whether the day's log holds a line of turn `id` (only lines holding the id are decoded). */
+async function inLog(logsDir: string, day: string, id: string): Promise<boolean> {
+  const [{ ScanStats, scanEntries }, { logFileName }] = await Promise.all([import('../log/scan.js'), import('../log/files.js')]);
+  try {
+    for await (const { entry } of scanEntries([join(logsDir, logFileName(day))], new ScanStats(), { needle: { kind: 'json-string', values: [id] } })) {
+      if (entry.id === id) return true;
+    }
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  return false;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+const looked = new Set<string>();
+
+/**
+ * recoverUnfinished, once per data home in this process (a chat looks as it starts, not at every
+ * turn); null when this process has looked already.
+ */
+export function recoverOnce(settings: RecoverySettings): Promise<Recovery> | null {
+  if (looked.has(settings.home)) return null;
+  looked.add(settings.home);
+  return recoverUnfinished(settings);
+}
+
+/** The stderr lines (without "argo: ") for what recovery did that the user should hear of: none when nothing. */
+export function recoveryLines(recovery: Recovery): string[] {
+  const lines: string[] = [];
+  const logged = recovery.recovered.length;
+  if (logged > 0) lines.push(`logged ${plural(logged, 'turn')} an earlier argo left unfinished (killed or crashed): argo logs --status interrupted`);
+  const stuck = recovery.problems.length;
+  if (stuck > 0) {
+    const [first] = recovery.problems;
+    const which = first === undefined ? '' : ` (${first.file}: ${first.problem}${stuck > 1 ? '; argo doctor lists them all' : ''})`;
+    lines.push(`${plural(stuck, 'unfinished turn')} could not be logged${which}`);
+  }
+  return lines;
+}

@@ -1,0 +1,170 @@
+// A turn never vanishes because argo was killed: the built bin/argo, killed with SIGKILL mid-answer,
+// leaves its turn in the journal, and the next argo logs it (docs/logs.md, "Unfinished turns").
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+import type { ArgoResult } from '../support/run-argo.js';
+import { startServe } from '../support/run-serve.js';
+import { waitFor } from '../support/wait.js';
+
+let ollama: FakeOllama;
+
+beforeAll(async () => {
+  ollama = await startFakeOllama({ reply: 'a long answer that never ends', models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
+});
+afterAll(async () => {
+  await ollama.close();
+});
+beforeEach(() => {
+  ollama.setScenario(undefined);
+  ollama.requests.length = 0;
+});
+
+const NOTE = 'argo: logged 1 turn an earlier argo left unfinished (killed or crashed): argo logs --status interrupted\n';
+const journal = (home: string): string[] => (existsSync(join(home, 'unfinished')) ? readdirSync(join(home, 'unfinished')) : []);
+const argo = (args: string[], home: string, onSpawn?: (child: ChildProcess) => void, stdin?: string): Promise<ArgoResult> =>
+  runArgo(args, { home, host: ollama.url, ...(onSpawn ? { onSpawn } : {}), ...(stdin !== undefined ? { stdin, keepStdinOpen: true } : {}) });
+
+/** Runs `argo args…` (`stdin` typed into a chat) until its answer has begun and its turn is in the journal, then kills it with SIGKILL. */
+async function killedMidAnswer(args: string[], home: string, stdin?: string): Promise<void> {
+  ollama.setScenario({ holdAfter: 1 });
+  let kill = Promise.resolve();
+  const result = await argo(args, home, (child) => {
+    kill = (async () => {
+      const held = await ollama.waitForHold();
+      await waitFor(() => expect(journal(home).filter((name) => name.endsWith('.json'))).toHaveLength(1));
+      child.kill('SIGKILL');
+      await held.settled;
+    })();
+  }, stdin);
+  await kill;
+  expect(result.signal).toBe('SIGKILL');
+  ollama.setScenario(undefined);
+}
+
+const lost = (home: string) => logLines(home).filter((line) => line.user_prompt === 'the lost question');
+
+describe('argo killed mid-answer', () => {
+  it.each<[string, string[], unknown]>([
+    ['a question', [], undefined],
+    // Still an agent run in the log (its tools), so argo rerun refuses to send it as one request.
+    ['an agent run', ['-T', 'fs'], expect.arrayContaining(['read_file'])],
+    ['a chat', ['chat'], undefined],
+  ])('%s: argo logs logs the lost turn once, interrupted with its prompt, says so once, and a second run finds nothing', async (_case, args, tools) => {
+    const home = tempHome();
+    await killedMidAnswer(args[0] === 'chat' ? args : [...args, 'the lost question'], home, args[0] === 'chat' ? 'the lost question\n' : undefined);
+    expect(logLines(home)).toEqual([]);
+
+    const first = await argo(['logs', '--json'], home);
+    expect(first).toMatchObject({ code: 0, stderr: NOTE });
+    const printed = first.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(printed).toEqual([expect.objectContaining({ user_prompt: 'the lost question', status: 'interrupted', model_response: '' })]);
+    expect(printed[0]?.error).toMatch(/^argo ended before this turn was logged/);
+    expect(printed[0]?.tools).toEqual(tools);
+    expect(lost(home)).toHaveLength(1);
+    expect(journal(home)).toEqual([]);
+
+    const second = await argo(['logs', '--json'], home);
+    expect(second).toMatchObject({ code: 0, stderr: '' });
+    expect(second.stdout).toBe(first.stdout);
+    expect(lost(home)).toHaveLength(1);
+  });
+
+  it('the next question logs it first, never replays it, and says so once', async () => {
+    const home = tempHome();
+    expect(await argo(['-s', 'work', 'the first question'], home)).toMatchObject({ code: 0 });
+    await killedMidAnswer(['-s', 'work', 'the lost question'], home);
+
+    ollama.requests.length = 0;
+    const next = await argo(['-s', 'work', '-r', 'session', 'next'], home);
+    expect(next).toMatchObject({ code: 0, stderr: NOTE });
+    const lines = logLines(home);
+    expect(lines.map((line) => [line.user_prompt, line.status])).toEqual([
+      ['the first question', 'ok'],
+      ['the lost question', 'interrupted'],
+      ['next', 'ok'],
+    ]);
+    // Only ok turns are replayed: the lost one is in the log, not in the request.
+    expect(lines[2]?.replayed_ids).toEqual([lines[0]?.id]);
+    const sent = ollama.requests.filter((request) => request.path === '/api/chat').map((request) => request.body);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain('the first question');
+    expect(sent[0]).not.toContain('the lost question');
+
+    const again = await argo(['-s', 'work', 'again'], home);
+    expect(again).toMatchObject({ code: 0, stderr: '' });
+    expect(lost(home)).toHaveLength(1);
+  });
+});
+
+describe('argo doctor', () => {
+  it('lists a turn a live argo is answering as in progress, and logs one whose argo was killed', async () => {
+    const home = tempHome();
+    await killedMidAnswer(['the lost question'], home);
+    // A copy of the lost turn's file under another id, owned by a process that runs: this test's.
+    const [name] = journal(home);
+    const copy = JSON.parse(readFileSync(join(home, 'unfinished', name ?? ''), 'utf8')) as { owner: { pid: number; host: string }; entry: { id: string } };
+    writeFileSync(join(home, 'unfinished', 'running0001.json'), JSON.stringify({ ...copy, owner: { ...copy.owner, pid: process.pid, host: hostname() }, entry: { ...copy.entry, id: 'running0001' } }));
+
+    const result = await argo(['doctor'], home);
+    expect(result.stdout).toContain(
+      `ok    unfinished 1 turn in progress (argo pid ${process.pid}); logged 1 turn an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted\n`,
+    );
+    expect(lost(home)).toHaveLength(1);
+    expect(journal(home)).toEqual(['running0001.json']);
+  });
+
+  it('fails on a damaged file, naming it, and leaves it in place', async () => {
+    const home = tempHome();
+    await killedMidAnswer(['the lost question'], home);
+    writeFileSync(join(home, 'unfinished', 'damaged0001.json'), '{"owner": ');
+    const result = await argo(['doctor'], home);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^FAIL {2}unfinished .*\/unfinished\/damaged0001\.json: not JSON \(.*\); move such a file out of .*\/unfinished once you have kept what you need from it$/m);
+    expect(lost(home)).toHaveLength(1);
+    expect(journal(home)).toEqual(['damaged0001.json']);
+    // Every command that looks says so, on one line, and goes on.
+    const logs = await argo(['logs', '--json'], home);
+    expect(logs).toMatchObject({ code: 0 });
+    expect(logs.stderr).toMatch(/^argo: 1 unfinished turn could not be logged \(.*\/unfinished\/damaged0001\.json: not JSON \(.*\)\)\n$/);
+  });
+});
+
+describe('argo serve killed mid-stream', () => {
+  it('the restarted server logs the turn once', async () => {
+    const home = tempHome();
+    const first = await startServe({ home, host: ollama.url });
+    ollama.setScenario({ holdAfter: 1 });
+    const response = await fetch(`${first.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'argo', stream: true, messages: [{ role: 'user', content: 'the lost question' }] }),
+    });
+    const turnId = response.headers.get('x-argo-turn-id');
+    const held = await ollama.waitForHold();
+    await waitFor(() => expect(journal(home)).toEqual([`${turnId}.json`]));
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toMatchObject({ signal: 'SIGKILL' });
+    await held.settled;
+    await response.body?.cancel().catch(() => undefined);
+    ollama.setScenario(undefined);
+    expect(logLines(home)).toEqual([]);
+
+    const second = await startServe({ home, host: ollama.url });
+    try {
+      expect(lost(home)).toEqual([expect.objectContaining({ id: turnId, status: 'interrupted' })]);
+      expect(second.stderr()).toContain('argo serve: logged 1 turn an earlier argo left unfinished (killed or crashed): argo logs --status interrupted\n');
+      expect(journal(home)).toEqual([]);
+    } finally {
+      await second.stop();
+    }
+    // And no later argo logs it again.
+    expect(await argo(['logs', '--json'], home)).toMatchObject({ code: 0, stderr: '' });
+    expect(lost(home)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,266 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSettings } from '../../src/config/settings.js';
+import type { Settings } from '../../src/config/settings.js';
+import type { LogEntry } from '../../src/log/entry.js';
+import { UNFINISHED_ERROR, unfinishedDir, writeUnfinished } from '../../src/log/unfinished.js';
+import type { TurnOwner, UnfinishedTurn } from '../../src/log/unfinished.js';
+import type { StreamOutcome } from '../../src/ollama/transport.js';
+import { readSession } from '../../src/sessions/store.js';
+import { recoverOnce, recoverUnfinished, recoveryLines } from '../../src/turn/recover.js';
+import type { Recovery } from '../../src/turn/recover.js';
+import { runTurn } from '../../src/turn/turn.js';
+import type { Transport, TurnPorts } from '../../src/turn/turn.js';
+
+const ME: TurnOwner = { pid: 100, host: 'box', boot: 'aaaa-1111' };
+const DEAD = 200;
+const ALIVE = 300;
+const OTHER_USER = 400;
+
+/** kill(pid, 0) as the system answers it here: DEAD is gone, OTHER_USER is another user's, the rest run. */
+const kill = (pid: number): void => {
+  if (pid === DEAD) throw Object.assign(new Error('kill ESRCH'), { code: 'ESRCH' });
+  if (pid === OTHER_USER) throw Object.assign(new Error('kill EPERM'), { code: 'EPERM' });
+};
+
+const settingsIn = (home: string): Settings => loadSettings({ home, session: 'work' }, {});
+const recover = (settings: Settings, me: TurnOwner = ME): Promise<Recovery> => recoverUnfinished(settings, { me, kill });
+
+function draft(id: string, timestamp = '2025-03-04T05:06:07.000+00:00', prompt = `prompt of ${id}`): LogEntry {
+  return {
+    id,
+    timestamp,
+    session: 'work',
+    session_id: '',
+    status: 'interrupted',
+    entry_type: 'question',
+    model: 'argo',
+    endpoint: 'chat',
+    active_mode: null,
+    persona: 'neutral',
+    verbosity: 'short',
+    replay: { enabled: false, count: null, session: false },
+    user_prompt: prompt,
+    model_response: '',
+    replay_policy: null,
+    replayed_ids: [],
+    timings: { first_token_ms: null, total_ms: 0, total_duration_ns: null, load_duration_ns: null, prompt_eval_count: null, prompt_eval_duration_ns: null, eval_count: null, eval_duration_ns: null },
+    done_reason: null,
+    error: UNFINISHED_ERROR,
+  };
+}
+
+function unfinished(id: string, owner: Partial<TurnOwner> = {}, extra: Partial<UnfinishedTurn> = {}): UnfinishedTurn {
+  return { owner: { ...ME, pid: DEAD, ...owner }, day: '2025-03-04', session: { id: null, name: 'work' }, entry: draft(id), ...extra };
+}
+
+const logLines = (home: string): Record<string, unknown>[] => {
+  const dir = join(home, 'logs');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((file) =>
+    readFileSync(join(dir, file), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  );
+};
+const journal = (home: string): string[] => (existsSync(unfinishedDir(home)) ? readdirSync(unfinishedDir(home)).sort() : []);
+const fresh = (): string => mkdtempSync(join(tmpdir(), 'argo-recover-'));
+
+describe('recoverUnfinished', () => {
+  it('nothing to do when the folder is missing or empty', async () => {
+    const home = fresh();
+    expect(await recover(settingsIn(home))).toEqual({ recovered: [], alreadyLogged: [], inProgress: [], elsewhere: [], problems: [] });
+    mkdirSync(unfinishedDir(home));
+    expect((await recover(settingsIn(home))).recovered).toEqual([]);
+  });
+
+  it("a dead owner's turn is logged once as it stood (interrupted, its prompt), through its session, and its file removed", async () => {
+    const home = fresh();
+    await writeUnfinished(home, unfinished('t1', {}, { rules: 'r1' }));
+    const settings = settingsIn(home);
+    expect(await recover(settings)).toMatchObject({ recovered: ['t1'], problems: [] });
+    const session = await readSession(settings.paths.sessions, 'work');
+    const [line, ...more] = logLines(home);
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({ id: 't1', status: 'interrupted', user_prompt: 'prompt of t1', model_response: '', error: UNFINISHED_ERROR, session: 'work', session_id: session?.id });
+    // The session's counters and index know it, as for any logged turn.
+    expect(session).toMatchObject({ turns: 1, last_turn_id: 't1', title: 'prompt of t1' });
+    expect(readFileSync(join(settings.paths.sessions, 'work.idx'), 'utf8')).toContain('"id":"t1"');
+    expect(journal(home)).toEqual([]);
+    // Once logged, a second look finds nothing.
+    expect((await recover(settings)).recovered).toEqual([]);
+    expect(logLines(home)).toHaveLength(1);
+  });
+
+  it('several are logged in the order they were asked, whatever their names', async () => {
+    const home = fresh();
+    await writeUnfinished(home, { ...unfinished('aaa'), entry: draft('aaa', '2025-03-04T05:06:09.000+00:00') });
+    await writeUnfinished(home, { ...unfinished('zzz'), entry: draft('zzz', '2025-03-04T05:06:08.000+00:00') });
+    expect((await recover(settingsIn(home))).recovered).toEqual(['zzz', 'aaa']);
+    expect(logLines(home).map((line) => line.id)).toEqual(['zzz', 'aaa']);
+  });
+
+  it.each<[string, Partial<TurnOwner>, keyof Recovery, unknown]>([
+    ['a live argo on this host: in progress', { pid: ALIVE }, 'inProgress', [{ id: 't1', pid: ALIVE }]],
+    ["a live argo of another user's (EPERM): in progress", { pid: OTHER_USER }, 'inProgress', [{ id: 't1', pid: OTHER_USER }]],
+    ["another host's argo: left to that host", { host: 'far' }, 'elsewhere', [{ id: 't1', host: 'far' }]],
+  ])('%s, left in place', async (_case, owner, where, listed) => {
+    const home = fresh();
+    await writeUnfinished(home, unfinished('t1', owner));
+    const recovery = await recover(settingsIn(home));
+    expect(recovery[where]).toEqual(listed);
+    expect(recovery.recovered).toEqual([]);
+    expect(logLines(home)).toEqual([]);
+    expect(journal(home)).toEqual(['t1.json']);
+  });
+
+  it("a live argo's file is judged by its owner alone: the rest is checked only when it is to be logged", async () => {
+    const home = fresh();
+    mkdirSync(unfinishedDir(home));
+    writeFileSync(join(unfinishedDir(home), 't1.json'), JSON.stringify({ owner: { ...ME, pid: ALIVE }, written: 'by a newer argo' }));
+    expect(await recover(settingsIn(home))).toMatchObject({ inProgress: [{ id: 't1', pid: ALIVE }], problems: [] });
+  });
+
+  it('an argo of an earlier boot is gone, whatever runs under its pid now', async () => {
+    const home = fresh();
+    await writeUnfinished(home, unfinished('t1', { pid: ALIVE, boot: 'bbbb-2222' }));
+    expect((await recover(settingsIn(home))).recovered).toEqual(['t1']);
+  });
+
+  it('a turn whose line is in the log already (killed after writing it) is not logged again: its file is dropped', async () => {
+    const home = fresh();
+    const settings = settingsIn(home);
+    mkdirSync(settings.paths.logs, { recursive: true });
+    writeFileSync(join(settings.paths.logs, '2025-03-04.log'), `${JSON.stringify({ ...draft('t1'), status: 'ok', model_response: 'the answer' })}\n`);
+    await writeUnfinished(home, unfinished('t1'));
+    expect(await recover(settings)).toMatchObject({ recovered: [], alreadyLogged: ['t1'] });
+    expect(logLines(home)).toMatchObject([{ id: 't1', status: 'ok' }]);
+    expect(journal(home)).toEqual([]);
+  });
+
+  it('a damaged file is reported and left in place; the others are still logged', async () => {
+    const home = fresh();
+    await writeUnfinished(home, unfinished('good'));
+    writeFileSync(join(unfinishedDir(home), 'bad.json'), '{"owner": {"pid": 2');
+    writeFileSync(join(unfinishedDir(home), 'other.json'), JSON.stringify(unfinished('not-other')));
+    writeFileSync(join(unfinishedDir(home), 'badname.json'), JSON.stringify(unfinished('badname', {}, { session: { id: null, name: '../x' } })));
+    const recovery = await recover(settingsIn(home));
+    expect(recovery.recovered).toEqual(['good']);
+    expect(recovery.problems).toEqual([
+      { file: join(unfinishedDir(home), 'bad.json'), problem: expect.stringMatching(/^not JSON/) as unknown },
+      { file: join(unfinishedDir(home), 'badname.json'), problem: 'its session name "../x" is not a valid session name' },
+      { file: join(unfinishedDir(home), 'other.json'), problem: 'it holds turn "not-other", not the other its name says' },
+    ]);
+    expect(journal(home)).toEqual(['bad.json', 'badname.json', 'other.json']);
+  });
+
+  it('two recoverers at once: the turn is logged once', async () => {
+    const home = fresh();
+    const settings = settingsIn(home);
+    await writeUnfinished(home, unfinished('t1'));
+    await writeUnfinished(home, { ...unfinished('t2'), entry: draft('t2', '2025-03-04T05:06:08.000+00:00') });
+    const [a, b] = await Promise.all([recover(settings, { ...ME, pid: 101 }), recover(settings, { ...ME, pid: 102 })]);
+    expect([...a.recovered, ...b.recovered].sort()).toEqual(['t1', 't2']);
+    expect(logLines(home).map((line) => line.id).sort()).toEqual(['t1', 't2']);
+    expect(journal(home)).toEqual([]);
+  });
+
+  it("a claim whose recoverer died part-way is taken over; a live recoverer's is left to it", async () => {
+    const home = fresh();
+    await writeUnfinished(home, unfinished('t1'));
+    await writeUnfinished(home, unfinished('t2'));
+    renameSync(join(unfinishedDir(home), 't1.json'), join(unfinishedDir(home), `t1.json.claimed-${DEAD}-aaaa-1111`));
+    renameSync(join(unfinishedDir(home), 't2.json'), join(unfinishedDir(home), `t2.json.claimed-${ALIVE}-aaaa-1111`));
+    const recovery = await recover(settingsIn(home));
+    expect(recovery).toMatchObject({ recovered: ['t1'], inProgress: [] });
+    expect(journal(home)).toEqual([`t2.json.claimed-${ALIVE}-aaaa-1111`]);
+  });
+
+  it('a turn that cannot be logged gets its name back, for a later argo to try again', async () => {
+    const home = fresh();
+    const settings = settingsIn(home);
+    await writeUnfinished(home, unfinished('t1'));
+    // A folder where the day's log goes: the append fails.
+    mkdirSync(join(settings.paths.logs, '2025-03-04.log'), { recursive: true });
+    const recovery = await recover(settings);
+    expect(recovery.recovered).toEqual([]);
+    expect(recovery.problems).toEqual([{ file: join(unfinishedDir(home), 't1.json'), problem: expect.stringMatching(/^cannot be logged/) as unknown }]);
+    expect(journal(home)).toEqual(['t1.json']);
+  });
+
+  it('a turn planned on a session is logged under its id, even when the session was renamed meanwhile', async () => {
+    const home = fresh();
+    const settings = settingsIn(home);
+    const first = await runTurn(settings, { prompt: 'first', replay: { kind: 'none' }, log: true, ollamaStream: true }, ports(['one']));
+    const id = first.entry.session_id;
+    renameSync(join(settings.paths.sessions, 'work.json'), join(settings.paths.sessions, 'renamed.json'));
+    const record = JSON.parse(readFileSync(join(settings.paths.sessions, 'renamed.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(settings.paths.sessions, 'renamed.json'), JSON.stringify({ ...record, name: 'renamed' }));
+    renameSync(join(settings.paths.sessions, 'work.idx'), join(settings.paths.sessions, 'renamed.idx'));
+    await writeUnfinished(home, unfinished('t2', {}, { session: { id, name: 'work' } }));
+    expect((await recover(settings)).recovered).toEqual(['t2']);
+    expect(logLines(home).find((line) => line.id === 't2')).toMatchObject({ session: 'work', session_id: id });
+    expect(await readSession(settings.paths.sessions, 'renamed')).toMatchObject({ turns: 2, last_turn_id: 't2' });
+    expect(await readSession(settings.paths.sessions, 'work')).toBeNull();
+  });
+
+  it('a recovered turn is never replayed: only ok turns are', async () => {
+    const home = fresh();
+    const settings = settingsIn(home);
+    const first = await runTurn(settings, { prompt: 'first', replay: { kind: 'none' }, log: true, ollamaStream: true }, ports(['one']));
+    await writeUnfinished(home, { ...unfinished('lost', {}, { session: { id: first.entry.session_id, name: 'work' } }), entry: draft('lost', '2099-01-01T00:00:00.000+00:00', 'the lost question') });
+    expect((await recover(settings)).recovered).toEqual(['lost']);
+    const next = await runTurn(settings, { prompt: 'next', replay: { kind: 'session' }, log: true, ollamaStream: true }, ports(['two'], 'next'));
+    expect(next.entry.replayed_ids).toEqual([first.entry.id]);
+    expect(JSON.stringify(next.plan.request.body)).not.toContain('the lost question');
+  });
+});
+
+const METRICS: StreamOutcome['metrics'] = { total_duration: 5, load_duration: 1, prompt_eval_count: 3, prompt_eval_duration: 2, eval_count: 2, eval_duration: 2, done_reason: 'stop' };
+
+function ports(words: string[], idPrefix = 'turn'): TurnPorts {
+  const transport: Transport = {
+    stream: (_request, hooks) => {
+      for (const word of words) hooks.onText(word);
+      return Promise.resolve({ status: 'ok', failure: null, metrics: METRICS, attempts: 1 });
+    },
+    installedModels: () => Promise.resolve(['argo:latest']),
+  };
+  let tick = 0;
+  return {
+    transport,
+    now: () => new Date(),
+    clock: () => (tick += 10),
+    newId: () => `${idPrefix}${String(++tick).padStart(6, '0')}`,
+    rescue: () => Promise.reject(new Error('no rescue expected')),
+  };
+}
+
+describe('recoverOnce', () => {
+  it('looks once per data home in a process', async () => {
+    const settings = settingsIn(fresh());
+    expect(await recoverOnce(settings)).not.toBeNull();
+    expect(recoverOnce(settings)).toBeNull();
+  });
+});
+
+describe('recoveryLines', () => {
+  const none: Recovery = { recovered: [], alreadyLogged: [], inProgress: [], elsewhere: [], problems: [] };
+  it.each<[string, Partial<Recovery>, string[]]>([
+    ['nothing found', {}, []],
+    ['only turns in progress, others, or logged already: nothing to say', { inProgress: [{ id: 'a', pid: 1 }], elsewhere: [{ id: 'b', host: 'h' }], alreadyLogged: ['c'] }, []],
+    ['one logged', { recovered: ['a'] }, ['logged 1 turn an earlier argo left unfinished (killed or crashed): argo logs --status interrupted']],
+    ['three logged', { recovered: ['a', 'b', 'c'] }, ['logged 3 turns an earlier argo left unfinished (killed or crashed): argo logs --status interrupted']],
+    ['one damaged', { problems: [{ file: '/h/unfinished/x.json', problem: 'not JSON (…)' }] }, ['1 unfinished turn could not be logged (/h/unfinished/x.json: not JSON (…))']],
+    [
+      'logged and damaged',
+      { recovered: ['a'], problems: [{ file: '/h/unfinished/x.json', problem: 'p' }, { file: '/h/unfinished/y.json', problem: 'q' }] },
+      ['logged 1 turn an earlier argo left unfinished (killed or crashed): argo logs --status interrupted', '2 unfinished turns could not be logged (/h/unfinished/x.json: p; argo doctor lists them all)'],
+    ],
+  ])('%s', (_case, found, lines) => {
+    expect(recoveryLines({ ...none, ...found })).toEqual(lines);
+  });
+});
