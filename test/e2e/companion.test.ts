@@ -601,8 +601,8 @@ describe('doctor --json', () => {
       expect(result.code).toBe(1);
       const report = JSON.parse(result.stdout) as { ok: boolean; checks: { check: string; ok: boolean; detail: string }[] };
       expect(report.ok).toBe(false);
-      expect(report.checks.map((check) => check.check)).toEqual(['config', 'data', 'ollama', 'model']);
-      expect(report.checks[3]?.detail).toBe('argo is not installed (installed: all-minilm:latest, llama3:8b); create it with "ollama create argo -f docs/Modelfile", or use an installed one (--model llama3:8b)');
+      expect(report.checks.map((check) => check.check)).toEqual(['config', 'data', 'unfinished', 'ollama', 'model']);
+      expect(report.checks.find((check) => check.check === 'model')?.detail).toBe('argo is not installed (installed: all-minilm:latest, llama3:8b); create it with "ollama create argo -f docs/Modelfile", or use an installed one (--model llama3:8b)');
       const asked = await runArgo(['hi'], { home, host: fresh.url });
       expect(asked.stderr).toContain('Create it with "ollama create argo -f docs/Modelfile", or use an installed one (--model llama3:8b)');
     } finally {
