@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { OllamaTransport } from '../ollama/transport.js';
-import { startSpinner } from '../output/spinner.js';
+import { StderrLines } from '../output/spinner.js';
 import { ControlNeutralizer, jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import { TextChunks } from '../output/text-chunks.js';
 import { TokenBuffer } from '../output/token-buffer.js';
@@ -88,7 +88,8 @@ async function askTurn(
   // The model's text is not ours: on a terminal its control characters are shown, not obeyed.
   const guard = io.stdout.isTTY === true && options.raw !== true ? new ControlNeutralizer() : null;
   const buffer = new TokenBuffer((text) => io.stdout.write(guard ? guard.push(text) : text), settings.tokenBuffer);
-  let stopSpinner = (): void => undefined;
+  // Notes written while the answer is awaited go through it, so they never land on the spinner's row.
+  const lines = new StderrLines(io.stderr, io.stderr.isTTY && !io.dumbTerminal && !options.json);
   let wrote = '';
   // The model asked (the session's last one, perhaps) and whether its thinking has been noted.
   let model = '';
@@ -114,31 +115,30 @@ async function askTurn(
       rescue: io.rescue,
       signal: controller.signal,
       ...(agent ? { draftFields: agent.draftFields } : {}),
-      onNotice: (line) => io.stderr.write(`${untrustedTextFor(io.stderr)(line)}\n`),
+      onNotice: (line) => lines.line(untrustedTextFor(io.stderr)(line)),
       onText: (text) => {
-        stopSpinner();
+        lines.stopSpinner();
         wrote = text;
         if (!options.json) buffer.push(text);
       },
       onThinking: () => {
         // The spinner says why the answer is slow to start; the reasoning itself is not shown.
-        if (!thinking && io.stderr.isTTY && !options.json && wrote === '') {
+        if (!thinking && wrote === '') {
           thinking = true;
-          stopSpinner();
-          stopSpinner = startSpinner(io.stderr, `${model} is thinking…`);
+          lines.spin(`${model} is thinking…`);
         }
       },
       onRetry: (attempt, delayMs, kind) => {
         const reason = kind === 'busy' ? `Ollama at ${settings.host} is busy` : `cannot reach Ollama at ${settings.host}`;
-        io.stderr.write(`argo: ${reason}; retrying in ${(delayMs / 1000).toFixed(2)}s (attempt ${attempt} of ${settings.retries.attempts})\n`);
+        lines.line(`argo: ${reason}; retrying in ${(delayMs / 1000).toFixed(2)}s (attempt ${attempt} of ${settings.retries.attempts})`);
       },
       answer: async (request, context) => {
         model = untrustedTextFor(io.stderr)(request.body.model);
-        if (io.stderr.isTTY && !options.json) stopSpinner = startSpinner(io.stderr, `asking ${model}…`);
+        lines.spin(`asking ${model}…`);
         // Before a line of ours on stderr (a question, a tool's status): the model's words so far go
         // out first, on a line of their own when both streams share the terminal.
         ui.pause = () => {
-          stopSpinner();
+          lines.stopSpinner();
           if (options.json) return;
           buffer.flush();
           if (io.stdout.isTTY && io.stderr.isTTY && wrote !== '' && !wrote.endsWith('\n')) {
@@ -152,7 +152,7 @@ async function askTurn(
           buffer.flush();
           const held = guard?.end() ?? '';
           if (held !== '') io.stdout.write(held);
-          stopSpinner();
+          lines.stopSpinner();
           if (!options.json && wrote !== '' && !wrote.endsWith('\n')) io.stdout.write('\n');
         }
       },

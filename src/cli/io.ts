@@ -24,6 +24,8 @@ export interface Io {
   /** Saves text that could not be logged, privately under the data home if it can; returns where. */
   rescue: (text: string, home: string) => Promise<string>;
   isInteractive: boolean;
+  /** TERM is `dumb`: the terminal shows text but obeys no cursor control, and cannot edit a line for Argo (no spinner; the chat leaves editing to the terminal). */
+  dumbTerminal: boolean;
 }
 
 /** `handled`: the handler has fully dealt with the signals it got so far, so the next one is a first again. */
@@ -118,6 +120,7 @@ export function processIo(): Io {
     },
     rescue: async (text, home) => (await import('../log/fs.js')).rescueText(home, text),
     isInteractive: process.stdin.isTTY && process.stderr.isTTY,
+    dumbTerminal: process.env.TERM === 'dumb',
   };
 }
 

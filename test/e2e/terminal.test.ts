@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
+import { createServer } from 'node:net';
+import stringWidth from 'string-width';
 import { startInPty } from '../support/pty.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { screenRows } from '../support/screen.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
@@ -12,6 +15,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await ollama.close();
 });
+
+/** A port nothing listens on (it was free a moment ago): Ollama there cannot be reached. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
 
 /** Lets the answer go on as soon as it is held, for tests that only need the wait to have happened. */
 function releaseWhenHeld(): void {
@@ -39,6 +52,48 @@ describe('argo on a terminal', () => {
     expect(output).toMatch(/⠋ asking argo…/);
     expect(output).toContain('\r\x1b[K');
     expect(output.endsWith('You said: hello\r\n')).toBe(true);
+  });
+
+  it('a label wider than the terminal is cut: every frame fits one row, and none is left on screen', async () => {
+    const model = 'hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M';
+    ollama.options.models = [{ name: 'argo:latest' }, { name: model }];
+    try {
+      const terminal = startInPty(['-m', model, 'hi'], { home: tempHome(), host: ollama.url, cols: 30 });
+      await ollama.waitForHold();
+      // Several frames, so a wrapped one would have left rows behind.
+      await terminal.waitFor(/⠹[^\r]*\r[^]*⠸/);
+      ollama.release();
+      expect((await terminal.exited).code).toBe(0);
+      const frames = terminal.output.split('\r').filter((piece) => /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/.test(piece));
+      expect(frames.length).toBeGreaterThan(3);
+      for (const frame of frames) expect(stringWidth(frame.replace('\x1b[K', ''))).toBeLessThan(30);
+      expect(frames[0]).toBe('⠋ asking hf.co/bartowski/Lla…\x1b[K');
+      expect(screenRows(terminal.output, 30).filter((row) => row !== '')).toEqual(['You said: hi']);
+    } finally {
+      ollama.options.models = undefined;
+    }
+  });
+
+  it("retry notes take the spinner's row, each on its own, and the spinner goes on below them", async () => {
+    const port = await closedPort();
+    const terminal = startInPty(['hi'], { home: tempHome(), host: `127.0.0.1:${port}`, cols: 200 });
+    expect((await terminal.exited).code).toBe(1);
+    const host = `http://127.0.0.1:${port}`;
+    expect(screenRows(terminal.output, 200).filter((row) => row !== '')).toEqual([
+      `argo: cannot reach Ollama at ${host}; retrying in 0.25s (attempt 2 of 3)`,
+      `argo: cannot reach Ollama at ${host}; retrying in 0.50s (attempt 3 of 3)`,
+      `argo: cannot reach Ollama at ${host} (connection refused); start it with "ollama serve", or set --host / OLLAMA_HOST to where it runs (logged as error)`,
+    ]);
+    // The spinner was drawn again after each note, on the row below it.
+    expect(terminal.output).toMatch(/\(attempt 2 of 3\)\r\n\r[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] asking argo…/);
+  });
+
+  it('TERM=dumb: no spinner and no cursor control, only the answer', async () => {
+    const home = tempHome();
+    releaseWhenHeld();
+    const terminal = startInPty(['hello'], { home, host: ollama.url, env: { TERM: 'dumb' } });
+    expect((await terminal.exited).code).toBe(0);
+    expect(terminal.output).toBe('You said: hello\r\n');
   });
 
   it('while a thinking model reasons, the spinner says so; the reasoning is not printed', async () => {

@@ -48,7 +48,8 @@ export function startProgramInPty(file: string, args: string[], options: PtyOpti
     ...options.env,
   };
   const child = spawn(file, args, {
-    name: 'xterm', cols: options.cols ?? 100, rows: options.rows ?? 30, cwd: options.home, env,
+    // node-pty sets TERM to the terminal's name: a TERM given in env names it.
+    name: env.TERM ?? 'xterm', cols: options.cols ?? 100, rows: options.rows ?? 30, cwd: options.home, env,
   });
   let output = '';
   let done = false;
