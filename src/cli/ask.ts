@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import { StderrLines } from '../output/spinner.js';
+import { colorLevel, parseColorMode } from '../output/color.js';
 import { ControlNeutralizer, jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import { TextChunks } from '../output/text-chunks.js';
 import { TokenBuffer } from '../output/token-buffer.js';
@@ -33,6 +34,8 @@ export interface AskOptions extends TurnInput {
   stats?: boolean;
   /** -q: no replay note. */
   quiet?: boolean;
+  /** --color: whether the replay note is dim (with NO_COLOR and FORCE_COLOR, as every command's output). */
+  color?: string | boolean | undefined;
 }
 
 /** What a caller running several turns (argo chat) shares between them and learns from each. */
@@ -209,7 +212,15 @@ async function printNotes(io: Io, result: TurnResult, stats: TurnStats, options:
   if (policy !== null && policy.entries_available > 0 && io.stderr.isTTY && options.quiet !== true) {
     // Loaded only for the note: a plain question does not pay for the colour library.
     const { Chalk, supportsColorStderr } = await import('chalk');
-    const dim = new Chalk({ level: supportsColorStderr === false ? 0 : supportsColorStderr.level }).dim;
+    // The decision every command's output takes (--color, NO_COLOR, FORCE_COLOR, TERM=dumb); chalk
+    // only says how many colours the terminal has.
+    const level = colorLevel({
+      mode: parseColorMode(options.color),
+      env: process.env,
+      isTTY: io.stderr.isTTY,
+      terminalLevel: supportsColorStderr === false || supportsColorStderr.level === 0 ? 1 : supportsColorStderr.level,
+    });
+    const dim = new Chalk({ level }).dim;
     io.stderr.write(`${dim(untrustedTextFor(io.stderr)(replayNote(policy, { name: result.model, source: result.modelSource })))}\n`);
   }
   if (options.stats === true) io.stderr.write(`${statsLine(stats) ?? 'no figures: Ollama sent no final chunk'}\n`);

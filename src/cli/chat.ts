@@ -17,12 +17,13 @@ import { agentFlags, checkAgentFlags, checkReason, companionSettings, usesTools 
 import type { CompanionFlags } from './ask-flags.js';
 import type { FlagOverrides } from '../config/settings.js';
 import type { Io } from './io.js';
+import type { OutputFlags } from './output-flags.js';
 import { parseReplaySpec } from './parse.js';
 import { STOP_LINES } from './outcome.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 import { recoverUnfinishedTurns } from './recovery.js';
 
-export interface ChatFlags extends Omit<FlagOverrides, 'options' | 'system'>, CompanionFlags {
+export interface ChatFlags extends Omit<FlagOverrides, 'options' | 'system'>, CompanionFlags, OutputFlags {
   reason?: ReplayReason;
   stream?: boolean;
   log?: boolean;
@@ -73,6 +74,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     log: flags.log !== false,
     stats: flags.stats === true,
     quiet: flags.quiet === true,
+    color: flags.color,
     agent: agentFlags(flags),
   });
   // Whether the SIGTERM or SIGHUP that ended the chat came while a turn ran: that turn says so on

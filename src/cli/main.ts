@@ -138,6 +138,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
             quiet: flags.quiet === true,
             agent: agentFlags(flags),
             raw: flags.raw === true,
+            color: flags.color,
           },
           io,
         ),

@@ -96,6 +96,28 @@ describe('argo on a terminal', () => {
     expect(terminal.output).toBe('You said: hello\r\n');
   });
 
+  // The same decision as every command's output: only a terminal that asks for nothing else gets the dim note.
+  it.each<[string, boolean, Record<string, string>, string[]]>([
+    ['on a colour terminal', true, {}, []],
+    ['NO_COLOR=1', false, { NO_COLOR: '1' }, []],
+    ['--color never', false, {}, ['--color', 'never']],
+    ['--no-color', false, {}, ['--no-color']],
+    ['FORCE_COLOR=0', false, { FORCE_COLOR: '0' }, []],
+    ['TERM=dumb', false, { TERM: 'dumb' }, []],
+    ['TERM=dumb, --color always', true, { TERM: 'dumb' }, ['--color', 'always']],
+  ])('the replay note, %s: dim %s', async (_case, dim, env, flags) => {
+    const home = tempHome();
+    releaseWhenHeld();
+    expect((await runArgo(['-s', 'r', 'first question'], { home, host: ollama.url })).code).toBe(0);
+    releaseWhenHeld();
+    const terminal = startInPty(['-s', 'r', '-r', 'session', ...flags, 'follow up'], { home, host: ollama.url, env });
+    expect((await terminal.exited).code).toBe(0);
+    expect(terminal.output).toMatch(/replayed 1 of 1 turn/);
+    expect(terminal.output.includes('\x1b[2m')).toBe(dim);
+    // No colour of any kind either.
+    if (!dim) expect(terminal.output).not.toMatch(/\[[0-9;]*m/);
+  });
+
   it('while a thinking model reasons, the spinner says so; the reasoning is not printed', async () => {
     const home = tempHome();
     ollama.options.models = [{ name: 'qwen3:latest', capabilities: ['completion', 'thinking'] }];
