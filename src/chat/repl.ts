@@ -147,9 +147,19 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   const ended = new Set<TurnStatus>();
   const note = (text: string): void => void term.stderr.write(`${text}\n`);
 
+  // The prompt is on the terminal and no Enter has ended its row yet.
+  let atPrompt = false;
+  rl.on('line', () => (atPrompt = false));
   // Ctrl-D may close the interface while an answer streams: drawing a prompt then would resume input and keep the process alive.
   let closed = false;
-  rl.on('close', () => (closed = true));
+  rl.on('close', () => {
+    closed = true;
+    // Left at the prompt (Ctrl-D, SIGTERM, SIGHUP, the input ended): its row is ended before
+    // anything else is written, so a last line (`argo: terminated (SIGTERM)`) or the shell's
+    // prompt starts at the left edge, not after `work> ` and what was typed.
+    if (atPrompt) term.stderr.write('\n');
+    atPrompt = false;
+  });
   // Ctrl-C signals whose answer or slash command is still running: handled once the input has been dealt with.
   let handledWhenDone: (() => void)[] = [];
   // Ctrl-C: stop the answer if one is streaming, else drop what is being typed. Never leave.
@@ -194,6 +204,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     if (!term.terminal || closed) return;
     rl.setPrompt(pending === null ? `${state.session}> ` : '... ');
     rl.prompt();
+    atPrompt = true;
   };
 
   const askLine: AskLine = (question, signal) =>

@@ -42,33 +42,43 @@ export interface AgentRun {
   close: () => Promise<void>;
 }
 
-/** One line from the terminal; '' when it closes or Ctrl-C aborts the run (the reader is closed, so nothing keeps the process alive). */
-function readLine(input: NodeJS.ReadableStream, signal: AbortSignal): Promise<string> {
+/**
+ * Asks `question` on the terminal and reads the line typed. A read that ends without Enter (Ctrl-D,
+ * or Ctrl-C or a STOP aborting the run) answers '' and ends the question's row there and then, so
+ * the line written next (`argo: interrupted …`) starts at the left edge, not after the question.
+ * The reader is closed either way, so nothing keeps the process alive.
+ */
+function askOnTerminal(io: Io, question: string, signal: AbortSignal): Promise<string> {
+  io.stderr.write(question);
   return new Promise((resolveLine) => {
-    const lines = createInterface({ input, terminal: false });
+    // Listened to before readline does: `y` then Ctrl-D twice is a line that came with no Enter.
+    let inputEnded = false;
+    const onEnd = (): void => void (inputEnded = true);
+    io.stdin.once('end', onEnd);
+    const lines = createInterface({ input: io.stdin, terminal: false });
     let answered = false;
     const onAbort = (): void => lines.close();
     signal.addEventListener('abort', onAbort, { once: true });
     lines.once('line', (line) => {
       answered = true;
+      if (inputEnded) io.stderr.write('\n');
       lines.close();
       resolveLine(line);
     });
     lines.once('close', () => {
       signal.removeEventListener('abort', onAbort);
-      if (!answered) resolveLine('');
+      io.stdin.off('end', onEnd);
+      if (answered) return;
+      io.stderr.write('\n');
+      resolveLine('');
     });
+    if (signal.aborted) lines.close();
   });
 }
 
 function terminalConfirm(io: Io, pause: () => void, askLine?: AskLine): (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer> {
   // A one-liner reads stdin itself; a chat passes its own reader, as a second reader would take its lines.
-  const read: AskLine =
-    askLine ??
-    ((question, signal) => {
-      io.stderr.write(question);
-      return readLine(io.stdin, signal);
-    });
+  const read: AskLine = askLine ?? ((question, signal) => askOnTerminal(io, question, signal));
   return async (request, signal) => {
     if (!io.isInteractive) return 'no-terminal';
     pause();

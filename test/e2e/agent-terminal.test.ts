@@ -7,6 +7,7 @@ import { scriptRounds, startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { startInPty } from '../support/pty.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { screenRows } from '../support/screen.js';
 
 let ollama: FakeOllama;
 beforeAll(async () => {
@@ -76,14 +77,23 @@ describe('argo --tools on a terminal', () => {
     expect(logLines(home)[0]).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', tool_calls: [] });
   });
 
-  it('Ctrl-C at the question ends the run at once: exit 130', async () => {
+  // The question's row is ended when its read ends without Enter: the line after starts at the left edge.
+  it.each<[string, number, string, string[]]>([
+    ['Ctrl-C ends the run at once', 130, '\x03', ['Allow? [y/N] ^C', 'argo: interrupted (logged as interrupted)']],
+    ['Ctrl-D refuses the call', 1, '\x04', ['Allow? [y/N]', 'argo: tool run_command failed: the user refused the call']],
+    ['"y" then Ctrl-D twice (a line with no Enter) runs the call', 0, 'y\x04\x04', ['Allow? [y/N] y', 'argo: ran run_command']],
+  ])('at the question, %s: exit %i, and the line after the question on a row of its own', async (_case, code, keys, rows) => {
     const dir = root();
-    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }]);
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }, { reply: 'Made.' }]);
     const terminal = startInPty(['-T', 'shell', '--root', dir, 'make it'], { home: tempHome(), host: ollama.url });
     await terminal.waitFor('Allow? [y/N]');
-    terminal.write('\x03');
-    expect((await terminal.exited).code).toBe(130);
-    expect(existsSync(join(dir, 'made.txt'))).toBe(false);
+    terminal.write(keys);
+    expect((await terminal.exited).code).toBe(code);
+    expect(existsSync(join(dir, 'made.txt'))).toBe(code === 0);
+    const shown = screenRows(terminal.output, 100);
+    const question = shown.findIndex((row) => row.startsWith('Allow? [y/N]'));
+    // The last row is compared as far as the expected text goes (`ran run_command (12 ms)`).
+    expect(shown.slice(question, question + rows.length).map((row, index) => (index === rows.length - 1 ? row.slice(0, rows[index]?.length) : row))).toEqual(rows);
   });
 });
 

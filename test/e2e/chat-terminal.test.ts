@@ -9,6 +9,7 @@ import type { FakeOllama } from '../support/fake-ollama.js';
 import { startInPty } from '../support/pty.js';
 import type { PtySession } from '../support/pty.js';
 import { logLines, tempHome } from '../support/run-argo.js';
+import { screenRows } from '../support/screen.js';
 import { waitFor } from '../support/wait.js';
 
 let ollama: FakeOllama;
@@ -207,6 +208,21 @@ describe('argo chat on a terminal', () => {
     const error = { SIGTERM: 'interrupted by SIGTERM', SIGHUP: 'interrupted by SIGHUP (the terminal closed)' }[signal];
     expect(logLines(home).map((line) => [line.user_prompt, line.status, line.error])).toEqual([['first', 'ok', null], ...(cut ? [['second', 'interrupted', error]] : [])]);
     expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe(cut ? 'first\nsecond\n' : 'first\n');
+  });
+
+  // Leaving at the prompt ends its row first: the chat's last line, or the shell's prompt, starts at the left edge.
+  it.each<[string, number, (term: Terminal) => void, string[]]>([
+    ['SIGTERM with a line half typed', 143, (term) => term.pty.kill('SIGTERM'), ['w4uniq> half typed', 'argo: terminated (SIGTERM)', '']],
+    ['SIGHUP with a line half typed', 129, (term) => term.pty.kill('SIGHUP'), ['w4uniq> half typed', 'argo: hung up (SIGHUP)', '']],
+    ['Ctrl-D on an empty line (Ctrl-U clears it first)', 0, (term) => term.pty.write('\x15\x04'), ['w4uniq>', '']],
+  ])('%s at the prompt: exit %i, and nothing is written after the prompt on its row', async (_case, code, leave, rows) => {
+    const term = openTerminal(['chat', '-s', 'w4uniq'], tempHome());
+    await waitFor(() => expect(term.screen()).toContain('w4uniq> '));
+    term.pty.write('half typed');
+    await waitFor(() => expect(term.screen()).toContain('w4uniq> half typed'));
+    leave(term);
+    expect(await term.exited).toBe(code);
+    expect(screenRows(term.raw(), 120).slice(-rows.length)).toEqual(rows);
   });
 
   it('a terminal closed mid-answer (its window shut): writing to it fails, yet the turn is logged interrupted by SIGHUP, not lost', async () => {

@@ -11,6 +11,8 @@ describe('screenRows: what a terminal shows', () => {
     ['wide characters take two columns', '日本語\r\n', 4, ['日本', '語', '']],
     ['colours are not shown', '\x1b[2mdim\x1b[22m', 10, ['dim']],
     ['backspace moves left', 'ab\bc', 10, ['ac']],
+    ['readline redraws its line: to column 1, erase below, the line, the cursor', 'w> half\x1b[1G\x1b[0Jw> \x1b[4G', 10, ['w>']],
+    ['cursor moves: back, forward, up', 'abc\r\ndef\x1b[2D\x1b[1CX\x1b[1AY', 10, ['abcY', 'deX']],
   ])('%s', (_case, output, columns, rows) => {
     expect(screenRows(output, columns)).toEqual(rows);
   });

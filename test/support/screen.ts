@@ -1,7 +1,8 @@
 // What a terminal `columns` wide shows after the output of a pty: its rows as a reader sees them,
-// for tests about where lines start and what is left on screen. It knows what Argo writes: text
-// (wide characters take two columns; a full row wraps), CR, LF, backspace and CSI sequences, of
-// which `ESC [ K` (erase to the end of the row) changes what is shown; others (colours) are skipped.
+// for tests about where lines start and what is left on screen. It knows what Argo and Node's
+// readline write: text (wide characters take two columns; a full row wraps), CR, LF, backspace,
+// and the CSI sequences that move the cursor (A B C D G) or erase (K to the end of the row, J to
+// the end of the screen); others (colours) change nothing shown.
 import stringWidth from 'string-width';
 
 const graphemes = new Intl.Segmenter();
@@ -47,8 +48,34 @@ export function screenRows(output: string, columns: number): string[] {
     } else if (piece === '\x08') {
       column = Math.max(0, column - 1);
       pendingWrap = false;
-    } else if (piece === '\x1b[K' || piece === '\x1b[0K') {
-      cells().length = Math.min(cells().length, column);
+    } else if (piece.startsWith('\x1b[')) {
+      const count = Number(/\d+/.exec(piece)?.[0] ?? '1');
+      pendingWrap = false;
+      switch (piece.at(-1)) {
+        case 'K':
+          cells().length = Math.min(cells().length, column);
+          break;
+        case 'J':
+          cells().length = Math.min(cells().length, column);
+          rows.length = row + 1;
+          break;
+        case 'G':
+          column = Math.min(columns - 1, Math.max(0, count - 1));
+          break;
+        case 'C':
+          column = Math.min(columns - 1, column + count);
+          break;
+        case 'D':
+          column = Math.max(0, column - count);
+          break;
+        case 'A':
+          row = Math.max(0, row - count);
+          break;
+        case 'B':
+          row += count;
+          cells();
+          break;
+      }
     } else if (!piece.startsWith('\x1b')) {
       for (const { segment } of graphemes.segment(piece)) put(segment);
     }
