@@ -51,6 +51,12 @@ export interface ChatTerminal {
   stderr: NodeJS.WritableStream;
   /** True when input is a terminal: a prompt is drawn, lines can be edited, history is kept. */
   terminal: boolean;
+  /**
+   * Whether readline edits the line (arrow keys, the up arrow's history), drawing with cursor
+   * controls; default `terminal`. False on a terminal that obeys none (TERM=dumb): the terminal's own
+   * line editing (Backspace, Ctrl-U) is left on, and Ctrl-C reaches the chat as a signal.
+   */
+  lineEditing?: boolean;
   /** Where typed lines are kept between chats (0600), or null for none. */
   historyFile: string | null;
   /**
@@ -100,16 +106,17 @@ const TAKES_NO_ARGUMENT: ReadonlySet<SlashName> = new Set(['help', 'stats', 'las
  */
 export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: ChatState): Promise<ChatEnd> {
   const state: ChatState = { ...initial };
+  const editing = term.lineEditing ?? term.terminal;
   const history = term.terminal && term.historyFile !== null ? loadHistory(term.historyFile) : [];
   let current: AbortController | null = null;
   // Set while /explain runs (it streams no answer, so Ctrl-C there also clears the line).
   let explaining: AbortController | null = null;
   // On a terminal readline reads and draws through a gate, held while an answer streams.
-  const gate = term.terminal ? new TerminalGate(term.input, term.stderr, () => current?.abort()) : null;
+  const gate = editing ? new TerminalGate(term.input, term.stderr, () => current?.abort()) : null;
   const rl = createInterface({
     input: gate?.input ?? term.input,
     output: gate?.output ?? term.stderr,
-    terminal: term.terminal,
+    terminal: editing,
     history,
     historySize: HISTORY_SIZE,
     removeHistoryDuplicates: true,
@@ -137,6 +144,15 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     kept = [...lines];
     saver?.save(lines);
   });
+  // Without line editing readline keeps no history: each line is added here as it would add it
+  // (not blank, newest first, an earlier copy removed), so a chat under TERM=dumb is kept too.
+  if (!editing && saver !== null) {
+    rl.on('line', (line: string) => {
+      if (line.trim() === '' || isLateAnswer(linesSeen, line)) return;
+      kept = [line, ...kept.filter((earlier) => earlier !== line)].slice(0, HISTORY_SIZE);
+      saver.save(kept);
+    });
+  }
 
   let pending: Pending = null;
   let explainNext = false;
@@ -179,9 +195,12 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     }
     if (term.terminal && !closed) {
       pending = null;
-      // Ctrl-U deletes only what is left of the cursor: go to the end first.
-      rl.write(null, { ctrl: true, name: 'e' });
-      rl.write(null, { ctrl: true, name: 'u' });
+      // Ctrl-U deletes only what is left of the cursor: go to the end first. (Without line editing
+      // the terminal has dropped the line itself.)
+      if (editing) {
+        rl.write(null, { ctrl: true, name: 'e' });
+        rl.write(null, { ctrl: true, name: 'u' });
+      }
       term.stderr.write('\n');
       note('(Ctrl-D or /bye to leave)');
       if (!busy) prompt();

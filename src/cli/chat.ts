@@ -119,7 +119,8 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     io.stderr.write(`chat in session ${settings.session} (replay ${replaySpecText(replay)}) · /help for commands · Ctrl-D or /bye to leave\n`);
   }
   const end = await runChat(
-    { input: io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, historyFile: join(settings.home, 'chat_history'), onInterrupt },
+    // A dumb terminal cannot redraw a line: its own editing (Backspace) is used, not readline's.
+    { input: io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, lineEditing: terminal && !io.dumbTerminal, historyFile: join(settings.home, 'chat_history'), onInterrupt },
     driver,
     { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null },
   );

@@ -210,6 +210,32 @@ describe('argo chat on a terminal', () => {
     expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe(cut ? 'first\nsecond\n' : 'first\n');
   });
 
+  it("TERM=dumb: the terminal's own line editing (Backspace), no cursor control from argo; Ctrl-C, slash commands and the history still work", async () => {
+    const home = tempHome();
+    const pty = startInPty(['chat', '-s', 'dumb'], { home, host: ollama.url, env: { TERM: 'dumb' } });
+    await pty.waitFor('dumb> ');
+    // Backspace (DEL) erases in the terminal's cooked mode: the message is "axy", not "abc\x7f\x7fxy".
+    pty.write('abc\x7f\x7fxy\r');
+    await pty.waitFor(/You said: axy\r\ndumb> /);
+    let from = pty.output.length;
+    pty.write('dropped');
+    await pty.waitFor('dropped', from);
+    pty.write('\x03');
+    await pty.waitFor(/\(Ctrl-D or \/bye to leave\)\r\ndumb> /, from);
+    from = pty.output.length;
+    pty.write('/stats\r');
+    await pty.waitFor(/tokens[^]*dumb> /, from);
+    pty.write('/bye\r');
+    expect((await pty.exited).code).toBe(0);
+    expect(logLines(home).map((line) => line.user_prompt)).toEqual(['axy']);
+    expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('axy\n/stats\n/bye\n');
+    // No escape sequence at all, and no CR but the terminal's own line ends.
+    expect(pty.output).not.toContain('\x1b');
+    expect(pty.output).not.toMatch(/\r(?!\n)/);
+    // The terminal echoes ^C; the note says how to leave on a row of its own.
+    expect(screenRows(pty.output, 100)).toEqual(expect.arrayContaining(['dumb> dropped^C', '(Ctrl-D or /bye to leave)']));
+  });
+
   // Leaving at the prompt ends its row first: the chat's last line, or the shell's prompt, starts at the left edge.
   it.each<[string, number, (term: Terminal) => void, string[]]>([
     ['SIGTERM with a line half typed', 143, (term) => term.pty.kill('SIGTERM'), ['w4uniq> half typed', 'argo: terminated (SIGTERM)', '']],
