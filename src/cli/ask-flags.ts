@@ -9,6 +9,8 @@ import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { NO_TOOLS } from '../config/tool-list.js';
 import type { AgentFlags } from './agent.js';
 import { collect } from './parse.js';
+import { notUtf8 } from './io.js';
+import { decodeUtf8 } from '../text/utf8.js';
 import { settingsFor } from './settings.js';
 import { judgeWords, typoMessage } from './typos.js';
 
@@ -42,11 +44,15 @@ export async function companionOverrides(flags: CompanionFlags): Promise<Pick<Fl
   if (flags.system !== undefined && flags.systemFile !== undefined) throw new UsageError('--system and --system-file both give the system prompt: choose one');
   let system = flags.system;
   if (flags.systemFile !== undefined) {
+    let bytes: Buffer;
     try {
-      system = await readFile(flags.systemFile, 'utf8');
+      bytes = await readFile(flags.systemFile);
     } catch (error) {
       throw new UsageError(`--system-file: cannot read ${flags.systemFile} (${error instanceof Error ? error.message : String(error)})`, { cause: error });
     }
+    const decoded = decodeUtf8(bytes);
+    if (!decoded.ok) throw new UsageError(notUtf8(`--system-file ${flags.systemFile}`, decoded, `iconv -f latin1 -t utf-8 ${flags.systemFile} > system.txt`));
+    system = decoded.text;
   }
   const options = parseOptionAssignments(flags.option ?? []);
   return { ...(Object.keys(options).length > 0 ? { options } : {}), ...(system !== undefined ? { system } : {}) };

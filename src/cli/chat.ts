@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { runChat } from '../chat/repl.js';
-import type { ChatDriver, ChatState } from '../chat/repl.js';
+import type { ChatDriver, ChatEnd, ChatState } from '../chat/repl.js';
 import { checkModelName } from '../config/settings.js';
 import type { Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
@@ -16,6 +16,7 @@ import { ask, entryFigures, newTransport } from './ask.js';
 import { agentFlags, checkAgentFlags, checkReason, companionSettings, usesTools } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
 import type { FlagOverrides } from '../config/settings.js';
+import { Utf8Lines, notUtf8 } from './io.js';
 import type { Io } from './io.js';
 import type { OutputFlags } from './output-flags.js';
 import { parseReplaySpec } from './parse.js';
@@ -118,12 +119,30 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
   if (terminal) {
     io.stderr.write(`chat in session ${settings.session} (replay ${replaySpecText(replay)}) · /help for commands · Ctrl-D or /bye to leave\n`);
   }
-  const end = await runChat(
-    // A dumb terminal cannot redraw a line: its own editing (Backspace) is used, not readline's.
-    { input: io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, lineEditing: terminal && !io.dumbTerminal, historyFile: join(settings.home, 'chat_history'), onInterrupt },
-    driver,
-    { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null },
-  );
+  // A piped script is read a line at a time while it is UTF-8; at a line that is not, the chat ends
+  // there rather than send it changed. (On a terminal, readline reads the keys.)
+  const script = terminal ? null : new Utf8Lines();
+  if (script !== null) io.stdin.pipe(script);
+  let end: ChatEnd;
+  try {
+    end = await runChat(
+      // A dumb terminal cannot redraw a line: its own editing (Backspace) is used, not readline's.
+      { input: script ?? io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, lineEditing: terminal && !io.dumbTerminal, historyFile: join(settings.home, 'chat_history'), onInterrupt },
+      driver,
+      { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null },
+    );
+  } finally {
+    // Nothing more is read: a script longer than the chat (after /bye) does not keep argo waiting.
+    if (script !== null) {
+      io.stdin.unpipe(script);
+      io.stdin.pause();
+    }
+  }
+  const bad = script?.bad ?? null;
+  // A signal, or the reader gone, ended it first: that is how it ended.
+  if (bad !== null && (end === 'ok' || end === 'failed' || end === 'interrupted')) {
+    throw new UsageError(`${notUtf8(`line ${bad.line} of standard input`, bad, 'iconv -f latin1 -t utf-8 script.txt | argo chat')}; the lines before it were sent, it and those after were not`);
+  }
   // Ended by a signal at its prompt: one line says so, as any command a signal quits ends.
   if ((end === 'terminated' || end === 'hung-up') && !told.stop) io.stderr.write(`argo: ${STOP_LINES[end]}\n`);
   return end;

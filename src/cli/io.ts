@@ -1,5 +1,8 @@
 import { performance } from 'node:perf_hooks';
+import { Transform } from 'node:stream';
+import type { TransformCallback } from 'node:stream';
 import { UsageError } from '../errors.js';
+import { decodeUtf8 } from '../text/utf8.js';
 import { STOP_SIGNALS } from './outcome.js';
 import type { StopSignal } from './outcome.js';
 import { nanoid } from 'nanoid';
@@ -127,7 +130,7 @@ export function processIo(): Io {
 /** The most standard input a prompt may take (documented in docs/cli.md). */
 export const STDIN_LIMIT_BYTES = 1024 * 1024;
 
-/** All of `stream` as UTF-8; past `limit` bytes it stops reading and says so (usage error, exit 2). */
+/** All of `stream` as UTF-8; past `limit` bytes, or at a byte that is not UTF-8, it says so (usage error, exit 2). */
 export async function readAll(stream: NodeJS.ReadableStream, limit = STDIN_LIMIT_BYTES): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -141,5 +144,65 @@ export async function readAll(stream: NodeJS.ReadableStream, limit = STDIN_LIMIT
     }
     chunks.push(bytes);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const decoded = decodeUtf8(Buffer.concat(chunks));
+  if (decoded.ok) return decoded.text;
+  throw new UsageError(notUtf8('standard input', decoded, 'iconv -f latin1 -t utf-8 file.txt | argo "…"'));
+}
+
+/** The one line refusing text that is not UTF-8: where its first bad byte is, and how to convert it. */
+export function notUtf8(what: string, bad: { offset: number; byte: number }, convert: string): string {
+  return `${what} is not UTF-8 (byte 0x${bad.byte.toString(16).padStart(2, '0')} at offset ${bad.offset}): convert it first, e.g. ${convert} (-f names the encoding it is in: latin1, cp1252, shift_jis …)`;
+}
+
+/**
+ * A piped chat's input, passed on a whole line at a time while it is UTF-8. At the first line that
+ * is not, it ends there: the lines before it are read and sent, that line and those after are not,
+ * and `bad` says where it was (its line number, counted from 1, and the stream offset of the byte).
+ */
+export class Utf8Lines extends Transform {
+  bad: { line: number; offset: number; byte: number } | null = null;
+  /** The unfinished last line so far. */
+  private rest = Buffer.alloc(0);
+  /** Lines passed on, and their bytes. */
+  private lines = 0;
+  private passed = 0;
+
+  override _transform(chunk: Buffer | string, _encoding: BufferEncoding, done: TransformCallback): void {
+    if (this.bad === null) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      const data = this.rest.length === 0 ? bytes : Buffer.concat([this.rest, bytes]);
+      const end = data.lastIndexOf(0x0a) + 1;
+      this.rest = Buffer.from(data.subarray(end));
+      this.pass(data.subarray(0, end));
+    }
+    done();
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.bad === null) this.pass(this.rest);
+    done();
+  }
+
+  private pass(whole: Buffer): void {
+    if (whole.length === 0) return;
+    const decoded = decodeUtf8(whole);
+    if (decoded.ok) {
+      this.push(whole);
+      this.lines += countLines(whole);
+      this.passed += whole.length;
+      return;
+    }
+    // The lines before the bad one (a newline is one byte, never inside a character).
+    const start = decoded.offset === 0 ? 0 : whole.lastIndexOf(0x0a, decoded.offset - 1) + 1;
+    const before = whole.subarray(0, start);
+    if (before.length > 0) this.push(before);
+    this.bad = { line: this.lines + countLines(before) + 1, offset: this.passed + decoded.offset, byte: decoded.byte };
+    this.push(null);
+  }
+}
+
+function countLines(bytes: Buffer): number {
+  let count = 0;
+  for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) count++;
+  return count;
 }

@@ -279,6 +279,42 @@ describe('bad input: one line, exit 2, nothing written (item 13)', () => {
     expect(result.stderr).toMatch(message);
   });
 
+  // What a user wrote is sent as written or not at all: never with U+FFFD in place of their bytes.
+  it('standard input that is not UTF-8 (latin1 café): the byte, its offset and the fix; nothing sent or logged', async () => {
+    const home = tempHome();
+    const before = ollama.requests.length;
+    const result = await argo(home, ['x'], { stdin: Buffer.from('caf\xe9', 'latin1'), env: { TZ: 'UTC', LC_ALL: 'C' } });
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toBe(
+      'argo: standard input is not UTF-8 (byte 0xe9 at offset 3): convert it first, e.g. iconv -f latin1 -t utf-8 file.txt | argo "…" (-f names the encoding it is in: latin1, cp1252, shift_jis …)\n',
+    );
+    expect(ollama.requests).toHaveLength(before);
+    expect(logLines(home)).toEqual([]);
+  });
+
+  it('--system-file that is not UTF-8: refused the same way', async () => {
+    const home = tempHome();
+    writeFileSync(join(home, 'system.txt'), Buffer.from('Réponds en français', 'latin1'));
+    const result = await argo(home, ['--system-file', join(home, 'system.txt'), 'hi']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `argo: --system-file ${join(home, 'system.txt')} is not UTF-8 (byte 0xe9 at offset 1): convert it first, e.g. iconv -f latin1 -t utf-8 ${join(home, 'system.txt')} > system.txt (-f names the encoding it is in: latin1, cp1252, shift_jis …)\n`,
+    );
+    expect(logLines(home)).toEqual([]);
+  });
+
+  it('a piped chat script with a line that is not UTF-8: the lines before it are sent, it and those after are not; exit 2', async () => {
+    const home = tempHome();
+    const script = Buffer.concat([Buffer.from('first\n'), Buffer.from('caf\xe9 au lait\n', 'latin1'), Buffer.from('third\n')]);
+    const result = await argo(home, ['chat', '-s', 'script'], { stdin: script });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('You said: first\n');
+    expect(result.stderr).toBe(
+      'argo: line 2 of standard input is not UTF-8 (byte 0xe9 at offset 9): convert it first, e.g. iconv -f latin1 -t utf-8 script.txt | argo chat (-f names the encoding it is in: latin1, cp1252, shift_jis …); the lines before it were sent, it and those after were not\n',
+    );
+    expect(logLines(home).map((line) => line.user_prompt)).toEqual(['first']);
+  });
+
   it('a quoted ~ in ARGO_HOME is the home folder, never ./~', async () => {
     const home = tempHome();
     const result = await argo(home, ['--session', 'work', 'hi'], { env: { TZ: 'UTC', ARGO_HOME: '~/data' } });

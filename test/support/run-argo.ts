@@ -16,7 +16,8 @@ export interface ArgoResult {
 export interface RunOptions {
   home: string;
   host?: string;
-  stdin?: string;
+  /** Bytes as given (a Buffer), or a string written as UTF-8. */
+  stdin?: string | Buffer;
   /** Leave stdin open (a pipe that never ends) instead of closing it after `stdin`. */
   keepStdinOpen?: boolean;
   env?: Record<string, string>;
