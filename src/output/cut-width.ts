@@ -1,7 +1,6 @@
 // Cutting text to a number of terminal columns. string-width measures (CJK and most emoji take two
 // columns); a grapheme is never split. Kept in a module of its own so that only what draws to a
-// width loads string-width: a plain question does not. (query/format.ts's `truncate` is the same
-// rule; it can import this one.)
+// width loads string-width: a plain question does not. The logs and sessions tables cut with it too.
 import stringWidth from 'string-width';
 import { headOf } from './cut.js';
 

@@ -9,7 +9,7 @@ const FRAME_COLUMNS = 2;
 /** When a terminal does not say how wide it is. */
 const DEFAULT_COLUMNS = 80;
 
-/** Cuts text to a number of columns, by display width (output/width.ts's cutToWidth). */
+/** Cuts text to a number of columns, by display width (output/cut-width.ts's cutToWidth). */
 export type CutToWidth = (text: string, columns: number) => string;
 
 /**

@@ -4,7 +4,7 @@ import type { ChalkInstance } from 'chalk';
 import { format } from 'date-fns/format';
 import stringWidth from 'string-width';
 import type { LogEntry } from '../log/entry.js';
-import { headOf } from '../output/cut.js';
+import { cutToWidth } from '../output/cut-width.js';
 import { plural } from '../output/count.js';
 import { COLUMN_GAP, fitColumns } from './columns.js';
 import type { Column, Fitted, Step } from './columns.js';
@@ -53,75 +53,12 @@ function timeIn(timestamp: string, width: number): string {
   return localTime(timestamp, width < TIME_PATTERNS.minutes.length ? 'short' : 'minutes');
 }
 
-const graphemes = new Intl.Segmenter();
-/**
- * Segmenting costs about the square of the length of what is segmented (a 90k-character prompt
- * took seconds), so text is segmented a short window at a time, and only a prefix of it is looked
- * at: UNITS_PER_COLUMN code units per column, enough for any common text (an emoji sequence is up
- * to ~11 units for 2 columns).
- */
-const WINDOW = 32;
-const UNITS_PER_COLUMN = 8;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-
-/** The graphemes of `text`, a window at a time; a window's last one may be cut short, so it is left for the next. */
-function* graphemesOf(text: string): Generator<string> {
-  let from = 0;
-  let size = WINDOW;
-  while (from < text.length) {
-    const window = headOf(text.slice(from), size); // never half a surrogate pair
-    const end = from + window.length;
-    const pieces = Array.from(graphemes.segment(window), (piece) => piece.segment);
-    if (end === text.length) {
-      yield* pieces;
-      return;
-    }
-    if (pieces.length < 2) {
-      size *= 2; // one grapheme longer than the window
-      continue;
-    }
-    for (const piece of pieces.slice(0, -1)) {
-      yield piece;
-      from += piece.length;
-    }
-    size = WINDOW;
-  }
-}
-
-/**
- * Cuts to `max` terminal columns, ending with an ellipsis when something was cut. Widths are
- * measured (CJK and emoji take two columns), and a grapheme is never split. Only a prefix of
- * `text` is measured, so the cost does not grow with its length; a text that is still no wider
- * than `max` after that prefix (thousands of zero-width characters) is cut at it.
- */
-export function truncate(text: string, max: number): string {
-  const head = headOf(text, (Math.max(0, max) + 2) * UNITS_PER_COLUMN);
-  const whole = head.length === text.length;
-  if (PRINTABLE_ASCII.test(head)) return text.length <= max ? text : `${head.slice(0, Math.max(0, max - 1))}…`;
-  let kept = '';
-  let width = 0;
-  let full = false;
-  let pending: string | undefined;
-  for (const segment of graphemesOf(head)) {
-    // The prefix's last grapheme may be cut short: it is only counted once the next one starts.
-    if (pending !== undefined) {
-      width += stringWidth(pending);
-      if (width > max) return `${kept}…`;
-      full ||= width > max - 1;
-      if (!full) kept += pending;
-    }
-    pending = segment;
-  }
-  if (!whole) return `${kept}…`;
-  return pending === undefined || width + stringWidth(pending) <= max ? text : `${kept}…`;
-}
-
 export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
 function pad(text: string, width: number): string {
-  const cut = truncate(text, width);
+  const cut = cutToWidth(text, width);
   return cut + ' '.repeat(Math.max(0, width - stringWidth(cut)));
 }
 
@@ -135,7 +72,7 @@ function usableOf(width: number): number {
 
 /** `lead` then `text`, cut together to `room` columns; what is left of `lead` painted with `paint`. */
 function afterLead(lead: string, text: string, room: number, paint: (text: string) => string): string {
-  const cut = truncate(lead + text, room);
+  const cut = cutToWidth(lead + text, room);
   return lead === '' ? cut : paint(cut.slice(0, lead.length)) + cut.slice(lead.length);
 }
 
@@ -184,7 +121,7 @@ const LOG_LABELS: Record<LogColumn, string> = { time: 'TIME', id: 'ID', session:
 
 export function tableHeader(options: RenderOptions): string {
   const { columns, free } = logLayout(options.width);
-  return options.color.dim(joinRow(columns.map((column) => pad(LOG_LABELS[column.key], column.width)), free > 0 ? truncate('PROMPT', free) : null)) + '\n';
+  return options.color.dim(joinRow(columns.map((column) => pad(LOG_LABELS[column.key], column.width)), free > 0 ? cutToWidth('PROMPT', free) : null)) + '\n';
 }
 
 export function tableRow(entry: LogEntry, options: RenderOptions): string {
@@ -285,7 +222,7 @@ export function sessionsTable(records: readonly ShownRecord[], options: RenderOp
   const title = (text: string): string | null => (free > 0 ? text : null);
   const header = joinRow(
     columns.map((column) => (column.key === 'turns' ? SESSION_LABELS.turns.padStart(column.width) : pad(SESSION_LABELS[column.key], column.width))),
-    title(truncate('TITLE', free)),
+    title(cutToWidth('TITLE', free)),
   );
   const rows = records.map((record) => {
     const cellOf = (column: Column<SessionColumn>): string => {
@@ -311,7 +248,7 @@ export function sessionsTable(records: readonly ShownRecord[], options: RenderOp
   const damagedRows = damaged.map((name) => {
     const note = t(`(damaged record: run argo sessions rm ${name})`);
     const cells = nameColumn === undefined ? [] : [c.cyan(pad(t(name), nameColumn.width))];
-    return noteRoom === null || noteRoom > 0 ? joinRow(cells, c.red(noteRoom === null ? note : truncate(note, noteRoom))) : joinRow(cells, null);
+    return noteRoom === null || noteRoom > 0 ? joinRow(cells, c.red(noteRoom === null ? note : cutToWidth(note, noteRoom))) : joinRow(cells, null);
   });
   return [c.dim(header), ...rows, ...damagedRows].join('\n') + '\n';
 }

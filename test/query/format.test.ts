@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import { Chalk } from 'chalk';
 import stringWidth from 'string-width';
 import { describe, expect, it, vi } from 'vitest';
-import { fullBlock, logColumns, oneLine, sessionColumns, sessionsTable, tableHeader, tableRow, truncate } from '../../src/query/format.js';
+import { cutToWidth } from '../../src/output/cut-width.js';
+import { fullBlock, logColumns, oneLine, sessionColumns, sessionsTable, tableHeader, tableRow } from '../../src/query/format.js';
 import type { RenderOptions } from '../../src/query/format.js';
 import type { LogEntry } from '../../src/log/entry.js';
 import type { ShownRecord } from '../../src/sessions/store.js';
@@ -28,9 +29,9 @@ describe('text helpers', () => {
     ['日本語のテキスト', 7, '日本語…'],
     ['日本語', 6, '日本語'],
     ['👩‍👩‍👧 family', 3, '👩‍👩‍👧…'],
-  ])('truncate(%j, %d) → %j', (text, max, expected) => {
-    expect(truncate(text, max)).toBe(expected);
-    expect(stringWidth(truncate(text, max))).toBeLessThanOrEqual(max);
+  ])('cutToWidth(%j, %d) → %j', (text, max, expected) => {
+    expect(cutToWidth(text, max)).toBe(expected);
+    expect(stringWidth(cutToWidth(text, max))).toBeLessThanOrEqual(max);
   });
 
   // A long prompt costs what its preview does: only a bounded prefix is segmented and measured.
@@ -39,12 +40,12 @@ describe('text helpers', () => {
     [100_000, 60],
     [1_000_000, 60],
     [1_000_000, 200],
-  ])('truncate of %d non-ASCII characters to %d columns looks at a bounded prefix', (length, max) => {
+  ])('cutToWidth of %d non-ASCII characters to %d columns looks at a bounded prefix', (length, max) => {
     const text = '漢字 emoji 👍 text line\n'.repeat(Math.ceil(length / 20)).slice(0, length);
     const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment');
     try {
-      const cut = truncate(text, max);
-      expect(cut).toBe(truncate(text.slice(0, max * 4), max));
+      const cut = cutToWidth(text, max);
+      expect(cut).toBe(cutToWidth(text.slice(0, max * 4), max));
       expect(stringWidth(cut)).toBe(max);
       const measured = segment.mock.calls.map(([input]) => input.length);
       expect(measured.length).toBeGreaterThan(0);
@@ -58,7 +59,7 @@ describe('text helpers', () => {
     ['\u200b'.repeat(5000) + 'tail', 10, '\u200b'.repeat(95) + '…'],
     ['a' + '\u0301'.repeat(5000), 10, '…'],
   ])('a text no wider than the columns after the measured prefix is cut there (%#)', (text, max, expected) => {
-    expect(truncate(text, max)).toBe(expected);
+    expect(cutToWidth(text, max)).toBe(expected);
   });
 
   // Segmented a window at a time: graphemes across a window's edge, or longer than a window, come
@@ -79,7 +80,7 @@ describe('text helpers', () => {
     ['CJK then ASCII', `${'漢字'.repeat(10)}${'plain text '.repeat(10)}`, 60],
     ['fits exactly', '日本語'.repeat(10), 60],
   ])('%s: cut as the whole text would be', (_case, text, max) => {
-    expect(truncate(text, max)).toBe(reference(text, max));
+    expect(cutToWidth(text, max)).toBe(reference(text, max));
   });
 
   it('oneLine collapses every run of whitespace', () => {
@@ -136,8 +137,8 @@ describe('argo logs as a table at a width', () => {
     for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(width);
     const start = columnsWidth(columns);
     const [header, ...rows] = lines;
-    expect(defined(header).endsWith(truncate('PROMPT', free))).toBe(true);
-    expect(stringWidth(defined(header)) - stringWidth(truncate('PROMPT', free))).toBe(start);
+    expect(defined(header).endsWith(cutToWidth('PROMPT', free))).toBe(true);
+    expect(stringWidth(defined(header)) - stringWidth(cutToWidth('PROMPT', free))).toBe(start);
     for (const row of rows) expect(stringWidth(row.slice(0, row.search(/QQ|\[/)))).toBe(start);
   });
 
@@ -182,8 +183,8 @@ describe('argo sessions as a table at a width', () => {
     const lines = linesOf(text);
     for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(width);
     const [header, ...rows] = lines;
-    expect(defined(header).endsWith(truncate('TITLE', free))).toBe(true);
-    expect(stringWidth(defined(header)) - stringWidth(truncate('TITLE', free))).toBe(start);
+    expect(defined(header).endsWith(cutToWidth('TITLE', free))).toBe(true);
+    expect(stringWidth(defined(header)) - stringWidth(cutToWidth('TITLE', free))).toBe(start);
     for (const row of rows.slice(0, records.length)) expect(stringWidth(row.slice(0, row.search(/QQ|\(fork/)))).toBe(start);
   });
 
