@@ -1,7 +1,6 @@
 // `argo --tools …`: the agent loop plugged into the turn, with the terminal's side of it —
 // confirmation prompts, one `argo:` line per failure, the explanation of the resolution. Loaded
 // only when tools are asked for, so a plain question never pays for tool code or the MCP SDK.
-import { createInterface } from 'node:readline';
 import type { Settings } from '../config/settings.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { agentAnswerer, agentDraftFields, toolsConfigOf } from '../agent/answer.js';
@@ -20,7 +19,7 @@ import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 import { toolRoot } from './root.js';
-import { isYes } from './answers.js';
+import { askOnTerminal, isYes } from './answers.js';
 import type { AskLine } from '../chat/repl.js';
 
 /** The ask command's agent flags. */
@@ -40,40 +39,6 @@ export interface AgentRun {
   /** The fields --json adds. */
   jsonFields: (entry: LogEntry) => Record<string, unknown>;
   close: () => Promise<void>;
-}
-
-/**
- * Asks `question` on the terminal and reads the line typed. A read that ends without Enter (Ctrl-D,
- * or Ctrl-C or a STOP aborting the run) answers '' and ends the question's row there and then, so
- * the line written next (`argo: interrupted …`) starts at the left edge, not after the question.
- * The reader is closed either way, so nothing keeps the process alive.
- */
-function askOnTerminal(io: Io, question: string, signal: AbortSignal): Promise<string> {
-  io.stderr.write(question);
-  return new Promise((resolveLine) => {
-    // Listened to before readline does: `y` then Ctrl-D twice is a line that came with no Enter.
-    let inputEnded = false;
-    const onEnd = (): void => void (inputEnded = true);
-    io.stdin.once('end', onEnd);
-    const lines = createInterface({ input: io.stdin, terminal: false });
-    let answered = false;
-    const onAbort = (): void => lines.close();
-    signal.addEventListener('abort', onAbort, { once: true });
-    lines.once('line', (line) => {
-      answered = true;
-      if (inputEnded) io.stderr.write('\n');
-      lines.close();
-      resolveLine(line);
-    });
-    lines.once('close', () => {
-      signal.removeEventListener('abort', onAbort);
-      io.stdin.off('end', onEnd);
-      if (answered) return;
-      io.stderr.write('\n');
-      resolveLine('');
-    });
-    if (signal.aborted) lines.close();
-  });
 }
 
 function terminalConfirm(io: Io, pause: () => void, askLine?: AskLine): (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer> {

@@ -1,12 +1,11 @@
 // What `argo logs` and `argo sessions` share: settings, colours, confirmation, commander plumbing.
-import { createInterface } from 'node:readline';
 import chalk, { Chalk } from 'chalk';
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { Settings } from '../config/settings.js';
 import { settingsFor } from './settings.js';
-import { isYes } from './answers.js';
+import { askOnTerminal, isYes } from './answers.js';
 import { UsageError } from '../errors.js';
 import { colorLevel, parseColorMode } from '../output/color.js';
 import type { OutputFlags } from './output-flags.js';
@@ -87,24 +86,7 @@ export function widthOf(io: Io): number | null {
 export async function confirm(io: Io, question: string, yes: boolean | undefined, command: string): Promise<boolean> {
   if (yes) return true;
   if (!io.isInteractive) throw new UsageError(`${command} deletes history: pass --yes to confirm (there is no terminal to ask on)`);
-  io.stderr.write(`${question} [y/N] `);
-  const answer = await readAnswer(io.stdin);
-  return isYes(answer);
-}
-
-function readAnswer(input: NodeJS.ReadableStream): Promise<string> {
-  return new Promise((resolve) => {
-    const lines = createInterface({ input, terminal: false });
-    let answered = false;
-    lines.once('line', (line) => {
-      answered = true;
-      lines.close();
-      resolve(line);
-    });
-    lines.once('close', () => {
-      if (!answered) resolve('');
-    });
-  });
+  return isYes(await askOnTerminal(io, `${question} [y/N] `));
 }
 
 export function parseCount(value: string): number {

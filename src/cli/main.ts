@@ -10,6 +10,7 @@ import { ask } from './ask.js';
 import { TURN_ID_LENGTH, signalQuits, processIo, readAll } from './io.js';
 import type { Io } from './io.js';
 import { EXIT_CODES, STOP_LINES, STOP_SIGNALS } from './outcome.js';
+import { endOpenRow } from './answers.js';
 import { addOutputOptions, checkOutputFlags } from './output-flags.js';
 import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome, StopSignal } from './outcome.js';
@@ -252,6 +253,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       if (!signalQuits(signal)) return;
       discardTemporaryFiles();
       const outcome = STOP_SIGNALS[signal];
+      endOpenRow(io.stderr);
       io.stderr.write(`argo: ${STOP_LINES[outcome]}\n`);
       process.exit(EXIT_CODES[outcome]);
     });

@@ -214,3 +214,24 @@ describe('argo on a terminal', () => {
     expect(logLines(home)).toEqual([]);
   });
 });
+
+describe('a [y/N] question before deleting history, on a terminal', () => {
+  // The question's row is ended when its read ends without Enter: the line after starts at the left edge.
+  it.each<[string, number, string, string[]]>([
+    ['Ctrl-D answers no', 1, '\x04', ['argo: nothing deleted (not confirmed)']],
+    ['Ctrl-C quits', 130, '\x03', ['argo: interrupted']],
+  ])('%s: exit %i, the line after the question on a row of its own, nothing deleted', async (_case, code, keys, after) => {
+    const home = tempHome();
+    releaseWhenHeld();
+    expect((await runArgo(['-s', 'work', 'keep me'], { home, host: ollama.url })).code).toBe(0);
+    const terminal = startInPty(['logs', 'rm', '-s', 'work'], { home, host: ollama.url });
+    await terminal.waitFor('[y/N] ');
+    terminal.write(keys);
+    expect((await terminal.exited).code).toBe(code);
+    const shown = screenRows(terminal.output, 100);
+    const question = shown.findIndex((row) => row.startsWith('delete '));
+    expect(question).toBeGreaterThanOrEqual(0);
+    expect(shown.slice(question + 1, question + 1 + after.length)).toEqual(after);
+    expect(logLines(home).map((line) => line.user_prompt)).toEqual(['keep me']);
+  });
+});
