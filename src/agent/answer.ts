@@ -162,6 +162,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
                 shown(text);
               }
             : hooks.onThinking;
+          context.onRequest?.();
           return context.transport.stream(agentRequest, { ...hooks, onThinking, ...(context.onRetry ? { onRetry: context.onRetry } : {}) });
         },
         clock: context.clock,

@@ -149,8 +149,13 @@ async function askTurn(
             wrote = '\n';
           }
         };
+        // An agent run's later rounds wait on the model again after its tool lines: the spinner says so.
+        let requests = 0;
+        const onRequest = (): void => {
+          if (requests++ > 0) lines.spin(`asking ${model}…`);
+        };
         try {
-          return await (agent?.answerer ?? streamAnswer)(request, context);
+          return await (agent?.answerer ?? streamAnswer)(request, { ...context, onRequest });
         } finally {
           buffer.flush();
           const held = guard?.end() ?? '';

@@ -75,6 +75,8 @@ export interface AnswerContext {
   onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
   /** The model's tool calls, as Ollama sent them (client tools, passed through). */
   onToolCalls?: (calls: unknown[]) => void;
+  /** Just before each request to the model: an agent run makes one per round. */
+  onRequest?: () => void;
 }
 
 /** The answer step of a turn: one streamed answer by default; an agent run plugs in its loop. */

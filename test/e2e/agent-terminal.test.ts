@@ -97,6 +97,23 @@ describe('argo --tools on a terminal', () => {
   });
 });
 
+describe('argo --tools on a terminal: waiting on the model', () => {
+  it('after a round\'s tool lines, the spinner says the model is asked again, and is gone once it answers', async () => {
+    const dir = root();
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'read_file', arguments: { path: 'main.ts' } } }] }, { reply: 'It exports main.', scenario: { holdAfter: 0 } }]);
+    const terminal = startInPty(['-T', 'fs', '--root', dir, 'what is in main.ts?'], { home: tempHome(), host: ollama.url });
+    await ollama.waitForHold();
+    const ran = terminal.output.indexOf('argo: ran read_file');
+    expect(ran).toBeGreaterThanOrEqual(0);
+    await terminal.waitFor('asking argo', ran);
+    ollama.release();
+    expect((await terminal.exited).code).toBe(0);
+    const shown = screenRows(terminal.output, 100);
+    expect(shown.some((row) => row.includes('It exports main.'))).toBe(true);
+    expect(shown.some((row) => row.includes('asking'))).toBe(false);
+  });
+});
+
 describe('argo chat --tools on a terminal: the chat asks on its own input', () => {
   const writes = (path: string) => ({ toolCalls: [{ function: { name: 'write_file', arguments: { path, content: 'x\n' } } }] });
   const turns = (home: string) => logLines(home).map((line) => [line.user_prompt, line.status]);
