@@ -1,7 +1,6 @@
 // Pure: Ollama's model options by name and type, and the `-o key=value` parser that checks them.
 import { UsageError } from '../errors.js';
 import { DECIMAL } from '../text/decimal.js';
-import { byCodeUnits } from '../text/order.js';
 import { didYouMean } from '../text/similar.js';
 
 export type OptionKind = 'integer' | 'number' | 'boolean' | 'strings';
@@ -104,9 +103,4 @@ function convert(raw: string, kind: OptionKind): OptionValue | null {
       // A stop sequence is kept exactly as written: its spaces are part of it.
       return raw === '' ? null : [raw];
   }
-}
-
-/** Options in name order, so equal options serialise to equal bytes whatever order they were given in. */
-export function sortedOptions(values: OptionValues): OptionValues {
-  return Object.fromEntries(Object.entries(values).sort(([a], [b]) => byCodeUnits(a, b)));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { OLLAMA_OPTIONS, parseOptionAssignments, sortedOptions } from '../../src/ollama/options.js';
+import { OLLAMA_OPTIONS, parseOptionAssignments } from '../../src/ollama/options.js';
 
 describe('parseOptionAssignments', () => {
   it.each([
@@ -50,11 +50,5 @@ describe('parseOptionAssignments', () => {
 
   it.each(['mirostat', 'tfs_z', 'penalize_newline', 'use_mlock', 'numa'])('-o %s=1: Ollama dropped it, so it is refused rather than ignored', (name) => {
     expect(() => parseOptionAssignments([`${name}=1`])).toThrow(new UsageError(`-o ${name}: Ollama no longer takes this option (it was removed from its API and would be ignored); see docs/cli.md for the list`));
-  });
-});
-
-describe('sortedOptions', () => {
-  it('orders by name so the same options give the same bytes', () => {
-    expect(JSON.stringify(sortedOptions({ top_p: 0.9, num_predict: 5, stop: ['x'] }))).toBe('{"num_predict":5,"stop":["x"],"top_p":0.9}');
   });
 });
