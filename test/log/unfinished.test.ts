@@ -6,7 +6,6 @@ import { LogEntrySchema } from '../../src/log/entry-schema.js';
 import type { LogEntry } from '../../src/log/entry.js';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
 import {
-  UNFINISHED_ERROR,
   bootId,
   checkUnfinished,
   claimUnfinished,
@@ -18,6 +17,7 @@ import {
   writeUnfinished,
 } from '../../src/log/unfinished.js';
 import type { OwnerState, TurnOwner, UnfinishedTurn } from '../../src/log/unfinished.js';
+import { makeDraft } from '../query/helpers.js';
 
 const HERE: TurnOwner = { pid: 100, host: 'box', boot: 'aaaa-1111' };
 
@@ -75,29 +75,7 @@ describe('readJournalName', () => {
   });
 });
 
-function entry(id: string): LogEntry {
-  return {
-    id,
-    timestamp: '2025-03-04T05:06:07.000+00:00',
-    session: 'work',
-    session_id: '',
-    status: 'interrupted',
-    entry_type: 'question',
-    model: 'argo',
-    endpoint: 'chat',
-    active_mode: null,
-    persona: 'neutral',
-    verbosity: 'short',
-    replay: { enabled: false, count: null, session: false },
-    user_prompt: 'What is a closure? \u{1F600}',
-    model_response: '',
-    replay_policy: null,
-    replayed_ids: [],
-    timings: { first_token_ms: null, total_ms: 0, total_duration_ns: null, load_duration_ns: null, prompt_eval_count: null, prompt_eval_duration_ns: null, eval_count: null, eval_duration_ns: null },
-    done_reason: null,
-    error: UNFINISHED_ERROR,
-  };
-}
+const entry = (id: string): LogEntry => makeDraft(id, { user_prompt: 'What is a closure? \u{1F600}' });
 
 const turn = (id: string, owner: TurnOwner = HERE): UnfinishedTurn => ({ owner, day: '2025-03-04', session: { id: null, name: 'work' }, rules: 'r1', entry: entry(id) });
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-unfinished-'));

@@ -3,6 +3,7 @@ import { appendFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogEntry } from '../../src/log/entry.js';
+import { UNFINISHED_ERROR } from '../../src/log/unfinished.js';
 import { recordTurn } from '../../src/sessions/record-turn.js';
 import type { DataPaths } from '../../src/log/writer.js';
 import type { ReplayPolicyLog } from '../../src/replay/types.js';
@@ -42,6 +43,22 @@ export function makeEntry(overrides: Partial<LogEntry> = {}): LogEntry {
     error: null,
     ...overrides,
   };
+}
+
+/** A turn's line as the journal of unfinished turns keeps it before its answer (and a recovered turn is logged). */
+export function makeDraft(id: string, overrides: Partial<LogEntry> = {}): LogEntry {
+  return makeEntry({
+    id,
+    timestamp: '2025-03-04T05:06:07.000+00:00',
+    session_id: '',
+    status: 'interrupted',
+    user_prompt: `prompt of ${id}`,
+    model_response: '',
+    timings: { first_token_ms: null, total_ms: 0, total_duration_ns: null, load_duration_ns: null, prompt_eval_count: null, prompt_eval_duration_ns: null, eval_count: null, eval_duration_ns: null },
+    done_reason: null,
+    error: UNFINISHED_ERROR,
+    ...overrides,
+  });
 }
 
 export function policy(overrides: Partial<ReplayPolicyLog> = {}): ReplayPolicyLog {

@@ -13,6 +13,7 @@ import { recoverOnce, recoverUnfinished, recoveryLines } from '../../src/turn/re
 import type { Recovery } from '../../src/turn/recover.js';
 import { runTurn } from '../../src/turn/turn.js';
 import type { Transport, TurnPorts } from '../../src/turn/turn.js';
+import { makeDraft } from '../query/helpers.js';
 
 const ME: TurnOwner = { pid: 100, host: 'box', boot: 'aaaa-1111' };
 const DEAD = 200;
@@ -28,29 +29,7 @@ const kill = (pid: number): void => {
 const settingsIn = (home: string): Settings => loadSettings({ home, session: 'work' }, {});
 const recover = (settings: Settings, me: TurnOwner = ME): Promise<Recovery> => recoverUnfinished(settings, { me, kill });
 
-function draft(id: string, timestamp = '2025-03-04T05:06:07.000+00:00', prompt = `prompt of ${id}`): LogEntry {
-  return {
-    id,
-    timestamp,
-    session: 'work',
-    session_id: '',
-    status: 'interrupted',
-    entry_type: 'question',
-    model: 'argo',
-    endpoint: 'chat',
-    active_mode: null,
-    persona: 'neutral',
-    verbosity: 'short',
-    replay: { enabled: false, count: null, session: false },
-    user_prompt: prompt,
-    model_response: '',
-    replay_policy: null,
-    replayed_ids: [],
-    timings: { first_token_ms: null, total_ms: 0, total_duration_ns: null, load_duration_ns: null, prompt_eval_count: null, prompt_eval_duration_ns: null, eval_count: null, eval_duration_ns: null },
-    done_reason: null,
-    error: UNFINISHED_ERROR,
-  };
-}
+const draft = (id: string, timestamp?: string, prompt?: string): LogEntry => makeDraft(id, { ...(timestamp !== undefined ? { timestamp } : {}), ...(prompt !== undefined ? { user_prompt: prompt } : {}) });
 
 function unfinished(id: string, owner: Partial<TurnOwner> = {}, extra: Partial<UnfinishedTurn> = {}): UnfinishedTurn {
   return { owner: { ...ME, pid: DEAD, ...owner }, day: '2025-03-04', session: { id: null, name: 'work' }, entry: draft(id), ...extra };
