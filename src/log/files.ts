@@ -63,7 +63,7 @@ export async function unwritableLogNames(logsDir: string): Promise<{ path: strin
  * LATER_DAY_REACH days ahead is a wrong clock's, not another zone's. Call it under the log lock.
  */
 export async function appendDay(logsDir: string, turnDay: string): Promise<string> {
-  const reach = dayAfter(turnDay, LATER_DAY_REACH);
+  const reach = lastFilingDay(turnDay);
   let newest = turnDay;
   for (const entry of await dayEntries(logsDir)) {
     const day = logFileDate(entry.name);
@@ -78,6 +78,11 @@ export async function appendDay(logsDir: string, turnDay: string): Promise<strin
  * alone rather than taking every later turn, where date filters and pruning would never look.
  */
 const LATER_DAY_REACH = 2;
+
+/** The last day whose file a turn that started on `turnDay` may be appended to (appendDay). */
+export function lastFilingDay(turnDay: string): string {
+  return dayAfter(turnDay, LATER_DAY_REACH);
+}
 
 /** `day` (YYYY-MM-DD) moved `days` calendar days on. */
 function dayAfter(day: string, days: number): string {

@@ -142,15 +142,23 @@ async function logOrphan(settings: RecoverySettings, { name, turn }: Orphan, me:
   }
 }
 
-/** Whether the day's log holds a line of turn `id` (only lines holding the id are decoded). */
+/**
+ * Whether the log holds a line of turn `id`, which started on `day`: in any file it could have been
+ * appended to, its day's or a later one's (appendDay). Only lines holding the id are decoded.
+ */
 async function inLog(logsDir: string, day: string, id: string): Promise<boolean> {
-  const [{ ScanStats, scanEntries }, { logFileName }] = await Promise.all([import('../log/scan.js'), import('../log/files.js')]);
-  try {
-    for await (const { entry } of scanEntries([join(logsDir, logFileName(day))], new ScanStats(), { needle: { kind: 'json-string', values: [id] } })) {
-      if (entry.id === id) return true;
+  const [{ ScanStats, scanEntries }, { lastFilingDay, listLogFiles, logFileDate }] = await Promise.all([import('../log/scan.js'), import('../log/files.js')]);
+  const last = lastFilingDay(day);
+  const files = (await listLogFiles(logsDir)).filter((file) => logFileDate(file) >= day && logFileDate(file) <= last);
+  for (const file of files) {
+    try {
+      for await (const { entry } of scanEntries([file], new ScanStats(), { needle: { kind: 'json-string', values: [id] } })) {
+        if (entry.id === id) return true;
+      }
+    } catch (error) {
+      // A file removed meanwhile (logs prune) holds nothing.
+      if (!isMissing(error)) throw error;
     }
-  } catch (error) {
-    if (!isMissing(error)) throw error;
   }
   return false;
 }

@@ -109,14 +109,20 @@ describe('recoverUnfinished', () => {
     expect((await recover(settingsIn(home))).recovered).toEqual(['t1']);
   });
 
-  it('a turn whose line is in the log already (killed after writing it) is not logged again: its file is dropped', async () => {
+  // A turn goes to a later day's file when one exists (appendDay), up to two days after its own.
+  it.each([
+    ['its own day', '2025-03-04'],
+    ['the day after', '2025-03-05'],
+    ['two days after', '2025-03-06'],
+  ])('a turn whose line is in the log already (killed after writing it), in the file of %s, is not logged again: its file is dropped', async (_case, day) => {
     const home = fresh();
     const settings = settingsIn(home);
     mkdirSync(settings.paths.logs, { recursive: true });
-    writeFileSync(join(settings.paths.logs, '2025-03-04.log'), `${JSON.stringify({ ...draft('t1'), status: 'ok', model_response: 'the answer' })}\n`);
+    writeFileSync(join(settings.paths.logs, '2025-03-04.log'), `${JSON.stringify({ ...draft('other'), status: 'ok' })}\n`);
+    writeFileSync(join(settings.paths.logs, `${day}.log`), `${JSON.stringify({ ...draft('t1'), status: 'ok', model_response: 'the answer' })}\n`, { flag: 'a' });
     await writeUnfinished(home, unfinished('t1'));
     expect(await recover(settings)).toMatchObject({ recovered: [], alreadyLogged: ['t1'] });
-    expect(logLines(home)).toMatchObject([{ id: 't1', status: 'ok' }]);
+    expect(logLines(home).filter((line) => line.id === 't1')).toMatchObject([{ id: 't1', status: 'ok' }]);
     expect(journal(home)).toEqual([]);
   });
 
