@@ -10,6 +10,7 @@ import { checkUnfinished, claimUnfinished, dropUnfinished, listUnfinished, owner
 import type { TurnOwner, UnfinishedTurn } from '../log/unfinished.js';
 import { plural } from '../output/count.js';
 import { isSessionName } from '../sessions/names.js';
+import { byCodeUnits } from '../text/order.js';
 
 /** What a look at the journal found and did. */
 export interface Recovery {
@@ -91,8 +92,9 @@ async function recoverNamed(settings: RecoverySettings, names: string[], options
     if (problem !== null) found.problems.push({ file, problem });
     else if ('turn' in checked) orphans.push({ name, turn: checked.turn });
   }
-  // In the order they were asked, so a session's turns stay in order in the log.
-  orphans.sort((a, b) => (a.turn.entry.timestamp < b.turn.entry.timestamp ? -1 : a.turn.entry.timestamp > b.turn.entry.timestamp ? 1 : 0));
+  // In the order they were asked, so a session's turns stay in order in the log: by instant, as
+  // timestamps carry their writers' UTC offsets, then by id so the order is the same for every recoverer.
+  orphans.sort((a, b) => Date.parse(a.turn.entry.timestamp) - Date.parse(b.turn.entry.timestamp) || byCodeUnits(a.turn.entry.id, b.turn.entry.id));
   for (const orphan of orphans) await logOrphan(settings, orphan, me, found);
 }
 

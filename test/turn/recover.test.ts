@@ -74,12 +74,16 @@ describe('recoverUnfinished', () => {
     expect(logLines(home)).toHaveLength(1);
   });
 
-  it('several are logged in the order they were asked, whatever their names', async () => {
+  it.each<[string, [string, string][], string[]]>([
+    ['by time, whatever their names', [['aaa', '2025-03-04T05:06:09.000+00:00'], ['zzz', '2025-03-04T05:06:08.000+00:00']], ['zzz', 'aaa']],
+    // 10:00 at +14:00 is 20:00 UTC the day before: asked first, though its text sorts last.
+    ['by the instant, whatever their zones', [['aaa', '2025-03-04T05:00:00.000+00:00'], ['zzz', '2025-03-04T10:00:00.000+14:00']], ['zzz', 'aaa']],
+    ['the same instant in two zones: by id', [['zzz', '2025-03-04T05:00:00.000+00:00'], ['aaa', '2025-03-04T06:00:00.000+01:00']], ['aaa', 'zzz']],
+  ])('several are logged in the order they were asked: %s', async (_case, turns, order) => {
     const home = fresh();
-    await writeUnfinished(home, { ...unfinished('aaa'), entry: draft('aaa', '2025-03-04T05:06:09.000+00:00') });
-    await writeUnfinished(home, { ...unfinished('zzz'), entry: draft('zzz', '2025-03-04T05:06:08.000+00:00') });
-    expect((await recover(settingsIn(home))).recovered).toEqual(['zzz', 'aaa']);
-    expect(logLines(home).map((line) => line.id)).toEqual(['zzz', 'aaa']);
+    for (const [id, timestamp] of turns) await writeUnfinished(home, { ...unfinished(id), entry: draft(id, timestamp) });
+    expect((await recover(settingsIn(home))).recovered).toEqual(order);
+    expect(logLines(home).map((line) => line.id)).toEqual(order);
   });
 
   it.each<[string, Partial<TurnOwner>, keyof Recovery, unknown]>([
