@@ -135,7 +135,11 @@ export function unfinishedReport(recovery: Recovery, dir: string): { ok: boolean
   if (inProgress.length > 0) parts.push(`${plural(inProgress.length, 'turn')} in progress (argo pid ${[...new Set(inProgress.map((turn) => turn.pid))].join(', ')})`);
   if (recovered.length > 0) parts.push(`logged ${plural(recovered.length, 'turn')} an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted`);
   if (alreadyLogged.length > 0) parts.push(`removed ${plural(alreadyLogged.length, 'file')} of turns logged already`);
-  if (elsewhere.length > 0) parts.push(`${plural(elsewhere.length, 'turn')} of argo on ${[...new Set(elsewhere.map((turn) => turn.host))].join(', ')}, left to that host`);
+  if (elsewhere.length > 0) {
+    // A machine sharing this one's host name is told by its id.
+    const hosts = new Set(elsewhere.map((turn) => (turn.machine === undefined ? turn.host : `${turn.host} (machine id ${turn.machine.slice(0, 8)}…)`)));
+    parts.push(`${plural(elsewhere.length, 'turn')} of argo on ${[...hosts].join(', ')}, left to that host`);
+  }
   return { ok: true, detail: parts.length === 0 ? 'no turn left unfinished' : parts.join('; ') };
 }
 

@@ -5,7 +5,14 @@ import { TURN_STATUSES } from './entry-words.js';
 
 const UnfinishedTurnSchema = z
   .object({
-    owner: z.object({ pid: z.number().int().positive(), host: z.string().min(1), boot: z.string().nullable() }),
+    owner: z.object({
+      pid: z.number().int().positive(),
+      host: z.string().min(1),
+      boot: z.string().nullable(),
+      // Not in files of earlier versions.
+      machine: z.string().nullable().optional(),
+      start: z.number().int().nonnegative().nullable().optional(),
+    }),
     day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
     session: z.object({ id: z.string().min(1).nullable(), name: z.string().min(1) }),
     rules: z.string().optional(),

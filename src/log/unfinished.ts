@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import type { LogEntry } from './entry.js';
 import { wellFormedJson } from './entry.js';
-import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, errnoOf, isMissing, processAlive, readDataText } from './fs.js';
+import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, errnoOf, isMissing, processAlive, readDataText, readSmallText } from './fs.js';
 import type { SignalSender } from './fs.js';
 
 export const UNFINISHED_FOLDER = 'unfinished';
@@ -16,12 +16,16 @@ export const UNFINISHED_FOLDER = 'unfinished';
 /** What a recovered turn's `error` says: its answer was never written anywhere. */
 export const UNFINISHED_ERROR = 'argo ended before this turn was logged (it was killed or crashed, or the machine stopped), so its answer was lost';
 
-/** The process a journal file belongs to: its pid means something only on its host, in its boot. */
+/** The process a journal file belongs to: its pid means something only on its machine, in its boot. */
 export interface TurnOwner {
   pid: number;
   host: string;
   /** Linux's boot id; null where the system has none. */
   boot: string | null;
+  /** The machine's id (/etc/machine-id): two machines may share a host name. Null where there is none; absent in files of earlier versions. */
+  machine?: string | null;
+  /** When the process started, in clock ticks after boot (Linux's /proc/<pid>/stat): a pid reused by another process is told apart. Null where there is no /proc; absent in files of earlier versions. */
+  start?: number | null;
 }
 
 /** One journal file: the turn's log line as it stood before the answer, and where it goes. */
@@ -39,8 +43,10 @@ export interface UnfinishedTurn {
 // Turn ids are argo's own (12 characters of [A-Za-z0-9_-]); anything else would not name a file safely.
 const TURN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const JOURNAL_NAME = /^([A-Za-z0-9_-]{1,64})\.json$/;
-const CLAIMED_NAME = /^([A-Za-z0-9_-]{1,64})\.json\.claimed-(\d{1,10})-([0-9a-f-]{1,64}|unknown)$/;
+const CLAIMED_NAME = /^([A-Za-z0-9_-]{1,64})\.json\.claimed-(\d{1,10})-([0-9a-f-]{1,64}|unknown)(?:-t(\d{1,20}))?$/;
 const BOOT_ID = /^[0-9a-f-]{1,64}$/;
+const MACHINE_ID = /^[0-9a-f]{32}$/;
+const CLOCK_TICKS = /^\d{1,20}$/;
 
 export function unfinishedDir(home: string): string {
   return join(home, UNFINISHED_FOLDER);
@@ -56,28 +62,79 @@ export function bootId(read: (path: string) => string = readDataText): string | 
   }
 }
 
+/**
+ * This machine's id, or null where there is none to read (not Linux, or a container without one).
+ * systemd's file first, then D-Bus's older one; an empty or "uninitialized" file is no id.
+ */
+export function machineId(read: (path: string) => string = readSmallText): string | null {
+  for (const path of ['/etc/machine-id', '/var/lib/dbus/machine-id']) {
+    try {
+      const id = read(path).trim();
+      if (MACHINE_ID.test(id)) return id;
+    } catch {
+      // Not there: the next, or none.
+    }
+  }
+  return null;
+}
+
+/**
+ * When process `pid` started, in clock ticks after boot: field 22 of /proc/<pid>/stat. The fields
+ * are counted after the last ")", since the command's name (field 2) may hold spaces and parentheses.
+ * Null where there is no /proc, or no such process.
+ */
+export function processStartTime(pid: number, read: (path: string) => string = readSmallText): number | null {
+  let stat: string;
+  try {
+    stat = read(`/proc/${pid}/stat`);
+  } catch {
+    return null;
+  }
+  const nameEnd = stat.lastIndexOf(')');
+  if (nameEnd === -1) return null;
+  // The text after the name starts at field 3 (the state): field 22 is the 20th.
+  const ticks = stat.slice(nameEnd + 1).trim().split(/\s+/)[19];
+  if (ticks === undefined || !CLOCK_TICKS.test(ticks)) return null;
+  const start = Number(ticks);
+  return Number.isSafeInteger(start) ? start : null;
+}
+
 let self: TurnOwner | undefined;
 
 /** This process as an owner (read once). */
 export function thisProcess(): TurnOwner {
-  self ??= { pid: process.pid, host: hostname(), boot: bootId() };
+  self ??= { pid: process.pid, host: hostname(), boot: bootId(), machine: machineId(), start: processStartTime(process.pid) };
   return self;
 }
 
 /** Whether an owner may still write its turn: it runs (`alive`), it cannot (`dead`), or it is another machine's to judge (`elsewhere`). */
 export type OwnerState = 'alive' | 'dead' | 'elsewhere';
 
+/** How a process is asked about on this machine (tests say what the system answered). */
+export interface ProcessProbe {
+  kill?: SignalSender;
+  startTime?: (pid: number) => number | null;
+}
+
 /**
  * Where the process that wrote (or claimed) a journal file stands, seen from `here`. Only a process
- * on its own host can tell: a pid names nothing across machines. A different boot means every
- * process of the old one is gone, whatever runs under that pid now; in this boot the pid is asked
- * (signal 0: no such process is dead, one of another user's is alive).
+ * on its own machine can tell: a pid names nothing across machines, and two machines may share a
+ * host name (ubuntu, raspberrypi), so their machine ids must agree too where both have one. A
+ * different boot means every process of the old one is gone, whatever runs under that pid now; in
+ * this boot the pid is asked (signal 0: no such process is dead, one of another user's is alive),
+ * and where start times are known, a process started at another time has only reused the pid.
  */
-export function ownerState(owner: TurnOwner, here: TurnOwner, kill?: SignalSender): OwnerState {
+export function ownerState(owner: TurnOwner, here: TurnOwner, probe: ProcessProbe = {}): OwnerState {
   if (owner.host !== here.host) return 'elsewhere';
+  if (typeof owner.machine === 'string' && typeof here.machine === 'string' && owner.machine !== here.machine) return 'elsewhere';
   if (owner.boot !== null && here.boot !== null && owner.boot !== here.boot) return 'dead';
-  if (owner.pid === here.pid) return 'alive';
-  return processAlive(owner.pid, kill) ? 'alive' : 'dead';
+  const start = owner.start ?? null;
+  if (owner.pid === here.pid) return start === null || (here.start ?? null) === null || start === here.start ? 'alive' : 'dead';
+  if (!processAlive(owner.pid, probe.kill)) return 'dead';
+  if (start === null) return 'alive';
+  // Unreadable (another user's, under hidepid): alive, as the signal said.
+  const now = (probe.startTime ?? processStartTime)(owner.pid);
+  return now === null || now === start ? 'alive' : 'dead';
 }
 
 /**
@@ -110,7 +167,8 @@ export async function listUnfinished(home: string): Promise<string[]> {
 /** A journal file's name read: the turn's id, and who claimed it to log it (null: nobody yet). */
 export interface JournalName {
   id: string;
-  claim: { pid: number; boot: string | null } | null;
+  /** The claimer's pid, boot and start time (null in names of earlier versions, or without /proc). */
+  claim: { pid: number; boot: string | null; start: number | null } | null;
 }
 
 /** What a name in the folder is; null for anything else (a temporary file being written, a stranger). */
@@ -119,11 +177,16 @@ export function readJournalName(name: string): JournalName | null {
   if (journal?.[1] !== undefined) return { id: journal[1], claim: null };
   const claimed = CLAIMED_NAME.exec(name);
   if (claimed?.[1] === undefined) return null;
-  return { id: claimed[1], claim: { pid: Number(claimed[2]), boot: claimed[3] === 'unknown' || claimed[3] === undefined ? null : claimed[3] } };
+  const start = claimed[4] === undefined ? null : Number(claimed[4]);
+  return {
+    id: claimed[1],
+    claim: { pid: Number(claimed[2]), boot: claimed[3] === 'unknown' || claimed[3] === undefined ? null : claimed[3], start: start !== null && Number.isSafeInteger(start) ? start : null },
+  };
 }
 
 function claimedName(id: string, me: TurnOwner): string {
-  return `${id}.json.claimed-${me.pid}-${me.boot ?? 'unknown'}`;
+  const start = me.start ?? null;
+  return `${id}.json.claimed-${me.pid}-${me.boot ?? 'unknown'}${start === null ? '' : `-t${start}`}`;
 }
 
 /**
@@ -159,8 +222,17 @@ export type ReadUnfinished = { owner: TurnOwner; value: unknown } | { problem: s
 
 function isOwner(value: unknown): value is TurnOwner {
   if (typeof value !== 'object' || value === null) return false;
-  const { pid, host, boot } = value as Record<string, unknown>;
-  return Number.isSafeInteger(pid) && (pid as number) > 0 && typeof host === 'string' && host !== '' && (boot === null || typeof boot === 'string');
+  const { pid, host, boot, machine, start } = value as Record<string, unknown>;
+  return (
+    Number.isSafeInteger(pid) &&
+    (pid as number) > 0 &&
+    typeof host === 'string' &&
+    host !== '' &&
+    (boot === null || typeof boot === 'string') &&
+    // Earlier versions wrote neither.
+    (machine === undefined || machine === null || typeof machine === 'string') &&
+    (start === undefined || start === null || (Number.isSafeInteger(start) && (start as number) >= 0))
+  );
 }
 
 /**

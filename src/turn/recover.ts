@@ -5,9 +5,8 @@
 import { join } from 'node:path';
 import type { Settings } from '../config/settings.js';
 import { isMissing, removeOrphanedTemporaries } from '../log/fs.js';
-import type { SignalSender } from '../log/fs.js';
 import { checkUnfinished, claimUnfinished, dropUnfinished, listUnfinished, ownerState, readJournalName, readUnfinished, thisProcess, unclaimUnfinished, unfinishedDir } from '../log/unfinished.js';
-import type { TurnOwner, UnfinishedTurn } from '../log/unfinished.js';
+import type { ProcessProbe, TurnOwner, UnfinishedTurn } from '../log/unfinished.js';
 import { plural } from '../output/count.js';
 import { isSessionName } from '../sessions/names.js';
 import { byCodeUnits } from '../text/order.js';
@@ -20,19 +19,21 @@ export interface Recovery {
   alreadyLogged: string[];
   /** Turns a live argo on this host is answering now. */
   inProgress: { id: string; pid: number }[];
-  /** Turns of an argo on another host, which only that host can judge: left alone. */
-  elsewhere: { id: string; host: string }[];
+  /**
+   * Turns of an argo on another machine, which only that machine can judge: left alone. `machine`
+   * is its id when its host name is this machine's too (the only way to tell them apart).
+   */
+  elsewhere: { id: string; host: string; machine?: string }[];
   /** Files left in place that cannot be read or logged, and why. */
   problems: { file: string; problem: string }[];
 }
 
 export type RecoverySettings = Pick<Settings, 'home' | 'paths' | 'timeouts'>;
 
-export interface RecoverOptions {
+/** How owners' pids are asked whether they run (tests say what the system answered). */
+export interface RecoverOptions extends ProcessProbe {
   /** This process as an owner (tests play several). */
   me?: TurnOwner;
-  /** How an owner's pid is asked whether it runs (tests say what the system answered). */
-  kill?: SignalSender;
 }
 
 const nothing = (): Recovery => ({ recovered: [], alreadyLogged: [], inProgress: [], elsewhere: [], problems: [] });
@@ -77,9 +78,9 @@ async function recoverNamed(settings: RecoverySettings, names: string[], options
     }
     const { owner } = read;
     // A claimed file is judged by its claimer: a recoverer that died part-way leaves it to the next.
-    const state = ownerState(journal.claim === null ? owner : { ...journal.claim, host: owner.host }, me, options.kill);
+    const state = ownerState(journal.claim === null ? owner : { ...journal.claim, host: owner.host, machine: owner.machine ?? null }, me, options);
     if (state === 'elsewhere') {
-      found.elsewhere.push({ id: journal.id, host: owner.host });
+      found.elsewhere.push({ id: journal.id, host: owner.host, ...(owner.host === me.host && typeof owner.machine === 'string' ? { machine: owner.machine } : {}) });
       continue;
     }
     if (state === 'alive') {

@@ -37,6 +37,11 @@ describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
     ['logged now for a dead argo', { recovered: ['a'] }, { ok: true, detail: 'logged 1 turn an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted' }],
     ['in the log already', { alreadyLogged: ['a', 'b'] }, { ok: true, detail: 'removed 2 files of turns logged already' }],
     ['another host', { elsewhere: [{ id: 'a', host: 'far' }] }, { ok: true, detail: '1 turn of argo on far, left to that host' }],
+    [
+      'another machine with this host name',
+      { elsewhere: [{ id: 'a', host: 'ubuntu', machine: '22222222222222222222222222222222' }, { id: 'b', host: 'ubuntu', machine: '22222222222222222222222222222222' }] },
+      { ok: true, detail: '2 turns of argo on ubuntu (machine id 22222222…), left to that host' },
+    ],
     ['in progress and logged now', { inProgress: [{ id: 'a', pid: 9 }], recovered: ['b'] }, { ok: true, detail: '1 turn in progress (argo pid 9); logged 1 turn an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted' }],
     [
       'a damaged file: why, and what to do',

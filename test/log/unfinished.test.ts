@@ -7,6 +7,8 @@ import type { LogEntry } from '../../src/log/entry.js';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
 import {
   bootId,
+  machineId,
+  processStartTime,
   checkUnfinished,
   claimUnfinished,
   ownerState,
@@ -20,6 +22,8 @@ import type { OwnerState, TurnOwner, UnfinishedTurn } from '../../src/log/unfini
 import { makeDraft } from '../query/helpers.js';
 
 const HERE: TurnOwner = { pid: 100, host: 'box', boot: 'aaaa-1111' };
+const M1 = '11111111111111111111111111111111';
+const M2 = '22222222222222222222222222222222';
 
 /** A kill(pid, 0) that answers as the system would: nothing (it runs) or an errno. */
 const answering =
@@ -29,6 +33,7 @@ const answering =
   };
 
 describe('ownerState: whether the argo that wrote a journal file may still log its turn', () => {
+  // Owners without machine or start are the files of earlier versions (and systems without them).
   it.each<[string, TurnOwner, 'ESRCH' | 'EPERM' | null, OwnerState]>([
     ['same host and boot, the pid runs', { pid: 200, host: 'box', boot: 'aaaa-1111' }, null, 'alive'],
     ['same host and boot, no such pid', { pid: 200, host: 'box', boot: 'aaaa-1111' }, 'ESRCH', 'dead'],
@@ -40,12 +45,87 @@ describe('ownerState: whether the argo that wrote a journal file may still log i
     ['no boot id on its side, the pid runs', { pid: 200, host: 'box', boot: null }, null, 'alive'],
     ['this very process', { pid: 100, host: 'box', boot: 'aaaa-1111' }, 'ESRCH', 'alive'],
   ])('%s → %s', (_case, owner, answer, state) => {
-    expect(ownerState(owner, HERE, answering(answer))).toBe(state);
+    expect(ownerState(owner, HERE, { kill: answering(answer) })).toBe(state);
   });
 
   it('without a boot id here, only the pid tells', () => {
-    expect(ownerState({ pid: 200, host: 'box', boot: 'bbbb-2222' }, { ...HERE, boot: null }, answering(null))).toBe('alive');
-    expect(ownerState({ pid: 200, host: 'box', boot: 'bbbb-2222' }, { ...HERE, boot: null }, answering('ESRCH'))).toBe('dead');
+    expect(ownerState({ pid: 200, host: 'box', boot: 'bbbb-2222' }, { ...HERE, boot: null }, { kill: answering(null) })).toBe('alive');
+    expect(ownerState({ pid: 200, host: 'box', boot: 'bbbb-2222' }, { ...HERE, boot: null }, { kill: answering('ESRCH') })).toBe('dead');
+  });
+
+  // Two machines may share a host name (ubuntu, raspberrypi) and a data home: their pids and boots say nothing of each other.
+  it.each<[string, Partial<TurnOwner>, Partial<TurnOwner>, OwnerState]>([
+    ['same host name, another machine id, another boot: left to that machine', { machine: M2, boot: 'bbbb-2222' }, { machine: M1 }, 'elsewhere'],
+    ['same host name, another machine id, its pid gone here: left to that machine', { machine: M2 }, { machine: M1 }, 'elsewhere'],
+    ['same machine id, another boot: gone', { machine: M1, boot: 'bbbb-2222' }, { machine: M1 }, 'dead'],
+    ['same machine id, its pid gone: gone', { machine: M1 }, { machine: M1 }, 'dead'],
+    ['no machine id on its side (an earlier version): by host name, as before', { boot: 'bbbb-2222' }, { machine: M1 }, 'dead'],
+    ['no machine id here: by host name', { machine: M2, boot: 'bbbb-2222' }, { machine: null }, 'dead'],
+    ['same machine id, another host name: left to it (a copied image, a container)', { machine: M1, host: 'other' }, { machine: M1 }, 'elsewhere'],
+  ])('%s', (_case, owner, here, state) => {
+    expect(ownerState({ pid: 200, host: 'box', boot: 'aaaa-1111', ...owner }, { ...HERE, ...here }, { kill: answering('ESRCH') })).toBe(state);
+  });
+
+  // Where /proc tells when a process started, a pid that runs but started at another time is another process's.
+  it.each<[string, Partial<TurnOwner>, number | null, OwnerState]>([
+    ['its pid runs, started when it did', { start: 700 }, 700, 'alive'],
+    ['its pid runs, started later: reused by another process', { start: 700 }, 900, 'dead'],
+    ["its pid runs, its start unreadable (another user's, hidepid)", { start: 700 }, null, 'alive'],
+    ['no start time on its side (no /proc, an earlier version): the pid tells', {}, 900, 'alive'],
+    ['this very pid, but an earlier process of it', { pid: 100, start: 400 }, null, 'dead'],
+    ['this very process', { pid: 100, start: 500 }, null, 'alive'],
+  ])('%s → %s', (_case, owner, startNow, state) => {
+    const probe = { kill: answering(null), startTime: () => startNow };
+    expect(ownerState({ pid: 200, host: 'box', boot: 'aaaa-1111', ...owner }, { ...HERE, start: 500 }, probe)).toBe(state);
+  });
+});
+
+describe('machineId', () => {
+  const files =
+    (contents: Record<string, string>) =>
+    (path: string): string => {
+      const text = contents[path];
+      if (text === undefined) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+      return text;
+    };
+  it.each<[string, Record<string, string>, string | null]>([
+    ["systemd's file, without its line break", { '/etc/machine-id': `${M1}\n`, '/var/lib/dbus/machine-id': `${M2}\n` }, M1],
+    ["only D-Bus's", { '/var/lib/dbus/machine-id': `${M2}\n` }, M2],
+    ['an image not yet booted (empty, or "uninitialized"): the next one', { '/etc/machine-id': 'uninitialized\n', '/var/lib/dbus/machine-id': `${M2}\n` }, M2],
+    ['empty, and nothing else', { '/etc/machine-id': '' }, null],
+    ['none (not Linux)', {}, null],
+  ])('%s → %j', (_case, contents, id) => {
+    expect(machineId(files(contents))).toBe(id);
+  });
+});
+
+describe('processStartTime: field 22 of /proc/<pid>/stat', () => {
+  const tail = 'S 1 4242 4242 0 -1 4194560 2000 0 0 0 12 3 0 0 20 0 11 0 4708886 1189044224 12000 18446744073709551615';
+  it.each<[string, string, number | null]>([
+    ['a plain name', `4242 (node) ${tail}`, 4708886],
+    ['a name with spaces and parentheses', `4242 (my (odd) name) x) ${tail}`, 4708886],
+    ['cut short', '4242 (node) S 1 4242', null],
+    ['no name', `4242 node ${tail}`, null],
+    ['not a number where the start goes', `4242 (node) ${tail.replace('4708886', 'x')}`, null],
+  ])('%s → %j', (_case, stat, start) => {
+    expect(processStartTime(4242, () => stat)).toBe(start);
+  });
+
+  it('none for a process that is not there, or without /proc', () => {
+    expect(processStartTime(4242, () => { throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' }); })).toBeNull();
+  });
+
+  it.runIf(process.platform === 'linux')('this process: the same at every read, and no later than a child started now', async () => {
+    const { spawn } = await import('node:child_process');
+    const mine = processStartTime(process.pid);
+    expect(mine).toEqual(expect.any(Number));
+    expect(processStartTime(process.pid)).toBe(mine);
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10000)']);
+    try {
+      expect(processStartTime(child.pid ?? 0)).toBeGreaterThanOrEqual(mine ?? Infinity);
+    } finally {
+      child.kill();
+    }
   });
 });
 
@@ -64,8 +144,11 @@ describe('readJournalName', () => {
   it.each([
     ['abcDEF012_-x.json', { id: 'abcDEF012_-x', claim: null }],
     ['-starts-dash.json', { id: '-starts-dash', claim: null }],
-    ['abc.json.claimed-4242-6f1e0b7c-3f7a', { id: 'abc', claim: { pid: 4242, boot: '6f1e0b7c-3f7a' } }],
-    ['abc.json.claimed-4242-unknown', { id: 'abc', claim: { pid: 4242, boot: null } }],
+    ['abc.json.claimed-4242-6f1e0b7c-3f7a', { id: 'abc', claim: { pid: 4242, boot: '6f1e0b7c-3f7a', start: null } }],
+    ['abc.json.claimed-4242-unknown', { id: 'abc', claim: { pid: 4242, boot: null, start: null } }],
+    ['abc.json.claimed-4242-6f1e0b7c-3f7a-t4708886', { id: 'abc', claim: { pid: 4242, boot: '6f1e0b7c-3f7a', start: 4708886 } }],
+    ['abc.json.claimed-4242-unknown-t12', { id: 'abc', claim: { pid: 4242, boot: null, start: 12 } }],
+    ['abc.json.claimed-4242-unknown-t', null],
     ['.abc.json.4242-0a1b2c3d.tmp', null],
     ['abc.txt', null],
     ['a b.json', null],
@@ -96,6 +179,18 @@ describe('the journal files', () => {
     expect(readdirSync(unfinishedDir(dir))).toEqual([]);
   });
 
+  it("an owner's machine id and start time are kept; a file of an earlier version, without them, still reads and checks", async () => {
+    const dir = home();
+    const owner: TurnOwner = { ...HERE, machine: M1, start: 4708886 };
+    await writeUnfinished(dir, turn('new', owner));
+    expect(readUnfinished(dir, 'new.json')).toMatchObject({ owner });
+    mkdirSync(unfinishedDir(dir), { recursive: true });
+    writeFileSync(join(unfinishedDir(dir), 'old.json'), JSON.stringify(turn('old', { pid: 100, host: 'box', boot: null })));
+    const read = readUnfinished(dir, 'old.json');
+    expect(read).toMatchObject({ owner: { pid: 100, host: 'box', boot: null } });
+    expect(await checkUnfinished(read !== null && 'value' in read ? read.value : null)).toEqual({ turn: turn('old', { pid: 100, host: 'box', boot: null }) });
+  });
+
   it('a second file for the same id is refused; an id that cannot name a file is refused', async () => {
     const dir = home();
     await writeUnfinished(dir, turn('same'));
@@ -122,6 +217,8 @@ describe('the journal files', () => {
   it.each<[string, (path: string) => void, RegExp]>([
     ['cut short', (path) => writeFileSync(path, '{"owner":{"pid":1'), /^not JSON/],
     ['no owner', (path) => writeFileSync(path, '{"owner":{"pid":-1,"host":"box","boot":null}}'), /^not a journal file \(field "owner"/],
+    ['a machine id that is no text', (path) => writeFileSync(path, '{"owner":{"pid":1,"host":"box","boot":null,"machine":5}}'), /^not a journal file \(field "owner"/],
+    ['a start time before boot', (path) => writeFileSync(path, '{"owner":{"pid":1,"host":"box","boot":null,"start":-1}}'), /^not a journal file \(field "owner"/],
     ['not a journal file', (path) => writeFileSync(path, '{"owner":{"pid":1,"host":"box","boot":null}}'), /^not a journal file \(field "day"/],
     ['a draft that is no log line', (path) => writeFileSync(path, JSON.stringify({ ...turn('t1'), entry: { ...entry('t1'), timings: null } })), /^not a journal file \(field "entry.timings"/],
     ['a status no version writes', (path) => writeFileSync(path, JSON.stringify({ ...turn('t1'), entry: { ...entry('t1'), status: 'weird' } })), /^not a journal file \(field "entry.status"/],
@@ -159,6 +256,8 @@ describe('claimUnfinished: of two recoverers, one takes the file', () => {
     const dir = home();
     await writeUnfinished(dir, turn('t1'));
     const claimed = await claimUnfinished(dir, 't1.json', 't1', { pid: 300, host: 'box', boot: null });
-    expect(readJournalName(claimed ?? '')).toEqual({ id: 't1', claim: { pid: 300, boot: null } });
+    expect(readJournalName(claimed ?? '')).toEqual({ id: 't1', claim: { pid: 300, boot: null, start: null } });
+    const again = await claimUnfinished(dir, claimed ?? '', 't1', { pid: 301, host: 'box', boot: 'aaaa-1111', start: 4708886 });
+    expect(readJournalName(again ?? '')).toEqual({ id: 't1', claim: { pid: 301, boot: 'aaaa-1111', start: 4708886 } });
   });
 });

@@ -107,6 +107,22 @@ describe('recoverUnfinished', () => {
     expect(await recover(settingsIn(home))).toMatchObject({ inProgress: [{ id: 't1', pid: ALIVE }], problems: [] });
   });
 
+  it("another machine with this host name (both have a machine id): its turn is left to it, named by its machine id", async () => {
+    const home = fresh();
+    await writeUnfinished(home, unfinished('t1', { boot: 'bbbb-2222', machine: '22222222222222222222222222222222' }));
+    const recovery = await recover(settingsIn(home), { ...ME, machine: '11111111111111111111111111111111' });
+    expect(recovery).toMatchObject({ recovered: [], elsewhere: [{ id: 't1', host: 'box', machine: '22222222222222222222222222222222' }] });
+    expect(journal(home)).toEqual(['t1.json']);
+  });
+
+  it("an owner whose pid another process has taken since (it started later) is gone; one whose start is the owner's runs", async () => {
+    const home = fresh();
+    await writeUnfinished(home, unfinished('reused', { pid: ALIVE, start: 700 }));
+    await writeUnfinished(home, unfinished('running', { pid: ALIVE + 1, start: 800 }));
+    const recovery = await recoverUnfinished(settingsIn(home), { me: ME, kill, startTime: (pid) => (pid === ALIVE ? 900 : 800) });
+    expect(recovery).toMatchObject({ recovered: ['reused'], inProgress: [{ id: 'running', pid: ALIVE + 1 }] });
+  });
+
   it('an argo of an earlier boot is gone, whatever runs under its pid now', async () => {
     const home = fresh();
     await writeUnfinished(home, unfinished('t1', { pid: ALIVE, boot: 'bbbb-2222' }));
@@ -157,15 +173,17 @@ describe('recoverUnfinished', () => {
     expect(journal(home)).toEqual([]);
   });
 
-  it("a claim whose recoverer died part-way is taken over; a live recoverer's is left to it", async () => {
+  it("a claim whose recoverer died part-way is taken over (its pid gone, or taken by a later process); a live recoverer's is left to it", async () => {
     const home = fresh();
     await writeUnfinished(home, unfinished('t1'));
     await writeUnfinished(home, unfinished('t2'));
+    await writeUnfinished(home, unfinished('t3'));
     renameSync(join(unfinishedDir(home), 't1.json'), join(unfinishedDir(home), `t1.json.claimed-${DEAD}-aaaa-1111`));
-    renameSync(join(unfinishedDir(home), 't2.json'), join(unfinishedDir(home), `t2.json.claimed-${ALIVE}-aaaa-1111`));
-    const recovery = await recover(settingsIn(home));
-    expect(recovery).toMatchObject({ recovered: ['t1'], inProgress: [] });
-    expect(journal(home)).toEqual([`t2.json.claimed-${ALIVE}-aaaa-1111`]);
+    renameSync(join(unfinishedDir(home), 't2.json'), join(unfinishedDir(home), `t2.json.claimed-${ALIVE}-aaaa-1111-t800`));
+    renameSync(join(unfinishedDir(home), 't3.json'), join(unfinishedDir(home), `t3.json.claimed-${ALIVE}-aaaa-1111-t700`));
+    const recovery = await recoverUnfinished(settingsIn(home), { me: ME, kill, startTime: () => 800 });
+    expect(recovery).toMatchObject({ recovered: ['t1', 't3'], inProgress: [] });
+    expect(journal(home)).toEqual([`t2.json.claimed-${ALIVE}-aaaa-1111-t800`]);
   });
 
   it('a turn that cannot be logged gets its name back, for a later argo to try again', async () => {

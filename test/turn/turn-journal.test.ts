@@ -1,10 +1,10 @@
 // runTurn keeps its turn in the journal of unfinished turns while the answer streams.
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
-import { UNFINISHED_ERROR, unfinishedDir } from '../../src/log/unfinished.js';
+import { UNFINISHED_ERROR, bootId, machineId, processStartTime, unfinishedDir } from '../../src/log/unfinished.js';
 import type { UnfinishedTurn } from '../../src/log/unfinished.js';
 import { EMPTY_METRICS } from '../../src/ollama/transport.js';
 import { runTurn } from '../../src/turn/turn.js';
@@ -70,7 +70,7 @@ describe('runTurn and the journal of unfinished turns', () => {
     expect(seenAtRequest).toEqual([false]);
     const written = await waitFor(() => JSON.parse(readFileSync(journalFile(dir), 'utf8')) as UnfinishedTurn);
     expect(written).toMatchObject({
-      owner: { pid: process.pid },
+      owner: { pid: process.pid, host: hostname(), boot: bootId(), machine: machineId(), start: processStartTime(process.pid) },
       day: '2025-03-04',
       session: { id: null, name: 'work' },
       entry: { id: 'turn00000001', status: 'interrupted', user_prompt: 'Explain closures', model_response: '', done_reason: null, error: UNFINISHED_ERROR },
