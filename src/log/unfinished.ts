@@ -52,6 +52,11 @@ export function unfinishedDir(home: string): string {
   return join(home, UNFINISHED_FOLDER);
 }
 
+/** Where turn `id`'s journal file is. */
+export function unfinishedPath(home: string, id: string): string {
+  return join(unfinishedDir(home), `${id}.json`);
+}
+
 /** This machine's boot id (changes at every boot), or null where there is none to read. */
 export function bootId(read: (path: string) => string = readDataText): string | null {
   try {
@@ -144,14 +149,14 @@ export function ownerState(owner: TurnOwner, here: TurnOwner, probe: ProcessProb
 export async function writeUnfinished(home: string, turn: UnfinishedTurn): Promise<void> {
   const id = turn.entry.id;
   if (!TURN_ID.test(id)) throw new RuntimeError(`turn id ${JSON.stringify(id)} cannot name a file in ${unfinishedDir(home)}`);
-  const dir = await ensureHomeFolder(home, UNFINISHED_FOLDER);
-  const path = join(dir, `${id}.json`);
+  await ensureHomeFolder(home, UNFINISHED_FOLDER);
+  const path = unfinishedPath(home, id);
   if (!(await createFileExclusive(path, `${wellFormedJson(turn)}\n`, { flush: false }))) throw new RuntimeError(`${path} already exists: another turn has the id ${id}`);
 }
 
 /** Removes the turn's journal file (gone already is fine). */
 export async function removeUnfinished(home: string, id: string): Promise<void> {
-  await rm(join(unfinishedDir(home), `${id}.json`), { force: true });
+  await rm(unfinishedPath(home, id), { force: true });
 }
 
 /** The names in the journal folder: one readdir, none when it is missing. */

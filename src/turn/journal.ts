@@ -1,12 +1,17 @@
 // A turn's file in the journal of unfinished turns (log/unfinished.ts) while it is answered: what
 // lets an argo started later log the turn if this one is killed before it can.
-import { removeUnfinished, thisProcess, unfinishedDir, writeUnfinished } from '../log/unfinished.js';
+import { removeUnfinished, thisProcess, unfinishedDir, unfinishedPath, writeUnfinished } from '../log/unfinished.js';
 import type { UnfinishedTurn } from '../log/unfinished.js';
 
 export interface JournalEntry {
   /** Settles once the draft is written, or has failed to be (never rejects). */
   written: Promise<void>;
-  /** Removes the draft once it is written; for when the turn is logged, rescued, or will never be. */
+  /**
+   * Leaves the draft in place for good: the only copy of a turn neither the log nor the rescue could
+   * take. Returns its path; null when it was never written. Call it once `written` has settled.
+   */
+  keep: () => string | null;
+  /** Removes the draft once it is written, unless kept; for when the turn is logged, rescued, or will never be. */
   remove: () => Promise<void>;
 }
 
@@ -20,6 +25,7 @@ const warned = new Set<string>();
  */
 export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'owner'>>, onNotice?: (line: string) => void): JournalEntry {
   let id: string | null = null;
+  let kept = false;
   const written = draft
     .then(async (turn) => {
       await writeUnfinished(home, { owner: thisProcess(), ...turn });
@@ -33,10 +39,14 @@ export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'o
     });
   return {
     written,
+    keep: () => {
+      kept = id !== null;
+      return id === null ? null : unfinishedPath(home, id);
+    },
     remove: async () => {
       await written;
       // One left behind whose turn is in the log is dropped by the next argo that looks.
-      if (id !== null) await removeUnfinished(home, id).catch(() => undefined);
+      if (id !== null && !kept) await removeUnfinished(home, id).catch(() => undefined);
     },
   };
 }

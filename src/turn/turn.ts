@@ -23,6 +23,7 @@ import { UNFINISHED_ERROR } from '../log/unfinished.js';
 import { checkContext, requestFacts, windowFacts } from './request-facts.js';
 import type { ContextCheck } from './request-facts.js';
 import { journalTurn } from './journal.js';
+import type { JournalEntry } from './journal.js';
 
 /** What one turn asks: the user's words and how to replay the session before them. */
 export interface TurnInput {
@@ -270,12 +271,12 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     if (input.log) {
       // Written before the line, so removing it below never races its creation.
       await journal?.written;
-      await writeOrRescue(settings, session, entry, day, rules, ports);
+      await writeOrRescue(settings, session, entry, day, rules, ports, journal);
     }
     return { ...prepared, entry, failure };
   } finally {
     // Logged, rescued, or failed before it could be (an error the caller reports): either way the
-    // journal no longer speaks for it.
+    // journal no longer speaks for it, unless it was kept as the turn's only copy.
     await journal?.remove();
   }
 }
@@ -365,11 +366,20 @@ function logWriteTrouble(error: unknown, logsDir: string, dayFile: string): { wh
 }
 
 /**
- * The turn is the user's words: if the log cannot take it, keep it somewhere and say where. The
- * session is the one the turn was planned on (by id), so a rename or removal meanwhile never brings
- * its old name back; a session that did not exist yet is created now.
+ * The turn is the user's words: if the log cannot take it, keep it somewhere and say where. When
+ * the rescue fails too, the journal's draft is kept: its prompt and settings, for the next argo to
+ * log. The session is the one the turn was planned on (by id), so a rename or removal meanwhile
+ * never brings its old name back; a session that did not exist yet is created now.
  */
-async function writeOrRescue(settings: Settings, planned: SessionRecord | null, entry: LogEntry, day: string, rules: string, ports: TurnPorts): Promise<void> {
+async function writeOrRescue(
+  settings: Settings,
+  planned: SessionRecord | null,
+  entry: LogEntry,
+  day: string,
+  rules: string,
+  ports: TurnPorts,
+  journal: JournalEntry | null,
+): Promise<void> {
   const [{ recordTurn, SessionUpdateError }, { openSession }, { serializeEntry }] = await Promise.all([
     import('../sessions/record-turn.js'),
     import('../sessions/store.js'),
@@ -387,6 +397,8 @@ async function writeOrRescue(settings: Settings, planned: SessionRecord | null, 
       saved = `the turn was saved to ${await ports.rescue(`${serializeEntry(entry)}\n`, settings.home)}`;
     } catch (rescueError) {
       saved = `the turn could not be saved either (${rescueError instanceof Error ? rescueError.message : String(rescueError)})`;
+      const kept = journal?.keep() ?? null;
+      if (kept !== null) saved += `; its prompt and settings, not its answer, are still in ${kept}, which the next argo logs as interrupted once this one has ended`;
     }
     const { what, fix } = logWriteTrouble(error, settings.paths.logs, join(settings.paths.logs, logFileName(day)));
     throw new RuntimeError(`cannot write the log${what}; ${saved} — ${fix}`, { cause: error });

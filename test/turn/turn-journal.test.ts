@@ -1,5 +1,5 @@
 // runTurn keeps its turn in the journal of unfinished turns while the answer streams.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { loadSettings } from '../../src/config/settings.js';
 import { UNFINISHED_ERROR, bootId, machineId, processStartTime, unfinishedDir } from '../../src/log/unfinished.js';
 import type { UnfinishedTurn } from '../../src/log/unfinished.js';
 import { EMPTY_METRICS } from '../../src/ollama/transport.js';
+import { recoverUnfinished } from '../../src/turn/recover.js';
 import { runTurn } from '../../src/turn/turn.js';
 import type { Answer, Answerer, TurnInput, TurnPorts } from '../../src/turn/turn.js';
 import { waitFor } from '../support/wait.js';
@@ -130,6 +131,29 @@ describe('runTurn and the journal of unfinished turns', () => {
     await expect(running).rejects.toThrow(/the turn was saved to \/saved\/here/);
     expect(rescued).toHaveLength(1);
     expect(readdirSync(unfinishedDir(dir))).toEqual([]);
+  });
+
+  it('a turn neither the log nor the rescue can take keeps its journal file, the error says where, and a later argo logs it from there', async () => {
+    const dir = home();
+    const settings = loadSettings({ home: dir, session: 'work' }, {});
+    const dayFile = join(settings.paths.logs, '2025-03-04.log');
+    mkdirSync(dayFile, { recursive: true });
+    const held = heldAnswer();
+    const running = runTurn(settings, input(), ports({ answer: held.answer, rescue: () => Promise.reject(new Error('disk full')) }));
+    await held.started;
+    held.release();
+    await expect(running).rejects.toThrow(
+      `the turn could not be saved either (disk full); its prompt and settings, not its answer, are still in ${journalFile(dir)}, which the next argo logs as interrupted once this one has ended`,
+    );
+    expect(readdirSync(unfinishedDir(dir))).toEqual(['turn00000001.json']);
+    // This argo has ended (its pid no longer answers), and the log takes lines again.
+    rmSync(dayFile, { recursive: true });
+    const gone = (): void => {
+      throw Object.assign(new Error('kill ESRCH'), { code: 'ESRCH' });
+    };
+    const recovery = await recoverUnfinished(settings, { me: { pid: process.pid + 1, host: hostname(), boot: bootId() }, kill: gone });
+    expect(recovery.recovered).toEqual(['turn00000001']);
+    expect(logLines(dir)).toMatchObject([{ id: 'turn00000001', status: 'interrupted', user_prompt: 'Explain closures', error: UNFINISHED_ERROR }]);
   });
 
   it('a journal that cannot be written costs the turn nothing but one notice, once per process', async () => {
