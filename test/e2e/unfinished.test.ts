@@ -5,6 +5,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { processStartTime } from '../../src/log/unfinished.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
@@ -109,7 +110,8 @@ describe('argo doctor', () => {
     // A copy of the lost turn's file under another id, owned by a process that runs: this test's.
     const [name] = journal(home);
     const copy = JSON.parse(readFileSync(join(home, 'unfinished', name ?? ''), 'utf8')) as { owner: { pid: number; host: string }; entry: { id: string } };
-    writeFileSync(join(home, 'unfinished', 'running0001.json'), JSON.stringify({ ...copy, owner: { ...copy.owner, pid: process.pid, host: hostname() }, entry: { ...copy.entry, id: 'running0001' } }));
+    const owner = { ...copy.owner, pid: process.pid, host: hostname(), start: processStartTime(process.pid) };
+    writeFileSync(join(home, 'unfinished', 'running0001.json'), JSON.stringify({ ...copy, owner, entry: { ...copy.entry, id: 'running0001' } }));
 
     const result = await argo(['doctor'], home);
     expect(result.stdout).toContain(
