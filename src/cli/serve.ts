@@ -75,6 +75,10 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   const mcp = mcpPool();
   const ollama = ollamaInfo(settings.host);
   const modelWindows = new ModelWindows(MODEL_WINDOW_MAX_AGE_MS);
+  // Request paths, session headers, Ollama's errors and data home paths are quoted: shown, never obeyed, on a terminal.
+  const log = (line: string): void => {
+    io.stderr.write(`${untrustedTextFor(io.stderr)(line)}\n`);
+  };
   const server = createServer({
     runner: turnRunner(settings, {
       transport: () =>
@@ -89,6 +93,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
       now: io.now,
       clock: io.clock,
       rescue: io.rescue,
+      log,
       tools: { root, allowSideEffects: flags.allowSideEffects, connectMcp: mcp.connect },
     }),
     sessions: sessionStore(settings.paths),
@@ -101,8 +106,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     apiKey,
     argoDefaults: { session: settings.session, replay: settings.defaultReplay },
     agentMode: true,
-    // Request paths, session headers and Ollama's errors are quoted: shown, never obeyed, on a terminal.
-    log: (line) => io.stderr.write(`${untrustedTextFor(io.stderr)(line)}\n`),
+    log,
   });
   const { jobsFailed, jobsRemoved } = await server.start();
   if (jobsFailed > 0) io.stderr.write(`argo serve: ${jobsFailed} job(s) left running by a previous server marked failed\n`);

@@ -44,6 +44,8 @@ export interface RunnerPorts {
   now: () => Date;
   clock: () => number;
   rescue: TurnPorts['rescue'];
+  /** The server's log (stderr): what the operator should hear of, a line at a time. */
+  log?: (line: string) => void;
   /** Without it the runner cannot run tools (the app then refuses the field: agentMode false). */
   tools?: ServerTools;
 }
@@ -246,6 +248,8 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       clock: ports.clock,
       newId: () => input.turnId,
       rescue: ports.rescue,
+      // Nobody else hears it: a client's request is not the place, the operator's log is.
+      onJournalNotice: (line) => ports.log?.(`argo serve: ${line}`),
       ...(agent ? { draftFields: agent.draftFields } : {}),
       onEntry: (entry) => hooks.onAnswered?.(resultOf(entry, typeof entry.error === 'string' ? entry.error : null)),
       signal: input.signal,

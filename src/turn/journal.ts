@@ -21,7 +21,7 @@ const warned = new Set<string>();
 /**
  * Writes the turn's draft as soon as it is known, while the answer streams. A failure never fails
  * the turn: it is logged as usual when it ends, and `onNotice` hears once per process that it is not
- * kept meanwhile.
+ * kept meanwhile (a line without "argo: ": the CLI and the server each start it with their name).
  */
 export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'owner'>>, onNotice?: (line: string) => void): JournalEntry {
   let id: string | null = null;
@@ -35,7 +35,7 @@ export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'o
       if (warned.has(home)) return;
       warned.add(home);
       const reason = error instanceof Error ? error.message : String(error);
-      onNotice?.(`argo: cannot keep this turn in ${unfinishedDir(home)} while it is answered (${reason}); it is logged as usual when it ends, but would be lost if argo were killed first (argo doctor checks the data home)`);
+      onNotice?.(`cannot keep this turn in ${unfinishedDir(home)} while it is answered (${reason}); it is logged as usual when it ends, but would be lost if argo were killed first (argo doctor checks the data home)`);
     });
   return {
     written,

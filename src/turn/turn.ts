@@ -99,6 +99,11 @@ export interface TurnPorts {
   rescue: (text: string, home: string) => Promise<string>;
   /** A one-line warning for the user (a prompt longer than the context window). */
   onNotice?: (line: string) => void;
+  /**
+   * Hears, once per process, that turns cannot be kept in unfinished/ while they are answered (a
+   * line to start with the program's name); without it, `onNotice` says it as argo's.
+   */
+  onJournalNotice?: (line: string) => void;
   /** The finished entry, just before it is written: a server can end its response without waiting for the disk. */
   onEntry?: (entry: LogEntry) => void;
   answer?: Answerer;
@@ -239,7 +244,8 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   const rules = rulesFingerprint(settings.replay.classify);
   // Kept from the start of the answer on, so a kill before the turn is logged does not lose it.
   const planned = { id: session?.id ?? null, name: settings.session };
-  const journal = input.log ? journalTurn(settings.home, Promise.all([drafted, stamps]).then(([entry, { day }]) => ({ day, session: planned, rules, entry })), ports.onNotice) : null;
+  const onJournalNotice = ports.onJournalNotice ?? ((line: string) => ports.onNotice?.(`argo: ${line}`));
+  const journal = input.log ? journalTurn(settings.home, Promise.all([drafted, stamps]).then(([entry, { day }]) => ({ day, session: planned, rules, entry })), onJournalNotice) : null;
   try {
     const answer = await (ports.answer ?? streamAnswer)(plan.request, {
       turnId: id,

@@ -170,3 +170,31 @@ describe('argo serve killed mid-stream', () => {
     expect(lost(home)).toHaveLength(1);
   });
 });
+
+describe('argo serve without a journal', () => {
+  it('says once on its log that it cannot keep turns while they are answered, and logs them as usual', async () => {
+    const home = tempHome();
+    // A file where the folder goes.
+    writeFileSync(join(home, 'unfinished'), 'not a folder');
+    const server = await startServe({ home, host: ollama.url });
+    try {
+      for (const question of ['first', 'second']) {
+        const response = await fetch(`${server.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'argo', messages: [{ role: 'user', content: question }] }),
+        });
+        expect(response.status).toBe(200);
+        await response.json();
+      }
+      // A server ends its response before the line is written: wait for both lines.
+      await waitFor(() => expect(logLines(home).map((line) => line.user_prompt).sort()).toEqual(['first', 'second']));
+      const notes = server.stderr().split('\n').filter((line) => line.includes('cannot keep this turn'));
+      expect(notes).toEqual([
+        `argo serve: cannot keep this turn in ${join(home, 'unfinished')} while it is answered (${join(home, 'unfinished')} is not a folder; remove it, and Argo makes the folder again); it is logged as usual when it ends, but would be lost if argo were killed first (argo doctor checks the data home)`,
+      ]);
+    } finally {
+      await server.stop();
+    }
+  });
+});

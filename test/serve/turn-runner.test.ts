@@ -1,8 +1,9 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
+import { EMPTY_METRICS } from '../../src/ollama/transport.js';
 import { thrown } from '../support/thrown.js';
 import { ollamaToolCallsOf } from '../../src/serve/openai.js';
 import type { OllamaExtras } from '../../src/serve/openai.js';
@@ -197,5 +198,34 @@ describe('ollamaToolCallsOf', () => {
     [[null, 'x', { function: {} }, { nofunction: 1 }], []],
   ])('%j → %j', (input, expected) => {
     expect(ollamaToolCallsOf(input)).toEqual(expected);
+  });
+});
+
+describe('turnRunner and the journal of unfinished turns', () => {
+  it("a journal that cannot be written is said once on the server's log, as argo serve's; the turns go on", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-runner-journal-'));
+    // A file where the folder goes.
+    writeFileSync(join(home, 'unfinished'), 'not a folder');
+    const lines: string[] = [];
+    const runner = turnRunner(loadSettings({ home }, {}), {
+      transport: () => ({
+        stream: (_request, hooks) => {
+          hooks.onText('Hi.');
+          return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
+        },
+        installedModels: () => Promise.resolve(['m']),
+      }),
+      now: () => new Date('2026-01-01T00:00:00Z'),
+      clock: () => 0,
+      rescue: () => Promise.reject(new Error('no rescue expected')),
+      log: (line) => lines.push(line),
+    });
+    const input = (turnId: string): TurnInput => ({ turnId, session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal });
+    const hooks = { onText: () => undefined, onToolCalls: () => undefined };
+    const results = [await runner.run(input('turn00000001'), hooks), await runner.run(input('turn00000002'), hooks)];
+    expect(results.map((result) => result.status)).toEqual(['ok', 'ok']);
+    expect(lines).toEqual([
+      `argo serve: cannot keep this turn in ${join(home, 'unfinished')} while it is answered (${join(home, 'unfinished')} is not a folder; remove it, and Argo makes the folder again); it is logged as usual when it ends, but would be lost if argo were killed first (argo doctor checks the data home)`,
+    ]);
   });
 });
