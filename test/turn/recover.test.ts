@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,9 +11,9 @@ import type { StreamOutcome } from '../../src/ollama/transport.js';
 import { readSession } from '../../src/sessions/store.js';
 import { recoverOnce, recoverUnfinished, recoveryLines } from '../../src/turn/recover.js';
 import type { Recovery } from '../../src/turn/recover.js';
-import { runTurn } from '../../src/turn/turn.js';
+import { prepareTurn, runTurn } from '../../src/turn/turn.js';
 import type { Transport, TurnPorts } from '../../src/turn/turn.js';
-import { makeDraft } from '../query/helpers.js';
+import { makeDraft, recordTurns, tempData } from '../query/helpers.js';
 
 const ME: TurnOwner = { pid: 100, host: 'box', boot: 'aaaa-1111' };
 const DEAD = 200;
@@ -212,6 +212,37 @@ describe('recoverUnfinished', () => {
     expect(logLines(home).find((line) => line.id === 't2')).toMatchObject({ session: 'work', session_id: id });
     expect(await readSession(settings.paths.sessions, 'renamed')).toMatchObject({ turns: 2, last_turn_id: 't2' });
     expect(await readSession(settings.paths.sessions, 'work')).toBeNull();
+  });
+
+  it('a turn recovered days late is filed by its own day, before turns written earlier: a rebuilt index replays exactly as the live one', async () => {
+    const { home, paths } = tempData();
+    const settings = settingsIn(home);
+    const { session, entries: [early] } = await recordTurns(paths, 'work', 1, { date: '2025-03-01' });
+    // Asked on 03-01, its argo killed; the next argo runs only on 03-05, after two more turns.
+    await writeUnfinished(home, { ...unfinished('late', {}, { day: '2025-03-01', session: { id: session.id, name: 'work' } }), entry: draft('late', '2025-03-01T10:05:00.000+00:00') });
+    const { entries: later } = await recordTurns(paths, 'work', 2, { date: '2025-03-05' });
+    expect((await recover(settings)).recovered).toEqual(['late']);
+    expect(readFileSync(join(paths.logs, '2025-03-01.log'), 'utf8')).toContain('"id":"late"');
+    const ids = [early, ...later].map((entry) => entry?.id);
+
+    const index = join(paths.sessions, 'work.idx');
+    const indexIds = (): string[] => readFileSync(index, 'utf8').split('\n').filter((line) => line !== '').map((line) => (JSON.parse(line) as { id: string }).id);
+    const plans = async (): Promise<unknown[]> =>
+      Promise.all(
+        (['session', 'last'] as const).map(async (kind) => {
+          const { plan } = await prepareTurn(settings, { prompt: 'next', replay: kind === 'session' ? { kind } : { kind, count: 2 }, log: true, ollamaStream: true });
+          return { replayed: plan.replayedIds, request: plan.request };
+        }),
+      );
+    expect(indexIds()).toEqual([...ids, 'late']);
+    const live = await plans();
+    rmSync(index);
+    const rebuilt = await plans();
+    // The rebuilt index has the late turn where its file puts it; only ok turns are replayed, so nothing else moved.
+    expect(indexIds()).toEqual([ids[0], 'late', ...ids.slice(1)]);
+    expect(rebuilt).toEqual(live);
+    // Something to compare: the later turns are replayed by both.
+    expect(live).toMatchObject([{ replayed: expect.arrayContaining(ids.slice(1)) as unknown }, { replayed: ids.slice(1) }]);
   });
 
   it('a recovered turn is never replayed: only ok turns are', async () => {
