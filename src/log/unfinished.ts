@@ -133,12 +133,12 @@ export function ownerState(owner: TurnOwner, here: TurnOwner, probe: ProcessProb
   if (owner.host !== here.host) return 'elsewhere';
   if (typeof owner.machine === 'string' && typeof here.machine === 'string' && owner.machine !== here.machine) return 'elsewhere';
   if (owner.boot !== null && here.boot !== null && owner.boot !== here.boot) return 'dead';
+  if (owner.pid !== here.pid && !processAlive(owner.pid, probe.kill)) return 'dead';
   const start = owner.start ?? null;
-  if (owner.pid === here.pid) return start === null || (here.start ?? null) === null || start === here.start ? 'alive' : 'dead';
-  if (!processAlive(owner.pid, probe.kill)) return 'dead';
   if (start === null) return 'alive';
-  // Unreadable (another user's, under hidepid): alive, as the signal said.
-  const now = (probe.startTime ?? processStartTime)(owner.pid);
+  // Its pid is this process's, or asked of /proc: null when it cannot be read (another user's process
+  // under hidepid), and then alive, as the signal said.
+  const now = owner.pid === here.pid ? (here.start ?? null) : (probe.startTime ?? processStartTime)(owner.pid);
   return now === null || now === start ? 'alive' : 'dead';
 }
 
