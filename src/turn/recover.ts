@@ -17,7 +17,7 @@ export interface Recovery {
   recovered: string[];
   /** Turns whose line was in the log already (argo was killed just after writing it): their files removed. */
   alreadyLogged: string[];
-  /** Turns a live argo on this host is answering now. */
+  /** Turns a live argo on this machine is answering now. */
   inProgress: { id: string; pid: number }[];
   /**
    * Turns of an argo on another machine, which only that machine can judge: left alone. `machine`
