@@ -2,23 +2,11 @@
 // it, and an agent run must not load what cli/common.ts brings (chalk, commander).
 import { createInterface } from 'node:readline';
 import type { Io } from './io.js';
+import { endOpenRow, rowOpened, rowEnded } from './open-row.js';
 
 /** A typed answer that says yes (`y`, `yes`, any case); anything else is no. */
 export function isYes(answer: string): boolean {
   return /^\s*y(es)?\s*$/i.test(answer);
-}
-
-/** Whether a question's row is still open on the terminal: a line written now would follow it. */
-let rowOpen = false;
-
-/**
- * Ends an open question's row, so the line written next starts at the left edge: for what quits
- * while the question waits (a signal's `argo: interrupted`), which cannot know a question was asked.
- */
-export function endOpenRow(stderr: { write(text: string): unknown }): void {
-  if (!rowOpen) return;
-  rowOpen = false;
-  stderr.write('\n');
 }
 
 /**
@@ -29,7 +17,7 @@ export function endOpenRow(stderr: { write(text: string): unknown }): void {
  */
 export function askOnTerminal(io: Pick<Io, 'stdin' | 'stderr'>, question: string, signal?: AbortSignal): Promise<string> {
   io.stderr.write(question);
-  rowOpen = true;
+  rowOpened();
   return new Promise((resolveLine) => {
     // Listened to before readline does: `y` then Ctrl-D twice is a line that came with no Enter.
     let inputEnded = false;
@@ -41,7 +29,7 @@ export function askOnTerminal(io: Pick<Io, 'stdin' | 'stderr'>, question: string
     signal?.addEventListener('abort', onAbort, { once: true });
     lines.once('line', (line) => {
       answered = true;
-      rowOpen = false;
+      rowEnded();
       if (inputEnded) io.stderr.write('\n');
       lines.close();
       resolveLine(line);

@@ -10,7 +10,7 @@ import { ask } from './ask.js';
 import { TURN_ID_LENGTH, signalQuits, processIo, readAll } from './io.js';
 import type { Io } from './io.js';
 import { EXIT_CODES, STOP_LINES, STOP_SIGNALS } from './outcome.js';
-import { endOpenRow } from './answers.js';
+import { endOpenRow } from './open-row.js';
 import { addOutputOptions, checkOutputFlags } from './output-flags.js';
 import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome, StopSignal } from './outcome.js';

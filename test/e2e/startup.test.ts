@@ -22,8 +22,8 @@ afterAll(async () => {
   await ollama.close();
 });
 
-/** The packages bundled into the chunks `argo args…` loaded (esbuild marks each module's source path). */
-async function packagesLoaded(args: string[], home = tempHome()): Promise<Set<string>> {
+/** The module URLs `argo args…` loaded, Node's own modules (`node:readline`) among them. */
+async function urlsLoaded(args: string[], home = tempHome()): Promise<string[]> {
   const trace = join(home, 'loads.txt');
   rmSync(trace, { force: true });
   const code = await new Promise<number | null>((resolve, reject) => {
@@ -35,8 +35,13 @@ async function packagesLoaded(args: string[], home = tempHome()): Promise<Set<st
     child.on('close', resolve);
   });
   expect(code).toBe(0);
+  return readFileSync(trace, 'utf8').split('\n');
+}
+
+/** The packages bundled into the chunks `argo args…` loaded (esbuild marks each module's source path). */
+async function packagesLoaded(args: string[], home = tempHome()): Promise<Set<string>> {
   const packages = new Set<string>();
-  for (const url of readFileSync(trace, 'utf8').split('\n')) {
+  for (const url of await urlsLoaded(args, home)) {
     if (!url.startsWith('file:') || !url.includes('/dist/cli/')) continue;
     for (const match of readFileSync(fileURLToPath(url), 'utf8').matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) {
       if (match[1] !== undefined) packages.add(match[1]);
@@ -53,6 +58,12 @@ describe('start-up loads only what the command needs', () => {
     expect(packages).toContain('ollama');
     expect(packages).toContain('commander');
     expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
+  });
+
+  it('a plain question does not load readline (only a question asked on the terminal needs it)', async () => {
+    const urls = await urlsLoaded(['--no-log', 'hi']);
+    expect(urls).toContain('node:fs');
+    expect(urls.filter((url) => url === 'node:readline' || url === 'readline')).toEqual([]);
   });
 
   it('logged questions that create a session, then replay it, and a search of the log, read and write every store without zod', async () => {
