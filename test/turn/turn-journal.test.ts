@@ -11,6 +11,7 @@ import { recoverUnfinished } from '../../src/turn/recover.js';
 import { runTurn } from '../../src/turn/turn.js';
 import type { Answer, Answerer, TurnInput, TurnPorts } from '../../src/turn/turn.js';
 import { waitFor } from '../support/wait.js';
+import { logLines } from '../support/run-argo.js';
 
 const METRICS = { ...EMPTY_METRICS, eval_count: 2, prompt_eval_count: 5, done_reason: 'stop' };
 const ANSWER: Answer = { status: 'ok', response: 'Hello there', failure: null, metrics: METRICS, largestPromptEvalCount: 5, firstTokenMs: 10, fields: { tools: ['fs'] } };
@@ -51,13 +52,6 @@ function ports(extra: Partial<TurnPorts> = {}): TurnPorts {
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-turn-journal-'));
 const input = (extra: Partial<TurnInput> = {}): TurnInput => ({ prompt: 'Explain closures', replay: { kind: 'none' }, log: true, ollamaStream: true, ...extra });
 const journalFile = (dir: string): string => join(unfinishedDir(dir), 'turn00000001.json');
-const logLines = (dir: string): Record<string, unknown>[] =>
-  readdirSync(join(dir, 'logs')).flatMap((file) =>
-    readFileSync(join(dir, 'logs', file), 'utf8')
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  );
 
 describe('runTurn and the journal of unfinished turns', () => {
   it('the request goes out first; the draft is written while the answer streams, and removed once the turn is logged', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import type { StreamHooks, StreamOutcome } from '../../src/ollama/transport.js';
 import type { OllamaRequest } from '../../src/replay/prompt.js';
 import { prepareTurn, runTurn } from '../../src/turn/turn.js';
 import type { Answerer, Transport, TurnInput, TurnPorts } from '../../src/turn/turn.js';
+import { logLines } from '../support/run-argo.js';
 
 const METRICS: StreamOutcome['metrics'] = {
   total_duration: 5,
@@ -47,13 +48,6 @@ function ports(transport: Transport, extra: Partial<TurnPorts> = {}): TurnPorts 
 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-turn-'));
 const input = (prompt: string, extra: Partial<TurnInput> = {}): TurnInput => ({ prompt, replay: { kind: 'none' }, log: true, ollamaStream: true, ...extra });
-const logLines = (dir: string): Record<string, unknown>[] =>
-  readdirSync(join(dir, 'logs')).flatMap((file) =>
-    readFileSync(join(dir, 'logs', file), 'utf8')
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  );
 
 describe('runTurn: the turn as a use case', () => {
   it('plans, streams through onText, and logs one line with the injected id and clock', async () => {
