@@ -12,6 +12,7 @@ const UnfinishedTurnSchema = z
       // Not in files of earlier versions.
       machine: z.string().nullable().optional(),
       start: z.number().int().nonnegative().nullable().optional(),
+      pidns: z.string().nullable().optional(),
     }),
     day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
     session: z.object({ id: z.string().min(1).nullable(), name: z.string().min(1) }),

@@ -2,6 +2,7 @@
 // written as the answer starts and removed once the turn is logged. A file left behind is a turn
 // whose argo ended first (killed, crashed, the machine stopped); src/turn/recover.ts logs it. No zod
 // here: a question that logs a turn writes the journal, and the schema loads only to read one back.
+import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { rename, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import type { SignalSender } from './fs.js';
 export const UNFINISHED_FOLDER = 'unfinished';
 
 /** What a recovered turn's `error` says: its answer was never written anywhere. */
-export const UNFINISHED_ERROR = 'argo ended before this turn was logged (it was killed or crashed, or the machine stopped), so its answer was lost';
+export const UNFINISHED_ERROR = 'argo ended before this turn was logged (it was killed or crashed, the machine stopped, or neither the log nor rescued/ could take it), so its answer was lost';
 
 /** The process a journal file belongs to: its pid means something only on its machine, in its boot. */
 export interface TurnOwner {
@@ -26,6 +27,12 @@ export interface TurnOwner {
   machine?: string | null;
   /** When the process started, in clock ticks after boot (Linux's /proc/<pid>/stat): a pid reused by another process is told apart. Null where there is no /proc; absent in files of earlier versions. */
   start?: number | null;
+  /**
+   * Its pid namespace (Linux's /proc/self/ns/pid, `pid:[4026531836]`): containers on one kernel share
+   * its host name (--network host) and boot, and may each run argo as pid 1. Null where there is none
+   * to read; absent in files of earlier versions.
+   */
+  pidns?: string | null;
 }
 
 /** One journal file: the turn's log line as it stood before the answer, and where it goes. */
@@ -47,6 +54,7 @@ const CLAIMED_NAME = /^([A-Za-z0-9_-]{1,64})\.json\.claimed-(\d{1,10})-([0-9a-f-
 const BOOT_ID = /^[0-9a-f-]{1,64}$/;
 const MACHINE_ID = /^[0-9a-f]{32}$/;
 const CLOCK_TICKS = /^\d{1,20}$/;
+const PID_NAMESPACE = /^pid:\[\d{1,20}\]$/;
 
 export function unfinishedDir(home: string): string {
   return join(home, UNFINISHED_FOLDER);
@@ -104,11 +112,21 @@ export function processStartTime(pid: number, read: (path: string) => string = r
   return Number.isSafeInteger(start) ? start : null;
 }
 
+/** This process's pid namespace, or null where there is none to read. */
+export function pidNamespace(read: (path: string) => string = (path) => readlinkSync(path)): string | null {
+  try {
+    const namespace = read('/proc/self/ns/pid');
+    return PID_NAMESPACE.test(namespace) ? namespace : null;
+  } catch {
+    return null;
+  }
+}
+
 let self: TurnOwner | undefined;
 
 /** This process as an owner (read once). */
 export function thisProcess(): TurnOwner {
-  self ??= { pid: process.pid, host: hostname(), boot: bootId(), machine: machineId(), start: processStartTime(process.pid) };
+  self ??= { pid: process.pid, host: hostname(), boot: bootId(), machine: machineId(), start: processStartTime(process.pid), pidns: pidNamespace() };
   return self;
 }
 
@@ -133,6 +151,8 @@ export function ownerState(owner: TurnOwner, here: TurnOwner, probe: ProcessProb
   if (owner.host !== here.host) return 'elsewhere';
   if (typeof owner.machine === 'string' && typeof here.machine === 'string' && owner.machine !== here.machine) return 'elsewhere';
   if (owner.boot !== null && here.boot !== null && owner.boot !== here.boot) return 'dead';
+  // Another container on this kernel: its pids, and their start times, are its own.
+  if (typeof owner.pidns === 'string' && typeof here.pidns === 'string' && owner.pidns !== here.pidns) return 'elsewhere';
   if (owner.pid !== here.pid && !processAlive(owner.pid, probe.kill)) return 'dead';
   const start = owner.start ?? null;
   if (start === null) return 'alive';
@@ -227,7 +247,7 @@ export type ReadUnfinished = { owner: TurnOwner; value: unknown } | { problem: s
 
 function isOwner(value: unknown): value is TurnOwner {
   if (typeof value !== 'object' || value === null) return false;
-  const { pid, host, boot, machine, start } = value as Record<string, unknown>;
+  const { pid, host, boot, machine, start, pidns } = value as Record<string, unknown>;
   return (
     Number.isSafeInteger(pid) &&
     (pid as number) > 0 &&
@@ -236,7 +256,8 @@ function isOwner(value: unknown): value is TurnOwner {
     (boot === null || typeof boot === 'string') &&
     // Earlier versions wrote neither.
     (machine === undefined || machine === null || typeof machine === 'string') &&
-    (start === undefined || start === null || (Number.isSafeInteger(start) && (start as number) >= 0))
+    (start === undefined || start === null || (Number.isSafeInteger(start) && (start as number) >= 0)) &&
+    (pidns === undefined || pidns === null || typeof pidns === 'string')
   );
 }
 

@@ -95,8 +95,22 @@ async function recoverNamed(settings: RecoverySettings, names: string[], options
   }
   // In the order they were asked, so a session's turns stay in order in the log: by instant, as
   // timestamps carry their writers' UTC offsets, then by id so the order is the same for every recoverer.
-  orphans.sort((a, b) => Date.parse(a.turn.entry.timestamp) - Date.parse(b.turn.entry.timestamp) || byCodeUnits(a.turn.entry.id, b.turn.entry.id));
+  orphans.sort((a, b) => byAskedAt(a.turn.entry, b.turn.entry));
   for (const orphan of orphans) await logOrphan(settings, orphan, me, found);
+}
+
+/**
+ * Oldest first by instant, one instant by id; a timestamp no date can be read from goes last, by its text.
+ * A total order whatever the files hold, so every recoverer logs them in one order.
+ */
+export function byAskedAt(a: { timestamp: string; id: string }, b: { timestamp: string; id: string }): number {
+  const instant = (timestamp: string): number => {
+    const time = Date.parse(timestamp);
+    return Number.isNaN(time) ? Number.POSITIVE_INFINITY : time;
+  };
+  const [first, second] = [instant(a.timestamp), instant(b.timestamp)];
+  if (first !== second) return first < second ? -1 : 1;
+  return (first === Number.POSITIVE_INFINITY ? byCodeUnits(a.timestamp, b.timestamp) : 0) || byCodeUnits(a.id, b.id);
 }
 
 /** Why a well-formed journal file still cannot be logged, or null. */

@@ -12,6 +12,7 @@ import {
   checkUnfinished,
   claimUnfinished,
   ownerState,
+  pidNamespace,
   readJournalName,
   readUnfinished,
   removeUnfinished,
@@ -64,6 +65,33 @@ describe('ownerState: whether the argo that wrote a journal file may still log i
     ['same machine id, another host name: left to it (a copied image, a container)', { machine: M1, host: 'other' }, { machine: M1 }, 'elsewhere'],
   ])('%s', (_case, owner, here, state) => {
     expect(ownerState({ pid: 200, host: 'box', boot: 'aaaa-1111', ...owner }, { ...HERE, ...here }, { kill: answering('ESRCH') })).toBe(state);
+  });
+
+  // Containers on one kernel share its boot (and with --network host its host name), and each may run argo as pid 1.
+  it.each<[string, Partial<TurnOwner>, Partial<TurnOwner>, OwnerState]>([
+    ['another pid namespace, same pid, another start: left to that container', { pid: 100, start: 5, pidns: 'pid:[4026532001]' }, { pidns: 'pid:[4026531836]' }, 'elsewhere'],
+    ['another pid namespace, its pid gone here: left to that container', { pidns: 'pid:[4026532001]' }, { pidns: 'pid:[4026531836]' }, 'elsewhere'],
+    ['another pid namespace, another boot: gone', { pidns: 'pid:[4026532001]', boot: 'bbbb-2222' }, { pidns: 'pid:[4026531836]' }, 'dead'],
+    ['the same pid namespace: the pid tells', { pidns: 'pid:[4026531836]' }, { pidns: 'pid:[4026531836]' }, 'dead'],
+    ['no namespace on its side (an earlier version): the pid tells, as before', {}, { pidns: 'pid:[4026531836]' }, 'dead'],
+  ])('%s', (_case, owner, here, state) => {
+    expect(ownerState({ pid: 200, host: 'box', boot: 'aaaa-1111', ...owner }, { ...HERE, ...here }, { kill: answering('ESRCH') })).toBe(state);
+  });
+
+  it.each([
+    ['pid:[4026531836]', 'pid:[4026531836]'],
+    ['mnt:[4026531840]', null],
+    ['garbage', null],
+  ])('pidNamespace reads %j as %j', (link, expected) => {
+    expect(pidNamespace(() => link)).toBe(expected);
+  });
+
+  it('pidNamespace is null where there is no /proc', () => {
+    expect(
+      pidNamespace(() => {
+        throw new Error('ENOENT');
+      }),
+    ).toBeNull();
   });
 
   // Where /proc tells when a process started, a pid that runs but started at another time is another process's.

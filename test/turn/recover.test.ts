@@ -9,7 +9,7 @@ import { UNFINISHED_ERROR, unfinishedDir, writeUnfinished } from '../../src/log/
 import type { TurnOwner, UnfinishedTurn } from '../../src/log/unfinished.js';
 import type { StreamOutcome } from '../../src/ollama/transport.js';
 import { readSession } from '../../src/sessions/store.js';
-import { recoverOnce, recoverUnfinished, recoveryLines } from '../../src/turn/recover.js';
+import { byAskedAt, recoverOnce, recoverUnfinished, recoveryLines } from '../../src/turn/recover.js';
 import type { Recovery } from '../../src/turn/recover.js';
 import { prepareTurn, runTurn } from '../../src/turn/turn.js';
 import type { Transport, TurnPorts } from '../../src/turn/turn.js';
@@ -276,6 +276,19 @@ function ports(words: string[], idPrefix = 'turn'): TurnPorts {
     rescue: () => Promise.reject(new Error('no rescue expected')),
   };
 }
+
+describe('byAskedAt: the order recovered turns are logged in', () => {
+  const turn = (timestamp: string, id: string) => ({ timestamp, id });
+  it.each<[string, { timestamp: string; id: string }[], string[]]>([
+    ['by instant across zones: 10:00+14:00 (20:00 UTC the day before) comes before 00:30+00:00', [turn('2026-11-26T00:30:00.000+00:00', 'b'), turn('2026-11-26T10:00:00.000+14:00', 'a')], ['a', 'b']],
+    ['the same instant, written in two zones: by id', [turn('2026-11-26T11:00:00.000+01:00', 'b'), turn('2026-11-26T10:00:00.000+00:00', 'a')], ['a', 'b']],
+    ['an unreadable timestamp goes last', [turn('not a time', 'a'), turn('2026-11-26T10:00:00.000+00:00', 'b')], ['b', 'a']],
+    ['unreadable ones among readable: one order whatever the start', [turn('zz', 'x'), turn('2026-11-27T10:00:00.000+00:00', 'c'), turn('aa', 'y'), turn('2026-11-26T10:00:00.000+00:00', 'd')], ['d', 'c', 'y', 'x']],
+  ])('%s', (_case, turns, ids) => {
+    expect([...turns].sort(byAskedAt).map((t) => t.id)).toEqual(ids);
+    expect([...turns].reverse().sort(byAskedAt).map((t) => t.id)).toEqual(ids);
+  });
+});
 
 describe('recoverOnce', () => {
   it('looks once per data home in a process', async () => {
