@@ -135,10 +135,15 @@ export function unfinishedReport(recovery: Recovery, dir: string): { ok: boolean
   if (inProgress.length > 0) parts.push(`${plural(inProgress.length, 'turn')} in progress (argo pid ${[...new Set(inProgress.map((turn) => turn.pid))].join(', ')})`);
   if (recovered.length > 0) parts.push(`logged ${plural(recovered.length, 'turn')} an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted`);
   if (alreadyLogged.length > 0) parts.push(`removed ${plural(alreadyLogged.length, 'file')} of turns logged already`);
-  if (elsewhere.length > 0) {
+  const [inContainers, onHosts] = [elsewhere.filter((turn) => turn.container !== undefined), elsewhere.filter((turn) => turn.container === undefined)];
+  if (onHosts.length > 0) {
     // A machine sharing this one's host name is told by its id.
-    const hosts = new Set(elsewhere.map((turn) => (turn.machine === undefined ? turn.host : `${turn.host} (machine id ${turn.machine.slice(0, 8)}…)`)));
-    parts.push(`${plural(elsewhere.length, 'turn')} of argo on ${[...hosts].join(', ')}, left to that host`);
+    const hosts = new Set(onHosts.map((turn) => (turn.machine === undefined ? turn.host : `${turn.host} (machine id ${turn.machine.slice(0, 8)}…)`)));
+    parts.push(`${plural(onHosts.length, 'turn')} of argo on ${[...hosts].join(', ')}, left to that host`);
+  }
+  if (inContainers.length > 0) {
+    const namespaces = new Set(inContainers.map((turn) => turn.container));
+    parts.push(`${plural(inContainers.length, 'turn')} of argo in another container on this machine (${[...namespaces].join(', ')}), left to it`);
   }
   return { ok: true, detail: parts.length === 0 ? 'no turn left unfinished' : parts.join('; ') };
 }

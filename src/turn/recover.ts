@@ -23,7 +23,7 @@ export interface Recovery {
    * Turns of an argo on another machine, which only that machine can judge: left alone. `machine`
    * is its id when its host name is this machine's too (the only way to tell them apart).
    */
-  elsewhere: { id: string; host: string; machine?: string }[];
+  elsewhere: { id: string; host: string; machine?: string; container?: string }[];
   /** Files left in place that cannot be read or logged, and why. */
   problems: { file: string; problem: string }[];
 }
@@ -80,7 +80,7 @@ async function recoverNamed(settings: RecoverySettings, names: string[], options
     // A claimed file is judged by its claimer: a recoverer that died part-way leaves it to the next.
     const state = ownerState(journal.claim === null ? owner : { ...journal.claim, host: owner.host, machine: owner.machine ?? null }, me, options);
     if (state === 'elsewhere') {
-      found.elsewhere.push({ id: journal.id, host: owner.host, ...(owner.host === me.host && typeof owner.machine === 'string' ? { machine: owner.machine } : {}) });
+      found.elsewhere.push({ id: journal.id, host: owner.host, ...elsewhereOn(owner, me) });
       continue;
     }
     if (state === 'alive') {
@@ -111,6 +111,17 @@ export function byAskedAt(a: { timestamp: string; id: string }, b: { timestamp: 
   const [first, second] = [instant(a.timestamp), instant(b.timestamp)];
   if (first !== second) return first < second ? -1 : 1;
   return (first === Number.POSITIVE_INFINITY ? byCodeUnits(a.timestamp, b.timestamp) : 0) || byCodeUnits(a.id, b.id);
+}
+
+/**
+ * What tells another machine's argo from this one's when the host name is the same: its machine id,
+ * or, on this very machine, its pid namespace (another container).
+ */
+function elsewhereOn(owner: TurnOwner, me: TurnOwner): { machine?: string; container?: string } {
+  if (owner.host !== me.host) return {};
+  const sameMachine = typeof owner.machine !== 'string' || typeof me.machine !== 'string' || owner.machine === me.machine;
+  if (sameMachine && typeof owner.pidns === 'string' && owner.pidns !== me.pidns) return { container: owner.pidns };
+  return typeof owner.machine === 'string' ? { machine: owner.machine } : {};
 }
 
 /** Why a well-formed journal file still cannot be logged, or null. */

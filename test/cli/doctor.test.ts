@@ -42,6 +42,11 @@ describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
       { elsewhere: [{ id: 'a', host: 'ubuntu', machine: '22222222222222222222222222222222' }, { id: 'b', host: 'ubuntu', machine: '22222222222222222222222222222222' }] },
       { ok: true, detail: '2 turns of argo on ubuntu (machine id 22222222…), left to that host' },
     ],
+    [
+      'another container on this machine (its pid namespace)',
+      { elsewhere: [{ id: 'a', host: 'box', container: 'pid:[4026532001]' }, { id: 'b', host: 'far' }] },
+      { ok: true, detail: '1 turn of argo on far, left to that host; 1 turn of argo in another container on this machine (pid:[4026532001]), left to it' },
+    ],
     ['in progress and logged now', { inProgress: [{ id: 'a', pid: 9 }], recovered: ['b'] }, { ok: true, detail: '1 turn in progress (argo pid 9); logged 1 turn an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted' }],
     [
       'a damaged file: why, and what to do',

@@ -115,6 +115,14 @@ describe('recoverUnfinished', () => {
     expect(journal(home)).toEqual(['t1.json']);
   });
 
+  it('argo in another container on this machine (same host name and boot, another pid namespace): its turn is left to it, named by its namespace', async () => {
+    const home = fresh();
+    await writeUnfinished(home, unfinished('t1', { pidns: 'pid:[4026532001]' }));
+    const recovery = await recover(settingsIn(home), { ...ME, pidns: 'pid:[4026531836]' });
+    expect(recovery).toMatchObject({ recovered: [], elsewhere: [{ id: 't1', host: 'box', container: 'pid:[4026532001]' }] });
+    expect(journal(home)).toEqual(['t1.json']);
+  });
+
   it("an owner whose pid another process has taken since (it started later) is gone; one whose start is the owner's runs", async () => {
     const home = fresh();
     await writeUnfinished(home, unfinished('reused', { pid: ALIVE, start: 700 }));
