@@ -76,6 +76,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     stats: flags.stats === true,
     quiet: flags.quiet === true,
     color: flags.color,
+    raw: flags.raw === true,
     agent: agentFlags(flags),
   });
   // Whether the SIGTERM or SIGHUP that ended the chat came while a turn ran: that turn says so on

@@ -74,6 +74,25 @@ describe('argo chat on a terminal', () => {
     expect(statSync(history).mode & 0o777).toBe(0o600);
   });
 
+  it.each([
+    ['with --raw: the answer reaches the terminal as sent', ['--raw'], true],
+    ['without it: its control characters are shown, not obeyed', [], false],
+  ])('%s', async (_case, flags, raw) => {
+    ollama.options.reply = 'titled \u001b]0;pwned\u0007 end';
+    try {
+      const term = openTerminal(['chat', '-s', 'raw', ...flags], tempHome());
+      await waitFor(() => expect(term.screen()).toContain('raw> '));
+      term.pty.write('hi\r');
+      await waitFor(() => expect(term.screen()).toContain(' end'));
+      expect(term.raw().includes('\u001b]0;pwned\u0007')).toBe(raw);
+      expect(term.raw().includes('^[]0;pwned^G')).toBe(!raw);
+      term.pty.write('/bye\r');
+      expect(await term.exited).toBe(0);
+    } finally {
+      ollama.options.reply = undefined;
+    }
+  });
+
   it('saving the chat history leaves a 0755 home as it is; the history is 0600 and the folders Argo makes are 0700', async () => {
     const home = tempHome();
     chmodSync(home, 0o755);
