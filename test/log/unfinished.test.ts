@@ -148,7 +148,8 @@ describe('processStartTime: field 22 of /proc/<pid>/stat', () => {
     const mine = processStartTime(process.pid);
     expect(mine).toEqual(expect.any(Number));
     expect(processStartTime(process.pid)).toBe(mine);
-    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10000)']);
+    // Alive until its input closes (killed below): no timer to outlive the test.
+    const child = spawn(process.execPath, ['-e', 'process.stdin.resume()'], { stdio: ['pipe', 'ignore', 'ignore'] });
     try {
       expect(processStartTime(child.pid ?? 0)).toBeGreaterThanOrEqual(mine ?? Infinity);
     } finally {
