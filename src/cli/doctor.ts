@@ -125,7 +125,7 @@ async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: strin
 
 /** The journal of unfinished turns: what runs now, what was logged now for an argo that is gone, and what could not be. */
 export function unfinishedReport(recovery: Recovery, dir: string): { ok: boolean; detail: string } {
-  const { recovered, alreadyLogged, inProgress, elsewhere, problems } = recovery;
+  const { recovered, alreadyLogged, rescued, inProgress, elsewhere, problems } = recovery;
   const [problem] = problems;
   if (problem !== undefined) {
     const more = problems.length > 1 ? ` (and ${plural(problems.length - 1, 'more file')})` : '';
@@ -135,6 +135,7 @@ export function unfinishedReport(recovery: Recovery, dir: string): { ok: boolean
   if (inProgress.length > 0) parts.push(`${plural(inProgress.length, 'turn')} in progress (argo pid ${[...new Set(inProgress.map((turn) => turn.pid))].join(', ')})`);
   if (recovered.length > 0) parts.push(`logged ${plural(recovered.length, 'turn')} an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted`);
   if (alreadyLogged.length > 0) parts.push(`removed ${plural(alreadyLogged.length, 'file')} of turns logged already`);
+  if (rescued.length > 0) parts.push(`${plural(rescued.length, 'turn')} an earlier argo left unfinished ${rescued.length === 1 ? 'is' : 'are'} saved in ${rescued.map((turn) => turn.file).join(', ')}, not in the log: add ${rescued.length === 1 ? 'it' : 'them'} back as docs/troubleshooting.md says`);
   const [inContainers, onHosts] = [elsewhere.filter((turn) => turn.container !== undefined), elsewhere.filter((turn) => turn.container === undefined)];
   if (onHosts.length > 0) {
     // A machine sharing this one's host name is told by its id.

@@ -2,6 +2,7 @@
 // journal (log/unfinished.ts) holds each as it stood before its answer. Run once per process by the
 // commands that read or write the log, and by argo serve as it starts. An empty or missing journal
 // costs one readdir; what logging a turn needs is loaded only when there is one.
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Settings } from '../config/settings.js';
 import { isMissing, removeOrphanedTemporaries } from '../log/fs.js';
@@ -17,6 +18,11 @@ export interface Recovery {
   recovered: string[];
   /** Turns whose line was in the log already (argo was killed just after writing it): their files removed. */
   alreadyLogged: string[];
+  /**
+   * Turns the log could not take that were saved to `rescued/` (argo was killed just after saving
+   * one, before it could say where): their journal files removed, the saved file named.
+   */
+  rescued: { id: string; file: string }[];
   /** Turns a live argo on this machine is answering now. */
   inProgress: { id: string; pid: number }[];
   /**
@@ -36,7 +42,7 @@ export interface RecoverOptions extends ProcessProbe {
   me?: TurnOwner;
 }
 
-const nothing = (): Recovery => ({ recovered: [], alreadyLogged: [], inProgress: [], elsewhere: [], problems: [] });
+const nothing = (): Recovery => ({ recovered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] });
 
 /** A file whose owner is gone: to be claimed and logged. */
 interface Orphan {
@@ -152,6 +158,12 @@ async function logOrphan(settings: RecoverySettings, { name, turn }: Orphan, me:
       found.alreadyLogged.push(id);
       return;
     }
+    const saved = await inRescued(home, id);
+    if (saved !== null) {
+      await dropUnfinished(home, claimed);
+      found.rescued.push({ id, file: saved });
+      return;
+    }
     const { entry, session: planned } = turn;
     // A session planned by id is found by id (renamed or removed meanwhile, as a turn's own write does); a new one is made now.
     const session = planned.id === null ? await openSession(paths.sessions, planned.name, entry.timestamp) : removedSession(planned.id, planned.name, entry.timestamp);
@@ -191,6 +203,36 @@ async function inLog(logsDir: string, day: string, id: string): Promise<boolean>
   return false;
 }
 
+/**
+ * The file of `home`/rescued holding turn `id`, or null: a turn the log could not take is saved
+ * there whole, and logging its draft as well would give the user two lines of one id to add back.
+ * (A rescue to the system's temporary folder, when the data home took nothing, is not looked for.)
+ */
+async function inRescued(home: string, id: string): Promise<string | null> {
+  const { ScanStats, scanEntries } = await import('../log/scan.js');
+  const dir = join(home, 'rescued');
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((name) => name.endsWith('.ndjson')).sort();
+  } catch (error) {
+    // Nothing was ever saved there (a rescue would have gone to the system's temporary folder).
+    if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    throw error;
+  }
+  for (const name of names) {
+    const file = join(dir, name);
+    try {
+      for await (const { entry } of scanEntries([file], new ScanStats(), { needle: { kind: 'json-string', values: [id] } })) {
+        if (entry.id === id) return file;
+      }
+    } catch (error) {
+      // Added back and removed meanwhile, as the troubleshooting recipe says.
+      if (!isMissing(error)) throw error;
+    }
+  }
+  return null;
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -212,6 +254,7 @@ export function recoveryLines(recovery: Recovery): string[] {
   const lines: string[] = [];
   const logged = recovery.recovered.length;
   if (logged > 0) lines.push(`logged ${plural(logged, 'turn')} an earlier argo left unfinished (killed or crashed): argo logs --status interrupted`);
+  for (const { id, file } of recovery.rescued) lines.push(`turn ${id}, which an earlier argo could not log before it ended, is saved in ${file}: add it back as docs/troubleshooting.md says`);
   const stuck = recovery.problems.length;
   if (stuck > 0) {
     const [first] = recovery.problems;

@@ -30,12 +30,14 @@ describe('failureLine', () => {
 });
 
 describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
-  const none: Recovery = { recovered: [], alreadyLogged: [], inProgress: [], elsewhere: [], problems: [] };
+  const none: Recovery = { recovered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] };
   it.each<[string, Partial<Recovery>, { ok: boolean; detail: string }]>([
     ['nothing there', {}, { ok: true, detail: 'no turn left unfinished' }],
     ['a live argo answering', { inProgress: [{ id: 'a', pid: 41 }, { id: 'b', pid: 41 }, { id: 'c', pid: 7 }] }, { ok: true, detail: '3 turns in progress (argo pid 41, 7)' }],
     ['logged now for a dead argo', { recovered: ['a'] }, { ok: true, detail: 'logged 1 turn an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted' }],
     ['in the log already', { alreadyLogged: ['a', 'b'] }, { ok: true, detail: 'removed 2 files of turns logged already' }],
+    ['saved to rescued/', { rescued: [{ id: 'a', file: '/h/rescued/u1.ndjson' }] }, { ok: true, detail: '1 turn an earlier argo left unfinished is saved in /h/rescued/u1.ndjson, not in the log: add it back as docs/troubleshooting.md says' }],
+    ['two saved to rescued/', { rescued: [{ id: 'a', file: '/h/rescued/u1.ndjson' }, { id: 'b', file: '/h/rescued/u2.ndjson' }] }, { ok: true, detail: '2 turns an earlier argo left unfinished are saved in /h/rescued/u1.ndjson, /h/rescued/u2.ndjson, not in the log: add them back as docs/troubleshooting.md says' }],
     ['another host', { elsewhere: [{ id: 'a', host: 'far' }] }, { ok: true, detail: '1 turn of argo on far, left to that host' }],
     [
       'another machine with this host name',

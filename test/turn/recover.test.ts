@@ -51,7 +51,7 @@ const fresh = (): string => mkdtempSync(join(tmpdir(), 'argo-recover-'));
 describe('recoverUnfinished', () => {
   it('nothing to do when the folder is missing or empty', async () => {
     const home = fresh();
-    expect(await recover(settingsIn(home))).toEqual({ recovered: [], alreadyLogged: [], inProgress: [], elsewhere: [], problems: [] });
+    expect(await recover(settingsIn(home))).toEqual({ recovered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] });
     mkdirSync(unfinishedDir(home));
     expect((await recover(settingsIn(home))).recovered).toEqual([]);
   });
@@ -152,6 +152,33 @@ describe('recoverUnfinished', () => {
     expect(await recover(settings)).toMatchObject({ recovered: [], alreadyLogged: ['t1'] });
     expect(logLines(home).filter((line) => line.id === 't1')).toMatchObject([{ id: 't1', status: 'ok' }]);
     expect(journal(home)).toEqual([]);
+  });
+
+  it('a turn saved to rescued/ (killed after the rescue, before its journal file went) is not logged again: the rescue is named', async () => {
+    const home = fresh();
+    const rescued = join(home, 'rescued');
+    mkdirSync(rescued, { recursive: true });
+    const file = join(rescued, 'unlogged-2025-03-04T10-00-00-000Z-9-abcdef.ndjson');
+    writeFileSync(join(rescued, 'unlogged-2025-03-04T09-00-00-000Z-9-000000.ndjson'), `${JSON.stringify({ ...draft('other'), status: 'ok' })}\n`);
+    writeFileSync(file, `${JSON.stringify({ ...draft('t1'), status: 'ok', model_response: 'the answer' })}\n`);
+    await writeUnfinished(home, unfinished('t1'));
+    await writeUnfinished(home, unfinished('t2'));
+    expect(await recover(settingsIn(home))).toMatchObject({ recovered: ['t2'], alreadyLogged: [], rescued: [{ id: 't1', file }] });
+    expect(logLines(home).map((line) => line.id)).toEqual(['t2']);
+    expect(journal(home)).toEqual([]);
+  });
+
+  it.each([
+    ['a file, not a folder', (path: string) => writeFileSync(path, 'not a folder'), ['t1'], []],
+    ['a folder with a file argo cannot read', (path: string) => mkdirSync(join(path, 'unlogged-x.ndjson'), { recursive: true }), [], ['t1.json']],
+  ])('rescued/ is %s: the turn is logged when nothing can have been saved there, else kept for later', async (_case, make, recovered, kept) => {
+    const home = fresh();
+    make(join(home, 'rescued'));
+    await writeUnfinished(home, unfinished('t1'));
+    const recovery = await recover(settingsIn(home));
+    expect(recovery.recovered).toEqual(recovered);
+    expect(recovery.problems).toHaveLength(kept.length);
+    expect(journal(home)).toEqual(kept);
   });
 
   it('a damaged file is reported and left in place; the others are still logged', async () => {
@@ -307,12 +334,13 @@ describe('recoverOnce', () => {
 });
 
 describe('recoveryLines', () => {
-  const none: Recovery = { recovered: [], alreadyLogged: [], inProgress: [], elsewhere: [], problems: [] };
+  const none: Recovery = { recovered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] };
   it.each<[string, Partial<Recovery>, string[]]>([
     ['nothing found', {}, []],
     ['only turns in progress, others, or logged already: nothing to say', { inProgress: [{ id: 'a', pid: 1 }], elsewhere: [{ id: 'b', host: 'h' }], alreadyLogged: ['c'] }, []],
     ['one logged', { recovered: ['a'] }, ['logged 1 turn an earlier argo left unfinished (killed or crashed): argo logs --status interrupted']],
     ['three logged', { recovered: ['a', 'b', 'c'] }, ['logged 3 turns an earlier argo left unfinished (killed or crashed): argo logs --status interrupted']],
+    ['one found rescued', { rescued: [{ id: 't1', file: '/h/rescued/unlogged-x.ndjson' }] }, ['turn t1, which an earlier argo could not log before it ended, is saved in /h/rescued/unlogged-x.ndjson: add it back as docs/troubleshooting.md says']],
     ['one damaged', { problems: [{ file: '/h/unfinished/x.json', problem: 'not JSON (…)' }] }, ['1 unfinished turn could not be logged (/h/unfinished/x.json: not JSON (…))']],
     [
       'logged and damaged',
