@@ -50,11 +50,11 @@ export interface UnfinishedTurn {
 // Turn ids are argo's own (12 characters of [A-Za-z0-9_-]); anything else would not name a file safely.
 const TURN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const JOURNAL_NAME = /^([A-Za-z0-9_-]{1,64})\.json$/;
-const CLAIMED_NAME = /^([A-Za-z0-9_-]{1,64})\.json\.claimed-(\d{1,10})-([0-9a-f-]{1,64}|unknown)(?:-t(\d{1,20}))?$/;
+const CLAIMED_NAME = /^([A-Za-z0-9_-]{1,64})\.json\.claimed-(\d{1,10})-([0-9a-f-]{1,64}|unknown)(?:-t(\d{1,20}))?(?:-n(\d{1,20}))?$/;
 const BOOT_ID = /^[0-9a-f-]{1,64}$/;
 const MACHINE_ID = /^[0-9a-f]{32}$/;
 const CLOCK_TICKS = /^\d{1,20}$/;
-const PID_NAMESPACE = /^pid:\[\d{1,20}\]$/;
+const PID_NAMESPACE = /^pid:\[(\d{1,20})\]$/;
 
 export function unfinishedDir(home: string): string {
   return join(home, UNFINISHED_FOLDER);
@@ -192,8 +192,8 @@ export async function listUnfinished(home: string): Promise<string[]> {
 /** A journal file's name read: the turn's id, and who claimed it to log it (null: nobody yet). */
 export interface JournalName {
   id: string;
-  /** The claimer's pid, boot and start time (null in names of earlier versions, or without /proc). */
-  claim: { pid: number; boot: string | null; start: number | null } | null;
+  /** The claimer's pid, boot, start time and pid namespace (null in names of earlier versions, or without /proc). */
+  claim: { pid: number; boot: string | null; start: number | null; pidns: string | null } | null;
 }
 
 /** What a name in the folder is; null for anything else (a temporary file being written, a stranger). */
@@ -205,13 +205,20 @@ export function readJournalName(name: string): JournalName | null {
   const start = claimed[4] === undefined ? null : Number(claimed[4]);
   return {
     id: claimed[1],
-    claim: { pid: Number(claimed[2]), boot: claimed[3] === 'unknown' || claimed[3] === undefined ? null : claimed[3], start: start !== null && Number.isSafeInteger(start) ? start : null },
+    claim: {
+      pid: Number(claimed[2]),
+      boot: claimed[3] === 'unknown' || claimed[3] === undefined ? null : claimed[3],
+      start: start !== null && Number.isSafeInteger(start) ? start : null,
+      pidns: claimed[5] === undefined ? null : `pid:[${claimed[5]}]`,
+    },
   };
 }
 
 function claimedName(id: string, me: TurnOwner): string {
   const start = me.start ?? null;
-  return `${id}.json.claimed-${me.pid}-${me.boot ?? 'unknown'}${start === null ? '' : `-t${start}`}`;
+  // Only the namespace's number: a file name holds no brackets.
+  const namespace = typeof me.pidns === 'string' ? PID_NAMESPACE.exec(me.pidns)?.[1] : undefined;
+  return `${id}.json.claimed-${me.pid}-${me.boot ?? 'unknown'}${start === null ? '' : `-t${start}`}${namespace === undefined ? '' : `-n${namespace}`}`;
 }
 
 /**

@@ -84,9 +84,10 @@ async function recoverNamed(settings: RecoverySettings, names: string[], options
     }
     const { owner } = read;
     // A claimed file is judged by its claimer: a recoverer that died part-way leaves it to the next.
-    const state = ownerState(journal.claim === null ? owner : { ...journal.claim, host: owner.host, machine: owner.machine ?? null }, me, options);
+    const judged = journal.claim === null ? owner : { ...journal.claim, host: owner.host, machine: owner.machine ?? null };
+    const state = ownerState(judged, me, options);
     if (state === 'elsewhere') {
-      found.elsewhere.push({ id: journal.id, host: owner.host, ...elsewhereOn(owner, me) });
+      found.elsewhere.push({ id: journal.id, host: owner.host, ...elsewhereOn(judged, me) });
       continue;
     }
     if (state === 'alive') {

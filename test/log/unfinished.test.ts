@@ -173,11 +173,15 @@ describe('readJournalName', () => {
   it.each([
     ['abcDEF012_-x.json', { id: 'abcDEF012_-x', claim: null }],
     ['-starts-dash.json', { id: '-starts-dash', claim: null }],
-    ['abc.json.claimed-4242-6f1e0b7c-3f7a', { id: 'abc', claim: { pid: 4242, boot: '6f1e0b7c-3f7a', start: null } }],
-    ['abc.json.claimed-4242-unknown', { id: 'abc', claim: { pid: 4242, boot: null, start: null } }],
-    ['abc.json.claimed-4242-6f1e0b7c-3f7a-t4708886', { id: 'abc', claim: { pid: 4242, boot: '6f1e0b7c-3f7a', start: 4708886 } }],
-    ['abc.json.claimed-4242-unknown-t12', { id: 'abc', claim: { pid: 4242, boot: null, start: 12 } }],
+    ['abc.json.claimed-4242-6f1e0b7c-3f7a', { id: 'abc', claim: { pid: 4242, boot: '6f1e0b7c-3f7a', start: null, pidns: null } }],
+    ['abc.json.claimed-4242-unknown', { id: 'abc', claim: { pid: 4242, boot: null, start: null, pidns: null } }],
+    ['abc.json.claimed-4242-6f1e0b7c-3f7a-t4708886', { id: 'abc', claim: { pid: 4242, boot: '6f1e0b7c-3f7a', start: 4708886, pidns: null } }],
+    ['abc.json.claimed-4242-unknown-t12', { id: 'abc', claim: { pid: 4242, boot: null, start: 12, pidns: null } }],
+    ['abc.json.claimed-1-6f1e0b7c-3f7a-t4708886-n4026532001', { id: 'abc', claim: { pid: 1, boot: '6f1e0b7c-3f7a', start: 4708886, pidns: 'pid:[4026532001]' } }],
+    ['abc.json.claimed-1-unknown-n4026532001', { id: 'abc', claim: { pid: 1, boot: null, start: null, pidns: 'pid:[4026532001]' } }],
     ['abc.json.claimed-4242-unknown-t', null],
+    ['abc.json.claimed-4242-unknown-n', null],
+    ['abc.json.claimed-4242-unknown-n1-t2', null],
     ['.abc.json.4242-0a1b2c3d.tmp', null],
     ['abc.txt', null],
     ['a b.json', null],
@@ -285,8 +289,8 @@ describe('claimUnfinished: of two recoverers, one takes the file', () => {
     const dir = home();
     await writeUnfinished(dir, turn('t1'));
     const claimed = await claimUnfinished(dir, 't1.json', 't1', { pid: 300, host: 'box', boot: null });
-    expect(readJournalName(claimed ?? '')).toEqual({ id: 't1', claim: { pid: 300, boot: null, start: null } });
-    const again = await claimUnfinished(dir, claimed ?? '', 't1', { pid: 301, host: 'box', boot: 'aaaa-1111', start: 4708886 });
-    expect(readJournalName(again ?? '')).toEqual({ id: 't1', claim: { pid: 301, boot: 'aaaa-1111', start: 4708886 } });
+    expect(readJournalName(claimed ?? '')).toEqual({ id: 't1', claim: { pid: 300, boot: null, start: null, pidns: null } });
+    const again = await claimUnfinished(dir, claimed ?? '', 't1', { pid: 301, host: 'box', boot: 'aaaa-1111', start: 4708886, pidns: 'pid:[4026531836]' });
+    expect(readJournalName(again ?? '')).toEqual({ id: 't1', claim: { pid: 301, boot: 'aaaa-1111', start: 4708886, pidns: 'pid:[4026531836]' } });
   });
 });

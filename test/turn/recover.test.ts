@@ -221,6 +221,19 @@ describe('recoverUnfinished', () => {
     expect(journal(home)).toEqual([`t2.json.claimed-${ALIVE}-aaaa-1111-t800`]);
   });
 
+  it("a claim by a recoverer in another container (its pid namespace) is left to it, though a pid of this container's is gone", async () => {
+    const home = fresh();
+    const pidns = 'pid:[4026531836]';
+    const here: TurnOwner = { ...ME, pidns };
+    await writeUnfinished(home, unfinished('t1', { pidns }));
+    await writeUnfinished(home, unfinished('t2', { pidns }));
+    renameSync(join(unfinishedDir(home), 't1.json'), join(unfinishedDir(home), `t1.json.claimed-${DEAD}-aaaa-1111-n4026532001`));
+    renameSync(join(unfinishedDir(home), 't2.json'), join(unfinishedDir(home), `t2.json.claimed-${DEAD}-aaaa-1111-n4026531836`));
+    const recovery = await recoverUnfinished(settingsIn(home), { me: here, kill });
+    expect(recovery).toMatchObject({ recovered: ['t2'], elsewhere: [{ id: 't1', host: 'box', container: 'pid:[4026532001]' }] });
+    expect(journal(home)).toEqual([`t1.json.claimed-${DEAD}-aaaa-1111-n4026532001`]);
+  });
+
   it('a turn that cannot be logged gets its name back, for a later argo to try again', async () => {
     const home = fresh();
     const settings = settingsIn(home);
