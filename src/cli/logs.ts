@@ -7,7 +7,7 @@ import type { LogEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
 import { listLogFiles, unwritableLogNames } from '../log/files.js';
 import { readLines } from '../log/lines.js';
-import { ScanStats, describeBadLine, isBlank } from '../log/scan.js';
+import { ScanStats, describeBadLine, isBlank, scanEntries } from '../log/scan.js';
 import type { RenderOptions } from '../query/format.js';
 import {
   EMPTY_QUERY,
@@ -261,7 +261,7 @@ function namesOf(values: readonly string[] | undefined, flag: string): string[] 
 export async function buildQuery(flags: LogsFlags, now: Date, records: readonly SessionRecord[], paths: DataPaths): Promise<Query> {
   const query: Query = { ...EMPTY_QUERY };
   const sessions = namesOf(flags.session, '--session');
-  if (sessions.length > 0) query.sessionIds = new Set(await Promise.all(sessions.map((name) => resolveSessionId(name, records, paths))));
+  if (sessions.length > 0) query.sessionIds = new Set((await Promise.all(sessions.map((name) => resolveSessionIds(name, records, paths)))).flat());
   if (flags.since !== undefined) query.since = parseWhen(flags.since, now, 'start', '--since').getTime();
   if (flags.until !== undefined) query.until = parseWhen(flags.until, now, 'end', '--until').getTime();
   if (query.since !== null && query.until !== null && query.since > query.until) {
@@ -286,21 +286,35 @@ export async function buildQuery(flags: LogsFlags, now: Date, records: readonly 
 /**
  * A session's id from its current name (renamed sessions keep their id), or an id given as is. An
  * id with neither a record nor a logged turn is a typo, refused as an unknown name is; a removed
- * session's id still finds the turns it left in the log.
+ * session's id still finds the turns it left in the log, and so does its name while no session has
+ * taken it (every removed session that had it, when several did).
  */
-async function resolveSessionId(value: string, records: readonly SessionRecord[], paths: DataPaths): Promise<string> {
+async function resolveSessionIds(value: string, records: readonly SessionRecord[], paths: DataPaths): Promise<string[]> {
   const byName = records.find((record) => record.name === value);
-  if (byName) return byName.id;
+  if (byName) return [byName.id];
   if (UUID.test(value)) {
     const id = value.toLowerCase();
-    if (records.some((record) => record.id === id) || (await hasTurns(paths.logs, id))) return id;
+    if (records.some((record) => record.id === id) || (await hasTurns(paths.logs, id))) return [id];
     const { knownSessions } = await import('../sessions/manage.js');
     const ids = records.length > 0 ? '; argo sessions --json shows their ids' : '';
     throw new UsageError(`--session: no session with id ${id} (no record, no log lines); ${await knownSessions(paths.sessions)}${ids}`);
   }
   checkSessionName(value, '--session');
+  const removed = await removedSessionIds(paths.logs, value, records);
+  if (removed.length > 0) return removed;
   const { knownSessions } = await import('../sessions/manage.js');
   throw new UsageError(`--session: no session named "${value}"; ${await knownSessions(paths.sessions)} (a session id also works)`);
+}
+
+/** The ids of removed sessions (no record has them) whose turns in the log carry the name `name`, in the order first met. */
+async function removedSessionIds(logsDir: string, name: string, records: readonly SessionRecord[]): Promise<string[]> {
+  const kept = new Set(records.map((record) => record.id));
+  const found = new Set<string>();
+  const files = await listLogFiles(logsDir);
+  for await (const { entry } of scanEntries(files, new ScanStats(), { needle: { kind: 'json-string', values: [name] } })) {
+    if (entry.session === name && !kept.has(entry.session_id)) found.add(entry.session_id);
+  }
+  return [...found];
 }
 
 async function checkLogs(settings: Settings, flags: { json?: boolean } & OutputFlags, io: Io): Promise<Outcome> {
@@ -378,7 +392,10 @@ async function removeLogs(settings: Settings, flags: { session: string; yes?: bo
   const { deleteSession } = await import('../sessions/store.js');
   const records = await listSessions(settings.paths.sessions);
   // An id with neither a record nor a line is a typo, not a session to delete: refused here, as by argo logs -s.
-  const id = await resolveSessionId(flags.session, records, settings.paths);
+  const ids = await resolveSessionIds(flags.session, records, settings.paths);
+  // Deleting is never guessed: a name several removed sessions had is given by id.
+  if (ids.length > 1) throw new UsageError(`--session: "${flags.session}" was the name of ${ids.length} removed sessions (${ids.join(', ')}); give the id of the one to delete`);
+  const [id = flags.session] = ids;
   const record = records.find((candidate) => candidate.id === id);
   const label = record ? `session "${record.name}"` : `session ${id}`;
   await refuseWithForks(settings.paths.sessions, id, label);

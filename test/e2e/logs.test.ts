@@ -389,6 +389,29 @@ describe('argo logs prune and rm', () => {
   });
 });
 
+describe('--session with the name of a removed session', () => {
+  it('finds the turns it left while no session has the name; a new session of that name wins; logs rm never guesses between several', async () => {
+    const { home, paths } = tempData();
+    const first = await recordTurns(paths, 'work', 2, { date: '2025-01-01' });
+    await recordTurns(paths, 'play', 1, { date: '2025-01-01' });
+    expect((await argo(home, ['sessions', 'rm', 'work', '--yes'])).code).toBe(0);
+    expect(ids((await argo(home, ['logs', '--json', '-s', 'work'])).stdout)).toEqual(first.entries.map((entry) => entry.id));
+    const exported = await argo(home, ['export', '--format', 'sharegpt', '--all', '-s', 'work']);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout.trim().split('\n')).toHaveLength(2);
+
+    const second = await recordTurns(paths, 'work', 1, { date: '2025-01-02' });
+    expect(ids((await argo(home, ['logs', '--json', '-s', 'work'])).stdout)).toEqual(second.entries.map((entry) => entry.id));
+    expect((await argo(home, ['sessions', 'rm', 'work', '--yes'])).code).toBe(0);
+    expect(ids((await argo(home, ['logs', '--json', '-s', 'work'])).stdout)).toEqual([...first.entries, ...second.entries].map((entry) => entry.id));
+
+    const refused = await argo(home, ['logs', 'rm', '-s', 'work', '--yes']);
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toMatch(/^argo: --session: "work" was the name of 2 removed sessions \([0-9a-f-]{36}, [0-9a-f-]{36}\); give the id of the one to delete\n$/);
+    expect(ids((await argo(home, ['logs', '--json', '-s', 'work'])).stdout)).toHaveLength(3);
+  });
+});
+
 describe('--session with an id', () => {
   const DEAD = '00000000-0000-4000-8000-00000000dead';
 
