@@ -112,6 +112,7 @@ export function agentLogFields(result: AgentResult, setup: Pick<AgentSetup, 'too
   return {
     ...agentDraftFields(setup),
     ...(definitionsDigest !== null ? { tool_definitions_sha256: definitionsDigest } : {}),
+    ...(result.roundMessages.length > 0 ? { round_messages: result.roundMessages } : {}),
     tool_calls: result.calls,
     iterations: result.iterations,
     all_failure_rounds: result.allFailureRounds,
@@ -181,6 +182,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
     return {
       status: result.status,
       response: result.text,
+      thinking: result.thinking,
       failure: result.status === 'error' ? result.modelFailure : null,
       metrics: result.metrics,
       largestPromptEvalCount: result.largestPromptEvalCount,

@@ -12,6 +12,7 @@ import { checkCall, judgeResponse, readToolCalls } from './calls.js';
 import type { CheckedCall, ResponseVerdict } from './calls.js';
 import { DEFAULT_RESULT_BUDGET, summarizeOlder, summaryOf, truncatedResult } from './compaction.js';
 import type { CompactionRecord, ResultMessage } from './compaction.js';
+import type { RoundMessage } from '../log/entry-schema.js';
 import { buildAgentRequest } from './request.js';
 import { ONE_LINE_MAX, classifyResult, classifyThrown } from './taxonomy.js';
 import { cleanLine } from '../output/terminal-text.js';
@@ -152,6 +153,10 @@ export interface AgentResult {
   message: string | null;
   /** The final answer, or the partial text when stopped mid-answer. */
   text: string;
+  /** The reasoning of the response `text` is from ('' for none). */
+  thinking: string;
+  /** The words and reasoning of each round whose calls ran, when it had any. */
+  roundMessages: RoundMessage[];
   calls: CallRecord[];
   iterations: number;
   allFailureRounds: number;
@@ -216,6 +221,9 @@ class Run {
   private modelFailure: StreamOutcome['failure'] = null;
   private readonly calls: CallRecord[] = [];
   private readonly compacted: CompactionRecord[] = [];
+  private readonly roundMessages: RoundMessage[] = [];
+  /** The reasoning of the response being answered or ended with. */
+  private thinking = '';
   private readonly added: AgentChatMessage[] = [];
   private readonly results: ResultMessage[] = [];
   /** Results to save, started once the next request is built (their writes would hold up its memo read). */
@@ -281,8 +289,10 @@ class Run {
         return this.end('needs_input', 'required_parameter', reply.text, `tool ${tool.name} needs "${parameter}", which the model did not give; ask again with it in your question`);
       }
       const empty = verdict.checked.length === 0;
-      // Asking again would spend the same limit on the same reasoning: say why at once instead.
+      // Asking again would spend the same limit on the same reasoning: say why at once instead (the reasoning logged shows on what).
       if (empty && reply.atLimit) return this.end('invalid_response', 'invalid_response', '', SPENT_ON_REASONING);
+      // Rolled back with the response: an invalid response's reasoning is no answer's.
+      this.thinking = '';
       const reason = verdict.reasons.join('; ');
       for (const entry of verdict.checked) {
         if (entry.kind === 'invalid') this.record(entry.call.id, entry.call.name, entry.call.arguments ?? entry.call.unreadable, round, 'invalid', 0, { error: cleanLine(entry.reason, ONE_LINE_MAX) });
@@ -330,6 +340,7 @@ class Run {
     this.deps.signal.addEventListener('abort', onAbort, { once: true });
     let text = '';
     let thinking = '';
+    this.thinking = '';
     // Set from the chunk hook: an object, so the check after the await reads its current value.
     const stop = { requested: false };
     this.requests++;
@@ -346,7 +357,9 @@ class Run {
           this.show(chunk);
         },
         onThinking: (chunk) => {
-          if (!stop.requested) thinking += chunk;
+          if (stop.requested) return;
+          thinking += chunk;
+          this.thinking = thinking;
         },
         onChunk: () => {
           if (!stop.requested && this.deps.isStopped()) {
@@ -439,6 +452,9 @@ class Run {
       const calls: WireToolCall[] = successes.map(({ entry }) => ({ id: entry.call.id, function: { name: entry.tool.name, arguments: entry.args } }));
       // A thinking model's reasoning goes back with its calls, as Ollama asks: the model continues from it.
       this.added.push({ role: 'assistant', content: text, ...(thinking !== '' ? { thinking } : {}), tool_calls: calls });
+      if (text !== '' || thinking !== '') this.roundMessages.push({ round, content: text, ...(thinking !== '' ? { thinking } : {}) });
+      // Kept with its round: the run's `thinking` is a later response's.
+      this.thinking = '';
       for (const { entry, content, full } of successes) {
         const message: AgentChatMessage = { role: 'tool', tool_name: entry.tool.name, content };
         this.added.push(message);
@@ -595,6 +611,8 @@ class Run {
       stopReason,
       message,
       text,
+      thinking: this.thinking,
+      roundMessages: this.roundMessages,
       calls: this.calls,
       iterations: this.iterations,
       allFailureRounds: this.allFailureRounds,

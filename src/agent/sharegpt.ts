@@ -1,5 +1,6 @@
 // Trajectories in ShareGPT form (seed 001), rendered from logged turns. Pure. Only successful
-// calls appear; the ephemeral system prompt never does.
+// calls appear; the ephemeral system prompt never does; a thinking model's reasoning does, in
+// <think>…</think>, unless left out.
 import type { ToolDefinition } from '../ollama/transport.js';
 
 export interface ShareGptMessage {
@@ -23,6 +24,8 @@ export interface TrajectoryTurn {
   timestamp: string;
   user_prompt: string;
   model_response: string;
+  thinking?: string | undefined;
+  round_messages?: readonly { round: number; content: string; thinking?: string | undefined }[] | undefined;
   tool_calls?: readonly { id: string; name: string; arguments: unknown; outcome: string; round?: number; result?: string | undefined }[] | undefined;
 }
 
@@ -47,8 +50,20 @@ function resultValue(result: string | undefined): unknown {
   }
 }
 
+/** What goes into a trajectory besides the conversation itself. */
+export interface TrajectoryOptions {
+  /** A thinking model's reasoning as `<think>…</think>` before each gpt turn's words (default true). */
+  thinking?: boolean;
+}
+
+/** A gpt turn's value: its reasoning in <think>…</think>, its words, then its calls, each part on its own line when present. */
+function gptValue(thinking: string | undefined, words: string, calls: readonly string[], options: TrajectoryOptions): string {
+  const reasoning = options.thinking !== false && thinking !== undefined && thinking !== '' ? `<think>${thinking}</think>` : '';
+  return [reasoning, words, ...calls].filter((part) => part !== '').join('\n');
+}
+
 /** One turn as a trajectory: system, human, then per round gpt (calls) and tool (responses), then the final gpt. */
-export function renderTrajectory(turn: TrajectoryTurn, definitions: readonly ToolDefinition[]): Trajectory {
+export function renderTrajectory(turn: TrajectoryTurn, definitions: readonly ToolDefinition[], options: TrajectoryOptions = {}): Trajectory {
   const conversations: ShareGptMessage[] = [
     { from: 'system', value: toolCallingPrompt(definitions) },
     { from: 'human', value: turn.user_prompt },
@@ -65,9 +80,15 @@ export function renderTrajectory(turn: TrajectoryTurn, definitions: readonly Too
   }
   for (const round of [...rounds.keys()].sort((a, b) => a - b)) {
     const calls = rounds.get(round) ?? [];
+    const said = turn.round_messages?.find((message) => message.round === round);
     conversations.push({
       from: 'gpt',
-      value: calls.map((call) => `<tool_call>\n${JSON.stringify({ name: call.name, arguments: call.arguments })}\n</tool_call>`).join('\n'),
+      value: gptValue(
+        said?.thinking,
+        said?.content ?? '',
+        calls.map((call) => `<tool_call>\n${JSON.stringify({ name: call.name, arguments: call.arguments })}\n</tool_call>`),
+        options,
+      ),
     });
     conversations.push({
       from: 'tool',
@@ -76,6 +97,6 @@ export function renderTrajectory(turn: TrajectoryTurn, definitions: readonly Too
         .join('\n'),
     });
   }
-  conversations.push({ from: 'gpt', value: turn.model_response });
+  conversations.push({ from: 'gpt', value: gptValue(turn.thinking, turn.model_response, [], options) });
   return { id: turn.id, session: turn.session, model: turn.model, timestamp: turn.timestamp, conversations };
 }

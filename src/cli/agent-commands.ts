@@ -190,6 +190,8 @@ interface ExportFlags extends OutputFlags {
   until?: string;
   output?: string;
   all?: boolean;
+  /** False with --no-thinking. */
+  thinking: boolean;
 }
 
 export function registerExport(program: Command, io: Io, setOutcome: ReportOutcome): void {
@@ -201,6 +203,7 @@ export function registerExport(program: Command, io: Io, setOutcome: ReportOutco
     .option('--since <when>', SINCE_HELP)
     .option('--until <when>', UNTIL_HELP)
     .option('--all', 'also turns asked without tools')
+    .option('--no-thinking', "leave out a thinking model's reasoning (<think>…</think>)")
     .option('-o, --output <file>', 'write to this file instead of stdout')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (flags: ExportFlags, self: Command) => {
@@ -290,7 +293,7 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
   const lines: string[] = [];
   for await (const { entry } of searchTurns(settings.paths.logs, query, stats)) {
     if (entry.tools === undefined && flags.all !== true) continue;
-    lines.push(JSON.stringify(renderTrajectory(entry, definitionsOf(entry))));
+    lines.push(JSON.stringify(renderTrajectory(entry, definitionsOf(entry), { thinking: flags.thinking })));
   }
   const text = lines.map((line) => `${line}\n`).join('');
   if (flags.output !== undefined) {

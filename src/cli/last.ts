@@ -73,8 +73,9 @@ async function textOfTurns(paths: DataPaths, session: SessionRecord, count: numb
   if (flags.json) return jsonFor(io, flags)(entries.map((entry) => `${serializeEntry(entry)}\n`).join(''));
   const safe = untrustedFor(io, flags);
   if (flags.full) {
-    const render = { color: colorsFor(io, flags), width: widthOf(io), sessionName: () => name };
-    return entries.map((entry) => fullBlock({ ...entry, user_prompt: safe(entry.user_prompt), model_response: safe(entry.model_response) }, render)).join('');
+    // Every field shown is logged text: the model's name and reasoning as much as its answer.
+    const render = { color: colorsFor(io, flags), width: widthOf(io), sessionName: () => name, untrusted: safe };
+    return entries.map((entry) => fullBlock(entry, render)).join('');
   }
   // A turn that did not end ok has a partial answer or none: said on stderr, so a pipe of the answer stays clean.
   const full = `argo last${count > 1 ? ` ${count}` : ''} -s ${name} --full`;

@@ -62,8 +62,12 @@ const CompactionSchema = z.object({
   saved_as: z.string().optional(),
 });
 
+/** The model's words and reasoning in a round whose calls ran (what a trajectory's gpt turn holds beside the calls). */
+const RoundMessageSchema = z.object({ round: count, content: z.string(), thinking: z.string().optional() });
+
 /** The fields an agent run (`--tools`) adds; a plain turn has none of them. */
 const AgentFields = {
+  round_messages: z.array(RoundMessageSchema).optional(),
   tools: z.array(z.string()).optional(),
   /** The run's tools array, kept in tool-definitions/<digest>.json; absent on older lines and unlogged runs. */
   tool_definitions_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
@@ -100,6 +104,8 @@ const EntryFields = z.object({
     timings: TimingsSchema,
     done_reason: z.string().nullable(),
     error: z.string().nullable(),
+    /** A thinking model's reasoning before `model_response` (an agent run's final response's); absent when none. */
+    thinking: z.string().optional(),
     ...AgentFields,
     // What makes the request reproducible (argo rerun) and the context window check; absent on older lines.
     request_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
@@ -117,6 +123,7 @@ export const LogEntrySchema = EntryFields.loose();
 
 export type Timings = z.infer<typeof TimingsSchema>;
 export type ToolCallLog = z.infer<typeof ToolCallSchema>;
+export type RoundMessage = z.infer<typeof RoundMessageSchema>;
 /** A turn as Argo writes it: the schema's fields, with a status this version writes, and any fields an answer step adds. */
 export type LogEntry = Omit<z.infer<typeof EntryFields>, 'status'> & { status: TurnStatus } & Record<string, unknown>;
 

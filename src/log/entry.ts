@@ -148,12 +148,15 @@ const isToolCall = shape({
   error_detail: optional(isString),
 });
 const isUnavailableTool = shape({ name: isString, reason: isString });
+const isRoundMessage = shape({ round: isCount, content: isString, thinking: optional(isString) });
 const isCompaction = shape({ id: isString, round: optional(isCount), kind: oneOf(['saved', 'truncated', 'summarized']), chars_before: isCount, chars_after: isCount, saved_as: optional(isString) });
 const isOptionValue = anyOf(isNumber, isBoolean, arrayOf(isString));
 
 /** The fields only some turns have (an agent run's, a reproducible request's): each absent or right. */
 function isOptionalPart(e: Record<string, unknown>): boolean {
   return (
+    (e.thinking === undefined || isString(e.thinking)) &&
+    (e.round_messages === undefined || arrayOf(isRoundMessage)(e.round_messages)) &&
     (e.tools === undefined || arrayOf(isString)(e.tools)) &&
     (e.tool_definitions_sha256 === undefined || (typeof e.tool_definitions_sha256 === 'string' && SHA256.test(e.tool_definitions_sha256))) &&
     (e.tool_calls === undefined || arrayOf(isToolCall)(e.tool_calls)) &&

@@ -152,7 +152,7 @@ export function tableRow(entry: LogEntry, options: RenderOptions): string {
   return joinRow(columns.map(cellOf), prompt) + '\n';
 }
 
-/** One turn in full: a header line, the prompt, the response. */
+/** One turn in full: a header line, the prompt, the reasoning if any, the response. */
 export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assistant'): string {
   const c = options.color;
   const t = options.untrusted ?? asIs;
@@ -166,7 +166,10 @@ export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assi
     t(unchecked(entry.model)),
     c.dim(`id ${t(entry.id)}`),
   ];
-  const lines = [c.dim('── ') + facts.join(c.dim(' · ')), `${c.bold('User:')} ${t(entry.user_prompt)}`, `${c.bold(`${label}:`)} ${t(entry.model_response)}`];
+  const lines = [c.dim('── ') + facts.join(c.dim(' · ')), `${c.bold('User:')} ${t(entry.user_prompt)}`];
+  // A thinking model's reasoning, dimmed, before the answer it led to.
+  if (typeof entry.thinking === 'string' && entry.thinking !== '') lines.push(c.dim(`Thinking: ${t(entry.thinking)}`));
+  lines.push(`${c.bold(`${label}:`)} ${t(entry.model_response)}`);
   if (entry.error) lines.push(c.red(`(${t(entry.error)})`));
   return `${lines.join('\n')}\n\n`;
 }

@@ -51,6 +51,8 @@ export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Pa
 export interface Answer {
   status: TurnStatus;
   response: string;
+  /** A thinking model's reasoning before `response` ('' for none): logged, never replayed. */
+  thinking?: string;
   failure: NonNullable<StreamOutcome['failure']> | null;
   /** Ollama's figures; an answer of several requests (an agent run) sums them. */
   metrics: Metrics;
@@ -71,7 +73,7 @@ export interface AnswerContext {
   clock: () => number;
   signal?: AbortSignal;
   onText: (text: string) => void;
-  /** A thinking model's reasoning as it streams, before its answer (shown as progress, not kept). */
+  /** A thinking model's reasoning as it streams, before its answer (shown as progress; logged whole as `thinking`). */
   onThinking?: (text: string) => void;
   onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
   /** The model's tool calls, as Ollama sent them (client tools, passed through). */
@@ -266,6 +268,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
       ...(await drafted),
       status: answer.status,
       model_response: answer.response,
+      ...(answer.thinking ? { thinking: answer.thinking } : {}),
       timings: timingsOf(answer.metrics, answer.firstTokenMs, Math.round(ports.clock() - started)),
       done_reason: answer.metrics.done_reason,
       // The caller may abort with a reason in words (a signal, a closed output); Ctrl-C is the default.
@@ -326,18 +329,26 @@ export const streamAnswer: Answerer = async (request, context) => {
   const started = context.clock();
   let firstTokenMs: number | null = null;
   let response = '';
+  let thinking = '';
   const outcome = await context.transport.stream(request, {
     ...(context.signal ? { signal: context.signal } : {}),
-    ...(context.onRetry ? { onRetry: context.onRetry } : {}),
+    // A request is repeated only before any text: reasoning streamed by the failed one is not the answer's.
+    onRetry: (attempt, delayMs, kind) => {
+      thinking = '';
+      context.onRetry?.(attempt, delayMs, kind);
+    },
     ...(context.onToolCalls ? { onToolCalls: context.onToolCalls } : {}),
-    ...(context.onThinking ? { onThinking: context.onThinking } : {}),
+    onThinking: (text) => {
+      thinking += text;
+      context.onThinking?.(text);
+    },
     onText: (text) => {
       firstTokenMs ??= Math.round(context.clock() - started);
       response += text;
       context.onText(text);
     },
   });
-  return { status: outcome.status, response, failure: outcome.failure, metrics: outcome.metrics, largestPromptEvalCount: outcome.metrics.prompt_eval_count, firstTokenMs };
+  return { status: outcome.status, response, thinking, failure: outcome.failure, metrics: outcome.metrics, largestPromptEvalCount: outcome.metrics.prompt_eval_count, firstTokenMs };
 };
 
 /** The log's two date forms: ISO 8601 local time with offset, and the daily file's local date. */

@@ -32,6 +32,9 @@ describe('the log line of an agent turn', () => {
     [{ compacted: [{ id: 'x', round: -1, kind: 'saved', chars_before: 1, chars_after: 1 }] }, 'compacted.0.round'],
     [{ compacted: [{ id: 'x', kind: 'cut', chars_before: 1, chars_after: 1 }] }, 'compacted.0.kind'],
     [{ tool_definitions_sha256: 'abc' }, 'tool_definitions_sha256'],
+    [{ round_messages: [{ round: 1 }] }, 'round_messages.0.content'],
+    [{ round_messages: [{ round: 1, content: '', thinking: 3 }] }, 'round_messages.0.thinking'],
+    [{ thinking: null }, 'thinking'],
   ])('rejects a wrong agent field %j, naming it', async (overrides, field) => {
     expect(await entryProblem({ ...agentEntry, ...overrides })).toContain(`field "${field}"`);
   });
@@ -43,7 +46,7 @@ describe('the log line of an agent turn', () => {
   });
 
   it('agentLogFields: the contract fields, with the stop message as error for the agent\'s own endings', () => {
-    const result = { status: 'max_iterations', stopReason: 'max_iterations', message: 'stopped after 2 tool rounds', text: '', calls: [call], iterations: 2, allFailureRounds: 1, compacted: [], modelFailure: null } as unknown as AgentResult;
+    const result = { status: 'max_iterations', stopReason: 'max_iterations', message: 'stopped after 2 tool rounds', text: '', thinking: '', roundMessages: [], calls: [call], iterations: 2, allFailureRounds: 1, compacted: [], modelFailure: null } as unknown as AgentResult;
     expect(agentLogFields(result, { tools: [{ name: 'run_command' } as never], unavailable: [], ephemeralSystem: null })).toEqual({
       tools: ['run_command'],
       tool_calls: [call],
@@ -56,6 +59,10 @@ describe('the log line of an agent turn', () => {
       error: 'stopped after 2 tool rounds',
     });
     expect(agentLogFields({ ...result, status: 'ok' }, { tools: [], unavailable: [], ephemeralSystem: null })).not.toHaveProperty('error');
+    // A round's words and reasoning, when any round had them.
+    const said = [{ round: 1, content: 'Let me look.', thinking: 'The file first.' }];
+    expect(agentLogFields({ ...result, roundMessages: said }, { tools: [], unavailable: [], ephemeralSystem: null })).toMatchObject({ round_messages: said });
+    expect(agentLogFields(result, { tools: [], unavailable: [], ephemeralSystem: null })).not.toHaveProperty('round_messages');
     // An error of the agent's own (a result it could not save) says why; a model failure is the turn's to word.
     expect(agentLogFields({ ...result, status: 'error', message: 'cannot save the tool result …' }, { tools: [], unavailable: [], ephemeralSystem: null })).toMatchObject({ error: 'cannot save the tool result …' });
     const modelFailure = { kind: 'http' as const, message: 'Ollama answered HTTP 500' };

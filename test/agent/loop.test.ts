@@ -232,6 +232,19 @@ describe('the agent loop', () => {
     expect(bodies[1]?.messages[2]).toEqual({ role: 'assistant', content: 'Looking.', thinking: 'Need a file.', tool_calls: [{ id: 'call_1_0', function: { name: 'ok_tool', arguments: { q: 'a' } } }] });
     // A response without reasoning sends none: no empty field.
     expect(bodies[2]?.messages[4]).toEqual({ role: 'assistant', content: '', tool_calls: [{ id: 'call_2_0', function: { name: 'ok_tool', arguments: { q: 'b' } } }] });
+    // Kept for the log: each round's words and reasoning (none for a round with neither), and the answer's.
+    expect(result.roundMessages).toEqual([{ round: 1, content: 'Looking.', thinking: 'Need a file.' }]);
+    expect(result.thinking).toBe('Done.');
+  });
+
+  it.each<[string, Step[], { thinking: string; roundMessages: unknown[] }]>([
+    ['an answer without reasoning after a round with it: none for the answer', [{ thinking: ['Plan.'], calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['done'] }], { thinking: '', roundMessages: [{ round: 1, content: '', thinking: 'Plan.' }] }],
+    ['a re-asked response: its reasoning rolled back with it', [{ thinking: ['Wrong.'], calls: [call('no_such_tool', {})] }, { thinking: ['Right.'], chunks: ['done'] }], { thinking: 'Right.', roundMessages: [] }],
+    ['the token limit spent on reasoning: the reasoning kept', [{ thinking: ['Long', ' thought'], doneReason: 'length' }], { thinking: 'Long thought', roundMessages: [] }],
+    ['max iterations: every round in roundMessages, none as the answer', [{ thinking: ['A.'], calls: [call('ok_tool', { q: 'a' })] }, { thinking: ['B.'], calls: [call('ok_tool', { q: 'b' })] }], { thinking: '', roundMessages: [{ round: 1, content: '', thinking: 'A.' }, { round: 2, content: '', thinking: 'B.' }] }],
+  ])('reasoning for the log: %s', async (_case, steps, expected) => {
+    const { result } = await run(steps, { maxIterations: 2 });
+    expect({ thinking: result.thinking, roundMessages: result.roundMessages }).toEqual(expected);
   });
 
   it.each([

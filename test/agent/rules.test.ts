@@ -330,6 +330,29 @@ describe('ShareGPT trajectories', () => {
     expect(rendered.filter((m) => m.from === 'tool').flatMap((m) => [...m.value.matchAll(/"content":"(\w)"/g)].map((match) => match[1]))).toEqual(texts);
   });
 
+  const call = (round: number) => `<tool_call>\n{"name":"echo","arguments":{"text":"${round}"}}\n</tool_call>`;
+  const reasoned = {
+    ...turn,
+    thinking: 'Both files read.',
+    tool_calls: [success('call_1_0', 1, '1'), success('call_2_0', 2, '2'), { ...success('call_3_0', 3, '3'), outcome: 'failure' }],
+    model_response: 'Done.',
+  };
+  it.each<[string, Partial<typeof reasoned> & { round_messages?: { round: number; content: string; thinking?: string }[] }, { thinking?: boolean }, string[]]>([
+    ['no reasoning logged (an older line, a model that does not think)', { thinking: '' }, {}, [call(1), call(2), 'Done.']],
+    [
+      'reasoning and words of each round, before its calls; the final answer after its reasoning',
+      { round_messages: [{ round: 1, content: 'Let me look.', thinking: 'Read a first.' }, { round: 2, content: '', thinking: 'Now b.' }] },
+      {},
+      [`<think>Read a first.</think>\nLet me look.\n${call(1)}`, `<think>Now b.</think>\n${call(2)}`, '<think>Both files read.</think>\nDone.'],
+    ],
+    ['words without reasoning', { thinking: '', round_messages: [{ round: 2, content: 'And b.' }] }, {}, [call(1), `And b.\n${call(2)}`, 'Done.']],
+    ['a round whose calls all failed is not in it, nor its words', { round_messages: [{ round: 3, content: 'Try c.', thinking: 'c?' }] }, {}, [call(1), call(2), '<think>Both files read.</think>\nDone.']],
+    ['--no-thinking: reasoning left out, words kept', { round_messages: [{ round: 1, content: 'Let me look.', thinking: 'Read a first.' }] }, { thinking: false }, [`Let me look.\n${call(1)}`, call(2), 'Done.']],
+  ])('reasoning: %s', (_name, change, options, gpt) => {
+    const rendered = renderTrajectory({ ...reasoned, ...change }, [], options).conversations;
+    expect(rendered.filter((m) => m.from === 'gpt').map((m) => m.value)).toEqual(gpt);
+  });
+
   it('the system prompt lists the tools inside <tools>…</tools>', () => {
     expect(toolCallingPrompt(toolDefinitions([echo]))).toContain('<tools>[{"type":"function","function":{"name":"echo"');
   });

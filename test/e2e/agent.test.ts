@@ -92,6 +92,16 @@ describe('argo --tools: file tools on a real tree', () => {
         thinking: 'The notes file should say.',
         tool_calls: [{ id: 'call_1_0', function: { name: 'read_file', arguments: { path: 'notes.txt', limit: 1 } } }],
       });
+      // Logged per round and for the answer; exported as <think>…</think>, or left out when asked.
+      expect(logLines(home)[0]).toMatchObject({ thinking: 'The notes file should say.', round_messages: [{ round: 1, content: '', thinking: 'The notes file should say.' }] });
+      const exported = await argo(['export', '--format', 'sharegpt'], home);
+      const gpt = (JSON.parse(exported.stdout) as { conversations: { from: string; value: string }[] }).conversations.filter((m) => m.from === 'gpt').map((m) => m.value);
+      expect(gpt).toEqual([
+        '<think>The notes file should say.</think>\n<tool_call>\n{"name":"read_file","arguments":{"path":"notes.txt","limit":1}}\n</tool_call>',
+        '<think>The notes file should say.</think>\nIt says "first line".',
+      ]);
+      const plain = await argo(['export', '--format', 'sharegpt', '--no-thinking'], home);
+      expect(plain.stdout).not.toContain('<think>');
     } finally {
       ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
       ollama.options.thinking = undefined;

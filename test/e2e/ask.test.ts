@@ -155,13 +155,20 @@ describe('argo: thinking models', () => {
       const plain = await ask(['-m', 'qwen3:8b', 'hi'], home);
       expect(plain).toMatchObject({ code: 0, stdout: 'You said: hi\n', stderr: '' });
       expect(lastBody()).not.toHaveProperty('think');
-      expect(logLines(home)[0]).toMatchObject({ model_response: 'You said: hi' });
+      // Logged beside the answer, never replayed into a later request.
+      expect(logLines(home)[0]).toMatchObject({ model_response: 'You said: hi', thinking: 'First, the user wants a greeting.' });
       expect(logLines(home)[0]).not.toHaveProperty('think');
+      expect((await ask(['-m', 'qwen3:8b', '--replay', 'last:1', 'again'], home)).code).toBe(0);
+      expect(JSON.stringify(lastBody())).not.toContain('First, the user wants');
+      const whole = await ask(['-m', 'qwen3:8b', '--no-stream', 'hi'], home);
+      expect(whole.code).toBe(0);
+      expect(logLines(home).at(-1)).toMatchObject({ thinking: 'First, the user wants a greeting.' });
       const off = await ask(['-m', 'qwen3:8b', '--think', 'off', 'hi'], home);
       expect(off.stdout).toBe('You said: hi\n');
       expect(lastBody()).toMatchObject({ think: false });
-      const logged = logLines(home)[1];
+      const logged = logLines(home).at(-1);
       expect(logged).toMatchObject({ think: false });
+      expect(logged).not.toHaveProperty('thinking');
       expect((await ask(['rerun', String(logged?.id)], home)).code).toBe(0);
       expect(lastBody()).toMatchObject({ think: false });
       const explained = JSON.parse((await ask(['-m', 'qwen3:8b', '--explain', '--json', 'hi'], tempHome({ think: 'high' }))).stdout) as { request: { body: Record<string, unknown> } };

@@ -158,6 +158,8 @@ describe('routes', () => {
       }
       expect(JSON.parse(chatBodies()[2] ?? '{}')).toMatchObject({ think: 'low' });
       expect({ reasoning, content }).toEqual({ reasoning: 'The user wants depth.', content: 'You said: go' });
+      // Logged as the CLI logs it.
+      await waitFor(() => expect(lastTurn()).toMatchObject({ model_response: 'You said: go', thinking: 'The user wants depth.' }));
     } finally {
       ollama.options.thinking = undefined;
     }

@@ -13,7 +13,12 @@ const full: LogEntry = makeEntry({
     decisions: [{ id: 'a', entry_type: 'question', outcome: 'used', protected: false, chars: 10 }],
   }),
   replayed_ids: ['a'],
+  thinking: 'First, the file.',
   tools: ['read_file'],
+  round_messages: [
+    { round: 1, content: 'Let me look.', thinking: 'I need the file.' },
+    { round: 2, content: '' },
+  ],
   tool_calls: [
     { id: 'c1', name: 'read_file', arguments: { path: 'x' }, outcome: 'success', round: 0, ms: 1.5, result_chars: 3, result: 'abc', saved_as: 'f', error: 'e', error_detail: 'd' },
     { id: 'c2', name: 'shell', arguments: 'raw text', outcome: 'invalid', round: 1, ms: 0, result_chars: 0 },

@@ -209,6 +209,11 @@ describe('fullBlock', () => {
         'User: why is the sky blue?\nAssistant: Rayleigh scattering.\n(model not found)\n\n',
     );
   });
+
+  it("shows a thinking model's reasoning between the prompt and the answer", () => {
+    const block = fullBlock(makeEntry({ thinking: 'Light scatters.' }), plain(null));
+    expect(block.split('\n').slice(1, 4)).toEqual(['User: why is the sky blue?', 'Thinking: Light scatters.', 'Assistant: Rayleigh scattering.']);
+  });
 });
 
 describe('fields of a log line on a terminal', () => {
@@ -224,6 +229,7 @@ describe('fields of a log line on a terminal', () => {
     ['entry_type', { entry_type: `question${hostile}` as LogEntry['entry_type'] }],
     ['model', { model: `m${hostile}` }],
     ['response', { model_response: `ok${hostile}` }],
+    ['reasoning', { thinking: `hmm${hostile}` }],
     ['error', { status: 'error', error: `bad${hostile}` }],
   ])('a control character in %s is shown, not obeyed, in the table and in --full', (_field, fields) => {
     const entry = makeEntry(fields);
