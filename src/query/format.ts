@@ -181,11 +181,17 @@ export function sessionHeader(record: ShownRecord, entries: readonly LogEntry[],
   const inherited = entries.filter((entry) => entry.session_id !== record.id).length;
   const facts = [`${c.bold(t(record.name))} ${c.dim(t(record.id))}`, `${limited ? 'newest ' : ''}${plural(entries.length, 'turn')}${inherited > 0 ? ` (${inherited} inherited)` : ''}`];
   if (record.parent) facts.push(t(`forked from ${record.parent.name}@${record.parent.turn_id}${record.parent.removed ? ' (removed)' : ''}`));
-  const lines = [
-    facts.join(c.dim(' · ')),
-    c.dim(t(`created ${localTime(record.created_at)} · last used ${localTime(record.last_used_at)}${record.last_model ? ` · model ${record.last_model}` : ''}`)),
-  ];
+  const plainFacts = [`${t(record.name)} ${t(record.id)}`, ...facts.slice(1)];
+  const times = t(`created ${localTime(record.created_at)} · last used ${localTime(record.last_used_at)}${record.last_model ? ` · model ${record.last_model}` : ''}`);
+  const lines = [fitted(facts.join(c.dim(' · ')), plainFacts.join(' · '), options.width), fitted(c.dim(times), times, options.width)];
   return `${lines.join('\n')}\n\n`;
+}
+
+/** A header line as drawn when it fits the width, else its plain text cut to it (a colour is never cut open). */
+function fitted(drawn: string, plain: string, width: number | null): string {
+  if (width === null) return drawn;
+  const cut = cutToWidth(plain, usableOf(width));
+  return cut === plain ? drawn : cut;
 }
 
 export type SessionColumn = 'name' | 'turns' | 'used' | 'model';

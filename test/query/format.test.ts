@@ -3,7 +3,7 @@ import { Chalk } from 'chalk';
 import stringWidth from 'string-width';
 import { describe, expect, it, vi } from 'vitest';
 import { cutToWidth } from '../../src/output/cut-width.js';
-import { fullBlock, logColumns, oneLine, sessionColumns, sessionsTable, tableHeader, tableRow } from '../../src/query/format.js';
+import { fullBlock, logColumns, sessionHeader, oneLine, sessionColumns, sessionsTable, tableHeader, tableRow } from '../../src/query/format.js';
 import type { RenderOptions } from '../../src/query/format.js';
 import type { LogEntry } from '../../src/log/entry.js';
 import type { ShownRecord } from '../../src/sessions/store.js';
@@ -198,6 +198,41 @@ describe('argo sessions as a table at a width', () => {
     const lines = linesOf(sessionsTable([record('f', `QQ ${'x'.repeat(100)}`, { session_id: 'x', name: 'p', turn_id: 'V1StGXR8_Z5j' })], plain(null)));
     expect(lines[0]).toBe('NAME  TURNS  LAST USED         MODEL           TITLE');
     expect(lines[1]).toContain(`llama3.1:8b-i…  (fork of p@V1StGXR8_Z5j) QQ ${'x'.repeat(76)}…`);
+  });
+});
+
+describe('sessionHeader', () => {
+  const shown: ShownRecord = {
+    name: 'a-session-name-of-29-letters_',
+    id: '00000000-0000-4000-8000-000000000001',
+    title: 'QQ',
+    turns: 12,
+    created_at: '2025-01-02T10:00:00.000Z',
+    last_used_at: '2025-01-02T10:00:00.000Z',
+    last_model: 'llama3.1:8b-instruct-q4',
+    parent: { session_id: 'x', name: '日本語の名前', turn_id: 'V1StGXR8_Z5j' },
+  };
+  const headerLines = (options: RenderOptions): string[] => sessionHeader(shown, [makeEntry(), makeEntry({ session_id: 'x' })], options).split('\n').slice(0, 2);
+
+  it('off a terminal, whole', () => {
+    expect(headerLines(plain(null))[0]).toBe(`a-session-name-of-29-letters_ ${shown.id} · 2 turns (1 inherited) · forked from 日本語の名前@V1StGXR8_Z5j`);
+  });
+
+  it.each([20, 40, 80])('at %d columns each line fits, cut with …', (width) => {
+    for (const line of headerLines(plain(width))) {
+      expect(stringWidth(line)).toBeLessThan(width);
+      expect(line.endsWith('…')).toBe(true);
+    }
+  });
+
+  it('at a width it fits, as it is', () => {
+    expect(headerLines(plain(200))).toEqual(headerLines(plain(null)));
+  });
+
+  it('a line that fits keeps its colours; a cut one is plain, so no colour is left open', () => {
+    const colored = (width: number): RenderOptions => ({ ...plain(width), color: new Chalk({ level: 1 }) });
+    expect(headerLines(colored(200))[0]).toContain('\x1b[1m');
+    expect(headerLines(colored(40)).join('')).not.toContain('\x1b[');
   });
 });
 
