@@ -165,7 +165,12 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
 
   // The prompt is on the terminal and no Enter has ended its row yet.
   let atPrompt = false;
-  rl.on('line', () => (atPrompt = false));
+  rl.on('line', () => {
+    // A last line the input ended without Enter (Ctrl-D twice after text, under TERM=dumb): its
+    // row is still open, so what follows starts on the next one.
+    if (atPrompt && (term.input as { readableEnded?: boolean }).readableEnded === true) term.stderr.write('\n');
+    atPrompt = false;
+  });
   // Ctrl-D may close the interface while an answer streams: drawing a prompt then would resume input and keep the process alive.
   let closed = false;
   rl.on('close', () => {

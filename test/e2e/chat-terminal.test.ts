@@ -255,6 +255,17 @@ describe('argo chat on a terminal', () => {
     expect(screenRows(pty.output, 100)).toEqual(expect.arrayContaining(['dumb> dropped^C', '(Ctrl-D or /bye to leave)']));
   });
 
+  it('TERM=dumb: text ended with Ctrl-D twice is sent, on a row of its own after the prompt', async () => {
+    const home = tempHome();
+    const pty = startInPty(['chat', '-s', 'dumbeof'], { home, host: ollama.url, env: { TERM: 'dumb' } });
+    await pty.waitFor('dumbeof> ');
+    // The first Ctrl-D hands over the typed text without a newline; the second ends the input.
+    pty.write('last words\x04\x04');
+    expect((await pty.exited).code).toBe(0);
+    expect(logLines(home).map((line) => line.user_prompt)).toEqual(['last words']);
+    expect(screenRows(pty.output, 100)).toEqual(expect.arrayContaining(['dumbeof> last words', 'You said: last words']));
+  });
+
   // Leaving at the prompt ends its row first: the chat's last line, or the shell's prompt, starts at the left edge.
   it.each<[string, number, (term: Terminal) => void, string[]]>([
     ['SIGTERM with a line half typed', 143, (term) => term.pty.kill('SIGTERM'), ['w4uniq> half typed', 'argo: terminated (SIGTERM)', '']],
