@@ -33,7 +33,8 @@ const ReplayPolicySchema = z.object({
   decisions: z.array(
     z.object({ id: z.string(), entry_type: z.enum(ENTRY_TYPES), outcome: z.enum(OUTCOMES), protected: z.boolean(), chars: count }),
   ),
-  decisions_omitted: count,
+  /** Absent on lines written before the log kept only the newest 50 decisions (none were left out then). */
+  decisions_omitted: count.optional(),
 });
 
 /** One tool call of an agent run. `result` is what the model was sent (for trajectories); failures carry `error`. */

@@ -115,7 +115,7 @@ function isPolicy(value: unknown): boolean {
     isCount(p.budget) &&
     Array.isArray(p.decisions) &&
     p.decisions.every(isDecision) &&
-    isCount(p.decisions_omitted)
+    (p.decisions_omitted === undefined || isCount(p.decisions_omitted))
   );
 }
 

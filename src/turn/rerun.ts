@@ -55,7 +55,9 @@ export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEn
   if (missing !== undefined) {
     return { ok: false, reason: `turn ${entry.id} replayed turn ${missing}, which is no longer in the log (deleted or pruned), so its request cannot be rebuilt` };
   }
-  const policy: ReplayPolicyLog | null = entry.replay_policy;
+  const logged = entry.replay_policy;
+  // The earliest lines have no decisions_omitted: they left no decision out.
+  const policy: ReplayPolicyLog | null = logged === null ? null : { ...logged, decisions_omitted: logged.decisions_omitted ?? 0 };
   let instructions: string[];
   try {
     instructions = [
