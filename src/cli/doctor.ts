@@ -1,5 +1,6 @@
 import { access, constants } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { MIN_TOOL_BUDGET } from '../config/settings.js';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError, RuntimeError } from '../errors.js';
 import { ensurePrivateDir } from '../log/fs.js';
@@ -68,7 +69,7 @@ async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: strin
   let settings;
   try {
     settings = settingsFor(doctorFlags(flags, command));
-    check(true, 'config', `${settings.paths.config} (or defaults)`);
+    check(true, 'config', `${settings.paths.config} (or defaults)${raisedBudgetsNote(settings.agent.raisedBudgets)}`);
   } catch (error) {
     check(false, 'config', error instanceof ArgoError ? error.message : String(error));
     return 'failed';
@@ -121,6 +122,12 @@ async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: strin
     check(false, 'model', `cannot list models (${(error as Error).message})`);
   }
   return failed === 0 ? 'ok' : 'failed';
+}
+
+/** Budgets an earlier version's floor let through, taken as this one's (config.json need not change). */
+function raisedBudgetsNote(tools: readonly string[]): string {
+  if (tools.length === 0) return '';
+  return `; toolBudgets under ${MIN_TOOL_BUDGET}, which earlier versions took, count as ${MIN_TOOL_BUDGET} (${tools.map((tool) => `"${tool}"`).join(', ')})`;
 }
 
 /** The journal of unfinished turns: what runs now, what was logged now for an argo that is gone, and what could not be. */

@@ -24,6 +24,11 @@ import { EXCLUDE_PREFIX, NO_TOOLS, takesAwayOnly } from './tool-list.js';
  * 200 characters (its length and the file it is saved in), and still needs a head worth reading.
  */
 export const MIN_TOOL_BUDGET = 500;
+/**
+ * The floor before MIN_TOOL_BUDGET. A config.json written then may hold a budget between the two:
+ * it is taken as MIN_TOOL_BUDGET rather than refused (which would stop every command).
+ */
+const EARLIER_MIN_TOOL_BUDGET = 100;
 
 export interface Settings {
   home: string;
@@ -79,7 +84,10 @@ export interface AgentSettings {
   toolsets: Record<string, { tools?: string[]; includes?: string[] }>;
   commandTools: Record<string, CommandToolSettings>;
   mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; type?: string }>;
+  /** Result budgets in force, each at least MIN_TOOL_BUDGET. */
   toolBudgets: Record<string, number>;
+  /** The tools whose toolBudgets value was under MIN_TOOL_BUDGET (an earlier version's floor) and counts as it. */
+  raisedBudgets: string[];
   toolTimeouts: Record<string, number>;
   /** Variables with secret-looking names that shell and command tools still get (commandEnvironment). */
   passSecrets: string[];
@@ -335,7 +343,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       toolsets: config.toolsets ?? {},
       commandTools: config.commandTools ?? {},
       mcpServers: config.mcpServers ?? {},
-      toolBudgets: config.toolBudgets ?? {},
+      ...toolBudgetsOf(config.toolBudgets ?? {}, source),
       toolTimeouts: config.toolTimeouts ?? {},
       passSecrets: config.passSecrets ?? [],
       maxIterations: flags.maxIterations ?? config.maxIterations ?? 10,
@@ -355,6 +363,19 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     throw new UsageError(`${given ? `--${unknownStyle.key}` : `${source}: "${unknownStyle.key}"`}: ${unknownStyle.message.slice(unknownStyle.key.length + 2)}`);
   }
   return settings;
+}
+
+/** config.json's toolBudgets in force: one under MIN_TOOL_BUDGET that an earlier version took counts as MIN_TOOL_BUDGET. */
+function toolBudgetsOf(budgets: Readonly<Record<string, number>>, source: string): Pick<AgentSettings, 'toolBudgets' | 'raisedBudgets'> {
+  const entries = Object.entries(budgets);
+  for (const [tool, chars] of entries) {
+    if (chars < EARLIER_MIN_TOOL_BUDGET) throw new UsageError(`${source}: "toolBudgets.${tool}" must be at least ${MIN_TOOL_BUDGET}, got ${chars}`);
+  }
+  return {
+    // fromEntries, not assignment: a tool named __proto__ keeps its budget.
+    toolBudgets: Object.fromEntries(entries.map(([tool, chars]) => [tool, Math.max(chars, MIN_TOOL_BUDGET)])),
+    raisedBudgets: entries.filter(([, chars]) => chars < MIN_TOOL_BUDGET).map(([tool]) => tool),
+  };
 }
 
 /** --tools replaces config's list, except one that only takes away (`-T -shell`): that trims it. */
@@ -420,7 +441,6 @@ function checkRanges(settings: Settings, source: string): void {
     ['serve.jobRetentionDays', settings.serve.jobRetentionDays, 1],
     ['timeouts.lockWaitMs', settings.timeouts.lockWaitMs, 0, 3_600_000],
     ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
-    ...Object.entries(settings.agent.toolBudgets).map(([tool, chars]): [string, number, number] => [`toolBudgets.${tool}`, chars, MIN_TOOL_BUDGET]),
     ...Object.entries(settings.agent.toolTimeouts).map(([tool, ms]): [string, number, number, number] => [`toolTimeouts.${tool}`, ms, 1, TIMER_MAX_MS]),
     ...Object.entries(settings.agent.commandTools).flatMap(([tool, spec]): [string, number, number, number][] =>
       typeof spec.timeoutMs === 'number' ? [[`commandTools.${tool}.timeoutMs`, spec.timeoutMs, 1, TIMER_MAX_MS]] : [],

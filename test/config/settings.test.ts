@@ -94,7 +94,8 @@ describe('config.json errors name the key', () => {
     [{ session: 'has space' }, /invalid session name "has space"/],
     [{ retries: { attempts: 0 } }, /"retries.attempts" must be at least 1/],
     [{ timeouts: { idleMs: 5 } }, /"timeouts.idleMs" must be at least 100/],
-    [{ toolBudgets: { read_file: 499 } }, /"toolBudgets.read_file" must be at least 500/],
+    // Under 100, what no version took: refused with this version's floor.
+    [{ toolBudgets: { read_file: 99 } }, /"toolBudgets.read_file" must be at least 500, got 99$/],
     // A Node timer past 2^31-1 ms fires at once: every call would time out before it started.
     [{ toolTimeouts: { read_file: 99_999_999_999 } }, /"toolTimeouts.read_file" must be at most 2147483647, got 99999999999$/],
     [{ commandTools: { lint: { description: 'd', argv: ['x'], timeoutMs: 0 } } }, /"commandTools.lint.timeoutMs" must be at least 1, got 0$/],
@@ -152,6 +153,18 @@ describe('config.json errors name the key', () => {
   it('a "." is fine in a toolset or MCP server name, which is never sent to the model', () => {
     const settings = load({ toolsets: { 'team.review': { tools: ['read_file'] } }, mcpServers: { 'github.com': { command: 'x' } } });
     expect([Object.keys(settings.agent.toolsets), Object.keys(settings.agent.mcpServers)]).toEqual([['team.review'], ['github.com']]);
+  });
+
+  // Versions before the floor of 500 took 100: such a config.json still works, at 500.
+  it.each([
+    [{ read_file: 100 }, { read_file: 500 }, ['read_file']],
+    [{ read_file: 499, fetch_url: 500 }, { read_file: 500, fetch_url: 500 }, ['read_file']],
+    [{ fetch_url: 20000 }, { fetch_url: 20000 }, []],
+    [JSON.parse('{"__proto__": 200}') as Record<string, number>, JSON.parse('{"__proto__": 500}') as Record<string, number>, ['__proto__']],
+  ])('toolBudgets %j are %j in force, raised: %j', (budgets, inForce, raised) => {
+    const { agent } = load({ toolBudgets: budgets });
+    expect([agent.toolBudgets, agent.raisedBudgets]).toEqual([inForce, raised]);
+    expect(Object.getPrototypeOf(agent.toolBudgets)).toBe(Object.prototype);
   });
 
   it('an MCP server entry may say "type": "stdio", as other tools\' configs do', () => {
