@@ -19,8 +19,8 @@ import {
   requireSession,
   requireSessionFile,
 } from '../sessions/manage.js';
-import { checkSessionName } from '../sessions/names.js';
-import { byLastUsed, deleteSession, isDamaged, listSessions, scanSessions, shownRecord } from '../sessions/store.js';
+import { checkSessionName, isEarlierSessionName, isSessionName } from '../sessions/names.js';
+import { byLastUsed, deleteSession, isDamaged, scanSessions, shownRecord } from '../sessions/store.js';
 import type { DamagedRecord, SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
 import { plural } from '../output/count.js';
@@ -66,7 +66,8 @@ export function registerSessions(program: Command, io: Io): void {
     .option('--home <dir>', 'data directory')
     .action(async (from: string, to: string, _flags: object, command: Command) => {
       const dir = settingsOf(command).paths.sessions;
-      checkSessionName(from, 'sessions rename');
+      // A session an earlier version named with a leading dot is renamed from that name.
+      if (!isEarlierSessionName(from)) checkSessionName(from, 'sessions rename');
       checkSessionName(to, 'sessions rename');
       const record = await requireSession(dir, from, 'sessions rename');
       if (from === to) {
@@ -137,22 +138,24 @@ function renderOptions(io: Io, records: readonly SessionRecord[], flags: OutputF
 }
 
 async function listCommand(settings: Settings, flags: { json?: boolean } & OutputFlags, io: Io): Promise<void> {
-  const { records: found, damaged } = await scanSessions(settings.paths.sessions);
-  const records = found.sort(byLastUsed);
+  // A parent an earlier version named ".notes" is found too, but listed only as the fork's parent.
+  const { records: every, damaged } = await scanSessions(settings.paths.sessions, { earlierNames: true });
+  const records = every.filter((record) => isSessionName(record.name)).sort(byLastUsed);
   if (flags.json) {
     // The array holds records only; a damaged one is named on stderr so it is not missed.
-    for (const record of damaged) {
+    for (const record of damaged.filter((found) => isSessionName(found.name))) {
       io.stderr.write(untrustedTextFor(io.stderr)(`argo: left out damaged session record ${record.name} (${record.path} is ${record.problem}); remove it with "argo sessions rm ${record.name}"\n`));
     }
-    io.stdout.write(jsonFor(io, flags)(`${JSON.stringify(records.map((record) => shownRecord(record, records)))}\n`));
+    io.stdout.write(jsonFor(io, flags)(`${JSON.stringify(records.map((record) => shownRecord(record, every)))}\n`));
     return;
   }
-  if (records.length === 0 && damaged.length === 0) {
+  const shownDamaged = damaged.filter((found) => isSessionName(found.name)).map((record) => record.name);
+  if (records.length === 0 && shownDamaged.length === 0) {
     io.stdout.write('no sessions yet; start one with: argo --session NAME "your question"\n');
     return;
   }
-  const shown = records.map((record) => shownRecord(record, records));
-  io.stdout.write(sessionsTable(shown, renderOptions(io, records, flags), damaged.map((record) => record.name)));
+  const shown = records.map((record) => shownRecord(record, every));
+  io.stdout.write(sessionsTable(shown, renderOptions(io, every, flags), shownDamaged));
 }
 
 async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number } & OutputFlags, io: Io): Promise<void> {
@@ -161,7 +164,7 @@ async function showCommand(settings: Settings, name: string, flags: { json?: boo
   const record = await requireSession(settings.paths.sessions, name, 'sessions show');
   const stats = new ScanStats();
   const entries = await loadSessionEntries(settings.paths, record, flags.limit, stats);
-  const records = await listSessions(settings.paths.sessions);
+  const { records } = await scanSessions(settings.paths.sessions, { earlierNames: true });
   const shown = shownRecord(record, records);
   const sink = new Sink(io.stdout);
   if (flags.json) {

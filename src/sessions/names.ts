@@ -10,8 +10,25 @@ export function isSessionName(name: string): boolean {
   return SESSION_NAME.test(name);
 }
 
+/** The rule of the first versions, which let a name start with a dot (not be only dots). */
+const EARLIER_SESSION_NAME = /^(?!\.+$)[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * A name only an earlier version took (".notes"): its session is still on disk, and `argo sessions
+ * rename` takes it as the name to rename from, so the session can be used again.
+ */
+export function isEarlierSessionName(name: string): boolean {
+  return !isSessionName(name) && EARLIER_SESSION_NAME.test(name);
+}
+
 /** Rejects a bad name before any file is touched; `where` names the flag or setting it came from. */
 export function checkSessionName(name: string, where: string): string {
+  if (isEarlierSessionName(name)) {
+    const renamed = name.replace(/^\.+/, '');
+    throw new UsageError(
+      `${where}: invalid session name "${name}": names no longer start with a dot (a session an earlier version made under one works again once renamed: argo sessions rename ${name} ${renamed})`,
+    );
+  }
   if (!isSessionName(name)) {
     throw new UsageError(
       // Quoted as JSON and cut short: the name may hold a line break or run for pages.

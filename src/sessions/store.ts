@@ -6,7 +6,7 @@ import { isPlainObject } from '../log/entry.js';
 import { listFiles } from '../log/files.js';
 import { createFileExclusive, isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
-import { indexPath, isSessionName, recordPath } from './names.js';
+import { indexPath, isEarlierSessionName, isSessionName, recordPath } from './names.js';
 
 export type { ParentLink, SessionRecord } from './record-schema.js';
 
@@ -192,16 +192,18 @@ export function withLastTurn(record: SessionRecord, id: string | undefined): Ses
 /**
  * Every readable session record, and the damaged ones apart. `everyFile` also reads records whose
  * file name is not a valid session name (a hidden ".x.json" made before names were checked), for
- * the checks that must see every fork.
+ * the checks that must see every fork. `earlierNames` adds the records named by an earlier version's
+ * rule (".notes"), for finding a fork's parent by id.
  */
-export async function scanSessions(dir: string, options: { everyFile?: boolean } = {}): Promise<{ records: SessionRecord[]; damaged: DamagedRecord[] }> {
+export async function scanSessions(dir: string, options: { everyFile?: boolean; earlierNames?: boolean } = {}): Promise<{ records: SessionRecord[]; damaged: DamagedRecord[] }> {
   const everyFile = options.everyFile === true;
-  const files = await listFiles(dir, '*.json', { dot: everyFile }).catch(() => []);
+  const earlierNames = options.earlierNames === true;
+  const files = await listFiles(dir, '*.json', { dot: everyFile || earlierNames }).catch(() => []);
   const records: SessionRecord[] = [];
   const damaged: DamagedRecord[] = [];
   for (const file of files) {
     const name = file.slice(0, -'.json'.length);
-    if (!everyFile && !isSessionName(name)) continue;
+    if (!everyFile && !isSessionName(name) && !(earlierNames && isEarlierSessionName(name))) continue;
     // A file that cannot be read at all (permissions) is left out.
     // Every file's history is just as real, whatever its record calls itself.
     const found = await inspectSession(dir, name, everyFile).catch(() => null);

@@ -38,7 +38,7 @@ describe('session names and forks (item 4)', () => {
     const before = logLines(home).length;
     const result = await argo(home, args);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/invalid session name "\.hidden": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot\n$/);
+    expect(result.stderr).toMatch(/invalid session name "\.hidden": names no longer start with a dot \(a session an earlier version made under one works again once renamed: argo sessions rename \.hidden hidden\)\n$/);
     expect(existsSync(join(home, 'sessions', '.hidden.json'))).toBe(false);
     expect(logLines(home)).toHaveLength(before);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSessionName, isSessionName } from '../../src/sessions/names.js';
+import { checkSessionName, isEarlierSessionName, isSessionName } from '../../src/sessions/names.js';
 import { UsageError } from '../../src/errors.js';
 import { thrown } from '../support/thrown.js';
 
@@ -24,9 +24,36 @@ describe('isSessionName: one rule for every command', () => {
   });
 
   it('a bad name is a usage error naming where it came from', () => {
-    const error = thrown(() => checkSessionName('.hidden', 'sessions fork'));
+    const error = thrown(() => checkSessionName('a/b', 'sessions fork'));
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toBe('sessions fork: invalid session name ".hidden": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot');
+    expect((error as Error).message).toBe('sessions fork: invalid session name "a/b": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot');
+  });
+
+  it('a name with a leading dot, which earlier versions took, says how to get its session back', () => {
+    const error = thrown(() => checkSessionName('.hidden', '--session'));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(
+      '--session: invalid session name ".hidden": names no longer start with a dot (a session an earlier version made under one works again once renamed: argo sessions rename .hidden hidden)',
+    );
+  });
+});
+
+// Before names could not start with a dot (3434d19), ".notes" was a session name.
+describe('isEarlierSessionName: a name only an earlier version took', () => {
+  it.each([
+    ['.hidden', true],
+    ['..x', true],
+    ['.a.b-c_d', true],
+    [`.${'x'.repeat(63)}`, true],
+    [`.${'x'.repeat(64)}`, false],
+    ['.', false],
+    ['...', false],
+    ['.a/b', false],
+    ['. x', false],
+    ['work', false], // a name today
+    ['', false],
+  ])('%j → %s', (name, earlier) => {
+    expect(isEarlierSessionName(name)).toBe(earlier);
   });
 
   it.each([
