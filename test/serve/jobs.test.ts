@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
-import { JobStore, LiveJob, followSaved, jobFile, parseJob, savedSince } from '../../src/serve/jobs.js';
+import { JobStore, LiveJob, endedAs, followSaved, jobFile, parseJob, savedSince } from '../../src/serve/jobs.js';
 import type { JobEvent, JobRecord } from '../../src/serve/jobs.js';
+import { earlierHome } from '../support/earlier-homes.js';
 import { waitFor } from '../support/wait.js';
 
 const record = (fields: Partial<JobRecord> = {}): JobRecord => ({
@@ -33,6 +34,21 @@ describe('job file codec', () => {
   ])('refuses %s naming the file and %s', (text, what) => {
     expect(() => parseJob(text, '/data/jobs/x.json')).toThrow(RuntimeError);
     expect(() => parseJob(text, '/data/jobs/x.json')).toThrow(`job file /data/jobs/x.json has an invalid ${what}`);
+  });
+});
+
+// Written by 5be5160's argo serve (test/fixtures/earlier-versions): no model, tool_calls or finish_reason yet.
+describe('job files of an earlier version', () => {
+  const dir = join(earlierHome('5be5160-agent-serve'), 'jobs');
+  it.each([
+    ['ewhuD36jASUK', 'completed', 'You said: Write a long story'],
+    ['g_3HAAwlCwSY', 'running', 'w0 w1 w2 w3 w4 w5 '],
+    ['glwMhbzu7f30', 'cancelled', 'w0 w1 w2 '],
+    ['lfnmEYl5eG6i', 'failed', ''],
+  ])('%s reads as %s with its output, and ended as a stop', (id, state, output) => {
+    const path = join(dir, `${id}.json`);
+    const job = parseJob(readFileSync(path, 'utf8'), path);
+    expect([job.state, job.output, job.model, job.tool_calls, endedAs(job)]).toEqual([state, output, undefined, undefined, 'stop']);
   });
 });
 

@@ -7,6 +7,7 @@ import { MemoSchema } from '../../src/tools/memo-schema.js';
 import { MEMO_MAX_ENTRIES, MemoLimitError, deleteMemo, isMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
 import { asksFirst } from '../../src/tools/types.js';
 import { defined } from '../support/defined.js';
+import { earlierHome } from '../support/earlier-homes.js';
 import { thrown } from '../support/thrown.js';
 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-memo-'));
@@ -63,6 +64,13 @@ describe('memo rules', () => {
 
   it.each(['multi\nline', 'tab\there', 'esc\u001b[2J', 'bidi\u202e'])('withEntry refuses the key %j', (key) => {
     expect(() => withEntry({}, key, 'v')).toThrow('must not contain control characters');
+  });
+});
+
+describe('memo.json of an earlier version', () => {
+  it('5be5160 wrote it as today: read whole', async () => {
+    const path = join(earlierHome('5be5160-agent-serve'), 'memo.json');
+    expect(await parseMemo(readFileSync(path, 'utf8'), path)).toEqual({ editor: 'vim', lang: 'TypeScript' });
   });
 });
 
