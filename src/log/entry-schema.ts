@@ -119,6 +119,8 @@ const EntryFields = z.object({
     prompt_tokens_estimate: count.optional(),
     truncation_suspected: z.boolean().optional(),
     rerun_of: z.string().optional(),
+    /** How many messages a client of argo serve sent in plain mode (its own history, not logged); absent for every other turn. */
+    client_messages: count.optional(),
   });
 export const LogEntrySchema = EntryFields.loose();
 

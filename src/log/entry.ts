@@ -175,7 +175,8 @@ function isOptionalPart(e: Record<string, unknown>): boolean {
     (e.num_ctx === undefined || e.num_ctx === null || (Number.isSafeInteger(e.num_ctx) && (e.num_ctx as number) > 0)) &&
     (e.prompt_tokens_estimate === undefined || isCount(e.prompt_tokens_estimate)) &&
     (e.truncation_suspected === undefined || typeof e.truncation_suspected === 'boolean') &&
-    (e.rerun_of === undefined || typeof e.rerun_of === 'string')
+    (e.rerun_of === undefined || typeof e.rerun_of === 'string') &&
+    (e.client_messages === undefined || isCount(e.client_messages))
   );
 }
 

@@ -250,7 +250,8 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       rescue: ports.rescue,
       // Nobody else hears it: a client's request is not the place, the operator's log is.
       onJournalNotice: (line) => ports.log?.(`argo serve: ${line}`),
-      ...(agent ? { draftFields: agent.draftFields } : {}),
+      // The client's own history is not logged: how long it was is, and tells rerun why it cannot rebuild the request.
+      ...(agent || input.mode === 'plain' ? { draftFields: { ...agent?.draftFields, ...(input.mode === 'plain' ? { client_messages: input.messages.length } : {}) } } : {}),
       onEntry: (entry) => hooks.onAnswered?.(resultOf(entry, typeof entry.error === 'string' ? entry.error : null)),
       signal: input.signal,
       onText: hooks.onText,

@@ -48,6 +48,9 @@ export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEn
     const again = entry.tools.length > 0 ? `; ask it again with --tools ${entry.tools.join(',')}` : '; ask it again with the --tools it was asked with';
     return { ok: false, reason: `turn ${entry.id} was an agent run${entry.tools.length > 0 ? ` (tools ${entry.tools.join(', ')})` : ' (no tool was available)'}, and rerun sends one request, not a tool loop${again}` };
   }
+  if (entry.client_messages !== undefined) {
+    return { ok: false, reason: `turn ${entry.id} was asked through argo serve with the client's own ${entry.client_messages === 1 ? 'message' : `${entry.client_messages} messages`}, which are not logged, so its request cannot be rebuilt; send it again from the client` };
+  }
   if (entry.request_sha256 === undefined) {
     return { ok: false, reason: `turn ${entry.id} was logged before Argo kept a hash of each request, so its request cannot be proved` };
   }

@@ -7,7 +7,7 @@ import type { FailureKind, Metrics, OllamaTransport, StreamOutcome } from '../ol
 import { rulesFingerprint } from '../replay/classify.js';
 import { planTurn, policyForLog, textsNeeded } from '../replay/plan.js';
 import type { PlanInput, ReplayPlan } from '../replay/plan.js';
-import type { ChatMessage, OllamaRequest } from '../replay/prompt.js';
+import type { OllamaRequest } from '../replay/prompt.js';
 import type { HistoryTurn, ReplayReason, ReplaySpec, TurnText } from '../replay/types.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { ReplaySource } from '../sessions/turns.js';
@@ -34,8 +34,6 @@ export interface TurnInput {
   log: boolean;
   /** Ask Ollama to stream its answer (false: one response at the end). */
   ollamaStream: boolean;
-  /** Plain mode (a client that keeps its own history): these chat messages are sent instead of the replay prompt. */
-  messages?: ChatMessage[];
   /** Request body fields a caller adds to the built request (client tools, format, extra options). */
   body?: Record<string, unknown>;
   /** A plan made already (argo rerun's rebuilt request): sent as it is. */
@@ -223,12 +221,11 @@ function withWords(history: HistoryTurn[], texts: ReadonlyMap<string, TurnText>)
   }
 }
 
-/** Plain-mode messages and caller body fields, placed into the planned request. */
+/** Caller body fields (a client's own messages, tools, format), placed into the planned request. */
 function withCallerParts(request: OllamaRequest, input: TurnInput): OllamaRequest {
-  if (input.messages === undefined && input.body === undefined) return request;
+  if (input.body === undefined) return request;
   if (request.endpoint !== '/api/chat') return { ...request, body: { ...request.body, ...input.body } };
-  const { messages, ...rest } = request.body;
-  return { endpoint: '/api/chat', body: { ...rest, messages: input.messages ?? messages, ...input.body } };
+  return { endpoint: '/api/chat', body: { ...request.body, ...input.body } };
 }
 
 /** One turn: plan the replay, answer, log one line. Never throws for a failed answer: the entry says how it ended. */

@@ -114,8 +114,13 @@ describe('routes', () => {
     });
     const id = response.headers.get('x-argo-turn-id') ?? '';
     const entry = await logged(id);
-    expect(entry).toMatchObject({ session: 'api', user_prompt: 'part one\npart two', model_response: 'You said: part one\npart two', status: 'ok' });
+    expect(entry).toMatchObject({ session: 'api', user_prompt: 'part one\npart two', model_response: 'You said: part one\npart two', status: 'ok', client_messages: 2 });
     expect(data.usage?.completion_tokens).toBe((entry?.timings as { eval_count: number }).eval_count);
+    // The client's messages are not logged: rerun says so instead of blaming a changed config.
+    expect(await runArgo(['rerun', id], { home, host: ollama.url })).toMatchObject({
+      code: 1,
+      stderr: `argo: cannot rerun: turn ${id} was asked through argo serve with the client's own 2 messages, which are not logged, so its request cannot be rebuilt; send it again from the client\n`,
+    });
   });
 
   it('plain mode sampling: the client\'s value, else config.json\'s, else OpenAI\'s default; Argo mode adds none', async () => {

@@ -42,6 +42,7 @@ const full: LogEntry = makeEntry({
   prompt_tokens_estimate: 12,
   truncation_suspected: false,
   rerun_of: 'b',
+  client_messages: 3,
 });
 
 const REMOVE = Symbol('remove');

@@ -86,7 +86,7 @@ describe('runTurn: the turn as a use case', () => {
       { role: 'system' as const, content: 'be terse' },
       { role: 'user' as const, content: 'hi' },
     ];
-    const result = await runTurn(settings, input('hi', { messages, body: { format: 'json' } }), ports(transport));
+    const result = await runTurn(settings, input('hi', { body: { messages, format: 'json' } }), ports(transport));
     expect(transport.requests[0]?.body).toMatchObject({ messages, format: 'json', stream: true });
     expect(result.entry.user_prompt).toBe('hi');
   });
