@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { doctor } from '../../src/cli/doctor.js';
 import type { Io } from '../../src/cli/io.js';
-import { startFakeOllama } from '../support/fake-ollama.js';
+import { CURRENT_VERSION, startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeModel, FakeOllama } from '../support/fake-ollama.js';
 import { runArgo, tempHome } from '../support/run-argo.js';
 import { at } from '../support/defined.js';
@@ -47,7 +47,7 @@ describe('argo doctor', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(checks(result.stdout).map(([status, what]) => `${status} ${what}`)).toEqual(['ok config', 'ok data', 'ok unfinished', 'ok ollama', 'ok model', 'ok endpoint']);
     expect(check(result.stdout, 'config')?.[1]).toBe(`${join(home, 'config.json')} (or defaults)`);
-    expect(check(result.stdout, 'ollama')?.[1]).toBe(`Ollama 0.12.0 at ${ollama.url}`);
+    expect(check(result.stdout, 'ollama')?.[1]).toBe(`Ollama ${CURRENT_VERSION} at ${ollama.url}`);
   });
 
   it('honours --home, --host and --model given before "doctor" as well as after it; after wins', async () => {
@@ -57,7 +57,7 @@ describe('argo doctor', () => {
     const expectChosen = (result: { code: number | null; stdout: string; stderr: string }): void => {
       expect(result).toMatchObject({ code: 0, stderr: '' });
       expect(check(result.stdout, 'config')).toEqual(['ok', `${join(home, 'config.json')} (or defaults)`]);
-      expect(check(result.stdout, 'ollama')).toEqual(['ok', `Ollama 0.12.0 at ${ollama.url}`]);
+      expect(check(result.stdout, 'ollama')).toEqual(['ok', `Ollama ${CURRENT_VERSION} at ${ollama.url}`]);
       expect(check(result.stdout, 'model')).toEqual(['ok', 'other:7b is installed']);
     };
     expectChosen(await argo(envHome, ['--home', home, '--host', ollama.url, '--model', 'other:7b', 'doctor'], NOWHERE));

@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import type { Stream } from 'openai/streaming';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama } from '../support/fake-ollama.js';
+import { CURRENT_VERSION, startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { defined } from '../support/defined.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
@@ -79,7 +79,7 @@ describe('model windows', () => {
 
 describe('routes', () => {
   it('/health and /v1/models speak for Ollama', async () => {
-    expect(await (await fetch(`${serve.url}/health`)).json()).toEqual({ status: 'ok', ollama: { reachable: true, version: '0.12.0' } });
+    expect(await (await fetch(`${serve.url}/health`)).json()).toEqual({ status: 'ok', ollama: { reachable: true, version: CURRENT_VERSION } });
     const models = await client.models.list();
     expect(models.data).toEqual([{ id: 'argo:latest', object: 'model', created: 1768469400, owned_by: 'ollama' }]);
   });
@@ -400,7 +400,7 @@ describe('client tools', () => {
     ]);
   });
 
-  it('with Ollama 0.13+, the model\'s own call ids reach the client as they are', async () => {
+  it('with Ollama 0.12.10+, the model\'s own call ids reach the client as they are', async () => {
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
     ollama.options.callIds = 'ollama';
     ollama.options.toolCalls = [{ function: { name: 'get_time', arguments: {} } }];

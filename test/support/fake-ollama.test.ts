@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Ollama } from 'ollama';
 import { describe, expect, it } from 'vitest';
-import { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE, splitTokens, startFakeOllama } from './fake-ollama.js';
+import { BUSY_MESSAGE, CURRENT_VERSION, RUNNER_ERROR_MESSAGE, splitTokens, startFakeOllama } from './fake-ollama.js';
 import { fakeOllamaPerTest } from './fake-ollama-per-test.js';
 import type { FakeOllama } from './fake-ollama.js';
 import { at, defined } from './defined.js';
@@ -99,7 +99,7 @@ describe('plain endpoints', () => {
 
   it('reports a configurable version', async () => {
     const fake = await start();
-    expect(await (await fetch(`${fake.url}/api/version`)).json()).toEqual({ version: '0.12.0' });
+    expect(await (await fetch(`${fake.url}/api/version`)).json()).toEqual({ version: CURRENT_VERSION });
     fake.options.version = '0.13.1';
     expect(await (await fetch(`${fake.url}/api/version`)).json()).toEqual({ version: '0.13.1' });
   });

@@ -2,7 +2,8 @@
 // ollama/ollama server/routes.go. Used by end-to-end tests and benchmarks. The parts live in
 // ./fake-ollama/: server.ts (routes, recording, the handle), models.ts (registry, /api/show,
 // context window), faults.ts (scenarios), tool-calls.ts (chat rounds), stream.ts (writing an
-// answer), reply.ts (tokens), wire.ts (Go's JSON, binding, durations), host-check.ts.
+// answer), reply.ts (tokens), wire.ts (Go's JSON, binding, durations), host-check.ts, versions.ts
+// (what each release lacks: `{ version: '0.3.0' }` answers as 0.3.0 did).
 // Standalone: node --import tsx test/support/fake-ollama.ts --port 0 --tokens 1000 --delay-ms 0
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +15,8 @@ export { startFakeOllama } from './fake-ollama/server.js';
 export { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE } from './fake-ollama/faults.js';
 export { DEFAULT_NUM_CTX } from './fake-ollama/models.js';
 export { estimatePromptTokens, splitTokens } from './fake-ollama/reply.js';
+export { CURRENT_VERSION, profileOf } from './fake-ollama/versions.js';
+export type { VersionProfile } from './fake-ollama/versions.js';
 export type {
   Endpoint, FakeModel, FakeOllama, FakeOllamaOptions, FakeRound, FakeScenario, FakeStreamFaults,
   FakeToolArguments, FakeToolCall, RecordedRequest, RequestBody,

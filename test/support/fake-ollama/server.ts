@@ -13,48 +13,67 @@ import { estimatePromptTokens } from './reply.js';
 import { answerWhole, buildPlan, streamPlan } from './stream.js';
 import { takeRound } from './tool-calls.js';
 import type { Endpoint, FakeOllama, FakeOllamaOptions, RecordedRequest, RequestBody } from './types.js';
-import { HttpError, bindBody, createdAt, goJson, keepAliveMs, nowNs, pick, str } from './wire.js';
+import { profileOfOptions, versionOf } from './versions.js';
+import type { VersionProfile } from './versions.js';
+import { HttpError, bindBody, createdAt, keepAliveMs, nowNs, pick, str } from './wire.js';
 
 const handleRoot: Handler = (_state, ctx) => {
   sendBody(ctx, 200, 'Ollama is running', 'text/plain; charset=utf-8');
 };
 
 const handleVersion: Handler = (state, ctx) => {
-  sendJson(ctx, 200, { version: state.options.version ?? '0.12.0' });
+  sendJson(ctx, 200, { version: versionOf(state.options) });
 };
 
 
 const STRUCT: Record<Endpoint, string> = { generate: 'GenerateRequest', chat: 'ChatRequest' };
 
 // generate reports a missing model as not found, chat as required (parseAndValidateModelRef).
-function lookupModel(state: ServerState, endpoint: Endpoint, requested: string): ResolvedModel {
+function lookupModel(state: ServerState, endpoint: Endpoint, requested: string, profile: VersionProfile): ResolvedModel {
   if (!requested && endpoint === 'chat') throw new HttpError(400, 'model is required');
   if (requested && !parseModelName(requested)) throw new HttpError(400, 'invalid model name');
   const model = findModel(state.options, requested);
+  if (!model && endpoint === 'chat' && profile.chatNotFoundFromScheduler) {
+    throw new HttpError(404, `model ${JSON.stringify(requested)} not found, try pulling it first`);
+  }
   if (!model) throw new HttpError(404, `model '${requested}' not found`);
   return model;
 }
 
-function capabilityError(body: RequestBody, endpoint: Endpoint, requested: string, model: ResolvedModel) {
+// The think value a release reads: before 0.9.0 the field does not exist.
+const thinkOf = (body: RequestBody, profile: VersionProfile): unknown => (profile.think ? pick(body, 'think') : undefined);
+
+function capabilityError(body: RequestBody, endpoint: Endpoint, requested: string, model: ResolvedModel, profile: VersionProfile) {
   const caps = model.capabilities;
-  const think = pick(body, 'think');
-  // Ollama reads `think` with the body: a value it does not know is a 400 before anything else.
-  if (think !== undefined && think !== null && typeof think !== 'boolean' && !(typeof think === 'string' && ['high', 'medium', 'low', 'max'].includes(think))) {
-    return `invalid think value: ${goJson(think)} (must be "high", "medium", "low", "max", true, or false)`;
-  }
+  const think = thinkOf(body, profile);
   if (!caps.includes('thinking') && (think === true || (typeof think === 'string' && think !== ''))) {
     return `${JSON.stringify(requested)} does not support thinking`;
   }
   if (!caps.includes('completion')) return `${JSON.stringify(requested)} does not support ${endpoint}`;
   const tools = pick(body, 'tools');
-  if (endpoint === 'chat' && Array.isArray(tools) && tools.length > 0 && !caps.includes('tools')) {
+  if (profile.tools && endpoint === 'chat' && Array.isArray(tools) && tools.length > 0 && !caps.includes('tools')) {
     return `${model.full} does not support tools`;
   }
   const suffix = pick(body, 'suffix');
   if (endpoint === 'generate' && str(suffix) && !caps.includes('insert')) {
     return `${model.full} does not support insert`;
   }
+  // 0.11.0–0.17.6 took levels from gpt-oss (harmony) models only.
+  if (typeof think === 'string' && profile.thinkLevels === 'gpt-oss' && model.family !== 'gptoss') {
+    return `think value ${JSON.stringify(think)} is not supported for this model`;
+  }
   return undefined;
+}
+
+// How a thinking model's reasoning reaches the client: in `thinking` fields, inline in the text
+// between <think> tags (a release without `think`, or one that thinks only when asked), or not at all.
+function thinkingMode(body: RequestBody, model: ResolvedModel, profile: VersionProfile): 'field' | 'inline' | 'off' {
+  if (!model.capabilities.includes('thinking')) return 'off';
+  const think = thinkOf(body, profile);
+  if (!profile.think) return 'inline';
+  if (think === false) return 'off';
+  const asked = think === true || typeof think === 'string';
+  return asked || profile.thinksByDefault ? 'field' : 'inline';
 }
 
 const isEmptyRequest = (body: RequestBody, endpoint: Endpoint): boolean => {
@@ -69,16 +88,18 @@ function sendLifecycle(ctx: Exchange, endpoint: Endpoint, requested: string, rea
   sendJson(ctx, 200, { model: requested, created_at: createdAt(), ...text, done: true, done_reason: reason });
 }
 
-function markLoaded(state: ServerState, model: ResolvedModel, body: RequestBody, numCtx: number): void {
-  state.loaded.set(model.key, { model, expiresAt: Date.now() + keepAliveMs(body), contextLength: numCtx });
+function markLoaded(state: ServerState, model: ResolvedModel, keepAlive: number, numCtx: number): void {
+  state.loaded.set(model.key, { model, expiresAt: Date.now() + keepAlive, contextLength: numCtx });
 }
 
 async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endpoint): Promise<void> {
   const startNs = nowNs();
-  const body = bindBody(ctx.record.body, STRUCT[endpoint]);
+  const profile = profileOfOptions(state.options);
+  const body = bindBody(ctx.record.body, STRUCT[endpoint], profile);
   const requested = str(pick(body, 'model'));
-  const model = lookupModel(state, endpoint, requested);
-  const keepAlive = keepAliveMs(body);
+  const model = lookupModel(state, endpoint, requested, profile);
+  // Before 0.1.23 keep_alive was no field: every model stayed the default 5 minutes.
+  const keepAlive = keepAliveMs(profile.keepAlive ? body : {});
   if (isEmptyRequest(body, endpoint) && pick(body, 'keep_alive') !== undefined && keepAlive === 0) {
     state.loaded.delete(model.key);
     sendLifecycle(ctx, endpoint, requested, 'unload'); return;
@@ -86,7 +107,7 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
   const rawConflict = endpoint === 'generate' && pick(body, 'raw') === true &&
     (str(pick(body, 'template')) || str(pick(body, 'system')) || Array.isArray(pick(body, 'context')));
   if (rawConflict) { sendError(ctx, 400, 'raw mode does not support template, system, or context'); return; }
-  const rejection = capabilityError(body, endpoint, requested, model);
+  const rejection = capabilityError(body, endpoint, requested, model, profile);
   if (rejection) { sendError(ctx, 400, rejection); return; }
   if (takeBusy(state.options.scenario)) { sendError(ctx, 503, BUSY_MESSAGE); return; }
 
@@ -98,16 +119,15 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
     sendError(ctx, 500, message); return;
   }
   const numCtx = contextWindow(state.options, model, body);
-  markLoaded(state, model, body, numCtx);
+  markLoaded(state, model, keepAlive, numCtx);
   if (isEmptyRequest(body, endpoint)) { sendLifecycle(ctx, endpoint, requested, 'load'); return; }
 
   // A prompt over the window is cut silently; prompt_eval_count is the one sign of it.
   const tokens = estimatePromptTokens(body, endpoint);
   ctx.record.prompt = { tokens, numCtx, truncated: tokens > numCtx };
   const round = endpoint === 'chat' ? takeRound(state, body) : undefined;
-  const thinks = model.capabilities.includes('thinking') && pick(body, 'think') !== false;
   const plan = buildPlan(state, {
-    body, endpoint, thinks, scenario: round?.scenario ?? scenario, round, promptEvalCount: Math.min(tokens, numCtx), startNs,
+    body, endpoint, thinking: thinkingMode(body, model, profile), profile, scenario: round?.scenario ?? scenario, round, promptEvalCount: Math.min(tokens, numCtx), startNs,
   });
   if (pick(body, 'stream') === false) await answerWhole(ctx, plan);
   else await streamPlan(ctx, plan);

@@ -4,10 +4,11 @@ import type { Exchange } from './exchange.js';
 import { sendBody, sendError, sendJson } from './exchange.js';
 import type { Malformed, Terminal } from './faults.js';
 import { holdOf, malformedOf, terminalOf } from './faults.js';
-import { cutAtStop, replyTokens, tokenId } from './reply.js';
+import { cutAtStop, replyTokens, splitTokens, tokenId } from './reply.js';
 import type { ServerState } from './exchange.js';
 import { toolCallChunks, toolCallsFor } from './tool-calls.js';
 import type { Endpoint, FakeRound, FakeScenario, FakeToolCall, RequestBody } from './types.js';
+import type { VersionProfile } from './versions.js';
 import { JSON_TYPE, createdAt, goJson, nowNs, pick, str } from './wire.js';
 
 // Nominal speeds, so durations are realistic and never zero even when nothing is delayed.
@@ -21,7 +22,7 @@ export interface Plan {
   modelJson: string;
   chunks: (string | FakeToolCall[] | Thought)[]; // one line each
   finalText: string;
-  doneReason: 'stop' | 'length';
+  doneReason: 'stop' | 'length' | undefined; // undefined: a release before done_reason
   evalCount: number;
   promptEvalCount: number;
   context: number[] | undefined;
@@ -42,8 +43,9 @@ export interface Thought {
 export interface PlanInput {
   body: RequestBody;
   endpoint: Endpoint;
-  /** The model thinks before answering: it has the capability and the request did not say `think: false`. */
-  thinks: boolean;
+  /** Where a thinking model's reasoning goes: `thinking` fields, the text (in <think> tags), or nowhere. */
+  thinking: 'field' | 'inline' | 'off';
+  profile: VersionProfile;
   scenario: FakeScenario;
   round: FakeRound | undefined;
   promptEvalCount: number;
@@ -53,9 +55,18 @@ export interface PlanInput {
 export function buildPlan(state: ServerState, input: PlanInput): Plan {
   const { body, endpoint, scenario, round } = input;
   const requestOptions = (pick(body, 'options') ?? {}) as RequestBody;
-  let tokens = cutAtStop(replyTokens(state.options, body, endpoint, round), requestOptions.stop);
-  let thoughts: Thought[] = input.thinks && state.options.thinking ? (state.options.thinking.match(/\s*\S+/g) ?? []).map((thinking) => ({ thinking })) : [];
-  let calls = toolCallsFor(state, body, endpoint, round) ?? [];
+  const reasoning = input.thinking === 'off' ? undefined : state.options.thinking;
+  const inline = input.thinking === 'inline' && reasoning ? splitTokens(`<think>${reasoning}</think>\n\n`) : [];
+  // A release without tools never showed them to the model: it answers in words.
+  const heard = round && !input.profile.tools ? { ...round, toolCalls: [] } : round;
+  let tokens = cutAtStop([...inline, ...replyTokens(state.options, body, endpoint, heard)], requestOptions.stop);
+  let thoughts: Thought[] = input.thinking === 'field' && reasoning ? (reasoning.match(/\s*\S+/g) ?? []).map((thinking) => ({ thinking })) : [];
+  let calls = toolCallsFor(state, body, endpoint, round, input.profile) ?? [];
+  // Before 0.4.6 Ollama parsed calls only from a whole answer: streamed, they are the model's text.
+  if (calls.length > 0 && !input.profile.streamedToolCalls && pick(body, 'stream') !== false) {
+    tokens = [...tokens, ...splitTokens(calls.map((call) => goJson({ name: call.function.name, arguments: call.function.arguments })).join('\n'))];
+    calls = [];
+  }
   // The model writes its calls as text too: about 4 characters a token.
   let callTokens = calls.reduce((n, call) => n + Math.ceil(goJson(call.function).length / 4), 0);
   // num_predict counts every generated token, the reasoning's first: a small limit can end it
@@ -79,7 +90,7 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     modelJson: goJson(str(pick(body, 'model'))),
     chunks,
     finalText,
-    doneReason: cut ? 'length' : 'stop',
+    doneReason: input.profile.doneReason ? (cut ? 'length' : 'stop') : undefined,
     evalCount: thoughts.length + tokens.length + callTokens,
     promptEvalCount: input.promptEvalCount,
     context: withContext ? [...promptWords, ...tokens].map(tokenId) : undefined,
@@ -135,7 +146,7 @@ function isThought(chunk: string | FakeToolCall[] | Thought | undefined): chunk 
 function responseObject(plan: Plan, text: string, calls: FakeToolCall[] | undefined, done: boolean, thinking = '') {
   const head = { model: plan.model, created_at: createdAt() };
   const tail = done ? metrics(plan) : {};
-  const reason = done ? { done_reason: plan.doneReason } : {};
+  const reason = done && plan.doneReason !== undefined ? { done_reason: plan.doneReason } : {};
   const thought = thinking === '' ? {} : { thinking };
   if (plan.endpoint === 'generate') {
     const context = done && plan.context ? { context: plan.context } : {};

@@ -1,6 +1,7 @@
 // Chat tool-call scripting: which round a chat request is, and the tool calls it answers with.
 import type { ServerState } from './exchange.js';
 import type { Endpoint, FakeRound, FakeToolCall, RequestBody } from './types.js';
+import type { VersionProfile } from './versions.js';
 import { pick } from './wire.js';
 
 // Takes the next round of the script for a chat request that reaches the model.
@@ -16,22 +17,27 @@ const offersTools = (body: RequestBody): boolean => {
   return Array.isArray(offered) && offered.length > 0;
 };
 
-// The calls as Ollama writes them: `index` is the call's place in the answer; `id` when the script
-// gives one, else (callIds 'ollama') a fresh one as Ollama 0.13+ makes; arguments as scripted (an
+// The calls as Ollama writes them: `index` is the call's place in the answer (0.4.7+, left out when
+// 0 before 0.12.6); `id` (0.12.10+) when the script gives one, else (callIds 'ollama') a fresh one as
+// Ollama makes; none at all before 0.2.6, which ignored `tools`; arguments as scripted (an
 // object, or a string sent as a JSON string). Ollama itself parses a model's calls and always sends
 // an object (a call it cannot parse reaches the client as plain content): string arguments are for
 // robustness tests of OpenAI-style servers and proxies, not a shape Ollama produces.
 export function toolCallsFor(
-  state: ServerState, body: RequestBody, endpoint: Endpoint, round: FakeRound | undefined,
+  state: ServerState, body: RequestBody, endpoint: Endpoint, round: FakeRound | undefined, profile: VersionProfile,
 ): FakeToolCall[] | undefined {
-  if (endpoint !== 'chat' || !offersTools(body)) return undefined;
+  if (endpoint !== 'chat' || !profile.tools || !offersTools(body)) return undefined;
   const scripted = state.options.toolCalls;
   const calls = round ? round.toolCalls : typeof scripted === 'function' ? scripted(body) : scripted;
   if (!calls?.length) return undefined;
   const fresh = state.options.callIds === 'ollama';
+  const idOf = (call: FakeToolCall): { id?: string } =>
+    !profile.callIds ? {} : call.id !== undefined ? { id: call.id } : fresh ? { id: ollamaCallId() } : {};
+  const indexOf = (index: number): { index?: number } =>
+    profile.callIndex === 'none' || (profile.callIndex === 'omitted-when-zero' && index === 0) ? {} : { index };
   return calls.map((call, index) => ({
-    ...(call.id !== undefined ? { id: call.id } : fresh ? { id: ollamaCallId() } : {}),
-    function: { index: call.function.index ?? index, name: call.function.name, arguments: call.function.arguments },
+    ...idOf(call),
+    function: { ...indexOf(call.function.index ?? index), name: call.function.name, arguments: call.function.arguments },
   }));
 }
 

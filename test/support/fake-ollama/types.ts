@@ -23,7 +23,7 @@ export interface FakeModel {
 export type FakeToolArguments = Record<string, unknown> | string;
 
 export interface FakeToolCall {
-  id?: string; // sent only when given: Ollama's calls may come without ids
+  id?: string; // sent only when given (and the release has ids): Ollama's calls may come without
   function: { index?: number; name: string; arguments: FakeToolArguments };
 }
 
@@ -71,7 +71,9 @@ export interface FakeScenario {
 export interface FakeOllamaOptions {
   host?: string | undefined; // default 127.0.0.1
   port?: number | undefined; // default 0 (any free port)
-  version?: string; // default 0.12.0
+  // The release to answer as (default CURRENT_VERSION in versions.ts): /api/version says it, and
+  // what that release lacks is off (versions.ts lists each feature's first release).
+  version?: string;
   models?: FakeModel[] | undefined; // default [{ name: 'argo:latest' }]
   // The answer text; default `You said: <last user content | prompt>`.
   reply?: string | ((body: RequestBody, endpoint: Endpoint) => string) | undefined;
@@ -81,10 +83,12 @@ export interface FakeOllamaOptions {
   // Carry the last token in the done:true line instead of a chunk of its own.
   textInDone?: boolean;
   // The reasoning a model with the `thinking` capability streams before its answer, in `thinking`
-  // fields with empty content (Ollama 0.13+ thinks by default; `think: false` turns it off).
+  // fields with empty content (Ollama 0.12.4+ thinks by default; `think: false` turns it off). A
+  // release without `think` (before 0.9.0), or one asked nothing before 0.12.4, writes it in the
+  // text between <think> tags.
   thinking?: string | undefined;
-  // Tool-call ids: 'scripted' (default) sends only the ids a script gives, as Ollama before 0.13;
-  // 'ollama' gives every other call one, `call_` and 8 random [a-z0-9], as Ollama 0.13+ does.
+  // Tool-call ids (0.12.10+): 'scripted' (default) sends only the ids a script gives; 'ollama' gives
+  // every other call one, `call_` and 8 random [a-z0-9], as Ollama does. A release before 0.12.10 sends none.
   callIds?: 'scripted' | 'ollama' | undefined;
   // Chat only, and only when the request offers tools: sent in one done:false chunk, every round.
   toolCalls?: FakeToolCall[] | ((body: RequestBody) => FakeToolCall[] | undefined);
@@ -93,7 +97,7 @@ export interface FakeOllamaOptions {
   // reply/tokens/toolCalls above.
   rounds?: FakeRound[] | ((body: RequestBody, round: number) => FakeRound | undefined) | undefined;
   // The server's default window (OLLAMA_CONTEXT_LENGTH) when neither the request nor the model sets one.
-  defaultNumCtx?: number; // default 4096
+  defaultNumCtx?: number; // default: the release's (4096; 2048 before 0.6.7)
   // /api/show sends nothing until the client leaves: an Ollama reading a model file from a slow disk,
   // or stuck (nothing in the protocol bounds it; Node's client gives up after 300 s).
   stallShow?: boolean | undefined;

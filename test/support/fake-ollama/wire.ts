@@ -1,6 +1,7 @@
 // The wire as Go writes and reads it: created_at timestamps, encoding/json output and errors,
 // Gin's request binding, and keep_alive durations.
 import type { RequestBody } from './types.js';
+import type { VersionProfile } from './versions.js';
 
 // Time: created_at is RFC3339Nano UTC; Go trims trailing zeros of the fraction.
 
@@ -155,15 +156,36 @@ function checkMessages(body: RequestBody): void {
   }
 }
 
-// Parses a request body like Gin's ShouldBindJSON into api.<struct>.
-export function bindBody(raw: string, struct: string): RequestBody {
+const THINK_LEVELS = ['high', 'medium', 'low'];
+
+// api.ThinkValue (0.11.0+) or a *bool (0.9.0–0.10.x); before 0.9.0 `think` was no field at all.
+function checkThink(body: RequestBody, struct: string, profile: VersionProfile): void {
+  const think = pick(body, 'think');
+  if (!profile.think || think === undefined || think === null || typeof think === 'boolean') return;
+  if (profile.thinkLevels === 'none') throw typeError(jsonKind(think), `struct field ${struct}.think`, 'bool');
+  const levels = profile.thinkMax ? [...THINK_LEVELS, 'max'] : THINK_LEVELS;
+  const listed = `${levels.map((level) => JSON.stringify(level)).join(', ')}, true, or false`;
+  if (typeof think !== 'string') throw new BadRequest(`think must be a boolean or string (${listed})`);
+  if (!levels.includes(think)) throw new BadRequest(`invalid think value: ${goJson(think)} (must be ${listed})`);
+}
+
+// Parses a request body like Gin's ShouldBindJSON into api.<struct>, as the release `profile` describes it.
+export function bindBody(raw: string, struct: string, profile?: VersionProfile): RequestBody {
   const value = decodeGoJson(raw);
   if (value === null) return {};
   if (jsonKind(value) !== 'object') throw typeError(jsonKind(value), `value`, `api.${struct}`);
   const body = value as RequestBody;
   checkFields(body, struct);
+  if (profile !== undefined) {
+    // Before 0.5.0 `format` was a Go string: a JSON schema does not bind.
+    const format = pick(body, 'format');
+    if (!profile.schemaFormat && format !== undefined && format !== null && typeof format !== 'string') {
+      throw typeError(jsonKind(format), `struct field ${struct}.format`, 'string');
+    }
+    checkThink(body, struct, profile);
+  }
   if (struct === 'ChatRequest') checkMessages(body);
-  if (struct !== 'ShowRequest') keepAliveMs(body); // api.Duration fails while binding
+  if (struct !== 'ShowRequest' && profile?.keepAlive !== false) keepAliveMs(body); // api.Duration fails while binding
   return body;
 }
 
