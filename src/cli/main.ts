@@ -104,7 +104,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--seed <n>', 'sampling seed', parseInteger)
     .option('--num-ctx <n>', 'context window in tokens', parsePositiveInteger)
     .option('--keep-alive <duration>', 'how long Ollama keeps the model loaded (e.g. 10m, -1)')
-    .option('--think <level>', 'thinking models: on, off, low, medium, high or max (config "think"; default: the model\'s own, on since Ollama 0.13)')
+    .option('--think <level>', 'thinking models: on, off, low, medium, high or max (config "think"; default: the model\'s own, on since Ollama 0.12.4)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     // Parsed here, not in the action, so `argo chat` (which copies these options) gets a list too.
     .option('-T, --tools <list>', 'agent mode: toolsets and tools, comma-separated, repeatable (fs, edit, shell, web, memo, history, dev, mcp:NAME; "none" turns config\'s off)', addToolNames)

@@ -171,7 +171,7 @@ export interface StreamOutcome {
 
 export interface StreamHooks {
   onText: (text: string) => void;
-  /** A thinking model's reasoning as it streams (Ollama 0.13+ thinks by default), before its answer. */
+  /** A thinking model's reasoning as it streams (Ollama 0.12.4+ thinks by default), before its answer. */
   onThinking?: (text: string) => void;
   onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
   /** Called with each chunk's tool calls as they arrive. */

@@ -15,7 +15,7 @@ export interface RequestSettings {
   stream: boolean;
   options: ModelOptions;
   keepAlive?: string | number;
-  /** Whether (or how hard) a thinking model reasons first; absent leaves it to Ollama (on since 0.13). */
+  /** Whether (or how hard) a thinking model reasons first; absent leaves it to Ollama (on since 0.12.4). */
   think?: Think;
 }
 

@@ -147,7 +147,7 @@ describe('argo --tools: file tools on a real tree', () => {
     expect(trajectory.conversations[3]?.value).toContain('<tool_response>');
   });
 
-  it('with Ollama 0.13+, which names every call itself, the model\'s ids are kept and sent back', async () => {
+  it('with Ollama 0.12.10+, which names every call itself, the model\'s ids are kept and sent back', async () => {
     ollama.options.callIds = 'ollama';
     try {
       const home = tempHome();

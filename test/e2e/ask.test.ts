@@ -151,7 +151,7 @@ describe('argo: thinking models', () => {
     ollama.options.thinking = 'First, the user wants a greeting.';
     try {
       const home = tempHome();
-      // Ollama 0.13+ thinks by default: the reasoning streams first, in its own field.
+      // Ollama 0.12.4+ thinks by default: the reasoning streams first, in its own field.
       const plain = await ask(['-m', 'qwen3:8b', 'hi'], home);
       expect(plain).toMatchObject({ code: 0, stdout: 'You said: hi\n', stderr: '' });
       expect(lastBody()).not.toHaveProperty('think');
