@@ -6,7 +6,8 @@ import { RuntimeError } from '../errors.js';
 import { errnoOf, readableByOthers } from '../log/fs.js';
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { plainReason } from '../ollama/plain-reason.js';
-import { ModelWindows, OllamaTransport } from '../ollama/transport.js';
+import { KeptAnswers, ModelWindows, OllamaTransport } from '../ollama/transport.js';
+import type { OllamaVersion } from '../ollama/versions.js';
 import { createServer } from '../serve/app.js';
 import { requireKeyFor } from '../serve/auth.js';
 import { listen } from '../serve/listen.js';
@@ -57,7 +58,7 @@ export function registerServe(program: Command, io: Io, setOutcome: ReportOutcom
     .action(async (flags: ServeFlags, command: Command) => setOutcome(await serve(command, flags, io)));
 }
 
-/** How long the server trusts a model's `num_ctx` before asking Ollama again. */
+/** How long the server trusts a model's `num_ctx`, and Ollama's version, before asking Ollama again. */
 const MODEL_WINDOW_MAX_AGE_MS = 60_000;
 
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
@@ -75,6 +76,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   const mcp = mcpPool();
   const ollama = ollamaInfo(settings.host);
   const modelWindows = new ModelWindows(MODEL_WINDOW_MAX_AGE_MS);
+  const versions = new KeptAnswers<OllamaVersion | null>(MODEL_WINDOW_MAX_AGE_MS);
   // Request paths, session headers, Ollama's errors and data home paths are quoted: shown, never obeyed, on a terminal.
   const log = (line: string): void => {
     io.stderr.write(`${untrustedTextFor(io.stderr)(line)}\n`);
@@ -88,6 +90,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
           initialDelayMs: settings.retries.initialDelayMs,
           idleMs: settings.timeouts.idleMs,
           modelWindows,
+          versions,
           hints: SERVER_HINTS,
         }),
       now: io.now,

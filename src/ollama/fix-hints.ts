@@ -1,5 +1,6 @@
 // How an error message names the setting that fixes it. The CLI's user changes flags; a server's
 // client changes its request, and the server's operator its environment.
+import type { RefusedFeature } from './versions.js';
 
 export interface FixHints {
   /** The model choice: `--model NAME`, or a request's "model". */
@@ -8,6 +9,8 @@ export interface FixHints {
   host: string;
   /** What to try when a model lacks the endpoint in use; null where the user cannot choose it. */
   api: ((other: 'chat' | 'generate') => string) | null;
+  /** How to ask without a feature an older Ollama lacks (the line ends ", or upgrade Ollama"). */
+  tooOld: Record<RefusedFeature, string>;
 }
 
 export const CLI_HINTS: FixHints = {
@@ -15,12 +18,28 @@ export const CLI_HINTS: FixHints = {
   host: '--host / OLLAMA_HOST',
   // An embedding-only model supports neither: the hint must not send the user back and forth.
   api: (other) => `try --api ${other}, or another model if this one does neither (an embedding model)`,
+  tooOld: {
+    tools: 'ask without --tools (and "tools" in config.json)',
+    schemaFormat: 'ask without a format',
+    think: 'leave out --think (and "think" in config.json)',
+    thinkLevels: 'use --think on',
+    thinkLevelsAnyModel: 'use --think on',
+    thinkMax: 'use --think high',
+  },
 };
 
 export const SERVER_HINTS: FixHints = {
   model: (name) => (name === undefined ? 'the request\'s "model"' : `"model": "${name}"`),
   host: 'argo serve\'s OLLAMA_HOST (or "host" in its config.json)',
   api: null,
+  tooOld: {
+    tools: 'send no "tools"',
+    schemaFormat: 'send "response_format": {"type": "json_object"}',
+    think: 'leave out "reasoning_effort" (and "think" in argo serve\'s config.json)',
+    thinkLevels: 'leave out "reasoning_effort"',
+    thinkLevelsAnyModel: 'leave out "reasoning_effort"',
+    thinkMax: 'send "reasoning_effort": "high"',
+  },
 };
 
 /** How to get a missing model: "argo" is Argo's own, made from docs/Modelfile; any other is pulled. */

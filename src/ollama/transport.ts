@@ -6,6 +6,8 @@ import { CLI_HINTS } from './fix-hints.js';
 import type { FixHints } from './fix-hints.js';
 import { MALFORMED_PREFIX, guardNdjson } from './line-guard.js';
 import { plainReason } from './plain-reason.js';
+import { fitRequest, needsVersion, parseVersion, rejectedFeature, tooOldLine } from './versions.js';
+import type { OllamaVersion, RefusedFeature } from './versions.js';
 
 /** A tool as Ollama's `/api/chat` takes it in `tools`. */
 export interface ToolDefinition {
@@ -45,50 +47,53 @@ export interface TransportOptions {
   fetch?: typeof fetch;
   /** Shared by the transports of one process (a server makes one per turn); by default this transport's own. */
   modelWindows?: ModelWindows;
+  /** The server's version by host, shared the same way. */
+  versions?: KeptAnswers<OllamaVersion | null>;
   /** How failures name their fix; the CLI's flags by default. */
   hints?: FixHints;
 }
 
 /**
- * Models' own `num_ctx` as Ollama's `/api/show` reports them, asked once per model and kept for
- * `maxAgeMs`: a long-running server notices a model re-created with another window. Turns asking at
- * once share one question; each waits only as long as its own signal allows, and the question is
- * cancelled when no turn waits for it any more. A question that failed (Ollama down, no answer in
- * time) rejects for the turns waiting on it and is not kept, so the next turn asks again.
+ * Answers of Ollama kept by key (a model's window, the server's version), asked once and kept for
+ * `maxAgeMs`: a long-running server notices a model re-created with another window, or Ollama
+ * upgraded. Turns asking at once share one question; each waits only as long as its own signal
+ * allows, and the question is cancelled when no turn waits for it any more. A question that failed
+ * (Ollama down, no answer in time) rejects for the turns waiting on it and is not kept, so the next
+ * turn asks again.
  */
-export class ModelWindows {
-  private readonly known = new Map<string, AskedWindow>();
+export class KeptAnswers<T> {
+  private readonly known = new Map<string, Asked<T>>();
 
   constructor(
     private readonly maxAgeMs = Number.POSITIVE_INFINITY,
     private readonly clock: () => number = () => performance.now(),
   ) {}
 
-  get(model: string, ask: (signal: AbortSignal) => Promise<number | null>, signal?: AbortSignal): Promise<number | null> {
+  get(key: string, ask: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const now = this.clock();
-    let asked = this.known.get(model);
+    let asked = this.known.get(key);
     if (asked === undefined || now - asked.at >= this.maxAgeMs) {
       const controller = new AbortController();
-      const entry: AskedWindow = { at: now, window: ask(controller.signal), controller, waiting: 0, settled: false };
-      entry.window.then(
+      const entry: Asked<T> = { at: now, answer: ask(controller.signal), controller, waiting: 0, settled: false };
+      entry.answer.then(
         () => (entry.settled = true),
         () => {
           entry.settled = true;
-          this.forget(model, entry);
+          this.forget(key, entry);
         },
       );
-      this.known.set(model, entry);
+      this.known.set(key, entry);
       asked = entry;
     }
-    return this.waitFor(model, asked, signal);
+    return this.waitFor(key, asked, signal);
   }
 
-  private forget(model: string, asked: AskedWindow): void {
-    if (this.known.get(model) === asked) this.known.delete(model);
+  private forget(key: string, asked: Asked<T>): void {
+    if (this.known.get(key) === asked) this.known.delete(key);
   }
 
-  private waitFor(model: string, asked: AskedWindow, signal: AbortSignal | undefined): Promise<number | null> {
-    if (asked.settled) return asked.window;
+  private waitFor(key: string, asked: Asked<T>, signal: AbortSignal | undefined): Promise<T> {
+    if (asked.settled) return asked.answer;
     asked.waiting++;
     return new Promise((resolve, reject) => {
       let counted = true;
@@ -102,7 +107,7 @@ export class ModelWindows {
       const onAbort = (): void => {
         done();
         if (asked.waiting === 0 && !asked.settled) {
-          this.forget(model, asked);
+          this.forget(key, asked);
           asked.controller.abort(signal?.reason);
         }
         reject(new Error('the lookup was cancelled', { cause: signal?.reason }));
@@ -112,10 +117,10 @@ export class ModelWindows {
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });
-      asked.window.then(
-        (window) => {
+      asked.answer.then(
+        (answer) => {
           done();
-          resolve(window);
+          resolve(answer);
         },
         (error: unknown) => {
           done();
@@ -126,10 +131,13 @@ export class ModelWindows {
   }
 }
 
-/** One question about a model's window, and the turns waiting for its answer. */
-interface AskedWindow {
+/** Models' own `num_ctx` as Ollama's `/api/show` reports them, by model name. */
+export class ModelWindows extends KeptAnswers<number | null> {}
+
+/** One question, and the turns waiting for its answer. */
+interface Asked<T> {
   at: number;
-  window: Promise<number | null>;
+  answer: Promise<T>;
   controller: AbortController;
   /** Turns waiting; the question is cancelled when the last one gives up. */
   waiting: number;
@@ -155,11 +163,13 @@ export type FailureKind =
   | 'dropped'
   | 'truncated'
   | 'malformed'
-  | 'idle';
+  | 'idle'
+  | 'too-old';
 
 export interface StreamOutcome {
   status: 'ok' | 'interrupted' | 'error';
-  failure: { kind: FailureKind; message: string; httpStatus?: number } | null;
+  /** `feature`: what a too-old Ollama lacks. */
+  failure: { kind: FailureKind; message: string; httpStatus?: number; feature?: RefusedFeature } | null;
   metrics: Metrics;
   attempts: number;
   /**
@@ -221,6 +231,8 @@ function timeoutSignal(ms: number): AbortSignal {
 }
 
 const IDLE = Symbol('idle');
+/** The most a question about the version may take: Ollama answers it at once, even while loading a model. */
+const VERSION_ASK_MS = 5000;
 const ENDED_EARLY = 'the stream from Ollama ended without its final chunk; the answer is incomplete';
 /** Installed models asked about before suggesting one. */
 const SUGGEST_ASKS = 8;
@@ -250,6 +262,9 @@ export function httpFailure(host: string, error: unknown, hints: FixHints): NonN
   const status = err.status_code;
   const detail = err.error ?? err.message ?? '';
   if (status === 404 && /^model ["'].+["'] not found/i.test(detail)) return { kind: 'model-missing', message: detail, httpStatus: status };
+  // An older Ollama's refusal of a field it does not know in that form; the transport adds its version.
+  const missing = status === 400 ? rejectedFeature(detail) : null;
+  if (missing !== null) return { kind: 'too-old', httpStatus: status, feature: missing, message: tooOldLine(missing, null, host, hints.tooOld[missing]) };
   if (status === 503) return { kind: 'busy', message: `Ollama at ${host} is busy (${detail})`, httpStatus: status };
   if (status === 403) {
     return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden); check OLLAMA_HOST and OLLAMA_ORIGINS on the server` };
@@ -273,10 +288,12 @@ export class OllamaTransport {
   private malformed = false;
 
   private readonly windows: ModelWindows;
+  private readonly versions: KeptAnswers<OllamaVersion | null>;
   readonly hints: FixHints;
 
   constructor(private readonly options: TransportOptions) {
     this.windows = options.modelWindows ?? new ModelWindows();
+    this.versions = options.versions ?? new KeptAnswers();
     this.hints = options.hints ?? CLI_HINTS;
     this.client = new Ollama({ host: options.host, fetch: (input, init) => this.send(input, init, this.current?.signal, this.streaming) });
   }
@@ -293,19 +310,21 @@ export class OllamaTransport {
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
-  /** A client for one question about Ollama or a model, given up after `idleMs` or with `signal`. */
-  private askClient(signal: AbortSignal | undefined): Ollama {
-    return boundedClient(this.options.host, this.options.idleMs, signal, (input, init) => this.send(input, init, undefined, false));
+  /** A client for one question about Ollama or a model, given up after `ms` (default `idleMs`) or with `signal`. */
+  private askClient(signal: AbortSignal | undefined, ms = this.options.idleMs): Ollama {
+    return boundedClient(this.options.host, ms, signal, (input, init) => this.send(input, init, undefined, false));
   }
 
   async stream(request: TransportRequest, hooks: StreamHooks): Promise<StreamOutcome> {
+    const fitted = await this.fitToServer(request, hooks.signal);
+    if ('failure' in fitted) return { status: 'error', failure: fitted.failure, metrics: EMPTY_METRICS, attempts: 0, toolCalls: [] };
     const sleep = hooks.sleep ?? abortableSleep;
     let delay = this.options.initialDelayMs;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(request, hooks);
+      const outcome = await this.attempt(fitted.request, hooks);
       const retryable = outcome.failure?.kind === 'busy' || outcome.failure?.kind === 'unreachable';
       if (!retryable || attempt >= this.options.attempts || outcome.attempts > 0) {
-        return { ...outcome, attempts: attempt };
+        return { ...(await this.namingVersion(outcome, hooks.signal)), attempts: attempt };
       }
       hooks.onRetry?.(attempt + 1, delay, outcome.failure?.kind ?? 'unreachable');
       const controller = new AbortController();
@@ -320,6 +339,28 @@ export class OllamaTransport {
       }
       delay *= 2;
     }
+  }
+
+  /**
+   * The request as this Ollama can take it (see fitRequest), or the failure naming what it lacks.
+   * Asks the version only for a request that needs it (tools, think): an older Ollama ignores those.
+   */
+  private async fitToServer(request: TransportRequest, signal: AbortSignal | undefined): Promise<{ request: TransportRequest } | { failure: NonNullable<StreamOutcome['failure']> }> {
+    if (!needsVersion(request.body)) return { request };
+    const version = await this.serverVersion(signal);
+    const fitted = fitRequest(version, request.body);
+    if ('missing' in fitted) {
+      return { failure: { kind: 'too-old', feature: fitted.missing, message: tooOldLine(fitted.missing, version, this.options.host, this.hints.tooOld[fitted.missing]) } };
+    }
+    return { request: { ...request, body: fitted.body } as TransportRequest };
+  }
+
+  /** A refusal that showed a feature missing, with the version that lacks it. */
+  private async namingVersion(outcome: StreamOutcome, signal: AbortSignal | undefined): Promise<StreamOutcome> {
+    const feature = outcome.failure?.feature;
+    if (outcome.failure === null || feature === undefined) return outcome;
+    const message = tooOldLine(feature, await this.serverVersion(signal), this.options.host, this.hints.tooOld[feature]);
+    return { ...outcome, failure: { ...outcome.failure, message } };
   }
 
   /** One request; `attempts` in the result is 1 once any text arrived (never retry after that). */
@@ -435,6 +476,16 @@ export class OllamaTransport {
 
   async version(signal?: AbortSignal): Promise<string> {
     return (await this.askClient(signal).version()).version;
+  }
+
+  /**
+   * The server's release, asked once per host (see KeptAnswers); null when Ollama did not say in
+   * time or reports no release number (a build from source): such a server is taken to have everything.
+   */
+  async serverVersion(signal?: AbortSignal): Promise<OllamaVersion | null> {
+    const ask = (asked: AbortSignal): Promise<OllamaVersion | null> =>
+      this.askClient(asked, Math.min(this.options.idleMs, VERSION_ASK_MS)).version().then(({ version }) => parseVersion(version));
+    return this.versions.get(this.options.host, ask, signal).catch(() => null);
   }
 
   async capabilities(model: string, signal?: AbortSignal): Promise<string[]> {

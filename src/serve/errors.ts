@@ -58,6 +58,9 @@ export function fromFailure(failure: TurnFailure): ApiError {
       return new ApiError(504, failure.message, 'server_error', 'ollama_timeout');
     case 'unreachable':
       return new ApiError(502, failure.message, 'api_error', 'ollama_unreachable');
+    case 'too-old':
+      // Ollama is too old for something the request asked: the client can ask without it.
+      return new ApiError(400, failure.message, 'invalid_request_error', 'ollama_too_old');
     case 'argo':
       // The turn failed on the server's side (a tool result it could not save), not Ollama's.
       return new ApiError(500, failure.message, 'server_error', 'argo_error');

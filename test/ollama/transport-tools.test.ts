@@ -48,7 +48,9 @@ describe('OllamaTransport with tools', () => {
     ]);
     expect(hooked).toHaveLength(2);
     expect(chunks).toBeGreaterThanOrEqual(3);
-    const sent = JSON.parse(ollama.requests[before]?.body ?? '{}') as { tools: unknown; messages: unknown };
+    // The version is asked first: an Ollama too old for tools would ignore them.
+    expect(ollama.requests.slice(before).map((r) => r.path)).toEqual(['/api/version', '/api/chat']);
+    const sent = JSON.parse(ollama.requests[before + 1]?.body ?? '{}') as { tools: unknown; messages: unknown };
     expect(sent.tools).toEqual(TOOLS);
     expect(sent.messages).toEqual(request.body.messages);
   });

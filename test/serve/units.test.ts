@@ -139,6 +139,9 @@ describe('fromFailure', () => {
     [{ kind: 'mid-stream', message: 'm' }, 502, 'ollama_mid_stream'],
     [{ kind: 'dropped', message: 'm' }, 502, 'ollama_dropped'],
     [{ kind: 'argo', message: 'm' }, 500, 'argo_error'],
+    // Ollama too old for what the request asked: the client can ask without it.
+    [{ kind: 'too-old', message: 'm' }, 400, 'ollama_too_old'],
+    [{ kind: 'too-old', message: 'm', httpStatus: 400 }, 400, 'ollama_too_old'],
   ])('%j → %i %s', (failure, status, code) => {
     const error = fromFailure(failure);
     expect(error).toBeInstanceOf(ApiError);

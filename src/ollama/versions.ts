@@ -1,0 +1,116 @@
+// Pure: the Ollama release that brought each feature Argo relies on, what a request needs of the
+// server, and the one line for a server too old. Read from ollama/ollama's release tags, api/types.go
+// and server/routes.go; docs/troubleshooting.md ("Ollama versions") lists them for users.
+
+/** A release number: major, minor, patch. */
+export type OllamaVersion = readonly [number, number, number];
+
+export type OllamaFeature =
+  | 'tools'
+  | 'streamedToolCalls'
+  | 'schemaFormat'
+  | 'capabilities'
+  | 'defaultWindow4096'
+  | 'think'
+  | 'thinkLevels'
+  | 'thinkLevelsAnyModel'
+  | 'thinkMax';
+
+/** The features a request can be refused for: the ones an error line names. */
+export type RefusedFeature = Extract<OllamaFeature, 'tools' | 'schemaFormat' | 'think' | 'thinkLevels' | 'thinkLevelsAnyModel' | 'thinkMax'>;
+
+/** Each feature's first release, and its name in an error line. */
+export const FEATURES: Record<OllamaFeature, { since: string; what: string }> = {
+  // Before: `tools` is an unknown field, ignored; the model never hears of the tools.
+  tools: { since: '0.2.6', what: 'tool calls' },
+  // Before: calls are parsed only from a whole answer (`stream: false`); streamed, they arrive as text.
+  streamedToolCalls: { since: '0.4.6', what: 'tool calls in a streamed answer' },
+  // Before: `format` is a string; an object is a 400 (json: cannot unmarshal object … format of type string).
+  schemaFormat: { since: '0.5.0', what: 'a JSON schema as the answer format' },
+  // Before: /api/show has no `capabilities`.
+  capabilities: { since: '0.6.4', what: "reporting a model's capabilities" },
+  // Before: a request and model that set no num_ctx get 2048 tokens.
+  defaultWindow4096: { since: '0.6.7', what: 'a 4096-token default context window' },
+  // Before: `think` is an unknown field, ignored; a thinking model reasons inline, in <think> tags.
+  think: { since: '0.9.0', what: 'thinking on or off' },
+  // 0.9.0–0.10.x: `think` is a boolean; a level is a 400 (json: cannot unmarshal string … think of type bool).
+  thinkLevels: { since: '0.11.0', what: 'thinking levels' },
+  // 0.11.0–0.17.6: levels only for gpt-oss; any other model is a 400 (think value "high" is not supported for this model).
+  thinkLevelsAnyModel: { since: '0.17.7', what: 'thinking levels for models other than gpt-oss' },
+  // Before: "max" is a 400 (invalid think value: "max" …).
+  thinkMax: { since: '0.22.0', what: 'the thinking level "max"' },
+};
+
+/**
+ * `0.4.6`, `v0.12.10-rc1` → [0, 4, 6] / [0, 12, 10]; null for anything else, and for 0.0.0, which is
+ * what a build from source reports: its features cannot be told from its number.
+ */
+export function parseVersion(text: unknown): OllamaVersion | null {
+  // The server's word: not even a string, perhaps.
+  if (typeof text !== 'string') return null;
+  const match = /^v?(\d{1,6})\.(\d{1,6})\.(\d{1,6})(?:$|[-+])/.exec(text.trim());
+  if (match === null) return null;
+  const version: OllamaVersion = [Number(match[1]), Number(match[2]), Number(match[3])];
+  return version.every((part) => part === 0) ? null : version;
+}
+
+export function versionText(version: OllamaVersion): string {
+  return version.join('.');
+}
+
+/** Whether `version` is `since` or later; an unknown version (null) is taken to have everything. */
+export function hasFeature(version: OllamaVersion | null, feature: OllamaFeature): boolean {
+  if (version === null) return true;
+  const wanted = parseVersion(FEATURES[feature].since) ?? [0, 0, 0];
+  for (let i = 0; i < 3; i++) {
+    const [a, b] = [version[i] ?? 0, wanted[i] ?? 0];
+    if (a !== b) return a > b;
+  }
+  return true;
+}
+
+/** What a request asks of the server that Argo checks against the version before sending. */
+export interface FitBody {
+  stream: boolean;
+  tools?: readonly unknown[] | undefined;
+  think?: unknown;
+}
+
+/**
+ * Whether a request needs the server's version before it is sent: an Ollama too old for tools or
+ * `think` ignores them without a word, so only the version tells.
+ */
+export function needsVersion(body: FitBody): boolean {
+  return (body.tools !== undefined && body.tools.length > 0) || body.think !== undefined;
+}
+
+/**
+ * The request as this server can take it, or the feature it lacks. An Ollama that parses tool calls
+ * only from whole answers (0.2.6–0.4.5) is asked for one; anything it would ignore is refused.
+ */
+export function fitRequest<B extends FitBody>(version: OllamaVersion | null, body: B): { body: B } | { missing: RefusedFeature } {
+  const tools = body.tools !== undefined && body.tools.length > 0;
+  if (tools && !hasFeature(version, 'tools')) return { missing: 'tools' };
+  if (body.think !== undefined && !hasFeature(version, 'think')) return { missing: 'think' };
+  if (tools && body.stream && !hasFeature(version, 'streamedToolCalls')) return { body: { ...body, stream: false } };
+  return { body };
+}
+
+/** A 400 that shows the server lacks a feature (its words differ by release), or null. */
+export function rejectedFeature(detail: string): RefusedFeature | null {
+  if (/Go struct field \w+\.think of type bool/.test(detail)) return 'thinkLevels';
+  if (/^think value ".*" is not supported for this model/.test(detail)) return 'thinkLevelsAnyModel';
+  if (detail.startsWith('invalid think value: "max"')) return 'thinkMax';
+  if (/Go struct field \w+\.format of type string/.test(detail)) return 'schemaFormat';
+  return null;
+}
+
+/** The one line for a server too old for `feature`: the version found, the one needed, and the fix. */
+export function tooOldLine(feature: RefusedFeature, found: OllamaVersion | null, host: string, fix: string): string {
+  const server = found === null ? `Ollama at ${host}` : `Ollama ${versionText(found)} at ${host}`;
+  const { since, what } = FEATURES[feature];
+  if (feature === 'thinkLevelsAnyModel') {
+    return `${server} takes thinking levels from gpt-oss models only (other models need Ollama ${since} or newer); ${fix}, or upgrade Ollama`;
+  }
+  return `${server} is too old for ${what} (needs Ollama ${since} or newer); ${fix}, or upgrade Ollama`;
+}
