@@ -82,7 +82,11 @@ async function askTurn(
       return 'ok';
     }
     // A chat's /explain passes its signal: Ctrl-C there ends a wait on the model's window.
-    const context = await checkContext(settings, prepared.plan.request, (model, signal) => transport.modelNumCtx(model, signal), { always: true, ...(shared.signal ? { signal: shared.signal } : {}) });
+    const context = await checkContext(settings, prepared.plan.request, (model, signal) => transport.modelNumCtx(model, signal), {
+      always: true,
+      defaultNumCtx: (signal) => transport.defaultNumCtx(signal),
+      ...(shared.signal ? { signal: shared.signal } : {}),
+    });
     if (options.json) io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify(explainJson(prepared, context)))}\n`);
     else writeExplainText(io.stdout, prepared, context, settings);
     return 'ok';

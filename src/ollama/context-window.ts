@@ -1,8 +1,21 @@
 // Pure: the context window a request will get, a token estimate of its body, and the checks that
 // catch Ollama cutting a prompt without saying so (see docs/troubleshooting.md).
+import { hasFeature } from './versions.js';
+import type { OllamaVersion } from './versions.js';
 
 /** Ollama's window when neither the request nor the model sets one (OLLAMA_CONTEXT_LENGTH, 4096 in current releases). */
 export const OLLAMA_DEFAULT_NUM_CTX = 4096;
+/** The same before Ollama 0.6.7. */
+const OLD_DEFAULT_NUM_CTX = 2048;
+
+/**
+ * Ollama's default window by release: 2048 before 0.6.7, 4096 since (0.15.5+ picks 32768 or more on
+ * a GPU of 24 GiB or more, which only the prompt count shows: see truncationSuspected). An unknown
+ * release gets today's.
+ */
+export function defaultWindowOf(version: OllamaVersion | null): number {
+  return hasFeature(version, 'defaultWindow4096') ? OLLAMA_DEFAULT_NUM_CTX : OLD_DEFAULT_NUM_CTX;
+}
 
 export type WindowSource = 'flag' | 'config' | 'model' | 'default';
 
@@ -11,11 +24,11 @@ export interface ContextWindow {
   source: WindowSource;
 }
 
-/** The request's num_ctx (flag or config), else the model's own, else Ollama's default. */
-export function resolveWindow(requested: ContextWindow | null, modelNumCtx: number | null): ContextWindow {
+/** The request's num_ctx (flag or config), else the model's own, else Ollama's default (its release's: defaultWindowOf). */
+export function resolveWindow(requested: ContextWindow | null, modelNumCtx: number | null, defaultNumCtx = OLLAMA_DEFAULT_NUM_CTX): ContextWindow {
   if (requested !== null) return requested;
   if (modelNumCtx !== null) return { tokens: modelNumCtx, source: 'model' };
-  return { tokens: OLLAMA_DEFAULT_NUM_CTX, source: 'default' };
+  return { tokens: defaultNumCtx, source: 'default' };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Ollama } from 'ollama';
 import type { ChatRequest, ChatResponse, GenerateRequest, GenerateResponse } from 'ollama';
 import type { ChatBody, OllamaRequest } from '../replay/prompt.js';
-import { numCtxFromParameters } from './context-window.js';
+import { defaultWindowOf, numCtxFromParameters } from './context-window.js';
 import { CLI_HINTS } from './fix-hints.js';
 import type { FixHints } from './fix-hints.js';
 import { MALFORMED_PREFIX, guardNdjson } from './line-guard.js';
@@ -486,6 +486,11 @@ export class OllamaTransport {
     const ask = (asked: AbortSignal): Promise<OllamaVersion | null> =>
       this.askClient(asked, Math.min(this.options.idleMs, VERSION_ASK_MS)).version().then(({ version }) => parseVersion(version));
     return this.versions.get(this.options.host, ask, signal).catch(() => null);
+  }
+
+  /** The window Ollama gives a request and model that set none, by its version (see defaultWindowOf). */
+  async defaultNumCtx(signal?: AbortSignal): Promise<number> {
+    return defaultWindowOf(await this.serverVersion(signal));
   }
 
   async capabilities(model: string, signal?: AbortSignal): Promise<string[]> {

@@ -49,6 +49,8 @@ export interface CheckOptions {
   always?: boolean;
   /** Ends a lookup still waiting (Ctrl-C, a client gone): the window is then not known. */
   signal?: AbortSignal;
+  /** Ollama's own default window (it depends on its version); 4096 without. */
+  defaultNumCtx?: ((signal?: AbortSignal) => Promise<number>) | undefined;
 }
 
 /** The window (flag or config, else the model's own, else Ollama's default) and the estimate of `request`. */
@@ -62,7 +64,7 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
   if (typeof numCtx === 'number') window = { tokens: numCtx, source: settings.numCtxSource ?? 'flag' };
   else if (options.always === true || estimate > SMALL_PROMPT_TOKENS) {
     asked = true;
-    window = await modelWindow(lookup, model, options.signal);
+    window = await modelWindow(lookup, model, options);
   }
   const before = window !== null && overWindow({ window, estimate }) ? truncationLine({ window, estimate }, null) : null;
   return {
@@ -71,7 +73,7 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
     before,
     after: async (count) => {
       // Not asked before sending (a small prompt): asked now only when the count could be a window.
-      const judged = window ?? (!asked && countMayBeWindow(count) ? await modelWindow(lookup, model, options.signal) : null);
+      const judged = window ?? (!asked && countMayBeWindow(count) ? await modelWindow(lookup, model, options) : null);
       const suspected = judged !== null && truncationSuspected({ window: judged, estimate }, count);
       return { window: judged, suspected, line: suspected && before === null ? truncationLine({ window: judged, estimate }, count) : null };
     },
@@ -79,10 +81,11 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
 }
 
 /** The model's window, else Ollama's default; null when Ollama did not say in time (the prompt is then not checked). */
-async function modelWindow(lookup: NumCtxLookup | undefined, model: string, signal: AbortSignal | undefined): Promise<ContextWindow | null> {
+async function modelWindow(lookup: NumCtxLookup | undefined, model: string, { signal, defaultNumCtx }: CheckOptions): Promise<ContextWindow | null> {
   if (lookup === undefined) return resolveWindow(null, null);
   try {
-    return resolveWindow(null, await lookup(model, signal));
+    const own = await lookup(model, signal);
+    return resolveWindow(null, own, own === null && defaultNumCtx !== undefined ? await defaultNumCtx(signal) : undefined);
   } catch {
     return null;
   }

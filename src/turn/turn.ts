@@ -43,7 +43,7 @@ export interface TurnInput {
 }
 
 /** The parts of the Ollama transport a turn uses. */
-export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx' | 'hints' | 'answeringModel'>>;
+export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx' | 'defaultNumCtx' | 'hints' | 'answeringModel'>>;
 
 /** What answering a planned request produced. */
 export interface Answer {
@@ -232,7 +232,10 @@ function withCallerParts(request: OllamaRequest, input: TurnInput): OllamaReques
 export async function runTurn(settings: Settings, input: TurnInput, ports: TurnPorts): Promise<TurnResult> {
   const prepared = input.prepared ?? (await prepareTurn(settings, input));
   const { plan, model, session } = prepared;
-  const context = await checkContext(settings, plan.request, ports.transport.modelNumCtx?.bind(ports.transport), ports.signal ? { signal: ports.signal } : {});
+  const context = await checkContext(settings, plan.request, ports.transport.modelNumCtx?.bind(ports.transport), {
+    defaultNumCtx: ports.transport.defaultNumCtx?.bind(ports.transport),
+    ...(ports.signal ? { signal: ports.signal } : {}),
+  });
   if (context.before !== null) ports.onNotice?.(context.before);
   const startedAt = ports.now();
   // Needed only to log the turn: loaded while the answer streams.

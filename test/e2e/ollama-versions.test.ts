@@ -77,6 +77,14 @@ describe('argo against an older Ollama', () => {
     expect(on).toMatchObject({ code: 0, stdout: 'You said: hi\n' });
   });
 
+  it('before 0.6.7 the default window is 2048 tokens: a prompt over it is warned of', async () => {
+    const ollama = await ollamaAt('0.6.6');
+    const prompt = `Summarize: ${'word '.repeat(3000)}`;
+    const result = await runArgo(['--no-log', prompt], { home: tempHome(), host: ollama.url });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^argo: the prompt \(about \d+ tokens\) is longer than the context window \(2048 tokens, Ollama's default\)/);
+  });
+
   it('argo serve on 0.3.0: a client\'s tools stream as tool calls; reasoning_effort is a 400 naming both releases', async () => {
     const ollama = await ollamaAt('0.3.0');
     ollama.options.rounds = undefined;

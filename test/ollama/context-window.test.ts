@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   OLLAMA_DEFAULT_NUM_CTX,
   countMayBeWindow,
+  defaultWindowOf,
   estimatePromptTokens,
   estimateTextTokens,
   numCtxFromParameters,
@@ -23,6 +24,21 @@ describe('resolveWindow', () => {
     expect(resolveWindow(requested, model)).toEqual(expected);
   });
   it('defaults to 4096 as Ollama does', () => expect(OLLAMA_DEFAULT_NUM_CTX).toBe(4096));
+  it("takes the default it is given (the server's own)", () => expect(resolveWindow(null, null, 2048)).toEqual({ tokens: 2048, source: 'default' }));
+});
+
+describe("defaultWindowOf: Ollama's default window by release", () => {
+  it.each<[Parameters<typeof defaultWindowOf>[0], number]>([
+    [[0, 5, 7], 2048],
+    [[0, 6, 6], 2048],
+    [[0, 6, 7], 4096],
+    [[0, 12, 0], 4096],
+    // 0.15.5+ may pick more on a large GPU; 4096 is its least, and the prompt count tells the rest.
+    [[0, 32, 15], 4096],
+    [null, 4096],
+  ])('%j → %i', (version, tokens) => {
+    expect(defaultWindowOf(version)).toBe(tokens);
+  });
 });
 
 describe('numCtxFromParameters', () => {

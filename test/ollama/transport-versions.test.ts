@@ -108,4 +108,11 @@ describe('OllamaTransport against older Ollama releases', () => {
     await Promise.all([1, 2, 3].map(() => transportFor(fake, { versions }).stream(ask({ tools: TOOLS }), { onText: () => undefined })));
     expect(paths(fake).filter((path) => path === 'GET /api/version')).toHaveLength(1);
   });
+
+  it.each<[string, number]>([
+    ['0.6.6', 2048],
+    ['0.6.7', 4096],
+  ])("Ollama %s: the default window is %i", async (version, tokens) => {
+    expect(await transportFor(await startAt(version)).defaultNumCtx()).toBe(tokens);
+  });
 });
