@@ -8,6 +8,8 @@ import { CLI_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.
 import { fullModelName } from '../ollama/model-name.js';
 import { plainReason } from '../ollama/plain-reason.js';
 import { OllamaTransport } from '../ollama/transport.js';
+import { FEATURES, hasFeature, parseVersion, versionText } from '../ollama/versions.js';
+import type { OllamaFeature, OllamaVersion } from '../ollama/versions.js';
 import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import type { OutputFlags } from './output-flags.js';
 import { settingsFor } from './settings.js';
@@ -24,7 +26,12 @@ export interface DoctorCheck {
   check: string;
   ok: boolean;
   detail: string;
+  /** Passed, with something worth knowing: an Ollama too old for some of what Argo offers. */
+  warning?: true;
 }
+
+type Verdict = 'ok' | 'warn' | 'fail';
+const LABELS: Record<Verdict, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
 
 /**
  * Checks each piece argo needs, one line each on stdout; if any fails, a RuntimeError (exit 1) with
@@ -37,9 +44,9 @@ export async function doctor(flags: FlagOverrides & { json?: boolean }, io: Io, 
   // Details quote the server (its version, model names, errors): shown, never obeyed, on a terminal.
   const output = { raw: (flags as OutputFlags).raw === true };
   const shown = untrustedTextFor(io.stdout, output);
-  const report = (ok: boolean, what: string, detail: string): void => {
-    checks.push({ check: what, ok, detail });
-    if (flags.json !== true) io.stdout.write(`${ok ? 'ok  ' : 'FAIL'}  ${what.padEnd(10)} ${shown(detail)}\n`);
+  const report = (verdict: Verdict, what: string, detail: string): void => {
+    checks.push({ check: what, ok: verdict !== 'fail', detail, ...(verdict === 'warn' ? { warning: true as const } : {}) });
+    if (flags.json !== true) io.stdout.write(`${LABELS[verdict]}  ${what.padEnd(10)} ${shown(detail)}\n`);
   };
   const outcome = await runChecks(flags, report, command);
   if (flags.json === true) io.stdout.write(jsonTextFor(io.stdout, output)(`${JSON.stringify({ ok: outcome === 'ok', checks })}\n`));
@@ -60,11 +67,11 @@ export function failureLine(checks: readonly DoctorCheck[]): string | null {
   return `doctor: ${plural(failed.length, 'check')} failed (${failed.map((check) => check.check).join(', ')}); ${first.check}: ${first.detail}`;
 }
 
-async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: string, detail: string) => void, command: Command | undefined): Promise<Outcome> {
+async function runChecks(flags: FlagOverrides, report: (verdict: Verdict, what: string, detail: string) => void, command: Command | undefined): Promise<Outcome> {
   let failed = 0;
   const check = (ok: boolean, what: string, detail: string): void => {
     if (!ok) failed++;
-    report(ok, what, detail);
+    report(ok ? 'ok' : 'fail', what, detail);
   };
   let settings;
   try {
@@ -86,12 +93,16 @@ async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: strin
   const unfinished = unfinishedReport(await recoverUnfinished(settings), unfinishedDir(settings.home));
   check(unfinished.ok, 'unfinished', unfinished.detail);
   const transport = new OllamaTransport({ host: settings.host, attempts: 1, initialDelayMs: 0, idleMs: settings.timeouts.idleMs, fetch: oneShotFetch() });
+  let version: string;
   try {
-    check(true, 'ollama', `Ollama ${await transport.version()} at ${settings.host}`);
+    version = await transport.version();
+    check(true, 'ollama', `Ollama ${version} at ${settings.host}`);
   } catch (error) {
     check(false, 'ollama', `cannot reach Ollama at ${settings.host} (${plainReason(error)}); start it with "ollama serve" or set --host / OLLAMA_HOST`);
     return 'failed';
   }
+  const tooOld = missingFeaturesLine(parseVersion(version));
+  if (tooOld !== null) report('warn', 'features', tooOld);
   try {
     const installed = await transport.installedModels();
     const wanted = fullModelName(settings.model);
@@ -128,6 +139,27 @@ async function runChecks(flags: FlagOverrides, report: (ok: boolean, what: strin
 function raisedBudgetsNote(tools: readonly string[]): string {
   if (tools.length === 0) return '';
   return `; toolBudgets under ${MIN_TOOL_BUDGET}, which earlier versions took, count as ${MIN_TOOL_BUDGET} (${tools.map((tool) => `"${tool}"`).join(', ')})`;
+}
+
+/** What Argo offers that each feature serves, as doctor names it; oldest first. */
+const OFFERED: readonly [OllamaFeature, string][] = [
+  ['tools', 'agent runs and client tools'],
+  ['streamedToolCalls', 'streamed agent rounds'],
+  ['schemaFormat', 'argo serve\'s JSON schema response_format'],
+  ['capabilities', "checking a model's capabilities"],
+  ['defaultWindow4096', 'a 4096-token default window'],
+  ['think', '--think'],
+  ['thinkLevels', '--think low/medium/high'],
+  ['thinkLevelsAnyModel', '--think levels for models other than gpt-oss'],
+  ['thinkMax', '--think max'],
+];
+
+/** The warning for an Ollama too old for some of what Argo offers, naming each with its release; null when it has all (or its release is unknown). */
+export function missingFeaturesLine(version: OllamaVersion | null): string | null {
+  const missing = OFFERED.filter(([feature]) => !hasFeature(version, feature));
+  if (version === null || missing.length === 0) return null;
+  const listed = missing.map(([feature, words]) => `${words} (${FEATURES[feature].since})`).join(', ');
+  return `Ollama ${versionText(version)} is too old for ${listed}; upgrade Ollama to use them (docs/troubleshooting.md, "Ollama versions")`;
 }
 
 /** The journal of unfinished turns: what runs now, what was logged now for an argo that is gone, and what could not be. */

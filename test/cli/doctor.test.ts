@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureLine, unfinishedReport } from '../../src/cli/doctor.js';
+import { failureLine, missingFeaturesLine, unfinishedReport } from '../../src/cli/doctor.js';
 import type { DoctorCheck } from '../../src/cli/doctor.js';
 import type { Recovery } from '../../src/turn/recover.js';
 
@@ -10,6 +10,8 @@ describe('failureLine', () => {
   it.each<[DoctorCheck[], string | null]>([
     [[ok('config'), ok('data'), ok('ollama'), ok('model'), ok('endpoint')], null],
     [[], null],
+    // A warning (an Ollama too old for some features) passes.
+    [[ok('config'), ok('ollama'), { check: 'features', ok: true, warning: true, detail: 'Ollama 0.8.0 is too old for --think (0.9.0)' }], null],
     [[fail('config', '/h/config.json: unknown key "modle"')], 'doctor: the config check failed: /h/config.json: unknown key "modle"'],
     [
       [ok('config'), ok('data'), fail('ollama', 'cannot reach Ollama at http://127.0.0.1:11434 (connection refused); start it with "ollama serve"')],
@@ -57,5 +59,28 @@ describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
     ],
   ])('%s', (_case, found, report) => {
     expect(unfinishedReport({ ...none, ...found }, '/h/unfinished')).toEqual(report);
+  });
+});
+
+describe('missingFeaturesLine: an Ollama too old for some of what Argo offers is a warning naming each', () => {
+  const UPGRADE = '; upgrade Ollama to use them (docs/troubleshooting.md, "Ollama versions")';
+  it.each<[Parameters<typeof missingFeaturesLine>[0], string | null]>([
+    [[0, 32, 15], null],
+    [[0, 22, 0], null],
+    // A build from source (0.0.0) or a version that is no release number: nothing can be told.
+    [null, null],
+    [[0, 21, 0], `Ollama 0.21.0 is too old for --think max (0.22.0)${UPGRADE}`],
+    [[0, 12, 0], `Ollama 0.12.0 is too old for --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`],
+    [[0, 8, 0], `Ollama 0.8.0 is too old for --think (0.9.0), --think low/medium/high (0.11.0), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`],
+    [
+      [0, 6, 3],
+      `Ollama 0.6.3 is too old for checking a model's capabilities (0.6.4), a 4096-token default window (0.6.7), --think (0.9.0), --think low/medium/high (0.11.0), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`,
+    ],
+    [
+      [0, 2, 5],
+      `Ollama 0.2.5 is too old for agent runs and client tools (0.2.6), streamed agent rounds (0.4.6), argo serve's JSON schema response_format (0.5.0), checking a model's capabilities (0.6.4), a 4096-token default window (0.6.7), --think (0.9.0), --think low/medium/high (0.11.0), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`,
+    ],
+  ])('%j → %j', (version, line) => {
+    expect(missingFeaturesLine(version)).toBe(line);
   });
 });

@@ -85,6 +85,17 @@ describe('argo against an older Ollama', () => {
     expect(result.stderr).toMatch(/^argo: the prompt \(about \d+ tokens\) is longer than the context window \(2048 tokens, Ollama's default\)/);
   });
 
+  it('argo doctor warns of an Ollama too old for some of what Argo offers, and passes', async () => {
+    const ollama = await ollamaAt('0.8.0');
+    const result = await runArgo(['doctor'], { home: tempHome(), host: ollama.url });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain('\nwarn  features   Ollama 0.8.0 is too old for --think (0.9.0), --think low/medium/high (0.11.0),');
+    const json = await runArgo(['doctor', '--json'], { home: tempHome(), host: ollama.url });
+    const report = JSON.parse(json.stdout) as { ok: boolean; checks: { check: string; ok: boolean; warning?: boolean }[] };
+    expect(report.ok).toBe(true);
+    expect(report.checks.find((check) => check.check === 'features')).toMatchObject({ ok: true, warning: true });
+  });
+
   it('argo serve on 0.3.0: a client\'s tools stream as tool calls; reasoning_effort is a 400 naming both releases', async () => {
     const ollama = await ollamaAt('0.3.0');
     ollama.options.rounds = undefined;
