@@ -3,6 +3,7 @@
 // isLogEntry (entry.ts), which test/log/entry-check.test.ts proves gives this schema's verdict.
 import * as z from 'zod';
 import { ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, THINK_LEVELS } from './entry-words.js';
+import { ownRecord } from './own-record.js';
 import type { TurnStatus } from './entry-words.js';
 
 const count = z.number().int().nonnegative();
@@ -110,7 +111,7 @@ const EntryFields = z.object({
     ...AgentFields,
     // What makes the request reproducible (argo rerun) and the context window check; absent on older lines.
     request_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
-    options: z.record(z.string(), z.union([z.number(), z.boolean(), z.array(z.string())])).optional(),
+    options: ownRecord(z.union([z.number(), z.boolean(), z.array(z.string())])).optional(),
     system: z.string().optional(),
     keep_alive: z.union([z.string(), z.number()]).optional(),
     think: z.union([z.boolean(), z.enum(THINK_LEVELS)]).optional(),

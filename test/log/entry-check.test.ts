@@ -145,6 +145,17 @@ describe('the fast check agrees with the schema', () => {
     expect(isLogEntry(value)).toBe(false);
   });
 
+  // zod's records pass over a key named __proto__; the schema checks it as the fast check does (found by test/log/entry.property.test.ts).
+  it.each([
+    ['an option named __proto__ of a wrong type', '"options":{"__proto__":[0]}', false],
+    ['an option named __proto__ of a right type', '"options":{"__proto__":1}', true],
+    ['tool arguments with a key named __proto__', '"tool_calls":[{"id":"c","name":"f","arguments":{"__proto__":[0]},"outcome":"success","round":0,"ms":1,"result_chars":0}]', true],
+  ])('checks a key named __proto__ like any other: %s', (_name, field, ok) => {
+    const line = JSON.stringify(makeEntry()).replace(/}$/, `,${field}}`);
+    expect(zodSays(JSON.parse(line))).toBe(ok);
+    expect(parseEntry(line) !== null).toBe(ok);
+  });
+
   it.each([
     ['a number too big for a double', '1e999', false],
     ['an integer count written with a fraction', '3.0', true],

@@ -37,6 +37,8 @@ describe('memo rules', () => {
     ['not JSON', '{', 'is not valid JSON'],
     ['an array', '[]', 'the top level must be an object of strings'],
     ['a number value', '{"a":1}', '"a" must be a string'],
+    // zod's records skipped this key: the memo read as {}, its entry gone without a word.
+    ['a number under the key __proto__', '{"__proto__":1}', '"__proto__" must be a string'],
   ])('parseMemo rejects %s naming the file', async (_name, text, message) => {
     const error: unknown = await parseMemo(text, '/h/memo.json').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RuntimeError);
@@ -44,7 +46,9 @@ describe('memo rules', () => {
     expect((error as Error).message).toContain(message);
   });
 
-  it.each([{}, { a: '1' }, { a: '1', b: '' }, { a: 1 }, { a: null }, { a: ['x'] }, { a: {} }, [], ['a'], null, 'a', 1, true])('isMemo(%j) gives the schema\'s verdict', (value) => {
+  // JSON.parse makes "__proto__" an own key, which zod's records pass over unless told (memo-schema.ts).
+  const ownProto = (json: string): unknown => JSON.parse(json);
+  it.each([{}, { a: '1' }, { a: '1', b: '' }, { a: 1 }, { a: null }, { a: ['x'] }, { a: {} }, [], ['a'], null, 'a', 1, true, ownProto('{"__proto__":1}'), ownProto('{"__proto__":"v"}')])('isMemo(%j) gives the schema\'s verdict', (value) => {
     expect(isMemo(value)).toBe(MemoSchema.safeParse(value).success);
   });
 
