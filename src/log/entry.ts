@@ -226,10 +226,13 @@ export async function entryProblem(value: unknown): Promise<string | null> {
   if (parsed.success) return null;
   const [issue] = parsed.error.issues;
   if (issue === undefined) return 'not a turn';
-  const field = issue.path.map(String).join('.');
+  // Quoted as JSON: a key of the line may hold a newline, and the problem is one line of `argo logs check`.
+  const field = JSON.stringify(issue.path.map(String).join('.'));
   const got = fieldValue(value, issue.path);
-  const what = got === undefined ? 'missing' : `${describeType(got)} where ${issue.message.replace(/^Invalid input: /, '')}`;
-  return `valid JSON but not a turn (field "${field}": ${what})`;
+  // zod says only "Invalid input" of a value none of a field's choices takes (keep_alive: null).
+  const expected = issue.message.replace(/^Invalid input(: |$)/, '');
+  const what = got === undefined ? 'missing' : expected === '' ? `${describeType(got)}, which the field does not take` : `${describeType(got)} where ${expected}`;
+  return `valid JSON but not a turn (field ${field}: ${what})`;
 }
 
 function fieldValue(value: unknown, path: readonly PropertyKey[]): unknown {

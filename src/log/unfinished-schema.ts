@@ -28,5 +28,6 @@ export function unfinishedProblem(value: unknown): string | null {
   if (parsed.success) return null;
   const [issue] = parsed.error.issues;
   if (issue === undefined) return 'not a journal file';
-  return `not a journal file (field "${issue.path.map(String).join('.') || '(top)'}": ${issue.message})`;
+  // Quoted as JSON: the draft's keys (its options) may hold a newline, and the problem is one line.
+  return `not a journal file (field ${JSON.stringify(issue.path.map(String).join('.') || '(top)')}: ${issue.message})`;
 }

@@ -46,7 +46,8 @@ export async function parseMemo(text: string, file: string): Promise<Memo> {
   const parsed = MemoSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? `"${issue.path.join('.')}"` : 'the top level';
+    // Quoted as JSON: a memo key may hold a newline, and the error is one line.
+    const where = issue?.path.length ? JSON.stringify(issue.path.join('.')) : 'the top level';
     throw new RuntimeError(`${file}: ${where} must be ${issue?.path.length ? 'a string' : 'an object of strings'}; fix or remove the file`);
   }
   return parsed.data;

@@ -17,6 +17,11 @@ describe('the log line codec', () => {
     ['entry_type', 'riddle', 'field "entry_type": a string where'],
     ['replay', { enabled: 'yes', count: null, session: false }, 'field "replay.enabled": a string where expected boolean'],
     ['timings', undefined, 'field "timings": missing'],
+    // None of the field's choices takes it: zod says only "Invalid input".
+    ['keep_alive', null, 'field "keep_alive": null, which the field does not take'],
+    // Found by test/log/entry.property.test.ts: a key with a newline made the problem two lines.
+    ['options', { 'a\nb': 'x' }, 'field "options.a\\nb": a string, which the field does not take'],
+    ['options', JSON.parse('{"__proto__":"x"}') as unknown, 'field "options.__proto__": a string, which the field does not take'],
   ])('rejects a wrong %s and names the field', async (field, value, problem) => {
     const bad = Object.fromEntries(Object.entries({ ...entry, [field]: value }).filter(([, v]) => v !== undefined));
     expect(parseEntry(JSON.stringify(bad))).toBeNull();

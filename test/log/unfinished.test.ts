@@ -255,6 +255,8 @@ describe('the journal files', () => {
     ['not a journal file', (path) => writeFileSync(path, '{"owner":{"pid":1,"host":"box","boot":null}}'), /^not a journal file \(field "day"/],
     ['a draft that is no log line', (path) => writeFileSync(path, JSON.stringify({ ...turn('t1'), entry: { ...entry('t1'), timings: null } })), /^not a journal file \(field "entry.timings"/],
     ['a status no version writes', (path) => writeFileSync(path, JSON.stringify({ ...turn('t1'), entry: { ...entry('t1'), status: 'weird' } })), /^not a journal file \(field "entry.status"/],
+    // The field is quoted as JSON, so a key with a newline keeps the problem on one line.
+    ['an option of a wrong type under a key with a newline', (path) => writeFileSync(path, JSON.stringify({ ...turn('t1'), entry: { ...entry('t1'), options: { 'a\nb': 'x' } } })), /^not a journal file \(field "entry\.options\.a\\nb": [^\n]*\)$/],
     ['a link', (path) => symlinkSync('/etc/hostname', path), /symbolic link/],
     ['a folder', (path) => mkdirSync(path), /^unreadable/],
   ])('a damaged file (%s) says what is wrong with it', async (_case, make, problem) => {

@@ -39,6 +39,8 @@ describe('memo rules', () => {
     ['a number value', '{"a":1}', '"a" must be a string'],
     // zod's records skipped this key: the memo read as {}, its entry gone without a word.
     ['a number under the key __proto__', '{"__proto__":1}', '"__proto__" must be a string'],
+    // The key is quoted as JSON: the error stays one line.
+    ['a number under a key with a newline', '{"a\\nb":1}', '"a\\nb" must be a string'],
   ])('parseMemo rejects %s naming the file', async (_name, text, message) => {
     const error: unknown = await parseMemo(text, '/h/memo.json').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RuntimeError);
