@@ -17,3 +17,23 @@ export class RuntimeError extends ArgoError {
 export class ConfigError extends UsageError {
   override name = 'ConfigError';
 }
+
+const LINE_BREAKS = /[\n\v\f\r\x85\u2028\u2029]/g;
+
+/**
+ * A caught error's message made one line: JSON.parse's quotes the text it failed on, line breaks
+ * and all, and a message Argo prints is one line. Each break is written as an escape (`\n`, `\r`).
+ */
+export function messageLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(LINE_BREAKS, (char) => (char === '\n' ? '\\n' : char === '\r' ? '\\r' : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
+/**
+ * A word from the user or a file as a message shows it: as typed when it is plain (letters, digits
+ * and `._+=-`), else quoted as JSON, so that a line break or a blank in it cannot split or blur the
+ * message.
+ */
+export function shownWord(text: string): string {
+  return /^[\w.+=-]+$/.test(text) ? text : JSON.stringify(text);
+}

@@ -17,7 +17,7 @@ export type Shape =
 
 export function checkShape(value: unknown, shape: Shape, path: string, source: string): void {
   const fail = (expected: string): never => {
-    throw new UsageError(`${source}: ${path === '' ? 'the top level' : `"${path}"`} must be ${expected}, got ${describe(value)}`);
+    throw new UsageError(`${source}: ${path === '' ? 'the top level' : JSON.stringify(path)} must be ${expected}, got ${describe(value)}`);
   };
   if (typeof shape === 'object') {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('an object');
@@ -31,7 +31,7 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
       const childShape = Object.hasOwn(shape.fields, key) ? shape.fields[key] : undefined;
       if (childShape === undefined) {
         const known = Object.keys(shape.fields).join(', ');
-        throw new UsageError(`${source}: unknown key "${childPath}" (known keys${path === '' ? '' : ` of "${path}"`}: ${known})`);
+        throw new UsageError(`${source}: unknown key ${JSON.stringify(childPath)} (known keys${path === '' ? '' : ` of ${JSON.stringify(path)}`}: ${known})`);
       }
       checkShape(child, childShape, childPath, source);
     }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError, messageLine } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
 import { errnoOf, isMissing } from '../log/fs.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy } from '../replay/policy.js';
@@ -220,7 +220,7 @@ export function parseThink(value: string | boolean, source: string): Think {
   if (word === 'off' || word === 'false') return false;
   const level = THINK_LEVELS.find((known) => known === word);
   if (level !== undefined) return level;
-  throw new UsageError(`${source} must be on, off, low, medium, high or max, got "${value}"`);
+  throw new UsageError(`${source} must be on, off, low, medium, high or max, got ${JSON.stringify(value)}`);
 }
 
 export function defaultHome(env: Env): string {
@@ -239,7 +239,7 @@ function userHome(env: Env): string {
 export function expandHome(value: string, where: string, env: Env): string {
   if (value === '~' || value.startsWith('~/')) return resolve(join(userHome(env), value.slice(1)));
   if (value.startsWith('~')) {
-    throw new UsageError(`${where} "${value}": only "~" and "~/…" are expanded (your own home); give the full path instead`);
+    throw new UsageError(`${where} ${JSON.stringify(value)}: only "~" and "~/…" are expanded (your own home); give the full path instead`);
   }
   return resolve(value);
 }
@@ -285,17 +285,17 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
 
   const api = flags.api ?? config.api ?? 'chat';
   if (!(ENDPOINTS as readonly string[]).includes(api)) {
-    throw new UsageError(`${flags.api !== undefined ? '--api' : `${source}: "api"`} must be chat or generate, got "${api}"`);
+    throw new UsageError(`${flags.api !== undefined ? '--api' : `${source}: "api"`} must be chat or generate, got ${JSON.stringify(api)}`);
   }
   const verbosity = flags.verbosity ?? config.verbosity ?? 'auto';
   if (!(VERBOSITIES as readonly string[]).includes(verbosity)) {
-    throw new UsageError(`${flags.verbosity !== undefined ? '--verbosity' : `${source}: "verbosity"`} must be auto, short or long, got "${verbosity}"`);
+    throw new UsageError(`${flags.verbosity !== undefined ? '--verbosity' : `${source}: "verbosity"`} must be auto, short or long, got ${JSON.stringify(verbosity)}`);
   }
 
   const replayText = nonEmpty(env.ARGO_REPLAY) ?? config.defaultReplay;
   const defaultReplay = replayText === undefined ? { kind: 'none' as const } : readReplaySpec(replayText);
   if (defaultReplay === null) {
-    throw new UsageError(`${nonEmpty(env.ARGO_REPLAY) !== undefined ? 'ARGO_REPLAY' : `${source}: "defaultReplay"`} must be none, session or last:N, got "${replayText}"`);
+    throw new UsageError(`${nonEmpty(env.ARGO_REPLAY) !== undefined ? 'ARGO_REPLAY' : `${source}: "defaultReplay"`} must be none, session or last:N, got ${JSON.stringify(replayText)}`);
   }
   const modelSource = flags.model !== undefined ? 'flag' : nonEmpty(env.ARGO_MODEL) !== undefined ? 'env' : config.model !== undefined ? 'config' : 'default';
 
@@ -417,7 +417,7 @@ export function readConfigFile(path: string): ConfigFile {
     // Some editors start a UTF-8 file with a byte order mark; JSON.parse would refuse it, invisibly.
     parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new UsageError(`${path} is not valid JSON (${(error as Error).message}); fix or remove it`, { cause: error });
+    throw new UsageError(`${path} is not valid JSON (${messageLine(error)}); fix or remove it`, { cause: error });
   }
   checkShape(parsed, CONFIG_SHAPE, '', path);
   return parsed as ConfigFile;
@@ -449,13 +449,13 @@ function checkRanges(settings: Settings, source: string): void {
   // Only a flag's window is checked where it is parsed (--num-ctx); config's here.
   const numCtx = settings.options.num_ctx;
   if (typeof numCtx === 'number' && numCtx < 1 && settings.numCtxSource === 'config') throw new UsageError(`${source}: "options.num_ctx" must be at least 1, got ${numCtx}`);
-  for (const [name, server] of Object.entries(settings.agent.mcpServers)) {
-    // Other tools' configs often say "type": "stdio"; a remote server (http, sse) is not supported.
-    if (server.type !== undefined && server.type !== 'stdio') throw new UsageError(`${source}: "mcpServers.${name}.type" is "${server.type}": only stdio servers (a command Argo starts) are supported`);
-    if (typeof server.command !== 'string' || server.command === '') throw new UsageError(`${source}: "mcpServers.${name}.command" is missing: name the program that starts the server`);
-  }
   for (const [key, names] of [['toolsets', settings.agent.toolsets], ['commandTools', settings.agent.commandTools], ['mcpServers', settings.agent.mcpServers]] as const) {
     for (const name of Object.keys(names)) checkDefinedName(key, name, source);
+  }
+  for (const [name, server] of Object.entries(settings.agent.mcpServers)) {
+    // Other tools' configs often say "type": "stdio"; a remote server (http, sse) is not supported.
+    if (server.type !== undefined && server.type !== 'stdio') throw new UsageError(`${source}: "mcpServers.${name}.type" is ${JSON.stringify(server.type)}: only stdio servers (a command Argo starts) are supported`);
+    if (typeof server.command !== 'string' || server.command === '') throw new UsageError(`${source}: "mcpServers.${name}.command" is missing: name the program that starts the server`);
   }
   for (const [name, tool] of Object.entries(settings.agent.commandTools)) {
     if (typeof tool.description !== 'string' || !Array.isArray(tool.argv)) throw new UsageError(`${source}: "commandTools.${name}" needs "description" and "argv"`);
@@ -468,8 +468,9 @@ function checkRanges(settings: Settings, source: string): void {
   // --max-iterations is checked where it is parsed; config's value here.
   if (settings.agent.maxIterations < 1) throw new UsageError(`${source}: "maxIterations" must be at least 1, got ${settings.agent.maxIterations}`);
   for (const [key, value, min, max] of rules) {
-    if (value < min) throw new UsageError(`${source}: "${key}" must be at least ${min}, got ${value}`);
-    if (max !== undefined && value > max) throw new UsageError(`${source}: "${key}" must be at most ${max}, got ${value}`);
+    // Quoted as JSON: a tool's name in toolBudgets may hold a line break.
+    if (value < min) throw new UsageError(`${source}: ${JSON.stringify(key)} must be at least ${min}, got ${value}`);
+    if (max !== undefined && value > max) throw new UsageError(`${source}: ${JSON.stringify(key)} must be at most ${max}, got ${value}`);
   }
 }
 
@@ -503,7 +504,7 @@ export function parseKeepAlive(value: string | number, where: string): string | 
   const text = value.trim();
   if (/^-?\d+$/.test(text)) return Number(text);
   if (DURATION.test(text)) return text;
-  throw new UsageError(`${where} must be seconds or a duration like 10m, 1h or -1, got "${value}"`);
+  throw new UsageError(`${where} must be seconds or a duration like 10m, 1h or -1, got ${JSON.stringify(value)}`);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

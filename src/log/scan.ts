@@ -1,3 +1,4 @@
+import { messageLine } from '../errors.js';
 import { entryProblem, parseEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
 import { MAX_LINE_BYTES, isTooLong, readLines, readLinesBackward } from './lines.js';
@@ -84,7 +85,7 @@ export async function describeBadLine(line: Pick<RawLine, 'text' | 'length'>): P
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageLine(error);
     return /Unexpected end|Unterminated/.test(message) ? `truncated JSON (${message})` : `not JSON (${message})`;
   }
   return (await entryProblem(value)) ?? 'a turn';

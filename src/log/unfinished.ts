@@ -6,7 +6,7 @@ import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { rename, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RuntimeError } from '../errors.js';
+import { RuntimeError, messageLine } from '../errors.js';
 import type { LogEntry } from './entry.js';
 import { wellFormedJson } from './entry.js';
 import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, errnoOf, isMissing, processAlive, readDataText, readSmallText } from './fs.js';
@@ -281,7 +281,7 @@ export function readUnfinished(home: string, name: string): ReadUnfinished | nul
   } catch (error) {
     if (isMissing(error)) return null;
     if (error instanceof SymlinkRefusedError) return { problem: 'a symbolic link, which Argo does not follow in its data home' };
-    if (error instanceof SyntaxError) return { problem: `not JSON (${error.message})` };
+    if (error instanceof SyntaxError) return { problem: `not JSON (${messageLine(error)})` };
     return { problem: `unreadable (${error instanceof Error ? error.message : String(error)})` };
   }
   const owner = typeof value === 'object' && value !== null ? (value as Record<string, unknown>).owner : undefined;

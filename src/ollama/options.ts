@@ -1,5 +1,5 @@
 // Pure: Ollama's model options by name and type, and the `-o key=value` parser that checks them.
-import { UsageError } from '../errors.js';
+import { UsageError, shownWord } from '../errors.js';
 import { DECIMAL } from '../text/decimal.js';
 import { didYouMean } from '../text/similar.js';
 
@@ -67,7 +67,7 @@ export function parseOptionAssignments(assignments: readonly string[]): OptionVa
   const values: OptionValues = {};
   for (const assignment of assignments) {
     const equals = assignment.indexOf('=');
-    if (equals <= 0) throw new UsageError(`-o "${assignment}": use key=value, e.g. -o num_predict=200`);
+    if (equals <= 0) throw new UsageError(`-o ${JSON.stringify(assignment)}: use key=value, e.g. -o num_predict=200`);
     const name = assignment.slice(0, equals).trim();
     const raw = assignment.slice(equals + 1);
     const kind = Object.hasOwn(OLLAMA_OPTIONS, name) ? OLLAMA_OPTIONS[name] : undefined;
@@ -75,11 +75,11 @@ export function parseOptionAssignments(assignments: readonly string[]): OptionVa
       const instead = Object.hasOwn(NOT_OPTIONS, name) ? NOT_OPTIONS[name] : undefined;
       if (instead !== undefined) throw new UsageError(`-o ${name}: not a model option; ${instead}`);
       if (DROPPED_OPTIONS.has(name)) throw new UsageError(`-o ${name}: Ollama no longer takes this option (it was removed from its API and would be ignored); see docs/cli.md for the list`);
-      throw new UsageError(`-o ${name}: unknown Ollama option${didYouMean(name, Object.keys(OLLAMA_OPTIONS))}; see docs/cli.md for the list`);
+      throw new UsageError(`-o ${shownWord(name)}: unknown Ollama option${didYouMean(name, Object.keys(OLLAMA_OPTIONS))}; see docs/cli.md for the list`);
     }
     const value = convert(raw, kind);
-    if (value === null) throw new UsageError(`-o ${name}=${raw}: ${name} takes ${KIND_WORDS[kind]}`);
-    if (name === 'num_ctx' && typeof value === 'number' && value < 1) throw new UsageError(`-o num_ctx=${raw}: the context window takes a whole number of 1 or more`);
+    if (value === null) throw new UsageError(`-o ${shownWord(`${name}=${raw}`)}: ${name} takes ${KIND_WORDS[kind]}`);
+    if (name === 'num_ctx' && typeof value === 'number' && value < 1) throw new UsageError(`-o ${shownWord(`num_ctx=${raw}`)}: the context window takes a whole number of 1 or more`);
     const previous = values[name];
     values[name] = Array.isArray(value) && Array.isArray(previous) ? [...previous, ...value] : value;
   }

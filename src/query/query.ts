@@ -103,7 +103,7 @@ export function parseWhen(value: string, now: Date, edge: 'start' | 'end', where
   if (duration) {
     const date = sub(now, duration);
     // Past about 270,000 years a date cannot be represented: say so rather than match nothing.
-    if (!isValid(date)) throw new UsageError(`${where}: "${value}" reaches further back than a date can go; use a shorter duration (e.g. 52w) or a date (2025-01-31)`);
+    if (!isValid(date)) throw new UsageError(`${where}: ${JSON.stringify(value)} reaches further back than a date can go; use a shorter duration (e.g. 52w) or a date (2025-01-31)`);
     return date;
   }
   if (DATE.test(text) || DATE_TIME.test(text)) {
@@ -111,7 +111,7 @@ export function parseWhen(value: string, now: Date, edge: 'start' | 'end', where
     if (isValid(date)) return DATE.test(text) ? day(date) : date;
   }
   throw new UsageError(
-    `${where}: cannot read "${value}" as a time; use a duration ago (30m, 3h, 2d, 1w, 1d12h), a date (2025-01-31), a date and time (2025-01-31T14:00) or now/today/yesterday`,
+    `${where}: cannot read ${JSON.stringify(value)} as a time; use a duration ago (30m, 3h, 2d, 1w, 1d12h), a date (2025-01-31), a date and time (2025-01-31T14:00) or now/today/yesterday`,
   );
 }
 
@@ -123,7 +123,7 @@ export function parseChoices<T extends string>(values: readonly string[], valid:
     if (value === '') continue;
     const choice = valid.find((each) => each === value);
     if (choice === undefined) {
-      throw new UsageError(`${where}: unknown value "${raw.trim()}"; use ${valid.join(', ')} (several separated by commas)`);
+      throw new UsageError(`${where}: unknown value ${JSON.stringify(raw.trim())}; use ${valid.join(', ')} (several separated by commas)`);
     }
     chosen.add(choice);
   }

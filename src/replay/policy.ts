@@ -174,7 +174,7 @@ export function checkReplayPolicy(policy: ReplayPolicy): ReplayPolicy {
   for (const reason of REPLAY_REASONS) {
     for (const type of policy.filters[reason]) {
       if (!(ENTRY_TYPES as readonly string[]).includes(type)) {
-        throw new PolicyError(`replay.filters.${reason}`, `unknown entry type "${type}" (use ${ENTRY_TYPES.join(', ')})`);
+        throw new PolicyError(`replay.filters.${reason}`, `unknown entry type ${JSON.stringify(type)} (use ${ENTRY_TYPES.join(', ')})`);
       }
     }
   }

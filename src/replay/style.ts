@@ -1,3 +1,4 @@
+import { shownWord } from '../errors.js';
 import { codePoints } from './budget.js';
 import { containsPhrase, normaliseWords } from './phrases.js';
 import { PolicyError } from './policy.js';
@@ -43,5 +44,5 @@ export function checkStyleChoice(style: StylePolicy, choice: { mode: string | nu
 }
 
 function unknownStyleMessage(table: Record<string, string>, name: string, what: string): string {
-  return `unknown ${what} "${name}" (known: ${Object.keys(table).sort().join(', ')}); add it under "${what}s" in config.json`;
+  return `unknown ${what} ${JSON.stringify(name)} (known: ${Object.keys(table).sort().map(shownWord).join(', ')}); add it under "${what}s" in config.json`;
 }

@@ -54,7 +54,7 @@ export interface Resolution {
 /** Splits "fs, edit,run_command" into names; empty items are a usage error. */
 export function parseToolList(value: string, where: string): string[] {
   const names = value.split(',').map((name) => name.trim());
-  if (names.some((name) => name === '')) throw new UsageError(`${where}: empty name in "${value}"; use a comma-separated list like fs,edit`);
+  if (names.some((name) => name === '')) throw new UsageError(`${where}: empty name in ${JSON.stringify(value)}; use a comma-separated list like fs,edit`);
   return names;
 }
 
@@ -69,7 +69,7 @@ export function resolveTools(requested: readonly string[], catalog: Catalog): Re
   }
   const taken = requested.filter((name) => name.startsWith(EXCLUDE_PREFIX)).map((name) => name.slice(EXCLUDE_PREFIX.length));
   const bad = taken.find((name) => name === '' || name.startsWith(EXCLUDE_PREFIX) || name === NO_TOOLS);
-  if (bad !== undefined) throw new UsageError(`"${EXCLUDE_PREFIX}${bad}" takes nothing away; write ${EXCLUDE_PREFIX}NAME with a toolset or tool, e.g. dev,-shell`);
+  if (bad !== undefined) throw new UsageError(`${JSON.stringify(EXCLUDE_PREFIX + bad)} takes nothing away; write ${EXCLUDE_PREFIX}NAME with a toolset or tool, e.g. dev,-shell`);
   const adding = requested.filter((name) => !name.startsWith(EXCLUDE_PREFIX));
   if (adding.length === 0 && taken.length > 0) throw new UsageError(`${requested.join(',')} only takes tools away, and nothing in the list adds any; name what to keep too, e.g. dev,-shell`);
   const added = expand(adding, catalog);
@@ -149,14 +149,14 @@ function expand(requested: readonly string[], catalog: Catalog, pass: Pass = { d
     const taking = [...spec.tools, ...spec.includes].find((entry) => entry.startsWith(EXCLUDE_PREFIX));
     if (taking !== undefined) {
       throw failing(
-        new UsageError(`toolset "${name}" lists "${taking}", but ${EXCLUDE_PREFIX}NAME works only in a list of tools (--tools, "tools"), not inside a toolset; list what the toolset keeps instead`),
+        new UsageError(`toolset "${name}" lists ${JSON.stringify(taking)}, but ${EXCLUDE_PREFIX}NAME works only in a list of tools (--tools, "tools"), not inside a toolset; list what the toolset keeps instead`),
         [...path, name],
       );
     }
     for (const tool of spec.tools) {
       if (catalog.tools.has(tool)) tools.add(tool);
       else if (perhapsMcp(tool)) mcpTools.add(tool);
-      else throw failing(new UsageError(`toolset "${name}" lists unknown tool "${tool}"; known tools: ${[...catalog.tools].sort().join(', ')}`), [...path, name]);
+      else throw failing(new UsageError(`toolset "${name}" lists unknown tool ${JSON.stringify(tool)}; known tools: ${[...catalog.tools].sort().join(', ')}`), [...path, name]);
     }
     expanded.push({ toolset: name, tools: [...spec.tools].sort() });
     return spec.includes;
@@ -250,7 +250,7 @@ export function firstToolReached(names: readonly string[], catalog: Catalog, pic
 }
 
 export function unknownName(name: string, path: readonly string[], catalog: Catalog): UsageError {
-  const where = path.length > 0 ? `toolset "${path[path.length - 1] ?? ''}" includes unknown toolset "${name}"` : `unknown toolset or tool "${name}"`;
+  const where = path.length > 0 ? `toolset "${path[path.length - 1] ?? ''}" includes unknown toolset ${JSON.stringify(name)}` : `unknown toolset or tool ${JSON.stringify(name)}`;
   const toolsets = Object.keys(catalog.toolsets).sort().join(', ');
   return new UsageError(`${where}; toolsets: ${toolsets}; tools: ${[...catalog.tools].sort().join(', ')} (argo tools lists them)`);
 }

@@ -61,6 +61,8 @@ describe('a `~` that reached argo unexpanded is expanded as a shell would', () =
     const error = thrown(() => expandHome('~bob/argo', 'ARGO_HOME', env));
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toBe('ARGO_HOME "~bob/argo": only "~" and "~/…" are expanded (your own home); give the full path instead');
+    // Quoted as JSON: a line break in the value keeps the message one line.
+    expect((thrown(() => expandHome('~bob\n/argo', 'ARGO_HOME', env)) as Error).message).toBe('ARGO_HOME "~bob\\n/argo": only "~" and "~/…" are expanded (your own home); give the full path instead');
   });
 
   it('--home gets the same treatment', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSettings, parseKeepAlive } from '../../src/config/settings.js';
+import { loadSettings, parseKeepAlive, parseThink } from '../../src/config/settings.js';
 import type { FlagOverrides } from '../../src/config/settings.js';
 import { UsageError } from '../../src/errors.js';
 import { DEFAULT_REPLAY_POLICY } from '../../src/replay/policy.js';
@@ -114,6 +114,12 @@ describe('config.json errors name the key', () => {
     [{ mcpServers: { gh: { type: 1, command: 'x' } } }, /"mcpServers\.gh\.type" must be a string/],
     ['{not json', /is not valid JSON/],
     [[], /config\.json: the top level must be an object, got an array/],
+    // Found by test/config/settings.property.test.ts: what the file says is quoted, so the error stays one line.
+    ['\r}', /is not valid JSON \(Unexpected token '}', "\\r}" is not valid JSON\); fix or remove it$/],
+    [{ replay: { filters: { continuation: ['question', '\r\n'] } } }, /"replay.filters.continuation" unknown entry type "\\r\\n" \(use /],
+    [{ 'mo\ndel': 'x' }, /unknown key "mo\\ndel" \(known keys: /],
+    [{ personas: { 'a\nb': 'x' }, persona: 'pirate' }, /unknown persona "pirate" \(known: "a\\nb", critic, expert, friendly, neutral, teacher\)/],
+    [{ toolBudgets: { 'a\nb': 1 } }, /"toolBudgets.a\\nb" must be at least 500, got 1$/],
   ])('%j', (config, message) => {
     expect(() => load(config)).toThrow(UsageError);
     expect(() => load(config)).toThrow(message);
@@ -191,6 +197,12 @@ describe('parseKeepAlive', () => {
 
   it.each(['forever', '10 minutes', 'm10', ''])('rejects %j', (input) => {
     expect(() => parseKeepAlive(input, '--keep-alive')).toThrow(/--keep-alive must be seconds or a duration/);
+  });
+
+  // Found by test/cli/parse.property.test.ts: the value is quoted as JSON, so the error is one line.
+  it('names a value with a line break on one line, as --think does', () => {
+    expect(() => parseKeepAlive('1\nm', '--keep-alive')).toThrow(new UsageError('--keep-alive must be seconds or a duration like 10m, 1h or -1, got "1\\nm"'));
+    expect(() => parseThink('o\nn', '--think')).toThrow(new UsageError('--think must be on, off, low, medium, high or max, got "o\\nn"'));
   });
 });
 

@@ -38,6 +38,11 @@ describe('parseOptionAssignments', () => {
     ['temperature=', '-o temperature=: temperature takes a number'],
     ['use_mmap=yes', '-o use_mmap=yes: use_mmap takes true or false'],
     ['stop=', '-o stop=: stop takes text (repeat -o stop=… for several)'],
+    // Found by test/cli/parse.property.test.ts: what is not plain words is quoted as JSON, so the error is one line.
+    ['\n', '-o "\\n": use key=value, e.g. -o num_predict=200'],
+    ['num_predict=1\n2', '-o "num_predict=1\\n2": num_predict takes a whole number'],
+    ['a\nb=1', '-o "a\\nb": unknown Ollama option; see docs/cli.md for the list'],
+    ['temperature=very hot', '-o "temperature=very hot": temperature takes a number'],
   ])('%s is refused: %s', (assignment, message) => {
     expect(() => parseOptionAssignments([assignment])).toThrow(new UsageError(message));
   });

@@ -178,6 +178,8 @@ describe('scanEntries skips and counts unreadable lines', () => {
     ['hello', /^not JSON/],
     ['[1]', /^valid JSON but not an object/],
     ['{"id":"a"}', /^valid JSON but not a turn \(field "timestamp": missing\)$/],
+    // JSON.parse quotes the line, a CR in it too: written as \r, so the reason stays one line.
+    ['x\r', /^not JSON \(Unexpected token 'x', "x\\r" is not valid JSON\)$/],
   ])('describeBadLine(%j)', async (text, reason) => {
     expect(await describeBadLine({ text, length: Buffer.byteLength(text) })).toMatch(reason);
   });

@@ -68,6 +68,14 @@ describe('parseWhen', () => {
     expect(() => parseWhen(text, NOW, 'start', '--since')).toThrow(UsageError);
     expect(() => parseWhen(text, NOW, 'start', '--since')).toThrow(/^--since: cannot read .* use a duration ago \(30m, 3h, 2d/);
   });
+
+  // Found by test/cli/parse.property.test.ts: the value is quoted as JSON, so the error is one line.
+  it.each([
+    ['1\n2', '--since: cannot read "1\\n2" as a time;'],
+    ['99999999999999999999d', '--since: "99999999999999999999d" reaches further back than a date can go;'],
+  ])('%j is named on one line', (text, start) => {
+    expect(() => parseWhen(text, NOW, 'start', '--since')).toThrow(new RegExp(`^${start.replace(/[\\"()]/g, '\\$&')}[^\n]*$`));
+  });
 });
 
 describe('parseChoices', () => {

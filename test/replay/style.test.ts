@@ -72,6 +72,8 @@ describe('styleInstructions: mode, persona, verbosity in that order', () => {
     ['unknown mode', 'poetry', 'neutral', /unknown mode "poetry" \(known: code, review, shell, writing\)/],
     ['inherited property is not a persona', null, 'constructor', /unknown persona "constructor"/],
     ['inherited property is not a mode', 'toString', 'neutral', /unknown mode "toString"/],
+    // Quoted as JSON: a name with a line break keeps the message one line.
+    ['a name with a line break', null, 'a\nb', /^persona: unknown persona "a\\nb" \(known: [^\n]*\)/],
   ])('%s → PolicyError naming it', (_name, mode, persona, message) => {
     const error = thrown(() => styleInstructions(DEFAULT_STYLE_POLICY, { mode, persona, verbosity: 'short' }));
     expect(error).toBeInstanceOf(PolicyError);

@@ -160,6 +160,8 @@ describe('resolving toolsets and tools', () => {
 
   it('parseToolList rejects empty items', () => {
     expect(thrown(() => parseToolList('fs,,edit', '--tools'))).toBeInstanceOf(UsageError);
+    // Found by test/cli/parse.property.test.ts: the list is quoted as JSON, so the error is one line.
+    expect((thrown(() => parseToolList('fs,\n', '--tools')) as Error).message).toBe('--tools: empty name in "fs,\\n"; use a comma-separated list like fs,edit');
   });
 });
 
