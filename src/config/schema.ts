@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { clipText } from '../output/cut.js';
 
 // A tiny shape checker for config.json: every unknown key and wrong type is named by its path.
 export type Shape =
@@ -72,7 +73,7 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'string') return JSON.stringify(clipText(value, 40));
   if (typeof value === 'object') return 'an object';
   return typeof value === 'number' || typeof value === 'boolean' ? String(value) : typeof value;
 }

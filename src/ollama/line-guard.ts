@@ -3,6 +3,8 @@
 // notices a line that is not a JSON object, and replaces it with an error line the client throws on,
 // so the failure is reported in order, after every valid chunk before it. Blank lines (a proxy's
 // keep-alive) are dropped: Ollama sends none, and the client would warn about each.
+import { clipText } from '../output/cut.js';
+
 export const MALFORMED_PREFIX = 'argo: malformed line from Ollama: ';
 
 export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line: string) => void): ReadableStream<Uint8Array> {
@@ -90,5 +92,5 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 function preview(line: string): string {
-  return line.length > 80 ? `${line.slice(0, 80)}…` : line;
+  return clipText(line, 80);
 }

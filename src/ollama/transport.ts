@@ -1,5 +1,6 @@
 import { Ollama } from 'ollama';
 import type { ChatRequest, ChatResponse, GenerateRequest, GenerateResponse } from 'ollama';
+import { clipText } from '../output/cut.js';
 import type { ChatBody, OllamaRequest } from '../replay/prompt.js';
 import { defaultWindowOf, numCtxFromParameters } from './context-window.js';
 import { CLI_HINTS } from './fix-hints.js';
@@ -554,7 +555,7 @@ async function asJsonError(response: Response): Promise<Response> {
   // Ollama's own: {"error": "…"}. Anything else (a proxy's page, mislabelled JSON) is wrapped, since
   // the client prints a parse failure to standard output, in the middle of the answer.
   if (isErrorBody(text)) return new Response(text, { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
-  const error = text === '' ? response.statusText || `HTTP ${response.status}` : text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  const error = text === '' ? response.statusText || `HTTP ${response.status}` : clipText(text, 200);
   return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
 }
 

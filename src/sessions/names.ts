@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { clipText } from '../output/cut.js';
 
 // No leading dot: a record named ".x.json" would be a hidden file, left out of every listing (and so
 // of the checks that protect a parent's lines while a fork replays them).
@@ -32,7 +33,7 @@ export function checkSessionName(name: string, where: string): string {
   if (!isSessionName(name)) {
     throw new UsageError(
       // Quoted as JSON and cut short: the name may hold a line break or run for pages.
-      `${where}: invalid session name ${JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name)}: use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot`,
+      `${where}: invalid session name ${JSON.stringify(clipText(name, 80))}: use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot`,
     );
   }
   return name;

@@ -120,6 +120,8 @@ describe('config.json errors name the key', () => {
     [{ 'mo\ndel': 'x' }, /unknown key "mo\\ndel" \(known keys: /],
     [{ personas: { 'a\nb': 'x' }, persona: 'pirate' }, /unknown persona "pirate" \(known: "a\\nb", critic, expert, friendly, neutral, teacher\)/],
     [{ toolBudgets: { 'a\nb': 1 } }, /"toolBudgets.a\\nb" must be at least 500, got 1$/],
+    // A long value is cut before a surrogate pair, not through it.
+    [{ stream: { flushMs: `${'x'.repeat(39)}😀y` } }, new RegExp(`"stream.flushMs" must be a whole number, got "${'x'.repeat(39)}…"$`)],
   ])('%j', (config, message) => {
     expect(() => load(config)).toThrow(UsageError);
     expect(() => load(config)).toThrow(message);

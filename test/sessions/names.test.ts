@@ -59,6 +59,8 @@ describe('isEarlierSessionName: a name only an earlier version took', () => {
   it.each([
     ['a\nb', '"a\\nb"'],
     ['x'.repeat(5000), `"${'x'.repeat(80)}…"`],
+    // Cut before a surrogate pair, not through it.
+    [`${'x'.repeat(79)}😀😀`, `"${'x'.repeat(79)}…"`],
   ])('a name with a line break or of any length stays on one short line', (name, shown) => {
     const message = (thrown(() => checkSessionName(name, '-s')) as Error).message;
     expect(message).toBe(`-s: invalid session name ${shown}: use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot`);
