@@ -7,7 +7,7 @@ import { entryProblem, isLogEntry, parseEntry, serializeEntry, wellFormedJson } 
 import type { LogEntry } from '../../src/log/entry.js';
 import { ENTRY_FIELDS, ENTRY_WORDS, logEntry } from '../support/entry-arbitrary.js';
 import { runs, wellFormed } from '../support/property.js';
-import { mutationsOf, showValue } from '../support/schema-agreement.js';
+import { mutationsOf, respelledNumbers, showValue } from '../support/schema-agreement.js';
 
 const zodSays = (value: unknown): boolean => LogEntrySchema.safeParse(value).success;
 
@@ -60,6 +60,15 @@ describe('isLogEntry gives the schema’s verdict', () => {
         expect(parseEntry(line) !== null, line).toBe(zodSays(JSON.parse(line)));
       }),
       runs(500),
+    );
+  });
+
+  it('on JSON text with a number written another way (1e999, -0, 3.0, past 2^53)', () => {
+    fc.assert(
+      fc.property(respelledNumbers(logEntry), (line) => {
+        expect(parseEntry(line) !== null, line).toBe(zodSays(JSON.parse(line)));
+      }),
+      runs(300),
     );
   });
 });

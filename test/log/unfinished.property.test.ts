@@ -57,7 +57,7 @@ describe('journal files', () => {
         const read = readBack(value);
         expect(read !== null && 'owner' in read, showValue(changed)).toBe(schemaTakes);
       }),
-      runs(300),
+      runs(150),
     );
   });
 

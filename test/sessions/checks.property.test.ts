@@ -9,7 +9,7 @@ import type { ParentLink } from '../../src/sessions/record-schema.js';
 import { isSessionRecord } from '../../src/sessions/store.js';
 import { isIndexLine, parseIndexLine } from '../../src/sessions/turn-index.js';
 import { hostileText, runs } from '../support/property.js';
-import { mutationsOf, showValue } from '../support/schema-agreement.js';
+import { mutationsOf, respelledNumbers, showValue } from '../support/schema-agreement.js';
 
 const text = hostileText(5);
 
@@ -69,6 +69,15 @@ describe('isIndexLine gives the schema’s verdict', () => {
       runs(200),
     );
   });
+
+  it('on lines with a number written another way (1e999, -0, 3.0, past 2^53)', () => {
+    fc.assert(
+      fc.property(respelledNumbers(indexLine), (line) => {
+        expect(parseIndexLine(line) !== null, line).toBe(IndexLineSchema.safeParse(JSON.parse(line)).success);
+      }),
+      runs(200),
+    );
+  });
 });
 
 describe('isSessionRecord gives the schema’s verdict', () => {
@@ -78,6 +87,16 @@ describe('isSessionRecord gives the schema’s verdict', () => {
         expect(isSessionRecord(value), showValue(value)).toBe(SessionRecordSchema.safeParse(value).success);
       }),
       runs(600),
+    );
+  });
+
+  it('on records with a number written another way (1e999, -0, 3.0, past 2^53)', () => {
+    fc.assert(
+      fc.property(respelledNumbers(sessionRecord), (text) => {
+        const value: unknown = JSON.parse(text);
+        expect(isSessionRecord(value), text).toBe(SessionRecordSchema.safeParse(value).success);
+      }),
+      runs(200),
     );
   });
 });

@@ -126,6 +126,21 @@ export function mutationsOf(valid: fc.Arbitrary<unknown>, words: readonly string
     });
 }
 
+/** Number literals JSON takes that JSON.stringify never writes: past a double, -0, whole numbers with a fraction or an exponent, past 2^53. */
+const NUMBER_SPELLINGS = ['1e999', '-1e999', '-0', '0.0', '3.0', '1E2', '1e-400', '-1e-400', '9007199254740993', '9007199254740992', '0.1e1', '100e-2'];
+
+/** JSON texts of `valid`'s values with one of their numbers written another way: readers parse text, which JSON.stringify alone never shows them. */
+export function respelledNumbers(valid: fc.Arbitrary<unknown>): fc.Arbitrary<string> {
+  return valid.chain((value) => {
+    const numbers = pathsOf(value).filter((path) => path.length > 0 && typeof at(value, path) === 'number');
+    if (numbers.length === 0) return fc.constant(JSON.stringify(value));
+    const marker = JSON.stringify('\u0000number\u0000');
+    return fc
+      .tuple(fc.constantFrom(...numbers), fc.constantFrom(...NUMBER_SPELLINGS))
+      .map(([path, spelling]) => JSON.stringify(applied(value, { kind: 'set', path, value: '\u0000number\u0000' })).replace(marker, spelling));
+  });
+}
+
 /** `value` shown for a failure report: JSON, with what JSON cannot say spelled out. */
 export function showValue(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'number' && !Number.isFinite(item) ? String(item) : Object.is(item, -0) ? '-0' : item));
