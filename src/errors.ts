@@ -21,8 +21,8 @@ export class ConfigError extends UsageError {
 const LINE_BREAKS = /[\n\v\f\r\x85\u2028\u2029]/g;
 
 /**
- * A caught error's message made one line: JSON.parse's quotes the text it failed on, line breaks
- * and all, and a message Argo prints is one line. Each break is written as an escape (`\n`, `\r`).
+ * A caught error's message made one line, as every message Argo prints is: JSON.parse's message
+ * quotes the text it failed on, line breaks and all. Each break is written as an escape (`\n`, `\r`).
  */
 export function messageLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
