@@ -138,7 +138,7 @@ async function runChecks(flags: FlagOverrides, report: (verdict: Verdict, what: 
 /** Budgets an earlier version's floor let through, taken as this one's (config.json need not change). */
 function raisedBudgetsNote(tools: readonly string[]): string {
   if (tools.length === 0) return '';
-  return `; toolBudgets under ${MIN_TOOL_BUDGET}, which earlier versions took, count as ${MIN_TOOL_BUDGET} (${tools.map((tool) => `"${tool}"`).join(', ')})`;
+  return `; toolBudgets under ${MIN_TOOL_BUDGET}, which earlier versions took, count as ${MIN_TOOL_BUDGET} (${tools.map((tool) => JSON.stringify(tool)).join(', ')})`;
 }
 
 /** What Argo offers that each feature serves, as doctor names it; oldest first. */
