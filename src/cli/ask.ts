@@ -301,7 +301,7 @@ export function writeExplainText(out: Io['stdout'], { plan, model, modelSource }
   line(`model      ${untrustedTextFor(out)(model)} (${MODEL_SOURCE_WORDS[modelSource]})`);
   line(`entry type ${plan.entryType}`);
   line(`verbosity  ${plan.verbosity}`);
-  line(`context    about ${context.estimate} prompt tokens${window ? ` of a ${window.tokens}-token window (${WINDOW_SOURCES[window.source]})${context.before !== null ? ' — too long: raise --num-ctx or lower --budget' : ''}` : ''}`);
+  line(`context    about ${context.estimate} prompt tokens${window ? ` of a ${window.tokens}-token window (${WINDOW_SOURCES[window.source]})${context.over ? (window.source === 'default' ? " — too long, unless the server's default is larger: raise --num-ctx or lower --budget" : ' — too long: raise --num-ctx or lower --budget') : ''}` : ''}`);
   const policy = plan.replayPolicy;
   if (policy === null) {
     line('replay     none');

@@ -78,10 +78,15 @@ export interface FitBody {
 
 /**
  * Whether a request needs the server's version before it is sent: an Ollama too old for tools or
- * `think` ignores them without a word, so only the version tells.
+ * `think` ignores them without a word, so only the version tells. `think: false` asks for what such
+ * an Ollama does anyway (it has no separate reasoning to turn off), so it is sent as it is.
  */
 export function needsVersion(body: FitBody): boolean {
-  return (body.tools !== undefined && body.tools.length > 0) || body.think !== undefined;
+  return (body.tools !== undefined && body.tools.length > 0) || asksThinking(body);
+}
+
+function asksThinking(body: FitBody): boolean {
+  return body.think !== undefined && body.think !== false;
 }
 
 /**
@@ -91,7 +96,7 @@ export function needsVersion(body: FitBody): boolean {
 export function fitRequest<B extends FitBody>(version: OllamaVersion | null, body: B): { body: B } | { missing: RefusedFeature } {
   const tools = body.tools !== undefined && body.tools.length > 0;
   if (tools && !hasFeature(version, 'tools')) return { missing: 'tools' };
-  if (body.think !== undefined && !hasFeature(version, 'think')) return { missing: 'think' };
+  if (asksThinking(body) && !hasFeature(version, 'think')) return { missing: 'think' };
   if (tools && body.stream && !hasFeature(version, 'streamedToolCalls')) return { body: { ...body, stream: false } };
   return { body };
 }

@@ -35,7 +35,9 @@ export interface ContextCheck {
   /** Null when not worked out (a small prompt without --num-ctx, or Ollama did not say). */
   window: ContextWindow | null;
   estimate: number;
-  /** The stderr line to print before sending, or null. */
+  /** Whether the estimate is over the window (a default one may be larger on the server: see `before`). */
+  over: boolean;
+  /** The stderr line to print before sending, or null (also for Ollama's default window, judged after the answer). */
   before: string | null;
   /**
    * After the answer, given the largest prompt count one request reported (a cut shows in a single
@@ -66,10 +68,14 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
     asked = true;
     window = await modelWindow(lookup, model, options);
   }
-  const before = window !== null && overWindow({ window, estimate }) ? truncationLine({ window, estimate }, null) : null;
+  const over = window !== null && overWindow({ window, estimate });
+  // Ollama's default is only its usual one: the server's may be larger (OLLAMA_CONTEXT_LENGTH, or sized
+  // to the GPU since 0.15.5), so such a prompt is judged by Ollama's count after the answer instead.
+  const before = window !== null && over && window.source !== 'default' ? truncationLine({ window, estimate }, null) : null;
   return {
     window,
     estimate,
+    over,
     before,
     after: async (count) => {
       // Not asked before sending (a small prompt): asked now only when the count could be a window.
@@ -84,8 +90,10 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
 async function modelWindow(lookup: NumCtxLookup | undefined, model: string, { signal, defaultNumCtx }: CheckOptions): Promise<ContextWindow | null> {
   if (lookup === undefined) return resolveWindow(null, null);
   try {
+    // Asked side by side (the version is kept per process): the default is needed only when the model sets no window.
+    const fallback = defaultNumCtx?.(signal).catch(() => undefined);
     const own = await lookup(model, signal);
-    return resolveWindow(null, own, own === null && defaultNumCtx !== undefined ? await defaultNumCtx(signal) : undefined);
+    return resolveWindow(null, own, own === null ? await fallback : undefined);
   } catch {
     return null;
   }

@@ -312,8 +312,8 @@ describe('argo --explain', () => {
     ollama.requests.length = 0;
     const explained = await ask(['--session', 'w', '--replay', 'last:2', '--explain', '--json', 'Add badges'], home);
     expect(explained.code).toBe(0);
-    // Only the model's window is asked for (/api/show; it sets none, so Ollama's version says its default); no model is called.
-    expect(ollama.requests.map((request) => request.path)).toEqual(['/api/show', '/api/version']);
+    // Only the model's window is asked for (/api/show, and side by side Ollama's version, whose default counts when the model sets none); no model is called.
+    expect(ollama.requests.map((request) => request.path).sort()).toEqual(['/api/show', '/api/version']);
     expect(logLines(home)).toHaveLength(before);
     const plan = JSON.parse(explained.stdout) as { request: { endpoint: string; body: unknown }; replayed_ids: string[]; turns: unknown[]; replay_policy: unknown };
     expect(Object.keys(plan)).toEqual(['model', 'model_source', 'context', 'request_sha256', 'replay_policy', 'replayed_ids', 'turns', 'request']);

@@ -64,10 +64,14 @@ describe('argo against an older Ollama', () => {
 
   it('--think: refused before 0.9.0 (it would be ignored); a level refused by 0.10.1 is named as such', async () => {
     const old = await ollamaAt('0.8.0');
-    const refused = await runArgo(['-m', 'qwen3', '--think', 'off', 'hi'], { home: tempHome(), host: old.url });
+    const refused = await runArgo(['-m', 'qwen3', '--think', 'on', 'hi'], { home: tempHome(), host: old.url });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(new RegExp(`^argo: Ollama 0\\.8\\.0 at ${old.url} is too old for thinking on or off \\(needs Ollama 0\\.9\\.0 or newer\\); leave out --think`));
     expect(chatRequests(old)).toEqual([]);
+    // Off is sent as it is: that release has no separate reasoning to turn off, and answers as it would without it.
+    const off = await runArgo(['-m', 'qwen3', '--think', 'off', 'hi'], { home: tempHome(), host: old.url });
+    expect(off.code).toBe(0);
+    expect(off.stdout).toContain('You said: hi');
 
     const newer = await ollamaAt('0.10.1');
     const level = await runArgo(['-m', 'qwen3', '--think', 'high', 'hi'], { home: tempHome(), host: newer.url });

@@ -64,7 +64,7 @@ describe('OllamaTransport against older Ollama releases', () => {
 
   it('think on a release that would ignore it (before 0.9.0): refused, in the words of the server\'s hints', async () => {
     const fake = await startAt('0.8.0');
-    const outcome = await transportFor(fake, { hints: SERVER_HINTS }).stream(ask({ think: false }, 'qwen3'), { onText: () => undefined });
+    const outcome = await transportFor(fake, { hints: SERVER_HINTS }).stream(ask({ think: true }, 'qwen3'), { onText: () => undefined });
     expect(outcome.failure?.message).toBe(`Ollama 0.8.0 at ${fake.url} is too old for thinking on or off (needs Ollama 0.9.0 or newer); leave out "reasoning_effort" (and "think" in argo serve's config.json), or upgrade Ollama`);
     expect(paths(fake)).toEqual(['GET /api/version']);
   });

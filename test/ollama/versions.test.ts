@@ -60,7 +60,7 @@ describe('needsVersion and fitRequest: what is checked before sending', () => {
     ['an empty tools list', { stream: true, tools: [] }, false],
     ['tools', { stream: true, tools: TOOLS }, true],
     ['think on', { stream: true, think: true }, true],
-    ['think off', { stream: false, think: false }, true],
+    ['think off (an old Ollama ignores it, which is what it asks)', { stream: false, think: false }, false],
     ['a think level', { stream: true, think: 'high' }, true],
   ])('%s: asks the version first = %s', (_case, body, asks) => {
     expect(needsVersion(body)).toBe(asks);
@@ -72,7 +72,7 @@ describe('needsVersion and fitRequest: what is checked before sending', () => {
     ['tools asked whole anyway', '0.3.0', { stream: false, tools: TOOLS }, { body: { stream: false, tools: TOOLS } }],
     ['tools streamed since 0.4.6', '0.4.6', { stream: true, tools: TOOLS }, { body: { stream: true, tools: TOOLS } }],
     ['think before 0.9.0 is ignored: refused', '0.8.0', { stream: true, think: true }, { missing: 'think' }],
-    ['think off too', '0.8.0', { stream: true, think: false }, { missing: 'think' }],
+    ['think off is sent as it is: ignored, as asked', '0.8.0', { stream: true, think: false }, { body: { stream: true, think: false } }],
     ['tools are named first', '0.2.0', { stream: true, tools: TOOLS, think: true }, { missing: 'tools' }],
     ['think since 0.9.0 (levels are left to Ollama to refuse)', '0.9.0', { stream: true, think: 'high' }, { body: { stream: true, think: 'high' } }],
     ['an unknown release gets the request as it is', null, { stream: true, tools: TOOLS, think: true }, { body: { stream: true, tools: TOOLS, think: true } }],

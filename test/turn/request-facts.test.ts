@@ -36,6 +36,9 @@ describe('checkContext', () => {
     [4 * (SMALL_PROMPT_TOKENS + 10), undefined, 2048, 2048, 'model', false, true],
     [4 * (SMALL_PROMPT_TOKENS + 10), undefined, 256, 256, 'model', true, true],
     [4 * (SMALL_PROMPT_TOKENS + 10), undefined, null, 4096, 'default', false, true],
+    // Over Ollama's usual default: the server's may be larger, so no warning before sending (judged after, by the count).
+    [4 * 5000, undefined, null, 4096, 'default', false, true],
+    [4 * 5000, undefined, 4096, 4096, 'model', true, true],
   ])('%i chars, num_ctx %s, model %s → window %s (%s), warned %s, asked %s', async (chars, numCtx, model, tokens, source, warned, askedModel) => {
     asked.length = 0;
     const check = await checkContext(settings(), request('x'.repeat(chars), numCtx === undefined ? undefined : { num_ctx: numCtx }), lookup(model));
@@ -51,6 +54,19 @@ describe('checkContext', () => {
     expect(await check.after(100)).toMatchObject({ window, suspected: true, line: expect.stringMatching(/^argo: Ollama read 100 prompt tokens/) as unknown });
     const over = await checkContext(settings(), request('x'.repeat(800), { num_ctx: 100 }), undefined);
     expect(await over.after(100)).toEqual({ window, suspected: true, line: null });
+  });
+
+  it.each([
+    // Ollama's count → suspected, and the line after the answer
+    [4096, true, /^argo: the prompt \(about \d+ tokens\) is longer than the context window \(4096 tokens, Ollama's default\); Ollama read 4096;/],
+    [9000, false, null],
+  ])("a prompt over Ollama's default window, counted %i: cut %s, said after the answer", async (count, suspected, line) => {
+    const check = await checkContext(settings(), request('x'.repeat(4 * 5000)), lookup(null));
+    expect(check).toMatchObject({ over: true, before: null });
+    const verdict = await check.after(count);
+    expect(verdict.suspected).toBe(suspected);
+    if (line === null) expect(verdict.line).toBeNull();
+    else expect(verdict.line).toMatch(line);
   });
 
   it.each([
