@@ -37,3 +37,8 @@ export function messageLine(error: unknown): string {
 export function shownWord(text: string): string {
   return /^[\w.+=-]+$/.test(text) ? text : JSON.stringify(text);
 }
+
+/** A file path as a message shows it: as given, unless a control character (a line break) or an edge blank would split or hide it; then as JSON. */
+export function shownPath(path: string): string {
+  return /[\p{Cc}]|^\s|\s$/u.test(path) ? JSON.stringify(path) : path;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messageLine, shownWord } from '../src/errors.js';
+import { messageLine, shownPath, shownWord } from '../src/errors.js';
 
 describe('text in messages', () => {
   it.each([
@@ -20,5 +20,15 @@ describe('text in messages', () => {
     ['"quoted"', '"\\"quoted\\""'],
   ])('shownWord(%j) → %s', (word, shown) => {
     expect(shownWord(word)).toBe(shown);
+  });
+
+  it.each([
+    ['/home/me/notes.txt', '/home/me/notes.txt'],
+    ['/home/me/my notes.txt', '/home/me/my notes.txt'],
+    ['/tmp/a\nb', '"/tmp/a\\nb"'],
+    ['/tmp/\x1b[31mred', '"/tmp/\\u001b[31mred"'],
+    [' lead', '" lead"'],
+  ])('shownPath(%j) → %s', (path, shown) => {
+    expect(shownPath(path)).toBe(shown);
   });
 });

@@ -291,8 +291,6 @@ class Run {
       const empty = verdict.checked.length === 0;
       // Asking again would spend the same limit on the same reasoning: say why at once instead (the reasoning logged shows on what).
       if (empty && reply.atLimit) return this.end('invalid_response', 'invalid_response', '', SPENT_ON_REASONING);
-      // Rolled back with the response: an invalid response's reasoning is no answer's.
-      this.thinking = '';
       const reason = verdict.reasons.join('; ');
       for (const entry of verdict.checked) {
         if (entry.kind === 'invalid') this.record(entry.call.id, entry.call.name, entry.call.arguments ?? entry.call.unreadable, round, 'invalid', 0, { error: cleanLine(entry.reason, ONE_LINE_MAX) });

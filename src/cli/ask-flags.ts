@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { FlagOverrides, Settings } from '../config/settings.js';
-import { UsageError } from '../errors.js';
+import { UsageError, messageLine, shownPath } from '../errors.js';
 import { parseOptionAssignments } from '../ollama/options.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { NO_TOOLS } from '../config/tool-list.js';
@@ -48,7 +48,7 @@ export async function companionOverrides(flags: CompanionFlags): Promise<Pick<Fl
     try {
       bytes = await readFile(flags.systemFile);
     } catch (error) {
-      throw new UsageError(`--system-file: cannot read ${flags.systemFile} (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+      throw new UsageError(`--system-file: cannot read ${shownPath(flags.systemFile)} (${messageLine(error)})`, { cause: error });
     }
     const decoded = decodeUtf8(bytes);
     if (!decoded.ok) throw new UsageError(notUtf8(`--system-file ${flags.systemFile}`, decoded, `iconv -f latin1 -t utf-8 ${flags.systemFile} > system.txt`));

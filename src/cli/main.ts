@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { FlagOverrides } from '../config/settings.js';
-import { ArgoError, UsageError } from '../errors.js';
+import { ArgoError, UsageError, shownPath } from '../errors.js';
 import { discardTemporaryFiles, errnoOf } from '../log/fs.js';
 import { whenLockWaitIsLong } from '../log/lock.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
@@ -296,7 +296,7 @@ function fileFailure(error: unknown): string | null {
   const path = typeof error === 'object' && error !== null && 'path' in error && typeof error.path === 'string' ? error.path : null;
   const problem = code === undefined ? undefined : FILE_PROBLEMS[code];
   if (path === null || problem === undefined) return null;
-  return `cannot use ${path}: ${problem}; check the path and its permissions (the data home is ARGO_HOME or --home)`;
+  return `cannot use ${shownPath(path)}: ${problem}; check the path and its permissions (the data home is ARGO_HOME or --home)`;
 }
 
 function exitCodeFor(error: unknown, io: Io): number {

@@ -50,7 +50,7 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
   const base = settingsFor({ ...(flags.home !== undefined ? { home: flags.home } : {}), ...(flags.host !== undefined ? { host: flags.host } : {}) });
   await recoverUnfinishedTurns(base, io);
   const entry = (await findTurns(base.paths.logs, [id])).get(id);
-  if (entry === undefined) throw new UsageError(`no turn with id "${id}" in ${base.paths.logs} (argo logs shows ids)`);
+  if (entry === undefined) throw new UsageError(`no turn with id ${JSON.stringify(id)} in ${base.paths.logs} (argo logs shows ids)`);
   const replayed = await findTurns(base.paths.logs, entry.replayed_ids);
   const rebuilt = rebuildTurn(entry, replayed, base, { ...(flags.model !== undefined ? { model: flags.model } : {}), options });
   if (!rebuilt.ok) throw new RuntimeError(`cannot rerun: ${rebuilt.reason}`);

@@ -9,6 +9,8 @@ import { RuntimeError } from '../errors.js';
 
 export const PRIVATE_DIR = 0o700;
 export const PRIVATE_FILE = 0o600;
+/** Where a turn the log could not take is saved, in the data home. */
+export const RESCUED_FOLDER = 'rescued';
 
 /** The errno code of a failed fs call (`ENOENT`, `EEXIST`, …), or undefined for any other error. */
 export function errnoOf(error: unknown): string | undefined {
@@ -273,7 +275,7 @@ export async function rescueText(home: string, text: string): Promise<string> {
     return path;
   };
   try {
-    const dir = join(home, 'rescued');
+    const dir = join(home, RESCUED_FOLDER);
     await ensurePrivateDir(dir);
     if ((await lstat(dir)).isSymbolicLink()) throw new SymlinkRefusedError(dir);
     return await write(dir);

@@ -5,7 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Settings } from '../config/settings.js';
-import { isMissing, removeOrphanedTemporaries } from '../log/fs.js';
+import { RESCUED_FOLDER, errnoOf, isMissing, removeOrphanedTemporaries } from '../log/fs.js';
 import { checkUnfinished, claimUnfinished, dropUnfinished, listUnfinished, ownerState, readJournalName, readUnfinished, thisProcess, unclaimUnfinished, unfinishedDir } from '../log/unfinished.js';
 import type { ProcessProbe, TurnOwner, UnfinishedTurn } from '../log/unfinished.js';
 import { plural } from '../output/count.js';
@@ -211,13 +211,13 @@ async function inLog(logsDir: string, day: string, id: string): Promise<boolean>
  */
 async function inRescued(home: string, id: string): Promise<string | null> {
   const { ScanStats, scanEntries } = await import('../log/scan.js');
-  const dir = join(home, 'rescued');
+  const dir = join(home, RESCUED_FOLDER);
   let names: string[];
   try {
     names = (await readdir(dir)).filter((name) => name.endsWith('.ndjson')).sort();
   } catch (error) {
     // Nothing was ever saved there (a rescue would have gone to the system's temporary folder).
-    if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return null;
     throw error;
   }
   for (const name of names) {

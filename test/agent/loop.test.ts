@@ -241,6 +241,7 @@ describe('the agent loop', () => {
     ['an answer without reasoning after a round with it: none for the answer', [{ thinking: ['Plan.'], calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['done'] }], { thinking: '', roundMessages: [{ round: 1, content: '', thinking: 'Plan.' }] }],
     ['a re-asked response: its reasoning rolled back with it', [{ thinking: ['Wrong.'], calls: [call('no_such_tool', {})] }, { thinking: ['Right.'], chunks: ['done'] }], { thinking: 'Right.', roundMessages: [] }],
     ['the token limit spent on reasoning: the reasoning kept', [{ thinking: ['Long', ' thought'], doneReason: 'length' }], { thinking: 'Long thought', roundMessages: [] }],
+    ["re-asked until the run ends: the last response's reasoning kept, as the stop names it", [{ thinking: ['Hmm.'], chunks: ['<think>still</think>\n'] }], { thinking: 'Hmm.', roundMessages: [] }],
     ['max iterations: every round in roundMessages, none as the answer', [{ thinking: ['A.'], calls: [call('ok_tool', { q: 'a' })] }, { thinking: ['B.'], calls: [call('ok_tool', { q: 'b' })] }], { thinking: '', roundMessages: [{ round: 1, content: '', thinking: 'A.' }, { round: 2, content: '', thinking: 'B.' }] }],
   ])('reasoning for the log: %s', async (_case, steps, expected) => {
     const { result } = await run(steps, { maxIterations: 2 });
