@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Ollama } from 'ollama';
 import { describe, expect, it } from 'vitest';
-import { BUSY_MESSAGE, CURRENT_VERSION, RUNNER_ERROR_MESSAGE, splitTokens, startFakeOllama } from './fake-ollama.js';
+import { BUSY_MESSAGE, CURRENT_VERSION, RUNNER_ERROR_MESSAGE, fakeLogprob, fakeLogprobValue, splitTokens, startFakeOllama } from './fake-ollama.js';
 import { fakeOllamaPerTest } from './fake-ollama-per-test.js';
 import type { FakeOllama } from './fake-ollama.js';
 import { at, defined } from './defined.js';
@@ -335,6 +335,88 @@ describe('streaming', () => {
   });
 });
 
+describe('log probabilities (logprobs, top_logprobs), as Ollama 0.12.11+ sends them', () => {
+  const asked = { logprobs: true, top_logprobs: 2 };
+  const logprobsOf = (chunk: Json): unknown => chunk.logprobs;
+
+  it('each done:false chunk carries its token\'s entry after "done"; the done line none; nothing unless logprobs is true', async () => {
+    const fake = await start({ tokens: ['Hi', ' é', ''] });
+    const chunks = parseAll((await ndjson(await post(fake, '/api/chat', chatBody('x', asked)))).lines);
+    const final = defined(chunks.pop(), 'final chunk');
+    for (const chunk of chunks) expect(Object.keys(chunk)).toEqual(['model', 'created_at', 'message', 'done', 'logprobs']);
+    expect(chunks.map(logprobsOf)).toEqual([[fakeLogprob('Hi', 2)], [fakeLogprob(' é', 2)], [fakeLogprob('', 2)]]);
+    // bytes are the token's UTF-8; an empty token has none (omitempty); the chosen token leads its alternatives.
+    expect(fakeLogprob(' é', 2)).toEqual({
+      token: ' é', logprob: fakeLogprobValue(' é'), bytes: [32, 195, 169],
+      top_logprobs: [{ token: ' é', logprob: fakeLogprobValue(' é'), bytes: [32, 195, 169] }, { token: ' the', logprob: fakeLogprobValue(' é') - 0.5, bytes: [32, 116, 104, 101] }],
+    });
+    expect(fakeLogprob('', 0)).toEqual({ token: '', logprob: fakeLogprobValue('') });
+    expect(final).not.toHaveProperty('logprobs');
+    // top_logprobs 0: the chosen token only; top_logprobs without logprobs: nothing at all.
+    const plain = parseAll((await ndjson(await post(fake, '/api/chat', chatBody('x', { logprobs: true, top_logprobs: 0 })))).lines);
+    expect(plain.slice(0, -1).map(logprobsOf)).toEqual([[{ token: 'Hi', logprob: fakeLogprobValue('Hi'), bytes: [72, 105] }], [fakeLogprob(' é', 0)], [fakeLogprob('', 0)]]);
+    for (const extra of [{}, { top_logprobs: 3 }, { logprobs: false, top_logprobs: 3 }]) {
+      const lines = parseAll((await ndjson(await post(fake, '/api/chat', chatBody('x', extra)))).lines);
+      expect(lines.some((chunk) => 'logprobs' in chunk), JSON.stringify(extra)).toBe(false);
+    }
+  });
+
+  it('thinking tokens carry theirs, a done line with text its own; generate the same, logprobs after done', async () => {
+    const fake = await start({ models: [{ name: 'qwen3', capabilities: ['completion', 'thinking'] }], reply: 'Hi there', thinking: 'Greet.', textInDone: true });
+    const chunks = parseAll((await ndjson(await post(fake, '/api/chat', chatBody('hi', { model: 'qwen3', ...asked })))).lines);
+    expect(chunks.map((chunk) => [chunk.message, chunk.logprobs])).toEqual([
+      [{ role: 'assistant', content: '', thinking: 'Greet.' }, [fakeLogprob('Greet.', 2)]],
+      [{ role: 'assistant', content: 'Hi' }, [fakeLogprob('Hi', 2)]],
+      [{ role: 'assistant', content: ' there' }, [fakeLogprob(' there', 2)]],
+    ]);
+    expect(at(chunks, -1).done).toBe(true);
+    const generated = parseAll((await ndjson(await post(fake, '/api/generate', { model: 'qwen3', prompt: 'hi', think: false, ...asked }))).lines);
+    expect(Object.keys(at(generated, 0))).toEqual(['model', 'created_at', 'response', 'done', 'logprobs']);
+    expect(generated.map(logprobsOf)).toEqual([[fakeLogprob('Hi', 2)], [fakeLogprob(' there', 2)]]);
+  });
+
+  it('a tool call\'s tokens go out as Ollama\'s parser holds the call back: chunks with empty content, the last with the call', async () => {
+    const call = { function: { name: 'f', arguments: { path: 'a.txt' } } };
+    const fake = await start({ models: [{ name: 'argo', capabilities: ['completion', 'tools'] }], reply: '', toolCalls: [call] });
+    const tools = [{ type: 'function', function: { name: 'f' } }];
+    const chunks = parseAll((await ndjson(await post(fake, '/api/chat', chatBody('x', { tools, ...asked })))).lines);
+    const final = defined(chunks.pop(), 'final chunk');
+    const entries = chunks.flatMap((chunk) => chunk.logprobs as Json[]);
+    // The call as the model wrote it: its text, about four characters a token, one entry each.
+    expect(entries.map((entry) => entry.token).join('')).toBe(JSON.stringify({ index: 0, ...call.function }));
+    expect(entries).toHaveLength(final.eval_count as number);
+    expect(chunks.slice(0, -1).every((chunk) => JSON.stringify(chunk.message) === '{"role":"assistant","content":""}' && (chunk.logprobs as Json[]).length === 1)).toBe(true);
+    expect(at(chunks, -1)).toMatchObject({ message: { tool_calls: [{ function: { name: 'f' } }] }, logprobs: [{ token: at(entries, -1).token }] });
+    // Without logprobs the call comes in one chunk, as before.
+    expect(parseAll((await ndjson(await post(fake, '/api/chat', chatBody('x', { tools })))).lines)).toHaveLength(2);
+  });
+
+  it('stream:false gathers every chunk\'s entries in order, as writeChatResponse does; none asked, none sent', async () => {
+    const fake = await start({ models: [{ name: 'qwen3', capabilities: ['completion', 'thinking'] }], reply: 'one two', thinking: 'Hm.' });
+    const whole = (await (await post(fake, '/api/chat', chatBody('x', { model: 'qwen3', stream: false, ...asked }))).json()) as Json;
+    expect(Object.keys(whole).slice(0, 6)).toEqual(['model', 'created_at', 'message', 'done_reason', 'done', 'logprobs']);
+    expect(whole.logprobs).toEqual([fakeLogprob('Hm.', 2), fakeLogprob('one', 2), fakeLogprob(' two', 2)]);
+    const generated = (await (await post(fake, '/api/generate', { model: 'qwen3', prompt: 'x', think: false, stream: false, logprobs: true })).json()) as Json;
+    expect(generated.logprobs).toEqual([fakeLogprob('one', 0), fakeLogprob(' two', 0)]);
+    expect(await (await post(fake, '/api/chat', chatBody('x', { model: 'qwen3', stream: false }))).json()).not.toHaveProperty('logprobs');
+  });
+
+  it('refuses top_logprobs outside 0–20 before looking for the model, and wrong types as Gin binds them', async () => {
+    const fake = await start();
+    const refused = async (body: Json, path = '/api/chat'): Promise<[number, unknown]> => {
+      const res = await post(fake, path, body);
+      return [res.status, ((await res.json()) as Json).error];
+    };
+    const range = 'top_logprobs must be between 0 and 20';
+    expect(await refused(chatBody('x', { logprobs: true, top_logprobs: 21 }))).toEqual([400, range]);
+    expect(await refused(chatBody('x', { top_logprobs: -1 }))).toEqual([400, range]);
+    expect(await refused({ model: 'nope', prompt: 'x', logprobs: true, top_logprobs: 99 }, '/api/generate')).toEqual([400, range]);
+    expect(await refused(chatBody('x', { logprobs: true, top_logprobs: 2.5 }))).toEqual([400, 'json: cannot unmarshal number 2.5 into Go struct field ChatRequest.top_logprobs of type int']);
+    expect(await refused(chatBody('x', { logprobs: 'yes' }))).toEqual([400, 'json: cannot unmarshal string into Go struct field ChatRequest.logprobs of type bool']);
+    expect((await post(fake, '/api/chat', chatBody('x', { logprobs: true, top_logprobs: 20 }))).status).toBe(200);
+  });
+});
+
 describe('model names', () => {
   it('treats every spelling of argo:latest as the same model and echoes the spelling', async () => {
     const fake = await start();
@@ -620,6 +702,11 @@ describe('with the ollama npm client', () => {
     }
     expect(gen).toBe('You said: ping');
     expect(last).toMatchObject({ done: true, done_reason: 'stop' });
+    const logprobs: unknown[] = [];
+    for await (const part of await client.chat({ model: 'argo', messages: [{ role: 'user', content: 'ping' }], stream: true, logprobs: true, top_logprobs: 1 })) {
+      logprobs.push(...(part.logprobs ?? []));
+    }
+    expect(logprobs).toEqual(['You', ' said:', ' ping'].map((token) => fakeLogprob(token, 1)));
   });
 
   it('surfaces a mid-stream error line as a thrown Error, and HTTP errors as ResponseError', async () => {

@@ -2,8 +2,9 @@
 // ollama/ollama server/routes.go. Used by end-to-end tests and benchmarks. The parts live in
 // ./fake-ollama/: server.ts (routes, recording, the handle), models.ts (registry, /api/show,
 // context window), faults.ts (scenarios), tool-calls.ts (chat rounds), stream.ts (writing an
-// answer), reply.ts (tokens), wire.ts (Go's JSON, binding, durations), host-check.ts, versions.ts
-// (what each release lacks: `{ version: '0.3.0' }` answers as 0.3.0 did).
+// answer), reply.ts (tokens), logprobs.ts (log probabilities), wire.ts (Go's JSON, binding,
+// durations), host-check.ts, versions.ts (what each release lacks: `{ version: '0.3.0' }` answers as
+// 0.3.0 did).
 // Standalone: node --import tsx test/support/fake-ollama.ts --port 0 --tokens 1000 --delay-ms 0
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +18,8 @@ export { DEFAULT_NUM_CTX } from './fake-ollama/models.js';
 export { estimatePromptTokens, splitTokens } from './fake-ollama/reply.js';
 export { CURRENT_VERSION, profileOf } from './fake-ollama/versions.js';
 export type { VersionProfile } from './fake-ollama/versions.js';
+export { fakeLogprob, fakeLogprobValue } from './fake-ollama/logprobs.js';
+export type { FakeLogprob, FakeTokenLogprob } from './fake-ollama/logprobs.js';
 export type {
   Endpoint, FakeModel, FakeOllama, FakeOllamaOptions, FakeRound, FakeScenario, FakeStreamFaults,
   FakeToolArguments, FakeToolCall, RecordedRequest, RequestBody,

@@ -7,6 +7,7 @@ import { Exchange, notify, sendBody, sendError, sendJson, whenever } from './exc
 import type { Handler, ServerState } from './exchange.js';
 import { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE, takeBusy, takeScenario } from './faults.js';
 import { hostAllowed, isLoopbackAddress } from './host-check.js';
+import { checkTopLogprobs } from './logprobs.js';
 import { contextWindow, findModel, handlePs, handleShow, handleTags, modelsOf, parseModelName } from './models.js';
 import type { ResolvedModel } from './models.js';
 import { estimatePromptTokens } from './reply.js';
@@ -96,6 +97,7 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
   const startNs = nowNs();
   const profile = profileOfOptions(state.options);
   const body = bindBody(ctx.record.body, STRUCT[endpoint], profile);
+  checkTopLogprobs(body);
   const requested = str(pick(body, 'model'));
   const model = lookupModel(state, endpoint, requested, profile);
   // Before 0.1.23 keep_alive was no field: every model stayed the default 5 minutes.

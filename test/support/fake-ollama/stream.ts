@@ -4,6 +4,8 @@ import type { Exchange } from './exchange.js';
 import { sendBody, sendError, sendJson } from './exchange.js';
 import type { Malformed, Terminal } from './faults.js';
 import { holdOf, malformedOf, terminalOf } from './faults.js';
+import { fakeLogprob, logprobsAsked } from './logprobs.js';
+import type { FakeLogprob } from './logprobs.js';
 import { cutAtStop, replyTokens, splitTokens, tokenId } from './reply.js';
 import type { ServerState } from './exchange.js';
 import { toolCallChunks, toolCallsFor } from './tool-calls.js';
@@ -21,6 +23,10 @@ export interface Plan {
   model: string; // as the request spelled it
   modelJson: string;
   chunks: (string | FakeToolCall[] | Thought)[]; // one line each
+  // Asked for (`logprobs: true`): the tokens each chunk carries (a tool call's held-back tokens go in
+  // chunks of their own, with empty content), and those of the done line.
+  logprobs: (FakeLogprob[] | undefined)[] | undefined;
+  finalLogprobs: FakeLogprob[] | undefined;
   finalText: string;
   doneReason: 'stop' | 'length' | undefined; // undefined: a release before done_reason
   evalCount: number;
@@ -61,14 +67,14 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
   const heard = round && !input.profile.tools ? { ...round, toolCalls: [] } : round;
   let tokens = cutAtStop([...inline, ...replyTokens(state.options, body, endpoint, heard)], requestOptions.stop);
   let thoughts: Thought[] = input.thinking === 'field' && reasoning ? (reasoning.match(/\s*\S+/g) ?? []).map((thinking) => ({ thinking })) : [];
-  let calls = toolCallsFor(state, body, endpoint, round, input.profile) ?? [];
+  let offered = toolCallsFor(state, body, endpoint, round, input.profile) ?? [];
   // Before 0.4.6 Ollama parsed calls only from a whole answer: streamed, they are the model's text.
-  if (calls.length > 0 && !input.profile.streamedToolCalls && pick(body, 'stream') !== false) {
-    tokens = [...tokens, ...splitTokens(calls.map((call) => goJson({ name: call.function.name, arguments: call.function.arguments })).join('\n'))];
-    calls = [];
+  if (offered.length > 0 && !input.profile.streamedToolCalls && pick(body, 'stream') !== false) {
+    tokens = [...tokens, ...splitTokens(offered.map((call) => goJson({ name: call.function.name, arguments: call.function.arguments })).join('\n'))];
+    offered = [];
   }
-  // The model writes its calls as text too: about 4 characters a token.
-  let callTokens = calls.reduce((n, call) => n + Math.ceil(goJson(call.function).length / 4), 0);
+  let calls = offered;
+  let callTokens = callPieces(calls).length;
   // num_predict counts every generated token, the reasoning's first: a small limit can end it
   // mid-thought, and a call cut short is no call (Ollama's parser never completes it).
   const limit = requestOptions.num_predict;
@@ -80,8 +86,28 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     callTokens = limit - thoughts.length - tokens.length;
   }
   const finalText = state.options.textInDone && tokens.length > 0 ? (tokens.at(-1) ?? '') : '';
-  const chunks: Plan['chunks'] = [...thoughts, ...(finalText ? tokens.slice(0, -1) : tokens)];
-  chunks.push(...toolCallChunks(calls, round));
+  const top = logprobsAsked(body);
+  const tokenLogprobs = (texts: string[]): FakeLogprob[] | undefined => (top === null ? undefined : texts.map((text) => fakeLogprob(text, top)));
+  const chunks: Plan['chunks'] = [];
+  const logprobs: (FakeLogprob[] | undefined)[] = [];
+  const send = (chunk: Plan['chunks'][number], texts: string[]): void => {
+    chunks.push(chunk);
+    logprobs.push(tokenLogprobs(texts));
+  };
+  for (const thought of thoughts) send(thought, [thought.thinking]);
+  for (const token of finalText ? tokens.slice(0, -1) : tokens) send(token, [token]);
+  // Ollama's tool parser holds a call's text back until the call is whole: each token's log
+  // probability still goes out at once, in a chunk with empty content (routes.go), the last with the call.
+  const held = (texts: string[]): void => {
+    if (top !== null) for (const text of texts) send('', [text]);
+  };
+  for (const group of toolCallChunks(calls, round)) {
+    const pieces = callPieces(group);
+    held(pieces.slice(0, -1));
+    send(group, pieces.slice(-1));
+  }
+  // A call the limit cut short never completes: its tokens so far are all that went out.
+  if (cut) held(callPieces(offered).slice(0, callTokens));
   const withContext = endpoint === 'generate' && pick(body, 'raw') !== true;
   const promptWords = withContext ? (str(pick(body, 'prompt')).match(/\S+/g) ?? []) : [];
   return {
@@ -89,6 +115,8 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     model: str(pick(body, 'model')),
     modelJson: goJson(str(pick(body, 'model'))),
     chunks,
+    logprobs: top === null ? undefined : logprobs,
+    finalLogprobs: finalText ? tokenLogprobs([finalText]) : undefined,
     finalText,
     doneReason: input.profile.doneReason ? (cut ? 'length' : 'stop') : undefined,
     evalCount: thoughts.length + tokens.length + callTokens,
@@ -104,22 +132,29 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
   };
 }
 
-function chunkLine(plan: Plan, chunk: string | FakeToolCall[] | Thought): string {
+// The model writes its calls as text too: about 4 characters a token.
+function callPieces(calls: FakeToolCall[]): string[] {
+  return calls.flatMap((call) => goJson(call.function).match(/[^]{1,4}/g) ?? []);
+}
+
+// `logprobs` follows `done` in both api.ChatResponse and (for a done:false line) api.GenerateResponse.
+function chunkLine(plan: Plan, chunk: string | FakeToolCall[] | Thought, logprobs: FakeLogprob[] | undefined): string {
   const head = `{"model":${plan.modelJson},"created_at":"${createdAt()}",`;
+  const tail = logprobs ? `"done":false,"logprobs":${goJson(logprobs)}}\n` : '"done":false}\n';
   if (isThought(chunk)) {
     const thinking = goJson(chunk.thinking);
     return plan.endpoint === 'generate'
-      ? `${head}"response":"","thinking":${thinking},"done":false}\n`
-      : `${head}"message":{"role":"assistant","content":"","thinking":${thinking}},"done":false}\n`;
+      ? `${head}"response":"","thinking":${thinking},${tail}`
+      : `${head}"message":{"role":"assistant","content":"","thinking":${thinking}},${tail}`;
   }
   if (typeof chunk !== 'string') {
     const message = { role: 'assistant', content: '', tool_calls: chunk };
-    return `${head}"message":${goJson(message)},"done":false}\n`;
+    return `${head}"message":${goJson(message)},${tail}`;
   }
   const text = goJson(chunk);
   return plan.endpoint === 'generate'
-    ? `${head}"response":${text},"done":false}\n`
-    : `${head}"message":{"role":"assistant","content":${text}},"done":false}\n`;
+    ? `${head}"response":${text},${tail}`
+    : `${head}"message":{"role":"assistant","content":${text}},${tail}`;
 }
 
 // Zero metrics are left out, as Go's omitempty does.
@@ -143,17 +178,19 @@ function isThought(chunk: string | FakeToolCall[] | Thought | undefined): chunk 
   return typeof chunk === 'object' && !Array.isArray(chunk);
 }
 
-function responseObject(plan: Plan, text: string, calls: FakeToolCall[] | undefined, done: boolean, thinking = '') {
+function responseObject(plan: Plan, text: string, calls: FakeToolCall[] | undefined, done: boolean, thinking = '', logprobs: FakeLogprob[] = []) {
   const head = { model: plan.model, created_at: createdAt() };
   const tail = done ? metrics(plan) : {};
   const reason = done && plan.doneReason !== undefined ? { done_reason: plan.doneReason } : {};
   const thought = thinking === '' ? {} : { thinking };
+  // omitempty: none asked for, none sent.
+  const probabilities = logprobs.length > 0 ? { logprobs } : {};
   if (plan.endpoint === 'generate') {
     const context = done && plan.context ? { context: plan.context } : {};
-    return { ...head, response: text, ...thought, done, ...reason, ...context, ...tail };
+    return { ...head, response: text, ...thought, done, ...reason, ...context, ...tail, ...probabilities };
   }
   const message = { role: 'assistant', content: text, ...thought, ...(calls ? { tool_calls: calls } : {}) };
-  return { ...head, message, ...reason, done, ...tail };
+  return { ...head, message, ...reason, done, ...probabilities, ...tail };
 }
 
 // Gin's c.Stream sends the headers with the first line.
@@ -198,7 +235,9 @@ export async function streamPlan(ctx: Exchange, plan: Plan): Promise<void> {
     const chunk = chunks[i];
     startStream(ctx);
     await ctx.writeLine(
-      chunk === undefined ? `${goJson(responseObject(plan, plan.finalText, undefined, true))}\n` : chunkLine(plan, chunk),
+      chunk === undefined
+        ? `${goJson(responseObject(plan, plan.finalText, undefined, true, '', plan.finalLogprobs))}\n`
+        : chunkLine(plan, chunk, plan.logprobs?.[i]),
     );
   }
   if (!ctx.gone) ctx.res.end();
@@ -211,6 +250,8 @@ export async function answerWhole(ctx: Exchange, plan: Plan): Promise<void> {
   let text = '';
   let thinking = '';
   let calls: FakeToolCall[] | undefined;
+  // Every chunk's, in order (writeChatResponse and GenerateHandler gather them the same way).
+  const logprobs: FakeLogprob[] = [];
   for (let i = 0; i <= chunks.length; i++) {
     if (i > 0) await ctx.wait(plan.delayMs);
     if (ctx.gone) return;
@@ -218,21 +259,23 @@ export async function answerWhole(ctx: Exchange, plan: Plan): Promise<void> {
       if (!(await ctx.hold())) return;
     }
     if (malformed?.at === i) { sendBody(ctx, 200, malformed.line, JSON_TYPE); return; }
-    if (terminal?.at === i) return finishWholeEarly(ctx, plan, terminal, text, calls);
+    if (terminal?.at === i) return finishWholeEarly(ctx, plan, terminal, text, calls, logprobs);
+    const carried = i < chunks.length ? plan.logprobs?.[i] : plan.finalLogprobs;
+    if (carried) logprobs.push(...carried);
     const chunk = chunks[i];
     if (typeof chunk === 'string') text += chunk;
     else if (isThought(chunk)) thinking += chunk.thinking;
     else if (chunk) calls = [...(calls ?? []), ...chunk];
   }
-  sendJson(ctx, 200, responseObject(plan, text + plan.finalText, calls, true, thinking));
+  sendJson(ctx, 200, responseObject(plan, text + plan.finalText, calls, true, thinking, logprobs));
 }
 
 async function finishWholeEarly(
-  ctx: Exchange, plan: Plan, terminal: Terminal, text: string, calls: FakeToolCall[] | undefined,
+  ctx: Exchange, plan: Plan, terminal: Terminal, text: string, calls: FakeToolCall[] | undefined, logprobs: FakeLogprob[],
 ): Promise<void> {
   if (terminal.kind === 'error') { sendError(ctx, 500, terminal.message); return; }
   if (terminal.kind === 'drop') { ctx.drop(); return; }
   if (terminal.kind === 'hang') return ctx.untilGone();
-  sendJson(ctx, 200, responseObject(plan, text, calls, false)); // the runner stopped without done
+  sendJson(ctx, 200, responseObject(plan, text, calls, false, '', logprobs)); // the runner stopped without done
 }
 

@@ -109,15 +109,17 @@ export function jsonKind(value: unknown): string {
 type FieldSpec = [jsonKind: string, goType: string];
 const STRING: FieldSpec = ['string', 'string'];
 const BOOL: FieldSpec = ['bool', 'bool'];
+const INT: FieldSpec = ['number', 'int'];
 const OPTIONS: FieldSpec = ['object', 'map[string]interface {}'];
 const FIELDS: Record<string, Record<string, FieldSpec>> = {
   GenerateRequest: {
     model: STRING, prompt: STRING, suffix: STRING, system: STRING, template: STRING,
     stream: BOOL, raw: BOOL, options: OPTIONS, context: ['array', '[]int'],
+    logprobs: BOOL, top_logprobs: INT,
   },
   ChatRequest: {
     model: STRING, messages: ['array', '[]api.Message'], tools: ['array', 'api.Tools'],
-    stream: BOOL, options: OPTIONS,
+    stream: BOOL, options: OPTIONS, logprobs: BOOL, top_logprobs: INT,
   },
   ShowRequest: { model: STRING, name: STRING, system: STRING, verbose: BOOL, options: OPTIONS },
 };
@@ -128,8 +130,11 @@ const typeError = (kind: string, where: string, goType: string): BadRequest =>
 function checkFields(body: RequestBody, struct: string): void {
   for (const [field, [kind, goType]] of Object.entries(FIELDS[struct] ?? {})) {
     const value = pick(body, field);
-    if (value === undefined || value === null || jsonKind(value) === kind) continue;
-    throw typeError(jsonKind(value), `struct field ${struct}.${field}`, goType);
+    if (value === undefined || value === null) continue;
+    // A Go int takes whole numbers only: 2.5 fails as "number 2.5".
+    if (jsonKind(value) === kind && (goType !== 'int' || Number.isSafeInteger(value))) continue;
+    const what = goType === 'int' && typeof value === 'number' ? `number ${String(value)}` : jsonKind(value);
+    throw typeError(what, `struct field ${struct}.${field}`, goType);
   }
 }
 
