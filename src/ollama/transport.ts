@@ -180,13 +180,32 @@ export interface StreamOutcome {
   toolCalls?: unknown[];
 }
 
+/** One token as Ollama's api.TokenLogprob gives it: `bytes` (its UTF-8) is left out for an empty token. */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes?: number[];
+}
+
+/** A generated token's log probability (Ollama 0.12.11+, asked with `logprobs: true`), and its `top_logprobs` alternatives when asked. */
+export interface Logprob extends TokenLogprob {
+  top_logprobs?: TokenLogprob[];
+}
+
+/**
+ * A chunk's log probabilities (only when the request asked for them) come with the first piece the
+ * chunk hands over: its reasoning, else its text, else its tool calls. A chunk with none of these
+ * (tokens Ollama's parser holds back, a tool call being written) hands them to `onLogprobs`.
+ */
 export interface StreamHooks {
-  onText: (text: string) => void;
+  onText: (text: string, logprobs?: readonly Logprob[]) => void;
   /** A thinking model's reasoning as it streams (Ollama 0.12.4+ thinks by default), before its answer. */
-  onThinking?: (text: string) => void;
+  onThinking?: (text: string, logprobs?: readonly Logprob[]) => void;
   onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
   /** Called with each chunk's tool calls as they arrive. */
-  onToolCalls?: (calls: unknown[]) => void;
+  onToolCalls?: (calls: unknown[], logprobs?: readonly Logprob[]) => void;
+  /** Log probabilities of a chunk that had nothing else to hand over. */
+  onLogprobs?: (logprobs: readonly Logprob[]) => void;
   /** Called once per chunk, text or not (the agent loop checks its stop signal here). */
   onChunk?: () => void;
   /** Aborting it ends the turn as interrupted. */
@@ -370,6 +389,8 @@ export class OllamaTransport {
     this.current = controller;
     // Known from the request itself: the body need not be parsed again to find its `stream`.
     this.streaming = request.body.stream;
+    // Ollama sends none unless asked: a turn that did not ask looks at no chunk's.
+    const withLogprobs = request.body.logprobs === true;
     this.malformed = false;
     const onAbort = (): void => controller.abort(hooks.signal?.reason);
     if (hooks.signal?.aborted) onAbort();
@@ -397,18 +418,27 @@ export class OllamaTransport {
         const chat = 'message' in chunk;
         const text = chat ? chunk.message.content : chunk.response;
         const thinking = chat ? chunk.message.thinking : chunk.thinking;
-        if (thinking) hooks.onThinking?.(thinking);
+        let logprobs = withLogprobs ? logprobsOf(chunk) : undefined;
+        if (thinking && hooks.onThinking) {
+          hooks.onThinking(thinking, logprobs);
+          logprobs = undefined;
+        }
         if (text) {
           gotText = true;
-          hooks.onText(text);
+          hooks.onText(text, logprobs);
+          logprobs = undefined;
         }
         const calls: unknown = chat ? chunk.message.tool_calls : undefined;
         if (Array.isArray(calls) && calls.length > 0) {
           // A tool call is an answer too: never repeat the request after one arrived.
           gotText = true;
           toolCalls.push(...(calls as unknown[]));
-          hooks.onToolCalls?.(calls as unknown[]);
+          if (hooks.onToolCalls) {
+            hooks.onToolCalls(calls as unknown[], logprobs);
+            logprobs = undefined;
+          }
         }
+        if (logprobs) hooks.onLogprobs?.(logprobs);
         if (chunk.done) {
           finished = true;
           metrics = metricsOf(chunk);
@@ -521,6 +551,12 @@ export class OllamaTransport {
   modelNumCtx(model: string, signal?: AbortSignal): Promise<number | null> {
     return this.windows.get(model, (asked) => this.askClient(asked).show({ model }).then((shown) => numCtxFromParameters(shown.parameters)), signal);
   }
+}
+
+/** A chunk's log probabilities; undefined when it has none (the client types them; a proxy may send anything). */
+function logprobsOf(chunk: Chunk): readonly Logprob[] | undefined {
+  const found: unknown = chunk.logprobs;
+  return Array.isArray(found) && found.length > 0 ? (found as Logprob[]) : undefined;
 }
 
 function metricsOf(chunk: Chunk): Metrics {

@@ -29,7 +29,13 @@ export interface ChatMessage {
   content: string;
 }
 
-export interface ChatBody {
+/** Log probabilities of the answer's tokens: asked by a caller's body fields (argo serve's client), never by the replay core. */
+interface LogprobFields {
+  logprobs?: boolean;
+  top_logprobs?: number;
+}
+
+export interface ChatBody extends LogprobFields {
   model: string;
   messages: ChatMessage[];
   stream: boolean;
@@ -38,7 +44,7 @@ export interface ChatBody {
   think?: Think;
 }
 
-export interface GenerateBody {
+export interface GenerateBody extends LogprobFields {
   model: string;
   prompt: string;
   system?: string;

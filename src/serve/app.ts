@@ -20,18 +20,21 @@ import type { AnswerPlan } from './plan.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
 import { parseChatRequest, parseSessionPatch } from './schema.js';
 import type { CutReason, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
+import type { Logprob } from '../ollama/transport.js';
 
 interface Env {
   Variables: { session: string | undefined; finished: Promise<unknown> | undefined };
 }
 
-type TurnEvent =
-  | { type: 'text'; text: string }
-  | { type: 'thinking'; text: string }
-  | ({ type: 'tool_calls' } & NumberedToolCalls)
+/** What an answer's or a job's stream sends as a chunk; `logprobs` only when the client asked. */
+type Piece =
+  | { type: 'text'; text: string; logprobs?: readonly Logprob[] | undefined }
+  | { type: 'thinking'; text: string; logprobs?: readonly Logprob[] | undefined }
+  | ({ type: 'tool_calls'; logprobs?: readonly Logprob[] | undefined } & NumberedToolCalls)
   | { type: 'tool_event'; event: ToolEvent }
-  | { type: 'end'; result: TurnResult }
-  | { type: 'thrown'; error: unknown };
+  | { type: 'logprobs'; logprobs: readonly Logprob[] };
+
+type TurnEvent = Piece | { type: 'end'; result: TurnResult } | { type: 'thrown'; error: unknown };
 
 interface Running {
   controller: AbortController;
@@ -199,13 +202,22 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (!plan.stream) {
       let result: TurnResult;
       let reasoning = '';
+      // Every piece's, in the order the pieces came, when the client asked.
+      const logprobs: Logprob[] | null = plan.logprobs ? [] : null;
+      const keep = (piece: readonly Logprob[] | undefined): void => {
+        if (piece) logprobs?.push(...piece);
+      };
       try {
         let early!: (result: TurnResult) => void;
         const answer = new Promise<TurnResult>((resolve) => (early = resolve));
         const work = runTurn<TurnResult>(plan, turnId, controller, {
-          onText: () => undefined,
-          onThinking: (text) => (reasoning += text),
-          onToolCalls: () => undefined,
+          onText: logprobs ? (_text, piece) => keep(piece) : () => undefined,
+          onThinking: (text, piece) => {
+            reasoning += text;
+            keep(piece);
+          },
+          onToolCalls: (_calls, piece) => keep(piece),
+          onLogprobs: keep,
           onAnswered: (result) => {
             answered = true;
             early(result);
@@ -227,6 +239,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
           toolCalls: calls,
           finishReason: finishOf(result, calls.length),
           usage: usageOf(result.promptTokens, result.completionTokens),
+          logprobs,
           argo: argoField(result),
         }),
       );
@@ -235,9 +248,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const events = new Channel<TurnEvent>();
     const toolCalls = new StreamedToolCalls(plan.round);
     runTurn<TurnResult>(plan, turnId, controller, {
-      onText: (text) => events.push({ type: 'text', text }),
-      onThinking: (text) => events.push({ type: 'thinking', text }),
-      onToolCalls: (calls) => events.push({ type: 'tool_calls', ...toolCalls.number(calls) }),
+      onText: (text, logprobs) => events.push({ type: 'text', text, logprobs }),
+      onThinking: (text, logprobs) => events.push({ type: 'thinking', text, logprobs }),
+      onToolCalls: (calls, logprobs) => events.push({ type: 'tool_calls', ...toolCalls.number(calls), logprobs }),
+      onLogprobs: (logprobs) => events.push({ type: 'logprobs', logprobs }),
       onToolEvent: (event) => events.push({ type: 'tool_event', event }),
       onAnswered: (result) => {
         answered = true;
@@ -318,6 +332,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
   app.post('/api/jobs', limit, async (c) => {
     refuseWhileClosing();
     const plan = planAnswer(parseChatRequest(await readJson(c), c.req.raw.headers), deps.argoDefaults, deps.agentMode);
+    // A job's record keeps its text, not its tokens.
+    if (plan.logprobs) throw badRequest('a job keeps its output text, not log probabilities; leave out "logprobs", or ask POST /v1/chat/completions for them', 'logprobs');
     c.set('session', plan.turn.session);
     const now = deps.clock.now().toISOString();
     const id = deps.newId();
@@ -539,14 +555,17 @@ function frame(data: string): string {
 }
 
 /** One event of an answer or a job as the chunks a chat stream sends. */
-function renderEvent(event: TurnEvent | JobEvent, format: ChunkFormat): string {
+function renderEvent(event: Piece | { type: 'end' | 'thrown' }, format: ChunkFormat): string {
   switch (event.type) {
     case 'text':
-      return frame(format.content(event.text));
+      return frame(format.content(event.text, event.logprobs));
     case 'thinking':
-      return frame(format.reasoning(event.text));
+      return frame(format.reasoning(event.text, event.logprobs));
     case 'tool_calls':
-      return frame(format.toolCalls(event.calls, event.first));
+      return frame(format.toolCalls(event.calls, event.first, event.logprobs));
+    case 'logprobs':
+      // Tokens that showed nothing (a tool call being written) still go out when they came, as Ollama's own OpenAI layer sends them.
+      return frame(format.content('', event.logprobs));
     case 'tool_event':
       return frame(format.extra({ [event.event.type]: event.event }));
     default:

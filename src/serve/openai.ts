@@ -5,6 +5,7 @@ import { SERVER_HINTS, missingModelLine } from '../ollama/fix-hints.js';
 import { fullModelName } from '../ollama/model-name.js';
 import { imagesOf, textOf } from './schema.js';
 import type { ChatBody, OpenAiMessage, OpenAiTool } from './schema.js';
+import type { Logprob, TokenLogprob } from '../ollama/transport.js';
 import type { ModelOptions, Think } from '../replay/prompt.js';
 
 export interface OllamaToolCall {
@@ -34,6 +35,9 @@ export interface OllamaExtras {
   format?: 'json' | Record<string, unknown>;
   tools?: OllamaTool[];
   think?: Think;
+  /** Asked by the client (`logprobs: true`); `top_logprobs` only above 0, as Ollama leaves 0 out. */
+  logprobs?: true;
+  top_logprobs?: number;
 }
 
 /** OpenAI's reasoning effort as Ollama's `think`, as Ollama's own OpenAI layer maps it (its tiers clamped to Ollama's). */
@@ -129,6 +133,10 @@ export function toOllamaExtras(body: ChatBody): OllamaExtras {
   if (format?.type === 'json_schema') extras.format = format.json_schema.schema ?? 'json';
   const effort = body.reasoning ? body.reasoning.effort : body.reasoning_effort;
   if (effort != null) extras.think = THINK_OF_EFFORT[effort];
+  if (body.logprobs === true) {
+    extras.logprobs = true;
+    if (body.top_logprobs != null && body.top_logprobs > 0) extras.top_logprobs = body.top_logprobs;
+  }
   const tools = toolsOffered(body);
   if (tools.length > 0) {
     extras.tools = tools.map(({ function: fn }) => ({
@@ -240,6 +248,41 @@ export function usageOf(promptTokens: number | null, completionTokens: number | 
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
+/** OpenAI's ChatCompletionTokenLogprob.TopLogprob. */
+export interface OpenAiTopLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+}
+
+/** OpenAI's ChatCompletionTokenLogprob: every field present, as the SDK types them. */
+export interface OpenAiTokenLogprob extends OpenAiTopLogprob {
+  top_logprobs: OpenAiTopLogprob[];
+}
+
+/** A choice's `logprobs`: the tokens' in `content`; Ollama has no refusals. */
+export interface ChoiceLogprobs {
+  content: OpenAiTokenLogprob[];
+  refusal: null;
+}
+
+function topLogprobOf(entry: TokenLogprob): OpenAiTopLogprob {
+  return { token: entry.token, logprob: entry.logprob, bytes: entry.bytes ?? null };
+}
+
+/**
+ * Ollama's log probabilities in OpenAI's shape, in order: `bytes` null where Ollama sent none (an
+ * empty token), `top_logprobs` [] where it sent no alternatives (none asked for). Ollama's own
+ * OpenAI layer leaves both out; the SDK types them as always there.
+ */
+export function openAiLogprobs(logprobs: readonly Logprob[]): OpenAiTokenLogprob[] {
+  return logprobs.map((entry) => ({ ...topLogprobOf(entry), top_logprobs: (entry.top_logprobs ?? []).map(topLogprobOf) }));
+}
+
+export function choiceLogprobs(logprobs: readonly Logprob[]): ChoiceLogprobs {
+  return { content: openAiLogprobs(logprobs), refusal: null };
+}
+
 export interface AnswerHead {
   id: string;
   created: number;
@@ -253,6 +296,8 @@ export interface CompletionInput extends AnswerHead {
   toolCalls: readonly OpenAiToolCallOut[];
   finishReason: FinishReason;
   usage: Usage;
+  /** Every piece's log probabilities in order, when the client asked; null otherwise. */
+  logprobs?: readonly Logprob[] | null;
   argo?: Record<string, unknown>;
 }
 
@@ -266,7 +311,7 @@ export function completionObject(input: CompletionInput): Record<string, unknown
     object: 'chat.completion',
     created: input.created,
     model: input.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: input.finishReason }],
+    choices: [{ index: 0, message, logprobs: input.logprobs ? choiceLogprobs(input.logprobs) : null, finish_reason: input.finishReason }],
     usage: input.usage,
     ...(input.argo ? { argo: input.argo } : {}),
   };
@@ -287,23 +332,30 @@ export class ChunkFormat {
     return `${this.head}[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)}}]${extra}}`;
   }
 
+  /** A piece with its tokens' log probabilities; one without goes through `choice`, as it did before they were asked for. */
+  private piece(delta: string, logprobs: readonly Logprob[] | undefined): string {
+    if (logprobs === undefined) return this.choice(delta, null);
+    return `${this.head}[{"index":0,"delta":${delta},"logprobs":${JSON.stringify(choiceLogprobs(logprobs))},"finish_reason":null}]}`;
+  }
+
   role(content = ''): string {
     return this.choice(`{"role":"assistant","content":${JSON.stringify(content)}}`, null);
   }
 
-  content(text: string): string {
-    return this.choice(`{"content":${JSON.stringify(text)}}`, null);
+  /** A piece of the answer; `''` with log probabilities is tokens that showed nothing (a tool call being written). */
+  content(text: string, logprobs?: readonly Logprob[]): string {
+    return this.piece(`{"content":${JSON.stringify(text)}}`, logprobs);
   }
 
   /** A piece of a thinking model's reasoning (Ollama's OpenAI layer calls it `reasoning`). */
-  reasoning(text: string): string {
-    return this.choice(`{"reasoning":${JSON.stringify(text)}}`, null);
+  reasoning(text: string, logprobs?: readonly Logprob[]): string {
+    return this.piece(`{"reasoning":${JSON.stringify(text)}}`, logprobs);
   }
 
   /** `first`: the index of the first of these calls in the answer (calls sent in earlier chunks come before). */
-  toolCalls(calls: readonly OpenAiToolCallOut[], first = 0): string {
+  toolCalls(calls: readonly OpenAiToolCallOut[], first = 0, logprobs?: readonly Logprob[]): string {
     const deltas = calls.map((call, at) => ({ index: first + at, ...call }));
-    return this.choice(`{"tool_calls":${JSON.stringify(deltas)}}`, null);
+    return this.piece(`{"tool_calls":${JSON.stringify(deltas)}}`, logprobs);
   }
 
   /** Extra top-level fields (Argo's own) ride on the chunk that ends the choice. */

@@ -11,6 +11,8 @@ export interface AnswerPlan {
   turn: Omit<TurnInput, 'turnId' | 'signal'>;
   stream: boolean;
   includeUsage: boolean;
+  /** The client asked for log probabilities (`logprobs: true`). */
+  logprobs: boolean;
   /** For ids of tool calls the model sent without one. */
   round: number;
 }
@@ -21,6 +23,10 @@ export function planAnswer(request: ChatRequest, defaults: ArgoDefaults, agentMo
   const argo = request.argo ? { ...request.argo, replay: request.argo.replay ?? defaults.replay } : null;
   if (argo?.tools && argo.tools.length > 0 && !agentMode) {
     throw badRequest('this server does not run tools; leave out the "tools" Argo field', 'argo.tools', 'tools_unavailable');
+  }
+  // A run's rounds, tool calls and the words between them are not one answer's tokens.
+  if (argo?.tools && argo.tools.length > 0 && body.logprobs === true) {
+    throw badRequest('log probabilities are not given for a run of server-side tools (the "tools" Argo field); leave out "logprobs", or the tools', 'logprobs');
   }
   // Client tools are run by the client, Argo tools by the server: one loop cannot serve both.
   if (argo?.tools && argo.tools.length > 0 && body.tools && body.tools.length > 0) {
@@ -51,6 +57,7 @@ export function planAnswer(request: ChatRequest, defaults: ArgoDefaults, agentMo
     },
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
+    logprobs: body.logprobs === true,
     round: toolRound(body.messages),
   };
 }

@@ -163,6 +163,9 @@ function between(min: number, max: number): z.ZodNumber {
   return z.number().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`);
 }
 const tokenCount = z.number().int().min(1, 'must be a whole number of 1 or more');
+/** The most alternatives per token OpenAI gives, and Ollama takes (routes.go refuses more). */
+const MAX_TOP_LOGPROBS = 20;
+const TOP_LOGPROBS_RANGE = `must be a whole number between 0 and ${MAX_TOP_LOGPROBS}`;
 
 const chatBody = z
   .object({
@@ -179,16 +182,9 @@ const chatBody = z
     max_completion_tokens: tokenCount.nullish(),
     stop: z.union([z.string(), z.array(z.string())]).nullish(),
     seed: z.number().int().nullish(),
-    // Ollama's /api/chat can give logprobs, but Argo's turn does not carry them yet: refused, not dropped.
-    logprobs: z
-      .boolean()
-      .nullish()
-      .refine((value) => value !== true, 'log probabilities are not supported by this server; leave "logprobs" out or send false'),
-    top_logprobs: z
-      .number()
-      .int()
-      .nullish()
-      .refine((value) => value == null || value === 0, 'log probabilities are not supported by this server; leave "top_logprobs" out'),
+    /** Log probabilities of the answer's tokens, passed on to Ollama (0.12.11+), which gives them. */
+    logprobs: z.boolean().nullish(),
+    top_logprobs: z.number().int(TOP_LOGPROBS_RANGE).min(0, TOP_LOGPROBS_RANGE).max(MAX_TOP_LOGPROBS, TOP_LOGPROBS_RANGE).nullish(),
     /** Ollama answers one choice per request; 1 (or null) is OpenAI's default. */
     n: z
       .number()
@@ -210,6 +206,10 @@ const chatBody = z
     // As OpenAI answers it: usage in a stream only, so asking for it without one is a mistake.
     if (body.stream_options != null && body.stream !== true) {
       context.addIssue({ code: 'custom', path: ['stream_options'], message: 'only allowed with "stream": true; leave it out or stream the answer' });
+    }
+    // OpenAI's rule: "logprobs must be set to true if this parameter is used" (0 included).
+    if (body.top_logprobs != null && body.logprobs !== true) {
+      context.addIssue({ code: 'custom', path: ['top_logprobs'], message: 'needs "logprobs": true; send it too, or leave "top_logprobs" out' });
     }
   });
 export type ChatBody = z.infer<typeof chatBody>;

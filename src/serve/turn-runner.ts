@@ -176,7 +176,7 @@ export const OPENAI_SAMPLING_DEFAULTS: Readonly<Record<'temperature' | 'top_p', 
 /**
  * Body fields the client adds beyond what `settingsFor` made settings. Plain mode lays the client's
  * options over the configured ones and fills in OpenAI's sampling defaults below them; Argo mode's
- * options and think are already settings, so a request without format or tools adds nothing.
+ * options and think are already settings, so a request without format, tools or logprobs adds nothing.
  */
 export function bodyFor(base: Settings, input: Pick<TurnInput, 'mode' | 'messages'>, extras: OllamaExtras): Record<string, unknown> | undefined {
   const body: Record<string, unknown> = {};
@@ -190,6 +190,9 @@ export function bodyFor(base: Settings, input: Pick<TurnInput, 'mode' | 'message
   if (extras.format !== undefined) body.format = extras.format;
   if (extras.tools !== undefined) body.tools = extras.tools;
   if (input.mode === 'plain' && extras.think !== undefined) body.think = extras.think;
+  // Asked of the answer, not the prompt: the same in both modes, and not logged.
+  if (extras.logprobs) body.logprobs = true;
+  if (extras.top_logprobs !== undefined) body.top_logprobs = extras.top_logprobs;
   return Object.keys(body).length > 0 ? body : undefined;
 }
 
@@ -256,11 +259,13 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       signal: input.signal,
       onText: hooks.onText,
       ...(hooks.onThinking ? { onThinking: hooks.onThinking } : {}),
-      onToolCalls: (calls) => {
+      onToolCalls: (calls, logprobs) => {
         const parsed = ollamaToolCallsOf(calls);
         toolCalls.push(...parsed);
-        if (parsed.length > 0) hooks.onToolCalls(parsed);
+        if (parsed.length > 0) hooks.onToolCalls(parsed, logprobs);
+        else if (logprobs) hooks.onLogprobs?.(logprobs);
       },
+      ...(hooks.onLogprobs ? { onLogprobs: hooks.onLogprobs } : {}),
       answer: async (request, context): Promise<Answer> => {
         const answer = await step(request, context);
         failure = answer.failure;

@@ -1,6 +1,7 @@
 // What the server needs from the rest of Argo, injected by createServer's caller: the CLI wires the
 // real turn, stores and Ollama client; tests wire fakes.
 import type { TurnFailure } from './errors.js';
+import type { Logprob } from '../ollama/transport.js';
 import type { OllamaExtras, OllamaMessage, OllamaToolCall } from './openai.js';
 import type { ReplaySpec } from '../replay/types.js';
 import type { ArgoFields } from './schema.js';
@@ -30,12 +31,15 @@ export interface ToolEvent {
   [field: string]: unknown;
 }
 
+/** Each piece comes with its tokens' log probabilities when the client asked for them (`logprobs: true`). */
 export interface TurnHooks {
-  onText: (text: string) => void;
+  onText: (text: string, logprobs?: readonly Logprob[]) => void;
   /** A thinking model's reasoning, before its answer: sent as `reasoning`, as Ollama's own OpenAI layer does. */
-  onThinking?: (text: string) => void;
+  onThinking?: (text: string, logprobs?: readonly Logprob[]) => void;
   /** The model's calls of client tools, in one batch. */
-  onToolCalls: (calls: OllamaToolCall[]) => void;
+  onToolCalls: (calls: OllamaToolCall[], logprobs?: readonly Logprob[]) => void;
+  /** Log probabilities of tokens that came with no piece (a tool call Ollama held back while it was written). */
+  onLogprobs?: (logprobs: readonly Logprob[]) => void;
   onToolEvent?: (event: ToolEvent) => void;
   /** The answer is complete and the turn is being logged; `run` resolves once it is written. */
   onAnswered?: (result: TurnResult) => void;

@@ -3,7 +3,7 @@ import { RuntimeError } from '../errors.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
 import { CLI_HINTS, missingModelLine } from '../ollama/fix-hints.js';
 import { EMPTY_METRICS } from '../ollama/transport.js';
-import type { FailureKind, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
+import type { FailureKind, Logprob, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
 import { rulesFingerprint } from '../replay/classify.js';
 import { planTurn, policyForLog, textsNeeded } from '../replay/plan.js';
 import type { PlanInput, ReplayPlan } from '../replay/plan.js';
@@ -70,12 +70,18 @@ export interface AnswerContext {
   transport: Transport;
   clock: () => number;
   signal?: AbortSignal;
-  onText: (text: string) => void;
+  /**
+   * Pieces of the answer as they stream. With `logprobs: true` in the request (a server's client
+   * asks), each comes with its tokens' log probabilities as the transport hands them over (StreamHooks).
+   */
+  onText: (text: string, logprobs?: readonly Logprob[]) => void;
   /** A thinking model's reasoning as it streams, before its answer (shown as progress; logged whole as `thinking`). */
-  onThinking?: (text: string) => void;
+  onThinking?: (text: string, logprobs?: readonly Logprob[]) => void;
   onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
   /** The model's tool calls, as Ollama sent them (client tools, passed through). */
-  onToolCalls?: (calls: unknown[]) => void;
+  onToolCalls?: (calls: unknown[], logprobs?: readonly Logprob[]) => void;
+  /** Log probabilities of tokens that came with nothing else (a tool call Ollama's parser holds back). */
+  onLogprobs?: (logprobs: readonly Logprob[]) => void;
   /** Just before each request to the model: an agent run makes one per round. */
   onRequest?: () => void;
 }
@@ -91,10 +97,11 @@ export interface TurnPorts {
   clock: () => number;
   newId: () => string;
   signal?: AbortSignal;
-  onText?: (text: string) => void;
+  onText?: AnswerContext['onText'];
   onThinking?: AnswerContext['onThinking'];
   onRetry?: AnswerContext['onRetry'];
   onToolCalls?: AnswerContext['onToolCalls'];
+  onLogprobs?: AnswerContext['onLogprobs'];
   /** Saves a turn the log could not take, privately under the data home `home` if it can; returns where. */
   rescue: (text: string, home: string) => Promise<string>;
   /** A one-line warning for the user (a prompt longer than the context window). */
@@ -258,6 +265,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
       ...(ports.onRetry ? { onRetry: ports.onRetry } : {}),
       ...(ports.onThinking ? { onThinking: ports.onThinking } : {}),
       ...(ports.onToolCalls ? { onToolCalls: ports.onToolCalls } : {}),
+      ...(ports.onLogprobs ? { onLogprobs: ports.onLogprobs } : {}),
     });
     const window = await context.after(answer.largestPromptEvalCount);
     if (window.line !== null) ports.onNotice?.(window.line);
@@ -338,14 +346,15 @@ export const streamAnswer: Answerer = async (request, context) => {
       context.onRetry?.(attempt, delayMs, kind);
     },
     ...(context.onToolCalls ? { onToolCalls: context.onToolCalls } : {}),
-    onThinking: (text) => {
+    onThinking: (text, logprobs) => {
       thinking += text;
-      context.onThinking?.(text);
+      context.onThinking?.(text, logprobs);
     },
-    onText: (text) => {
+    ...(context.onLogprobs ? { onLogprobs: context.onLogprobs } : {}),
+    onText: (text, logprobs) => {
       firstTokenMs ??= Math.round(context.clock() - started);
       response += text;
-      context.onText(text);
+      context.onText(text, logprobs);
     },
   });
   return { status: outcome.status, response, thinking, failure: outcome.failure, metrics: outcome.metrics, largestPromptEvalCount: outcome.metrics.prompt_eval_count, firstTokenMs };

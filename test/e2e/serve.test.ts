@@ -8,8 +8,8 @@ import OpenAI from 'openai';
 import type { Stream } from 'openai/streaming';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CURRENT_VERSION, startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { CURRENT_VERSION, fakeLogprob, startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeLogprob, FakeOllama } from '../support/fake-ollama.js';
 import { defined } from '../support/defined.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { ssePayloads, startServe } from '../support/run-serve.js';
@@ -324,6 +324,96 @@ describe('Argo mode', () => {
   });
 });
 
+describe('log probabilities', () => {
+  /** What an OpenAI client gets for a token Ollama sent: bytes null where Ollama left them out, top_logprobs [] where none. */
+  const openAi = (entry: FakeLogprob) => ({ token: entry.token, logprob: entry.logprob, bytes: entry.bytes ?? null, top_logprobs: (entry.top_logprobs ?? []).map((top) => ({ token: top.token, logprob: top.logprob, bytes: top.bytes ?? null })) });
+  const expected = (tokens: string[], top: number) => tokens.map((token) => openAi(fakeLogprob(token, top)));
+  const sentToOllama = () => JSON.parse(chatBodies().at(-1) ?? '{}') as Record<string, unknown>;
+
+  it('streamed, with top_logprobs: each chunk carries its token\'s, alternatives and bytes included (an empty token\'s null); the log line none', async () => {
+    ollama.options.tokens = ['Hi', ' é', '', '!'];
+    const { data: stream, response } = await client.chat.completions.create({ ...ask('hi'), stream: true, logprobs: true, top_logprobs: 2 }).withResponse();
+    const chunks: [string | null | undefined, unknown][] = [];
+    for await (const chunk of stream) chunks.push([chunk.choices[0]?.delta.content, chunk.choices[0]?.logprobs ?? null]);
+    expect(sentToOllama()).toMatchObject({ logprobs: true, top_logprobs: 2 });
+    expect(chunks).toEqual([
+      ['', null],
+      ...['Hi', ' é', '', '!'].map((token) => [token, { content: expected([token], 2), refusal: null }]),
+      [undefined, null],
+    ]);
+    expect(expected([''], 2)[0]).toMatchObject({ token: '', bytes: null });
+    const entry = await logged(response.headers.get('x-argo-turn-id') ?? '');
+    expect(entry).toMatchObject({ status: 'ok', model_response: 'Hi é!' });
+    expect(JSON.stringify(entry)).not.toContain('logprob');
+  });
+
+  it('not streamed, without top_logprobs: all of them in order, no alternatives asked of Ollama; not asked, null and nothing asked', async () => {
+    const whole = await client.chat.completions.create({ ...ask('one two'), logprobs: true });
+    const sent = sentToOllama();
+    expect(sent).toMatchObject({ logprobs: true });
+    expect(sent).not.toHaveProperty('top_logprobs');
+    expect(whole.choices[0]?.message.content).toBe('You said: one two');
+    expect(whole.choices[0]?.logprobs).toEqual({ content: expected(['You', ' said:', ' one', ' two'], 0), refusal: null });
+    const plain = await client.chat.completions.create(ask('one two'));
+    expect(plain.choices[0]?.logprobs).toBeNull();
+    expect(sentToOllama()).not.toHaveProperty('logprobs');
+    const stream = await client.chat.completions.create({ ...ask('one two'), stream: true });
+    for await (const chunk of stream) expect(chunk.choices[0]?.logprobs ?? null).toBeNull();
+  });
+
+  it('a thinking model calling a client tool: the reasoning\'s tokens on its chunks, the call\'s held-back tokens on chunks of empty content, the last on the call; whole, all of them', async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'thinking', 'tools'] }];
+    ollama.options.thinking = 'Need time.';
+    ollama.options.reply = '';
+    ollama.options.toolCalls = [{ function: { name: 'get_time', arguments: {} } }];
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }];
+    const callTokens = JSON.stringify({ index: 0, name: 'get_time', arguments: {} }).match(/[^]{1,4}/g) ?? [];
+    const stream = await client.chat.completions.create({ ...ask('time?'), stream: true, logprobs: true, top_logprobs: 1, tools });
+    const carried: [string, unknown][] = [];
+    for await (const chunk of stream) {
+      const choice = chunk.choices[0];
+      const delta = choice?.delta as { role?: string; content?: string | null; reasoning?: string; tool_calls?: unknown[] } | undefined;
+      const piece = delta?.reasoning !== undefined ? 'reasoning' : delta?.tool_calls ? 'call' : delta?.content === '' && !delta.role ? 'held' : null;
+      if (piece !== null) carried.push([piece, choice?.logprobs?.content]);
+      else expect(choice?.logprobs ?? null).toBeNull();
+    }
+    expect(carried).toEqual([
+      ['reasoning', expected(['Need'], 1)],
+      ['reasoning', expected([' time.'], 1)],
+      ...callTokens.slice(0, -1).map((token) => ['held', expected([token], 1)]),
+      ['call', expected(callTokens.slice(-1), 1)],
+    ]);
+    const whole = await client.chat.completions.create({ ...ask('time?'), logprobs: true, tools });
+    expect(whole.choices[0]).toMatchObject({ finish_reason: 'tool_calls', logprobs: { content: expected(['Need', ' time.', ...callTokens], 0), refusal: null } });
+    expect(whole.choices[0]?.logprobs?.content).toHaveLength(whole.usage?.completion_tokens ?? -1);
+  });
+
+  it('Argo mode: the replayed request is the CLI\'s plus logprobs, and the answer carries them', async () => {
+    expect((await runArgo(['-s', 'probs', 'what is a closure?'], { home, host: ollama.url })).code).toBe(0);
+    ollama.requests.length = 0;
+    expect((await runArgo(['-s', 'probs', '--replay', 'last:1', '--no-log', 'and a generator?'], { home, host: ollama.url })).code).toBe(0);
+    const { response, data } = await client.chat.completions.create({ ...ask('and a generator?'), logprobs: true, top_logprobs: 1, argo: { session: 'probs', replay: 'last:1' } } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
+    await logged(response.headers.get('x-argo-turn-id') ?? '');
+    const [cli, served] = chatBodies().map((body) => JSON.parse(body) as Record<string, unknown>);
+    expect(served).toEqual({ ...cli, logprobs: true, top_logprobs: 1 });
+    expect(data.choices[0]?.logprobs?.content).toEqual(expected(['You', ' said:', ' and', ' a', ' generator?'], 1));
+  });
+
+  it('top_logprobs as OpenAI takes it: a whole number 0–20, with "logprobs": true; otherwise a 400 naming it, nothing sent to Ollama', async () => {
+    const refused = async (extra: Partial<ChatCompletionCreateParamsNonStreaming>) => {
+      const error = await client.chat.completions.create({ ...ask('hi'), ...extra }).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      const { param, code, message } = (error as InstanceType<typeof OpenAI.BadRequestError>).error as { param: string; code: string; message: string };
+      return { param, code, message };
+    };
+    expect(await refused({ logprobs: true, top_logprobs: 21 })).toEqual({ param: 'top_logprobs', code: 'invalid_value', message: 'invalid "top_logprobs": must be a whole number between 0 and 20' });
+    expect(await refused({ top_logprobs: 3 })).toEqual({ param: 'top_logprobs', code: 'invalid_value', message: 'invalid "top_logprobs": needs "logprobs": true; send it too, or leave "top_logprobs" out' });
+    expect(chatBodies()).toEqual([]);
+    const edge = await client.chat.completions.create({ ...ask('hi'), logprobs: true, top_logprobs: 20 });
+    expect(edge.choices[0]?.logprobs?.content?.[0]?.top_logprobs).toHaveLength(20);
+  });
+});
+
 describe('client tools', () => {
   it('a full round: the call goes out, the result comes in, the final answer', async () => {
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
@@ -496,7 +586,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     expect(data.at(-1)).toBe('[DONE]');
   });
 
-  it('what Ollama cannot do is a 400 naming it, nothing sent to Ollama: logprobs, n, image URLs, other data URLs, unknown parts', async () => {
+  it('what Ollama cannot do is a 400 naming it, nothing sent to Ollama: n, image URLs, other data URLs, unknown parts', async () => {
     const refusedWith = async (extra: Partial<ChatCompletionCreateParamsNonStreaming>) => {
       const error = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'hi' }], ...extra }).catch((thrown: unknown) => thrown);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
@@ -507,7 +597,6 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     const withPart = (part: OpenAI.ChatCompletionContentPart): Partial<ChatCompletionCreateParamsNonStreaming> => ({
       messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, part] }],
     });
-    expect(await refusedWith({ logprobs: true, top_logprobs: 2 })).toEqual({ param: 'logprobs', message: expect.stringContaining('log probabilities are not supported by this server') as unknown });
     expect((await refusedWith({ n: 2 })).param).toBe('n');
     const url = await refusedWith(withPart({ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }));
     expect(url).toEqual({ param: 'messages[0].content[1]', message: expect.stringContaining('image URLs are not supported (Ollama takes images inline); send the image inline as a base64 data URL') as unknown });

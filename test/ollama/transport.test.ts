@@ -3,7 +3,7 @@ import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
 import { OllamaTransport } from '../../src/ollama/transport.js';
 import type { TransportRequest } from '../../src/ollama/transport.js';
 import type { OllamaRequest } from '../../src/replay/prompt.js';
-import { startFakeOllama } from '../support/fake-ollama.js';
+import { fakeLogprob, startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 
 let ollama: FakeOllama;
@@ -219,6 +219,41 @@ describe('OllamaTransport.stream', () => {
     expect(outcome.status).toBe(status);
     expect(outcome.failure?.kind).toBe(kind);
     if (kind !== undefined) expect(outcome.failure?.message).toBe('the stream from Ollama ended without its final chunk; the answer is incomplete');
+  });
+
+  it.each([
+    ['asked', { logprobs: true, top_logprobs: 1 }, true],
+    ['not asked', {}, false],
+    ['top_logprobs alone (Ollama gives none)', { top_logprobs: 1 }, false],
+  ])('log probabilities %s: each chunk\'s ride with its first piece (reasoning, else text, else calls); a chunk with nothing else hands them over alone', async (_name, asked, given) => {
+    ollama.options.models = [{ name: 'qwen3', capabilities: ['completion', 'thinking', 'tools'] }];
+    ollama.options.thinking = 'Hm.';
+    ollama.options.toolCalls = [{ function: { name: 'f', arguments: {} } }];
+    try {
+      const pieces: [string, unknown, unknown][] = [];
+      const tools = [{ type: 'function' as const, function: { name: 'f', description: 'f', parameters: { type: 'object' } } }];
+      const body = { model: 'qwen3', messages: [{ role: 'user' as const, content: 'hi' }], stream: true, tools, ...asked };
+      const outcome = await transport().stream({ endpoint: '/api/chat', body }, {
+        onThinking: (text, logprobs) => pieces.push(['thinking', text, logprobs]),
+        onText: (text, logprobs) => pieces.push(['text', text, logprobs]),
+        onToolCalls: (calls, logprobs) => pieces.push(['calls', calls.length, logprobs]),
+        onLogprobs: (logprobs) => pieces.push(['alone', null, logprobs]),
+      });
+      expect(outcome.status).toBe('ok');
+      // The call as the model wrote it, about four characters a token: all but the last held back by Ollama's parser.
+      const callTokens = JSON.stringify({ index: 0, name: 'f', arguments: {} }).match(/[^]{1,4}/g) ?? [];
+      const lp = (token: string) => (given ? [fakeLogprob(token, 1)] : undefined);
+      expect(pieces).toEqual([
+        ['thinking', 'Hm.', lp('Hm.')],
+        ...['a', 'b', 'c', 'd'].map((token) => ['text', token, lp(token)]),
+        ...(given ? callTokens.slice(0, -1).map((token) => ['alone', null, lp(token)]) : []),
+        ['calls', 1, lp(callTokens.at(-1) ?? '')],
+      ]);
+    } finally {
+      ollama.options.models = undefined;
+      ollama.options.thinking = undefined;
+      delete ollama.options.toolCalls;
+    }
   });
 
   describe('questions about Ollama and its models (tags, show, version)', () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ssePayloads } from '../support/run-serve.js';
-import { startTestServer } from './fake-runner.js';
+import { FAKE_LOGPROB, startTestServer } from './fake-runner.js';
 import type { TestServer } from './fake-runner.js';
 import type { ToolEvent } from '../../src/serve/types.js';
 import { JobStore } from '../../src/serve/jobs.js';
@@ -209,6 +209,49 @@ describe('chat completions with the openai client', () => {
     controller.abort();
     await waitFor(() => expect(t.runner.logged.at(-1)).toMatchObject({ status: 'interrupted', text: 'a' }));
     expect(t.server.running).toBe(0);
+  });
+});
+
+describe('log probabilities', () => {
+  const entry = (token: string) => ({ token, logprob: FAKE_LOGPROB, bytes: null, top_logprobs: [] });
+  const carried = (...tokens: string[]) => ({ content: tokens.map(entry), refusal: null });
+  const tools = [{ type: 'function' as const, function: { name: 'f' } }];
+
+  it('streamed: each chunk carries its piece\'s, held-back tokens in a chunk of their own with empty content; role and finish chunks none', async () => {
+    t.runner.script = () => ({ tokens: ['Hi', ' you'], heldTokens: ['{"na', 'me"'], toolCalls: [{ function: { name: 'f', arguments: {} } }] });
+    const stream = await client.chat.completions.create({ ...ask('hi'), stream: true, logprobs: true, tools });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk.choices[0]);
+    expect(chunks.map((choice) => [choice?.delta.content ?? choice?.delta.tool_calls?.length ?? null, choice?.logprobs ?? null])).toEqual([
+      ['', null],
+      ['Hi', carried('Hi')],
+      [' you', carried(' you')],
+      ['', carried('{"na')],
+      ['', carried('me"')],
+      [1, carried('<call>')],
+      [null, null],
+    ]);
+    expect(t.runner.inputs.at(-1)?.extras).toMatchObject({ logprobs: true });
+  });
+
+  it('not streamed: every piece\'s joined in order; not asked: null, and nothing asked of the turn', async () => {
+    t.runner.script = () => ({ tokens: ['Hi', ' you'], heldTokens: ['x'], toolCalls: [{ function: { name: 'f', arguments: {} } }] });
+    const whole = await client.chat.completions.create({ ...ask('hi'), logprobs: true, top_logprobs: 3, tools });
+    expect(whole.choices[0]?.logprobs).toEqual(carried('Hi', ' you', 'x', '<call>'));
+    expect(t.runner.inputs.at(-1)?.extras).toMatchObject({ logprobs: true, top_logprobs: 3 });
+    const plain = await client.chat.completions.create(ask('hi'));
+    expect(plain.choices[0]?.logprobs).toBeNull();
+    expect(t.runner.inputs.at(-1)?.extras).not.toHaveProperty('logprobs');
+  });
+
+  it('a job keeps text only: asking one for log probabilities is a 400 naming the field, and no job starts', async () => {
+    const before = t.runner.inputs.length;
+    const response = await post('/api/jobs', ask('hi', { logprobs: true, argo: { session: 'work' } }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: { message: 'a job keeps its output text, not log probabilities; leave out "logprobs", or ask POST /v1/chat/completions for them', type: 'invalid_request_error', param: 'logprobs', code: 'invalid_value' },
+    });
+    expect(t.runner.inputs).toHaveLength(before);
   });
 });
 

@@ -8,6 +8,7 @@ import type { TurnFailure } from '../../src/serve/errors.js';
 import { listen } from '../../src/serve/listen.js';
 import type { Listening } from '../../src/serve/listen.js';
 import type { OllamaToolCall } from '../../src/serve/openai.js';
+import type { Logprob } from '../../src/ollama/transport.js';
 import { fileStopSignal } from '../../src/serve/stop.js';
 import type { AgentSummary, ServerDeps, ToolEvent, TurnHooks, TurnInput, TurnResult, TurnRunner } from '../../src/serve/types.js';
 
@@ -20,6 +21,11 @@ export interface Script {
   /** After all tokens, fails with this failure (a mid-stream error). */
   failAfter?: TurnFailure;
   toolCalls?: OllamaToolCall[];
+  /**
+   * Tokens that show nothing, handed over alone before the tool calls (a call Ollama holds back).
+   * With `logprobs` asked, every token comes with `{token, logprob: FAKE_LOGPROB}`; the calls with `{token: "<call>"}`.
+   */
+  heldTokens?: string[];
   throws?: Error;
   /** Server-side tool events, sent before the tokens (an agent run's first round). */
   toolEvents?: ToolEvent[];
@@ -28,6 +34,8 @@ export interface Script {
   /** Ends as an agent run: its status and summary. */
   agentEnd?: { status: string; summary: AgentSummary };
 }
+
+export const FAKE_LOGPROB = -0.5;
 
 export class FakeRunner implements TurnRunner {
   readonly inputs: TurnInput[] = [];
@@ -65,6 +73,8 @@ export class FakeRunner implements TurnRunner {
       return result;
     };
     const cut = (): TurnResult => end(input.signal.reason === 'stop' ? 'stopped' : 'interrupted', null);
+    // As Ollama: none unless asked.
+    const logprobs = (token: string): Logprob[] | undefined => (input.extras.logprobs ? [{ token, logprob: FAKE_LOGPROB }] : undefined);
     const aborted = (): boolean => input.signal.aborted;
     if (aborted()) return cut();
     if (script.failBefore) return end('error', script.failBefore);
@@ -86,11 +96,15 @@ export class FakeRunner implements TurnRunner {
       await new Promise((resolve) => setImmediate(resolve));
       const token = tokens[at] ?? '';
       text += token;
-      hooks.onText(token);
+      hooks.onText(token, logprobs(token));
     }
     if (script.failAfter) return end('error', script.failAfter);
+    for (const token of script.heldTokens ?? []) {
+      const held = logprobs(token);
+      if (held) hooks.onLogprobs?.(held);
+    }
     if (script.toolCalls) {
-      hooks.onToolCalls(script.toolCalls);
+      hooks.onToolCalls(script.toolCalls, logprobs('<call>'));
       return end('ok', null, script.toolCalls);
     }
     return end(script.agentEnd?.status ?? 'ok', null);

@@ -3,11 +3,13 @@ import type { ApiError } from '../../src/serve/errors.js';
 import {
   ChunkFormat,
   StreamedToolCalls,
+  choiceLogprobs,
   completionObject,
   findModel,
   finishReason,
   modelNotFound,
   lastUserText,
+  openAiLogprobs,
   toOllamaExtras,
   toOllamaMessages,
   toOpenAiToolCalls,
@@ -265,6 +267,56 @@ describe('answers to OpenAI', () => {
     expect(JSON.parse(format.finish('stop', { argo: { turn_id: 't' } }))).toEqual({ ...one({}, 'stop'), argo: { turn_id: 't' } });
     expect(JSON.parse(format.usage(usageOf(1, 1)))).toEqual({ ...head, choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
     expect(JSON.parse(format.extra({ tool_status: { tool: 'read_file' } }))).toEqual({ ...head, choices: [], tool_status: { tool: 'read_file' } });
+  });
+});
+
+describe('log probabilities: Ollama\'s api.Logprob → OpenAI\'s ChatCompletionTokenLogprob', () => {
+  const sky = { token: ' sky', logprob: -0.25, bytes: [32, 115, 107, 121] };
+  it.each([
+    ['bytes and no alternatives (top_logprobs 0)', [sky], [{ ...sky, top_logprobs: [] }]],
+    ['no bytes (Ollama leaves them out of an empty token): null', [{ token: '', logprob: -1.5 }], [{ token: '', logprob: -1.5, bytes: null, top_logprobs: [] }]],
+    [
+      'alternatives, each with its bytes or null',
+      [{ ...sky, top_logprobs: [sky, { token: ' sea', logprob: -2, bytes: [32, 115, 101, 97] }, { token: '', logprob: -9 }] }],
+      [{ ...sky, top_logprobs: [sky, { token: ' sea', logprob: -2, bytes: [32, 115, 101, 97] }, { token: '', logprob: -9, bytes: null }] }],
+    ],
+    ['several tokens, in order', [sky, { token: 'é', logprob: 0, bytes: [195, 169] }], [{ ...sky, top_logprobs: [] }, { token: 'é', logprob: 0, bytes: [195, 169], top_logprobs: [] }]],
+    ['none', [], []],
+    // Only what OpenAI's type has goes on: a field Ollama adds later is not passed through.
+    ['a field OpenAI does not have is left out', [{ ...sky, extra: 1 }], [{ ...sky, top_logprobs: [] }]],
+  ])('%s', (_what, ollama, openAi) => {
+    expect(openAiLogprobs(ollama)).toEqual(openAi);
+    expect(JSON.stringify(openAiLogprobs(ollama))).toBe(JSON.stringify(openAi.map(({ token, logprob, bytes, top_logprobs }) => ({ token, logprob, bytes, top_logprobs }))));
+  });
+
+  it('a choice\'s logprobs: the tokens in content, no refusal', () => {
+    expect(choiceLogprobs([sky])).toEqual({ content: [{ ...sky, top_logprobs: [] }], refusal: null });
+  });
+
+  const a = { token: 'a', logprob: -1, bytes: [97] };
+  const b = { token: 'b', logprob: -2, bytes: [98] };
+  it.each([
+    ['not asked: null', undefined, null],
+    ['asked, none came (an Ollama before 0.12.11): an empty list', [], { content: [], refusal: null }],
+    ['every piece\'s, joined in order', [a, b], { content: [{ ...a, top_logprobs: [] }, { ...b, top_logprobs: [] }], refusal: null }],
+  ])('the non-streamed object: %s', (_what, logprobs, expected) => {
+    const input = { id: 'c', created: 1, model: 'm', text: 'ab', toolCalls: [], finishReason: 'stop' as const, usage: usageOf(1, 2) };
+    expect(completionObject(logprobs === undefined ? input : { ...input, logprobs }).choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'ab' }, logprobs: expected, finish_reason: 'stop' }]);
+  });
+
+  it('a chunk carries its piece\'s log probabilities; a piece without has null', () => {
+    const format = new ChunkFormat({ id: 'c', created: 5, model: 'm' });
+    const logprobsOf = (chunk: string): unknown => (JSON.parse(chunk) as { choices: { logprobs: unknown }[] }).choices[0]?.logprobs;
+    const carried = { content: [{ ...a, top_logprobs: [] }], refusal: null };
+    expect(logprobsOf(format.content('a', [a]))).toEqual(carried);
+    expect(logprobsOf(format.content('a'))).toBeNull();
+    expect(JSON.parse(format.content('', [a]))).toMatchObject({ choices: [{ delta: { content: '' }, logprobs: carried, finish_reason: null }] });
+    expect(logprobsOf(format.reasoning('hm', [a]))).toEqual(carried);
+    const calls = toOpenAiToolCalls([{ function: { name: 'f', arguments: {} } }], 1);
+    expect(logprobsOf(format.toolCalls(calls, 0, [a]))).toEqual(carried);
+    expect(logprobsOf(format.toolCalls(calls, 0))).toBeNull();
+    expect(logprobsOf(format.role())).toBeNull();
+    expect(logprobsOf(format.finish('stop'))).toBeNull();
   });
 });
 

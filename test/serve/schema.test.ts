@@ -37,10 +37,9 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{ ...base, n: 2 }, 'n'],
     [{ ...base, n: 0 }, 'n'],
     [{ ...base, n: 1.5 }, 'n'],
-    [{ ...base, logprobs: true }, 'logprobs'],
     [{ ...base, logprobs: 'yes' }, 'logprobs'],
-    [{ ...base, top_logprobs: 2 }, 'top_logprobs'],
-    [{ ...base, logprobs: false, top_logprobs: 5 }, 'top_logprobs'],
+    [{ ...base, logprobs: 1 }, 'logprobs'],
+    [{ ...base, logprobs: true, top_logprobs: '2' }, 'top_logprobs'],
     [{ ...base, tools: [{ type: 'function' }] }, 'tools[0].function'],
     [{ ...base, tool_choice: 'sometimes' }, 'tool_choice'],
     [{ ...base, parallel_tool_calls: 'no' }, 'parallel_tool_calls'],
@@ -71,11 +70,28 @@ describe('chat request: wrong types are 400 naming the field', () => {
     });
   });
 
-  it('logprobs says it is not supported', () => {
-    expect(refusal({ ...base, logprobs: true, top_logprobs: 3 })).toEqual({
-      param: 'logprobs',
-      message: 'invalid "logprobs": log probabilities are not supported by this server; leave "logprobs" out or send false',
-    });
+  // OpenAI's rules for top_logprobs: a whole number 0–20, and only with "logprobs": true.
+  it.each([
+    [{ logprobs: true, top_logprobs: 21 }, 'must be a whole number between 0 and 20'],
+    [{ logprobs: true, top_logprobs: -1 }, 'must be a whole number between 0 and 20'],
+    [{ logprobs: true, top_logprobs: 2.5 }, 'must be a whole number between 0 and 20'],
+    [{ top_logprobs: 2 }, 'needs "logprobs": true; send it too, or leave "top_logprobs" out'],
+    [{ top_logprobs: 0 }, 'needs "logprobs": true; send it too, or leave "top_logprobs" out'],
+    [{ logprobs: false, top_logprobs: 5 }, 'needs "logprobs": true; send it too, or leave "top_logprobs" out'],
+    [{ logprobs: null, top_logprobs: 1 }, 'needs "logprobs": true; send it too, or leave "top_logprobs" out'],
+  ])('top_logprobs in %j is refused: 400 naming it', (extra, message) => {
+    expect(refusal({ ...base, ...extra })).toEqual({ param: 'top_logprobs', message: `invalid "top_logprobs": ${message}` });
+  });
+
+  it.each([
+    [{ logprobs: true }],
+    [{ logprobs: true, top_logprobs: 0 }],
+    [{ logprobs: true, top_logprobs: 20 }],
+    [{ logprobs: true, top_logprobs: null }],
+    [{ logprobs: false }],
+    [{ logprobs: null, top_logprobs: null }],
+  ])('log probabilities %j are accepted', (extra) => {
+    expect(parseChatRequest({ ...base, ...extra }, new Headers()).body).toMatchObject(extra);
   });
 
   const user = (...parts: unknown[]) => ({ ...base, messages: [{ role: 'user', content: 'earlier' }, { role: 'user', content: [{ type: 'text', text: 'see' }, ...parts] }] });

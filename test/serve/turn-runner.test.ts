@@ -166,6 +166,8 @@ describe('bodyFor: what the client adds to the planned request', () => {
     ['Argo mode: client options are settings (settingsFor), not body fields', 'argo', { options: { top_p: 0.5, temperature: 0.9 }, think: 'low' }, undefined],
     ['plain mode: think passes through', 'plain', { options: {}, think: 'low' }, { messages: [{ role: 'user', content: 'q' }], options: { temperature: 0.3, num_ctx: 4096, top_p: 1 }, think: 'low' }],
     ['format and tools pass through', 'argo', { options: {}, format: 'json', tools: [{ type: 'function', function: { name: 'f' } }] }, { format: 'json', tools: [{ type: 'function', function: { name: 'f' } }] }],
+    ['Argo mode: log probabilities are asked of the answer, after the rest', 'argo', { options: {}, format: 'json', logprobs: true, top_logprobs: 3 }, { format: 'json', logprobs: true, top_logprobs: 3 }],
+    ['plain mode: logprobs without alternatives', 'plain', { options: {}, logprobs: true }, { messages: [{ role: 'user', content: 'q' }], options: { temperature: 0.3, num_ctx: 4096, top_p: 1 }, logprobs: true }],
   ];
   it.each(cases)('%s', (_name, mode, extras, expected) => {
     const body = bodyFor(base, { mode, messages: [{ role: 'user', content: 'q' }] }, extras);
@@ -198,6 +200,44 @@ describe('ollamaToolCallsOf', () => {
     [[null, 'x', { function: {} }, { nofunction: 1 }], []],
   ])('%j → %j', (input, expected) => {
     expect(ollamaToolCallsOf(input)).toEqual(expected);
+  });
+});
+
+describe('turnRunner: log probabilities', () => {
+  it('asks Ollama for them in the turn\'s one request and hands each piece\'s to its hook; a call Argo cannot read hands its over alone', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-runner-logprobs-'));
+    const sent: unknown[] = [];
+    const lp = (token: string) => [{ token, logprob: -1 }];
+    const runner = turnRunner(loadSettings({ home }, {}), {
+      transport: () => ({
+        stream: (request, hooks) => {
+          sent.push(request.body);
+          hooks.onThinking?.('hm', lp('hm'));
+          hooks.onText('Hi', lp('Hi'));
+          hooks.onToolCalls?.([{ function: { name: 'f', arguments: {} } }], lp('call'));
+          hooks.onToolCalls?.([null], lp('broken'));
+          hooks.onLogprobs?.(lp('held'));
+          return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
+        },
+        installedModels: () => Promise.resolve(['m']),
+      }),
+      now: () => new Date('2026-01-01T00:00:00Z'),
+      clock: () => 0,
+      rescue: () => Promise.reject(new Error('no rescue expected')),
+    });
+    const heard: [string, unknown][] = [];
+    const result = await runner.run(
+      { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo: null, extras: { options: {}, logprobs: true, top_logprobs: 2 }, signal: new AbortController().signal },
+      {
+        onThinking: (text, logprobs) => heard.push([`thinking ${text}`, logprobs]),
+        onText: (text, logprobs) => heard.push([`text ${text}`, logprobs]),
+        onToolCalls: (calls, logprobs) => heard.push([`calls ${calls.length}`, logprobs]),
+        onLogprobs: (logprobs) => heard.push(['alone', logprobs]),
+      },
+    );
+    expect(result.status).toBe('ok');
+    expect(sent).toEqual([expect.objectContaining({ logprobs: true, top_logprobs: 2 })]);
+    expect(heard).toEqual([['thinking hm', lp('hm')], ['text Hi', lp('Hi')], ['calls 1', lp('call')], ['alone', lp('broken')], ['alone', lp('held')]]);
   });
 });
 

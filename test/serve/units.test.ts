@@ -28,8 +28,28 @@ describe('planAnswer', () => {
       },
       stream: true,
       includeUsage: true,
+      logprobs: false,
       round: 1,
     });
+  });
+
+  it.each([
+    [{ logprobs: true }, { options: {}, logprobs: true }],
+    // Ollama's own OpenAI layer leaves top_logprobs 0 out (omitempty): so does Argo.
+    [{ logprobs: true, top_logprobs: 0 }, { options: {}, logprobs: true }],
+    [{ logprobs: true, top_logprobs: 5 }, { options: {}, logprobs: true, top_logprobs: 5 }],
+    [{ logprobs: false }, { options: {} }],
+    [{ logprobs: true, argo: { session: 'w' } }, { options: {}, logprobs: true }],
+  ])('log probabilities %j: asked of Ollama as %j, in either mode', (json, extras) => {
+    const plan = planAnswer(request(json), DEFAULTS, true);
+    expect(plan.turn.extras).toEqual(extras);
+    expect(plan.logprobs).toBe(json.logprobs);
+  });
+
+  it('refuses log probabilities for a run of server-side tools, whose rounds are not one answer', () => {
+    expect(() => planAnswer(request({ logprobs: true, argo: { tools: 'fs' } }), DEFAULTS, true)).toThrow(
+      expect.objectContaining({ status: 400, param: 'logprobs', message: 'log probabilities are not given for a run of server-side tools (the "tools" Argo field); leave out "logprobs", or the tools' }) as ApiError,
+    );
   });
 
   it.each([
