@@ -256,6 +256,16 @@ describe('OllamaTransport.stream', () => {
     }
   });
 
+  it('log probabilities of /api/generate come with its text the same way', async () => {
+    const pieces: [string, unknown][] = [];
+    const outcome = await transport().stream(
+      { endpoint: '/api/generate', body: { model: 'argo', prompt: 'hi', stream: true, logprobs: true } },
+      { onText: (text, logprobs) => pieces.push([text, logprobs]) },
+    );
+    expect(outcome.status).toBe('ok');
+    expect(pieces).toEqual(['a', 'b', 'c', 'd'].map((token) => [token, [fakeLogprob(token, 0)]]));
+  });
+
   describe('questions about Ollama and its models (tags, show, version)', () => {
     const asks: [string, (t: OllamaTransport, signal?: AbortSignal) => Promise<unknown>][] = [
       ['modelNumCtx', (t, signal) => t.modelNumCtx('argo', signal)],
