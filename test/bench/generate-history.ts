@@ -109,14 +109,14 @@ interface SessionState {
   indexPath: string;
 }
 
-const RECENT_KEPT = 30;
+export const RECENT_KEPT = 30;
 const INDEX_FLUSH_CHARS = 64 * 1024;
 const WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
 const FIRST_DAY_UTC = Date.UTC(2026, 0, 5); // a Monday; fixed so the bytes do not depend on today
-const MODELS = ['argo', 'argo', 'llama3.1:8b', 'qwen2.5-coder:7b', 'mistral:latest', 'gemma2:9b'];
-const PERSONAS = ['neutral', 'neutral', 'neutral', 'neutral', 'neutral', 'friendly', 'teacher', 'expert', 'critic'];
-const MODES: (string | null)[] = [null, null, null, null, null, null, 'code', 'code', 'review', 'shell', 'writing'];
-const LAST_COUNTS = [1, 2, 3, 3, 3, 5, 5, 5, 5, 8, 10];
+export const MODELS = ['argo', 'argo', 'llama3.1:8b', 'qwen2.5-coder:7b', 'mistral:latest', 'gemma2:9b'];
+export const PERSONAS = ['neutral', 'neutral', 'neutral', 'neutral', 'neutral', 'friendly', 'teacher', 'expert', 'critic'];
+export const MODES: (string | null)[] = [null, null, null, null, null, null, 'code', 'code', 'review', 'shell', 'writing'];
+export const LAST_COUNTS = [1, 2, 3, 3, 3, 5, 5, 5, 5, 8, 10];
 const NAME_WORDS = [
   'rust', 'k8s', 'infra', 'blog', 'thesis', 'api', 'db', 'ci', 'shell', 'sql', 'react', 'go', 'ml',
   'notes', 'review', 'release', 'oncall', 'perf', 'auth', 'email', 'billing', 'docs', 'migration', 'ios',
@@ -127,26 +127,26 @@ const NAME_TOPICS = [
   'oauth', 'templates', 'invoices', 'style', 'backfill', 'swiftui', 'scratch', 'ideas',
 ];
 const ID_ALPHABET = 'useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict';
-const ERRORS = [
+export const ERRORS = [
   'the connection to Ollama at http://127.0.0.1:11434 dropped mid-answer; the answer is incomplete',
   'Ollama reported an error mid-answer: an error was encountered while running the model',
   'no data from Ollama at http://127.0.0.1:11434 for 120s; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)',
   'the stream from Ollama ended without its final chunk; the answer is incomplete',
 ];
 
-function turnId(random: Random): string {
+export function turnId(random: Random): string {
   let id = '';
   for (let i = 0; i < 12; i++) id += ID_ALPHABET.charAt(Math.floor(random() * 64));
   return id;
 }
 
-function uuid(random: Random): string {
+export function uuid(random: Random): string {
   let hex = '';
   for (let i = 0; i < 32; i++) hex += Math.floor(random() * 16).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${'89ab'[Math.floor(random() * 4)]}${hex.slice(17, 20)}-${hex.slice(20)}`;
 }
 
-function sessionNames(count: number, random: Random): string[] {
+export function sessionNames(count: number, random: Random): string[] {
   const names = new Set([BIG_SESSION, DEFAULT_SESSION]);
   while (names.size < count) {
     const base = `${pick(random, NAME_WORDS)}-${pick(random, NAME_TOPICS)}`;
@@ -205,7 +205,7 @@ function dateOf(day: number): string {
 }
 
 // Turns of a day spread from 07:00 to 23:00, in order (the file is append-only, so time only grows).
-function timestampOf(date: string, position: number, count: number): string {
+export function timestampOf(date: string, position: number, count: number): string {
   const ms = Math.floor(7 * 3_600_000 + (position / count) * 16 * 3_600_000);
   const h = Math.floor(ms / 3_600_000);
   const m = Math.floor(ms / 60_000) % 60;
@@ -213,21 +213,21 @@ function timestampOf(date: string, position: number, count: number): string {
   return `${date}T${two(h)}:${two(m)}:${two(s)}.${String(ms % 1000).padStart(3, '0')}+00:00`;
 }
 
-function replaySpecFor(random: Random, session: SessionState): ReplaySpec {
+export function replaySpecFor(random: Random, okTurns: number): ReplaySpec {
   const roll = random();
   if (roll < 0.65) return { kind: 'none' };
   // Whole-session replay on long sessions would log a decision per turn; people use it on short threads.
-  if (roll < 0.73 && session.ok <= RECENT_KEPT) return { kind: 'session' };
+  if (roll < 0.73 && okTurns <= RECENT_KEPT) return { kind: 'session' };
   return { kind: 'last', count: pick(random, LAST_COUNTS) };
 }
 
-function statusFor(random: Random): TurnStatus {
+export function statusFor(random: Random): TurnStatus {
   const roll = random();
   return roll < 0.955 ? 'ok' : roll < 0.985 ? 'error' : 'interrupted';
 }
 
 /** Cuts a partial answer at a space, as a stream cut mid-answer leaves it (never mid-character). */
-function partial(text: string, random: Random): string {
+export function partial(text: string, random: Random): string {
   const cut = text.lastIndexOf(' ', Math.floor(text.length * random()));
   return cut <= 0 ? '' : text.slice(0, cut);
 }
@@ -290,7 +290,7 @@ export function generateHistory(home: string, params: HistoryParams, key: string
       if (plant && !plantInPrompt) response = plantInResponse(response, random);
       const status = statusFor(random);
       if (status !== 'ok') response = partial(response, random);
-      const spec = replaySpecFor(random, session);
+      const spec = replaySpecFor(random, session.ok);
       const endpoint: Endpoint = random() < 0.9 ? 'chat' : 'generate';
       const mode = pick(random, MODES);
       const persona = pick(random, PERSONAS);
