@@ -37,6 +37,8 @@ export interface Query {
   grep: string | null;
   /** Agent turns that called one of these tools (`--tool`). */
   tools?: ReadonlySet<string> | null;
+  /** true: only agent runs, the turns whose line has a `tools` field (`argo export` without --all). */
+  agentRuns?: true | null;
   /** true: only turns whose prompt was probably cut to the context window (truncation_suspected). */
   truncated: true | null;
 }
@@ -158,6 +160,7 @@ export function matchesQuery(entry: LogEntry, query: Query, grep: RegExp | null 
   if (grep && !grep.test(entry.user_prompt) && !grep.test(entry.model_response)) return false;
   const tools = query.tools;
   if (tools && !(entry.tool_calls ?? []).some((call) => tools.has(call.name))) return false;
+  if (query.agentRuns && entry.tools === undefined) return false;
   if (query.truncated && entry.truncation_suspected !== true) return false;
   return true;
 }
@@ -193,12 +196,16 @@ export function grepMatcher(text: string | null): RegExp | null {
  * What every line holding a turn the query keeps must contain (see readLines' `needle`), or null
  * when nothing is cheap and safe. Session ids are exact JSON strings; grep text is searched as JSON
  * stores it (escaped), using its longest ASCII run: the `i` flag folds ASCII letters only to ASCII
- * letters, so ignoring their case in the UTF-8 bytes finds what it finds in the decoded text.
+ * letters, so ignoring their case in the UTF-8 bytes finds what it finds in the decoded text. A
+ * called tool's name is a JSON string of its line (`"name":"read_file"`), and an agent run's line
+ * has the key `"tools"`: both are searched only when nothing above is, as they are common.
  */
 export function rawNeedle(query: Query): Needle | null {
   if (query.sessionIds && query.sessionIds.size > 0) return { kind: 'json-string', values: [...query.sessionIds] };
   const run = query.grep === null ? null : longestAsciiRun(jsonEscaped(query.grep));
-  return run ? { kind: 'text', text: run, caseless: true } : null;
+  if (run) return { kind: 'text', text: run, caseless: true };
+  if (query.tools && query.tools.size > 0) return { kind: 'json-string', values: [...query.tools] };
+  return query.agentRuns ? { kind: 'json-string', values: ['tools'] } : null;
 }
 
 /** A per-line test for what rawNeedle could not cover (grep text when session ids were searched, or non-ASCII text). */

@@ -131,6 +131,9 @@ describe('matchesQuery', () => {
     ['grep absent', { grep: 'bagel' }, {}, false],
     ['grep does not look at other fields', { grep: 'llama3' }, {}, false],
     ['all combined', { types: new Set(['instruction'] as const), grep: 'menu', models: ['llama3'], since: 0 }, {}, true],
+    ['agent runs: a plain turn', { agentRuns: true }, {}, false],
+    ['agent runs: a run that called nothing', { agentRuns: true }, { tools: ['read_file'], tool_calls: [] }, true],
+    ['agent runs: a run with no tool available', { agentRuns: true }, { tools: [] }, true],
   ])('%s', (_name, query, overrides, expected) => {
     expect(matchesQuery({ ...base, ...overrides }, q(query))).toBe(expected);
   });
@@ -188,6 +191,37 @@ describe('the raw-line prefilter never rejects a line the query keeps', () => {
     expect(rawNeedle(both)).toEqual({ kind: 'json-string', values: ['a-b'] });
     expect(linePrefilter(both)?.('{"user_prompt":"MENU"}')).toBe(true);
     expect(linePrefilter(both)?.('{"user_prompt":"bagel"}')).toBe(false);
+  });
+
+  // An agent run's line as the writer stores it: the needle for --tool and for agent runs must be in it.
+  const run = makeEntry({
+    tools: ['read_file', 'run_command'],
+    tool_calls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a "quoted" name.txt' }, outcome: 'success', round: 1, ms: 3, result_chars: 2, result: '{}' }],
+  });
+  it.each<[string, Partial<Query>, boolean]>([
+    ['a called tool', { tools: new Set(['read_file']) }, true],
+    ['one of several tools', { tools: new Set(['fetch_url', 'read_file']) }, true],
+    ['a tool available but not called', { tools: new Set(['run_command']) }, false],
+    ['agent runs', { agentRuns: true }, true],
+    ['a tool and agent runs', { tools: new Set(['read_file']), agentRuns: true }, true],
+  ])('%s: the stored line holds the needle, and the query keeps it as expected', (_name, query, kept) => {
+    const whole = { ...EMPTY_QUERY, ...query };
+    const needle = rawNeedle(whole);
+    expect(needle).not.toBeNull();
+    if (needle) expect(lineHolds(needle, Buffer.from(JSON.stringify(run), 'utf8'))).toBe(true);
+    expect(matchesQuery(run, whole)).toBe(kept);
+  });
+
+  it.each<[string, Partial<Query>, ReturnType<typeof rawNeedle>]>([
+    ['nothing to search', {}, null],
+    ['session ids first', { sessionIds: new Set(['s-1']), grep: 'menu', tools: new Set(['read_file']), agentRuns: true }, { kind: 'json-string', values: ['s-1'] }],
+    ['grep text before tools', { grep: 'menu', tools: new Set(['read_file']) }, { kind: 'text', text: 'menu', caseless: true }],
+    ['tools when grep has no ASCII', { grep: '日本', tools: new Set(['read_file']) }, { kind: 'json-string', values: ['read_file'] }],
+    ['tools before agent runs', { tools: new Set(['read_file', 'memo']), agentRuns: true }, { kind: 'json-string', values: ['read_file', 'memo'] }],
+    ['agent runs: the key', { agentRuns: true }, { kind: 'json-string', values: ['tools'] }],
+    ['an empty tool set is no filter', { tools: new Set() }, null],
+  ])('rawNeedle: %s', (_name, query, expected) => {
+    expect(rawNeedle({ ...EMPTY_QUERY, ...query })).toEqual(expected);
   });
 
   it('rejects lines that cannot hold the text', () => {
