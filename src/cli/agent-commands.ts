@@ -1,7 +1,7 @@
 // Agent mode's commands: `argo tools`, `argo stop`, `argo memo`, `argo export`. Loaded only when
 // the command line names one of them.
 import { plural } from '../output/count.js';
-import { writeFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { RuntimeError, UsageError } from '../errors.js';
@@ -11,6 +11,7 @@ import { definitionsPath, readDefinitions } from '../agent/definitions.js';
 import { renderTrajectory } from '../agent/sharegpt.js';
 import { clearStop, setStop, stopPath, stopState } from '../agent/stop.js';
 import { ScanStats } from '../log/scan.js';
+import { Sink } from '../output/sink.js';
 import type { ToolDefinition } from '../ollama/transport.js';
 import { searchTurns } from '../query/search.js';
 import { listSessions } from '../sessions/store.js';
@@ -213,6 +214,45 @@ export function registerExport(program: Command, io: Io, setOutcome: ReportOutco
   inheritProgramSettings(program, command);
 }
 
+/**
+ * Runs `produce` with a writer to `output` (a file, private if new, as the log is) or to stdout
+ * (JSON made safe for a terminal); the writer answers false once stdout's reader has gone.
+ */
+async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFlags, produce: (write: (line: string) => Promise<boolean>) => Promise<T>): Promise<T> {
+  if (output === undefined) {
+    const sink = new Sink(io.stdout);
+    const shown = jsonFor(io, flags);
+    const result = await produce(async (line) => {
+      await sink.write(shown(line));
+      return !sink.closed;
+    });
+    await sink.flush();
+    return result;
+  }
+  const handle = await open(output, 'w', 0o600);
+  const stream = handle.createWriteStream();
+  // An object, so the narrowing of a `let` does not hide what the listener sets.
+  const failed: { error: Error | null } = { error: null };
+  stream.on('error', (error) => (failed.error ??= error));
+  const sink = new Sink(stream);
+  let result: T;
+  try {
+    result = await produce(async (line) => {
+      await sink.write(line);
+      return failed.error === null;
+    });
+    await sink.flush();
+  } finally {
+    // Ends the stream and closes the file, whatever happened.
+    const closed = stream.closed ? Promise.resolve() : new Promise<void>((resolve) => stream.once('close', () => resolve()));
+    stream.end();
+    await closed;
+  }
+  // A write that failed (a full disk) fails the export.
+  if (failed.error !== null) throw failed.error;
+  return result;
+}
+
 /** Turns whose definitions came from today's config, by why, for the one line export says about them. */
 class FallbackNotes {
   private readonly older = new Set<string>();
@@ -263,6 +303,8 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
     records,
     settings.paths,
   );
+  // Only lines with the "tools" key are decoded: years of plain turns are passed over as bytes.
+  if (flags.all !== true) query.agentRuns = true;
   const { tools } = buildCatalog(toolsConfigOf(settings.agent), builtinTools());
   const kept = new Map<string, ReturnType<typeof readDefinitions>>();
   const notes = new FallbackNotes();
@@ -290,19 +332,16 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
     return toolDefinitions(today);
   };
   const stats = new ScanStats();
-  const lines: string[] = [];
-  for await (const { entry } of searchTurns(settings.paths.logs, query, stats)) {
-    if (entry.tools === undefined && flags.all !== true) continue;
-    lines.push(JSON.stringify(renderTrajectory(entry, definitionsOf(entry), { thinking: flags.thinking })));
-  }
-  const text = lines.map((line) => `${line}\n`).join('');
-  if (flags.output !== undefined) {
-    // Logged conversations: a new file is private, as the log is.
-    await writeFile(flags.output, text, { encoding: 'utf8', mode: 0o600 });
-    io.stderr.write(`argo: wrote ${plural(lines.length, 'trajectory', 'trajectories')} to ${flags.output}\n`);
-  } else {
-    io.stdout.write(jsonFor(io, flags)(text));
-  }
+  // Written as they are made, one at a time: years of agent runs are never held at once.
+  const written = await writeLines(flags.output, io, flags, async (write) => {
+    let count = 0;
+    for await (const { entry } of searchTurns(settings.paths.logs, query, stats)) {
+      if (!(await write(`${JSON.stringify(renderTrajectory(entry, definitionsOf(entry), { thinking: flags.thinking }))}\n`))) break;
+      count++;
+    }
+    return count;
+  });
+  if (flags.output !== undefined) io.stderr.write(`argo: wrote ${plural(written, 'trajectory', 'trajectories')} to ${flags.output}\n`);
   const fallback = notes.lines(untrustedTextFor(io.stderr));
   if (fallback !== '') io.stderr.write(fallback);
   const notice = stats.notice();

@@ -147,6 +147,37 @@ describe('argo --tools: file tools on a real tree', () => {
     expect(trajectory.conversations[3]?.value).toContain('<tool_response>');
   });
 
+  it('export streams agent runs only (--all adds plain turns), to stdout or to a private file, the same bytes; --tool finds a run by a tool it called', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ calls: [call('read_file', '{"path":"notes.txt","limit":1}')] }, { reply: 'It says "first line".' }];
+    expect(await argo(['-T', 'fs', '--root', root, 'what do the notes say?'], home)).toMatchObject({ code: 0 });
+    script = [{ reply: 'A plain answer.' }];
+    next = 0;
+    expect(await argo(['a plain question, with "tools" in it'], home)).toMatchObject({ code: 0 });
+
+    const runs = await argo(['export', '--format', 'sharegpt'], home);
+    expect(runs).toMatchObject({ code: 0, stderr: '' });
+    expect(runs.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { conversations: { value: string }[] }).conversations[1]?.value)).toEqual(['what do the notes say?']);
+    const all = await argo(['export', '--format', 'sharegpt', '--all'], home);
+    expect(all.stdout.trim().split('\n')).toHaveLength(2);
+
+    const file = join(tempHome(), 'runs.jsonl');
+    writeFileSync(file, 'an older export, longer than the new one '.repeat(1000));
+    chmodSync(file, 0o644);
+    const written = await argo(['export', '--format', 'sharegpt', '-o', file], home);
+    expect(written).toMatchObject({ code: 0, stdout: '', stderr: `argo: wrote 1 trajectory to ${file}\n` });
+    expect(readFileSync(file, 'utf8')).toBe(runs.stdout);
+    const fresh = join(tempHome(), 'fresh.jsonl');
+    expect(await argo(['export', '--format', 'sharegpt', '--all', '-o', fresh], home)).toMatchObject({ code: 0, stderr: `argo: wrote 2 trajectories to ${fresh}\n` });
+    expect(readFileSync(fresh, 'utf8')).toBe(all.stdout);
+    expect(statSync(fresh).mode & 0o777).toBe(0o600);
+
+    expect((await argo(['logs', '--tool', 'read_file', '--json'], home)).stdout.trim().split('\n')).toHaveLength(1);
+    // Offered but not called: not a match, though its name is in the line.
+    expect(await argo(['logs', '--tool', 'search_files', '--json'], home)).toMatchObject({ code: 0, stdout: '' });
+  });
+
   it('with Ollama 0.12.10+, which names every call itself, the model\'s ids are kept and sent back', async () => {
     ollama.options.callIds = 'ollama';
     try {
