@@ -3,22 +3,15 @@ import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { boundedClient, failedToConnect, httpFailure } from '../ollama/transport.js';
 import type { DataPaths } from '../log/writer.js';
 import { byLastUsed, readSession, saveSession, scanSessions } from '../sessions/store.js';
-import type { SessionRecord } from '../sessions/store.js';
 import { loadSessionEntries } from '../sessions/turns.js';
+import { sessionsWithText } from '../query/session-search.js';
 import type { OllamaInfo, SessionStore } from './types.js';
 
 export function sessionStore(paths: DataPaths): SessionStore {
   return {
     list: async (query) => {
       const records = (await scanSessions(paths.sessions)).records.sort(byLastUsed);
-      if (query === null) return records;
-      const needle = query.toLowerCase();
-      const found: SessionRecord[] = [];
-      for (const record of records) {
-        if (record.title.toLowerCase().includes(needle)) found.push(record);
-        else if ((await loadSessionEntries(paths, record)).some((entry) => entry.user_prompt.toLowerCase().includes(needle))) found.push(record);
-      }
-      return found;
+      return query === null ? records : sessionsWithText(paths, records, query);
     },
     show: async (name) => {
       const record = await readSession(paths.sessions, name);
