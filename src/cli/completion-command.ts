@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { Argument } from 'commander';
 import { SHELLS, completionScript } from '../cli/completion.js';
 import type { CompletionCommand, CompletionSpec, NameSource, Shell } from '../cli/completion.js';
-import { listSessions } from '../sessions/store.js';
+import { sessionNames } from '../sessions/store.js';
 import { newTransport } from './ask.js';
 import { settingsFor } from './settings.js';
 import type { Io } from './io.js';
@@ -94,7 +94,7 @@ export function registerCompleteHelper(program: Command, io: Io, setOutcome: Rep
 
 async function namesOf(what: string, flags: { home?: string; host?: string }): Promise<string[]> {
   const settings = settingsFor({ ...(flags.home !== undefined ? { home: flags.home } : {}), ...(flags.host !== undefined ? { host: flags.host } : {}) });
-  if (what === 'sessions') return (await listSessions(settings.paths.sessions)).map((record) => record.name);
+  if (what === 'sessions') return sessionNames(settings.paths.sessions);
   if (what === 'models') return newTransport({ ...settings, retries: { attempts: 1, initialDelayMs: 0 } }).installedModels();
   return [];
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
 import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
 import { listFiles } from '../log/files.js';
-import { createFileExclusive, isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
+import { createFileExclusive, errnoOf, isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
 import { indexPath, isEarlierSessionName, isSessionName, recordPath } from './names.js';
 
@@ -212,6 +213,24 @@ export async function scanSessions(dir: string, options: { everyFile?: boolean; 
     else records.push(found);
   }
   return { records, damaged };
+}
+
+/**
+ * The names of the sessions that have a record file, from one listing of the folder: no
+ * record is read (a shell asks at every Tab, and years of sessions are thousands of files). A
+ * damaged record's name is among them, as "argo sessions" lists it too.
+ */
+export async function sessionNames(dir: string): Promise<string[]> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return [];
+    throw error;
+  }
+  // In the order of the files' names, as every listing of records has them.
+  const files = entries.flatMap((entry) => (entry.isFile() && entry.name.endsWith('.json') ? [entry.name] : [])).sort(byCodeUnits);
+  return files.map((file) => file.slice(0, -'.json'.length)).filter((name) => isSessionName(name));
 }
 
 /** Every readable session record; damaged ones are left out (scanSessions lists them). */

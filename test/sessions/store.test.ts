@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DamagedRecord, byLastUsed, inspectSession, openSession, readSession, saveSession } from '../../src/sessions/store.js';
+import { DamagedRecord, byLastUsed, inspectSession, openSession, readSession, saveSession, sessionNames } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 
 describe('openSession', () => {
@@ -93,5 +93,25 @@ describe('a record found under another name', () => {
     expect(found instanceof DamagedRecord ? found.problem : '').toBe('a record whose "name" ("evil") is not its file\'s');
     await expect(readSession(dir, 'mis')).rejects.toThrow(/session file .*mis\.json is a record whose "name" \("evil"\) is not its file's; fix it or remove it with "argo sessions rm mis"/);
     expect(await readSession(dir, 'evil')).toEqual(record);
+  });
+});
+
+describe('sessionNames', () => {
+  // Each row makes what it names in an empty sessions folder.
+  it.each<[string, (dir: string) => void, string[]]>([
+    ['records, as their files sort', (dir) => ['work', 'Notes', 'a.b', '_x', 'a', 'a-2'].forEach((name) => writeFileSync(join(dir, `${name}.json`), '{}')), ['Notes', '_x', 'a-2', 'a.b', 'a', 'work']],
+    ['a damaged record is still a name', (dir) => writeFileSync(join(dir, 'broken.json'), 'not json'), ['broken']],
+    ['an index without a record is not', (dir) => writeFileSync(join(dir, 'orphan.idx'), ''), []],
+    ['hidden and invalid names are not', (dir) => ['.hidden', 'two words', 'x'.repeat(65)].forEach((name) => writeFileSync(join(dir, `${name}.json`), '{}')), []],
+    ['a folder named like a record is not', (dir) => mkdirSync(join(dir, 'folder.json')), []],
+    ['a record being written (its temporary file) is not', (dir) => writeFileSync(join(dir, '.work.json.123-0a1b2c3d.tmp'), '{}'), []],
+  ])('%s', async (_name, make, expected) => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-names-'));
+    make(dir);
+    expect(await sessionNames(dir)).toEqual(expected);
+  });
+
+  it('no folder: no names', async () => {
+    expect(await sessionNames(join(mkdtempSync(join(tmpdir(), 'argo-names-')), 'sessions'))).toEqual([]);
   });
 });
