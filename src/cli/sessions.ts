@@ -9,7 +9,9 @@ import { withSessionLock } from '../log/lock.js';
 import { refuseWithForks, removeSessionLines } from '../maintenance/maintain.js';
 import { ScanStats } from '../log/scan.js';
 import { Sink } from '../output/sink.js';
-import { loadSessionEntries, rebuildIndex, rulesTagging } from '../sessions/turns.js';
+import { openSessionTurns, rebuildIndex, rulesTagging } from '../sessions/turns.js';
+import type { TurnPick } from '../sessions/turns.js';
+import { sessionJson } from '../query/session-json.js';
 import {
   forkSession,
   parseForkSource,
@@ -163,18 +165,26 @@ async function showCommand(settings: Settings, name: string, flags: { json?: boo
   await recoverUnfinishedTurns(settings, io);
   const record = await requireSession(settings.paths.sessions, name, 'sessions show');
   const stats = new ScanStats();
-  const entries = await loadSessionEntries(settings.paths, record, flags.limit, stats);
+  const pick: TurnPick = flags.limit === undefined ? { kind: 'all' } : { kind: 'last', count: flags.limit, okOnly: false };
+  const turns = await openSessionTurns(settings.paths, record, pick, stats);
   const { records } = await scanSessions(settings.paths.sessions, { earlierNames: true });
   const shown = shownRecord(record, records);
   const sink = new Sink(io.stdout);
+  // Written a turn at a time: a session of years is never one string.
+  const write = async (text: string): Promise<boolean> => {
+    await sink.write(text);
+    return !sink.closed;
+  };
   if (flags.json) {
-    await sink.write(jsonFor(io, flags)(`${JSON.stringify({ session: shown, turns: entries })}\n`));
+    const json = jsonFor(io, flags);
+    await sessionJson(shown, turns, (piece) => write(json(piece)));
+    await write('\n');
   } else {
     const render = renderOptions(io, records, flags);
-    await sink.write(sessionHeader(shown, entries, render, flags.limit !== undefined));
+    await write(sessionHeader(shown, turns, render, flags.limit !== undefined));
     // -n 0 asks for the header alone, as argo logs -n 0 and argo last 0 ask for nothing.
-    if (entries.length === 0) await sink.write(flags.limit === 0 ? 'no turns shown (-n 0 asks for none)\n' : 'no turns yet\n');
-    for (const entry of entries) await sink.write(fullBlock(entry, render));
+    if (turns.count === 0) await write(flags.limit === 0 ? 'no turns shown (-n 0 asks for none)\n' : 'no turns yet\n');
+    await turns.each((entry) => write(fullBlock(entry, render)));
   }
   await sink.flush();
   const notice = stats.notice();

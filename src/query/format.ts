@@ -175,11 +175,12 @@ export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assi
 }
 
 /** The header of `argo sessions show`. */
-export function sessionHeader(record: ShownRecord, entries: readonly LogEntry[], options: RenderOptions, limited = false): string {
+/** The head of `sessions show`: the record, and how many turns follow (`inherited`: a fork's, of other sessions). */
+export function sessionHeader(record: ShownRecord, turns: { count: number; inherited: number }, options: RenderOptions, limited = false): string {
   const c = options.color;
   const t = options.untrusted ?? asIs;
-  const inherited = entries.filter((entry) => entry.session_id !== record.id).length;
-  const facts = [`${c.bold(t(record.name))} ${c.dim(t(record.id))}`, `${limited ? 'newest ' : ''}${plural(entries.length, 'turn')}${inherited > 0 ? ` (${inherited} inherited)` : ''}`];
+  const { count, inherited } = turns;
+  const facts = [`${c.bold(t(record.name))} ${c.dim(t(record.id))}`, `${limited ? 'newest ' : ''}${plural(count, 'turn')}${inherited > 0 ? ` (${inherited} inherited)` : ''}`];
   if (record.parent) facts.push(t(`forked from ${record.parent.name}@${record.parent.turn_id}${record.parent.removed ? ' (removed)' : ''}`));
   const plainFacts = [`${t(record.name)} ${t(record.id)}`, ...facts.slice(1)];
   const times = t(`created ${localTime(record.created_at)} · last used ${localTime(record.last_used_at)}${record.last_model ? ` · model ${record.last_model}` : ''}`);

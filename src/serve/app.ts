@@ -8,7 +8,7 @@ import { isSessionName } from '../sessions/names.js';
 import { keyChecker } from './auth.js';
 import { CONTROLS } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
-import { sseResponse } from './sse-body.js';
+import { jsonStreamResponse, sseResponse } from './sse-body.js';
 import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, endedAs, followSaved, isUnfinished } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
@@ -317,7 +317,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     c.set('session', name);
     const shown = isSessionName(name) ? await deps.sessions.show(name) : null;
     if (shown === null) throw notFound(`no session named "${name}"`, 'session_not_found');
-    return c.json(shown);
+    return jsonStreamResponse(c, shown, (error) => deps.log(`argo serve: GET /api/sessions/${name} was cut short: ${error instanceof Error ? error.message : String(error)}`));
   });
 
   app.patch('/api/sessions/:name', limit, async (c) => {

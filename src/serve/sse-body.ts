@@ -1,6 +1,7 @@
-// A text/event-stream response body the handler writes to. One ReadableStream the server reads from
-// directly: Hono's streamSSE puts a TransformStream, its writer and a second stream in between,
-// and every piece of every answer paid for those hops.
+// A response body the handler writes to: text/event-stream for answers, JSON for a long session's
+// transcript. One ReadableStream the server reads from directly: Hono's streamSSE puts a
+// TransformStream, its writer and a second stream in between, and every piece of every answer paid
+// for those hops.
 import type { Context } from 'hono';
 
 export class SseBody {
@@ -41,6 +42,19 @@ export class SseBody {
     this.wake();
   }
 
+  /** False once the body has ended or the client has gone. */
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  /** Ends the body as failed: the client's connection is cut, so a half-written JSON text is never taken for a whole one. */
+  fail(reason: unknown): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.controller?.error(reason);
+    this.wake();
+  }
+
   private wake(): void {
     const taken = this.taken;
     this.taken = null;
@@ -63,6 +77,27 @@ export function sseResponse(c: Context, write: (body: SseBody) => Promise<void>,
     (error: unknown) => {
       onError(error);
       body.close();
+    },
+  );
+  return c.newResponse(body.stream);
+}
+
+/**
+ * Answers with a JSON text that `write` gives piece by piece (a session of years is never one
+ * string). A failure inside it goes to `onError` and cuts the response: its status is long sent.
+ */
+export function jsonStreamResponse(c: Context, write: (give: (piece: string) => Promise<boolean>) => Promise<void>, onError: (error: unknown) => void): Response {
+  const body = new SseBody();
+  c.header('Content-Type', 'application/json');
+  // `give` answers false once the client has gone: the rest is not read.
+  write(async (piece) => {
+    await body.write(piece);
+    return body.open;
+  }).then(
+    () => body.close(),
+    (error: unknown) => {
+      onError(error);
+      body.fail(error);
     },
   );
   return c.newResponse(body.stream);

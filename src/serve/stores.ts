@@ -3,7 +3,8 @@ import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { boundedClient, failedToConnect, httpFailure } from '../ollama/transport.js';
 import type { DataPaths } from '../log/writer.js';
 import { byLastUsed, readSession, saveSession, scanSessions } from '../sessions/store.js';
-import { loadSessionEntries } from '../sessions/turns.js';
+import { openSessionTurns } from '../sessions/turns.js';
+import { sessionJson } from '../query/session-json.js';
 import { sessionsWithText } from '../query/session-search.js';
 import type { OllamaInfo, SessionStore } from './types.js';
 
@@ -15,7 +16,10 @@ export function sessionStore(paths: DataPaths): SessionStore {
     },
     show: async (name) => {
       const record = await readSession(paths.sessions, name);
-      return record ? { session: record, turns: await loadSessionEntries(paths, record) } : null;
+      if (!record) return null;
+      // Counted and checked now, so a damaged session is an error response, not a cut one.
+      const turns = await openSessionTurns(paths, record, { kind: 'all' });
+      return (give) => sessionJson(record, turns, give);
     },
     setTitle: async (name, title) => {
       const record = await readSession(paths.sessions, name);

@@ -82,8 +82,11 @@ export interface TurnRunner {
 export interface SessionStore {
   /** Records as `argo sessions --json` prints them; `query` matches titles and prompts. */
   list: (query: string | null) => Promise<unknown[]>;
-  /** `argo sessions show NAME --json`, or null for an unknown name. */
-  show: (name: string) => Promise<unknown>;
+  /**
+   * `argo sessions show NAME --json`'s text, handed to `give` piece by piece (a session of years is
+   * never one string; `give` answers false once the client has gone), or null for an unknown name.
+   */
+  show: (name: string) => Promise<((give: (piece: string) => Promise<boolean>) => Promise<void>) | null>;
   /** The updated record, or null for an unknown name. */
   setTitle: (name: string, title: string) => Promise<unknown>;
 }

@@ -96,27 +96,105 @@ export async function loadTurns(paths: DataPaths, session: SessionRecord, pick: 
  * unreadable lines it skipped in `stats`, for the caller's notice.
  */
 export async function loadIndexed(paths: DataPaths, session: SessionRecord, pick: TurnPick, stats?: ScanStats): Promise<{ entries: LogEntry[]; lines: IndexLine[] }> {
-  const read = ({ chosen, inherited }: Chosen): { entries: LogEntry[]; lines: IndexLine[] } | null => {
+  let entries: LogEntry[] = [];
+  const { chosen } = await readVerified(paths, session, pick, stats, () => {
+    entries = [];
+    return (entry) => entries.push(entry);
+  });
+  return { entries, lines: chosen };
+}
+
+/**
+ * A session's picked turns, counted, to be handed on one at a time: what `sessions show` prints.
+ * Turns whose lines total at most HOLD_BYTES are held from the first read; a longer history (years
+ * of a session) is read twice, once to check and count it, once to hand each turn on, so it is
+ * never held whole.
+ */
+export interface SessionTurns {
+  count: number;
+  /** How many are a fork's inherited turns (another session's lines). */
+  inherited: number;
+  /**
+   * Hands each turn on, oldest first, until `visit` answers false; true when every turn was handed
+   * on. Throws when the log changed since the turns were counted.
+   */
+  each(visit: (entry: LogEntry) => Promise<boolean>): Promise<boolean>;
+}
+
+/** The most a session's picked lines may total to be held at once (bytes of the log). */
+export const HOLD_BYTES = 16 << 20;
+
+export async function openSessionTurns(paths: DataPaths, session: SessionRecord, pick: TurnPick, stats?: ScanStats, holdBytes = HOLD_BYTES): Promise<SessionTurns> {
+  // An object, so the narrowing of a `let` does not hide what the visitor sets.
+  const read: { held: LogEntry[] | null; bytes: number; inherited: number } = { held: [], bytes: 0, inherited: 0 };
+  const checked = await readVerified(paths, session, pick, stats, () => {
+    Object.assign(read, { held: [], bytes: 0, inherited: 0 });
+    return (entry, length) => {
+      if (entry.session_id !== session.id) read.inherited++;
+      read.bytes += length;
+      if (read.bytes > holdBytes) read.held = null;
+      read.held?.push(entry);
+    };
+  });
+  const { held, inherited } = read;
+  return {
+    count: checked.chosen.length,
+    inherited,
+    each: async (visit) => {
+      if (held !== null) {
+        for (const entry of held) if (!(await visit(entry))) return false;
+        return true;
+      }
+      const reader = new TurnReader(paths.logs, session, checked.inherited);
+      try {
+        for (const line of checked.chosen) {
+          const entry = reader.entry(line);
+          if (entry === null) throw changedWhileReading(session);
+          if (!(await visit(entry))) return false;
+        }
+        return true;
+      } finally {
+        reader.close();
+      }
+    },
+  };
+}
+
+function changedWhileReading(session: SessionRecord): RuntimeError {
+  return new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
+}
+
+/**
+ * Reads the picked turns through the index, each handed to the visitor `start` makes for the
+ * attempt (an attempt that finds a stale line is dropped whole). The index is only a hint: missing,
+ * damaged or stale (a line is not the turn it names), it is rebuilt once.
+ */
+async function readVerified(
+  paths: DataPaths,
+  session: SessionRecord,
+  pick: TurnPick,
+  stats: ScanStats | undefined,
+  start: () => (entry: LogEntry, length: number) => void,
+): Promise<Chosen> {
+  const read = ({ chosen, inherited }: Chosen): boolean => {
+    const visit = start();
     const reader = new TurnReader(paths.logs, session, inherited);
     try {
-      const entries: LogEntry[] = [];
       for (const line of chosen) {
         const entry = reader.entry(line);
-        if (entry === null) return null;
-        entries.push(entry);
+        if (entry === null) return false;
+        visit(entry, line.length);
       }
-      return { entries, lines: chosen };
+      return true;
     } finally {
       reader.close();
     }
   };
-  // The index is only a hint: missing, damaged or stale (a line is not the turn it names), it is rebuilt once.
   const known = await readPicked(paths.sessions, session, pick);
-  const found = known && read(known);
-  if (found) return found;
-  const rebuilt = read(choose(session, await rebuildIndex(paths, session, undefined, stats), pick, true));
-  if (rebuilt) return rebuilt;
-  throw new RuntimeError(`the log changed while reading session "${session.name}"; try again`);
+  if (known && read(known)) return known;
+  const rebuilt = choose(session, await rebuildIndex(paths, session, undefined, stats), pick, true);
+  if (read(rebuilt)) return rebuilt;
+  throw changedWhileReading(session);
 }
 
 interface Chosen {

@@ -212,7 +212,7 @@ describe('sessionHeader', () => {
     last_model: 'llama3.1:8b-instruct-q4',
     parent: { session_id: 'x', name: '日本語の名前', turn_id: 'V1StGXR8_Z5j' },
   };
-  const headerLines = (options: RenderOptions): string[] => sessionHeader(shown, [makeEntry(), makeEntry({ session_id: 'x' })], options).split('\n').slice(0, 2);
+  const headerLines = (options: RenderOptions): string[] => sessionHeader(shown, { count: 2, inherited: 1 }, options).split('\n').slice(0, 2);
 
   it('off a terminal, whole', () => {
     expect(headerLines(plain(null))[0]).toBe(`a-session-name-of-29-letters_ ${shown.id} · 2 turns (1 inherited) · forked from 日本語の名前@V1StGXR8_Z5j`);

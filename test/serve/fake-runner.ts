@@ -145,7 +145,9 @@ export async function startTestServer(options: Partial<ServerDeps> & { ollamaDow
         ),
       show: (name) => {
         const found = sessions.get(name);
-        return Promise.resolve(found ? { session: { name, title: found.title }, turns: [] } : null);
+        return Promise.resolve(found ? async (give: (piece: string) => Promise<boolean>) => {
+                await give(JSON.stringify({ session: { name, title: found.title }, turns: [] }));
+              } : null);
       },
       setTitle: (name, title) => {
         const found = sessions.get(name);
