@@ -4,7 +4,10 @@
 //
 //   npm run build
 //   node --import tsx test/bench/generate-home.ts               # prints /tmp/argo-two-years
-//   node --import tsx test/bench/scale-audit.ts --home /tmp/argo-two-years [--runs 5] [--only REGEX] [--json FILE] [--bin OTHER/bin/argo]
+//   node --import tsx test/bench/scale-audit.ts --home /tmp/argo-two-years [--runs 5] [--only REGEX] [--json FILE]
+//        [--before OTHER/bin/argo]
+// --before times another build too (a copy of bin/, dist/ and package.json made before a change, with
+// node_modules linked), its runs alternating with this build's so load from elsewhere hits both.
 //
 // Commands that log a turn append it to the home (as a user's would), and the recovery row logs ten
 // interrupted turns per run: run the audit on a copy you can throw away. Questions name the model
@@ -12,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, loadavg } from 'node:os';
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,15 +39,26 @@ interface Case {
   before?: () => Promise<void>;
 }
 
-export interface Timed {
-  name: string;
-  command: string;
-  runs: number;
+export interface Side {
   medianMs: number;
   minMs: number;
   maxMs: number;
   peakRssMb: number;
   exit: number | null;
+}
+
+export interface Timed {
+  name: string;
+  command: string;
+  runs: number;
+  /** By build: "before" (--before) and "after" (this checkout's bin/argo). */
+  sides: Partial<Record<Build, Side>>;
+}
+
+type Build = 'before' | 'after';
+
+function sideOf(walls: readonly number[], rssMb: number, exit: number | null): Side {
+  return { medianMs: round(median(walls), 0), minMs: round(Math.min(...walls), 0), maxMs: round(Math.max(...walls), 0), peakRssMb: round(rssMb, 0), exit };
 }
 
 interface Spawned {
@@ -91,59 +105,63 @@ function fetchTimed(url: string, method: 'GET' | 'POST', body?: string): Promise
   });
 }
 
-async function timeCase(home: string, ollama: string, spec: Case, runs: number): Promise<Timed> {
-  const walls: number[] = [];
-  let rss = 0;
-  let exit: number | null = 0;
+async function timeCase(home: string, ollama: string, spec: Case, runs: number, bins: Partial<Record<Build, string>>): Promise<Timed> {
+  const builds = Object.keys(bins) as Build[];
+  const walls: Record<Build, number[]> = { before: [], after: [] };
+  const rss: Record<Build, number> = { before: 0, after: 0 };
+  const exits: Record<Build, number | null> = { before: 0, after: 0 };
   // One untimed run first: the page cache and Node's compile cache warm, as for a user's second command.
   for (let i = -1; i < runs; i++) {
-    if (spec.before) await spec.before();
-    const argo = [process.execPath, argoBin, ...spec.args];
-    // Piped through sh: time's %M is the largest of the processes it waited for, argo among them.
-    const command = spec.stdin === undefined ? argo : ['sh', '-c', `printf '%s\\n' "$0" | "$@"`, spec.stdin, ...argo];
-    const outcome = await runCommand('/usr/bin/time', ['-f', 'RSS %M', ...command], { env: cleanEnv(home, { OLLAMA_HOST: ollama, COLUMNS: '120' }), stdout: 'null' });
-    const kb = Number(/RSS (\d+)\s*$/.exec(outcome.stderr)?.[1] ?? Number.NaN);
-    exit = outcome.code;
-    if (outcome.code !== 0 && i < 0) console.error(`${spec.name}: exit ${outcome.code}: ${outcome.stderr.split('\n')[0] ?? ''}`);
-    if (i < 0) continue;
-    walls.push(outcome.wallMs);
-    rss = Math.max(rss, kb / 1024);
+    for (const build of i % 2 === 0 ? builds : [...builds].reverse()) {
+      if (spec.before) await spec.before();
+      const argo = [process.execPath, bins[build] ?? ARGO_BIN, ...spec.args];
+      // Piped through sh: time's %M is the largest of the processes it waited for, argo among them.
+      const command = spec.stdin === undefined ? argo : ['sh', '-c', `printf '%s\\n' "$0" | "$@"`, spec.stdin, ...argo];
+      const outcome = await runCommand('/usr/bin/time', ['-f', 'RSS %M', ...command], { env: cleanEnv(home, { OLLAMA_HOST: ollama, COLUMNS: '120' }), stdout: 'null' });
+      const kb = Number(/RSS (\d+)\s*$/.exec(outcome.stderr)?.[1] ?? Number.NaN);
+      exits[build] = outcome.code;
+      if (outcome.code !== 0 && i < 0) console.error(`${spec.name} (${build}): exit ${outcome.code}: ${outcome.stderr.split('\n')[0] ?? ''}`);
+      if (i < 0) continue;
+      walls[build].push(outcome.wallMs);
+      rss[build] = Math.max(rss[build], kb / 1024);
+    }
   }
-  return { name: spec.name, command: `argo ${spec.args.join(' ')}`, runs, medianMs: round(median(walls), 0), minMs: round(Math.min(...walls), 0), maxMs: round(Math.max(...walls), 0), peakRssMb: round(rss, 0), exit };
+  const sides: Partial<Record<Build, Side>> = {};
+  for (const build of builds) sides[build] = sideOf(walls[build], rss[build], exits[build]);
+  return { name: spec.name, command: `argo ${spec.args.join(' ')}`, runs, sides };
 }
 
 /** argo serve: spawn → its listening line, then the first requests a client makes on the big session. */
-async function timeServe(home: string, ollama: string, runs: number, big: string): Promise<Timed[]> {
-  const samples: Record<string, number[]> = { start: [], first: [], second: [], sessions: [], show: [], search: [], jobs: [] };
-  let rss = 0;
+async function timeServe(home: string, ollama: string, runs: number, big: string, bins: Partial<Record<Build, string>>): Promise<Timed[]> {
+  const builds = Object.keys(bins) as Build[];
+  const keys = ['start', 'first', 'second', 'sessions', 'show', 'search', 'jobs'] as const;
+  const samples = new Map<string, number[]>();
+  const peak: Record<Build, number> = { before: 0, after: 0 };
   for (let i = -1; i < runs; i++) {
-    const server = await spawnListening(process.execPath, [argoBin, 'serve', '--port', '0'], cleanEnv(home, { OLLAMA_HOST: ollama }), /listening on (\S+)/, 'stdout');
-    try {
-      const ask = (content: string): string => JSON.stringify({ model: 'argo', stream: true, messages: [{ role: 'user', content }], argo: { session: big, replay: 'last:5' } });
-      const first = await fetchTimed(`${server.url}/v1/chat/completions`, 'POST', ask('what next?'));
-      const second = await fetchTimed(`${server.url}/v1/chat/completions`, 'POST', ask('and then?'));
-      const sessions = await fetchTimed(`${server.url}/api/sessions`, 'GET');
-      const show = await fetchTimed(`${server.url}/api/sessions/${big}`, 'GET');
-      const search = await fetchTimed(`${server.url}/api/sessions?q=borrow`, 'GET');
-      const jobs = await fetchTimed(`${server.url}/api/jobs`, 'GET');
-      for (const answer of [first, second, sessions, show, search, jobs]) if (answer.status !== 200) throw new Error(`argo serve answered ${answer.status}`);
-      if (i >= 0) {
-        samples.start?.push(server.readyAt - server.startedAt);
-        samples.first?.push(first.ms);
-        samples.second?.push(second.ms);
-        samples.sessions?.push(sessions.ms);
-        samples.show?.push(show.ms);
-        samples.search?.push(search.ms);
-        samples.jobs?.push(jobs.ms);
-        rss = Math.max(rss, rssMb(server.child.pid ?? 0));
+    for (const build of i % 2 === 0 ? builds : [...builds].reverse()) {
+      const server = await spawnListening(process.execPath, [bins[build] ?? ARGO_BIN, 'serve', '--port', '0'], cleanEnv(home, { OLLAMA_HOST: ollama }), /listening on (\S+)/, 'stdout');
+      try {
+        const ask = (content: string): string => JSON.stringify({ model: 'argo', stream: true, messages: [{ role: 'user', content }], argo: { session: big, replay: 'last:5' } });
+        const first = await fetchTimed(`${server.url}/v1/chat/completions`, 'POST', ask('what next?'));
+        const second = await fetchTimed(`${server.url}/v1/chat/completions`, 'POST', ask('and then?'));
+        const sessions = await fetchTimed(`${server.url}/api/sessions`, 'GET');
+        const show = await fetchTimed(`${server.url}/api/sessions/${big}`, 'GET');
+        const search = await fetchTimed(`${server.url}/api/sessions?q=borrow`, 'GET');
+        const jobs = await fetchTimed(`${server.url}/api/jobs`, 'GET');
+        for (const answer of [first, second, sessions, show, search, jobs]) if (answer.status !== 200) throw new Error(`argo serve (${build}) answered ${answer.status}`);
+        if (i < 0) continue;
+        const values: Record<(typeof keys)[number], number> = { start: server.readyAt - server.startedAt, first: first.ms, second: second.ms, sessions: sessions.ms, show: show.ms, search: search.ms, jobs: jobs.ms };
+        for (const key of keys) samples.set(`${build} ${key}`, [...(samples.get(`${build} ${key}`) ?? []), values[key]]);
+        peak[build] = Math.max(peak[build], rssMb(server.child.pid ?? 0));
+      } finally {
+        await stop(server.child);
       }
-    } finally {
-      await stop(server.child);
     }
   }
-  const row = (name: string, key: string, command: string): Timed => {
-    const values = samples[key] ?? [];
-    return { name, command, runs, medianMs: round(median(values), 0), minMs: round(Math.min(...values), 0), maxMs: round(Math.max(...values), 0), peakRssMb: round(rss, 0), exit: 0 };
+  const row = (name: string, key: (typeof keys)[number], command: string): Timed => {
+    const sides: Partial<Record<Build, Side>> = {};
+    for (const build of builds) sides[build] = sideOf(samples.get(`${build} ${key}`) ?? [], peak[build], 0);
+    return { name, command, runs, sides };
   };
   return [
     row('serve: start-up', 'start', 'argo serve (spawn → "listening on")'),
@@ -197,17 +215,15 @@ async function leaveUnfinished(home: string, day: string): Promise<void> {
 }
 
 let leftovers = 0;
-let argoBin = ARGO_BIN;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { bin: { type: 'string' }, home: { type: 'string' }, runs: { type: 'string' }, only: { type: 'string' }, json: { type: 'string' } } });
+  const { values } = parseArgs({ options: { before: { type: 'string' }, home: { type: 'string' }, runs: { type: 'string' }, only: { type: 'string' }, json: { type: 'string' } } });
   const home = resolve(values.home ?? '/tmp/argo-two-years');
   const metaPath = `${home}.meta.json`;
   if (!existsSync(metaPath)) throw new Error(`${metaPath} not found: make the home with test/bench/generate-home.ts first`);
   const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as HomeMeta;
   const runs = Number(values.runs ?? 5);
-  // Another build to compare with (a copy of bin/ and dist/ made before a change).
-  argoBin = resolve(values.bin ?? ARGO_BIN);
+  const bins: Partial<Record<Build, string>> = { ...(values.before !== undefined ? { before: resolve(values.before) } : {}), after: ARGO_BIN };
   const only = values.only === undefined ? null : new RegExp(values.only);
   const big = 'big';
   const ollama = await spawnListening(process.execPath, ['--import', 'tsx', 'test/support/fake-ollama.ts', '--port', '0', '--tokens', '40'], undefined, /^listening (\S+)/, 'stdout');
@@ -250,25 +266,28 @@ async function main(): Promise<void> {
     { name: 'recovery: 10 leftover turns, then logs -n 1', args: ['logs', '-n', '1'], before: () => leaveUnfinished(home, meta.params.end) },
   ];
   const results: Timed[] = [];
+  const said = (timed: Timed): string =>
+    (Object.entries(timed.sides) as [Build, Side][]).map(([build, side]) => `${build} ${side.medianMs} ms (${side.minMs}–${side.maxMs}), ${side.peakRssMb} MB, exit ${side.exit}`).join('; ');
   try {
     for (const spec of cases) {
       if (only && !only.test(spec.name)) continue;
-      const timed = await timeCase(home, ollama.url, spec, runs);
+      const timed = await timeCase(home, ollama.url, spec, runs, bins);
       results.push(timed);
-      console.error(`${timed.name}: ${timed.medianMs} ms (${timed.minMs}–${timed.maxMs}), ${timed.peakRssMb} MB, exit ${timed.exit}`);
+      console.error(`${timed.name}: ${said(timed)}`);
     }
     if (!only || only.test('serve')) {
-      for (const timed of await timeServe(home, ollama.url, runs, big)) {
+      for (const timed of await timeServe(home, ollama.url, runs, big, bins)) {
         results.push(timed);
-        console.error(`${timed.name}: ${timed.medianMs} ms (${timed.minMs}–${timed.maxMs}), server peak ${timed.peakRssMb} MB`);
+        console.error(`${timed.name}: ${said(timed)}`);
       }
     }
   } finally {
     await stop(ollama.child);
   }
-  process.stdout.write('| command | median | min–max | peak RSS |\n|---|---|---|---|\n');
-  for (const r of results) process.stdout.write(`| \`${r.command}\` | ${r.medianMs} ms | ${r.minMs}–${r.maxMs} | ${r.peakRssMb} MB |\n`);
-  if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify({ home, meta, runs, results }, null, 2)}\n`);
+  const cell = (side: Side | undefined): string => (side === undefined ? '' : `${side.medianMs} ms (${side.minMs}–${side.maxMs}), ${side.peakRssMb} MB`);
+  process.stdout.write(bins.before === undefined ? '| command | median (min–max), peak RSS |\n|---|---|\n' : '| command | before | after |\n|---|---|---|\n');
+  for (const r of results) process.stdout.write(`| \`${r.command}\` |${bins.before === undefined ? '' : ` ${cell(r.sides.before)} |`} ${cell(r.sides.after)} |\n`);
+  if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify({ home, meta, runs, loadAverage: loadavg(), results }, null, 2)}\n`);
 }
 
 main().catch((error: unknown) => {
