@@ -216,6 +216,29 @@ export async function readDataFile(path: string): Promise<Buffer> {
 }
 
 /**
+ * Whether `path` is a private regular file (0600 or stricter) holding exactly `data`: rewriting it
+ * would change nothing. Never through a symlink; a missing or unreadable file is not (so it is
+ * written). Sizes are compared before any byte is read.
+ */
+export async function holdsExactly(path: string, data: Buffer): Promise<boolean> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return false;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.size !== data.length || (stats.mode & 0o077) !== 0) return false;
+    return (await handle.readFile()).equals(data);
+  } catch {
+    return false;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * Opens a data file for appending (created 0600 if missing), readable too, never through a symlink:
  * a link planted at the path would send the user's words, with the target's mode, somewhere else. A
  * file left readable by others is made private. Returns the handle and the file's size.

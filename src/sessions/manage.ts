@@ -7,16 +7,16 @@ import { join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
-import { PRIVATE_FILE, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
+import { PRIVATE_FILE, holdsExactly, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { withLogLock, withSessionLock } from '../log/lock.js';
 import { DamagedForkPoints, composeHistory, indexLineOf, lineageOf, loadIndexed } from './turns.js';
 import type { RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, isBlank } from '../log/scan.js';
 import type { DataPaths } from '../log/writer.js';
-import { createSession, indexPath, inspectSession, listSessions, readSession, recordPath, saveSession, scanSessions, withLastTurn } from './store.js';
+import { createSession, encodeRecord, indexPath, inspectSession, listSessions, readSession, recordPath, saveSession, scanSessions, withLastTurn } from './store.js';
 import type { DamagedRecord, ParentLink, SessionRecord } from './store.js';
-import { parseIndexLine, writeIndex } from './turn-index.js';
+import { parseIndexLine, writeIndex, writeIndexIfChanged } from './turn-index.js';
 import type { IndexLine } from './turn-index.js';
 
 /** The record of a session the user named, or a usage error listing the sessions there are. */
@@ -211,16 +211,17 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
         await spools.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
       }
     }
-    for (const spool of spools.values()) await spool.flush();
     let turns = 0;
     for (const [position, [record, lineage]] of [...lineages].entries()) {
       const own = new Map<string, IndexLine[]>();
       for (const level of lineage) own.set(level.id, (await spools.get(level.id)?.lines()) ?? []);
       const lines = composeHistory(lineage, (id) => own.get(id) ?? [], forkPoints[position]?.places);
-      await writeIndex(paths.sessions, record.name, lines);
+      // What is right already is left as it is: a healthy home's reindex writes nothing.
+      await writeIndexIfChanged(paths.sessions, record.name, lines);
       const count = own.get(record.id)?.length ?? 0;
       turns += count;
-      await saveSession(paths.sessions, withLastTurn({ ...record, turns: count }, lines[lines.length - 1]?.id));
+      const updated = withLastTurn({ ...record, turns: count }, lines[lines.length - 1]?.id);
+      if (!(await holdsExactly(recordPath(paths.sessions, record.name), Buffer.from(encodeRecord(updated), 'utf8')))) await saveSession(paths.sessions, updated);
     }
     return { sessions: records.length, turns, unreadable: stats.unreadable };
   } finally {
@@ -231,11 +232,13 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
 const SPOOL_LINES = 64;
 
 /**
- * A session's rebuilt index lines, written out in batches to a temporary file of its own: a random
- * name, created exclusively and never through a link (a leftover or a planted file is never appended to).
+ * A session's rebuilt index lines: held while there are fewer than SPOOL_LINES, written out in
+ * batches beyond, to a temporary file of its own (a random name, created exclusively and never
+ * through a link, so a leftover or a planted file is never appended to). Most sessions never fill a
+ * batch and never touch the disk; memory stays bounded by the number of sessions, not turns.
  */
 class Spool {
-  private pending: string[] = [];
+  private pending: IndexLine[] = [];
   private readonly path: string;
   private created = false;
 
@@ -245,13 +248,12 @@ class Spool {
   }
 
   async push(line: IndexLine): Promise<void> {
-    this.pending.push(JSON.stringify(line));
+    this.pending.push(line);
     if (this.pending.length >= SPOOL_LINES) await this.flush();
   }
 
-  async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
-    const text = this.pending.join('\n') + '\n';
+  private async flush(): Promise<void> {
+    const text = this.pending.map((line) => `${JSON.stringify(line)}\n`).join('');
     this.pending = [];
     // Opened per batch, not kept: a reindex has a spool per session, more than a process may hold open.
     const flags = this.created ? constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW : constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -264,17 +266,20 @@ class Spool {
     }
   }
 
+  /** Every line pushed, in order: those written out, then those held. */
   async lines(): Promise<IndexLine[]> {
+    if (!this.created) return this.pending;
     const text = await readFile(this.path, 'utf8').catch(() => '');
-    return text
+    const written = text
       .split('\n')
       .filter((raw) => raw !== '')
       .map((raw) => parseIndexLine(raw))
       .filter((line): line is IndexLine => line !== null);
+    return [...written, ...this.pending];
   }
 
   async discard(): Promise<void> {
-    await rm(this.path, { force: true });
+    if (this.created) await rm(this.path, { force: true });
     untrackTemporary(this.path);
   }
 }

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { isLogFileName } from '../log/files.js';
-import { appendPrivate, isMissing, readDataFile, writeFileAtomic } from '../log/fs.js';
+import { appendPrivate, holdsExactly, isMissing, readDataFile, writeFileAtomic } from '../log/fs.js';
 import { TURN_STATUSES } from '../log/entry.js';
 import type { TurnStatus } from '../log/entry.js';
 import { readLinesBackward } from '../log/lines.js';
@@ -85,7 +85,24 @@ export async function readIndexTail(dir: string, session: string, enough: (newes
 
 /** Replaces the index in one rename, so readers never see half a file. */
 export async function writeIndex(dir: string, session: string, lines: readonly IndexLine[]): Promise<void> {
-  await writeFileAtomic(indexPath(dir, session), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+  await writeFileAtomic(indexPath(dir, session), indexText(lines));
+}
+
+/**
+ * writeIndex, unless the index already holds exactly these lines (and is private): a rebuild that
+ * finds every index right writes nothing, rather than thousands of files each flushed to disk.
+ * True when it wrote.
+ */
+export async function writeIndexIfChanged(dir: string, session: string, lines: readonly IndexLine[]): Promise<boolean> {
+  const text = Buffer.from(indexText(lines), 'utf8');
+  const path = indexPath(dir, session);
+  if (await holdsExactly(path, text)) return false;
+  await writeFileAtomic(path, text);
+  return true;
+}
+
+function indexText(lines: readonly IndexLine[]): string {
+  return lines.map((line) => `${JSON.stringify(line)}\n`).join('');
 }
 
 

@@ -7,7 +7,7 @@ import type { ReplayPolicy } from '../replay/policy.js';
 import type { HistoryTurn, ReplaySpec, TurnText } from '../replay/types.js';
 import { listSessions, readSession, saveSession, withLastTurn } from './store.js';
 import type { ParentLink, SessionRecord } from './store.js';
-import { indexLine, readIndex, readIndexTail, writeIndex } from './turn-index.js';
+import { indexLine, readIndex, readIndexTail, writeIndexIfChanged } from './turn-index.js';
 import type { IndexLine } from './turn-index.js';
 import { parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
@@ -309,7 +309,7 @@ export async function rebuildIndex(paths: DataPaths, session: SessionRecord, cla
   }
   const history = composeHistory(lineage, (id) => own.get(id) ?? [], damaged.places);
   try {
-    await writeIndex(paths.sessions, session.name, history);
+    await writeIndexIfChanged(paths.sessions, session.name, history);
     await syncCounters(paths.sessions, session, history, own.get(session.id)?.length ?? 0);
   } catch (error) {
     // The index is a cache: on a data home that cannot be written (read-only, full) the history is

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
-import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, isMissing, landsInside, openForAppend, readDataFile, readSmallText, readableByOthers, removeOrphanedTemporaries, writeFileAtomic } from '../../src/log/fs.js';
+import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, holdsExactly, isMissing, landsInside, openForAppend, readDataFile, readSmallText, readableByOthers, removeOrphanedTemporaries, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -135,6 +135,30 @@ describe('private folders and files', () => {
     const { handle, size } = await openForAppend(file);
     await handle.close();
     expect([mode(file), size]).toEqual([0o600, 2]);
+  });
+});
+
+describe('holdsExactly: a rewrite would change nothing', () => {
+  // Each row makes `x` in an empty folder; the data asked about is always "same text\n".
+  it.each<[string, (path: string) => void, boolean]>([
+    ['a private file with those bytes', (path) => writeFileSync(path, 'same text\n', { mode: 0o600 }), true],
+    ['stricter than private', (path) => writeFileSync(path, 'same text\n', { mode: 0o400 }), true],
+    ['other bytes of the same length', (path) => writeFileSync(path, 'SAME TEXT\n', { mode: 0o600 }), false],
+    ['a longer file', (path) => writeFileSync(path, 'same text\nand more\n', { mode: 0o600 }), false],
+    ['the bytes, readable by others', (path) => {
+      writeFileSync(path, 'same text\n');
+      chmodSync(path, 0o644);
+    }, false],
+    ['no file', () => undefined, false],
+    ['a link to a file with the bytes', (path) => {
+      writeFileSync(`${path}-target`, 'same text\n', { mode: 0o600 });
+      symlinkSync(`${path}-target`, path);
+    }, false],
+    ['a folder', (path) => mkdirSync(path), false],
+  ])('%s → %s', async (_name, make, expected) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'argo-holds-')), 'x');
+    make(path);
+    expect(await holdsExactly(path, Buffer.from('same text\n'))).toBe(expected);
   });
 });
 

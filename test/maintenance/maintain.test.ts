@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -246,6 +246,35 @@ describe('reindexAll', () => {
       ['play', 6],
       ['work', 6],
     ]);
+  });
+
+  it('a session of many batches of lines, and forks of it, come out as the writer kept them', async () => {
+    const { paths } = await history();
+    const long = await recordTurns(paths, 'long', 150, { date: '2025-01-04' });
+    await forkSession(paths, long.session, long.entries[99]?.id, 'long-fork', '2025-01-05T00:00:00Z');
+    await recordTurns(paths, 'long-fork', 70, { date: '2025-01-05' });
+    await recordTurns(paths, 'long', 3, { date: '2025-01-05' });
+    const names = ['work', 'long', 'long-fork'];
+    const before = Object.fromEntries(names.map((name) => [name, indexText(paths, name)]));
+    for (const name of names) rmSync(indexPath(paths.sessions, name));
+    expect(await reindexAll(paths)).toMatchObject({ sessions: 5, turns: 18 + 153 + 70 });
+    for (const name of names) expect(indexText(paths, name)).toBe(before[name]);
+    expect(readdirSync(paths.sessions).filter((name) => name.startsWith('.'))).toEqual([]);
+  });
+
+  it('leaves what is right as it is: a second reindex writes no file, but makes a readable one private', async () => {
+    const { paths } = await history();
+    await reindexAll(paths);
+    const files = readdirSync(paths.sessions).map((name) => join(paths.sessions, name));
+    const stamps = (): string[] => files.map((file) => `${statSync(file).ino}:${statSync(file).mtimeMs}`);
+    const first = stamps();
+    await reindexAll(paths);
+    expect(stamps()).toEqual(first);
+    const work = files.indexOf(indexPath(paths.sessions, 'work'));
+    chmodSync(indexPath(paths.sessions, 'work'), 0o644);
+    await reindexAll(paths);
+    expect(statSync(indexPath(paths.sessions, 'work')).mode & 0o777).toBe(0o600);
+    expect(stamps().filter((_, i) => i !== work)).toEqual(first.filter((_, i) => i !== work));
   });
 });
 
