@@ -14,7 +14,7 @@ import { ScanStats } from '../log/scan.js';
 import { Sink } from '../output/sink.js';
 import type { ToolDefinition } from '../ollama/transport.js';
 import { searchTurns } from '../query/search.js';
-import { listSessions } from '../sessions/store.js';
+import { SessionLookup } from '../sessions/store.js';
 import { buildCatalog, builtinTools, listAllTools } from '../tools/catalog.js';
 import { MemoLimitError, deleteMemo, readMemo, setMemo } from '../tools/memo.js';
 import { toolsConfigOf } from '../agent/answer.js';
@@ -295,12 +295,11 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
     throw new UsageError(`--output ${flags.output} is inside Argo's data home (${settings.home}); write the export somewhere else`);
   }
   await recoverUnfinishedTurns(settings, io);
-  const records = (flags.session?.length ?? 0) > 0 ? await listSessions(settings.paths.sessions) : [];
   // Given but empty is not "all": buildQuery refuses it, as argo logs does.
   const query = await buildQuery(
     { ...(flags.session !== undefined ? { session: flags.session } : {}), ...(flags.since !== undefined ? { since: flags.since } : {}), ...(flags.until !== undefined ? { until: flags.until } : {}), status: ['ok'] },
     io.now(),
-    records,
+    new SessionLookup(settings.paths.sessions),
     settings.paths,
   );
   // Only lines with the "tools" key are decoded: years of plain turns are passed over as bytes.

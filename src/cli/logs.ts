@@ -27,7 +27,7 @@ import { ByteSink } from '../query/byte-sink.js';
 import { copyAllTurns, searchTurns } from '../query/search.js';
 import { Sink } from '../output/sink.js';
 import { checkSessionName } from '../sessions/names.js';
-import { listSessions } from '../sessions/store.js';
+import { SessionLookup } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
 import { collect } from './parse.js';
@@ -133,23 +133,25 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   if (flags.all && flags.limit !== undefined) throw new UsageError('--all and --limit disagree: choose one');
   await recoverUnfinishedTurns(settings, io);
 
-  // Reading every record costs a file per session: only when names must be resolved or shown.
-  const needRecords = (flags.session?.length ?? 0) > 0 || (!flags.json && !flags.stats);
-  const records = needRecords ? await listSessions(settings.paths.sessions) : [];
-  const query = await buildQuery(flags, io.now(), records, settings.paths);
+  // Records are read as names must be resolved or shown: a file per name, not one per session.
+  const sessions = new SessionLookup(settings.paths.sessions);
+  const query = await buildQuery(flags, io.now(), sessions, settings.paths);
   const stats = new ScanStats();
   const sink = new Sink(io.stdout);
-  const names = new Map(records.map((record) => [record.id, record.name]));
   const render: RenderOptions = {
     color: colorsFor(io, flags),
     width: widthOf(io),
-    sessionName: (entry) => names.get(entry.session_id) ?? entry.session,
+    sessionName: (entry) => sessions.nameOf(entry.session_id) ?? entry.session,
     untrusted: untrustedFor(io, flags),
   };
   // What the table, --full and --stats need to draw text is loaded only for them: --json prints lines as stored.
   const view = flags.json ? null : await import('../query/format.js');
   const json = jsonFor(io, flags);
-  const print = (entry: LogEntry, raw: string): string => (view === null ? `${json(raw)}\n` : flags.full ? view.fullBlock(entry, render) : view.tableRow(entry, render));
+  const print = async (entry: LogEntry, raw: string): Promise<string> => {
+    if (view === null) return `${json(raw)}\n`;
+    await sessions.learn(entry.session_id, entry.session);
+    return flags.full ? view.fullBlock(entry, render) : view.tableRow(entry, render);
+  };
 
   try {
     if (flags.stats) {
@@ -179,7 +181,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
       if (shown === flags.limit || shown === undefined) {
         let printed = 0;
         for await (const { entry, line } of searchTurns(settings.paths.logs, query, stats, limitOf(shown))) {
-          await sink.write(print(entry, line.text));
+          await sink.write(await print(entry, line.text));
           printed++;
           if (sink.closed) break;
         }
@@ -192,7 +194,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
       for await (const turn of searchTurns(settings.paths.logs, query, stats, { limit: shown + 1 })) found.push(turn);
       const more = found.length > shown;
       for (const { entry, line } of more ? found.slice(1) : found) {
-        await sink.write(print(entry, line.text));
+        await sink.write(await print(entry, line.text));
         if (sink.closed) break;
       }
       if (found.length === 0) io.stderr.write(nothingFound(query));
@@ -204,7 +206,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     const start = await followStart(settings.paths.logs);
     const ends = new Map(start.positions);
     const backlog = searchTurns(settings.paths.logs, query, stats, { ...(flags.all ? {} : { limit: flags.limit ?? FOLLOW_BACKLOG }), endOf: (file) => ends.get(file) });
-    for await (const { entry, line } of backlog) await sink.write(print(entry, line.text));
+    for await (const { entry, line } of backlog) await sink.write(await print(entry, line.text));
     await sink.flush();
     const grep = grepMatcher(query.grep);
     const controller = new AbortController();
@@ -226,7 +228,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
           if (!matchesQuery(entry, query, grep)) return;
           // Read for each new row: rows after a resize of the terminal are sized to its new width.
           render.width = widthOf(io);
-          await sink.write(print(entry, line.text));
+          await sink.write(await print(entry, line.text));
         },
         onIdle: () => sink.flush(),
       });
@@ -258,10 +260,10 @@ function namesOf(values: readonly string[] | undefined, flag: string): string[] 
   return names;
 }
 
-export async function buildQuery(flags: LogsFlags, now: Date, records: readonly SessionRecord[], paths: DataPaths): Promise<Query> {
+export async function buildQuery(flags: LogsFlags, now: Date, lookup: SessionLookup, paths: DataPaths): Promise<Query> {
   const query: Query = { ...EMPTY_QUERY };
   const sessions = namesOf(flags.session, '--session');
-  if (sessions.length > 0) query.sessionIds = new Set((await Promise.all(sessions.map((name) => resolveSessionIds(name, records, paths)))).flat());
+  if (sessions.length > 0) query.sessionIds = new Set((await Promise.all(sessions.map((name) => resolveSessionIds(name, lookup, paths)))).flat());
   if (flags.since !== undefined) query.since = parseWhen(flags.since, now, 'start', '--since').getTime();
   if (flags.until !== undefined) query.until = parseWhen(flags.until, now, 'end', '--until').getTime();
   if (query.since !== null && query.until !== null && query.since > query.until) {
@@ -289,9 +291,10 @@ export async function buildQuery(flags: LogsFlags, now: Date, records: readonly 
  * session's id still finds the turns it left in the log, and so does its name while no session has
  * taken it (every removed session that had it, when several did).
  */
-async function resolveSessionIds(value: string, records: readonly SessionRecord[], paths: DataPaths): Promise<string[]> {
-  const byName = records.find((record) => record.name === value);
+async function resolveSessionIds(value: string, lookup: SessionLookup, paths: DataPaths): Promise<string[]> {
+  const byName = await lookup.byName(value);
   if (byName) return [byName.id];
+  const records = await lookup.all();
   if (UUID.test(value)) {
     const id = value.toLowerCase();
     if (records.some((record) => record.id === id) || (await hasTurns(paths.logs, id))) return [id];
@@ -390,13 +393,13 @@ async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?
 async function removeLogs(settings: Settings, flags: { session: string; yes?: boolean }, io: Io): Promise<Outcome> {
   const { refuseWithForks, removeSessionLines } = await import('../maintenance/maintain.js');
   const { deleteSession } = await import('../sessions/store.js');
-  const records = await listSessions(settings.paths.sessions);
+  const lookup = new SessionLookup(settings.paths.sessions);
   // An id with neither a record nor a line is a typo, not a session to delete: refused here, as by argo logs -s.
-  const ids = await resolveSessionIds(flags.session, records, settings.paths);
+  const ids = await resolveSessionIds(flags.session, lookup, settings.paths);
   // Deleting is never guessed: a name several removed sessions had is given by id.
   if (ids.length > 1) throw new UsageError(`--session: "${flags.session}" was the name of ${ids.length} removed sessions (${ids.join(', ')}); give the id of the one to delete`);
   const [id = flags.session] = ids;
-  const record = records.find((candidate) => candidate.id === id);
+  const record = (await lookup.all()).find((candidate) => candidate.id === id);
   const label = record ? `session "${record.name}"` : `session ${id}`;
   await refuseWithForks(settings.paths.sessions, id, label);
   const turns = record ? ` (${plural(record.turns, 'turn')})` : '';

@@ -22,8 +22,8 @@ import {
   requireSessionFile,
 } from '../sessions/manage.js';
 import { checkSessionName, isEarlierSessionName, isSessionName } from '../sessions/names.js';
-import { byLastUsed, deleteSession, isDamaged, scanSessions, shownRecord } from '../sessions/store.js';
-import type { DamagedRecord, SessionRecord } from '../sessions/store.js';
+import { SessionLookup, byLastUsed, deleteSession, isDamaged, scanSessions, shownRecord } from '../sessions/store.js';
+import type { DamagedRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
 import { plural } from '../output/count.js';
 import { colorsFor, jsonFor, untrustedFor, confirm, rejectStrayWords, inheritProgramSettings, parseCount, settingsOf, widthOf } from './common.js';
@@ -128,13 +128,13 @@ export function registerSessions(program: Command, io: Io): void {
   inheritProgramSettings(program, sessions);
 }
 
-function renderOptions(io: Io, records: readonly SessionRecord[], flags: OutputFlags): RenderOptions {
-  const names = new Map(records.map((record) => [record.id, record.name]));
+/** `nameOf`: a session's current name by id, undefined once it is removed. */
+function renderOptions(io: Io, nameOf: (id: string) => string | undefined, flags: OutputFlags): RenderOptions {
   return {
     color: colorsFor(io, flags),
     width: widthOf(io),
     // A turn of a removed session keeps the name its line has, marked: another session may have it now.
-    sessionName: (entry) => names.get(entry.session_id) ?? `${entry.session} (removed)`,
+    sessionName: (entry) => nameOf(entry.session_id) ?? `${entry.session} (removed)`,
     untrusted: untrustedFor(io, flags),
   };
 }
@@ -157,7 +157,8 @@ async function listCommand(settings: Settings, flags: { json?: boolean } & Outpu
     return;
   }
   const shown = records.map((record) => shownRecord(record, every));
-  io.stdout.write(sessionsTable(shown, renderOptions(io, every, flags), shownDamaged));
+  const names = new Map(every.map((record) => [record.id, record.name]));
+  io.stdout.write(sessionsTable(shown, renderOptions(io, (id) => names.get(id), flags), shownDamaged));
 }
 
 async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number } & OutputFlags, io: Io): Promise<void> {
@@ -167,8 +168,9 @@ async function showCommand(settings: Settings, name: string, flags: { json?: boo
   const stats = new ScanStats();
   const pick: TurnPick = flags.limit === undefined ? { kind: 'all' } : { kind: 'last', count: flags.limit, okOnly: false };
   const turns = await openSessionTurns(settings.paths, record, pick, stats);
-  const { records } = await scanSessions(settings.paths.sessions, { earlierNames: true });
-  const shown = shownRecord(record, records);
+  // Names as the turns need them (a fork's ancestors), not every record.
+  const lookup = new SessionLookup(settings.paths.sessions);
+  const shown = await lookup.shown(record);
   const sink = new Sink(io.stdout);
   // Written a turn at a time: a session of years is never one string.
   const write = async (text: string): Promise<boolean> => {
@@ -180,11 +182,14 @@ async function showCommand(settings: Settings, name: string, flags: { json?: boo
     await sessionJson(shown, turns, (piece) => write(json(piece)));
     await write('\n');
   } else {
-    const render = renderOptions(io, records, flags);
+    const render = renderOptions(io, (id) => lookup.nameOf(id), flags);
     await write(sessionHeader(shown, turns, render, flags.limit !== undefined));
     // -n 0 asks for the header alone, as argo logs -n 0 and argo last 0 ask for nothing.
     if (turns.count === 0) await write(flags.limit === 0 ? 'no turns shown (-n 0 asks for none)\n' : 'no turns yet\n');
-    await turns.each((entry) => write(fullBlock(entry, render)));
+    await turns.each(async (entry) => {
+      await lookup.learn(entry.session_id, entry.session);
+      return write(fullBlock(entry, render));
+    });
   }
   await sink.flush();
   const notice = stats.notice();

@@ -128,6 +128,58 @@ export function byLastUsed(a: SessionRecord, b: SessionRecord): number {
   return lastUsed(b) - lastUsed(a) || byCodeUnits(a.name, b.name);
 }
 
+/**
+ * Sessions found as a command showing turns needs them, reading as few records as it can: by name
+ * (one file), and a current name by id starting from the name a turn was logged under (its record
+ * read, its id compared). Only an id that is not where its name says (a session renamed or removed
+ * since) reads every record, once: years of sessions are thousands of files.
+ */
+export class SessionLookup {
+  private readonly names = new Map<string, string | null>();
+  private every: Promise<SessionRecord[]> | null = null;
+
+  constructor(readonly dir: string) {}
+
+  /** The readable record of that name, or null (none, or damaged: listings leave those out too). */
+  async byName(name: string): Promise<SessionRecord | null> {
+    // A name only an earlier version took (.notes) still names its record.
+    if (!isSessionName(name) && !isEarlierSessionName(name)) return null;
+    const found = await inspectSession(this.dir, name).catch(() => null);
+    return found === null || isDamaged(found) ? null : found;
+  }
+
+  /** Every readable record, read once. */
+  all(): Promise<SessionRecord[]> {
+    this.every ??= scanSessions(this.dir, { earlierNames: true }).then(({ records }) => records);
+    return this.every;
+  }
+
+  /** Finds the current name of session `id`, whose turn was logged as `loggedName`; then nameOf knows it. */
+  async learn(id: string, loggedName: string): Promise<void> {
+    if (this.names.has(id)) return;
+    const byName = this.every === null ? await this.byName(loggedName) : null;
+    if (byName?.id === id) {
+      this.names.set(id, byName.name);
+      return;
+    }
+    this.names.set(id, (await this.all()).find((record) => record.id === id)?.name ?? null);
+  }
+
+  /** The current name learned for `id`; undefined when no record has it (removed) or it was not learned. */
+  nameOf(id: string): string | undefined {
+    return this.names.get(id) ?? undefined;
+  }
+
+  /** The record as `argo sessions` shows it (shownRecord), its parent found by id from the name it has in the link. */
+  async shown(record: SessionRecord): Promise<ShownRecord> {
+    const link = record.parent;
+    if (!link) return record;
+    await this.learn(link.session_id, link.name);
+    const name = this.nameOf(link.session_id);
+    return { ...record, parent: name !== undefined ? { ...link, name } : { ...link, removed: true } };
+  }
+}
+
 /** A fork's parent as shown: `removed` once no session has its id (the name may be another's now). */
 export interface ShownParent extends ParentLink {
   removed?: true;

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { DamagedRecord, byLastUsed, inspectSession, openSession, readSession, saveSession, sessionNames } from '../../src/sessions/store.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DamagedRecord, SessionLookup, byLastUsed, inspectSession, openSession, readSession, saveSession, sessionNames, shownRecord } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 
 describe('openSession', () => {
@@ -113,5 +113,60 @@ describe('sessionNames', () => {
 
   it('no folder: no names', async () => {
     expect(await sessionNames(join(mkdtempSync(join(tmpdir(), 'argo-names-')), 'sessions'))).toEqual([]);
+  });
+});
+
+describe('SessionLookup', () => {
+  const record = (name: string, id: string, parent?: SessionRecord['parent']): SessionRecord => ({
+    name,
+    id,
+    title: '',
+    turns: 1,
+    created_at: '2025-01-02T10:00:00.000Z',
+    last_used_at: '2025-01-02T10:00:00.000Z',
+    last_model: null,
+    ...(parent ? { parent } : {}),
+  });
+  // work (id w); notes, renamed from "old-notes" (id n); "reused" now names id r2, its first session (r1) removed;
+  // a fork whose link still names its parent by the name it had before a rename (an older Argo's).
+  const dir = mkdtempSync(join(tmpdir(), 'argo-lookup-'));
+  const saved = [
+    record('work', 'w'),
+    record('notes', 'n'),
+    record('reused', 'r2'),
+    record('fork', 'f', { session_id: 'n', name: 'old-notes', turn_id: 't1' }),
+    record('orphan', 'o', { session_id: 'r1', name: 'reused', turn_id: 't2' }),
+    record('child', 'c', { session_id: 'w', name: 'work', turn_id: 't3' }),
+  ];
+  beforeAll(async () => {
+    for (const one of saved) await saveSession(dir, one);
+    writeFileSync(join(dir, 'broken.json'), 'not json');
+  });
+
+  it.each<[string, string, string, string | undefined]>([
+    ['logged under its current name', 'w', 'work', 'work'],
+    ['renamed since', 'n', 'old-notes', 'notes'],
+    ['removed, its name taken by another session', 'r1', 'reused', undefined],
+    ['a damaged record’s name', 'x', 'broken', undefined],
+    ['an invalid logged name', 'n', 'not a name!', 'notes'],
+  ])('learn: %s', async (_name, id, logged, expected) => {
+    const lookup = new SessionLookup(dir);
+    await lookup.learn(id, logged);
+    expect(lookup.nameOf(id)).toBe(expected);
+  });
+
+  it.each<[string, string | null]>([
+    ['work', 'w'],
+    ['broken', null],
+    ['nobody', null],
+    ['../work', null],
+  ])('byName(%j) → id %j', async (name, id) => {
+    expect((await new SessionLookup(dir).byName(name))?.id ?? null).toBe(id);
+  });
+
+  it.each(['work', 'fork', 'orphan', 'child'])('shown(%s) is what shownRecord makes of every record', async (name) => {
+    const one = saved.find((each) => each.name === name);
+    if (one === undefined) throw new Error(name);
+    expect(await new SessionLookup(dir).shown(one)).toEqual(shownRecord(one, saved));
   });
 });
