@@ -4,7 +4,6 @@ import { readdir, rm } from 'node:fs/promises';
 import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
-import { listFiles } from '../log/files.js';
 import { createFileExclusive, errnoOf, isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
 import { indexPath, isEarlierSessionName, isSessionName, recordPath } from './names.js';
@@ -251,11 +250,10 @@ export function withLastTurn(record: SessionRecord, id: string | undefined): Ses
 export async function scanSessions(dir: string, options: { everyFile?: boolean; earlierNames?: boolean } = {}): Promise<{ records: SessionRecord[]; damaged: DamagedRecord[] }> {
   const everyFile = options.everyFile === true;
   const earlierNames = options.earlierNames === true;
-  const files = await listFiles(dir, '*.json', { dot: everyFile || earlierNames }).catch(() => []);
+  const names = await recordNames(dir, everyFile || earlierNames).catch(() => []);
   const records: SessionRecord[] = [];
   const damaged: DamagedRecord[] = [];
-  for (const file of files) {
-    const name = file.slice(0, -'.json'.length);
+  for (const name of names) {
     if (!everyFile && !isSessionName(name) && !(earlierNames && isEarlierSessionName(name))) continue;
     // A file that cannot be read at all (permissions) is left out.
     // Every file's history is just as real, whatever its record calls itself.
@@ -273,6 +271,14 @@ export async function scanSessions(dir: string, options: { everyFile?: boolean; 
  * damaged record's name is among them, as "argo sessions" lists it too.
  */
 export async function sessionNames(dir: string): Promise<string[]> {
+  return (await recordNames(dir, false)).filter((name) => isSessionName(name));
+}
+
+/**
+ * The names of the record files (`NAME.json`, regular files) in `dir`, in the order of the files'
+ * names; `dot`: hidden ones too. None when the folder is missing. One readdir: no glob library.
+ */
+async function recordNames(dir: string, dot: boolean): Promise<string[]> {
   let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -280,9 +286,8 @@ export async function sessionNames(dir: string): Promise<string[]> {
     if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return [];
     throw error;
   }
-  // In the order of the files' names, as every listing of records has them.
-  const files = entries.flatMap((entry) => (entry.isFile() && entry.name.endsWith('.json') ? [entry.name] : [])).sort(byCodeUnits);
-  return files.map((file) => file.slice(0, -'.json'.length)).filter((name) => isSessionName(name));
+  const files = entries.flatMap((entry) => (entry.isFile() && entry.name.endsWith('.json') && (dot || !entry.name.startsWith('.')) ? [entry.name] : []));
+  return files.sort(byCodeUnits).map((file) => file.slice(0, -'.json'.length));
 }
 
 /** Every readable session record; damaged ones are left out (scanSessions lists them). */

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DamagedRecord, SessionLookup, byLastUsed, inspectSession, openSession, readSession, saveSession, sessionNames, shownRecord } from '../../src/sessions/store.js';
+import { DamagedRecord, SessionLookup, byLastUsed, inspectSession, openSession, readSession, saveSession, scanSessions, sessionNames, shownRecord } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 
 describe('openSession', () => {
@@ -168,5 +168,25 @@ describe('SessionLookup', () => {
     const one = saved.find((each) => each.name === name);
     if (one === undefined) throw new Error(name);
     expect(await new SessionLookup(dir).shown(one)).toEqual(shownRecord(one, saved));
+  });
+});
+
+describe('scanSessions', () => {
+  const write = (dir: string, name: string): void => writeFileSync(join(dir, `${name}.json`), `${JSON.stringify({ name, id: `id-${name}`, title: '', turns: 0, created_at: '', last_used_at: '', last_model: null })}\n`);
+  it.each<[string, (dir: string) => void, boolean, string[], string[]]>([
+    ['records in file order', (dir) => ['b', 'a-2', 'a'].forEach((name) => write(dir, name)), false, ['a-2', 'a', 'b'], []],
+    ['a damaged record apart', (dir) => writeFileSync(join(dir, 'broken.json'), '{'), false, [], ['broken']],
+    ['a link to a record is not read', (dir) => {
+      write(dir, 'real');
+      symlinkSync(join(dir, 'real.json'), join(dir, 'alias.json'));
+    }, false, ['real'], []],
+    ['a hidden record, only for every file', (dir) => writeFileSync(join(dir, '.x.json'), `${JSON.stringify({ name: 'other', id: 'h', title: '', turns: 0, created_at: '', last_used_at: '', last_model: null })}\n`), true, ['other'], []],
+    ['a hidden record, left out otherwise', (dir) => write(dir, '.x'), false, [], []],
+    ['a folder named like a record', (dir) => mkdirSync(join(dir, 'folder.json')), false, [], []],
+  ])('%s', async (_name, make, everyFile, records, damaged) => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-scan-'));
+    make(dir);
+    const found = await scanSessions(dir, { everyFile });
+    expect({ records: found.records.map((record) => record.name), damaged: found.damaged.map((record) => record.name) }).toEqual({ records, damaged });
   });
 });
