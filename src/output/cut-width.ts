@@ -13,7 +13,9 @@ const graphemes = new Intl.Segmenter();
  */
 const WINDOW = 32;
 const UNITS_PER_COLUMN = 8;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+// Printable ASCII and `…` (how a session title ends when it was cut): one column per code unit, no
+// segmenting. Most titles and prompts are this; a table of thousands of them is drawn at once.
+const ONE_COLUMN_EACH = /^[\x20-\x7e\u2026]*$/;
 
 /** The graphemes of `text`, a window at a time; a window's last one may be cut short, so it is left for the next. */
 function* graphemesOf(text: string): Generator<string> {
@@ -48,7 +50,7 @@ export function cutToWidth(text: string, max: number): string {
   if (max <= 0) return '';
   const head = headOf(text, (max + 2) * UNITS_PER_COLUMN);
   const whole = head.length === text.length;
-  if (PRINTABLE_ASCII.test(head)) return text.length <= max ? text : `${head.slice(0, max - 1)}…`;
+  if (ONE_COLUMN_EACH.test(head)) return text.length <= max ? text : `${head.slice(0, max - 1)}…`;
   let kept = '';
   let width = 0;
   let full = false;

@@ -29,6 +29,11 @@ describe('text helpers', () => {
     ['日本語のテキスト', 7, '日本語…'],
     ['日本語', 6, '日本語'],
     ['👩‍👩‍👧 family', 3, '👩‍👩‍👧…'],
+    ['a title cut by titleFrom…', 40, 'a title cut by titleFrom…'],
+    ['a title cut by titleFrom…', 25, 'a title cut by titleFrom…'],
+    ['a title cut by titleFrom…', 24, 'a title cut by titleFro…'],
+    ['……', 1, '…'],
+    ['a…b', 3, 'a…b'],
   ])('cutToWidth(%j, %d) → %j', (text, max, expected) => {
     expect(cutToWidth(text, max)).toBe(expected);
     expect(stringWidth(cutToWidth(text, max))).toBeLessThanOrEqual(max);
