@@ -9,7 +9,7 @@ import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { PRIVATE_FILE, holdsExactly, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { withLogLock, withSessionLock } from '../log/lock.js';
-import { DamagedForkPoints, composeHistory, indexLineOf, lineageOf, loadIndexed } from './turns.js';
+import { DamagedForkPoints, composeHistory, indexLineOf, lineageOf, verifiedLines } from './turns.js';
 import type { RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
 import { ScanStats, isBlank } from '../log/scan.js';
@@ -93,8 +93,8 @@ export interface ForkResult {
  */
 export async function forkSession(paths: DataPaths, parent: SessionRecord, turn: string | undefined, name: string, now: string): Promise<ForkResult> {
   await requireFree(paths.sessions, name);
-  // Every inherited hint is checked against the log (and the parent's index rebuilt if need be).
-  const { lines } = await loadIndexed(paths, parent, { kind: 'all' });
+  // Every inherited hint is checked against the log (and the parent's index rebuilt if need be), no turn held.
+  const lines = await verifiedLines(paths, parent, { kind: 'all' });
   if (lines.length === 0) throw new UsageError(`session "${parent.name}" has no turns to fork yet`);
   const cut = turn === undefined ? lines.length - 1 : findTurn(lines, turn, parent.name);
   const inherited = lines.slice(0, cut + 1);

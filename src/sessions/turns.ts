@@ -104,6 +104,11 @@ export async function loadIndexed(paths: DataPaths, session: SessionRecord, pick
   return { entries, lines: chosen };
 }
 
+/** The picked index lines, each checked against the log (the index rebuilt if stale); no turn is held. */
+export async function verifiedLines(paths: DataPaths, session: SessionRecord, pick: TurnPick, stats?: ScanStats): Promise<IndexLine[]> {
+  return (await readVerified(paths, session, pick, stats, () => () => undefined)).chosen;
+}
+
 /**
  * A session's picked turns, counted, to be handed on one at a time: what `sessions show` prints.
  * Turns whose lines total at most HOLD_BYTES are held from the first read; a longer history (years
