@@ -32,7 +32,8 @@ import type { HomeMeta } from './generate-home.js';
 
 interface Case {
   name: string;
-  args: string[];
+  /** A function when each run needs its own (a new session's name). */
+  args: string[] | (() => string[]);
   /** A line piped to its standard input (a chat's). */
   stdin?: string;
   /** Runs before each timed run (not timed): leftovers for the recovery scan. */
@@ -114,7 +115,7 @@ async function timeCase(home: string, ollama: string, spec: Case, runs: number, 
   for (let i = -1; i < runs; i++) {
     for (const build of i % 2 === 0 ? builds : [...builds].reverse()) {
       if (spec.before) await spec.before();
-      const argo = [process.execPath, bins[build] ?? ARGO_BIN, ...spec.args];
+      const argo = [process.execPath, bins[build] ?? ARGO_BIN, ...argsOf(spec)];
       // Piped through sh: time's %M is the largest of the processes it waited for, argo among them.
       const command = spec.stdin === undefined ? argo : ['sh', '-c', `printf '%s\\n' "$0" | "$@"`, spec.stdin, ...argo];
       const outcome = await runCommand('/usr/bin/time', ['-f', 'RSS %M', ...command], { env: cleanEnv(home, { OLLAMA_HOST: ollama, COLUMNS: '120' }), stdout: 'null' });
@@ -128,7 +129,11 @@ async function timeCase(home: string, ollama: string, spec: Case, runs: number, 
   }
   const sides: Partial<Record<Build, Side>> = {};
   for (const build of builds) sides[build] = sideOf(walls[build], rss[build], exits[build]);
-  return { name: spec.name, command: `argo ${spec.args.join(' ')}`, runs, sides };
+  return { name: spec.name, command: `argo ${argsOf(spec).join(' ')}`, runs, sides };
+}
+
+function argsOf(spec: Case): string[] {
+  return typeof spec.args === 'function' ? spec.args() : spec.args;
 }
 
 /** argo serve: spawn → its listening line, then the first requests a client makes on the big session. */
@@ -215,6 +220,7 @@ async function leaveUnfinished(home: string, day: string): Promise<void> {
 }
 
 let leftovers = 0;
+let forks = 0;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { before: { type: 'string' }, home: { type: 'string' }, runs: { type: 'string' }, only: { type: 'string' }, json: { type: 'string' } } });
@@ -238,6 +244,7 @@ async function main(): Promise<void> {
     { name: 'logs -n 500', args: ['logs', '-n', '500'] },
     { name: 'logs -q (rare word)', args: ['logs', '-q', 'argonaut'] },
     { name: 'logs --json (everything)', args: ['logs', '--json'] },
+    { name: 'logs --tool fetch_url --json', args: ['logs', '--tool', 'fetch_url', '--json'] },
     { name: 'logs --json -n 5', args: ['logs', '--json', '-n', '5'] },
     { name: 'logs --stats', args: ['logs', '--stats'] },
     { name: 'logs check', args: ['logs', 'check'] },
@@ -248,6 +255,7 @@ async function main(): Promise<void> {
     { name: 'sessions show big', args: ['sessions', 'show', big] },
     { name: 'sessions show big -n 5', args: ['sessions', 'show', big, '-n', '5'] },
     { name: 'sessions show (fork of big)', args: ['sessions', 'show', meta.bigFork ?? big, '-n', '5'] },
+    { name: 'sessions fork big', args: () => ['sessions', 'fork', big, `audit-fork-${++forks}`] },
     { name: 'sessions reindex big', args: ['sessions', 'reindex', big] },
     { name: 'sessions reindex (all)', args: ['sessions', 'reindex'] },
     { name: 'completion: session names', args: ['__complete', 'sessions'] },
