@@ -2,7 +2,7 @@
 //   --quick               50,000 turns and fewer repetitions (ARGO_BENCH_QUICK=1)
 //   --turns N             history size (ARGO_BENCH_TURNS), default 1,000,000
 //   --sessions N --days N --big-turns N --seed N
-//   --only stream|history|serve|agent|rules run one part (ARGO_BENCH_ONLY)
+//   --only stream|history|serve|agent|rules|scale run one part (ARGO_BENCH_ONLY)
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -17,7 +17,7 @@ export interface HistoryParams {
 export const FULL_HISTORY: HistoryParams = { turns: 1_000_000, sessions: 1_000, days: 30, bigTurns: 10_000, seed: 20260105 };
 export const QUICK_TURNS = 50_000;
 
-export type Part = 'all' | 'stream' | 'history' | 'serve' | 'agent' | 'rules';
+export type Part = 'all' | 'stream' | 'history' | 'serve' | 'agent' | 'rules' | 'scale';
 
 export interface Repetitions {
   /** argo and baseline each, end-to-end wall time */
@@ -35,6 +35,8 @@ export interface Repetitions {
   serveConcurrent: number;
   /** in-process runs of the replay rules per adversarial prompt */
   rules: number;
+  /** runs per side of each figure on the two-year data home */
+  scale: number;
 }
 
 export interface BenchOptions {
@@ -93,14 +95,16 @@ export function benchOptions(argv: string[], env: Env): BenchOptions {
   });
   const quick = values.quick ?? (env.ARGO_BENCH_QUICK === '1');
   const only = values.only ?? env.ARGO_BENCH_ONLY ?? 'all';
-  if (only !== 'all' && only !== 'stream' && only !== 'history' && only !== 'serve' && only !== 'agent' && only !== 'rules') throw new Error(`--only must be stream, history, serve, agent or rules, got "${only}"`);
+  if (only !== 'all' && only !== 'stream' && only !== 'history' && only !== 'serve' && only !== 'agent' && only !== 'rules' && only !== 'scale') {
+    throw new Error(`--only must be stream, history, serve, agent, rules or scale, got "${only}"`);
+  }
   return {
     history: historyParamsFrom(values, env, quick),
     quick,
     only,
     runs: quick
-      ? { wall: 15, cpu: 5, latency: 8, explain: 10, scan: 2, serveSequential: 40, serveConcurrent: 500, rules: 5 }
-      : { wall: 60, cpu: 15, latency: 20, explain: 40, scan: 5, serveSequential: 150, serveConcurrent: 2000, rules: 20 },
+      ? { wall: 15, cpu: 5, latency: 8, explain: 10, scan: 2, serveSequential: 40, serveConcurrent: 500, rules: 5, scale: 3 }
+      : { wall: 60, cpu: 15, latency: 20, explain: 40, scan: 5, serveSequential: 150, serveConcurrent: 2000, rules: 20, scale: 7 },
     dataDir: resolve(import.meta.dirname, '.data'),
   };
 }

@@ -2,7 +2,8 @@
 // stderr, the table to stdout, every number to test/bench/.data/results.json.
 //   npm run bench                      full size (1,000,000 turns of history)
 //   npm run bench -- --quick           50,000 turns, fewer repetitions
-//   npm run bench -- --only stream     just issue 3 (or --only history, --only serve for issue 12, --only agent for issue 11, --only rules for issue 9)
+//   npm run bench -- --only stream     just issue 3 (or --only history, --only serve for issue 12, --only agent for issue 11, --only rules for issue 9,
+//                                      --only scale for a data home used hard for two years)
 import { execFileSync } from 'node:child_process';
 import { benchAgent } from './agent.js';
 import type { AgentBenchResult } from './agent.js';
@@ -18,6 +19,8 @@ import type { PhraseRulesResult } from './phrase-rules.js';
 import { cleanupProcesses } from './process.js';
 import { formatMarkdown, formatTable } from './report.js';
 import type { Row } from './report.js';
+import { benchScale } from './scale.js';
+import type { ScaleResult } from './scale.js';
 import { benchServe } from './serve.js';
 import type { ServeResult } from './serve.js';
 import { benchStreaming } from './streaming.js';
@@ -57,7 +60,7 @@ async function main(): Promise<void> {
   progress(`${machine.nproc} cores (${machine.cpu}), node ${machine.node}, load ${machine.loadAverageAtStart.join(' ')}; ${options.quick ? 'quick' : 'full'} run`);
   if (source.changedInSrc.length > 0) progress(`measuring ${source.commit} plus ${source.changedInSrc.length} uncommitted changes in src/`);
   const rows: Row[] = [];
-  const sections: { streaming?: StreamingResult; history?: HistoryResult; serve?: ServeResult; agent?: AgentBenchResult; phraseRules?: PhraseRulesResult } = {};
+  const sections: { streaming?: StreamingResult; history?: HistoryResult; serve?: ServeResult; agent?: AgentBenchResult; phraseRules?: PhraseRulesResult; scale?: ScaleResult } = {};
   const seconds: Record<string, number> = {};
 
   if (options.only === 'all' || options.only === 'stream') {
@@ -99,6 +102,14 @@ async function main(): Promise<void> {
     sections.phraseRules = result;
     rows.push(...ruleRows);
     seconds.rules = Math.round((performance.now() - t) / 1000);
+  }
+  if (options.only === 'all' || options.only === 'scale') {
+    const t = performance.now();
+    progress('scale: a data home used hard for two years');
+    const { result, rows: scaleRows } = await benchScale(options.runs.scale, options.quick, options.dataDir, progress);
+    sections.scale = result;
+    rows.push(...scaleRows);
+    seconds.scale = Math.round((performance.now() - t) / 1000);
   }
   seconds.total = Math.round((performance.now() - started) / 1000);
 

@@ -50,7 +50,7 @@ interface Spawned {
   child: ChildProcess;
 }
 
-function spawnListening(args: string[], env: Record<string, string> | undefined, pattern: RegExp): Promise<Spawned> {
+export function spawnListening(args: string[], env: Record<string, string> | undefined, pattern: RegExp): Promise<Spawned> {
   const child = spawn(process.execPath, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'ignore'] });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -66,7 +66,7 @@ function spawnListening(args: string[], env: Record<string, string> | undefined,
 const standIn = (delayMs: number): Promise<Spawned> =>
   spawnListening(['--import', 'tsx', 'test/support/fake-ollama.ts', '--port', '0', '--tokens', String(TOKENS), '--delay-ms', String(delayMs)], undefined, /^listening (\S+)/);
 
-function stop(spawned: Spawned): Promise<void> {
+export function stop(spawned: Spawned): Promise<void> {
   return new Promise((resolve) => {
     if (spawned.child.exitCode !== null) {
       resolve();
