@@ -94,7 +94,9 @@ export async function benchScale(runs: number, quick: boolean, dataDir: string, 
     const result: ScaleResult = { meta, home, logs, completion, show, exportAll, search: { serveMs: summarize(serveMs), logsMs: summarize(logsMs) }, reindex };
     return { result, rows: scaleRows(result) };
   } finally {
+    // Made again by every run (it is dated today), so not kept: it is as big as the history it holds.
     rmSync(empty, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
   }
 }
 
