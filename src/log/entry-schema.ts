@@ -122,6 +122,8 @@ const EntryFields = z.object({
     rerun_of: z.string().optional(),
     /** How many messages a client of argo serve sent in plain mode (its own history, not logged); absent for every other turn. */
     client_messages: count.optional(),
+    /** The names of the request fields a client of argo serve added (format, tools, logprobs…), not logged; absent for every other turn. */
+    client_fields: z.array(z.string()).optional(),
   });
 export const LogEntrySchema = EntryFields.loose();
 

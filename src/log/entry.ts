@@ -176,7 +176,8 @@ function isOptionalPart(e: Record<string, unknown>): boolean {
     (e.prompt_tokens_estimate === undefined || isCount(e.prompt_tokens_estimate)) &&
     (e.truncation_suspected === undefined || typeof e.truncation_suspected === 'boolean') &&
     (e.rerun_of === undefined || typeof e.rerun_of === 'string') &&
-    (e.client_messages === undefined || isCount(e.client_messages))
+    (e.client_messages === undefined || isCount(e.client_messages)) &&
+    (e.client_fields === undefined || arrayOf(isString)(e.client_fields))
   );
 }
 

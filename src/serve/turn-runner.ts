@@ -196,6 +196,20 @@ export function bodyFor(base: Settings, input: Pick<TurnInput, 'mode' | 'message
   return Object.keys(body).length > 0 ? body : undefined;
 }
 
+/**
+ * What the log says of the request parts a client added, which it does not keep: how many messages a
+ * plain-mode client sent, and the names of the other fields (format, tools, logprobs…). They tell
+ * `argo rerun` why such a turn's request cannot be rebuilt.
+ */
+export function clientFacts(input: Pick<TurnInput, 'mode' | 'messages'>, body: Record<string, unknown> | undefined): Record<string, unknown> {
+  // Plain mode's options are the client's sampling values laid over config.json's: logged as `options`.
+  const fields = Object.keys(body ?? {}).filter((key) => key !== 'messages' && key !== 'options');
+  return {
+    ...(input.mode === 'plain' ? { client_messages: input.messages.length } : {}),
+    ...(fields.length > 0 ? { client_fields: fields } : {}),
+  };
+}
+
 export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
   return {
     run: async (input, hooks) => {
@@ -254,7 +268,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       // Nobody else hears it: a client's request is not the place, the operator's log is.
       onJournalNotice: (line) => ports.log?.(`argo serve: ${line}`),
       // The client's own history is not logged: how long it was is, and tells rerun why it cannot rebuild the request.
-      ...(agent || input.mode === 'plain' ? { draftFields: { ...agent?.draftFields, ...(input.mode === 'plain' ? { client_messages: input.messages.length } : {}) } } : {}),
+      ...(agent || body ? { draftFields: { ...agent?.draftFields, ...clientFacts(input, body) } } : {}),
       onEntry: (entry) => hooks.onAnswered?.(resultOf(entry, typeof entry.error === 'string' ? entry.error : null)),
       signal: input.signal,
       onText: hooks.onText,

@@ -51,6 +51,9 @@ export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEn
   if (entry.client_messages !== undefined) {
     return { ok: false, reason: `turn ${entry.id} was asked through argo serve with the client's own ${entry.client_messages === 1 ? 'message' : `${entry.client_messages} messages`}, which are not logged, so its request cannot be rebuilt; send it again from the client` };
   }
+  if (entry.client_fields !== undefined && entry.client_fields.length > 0) {
+    return { ok: false, reason: `turn ${entry.id} was asked through argo serve with the client's ${entry.client_fields.join(', ')}, which ${entry.client_fields.length === 1 ? 'is' : 'are'} not logged, so its request cannot be rebuilt; send it again from the client` };
+  }
   if (entry.request_sha256 === undefined) {
     return { ok: false, reason: `turn ${entry.id} was logged before Argo kept a hash of each request, so its request cannot be proved` };
   }

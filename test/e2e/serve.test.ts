@@ -189,6 +189,18 @@ describe('routes', () => {
     expect(out.endsWith('\n\ndata: [DONE]\n\n')).toBe(true);
   });
 
+  it("Argo mode with a client's response_format: logged by name, and rerun says why it cannot rebuild the request", async () => {
+    const { response } = await client.chat.completions
+      .create({ ...ask('list three beavers'), response_format: { type: 'json_object' }, argo: { session: 'formats' } } as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .withResponse();
+    const id = response.headers.get('x-argo-turn-id') ?? '';
+    expect(await logged(id)).toMatchObject({ session: 'formats', client_fields: ['format'] });
+    expect(await runArgo(['rerun', id], { home, host: ollama.url })).toMatchObject({
+      code: 1,
+      stderr: `argo: cannot rerun: turn ${id} was asked through argo serve with the client's format, which is not logged, so its request cannot be rebuilt; send it again from the client\n`,
+    });
+  });
+
   it('sessions: list, search, show exactly as the CLI prints them, retitle', async () => {
     const { response } = await client.chat.completions.create({ ...ask('tell me about otters'), argo: { session: 'animals' } } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
     await logged(response.headers.get('x-argo-turn-id') ?? '');
@@ -343,8 +355,9 @@ describe('log probabilities', () => {
     ]);
     expect(expected([''], 2)[0]).toMatchObject({ token: '', bytes: null });
     const entry = await logged(response.headers.get('x-argo-turn-id') ?? '');
-    expect(entry).toMatchObject({ status: 'ok', model_response: 'Hi é!' });
-    expect(JSON.stringify(entry)).not.toContain('logprob');
+    // The log names the fields the client asked with, and keeps none of the figures.
+    expect(entry).toMatchObject({ status: 'ok', model_response: 'Hi é!', client_fields: ['logprobs', 'top_logprobs'] });
+    expect(JSON.stringify({ ...entry, client_fields: [] })).not.toContain('logprob');
   });
 
   it('not streamed, without top_logprobs: all of them in order, no alternatives asked of Ollama; not asked, null and nothing asked', async () => {

@@ -43,6 +43,7 @@ const full: LogEntry = makeEntry({
   truncation_suspected: false,
   rerun_of: 'b',
   client_messages: 3,
+  client_fields: ['format', 'logprobs'],
 });
 
 const REMOVE = Symbol('remove');

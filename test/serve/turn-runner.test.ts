@@ -8,7 +8,7 @@ import { thrown } from '../support/thrown.js';
 import { ollamaToolCallsOf } from '../../src/serve/openai.js';
 import type { OllamaExtras } from '../../src/serve/openai.js';
 import { ApiError } from '../../src/serve/errors.js';
-import { SIDE_EFFECTS_OFF, bodyFor, serverTools, settingsFor, toolEventOf, turnRunner } from '../../src/serve/turn-runner.js';
+import { SIDE_EFFECTS_OFF, bodyFor, clientFacts, serverTools, settingsFor, toolEventOf, turnRunner } from '../../src/serve/turn-runner.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { Tool } from '../../src/tools/types.js';
 import type { RunnerPorts } from '../../src/serve/turn-runner.js';
@@ -154,6 +154,18 @@ describe('turnRunner with the tools field', () => {
     await turnRunner(base, ports({ root: tmpdir(), allowSideEffects: false, load })).run(input(['fs']), hooks).catch(() => null);
     expect(load).toHaveBeenCalledWith(['fs'], expect.objectContaining({ agent: expect.objectContaining({ tools: ['fs'] }) as unknown }));
     expect(close).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('clientFacts: what the log says of the parts a client added', () => {
+  const messages = [{ role: 'user' as const, content: 'q' }, { role: 'assistant' as const, content: 'a' }, { role: 'user' as const, content: 'q2' }];
+  it.each<[string, 'plain' | 'argo', Record<string, unknown> | undefined, Record<string, unknown>]>([
+    ['Argo mode, nothing added', 'argo', undefined, {}],
+    ['Argo mode with a format and log probabilities', 'argo', { format: 'json', logprobs: true, top_logprobs: 2 }, { client_fields: ['format', 'logprobs', 'top_logprobs'] }],
+    ['plain mode: its messages counted, its options logged as options', 'plain', { messages, options: { temperature: 1 } }, { client_messages: 3 }],
+    ['plain mode with client tools', 'plain', { messages, options: {}, tools: [] }, { client_messages: 3, client_fields: ['tools'] }],
+  ])('%s', (_case, mode, body, facts) => {
+    expect(clientFacts({ mode, messages }, body)).toEqual(facts);
   });
 });
 
