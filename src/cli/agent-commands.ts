@@ -1,7 +1,10 @@
 // Agent mode's commands: `argo tools`, `argo stop`, `argo memo`, `argo export`. Loaded only when
 // the command line names one of them.
 import { plural } from '../output/count.js';
-import { open } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { RuntimeError, UsageError } from '../errors.js';
@@ -229,28 +232,41 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
     await sink.flush();
     return result;
   }
-  const handle = await open(output, 'w', 0o600);
+  // A regular file (or none yet) is written beside and renamed over at the end, so an export that
+  // fails part-way (Ctrl-C, a full disk) leaves the earlier file whole; anything else (a pipe, a
+  // device) is written to as it is.
+  const regular = await stat(output).then((found) => found.isFile(), () => true);
+  const target = regular ? join(dirname(output), `.${basename(output)}.${process.pid}-${randomBytes(3).toString('hex')}.tmp`) : output;
+  const handle = await open(target, regular ? constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW : 'w', 0o600);
   const stream = handle.createWriteStream();
   // An object, so the narrowing of a `let` does not hide what the listener sets.
   const failed: { error: Error | null } = { error: null };
   stream.on('error', (error) => (failed.error ??= error));
   const sink = new Sink(stream);
-  let result: T;
+  let produced: { result: T } | null = null;
   try {
-    result = await produce(async (line) => {
-      await sink.write(line);
-      return failed.error === null;
-    });
+    produced = {
+      result: await produce(async (line) => {
+        await sink.write(line);
+        return failed.error === null;
+      }),
+    };
     await sink.flush();
+  } catch (error) {
+    failed.error ??= error instanceof Error ? error : new Error(String(error));
   } finally {
     // Ends the stream and closes the file, whatever happened.
     const closed = stream.closed ? Promise.resolve() : new Promise<void>((resolve) => stream.once('close', () => resolve()));
     stream.end();
     await closed;
   }
-  // A write that failed (a full disk) fails the export.
-  if (failed.error !== null) throw failed.error;
-  return result;
+  // A write that failed (a full disk), or a read, fails the export; the earlier file stays.
+  if (failed.error !== null || produced === null) {
+    if (regular) await rm(target, { force: true });
+    throw failed.error ?? new RuntimeError(`the export to ${output} did not finish`);
+  }
+  if (regular) await rename(target, output);
+  return produced.result;
 }
 
 /** Turns whose definitions came from today's config, by why, for the one line export says about them. */

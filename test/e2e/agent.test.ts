@@ -2,7 +2,7 @@
 // real files in a temporary tree, a real shell, a real MCP server.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { alive } from '../support/alive.js';
 import { defined } from '../support/defined.js';
@@ -168,6 +168,10 @@ describe('argo --tools: file tools on a real tree', () => {
     const written = await argo(['export', '--format', 'sharegpt', '-o', file], home);
     expect(written).toMatchObject({ code: 0, stdout: '', stderr: `argo: wrote 1 trajectory to ${file}\n` });
     expect(readFileSync(file, 'utf8')).toBe(runs.stdout);
+    // Written beside and renamed over, so a failed export would have left the older one whole: nothing else is left there.
+    expect(readdirSync(dirname(file))).toEqual(['runs.jsonl']);
+    // Not a regular file (a device, a pipe): written to as it is.
+    expect(await argo(['export', '--format', 'sharegpt', '-o', '/dev/null'], home)).toMatchObject({ code: 0, stderr: 'argo: wrote 1 trajectory to /dev/null\n' });
     const fresh = join(tempHome(), 'fresh.jsonl');
     expect(await argo(['export', '--format', 'sharegpt', '--all', '-o', fresh], home)).toMatchObject({ code: 0, stderr: `argo: wrote 2 trajectories to ${fresh}\n` });
     expect(readFileSync(fresh, 'utf8')).toBe(all.stdout);
