@@ -237,7 +237,10 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
   // device) is written to as it is.
   const regular = await stat(output).then((found) => found.isFile(), () => true);
   const target = regular ? join(dirname(output), `.${basename(output)}.${process.pid}-${randomBytes(3).toString('hex')}.tmp`) : output;
-  const handle = await open(target, regular ? constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW : 'w', 0o600);
+  const handle = await open(target, regular ? constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW : 'w', 0o600).catch((error: unknown) => {
+    // Said of the file asked for: the one beside it is Argo's own.
+    throw typeof error === 'object' && error !== null && 'path' in error ? Object.assign(error, { path: output }) : error;
+  });
   const stream = handle.createWriteStream();
   // An object, so the narrowing of a `let` does not hide what the listener sets.
   const failed: { error: Error | null } = { error: null };
