@@ -1,14 +1,13 @@
 // Agent mode's commands: `argo tools`, `argo stop`, `argo memo`, `argo export`. Loaded only when
 // the command line names one of them.
 import { plural } from '../output/count.js';
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { lstat, open, rename, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { RuntimeError, UsageError } from '../errors.js';
-import { landsInside } from '../log/fs.js';
+import { errnoOf, landsInside, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { toolDefinitions } from '../agent/request.js';
 import { definitionsPath, readDefinitions } from '../agent/definitions.js';
 import { renderTrajectory } from '../agent/sharegpt.js';
@@ -233,14 +232,14 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
     return result;
   }
   // A regular file (or none yet) is written beside and renamed over at the end, so an export that
-  // fails part-way (Ctrl-C, a full disk) leaves the earlier file whole; anything else (a pipe, a
-  // device) is written to as it is.
-  const regular = await stat(output).then((found) => found.isFile(), () => true);
-  const target = regular ? join(dirname(output), `.${basename(output)}.${process.pid}-${randomBytes(3).toString('hex')}.tmp`) : output;
-  const handle = await open(target, regular ? constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW : 'w', 0o600).catch((error: unknown) => {
-    // Said of the file asked for: the one beside it is Argo's own.
-    throw typeof error === 'object' && error !== null && 'path' in error ? Object.assign(error, { path: output }) : error;
-  });
+  // fails part-way (Ctrl-C, a full disk) leaves the earlier file whole. A pipe, a device, a link (the
+  // file it points to is written, as before), or a file in a folder where no other file can be made
+  // is written to as it is.
+  const regular = await lstat(output).then((found) => found.isFile(), () => true);
+  const beside = regular ? await openBeside(output) : null;
+  const target = beside?.path ?? output;
+  const handle = beside?.handle ?? (await open(output, 'w', 0o600));
+  if (beside !== null) trackTemporary(beside.path);
   const stream = handle.createWriteStream();
   // An object, so the narrowing of a `let` does not hide what the listener sets.
   const failed: { error: Error | null } = { error: null };
@@ -265,11 +264,27 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
   }
   // A write that failed (a full disk), or a read, fails the export; the earlier file stays.
   if (failed.error !== null || produced === null) {
-    if (regular) await rm(target, { force: true });
+    if (beside !== null) await rm(target, { force: true });
+    if (beside !== null) untrackTemporary(target);
     throw failed.error ?? new RuntimeError(`the export to ${output} did not finish`);
   }
-  if (regular) await rename(target, output);
+  if (beside !== null) {
+    await rename(target, output);
+    untrackTemporary(target);
+  }
   return produced.result;
+}
+
+/** A new private file beside `output` to write the export to, or null where its folder takes none (the file itself may still be writable). */
+async function openBeside(output: string): Promise<{ path: string; handle: FileHandle } | null> {
+  const path = temporaryPath(output);
+  try {
+    return { path, handle: await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600) };
+  } catch (error) {
+    if (['EACCES', 'EPERM', 'EROFS'].includes(errnoOf(error) ?? '')) return null;
+    // Said of the file asked for: the one beside it is Argo's own.
+    throw typeof error === 'object' && error !== null && 'path' in error ? Object.assign(error, { path: output }) : error;
+  }
 }
 
 /** Turns whose definitions came from today's config, by why, for the one line export says about them. */

@@ -1,6 +1,6 @@
 // argo --tools end to end: the built bin/argo against the Ollama stand-in scripting tool calls,
 // real files in a temporary tree, a real shell, a real MCP server.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -170,6 +170,13 @@ describe('argo --tools: file tools on a real tree', () => {
     expect(readFileSync(file, 'utf8')).toBe(runs.stdout);
     // Written beside and renamed over, so a failed export would have left the older one whole: nothing else is left there.
     expect(readdirSync(dirname(file))).toEqual(['runs.jsonl']);
+    // A link: the file it points to is written, the link kept.
+    const link = join(dirname(file), 'latest.jsonl');
+    symlinkSync(file, link);
+    writeFileSync(file, 'older');
+    expect(await argo(['export', '--format', 'sharegpt', '-o', link], home)).toMatchObject({ code: 0 });
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(file, 'utf8')).toBe(runs.stdout);
     // Not a regular file (a device, a pipe): written to as it is.
     expect(await argo(['export', '--format', 'sharegpt', '-o', '/dev/null'], home)).toMatchObject({ code: 0, stderr: 'argo: wrote 1 trajectory to /dev/null\n' });
     const fresh = join(tempHome(), 'fresh.jsonl');
