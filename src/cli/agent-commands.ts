@@ -6,7 +6,7 @@ import { lstat, open, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { RuntimeError, UsageError } from '../errors.js';
+import { RuntimeError, UsageError, shownPath } from '../errors.js';
 import { errnoOf, landsInside, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { toolDefinitions } from '../agent/request.js';
 import { definitionsPath, readDefinitions } from '../agent/definitions.js';
@@ -235,12 +235,17 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
   // fails part-way (Ctrl-C, a full disk) leaves the earlier file whole. A pipe, a device, a link (the
   // file it points to is written, as before), or a file in a folder where no other file can be made
   // is written to as it is.
-  const regular = await lstat(output).then((found) => found.isFile(), () => true);
-  const beside = regular ? await openBeside(output) : null;
+  const found = await lstat(output).catch(() => null);
+  const beside = found === null || found.isFile() ? await openBeside(output) : null;
   const target = beside?.path ?? output;
   const handle = beside?.handle ?? (await open(output, 'w', 0o600));
-  if (beside !== null) trackTemporary(beside.path);
-  const stream = handle.createWriteStream();
+  if (beside !== null) {
+    trackTemporary(beside.path);
+    // It takes the place of the earlier file: with its permissions, as writing into it kept them.
+    if (found !== null) await handle.chmod(found.mode & 0o777);
+  }
+  // On disk before it replaces anything: a power cut then leaves the earlier file or the whole new one.
+  const stream = handle.createWriteStream({ flush: beside !== null });
   // An object, so the narrowing of a `let` does not hide what the listener sets.
   const failed: { error: Error | null } = { error: null };
   stream.on('error', (error) => (failed.error ??= error));
@@ -266,7 +271,7 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
   if (failed.error !== null || produced === null) {
     if (beside !== null) await rm(target, { force: true });
     if (beside !== null) untrackTemporary(target);
-    throw failed.error ?? new RuntimeError(`the export to ${output} did not finish`);
+    throw failed.error ?? new RuntimeError(`the export to ${shownPath(output)} did not finish`);
   }
   if (beside !== null) {
     await rename(target, output);
@@ -326,7 +331,7 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
   const settings = settingsOf(self);
   // Checked before anything is read: one wrong -o would replace a day of the log with the export.
   if (flags.output !== undefined && (await landsInside(flags.output, settings.home))) {
-    throw new UsageError(`--output ${flags.output} is inside Argo's data home (${settings.home}); write the export somewhere else`);
+    throw new UsageError(`--output ${shownPath(flags.output)} is inside Argo's data home (${settings.home}); write the export somewhere else`);
   }
   await recoverUnfinishedTurns(settings, io);
   // Given but empty is not "all": buildQuery refuses it, as argo logs does.
@@ -374,7 +379,7 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
     }
     return count;
   });
-  if (flags.output !== undefined) io.stderr.write(`argo: wrote ${plural(written, 'trajectory', 'trajectories')} to ${flags.output}\n`);
+  if (flags.output !== undefined) io.stderr.write(`argo: wrote ${plural(written, 'trajectory', 'trajectories')} to ${shownPath(flags.output)}\n`);
   const fallback = notes.lines(untrustedTextFor(io.stderr));
   if (fallback !== '') io.stderr.write(fallback);
   const notice = stats.notice();

@@ -51,7 +51,7 @@ export async function companionOverrides(flags: CompanionFlags): Promise<Pick<Fl
       throw new UsageError(`--system-file: cannot read ${shownPath(flags.systemFile)} (${messageLine(error)})`, { cause: error });
     }
     const decoded = decodeUtf8(bytes);
-    if (!decoded.ok) throw new UsageError(notUtf8(`--system-file ${flags.systemFile}`, decoded, `iconv -f latin1 -t utf-8 ${flags.systemFile} > system.txt`));
+    if (!decoded.ok) throw new UsageError(notUtf8(`--system-file ${shownPath(flags.systemFile)}`, decoded, `iconv -f latin1 -t utf-8 ${shownPath(flags.systemFile)} > system.txt`));
     system = decoded.text;
   }
   const options = parseOptionAssignments(flags.option ?? []);

@@ -26,7 +26,7 @@ import type { Query } from '../query/query.js';
 import { ByteSink } from '../query/byte-sink.js';
 import { copyAllTurns, searchTurns } from '../query/search.js';
 import { Sink } from '../output/sink.js';
-import { checkSessionName } from '../sessions/names.js';
+import { checkSessionName, isSessionName } from '../sessions/names.js';
 import { SessionLookup } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
@@ -292,7 +292,8 @@ export async function buildQuery(flags: LogsFlags, now: Date, lookup: SessionLoo
  * taken it (every removed session that had it, when several did).
  */
 async function resolveSessionIds(value: string, lookup: SessionLookup, paths: DataPaths): Promise<string[]> {
-  const byName = await lookup.byName(value);
+  // A name only an earlier version took (.notes) is refused below with the rename that makes it usable.
+  const byName = isSessionName(value) ? await lookup.byName(value) : null;
   if (byName) return [byName.id];
   const records = await lookup.all();
   if (UUID.test(value)) {

@@ -554,9 +554,24 @@ export class OllamaTransport {
 }
 
 /** A chunk's log probabilities; undefined when it has none (the client types them; a proxy may send anything). */
-function logprobsOf(chunk: Chunk): readonly Logprob[] | undefined {
+/** A chunk's log probabilities as Argo hands them on: entries of Ollama's shape only, none when there are none. */
+export function logprobsOf(chunk: Pick<Chunk, 'logprobs'>): readonly Logprob[] | undefined {
   const found: unknown = chunk.logprobs;
-  return Array.isArray(found) && found.length > 0 ? (found as Logprob[]) : undefined;
+  if (!Array.isArray(found) || found.length === 0) return undefined;
+  // What a proxy or a damaged line sends is no token: only entries of Ollama's shape are handed on.
+  const kept = (found as unknown[]).filter(isLogprob);
+  return kept.length > 0 ? kept : undefined;
+}
+
+function isTokenLogprob(value: unknown): value is TokenLogprob {
+  return typeof value === 'object' && value !== null && typeof (value as TokenLogprob).token === 'string' && typeof (value as TokenLogprob).logprob === 'number';
+}
+
+function isLogprob(value: unknown): value is Logprob {
+  if (!isTokenLogprob(value)) return false;
+  const top: unknown = (value as Logprob).top_logprobs;
+  const bytes: unknown = (value as Logprob).bytes;
+  return (top === undefined || (Array.isArray(top) && top.every(isTokenLogprob))) && (bytes === undefined || (Array.isArray(bytes) && bytes.every((byte) => typeof byte === 'number')));
 }
 
 function metricsOf(chunk: Chunk): Metrics {

@@ -208,7 +208,8 @@ const chatBody = z
       context.addIssue({ code: 'custom', path: ['stream_options'], message: 'only allowed with "stream": true; leave it out or stream the answer' });
     }
     // OpenAI's rule: "logprobs must be set to true if this parameter is used" (0 included).
-    if (body.top_logprobs != null && body.logprobs !== true) {
+    // 0 asks for no alternatives: the same as leaving it out, as clients that always send it mean.
+    if (body.top_logprobs != null && body.top_logprobs > 0 && body.logprobs !== true) {
       context.addIssue({ code: 'custom', path: ['top_logprobs'], message: 'needs "logprobs": true; send it too, or leave "top_logprobs" out' });
     }
   });

@@ -168,6 +168,8 @@ describe('argo --tools: file tools on a real tree', () => {
     const written = await argo(['export', '--format', 'sharegpt', '-o', file], home);
     expect(written).toMatchObject({ code: 0, stdout: '', stderr: `argo: wrote 1 trajectory to ${file}\n` });
     expect(readFileSync(file, 'utf8')).toBe(runs.stdout);
+    // It replaces the earlier file with its permissions, as writing into it kept them.
+    expect(statSync(file).mode & 0o777).toBe(0o644);
     // Written beside and renamed over, so a failed export would have left the older one whole: nothing else is left there.
     expect(readdirSync(dirname(file))).toEqual(['runs.jsonl']);
     // A link: the file it points to is written, the link kept.

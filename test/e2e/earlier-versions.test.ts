@@ -57,6 +57,8 @@ describe('the CLI over a data home an earlier version left', () => {
     expect(refused.stderr).toBe(
       'argo: --session: invalid session name ".notes": names no longer start with a dot (a session an earlier version made under one works again once renamed: argo sessions rename .notes notes)\n',
     );
+    // Nothing but the rename takes the old name: not logs -s, nor logs rm -s, which would delete it.
+    for (const args of [['logs', '-s', '.notes'], ['logs', 'rm', '-s', '.notes', '--yes']]) expect(await argo(home, args)).toMatchObject({ code: 2, stdout: '' });
     expect(await argo(home, ['sessions', 'rename', '.notes', 'notes'])).toMatchObject({ code: 0, stdout: 'renamed session ".notes" to "notes"\n' });
     const records = JSON.parse((await argo(home, ['sessions', '--json'])).stdout) as SessionRecord[];
     expect(records.find((record) => record.name === 'shop')?.parent?.name).toBe('notes');

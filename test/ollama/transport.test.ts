@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
-import { OllamaTransport } from '../../src/ollama/transport.js';
+import { OllamaTransport, logprobsOf } from '../../src/ollama/transport.js';
 import type { TransportRequest } from '../../src/ollama/transport.js';
 import type { OllamaRequest } from '../../src/replay/prompt.js';
 import { fakeLogprob, startFakeOllama } from '../support/fake-ollama.js';
@@ -254,6 +254,16 @@ describe('OllamaTransport.stream', () => {
       ollama.options.thinking = undefined;
       delete ollama.options.toolCalls;
     }
+  });
+
+  it.each<[string, unknown, unknown]>([
+    ['none', undefined, undefined],
+    ['an empty list', [], undefined],
+    ['entries of Ollama\'s shape', [{ token: 'a', logprob: -0.1, bytes: [97], top_logprobs: [{ token: 'b', logprob: -2 }] }], [{ token: 'a', logprob: -0.1, bytes: [97], top_logprobs: [{ token: 'b', logprob: -2 }] }]],
+    ['a null or a stranger among them (a proxy): left out', [null, 'x', { token: 'a', logprob: -0.1 }, { token: 1, logprob: 0 }, { token: 'c', logprob: -1, top_logprobs: [null] }], [{ token: 'a', logprob: -0.1 }]],
+    ['nothing usable', [null, { logprob: -1 }], undefined],
+  ])('logprobsOf: %s', (_case, logprobs, handed) => {
+    expect(logprobsOf({ logprobs } as Parameters<typeof logprobsOf>[0])).toEqual(handed);
   });
 
   it('log probabilities of /api/generate come with its text the same way', async () => {

@@ -70,13 +70,12 @@ describe('chat request: wrong types are 400 naming the field', () => {
     });
   });
 
-  // OpenAI's rules for top_logprobs: a whole number 0–20, and only with "logprobs": true.
+  // OpenAI's rules for top_logprobs: a whole number 0–20, and above 0 only with "logprobs": true (0, which asks for none, also without).
   it.each([
     [{ logprobs: true, top_logprobs: 21 }, 'must be a whole number between 0 and 20'],
     [{ logprobs: true, top_logprobs: -1 }, 'must be a whole number between 0 and 20'],
     [{ logprobs: true, top_logprobs: 2.5 }, 'must be a whole number between 0 and 20'],
     [{ top_logprobs: 2 }, 'needs "logprobs": true; send it too, or leave "top_logprobs" out'],
-    [{ top_logprobs: 0 }, 'needs "logprobs": true; send it too, or leave "top_logprobs" out'],
     [{ logprobs: false, top_logprobs: 5 }, 'needs "logprobs": true; send it too, or leave "top_logprobs" out'],
     [{ logprobs: null, top_logprobs: 1 }, 'needs "logprobs": true; send it too, or leave "top_logprobs" out'],
   ])('top_logprobs in %j is refused: 400 naming it', (extra, message) => {
@@ -90,6 +89,8 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{ logprobs: true, top_logprobs: null }],
     [{ logprobs: false }],
     [{ logprobs: null, top_logprobs: null }],
+    [{ top_logprobs: 0 }],
+    [{ logprobs: false, top_logprobs: 0 }],
   ])('log probabilities %j are accepted', (extra) => {
     expect(parseChatRequest({ ...base, ...extra }, new Headers()).body).toMatchObject(extra);
   });
