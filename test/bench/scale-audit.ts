@@ -21,14 +21,14 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { UNFINISHED_ERROR, bootId, machineId, pidNamespace, writeUnfinished } from '../../src/log/unfinished.js';
-import type { LogEntry } from '../../src/log/entry.js';
+import { bootId, machineId, pidNamespace, writeUnfinished } from '../../src/log/unfinished.js';
 import { rulesFingerprint } from '../../src/replay/classify.js';
 import { DEFAULT_REPLAY_POLICY } from '../../src/replay/policy.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 import { ARGO_BIN, REPO, cleanEnv, runCommand } from './process.js';
 import { median, round } from './stats.js';
 import type { HomeMeta } from './generate-home.js';
+import { makeDraft } from '../query/helpers.js';
 
 interface Case {
   name: string;
@@ -194,27 +194,7 @@ async function leaveUnfinished(home: string, day: string): Promise<void> {
   const owner = { pid: 4_000_000, host: hostname(), boot: bootId(), machine: machineId(), start: 1, pidns: pidNamespace() };
   for (let i = 0; i < 10; i++) {
     const id = `leftover${String(leftovers++).padStart(4, '0')}`;
-    const entry: LogEntry = {
-      id,
-      timestamp: `${day}T12:00:00.000+00:00`,
-      session: record.name,
-      session_id: record.id,
-      status: 'interrupted',
-      entry_type: 'question',
-      model: 'argo',
-      endpoint: 'chat',
-      active_mode: null,
-      persona: 'neutral',
-      verbosity: 'short',
-      replay: { enabled: false, count: null, session: false },
-      user_prompt: `what about ${id}?`,
-      model_response: '',
-      replay_policy: null,
-      replayed_ids: [],
-      timings: { first_token_ms: null, total_ms: 0, total_duration_ns: null, load_duration_ns: null, prompt_eval_count: null, prompt_eval_duration_ns: null, eval_count: null, eval_duration_ns: null },
-      done_reason: null,
-      error: UNFINISHED_ERROR,
-    };
+    const entry = makeDraft(id, { timestamp: `${day}T12:00:00.000+00:00`, session: record.name, session_id: record.id, user_prompt: `what about ${id}?` });
     await writeUnfinished(home, { owner, day, session: { id: record.id, name: record.name }, rules: rulesFingerprint(DEFAULT_REPLAY_POLICY.classify), entry });
   }
 }
