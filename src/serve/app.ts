@@ -317,7 +317,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
     c.set('session', name);
     const shown = isSessionName(name) ? await deps.sessions.show(name) : null;
     if (shown === null) throw notFound(`no session named "${name}"`, 'session_not_found');
-    return jsonStreamResponse(c, shown, (error) => deps.log(`argo serve: GET /api/sessions/${name} was cut short: ${error instanceof Error ? error.message : String(error)}`));
+    // Logged once the body has ended, as a stream's request is: its time is the whole answer's.
+    let ended!: () => void;
+    c.set('finished', new Promise<void>((resolve) => (ended = resolve)));
+    return jsonStreamResponse(c, shown, (error) => deps.log(`argo serve: GET /api/sessions/${name} was cut short: ${error instanceof Error ? error.message : String(error)}`), ended);
   });
 
   app.patch('/api/sessions/:name', limit, async (c) => {

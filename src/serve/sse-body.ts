@@ -85,20 +85,23 @@ export function sseResponse(c: Context, write: (body: SseBody) => Promise<void>,
 /**
  * Answers with a JSON text that `write` gives piece by piece (a session of years is never one
  * string). A failure inside it goes to `onError` and cuts the response: its status is long sent.
+ * `onEnd` hears when the body has ended, either way (the request's log line waits for it).
  */
-export function jsonStreamResponse(c: Context, write: (give: (piece: string) => Promise<boolean>) => Promise<void>, onError: (error: unknown) => void): Response {
+export function jsonStreamResponse(c: Context, write: (give: (piece: string) => Promise<boolean>) => Promise<void>, onError: (error: unknown) => void, onEnd?: () => void): Response {
   const body = new SseBody();
   c.header('Content-Type', 'application/json');
   // `give` answers false once the client has gone: the rest is not read.
   write(async (piece) => {
     await body.write(piece);
     return body.open;
-  }).then(
-    () => body.close(),
-    (error: unknown) => {
-      onError(error);
-      body.fail(error);
-    },
-  );
+  })
+    .then(
+      () => body.close(),
+      (error: unknown) => {
+        onError(error);
+        body.fail(error);
+      },
+    )
+    .finally(() => onEnd?.());
   return c.newResponse(body.stream);
 }

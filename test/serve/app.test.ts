@@ -830,6 +830,30 @@ function baseDeps(s: TestServer) {
 }
 
 describe('in process, through app.request()', () => {
+  it("a streamed session is logged once its body has ended, with the whole answer's time", async () => {
+    const { createServer } = await import('../../src/serve/app.js');
+    const { fileStopSignal } = await import('../../src/serve/stop.js');
+    const lines: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const show = () =>
+      Promise.resolve(async (give: (piece: string) => Promise<boolean>) => {
+        await give('{"session":{"name":"work"},"turns":[');
+        await held;
+        await give(']}');
+      });
+    const server = createServer({ ...baseDeps(t), sessions: { ...baseDeps(t).sessions, show }, stop: fileStopSignal(t.home, () => new Date()), log: (line: string) => lines.push(line) });
+    const response = await server.app.request('/api/sessions/work');
+    expect(response.status).toBe(200);
+    const text = response.text();
+    // The head went out; the request is not over until the rest has.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.filter((line) => line.startsWith('GET /api/sessions/work'))).toEqual([]);
+    release();
+    expect(await text).toBe('{"session":{"name":"work"},"turns":[]}');
+    await waitFor(() => expect(lines).toContainEqual(expect.stringMatching(/^GET \/api\/sessions\/work 200 \d+ms session=work$/)));
+  });
+
   it('answers without a socket: health is open, everything else needs the key', async () => {
     const { createServer } = await import('../../src/serve/app.js');
     const { fileStopSignal } = await import('../../src/serve/stop.js');
