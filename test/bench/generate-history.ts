@@ -227,6 +227,77 @@ export function statusFor(random: Random): TurnStatus {
 }
 
 /** Cuts a partial answer at a space, as a stream cut mid-answer leaves it (never mid-character). */
+/** A generated turn's facts before its log line: what the session and the draws so far made. */
+export interface TurnDraft {
+  /** Its model may change (one turn in a hundred), and its recent ok turns are what replay sees. */
+  session: { model: string; recent: HistoryTurn[] };
+  name: string;
+  id: string;
+  timestamp: string;
+  prompt: string;
+  response: string;
+  status: TurnStatus;
+  spec: ReplaySpec;
+  endpoint: Endpoint;
+}
+
+/**
+ * The log line of a generated turn, planned as Argo plans it (mode, persona and model drawn, the
+ * replay planned, timings made up), and the plan; `promptTokens` counts the prompt Ollama read. Both
+ * generators use it, so their lines have one shape and one order of draws.
+ */
+export function plannedEntry(random: Random, turn: TurnDraft, promptTokens: (plan: ReturnType<typeof planTurn>) => number): { entry: LogEntry; plan: ReturnType<typeof planTurn> } {
+  const { session, prompt, response, status, spec, endpoint } = turn;
+  const mode = pick(random, MODES);
+  const persona = pick(random, PERSONAS);
+  if (random() < 0.01) session.model = pick(random, MODELS);
+  const plan = planTurn({
+    input: prompt,
+    spec,
+    history: spec.kind === 'none' ? [] : session.recent,
+    policy: DEFAULT_REPLAY_POLICY,
+    style: DEFAULT_STYLE_POLICY,
+    mode,
+    persona,
+    verbosity: 'auto',
+    request: { endpoint, model: session.model, stream: true, options: {} },
+  });
+  const evalCount = status === 'ok' ? Math.ceil(response.length / 4) : null;
+  const firstTokenMs = Math.floor(60 + random() * 900);
+  const totalMs = firstTokenMs + Math.ceil(response.length / 4) * 22;
+  const entry: LogEntry = {
+    id: turnId(random),
+    timestamp: turn.timestamp,
+    session: turn.name,
+    session_id: turn.id,
+    status,
+    entry_type: plan.entryType,
+    model: session.model,
+    endpoint,
+    active_mode: mode,
+    persona,
+    verbosity: plan.verbosity,
+    replay: { enabled: spec.kind !== 'none', count: spec.kind === 'last' ? spec.count : null, session: spec.kind === 'session' },
+    user_prompt: prompt,
+    model_response: response,
+    replay_policy: plan.replayPolicy,
+    replayed_ids: plan.replayedIds,
+    timings: {
+      first_token_ms: response === '' ? null : firstTokenMs,
+      total_ms: totalMs,
+      total_duration_ns: evalCount === null ? null : totalMs * 1_000_000,
+      load_duration_ns: evalCount === null ? null : 12_000_000,
+      prompt_eval_count: evalCount === null ? null : promptTokens(plan),
+      prompt_eval_duration_ns: evalCount === null ? null : 40_000_000,
+      eval_count: evalCount,
+      eval_duration_ns: evalCount === null ? null : evalCount * 22_000_000,
+    },
+    done_reason: status === 'ok' ? 'stop' : null,
+    error: status === 'ok' ? null : status === 'interrupted' ? 'interrupted by the user' : pick(random, ERRORS),
+  };
+  return { entry, plan };
+}
+
 export function partial(text: string, random: Random): string {
   const cut = text.lastIndexOf(' ', Math.floor(text.length * random()));
   return cut <= 0 ? '' : text.slice(0, cut);
@@ -292,53 +363,7 @@ export function generateHistory(home: string, params: HistoryParams, key: string
       if (status !== 'ok') response = partial(response, random);
       const spec = replaySpecFor(random, session.ok);
       const endpoint: Endpoint = random() < 0.9 ? 'chat' : 'generate';
-      const mode = pick(random, MODES);
-      const persona = pick(random, PERSONAS);
-      if (random() < 0.01) session.model = pick(random, MODELS);
-      const plan = planTurn({
-        input: prompt,
-        spec,
-        history: spec.kind === 'none' ? [] : session.recent,
-        policy: DEFAULT_REPLAY_POLICY,
-        style: DEFAULT_STYLE_POLICY,
-        mode,
-        persona,
-        verbosity: 'auto',
-        request: { endpoint, model: session.model, stream: true, options: {} },
-      });
-      const evalCount = status === 'ok' ? Math.ceil(response.length / 4) : null;
-      const firstTokenMs = Math.floor(60 + random() * 900);
-      const totalMs = firstTokenMs + Math.ceil(response.length / 4) * 22;
-      const entry: LogEntry = {
-        id: turnId(random),
-        timestamp,
-        session: session.record.name,
-        session_id: session.record.id,
-        status,
-        entry_type: plan.entryType,
-        model: session.model,
-        endpoint,
-        active_mode: mode,
-        persona,
-        verbosity: plan.verbosity,
-        replay: { enabled: spec.kind !== 'none', count: spec.kind === 'last' ? spec.count : null, session: spec.kind === 'session' },
-        user_prompt: prompt,
-        model_response: response,
-        replay_policy: plan.replayPolicy,
-        replayed_ids: plan.replayedIds,
-        timings: {
-          first_token_ms: response === '' ? null : firstTokenMs,
-          total_ms: totalMs,
-          total_duration_ns: evalCount === null ? null : totalMs * 1_000_000,
-          load_duration_ns: evalCount === null ? null : 12_000_000,
-          prompt_eval_count: evalCount === null ? null : Math.ceil(prompt.length / 4) + 30,
-          prompt_eval_duration_ns: evalCount === null ? null : 40_000_000,
-          eval_count: evalCount,
-          eval_duration_ns: evalCount === null ? null : evalCount * 22_000_000,
-        },
-        done_reason: status === 'ok' ? 'stop' : null,
-        error: status === 'ok' ? null : status === 'interrupted' ? 'interrupted by the user' : pick(random, ERRORS),
-      };
+      const { entry } = plannedEntry(random, { session, name: session.record.name, id: session.record.id, timestamp, prompt, response, status, spec, endpoint }, () => Math.ceil(prompt.length / 4) + 30);
       const line = JSON.stringify(entry);
 
       // Encode straight into one big buffer: its return value is the line's byte length.

@@ -20,8 +20,7 @@ import { toolDefinitions } from '../../src/agent/request.js';
 import type { LogEntry, ToolCallLog } from '../../src/log/entry.js';
 import { logFileName } from '../../src/log/files.js';
 import { rulesFingerprint } from '../../src/replay/classify.js';
-import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
-import { planTurn } from '../../src/replay/plan.js';
+import { DEFAULT_REPLAY_POLICY } from '../../src/replay/policy.js';
 import type { Endpoint, HistoryTurn } from '../../src/replay/types.js';
 import { jobFile } from '../../src/serve/jobs.js';
 import type { JobRecord } from '../../src/serve/jobs.js';
@@ -33,7 +32,7 @@ import { MEMO_MAX_ENTRIES, MEMO_MAX_VALUE_CHARS, serializeMemo } from '../../src
 import { BUILTIN_TOOLSETS } from '../../src/tools/toolsets.js';
 import { lengthAround, makePrompt, pick, responseText, seededRandom } from './corpus.js';
 import type { Random } from './corpus.js';
-import { ERRORS, MODELS, MODES, PERSONAS, RECENT_KEPT, partial, replaySpecFor, sessionNames, statusFor, timestampOf, turnId, uuid } from './generate-history.js';
+import { MODELS, RECENT_KEPT, partial, plannedEntry, replaySpecFor, sessionNames, statusFor, timestampOf, turnId, uuid } from './generate-history.js';
 
 export interface HomeParams {
   days: number;
@@ -370,58 +369,16 @@ export function generateHome(home: string, params: HomeParams, progress: (messag
       const agent = random() < session.agentShare;
       const spec = agent ? { kind: 'none' as const } : replaySpecFor(random, session.ok);
       const endpoint: Endpoint = agent || random() < 0.95 ? 'chat' : 'generate';
-      const mode = pick(random, MODES);
-      const persona = pick(random, PERSONAS);
-      if (random() < 0.01) session.model = pick(random, MODELS);
-      const plan = planTurn({
-        input: prompt,
-        spec,
-        history: spec.kind === 'none' ? [] : session.recent,
-        policy: DEFAULT_REPLAY_POLICY,
-        style: DEFAULT_STYLE_POLICY,
-        mode,
-        persona,
-        verbosity: 'auto',
-        request: { endpoint, model: session.model, stream: true, options: {} },
-      });
-      const evalCount = status === 'ok' ? Math.ceil(response.length / 4) : null;
-      const firstTokenMs = Math.floor(60 + random() * 900);
-      const totalMs = firstTokenMs + Math.ceil(response.length / 4) * 22;
-      const promptTokens = Math.ceil((prompt.length + (plan.replayPolicy?.chars_used ?? 0)) / 4) + 30;
+      // The prompt Ollama read: the question and what was replayed.
+      const promptTokens = (plan: { replayPolicy: { chars_used: number } | null }): number => Math.ceil((prompt.length + (plan.replayPolicy?.chars_used ?? 0)) / 4) + 30;
+      const { entry: planned, plan } = plannedEntry(random, { session, name: session.name, id: session.id, timestamp, prompt, response, status, spec, endpoint }, promptTokens);
       const entry: LogEntry = {
-        id: turnId(random),
-        timestamp,
-        session: session.name,
-        session_id: session.id,
-        status,
-        entry_type: plan.entryType,
-        model: session.model,
-        endpoint,
-        active_mode: mode,
-        persona,
-        verbosity: plan.verbosity,
-        replay: { enabled: spec.kind !== 'none', count: spec.kind === 'last' ? spec.count : null, session: spec.kind === 'session' },
-        user_prompt: prompt,
-        model_response: response,
-        replay_policy: plan.replayPolicy,
-        replayed_ids: plan.replayedIds,
-        timings: {
-          first_token_ms: response === '' ? null : firstTokenMs,
-          total_ms: totalMs,
-          total_duration_ns: evalCount === null ? null : totalMs * 1_000_000,
-          load_duration_ns: evalCount === null ? null : 12_000_000,
-          prompt_eval_count: evalCount === null ? null : promptTokens,
-          prompt_eval_duration_ns: evalCount === null ? null : 40_000_000,
-          eval_count: evalCount,
-          eval_duration_ns: evalCount === null ? null : evalCount * 22_000_000,
-        },
-        done_reason: status === 'ok' ? 'stop' : null,
-        error: status === 'ok' ? null : status === 'interrupted' ? 'interrupted by the user' : pick(random, ERRORS),
+        ...planned,
         request_sha256: hex(random, 64),
         ollama_stream: true,
         num_ctx: null,
         truncation_suspected: false,
-        prompt_tokens_estimate: promptTokens,
+        prompt_tokens_estimate: promptTokens(plan),
       };
       if (!agent && oldestTurn === '') oldestTurn = entry.id;
       if (agent) {
