@@ -188,20 +188,28 @@ async function logOrphan(settings: RecoverySettings, { name, turn }: Orphan, me:
  * appended to, its day's or a later one's (appendDay). Only lines holding the id are decoded.
  */
 async function inLog(logsDir: string, day: string, id: string): Promise<boolean> {
-  const [{ ScanStats, scanEntries }, { lastFilingDay, listLogFiles, logFileDate }] = await Promise.all([import('../log/scan.js'), import('../log/files.js')]);
+  const { lastFilingDay, listLogFiles, logFileDate } = await import('../log/files.js');
   const last = lastFilingDay(day);
   const files = (await listLogFiles(logsDir)).filter((file) => logFileDate(file) >= day && logFileDate(file) <= last);
+  return (await fileHolding(files, id)) !== null;
+}
+
+/**
+ * The first of `files` with a line of turn `id`, or null. Only lines holding the id are decoded; a
+ * file removed meanwhile (`logs prune`, a rescued file added back) holds nothing.
+ */
+async function fileHolding(files: readonly string[], id: string): Promise<string | null> {
+  const { ScanStats, scanEntries } = await import('../log/scan.js');
   for (const file of files) {
     try {
       for await (const { entry } of scanEntries([file], new ScanStats(), { needle: { kind: 'json-string', values: [id] } })) {
-        if (entry.id === id) return true;
+        if (entry.id === id) return file;
       }
     } catch (error) {
-      // A file removed meanwhile (logs prune) holds nothing.
       if (!isMissing(error)) throw error;
     }
   }
-  return false;
+  return null;
 }
 
 /**
@@ -210,7 +218,6 @@ async function inLog(logsDir: string, day: string, id: string): Promise<boolean>
  * (A rescue to the system's temporary folder, when the data home took nothing, is not looked for.)
  */
 async function inRescued(home: string, id: string): Promise<string | null> {
-  const { ScanStats, scanEntries } = await import('../log/scan.js');
   const dir = join(home, RESCUED_FOLDER);
   let names: string[];
   try {
@@ -220,18 +227,10 @@ async function inRescued(home: string, id: string): Promise<string | null> {
     if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return null;
     throw error;
   }
-  for (const name of names) {
-    const file = join(dir, name);
-    try {
-      for await (const { entry } of scanEntries([file], new ScanStats(), { needle: { kind: 'json-string', values: [id] } })) {
-        if (entry.id === id) return file;
-      }
-    } catch (error) {
-      // Added back and removed meanwhile, as the troubleshooting recipe says.
-      if (!isMissing(error)) throw error;
-    }
-  }
-  return null;
+  return fileHolding(
+    names.map((name) => join(dir, name)),
+    id,
+  );
 }
 
 function messageOf(error: unknown): string {
