@@ -58,7 +58,17 @@ export function truncatedResult(content: string, budget: number, callId: string,
   return JSON.stringify({ truncated: true, note, head });
 }
 
-const flat = (text: string, max: number): string => clipText(text.replace(/\s+/g, ' ').trim(), max);
+/**
+ * `text` on one line (whitespace runs as one space), cut to `max`. Only a head is flattened: once a
+ * flattened prefix is two past `max`, the rest cannot change what is shown (a result may be 50 KB).
+ */
+function flat(text: string, max: number): string {
+  for (let take = 2 * max + 16; ; take *= 2) {
+    const whole = take >= text.length;
+    const line = (whole ? text : text.slice(0, take)).replace(/\s+/g, ' ').trimStart();
+    if (whole || line.length >= max + 2) return clipText(line.trimEnd(), max);
+  }
+}
 
 /** One line standing for an older round's result, from the full result (not the head a budget left). */
 export function summaryOf(name: string, args: Record<string, unknown>, full: string): string {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCall, judgeResponse, readToolCalls } from '../../src/agent/calls.js';
 import { MIN_TOOL_BUDGET } from '../../src/config/settings.js';
+import { headOf } from '../../src/output/cut.js';
 import { DEFAULT_RESULT_BUDGET, SUMMARY_MIN_CHARS, savedResultPath, summarizeOlder, summaryOf, truncatedResult } from '../../src/agent/compaction.js';
 import type { ResultMessage } from '../../src/agent/compaction.js';
 import { buildAgentRequest, toolDefinitions } from '../../src/agent/request.js';
@@ -205,8 +206,27 @@ describe('microcompaction rules', () => {
     ['whitespace flattened', { path: 'x' }, 'a\n\n  b', 'read_file({"path":"x"}) returned 6 characters: a b'],
     ['an emoji at the cut is kept whole or left out', { path: 'x' }, `${'y'.repeat(99)}😀tail`, `read_file({"path":"x"}) returned 105 characters: ${'y'.repeat(99)}…`],
     ['long arguments cut on a code point', { qq: '😀'.repeat(60) }, 'r', `read_file({"qq":"${'😀'.repeat(36)}…) returned 1 characters: r`],
+    ['exactly the head, then only whitespace', { path: 'x' }, `${'y'.repeat(100)}${' '.repeat(5000)}`, `read_file({"path":"x"}) returned 5100 characters: ${'y'.repeat(100)}`],
+    ['one past the head, then only whitespace', { path: 'x' }, `${'y'.repeat(101)}${'\n'.repeat(5000)}`, `read_file({"path":"x"}) returned 5101 characters: ${'y'.repeat(100)}…`],
+    ['a whitespace run longer than the head before the words', { path: 'x' }, `${' '.repeat(10_000)}a b`, 'read_file({"path":"x"}) returned 10003 characters: a b'],
+    ['words spread over a long run of blank lines', { path: 'x' }, `a${'\n'.repeat(3000)}b${' '.repeat(3000)}c`, 'read_file({"path":"x"}) returned 6003 characters: a b c'],
   ])('summaryOf: %s', (_name, args, full, summary) => {
     expect(JSON.parse(summaryOf('read_file', args, full))).toEqual({ summary });
+  });
+
+  it('summaryOf flattens only a head, and says what flattening the whole result would', () => {
+    const whole = (full: string): string => {
+      const line = full.replace(/\s+/g, ' ').trim();
+      return line.length > 100 ? `${headOf(line, 100)}…` : line;
+    };
+    const pieces = ['a', 'bb', ' ', '\n', '\t\t', '😀', 'x'.repeat(37), ' '.repeat(41)];
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    for (let i = 0; i < 2000; i++) {
+      const full = Array.from({ length: next() % 60 }, () => pieces[next() % pieces.length]).join('');
+      const summary = (JSON.parse(summaryOf('t', {}, full)) as { summary: string }).summary;
+      expect(summary).toBe(`t({}) returned ${full.length} characters: ${whole(full)}`);
+    }
   });
 
   const result = (callId: string, content: string, round: number, full = content): ResultMessage => ({
