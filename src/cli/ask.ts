@@ -273,7 +273,7 @@ function explainJson({ plan, model, modelSource }: PreparedTurn, context: Contex
   };
 }
 
-const WINDOW_SOURCES = { flag: 'from --num-ctx or -o num_ctx', config: 'from config.json', model: "the model's num_ctx", default: "Ollama's default" } as const;
+const WINDOW_SOURCES = { flag: 'from --num-ctx or -o num_ctx', config: 'from config.json', model: "the model's num_ctx", default: "Ollama's default", loaded: 'as Ollama loaded the model' } as const;
 
 /** `value.padEnd(width)` and a space, made once per distinct value. */
 function paddedColumn(width: number): (value: string) => string {

@@ -17,7 +17,8 @@ export function defaultWindowOf(version: OllamaVersion | null): number {
   return hasFeature(version, 'defaultWindow4096') ? OLLAMA_DEFAULT_NUM_CTX : OLD_DEFAULT_NUM_CTX;
 }
 
-export type WindowSource = 'flag' | 'config' | 'model' | 'default';
+/** `loaded`: what Ollama reports it loaded the model with, asked after an answer (see serverWindow). */
+export type WindowSource = 'flag' | 'config' | 'model' | 'default' | 'loaded';
 
 export interface ContextWindow {
   tokens: number;
@@ -118,6 +119,7 @@ const SOURCE_WORDS: Record<WindowSource, string> = {
   config: 'from config.json options.num_ctx',
   model: "the model's num_ctx",
   default: "Ollama's default",
+  loaded: 'the window Ollama loaded the model with',
 };
 
 /** A window size that fits the estimate with room for the answer: the next power of two above 1.25×. */

@@ -6,6 +6,7 @@ import { defaultWindowOf, numCtxFromParameters } from './context-window.js';
 import { CLI_HINTS } from './fix-hints.js';
 import type { FixHints } from './fix-hints.js';
 import { MALFORMED_PREFIX, guardNdjson } from './line-guard.js';
+import { fullModelName } from './model-name.js';
 import { plainReason } from './plain-reason.js';
 import { fitRequest, needsVersion, parseVersion, rejectedFeature, tooOldLine } from './versions.js';
 import type { OllamaVersion, RefusedFeature } from './versions.js';
@@ -550,6 +551,17 @@ export class OllamaTransport {
    */
   modelNumCtx(model: string, signal?: AbortSignal): Promise<number | null> {
     return this.windows.get(model, (asked) => this.askClient(asked).show({ model }).then((shown) => numCtxFromParameters(shown.parameters)), signal);
+  }
+
+  /**
+   * The window Ollama has the model loaded with (`/api/ps` `context_length`, Ollama 0.10.0+), or null
+   * when it is not loaded or the release does not say. Never kept: a reload may change it.
+   */
+  async loadedNumCtx(model: string, signal?: AbortSignal): Promise<number | null> {
+    const { models } = await this.askClient(signal).ps();
+    const wanted = fullModelName(model);
+    const found: unknown = models.find((loaded) => fullModelName(loaded.name) === wanted || fullModelName(loaded.model) === wanted)?.['context_length' as keyof (typeof models)[number]];
+    return typeof found === 'number' && Number.isSafeInteger(found) && found > 0 ? found : null;
   }
 }
 

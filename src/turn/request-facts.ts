@@ -53,6 +53,8 @@ export interface CheckOptions {
   signal?: AbortSignal;
   /** Ollama's own default window (it depends on its version); 4096 without. */
   defaultNumCtx?: ((signal?: AbortSignal) => Promise<number>) | undefined;
+  /** The window Ollama has the model loaded with (`/api/ps`), null when it does not say; asked after the answer only. */
+  loadedNumCtx?: NumCtxLookup | undefined;
 }
 
 /** The window (flag or config, else the model's own, else Ollama's default) and the estimate of `request`. */
@@ -79,11 +81,22 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
     before,
     after: async (count) => {
       // Not asked before sending (a small prompt): asked now only when the count could be a window.
-      const judged = window ?? (!asked && countMayBeWindow(count) ? await modelWindow(lookup, model, options) : null);
+      const judged = await serverWindow(window ?? (!asked && countMayBeWindow(count) ? await modelWindow(lookup, model, options) : null), count, model, options);
       const suspected = judged !== null && truncationSuspected({ window: judged, estimate }, count);
       return { window: judged, suspected, line: suspected && before === null ? truncationLine({ window: judged, estimate }, count) : null };
     },
   };
+}
+
+/**
+ * Ollama's usual default is only a guess at the server's window (OLLAMA_CONTEXT_LENGTH, or 32768+ on a
+ * big GPU since 0.15.5). A count that reaches it and could be a window is judged against the window
+ * the model is loaded with instead, when Ollama says (0.10.0+); else the guess stands.
+ */
+async function serverWindow(judged: ContextWindow | null, count: number | null, model: string, { loadedNumCtx, signal }: CheckOptions): Promise<ContextWindow | null> {
+  if (judged?.source !== 'default' || loadedNumCtx === undefined || count === null || count < judged.tokens || !countMayBeWindow(count)) return judged;
+  const loaded = await loadedNumCtx(model, signal).catch(() => null);
+  return loaded === null ? judged : { tokens: loaded, source: 'loaded' };
 }
 
 /** The model's window, else Ollama's default; null when Ollama did not say in time (the prompt is then not checked). */

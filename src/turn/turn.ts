@@ -43,7 +43,7 @@ export interface TurnInput {
 }
 
 /** The parts of the Ollama transport a turn uses. */
-export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx' | 'defaultNumCtx' | 'hints' | 'answeringModel'>>;
+export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx' | 'defaultNumCtx' | 'loadedNumCtx' | 'hints' | 'answeringModel'>>;
 
 /** What answering a planned request produced. */
 export interface Answer {
@@ -241,6 +241,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   const { plan, model, session } = prepared;
   const context = await checkContext(settings, plan.request, ports.transport.modelNumCtx?.bind(ports.transport), {
     defaultNumCtx: ports.transport.defaultNumCtx?.bind(ports.transport),
+    loadedNumCtx: ports.transport.loadedNumCtx?.bind(ports.transport),
     ...(ports.signal ? { signal: ports.signal } : {}),
   });
   if (context.before !== null) ports.onNotice?.(context.before);

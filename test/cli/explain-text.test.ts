@@ -12,7 +12,7 @@ import { checkContext, requestSha256 } from '../../src/turn/request-facts.js';
 import type { ContextCheck } from '../../src/turn/request-facts.js';
 import type { PreparedTurn } from '../../src/turn/turn.js';
 
-const WINDOW_SOURCES = { flag: 'from --num-ctx or -o num_ctx', config: 'from config.json', model: "the model's num_ctx", default: "Ollama's default" } as const;
+const WINDOW_SOURCES = { flag: 'from --num-ctx or -o num_ctx', config: 'from config.json', model: "the model's num_ctx", default: "Ollama's default", loaded: 'as Ollama loaded the model' } as const;
 
 /** `--explain` as it was made before it was streamed: the whole text as one string (the oracle). */
 function explainAsOneString({ plan, model, modelSource }: PreparedTurn, context: ContextCheck, session: string, host: string): string {

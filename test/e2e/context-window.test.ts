@@ -45,7 +45,7 @@ function root(): string {
 describe('an agent run is judged request by request', () => {
   it.each([
     // the model's num_ctx (none: Ollama's 4096), prompt words, suspected, the stderr line
-    [undefined, 5000, true, /^argo: Ollama read 4096 prompt tokens, all of the context window \(4096 tokens, Ollama's default\)/m],
+    [undefined, 5000, true, /^argo: Ollama read 4096 prompt tokens, all of the context window \(4096 tokens, the window Ollama loaded the model with\)/m],
     [2048, 1200, false, null],
   ])('num_ctx %s, %i words: truncation_suspected %s', async (numCtx, count, suspected, line) => {
     ollama.options.models = [{ name: 'argo', capabilities: ['completion', 'tools'], ...(numCtx === undefined ? {} : { numCtx }) }];
@@ -100,6 +100,29 @@ describe('a small prompt is checked after the answer when its count could be the
     expect(logLines(home)[0]).toMatchObject({ num_ctx: asked ? numCtx : null, truncation_suspected: suspected });
     if (suspected) expect(result.stderr).toMatch(/^argo: Ollama read 256 prompt tokens, all of the context window \(256 tokens, the model's num_ctx\)/m);
     else expect(result.stderr).toBe('');
+  });
+});
+
+describe("a server whose default window is not Ollama's usual 4096", () => {
+  it.each([
+    // the server's default (a big GPU's, or OLLAMA_CONTEXT_LENGTH), prompt words → the window logged, suspected
+    [32_768, 40_000, 32_768, true],
+    [32_768, 20_000, 4096, false],
+    [10_000, 12_000, 10_000, true],
+  ])('default %i, %i words: judged against %i from /api/ps, truncation_suspected %s', async (defaultNumCtx, count, window, suspected) => {
+    ollama.options.models = [{ name: 'argo' }];
+    ollama.options.defaultNumCtx = defaultNumCtx;
+    try {
+      const home = tempHome();
+      const result = await runArgo([words(count)], { home, host: ollama.url });
+      expect(result.code).toBe(0);
+      expect(logLines(home)[0]).toMatchObject({ num_ctx: window, truncation_suspected: suspected });
+      expect(ollama.requests.some((request) => request.path === '/api/ps')).toBe(suspected);
+      if (suspected) expect(result.stderr).toMatch(new RegExp(`^argo: Ollama read ${window} prompt tokens, all of the context window \\(${window} tokens, the window Ollama loaded the model with\\); the prompt was probably cut`, 'm'));
+      else expect(result.stderr).toBe('');
+    } finally {
+      delete ollama.options.defaultNumCtx;
+    }
   });
 });
 

@@ -115,4 +115,19 @@ describe('OllamaTransport against older Ollama releases', () => {
   ])("Ollama %s: the default window is %i", async (version, tokens) => {
     expect(await transportFor(await startAt(version)).defaultNumCtx()).toBe(tokens);
   });
+
+  it.each<[string, string, string, number | null]>([
+    // release, the model asked, the name it is asked by later → the loaded window /api/ps reports
+    ['0.10.0', 'argo', 'argo', 4096],
+    ['0.10.0', 'argo', 'argo:latest', 4096],
+    ['0.10.0', 'argo', 'registry.ollama.ai/library/ARGO:latest', 4096],
+    ['0.10.0', 'argo', 'qwen3', null],
+    ['0.9.6', 'argo', 'argo', null],
+  ])('Ollama %s, %s loaded: the window /api/ps reports for %s is %s', async (version, loaded, asked, tokens) => {
+    const fake = await startAt(version);
+    const transport = transportFor(fake);
+    expect(await transport.loadedNumCtx(asked)).toBeNull();
+    await transport.stream(ask({}, loaded), { onText: () => undefined });
+    expect(await transport.loadedNumCtx(asked)).toBe(tokens);
+  });
 });

@@ -108,6 +108,48 @@ describe('checkContext', () => {
     expect(lookups).toBe(1);
   });
 
+  it.each<[string, number, number | null, (() => Promise<number | null>) | 'none', number | null, 'default' | 'loaded' | null, boolean, boolean]>([
+    // prompt chars, Ollama's count, what /api/ps says → window judged, its source, suspected, /api/ps asked
+    ['cut at a big GPU\'s 32768', 4 * 5000, 32_768, () => Promise.resolve(32_768), 32_768, 'loaded', true, true],
+    ['cut at OLLAMA_CONTEXT_LENGTH=10000', 4 * 5000, 10_000, () => Promise.resolve(10_000), 10_000, 'loaded', true, true],
+    ['a 32768 count on a 65536 window', 4 * 5000, 32_768, () => Promise.resolve(65_536), 65_536, 'loaded', false, true],
+    ['exactly the usual default, loaded larger', 4 * 5000, 4096, () => Promise.resolve(8192), 8192, 'loaded', false, true],
+    ['exactly the usual default, loaded with it', 4 * 5000, 4096, () => Promise.resolve(4096), 4096, 'loaded', true, true],
+    ['no window in /api/ps (before 0.10.0, or unloaded)', 4 * 5000, 32_768, () => Promise.resolve(null), 4096, 'default', false, true],
+    ['/api/ps failing', 4 * 5000, 32_768, () => Promise.reject(new Error('timeout')), 4096, 'default', false, true],
+    ['a count that cannot be a window', 4 * 5000, 32_769, () => Promise.resolve(32_768), 4096, 'default', false, false],
+    ['a count under the usual default', 4 * 5000, 3200, () => Promise.resolve(32_768), 4096, 'default', true, false],
+    ['a small prompt counted 32768', 40, 32_768, () => Promise.resolve(32_768), 32_768, 'loaded', true, true],
+    ['no /api/ps lookup given', 4 * 5000, 32_768, 'none', 4096, 'default', false, false],
+  ])("Ollama's usual default, %s: judged against the loaded window when the count may be one", async (_what, chars, count, loaded, tokens, source, suspected, askedPs) => {
+    let psAsked = 0;
+    const loadedNumCtx = loaded === 'none' ? undefined : () => {
+      psAsked++;
+      return loaded();
+    };
+    const check = await checkContext(settings(), request('x'.repeat(chars)), lookup(null), { loadedNumCtx });
+    const verdict = await check.after(count);
+    expect(verdict.window).toEqual(tokens === null ? null : { tokens, source });
+    expect(verdict.suspected).toBe(suspected);
+    expect(psAsked > 0).toBe(askedPs);
+    if (source === 'loaded' && suspected) expect(verdict.line).toMatch(/the window Ollama loaded the model with/);
+  });
+
+  it('a window set by flag or the model is never second-guessed by /api/ps', async () => {
+    let psAsked = 0;
+    const loadedNumCtx = () => {
+      psAsked++;
+      return Promise.resolve(65_536);
+    };
+    for (const check of [
+      await checkContext(settings(), request('x'.repeat(4 * 5000), { num_ctx: 32_768 }), lookup(null), { loadedNumCtx }),
+      await checkContext(settings(), request('x'.repeat(4 * 5000)), lookup(32_768), { loadedNumCtx }),
+    ]) {
+      expect(await check.after(32_768)).toMatchObject({ window: { tokens: 32_768 }, suspected: true });
+    }
+    expect(psAsked).toBe(0);
+  });
+
   it('a lookup still waiting when the signal aborts ends at once, and the prompt is not checked', async () => {
     const controller = new AbortController();
     const hung = (_model: string, signal?: AbortSignal) => new Promise<number | null>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));

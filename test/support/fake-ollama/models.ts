@@ -174,7 +174,7 @@ export const handlePs: Handler = (state, ctx) => {
     .map(({ model, expiresAt, contextLength }) => ({
       name: model.display, model: model.display, size: model.size, digest: model.digest,
       details: model.details, expires_at: rfc3339(expiresAt), size_vram: model.size,
-      context_length: contextLength,
+      ...(profileOfOptions(state.options).psContextLength ? { context_length: contextLength } : {}),
     }));
   sendJson(ctx, 200, { models });
 };

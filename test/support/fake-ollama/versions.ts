@@ -15,6 +15,8 @@ export interface VersionProfile {
   modelInfo: boolean;
   /** OLLAMA_CONTEXT_LENGTH's default: 2048 before 0.6.7 (0.15.5+ picks more on a large GPU; the stand-in has none). */
   defaultNumCtx: number;
+  /** 0.10.0: `/api/ps` → each loaded model's `context_length` (the window it was loaded with). */
+  psContextLength: boolean;
   /** 0.2.6: chat `tools` and `message.tool_calls` (before: `tools` ignored, the model answers in text). */
   tools: boolean;
   /** 0.4.6: calls parsed from a streamed answer (before: only with `stream: false`; streamed, they are text). */
@@ -58,6 +60,7 @@ export function profileOf(version: string): VersionProfile {
     doneReason: since('0.1.35'),
     modelInfo: since('0.1.45'),
     defaultNumCtx: since('0.6.7') ? 4096 : 2048,
+    psContextLength: since('0.10.0'),
     tools: since('0.2.6'),
     streamedToolCalls: since('0.4.6'),
     callIndex: since('0.12.6') ? 'always' : since('0.4.7') ? 'omitted-when-zero' : 'none',
