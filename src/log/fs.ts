@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, link, lstat, mkdir, mkdtemp, open, readFile, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { RuntimeError } from '../errors.js';
@@ -28,6 +29,9 @@ export function isMissing(error: unknown): boolean {
  * made although its parent exists (under /proc it spins for ever): this fails there instead.
  */
 async function makeDirs(path: string): Promise<void> {
+  // The usual case, a folder already there, answered without a failed mkdir: its error object (and
+  // stack) cost a busy server more than the call itself, on every turn's journal file.
+  if (await isFolder(path)) return;
   const parent = dirname(path);
   try {
     await mkdir(path, { mode: PRIVATE_DIR });
@@ -42,6 +46,14 @@ async function makeDirs(path: string): Promise<void> {
     await mkdir(path, { mode: PRIVATE_DIR });
   } catch (error) {
     if (errnoOf(error) !== 'EEXIST') throw error;
+  }
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -399,18 +411,32 @@ async function writeTemporary(temporary: string, write: (handle: FileHandle) => 
  * and otherwise left as the user made it (ensureHomeDir); it may be a link the user made. Returns
  * the folder's path.
  */
+async function lstatIfThere(path: string): Promise<Stats | null> {
+  try {
+    return await lstat(path);
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+}
+
+/** Makes a private folder (another process may make it first) and reads what is there now. */
+async function madeFolder(path: string): Promise<Stats> {
+  try {
+    await mkdir(path, { mode: PRIVATE_DIR });
+  } catch (error) {
+    if (errnoOf(error) !== 'EEXIST') throw error;
+  }
+  return lstat(path);
+}
+
 export async function ensureHomeFolder(home: string, relative: string): Promise<string> {
   await ensureHomeDir(home);
   let path = home;
   for (const part of relative.split('/')) {
     path = join(path, part);
-    try {
-      await mkdir(path, { mode: PRIVATE_DIR });
-    } catch (error) {
-      if (errnoOf(error) !== 'EEXIST') throw error;
-    }
     // Checked every time, not once: a link may be put there while a server runs.
-    const stats = await lstat(path);
+    const stats = (await lstatIfThere(path)) ?? (await madeFolder(path));
     if (stats.isSymbolicLink()) throw new SymlinkRefusedError(path);
     if (!stats.isDirectory()) throw new RuntimeError(`${path} is not a folder; remove it, and Argo makes the folder again`);
     const uid = process.getuid?.();

@@ -215,6 +215,7 @@ describe('ensureHomeFolder', () => {
       /tool-results\/S is a symbolic link/,
     ],
     ['a file where a folder should be', (home) => writeFileSync(join(home, 'tool-results'), ''), /tool-results is not a folder; remove it/],
+    ['a dangling link is refused, never made through', (home) => symlinkSync(join(home, 'nowhere'), join(home, 'tool-results')), /tool-results is a symbolic link/],
     ['a folder left open to others is closed', (home) => mkdirSync(join(home, 'tool-results'), { mode: 0o777 }), null],
     ['a home the user opened to others stays as it is', (home) => chmodSync(home, 0o755), null],
   ])('%s', async (_name, arrange, refused) => {
