@@ -3,26 +3,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CONTROLS, ControlNeutralizer, cleanLine, escapeJsonControls, neutralizeControls, quotedName } from '../../src/output/terminal-text.js';
-import { hostileText, runs } from '../support/property.js';
+import { hostileText, piecesOf, runs } from '../support/property.js';
 
 const text = hostileText(16);
 
 /** Every code unit a terminal would obey: C0 but tab and newline, DEL, C1, the bidi controls. */
 // eslint-disable-next-line no-control-regex
 const OBEYED = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-
-/** `text` cut at the given points (each taken modulo its length), pieces in order. */
-function piecesOf(whole: string, cuts: readonly number[]): string[] {
-  const points = [...new Set(cuts.map((cut) => cut % (whole.length + 1)))].sort((a, b) => a - b);
-  const pieces: string[] = [];
-  let from = 0;
-  for (const point of points) {
-    pieces.push(whole.slice(from, point));
-    from = point;
-  }
-  pieces.push(whole.slice(from));
-  return pieces;
-}
 
 describe('neutralizeControls', () => {
   it('lets no control through but tab, newline and a CR before a newline; leaves clean text alone', () => {

@@ -66,6 +66,19 @@ export function hostileText(maxPieces = 12): fc.Arbitrary<string> {
   return fc.array(textUnit, { maxLength: maxPieces }).map((pieces) => pieces.join(''));
 }
 
+/** `text` cut at the given points (each taken modulo its length), pieces in order. */
+export function piecesOf(whole: string, cuts: readonly number[]): string[] {
+  const points = [...new Set(cuts.map((cut) => cut % (whole.length + 1)))].sort((a, b) => a - b);
+  const pieces: string[] = [];
+  let from = 0;
+  for (const point of points) {
+    pieces.push(whole.slice(from, point));
+    from = point;
+  }
+  pieces.push(whole.slice(from));
+  return pieces;
+}
+
 /** Whether `text` is valid UTF-16 (no lone surrogate). */
 export function wellFormed(text: string): boolean {
   return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
