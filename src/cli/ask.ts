@@ -3,6 +3,7 @@ import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import { StderrLines } from '../output/spinner.js';
 import { colorLevel, parseColorMode } from '../output/color.js';
+import { ReasoningStream } from '../output/reasoning.js';
 import { ControlNeutralizer, jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import { TextChunks } from '../output/text-chunks.js';
 import { TokenBuffer } from '../output/token-buffer.js';
@@ -12,7 +13,7 @@ import { policyForLog } from '../replay/plan.js';
 import { checkContext, requestSha256 } from '../turn/request-facts.js';
 import type { ContextCheck } from '../turn/request-facts.js';
 import { prepareTurn, runTurn, streamAnswer } from '../turn/turn.js';
-import type { PreparedTurn, TurnInput, TurnResult } from '../turn/turn.js';
+import type { Answer, PreparedTurn, TurnInput, TurnResult } from '../turn/turn.js';
 import type { AgentFlags, AgentRun } from './agent.js';
 import type { Io } from './io.js';
 import { oneShotFetch } from './one-shot-fetch.js';
@@ -22,6 +23,7 @@ import { isEmptyAnswer } from '../text/answer.js';
 import { usesTools } from './ask-flags.js';
 import type { AskLine } from '../chat/repl.js';
 import { recoverUnfinishedTurns } from './recovery.js';
+import { rowEnded, rowOpened } from './open-row.js';
 
 export interface AskOptions extends TurnInput {
   explain: boolean;
@@ -97,10 +99,22 @@ async function askTurn(
   const buffer = new TokenBuffer((text) => io.stdout.write(guard ? guard.push(text) : text), settings.tokenBuffer);
   // Notes written while the answer is awaited go through it, so they never land on the spinner's row.
   const lines = new StderrLines(io.stderr, io.stderr.isTTY && !io.dumbTerminal && !options.json);
+  // A thinking model's reasoning, as it streams, on a terminal's stderr: never on stdout, which
+  // holds the answer alone (`argo "q" > answer.txt`), nor with --json or --hide-thinking.
+  const reasoning = io.stderr.isTTY && !options.json && !settings.hideThinking ? newReasoningStream(io, lines, settings, options) : null;
   let wrote = '';
-  // The model asked (the session's last one, perhaps) and whether its thinking has been noted.
+  // A reasoning block's footer was the last thing on the terminal.
+  let afterFooter = false;
+  // The model asked (the session's last one, perhaps).
   let model = '';
-  let thinking = false;
+  /** Ends the answer's row when both streams share the terminal, so a line of stderr starts at the left edge. */
+  const endAnswerRow = (): void => {
+    buffer.flush();
+    if (io.stdout.isTTY && io.stderr.isTTY && wrote !== '' && !wrote.endsWith('\n')) {
+      io.stdout.write('\n');
+      wrote = '\n';
+    }
+  };
   const controller = new AbortController();
   // Ctrl-C stays handled (the answer ends cleanly) until the turn is written, so it is never half-logged.
   // SIGTERM and SIGHUP end the answer the same way; so does a reader that stops reading
@@ -122,20 +136,36 @@ async function askTurn(
       rescue: io.rescue,
       signal: controller.signal,
       ...(agent ? { draftFields: agent.draftFields } : {}),
-      onNotice: (line) => lines.line(untrustedTextFor(io.stderr)(line)),
-      onText: (text) => {
-        lines.stopSpinner();
-        wrote = text;
-        if (!options.json) buffer.push(text);
+      onNotice: (line) => {
+        reasoning?.close(false);
+        lines.line(untrustedTextFor(io.stderr)(line));
       },
-      onThinking: () => {
-        // The spinner says why the answer is slow to start; the reasoning itself is not shown.
-        if (!thinking && wrote === '') {
-          thinking = true;
-          lines.spin(`${model} is thinking…`);
+      onText: (text) => {
+        if (reasoning?.open === true) {
+          reasoning.close(true);
+          afterFooter = io.stdout.isTTY === true;
         }
+        lines.stopSpinner();
+        // The footer's blank line sets the answer apart: on the same terminal, the newlines it starts
+        // with (an agent's paragraph break between responses) would only add empty rows.
+        const shown = afterFooter ? text.replace(/^(?:\r?\n)+/, '') : text;
+        if (shown === '') return;
+        afterFooter = false;
+        wrote = shown;
+        if (!options.json) buffer.push(shown);
+      },
+      onThinking: (text) => {
+        if (reasoning === null) {
+          // Hidden: the spinner says why the answer is slow to start.
+          lines.relabel(`${model} is thinking…`);
+          return;
+        }
+        if (!reasoning.open) endAnswerRow();
+        reasoning.push(text);
       },
       onRetry: (attempt, delayMs, kind) => {
+        // The request is sent again, and its reasoning starts over in a block of its own.
+        reasoning?.close(false);
         const reason = kind === 'busy' ? `Ollama at ${settings.host} is busy` : `cannot reach Ollama at ${settings.host}`;
         lines.line(`argo: ${reason}; retrying in ${(delayMs / 1000).toFixed(2)}s (attempt ${attempt} of ${settings.retries.attempts})`);
       },
@@ -145,22 +175,25 @@ async function askTurn(
         // Before a line of ours on stderr (a question, a tool's status): the model's words so far go
         // out first, on a line of their own when both streams share the terminal.
         ui.pause = () => {
+          // The response's reasoning came before its tool calls: it has ended.
+          reasoning?.close(true);
           lines.stopSpinner();
-          if (options.json) return;
-          buffer.flush();
-          if (io.stdout.isTTY && io.stderr.isTTY && wrote !== '' && !wrote.endsWith('\n')) {
-            io.stdout.write('\n');
-            wrote = '\n';
-          }
+          if (!options.json) endAnswerRow();
         };
         // An agent run's later rounds wait on the model again after its tool lines: the spinner says so.
         let requests = 0;
         const onRequest = (): void => {
-          if (requests++ > 0) lines.spin(`asking ${model}…`);
+          if (requests++ === 0) return;
+          reasoning?.close(true);
+          lines.spin(`asking ${model}…`);
         };
+        let answered: Answer | undefined;
         try {
-          return await (agent?.answerer ?? streamAnswer)(request, { ...context, onRequest });
+          answered = await (agent?.answerer ?? streamAnswer)(request, { ...context, onRequest });
+          return answered;
         } finally {
+          // Reasoning cut off (Ctrl-C, a failure) ends its row without "…done thinking.".
+          reasoning?.close(answered?.status === 'ok');
           buffer.flush();
           const held = guard?.end() ?? '';
           if (held !== '') io.stdout.write(held);
@@ -188,6 +221,20 @@ async function askTurn(
     stopWatchingOutput();
     stopFollowing();
   }
+}
+
+/** The reasoning's blocks on stderr, dim when colour is on, neutralized unless --raw. */
+function newReasoningStream(io: Io, lines: StderrLines, settings: Settings, options: AskOptions): ReasoningStream {
+  const level = colorLevel({ mode: parseColorMode(options.color), env: process.env, isTTY: io.stderr.isTTY });
+  return new ReasoningStream(
+    (text) => {
+      lines.text(text);
+      // A signal that quits at once (a second Ctrl-C) ends an open row before its line.
+      if (text.endsWith('\n')) rowEnded();
+      else rowOpened();
+    },
+    { neutralize: options.raw !== true, dim: level > 0, limits: settings.tokenBuffer },
+  );
 }
 
 export function newTransport(settings: Settings): OllamaTransport {

@@ -105,6 +105,8 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .option('--num-ctx <n>', 'context window in tokens', parsePositiveInteger)
     .option('--keep-alive <duration>', 'how long Ollama keeps the model loaded (e.g. 10m, -1)')
     .option('--think <level>', 'thinking models: on, off, low, medium, high or max (config "think"; default: the model\'s own, on since Ollama 0.12.4)')
+    .option('--hide-thinking', 'a thinking model\'s reasoning is not shown as it streams on the terminal, only a spinner (config "hideThinking")')
+    .option('--no-hide-thinking', 'show the reasoning even when config.json hides it')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     // Parsed here, not in the action, so `argo chat` (which copies these options) gets a list too.
     .option('-T, --tools <list>', 'agent mode: toolsets and tools, comma-separated, repeatable (fs, edit, shell, web, memo, history, dev, mcp:NAME; "none" turns config\'s off)', addToolNames)

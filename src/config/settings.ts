@@ -46,6 +46,8 @@ export interface Settings {
   keepAlive?: string | number;
   /** --think or config "think": sent as the request's `think` only when set. */
   think?: Think;
+  /** --hide-thinking or config "hideThinking": a thinking model's reasoning is not shown as it streams. */
+  hideThinking: boolean;
   replay: ReplayPolicy;
   style: StylePolicy;
   /** How streamed text is batched into writes (config key "stream"). */
@@ -124,6 +126,8 @@ export interface FlagOverrides {
   numCtx?: number;
   keepAlive?: string;
   think?: string;
+  /** --hide-thinking (true) or --no-hide-thinking (false). */
+  hideThinking?: boolean;
   /** --tools, already split into names. */
   tools?: string[];
   maxIterations?: number;
@@ -142,6 +146,7 @@ const CONFIG_SHAPE: Shape = {
     session: 'string',
     host: 'string',
     think: 'boolean|string',
+    hideThinking: 'boolean',
     api: 'string',
     persona: 'string',
     verbosity: 'string',
@@ -183,6 +188,7 @@ const CONFIG_SHAPE: Shape = {
 
 export interface ConfigFile {
   think?: boolean | string;
+  hideThinking?: boolean;
   model?: string;
   session?: string;
   host?: string;
@@ -320,6 +326,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       ...optional('num_ctx', flags.numCtx ?? config.options?.num_ctx),
       ...flags.options,
     },
+    hideThinking: flags.hideThinking ?? config.hideThinking ?? false,
     replay,
     style,
     tokenBuffer: { flushChunks: 10, flushMs: 50, ...config.stream },

@@ -1,7 +1,8 @@
 // Argo's own lines on standard error while a turn waits, and the spinner below them on a terminal.
 // One writer knows whether a spinner is on screen, so a note (a retry, a warning) clears it first
 // and the spinner goes on on the row below: nothing is written onto the spinner's row, and no frame
-// is drawn over a note.
+// is drawn over a note. Streamed text (a model's reasoning) stops the spinner, and a row it leaves
+// open is ended before a note or a spinner takes the next.
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /** The frame and the space after it. */
@@ -36,6 +37,8 @@ export class StderrLines {
   private index = 0;
   private timer: NodeJS.Timeout | null = null;
   private drawn = false;
+  /** Streamed text left its row without a newline. */
+  private rowOpen = false;
   private cut: CutToWidth | null = null;
   private loading = false;
 
@@ -47,13 +50,23 @@ export class StderrLines {
   /** One whole line (`text` without its newline): it takes the spinner's row, and the spinner the next. */
   line(text: string): void {
     if (this.drawn) this.erase();
+    this.endRow();
     this.stream.write(`${text}\n`);
     if (this.label !== null) this.draw();
+  }
+
+  /** Text that need not end its row (a model's reasoning as it streams): the spinner stops first. */
+  text(text: string): void {
+    if (text === '') return;
+    this.stopSpinner();
+    this.stream.write(text);
+    this.rowOpen = !text.endsWith('\n');
   }
 
   /** Starts the spinner with `label`, or changes its label; nothing without cursor controls. */
   spin(label: string): void {
     if (!this.controls) return;
+    this.endRow();
     // A label is one row: a tab or a newline in a name would break it.
     this.label = label.replace(/[\t\n]/g, ' ');
     this.draw();
@@ -61,6 +74,11 @@ export class StderrLines {
       this.timer = setInterval(() => this.draw(), 80);
       this.timer.unref();
     }
+  }
+
+  /** Changes the label of a spinner on screen; starts none. */
+  relabel(label: string): void {
+    if (this.label !== null && this.label !== label) this.spin(label);
   }
 
   /** Stops the spinner and erases it; a line written after starts where it was. */
@@ -83,6 +101,12 @@ export class StderrLines {
     // Cleared after the frame, not before, so it does not flicker; a shorter label leaves nothing behind.
     this.stream.write(`\r${frame}\x1b[K`);
     this.drawn = true;
+  }
+
+  private endRow(): void {
+    if (!this.rowOpen) return;
+    this.stream.write('\n');
+    this.rowOpen = false;
   }
 
   private erase(): void {

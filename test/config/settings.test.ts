@@ -265,7 +265,20 @@ describe('the everyday companion settings: default replay, model source, -o opti
     expect(load(config, flags).think).toBe(think);
   });
 
+  it.each<[unknown, FlagOverrides, boolean]>([
+    [undefined, {}, false],
+    [{ hideThinking: true }, {}, true],
+    [{ hideThinking: false }, {}, false],
+    [undefined, { hideThinking: true }, true],
+    // --no-hide-thinking shows it for one run whatever config.json says.
+    [{ hideThinking: true }, { hideThinking: false }, false],
+    [{ hideThinking: false }, { hideThinking: true }, true],
+  ])('config %j, flags %j → hideThinking %j', (config, flags, hidden) => {
+    expect(load(config, flags).hideThinking).toBe(hidden);
+  });
+
   it.each([
+    [{ hideThinking: 'yes' }, {}, /config\.json: "hideThinking" must be true or false, got "yes"$/],
     [{ think: 'maybe' }, {}, /config\.json: "think" must be on, off, low, medium, high or max, got "maybe"$/],
     [{ think: 3 }, {}, /"think" must be true, false or a string, got 3/],
     [undefined, { think: 'x' }, /^--think must be on, off, low, medium, high or max, got "x"/],

@@ -118,27 +118,6 @@ describe('argo on a terminal', () => {
     if (!dim) expect(terminal.output).not.toMatch(/\[[0-9;]*m/);
   });
 
-  it('while a thinking model reasons, the spinner says so; the reasoning is not printed', async () => {
-    const home = tempHome();
-    ollama.options.models = [{ name: 'qwen3:latest', capabilities: ['completion', 'thinking'] }];
-    ollama.options.thinking = 'Pondering deeply.';
-    // Held after the first thought: the spinner has changed by then.
-    ollama.setScenario({ holdAfter: 1 });
-    try {
-      const terminal = startInPty(['-m', 'qwen3', 'hello'], { home, host: ollama.url });
-      await ollama.waitForHold();
-      await terminal.waitFor('qwen3 is thinking…');
-      ollama.release();
-      expect((await terminal.exited).code).toBe(0);
-      expect(terminal.output.endsWith('You said: hello\r\n')).toBe(true);
-      expect(terminal.output).not.toContain('Pondering');
-    } finally {
-      ollama.options.models = undefined;
-      ollama.options.thinking = undefined;
-      ollama.setScenario({ holdAfter: 0 });
-    }
-  });
-
   it('Ctrl-C typed during the answer keeps the partial text, logs it as interrupted, exit 130', async () => {
     const home = tempHome();
     ollama.setScenario({ holdAfter: 1 });

@@ -105,6 +105,40 @@ describe('StderrLines: notes and the spinner share standard error', () => {
     expect(written().endsWith('\r\x1b[K')).toBe(true);
   });
 
+  it('streamed text (reasoning) stops the spinner first; a note or the spinner after it starts on the next row', () => {
+    const { stream, written } = terminalStream(80);
+    const lines = new StderrLines(stream, true);
+    lines.spin('asking argo…');
+    lines.text('Thinking…\nLet me');
+    lines.line('argo: a note');
+    lines.text('Still');
+    lines.spin('asking argo…');
+    lines.stopSpinner();
+    expect(written()).toBe('\r⠋ asking argo…\x1b[K' + '\r\x1b[K' + 'Thinking…\nLet me' + '\nargo: a note\n' + 'Still' + '\n\r⠙ asking argo…\x1b[K' + '\r\x1b[K');
+  });
+
+  it('text that ends its row leaves nothing to end; no text writes nothing', () => {
+    const { stream, written } = terminalStream(80);
+    const lines = new StderrLines(stream, false);
+    lines.text('done.\n\n');
+    lines.text('');
+    lines.line('argo: a note');
+    expect(written()).toBe('done.\n\nargo: a note\n');
+  });
+
+  it('relabel changes the label of a spinner on screen, and starts none', () => {
+    const { stream, written } = terminalStream(80);
+    const lines = new StderrLines(stream, true);
+    lines.relabel('argo is thinking…');
+    expect(written()).toBe('');
+    lines.spin('asking argo…');
+    lines.relabel('argo is thinking…');
+    lines.relabel('argo is thinking…');
+    lines.stopSpinner();
+    lines.relabel('argo is thinking…');
+    expect(written()).toBe('\r⠋ asking argo…\x1b[K' + '\r⠙ argo is thinking…\x1b[K' + '\r\x1b[K');
+  });
+
   it('a tab or newline in a label does not break its row', () => {
     const { stream, written } = terminalStream(80);
     const lines = new StderrLines(stream, true);
