@@ -207,9 +207,11 @@ async function askTurn(
     const stats = turnStats(entryFigures(entry));
     if (options.json) {
       const { id, session, model, model_response: response, status, replay_policy, timings, error } = entry;
+      // A thinking model's reasoning, as logged: absent when there was none.
+      const thinking = entry.thinking !== undefined ? { thinking: entry.thinking } : {};
       const facts = { request_sha256: entry.request_sha256, num_ctx: entry.num_ctx, prompt_tokens_estimate: entry.prompt_tokens_estimate, truncation_suspected: entry.truncation_suspected };
       const rerun = options.rerunOf !== undefined ? { rerun_of: options.rerunOf } : {};
-      io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify({ id, session, model, response, status, replay_policy, timings, error, stats, ...facts, ...rerun, ...agent?.jsonFields(entry) }))}\n`);
+      io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify({ id, session, model, response, ...thinking, status, replay_policy, timings, error, stats, ...facts, ...rerun, ...agent?.jsonFields(entry) }))}\n`);
     } else {
       await printNotes(io, result, stats, options);
     }

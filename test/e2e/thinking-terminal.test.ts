@@ -145,6 +145,17 @@ describe('a thinking model on a terminal', () => {
     expect(terminal.output.split('\x1b[2m').length).toBe(terminal.output.split('\x1b[22m').length);
     expect(logLines(home)[0]).toMatchObject({ status: 'interrupted', thinking: 'Pondering', model_response: '' });
   });
+
+  it('--json: no reasoning on the terminal; the JSON has it as "thinking", absent when there was none', async () => {
+    const terminal = startInPty(['-m', 'qwen3', '--json', 'hello'], { home: tempHome(), host: ollama.url, cols: COLUMNS });
+    expect((await terminal.exited).code).toBe(0);
+    expect(terminal.output).not.toContain('Thinking…');
+    expect(JSON.parse(terminal.output.trim())).toMatchObject({ response: 'You said: hello', thinking: REASONING, status: 'ok' });
+    // No reasoning, no field.
+    const plain = await runArgo(['-m', 'qwen3', '--think', 'off', '--json', 'hello'], { home: tempHome(), host: ollama.url });
+    expect(plain.code).toBe(0);
+    expect(JSON.parse(plain.stdout)).not.toHaveProperty('thinking');
+  });
 });
 
 describe('a thinking model in an agent run on a terminal', () => {
