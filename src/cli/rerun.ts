@@ -26,6 +26,8 @@ interface RerunFlags extends OutputFlags {
   log: boolean;
   host?: string;
   home?: string;
+  /** --hide-thinking (true) or --no-hide-thinking (false). */
+  hideThinking?: boolean;
 }
 
 export function registerRerun(program: Command, io: Io, setOutcome: ReportOutcome): void {
@@ -39,6 +41,8 @@ export function registerRerun(program: Command, io: Io, setOutcome: ReportOutcom
     .option('--explain', 'print the proof and the request that would be sent; send nothing, write nothing')
     .option('--json', 'print one JSON object instead of streamed text')
     .option('--no-log', 'do not write the new turn')
+    .option('--hide-thinking', 'a thinking model\'s reasoning is not shown as it streams on the terminal, only a spinner (config "hideThinking")')
+    .option('--no-hide-thinking', 'show the reasoning even when config.json hides it')
     .option('--host <url>', 'Ollama address (OLLAMA_HOST, default 127.0.0.1:11434)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (id: string, flags: RerunFlags) => setOutcome(await rerun(id, flags, io)));
@@ -47,7 +51,11 @@ export function registerRerun(program: Command, io: Io, setOutcome: ReportOutcom
 async function rerun(id: string, flags: RerunFlags, io: Io) {
   if (flags.diff === true && flags.json === true) throw new UsageError('--diff shows a word diff for reading, --json one object for scripts: leave one of them out');
   const options = parseOptionAssignments(flags.option ?? []);
-  const base = settingsFor({ ...(flags.home !== undefined ? { home: flags.home } : {}), ...(flags.host !== undefined ? { host: flags.host } : {}) });
+  const base = settingsFor({
+    ...(flags.home !== undefined ? { home: flags.home } : {}),
+    ...(flags.host !== undefined ? { host: flags.host } : {}),
+    ...(flags.hideThinking !== undefined ? { hideThinking: flags.hideThinking } : {}),
+  });
   await recoverUnfinishedTurns(base, io);
   const entry = (await findTurns(base.paths.logs, [id])).get(id);
   if (entry === undefined) throw new UsageError(`no turn with id ${JSON.stringify(id)} in ${base.paths.logs} (argo logs shows ids)`);
@@ -104,6 +112,9 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
       ollamaStream: entry.ollama_stream ?? true,
       log: flags.log,
       quiet: true,
+      // The answer and a thinking model's reasoning as every command's output: --raw, --color.
+      raw: flags.raw === true,
+      color: flags.color,
       rerunOf: entry.id,
       prepared: { session: removed ?? (await readSession(base.paths.sessions, name)), model, modelSource: 'flag', plan: rebuilt.plan },
     },

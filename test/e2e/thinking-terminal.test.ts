@@ -158,6 +158,40 @@ describe('a thinking model on a terminal', () => {
   });
 });
 
+describe('argo rerun of a thinking model on a terminal', () => {
+  it('shows the new reasoning as a question does; --hide-thinking leaves the spinner', async () => {
+    const home = tempHome();
+    expect((await runArgo(['-m', 'qwen3', 'hello'], { home, host: ollama.url })).code).toBe(0);
+    const id = String(logLines(home)[0]?.id);
+    const shown = startInPty(['rerun', id], { home, host: ollama.url, env: { NO_COLOR: '1' }, cols: COLUMNS });
+    expect((await shown.exited).code).toBe(0);
+    expect(rowsOf(shown.output)).toEqual(SHOWN);
+
+    ollama.setScenario({ holdAfter: 1 });
+    const hidden = startInPty(['rerun', id, '--hide-thinking'], { home, host: ollama.url, env: { NO_COLOR: '1' }, cols: COLUMNS });
+    await ollama.waitForHold();
+    await hidden.waitFor('qwen3 is thinking…');
+    ollama.release();
+    expect((await hidden.exited).code).toBe(0);
+    expect(rowsOf(hidden.output)).toEqual(['You said: hello']);
+  });
+
+  it('--raw writes the new answer and its reasoning as sent, as a question does', async () => {
+    const home = tempHome();
+    ollama.options.thinking = 'Copy \x1b]52;c;ZXZpbA==\x07 now.';
+    expect((await runArgo(['-m', 'qwen3', 'tint \x1b[31mred'], { home, host: ollama.url })).code).toBe(0);
+    const id = String(logLines(home)[0]?.id);
+    const shown = startInPty(['rerun', id], { home, host: ollama.url, env: { NO_COLOR: '1' }, cols: COLUMNS });
+    expect((await shown.exited).code).toBe(0);
+    expect(shown.output).toContain('Copy ^[]52;c;ZXZpbA==^G now.');
+    expect(shown.output).toContain('You said: tint ^[[31mred');
+    const raw = startInPty(['rerun', id, '--raw'], { home, host: ollama.url, env: { NO_COLOR: '1' }, cols: COLUMNS });
+    expect((await raw.exited).code).toBe(0);
+    expect(raw.output).toContain('Copy \x1b]52;c;ZXZpbA==\x07 now.');
+    expect(raw.output).toContain('You said: tint \x1b[31mred');
+  });
+});
+
 describe('a thinking model in an agent run on a terminal', () => {
   it("each round's reasoning is a block of its own, the tool lines between them; the answer right after the blank line", async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'argo-think-tty-')));
