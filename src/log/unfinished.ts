@@ -4,12 +4,12 @@
 // here: a question that logs a turn writes the journal, and the schema loads only to read one back.
 import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { rename, readdir, rm } from 'node:fs/promises';
+import { rename, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError, messageLine } from '../errors.js';
 import type { LogEntry } from './entry.js';
 import { wellFormedJson } from './entry.js';
-import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, errnoOf, isMissing, processAlive, readDataText, readSmallText } from './fs.js';
+import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, removeFile, errnoOf, isMissing, processAlive, readDataText, readSmallText } from './fs.js';
 import type { SignalSender } from './fs.js';
 
 export const UNFINISHED_FOLDER = 'unfinished';
@@ -176,7 +176,7 @@ export async function writeUnfinished(home: string, turn: UnfinishedTurn): Promi
 
 /** Removes the turn's journal file (gone already is fine). */
 export async function removeUnfinished(home: string, id: string): Promise<void> {
-  await rm(unfinishedPath(home, id), { force: true });
+  await removeFile(unfinishedPath(home, id));
 }
 
 /** The names in the journal folder: one readdir, none when it is missing. */
@@ -246,7 +246,7 @@ export async function unclaimUnfinished(home: string, claimed: string, id: strin
 
 /** Removes a file of the folder by its name (claimed, or one whose turn is in the log already). */
 export async function dropUnfinished(home: string, name: string): Promise<void> {
-  await rm(join(unfinishedDir(home), name), { force: true });
+  await removeFile(join(unfinishedDir(home), name));
 }
 
 /** A journal file read back: its owner (enough to judge it) and the rest unchecked, or why it cannot be used. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
-import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, holdsExactly, isMissing, landsInside, openForAppend, readDataFile, readSmallText, readableByOthers, removeOrphanedTemporaries, writeFileAtomic } from '../../src/log/fs.js';
+import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, holdsExactly, isMissing, landsInside, openForAppend, readDataFile, readSmallText, readableByOthers, removeFile, removeOrphanedTemporaries, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -184,6 +184,21 @@ describe('landsInside', () => {
     ['a missing folder elsewhere', join(base, 'missing', 'x.jsonl'), false],
   ])('%s → %s', async (_, path, inside) => {
     expect(await landsInside(path, home)).toBe(inside);
+  });
+});
+
+describe('removeFile', () => {
+  it('removes a file, is fine with one already gone, removes a link and not what it points to, refuses a folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-remove-'));
+    writeFileSync(join(dir, 'file'), 'x');
+    writeFileSync(join(dir, 'target'), 'kept');
+    symlinkSync(join(dir, 'target'), join(dir, 'link'));
+    mkdirSync(join(dir, 'folder'));
+    await removeFile(join(dir, 'file'));
+    await removeFile(join(dir, 'file'));
+    await removeFile(join(dir, 'link'));
+    await expect(removeFile(join(dir, 'folder'))).rejects.toThrow(/EISDIR|EPERM/);
+    expect(readdirSync(dir).sort()).toEqual(['folder', 'target']);
   });
 });
 
