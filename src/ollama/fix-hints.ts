@@ -24,6 +24,8 @@ export const CLI_HINTS: FixHints = {
     think: 'leave out --think (and "think" in config.json)',
     thinkLevels: 'use --think on',
     thinkLevelsAnyModel: 'use --think on',
+    // The CLI never asks for them; the record needs a line all the same.
+    logprobs: 'ask without log probabilities',
     thinkMax: 'use --think high',
   },
 };
@@ -38,6 +40,7 @@ export const SERVER_HINTS: FixHints = {
     think: 'leave out "reasoning_effort" (and "think" in argo serve\'s config.json)',
     thinkLevels: 'leave out "reasoning_effort"',
     thinkLevelsAnyModel: 'leave out "reasoning_effort"',
+    logprobs: 'leave out "logprobs" and "top_logprobs"',
     thinkMax: 'send "reasoning_effort": "high"',
   },
 };

@@ -364,7 +364,7 @@ export class OllamaTransport {
 
   /**
    * The request as this Ollama can take it (see fitRequest), or the failure naming what it lacks.
-   * Asks the version only for a request that needs it (tools, think): an older Ollama ignores those.
+   * Asks the version only for a request that needs it (tools, think, logprobs): an older Ollama ignores those.
    */
   private async fitToServer(request: TransportRequest, signal: AbortSignal | undefined): Promise<{ request: TransportRequest } | { failure: NonNullable<StreamOutcome['failure']> }> {
     if (!needsVersion(request.body)) return { request };

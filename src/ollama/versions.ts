@@ -14,10 +14,11 @@ export type OllamaFeature =
   | 'think'
   | 'thinkLevels'
   | 'thinkLevelsAnyModel'
+  | 'logprobs'
   | 'thinkMax';
 
 /** The features a request can be refused for: the ones an error line names. */
-export type RefusedFeature = Extract<OllamaFeature, 'tools' | 'schemaFormat' | 'think' | 'thinkLevels' | 'thinkLevelsAnyModel' | 'thinkMax'>;
+export type RefusedFeature = Extract<OllamaFeature, 'tools' | 'schemaFormat' | 'think' | 'thinkLevels' | 'thinkLevelsAnyModel' | 'logprobs' | 'thinkMax'>;
 
 /** Each feature's first release, and its name in an error line. */
 export const FEATURES: Record<OllamaFeature, { since: string; what: string }> = {
@@ -37,6 +38,8 @@ export const FEATURES: Record<OllamaFeature, { since: string; what: string }> = 
   thinkLevels: { since: '0.11.0', what: 'thinking levels' },
   // 0.11.0–0.17.6: levels only for gpt-oss; any other model is a 400 (think value "high" is not supported for this model).
   thinkLevelsAnyModel: { since: '0.17.7', what: 'thinking levels for models other than gpt-oss' },
+  // Before: `logprobs` is an unknown field, ignored; the answer carries none.
+  logprobs: { since: '0.12.11', what: 'log probabilities' },
   // Before: "max" is a 400 (invalid think value: "max" …).
   thinkMax: { since: '0.22.0', what: 'the thinking level "max"' },
 };
@@ -74,15 +77,16 @@ export interface FitBody {
   stream: boolean;
   tools?: readonly unknown[] | undefined;
   think?: unknown;
+  logprobs?: unknown;
 }
 
 /**
- * Whether a request needs the server's version before it is sent: an Ollama too old for tools or
- * `think` ignores them without a word, so only the version tells. `think: false` asks for what such
+ * Whether a request needs the server's version before it is sent: an Ollama too old for tools,
+ * `think` or `logprobs` ignores them without a word, so only the version tells. `think: false` asks for what such
  * an Ollama does anyway (it has no separate reasoning to turn off), so it is sent as it is.
  */
 export function needsVersion(body: FitBody): boolean {
-  return (body.tools !== undefined && body.tools.length > 0) || asksThinking(body);
+  return (body.tools !== undefined && body.tools.length > 0) || asksThinking(body) || body.logprobs === true;
 }
 
 function asksThinking(body: FitBody): boolean {
@@ -97,6 +101,7 @@ export function fitRequest<B extends FitBody>(version: OllamaVersion | null, bod
   const tools = body.tools !== undefined && body.tools.length > 0;
   if (tools && !hasFeature(version, 'tools')) return { missing: 'tools' };
   if (asksThinking(body) && !hasFeature(version, 'think')) return { missing: 'think' };
+  if (body.logprobs === true && !hasFeature(version, 'logprobs')) return { missing: 'logprobs' };
   if (tools && body.stream && !hasFeature(version, 'streamedToolCalls')) return { body: { ...body, stream: false } };
   return { body };
 }

@@ -126,4 +126,23 @@ describe('argo against an older Ollama', () => {
       message: expect.stringContaining(`Ollama 0.3.0 at ${ollama.url} is too old for thinking on or off (needs Ollama 0.9.0 or newer); leave out "reasoning_effort"`) as string,
     });
   });
+
+  it('argo serve on 0.12.10: logprobs (which that release answers with none) is a 400 naming both releases; nothing reaches the model', async () => {
+    const ollama = await ollamaAt('0.12.10');
+    const home = tempHome();
+    const serve = await startServe({ home, host: ollama.url });
+    running.push(serve);
+    const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    for (const stream of [false, true]) {
+      const refused = client.chat.completions.create({ model: 'argo', stream, logprobs: true, top_logprobs: 2, messages: [{ role: 'user', content: 'hi' }] });
+      await expect(refused).rejects.toMatchObject({
+        status: 400,
+        code: 'ollama_too_old',
+        error: { message: `Ollama 0.12.10 at ${ollama.url} is too old for log probabilities (needs Ollama 0.12.11 or newer); leave out "logprobs" and "top_logprobs", or upgrade Ollama` },
+      });
+    }
+    expect(chatRequests(ollama)).toEqual([]);
+    const plain = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'hi' }] });
+    expect(plain.choices[0]?.message.content).toBe('You said: hi');
+  });
 });

@@ -88,6 +88,21 @@ describe('OllamaTransport against older Ollama releases', () => {
     expect(outcome.failure?.message).toBe(`Ollama 0.4.7 at ${fake.url} is too old for a JSON schema as the answer format (needs Ollama 0.5.0 or newer); send "response_format": {"type": "json_object"}, or upgrade Ollama`);
   });
 
+  it('log probabilities on a release that would ignore them (before 0.12.11, answering none): refused, nothing sent', async () => {
+    const old = await startAt('0.12.10');
+    const refused = await transportFor(old, { hints: SERVER_HINTS }).stream(ask({ logprobs: true, top_logprobs: 2 }), { onText: () => undefined });
+    expect(refused).toMatchObject({ status: 'error', failure: { kind: 'too-old', feature: 'logprobs' } });
+    expect(refused.failure?.message).toBe(`Ollama 0.12.10 at ${old.url} is too old for log probabilities (needs Ollama 0.12.11 or newer); leave out "logprobs" and "top_logprobs", or upgrade Ollama`);
+    expect(paths(old)).toEqual(['GET /api/version']);
+
+    const since = await startAt('0.12.11');
+    const carried: unknown[] = [];
+    const outcome = await transportFor(since).stream(ask({ logprobs: true }), { onText: (_text, logprobs) => carried.push(...(logprobs ?? [])) });
+    expect(outcome.status).toBe('ok');
+    expect(carried.length).toBeGreaterThan(0);
+    expect(paths(since)).toEqual(['GET /api/version', 'POST /api/chat']);
+  });
+
   it('a release that is no number (a build from source says 0.0.0) is sent everything as it is', async () => {
     const fake = await startAt('0.0.0');
     const outcome = await transportFor(fake).stream(ask({ tools: TOOLS, think: true }, 'qwen3'), { onText: () => undefined });

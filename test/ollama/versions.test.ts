@@ -35,6 +35,7 @@ describe('hasFeature: each feature from its first release on', () => {
     ['think', '0.8.0', '0.9.0'],
     ['thinkLevels', '0.10.1', '0.11.0'],
     ['thinkLevelsAnyModel', '0.17.6', '0.17.7'],
+    ['logprobs', '0.12.10', '0.12.11'],
     ['thinkMax', '0.21.9', '0.22.0'],
   ])('%s: not in %s, in %s and later', (feature, before, since) => {
     expect(FEATURES[feature].since).toBe(since);
@@ -62,6 +63,8 @@ describe('needsVersion and fitRequest: what is checked before sending', () => {
     ['think on', { stream: true, think: true }, true],
     ['think off (an old Ollama ignores it, which is what it asks)', { stream: false, think: false }, false],
     ['a think level', { stream: true, think: 'high' }, true],
+    ['log probabilities', { stream: true, logprobs: true }, true],
+    ['logprobs false (asks for none)', { stream: true, logprobs: false }, false],
   ])('%s: asks the version first = %s', (_case, body, asks) => {
     expect(needsVersion(body)).toBe(asks);
   });
@@ -75,6 +78,9 @@ describe('needsVersion and fitRequest: what is checked before sending', () => {
     ['think off is sent as it is: ignored, as asked', '0.8.0', { stream: true, think: false }, { body: { stream: true, think: false } }],
     ['tools are named first', '0.2.0', { stream: true, tools: TOOLS, think: true }, { missing: 'tools' }],
     ['think since 0.9.0 (levels are left to Ollama to refuse)', '0.9.0', { stream: true, think: 'high' }, { body: { stream: true, think: 'high' } }],
+    ['logprobs before 0.12.11 are ignored (empty content): refused', '0.12.10', { stream: true, logprobs: true }, { missing: 'logprobs' }],
+    ['logprobs since 0.12.11', '0.12.11', { stream: false, logprobs: true }, { body: { stream: false, logprobs: true } }],
+    ['logprobs false on any release', '0.1.14', { stream: true, logprobs: false }, { body: { stream: true, logprobs: false } }],
     ['an unknown release gets the request as it is', null, { stream: true, tools: TOOLS, think: true }, { body: { stream: true, tools: TOOLS, think: true } }],
     ['a plain question on any release', '0.1.14', { stream: true }, { body: { stream: true } }],
   ])('%s (%s)', (_case, version, body, fitted) => {
@@ -112,6 +118,7 @@ describe('tooOldLine', () => {
     ['thinkLevels', [0, 10, 1], CLI_HINTS.tooOld.thinkLevels, `Ollama 0.10.1 at ${HOST} is too old for thinking levels (needs Ollama 0.11.0 or newer); use --think on, or upgrade Ollama`],
     ['thinkLevelsAnyModel', [0, 12, 0], CLI_HINTS.tooOld.thinkLevelsAnyModel, `Ollama 0.12.0 at ${HOST} takes thinking levels from gpt-oss models only (other models need Ollama 0.17.7 or newer); use --think on, or upgrade Ollama`],
     ['thinkMax', [0, 21, 0], SERVER_HINTS.tooOld.thinkMax, `Ollama 0.21.0 at ${HOST} is too old for the thinking level "max" (needs Ollama 0.22.0 or newer); send "reasoning_effort": "high", or upgrade Ollama`],
+    ['logprobs', [0, 12, 10], SERVER_HINTS.tooOld.logprobs, `Ollama 0.12.10 at ${HOST} is too old for log probabilities (needs Ollama 0.12.11 or newer); leave out "logprobs" and "top_logprobs", or upgrade Ollama`],
     ['schemaFormat', null, SERVER_HINTS.tooOld.schemaFormat, `Ollama at ${HOST} is too old for a JSON schema as the answer format (needs Ollama 0.5.0 or newer); send "response_format": {"type": "json_object"}, or upgrade Ollama`],
   ])('%s, found %j', (feature, found, fix, line) => {
     expect(tooOldLine(feature, found, HOST, fix)).toBe(line);

@@ -163,4 +163,17 @@ describe('fake Ollama: release profiles', () => {
     const current = await startAt(CURRENT_VERSION);
     expect((await chat(current, { keep_alive: 'soon' })).status).toBe(400);
   });
+
+  it.each<[string, Json, number, boolean]>([
+    // Before 0.12.11 `logprobs` and `top_logprobs` are unknown fields: ignored whatever their value.
+    ['0.12.10', { logprobs: true, top_logprobs: 2 }, 200, false],
+    ['0.12.10', { logprobs: 'yes', top_logprobs: 99 }, 200, false],
+    ['0.12.11', { logprobs: true, top_logprobs: 2 }, 200, true],
+    ['0.12.11', { logprobs: true, top_logprobs: 99 }, 400, false],
+  ])('Ollama %s, asked %j: %i, log probabilities %s', async (version, extra, status, carried) => {
+    const fake = await startAt(version);
+    const answer = await chat(fake, extra);
+    expect(answer.status).toBe(status);
+    expect(answer.lines.some((line) => Array.isArray(line.logprobs))).toBe(carried);
+  });
 });

@@ -97,7 +97,7 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
   const startNs = nowNs();
   const profile = profileOfOptions(state.options);
   const body = bindBody(ctx.record.body, STRUCT[endpoint], profile);
-  checkTopLogprobs(body);
+  if (profile.logprobs) checkTopLogprobs(body);
   const requested = str(pick(body, 'model'));
   const model = lookupModel(state, endpoint, requested, profile);
   // Before 0.1.23 keep_alive was no field: every model stayed the default 5 minutes.

@@ -86,7 +86,8 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     callTokens = limit - thoughts.length - tokens.length;
   }
   const finalText = state.options.textInDone && tokens.length > 0 ? (tokens.at(-1) ?? '') : '';
-  const top = logprobsAsked(body);
+  // Before 0.12.11 the fields were unknown: no line carries any.
+  const top = input.profile.logprobs ? logprobsAsked(body) : null;
   const tokenLogprobs = (texts: string[]): FakeLogprob[] | undefined => (top === null ? undefined : texts.map((text) => fakeLogprob(text, top)));
   const chunks: Plan['chunks'] = [];
   const logprobs: (FakeLogprob[] | undefined)[] = [];

@@ -35,6 +35,8 @@ export interface VersionProfile {
   thinksByDefault: boolean;
   /** 0.12.10: tool call `id`s. */
   callIds: boolean;
+  /** 0.12.11: `logprobs` and `top_logprobs` (before: unknown fields, ignored; no chunk carries any). */
+  logprobs: boolean;
   /** 0.22.0: the "max" level. */
   thinkMax: boolean;
   /** Before 0.12: chat's missing model came from the scheduler: `model "x" not found, try pulling it first`. */
@@ -70,6 +72,7 @@ export function profileOf(version: string): VersionProfile {
     thinkLevels: since('0.17.7') ? 'all' : since('0.11.0') ? 'gpt-oss' : 'none',
     thinksByDefault: since('0.12.4'),
     callIds: since('0.12.10'),
+    logprobs: since('0.12.11'),
     thinkMax: since('0.22.0'),
     chatNotFoundFromScheduler: !since('0.12.0'),
   };

@@ -127,8 +127,12 @@ const FIELDS: Record<string, Record<string, FieldSpec>> = {
 const typeError = (kind: string, where: string, goType: string): BadRequest =>
   new BadRequest(`json: cannot unmarshal ${kind} into Go ${where} of type ${goType}`);
 
-function checkFields(body: RequestBody, struct: string): void {
+// Fields a release before 0.12.11 did not have: unknown there, so any value binds.
+const LOGPROB_FIELDS = new Set(['logprobs', 'top_logprobs']);
+
+function checkFields(body: RequestBody, struct: string, profile: VersionProfile | undefined): void {
   for (const [field, [kind, goType]] of Object.entries(FIELDS[struct] ?? {})) {
+    if (profile?.logprobs === false && LOGPROB_FIELDS.has(field)) continue;
     const value = pick(body, field);
     if (value === undefined || value === null) continue;
     // A Go int takes whole numbers only: 2.5 fails as "number 2.5".
@@ -180,7 +184,7 @@ export function bindBody(raw: string, struct: string, profile?: VersionProfile):
   if (value === null) return {};
   if (jsonKind(value) !== 'object') throw typeError(jsonKind(value), `value`, `api.${struct}`);
   const body = value as RequestBody;
-  checkFields(body, struct);
+  checkFields(body, struct, profile);
   if (profile !== undefined) {
     // Before 0.5.0 `format` was a Go string: a JSON schema does not bind.
     const format = pick(body, 'format');
