@@ -10,7 +10,7 @@ export interface ErrorBody {
 export class ApiError extends Error {
   override name = 'ApiError';
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 500 | 502 | 503 | 504,
+    readonly status: 400 | 401 | 403 | 404 | 408 | 409 | 413 | 431 | 500 | 502 | 503 | 504,
     message: string,
     readonly type: ErrorType,
     readonly code: string | null = null,

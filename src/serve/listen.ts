@@ -1,7 +1,10 @@
+import { STATUS_CODES, createServer, maxHeaderSize } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import type { Duplex } from 'node:stream';
+import { RequestError, getRequestListener } from '@hono/node-server';
 import type { ArgoServer } from './app.js';
+import { ApiError } from './errors.js';
 
 export interface Listening {
   url: string;
@@ -13,14 +16,31 @@ export interface Listening {
   close: (graceMs: number, hurry?: AbortSignal) => Promise<void>;
 }
 
-const FLUSH_MS = 2000;
+export interface ListenOptions {
+  /** How long close() waits for connections once the answers have ended. */
+  flushMs?: number;
+  /** A request's headers must arrive within this of its first byte (a new connection's, of its opening). */
+  headersTimeoutMs?: number;
+  /**
+   * The whole request, body included, must arrive within this. Node stops timing a request once it
+   * has arrived, so an answer (a stream quiet while a model loads) is never cut by it.
+   */
+  requestTimeoutMs?: number;
+}
+
+export const TIMEOUTS = { flushMs: 2000, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000 };
 
 /** Binds the app; `port` 0 picks a free one (the URL says which). */
-export async function listen(server: ArgoServer, host: string, port: number, flushMs = FLUSH_MS): Promise<Listening> {
-  const http = createAdaptorServer({ fetch: server.app.fetch, hostname: host }) as Server;
-  // Streams may stay quiet while a model loads: Node's default request timeout must not cut them.
-  http.requestTimeout = 0;
-  closeOnlyUnanswering(http);
+export async function listen(server: ArgoServer, host: string, port: number, options: ListenOptions = {}): Promise<Listening> {
+  const { flushMs, headersTimeoutMs, requestTimeoutMs } = { ...TIMEOUTS, ...options };
+  const onRequest = getRequestListener(server.app.fetch, { hostname: host, errorHandler: adapterError });
+  const http = createServer(
+    // A client trickling its headers or body a byte at a time holds a connection only this long.
+    { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, Math.max(10, headersTimeoutMs / 4)) },
+    (request, response) => void onRequest(request, response),
+  );
+  const answering = closeOnlyUnanswering(http);
+  answerClientErrors(http, answering, { headersTimeoutMs, requestTimeoutMs });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(port, host, () => {
@@ -58,24 +78,61 @@ export async function listen(server: ArgoServer, host: string, port: number, flu
  * bytes still wait for a slow reader, and leaves one that has not sent a request yet (a client's
  * spare connection, opened after a request it gave up) until headersTimeout.
  */
-function closeOnlyUnanswering(http: Server): void {
-  // Each connection and how many of its responses are not yet written out (pipelined requests queue on one).
-  const open = new Map<Socket, number>();
+function closeOnlyUnanswering(http: Server): (socket: Duplex) => boolean {
+  // Each connection and its responses not yet written out (pipelined requests queue on one).
+  const open = new Map<Duplex, Set<ServerResponse>>();
   http.on('connection', (socket: Socket) => {
-    open.set(socket, 0);
+    open.set(socket, new Set());
     socket.once('close', () => open.delete(socket));
   });
   http.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const socket = request.socket;
-    const count = (by: number): void => {
-      const now = open.get(socket);
-      if (now !== undefined) open.set(socket, now + by);
-    };
-    count(1);
+    const responses = open.get(request.socket);
+    responses?.add(response);
     // 'close' follows 'finish' (the last bytes handed to the system) or the connection's end.
-    response.once('close', () => count(-1));
+    response.once('close', () => responses?.delete(response));
   });
   http.closeIdleConnections = () => {
-    for (const [socket, responses] of open) if (responses === 0) socket.destroy();
+    for (const [socket, responses] of open) if (responses.size === 0) socket.destroy();
   };
+  // Whether a response has begun on the connection: nothing else may be written into it then.
+  return (socket) => [...(open.get(socket) ?? [])].some((response) => response.headersSent);
+}
+
+/**
+ * The refusals Node's HTTP parser makes before the app sees a request (a request it cannot parse,
+ * headers over its limit, one that did not arrive in time), with the OpenAI error body every other
+ * answer has instead of Node's bare status line.
+ */
+export function clientError(code: string | undefined, reason: string | undefined, limits: { headersTimeoutMs: number; requestTimeoutMs: number }): ApiError {
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ApiError(
+        408,
+        `the request did not arrive in time: its headers must arrive within ${limits.headersTimeoutMs / 1000} s and the whole request within ${limits.requestTimeoutMs / 1000} s; send it at once`,
+        'invalid_request_error',
+        'request_timeout',
+      );
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError(431, `the request's headers (its URL included) are larger than ${maxHeaderSize} bytes; send a shorter URL or fewer headers`, 'invalid_request_error', 'headers_too_large');
+    default:
+      return new ApiError(400, `the request is not valid HTTP/1.1 (${reason ?? code ?? 'unreadable'}); send a well-formed request`, 'invalid_request_error', 'invalid_http');
+  }
+}
+
+/** A request the adapter cannot make a web Request of (a backslash in its path, a Host that is no host name). */
+function adapterError(error: unknown): Response {
+  const refusal = error instanceof RequestError ? clientError(undefined, error.message, TIMEOUTS) : new ApiError(500, 'unexpected server failure', 'server_error', 'internal_error');
+  return Response.json(refusal.body(), { status: refusal.status });
+}
+
+function answerClientErrors(http: Server, answering: (socket: Duplex) => boolean, limits: { headersTimeoutMs: number; requestTimeoutMs: number }): void {
+  http.on('clientError', (error: Error & { code?: string; reason?: string }, socket: Duplex) => {
+    // As Node does it: nothing is written into a response already begun, or to a client gone.
+    if (socket.writable && !answering(socket) && error.code !== 'ECONNRESET') {
+      const refusal = clientError(error.code, error.reason, limits);
+      const body = JSON.stringify(refusal.body());
+      socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    }
+    socket.destroy();
+  });
 }

@@ -740,7 +740,7 @@ describe('start and shutdown', () => {
     { sent: 'nothing', bytes: '' },
     { sent: 'part of a request line', bytes: 'GET /hea' },
   ])('closes a connection that has sent $sent at once when it stops, not after the flush bound', async ({ bytes }) => {
-    const s = await startTestServer({ flushMs: 3_600_000 });
+    const s = await startTestServer({ listen: { flushMs: 3_600_000 } });
     const spare = connect(Number(new URL(s.url).port), '127.0.0.1');
     await once(spare, 'connect');
     spare.write(bytes);
@@ -752,7 +752,7 @@ describe('start and shutdown', () => {
   });
 
   it('lets an answer still being written to a slow reader arrive whole when it stops', async () => {
-    const s = await startTestServer({ flushMs: 3_600_000 });
+    const s = await startTestServer({ listen: { flushMs: 3_600_000 } });
     // More than the system's socket buffers hold, so the server is still writing it.
     const text = 'x'.repeat(24 << 20);
     s.runner.script = () => ({ tokens: [text] });

@@ -6,7 +6,7 @@ import { createServer } from '../../src/serve/app.js';
 import type { ArgoServer } from '../../src/serve/app.js';
 import type { TurnFailure } from '../../src/serve/errors.js';
 import { listen } from '../../src/serve/listen.js';
-import type { Listening } from '../../src/serve/listen.js';
+import type { ListenOptions, Listening } from '../../src/serve/listen.js';
 import type { OllamaToolCall } from '../../src/serve/openai.js';
 import type { Logprob } from '../../src/ollama/transport.js';
 import { fileStopSignal } from '../../src/serve/stop.js';
@@ -123,8 +123,8 @@ export interface TestServer {
 
 let ids = 0;
 
-/** `flushMs` bounds how long close() waits for connections after the answers (listen's default otherwise). */
-export async function startTestServer(options: Partial<ServerDeps> & { ollamaDown?: boolean; flushMs?: number } = {}): Promise<TestServer> {
+/** `listen`: the listener's timeouts (listen's defaults otherwise), such as how long close() waits for connections after the answers. */
+export async function startTestServer(options: Partial<ServerDeps> & { ollamaDown?: boolean; listen?: ListenOptions } = {}): Promise<TestServer> {
   const home = mkdtempSync(join(tmpdir(), 'argo-serve-'));
   const runner = new FakeRunner();
   const lines: string[] = [];
@@ -132,7 +132,7 @@ export async function startTestServer(options: Partial<ServerDeps> & { ollamaDow
     ['work', { name: 'work', title: 'Work things', prompts: ['what is a monad'] }],
     ['play', { name: 'play', title: 'Games', prompts: ['chess openings'] }],
   ]);
-  const { ollamaDown, flushMs, ...given } = options;
+  const { ollamaDown, listen: listenOptions, ...given } = options;
   const down = ollamaDown === true;
   const deps: ServerDeps = {
     runner,
@@ -175,6 +175,6 @@ export async function startTestServer(options: Partial<ServerDeps> & { ollamaDow
   };
   const server = createServer(deps);
   await server.start();
-  const listening = await listen(server, '127.0.0.1', 0, flushMs);
+  const listening = await listen(server, '127.0.0.1', 0, listenOptions);
   return { url: listening.url, home, runner, server, listening, lines, sessions };
 }

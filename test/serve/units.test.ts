@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { isLoopback, keyChecker, requireKeyFor } from '../../src/serve/auth.js';
 import { ApiError, fromFailure } from '../../src/serve/errors.js';
+import { clientError } from '../../src/serve/listen.js';
 import { PLAIN_SESSION, planAnswer } from '../../src/serve/plan.js';
 import type { ArgoDefaults } from '../../src/serve/types.js';
 import { KeyedQueue } from '../../src/log/keyed-queue.js';
@@ -167,6 +168,20 @@ describe('fromFailure', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect(error.body()).toEqual({ error: { message: 'm', type: expect.any(String) as string, param: code === 'model_not_found' ? 'model' : null, code } });
     expect(error.status).toBe(status);
+  });
+});
+
+describe("clientError: Node's own refusals as OpenAI errors", () => {
+  const LIMITS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000 };
+  it.each<[string | undefined, string | undefined, number, string, string]>([
+    ['ERR_HTTP_REQUEST_TIMEOUT', undefined, 408, 'request_timeout', 'the request did not arrive in time: its headers must arrive within 10 s and the whole request within 60 s; send it at once'],
+    ['HPE_HEADER_OVERFLOW', 'Header overflow', 431, 'headers_too_large', "the request's headers (its URL included) are larger than 16384 bytes; send a shorter URL or fewer headers"],
+    ['HPE_INVALID_METHOD', 'Invalid method encountered', 400, 'invalid_http', 'the request is not valid HTTP/1.1 (Invalid method encountered); send a well-formed request'],
+    ['HPE_UNEXPECTED_CONTENT_LENGTH', undefined, 400, 'invalid_http', 'the request is not valid HTTP/1.1 (HPE_UNEXPECTED_CONTENT_LENGTH); send a well-formed request'],
+    [undefined, 'Backslash in request path', 400, 'invalid_http', 'the request is not valid HTTP/1.1 (Backslash in request path); send a well-formed request'],
+  ])('%s (%s) → %i %s', (code, reason, status, errorCode, message) => {
+    const refusal = clientError(code, reason, LIMITS);
+    expect([refusal.status, refusal.body()]).toEqual([status, { error: { message, type: 'invalid_request_error', param: null, code: errorCode } }]);
   });
 });
 

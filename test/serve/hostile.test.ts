@@ -1,0 +1,113 @@
+// argo serve against hostile or broken HTTP clients, over real sockets: clients that trickle their
+// request, send what Node's parser refuses, or leave half-way. The server stays healthy and every
+// refusal is an OpenAI error body.
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ssePayloads } from '../support/run-serve.js';
+import { startTestServer } from './fake-runner.js';
+import type { TestServer } from './fake-runner.js';
+
+/** A raw connection: what it has received, and whether the server has closed it. */
+interface Raw {
+  socket: Socket;
+  received: () => string;
+  closed: Promise<void>;
+}
+
+function open(url: string): Raw {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  let received = '';
+  socket.setEncoding('utf8').on('data', (text: string) => (received += text));
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  return { socket, received: () => received, closed };
+}
+
+/** Status line and parsed JSON body of the one response a raw connection got. */
+function response(text: string): { status: number; body: unknown } {
+  const [head = '', body = ''] = text.split('\r\n\r\n');
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body: JSON.parse(body) as unknown };
+}
+
+const CHAT = '{"model":"argo","messages":[{"role":"user","content":"hi"}]}';
+
+describe('clients that trickle their request', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ listen: { headersTimeoutMs: 300, requestTimeoutMs: 600 } });
+  });
+  afterAll(async () => {
+    await t.listening.close(1000);
+  });
+
+  it('a body sent a byte at a time is refused with 408 once the request time is up, and the connection closed', async () => {
+    const raw = open(t.url);
+    raw.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${CHAT.length}\r\n\r\n`);
+    let sent = 0;
+    const trickle = setInterval(() => raw.socket.write(CHAT.slice(sent, ++sent)), 20);
+    await raw.closed;
+    clearInterval(trickle);
+    expect(sent).toBeLessThan(CHAT.length);
+    expect(response(raw.received())).toEqual({
+      status: 408,
+      body: { error: { message: 'the request did not arrive in time: its headers must arrive within 0.3 s and the whole request within 0.6 s; send it at once', type: 'invalid_request_error', param: null, code: 'request_timeout' } },
+    });
+    expect(t.runner.inputs).toEqual([]);
+  });
+
+  it('headers sent a line at a time, and a connection that sends nothing, are closed with 408 after the headers time', async () => {
+    const trickled = open(t.url);
+    trickled.socket.write('GET /health HTTP/1.1\r\n');
+    const trickle = setInterval(() => trickled.socket.write('X-Slow: 1\r\n'), 20);
+    const idle = open(t.url);
+    await Promise.all([trickled.closed, idle.closed]);
+    clearInterval(trickle);
+    expect(response(trickled.received())).toMatchObject({ status: 408, body: { error: { code: 'request_timeout' } } });
+    expect(response(idle.received())).toMatchObject({ status: 408, body: { error: { code: 'request_timeout' } } });
+  });
+
+  it('an answer that streams for longer than the request time is not cut: only the request is timed', async () => {
+    t.runner.script = () => ({ tokens: ['a', 'b', 'c'], holdAfter: 1 });
+    const held = new Promise<void>((resolve) => (t.runner.onHold = () => resolve()));
+    const answer = fetch(`${t.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: CHAT.replace('}]', '}],"stream":true') });
+    await held;
+    // A request time passes while the answer is held: a trickled body started after it is refused first.
+    const slow = open(t.url);
+    slow.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${CHAT.length}\r\n\r\n{`);
+    await slow.closed;
+    t.runner.release();
+    const body = await (await answer).text();
+    expect(ssePayloads(body).at(-1)).toBe('[DONE]');
+    expect(body).toContain('"content":"c"');
+  });
+});
+
+describe("requests Node's parser refuses", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.listening.close(1000);
+  });
+
+  it.each<[string, number, string, string]>([
+    ['headers over 16 KiB (a long URL)', 431, 'headers_too_large', `GET /health?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`],
+    ['both Content-Length and Transfer-Encoding (a smuggling shape)', 400, 'invalid_http', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+    ['two Content-Lengths', 400, 'invalid_http', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nabcde'],
+    ['a folded header', 400, 'invalid_http', 'GET /health HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n'],
+    ['an unknown method', 400, 'invalid_http', 'BREW /health HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['a backslash in the path (the adapter refuses it)', 400, 'invalid_http', 'GET /api\\sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'],
+    ['a Host that is no host name', 400, 'invalid_http', 'GET /health HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n'],
+  ])('%s: %i %s with an OpenAI error body, the connection closed, the server healthy', async (_case, status, code, request) => {
+    const raw = open(t.url);
+    raw.socket.write(request);
+    await raw.closed;
+    const got = response(raw.received());
+    expect(got).toMatchObject({ status, body: { error: { type: 'invalid_request_error', param: null, code } } });
+    expect((got.body as { error: { message: string } }).error.message).toMatch(/; (send a shorter URL or fewer headers|send a well-formed request)$/);
+    expect((await fetch(`${t.url}/health`)).status).toBe(200);
+  });
+});
