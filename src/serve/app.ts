@@ -631,7 +631,15 @@ function jobNotFound(id: string): ApiError {
 }
 
 async function readJson(c: Context<Env>): Promise<unknown> {
-  const text = await c.req.text();
+  let text: string;
+  try {
+    text = await c.req.text();
+  } catch (error) {
+    // The body limit's 413; anything else is the client's connection ending mid-body (it left, or
+    // it was too slow): not a failure of the server's.
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(400, 'the request body ended before it was whole (the client left, or sent it too slowly)', 'invalid_request_error', 'incomplete_body');
+  }
   if (text.trim() === '') throw badRequest('the request body is empty; send a JSON object', null, 'invalid_json');
   try {
     return JSON.parse(text) as unknown;

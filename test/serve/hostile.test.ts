@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ssePayloads } from '../support/run-serve.js';
+import { waitFor } from '../support/wait.js';
 import { startTestServer } from './fake-runner.js';
 import type { TestServer } from './fake-runner.js';
 
@@ -54,6 +55,20 @@ describe('clients that trickle their request', () => {
       status: 408,
       body: { error: { message: 'the request did not arrive in time: its headers must arrive within 0.3 s and the whole request within 0.6 s; send it at once', type: 'invalid_request_error', param: null, code: 'request_timeout' } },
     });
+    expect(t.runner.inputs).toEqual([]);
+    // Gone before an answer: the request line says so, and no "unexpected failure" is logged for it.
+    await waitFor(() => expect(t.lines).toContainEqual(expect.stringMatching(/^POST \/v1\/chat\/completions 499 \d+ms session=-$/)));
+    expect(t.lines.filter((line) => !line.startsWith('POST '))).toEqual([]);
+  });
+
+  it('a client that leaves mid-body: its request line says 499, nothing else is logged, no turn runs', async () => {
+    const raw = open(t.url);
+    // Pipelined behind a quick GET: once that is answered, the server has the POST's headers and waits for its body.
+    raw.socket.write(`GET /api/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nPOST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${CHAT.length}\r\n\r\n${CHAT.slice(0, 10)}`);
+    await waitFor(() => expect(raw.received()).toContain('{"stop":false}'));
+    raw.socket.destroy();
+    await waitFor(() => expect(t.lines).toContainEqual(expect.stringMatching(/^POST \/api\/jobs 499 \d+ms session=-$/)));
+    expect(t.lines.filter((line) => !/^(GET|POST) /.test(line))).toEqual([]);
     expect(t.runner.inputs).toEqual([]);
   });
 
