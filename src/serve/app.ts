@@ -5,11 +5,11 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ArgoError, UsageError } from '../errors.js';
 import { isSessionName } from '../sessions/names.js';
-import { keyChecker } from './auth.js';
-import { CONTROLS } from '../output/terminal-text.js';
+import { browserRefusal, keyChecker } from './auth.js';
+import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { jsonStreamResponse, sseResponse } from './sse-body.js';
-import { ApiError, badRequest, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
+import { ApiError, badRequest, fromBrowser, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, endedAs, followSaved, isUnfinished } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
 import { ChunkFormat, StreamedToolCalls, completionObject, findModel, finishReason, modelNotFound, modelObject, toOpenAiToolCalls, usageOf } from './openai.js';
@@ -134,6 +134,12 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
   app.use(async (c, next) => {
     if (checkKey && c.req.path !== '/health' && !checkKey(c.req.header('authorization'))) throw unauthorized();
+    // With a key, a page cannot send it (no CORS here); without one, what only a page sends is refused.
+    if (checkKey === null) {
+      const [host, origin] = [c.req.header('host'), c.req.header('origin')];
+      const refused = browserRefusal(host, origin);
+      if (refused !== null) throw fromBrowser(refused, quotedName((refused === 'host' ? host : origin) ?? '', 100));
+    }
     await next();
   });
 

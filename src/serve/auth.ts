@@ -22,6 +22,40 @@ export function requireKeyFor(host: string, key: string | undefined): string | n
   return usable;
 }
 
+/** A name a browser sends only for this machine: loopback, `*.localhost` (RFC 6761), or the unspecified address. */
+function isLocalName(hostname: string): boolean {
+  const bare = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  return isLoopback(bare) || bare.endsWith('.localhost') || bare === '0.0.0.0' || bare === '::';
+}
+
+/** `host[:port]` without its port; null when it is no host (a path, a user, spaces). */
+function hostnameOf(authority: string): string | null {
+  try {
+    const url = new URL(`http://${authority}`);
+    return url.username === '' && url.pathname === '/' && url.search === '' && url.hash === '' ? url.hostname : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why a server without a key refuses a request a web page may have made, or null. A page of another
+ * site can reach a loopback server two ways: by a name of its own that resolves here (DNS
+ * rebinding: the Host is that name), or by a request it need not read the answer of (a POST with
+ * a text/plain body: its Origin is the site's). Programs send neither; a page on this machine is allowed.
+ */
+export function browserRefusal(host: string | undefined, origin: string | undefined): 'host' | 'origin' | null {
+  if (host !== undefined) {
+    const name = hostnameOf(host);
+    if (name === null || !isLocalName(name)) return 'host';
+  }
+  if (origin !== undefined) {
+    const url = URL.canParse(origin) ? new URL(origin) : null;
+    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || !isLocalName(url.hostname)) return 'origin';
+  }
+  return null;
+}
+
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /**

@@ -1,7 +1,7 @@
 // OpenAI-shaped errors: every failure a client sees is `{error:{message, type, param, code}}` with
 // the status the contract gives it.
 
-export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'not_found_error' | 'server_error' | 'api_error';
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'server_error' | 'api_error';
 
 export interface ErrorBody {
   error: { message: string; type: ErrorType; param: string | null; code: string | null };
@@ -34,6 +34,27 @@ export function notFound(message: string, code = 'not_found'): ApiError {
 
 export function unauthorized(): ApiError {
   return new ApiError(401, 'missing or wrong API key: send "Authorization: Bearer <key>"', 'authentication_error', 'invalid_api_key');
+}
+
+/**
+ * A server without a key refusing what a web page may have sent: a Host that is not this machine's
+ * (`host`, quoted), or an Origin of another site.
+ */
+export function fromBrowser(refused: 'host' | 'origin', value: string): ApiError {
+  if (refused === 'host') {
+    return new ApiError(
+      403,
+      `the Host ${value} is not a name of this machine: without an API key argo serve answers only requests for localhost, 127.0.0.1 or [::1] (a web page could reach it under a name of its own); use one of those in the URL, or set an API key`,
+      'permission_error',
+      'foreign_host',
+    );
+  }
+  return new ApiError(
+    403,
+    `a request from the web page at ${value} is refused: without an API key argo serve takes requests from programs and from pages on this machine only, so a site you visit cannot use it; send it from a program, or set an API key`,
+    'permission_error',
+    'foreign_origin',
+  );
 }
 
 export function tooLarge(limit: number): ApiError {

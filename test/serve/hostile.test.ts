@@ -1,6 +1,7 @@
 // argo serve against hostile or broken HTTP clients, over real sockets: clients that trickle their
 // request, send what Node's parser refuses, or leave half-way. The server stays healthy and every
 // refusal is an OpenAI error body.
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +31,19 @@ function open(url: string): Raw {
 function response(text: string): { status: number; body: unknown } {
   const [head = '', body = ''] = text.split('\r\n\r\n');
   return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body: JSON.parse(body) as unknown };
+}
+
+/** A request with the headers a browser sends and fetch() will not (Host, Origin). */
+function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (piece: string) => (text += piece));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 const CHAT = '{"model":"argo","messages":[{"role":"user","content":"hi"}]}';
@@ -124,5 +138,56 @@ describe("requests Node's parser refuses", () => {
     expect(got).toMatchObject({ status, body: { error: { type: 'invalid_request_error', param: null, code } } });
     expect((got.body as { error: { message: string } }).error.message).toMatch(/; (send a shorter URL or fewer headers|send a well-formed request)$/);
     expect((await fetch(`${t.url}/health`)).status).toBe(200);
+  });
+});
+
+describe('what a web page can send to a server without a key', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.listening.close(1000);
+  });
+
+  it('a text/plain POST from another site (no preflight needed) is refused: no turn, no STOP', async () => {
+    const page = { 'content-type': 'text/plain', origin: 'https://evil.example' };
+    const chat = await send(`${t.url}/v1/chat/completions`, 'POST', page, CHAT);
+    expect(chat).toEqual({
+      status: 403,
+      body: {
+        error: {
+          message: 'a request from the web page at "https://evil.example" is refused: without an API key argo serve takes requests from programs and from pages on this machine only, so a site you visit cannot use it; send it from a program, or set an API key',
+          type: 'permission_error',
+          param: null,
+          code: 'foreign_origin',
+        },
+      },
+    });
+    expect(await send(`${t.url}/api/jobs`, 'POST', page, CHAT)).toMatchObject({ status: 403 });
+    expect(await send(`${t.url}/api/stop`, 'POST', page)).toMatchObject({ status: 403 });
+    expect(t.runner.inputs).toEqual([]);
+    expect(await (await fetch(`${t.url}/api/stop`)).json()).toEqual({ stop: false });
+  });
+
+  it('a page that rebinds its own name to 127.0.0.1 reads nothing: its Host is refused', async () => {
+    const rebound = await send(`${t.url}/api/sessions`, 'GET', { host: 'evil.example:10007' });
+    expect(rebound).toMatchObject({ status: 403, body: { error: { type: 'permission_error', code: 'foreign_host' } } });
+    expect((rebound.body as { error: { message: string } }).error.message).toMatch(/^the Host "evil\.example:10007" is not a name of this machine: /);
+  });
+
+  it('programs and pages on this machine are served as before', async () => {
+    expect(await send(`${t.url}/api/stop`, 'GET', { host: 'localhost:10007' })).toEqual({ status: 200, body: { stop: false } });
+    expect(await send(`${t.url}/v1/chat/completions`, 'POST', { 'content-type': 'application/json', origin: 'http://localhost:3000' }, CHAT)).toMatchObject({ status: 200 });
+  });
+
+  it('with a key the key is the guard: a page cannot send it, and a program that does is served whatever its Origin', async () => {
+    const locked = await startTestServer({ apiKey: 'k' });
+    try {
+      expect(await send(`${locked.url}/api/stop`, 'POST', { origin: 'https://evil.example' })).toMatchObject({ status: 401 });
+      expect(await send(`${locked.url}/api/stop`, 'GET', { origin: 'https://evil.example', host: 'argo.internal', authorization: 'Bearer k' })).toEqual({ status: 200, body: { stop: false } });
+    } finally {
+      await locked.listening.close(100);
+    }
   });
 });

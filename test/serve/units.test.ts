@@ -1,7 +1,7 @@
 // Table tests for the small rules: plan, auth, errors, queue.
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { isLoopback, keyChecker, requireKeyFor } from '../../src/serve/auth.js';
+import { browserRefusal, isLoopback, keyChecker, requireKeyFor } from '../../src/serve/auth.js';
 import { ApiError, fromFailure } from '../../src/serve/errors.js';
 import { clientError } from '../../src/serve/listen.js';
 import { PLAIN_SESSION, planAnswer } from '../../src/serve/plan.js';
@@ -132,6 +132,41 @@ describe('auth', () => {
   it.each([[undefined], ['']])('refuses a public bind with key %j', (key) => {
     expect(() => requireKeyFor('0.0.0.0', key)).toThrow(UsageError);
     expect(() => requireKeyFor('0.0.0.0', key)).toThrow(/ARGO_API_KEY/);
+  });
+
+  it.each<[string | undefined, string | undefined, ReturnType<typeof browserRefusal>]>([
+    // Programs: a loopback Host, no Origin (or no Host at all, as HTTP/1.0 may send).
+    ['127.0.0.1:10007', undefined, null],
+    ['localhost:10007', undefined, null],
+    ['LOCALHOST', undefined, null],
+    ['localhost.:10007', undefined, null],
+    ['[::1]:10007', undefined, null],
+    ['127.0.0.2', undefined, null],
+    ['app.localhost:10007', undefined, null],
+    ['0.0.0.0:10007', undefined, null],
+    [undefined, undefined, null],
+    // DNS rebinding: a page's own name, resolved to this machine.
+    ['evil.example:10007', undefined, 'host'],
+    ['localhost.evil.example', undefined, 'host'],
+    ['127.0.0.1.nip.io:10007', undefined, 'host'],
+    ['192.168.1.4:10007', undefined, 'host'],
+    ['', undefined, 'host'],
+    ['a b', undefined, 'host'],
+    ['user@127.0.0.1', undefined, 'host'],
+    ['127.0.0.1/x', undefined, 'host'],
+    // A page of this machine, and of another site (a text/plain POST needs no preflight).
+    ['127.0.0.1:10007', 'http://localhost:3000', null],
+    ['127.0.0.1:10007', 'https://127.0.0.1', null],
+    ['127.0.0.1:10007', 'http://[::1]:8080', null],
+    ['127.0.0.1:10007', 'https://evil.example', 'origin'],
+    ['127.0.0.1:10007', 'http://localhost.evil.example', 'origin'],
+    ['127.0.0.1:10007', 'null', 'origin'],
+    ['127.0.0.1:10007', 'chrome-extension://abcdef', 'origin'],
+    ['127.0.0.1:10007', 'file://', 'origin'],
+    ['127.0.0.1:10007', '', 'origin'],
+    ['evil.example', 'https://evil.example', 'host'],
+  ])('without a key, Host %j and Origin %j: refused for %s', (host, origin, refused) => {
+    expect(browserRefusal(host, origin)).toBe(refused);
   });
 
   it.each([

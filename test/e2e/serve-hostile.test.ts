@@ -1,0 +1,53 @@
+// The built `argo serve` against hostile clients: what they send is refused in one OpenAI error,
+// nothing reaches Ollama or the log, and the server goes on serving.
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOllama } from '../support/fake-ollama.js';
+import type { FakeOllama } from '../support/fake-ollama.js';
+import { logLines, tempHome } from '../support/run-argo.js';
+import { startServe } from '../support/run-serve.js';
+import type { ServeProcess } from '../support/run-serve.js';
+
+let ollama: FakeOllama;
+let serve: ServeProcess;
+let home: string;
+
+beforeAll(async () => {
+  ollama = await startFakeOllama();
+  home = tempHome();
+  serve = await startServe({ home, host: ollama.url });
+});
+afterAll(async () => {
+  await serve.stop();
+  await ollama.close();
+});
+
+/** A request with the headers a browser sends and fetch() will not (Host, Origin). */
+function send(path: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${serve.url}${path}`, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (piece: string) => (text += piece));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text === '' ? null : (JSON.parse(text) as unknown) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const chat = (extra: Record<string, unknown> = {}): string => JSON.stringify({ model: 'argo', messages: [{ role: 'user', content: 'hi' }], ...extra });
+const chatRequests = (): number => ollama.requests.filter((r) => r.path === '/api/chat').length;
+
+describe('argo serve without a key, as a web page would reach it', () => {
+  it('a page of another site POSTing text/plain (a run of server-side tools, say) is refused; Ollama and the log never hear of it', async () => {
+    const refused = await send('/v1/chat/completions', 'POST', { 'content-type': 'text/plain', origin: 'https://evil.example' }, chat({ argo: { tools: 'fs' } }));
+    expect(refused).toMatchObject({ status: 403, body: { error: { type: 'permission_error', code: 'foreign_origin' } } });
+    const rebound = await send('/api/sessions', 'GET', { host: 'evil.example:10007' });
+    expect(rebound).toMatchObject({ status: 403, body: { error: { code: 'foreign_host' } } });
+    expect(chatRequests()).toBe(0);
+    expect(logLines(home)).toEqual([]);
+    // A program is served as ever.
+    expect(await send('/v1/chat/completions', 'POST', { 'content-type': 'application/json' }, chat())).toMatchObject({ status: 200 });
+    expect(serve.stderr()).toMatch(/^POST \/v1\/chat\/completions 403 \d+ms session=-\nGET \/api\/sessions 403 \d+ms session=-\nPOST \/v1\/chat\/completions 200 \d+ms session=api\n$/);
+  });
+});
