@@ -18,7 +18,7 @@ import type { FinishReason, NumberedToolCalls } from './openai.js';
 import { planAnswer } from './plan.js';
 import type { AnswerPlan } from './plan.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
-import { parseChatRequest, parseSessionPatch } from './schema.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, parseChatRequest, parseSessionPatch } from './schema.js';
 import type { CutReason, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
 import type { Logprob } from '../ollama/transport.js';
 
@@ -647,11 +647,16 @@ async function readJson(c: Context<Env>): Promise<unknown> {
     throw new ApiError(400, 'the request body ended before it was whole (the client left, or sent it too slowly)', 'invalid_request_error', 'incomplete_body');
   }
   if (text.trim() === '') throw badRequest('the request body is empty; send a JSON object', null, 'invalid_json');
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     throw badRequest(`the request body is not valid JSON (${(error as Error).message})`, null, 'invalid_json');
   }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+    throw badRequest(`the request body nests arrays and objects more than ${MAX_JSON_DEPTH} deep; send a flatter one (a JSON schema or tool parameters nest a few levels)`, null, 'invalid_json');
+  }
+  return value;
 }
 
 function asApiError(error: unknown, log: (line: string) => void): ApiError {

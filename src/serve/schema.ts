@@ -306,3 +306,21 @@ export function imagesOf(value: OpenAiMessage['content']): string[] {
   }
   return images;
 }
+
+/**
+ * How deep a body may nest. JSON.parse takes any depth, but the turn writes the body out again
+ * (its journal, the request to Ollama) and JSON.stringify runs out of stack a few thousand levels down.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** Whether `value` holds arrays or objects more than `max` levels deep; walked without recursion. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(item)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return false;
+}

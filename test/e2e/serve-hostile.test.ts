@@ -51,3 +51,25 @@ describe('argo serve without a key, as a web page would reach it', () => {
     expect(serve.stderr()).toMatch(/^POST \/v1\/chat\/completions 403 \d+ms session=-\nGET \/api\/sessions 403 \d+ms session=-\nPOST \/v1\/chat\/completions 200 \d+ms session=api\n$/);
   });
 });
+
+describe('bodies that parse but are not what a client sends', () => {
+  /** A JSON schema `levels` objects deep, as a response_format. */
+  const schemaOf = (levels: number): string => `${'{"type":"object","properties":{"a":'.repeat(levels - 1)}{"type":"string"}${'}}'.repeat(levels - 1)}`;
+  const withSchema = (levels: number): string => chat().replace(/}$/, `,"response_format":{"type":"json_schema","json_schema":{"name":"deep","schema":${schemaOf(levels)}}}}`);
+
+  it('a body nested past 100 levels is a 400 before any turn (it failed as a 500 that logged nothing); up to the limit it is answered and logged', async () => {
+    const before = { chats: chatRequests(), lines: logLines(home).length };
+    // The body, response_format and json_schema are 3 levels; the schema's level k is 3 + 2(k - 1) deep.
+    const deep = await send('/v1/chat/completions', 'POST', { 'content-type': 'application/json' }, withSchema(50_000));
+    expect(deep).toEqual({
+      status: 400,
+      body: { error: { message: 'the request body nests arrays and objects more than 100 deep; send a flatter one (a JSON schema or tool parameters nest a few levels)', type: 'invalid_request_error', param: null, code: 'invalid_json' } },
+    });
+    expect(await send('/v1/chat/completions', 'POST', { 'content-type': 'application/json' }, withSchema(50))).toMatchObject({ status: 400 });
+    expect(chatRequests()).toBe(before.chats);
+    const atLimit = await send('/v1/chat/completions', 'POST', { 'content-type': 'application/json' }, withSchema(49));
+    expect(atLimit.status).toBe(200);
+    expect(logLines(home).slice(before.lines).map((line) => line.status)).toEqual(['ok']);
+    expect(serve.stderr()).not.toContain('unexpected failure');
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/serve/errors.js';
-import { imagesOf, parseChatRequest, parseSessionPatch, textOf } from '../../src/serve/schema.js';
+import { imagesOf, nestedDeeperThan, parseChatRequest, parseSessionPatch, textOf } from '../../src/serve/schema.js';
 
 const base = { model: 'argo', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -235,5 +235,24 @@ describe('session patch', () => {
     expect(parseSessionPatch({ title: 'New', other: 1 })).toEqual({ title: 'New' });
     expect(() => parseSessionPatch({ title: 5 })).toThrow(expect.objectContaining({ param: 'title', status: 400 }) as Error);
     expect(() => parseSessionPatch(null)).toThrow(ApiError);
+  });
+});
+
+describe('nestedDeeperThan: how deep a body nests', () => {
+  const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown;
+  // Values are made in the test: vitest would walk a deep one while naming it.
+  it.each<[string, () => unknown, number, boolean]>([
+    ['a string', () => 'x', 0, false],
+    ['null', () => null, 0, false],
+    ['an empty object, at most 0 deep', () => ({}), 0, true],
+    ['an empty object, at most 1 deep', () => ({}), 1, false],
+    ['{"a":{"b":1}}, at most 2', () => ({ a: { b: 1 } }), 2, false],
+    ['{"a":{"b":1}}, at most 1', () => ({ a: { b: 1 } }), 1, true],
+    ['the deep branch of a wide object is found', () => ({ a: 1, b: [1, 2, { c: [[]] }], d: {} }), 3, true],
+    ['100 levels, at most 100', () => nested(100), 100, false],
+    ['101 levels, at most 100', () => nested(101), 100, true],
+    ['100,000 levels (no stack overflow)', () => nested(100_000), 100, true],
+  ])('%s', (_case, make, max, deeper) => {
+    expect(nestedDeeperThan(make(), max)).toBe(deeper);
   });
 });
