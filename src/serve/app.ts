@@ -323,6 +323,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     c.set('session', name);
     const shown = isSessionName(name) ? await deps.sessions.show(name) : null;
     if (shown === null) throw notFound(`no session named "${name}"`, 'session_not_found');
+    if (c.req.method === 'HEAD') return headersOnly(c, 'application/json');
     // Logged once the body has ended, as a stream's request is: its time is the whole answer's.
     let ended!: () => void;
     c.set('finished', new Promise<void>((resolve) => (ended = resolve)));
@@ -454,6 +455,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (found === null) throw jobNotFound(id);
     const { record, live } = found;
     c.set('session', record.session);
+    // Nothing to follow for an answer without a body (a stream never read would wait for ever).
+    if (c.req.method === 'HEAD') return headersOnly(c, 'text/event-stream');
     const format = new ChunkFormat({ id: `chatcmpl-${record.turn_id ?? record.id}`, created: Math.floor(Date.parse(record.created_at) / 1000), model: record.model ?? 'argo' });
     const events = new Channel<JobEvent>();
     // Reading what is there so far and subscribing happen in one step, so no piece is missed or
@@ -544,6 +547,14 @@ export function createServer(deps: ServerDeps): ArgoServer {
       return running.size;
     },
   };
+}
+
+/**
+ * A HEAD request's answer on a streamed route: Hono runs the GET handler for it and drops the body,
+ * so a stream begun for it would never be read, and its request never logged.
+ */
+function headersOnly(c: Context<Env>, type: string): Response {
+  return c.body(null, 200, { 'Content-Type': type });
 }
 
 /** Settles when `signal` aborts; never without one. */

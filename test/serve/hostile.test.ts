@@ -191,3 +191,27 @@ describe('what a web page can send to a server without a key', () => {
     }
   });
 });
+
+describe('HEAD on the streamed routes', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.listening.close(1000);
+  });
+
+  it("answers with the GET's status and type and no body, and is logged at once (a stream begun for it was never read nor logged)", async () => {
+    t.runner.script = () => ({ tokens: ['a', 'b'], holdAfter: 1 });
+    const held = new Promise<void>((resolve) => (t.runner.onHold = () => resolve()));
+    const { job_id: id } = (await (await fetch(`${t.url}/api/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: CHAT })).json()) as { job_id: string };
+    await held;
+    for (const [path, type] of [['/api/sessions/work', 'application/json'], [`/api/jobs/${id}/stream`, 'text/event-stream']]) {
+      const head = await fetch(`${t.url}${path}`, { method: 'HEAD' });
+      expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, type, '']);
+      await waitFor(() => expect(t.lines).toContainEqual(expect.stringMatching(new RegExp(`^HEAD ${path} 200 \\d+ms session=`))));
+    }
+    expect((await fetch(`${t.url}/api/sessions/nope`, { method: 'HEAD' })).status).toBe(404);
+    t.runner.release();
+  });
+});
