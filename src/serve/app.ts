@@ -125,7 +125,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const line = (): void => {
       const ms = Math.round(deps.clock.monotonic() - started);
       const path = c.req.path.replace(CONTROLS, '?').slice(0, 200);
-      deps.log(`${c.req.method} ${path} ${status} ${ms}ms session=${c.get('session') ?? '-'}`);
+      // Names are checked before they are set; cleaned all the same, as one line must stay one line.
+      const session = (c.get('session') ?? '-').replace(CONTROLS, '?').slice(0, 64);
+      deps.log(`${c.req.method} ${path} ${status} ${ms}ms session=${session}`);
     };
     const finished = c.get('finished');
     if (finished) void finished.then(line, line);
@@ -318,11 +320,19 @@ export function createServer(deps: ServerDeps): ArgoServer {
     return c.json(await deps.sessions.list(query === undefined || query === '' ? null : query));
   });
 
-  app.get('/api/sessions/:name', async (c) => {
-    const name = c.req.param('name');
+  /** The route's session name, on the request's log line only when it is one (it comes from the URL). */
+  const sessionParam = (c: Context<Env>): string | null => {
+    const name = c.req.param('name') ?? '';
+    if (!isSessionName(name)) return null;
     c.set('session', name);
-    const shown = isSessionName(name) ? await deps.sessions.show(name) : null;
-    if (shown === null) throw notFound(`no session named "${name}"`, 'session_not_found');
+    return name;
+  };
+  const noSession = (c: Context<Env>): ApiError => notFound(`no session named ${quotedName(c.req.param('name') ?? '', 80)}`, 'session_not_found');
+
+  app.get('/api/sessions/:name', async (c) => {
+    const name = sessionParam(c);
+    const shown = name === null ? null : await deps.sessions.show(name);
+    if (name === null || shown === null) throw noSession(c);
     if (c.req.method === 'HEAD') return headersOnly(c, 'application/json');
     // Logged once the body has ended, as a stream's request is: its time is the whole answer's.
     let ended!: () => void;
@@ -331,11 +341,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
   });
 
   app.patch('/api/sessions/:name', limit, async (c) => {
-    const name = c.req.param('name');
-    c.set('session', name);
+    const name = sessionParam(c);
     const { title } = parseSessionPatch(await readJson(c));
-    const updated = isSessionName(name) ? await deps.sessions.setTitle(name, title) : null;
-    if (updated === null) throw notFound(`no session named "${name}"`, 'session_not_found');
+    const updated = name === null ? null : await deps.sessions.setTitle(name, title);
+    if (updated === null) throw noSession(c);
     return c.json(updated);
   });
 

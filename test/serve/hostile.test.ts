@@ -215,3 +215,36 @@ describe('HEAD on the streamed routes', () => {
     t.runner.release();
   });
 });
+
+describe('session names from the URL', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.listening.close(1000);
+  });
+
+  it.each<[string, string]>([
+    ['a line break (a forged request line)', 'x%0AGET%20%2Fforged%20200%201ms%20session%3Devil'],
+    ['terminal controls and a bidirectional mark', 'y%0Dz%1B%5B2J%E2%80%AE'],
+    ['a path', '..%2F..%2Fetc%2Fpasswd'],
+  ])('%s: 404, and the one request line it logs has no session and no control', async (_case, encoded) => {
+    const before = t.lines.length;
+    for (const method of ['GET', 'PATCH']) {
+      const response = await fetch(`${t.url}/api/sessions/${encoded}`, { method, headers: { 'content-type': 'application/json' }, ...(method === 'PATCH' ? { body: '{"title":"t"}' } : {}) });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ error: { code: 'session_not_found' } });
+    }
+    await waitFor(() => expect(t.lines.length).toBe(before + 2));
+    for (const line of t.lines.slice(before)) {
+      expect(line).toMatch(/^(GET|PATCH) \/api\/sessions\/\S+( \S+)* 404 \d+ms session=-$/);
+      for (const control of ['\n', '\r', '\u001b', '\u202e']) expect(line).not.toContain(control);
+    }
+  });
+
+  it('a name of pages is quoted cut short in the 404, not echoed whole', async () => {
+    const response = await fetch(`${t.url}/api/sessions/${'n'.repeat(5000)}`);
+    expect(await response.json()).toMatchObject({ error: { message: `no session named "${'n'.repeat(80)}…"` } });
+  });
+});
