@@ -85,6 +85,11 @@ export function createServer(deps: ServerDeps): ArgoServer {
     return { failed, removed };
   };
 
+  // Turns whose answer has gone out while their log line is being written: a client that asks for
+  // its session next must find the turn there.
+  const beingLogged = new Set<Promise<void>>();
+  const logged = (): Promise<unknown> => Promise.all(beingLogged);
+
   const track = (controller: AbortController, work: Promise<unknown>): void => {
     const entry: Running = { controller, settled: work.then(() => undefined, () => undefined) };
     running.add(entry);
@@ -105,12 +110,22 @@ export function createServer(deps: ServerDeps): ArgoServer {
     hooks: TurnHooks,
     onStart: () => Promise<T | undefined> = () => Promise.resolve(undefined),
   ): Promise<TurnResult | T> => {
+    // From its answer on (the client may ask for its session at once) until its line is written.
+    const counted: TurnHooks = {
+      ...hooks,
+      onAnswered: (result) => {
+        const settled = work.then(() => undefined, () => undefined);
+        beingLogged.add(settled);
+        void settled.then(() => beingLogged.delete(settled));
+        hooks.onAnswered?.(result);
+      },
+    };
     const task = async (): Promise<TurnResult | T> => {
       if (!controller.signal.aborted && (await deps.stop.isSet())) controller.abort('stop' satisfies CutReason);
       // Its caller may answer instead of the turn (a job cancelled while it waited).
       const instead = await onStart();
       if (instead !== undefined) return instead;
-      return deps.runner.run({ ...plan.turn, turnId, signal: controller.signal }, hooks);
+      return deps.runner.run({ ...plan.turn, turnId, signal: controller.signal }, counted);
     };
     const work = plan.turn.mode === 'argo' ? queue.run(plan.turn.session, task) : task();
     track(controller, work);
@@ -316,6 +331,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
   });
 
   app.get('/api/sessions', async (c) => {
+    await logged();
     const query = c.req.query('q');
     return c.json(await deps.sessions.list(query === undefined || query === '' ? null : query));
   });
@@ -331,6 +347,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
   app.get('/api/sessions/:name', async (c) => {
     const name = sessionParam(c);
+    await logged();
     const shown = name === null ? null : await deps.sessions.show(name);
     if (name === null || shown === null) throw noSession(c);
     if (c.req.method === 'HEAD') return headersOnly(c, 'application/json');
@@ -343,6 +360,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
   app.patch('/api/sessions/:name', limit, async (c) => {
     const name = sessionParam(c);
     const { title } = parseSessionPatch(await readJson(c));
+    await logged();
     const updated = name === null ? null : await deps.sessions.setTitle(name, title);
     if (updated === null) throw noSession(c);
     return c.json(updated);

@@ -6,6 +6,7 @@ import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { logLines, tempHome } from '../support/run-argo.js';
 import { startServe } from '../support/run-serve.js';
+import { waitFor } from '../support/wait.js';
 import type { ServeProcess } from '../support/run-serve.js';
 
 let ollama: FakeOllama;
@@ -48,7 +49,8 @@ describe('argo serve without a key, as a web page would reach it', () => {
     expect(logLines(home)).toEqual([]);
     // A program is served as ever.
     expect(await send('/v1/chat/completions', 'POST', { 'content-type': 'application/json' }, chat())).toMatchObject({ status: 200 });
-    expect(serve.stderr()).toMatch(/^POST \/v1\/chat\/completions 403 \d+ms session=-\nGET \/api\/sessions 403 \d+ms session=-\nPOST \/v1\/chat\/completions 200 \d+ms session=api\n$/);
+    await waitFor(() => expect(serve.stderr()).toMatch(/^POST \/v1\/chat\/completions 403 \d+ms session=-\nGET \/api\/sessions 403 \d+ms session=-\nPOST \/v1\/chat\/completions 200 \d+ms session=api\n$/));
+    await waitFor(() => expect(logLines(home)).toHaveLength(1));
   });
 });
 
@@ -69,7 +71,25 @@ describe('bodies that parse but are not what a client sends', () => {
     expect(chatRequests()).toBe(before.chats);
     const atLimit = await send('/v1/chat/completions', 'POST', { 'content-type': 'application/json' }, withSchema(49));
     expect(atLimit.status).toBe(200);
-    expect(logLines(home).slice(before.lines).map((line) => line.status)).toEqual(['ok']);
+    // The answer goes out as its line is written.
+    await waitFor(() => expect(logLines(home).slice(before.lines).map((line) => line.status)).toEqual(['ok']));
     expect(serve.stderr()).not.toContain('unexpected failure');
+  });
+});
+
+describe('a client that asks for its session as soon as it has its answer', () => {
+  it("finds the turn there: the session routes wait for answered turns' log lines (GET after a new session's first answer was a 404 most times)", async () => {
+    for (let i = 0; i < 10; i++) {
+      const name = `fresh-${i}`;
+      // Streamed or not: either way the answer is out before its line is written.
+      const answered = await fetch(`${serve.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chat({ argo: { session: name }, stream: i % 2 === 1 }) });
+      expect(answered.status).toBe(200);
+      await answered.text();
+      const shown = await fetch(`${serve.url}/api/sessions/${name}`);
+      expect(shown.status).toBe(200);
+      expect(((await shown.json()) as { turns: unknown[] }).turns).toHaveLength(1);
+      const listed = (await (await fetch(`${serve.url}/api/sessions`)).json()) as { name: string; turns: number }[];
+      expect(listed.find((session) => session.name === name)?.turns).toBe(1);
+    }
   });
 });
