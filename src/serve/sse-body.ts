@@ -68,10 +68,10 @@ export class SseBody {
  */
 export function sseResponse(c: Context, write: (body: SseBody) => Promise<void>, onError: (error: unknown) => void): Response {
   const body = new SseBody();
-  c.header('Transfer-Encoding', 'chunked');
+  // Framing and keep-alive are Node's to choose: chunked for HTTP/1.1, the connection's end for an
+  // HTTP/1.0 client or one that asked to close (stating them here sent chunks and kept it open).
   c.header('Content-Type', 'text/event-stream');
   c.header('Cache-Control', 'no-cache');
-  c.header('Connection', 'keep-alive');
   write(body).then(
     () => body.close(),
     (error: unknown) => {

@@ -248,3 +248,32 @@ describe('session names from the URL', () => {
     expect(await response.json()).toMatchObject({ error: { message: `no session named "${'n'.repeat(80)}…"` } });
   });
 });
+
+describe('streams to clients that read until the connection ends', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.listening.close(1000);
+  });
+
+  const streamed = CHAT.replace('}]', '}],"stream":true');
+
+  it.each<[string, string, boolean]>([
+    ['an HTTP/1.0 client gets the events unchunked, ended by the connection', 'HTTP/1.0', false],
+    ['an HTTP/1.1 client asking "Connection: close" gets them chunked, then the connection closed', 'HTTP/1.1', true],
+  ])('%s', async (_case, version, chunked) => {
+    const raw = open(t.url);
+    raw.socket.write(`POST /v1/chat/completions ${version}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${streamed.length}\r\nConnection: close\r\n\r\n${streamed}`);
+    // Closed by the server once the answer has ended (it was held open for the keep-alive time).
+    await raw.closed;
+    const text = raw.received();
+    const [head, body] = [text.slice(0, text.indexOf('\r\n\r\n')), text.slice(text.indexOf('\r\n\r\n') + 4)];
+    expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(/^transfer-encoding: chunked$/im.test(head)).toBe(chunked);
+    expect(head).not.toMatch(/^connection: keep-alive$/im);
+    if (!chunked) expect(ssePayloads(body).at(-1)).toBe('[DONE]');
+    else expect(body).toMatch(/data: \[DONE\]\n\n\r\n0\r\n\r\n$/);
+  });
+});
