@@ -9,7 +9,7 @@ import { browserRefusal, keyChecker } from './auth.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { jsonStreamResponse, sseResponse } from './sse-body.js';
-import { ApiError, badRequest, fromBrowser, fromFailure, notFound, tooLarge, unauthorized } from './errors.js';
+import { ApiError, badRequest, fromBrowser, fromFailure, incompleteBody, notFound, tooLarge, unauthorized } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, endedAs, followSaved, isUnfinished } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
 import { ChunkFormat, StreamedToolCalls, completionObject, findModel, finishReason, modelNotFound, modelObject, toOpenAiToolCalls, usageOf } from './openai.js';
@@ -168,7 +168,19 @@ export function createServer(deps: ServerDeps): ArgoServer {
    */
   const limit: MiddlewareHandler<Env> = async (c, next) => {
     const length = c.req.header('content-length');
-    if (length === undefined || c.req.header('transfer-encoding') !== undefined) return streamedLimit(c, next);
+    if (length === undefined || c.req.header('transfer-encoding') !== undefined) {
+      // bodyLimit reads the body itself: a client gone mid-body fails here, not in the handler.
+      const body = { read: false };
+      try {
+        return await streamedLimit(c, () => {
+          body.read = true;
+          return next();
+        });
+      } catch (error) {
+        if (body.read || error instanceof ApiError) throw error;
+        throw incompleteBody();
+      }
+    }
     if (Number.parseInt(length, 10) > deps.limits.maxBodyBytes) throw tooLarge(deps.limits.maxBodyBytes);
     await next();
   };
@@ -682,7 +694,7 @@ async function readJson(c: Context<Env>): Promise<unknown> {
     // The body limit's 413; anything else is the client's connection ending mid-body (it left, or
     // it was too slow): not a failure of the server's.
     if (error instanceof ApiError) throw error;
-    throw new ApiError(400, 'the request body ended before it was whole (the client left, or sent it too slowly)', 'invalid_request_error', 'incomplete_body');
+    throw incompleteBody();
   }
   if (text.trim() === '') throw badRequest('the request body is empty; send a JSON object', null, 'invalid_json');
   let value: unknown;

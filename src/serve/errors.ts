@@ -57,6 +57,11 @@ export function fromBrowser(refused: 'host' | 'origin', value: string): ApiError
   );
 }
 
+/** A body that ended before it was whole: the client left, or was cut for sending it too slowly. */
+export function incompleteBody(): ApiError {
+  return new ApiError(400, 'the request body ended before it was whole (the client left, or sent it too slowly)', 'invalid_request_error', 'incomplete_body');
+}
+
 export function tooLarge(limit: number): ApiError {
   return new ApiError(413, `request body larger than ${limit} bytes (serve.maxBodyBytes in config.json)`, 'invalid_request_error', 'body_too_large');
 }
