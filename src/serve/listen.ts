@@ -26,13 +26,15 @@ export interface ListenOptions {
    * has arrived, so an answer (a stream quiet while a model loads) is never cut by it.
    */
   requestTimeoutMs?: number;
+  /** A client that takes none of what waits for it for this long is taken to be gone, and cut. */
+  stallMs?: number;
 }
 
-export const TIMEOUTS = { flushMs: 2000, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000 };
+export const TIMEOUTS = { flushMs: 2000, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, stallMs: 300_000 };
 
 /** Binds the app; `port` 0 picks a free one (the URL says which). */
 export async function listen(server: ArgoServer, host: string, port: number, options: ListenOptions = {}): Promise<Listening> {
-  const { flushMs, headersTimeoutMs, requestTimeoutMs } = { ...TIMEOUTS, ...options };
+  const { flushMs, headersTimeoutMs, requestTimeoutMs, stallMs } = { ...TIMEOUTS, ...options };
   const onRequest = getRequestListener(server.app.fetch, { hostname: host, errorHandler: adapterError });
   const http = createServer(
     // A client trickling its headers or body a byte at a time holds a connection only this long.
@@ -41,6 +43,7 @@ export async function listen(server: ArgoServer, host: string, port: number, opt
   );
   const answering = closeOnlyUnanswering(http);
   answerClientErrors(http, answering, { headersTimeoutMs, requestTimeoutMs });
+  cutStalledReaders(http, stallMs);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(port, host, () => {
@@ -96,6 +99,42 @@ function closeOnlyUnanswering(http: Server): (socket: Duplex) => boolean {
   };
   // Whether a response has begun on the connection: nothing else may be written into it then.
   return (socket) => [...(open.get(socket) ?? [])].some((response) => response.headersSent);
+}
+
+/**
+ * Cuts a connection whose client has taken none of what waits for it (its unsent bytes did not go
+ * down) for `stallMs`: a client that never reads a stream would otherwise hold it, and the rest of
+ * the answer, for ever. A quiet connection with nothing waiting (a model loading) is not looked at.
+ * Cutting it is the client leaving: a turn still running ends as interrupted.
+ */
+function cutStalledReaders(http: Server, stallMs: number): void {
+  const sockets = new Set<Socket>();
+  // Per connection with bytes waiting: how many it had handed on when last seen, and since when.
+  const progress = new Map<Socket, { sent: number; since: number }>();
+  http.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      progress.delete(socket);
+    });
+  });
+  const look = (): void => {
+    const now = performance.now();
+    for (const socket of sockets) {
+      if (socket.writableLength === 0) {
+        progress.delete(socket);
+        continue;
+      }
+      // bytesWritten counts what is still queued too.
+      const sent = socket.bytesWritten - socket.writableLength;
+      const seen = progress.get(socket);
+      if (seen?.sent !== sent) progress.set(socket, { sent, since: now });
+      else if (now - seen.since >= stallMs) socket.destroy();
+    }
+  };
+  const timer = setInterval(look, Math.min(1000, Math.max(10, stallMs / 4)));
+  timer.unref();
+  http.once('close', () => clearInterval(timer));
 }
 
 /**

@@ -280,3 +280,31 @@ describe('streams to clients that read until the connection ends', () => {
     else expect(body).toMatch(/data: \[DONE\]\n\n\r\n0\r\n\r\n$/);
   });
 });
+
+describe('a client that never reads its stream', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ listen: { stallMs: 300 } });
+  });
+  afterAll(async () => {
+    await t.listening.close(1000);
+  });
+
+  it('is cut once it has taken nothing for the stall time, and its turn ends interrupted; a quiet answer with nothing waiting is not cut', async () => {
+    // More than the system's buffers hold, then the turn waits (as a model may): only the unread bytes can stall.
+    const piece = 'x'.repeat(64 * 1024);
+    t.runner.script = (input) => (input.userPrompt === 'flood' ? { tokens: [...Array.from({ length: 400 }, () => piece), 'y'], holdAfter: 400 } : { tokens: ['a', 'b'], holdAfter: 1 });
+    const quiet = fetch(`${t.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: CHAT.replace('}]', '}],"stream":true') });
+    const raw = open(t.url);
+    raw.socket.pause();
+    const flood = CHAT.replace('"hi"', '"flood"').replace('}]', '}],"stream":true');
+    raw.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${flood.length}\r\n\r\n${flood}`);
+    await waitFor(() => expect(t.runner.logged.find((result) => result.text.startsWith('x'))?.status).toBe('interrupted'));
+    // What the system had taken still reaches it; then the connection ends.
+    raw.socket.resume();
+    await raw.closed;
+    // The held answer with nothing waiting for its client is still there: released, it ends whole.
+    t.runner.release();
+    expect(ssePayloads(await (await quiet).text()).at(-1)).toBe('[DONE]');
+  });
+});
