@@ -105,6 +105,9 @@ async function askTurn(
   let wrote = '';
   // A reasoning block's footer was the last thing on the terminal.
   let afterFooter = false;
+  // Set when lines of ours (a tool's status, a question) ended the answer's row on a terminal both
+  // streams share: the next words come one blank row below them, whatever newlines they start with.
+  let afterOurLines = false;
   // The model asked (the session's last one, perhaps).
   let model = '';
   /** Ends the answer's row when both streams share the terminal, so a line of stderr starts at the left edge. */
@@ -148,9 +151,11 @@ async function askTurn(
         lines.stopSpinner();
         // The footer's blank line sets the answer apart: on the same terminal, the newlines it starts
         // with (an agent's paragraph break between responses) would only add empty rows.
-        const shown = afterFooter ? text.replace(/^(?:\r?\n)+/, '') : text;
-        if (shown === '') return;
+        const bare = afterFooter || afterOurLines ? text.replace(/^(?:\r?\n)+/, '') : text;
+        if (bare === '') return;
+        const shown = afterOurLines && !afterFooter ? `\n${bare}` : bare;
         afterFooter = false;
+        afterOurLines = false;
         wrote = shown;
         if (!options.json) buffer.push(shown);
       },
@@ -178,7 +183,9 @@ async function askTurn(
           // The response's reasoning came before its tool calls: it has ended.
           reasoning?.close(true);
           lines.stopSpinner();
-          if (!options.json) endAnswerRow();
+          if (options.json) return;
+          endAnswerRow();
+          afterOurLines = io.stdout.isTTY === true && io.stderr.isTTY;
         };
         // An agent run's later rounds wait on the model again after its tool lines: the spinner says so.
         let requests = 0;

@@ -97,6 +97,23 @@ describe('argo --tools on a terminal', () => {
   });
 });
 
+describe('argo --tools on a terminal: the rows between responses', () => {
+  it.each<[string, string | undefined, string[]]>([
+    ['words before the call', 'Let me look.', ['Let me look.', 'argo: ran read_file', '', 'It exports main.']],
+    // The model's own blank line stays; the break before the next response adds none.
+    ['words ending in a blank line', 'Let me look.\n\n', ['Let me look.', '', 'argo: ran read_file', '', 'It exports main.']],
+    ['no words before the call', undefined, ['argo: ran read_file', '', 'It exports main.']],
+  ])('%s: the next response starts one blank row below the tool lines', async (_name, words, rows) => {
+    const dir = root();
+    scriptRounds(ollama, [{ ...(words === undefined ? {} : { reply: words }), toolCalls: [{ function: { name: 'read_file', arguments: { path: 'main.ts' } } }] }, { reply: 'It exports main.' }]);
+    const terminal = startInPty(['-T', 'fs', '--root', dir, 'what is in main.ts?'], { home: tempHome(), host: ollama.url });
+    expect((await terminal.exited).code).toBe(0);
+    const shown = screenRows(terminal.output, 100).map((row) => row.replace(/ \(\d+ ms\)$/, '').trimEnd());
+    const first = shown.indexOf(rows[0] ?? '');
+    expect(shown.slice(first, first + rows.length)).toEqual(rows);
+  });
+});
+
 describe('argo --tools on a terminal: waiting on the model', () => {
   it('after a round\'s tool lines, the spinner says the model is asked again, and is gone once it answers', async () => {
     const dir = root();
