@@ -28,10 +28,24 @@ export class LogAppendError extends RuntimeError {
   override name = 'LogAppendError';
 }
 
-/** Writes `bytes` at the end of the file; returns how many were written. A seam for fault tests. */
+/** One write(2) of `bytes` at the end of the file; returns how many it took (maybe fewer). A seam for fault tests. */
 export type AppendWrite = (handle: FileHandle, bytes: Buffer) => Promise<number>;
 
-const writeAll: AppendWrite = async (handle, bytes) => (await handle.write(bytes)).bytesWritten;
+const writeOnce: AppendWrite = async (handle, bytes) => (await handle.write(bytes)).bytesWritten;
+
+/**
+ * Writes all of `bytes`, one write after another: a file system that fills up mid-line takes what
+ * fits and returns that count; only the next write says why (ENOSPC). Returns the bytes written.
+ */
+async function writeWhole(handle: FileHandle, bytes: Buffer, write: AppendWrite): Promise<number> {
+  let written = 0;
+  while (written < bytes.length) {
+    const taken = await write(handle, bytes.subarray(written));
+    if (taken <= 0) break;
+    written += taken;
+  }
+  return written;
+}
 
 export interface AppendOptions {
   write?: AppendWrite;
@@ -91,7 +105,7 @@ export async function appendEntries(logsDir: string, entries: readonly LogEntry[
         const bytes = (await lastByte(handle, before)) === NEWLINE || before === 0 ? block : Buffer.concat([Buffer.from('\n'), block]);
         let written = 0;
         try {
-          written = await (options.write ?? writeAll)(handle, bytes);
+          written = await writeWhole(handle, bytes, options.write ?? writeOnce);
           if (written !== bytes.length) throw new Error(`short write (${written} of ${bytes.length} bytes)`);
         } catch (error) {
           await handle.truncate(before).catch(() => undefined);

@@ -36,10 +36,37 @@ describe('appendEntry on a full disk (item 9)', () => {
     expect(ids).toEqual(['first', 'after']);
   });
 
-  it('a short write is cut back too', async () => {
+  it('a disk that fills mid-line takes part of the write, then says ENOSPC: the part is cut back and the message says the disk is full', async () => {
+    // What Linux does on a file system with a few blocks left: write(2) returns a short count, the next one fails.
     const { paths } = tempData();
-    const short: AppendWrite = async (handle, bytes) => (await handle.write(bytes.subarray(0, 10))).bytesWritten;
-    await expect(appendEntry(paths.logs, makeEntry(), '2025-01-02', { write: short })).rejects.toThrow(/short write \(10 of \d+ bytes\)/);
+    const file = join(paths.logs, '2025-01-02.log');
+    let calls = 0;
+    const fillsUp: AppendWrite = async (handle, bytes) => {
+      if (calls++ > 0) throw ENOSPC;
+      return (await handle.write(bytes.subarray(0, 10))).bytesWritten;
+    };
+    await expect(appendEntry(paths.logs, makeEntry(), '2025-01-02', { write: fillsUp })).rejects.toThrow(`cannot append to ${file}: the disk is full`);
+    expect(statSync(file).size).toBe(0);
+  });
+
+  it.each<[string, number[]]>([
+    // name, bytes each write(2) takes, in order (the rest of the line each time)
+    ['in two writes', [10, Number.POSITIVE_INFINITY]],
+    ['a few bytes at a time', [1, 2, 3, 5, 8, Number.POSITIVE_INFINITY]],
+  ])('a write cut short that the file system then completes (%s) appends the whole line', async (_name, takes) => {
+    const { paths } = tempData();
+    let call = 0;
+    const piecewise: AppendWrite = async (handle, bytes) => (await handle.write(bytes.subarray(0, Math.min(bytes.length, takes[call++] ?? bytes.length)))).bytesWritten;
+    const appended = await appendEntry(paths.logs, makeEntry({ id: 'whole' }), '2025-01-02', { write: piecewise });
+    const text = readFileSync(join(paths.logs, '2025-01-02.log'), 'utf8');
+    expect((JSON.parse(text) as { id: string }).id).toBe('whole');
+    expect(text.length).toBe(appended.length + 1);
+  });
+
+  it('a write that takes nothing is cut back and named', async () => {
+    const { paths } = tempData();
+    const stuck: AppendWrite = () => Promise.resolve(0);
+    await expect(appendEntry(paths.logs, makeEntry(), '2025-01-02', { write: stuck })).rejects.toThrow(/short write \(0 of \d+ bytes\)/);
     expect(statSync(join(paths.logs, '2025-01-02.log')).size).toBe(0);
   });
 });
