@@ -316,9 +316,13 @@ export async function rescueText(home: string, text: string): Promise<string> {
     try {
       await handle.writeFile(text);
       await handle.sync();
-    } finally {
-      await handle.close();
+    } catch (error) {
+      // A file made but not filled (a full disk) holds no turn: it must not sit in rescued/ as if it did.
+      await handle.close().catch(() => undefined);
+      await rm(path, { force: true });
+      throw error;
     }
+    await handle.close();
     return path;
   };
   try {
