@@ -248,7 +248,8 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
   const stream = handle.createWriteStream({ flush: beside !== null });
   // An object, so the narrowing of a `let` does not hide what the listener sets.
   const failed: { error: Error | null } = { error: null };
-  stream.on('error', (error) => (failed.error ??= error));
+  // Node names no path for a failed write (a full disk): said of the file asked for, as openBeside does.
+  stream.on('error', (error) => (failed.error ??= errnoOf(error) === undefined ? error : Object.assign(error, { path: output })));
   const sink = new Sink(stream);
   let produced: { result: T } | null = null;
   try {

@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { FlagOverrides } from '../config/settings.js';
-import { ArgoError, UsageError, shownPath } from '../errors.js';
+import { ArgoError, UsageError } from '../errors.js';
 import { discardTemporaryFiles, errnoOf } from '../log/fs.js';
 import { whenLockWaitIsLong } from '../log/lock.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
@@ -11,6 +11,7 @@ import { TURN_ID_LENGTH, signalQuits, processIo, readAll } from './io.js';
 import type { Io } from './io.js';
 import { EXIT_CODES, STOP_LINES, STOP_SIGNALS } from './outcome.js';
 import { endOpenRow } from './open-row.js';
+import { fileFailureLine } from './file-failure.js';
 import { addOutputOptions, checkOutputFlags } from './output-flags.js';
 import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome, StopSignal } from './outcome.js';
@@ -279,28 +280,6 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   }
 }
 
-const FILE_PROBLEMS: Readonly<Record<string, string>> = {
-  EACCES: 'permission denied',
-  EPERM: 'not permitted',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is used up',
-  EISDIR: 'it is a folder',
-  ENOTDIR: 'a part of the path is not a folder',
-  ENOENT: 'no such file or folder',
-  ELOOP: 'too many symbolic links',
-  ENAMETOOLONG: 'the name is too long',
-};
-
-/** A file system call that failed on a path (a read-only home, a folder where a file goes): one line saying which and why. */
-function fileFailure(error: unknown): string | null {
-  const code = errnoOf(error);
-  const path = typeof error === 'object' && error !== null && 'path' in error && typeof error.path === 'string' ? error.path : null;
-  const problem = code === undefined ? undefined : FILE_PROBLEMS[code];
-  if (path === null || problem === undefined) return null;
-  return `cannot use ${shownPath(path)}: ${problem}; check the path and its permissions (the data home is ARGO_HOME or --home)`;
-}
-
 function exitCodeFor(error: unknown, io: Io): number {
   if (error instanceof CommanderError) {
     const shown = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
@@ -311,7 +290,7 @@ function exitCodeFor(error: unknown, io: Io): number {
     io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(error.message)}\n`);
     return error instanceof UsageError ? EXIT_CODES.usage : EXIT_CODES.failed;
   }
-  const file = fileFailure(error);
+  const file = fileFailureLine(error);
   if (file !== null) {
     io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(file)}\n`);
     return EXIT_CODES.failed;

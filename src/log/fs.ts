@@ -206,6 +206,16 @@ function refusedLink(error: unknown, path: string): unknown {
 }
 
 /**
+ * A failed write said of `path`, the file asked for: Node names no path for a write on an open
+ * file (a full disk), and Argo's temporary file beside the target is not one the user knows.
+ */
+function saidOf(error: unknown, path: string, temporary?: string): unknown {
+  if (errnoOf(error) === undefined || typeof error !== 'object' || error === null) return error;
+  if (!('path' in error) || (temporary !== undefined && error.path === temporary)) Object.assign(error, { path });
+  return error;
+}
+
+/**
  * A small private file's text (a session record, the memo, the verified record), read at once:
  * open, read, close as three system calls of a few microseconds each. Through the thread pool the
  * same read costs the event loop more than it saves: under load each hand-over waits on the pool's
@@ -297,6 +307,8 @@ export async function appendPrivate(path: string, text: string): Promise<void> {
       rememberPrivate(path);
     }
     await handle.write(text);
+  } catch (error) {
+    throw saidOf(error, path);
   } finally {
     await handle.close();
   }
@@ -381,8 +393,9 @@ export async function replaceFile(target: string, write: (handle: FileHandle) =>
     await writeTemporary(temporary, write);
     await rename(temporary, target);
   } catch (error) {
-    await removeFile(temporary);
-    throw error;
+    // Its removal failing too (a name too long to make) must not hide why the write failed.
+    await removeFile(temporary).catch(() => undefined);
+    throw saidOf(error, target, temporary);
   } finally {
     untrackTemporary(temporary);
   }
@@ -403,9 +416,9 @@ export async function createFileExclusive(target: string, data: string | Uint8Ar
     return true;
   } catch (error) {
     if (errnoOf(error) === 'EEXIST') return false;
-    throw error;
+    throw saidOf(error, target, temporary);
   } finally {
-    await removeFile(temporary);
+    await removeFile(temporary).catch(() => undefined);
     untrackTemporary(temporary);
   }
 }

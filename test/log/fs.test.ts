@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
-import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, holdsExactly, isMissing, landsInside, openForAppend, readDataFile, readSmallText, readableByOthers, removeFile, removeOrphanedTemporaries, writeFileAtomic } from '../../src/log/fs.js';
+import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, holdsExactly, isMissing, landsInside, openForAppend, readDataFile, readSmallText, readableByOthers, removeFile, removeOrphanedTemporaries, replaceFile, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -244,5 +244,30 @@ describe('ensureHomeFolder', () => {
     expect(await made).toBe(join(home, 'tool-results', 'S', 'T'));
     for (const path of ['tool-results', 'tool-results/S', 'tool-results/S/T']) expect(lstatSync(join(home, path)).mode & 0o777).toBe(0o700);
     expect(lstatSync(home).mode & 0o777).toBe(_name.startsWith('a home the user opened') ? 0o755 : 0o700);
+  });
+});
+
+describe('a failed write names the file asked for', () => {
+  // Node names no path for a write on an open file; a message without it cannot say which disk is full.
+  const withoutPath = (code: string): Error => Object.assign(new Error(`${code}: no space left on device, write`), { code });
+
+  it.each(['ENOSPC', 'EDQUOT', 'EIO'])('replaceFile: %s while writing is said of the target, and no temporary file is left', async (code) => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-said-'));
+    const target = join(dir, 'memo.json');
+    await expect(replaceFile(target, () => Promise.reject(withoutPath(code)))).rejects.toMatchObject({ code, path: target });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('replaceFile: a failure opening its temporary file is said of the target too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-said-'));
+    const target = join(dir, 'x'.repeat(250));
+    // The temporary name adds a dot and a suffix to the target's: past the 255 bytes a name may have.
+    await expect(writeFileAtomic(target, '{}')).rejects.toMatchObject({ code: 'ENAMETOOLONG', path: target });
+  });
+
+  it('an error that names its own file keeps it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-said-'));
+    const elsewhere = Object.assign(withoutPath('EACCES'), { path: '/somewhere/else' });
+    await expect(replaceFile(join(dir, 'a.json'), () => Promise.reject(elsewhere))).rejects.toMatchObject({ path: '/somewhere/else' });
   });
 });

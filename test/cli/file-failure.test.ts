@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { fileFailureLine } from '../../src/cli/file-failure.js';
+
+const failed = (code: string, path?: string): Error => Object.assign(new Error(`${code}: failed`), { code }, path === undefined ? {} : { path });
+
+describe('fileFailureLine: a failed file system call in one line, with what to do', () => {
+  it.each<[string, Error | string, string | null]>([
+    ['a full disk, on a file', failed('ENOSPC', '/home/ann/.argo/memo.json'), 'cannot use /home/ann/.argo/memo.json: no space left on the device; free some space on its disk (df -h shows which) and try again'],
+    ['a full disk, no file named (a write on an open file)', failed('ENOSPC'), 'no space left on the device; free some space on its disk (df -h shows which) and try again'],
+    ['a quota used up', failed('EDQUOT', '/x/out.jsonl'), 'cannot use /x/out.jsonl: the disk quota is used up; free some space on its disk (df -h shows which) and try again'],
+    ['a read-only file system', failed('EROFS', '/mnt/ro/.argo/STOP'), 'cannot use /mnt/ro/.argo/STOP: the file system is read-only; use a folder on a writable one (the data home is ARGO_HOME or --home)'],
+    ['a read-only file system, no file named', failed('EROFS'), 'the file system is read-only; use a folder on a writable one (the data home is ARGO_HOME or --home)'],
+    ['no permission', failed('EACCES', '/root/.argo/logs'), 'cannot use /root/.argo/logs: permission denied; check the path and its permissions (the data home is ARGO_HOME or --home)'],
+    ['a path too long', failed('ENAMETOOLONG', '/very/long'), 'cannot use /very/long: the name is too long; use a shorter path (the data home is ARGO_HOME or --home)'],
+    ['too many open files', failed('EMFILE', '/x/memo.json'), 'cannot use /x/memo.json: argo has too many files open; raise the limit on open files (ulimit -n) and try again'],
+    ['too many open files, no file named', failed('EMFILE'), 'argo has too many files open; raise the limit on open files (ulimit -n) and try again'],
+    ['too many open files on the machine', failed('ENFILE'), 'the system has too many files open; close some programs and try again'],
+    ['a line break in the path stays one line', failed('ENOENT', '/a\nb'), 'cannot use "/a\\nb": no such file or folder; check the path and its permissions (the data home is ARGO_HOME or --home)'],
+    ['no permission, no file named: not said as a file problem', failed('EACCES'), null],
+    ['another code', failed('ECONNRESET', '/x'), null],
+    ['not an fs error', 'boom', null],
+  ])('%s', (_name, error, line) => {
+    expect(fileFailureLine(error)).toBe(line);
+  });
+});
