@@ -128,7 +128,7 @@ async function askTurn(
     controller.abort(STOPS[how].reason);
   };
   const stopListening = io.onInterrupt((signal) => stop(STOP_SIGNALS[signal]));
-  const stopWatchingOutput = io.onOutputClosed(() => stop('output-closed'));
+  const stopWatchingOutput = io.onOutputClosed((how) => stop(how === 'closed' ? 'output-closed' : 'output-failed'));
   const stopFollowing = followSignal(shared.signal, (reason) => stop(isStopSignal(reason) ? STOP_SIGNALS[reason] : 'interrupted'));
   try {
     const result = await runTurn(settings, options, {
@@ -303,6 +303,7 @@ const STOPS: Record<Stop, { reason: string }> = {
   terminated: { reason: 'interrupted by SIGTERM' },
   'hung-up': { reason: 'interrupted by SIGHUP (the terminal closed)' },
   'output-closed': { reason: 'interrupted: standard output was closed' },
+  'output-failed': { reason: 'interrupted: standard output could not be written' },
 };
 
 function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logged: boolean, stoppedBy: Stop): Outcome {

@@ -102,7 +102,9 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       // A turn that had already answered when the signal came says nothing: the chat's line does.
       if (running.cutBySignal && outcome !== 'ok') told.stop = true;
       const figures = seen.entry === undefined ? null : statsLine(turnStats(entryFigures(seen.entry)));
-      return { status: outcome === 'ok' || outcome === 'interrupted' || outcome === 'output-closed' ? outcome : 'error', stats: figures };
+      // Output that takes no more ends the chat, whether its reader left or its disk is full.
+      const status = outcome === 'output-failed' ? 'output-closed' : outcome === 'ok' || outcome === 'interrupted' || outcome === 'output-closed' ? outcome : 'error';
+      return { status, stats: figures };
     },
     explain: async (prompt, state, signal) => {
       await ask(forState(state), turnOptions(prompt, state, true), io, { transport, signal });

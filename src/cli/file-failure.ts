@@ -1,4 +1,4 @@
-import { shownPath } from '../errors.js';
+import { messageLine, shownPath } from '../errors.js';
 import { errnoOf } from '../log/fs.js';
 
 const PERMISSIONS = 'check the path and its permissions (the data home is ARGO_HOME or --home)';
@@ -34,4 +34,10 @@ export function fileFailureLine(error: unknown): string | null {
   const path = typeof error === 'object' && error !== null && 'path' in error && typeof error.path === 'string' ? error.path : null;
   if (path !== null) return `cannot use ${shownPath(path)}: ${known.problem}; ${known.fix}`;
   return code !== undefined && PATHLESS.has(code) ? `${known.problem}; ${known.fix}` : null;
+}
+
+/** What went wrong with a file or stream, in words: "no space left on the device", else the error's message. */
+export function fileProblem(error: unknown): string {
+  const code = errnoOf(error);
+  return (code === undefined ? undefined : FILE_PROBLEMS[code]?.problem) ?? messageLine(error);
 }

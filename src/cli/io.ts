@@ -22,14 +22,20 @@ export interface Io {
    * that quits at once (signalQuits).
    */
   onInterrupt: (handler: InterruptHandler) => () => void;
-  /** Calls `handler` once standard output is closed by its reader (`argo … | head -1`). */
-  onOutputClosed: (handler: () => void) => () => void;
+  /**
+   * Calls `handler` once standard output takes no more: 'closed' by its reader (`argo … | head -1`),
+   * or 'failed' (a full disk behind `>`). A closed terminal is neither: SIGHUP says so.
+   */
+  onOutputClosed: (handler: (how: OutputEnd) => void) => () => void;
   /** Saves text that could not be logged, privately under the data home if it can; returns where. */
   rescue: (text: string, home: string) => Promise<string>;
   isInteractive: boolean;
   /** TERM is `dumb`: the terminal shows text but obeys no cursor control, and cannot edit a line for Argo (no spinner; the chat leaves editing to the terminal). */
   dumbTerminal: boolean;
 }
+
+/** How standard output stopped taking text. */
+export type OutputEnd = 'closed' | 'failed';
 
 /** `handled`: the handler has fully dealt with the signals it got so far, so the next one is a first again. */
 export type InterruptHandler = (signal: StopSignal, handled: () => void) => void;
@@ -116,7 +122,8 @@ export function processIo(): Io {
     },
     onOutputClosed: (handler) => {
       const listener = (error: unknown): void => {
-        if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'EPIPE') handler();
+        const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+        if (code !== 'EIO') handler(code === 'EPIPE' ? 'closed' : 'failed');
       };
       process.stdout.on('error', listener);
       return () => process.stdout.off('error', listener);

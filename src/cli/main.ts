@@ -11,7 +11,7 @@ import { TURN_ID_LENGTH, signalQuits, processIo, readAll } from './io.js';
 import type { Io } from './io.js';
 import { EXIT_CODES, STOP_LINES, STOP_SIGNALS } from './outcome.js';
 import { endOpenRow } from './open-row.js';
-import { fileFailureLine } from './file-failure.js';
+import { fileFailureLine, fileProblem } from './file-failure.js';
 import { addOutputOptions, checkOutputFlags } from './output-flags.js';
 import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome, StopSignal } from './outcome.js';
@@ -262,13 +262,15 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     });
   }
   // EPIPE: the reader went away (the command hears of it through onOutputClosed). EIO: the terminal
-  // was closed; SIGHUP follows and ends the command, which must still log its turn, not crash.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error) => {
-      const code = errnoOf(error);
-      if (code !== 'EPIPE' && code !== 'EIO') throw error;
-    });
-  }
+  // was closed; SIGHUP follows and ends the command, which must still log its turn, not crash. Any
+  // other failure (a full disk behind `>`) ends the output too, and the run says so at its end. On
+  // standard error nothing more can be said: its failures must only not end a turn unlogged.
+  const output: { failure: unknown } = { failure: null };
+  process.stdout.on('error', (error) => {
+    const code = errnoOf(error);
+    if (code !== 'EPIPE' && code !== 'EIO') output.failure ??= error;
+  });
+  process.stderr.on('error', () => undefined);
   whenLockWaitIsLong((line) => io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(line)}\n`));
   // -V is the same as -v (both are common); commander takes one flag pair.
   const words = argv.slice(2).map((word, index) => (index === 0 && word === '-V' ? '-v' : word));
@@ -277,6 +279,14 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     await program.parseAsync(words, { from: 'user' });
   } catch (error) {
     process.exitCode = exitCodeFor(error, io);
+  }
+  // A command that went on as if its output were read (argo logs > a full disk) did not succeed. One
+  // that failed, or a turn that stopped for it, has said so already. A failed write is told on the
+  // next tick: its last one is heard first.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  if (output.failure !== null && (process.exitCode ?? 0) === 0) {
+    io.stderr.write(`argo: cannot write standard output (${untrustedTextFor(io.stderr)(fileProblem(output.failure))}); what it got is incomplete\n`);
+    process.exitCode = EXIT_CODES.failed;
   }
 }
 

@@ -1,12 +1,13 @@
 // Argo when the machine runs short: a full disk, a file system that takes no more, an output nobody
 // can write to. /dev/full (Linux) stands for a full disk wherever a path can be given: every write to it
 // fails with ENOSPC, as one to a full file system does.
-import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
-import { runArgo, tempHome } from '../support/run-argo.js';
-import type { RunOptions } from '../support/run-argo.js';
+import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
+import type { ArgoResult, RunOptions } from '../support/run-argo.js';
 
 const FULL = '/dev/full';
 const hasFull = existsSync(FULL);
@@ -19,7 +20,27 @@ afterAll(async () => {
   await ollama.close();
 });
 
+afterEach(() => {
+  ollama.setScenario(undefined);
+});
+
 const argo = (home: string, args: string[], extra: Partial<RunOptions> = {}) => runArgo(args, { home, host: ollama.url, env: { TZ: 'UTC' }, ...extra });
+
+/** argo with standard output or standard error written to `path` (the other one read, as runArgo does). */
+function argoWritingTo(stream: 'stdout' | 'stderr', path: string, home: string, args: string[]): Promise<ArgoResult> {
+  const fd = openSync(path, 'w');
+  const stdio: ['ignore', number | 'pipe', number | 'pipe'] = stream === 'stdout' ? ['ignore', fd, 'pipe'] : ['ignore', 'pipe', fd];
+  const child = spawn(process.execPath, [ARGO_BIN, ...args], { env: scrubbedEnv({ home, host: ollama.url, env: { TZ: 'UTC' } }), stdio });
+  closeSync(fd);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
 
 describe.runIf(hasFull)('a full disk where a path is given (/dev/full)', () => {
   it('export -o onto it: one line saying the disk is full and what to do, exit 1, never "unexpected failure"', async () => {
@@ -28,5 +49,31 @@ describe.runIf(hasFull)('a full disk where a path is given (/dev/full)', () => {
     const result = await argo(home, ['export', '--format', 'sharegpt', '--all', '-o', FULL]);
     expect(result).toMatchObject({ code: 1, stdout: '' });
     expect(result.stderr).toBe(`argo: cannot use ${FULL}: no space left on the device; free some space on its disk (df -h shows which) and try again\n`);
+  });
+});
+
+describe.runIf(hasFull)('standard output or error on a full disk (/dev/full)', () => {
+  it('an answer written to it is cut short, said in one line, exit 1, and logged as interrupted (argo crashed, and the turn was lost)', async () => {
+    const home = tempHome();
+    // The stream waits after its first chunk: argo writes that text, fails, and must end the request itself.
+    ollama.setScenario({ holdAfter: 1 });
+    const result = await argoWritingTo('stdout', FULL, home, ['tell me a long story']);
+    expect(result).toMatchObject({ code: 1, stderr: 'argo: standard output could not be written (a full disk?); the answer was cut short (logged as interrupted)\n' });
+    expect(logLines(home)).toMatchObject([{ user_prompt: 'tell me a long story', status: 'interrupted', error: 'interrupted: standard output could not be written' }]);
+  });
+
+  it.each<[string[]]>([[['logs']], [['logs', '--json']], [['sessions']], [['--help']]])('argo %j onto it: one line saying so, exit 1 (it ended 0, or crashed)', async (args) => {
+    const home = tempHome();
+    expect((await argo(home, ['a question to list'])).code).toBe(0);
+    const result = await argoWritingTo('stdout', FULL, home, args);
+    expect(result).toMatchObject({ code: 1, stderr: 'argo: cannot write standard output (no space left on the device); what it got is incomplete\n' });
+  });
+
+  it('standard error on it: a line said while the answer is awaited (a retry) does not end argo, and the turn is logged (it was lost)', async () => {
+    const home = tempHome();
+    ollama.setScenario({ busy: 1 });
+    const result = await argoWritingTo('stderr', FULL, home, ['-s', 'work', 'a question']);
+    expect(result).toMatchObject({ code: 0, stdout: 'You said: a question\n' });
+    expect(logLines(home)).toMatchObject([{ user_prompt: 'a question', status: 'ok' }]);
   });
 });
