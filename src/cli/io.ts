@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import { UsageError } from '../errors.js';
+import { rescueText } from '../log/fs.js';
 import { decodeUtf8 } from '../text/utf8.js';
 import { STOP_SIGNALS } from './outcome.js';
 import type { StopSignal } from './outcome.js';
@@ -128,7 +129,8 @@ export function processIo(): Io {
       process.stdout.on('error', listener);
       return () => process.stdout.off('error', listener);
     },
-    rescue: async (text, home) => (await import('../log/fs.js')).rescueText(home, text),
+    // Imported with the program (main.ts uses log/fs.js): a rescue must not need a module loaded then.
+    rescue: (text, home) => rescueText(home, text),
     isInteractive: process.stdin.isTTY && process.stderr.isTTY,
     dumbTerminal: process.env.TERM === 'dumb',
   };

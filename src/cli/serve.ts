@@ -14,6 +14,7 @@ import { listen } from '../serve/listen.js';
 import { fileStopSignal } from '../serve/stop.js';
 import { ollamaInfo, sessionStore } from '../serve/stores.js';
 import { turnRunner } from '../serve/turn-runner.js';
+import { loadTurnModules } from '../turn/turn.js';
 import { mcpPool } from '../tools/mcp-pool.js';
 import { settingsOf } from './common.js';
 import type { Io } from './io.js';
@@ -67,6 +68,8 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined);
   // Before the first request: a turn a killed server left unfinished goes into the log ahead of new ones.
   await recoverUnfinishedTurns(settings, io, 'argo serve');
+  // Now, while file descriptors are plenty: a module a turn would load later, under load, could fail to.
+  await loadTurnModules();
   const openMode = settings.serve.apiKeyInConfig ? await readableByOthers(settings.paths.config) : null;
   if (openMode !== null) {
     io.stderr.write(`argo serve: ${settings.paths.config} holds an API key and other users can read it (mode ${openMode.toString(8).padStart(3, '0')}); run "chmod 600 ${settings.paths.config}"\n`);

@@ -5,6 +5,7 @@
 //   - one lock per session id: held by turn completion (index line, record update) and by session
 //     maintenance (rename, rm), so neither works on a state the other is changing.
 // Waiting is bounded: past `waitMs` the caller gets an error naming the lock and what to do.
+import type * as ProperLockfile from 'proper-lockfile';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RuntimeError } from '../errors.js';
@@ -90,8 +91,7 @@ export async function withLock<T>(dir: string, name: string, what: string, work:
   const next = await takeTurn(target, deadline);
   if (next === null) throw timedOut();
   try {
-    // The default export (module.exports) is the one shape both Node and the bundled build give a CommonJS module.
-    const { default: lockfile } = await import('proper-lockfile');
+    const lockfile = await loadLockLibrary();
     await ensurePrivateDir(dir);
     const options = { realpath: false, stale: STALE_MS, lockfilePath: `${target}.lock`, onCompromised: () => undefined };
     let pause = 5;
@@ -120,6 +120,13 @@ export async function withLock<T>(dir: string, name: string, what: string, work:
   } finally {
     next();
   }
+}
+
+/** The lock library, loaded on first use (a plain question takes no lock). */
+export async function loadLockLibrary(): Promise<Pick<typeof ProperLockfile, 'lock'>> {
+  // The default export (module.exports) is the one shape both Node and the bundled build give a CommonJS module.
+  const { default: lockfile } = await import('proper-lockfile');
+  return lockfile;
 }
 
 export function withLogLock<T>(logsDir: string, work: () => Promise<T>, waitMs?: number): Promise<T> {

@@ -1,6 +1,8 @@
 import type { Settings } from '../config/settings.js';
 import { RuntimeError } from '../errors.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
+// Loaded with the journal (log/unfinished.ts) anyway: the rescue needs no import that could fail.
+import { serializeEntry } from '../log/entry.js';
 import { CLI_HINTS, missingModelLine } from '../ollama/fix-hints.js';
 import { EMPTY_METRICS } from '../ollama/transport.js';
 import type { FailureKind, Logprob, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
@@ -15,7 +17,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { logFileName } from '../log/files.js';
 import { SymlinkRefusedError, errnoOf, isMissing } from '../log/fs.js';
-import { LockTimeoutError } from '../log/lock.js';
+import { LockTimeoutError, loadLockLibrary } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
 import type { ModelSource } from '../output/turn-notes.js';
@@ -361,6 +363,22 @@ export const streamAnswer: Answerer = async (request, context) => {
   return { status: outcome.status, response, thinking, failure: outcome.failure, metrics: outcome.metrics, largestPromptEvalCount: outcome.metrics.prompt_eval_count, firstTokenMs };
 };
 
+/**
+ * Loads now what a turn otherwise loads when it first needs it: the session stores, the history
+ * reader, the date format, the lock library. Node keeps an import() that failed failed for the life
+ * of the process, so a server whose first turns meet a moment without file descriptors (EMFILE)
+ * could log no turn after them: `argo serve` calls this as it starts.
+ */
+export async function loadTurnModules(): Promise<void> {
+  await Promise.all([
+    import('../sessions/turns.js'),
+    import('../sessions/store.js'),
+    import('../sessions/record-turn.js'),
+    import('date-fns/format'),
+    loadLockLibrary(),
+  ]);
+}
+
 /** The log's two date forms: ISO 8601 local time with offset, and the daily file's local date. */
 async function dateStamps(date: Date): Promise<{ timestamp: string; day: string }> {
   const { format } = await import('date-fns/format');
@@ -407,18 +425,18 @@ async function writeOrRescue(
   ports: TurnPorts,
   journal: JournalEntry | null,
 ): Promise<void> {
-  const [{ recordTurn, SessionUpdateError }, { openSession }, { serializeEntry }] = await Promise.all([
-    import('../sessions/record-turn.js'),
-    import('../sessions/store.js'),
-    import('../log/entry.js'),
-  ]);
+  // Loaded inside the try: a module that cannot be loaded now (no file descriptor left) is one more
+  // reason the log cannot take the turn, and the rescue, which needs no module loaded, still can.
+  const stores = Promise.all([import('../sessions/record-turn.js'), import('../sessions/store.js')]);
   try {
+    const [{ recordTurn }, { openSession }] = await stores;
     const session = planned ?? (await openSession(settings.paths.sessions, settings.session, entry.timestamp));
     entry.session_id = session.id;
     await recordTurn(settings.paths, session, entry, day, rules, { lockWaitMs: settings.timeouts.lockWaitMs });
   } catch (error) {
     // Logged, only the session's bookkeeping failed: saving the turn again would duplicate it.
-    if (error instanceof SessionUpdateError) throw error;
+    const loaded = await stores.catch(() => null);
+    if (loaded !== null && error instanceof loaded[0].SessionUpdateError) throw error;
     let saved: string;
     try {
       saved = `the turn was saved to ${await ports.rescue(`${serializeEntry(entry)}\n`, settings.home)}`;

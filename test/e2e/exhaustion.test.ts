@@ -2,12 +2,16 @@
 // can write to. /dev/full (Linux) stands for a full disk wherever a path can be given: every write to it
 // fails with ENOSPC, as one to a full file system does.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
 import type { ArgoResult, RunOptions } from '../support/run-argo.js';
+import { startServe } from '../support/run-serve.js';
+import { waitFor } from '../support/wait.js';
 
 const FULL = '/dev/full';
 const hasFull = existsSync(FULL);
@@ -75,5 +79,31 @@ describe.runIf(hasFull)('standard output or error on a full disk (/dev/full)', (
     const result = await argoWritingTo('stderr', FULL, home, ['-s', 'work', 'a question']);
     expect(result).toMatchObject({ code: 0, stdout: 'You said: a question\n' });
     expect(logLines(home)).toMatchObject([{ user_prompt: 'a question', status: 'ok' }]);
+  });
+});
+
+describe('argo serve under too few file descriptors', () => {
+  // Node keeps an import() that failed (EMFILE while 30 clients hold sockets) failed for the life of
+  // the process: a turn that loaded its log writer then could never log again, nor be rescued. So a
+  // turn loads no module of Argo's once the server listens; the start-up trace shows it.
+  const TRACE = fileURLToPath(new URL('../support/trace-loads.mjs', import.meta.url));
+
+  it('plain and Argo-mode turns, a new session and its replay, load nothing once it listens', async () => {
+    const home = tempHome();
+    const trace = join(home, 'loads.txt');
+    const serve = await startServe({ home, host: ollama.url, env: { NODE_OPTIONS: `--import ${TRACE}`, ARGO_TRACE_LOADS: trace } });
+    try {
+      const loaded = (): string[] => readFileSync(trace, 'utf8').split('\n').filter((url) => url.includes('/dist/cli/'));
+      const atStart = loaded();
+      const ask = (body: object): Promise<Response> =>
+        fetch(`${serve.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'argo', ...body }) });
+      expect((await ask({ messages: [{ role: 'user', content: 'plain' }] })).status).toBe(200);
+      expect((await ask({ messages: [{ role: 'user', content: 'first' }], argo: { session: 'work' } })).status).toBe(200);
+      expect((await ask({ messages: [{ role: 'user', content: 'and then?' }], stream: true, argo: { session: 'work', replay: 'session' } })).status).toBe(200);
+      await waitFor(() => expect(logLines(home)).toHaveLength(3));
+      expect(loaded().filter((url) => !atStart.includes(url))).toEqual([]);
+    } finally {
+      await serve.stop();
+    }
   });
 });

@@ -1,0 +1,57 @@
+// A turn whose log writer cannot be loaded when it is needed (a server out of file descriptors: Node
+// then keeps that import failed for good) is rescued like any turn the log cannot take, not lost.
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { loadSettings } from '../../src/config/settings.js';
+import { RuntimeError } from '../../src/errors.js';
+import { rescueText } from '../../src/log/fs.js';
+import type { StreamOutcome } from '../../src/ollama/transport.js';
+import type { Transport, TurnPorts } from '../../src/turn/turn.js';
+
+vi.mock('../../src/sessions/record-turn.js', () => {
+  throw Object.assign(new Error("EMFILE: too many open files, open '/opt/argo/dist/cli/record-turn-ABC.js'"), { code: 'EMFILE' });
+});
+
+const { runTurn } = await import('../../src/turn/turn.js');
+
+const transport: Transport = {
+  stream: (_request, hooks) => {
+    hooks.onText('the answer');
+    const metrics: StreamOutcome['metrics'] = { total_duration: 1, load_duration: 0, prompt_eval_count: 1, prompt_eval_duration: 1, eval_count: 1, eval_duration: 1, done_reason: 'stop' };
+    return Promise.resolve({ status: 'ok', failure: null, metrics, attempts: 1 });
+  },
+  installedModels: () => Promise.resolve([]),
+};
+
+const ports: TurnPorts = {
+  transport,
+  now: () => new Date('2025-03-04T05:06:07.000Z'),
+  clock: () => 0,
+  newId: () => 'turn00000009',
+  rescue: (text, dataHome) => rescueText(dataHome, text),
+};
+
+describe('a turn whose log writer cannot be loaded', () => {
+  it.each([['a session that exists already', true], ['a new session', false]])('%s: the turn is rescued and the error says where', async (_name, existing) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-no-module-'));
+    const settings = loadSettings({ home, session: 'work' }, {});
+    if (existing) {
+      // The record exists: the session is read before the answer, so only the writer is missing.
+      const { openSession } = await import('../../src/sessions/store.js');
+      await openSession(settings.paths.sessions, 'work', '2025-03-04T05:00:00.000+00:00');
+    }
+    const error = await runTurn(settings, { prompt: 'keep me', replay: { kind: 'none' }, log: true, ollamaStream: true }, ports).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(RuntimeError);
+    // (vitest words the failed load its own way: the cause is not asserted.)
+    expect((error as Error).message).toMatch(/^cannot write the log in .*\/logs \(.*\); the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — /);
+    const [file] = readdirSync(join(home, 'rescued'));
+    expect(JSON.parse(readFileSync(join(home, 'rescued', file ?? ''), 'utf8'))).toMatchObject({ id: 'turn00000009', user_prompt: 'keep me', model_response: 'the answer' });
+    // The journal spoke for the turn while it was answered; the rescued copy does now.
+    expect(readdirSync(join(home, 'unfinished'))).toEqual([]);
+  });
+});
