@@ -16,6 +16,9 @@ const WORDS: Readonly<Record<string, string>> = {
   UND_ERR_BODY_TIMEOUT: 'the answer stopped arriving',
   ERR_INVALID_URL: 'the address is not a valid URL',
   ERR_SOCKET_BAD_PORT: 'the port number is not valid',
+  // No socket could be made: the fault is here, not at Ollama (a server with many clients, a low limit).
+  EMFILE: 'argo has too many files open: raise its limit with ulimit -n',
+  ENFILE: 'the system has too many files open',
 };
 
 /** The error (or its cause) in plain words. */

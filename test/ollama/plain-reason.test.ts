@@ -12,6 +12,8 @@ describe('plainReason', () => {
     [new TypeError('fetch failed'), 'no answer'],
     [Object.assign(new TypeError('fetch failed'), { cause: new TypeError('bad port') }), 'HTTP clients refuse that port; run Ollama on another one'],
     [Object.assign(new Error('x'), { code: 'ECONNRESET' }), 'the connection was reset'],
+    [withCause('EMFILE'), 'argo has too many files open: raise its limit with ulimit -n'],
+    [withCause('ENFILE'), 'the system has too many files open'],
     [new Error('model is required'), 'model is required'],
     [null, 'no answer'],
     [new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'no answer in time'],
