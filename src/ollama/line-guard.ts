@@ -2,16 +2,28 @@
 // JSON value for a chunk (`null` makes it throw a TypeError). This guard sits in the response body,
 // notices a line that is not a JSON object, and replaces it with an error line the client throws on,
 // so the failure is reported in order, after every valid chunk before it. Blank lines (a proxy's
-// keep-alive) are dropped: Ollama sends none, and the client would warn about each.
+// keep-alive) are dropped: Ollama sends none, and the client would warn about each. A line that
+// never ends (a broken proxy, not Ollama at that address) is cut at MAX_LINE_BYTES the same way,
+// rather than held until memory runs out.
 import { clipText } from '../output/cut.js';
 
 export const MALFORMED_PREFIX = 'argo: malformed line from Ollama: ';
+export const OVERLONG_PREFIX = 'argo: overlong line from Ollama: ';
 
-export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line: string) => void): ReadableStream<Uint8Array> {
+/**
+ * The longest streamed line taken: 64 times what Ollama's own client takes (its scanner's 512 KB
+ * buffer), room for a tool call carrying a whole file in its arguments.
+ */
+export const MAX_LINE_BYTES = 32 * 1024 * 1024;
+
+export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line: string) => void, maxLineBytes = MAX_LINE_BYTES): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   const source = body.getReader();
-  let pending = new Uint8Array(0);
+  // The unfinished last line, in the chunks it came in (none of them holds a line end): joined once
+  // its end arrives, so a long line costs one copy, not one per chunk.
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
 
   /** null for a chunk line, '' for a blank one, else the bad line. */
   const check = (line: Uint8Array): string | null => {
@@ -24,11 +36,19 @@ export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line
       return text;
     }
   };
-  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, bad: string): void => {
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, bad: string, prefix = MALFORMED_PREFIX): void => {
     onMalformed(bad);
-    controller.enqueue(encoder.encode(`${JSON.stringify({ error: MALFORMED_PREFIX + preview(bad) })}\n`));
+    controller.enqueue(encoder.encode(`${JSON.stringify({ error: prefix + preview(bad) })}\n`));
     controller.close();
     source.cancel().catch(() => undefined);
+  };
+  /** Ends the stream if the unfinished line is past the limit; true then. */
+  const overlong = (controller: ReadableStreamDefaultController<Uint8Array>): boolean => {
+    if (pendingBytes <= maxLineBytes) return false;
+    // Its start is enough to show (the message quotes a few characters of it).
+    fail(controller, decoder.decode(joined(pending, pendingBytes, 200)), OVERLONG_PREFIX);
+    pending = [];
+    return true;
   };
 
   // Pulled straight from the body's reader, not piped through a TransformStream: every chunk of
@@ -38,23 +58,37 @@ export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line
       for (;;) {
         const { done, value: chunk } = await source.read();
         if (done) {
-          if (pending.length > 0) {
-            const bad = check(pending);
+          if (pendingBytes > 0) {
+            const last = joined(pending, pendingBytes);
+            const bad = check(last);
             if (bad !== null && bad !== '') {
               fail(controller, bad);
               return;
             }
-            if (bad === null) controller.enqueue(pending);
+            if (bad === null) controller.enqueue(last);
           }
           controller.close();
           return;
         }
-        const data = pending.length === 0 ? chunk : concat(pending, chunk);
+        if (!chunk.includes(10)) {
+          pending.push(chunk);
+          pendingBytes += chunk.length;
+          if (overlong(controller)) return;
+          continue;
+        }
+        // Only the chunk can hold a line end: the line before it had none.
+        const carried = pendingBytes;
+        const data = carried === 0 ? chunk : joined([...pending, chunk], carried + chunk.length);
         // Whole lines from `from` up to `start` go on together; a blank line ends such a run.
         let from = 0;
         let start = 0;
         let sent = false;
-        for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10, start)) {
+        for (let newline = data.indexOf(10, carried); newline !== -1; newline = data.indexOf(10, start)) {
+          if (newline - start > maxLineBytes) {
+            if (start > from) controller.enqueue(data.subarray(from, start));
+            fail(controller, decoder.decode(data.subarray(start, start + 200)), OVERLONG_PREFIX);
+            return;
+          }
           const bad = check(data.subarray(start, newline));
           if (bad !== null) {
             if (start > from) {
@@ -69,7 +103,10 @@ export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line
           }
           start = newline + 1;
         }
-        pending = data.slice(start);
+        const rest = data.slice(start);
+        pending = rest.length === 0 ? [] : [rest];
+        pendingBytes = rest.length;
+        if (overlong(controller)) return;
         // Only whole lines go on; a chunk without a line end is read together with the next.
         if (start > from) {
           controller.enqueue(data.subarray(from, start));
@@ -84,11 +121,18 @@ export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line
   });
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a, 0);
-  joined.set(b, a.length);
-  return joined;
+/** The parts as one array of `length` bytes; `upTo` takes only their first bytes. */
+function joined(parts: readonly Uint8Array[], length: number, upTo = length): Uint8Array {
+  if (parts.length === 1 && parts[0] !== undefined) return parts[0].subarray(0, upTo);
+  const whole = new Uint8Array(Math.min(length, upTo));
+  let at = 0;
+  for (const part of parts) {
+    if (at >= whole.length) break;
+    const taken = part.subarray(0, whole.length - at);
+    whole.set(taken, at);
+    at += taken.length;
+  }
+  return whole;
 }
 
 function preview(line: string): string {

@@ -5,7 +5,7 @@ import type { ChatBody, OllamaRequest } from '../replay/prompt.js';
 import { defaultWindowOf, numCtxFromParameters } from './context-window.js';
 import { CLI_HINTS } from './fix-hints.js';
 import type { FixHints } from './fix-hints.js';
-import { MALFORMED_PREFIX, guardNdjson } from './line-guard.js';
+import { MALFORMED_PREFIX, MAX_LINE_BYTES, OVERLONG_PREFIX, guardNdjson } from './line-guard.js';
 import { fullModelName } from './model-name.js';
 import { plainReason } from './plain-reason.js';
 import { fitRequest, needsVersion, parseVersion, rejectedFeature, tooOldLine } from './versions.js';
@@ -489,6 +489,12 @@ export class OllamaTransport {
     }
     if (!afterHeaders) return failedToConnect(host, error, this.hints);
     const message = err.message ?? String(error);
+    if (message.startsWith(OVERLONG_PREFIX)) {
+      return {
+        kind: 'malformed',
+        message: `Ollama sent a line of more than ${MAX_LINE_BYTES / 1024 / 1024} MiB without ending it (${message.slice(OVERLONG_PREFIX.length)}); the answer is incomplete (is it Ollama at ${host}, with nothing in between?)`,
+      };
+    }
     if (this.malformed || message.startsWith(MALFORMED_PREFIX)) {
       return { kind: 'malformed', message: `Ollama sent a line that is not JSON (${message.slice(MALFORMED_PREFIX.length)}); the answer is incomplete` };
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MALFORMED_PREFIX, guardNdjson } from '../../src/ollama/line-guard.js';
+import { MALFORMED_PREFIX, OVERLONG_PREFIX, guardNdjson } from '../../src/ollama/line-guard.js';
 
 function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream({
@@ -78,3 +78,52 @@ describe('guardNdjson', () => {
     expect((JSON.parse(text) as { error: string }).error).toBe(`${MALFORMED_PREFIX}${shown}`);
   });
 });
+
+describe('guardNdjson: a line that does not end', () => {
+  /** A body of `lines`, then `endless` without a line end, 10 bytes a chunk, for ever; counts the chunks read. */
+  function endlessBody(lines: string, endless: string): { body: ReadableStream<Uint8Array>; chunksRead: () => number } {
+    let read = 0;
+    const head = byteChunks(lines, 10);
+    const body = new ReadableStream<Uint8Array>({
+      // Each chunk a turn of the event loop later, as a socket's: a guard that never stops then fails by the test's timeout.
+      async pull(controller) {
+        await new Promise((resolve) => setImmediate(resolve));
+        read++;
+        controller.enqueue(head.shift() ?? bytes(endless.repeat(10).slice(0, 10)));
+      },
+    });
+    return { body, chunksRead: () => read };
+  }
+
+  it('is cut at the limit: the lines before it go on, then an error line quoting its start, and no more is read', async () => {
+    const { body, chunksRead } = endlessBody('{"response":"one","done":false}\n', 'a');
+    const malformed: string[] = [];
+    const reader = guardNdjson(body, (line) => malformed.push(line), 100).getReader();
+    const parts: Uint8Array[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
+    const lines = Buffer.concat(parts).toString('utf8').trim().split('\n');
+    expect(lines[0]).toBe('{"response":"one","done":false}');
+    expect(JSON.parse(lines[1] ?? '')).toEqual({ error: `${OVERLONG_PREFIX}${'a'.repeat(80)}…` });
+    expect(lines).toHaveLength(2);
+    expect(malformed).toHaveLength(1);
+    // 100 bytes of the line are 10 chunks, the line before it 4: the reading stopped at the limit.
+    expect(chunksRead()).toBeLessThanOrEqual(16);
+  });
+
+  it.each([
+    ['a line of exactly the limit', 100, 'passes'],
+    ['a line one byte past the limit', 101, 'is cut'],
+  ])('%s %s', async (_name, length, verdict) => {
+    const line = `{"response":"${'x'.repeat(length - 15)}"}`;
+    expect(line).toHaveLength(length);
+    const malformed: string[] = [];
+    // The line and its newline, 7 bytes a chunk: the limit is on the line's bytes before its end is seen.
+    const reader = guardNdjson(streamOf(byteChunks(`${line}\n`, 7)), (bad) => malformed.push(bad), 100).getReader();
+    const parts: Uint8Array[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
+    const text = Buffer.concat(parts).toString('utf8');
+    if (verdict === 'passes') expect({ text, malformed }).toEqual({ text: `${line}\n`, malformed: [] });
+    else expect((JSON.parse(text) as { error: string }).error).toBe(`${OVERLONG_PREFIX}${line.slice(0, 80)}…`);
+  });
+});
+

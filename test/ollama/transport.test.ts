@@ -85,6 +85,33 @@ describe('OllamaTransport.stream', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
+  it('a line that never ends (not Ollama, or a broken proxy) is cut at 32 MiB with a line saying so, and no more is read', async () => {
+    const chunk = new Uint8Array(64 * 1024).fill(0x61);
+    let sent = 0;
+    const endless = () =>
+      Promise.resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            // Each chunk a turn of the event loop later, as a socket's: a guard that never stops then fails by the test's timeout.
+            async pull(controller) {
+              await new Promise((resolve) => setImmediate(resolve));
+              sent += chunk.length;
+              controller.enqueue(chunk);
+            },
+          }),
+          { status: 200, headers: { 'content-type': 'application/x-ndjson' } },
+        ),
+      );
+    const { outcome, texts } = await run(transport({ fetch: endless }));
+    expect(texts).toEqual([]);
+    expect(outcome.failure).toEqual({
+      kind: 'malformed',
+      message: `Ollama sent a line of more than 32 MiB without ending it (${'a'.repeat(80)}…); the answer is incomplete (is it Ollama at ${ollama.url}, with nothing in between?)`,
+    });
+    // Read up to the limit (the stream's own buffer may hold a few more chunks), not for ever.
+    expect(sent).toBeLessThan(33 * 1024 * 1024);
+  });
+
   it('maps a missing model to model-missing with Ollama\'s message', async () => {
     const { outcome } = await run(transport(), { endpoint: '/api/generate', body: { model: 'nope', prompt: 'hi', stream: true } });
     expect(outcome.failure).toEqual({ kind: 'model-missing', message: "model 'nope' not found", httpStatus: 404 });
