@@ -407,6 +407,10 @@ function logWriteTrouble(error: unknown, logsDir: string, dayFile: string): { wh
   if (causeIn(error, (cause): cause is Error => errnoOf(cause) === 'EISDIR' && (cause as { path?: unknown }).path === dayFile)) {
     return { what, fix: `${dayFile} is a folder where the day's log goes: move it away, ${addBack}` };
   }
+  const code = (codes: readonly string[]): boolean => causeIn(error, (cause): cause is Error => codes.includes(errnoOf(cause) ?? '')) !== null;
+  if (code(['ENOSPC', 'EDQUOT'])) return { what, fix: `free some space on its disk (df -h ${logsDir} shows it), ${addBack}` };
+  if (code(['EROFS'])) return { what, fix: `its file system is read-only: make it writable or set ARGO_HOME to a folder on one, ${addBack}` };
+  if (code(['EMFILE', 'ENFILE'])) return { what, fix: `raise the limit on open files (ulimit -n), ${addBack}` };
   return { what, fix: `fix the directory's permissions or free space, ${addBack}` };
 }
 

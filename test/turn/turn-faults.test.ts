@@ -12,13 +12,13 @@ import type * as Fs from '../../src/log/fs.js';
 import type { StreamOutcome } from '../../src/ollama/transport.js';
 import type { Transport, TurnPorts } from '../../src/turn/turn.js';
 
-const disk = vi.hoisted(() => ({ full: false }));
+const disk = vi.hoisted(() => ({ full: false, code: 'ENOSPC' }));
 
 vi.mock('../../src/log/fs.js', async (importOriginal) => {
   const original = await importOriginal<typeof Fs>();
   return {
     ...original,
-    // The log's handle writes ten bytes, then fails as a full disk does.
+    // The log's handle writes ten bytes, then fails as a full disk does (or with `disk.code`).
     openForAppend: async (path: string): Promise<{ handle: FileHandle; size: number }> => {
       const opened = await original.openForAppend(path);
       if (!disk.full || !path.endsWith('.log')) return opened;
@@ -27,7 +27,7 @@ vi.mock('../../src/log/fs.js', async (importOriginal) => {
           if (key === 'write') {
             return async (bytes: Buffer) => {
               await target.write(bytes.subarray(0, 10));
-              throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+              throw Object.assign(new Error(`${disk.code}: cannot write`), { code: disk.code });
             };
           }
           const value: unknown = Reflect.get(target, key);
@@ -75,7 +75,7 @@ describe('a turn when the disk fills mid-append', () => {
     }
     expect(error).toBeInstanceOf(RuntimeError);
     const message = (error as Error).message;
-    expect(message).toMatch(/^cannot write the log in .*\/logs \(cannot append to .*\.log: the disk is full\); the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — fix the directory's permissions or free space, then add the saved turn back \(docs\/troubleshooting\.md\)$/);
+    expect(message).toMatch(/^cannot write the log in .*\/logs \(cannot append to .*\.log: the disk is full\); the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — free some space on its disk \(df -h .*\/logs shows it\), then add the saved turn back \(docs\/troubleshooting\.md\)$/);
 
     const logs = join(home, 'logs');
     for (const file of readdirSync(logs)) expect(statSync(join(logs, file)).size).toBe(0);
@@ -123,6 +123,24 @@ describe('a failed log write names the fix that fits its cause', () => {
     const message = await attempt(loadSettings({ home, session: 'work' }, {}), 'turn00000003');
     expect(message).toMatch(/ — .*\/logs\/2025-03-04\.log is a folder where the day's log goes: move it away, then add the saved turn back \(docs\/troubleshooting\.md\)$/);
     expect(readdirSync(join(home, 'rescued'))).toHaveLength(1);
+  });
+
+  it.each([
+    ['EDQUOT', /free some space on its disk \(df -h .*\/logs shows it\)/],
+    ['EROFS', /its file system is read-only: make it writable or set ARGO_HOME to a folder on one/],
+    ['EMFILE', /raise the limit on open files \(ulimit -n\)/],
+    ['EACCES', /fix the directory's permissions or free space/],
+  ])('the log write fails with %s: the fix for it', async (code, fix) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-log-code-'));
+    disk.full = true;
+    disk.code = code;
+    try {
+      const message = await attempt(loadSettings({ home, session: 'work' }, {}), 'turn00000005');
+      expect(message).toMatch(new RegExp(` — ${fix.source}, then add the saved turn back \\(docs\\/troubleshooting\\.md\\)$`));
+    } finally {
+      disk.full = false;
+      disk.code = 'ENOSPC';
+    }
   });
 
   it('a log another argo holds past the wait: wait for it (not permissions or space)', async () => {
