@@ -1,7 +1,7 @@
 // Argo when the machine runs short: a full disk, a file system that takes no more, an output nobody
 // can write to. /dev/full (Linux) stands for a full disk wherever a path can be given: every write to it
 // fails with ENOSPC, as one to a full file system does.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,5 +105,21 @@ describe('argo serve under too few file descriptors', () => {
     } finally {
       await serve.stop();
     }
+  });
+});
+
+describe('argo started with too few file descriptors', () => {
+  // Node opens the bundle's ~30 files at once as it loads argo. With a limit it starts under but argo's
+  // files do not fit in, argo says so in one line (it printed Node's stack trace).
+  const LIMIT = 30;
+  const underLimit = (command: string, args: string[]) =>
+    spawnSync('sh', ['-c', `ulimit -n ${LIMIT} && exec "$0" "$@"`, command, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const nodeStarts = process.platform !== 'win32' && underLimit(process.execPath, ['-e', '']).status === 0;
+
+  it.runIf(nodeStarts)(`under ulimit -n ${LIMIT}: the version, or one line saying to raise the limit, never a stack trace`, () => {
+    const result = underLimit(process.execPath, [ARGO_BIN, '--version']);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    if (result.status === 0) expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    else expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 1, stderr: 'argo: cannot start: too many open files; raise the limit on open files (ulimit -n) and try again\n' });
   });
 });
