@@ -2,8 +2,9 @@
 // can write to. /dev/full (Linux) stands for a full disk wherever a path can be given: every write to it
 // fails with ENOSPC, as one to a full file system does.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
@@ -121,5 +122,47 @@ describe('argo started with too few file descriptors', () => {
     expect(result.stderr).not.toMatch(/^\s+at /m);
     if (result.status === 0) expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
     else expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 1, stderr: 'argo: cannot start: too many open files; raise the limit on open files (ulimit -n) and try again\n' });
+  });
+});
+
+// A real full file system, where one can be made (root, with mount): the kernel's own ENOSPC, which
+// takes part of a write before refusing the rest. CI not running as root skips it; the faults above
+// stand for it there.
+describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('a data home on a file system that is full (a 256 KB tmpfs)', () => {
+  const disk = { dir: '', mounted: false };
+  beforeAll(() => {
+    disk.dir = mkdtempSync(join(tmpdir(), 'argo-small-disk-'));
+    disk.mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', disk.dir]).status === 0;
+  });
+  afterAll(() => {
+    if (disk.mounted) spawnSync('umount', [disk.dir]);
+    rmSync(disk.dir, { recursive: true, force: true });
+  });
+
+  it('a question: answered, the log left whole, the turn saved in a private temporary folder, and the line says the disk is full', async (context) => {
+    // Root in a container may still be refused a mount.
+    if (!disk.mounted) context.skip();
+    const home = join(disk.dir, 'home');
+    expect((await argo(home, ['a first question'])).code).toBe(0);
+    const log = readdirSync(join(home, 'logs')).map((name) => join(home, 'logs', name));
+    const before = log.map((file) => readFileSync(file));
+    // Fill what is left, to the last block.
+    const filler = join(disk.dir, 'filler');
+    try {
+      for (;;) writeFileSync(filler, Buffer.alloc(4096), { flag: 'a' });
+    } catch {
+      // ENOSPC: full.
+    }
+    const prompt = `a long question ${'x'.repeat(6000)}`;
+    const result = await argo(home, [prompt]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(`You said: ${prompt}\n`);
+    const saved = /the turn was saved to (\S+\.ndjson) — /.exec(result.stderr)?.[1] ?? '';
+    expect(result.stderr).toMatch(/: the disk is full\); the turn was saved to .* — free some space on its disk \(df -h .* shows it\), then add the saved turn back/);
+    expect(saved.startsWith(join(tmpdir(), 'argo-rescued-'))).toBe(true);
+    expect(JSON.parse(readFileSync(saved, 'utf8'))).toMatchObject({ user_prompt: prompt, model_response: `You said: ${prompt}` });
+    rmSync(dirname(saved), { recursive: true, force: true });
+    expect(log.map((file) => readFileSync(file))).toEqual(before);
+    expect(existsSync(join(home, 'rescued')) ? readdirSync(join(home, 'rescued')) : []).toEqual([]);
   });
 });
