@@ -19,7 +19,7 @@ import type { Outcome } from './outcome.js';
 import { DOCTOR_OPTIONS } from './doctor-options.js';
 import { plural } from '../output/count.js';
 import { unfinishedDir } from '../log/unfinished.js';
-import { recoverUnfinished } from '../turn/recover.js';
+import { FOLDER_FIX, recoverUnfinished } from '../turn/recover.js';
 import type { Recovery } from '../turn/recover.js';
 
 export interface DoctorCheck {
@@ -166,6 +166,7 @@ export function missingFeaturesLine(version: OllamaVersion | null): string | nul
 export function unfinishedReport(recovery: Recovery, dir: string): { ok: boolean; detail: string } {
   const { recovered, alreadyLogged, rescued, inProgress, elsewhere, problems } = recovery;
   const [problem] = problems;
+  if (problem?.folder === true) return { ok: false, detail: `${problem.file} ${problem.problem}; ${FOLDER_FIX}` };
   if (problem !== undefined) {
     const more = problems.length > 1 ? ` (and ${plural(problems.length - 1, 'more file')})` : '';
     return { ok: false, detail: `${problem.file}: ${problem.problem}${more}; move such a file out of ${dir} once you have kept what you need from it` };

@@ -30,8 +30,8 @@ export interface Recovery {
    * is its id when its host name is this machine's too (the only way to tell them apart).
    */
   elsewhere: { id: string; host: string; machine?: string; container?: string }[];
-  /** Files left in place that cannot be read or logged, and why. */
-  problems: { file: string; problem: string }[];
+  /** Files left in place that cannot be read or logged, and why; `folder`: the journal's folder itself cannot be read. */
+  problems: { file: string; problem: string; folder?: true }[];
 }
 
 export type RecoverySettings = Pick<Settings, 'home' | 'paths' | 'timeouts'>;
@@ -61,7 +61,7 @@ export async function recoverUnfinished(settings: RecoverySettings, options: Rec
     const names = await listUnfinished(home);
     if (names.length > 0) await recoverNamed(settings, names, options, found);
   } catch (error) {
-    found.problems.push({ file: unfinishedDir(home), problem: `cannot be read (${messageOf(error)})` });
+    found.problems.push({ file: unfinishedDir(home), problem: `cannot be read (${messageOf(error)})`, folder: true });
   }
   return found;
 }
@@ -249,15 +249,22 @@ export function recoverOnce(settings: RecoverySettings): Promise<Recovery> | nul
   return recoverUnfinished(settings);
 }
 
+/** What to do about a journal folder that cannot be read. */
+export const FOLDER_FIX = 'check its permissions (the data home is ARGO_HOME or --home)';
+
 /** The stderr lines (without "argo: ") for what recovery did that the user should hear of: none when nothing. */
 export function recoveryLines(recovery: Recovery): string[] {
   const lines: string[] = [];
   const logged = recovery.recovered.length;
   if (logged > 0) lines.push(`logged ${plural(logged, 'turn')} an earlier argo left unfinished (killed or crashed): argo logs --status interrupted`);
   for (const { id, file } of recovery.rescued) lines.push(`turn ${id}, which an earlier argo could not log before it ended, is saved in ${file}: add it back as docs/troubleshooting.md says`);
-  const stuck = recovery.problems.length;
+  // A folder that cannot be read (a data home of another user's) holds no number of turns to count.
+  const folder = recovery.problems.find((one) => one.folder === true);
+  if (folder !== undefined) lines.push(`${folder.file} ${folder.problem}, so no turn an earlier argo left unfinished there can be logged; ${FOLDER_FIX}`);
+  const files = recovery.problems.filter((one) => one.folder !== true);
+  const stuck = files.length;
   if (stuck > 0) {
-    const [first] = recovery.problems;
+    const [first] = files;
     const which = first === undefined ? '' : ` (${first.file}: ${first.problem}${stuck > 1 ? '; argo doctor lists them all' : ''})`;
     lines.push(`${plural(stuck, 'unfinished turn')} could not be logged${which}`);
   }

@@ -57,6 +57,11 @@ describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
       { recovered: ['b'], problems: [{ file: '/h/unfinished/x.json', problem: 'not JSON (Unexpected end of JSON input)' }, { file: '/h/unfinished/y.json', problem: 'p' }] },
       { ok: false, detail: '/h/unfinished/x.json: not JSON (Unexpected end of JSON input) (and 1 more file); move such a file out of /h/unfinished once you have kept what you need from it' },
     ],
+    [
+      'the folder cannot be read (a data home of another user): its permissions, not a file to move',
+      { problems: [{ file: '/h/unfinished', problem: "cannot be read (EACCES: permission denied, scandir '/h/unfinished')", folder: true }] },
+      { ok: false, detail: "/h/unfinished cannot be read (EACCES: permission denied, scandir '/h/unfinished'); check its permissions (the data home is ARGO_HOME or --home)" },
+    ],
   ])('%s', (_case, found, report) => {
     expect(unfinishedReport({ ...none, ...found }, '/h/unfinished')).toEqual(report);
   });

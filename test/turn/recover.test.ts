@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -346,6 +346,16 @@ describe('recoverOnce', () => {
   });
 });
 
+describe('a journal folder that cannot be read', () => {
+  it('is one problem, told as the folder (a count of turns in it is not known)', async () => {
+    const home = fresh();
+    // A link to itself: reading it fails (ELOOP) as reading another user's folder does (EACCES), whoever runs the test.
+    symlinkSync('unfinished', unfinishedDir(home));
+    const found = await recoverUnfinished(settingsIn(home));
+    expect(found.problems).toEqual([{ file: unfinishedDir(home), problem: expect.stringMatching(/^cannot be read \(ELOOP/) as unknown, folder: true }]);
+  });
+});
+
 describe('recoveryLines', () => {
   const none: Recovery = { recovered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] };
   it.each<[string, Partial<Recovery>, string[]]>([
@@ -355,6 +365,11 @@ describe('recoveryLines', () => {
     ['three logged', { recovered: ['a', 'b', 'c'] }, ['logged 3 turns an earlier argo left unfinished (killed or crashed): argo logs --status interrupted']],
     ['one found rescued', { rescued: [{ id: 't1', file: '/h/rescued/unlogged-x.ndjson' }] }, ['turn t1, which an earlier argo could not log before it ended, is saved in /h/rescued/unlogged-x.ndjson: add it back as docs/troubleshooting.md says']],
     ['one damaged', { problems: [{ file: '/h/unfinished/x.json', problem: 'not JSON (…)' }] }, ['1 unfinished turn could not be logged (/h/unfinished/x.json: not JSON (…))']],
+    [
+      'the folder cannot be read (a data home of another user): no count of turns',
+      { problems: [{ file: '/h/unfinished', problem: "cannot be read (EACCES: permission denied, scandir '/h/unfinished')", folder: true }] },
+      ["/h/unfinished cannot be read (EACCES: permission denied, scandir '/h/unfinished'), so no turn an earlier argo left unfinished there can be logged; check its permissions (the data home is ARGO_HOME or --home)"],
+    ],
     [
       'logged and damaged',
       { recovered: ['a'], problems: [{ file: '/h/unfinished/x.json', problem: 'p' }, { file: '/h/unfinished/y.json', problem: 'q' }] },
