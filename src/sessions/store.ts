@@ -4,7 +4,7 @@ import { readdir, rm } from 'node:fs/promises';
 import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
-import { createFileExclusive, errnoOf, isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
+import { SymlinkRefusedError, createFileExclusive, errnoOf, isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
 import { indexPath, isEarlierSessionName, isSessionName, recordPath } from './names.js';
 
@@ -109,7 +109,9 @@ export async function inspectSession(dir: string, name: string, anyName = false)
     text = readDataText(path);
   } catch (error) {
     if (isMissing(error)) return null;
-    throw new RuntimeError(`cannot read session "${name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    // A link refused says its own fix; a file that cannot be read (another user's data home) needs one.
+    const fix = error instanceof SymlinkRefusedError ? '' : '; check the file and its permissions (the data home is ARGO_HOME or --home)';
+    throw new RuntimeError(`cannot read session "${name}": ${error instanceof Error ? error.message : String(error)}${fix}`, { cause: error });
   }
   return await decodeRecord(text, name, path, anyName);
 }

@@ -24,6 +24,20 @@ describe('openSession', () => {
   });
 });
 
+describe('a record that cannot be read', () => {
+  it('says which session, why, and what to check (a folder where the file goes stands for one of another user)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-store-'));
+    mkdirSync(join(dir, 'work.json'));
+    await expect(readSession(dir, 'work')).rejects.toThrow(/^cannot read session "work": EISDIR: [^;]*; check the file and its permissions \(the data home is ARGO_HOME or --home\)$/);
+  });
+
+  it('a link says its own fix, once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-store-'));
+    symlinkSync(join(dir, 'elsewhere.json'), join(dir, 'work.json'));
+    await expect(readSession(dir, 'work')).rejects.toThrow(/is a symbolic link; Argo does not follow links in its data home \(remove the link and try again\)$/);
+  });
+});
+
 describe('the session record codec', () => {
   const good = { name: 'work', id: '7f1c2d9e-1111-4222-8333-444455556666', title: 't', turns: 1, created_at: 'x', last_used_at: 'x', last_model: null };
 
