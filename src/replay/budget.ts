@@ -29,20 +29,43 @@ export function turnCost(turn: TurnText): number {
   return RENDER_OVERHEAD + codePoints(turn.prompt) + codePoints(turn.response);
 }
 
-/** Shortens `text` to at most `max` code points, keeping its head and tail around a visible marker. */
+/**
+ * Shortens `text` to at most `max` code points, keeping its head and tail around a visible marker.
+ * Counted and cut in place: an array of a 100 MB answer's characters took gigabytes at replay.
+ */
 export function elideMiddle(text: string, max: number): string {
-  const chars = Array.from(text);
-  if (chars.length <= max) return text;
+  const total = codePoints(text);
+  if (total <= max) return text;
   for (let keep = Math.max(0, max - 24); keep >= 0; keep--) {
-    const marker = ` [… ${chars.length - keep} characters elided …] `;
+    const marker = ` [… ${total - keep} characters elided …] `;
     const room = max - codePoints(marker);
     if (room < 0) continue;
     if (keep > room) continue;
     const head = Math.ceil(keep / 2);
     const tail = keep - head;
-    return chars.slice(0, head).join('') + marker + (tail > 0 ? chars.slice(chars.length - tail).join('') : '');
+    return text.slice(0, headUnits(text, head)) + marker + (tail > 0 ? text.slice(text.length - tailUnits(text, tail)) : '');
   }
   return max > 0 ? '…' : '';
+}
+
+const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
+const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
+
+/** The UTF-16 units the first `count` code points of `text` take (a pair is one code point, a lone surrogate one). */
+function headUnits(text: string, count: number): number {
+  let units = 0;
+  for (let n = 0; n < count && units < text.length; n++) units += isHigh(text.charCodeAt(units)) && isLow(text.charCodeAt(units + 1)) ? 2 : 1;
+  return units;
+}
+
+/** The UTF-16 units the last `count` code points of `text` take. */
+function tailUnits(text: string, count: number): number {
+  let units = 0;
+  for (let n = 0; n < count && units < text.length; n++) {
+    const at = text.length - units - 1;
+    units += at > 0 && isLow(text.charCodeAt(at)) && isHigh(text.charCodeAt(at - 1)) ? 2 : 1;
+  }
+  return units;
 }
 
 /** Splits `room` between `lengths` so short ones stay whole and long ones share the rest evenly. */

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { applyBudget, budgetTurns, codePoints, elideMiddle, RENDER_OVERHEAD, renderTurn, turnCost } from '../../src/replay/budget.js';
 import { filterByReason, standingByReason } from '../../src/replay/filter.js';
@@ -230,8 +232,17 @@ describe('elideMiddle', () => {
     ['one code point of room', 'x'.repeat(100), 1, '…'],
     ['no room at all', 'x'.repeat(100), 0, ''],
     ['emoji are cut between code points', '😀'.repeat(100), 40, '😀😀😀😀😀😀 [… 88 characters elided …] 😀😀😀😀😀😀'],
+    ['a lone high surrogate counts as one, and a pair after it stays whole', `\ud83d😀${'x'.repeat(96)}😀\ude00`, 40, `\ud83d😀xxxx [… 88 characters elided …] xxxx😀\ude00`],
+    ['a lone low surrogate at the cut is one code point', `${'a'.repeat(6)}\ude00${'b'.repeat(93)}`, 40, `aaaaaa [… 88 characters elided …] bbbbbb`],
   ])('%s', (_name, text, max, expected) => {
     expect(elideMiddle(text, max)).toBe(expected);
+  });
+
+  it('an answer of 100 MB is cut within a heap of 256 MB (an array of its characters alone took 800 MB)', () => {
+    const budget = fileURLToPath(new URL('../../src/replay/budget.ts', import.meta.url));
+    const script = `const { elideMiddle } = await import(${JSON.stringify(budget)}); console.log(elideMiddle('x'.repeat(100_000_000), 40));`;
+    const result = spawnSync(process.execPath, ['--max-old-space-size=256', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 0, stdout: 'xxx [… 99999994 characters elided …] xxx\n' });
   });
 
   it('always fits max code points', () => {

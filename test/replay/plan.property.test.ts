@@ -198,6 +198,27 @@ describe('the budget', () => {
     );
   });
 
+  it('elideMiddle cuts where an array of the code points would (head, marker, tail), lone surrogates and all', () => {
+    // The rule as first written: every code point an element of an array.
+    const byArray = (text: string, max: number): string => {
+      const chars = Array.from(text);
+      if (chars.length <= max) return text;
+      for (let keep = Math.max(0, max - 24); keep >= 0; keep--) {
+        const marker = ` [… ${chars.length - keep} characters elided …] `;
+        if (keep > max - Array.from(marker).length) continue;
+        const head = Math.ceil(keep / 2);
+        return chars.slice(0, head).join('') + marker + (keep - head > 0 ? chars.slice(chars.length - (keep - head)).join('') : '');
+      }
+      return max > 0 ? '…' : '';
+    };
+    fc.assert(
+      fc.property(sized, fc.nat({ max: 200 }), (text, max) => {
+        expect(elideMiddle(text, max)).toBe(byArray(text, max));
+      }),
+      runs(300),
+    );
+  });
+
   it('a turn costs the code points of its rendering', () => {
     fc.assert(
       fc.property(sized, sized, (p, r) => {
