@@ -411,6 +411,7 @@ function logWriteTrouble(error: unknown, logsDir: string, dayFile: string): { wh
   if (code(['ENOSPC', 'EDQUOT'])) return { what, fix: `free some space on its disk (df -h ${logsDir} shows it), ${addBack}` };
   if (code(['EROFS'])) return { what, fix: `its file system is read-only: make it writable or set ARGO_HOME to a folder on one, ${addBack}` };
   if (code(['EMFILE', 'ENFILE'])) return { what, fix: `raise the limit on open files (ulimit -n), ${addBack}` };
+  if (code(['EACCES', 'EPERM'])) return { what, fix: `fix the folder's permissions or set ARGO_HOME to a folder you can write, ${addBack}` };
   return { what, fix: `fix the directory's permissions or free space, ${addBack}` };
 }
 
