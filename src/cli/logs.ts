@@ -6,8 +6,7 @@ import { DAY_PATTERN, parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
 import { listLogFiles, unwritableLogNames } from '../log/files.js';
-import { readLines } from '../log/lines.js';
-import { ScanStats, describeBadLine, isBlank, scanEntries } from '../log/scan.js';
+import { ScanStats, checkLogFile, describeBadLine, isBlank, scanEntries } from '../log/scan.js';
 import type { RenderOptions } from '../query/format.js';
 import {
   EMPTY_QUERY,
@@ -24,7 +23,7 @@ import {
 } from '../query/query.js';
 import type { Query } from '../query/query.js';
 import { ByteSink } from '../query/byte-sink.js';
-import { copyAllTurns, searchTurns } from '../query/search.js';
+import { copyAllTurns, countableFromLatin1, searchTurns, turnsToCount } from '../query/search.js';
 import { Sink } from '../output/sink.js';
 import { checkSessionName, isSessionName } from '../sessions/names.js';
 import { SessionLookup } from '../sessions/store.js';
@@ -157,7 +156,12 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     if (flags.stats) {
       const { StatsAccumulator } = await import('../query/stats.js');
       const totals = new StatsAccumulator();
-      for await (const { entry } of searchTurns(settings.paths.logs, query, stats, limitOf(flags.limit))) totals.add(entry);
+      // Every matching turn is counted, but only a few of its fields: read for those where the query allows.
+      if (flags.limit === undefined && countableFromLatin1(query)) {
+        for await (const turn of turnsToCount(settings.paths.logs, query, stats)) totals.add(turn);
+      } else {
+        for await (const { entry } of searchTurns(settings.paths.logs, query, stats, limitOf(flags.limit))) totals.add(entry);
+      }
       const result = totals.result();
       await sink.write(view === null ? `${json(JSON.stringify({ ...result, unreadable: stats.unreadable }))}\n` : view.statsText(result, render));
       return 'ok';
@@ -323,25 +327,17 @@ async function removedSessionIds(logsDir: string, name: string, records: readonl
 
 async function checkLogs(settings: Settings, flags: { json?: boolean } & OutputFlags, io: Io): Promise<Outcome> {
   const files = await listLogFiles(settings.paths.logs);
-  const stats = new ScanStats(true);
+  const stats = new ScanStats();
   const sink = new Sink(io.stdout);
   // A reason may quote the damaged line: shown, never obeyed, on a terminal.
   const shown = flags.json === true ? jsonFor(io, flags) : untrustedFor(io, flags);
   let turns = 0;
   const damaged = new Set<string>();
   for (const file of files) {
-    for await (const line of readLines(file)) {
-      if (isBlank(line)) continue;
-      if (parseEntry(line.text) !== null) {
-        turns++;
-        continue;
-      }
-      const reason = (await describeBadLine(line)) + (line.complete ? '' : '; it is the last line and has no newline (a write cut short)');
-      stats.skip(file, line, reason);
+    turns += await checkLogFile(file, stats, async (problem) => {
       damaged.add(file);
-      const problem = stats.problems.pop();
-      if (problem) await sink.write(shown(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`));
-    }
+      await sink.write(shown(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`));
+    });
   }
   // A day's name taken by a folder or a link: every turn of that day would fail to be written.
   const blocked = await unwritableLogNames(settings.paths.logs);

@@ -5,11 +5,10 @@
 import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { parseEntry } from './entry.js';
 import { isMissing } from './fs.js';
 import { lineText, readBlocks } from './lines.js';
 import type { RawLine } from './lines.js';
-import { describeBadLine, isBlank } from './scan.js';
+import { checkLine, describeBadLine } from './scan.js';
 import type { ScanStats } from './scan.js';
 import { nowNs, statLog } from './verified.js';
 import type { VerifiedLogs } from './verified.js';
@@ -37,7 +36,6 @@ export interface CopyResult {
 }
 
 const NEWLINE = 10;
-const OPEN_BRACE = 0x7b;
 const NEWLINE_BYTES = Buffer.from('\n');
 
 /** Writes every turn of `files`, in order, as stored; bad lines are counted in `stats` and skipped. */
@@ -106,18 +104,15 @@ async function copyChecked(file: string, start: number, stats: ScanStats, write:
       if (newline === -1) newline = data.length;
       if (counting) number++;
       const next = newline + 1;
-      const opens = data[lineStart] === OPEN_BRACE;
-      // The check reads a line decoded as Latin-1 (twice as fast): JSON's structure is ASCII and a
-      // byte from 0x80 up is a valid string character either way, and every name and value the
-      // check compares is ASCII, so both decodings get the same verdict. The words are decoded as
-      // UTF-8 only where they are shown: a skipped line's reason, a line that is not UTF-8.
-      const checked = lineText(data, lineStart, newline, opens ? 'latin1' : 'utf8', options.maxLineBytes);
-      const text = (): string => (opens ? lineText(data, lineStart, newline, 'utf8', options.maxLineBytes) : checked);
-      if (!opens && isBlank({ text: checked, length: newline - lineStart })) {
+      // Checked as Latin-1 (checkLine); decoded as UTF-8 only where the words are shown: a skipped
+      // line's reason, a line that is not UTF-8.
+      const verdict = checkLine(data, lineStart, newline, options.maxLineBytes);
+      const text = (): string => lineText(data, lineStart, newline, 'utf8', options.maxLineBytes);
+      if (verdict.blank) {
         clean = false;
         await flush(data, run, lineStart, write);
         run = next;
-      } else if (parseEntry(checked) === null) {
+      } else if (verdict.entry === null) {
         clean = false;
         await flush(data, run, lineStart, write);
         run = next;

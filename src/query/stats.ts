@@ -2,6 +2,7 @@
 // (counts per category, and a histogram of distinct values for percentiles).
 import { BASIC_TURN_STATUSES } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
+import type { CountedTurn } from './search.js';
 import { ENTRY_TYPES } from '../replay/types.js';
 import { REASON_FILTERS, STRENGTH_FILTERS } from './query.js';
 
@@ -73,7 +74,7 @@ export class StatsAccumulator {
   private evalTokens = 0;
   private evalNs = 0;
 
-  add(entry: LogEntry): void {
+  add(entry: CountedTurn): void {
     this.turns++;
     const time = Date.parse(entry.timestamp);
     if (!Number.isNaN(time)) {
