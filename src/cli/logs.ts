@@ -326,6 +326,8 @@ async function removedSessionIds(logsDir: string, name: string, records: readonl
 }
 
 async function checkLogs(settings: Settings, flags: { json?: boolean } & OutputFlags, io: Io): Promise<Outcome> {
+  // Turns an earlier argo left unfinished are logged first, as by every reader: the check counts the log they see.
+  await recoverUnfinishedTurns(settings, io);
   const files = await listLogFiles(settings.paths.logs);
   const stats = new ScanStats();
   const sink = new Sink(io.stdout);

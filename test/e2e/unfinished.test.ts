@@ -103,6 +103,19 @@ describe('argo killed mid-answer', () => {
   });
 });
 
+describe('argo logs check', () => {
+  it('logs a turn an earlier argo left unfinished first, as every reader does, and checks it with the rest', async () => {
+    const home = tempHome();
+    await killedMidAnswer(['the lost question'], home);
+    expect(logLines(home)).toEqual([]);
+    const check = await argo(['logs', 'check'], home);
+    expect(check).toMatchObject({ code: 0, stderr: NOTE, stdout: 'ok: 1 log file, 1 turn, no unreadable lines\n' });
+    expect(lost(home)).toEqual([expect.objectContaining({ status: 'interrupted' })]);
+    expect(journal(home)).toEqual([]);
+    expect(await argo(['logs', 'check'], home)).toMatchObject({ code: 0, stderr: '', stdout: check.stdout });
+  });
+});
+
 describe('argo doctor', () => {
   it('lists a turn a live argo is answering as in progress, and logs one whose argo was killed', async () => {
     const home = tempHome();
