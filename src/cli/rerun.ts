@@ -57,9 +57,10 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
     ...(flags.hideThinking !== undefined ? { hideThinking: flags.hideThinking } : {}),
   });
   await recoverUnfinishedTurns(base, io);
-  const entry = (await findTurns(base.paths.logs, [id])).get(id);
+  const entry = (await findTurns(base.paths, [id])).get(id);
   if (entry === undefined) throw new UsageError(`no turn with id ${JSON.stringify(id)} in ${base.paths.logs} (argo logs shows ids)`);
-  const replayed = await findTurns(base.paths.logs, entry.replayed_ids);
+  // The replayed turns are in the history of the turn's session: its index is searched first.
+  const replayed = await findTurns(base.paths, entry.replayed_ids, { session: entry.session });
   const rebuilt = rebuildTurn(entry, replayed, base, { ...(flags.model !== undefined ? { model: flags.model } : {}), options });
   if (!rebuilt.ok) throw new RuntimeError(`cannot rerun: ${rebuilt.reason}`);
 

@@ -1,9 +1,12 @@
-import { basename } from 'node:path';
+import { closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { isLogFileName } from '../log/files.js';
 import { appendPrivate, holdsExactly, isMissing, readDataFile, writeFileAtomic } from '../log/fs.js';
-import { TURN_STATUSES } from '../log/entry.js';
-import type { TurnStatus } from '../log/entry.js';
-import { readLinesBackward } from '../log/lines.js';
+import { TURN_STATUSES, parseEntry } from '../log/entry.js';
+import type { LogEntry, TurnStatus } from '../log/entry.js';
+import { readLinesBackward, wholeLineAt } from '../log/lines.js';
+import { needleFinder } from '../log/needle.js';
+import type { DataPaths } from '../log/writer.js';
 import { ENTRY_TYPES } from '../replay/types.js';
 import type { EntryType } from '../replay/types.js';
 import { indexPath } from './store.js';
@@ -99,6 +102,68 @@ export async function writeIndexIfChanged(dir: string, session: string, lines: r
   if (await holdsExactly(path, text)) return false;
   await writeFileAtomic(path, text);
   return true;
+}
+
+/**
+ * Turns found by id through the session indexes, without reading the log around them: each index
+ * (one read; `first`'s, a session's name, before the others) is searched as bytes for the ids, and
+ * a line naming one is followed to the log, where the turn is taken only if a whole line at that
+ * place is the turn with that id. Ids no index names rightly are left out: the caller searches the
+ * log for them. Stops once every id is found. Synchronous: many small files, nothing else to do.
+ */
+export function findIndexedTurns(paths: DataPaths, ids: ReadonlySet<string>, first?: string): Map<string, LogEntry> {
+  const found = new Map<string, LogEntry>();
+  if (ids.size === 0) return found;
+  const finder = needleFinder({ kind: 'json-string', values: [...ids] });
+  const fds = new Map<string, number | null>();
+  const turnAt = (line: IndexLine): LogEntry | null => {
+    let fd = fds.get(line.file);
+    if (fd === undefined) {
+      try {
+        fd = openSync(join(paths.logs, line.file), 'r');
+      } catch {
+        fd = null;
+      }
+      fds.set(line.file, fd);
+    }
+    const text = fd === null ? null : wholeLineAt(fd, line.offset, line.length);
+    const entry = text === null ? null : parseEntry(text);
+    return entry?.id === line.id ? entry : null;
+  };
+  try {
+    let names: string[];
+    try {
+      names = readdirSync(paths.sessions).filter((name) => name.endsWith('.idx')).sort();
+    } catch {
+      return found;
+    }
+    const firstName = first === undefined ? undefined : `${first}.idx`;
+    if (firstName !== undefined && names.includes(firstName)) names = [firstName, ...names.filter((name) => name !== firstName)];
+    for (const name of names) {
+      let bytes: Buffer;
+      try {
+        // Never through a link: an index planted elsewhere names nothing here.
+        const fd = openSync(join(paths.sessions, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+        try {
+          bytes = readFileSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+      } catch {
+        continue;
+      }
+      for (const [from, to] of finder.lines(bytes, 0, bytes.length)) {
+        const line = parseIndexLine(bytes.toString('utf8', from, to));
+        if (line === null || !ids.has(line.id) || found.has(line.id)) continue;
+        const entry = turnAt(line);
+        if (entry !== null) found.set(line.id, entry);
+      }
+      if (found.size === ids.size) break;
+    }
+    return found;
+  } finally {
+    for (const fd of fds.values()) if (fd !== null) closeSync(fd);
+  }
 }
 
 function indexText(lines: readonly IndexLine[]): string {

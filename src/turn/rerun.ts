@@ -2,8 +2,11 @@
 // kept (replayed turn ids and decisions, model, options, system prompt, style), prove it with the
 // logged hash, and plan the same request again, optionally for another model or other options.
 import type { Settings } from '../config/settings.js';
+import { stat } from 'node:fs/promises';
 import type { LogEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
+import type { DataPaths } from '../log/writer.js';
+import { findIndexedTurns } from '../sessions/turn-index.js';
 import { ScanStats, scanEntries } from '../log/scan.js';
 import { applyBudget } from '../replay/budget.js';
 import type { CandidateTurn } from '../replay/filter.js';
@@ -14,17 +17,45 @@ import { styleInstructions } from '../replay/style.js';
 import type { ReplayPolicyLog } from '../replay/types.js';
 import { requestSha256 } from './request-facts.js';
 
-/** The turns with these ids, wherever they are in the log (newest files first: reruns are usually of recent turns). */
-export async function findTurns(logsDir: string, ids: readonly string[]): Promise<Map<string, LogEntry>> {
+/** Bytes of the newest log files searched before the session indexes: a rerun is mostly of a recent turn. */
+const RECENT_BYTES = 32 << 20;
+
+/**
+ * The turns with these ids, wherever they are in the log: the newest files first (only lines holding
+ * one of the ids, a raw byte search, are parsed), then the places the session indexes name for them
+ * (the index of `near.session`, a session's name, first; each place checked against the log), then
+ * the older files. A turn's id is 12 random characters: a turn is in the log once (a line copied by
+ * hand is the same turn again).
+ */
+export async function findTurns(paths: DataPaths, ids: readonly string[], near: { session?: string; recentBytes?: number } = {}): Promise<Map<string, LogEntry>> {
   const wanted = new Set(ids);
   const found = new Map<string, LogEntry>();
   if (wanted.size === 0) return found;
-  // Only lines holding one of the ids (a raw byte search) are parsed.
-  for await (const { entry } of scanEntries(await listLogFiles(logsDir), new ScanStats(), { needle: { kind: 'json-string', values: [...wanted] }, backward: true })) {
-    if (wanted.has(entry.id)) found.set(entry.id, entry);
-    if (found.size === wanted.size) break;
+  const files = await listLogFiles(paths.logs);
+  let recent = files.length;
+  for (let bytes = 0; recent > 0 && bytes < (near.recentBytes ?? RECENT_BYTES); recent--) bytes += await sizeOf(files[recent - 1] ?? '');
+  await searchBackward(files.slice(recent), wanted, found);
+  if (wanted.size === 0) return found;
+  for (const [id, entry] of findIndexedTurns(paths, wanted, near.session)) {
+    found.set(id, entry);
+    wanted.delete(id);
   }
+  await searchBackward(files.slice(0, recent), wanted, found);
   return found;
+}
+
+/** Moves each id of `wanted` found in `files` (newest first) to `found`. */
+async function searchBackward(files: readonly string[], wanted: Set<string>, found: Map<string, LogEntry>): Promise<void> {
+  if (wanted.size === 0 || files.length === 0) return;
+  for await (const { entry } of scanEntries(files, new ScanStats(), { needle: { kind: 'json-string', values: [...wanted] }, backward: true })) {
+    if (!wanted.delete(entry.id)) continue;
+    found.set(entry.id, entry);
+    if (wanted.size === 0) break;
+  }
+}
+
+async function sizeOf(file: string): Promise<number> {
+  return stat(file).then((stats) => stats.size, () => 0);
 }
 
 export interface RerunChanges {
