@@ -74,12 +74,18 @@ export function locksInUse(): number {
   return queues.size;
 }
 
+/** Lets a lock taken by takeLock go: its folder removed, then this process's next caller in. */
+type Release = () => Promise<void>;
+
+let lockLibrary: Promise<Pick<typeof ProperLockfile, 'lock'>> | null = null;
+
 /**
- * Runs `work` while holding the lock named `name` in `dir`; `what` says in words what the lock
- * guards, for the message when it cannot be had in time. The wait is bounded from the call, the
- * time spent behind this process's own callers included; the lock is always tried at least once.
+ * Takes the lock named `name` in the folder `dir`, waiting at most `waitMs`, the time spent behind
+ * this process's own callers included; it is always tried at least once. `what` says in words what
+ * it guards, for the message when it cannot be had in time. `prepare` runs once this process's
+ * earlier callers are done, before the lock file is tried (making the folder).
  */
-export async function withLock<T>(dir: string, name: string, what: string, work: () => Promise<T>, waitMs = DEFAULT_LOCK_WAIT_MS): Promise<T> {
+async function takeLock(dir: string, name: string, what: string, waitMs: number, prepare?: () => Promise<void>): Promise<Release> {
   const deadline = Date.now() + waitMs;
   const target = join(dir, name);
   const timedOut = (cause?: unknown): LockTimeoutError =>
@@ -91,16 +97,22 @@ export async function withLock<T>(dir: string, name: string, what: string, work:
   const next = await takeTurn(target, deadline);
   if (next === null) throw timedOut();
   try {
-    const lockfile = await loadLockLibrary();
-    await ensurePrivateDir(dir);
+    const locks = await loadLockLibrary();
+    await prepare?.();
     const options = { realpath: false, stale: STALE_MS, lockfilePath: `${target}.lock`, onCompromised: () => undefined };
     let pause = 5;
-    let release: (() => Promise<void>) | undefined;
     const waitStarted = Date.now();
     let said = false;
-    while (release === undefined) {
+    for (;;) {
       try {
-        release = await lockfile.lock(target, options);
+        const release = await locks.lock(target, options);
+        return async () => {
+          try {
+            await release().catch(() => undefined);
+          } finally {
+            next();
+          }
+        };
       } catch (error) {
         if (errnoOf(error) !== 'ELOCKED') throw error;
         if (Date.now() >= deadline) throw timedOut(error);
@@ -112,30 +124,81 @@ export async function withLock<T>(dir: string, name: string, what: string, work:
         pause = Math.min(100, pause * 1.5);
       }
     }
-    try {
-      return await work();
-    } finally {
-      await release().catch(() => undefined);
-    }
-  } finally {
+  } catch (error) {
     next();
+    throw error;
   }
 }
 
-/** The lock library, loaded on first use (a plain question takes no lock). */
-export async function loadLockLibrary(): Promise<Pick<typeof ProperLockfile, 'lock'>> {
+/**
+ * Runs `work` while holding the lock named `name` in `dir`; `what` says in words what the lock
+ * guards, for the message when it cannot be had in time. The wait is bounded from the call, the
+ * time spent behind this process's own callers included; the lock is always tried at least once.
+ */
+export async function withLock<T>(dir: string, name: string, what: string, work: () => Promise<T>, waitMs = DEFAULT_LOCK_WAIT_MS): Promise<T> {
+  const release = await takeLock(dir, name, what, waitMs, () => ensurePrivateDir(dir));
+  try {
+    return await work();
+  } finally {
+    await release();
+  }
+}
+
+/**
+ * The lock library, loaded on first use (a plain question takes no lock) and kept; a failed load
+ * (too many open files) is tried again next time.
+ */
+export function loadLockLibrary(): Promise<Pick<typeof ProperLockfile, 'lock'>> {
   // The default export (module.exports) is the one shape both Node and the bundled build give a CommonJS module.
-  const { default: lockfile } = await import('proper-lockfile');
-  return lockfile;
+  lockLibrary ??= import('proper-lockfile').then(
+    (module) => module.default,
+    (error: unknown) => {
+      lockLibrary = null;
+      throw error;
+    },
+  );
+  return lockLibrary;
 }
 
 export function withLogLock<T>(logsDir: string, work: () => Promise<T>, waitMs?: number): Promise<T> {
   return withLock(locksDir(logsDir), 'log', `the log in ${logsDir}`, work, waitMs);
 }
 
-/** `dataDir` is the logs or the sessions folder. */
-export function withSessionLock<T>(dataDir: string, sessionId: string, work: () => Promise<T>, waitMs?: number): Promise<T> {
+/** The lock file's name for a session id, and the words for it. */
+function sessionLock(sessionId: string): { name: string; what: string } {
   // An id is a UUID; one from a hand-edited record could hold anything, so it never becomes a path as is.
   const key = /^[A-Za-z0-9-]{1,64}$/.test(sessionId) ? sessionId : Buffer.from(sessionId).toString('hex').slice(0, 128);
-  return withLock(locksDir(dataDir), `session-${key}`, `session ${sessionId}`, work, waitMs);
+  return { name: `session-${key}`, what: `session ${sessionId}` };
+}
+
+/** `dataDir` is the logs or the sessions folder. */
+export function withSessionLock<T>(dataDir: string, sessionId: string, work: () => Promise<T>, waitMs?: number): Promise<T> {
+  const { name, what } = sessionLock(sessionId);
+  return withLock(locksDir(dataDir), name, what, work, waitMs);
+}
+
+/**
+ * Takes the locks of these sessions one after another, in the order given, each waited for as
+ * withSessionLock waits (`waitMs` from when its turn comes); returns what lets them all go, the
+ * last taken first. One that cannot be had lets those taken go and throws. The same locks, taken
+ * as withSessionLock takes them, for work that needs thousands of them (withEveryLock): the locks
+ * folder is made private once, not once a lock.
+ */
+export async function takeSessionLocks(dataDir: string, sessionIds: readonly string[], waitMs = DEFAULT_LOCK_WAIT_MS): Promise<Release> {
+  const dir = locksDir(dataDir);
+  const taken: Release[] = [];
+  const releaseAll: Release = async () => {
+    for (let release = taken.pop(); release !== undefined; release = taken.pop()) await release();
+  };
+  try {
+    await ensurePrivateDir(dir);
+    for (const id of sessionIds) {
+      const { name, what } = sessionLock(id);
+      taken.push(await takeLock(dir, name, what, waitMs));
+    }
+  } catch (error) {
+    await releaseAll();
+    throw error;
+  }
+  return releaseAll;
 }

@@ -8,7 +8,7 @@ import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { PRIVATE_FILE, holdsExactly, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
-import { withLogLock, withSessionLock } from '../log/lock.js';
+import { takeSessionLocks, withLogLock, withSessionLock } from '../log/lock.js';
 import { DamagedForkPoints, composeHistory, indexLineOf, lineageOf, verifiedLines } from './turns.js';
 import type { RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
@@ -157,24 +157,23 @@ export interface ReindexResult {
  */
 export async function withEveryLock<T>(paths: DataPaths, work: () => Promise<T>): Promise<T> {
   const held = new Set<string>();
-  // The copies a killed rewrite left behind (kill -9 during logs rm) go before the next one starts.
-  const sweepThenWork = async (): Promise<T> => {
-    await Promise.all([removeOrphanedTemporaries(paths.logs), removeOrphanedTemporaries(paths.sessions)]);
-    return work();
-  };
-  const takeAll = async (): Promise<T> => {
-    const { records } = await scanSessions(paths.sessions, { everyFile: true });
-    const ids = [...new Set(records.map((record) => record.id))].filter((id) => !held.has(id)).sort();
-    if (ids.length === 0) return withLogLock(paths.logs, sweepThenWork);
-    const take = (index: number): Promise<T> => {
-      const id = ids[index];
-      if (id === undefined) return takeAll();
-      held.add(id);
-      return withSessionLock(paths.logs, id, () => take(index + 1));
-    };
-    return take(0);
-  };
-  return takeAll();
+  const releases: (() => Promise<void>)[] = [];
+  try {
+    for (;;) {
+      const { records } = await scanSessions(paths.sessions, { everyFile: true });
+      const ids = [...new Set(records.map((record) => record.id))].filter((id) => !held.has(id)).sort();
+      if (ids.length === 0) break;
+      releases.push(await takeSessionLocks(paths.logs, ids));
+      for (const id of ids) held.add(id);
+    }
+    return await withLogLock(paths.logs, async () => {
+      // The copies a killed rewrite left behind (kill -9 during logs rm) go before the next one starts.
+      await Promise.all([removeOrphanedTemporaries(paths.logs), removeOrphanedTemporaries(paths.sessions)]);
+      return work();
+    });
+  } finally {
+    for (let release = releases.pop(); release !== undefined; release = releases.pop()) await release();
+  }
 }
 
 /**

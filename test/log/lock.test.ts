@@ -1,10 +1,10 @@
 // Locks between Argo processes, as seen from one process with many callers (a server logging many
 // turns at once): its callers queue in memory, so only one of them at a time tries the lock file.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LockTimeoutError, locksInUse, whenLockWaitIsLong, withLock } from '../../src/log/lock.js';
+import { LockTimeoutError, locksInUse, takeSessionLocks, whenLockWaitIsLong, withLock, withSessionLock } from '../../src/log/lock.js';
 import { tempData } from '../query/helpers.js';
 import { waitFor } from '../support/wait.js';
 
@@ -90,5 +90,39 @@ describe('a wait on another process', () => {
     mkdirSync(join(dir, 'log.lock'));
     await expect(withLock(dir, 'log', 'the log in /x', () => Promise.resolve(), 300)).rejects.toBeInstanceOf(LockTimeoutError);
     expect(said).toEqual(['waiting for the log in /x, locked by another argo process (a lock left by one that died is taken over after 10 s)']);
+  });
+});
+
+describe('takeSessionLocks (every session\'s lock, for maintenance)', () => {
+  it('takes them in the order given, as withSessionLock takes each, and lets them all go', async () => {
+    const { home, paths } = tempData();
+    const locks = join(home, 'locks');
+    const ids = ['a', 'b', 'c', 'odd/id'];
+    const release = await takeSessionLocks(paths.logs, ids);
+    const names = ['session-a', 'session-b', 'session-c', `session-${Buffer.from('odd/id').toString('hex')}`];
+    expect(readdirSync(locks).sort()).toEqual(names.map((name) => `${name}.lock`).sort());
+    expect(vi.mocked(lockfile.lock).mock.calls.map(([target]) => target)).toEqual(names.map((name) => join(locks, name)));
+    expect(locksInUse()).toBe(4);
+    // A turn of one of them waits until they are let go.
+    let ran = false;
+    const turn = withSessionLock(paths.logs, 'b', () => Promise.resolve((ran = true)));
+    await waitFor(() => expect(locksInUse()).toBe(4));
+    expect(ran).toBe(false);
+    await release();
+    await turn;
+    expect(ran).toBe(true);
+    expect(readdirSync(locks)).toEqual([]);
+    expect(locksInUse()).toBe(0);
+  });
+
+  it('one that cannot be had in time lets those taken go, and says which', async () => {
+    const { home, paths } = tempData();
+    const locks = join(home, 'locks');
+    // Another process holds b's lock: the directory proper-lockfile makes, fresh, so not stale.
+    mkdirSync(join(locks, 'session-b.lock'), { recursive: true });
+    await expect(takeSessionLocks(paths.logs, ['a', 'b', 'c'], 50)).rejects.toThrow(/^session b has been locked by another argo process/);
+    expect(existsSync(join(locks, 'session-a.lock'))).toBe(false);
+    expect(existsSync(join(locks, 'session-c.lock'))).toBe(false);
+    expect(locksInUse()).toBe(0);
   });
 });
