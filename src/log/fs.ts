@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, link, lstat, mkdir, mkdtemp, open, readFile, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
@@ -251,24 +251,27 @@ export async function readDataFile(path: string): Promise<Buffer> {
 
 /**
  * Whether `path` is a private regular file (0600 or stricter) holding exactly `data`: rewriting it
- * would change nothing. Never through a symlink; a missing or unreadable file is not (so it is
- * written). Sizes are compared before any byte is read.
+ * would change nothing. Never through a symlink, never waiting on a pipe; a missing or unreadable
+ * file is not (so it is written). Sizes are compared before any byte is read. Synchronous: `sessions
+ * reindex` asks it of two files a session, thousands in a row, where each hand-over to the thread
+ * pool cost more than the read, and a file is read only when it has the size asked about (the index
+ * of 20,000 turns is 2.6 MB, a millisecond).
  */
-export async function holdsExactly(path: string, data: Buffer): Promise<boolean> {
-  let handle: FileHandle;
+export function holdsExactly(path: string, data: Buffer): boolean {
+  let fd: number;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return false;
   }
   try {
-    const stats = await handle.stat();
+    const stats = fstatSync(fd);
     if (!stats.isFile() || stats.size !== data.length || (stats.mode & 0o077) !== 0) return false;
-    return (await handle.readFile()).equals(data);
+    return readFileSync(fd).equals(data);
   } catch {
     return false;
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -220,7 +220,7 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
       const count = own.get(record.id)?.length ?? 0;
       turns += count;
       const updated = withLastTurn({ ...record, turns: count }, lines[lines.length - 1]?.id);
-      if (!(await holdsExactly(recordPath(paths.sessions, record.name), Buffer.from(encodeRecord(updated), 'utf8')))) await saveSession(paths.sessions, updated);
+      if (!holdsExactly(recordPath(paths.sessions, record.name), Buffer.from(encodeRecord(updated), 'utf8'))) await saveSession(paths.sessions, updated);
     }
     return { sessions: records.length, turns, unreadable: stats.unreadable };
   } finally {

@@ -99,7 +99,7 @@ export async function writeIndex(dir: string, session: string, lines: readonly I
 export async function writeIndexIfChanged(dir: string, session: string, lines: readonly IndexLine[]): Promise<boolean> {
   const text = Buffer.from(indexText(lines), 'utf8');
   const path = indexPath(dir, session);
-  if (await holdsExactly(path, text)) return false;
+  if (holdsExactly(path, text)) return false;
   await writeFileAtomic(path, text);
   return true;
 }
