@@ -6,7 +6,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
-import { readDataFile, replaceFile } from '../log/fs.js';
+import { readDataText, replaceFile } from '../log/fs.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
@@ -155,7 +155,7 @@ async function repairIndexes(
   for (const name of names) {
     const session = name.slice(0, -'.idx'.length);
     const path = join(paths.sessions, name);
-    const text = await readDataFile(path).then((bytes) => bytes.toString('utf8'), () => null);
+    const text = readIndexText(path);
     if (text === null || !needles.some((needle) => text.includes(needle))) continue;
     const before: IndexLine[] = [];
     let damaged = !text.endsWith('\n');
@@ -188,6 +188,18 @@ async function repairIndexes(
     if (record) await recount(paths.sessions, record, after, ownDropped);
   }
   return repair;
+}
+
+/**
+ * An index's text, or null when it cannot be read. Synchronous: every index is read, thousands in a
+ * row with nothing else to do, where each hand-over to the thread pool cost more than the read.
+ */
+function readIndexText(path: string): string | null {
+  try {
+    return readDataText(path);
+  } catch {
+    return null;
+  }
 }
 
 async function recount(dir: string, record: SessionRecord, lines: readonly IndexLine[], ownDropped: number): Promise<void> {
