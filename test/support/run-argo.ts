@@ -44,6 +44,8 @@ export function scrubbedEnv(options: { home: string; host?: string | undefined; 
     HOME: options.home,
     ARGO_HOME: options.home,
     NO_COLOR: '1',
+    // The run's temporary folder (test/support/global-setup.ts), so what argo leaves there goes with it.
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
     ...(options.host ? { OLLAMA_HOST: options.host } : {}),
     ...options.env,
   };
