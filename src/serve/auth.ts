@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
-import { hostname } from 'node:os';
 import { UsageError } from '../errors.js';
 
 /** 127.0.0.0/8, ::1 and `localhost`: the only binds that may run without a key. */
@@ -23,15 +22,10 @@ export function requireKeyFor(host: string, key: string | undefined): string | n
   return usable;
 }
 
-/**
- * A name a browser sends only for this machine: loopback, `*.localhost` (RFC 6761), the unspecified
- * address, or the machine's own one-label name (`curl http://mybox:10007`, which /etc/hosts points at
- * 127.0.1.1 on Debian). A dotted machine name is not taken: its zone may be someone else's to resolve.
- */
-function isLocalName(hostname: string, machine: string): boolean {
+/** A name a browser sends only for this machine: loopback, `*.localhost` (RFC 6761), or the unspecified address. */
+function isLocalName(hostname: string): boolean {
   const bare = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
-  const own = machine.toLowerCase();
-  return isLoopback(bare) || bare.endsWith('.localhost') || bare === '0.0.0.0' || bare === '::' || (own !== '' && !own.includes('.') && bare === own);
+  return isLoopback(bare) || bare.endsWith('.localhost') || bare === '0.0.0.0' || bare === '::';
 }
 
 /** `host[:port]` without its port; null when it is no host (a path, a user, spaces). */
@@ -50,14 +44,14 @@ function hostnameOf(authority: string): string | null {
  * rebinding: the Host is that name), or by a request it need not read the answer of (a POST with
  * a text/plain body: its Origin is the site's). Programs send neither; a page on this machine is allowed.
  */
-export function browserRefusal(host: string | undefined, origin: string | undefined, machine = hostname()): 'host' | 'origin' | null {
+export function browserRefusal(host: string | undefined, origin: string | undefined): 'host' | 'origin' | null {
   if (host !== undefined) {
     const name = hostnameOf(host);
-    if (name === null || !isLocalName(name, machine)) return 'host';
+    if (name === null || !isLocalName(name)) return 'host';
   }
   if (origin !== undefined) {
     const url = URL.canParse(origin) ? new URL(origin) : null;
-    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || !isLocalName(url.hostname, machine)) return 'origin';
+    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || !isLocalName(url.hostname)) return 'origin';
   }
   return null;
 }

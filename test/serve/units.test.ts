@@ -166,22 +166,7 @@ describe('auth', () => {
     ['127.0.0.1:10007', '', 'origin'],
     ['evil.example', 'https://evil.example', 'host'],
   ])('without a key, Host %j and Origin %j: refused for %s', (host, origin, refused) => {
-    expect(browserRefusal(host, origin, 'mybox')).toBe(refused);
-  });
-
-  it.each<[string, string | undefined, string, ReturnType<typeof browserRefusal>]>([
-    // The machine's own name, as a user types it: one label only (a dotted name's zone may be another's).
-    ['mybox:10007', undefined, 'mybox', null],
-    ['MyBox:10007', undefined, 'mybox', null],
-    ['mybox.:10007', undefined, 'MYBOX', null],
-    ['127.0.0.1:10007', 'http://mybox:3000', 'mybox', null],
-    ['otherbox:10007', undefined, 'mybox', 'host'],
-    ['mybox.evil.example:10007', undefined, 'mybox', 'host'],
-    ['box.corp.example:10007', undefined, 'box.corp.example', 'host'],
-    ['127.0.0.1:10007', 'http://box.corp.example', 'box.corp.example', 'origin'],
-    ['x:10007', undefined, '', 'host'],
-  ])('without a key, Host %j and Origin %j on a machine named %j: refused for %s', (host, origin, machine, refused) => {
-    expect(browserRefusal(host, origin, machine)).toBe(refused);
+    expect(browserRefusal(host, origin)).toBe(refused);
   });
 
   it.each([
