@@ -9,8 +9,7 @@ import { loadSettings } from '../../src/config/settings.js';
 import type { Settings } from '../../src/config/settings.js';
 import { RuntimeError } from '../../src/errors.js';
 import type * as Fs from '../../src/log/fs.js';
-import type { StreamOutcome } from '../../src/ollama/transport.js';
-import type { Transport, TurnPorts } from '../../src/turn/turn.js';
+import { portsFor } from '../support/turn-ports.js';
 
 const disk = vi.hoisted(() => ({ full: false, code: 'ENOSPC' }));
 
@@ -40,24 +39,6 @@ vi.mock('../../src/log/fs.js', async (importOriginal) => {
 });
 
 const { runTurn } = await import('../../src/turn/turn.js');
-
-const transport: Transport = {
-  stream: (_request, hooks) => {
-    hooks.onText('the answer');
-    const metrics: StreamOutcome['metrics'] = { total_duration: 1, load_duration: 0, prompt_eval_count: 1, prompt_eval_duration: 1, eval_count: 1, eval_duration: 1, done_reason: 'stop' };
-    return Promise.resolve({ status: 'ok', failure: null, metrics, attempts: 1 });
-  },
-  installedModels: () => Promise.resolve([]),
-};
-
-/** A turn on 2025-03-04 with this id, rescued the way the CLI rescues it. */
-const portsFor = (id: string): TurnPorts => ({
-  transport,
-  now: () => new Date('2025-03-04T05:06:07.000Z'),
-  clock: () => 0,
-  newId: () => id,
-  rescue: async (text, dataHome) => (await import('../../src/log/fs.js')).rescueText(dataHome, text),
-});
 
 describe('a turn when the disk fills mid-append', () => {
   it('leaves no partial line, rescues the turn privately, and fails with a clear message', async () => {

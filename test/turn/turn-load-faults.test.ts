@@ -6,9 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import { RuntimeError } from '../../src/errors.js';
-import { rescueText } from '../../src/log/fs.js';
-import type { StreamOutcome } from '../../src/ollama/transport.js';
-import type { Transport, TurnPorts } from '../../src/turn/turn.js';
+import { portsFor } from '../support/turn-ports.js';
 
 vi.mock('../../src/sessions/record-turn.js', () => {
   throw Object.assign(new Error("EMFILE: too many open files, open '/opt/argo/dist/cli/record-turn-ABC.js'"), { code: 'EMFILE' });
@@ -16,22 +14,7 @@ vi.mock('../../src/sessions/record-turn.js', () => {
 
 const { runTurn } = await import('../../src/turn/turn.js');
 
-const transport: Transport = {
-  stream: (_request, hooks) => {
-    hooks.onText('the answer');
-    const metrics: StreamOutcome['metrics'] = { total_duration: 1, load_duration: 0, prompt_eval_count: 1, prompt_eval_duration: 1, eval_count: 1, eval_duration: 1, done_reason: 'stop' };
-    return Promise.resolve({ status: 'ok', failure: null, metrics, attempts: 1 });
-  },
-  installedModels: () => Promise.resolve([]),
-};
-
-const ports: TurnPorts = {
-  transport,
-  now: () => new Date('2025-03-04T05:06:07.000Z'),
-  clock: () => 0,
-  newId: () => 'turn00000009',
-  rescue: (text, dataHome) => rescueText(dataHome, text),
-};
+const ports = portsFor('turn00000009');
 
 describe('a turn whose log writer cannot be loaded', () => {
   it.each([['a session that exists already', true], ['a new session', false]])('%s: the turn is rescued and the error says where', async (_name, existing) => {
