@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isLogFileName } from '../log/files.js';
 import { appendPrivate, holdsExactly, isMissing, readDataFile, writeFileAtomic } from '../log/fs.js';
@@ -115,18 +115,21 @@ export function findIndexedTurns(paths: DataPaths, ids: ReadonlySet<string>, fir
   const found = new Map<string, LogEntry>();
   if (ids.size === 0) return found;
   const finder = needleFinder({ kind: 'json-string', values: [...ids] });
-  const fds = new Map<string, number | null>();
+  const files = new Map<string, { fd: number; size: number } | null>();
+  // The index is a hint: a file it names may be gone, a folder, a pipe, or shorter than it says.
   const turnAt = (line: IndexLine): LogEntry | null => {
-    let fd = fds.get(line.file);
-    if (fd === undefined) {
-      try {
-        fd = openSync(join(paths.logs, line.file), 'r');
-      } catch {
-        fd = null;
-      }
-      fds.set(line.file, fd);
+    let file = files.get(line.file);
+    if (file === undefined) {
+      file = openRegular(join(paths.logs, line.file));
+      files.set(line.file, file);
     }
-    const text = fd === null ? null : wholeLineAt(fd, line.offset, line.length);
+    if (file === null || line.offset + line.length > file.size) return null;
+    let text: string | null;
+    try {
+      text = wholeLineAt(file.fd, line.offset, line.length);
+    } catch {
+      return null;
+    }
     const entry = text === null ? null : parseEntry(text);
     return entry?.id === line.id ? entry : null;
   };
@@ -143,11 +146,12 @@ export function findIndexedTurns(paths: DataPaths, ids: ReadonlySet<string>, fir
       let bytes: Buffer;
       try {
         // Never through a link: an index planted elsewhere names nothing here.
-        const fd = openSync(join(paths.sessions, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+        const index = openRegular(join(paths.sessions, name));
+        if (index === null) continue;
         try {
-          bytes = readFileSync(fd);
+          bytes = readFileSync(index.fd);
         } finally {
-          closeSync(fd);
+          closeSync(index.fd);
         }
       } catch {
         continue;
@@ -162,8 +166,29 @@ export function findIndexedTurns(paths: DataPaths, ids: ReadonlySet<string>, fir
     }
     return found;
   } finally {
-    for (const fd of fds.values()) if (fd !== null) closeSync(fd);
+    for (const file of files.values()) if (file !== null) closeSync(file.fd);
   }
+}
+
+/**
+ * A regular file opened for reading, never through a link and never waiting on a pipe (O_NONBLOCK),
+ * with its size; null for anything else or when it cannot be opened.
+ */
+function openRegular(path: string): { fd: number; size: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isFile()) return { fd, size: stats.size };
+  } catch {
+    // not readable as a file: closed below
+  }
+  closeSync(fd);
+  return null;
 }
 
 function indexText(lines: readonly IndexLine[]): string {

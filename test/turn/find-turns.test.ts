@@ -1,7 +1,8 @@
 // argo rerun finds a turn (and the turns it replayed) through the newest log files, then the places
 // the session indexes name, then the older files: it must find what a search of the whole log, newest
 // file first, finds — whatever the indexes say.
-import { appendFileSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../src/log/entry.js';
@@ -78,6 +79,27 @@ describe('findTurns finds what a search of the whole log finds', () => {
     const asked = [first, second, third].map((entry) => defined(entry, 'work turn').id);
     expect(idsOf(findIndexedTurns(h.paths, new Set(asked)))).toEqual([defined(second, 'second').id]);
     expect(await findTurns(h.paths, asked, { recentBytes: 1 })).toEqual(await everywhere(h.paths, asked));
+  });
+
+  it.each<[string, (paths: DataPaths) => void]>([
+    ['a length far past the file\'s end', (paths) => appendFileSync(join(paths.sessions, 'play.idx'), `${JSON.stringify({ id: 'lost0000001', file: '2025-01-03.log', offset: 0, length: 1e12, status: 'ok', type: 'question' })}\n`)],
+    ['a folder where the day\'s log was', (paths) => {
+      appendFileSync(join(paths.sessions, 'play.idx'), `${JSON.stringify({ id: 'lost0000001', file: '2025-01-09.log', offset: 0, length: 10, status: 'ok', type: 'question' })}\n`);
+      mkdirSync(join(paths.logs, '2025-01-09.log'));
+    }],
+    ['a named pipe where the day\'s log was', (paths) => {
+      appendFileSync(join(paths.sessions, 'play.idx'), `${JSON.stringify({ id: 'lost0000001', file: '2025-01-09.log', offset: 0, length: 10, status: 'ok', type: 'question' })}\n`);
+      execFileSync('mkfifo', [join(paths.logs, '2025-01-09.log')]);
+    }],
+    ['a named pipe where an index was', (paths) => execFileSync('mkfifo', [join(paths.sessions, 'aaa.idx')])],
+  ])('an index naming %s: nothing found there, nothing thrown, no wait', async (_name, arrange) => {
+    const h = await home();
+    arrange(h.paths);
+    expect(findIndexedTurns(h.paths, new Set(['lost0000001'])).size).toBe(0);
+    expect(await findTurns(h.paths, ['lost0000001'], { recentBytes: 1 })).toEqual(new Map());
+    // The indexes still find what they rightly name.
+    const old = defined(h.work[0], 'work 1').id;
+    expect(idsOf(findIndexedTurns(h.paths, new Set([old])))).toEqual([old]);
   });
 
   it('a turn written inside another line (an argument holding a turn) is not taken for it', async () => {
