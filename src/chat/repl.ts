@@ -76,12 +76,13 @@ export type ChatSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 /**
  * How a turn ended, as far as the chat is concerned: 'output-closed' (the reader of standard output
- * went away, as with `argo chat | head -1`) also ends the chat, since no answer can reach anyone.
+ * went away, as with `argo chat | head -1`) and 'output-failed' (it could not be written: a full
+ * disk) also end the chat, since no answer can reach anyone.
  */
-export type TurnStatus = 'ok' | 'interrupted' | 'error' | 'output-closed';
+export type TurnStatus = 'ok' | 'interrupted' | 'error' | 'output-closed' | 'output-failed';
 
 /** How a chat ended, for its exit code (the CLI's outcomes of the same names). */
-export type ChatEnd = 'ok' | 'failed' | 'interrupted' | 'terminated' | 'hung-up' | 'output-closed';
+export type ChatEnd = 'ok' | 'failed' | 'interrupted' | 'terminated' | 'hung-up' | 'output-closed' | 'output-failed';
 
 const ENDED_BY: Record<Exclude<ChatSignal, 'SIGINT'>, ChatEnd> = { SIGTERM: 'terminated', SIGHUP: 'hung-up' };
 
@@ -92,6 +93,8 @@ const ENDED_BY: Record<Exclude<ChatSignal, 'SIGINT'>, ChatEnd> = { SIGTERM: 'ter
 export function chatEnd(statuses: ReadonlySet<TurnStatus>): ChatEnd {
   // The reader gone ended the chat, as it ends a one-liner (141), whatever came before.
   if (statuses.has('output-closed')) return 'output-closed';
+  // Output that could not be written is a failure to fix (exit 1), not a reader that left (141).
+  if (statuses.has('output-failed')) return 'output-failed';
   if (statuses.has('error')) return 'failed';
   return statuses.has('interrupted') ? 'interrupted' : 'ok';
 }
@@ -304,7 +307,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       const outcome = await driver.turn(input.text, state, current.signal, askLine);
       ended.add(outcome.status);
       if (outcome.stats !== null) lastStats = outcome.stats;
-      if (outcome.status === 'output-closed') return 'leave';
+      if (outcome.status === 'output-closed' || outcome.status === 'output-failed') return 'leave';
     } catch (error) {
       ended.add('error');
       throw error;

@@ -103,7 +103,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       if (running.cutBySignal && outcome !== 'ok') told.stop = true;
       const figures = seen.entry === undefined ? null : statsLine(turnStats(entryFigures(seen.entry)));
       // Output that takes no more ends the chat, whether its reader left or its disk is full.
-      const status = outcome === 'output-failed' ? 'output-closed' : outcome === 'ok' || outcome === 'interrupted' || outcome === 'output-closed' ? outcome : 'error';
+      const status = outcome === 'ok' || outcome === 'interrupted' || outcome === 'output-closed' || outcome === 'output-failed' ? outcome : 'error';
       return { status, stats: figures };
     },
     explain: async (prompt, state, signal) => {

@@ -170,6 +170,8 @@ describe('how a chat ends, from how its turns ended', () => {
     [['interrupted', 'error', 'ok'], 'failed'],
     [['ok', 'output-closed'], 'output-closed'],
     [['error', 'output-closed'], 'output-closed'],
+    [['ok', 'output-failed'], 'output-failed'],
+    [['error', 'interrupted', 'output-failed'], 'output-failed'],
   ])('%j: %s', (statuses, end) => {
     expect(chatEnd(new Set(statuses))).toBe(end);
   });

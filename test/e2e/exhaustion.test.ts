@@ -32,11 +32,13 @@ afterEach(() => {
 const argo = (home: string, args: string[], extra: Partial<RunOptions> = {}) => runArgo(args, { home, host: ollama.url, env: { TZ: 'UTC' }, ...extra });
 
 /** argo with standard output or standard error written to `path` (the other one read, as runArgo does). */
-function argoWritingTo(stream: 'stdout' | 'stderr', path: string, home: string, args: string[]): Promise<ArgoResult> {
+function argoWritingTo(stream: 'stdout' | 'stderr', path: string, home: string, args: string[], input?: string): Promise<ArgoResult> {
   const fd = openSync(path, 'w');
-  const stdio: ['ignore', number | 'pipe', number | 'pipe'] = stream === 'stdout' ? ['ignore', fd, 'pipe'] : ['ignore', 'pipe', fd];
+  const stdin = input === undefined ? 'ignore' : 'pipe';
+  const stdio: ['ignore' | 'pipe', number | 'pipe', number | 'pipe'] = stream === 'stdout' ? [stdin, fd, 'pipe'] : [stdin, 'pipe', fd];
   const child = spawn(process.execPath, [ARGO_BIN, ...args], { env: scrubbedEnv({ home, host: ollama.url, env: { TZ: 'UTC' } }), stdio });
   closeSync(fd);
+  if (input !== undefined) child.stdin?.end(input);
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -72,6 +74,16 @@ describe.runIf(hasFull)('standard output or error on a full disk (/dev/full)', (
     expect((await argo(home, ['a question to list'])).code).toBe(0);
     const result = await argoWritingTo('stdout', FULL, home, args);
     expect(result).toMatchObject({ code: 1, stderr: 'argo: cannot write standard output (no space left on the device); what it got is incomplete\n' });
+  });
+
+  it('argo chat with its answers going onto it: one line, exit 1 (it ended 141, the code of a reader that left)', async () => {
+    const home = tempHome();
+    // The stream waits after its first chunk: the chat's turn sees the failed write and ends the chat.
+    ollama.setScenario({ holdAfter: 1 });
+    const result = await argoWritingTo('stdout', FULL, home, ['chat', '-s', 'c1'], 'tell me a long story\nsecond\n');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^argo: standard output could not be written \(a full disk\?\)/m);
+    expect(logLines(home)).toMatchObject([{ user_prompt: 'tell me a long story', status: 'interrupted' }]);
   });
 
   it('standard error on it: a line said while the answer is awaited (a retry) does not end argo, and the turn is logged (it was lost)', async () => {
