@@ -106,13 +106,11 @@ export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line
         const rest = data.slice(start);
         pending = rest.length === 0 ? [] : [rest];
         pendingBytes = rest.length;
-        if (overlong(controller)) return;
-        // Only whole lines go on; a chunk without a line end is read together with the next.
-        if (start > from) {
-          controller.enqueue(data.subarray(from, start));
-          return;
-        }
-        if (sent) return;
+        // Only whole lines go on; a chunk without a line end is read together with the next. The
+        // whole lines before a tail too long to be one go on first, so the failure comes after them.
+        const whole = start > from;
+        if (whole) controller.enqueue(data.subarray(from, start));
+        if (overlong(controller) || whole || sent) return;
       }
     },
     cancel(reason) {

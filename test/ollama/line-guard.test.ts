@@ -95,6 +95,18 @@ describe('guardNdjson: a line that does not end', () => {
     return { body, chunksRead: () => read };
   }
 
+  it.each([1, 3, 1000])('whole lines that come in one chunk with a tail over the limit go on before the error (chunks of %i bytes)', async (size) => {
+    const text = `{"a":1}\n{"b":2}\n${'x'.repeat(30)}`;
+    const malformed: string[] = [];
+    const reader = guardNdjson(streamOf(byteChunks(text, size)), (line) => malformed.push(line), 20).getReader();
+    const parts: Uint8Array[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
+    const lines = Buffer.concat(parts).toString('utf8').trim().split('\n');
+    expect(lines.slice(0, 2)).toEqual(['{"a":1}', '{"b":2}']);
+    expect(JSON.parse(lines[2] ?? '')).toMatchObject({ error: expect.stringMatching(new RegExp(`^${OVERLONG_PREFIX}x+`)) as unknown });
+    expect(lines).toHaveLength(3);
+  });
+
   it('is cut at the limit: the lines before it go on, then an error line quoting its start, and no more is read', async () => {
     const { body, chunksRead } = endlessBody('{"response":"one","done":false}\n', 'a');
     const malformed: string[] = [];
