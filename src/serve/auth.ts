@@ -7,7 +7,7 @@ export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   if (bare === 'localhost') return true;
   if (isIP(bare) === 4) return bare.startsWith('127.');
-  if (isIP(bare) === 6) return bare === '::1' || bare.startsWith('::ffff:127.');
+  if (isIP(bare) === 6) return bare === '::1' || bare.startsWith('::ffff:127.') || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(bare);
   return false;
 }
 
@@ -32,7 +32,8 @@ function isLocalName(hostname: string): boolean {
 function hostnameOf(authority: string): string | null {
   try {
     const url = new URL(`http://${authority}`);
-    return url.username === '' && url.pathname === '/' && url.search === '' && url.hash === '' ? url.hostname : null;
+    // `#` and `?` leave no trace in the parsed URL when nothing follows them: the raw text is checked.
+    return url.username === '' && url.password === '' && url.pathname === '/' && !/[#?]/.test(authority) ? url.hostname : null;
   } catch {
     return null;
   }

@@ -154,6 +154,12 @@ describe('auth', () => {
     ['a b', undefined, 'host'],
     ['user@127.0.0.1', undefined, 'host'],
     ['127.0.0.1/x', undefined, 'host'],
+    [':pw@localhost', undefined, 'host'],
+    ['localhost#', undefined, 'host'],
+    ['localhost?', undefined, 'host'],
+    ['[::ffff:127.0.0.1]:10007', undefined, null],
+    ['[::ffff:7f00:1]', undefined, null],
+    ['[::ffff:c0a8:104]', undefined, 'host'],
     // A page of this machine, and of another site (a text/plain POST needs no preflight).
     ['127.0.0.1:10007', 'http://localhost:3000', null],
     ['127.0.0.1:10007', 'https://127.0.0.1', null],
