@@ -152,8 +152,9 @@ async function logOrphan(settings: RecoverySettings, { name, turn }: Orphan, me:
   }
   // Another argo took it first: it logs the turn.
   if (claimed === null) return;
-  const [{ recordTurn, SessionUpdateError }, { openSession, removedSession }] = await Promise.all([import('../sessions/record-turn.js'), import('../sessions/store.js')]);
   try {
+    // Loaded inside: a load that fails (too many open files) gives the turn back, and is no unreadable folder.
+    const [{ recordTurn, SessionUpdateError }, { openSession, removedSession }] = await Promise.all([import('../sessions/record-turn.js'), import('../sessions/store.js')]);
     if (await inLog(paths.logs, turn.day, id)) {
       await dropUnfinished(home, claimed);
       found.alreadyLogged.push(id);
