@@ -564,7 +564,8 @@ export class OllamaTransport {
    * when it is not loaded or the release does not say. Never kept: a reload may change it.
    */
   async loadedNumCtx(model: string, signal?: AbortSignal): Promise<number | null> {
-    const { models } = await this.askClient(signal).ps();
+    // Asked after the answer, before the turn is logged: bounded as the version question is.
+    const { models } = await this.askClient(signal, Math.min(this.options.idleMs, VERSION_ASK_MS)).ps();
     const wanted = fullModelName(model);
     const found: unknown = models.find((loaded) => fullModelName(loaded.name) === wanted || fullModelName(loaded.model) === wanted)?.['context_length' as keyof (typeof models)[number]];
     return typeof found === 'number' && Number.isSafeInteger(found) && found > 0 ? found : null;

@@ -131,6 +131,14 @@ describe('OllamaTransport against older Ollama releases', () => {
     expect(await transportFor(await startAt(version)).defaultNumCtx()).toBe(tokens);
   });
 
+  it('a stalled /api/ps is given up after the version question\'s bound, not the answer\'s idle time', async () => {
+    const fake = await start({ models: [{ name: 'argo' }], stallPs: true });
+    const transport = transportFor(fake, { idleMs: 60_000 });
+    const started = Date.now();
+    await expect(transport.loadedNumCtx('argo')).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 20_000);
+
   it.each<[string, string, string, number | null]>([
     // release, the model asked, the name it is asked by later → the loaded window /api/ps reports
     ['0.10.0', 'argo', 'argo', 4096],

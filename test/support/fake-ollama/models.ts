@@ -168,6 +168,7 @@ export const handleShow: Handler = (state, ctx) => {
 };
 
 export const handlePs: Handler = (state, ctx) => {
+  if (state.options.stallPs === true) return ctx.untilGone();
   const now = Date.now();
   const models = [...state.loaded.values()]
     .filter((entry) => entry.expiresAt > now)

@@ -101,6 +101,8 @@ export interface FakeOllamaOptions {
   // /api/show sends nothing until the client leaves: an Ollama reading a model file from a slow disk,
   // or stuck (nothing in the protocol bounds it; Node's client gives up after 300 s).
   stallShow?: boolean | undefined;
+  // /api/ps the same: sends nothing until the client leaves.
+  stallPs?: boolean | undefined;
   scenario?: FakeScenario | undefined;
 }
 
