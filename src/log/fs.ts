@@ -250,6 +250,27 @@ export async function readDataFile(path: string): Promise<Buffer> {
 }
 
 /**
+ * A regular file opened for reading, never through a link and never waiting on a pipe (O_NONBLOCK),
+ * with its stats; null for anything else or when it cannot be opened. The caller closes `fd`.
+ */
+export function openRegularSync(path: string): { fd: number; stats: Stats } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isFile()) return { fd, stats };
+  } catch {
+    // not readable as a file: closed below
+  }
+  closeSync(fd);
+  return null;
+}
+
+/**
  * Whether `path` is a private regular file (0600 or stricter) holding exactly `data`: rewriting it
  * would change nothing. Never through a symlink, never waiting on a pipe; a missing or unreadable
  * file is not (so it is written). Sizes are compared before any byte is read. Synchronous: `sessions
@@ -258,20 +279,15 @@ export async function readDataFile(path: string): Promise<Buffer> {
  * of 20,000 turns is 2.6 MB, a millisecond).
  */
 export function holdsExactly(path: string, data: Buffer): boolean {
-  let fd: number;
+  const file = openRegularSync(path);
+  if (file === null) return false;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return false;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile() || stats.size !== data.length || (stats.mode & 0o077) !== 0) return false;
-    return readFileSync(fd).equals(data);
+    if (file.stats.size !== data.length || (file.stats.mode & 0o077) !== 0) return false;
+    return readFileSync(file.fd).equals(data);
   } catch {
     return false;
   } finally {
-    closeSync(fd);
+    closeSync(file.fd);
   }
 }
 

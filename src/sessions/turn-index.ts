@@ -1,7 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isLogFileName } from '../log/files.js';
-import { appendPrivate, holdsExactly, isMissing, readDataFile, writeFileAtomic } from '../log/fs.js';
+import { appendPrivate, holdsExactly, isMissing, openRegularSync, readDataFile, writeFileAtomic } from '../log/fs.js';
 import { TURN_STATUSES, parseEntry } from '../log/entry.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { readLinesBackward, wholeLineAt } from '../log/lines.js';
@@ -120,7 +120,8 @@ export function findIndexedTurns(paths: DataPaths, ids: ReadonlySet<string>, fir
   const turnAt = (line: IndexLine): LogEntry | null => {
     let file = files.get(line.file);
     if (file === undefined) {
-      file = openRegular(join(paths.logs, line.file));
+      const opened = openRegularSync(join(paths.logs, line.file));
+      file = opened === null ? null : { fd: opened.fd, size: opened.stats.size };
       files.set(line.file, file);
     }
     if (file === null || line.offset + line.length > file.size) return null;
@@ -146,7 +147,7 @@ export function findIndexedTurns(paths: DataPaths, ids: ReadonlySet<string>, fir
       let bytes: Buffer;
       try {
         // Never through a link: an index planted elsewhere names nothing here.
-        const index = openRegular(join(paths.sessions, name));
+        const index = openRegularSync(join(paths.sessions, name));
         if (index === null) continue;
         try {
           bytes = readFileSync(index.fd);
@@ -168,27 +169,6 @@ export function findIndexedTurns(paths: DataPaths, ids: ReadonlySet<string>, fir
   } finally {
     for (const file of files.values()) if (file !== null) closeSync(file.fd);
   }
-}
-
-/**
- * A regular file opened for reading, never through a link and never waiting on a pipe (O_NONBLOCK),
- * with its size; null for anything else or when it cannot be opened.
- */
-function openRegular(path: string): { fd: number; size: number } | null {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (stats.isFile()) return { fd, size: stats.size };
-  } catch {
-    // not readable as a file: closed below
-  }
-  closeSync(fd);
-  return null;
 }
 
 function indexText(lines: readonly IndexLine[]): string {
