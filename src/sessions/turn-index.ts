@@ -115,16 +115,15 @@ export function findIndexedTurns(paths: DataPaths, ids: ReadonlySet<string>, fir
   const found = new Map<string, LogEntry>();
   if (ids.size === 0) return found;
   const finder = needleFinder({ kind: 'json-string', values: [...ids] });
-  const files = new Map<string, { fd: number; size: number } | null>();
+  const files = new Map<string, ReturnType<typeof openRegularSync>>();
   // The index is a hint: a file it names may be gone, a folder, a pipe, or shorter than it says.
   const turnAt = (line: IndexLine): LogEntry | null => {
     let file = files.get(line.file);
     if (file === undefined) {
-      const opened = openRegularSync(join(paths.logs, line.file));
-      file = opened === null ? null : { fd: opened.fd, size: opened.stats.size };
+      file = openRegularSync(join(paths.logs, line.file));
       files.set(line.file, file);
     }
-    if (file === null || line.offset + line.length > file.size) return null;
+    if (file === null || line.offset + line.length > file.stats.size) return null;
     let text: string | null;
     try {
       text = wholeLineAt(file.fd, line.offset, line.length);
