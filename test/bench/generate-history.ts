@@ -21,7 +21,7 @@ import type { SessionRecord } from '../../src/sessions/store.js';
 import { indexLine } from '../../src/sessions/turn-index.js';
 import { NEEDLE, lengthAround, makePrompt, pick, plantInResponse, responseText, seededRandom } from './corpus.js';
 import type { Random } from './corpus.js';
-import { historyParamsFrom } from './options.js';
+import { historyParamsFrom, isMain } from './options.js';
 import type { HistoryParams } from './options.js';
 import { at } from '../support/defined.js';
 
@@ -450,11 +450,7 @@ function flushIndex(session: SessionState): void {
   session.index = '';
 }
 
-function isMain(): boolean {
-  return process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename);
-}
-
-if (isMain()) {
+if (isMain(import.meta.filename)) {
   const { values } = parseArgs({
     options: {
       turns: { type: 'string' },

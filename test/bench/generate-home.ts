@@ -32,6 +32,7 @@ import { MEMO_MAX_ENTRIES, MEMO_MAX_VALUE_CHARS, serializeMemo } from '../../src
 import { BUILTIN_TOOLSETS } from '../../src/tools/toolsets.js';
 import { lengthAround, makePrompt, pick, responseText, seededRandom } from './corpus.js';
 import type { Random } from './corpus.js';
+import { count, isMain } from './options.js';
 import { MODELS, RECENT_KEPT, partial, plannedEntry, replaySpecFor, sessionNames, statusFor, timestampOf, turnId, uuid } from './generate-history.js';
 
 export interface HomeParams {
@@ -558,18 +559,7 @@ function writeChatHistory(home: string, count: number, random: Random): void {
   writePrivate(join(home, 'chat_history'), `${lines.join('\n')}\n`);
 }
 
-function count(value: string | undefined, name: string, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value.replaceAll('_', ''));
-  if (!Number.isInteger(parsed) || parsed < min) throw new Error(`${name} must be an integer of at least ${min}, got "${value}"`);
-  return parsed;
-}
-
-function isMain(): boolean {
-  return process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename);
-}
-
-if (isMain()) {
+if (isMain(import.meta.filename)) {
   const { values } = parseArgs({
     options: {
       out: { type: 'string' },

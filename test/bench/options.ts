@@ -57,11 +57,17 @@ interface HistoryFlags {
   seed?: string | undefined;
 }
 
-function count(value: string | undefined, name: string, fallback: number): number {
+/** A whole-number option (`1_000_000` allowed), `fallback` when unset or empty; at least `min`. */
+export function count(value: string | undefined, name: string, fallback: number, min = 1): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value.replaceAll('_', ''));
-  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
+  if (!Number.isInteger(parsed) || parsed < min) throw new Error(`${name} must be ${min === 1 ? 'a positive integer' : `an integer of at least ${min}`}, got "${value}"`);
   return parsed;
+}
+
+/** Whether the module at `filename` (its import.meta.filename) is the script node was started with. */
+export function isMain(filename: string): boolean {
+  return process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(filename);
 }
 
 export function historyParamsFrom(flags: HistoryFlags, env: Env, quick = false): HistoryParams {
