@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import type { ParentLink, SessionRecord } from './record-schema.js';
-import { RuntimeError } from '../errors.js';
+import { RuntimeError, UsageError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
 import { SymlinkRefusedError, createFileExclusive, errnoOf, isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
@@ -45,9 +45,19 @@ export async function decodeRecord(text: string, name: string, path: string, any
   return new DamagedRecord(name, path, field === '' ? 'not a session record' : `not a session record (field "${field}": ${issue?.message ?? 'invalid'})`);
 }
 
-/** A record is found by its file's name: one that calls itself something else (a copy made by hand) is damaged. */
+/**
+ * A record is found by its file's name: one that calls itself something else (a copy made by hand) is
+ * damaged. One whose name differs only in case is another session's file on a file system that
+ * ignores case (macOS, Windows): calling it damaged would have `sessions rm` delete that session.
+ */
 function ownName(record: SessionRecord, name: string, path: string): SessionRecord | DamagedRecord {
-  return record.name === name ? record : new DamagedRecord(name, path, `a record whose "name" (${JSON.stringify(record.name.slice(0, 64))}) is not its file's`);
+  if (record.name === name) return record;
+  if (isSessionName(record.name) && record.name.toLowerCase() === name.toLowerCase()) {
+    throw new UsageError(
+      `session "${name}" and session "${record.name}" are the same file here (this file system ignores case); use "${record.name}" or a name that differs in more than case`,
+    );
+  }
+  return new DamagedRecord(name, path, `a record whose "name" (${JSON.stringify(record.name.slice(0, 64))}) is not its file's`);
 }
 
 const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === 'string';

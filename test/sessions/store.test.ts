@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +107,20 @@ describe('a record found under another name', () => {
     expect(found instanceof DamagedRecord ? found.problem : '').toBe('a record whose "name" ("evil") is not its file\'s');
     await expect(readSession(dir, 'mis')).rejects.toThrow(/session file .*mis\.json is a record whose "name" \("evil"\) is not its file's; fix it or remove it with "argo sessions rm mis"/);
     expect(await readSession(dir, 'evil')).toEqual(record);
+  });
+});
+
+describe('a record whose name differs from the asked one only in case', () => {
+  // On a file system that ignores case (macOS, Windows) "Work.json" opens "work.json"; a hard link stands in for that here.
+  it('is refused as the same file, never called damaged (which would have `sessions rm Work` delete session "work")', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-case-'));
+    const record = await openSession(dir, 'work', '2026-11-26T10:00:00.000+00:00');
+    linkSync(join(dir, 'work.json'), join(dir, 'Work.json'));
+    const sameFile = /^session "Work" and session "work" are the same file here \(this file system ignores case\); use "work" or a name that differs in more than case$/;
+    await expect(inspectSession(dir, 'Work')).rejects.toThrow(sameFile);
+    await expect(readSession(dir, 'Work')).rejects.toThrow(sameFile);
+    await expect(openSession(dir, 'Work', '2026-11-26T11:00:00.000+00:00')).rejects.toThrow(sameFile);
+    expect(await readSession(dir, 'work')).toEqual(record);
   });
 });
 
