@@ -13,7 +13,7 @@ import type { ReportOutcome } from './outcome.js';
 export function registerCompletion(program: Command, io: Io, setOutcome: ReportOutcome): void {
   program
     .command('completion')
-    .description('print a shell completion script (with session and model names): source <(argo completion bash)')
+    .description('print a shell completion script (with session and model names): eval "$(argo completion bash)"')
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .action((shell: Shell) => {
       io.stdout.write(completionScript(shell, specOf(program)));

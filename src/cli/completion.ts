@@ -128,7 +128,7 @@ function bashScript(spec: CompletionSpec): string {
         ? `    ${source.flags.join('|')}) __argo_names ${source.dynamic}; __argo_colons; return ;;`
         : `    ${source.flags.join('|')}) COMPREPLY=($(compgen -W "${source.words ?? ''}" -- "$cur")); __argo_colons; return ;;`,
   ).join('\n');
-  return `# argo completion for bash. Load it with:  source <(argo completion bash)
+  return `# argo completion for bash. Load it with:  eval "$(argo completion bash)"  (bash 3.2, macOS's, cannot source <(...))
 # or save it:  argo completion bash > ~/.local/share/bash-completion/completions/argo
 __argo_names() {
   # Session and model names are text from the data home and from Ollama: matched and quoted as
