@@ -90,6 +90,23 @@ function rememberPrivate(path: string): void {
   madePrivate.add(path);
 }
 
+// How a file system that keeps no modes (FAT, exFAT, some network mounts) refuses a chmod, even the owner's.
+const NO_MODES = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/**
+ * Closes a file or folder of this user's that others may read (`chmod` does it). Where the file
+ * system keeps no modes its mount options decide who reads, and Argo works on rather than refusing
+ * the whole data home; anyone else's file still refuses.
+ */
+async function makePrivate(stats: Stats, tighten: () => Promise<void>): Promise<void> {
+  if ((stats.mode & 0o077) === 0) return;
+  try {
+    await tighten();
+  } catch (error) {
+    if (stats.uid !== process.getuid?.() || !NO_MODES.has(errnoOf(error) ?? '')) throw error;
+  }
+}
+
 /**
  * Makes `path` (and its parents) if missing, and makes sure it is a private folder of this user's:
  * one left open to others (made by hand, or by an older version) is closed (0700); one of another
@@ -106,7 +123,7 @@ export async function ensurePrivateDir(path: string): Promise<void> {
   if (uid !== undefined && stats.uid !== uid) {
     throw new RuntimeError(`${path} belongs to another user (uid ${stats.uid}); Argo keeps its data only in folders of its own (set ARGO_HOME to one)`);
   }
-  if ((stats.mode & 0o077) !== 0) await chmod(path, PRIVATE_DIR);
+  await makePrivate(stats, () => chmod(path, PRIVATE_DIR));
   rememberPrivate(path);
 }
 
@@ -300,7 +317,7 @@ export async function openForAppend(path: string): Promise<{ handle: FileHandle;
   const handle = await openAppending(path);
   try {
     const stats = await handle.stat();
-    if ((stats.mode & 0o077) !== 0) await handle.chmod(PRIVATE_FILE);
+    await makePrivate(stats, () => handle.chmod(PRIVATE_FILE));
     return { handle, size: stats.size };
   } catch (error) {
     await handle.close();
@@ -322,7 +339,7 @@ export async function appendPrivate(path: string, text: string): Promise<void> {
   const handle = await openAppending(path);
   try {
     if (!madePrivate.has(path)) {
-      if (((await handle.stat()).mode & 0o077) !== 0) await handle.chmod(PRIVATE_FILE);
+      await makePrivate(await handle.stat(), () => handle.chmod(PRIVATE_FILE));
       rememberPrivate(path);
     }
     await handle.write(text);
@@ -420,10 +437,16 @@ export async function replaceFile(target: string, write: (handle: FileHandle) =>
   }
 }
 
+// How a file system without hard links (exFAT, FAT, SMB, some FUSE mounts) refuses `link`: macOS
+// says ENOTSUP, Linux's vfat EPERM, Windows' FAT32 EINVAL.
+const NO_HARD_LINKS = new Set(['ENOTSUP', 'EOPNOTSUPP', 'EPERM', 'ENOSYS', 'EINVAL']);
+
 /**
  * Creates `target` with `data` only if nothing (not even a symlink) is there yet; false when
  * something is. Written whole to a temporary sibling first and linked into place, so the file
- * appears complete or not at all, and two creators agree on one winner.
+ * appears complete or not at all, and two creators agree on one winner. On a file system without
+ * hard links it is created in place (O_EXCL still picks one winner; a reader at that instant may
+ * see it part-written) rather than not at all.
  */
 export async function createFileExclusive(target: string, data: string | Uint8Array, options: DataFileOptions = {}): Promise<boolean> {
   await ensureParent(target, options);
@@ -431,7 +454,12 @@ export async function createFileExclusive(target: string, data: string | Uint8Ar
   trackTemporary(temporary);
   try {
     await writeTemporary(temporary, (handle) => handle.writeFile(data), options.flush !== false);
-    await link(temporary, target);
+    try {
+      await link(temporary, target);
+    } catch (error) {
+      if (!NO_HARD_LINKS.has(errnoOf(error) ?? '')) throw error;
+      await createInPlace(target, data, options.flush !== false);
+    }
     return true;
   } catch (error) {
     if (errnoOf(error) === 'EEXIST') return false;
@@ -440,6 +468,21 @@ export async function createFileExclusive(target: string, data: string | Uint8Ar
     await removeFile(temporary).catch(() => undefined);
     untrackTemporary(temporary);
   }
+}
+
+/** createFileExclusive where links cannot be made: a part-written file is removed, never left as the target. */
+async function createInPlace(target: string, data: string | Uint8Array, flush: boolean): Promise<void> {
+  // EEXIST here is another creator's win: nothing of ours to remove.
+  const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE);
+  try {
+    await handle.writeFile(data);
+    if (flush) await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await removeFile(target).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
 }
 
 async function writeTemporary(temporary: string, write: (handle: FileHandle) => Promise<void>, flush = true): Promise<void> {
@@ -489,7 +532,7 @@ export async function ensureHomeFolder(home: string, relative: string): Promise<
     if (!stats.isDirectory()) throw new RuntimeError(`${path} is not a folder; remove it, and Argo makes the folder again`);
     const uid = process.getuid?.();
     if (uid !== undefined && stats.uid !== uid) throw new RuntimeError(`${path} belongs to another user (uid ${stats.uid}); remove it, and Argo makes the folder again`);
-    if ((stats.mode & 0o077) !== 0) await chmod(path, PRIVATE_DIR);
+    await makePrivate(stats, () => chmod(path, PRIVATE_DIR));
   }
   return path;
 }
