@@ -84,7 +84,8 @@ export function watchStopFile(home: string, onChange: () => void, onEnd?: () => 
   let watcher: ReturnType<typeof watch>;
   try {
     watcher = watch(home, { persistent: false }, (_event, name) => {
-      if (name === null || name === STOP_FILE) onChange();
+      // Any case: where the file system ignores it (macOS), a hand-made "stop" is STOP to lstat.
+      if (name === null || name.toUpperCase() === STOP_FILE) onChange();
     });
   } catch {
     return null;

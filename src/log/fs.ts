@@ -426,7 +426,7 @@ export async function replaceFile(target: string, write: (handle: FileHandle) =>
   const temporary = temporaryPath(target);
   trackTemporary(temporary);
   try {
-    await writeTemporary(temporary, write);
+    await writeTemporary(temporary, write, options.flush !== false);
     await rename(temporary, target);
   } catch (error) {
     // Its removal failing too (a name too long to make) must not hide why the write failed.

@@ -104,6 +104,18 @@ describe('abortOnStop: a run is cut the moment STOP appears', () => {
     }
   });
 
+  it('a file named STOP in another case is looked at (on macOS the file system finds it as STOP)', async () => {
+    const dir = home();
+    const seen = vi.fn();
+    const close = watchStopFile(dir, seen);
+    try {
+      writeFileSync(join(dir, 'stop'), 'by hand\n');
+      await waitFor(() => expect(seen).toHaveBeenCalled());
+    } finally {
+      close?.();
+    }
+  });
+
   it('after close, STOP no longer aborts; a home that is not there gives no watch and no error', async () => {
     const dir = home();
     const cut = abortOnStop(dir);

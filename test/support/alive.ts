@@ -1,10 +1,25 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
-/** Running (a zombie nobody has reaped yet counts as gone: in a container, PID 1 may never reap it). */
+const HAS_PROC = existsSync('/proc/self/stat');
+
+/**
+ * Running (a zombie nobody has reaped yet counts as gone: in a container, PID 1 may never reap it).
+ * Without /proc (macOS) signal 0 asks instead, and a zombie counts as running there.
+ */
 export function alive(pid: number): boolean {
+  if (!HAS_PROC) return signalled(pid);
   try {
     return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
+  }
+}
+
+function signalled(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
