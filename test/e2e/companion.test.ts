@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
-import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
 let ollama: FakeOllama;
@@ -131,7 +131,7 @@ describe('standard input', () => {
     const script = `while read q; do "${process.execPath}" "${ARGO_BIN}" --no-stdin "$q"; done`;
     // Run asynchronously: the stand-in answers from this process.
     const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn('bash', ['-c', script], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, HOME: home, OLLAMA_HOST: ollama.url, NO_COLOR: '1' } });
+      const child = spawn('bash', ['-c', script], { env: scrubbedEnv({ home, host: ollama.url }) });
       let text = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
       child.on('error', reject).on('close', () => resolve(text));

@@ -126,7 +126,7 @@ describe('argo started with too few file descriptors', () => {
   // files do not fit in, argo says so in one line (it printed Node's stack trace).
   const LIMIT = 30;
   const underLimit = (command: string, args: string[]) =>
-    spawnSync('sh', ['-c', `ulimit -n ${LIMIT} && exec "$0" "$@"`, command, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    spawnSync('sh', ['-c', `ulimit -n ${LIMIT} && exec "$0" "$@"`, command, ...args], { encoding: 'utf8', env: scrubbedEnv({ home: tempHome() }) });
   const nodeStarts = process.platform !== 'win32' && underLimit(process.execPath, ['-e', '']).status === 0;
 
   it.runIf(nodeStarts)(`under ulimit -n ${LIMIT}: the version, or one line saying to raise the limit, never a stack trace`, () => {

@@ -9,7 +9,7 @@ import type { LogEntry } from '../../src/log/entry.js';
 import type { DataPaths } from '../../src/log/writer.js';
 import { indexPath, readSession } from '../../src/sessions/store.js';
 import { appendRaw, makeEntry, policy, recordTurns, tempData } from '../query/helpers.js';
-import { ARGO_BIN, runArgo } from '../support/run-argo.js';
+import { ARGO_BIN, runArgo, scrubbedEnv } from '../support/run-argo.js';
 import { at, defined } from '../support/defined.js';
 import { waitFor } from '../support/wait.js';
 
@@ -483,7 +483,7 @@ describe('argo logs --follow', () => {
   it('prints every turn appended by concurrent writers exactly once, a new day included; waits for partial lines; Ctrl-C exits 0', async () => {
     const { home, paths } = tempData();
     const backlog = await recordTurns(paths, 'old', 12, { date: '2025-01-01' });
-    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '--limit', '3'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, ...ENV } });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '--limit', '3'], { env: scrubbedEnv({ home, env: ENV }) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -537,7 +537,7 @@ describe('argo logs --follow', () => {
   it('applies the filters to new turns, and starts on a directory that does not exist yet', async () => {
     const { home } = tempData();
     const empty = join(home, 'fresh');
-    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '-q', 'turn 7'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: empty, ...ENV } });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '-q', 'turn 7'], { env: scrubbedEnv({ home: empty, env: ENV }) });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -557,7 +557,7 @@ describe('argo logs --follow', () => {
   it('with --all, the backlog is every matching turn, not the newest 10', async () => {
     const { home, paths } = tempData();
     const backlog = await recordTurns(paths, 'old', 12, { date: '2025-01-01' });
-    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '--all'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, ...ENV } });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '--all'], { env: scrubbedEnv({ home, env: ENV }) });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -572,7 +572,7 @@ describe('argo logs --follow', () => {
     const { home, paths } = tempData();
     const kept = await recordTurns(paths, 'play', 2, { date: '2025-01-01' });
     await recordTurns(paths, 'work', 3, { date: '2025-01-01' });
-    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '--all'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, ...ENV } });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '--all'], { env: scrubbedEnv({ home, env: ENV }) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -595,7 +595,7 @@ describe('argo logs --follow', () => {
 
   it('ends by itself (exit 0) once the reader of its output has gone away', async () => {
     const { home } = tempData();
-    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json'], { env: { PATH: process.env.PATH ?? '', ARGO_HOME: home, ...ENV } });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json'], { env: scrubbedEnv({ home, env: ENV }) });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const firstLine = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
     // Written before or after the follower starts, the turn comes out: from the backlog or as new.

@@ -7,7 +7,7 @@ import type { SessionRecord } from '../../src/sessions/store.js';
 import { makeEntry } from '../query/helpers.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
-import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
 import type { RunOptions } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
@@ -143,7 +143,8 @@ function runInTerminal(args: string[], home: string, env: Record<string, string>
   const command = [process.execPath, ARGO_BIN, ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, ARGO_HOME: home, OLLAMA_HOST: ollama.url, TERM: 'xterm', TZ: 'UTC', ...env },
+      // Colour as on any terminal (NO_COLOR empty is unset), unless the case sets it.
+      env: scrubbedEnv({ home, host: ollama.url, env: { NO_COLOR: '', TERM: 'xterm', TZ: 'UTC', ...env } }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
