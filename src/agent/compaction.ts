@@ -16,7 +16,7 @@ export interface CompactionRecord {
   round: number;
   /**
    * `saved`: over budget, cut to its head and saved whole; `truncated`: over budget and cut, the rest
-   * not kept (an unlogged turn); `summarized`: an older round reduced to one line.
+   * not kept (an unlogged turn, or a save that failed); `summarized`: an older round reduced to one line.
    */
   kind: 'saved' | 'truncated' | 'summarized';
   /** The full result's length, whatever was sent before this step. */

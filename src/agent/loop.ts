@@ -489,8 +489,23 @@ class Run {
   private async savesWritten(): Promise<SaveFailure | null> {
     this.startSaves();
     if (this.saving.length === 0) return null;
-    const settled = await Promise.all(this.saving.splice(0));
-    return settled.find((outcome) => outcome !== null) ?? null;
+    const failures = (await Promise.all(this.saving.splice(0))).filter((outcome) => outcome !== null);
+    this.forgetUnsaved(failures);
+    return failures[0] ?? null;
+  }
+
+  /** A result whose save failed is logged as cut with the rest not kept: no `saved_as` names a file that is not there. */
+  private forgetUnsaved(failures: readonly SaveFailure[]): void {
+    if (failures.length === 0) return;
+    const lost = new Set(failures.map(({ path }) => path));
+    for (const call of this.calls) {
+      if (call.saved_as !== undefined && lost.has(call.saved_as)) delete call.saved_as;
+    }
+    for (const record of this.compacted) {
+      if (record.saved_as === undefined || !lost.has(record.saved_as)) continue;
+      delete record.saved_as;
+      record.kind = 'truncated';
+    }
   }
 
   /** The model was told a result is saved and it is not: the run ends, and is logged, as an error. */

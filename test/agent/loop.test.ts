@@ -561,6 +561,21 @@ describe('the agent loop', () => {
       expect(result).toMatchObject({ status: 'error', stopReason: 'result_not_saved', text: 'all done', message: expect.stringContaining('(ENOSPC: no space left on device)') as unknown });
     });
 
+    it.each([
+      // the saves that fail (of round 1's two results) → each call's saved_as and compaction kind, and the message's file
+      [['r1-call_1_0'], [[undefined, 'truncated'], ['tool-results/S1/r1-call_1_1.json', 'saved']], 'r1-call_1_0'],
+      [['r1-call_1_1'], [['tool-results/S1/r1-call_1_0.json', 'saved'], [undefined, 'truncated']], 'r1-call_1_1'],
+      [['r1-call_1_0', 'r1-call_1_1'], [[undefined, 'truncated'], [undefined, 'truncated']], 'r1-call_1_0'],
+    ])('saves of %j fail: logged without saved_as (no such file), cut with the rest not kept', async (failing, logged, named) => {
+      const save = (path: string): Promise<void> => (failing.some((name) => path.endsWith(`/${name}.json`)) ? Promise.reject(new Error('EACCES: permission denied')) : Promise.resolve());
+      const { result, bodies } = await run([{ calls: [call('big_tool', { q: 'a' }), call('big_tool', { q: 'b' })] }, { chunks: ['x'] }], { save });
+      expect(result).toMatchObject({ status: 'error', stopReason: 'result_not_saved', message: expect.stringContaining(`tool-results/S1/${named}.json`) as unknown });
+      expect(result.calls.map((c) => [c.saved_as, c.outcome])).toEqual(logged.map(([savedAs]) => [savedAs, 'success']));
+      expect(result.compacted.map((c) => [c.saved_as, c.kind])).toEqual(logged);
+      // What the model was sent stays as logged: the save fails only once the next request is out.
+      expect(result.calls.map((c) => c.result)).toEqual(bodies[1]?.messages.filter((m) => m.role === 'tool').map((m) => m.content));
+    });
+
     it('an unlogged run keeps nothing: the head goes to the model with a note saying the rest was not kept', async () => {
       const { result, saved, bodies } = await run([{ calls: [call('big_tool', { q: 'a' })] }, { chunks: ['x'] }], { unlogged: true });
       const full = JSON.stringify({ text: 'x'.repeat(500) });

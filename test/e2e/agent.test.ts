@@ -251,6 +251,11 @@ describe('argo --tools: results over budget', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^argo: cannot save the tool result tool-results\/\S+\/r1-call_1_0\.json in the data home \(.+\); fix the folder's permissions or free space, then ask again/m);
     expect(logLines(home)).toEqual([expect.objectContaining({ status: 'error', stop_reason: 'result_not_saved', model_response: 'read it', error: expect.stringContaining('cannot save the tool result') as unknown })]);
+    // No file was kept, so none is named: the call and its compaction step say the rest was not kept.
+    const [entry] = logLines(home);
+    expect(entry?.tool_calls).toEqual([expect.not.objectContaining({ saved_as: expect.anything() as unknown })]);
+    expect(entry?.compacted).toEqual([expect.objectContaining({ id: 'call_1_0', kind: 'truncated' })]);
+    expect(entry?.compacted).toEqual([expect.not.objectContaining({ saved_as: expect.anything() as unknown })]);
   });
 });
 
