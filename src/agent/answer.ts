@@ -137,6 +137,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
     const signals = [context.signal, byStop?.signal].filter((signal) => signal !== undefined);
     // Written while the model answers; settles to null on failure, so it is never left unhandled.
     const definitions = setup.logged ? keptDefinitions(setup) : Promise.resolve(null);
+    const checkWindow = context.checkWindow;
     const result = await runAgent(
       {
         base: request.body,
@@ -167,6 +168,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
           return context.transport.stream(agentRequest, { ...hooks, onThinking, ...(context.onRetry ? { onRetry: context.onRetry } : {}) });
         },
         clock: context.clock,
+        ...(checkWindow ? { checkWindow: (agentRequest, signal) => checkWindow(agentRequest.body, signal) } : {}),
         isStopped: setup.isStopped ?? (() => isStopSet(setup.home)),
         abortedByStop: setup.abortedByStop ?? ((reason) => reason === STOP_ABORT),
         confirm: setup.confirm,

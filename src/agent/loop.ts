@@ -87,6 +87,11 @@ export interface AgentDeps {
   model: ModelCall;
   /** Monotonic milliseconds. */
   clock: () => number;
+  /**
+   * Checks a request carrying tool results against the context window before it is sent (the turn
+   * checked the planned prompt); compaction has run by then, so what is checked is what is sent.
+   */
+  checkWindow?: (request: TransportRequest, signal: AbortSignal) => Promise<void>;
   /** True while the STOP signal is set (checked before each request and tool round, and on every chunk). */
   isStopped: () => boolean;
   /** Whether `signal` was aborted by a STOP (a server aborts its runs on one); else it was Ctrl-C or a client gone. */
@@ -332,6 +337,7 @@ class Run {
     const memo = await this.deps.readMemo();
     const request = buildAgentRequest({ base: this.run.base, tools: this.run.tools, ephemeralSystem: this.run.ephemeralSystem, memo, added: this.added });
     this.startSaves();
+    if (this.added.length > 0) await this.deps.checkWindow?.(request, this.deps.signal);
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     if (this.deps.signal.aborted) onAbort();

@@ -129,14 +129,26 @@ export function suggestedNumCtx(estimate: number, window: number): number {
   return size;
 }
 
+/**
+ * What made the prompt long: the turn's planned prompt (its replay), or an agent run's later request,
+ * grown by the tool results sent back (the replay budget is not what to lower then).
+ */
+export type PromptGrowth = 'planned' | 'tool-results';
+
+const GROWTH_WORDS: Record<PromptGrowth, { prompt: string; lower: string }> = {
+  planned: { prompt: 'the prompt', lower: 'lower --budget' },
+  'tool-results': { prompt: 'the prompt with the tool results so far', lower: "lower the tools' result budgets (toolBudgets in config.json)" },
+};
+
 /** The one stderr line, before sending (`promptEvalCount` null) or after the answer. */
-export function truncationLine(check: TruncationCheck, promptEvalCount: number | null): string {
+export function truncationLine(check: TruncationCheck, promptEvalCount: number | null, growth: PromptGrowth = 'planned'): string {
   const { tokens, source } = check.window;
-  const fix = `raise --num-ctx (e.g. --num-ctx ${suggestedNumCtx(check.estimate, tokens)}) or lower --budget`;
+  const words = GROWTH_WORDS[growth];
+  const fix = `raise --num-ctx (e.g. --num-ctx ${suggestedNumCtx(check.estimate, tokens)}) or ${words.lower}`;
   const window = `the context window (${tokens} tokens, ${SOURCE_WORDS[source]})`;
   if (promptEvalCount === null || overWindow(check)) {
     const counted = promptEvalCount === null ? '' : `; Ollama read ${promptEvalCount}`;
-    return `argo: the prompt (about ${check.estimate} tokens) is longer than ${window}${counted}; Ollama cuts such prompts silently — ${fix}`;
+    return `argo: ${words.prompt} (about ${check.estimate} tokens) is longer than ${window}${counted}; Ollama cuts such prompts silently — ${fix}`;
   }
   return `argo: Ollama read ${promptEvalCount} prompt tokens, all of ${window}; the prompt was probably cut — ${fix}`;
 }

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Settings } from '../config/settings.js';
 import type { LogEntry } from '../log/entry.js';
 import { countMayBeWindow, estimatePromptTokens, overWindow, resolveWindow, truncationLine, truncationSuspected } from '../ollama/context-window.js';
-import type { ContextWindow } from '../ollama/context-window.js';
+import type { ContextWindow, EstimableBody, PromptGrowth } from '../ollama/context-window.js';
 import type { OllamaRequest } from '../replay/prompt.js';
 
 /** SHA-256 (hex) of the request body as sent: JSON with its fixed key order. */
@@ -26,8 +26,10 @@ export type NumCtxLookup = (model: string, signal?: AbortSignal) => Promise<numb
 export interface WindowVerdict {
   /** The window the prompt was checked against; null when not worked out. */
   window: ContextWindow | null;
+  /** The largest estimate of one request: the planned prompt's, or a later request's of an agent run. */
+  estimate: number;
   suspected: boolean;
-  /** The stderr line, null when the line before sending already said it, or all is well. */
+  /** The stderr line, null when a line before sending already said it, or all is well. */
   line: string | null;
 }
 
@@ -40,8 +42,14 @@ export interface ContextCheck {
   /** The stderr line to print before sending, or null (also for Ollama's default window, judged after the answer). */
   before: string | null;
   /**
+   * Checks a later request of the turn before it is sent (an agent run's, grown by tool results) as
+   * the planned one was: its stderr line when it is over a known window and no line was said yet,
+   * else null. `signal` ends a wait on the model's window (then the request goes unchecked).
+   */
+  later: (body: EstimableBody, signal?: AbortSignal) => Promise<string | null>;
+  /**
    * After the answer, given the largest prompt count one request reported (a cut shows in a single
-   * request's final chunk, never in a sum over several).
+   * request's final chunk, never in a sum over several); judged by the largest request checked.
    */
   after: (promptEvalCount: number | null) => Promise<WindowVerdict>;
 }
@@ -71,21 +79,48 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
     window = await modelWindow(lookup, model, options);
   }
   const over = window !== null && overWindow({ window, estimate });
-  // Ollama's default is only its usual one: the server's may be larger (OLLAMA_CONTEXT_LENGTH, or sized
-  // to the GPU since 0.15.5), so such a prompt is judged by Ollama's count after the answer instead.
-  const before = window !== null && over && window.source !== 'default' ? truncationLine({ window, estimate }, null) : null;
+  const before = warningBefore(window, estimate, 'planned');
+  // The longest request so far, and whether a line was said: one line per turn, however many rounds.
+  let largest: { estimate: number; growth: PromptGrowth } = { estimate, growth: 'planned' };
+  let said = before !== null;
   return {
     window,
     estimate,
     over,
     before,
+    later: async (body, signal) => {
+      const grown = estimatePromptTokens(body);
+      // No longer than one checked already: its verdict would be the same.
+      if (grown <= largest.estimate) return null;
+      largest = { estimate: grown, growth: 'tool-results' };
+      // The same rule as for the planned prompt: a small one does not cost a question.
+      if (window === null && !asked && grown > SMALL_PROMPT_TOKENS) {
+        asked = true;
+        window = await modelWindow(lookup, model, signal ? { ...options, signal } : options);
+      }
+      const line = said ? null : warningBefore(window, grown, 'tool-results');
+      said ||= line !== null;
+      return line;
+    },
     after: async (count) => {
       // Not asked before sending (a small prompt): asked now only when the count could be a window.
       const judged = await serverWindow(window ?? (!asked && countMayBeWindow(count) ? await modelWindow(lookup, model, options) : null), count, model, options);
-      const suspected = judged !== null && truncationSuspected({ window: judged, estimate }, count);
-      return { window: judged, suspected, line: suspected && before === null ? truncationLine({ window: judged, estimate }, count) : null };
+      const { estimate: longest, growth } = largest;
+      const suspected = judged !== null && truncationSuspected({ window: judged, estimate: longest }, count);
+      const line = judged !== null && suspected && !said ? truncationLine({ window: judged, estimate: longest }, count, growth) : null;
+      return { window: judged, estimate: longest, suspected, line };
     },
   };
+}
+
+/**
+ * The line before sending for a prompt over a known window. Ollama's default is only its usual one:
+ * the server's may be larger (OLLAMA_CONTEXT_LENGTH, or sized to the GPU since 0.15.5), so such a
+ * prompt is judged by Ollama's count after the answer instead.
+ */
+function warningBefore(window: ContextWindow | null, estimate: number, growth: PromptGrowth): string | null {
+  if (window === null || window.source === 'default' || !overWindow({ window, estimate })) return null;
+  return truncationLine({ window, estimate }, null, growth);
 }
 
 /**
@@ -113,7 +148,7 @@ async function modelWindow(lookup: NumCtxLookup | undefined, model: string, { si
 }
 
 /** The log fields a turn adds about its request. */
-export function requestFacts(settings: Settings, request: OllamaRequest, check: Pick<ContextCheck, 'estimate'>, verdict: Pick<WindowVerdict, 'window' | 'suspected'>, rerunOf: string | undefined): Partial<LogEntry> {
+export function requestFacts(settings: Settings, request: OllamaRequest, verdict: Pick<WindowVerdict, 'window' | 'estimate' | 'suspected'>, rerunOf: string | undefined): Partial<LogEntry> {
   const body = request.body;
   return {
     request_sha256: requestSha256(request),
@@ -123,12 +158,11 @@ export function requestFacts(settings: Settings, request: OllamaRequest, check: 
     ...(body.think !== undefined ? { think: body.think } : {}),
     ollama_stream: body.stream,
     ...windowFacts(verdict),
-    prompt_tokens_estimate: check.estimate,
     ...(rerunOf !== undefined ? { rerun_of: rerunOf } : {}),
   };
 }
 
-/** The fields of requestFacts that the answer settles: the window judged, and whether the prompt was cut. */
-export function windowFacts(verdict: Pick<WindowVerdict, 'window' | 'suspected'>): Pick<LogEntry, 'num_ctx' | 'truncation_suspected'> {
-  return { num_ctx: verdict.window?.tokens ?? null, truncation_suspected: verdict.suspected };
+/** The fields of requestFacts that the answer settles: the window judged, the largest request's estimate, and whether the prompt was cut. */
+export function windowFacts(verdict: Pick<WindowVerdict, 'window' | 'estimate' | 'suspected'>): Pick<LogEntry, 'num_ctx' | 'truncation_suspected' | 'prompt_tokens_estimate'> {
+  return { num_ctx: verdict.window?.tokens ?? null, truncation_suspected: verdict.suspected, prompt_tokens_estimate: verdict.estimate };
 }

@@ -6,6 +6,7 @@ import { serializeEntry } from '../log/entry.js';
 import { CLI_HINTS, missingModelLine } from '../ollama/fix-hints.js';
 import { EMPTY_METRICS } from '../ollama/transport.js';
 import type { FailureKind, Logprob, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
+import type { EstimableBody } from '../ollama/context-window.js';
 import { rulesFingerprint } from '../replay/classify.js';
 import { planTurn, policyForLog, textsNeeded } from '../replay/plan.js';
 import type { PlanInput, ReplayPlan } from '../replay/plan.js';
@@ -86,6 +87,11 @@ export interface AnswerContext {
   onLogprobs?: (logprobs: readonly Logprob[]) => void;
   /** Just before each request to the model: an agent run makes one per round. */
   onRequest?: () => void;
+  /**
+   * Checks a later request of the turn against the context window before it is sent, as the planned
+   * one was (an agent run's requests grow with tool results): the user hears of the first one too long.
+   */
+  checkWindow?: (body: EstimableBody, signal?: AbortSignal) => Promise<void>;
 }
 
 /** The answer step of a turn: one streamed answer by default; an agent run plugs in its loop. */
@@ -269,6 +275,10 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
       ...(ports.onThinking ? { onThinking: ports.onThinking } : {}),
       ...(ports.onToolCalls ? { onToolCalls: ports.onToolCalls } : {}),
       ...(ports.onLogprobs ? { onLogprobs: ports.onLogprobs } : {}),
+      checkWindow: async (body, signal) => {
+        const line = await context.later(body, signal);
+        if (line !== null) ports.onNotice?.(line);
+      },
     });
     const window = await context.after(answer.largestPromptEvalCount);
     if (window.line !== null) ports.onNotice?.(window.line);
@@ -331,7 +341,7 @@ function draftEntry(settings: Settings, input: TurnInput, { plan, model, session
     done_reason: null,
     error: UNFINISHED_ERROR,
     // The window as known before the answer; the answer's verdict replaces it.
-    ...requestFacts(settings, plan.request, context, { window: context.window, suspected: false }, input.rerunOf),
+    ...requestFacts(settings, plan.request, { window: context.window, estimate: context.estimate, suspected: false }, input.rerunOf),
   };
 }
 

@@ -81,6 +81,16 @@ describe('agentAnswerer', () => {
     }
   });
 
+  it("hands the turn's window check each request that carries tool results, as it is sent", async () => {
+    const bodies: AgentChatBody[] = [];
+    const checked: unknown[] = [];
+    const answer = answerer({ emit: () => undefined, sessionId: () => Promise.resolve('S3') });
+    const checkWindow = (body: unknown): Promise<void> => (checked.push(JSON.parse(JSON.stringify(body))), Promise.resolve());
+    await answer(request, { turnId: 'T3', transport: transport(bodies), clock: () => 0, onText: () => undefined, checkWindow });
+    // The planned request was checked by the turn itself; the second carries the eight results.
+    expect(checked).toEqual([bodies[1]]);
+  });
+
   it("shows each response's reasoning as a new paragraph after the previous one's; the model gets each back as it was", async () => {
     const bodies: AgentChatBody[] = [];
     const thoughts = ['Need the file.', 'It says hi.'];

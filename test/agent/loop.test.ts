@@ -102,6 +102,7 @@ interface RunOptions extends Partial<AgentRun> {
   save?: (path: string, content: string) => Promise<void>;
   /** The turn is not logged: results past their budget are not kept (resultPath null). */
   unlogged?: boolean;
+  checkWindow?: AgentDeps['checkWindow'];
 }
 
 async function run(steps: Step[], options: RunOptions = {}) {
@@ -132,6 +133,7 @@ async function run(steps: Step[], options: RunOptions = {}) {
       return Promise.resolve();
     },
     signal: options.signal ?? new AbortController().signal,
+    ...(options.checkWindow ? { checkWindow: options.checkWindow } : {}),
   };
   const agentRun: AgentRun = {
     base: { model: 'argo', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello' }], stream: true },
@@ -623,6 +625,55 @@ describe('the agent loop', () => {
       expect(results[1]).toBe(JSON.stringify({ text: 'second '.repeat(100) }));
       expect(one.result.compacted).toEqual([{ id: 'call_1_0', round: 1, kind: 'summarized', chars_before: 611, chars_after: results[0]?.length }]);
       expect(JSON.stringify(two.bodies)).toBe(JSON.stringify(one.bodies));
+    });
+  });
+
+  describe('the context window check of each request', () => {
+    it.each([
+      // the script → the requests checked (1-based), the run's status
+      ['answered at once', [{ chunks: ['hi'] }], [], 'ok'],
+      ['one round, then the answer', [{ calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['x'] }], [2], 'ok'],
+      ['two rounds, then the answer', [{ calls: [call('ok_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }, { chunks: ['x'] }], [2, 3], 'ok'],
+      ['a re-ask in round 1', [{ calls: [call('nope', {})] }, { chunks: ['x'] }], [], 'ok'],
+      ['every call failed', [{ calls: [call('fail_tool', { q: 'a' })] }, { chunks: ['x'] }], [], 'ok'],
+    ] as [string, Step[], number[], string][])('%s: requests checked %j', async (_case, steps, checked, status) => {
+      const seen: number[] = [];
+      let requests = 0;
+      const { result, bodies } = await run(steps, {
+        memo: () => (requests++, {}),
+        checkWindow: () => {
+          seen.push(requests);
+          return Promise.resolve();
+        },
+      });
+      expect(seen).toEqual(checked);
+      expect(result.status).toBe(status);
+      expect(bodies).toHaveLength(steps.length);
+    });
+
+    it('checks what is sent, older rounds compacted, and the request waits for the check', async () => {
+      const long = tool('ok_tool', (args) => Promise.resolve({ text: `${String(args.q)} `.repeat(100) }));
+      const steps = [{ calls: [call('ok_tool', { q: 'first' })] }, { calls: [call('ok_tool', { q: 'second' })] }, { chunks: ['x'] }];
+      const checked: string[] = [];
+      const order: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const running = run(steps, {
+        tools: [long],
+        memo: () => (order.push('memo'), {}),
+        checkWindow: async (request) => {
+          checked.push(JSON.stringify(request.body));
+          order.push('check');
+          if (checked.length === 2) await held;
+        },
+      });
+      await waitFor(() => expect(checked).toHaveLength(2));
+      // The third request is not sent while its check waits (a model's window asked of Ollama).
+      expect(order).toEqual(['memo', 'memo', 'check', 'memo', 'check']);
+      release();
+      const { bodies } = await running;
+      expect(checked).toEqual(bodies.slice(1).map((body) => JSON.stringify(body)));
+      expect(JSON.parse(bodies[2]?.messages.find((m) => m.role === 'tool')?.content ?? '')).toHaveProperty('summary');
     });
   });
 

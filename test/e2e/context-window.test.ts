@@ -85,6 +85,36 @@ describe('an agent run is judged request by request', () => {
   });
 });
 
+describe("an agent run's later requests are checked before they are sent", () => {
+  /** A tree whose notes.txt is under read_file's budget but, fed back, longer than a 600-token window. */
+  function bigNotes(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-window-root-'));
+    writeFileSync(join(dir, 'notes.txt'), `${words(1600)}\n`);
+    return dir;
+  }
+
+  it.each([
+    // how the window is set → the words naming it, /api/show asked
+    ['--num-ctx 600', ['--num-ctx', '600'], undefined, 'from --num-ctx', 0],
+    ["the model's num_ctx 600", [], 600, "the model's num_ctx", 1],
+  ])('%s: one line before the request with the tool results, which is still sent; logged as cut', async (_case, flags, numCtx, source, shows) => {
+    ollama.options.models = [{ name: 'argo', capabilities: ['completion', 'tools'], ...(numCtx === undefined ? {} : { numCtx }) }];
+    const home = tempHome();
+    const result = await runArgo(['--tools', 'fs', '--root', bigNotes(), ...flags, 'what do the notes say?'], { home, host: ollama.url });
+    expect(result).toMatchObject({ code: 0, stdout: 'Done.\n' });
+    const [line, ...others] = result.stderr.split('\n').filter((text) => text.includes('context window'));
+    expect(others).toEqual([]);
+    const estimate = Number(/about (\d+) tokens/.exec(line ?? '')?.[1]);
+    expect(line).toBe(`argo: the prompt with the tool results so far (about ${String(estimate)} tokens) is longer than the context window (600 tokens, ${source}); Ollama cuts such prompts silently — raise --num-ctx (e.g. --num-ctx 2048) or lower the tools' result budgets (toolBudgets in config.json)`);
+    // The first request fitted; the second went out all the same, and the stand-in cut it as Ollama would.
+    const chats = ollama.requests.filter((request) => request.path === '/api/chat');
+    expect(chats.map((request) => request.prompt?.truncated)).toEqual([false, true]);
+    expect(ollama.requests.filter(isShow)).toHaveLength(shows);
+    expect(logLines(home)[0]).toMatchObject({ status: 'ok', num_ctx: 600, prompt_tokens_estimate: estimate, truncation_suspected: true });
+    expect(estimate).toBeGreaterThan(600);
+  });
+});
+
 describe('a small prompt is checked after the answer when its count could be the window', () => {
   it.each([
     // the model's num_ctx, prompt words, asked /api/show, suspected

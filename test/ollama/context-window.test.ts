@@ -149,4 +149,12 @@ describe('truncation checks', () => {
   ])('phrases %j / %s', (value, count, line) => {
     expect(truncationLine(value, count)).toBe(line);
   });
+
+  it.each([
+    // an agent run's request grown by tool results: named so, and the tools' budgets to lower, not the replay's
+    [check(1300, 1000, 'flag'), null, "argo: the prompt with the tool results so far (about 1300 tokens) is longer than the context window (1000 tokens, from --num-ctx); Ollama cuts such prompts silently — raise --num-ctx (e.g. --num-ctx 2048) or lower the tools' result budgets (toolBudgets in config.json)"],
+    [check(3900, 4096, 'model'), 4096, "argo: Ollama read 4096 prompt tokens, all of the context window (4096 tokens, the model's num_ctx); the prompt was probably cut — raise --num-ctx (e.g. --num-ctx 8192) or lower the tools' result budgets (toolBudgets in config.json)"],
+  ])('phrases a request grown by tool results %j / %s', (value, count, line) => {
+    expect(truncationLine(value, count, 'tool-results')).toBe(line);
+  });
 });

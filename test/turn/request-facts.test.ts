@@ -50,10 +50,10 @@ describe('checkContext', () => {
   it('after the answer: one line only when the estimate fitted but the count filled the window', async () => {
     const check = await checkContext(settings(), request('hello', { num_ctx: 100 }), undefined);
     const window = { tokens: 100, source: 'flag' };
-    expect(await check.after(20)).toEqual({ window, suspected: false, line: null });
+    expect(await check.after(20)).toEqual({ window, estimate: check.estimate, suspected: false, line: null });
     expect(await check.after(100)).toMatchObject({ window, suspected: true, line: expect.stringMatching(/^argo: Ollama read 100 prompt tokens/) as unknown });
     const over = await checkContext(settings(), request('x'.repeat(800), { num_ctx: 100 }), undefined);
-    expect(await over.after(100)).toEqual({ window, suspected: true, line: null });
+    expect(await over.after(100)).toEqual({ window, estimate: over.estimate, suspected: true, line: null });
   });
 
   it.each([
@@ -158,11 +158,81 @@ describe('checkContext', () => {
     expect((await pending).window).toBeNull();
   });
 
+  describe("later requests of the turn (an agent run's, grown by tool results)", () => {
+    /** A request body of about `tokens` estimated tokens (4 characters each, 4 for the message). */
+    const body = (tokens: number) => ({ messages: [{ content: 'x'.repeat(4 * (tokens - 4)) }] });
+    const TOOL_LINE = /^argo: the prompt with the tool results so far \(about (\d+) tokens\) is longer than the context window \((\d+) tokens, ([^)]+)\); Ollama cuts such prompts silently — raise --num-ctx \(e\.g\. --num-ctx \d+\) or lower the tools' result budgets \(toolBudgets in config\.json\)$/;
+
+    it.each<[string, Record<string, number> | undefined, number | null, number[], (string | null)[], number]>([
+      // the window's source, request num_ctx, model num_ctx, later requests' tokens → the line before each, /api/show asks
+      ['--num-ctx, the third request over', { num_ctx: 1000 }, null, [600, 900, 1200, 1500], [null, null, '1200 1000 from --num-ctx', null], 0],
+      ["the model's, asked once a request passes 512", undefined, 1000, [300, 700, 1100], [null, null, "1100 1000 the model's num_ctx"], 1],
+      ['fitting every time', { num_ctx: 4000 }, null, [1000, 2000, 3000], [null, null, null], 0],
+      // Ollama's usual default: the server's may be larger, so judged after the answer by the count.
+      ["Ollama's default", undefined, null, [3000, 5000], [null, null], 1],
+      ['a shorter request after a longer one: not checked again', { num_ctx: 1000 }, null, [1200, 800, 1100], ['1200 1000 from --num-ctx', null, null], 0],
+    ])('%s', async (_case, numCtx, model, sizes, lines, asks) => {
+      asked.length = 0;
+      const check = await checkContext(settings(), request('What is 2+2?', numCtx), lookup(model));
+      const said: (string | null)[] = [];
+      for (const tokens of sizes) said.push(await check.later(body(tokens)));
+      expect(said.map((line) => (line === null ? null : (TOOL_LINE.exec(line)?.slice(1).join(' ') ?? line)))).toEqual(lines);
+      expect(asked).toHaveLength(asks);
+    });
+
+    it('one line per turn: none for a later request once the planned prompt had its line', async () => {
+      const check = await checkContext(settings(), request('x'.repeat(800), { num_ctx: 100 }), undefined);
+      expect(check.before).toMatch(/^argo: the prompt \(about \d+ tokens\)/);
+      expect(await check.later(body(400))).toBeNull();
+    });
+
+    it.each([
+      // the longest later request, Ollama's largest count → suspected, the line after (none when one was said before sending)
+      [1500, 1000, true, null],
+      [1500, 700, true, null],
+      [900, 1000, true, /^argo: Ollama read 1000 prompt tokens, all of the context window \(1000 tokens, from --num-ctx\); the prompt was probably cut — .* or lower the tools' result budgets/],
+      [900, 950, false, null],
+    ])('the verdict judges the longest request: %i tokens, counted %i → suspected %s', async (tokens, count, suspected, line) => {
+      const check = await checkContext(settings(), request('What is 2+2?', { num_ctx: 1000 }), undefined);
+      await check.later(body(tokens));
+      const verdict = await check.after(count);
+      expect(verdict).toMatchObject({ window: { tokens: 1000, source: 'flag' }, estimate: tokens, suspected });
+      if (line === null) expect(verdict.line).toBeNull();
+      else expect(verdict.line).toMatch(line);
+    });
+
+    it("over Ollama's default: said after the answer, with the tool results' fix", async () => {
+      const check = await checkContext(settings(), request('What is 2+2?'), lookup(null));
+      expect(await check.later(body(5000))).toBeNull();
+      const verdict = await check.after(4096);
+      expect(verdict).toMatchObject({ window: { tokens: 4096, source: 'default' }, estimate: 5000, suspected: true });
+      expect(verdict.line).toMatch(/^argo: the prompt with the tool results so far \(about 5000 tokens\) is longer than the context window \(4096 tokens, Ollama's default\); Ollama read 4096; .* or lower the tools' result budgets/);
+    });
+
+    it('a lookup still waiting when the signal aborts ends at once: the request goes unchecked', async () => {
+      const controller = new AbortController();
+      const hung = (_model: string, signal?: AbortSignal) => new Promise<number | null>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));
+      const check = await checkContext(settings(), request('What is 2+2?'), hung);
+      const pending = check.later(body(2000), controller.signal);
+      controller.abort();
+      expect(await pending).toBeNull();
+      expect((await check.after(null)).window).toBeNull();
+    });
+
+    it('requestFacts logs the longest estimate', async () => {
+      const s = settings();
+      const req = request('hello', { num_ctx: 1000 });
+      const check = await checkContext(s, req, undefined);
+      await check.later(body(1500));
+      expect(requestFacts(s, req, await check.after(1000), undefined)).toMatchObject({ num_ctx: 1000, prompt_tokens_estimate: 1500, truncation_suspected: true });
+    });
+  });
+
   it('requestFacts logs the hash, the options, the window and the verdict', async () => {
     const s = settings({ system: 'Be brief.' });
     const req = request('hello', { num_ctx: 100 });
     const check = await checkContext(s, req, undefined);
-    expect(requestFacts(s, req, check, await check.after(null), 'abc')).toEqual({
+    expect(requestFacts(s, req, await check.after(null), 'abc')).toEqual({
       request_sha256: requestSha256(req),
       options: { num_ctx: 100 },
       system: 'Be brief.',
