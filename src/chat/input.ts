@@ -1,4 +1,5 @@
 // Pure: how typed lines become chat inputs — multi-line blocks between `"""` and slash commands.
+import { UsageError } from '../errors.js';
 
 const FENCE = '"""';
 
@@ -42,7 +43,7 @@ export function isAnswerWord(line: string): boolean {
   return /^\s*(?:y(?:es)?|no?)\s*$/i.test(line);
 }
 
-export const SLASH_COMMANDS = ['help', 'session', 'replay', 'model', 'explain', 'stats', 'last', 'bye'] as const;
+export const SLASH_COMMANDS = ['help', 'session', 'replay', 'model', 'thinking', 'explain', 'stats', 'last', 'bye'] as const;
 export type SlashName = (typeof SLASH_COMMANDS)[number];
 
 export type ChatInput =
@@ -66,11 +67,19 @@ export function classifyInput(text: string): ChatInput {
   return { kind: 'unknown-command', name };
 }
 
+/** `/thinking hide` → true, `/thinking show` → false (any case); anything else is refused. */
+export function hidesThinking(argument: string): boolean {
+  const word = argument.toLowerCase();
+  if (word === 'hide' || word === 'show') return word === 'hide';
+  throw new UsageError(`/thinking: use show or hide, got "${argument}"`);
+}
+
 export const CHAT_HELP = `Type a question and press Enter; each one is a turn of the session, replayed and logged.
   """            start a multi-line message; end it with """ on its own line
   /session NAME  switch to another session
   /replay SPEC   replay for the next turns: none, last:N or session
   /model NAME    answer with another model
+  /thinking hide|show  hide a thinking model's reasoning from now on, or show it again
   /explain [TEXT] show the replay decision and request for TEXT (or for the next line you type)
   /stats         the last answer's token counts and speed
   /last          print the session's last answer again

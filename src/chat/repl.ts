@@ -6,7 +6,7 @@ import { ArgoError } from '../errors.js';
 import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { TerminalGate } from './gate.js';
-import { CHAT_HELP, classifyInput, isAnswerWord, takeLine } from './input.js';
+import { CHAT_HELP, classifyInput, hidesThinking, isAnswerWord, takeLine } from './input.js';
 import type { ChatInput, Pending, SlashName } from './input.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 
@@ -15,6 +15,8 @@ export interface ChatState {
   replay: ReplaySpec;
   /** Null: the usual order (the session's model, ARGO_MODEL, config, default). */
   model: string | null;
+  /** A thinking model's reasoning is not shown as it streams (--hide-thinking, config, then /thinking). */
+  hideThinking: boolean;
 }
 
 export interface TurnOutcome {
@@ -101,6 +103,8 @@ export function chatEnd(statuses: ReadonlySet<TurnStatus>): ChatEnd {
 
 export const HISTORY_SIZE = 1000;
 const TAKES_NO_ARGUMENT: ReadonlySet<SlashName> = new Set(['help', 'stats', 'last', 'bye']);
+/** What a command that needs an argument shows as an example when it is missing. */
+const EXAMPLE_ARGUMENT: Partial<Record<SlashName, string>> = { session: 'work', replay: 'last:3', model: 'llama3', thinking: 'hide' };
 
 /**
  * Runs the chat until Ctrl-D, /bye, the end of input, SIGTERM, SIGHUP or the reader of its answers
@@ -331,7 +335,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   const command = async (name: SlashName, argument: string, typed: string): Promise<'leave' | 'stay'> => {
     const needs = (what: string): boolean => {
       if (argument !== '') return true;
-      note(`argo: /${name} needs ${what} (e.g. /${name} ${name === 'session' ? 'work' : name === 'replay' ? 'last:3' : 'llama3'})`);
+      note(`argo: /${name} needs ${what} (e.g. /${name} ${EXAMPLE_ARGUMENT[name] ?? ''})`);
       return false;
     };
     if (argument !== '' && TAKES_NO_ARGUMENT.has(name)) {
@@ -360,6 +364,12 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
         if (needs('a model name')) {
           state.model = driver.checkModel(argument);
           note(`model ${state.model}`);
+        }
+        return 'stay';
+      case 'thinking':
+        if (needs('show or hide')) {
+          state.hideThinking = hidesThinking(argument);
+          note(state.hideThinking ? 'thinking hidden (still logged)' : 'thinking shown');
         }
         return 'stay';
       case 'explain':

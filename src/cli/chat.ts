@@ -62,6 +62,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
   const forState = (state: ChatState): Settings => ({
     ...settings,
     session: state.session,
+    hideThinking: state.hideThinking,
     // A model chosen with /model says so; the chat's own --model keeps its source.
     ...(state.model !== null ? { model: state.model, modelFromFlag: true, modelSource: settings.modelFromFlag && state.model === settings.model ? settings.modelSource : ('chat' as const) } : {}),
   });
@@ -132,7 +133,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       // A dumb terminal cannot redraw a line: its own editing (Backspace) is used, not readline's.
       { input: script ?? io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, lineEditing: terminal && !io.dumbTerminal, historyFile: join(settings.home, 'chat_history'), onInterrupt },
       driver,
-      { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null },
+      { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null, hideThinking: settings.hideThinking },
     );
   } finally {
     // Nothing more is read: a script longer than the chat (after /bye) does not keep argo waiting.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyInput, isAnswerWord, takeLine } from '../../src/chat/input.js';
+import { classifyInput, hidesThinking, isAnswerWord, takeLine } from '../../src/chat/input.js';
 import type { LineResult, Pending } from '../../src/chat/input.js';
 
 /** Feeds lines one by one and collects the complete inputs. */
@@ -49,6 +49,8 @@ describe('classifyInput', () => {
     ['/session work', { kind: 'command', name: 'session', argument: 'work', typed: 'session' }],
     ['/replay last:3 ', { kind: 'command', name: 'replay', argument: 'last:3', typed: 'replay' }],
     ['/model llama3:8b', { kind: 'command', name: 'model', argument: 'llama3:8b', typed: 'model' }],
+    ['/thinking hide', { kind: 'command', name: 'thinking', argument: 'hide', typed: 'thinking' }],
+    ['/Thinking Show', { kind: 'command', name: 'thinking', argument: 'Show', typed: 'thinking' }],
     ['/explain why is it blue?', { kind: 'command', name: 'explain', argument: 'why is it blue?', typed: 'explain' }],
     ['/BYE', { kind: 'command', name: 'bye', argument: '', typed: 'bye' }],
     ['/exit', { kind: 'command', name: 'bye', argument: '', typed: 'exit' }],
@@ -79,5 +81,20 @@ describe('isAnswerWord: a line that only answers a yes/no question', () => {
     ['/y', false],
   ])('%j → %s', (line, answer) => {
     expect(isAnswerWord(line)).toBe(answer);
+  });
+});
+
+describe('hidesThinking: the argument of /thinking', () => {
+  it.each([
+    ['hide', true],
+    ['HIDE', true],
+    ['show', false],
+    ['Show', false],
+  ])('%j → hidden %s', (argument, hidden) => {
+    expect(hidesThinking(argument)).toBe(hidden);
+  });
+
+  it.each(['on', 'off', 'hidden', 'hide now', 'yes'])('%j is refused, naming what to use', (argument) => {
+    expect(() => hidesThinking(argument)).toThrow(`/thinking: use show or hide, got "${argument}"`);
   });
 });

@@ -159,7 +159,7 @@ function terminalIo(terminal: boolean, historyFile: string | null = null, onStop
   };
 }
 
-const START: ChatState = { session: 'work', replay: { kind: 'session' }, model: null };
+const START: ChatState = { session: 'work', replay: { kind: 'session' }, model: null, hideThinking: false };
 
 describe('how a chat ends, from how its turns ended', () => {
   it.each<[TurnStatus[], ChatEnd]>([
@@ -214,13 +214,13 @@ describe('runChat with piped input', () => {
   it('applies slash commands to the turns after them', async () => {
     const io = terminalIo(false);
     const { driver, calls } = stubDriver();
-    io.input.end('one\n/session play\n/model llama3:8b\n/replay none\ntwo\n/bye\nnever sent\n');
+    io.input.end('one\n/session play\n/model llama3:8b\n/replay none\n/thinking hide\ntwo\n/bye\nnever sent\n');
     expect(await runChat(io.term, driver, START)).toBe('ok');
     expect(calls).toEqual([
       { prompt: 'one', state: START },
-      { prompt: 'two', state: { session: 'play', replay: { kind: 'none' }, model: 'llama3:8b' } },
+      { prompt: 'two', state: { session: 'play', replay: { kind: 'none' }, model: 'llama3:8b', hideThinking: true } },
     ]);
-    expect(io.stderr()).toBe('session play\nmodel llama3:8b\nreplay none\n');
+    expect(io.stderr()).toBe('session play\nmodel llama3:8b\nreplay none\nthinking hidden (still logged)\n');
   });
 
   it('sends a """ block as one message', async () => {
@@ -240,6 +240,21 @@ describe('runChat with piped input', () => {
     expect(calls.every((call) => call.state.model === null)).toBe(true);
   });
 
+  it.each([
+    // the chat's setting (flag or config), the lines typed → hideThinking for each turn, the notes
+    [false, '/thinking hide\nq1\nq2\n/thinking SHOW\nq3\n', [true, true, false], 'thinking hidden (still logged)\nthinking shown\n'],
+    [true, 'q1\n/thinking show\nq2\n', [true, false], 'thinking shown\n'],
+    [false, '/thinking show\nq1\n', [false], 'thinking shown\n'],
+  ])('/thinking: hidden from the start %s, typed %j → each turn hides it %j', async (hidden, typed, hides, notes) => {
+    const io = terminalIo(false);
+    const { driver, calls } = stubDriver();
+    io.input.end(typed);
+    expect(await runChat(io.term, driver, { ...START, hideThinking: hidden })).toBe('ok');
+    expect(calls.map((call) => call.state.hideThinking)).toEqual(hides);
+    expect(io.stderr()).toBe(notes);
+    expect(io.stdout.text).toBe('');
+  });
+
   it('prints help, stats, last and explain on stdout', async () => {
     const io = terminalIo(false);
     const { driver, calls, explained } = stubDriver();
@@ -251,12 +266,16 @@ describe('runChat with piped input', () => {
       /^no figures yet: Ollama sends them with each finished answer\nstats for q1\nlast of work\nexplained: what now\?\nexplained: not sent\nType a question/,
     );
     expect(io.stdout.text).toContain('/bye           leave');
+    expect(io.stdout.text).toContain("/thinking hide|show  hide a thinking model's reasoning from now on, or show it again");
   });
 
   it.each([
     ['/sesion x', 'argo: unknown command /sesion; /help lists them (start with // to send a line that begins with /)'],
     ['/session', 'argo: /session needs a session name (e.g. /session work)'],
     ['/session a/b', 'argo: bad session name "a/b"'],
+    ['/thinking', 'argo: /thinking needs show or hide (e.g. /thinking hide)'],
+    ['/thinking off', 'argo: /thinking: use show or hide, got "off"'],
+    ['/thinking hide now', 'argo: /thinking: use show or hide, got "hide now"'],
     ['/replay sometimes', 'argo: bad replay "sometimes"'],
     ['/help x', 'argo: /help takes no argument; nothing done'],
     ['/stats x', 'argo: /stats takes no argument; nothing done'],

@@ -158,6 +158,39 @@ describe('a thinking model on a terminal', () => {
   });
 });
 
+describe('argo chat with a thinking model on a terminal', () => {
+  it('/thinking hide leaves the spinner for the answers after it, /thinking show brings the reasoning back', async () => {
+    const home = tempHome();
+    const terminal = startInPty(['chat', '-m', 'qwen3', '-s', 'muse'], { home, host: ollama.url, env: { NO_COLOR: '1' }, cols: COLUMNS });
+    await terminal.waitFor('muse> ');
+    terminal.write('one\r');
+    await terminal.waitFor('You said: one');
+    terminal.write('/thinking hide\r');
+    await terminal.waitFor('thinking hidden (still logged)');
+    // Held after the first thought: the spinner, not the reasoning, is what shows meanwhile.
+    ollama.setScenario({ holdAfter: 1 });
+    const hidden = terminal.output.length;
+    terminal.write('two\r');
+    await ollama.waitForHold();
+    await terminal.waitFor('qwen3 is thinking…', hidden);
+    ollama.release();
+    await terminal.waitFor('You said: two', hidden);
+    ollama.setScenario(undefined);
+    terminal.write('/thinking show\r');
+    await terminal.waitFor('thinking shown\r\n', hidden);
+    const shown = terminal.output.length;
+    terminal.write('three\r');
+    await terminal.waitFor('You said: three', shown);
+    terminal.write('/bye\r');
+    expect((await terminal.exited).code).toBe(0);
+    const [first, second, third] = [terminal.output.slice(0, hidden), terminal.output.slice(hidden, shown), terminal.output.slice(shown)];
+    expect([first, second, third].map((part) => part.includes(`Thinking…\r\n${REASONING}`))).toEqual([true, false, true]);
+    expect(second).not.toContain('Pondering');
+    // Hidden or shown, every turn's reasoning is logged.
+    expect(logLines(home).map((entry) => entry.thinking)).toEqual([REASONING, REASONING, REASONING]);
+  });
+});
+
 describe('argo rerun of a thinking model on a terminal', () => {
   it('shows the new reasoning as a question does; --hide-thinking leaves the spinner', async () => {
     const home = tempHome();
