@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { clipText, headOf } from '../../src/output/cut.js';
-import { cutToWidth } from '../../src/output/cut-width.js';
+import { cutToWidth, widthOf } from '../../src/output/cut-width.js';
 import { neutralizeControls } from '../../src/output/terminal-text.js';
 import { hostileText, runs, wellFormed } from '../support/property.js';
 
@@ -50,12 +50,53 @@ describe('cutToWidth', () => {
     );
   });
 
+  // Text whose code points join no grapheme skips Intl.Segmenter: the cut must be the one segmenting gives.
+  it('cuts exactly where segmenting the text into graphemes and measuring each with string-width would', () => {
+    const segmenter = new Intl.Segmenter();
+    const reference = (raw: string, max: number): string => {
+      if (max <= 0) return '';
+      const head = headOf(raw, (max + 2) * 8);
+      let kept = '';
+      let width = 0;
+      let full = false;
+      let pending: string | undefined;
+      for (const { segment } of segmenter.segment(head)) {
+        if (pending !== undefined) {
+          width += stringWidth(pending);
+          if (width > max) return `${kept}…`;
+          full ||= width > max - 1;
+          if (!full) kept += pending;
+        }
+        pending = segment;
+      }
+      if (head.length !== raw.length) return `${kept}…`;
+      return pending === undefined || width + stringWidth(pending) <= max ? raw : `${kept}…`;
+    };
+    fc.assert(
+      fc.property(text, width, (raw, max) => {
+        expect(cutToWidth(raw, max), JSON.stringify([raw, max])).toBe(reference(raw, max));
+      }),
+      runs(600),
+    );
+  });
+
   it('leaves shown text (controls made visible) alone when it fits', () => {
     fc.assert(
       fc.property(text.map(neutralizeControls), fc.integer({ min: 1, max: 30 }), (shown, max) => {
         // Only the head cutToWidth measures: a longer text is cut at it (see cut-width.ts).
         fc.pre(shown.length <= (max + 2) * 8);
         if (stringWidth(shown) <= max) expect(cutToWidth(shown, max), JSON.stringify([shown, max])).toBe(shown);
+      }),
+      runs(600),
+    );
+  });
+});
+
+describe('widthOf', () => {
+  it('is what string-width says, for any text', () => {
+    fc.assert(
+      fc.property(text, (raw) => {
+        expect(widthOf(raw), JSON.stringify(raw)).toBe(stringWidth(raw));
       }),
       runs(600),
     );
