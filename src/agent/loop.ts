@@ -88,8 +88,9 @@ export interface AgentDeps {
   /** Monotonic milliseconds. */
   clock: () => number;
   /**
-   * Checks a request carrying tool results against the context window before it is sent (the turn
-   * checked the planned prompt); compaction has run by then, so what is checked is what is sent.
+   * Checks each request against the context window before it is sent: the turn checked the planned
+   * prompt, without the tool definitions, memo and ephemeral system prompt the first request adds,
+   * and later ones grow with tool results. Compaction has run by then, so what is checked is what is sent.
    */
   checkWindow?: (request: TransportRequest, signal: AbortSignal) => Promise<void>;
   /** True while the STOP signal is set (checked before each request and tool round, and on every chunk). */
@@ -337,7 +338,7 @@ class Run {
     const memo = await this.deps.readMemo();
     const request = buildAgentRequest({ base: this.run.base, tools: this.run.tools, ephemeralSystem: this.run.ephemeralSystem, memo, added: this.added });
     this.startSaves();
-    if (this.added.length > 0) await this.deps.checkWindow?.(request, this.deps.signal);
+    await this.deps.checkWindow?.(request, this.deps.signal);
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     if (this.deps.signal.aborted) onAbort();

@@ -70,15 +70,24 @@ export function estimateTextTokens(text: string): number {
 }
 
 export interface EstimableBody {
-  messages?: readonly { content: string }[];
+  /** With the calls the model made, sent back in an agent run (a write_file call holds a whole file). */
+  messages?: readonly { role?: string; content: string; tool_calls?: readonly unknown[] }[];
   prompt?: string;
   system?: string;
+  /** The tool definitions, which a chat template writes into the prompt as JSON. */
+  tools?: readonly unknown[];
 }
 
-/** The prompt tokens of a chat or generate body: every message's text plus its template overhead. */
+/** The prompt tokens of a chat or generate body: every message's text and calls plus its template overhead, and the tools. */
 export function estimatePromptTokens(body: EstimableBody): number {
-  const texts = body.messages !== undefined ? body.messages.map((message) => message.content) : [body.system, body.prompt].filter((text) => text !== undefined);
-  return texts.reduce((sum, text) => sum + estimateTextTokens(text) + TOKENS_PER_MESSAGE, 0);
+  if (body.messages === undefined) return [body.system, body.prompt].reduce((sum, text) => (text === undefined ? sum : sum + estimateTextTokens(text) + TOKENS_PER_MESSAGE), 0);
+  let sum = asJsonTokens(body.tools);
+  for (const message of body.messages) sum += estimateTextTokens(message.content) + asJsonTokens(message.tool_calls) + TOKENS_PER_MESSAGE;
+  return sum;
+}
+
+function asJsonTokens(values: readonly unknown[] | undefined): number {
+  return values === undefined || values.length === 0 ? 0 : estimateTextTokens(JSON.stringify(values));
 }
 
 export interface TruncationCheck {
@@ -130,13 +139,15 @@ export function suggestedNumCtx(estimate: number, window: number): number {
 }
 
 /**
- * What made the prompt long: the turn's planned prompt (its replay), or an agent run's later request,
- * grown by the tool results sent back (the replay budget is not what to lower then).
+ * What made the prompt long: the turn's planned prompt (its replay), an agent run's first request
+ * with the tool definitions, or a later one grown by the tool results sent back (the replay budget is
+ * not what to lower then).
  */
-export type PromptGrowth = 'planned' | 'tool-results';
+export type PromptGrowth = 'planned' | 'tool-definitions' | 'tool-results';
 
 const GROWTH_WORDS: Record<PromptGrowth, { prompt: string; lower: string }> = {
   planned: { prompt: 'the prompt', lower: 'lower --budget' },
+  'tool-definitions': { prompt: 'the prompt with the tool definitions', lower: 'name fewer tools in --tools' },
   'tool-results': { prompt: 'the prompt with the tool results so far', lower: "lower the tools' result budgets (toolBudgets in config.json)" },
 };
 

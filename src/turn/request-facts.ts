@@ -92,13 +92,14 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
       const grown = estimatePromptTokens(body);
       // No longer than one checked already: its verdict would be the same.
       if (grown <= largest.estimate) return null;
-      largest = { estimate: grown, growth: 'tool-results' };
+      const growth: PromptGrowth = body.messages?.some((message) => message.role === 'tool') === true ? 'tool-results' : 'tool-definitions';
+      largest = { estimate: grown, growth };
       // The same rule as for the planned prompt: a small one does not cost a question.
       if (window === null && !asked && grown > SMALL_PROMPT_TOKENS) {
         asked = true;
         window = await modelWindow(lookup, model, signal ? { ...options, signal } : options);
       }
-      const line = said ? null : warningBefore(window, grown, 'tool-results');
+      const line = said ? null : warningBefore(window, grown, growth);
       said ||= line !== null;
       return line;
     },

@@ -81,14 +81,14 @@ describe('agentAnswerer', () => {
     }
   });
 
-  it("hands the turn's window check each request that carries tool results, as it is sent", async () => {
+  it("hands the turn's window check each request as it is sent (the first adds the tools the turn's own check left out)", async () => {
     const bodies: AgentChatBody[] = [];
     const checked: unknown[] = [];
     const answer = answerer({ emit: () => undefined, sessionId: () => Promise.resolve('S3') });
     const checkWindow = (body: unknown): Promise<void> => (checked.push(JSON.parse(JSON.stringify(body))), Promise.resolve());
     await answer(request, { turnId: 'T3', transport: transport(bodies), clock: () => 0, onText: () => undefined, checkWindow });
-    // The planned request was checked by the turn itself; the second carries the eight results.
-    expect(checked).toEqual([bodies[1]]);
+    // The first carries the tool definitions; the second the eight results too.
+    expect(checked).toEqual([bodies[0], bodies[1]]);
   });
 
   it("shows each response's reasoning as a new paragraph after the previous one's; the model gets each back as it was", async () => {

@@ -631,11 +631,11 @@ describe('the agent loop', () => {
   describe('the context window check of each request', () => {
     it.each([
       // the script → the requests checked (1-based), the run's status
-      ['answered at once', [{ chunks: ['hi'] }], [], 'ok'],
-      ['one round, then the answer', [{ calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['x'] }], [2], 'ok'],
-      ['two rounds, then the answer', [{ calls: [call('ok_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }, { chunks: ['x'] }], [2, 3], 'ok'],
-      ['a re-ask in round 1', [{ calls: [call('nope', {})] }, { chunks: ['x'] }], [], 'ok'],
-      ['every call failed', [{ calls: [call('fail_tool', { q: 'a' })] }, { chunks: ['x'] }], [], 'ok'],
+      ['answered at once', [{ chunks: ['hi'] }], [1], 'ok'],
+      ['one round, then the answer', [{ calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['x'] }], [1, 2], 'ok'],
+      ['two rounds, then the answer', [{ calls: [call('ok_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }, { chunks: ['x'] }], [1, 2, 3], 'ok'],
+      ['a re-ask in round 1', [{ calls: [call('nope', {})] }, { chunks: ['x'] }], [1, 2], 'ok'],
+      ['every call failed', [{ calls: [call('fail_tool', { q: 'a' })] }, { chunks: ['x'] }], [1, 2], 'ok'],
     ] as [string, Step[], number[], string][])('%s: requests checked %j', async (_case, steps, checked, status) => {
       const seen: number[] = [];
       let requests = 0;
@@ -664,15 +664,15 @@ describe('the agent loop', () => {
         checkWindow: async (request) => {
           checked.push(JSON.stringify(request.body));
           order.push('check');
-          if (checked.length === 2) await held;
+          if (checked.length === 3) await held;
         },
       });
-      await waitFor(() => expect(checked).toHaveLength(2));
+      await waitFor(() => expect(checked).toHaveLength(3));
       // The third request is not sent while its check waits (a model's window asked of Ollama).
-      expect(order).toEqual(['memo', 'memo', 'check', 'memo', 'check']);
+      expect(order).toEqual(['memo', 'check', 'memo', 'check', 'memo', 'check']);
       release();
       const { bodies } = await running;
-      expect(checked).toEqual(bodies.slice(1).map((body) => JSON.stringify(body)));
+      expect(checked).toEqual(bodies.map((body) => JSON.stringify(body)));
       expect(JSON.parse(bodies[2]?.messages.find((m) => m.role === 'tool')?.content ?? '')).toHaveProperty('summary');
     });
   });

@@ -81,6 +81,11 @@ describe('estimatePromptTokens', () => {
     [{ prompt: 'abcd' }, 5],
     [{ prompt: 'abcd', system: 'be brief' }, 11],
     [{ messages: [] }, 0],
+    // The tools' JSON (69 characters) and a call sent back (56) count, as a template writes them.
+    [{ messages: [{ content: 'abcd' }], tools: [{ type: 'function', function: { name: 'read_file', parameters: {} } }] }, 5 + 18],
+    [{ messages: [{ content: 'abcd' }], tools: [] }, 5],
+    [{ messages: [{ content: '', tool_calls: [{ function: { name: 'f', arguments: { path: 'a.txt' } } }] }] }, 4 + 14],
+    [{ messages: [{ content: 'x', tool_calls: [] }] }, 5],
   ])('%j → %i', (body, tokens) => {
     expect(estimatePromptTokens(body)).toBe(tokens);
   });

@@ -159,8 +159,8 @@ describe('checkContext', () => {
   });
 
   describe("later requests of the turn (an agent run's, grown by tool results)", () => {
-    /** A request body of about `tokens` estimated tokens (4 characters each, 4 for the message). */
-    const body = (tokens: number) => ({ messages: [{ content: 'x'.repeat(4 * (tokens - 4)) }] });
+    /** A request body of about `tokens` estimated tokens (4 characters each, 4 for each message), a tool result sent back in it. */
+    const body = (tokens: number) => ({ messages: [{ role: 'user', content: 'x'.repeat(4 * (tokens - 8)) }, { role: 'tool', content: '' }] });
     const TOOL_LINE = /^argo: the prompt with the tool results so far \(about (\d+) tokens\) is longer than the context window \((\d+) tokens, ([^)]+)\); Ollama cuts such prompts silently — raise --num-ctx \(e\.g\. --num-ctx \d+\) or lower the tools' result budgets \(toolBudgets in config\.json\)$/;
 
     it.each<[string, Record<string, number> | undefined, number | null, number[], (string | null)[], number]>([
@@ -178,6 +178,14 @@ describe('checkContext', () => {
       for (const tokens of sizes) said.push(await check.later(body(tokens)));
       expect(said.map((line) => (line === null ? null : (TOOL_LINE.exec(line)?.slice(1).join(' ') ?? line)))).toEqual(lines);
       expect(asked).toHaveLength(asks);
+    });
+
+    it("an agent run's first request, long with the tool definitions, says so and names that fix", async () => {
+      const check = await checkContext(settings(), request('What is 2+2?', { num_ctx: 1000 }), undefined);
+      const tools = [{ type: 'function', function: { name: 'read_file', description: 'x'.repeat(4400), parameters: {} } }];
+      expect(await check.later({ messages: [{ role: 'user', content: 'What is 2+2?' }], tools })).toMatch(
+        /^argo: the prompt with the tool definitions \(about 11\d\d tokens\) is longer than the context window \(1000 tokens, from --num-ctx\); Ollama cuts such prompts silently — raise --num-ctx \(e\.g\. --num-ctx \d+\) or name fewer tools in --tools$/,
+      );
     });
 
     it('one line per turn: none for a later request once the planned prompt had its line', async () => {
