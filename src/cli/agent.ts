@@ -11,6 +11,7 @@ import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
 import { buildCatalog, builtinTools, checkCommandSchemas, loadToolbox } from '../tools/catalog.js';
 import { resolveTools } from '../tools/toolsets.js';
+import type { Resolution } from '../tools/toolsets.js';
 import { commandEnvironment } from '../tools/process.js';
 import type { Toolbox } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
@@ -99,13 +100,21 @@ function explainText(box: Toolbox, request: { endpoint: string; body: unknown },
  */
 export async function checkAgentSetup(settings: Settings, flags: AgentFlags): Promise<string> {
   const root = await endpointAndRoot(settings, flags);
+  await checkToolNames(settings);
+  return root;
+}
+
+/**
+ * The tool definitions in config.json and the names a run would ask for, resolved as the run would,
+ * without starting an MCP server: a clash, a cycle, an unknown name or a bad schema is an error here.
+ */
+export async function checkToolNames(settings: Settings): Promise<Resolution> {
   const config = toolsConfigOf(settings.agent);
-  await namingWhere(settings, async () => {
+  return namingWhere(settings, async () => {
     const { catalog } = buildCatalog(config, builtinTools());
     await checkCommandSchemas(config);
     return resolveTools(settings.agent.tools, catalog);
   });
-  return root;
 }
 
 /** Agent mode needs /api/chat and an existing root. */

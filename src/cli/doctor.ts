@@ -21,6 +21,8 @@ import { plural } from '../output/count.js';
 import { unfinishedDir } from '../log/unfinished.js';
 import { FOLDER_FIX, recoverUnfinished } from '../turn/recover.js';
 import type { Recovery } from '../turn/recover.js';
+import type { Settings } from '../config/settings.js';
+import { checkToolNames } from './agent.js';
 
 export interface DoctorCheck {
   check: string;
@@ -81,6 +83,8 @@ async function runChecks(flags: FlagOverrides, report: (verdict: Verdict, what: 
     check(false, 'config', error instanceof ArgoError ? error.message : String(error));
     return 'failed';
   }
+  const tools = await toolsCheck(settings);
+  if (tools !== null) check(tools.ok, 'tools', tools.detail);
   try {
     await ensurePrivateDir(settings.paths.logs);
     await ensurePrivateDir(settings.paths.sessions);
@@ -160,6 +164,25 @@ export function missingFeaturesLine(version: OllamaVersion | null): string | nul
   if (version === null || missing.length === 0) return null;
   const listed = missing.map(([feature, words]) => `${words} (${FEATURES[feature].since})`).join(', ');
   return `Ollama ${versionText(version)} is too old for ${listed}; upgrade Ollama to use them (docs/troubleshooting.md, "Ollama versions")`;
+}
+
+/**
+ * config.json's tool definitions and its "tools" list, resolved as a run would (no MCP server is
+ * started): a question with --tools or config tools refuses what fails here. Null (no line) when
+ * config.json has none of them.
+ */
+async function toolsCheck(settings: Settings): Promise<{ ok: boolean; detail: string } | null> {
+  const { tools: listed, toolsets, commandTools, mcpServers: servers } = settings.agent;
+  const defined = [toolsets, commandTools, servers].some((record) => Object.keys(record).length > 0);
+  if (listed.length === 0 && !defined) return null;
+  try {
+    const { tools, mcpServers, mcpTools } = await checkToolNames(settings);
+    if (listed.length === 0) return { ok: true, detail: 'its definitions are sound; none is used without --tools' };
+    const named = [...tools, ...mcpServers.map((server) => `mcp:${server}`), ...(mcpTools ?? [])];
+    return { ok: true, detail: `${settings.agent.toolsSource} gives ${named.length === 0 ? 'no tools' : named.join(', ')}` };
+  } catch (error) {
+    return { ok: false, detail: error instanceof ArgoError ? error.message : String(error) };
+  }
 }
 
 /** The journal of unfinished turns: what runs now, what was logged now for an argo that is gone, and what could not be. */

@@ -150,6 +150,30 @@ describe('argo doctor', () => {
   });
 });
 
+describe("argo doctor checks config.json's tools as a question would", () => {
+  it.each<[string, unknown, string | null]>([
+    ['no tools in config: no line', {}, null],
+    ['a list that resolves', { tools: ['fs', 'memo'] }, 'ok config.json: "tools" gives list_files, memo, read_file, search_files'],
+    ['definitions, no list', { toolsets: { mine: { tools: ['read_file'] } } }, 'ok its definitions are sound; none is used without --tools'],
+    ['a toolset named like a built-in tool', { tools: ['fs'], toolsets: { read_file: { tools: ['list_files'] } } }, 'FAIL config.json: toolsets."read_file" has the name of a built-in tool; choose another name'],
+    ['an unknown name', { tools: ['nosuch'] }, 'FAIL config.json: "tools": unknown toolset or tool "nosuch";'],
+    ['a command tool whose schema is broken', { commandTools: { count: { description: 'count lines', argv: ['wc', '-l'], parameters: { type: 'object', properties: {}, required: 'count' } } } }, 'FAIL config.json: commandTools."count".parameters'],
+  ])('%s', async (_case, config, expected) => {
+    const home = tempHome();
+    writeFileSync(join(home, 'config.json'), JSON.stringify(config));
+    const result = await argo(home, ['doctor']);
+    const line = check(result.stdout, 'tools');
+    if (expected === null) {
+      expect(line).toBeUndefined();
+      expect(result.code).toBe(0);
+      return;
+    }
+    const shown = line === undefined ? '' : `${line[0]} ${line[1].replace(`${home}/`, '')}`;
+    expect(shown.startsWith(expected), shown).toBe(true);
+    expect(result.code).toBe(expected.startsWith('ok') ? 0 : 1);
+  });
+});
+
 describe('a failing argo doctor ends with one argo: line on stderr', () => {
   it('names the failed check and its fix; the report stays on stdout; exit 1', async () => {
     const result = await argo(tempHome(), ['doctor', '-m', 'nope']);
