@@ -267,13 +267,15 @@ export async function readDataFile(path: string): Promise<Buffer> {
 }
 
 /**
- * A regular file opened for reading, never through a link and never waiting on a pipe (O_NONBLOCK),
- * with its stats; null for anything else or when it cannot be opened. The caller closes `fd`.
+ * A regular file opened for reading, never waiting on a pipe (O_NONBLOCK), with its stats; null for
+ * anything else (a folder, a named pipe, a device) or when it cannot be opened. Never through a link,
+ * unless `followLink` (a day of the log, which every reader of the log follows: listLogFiles): then
+ * only a link to a regular file is. The caller closes `fd`.
  */
-export function openRegularSync(path: string): { fd: number; stats: Stats } | null {
+export function openRegularSync(path: string, options: { followLink?: boolean } = {}): { fd: number; stats: Stats } | null {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(path, regularReadFlags(options.followLink === true));
   } catch {
     return null;
   }
@@ -285,6 +287,34 @@ export function openRegularSync(path: string): { fd: number; stats: Stats } | nu
   }
   closeSync(fd);
   return null;
+}
+
+/**
+ * A data file of Argo's (a session's index) opened for reading: null when it is missing or not a
+ * regular file (a folder, a named pipe, never waited on: the caller treats it as damaged); a link is
+ * refused (SymlinkRefusedError). Other failures (permissions) are thrown. The caller closes it.
+ */
+export async function openDataFile(path: string): Promise<FileHandle | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, regularReadFlags(false));
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw refusedLink(error, path);
+  }
+  try {
+    if ((await handle.stat()).isFile()) return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  await handle.close();
+  return null;
+}
+
+/** open(2)'s flags for a file that must be a regular one: a pipe is never waited on (and then refused by its stats). */
+function regularReadFlags(followLink: boolean): number {
+  return constants.O_RDONLY | constants.O_NONBLOCK | (followLink ? 0 : constants.O_NOFOLLOW);
 }
 
 /**

@@ -1,5 +1,4 @@
 import { constants } from 'node:buffer';
-import { readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { needleFinder } from './needle.js';
@@ -67,20 +66,6 @@ export interface LineBlock {
   offset: number;
   /** True for the file's last bytes when they end without a newline (a writer may still be writing). */
   unfinished: boolean;
-}
-
-/**
- * The text of the line of `length` bytes at `offset` of an open file when a whole line is there:
- * the file's start or a newline before it, a newline or the file's end after it. Null otherwise (a
- * hint that no longer holds). One small synchronous read: for finding a few turns by their place.
- */
-export function wholeLineAt(fd: number, offset: number, length: number): string | null {
-  const before = offset > 0 ? 1 : 0;
-  const bytes = Buffer.allocUnsafe(before + length + 1);
-  const read = readSync(fd, bytes, 0, bytes.length, offset - before);
-  if (read < before + length || (before === 1 && bytes[0] !== NEWLINE)) return null;
-  if (read === bytes.length && bytes[bytes.length - 1] !== NEWLINE) return null;
-  return lineText(bytes, before, before + length);
 }
 
 /**
@@ -184,8 +169,8 @@ export async function* readLines(path: string, options: ReadOptions = {}): Async
  * Streams the lines of a file from its end towards its start (from `end` when given). Like
  * readLines, with the unfinished line kept at the end of the buffer and each chunk put before it.
  */
-export async function* readLinesBackward(path: string, options: Omit<ReadOptions, 'start' | 'handle'> = {}): AsyncGenerator<RawLine> {
-  const handle = await open(path, 'r');
+export async function* readLinesBackward(path: string, options: Omit<ReadOptions, 'start'> = {}): AsyncGenerator<RawLine> {
+  const handle = options.handle ?? (await open(path, 'r'));
   const chunk = options.chunkSize ?? CHUNK;
   const ahead = new ReadAhead(handle, chunk);
   let bytes = takeBuffer(2 * chunk);
@@ -252,7 +237,7 @@ export async function* readLinesBackward(path: string, options: Omit<ReadOptions
   } finally {
     await ahead.finish();
     giveBack(bytes);
-    await handle.close();
+    if (options.handle === undefined) await handle.close();
   }
 }
 

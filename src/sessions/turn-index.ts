@@ -1,11 +1,12 @@
 import { closeSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isLogFileName } from '../log/files.js';
-import { appendPrivate, holdsExactly, isMissing, openRegularSync, readDataFile, writeFileAtomic } from '../log/fs.js';
+import { appendPrivate, holdsExactly, openDataFile, openRegularSync, writeFileAtomic } from '../log/fs.js';
 import { TURN_STATUSES, parseEntry } from '../log/entry.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
-import { readLinesBackward, wholeLineAt } from '../log/lines.js';
+import { readLinesBackward } from '../log/lines.js';
 import { needleFinder } from '../log/needle.js';
+import { PlacedLines } from '../log/placed-lines.js';
 import type { DataPaths } from '../log/writer.js';
 import { ENTRY_TYPES } from '../replay/types.js';
 import type { EntryType } from '../replay/types.js';
@@ -41,14 +42,18 @@ export async function appendIndex(dir: string, session: string, line: IndexLine 
   await appendPrivate(indexPath(dir, session), lines.map((one) => `${JSON.stringify(one)}\n`).join(''));
 }
 
-/** The index, or null when it is missing or damaged (the caller rebuilds it from the log). */
+/**
+ * The index, or null when it is missing or damaged (the caller rebuilds it from the log): anything
+ * but a regular file at its place (a folder, a named pipe) is damaged; a link is refused.
+ */
 export async function readIndex(dir: string, session: string): Promise<IndexLine[] | null> {
+  const handle = await openDataFile(indexPath(dir, session));
+  if (handle === null) return null;
   let bytes: Buffer;
   try {
-    bytes = await readDataFile(indexPath(dir, session));
-  } catch (error) {
-    if (isMissing(error)) return null;
-    throw error;
+    bytes = await handle.readFile();
+  } finally {
+    await handle.close();
   }
   // An index always ends with a newline: anything else is a write cut short.
   if (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE) return null;
@@ -70,18 +75,20 @@ const NEWLINE = 10;
  * lines newest first). Null when the index is missing or damaged. Cost: what is read, not the index size.
  */
 export async function readIndexTail(dir: string, session: string, enough: (newestFirst: readonly IndexLine[]) => boolean): Promise<IndexLine[] | null> {
+  const path = indexPath(dir, session);
+  const handle = await openDataFile(path);
+  if (handle === null) return null;
   const lines: IndexLine[] = [];
   try {
-    for await (const raw of readLinesBackward(indexPath(dir, session))) {
+    for await (const raw of readLinesBackward(path, { handle })) {
       if (!raw.complete) return null;
       const line = parseIndexLine(raw.text);
       if (!line) return null;
       lines.push(line);
       if (enough(lines)) break;
     }
-  } catch (error) {
-    if (isMissing(error)) return null;
-    throw error;
+  } finally {
+    await handle.close();
   }
   return lines.reverse();
 }
@@ -115,21 +122,9 @@ export function findIndexedTurns(paths: DataPaths, ids: ReadonlySet<string>, fir
   const found = new Map<string, LogEntry>();
   if (ids.size === 0) return found;
   const finder = needleFinder({ kind: 'json-string', values: [...ids] });
-  const files = new Map<string, ReturnType<typeof openRegularSync>>();
-  // The index is a hint: a file it names may be gone, a folder, a pipe, or shorter than it says.
+  const places = new PlacedLines(paths.logs);
   const turnAt = (line: IndexLine): LogEntry | null => {
-    let file = files.get(line.file);
-    if (file === undefined) {
-      file = openRegularSync(join(paths.logs, line.file));
-      files.set(line.file, file);
-    }
-    if (file === null || line.offset + line.length > file.stats.size) return null;
-    let text: string | null;
-    try {
-      text = wholeLineAt(file.fd, line.offset, line.length);
-    } catch {
-      return null;
-    }
+    const text = places.line(line.file, line.offset, line.length);
     const entry = text === null ? null : parseEntry(text);
     return entry?.id === line.id ? entry : null;
   };
@@ -166,7 +161,7 @@ export function findIndexedTurns(paths: DataPaths, ids: ReadonlySet<string>, fir
     }
     return found;
   } finally {
-    for (const file of files.values()) if (file !== null) closeSync(file.fd);
+    places.close();
   }
 }
 

@@ -1,5 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { errnoOf } from '../log/fs.js';
 import { classifyEntry, rulesFingerprint } from '../replay/classify.js';
@@ -13,6 +12,7 @@ import { parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import type { RawLine } from '../log/lines.js';
 import { listLogFiles } from '../log/files.js';
+import { PlacedLines } from '../log/placed-lines.js';
 import { ScanStats, scanEntries } from '../log/scan.js';
 import type { DataPaths } from '../log/writer.js';
 
@@ -254,35 +254,22 @@ function choose(session: SessionRecord, lines: readonly IndexLine[], pick: TurnP
   return { chosen: chosen.reverse(), inherited };
 }
 
-/**
- * Reads single turns at the places the index names, checking each is the turn it should be.
- * Synchronous on purpose: a long session is many small reads, the promise API's per-call overhead
- * would dominate, and nothing else runs while the history loads.
- */
+/** Reads single turns at the places the index names, checking each is the turn it should be. */
 class TurnReader {
-  private readonly fds = new Map<string, number>();
-  private buffer = Buffer.allocUnsafe(64 * 1024);
+  private readonly lines: PlacedLines;
 
   constructor(
-    private readonly logsDir: string,
+    logsDir: string,
     private readonly session: SessionRecord,
     private readonly inherited: Inherited,
-  ) {}
+  ) {
+    this.lines = new PlacedLines(logsDir);
+  }
 
   /** The turn at the place the index names, or null when that line is not the turn (a stale index). */
   entry(line: IndexLine): LogEntry | null {
-    let fd = this.fds.get(line.file);
-    if (fd === undefined) {
-      try {
-        fd = openSync(join(this.logsDir, line.file), 'r');
-      } catch {
-        return null;
-      }
-      this.fds.set(line.file, fd);
-    }
-    if (this.buffer.length < line.length) this.buffer = Buffer.allocUnsafe(line.length);
-    const bytesRead = readSync(fd, this.buffer, 0, line.length, line.offset);
-    const entry = bytesRead === line.length ? parseEntry(this.buffer.toString('utf8', 0, line.length)) : null;
+    const text = this.lines.line(line.file, line.offset, line.length);
+    const entry = text === null ? null : parseEntry(text);
     if (entry?.id !== line.id || entry.status !== line.status) return null;
     // A leftover index of an older session of the same name must not leak its turns in.
     const own = entry.session_id === this.session.id;
@@ -291,8 +278,7 @@ class TurnReader {
   }
 
   close(): void {
-    for (const fd of this.fds.values()) closeSync(fd);
-    this.fds.clear();
+    this.lines.close();
   }
 }
 

@@ -1,6 +1,6 @@
 // `argo sessions` end to end: turns produced by `argo` itself against the Ollama stand-in.
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -253,6 +253,76 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     expect(all).toMatchObject({ code: 0, stderr: '', stdout: 'reindexed 2 sessions: 4 turns\n' });
     expect(readFileSync(indexFile(home, 'play'), 'utf8')).toBe(before.play);
     expect(orphans.filter((orphan) => existsSync(orphan))).toEqual([]);
+  });
+});
+
+describe('argo sessions show and --replay session over a damaged index', () => {
+  // Where the index names a place that does not hold, both read the log instead and give what the
+  // pristine index gave (a length of 10^12 was allocated, a folder crashed with EISDIR, a named
+  // pipe held argo past Ctrl-C); an index that is itself no file is named in one line.
+  const COMMANDS = [
+    ['sessions', 'show', 'work', '--json'],
+    ['--session', 'work', '--replay', 'session', '--explain', '--json', 'Explain more'],
+  ];
+  const ELSEWHERE = '2000-01-01.log';
+  const everyLine = (home: string, change: (line: { file: string; length: number }) => object): void => {
+    const lines = readFileSync(indexFile(home, 'work'), 'utf8').trimEnd().split('\n');
+    writeFileSync(indexFile(home, 'work'), lines.map((text) => `${JSON.stringify(change(JSON.parse(text) as { file: string; length: number }))}\n`).join(''));
+  };
+  const elsewhere = (make: (path: string) => void) => (home: string) => {
+    everyLine(home, (line) => ({ ...line, file: ELSEWHERE }));
+    make(join(home, 'logs', ELSEWHERE));
+  };
+  const mkfifo = (path: string): void => void execFileSync('mkfifo', [path]);
+  const outside = (): string => mkdtempSync(join(tmpdir(), 'argo-outside-'));
+
+  let base: string;
+  let pristine: string[];
+  const copy = (): string => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-damaged-'));
+    cpSync(base, home, { recursive: true });
+    return home;
+  };
+  beforeAll(async () => {
+    base = (await conversation()).home;
+    pristine = [];
+    for (const args of COMMANDS) pristine.push((await argo(base, args)).stdout);
+  });
+
+  it.each<[string, (home: string) => void]>([
+    ['every length 10^12', (home) => everyLine(home, (line) => ({ ...line, length: 1e12 }))],
+    ['a folder where the day’s log should be', elsewhere((path) => mkdirSync(path))],
+    ['a named pipe where the day’s log should be', elsewhere(mkfifo)],
+    ['a link to a named pipe where the day’s log should be', elsewhere((path) => {
+      const pipe = join(outside(), 'pipe');
+      mkfifo(pipe);
+      symlinkSync(pipe, path);
+    })],
+    ['a named pipe where the index should be', (home) => {
+      rmSync(indexFile(home, 'work'));
+      mkfifo(indexFile(home, 'work'));
+    }],
+  ])('%s: the same output as the index it should be', async (_case, damage) => {
+    const home = copy();
+    damage(home);
+    for (const [i, args] of COMMANDS.entries()) expect(await argo(home, args)).toMatchObject({ code: 0, stderr: '', stdout: pristine[i] });
+  });
+
+  it.each<[string, (home: string) => void, (home: string) => string]>([
+    ['a folder where the index should be', (home) => {
+      rmSync(indexFile(home, 'work'));
+      mkdirSync(indexFile(home, 'work'));
+    }, (home) => `argo: cannot use ${indexFile(home, 'work')}: it is a folder; check the path and its permissions (the data home is ARGO_HOME or --home)\n`],
+    ['a link where the index should be', (home) => {
+      const copied = join(outside(), 'work.idx');
+      writeFileSync(copied, readFileSync(indexFile(home, 'work')));
+      rmSync(indexFile(home, 'work'));
+      symlinkSync(copied, indexFile(home, 'work'));
+    }, (home) => `argo: ${indexFile(home, 'work')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)\n`],
+  ])('%s: one line naming it, exit 1', async (_case, damage, said) => {
+    const home = copy();
+    damage(home);
+    for (const args of [...COMMANDS, ['sessions', 'show', 'work', '-n', '1']]) expect(await argo(home, args)).toMatchObject({ code: 1, stdout: '', stderr: said(home) });
   });
 });
 

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
-import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, holdsExactly, isMissing, landsInside, openForAppend, readDataFile, readSmallText, readableByOthers, removeFile, removeOrphanedTemporaries, replaceFile, writeFileAtomic } from '../../src/log/fs.js';
+import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, holdsExactly, isMissing, landsInside, openDataFile, openForAppend, openRegularSync, readDataFile, readSmallText, readableByOthers, removeFile, removeOrphanedTemporaries, replaceFile, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -56,6 +56,50 @@ describe('readDataFile: any size, never through a link', () => {
     }
     expect(error).toBeInstanceOf(SymlinkRefusedError);
     expect((error as Error).message).toBe(expected);
+  });
+});
+
+describe('openRegularSync and openDataFile: a regular file, never a wait on a named pipe', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-regular-'));
+  writeFileSync(join(dir, 'real.idx'), 'line\n');
+  symlinkSync(join(dir, 'real.idx'), join(dir, 'link.idx'));
+  symlinkSync(join(dir, 'gone.idx'), join(dir, 'dangling.idx'));
+  mkdirSync(join(dir, 'folder.idx'));
+  execFileSync('mkfifo', [join(dir, 'pipe.idx')]);
+  symlinkSync(join(dir, 'pipe.idx'), join(dir, 'link-to-pipe.idx'));
+  const refused = (name: string): string => `${join(dir, name)} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`;
+
+  // [case, name, openRegularSync, with followLink, openDataFile]: the text read, null, or the error's message.
+  it.each<[string, string, string | null, string | null, string | null]>([
+    ['a regular file', 'real.idx', 'line\n', 'line\n', 'line\n'],
+    ['a link to one', 'link.idx', null, 'line\n', refused('link.idx')],
+    ['a dangling link', 'dangling.idx', null, null, refused('dangling.idx')],
+    ['nothing', 'none.idx', null, null, null],
+    ['a folder', 'folder.idx', null, null, null],
+    ['a named pipe', 'pipe.idx', null, null, null],
+    ['a link to a named pipe', 'link-to-pipe.idx', null, null, refused('link-to-pipe.idx')],
+  ])('%s', async (_case, name, regular, followed, data) => {
+    const readSync = (followLink: boolean): string | null => {
+      const file = openRegularSync(join(dir, name), { followLink });
+      if (file === null) return null;
+      try {
+        return readFileSync(file.fd, 'utf8');
+      } finally {
+        closeSync(file.fd);
+      }
+    };
+    expect(readSync(false)).toBe(regular);
+    expect(readSync(true)).toBe(followed);
+    const opened = await openDataFile(join(dir, name)).catch((error: unknown) => (error as Error).message);
+    if (typeof opened === 'string' || opened === null) {
+      expect(opened).toBe(data);
+      return;
+    }
+    try {
+      expect(await opened.readFile('utf8')).toBe(data);
+    } finally {
+      await opened.close();
+    }
   });
 });
 

@@ -1,0 +1,170 @@
+// A session's index is a hint: where it names a place that does not hold — past the log's end, a
+// length no line has, a folder, a named pipe or a link to neither where the day's log should be —
+// `sessions show` and a replay read the log instead (the slow path) and put the index right; an
+// index that is itself no file says so in one line. Never a crash, a wait, or a huge allocation.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { errnoOf } from '../../src/log/fs.js';
+import type { DataPaths } from '../../src/log/writer.js';
+import type { PlanInput } from '../../src/replay/plan.js';
+import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
+import type { HistoryTurn, ReplaySpec } from '../../src/replay/types.js';
+import { indexPath } from '../../src/sessions/store.js';
+import type { SessionRecord } from '../../src/sessions/store.js';
+import { openReplaySource, openSessionTurns } from '../../src/sessions/turns.js';
+import type { TurnPick } from '../../src/sessions/turns.js';
+import { planWithHistory } from '../../src/turn/turn.js';
+import { recordTurns, tempData } from '../query/helpers.js';
+import type { Home } from '../query/helpers.js';
+
+const DAY = '2025-01-02.log';
+/** A day no turn was written to, where a damage puts something that is not a day's log. */
+const ELSEWHERE = '2025-01-05.log';
+
+interface IndexLineJson {
+  file: string;
+  offset: number;
+  length: number;
+}
+
+/** Rewrites every line of the session's index. */
+function everyLine(paths: DataPaths, change: (line: IndexLineJson, i: number, all: IndexLineJson[]) => IndexLineJson): void {
+  const path = indexPath(paths.sessions, 'work');
+  const lines = readFileSync(path, 'utf8').trimEnd().split('\n').map((text) => JSON.parse(text) as IndexLineJson);
+  writeFileSync(path, lines.map((line, i) => `${JSON.stringify(change(line, i, lines))}\n`).join(''));
+}
+
+/** The index names ELSEWHERE for every turn, and `make` puts something there. */
+function elsewhere(make: (path: string, outside: string) => void): (paths: DataPaths) => void {
+  return (paths) => {
+    everyLine(paths, (line) => ({ ...line, file: ELSEWHERE }));
+    make(join(paths.logs, ELSEWHERE), mkdtempSync(join(tmpdir(), 'argo-outside-')));
+  };
+}
+
+/** The session's index itself replaced by what `make` puts at its place. */
+function instead(make: (path: string, outside: string) => void): (paths: DataPaths) => void {
+  return (paths) => {
+    const path = indexPath(paths.sessions, 'work');
+    const outside = mkdtempSync(join(tmpdir(), 'argo-outside-'));
+    writeFileSync(join(outside, 'work.idx'), readFileSync(path));
+    rmSync(path);
+    make(path, outside);
+  };
+}
+
+const mkfifo = (path: string): void => void execFileSync('mkfifo', [path]);
+
+/** What the index holds once read: put right from the log, or kept as it was (it still held). */
+type After = 'rebuilt' | 'kept';
+
+const FALLS_BACK: [string, (paths: DataPaths) => void, After][] = [
+  ['every offset past the log’s end', (paths) => everyLine(paths, (line) => ({ ...line, offset: line.offset + 10_000_000 })), 'rebuilt'],
+  ['the newest line’s length past the log’s end', (paths) => everyLine(paths, (line, i, all) => (i === all.length - 1 ? { ...line, length: line.length + 1000 } : line)), 'rebuilt'],
+  ['every length 10^12', (paths) => everyLine(paths, (line) => ({ ...line, length: 1e12 })), 'rebuilt'],
+  ['every length one more than any text', (paths) => everyLine(paths, (line) => ({ ...line, length: 2 ** 31 })), 'rebuilt'],
+  ['a line spanning two turns', (paths) => everyLine(paths, (line, i, all) => (i === 0 ? { ...line, length: (all[1]?.offset ?? 0) + (all[1]?.length ?? 0) - line.offset } : line)), 'rebuilt'],
+  ['a folder where the day’s log should be', elsewhere((path) => mkdirSync(path)), 'rebuilt'],
+  ['a named pipe where the day’s log should be', elsewhere((path) => mkfifo(path)), 'rebuilt'],
+  [
+    'a link to a named pipe',
+    elsewhere((path, outside) => {
+      mkfifo(join(outside, 'pipe'));
+      symlinkSync(join(outside, 'pipe'), path);
+    }),
+    'rebuilt',
+  ],
+  ['a link to a folder', elsewhere((path, outside) => symlinkSync(outside, path)), 'rebuilt'],
+  ['a dangling link', elsewhere((path, outside) => symlinkSync(join(outside, 'gone.log'), path)), 'rebuilt'],
+  ['a link to a device', elsewhere((path) => symlinkSync('/dev/zero', path)), 'rebuilt'],
+  ['a link to the day’s real log: read through it, as every reader of the log does', elsewhere((path) => symlinkSync(join(path, '..', DAY), path)), 'kept'],
+  ['a named pipe where the index should be', instead((path) => mkfifo(path)), 'rebuilt'],
+];
+
+const REFUSED: [string, (paths: DataPaths) => void, (error: unknown, paths: DataPaths) => void][] = [
+  [
+    'a folder where the index should be',
+    instead((path) => mkdirSync(path)),
+    (error, paths) => expect({ code: errnoOf(error), path: (error as { path?: unknown }).path }).toEqual({ code: 'EISDIR', path: indexPath(paths.sessions, 'work') }),
+  ],
+  [
+    'a link where the index should be (to a copy of it)',
+    instead((path, outside) => symlinkSync(join(outside, 'work.idx'), path)),
+    (error, paths) => expect((error as Error).message).toBe(`${indexPath(paths.sessions, 'work')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`),
+  ],
+];
+
+/** work: five turns, the newest a failed one; play: one. */
+async function home(): Promise<Home & { work: SessionRecord }> {
+  const data = tempData();
+  const { session: work } = await recordTurns(data.paths, 'work', 5, { shape: (i) => (i === 4 ? { status: 'error', error: 'boom' } : {}) });
+  await recordTurns(data.paths, 'play', 1, { start: '2025-01-02T12:00:00.000Z' });
+  return { ...data, work };
+}
+
+const PICKS: [string, TurnPick][] = [
+  ['sessions show', { kind: 'all' }],
+  ['sessions show -n 2', { kind: 'last', count: 2, okOnly: false }],
+];
+
+const SPECS: [string, ReplaySpec][] = [
+  ['--replay session', { kind: 'session' }],
+  ['--replay last:2', { kind: 'last', count: 2 }],
+];
+
+/** What `sessions show` hands on (held, and read twice as a session of years is), and what a replay plans. */
+async function readings(data: Home & { work: SessionRecord }): Promise<Record<string, unknown>> {
+  const seen: Record<string, unknown> = {};
+  for (const [name, pick] of PICKS) {
+    for (const holdBytes of [undefined, 1]) {
+      const turns = await openSessionTurns(data.paths, data.work, pick, undefined, holdBytes);
+      const ids: string[] = [];
+      await turns.each((entry) => Promise.resolve(ids.push(entry.id) > 0));
+      seen[`${name}${holdBytes === undefined ? '' : ' (read twice)'}`] = { count: turns.count, ids };
+    }
+  }
+  for (const [name, spec] of SPECS) {
+    const plan = await planWithHistory((rebuild) => openReplaySource(data.paths, data.work, spec, DEFAULT_REPLAY_POLICY.classify, rebuild), planInput(spec), 'work');
+    seen[name] = JSON.parse(JSON.stringify(plan)) as unknown;
+  }
+  return seen;
+}
+
+function planInput(spec: ReplaySpec): (history: HistoryTurn[]) => PlanInput {
+  return (history) => ({
+    input: 'Explain more',
+    spec,
+    history,
+    policy: DEFAULT_REPLAY_POLICY,
+    style: DEFAULT_STYLE_POLICY,
+    mode: null,
+    persona: 'neutral',
+    verbosity: 'auto',
+    request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
+  });
+}
+
+describe('a damaged session index', () => {
+  it.each(FALLS_BACK)('%s: sessions show and replay read what the log holds', async (_case, damage, after) => {
+    const data = await home();
+    const expected = await readings(data);
+    const pristine = readFileSync(indexPath(data.paths.sessions, 'work'), 'utf8');
+    damage(data.paths);
+    const damaged = after === 'kept' ? readFileSync(indexPath(data.paths.sessions, 'work'), 'utf8') : pristine;
+    expect(await readings(data)).toEqual(expected);
+    expect(readFileSync(indexPath(data.paths.sessions, 'work'), 'utf8')).toBe(damaged);
+  });
+
+  it.each(REFUSED)('%s: each reader stops with the one error that names it', async (_case, damage, check) => {
+    const data = await home();
+    damage(data.paths);
+    for (const [, pick] of PICKS) check(await openSessionTurns(data.paths, data.work, pick).catch((error: unknown) => error), data.paths);
+    for (const [, spec] of SPECS) {
+      const planned = planWithHistory((rebuild) => openReplaySource(data.paths, data.work, spec, DEFAULT_REPLAY_POLICY.classify, rebuild), planInput(spec), 'work');
+      check(await planned.catch((error: unknown) => error), data.paths);
+    }
+  });
+});
