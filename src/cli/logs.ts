@@ -367,6 +367,9 @@ export function checkFailure(found: { unreadable: number; damagedFiles: number; 
 async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, io: Io): Promise<Outcome> {
   const cutoff = parseWhen(flags.olderThan, io.now(), 'start', '--older-than');
   const cutoffDay = format(cutoff, DAY_PATTERN);
+  // As every reader does: a turn an earlier argo left unfinished is logged now, so a file it lands
+  // in before the cutoff is pruned with it (and listed by --dry-run), not written again later.
+  await recoverUnfinishedTurns(settings, io);
   const { planPrune, prune } = await import('../maintenance/maintain.js');
   const plan = await planPrune(settings.paths.logs, cutoffDay);
   if (plan.files.length === 0) {
@@ -390,6 +393,8 @@ async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?
 }
 
 async function removeLogs(settings: Settings, flags: { session: string; yes?: boolean }, io: Io): Promise<Outcome> {
+  // An unfinished turn of the session, logged only after its lines were deleted, would bring it back.
+  await recoverUnfinishedTurns(settings, io);
   const { refuseWithForks, removeSessionLines } = await import('../maintenance/maintain.js');
   const { deleteSession } = await import('../sessions/store.js');
   const lookup = new SessionLookup(settings.paths.sessions);

@@ -113,8 +113,10 @@ export function registerSessions(program: Command, io: Io): void {
     .option('--home <dir>', 'data directory')
     .action(async (name: string | undefined, _flags: object, command: Command) => {
       const settings = settingsOf(command);
+      if (name !== undefined) checkSessionName(name, 'sessions reindex');
+      // The turns an earlier argo left unfinished are logged first: the rebuilt indexes hold them too.
+      await recoverUnfinishedTurns(settings, io);
       if (name !== undefined) {
-        checkSessionName(name, 'sessions reindex');
         const record = await requireSession(settings.paths.sessions, name, 'sessions reindex');
         const lines = await rebuildIndex(settings.paths, record, settings.replay.classify);
         io.stdout.write(`reindexed session "${name}": ${plural(lines.length, 'turn')}\n`);
@@ -198,6 +200,9 @@ async function showCommand(settings: Settings, name: string, flags: { json?: boo
 
 async function removeCommand(settings: Settings, name: string, flags: { purge?: boolean; yes?: boolean }, io: Io): Promise<void> {
   checkSessionName(name, 'sessions rm');
+  // An unfinished turn of the session is logged first: --purge then deletes it with the rest, rather
+  // than a later argo logging it under the removed session.
+  await recoverUnfinishedTurns(settings, io);
   const dir = settings.paths.sessions;
   const record = await requireSessionFile(dir, name, 'sessions rm');
   if (isDamaged(record)) return removeDamaged(settings, record, flags, io);

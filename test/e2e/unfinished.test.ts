@@ -116,6 +116,54 @@ describe('argo logs check', () => {
   });
 });
 
+describe('the commands that delete or rebuild history log unfinished turns first', () => {
+  /** work and play, one turn each, and a turn of play whose argo was killed before logging it. */
+  async function withLostTurn(): Promise<string> {
+    const home = tempHome();
+    expect(await argo(['-s', 'work', 'the first question'], home)).toMatchObject({ code: 0 });
+    expect(await argo(['-s', 'play', 'a question at play'], home)).toMatchObject({ code: 0 });
+    await killedMidAnswer(['-s', 'play', 'the lost question'], home);
+    return home;
+  }
+
+  // What each deletes must stay deleted: a lost turn logged by a later argo would bring play back.
+  it.each<[string, string[], string, string[]]>([
+    ['logs rm', ['logs', 'rm', '-s', 'play', '--yes'], 'deleted 2 lines', ['the first question']],
+    ['sessions rm --purge', ['sessions', 'rm', 'play', '--purge', '--yes'], 'removed session "play" and 2 log lines', ['the first question']],
+    ['logs prune', ['logs', 'prune', '--older-than', '2999-01-01', '--yes'], 'deleted 1 log file', []],
+  ])('%s deletes it with the rest, and no later argo logs it', async (_case, args, said, kept) => {
+    const home = await withLostTurn();
+    const removed = await argo(args, home);
+    expect(removed).toMatchObject({ code: 0, stderr: NOTE });
+    expect(removed.stdout).toContain(said);
+    expect(journal(home)).toEqual([]);
+    const later = await argo(['logs', '--json'], home);
+    expect(later).toMatchObject({ code: 0, stderr: '' });
+    expect(later.stdout.split('\n').filter((line) => line !== '').map((line) => (JSON.parse(line) as { user_prompt: string }).user_prompt)).toEqual(kept);
+  });
+
+  it.each<[string, string[], string]>([
+    ['sessions reindex', ['sessions', 'reindex'], 'reindexed 2 sessions: 3 turns\n'],
+    ['sessions reindex play', ['sessions', 'reindex', 'play'], 'reindexed session "play": 2 turns\n'],
+  ])('%s counts it in the index it rebuilds', async (_case, args, said) => {
+    const home = await withLostTurn();
+    expect(await argo(args, home)).toMatchObject({ code: 0, stderr: NOTE, stdout: said });
+    const index = readFileSync(join(home, 'sessions', 'play.idx'), 'utf8').trimEnd().split('\n');
+    expect(index.map((line) => (JSON.parse(line) as { status: string }).status)).toEqual(['ok', 'interrupted']);
+    expect(await argo(['logs', '--json'], home)).toMatchObject({ code: 0, stderr: '' });
+    expect(lost(home)).toHaveLength(1);
+  });
+
+  it('sessions rm logs it first, then removes the session; its lines stay, the lost one with them', async () => {
+    const home = await withLostTurn();
+    const removed = await argo(['sessions', 'rm', 'play', '--yes'], home);
+    expect(removed).toMatchObject({ code: 0, stderr: NOTE });
+    expect(existsSync(join(home, 'sessions', 'play.json'))).toBe(false);
+    expect(await argo(['logs', '--json'], home)).toMatchObject({ code: 0, stderr: '' });
+    expect(lost(home)).toHaveLength(1);
+  });
+});
+
 describe('argo doctor', () => {
   it('lists a turn a live argo is answering as in progress, and logs one whose argo was killed', async () => {
     const home = tempHome();
