@@ -12,6 +12,7 @@ import type { OutputFlags } from './output-flags.js';
 import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import { widthOfStream } from '../output/width.js';
 import type { Io } from './io.js';
+import { pointHelpAt } from './usage-output.js';
 
 /** The help of --since and --until, wherever a command filters turns by time (one parser reads them all). */
 export const SINCE_HELP = 'from this time on: 30m, 3h, 2d, 1w, 2025-01-31, 2025-01-31T14:00, today';
@@ -31,6 +32,7 @@ export function settingsOf(command: Command): Settings {
 export function inheritProgramSettings(program: Command, command: Command): void {
   const copy = (target: Command): void => {
     target.copyInheritedSettings(program);
+    pointHelpAt(target, false);
     // Options before a nested command belong to its parent, after it to itself.
     target.enablePositionalOptions();
     for (const sub of target.commands) copy(sub);

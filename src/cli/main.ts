@@ -7,7 +7,8 @@ import { untrustedTextFor } from '../output/terminal-text.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
-import { TURN_ID_LENGTH, signalQuits, processIo, readAll } from './io.js';
+import { signalQuits, processIo, readAll } from './io.js';
+import { pointHelpAt, usageErrorOutput } from './usage-output.js';
 import type { Io } from './io.js';
 import { EXIT_CODES, STOP_LINES, STOP_SIGNALS } from './outcome.js';
 import { endOpenRow } from './open-row.js';
@@ -67,12 +68,6 @@ const LAZY_COMMANDS: Record<string, (program: Command, io: Io, setOutcome: Repor
 };
 const HELP_WORDS = new Set(['-h', '--help', 'help']);
 
-/** Older logs hold turn ids that start with "-"; typed bare, commander reads one as an option. */
-function idHint(error: string): string {
-  const word = new RegExp(`unknown option '(-[A-Za-z0-9_][A-Za-z0-9_-]{${TURN_ID_LENGTH - 2}})'`).exec(error)?.[1];
-  return word === undefined ? '' : `; if it is a turn id, put "--" before it (argo rerun -- ${word})`;
-}
-
 export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: readonly string[]): Promise<Command> {
   // Set before any subcommand is created, so every command inherits them: usage errors are one
   // line, prefixed, with the help hint inline, and end in an exception main() maps to exit 2.
@@ -82,7 +77,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .configureOutput({
       ...HELP_WIDTHS,
       // Commander puts its "(Did you mean …?)" on a line of its own: one line, as every error.
-      outputError: (text, write) => write(`argo: ${text.replace(/^error: /, '').trimEnd().replace(/\s*\n\s*/g, ' ')}${idHint(text)} (see argo --help)\n`),
+      outputError: usageErrorOutput('argo'),
     })
     .description('Ask a local Ollama model from the shell, with deterministic replay of earlier turns.')
     .version(packageVersion(), '-v, --version', 'print the version (-V too)')
@@ -162,8 +157,10 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     parent.hook('preSubcommand', (_parent, sub) => carryOver(parent, sub));
   }
   program.hook('preAction', (_program, action) => checkOutputFlags(action.opts<OutputFlags>()));
+  for (const command of program.commands) pointHelpAt(command);
   return program;
 }
+
 
 /**
  * Options written before a command's name (`argo --no-log chat`) are parsed as the question's. One

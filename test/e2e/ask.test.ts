@@ -509,6 +509,12 @@ describe('argo: bad input', () => {
     // Commander's did-you-mean is joined onto the same line.
     [['--jsn', 'x'], /^argo: unknown option '--jsn' \(Did you mean --json\?\) \(see argo --help\)\n$/],
     [['stop', 'extra'], /^argo: "stop" takes no word like "extra" \(argo stop --help\)\n$/],
+    // A command's own option refused points at that command's help, which lists what it takes.
+    [['tools', '--stats'], /^argo: unknown option '--stats' \(see argo tools --help\)\n$/],
+    [['logs', '--bogus'], /^argo: unknown option '--bogus' \(see argo logs --help\)\n$/],
+    [['logs', 'check', '--bogus'], /^argo: unknown option '--bogus' \(see argo logs check --help\)\n$/],
+    [['sessions', 'show', '--bogus', 'x'], /^argo: unknown option '--bogus' \(see argo sessions show --help\)\n$/],
+    [['sessions', 'show'], /^argo: missing required argument 'name' \(see argo sessions show --help\)\n$/],
     [['--temperature', '0x10', 'x'], /--temperature <n>.*invalid/],
     [['rerun', '-xY3abcdefgh'], /unknown option '-xY3abcdefgh'; if it is a turn id, put "--" before it \(argo rerun -- -xY3abcdefgh\)/],
     [['--temperature', 'hot', 'x'], /--temperature <n>.*invalid/],

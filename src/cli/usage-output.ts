@@ -1,0 +1,22 @@
+// How commander's usage errors read: one line, prefixed, naming the help of the command that refused.
+import type { Command } from 'commander';
+import { TURN_ID_LENGTH } from './io.js';
+
+/** Older logs hold turn ids that start with "-"; typed bare, commander reads one as an option. */
+function idHint(error: string): string {
+  const word = new RegExp(`unknown option '(-[A-Za-z0-9_][A-Za-z0-9_-]{${TURN_ID_LENGTH - 2}})'`).exec(error)?.[1];
+  return word === undefined ? '' : `; if it is a turn id, put "--" before it (argo rerun -- ${word})`;
+}
+
+/** A usage error as one line, as every error, pointing at the help that lists what `command` takes. */
+export function usageErrorOutput(command: string): (text: string, write: (text: string) => void) => void {
+  return (text, write) => write(`argo: ${text.replace(/^error: /, '').trimEnd().replace(/\s*\n\s*/g, ' ')}${idHint(text)} (see ${command} --help)\n`);
+}
+
+/** `argo logs --bogus` points at `argo logs --help`, which lists what logs takes (and so for its subcommands, unless `nested` is false). */
+export function pointHelpAt(command: Command, nested = true): void {
+  const path: string[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) path.unshift(at.name());
+  command.configureOutput({ outputError: usageErrorOutput(path.join(' ')) });
+  if (nested) for (const sub of command.commands) pointHelpAt(sub);
+}
