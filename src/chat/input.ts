@@ -75,7 +75,7 @@ export function hidesThinking(argument: string): boolean {
 }
 
 export const CHAT_HELP = `Type a question and press Enter; each one is a turn of the session, replayed and logged.
-  """            start a multi-line message; end it with """ on its own line
+  """            start a multi-line message; a line ending in """ ends it
   /session NAME  switch to another session
   /replay SPEC   replay for the next turns: none, last:N or session
   /model NAME    answer with another model

@@ -123,10 +123,13 @@ export function checkReason(reason: ReplayReason | undefined, replay: ReplaySpec
  */
 export function routeWords(program: Command, words: readonly string[], args: readonly string[], io: { stdin: { isTTY?: boolean }; stdout: { write(text: string): unknown } }, commands: readonly string[]): 'prompt' | 'help-shown' | 'chat' {
   if (words.length === 0) return io.stdin.isTTY === true && !args.includes('--no-stdin') ? 'chat' : 'prompt';
-  const verdict = judgeWords(words, args.includes('--'), commands);
+  const find = (parent: Command, name: string): Command | undefined => parent.commands.find((command) => command.name() === name);
+  const subcommandsOf = (name: string): string[] => find(program, name)?.commands.map((command) => command.name()) ?? [];
+  const verdict = judgeWords(words, args.includes('--'), commands, subcommandsOf);
   if (verdict.kind === 'typo') throw new UsageError(typoMessage(verdict));
   if (verdict.kind === 'prompt') return 'prompt';
-  const target = verdict.command === null ? program : program.commands.find((command) => command.name() === verdict.command);
+  let target: Command | undefined = program;
+  for (const name of verdict.command?.split(' ') ?? []) target = target === undefined ? undefined : find(target, name);
   io.stdout.write((target ?? program).helpInformation());
   return 'help-shown';
 }

@@ -80,7 +80,7 @@ export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEn
     return { ok: false, reason: `turn ${entry.id} was an agent run${entry.tools.length > 0 ? ` (tools ${entry.tools.join(', ')})` : ' (no tool was available)'}, and rerun sends one request, not a tool loop${again}` };
   }
   if (entry.client_messages !== undefined) {
-    return { ok: false, reason: `turn ${entry.id} was asked through argo serve with the client's own ${entry.client_messages === 1 ? 'message' : `${entry.client_messages} messages`}, which are not logged, so its request cannot be rebuilt; send it again from the client` };
+    return { ok: false, reason: `turn ${entry.id} was asked through argo serve with the client's own ${entry.client_messages === 1 ? 'message, which is' : `${entry.client_messages} messages, which are`} not logged, so its request cannot be rebuilt; send it again from the client` };
   }
   if (entry.client_fields !== undefined && entry.client_fields.length > 0) {
     return { ok: false, reason: `turn ${entry.id} was asked through argo serve with the client's ${entry.client_fields.join(', ')}, which ${entry.client_fields.length === 1 ? 'is' : 'are'} not logged, so its request cannot be rebuilt; send it again from the client` };

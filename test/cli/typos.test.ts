@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { judgeWords, typoMessage } from '../../src/cli/typos.js';
 
 const COMMANDS = ['chat', 'last', 'rerun', 'completion', 'sessions', 'logs', 'doctor'];
+const SUBCOMMANDS: Record<string, string[]> = { sessions: ['list', 'show', 'rename', 'rm', 'fork', 'reindex'], logs: ['check', 'rm', 'prune'] };
 
 describe('judgeWords', () => {
   it.each([
@@ -15,6 +16,11 @@ describe('judgeWords', () => {
     [['help', 'logs'], false, { kind: 'help', command: 'logs' }],
     [['help', 'me', 'write', 'a', 'poem'], false, { kind: 'prompt' }],
     [['help', 'me'], false, { kind: 'prompt' }],
+    [['help', 'sessions', 'show'], false, { kind: 'help', command: 'sessions show' }],
+    [['help', 'logs', 'check'], false, { kind: 'help', command: 'logs check' }],
+    [['help', 'sessions', 'please'], false, { kind: 'prompt' }],
+    [['help', 'sessions', 'show', 'work'], false, { kind: 'prompt' }],
+    [['help', 'doctor', 'show'], false, { kind: 'prompt' }],
     [['help'], true, { kind: 'prompt' }],
     [['why', 'is', 'the', 'sky', 'blue?'], false, { kind: 'prompt' }],
     [['hello'], false, { kind: 'prompt' }],
@@ -22,7 +28,7 @@ describe('judgeWords', () => {
     [['photosynthesis'], false, { kind: 'prompt' }],
     [[], false, { kind: 'prompt' }],
   ])('%j (after --: %s) → %j', (words, afterDash, verdict) => {
-    expect(judgeWords(words, afterDash, COMMANDS)).toEqual(verdict);
+    expect(judgeWords(words, afterDash, COMMANDS, (command) => SUBCOMMANDS[command] ?? [])).toEqual(verdict);
   });
 });
 

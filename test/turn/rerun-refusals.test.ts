@@ -1,0 +1,24 @@
+// The turns `argo rerun` cannot rebuild, and the one line that says why (test/e2e/rerun covers rebuilt ones).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSettings } from '../../src/config/settings.js';
+import type { LogEntry } from '../../src/log/entry.js';
+import { rebuildTurn } from '../../src/turn/rerun.js';
+import { makeEntry } from '../query/helpers.js';
+
+const settings = loadSettings({ home: mkdtempSync(join(tmpdir(), 'argo-rerun-')) }, {});
+
+describe('rebuildTurn refuses what one request cannot be', () => {
+  it.each<[string, Partial<LogEntry>, string]>([
+    ['an agent run', { tools: ['read_file', 'list_files'] }, 'turn T1 was an agent run (tools read_file, list_files), and rerun sends one request, not a tool loop; ask it again with --tools read_file,list_files'],
+    ['an agent run with no tool available', { tools: [] }, 'turn T1 was an agent run (no tool was available), and rerun sends one request, not a tool loop; ask it again with the --tools it was asked with'],
+    ["a serve turn with the client's one message", { client_messages: 1 }, "turn T1 was asked through argo serve with the client's own message, which is not logged, so its request cannot be rebuilt; send it again from the client"],
+    ["a serve turn with the client's messages", { client_messages: 3 }, "turn T1 was asked through argo serve with the client's own 3 messages, which are not logged, so its request cannot be rebuilt; send it again from the client"],
+    ["a serve turn with the client's field", { client_fields: ['tools'] }, "turn T1 was asked through argo serve with the client's tools, which is not logged, so its request cannot be rebuilt; send it again from the client"],
+    ["a serve turn with the client's fields", { client_fields: ['tools', 'format'] }, "turn T1 was asked through argo serve with the client's tools, format, which are not logged, so its request cannot be rebuilt; send it again from the client"],
+  ])('%s', (_case, fields, reason) => {
+    expect(rebuildTurn(makeEntry({ id: 'T1', ...fields }), new Map(), settings)).toEqual({ ok: false, reason });
+  });
+});
