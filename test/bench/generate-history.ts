@@ -174,17 +174,25 @@ function sessionSizes(params: HistoryParams, random: Random): number[] {
     sizes.push(size);
     assigned += size;
   }
-  // Hand out (or take back) the rounding remainder one turn at a time, never past the cap.
-  for (let i = 2, left = spread - assigned; left !== 0; i = i + 1 >= sizes.length ? 2 : i + 1) {
-    const size = sizes[i] ?? 0;
-    if (left > 0 && size < cap) {
-      sizes[i] = size + 1;
-      left--;
-    } else if (left < 0 && size > 1) {
-      sizes[i] = size - 1;
-      left++;
+  // Hand out (or take back) the rounding remainder one turn at a time, never past the cap or below
+  // one; what none of them can take ("big" is the cap for few sessions) goes to "default".
+  let left = spread - assigned;
+  for (let moved = true; left !== 0 && moved; ) {
+    moved = false;
+    for (let i = 2; i < sizes.length && left !== 0; i++) {
+      const size = sizes[i] ?? 0;
+      if (left > 0 && size < cap) {
+        sizes[i] = size + 1;
+        left--;
+        moved = true;
+      } else if (left < 0 && size > 1) {
+        sizes[i] = size - 1;
+        left++;
+        moved = true;
+      }
     }
   }
+  sizes[1] = average + left;
   return sizes;
 }
 
