@@ -47,9 +47,10 @@ async function replaceWhole(file: string, text: string): Promise<void> {
   await writeFileAtomic(file, text, { encoding: 'utf8' });
 }
 
+/** The change as `git diff` shows it: the file names, then the hunks (no underline, no tab after a name). */
 async function diffOf(shown: string, before: string | null, after: string): Promise<string> {
-  const { createTwoFilesPatch } = await import('diff');
-  return createTwoFilesPatch(before === null ? '/dev/null' : `a/${shown}`, `b/${shown}`, before ?? '', after, '', '', { context: 3 });
+  const { FILE_HEADERS_ONLY, createTwoFilesPatch } = await import('diff');
+  return createTwoFilesPatch(before === null ? '/dev/null' : `a/${shown}`, `b/${shown}`, before ?? '', after, undefined, undefined, { context: 3, headerOptions: FILE_HEADERS_ONLY });
 }
 
 interface WritePlan {

@@ -247,7 +247,8 @@ describe('write_file and edit_file', () => {
     expect(await failure(editFileTool.run({ path: 'edit.txt', old: 'delta', new: 'D' }, context))).toContain('not found');
     expect(await failure(editFileTool.run({ path: 'nope.txt', old: 'a', new: 'b' }, context))).toContain('does not exist');
     const preview = await editFileTool.preview?.({ path: 'edit.txt', old: 'alpha beta', new: 'alpha B' }, context);
-    expect(preview).toContain('+alpha B');
+    // As `git diff` shows it: the names, then the hunk.
+    expect(preview).toBe('--- a/edit.txt\n+++ b/edit.txt\n@@ -1,2 +1,2 @@\n-alpha beta\n+alpha B\n gamma beta\n');
     expect(await editFileTool.run({ path: 'edit.txt', old: 'alpha beta', new: 'alpha B' }, context)).toEqual({ path: 'edit.txt', replaced: 1 });
     expect(readFileSync(join(root, 'edit.txt'), 'utf8')).toBe('alpha B\ngamma beta\n');
   });
