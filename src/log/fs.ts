@@ -504,6 +504,8 @@ export async function createFileExclusive(target: string, data: string | Uint8Ar
 async function createInPlace(target: string, data: string | Uint8Array, flush: boolean): Promise<void> {
   // EEXIST here is another creator's win: nothing of ours to remove.
   const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE);
+  // Until it is whole, a signal that ends the process removes it, as it does a temporary file.
+  trackTemporary(target);
   try {
     await handle.writeFile(data);
     if (flush) await handle.sync();
@@ -511,6 +513,8 @@ async function createInPlace(target: string, data: string | Uint8Array, flush: b
     await handle.close().catch(() => undefined);
     await removeFile(target).catch(() => undefined);
     throw error;
+  } finally {
+    untrackTemporary(target);
   }
   await handle.close();
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
@@ -29,17 +30,17 @@ export function isDamaged(found: SessionRecord | DamagedRecord): found is Damage
 
 /** The record in a file's text, or why it is not one (naming the field: zod loads only then). */
 export async function decodeRecord(text: string, name: string, path: string, anyName = false): Promise<SessionRecord | DamagedRecord> {
-  const named = (record: SessionRecord): SessionRecord | DamagedRecord => (anyName ? record : ownName(record, name, path));
+  const named = async (record: SessionRecord): Promise<SessionRecord | DamagedRecord> => (anyName ? record : await ownName(record, name, path));
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return new DamagedRecord(name, path, 'not valid JSON');
   }
-  if (isSessionRecord(value)) return named(value);
+  if (isSessionRecord(value)) return await named(value);
   const { SessionRecordSchema } = await import('./record-schema.js');
   const parsed = SessionRecordSchema.safeParse(value);
-  if (parsed.success) return named(parsed.data);
+  if (parsed.success) return await named(parsed.data);
   const [issue] = parsed.error.issues;
   const field = issue?.path.map(String).join('.') ?? '';
   return new DamagedRecord(name, path, field === '' ? 'not a session record' : `not a session record (field "${field}": ${issue?.message ?? 'invalid'})`);
@@ -50,14 +51,24 @@ export async function decodeRecord(text: string, name: string, path: string, any
  * damaged. One whose name differs only in case is another session's file on a file system that
  * ignores case (macOS, Windows): calling it damaged would have `sessions rm` delete that session.
  */
-function ownName(record: SessionRecord, name: string, path: string): SessionRecord | DamagedRecord {
+async function ownName(record: SessionRecord, name: string, path: string): Promise<SessionRecord | DamagedRecord> {
   if (record.name === name) return record;
-  if (isSessionName(record.name) && record.name.toLowerCase() === name.toLowerCase()) {
+  if (isSessionName(record.name) && record.name.toLowerCase() === name.toLowerCase() && (await sameFile(path, recordPath(dirname(path), record.name)))) {
     throw new UsageError(
       `session "${name}" and session "${record.name}" are the same file here (this file system ignores case); use "${record.name}" or a name that differs in more than case`,
     );
   }
   return new DamagedRecord(name, path, `a record whose "name" (${JSON.stringify(record.name.slice(0, 64))}) is not its file's`);
+}
+
+/** Whether two names lead to one file (a file system that ignores case); false if either is missing. */
+async function sameFile(one: string, other: string): Promise<boolean> {
+  try {
+    const [a, b] = await Promise.all([lstat(one), lstat(other)]);
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return false;
+  }
 }
 
 const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === 'string';
@@ -224,10 +235,26 @@ export async function openSession(dir: string, name: string, now: string): Promi
   const record: SessionRecord = { name, id: randomUUID(), title: '', turns: 0, created_at: now, last_used_at: now, last_model: null };
   // The record appears complete or not at all, and if another process created it first, that one wins.
   if (await createFileExclusive(recordPath(dir, name), encodeRecord(record))) return record;
-  const winner = await readSession(dir, name);
+  const winner = await winnersRecord(dir, name);
   if (!winner) throw new RuntimeError(`session "${name}" vanished while being created; try again`);
   return winner;
 }
+
+/**
+ * The record another process has just created. Where the file system has no hard links it was
+ * created in place (createFileExclusive), so it may still be part-written: read again a few times
+ * before calling it damaged and advising its removal.
+ */
+async function winnersRecord(dir: string, name: string): Promise<SessionRecord | null> {
+  for (let attempt = 1; ; attempt++) {
+    const found = await inspectSession(dir, name);
+    if (!(found instanceof DamagedRecord)) return found;
+    if (attempt === WINNER_READS) return readSession(dir, name);
+    await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
+  }
+}
+
+const WINNER_READS = 5;
 
 /** Replaces the record in one rename, so readers never see half a file. */
 export async function saveSession(dir: string, record: SessionRecord): Promise<void> {

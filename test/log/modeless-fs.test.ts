@@ -27,6 +27,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 });
 
 const { createFileExclusive, ensureHomeFolder, ensurePrivateDir, openForAppend } = await import('../../src/log/fs.js');
+const { openSession } = await import('../../src/sessions/store.js');
 
 function modelessHome(): string {
   const home = mkdtempSync(join(tmpdir(), 'argo-modeless-'));
@@ -56,6 +57,16 @@ describe('createFileExclusive without hard links', () => {
     expect(wins.filter(Boolean)).toHaveLength(1);
     expect(readFileSync(target, 'utf8')).toBe(`creator ${wins.indexOf(true)}\n`);
     expect(readdirSync(home)).toEqual(['STOP']);
+  });
+
+  it("a session's first turns at once agree on one record: a loser may find it part-written, and reads again", async () => {
+    modeless.linkCode = 'ENOTSUP';
+    const dir = join(modelessHome(), 'sessions');
+    for (let round = 0; round < 5; round++) {
+      const name = `race${round}`;
+      const records = await Promise.all(Array.from({ length: 20 }, () => openSession(dir, name, '2026-11-27T10:00:00.000+00:00')));
+      expect(new Set(records.map((record) => record.id)).size).toBe(1);
+    }
   });
 
   it('a write that fails in place leaves no part-written file behind', async () => {

@@ -122,6 +122,16 @@ describe('a record whose name differs from the asked one only in case', () => {
     await expect(openSession(dir, 'Work', '2026-11-26T11:00:00.000+00:00')).rejects.toThrow(sameFile);
     expect(await readSession(dir, 'work')).toEqual(record);
   });
+
+  it('where the file system keeps case, a copy made by hand under another case is damaged, as any misnamed copy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-case-'));
+    const record = await openSession(dir, 'work', '2026-11-26T10:00:00.000+00:00');
+    writeFileSync(join(dir, 'Work.json'), readFileSync(join(dir, 'work.json')));
+    const found = await inspectSession(dir, 'Work');
+    expect(found).toBeInstanceOf(DamagedRecord);
+    expect(found instanceof DamagedRecord ? found.problem : '').toBe('a record whose "name" ("work") is not its file\'s');
+    expect(await readSession(dir, 'work')).toEqual(record);
+  });
 });
 
 describe('sessionNames', () => {
