@@ -148,7 +148,7 @@ export interface ProcessProbe {
  * and where start times are known, a process started at another time has only reused the pid.
  */
 export function ownerState(owner: TurnOwner, here: TurnOwner, probe: ProcessProbe = {}): OwnerState {
-  if (owner.host !== here.host && !samePidSpace(owner, here)) return 'elsewhere';
+  if (owner.host !== here.host) return 'elsewhere';
   if (typeof owner.machine === 'string' && typeof here.machine === 'string' && owner.machine !== here.machine) return 'elsewhere';
   if (owner.boot !== null && here.boot !== null && owner.boot !== here.boot) return 'dead';
   // Another container on this kernel: its pids, and their start times, are its own.
@@ -160,14 +160,6 @@ export function ownerState(owner: TurnOwner, here: TurnOwner, probe: ProcessProb
   // under hidepid), and then alive, as the signal said.
   const now = owner.pid === here.pid ? (here.start ?? null) : (probe.startTime ?? processStartTime)(owner.pid);
   return now === null || now === start ? 'alive' : 'dead';
-}
-
-/**
- * One kernel's boot and one pid namespace: its pids are this process's to ask whatever the host name
- * said then (a laptop's changes with the network, a container's may be made up at each start).
- */
-function samePidSpace(owner: TurnOwner, here: TurnOwner): boolean {
-  return owner.boot !== null && owner.boot === here.boot && typeof owner.pidns === 'string' && owner.pidns === here.pidns;
 }
 
 /**
