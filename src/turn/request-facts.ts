@@ -81,7 +81,7 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
   const over = window !== null && overWindow({ window, estimate });
   const before = warningBefore(window, estimate, 'planned');
   // The longest request so far, and whether a line was said: one line per turn, however many rounds.
-  let largest: { estimate: number; growth: PromptGrowth } = { estimate, growth: 'planned' };
+  let largest: RequestSize = { estimate, results: false, toolTokens: 0 };
   let said = before !== null;
   return {
     window,
@@ -92,26 +92,43 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
       const grown = estimatePromptTokens(body);
       // No longer than one checked already: its verdict would be the same.
       if (grown <= largest.estimate) return null;
-      const growth: PromptGrowth = body.messages?.some((message) => message.role === 'tool') === true ? 'tool-results' : 'tool-definitions';
-      largest = { estimate: grown, growth };
+      const results = body.messages?.some((message) => message.role === 'tool') === true;
+      largest = { estimate: grown, results, toolTokens: grown - estimatePromptTokens({ ...body, tools: [] }) };
       // The same rule as for the planned prompt: a small one does not cost a question.
       if (window === null && !asked && grown > SMALL_PROMPT_TOKENS) {
         asked = true;
         window = await modelWindow(lookup, model, signal ? { ...options, signal } : options);
       }
-      const line = said ? null : warningBefore(window, grown, growth);
+      const line = said ? null : warningBefore(window, grown, growthOf(largest, window));
       said ||= line !== null;
       return line;
     },
     after: async (count) => {
       // Not asked before sending (a small prompt): asked now only when the count could be a window.
       const judged = await serverWindow(window ?? (!asked && countMayBeWindow(count) ? await modelWindow(lookup, model, options) : null), count, model, options);
-      const { estimate: longest, growth } = largest;
+      const longest = largest.estimate;
       const suspected = judged !== null && truncationSuspected({ window: judged, estimate: longest }, count);
-      const line = judged !== null && suspected && !said ? truncationLine({ window: judged, estimate: longest }, count, growth) : null;
+      const line = judged !== null && suspected && !said ? truncationLine({ window: judged, estimate: longest }, count, growthOf(largest, judged)) : null;
       return { window: judged, estimate: longest, suspected, line };
     },
   };
+}
+
+/** A request's estimate, whether it carries tool results, and how much of it the tool definitions are. */
+interface RequestSize {
+  estimate: number;
+  results: boolean;
+  toolTokens: number;
+}
+
+/**
+ * What a line blames: the tool results sent back, else the tool definitions where the request would
+ * fit without them, else the prompt (a long memo or system prompt, the replay).
+ */
+function growthOf(size: RequestSize, window: ContextWindow | null): PromptGrowth {
+  if (size.results) return 'tool-results';
+  if (size.toolTokens > 0 && window !== null && size.estimate - size.toolTokens <= window.tokens) return 'tool-definitions';
+  return 'planned';
 }
 
 /**

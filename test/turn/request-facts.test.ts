@@ -188,6 +188,18 @@ describe('checkContext', () => {
       );
     });
 
+    it.each([
+      // the first request's system prompt (a memo), its tools' description → what the line blames
+      ['a long memo, no tools: the prompt', 4400, 0, /^argo: the prompt \(about \d+ tokens\) is longer .* or lower --budget$/],
+      ['a long memo and tools, too long without them too: the prompt', 4400, 400, /^argo: the prompt \(about \d+ tokens\) is longer .* or lower --budget$/],
+      ['a short memo, tools that tip it over: the tool definitions', 400, 4400, /^argo: the prompt with the tool definitions \(about \d+ tokens\) is longer .* or name fewer tools in --tools$/],
+    ])('%s', async (_case, memo, description, line) => {
+      const check = await checkContext(settings(), request('What is 2+2?', { num_ctx: 1000 }), undefined);
+      const tools = description === 0 ? [] : [{ type: 'function', function: { name: 'read_file', description: 'x'.repeat(description), parameters: {} } }];
+      const first = { messages: [{ role: 'system', content: 'm'.repeat(memo) }, { role: 'user', content: 'What is 2+2?' }], tools };
+      expect(await check.later(first)).toMatch(line);
+    });
+
     it('one line per turn: none for a later request once the planned prompt had its line', async () => {
       const check = await checkContext(settings(), request('x'.repeat(800), { num_ctx: 100 }), undefined);
       expect(check.before).toMatch(/^argo: the prompt \(about \d+ tokens\)/);
