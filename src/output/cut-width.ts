@@ -111,7 +111,7 @@ function widthOfGrapheme(grapheme: string): number {
 }
 
 /** How many terminal columns `text` takes, as string-width says: the sum of its graphemes'. */
-export function widthOf(text: string): number {
+export function textWidth(text: string): number {
   if (ONE_COLUMN_EACH.test(text)) return text.length;
   // Escape sequences are string-width's to strip (no grapheme of them has a width of its own).
   if (text.includes('\x1b') || text.includes('\x9b')) return stringWidth(text);

@@ -3,7 +3,7 @@
 import type { ChalkInstance } from 'chalk';
 import { format } from 'date-fns/format';
 import type { LogEntry } from '../log/entry.js';
-import { cutToWidth, widthOf } from '../output/cut-width.js';
+import { cutToWidth, textWidth } from '../output/cut-width.js';
 import { plural } from '../output/count.js';
 import { COLUMN_GAP, fitColumns } from './columns.js';
 import type { Column, Fitted, Step } from './columns.js';
@@ -58,7 +58,7 @@ export function oneLine(text: string): string {
 
 function pad(text: string, width: number): string {
   const cut = cutToWidth(text, width);
-  return cut + ' '.repeat(Math.max(0, width - widthOf(cut)));
+  return cut + ' '.repeat(Math.max(0, width - textWidth(cut)));
 }
 
 /**
@@ -227,7 +227,7 @@ export function sessionsTable(records: readonly ShownRecord[], options: RenderOp
   const c = options.color;
   const t = options.untrusted ?? asIs;
   const names = [...records.map((record) => record.name), ...damaged];
-  const { columns, free } = sessionColumns(options.width, Math.max(0, ...names.map((name) => widthOf(t(name)))));
+  const { columns, free } = sessionColumns(options.width, Math.max(0, ...names.map((name) => textWidth(t(name)))));
   const title = (text: string): string | null => (free > 0 ? text : null);
   const header = joinRow(
     columns.map((column) => (column.key === 'turns' ? SESSION_LABELS.turns.padStart(column.width) : pad(SESSION_LABELS[column.key], column.width))),
@@ -248,7 +248,7 @@ export function sessionsTable(records: readonly ShownRecord[], options: RenderOp
     };
     const fork = record.parent ? t(`(fork of ${record.parent.name}@${record.parent.turn_id}${record.parent.removed ? ', removed' : ''}) `) : '';
     // Off a terminal the title keeps its 80 columns after the fork note, as it always has.
-    const room = options.width === null ? free + widthOf(fork) : free;
+    const room = options.width === null ? free + textWidth(fork) : free;
     return joinRow(columns.map(cellOf), title(afterLead(fork, t(record.title), room, c.dim)));
   });
   // The note takes the room of every column after the name: on a narrow terminal it is cut too.

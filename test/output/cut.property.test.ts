@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { clipText, headOf } from '../../src/output/cut.js';
-import { cutToWidth, widthOf } from '../../src/output/cut-width.js';
+import { cutToWidth, textWidth } from '../../src/output/cut-width.js';
 import { neutralizeControls } from '../../src/output/terminal-text.js';
 import { hostileText, runs, wellFormed } from '../support/property.js';
 
@@ -92,11 +92,11 @@ describe('cutToWidth', () => {
   });
 });
 
-describe('widthOf', () => {
+describe('textWidth', () => {
   it('is what string-width says, for any text', () => {
     fc.assert(
       fc.property(text, (raw) => {
-        expect(widthOf(raw), JSON.stringify(raw)).toBe(stringWidth(raw));
+        expect(textWidth(raw), JSON.stringify(raw)).toBe(stringWidth(raw));
       }),
       runs(600),
     );

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { processAlive } from '../../src/log/fs.js';
 
 const HAS_PROC = existsSync('/proc/self/stat');
 
@@ -7,19 +8,10 @@ const HAS_PROC = existsSync('/proc/self/stat');
  * Without /proc (macOS) signal 0 asks instead, and a zombie counts as running there.
  */
 export function alive(pid: number): boolean {
-  if (!HAS_PROC) return signalled(pid);
+  if (!HAS_PROC) return processAlive(pid);
   try {
     return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
-  }
-}
-
-function signalled(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
