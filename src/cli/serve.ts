@@ -102,7 +102,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
       log,
       tools: { root, allowSideEffects: flags.allowSideEffects, connectMcp: mcp.connect },
     }),
-    sessions: sessionStore(settings.paths),
+    sessions: sessionStore(settings.paths, settings.timeouts.lockWaitMs),
     stop: fileStopSignal(settings.home, io.now),
     ollama,
     clock: { now: io.now, monotonic: io.clock },

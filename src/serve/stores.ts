@@ -1,6 +1,7 @@
 // The server's views of Argo's stores and of Ollama, as the routes need them.
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { boundedClient, failedToConnect, httpFailure } from '../ollama/transport.js';
+import { withSessionLock } from '../log/lock.js';
 import type { DataPaths } from '../log/writer.js';
 import { byLastUsed, readSession, saveSession, scanSessions } from '../sessions/store.js';
 import { openSessionTurns } from '../sessions/turns.js';
@@ -8,7 +9,8 @@ import { sessionJson } from '../query/session-json.js';
 import { sessionsWithText } from '../query/session-search.js';
 import type { OllamaInfo, SessionStore } from './types.js';
 
-export function sessionStore(paths: DataPaths): SessionStore {
+/** `lockWaitMs`: how long a title change waits for a session's lock (timeouts.lockWaitMs, as a turn waits). */
+export function sessionStore(paths: DataPaths, lockWaitMs?: number): SessionStore {
   return {
     list: async (query) => {
       const records = (await scanSessions(paths.sessions)).records.sort(byLastUsed);
@@ -22,11 +24,17 @@ export function sessionStore(paths: DataPaths): SessionStore {
       return (give) => sessionJson(record, turns, give);
     },
     setTitle: async (name, title) => {
-      const record = await readSession(paths.sessions, name);
-      if (!record) return null;
-      const updated = { ...record, title };
-      await saveSession(paths.sessions, updated);
-      return updated;
+      const found = await readSession(paths.sessions, name);
+      if (!found) return null;
+      // Under the session's lock, which a turn finishing takes too: read again there, so neither the
+      // title nor a turn's count is written over the other. Renamed or removed meanwhile: not found.
+      return withSessionLock(paths.sessions, found.id, async () => {
+        const record = await readSession(paths.sessions, name);
+        if (record?.id !== found.id) return null;
+        const updated = { ...record, title };
+        await saveSession(paths.sessions, updated);
+        return updated;
+      }, lockWaitMs);
     },
   };
 }

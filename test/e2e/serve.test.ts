@@ -221,6 +221,17 @@ describe('routes', () => {
     expect(await bad.json()).toMatchObject({ error: { param: 'title' } });
   });
 
+  it('a PATCH racing turns on the same session: the title and every turn\'s count survive', async () => {
+    const first = await post('/v1/chat/completions', ask('the first question', { argo: { session: 'race' } }));
+    await logged(first.headers.get('x-argo-turn-id') ?? '');
+    // Each turn's record update and the title's change come one at a time under the session's lock.
+    const turns = Array.from({ length: 6 }, (_, i) => post('/v1/chat/completions', ask(`question ${i}`, { argo: { session: 'race' } })));
+    const patches = Array.from({ length: 3 }, () => fetch(`${serve.url}/api/sessions/race`, { method: 'PATCH', body: JSON.stringify({ title: 'Raced' }) }));
+    const answered = await Promise.all([...turns, ...patches]);
+    expect(answered.map((response) => response.status)).toEqual(Array.from({ length: 9 }, () => 200));
+    await waitFor(() => expect(JSON.parse(readFileSync(join(home, 'sessions', 'race.json'), 'utf8'))).toMatchObject({ title: 'Raced', turns: 7 }));
+  });
+
   // The openai client reaches Argo's own routes with absolute URLs, as docs/serve.md shows.
   it('Argo\'s own routes through the openai client: health, sessions, jobs (stream included), stop', async () => {
     const B = serve.url;

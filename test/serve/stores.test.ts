@@ -1,10 +1,15 @@
 // The server's view of Ollama gives up on a hung Ollama: /health must answer, and no request may
-// keep a stopping server alive (an abandoned request no longer holds the process).
+// keep a stopping server alive (an abandoned request no longer holds the process). Its session
+// store's title change takes the session's lock, as a turn finishing does.
 import { createServer } from 'node:net';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ollamaInfo } from '../../src/serve/stores.js';
+import { withSessionLock } from '../../src/log/lock.js';
+import { ollamaInfo, sessionStore } from '../../src/serve/stores.js';
+import { recordTurn } from '../../src/sessions/record-turn.js';
+import { deleteSession, openSession, readSession, saveSession } from '../../src/sessions/store.js';
+import { makeEntry, tempData } from '../query/helpers.js';
 
 const open = new Set<Socket>();
 // Accepts connections and never answers: an Ollama stuck loading.
@@ -43,5 +48,46 @@ describe('ollamaInfo with nothing listening', () => {
     await expect(ollamaInfo(down).models()).rejects.toThrow(
       `cannot reach Ollama at ${down} (connection refused); start it with "ollama serve", or set argo serve's OLLAMA_HOST (or "host" in its config.json) to where it runs`,
     );
+  });
+});
+
+describe('sessionStore setTitle against turns finishing on the same session', () => {
+  it('a PATCHed title and every turn\'s count both survive, whichever comes first', async () => {
+    for (let round = 0; round < 10; round++) {
+      const { paths } = tempData();
+      const planned = await openSession(paths.sessions, 'work', '2025-01-02T00:00:00Z');
+      const turn = (i: number): Promise<string> =>
+        recordTurn(paths, planned, makeEntry({ id: `t-${round}-${i}`, session: 'work', session_id: planned.id, user_prompt: `question ${i}` }), '2025-01-02');
+      // Turns on either side of the title, each its own write (the first is being written when the rest arrive).
+      await Promise.all([turn(0), turn(1), sessionStore(paths).setTitle('work', 'Renamed by a client'), turn(2), turn(3)]);
+      expect(await readSession(paths.sessions, 'work')).toMatchObject({ title: 'Renamed by a client', turns: 4 });
+    }
+  });
+
+  it('waits for the session\'s lock, as a turn finishing does, and writes over nothing it did not read', async () => {
+    const { paths } = tempData();
+    const planned = await openSession(paths.sessions, 'work', '2025-01-02T00:00:00Z');
+    let titled: Promise<unknown> = Promise.resolve(null);
+    await withSessionLock(paths.logs, planned.id, async () => {
+      // A turn being written: it read the record before the title was asked for, and saves its count after.
+      const current = await readSession(paths.sessions, 'work');
+      if (current === null) throw new Error('the session is gone');
+      titled = sessionStore(paths).setTitle('work', 'Set meanwhile');
+      await saveSession(paths.sessions, { ...current, turns: 7, last_turn_id: 'held' });
+    });
+    await expect(titled).resolves.toMatchObject({ title: 'Set meanwhile', turns: 7, last_turn_id: 'held' });
+    expect(await readSession(paths.sessions, 'work')).toMatchObject({ title: 'Set meanwhile', turns: 7, last_turn_id: 'held' });
+  });
+
+  it('a session renamed or gone by the time its lock is had is not found (not brought back under the old name)', async () => {
+    const { paths } = tempData();
+    const planned = await openSession(paths.sessions, 'work', '2025-01-02T00:00:00Z');
+    let titled: Promise<unknown> = Promise.resolve(undefined);
+    await withSessionLock(paths.logs, planned.id, async () => {
+      titled = sessionStore(paths).setTitle('work', 'Too late');
+      await deleteSession(paths.sessions, 'work');
+    });
+    await expect(titled).resolves.toBeNull();
+    expect(await readSession(paths.sessions, 'work')).toBeNull();
   });
 });
