@@ -171,7 +171,8 @@ export type FailureKind =
 export interface StreamOutcome {
   status: 'ok' | 'interrupted' | 'error';
   /** `feature`: what a too-old Ollama lacks. */
-  failure: { kind: FailureKind; message: string; httpStatus?: number; feature?: RefusedFeature } | null;
+  /** `retryAfterS`: how long a busy Ollama (or a proxy before it) asked to be left alone for. */
+  failure: { kind: FailureKind; message: string; httpStatus?: number; feature?: RefusedFeature; retryAfterS?: number } | null;
   metrics: Metrics;
   attempts: number;
   /**
@@ -307,6 +308,8 @@ export class OllamaTransport {
   /** Whether the request in flight is answered as a stream (its lines are then checked). */
   private streaming = false;
   private malformed = false;
+  /** The Retry-After of the answer's request refused with an error status (a busy Ollama's), as sent. */
+  private retryAfter: string | null = null;
 
   private readonly windows: ModelWindows;
   private readonly versions: KeptAnswers<OllamaVersion | null>;
@@ -316,14 +319,21 @@ export class OllamaTransport {
     this.windows = options.modelWindows ?? new ModelWindows();
     this.versions = options.versions ?? new KeptAnswers();
     this.hints = options.hints ?? CLI_HINTS;
-    this.client = new Ollama({ host: options.host, fetch: (input, init) => this.send(input, init, this.current?.signal, this.streaming) });
+    this.client = new Ollama({
+      host: options.host,
+      fetch: async (input, init) => {
+        const response = await this.send(input, init, this.current?.signal, this.streaming);
+        if (!response.ok) this.retryAfter = response.headers.get('retry-after');
+        return response;
+      },
+    });
   }
 
   /** Sends one request with `signal` added to the client's own; an error status comes back as Ollama's JSON. */
   private async send(input: Parameters<typeof fetch>[0], init: RequestInit | undefined, ours: AbortSignal | undefined, streaming: boolean): Promise<Response> {
     const signal = ours && init?.signal ? AbortSignal.any([init.signal, ours]) : (ours ?? init?.signal ?? null);
     const response = await (this.options.fetch ?? fetch)(input, { ...init, signal });
-    if (!response.ok) return asJsonError(response);
+    if (!response.ok) return asJsonError(response, response.headers.get('retry-after'));
     // A streaming request's body is read line by line whatever its declared type (a proxy may
     // label it application/json): check its lines the same way. A whole answer (stream: false) is one JSON value.
     if (response.body === null || !streaming) return response;
@@ -393,6 +403,7 @@ export class OllamaTransport {
     // Ollama sends none unless asked: a turn that did not ask looks at no chunk's.
     const withLogprobs = request.body.logprobs === true;
     this.malformed = false;
+    this.retryAfter = null;
     const onAbort = (): void => controller.abort(hooks.signal?.reason);
     if (hooks.signal?.aborted) onAbort();
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
@@ -482,6 +493,10 @@ export class OllamaTransport {
     }
     const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
     const answered = httpFailure(host, error, this.hints);
+    if (answered?.kind === 'busy') {
+      const seconds = retryAfterSeconds(this.retryAfter, Date.now());
+      return seconds === null ? answered : { ...answered, retryAfterS: seconds };
+    }
     if (answered !== null) return answered;
     const code = err.cause?.code ?? (error as NodeJS.ErrnoException).code;
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
@@ -620,13 +635,27 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
  * Ollama's errors are JSON, but a proxy's page, a 403 with an empty body or a wrong path are not; the
  * client would log such bodies to stdout. Rewrapped, every failure reaches us as a ResponseError.
  */
-async function asJsonError(response: Response): Promise<Response> {
+async function asJsonError(response: Response, retryAfter: string | null): Promise<Response> {
   const text = (await response.text().catch(() => '')).trim();
+  const headers = { 'content-type': 'application/json', ...(retryAfter !== null ? { 'retry-after': retryAfter } : {}) };
   // Ollama's own: {"error": "…"}. Anything else (a proxy's page, mislabelled JSON) is wrapped, since
   // the client prints a parse failure to standard output, in the middle of the answer.
-  if (isErrorBody(text)) return new Response(text, { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
+  if (isErrorBody(text)) return new Response(text, { status: response.status, statusText: response.statusText, headers });
   const error = text === '' ? response.statusText || `HTTP ${response.status}` : clipText(text, 200);
-  return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * A Retry-After value (seconds, or an HTTP date) as whole seconds from `now`; null when there is none
+ * or it is neither. A date already past is 0.
+ */
+export function retryAfterSeconds(value: string | null, now: number): number | null {
+  const text = value?.trim() ?? '';
+  if (/^\d{1,9}$/.test(text)) return Number(text);
+  // Only the IMF-fixdate form (Sun, 06 Nov 1994 08:49:37 GMT): Date.parse would take any text it can guess at.
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return null;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 function isErrorBody(text: string): boolean {

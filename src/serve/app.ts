@@ -5,11 +5,11 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ArgoError, UsageError } from '../errors.js';
 import { isSessionName } from '../sessions/names.js';
-import { browserRefusal, keyChecker } from './auth.js';
+import { browserRefusal, keyChecker, sentBearer } from './auth.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { jsonStreamResponse, sseResponse } from './sse-body.js';
-import { ApiError, badRequest, fromBrowser, fromFailure, incompleteBody, notFound, tooLarge, unauthorized } from './errors.js';
+import { ApiError, badRequest, fromBrowser, fromFailure, incompleteBody, notFound, shuttingDown, tooLarge, unauthorized } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, endedAs, followSaved, isUnfinished } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
 import { ChunkFormat, StreamedToolCalls, completionObject, findModel, finishReason, modelNotFound, modelObject, toOpenAiToolCalls, usageOf } from './openai.js';
@@ -66,6 +66,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
   const liveJobs = new Map<string, LiveJob>();
   const checkKey = deps.apiKey === null ? null : keyChecker(deps.apiKey);
   let closing = false;
+  /** When the shutdown's grace ends (the monotonic clock's ms): a client turned away is told to come back no sooner. */
+  let graceEnds = 0;
   let unwatch: () => void = () => undefined;
   let sweep: NodeJS.Timeout | undefined;
   const onDamagedJob = (path: string): void => deps.log(`argo serve: left out damaged job file ${path}`);
@@ -99,7 +101,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     for (const entry of running) entry.controller.abort(reason);
   };
   const refuseWhileClosing = (): void => {
-    if (closing) throw new ApiError(503, 'the server is shutting down', 'server_error', 'shutting_down');
+    if (closing) throw shuttingDown(Math.max(1, Math.ceil((graceEnds - deps.clock.monotonic()) / 1000)));
   };
 
   /** Runs the turn (Argo mode queued behind earlier requests on its session) and tracks it for STOP and shutdown. */
@@ -150,7 +152,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
   });
 
   app.use(async (c, next) => {
-    if (checkKey && c.req.path !== '/health' && !checkKey(c.req.header('authorization'))) throw unauthorized();
+    if (checkKey && c.req.path !== '/health') {
+      const authorization = c.req.header('authorization');
+      if (!checkKey(authorization)) throw unauthorized(sentBearer(authorization));
+    }
     // With a key, a page cannot send it (no CORS here); without one, what only a page sends is refused.
     if (checkKey === null) {
       const [host, origin] = [c.req.header('host'), c.req.header('origin')];
@@ -187,7 +192,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
   app.onError((error, c) => {
     const api = asApiError(error, deps.log);
-    return c.json(api.body(), api.status);
+    return c.json(api.body(), api.status, { ...api.headers });
   });
   app.notFound((c) => c.json(notFound(`no route ${c.req.method} ${c.req.path.replace(CONTROLS, '?')}`, 'unknown_route').body(), 404));
 
@@ -570,6 +575,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     },
     drain: async (graceMs, hurry) => {
       closing = true;
+      graceEnds = deps.clock.monotonic() + graceMs;
       unwatch();
       clearTimeout(sweep);
       const all = (): Promise<unknown> => Promise.all([...running].map((entry) => entry.settled));

@@ -57,6 +57,13 @@ export function browserRefusal(host: string | undefined, origin: string | undefi
   return null;
 }
 
+const BEARER = /^Bearer[ \t]+(.+)$/i;
+
+/** Whether an Authorization header carries a bearer token at all (right or wrong). */
+export function sentBearer(authorization: string | undefined): boolean {
+  return BEARER.test(authorization?.trim() ?? '');
+}
+
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /**
@@ -66,7 +73,7 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
 export function keyChecker(key: string): (authorization: string | undefined) => boolean {
   const expected = digest(key);
   return (authorization) => {
-    const given = /^Bearer[ \t]+(.+)$/i.exec(authorization?.trim() ?? '')?.[1] ?? '';
+    const given = BEARER.exec(authorization?.trim() ?? '')?.[1] ?? '';
     return timingSafeEqual(digest(given), expected);
   };
 }

@@ -15,6 +15,8 @@ export class ApiError extends Error {
     readonly type: ErrorType,
     readonly code: string | null = null,
     readonly param: string | null = null,
+    /** Response headers the status calls for (WWW-Authenticate with a 401, Retry-After with a 503). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
@@ -32,8 +34,21 @@ export function notFound(message: string, code = 'not_found'): ApiError {
   return new ApiError(404, message, 'not_found_error', code);
 }
 
-export function unauthorized(): ApiError {
-  return new ApiError(401, 'missing or wrong API key: send "Authorization: Bearer <key>"', 'authentication_error', 'invalid_api_key');
+/**
+ * The challenge says which scheme to use (RFC 6750): a request that sent a bearer token is told it is
+ * not valid; one that sent none (or another scheme) is told only the scheme.
+ */
+export function unauthorized(tokenSent: boolean): ApiError {
+  const challenge = tokenSent ? 'Bearer error="invalid_token"' : 'Bearer';
+  return new ApiError(401, 'missing or wrong API key: send "Authorization: Bearer <key>"', 'authentication_error', 'invalid_api_key', null, { 'WWW-Authenticate': challenge });
+}
+
+/** How long a client is told to wait after Ollama stayed busy through the retries, when Ollama did not say. */
+export const BUSY_RETRY_AFTER_S = 2;
+
+/** A request that came while the server shuts down: no sooner than the grace's end (`seconds`) can another server answer. */
+export function shuttingDown(seconds: number): ApiError {
+  return new ApiError(503, 'the server is shutting down', 'server_error', 'shutting_down', null, { 'Retry-After': String(seconds) });
 }
 
 /**
@@ -71,6 +86,8 @@ export interface TurnFailure {
   kind: string;
   message: string;
   httpStatus?: number;
+  /** Seconds a busy Ollama (or a proxy before it) asked to be left alone for (its Retry-After). */
+  retryAfterS?: number;
 }
 
 /** The status and body for a turn that failed before any text was sent. */
@@ -79,7 +96,7 @@ export function fromFailure(failure: TurnFailure): ApiError {
     case 'model-missing':
       return new ApiError(404, failure.message, 'invalid_request_error', 'model_not_found', 'model');
     case 'busy':
-      return new ApiError(503, failure.message, 'server_error', 'ollama_busy');
+      return new ApiError(503, failure.message, 'server_error', 'ollama_busy', null, { 'Retry-After': String(failure.retryAfterS ?? BUSY_RETRY_AFTER_S) });
     case 'idle':
       return new ApiError(504, failure.message, 'server_error', 'ollama_timeout');
     case 'unreachable':

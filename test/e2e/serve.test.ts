@@ -545,6 +545,12 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     const error = await client.chat.completions.create({ ...ask('x'), stream: true }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 503, code: 'ollama_busy' });
     expect(ollama.requests.filter((r) => r.path === '/api/chat')).toHaveLength(2);
+    // Told when to come back: Ollama's own Retry-After (a proxy before it may send one), else 2 s.
+    expect((error as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toBe('2');
+    ollama.setScenario({ busy: 2, busyRetryAfter: '11' });
+    const raw = await post('/v1/chat/completions', ask('x'));
+    expect(raw.status).toBe(503);
+    expect(raw.headers.get('retry-after')).toBe('11');
     await healthy();
   });
 
@@ -712,7 +718,9 @@ describe('auth', () => {
     const url = keyed.url.replace('0.0.0.0', '127.0.0.1');
     try {
       expect((await fetch(`${url}/health`)).status).toBe(200);
-      expect((await fetch(`${url}/api/jobs`)).status).toBe(401);
+      const refused = await fetch(`${url}/api/jobs`);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer');
       await expect(new OpenAI({ baseURL: `${url}/v1`, apiKey: 'wrong', maxRetries: 0 }).models.list()).rejects.toMatchObject({ status: 401 });
       const answer = await new OpenAI({ baseURL: `${url}/v1`, apiKey: key, maxRetries: 0 }).chat.completions.create(ask('hi'));
       expect(answer.choices[0]?.message.content).toBe('You said: hi');

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
-import { OllamaTransport, logprobsOf } from '../../src/ollama/transport.js';
+import { OllamaTransport, logprobsOf, retryAfterSeconds } from '../../src/ollama/transport.js';
 import type { TransportRequest } from '../../src/ollama/transport.js';
 import type { OllamaRequest } from '../../src/replay/prompt.js';
 import { fakeLogprob, startFakeOllama } from '../support/fake-ollama.js';
@@ -62,6 +62,17 @@ describe('OllamaTransport.stream', () => {
     expect(outcome).toMatchObject({ status: 'ok', attempts: 3 });
     expect(sleeps).toEqual([100, 200]);
     expect(retries).toEqual([[2, 100, 'busy'], [3, 200, 'busy']]);
+  });
+
+  it.each([
+    ['says none (as Ollama itself)', undefined, undefined],
+    ['says 7 seconds (a proxy before it)', '7', 7],
+    ['says something that is no wait', 'soon', undefined],
+  ])('busy through every retry, the Retry-After it %s is kept with the failure', async (_case, header, seconds) => {
+    ollama.setScenario({ busy: 3, ...(header !== undefined ? { busyRetryAfter: header } : {}) });
+    const { outcome } = await run(transport());
+    expect(outcome.failure).toMatchObject({ kind: 'busy' });
+    expect(outcome.failure?.retryAfterS).toBe(seconds);
   });
 
   it.each([
@@ -343,5 +354,27 @@ describe('OllamaTransport.stream', () => {
     const { outcome, retries } = await run(transport({ host: NOWHERE }));
     expect(outcome.failure?.kind).toBe('unreachable');
     expect(retries.map(([attempt]) => attempt)).toEqual([2, 3]);
+  });
+});
+
+describe('retryAfterSeconds', () => {
+  const NOW = Date.parse('2026-01-15T09:30:00Z');
+  it.each([
+    [null, null],
+    ['', null],
+    ['0', 0],
+    ['7', 7],
+    [' 120 ', 120],
+    ['1.5', null],
+    ['-3', null],
+    ['7 seconds', null],
+    ['Thu, 15 Jan 2026 09:30:42 GMT', 42],
+    ['Thu, 15 Jan 2026 09:30:00 GMT', 0],
+    ['Thu, 15 Jan 2026 09:00:00 GMT', 0],
+    // Not the HTTP date form, though Date.parse would guess at them.
+    ['2026-01-15T09:31:00Z', null],
+    ['tomorrow', null],
+  ])('%j → %j', (value, seconds) => {
+    expect(retryAfterSeconds(value, NOW)).toBe(seconds);
   });
 });

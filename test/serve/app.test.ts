@@ -690,6 +690,61 @@ describe('auth', () => {
       await locked.listening.close(100);
     }
   });
+
+  it.each([
+    ['no Authorization', {}, 'Bearer'],
+    ['another scheme', { authorization: 'Basic c2VjcmV0' }, 'Bearer'],
+    ['a wrong bearer token', { authorization: 'Bearer wrong' }, 'Bearer error="invalid_token"'],
+  ])('a 401 for %s says which scheme to use (RFC 6750)', async (_case, headers, challenge) => {
+    const locked = await startTestServer({ apiKey: 'sk-test-secret-key' });
+    try {
+      const response = await fetch(`${locked.url}/api/sessions`, { headers });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(challenge);
+    } finally {
+      await locked.listening.close(100);
+    }
+  });
+});
+
+describe('come back later: Retry-After on a 503', () => {
+  it.each([
+    ['Ollama said nothing', {}, '2'],
+    ['Ollama (or a proxy before it) said 9 s', { retryAfterS: 9 }, '9'],
+  ])('busy through the retries, when %s: %s s, streamed or not', async (_case, extra, seconds) => {
+    t.runner.script = () => ({ failBefore: { kind: 'busy', message: 'Ollama is busy', ...extra } });
+    for (const stream of [false, true]) {
+      const response = await post('/v1/chat/completions', ask('x', { stream }));
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe(seconds);
+      expect(await response.json()).toMatchObject({ error: { code: 'ollama_busy' } });
+    }
+  });
+
+  it('a request that comes while the server shuts down: come back once the grace is over', async () => {
+    const s = await startTestServer();
+    let held = 0;
+    s.runner.onHold = () => held++;
+    s.runner.script = () => ({ tokens: ['so', 'far'], holdAfter: 1 });
+    const hanging = fetch(`${s.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('hang')) });
+    await waitFor(() => expect(held).toBe(1));
+    // Draining, still listening: the answer held above keeps it from ending.
+    const drained = s.server.drain(30_000);
+    try {
+      for (const path of ['/v1/chat/completions', '/api/jobs']) {
+        const refused = await fetch(`${s.url}${path}`, { method: 'POST', body: JSON.stringify(ask('late')) });
+        expect(refused.status).toBe(503);
+        expect(await refused.json()).toMatchObject({ error: { code: 'shutting_down' } });
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(20);
+        expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(30);
+      }
+    } finally {
+      s.runner.release();
+      await hanging;
+      await drained;
+      await s.listening.close(100);
+    }
+  });
 });
 
 describe('start and shutdown', () => {

@@ -1,7 +1,7 @@
 // Table tests for the small rules: plan, auth, errors, queue.
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { browserRefusal, isLoopback, keyChecker, requireKeyFor } from '../../src/serve/auth.js';
+import { browserRefusal, isLoopback, keyChecker, requireKeyFor, sentBearer } from '../../src/serve/auth.js';
 import { ApiError, fromFailure } from '../../src/serve/errors.js';
 import { clientError } from '../../src/serve/listen.js';
 import { PLAIN_SESSION, planAnswer } from '../../src/serve/plan.js';
@@ -176,17 +176,19 @@ describe('auth', () => {
   });
 
   it.each([
-    ['Bearer secret', true],
-    ['bearer secret', true],
-    ['Bearer  secret ', true],
-    ['Bearer secre', false],
-    ['Bearer secrets', false],
-    ['secret', false],
-    ['Basic secret', false],
-    ['', false],
-    [undefined, false],
-  ])('%j matches: %s', (header, ok) => {
+    ['Bearer secret', true, true],
+    ['bearer secret', true, true],
+    ['Bearer  secret ', true, true],
+    ['Bearer secre', false, true],
+    ['Bearer secrets', false, true],
+    ['Bearer ', false, false],
+    ['secret', false, false],
+    ['Basic secret', false, false],
+    ['', false, false],
+    [undefined, false, false],
+  ])('%j matches: %s; a bearer token was sent: %s', (header, ok, sent) => {
     expect(keyChecker('secret')(header)).toBe(ok);
+    expect(sentBearer(header)).toBe(sent);
   });
 });
 
@@ -209,6 +211,11 @@ describe('fromFailure', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect(error.body()).toEqual({ error: { message: 'm', type: expect.any(String) as string, param: code === 'model_not_found' ? 'model' : null, code } });
     expect(error.status).toBe(status);
+    expect(error.headers).toEqual(status === 503 ? { 'Retry-After': '2' } : {});
+  });
+
+  it("a busy Ollama's own Retry-After is passed on", () => {
+    expect(fromFailure({ kind: 'busy', message: 'm', retryAfterS: 30 }).headers).toEqual({ 'Retry-After': '30' });
   });
 });
 

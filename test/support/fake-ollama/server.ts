@@ -111,7 +111,12 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
   if (rawConflict) { sendError(ctx, 400, 'raw mode does not support template, system, or context'); return; }
   const rejection = capabilityError(body, endpoint, requested, model, profile);
   if (rejection) { sendError(ctx, 400, rejection); return; }
-  if (takeBusy(state.options.scenario)) { sendError(ctx, 503, BUSY_MESSAGE); return; }
+  if (takeBusy(state.options.scenario)) {
+    const retryAfter = state.options.scenario?.busyRetryAfter;
+    if (retryAfter !== undefined) ctx.res.setHeader('Retry-After', retryAfter);
+    sendError(ctx, 503, BUSY_MESSAGE);
+    return;
+  }
 
   const scenario = takeScenario(state.options.scenario);
   await ctx.wait(scenario.firstChunkDelayMs);
