@@ -167,9 +167,15 @@ const tokenCount = z.number().int().min(1, 'must be a whole number of 1 or more'
 const MAX_TOP_LOGPROBS = 20;
 const TOP_LOGPROBS_RANGE = `must be a whole number between 0 and ${MAX_TOP_LOGPROBS}`;
 
+/**
+ * Longer than any name Ollama takes (a host of at most 350 characters; namespace, model and tag of 80
+ * each): what is longer goes no further than this 400, not into the log line of a failed turn.
+ */
+export const MAX_MODEL_LENGTH = 1000;
+
 const chatBody = z
   .object({
-    model: z.string().min(1),
+    model: z.string().min(1).max(MAX_MODEL_LENGTH, `use at most ${MAX_MODEL_LENGTH} characters (no model name Ollama takes is longer)`),
     messages: z.array(message).min(1),
     stream: z.boolean().nullish(),
     stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
@@ -276,7 +282,15 @@ export function parseChatRequest(json: unknown, headers: Headers): ChatRequest {
   return { body: result.data, argo: argoFrom(result.data.argo, headers) };
 }
 
-const sessionPatch = z.object({ title: z.string() });
+/**
+ * A title a client sets, in characters (Argo makes them of 60 from the first prompt): the record that
+ * holds it is read on every turn of the session, and its title shown in every listing.
+ */
+export const MAX_TITLE_LENGTH = 200;
+
+const sessionPatch = z.object({
+  title: z.string().refine((title) => Array.from(title).length <= MAX_TITLE_LENGTH, `use at most ${MAX_TITLE_LENGTH} characters`),
+});
 
 /** PATCH /api/sessions/:name. */
 export function parseSessionPatch(json: unknown): { title: string } {

@@ -386,6 +386,22 @@ describe('sessions routes', () => {
     expect(await bad.json()).toMatchObject({ error: { param: 'title' } });
     expect((await fetch(`${t.url}/api/sessions/nobody`, { method: 'PATCH', body: JSON.stringify({ title: 'x' }) })).status).toBe(404);
   });
+
+  it('a title or a model name over its limit is a 400 naming the field and the limit; nothing is changed or run', async () => {
+    const long = await fetch(`${t.url}/api/sessions/play`, { method: 'PATCH', body: JSON.stringify({ title: 'x'.repeat(201) }) });
+    expect(long.status).toBe(400);
+    expect(await long.json()).toEqual({ error: { message: 'invalid "title": use at most 200 characters', type: 'invalid_request_error', param: 'title', code: 'invalid_value' } });
+    expect(t.sessions.get('play')?.title).toBe('Games');
+    const inputs = t.runner.inputs.length;
+    for (const path of ['/v1/chat/completions', '/api/jobs']) {
+      const refused = await post(path, { ...ask('hi'), model: 'm'.repeat(1001) });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({
+        error: { message: 'invalid "model": use at most 1000 characters (no model name Ollama takes is longer)', type: 'invalid_request_error', param: 'model', code: 'invalid_value' },
+      });
+    }
+    expect(t.runner.inputs).toHaveLength(inputs);
+  });
 });
 
 describe('per-session order', () => {

@@ -56,6 +56,18 @@ describe('chat request: wrong types are 400 naming the field', () => {
     expect(refusal(json).param).toBe(param);
   });
 
+  it.each([
+    ['m'.repeat(1000), null],
+    ['m'.repeat(1001), 'invalid "model": use at most 1000 characters (no model name Ollama takes is longer)'],
+    [`registry.example.com:5000/team/${'m'.repeat(80)}:${'t'.repeat(80)}`, null],
+  ])('a model name of %#: taken, or a 400 naming "model" and the limit', (model, refused) => {
+    if (refused === null) {
+      expect(parseChatRequest({ ...base, model }, new Headers()).body.model).toBe(model);
+      return;
+    }
+    expect(refusal({ ...base, model })).toEqual({ param: 'model', message: refused });
+  });
+
   it('an image part without image_url says what it needs', () => {
     expect(refusal({ ...base, messages: [{ role: 'user', content: [{ type: 'image_url' }] }] })).toEqual({
       param: 'messages[0].content[0].image_url',
@@ -231,6 +243,21 @@ describe('content', () => {
 });
 
 describe('session patch', () => {
+  it.each([
+    ['t'.repeat(200), true],
+    ['t'.repeat(201), false],
+    // Characters, not UTF-16 units: an emoji is one.
+    ['😀'.repeat(200), true],
+    ['😀'.repeat(201), false],
+    ['', true],
+  ])('a title of %#: taken %s, else a 400 naming "title" and the limit', (title, taken) => {
+    if (taken) {
+      expect(parseSessionPatch({ title })).toEqual({ title });
+      return;
+    }
+    expect(() => parseSessionPatch({ title })).toThrow(expect.objectContaining({ param: 'title', status: 400, message: 'invalid "title": use at most 200 characters' }) as Error);
+  });
+
   it('takes a string title and names the field otherwise', () => {
     expect(parseSessionPatch({ title: 'New', other: 1 })).toEqual({ title: 'New' });
     expect(() => parseSessionPatch({ title: 5 })).toThrow(expect.objectContaining({ param: 'title', status: 400 }) as Error);
