@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { toolsConfigOf } from '../agent/answer.js';
 import { RuntimeError } from '../errors.js';
 import { errnoOf, readableByOthers } from '../log/fs.js';
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
@@ -15,6 +16,7 @@ import { fileStopSignal } from '../serve/stop.js';
 import { ollamaInfo, sessionStore } from '../serve/stores.js';
 import { turnRunner } from '../serve/turn-runner.js';
 import { loadTurnModules } from '../turn/turn.js';
+import { loadToolModules } from '../tools/catalog.js';
 import { mcpPool } from '../tools/mcp-pool.js';
 import { settingsOf } from './common.js';
 import type { Io } from './io.js';
@@ -68,8 +70,9 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined);
   // Before the first request: a turn a killed server left unfinished goes into the log ahead of new ones.
   await recoverUnfinishedTurns(settings, io, 'argo serve');
-  // Now, while file descriptors are plenty: a module a turn would load later, under load, could fail to.
-  await loadTurnModules();
+  // Now, while file descriptors are plenty: a module a turn (or its tools) would load later, under
+  // load, could fail to. Every server runs tools a request names; MCP servers are started on first use.
+  await Promise.all([loadTurnModules(), loadToolModules(toolsConfigOf(settings.agent))]);
   const openMode = settings.serve.apiKeyInConfig ? await readableByOthers(settings.paths.config) : null;
   if (openMode !== null) {
     io.stderr.write(`argo serve: ${settings.paths.config} holds an API key and other users can read it (mode ${openMode.toString(8).padStart(3, '0')}); run "chmod 600 ${settings.paths.config}"\n`);

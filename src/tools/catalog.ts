@@ -8,7 +8,7 @@ import { commandTool } from './command.js';
 import type { CommandToolConfig } from './command.js';
 import { editFileTool, writeFileTool } from './edit.js';
 import { listFilesTool, readFileTool, searchFilesTool } from './fs.js';
-import { searchHistoryTool } from './history.js';
+import { loadHistorySearch, searchHistoryTool } from './history.js';
 import type { McpConnection, McpServerConfig } from './mcp.js';
 import { memoTool } from './memo.js';
 import { processTool, runCommandTool } from './shell.js';
@@ -68,6 +68,27 @@ export type ConnectMcp = (name: string, config: McpServerConfig) => Promise<McpC
 
 /** The SDK's stdio client, loaded only when an MCP toolset is asked for. */
 export const connectMcpServer: ConnectMcp = async (name, server) => (await import('./mcp.js')).connectMcp(name, server);
+
+/**
+ * Loads now what tools load on first use: the argument validator, globbing, diffs, whole-file writes,
+ * the HTML reducer, the memo's schema, the history search, and the MCP client when config.json names
+ * MCP servers (none is started). Node keeps an import() that failed failed for the life of the
+ * process, so a server whose first tool call met a moment without file descriptors (EMFILE) could run
+ * that tool no more: `argo serve` calls this as it starts, as it calls loadTurnModules. A lazy import
+ * added to a tool goes in this list (test/e2e/exhaustion.test.ts fails until it does).
+ */
+export async function loadToolModules(config: ToolsConfig): Promise<void> {
+  await Promise.all([
+    import('./validate.js'),
+    import('fast-glob'),
+    import('diff'),
+    import('write-file-atomic'),
+    import('./html-text.js'),
+    import('./memo-schema.js'),
+    loadHistorySearch(),
+    ...(Object.keys(config.mcpServers ?? {}).length > 0 ? [import('./mcp.js').then(({ loadMcpClient }) => loadMcpClient())] : []),
+  ]);
+}
 
 /** Fresh instances: `process` keeps a handle table per run. */
 export function builtinTools(): Tool[] {

@@ -25,13 +25,7 @@ export const searchHistoryTool: Tool = {
   },
   sideEffects: false,
   run: async (args, context) => {
-    // The log engine (and date-fns with it) loads only when history is searched, not with the toolset.
-    const [{ ScanStats }, { EMPTY_QUERY }, { searchTurns }, { readSession }] = await Promise.all([
-      import('../log/scan.js'),
-      import('../query/query.js'),
-      import('../query/search.js'),
-      import('../sessions/store.js'),
-    ]);
+    const [{ ScanStats }, { EMPTY_QUERY }, { searchTurns }, { readSession }] = await loadHistorySearch();
     const text = stringArg(args, 'query') ?? '';
     const sessionName = stringArg(args, 'session');
     let sessionIds: ReadonlySet<string> | null = null;
@@ -49,3 +43,8 @@ export const searchHistoryTool: Tool = {
     return { turns };
   },
 };
+
+/** The log engine (and date-fns with it), loaded only when history is searched, not with the toolset. */
+export function loadHistorySearch() {
+  return Promise.all([import('../log/scan.js'), import('../query/query.js'), import('../query/search.js'), import('../sessions/store.js')]);
+}

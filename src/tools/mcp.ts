@@ -102,19 +102,24 @@ function reasonOf(error: unknown, what = "the server's answer"): string {
   return error instanceof Error ? cleanLine(error.message, REASON_CHARS) || error.name : 'unknown error';
 }
 
-/** Starts the server, lists its tools; rejects with a one-line reason when it does not start or answer. */
-export async function connectMcp(name: string, config: McpServerConfig): Promise<McpConnection> {
-  // A missing directory would be reported by spawn as the command missing (ENOENT).
-  if (config.cwd !== undefined && !(await stat(config.cwd).then((found) => found.isDirectory(), () => false))) {
-    throw new Error(`MCP server "${name}" did not start (its cwd "${config.cwd}" is not a directory)`);
-  }
-  const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema }, z] = await Promise.all([
+/** The SDK's client, loaded when an MCP server is first started. */
+export function loadMcpClient() {
+  return Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('./mcp-transport.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('zod'),
   ]);
+}
+
+/** Starts the server, lists its tools; rejects with a one-line reason when it does not start or answer. */
+export async function connectMcp(name: string, config: McpServerConfig): Promise<McpConnection> {
+  // A missing directory would be reported by spawn as the command missing (ENOENT).
+  if (config.cwd !== undefined && !(await stat(config.cwd).then((found) => found.isDirectory(), () => false))) {
+    throw new Error(`MCP server "${name}" did not start (its cwd "${config.cwd}" is not a directory)`);
+  }
+  const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema }, z] = await loadMcpClient();
   // A server's own chatter must not mix with the answer on the terminal: kept, cleaned, for reasons.
   const stderr = stderrTail();
   const transport = new GroupStdioTransport(

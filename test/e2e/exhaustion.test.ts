@@ -11,7 +11,8 @@ import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
 import type { ArgoResult, RunOptions } from '../support/run-argo.js';
-import { startServe } from '../support/run-serve.js';
+import { TEST_MCP_SERVER } from '../support/mcp.js';
+import { ssePayloads, startServe } from '../support/run-serve.js';
 import { waitFor } from '../support/wait.js';
 
 const FULL = '/dev/full';
@@ -114,6 +115,58 @@ describe('argo serve under too few file descriptors', () => {
       expect((await ask({ messages: [{ role: 'user', content: 'first' }], argo: { session: 'work' } })).status).toBe(200);
       expect((await ask({ messages: [{ role: 'user', content: 'and then?' }], stream: true, argo: { session: 'work', replay: 'session' } })).status).toBe(200);
       await waitFor(() => expect(logLines(home)).toHaveLength(3));
+      expect(loaded().filter((url) => !atStart.includes(url))).toEqual([]);
+    } finally {
+      await serve.stop();
+    }
+  });
+});
+
+describe('argo serve\'s tools under too few file descriptors', () => {
+  // The same for server-side tools: what a tool loads on first use (the argument validator, globbing,
+  // diffs, whole-file writes, the history search, the MCP client) is loaded as the server starts.
+  const TRACE = fileURLToPath(new URL('../support/trace-loads.mjs', import.meta.url));
+
+  afterEach(() => {
+    ollama.options.rounds = undefined;
+    ollama.options.models = undefined;
+  });
+
+  it('a run calling every kind of tool, an MCP server\'s included, loads nothing once it listens', async () => {
+    ollama.options.models = [{ name: 'argo', capabilities: ['completion', 'tools'] }];
+    const calls = [
+      { function: { name: 'read_file', arguments: { path: 'notes.txt' } } },
+      { function: { name: 'list_files', arguments: { pattern: '*.txt' } } },
+      { function: { name: 'search_files', arguments: { pattern: 'heron' } } },
+      { function: { name: 'write_file', arguments: { path: 'out.txt', content: 'written' } } },
+      { function: { name: 'edit_file', arguments: { path: 'notes.txt', old: 'heron', new: 'egret' } } },
+      { function: { name: 'memo', arguments: { operation: 'set', key: 'bird', value: 'egret' } } },
+      { function: { name: 'search_history', arguments: { query: 'heron' } } },
+      { function: { name: 'add', arguments: { a: 2, b: 40 } } },
+    ];
+    const resultsIn = (body: { messages?: { role: string }[] }): boolean => (body.messages ?? []).some((message) => message.role === 'tool');
+    ollama.options.rounds = (body) => (resultsIn(body) ? { reply: 'done' } : { toolCalls: calls });
+    const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
+    const root = mkdtempSync(join(tmpdir(), 'argo-serve-root-'));
+    writeFileSync(join(root, 'notes.txt'), 'the secret word is heron\n');
+    const trace = join(home, 'loads.txt');
+    const serve = await startServe({ home, host: ollama.url, args: ['--root', root, '--allow-side-effects'], env: { NODE_OPTIONS: `--import ${TRACE}`, ARGO_TRACE_LOADS: trace } });
+    try {
+      const loaded = (): string[] => readFileSync(trace, 'utf8').split('\n').filter((url) => url.includes('/dist/cli/'));
+      const atStart = loaded();
+      const response = await fetch(`${serve.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'argo', stream: true, messages: [{ role: 'user', content: 'use them all' }], argo: { session: 'tools', tools: 'fs,edit,memo,history,mcp:calc' } }),
+      });
+      expect(response.status).toBe(200);
+      const ended = ssePayloads(await response.text())
+        .filter((data) => data.includes('"tool_status"'))
+        .map((data) => (JSON.parse(data) as { tool_status: { name: string; status: string } }).tool_status)
+        .filter((status) => status.status !== 'running');
+      // Every call ran: the modules it needed were there, or it would have failed.
+      expect(Object.fromEntries(ended.map(({ name, status }) => [name, status]))).toEqual(Object.fromEntries(calls.map(({ function: { name } }) => [name, 'success'])));
+      await waitFor(() => expect(logLines(home)).toMatchObject([{ session: 'tools', status: 'ok', model_response: 'done' }]));
       expect(loaded().filter((url) => !atStart.includes(url))).toEqual([]);
     } finally {
       await serve.stop();
