@@ -19,7 +19,7 @@ import { planAnswer } from './plan.js';
 import type { AnswerPlan } from './plan.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseChatRequest, parseSessionPatch } from './schema.js';
-import type { CutReason, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
+import type { CutReason, LoggedTurn, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
 import type { Logprob } from '../ollama/transport.js';
 
 interface Env {
@@ -34,7 +34,7 @@ type Piece =
   | { type: 'tool_event'; event: ToolEvent }
   | { type: 'logprobs'; logprobs: readonly Logprob[] };
 
-type TurnEvent = Piece | { type: 'end'; result: TurnResult } | { type: 'thrown'; error: unknown };
+type TurnEvent = Piece | { type: 'end'; result: LoggedTurn } | { type: 'thrown'; error: unknown };
 
 interface Running {
   controller: AbortController;
@@ -87,8 +87,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
     return { failed, removed };
   };
 
-  // Turns whose answer has gone out while their log line is being written: a client that asks for
-  // its session next must find the turn there.
+  // Turns answered whose log line is being written: a session asked for meanwhile (by a client that
+  // read the answer's text and left before its end, or by another) must have the turn.
   const beingLogged = new Set<Promise<void>>();
   const logged = (): Promise<unknown> => Promise.all(beingLogged);
 
@@ -105,13 +105,13 @@ export function createServer(deps: ServerDeps): ArgoServer {
   };
 
   /** Runs the turn (Argo mode queued behind earlier requests on its session) and tracks it for STOP and shutdown. */
-  const runTurn = <T extends TurnResult | null>(
+  const runTurn = <T extends LoggedTurn | null>(
     plan: AnswerPlan,
     turnId: string,
     controller: AbortController,
     hooks: TurnHooks,
     onStart: () => Promise<T | undefined> = () => Promise.resolve(undefined),
-  ): Promise<TurnResult | T> => {
+  ): Promise<LoggedTurn | T> => {
     // From its answer on (the client may ask for its session at once) until its line is written.
     const counted: TurnHooks = {
       ...hooks,
@@ -122,7 +122,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         hooks.onAnswered?.(result);
       },
     };
-    const task = async (): Promise<TurnResult | T> => {
+    const task = async (): Promise<LoggedTurn | T> => {
       if (!controller.signal.aborted && (await deps.stop.isSet())) controller.abort('stop' satisfies CutReason);
       // Its caller may answer instead of the turn (a job cancelled while it waited).
       const instead = await onStart();
@@ -131,6 +131,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
     };
     const work = plan.turn.mode === 'argo' ? queue.run(plan.turn.session, task) : task();
     track(controller, work);
+    // The client hears where its turn's line went; the operator, why it is not where it belongs.
+    void work.then((result) => {
+      if (result?.logProblem) deps.log(`argo serve: turn ${turnId}: ${result.logProblem}`);
+    }, () => undefined);
     return work;
   };
 
@@ -233,14 +237,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
     clientSignal.addEventListener('abort', onDisconnect, { once: true });
     const head = { id: `chatcmpl-${turnId}`, created: Math.floor(deps.clock.now().getTime() / 1000), model: plan.turn.model };
 
-    // The response ends when the answer does; the turn's log line is written meanwhile.
-    let answered = false;
-    const logFailure = (error: unknown): void => {
-      if (answered) deps.log(`argo serve: turn ${turnId} answered but not logged: ${error instanceof Error ? error.message : String(error)}`);
-    };
-
+    // The response ends once the turn's line is written (or could not be): its `argo.log` says which.
     if (!plan.stream) {
-      let result: TurnResult;
+      let result: LoggedTurn;
       let reasoning = '';
       // Every piece's, in the order the pieces came, when the client asked.
       const logprobs: Logprob[] | null = plan.logprobs ? [] : null;
@@ -248,9 +247,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         if (piece) logprobs?.push(...piece);
       };
       try {
-        let early!: (result: TurnResult) => void;
-        const answer = new Promise<TurnResult>((resolve) => (early = resolve));
-        const work = runTurn<TurnResult>(plan, turnId, controller, {
+        result = await runTurn<LoggedTurn>(plan, turnId, controller, {
           onText: logprobs ? (_text, piece) => keep(piece) : () => undefined,
           onThinking: (text, piece) => {
             reasoning += text;
@@ -258,19 +255,14 @@ export function createServer(deps: ServerDeps): ArgoServer {
           },
           onToolCalls: (_calls, piece) => keep(piece),
           onLogprobs: keep,
-          onAnswered: (result) => {
-            answered = true;
-            early(result);
-          },
         });
-        work.catch(logFailure);
-        result = await Promise.race([answer, work]);
       } finally {
         clientSignal.removeEventListener('abort', onDisconnect);
       }
       if (result.status === 'error' && result.failure) throw fromFailure(result.failure);
       const calls = toOpenAiToolCalls(result.toolCalls, plan.round);
       c.header('X-Argo-Turn-Id', turnId);
+      c.header('X-Argo-Log', result.log);
       return c.json(
         completionObject({
           ...head,
@@ -287,24 +279,15 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
     const events = new Channel<TurnEvent>();
     const toolCalls = new StreamedToolCalls(plan.round);
-    runTurn<TurnResult>(plan, turnId, controller, {
+    runTurn<LoggedTurn>(plan, turnId, controller, {
       onText: (text, logprobs) => events.push({ type: 'text', text, logprobs }),
       onThinking: (text, logprobs) => events.push({ type: 'thinking', text, logprobs }),
       onToolCalls: (calls, logprobs) => events.push({ type: 'tool_calls', ...toolCalls.number(calls), logprobs }),
       onLogprobs: (logprobs) => events.push({ type: 'logprobs', logprobs }),
       onToolEvent: (event) => events.push({ type: 'tool_event', event }),
-      onAnswered: (result) => {
-        answered = true;
-        events.push({ type: 'end', result });
-      },
     }).then(
-      (result) => {
-        if (!answered) events.push({ type: 'end', result });
-      },
-      (error: unknown) => {
-        logFailure(error);
-        if (!answered) events.push({ type: 'thrown', error });
-      },
+      (result) => events.push({ type: 'end', result }),
+      (error: unknown) => events.push({ type: 'thrown', error }),
     );
     // Headers wait for the first event, so a failure before any text gets its real status.
     const first = await events.next();
@@ -412,7 +395,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     };
     signal.addEventListener('abort', endIfPending, { once: true });
     const turnId = deps.newId();
-    let result: TurnResult | null = null;
+    let result: LoggedTurn | null = null;
     let thrown: unknown = null;
     const toolCalls = new StreamedToolCalls(plan.round);
     try {
@@ -435,6 +418,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (job.done) return;
     if (result === null) {
       await job.finish('failed', asApiError(thrown, deps.log).message, 'stop');
+    } else if (result.status === 'ok' && result.log !== 'written') {
+      // Its output is whole, but the turn is not in the log (nor in its session's history).
+      await job.finish('failed', result.logProblem ?? 'the turn could not be logged', finishOf(result, result.toolCalls.length));
     } else if (result.status === 'ok') {
       await job.finish('completed', null, finishOf(result, result.toolCalls.length));
     } else if (signal.aborted) {
@@ -662,8 +648,8 @@ function finishOf(result: TurnResult, clientCalls: number): FinishReason {
   return finishReason(result.doneReason, clientCalls);
 }
 
-function argoField(result: TurnResult): Record<string, unknown> {
-  const field: Record<string, unknown> = { turn_id: result.turnId, status: result.status, replay_policy: result.replayPolicy ?? null };
+function argoField(result: LoggedTurn): Record<string, unknown> {
+  const field: Record<string, unknown> = { turn_id: result.turnId, status: result.status, replay_policy: result.replayPolicy ?? null, log: result.log };
   if (result.agent) {
     field.stop_reason = result.agent.stopReason;
     field.iterations = result.agent.iterations;

@@ -4,24 +4,25 @@ import type { Settings } from '../config/settings.js';
 import { format } from 'date-fns/format';
 import { TIMESTAMP_PATTERN } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
-import { UsageError } from '../errors.js';
+import { UsageError, messageLine } from '../errors.js';
 import { agentAnswerer, agentDraftFields, toolsConfigOf } from '../agent/answer.js';
 import type { AgentSetup } from '../agent/answer.js';
 import type { AgentEvent, RunHints } from '../agent/loop.js';
 import { checkStyleChoice } from '../replay/style.js';
+import { SessionUpdateError } from '../sessions/record-turn.js';
 import { openSession } from '../sessions/store.js';
 import { loadToolbox } from '../tools/catalog.js';
 import type { ConnectMcp, Toolbox } from '../tools/catalog.js';
 import { commandEnvironment } from '../tools/process.js';
 import { ToolError, asksFirst } from '../tools/types.js';
 import type { Tool } from '../tools/types.js';
-import { runTurn, streamAnswer } from '../turn/turn.js';
+import { UnloggedTurnError, runTurn, streamAnswer } from '../turn/turn.js';
 import type { Answer, Answerer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
 import { badRequest } from './errors.js';
 import type { TurnFailure } from './errors.js';
 import { ollamaToolCallsOf } from './openai.js';
 import type { OllamaExtras, OllamaToolCall } from './openai.js';
-import type { AgentSummary, CutReason, ToolEvent, TurnHooks, TurnInput, TurnResult, TurnRunner } from './types.js';
+import type { AgentSummary, CutReason, LogOutcome, LoggedTurn, ToolEvent, TurnHooks, TurnInput, TurnResult, TurnRunner } from './types.js';
 
 /** Server-side tools (the `tools` Argo field), run by the same agent loop as `argo --tools`. */
 export interface ServerTools {
@@ -227,7 +228,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
     },
   };
 
-  async function runOne(settings: Settings, input: TurnInput, hooks: TurnHooks, box: Toolbox | null): Promise<TurnResult> {
+  async function runOne(settings: Settings, input: TurnInput, hooks: TurnHooks, box: Toolbox | null): Promise<LoggedTurn> {
     const argo = input.argo;
     const summary: { value: AgentSummary | null } = { value: null };
     const agent = box && ports.tools ? agentStep(settings, box, ports.tools, hooks, ports.now, summary) : null;
@@ -243,8 +244,10 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
     };
     const toolCalls: OllamaToolCall[] = [];
     let failure: TurnFailure | null = null;
-    const resultOf = (entry: LogEntry, message: string | null): TurnResult => {
+    /** The turn as its log line has it: the line's `error` words a failure (an agent run's own included). */
+    const resultOf = (entry: LogEntry): TurnResult => {
       const failed = failure;
+      const message = typeof entry.error === 'string' ? entry.error : null;
       return {
         turnId: entry.id,
         status: entry.status,
@@ -259,7 +262,9 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
         agent: summary.value,
       };
     };
-    const result = await runTurn(settings, core, {
+    // Set once the answer is complete (onEntry), before its line is written.
+    const answered: { result: TurnResult | null } = { result: null };
+    const run = runTurn(settings, core, {
       transport: ports.transport(),
       now: ports.now,
       clock: ports.clock,
@@ -269,7 +274,10 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       onJournalNotice: (line) => ports.log?.(`argo serve: ${line}`),
       // The client's own history is not logged: how long it was is, and tells rerun why it cannot rebuild the request.
       ...(agent || body ? { draftFields: { ...agent?.draftFields, ...clientFacts(input, body) } } : {}),
-      onEntry: (entry) => hooks.onAnswered?.(resultOf(entry, typeof entry.error === 'string' ? entry.error : null)),
+      onEntry: (entry) => {
+        answered.result = resultOf(entry);
+        hooks.onAnswered?.(answered.result);
+      },
       signal: input.signal,
       onText: hooks.onText,
       ...(hooks.onThinking ? { onThinking: hooks.onThinking } : {}),
@@ -288,6 +296,21 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
         return { ...answer, status: reason === 'stop' ? 'stopped' : 'interrupted', fields: { ...answer.fields, error: CUT_ERRORS[reason] } };
       },
     });
-    return resultOf(result.entry, result.failure);
+    try {
+      const { entry } = await run;
+      return { ...resultOf(entry), log: 'written', logProblem: null };
+    } catch (error) {
+      // Answered: the client gets its answer, and is told where its line went.
+      if (answered.result === null) throw error;
+      return { ...answered.result, log: logOutcomeOf(error), logProblem: messageLine(error) };
+    }
   }
+}
+
+/** Where the line of an answered turn went, by what its logging threw. */
+export function logOutcomeOf(error: unknown): LogOutcome {
+  // In the log: only the session's index or record is behind, and is rebuilt from the log on next use.
+  if (error instanceof SessionUpdateError) return 'written';
+  if (error instanceof UnloggedTurnError && error.savedTo !== null) return 'rescued';
+  return 'unsaved';
 }

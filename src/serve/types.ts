@@ -41,7 +41,7 @@ export interface TurnHooks {
   /** Log probabilities of tokens that came with no piece (a tool call Ollama held back while it was written). */
   onLogprobs?: (logprobs: readonly Logprob[]) => void;
   onToolEvent?: (event: ToolEvent) => void;
-  /** The answer is complete and the turn is being logged; `run` resolves once it is written. */
+  /** The answer is complete and the turn is being logged; `run` resolves once it is written (or could not be). */
   onAnswered?: (result: TurnResult) => void;
 }
 
@@ -74,9 +74,25 @@ export interface TurnResult {
   agent?: AgentSummary | null;
 }
 
-/** Runs one turn and logs it once, whatever happens. Throws only for a request it refuses (a UsageError). */
+/**
+ * Where an answered turn's line went: `written` into the log; `rescued`, saved aside in the data home
+ * (rescued/) because the log could not take it, for the operator to add back; `unsaved`, not even
+ * that (its prompt alone is kept, for the next argo to log as interrupted).
+ */
+export type LogOutcome = 'written' | 'rescued' | 'unsaved';
+
+export interface LoggedTurn extends TurnResult {
+  log: LogOutcome;
+  /** What went wrong with the turn's line or its session's bookkeeping, in the operator's words; null when nothing did. */
+  logProblem: string | null;
+}
+
+/**
+ * Runs one turn and logs it once, whatever happens; resolves once its line is written or could not
+ * be. Throws only for a turn that never answered (a request it refuses: a UsageError).
+ */
 export interface TurnRunner {
-  run: (input: TurnInput, hooks: TurnHooks) => Promise<TurnResult>;
+  run: (input: TurnInput, hooks: TurnHooks) => Promise<LoggedTurn>;
 }
 
 export interface SessionStore {

@@ -134,6 +134,22 @@ export interface PreparedTurn {
   plan: ReplayPlan;
 }
 
+/**
+ * The turn was answered, but the log could not take its line: it was saved aside to `savedTo` (the
+ * data home's rescued/ folder, or a private temporary one), or, when null, not even that (its prompt
+ * is kept for the next argo to log as interrupted, where it could be).
+ */
+export class UnloggedTurnError extends RuntimeError {
+  override name = 'UnloggedTurnError';
+  constructor(
+    message: string,
+    readonly savedTo: string | null,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 export interface TurnResult extends PreparedTurn {
   entry: LogEntry;
   /** The failure in words for the user, null when the turn is ok or interrupted. */
@@ -453,15 +469,17 @@ async function writeOrRescue(
     const loaded = await stores.catch(() => null);
     if (loaded !== null && error instanceof loaded[0].SessionUpdateError) throw error;
     let saved: string;
+    let savedTo: string | null = null;
     try {
-      saved = `the turn was saved to ${await ports.rescue(`${serializeEntry(entry)}\n`, settings.home)}`;
+      savedTo = await ports.rescue(`${serializeEntry(entry)}\n`, settings.home);
+      saved = `the turn was saved to ${savedTo}`;
     } catch (rescueError) {
       saved = `the turn could not be saved either (${rescueError instanceof Error ? rescueError.message : String(rescueError)})`;
       const kept = journal?.keep() ?? null;
       if (kept !== null) saved += `; its prompt and settings, not its answer, are still in ${kept}, which the next argo logs as interrupted once this one has ended`;
     }
     const { what, fix } = logWriteTrouble(error, settings.paths.logs, join(settings.paths.logs, logFileName(day)));
-    throw new RuntimeError(`cannot write the log${what}; ${saved} — ${fix}`, { cause: error });
+    throw new UnloggedTurnError(`cannot write the log${what}; ${saved} — ${fix}`, savedTo, { cause: error });
   }
 }
 

@@ -2,7 +2,7 @@
 import { request as httpRequest } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import { chmodSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { Stream } from 'openai/streaming';
@@ -328,7 +328,8 @@ describe('Argo mode', () => {
     const { data, response } = await client.chat.completions.create({ ...ask('go on'), argo: { session: 'lang', replay: 'last:1' } } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
     const id = response.headers.get('x-argo-turn-id') ?? '';
     const entry = await logged(id);
-    expect((data as unknown as { argo: unknown }).argo).toEqual({ turn_id: id, status: 'ok', replay_policy: entry?.replay_policy });
+    expect((data as unknown as { argo: unknown }).argo).toEqual({ turn_id: id, status: 'ok', replay_policy: entry?.replay_policy, log: 'written' });
+    expect(response.headers.get('x-argo-log')).toBe('written');
     expect(entry?.replay_policy).toMatchObject({ entries_used: 1 });
   });
 
@@ -615,6 +616,28 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     const text = data.slice(0, -1).map((d) => (JSON.parse(d) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '').join('');
     expect(text).toBe(ollama.options.tokens.join(''));
     expect(data.at(-1)).toBe('[DONE]');
+  });
+
+  it('a turn the log cannot take: answered all the same, saved to rescued/, and the client told so (X-Argo-Log, argo.log)', async () => {
+    const blockedHome = tempHome(config);
+    // A folder where today's log goes (and tomorrow's, should the day turn meanwhile): every append fails.
+    const day = (offset: number): string => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    for (const offset of [0, 1]) mkdirSync(join(blockedHome, 'logs', `${day(offset)}.log`), { recursive: true });
+    const blocked = await startServe({ home: blockedHome, host: ollama.url, env: { TZ: 'UTC' } });
+    try {
+      const whole = await post('/v1/chat/completions', ask('keep me'), {}, blocked.url);
+      expect(whole.status).toBe(200);
+      expect(whole.headers.get('x-argo-log')).toBe('rescued');
+      expect(await whole.json()).toMatchObject({ choices: [{ message: { content: 'You said: keep me' } }], argo: { status: 'ok', log: 'rescued' } });
+      const streamed = ssePayloads(await (await post('/v1/chat/completions', ask('and me', { stream: true }), {}, blocked.url)).text());
+      expect(JSON.parse(streamed.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'ok', log: 'rescued' } });
+      const rescued = readdirSync(join(blockedHome, 'rescued')).map((file) => JSON.parse(readFileSync(join(blockedHome, 'rescued', file), 'utf8')) as Record<string, unknown>);
+      expect(rescued).toEqual(expect.arrayContaining([expect.objectContaining({ user_prompt: 'keep me' }), expect.objectContaining({ user_prompt: 'and me' })]));
+      // Where and why, on the operator's log only.
+      expect(blocked.stderr()).toMatch(/argo serve: turn \S+: cannot write the log in .*; the turn was saved to .*rescued/);
+    } finally {
+      await blocked.stop();
+    }
   });
 
   it('what Ollama cannot do is a 400 naming it, nothing sent to Ollama: n, image URLs, other data URLs, unknown parts', async () => {

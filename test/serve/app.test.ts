@@ -293,6 +293,32 @@ describe('raw HTTP', () => {
     expect(json.error).toMatchObject({ type: 'invalid_request_error', param, code });
   });
 
+  it.each([
+    ['written', undefined],
+    ['rescued', { log: 'rescued' as const, problem: 'cannot write the log in /h/logs (the disk is full); the turn was saved to /h/rescued/u.ndjson — free some space' }],
+    ['unsaved', { log: 'unsaved' as const, problem: 'cannot write the log in /h/logs (the disk is full); the turn could not be saved either (no space)' }],
+  ])('says where the turn\'s line went (%s): X-Argo-Log and argo.log, not streamed; argo.log on the finish chunk, streamed', async (log, unlogged) => {
+    t.runner.script = () => ({ tokens: ['Hi'], ...(unlogged ? { unlogged } : {}) });
+    const before = t.lines.length;
+    const whole = await post('/v1/chat/completions', ask('x'));
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('x-argo-log')).toBe(log);
+    expect(await whole.json()).toMatchObject({ choices: [{ message: { content: 'Hi' }, finish_reason: 'stop' }], argo: { status: 'ok', log } });
+    const streamed = ssePayloads(await (await post('/v1/chat/completions', ask('x', { stream: true }))).text());
+    expect(streamed.at(-1)).toBe('[DONE]');
+    expect(JSON.parse(streamed.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'ok', log } });
+    // Why, with the server's paths, for the operator only.
+    const problems = t.lines.slice(before).filter((line) => line.startsWith('argo serve: turn '));
+    expect(problems).toEqual(unlogged ? [expect.stringMatching(/^argo serve: turn id\d+: cannot write the log in \/h\/logs/), expect.stringMatching(/^argo serve: turn id\d+: cannot write the log/)] : []);
+  });
+
+  it('a job whose turn could not be logged ends failed, its output whole, saying why', async () => {
+    const problem = 'cannot write the log in /h/logs (the disk is full); the turn was saved to /h/rescued/u.ndjson — free some space';
+    t.runner.script = () => ({ tokens: ['all', ' of it'], unlogged: { log: 'rescued', problem } });
+    const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
+    await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed', output: 'all of it', error: problem, finish_reason: 'stop' }));
+  });
+
   it('refuses a bad X-Argo header naming it', async () => {
     const response = await post('/v1/chat/completions', ask('x'), { 'X-Argo-Replay': 'forever' });
     expect(response.status).toBe(400);

@@ -10,7 +10,7 @@ import type { ListenOptions, Listening } from '../../src/serve/listen.js';
 import type { OllamaToolCall } from '../../src/serve/openai.js';
 import type { Logprob } from '../../src/ollama/transport.js';
 import { fileStopSignal } from '../../src/serve/stop.js';
-import type { AgentSummary, ServerDeps, ToolEvent, TurnHooks, TurnInput, TurnResult, TurnRunner } from '../../src/serve/types.js';
+import type { AgentSummary, LogOutcome, LoggedTurn, ServerDeps, ToolEvent, TurnHooks, TurnInput, TurnRunner } from '../../src/serve/types.js';
 
 export interface Script {
   tokens?: string[];
@@ -33,13 +33,15 @@ export interface Script {
   toolEventsAt?: number;
   /** Ends as an agent run: its status and summary. */
   agentEnd?: { status: string; summary: AgentSummary };
+  /** Where the turn's line went, when the log could not take it (the operator's words in `problem`). */
+  unlogged?: { log: LogOutcome; problem: string };
 }
 
 export const FAKE_LOGPROB = -0.5;
 
 export class FakeRunner implements TurnRunner {
   readonly inputs: TurnInput[] = [];
-  readonly logged: TurnResult[] = [];
+  readonly logged: LoggedTurn[] = [];
   script: (input: TurnInput) => Script = (input) => ({ tokens: ['You', ' said: ', input.userPrompt] });
   private releases: (() => void)[] = [];
   /** Called when a turn starts holding. */
@@ -50,13 +52,13 @@ export class FakeRunner implements TurnRunner {
     for (const release of this.releases.splice(0)) release();
   }
 
-  async run(input: TurnInput, hooks: TurnHooks): Promise<TurnResult> {
+  async run(input: TurnInput, hooks: TurnHooks): Promise<LoggedTurn> {
     this.inputs.push(input);
     const script = this.script(input);
     if (script.throws) throw script.throws;
     let text = '';
-    const end = (status: string, failure: TurnFailure | null, toolCalls: OllamaToolCall[] = []): TurnResult => {
-      const result: TurnResult = {
+    const end = (status: string, failure: TurnFailure | null, toolCalls: OllamaToolCall[] = []): LoggedTurn => {
+      const result: LoggedTurn = {
         turnId: input.turnId,
         status,
         model: input.model,
@@ -68,11 +70,13 @@ export class FakeRunner implements TurnRunner {
         failure,
         replayPolicy: input.mode === 'argo' ? { reason: 'session' } : null,
         agent: script.agentEnd?.summary ?? null,
+        log: script.unlogged?.log ?? 'written',
+        logProblem: script.unlogged?.problem ?? null,
       };
       this.logged.push(result);
       return result;
     };
-    const cut = (): TurnResult => end(input.signal.reason === 'stop' ? 'stopped' : 'interrupted', null);
+    const cut = (): LoggedTurn => end(input.signal.reason === 'stop' ? 'stopped' : 'interrupted', null);
     // As Ollama: none unless asked.
     const logprobs = (token: string): Logprob[] | undefined => (input.extras.logprobs ? [{ token, logprob: FAKE_LOGPROB }] : undefined);
     const aborted = (): boolean => input.signal.aborted;

@@ -1,6 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { format } from 'date-fns/format';
 import { describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import { EMPTY_METRICS } from '../../src/ollama/transport.js';
@@ -8,7 +9,9 @@ import { thrown } from '../support/thrown.js';
 import { ollamaToolCallsOf } from '../../src/serve/openai.js';
 import type { OllamaExtras } from '../../src/serve/openai.js';
 import { ApiError } from '../../src/serve/errors.js';
-import { SIDE_EFFECTS_OFF, bodyFor, clientFacts, serverTools, settingsFor, toolEventOf, turnRunner } from '../../src/serve/turn-runner.js';
+import { SIDE_EFFECTS_OFF, bodyFor, clientFacts, logOutcomeOf, serverTools, settingsFor, toolEventOf, turnRunner } from '../../src/serve/turn-runner.js';
+import { SessionUpdateError } from '../../src/sessions/record-turn.js';
+import { UnloggedTurnError } from '../../src/turn/turn.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { Tool } from '../../src/tools/types.js';
 import type { RunnerPorts } from '../../src/serve/turn-runner.js';
@@ -279,5 +282,43 @@ describe('turnRunner and the journal of unfinished turns', () => {
     expect(lines).toEqual([
       `argo serve: cannot keep this turn in ${join(home, 'unfinished')} while it is answered (${join(home, 'unfinished')} is not a folder; remove it, and Argo makes the folder again); it is logged as usual when it ends, but would be lost if argo were killed first (argo doctor checks the data home)`,
     ]);
+  });
+});
+
+describe('turnRunner when the log cannot take an answered turn', () => {
+  const answering = (): ReturnType<RunnerPorts['transport']> => ({
+    stream: (_request, hooks) => {
+      hooks.onText('Hi.');
+      return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
+    },
+    installedModels: () => Promise.resolve(['m']),
+  });
+  const NOON = new Date('2026-01-01T12:00:00Z');
+  const input: TurnInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal };
+
+  it.each<[string, boolean, RunnerPorts['rescue'], string, RegExp | null]>([
+    ['the log takes it', false, () => Promise.reject(new Error('no rescue expected')), 'written', null],
+    ['a folder where the day\'s log goes, the turn saved aside', true, () => Promise.resolve('/home/u/.argo/rescued/unlogged-1.ndjson'), 'rescued', /^cannot write the log in .*; the turn was saved to \/home\/u\/\.argo\/rescued\/unlogged-1\.ndjson — /],
+    ['a folder where the day\'s log goes, and nowhere to save it', true, () => Promise.reject(new Error('no space')), 'unsaved', /^cannot write the log in .*; the turn could not be saved either \(no space\)/],
+  ])('%s: the answer still comes back, saying where its line went (%#)', async (_case, blocked, rescue, log, problem) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-runner-log-'));
+    const settings = loadSettings({ home }, {});
+    if (blocked) mkdirSync(join(settings.paths.logs, `${format(NOON, 'yyyy-MM-dd')}.log`), { recursive: true });
+    const answered: string[] = [];
+    const runner = turnRunner(settings, { transport: answering, now: () => NOON, clock: () => 0, rescue });
+    const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined, onAnswered: (heard) => answered.push(heard.text) });
+    expect(answered).toEqual(['Hi.']);
+    expect(result).toMatchObject({ status: 'ok', text: 'Hi.', log });
+    if (problem === null) expect(result.logProblem).toBeNull();
+    else expect(result.logProblem).toMatch(problem);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['the line written, its session\'s index not', new SessionUpdateError('the turn was logged in x.log, but session "s" could not be updated'), 'written'],
+    ['saved aside', new UnloggedTurnError('cannot write the log', '/tmp/argo-rescued-1/unlogged.ndjson'), 'rescued'],
+    ['not saved', new UnloggedTurnError('cannot write the log', null), 'unsaved'],
+    ['anything else', new Error('unexpected'), 'unsaved'],
+  ])('%s → %s', (_case, error, log) => {
+    expect(logOutcomeOf(error)).toBe(log);
   });
 });
