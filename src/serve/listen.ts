@@ -37,9 +37,18 @@ export async function listen(server: ArgoServer, host: string, port: number, opt
   const { flushMs, headersTimeoutMs, requestTimeoutMs, stallMs } = { ...TIMEOUTS, ...options };
   const onRequest = getRequestListener(server.app.fetch, { hostname: host, errorHandler: adapterError });
   const http = createServer(
-    // A client trickling its headers or body a byte at a time holds a connection only this long.
-    { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, Math.max(10, headersTimeoutMs / 4)) },
-    (request, response) => void onRequest(request, response),
+    {
+      // A client trickling its headers or body a byte at a time holds a connection only this long.
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.max(10, headersTimeoutMs / 4)),
+      // Refused below instead, with a body: Node's own refusal is a bare 400.
+      requireHostHeader: false,
+    },
+    (request, response) => {
+      if (lacksHost(request)) refuse(response, missingHost());
+      else void onRequest(request, response);
+    },
   );
   const answering = closeOnlyUnanswering(http);
   answerClientErrors(http, answering, { headersTimeoutMs, requestTimeoutMs });
@@ -156,6 +165,21 @@ export function clientError(code: string | undefined, reason: string | undefined
     default:
       return new ApiError(400, `the request is not valid HTTP/1.1 (${reason ?? code ?? 'unreadable'}); send a well-formed request`, 'invalid_request_error', 'invalid_http');
   }
+}
+
+/** HTTP/1.1 requires a Host (RFC 9112, 3.2); HTTP/1.0 had none, and is served without one, as by Node. */
+function lacksHost(request: IncomingMessage): boolean {
+  return request.httpVersionMajor === 1 && request.httpVersionMinor === 1 && request.headers.host === undefined;
+}
+
+function missingHost(): ApiError {
+  return new ApiError(400, 'the request has no Host header, which HTTP/1.1 requires; send one (HTTP clients and curl send it by themselves)', 'invalid_request_error', 'invalid_http');
+}
+
+/** A refusal before the app, as Node makes its own: the connection closed after it. */
+function refuse(response: ServerResponse, refusal: ApiError): void {
+  const body = JSON.stringify(refusal.body());
+  response.writeHead(refusal.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' }).end(body);
 }
 
 /** A request the adapter cannot make a web Request of (a backslash in its path, a Host that is no host name). */

@@ -1,6 +1,8 @@
 // The built `argo serve` against hostile clients: what they send is refused in one OpenAI error,
 // nothing reaches Ollama or the log, and the server goes on serving.
+import { once } from 'node:events';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
@@ -54,6 +56,25 @@ describe('argo serve without a key, as a web page would reach it', () => {
   });
 });
 
+describe('an HTTP/1.1 request without a Host (Node\'s own refusal had no body)', () => {
+  it('is a 400 invalid_http with an OpenAI error body, the connection closed; nothing reaches Ollama or the log', async () => {
+    const before = { chats: chatRequests(), lines: logLines(home).length };
+    const socket = connect(Number(new URL(serve.url).port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8').on('data', (text: string) => (received += text));
+    const body = chat();
+    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await once(socket, 'close');
+    const [head = '', json = ''] = received.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(json)).toEqual({
+      error: { message: 'the request has no Host header, which HTTP/1.1 requires; send one (HTTP clients and curl send it by themselves)', type: 'invalid_request_error', param: null, code: 'invalid_http' },
+    });
+    expect(chatRequests()).toBe(before.chats);
+    expect(logLines(home)).toHaveLength(before.lines);
+  });
+});
+
 describe('bodies that parse but are not what a client sends', () => {
   /** A JSON schema `levels` objects deep, as a response_format. */
   const schemaOf = (levels: number): string => `${'{"type":"object","properties":{"a":'.repeat(levels - 1)}{"type":"string"}${'}}'.repeat(levels - 1)}`;
@@ -81,7 +102,7 @@ describe('a client that asks for its session as soon as it has its answer', () =
   it("finds the turn there: the session routes wait for answered turns' log lines (GET after a new session's first answer was a 404 most times)", async () => {
     for (let i = 0; i < 10; i++) {
       const name = `fresh-${i}`;
-      // Streamed or not: either way the answer is out before its line is written.
+      // Streamed or not: once the answer has ended, the session has the turn.
       const answered = await fetch(`${serve.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chat({ argo: { session: name }, stream: i % 2 === 1 }) });
       expect(answered.status).toBe(200);
       await answered.text();

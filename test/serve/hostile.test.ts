@@ -144,6 +144,34 @@ describe("requests Node's parser refuses", () => {
   });
 });
 
+describe('an HTTP/1.1 request without a Host', () => {
+  it.each([
+    ['without a key', null],
+    ['with a key, sent right', 'k'],
+  ])('%s: 400 invalid_http saying Host is missing, the connection closed, no request line, nothing run; HTTP/1.0 needs none', async (_case, key) => {
+    const s = await startTestServer(key === null ? {} : { apiKey: key });
+    try {
+      const auth = key === null ? '' : `Authorization: Bearer ${key}\r\n`;
+      const raw = open(s.url);
+      raw.socket.write(`POST /v1/chat/completions HTTP/1.1\r\n${auth}Content-Type: application/json\r\nContent-Length: ${CHAT.length}\r\n\r\n${CHAT}`);
+      await raw.closed;
+      expect(response(raw.received())).toEqual({
+        status: 400,
+        body: { error: { message: 'the request has no Host header, which HTTP/1.1 requires; send one (HTTP clients and curl send it by themselves)', type: 'invalid_request_error', param: null, code: 'invalid_http' } },
+      });
+      expect(raw.received()).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n(.+\r\n)*Connection: close\r\n/);
+      expect(s.runner.inputs).toEqual([]);
+      const old = open(s.url);
+      old.socket.write(`GET /api/stop HTTP/1.0\r\n${auth}\r\n`);
+      await old.closed;
+      expect(response(old.received())).toEqual({ status: 200, body: { stop: false } });
+      expect(s.lines).toEqual([expect.stringMatching(/^GET \/api\/stop 200 \d+ms session=-$/)]);
+    } finally {
+      await s.listening.close(100);
+    }
+  });
+});
+
 describe('what a web page can send to a server without a key', () => {
   let t: TestServer;
   beforeAll(async () => {
