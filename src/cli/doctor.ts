@@ -154,6 +154,7 @@ const OFFERED: readonly [OllamaFeature, string][] = [
   ['defaultWindow4096', 'a 4096-token default window'],
   ['think', '--think'],
   ['thinkLevels', '--think low/medium/high'],
+  ['logprobs', "argo serve's log probabilities (logprobs)"],
   ['thinkLevelsAnyModel', '--think levels for models other than gpt-oss'],
   ['thinkMax', '--think max'],
 ];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { failureLine, missingFeaturesLine, unfinishedReport } from '../../src/cli/doctor.js';
 import type { DoctorCheck } from '../../src/cli/doctor.js';
+import { FEATURES } from '../../src/ollama/versions.js';
 import type { Recovery } from '../../src/turn/recover.js';
 
 const ok = (check: string): DoctorCheck => ({ check, ok: true, detail: `${check} is fine` });
@@ -75,17 +76,29 @@ describe('missingFeaturesLine: an Ollama too old for some of what Argo offers is
     // A build from source (0.0.0) or a version that is no release number: nothing can be told.
     [null, null],
     [[0, 21, 0], `Ollama 0.21.0 is too old for --think max (0.22.0)${UPGRADE}`],
-    [[0, 12, 0], `Ollama 0.12.0 is too old for --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`],
-    [[0, 8, 0], `Ollama 0.8.0 is too old for --think (0.9.0), --think low/medium/high (0.11.0), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`],
+    [[0, 12, 11], `Ollama 0.12.11 is too old for --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`],
+    // Log probabilities came in 0.12.11: argo serve refuses them before (ollama_too_old).
+    [[0, 12, 10], `Ollama 0.12.10 is too old for argo serve's log probabilities (logprobs) (0.12.11), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`],
+    [[0, 12, 0], `Ollama 0.12.0 is too old for argo serve's log probabilities (logprobs) (0.12.11), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`],
+    [
+      [0, 8, 0],
+      `Ollama 0.8.0 is too old for --think (0.9.0), --think low/medium/high (0.11.0), argo serve's log probabilities (logprobs) (0.12.11), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`,
+    ],
     [
       [0, 6, 3],
-      `Ollama 0.6.3 is too old for checking a model's capabilities (0.6.4), a 4096-token default window (0.6.7), --think (0.9.0), --think low/medium/high (0.11.0), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`,
+      `Ollama 0.6.3 is too old for checking a model's capabilities (0.6.4), a 4096-token default window (0.6.7), --think (0.9.0), --think low/medium/high (0.11.0), argo serve's log probabilities (logprobs) (0.12.11), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`,
     ],
     [
       [0, 2, 5],
-      `Ollama 0.2.5 is too old for agent runs and client tools (0.2.6), streamed agent rounds (0.4.6), argo serve's JSON schema response_format (0.5.0), checking a model's capabilities (0.6.4), a 4096-token default window (0.6.7), --think (0.9.0), --think low/medium/high (0.11.0), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`,
+      `Ollama 0.2.5 is too old for agent runs and client tools (0.2.6), streamed agent rounds (0.4.6), argo serve's JSON schema response_format (0.5.0), checking a model's capabilities (0.6.4), a 4096-token default window (0.6.7), --think (0.9.0), --think low/medium/high (0.11.0), argo serve's log probabilities (logprobs) (0.12.11), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`,
     ],
   ])('%j → %j', (version, line) => {
     expect(missingFeaturesLine(version)).toBe(line);
+  });
+
+  it('names every feature Argo asks the version for, each with its release, oldest first', () => {
+    const releases = [...(missingFeaturesLine([0, 1, 0]) ?? '').matchAll(/\((\d+\.\d+\.\d+)\)/g)].map((match) => match[1]);
+    const oldestFirst = Object.values(FEATURES).map((feature) => feature.since).sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+    expect(releases).toEqual(oldestFirst);
   });
 });

@@ -100,6 +100,13 @@ describe('argo against an older Ollama', () => {
     expect(report.checks.find((check) => check.check === 'features')).toMatchObject({ ok: true, warning: true });
   });
 
+  it('argo doctor on 0.12.10 names argo serve\'s log probabilities, which that server refuses as ollama_too_old', async () => {
+    const ollama = await ollamaAt('0.12.10');
+    const result = await runArgo(['doctor'], { home: tempHome(), host: ollama.url });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain("\nwarn  features   Ollama 0.12.10 is too old for argo serve's log probabilities (logprobs) (0.12.11), --think levels for models other than gpt-oss (0.17.7),");
+  });
+
   it('argo serve on 0.3.0: a client\'s tools stream as tool calls; reasoning_effort is a 400 naming both releases', async () => {
     const ollama = await ollamaAt('0.3.0');
     ollama.options.rounds = undefined;
