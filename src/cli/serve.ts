@@ -122,7 +122,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   if (jobsRemoved > 0) io.stderr.write(`argo serve: removed ${jobsRemoved} job file(s) older than ${settings.serve.jobRetentionDays} days\n`);
   let listening;
   try {
-    listening = await listen(server, flags.host, flags.port);
+    listening = await listen(server, flags.host, flags.port, { maxConnections: settings.serve.maxConnections, log });
   } catch (error) {
     const code = errnoOf(error);
     const why = code === 'EADDRINUSE' ? 'the port is in use (pick another with --port, or 0 for any free one)' : code === 'EACCES' ? 'permission denied (ports below 1024 need privileges)' : (error as Error).message;

@@ -75,6 +75,8 @@ export interface ServeSettings {
   maxBodyBytes: number;
   shutdownGraceMs: number;
   jobRetentionDays: number;
+  /** Client connections open at once; one more is closed as it opens. */
+  maxConnections: number;
 }
 
 /** Agent mode's settings (docs/agent.md): config.json's tool keys and the flags that override them. */
@@ -172,7 +174,7 @@ const CONFIG_SHAPE: Shape = {
     stream: { fields: { flushChunks: 'integer', flushMs: 'integer' } },
     retries: { fields: { attempts: 'integer', initialDelayMs: 'integer' } },
     timeouts: { fields: { idleMs: 'integer', lockWaitMs: 'integer' } },
-    serve: { fields: { apiKey: 'string', maxBodyBytes: 'integer', shutdownGraceMs: 'integer', jobRetentionDays: 'integer' } },
+    serve: { fields: { apiKey: 'string', maxBodyBytes: 'integer', shutdownGraceMs: 'integer', jobRetentionDays: 'integer', maxConnections: 'integer' } },
     tools: STRINGS,
     toolsets: { record: { fields: { tools: STRINGS, includes: STRINGS } } },
     commandTools: {
@@ -340,6 +342,8 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       maxBodyBytes: 10 * 1024 * 1024,
       shutdownGraceMs: 10_000,
       jobRetentionDays: 30,
+      // Ollama's own queue (OLLAMA_MAX_QUEUE): more answers at once than that it refuses anyway.
+      maxConnections: 512,
       ...config.serve,
       apiKey: nonEmpty(env.ARGO_API_KEY) ?? configKey ?? null,
       apiKeyInConfig: configKey !== undefined,
@@ -446,6 +450,7 @@ function checkRanges(settings: Settings, source: string): void {
     ['serve.maxBodyBytes', settings.serve.maxBodyBytes, 1],
     ['serve.shutdownGraceMs', settings.serve.shutdownGraceMs, 0, TIMER_MAX_MS],
     ['serve.jobRetentionDays', settings.serve.jobRetentionDays, 1],
+    ['serve.maxConnections', settings.serve.maxConnections, 1],
     ['timeouts.lockWaitMs', settings.timeouts.lockWaitMs, 0, 3_600_000],
     ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
     ...Object.entries(settings.agent.toolTimeouts).map(([tool, ms]): [string, number, number, number] => [`toolTimeouts.${tool}`, ms, 1, TIMER_MAX_MS]),

@@ -28,13 +28,19 @@ export interface ListenOptions {
   requestTimeoutMs?: number;
   /** A client that takes none of what waits for it for this long is taken to be gone, and cut. */
   stallMs?: number;
+  /** Connections open at once (Node's server.maxConnections): one more is closed as it opens, and `log` hears of it. */
+  maxConnections?: number;
+  /** How often at most `log` hears how many connections were closed at the cap. */
+  dropsSaidEveryMs?: number;
+  /** The server's log, a line at a time. */
+  log?: (line: string) => void;
 }
 
-export const TIMEOUTS = { flushMs: 2000, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, stallMs: 300_000 };
+export const TIMEOUTS = { flushMs: 2000, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, stallMs: 300_000, dropsSaidEveryMs: 10_000 };
 
 /** Binds the app; `port` 0 picks a free one (the URL says which). */
 export async function listen(server: ArgoServer, host: string, port: number, options: ListenOptions = {}): Promise<Listening> {
-  const { flushMs, headersTimeoutMs, requestTimeoutMs, stallMs } = { ...TIMEOUTS, ...options };
+  const { flushMs, headersTimeoutMs, requestTimeoutMs, stallMs, dropsSaidEveryMs } = { ...TIMEOUTS, ...options };
   const onRequest = getRequestListener(server.app.fetch, { hostname: host, errorHandler: adapterError });
   const http = createServer(
     {
@@ -53,6 +59,10 @@ export async function listen(server: ArgoServer, host: string, port: number, opt
   const answering = closeOnlyUnanswering(http);
   answerClientErrors(http, answering, { headersTimeoutMs, requestTimeoutMs });
   cutStalledReaders(http, stallMs);
+  if (options.maxConnections !== undefined) {
+    http.maxConnections = options.maxConnections;
+    sayDrops(http, options.maxConnections, dropsSaidEveryMs, options.log ?? (() => undefined));
+  }
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(port, host, () => {
@@ -144,6 +154,30 @@ function cutStalledReaders(http: Server, stallMs: number): void {
   const timer = setInterval(look, Math.min(1000, Math.max(10, stallMs / 4)));
   timer.unref();
   http.once('close', () => clearInterval(timer));
+}
+
+/**
+ * Node closes a connection over the cap as it opens, before a byte of HTTP (no status can be sent):
+ * the operator hears of it, the first at once, then a count at most every `everyMs`.
+ */
+function sayDrops(http: Server, max: number, everyMs: number, log: (line: string) => void): void {
+  let dropped = 0;
+  let quiet: NodeJS.Timeout | undefined;
+  const say = (): void => {
+    if (dropped === 0) {
+      quiet = undefined;
+      return;
+    }
+    log(`argo serve: ${dropped} connection(s) closed as they opened: ${max} were open (serve.maxConnections in config.json)`);
+    dropped = 0;
+    quiet = setTimeout(say, everyMs);
+    quiet.unref();
+  };
+  http.on('drop', () => {
+    dropped++;
+    if (quiet === undefined) say();
+  });
+  http.once('close', () => clearTimeout(quiet));
 }
 
 /**

@@ -100,6 +100,8 @@ describe('config.json errors name the key', () => {
     [{ toolTimeouts: { read_file: 99_999_999_999 } }, /"toolTimeouts.read_file" must be at most 2147483647, got 99999999999$/],
     [{ commandTools: { lint: { description: 'd', argv: ['x'], timeoutMs: 0 } } }, /"commandTools.lint.timeoutMs" must be at least 1, got 0$/],
     [{ serve: { shutdownGraceMs: 3_000_000_000 } }, /"serve.shutdownGraceMs" must be at most 2147483647/],
+    [{ serve: { maxConnections: 0 } }, /"serve.maxConnections" must be at least 1, got 0$/],
+    [{ serve: { maxConnections: 'many' } }, /"serve.maxConnections" must be a whole number/],
     [{ options: { num_ctx: -5 } }, /"options.num_ctx" must be at least 1, got -5$/],
     [{ options: { seed: 1e300 } }, /"options.seed" must be a whole number/],
     [{ options: { keep_alive: 'forever' } }, /"options.keep_alive" must be seconds or a duration/],
@@ -228,6 +230,13 @@ describe('the everyday companion settings: default replay, model source, -o opti
     [undefined, { ARGO_API_KEY: 'sk-env' }, 'sk-env', false],
   ])('config %j, env %j → serve key %j (one in config.json: %j)', (config, env, key, inConfig) => {
     expect(load(config, {}, env).serve).toMatchObject({ apiKey: key, apiKeyInConfig: inConfig });
+  });
+
+  it.each([
+    [undefined, 512],
+    [{ serve: { maxConnections: 64 } }, 64],
+  ])('config %j → serve.maxConnections %i (Ollama\'s own queue length by default)', (config, max) => {
+    expect(load(config, {}, {}).serve.maxConnections).toBe(max);
   });
 
   it.each([

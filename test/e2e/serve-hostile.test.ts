@@ -75,6 +75,33 @@ describe('an HTTP/1.1 request without a Host (Node\'s own refusal had no body)',
   });
 });
 
+describe('serve.maxConnections from config.json', () => {
+  it('a connection over it is closed as it opens, and the server\'s log says why', async () => {
+    const capped = await startServe({ home: tempHome({ serve: { maxConnections: 1 } }), host: ollama.url });
+    try {
+      const port = Number(new URL(capped.url).port);
+      const kept = connect(port, '127.0.0.1');
+      let answer = '';
+      kept.setEncoding('utf8').on('data', (text: string) => (answer += text));
+      kept.write('GET /api/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await waitFor(() => expect(answer).toContain('{"stop":false}'));
+      const over = connect(port, '127.0.0.1');
+      let got = '';
+      over.setEncoding('utf8').on('data', (text: string) => (got += text));
+      // Closed at once: reset, or ended (events.once would reject on the reset).
+      over.on('error', () => undefined);
+      const closed = new Promise((resolve) => over.on('close', resolve));
+      over.write('GET /api/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await closed;
+      expect(got).toBe('');
+      await waitFor(() => expect(capped.stderr()).toContain('argo serve: 1 connection(s) closed as they opened: 1 were open (serve.maxConnections in config.json)\n'));
+      kept.destroy();
+    } finally {
+      await capped.stop();
+    }
+  });
+});
+
 describe('bodies that parse but are not what a client sends', () => {
   /** A JSON schema `levels` objects deep, as a response_format. */
   const schemaOf = (levels: number): string => `${'{"type":"object","properties":{"a":'.repeat(levels - 1)}{"type":"string"}${'}}'.repeat(levels - 1)}`;

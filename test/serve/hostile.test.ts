@@ -172,6 +172,35 @@ describe('an HTTP/1.1 request without a Host', () => {
   });
 });
 
+describe('serve.maxConnections', () => {
+  it('a connection over the cap is closed as it opens and the operator told, once for a burst; one that closes makes room', async () => {
+    const said: string[] = [];
+    const s = await startTestServer({ listen: { maxConnections: 2, dropsSaidEveryMs: 1000, log: (line) => said.push(line) } });
+    try {
+      // Two kept-alive connections, each answered once: both are open on the server.
+      const kept = [open(s.url), open(s.url)];
+      for (const raw of kept) {
+        raw.socket.write('GET /api/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        await waitFor(() => expect(raw.received()).toContain('{"stop":false}'));
+      }
+      const over = [open(s.url), open(s.url), open(s.url)];
+      for (const raw of over) raw.socket.write('GET /api/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await Promise.all(over.map((raw) => raw.closed));
+      expect(over.map((raw) => raw.received())).toEqual(['', '', '']);
+      // The first at once; the rest are counted in the next line, once the quiet time is over.
+      const line = (count: number): string => `argo serve: ${count} connection(s) closed as they opened: 2 were open (serve.maxConnections in config.json)`;
+      expect(said).toEqual([line(1)]);
+      await waitFor(() => expect(said).toEqual([line(1), line(2)]));
+      kept[0]?.socket.destroy();
+      await kept[0]?.closed;
+      await waitFor(async () => expect((await fetch(`${s.url}/api/stop`)).status).toBe(200));
+      kept[1]?.socket.destroy();
+    } finally {
+      await s.listening.close(100);
+    }
+  });
+});
+
 describe('what a web page can send to a server without a key', () => {
   let t: TestServer;
   beforeAll(async () => {
