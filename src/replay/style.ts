@@ -43,6 +43,10 @@ export function checkStyleChoice(style: StylePolicy, choice: { mode: string | nu
   return null;
 }
 
+const SHOWN_NAME_MAX = 64;
+
 function unknownStyleMessage(table: Record<string, string>, name: string, what: string): string {
-  return `unknown ${what} ${JSON.stringify(name)} (known: ${Object.keys(table).sort().map(shownWord).join(', ')}); add it under "${what}s" in config.json`;
+  // A client may send a name of megabytes: the message quotes its head.
+  const shown = name.length > SHOWN_NAME_MAX ? `${name.slice(0, /[\ud800-\udbff]/.test(name.charAt(SHOWN_NAME_MAX - 1)) ? SHOWN_NAME_MAX - 1 : SHOWN_NAME_MAX)}…` : name;
+  return `unknown ${what} ${JSON.stringify(shown)} (known: ${Object.keys(table).sort().map(shownWord).join(', ')}); add it under "${what}s" in config.json`;
 }

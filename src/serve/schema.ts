@@ -135,11 +135,14 @@ const toolsets = z
   .union([z.string(), z.array(z.string())])
   .transform((value) => (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim()).filter((name) => name !== ''));
 
+const BUDGET_RULE = `use a whole number of characters, at least ${MIN_BUDGET}`;
+
 const argoFields = z.object({
   session: z.string().refine(isSessionName, 'use 1-64 letters, digits, dots, dashes or underscores (not only dots)').optional(),
   replay: replaySpec.optional(),
   reason: z.enum(REPLAY_REASONS).optional(),
-  budget: z.number().int().min(MIN_BUDGET).optional(),
+  // Said as the CLI's --budget says it.
+  budget: z.number(BUDGET_RULE).int(BUDGET_RULE).min(MIN_BUDGET, BUDGET_RULE).optional(),
   persona: z.string().min(1).optional(),
   verbosity: z.enum(VERBOSITIES).optional(),
   mode: z.string().min(1).optional(),

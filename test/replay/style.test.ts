@@ -74,6 +74,8 @@ describe('styleInstructions: mode, persona, verbosity in that order', () => {
     ['inherited property is not a mode', 'toString', 'neutral', /unknown mode "toString"/],
     // Quoted as JSON: a name with a line break keeps the message one line.
     ['a name with a line break', null, 'a\nb', /^persona: unknown persona "a\\nb" \(known: [^\n]*\)/],
+    // A client's name of any length: its first 64 characters are quoted.
+    ['a name of 5,000 characters', null, 'x'.repeat(5000), /^persona: unknown persona "x{64}…" \(known: /],
   ])('%s → PolicyError naming it', (_name, mode, persona, message) => {
     const error = thrown(() => styleInstructions(DEFAULT_STYLE_POLICY, { mode, persona, verbosity: 'short' }));
     expect(error).toBeInstanceOf(PolicyError);

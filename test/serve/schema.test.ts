@@ -177,6 +177,14 @@ describe('chat request: wrong types are 400 naming the field', () => {
     expect(refused.param).toBe(param);
     expect(refused.message).toMatch(new RegExp(`^invalid header "${param}": `));
   });
+
+  it.each([
+    [{ 'x-argo-budget': '10' }, {}, 'invalid header "X-Argo-Budget": use a whole number of characters, at least 200'],
+    [{}, { budget: 10 }, 'invalid "argo.budget": use a whole number of characters, at least 200'],
+    [{}, { budget: 300.5 }, 'invalid "argo.budget": use a whole number of characters, at least 200'],
+  ])('a budget under the floor is said as the CLI says it: %j %j', (headers, argo, message) => {
+    expect(refusal({ ...base, argo }, headers).message).toBe(message);
+  });
 });
 
 describe('chat request: what is accepted', () => {
