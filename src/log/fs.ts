@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { closeSync, fstatSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { chmod, link, lstat, mkdir, mkdtemp, open, readFile, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -257,12 +257,22 @@ export function readDataText(path: string): string {
   }
 }
 
-/** A data file of any size (an index, a job), read through the thread pool, never through a link. */
+/**
+ * A data file of any size (a job), read through the thread pool, never through a link, never
+ * waiting on a named pipe: anything but a regular file is an error saying what it is.
+ */
 export async function readDataFile(path: string): Promise<Buffer> {
+  let handle: FileHandle;
   try {
-    return await readFile(path, { flag: constants.O_RDONLY | constants.O_NOFOLLOW });
+    handle = await open(path, regularReadFlags(false));
   } catch (error) {
     throw refusedLink(error, path);
+  }
+  try {
+    if (!(await handle.stat()).isFile()) throw new RuntimeError(`${path} is not a file (a folder, a named pipe or a device); move it out of the way`);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
   }
 }
 
