@@ -98,6 +98,8 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
           modelWindows,
           versions,
           hints: SERVER_HINTS,
+          // A busy Ollama's Retry-After goes to the client with the 503, not spent holding its request.
+          maxRetryAfterMs: 0,
         }),
       now: io.now,
       clock: io.clock,

@@ -53,6 +53,11 @@ export interface TransportOptions {
   versions?: KeptAnswers<OllamaVersion | null>;
   /** How failures name their fix; the CLI's flags by default. */
   hints?: FixHints;
+  /**
+   * The longest Retry-After a retry waits for (default 30 s). A server holding its client's request
+   * would rather pass the wait on to it (0).
+   */
+  maxRetryAfterMs?: number;
 }
 
 /**
@@ -288,6 +293,8 @@ export function httpFailure(host: string, error: unknown, hints: FixHints): NonN
   const missing = status === 400 ? rejectedFeature(detail) : null;
   if (missing !== null) return { kind: 'too-old', httpStatus: status, feature: missing, message: tooOldLine(missing, null, host, hints.tooOld[missing]) };
   if (status === 503) return { kind: 'busy', message: `Ollama at ${host} is busy (${detail})`, httpStatus: status };
+  // A cloud model's rate limit, passed on by Ollama: come back later, as for a busy one.
+  if (status === 429) return { kind: 'busy', message: `Ollama at ${host} is rate-limited (${detail})`, httpStatus: status };
   if (status === 403) {
     return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden); check OLLAMA_HOST and OLLAMA_ORIGINS on the server` };
   }
@@ -300,6 +307,8 @@ export function httpFailure(host: string, error: unknown, hints: FixHints): NonN
   }
   return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP ${status}: ${detail}` };
 }
+
+const MAX_RETRY_AFTER_MS = 30_000;
 
 /** One client (so one kept-alive connection) for the whole process. */
 export class OllamaTransport {
@@ -357,12 +366,15 @@ export class OllamaTransport {
       if (!retryable || attempt >= this.options.attempts || outcome.attempts > 0) {
         return { ...(await this.namingVersion(outcome, hooks.signal)), attempts: attempt };
       }
-      hooks.onRetry?.(attempt + 1, delay, outcome.failure?.kind ?? 'unreachable');
+      // Never sooner than a busy server asked (Retry-After), within reason.
+      const asked = Math.min((outcome.failure?.retryAfterS ?? 0) * 1000, this.options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS);
+      const wait = Math.max(delay, asked);
+      hooks.onRetry?.(attempt + 1, wait, outcome.failure?.kind ?? 'unreachable');
       const controller = new AbortController();
       const onAbort = (): void => controller.abort();
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        await sleep(delay, controller.signal);
+        await sleep(wait, controller.signal);
       } catch {
         return { status: 'interrupted', failure: null, metrics: EMPTY_METRICS, attempts: attempt, toolCalls: [] };
       } finally {

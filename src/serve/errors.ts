@@ -1,7 +1,7 @@
 // OpenAI-shaped errors: every failure a client sees is `{error:{message, type, param, code}}` with
 // the status the contract gives it.
 
-export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'server_error' | 'api_error';
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'requests' | 'server_error' | 'api_error';
 
 export interface ErrorBody {
   error: { message: string; type: ErrorType; param: string | null; code: string | null };
@@ -10,12 +10,12 @@ export interface ErrorBody {
 export class ApiError extends Error {
   override name = 'ApiError';
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 408 | 409 | 413 | 431 | 500 | 502 | 503 | 504,
+    readonly status: 400 | 401 | 403 | 404 | 408 | 409 | 413 | 429 | 431 | 500 | 502 | 503 | 504,
     message: string,
     readonly type: ErrorType,
     readonly code: string | null = null,
     readonly param: string | null = null,
-    /** Response headers the status calls for (WWW-Authenticate with a 401, Retry-After with a 503). */
+    /** Response headers the status calls for (WWW-Authenticate with a 401, Retry-After with a 429 or 503). */
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
@@ -95,8 +95,12 @@ export function fromFailure(failure: TurnFailure): ApiError {
   switch (failure.kind) {
     case 'model-missing':
       return new ApiError(404, failure.message, 'invalid_request_error', 'model_not_found', 'model');
-    case 'busy':
-      return new ApiError(503, failure.message, 'server_error', 'ollama_busy', null, { 'Retry-After': String(failure.retryAfterS ?? BUSY_RETRY_AFTER_S) });
+    case 'busy': {
+      const retryAfter = { 'Retry-After': String(failure.retryAfterS ?? BUSY_RETRY_AFTER_S) };
+      // A rate limit Ollama passed on (a cloud model's) is the client's to back off from, as OpenAI says it.
+      if (failure.httpStatus === 429) return new ApiError(429, failure.message, 'requests', 'rate_limit_exceeded', null, retryAfter);
+      return new ApiError(503, failure.message, 'server_error', 'ollama_busy', null, retryAfter);
+    }
     case 'idle':
       return new ApiError(504, failure.message, 'server_error', 'ollama_timeout');
     case 'unreachable':

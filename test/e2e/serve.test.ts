@@ -555,6 +555,15 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     await healthy();
   });
 
+  it("a cloud model's rate limit after retries → 429 rate_limit_exceeded, its Retry-After passed on at once", async () => {
+    ollama.setScenario({ busy: 2, busyAsRateLimit: true, busyRetryAfter: '20' });
+    const raw = await post('/v1/chat/completions', ask('x'));
+    expect(raw.status).toBe(429);
+    expect(raw.headers.get('retry-after')).toBe('20');
+    expect(await raw.json()).toMatchObject({ error: { type: 'requests', code: 'rate_limit_exceeded', message: expect.stringContaining('is rate-limited (rate limit exceeded)') as string } });
+    await healthy();
+  });
+
   it('an error line mid-stream → an error chunk, no [DONE], partial text logged', async () => {
     ollama.options.reply = 'one two three four five';
     ollama.setScenario({ errorMidStream: { afterChunks: 2, message: 'runner crashed' } });

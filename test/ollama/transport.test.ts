@@ -76,6 +76,28 @@ describe('OllamaTransport.stream', () => {
   });
 
   it.each([
+    ['none', undefined, {}, [100, 200]],
+    ['3 s: each wait is 3 s, longer than the backoff', '3', {}, [3000, 3000]],
+    ['a minute: waited 30 s at most', '60', {}, [30_000, 30_000]],
+    ['3 s, to a server passing it on (maxRetryAfterMs 0)', '3', { maxRetryAfterMs: 0 }, [100, 200]],
+  ])("a busy Ollama's Retry-After of %s", async (_case, header, options, waits) => {
+    ollama.setScenario({ busy: 2, ...(header !== undefined ? { busyRetryAfter: header } : {}) });
+    const { outcome, sleeps } = await run(transport({ initialDelayMs: 100, ...options }));
+    expect(outcome).toMatchObject({ status: 'ok', attempts: 3 });
+    expect(sleeps).toEqual(waits);
+  });
+
+  it('a rate limit (429, a cloud model\'s) is retried as a busy Ollama is, and said so when it lasts', async () => {
+    ollama.setScenario({ busy: 1, busyAsRateLimit: true });
+    const retried = await run(transport());
+    expect(retried.outcome).toMatchObject({ status: 'ok', attempts: 2 });
+    expect(retried.retries).toEqual([[2, 1, 'busy']]);
+    ollama.setScenario({ busy: 3, busyAsRateLimit: true, busyRetryAfter: '1' });
+    const { outcome } = await run(transport({ maxRetryAfterMs: 0 }));
+    expect(outcome.failure).toEqual({ kind: 'busy', httpStatus: 429, retryAfterS: 1, message: `Ollama at ${ollama.url} is rate-limited (rate limit exceeded)` });
+  });
+
+  it.each([
     ['runner error (500)', { runnerError: true }, 'http'],
     ['error line mid-stream', { errorMidStream: 2 }, 'mid-stream'],
     ['truncated stream', { truncate: 2 }, 'truncated'],

@@ -4,6 +4,8 @@ import type { FakeScenario } from './types.js';
 import { createdAt, goJson } from './wire.js';
 
 export const BUSY_MESSAGE = 'server busy, please try again.  maximum pending requests exceeded';
+// What Ollama passes on from a cloud model's rate limit (server/routes_generate_test.go, "status error streaming").
+export const RATE_LIMIT_MESSAGE = 'rate limit exceeded';
 export const RUNNER_ERROR_MESSAGE = 'an error was encountered while running the model';
 
 export type Terminal =

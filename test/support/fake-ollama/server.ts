@@ -5,7 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Exchange, notify, sendBody, sendError, sendJson, whenever } from './exchange.js';
 import type { Handler, ServerState } from './exchange.js';
-import { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE, takeBusy, takeScenario } from './faults.js';
+import { BUSY_MESSAGE, RATE_LIMIT_MESSAGE, RUNNER_ERROR_MESSAGE, takeBusy, takeScenario } from './faults.js';
 import { hostAllowed, isLoopbackAddress } from './host-check.js';
 import { checkTopLogprobs } from './logprobs.js';
 import { contextWindow, findModel, handlePs, handleShow, handleTags, modelsOf, parseModelName } from './models.js';
@@ -114,7 +114,8 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
   if (takeBusy(state.options.scenario)) {
     const retryAfter = state.options.scenario?.busyRetryAfter;
     if (retryAfter !== undefined) ctx.res.setHeader('Retry-After', retryAfter);
-    sendError(ctx, 503, BUSY_MESSAGE);
+    if (state.options.scenario?.busyAsRateLimit === true) sendError(ctx, 429, RATE_LIMIT_MESSAGE);
+    else sendError(ctx, 503, BUSY_MESSAGE);
     return;
   }
 

@@ -40,13 +40,15 @@ export interface FakeRound {
 }
 
 // The faults that happen once the model answers (a round's own scenario holds only these).
-export type FakeStreamFaults = Omit<FakeScenario, 'busy' | 'busyRetryAfter' | 'runnerError' | 'firstChunkDelayMs' | 'times'>;
+export type FakeStreamFaults = Omit<FakeScenario, 'busy' | 'busyRetryAfter' | 'busyAsRateLimit' | 'runnerError' | 'firstChunkDelayMs' | 'times'>;
 
 export interface FakeScenario {
   // The next N generate/chat requests get 503 (decremented as used), then normal service.
   busy?: number;
   // Sent with each of those 503s as Retry-After (Ollama sends none; a proxy before it may).
   busyRetryAfter?: string;
+  // Those refusals as a rate limit instead: 429 `rate limit exceeded` (a cloud model's, passed on by Ollama).
+  busyAsRateLimit?: boolean;
   // 500 before the first chunk; a string replaces the default runner message.
   runnerError?: boolean | string;
   // After K chunks: one `{"error":…}` line, then the stream ends without a done line (status 200).
