@@ -63,6 +63,11 @@ export interface CheckOptions {
   defaultNumCtx?: ((signal?: AbortSignal) => Promise<number>) | undefined;
   /** The window Ollama has the model loaded with (`/api/ps`), null when it does not say; asked after the answer only. */
   loadedNumCtx?: NumCtxLookup | undefined;
+  /**
+   * The turn sends longer requests than the planned one (an agent run adds its tool definitions): the
+   * model's window is asked for now, while the turn gets ready, not when the first of them waits for it.
+   */
+  longerRequests?: boolean;
 }
 
 /** The window (flag or config, else the model's own, else Ollama's default) and the estimate of `request`. */
@@ -77,6 +82,12 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
   else if (options.always === true || estimate > SMALL_PROMPT_TOKENS) {
     asked = true;
     window = await modelWindow(lookup, model, options);
+  }
+  // Asked now, awaited by the first later request that needs it.
+  let early: Promise<ContextWindow | null> | null = null;
+  if (window === null && !asked && options.longerRequests === true) {
+    asked = true;
+    early = modelWindow(lookup, model, options);
   }
   const over = window !== null && overWindow({ window, estimate });
   const before = warningBefore(window, estimate, 'planned');
@@ -95,6 +106,7 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
       const results = body.messages?.some((message) => message.role === 'tool') === true;
       largest = { estimate: grown, results, toolTokens: grown - estimatePromptTokens({ ...body, tools: [] }) };
       // The same rule as for the planned prompt: a small one does not cost a question.
+      if (window === null && early !== null && grown > SMALL_PROMPT_TOKENS) window = await early;
       if (window === null && !asked && grown > SMALL_PROMPT_TOKENS) {
         asked = true;
         window = await modelWindow(lookup, model, signal ? { ...options, signal } : options);
@@ -105,6 +117,7 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
     },
     after: async (count) => {
       // Not asked before sending (a small prompt): asked now only when the count could be a window.
+      window ??= early === null ? null : await early;
       const judged = await serverWindow(window ?? (!asked && countMayBeWindow(count) ? await modelWindow(lookup, model, options) : null), count, model, options);
       const longest = largest.estimate;
       const suspected = judged !== null && truncationSuspected({ window: judged, estimate: longest }, count);

@@ -200,6 +200,18 @@ describe('checkContext', () => {
       expect(await check.later(first)).toMatch(line);
     });
 
+    it("an agent run's turn asks the model's window as it starts, and its requests then ask nothing more", async () => {
+      asked.length = 0;
+      const check = await checkContext(settings(), request('What is 2+2?'), lookup(1000), { longerRequests: true });
+      // Asked before any request waits for it, and only once.
+      expect(asked).toEqual(['argo']);
+      expect(check.before).toBeNull();
+      expect(await check.later(body(300))).toBeNull();
+      expect(await check.later(body(1100))).toMatch(/^argo: the prompt with the tool results so far \(about 1100 tokens\) is longer than the context window \(1000 tokens, the model's num_ctx\)/);
+      expect((await check.after(900)).window).toEqual({ tokens: 1000, source: 'model' });
+      expect(asked).toEqual(['argo']);
+    });
+
     it('one line per turn: none for a later request once the planned prompt had its line', async () => {
       const check = await checkContext(settings(), request('x'.repeat(800), { num_ctx: 100 }), undefined);
       expect(check.before).toMatch(/^argo: the prompt \(about \d+ tokens\)/);
