@@ -267,7 +267,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     defaultNumCtx: ports.transport.defaultNumCtx?.bind(ports.transport),
     loadedNumCtx: ports.transport.loadedNumCtx?.bind(ports.transport),
     ...(ports.signal ? { signal: ports.signal } : {}),
-    longerRequests: ports.draftFields?.['tools'] !== undefined,
+    longerRequests: ports.draftFields?.tools !== undefined,
   });
   if (context.before !== null) ports.onNotice?.(context.before);
   const startedAt = ports.now();
