@@ -171,7 +171,7 @@ async function askTurn(
       onRetry: (attempt, delayMs, kind) => {
         // The request is sent again, and its reasoning starts over in a block of its own.
         reasoning?.close(false);
-        const reason = kind === 'busy' ? `Ollama at ${settings.host} is busy` : `cannot reach Ollama at ${settings.host}`;
+        const reason = kind === 'busy' ? `Ollama at ${settings.host} is busy` : kind === 'rate-limited' ? `Ollama at ${settings.host} is rate-limited` : `cannot reach Ollama at ${settings.host}`;
         lines.line(`argo: ${reason}; retrying in ${(delayMs / 1000).toFixed(2)}s (attempt ${attempt} of ${settings.retries.attempts})`);
       },
       answer: async (request, context) => {

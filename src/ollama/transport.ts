@@ -54,8 +54,8 @@ export interface TransportOptions {
   /** How failures name their fix; the CLI's flags by default. */
   hints?: FixHints;
   /**
-   * The longest Retry-After a retry waits for (default 30 s). A server holding its client's request
-   * would rather pass the wait on to it (0).
+   * The longest Retry-After a retry waits for (default 30 s); one asking longer ends the retries. A
+   * server holding its client's request would rather pass the wait on to it at once (0).
    */
   maxRetryAfterMs?: number;
 }
@@ -173,6 +173,9 @@ export type FailureKind =
   | 'idle'
   | 'too-old';
 
+/** Why a request is sent again: Ollama's queue was full, a cloud model's rate limit, or no connection. */
+export type RetryReason = 'busy' | 'rate-limited' | 'unreachable';
+
 export interface StreamOutcome {
   status: 'ok' | 'interrupted' | 'error';
   /** `feature`: what a too-old Ollama lacks. */
@@ -208,7 +211,7 @@ export interface StreamHooks {
   onText: (text: string, logprobs?: readonly Logprob[]) => void;
   /** A thinking model's reasoning as it streams (Ollama 0.12.4+ thinks by default), before its answer. */
   onThinking?: (text: string, logprobs?: readonly Logprob[]) => void;
-  onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
+  onRetry?: (attempt: number, delayMs: number, reason: RetryReason) => void;
   /** Called with each chunk's tool calls as they arrive. */
   onToolCalls?: (calls: unknown[], logprobs?: readonly Logprob[]) => void;
   /** Log probabilities of a chunk that had nothing else to hand over. */
@@ -363,13 +366,14 @@ export class OllamaTransport {
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(fitted.request, hooks);
       const retryable = outcome.failure?.kind === 'busy' || outcome.failure?.kind === 'unreachable';
-      if (!retryable || attempt >= this.options.attempts || outcome.attempts > 0) {
+      // Never sooner than a busy server asked (Retry-After); one that asks longer than we would wait is not asked again now.
+      const asked = (outcome.failure?.retryAfterS ?? 0) * 1000;
+      const tooLong = asked > (this.options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS);
+      if (!retryable || tooLong || attempt >= this.options.attempts || outcome.attempts > 0) {
         return { ...(await this.namingVersion(outcome, hooks.signal)), attempts: attempt };
       }
-      // Never sooner than a busy server asked (Retry-After), within reason.
-      const asked = Math.min((outcome.failure?.retryAfterS ?? 0) * 1000, this.options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS);
       const wait = Math.max(delay, asked);
-      hooks.onRetry?.(attempt + 1, wait, outcome.failure?.kind ?? 'unreachable');
+      hooks.onRetry?.(attempt + 1, wait, outcome.failure?.kind !== 'busy' ? 'unreachable' : outcome.failure.httpStatus === 429 ? 'rate-limited' : 'busy');
       const controller = new AbortController();
       const onAbort = (): void => controller.abort();
       hooks.signal?.addEventListener('abort', onAbort, { once: true });

@@ -5,7 +5,7 @@ import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
 import { serializeEntry } from '../log/entry.js';
 import { CLI_HINTS, missingModelLine } from '../ollama/fix-hints.js';
 import { EMPTY_METRICS } from '../ollama/transport.js';
-import type { FailureKind, Logprob, Metrics, OllamaTransport, StreamOutcome } from '../ollama/transport.js';
+import type { Logprob, Metrics, OllamaTransport, RetryReason, StreamOutcome } from '../ollama/transport.js';
 import type { EstimableBody } from '../ollama/context-window.js';
 import { rulesFingerprint } from '../replay/classify.js';
 import { planTurn, policyForLog, textsNeeded } from '../replay/plan.js';
@@ -80,7 +80,7 @@ export interface AnswerContext {
   onText: (text: string, logprobs?: readonly Logprob[]) => void;
   /** A thinking model's reasoning as it streams, before its answer (shown as progress; logged whole as `thinking`). */
   onThinking?: (text: string, logprobs?: readonly Logprob[]) => void;
-  onRetry?: (attempt: number, delayMs: number, kind: FailureKind) => void;
+  onRetry?: (attempt: number, delayMs: number, reason: RetryReason) => void;
   /** The model's tool calls, as Ollama sent them (client tools, passed through). */
   onToolCalls?: (calls: unknown[], logprobs?: readonly Logprob[]) => void;
   /** Log probabilities of tokens that came with nothing else (a tool call Ollama's parser holds back). */

@@ -552,13 +552,16 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     const raw = await post('/v1/chat/completions', ask('x'));
     expect(raw.status).toBe(503);
     expect(raw.headers.get('retry-after')).toBe('11');
+    // Told at once, not asked again before the 11 s it said.
+    expect(ollama.requests.filter((r) => r.path === '/api/chat')).toHaveLength(3);
     await healthy();
   });
 
-  it("a cloud model's rate limit after retries → 429 rate_limit_exceeded, its Retry-After passed on at once", async () => {
+  it("a cloud model's rate limit → 429 rate_limit_exceeded, its Retry-After passed on at once, Ollama not asked again sooner", async () => {
     ollama.setScenario({ busy: 2, busyAsRateLimit: true, busyRetryAfter: '20' });
     const raw = await post('/v1/chat/completions', ask('x'));
     expect(raw.status).toBe(429);
+    expect(ollama.requests.filter((r) => r.path === '/api/chat')).toHaveLength(1);
     expect(raw.headers.get('retry-after')).toBe('20');
     expect(await raw.json()).toMatchObject({ error: { type: 'requests', code: 'rate_limit_exceeded', message: expect.stringContaining('is rate-limited (rate limit exceeded)') as string } });
     await healthy();

@@ -78,8 +78,7 @@ describe('OllamaTransport.stream', () => {
   it.each([
     ['none', undefined, {}, [100, 200]],
     ['3 s: each wait is 3 s, longer than the backoff', '3', {}, [3000, 3000]],
-    ['a minute: waited 30 s at most', '60', {}, [30_000, 30_000]],
-    ['3 s, to a server passing it on (maxRetryAfterMs 0)', '3', { maxRetryAfterMs: 0 }, [100, 200]],
+    ['30 s: waited, the most a retry waits', '30', {}, [30_000, 30_000]],
   ])("a busy Ollama's Retry-After of %s", async (_case, header, options, waits) => {
     ollama.setScenario({ busy: 2, ...(header !== undefined ? { busyRetryAfter: header } : {}) });
     const { outcome, sleeps } = await run(transport({ initialDelayMs: 100, ...options }));
@@ -87,11 +86,22 @@ describe('OllamaTransport.stream', () => {
     expect(sleeps).toEqual(waits);
   });
 
+  it.each([
+    ['a minute, past the 30 s a retry waits', '60', {}],
+    ['3 s, to a server passing it on at once (maxRetryAfterMs 0)', '3', { maxRetryAfterMs: 0 }],
+  ])("a busy Ollama's Retry-After of %s: not asked again sooner than it said, the failure kept with it", async (_case, header, options) => {
+    ollama.setScenario({ busy: 2, busyRetryAfter: header });
+    const { outcome, sleeps } = await run(transport({ initialDelayMs: 100, ...options }));
+    expect(outcome).toMatchObject({ status: 'error', attempts: 1, failure: { kind: 'busy', retryAfterS: Number(header) } });
+    expect(sleeps).toEqual([]);
+    expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(1);
+  });
+
   it('a rate limit (429, a cloud model\'s) is retried as a busy Ollama is, and said so when it lasts', async () => {
     ollama.setScenario({ busy: 1, busyAsRateLimit: true });
     const retried = await run(transport());
     expect(retried.outcome).toMatchObject({ status: 'ok', attempts: 2 });
-    expect(retried.retries).toEqual([[2, 1, 'busy']]);
+    expect(retried.retries).toEqual([[2, 1, 'rate-limited']]);
     ollama.setScenario({ busy: 3, busyAsRateLimit: true, busyRetryAfter: '1' });
     const { outcome } = await run(transport({ maxRetryAfterMs: 0 }));
     expect(outcome.failure).toEqual({ kind: 'busy', httpStatus: 429, retryAfterS: 1, message: `Ollama at ${ollama.url} is rate-limited (rate limit exceeded)` });
