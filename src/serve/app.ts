@@ -419,8 +419,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (result === null) {
       await job.finish('failed', asApiError(thrown, deps.log).message, 'stop');
     } else if (result.status === 'ok' && result.log !== 'written') {
-      // Its output is whole, but the turn is not in the log (nor in its session's history).
-      await job.finish('failed', result.logProblem ?? 'the turn could not be logged', finishOf(result, result.toolCalls.length));
+      // Its output is whole and its tools have run (sent again, they would run again), but the turn is
+      // not in the log: said without the server's paths, which are the operator's (in the server's log).
+      await job.finish('completed', `the answer is whole, but its turn is not in the log (${result.log}); the server's log says why`, finishOf(result, result.toolCalls.length));
     } else if (result.status === 'ok') {
       await job.finish('completed', null, finishOf(result, result.toolCalls.length));
     } else if (signal.aborted) {
@@ -569,6 +570,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
       await Promise.race([all(), grace, aborted(hurry)]);
       clearTimeout(timer);
+      // Hurried (a second signal) or over: a request that comes now is told to come back at once.
+      graceEnds = deps.clock.monotonic();
       cutAll('shutdown');
       await all();
       // Jobs save their last state after their turn settles.

@@ -58,7 +58,8 @@ describe('sessionStore setTitle against turns finishing on the same session', ()
       const planned = await openSession(paths.sessions, 'work', '2025-01-02T00:00:00Z');
       const turn = (i: number): Promise<string> =>
         recordTurn(paths, planned, makeEntry({ id: `t-${round}-${i}`, session: 'work', session_id: planned.id, user_prompt: `question ${i}` }), '2025-01-02');
-      // Turns on either side of the title, each its own write (the first is being written when the rest arrive).
+      // Started together (turns of one process may share one write): whatever the order, nothing is lost.
+      // The next test holds the lock to prove the title waits for a turn being written.
       await Promise.all([turn(0), turn(1), sessionStore(paths).setTitle('work', 'Renamed by a client'), turn(2), turn(3)]);
       expect(await readSession(paths.sessions, 'work')).toMatchObject({ title: 'Renamed by a client', turns: 4 });
     }
