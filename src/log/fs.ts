@@ -518,13 +518,14 @@ async function createInPlace(target: string, data: string | Uint8Array, flush: b
   trackTemporary(target);
   try {
     await handle.writeFile(data);
+    // Whole now, and perhaps read already: a signal during the flush must not remove it.
+    untrackTemporary(target);
     if (flush) await handle.sync();
   } catch (error) {
+    untrackTemporary(target);
     await handle.close().catch(() => undefined);
     await removeFile(target).catch(() => undefined);
     throw error;
-  } finally {
-    untrackTemporary(target);
   }
   await handle.close();
 }

@@ -61,13 +61,18 @@ async function ownName(record: SessionRecord, name: string, path: string): Promi
   return new DamagedRecord(name, path, `a record whose "name" (${JSON.stringify(record.name.slice(0, 64))}) is not its file's`);
 }
 
-/** Whether two names lead to one file (a file system that ignores case); false if either is missing. */
+/**
+ * Whether two names lead to one file (a file system that ignores case). Only a name that is not
+ * there says no: any other failure is thrown, never taken for "another file" (which would call the
+ * record damaged and advise removing it).
+ */
 async function sameFile(one: string, other: string): Promise<boolean> {
   try {
     const [a, b] = await Promise.all([lstat(one), lstat(other)]);
     return a.dev === b.dev && a.ino === b.ino;
-  } catch {
-    return false;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
   }
 }
 

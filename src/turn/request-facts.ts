@@ -106,7 +106,7 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
       const results = body.messages?.some((message) => message.role === 'tool') === true;
       largest = { estimate: grown, results, toolTokens: grown - estimatePromptTokens({ ...body, tools: [] }) };
       // The same rule as for the planned prompt: a small one does not cost a question.
-      if (window === null && early !== null && grown > SMALL_PROMPT_TOKENS) window = await early;
+      if (window === null && early !== null && grown > SMALL_PROMPT_TOKENS) window = await untilAborted(early, signal);
       if (window === null && !asked && grown > SMALL_PROMPT_TOKENS) {
         asked = true;
         window = await modelWindow(lookup, model, signal ? { ...options, signal } : options);
@@ -125,6 +125,13 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
       return { window: judged, estimate: longest, suspected, line };
     },
   };
+}
+
+/** `answer`, or null as soon as `signal` aborts (a STOP during an agent request's wait): the question itself goes on for the turn. */
+function untilAborted<T>(answer: Promise<T | null>, signal: AbortSignal | undefined): Promise<T | null> {
+  if (signal === undefined) return answer;
+  if (signal.aborted) return Promise.resolve(null);
+  return Promise.race([answer, new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }))]);
 }
 
 /** A request's estimate, whether it carries tool results, and how much of it the tool definitions are. */
