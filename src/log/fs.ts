@@ -262,14 +262,9 @@ export function readDataText(path: string): string {
  * waiting on a named pipe: anything but a regular file is an error saying what it is.
  */
 export async function readDataFile(path: string): Promise<Buffer> {
-  let handle: FileHandle;
+  const handle = await openIfRegular(path);
+  if (handle === null) throw new RuntimeError(`${path} is not a file (a folder, a named pipe or a device); move it out of the way`);
   try {
-    handle = await open(path, regularReadFlags(false));
-  } catch (error) {
-    throw refusedLink(error, path);
-  }
-  try {
-    if (!(await handle.stat()).isFile()) throw new RuntimeError(`${path} is not a file (a folder, a named pipe or a device); move it out of the way`);
     return await handle.readFile();
   } finally {
     await handle.close();
@@ -305,11 +300,20 @@ export function openRegularSync(path: string, options: { followLink?: boolean } 
  * refused (SymlinkRefusedError). Other failures (permissions) are thrown. The caller closes it.
  */
 export async function openDataFile(path: string): Promise<FileHandle | null> {
+  try {
+    return await openIfRegular(path);
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+}
+
+/** `path` opened for reading if it is a regular file, else null (closed); never through a link (refused), never waiting on a pipe. */
+async function openIfRegular(path: string): Promise<FileHandle | null> {
   let handle: FileHandle;
   try {
     handle = await open(path, regularReadFlags(false));
   } catch (error) {
-    if (isMissing(error)) return null;
     throw refusedLink(error, path);
   }
   try {
