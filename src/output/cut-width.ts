@@ -62,35 +62,31 @@ function* graphemesOf(text: string): Generator<string> {
     yield* text;
     return;
   }
+  // Cut at safe breaks: a run is one code point that joins nothing, or code points one of which may join.
   let run = '';
+  let runJoins = false;
   let lastJoins = false;
   for (const point of text) {
     const joins = JOINS_GRAPHEMES.test(point);
     if (run !== '' && !joins && !lastJoins) {
-      yield* runGraphemes(run);
+      yield* runJoins ? joinedGraphemes(run) : [run];
       run = '';
+      runJoins = false;
     }
     run += point;
+    runJoins ||= joins;
     lastJoins = joins;
   }
-  if (run !== '') yield* runGraphemes(run);
+  if (run !== '') yield* runJoins ? joinedGraphemes(run) : [run];
 }
 
 /**
- * A run cut at safe breaks: one code point that joins nothing, or code points one of which may join.
- * A short run's graphemes are kept: each Intl.Segmenter call costs microseconds, and a table meets
- * the same emoji sequences and accented letters row after row.
+ * The graphemes of a run where code points may join, as Intl.Segmenter says. A short run's are kept:
+ * each segmenting costs microseconds, and a table meets the same emoji sequences and accented letters
+ * row after row.
  */
-function runGraphemes(run: string): Iterable<string> {
-  if (!JOINS_GRAPHEMES.test(run)) return [run];
-  if (run.length > RUN_KEPT_MAX) return segmented(run);
-  let pieces = runs.get(run);
-  if (pieces === undefined) {
-    pieces = [...segmented(run)];
-    if (runs.size >= KEPT_MAX) runs.clear();
-    runs.set(run, pieces);
-  }
-  return pieces;
+function joinedGraphemes(run: string): Iterable<string> {
+  return run.length > RUN_KEPT_MAX ? segmented(run) : keptIn(runs, run, () => [...segmented(run)]);
 }
 
 // string-width segments and tests every string it is given (microseconds, even for one letter); a
@@ -100,14 +96,19 @@ const runs = new Map<string, readonly string[]>();
 const KEPT_MAX = 10_000;
 const RUN_KEPT_MAX = 64;
 
-function widthOfGrapheme(grapheme: string): number {
-  let width = widths.get(grapheme);
-  if (width === undefined) {
-    width = stringWidth(grapheme);
-    if (widths.size >= KEPT_MAX) widths.clear();
-    widths.set(grapheme, width);
+/** `kept[key]`, made by `make` the first time; a map grown to KEPT_MAX starts again empty. */
+function keptIn<T>(kept: Map<string, T>, key: string, make: () => T): T {
+  let value = kept.get(key);
+  if (value === undefined) {
+    value = make();
+    if (kept.size >= KEPT_MAX) kept.clear();
+    kept.set(key, value);
   }
-  return width;
+  return value;
+}
+
+function widthOfGrapheme(grapheme: string): number {
+  return keptIn(widths, grapheme, () => stringWidth(grapheme));
 }
 
 /** How many terminal columns `text` takes, as string-width says: the sum of its graphemes'. */
