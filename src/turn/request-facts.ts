@@ -106,10 +106,13 @@ export async function checkContext(settings: Settings, request: OllamaRequest, l
       const results = body.messages?.some((message) => message.role === 'tool') === true;
       largest = { estimate: grown, results, toolTokens: grown - estimatePromptTokens({ ...body, tools: [] }) };
       // The same rule as for the planned prompt: a small one does not cost a question.
-      if (window === null && early !== null && grown > SMALL_PROMPT_TOKENS) window = await untilAborted(early, signal);
-      if (window === null && !asked && grown > SMALL_PROMPT_TOKENS) {
-        asked = true;
-        window = await modelWindow(lookup, model, signal ? { ...options, signal } : options);
+      if (window === null && grown > SMALL_PROMPT_TOKENS) {
+        if (early !== null) {
+          window = await untilAborted(early, signal);
+        } else if (!asked) {
+          asked = true;
+          window = await modelWindow(lookup, model, signal ? { ...options, signal } : options);
+        }
       }
       const line = said ? null : warningBefore(window, grown, growthOf(largest, window));
       said ||= line !== null;
