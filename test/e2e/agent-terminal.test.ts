@@ -2,20 +2,14 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptRounds, startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { describe, expect, it } from 'vitest';
+import { scriptRounds } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { startInPty } from '../support/pty.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { screenRows } from '../support/screen.js';
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama({ models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile({ models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
 
 function root(): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'argo-agent-tty-')));

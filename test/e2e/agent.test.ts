@@ -3,11 +3,11 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { alive } from '../support/alive.js';
 import { defined } from '../support/defined.js';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama, FakeToolCall, RequestBody } from '../support/fake-ollama.js';
+import type { FakeToolCall, RequestBody } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
@@ -17,24 +17,18 @@ interface Round {
   calls?: FakeToolCall[];
 }
 
-let ollama: FakeOllama;
 let script: Round[] = [];
 let next = 0;
 let current: Round = {};
 
-beforeAll(async () => {
-  ollama = await startFakeOllama({
-    models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }],
-    // Called once per request, before toolCalls: it picks the round.
-    reply: () => {
-      current = script[Math.min(next++, script.length - 1)] ?? {};
-      return current.reply ?? '';
-    },
-    toolCalls: () => current.calls,
-  });
-});
-afterAll(async () => {
-  await ollama.close();
+const ollama = await fakeOllamaPerFile({
+  models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }],
+  // Called once per request, before toolCalls: it picks the round.
+  reply: () => {
+    current = script[Math.min(next++, script.length - 1)] ?? {};
+    return current.reply ?? '';
+  },
+  toolCalls: () => current.calls,
 });
 beforeEach(() => {
   ollama.setScenario(undefined);

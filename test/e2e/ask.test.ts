@@ -1,20 +1,15 @@
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BUSY_MESSAGE, startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama, RecordedRequest } from '../support/fake-ollama.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { BUSY_MESSAGE } from '../support/fake-ollama.js';
+import type { RecordedRequest } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
-let ollama: FakeOllama;
+const ollama = await fakeOllamaPerFile();
 const fastRetries = { retries: { attempts: 3, initialDelayMs: 20 } };
 
-beforeAll(async () => {
-  ollama = await startFakeOllama();
-});
-afterAll(async () => {
-  await ollama.close();
-});
 beforeEach(() => {
   ollama.setScenario(undefined);
   ollama.options.reply = undefined;

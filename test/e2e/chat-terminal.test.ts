@@ -3,22 +3,15 @@ import { chmodSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import stripAnsi from 'strip-ansi';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { startInPty } from '../support/pty.js';
 import type { PtySession } from '../support/pty.js';
 import { logLines, tempHome } from '../support/run-argo.js';
 import { screenRows } from '../support/screen.js';
 import { waitFor } from '../support/wait.js';
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama();
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile();
 beforeEach(() => {
   ollama.setScenario(undefined);
 });

@@ -4,20 +4,13 @@ import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
-let ollama: FakeOllama;
-
-beforeAll(async () => {
-  ollama = await startFakeOllama({ models: [{ name: 'argo:latest' }, { name: 'llama3:8b' }, { name: 'tiny', numCtx: 256 }] });
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile({ models: [{ name: 'argo:latest' }, { name: 'llama3:8b' }, { name: 'tiny', numCtx: 256 }] });
 beforeEach(() => {
   ollama.setScenario(undefined);
   ollama.options.reply = undefined;

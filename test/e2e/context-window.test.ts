@@ -3,14 +3,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama, FakeRound, RecordedRequest } from '../support/fake-ollama.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FakeRound, RecordedRequest } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { startServe } from '../support/run-serve.js';
 import { waitFor } from '../support/wait.js';
-
-let ollama: FakeOllama;
 
 /** An agent run's round 1 reads a file; once its result is in, the model answers: two requests per run. */
 function readThenAnswer(body: { messages?: { role: string }[]; tools?: unknown }): FakeRound | undefined {
@@ -19,12 +17,7 @@ function readThenAnswer(body: { messages?: { role: string }[]; tools?: unknown }
   return { toolCalls: [{ id: 'r1', function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
 }
 
-beforeAll(async () => {
-  ollama = await startFakeOllama({ rounds: (body) => readThenAnswer(body) });
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile({ rounds: (body) => readThenAnswer(body) });
 afterEach(() => {
   ollama.options.models = undefined;
   ollama.options.stallShow = undefined;

@@ -3,21 +3,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { doctor } from '../../src/cli/doctor.js';
 import type { Io } from '../../src/cli/io.js';
-import { CURRENT_VERSION, startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeModel, FakeOllama } from '../support/fake-ollama.js';
+import { CURRENT_VERSION } from '../support/fake-ollama.js';
+import type { FakeModel } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { runArgo, tempHome } from '../support/run-argo.js';
 import { at } from '../support/defined.js';
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama();
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile();
 afterEach(() => {
   ollama.options.models = undefined;
 });

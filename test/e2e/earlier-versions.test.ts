@@ -3,21 +3,14 @@
 // earlier versions").
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../../src/sessions/store.js';
 import { copyEarlierHome } from '../support/earlier-homes.js';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { logLines, runArgo } from '../support/run-argo.js';
 import { ssePayloads, startServe } from '../support/run-serve.js';
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama();
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile();
 
 const argo = (home: string, args: string[]) => runArgo(args, { home, host: ollama.url, env: { TZ: 'UTC' } });
 

@@ -7,8 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
 import type { ArgoResult, RunOptions } from '../support/run-argo.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
@@ -18,13 +17,7 @@ import { waitFor } from '../support/wait.js';
 const FULL = '/dev/full';
 const hasFull = existsSync(FULL);
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama();
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile();
 
 afterEach(() => {
   ollama.setScenario(undefined);

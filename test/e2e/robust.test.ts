@@ -2,22 +2,16 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../../src/sessions/store.js';
 import { makeEntry } from '../query/helpers.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
 import type { RunOptions } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama();
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile();
 
 const argo = (home: string, args: string[], extra: Partial<RunOptions> = {}) => runArgo(args, { home, host: ollama.url, env: { TZ: 'UTC' }, ...extra });
 const record = (home: string, name: string): SessionRecord => JSON.parse(readFileSync(join(home, 'sessions', `${name}.json`), 'utf8')) as SessionRecord;

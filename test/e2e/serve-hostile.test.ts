@@ -4,25 +4,22 @@ import { once } from 'node:events';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { logLines, tempHome } from '../support/run-argo.js';
 import { startServe } from '../support/run-serve.js';
 import { waitFor } from '../support/wait.js';
 import type { ServeProcess } from '../support/run-serve.js';
 
-let ollama: FakeOllama;
+const ollama = await fakeOllamaPerFile();
 let serve: ServeProcess;
 let home: string;
 
 beforeAll(async () => {
-  ollama = await startFakeOllama();
   home = tempHome();
   serve = await startServe({ home, host: ollama.url });
 });
 afterAll(async () => {
   await serve.stop();
-  await ollama.close();
 });
 
 /** A request with the headers a browser sends and fetch() will not (Host, Origin). */

@@ -4,9 +4,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama, FakeRound } from '../support/fake-ollama.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { FakeRound } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
 import { logLines, tempHome } from '../support/run-argo.js';
 import { ssePayloads, startServe } from '../support/run-serve.js';
@@ -40,15 +40,11 @@ function script(body: { messages?: Message[] }): FakeRound {
   return { toolCalls: [{ id: 'r1', function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
 }
 
-let ollama: FakeOllama;
+const ollama = await fakeOllamaPerFile({ models: [{ name: 'argo', capabilities: ['completion', 'tools'] }], rounds: (body) => script(body) });
 const servers: ServeProcess[] = [];
 
-beforeAll(async () => {
-  ollama = await startFakeOllama({ models: [{ name: 'argo', capabilities: ['completion', 'tools'] }], rounds: (body) => script(body) });
-});
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));
-  await ollama.close();
 });
 
 async function server(config: Record<string, unknown> = {}, args: string[] = []): Promise<{ serve: ServeProcess; home: string; root: string }> {

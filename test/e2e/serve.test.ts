@@ -8,8 +8,9 @@ import OpenAI from 'openai';
 import type { Stream } from 'openai/streaming';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CURRENT_VERSION, fakeLogprob, startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeLogprob, FakeOllama } from '../support/fake-ollama.js';
+import { CURRENT_VERSION, fakeLogprob } from '../support/fake-ollama.js';
+import type { FakeLogprob } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { defined } from '../support/defined.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { ssePayloads, startServe } from '../support/run-serve.js';
@@ -18,21 +19,19 @@ import { waitFor } from '../support/wait.js';
 
 // The server writes a turn's line just after the response ends; on a loaded machine that takes a while.
 
-let ollama: FakeOllama;
+const ollama = await fakeOllamaPerFile();
 let home: string;
 let serve: ServeProcess;
 let client: OpenAI;
 const config = { retries: { attempts: 2, initialDelayMs: 10 } };
 
 beforeAll(async () => {
-  ollama = await startFakeOllama();
   home = tempHome(config);
   serve = await startServe({ home, host: ollama.url });
   client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: 'unused', maxRetries: 0 });
 });
 afterAll(async () => {
   await serve.stop();
-  await ollama.close();
 });
 beforeEach(() => {
   ollama.setScenario(undefined);

@@ -3,21 +3,14 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../src/log/entry.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
 import { defined } from '../support/defined.js';
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama();
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile();
 
 const ENV = { TZ: 'UTC' };
 const argo = (home: string, args: string[]) => runArgo(args, { home, host: ollama.url, env: ENV });

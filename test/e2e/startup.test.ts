@@ -5,22 +5,13 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { describe, expect, it } from 'vitest';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { ARGO_BIN, scrubbedEnv, tempHome } from '../support/run-argo.js';
 
 const TRACE = fileURLToPath(new URL('../support/trace-loads.mjs', import.meta.url));
 
-let ollama: FakeOllama;
-
-beforeAll(async () => {
-  ollama = await startFakeOllama({ reply: 'ok', models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
-});
-
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile({ reply: 'ok', models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
 
 /** The module URLs `argo args…` loaded, Node's own modules (`node:readline`) among them. */
 async function urlsLoaded(args: string[], home = tempHome()): Promise<string[]> {

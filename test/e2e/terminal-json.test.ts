@@ -1,9 +1,9 @@
 // Request bodies and JSON on a terminal: logged prompts and answers keep no control a terminal
 // would obey (C1 such as U+009B CSI, bidi overrides), escaped as \uXXXX so the JSON is still equal;
 // piped, the same output is byte-exact.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { startInPty } from '../support/pty.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 
@@ -11,13 +11,7 @@ const HOSTILE = 'esc \u001b]0;PWN\u0007 csi \u009b2J bidi invoice\u202efdp.exe e
 const RAW = ['\u001b]0;PWN', '\u009b', '\u202e'];
 const obeyable = (output: string): string[] => RAW.filter((control) => output.includes(control));
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama({ reply: HOSTILE });
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile({ reply: HOSTILE });
 
 /** A home whose session "work" holds one turn answered with HOSTILE. */
 async function homeWithTurn(): Promise<string> {

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { describe, expect, it } from 'vitest';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { createServer } from 'node:net';
 import stringWidth from 'string-width';
 import { startInPty } from '../support/pty.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { screenRows } from '../support/screen.js';
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  // Every answer waits after its headers until the test releases it: the time before the first token.
-  ollama = await startFakeOllama({ scenario: { holdAfter: 0 } });
-});
-afterAll(async () => {
-  await ollama.close();
-});
+// Every answer waits after its headers until the test releases it: the time before the first token.
+const ollama = await fakeOllamaPerFile({ scenario: { holdAfter: 0 } });
 
 /** A port nothing listens on (it was free a moment ago): Ollama there cannot be reached. */
 async function closedPort(): Promise<number> {

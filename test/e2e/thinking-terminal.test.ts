@@ -4,9 +4,9 @@
 import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { scriptRounds, startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { scriptRounds } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { startInPty, startProgramInPty } from '../support/pty.js';
 import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { screenRows } from '../support/screen.js';
@@ -14,13 +14,7 @@ import { screenRows } from '../support/screen.js';
 const COLUMNS = 100;
 const REASONING = 'Pondering deeply.';
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama({ models: [{ name: 'qwen3:latest', capabilities: ['completion', 'tools', 'thinking'] }], thinking: REASONING });
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile({ models: [{ name: 'qwen3:latest', capabilities: ['completion', 'tools', 'thinking'] }], thinking: REASONING });
 beforeEach(() => {
   ollama.setScenario(undefined);
   ollama.options.thinking = REASONING;

@@ -4,23 +4,15 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { processStartTime } from '../../src/log/unfinished.js';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import type { ArgoResult } from '../support/run-argo.js';
 import { startServe } from '../support/run-serve.js';
 import { waitFor } from '../support/wait.js';
 
-let ollama: FakeOllama;
-
-beforeAll(async () => {
-  ollama = await startFakeOllama({ reply: 'a long answer that never ends', models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile({ reply: 'a long answer that never ends', models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
 beforeEach(() => {
   ollama.setScenario(undefined);
   ollama.requests.length = 0;

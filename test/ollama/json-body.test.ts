@@ -1,18 +1,11 @@
 // Item 15: a streamed reply labelled application/json (a proxy, a misconfigured server) is checked
 // line by line like NDJSON; a whole answer (stream: false) is still read as one JSON value.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { OllamaTransport } from '../../src/ollama/transport.js';
 import type { OllamaRequest } from '../../src/replay/prompt.js';
-import { startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama({ tokens: ['a', 'b', 'c', 'd'] });
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile({ tokens: ['a', 'b', 'c', 'd'] });
 
 /** The real server's answer, with its content type replaced by application/json. */
 const relabelled: typeof fetch = async (input, init) => {

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OllamaTransport } from '../../src/ollama/transport.js';
 import type { TransportRequest } from '../../src/ollama/transport.js';
-import { scriptRounds, startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { scriptRounds } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama({ models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile({ models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
 
 const TOOLS = [{ type: 'function' as const, function: { name: 'read_file', description: 'read', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
 

@@ -5,7 +5,7 @@ import { SERVER_HINTS } from '../../src/ollama/fix-hints.js';
 import { KeptAnswers, OllamaTransport } from '../../src/ollama/transport.js';
 import type { AgentChatBody, TransportOptions, TransportRequest } from '../../src/ollama/transport.js';
 import type { OllamaVersion } from '../../src/ollama/versions.js';
-import { fakeOllamaPerTest } from '../support/fake-ollama-per-test.js';
+import { fakeOllamaPerTest } from '../support/fake-ollama-hooks.js';
 import type { FakeOllama } from '../support/fake-ollama.js';
 
 const start = fakeOllamaPerTest();

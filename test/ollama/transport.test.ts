@@ -1,18 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
 import { OllamaTransport, logprobsOf, retryAfterSeconds } from '../../src/ollama/transport.js';
 import type { TransportRequest } from '../../src/ollama/transport.js';
 import type { OllamaRequest } from '../../src/replay/prompt.js';
-import { fakeLogprob, startFakeOllama } from '../support/fake-ollama.js';
-import type { FakeOllama } from '../support/fake-ollama.js';
+import { fakeLogprob } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 
-let ollama: FakeOllama;
-beforeAll(async () => {
-  ollama = await startFakeOllama({ tokens: ['a', 'b', 'c', 'd'] });
-});
-afterAll(async () => {
-  await ollama.close();
-});
+const ollama = await fakeOllamaPerFile({ tokens: ['a', 'b', 'c', 'd'] });
 afterEach(() => {
   ollama.setScenario(undefined);
   ollama.requests.length = 0;

@@ -4,7 +4,7 @@ import { Ollama } from 'ollama';
 import { describe, expect, it } from 'vitest';
 import { at, defined } from './defined.js';
 import { DEFAULT_NUM_CTX, estimatePromptTokens } from './fake-ollama.js';
-import { fakeOllamaPerTest } from './fake-ollama-per-test.js';
+import { fakeOllamaPerTest } from './fake-ollama-hooks.js';
 import type { FakeOllama, FakeToolCall } from './fake-ollama.js';
 
 type Json = Record<string, unknown>;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { CURRENT_VERSION, profileOf } from './fake-ollama.js';
 import type { FakeOllama, FakeOllamaOptions } from './fake-ollama.js';
-import { fakeOllamaPerTest } from './fake-ollama-per-test.js';
+import { fakeOllamaPerTest } from './fake-ollama-hooks.js';
 
 type Json = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Ollama } from 'ollama';
 import { describe, expect, it } from 'vitest';
 import { BUSY_MESSAGE, CURRENT_VERSION, RUNNER_ERROR_MESSAGE, fakeLogprob, fakeLogprobValue, splitTokens, startFakeOllama } from './fake-ollama.js';
-import { fakeOllamaPerTest } from './fake-ollama-per-test.js';
+import { fakeOllamaPerTest } from './fake-ollama-hooks.js';
 import type { FakeOllama } from './fake-ollama.js';
 import { at, defined } from './defined.js';
 
