@@ -5,6 +5,7 @@
 // time of one `planTurn` (style, classify, reason, prompt) on the prompt with replay `last:5`.
 import { planTurn } from '../../src/replay/plan.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
+import { makePlanInput } from '../support/plan-input.js';
 import type { Row } from './report.js';
 import { summarize } from './stats.js';
 import type { Summary } from './stats.js';
@@ -38,17 +39,7 @@ export const REFERENCE_PROMPT = fill('How do I read a file line by line in TypeS
 /** CPU time (user + system) of one planning: on a busy machine it moves far less than wall time. */
 function planOnce(input: string): number {
   const started = process.cpuUsage();
-  planTurn({
-    input,
-    spec: { kind: 'last', count: 5 },
-    history: [],
-    policy: DEFAULT_REPLAY_POLICY,
-    style: DEFAULT_STYLE_POLICY,
-    mode: null,
-    persona: 'neutral',
-    verbosity: 'auto',
-    request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
-  });
+  planTurn(makePlanInput({ input, spec: { kind: 'last', count: 5 } }));
   const used = process.cpuUsage(started);
   return (used.user + used.system) / 1000;
 }

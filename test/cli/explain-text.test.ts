@@ -6,11 +6,11 @@ import { writeExplainText } from '../../src/cli/ask.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { MODEL_SOURCE_WORDS } from '../../src/output/turn-notes.js';
 import { planTurn } from '../../src/replay/plan.js';
-import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
 import type { HistoryTurn, ReplaySpec } from '../../src/replay/types.js';
 import { checkContext, requestSha256 } from '../../src/turn/request-facts.js';
 import type { ContextCheck } from '../../src/turn/request-facts.js';
 import type { PreparedTurn } from '../../src/turn/turn.js';
+import { makePlanInput } from '../support/plan-input.js';
 
 const WINDOW_SOURCES = { flag: 'from --num-ctx or -o num_ctx', config: 'from config.json', model: "the model's num_ctx", default: "Ollama's default", loaded: 'as Ollama loaded the model' } as const;
 
@@ -56,17 +56,13 @@ function history(count: number): HistoryTurn[] {
 
 async function explained(spec: ReplaySpec, turns: number, numCtx?: number): Promise<{ writes: string[]; oracle: string }> {
   const settings = loadSettings({ home: mkdtempSync(join(tmpdir(), 'argo-explain-')), session: 'big' }, {});
-  const plan = planTurn({
+  const plan = planTurn(makePlanInput({
     input: 'what changed in the parser',
     spec,
     history: history(turns),
-    policy: DEFAULT_REPLAY_POLICY,
-    style: DEFAULT_STYLE_POLICY,
-    mode: null,
-    persona: 'neutral',
     verbosity: 'short',
     request: { endpoint: 'chat', model: 'argo', stream: true, options: numCtx === undefined ? {} : { num_ctx: numCtx } },
-  });
+  }));
   const prepared: PreparedTurn = { session: null, model: 'argo', modelSource: 'default', plan };
   const context = await checkContext(settings, plan.request, undefined, { always: true });
   const writes: string[] = [];

@@ -7,7 +7,7 @@ import type { PlanInput } from '../../src/replay/plan.js';
 import { recordTurn } from '../../src/sessions/record-turn.js';
 import { classifyEntry, rulesFingerprint } from '../../src/replay/classify.js';
 import { LOAD_BATCH, planTurn } from '../../src/replay/plan.js';
-import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
+import { DEFAULT_REPLAY_POLICY } from '../../src/replay/policy.js';
 import type { ReplayPolicy } from '../../src/replay/policy.js';
 import type { HistoryTurn, ReplaySpec } from '../../src/replay/types.js';
 import { indexPath, openSession, readSession } from '../../src/sessions/store.js';
@@ -16,6 +16,7 @@ import { readIndex } from '../../src/sessions/turn-index.js';
 import { makeEntry, tempData } from './helpers.js';
 import type { Home } from './helpers.js';
 import { defined } from '../support/defined.js';
+import { makePlanInput } from '../support/plan-input.js';
 
 const RULES = DEFAULT_REPLAY_POLICY.classify;
 const TURNS = 300;
@@ -40,17 +41,7 @@ async function longSession(): Promise<Home & { session: SessionRecord }> {
 }
 
 function inputFor(policy: ReplayPolicy, spec: ReplaySpec) {
-  return (history: HistoryTurn[]): PlanInput => ({
-    input: 'Add a rollback step',
-    spec,
-    history,
-    policy,
-    style: DEFAULT_STYLE_POLICY,
-    mode: null,
-    persona: 'neutral',
-    verbosity: 'auto',
-    request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
-  });
+  return (history: HistoryTurn[]): PlanInput => makePlanInput({ input: 'Add a rollback step', spec, history, policy });
 }
 
 const planFor = (policy: ReplayPolicy, spec: ReplaySpec) => (history: HistoryTurn[]) => planTurn(inputFor(policy, spec)(history));

@@ -2,8 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { planTurn } from '../../src/replay/plan.js';
 import { containsPhrase, firstWord, normaliseWords } from '../../src/replay/phrases.js';
-import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
 import { ADVERSARIAL_PROMPTS, ADVERSARIAL_PROMPT_BYTES } from '../bench/phrase-rules.js';
+import { makePlanInput } from '../support/plan-input.js';
 
 describe('normaliseWords', () => {
   it.each([
@@ -111,17 +111,7 @@ describe(`the replay rules on ${ADVERSARIAL_PROMPT_BYTES / 1024} KB adversarial 
   // still far below the seconds to minutes a backtracking matcher takes on the same prompts.
   it.each(Object.entries(ADVERSARIAL_PROMPTS))('%s: under a second', (_name, input) => {
     const started = performance.now();
-    const plan = planTurn({
-      input,
-      spec: { kind: 'last', count: 5 },
-      history: [],
-      policy: DEFAULT_REPLAY_POLICY,
-      style: DEFAULT_STYLE_POLICY,
-      mode: null,
-      persona: 'neutral',
-      verbosity: 'auto',
-      request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
-    });
+    const plan = planTurn(makePlanInput({ input, spec: { kind: 'last', count: 5 } }));
     expect(performance.now() - started).toBeLessThan(1000);
     expect(plan.verbosity).toBe('long');
   });

@@ -7,10 +7,11 @@ import { applyBudget, codePoints, elideMiddle, RENDER_OVERHEAD, renderTurn, turn
 import type { CandidateTurn } from '../../src/replay/filter.js';
 import { planTurn, selectHistory, textsNeeded } from '../../src/replay/plan.js';
 import type { PlanInput, ReplayPlan } from '../../src/replay/plan.js';
-import { checkReplayPolicy, DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, MIN_BUDGET } from '../../src/replay/policy.js';
+import { checkReplayPolicy, DEFAULT_REPLAY_POLICY, MIN_BUDGET } from '../../src/replay/policy.js';
 import type { ReplayPolicy } from '../../src/replay/policy.js';
 import { ENTRY_TYPES, REPLAY_REASONS } from '../../src/replay/types.js';
 import type { HistoryTurn, ReplaySpec } from '../../src/replay/types.js';
+import { makePlanInput } from '../support/plan-input.js';
 import { hostileText, runs, wellFormed } from '../support/property.js';
 
 /** Prompts of every type (the classifier's words), and anything. */
@@ -54,15 +55,13 @@ const planInput: fc.Arbitrary<PlanInput> = fc
     policy,
     endpoint: fc.constantFrom('chat' as const, 'generate' as const),
   })
-  .map(({ reason, endpoint, ...rest }) => ({
-    ...rest,
-    ...(reason === undefined ? {} : { reason }),
-    style: DEFAULT_STYLE_POLICY,
-    mode: null,
-    persona: 'neutral',
-    verbosity: 'auto' as const,
-    request: { endpoint, model: 'argo', stream: true, options: {} },
-  }));
+  .map(({ reason, endpoint, ...rest }) =>
+    makePlanInput({
+      ...rest,
+      ...(reason === undefined ? {} : { reason }),
+      request: { endpoint, model: 'argo', stream: true, options: {} },
+    }),
+  );
 
 /** The replayed turns as the request carries them: [prompt, response] pairs. */
 function sentTurns(plan: ReplayPlan, input: string): [string, string][] {

@@ -7,6 +7,8 @@ import { checkReplayPolicy, DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyE
 import type { ReplayPolicy } from '../../src/replay/policy.js';
 import type { HistoryTurn, ReplayPolicyLog, ReplaySpec, TurnDecision, TurnText } from '../../src/replay/types.js';
 import { at } from '../support/defined.js';
+import { makePlanInput } from '../support/plan-input.js';
+import type { PlanInputFields } from '../support/plan-input.js';
 
 type EagerTurn = { id: string } & TurnText;
 
@@ -18,20 +20,13 @@ function turn(id: string, prompt: string, response = `Answer ${id}.`): EagerTurn
   return { id, prompt, response };
 }
 
-function defaults(): Omit<PlanInput, 'input' | 'spec'> {
-  return {
-    history: [],
-    policy: DEFAULT_REPLAY_POLICY,
-    style: DEFAULT_STYLE_POLICY,
-    mode: null,
-    persona: 'neutral',
-    verbosity: 'short',
-    request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
-  };
+/** Short answers here, unless a test asks for another verbosity. */
+function shortInput(fields: PlanInputFields): PlanInput {
+  return makePlanInput({ verbosity: 'short', ...fields });
 }
 
-function plan(input: Partial<PlanInput> & Pick<PlanInput, 'input' | 'spec'>): ReplayPlan {
-  return planTurn({ ...defaults(), ...input });
+function plan(fields: PlanInputFields): ReplayPlan {
+  return planTurn(shortInput(fields));
 }
 
 function withBudget(budget: number): ReplayPolicy {
@@ -565,7 +560,7 @@ describe('textsNeeded: the plan reads only the words it needs', () => {
     const reads: string[] = [];
     let turns = unread(withTypes);
     for (;;) {
-      const input = { ...defaults(), input: 'Add a rollback', spec, history: turns };
+      const input = shortInput({ input: 'Add a rollback', spec, history: turns });
       const needed = textsNeeded(input);
       if (needed.length === 0) return { result: planTurn(input), reads };
       reads.push(...needed);
@@ -600,8 +595,8 @@ describe('textsNeeded: the plan reads only the words it needs', () => {
   });
 
   it('asks for nothing without replay, and planTurn refuses words it was not given', () => {
-    expect(textsNeeded({ ...defaults(), input: 'x', spec: { kind: 'none' }, history: unread(false) })).toEqual([]);
-    expect(() => planTurn({ ...defaults(), input: 'x', spec: { kind: 'session' }, history: unread(true) })).toThrow(/were needed but not read/);
+    expect(textsNeeded(shortInput({ input: 'x', spec: { kind: 'none' }, history: unread(false) }))).toEqual([]);
+    expect(() => planTurn(shortInput({ input: 'x', spec: { kind: 'session' }, history: unread(true) }))).toThrow(/were needed but not read/);
   });
 
   it('a given entry_type is used as is', () => {

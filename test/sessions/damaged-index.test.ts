@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { errnoOf } from '../../src/log/fs.js';
 import type { DataPaths } from '../../src/log/writer.js';
 import type { PlanInput } from '../../src/replay/plan.js';
-import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY } from '../../src/replay/policy.js';
+import { DEFAULT_REPLAY_POLICY } from '../../src/replay/policy.js';
 import type { HistoryTurn, ReplaySpec } from '../../src/replay/types.js';
 import { indexPath } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
@@ -19,6 +19,7 @@ import type { TurnPick } from '../../src/sessions/turns.js';
 import { planWithHistory } from '../../src/turn/turn.js';
 import { recordTurns, tempData } from '../query/helpers.js';
 import type { Home } from '../query/helpers.js';
+import { makePlanInput } from '../support/plan-input.js';
 
 const DAY = '2025-01-02.log';
 /** A day no turn was written to, where a damage puts something that is not a day's log. */
@@ -134,17 +135,7 @@ async function readings(data: Home & { work: SessionRecord }): Promise<Record<st
 }
 
 function planInput(spec: ReplaySpec): (history: HistoryTurn[]) => PlanInput {
-  return (history) => ({
-    input: 'Explain more',
-    spec,
-    history,
-    policy: DEFAULT_REPLAY_POLICY,
-    style: DEFAULT_STYLE_POLICY,
-    mode: null,
-    persona: 'neutral',
-    verbosity: 'auto',
-    request: { endpoint: 'chat', model: 'argo', stream: true, options: {} },
-  });
+  return (history) => makePlanInput({ input: 'Explain more', spec, history });
 }
 
 describe('a damaged session index', () => {
