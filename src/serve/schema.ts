@@ -1,6 +1,7 @@
 // The request bodies the server accepts, as zod schemas: unknown fields are dropped (zod's default),
 // a wrong type is a 400 naming the field.
 import * as z from 'zod';
+import { codePoints } from '../replay/budget.js';
 import { MIN_BUDGET } from '../replay/policy.js';
 import { REPLAY_REASONS, VERBOSITIES } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec, Verbosity } from '../replay/types.js';
@@ -130,10 +131,23 @@ const replaySpec = z.string().transform((value, context): ReplaySpec => {
   return z.NEVER;
 });
 
+/**
+ * A persona, mode or toolset name, in characters: each is a key of config.json, and one a client
+ * sends goes no further than this 400, not into an error quoting it or a log line.
+ */
+export const MAX_NAME_LENGTH = 200;
+const NAME_RULE = `use at most ${MAX_NAME_LENGTH} characters (the length of a name in config.json)`;
+
+/** A string of at most `max` characters (code points: an emoji is one). */
+function stringOfAtMost(max: number, message: string): z.ZodString {
+  return z.string().refine((text) => codePoints(text) <= max, message);
+}
+
 /** A comma list ("fs,edit") or an array of names. */
 const toolsets = z
   .union([z.string(), z.array(z.string())])
-  .transform((value) => (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim()).filter((name) => name !== ''));
+  .transform((value) => (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim()).filter((name) => name !== ''))
+  .refine((names) => names.every((name) => codePoints(name) <= MAX_NAME_LENGTH), `use names of at most ${MAX_NAME_LENGTH} characters each (the length of a name in config.json)`);
 
 const BUDGET_RULE = `use a whole number of characters, at least ${MIN_BUDGET}`;
 
@@ -143,9 +157,9 @@ const argoFields = z.object({
   reason: z.enum(REPLAY_REASONS).optional(),
   // Said as the CLI's --budget says it.
   budget: z.number(BUDGET_RULE).int(BUDGET_RULE).min(MIN_BUDGET, BUDGET_RULE).optional(),
-  persona: z.string().min(1).optional(),
+  persona: stringOfAtMost(MAX_NAME_LENGTH, NAME_RULE).min(1).optional(),
   verbosity: z.enum(VERBOSITIES).optional(),
-  mode: z.string().min(1).optional(),
+  mode: stringOfAtMost(MAX_NAME_LENGTH, NAME_RULE).min(1).optional(),
   tools: toolsets.optional(),
 });
 
@@ -292,7 +306,7 @@ export function parseChatRequest(json: unknown, headers: Headers): ChatRequest {
 export const MAX_TITLE_LENGTH = 200;
 
 const sessionPatch = z.object({
-  title: z.string().refine((title) => Array.from(title).length <= MAX_TITLE_LENGTH, `use at most ${MAX_TITLE_LENGTH} characters`),
+  title: stringOfAtMost(MAX_TITLE_LENGTH, `use at most ${MAX_TITLE_LENGTH} characters`),
 });
 
 /** PATCH /api/sessions/:name. */

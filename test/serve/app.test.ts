@@ -429,6 +429,24 @@ describe('sessions routes', () => {
     }
     expect(t.runner.inputs).toHaveLength(inputs);
   });
+
+  it('an Argo persona, mode or tool name over 200 characters is a 400 naming the field and the limit; nothing is run', async () => {
+    const inputs = t.runner.inputs.length;
+    const rule = 'use at most 200 characters (the length of a name in config.json)';
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ persona: 'p'.repeat(201) }, 'argo.persona', `invalid "argo.persona": ${rule}`],
+      [{ mode: 'm'.repeat(20_000) }, 'argo.mode', `invalid "argo.mode": ${rule}`],
+      [{ tools: ['fs', 't'.repeat(201)] }, 'argo.tools', 'invalid "argo.tools": use names of at most 200 characters each (the length of a name in config.json)'],
+    ];
+    for (const path of ['/v1/chat/completions', '/api/jobs']) {
+      for (const [argo, param, message] of cases) {
+        const refused = await post(path, { ...ask('hi'), argo });
+        expect(refused.status).toBe(400);
+        expect(await refused.json()).toEqual({ error: { message, type: 'invalid_request_error', param, code: 'invalid_value' } });
+      }
+    }
+    expect(t.runner.inputs).toHaveLength(inputs);
+  });
 });
 
 describe('per-session order', () => {

@@ -187,6 +187,38 @@ describe('chat request: wrong types are 400 naming the field', () => {
   });
 });
 
+describe('chat request: Argo names are capped at 200 characters', () => {
+  const rule = 'use at most 200 characters (the length of a name in config.json)';
+  const toolsRule = 'use names of at most 200 characters each (the length of a name in config.json)';
+  it.each([
+    [{}, { persona: 'p'.repeat(200) }, null],
+    [{}, { persona: 'p'.repeat(201) }, ['argo.persona', `invalid "argo.persona": ${rule}`]],
+    // Characters, not UTF-16 units: an emoji is one.
+    [{}, { persona: '😀'.repeat(200) }, null],
+    [{}, { persona: '😀'.repeat(201) }, ['argo.persona', `invalid "argo.persona": ${rule}`]],
+    [{}, { mode: 'm'.repeat(200) }, null],
+    [{}, { mode: 'm'.repeat(5_000_000) }, ['argo.mode', `invalid "argo.mode": ${rule}`]],
+    [{ 'x-argo-mode': 'm'.repeat(201) }, {}, ['X-Argo-Mode', `invalid header "X-Argo-Mode": ${rule}`]],
+    [{ 'x-argo-persona': 'p'.repeat(201) }, {}, ['X-Argo-Persona', `invalid header "X-Argo-Persona": ${rule}`]],
+    [{}, { tools: ['fs', 't'.repeat(200)] }, null],
+    [{}, { tools: ['fs', 't'.repeat(201)] }, ['argo.tools', `invalid "argo.tools": ${toolsRule}`]],
+    [{}, { tools: `fs,${'t'.repeat(201)}` }, ['argo.tools', `invalid "argo.tools": ${toolsRule}`]],
+    // Spaces around a name are not part of it.
+    [{}, { tools: ` ${'t'.repeat(200)} ,fs` }, null],
+    [{ 'x-argo-tools': `fs,${'t'.repeat(201)}` }, {}, ['X-Argo-Tools', `invalid header "X-Argo-Tools": ${toolsRule}`]],
+    // The session name has its own rule, 1-64 characters.
+    [{}, { session: 's'.repeat(65) }, ['argo.session', 'invalid "argo.session": use 1-64 letters, digits, dots, dashes or underscores (not only dots)']],
+    // A replay spec is one of three shapes, whatever its length: nothing of it is quoted back.
+    [{}, { replay: `last:${'9'.repeat(100_000)}` }, ['argo.replay', 'invalid "argo.replay": use none, session, or last:N with N a whole number of 1 or more']],
+  ])('headers %# %j: taken, or a 400 naming the field and the limit', (headers, argo, refused) => {
+    if (refused === null) {
+      expect(parseChatRequest({ ...base, argo }, new Headers(headers)).argo).not.toBeNull();
+      return;
+    }
+    expect(refusal({ ...base, argo }, headers)).toEqual({ param: refused[0], message: refused[1] });
+  });
+});
+
 describe('chat request: what is accepted', () => {
   it('ignores unknown fields and is plain mode without Argo fields', () => {
     const request = parseChatRequest({ ...base, logit_bias: {}, n: 1 }, new Headers());
