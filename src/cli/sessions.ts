@@ -67,10 +67,14 @@ export function registerSessions(program: Command, io: Io): void {
     .argument('<new>', 'new name')
     .option('--home <dir>', 'data directory')
     .action(async (from: string, to: string, _flags: object, command: Command) => {
-      const dir = settingsOf(command).paths.sessions;
+      const settings = settingsOf(command);
+      const dir = settings.paths.sessions;
       // A session an earlier version named with a leading dot is renamed from that name.
       if (!isEarlierSessionName(from)) checkSessionName(from, 'sessions rename');
       checkSessionName(to, 'sessions rename');
+      // A turn an earlier argo left unfinished is logged first, under the name it was asked in: a
+      // session whose only turn it is then exists to be renamed.
+      await recoverUnfinishedTurns(settings, io);
       const record = await requireSession(dir, from, 'sessions rename');
       if (from === to) {
         io.stdout.write(`session "${from}" already has that name; nothing renamed\n`);
@@ -101,6 +105,8 @@ export function registerSessions(program: Command, io: Io): void {
       const from = parseForkSource(source);
       checkSessionName(from.name, 'sessions fork');
       checkSessionName(name, 'sessions fork');
+      // A turn an earlier argo left unfinished is logged first: the fork inherits it, and NAME@ID finds it.
+      await recoverUnfinishedTurns(settings, io);
       const parent = await requireSession(settings.paths.sessions, from.name, 'sessions fork');
       const { record, inherited } = await forkSession(settings.paths, parent, from.turn, name, format(io.now(), TIMESTAMP_PATTERN));
       io.stdout.write(`forked "${parent.name}" at turn ${record.parent?.turn_id} into "${name}" (${plural(inherited, 'turn')} inherited)\n`);

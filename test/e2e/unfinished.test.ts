@@ -108,7 +108,7 @@ describe('argo logs check', () => {
   });
 });
 
-describe('the commands that delete or rebuild history log unfinished turns first', () => {
+describe('the commands that delete, rebuild, rename or fork history log unfinished turns first', () => {
   /** work and play, one turn each, and a turn of play whose argo was killed before logging it. */
   async function withLostTurn(): Promise<string> {
     const home = tempHome();
@@ -143,6 +143,50 @@ describe('the commands that delete or rebuild history log unfinished turns first
     const index = readFileSync(join(home, 'sessions', 'play.idx'), 'utf8').trimEnd().split('\n');
     expect(index.map((line) => (JSON.parse(line) as { status: string }).status)).toEqual(['ok', 'interrupted']);
     expect(await argo(['logs', '--json'], home)).toMatchObject({ code: 0, stderr: '' });
+    expect(lost(home)).toHaveLength(1);
+  });
+
+  /** The session's turns as `argo sessions show NAME --json` prints them: prompt and status. */
+  async function shownTurns(home: string, name: string): Promise<[string, string][]> {
+    const shown = await argo(['sessions', 'show', name, '--json'], home);
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    return (JSON.parse(shown.stdout) as { turns: { user_prompt: string; status: string }[] }).turns.map((turn) => [turn.user_prompt, turn.status]);
+  }
+  const lostId = (home: string): string => (journal(home)[0] ?? '').replace(/\.json$/, '');
+
+  it('sessions rename logs it first, under the session it was asked in: the renamed session holds it', async () => {
+    const home = await withLostTurn();
+    const renamed = await argo(['sessions', 'rename', 'play', 'games'], home);
+    expect(renamed).toMatchObject({ code: 0, stderr: NOTE, stdout: 'renamed session "play" to "games"\n' });
+    expect(journal(home)).toEqual([]);
+    expect(await shownTurns(home, 'games')).toEqual([
+      ['a question at play', 'ok'],
+      ['the lost question', 'interrupted'],
+    ]);
+    expect(lost(home)).toHaveLength(1);
+  });
+
+  it("sessions rename finds a session whose only turn was lost: logging it made the session", async () => {
+    const home = tempHome();
+    await killedMidAnswer(['-s', 'fresh', 'the lost question'], home);
+    const renamed = await argo(['sessions', 'rename', 'fresh', 'kept'], home);
+    expect(renamed).toMatchObject({ code: 0, stderr: NOTE, stdout: 'renamed session "fresh" to "kept"\n' });
+    expect(await shownTurns(home, 'kept')).toEqual([['the lost question', 'interrupted']]);
+  });
+
+  it.each<[string, (id: string) => string]>([
+    ['at its newest turn', () => 'play'],
+    ['at the lost turn by id', (id) => `play@${id}`],
+  ])('sessions fork logs it first, and the fork inherits it (%s)', async (_case, source) => {
+    const home = await withLostTurn();
+    const id = lostId(home);
+    const forked = await argo(['sessions', 'fork', source(id), 'copy'], home);
+    expect(forked).toMatchObject({ code: 0, stderr: NOTE, stdout: `forked "play" at turn ${id} into "copy" (2 turns inherited)\n` });
+    expect(journal(home)).toEqual([]);
+    expect(await shownTurns(home, 'copy')).toEqual([
+      ['a question at play', 'ok'],
+      ['the lost question', 'interrupted'],
+    ]);
     expect(lost(home)).toHaveLength(1);
   });
 
