@@ -124,7 +124,7 @@ export function registerSessions(program: Command, io: Io): void {
       await recoverUnfinishedTurns(settings, io);
       if (name !== undefined) {
         const record = await requireSession(settings.paths.sessions, name, 'sessions reindex');
-        const lines = await rebuildIndex(settings.paths, record, settings.replay.classify);
+        const lines = await rebuildIndex(settings.paths, record, settings.replay.classify, undefined, 'replace');
         io.stdout.write(`reindexed session "${name}": ${plural(lines.length, 'turn')}\n`);
         return;
       }

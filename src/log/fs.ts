@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { closeSync, fstatSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { chmod, link, lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,6 +136,31 @@ export async function removeFile(path: string): Promise<void> {
     await unlink(path);
   } catch (error) {
     if (!isMissing(error)) throw error;
+  }
+}
+
+/** Whether a folder, not a link to one, is at `path`. */
+export async function holdsFolder(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes `path` if it is an empty folder. 'holds-files' when it is a folder with something in it
+ * (left as it is: not Argo's to delete); 'left' when it is missing or not a folder (a link to one included).
+ */
+export async function removeEmptyFolder(path: string): Promise<'removed' | 'holds-files' | 'left'> {
+  try {
+    await rmdir(path);
+    return 'removed';
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') return 'holds-files';
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'left';
+    throw error;
   }
 }
 

@@ -216,7 +216,7 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
       for (const level of lineage) own.set(level.id, (await spools.get(level.id)?.lines()) ?? []);
       const lines = composeHistory(lineage, (id) => own.get(id) ?? [], forkPoints[position]?.places);
       // What is right already is left as it is: a healthy home's reindex writes nothing.
-      await writeIndexIfChanged(paths.sessions, record.name, lines);
+      await writeIndexIfChanged(paths.sessions, record.name, lines, 'replace');
       const count = own.get(record.id)?.length ?? 0;
       turns += count;
       const updated = withLastTurn({ ...record, turns: count }, lines[lines.length - 1]?.id);

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
-import { SymlinkRefusedError, createFileExclusive, errnoOf, isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
+import { SymlinkRefusedError, createFileExclusive, errnoOf, isMissing, readDataText, removeEmptyFolder, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
 import { indexPath, isEarlierSessionName, isSessionName, recordPath } from './names.js';
 
@@ -271,9 +271,15 @@ export async function createSession(dir: string, record: SessionRecord): Promise
   return createFileExclusive(recordPath(dir, record.name), encodeRecord(record));
 }
 
-/** Removes the record and its index (either may already be gone). */
+/** Removes the record and its index (either may already be gone; a folder with files in it where the index goes is left). */
 export async function deleteSession(dir: string, name: string): Promise<void> {
-  await rm(indexPath(dir, name), { force: true });
+  try {
+    await rm(indexPath(dir, name), { force: true });
+  } catch (error) {
+    // rm without recursive refuses a folder: an empty one goes, one with files in it is the user's.
+    if (errnoOf(error) !== 'ERR_FS_EISDIR') throw error;
+    await removeEmptyFolder(indexPath(dir, name));
+  }
   await rm(recordPath(dir, name), { force: true });
 }
 

@@ -1,7 +1,8 @@
 import { closeSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isLogFileName } from '../log/files.js';
-import { appendPrivate, holdsExactly, openDataFile, openRegularSync, writeFileAtomic } from '../log/fs.js';
+import { RuntimeError } from '../errors.js';
+import { appendPrivate, errnoOf, holdsExactly, holdsFolder, openDataFile, openRegularSync, removeEmptyFolder, writeFileAtomic } from '../log/fs.js';
 import { TURN_STATUSES, parseEntry } from '../log/entry.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { readLinesBackward } from '../log/lines.js';
@@ -36,11 +37,26 @@ export function indexLine(
   return { id, file: basename(file), offset, length, status, type, ...(rules !== undefined ? { rules } : {}) };
 }
 
-/** Appends a line (or several, in one write) to the session's index; a symlink at the index's path is refused. */
+/**
+ * Appends a line (or several, in one write) to the session's index; a symlink at the index's path is
+ * refused. A folder there takes nothing: it is a stale hint every reader reads around (IndexFolder).
+ */
 export async function appendIndex(dir: string, session: string, line: IndexLine | readonly IndexLine[]): Promise<void> {
   const lines = Array.isArray(line) ? line : [line];
-  await appendPrivate(indexPath(dir, session), lines.map((one) => `${JSON.stringify(one)}\n`).join(''));
+  try {
+    await appendPrivate(indexPath(dir, session), lines.map((one) => `${JSON.stringify(one)}\n`).join(''));
+  } catch (error) {
+    if (errnoOf(error) !== 'EISDIR') throw error;
+  }
 }
+
+/**
+ * What a write of the index does with a folder where the index goes (made by hand, or by a restore):
+ * 'keep' leaves it, and the session's history is read from the log around it, as for a missing
+ * index; 'replace' (argo sessions reindex) removes it when it is empty, and refuses, naming it, when
+ * it holds files, which are not Argo's to delete.
+ */
+export type IndexFolder = 'keep' | 'replace';
 
 /**
  * The index, or null when it is missing or damaged (the caller rebuilds it from the log): anything
@@ -93,9 +109,9 @@ export async function readIndexTail(dir: string, session: string, enough: (newes
   return lines.reverse();
 }
 
-/** Replaces the index in one rename, so readers never see half a file. */
-export async function writeIndex(dir: string, session: string, lines: readonly IndexLine[]): Promise<void> {
-  await writeFileAtomic(indexPath(dir, session), indexText(lines));
+/** Replaces the index in one rename, so readers never see half a file. True when it wrote (a folder kept: false). */
+export async function writeIndex(dir: string, session: string, lines: readonly IndexLine[], folder: IndexFolder = 'keep'): Promise<boolean> {
+  return placeIndex(dir, session, indexText(lines), folder);
 }
 
 /**
@@ -103,10 +119,20 @@ export async function writeIndex(dir: string, session: string, lines: readonly I
  * finds every index right writes nothing, rather than thousands of files each flushed to disk.
  * True when it wrote.
  */
-export async function writeIndexIfChanged(dir: string, session: string, lines: readonly IndexLine[]): Promise<boolean> {
+export async function writeIndexIfChanged(dir: string, session: string, lines: readonly IndexLine[], folder: IndexFolder = 'keep'): Promise<boolean> {
   const text = Buffer.from(indexText(lines), 'utf8');
+  if (holdsExactly(indexPath(dir, session), text)) return false;
+  return placeIndex(dir, session, text, folder);
+}
+
+async function placeIndex(dir: string, session: string, text: string | Buffer, folder: IndexFolder): Promise<boolean> {
   const path = indexPath(dir, session);
-  if (holdsExactly(path, text)) return false;
+  if (folder === 'keep') {
+    // Looked at first, not met as the rename's EISDIR: every read of the session rebuilds its history, and would write it in vain.
+    if (await holdsFolder(path)) return false;
+  } else if ((await removeEmptyFolder(path)) === 'holds-files') {
+    throw new RuntimeError(`${path} is a folder with files in it where the index of session "${session}" goes; move it out of ${dir}, then reindex again`);
+  }
   await writeFileAtomic(path, text);
   return true;
 }

@@ -7,7 +7,7 @@ import type { HistoryTurn, ReplaySpec, TurnText } from '../replay/types.js';
 import { listSessions, readSession, saveSession, withLastTurn } from './store.js';
 import type { ParentLink, SessionRecord } from './store.js';
 import { indexLine, readIndex, readIndexTail, writeIndexIfChanged } from './turn-index.js';
-import type { IndexLine } from './turn-index.js';
+import type { IndexFolder, IndexLine } from './turn-index.js';
 import { parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import type { RawLine } from '../log/lines.js';
@@ -286,7 +286,7 @@ class TurnReader {
  * Recreates the session's index from the log itself: its own turns, and for a fork the history of
  * its parent (recursively) up to the fork point. One pass over the log for the whole lineage.
  */
-export async function rebuildIndex(paths: DataPaths, session: SessionRecord, classify?: ClassifyRules, stats = new ScanStats()): Promise<IndexLine[]> {
+export async function rebuildIndex(paths: DataPaths, session: SessionRecord, classify?: ClassifyRules, stats = new ScanStats(), folder: IndexFolder = 'keep'): Promise<IndexLine[]> {
   const tagging = classify && rulesTagging(classify);
   const lineage = lineageOf(session, session.parent ? await listSessions(paths.sessions) : []);
   const own = new Map<string, IndexLine[]>(lineage.map((level) => [level.id, []]));
@@ -300,7 +300,7 @@ export async function rebuildIndex(paths: DataPaths, session: SessionRecord, cla
   }
   const history = composeHistory(lineage, (id) => own.get(id) ?? [], damaged.places);
   try {
-    await writeIndexIfChanged(paths.sessions, session.name, history);
+    await writeIndexIfChanged(paths.sessions, session.name, history, folder);
     await syncCounters(paths.sessions, session, history, own.get(session.id)?.length ?? 0);
   } catch (error) {
     // The index is a cache: on a data home that cannot be written (read-only, full) the history is

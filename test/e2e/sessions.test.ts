@@ -252,7 +252,8 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
 describe('argo sessions show and --replay session over a damaged index', () => {
   // Where the index names a place that does not hold, both read the log instead and give what the
   // pristine index gave (a length of 10^12 was allocated, a folder crashed with EISDIR, a named
-  // pipe held argo past Ctrl-C); an index that is itself no file is named in one line.
+  // pipe held argo past Ctrl-C), and so they do around a folder where the index itself goes; a link
+  // there is named in one line.
   const COMMANDS = [
     ['sessions', 'show', 'work', '--json'],
     ['--session', 'work', '--replay', 'session', '--explain', '--json', 'Explain more'],
@@ -295,6 +296,10 @@ describe('argo sessions show and --replay session over a damaged index', () => {
       rmSync(indexFile(home, 'work'));
       mkfifo(indexFile(home, 'work'));
     }],
+    ['a folder where the index should be', (home) => {
+      rmSync(indexFile(home, 'work'));
+      mkdirSync(indexFile(home, 'work'));
+    }],
   ])('%s: the same output as the index it should be', async (_case, damage) => {
     const home = copy();
     damage(home);
@@ -302,10 +307,6 @@ describe('argo sessions show and --replay session over a damaged index', () => {
   });
 
   it.each<[string, (home: string) => void, (home: string) => string]>([
-    ['a folder where the index should be', (home) => {
-      rmSync(indexFile(home, 'work'));
-      mkdirSync(indexFile(home, 'work'));
-    }, (home) => `argo: cannot use ${indexFile(home, 'work')}: it is a folder; check the path and its permissions (the data home is ARGO_HOME or --home)\n`],
     ['a link where the index should be', (home) => {
       const copied = join(outside(), 'work.idx');
       writeFileSync(copied, readFileSync(indexFile(home, 'work')));
@@ -316,6 +317,26 @@ describe('argo sessions show and --replay session over a damaged index', () => {
     const home = copy();
     damage(home);
     for (const args of [...COMMANDS, ['sessions', 'show', 'work', '-n', '1']]) expect(await argo(home, args)).toMatchObject({ code: 1, stdout: '', stderr: said(home) });
+  });
+});
+
+describe('argo sessions reindex over a folder where an index goes', () => {
+  it('replaces an empty one, and refuses one with files in it, naming it and where to move it from, exit 1', async () => {
+    const { home } = await conversation();
+    const pristine = readFileSync(indexFile(home, 'work'), 'utf8');
+    rmSync(indexFile(home, 'work'));
+    mkdirSync(indexFile(home, 'work'));
+    expect(await argo(home, ['sessions', 'reindex', 'work'])).toMatchObject({ code: 0, stderr: '', stdout: 'reindexed session "work": 3 turns\n' });
+    expect(readFileSync(indexFile(home, 'work'), 'utf8')).toBe(pristine);
+
+    rmSync(indexFile(home, 'work'));
+    mkdirSync(indexFile(home, 'work'));
+    writeFileSync(join(indexFile(home, 'work'), 'notes.txt'), 'mine');
+    const said = `argo: ${indexFile(home, 'work')} is a folder with files in it where the index of session "work" goes; move it out of ${join(home, 'sessions')}, then reindex again\n`;
+    for (const args of [['sessions', 'reindex', 'work'], ['sessions', 'reindex']]) expect(await argo(home, args)).toMatchObject({ code: 1, stdout: '', stderr: said });
+    expect(readdirSync(indexFile(home, 'work'))).toEqual(['notes.txt']);
+    // Everything else reads around it.
+    expect(await argo(home, ['sessions', 'show', 'work', '-n', '1'])).toMatchObject({ code: 0, stderr: '' });
   });
 });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
-import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, holdsExactly, isMissing, landsInside, openDataFile, openForAppend, openRegularSync, readDataFile, readSmallText, readableByOthers, removeFile, removeOrphanedTemporaries, replaceFile, writeFileAtomic } from '../../src/log/fs.js';
+import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openRegularSync, readDataFile, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -250,6 +250,36 @@ describe('removeFile', () => {
     await removeFile(join(dir, 'link'));
     await expect(removeFile(join(dir, 'folder'))).rejects.toThrow(/EISDIR|EPERM/);
     expect(readdirSync(dir).sort()).toEqual(['folder', 'target']);
+  });
+});
+
+describe('holdsFolder and removeEmptyFolder: a folder, never through a link', () => {
+  const make: Record<string, (path: string, dir: string) => void> = {
+    'an empty folder': (path) => mkdirSync(path),
+    'a folder with a file in it': (path) => {
+      mkdirSync(path);
+      writeFileSync(join(path, 'notes.txt'), 'mine');
+    },
+    'a file': (path) => writeFileSync(path, 'x'),
+    'a link to an empty folder': (path, dir) => {
+      mkdirSync(join(dir, 'target'));
+      symlinkSync(join(dir, 'target'), path);
+    },
+    'nothing': () => undefined,
+  };
+  it.each<[string, boolean, 'removed' | 'holds-files' | 'left', boolean]>([
+    ['an empty folder', true, 'removed', false],
+    ['a folder with a file in it', true, 'holds-files', true],
+    ['a file', false, 'left', true],
+    ['a link to an empty folder', false, 'left', true],
+    ['nothing', false, 'left', false],
+  ])('%s: a folder %s; removeEmptyFolder says %s; still there %s', async (what, folder, said, there) => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-folder-'));
+    const path = join(dir, 'work.idx');
+    make[what]?.(path, dir);
+    expect(await holdsFolder(path)).toBe(folder);
+    expect(await removeEmptyFolder(path)).toBe(said);
+    expect(readdirSync(dir).includes('work.idx')).toBe(there);
   });
 });
 

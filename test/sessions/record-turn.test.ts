@@ -1,5 +1,5 @@
 // Turn completion under concurrency and against session maintenance (items 5, 6, 8).
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withSessionLock } from '../../src/log/lock.js';
@@ -116,7 +116,8 @@ describe('recordTurn', () => {
     const { paths } = tempData();
     const session = await openSession(paths.sessions, 'work', NOW);
     rmSync(join(paths.sessions, 'work.idx'), { force: true });
-    mkdirSync(join(paths.sessions, 'work.idx')); // a folder where the index file belongs
+    // A link where the index file belongs is refused (a folder there is read around: damaged-index.test.ts).
+    symlinkSync(join(paths.logs, 'elsewhere.idx'), join(paths.sessions, 'work.idx'));
     const failing = recordTurn(paths, session, makeEntry({ id: 'kept', session: 'work', session_id: session.id }), '2025-01-02');
     await expect(failing).rejects.toBeInstanceOf(SessionUpdateError);
     await expect(failing).rejects.toThrow(/^the turn was logged in .*2025-01-02\.log, but session "work" could not be updated \(.*\); do not ask again: its index is rebuilt from the log on next use$/);
