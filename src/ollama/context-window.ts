@@ -69,20 +69,31 @@ export function estimateTextTokens(text: string): number {
   return Math.ceil(sparse / CHARS_PER_TOKEN) + dense;
 }
 
+/**
+ * What one image (or audio clip: both go in a message's `images`) adds to the estimate: the figure
+ * Ollama itself counts for one when it decides which older messages to drop to fit the window
+ * (server/prompt.go, "Clip images are represented as 768 tokens"). Models differ (Gemma 3 takes 256,
+ * LLaVA 576, larger images more on some), so it is a guess, and only ever a warning's: nothing is
+ * refused or cut for it.
+ */
+export const IMAGE_TOKENS = 768;
+
 export interface EstimableBody {
-  /** With the calls the model made, sent back in an agent run (a write_file call holds a whole file). */
-  messages?: readonly { role?: string; content: string; tool_calls?: readonly unknown[] }[];
+  /** With the calls the model made, sent back in an agent run (a write_file call holds a whole file), and a client's images (argo serve's plain mode). */
+  messages?: readonly { role?: string; content: string; tool_calls?: readonly unknown[]; images?: readonly unknown[] }[];
   prompt?: string;
   system?: string;
   /** The tool definitions, which a chat template writes into the prompt as JSON. */
   tools?: readonly unknown[];
 }
 
-/** The prompt tokens of a chat or generate body: every message's text and calls plus its template overhead, and the tools. */
+/** The prompt tokens of a chat or generate body: every message's text, calls and images plus its template overhead, and the tools. */
 export function estimatePromptTokens(body: EstimableBody): number {
   if (body.messages === undefined) return [body.system, body.prompt].reduce((sum, text) => (text === undefined ? sum : sum + estimateTextTokens(text) + TOKENS_PER_MESSAGE), 0);
   let sum = asJsonTokens(body.tools);
-  for (const message of body.messages) sum += estimateTextTokens(message.content) + asJsonTokens(message.tool_calls) + TOKENS_PER_MESSAGE;
+  for (const message of body.messages) {
+    sum += estimateTextTokens(message.content) + asJsonTokens(message.tool_calls) + IMAGE_TOKENS * (message.images?.length ?? 0) + TOKENS_PER_MESSAGE;
+  }
   return sum;
 }
 

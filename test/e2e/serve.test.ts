@@ -669,12 +669,17 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     expect(await refusedWith(withPart({ type: 'file', file: { file_id: 'file-1' } }))).toEqual({ param: 'messages[0].content[1]', message: expect.stringContaining('content parts of type "file" are not supported') as unknown });
     expect(chatBodies()).toEqual([]);
     // What Ollama's own OpenAI layer passes on, Argo does too: images and audio as `images`.
-    await client.chat.completions.create({ model: 'argo', ...withPart({ type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }) } as ChatCompletionCreateParamsNonStreaming);
-    await client.chat.completions.create({ model: 'argo', ...withPart({ type: 'image_url', image_url: { url: 'data:image/webp;base64,UklGRg==' } }) } as ChatCompletionCreateParamsNonStreaming);
+    const heard = await client.chat.completions.create({ model: 'argo', ...withPart({ type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }) } as ChatCompletionCreateParamsNonStreaming);
+    const seen = await client.chat.completions.create({ model: 'argo', ...withPart({ type: 'image_url', image_url: { url: 'data:image/webp;base64,UklGRg==' } }) } as ChatCompletionCreateParamsNonStreaming);
     expect(chatBodies().map((body) => (JSON.parse(body) as { messages: unknown[] }).messages)).toEqual([
       [{ role: 'user', content: 'look', images: ['UklGRg=='] }],
       [{ role: 'user', content: 'look', images: ['UklGRg=='] }],
     ]);
+    // The window check counts each as 768 tokens ("look" is 1, the message 4): past 512, so the model's window is asked.
+    for (const answer of [heard, seen]) {
+      const { turn_id: id } = (answer as unknown as { argo: { turn_id: string } }).argo;
+      expect(await logged(id)).toMatchObject({ prompt_tokens_estimate: 768 + 1 + 4, num_ctx: expect.any(Number) as unknown });
+    }
   });
 
   it('malformed and oversized bodies → 400 and 413', async () => {

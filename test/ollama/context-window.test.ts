@@ -12,7 +12,7 @@ import {
   truncationLine,
   truncationSuspected,
 } from '../../src/ollama/context-window.js';
-import type { TruncationCheck } from '../../src/ollama/context-window.js';
+import type { EstimableBody, TruncationCheck } from '../../src/ollama/context-window.js';
 
 describe('resolveWindow', () => {
   it.each([
@@ -87,6 +87,19 @@ describe('estimatePromptTokens', () => {
     [{ messages: [{ content: '', tool_calls: [{ function: { name: 'f', arguments: { path: 'a.txt' } } }] }] }, 4 + 14],
     [{ messages: [{ content: 'x', tool_calls: [] }] }, 5],
   ])('%j → %i', (body, tokens) => {
+    expect(estimatePromptTokens(body)).toBe(tokens);
+  });
+
+  // An image counts as Ollama counts one when it drops older messages, whatever its size; audio goes in `images` too.
+  const small = 'aGk=';
+  const large = 'A'.repeat(4_000_000);
+  it.each<[string, EstimableBody, number]>([
+    ['one small image', { messages: [{ content: 'abcd', images: [small] }] }, 5 + 768],
+    ['a small and a 3 MB image: the same each', { messages: [{ content: 'abcd', images: [small, large] }] }, 5 + 2 * 768],
+    ['an image in each of two messages', { messages: [{ content: '', images: [small] }, { content: 'abcd', images: [small] }] }, 4 + 768 + 5 + 768],
+    ['no images', { messages: [{ content: 'abcd', images: [] }] }, 5],
+    ['an image and tools', { messages: [{ content: 'abcd', images: [small] }], tools: [{ type: 'function', function: { name: 'read_file', parameters: {} } }] }, 5 + 768 + 18],
+  ])('%s → %i', (_case, body, tokens) => {
     expect(estimatePromptTokens(body)).toBe(tokens);
   });
 });

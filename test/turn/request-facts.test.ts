@@ -47,6 +47,25 @@ describe('checkContext', () => {
     expect(asked.length > 0).toBe(askedModel);
   });
 
+  // A client's images (argo serve's plain mode) count 768 tokens each: a short question with an image
+  // asks the model's window, and one that does not fit it with its images is warned of before sending.
+  it.each([
+    // images, model num_ctx → estimate, window, warned before, asked the model
+    [0, 2048, 4 + 4, null, false, false],
+    [1, 2048, 4 + 4 + 768, 2048, false, true],
+    [3, 2048, 4 + 4 + 3 * 768, 2048, true, true],
+    [2, null, 4 + 4 + 2 * 768, 4096, false, true],
+  ])('a question with %i image(s), model num_ctx %s → estimate %i, window %s, warned %s, asked %s', async (images, model, estimate, tokens, warned, askedModel) => {
+    asked.length = 0;
+    const withImages: OllamaRequest = { endpoint: '/api/chat', body: { model: 'argo', messages: [{ role: 'user', content: 'what is this?', ...(images > 0 ? { images: Array<string>(images).fill('aGk=') } : {}) }], stream: true } };
+    const check = await checkContext(settings(), withImages, lookup(model));
+    expect(check.estimate).toBe(estimate);
+    expect(check.window?.tokens ?? null).toBe(tokens);
+    expect(check.before !== null).toBe(warned);
+    if (warned) expect(check.before).toMatch(new RegExp(`^argo: the prompt \\(about ${estimate} tokens\\) is longer than the context window \\(2048 tokens, the model's num_ctx\\)`));
+    expect(asked.length > 0).toBe(askedModel);
+  });
+
   it('after the answer: one line only when the estimate fitted but the count filled the window', async () => {
     const check = await checkContext(settings(), request('hello', { num_ctx: 100 }), undefined);
     const window = { tokens: 100, source: 'flag' };
