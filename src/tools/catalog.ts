@@ -75,9 +75,8 @@ export const connectMcpServer: ConnectMcp = async (name, server) => (await impor
  * MCP servers (none is started). Node keeps an import() that failed failed for the life of the
  * process, so a server whose first tool call met a moment without file descriptors (EMFILE) could run
  * that tool no more: `argo serve` calls this as it starts, as it calls loadTurnModules. A lazy import
- * added to a tool goes in this list (test/e2e/exhaustion.test.ts fails until it does for the tools it
- * calls: the file tools, the memo, the history search and an MCP server's; not fetch_url, run_command,
- * process or a command tool).
+ * added to a tool goes in this list: test/e2e/exhaustion.test.ts calls every built-in tool (fetch_url
+ * on an HTML page), a command tool and an MCP server's, and fails until it does.
  */
 export async function loadToolModules(config: ToolsConfig): Promise<void> {
   await Promise.all([

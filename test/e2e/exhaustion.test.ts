@@ -2,6 +2,9 @@
 // can write to. /dev/full (Linux) stands for a full disk wherever a path can be given: every write to it
 // fails with ENOSPC, as one to a full file system does.
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -117,15 +120,31 @@ describe('argo serve under too few file descriptors', () => {
 
 describe('argo serve\'s tools under too few file descriptors', () => {
   // The same for server-side tools: what a tool loads on first use (the argument validator, globbing,
-  // diffs, whole-file writes, the history search, the MCP client) is loaded as the server starts.
+  // diffs, whole-file writes, the HTML reducer, the memo's schema, the history search, the MCP client)
+  // is loaded as the server starts. Every built-in tool is called, and a command tool and an MCP
+  // server's: a lazy import added to any of them fails this test until loadToolModules loads it.
   const TRACE = fileURLToPath(new URL('../support/trace-loads.mjs', import.meta.url));
+  // fetch_url is offered only where the web answers: this makes its check pass offline too.
+  const WEB = fileURLToPath(new URL('../support/web-reachable.mjs', import.meta.url));
+  let pages: HttpServer;
+  let pageUrl = '';
+
+  beforeAll(async () => {
+    // An HTML page, so fetch_url takes the path that loads the HTML reducer.
+    pages = createHttpServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><head><title>Birds</title></head><body><p>an egret</p></body></html>'));
+    await new Promise<void>((listening) => pages.listen(0, '127.0.0.1', listening));
+    pageUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/birds.html`;
+  });
+  afterAll(async () => {
+    await new Promise((closed) => pages.close(closed));
+  });
 
   afterEach(() => {
     ollama.options.rounds = undefined;
     ollama.options.models = undefined;
   });
 
-  it('a run calling every kind of tool, an MCP server\'s included, loads nothing once it listens', async () => {
+  it('a run calling every kind of tool, a command tool and an MCP server\'s included, loads nothing once it listens', async () => {
     ollama.options.models = [{ name: 'argo', capabilities: ['completion', 'tools'] }];
     const calls = [
       { function: { name: 'read_file', arguments: { path: 'notes.txt' } } },
@@ -133,24 +152,34 @@ describe('argo serve\'s tools under too few file descriptors', () => {
       { function: { name: 'search_files', arguments: { pattern: 'heron' } } },
       { function: { name: 'write_file', arguments: { path: 'out.txt', content: 'written' } } },
       { function: { name: 'edit_file', arguments: { path: 'notes.txt', old: 'heron', new: 'egret' } } },
+      { function: { name: 'run_command', arguments: { command: 'echo ran' } } },
+      { function: { name: 'process', arguments: { operation: 'start', command: 'echo started' } } },
+      { function: { name: 'fetch_url', arguments: { url: pageUrl } } },
       { function: { name: 'memo', arguments: { operation: 'set', key: 'bird', value: 'egret' } } },
       { function: { name: 'search_history', arguments: { query: 'heron' } } },
+      { function: { name: 'greet', arguments: { who: 'egret' } } },
       { function: { name: 'add', arguments: { a: 2, b: 40 } } },
     ];
     const resultsIn = (body: { messages?: { role: string }[] }): boolean => (body.messages ?? []).some((message) => message.role === 'tool');
     ollama.options.rounds = (body) => (resultsIn(body) ? { reply: 'done' } : { toolCalls: calls });
-    const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
+    const greet = { description: 'greet someone', argv: ['echo', 'hello', '{who}'], parameters: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] }, sideEffects: false };
+    const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER }, commandTools: { greet } });
     const root = mkdtempSync(join(tmpdir(), 'argo-serve-root-'));
     writeFileSync(join(root, 'notes.txt'), 'the secret word is heron\n');
     const trace = join(home, 'loads.txt');
-    const serve = await startServe({ home, host: ollama.url, args: ['--root', root, '--allow-side-effects'], env: { NODE_OPTIONS: `--import ${TRACE}`, ARGO_TRACE_LOADS: trace } });
+    const serve = await startServe({
+      home,
+      host: ollama.url,
+      args: ['--root', root, '--allow-side-effects'],
+      env: { NODE_OPTIONS: `--import ${TRACE} --import ${WEB}`, ARGO_TRACE_LOADS: trace },
+    });
     try {
       const loaded = (): string[] => readFileSync(trace, 'utf8').split('\n').filter((url) => url.includes('/dist/cli/'));
       const atStart = loaded();
       const response = await fetch(`${serve.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'argo', stream: true, messages: [{ role: 'user', content: 'use them all' }], argo: { session: 'tools', tools: 'fs,edit,memo,history,mcp:calc' } }),
+        body: JSON.stringify({ model: 'argo', stream: true, messages: [{ role: 'user', content: 'use them all' }], argo: { session: 'tools', tools: 'fs,edit,shell,web,memo,history,greet,mcp:calc' } }),
       });
       expect(response.status).toBe(200);
       const ended = ssePayloads(await response.text())
