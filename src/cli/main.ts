@@ -23,6 +23,7 @@ import { packageVersion } from './version.js';
 import { parseToolList } from '../tools/toolsets.js';
 import { DOCTOR_OPTIONS } from './doctor-options.js';
 import { HELP_LAYOUT, HELP_WIDTHS } from './help.js';
+import { endsOptions } from './typos.js';
 
 interface AskFlags extends Omit<FlagOverrides, 'budget' | 'options' | 'system'>, CompanionFlags, OutputFlags {
   root?: string;
@@ -145,12 +146,18 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     });
   addCompanionOptions(program, true);
 
+  addOutputOptions(program);
   // Options after a subcommand's name belong to it (`argo logs --home X`), not to the prompt command.
   program.enablePositionalOptions();
-  const help = args.some((word) => HELP_WORDS.has(word));
-  // A completion script names every command, so it needs them all, as help does.
-  if (help || args.includes('completion')) await registerAll(program, io, setOutcome);
-  else for (const name of Object.keys(LAZY_COMMANDS)) if (args.includes(name)) await register(name, program, io, setOutcome);
+  // After a `--` that ends argo's options every word is the prompt (`argo -- stop`): no command is
+  // registered then, since commander would run one named there.
+  if (!endsOptions(args, program.options)) {
+    const help = args.some((word) => HELP_WORDS.has(word));
+    // A completion script names every command, so it needs them all, as help does.
+    if (help || args.includes('completion')) await registerAll(program, io, setOutcome);
+    else for (const name of Object.keys(LAZY_COMMANDS)) if (args.includes(name)) await register(name, program, io, setOutcome);
+  }
+  // The commands' own (the program has its own by now).
   addOutputOptions(program);
   // The same between a command and its own subcommands (`argo logs --json check`).
   for (const parent of [program, ...program.commands.filter((command) => command.commands.length > 0)]) {

@@ -1,4 +1,5 @@
 // Pure: what the words of a bare `argo …` mean before they are sent to a model as a prompt.
+import type { Option } from 'commander';
 import { similarNames } from '../text/similar.js';
 
 export type WordsVerdict =
@@ -30,4 +31,51 @@ export function judgeWords(words: readonly string[], afterDoubleDash: boolean, c
 export function typoMessage(verdict: { word: string; suggestions: readonly string[] }): string {
   const names = verdict.suggestions.map((name) => `"${name}"`).join(' or ');
   return `unknown command "${verdict.word}" (did you mean ${names}?); to ask the model, run: argo -- ${verdict.word}`;
+}
+
+/** What the scan below needs to know of one of argo's own options. */
+export type OptionShape = Pick<Option, 'short' | 'long' | 'required' | 'optional'>;
+
+/**
+ * Whether a `--` ends argo's own options, so that every word after it is the prompt (`argo -m x --
+ * stop` asks about "stop"): true when only argo's options, with their values, come before it. A word
+ * that is no option (a command's name, the prompt's first word) or an unknown option ends the scan,
+ * and commander reads the rest as before (`argo rerun -- -xY3…` gives the id to rerun). This reads
+ * options the way commander's parseOptions does, but without setting them: commander itself would
+ * hand a command's name after `--` to that command.
+ */
+export function endsOptions(words: readonly string[], options: readonly OptionShape[]): boolean {
+  const find = (flag: string): OptionShape | undefined => options.find((option) => option.short === flag || option.long === flag);
+  for (let at = 0; at < words.length; at++) {
+    const word = words[at] ?? '';
+    if (word === '--') return true;
+    if (word.length < 2 || !word.startsWith('-')) return false;
+    const option = word.startsWith('--') ? longOption(word, find) : lastOfGroup(word.slice(1), find);
+    if (option === undefined) return false;
+    // An option that takes a value takes the next word (one that takes it optionally: unless an option).
+    if (option !== 'whole' && (option.required || (option.optional && !(words[at + 1] ?? '-').startsWith('-')))) at++;
+  }
+  return false;
+}
+
+/** `--name` (the option), `--name=value` ('whole': its value is in the word), or undefined when unknown. */
+function longOption(word: string, find: (flag: string) => OptionShape | undefined): OptionShape | 'whole' | undefined {
+  const equals = word.indexOf('=');
+  if (equals === -1) return find(word);
+  const option = find(word.slice(0, equals));
+  return option !== undefined && (option.required || option.optional) ? 'whole' : undefined;
+}
+
+/**
+ * `-q`, `-qT fs`, `-mllama3`: short flags run together, as commander reads them: the first that
+ * takes a value takes the rest of the word, or the next word when it is the last letter.
+ */
+function lastOfGroup(letters: string, find: (flag: string) => OptionShape | undefined): OptionShape | 'whole' | undefined {
+  for (let at = 0; at < letters.length; at++) {
+    const option = find(`-${letters[at] ?? ''}`);
+    if (option === undefined) return undefined;
+    if (at === letters.length - 1) return option;
+    if (option.required || option.optional) return 'whole';
+  }
+  return 'whole';
 }

@@ -1,5 +1,6 @@
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { judgeWords, typoMessage } from '../../src/cli/typos.js';
+import { endsOptions, judgeWords, typoMessage } from '../../src/cli/typos.js';
 
 const COMMANDS = ['chat', 'last', 'rerun', 'completion', 'sessions', 'logs', 'doctor'];
 const SUBCOMMANDS: Record<string, string[]> = { sessions: ['list', 'show', 'rename', 'rm', 'fork', 'reindex'], logs: ['check', 'rm', 'prune'] };
@@ -36,5 +37,48 @@ describe('typoMessage', () => {
   it('names the command and the way to send the word anyway', () => {
     expect(typoMessage({ word: 'doctr', suggestions: ['doctor'] })).toBe('unknown command "doctr" (did you mean "doctor"?); to ask the model, run: argo -- doctr');
     expect(typoMessage({ word: 'lst', suggestions: ['last', 'logs'] })).toBe('unknown command "lst" (did you mean "last" or "logs"?); to ask the model, run: argo -- lst');
+  });
+});
+
+describe('endsOptions', () => {
+  // Options shaped as argo's are: values required, booleans, a negation; and one optional value.
+  const { options } = new Command()
+    .option('-m, --model <name>')
+    .option('-s, --session <name>')
+    .option('-q, --quiet')
+    .option('-T, --tools <list>')
+    .option('--no-stream')
+    .option('--system <text>')
+    .option('--extra [value]');
+  it.each([
+    [['--', 'stop'], true],
+    [['--', 'help'], true],
+    [['--', 'chat', '--json'], true],
+    [['--'], true],
+    [['-s', 'x', '--', 'stop'], true],
+    [['-m', 'x', '--', '-x is a flag?'], true],
+    [['-s', 'stop', '--', 'stop'], true],
+    [['--session=work', '--', 'last'], true],
+    [['-q', '--no-stream', '--', 'tools'], true],
+    [['-qT', 'fs', '--', 'serve'], true],
+    [['-qmllama3', '--', 'serve'], true],
+    [['-sq', '--', 'stop'], true],
+    [['--system', '--', 'stop'], false],
+    [['--system', '-x', '--', 'stop'], true],
+    [['--extra', '--', 'stop'], true],
+    [['--extra', 'v', '--', 'stop'], true],
+    [['stop', '--', 'x'], false],
+    [['rerun', '--', '-xY3abcdefgh'], false],
+    [['why', 'not', '--', 'stop'], false],
+    [['-s', 'x', 'last', '--', '3'], false],
+    [['--bogus', '--', 'stop'], false],
+    [['-z', '--', 'stop'], false],
+    [['-qz', '--', 'stop'], false],
+    [['--quiet=yes', '--', 'stop'], false],
+    [['-h', '--', 'stop'], false],
+    [['stop'], false],
+    [[], false],
+  ])('%j → %s', (words, verdict) => {
+    expect(endsOptions(words, options)).toBe(verdict);
   });
 });

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
@@ -40,6 +40,25 @@ describe('help, typos and the version', () => {
   it('argo -- word still sends the word', async () => {
     const result = await argo(['--', 'doctr'], tempHome());
     expect(result).toMatchObject({ code: 0, stdout: 'You said: doctr\n' });
+  });
+
+  it.each([
+    [['--', 'stop'], 'stop', 'default', 'argo'],
+    [['--', 'last'], 'last', 'default', 'argo'],
+    [['--', 'tools'], 'tools', 'default', 'argo'],
+    [['--', 'chat'], 'chat', 'default', 'argo'],
+    [['--', 'serve', '--port', '0'], 'serve --port 0', 'default', 'argo'],
+    [['--', 'help'], 'help', 'default', 'argo'],
+    [['--', '--help'], '--help', 'default', 'argo'],
+    [['-s', 'x', '--', 'stop'], 'stop', 'x', 'argo'],
+    [['-s', 'stop', '--', 'stop'], 'stop', 'stop', 'argo'],
+    [['-m', 'llama3:8b', '-q', '--', '-x is a flag?'], '-x is a flag?', 'default', 'llama3:8b'],
+  ])('argo %j asks the model, with the options before --, and runs no command', async (args, prompt, session, model) => {
+    const home = tempHome();
+    const result = await argo(args, home);
+    expect(result).toMatchObject({ code: 0, stdout: `You said: ${prompt}\n`, stderr: '' });
+    expect(logLines(home)).toMatchObject([{ session, model, user_prompt: prompt }]);
+    expect(existsSync(join(home, 'STOP'))).toBe(false);
   });
 
   it('argo help and argo help logs show help, exit 0, nothing sent', async () => {
