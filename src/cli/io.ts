@@ -139,19 +139,43 @@ export function processIo(): Io {
 /** The most standard input a prompt may take (documented in docs/cli.md). */
 export const STDIN_LIMIT_BYTES = 1024 * 1024;
 
+/** How long standard input may stay silent before argo says it is waiting for it. */
+export const STDIN_SILENCE_MS = 2000;
+
+/**
+ * Said once when piped standard input has brought nothing for STDIN_SILENCE_MS: a pipe nobody ends
+ * (`execFile` leaves one open, so does `ssh host argo …` without -n) would otherwise hang in silence.
+ */
+export const STDIN_WAITING_LINE =
+  'argo: waiting for standard input, which is not a terminal and has not ended; end it, or run argo with --no-stdin (or </dev/null) if no input is coming\n';
+
+/** What readAll may do besides reading: a limit, and what to do when nothing arrives for a while. */
+export interface ReadAllOptions {
+  limit?: number;
+  /** Called once when no byte has arrived `afterMs` after the read began (a slow command's output is still read). */
+  whenSilent?: { afterMs: number; say: () => void };
+}
+
 /** All of `stream` as UTF-8; past `limit` bytes, or at a byte that is not UTF-8, it says so (usage error, exit 2). */
-export async function readAll(stream: NodeJS.ReadableStream, limit = STDIN_LIMIT_BYTES): Promise<string> {
+export async function readAll(stream: NodeJS.ReadableStream, options: ReadAllOptions = {}): Promise<string> {
+  const { limit = STDIN_LIMIT_BYTES, whenSilent } = options;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += bytes.length;
-    if (size > limit) {
-      throw new UsageError(
-        `standard input is larger than ${limit / 1024 / 1024} MiB, the most argo takes as a prompt; send a part of it (e.g. head -c 1000000 file | argo "…")`,
-      );
+  const silence = whenSilent === undefined ? undefined : setTimeout(whenSilent.say, whenSilent.afterMs);
+  try {
+    for await (const chunk of stream) {
+      clearTimeout(silence);
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += bytes.length;
+      if (size > limit) {
+        throw new UsageError(
+          `standard input is larger than ${limit / 1024 / 1024} MiB, the most argo takes as a prompt; send a part of it (e.g. head -c 1000000 file | argo "…")`,
+        );
+      }
+      chunks.push(bytes);
     }
-    chunks.push(bytes);
+  } finally {
+    clearTimeout(silence);
   }
   const decoded = decodeUtf8(Buffer.concat(chunks));
   if (decoded.ok) return decoded.text;

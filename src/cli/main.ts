@@ -7,7 +7,7 @@ import { untrustedTextFor } from '../output/terminal-text.js';
 import { REPLAY_REASONS } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { ask } from './ask.js';
-import { signalQuits, processIo, readAll } from './io.js';
+import { STDIN_SILENCE_MS, STDIN_WAITING_LINE, signalQuits, processIo, readAll } from './io.js';
 import { pointHelpAt, usageErrorOutput } from './usage-output.js';
 import type { Io } from './io.js';
 import { EXIT_CODES, STOP_LINES, STOP_SIGNALS } from './outcome.js';
@@ -244,7 +244,8 @@ async function readPrompt(words: string[], io: Io, useStdin: boolean): Promise<s
   if (!useStdin) return promptFrom(words, 'unread');
   if (io.stdin.isTTY) return promptFrom(words, 'terminal');
   // Piped text is kept as written (indentation, trailing spaces); only the final line break goes.
-  return promptFrom(words, { piped: (await readAll(io.stdin)).replace(/(\r?\n)+$/, '') });
+  const whenSilent = { afterMs: STDIN_SILENCE_MS, say: () => io.stderr.write(STDIN_WAITING_LINE) };
+  return promptFrom(words, { piped: (await readAll(io.stdin, { whenSilent })).replace(/(\r?\n)+$/, '') });
 }
 
 /** The one place that turns errors into messages and exit codes. */

@@ -1,11 +1,12 @@
 // Bad input gets one clear line and exit 2 (item 13): values timers cannot take, a quoted `~` in
-// ARGO_HOME, durations beyond what a date can hold, standard input past the documented limit.
+// ARGO_HOME, durations beyond what a date can hold, standard input past the documented limit or
+// silent for long.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { STDIN_LIMIT_BYTES, readAll } from '../../src/cli/io.js';
+import { PassThrough, Readable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { STDIN_LIMIT_BYTES, STDIN_SILENCE_MS, readAll } from '../../src/cli/io.js';
 import { defaultHome, expandHome, loadSettings } from '../../src/config/settings.js';
 import { UsageError } from '../../src/errors.js';
 import { parseWhen } from '../../src/query/query.js';
@@ -94,5 +95,32 @@ describe('standard input past the documented limit', () => {
     const failing = readAll(endless);
     await expect(failing).rejects.toBeInstanceOf(UsageError);
     await expect(failing).rejects.toThrow(/^standard input is larger than 1 MiB, the most argo takes as a prompt; send a part of it/);
+  });
+});
+
+describe('standard input that stays silent', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  type Step = { wait: number } | { write: string } | 'end';
+  it.each<[string, Step[], number, string]>([
+    ['nothing for the whole wait: said once, however long it goes on', [{ wait: STDIN_SILENCE_MS }, { wait: 60_000 }, { write: 'late' }, 'end'], 1, 'late'],
+    ['nothing yet, a moment before the wait ends', [{ wait: STDIN_SILENCE_MS - 1 }, 'end'], 0, ''],
+    ['a byte before the wait ends, then a slow rest', [{ wait: 1000 }, { write: 'a' }, { wait: 60_000 }, { write: 'b' }, 'end'], 0, 'ab'],
+    ['ended at once, empty', ['end'], 0, ''],
+  ])('%s', async (_case, steps, times, text) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const input = new PassThrough();
+    let said = 0;
+    const reading = readAll(input, { whenSilent: { afterMs: STDIN_SILENCE_MS, say: () => (said += 1) } });
+    for (const step of steps) {
+      if (step === 'end') input.end();
+      else if ('write' in step) input.write(step.write);
+      else await vi.advanceTimersByTimeAsync(step.wait);
+    }
+    expect(await reading).toBe(text);
+    await vi.advanceTimersByTimeAsync(STDIN_SILENCE_MS);
+    expect(said).toBe(times);
   });
 });

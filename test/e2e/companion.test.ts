@@ -152,6 +152,25 @@ describe('standard input', () => {
     expect(out).toBe('You said: one\nYou said: two\nYou said: three\n');
   });
 
+  it('a pipe left open and silent (execFile, ssh without -n) gets one line saying argo waits for it, and is still read', async () => {
+    const home = tempHome();
+    const line = 'argo: waiting for standard input, which is not a terminal and has not ended; end it, or run argo with --no-stdin (or </dev/null) if no input is coming\n';
+    const result = await runArgo(['--no-log', 'summarise'], {
+      home,
+      host: ollama.url,
+      keepStdinOpen: true,
+      onStderr: (child, text) => {
+        if (text === line) child.stdin?.end('late context\n');
+      },
+    });
+    expect(result).toMatchObject({ code: 0, stderr: line, stdout: 'You said: summarise\n\nlate context\n' });
+  });
+
+  it('--no-stdin answers at once though the pipe stays open', async () => {
+    const result = await runArgo(['--no-log', '--no-stdin', 'hi'], { home: tempHome(), host: ollama.url, keepStdinOpen: true });
+    expect(result).toMatchObject({ code: 0, stderr: '', stdout: 'You said: hi\n' });
+  });
+
   it('bare argo with nothing to read exits 2 with the one line saying how to give a prompt', async () => {
     const result = await argo([], tempHome(), { stdin: '' });
     expect(result).toMatchObject({ code: 2, stdout: '' });
