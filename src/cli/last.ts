@@ -25,9 +25,9 @@ interface LastFlags extends OutputFlags {
 export function registerLast(program: Command, io: Io, setOutcome: ReportOutcome): void {
   program
     .command('last')
-    .description("print a session's last answer, or its last N turns (default: the most recently used session)")
+    .description("print a session's last answer, or its last N turns (default: ARGO_SESSION, config's session, else the most recently used)")
     .argument('[n]', 'how many turns (default 1)', parseCount)
-    .option('-s, --session <name>', 'the session (default: the most recently used)')
+    .option('-s, --session <name>', 'the session (default: ARGO_SESSION, config, else the most recently used)')
     .option('--json', 'the turns as logged, one JSON object per line')
     .option('--full', 'prompts with the answers, and who answered when')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
@@ -35,10 +35,22 @@ export function registerLast(program: Command, io: Io, setOutcome: ReportOutcome
       if (flags.json && flags.full) throw new UsageError('--json prints turns as logged and --full prints them for reading: choose one');
       const settings = settingsOf(command);
       await recoverUnfinishedTurns(settings, io);
-      const name = flags.session === undefined ? await latestSession(settings.paths.sessions, 'last') : checkSessionName(flags.session, '--session');
-      io.stdout.write(await lastText(settings, name, count ?? 1, io, flags));
-      setOutcome('ok');
+      const { text, unanswered } = await lastText(settings, await sessionToRead(settings, flags.session), count ?? 1, io, flags);
+      io.stdout.write(text);
+      // A turn with no answer to print is a failure, so `argo last > answer.txt && publish` stops.
+      setOutcome(unanswered ? 'failed' : 'ok');
     });
+}
+
+/**
+ * The session `argo last` reads: the one named (-s, ARGO_SESSION, config's "session"), as a
+ * question would use it; with none named, the most recently used one rather than "default".
+ */
+async function sessionToRead(settings: Settings, flag: string | undefined): Promise<{ name: string; from: string | null }> {
+  if (flag !== undefined) return { name: checkSessionName(flag, '--session'), from: null };
+  if (settings.sessionSource === 'env') return { name: settings.session, from: 'ARGO_SESSION' };
+  if (settings.sessionSource === 'config') return { name: settings.session, from: `${settings.paths.config}: "session"` };
+  return { name: await latestSession(settings.paths.sessions, 'last'), from: null };
 }
 
 /** What a turn that did not end ok left: an answer cut off, the words before an agent stopped, or nothing. */
@@ -47,10 +59,16 @@ export function whatIsLeft(entry: Pick<LogEntry, 'status' | 'model_response'>): 
   return entry.status === 'interrupted' || entry.status === 'stopped' || entry.status === 'error' ? 'its answer is partial' : 'it stopped before answering';
 }
 
+/** What `argo last` prints, and whether a turn it was asked for has no answer to print (said on stderr). */
+interface TurnsText {
+  text: string;
+  unanswered: boolean;
+}
+
 /** The text `argo last` prints: answers only (newest last), --full blocks, or --json lines. */
-export async function lastText(settings: Settings, name: string, count: number, io: Io, flags: LastFlags = {}): Promise<string> {
+export async function lastText(settings: Settings, { name, from }: { name: string; from: string | null }, count: number, io: Io, flags: LastFlags = {}): Promise<TurnsText> {
   const session = await readSession(settings.paths.sessions, name);
-  if (session === null) throw new UsageError(`no session named "${name}" (argo sessions lists them)`);
+  if (session === null) throw new UsageError(`no session named "${name}"${from === null ? '' : ` (from ${from})`}; argo sessions lists them`);
   return await textOfTurns(settings.paths, session, count, io, flags);
 }
 
@@ -60,22 +78,22 @@ export async function lastText(settings: Settings, name: string, count: number, 
  */
 export async function chatLastText(paths: DataPaths, name: string, io: Io): Promise<string> {
   const session = await readSession(paths.sessions, name);
-  const text = session === null ? '' : await textOfTurns(paths, session, 1, io, {});
-  return text === '' ? `no answer yet in session "${name}"\n` : text;
+  const { text, unanswered } = session === null ? { text: '', unanswered: false } : await textOfTurns(paths, session, 1, io, {});
+  return text === '' && !unanswered ? `no answer yet in session "${name}"\n` : text;
 }
 
-async function textOfTurns(paths: DataPaths, session: SessionRecord, count: number, io: Io, flags: LastFlags): Promise<string> {
+async function textOfTurns(paths: DataPaths, session: SessionRecord, count: number, io: Io, flags: LastFlags): Promise<TurnsText> {
   const name = session.name;
-  if (count === 0) return '';
+  if (count === 0) return { text: '', unanswered: false };
   const { loadSessionEntries } = await import('../sessions/turns.js');
   const entries = await loadSessionEntries(paths, session, count);
-  if (entries.length === 0) return '';
-  if (flags.json) return jsonFor(io, flags)(entries.map((entry) => `${serializeEntry(entry)}\n`).join(''));
+  if (entries.length === 0) return { text: '', unanswered: false };
+  if (flags.json) return { text: jsonFor(io, flags)(entries.map((entry) => `${serializeEntry(entry)}\n`).join('')), unanswered: false };
   const safe = untrustedFor(io, flags);
   if (flags.full) {
     // Every field shown is logged text: the model's name and reasoning as much as its answer.
     const render = { color: colorsFor(io, flags), width: widthOf(io), sessionName: () => name, untrusted: safe };
-    return entries.map((entry) => fullBlock(entry, render)).join('');
+    return { text: entries.map((entry) => fullBlock(entry, render)).join(''), unanswered: false };
   }
   // A turn that did not end ok has a partial answer or none: said on stderr, so a pipe of the answer stays clean.
   const full = `argo last${count > 1 ? ` ${count}` : ''} -s ${name} --full`;
@@ -83,6 +101,11 @@ async function textOfTurns(paths: DataPaths, session: SessionRecord, count: numb
     if (entry.status === 'ok') continue;
     io.stderr.write(`argo: turn ${entry.id} ended "${entry.status}", so ${whatIsLeft(entry)} (${full} shows why)\n`);
   }
-  // Answers as written, so `argo last | pbcopy` copies exactly the answer.
-  return entries.map((entry) => safe(entry.model_response) + (entry.model_response.endsWith('\n') ? '' : '\n')).join('\n');
+  // Answers as written, so `argo last | pbcopy` copies exactly the answer. A failed turn that left no
+  // text prints nothing, not an empty line; an ok turn's empty answer is the answer.
+  const answered = entries.filter((entry) => entry.status === 'ok' || entry.model_response !== '');
+  return {
+    text: answered.map((entry) => safe(entry.model_response) + (entry.model_response.endsWith('\n') ? '' : '\n')).join('\n'),
+    unanswered: answered.length < entries.length,
+  };
 }

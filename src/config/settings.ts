@@ -37,6 +37,8 @@ export interface Settings {
   /** True when --model was given: it then wins over the session's last model. */
   modelFromFlag: boolean;
   session: string;
+  /** Where `session` came from: `argo last` reads the most recently used session unless one was named. */
+  sessionSource: 'flag' | 'env' | 'config' | 'default';
   host: string;
   api: Endpoint;
   persona: string;
@@ -288,8 +290,9 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   };
 
   const session = flags.session ?? nonEmpty(env.ARGO_SESSION) ?? config.session ?? 'default';
+  const sessionSource = flags.session !== undefined ? 'flag' : nonEmpty(env.ARGO_SESSION) !== undefined ? 'env' : config.session !== undefined ? 'config' : 'default';
   const configKey = nonEmpty(config.serve?.apiKey ?? undefined);
-  checkSessionName(session, flags.session !== undefined ? '--session' : env.ARGO_SESSION ? 'ARGO_SESSION' : `${source}: "session"`);
+  checkSessionName(session, sessionSource === 'flag' ? '--session' : sessionSource === 'env' ? 'ARGO_SESSION' : `${source}: "session"`);
 
   const api = flags.api ?? config.api ?? 'chat';
   if (!(ENDPOINTS as readonly string[]).includes(api)) {
@@ -314,6 +317,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     model: flags.model ?? nonEmpty(env.ARGO_MODEL) ?? config.model ?? 'argo',
     modelFromFlag: flags.model !== undefined,
     session,
+    sessionSource,
     host: parseOllamaHost(
       flags.host ?? nonEmpty(env.OLLAMA_HOST) ?? config.host,
       flags.host !== undefined ? '--host' : nonEmpty(env.OLLAMA_HOST) !== undefined ? 'OLLAMA_HOST' : `${source}: "host"`,

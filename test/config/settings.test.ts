@@ -317,6 +317,16 @@ describe('the everyday companion settings: default replay, model source, -o opti
     expect(load(config, flags, env).modelSource).toBe(source);
   });
 
+  it.each([
+    [undefined, {}, {}, 'default', 'default'],
+    [undefined, {}, { ARGO_SESSION: '' }, 'default', 'default'],
+    [{ session: 'c' }, {}, {}, 'c', 'config'],
+    [{ session: 'c' }, {}, { ARGO_SESSION: 'e' }, 'e', 'env'],
+    [{ session: 'c' }, { session: 'f' }, { ARGO_SESSION: 'e' }, 'f', 'flag'],
+  ])('config %j, flags %j, env %j → session %s, from %s', (config, flags, env, session, source) => {
+    expect(load(config, flags, env)).toMatchObject({ session, sessionSource: source });
+  });
+
   it('-o options join the named ones (and win over them); num_ctx remembers where it came from; --system is kept', () => {
     const s = load({ options: { num_ctx: 8192, temperature: 0.5 } }, { options: { top_p: 0.9, temperature: 0.1 }, system: 'Be brief.' });
     expect(s.options).toEqual({ temperature: 0.1, num_ctx: 8192, top_p: 0.9 });

@@ -592,15 +592,43 @@ describe('argo chat with piped lines', () => {
     expect((JSON.parse(json) as { user_prompt: string }).user_prompt).toBe('second');
   });
 
+  it.each([
+    ['no session named: the most recently used', [], {}, undefined, 'b'],
+    ['ARGO_SESSION', [], { ARGO_SESSION: 'a' }, undefined, 'a'],
+    ['config "session"', [], {}, { session: 'a' }, 'a'],
+    ['ARGO_SESSION over config', [], { ARGO_SESSION: 'a' }, { session: 'b' }, 'a'],
+    ['-s over ARGO_SESSION', ['-s', 'b'], { ARGO_SESSION: 'a' }, undefined, 'b'],
+  ])('argo last reads the session a question would use: %s', async (_case, args, env, config, session) => {
+    const home = tempHome(config);
+    await argo(['-s', 'a', 'in a'], home);
+    await argo(['-s', 'b', 'in b'], home);
+    expect(await argo(['last', ...args], home, { env })).toMatchObject({ code: 0, stdout: `You said: in ${session}\n`, stderr: '' });
+  });
+
+  it('argo last with ARGO_SESSION naming no session says where the name came from', async () => {
+    const home = tempHome();
+    await argo(['-s', 'a', 'in a'], home);
+    expect(await argo(['last'], home, { env: { ARGO_SESSION: 'nope' } })).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'argo: no session named "nope" (from ARGO_SESSION); argo sessions lists them\n',
+    });
+  });
+
   it('argo last says on stderr when the turn failed: no answer to copy, and where to see why', async () => {
     const home = tempHome();
     await argo(['-s', 'a', 'fine'], home);
     expect(await argo(['-s', 'a', '--host', 'http://127.0.0.1:1', 'down'], home)).toMatchObject({ code: 1 });
     const failed = logLines(home).at(-1);
     expect(failed).toMatchObject({ status: 'error', model_response: '' });
+    // Nothing to print for it, and a failure: `argo last > answer.txt && publish` publishes nothing.
     expect(await argo(['last', '2'], home)).toEqual(
-      expect.objectContaining({ code: 0, stdout: 'You said: fine\n\n\n', stderr: `argo: turn ${String(failed?.id)} ended "error", so it has no answer (argo last 2 -s a --full shows why)\n` }),
+      expect.objectContaining({ code: 1, stdout: 'You said: fine\n', stderr: `argo: turn ${String(failed?.id)} ended "error", so it has no answer (argo last 2 -s a --full shows why)\n` }),
     );
+    expect(await argo(['last'], home)).toEqual(
+      expect.objectContaining({ code: 1, stdout: '', stderr: `argo: turn ${String(failed?.id)} ended "error", so it has no answer (argo last -s a --full shows why)\n` }),
+    );
+    expect(await argo(['last', '--json'], home)).toMatchObject({ code: 0 });
     expect((await argo(['last', '--full'], home)).stdout).toContain('(the connection to Ollama at http://127.0.0.1:1 failed before an answer');
   });
 });
