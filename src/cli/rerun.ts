@@ -43,7 +43,7 @@ export function registerRerun(program: Command, io: Io, setOutcome: ReportOutcom
     .option('--no-log', 'do not write the new turn')
     .option('--hide-thinking', 'a thinking model\'s reasoning is not shown as it streams on the terminal, only a spinner (config "hideThinking")')
     .option('--no-hide-thinking', 'show the reasoning even when config.json hides it')
-    .option('--host <url>', 'Ollama address (OLLAMA_HOST, default 127.0.0.1:11434)')
+    .option('--host <url>', 'Ollama address (OLLAMA_HOST, config, default 127.0.0.1:11434)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (id: string, flags: RerunFlags) => setOutcome(await rerun(id, flags, io)));
 }
