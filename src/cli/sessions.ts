@@ -166,7 +166,8 @@ async function listCommand(settings: Settings, flags: { json?: boolean } & Outpu
   }
   const shown = records.map((record) => shownRecord(record, every));
   const names = new Map(every.map((record) => [record.id, record.name]));
-  io.stdout.write(sessionsTable(shown, renderOptions(io, (id) => names.get(id), flags), shownDamaged));
+  // The header on a terminal only, as argo logs draws it: piped, every line is a session.
+  io.stdout.write(sessionsTable(shown, renderOptions(io, (id) => names.get(id), flags), shownDamaged, { header: io.stdout.isTTY === true }));
 }
 
 async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number } & OutputFlags, io: Io): Promise<void> {

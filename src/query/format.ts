@@ -62,6 +62,14 @@ function pad(text: string, width: number): string {
 }
 
 /**
+ * A cell off a terminal without COLUMNS (no width): whole, for scripts, however long (a longer
+ * one pushes the rest of its row right); padded to the column when shorter.
+ */
+function padOrKeep(text: string, width: number, options: RenderOptions): string {
+  return options.width === null ? text + ' '.repeat(Math.max(0, width - textWidth(text))) : pad(text, width);
+}
+
+/**
  * The columns a table row may use: the terminal's last one is left empty, as a line that fills it
  * wraps early on some terminals.
  */
@@ -133,11 +141,11 @@ export function tableRow(entry: LogEntry, options: RenderOptions): string {
       case 'time':
         return c.dim(pad(t(timeIn(entry.timestamp, column.width)), column.width));
       // An id Argo wrote fits whole. Only with a width is a longer, hand-edited one (or any, when
-      // the width is narrower than an id) cut; without one (piped, no COLUMNS) never, for scripts.
+      // the width is narrower than an id) cut, as is a session name longer than its column.
       case 'id':
-        return c.yellow(options.width === null ? t(entry.id).padEnd(column.width) : pad(t(entry.id), column.width));
+        return c.yellow(padOrKeep(t(entry.id), column.width, options));
       case 'session':
-        return c.cyan(pad(t(options.sessionName(entry)), column.width));
+        return c.cyan(padOrKeep(t(options.sessionName(entry)), column.width, options));
       case 'type':
         return pad(t(unchecked(entry.entry_type)), column.width);
       case 'strength': {
@@ -222,8 +230,11 @@ export function sessionColumns(width: number | null, nameWidth: number): Fitted<
 
 const SESSION_LABELS: Record<SessionColumn, string> = { name: 'NAME', turns: 'TURNS', used: 'LAST USED', model: 'MODEL' };
 
-/** `argo sessions` as a table; a damaged record (named in `damaged`) is a row after it, saying how to remove it. */
-export function sessionsTable(records: readonly ShownRecord[], options: RenderOptions, damaged: readonly string[] = []): string {
+/**
+ * `argo sessions` as a table; a damaged record (named in `damaged`) is a row after it, saying how to
+ * remove it. The header row is drawn only when `header` (on a terminal, as for `argo logs`).
+ */
+export function sessionsTable(records: readonly ShownRecord[], options: RenderOptions, damaged: readonly string[] = [], { header: withHeader = true } = {}): string {
   const c = options.color;
   const t = options.untrusted ?? asIs;
   const names = [...records.map((record) => record.name), ...damaged];
@@ -243,7 +254,7 @@ export function sessionsTable(records: readonly ShownRecord[], options: RenderOp
         case 'used':
           return c.dim(pad(t(timeIn(record.last_used_at, column.width)), column.width));
         case 'model':
-          return pad(t(record.last_model ?? '-'), column.width);
+          return padOrKeep(t(record.last_model ?? '-'), column.width, options);
       }
     };
     const fork = record.parent ? t(`(fork of ${record.parent.name}@${record.parent.turn_id}${record.parent.removed ? ', removed' : ''}) `) : '';
@@ -259,7 +270,7 @@ export function sessionsTable(records: readonly ShownRecord[], options: RenderOp
     const cells = nameColumn === undefined ? [] : [c.cyan(pad(t(name), nameColumn.width))];
     return noteRoom === null || noteRoom > 0 ? joinRow(cells, c.red(noteRoom === null ? note : cutToWidth(note, noteRoom))) : joinRow(cells, null);
   });
-  return [c.dim(header), ...rows, ...damagedRows].join('\n') + '\n';
+  return [...(withHeader ? [c.dim(header)] : []), ...rows, ...damagedRows].join('\n') + '\n';
 }
 
 export function statsText(stats: HistoryStats, options: RenderOptions): string {

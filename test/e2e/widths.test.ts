@@ -90,11 +90,20 @@ describe.concurrent('COLUMNS off a terminal', () => {
     expect(lines[0]).toMatch(/^\d\d-\d\d \d\d:\d\d {2}\S{12} {2}why does my closure c…$/);
   });
 
-  it('sizes a piped argo sessions', async () => {
+  it('sizes a piped argo sessions: no header, as for argo logs', async () => {
     const result = await runArgo(['sessions'], { home: data.home, env: { ...ENV, COLUMNS: '40' } });
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(widest(linesOf(result.stdout)), result.stdout).toBeLessThanOrEqual(40);
-    expect(linesOf(result.stdout)[0]).toBe('NAME               TITLE');
+    // The one session with a name argo takes; the header is not drawn off a terminal.
+    expect(linesOf(result.stdout)).toEqual(['a-session-name-o…  why does my closure…']);
+  });
+
+  it('without it, piped rows keep session names whole, however long, and draw no header', async () => {
+    const logs = await runArgo(['logs', '-n', '1', '-s', 'a-session-name-of-29-letters_'], { home: data.home, env: ENV });
+    expect(logs).toMatchObject({ code: 0, stderr: '' });
+    expect(logs.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}\S{12} {2}a-session-name-of-29-letters_ {2}question {5}- {9}why does my closure/);
+    const sessions = await runArgo(['sessions'], { home: data.home, env: ENV });
+    expect(linesOf(sessions.stdout).map((line) => line.split(' ')[0])).toEqual(['a-session-name-of-29-letters_']);
   });
 
   it('without it, or with a value that is not a width, piped rows keep every column and 80 columns of prompt', async () => {

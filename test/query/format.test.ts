@@ -111,6 +111,20 @@ describe('tableRow', () => {
     expect(row).toContain('  weak      [interrupted] line one');
   });
 
+  it.each<[string, number | null, string]>([
+    // `plain` names a session by its logged name and a "!".
+    ['a-very-long-session-name', null, 'a-very-long-session-name!'],
+    ['a-very-long-session-name', 100, 'a-very-long-s…'],
+    ['a-very-long-session-name', 60, 'a-very-lo…'],
+    ['w', null, 'w!            '],
+    [FAMILY.repeat(10), null, `${FAMILY.repeat(10)}!`],
+    ['日本語の会話の名前です', null, '日本語の会話の名前です!'],
+    ['日本語の会話の名前です', 100, '日本語の会話… '],
+  ])('session %j at width %s is shown as %j (whole off a terminal, for scripts, as ids are)', (session, width, shown) => {
+    const row = tableRow(makeEntry({ timestamp: '2025-01-02T10:00:00.000Z', session, user_prompt: 'QQ' }), plain(width));
+    expect(row).toContain(`turn-0000001  ${shown}  `);
+  });
+
   it('keeps columns aligned when session names and prompts hold wide characters', () => {
     const rows = ['日本語の会話', 'plain', '🎉party🎉'].map((session) =>
       tableRow(makeEntry({ timestamp: '2025-01-02T10:00:00.000Z', session, user_prompt: '中文问题 '.repeat(30) }), plain(90)),
@@ -199,10 +213,17 @@ describe('argo sessions as a table at a width', () => {
     expect(fork).toBe(`fork                              12  2025-01-02 ${localClock}  (fork of a-session-nam…`);
   });
 
-  it('off a terminal every column is kept, and the title keeps 80 columns after the fork note', () => {
+  it('off a terminal every column is kept, names whole, and the title keeps 80 columns after the fork note', () => {
     const lines = linesOf(sessionsTable([record('f', `QQ ${'x'.repeat(100)}`, { session_id: 'x', name: 'p', turn_id: 'V1StGXR8_Z5j' })], plain(null)));
     expect(lines[0]).toBe('NAME  TURNS  LAST USED         MODEL           TITLE');
-    expect(lines[1]).toContain(`llama3.1:8b-i…  (fork of p@V1StGXR8_Z5j) QQ ${'x'.repeat(76)}…`);
+    expect(lines[1]).toContain(`llama3.1:8b-instruct-q4  (fork of p@V1StGXR8_Z5j) QQ ${'x'.repeat(76)}…`);
+  });
+
+  it.each<[boolean, string]>([
+    [true, 'NAME                           TURNS  LAST USED         MODEL           TITLE'],
+    [false, 'a-session-name-of-29-letters_     12'],
+  ])('with header %s, the first line is %j', (header, first) => {
+    expect(linesOf(sessionsTable(records, plain(null), [], { header }))[0]?.slice(0, first.length)).toBe(first);
   });
 });
 
