@@ -77,7 +77,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .configureHelp(HELP_LAYOUT)
     .configureOutput({
       ...HELP_WIDTHS,
-      // Commander puts its "(Did you mean …?)" on a line of its own: one line, as every error.
+      // Commander puts its "(Did you mean …?)" on a line of its own: one line, as every error, its suggestion worded as ours.
       outputError: usageErrorOutput('argo'),
     })
     .description('Ask a local Ollama model from the shell, with deterministic replay of earlier turns.')

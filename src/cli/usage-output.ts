@@ -8,9 +8,17 @@ function idHint(error: string): string {
   return word === undefined ? '' : `; if it is a turn id, put "--" before it (argo rerun -- ${word})`;
 }
 
+/**
+ * Commander's `(Did you mean --json?)` or `(Did you mean one of --a, --b?)` as Argo's own
+ * suggestions read: `(did you mean "--json"?)`, `(did you mean "--a" or "--b"?)`.
+ */
+function ourSuggestion(text: string): string {
+  return text.replace(/\(Did you mean (?:one of )?([^?]*)\?\)/, (_whole, names: string) => `(did you mean ${names.split(', ').map((name) => `"${name}"`).join(' or ')}?)`);
+}
+
 /** A usage error as one line, as every error, pointing at the help that lists what `command` takes. */
 export function usageErrorOutput(command: string): (text: string, write: (text: string) => void) => void {
-  return (text, write) => write(`argo: ${text.replace(/^error: /, '').trimEnd().replace(/\s*\n\s*/g, ' ')}${idHint(text)} (see ${command} --help)\n`);
+  return (text, write) => write(`argo: ${ourSuggestion(text.replace(/^error: /, '').trimEnd().replace(/\s*\n\s*/g, ' '))}${idHint(text)} (see ${command} --help)\n`);
 }
 
 /** `argo logs --bogus` points at `argo logs --help`, which lists what logs takes (and so for its subcommands, unless `nested` is false). */

@@ -501,8 +501,8 @@ describe('argo: bad input', () => {
     [['--persona', 'pirate', 'x'], /unknown persona "pirate"/],
     [['--mode', 'nope', 'x'], /unknown mode "nope"/],
     [['--frobnicate', 'x'], /unknown option '--frobnicate'/],
-    // Commander's did-you-mean is joined onto the same line.
-    [['--jsn', 'x'], /^argo: unknown option '--jsn' \(Did you mean --json\?\) \(see argo --help\)\n$/],
+    // Commander's did-you-mean is joined onto the same line, worded as Argo's own.
+    [['--jsn', 'x'], /^argo: unknown option '--jsn' \(did you mean "--json"\?\) \(see argo --help\)\n$/],
     [['stop', 'extra'], /^argo: "stop" takes no word like "extra" \(argo stop --help\)\n$/],
     // A command's own option refused points at that command's help, which lists what it takes.
     [['tools', '--stats'], /^argo: unknown option '--stats' \(see argo tools --help\)\n$/],

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { usageErrorOutput } from '../../src/cli/usage-output.js';
+
+/** The line usageErrorOutput writes for commander's `text`. */
+function lineFor(command: string, text: string): string {
+  let written = '';
+  usageErrorOutput(command)(text, (line) => (written += line));
+  return written;
+}
+
+describe("commander's usage errors as Argo's one line", () => {
+  it.each([
+    ['argo', "error: unknown option '--jsn'\n(Did you mean --json?)\n", `argo: unknown option '--jsn' (did you mean "--json"?) (see argo --help)\n`],
+    ['argo logs', "error: unknown option '--sesion'\n(Did you mean --session?)\n", `argo: unknown option '--sesion' (did you mean "--session"?) (see argo logs --help)\n`],
+    ['argo', "error: unknown option '--ful'\n(Did you mean one of --full, --json?)\n", `argo: unknown option '--ful' (did you mean "--full" or "--json"?) (see argo --help)\n`],
+    ['argo', "error: unknown option '--frobnicate'\n", "argo: unknown option '--frobnicate' (see argo --help)\n"],
+    ['argo rerun', "error: unknown option '-xY3abcdefgh'\n", `argo: unknown option '-xY3abcdefgh'; if it is a turn id, put "--" before it (argo rerun -- -xY3abcdefgh) (see argo rerun --help)\n`],
+  ])('%s: %j', (command, text, line) => {
+    expect(lineFor(command, text)).toBe(line);
+  });
+});
