@@ -134,7 +134,10 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
 
   // Records are read as names must be resolved or shown: a file per name, not one per session.
   const sessions = new SessionLookup(settings.paths.sessions);
-  const query = await buildQuery(flags, io.now(), sessions, settings.paths);
+  // Followed, a session that does not exist yet is waited for: a script may start the tail before the job.
+  const notYet: string[] = [];
+  const query = await buildQuery(flags, io.now(), sessions, settings.paths, flags.follow === true ? notYet : undefined);
+  for (const name of notYet) io.stderr.write(`no session named "${name}" yet; following, its turns are shown as they are written\n`);
   const stats = new ScanStats();
   const sink = new Sink(io.stdout);
   const render: RenderOptions = {
@@ -229,6 +232,8 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
             stats.skip(file, line, await describeBadLine(line));
             return;
           }
+          // The first turn of a session waited for gives its id (kept if the session is renamed later).
+          if (notYet.includes(entry.session) && query.sessionIds?.has(entry.session_id) === false) query.sessionIds = new Set([...query.sessionIds, entry.session_id]);
           if (!matchesQuery(entry, query, grep)) return;
           // Read for each new row: rows after a resize of the terminal are sized to its new width.
           render.width = widthOf(io);
@@ -264,10 +269,18 @@ function namesOf(values: readonly string[] | undefined, flag: string): string[] 
   return names;
 }
 
-export async function buildQuery(flags: LogsFlags, now: Date, lookup: SessionLookup, paths: DataPaths): Promise<Query> {
+/**
+ * The query of `argo logs` (and `argo export`). Given `notYet`, a session name no session has now
+ * is put there rather than refused (when nothing in the log has it either): `--follow` shows the
+ * turns of the session that takes it.
+ */
+export async function buildQuery(flags: LogsFlags, now: Date, lookup: SessionLookup, paths: DataPaths, notYet?: string[]): Promise<Query> {
   const query: Query = { ...EMPTY_QUERY };
   const sessions = namesOf(flags.session, '--session');
-  if (sessions.length > 0) query.sessionIds = new Set((await Promise.all(sessions.map((name) => resolveSessionIds(name, lookup, paths)))).flat());
+  if (sessions.length > 0) {
+    query.sessionIds = new Set((await Promise.all(sessions.map((name) => resolveSessionIds(name, lookup, paths, notYet !== undefined)))).flat());
+    if (notYet !== undefined) for (const name of sessions) if (isSessionName(name) && (await lookup.byName(name)) === null) notYet.push(name);
+  }
   if (flags.since !== undefined) query.since = parseWhen(flags.since, now, 'start', '--since').getTime();
   if (flags.until !== undefined) query.until = parseWhen(flags.until, now, 'end', '--until').getTime();
   if (query.since !== null && query.until !== null && query.since > query.until) {
@@ -295,7 +308,7 @@ export async function buildQuery(flags: LogsFlags, now: Date, lookup: SessionLoo
  * session's id still finds the turns it left in the log, and so does its name while no session has
  * taken it (every removed session that had it, when several did).
  */
-async function resolveSessionIds(value: string, lookup: SessionLookup, paths: DataPaths): Promise<string[]> {
+async function resolveSessionIds(value: string, lookup: SessionLookup, paths: DataPaths, mayBeNew = false): Promise<string[]> {
   // A name only an earlier version took (.notes) is refused below with the rename that makes it usable.
   const byName = isSessionName(value) ? await lookup.byName(value) : null;
   if (byName) return [byName.id];
@@ -309,7 +322,8 @@ async function resolveSessionIds(value: string, lookup: SessionLookup, paths: Da
   }
   checkSessionName(value, '--session');
   const removed = await removedSessionIds(paths.logs, value, records);
-  if (removed.length > 0) return removed;
+  // A name nothing has had yet: refused, unless a session may take it while argo logs -f waits.
+  if (removed.length > 0 || mayBeNew) return removed;
   const { knownSessions } = await import('../sessions/manage.js');
   throw new UsageError(`--session: no session named "${value}"; ${await knownSessions(paths.sessions)} (a session id also works)`);
 }

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { checkFailure } from '../../src/cli/logs.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildQuery, checkFailure } from '../../src/cli/logs.js';
+import { SessionLookup, deleteSession } from '../../src/sessions/store.js';
+import { recordTurns, tempData } from '../query/helpers.js';
+import type { Home } from '../query/helpers.js';
 
 describe('checkFailure', () => {
   it.each<[{ unreadable: number; damagedFiles: number; files: number; blockedDays: number }, string]>([
@@ -14,5 +17,41 @@ describe('checkFailure', () => {
     ],
   ])('%j → %s', (found, line) => {
     expect(checkFailure(found)).toBe(line);
+  });
+});
+
+describe('buildQuery: -s names, and the ones --follow waits for', () => {
+  let data: Home;
+  const ids: Record<string, string> = {};
+  beforeAll(async () => {
+    data = tempData();
+    ids.play = (await recordTurns(data.paths, 'play', 1)).session.id;
+    // A removed session: turns in the log under its name, no record.
+    ids.gone = (await recordTurns(data.paths, 'gone', 1)).session.id;
+    await deleteSession(data.paths.sessions, 'gone');
+  });
+
+  it.each<[string[], boolean, string[], string[]]>([
+    [['play'], true, ['play'], []],
+    [['job'], true, [], ['job']],
+    [['play,job'], true, ['play'], ['job']],
+    // A removed session's turns are still shown; a new session taking its name is waited for.
+    [['gone'], true, ['gone'], ['gone']],
+    [['play'], false, ['play'], []],
+    [['gone'], false, ['gone'], []],
+  ])('-s %j, following %s: ids of %j, waiting for %j', async (session, follow, sessions, waited) => {
+    const notYet: string[] = [];
+    const query = await buildQuery({ session }, new Date(), new SessionLookup(data.paths.sessions), data.paths, follow ? notYet : undefined);
+    expect([...(query.sessionIds ?? [])].sort()).toEqual(sessions.map((name) => ids[name]).sort());
+    expect(notYet).toEqual(waited);
+  });
+
+  it.each<[string[], boolean, RegExp]>([
+    [['job'], false, /^--session: no session named "job"; /],
+    [['00000000-0000-4000-8000-000000000009'], false, /^--session: no session with id 00000000-0000-4000-8000-000000000009/],
+    [['00000000-0000-4000-8000-000000000009'], true, /^--session: no session with id 00000000-0000-4000-8000-000000000009/],
+    [['a b'], true, /invalid session name "a b"/],
+  ])('-s %j, following %s, is refused', async (session, follow, message) => {
+    await expect(buildQuery({ session }, new Date(), new SessionLookup(data.paths.sessions), data.paths, follow ? [] : undefined)).rejects.toThrow(message);
   });
 });

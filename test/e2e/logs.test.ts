@@ -554,6 +554,31 @@ describe('argo logs --follow', () => {
     expect(ids(stdout)).toEqual(['w-7', 'turn 7 marker-1', 'turn 7 marker-2']);
   });
 
+  it('-s NAME follows a session that does not exist yet, saying so once: its turns come out once it is written to, no other', async () => {
+    const { home, paths } = tempData();
+    await recordTurns(paths, 'old', 2, { date: '2025-01-01' });
+    expect(await argo(home, ['logs', '-s', 'job'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^argo: --session: no session named "job"; /) as unknown });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json', '-s', 'job'], { env: scrubbedEnv({ home, env: ENV }) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const note = 'no session named "job" yet; following, its turns are shown as they are written\n';
+    await waitFor(() => {
+      expect(stderr).toBe(note);
+    });
+    // Another session's turn first: once job's are out, it has been judged (and left out).
+    expect(await writer(home, 'other', 1, ['2025-01-05'])).toBe(0);
+    expect(await writer(home, 'job', 2, ['2025-01-05'])).toBe(0);
+    await waitFor(() => {
+      expect(ids(stdout)).toEqual(['job-0', 'job-1']);
+    });
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stderr).toBe(note);
+  });
+
   it('with --all, the backlog is every matching turn, not the newest 10', async () => {
     const { home, paths } = tempData();
     const backlog = await recordTurns(paths, 'old', 12, { date: '2025-01-01' });
