@@ -9,7 +9,7 @@ import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { NO_TOOLS } from '../config/tool-list.js';
 import type { AgentFlags } from './agent.js';
 import { collect } from './parse.js';
-import { notUtf8 } from './io.js';
+import { notText } from './io.js';
 import { decodeUtf8 } from '../text/utf8.js';
 import { settingsFor } from './settings.js';
 import { judgeWords, typoMessage } from './typos.js';
@@ -51,7 +51,8 @@ export async function companionOverrides(flags: CompanionFlags): Promise<Pick<Fl
       throw new UsageError(`--system-file: cannot read ${shownPath(flags.systemFile)} (${messageLine(error)})`, { cause: error });
     }
     const decoded = decodeUtf8(bytes);
-    if (!decoded.ok) throw new UsageError(notUtf8(`--system-file ${shownPath(flags.systemFile)}`, decoded, `iconv -f latin1 -t utf-8 ${shownPath(flags.systemFile)} > system.txt`));
+    const file = shownPath(flags.systemFile);
+    if (!decoded.ok) throw new UsageError(notText(`--system-file ${file}`, bytes, decoded, (encoding) => `iconv -f ${encoding} -t utf-8 ${file} > system.txt`));
     system = decoded.text;
   }
   const options = parseOptionAssignments(flags.option ?? []);

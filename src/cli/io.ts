@@ -177,9 +177,26 @@ export async function readAll(stream: NodeJS.ReadableStream, options: ReadAllOpt
   } finally {
     clearTimeout(silence);
   }
-  const decoded = decodeUtf8(Buffer.concat(chunks));
+  const bytes = Buffer.concat(chunks);
+  const decoded = decodeUtf8(bytes);
   if (decoded.ok) return decoded.text;
-  throw new UsageError(notUtf8('standard input', decoded, 'iconv -f latin1 -t utf-8 file.txt | argo "…"'));
+  throw new UsageError(notText('standard input', bytes, decoded, (encoding) => `iconv -f ${encoding} -t utf-8 file.txt | argo "…"`));
+}
+
+/**
+ * The one line refusing bytes that are not UTF-8, by what they look like: UTF-16 text (its byte
+ * order mark), binary data (a NUL byte, which no text in another 8-bit encoding holds), else text
+ * in another encoding, with the conversion (`convert` gives it for an encoding). Converting binary
+ * data as latin1 would only send garbage, so it is not offered.
+ */
+export function notText(what: string, bytes: Uint8Array, bad: { offset: number; byte: number }, convert: (encoding: string) => string): string {
+  const [first, second] = bytes;
+  if ((first === 0xff && second === 0xfe) || (first === 0xfe && second === 0xff)) {
+    return `${what} is UTF-16 text, not UTF-8 (it starts with a UTF-16 byte order mark): convert it first, e.g. ${convert('utf-16')}`;
+  }
+  const nul = bytes.indexOf(0);
+  if (nul !== -1) return `${what} looks like binary data, not text (a NUL byte at offset ${nul}): argo sends a model text only; give it text about the data instead (what file, strings or xxd print, say)`;
+  return notUtf8(what, bad, convert('latin1'));
 }
 
 /** The one line refusing text that is not UTF-8: where its first bad byte is, and how to convert it. */

@@ -290,6 +290,35 @@ describe('bad input: one line, exit 2, nothing written (item 13)', () => {
     expect(logLines(home)).toEqual([]);
   });
 
+  it('a program piped in from a shell (head -c 200 node | argo x): said to look like binary data, no conversion offered; nothing sent', async () => {
+    const home = tempHome();
+    const before = ollama.requests.length;
+    const script = `head -c 200 "${process.execPath}" | "${process.execPath}" "${ARGO_BIN}" x`;
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn('bash', ['-c', script], { env: scrubbedEnv({ home, host: ollama.url }) });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+      child.on('error', reject).on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^argo: standard input looks like binary data, not text \(a NUL byte at offset \d+\): argo sends a model text only; give it text about the data instead \(what file, strings or xxd print, say\)\n$/);
+    expect(ollama.requests).toHaveLength(before);
+    expect(logLines(home)).toEqual([]);
+  });
+
+  it.each<[string, Buffer, string]>([
+    ['binary', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0xff]), 'looks like binary data, not text (a NUL byte at offset 7)'],
+    ['UTF-16', Buffer.from('\ufeffBe brief.', 'utf16le'), 'is UTF-16 text, not UTF-8 (it starts with a UTF-16 byte order mark): convert it first, e.g. iconv -f utf-16 -t utf-8 FILE > system.txt'],
+  ])('a --system-file that is %s is said to be so', async (_case, content, words) => {
+    const home = tempHome();
+    const file = join(home, 'system.txt');
+    writeFileSync(file, content);
+    const result = await argo(home, ['--system-file', file, 'hi']);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toContain(`argo: --system-file ${file} ${words.replace('FILE', file)}`);
+    expect(logLines(home)).toEqual([]);
+  });
+
   it('--system-file that is not UTF-8: refused the same way', async () => {
     const home = tempHome();
     writeFileSync(join(home, 'system.txt'), Buffer.from('Réponds en français', 'latin1'));

@@ -41,6 +41,16 @@ describe('standard input that is not UTF-8 is refused, never changed', () => {
     );
   });
 
+  it.each<[string, Buffer, string]>([
+    ['a program (ELF)', bytes([0x7f], 'ELF', [0x02, 0x01, 0x01, 0x00, 0xff]), 'standard input looks like binary data, not text (a NUL byte at offset 7): argo sends a model text only; give it text about the data instead (what file, strings or xxd print, say)'],
+    ['a NUL after a byte that is not UTF-8', bytes('caf', [0xe9, 0x00]), 'standard input looks like binary data, not text (a NUL byte at offset 4): argo sends a model text only; give it text about the data instead (what file, strings or xxd print, say)'],
+    ['UTF-16 little-endian, with its mark', bytes([0xff, 0xfe], 'h', [0], 'i', [0]), 'standard input is UTF-16 text, not UTF-8 (it starts with a UTF-16 byte order mark): convert it first, e.g. iconv -f utf-16 -t utf-8 file.txt | argo "…"'],
+    ['UTF-16 big-endian, with its mark', bytes([0xfe, 0xff, 0], 'h', [0], 'i'), 'standard input is UTF-16 text, not UTF-8 (it starts with a UTF-16 byte order mark): convert it first, e.g. iconv -f utf-16 -t utf-8 file.txt | argo "…"'],
+    ['latin1 text', bytes('caf', [0xe9]), 'standard input is not UTF-8 (byte 0xe9 at offset 3): convert it first, e.g. iconv -f latin1 -t utf-8 file.txt | argo "…" (-f names the encoding it is in: latin1, cp1252, shift_jis …)'],
+  ])('%s: refused for what it looks like, never offered a conversion that makes garbage', async (_case, input, message) => {
+    await expect(readAll(Readable.from([input]))).rejects.toThrow(new UsageError(message));
+  });
+
   it('a character split between reads is whole', async () => {
     const euro = Buffer.from('€');
     expect(await readAll(Readable.from([euro.subarray(0, 1), euro.subarray(1)]))).toBe('€');
