@@ -637,8 +637,10 @@ function endFrames(event: TurnEvent, format: ChunkFormat, plan: AnswerPlan, log:
     return frame(JSON.stringify(fromFailure(failure).body()));
   }
   const reason = finishOf(result, result.toolCalls.length);
-  let frames = frame(format.finish(reason, { argo: argoField(result) }));
-  if (plan.includeUsage) frames += frame(format.usage(usageOf(result.promptTokens, result.completionTokens)));
+  const fields = { argo: argoField(result) };
+  let frames = frame(format.finish(reason, fields));
+  // The usage chunk is the last data chunk: a client that reads only that one still gets the argo field.
+  if (plan.includeUsage) frames += frame(format.usage(usageOf(result.promptTokens, result.completionTokens), fields));
   return frames + frame('[DONE]');
 }
 

@@ -360,21 +360,25 @@ export class ChunkFormat {
 
   /** Extra top-level fields (Argo's own) ride on the chunk that ends the choice. */
   finish(reason: FinishReason, fields?: Record<string, unknown>): string {
-    let extra = '';
-    if (fields) for (const [key, value] of Object.entries(fields)) extra += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
-    return this.choice('{}', reason, extra);
+    return this.choice('{}', reason, topLevel(fields));
   }
 
   /** A chunk with no choices and extra top-level fields: clients that do not know them skip it. */
   extra(fields: Record<string, unknown>): string {
-    let extra = '';
-    for (const [key, value] of Object.entries(fields)) extra += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
-    return `${this.head}[]${extra}}`;
+    return `${this.head}[]${topLevel(fields)}}`;
   }
 
-  usage(usage: Usage): string {
-    return `${this.head}[],"usage":${JSON.stringify(usage)}}`;
+  /** The usage chunk; `fields` (Argo's own) ride on it too, as it is the stream's last data chunk. */
+  usage(usage: Usage, fields?: Record<string, unknown>): string {
+    return `${this.head}[],"usage":${JSON.stringify(usage)}${topLevel(fields)}}`;
   }
+}
+
+/** Fields written after a chunk's own, each as `,"key":value`. */
+function topLevel(fields: Record<string, unknown> | undefined): string {
+  let extra = '';
+  if (fields) for (const [key, value] of Object.entries(fields)) extra += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  return extra;
 }
 
 /** Calls numbered within their answer, in OpenAI's shape: `first` is the index of the first of them. */

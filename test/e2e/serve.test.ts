@@ -174,12 +174,18 @@ describe('routes', () => {
     const stream = await client.chat.completions.create({ ...ask('count with me'), stream: true, stream_options: { include_usage: true } });
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
+    const argo: unknown[] = [];
     for await (const chunk of stream) {
       text += chunk.choices[0]?.delta.content ?? '';
       usage = chunk.usage ?? usage;
+      if ('argo' in chunk) argo.push(chunk.argo);
     }
     expect(text).toBe('You said: count with me');
     expect(usage?.total_tokens).toBeGreaterThan(0);
+    // On the finish chunk and on the usage chunk, the last one.
+    expect(argo).toHaveLength(2);
+    expect(argo[1]).toEqual(argo[0]);
+    expect(argo[0]).toMatchObject({ status: 'ok', log: 'written' });
     const { spawn } = await import('node:child_process');
     const curl = spawn('curl', ['-sN', '-H', 'content-type: application/json', '-d', JSON.stringify(ask('raw', { stream: true })), `${serve.url}/v1/chat/completions`]);
     let out = '';

@@ -109,6 +109,8 @@ describe('chat completions with the openai client', () => {
     expect(finish?.choices[0]?.finish_reason).toBe('stop');
     expect((finish as unknown as { argo: { turn_id: string } }).argo.turn_id).toBe(t.runner.logged.at(-1)?.turnId);
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } });
+    // The last data chunk carries the same argo field as the finish chunk.
+    expect((chunks.at(-1) as unknown as { argo: unknown }).argo).toEqual((finish as unknown as { argo: unknown }).argo);
   });
 
   it('runs a full client-tools round: the call goes out, the result comes in, the final answer', async () => {

@@ -266,6 +266,7 @@ describe('answers to OpenAI', () => {
     expect(JSON.parse(format.finish('length'))).toEqual(one({}, 'length'));
     expect(JSON.parse(format.finish('stop', { argo: { turn_id: 't' } }))).toEqual({ ...one({}, 'stop'), argo: { turn_id: 't' } });
     expect(JSON.parse(format.usage(usageOf(1, 1)))).toEqual({ ...head, choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+    expect(JSON.parse(format.usage(usageOf(1, 1), { argo: { turn_id: 't' } }))).toEqual({ ...head, choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, argo: { turn_id: 't' } });
     expect(JSON.parse(format.extra({ tool_status: { tool: 'read_file' } }))).toEqual({ ...head, choices: [], tool_status: { tool: 'read_file' } });
   });
 });
