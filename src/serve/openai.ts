@@ -70,11 +70,19 @@ export interface OpenAiToolCallOut {
  * Messages as Ollama takes them: text flattened, arguments as objects, call ids kept (Ollama's
  * `tool_calls[].id` and `tool_call_id`), tool results named after their call. An id names the
  * nearest call before it that has it, so a client that numbers each round's calls from 0 again
- * (call_0 in two rounds) keeps every round; within one message a repeated id counts once.
+ * (call_0 in two rounds) keeps every round; within one round (an assistant message and what follows
+ * it) a repeated id counts once, the first call and the first result, as export keeps them.
  */
 export function toOllamaMessages(messages: readonly OpenAiMessage[]): OllamaMessage[] {
   const callNames = new Map<string, string>();
-  return messages.map((message, at) => {
+  /** Ids answered since the last assistant message. */
+  let answered = new Set<string>();
+  return messages.flatMap((message, at): OllamaMessage[] => {
+    if (message.role === 'assistant') answered = new Set();
+    if (message.role === 'tool' && message.tool_call_id !== undefined) {
+      if (answered.has(message.tool_call_id)) return [];
+      answered.add(message.tool_call_id);
+    }
     const role = message.role === 'developer' ? 'system' : message.role;
     const out: OllamaMessage = { role, content: textOf(message.content) };
     if (message.reasoning) out.thinking = message.reasoning;
@@ -99,7 +107,7 @@ export function toOllamaMessages(messages: readonly OpenAiMessage[]): OllamaMess
       if (name !== undefined) out.tool_name = name;
       if (id !== undefined) out.tool_call_id = id;
     }
-    return out;
+    return [out];
   });
 }
 

@@ -475,7 +475,7 @@ describe('client tools', () => {
     ]);
   });
 
-  it('a client that numbers each round\'s calls from call_0 again keeps every round, each result named after its own call', async () => {
+  it('a client that numbers each round\'s calls from call_0 again keeps every round, each result named after its own call; a result sent twice in a round goes once', async () => {
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
     ollama.options.reply = 'Both done.';
     const tools: OpenAI.ChatCompletionTool[] = ['get_time', 'get_date'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } }));
@@ -483,7 +483,7 @@ describe('client tools', () => {
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name, arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'call_0', content: `${name} result` },
     ];
-    const answer = await client.chat.completions.create({ model: 'argo', tools, messages: [{ role: 'user', content: 'time, then date' }, ...round('get_time'), ...round('get_date')] });
+    const answer = await client.chat.completions.create({ model: 'argo', tools, messages: [{ role: 'user', content: 'time, then date' }, ...round('get_time'), ...round('get_date'), { role: 'tool', tool_call_id: 'call_0', content: 'sent again' }] });
     expect(answer.choices[0]?.message.content).toBe('Both done.');
     expect((JSON.parse(chatBodies().at(-1) ?? '') as { messages: unknown[] }).messages.slice(1)).toEqual([
       { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', function: { name: 'get_time', arguments: {} } }] },

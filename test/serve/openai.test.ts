@@ -61,7 +61,7 @@ describe('messages to Ollama', () => {
     ['unknown call id falls back to name', [{ role: 'tool', tool_call_id: 'zz', name: 'legacy', content: 'r' }], [{ role: 'tool', content: 'r', tool_name: 'legacy', tool_call_id: 'zz' }]],
     ['no name at all', [{ role: 'tool', tool_call_id: 'zz', content: 'r' }], [{ role: 'tool', content: 'r', tool_call_id: 'zz' }]],
     [
-      'a call id twice in one message: the first call counts; every result is sent',
+      'a call id twice in one message: the first call counts, and its first result',
       [
         { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1}' } }, { id: 'c1', type: 'function', function: { name: 'sub', arguments: '{"a":2}' } }] },
         { role: 'tool', tool_call_id: 'c1', content: 'first' },
@@ -71,9 +71,44 @@ describe('messages to Ollama', () => {
       [
         { role: 'assistant', content: '', tool_calls: [{ id: 'c1', function: { name: 'add', arguments: { a: 1 } } }] },
         { role: 'tool', content: 'first', tool_name: 'add', tool_call_id: 'c1' },
-        { role: 'tool', content: 'again', tool_name: 'add', tool_call_id: 'c1' },
         { role: 'user', content: 'and?' },
       ],
+    ],
+    [
+      'a result sent twice in one round: the first is kept; the round\'s other results stay, in order',
+      [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'add', arguments: '{}' } }, { id: 'b', type: 'function', function: { name: 'sub', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'a', content: 'A1' },
+        { role: 'tool', tool_call_id: 'b', content: 'B' },
+        { role: 'tool', tool_call_id: 'a', content: 'A2' },
+      ],
+      [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'a', function: { name: 'add', arguments: {} } }, { id: 'b', function: { name: 'sub', arguments: {} } }] },
+        { role: 'tool', content: 'A1', tool_name: 'add', tool_call_id: 'a' },
+        { role: 'tool', content: 'B', tool_name: 'sub', tool_call_id: 'b' },
+      ],
+    ],
+    [
+      'a repeat after a user message is still the same round (no assistant message between)',
+      [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'add', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'a', content: 'A1' },
+        { role: 'user', content: 'hm' },
+        { role: 'tool', tool_call_id: 'a', content: 'A2' },
+      ],
+      [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'a', function: { name: 'add', arguments: {} } }] },
+        { role: 'tool', content: 'A1', tool_name: 'add', tool_call_id: 'a' },
+        { role: 'user', content: 'hm' },
+      ],
+    ],
+    [
+      'results before any assistant message are one round of their own',
+      [
+        { role: 'tool', tool_call_id: 'x', name: 'early', content: '1' },
+        { role: 'tool', tool_call_id: 'x', name: 'early', content: '2' },
+      ],
+      [{ role: 'tool', content: '1', tool_name: 'early', tool_call_id: 'x' }],
     ],
     [
       'a call id reused in a later round: each round keeps its calls, each result answers the nearest call before it',
