@@ -1,11 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_RESULT_BUDGET } from '../../src/agent/compaction.js';
+import { DEFAULT_TOOL_TIMEOUT_MS, MAX_ALL_FAILURE_ROUNDS, MAX_REASKS } from '../../src/agent/loop.js';
+import type { Io } from '../../src/cli/io.js';
+import { registerServe } from '../../src/cli/serve.js';
 import { loadSettings, parseKeepAlive, parseThink } from '../../src/config/settings.js';
 import type { FlagOverrides } from '../../src/config/settings.js';
 import { UsageError } from '../../src/errors.js';
 import { DEFAULT_REPLAY_POLICY } from '../../src/replay/policy.js';
+
+const DOCS = resolve(import.meta.dirname, '../../docs');
 
 function home(config?: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'argo-settings-'));
@@ -36,6 +43,42 @@ describe('loadSettings precedence: flags > environment > config.json > defaults'
     });
     expect(s.replay).toEqual(DEFAULT_REPLAY_POLICY);
     expect(s.keepAlive).toBeUndefined();
+  });
+
+  // Each default as the code has it, and as the page a user reads it on says it.
+  const defaults = load(undefined);
+  const serveCommand = (): Command => {
+    const program = new Command();
+    registerServe(program, {} as Io, () => undefined);
+    const serve = program.commands.find((command) => command.name() === 'serve');
+    if (serve === undefined) throw new Error('no serve command');
+    return serve;
+  };
+  const flagDefault = (flag: string): unknown => serveCommand().options.find((option) => option.long === flag)?.defaultValue;
+  it.each([
+    ['agent.maxIterations', 10, 'configuration.md', '| `maxIterations` | whole ≥ 1 | most tool rounds of an agent run (default 10) |', defaults.agent.maxIterations],
+    ['agent.maxIterations', 10, 'agent.md', 'most tool rounds before stopping (default 10, config `"maxIterations"`)', defaults.agent.maxIterations],
+    ['tool result budget', 4000, 'agent.md', '(4,000 characters by default; `toolBudgets` per tool)', DEFAULT_RESULT_BUDGET],
+    ['tool timeout (ms)', 30_000, 'agent.md', 'A call is abandoned after 30 s', DEFAULT_TOOL_TIMEOUT_MS],
+    ['re-asks of an invalid response', 3, 'agent.md', 'still invalid after 3 re-asks', MAX_REASKS],
+    ['all-failure rounds before the loop stops', 3, 'agent.md', '*all-failure round*; 3 of them stop the loop', MAX_ALL_FAILURE_ROUNDS],
+    ['serve.maxBodyBytes', 10 * 1024 * 1024, 'serve.md', '| `maxBodyBytes` | 10485760 |', defaults.serve.maxBodyBytes],
+    ['serve.maxBodyBytes', 10 * 1024 * 1024, 'configuration.md', 'larger request bodies get 413 (default 10 MiB)', defaults.serve.maxBodyBytes],
+    ['serve.shutdownGraceMs', 10_000, 'serve.md', '| `shutdownGraceMs` | 10000 |', defaults.serve.shutdownGraceMs],
+    ['serve.shutdownGraceMs', 10_000, 'configuration.md', 'running answers may finish this long (default 10000)', defaults.serve.shutdownGraceMs],
+    ['serve.jobRetentionDays', 30, 'serve.md', '| `jobRetentionDays` | 30 |', defaults.serve.jobRetentionDays],
+    ['serve.jobRetentionDays', 30, 'configuration.md', 'removed at start (default 30)', defaults.serve.jobRetentionDays],
+    ['serve.maxConnections', 512, 'serve.md', '| `maxConnections` | 512 |', defaults.serve.maxConnections],
+    ['serve.maxConnections', 512, 'configuration.md', '(default 512, Ollama\'s own queue length)', defaults.serve.maxConnections],
+    ['serve.apiKey', null, 'serve.md', '| `apiKey` | none |', defaults.serve.apiKey],
+    ['timeouts.lockWaitMs', 30_000, 'configuration.md', '| `timeouts.lockWaitMs` | whole, 0 to 3600000 (default 30000) |', defaults.timeouts.lockWaitMs],
+    ['argo serve --port', 10007, 'serve.md', '| `--port` | `10007` |', flagDefault('--port')],
+    ['argo serve --port', 10007, 'cli.md', '| `--port <n>` | port; `0` picks a free one | `10007` |', flagDefault('--port')],
+    ['argo serve --host', '127.0.0.1', 'serve.md', '| `--host` | `127.0.0.1` |', flagDefault('--host')],
+    ['argo serve --allow-side-effects', false, 'serve.md', '| `--allow-side-effects` | off |', flagDefault('--allow-side-effects')],
+  ])('%s is %j, as docs/%s says', (_name, expected, page, words, actual) => {
+    expect(actual).toEqual(expected);
+    expect(readFileSync(join(DOCS, page), 'utf8')).toContain(words);
   });
 
   it.each([
