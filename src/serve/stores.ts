@@ -2,12 +2,24 @@
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { boundedClient, failedToConnect, httpFailure } from '../ollama/transport.js';
 import { withSessionLock } from '../log/lock.js';
+import type { LogEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
 import { byLastUsed, readSession, saveSession, scanSessions } from '../sessions/store.js';
 import { openSessionTurns } from '../sessions/turns.js';
 import { sessionJson } from '../query/session-json.js';
 import { sessionsWithText } from '../query/session-search.js';
 import type { OllamaInfo, SessionStore } from './types.js';
+
+/**
+ * A logged turn as a client of the server sees it: a tool call's raw exception text (`error_detail`,
+ * which may name the server's files) stays in the server's log; its safe `error` is kept. The CLI's
+ * `sessions show --json` prints the log whole: there the log is the reader's own.
+ */
+export function turnForClients(entry: LogEntry): LogEntry {
+  const calls = entry.tool_calls;
+  if (calls?.some((call) => call.error_detail !== undefined) !== true) return entry;
+  return { ...entry, tool_calls: calls.map(({ error_detail: _detail, ...call }) => call) };
+}
 
 /** `lockWaitMs`: how long a title change waits for a session's lock (timeouts.lockWaitMs, as a turn waits). */
 export function sessionStore(paths: DataPaths, lockWaitMs?: number): SessionStore {
@@ -21,7 +33,7 @@ export function sessionStore(paths: DataPaths, lockWaitMs?: number): SessionStor
       if (!record) return null;
       // Counted and checked now, so a damaged session is an error response, not a cut one.
       const turns = await openSessionTurns(paths, record, { kind: 'all' });
-      return (give) => sessionJson(record, turns, give);
+      return (give) => sessionJson(record, turns, give, turnForClients);
     },
     setTitle: async (name, title) => {
       const found = await readSession(paths.sessions, name);

@@ -99,8 +99,9 @@ export interface SessionStore {
   /** Records as `argo sessions --json` prints them; `query` matches titles and prompts. */
   list: (query: string | null) => Promise<unknown[]>;
   /**
-   * `argo sessions show NAME --json`'s text, handed to `give` piece by piece (a session of years is
-   * never one string; `give` answers false once the client has gone), or null for an unknown name.
+   * `argo sessions show NAME --json`'s text less what only the log's owner reads (tool calls'
+   * `error_detail`), handed to `give` piece by piece (a session of years is never one string;
+   * `give` answers false once the client has gone), or null for an unknown name.
    */
   show: (name: string) => Promise<((give: (piece: string) => Promise<boolean>) => Promise<void>) | null>;
   /** The updated record, or null for an unknown name. */

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { FakeRound } from '../support/fake-ollama.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
-import { logLines, tempHome } from '../support/run-argo.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { ssePayloads, startServe } from '../support/run-serve.js';
 import type { ServeProcess } from '../support/run-serve.js';
 import { waitFor } from '../support/wait.js';
@@ -238,5 +238,40 @@ describe('the tools Argo field', () => {
     const both = await post(serve.url, ask('x', { tools: 'fs' }, { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] }));
     expect(both.status).toBe(400);
     expect(await both.json()).toMatchObject({ error: { param: 'argo.tools', code: 'tools_conflict' } });
+  });
+});
+
+describe('a tool failure\'s raw detail stays in the server\'s log', () => {
+  it('the log line has it; the answer, its stream, the job (file, record and stream) and GET /api/sessions/:name do not; argo sessions show --json does', async () => {
+    const raw = 'connect ECONNREFUSED at /srv/private/db.js:42';
+    const { serve, home } = await server({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_RAW_ERROR: raw } } } });
+    const seen: string[] = [];
+    const whole = await post(serve.url, ask('sum two numbers', { tools: 'mcp:calc', session: 'leaky' }));
+    seen.push(await whole.text());
+    const entry = await logged(home, whole.headers.get('x-argo-turn-id') ?? '');
+    expect(entry).toMatchObject({ status: 'tool_failures' });
+    expect((entry?.tool_calls as Record<string, unknown>[] | undefined)?.[0]).toMatchObject({ name: 'add', outcome: 'failure', error: 'tool execution failed', error_detail: expect.stringContaining('/srv/private/db.js:42') as string });
+    const streamed = await post(serve.url, ask('sum two numbers', { tools: 'mcp:calc', session: 'leaky' }, { stream: true }));
+    seen.push(await streamed.text());
+    expect(seen[1]).toContain('"tool_execution_error"');
+
+    const started = await fetch(`${serve.url}/api/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('sum two numbers', { tools: 'mcp:calc', session: 'leaky' })) });
+    const { job_id: id } = (await started.json()) as { job_id: string };
+    await waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }));
+    seen.push(await (await fetch(`${serve.url}/api/jobs/${id}`)).text(), await (await fetch(`${serve.url}/api/jobs/${id}/stream`)).text(), readFileSync(join(home, 'jobs', `${id}.json`), 'utf8'));
+
+    const session = await fetch(`${serve.url}/api/sessions/leaky`);
+    seen.push(await session.text());
+    const turns = (JSON.parse(seen.at(-1) ?? '') as { turns: { tool_calls?: Record<string, unknown>[] }[] }).turns;
+    expect(turns).toHaveLength(3);
+    expect(turns[0]?.tool_calls?.[0]).toMatchObject({ name: 'add', outcome: 'failure', error: 'tool execution failed' });
+    for (const text of seen) {
+      expect(text).not.toContain('/srv/private');
+      expect(text).not.toContain('error_detail');
+    }
+    // The log is the CLI user's own: sessions show --json prints it whole.
+    const shown = await runArgo(['sessions', 'show', 'leaky', '--json'], { home, host: ollama.url });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('/srv/private/db.js:42');
   });
 });

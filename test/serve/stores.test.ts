@@ -6,7 +6,8 @@ import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSessionLock } from '../../src/log/lock.js';
-import { ollamaInfo, sessionStore } from '../../src/serve/stores.js';
+import type { LogEntry } from '../../src/log/entry.js';
+import { ollamaInfo, sessionStore, turnForClients } from '../../src/serve/stores.js';
 import { recordTurn } from '../../src/sessions/record-turn.js';
 import { deleteSession, openSession, readSession, saveSession } from '../../src/sessions/store.js';
 import { makeEntry, tempData } from '../query/helpers.js';
@@ -90,5 +91,36 @@ describe('sessionStore setTitle against turns finishing on the same session', ()
     });
     await expect(titled).resolves.toBeNull();
     expect(await readSession(paths.sessions, 'work')).toBeNull();
+  });
+});
+
+describe('sessionStore show: what only the server\'s log keeps', () => {
+  const failed = { id: 'c1', name: 'query', arguments: { q: 'x' }, outcome: 'failure' as const, round: 1, ms: 3, result_chars: 0, error: 'tool execution failed' };
+  const succeeded = { id: 'c2', name: 'query', arguments: { q: 'y' }, outcome: 'success' as const, round: 1, ms: 2, result_chars: 2, result: 'ok' };
+  const detail = 'McpError: connect ECONNREFUSED at /srv/private/db.js:42';
+  it.each([
+    ['a failed call: its raw detail is left out, its safe error kept', makeEntry({ tool_calls: [{ ...failed, error_detail: detail }, succeeded] }), makeEntry({ tool_calls: [failed, succeeded] })],
+    ['calls without a detail: the turn as it is', makeEntry({ tool_calls: [failed, succeeded] }), makeEntry({ tool_calls: [failed, succeeded] })],
+    ['a turn without tools', makeEntry(), makeEntry()],
+  ])('%s', (_name, entry, shown) => {
+    expect(turnForClients(entry)).toEqual(shown);
+    // The log's own copy is not changed.
+    if (entry.tool_calls?.[0]?.error_detail !== undefined) expect(entry.tool_calls[0].error_detail).toBe(detail);
+  });
+
+  it('GET /api/sessions/:name\'s text leaves out error_detail; the rest of each turn is the log\'s', async () => {
+    const { paths } = tempData();
+    const planned = await openSession(paths.sessions, 'work', '2025-01-02T00:00:00Z');
+    const entry = makeEntry({ id: 't-detail', session: 'work', session_id: planned.id, tool_calls: [{ ...failed, error_detail: detail }, succeeded] });
+    await recordTurn(paths, planned, entry, '2025-01-02');
+    const shown = await sessionStore(paths).show('work');
+    let text = '';
+    await shown?.((piece) => {
+      text += piece;
+      return Promise.resolve(true);
+    });
+    expect(text).not.toContain('/srv/private');
+    const body = JSON.parse(text) as { turns: LogEntry[] };
+    expect(body.turns).toEqual([{ ...entry, tool_calls: [failed, succeeded] }]);
   });
 });

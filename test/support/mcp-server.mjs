@@ -4,11 +4,13 @@
 // With ARGO_TEST_MCP_STARTS set, each start appends its pid to that file (how often was it started?).
 // ARGO_TEST_MCP_FAIL: it writes a coloured line on stderr and exits with code 3 at once.
 // ARGO_TEST_MCP_MALFORMED: its list also holds a tool whose inputSchema has no "type": "object".
+// ARGO_TEST_MCP_RAW_ERROR: every call is answered with a JSON-RPC error of that text (not a tool's
+// error result), so the client throws: an unexpected exception whose raw text only the log keeps.
 import { appendFileSync } from 'node:fs';
 import process from 'node:process';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 if (process.env.ARGO_TEST_MCP_FAIL) {
@@ -43,6 +45,13 @@ if (process.env.ARGO_TEST_MCP_MALFORMED) {
       { name: 'loose', description: 'No type', inputSchema: { properties: { a: { type: 'string' } } } },
     ],
   }));
+}
+if (process.env.ARGO_TEST_MCP_RAW_ERROR) {
+  const raw = process.env.ARGO_TEST_MCP_RAW_ERROR;
+  // Replaces the SDK's own call handler, which would turn a thrown error into an error result.
+  server.server.setRequestHandler(CallToolRequestSchema, () => {
+    throw new Error(raw);
+  });
 }
 await server.connect(new StdioServerTransport());
 if (process.env.ARGO_TEST_MCP_STARTS) appendFileSync(process.env.ARGO_TEST_MCP_STARTS, `${process.pid}\n`);
