@@ -3,14 +3,29 @@ import { clearStop, setStop, stopPath, stopState, watchStopFile } from '../agent
 import type { StopSignal } from './types.js';
 
 /**
- * The stop signal as a file in the data home, as `argo stop` makes it: any process can set it, and
- * the server hears it through a directory watch the moment it appears. While the watch runs it also
- * keeps the answer to `isSet`, so a turn starting does not pay a file-system round trip to ask.
+ * How often the server looks at STOP on disk besides its watch: a STOP no watch hears (written from
+ * another machine on a shared data home, or after the watch failed) is seen this late at most.
  */
-export function fileStopSignal(home: string, now: () => Date): StopSignal {
+export const STOP_POLL_MS = 1000;
+
+export interface StopSignalOptions {
+  pollMs?: number;
+  /** The directory watch; tests inject one that hears nothing. */
+  watchFile?: typeof watchStopFile;
+}
+
+/**
+ * The stop signal as a file in the data home, as `argo stop` makes it: any process can set it, and
+ * the server hears it through a directory watch the moment it appears, or at its next look at the
+ * disk (every `pollMs`). While watching it also keeps the answer to `isSet`, so a turn starting
+ * does not pay a file-system round trip to ask.
+ */
+export function fileStopSignal(home: string, now: () => Date, options: StopSignalOptions = {}): StopSignal {
+  const pollMs = options.pollMs ?? STOP_POLL_MS;
+  const watchFile = options.watchFile ?? watchStopFile;
   // The CLI's rule (agent/stop.ts): STOP is set when it is a regular file.
   const check = (): Promise<boolean> => Promise.resolve(stopState(home).kind === 'set');
-  /** What the watch last saw; null while nothing watches (or before its first look). */
+  /** What the watch or the poll last saw; null while nothing watches (or before the first look). */
   let known: boolean | null = null;
   let watching = false;
   /** Bumped by every change of `known`, so a slower, older look never overwrites a newer one. */
@@ -37,26 +52,27 @@ export function fileStopSignal(home: string, now: () => Date): StopSignal {
       settle(false);
     },
     watch: (listener) => {
-      const forget = (): void => {
-        watching = false;
-        known = null;
+      const heard = (): void => {
+        void look().then((set) => {
+          if (set) listener();
+        }, () => undefined);
       };
-      const close = watchStopFile(
-        home,
-        () => {
-          void look().then((set) => {
-            if (set) listener();
-          }, () => undefined);
-        },
-        forget,
-      );
-      // No watch: STOP is checked on disk as each answer starts.
-      if (close === null) return () => undefined;
+      // No watch (no inotify), or one that fails later: the poll alone keeps `known` right.
+      const close = watchFile(home, heard, () => undefined);
       watching = true;
       void look().catch(() => undefined);
+      const poll = setInterval(() => {
+        const was = known;
+        void look().then((set) => {
+          if (set && was !== true) listener();
+        }, () => undefined);
+      }, pollMs);
+      poll.unref();
       return () => {
-        forget();
-        close();
+        clearInterval(poll);
+        watching = false;
+        known = null;
+        close?.();
       };
     },
   };

@@ -74,6 +74,44 @@ describe('fileStopSignal', () => {
     expect(await stop.isSet()).toBe(true);
   });
 
+  // A STOP no watch hears: written from another machine on a shared data home, or with the watch
+  // failed (none at all: no inotify). The poll sees it within pollMs, and cuts what runs.
+  it.each([
+    ['a watch that hears nothing', () => () => undefined],
+    ['no watch at all', () => null],
+  ])('with %s, the poll hears STOP come and go', async (_name, watchFile) => {
+    const stop = fileStopSignal(home, () => new Date(), { pollMs: 5, watchFile });
+    const heard = vi.fn();
+    unwatch = stop.watch(heard);
+    await waitFor(async () => expect(await stop.isSet()).toBe(false));
+    writeFileSync(join(home, STOP_FILE), '');
+    await waitFor(() => expect(heard).toHaveBeenCalledTimes(1));
+    expect(await stop.isSet()).toBe(true);
+    rmSync(join(home, STOP_FILE));
+    await waitFor(async () => expect(await stop.isSet()).toBe(false));
+    // Heard once per STOP, not at every look while it stays.
+    writeFileSync(join(home, STOP_FILE), '');
+    await waitFor(() => expect(heard).toHaveBeenCalledTimes(2));
+  });
+
+  it('looks at the disk once every pollMs while watching, and not after the watch ends', async () => {
+    vi.useFakeTimers();
+    try {
+      const stop = fileStopSignal(home, () => new Date(), { pollMs: 1000, watchFile: () => () => undefined });
+      const end = stop.watch(() => undefined);
+      await vi.advanceTimersByTimeAsync(0);
+      lstat.mockClear();
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(lstat).toHaveBeenCalledTimes(3);
+      end();
+      lstat.mockClear();
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(lstat).not.toHaveBeenCalled();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('after the watch ends, goes back to the disk', async () => {
     const stop = signal();
     const end = stop.watch(() => undefined);
