@@ -43,6 +43,21 @@ export function isStopSet(home: string): boolean {
   return stopState(home).kind === 'set';
 }
 
+/**
+ * How much older than this boot a STOP must be to count as left from before it: the boot time is
+ * known to about a second, and a clock may be stepped as the machine starts. Unsure means kept.
+ */
+export const STALE_STOP_MARGIN_MS = 60_000;
+
+/**
+ * A STOP set (`since`, its file's time) before this machine last booted, `uptimeSeconds` ago:
+ * nothing this machine ran when it was set can still be running, so it only blocks what starts now.
+ */
+export function isStaleStop(since: Date, now: Date, uptimeSeconds: number): boolean {
+  const bootedAt = now.getTime() - uptimeSeconds * 1000;
+  return since.getTime() < bootedAt - STALE_STOP_MARGIN_MS;
+}
+
 /** `now` when this call set it; otherwise what was there already (an earlier STOP, or something else). */
 export async function setStop(home: string, now: Date): Promise<{ kind: 'now' } | { kind: 'set'; since: Date } | { kind: 'other'; what: string }> {
   // Twice at most: a STOP cleared between our create and our look is created again.

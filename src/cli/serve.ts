@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { toolsConfigOf } from '../agent/answer.js';
-import { RuntimeError } from '../errors.js';
+import { RuntimeError, messageLine } from '../errors.js';
 import { errnoOf, readableByOthers } from '../log/fs.js';
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { plainReason } from '../ollama/plain-reason.js';
@@ -87,6 +87,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   const log = (line: string): void => {
     io.stderr.write(`${untrustedTextFor(io.stderr)(line)}\n`);
   };
+  const stop = fileStopSignal(settings.home, io.now);
   const server = createServer({
     runner: turnRunner(settings, {
       transport: () =>
@@ -108,7 +109,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
       tools: { root, allowSideEffects: flags.allowSideEffects, connectMcp: mcp.connect },
     }),
     sessions: sessionStore(settings.paths, settings.timeouts.lockWaitMs),
-    stop: fileStopSignal(settings.home, io.now),
+    stop,
     ollama,
     clock: { now: io.now, monotonic: io.clock },
     newId: io.newId,
@@ -130,6 +131,17 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     const why = code === 'EADDRINUSE' ? 'the port is in use (pick another with --port, or 0 for any free one)' : code === 'EACCES' ? 'permission denied (ports below 1024 need privileges)' : (error as Error).message;
     throw new RuntimeError(`cannot listen on ${flags.host}:${flags.port}: ${why}`, { cause: error });
   }
+  // Only once listening: a start that fails (the port in use) or a restart must not lift an operator's STOP.
+  const stopNote = await stop.clearStale().then(
+    (left) => {
+      if (left?.kind === 'cleared') return `cleared a STOP left from before this boot (set ${left.since.toISOString()})`;
+      if (left?.kind === 'kept') return `STOP is set (since ${left.since.toISOString()}): answers and jobs stop until "argo stop --clear" or DELETE /api/stop`;
+      return null;
+    },
+    // Removing it failed: it stays set, and the server runs as it would with any STOP.
+    (error: unknown) => `a STOP left from before this boot could not be cleared (${messageLine(error)}), so it stays set: answers and jobs stop until "argo stop --clear" or DELETE /api/stop`,
+  );
+  if (stopNote !== null) log(`argo serve: ${stopNote}`);
   // Not a reason to refuse to start (Ollama may come up later), but worth one line now rather than a 502 later.
   let stopping = false;
   ollama.version().catch((error: unknown) => {

@@ -44,7 +44,10 @@ interface Running {
 export interface ArgoServer {
   /** The Hono app: `app.fetch` for a listener, `app.request()` in tests. */
   app: Hono<Env>;
-  /** Clears a stale STOP, recovers and prunes jobs, starts hearing STOP. */
+  /**
+   * Recovers and prunes jobs, starts hearing STOP. A stale STOP is the caller's to clear once it
+   * listens (`StopSignal.clearStale`): a start that fails to bind must leave an operator's STOP be.
+   */
   start: () => Promise<{ jobsFailed: number; jobsRemoved: number }>;
   /**
    * Refuses new answers, lets running ones finish for up to `graceMs` (less if `hurry` aborts),
@@ -555,7 +558,6 @@ export function createServer(deps: ServerDeps): ArgoServer {
   return {
     app,
     start: async () => {
-      await deps.stop.clear();
       const { failed, removed } = await recoverJobs();
       unwatch = deps.stop.watch(() => cutAll('stop'));
       return { jobsFailed: failed, jobsRemoved: removed };

@@ -1,5 +1,6 @@
+import { uptime as osUptime } from 'node:os';
 import { RuntimeError } from '../errors.js';
-import { clearStop, setStop, stopPath, stopState, watchStopFile } from '../agent/stop.js';
+import { clearStop, isStaleStop, setStop, stopPath, stopState, watchStopFile } from '../agent/stop.js';
 import type { StopSignal } from './types.js';
 
 /**
@@ -12,6 +13,8 @@ export interface StopSignalOptions {
   pollMs?: number;
   /** The directory watch; tests inject one that hears nothing. */
   watchFile?: typeof watchStopFile;
+  /** Seconds since this machine booted (os.uptime). */
+  uptime?: () => number;
 }
 
 /**
@@ -23,6 +26,7 @@ export interface StopSignalOptions {
 export function fileStopSignal(home: string, now: () => Date, options: StopSignalOptions = {}): StopSignal {
   const pollMs = options.pollMs ?? STOP_POLL_MS;
   const watchFile = options.watchFile ?? watchStopFile;
+  const uptime = options.uptime ?? osUptime;
   // The CLI's rule (agent/stop.ts): STOP is set when it is a regular file.
   const check = (): Promise<boolean> => Promise.resolve(stopState(home).kind === 'set');
   /** What the watch or the poll last saw; null while nothing watches (or before the first look). */
@@ -50,6 +54,14 @@ export function fileStopSignal(home: string, now: () => Date, options: StopSigna
     clear: async () => {
       await clearStop(home);
       settle(false);
+    },
+    clearStale: async () => {
+      const state = stopState(home);
+      if (state.kind !== 'set') return null;
+      if (!isStaleStop(state.since, now(), uptime())) return { kind: 'kept', since: state.since };
+      await clearStop(home);
+      settle(false);
+      return { kind: 'cleared', since: state.since };
     },
     watch: (listener) => {
       const heard = (): void => {

@@ -121,6 +121,11 @@ export interface StopSignal {
   isSet: () => Promise<boolean>;
   set: () => Promise<void>;
   clear: () => Promise<void>;
+  /**
+   * As a server starts: removes a STOP set before this machine booted ('cleared'), leaves any other
+   * ('kept'); null when none is set. `since` is when it was set.
+   */
+  clearStale: () => Promise<{ kind: 'cleared' | 'kept'; since: Date } | null>;
   /** Calls `listener` when the signal appears from outside (another process); returns an unsubscribe. */
   watch: (listener: () => void) => () => void;
 }

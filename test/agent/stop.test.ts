@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
-import { STOP_ABORT, abortOnStop, clearStop, isStopSet, setStop, stopPath, stopState, watchStopFile } from '../../src/agent/stop.js';
+import { STALE_STOP_MARGIN_MS, STOP_ABORT, abortOnStop, clearStop, isStaleStop, isStopSet, setStop, stopPath, stopState, watchStopFile } from '../../src/agent/stop.js';
 import { waitFor } from '../support/wait.js';
 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-stop-'));
@@ -78,6 +78,26 @@ describe('the STOP signal: set only when STOP is a regular file (lstat)', () => 
     expect(error).toBeInstanceOf(RuntimeError);
     expect((error as Error).message).toBe(`${stopPath(dir)} is a folder with files in it, not the STOP signal; move or delete it yourself`);
     expect(statSync(join(stopPath(dir), 'keep')).isFile()).toBe(true);
+  });
+});
+
+describe('isStaleStop: a STOP set before this machine last booted', () => {
+  const now = new Date('2026-11-27T12:00:00.000Z');
+  const hour = 3600;
+  const bootedAt = now.getTime() - hour * 1000;
+  it.each([
+    ['a day before the boot', bootedAt - 86_400_000, hour, true],
+    ['just past the margin before the boot', bootedAt - STALE_STOP_MARGIN_MS - 1, hour, true],
+    ['right at the margin before the boot (unsure: kept)', bootedAt - STALE_STOP_MARGIN_MS, hour, false],
+    ['30 s before the boot (a clock stepped at boot may put it there)', bootedAt - 30_000, hour, false],
+    ['at the boot', bootedAt, hour, false],
+    ['after the boot (set while this machine ran)', bootedAt + 60_000, hour, false],
+    ['a minute ago', now.getTime() - 60_000, hour, false],
+    ['in the future (another machine\'s clock)', now.getTime() + 3_600_000, hour, false],
+    ['a year ago on a machine up for two years', now.getTime() - 365 * 86_400_000, 2 * 365 * 86_400, false],
+    ['a second before a boot a second ago', now.getTime() - 2000, 1, false],
+  ])('%s: stale %s', (_name, since, uptime, stale) => {
+    expect(isStaleStop(new Date(since), now, uptime)).toBe(stale);
   });
 });
 

@@ -2,7 +2,7 @@
 import { request as httpRequest } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { Stream } from 'openai/streaming';
@@ -969,6 +969,61 @@ describe('STOP', () => {
     await waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'stopped', model_response: 'first second', error: 'stop signal' })]));
     await waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${job}`)).json()).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'first second' }));
     expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
+  });
+});
+
+describe('STOP at start', () => {
+  const longAgo = new Date('2000-01-01T00:00:00Z');
+  const stopIn = (dir: string, time: Date | null): string => {
+    const path = join(dir, 'STOP');
+    writeFileSync(path, `${(time ?? new Date()).toISOString()}\n`);
+    if (time !== null) utimesSync(path, time, time);
+    return path;
+  };
+
+  it('a STOP set since this boot is kept across a restart, said on stderr; answers stop until it is cleared', async () => {
+    const own = tempHome(config);
+    const path = stopIn(own, null);
+    const first = await startServe({ home: own, host: ollama.url });
+    try {
+      await waitFor(() => expect(first.stderr()).toMatch(/argo serve: STOP is set \(since \d{4}-\d\d-\d\dT[\d:.]+Z\): answers and jobs stop until "argo stop --clear" or DELETE \/api\/stop\n/));
+      expect(await (await fetch(`${first.url}/api/stop`)).json()).toEqual({ stop: true });
+    } finally {
+      await first.stop();
+    }
+    // A restart (systemd's Restart=) does not lift it.
+    const second = await startServe({ home: own, host: ollama.url });
+    try {
+      await waitFor(() => expect(second.stderr()).toContain('argo serve: STOP is set (since'));
+      expect(statSync(path).isFile()).toBe(true);
+      expect(await (await fetch(`${second.url}/api/stop`)).json()).toEqual({ stop: true });
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('a start that cannot bind leaves even a stale STOP; one that listens clears it, saying so', async () => {
+    const own = tempHome(config);
+    const path = stopIn(own, longAgo);
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const failed = await runArgo(['serve', '--port', String(port)], { home: own, host: ollama.url });
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is in use`);
+      expect(statSync(path).isFile()).toBe(true);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+    const started = await startServe({ home: own, host: ollama.url });
+    try {
+      await waitFor(() => expect(started.stderr()).toContain('argo serve: cleared a STOP left from before this boot (set 2000-01-01T00:00:00.000Z)\n'));
+      expect(existsSync(path)).toBe(false);
+      expect(await (await fetch(`${started.url}/api/stop`)).json()).toEqual({ stop: false });
+    } finally {
+      await started.stop();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
@@ -823,16 +823,18 @@ describe('start and shutdown', () => {
     }
   });
 
-  it('clears a stale STOP at start', async () => {
+  it('leaves STOP alone at start, stale or not: clearing a stale one is for once the server listens (StopSignal.clearStale)', async () => {
     const other = await startTestServer();
     await other.listening.close(100);
     writeFileSync(join(other.home, 'STOP'), '');
+    utimesSync(join(other.home, 'STOP'), new Date('2000-01-01T00:00:00Z'), new Date('2000-01-01T00:00:00Z'));
     const { createServer } = await import('../../src/serve/app.js');
     const { fileStopSignal } = await import('../../src/serve/stop.js');
     const stop = fileStopSignal(other.home, () => new Date());
     const server = createServer({ ...baseDeps(other), stop });
     await server.start();
-    expect(existsSync(join(other.home, 'STOP'))).toBe(false);
+    expect(existsSync(join(other.home, 'STOP'))).toBe(true);
+    await server.drain(0);
   });
 
   it('lets open streams finish within the grace, then cuts the rest as interrupted', async () => {

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -110,6 +110,43 @@ describe('fileStopSignal', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  describe('clearStale: as a server starts', () => {
+    const now = new Date('2026-11-23T12:00:00Z');
+    const stale = new Date('2026-11-20T08:00:00Z');
+    const fresh = new Date('2026-11-23T11:59:00Z');
+    const withStop = (time: Date | null) => {
+      if (time !== null) {
+        writeFileSync(join(home, STOP_FILE), `${time.toISOString()}\n`);
+        utimesSync(join(home, STOP_FILE), time, time);
+      }
+      // Booted an hour ago.
+      return fileStopSignal(home, () => now, { uptime: () => 3600 });
+    };
+    it.each([
+      ['none set', null, null, false],
+      ['one set before this boot: removed', stale, { kind: 'cleared', since: stale }, false],
+      ['one set since this boot: kept', fresh, { kind: 'kept', since: fresh }, true],
+    ])('%s', async (_name, time, outcome, stays) => {
+      const stop = withStop(time);
+      unwatch = stop.watch(() => undefined);
+      expect(await stop.clearStale()).toEqual(outcome);
+      expect(existsSync(join(home, STOP_FILE))).toBe(stays);
+      expect(await stop.isSet()).toBe(stays);
+    });
+
+    it('goes by the file\'s time, as argo stop --status does: a STOP touched since the boot is kept whatever it says inside', async () => {
+      writeFileSync(join(home, STOP_FILE), `${stale.toISOString()}\n`);
+      utimesSync(join(home, STOP_FILE), fresh, fresh);
+      expect(await fileStopSignal(home, () => now, { uptime: () => 3600 }).clearStale()).toEqual({ kind: 'kept', since: fresh });
+    });
+
+    it('a folder named STOP is not the signal: left as it is', async () => {
+      mkdirSync(join(home, STOP_FILE));
+      expect(await fileStopSignal(home, () => now, { uptime: () => 3600 }).clearStale()).toBeNull();
+      expect(existsSync(join(home, STOP_FILE))).toBe(true);
+    });
   });
 
   it('after the watch ends, goes back to the disk', async () => {
