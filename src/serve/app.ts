@@ -9,7 +9,7 @@ import { browserRefusal, keyChecker, sentBearer } from './auth.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { jsonStreamResponse, sseResponse } from './sse-body.js';
-import { ApiError, badRequest, fromBrowser, fromFailure, incompleteBody, notFound, shuttingDown, tooLarge, unauthorized } from './errors.js';
+import { ApiError, badRequest, fromBrowser, fromFailure, incompleteBody, notFound, shuttingDown, stopIsSet, tooLarge, unauthorized } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, endedAs, followSaved, isUnfinished } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
 import { ChunkFormat, StreamedToolCalls, completionObject, findModel, finishReason, modelNotFound, modelObject, toOpenAiToolCalls, usageOf } from './openai.js';
@@ -107,13 +107,18 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (closing) throw shuttingDown(Math.max(1, Math.ceil((graceEnds - deps.clock.monotonic()) / 1000)));
   };
 
-  /** Runs the turn (Argo mode queued behind earlier requests on its session) and tracks it for STOP and shutdown. */
+  /**
+   * Runs the turn (Argo mode queued behind earlier requests on its session) and tracks it for STOP
+   * and shutdown. `start.stopped` is set when STOP was already set as its turn came: it is logged
+   * `stopped` without asking the model.
+   */
   const runTurn = <T extends LoggedTurn | null>(
     plan: AnswerPlan,
     turnId: string,
     controller: AbortController,
     hooks: TurnHooks,
     onStart: () => Promise<T | undefined> = () => Promise.resolve(undefined),
+    start: { stopped: boolean } = { stopped: false },
   ): Promise<LoggedTurn | T> => {
     // From its answer on (the client may ask for its session at once) until its line is written.
     const counted: TurnHooks = {
@@ -126,7 +131,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
       },
     };
     const task = async (): Promise<LoggedTurn | T> => {
-      if (!controller.signal.aborted && (await deps.stop.isSet())) controller.abort('stop' satisfies CutReason);
+      if (!controller.signal.aborted && (await deps.stop.isSet())) {
+        controller.abort('stop' satisfies CutReason);
+        start.stopped = true;
+      }
       // Its caller may answer instead of the turn (a job cancelled while it waited).
       const instead = await onStart();
       if (instead !== undefined) return instead;
@@ -239,6 +247,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const clientSignal = c.req.raw.signal;
     clientSignal.addEventListener('abort', onDisconnect, { once: true });
     const head = { id: `chatcmpl-${turnId}`, created: Math.floor(deps.clock.now().getTime() / 1000), model: plan.turn.model };
+    // An answer STOP cut while it ran ends as an answer; one it kept from starting is an error, not an empty 200.
+    const start = { stopped: false };
+    const stoppedBeforeStart = (result: LoggedTurn): boolean => start.stopped && result.status === 'stopped';
 
     // The response ends once the turn's line is written (or could not be): its `argo.log` says which.
     if (!plan.stream) {
@@ -250,18 +261,26 @@ export function createServer(deps: ServerDeps): ArgoServer {
         if (piece) logprobs?.push(...piece);
       };
       try {
-        result = await runTurn<LoggedTurn>(plan, turnId, controller, {
-          onText: logprobs ? (_text, piece) => keep(piece) : () => undefined,
-          onThinking: (text, piece) => {
-            reasoning += text;
-            keep(piece);
+        result = await runTurn<LoggedTurn>(
+          plan,
+          turnId,
+          controller,
+          {
+            onText: logprobs ? (_text, piece) => keep(piece) : () => undefined,
+            onThinking: (text, piece) => {
+              reasoning += text;
+              keep(piece);
+            },
+            onToolCalls: (_calls, piece) => keep(piece),
+            onLogprobs: keep,
           },
-          onToolCalls: (_calls, piece) => keep(piece),
-          onLogprobs: keep,
-        });
+          undefined,
+          start,
+        );
       } finally {
         clientSignal.removeEventListener('abort', onDisconnect);
       }
+      if (stoppedBeforeStart(result)) throw stopIsSet(turnId);
       if (result.status === 'error' && result.failure) throw fromFailure(result.failure);
       const calls = toOpenAiToolCalls(result.toolCalls, plan.round);
       c.header('X-Argo-Turn-Id', turnId);
@@ -288,7 +307,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
       onToolCalls: (calls, logprobs) => events.push({ type: 'tool_calls', ...toolCalls.number(calls), logprobs }),
       onLogprobs: (logprobs) => events.push({ type: 'logprobs', logprobs }),
       onToolEvent: (event) => events.push({ type: 'tool_event', event }),
-    }).then(
+    }, undefined, start).then(
       (result) => events.push({ type: 'end', result }),
       (error: unknown) => events.push({ type: 'thrown', error }),
     );
@@ -297,6 +316,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (first.type === 'thrown') {
       clientSignal.removeEventListener('abort', onDisconnect);
       throw first.error;
+    }
+    if (first.type === 'end' && stoppedBeforeStart(first.result)) {
+      clientSignal.removeEventListener('abort', onDisconnect);
+      throw stopIsSet(turnId);
     }
     if (first.type === 'end' && first.result.status === 'error' && first.result.failure && first.result.text === '') {
       clientSignal.removeEventListener('abort', onDisconnect);
@@ -375,6 +398,14 @@ export function createServer(deps: ServerDeps): ArgoServer {
     // A job's record keeps its text, not its tokens.
     if (plan.logprobs) throw badRequest('a job keeps its output text, not log probabilities; leave out "logprobs", or ask POST /v1/chat/completions for them', 'logprobs');
     c.set('session', plan.turn.session);
+    if (await deps.stop.isSet()) {
+      // As a chat completion's: no job, and the turn logged `stopped`, so nothing the client wrote is lost.
+      const turnId = deps.newId();
+      const controller = new AbortController();
+      controller.abort('stop' satisfies CutReason);
+      await runTurn<LoggedTurn>(plan, turnId, controller, { onText: () => undefined, onToolCalls: () => undefined });
+      throw stopIsSet(turnId);
+    }
     const now = deps.clock.now().toISOString();
     const id = deps.newId();
     const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, model: plan.turn.model, output: '', error: null, turn_id: null, tool_calls: [], finish_reason: null };

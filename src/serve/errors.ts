@@ -52,6 +52,22 @@ export function shuttingDown(seconds: number): ApiError {
 }
 
 /**
+ * A request that came while STOP is set: refused, but its turn logged `stopped` (its id in
+ * X-Argo-Turn-Id). No Retry-After, as waiting does not clear STOP; `X-Should-Retry: false` keeps the
+ * openai clients from sending it again (each try would log another turn).
+ */
+export function stopIsSet(turnId: string): ApiError {
+  return new ApiError(
+    503,
+    'STOP is set on this server, so nothing was answered (the request is logged as stopped); clear it with DELETE /api/stop (or "argo stop --clear" on the server), then send it again',
+    'server_error',
+    'argo_stopped',
+    null,
+    { 'X-Argo-Turn-Id': turnId, 'X-Should-Retry': 'false' },
+  );
+}
+
+/**
  * A server without a key refusing what a web page may have sent: a Host that is not this machine's
  * (`host`, quoted), or an Origin of another site.
  */

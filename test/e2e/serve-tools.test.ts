@@ -222,6 +222,16 @@ describe('the tools Argo field', () => {
     expect(await logged(home, response.headers.get('x-argo-turn-id') ?? '')).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', session: 'n' });
   });
 
+  it('a run asked while STOP is set: 503 argo_stopped, nothing run, the turn logged stopped (stop_signal)', async () => {
+    const { serve, home, root } = await server({}, ['--allow-side-effects']);
+    expect((await fetch(`${serve.url}/api/stop`, { method: 'POST' })).status).toBe(200);
+    const response = await post(serve.url, ask('write it down', { tools: 'edit', session: 'held' }, { stream: true }));
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ error: { code: 'argo_stopped', type: 'server_error' } });
+    expect(await logged(home, response.headers.get('x-argo-turn-id') ?? '')).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', session: 'held', user_prompt: 'write it down' });
+    expect(existsSync(join(root, 'out.txt'))).toBe(false);
+  });
+
   it('a job runs the loop in the background; client tools with argo.tools are refused', async () => {
     const { serve, home } = await server();
     const started = await fetch(`${serve.url}/api/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('read the notes', { tools: 'fs', session: 'job' })) });

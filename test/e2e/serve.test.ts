@@ -972,6 +972,39 @@ describe('STOP', () => {
   });
 });
 
+describe('a request while STOP is set', () => {
+  it('the openai client throws 503 argo_stopped, streamed or not, plain or Argo mode; each turn is logged stopped with its prompt; a job is refused the same way', async () => {
+    expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true });
+    try {
+      const asked = ollama.requests.length;
+      const cases: [string, OpenAI.ChatCompletionCreateParams][] = [
+        ['plain', ask('plain while stopped')],
+        ['plain, streamed', ask('plain streamed while stopped', { stream: true })],
+        ['Argo mode', ask('argo while stopped', { argo: { session: 'held' } })],
+        ['Argo mode, streamed', ask('argo streamed while stopped', { stream: true, argo: { session: 'held' } })],
+      ] as [string, OpenAI.ChatCompletionCreateParams][];
+      for (const [name, body] of cases) {
+        const error: unknown = await client.chat.completions.create(body).then(() => null, (thrown: unknown) => thrown);
+        expect(error, name).toBeInstanceOf(OpenAI.APIError);
+        const api = error as InstanceType<typeof OpenAI.APIError>;
+        expect(api).toMatchObject({ status: 503, code: 'argo_stopped', type: 'server_error' });
+        expect(api.message).toContain('DELETE /api/stop');
+        const id = api.headers?.get('x-argo-turn-id') ?? '';
+        expect(await logged(id)).toMatchObject({ status: 'stopped', user_prompt: (body.messages[0] as { content: string }).content, model_response: '', error: 'stop signal' });
+      }
+      const job = await post('/api/jobs', ask('job while stopped', { argo: { session: 'held' } }));
+      expect(job.status).toBe(503);
+      expect(await job.json()).toMatchObject({ error: { code: 'argo_stopped' } });
+      expect(await logged(job.headers.get('x-argo-turn-id') ?? '')).toMatchObject({ status: 'stopped', user_prompt: 'job while stopped' });
+      // Nothing reached the model.
+      expect(ollama.requests.slice(asked).filter((request) => request.path === '/api/chat')).toEqual([]);
+    } finally {
+      expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
+    }
+    expect((await client.chat.completions.create(ask('after the clear'))).choices[0]?.message.content).toBe('You said: after the clear');
+  });
+});
+
 describe('STOP at start', () => {
   const longAgo = new Date('2000-01-01T00:00:00Z');
   const stopIn = (dir: string, time: Date | null): string => {

@@ -484,10 +484,65 @@ describe('STOP', () => {
     expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'stopped' } });
     expect(t.runner.logged.at(-1)).toMatchObject({ status: 'stopped', text: 'partial' });
     expect(await (await fetch(`${t.url}/api/stop`)).json()).toEqual({ stop: true });
-    const blocked = await client.chat.completions.create(ask('y'));
-    expect(blocked.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: '' } });
+    await expect(client.chat.completions.create(ask('y'))).rejects.toMatchObject({ status: 503, code: 'argo_stopped' });
     expect(await (await fetch(`${t.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
+    t.runner.script = (input) => ({ tokens: ['You', ' said: ', input.userPrompt] });
+    expect((await client.chat.completions.create(ask('z'))).choices[0]?.message.content).toBe('You said: z');
     t.runner.onHold = () => undefined;
+  });
+
+  describe('a request that comes while STOP is set: 503 argo_stopped, its turn logged stopped, no job', () => {
+    const stopped = {
+      error: {
+        message: 'STOP is set on this server, so nothing was answered (the request is logged as stopped); clear it with DELETE /api/stop (or "argo stop --clear" on the server), then send it again',
+        type: 'server_error',
+        param: null,
+        code: 'argo_stopped',
+      },
+    };
+    let agent: TestServer;
+    beforeAll(async () => {
+      agent = await startTestServer({ agentMode: true });
+    });
+    afterAll(async () => {
+      await agent.listening.close(1000);
+    });
+    afterEach(async () => {
+      await fetch(`${agent.url}/api/stop`, { method: 'DELETE' });
+    });
+    it.each([
+      ['plain, not streamed', '/v1/chat/completions', ask('held back')],
+      ['plain, streamed', '/v1/chat/completions', ask('held back', { stream: true })],
+      ['Argo mode, streamed', '/v1/chat/completions', ask('held back', { stream: true, argo: { session: 'work' } })],
+      ['server-side tools, not streamed', '/v1/chat/completions', ask('held back', { argo: { session: 'work', tools: 'fs' } })],
+      ['server-side tools, streamed', '/v1/chat/completions', ask('held back', { stream: true, argo: { session: 'work', tools: 'fs' } })],
+      ['a job', '/api/jobs', ask('held back', { argo: { session: 'work' } })],
+    ])('%s', async (_name, path, body) => {
+      await fetch(`${agent.url}/api/stop`, { method: 'POST' });
+      const before = agent.runner.logged.length;
+      const jobs = (await (await fetch(`${agent.url}/api/jobs`)).json()) as unknown[];
+      const response = await fetch(`${agent.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual(stopped);
+      // Waiting does not clear STOP: no Retry-After, and the openai clients are told not to retry.
+      expect(response.headers.get('retry-after')).toBeNull();
+      expect(response.headers.get('x-should-retry')).toBe('false');
+      expect(agent.runner.logged.slice(before)).toEqual([expect.objectContaining({ status: 'stopped', text: '', turnId: response.headers.get('x-argo-turn-id') })]);
+      expect(agent.runner.inputs.at(-1)).toMatchObject({ userPrompt: 'held back' });
+      expect(await (await fetch(`${agent.url}/api/jobs`)).json()).toHaveLength(jobs.length);
+    });
+
+    it('the openai client throws an APIError with the status and code, streamed or not, and does not retry', async () => {
+      const retrying = new OpenAI({ baseURL: `${agent.url}/v1`, apiKey: 'unused', maxRetries: 2 });
+      await fetch(`${agent.url}/api/stop`, { method: 'POST' });
+      const before = agent.runner.logged.length;
+      for (const stream of [false, true]) {
+        const error: unknown = await retrying.chat.completions.create({ ...ask('held back'), stream }).then(() => null, (thrown: unknown) => thrown);
+        expect(error).toBeInstanceOf(OpenAI.APIError);
+        expect(error).toMatchObject({ status: 503, code: 'argo_stopped', type: 'server_error' });
+      }
+      expect(agent.runner.logged.length - before).toBe(2);
+    });
   });
 
   it('hears a STOP file made by another process', async () => {
