@@ -76,32 +76,44 @@ export function registerStop(program: Command, io: Io, setOutcome: ReportOutcome
     .description('set the STOP signal: every running agent loop stops within one chunk (see docs/agent.md)')
     .option('--clear', 'remove the STOP signal so agent runs may go on')
     .option('--status', 'tell whether the STOP signal is set')
+    .option('--json', 'print the state (after setting or clearing it) as one JSON object: {stop, since, path}')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
-    .action(async (flags: { clear?: boolean; status?: boolean }, self: Command) => {
+    .action(async (flags: { clear?: boolean; status?: boolean; json?: boolean } & OutputFlags, self: Command) => {
       rejectStrayWords(self);
       if (flags.clear && flags.status) throw new UsageError('--clear and --status: choose one');
       const home = settingsOf(self).home;
       const path = stopPath(home);
+      // Text says what this call did; --json, for scripts, what STOP is now.
+      const say = (line: string): void => {
+        if (!flags.json) io.stdout.write(line);
+      };
       if (flags.status) {
         const state = stopState(home);
-        if (state.kind === 'set') io.stdout.write(`STOP is set (${path}, since ${state.since.toISOString()}); agent runs stop at once. Clear it with "argo stop --clear"\n`);
-        else if (state.kind === 'unset') io.stdout.write('STOP is not set\n');
-        else io.stdout.write(`STOP is not set: ${path} is ${state.what}, and only a regular file counts; "argo stop --clear" removes it\n`);
+        if (state.kind === 'set') say(`STOP is set (${path}, since ${state.since.toISOString()}); agent runs stop at once. Clear it with "argo stop --clear"\n`);
+        else if (state.kind === 'unset') say('STOP is not set\n');
+        else say(`STOP is not set: ${path} is ${state.what}, and only a regular file counts; "argo stop --clear" removes it\n`);
       } else if (flags.clear) {
         const was = await clearStop(home);
-        if (was.kind === 'set') io.stdout.write('STOP cleared; agent runs may go on\n');
-        else if (was.kind === 'unset') io.stdout.write('STOP was not set\n');
-        else io.stdout.write(`STOP was not set; removed ${path} (${was.what}, which does not count)\n`);
+        if (was.kind === 'set') say('STOP cleared; agent runs may go on\n');
+        else if (was.kind === 'unset') say('STOP was not set\n');
+        else say(`STOP was not set; removed ${path} (${was.what}, which does not count)\n`);
       } else {
         const result = await setStop(home, io.now());
         // Something else named STOP blocks the signal: saying "set" would be a lie the loops disprove.
         if (result.kind === 'other') throw new RuntimeError(`${path} is ${result.what}, not a file, so STOP is not set; remove it, then run "argo stop" again`);
-        if (result.kind === 'now') io.stdout.write(`STOP set (${path}): running agent loops stop now; "argo stop --clear" lets them run again\n`);
-        else io.stdout.write(`STOP was already set (${path}, since ${result.since.toISOString()}); "argo stop --clear" lets agent runs go on\n`);
+        if (result.kind === 'now') say(`STOP set (${path}): running agent loops stop now; "argo stop --clear" lets them run again\n`);
+        else say(`STOP was already set (${path}, since ${result.since.toISOString()}); "argo stop --clear" lets agent runs go on\n`);
       }
+      if (flags.json) io.stdout.write(jsonFor(io, flags)(`${JSON.stringify(stopJson(home))}\n`));
       setOutcome('ok');
     });
   inheritProgramSettings(program, command);
+}
+
+/** `argo stop --json`: GET /api/stop's `stop`, with when it was set and where (the CLI's user may see the path). */
+function stopJson(home: string): { stop: boolean; since: string | null; path: string } {
+  const state = stopState(home);
+  return { stop: state.kind === 'set', since: state.kind === 'set' ? state.since.toISOString() : null, path: stopPath(home) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -810,6 +810,31 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(await run(['--status'])).toEqual([0, 'STOP is not set\n']);
   });
 
+  it('argo stop --json: the state after the call as {stop, since, path}, exit 0 set or not (scripts read "stop"); what blocks STOP is still exit 1', async () => {
+    const home = tempHome();
+    const path = join(home, 'STOP');
+    const run = async (args: string[]) => {
+      const result = await runArgo(['stop', ...args, '--json'], { home });
+      return { code: result.code, stderr: result.stderr, json: result.stdout === '' ? null : (JSON.parse(result.stdout) as unknown) };
+    };
+    const unset = { code: 0, stderr: '', json: { stop: false, since: null, path } };
+    expect(await run(['--status'])).toEqual(unset);
+    const set = await run([]);
+    expect(set).toEqual({ code: 0, stderr: '', json: { stop: true, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) as string, path } });
+    // The file's time, as --status says it; set again, it is left as it was.
+    const since = statSync(path).mtime.toISOString();
+    expect((set.json as { since: string }).since).toBe(since);
+    expect(await run(['--status'])).toEqual({ code: 0, stderr: '', json: { stop: true, since, path } });
+    expect(await run([])).toEqual({ code: 0, stderr: '', json: { stop: true, since, path } });
+    expect(await run(['--clear'])).toEqual(unset);
+    expect(await run(['--clear'])).toEqual(unset);
+    mkdirSync(path);
+    expect(await run(['--status'])).toEqual(unset);
+    expect(await run([])).toEqual({ code: 1, stderr: `argo: ${path} is a folder, not a file, so STOP is not set; remove it, then run "argo stop" again\n`, json: null });
+    const both = await runArgo(['stop', '--clear', '--status', '--json'], { home });
+    expect([both.code, both.stderr]).toEqual([2, 'argo: --clear and --status: choose one\n']);
+  });
+
   it.each([
     [{ toolsets: { a: { includes: ['b'] }, b: { includes: ['a'] } } }, ['-T', 'a'], 'toolset cycle: a → b → a'],
     [{ tools: ['fss'] }, [], 'config.json: "tools": unknown toolset or tool "fss"'],
