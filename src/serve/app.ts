@@ -9,7 +9,7 @@ import { browserRefusal, keyChecker, sentBearer } from './auth.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { jsonStreamResponse, sseResponse } from './sse-body.js';
-import { ApiError, badRequest, fromBrowser, fromFailure, incompleteBody, notFound, shuttingDown, stopIsSet, tooLarge, unauthorized } from './errors.js';
+import { ApiError, badRequest, fromBrowser, fromFailure, incompleteBody, notFound, shuttingDown, stopIsSet, tooLarge, unauthorized, withoutHome } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, endedAs, followSaved, isUnfinished } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
 import { ChunkFormat, StreamedToolCalls, completionObject, findModel, finishReason, modelNotFound, modelObject, toOpenAiToolCalls, usageOf } from './openai.js';
@@ -68,6 +68,13 @@ export function createServer(deps: ServerDeps): ArgoServer {
   const jobs = new JobStore(deps.jobsDir);
   const liveJobs = new Map<string, LiveJob>();
   const checkKey = deps.apiKey === null ? null : keyChecker(deps.apiKey);
+  /** Every error a client is sent: worded for it, the data home's path left out (the operator's log has it). */
+  const apiErrorOf = (error: unknown): ApiError => {
+    const api = asApiError(error, deps.log);
+    const shown = withoutHome(api, deps.home);
+    if (shown !== api) deps.log(`argo serve: ${api.message}`);
+    return shown;
+  };
   let closing = false;
   /** When the shutdown's grace ends (the monotonic clock's ms): a client turned away is told to come back no sooner. */
   let graceEnds = 0;
@@ -206,7 +213,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
   };
 
   app.onError((error, c) => {
-    const api = asApiError(error, deps.log);
+    const api = apiErrorOf(error);
     return c.json(api.body(), api.status, { ...api.headers });
   });
   app.notFound((c) => c.json(notFound(`no route ${c.req.method} ${c.req.path.replace(CONTROLS, '?')}`, 'unknown_route').body(), 404));
@@ -281,7 +288,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         clientSignal.removeEventListener('abort', onDisconnect);
       }
       if (stoppedBeforeStart(result)) throw stopIsSet(turnId);
-      if (result.status === 'error' && result.failure) throw fromFailure(result.failure);
+      if (result.status === 'error' && result.failure) throw apiErrorOf(fromFailure(result.failure));
       const calls = toOpenAiToolCalls(result.toolCalls, plan.round);
       c.header('X-Argo-Turn-Id', turnId);
       c.header('X-Argo-Log', result.log);
@@ -323,7 +330,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     }
     if (first.type === 'end' && first.result.status === 'error' && first.result.failure && first.result.text === '') {
       clientSignal.removeEventListener('abort', onDisconnect);
-      throw fromFailure(first.result.failure);
+      throw apiErrorOf(fromFailure(first.result.failure));
     }
     c.header('X-Argo-Turn-Id', turnId);
     const format = new ChunkFormat(head);
@@ -341,7 +348,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
             frames += renderEvent(item, format);
           }
           if (last?.type === 'end' || last?.type === 'thrown') {
-            await sse.write(frames + endFrames(last, format, plan, deps.log));
+            await sse.write(frames + endFrames(last, format, plan, apiErrorOf));
             return;
           }
           await sse.write(frames);
@@ -353,7 +360,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         clientSignal.removeEventListener('abort', onDisconnect);
         finished();
       }
-    }, (error) => asApiError(error, deps.log));
+    }, apiErrorOf);
   });
 
   app.get('/api/sessions', async (c) => {
@@ -451,7 +458,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     }
     if (job.done) return;
     if (result === null) {
-      await job.finish('failed', asApiError(thrown, deps.log).message, 'stop');
+      await job.finish('failed', apiErrorOf(thrown).message, 'stop');
     } else if (result.status === 'ok' && result.log !== 'written') {
       // Its output is whole and its tools have run (sent again, they would run again), but the turn is
       // not in the log: said without the server's paths, which are the operator's (in the server's log).
@@ -570,7 +577,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         c.req.raw.signal.removeEventListener('abort', onDisconnect);
         finished();
       }
-    }, (error) => asApiError(error, deps.log));
+    }, apiErrorOf);
   });
 
   const stopRoute = async (c: Context<Env>): Promise<Response> => {
@@ -661,13 +668,13 @@ function renderEvent(event: Piece | { type: 'end' | 'thrown' }, format: ChunkFor
 }
 
 /** How a stream ends: an error chunk without [DONE], or the finish chunk, usage if asked, and [DONE]. */
-function endFrames(event: TurnEvent, format: ChunkFormat, plan: AnswerPlan, log: (line: string) => void): string {
-  if (event.type === 'thrown') return frame(JSON.stringify(asApiError(event.error, log).body()));
+function endFrames(event: TurnEvent, format: ChunkFormat, plan: AnswerPlan, apiErrorOf: (error: unknown) => ApiError): string {
+  if (event.type === 'thrown') return frame(JSON.stringify(apiErrorOf(event.error).body()));
   if (event.type !== 'end') return '';
   const { result } = event;
   if (result.status === 'error') {
     const failure = result.failure ?? { kind: 'mid-stream', message: 'the answer failed' };
-    return frame(JSON.stringify(fromFailure(failure).body()));
+    return frame(JSON.stringify(apiErrorOf(fromFailure(failure)).body()));
   }
   const reason = finishOf(result, result.toolCalls.length);
   const fields = { argo: argoField(result) };

@@ -97,6 +97,36 @@ export function tooLarge(limit: number): ApiError {
   return new ApiError(413, `request body larger than ${limit} bytes (serve.maxBodyBytes in config.json)`, 'invalid_request_error', 'body_too_large');
 }
 
+/** How a client is shown the server's data home: where it is, and so where its files are, is the operator's. */
+export const DATA_HOME_SHOWN = '<data home>';
+
+/** What may follow a path in a message: a folder's separator, a quote, a bracket or punctuation. */
+const PATH_ENDS = new Set(['/', '\\', "'", '"', ')', ']', '}', '>', ',', ';', ':', '.']);
+
+/**
+ * `text` (a message for a client) with the data home's path shown as DATA_HOME_SHOWN wherever it
+ * stands as a path of its own or a folder of one (`/srv/argo/logs`, not `/srv/argo-old`). A home
+ * of one character (`/`) is left: it would hide every slash.
+ */
+export function hideHome(text: string, home: string | undefined): string {
+  if (home === undefined || home.length < 2) return text;
+  let shown = '';
+  let from = 0;
+  for (let at = text.indexOf(home); at !== -1; at = text.indexOf(home, from)) {
+    const next = text.charAt(at + home.length);
+    const whole = next === '' || PATH_ENDS.has(next) || /\s/.test(next);
+    shown += text.slice(from, at) + (whole ? DATA_HOME_SHOWN : home);
+    from = at + home.length;
+  }
+  return shown + text.slice(from);
+}
+
+/** The same error with its message shown as `hideHome` shows it. */
+export function withoutHome(error: ApiError, home: string | undefined): ApiError {
+  const message = hideHome(error.message, home);
+  return message === error.message ? error : new ApiError(error.status, message, error.type, error.code, error.param, error.headers);
+}
+
 /** How the turn's transport failed, as the turn reports it. */
 export interface TurnFailure {
   kind: string;

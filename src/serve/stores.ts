@@ -1,5 +1,6 @@
 // The server's views of Argo's stores and of Ollama, as the routes need them.
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
+import { hideHome } from './errors.js';
 import { boundedClient, failedToConnect, httpFailure } from '../ollama/transport.js';
 import { withSessionLock } from '../log/lock.js';
 import type { LogEntry } from '../log/entry.js';
@@ -12,17 +13,21 @@ import type { OllamaInfo, SessionStore } from './types.js';
 
 /**
  * A logged turn as a client of the server sees it: a tool call's raw exception text (`error_detail`,
- * which may name the server's files) stays in the server's log; its safe `error` is kept. The CLI's
- * `sessions show --json` prints the log whole: there the log is the reader's own.
+ * which may name the server's files) stays in the server's log; its safe `error` is kept, and the
+ * turn's and each call's `error` name the data home `<data home>`, not by its path, as the client
+ * was told them. The CLI's `sessions show --json` prints the log whole: there the log is the reader's own.
  */
-export function turnForClients(entry: LogEntry): LogEntry {
-  const calls = entry.tool_calls;
-  if (calls?.some((call) => call.error_detail !== undefined) !== true) return entry;
-  return { ...entry, tool_calls: calls.map(({ error_detail: _detail, ...call }) => call) };
+export function turnForClients(entry: LogEntry, home?: string): LogEntry {
+  const shown: LogEntry = { ...entry, error: entry.error === null ? null : hideHome(entry.error, home) };
+  if (entry.tool_calls) shown.tool_calls = entry.tool_calls.map(({ error_detail: _detail, ...call }) => (call.error === undefined ? call : { ...call, error: hideHome(call.error, home) }));
+  return shown;
 }
 
-/** `lockWaitMs`: how long a title change waits for a session's lock (timeouts.lockWaitMs, as a turn waits). */
-export function sessionStore(paths: DataPaths, lockWaitMs?: number): SessionStore {
+/**
+ * `lockWaitMs`: how long a title change waits for a session's lock (timeouts.lockWaitMs, as a turn
+ * waits); `home`: the data home, which turns shown to clients do not name.
+ */
+export function sessionStore(paths: DataPaths, lockWaitMs?: number, home?: string): SessionStore {
   return {
     list: async (query) => {
       const records = (await scanSessions(paths.sessions)).records.sort(byLastUsed);
@@ -33,7 +38,7 @@ export function sessionStore(paths: DataPaths, lockWaitMs?: number): SessionStor
       if (!record) return null;
       // Counted and checked now, so a damaged session is an error response, not a cut one.
       const turns = await openSessionTurns(paths, record, { kind: 'all' });
-      return (give) => sessionJson(record, turns, give, turnForClients);
+      return (give) => sessionJson(record, turns, give, (entry) => turnForClients(entry, home));
     },
     setTitle: async (name, title) => {
       const found = await readSession(paths.sessions, name);

@@ -18,7 +18,7 @@ import { ToolError, asksFirst } from '../tools/types.js';
 import type { Tool } from '../tools/types.js';
 import { UnloggedTurnError, runTurn, streamAnswer } from '../turn/turn.js';
 import type { Answer, Answerer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
-import { badRequest } from './errors.js';
+import { badRequest, hideHome } from './errors.js';
 import type { TurnFailure } from './errors.js';
 import { ollamaToolCallsOf } from './openai.js';
 import type { OllamaExtras, OllamaToolCall } from './openai.js';
@@ -113,6 +113,7 @@ function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: 
     confirm: () => Promise.resolve('no-terminal'),
     emit: (event) => {
       const shown = toolEventOf(event);
+      if (shown?.type === 'tool_execution_error' && typeof shown.message === 'string') shown.message = hideHome(shown.message, settings.home);
       if (shown) hooks.onToolEvent?.(shown);
     },
     // A server logs every turn.
@@ -244,10 +245,13 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
     };
     const toolCalls: OllamaToolCall[] = [];
     let failure: TurnFailure | null = null;
-    /** The turn as its log line has it: the line's `error` words a failure (an agent run's own included). */
+    /**
+     * The turn as its log line has it: the line's `error` words a failure (an agent run's own
+     * included), said to the client without the data home's path (a result it could not save there).
+     */
     const resultOf = (entry: LogEntry): TurnResult => {
       const failed = failure;
-      const message = typeof entry.error === 'string' ? entry.error : null;
+      const message = typeof entry.error === 'string' ? hideHome(entry.error, settings.home) : null;
       return {
         turnId: entry.id,
         status: entry.status,
@@ -259,7 +263,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
         doneReason: entry.done_reason,
         failure: entry.status !== 'error' ? null : failed ? { ...failed, message: message ?? failed.message } : message !== null ? { kind: 'argo', message } : null,
         replayPolicy: entry.replay_policy,
-        agent: summary.value,
+        agent: summary.value && { ...summary.value, message: summary.value.message === null ? null : hideHome(summary.value.message, settings.home) },
       };
     };
     // Set once the answer is complete (onEntry), before its line is written.

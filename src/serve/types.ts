@@ -156,6 +156,8 @@ export interface ServerDeps {
   newId: () => string;
   /** The jobs directory (`jobs/` in the data home). */
   jobsDir: string;
+  /** The data home: an error a client is sent names it `<data home>`, never by its path (the operator's). */
+  home?: string;
   limits: ServeLimits;
   /** Null on a loopback bind without a key. */
   apiKey: string | null;

@@ -162,7 +162,7 @@ describe('the tools Argo field', () => {
     expect(existsSync(join(root, 'out.txt'))).toBe(true);
   });
 
-  it('a result over budget that cannot be saved: 500 argo_error saying why, the turn still logged', async () => {
+  it('a result over budget that cannot be saved: 500 argo_error saying why without the server\'s paths, the turn still logged', async () => {
     const { serve, home, root } = await server({ toolBudgets: { read_file: 500 } });
     writeFileSync(join(root, 'notes.txt'), 'the secret word is heron\n'.repeat(40));
     // A file where the folder should be: the save fails, as on a full or read-only disk.
@@ -170,8 +170,20 @@ describe('the tools Argo field', () => {
     const response = await post(serve.url, ask('read the notes', { tools: 'fs', session: 'r' }));
     expect(response.status).toBe(500);
     const body = (await response.json()) as { error: { message: string; code: string } };
-    expect(body.error).toMatchObject({ code: 'argo_error', message: expect.stringMatching(/^cannot save the tool result tool-results\/\S+\/r1-r1\.json in the data home \(/) as string });
-    await waitFor(() => expect(logLines(home)).toEqual([expect.objectContaining({ session: 'r', status: 'error', stop_reason: 'result_not_saved' })]));
+    expect(body.error).toMatchObject({
+      code: 'argo_error',
+      message: expect.stringMatching(/^cannot save the tool result tool-results\/\S+\/r1-r1\.json in the data home \(<data home>\/tool-results is not a folder; remove it, and Argo makes the folder again\); /) as string,
+    });
+    await waitFor(() => expect(logLines(home)).toEqual([expect.objectContaining({ session: 'r', status: 'error', stop_reason: 'result_not_saved', error: expect.stringContaining(`(${home}/tool-results is not a folder`) as string })]));
+    // The log line names the folder, for the operator; a job's error, a stream and the session's turns do not.
+    const started = await fetch(`${serve.url}/api/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('read the notes', { tools: 'fs', session: 'r' })) });
+    const { job_id: id } = (await started.json()) as { job_id: string };
+    await waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed', error: expect.stringContaining('(<data home>/tool-results is not a folder') as string }));
+    const streamed = await post(serve.url, ask('read the notes', { tools: 'fs', session: 'r' }, { stream: true }));
+    for (const text of [await (await fetch(`${serve.url}/api/jobs/${id}`)).text(), await streamed.text(), await (await fetch(`${serve.url}/api/sessions/r`)).text()]) {
+      expect(text).toContain('<data home>/tool-results');
+      expect(text).not.toContain(home);
+    }
   });
 
   it('max_iterations ends with finish_reason length and says so in the argo field', async () => {

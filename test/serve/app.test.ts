@@ -12,6 +12,7 @@ import { FAKE_LOGPROB, startTestServer } from './fake-runner.js';
 import type { TestServer } from './fake-runner.js';
 import type { ToolEvent } from '../../src/serve/types.js';
 import { JobStore } from '../../src/serve/jobs.js';
+import { RuntimeError } from '../../src/errors.js';
 import type { JobRecord } from '../../src/serve/jobs.js';
 import { waitFor } from '../support/wait.js';
 
@@ -468,6 +469,27 @@ describe('per-session order', () => {
     const order = t.runner.inputs.map((i) => i.userPrompt);
     expect(order.indexOf('second')).toBeGreaterThan(order.indexOf('first'));
     t.runner.onHold = () => undefined;
+  });
+});
+
+describe('the data home\'s path is the operator\'s', () => {
+  it('an error that names a file in it reaches the client as <data home>, streamed or not, and a job\'s error too; the server\'s log has the path', async () => {
+    const home = '/srv/argo-home';
+    const s = await startTestServer({ home });
+    try {
+      s.runner.script = () => ({ throws: new RuntimeError(`session file ${home}/sessions/work.json is not valid JSON; fix it or remove it with "argo sessions rm work"`) });
+      const shown = 'session file <data home>/sessions/work.json is not valid JSON; fix it or remove it with "argo sessions rm work"';
+      for (const stream of [false, true]) {
+        const response = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('x', { stream, argo: { session: 'work' } })) });
+        expect(response.status).toBe(500);
+        expect(await response.json()).toMatchObject({ error: { message: shown, code: 'argo_error' } });
+      }
+      const { job_id: id } = (await (await fetch(`${s.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('x', { argo: { session: 'work' } })) })).json()) as { job_id: string };
+      await waitFor(async () => expect(await (await fetch(`${s.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed', error: shown }));
+      expect(s.lines).toContain(`argo serve: session file ${home}/sessions/work.json is not valid JSON; fix it or remove it with "argo sessions rm work"`);
+    } finally {
+      await s.listening.close(100);
+    }
   });
 });
 

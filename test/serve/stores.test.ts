@@ -102,8 +102,13 @@ describe('sessionStore show: what only the server\'s log keeps', () => {
     ['a failed call: its raw detail is left out, its safe error kept', makeEntry({ tool_calls: [{ ...failed, error_detail: detail }, succeeded] }), makeEntry({ tool_calls: [failed, succeeded] })],
     ['calls without a detail: the turn as it is', makeEntry({ tool_calls: [failed, succeeded] }), makeEntry({ tool_calls: [failed, succeeded] })],
     ['a turn without tools', makeEntry(), makeEntry()],
+    [
+      'the data home in the turn\'s error or a call\'s: named <data home>',
+      makeEntry({ status: 'error', error: 'cannot save the tool result tool-results/a.json in the data home (/srv/argo/tool-results is not a folder)', tool_calls: [{ ...failed, error: 'cannot read /srv/argo/memo.json' }] }),
+      makeEntry({ status: 'error', error: 'cannot save the tool result tool-results/a.json in the data home (<data home>/tool-results is not a folder)', tool_calls: [{ ...failed, error: 'cannot read <data home>/memo.json' }] }),
+    ],
   ])('%s', (_name, entry, shown) => {
-    expect(turnForClients(entry)).toEqual(shown);
+    expect(turnForClients(entry, '/srv/argo')).toEqual(shown);
     // The log's own copy is not changed.
     if (entry.tool_calls?.[0]?.error_detail !== undefined) expect(entry.tool_calls[0].error_detail).toBe(detail);
   });

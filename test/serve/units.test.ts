@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { browserRefusal, isLoopback, keyChecker, requireKeyFor, sentBearer } from '../../src/serve/auth.js';
-import { ApiError, fromFailure } from '../../src/serve/errors.js';
+import { ApiError, fromFailure, hideHome, withoutHome } from '../../src/serve/errors.js';
 import { clientError } from '../../src/serve/listen.js';
 import { PLAIN_SESSION, planAnswer } from '../../src/serve/plan.js';
 import type { ArgoDefaults } from '../../src/serve/types.js';
@@ -216,6 +216,38 @@ describe('fromFailure', () => {
 
   it("a busy Ollama's own Retry-After is passed on", () => {
     expect(fromFailure({ kind: 'busy', message: 'm', retryAfterS: 30 }).headers).toEqual({ 'Retry-After': '30' });
+  });
+});
+
+describe('hideHome: a client is never told where the data home is', () => {
+  const home = '/srv/argo';
+  it.each([
+    ['a file in it', 'cannot write /srv/argo/logs/2026-11-27.log (EACCES)', 'cannot write <data home>/logs/2026-11-27.log (EACCES)'],
+    ['the home itself, at the end', 'nothing is written in /srv/argo', 'nothing is written in <data home>'],
+    ['the home itself, then a full stop', 'nothing is written in /srv/argo.', 'nothing is written in <data home>.'],
+    ['quoted, as Node quotes a path', "EACCES: permission denied, open '/srv/argo/tool-results/x.json'", "EACCES: permission denied, open '<data home>/tool-results/x.json'"],
+    ['in brackets, twice', '(/srv/argo/a) and (/srv/argo/b)', '(<data home>/a) and (<data home>/b)'],
+    ['followed by a space', '/srv/argo is not a folder', '<data home> is not a folder'],
+    ['another folder that starts the same: not the home', 'see /srv/argo-old/logs and /srv/argonaut', 'see /srv/argo-old/logs and /srv/argonaut'],
+    ['no path at all', 'the model answered nothing', 'the model answered nothing'],
+    ['a folder above the home is not the home', 'cannot read /srv', 'cannot read /srv'],
+  ])('%s', (_name, text, shown) => {
+    expect(hideHome(text, home)).toBe(shown);
+  });
+
+  it.each([
+    ['no home given', undefined, '/srv/argo/x'],
+    ['a home of one character would hide every slash: left', '/', '/srv/argo/x'],
+    ['a short home hides only itself as a path', '/s', '/srv/argo/x'],
+  ])('%s', (_name, given, text) => {
+    expect(hideHome(text, given)).toBe(text);
+  });
+
+  it('withoutHome keeps the error\'s status, type, code, param and headers', () => {
+    const error = new ApiError(503, 'cannot read /srv/argo/STOP', 'server_error', 'argo_stopped', 'x', { 'X-Should-Retry': 'false' });
+    expect(withoutHome(error, home)).toMatchObject({ status: 503, message: 'cannot read <data home>/STOP', type: 'server_error', code: 'argo_stopped', param: 'x', headers: { 'X-Should-Retry': 'false' } });
+    const plain = new ApiError(400, 'no path here', 'invalid_request_error');
+    expect(withoutHome(plain, home)).toBe(plain);
   });
 });
 
