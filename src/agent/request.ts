@@ -21,7 +21,13 @@ export interface AgentRequestParts {
   added: readonly AgentChatMessage[];
 }
 
-export function buildAgentRequest(parts: AgentRequestParts): { endpoint: '/api/chat'; body: AgentChatBody } {
+/** One request of an agent run. */
+export interface AgentRequest {
+  endpoint: '/api/chat';
+  body: AgentChatBody;
+}
+
+export function buildAgentRequest(parts: AgentRequestParts): AgentRequest {
   const [first, ...rest] = parts.base.messages;
   const planned = first?.role === 'system' ? first.content : '';
   const conversation = first?.role === 'system' ? rest : parts.base.messages;

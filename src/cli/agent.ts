@@ -6,6 +6,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import { agentAnswerer, agentDraftFields, toolsConfigOf } from '../agent/answer.js';
 import type { AgentEvent, ConfirmAnswer, ConfirmRequest } from '../agent/loop.js';
 import { buildAgentRequest } from '../agent/request.js';
+import type { AgentRequest } from '../agent/request.js';
 import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
@@ -16,7 +17,7 @@ import { commandEnvironment } from '../tools/process.js';
 import type { Toolbox } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
 import type { Answerer } from '../turn/turn.js';
-import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 import { toolRoot } from './root.js';
@@ -35,8 +36,11 @@ export interface AgentRun {
   answerer: Answerer;
   /** The log fields known before the run (its tools), for the turn's draft. */
   draftFields: Record<string, unknown>;
-  /** The resolution and the exact first request, for --explain (text or JSON). */
-  explain: (plan: ReplayPlan, json: boolean) => Promise<string>;
+  /** The run's exact first request (tools, memo, ephemeral system prompt), as --explain shows it. */
+  firstRequest: (plan: ReplayPlan) => Promise<AgentRequest>;
+  /** What --explain adds to a plain explanation: the tool resolution, as lines of text or as JSON fields. */
+  explainLines: () => string[];
+  explainFields: () => Record<string, unknown>;
   /** The fields --json adds. */
   jsonFields: (entry: LogEntry) => Record<string, unknown>;
   close: () => Promise<void>;
@@ -83,14 +87,15 @@ async function sessionIdFor(settings: Settings, io: Io): Promise<string> {
   return (await openSession(settings.paths.sessions, settings.session, format(io.now(), TIMESTAMP_PATTERN))).id;
 }
 
-function explainText(box: Toolbox, request: { endpoint: string; body: unknown }, settings: Settings, root: string): string {
+/** The resolution's lines of --explain (before its request line). */
+function explainLines(box: Toolbox, settings: Settings, root: string): string[] {
   const lines = [`tools      ${settings.agent.tools.join(', ')} (from ${settings.agent.toolsSource})`];
   for (const { toolset, tools } of box.resolution.expanded) lines.push(`  ${toolset.padEnd(12)} → ${tools.length > 0 ? tools.join(', ') : '(includes only)'}`);
   if (box.takenAway.length > 0) lines.push(`  ${'taken away'.padEnd(12)} → ${box.takenAway.join(', ')}`);
   lines.push(`resolved   ${box.tools.map((tool) => tool.name).join(', ') || '(none)'}`);
   for (const gone of box.unavailable) lines.push(`  unavailable ${gone.name}: ${gone.reason}`);
-  lines.push(`root       ${root}`, `max        ${settings.agent.maxIterations} iterations`, `request    POST ${settings.host}${request.endpoint}`, JSON.stringify(request.body, null, 2));
-  return `${lines.join('\n')}\n`;
+  lines.push(`root       ${root}`, `max        ${settings.agent.maxIterations} iterations`);
+  return lines;
 }
 
 /**
@@ -164,20 +169,23 @@ export async function prepareAgent(
   return {
     answerer: agentAnswerer(setup),
     draftFields: agentDraftFields(setup),
-    explain: async (plan, json) => {
+    firstRequest: async (plan) => {
       if (plan.request.endpoint !== '/api/chat') throw new UsageError('--tools needs the chat endpoint');
-      const request = buildAgentRequest({ base: plan.request.body, tools: box.tools, ephemeralSystem, memo: await readMemo(settings.home), added: [] });
-      // MCP servers name and describe their tools: on a terminal, what they sent is shown, not obeyed.
-      if (!json) return untrustedTextFor(io.stdout)(explainText(box, request, settings, root));
-      const resolution = {
+      return buildAgentRequest({ base: plan.request.body, tools: box.tools, ephemeralSystem, memo: await readMemo(settings.home), added: [] });
+    },
+    // MCP servers name and describe their tools: on a terminal, what they sent is shown, not obeyed.
+    explainLines: () => explainLines(box, settings, root).map(untrustedTextFor(io.stdout)),
+    explainFields: () => ({
+      tools: {
         requested: settings.agent.tools,
         expanded: box.resolution.expanded,
         excluded: box.takenAway,
         tools: box.tools.map((tool) => tool.name),
         unavailable: box.unavailable,
-      };
-      return `${jsonTextFor(io.stdout)(JSON.stringify({ tools: resolution, root, max_iterations: settings.agent.maxIterations, request }))}\n`;
-    },
+      },
+      root,
+      max_iterations: settings.agent.maxIterations,
+    }),
     jsonFields: (entry) => ({
       tools: entry.tools,
       tool_calls: entry.tool_calls?.map(({ result: _result, error_detail: _detail, ...call }) => call),

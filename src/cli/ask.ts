@@ -1,6 +1,7 @@
 import type { Settings } from '../config/settings.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { OllamaTransport } from '../ollama/transport.js';
+import type { TransportRequest } from '../ollama/transport.js';
 import { StderrLines } from '../output/spinner.js';
 import { colorLevel, parseColorMode } from '../output/color.js';
 import { ReasoningStream } from '../output/reasoning.js';
@@ -79,18 +80,17 @@ async function askTurn(
   const transport = shared.transport ?? newTransport(settings);
   if (options.explain) {
     const prepared = await prepareTurn(settings, options);
-    if (agent) {
-      io.stdout.write(await agent.explain(prepared.plan, options.json));
-      return 'ok';
-    }
+    // An agent run's first request carries its tools, memo and ephemeral system prompt: that is the one explained and checked.
+    const request = agent ? await agent.firstRequest(prepared.plan) : prepared.plan.request;
     // A chat's /explain passes its signal: Ctrl-C there ends a wait on the model's window.
-    const context = await checkContext(settings, prepared.plan.request, (model, signal) => transport.modelNumCtx(model, signal), {
+    const context = await checkContext(settings, request, (model, signal) => transport.modelNumCtx(model, signal), {
       always: true,
       defaultNumCtx: (signal) => transport.defaultNumCtx(signal),
       ...(shared.signal ? { signal: shared.signal } : {}),
     });
-    if (options.json) io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify(explainJson(prepared, context)))}\n`);
-    else writeExplainText(io.stdout, prepared, context, settings);
+    const explained = { ...prepared, request };
+    if (options.json) io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify(explainJson(explained, context, agent?.explainFields() ?? {})))}\n`);
+    else writeExplainText(io.stdout, explained, context, settings, agent?.explainLines() ?? []);
     return 'ok';
   }
 
@@ -317,16 +317,23 @@ function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logge
   return 'failed';
 }
 
-function explainJson({ plan, model, modelSource }: PreparedTurn, context: ContextCheck): object {
+/** What --explain explains: the planned turn and the exact request it sends first (an agent run's has its tools). */
+export interface Explained extends PreparedTurn {
+  request: TransportRequest;
+}
+
+/** `--explain --json`; `added` (an agent run's tool resolution) goes before the request. */
+function explainJson({ plan, model, modelSource, request }: Explained, context: ContextCheck, added: Record<string, unknown>): object {
   return {
     model,
     model_source: modelSource,
     context: { prompt_tokens_estimate: context.estimate, num_ctx: context.window?.tokens ?? null, num_ctx_source: context.window?.source ?? null },
-    request_sha256: requestSha256(plan.request),
+    request_sha256: requestSha256(request),
     replay_policy: policyForLog(plan.replayPolicy),
     replayed_ids: plan.replayedIds,
     turns: plan.replayPolicy?.decisions ?? [],
-    request: plan.request,
+    ...added,
+    request,
   };
 }
 
@@ -347,7 +354,7 @@ function paddedColumn(width: number): (value: string) => string {
  * thousands of turns is neither held as one string nor made a string per line (its columns repeat a
  * few values, padded once).
  */
-export function writeExplainText(out: Io['stdout'], { plan, model, modelSource }: PreparedTurn, context: ContextCheck, settings: Settings): void {
+export function writeExplainText(out: Io['stdout'], { plan, model, modelSource, request }: Explained, context: ContextCheck, settings: Settings, added: readonly string[] = []): void {
   const text = new TextChunks(out);
   const line = (words: string): void => {
     text.add(words);
@@ -387,8 +394,9 @@ export function writeExplainText(out: Io['stdout'], { plan, model, modelSource }
       text.endLine();
     });
   }
-  line(`request    POST ${settings.host}${plan.request.endpoint} (sha256 ${requestSha256(plan.request)})`);
+  for (const words of added) line(words);
+  line(`request    POST ${settings.host}${request.endpoint} (sha256 ${requestSha256(request)})`);
   // Logged prompts and answers are in it: on a terminal their controls are escaped, as JSON allows.
-  line(jsonTextFor(out)(JSON.stringify(plan.request.body, null, 2)));
+  line(jsonTextFor(out)(JSON.stringify(request.body, null, 2)));
   text.flush();
 }

@@ -5,10 +5,11 @@ import type { Settings } from '../config/settings.js';
 import type { LogEntry } from '../log/entry.js';
 import { countMayBeWindow, estimatePromptTokens, overWindow, resolveWindow, truncationLine, truncationSuspected } from '../ollama/context-window.js';
 import type { ContextWindow, EstimableBody, PromptGrowth } from '../ollama/context-window.js';
+import type { TransportRequest } from '../ollama/transport.js';
 import type { OllamaRequest } from '../replay/prompt.js';
 
 /** SHA-256 (hex) of the request body as sent: JSON with its fixed key order. */
-export function requestSha256(request: OllamaRequest): string {
+export function requestSha256(request: Pick<TransportRequest, 'body'>): string {
   return createHash('sha256').update(JSON.stringify(request.body)).digest('hex');
 }
 
@@ -71,7 +72,7 @@ export interface CheckOptions {
 }
 
 /** The window (flag or config, else the model's own, else Ollama's default) and the estimate of `request`. */
-export async function checkContext(settings: Settings, request: OllamaRequest, lookup: NumCtxLookup | undefined, options: CheckOptions = {}): Promise<ContextCheck> {
+export async function checkContext(settings: Settings, request: TransportRequest, lookup: NumCtxLookup | undefined, options: CheckOptions = {}): Promise<ContextCheck> {
   const estimate = estimatePromptTokens(request.body);
   const numCtx = request.body.options?.num_ctx;
   const model = request.body.model;

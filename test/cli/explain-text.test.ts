@@ -3,9 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeExplainText } from '../../src/cli/ask.js';
+import type { Explained } from '../../src/cli/ask.js';
+import type { TransportRequest } from '../../src/ollama/transport.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { MODEL_SOURCE_WORDS } from '../../src/output/turn-notes.js';
 import { planTurn } from '../../src/replay/plan.js';
+import type { ReplayPlan } from '../../src/replay/plan.js';
 import type { HistoryTurn, ReplaySpec } from '../../src/replay/types.js';
 import { checkContext, requestSha256 } from '../../src/turn/request-facts.js';
 import type { ContextCheck } from '../../src/turn/request-facts.js';
@@ -15,7 +18,7 @@ import { makePlanInput } from '../support/plan-input.js';
 const WINDOW_SOURCES = { flag: 'from --num-ctx or -o num_ctx', config: 'from config.json', model: "the model's num_ctx", default: "Ollama's default", loaded: 'as Ollama loaded the model' } as const;
 
 /** `--explain` as it was made before it was streamed: the whole text as one string (the oracle). */
-function explainAsOneString({ plan, model, modelSource }: PreparedTurn, context: ContextCheck, session: string, host: string): string {
+function explainAsOneString({ plan, model, modelSource, request }: Explained, context: ContextCheck, session: string, host: string, added: string[]): string {
   const window = context.window;
   const lines = [
     `session    ${session}`,
@@ -38,7 +41,7 @@ function explainAsOneString({ plan, model, modelSource }: PreparedTurn, context:
       lines.push(`  ${turn.id.padEnd(14)} ${turn.entry_type.padEnd(12)} ${turn.outcome.padEnd(9)} ${String(turn.chars).padStart(6)} chars${turn.protected ? '  protected' : ''}`);
     }
   }
-  lines.push(`request    POST ${host}${plan.request.endpoint} (sha256 ${requestSha256(plan.request)})`, JSON.stringify(plan.request.body, null, 2));
+  lines.push(...added, `request    POST ${host}${request.endpoint} (sha256 ${requestSha256(request)})`, JSON.stringify(request.body, null, 2));
   return `${lines.join('\n')}\n`;
 }
 
@@ -54,7 +57,22 @@ function history(count: number): HistoryTurn[] {
   }));
 }
 
-async function explained(spec: ReplaySpec, turns: number, numCtx?: number): Promise<{ writes: string[]; oracle: string }> {
+/** An agent run's explanation: its resolution's lines, and a first request with a tool and a memo in its system prompt. */
+interface AgentPart {
+  lines: string[];
+  extend: (request: ReplayPlan['request']) => TransportRequest;
+}
+
+const AGENT: AgentPart = {
+  lines: ['tools      fs (from --tools)', '  fs           → list_files, read_file', 'resolved   list_files, read_file', 'root       /tmp', 'max        10 iterations'],
+  extend: (request) => {
+    if (request.endpoint !== '/api/chat') throw new Error('a chat request was planned');
+    const tool = { type: 'function' as const, function: { name: 'read_file', description: 'Reads a file', parameters: { type: 'object' } } };
+    return { endpoint: '/api/chat', body: { ...request.body, messages: [{ role: 'system', content: 'memo: lang=TypeScript' }, ...request.body.messages], tools: [tool] } };
+  },
+};
+
+async function explained(spec: ReplaySpec, turns: number, numCtx?: number, agent?: AgentPart): Promise<{ writes: string[]; oracle: string }> {
   const settings = loadSettings({ home: mkdtempSync(join(tmpdir(), 'argo-explain-')), session: 'big' }, {});
   const plan = planTurn(makePlanInput({
     input: 'what changed in the parser',
@@ -64,20 +82,22 @@ async function explained(spec: ReplaySpec, turns: number, numCtx?: number): Prom
     request: { endpoint: 'chat', model: 'argo', stream: true, options: numCtx === undefined ? {} : { num_ctx: numCtx } },
   }));
   const prepared: PreparedTurn = { session: null, model: 'argo', modelSource: 'default', plan };
-  const context = await checkContext(settings, plan.request, undefined, { always: true });
+  const request = agent ? agent.extend(plan.request) : plan.request;
+  const context = await checkContext(settings, request, undefined, { always: true });
   const writes: string[] = [];
-  writeExplainText({ write: (text: string) => writes.push(text) }, prepared, context, settings);
-  return { writes, oracle: explainAsOneString(prepared, context, settings.session, settings.host) };
+  writeExplainText({ write: (text: string) => writes.push(text) }, { ...prepared, request }, context, settings, agent?.lines);
+  return { writes, oracle: explainAsOneString({ ...prepared, request }, context, settings.session, settings.host, agent?.lines ?? []) };
 }
 
 describe('--explain text, written in chunks', () => {
-  it.each<[string, ReplaySpec, number, number | undefined]>([
-    ['a long session (a line per turn)', { kind: 'session' }, 5000, undefined],
-    ['a short replay', { kind: 'last', count: 3 }, 20, undefined],
-    ['no replay', { kind: 'none' }, 0, undefined],
-    ['a prompt too long for its window', { kind: 'session' }, 50, 64],
-  ])('%s: the same bytes as the whole text at once', async (_name, spec, turns, numCtx) => {
-    const { writes, oracle } = await explained(spec, turns, numCtx);
+  it.each<[string, ReplaySpec, number, number | undefined, AgentPart | undefined]>([
+    ['a long session (a line per turn)', { kind: 'session' }, 5000, undefined, undefined],
+    ['a short replay', { kind: 'last', count: 3 }, 20, undefined, undefined],
+    ['no replay', { kind: 'none' }, 0, undefined, undefined],
+    ['a prompt too long for its window', { kind: 'session' }, 50, 64, undefined],
+    ["an agent run: the plain lines, its resolution, then its first request", { kind: 'last', count: 3 }, 20, undefined, AGENT],
+  ])('%s: the same bytes as the whole text at once', async (_name, spec, turns, numCtx, agent) => {
+    const { writes, oracle } = await explained(spec, turns, numCtx, agent);
     expect(Buffer.from(writes.join(''))).toEqual(Buffer.from(oracle));
   });
 

@@ -930,6 +930,34 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(plain.request.body.tools).toBeUndefined();
   });
 
+  it('--explain with tools is the plain explanation extended: the replay decision, model and window of the first request, then the resolution', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ reply: 'Noted.' }];
+    expect((await argo(['-s', 'work', 'we use TypeScript'], home)).code).toBe(0);
+    expect((await argo(['memo', 'set', 'lang', 'TypeScript'], home)).code).toBe(0);
+    const args = ['-s', 'work', '-r', 'session', '-T', 'fs', '--root', root, '--ephemeral-system', 'be terse'];
+    const plainJson = JSON.parse((await argo(['-s', 'work', '-r', 'session', '--explain', '--json', 'list files'], home)).stdout) as Record<string, unknown>;
+    const explained = await argo([...args, '--explain', '--json', 'list files'], home);
+    expect(explained.code).toBe(0);
+    const agentJson = JSON.parse(explained.stdout) as Record<string, unknown> & { context: { prompt_tokens_estimate: number }; replayed_ids: string[]; request: { body: unknown } };
+    expect(Object.keys(agentJson)).toEqual(['model', 'model_source', 'context', 'request_sha256', 'replay_policy', 'replayed_ids', 'turns', 'tools', 'root', 'max_iterations', 'request']);
+    for (const key of ['model', 'model_source', 'replay_policy', 'replayed_ids', 'turns']) expect(agentJson[key]).toEqual(plainJson[key]);
+    expect(agentJson.replayed_ids).toHaveLength(1);
+    // The window is judged by the first request, which the tool definitions, memo and guidance make longer.
+    expect(agentJson.context.prompt_tokens_estimate).toBeGreaterThan((plainJson.context as { prompt_tokens_estimate: number }).prompt_tokens_estimate + 100);
+    const text = await argo([...args, '--explain', 'list files'], home);
+    expect(text.stdout).toMatch(/^session {4}work\nmodel {6}argo \(.+\)\nentry type .+\nverbosity .+\ncontext {4}about \d+ prompt tokens of a \d+-token window .+\nreplay {5}1 ok turns loaded, reason .+\n/);
+    expect(text.stdout).toMatch(/^tools {6}fs \(from --tools\)\n {2}fs +→ list_files, read_file, search_files\nresolved {3}list_files, read_file, search_files\nroot {7}.+\nmax {8}10 iterations\nrequest {4}POST http:\/\/.+\/api\/chat \(sha256 [0-9a-f]{64}\)$/m);
+    expect(chatBodies()).toHaveLength(1);
+    // What the run then sends first is, byte for byte, the explained request.
+    script = [{ reply: 'Two files.' }];
+    next = 0;
+    expect((await argo([...args, 'list files'], home)).code).toBe(0);
+    const sent = ollama.requests.filter((request) => request.path === '/api/chat');
+    expect(sent[1]?.body).toBe(JSON.stringify(agentJson.request.body));
+  });
+
   it('argo chat checks its tools and root once, at its start: a typo is a usage error before any message, not a failure of each', async () => {
     const home = tempHome();
     const typo = await argo(['chat', '-T', 'fss'], home, { stdin: 'one\ntwo\n' });
