@@ -9,6 +9,7 @@ import { readMemo } from '../tools/memo.js';
 import type { ToolsConfig, Unavailable } from '../tools/catalog.js';
 import { paragraphBreak } from '../text/answer.js';
 import type { Tool } from '../tools/types.js';
+import { requestSha256 } from '../turn/request-facts.js';
 import type { Answer, Answerer } from '../turn/turn.js';
 import { savedResultPath } from './compaction.js';
 import { keepDefinitions } from './definitions.js';
@@ -98,12 +99,17 @@ async function keptDefinitions(setup: AgentSetup): Promise<string | null> {
   }
 }
 
-/** The log fields of an agent turn known before it runs: a turn its argo never finished still says it was an agent run. */
+/**
+ * The log fields of an agent turn known before it runs: a turn its argo never finished still says it
+ * was an agent run. Its `request_sha256` is its first request's, which the loop builds (the memo is
+ * read then): the planned request's hash, which the draft would otherwise carry, is left out.
+ */
 export function agentDraftFields(setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem'>): Record<string, unknown> {
   return {
     tools: setup.tools.map((tool) => tool.name),
     tools_unavailable: setup.unavailable.map(({ name, reason }) => ({ name, reason })),
     ephemeral_system: setup.ephemeralSystem,
+    request_sha256: undefined,
   };
 }
 
@@ -111,6 +117,8 @@ export function agentDraftFields(setup: Pick<AgentSetup, 'tools' | 'unavailable'
 export function agentLogFields(result: AgentResult, setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem'>, definitionsDigest: string | null = null): Record<string, unknown> {
   return {
     ...agentDraftFields(setup),
+    // What was sent first, as --explain shows it: tools, memo and ephemeral system prompt in it.
+    ...(result.firstRequest !== null ? { request_sha256: requestSha256(result.firstRequest) } : {}),
     ...(definitionsDigest !== null ? { tool_definitions_sha256: definitionsDigest } : {}),
     ...(result.roundMessages.length > 0 ? { round_messages: result.roundMessages } : {}),
     tool_calls: result.calls,

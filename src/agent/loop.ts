@@ -178,6 +178,8 @@ export interface AgentResult {
   added: AgentChatMessage[];
   /** The transport's failure when status is `error` (the CLI names a missing model from it). */
   modelFailure: StreamOutcome['failure'];
+  /** The run's first request, as built and sent; null when none was (a STOP set before it). */
+  firstRequest: TransportRequest | null;
 }
 
 function addMetrics(a: Metrics, b: Metrics): Metrics {
@@ -225,6 +227,7 @@ class Run {
   private metrics = EMPTY_METRICS;
   private largestPromptEvalCount: number | null = null;
   private modelFailure: StreamOutcome['failure'] = null;
+  private firstRequest: TransportRequest | null = null;
   private readonly calls: CallRecord[] = [];
   private readonly compacted: CompactionRecord[] = [];
   private readonly roundMessages: RoundMessage[] = [];
@@ -337,6 +340,7 @@ class Run {
   private async ask(): Promise<AgentResult | Reply> {
     const memo = await this.deps.readMemo();
     const request = buildAgentRequest({ base: this.run.base, tools: this.run.tools, ephemeralSystem: this.run.ephemeralSystem, memo, added: this.added });
+    this.firstRequest ??= request;
     this.startSaves();
     await this.deps.checkWindow?.(request, this.deps.signal);
     const controller = new AbortController();
@@ -643,6 +647,7 @@ class Run {
       largestPromptEvalCount: this.largestPromptEvalCount,
       added: this.added,
       modelFailure: this.modelFailure,
+      firstRequest: this.firstRequest,
     };
   }
 }

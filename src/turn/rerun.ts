@@ -73,11 +73,16 @@ export type Rebuilt =
  * changed them since, the hash says so and the rebuild is refused.
  */
 export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEntry>, settings: Settings, changes: RerunChanges = {}): Rebuilt {
-  // An agent turn sent many requests (tools, memo, results): one of them again is not the turn.
+  // An agent turn sent many requests (tools, memo, results): one of them again is not the turn. Its
+  // hash is its first request's, which holds the memo as it was then: the log does not keep it, so
+  // not even that request could be rebuilt and proved.
   // An agent turn logs `tools` even when none was available (an MCP server that did not start).
   if (entry.tools !== undefined) {
     const again = entry.tools.length > 0 ? `; ask it again with --tools ${entry.tools.join(',')}` : '; ask it again with the --tools it was asked with';
-    return { ok: false, reason: `turn ${entry.id} was an agent run${entry.tools.length > 0 ? ` (tools ${entry.tools.join(', ')})` : ' (no tool was available)'}, and rerun sends one request, not a tool loop${again}` };
+    return {
+      ok: false,
+      reason: `turn ${entry.id} was an agent run${entry.tools.length > 0 ? ` (tools ${entry.tools.join(', ')})` : ' (no tool was available)'}, and rerun sends one request, not a tool loop (its request_sha256 is of the run's first request, with the memo of that moment, which the log does not keep)${again}`,
+    };
   }
   if (entry.client_messages !== undefined) {
     return { ok: false, reason: `turn ${entry.id} was asked through argo serve with the client's own ${entry.client_messages === 1 ? 'message, which is' : `${entry.client_messages} messages, which are`} not logged, so its request cannot be rebuilt; send it again from the client` };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { agentLogFields } from '../../src/agent/answer.js';
+import { createHash } from 'node:crypto';
+import { agentDraftFields, agentLogFields } from '../../src/agent/answer.js';
 import type { AgentResult } from '../../src/agent/loop.js';
 import { entryProblem, parseEntry, serializeEntry } from '../../src/log/entry.js';
 import { EMPTY_QUERY, STATUS_CHOICES, matchesQuery, parseChoices } from '../../src/query/query.js';
@@ -46,7 +47,7 @@ describe('the log line of an agent turn', () => {
   });
 
   it('agentLogFields: the contract fields, with the stop message as error for the agent\'s own endings', () => {
-    const result = { status: 'max_iterations', stopReason: 'max_iterations', message: 'stopped after 2 tool rounds', text: '', thinking: '', roundMessages: [], calls: [call], iterations: 2, allFailureRounds: 1, compacted: [], modelFailure: null } as unknown as AgentResult;
+    const result = { status: 'max_iterations', stopReason: 'max_iterations', message: 'stopped after 2 tool rounds', text: '', thinking: '', roundMessages: [], calls: [call], iterations: 2, allFailureRounds: 1, compacted: [], modelFailure: null, firstRequest: null } as unknown as AgentResult;
     expect(agentLogFields(result, { tools: [{ name: 'run_command' } as never], unavailable: [], ephemeralSystem: null })).toEqual({
       tools: ['run_command'],
       tool_calls: [call],
@@ -67,6 +68,24 @@ describe('the log line of an agent turn', () => {
     expect(agentLogFields({ ...result, status: 'error', message: 'cannot save the tool result …' }, { tools: [], unavailable: [], ephemeralSystem: null })).toMatchObject({ error: 'cannot save the tool result …' });
     const modelFailure = { kind: 'http' as const, message: 'Ollama answered HTTP 500' };
     expect(agentLogFields({ ...result, status: 'error', modelFailure }, { tools: [], unavailable: [], ephemeralSystem: null })).not.toHaveProperty('error');
+  });
+});
+
+describe("an agent turn's request_sha256", () => {
+  const first = { endpoint: '/api/chat' as const, body: { model: 'argo', messages: [{ role: 'system' as const, content: 'be terse\n\nmemo' }, { role: 'user' as const, content: 'hi' }], tools: [], stream: true } };
+  const base = { status: 'ok', stopReason: 'answered', message: null, text: 'hi', thinking: '', roundMessages: [], calls: [], iterations: 0, allFailureRounds: 0, compacted: [], modelFailure: null } as unknown as AgentResult;
+  const setup = { tools: [], unavailable: [], ephemeralSystem: null };
+
+  it.each<[string, AgentResult['firstRequest'], string | undefined]>([
+    ['the first request sent: the hash of its body as sent', first, createHash('sha256').update(JSON.stringify(first.body)).digest('hex')],
+    ['none sent (a STOP set before it): no hash, not the planned request\'s', null, undefined],
+  ])('%s', (_case, firstRequest, expected) => {
+    expect(agentLogFields({ ...base, firstRequest }, setup).request_sha256).toBe(expected);
+  });
+
+  it("the draft, written before the run builds its first request, leaves the planned request's hash out", () => {
+    const draft = { ...makeEntry({ request_sha256: 'b'.repeat(64) }), ...agentDraftFields(setup) };
+    expect(JSON.parse(serializeEntry(draft))).not.toHaveProperty('request_sha256');
   });
 });
 

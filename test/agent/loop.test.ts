@@ -686,6 +686,16 @@ describe('the agent loop', () => {
     ]);
   });
 
+  it.each<[string, Step[], () => boolean, number | null]>([
+    ['a run of two requests and a re-ask: the first as sent, with the memo of its moment', [{ calls: [call('no_tool', {})] }, { calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['x'] }], () => false, 0],
+    ['STOP set before any request: none', [{ chunks: ['x'] }], () => true, null],
+  ])("the run's first request (its log line's request_sha256): %s", async (_case, steps, stopped, index) => {
+    let version = 0;
+    const { result, bodies } = await run(steps, { memo: () => ({ lang: `v${++version}` }), stopped });
+    expect(result.firstRequest === null ? null : JSON.stringify(result.firstRequest.body)).toBe(index === null ? null : JSON.stringify(bodies[index]));
+    if (index !== null) expect(bodies.length).toBe(3);
+  });
+
   it('ends as interrupted on Ctrl-C during a tool', async () => {
     const controller = new AbortController();
     const waits = tool('ok_tool', (_args) => {

@@ -1,6 +1,7 @@
 // argo --tools end to end: the built bin/argo against the Ollama stand-in scripting tool calls,
 // real files in a temporary tree, a real shell, a real MCP server.
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -493,7 +494,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(await argo(['rerun', String(turn?.id)], home)).toMatchObject({
       code: 1,
       stdout: '',
-      stderr: `argo: cannot rerun: turn ${String(turn?.id)} was an agent run (tools list_files, read_file, search_files), and rerun sends one request, not a tool loop; ask it again with --tools list_files,read_file,search_files\n`,
+      stderr: `argo: cannot rerun: turn ${String(turn?.id)} was an agent run (tools list_files, read_file, search_files), and rerun sends one request, not a tool loop (its request_sha256 is of the run's first request, with the memo of that moment, which the log does not keep); ask it again with --tools list_files,read_file,search_files\n`,
     });
     expect(chatBodies()).toHaveLength(requests);
     expect(logLines(home)).toHaveLength(1);
@@ -505,7 +506,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(bare).toMatchObject({ tools: [] });
     expect(await argo(['rerun', String(bare?.id)], noTools)).toMatchObject({
       code: 1,
-      stderr: `argo: cannot rerun: turn ${String(bare?.id)} was an agent run (no tool was available), and rerun sends one request, not a tool loop; ask it again with the --tools it was asked with\n`,
+      stderr: `argo: cannot rerun: turn ${String(bare?.id)} was an agent run (no tool was available), and rerun sends one request, not a tool loop (its request_sha256 is of the run's first request, with the memo of that moment, which the log does not keep); ask it again with the --tools it was asked with\n`,
     });
   });
 
@@ -956,6 +957,22 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect((await argo([...args, 'list files'], home)).code).toBe(0);
     const sent = ollama.requests.filter((request) => request.path === '/api/chat');
     expect(sent[1]?.body).toBe(JSON.stringify(agentJson.request.body));
+  });
+
+  it("an agent turn's request_sha256 is its first request's as sent, the hash --explain shows: logged, in --json, and of the body Ollama got", async () => {
+    const home = tempHome();
+    const root = tree();
+    expect((await argo(['memo', 'set', 'lang', 'TypeScript'], home)).code).toBe(0);
+    const args = ['-s', 'shaT', '-T', 'fs', '--root', root, '--ephemeral-system', 'be terse'];
+    const explained = JSON.parse((await argo([...args, '--explain', '--json', 'list files'], home)).stdout) as { request_sha256: string; request: { body: unknown } };
+    script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];
+    const ran = await argo([...args, '--json', 'list files'], home);
+    expect(ran.code).toBe(0);
+    const sent = ollama.requests.filter((request) => request.path === '/api/chat');
+    expect(sent).toHaveLength(2);
+    const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+    const hashes = [explained.request_sha256, sha256(JSON.stringify(explained.request.body)), (JSON.parse(ran.stdout) as { request_sha256: string }).request_sha256, logLines(home)[0]?.request_sha256];
+    expect(hashes).toEqual(Array<string>(4).fill(sha256(defined(sent[0]).body)));
   });
 
   it('argo chat checks its tools and root once, at its start: a typo is a usage error before any message, not a failure of each', async () => {

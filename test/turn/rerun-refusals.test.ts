@@ -12,8 +12,8 @@ const settings = loadSettings({ home: mkdtempSync(join(tmpdir(), 'argo-rerun-'))
 
 describe('rebuildTurn refuses what one request cannot be', () => {
   it.each<[string, Partial<LogEntry>, string]>([
-    ['an agent run', { tools: ['read_file', 'list_files'] }, 'turn T1 was an agent run (tools read_file, list_files), and rerun sends one request, not a tool loop; ask it again with --tools read_file,list_files'],
-    ['an agent run with no tool available', { tools: [] }, 'turn T1 was an agent run (no tool was available), and rerun sends one request, not a tool loop; ask it again with the --tools it was asked with'],
+    ['an agent run', { tools: ['read_file', 'list_files'] }, "turn T1 was an agent run (tools read_file, list_files), and rerun sends one request, not a tool loop (its request_sha256 is of the run's first request, with the memo of that moment, which the log does not keep); ask it again with --tools read_file,list_files"],
+    ['an agent run with no tool available', { tools: [] }, "turn T1 was an agent run (no tool was available), and rerun sends one request, not a tool loop (its request_sha256 is of the run's first request, with the memo of that moment, which the log does not keep); ask it again with the --tools it was asked with"],
     ["a serve turn with the client's one message", { client_messages: 1 }, "turn T1 was asked through argo serve with the client's own message, which is not logged, so its request cannot be rebuilt; send it again from the client"],
     ["a serve turn with the client's messages", { client_messages: 3 }, "turn T1 was asked through argo serve with the client's own 3 messages, which are not logged, so its request cannot be rebuilt; send it again from the client"],
     ["a serve turn with the client's field", { client_fields: ['tools'] }, "turn T1 was asked through argo serve with the client's tools, which is not logged, so its request cannot be rebuilt; send it again from the client"],
