@@ -17,6 +17,7 @@ import { buildAgentRequest } from './request.js';
 import { ONE_LINE_MAX, classifyResult, classifyThrown } from './taxonomy.js';
 import { cleanLine } from '../output/terminal-text.js';
 import type { CallOutcome } from './taxonomy.js';
+import type { Unconfirmed } from '../turn/error-code.js';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_REASKS = 3;
@@ -180,6 +181,8 @@ export interface AgentResult {
   modelFailure: StreamOutcome['failure'];
   /** The run's first request, as built and sent; null when none was (a STOP set before it). */
   firstRequest: TransportRequest | null;
+  /** Set when the permanent failure that ended the run (`tool_failures`) was a call not confirmed. */
+  unconfirmed: Unconfirmed | null;
 }
 
 function addMetrics(a: Metrics, b: Metrics): Metrics {
@@ -228,6 +231,7 @@ class Run {
   private largestPromptEvalCount: number | null = null;
   private modelFailure: StreamOutcome['failure'] = null;
   private firstRequest: TransportRequest | null = null;
+  private unconfirmed: Unconfirmed | null = null;
   private readonly calls: CallRecord[] = [];
   private readonly compacted: CompactionRecord[] = [];
   private readonly roundMessages: RoundMessage[] = [];
@@ -419,7 +423,7 @@ class Run {
 
     const successes: { entry: Extract<CheckedCall, { kind: 'ok' }>; content: string; full: string }[] = [];
     let needsInput: { name: string; parameter: string } | null = null;
-    let permanent: { name: string; message: string } | null = null;
+    let permanent: { name: string; message: string; approval: ConfirmAnswer } | null = null;
     for (const [index, entry] of checked.entries()) {
       const { outcome, ms } = outcomes[index] ?? { outcome: classifyThrown(new Error('lost')), ms: 0 };
       const { call, tool } = entry;
@@ -432,7 +436,7 @@ class Run {
       if (outcome.kind === 'failure') {
         this.record(call.id, tool.name, entry.args, round, 'failure', ms, { error: outcome.message, ...(outcome.detail !== null ? { error_detail: outcome.detail } : {}) });
         this.deps.emit({ type: 'tool_execution_error', id: call.id, name: tool.name, message: outcome.message });
-        if (!outcome.retryable) permanent ??= { name: tool.name, message: outcome.message };
+        if (!outcome.retryable) permanent ??= { name: tool.name, message: outcome.message, approval: approvals[index] ?? 'yes' };
         continue;
       }
       const saved = saves[index] ?? { full: '', content: '', savedAs: null, truncated: false };
@@ -482,6 +486,7 @@ class Run {
       this.allFailureRounds++;
     }
     if (permanent) {
+      this.unconfirmed = permanent.approval === 'no' ? 'refused' : permanent.approval === 'no-terminal' ? 'no-terminal' : null;
       return this.end('tool_failures', 'permanent_failure', text, `tool ${permanent.name} failed and retrying cannot help (${permanent.message}); ${this.hints.failedCall}`);
     }
     if (this.allFailureRounds >= MAX_ALL_FAILURE_ROUNDS) {
@@ -648,6 +653,7 @@ class Run {
       added: this.added,
       modelFailure: this.modelFailure,
       firstRequest: this.firstRequest,
+      unconfirmed: this.unconfirmed,
     };
   }
 }

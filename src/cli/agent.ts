@@ -4,7 +4,8 @@
 import type { Settings } from '../config/settings.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { agentAnswerer, agentDraftFields, toolsConfigOf } from '../agent/answer.js';
-import type { AgentEvent, ConfirmAnswer, ConfirmRequest } from '../agent/loop.js';
+import type { AgentEvent, AgentResult, ConfirmAnswer, ConfirmRequest } from '../agent/loop.js';
+import type { Unconfirmed } from '../turn/error-code.js';
 import { buildAgentRequest } from '../agent/request.js';
 import type { AgentRequest } from '../agent/request.js';
 import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
@@ -43,6 +44,8 @@ export interface AgentRun {
   explainFields: () => Record<string, unknown>;
   /** The fields --json adds. */
   jsonFields: (entry: LogEntry) => Record<string, unknown>;
+  /** Whether the last run ended on a call not confirmed (its `error_code` says which way). */
+  unconfirmed: () => Unconfirmed | null;
   close: () => Promise<void>;
 }
 
@@ -152,6 +155,7 @@ export async function prepareAgent(
   const shown = untrustedTextFor(io.stderr);
   for (const gone of box.unavailable) io.stderr.write(`argo: tool ${shown(gone.name)} is unavailable (${shown(gone.reason)}); going on without it\n`);
   const ephemeralSystem = flags.ephemeralSystem ?? null;
+  let ended: AgentResult | null = null;
   const setup = {
     tools: box.tools,
     unavailable: box.unavailable,
@@ -165,6 +169,9 @@ export async function prepareAgent(
     emit: eventPrinter(io, pause),
     logged: log,
     sessionId: () => sessionIdFor(settings, io),
+    onResult: (result: AgentResult) => {
+      ended = result;
+    },
   };
   return {
     answerer: agentAnswerer(setup),
@@ -192,6 +199,7 @@ export async function prepareAgent(
       iterations: entry.iterations,
       stop_reason: entry.stop_reason,
     }),
+    unconfirmed: () => ended?.unconfirmed ?? null,
     close: () => box.close(),
   };
 }

@@ -13,6 +13,7 @@ import type { OllamaFigures, TurnStats } from '../output/turn-notes.js';
 import { policyForLog } from '../replay/plan.js';
 import { checkContext, requestSha256 } from '../turn/request-facts.js';
 import type { ContextCheck } from '../turn/request-facts.js';
+import { turnErrorCode } from '../turn/error-code.js';
 import { prepareTurn, runTurn, streamAnswer } from '../turn/turn.js';
 import type { Answer, PreparedTurn, TurnInput, TurnResult } from '../turn/turn.js';
 import type { AgentFlags, AgentRun } from './agent.js';
@@ -110,6 +111,8 @@ async function askTurn(
   let afterOurLines = false;
   // The model asked (the session's last one, perhaps).
   let model = '';
+  // How the request failed, for --json's error_code (the entry keeps only its words).
+  let failure: Answer['failure'] = null;
   /** Ends the answer's row when both streams share the terminal, so a line of stderr starts at the left edge. */
   const endAnswerRow = (): void => {
     buffer.flush();
@@ -197,6 +200,7 @@ async function askTurn(
         let answered: Answer | undefined;
         try {
           answered = await (agent?.answerer ?? streamAnswer)(request, { ...context, onRequest });
+          failure = answered.failure;
           return answered;
         } finally {
           // Reasoning cut off (Ctrl-C, a failure) ends its row without "…done thinking.".
@@ -218,7 +222,8 @@ async function askTurn(
       const thinking = entry.thinking !== undefined ? { thinking: entry.thinking } : {};
       const facts = { request_sha256: entry.request_sha256, num_ctx: entry.num_ctx, prompt_tokens_estimate: entry.prompt_tokens_estimate, truncation_suspected: entry.truncation_suspected };
       const rerun = options.rerunOf !== undefined ? { rerun_of: options.rerunOf } : {};
-      io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify({ id, session, model, response, ...thinking, status, replay_policy, timings, error, stats, ...facts, ...rerun, ...agent?.jsonFields(entry) }))}\n`);
+      const error_code = turnErrorCode({ status, failure, unconfirmed: agent?.unconfirmed() ?? null });
+      io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify({ id, session, model, response, ...thinking, status, replay_policy, timings, error, error_code, stats, ...facts, ...rerun, ...agent?.jsonFields(entry) }))}\n`);
     } else {
       await printNotes(io, result, stats, options);
     }

@@ -1,5 +1,6 @@
 // OpenAI-shaped errors: every failure a client sees is `{error:{message, type, param, code}}` with
 // the status the contract gives it.
+import { failureCode } from '../ollama/failure-codes.js';
 
 export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'requests' | 'server_error' | 'api_error';
 
@@ -136,33 +137,28 @@ export interface TurnFailure {
   retryAfterS?: number;
 }
 
-/** The status and body for a turn that failed before any text was sent. */
+/** The status and body for a turn that failed before any text was sent; the code is the CLI's `error_code` too. */
 export function fromFailure(failure: TurnFailure): ApiError {
-  switch (failure.kind) {
-    case 'model-missing':
-      return new ApiError(404, failure.message, 'invalid_request_error', 'model_not_found', 'model');
-    case 'busy': {
-      const retryAfter = { 'Retry-After': String(failure.retryAfterS ?? BUSY_RETRY_AFTER_S) };
-      // A rate limit Ollama passed on (a cloud model's) is the client's to back off from, as OpenAI says it.
-      if (failure.httpStatus === 429) return new ApiError(429, failure.message, 'requests', 'rate_limit_exceeded', null, retryAfter);
-      return new ApiError(503, failure.message, 'server_error', 'ollama_busy', null, retryAfter);
-    }
-    case 'idle':
-      return new ApiError(504, failure.message, 'server_error', 'ollama_timeout');
-    case 'unreachable':
-      return new ApiError(502, failure.message, 'api_error', 'ollama_unreachable');
-    case 'too-old':
-      // Ollama is too old for something the request asked: the client can ask without it.
-      return new ApiError(400, failure.message, 'invalid_request_error', 'ollama_too_old');
-    case 'argo':
+  const code = failureCode(failure);
+  const retryAfter = { 'Retry-After': String(failure.retryAfterS ?? BUSY_RETRY_AFTER_S) };
+  switch (code) {
+    case 'model_not_found':
+      return new ApiError(404, failure.message, 'invalid_request_error', code, 'model');
+    case 'rate_limit_exceeded':
+      // A rate limit is the client's to back off from, as OpenAI says it.
+      return new ApiError(429, failure.message, 'requests', code, null, retryAfter);
+    case 'ollama_busy':
+      return new ApiError(503, failure.message, 'server_error', code, null, retryAfter);
+    case 'ollama_timeout':
+      return new ApiError(504, failure.message, 'server_error', code);
+    case 'ollama_too_old':
+    case 'ollama_rejected':
+      // Ollama is too old for something the request asked, or refused it: the client can ask otherwise.
+      return new ApiError(400, failure.message, 'invalid_request_error', code);
+    case 'argo_error':
       // The turn failed on the server's side (a tool result it could not save), not Ollama's.
-      return new ApiError(500, failure.message, 'server_error', 'argo_error');
-    case 'http':
-      // Ollama's own 400s (a model without chat or tools support) are the client's to fix.
-      return failure.httpStatus === 400
-        ? new ApiError(400, failure.message, 'invalid_request_error', 'ollama_rejected')
-        : new ApiError(502, failure.message, 'api_error', 'ollama_error');
+      return new ApiError(500, failure.message, 'server_error', code);
     default:
-      return new ApiError(502, failure.message, 'api_error', `ollama_${failure.kind.replace(/-/g, '_')}`);
+      return new ApiError(502, failure.message, 'api_error', code);
   }
 }

@@ -696,6 +696,16 @@ describe('the agent loop', () => {
     if (index !== null) expect(bodies.length).toBe(3);
   });
 
+  it.each<[string, Step[], ConfirmAnswer, 'refused' | 'no-terminal' | null]>([
+    ['refused on the terminal', [{ calls: [call('side_tool', { q: 'a' })] }], 'no', 'refused'],
+    ['no terminal to ask on', [{ calls: [call('side_tool', { q: 'a' })] }], 'no-terminal', 'no-terminal'],
+    ['a tool that fails for good: not a confirmation', [{ calls: [call('perm_tool', { q: 'a' })] }], 'yes', null],
+    ['a refused call after a permanent failure in the same round: the first one ended the run', [{ calls: [call('perm_tool', { q: 'a' }), call('side_tool', { q: 'b' })] }], 'no', null],
+  ])('a permanent failure says whether it was a call not confirmed: %s', async (_case, steps, confirm, unconfirmed) => {
+    const { result } = await run(steps, { confirm });
+    expect(result).toMatchObject({ status: 'tool_failures', stopReason: 'permanent_failure', unconfirmed });
+  });
+
   it('ends as interrupted on Ctrl-C during a tool', async () => {
     const controller = new AbortController();
     const waits = tool('ok_tool', (_args) => {

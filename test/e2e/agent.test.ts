@@ -560,6 +560,23 @@ describe('argo --tools: the shell', () => {
     expect(fed).toEqual({ role: 'tool', tool_name: 'run_command', content: JSON.stringify({ exit_code: 0, stdout: `hello\n${root}\n`, stderr: '' }) });
   });
 
+  it.each<[string, string[], Round[], boolean, string | null, string]>([
+    ['answered', ['-T', 'fs'], [{ reply: 'Hi.' }], false, null, 'ok'],
+    ['a side-effecting call with no terminal and no --yes', ['-T', 'shell'], [{ calls: [call('run_command', { command: 'touch x' })] }], false, 'confirmation_needed', 'tool_failures'],
+    ['every call failing three rounds', ['-T', 'fs'], [{ calls: [call('read_file', { path: 'missing.txt' })] }], false, 'tool_failures', 'tool_failures'],
+    ['a required parameter missing', ['-T', 'fs'], [{ calls: [call('read_file', {})] }], false, 'needs_input', 'needs_input'],
+    ['out of rounds', ['-T', 'fs', '--max-iterations', '1'], [{ calls: [call('list_files', { pattern: '*' })] }], false, 'max_iterations', 'max_iterations'],
+    ['invalid calls after the re-asks', ['-T', 'fs'], [{ calls: [call('grep', {})] }], false, 'invalid_response', 'invalid_response'],
+    ['STOP set', ['-T', 'fs'], [{ reply: 'Hi.' }], true, 'stopped', 'stopped'],
+  ])('--json error_code of an agent run, %s: %s', async (_case, args, rounds, stop, code, status) => {
+    const home = tempHome();
+    if (stop) expect((await argo(['stop'], home)).code).toBe(0);
+    script = rounds;
+    const result = await argo([...args, '--root', tree(), '--json', 'go'], home);
+    expect(result.code).toBe(code === null ? 0 : 1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status, error_code: code });
+  });
+
   it('without a terminal and without --yes, a side-effecting call is a permanent failure that stops at once', async () => {
     const home = tempHome();
     const root = tree();

@@ -117,8 +117,8 @@ describe('argo: the happy path', () => {
     const result = await ask(['--json', '--replay', 'last:2', 'why is the sky blue?'], home);
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(printed)).toEqual(['id', 'session', 'model', 'response', 'status', 'replay_policy', 'timings', 'error', 'stats', 'request_sha256', 'num_ctx', 'prompt_tokens_estimate', 'truncation_suspected']);
-    expect(printed).toMatchObject({ session: 'default', model: 'argo', response: 'You said: why is the sky blue?', status: 'ok', error: null });
+    expect(Object.keys(printed)).toEqual(['id', 'session', 'model', 'response', 'status', 'replay_policy', 'timings', 'error', 'error_code', 'stats', 'request_sha256', 'num_ctx', 'prompt_tokens_estimate', 'truncation_suspected']);
+    expect(printed).toMatchObject({ session: 'default', model: 'argo', response: 'You said: why is the sky blue?', status: 'ok', error: null, error_code: null });
     expect(printed.replay_policy).toMatchObject({ entries_available: 0, entries_used: 0, context_strength: 'weak' });
     expect(printed.id).toBe(logLines(home)[0]?.id);
   });
@@ -381,6 +381,27 @@ describe('argo: failures', () => {
     expect(result.stderr.match(/is busy; retrying/g)).toHaveLength(2);
     expect(ollama.requests.map((r) => r.status)).toEqual([503, 503, 200]);
     expect(ollama.connections - connectionsBefore).toBe(1);
+  });
+
+  it.each<[string, string[], Parameters<FakeOllama['setScenario']>[0], string | null, string]>([
+    ['answered', [], undefined, null, 'ok'],
+    ['busy beyond the retries', [], { busy: 5 }, 'ollama_busy', 'error'],
+    ['rate-limited beyond the retries', [], { busy: 5, busyAsRateLimit: true }, 'rate_limit_exceeded', 'error'],
+    ['a model not installed', ['-m', 'llama9'], undefined, 'model_not_found', 'error'],
+    ['a runner error', [], { runnerError: true }, 'ollama_error', 'error'],
+    ['a stream cut short', [], { truncate: 2 }, 'ollama_truncated', 'error'],
+  ])('--json error_code, %s: %j', async (_case, args, scenario, code, status) => {
+    const home = tempHome({ retries: { attempts: 2, initialDelayMs: 10 } });
+    ollama.setScenario(scenario);
+    const result = await ask(['--json', ...args, 'hi'], home);
+    expect(result.code).toBe(code === null ? 0 : 1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status, error_code: code });
+  });
+
+  it('--json error_code when Ollama is down: ollama_unreachable, for a script to retry later', async () => {
+    const result = await runArgo(['--json', 'hi'], { home: tempHome(fastRetries), host: '127.0.0.1:2' });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'error', error_code: 'ollama_unreachable' });
   });
 
   it('503 busy beyond the attempts fails with exit 1', async () => {
