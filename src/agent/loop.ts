@@ -72,7 +72,8 @@ export interface ConfirmRequest {
 
 export type AgentEvent =
   | { type: 'text'; text: string }
-  | { type: 'tool_status'; id: string; name: string; status: 'running' | 'success' | 'failure' | 'needs_input'; ms?: number }
+  // `args` as logged (an object, or the raw string when unreadable): the CLI's trace shows them; a server's client is not sent them.
+  | { type: 'tool_status'; id: string; name: string; status: 'running' | 'success' | 'failure' | 'needs_input'; ms?: number; args: CallRecord['arguments'] }
   | { type: 'tool_execution_error'; id: string; name: string; message: string }
   | { type: 'needs_input'; id: string; name: string; parameter: string }
   | { type: 'reask'; attempt: number; of: number; reason: string }
@@ -297,7 +298,7 @@ class Run {
         const { call, tool, parameter } = verdict.missing;
         this.record(call.id, call.name, call.arguments, round, 'needs_input', 0, { error: `${parameter} is required` });
         // As a call that ran and needed input reports itself: a server's client sees every call's status.
-        this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'needs_input', ms: 0 });
+        this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'needs_input', ms: 0, args: call.arguments ?? call.unreadable });
         this.deps.emit({ type: 'needs_input', id: call.id, name: tool.name, parameter });
         return this.end('needs_input', 'required_parameter', reply.text, `tool ${tool.name} needs "${parameter}", which the model did not give; ask again with it in your question`);
       }
@@ -584,10 +585,10 @@ class Run {
     const { tool, args, call } = entry;
     if (approval !== 'yes') {
       const message = approval === 'no' ? 'the user refused the call' : 'it has side effects and needs confirmation: pass --yes (there is no terminal to ask on)';
-      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'failure', ms: 0 });
+      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'failure', ms: 0, args });
       return { outcome: { kind: 'failure', message, retryable: false, detail: null }, ms: 0 };
     }
-    this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'running' });
+    this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'running', args });
     const timeoutMs = tool.timeoutMs ?? this.run.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const controller = new AbortController();
     // Not a listener per call on the run's signal: a round of more than 10 calls would warn.
@@ -605,7 +606,7 @@ class Run {
       const outcome = await Promise.race([running, timeout]);
       const ms = Math.round(this.deps.clock() - started);
       // Reported as each call ends, not when the round does: a server shows progress live.
-      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: outcome.kind, ms });
+      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: outcome.kind, ms, args });
       return { outcome, ms };
     } finally {
       clearTimeout(timer);

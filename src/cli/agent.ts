@@ -18,7 +18,8 @@ import { commandEnvironment } from '../tools/process.js';
 import type { Toolbox } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
 import type { Answerer } from '../turn/turn.js';
-import { untrustedTextFor } from '../output/terminal-text.js';
+import { clipText } from '../output/cut.js';
+import { neutralizeControls, untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 import { toolRoot } from './root.js';
@@ -62,10 +63,32 @@ function terminalConfirm(io: Io, pause: () => void, askLine?: AskLine): (request
   };
 }
 
-function eventPrinter(io: Io, pause: () => void): (event: AgentEvent) => void {
+/**
+ * How an agent run's calls are traced on stderr: `terminal`, a short line per call that ran (the
+ * spinner's neighbour); `log`, a line per call with its arguments and outcome, for a cron or CI log
+ * that has no other record of what ran; `none` (-q, or --json, whose tool_calls hold it).
+ */
+export type ToolTrace = 'terminal' | 'log' | 'none';
+
+/** How far a call's arguments are shown on its trace line. */
+const TRACE_ARGS_CHARS = 120;
+/** How far a tool's name is: an MCP server names its own tools. */
+const TRACE_NAME_CHARS = 64;
+
+/**
+ * A call's line in a log: tool, arguments (JSON, cut short without splitting a character), outcome
+ * and time. The arguments are the model's and the name may be an MCP server's: the line keeps to one
+ * row and shows their controls rather than obeying them wherever the log is read later.
+ */
+export function traceLine(event: Extract<AgentEvent, { type: 'tool_status' }>): string {
+  const args = event.args === null ? '' : ` ${clipText(JSON.stringify(event.args), TRACE_ARGS_CHARS)}`;
+  return `${neutralizeControls(`argo: tool ${clipText(event.name, TRACE_NAME_CHARS)}${args}: ${event.status} (${event.ms ?? 0} ms)`.replace(/\s+/g, ' '))}\n`;
+}
+
+function eventPrinter(io: Io, pause: () => void, trace: ToolTrace): (event: AgentEvent) => void {
   const shown = untrustedTextFor(io.stderr);
   return (event) => {
-    if (event.type === 'tool_execution_error' || event.type === 'reask' || (event.type === 'tool_status' && event.status === 'success')) pause();
+    if (event.type === 'tool_execution_error' || event.type === 'reask' || (event.type === 'tool_status' && isTraced(event, trace))) pause();
     switch (event.type) {
       case 'tool_execution_error':
         io.stderr.write(`argo: tool ${shown(event.name)} failed: ${shown(event.message)}\n`);
@@ -74,12 +97,19 @@ function eventPrinter(io: Io, pause: () => void): (event: AgentEvent) => void {
         io.stderr.write(`argo: the model's response was invalid (${shown(event.reason)}); asking again (${event.attempt} of ${event.of})\n`);
         return;
       case 'tool_status':
-        if (io.stderr.isTTY && event.status === 'success') io.stderr.write(`argo: ran ${shown(event.name)} (${event.ms ?? 0} ms)\n`);
+        if (!isTraced(event, trace)) return;
+        io.stderr.write(trace === 'log' ? traceLine(event) : `argo: ran ${shown(event.name)} (${event.ms ?? 0} ms)\n`);
         return;
       default:
         return;
     }
   };
+}
+
+/** A terminal is told of each call that ran; a log of each call once it has ended, however. */
+function isTraced(event: Extract<AgentEvent, { type: 'tool_status' }>, trace: ToolTrace): boolean {
+  if (trace === 'terminal') return event.status === 'success';
+  return trace === 'log' && event.status !== 'running';
 }
 
 // The session store (and its zod codec) loads when a result is first saved, not at start-up. Only a
@@ -147,8 +177,9 @@ export async function prepareAgent(
   flags: AgentFlags,
   log: boolean,
   io: Io,
-  pause: () => void = () => undefined,
-  askLine?: AskLine,
+  pause: () => void,
+  askLine: AskLine | undefined,
+  trace: ToolTrace,
 ): Promise<AgentRun> {
   const root = await endpointAndRoot(settings, flags);
   const box: Toolbox = await namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent), { root }));
@@ -166,7 +197,7 @@ export async function prepareAgent(
     ephemeralSystem,
     yes: flags.yes,
     confirm: terminalConfirm(io, pause, askLine),
-    emit: eventPrinter(io, pause),
+    emit: eventPrinter(io, pause, trace),
     logged: log,
     sessionId: () => sessionIdFor(settings, io),
     onResult: (result: AgentResult) => {

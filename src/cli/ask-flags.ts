@@ -33,7 +33,7 @@ export function addCompanionOptions(command: Command, withStdin: boolean): Comma
     .option('--system <text>', 'your own system prompt, sent before the mode and persona texts')
     .option('--system-file <file>', 'the system prompt from a file')
     .option('--stats', "after the answer, Ollama's figures on stderr: prompt and answer tokens, tokens/s, load and total time")
-    .option('-q, --quiet', 'no replay note on stderr')
+    .option('-q, --quiet', 'no replay note or tool trace on stderr')
     .option('-c, --continue', 'continue the most recently used session, replaying it (--replay session)');
   if (withStdin) command.option('--no-stdin', 'do not read standard input (for loops: while read q; do argo --no-stdin "$q"; done < file)');
   return command;

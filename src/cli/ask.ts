@@ -16,7 +16,7 @@ import type { ContextCheck } from '../turn/request-facts.js';
 import { turnErrorCode } from '../turn/error-code.js';
 import { prepareTurn, runTurn, streamAnswer } from '../turn/turn.js';
 import type { Answer, PreparedTurn, TurnInput, TurnResult } from '../turn/turn.js';
-import type { AgentFlags, AgentRun } from './agent.js';
+import type { AgentFlags, AgentRun, ToolTrace } from './agent.js';
 import type { Io } from './io.js';
 import { oneShotFetch } from './one-shot-fetch.js';
 import { STOP_LINES, STOP_SIGNALS, isStopSignal } from './outcome.js';
@@ -36,7 +36,7 @@ export interface AskOptions extends TurnInput {
   raw?: boolean;
   /** --stats: Ollama's figures on stderr after the answer. */
   stats?: boolean;
-  /** -q: no replay note. */
+  /** -q: no replay note, no tool trace. */
   quiet?: boolean;
   /** --color: whether the replay note is dim (with NO_COLOR and FORCE_COLOR, as every command's output). */
   color?: string | boolean | undefined;
@@ -62,12 +62,19 @@ export async function ask(settings: Settings, options: AskOptions, io: Io, share
   const { prepareAgent } = await import('./agent.js');
   // The spinner must stop before a confirmation or a failure line is written to the terminal.
   const ui = { pause: (): void => undefined };
-  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause(), shared.askLine);
+  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause(), shared.askLine, toolTrace(io, options));
   try {
     return await askTurn(settings, options, io, shared, agent, ui);
   } finally {
     await agent.close();
   }
+}
+
+/** -q leaves the calls untraced; so does --json in a log (its tool_calls say what ran), not on a terminal, where the lines show progress. */
+function toolTrace(io: Io, options: AskOptions): ToolTrace {
+  if (options.quiet === true) return 'none';
+  if (io.stderr.isTTY) return 'terminal';
+  return options.json ? 'none' : 'log';
 }
 
 async function askTurn(

@@ -337,7 +337,7 @@ describe('the agent loop', () => {
     expect(result).toMatchObject({ status: 'needs_input', stopReason: 'required_parameter', requests: 1 });
     expect(result.message).toBe('tool ok_tool needs "q", which the model did not give; ask again with it in your question');
     expect(events.filter((event) => event.type === 'tool_status' || event.type === 'needs_input')).toEqual([
-      { type: 'tool_status', id: 'call_1_1', name: 'ok_tool', status: 'needs_input', ms: 0 },
+      { type: 'tool_status', id: 'call_1_1', name: 'ok_tool', status: 'needs_input', ms: 0, args: { n: 1 } },
       { type: 'needs_input', id: 'call_1_1', name: 'ok_tool', parameter: 'q' },
     ]);
     expect(ran).toBe(false);

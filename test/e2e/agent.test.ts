@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { CONTROLS } from '../../src/output/terminal-text.js';
 import { alive } from '../support/alive.js';
 import { defined } from '../support/defined.js';
 import type { FakeToolCall, RequestBody } from '../support/fake-ollama.js';
@@ -108,7 +109,9 @@ describe('argo --tools: file tools on a real tree', () => {
     const root = tree();
     script = [{ calls: [call('read_file', '{"path":"notes.txt","limit":1}'), call('list_files', { pattern: '**/*.ts' })] }, { reply: 'The notes begin with "first line".' }];
     const result = await argo(['-T', 'fs', '--root', root, 'what do the notes say?'], home);
-    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.code).toBe(0);
+    // Not a terminal (a cron or CI log): a line per call, as each ends.
+    expect(result.stderr.replace(/\(\d+ ms\)/g, '(N ms)').split('\n').sort()).toEqual(['', 'argo: tool list_files {"pattern":"**/*.ts"}: success (N ms)', 'argo: tool read_file {"path":"notes.txt","limit":1}: success (N ms)']);
     expect(result.stdout).toBe('The notes begin with "first line".\n');
 
     const [first, second] = chatBodies();
@@ -201,11 +204,32 @@ describe('argo --tools: file tools on a real tree', () => {
     }
   });
 
+  it.each<[string, string[], boolean]>([
+    ['piped stderr (cron, CI): a line per call', [], true],
+    ['--json: none, its tool_calls say it', ['--json'], false],
+    ['-q: none', ['-q'], false],
+  ])('the tool trace, %s', async (_case, flags, traced) => {
+    const home = tempHome();
+    const root = tree();
+    // The model's arguments are hostile: an OSC 52 clipboard write and a bidi override.
+    script = [{ calls: [call('read_file', { path: 'missing.txt\u001b]52;c;aGk=\u0007\u202e' })] }, { calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
+    const result = await argo(['-T', 'fs', '--root', root, ...flags, 'what do the notes say?'], home);
+    expect(result.code).toBe(0);
+    const failed = 'argo: tool read_file failed: file "missing.txt " does not exist';
+    const lines = result.stderr.replace(/\(\d+ ms\)/g, '(N ms)').split('\n').filter((line) => line !== '');
+    expect(lines).toEqual(
+      traced
+        ? ['argo: tool read_file {"path":"missing.txt\\u001b]52;c;aGk=\\u0007\\u202e"}: failure (N ms)', failed, 'argo: tool read_file {"path":"notes.txt","limit":1}: success (N ms)']
+        : [failed],
+    );
+    expect(result.stderr.replace(/\n/g, '').match(CONTROLS)).toBeNull();
+  });
+
   it('refuses paths outside the root: a failure, never sent back to the model', async () => {
     const home = tempHome();
     const root = tree();
     script = [{ calls: [call('read_file', { path: '../../../etc/passwd' }), call('read_file', { path: 'notes.txt' })] }, { reply: 'ok' }];
-    const result = await argo(['-T', 'read_file', '--root', root, 'read'], home);
+    const result = await argo(['-T', 'read_file', '--root', root, '-q', 'read'], home);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('argo: tool read_file failed: path "../../../etc/passwd" is outside the root directory; use a path inside it\n');
     const second = chatBodies()[1];
@@ -382,7 +406,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
   it('a missing required parameter stops at once: needs_input, nothing sent back, exit 1, found by --status', async () => {
     const home = tempHome();
     script = [{ calls: [call('read_file', { offset: 2 })] }, { reply: 'never' }];
-    const result = await argo(['-T', 'fs', 'read it'], home);
+    const result = await argo(['-T', 'fs', '-q', 'read it'], home);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('argo: tool read_file needs "path", which the model did not give; ask again with it in your question (logged as needs_input)\n');
     expect(chatBodies()).toHaveLength(1);

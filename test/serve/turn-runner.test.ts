@@ -75,8 +75,9 @@ describe('settingsFor with the tools field', () => {
 
 describe('toolEventOf: what a client sees of the loop', () => {
   it.each<[AgentEvent, unknown]>([
-    [{ type: 'tool_status', id: 'c1', name: 'read_file', status: 'running' }, { type: 'tool_status', id: 'c1', name: 'read_file', status: 'running' }],
-    [{ type: 'tool_status', id: 'c1', name: 'read_file', status: 'success', ms: 4 }, { type: 'tool_status', id: 'c1', name: 'read_file', status: 'success', ms: 4 }],
+    // The call's arguments are for the CLI's trace: a client is not sent them.
+    [{ type: 'tool_status', id: 'c1', name: 'read_file', status: 'running', args: { path: 'a.txt' } }, { type: 'tool_status', id: 'c1', name: 'read_file', status: 'running' }],
+    [{ type: 'tool_status', id: 'c1', name: 'read_file', status: 'success', ms: 4, args: { path: 'a.txt' } }, { type: 'tool_status', id: 'c1', name: 'read_file', status: 'success', ms: 4 }],
     [{ type: 'tool_execution_error', id: 'c2', name: 'write_file', message: 'no' }, { type: 'tool_execution_error', id: 'c2', name: 'write_file', message: 'no' }],
     [{ type: 'text', text: 'hi' }, null],
     [{ type: 'reask', attempt: 1, of: 3, reason: 'bad' }, null],
