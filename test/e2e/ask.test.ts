@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BUSY_MESSAGE } from '../support/fake-ollama.js';
-import type { RecordedRequest } from '../support/fake-ollama.js';
+import type { FakeOllama, RecordedRequest } from '../support/fake-ollama.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
