@@ -58,6 +58,19 @@ interface Message {
 }
 const messagesOf = (body: RequestBody | undefined): Message[] => (body?.messages ?? []) as Message[];
 
+/** Runs `body` against an Ollama before 0.12.10, whose calls come without ids: Argo numbers them `call_<round>_<index>`. */
+async function withoutCallIds<T>(body: () => Promise<T>): Promise<T> {
+  ollama.options.version = '0.12.9';
+  try {
+    return await body();
+  } finally {
+    delete ollama.options.version;
+  }
+}
+
+/** Ollama's own call ids (0.12.10+): `call_` and 8 random letters or digits. */
+const OLLAMA_ID = /^call_[a-z0-9]{8}$/;
+
 function tree(): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-agent-root-')));
   mkdirSync(join(root, 'src'));
@@ -86,7 +99,7 @@ describe('argo --tools: file tools on a real tree', () => {
         role: 'assistant',
         content: '',
         thinking: 'The notes file should say.',
-        tool_calls: [{ id: 'call_1_0', function: { name: 'read_file', arguments: { path: 'notes.txt', limit: 1 } } }],
+        tool_calls: [{ id: expect.stringMatching(OLLAMA_ID) as unknown, function: { name: 'read_file', arguments: { path: 'notes.txt', limit: 1 } } }],
       });
       // Logged per round and for the answer; exported as <think>…</think>, or left out when asked.
       expect(logLines(home)[0]).toMatchObject({ thinking: 'The notes file should say.', round_messages: [{ round: 1, content: '', thinking: 'The notes file should say.' }] });
@@ -108,7 +121,7 @@ describe('argo --tools: file tools on a real tree', () => {
     const home = tempHome();
     const root = tree();
     script = [{ calls: [call('read_file', '{"path":"notes.txt","limit":1}'), call('list_files', { pattern: '**/*.ts' })] }, { reply: 'The notes begin with "first line".' }];
-    const result = await argo(['-T', 'fs', '--root', root, 'what do the notes say?'], home);
+    const result = await withoutCallIds(() => argo(['-T', 'fs', '--root', root, 'what do the notes say?'], home));
     expect(result.code).toBe(0);
     // Not a terminal (a cron or CI log): a line per call, as each ends.
     expect(result.stderr.replace(/\(\d+ ms\)/g, '(N ms)').split('\n').sort()).toEqual(['', 'argo: tool list_files {"pattern":"**/*.ts"}: success (N ms)', 'argo: tool read_file {"path":"notes.txt","limit":1}: success (N ms)']);
@@ -190,18 +203,13 @@ describe('argo --tools: file tools on a real tree', () => {
   });
 
   it('with Ollama 0.12.10+, which names every call itself, the model\'s ids are kept and sent back', async () => {
-    ollama.options.callIds = 'ollama';
-    try {
-      const home = tempHome();
-      script = [{ calls: [call('read_file', { path: 'notes.txt' }), call('list_files', { pattern: '*.txt' })] }, { reply: 'done' }];
-      expect((await argo(['-T', 'fs', '--root', tree(), 'look'], home)).code).toBe(0);
-      const logged = (logLines(home)[0]?.tool_calls as { id: string }[]).map((c) => c.id);
-      expect(logged).toEqual([expect.stringMatching(/^call_[a-z0-9]{8}$/), expect.stringMatching(/^call_[a-z0-9]{8}$/)]);
-      const sent = messagesOf(chatBodies()[1]).find((m) => m.role === 'assistant');
-      expect(sent?.tool_calls?.map((c) => c.id)).toEqual(logged);
-    } finally {
-      ollama.options.callIds = undefined;
-    }
+    const home = tempHome();
+    script = [{ calls: [call('read_file', { path: 'notes.txt' }), call('list_files', { pattern: '*.txt' })] }, { reply: 'done' }];
+    expect((await argo(['-T', 'fs', '--root', tree(), 'look'], home)).code).toBe(0);
+    const logged = (logLines(home)[0]?.tool_calls as { id: string }[]).map((c) => c.id);
+    expect(logged).toEqual([expect.stringMatching(OLLAMA_ID), expect.stringMatching(OLLAMA_ID)]);
+    const sent = messagesOf(chatBodies()[1]).find((m) => m.role === 'assistant');
+    expect(sent?.tool_calls?.map((c) => c.id)).toEqual(logged);
   });
 
   it.each<[string, string[], boolean]>([
@@ -245,13 +253,13 @@ describe('argo --tools: results over budget', () => {
     return argo(['-s', 'work', '-T', 'fs', '--root', root, 'read big.txt'], home);
   };
 
-  it('are saved whole, one folder per turn: two turns of a session keep both', async () => {
+  it('are saved whole, one folder per turn: two turns of a session keep both, though their calls have one id', async () => {
     const home = tempHome({ toolBudgets: { read_file: 1000 } });
     const root = tree();
     writeFileSync(join(root, 'big.txt'), 'a long line of text\n'.repeat(200));
-    expect(await bigRun(home, root)).toMatchObject({ code: 0 });
+    expect(await withoutCallIds(() => bigRun(home, root))).toMatchObject({ code: 0 });
     writeFileSync(join(root, 'big.txt'), 'another long line\n'.repeat(200));
-    expect(await bigRun(home, root)).toMatchObject({ code: 0 });
+    expect(await withoutCallIds(() => bigRun(home, root))).toMatchObject({ code: 0 });
     const saved = logLines(home).map((entry) => (entry.tool_calls as { saved_as?: string }[])[0]?.saved_as ?? '');
     expect(saved).toEqual([expect.stringMatching(/^tool-results\/[^/]+\/[^/]+\/r1-call_1_0\.json$/), expect.stringMatching(/^tool-results\/[^/]+\/[^/]+\/r1-call_1_0\.json$/)]);
     expect(saved[0]).not.toBe(saved[1]);
@@ -268,12 +276,12 @@ describe('argo --tools: results over budget', () => {
     writeFileSync(join(home, 'tool-results'), '');
     const result = await bigRun(home, root);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^argo: cannot save the tool result tool-results\/\S+\/r1-call_1_0\.json in the data home \(.+\); fix the folder's permissions or free space, then ask again/m);
+    expect(result.stderr).toMatch(/^argo: cannot save the tool result tool-results\/\S+\/r1-call_[a-z0-9]{8}\.json in the data home \(.+\); fix the folder's permissions or free space, then ask again/m);
     expect(logLines(home)).toEqual([expect.objectContaining({ status: 'error', stop_reason: 'result_not_saved', model_response: 'read it', error: expect.stringContaining('cannot save the tool result') as unknown })]);
     // No file was kept, so none is named: the call and its compaction step say the rest was not kept.
     const [entry] = logLines(home);
     expect(entry?.tool_calls).toEqual([expect.not.objectContaining({ saved_as: expect.anything() as unknown })]);
-    expect(entry?.compacted).toEqual([expect.objectContaining({ id: 'call_1_0', kind: 'truncated' })]);
+    expect(entry?.compacted).toEqual([expect.objectContaining({ id: expect.stringMatching(OLLAMA_ID) as unknown, kind: 'truncated' })]);
     expect(entry?.compacted).toEqual([expect.not.objectContaining({ saved_as: expect.anything() as unknown })]);
   });
 });
@@ -282,25 +290,36 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
   const big = (text: string, lines: number): string => `${text}\n`.repeat(lines);
   const toolMessages = (index: number): Message[] => messagesOf(chatBodies()[index]).filter((m) => m.role === 'tool');
 
-  it('the note the model gets names the call id and full length, never a path with random parts: two runs send the same request', async () => {
-    const requests: string[] = [];
-    for (const flags of [[], [], ['--no-log'], ['--no-log']]) {
+  it('the note the model gets names the call id and full length, never a path with random parts: the first request is the same run to run', async () => {
+    const root = tree();
+    writeFileSync(join(root, 'big.txt'), big('a long line of text', 200));
+    const full = JSON.stringify({ path: 'big.txt', from_line: 1, to_line: 200, content: big('a long line of text', 200).slice(0, -1) }).length;
+    const note = (id: string, kept: string): string => `truncated: the first part of the ${full} characters of call ${id} (${kept}); for more, call the tool again for a narrower part`;
+    const run = async (flags: string[]) => {
       ollama.requests.length = 0;
       const home = tempHome({ toolBudgets: { read_file: 500 } });
-      const root = tree();
-      writeFileSync(join(root, 'big.txt'), big('a long line of text', 200));
       script = [{ calls: [call('read_file', { path: 'big.txt' })] }, { reply: 'read it' }];
       next = 0;
       expect(await argo([...flags, '-T', 'fs', '--root', root, 'read big.txt'], home)).toMatchObject({ code: 0 });
-      const [tool] = toolMessages(1);
-      requests.push(tool?.content ?? '');
       if (flags.length > 0) expect(existsSync(join(home, 'tool-results'))).toBe(false);
+      const [first, second] = ollama.requests.filter((request) => request.path === '/api/chat').map((request) => request.body);
+      const id = defined(messagesOf(chatBodies()[1]).find((m) => m.role === 'assistant')?.tool_calls?.[0]?.id, 'the call id sent back');
+      return { first, second, id, note: (JSON.parse(toolMessages(1)[0]?.content ?? '') as { note: string }).note };
+    };
+    for (const flags of [[], ['--no-log']]) {
+      const [one, two] = [await run(flags), await run(flags)];
+      expect(two.first).toBe(one.first);
+      // Ollama names each call afresh, so what follows the first request carries another id each run.
+      expect([one.id, two.id]).toEqual([expect.stringMatching(OLLAMA_ID), expect.stringMatching(OLLAMA_ID)]);
+      expect(two.id).not.toBe(one.id);
+      const kept = flags.length > 0 ? 'the rest was not kept' : 'saved whole for the user';
+      expect([one.note, two.note]).toEqual([note(one.id, kept), note(two.id, kept)]);
+      // Calls without ids are numbered by Argo: then every request is the same run to run.
+      const three = await withoutCallIds(() => run(flags));
+      const four = await withoutCallIds(() => run(flags));
+      expect([three.first, four.second]).toEqual([one.first, three.second]);
+      expect(three.note).toBe(note('call_1_0', kept));
     }
-    expect(requests[1]).toBe(requests[0]);
-    expect(requests[3]).toBe(requests[2]);
-    const full = JSON.stringify({ path: 'big.txt', from_line: 1, to_line: 200, content: big('a long line of text', 200).slice(0, -1) }).length;
-    expect((JSON.parse(requests[0] ?? '') as { note: string }).note).toBe(`truncated: the first part of the ${full} characters of call call_1_0 (saved whole for the user); for more, call the tool again for a narrower part`);
-    expect((JSON.parse(requests[2] ?? '') as { note: string }).note).toBe(`truncated: the first part of the ${full} characters of call call_1_0 (the rest was not kept); for more, call the tool again for a narrower part`);
   });
 
   it('a call id repeated in every round: each result is saved apart, logged apart, sent back under its own id and exported', async () => {

@@ -41,8 +41,12 @@ beforeEach(() => {
   ollama.options.rounds = undefined;
   ollama.options.models = undefined;
   ollama.options.thinking = undefined;
+  ollama.options.callIds = undefined;
   ollama.requests.length = 0;
 });
+
+/** Ollama's own call ids (0.12.10+): `call_` and 8 random letters or digits. */
+const OLLAMA_ID = /^call_[a-z0-9]{8}$/;
 
 const ask = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'argo', messages: [{ role: 'user' as const, content }], ...extra });
 const post = (path: string, body: unknown, headers: Record<string, string> = {}, base = serve.url): Promise<Response> =>
@@ -495,6 +499,8 @@ describe('client tools', () => {
 
   it('calls Ollama sends one chunk each stream as calls of their own: finalChatCompletion has both, ids unique across rounds', async () => {
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    // Without ids, as an Ollama before 0.12.10 sends them: Argo numbers them.
+    ollama.options.callIds = 'scripted';
     ollama.options.rounds = () => ({
       toolCalls: [{ function: { name: 'get_time', arguments: { tz: 'UTC' } } }, { function: { name: 'get_date', arguments: { tz: 'CET' } } }],
       splitToolCalls: true,
@@ -523,15 +529,10 @@ describe('client tools', () => {
 
   it('with Ollama 0.12.10+, the model\'s own call ids reach the client as they are', async () => {
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
-    ollama.options.callIds = 'ollama';
     ollama.options.toolCalls = [{ function: { name: 'get_time', arguments: {} } }];
-    try {
-      const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }];
-      const answer = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'time?' }], tools });
-      expect(answer.choices[0]?.message.tool_calls?.[0]?.id).toMatch(/^call_[a-z0-9]{8}$/);
-    } finally {
-      ollama.options.callIds = undefined;
-    }
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }];
+    const answer = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'time?' }], tools });
+    expect(answer.choices[0]?.message.tool_calls?.[0]?.id).toMatch(OLLAMA_ID);
   });
 });
 
@@ -850,7 +851,10 @@ describe('jobs', () => {
     }
     ollama.release();
     for (let next = await reader.read(); !next.done; next = await reader.read()) body += decoder.decode(next.value, { stream: true });
-    const call = (index: number, name: string, args: string) => ({ index, id: `call_1_${index}`, type: 'function', function: { name, arguments: args } });
+    const record = (await (await fetch(`${serve.url}/api/jobs/${id}`)).json()) as { tool_calls: { id: string }[] };
+    const ids = record.tool_calls.map((c) => c.id);
+    expect(ids).toEqual([expect.stringMatching(OLLAMA_ID), expect.stringMatching(OLLAMA_ID)]);
+    const call = (index: number, name: string, args: string) => ({ index, id: ids[index], type: 'function', function: { name, arguments: args } });
     const chunkShapes = (text: string) => ssePayloads(text).slice(0, -1).map((d) => JSON.parse(d) as { choices: { delta: Record<string, unknown>; finish_reason: string | null }[]; argo?: unknown });
     const live = chunkShapes(body);
     // Resumed half done: the text and the call so far, then the rest live; the same deltas a chat stream sends.
@@ -862,8 +866,8 @@ describe('jobs', () => {
     ]);
     expect(live.at(-1)).toMatchObject({ choices: [{ finish_reason: 'tool_calls' }], argo: { job_id: id, state: 'completed' } });
     const calls = [
-      { id: 'call_1_0', type: 'function', function: { name: 'get_time', arguments: '{"tz":"UTC"}' } },
-      { id: 'call_1_1', type: 'function', function: { name: 'get_date', arguments: '{"tz":"CET"}' } },
+      { id: ids[0], type: 'function', function: { name: 'get_time', arguments: '{"tz":"UTC"}' } },
+      { id: ids[1], type: 'function', function: { name: 'get_date', arguments: '{"tz":"CET"}' } },
     ];
     expect(await (await fetch(`${serve.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed', output: 'Checking. ', tool_calls: calls, finish_reason: 'tool_calls' });
     // Resumed once finished: everything at once, ending as the answer did.

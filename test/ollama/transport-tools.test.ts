@@ -37,7 +37,7 @@ describe('OllamaTransport with tools', () => {
     expect(outcome.status).toBe('ok');
     expect(text).toBe('Let me look.');
     expect(outcome.toolCalls).toEqual([
-      { function: { index: 0, name: 'read_file', arguments: { path: 'b.txt' } } },
+      { id: expect.stringMatching(/^call_[a-z0-9]{8}$/) as unknown, function: { index: 0, name: 'read_file', arguments: { path: 'b.txt' } } },
       { id: 'x', function: { index: 1, name: 'read_file', arguments: '{"path":"c.txt"}' } },
     ]);
     expect(hooked).toHaveLength(2);

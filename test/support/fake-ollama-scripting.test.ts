@@ -3,7 +3,7 @@
 import { Ollama } from 'ollama';
 import { describe, expect, it } from 'vitest';
 import { at, defined } from './defined.js';
-import { DEFAULT_NUM_CTX, estimatePromptTokens } from './fake-ollama.js';
+import { DEFAULT_NUM_CTX, estimatePromptTokens, seededCallId } from './fake-ollama.js';
 import { fakeOllamaPerTest } from './fake-ollama-hooks.js';
 import type { FakeOllama, FakeToolCall } from './fake-ollama.js';
 
@@ -40,8 +40,8 @@ describe('tool calls scripted per round', () => {
     { function: { name: 'read_file', arguments: {} } }, // required `path` missing
   ];
 
-  it('sends round 1 calls exactly as scripted, then round 2 text, and records what was fed back', async () => {
-    const fake = await start({ models: TOOL_MODEL, rounds: [{ toolCalls: roundOne }, { reply: 'All done.' }] });
+  it('sends round 1 calls as scripted (an id made for each call without one), then round 2 text, and records what was fed back', async () => {
+    const fake = await start({ models: TOOL_MODEL, callIds: 'seeded', rounds: [{ toolCalls: roundOne }, { reply: 'All done.' }] });
     const user = { role: 'user', content: 'read them' };
     const first = await lines(await post(fake, '/api/chat', chat([user])));
     expect(first).toHaveLength(2);
@@ -50,10 +50,10 @@ describe('tool calls scripted per round', () => {
       content: '',
       tool_calls: [
         { id: 'call_a', function: { index: 0, name: 'read_file', arguments: { path: 'a.txt' } } },
-        { function: { index: 1, name: 'read_file', arguments: '{"path":"b.txt"}' } },
-        { function: { index: 2, name: 'delete_everything', arguments: {} } },
-        { function: { index: 3, name: 'read_file', arguments: '{"path": "c.txt"' } },
-        { function: { index: 4, name: 'read_file', arguments: {} } },
+        { id: seededCallId(0), function: { index: 1, name: 'read_file', arguments: '{"path":"b.txt"}' } },
+        { id: seededCallId(1), function: { index: 2, name: 'delete_everything', arguments: {} } },
+        { id: seededCallId(2), function: { index: 3, name: 'read_file', arguments: '{"path": "c.txt"' } },
+        { id: seededCallId(3), function: { index: 4, name: 'read_file', arguments: {} } },
       ],
     });
     expect(finalOf(first)).toMatchObject({ done: true, done_reason: 'stop' });
@@ -86,6 +86,7 @@ describe('tool calls scripted per round', () => {
   it('can send each call in a chunk of its own, after the round text', async () => {
     const fake = await start({
       models: TOOL_MODEL,
+      callIds: 'scripted',
       rounds: [{ reply: 'Let me look.', toolCalls: roundOne.slice(0, 2), splitToolCalls: true }],
     });
     const chunks = await lines(await post(fake, '/api/chat', chat([{ role: 'user', content: 'x' }])));
@@ -142,15 +143,35 @@ describe('tool calls scripted per round', () => {
   });
 
   it('is read by the ollama npm client, string arguments and all', async () => {
-    const fake = await start({ models: TOOL_MODEL, rounds: [{ toolCalls: roundOne.slice(0, 2) }] });
+    const fake = await start({ models: TOOL_MODEL, callIds: 'seeded', rounds: [{ toolCalls: roundOne.slice(0, 2) }] });
     const client = new Ollama({ host: fake.url });
     const stream = await client.chat({ model: 'argo', messages: [{ role: 'user', content: 'x' }], tools: TOOLS, stream: true });
     const calls: unknown[] = [];
     for await (const part of stream) calls.push(...(part.message.tool_calls ?? []));
     expect(calls).toEqual([
       { id: 'call_a', function: { index: 0, name: 'read_file', arguments: { path: 'a.txt' } } },
-      { function: { index: 1, name: 'read_file', arguments: '{"path":"b.txt"}' } },
+      { id: seededCallId(0), function: { index: 1, name: 'read_file', arguments: '{"path":"b.txt"}' } },
     ]);
+  });
+
+  it.each<[string, 'random' | 'seeded' | 'scripted' | undefined, RegExp | null]>([
+    ['random (the default), as Ollama 0.12.10+ makes them', undefined, /^call_[a-z0-9]{8}$/],
+    ['seeded: the same shape, the same in every run', 'seeded', /^call_[a-z0-9]{8}$/],
+    ['scripted: none but the script\'s', 'scripted', null],
+  ])('ids for calls the script gives none: %s', async (_name, callIds, shape) => {
+    const fake = await start({ models: TOOL_MODEL, ...(callIds !== undefined ? { callIds } : {}), toolCalls: roundOne.slice(1, 3) });
+    const ids = async (): Promise<unknown[]> => {
+      const chunks = await lines(await post(fake, '/api/chat', chat([{ role: 'user', content: 'x' }])));
+      return chunks.flatMap((c) => (messageOf(c).tool_calls as { id?: unknown }[] | undefined) ?? []).map((call) => call.id);
+    };
+    const [first, second] = [await ids(), await ids()];
+    if (shape === null) {
+      expect([...first, ...second]).toEqual([undefined, undefined, undefined, undefined]);
+      return;
+    }
+    expect([...first, ...second]).toEqual(Array.from({ length: 4 }, (): unknown => expect.stringMatching(shape)));
+    expect(new Set([...first, ...second]).size).toBe(4);
+    if (callIds === 'seeded') expect([...first, ...second]).toEqual([0, 1, 2, 3].map(seededCallId));
   });
 });
 

@@ -54,7 +54,7 @@ describe('fake Ollama: release profiles', () => {
     ['0.4.7', 'Hi there', [{ function: { name: 'read_file', arguments: { path: 'a.txt' } } }, { function: { index: 1, name: 'read_file', arguments: { path: 'b.txt' } } }]],
     ['0.12.6', 'Hi there', [{ function: { index: 0, name: 'read_file', arguments: { path: 'a.txt' } } }, { function: { index: 1, name: 'read_file', arguments: { path: 'b.txt' } } }]],
   ])('Ollama %s, streamed chat with tools: text %j, calls %j', async (version, text, calls) => {
-    const fake = await startAt(version, { toolCalls: CALLS, callIds: 'ollama' });
+    const fake = await startAt(version, { toolCalls: CALLS });
     const { status, lines } = await chat(fake, { tools: TOOLS });
     expect(status).toBe(200);
     expect(textOf(lines)).toBe(text);
@@ -71,7 +71,7 @@ describe('fake Ollama: release profiles', () => {
     ['0.12.9', false],
     ['0.12.10', true],
   ])('Ollama %s gives calls ids: %s', async (version, ids) => {
-    const fake = await startAt(version, { toolCalls: [{ id: 'mine', function: { name: 'read_file', arguments: {} } }, { function: { name: 'read_file', arguments: {} } }], callIds: 'ollama' });
+    const fake = await startAt(version, { toolCalls: [{ id: 'mine', function: { name: 'read_file', arguments: {} } }, { function: { name: 'read_file', arguments: {} } }] });
     const calls = callsOf((await chat(fake, { tools: TOOLS })).lines) as { id?: string }[];
     expect(calls.map((call) => call.id !== undefined)).toEqual([ids, ids]);
     if (ids) expect(calls[0]?.id).toBe('mine');

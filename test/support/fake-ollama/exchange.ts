@@ -11,6 +11,7 @@ export interface ServerState {
   checkHost: boolean;
   closing: boolean;
   rounds: number; // chat rounds answered so far
+  callIdsMade: number; // ids given with callIds 'seeded' so far: the next is the sequence's next
   // Called on every change a test may wait for: a request arriving, a stream reaching its hold.
   listeners: Set<() => void>;
   releases: Set<() => void>; // wakes each held stream

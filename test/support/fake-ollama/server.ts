@@ -258,7 +258,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
   modelsOf(options); // fail fast on a bad model name
   const host = options.host ?? '127.0.0.1';
   const state: ServerState = {
-    options, requests: [], loaded: new Map(), checkHost: false, closing: false, rounds: 0,
+    options, requests: [], loaded: new Map(), checkHost: false, closing: false, rounds: 0, callIdsMade: 0,
     listeners: new Set(), releases: new Set(),
   };
   const sockets = new Set<Socket>();

@@ -1,4 +1,5 @@
 // Chat tool-call scripting: which round a chat request is, and the tool calls it answers with.
+import { createHash } from 'node:crypto';
 import type { ServerState } from './exchange.js';
 import type { Endpoint, FakeRound, FakeToolCall, RequestBody } from './types.js';
 import type { VersionProfile } from './versions.js';
@@ -18,8 +19,8 @@ const offersTools = (body: RequestBody): boolean => {
 };
 
 // The calls as Ollama writes them: `index` is the call's place in the answer (0.4.7+, left out when
-// 0 before 0.12.6); `id` (0.12.10+) when the script gives one, else (callIds 'ollama') a fresh one as
-// Ollama makes; none at all before 0.2.6, which ignored `tools`; arguments as scripted (an
+// 0 before 0.12.6); `id` (0.12.10+) the script's, else one made as `callIds` says (Ollama makes one
+// for every call); none at all before 0.2.6, which ignored `tools`; arguments as scripted (an
 // object, or a string sent as a JSON string). Ollama itself parses a model's calls and always sends
 // an object (a call it cannot parse reaches the client as plain content): string arguments are for
 // robustness tests of OpenAI-style servers and proxies, not a shape Ollama produces.
@@ -30,9 +31,13 @@ export function toolCallsFor(
   const scripted = state.options.toolCalls;
   const calls = round ? round.toolCalls : typeof scripted === 'function' ? scripted(body) : scripted;
   if (!calls?.length) return undefined;
-  const fresh = state.options.callIds === 'ollama';
-  const idOf = (call: FakeToolCall): { id?: string } =>
-    !profile.callIds ? {} : call.id !== undefined ? { id: call.id } : fresh ? { id: ollamaCallId() } : {};
+  const made = state.options.callIds ?? 'random';
+  const idOf = (call: FakeToolCall): { id?: string } => {
+    if (!profile.callIds) return {};
+    if (call.id !== undefined) return { id: call.id };
+    if (made === 'scripted') return {};
+    return { id: made === 'seeded' ? seededCallId(state.callIdsMade++) : ollamaCallId() };
+  };
   const indexOf = (index: number): { index?: number } =>
     profile.callIndex === 'none' || (profile.callIndex === 'omitted-when-zero' && index === 0) ? {} : { index };
   return calls.map((call, index) => ({
@@ -53,5 +58,13 @@ const ID_LETTERS = 'abcdefghijklmnopqrstuvwxyz0123456789';
 function ollamaCallId(): string {
   let id = 'call_';
   for (let i = 0; i < 8; i++) id += ID_LETTERS[Math.floor(Math.random() * ID_LETTERS.length)] ?? 'a';
+  return id;
+}
+
+/** The same shape, the n-th of a fixed sequence: a stand-in's ids are the same in every test run. */
+export function seededCallId(n: number): string {
+  const bytes = createHash('sha256').update(`call ${n}`).digest();
+  let id = 'call_';
+  for (let i = 0; i < 8; i++) id += ID_LETTERS[(bytes[i] ?? 0) % ID_LETTERS.length] ?? 'a';
   return id;
 }

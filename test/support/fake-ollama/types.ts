@@ -23,7 +23,7 @@ export interface FakeModel {
 export type FakeToolArguments = Record<string, unknown> | string;
 
 export interface FakeToolCall {
-  id?: string; // sent only when given (and the release has ids): Ollama's calls may come without
+  id?: string; // sent as given (0.12.10+); without one, the stand-in makes one as `callIds` says
   function: { index?: number; name: string; arguments: FakeToolArguments };
 }
 
@@ -91,9 +91,12 @@ export interface FakeOllamaOptions {
   // release without `think` (before 0.9.0), or one asked nothing before 0.12.4, writes it in the
   // text between <think> tags.
   thinking?: string | undefined;
-  // Tool-call ids (0.12.10+): 'scripted' (default) sends only the ids a script gives; 'ollama' gives
-  // every other call one, `call_` and 8 random [a-z0-9], as Ollama does. A release before 0.12.10 sends none.
-  callIds?: 'scripted' | 'ollama' | undefined;
+  // Tool-call ids (0.12.10+), for calls the script gives none: 'random' (default) gives each one,
+  // `call_` and 8 random [a-z0-9], as Ollama does; 'seeded' the same shape from a fixed sequence (the
+  // same ids in every test run: seededCallId(0), (1), …); 'scripted' none (only the script's ids go
+  // out: calls without ids, as a release before 0.12.10 sends every call). A release before 0.12.10
+  // sends no id at all, the script's neither.
+  callIds?: 'random' | 'seeded' | 'scripted' | undefined;
   // Chat only, and only when the request offers tools: sent in one done:false chunk, every round.
   toolCalls?: FakeToolCall[] | ((body: RequestBody) => FakeToolCall[] | undefined);
   // Chat rounds in order: the first chat request gets rounds[0], and so on; a function gets the
