@@ -470,7 +470,8 @@ class Run {
       // Kept with its round: the run's `thinking` is a later response's.
       this.thinking = '';
       for (const { entry, content, full } of successes) {
-        const message: AgentChatMessage = { role: 'tool', tool_name: entry.tool.name, content };
+        // Named and paired by the id its call went back with: renderers that pair by id (cohere, gemma4) find it; older releases ignore the field.
+        const message: AgentChatMessage = { role: 'tool', tool_name: entry.tool.name, tool_call_id: entry.call.id, content };
         this.added.push(message);
         // Summarized from the full result: a truncated one's head and note would misstate its size.
         const summary = summaryOf(entry.tool.name, entry.args, full);

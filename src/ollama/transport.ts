@@ -31,6 +31,8 @@ export interface AgentChatMessage {
   thinking?: string;
   tool_calls?: WireToolCall[];
   tool_name?: string;
+  /** The call a result answers: the id its assistant message gave the call (Ollama's api.Message ToolCallID). */
+  tool_call_id?: string;
 }
 
 export interface AgentChatBody extends Omit<ChatBody, 'messages'> {

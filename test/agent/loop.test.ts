@@ -176,7 +176,7 @@ describe('the agent loop', () => {
     expect(result).toMatchObject({ status: 'ok', text: 'done', iterations: 1, requests: 2 });
     expect(bodies[1]?.messages.slice(2)).toEqual([
       { role: 'assistant', content: '', tool_calls: [{ id: 'call_1_0', function: { name: 'ok_tool', arguments: { q: 'a' } } }] },
-      { role: 'tool', tool_name: 'ok_tool', content: '{"echoed":"a"}' },
+      { role: 'tool', tool_name: 'ok_tool', tool_call_id: 'call_1_0', content: '{"echoed":"a"}' },
     ]);
     expect(result.calls).toEqual([{ id: 'call_1_0', name: 'ok_tool', arguments: { q: 'a' }, outcome: 'success', round: 1, ms: 1, result_chars: 14, result: '{"echoed":"a"}' }]);
   });
@@ -269,6 +269,20 @@ describe('the agent loop', () => {
     expect(result.calls.map((c) => [c.id, c.arguments])).toEqual([['call_1_0', { q: 's' }], ['abc', { q: 'o' }], ['call_2_0', { q: 'r2' }]]);
     expect(bodies[1]?.messages[2]?.tool_calls?.[0]?.function.arguments).toEqual({ q: 's' });
     expect(result.iterations).toBe(2);
+  });
+
+  it.each<[string, unknown[], [string, string][]]>([
+    ["Ollama's ids (0.12.10+)", [call('ok_tool', { q: 'a' }, 'call_k3x9q0za'), call('ok_tool', { q: 'b' }, 'call_0bz7m2ye')], [['call_k3x9q0za', 'call_k3x9q0za'], ['call_0bz7m2ye', 'call_0bz7m2ye']]],
+    ['none: numbered', [call('ok_tool', { q: 'a' }), call('ok_tool', { q: 'b' })], [['call_1_0', 'call_1_0'], ['call_1_1', 'call_1_1']]],
+    ['the model took a number Argo would make', [call('ok_tool', { q: 'a' }), call('ok_tool', { q: 'b' }, 'call_1_0')], [['call_1_0_2', 'call_1_0_2'], ['call_1_0', 'call_1_0']]],
+    ['a failed call between: its result is not sent, the others keep their ids', [call('ok_tool', { q: 'a' }, 'x'), call('fail_tool', { q: 'b' }, 'y'), call('ok_tool', { q: 'c' }, 'z')], [['x', 'x'], ['z', 'z']]],
+  ])('each result goes back with its call\'s id and name: %s', async (_case, calls, paired) => {
+    const { bodies } = await run([{ calls }, { chunks: ['done'] }]);
+    const added = bodies[1]?.messages.slice(2) ?? [];
+    const sentIds = added[0]?.tool_calls?.map((c) => c.id ?? '') ?? [];
+    const results = added.filter((m) => m.role === 'tool');
+    expect(results.map((m, index) => [sentIds[index] ?? '', m.tool_call_id ?? ''])).toEqual(paired);
+    expect(results.map((m) => m.tool_name)).toEqual(paired.map(() => 'ok_tool'));
   });
 
   it('runs a call once when the response repeats its id', async () => {

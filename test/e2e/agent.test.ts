@@ -55,6 +55,7 @@ interface Message {
   thinking?: string;
   tool_calls?: { id?: string; function: { name: string; arguments: unknown } }[];
   tool_name?: string;
+  tool_call_id?: string;
 }
 const messagesOf = (body: RequestBody | undefined): Message[] => (body?.messages ?? []) as Message[];
 
@@ -140,8 +141,8 @@ describe('argo --tools: file tools on a real tree', () => {
       ],
     });
     expect(added.slice(1)).toEqual([
-      { role: 'tool', tool_name: 'read_file', content: JSON.stringify({ path: 'notes.txt', from_line: 1, to_line: 1, content: 'first line' }) },
-      { role: 'tool', tool_name: 'list_files', content: JSON.stringify({ files: ['src/main.ts'], count: 1 }) },
+      { role: 'tool', tool_name: 'read_file', tool_call_id: 'call_1_0', content: JSON.stringify({ path: 'notes.txt', from_line: 1, to_line: 1, content: 'first line' }) },
+      { role: 'tool', tool_name: 'list_files', tool_call_id: 'call_1_1', content: JSON.stringify({ files: ['src/main.ts'], count: 1 }) },
     ]);
 
     const [entry] = logLines(home);
@@ -599,8 +600,9 @@ describe('argo --tools: the shell', () => {
     const result = await argo(['-T', 'shell', '--yes', '--root', root, 'make a file'], home);
     expect(result.code).toBe(0);
     expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('hello\n');
-    const fed = messagesOf(chatBodies()[1]).at(-1);
-    expect(fed).toEqual({ role: 'tool', tool_name: 'run_command', content: JSON.stringify({ exit_code: 0, stdout: `hello\n${root}\n`, stderr: '' }) });
+    const [sent, fed] = messagesOf(chatBodies()[1]).slice(-2);
+    expect(fed).toEqual({ role: 'tool', tool_name: 'run_command', tool_call_id: sent?.tool_calls?.[0]?.id, content: JSON.stringify({ exit_code: 0, stdout: `hello\n${root}\n`, stderr: '' }) });
+    expect(fed?.tool_call_id).toMatch(OLLAMA_ID);
   });
 
   it.each<[string, string[], Round[], boolean, string | null, string]>([
@@ -728,7 +730,9 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(result).toMatchObject({ code: 0, stdout: 'It is 42.\n' });
     const first = chatBodies()[0];
     expect((first?.tools as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual(['add', 'attach', 'crash', 'shout']);
-    expect(messagesOf(chatBodies()[1]).at(-1)).toEqual({ role: 'tool', tool_name: 'add', content: '{"content":"42"}' });
+    const [sent, fed] = messagesOf(chatBodies()[1]).slice(-2);
+    expect(fed).toEqual({ role: 'tool', tool_name: 'add', tool_call_id: sent?.tool_calls?.[0]?.id, content: '{"content":"42"}' });
+    expect(fed?.tool_call_id).toMatch(OLLAMA_ID);
   });
 
   it('an MCP server behind a launcher that leaves a child holding its pipe does not keep argo running after the answer', async () => {

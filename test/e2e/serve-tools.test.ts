@@ -17,6 +17,8 @@ interface Message {
   role: string;
   content: string;
   tool_name?: string;
+  tool_call_id?: string;
+  tool_calls?: { id?: string }[];
 }
 
 /** Set by a test: the STOP file the model "writes" while it answers (as `argo stop` would from elsewhere). */
@@ -98,7 +100,10 @@ describe('the tools Argo field', () => {
     expect(bodies).toHaveLength(2);
     expect(bodies[0]?.tools?.map((tool) => tool.function.name)).toContain('read_file');
     const result = bodies[1]?.messages.find((message) => message.role === 'tool');
-    expect(result).toMatchObject({ role: 'tool', tool_name: 'read_file' });
+    // Paired with its call by the id the assistant message gave it.
+    const sentCall = bodies[1]?.messages.find((message) => message.role === 'assistant')?.tool_calls?.[0];
+    expect(result).toMatchObject({ role: 'tool', tool_name: 'read_file', tool_call_id: sentCall?.id });
+    expect(result?.tool_call_id).toEqual(expect.any(String));
     expect(result?.content).toContain('the secret word is heron');
 
     // The client got the final answer, with the tool's progress in between.

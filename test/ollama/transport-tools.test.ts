@@ -15,7 +15,7 @@ const request: TransportRequest = {
     messages: [
       { role: 'user', content: 'read a.txt' },
       { role: 'assistant', content: '', tool_calls: [{ id: 'call_1_0', function: { name: 'read_file', arguments: { path: 'a.txt' } } }] },
-      { role: 'tool', tool_name: 'read_file', content: '{"content":"hi"}' },
+      { role: 'tool', tool_name: 'read_file', tool_call_id: 'call_1_0', content: '{"content":"hi"}' },
     ],
     tools: TOOLS,
     stream: true,

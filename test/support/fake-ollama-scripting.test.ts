@@ -63,8 +63,8 @@ describe('tool calls scripted per round', () => {
     const fedBack = [
       user,
       assistant,
-      { role: 'tool', tool_name: 'read_file', content: 'contents of a' },
-      { role: 'tool', tool_name: 'read_file', content: 'error: path is required' },
+      { role: 'tool', tool_name: 'read_file', tool_call_id: 'call_a', content: 'contents of a' },
+      { role: 'tool', tool_name: 'read_file', tool_call_id: seededCallId(0), content: 'error: path is required' },
     ];
     const second = await lines(await post(fake, '/api/chat', chat(fedBack)));
     expect(second.map((c) => messageOf(c).content).join('')).toBe('All done.');

@@ -164,6 +164,22 @@ describe('fake Ollama: release profiles', () => {
     expect((await chat(current, { keep_alive: 'soon' })).status).toBe(400);
   });
 
+  it.each<[string, Json, number, string | undefined]>([
+    // A tool result's tool_name (0.9.6) and tool_call_id (0.12.10) are Go strings; before, unknown fields that bind anything.
+    ['0.9.5', { tool_name: 7 }, 200, undefined],
+    ['0.9.6', { tool_name: 7 }, 400, 'json: cannot unmarshal number into Go struct field Message.messages.tool_name of type string'],
+    ['0.12.9', { tool_call_id: 7 }, 200, undefined],
+    ['0.12.10', { tool_call_id: 7 }, 400, 'json: cannot unmarshal number into Go struct field Message.messages.tool_call_id of type string'],
+    ['0.12.10', { tool_name: 'read_file', tool_call_id: 'call_0' }, 200, undefined],
+  ])('Ollama %s, a tool result with %j: %i', async (version, fields, status, error) => {
+    const fake = await startAt(version);
+    const result = { role: 'tool', content: '{}', ...fields };
+    const answer = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'hi' }, result] });
+    expect([answer.status, answer.lines[0]?.error]).toEqual([status, error]);
+    // Recorded as sent, whatever the release made of it.
+    expect(fake.chatBodies()[0]?.messages).toEqual([{ role: 'user', content: 'hi' }, result]);
+  });
+
   it.each<[string, Json, number, boolean]>([
     // Before 0.12.11 `logprobs` and `top_logprobs` are unknown fields: ignored whatever their value.
     ['0.12.10', { logprobs: true, top_logprobs: 2 }, 200, false],

@@ -29,11 +29,13 @@ export interface VersionProfile {
   capabilities: boolean;
   /** 0.9.0: `think` (a boolean) and `message.thinking`; before, a thinking model reasons inline in <think> tags. */
   think: boolean;
+  /** 0.9.6: a tool result's `tool_name` (before: an unknown field, ignored). */
+  toolName: boolean;
   /** 0.11.0: `think` levels, for gpt-oss models only until 0.17.7 takes them for every thinking model. */
   thinkLevels: 'none' | 'gpt-oss' | 'all';
   /** 0.12.4: a thinking model thinks when the request says nothing. */
   thinksByDefault: boolean;
-  /** 0.12.10: tool call `id`s. */
+  /** 0.12.10: tool call `id`s, and a tool result's `tool_call_id` (before: unknown fields, ignored). */
   callIds: boolean;
   /** 0.12.11: `logprobs` and `top_logprobs` (before: unknown fields, ignored; no chunk carries any). */
   logprobs: boolean;
@@ -69,6 +71,7 @@ export function profileOf(version: string): VersionProfile {
     schemaFormat: since('0.5.0'),
     capabilities: since('0.6.4'),
     think: since('0.9.0'),
+    toolName: since('0.9.6'),
     thinkLevels: since('0.17.7') ? 'all' : since('0.11.0') ? 'gpt-oss' : 'none',
     thinksByDefault: since('0.12.4'),
     callIds: since('0.12.10'),

@@ -142,7 +142,17 @@ function checkFields(body: RequestBody, struct: string, profile: VersionProfile 
   }
 }
 
-function checkMessages(body: RequestBody): void {
+// api.Message's string fields, each from the release that brought it (before, an unknown field binds whatever it holds).
+function messageStrings(profile: VersionProfile | undefined): string[] {
+  return [
+    'role', 'content',
+    ...(profile?.think !== false ? ['thinking'] : []),
+    ...(profile?.toolName !== false ? ['tool_name'] : []),
+    ...(profile?.callIds !== false ? ['tool_call_id'] : []),
+  ];
+}
+
+function checkMessages(body: RequestBody, profile: VersionProfile | undefined): void {
   const messages = pick(body, 'messages');
   if (!Array.isArray(messages)) return;
   for (const message of messages) {
@@ -150,14 +160,14 @@ function checkMessages(body: RequestBody): void {
     if (jsonKind(message) !== 'object') {
       throw typeError(jsonKind(message), 'struct field ChatRequest.messages', 'api.Message');
     }
-    for (const field of ['role', 'content', 'thinking', 'tool_name', 'tool_call_id']) {
+    for (const field of messageStrings(profile)) {
       const value = pick(message as RequestBody, field);
       if (value === undefined || value === null || typeof value === 'string') continue;
       throw typeError(jsonKind(value), `struct field Message.messages.${field}`, 'string');
     }
-    // api.ToolCall's ID is a Go string too.
+    // api.ToolCall's ID (0.12.10+) is a Go string too.
     const calls = pick(message as RequestBody, 'tool_calls');
-    for (const call of Array.isArray(calls) ? (calls as unknown[]) : []) {
+    for (const call of Array.isArray(calls) && profile?.callIds !== false ? (calls as unknown[]) : []) {
       const id = call !== null && typeof call === 'object' ? pick(call as RequestBody, 'id') : undefined;
       if (id === undefined || id === null || typeof id === 'string') continue;
       throw typeError(jsonKind(id), 'struct field ToolCall.messages.tool_calls.id', 'string');
@@ -193,7 +203,7 @@ export function bindBody(raw: string, struct: string, profile?: VersionProfile):
     }
     checkThink(body, struct, profile);
   }
-  if (struct === 'ChatRequest') checkMessages(body);
+  if (struct === 'ChatRequest') checkMessages(body, profile);
   if (struct !== 'ShowRequest' && profile?.keepAlive !== false) keepAliveMs(body); // api.Duration fails while binding
   return body;
 }
