@@ -3,7 +3,7 @@
 import { Ollama } from 'ollama';
 import { describe, expect, it } from 'vitest';
 import { at, defined } from './defined.js';
-import { DEFAULT_NUM_CTX, estimatePromptTokens, seededCallId } from './fake-ollama.js';
+import { DEFAULT_NUM_CTX, NOT_AN_OBJECT, estimatePromptTokens, seededCallId } from './fake-ollama.js';
 import { fakeOllamaPerTest } from './fake-ollama-hooks.js';
 import type { FakeOllama, FakeToolCall } from './fake-ollama.js';
 
@@ -59,7 +59,9 @@ describe('tool calls scripted per round', () => {
     expect(finalOf(first)).toMatchObject({ done: true, done_reason: 'stop' });
     expect(finalOf(first).eval_count).toBeGreaterThan(0); // the calls are generated text too
 
-    const assistant = messageOf(at(first, 0));
+    // Sent back with arguments as objects, as Ollama reads them (a JSON string there is a 400).
+    const sent = messageOf(at(first, 0));
+    const assistant = { ...sent, tool_calls: (sent.tool_calls as Json[]).slice(0, 2).map((call, index) => (index === 1 ? { ...call, function: { index: 1, name: 'read_file', arguments: { path: 'b.txt' } } } : call)) };
     const fedBack = [
       user,
       assistant,
@@ -172,6 +174,72 @@ describe('tool calls scripted per round', () => {
     expect([...first, ...second]).toEqual(Array.from({ length: 4 }, (): unknown => expect.stringMatching(shape)));
     expect(new Set([...first, ...second]).size).toBe(4);
     if (callIds === 'seeded') expect([...first, ...second]).toEqual([0, 1, 2, 3].map(seededCallId));
+  });
+});
+
+describe("tools and tool calls bind as Ollama's Go types do (api/types.go)", () => {
+  const tool = (parameters: unknown): Json => ({ type: 'function', function: { name: 'f', parameters } });
+  const withProperty = (property: unknown): Json => tool({ type: 'object', properties: { limit: property } });
+  const cannot = (kind: string, field: string, goType: string): string => `json: cannot unmarshal ${kind} into Go struct field ToolFunctionParameters.tools.function.parameters.${field} of type ${goType}`;
+  const readable = tool({
+    type: 'object',
+    $defs: 5,
+    additionalProperties: false,
+    properties: {
+      a: { type: ['string', 'null'], enum: [1, 'a', null], description: 'A', anyOf: [{ type: 'string' }, null], properties: { b: { type: 'number', minimum: 'x' } }, required: ['b', null], items: true },
+      n: null,
+    },
+    required: ['a'],
+  });
+
+  it.each<[string, Json, string | null]>([
+    ['a schema Go reads whole (unknown keywords ignored, null anywhere)', readable, null],
+    ['a boolean subschema', withProperty(true), cannot('bool', 'properties', 'api.ToolProperty')],
+    ['a list as a property', withProperty([]), cannot('array', 'properties', 'api.ToolProperty')],
+    ['properties a list', tool({ type: 'object', properties: [] }), NOT_AN_OBJECT],
+    ['required a string', tool({ type: 'object', required: 'a' }), cannot('string', 'required', '[]string')],
+    ['required holding a number', tool({ type: 'object', required: ['a', 1] }), cannot('number', 'required', 'string')],
+    ['Required: keys match case-insensitively', tool({ type: 'object', Required: 'a' }), cannot('string', 'required', '[]string')],
+    ["a property's required a string (the property's name is not in Go's path)", withProperty({ required: 'x' }), cannot('string', 'properties.required', '[]string')],
+    ["a property's type a number", withProperty({ type: 5 }), cannot('number', 'properties.type', '[]string')],
+    ["a property's type a list holding a number", withProperty({ type: ['string', 5] }), cannot('number', 'properties.type', 'string')],
+    ["a property's description a number", withProperty({ description: 5 }), cannot('number', 'properties.description', 'string')],
+    ["a property's enum a string", withProperty({ enum: 'a' }), cannot('string', 'properties.enum', '[]interface {}')],
+    ["a property's anyOf an object", withProperty({ anyOf: {} }), cannot('object', 'properties.anyOf', '[]api.ToolProperty')],
+    ["a boolean in a property's anyOf", withProperty({ anyOf: [true] }), cannot('bool', 'properties.anyOf', 'api.ToolProperty')],
+    ["a boolean subschema in a property's properties", withProperty({ properties: { y: false } }), cannot('bool', 'properties.properties', 'api.ToolProperty')],
+    ["a property's properties a string", withProperty({ properties: 'y' }), NOT_AN_OBJECT],
+    ['the parameters a string', tool('x'), 'json: cannot unmarshal string into Go struct field ToolFunction.tools.function.parameters of type api.ToolFunctionParameters'],
+    ["the function's name a number", { type: 'function', function: { name: 5 } }, 'json: cannot unmarshal number into Go struct field ToolFunction.tools.function.name of type string'],
+  ])('tools: %s', async (_name, offered, error) => {
+    const fake = await start({ models: TOOL_MODEL, reply: 'ok' });
+    const res = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }], tools: [offered] });
+    expect(res.status).toBe(error === null ? 200 : 400);
+    if (error !== null) expect(await res.json()).toEqual({ error });
+    else expect((await lines(res)).map((c) => messageOf(c).content).join('')).toBe('ok');
+    // Whatever the verdict, the request is recorded as sent.
+    expect(fake.chatBodies()).toHaveLength(1);
+  });
+
+  const callWith = (args: unknown): Json => ({ role: 'assistant', content: '', tool_calls: [{ id: 'call_1', function: { index: 0, name: 'f', arguments: args } }] });
+  it.each<[string, string, unknown, string | null]>([
+    ['an object', '0.14.0', { path: 'a.txt' }, null],
+    ['null', '0.14.0', null, null],
+    ['a JSON string, as OpenAI sends it', '0.14.0', '{"path":"a.txt"}', NOT_AN_OBJECT],
+    ['a list', '0.14.0', [], NOT_AN_OBJECT],
+    ['a JSON string, to a release with Go maps', '0.13.5', '{"path":"a.txt"}', 'json: cannot unmarshal string into Go struct field ToolCallFunction.messages.tool_calls.function.arguments of type api.ToolCallFunctionArguments'],
+    ['a string, to a release without tools (an unknown field)', '0.2.5', 'x', null],
+  ])("a call's arguments sent back as %s (Ollama %s)", async (_name, version, args, error) => {
+    const fake = await start({ version, models: TOOL_MODEL, reply: 'ok' });
+    const res = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }, callWith(args)] });
+    expect(res.status).toBe(error === null ? 200 : 400);
+    if (error !== null) expect(await res.json()).toEqual({ error });
+  });
+
+  it('before 0.14.0 a tool\'s properties were a Go map: one that is no object is told as its type', async () => {
+    const fake = await start({ version: '0.13.5', models: TOOL_MODEL });
+    const res = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }], tools: [tool({ type: 'object', properties: [] })] });
+    expect(await res.json()).toEqual({ error: cannot('array', 'properties', 'map[string]api.ToolProperty') });
   });
 });
 

@@ -17,6 +17,7 @@ export { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE } from './fake-ollama/faults.js';
 export { DEFAULT_NUM_CTX } from './fake-ollama/models.js';
 export { estimatePromptTokens, splitTokens } from './fake-ollama/reply.js';
 export { seededCallId } from './fake-ollama/tool-calls.js';
+export { NOT_AN_OBJECT } from './fake-ollama/tool-binding.js';
 export { CURRENT_VERSION, profileOf } from './fake-ollama/versions.js';
 export type { VersionProfile } from './fake-ollama/versions.js';
 export { fakeLogprob, fakeLogprobValue } from './fake-ollama/logprobs.js';

@@ -12,6 +12,7 @@ import { contextWindow, findModel, handlePs, handleShow, handleTags, modelsOf, p
 import type { ResolvedModel } from './models.js';
 import { estimatePromptTokens } from './reply.js';
 import { answerWhole, buildPlan, streamPlan } from './stream.js';
+import { bindToolFields } from './tool-binding.js';
 import { takeRound } from './tool-calls.js';
 import type { Endpoint, FakeOllama, FakeOllamaOptions, RecordedRequest, RequestBody } from './types.js';
 import { profileOfOptions, versionOf } from './versions.js';
@@ -97,6 +98,7 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
   const startNs = nowNs();
   const profile = profileOfOptions(state.options);
   const body = bindBody(ctx.record.body, STRUCT[endpoint], profile);
+  if (endpoint === 'chat') bindToolFields(body, profile);
   if (profile.logprobs) checkTopLogprobs(body);
   const requested = str(pick(body, 'model'));
   const model = lookupModel(state, endpoint, requested, profile);

@@ -37,6 +37,8 @@ export interface VersionProfile {
   thinksByDefault: boolean;
   /** 0.12.10: tool call `id`s, and a tool result's `tool_call_id` (before: unknown fields, ignored). */
   callIds: boolean;
+  /** 0.14.0: a tool's `properties` and a call's `arguments` bind as ordered maps (before: Go maps, which word a wrong type otherwise). */
+  orderedMaps: boolean;
   /** 0.12.11: `logprobs` and `top_logprobs` (before: unknown fields, ignored; no chunk carries any). */
   logprobs: boolean;
   /** 0.22.0: the "max" level. */
@@ -76,6 +78,7 @@ export function profileOf(version: string): VersionProfile {
     thinksByDefault: since('0.12.4'),
     callIds: since('0.12.10'),
     logprobs: since('0.12.11'),
+    orderedMaps: since('0.14.0'),
     thinkMax: since('0.22.0'),
     chatNotFoundFromScheduler: !since('0.12.0'),
   };

@@ -124,7 +124,7 @@ const FIELDS: Record<string, Record<string, FieldSpec>> = {
   ShowRequest: { model: STRING, name: STRING, system: STRING, verbose: BOOL, options: OPTIONS },
 };
 
-const typeError = (kind: string, where: string, goType: string): BadRequest =>
+export const typeError = (kind: string, where: string, goType: string): BadRequest =>
   new BadRequest(`json: cannot unmarshal ${kind} into Go ${where} of type ${goType}`);
 
 // Fields a release before 0.12.11 did not have: unknown there, so any value binds.
