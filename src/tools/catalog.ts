@@ -2,6 +2,7 @@
 // command tools, MCP servers; availability checked, the unavailable dropped with a reason.
 import { resolve } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
+import { unreadableByOllama, unreadableReason } from '../ollama/tool-schema.js';
 import { quotedName } from '../output/terminal-text.js';
 import { byCodeUnits } from '../text/order.js';
 import { commandTool } from './command.js';
@@ -161,7 +162,15 @@ function withSettings(tool: Tool, config: ToolsConfig): Tool {
   return { ...tool, ...(budget !== undefined ? { resultBudget: budget } : {}), ...(timeout !== undefined ? { timeoutMs: timeout } : {}) };
 }
 
+/** Why Ollama would refuse every request that offers the tool (its schema binds to no Go type), or null. */
+function unreadable(tool: Tool): string | null {
+  const found = unreadableByOllama(tool.parameters);
+  return found === null ? null : unreadableReason(found);
+}
+
 async function availability(tool: Tool, root: string): Promise<string | null> {
+  const refused = unreadable(tool);
+  if (refused !== null) return refused;
   try {
     return tool.check ? await tool.check(root) : null;
   } catch {
@@ -232,7 +241,9 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       connections.push(result.value);
       for (const tool of offered) {
         // The name goes to the model, the log and the terminal: only a plain name is offered.
+        const refused = unreadable(tool);
         if (!MCP_TOOL_NAME.test(tool.name)) leaveOut(tool.name, 'its name is not 1 to 64 letters, digits, "_", "-" or "."', tool);
+        else if (refused !== null) leaveOut(tool.name, refused, tool);
         else if (tools.some((other) => other.name === tool.name)) {
           const winner = mcpToolsets.get(tool.name);
           leaveOut(tool.name, winner !== undefined ? `"${tool.name}" is already offered by ${winner}` : `"${tool.name}" is already a tool of the run`, tool);

@@ -776,6 +776,19 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(typo.stderr).toMatch(/unknown toolset or tool "ad".*no MCP server \(calc\) offers it either/);
   });
 
+  it("an MCP tool whose schema Ollama cannot read is left out with a note naming where; the run goes on with the server's other tools", async () => {
+    const home = tempHome({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_UNREADABLE: '1' } } } });
+    script = [{ calls: [call('add', { a: 2, b: 40 })] }, { reply: 'It is 42.' }];
+    const result = await argo(['-T', 'mcp:calc', 'add 2 and 40'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'It is 42.\n' });
+    expect(result.stderr).toBe('argo: tool mcp:calc/lookup is unavailable (Ollama cannot read its input schema: properties.key.required must be a list of names; left out); going on without it\n');
+    // Sent, its schema would have been a 400 for every request of the run (the stand-in binds tools as Ollama does).
+    expect(chatBodies().map((body) => (body.tools as { function: { name: string } }[]).map((tool) => tool.function.name))).toEqual([['add'], ['add']]);
+    expect(logLines(home)[0]).toMatchObject({ status: 'ok', tools: ['add'], tools_unavailable: [{ name: 'mcp:calc/lookup', reason: 'Ollama cannot read its input schema: properties.key.required must be a list of names; left out' }] });
+    const listed = await argo(['tools', '--json'], home);
+    expect((JSON.parse(listed.stdout) as { tools: { name: string; available: boolean; reason: string | null }[] }).tools.find((tool) => tool.name === 'mcp:calc/lookup')).toMatchObject({ available: false, reason: expect.stringContaining('properties.key.required') as unknown });
+  });
+
   it('an MCP server that does not start is left out with a note; the rest still work', async () => {
     const home = tempHome({ mcpServers: { broken: { command: '/nonexistent/server' } } });
     script = [{ reply: 'fine' }];

@@ -6,6 +6,8 @@
 // ARGO_TEST_MCP_MALFORMED: its list also holds a tool whose inputSchema has no "type": "object".
 // ARGO_TEST_MCP_RAW_ERROR: every call is answered with a JSON-RPC error of that text (not a tool's
 // error result), so the client throws: an unexpected exception whose raw text only the log keeps.
+// ARGO_TEST_MCP_UNREADABLE: its list also holds `lookup`, whose inputSchema follows MCP but not what
+// Ollama can read (a draft-03 `"required": true` inside a property, where Ollama's Go type wants a list).
 import { appendFileSync } from 'node:fs';
 import process from 'node:process';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -36,13 +38,14 @@ server.registerTool('attach', { description: 'Attachments', inputSchema: {}, ann
   ],
 }));
 server.registerTool('crash', { description: 'The server exits', inputSchema: {}, annotations: { readOnlyHint: true } }, () => process.exit(7));
-if (process.env.ARGO_TEST_MCP_MALFORMED) {
+if (process.env.ARGO_TEST_MCP_MALFORMED || process.env.ARGO_TEST_MCP_UNREADABLE) {
   const listed = server.server;
-  // Replaces the SDK's own list handler: a malformed tool can only be sent by hand.
+  // Replaces the SDK's own list handler: such a tool can only be sent by hand.
   listed.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
-      { name: 'add', description: 'Add two numbers', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
-      { name: 'loose', description: 'No type', inputSchema: { properties: { a: { type: 'string' } } } },
+      { name: 'add', description: 'Add two numbers', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] }, annotations: { readOnlyHint: true } },
+      ...(process.env.ARGO_TEST_MCP_MALFORMED ? [{ name: 'loose', description: 'No type', inputSchema: { properties: { a: { type: 'string' } } } }] : []),
+      ...(process.env.ARGO_TEST_MCP_UNREADABLE ? [{ name: 'lookup', description: 'Look a key up', inputSchema: { type: 'object', properties: { key: { type: 'string', required: true } } } }] : []),
     ],
   }));
 }

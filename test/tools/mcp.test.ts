@@ -106,6 +106,25 @@ describe('MCP servers through the SDK client', () => {
     }
   });
 
+  it("a tool whose schema follows MCP but not Ollama's types is left out, naming where; the server's other tools stay", async () => {
+    const box = await loadToolbox(['mcp:calc'], { mcpServers: { calc: { ...server, env: { ARGO_TEST_MCP_UNREADABLE: '1' } } } });
+    try {
+      expect(box.tools.map((tool) => tool.name)).toEqual(['add']);
+      expect(box.unavailable).toEqual([{ name: 'mcp:calc/lookup', reason: 'Ollama cannot read its input schema: properties.key.required must be a list of names; left out' }]);
+      expect(box.leftOut?.get('mcp:calc/lookup')).toMatchObject({ toolset: 'mcp:calc', tool: { name: 'lookup' } });
+    } finally {
+      await box.close();
+    }
+  });
+
+  it('a command tool whose schema is JSON Schema but not what Ollama reads is unavailable, the rest of the run kept', async () => {
+    const box = await loadToolbox(['shout', 'memo'], {
+      commandTools: { shout: { description: 'Say it', parameters: { type: 'object', properties: { text: true } }, argv: ['echo', '{text}'] } },
+    });
+    expect(box.tools.map((tool) => tool.name)).toEqual(['memo']);
+    expect(box.unavailable).toEqual([{ name: 'shout', reason: 'Ollama cannot read its input schema: properties.text must be an object (Ollama cannot read a true or false schema there)' }]);
+  });
+
   it.each([
     ['exits at start: its exit code and last stderr line, cleaned', { ...server, env: { ARGO_TEST_MCP_FAIL: '1' } }, /^MCP server "calc" did not start \(.*Connection closed; exit code 3; it said: cannot open the database\)$/],
     ['a cwd that is not a directory is named, not the command', { ...server, cwd: '/nonexistent/argo-dir' }, /^MCP server "calc" did not start \(its cwd "\/nonexistent\/argo-dir" is not a directory\)$/],
