@@ -118,6 +118,40 @@ describe('argo --tools: file tools on a real tree', () => {
     }
   });
 
+  it('a gpt-oss model (harmony): its call comes in the done:true line with the end of its words, and it reasons though --think off asked it not to; the run goes on, its reasoning logged', async () => {
+    const home = tempHome();
+    const root = tree();
+    ollama.options.models = [{ name: 'argo:latest', family: 'gptoss', capabilities: ['completion', 'tools', 'thinking'] }];
+    ollama.options.thinking = 'The notes file should say.';
+    ollama.options.textInDone = true;
+    try {
+      script = [{ reply: 'Reading the notes.', calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
+      const result = await argo(['-T', 'fs', '--root', root, '--think', 'off', 'what do the notes say?'], home);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^Reading the notes\.\s+It says "first line"\.\n$/);
+      const [first, second] = chatBodies();
+      expect(first?.think).toBe(false);
+      const sent = messagesOf(second).slice(messagesOf(first).length);
+      expect(sent[0]).toEqual({
+        role: 'assistant',
+        content: 'Reading the notes.',
+        thinking: 'The notes file should say.',
+        tool_calls: [{ id: expect.stringMatching(OLLAMA_ID) as unknown, function: { name: 'read_file', arguments: { path: 'notes.txt', limit: 1 } } }],
+      });
+      expect(sent[1]).toMatchObject({ role: 'tool', tool_name: 'read_file', tool_call_id: sent[0]?.tool_calls?.[0]?.id });
+      expect(logLines(home)[0]).toMatchObject({
+        status: 'ok',
+        model_response: 'It says "first line".',
+        thinking: 'The notes file should say.',
+        round_messages: [{ round: 1, content: 'Reading the notes.', thinking: 'The notes file should say.' }],
+      });
+    } finally {
+      ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+      ollama.options.thinking = undefined;
+      delete ollama.options.textInDone;
+    }
+  });
+
   it('runs a round of parallel calls, feeds back the results, answers, logs and exports the trajectory', async () => {
     const home = tempHome();
     const root = tree();

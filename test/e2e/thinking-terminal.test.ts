@@ -14,7 +14,10 @@ import { screenRows } from '../support/screen.js';
 const COLUMNS = 100;
 const REASONING = 'Pondering deeply.';
 
-const ollama = await fakeOllamaPerFile({ models: [{ name: 'qwen3:latest', capabilities: ['completion', 'tools', 'thinking'] }], thinking: REASONING });
+const ollama = await fakeOllamaPerFile({
+  models: [{ name: 'qwen3:latest', capabilities: ['completion', 'tools', 'thinking'] }, { name: 'gpt-oss:20b', family: 'gptoss', capabilities: ['completion', 'tools', 'thinking'] }],
+  thinking: REASONING,
+});
 beforeEach(() => {
   ollama.setScenario(undefined);
   ollama.options.thinking = REASONING;
@@ -87,6 +90,19 @@ describe('a thinking model on a terminal', () => {
     expect((await terminal.exited).code).toBe(0);
     expect(rowsOf(terminal.output)).toEqual(['You said: hello']);
     expect(terminal.output).not.toContain('Pondering');
+  });
+
+  // gpt-oss answers through Ollama's harmony parser, which keeps its reasoning whatever think says.
+  it.each<[string, string, string[], string[]]>([
+    ['qwen3 stops reasoning', 'qwen3', [], ['You said: hello']],
+    ['gpt-oss reasons anyway: shown as any reasoning is', 'gpt-oss:20b', [], SHOWN],
+    ['gpt-oss with --hide-thinking: not shown', 'gpt-oss:20b', ['--hide-thinking'], ['You said: hello']],
+  ])('--think off: %s', async (_case, model, flags, rows) => {
+    const home = tempHome();
+    const terminal = startInPty(['-m', model, '--think', 'off', ...flags, 'hello'], { home, host: ollama.url, env: { NO_COLOR: '1' }, cols: COLUMNS });
+    expect((await terminal.exited).code).toBe(0);
+    expect(rowsOf(terminal.output)).toEqual(rows);
+    expect(logLines(home)[0]?.thinking ?? '').toBe(model === 'qwen3' ? '' : REASONING);
   });
 
   it('--no-hide-thinking shows it whatever config.json says', async () => {

@@ -121,6 +121,26 @@ describe('fake Ollama: release profiles', () => {
     expect(messages(answer.lines).map((message) => (typeof message.thinking === 'string' ? message.thinking : '')).join('')).toBe('Let me see.');
   });
 
+  it.each<[string, boolean]>([
+    ['0.10.1', false],
+    ['0.12.10', true],
+  ])('Ollama %s, a gpt-oss model: its call in the done:true line (harmony), its reasoning though think is false: %s', async (version, harmony) => {
+    const fake = await startAt(version, { models: [{ name: 'gpt-oss:20b', family: 'gptoss', capabilities: ['completion', 'tools', 'thinking'] }], textInDone: true, reply: 'Checking the file.', toolCalls: CALLS.slice(0, 1) });
+    const { lines } = await chat(fake, { tools: TOOLS, think: false }, 'gpt-oss:20b');
+    const withCalls = lines.filter((line) => 'tool_calls' in (line.message as Json));
+    expect(withCalls.map((line) => line.done)).toEqual([harmony]);
+    const call = { name: 'read_file', arguments: { path: 'a.txt' } };
+    expect(callsOf(lines)).toEqual([harmony ? { id: expect.stringMatching(/^call_[a-z0-9]{8}$/) as unknown, function: { index: 0, ...call } } : { function: call }]);
+    // The done line carries the last of the text too: harmony hands over the whole end of the answer at once.
+    expect(harmony ? (lines.at(-1)?.message as Json).content : textOf(lines)).toBe(harmony ? ' file.' : 'Checking the file.');
+    expect(textOf(lines)).toBe('Checking the file.');
+    const thought = messages(lines).map((message) => (typeof message.thinking === 'string' ? message.thinking : '')).join('');
+    expect(thought).toBe(harmony ? 'Let me see.' : '');
+    // Whole (stream: false): the same call, once.
+    const whole = await chat(fake, { tools: TOOLS, stream: false }, 'gpt-oss:20b');
+    expect(callsOf(whole.lines)).toHaveLength(1);
+  });
+
   it.each<[string, number, string | undefined]>([
     ['0.4.7', 400, 'json: cannot unmarshal object into Go struct field ChatRequest.format of type string'],
     ['0.5.0', 200, undefined],

@@ -67,10 +67,15 @@ function capabilityError(body: RequestBody, endpoint: Endpoint, requested: strin
   return undefined;
 }
 
+/** A gpt-oss model of a release with the harmony parser (routes.go shouldUseHarmony). */
+const usesHarmony = (model: ResolvedModel, profile: VersionProfile): boolean => profile.harmony && model.family === 'gptoss';
+
 // How a thinking model's reasoning reaches the client: in `thinking` fields, inline in the text
 // between <think> tags (a release without `think`, or one that thinks only when asked), or not at all.
+// Harmony parses the reasoning channel into `thinking` whatever `think` says.
 function thinkingMode(body: RequestBody, model: ResolvedModel, profile: VersionProfile): 'field' | 'inline' | 'off' {
   if (!model.capabilities.includes('thinking')) return 'off';
+  if (usesHarmony(model, profile)) return 'field';
   const think = thinkOf(body, profile);
   if (!profile.think) return 'inline';
   if (think === false) return 'off';
@@ -137,7 +142,7 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
   ctx.record.prompt = { tokens, numCtx, truncated: tokens > numCtx };
   const round = endpoint === 'chat' ? takeRound(state, body) : undefined;
   const plan = buildPlan(state, {
-    body, endpoint, thinking: thinkingMode(body, model, profile), profile, scenario: round?.scenario ?? scenario, round, promptEvalCount: Math.min(tokens, numCtx), startNs,
+    body, endpoint, thinking: thinkingMode(body, model, profile), harmony: usesHarmony(model, profile), profile, scenario: round?.scenario ?? scenario, round, promptEvalCount: Math.min(tokens, numCtx), startNs,
   });
   if (pick(body, 'stream') === false) await answerWhole(ctx, plan);
   else await streamPlan(ctx, plan);

@@ -28,6 +28,8 @@ export interface Plan {
   logprobs: (FakeLogprob[] | undefined)[] | undefined;
   finalLogprobs: FakeLogprob[] | undefined;
   finalText: string;
+  /** Calls the done:true line carries (harmony holds a call until the answer ends); none otherwise. */
+  finalCalls: FakeToolCall[] | undefined;
   doneReason: 'stop' | 'length' | undefined; // undefined: a release before done_reason
   evalCount: number;
   promptEvalCount: number;
@@ -51,6 +53,8 @@ export interface PlanInput {
   endpoint: Endpoint;
   /** Where a thinking model's reasoning goes: `thinking` fields, the text (in <think> tags), or nowhere. */
   thinking: 'field' | 'inline' | 'off';
+  /** A gpt-oss model's harmony parser: its calls go in the done:true line. */
+  harmony: boolean;
   profile: VersionProfile;
   scenario: FakeScenario;
   round: FakeRound | undefined;
@@ -102,10 +106,15 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
   const held = (texts: string[]): void => {
     if (top !== null) for (const text of texts) send('', [text]);
   };
-  for (const group of toolCallChunks(calls, round)) {
-    const pieces = callPieces(group);
-    held(pieces.slice(0, -1));
-    send(group, pieces.slice(-1));
+  // Harmony parses a call only once the answer is done (HarmonyMessageHandler.Add): its tokens'
+  // log probabilities go out as they come, the call itself in the done line.
+  if (input.harmony) held(callPieces(calls));
+  else {
+    for (const group of toolCallChunks(calls, round)) {
+      const pieces = callPieces(group);
+      held(pieces.slice(0, -1));
+      send(group, pieces.slice(-1));
+    }
   }
   // A call the limit cut short never completes: its tokens so far are all that went out.
   if (cut) held(callPieces(offered).slice(0, callTokens));
@@ -119,6 +128,7 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     logprobs: top === null ? undefined : logprobs,
     finalLogprobs: finalText ? tokenLogprobs([finalText]) : undefined,
     finalText,
+    finalCalls: input.harmony && calls.length > 0 ? calls : undefined,
     doneReason: input.profile.doneReason ? (cut ? 'length' : 'stop') : undefined,
     evalCount: thoughts.length + tokens.length + callTokens,
     promptEvalCount: input.promptEvalCount,
@@ -237,7 +247,7 @@ export async function streamPlan(ctx: Exchange, plan: Plan): Promise<void> {
     startStream(ctx);
     await ctx.writeLine(
       chunk === undefined
-        ? `${goJson(responseObject(plan, plan.finalText, undefined, true, '', plan.finalLogprobs))}\n`
+        ? `${goJson(responseObject(plan, plan.finalText, plan.finalCalls, true, '', plan.finalLogprobs))}\n`
         : chunkLine(plan, chunk, plan.logprobs?.[i]),
     );
   }
@@ -268,7 +278,8 @@ export async function answerWhole(ctx: Exchange, plan: Plan): Promise<void> {
     else if (isThought(chunk)) thinking += chunk.thinking;
     else if (chunk) calls = [...(calls ?? []), ...chunk];
   }
-  sendJson(ctx, 200, responseObject(plan, text + plan.finalText, calls, true, thinking, logprobs));
+  const every = plan.finalCalls ? [...(calls ?? []), ...plan.finalCalls] : calls;
+  sendJson(ctx, 200, responseObject(plan, text + plan.finalText, every, true, thinking, logprobs));
 }
 
 async function finishWholeEarly(

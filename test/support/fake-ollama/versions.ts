@@ -33,6 +33,12 @@ export interface VersionProfile {
   toolName: boolean;
   /** 0.11.0: `think` levels, for gpt-oss models only until 0.17.7 takes them for every thinking model. */
   thinkLevels: 'none' | 'gpt-oss' | 'all';
+  /**
+   * 0.11.0: gpt-oss models answer through the harmony parser (harmony/harmonyparser.go): their
+   * reasoning always comes as `thinking` (`think: false` cannot turn it off), and a tool call is
+   * held until the answer ends, so it arrives in the done:true line.
+   */
+  harmony: boolean;
   /** 0.12.4: a thinking model thinks when the request says nothing. */
   thinksByDefault: boolean;
   /** 0.12.10: tool call `id`s, and a tool result's `tool_call_id` (before: unknown fields, ignored). */
@@ -75,6 +81,7 @@ export function profileOf(version: string): VersionProfile {
     think: since('0.9.0'),
     toolName: since('0.9.6'),
     thinkLevels: since('0.17.7') ? 'all' : since('0.11.0') ? 'gpt-oss' : 'none',
+    harmony: since('0.11.0'),
     thinksByDefault: since('0.12.4'),
     callIds: since('0.12.10'),
     logprobs: since('0.12.11'),
