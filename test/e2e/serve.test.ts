@@ -402,7 +402,7 @@ describe('log probabilities', () => {
     ollama.options.reply = '';
     ollama.options.toolCalls = [{ function: { name: 'get_time', arguments: {} } }];
     const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }];
-    const callTokens = JSON.stringify({ index: 0, name: 'get_time', arguments: {} }).match(/[^]{1,4}/g) ?? [];
+    const callTokens = JSON.stringify({ name: 'get_time', arguments: {} }).match(/[^]{1,4}/g) ?? [];
     const stream = await client.chat.completions.create({ ...ask('time?'), stream: true, logprobs: true, top_logprobs: 1, tools });
     const carried: [string, unknown][] = [];
     for await (const chunk of stream) {

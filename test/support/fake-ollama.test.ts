@@ -288,6 +288,38 @@ describe('streaming', () => {
     expect(await ask(100)).toMatchObject({ done_reason: 'stop', message: { tool_calls: [{ function: { name: 'read_file' } }] } });
   });
 
+  it('the calls whole before the limit are sent; the one it cuts short is dropped (a <tool_call> model)', async () => {
+    const calls = [{ function: { name: 'read_file', arguments: { path: 'a.txt' } } }, { function: { name: 'read_file', arguments: { path: 'a-rather-long-file-name.txt' } } }];
+    const fake = await start({ reply: '', models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }], toolCalls: calls });
+    const res = await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'read_file' } }], options: { num_predict: 14 } });
+    const chunks = parseAll((await ndjson(res)).lines);
+    const sent = chunks.flatMap((chunk) => ((chunk.message as Json).tool_calls as Json[] | undefined) ?? []);
+    expect(sent.map((call) => (call.function as Json).arguments)).toEqual([{ path: 'a.txt' }]);
+    expect(at(chunks, -1)).toMatchObject({ done: true, done_reason: 'length', eval_count: 14, message: { content: '' } });
+  });
+
+  it.each<[string, string]>([['{', 'llama 3.x'], ['[', 'a [ tag']])(
+    'with tool tag %s (%s) a call the limit cuts short comes back as text in the done line, as tools.Parser.Content does',
+    async (toolTag) => {
+      const fake = await start({ reply: '', models: [{ name: 'argo:latest', toolTag, capabilities: ['completion', 'tools'] }], toolCalls: [{ function: { name: 'read_file', arguments: { path: 'a-rather-long-file-name.txt' } } }] });
+      const ask = (limit: number) => post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'read_file' } }], options: { num_predict: limit } });
+      const chunks = parseAll((await ndjson(await ask(5))).lines);
+      expect(chunks.filter((chunk) => chunk.done !== true).map((chunk) => (chunk.message as Json).content)).toEqual([]);
+      expect(at(chunks, -1)).toMatchObject({ done: true, done_reason: 'length', eval_count: 5, message: { role: 'assistant', content: '{"name":"read_file",' } });
+      expect(chunks.some((chunk) => 'tool_calls' in (chunk.message as Json))).toBe(false);
+      // Whole, it is a call as with any tag.
+      const whole = parseAll((await ndjson(await ask(100))).lines);
+      expect(whole.flatMap((chunk) => ((chunk.message as Json).tool_calls as unknown[] | undefined) ?? [])).toHaveLength(1);
+    },
+  );
+
+  it('with tool tag {, a call after words is no call: the whole answer is text', async () => {
+    const fake = await start({ models: [{ name: 'argo:latest', toolTag: '{', capabilities: ['completion', 'tools'] }], rounds: [{ reply: 'Let me look.', toolCalls: [{ function: { name: 'read_file', arguments: { path: 'a.txt' } } }] }] });
+    const chunks = parseAll((await ndjson(await post(fake, '/api/chat', { model: 'argo', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'read_file' } }] }))).lines);
+    expect(chunks.some((chunk) => 'tool_calls' in (chunk.message as Json))).toBe(false);
+    expect(chunks.map((chunk) => (chunk.message as Json).content).join('')).toBe('Let me look.{"name":"read_file","arguments":{"path":"a.txt"}}');
+  });
+
   it('flushes every chunk on its own, delayMs apart', async () => {
     const fake = await start({ reply: 'a b c d', scenario: { delayMs: 60 } });
     const res = await post(fake, '/api/chat', chatBody());
@@ -382,8 +414,8 @@ describe('log probabilities (logprobs, top_logprobs), as Ollama 0.12.11+ sends t
     const chunks = parseAll((await ndjson(await post(fake, '/api/chat', chatBody('x', { tools, ...asked })))).lines);
     const final = defined(chunks.pop(), 'final chunk');
     const entries = chunks.flatMap((chunk) => chunk.logprobs as Json[]);
-    // The call as the model wrote it: its text, about four characters a token, one entry each.
-    expect(entries.map((entry) => entry.token).join('')).toBe(JSON.stringify({ index: 0, ...call.function }));
+    // The call as the model wrote it (its name and arguments: Ollama adds the index and id), about four characters a token, one entry each.
+    expect(entries.map((entry) => entry.token).join('')).toBe(JSON.stringify(call.function));
     expect(entries).toHaveLength(final.eval_count as number);
     expect(chunks.slice(0, -1).every((chunk) => JSON.stringify(chunk.message) === '{"role":"assistant","content":""}' && (chunk.logprobs as Json[]).length === 1)).toBe(true);
     expect(at(chunks, -1)).toMatchObject({ message: { tool_calls: [{ function: { name: 'f' } }] }, logprobs: [{ token: at(entries, -1).token }] });

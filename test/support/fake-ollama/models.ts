@@ -62,6 +62,7 @@ export interface ResolvedModel {
   digest: string;
   family: string;
   capabilities: string[];
+  toolTag: string;
   contextLength: number;
   numCtx: number | undefined;
   parameters: string; // /api/show's text block
@@ -82,6 +83,7 @@ export function resolveModel(config: FakeModel): ResolvedModel {
     digest: createHash('sha256').update(full.toLowerCase()).digest('hex'),
     family,
     capabilities: config.capabilities ?? ['completion'],
+    toolTag: config.toolTag ?? '<tool_call>',
     contextLength: config.contextLength ?? 131_072,
     numCtx: config.numCtx,
     parameters: parametersBlock(config),

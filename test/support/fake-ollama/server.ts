@@ -142,7 +142,7 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
   ctx.record.prompt = { tokens, numCtx, truncated: tokens > numCtx };
   const round = endpoint === 'chat' ? takeRound(state, body) : undefined;
   const plan = buildPlan(state, {
-    body, endpoint, thinking: thinkingMode(body, model, profile), harmony: usesHarmony(model, profile), profile, scenario: round?.scenario ?? scenario, round, promptEvalCount: Math.min(tokens, numCtx), startNs,
+    body, endpoint, thinking: thinkingMode(body, model, profile), harmony: usesHarmony(model, profile), bareJsonCalls: ['{', '['].includes(model.toolTag), profile, scenario: round?.scenario ?? scenario, round, promptEvalCount: Math.min(tokens, numCtx), startNs,
   });
   if (pick(body, 'stream') === false) await answerWhole(ctx, plan);
   else await streamPlan(ctx, plan);

@@ -55,6 +55,8 @@ export interface PlanInput {
   thinking: 'field' | 'inline' | 'off';
   /** A gpt-oss model's harmony parser: its calls go in the done:true line. */
   harmony: boolean;
+  /** The model's tool tag is `{` or `[`: Ollama's tool parser takes calls only at the start of the answer, and hands back one cut short as text. */
+  bareJsonCalls: boolean;
   profile: VersionProfile;
   scenario: FakeScenario;
   round: FakeRound | undefined;
@@ -73,23 +75,32 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
   let thoughts: Thought[] = input.thinking === 'field' && reasoning ? (reasoning.match(/\s*\S+/g) ?? []).map((thinking) => ({ thinking })) : [];
   let offered = toolCallsFor(state, body, endpoint, round, input.profile) ?? [];
   // Before 0.4.6 Ollama parsed calls only from a whole answer: streamed, they are the model's text.
-  if (offered.length > 0 && !input.profile.streamedToolCalls && pick(body, 'stream') !== false) {
+  // With a `{` or `[` tag its parser takes a call only at the start of the answer: after words, text.
+  const streamedAsText = !input.profile.streamedToolCalls && pick(body, 'stream') !== false;
+  const afterWords = input.bareJsonCalls && !input.harmony && tokens.join('').trim() !== '';
+  if (offered.length > 0 && (streamedAsText || afterWords)) {
     tokens = [...tokens, ...splitTokens(offered.map((call) => goJson({ name: call.function.name, arguments: call.function.arguments })).join('\n'))];
     offered = [];
   }
   let calls = offered;
   let callTokens = callPieces(calls).length;
   // num_predict counts every generated token, the reasoning's first: a small limit can end it
-  // mid-thought, and a call cut short is no call (Ollama's parser never completes it).
+  // mid-thought, and a call cut short is no call (Ollama's parser never completes it); the calls
+  // whole before it are parsed.
   const limit = requestOptions.num_predict;
   const cut = typeof limit === 'number' && limit > 0 && thoughts.length + tokens.length + callTokens > limit;
+  let cutCall: string[] = [];
   if (cut) {
     thoughts = thoughts.slice(0, limit);
     tokens = tokens.slice(0, limit - thoughts.length);
-    calls = [];
     callTokens = limit - thoughts.length - tokens.length;
+    calls = wholeWithin(offered, callTokens);
+    cutCall = callPieces(offered).slice(callPieces(calls).length, callTokens);
   }
-  const finalText = state.options.textInDone && tokens.length > 0 ? (tokens.at(-1) ?? '') : '';
+  // tools.Parser.Content: with a `{` or `[` tag, a call the parser held and never completed is
+  // handed back as the done line's text, when no call came before it.
+  const cutCallText = cut && input.bareJsonCalls && !input.harmony && calls.length === 0 ? cutCall.join('') : '';
+  const finalText = cutCallText || (state.options.textInDone && tokens.length > 0 ? (tokens.at(-1) ?? '') : '');
   // Before 0.12.11 the fields were unknown: no line carries any.
   const top = input.profile.logprobs ? logprobsAsked(body) : null;
   const tokenLogprobs = (texts: string[]): FakeLogprob[] | undefined => (top === null ? undefined : texts.map((text) => fakeLogprob(text, top)));
@@ -100,7 +111,7 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     logprobs.push(tokenLogprobs(texts));
   };
   for (const thought of thoughts) send(thought, [thought.thinking]);
-  for (const token of finalText ? tokens.slice(0, -1) : tokens) send(token, [token]);
+  for (const token of finalText && !cutCallText ? tokens.slice(0, -1) : tokens) send(token, [token]);
   // Ollama's tool parser holds a call's text back until the call is whole: each token's log
   // probability still goes out at once, in a chunk with empty content (routes.go), the last with the call.
   const held = (texts: string[]): void => {
@@ -117,7 +128,7 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     }
   }
   // A call the limit cut short never completes: its tokens so far are all that went out.
-  if (cut) held(callPieces(offered).slice(0, callTokens));
+  held(cutCall);
   const withContext = endpoint === 'generate' && pick(body, 'raw') !== true;
   const promptWords = withContext ? (str(pick(body, 'prompt')).match(/\S+/g) ?? []) : [];
   return {
@@ -126,7 +137,7 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     modelJson: goJson(str(pick(body, 'model'))),
     chunks,
     logprobs: top === null ? undefined : logprobs,
-    finalLogprobs: finalText ? tokenLogprobs([finalText]) : undefined,
+    finalLogprobs: finalText && !cutCallText ? tokenLogprobs([finalText]) : undefined,
     finalText,
     finalCalls: input.harmony && calls.length > 0 ? calls : undefined,
     doneReason: input.profile.doneReason ? (cut ? 'length' : 'stop') : undefined,
@@ -143,9 +154,23 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
   };
 }
 
-// The model writes its calls as text too: about 4 characters a token.
+// The model writes its calls as text too (its name and arguments, no id or index: Ollama adds
+// those): about 4 characters a token.
 function callPieces(calls: FakeToolCall[]): string[] {
-  return calls.flatMap((call) => goJson(call.function).match(/[^]{1,4}/g) ?? []);
+  return calls.flatMap((call) => goJson({ name: call.function.name, arguments: call.function.arguments }).match(/[^]{1,4}/g) ?? []);
+}
+
+/** The leading calls whose tokens all fit in `room`. */
+function wholeWithin(calls: FakeToolCall[], room: number): FakeToolCall[] {
+  const whole: FakeToolCall[] = [];
+  let left = room;
+  for (const call of calls) {
+    const cost = callPieces([call]).length;
+    if (cost > left) break;
+    whole.push(call);
+    left -= cost;
+  }
+  return whole;
 }
 
 // `logprobs` follows `done` in both api.ChatResponse and (for a done:false line) api.GenerateResponse.

@@ -11,6 +11,12 @@ export interface FakeModel {
   contextLength?: number; // the trained maximum: model_info['<family>.context_length'], default 131072
   // The Modelfile's `num_ctx` parameter: the window when a request sets no options.num_ctx.
   numCtx?: number;
+  // The tag Ollama's tool parser finds this model's calls by (tools.parseTag, from its template):
+  // default '<tool_call>' (qwen and most). With '{' or '[' (llama 3.x writes bare JSON calls) a call
+  // must open the answer, or the whole answer is text; and a call the token limit cuts short reaches
+  // the client as text in the done:true line (tools.Parser.Content), where with any other tag it is
+  // dropped. A gpt-oss model (harmony, 0.11.0+) has a parser of its own and ignores this.
+  toolTag?: string;
   // Further Modelfile parameters for /api/show's `parameters` block; default { stop: '<|eot_id|>' }.
   parameters?: Record<string, string | number | (string | number)[]>;
   parameterSize?: string;
