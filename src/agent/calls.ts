@@ -65,6 +65,24 @@ export function readToolCalls(raw: readonly unknown[], round: number): ParsedCal
   return calls;
 }
 
+/**
+ * Whether a response's text is a tool call the token limit cut short. For a model whose calls are
+ * bare JSON (tool tag `{` or `[`, llama 3.x) Ollama holds text that opens with one as a call, and
+ * hands it back as text when the answer ends before the call does (tools.Parser.Content). So: text
+ * that opens with `{` or `[` and is not whole JSON. (Words before it would have made Ollama take it
+ * all as words: that text opens otherwise.)
+ */
+export function isCutToolCall(text: string): boolean {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return false;
+  try {
+    JSON.parse(trimmed);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 export type CheckedCall =
   | { call: ParsedCall; kind: 'ok'; tool: Tool; args: Record<string, unknown> }
   | { call: ParsedCall; kind: 'missing'; tool: Tool; parameter: string }

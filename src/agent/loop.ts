@@ -8,7 +8,7 @@ import type { Memo } from '../tools/memo.js';
 import { asksFirst, isOverBudget } from '../tools/types.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import { isEmptyAnswer, paragraphBreak } from '../text/answer.js';
-import { checkCall, judgeResponse, readToolCalls } from './calls.js';
+import { checkCall, isCutToolCall, judgeResponse, readToolCalls } from './calls.js';
 import type { CheckedCall, ResponseVerdict } from './calls.js';
 import { DEFAULT_RESULT_BUDGET, summarizeOlder, summaryOf, truncatedResult } from './compaction.js';
 import type { CompactionRecord, ResultMessage } from './compaction.js';
@@ -24,6 +24,7 @@ export const MAX_REASKS = 3;
 /** The re-ask reason for a response with neither calls nor words. */
 const EMPTY_ANSWER = 'no answer: the response was empty, or only reasoning';
 const SPENT_ON_REASONING = 'the model reached its token limit before answering (a thinking model reasons first); raise num_predict, or ask for less reasoning (think)';
+const CUT_TOOL_CALL = 'the model reached its token limit in the middle of a tool call (Ollama passed the unfinished call on as text); raise num_predict';
 export const MAX_ALL_FAILURE_ROUNDS = 3;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const REASK_DELAY_MS = 100;
@@ -287,6 +288,8 @@ class Run {
       if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', '');
       const reply = await this.ask();
       if ('status' in reply) return reply;
+      // An unfinished call is no answer; asked again, the same limit would cut it the same way.
+      if (reply.atLimit && reply.toolCalls.length === 0 && isCutToolCall(reply.text)) return this.end('invalid_response', 'invalid_response', '', CUT_TOOL_CALL);
       const verdict = await this.judge(reply, round);
       if (verdict.kind === 'answer') return this.end('ok', 'answered', reply.text);
       if (verdict.kind === 'run') {

@@ -331,6 +331,24 @@ describe('the agent loop', () => {
     expect(events.some((e) => e.type === 'reask')).toBe(false);
   });
 
+  it.each<[string, string[], string, string]>([
+    ['a call the token limit cut short, passed on as text: stops at once, nothing logged as the answer', ['{"name":"ok_tool",', '"arguments":{"q'], 'length', 'invalid_response'],
+    ['the same text with the answer whole (done_reason stop): words, the answer', ['{"name":"ok_tool",', '"arguments":{"q'], 'stop', 'ok'],
+    ['whole JSON at the limit: an answer, cut or not', ['{"answer":', '42}'], 'length', 'ok'],
+    ['words cut at the limit: an answer, as a plain turn\'s is', ['The notes', ' say'], 'length', 'ok'],
+  ])('%s', async (_name, chunks, doneReason, status) => {
+    const { result, bodies, events } = await run([{ chunks, doneReason }]);
+    expect(result.status).toBe(status);
+    expect(bodies).toHaveLength(1);
+    expect(events.some((e) => e.type === 'reask')).toBe(false);
+    if (status === 'ok') {
+      expect(result.text).toBe(chunks.join(''));
+      return;
+    }
+    expect(result).toMatchObject({ stopReason: 'invalid_response', text: '', calls: [] });
+    expect(result.message).toBe('the model reached its token limit in the middle of a tool call (Ollama passed the unfinished call on as text); raise num_predict');
+  });
+
   it('answers when a re-asked empty response is followed by words', async () => {
     const { result } = await run([{ chunks: [] }, { chunks: ['Hi.'] }]);
     expect(result).toMatchObject({ status: 'ok', text: 'Hi.', requests: 2 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCall, judgeResponse, readToolCalls } from '../../src/agent/calls.js';
+import { checkCall, isCutToolCall, judgeResponse, readToolCalls } from '../../src/agent/calls.js';
 import { MIN_TOOL_BUDGET } from '../../src/config/settings.js';
 import { headOf } from '../../src/output/cut.js';
 import { DEFAULT_RESULT_BUDGET, SUMMARY_MIN_CHARS, savedResultPath, summarizeOlder, summaryOf, truncatedResult } from '../../src/agent/compaction.js';
@@ -53,6 +53,24 @@ describe('reading tool calls', () => {
     ],
   ])('%s', (_name, raw, round, expected) => {
     expect(readToolCalls(raw, round)).toEqual(expected);
+  });
+});
+
+describe('a tool call the token limit cut short, as Ollama passes it on (tool tag { or [)', () => {
+  it.each<[string, string, boolean]>([
+    ['a call cut in its arguments', '{"name":"read_file","arguments":{"pa', true],
+    ['cut after its name', '{"name":"read_file",', true],
+    ['blank lines before it (Ollama sends them as words first)', '\n  {"name": "x"', true],
+    ['a list of calls cut', '[{"name":"read_file","arguments":{}}, {"name":', true],
+    ['only the opening brace', '{', true],
+    ['whole JSON: not cut', '{"answer":42}', false],
+    ['a whole list', '[1, 2]', false],
+    ['whole JSON and blank lines', ' {}\n', false],
+    ['words first: Ollama took it all as words', 'Here it is: {"name":', false],
+    ['plain words', 'The notes say hello.', false],
+    ['nothing', '', false],
+  ])('%s: %s', (_name, text, cut) => {
+    expect(isCutToolCall(text)).toBe(cut);
   });
 });
 

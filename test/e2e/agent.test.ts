@@ -500,6 +500,27 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     }
   });
 
+  it("a llama-style model's call cut by num_predict, which Ollama passes on as text: invalid_response at once, the unfinished call neither logged as the answer nor replayed", async () => {
+    const home = tempHome();
+    const root = tree();
+    // Tool tag {: Ollama holds a bare JSON call and, cut short, hands it back as the done line's text.
+    ollama.options.models = [{ name: 'argo:latest', toolTag: '{', capabilities: ['completion', 'tools'] }];
+    try {
+      script = [{ calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
+      const result = await argo(['-T', 'fs', '--root', root, '-o', 'num_predict=6', 'what do the notes say?'], home);
+      expect(result).toMatchObject({ code: 1, stdout: '{"name":"read_file","arg\n' });
+      expect(result.stderr).toBe('argo: the model reached its token limit in the middle of a tool call (Ollama passed the unfinished call on as text); raise num_predict (logged as invalid_response)\n');
+      expect(chatBodies()).toHaveLength(1);
+      expect(logLines(home)[0]).toMatchObject({ status: 'invalid_response', stop_reason: 'invalid_response', model_response: '', done_reason: 'length' });
+      // With room, the same call runs.
+      ollama.requests.length = 0;
+      next = 0;
+      expect(await argo(['-T', 'fs', '--root', root, 'what do the notes say?'], home)).toMatchObject({ code: 0, stdout: 'It says "first line".\n' });
+    } finally {
+      ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    }
+  });
+
   it('argo chat takes --tools, --root and --yes as the one-liner does: each message is an agent turn in the chosen tree', async () => {
     const home = tempHome();
     const root = tree();
