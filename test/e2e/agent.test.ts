@@ -834,7 +834,7 @@ describe('argo --tools: MCP, STOP, config', () => {
   it("an MCP tool whose schema Ollama cannot read is left out with a note naming where; the run goes on with the server's other tools", async () => {
     const home = tempHome({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_UNREADABLE: '1' } } } });
     script = [{ calls: [call('add', { a: 2, b: 40 })] }, { reply: 'It is 42.' }];
-    const result = await argo(['-T', 'mcp:calc', 'add 2 and 40'], home);
+    const result = await argo(['-T', 'mcp:calc', '-q', 'add 2 and 40'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'It is 42.\n' });
     expect(result.stderr).toBe('argo: tool mcp:calc/lookup is unavailable (Ollama cannot read its input schema: properties.key.required must be a list of names; left out); going on without it\n');
     // Sent, its schema would have been a 400 for every request of the run (the stand-in binds tools as Ollama does).
