@@ -6,12 +6,22 @@ import { isInside, resolveInRoot, shownPath } from './root.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
 import { clipText } from '../output/cut.js';
+import { PatternTooSlowError, matchLines } from './line-search.js';
+import type { LineMatch } from './line-search.js';
 
 export const READ_CAP_BYTES = 50 * 1024;
 const LIST_CAP = 1000;
 const MATCH_CAP = 200;
 const MATCH_TEXT_CHARS = 200;
 const SEARCH_FILE_BYTES = 1024 * 1024;
+/**
+ * Bytes of files searched at once, each batch one hand-over to the search worker: small at first, so
+ * a search that soon finds its 200 matches reads little, then doubling up to the most.
+ */
+const FIRST_BATCH_BYTES = 64 * 1024;
+const MOST_BATCH_BYTES = 2 * 1024 * 1024;
+/** How long a pattern may run on one batch; an ordinary one takes milliseconds. */
+export const SEARCH_PATTERN_MS = 5000;
 const IGNORED = ['**/node_modules/**', '**/.git/**'];
 
 export const readFileTool: Tool = {
@@ -250,9 +260,9 @@ export const searchFilesTool: Tool = {
   sideEffects: false,
   run: async (args, context) => {
     const source = stringArg(args, 'pattern') ?? '';
-    let regex: RegExp;
+    // Compiled here only to name a bad pattern; it runs in the worker.
     try {
-      regex = new RegExp(source);
+      new RegExp(source);
     } catch {
       throw new ToolError(`"${source}" is not a valid regular expression`);
     }
@@ -260,35 +270,86 @@ export const searchFilesTool: Tool = {
     const files = await globIn(context, dir, stringArg(args, 'glob') ?? '**/*');
     const matches: { file: string; line: number; text: string }[] = [];
     let truncated = false;
-    for (const file of files) {
-      if (context.signal.aborted) break;
-      const text = await readSearchable(file);
-      if (text === null) continue;
-      const lines = text.split('\n');
-      for (const [index, line] of lines.entries()) {
-        if (!regex.test(line)) continue;
-        if (matches.length >= MATCH_CAP) {
-          truncated = true;
-          break;
-        }
-        matches.push({ file: shownPath(context.root, file), line: index + 1, text: clipText(line, MATCH_TEXT_CHARS) });
+    // Files read and not searched yet: searched a batch at a time, the pattern in a worker (line-search.ts).
+    let batch: { file: string; bytes: Uint8Array<ArrayBuffer> }[] = [];
+    let batchBytes = 0;
+    let batchCap = FIRST_BATCH_BYTES;
+    /** Searches the batch into `matches`; true when there were more matches than room for them. */
+    const searchBatch = async (): Promise<boolean> => {
+      const taken = batch;
+      batch = [];
+      batchBytes = 0;
+      batchCap = Math.min(batchCap * 2, MOST_BATCH_BYTES);
+      let found: LineMatch[];
+      try {
+        // One more than there is room for shows there were more.
+        found = await matchLines(source, taken.map(({ bytes }) => bytes), MATCH_CAP - matches.length + 1, SEARCH_PATTERN_MS, context.signal);
+      } catch (error) {
+        // Cut (Ctrl-C, the tool's timeout): what was found so far, as a search cut between files gives.
+        if (context.signal.aborted) return false;
+        if (error instanceof PatternTooSlowError) throw new ToolError(`the pattern "${clipText(source, 100)}" took over ${SEARCH_PATTERN_MS / 1000} s and was stopped: it backtracks too much (nested repetition such as (a+)+ or (.*)*); simplify it or narrow the glob`);
+        throw error;
       }
-      if (truncated) break;
+      for (const match of found) {
+        if (matches.length >= MATCH_CAP) return true;
+        matches.push({ file: shownPath(context.root, taken[match.file]?.file ?? ''), line: match.line, text: clipText(match.text, MATCH_TEXT_CHARS) });
+      }
+      return false;
+    };
+    // One batch is searched while the next is read; the next is sent once the one before has answered.
+    let searching: Promise<boolean> | null = null;
+    for (const { file, bytes: reading } of readAhead(files)) {
+      if (context.signal.aborted) break;
+      const bytes = await reading;
+      if (bytes === null) continue;
+      batch.push({ file, bytes });
+      batchBytes += bytes.byteLength;
+      if (batchBytes < batchCap) continue;
+      if (searching !== null && (await searching)) {
+        truncated = true;
+        break;
+      }
+      searching = searchBatch();
+      // Awaited at the next batch or at the end; a failure meanwhile is not unhandled.
+      searching.catch(() => undefined);
     }
+    if (searching !== null && !truncated) truncated = await searching;
+    if (!truncated && batch.length > 0 && !context.signal.aborted) truncated = await searchBatch();
     return { matches, ...(truncated ? { truncated: true, note: `first ${MATCH_CAP} matches; narrow the pattern or the glob` } : {}) };
   },
 };
 
-/** A small text file's content; null for big or binary files, which search skips. */
-async function readSearchable(file: string): Promise<string | null> {
+/** Files read this many at a time: the search waits on the disk less. */
+const READ_AHEAD = 8;
+
+/** Each file with its reading, started up to READ_AHEAD files before it is taken. */
+function* readAhead(files: readonly string[]): Generator<{ file: string; bytes: Promise<Uint8Array<ArrayBuffer> | null> }> {
+  const started: { file: string; bytes: Promise<Uint8Array<ArrayBuffer> | null> }[] = [];
+  let next = 0;
+  for (;;) {
+    for (; next < files.length && started.length < READ_AHEAD; next++) {
+      const file = files[next] ?? '';
+      const bytes = readSearchable(file);
+      // Awaited when taken; one that fails after the search has stopped is not unhandled.
+      bytes.catch(() => undefined);
+      started.push({ file, bytes });
+    }
+    const taken = started.shift();
+    if (taken === undefined) return;
+    yield taken;
+  }
+}
+
+/** A small text file's bytes, in a buffer of their own (handed to the search worker); null for big or binary files, which search skips. */
+async function readSearchable(file: string): Promise<Uint8Array<ArrayBuffer> | null> {
   const handle = await open(file, 'r');
   try {
     const { size } = await handle.stat();
     if (size > SEARCH_FILE_BYTES) return null;
-    const bytes = Buffer.alloc(size);
+    const bytes = new Uint8Array(size);
     const { bytesRead } = await handle.read(bytes, 0, size, 0);
     const content = bytes.subarray(0, bytesRead);
-    return isBinary(content) ? null : content.toString('utf8');
+    return isBinary(content) ? null : bytesRead === size ? bytes : content.slice();
   } finally {
     await handle.close();
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { editFileTool, writeFileTool } from '../../src/tools/edit.js';
-import { READ_CAP_BYTES, listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
+import { READ_CAP_BYTES, SEARCH_PATTERN_MS, listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
 import { isInside, resolveInRoot } from '../../src/tools/root.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
@@ -214,6 +214,34 @@ describe('list_files and search_files', () => {
 
   it('a bad regular expression is a tool error', async () => {
     expect(await failure(searchFilesTool.run({ pattern: '(' }, context))).toContain('not a valid regular expression');
+  });
+
+  it('a pattern that backtracks without end is stopped after 5 s with a tool error, while the process goes on', async () => {
+    const hostileRoot = realpathSync(mkdtempSync(join(tmpdir(), 'argo-redos-')));
+    writeFileSync(join(hostileRoot, 'a.txt'), `${'a'.repeat(34)}!\n`);
+    let ticks = 0;
+    const ticking = setInterval(() => ticks++, 20);
+    const started = Date.now();
+    try {
+      expect(await failure(searchFilesTool.run({ pattern: '^(a+)+$' }, { ...context, root: hostileRoot }))).toBe(
+        `the pattern "^(a+)+$" took over ${SEARCH_PATTERN_MS / 1000} s and was stopped: it backtracks too much (nested repetition such as (a+)+ or (.*)*); simplify it or narrow the glob`,
+      );
+    } finally {
+      clearInterval(ticking);
+    }
+    expect(Date.now() - started).toBeLessThan(SEARCH_PATTERN_MS + 5000);
+    expect(ticks).toBeGreaterThanOrEqual(SEARCH_PATTERN_MS / 20 / 4);
+  });
+
+  it('stops at 200 matches and says so, across batches', async () => {
+    const manyRoot = realpathSync(mkdtempSync(join(tmpdir(), 'argo-many-')));
+    // 300 files of 1 KB each: several batches, the first of 64 KB.
+    for (let index = 0; index < 300; index++) writeFileSync(join(manyRoot, `f${String(index).padStart(3, '0')}.txt`), `hit ${index}\n${'.'.repeat(1000)}\n`);
+    const result = await searchFilesTool.run({ pattern: '^hit' }, { ...context, root: manyRoot });
+    expect(result.truncated).toBe(true);
+    expect(result.matches).toHaveLength(200);
+    expect((result.matches as { file: string }[]).at(-1)).toEqual({ file: 'f199.txt', line: 1, text: 'hit 199' });
+    expect((await searchFilesTool.run({ pattern: '^hit 2\\d\\d' }, { ...context, root: manyRoot })).matches).toHaveLength(100);
   });
 });
 
