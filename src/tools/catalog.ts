@@ -83,6 +83,7 @@ export async function loadToolModules(config: ToolsConfig): Promise<void> {
   await Promise.all([
     import('./validate.js'),
     import('fast-glob'),
+    import('braces'),
     import('diff'),
     import('write-file-atomic'),
     import('./html-text.js'),

@@ -6,6 +6,7 @@ import { isInside, resolveInRoot, shownPath } from './root.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
 import { clipText } from '../output/cut.js';
+import { braceExpansionCount } from './brace-count.js';
 import { PatternTooSlowError, matchLines } from './line-search.js';
 import type { LineMatch } from './line-search.js';
 
@@ -23,6 +24,8 @@ const MOST_BATCH_BYTES = 2 * 1024 * 1024;
 /** How long a pattern may run on one batch; an ordinary one takes milliseconds. */
 export const SEARCH_PATTERN_MS = 5000;
 const IGNORED = ['**/node_modules/**', '**/.git/**'];
+/** Patterns a glob's braces may expand to: `*.{ts,tsx,js,jsx}` in `src/{a,b,c}` is 12. */
+export const GLOB_PATTERNS_MOST = 100;
 
 export const readFileTool: Tool = {
   name: 'read_file',
@@ -200,6 +203,9 @@ async function directoryIn(context: ToolContext, path: string | undefined): Prom
  */
 async function globIn(context: ToolContext, dir: string, pattern: string): Promise<string[]> {
   if (pattern.split('/').includes('..') || pattern.startsWith('/')) throw new ToolError(`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
+  if ((await braceExpansionCount(pattern, GLOB_PATTERNS_MOST)) > GLOB_PATTERNS_MOST) {
+    throw new ToolError(`pattern "${clipText(pattern, 100)}" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`);
+  }
   const { default: fg } = await import('fast-glob');
   const found = await fg(pattern, { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false, absolute: true, ignore: IGNORED, suppressErrors: true });
   const folders = new Map<string, Promise<string | null>>();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { editFileTool, writeFileTool } from '../../src/tools/edit.js';
-import { READ_CAP_BYTES, SEARCH_PATTERN_MS, listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
+import { GLOB_PATTERNS_MOST, READ_CAP_BYTES, SEARCH_PATTERN_MS, listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
 import { isInside, resolveInRoot } from '../../src/tools/root.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
@@ -192,6 +192,13 @@ describe('list_files and search_files', () => {
   it('a linked folder inside the root is listed when named, as written', async () => {
     expect(await listFilesTool.run({ pattern: 'src-link/*.ts' }, context)).toEqual({ files: ['src-link/a.ts'], count: 1 });
     expect(await listFilesTool.run({ pattern: '{src-link,dir-out}/**' }, context)).toEqual({ files: ['src-link/a.ts', 'src-link/deep/b.ts'], count: 2 });
+  });
+
+  it('a glob whose braces expand to over 100 patterns is refused; an ordinary one works', async () => {
+    const refusal = `pattern "${'{a,b}'.repeat(20)}…" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`;
+    expect(await failure(listFilesTool.run({ pattern: '{a,b}'.repeat(21) }, context))).toBe(refusal);
+    expect(await failure(searchFilesTool.run({ pattern: 'x', glob: '{a,b}'.repeat(21) }, context))).toBe(refusal);
+    expect(await listFilesTool.run({ pattern: 'src/**/*.{ts,js}' }, context)).toEqual({ files: ['src/a.ts', 'src/deep/b.ts'], count: 2 });
   });
 
   it.each([
