@@ -11,9 +11,15 @@ export type CommandToolConfig = CommandToolSettings;
 const PLACEHOLDER = new RegExp(ARGV_PLACEHOLDER.source, 'g');
 const WHOLE = new RegExp(`^${ARGV_PLACEHOLDER.source}$`);
 const DEFAULT_TIMEOUT_MS = 30_000;
+const ONLY_DASHES = /^-*$/;
 
 function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** A value as it goes into an element: an absent one is empty. */
+function valueText(value: unknown): string {
+  return value === undefined || value === null ? '' : asText(value);
 }
 
 /**
@@ -29,24 +35,41 @@ export function fillArgv(template: readonly string[], args: Record<string, unkno
       if (value !== undefined && value !== null) argv.push(asText(value));
       continue;
     }
-    argv.push(part.replace(PLACEHOLDER, (_match, name: string) => (args[name] === undefined || args[name] === null ? '' : asText(args[name]))));
+    argv.push(part.replace(PLACEHOLDER, (_match, name: string) => valueText(args[name])));
   }
   return argv;
 }
 
 /**
- * Why these arguments would reach the command as options, or null: a value that fills a whole argv
- * element and starts with "-" (`--output=/tmp/x` for `git log {ref}`), unless a literal `--`
- * comes before it in the template. A value inside a longer element (`--ref={ref}`) stays a value.
+ * Why these arguments would reach the command as options, or null: a value that starts with "-"
+ * at the start of an argv element — a whole element (`git log {ref}` with ref `--output=/tmp/x`),
+ * its start (`{ref}..HEAD`; `{a}{b}` with a empty) or right after the template's dashes only
+ * (`-{flags}` made `--output=…`) — unless a literal `--` comes before it. A value after other
+ * text (`--ref={ref}`, `x{pattern}`) is that option's value, or part of a word.
  */
 export function optionLikeArgument(template: readonly string[], args: Record<string, unknown>): string | null {
   const endOfOptions = template.indexOf('--');
   for (const [index, part] of template.entries()) {
     if (endOfOptions !== -1 && index > endOfOptions) break;
-    const name = WHOLE.exec(part)?.[1];
-    const value = name === undefined ? undefined : args[name];
-    if (name === undefined || value === undefined || value === null || !asText(value).startsWith('-')) continue;
+    const name = leadingValue(part, args);
+    if (name === null) continue;
     return `"${name}" starts with "-", which the command would read as an option; give it without the leading "-"`;
+  }
+  return null;
+}
+
+/**
+ * The argument whose value starts `part` once filled (after nothing, or only the template's dashes:
+ * `-{flags}`), when that value starts with "-"; null when none does.
+ */
+function leadingValue(part: string, args: Record<string, unknown>): string | null {
+  for (const match of part.matchAll(PLACEHOLDER)) {
+    // Other text comes first: the element starts as the template wrote it (`--ref={ref}`, `x{a}`).
+    if (!ONLY_DASHES.test(part.slice(0, match.index).replace(PLACEHOLDER, (_whole, name: string) => valueText(args[name])))) return null;
+    const name = match[1] ?? '';
+    const value = valueText(args[name]);
+    if (value === '') continue;
+    return value.startsWith('-') ? name : null;
   }
   return null;
 }

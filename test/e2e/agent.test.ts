@@ -1,6 +1,7 @@
 // argo --tools end to end: the built bin/argo against the Ollama stand-in scripting tool calls,
 // real files in a temporary tree, a real shell, a real MCP server.
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -71,6 +72,8 @@ async function withoutCallIds<T>(body: () => Promise<T>): Promise<T> {
 
 /** Ollama's own call ids (0.12.10+): `call_` and 8 random letters or digits. */
 const OLLAMA_ID = /^call_[a-z0-9]{8}$/;
+
+const hasGit = spawnSync('git', ['--version']).status === 0;
 
 function tree(): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-agent-root-')));
@@ -1001,6 +1004,28 @@ describe('argo --tools: MCP, STOP, config', () => {
     const results = messagesOf(chatBodies()[2]).filter((message) => message.role === 'tool').map((message) => (JSON.parse(message.content) as { stdout: string }).stdout);
     expect(results).toEqual(['[main]', '[--][--output=x]', 'built']);
     expect(readdirSync(root)).not.toContain('x');
+  });
+
+  it.runIf(hasGit)('git log {ref}..HEAD: a ref that would be an option (--output=FILE) is invalid and git never runs with it; a ref runs', async () => {
+    const root = tree();
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=argo', '-c', 'user.email=argo@example.invalid', ...args], { cwd: root, env: { PATH: process.env.PATH ?? '' } });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-q', '-m', 'first');
+    git('commit', '-q', '--allow-empty', '-m', 'second');
+    const outside = join(realpathSync(mkdtempSync(join(tmpdir(), 'argo-outside-'))), 'written-by-git');
+    const home = tempHome({
+      commandTools: {
+        git_log: { description: 'commits since a ref', argv: ['git', 'log', '--oneline', '{ref}..HEAD'], parameters: { type: 'object', properties: { ref: { type: 'string' } }, required: ['ref'] }, sideEffects: false },
+      },
+    });
+    script = [{ calls: [call('git_log', { ref: `--output=${outside}` })] }, { calls: [call('git_log', { ref: 'HEAD~1' })] }, { reply: 'done' }];
+    const result = await argo(['-T', 'git_log', '--root', root, 'what changed?'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'done\n' });
+    expect(result.stderr).toContain(`argo: the model's response was invalid (git_log: "ref" starts with "-", which the command would read as an option; give it without the leading "-"); asking again (1 of 3)`);
+    expect(existsSync(outside)).toBe(false);
+    const [ran] = messagesOf(chatBodies()[2]).filter((message) => message.role === 'tool').map((message) => JSON.parse(message.content) as { exit_code: number; stdout: string });
+    expect(ran).toMatchObject({ exit_code: 0, stdout: expect.stringMatching(/^[0-9a-f]+ second\n$/) as unknown });
   });
 
   it('argo tools lists every toolset and tool, available or not and why; a broken toolset is listed, then exit 2', async () => {

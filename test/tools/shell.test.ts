@@ -190,6 +190,23 @@ describe('command-backed tools', () => {
     [['git', 'log', '{ref}', '--', '{path}'], { ref: '-p', path: 'x' }, REFUSED('ref')],
     [['git', 'log', '--ref={ref}'], { ref: '--output=/tmp/x' }, null],
     [['grep', '-e', 'x{pattern}'], { pattern: '-v' }, null],
+    // A value at the start of a longer element is at the start of what the command reads.
+    [['git', 'log', '--oneline', '{ref}..HEAD'], { ref: '--output=/tmp/x' }, REFUSED('ref')],
+    [['git', 'log', '--oneline', '{ref}..HEAD'], { ref: 'main' }, null],
+    [['git', 'log', '--oneline', '{ref}..HEAD'], {}, null],
+    [['git', 'log', '{from}..{to}'], { from: 'a', to: '-p' }, null],
+    // An empty value before it leaves the next one first.
+    [['git', 'log', '{a}{b}'], { b: '--output=x' }, REFUSED('b')],
+    [['git', 'log', '{a}{b}'], { a: '', b: '-p' }, REFUSED('b')],
+    [['git', 'log', '{a}{b}'], { a: 'x', b: '-p' }, null],
+    [['git', 'log', '{n}x'], { n: -1 }, REFUSED('n')],
+    // The template's own option: what fills it is its value.
+    [['git', 'log', '--format={fmt}'], { fmt: '-x' }, null],
+    // After the template's dashes only, a value names the option: its own "-" would make another one.
+    [['ls', '-{flags}'], { flags: 'la' }, null],
+    [['ls', '-{flags}'], { flags: '-output=/tmp/x' }, REFUSED('flags')],
+    [['git', '--{option}'], { option: '-x' }, REFUSED('option')],
+    [['git', 'log', '--', '{ref}..HEAD'], { ref: '--output=/tmp/x' }, null],
   ])('optionLikeArgument(%j, %j) → %j', (template, args, reason) => {
     expect(optionLikeArgument(template, args)).toBe(reason);
   });
