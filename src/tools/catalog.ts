@@ -85,7 +85,6 @@ export async function loadToolModules(config: ToolsConfig): Promise<void> {
     import('fast-glob'),
     import('braces'),
     import('diff'),
-    import('write-file-atomic'),
     import('./html-text.js'),
     import('./memo-schema.js'),
     loadHistorySearch(),

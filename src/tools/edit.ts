@@ -1,23 +1,33 @@
 // The `edit` toolset: create, overwrite, append to and edit files under the root. Both tools have
 // side effects, so their preview (a unified diff) is what a confirmation shows.
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { errnoOf, isMissing } from '../log/fs.js';
+import type { FileHandle } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { isMissing } from '../log/fs.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
 import { isBinary } from './fs.js';
 import { resolveInRoot, shownPath } from './root.js';
+import { HeldFolder, READ_FLAGS, openInRoot, writeInFolder } from './root-files.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
 
 const WRITE_MODES = ['overwrite', 'append', 'create'] as const;
 
-async function currentBytes(file: string): Promise<Buffer | null> {
+/** The file's bytes, or null when there is none; read only from a regular file inside the root. */
+async function currentBytes(root: string, file: string, path: string): Promise<Buffer | null> {
+  let handle: FileHandle;
   try {
-    return await readFile(file);
+    handle = await openInRoot(root, file, READ_FLAGS, path);
   } catch (error) {
     if (isMissing(error)) return null;
-    if (errnoOf(error) === 'EISDIR') throw new ToolError('the path is a directory, not a file');
     throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) throw new ToolError('the path is a directory, not a file');
+    if (!stats.isFile()) throw new ToolError(`"${path}" is not a regular file (a named pipe, a device or a socket); the file tools read and write only regular files`);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
   }
 }
 
@@ -39,12 +49,17 @@ function editableText(bytes: Buffer, path: string): string {
 const fileQueue = new KeyedQueue();
 
 /**
- * The user's file replaced whole, never half-written: a full disk or a kill mid-write leaves the old
- * file. Its mode and owner are kept.
+ * The plan written: into its folder held open from the root down (root-files.ts), so a folder
+ * swapped for a link meanwhile cannot send it out of the root. An overwrite or an edit replaces
+ * the file whole, never half-written, keeping its mode and owner.
  */
-async function replaceWhole(file: string, text: string): Promise<void> {
-  const { default: writeFileAtomic } = await import('write-file-atomic');
-  await writeFileAtomic(file, text, { encoding: 'utf8' });
+async function writePlan(plan: WritePlan, text: string, context: ToolContext, path: string): Promise<void> {
+  const folder = await HeldFolder.open(context.root, dirname(plan.file), path);
+  try {
+    await writeInFolder(context.root, folder, basename(plan.file), text, plan.mode, path);
+  } finally {
+    await folder.close();
+  }
 }
 
 /** The change as `git diff` shows it: the file names, then the hunks (no underline, no tab after a name). */
@@ -66,7 +81,7 @@ async function planWrite(args: Record<string, unknown>, context: ToolContext): P
   const content = stringArg(args, 'content') ?? '';
   const mode = (stringArg(args, 'mode') ?? 'overwrite') as WritePlan['mode'];
   const file = await resolveInRoot(context.root, path);
-  const bytes = await currentBytes(file);
+  const bytes = await currentBytes(context.root, file, path);
   if (mode === 'create' && bytes !== null) throw new ToolError(`"${path}" already exists; use mode "overwrite" to replace it`);
   // Overwritten, the old content only feeds the preview's diff.
   const before = bytes === null ? null : mode === 'append' ? editableText(bytes, path) : bytes.toString('utf8');
@@ -96,10 +111,7 @@ export const writeFileTool: Tool = {
     return fileQueue.run(file, async () => {
       const plan = await planWrite(args, context);
       const content = stringArg(args, 'content') ?? '';
-      await mkdir(dirname(plan.file), { recursive: true });
-      if (plan.mode === 'append') await appendFile(plan.file, content, 'utf8');
-      else if (plan.mode === 'create') await writeFile(plan.file, content, { encoding: 'utf8', flag: 'wx' });
-      else await replaceWhole(plan.file, content);
+      await writePlan(plan, content, context, stringArg(args, 'path') ?? '');
       return { path: plan.shown, mode: plan.mode, bytes_written: Buffer.byteLength(content, 'utf8'), created: plan.before === null };
     });
   },
@@ -126,7 +138,7 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   const old = stringArg(args, 'old') ?? '';
   const replacement = stringArg(args, 'new') ?? '';
   const file = await resolveInRoot(context.root, path);
-  const bytes = await currentBytes(file);
+  const bytes = await currentBytes(context.root, file, path);
   if (bytes === null) throw new ToolError(`file "${path}" does not exist; create it with write_file`);
   const before = editableText(bytes, path);
   if (old === '') throw new ToolError('"old" must not be empty; use write_file to write a whole file');
@@ -160,7 +172,7 @@ export const editFileTool: Tool = {
     const file = await resolveInRoot(context.root, stringArg(args, 'path') ?? '');
     return fileQueue.run(file, async () => {
       const plan = await planEdit(args, context);
-      await replaceWhole(plan.file, plan.after);
+      await writePlan(plan, plan.after, context, stringArg(args, 'path') ?? '');
       return { path: plan.shown, replaced: 1 };
     });
   },

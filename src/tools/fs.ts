@@ -1,8 +1,10 @@
 // The `fs` toolset: read, list and search files under the root. Nothing here writes.
-import { open, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isMissing } from '../log/fs.js';
 import { isInside, resolveInRoot, shownPath } from './root.js';
+import { READ_FLAGS, openInRoot } from './root-files.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
 import { clipText } from '../output/cut.js';
@@ -43,8 +45,12 @@ export const readFileTool: Tool = {
   sideEffects: false,
   run: async (args, context) => {
     const path = stringArg(args, 'path') ?? '';
-    const { file, size } = await existingFile(context, path);
-    return readLines(file, size, path, shownPath(context.root, file), numberArg(args, 'offset') ?? 1, numberArg(args, 'limit'));
+    const { file, handle, size } = await existingFile(context, path);
+    try {
+      return await readLines(handle, size, path, shownPath(context.root, file), numberArg(args, 'offset') ?? 1, numberArg(args, 'limit'));
+    } finally {
+      await handle.close();
+    }
   },
 };
 
@@ -67,8 +73,7 @@ const LINE_END_CR = /\r(?=\n|$)/g;
  * (from the stat) spares the read that would only find the end. A NUL byte in the first 8 KB
  * means a binary file, refused.
  */
-async function readLines(file: string, size: number, path: string, shown: string, offset: number, limit: number | undefined): Promise<Record<string, unknown>> {
-  const handle = await open(file, 'r');
+async function readLines(handle: FileHandle, size: number, path: string, shown: string, offset: number, limit: number | undefined): Promise<Record<string, unknown>> {
   const parts: string[] = [];
   let bytes = 0;
   let number = 0;
@@ -100,54 +105,50 @@ async function readLines(file: string, size: number, path: string, shown: string
     count++;
     return true;
   };
-  try {
-    // Sized to the file when it is small (one more byte shows it did not grow); a size of 0 may be a special file, read in chunks.
-    const chunk = Buffer.allocUnsafe(size > 0 && size < READ_CHUNK_BYTES ? size + 1 : READ_CHUNK_BYTES);
-    let carry = Buffer.alloc(0);
-    let position = 0;
-    let atEnd = false;
-    while (!done && !atEnd) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
-      if (bytesRead === 0) break;
-      if (position === 0 && isBinary(chunk.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)))) throw new ToolError(`"${path}" is a binary file`);
-      position += bytesRead;
-      atEnd = size > 0 && position >= size && bytesRead < chunk.length;
-      const data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
-      let start = 0;
-      let keptFrom = -1;
-      for (let newline = data.indexOf(NEWLINE); newline !== -1; newline = data.indexOf(NEWLINE, start)) {
-        const before = count;
-        if (!take(data, start, newline)) {
-          done = true;
-          break;
-        }
-        if (keptFrom === -1 && count > before) keptFrom = start;
-        start = newline + 1;
-      }
-      // The kept lines are consecutive: one piece, each line with its newline.
-      if (keptFrom !== -1) {
-        parts.push(data.toString('utf8', keptFrom, start));
-        endsWithNewline = true;
-      }
-      // A line longer than the cap cannot be shown; one before the offset only needs counting.
-      if (!done && data.length - start > READ_CAP_BYTES && number + 1 >= offset) {
-        truncated = true;
+  // Sized to the file when it is small (one more byte shows it did not grow); a size of 0 may be a special file, read in chunks.
+  const chunk = Buffer.allocUnsafe(size > 0 && size < READ_CHUNK_BYTES ? size + 1 : READ_CHUNK_BYTES);
+  let carry = Buffer.alloc(0);
+  let position = 0;
+  let atEnd = false;
+  while (!done && !atEnd) {
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+    if (bytesRead === 0) break;
+    if (position === 0 && isBinary(chunk.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)))) throw new ToolError(`"${path}" is a binary file`);
+    position += bytesRead;
+    atEnd = size > 0 && position >= size && bytesRead < chunk.length;
+    const data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+    let start = 0;
+    let keptFrom = -1;
+    for (let newline = data.indexOf(NEWLINE); newline !== -1; newline = data.indexOf(NEWLINE, start)) {
+      const before = count;
+      if (!take(data, start, newline)) {
         done = true;
-        if (count === 0) {
-          number++;
-          keepHead(data, start);
-        }
+        break;
       }
-      // Copied: `chunk` is read into again.
-      carry = done ? Buffer.alloc(0) : Buffer.from(data.subarray(start, data.length - start > READ_CAP_BYTES ? start : data.length));
+      if (keptFrom === -1 && count > before) keptFrom = start;
+      start = newline + 1;
     }
-    const before = count;
-    if (!done && carry.length > 0 && take(carry, 0, carry.length) && count > before) {
-      parts.push(carry.toString('utf8'));
-      endsWithNewline = false;
+    // The kept lines are consecutive: one piece, each line with its newline.
+    if (keptFrom !== -1) {
+      parts.push(data.toString('utf8', keptFrom, start));
+      endsWithNewline = true;
     }
-  } finally {
-    await handle.close();
+    // A line longer than the cap cannot be shown; one before the offset only needs counting.
+    if (!done && data.length - start > READ_CAP_BYTES && number + 1 >= offset) {
+      truncated = true;
+      done = true;
+      if (count === 0) {
+        number++;
+        keepHead(data, start);
+      }
+    }
+    // Copied: `chunk` is read into again.
+    carry = done ? Buffer.alloc(0) : Buffer.from(data.subarray(start, data.length - start > READ_CAP_BYTES ? start : data.length));
+  }
+  const before = count;
+  if (!done && carry.length > 0 && take(carry, 0, carry.length) && count > before) {
+    parts.push(carry.toString('utf8'));
+    endsWithNewline = false;
   }
   let content = parts.join('');
   if (endsWithNewline) content = content.slice(0, -1);
@@ -173,16 +174,23 @@ function characterStart(data: Buffer, end: number): number {
   return at;
 }
 
-async function existingFile(context: ToolContext, path: string): Promise<{ file: string; size: number }> {
+/** The model's `path` opened for reading: a regular file inside the root (checked once open). */
+async function existingFile(context: ToolContext, path: string): Promise<{ file: string; handle: FileHandle; size: number }> {
   const file = await resolveInRoot(context.root, path);
+  let handle: FileHandle;
   try {
-    const stats = await stat(file);
-    if (!stats.isFile()) throw new ToolError(`"${path}" is not a file`);
-    return { file, size: stats.size };
+    handle = await openInRoot(context.root, file, READ_FLAGS, path);
   } catch (error) {
     if (isMissing(error)) throw new ToolError(`file "${path}" does not exist`);
     throw error;
   }
+  const stats = await handle.stat().catch(async (error: unknown) => {
+    await handle.close();
+    throw error;
+  });
+  if (stats.isFile()) return { file, handle, size: stats.size };
+  await handle.close();
+  throw new ToolError(`"${path}" is not a file`);
 }
 
 async function directoryIn(context: ToolContext, path: string | undefined): Promise<string> {
@@ -304,7 +312,7 @@ export const searchFilesTool: Tool = {
     };
     // One batch is searched while the next is read; the next is sent once the one before has answered.
     let searching: Promise<boolean> | null = null;
-    for (const { file, bytes: reading } of readAhead(files)) {
+    for (const { file, bytes: reading } of readAhead(context.root, files)) {
       if (context.signal.aborted) break;
       const bytes = await reading;
       if (bytes === null) continue;
@@ -329,13 +337,13 @@ export const searchFilesTool: Tool = {
 const READ_AHEAD = 8;
 
 /** Each file with its reading, started up to READ_AHEAD files before it is taken. */
-function* readAhead(files: readonly string[]): Generator<{ file: string; bytes: Promise<Uint8Array<ArrayBuffer> | null> }> {
+function* readAhead(root: string, files: readonly string[]): Generator<{ file: string; bytes: Promise<Uint8Array<ArrayBuffer> | null> }> {
   const started: { file: string; bytes: Promise<Uint8Array<ArrayBuffer> | null> }[] = [];
   let next = 0;
   for (;;) {
     for (; next < files.length && started.length < READ_AHEAD; next++) {
       const file = files[next] ?? '';
-      const bytes = readSearchable(file);
+      const bytes = readSearchable(root, file);
       // Awaited when taken; one that fails after the search has stopped is not unhandled.
       bytes.catch(() => undefined);
       started.push({ file, bytes });
@@ -346,16 +354,25 @@ function* readAhead(files: readonly string[]): Generator<{ file: string; bytes: 
   }
 }
 
-/** A small text file's bytes, in a buffer of their own (handed to the search worker); null for big or binary files, which search skips. */
-async function readSearchable(file: string): Promise<Uint8Array<ArrayBuffer> | null> {
-  const handle = await open(file, 'r');
+/**
+ * A small text file's bytes, in a buffer of their own (handed to the search worker); null for big or
+ * binary files, which search skips, and for one that is no longer inside the root once open.
+ */
+async function readSearchable(root: string, file: string): Promise<Uint8Array<ArrayBuffer> | null> {
+  let handle: FileHandle;
   try {
-    const { size } = await handle.stat();
-    if (size > SEARCH_FILE_BYTES) return null;
-    const bytes = new Uint8Array(size);
-    const { bytesRead } = await handle.read(bytes, 0, size, 0);
+    handle = await openInRoot(root, file, READ_FLAGS, file);
+  } catch (error) {
+    if (error instanceof ToolError) return null;
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.size > SEARCH_FILE_BYTES) return null;
+    const bytes = new Uint8Array(stats.size);
+    const { bytesRead } = await handle.read(bytes, 0, stats.size, 0);
     const content = bytes.subarray(0, bytesRead);
-    return isBinary(content) ? null : bytesRead === size ? bytes : content.slice();
+    return isBinary(content) ? null : bytesRead === stats.size ? bytes : content.slice();
   } finally {
     await handle.close();
   }

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { editFileTool, writeFileTool } from '../../src/tools/edit.js';
 import { GLOB_PATTERNS_MOST, READ_CAP_BYTES, SEARCH_PATTERN_MS, listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
 import { isInside, resolveInRoot } from '../../src/tools/root.js';
+import { HeldFolder, READ_FLAGS, openInRoot, writeInFolder } from '../../src/tools/root-files.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
 
@@ -85,6 +86,34 @@ describe('root confinement', () => {
 
   it('an absolute path inside the root is fine', async () => {
     expect(await resolveInRoot(root, join(root, 'src'))).toBe(join(root, 'src'));
+  });
+});
+
+describe('a file checked where it is once open (a link swapped into its path meanwhile)', () => {
+  const changed = (path: string) => `"${path}" changed while it was opened (a folder on its way was replaced, perhaps by a link out of the root); try again`;
+
+  // As if resolveInRoot had checked the path before dir-out became a link: the open is what must refuse it.
+  it.each([true, false])('with /proc %s: a file inside opens; one reached through a link out, or a link as its last part, does not', async (proc) => {
+    const handle = await openInRoot(root, join(root, 'lines.txt'), READ_FLAGS, 'lines.txt', { proc });
+    expect((await handle.readFile('utf8')).startsWith('line 1\n')).toBe(true);
+    await handle.close();
+    expect(await failure(openInRoot(root, join(root, 'dir-out', 'secret.txt'), READ_FLAGS, 'd/secret.txt', { proc }))).toBe(changed('d/secret.txt'));
+    expect(await failure(openInRoot(root, join(root, 'link-out.txt'), READ_FLAGS, 'f.txt', { proc }))).toBe(changed('f.txt'));
+  });
+
+  it.each([true, false])('with /proc %s: a folder is held from the root down, made where missing; a link on the way is refused', async (proc) => {
+    const folder = await HeldFolder.open(root, join(root, 'held', proc ? 'proc' : 'path'), 'held/x.txt', { proc });
+    try {
+      await writeInFolder(root, folder, 'x.txt', 'one\n', 'overwrite', 'held/x.txt');
+      await writeInFolder(root, folder, 'x.txt', 'two\n', 'append', 'held/x.txt');
+      expect(await failure(writeInFolder(root, folder, 'x.txt', 'three\n', 'create', 'held/x.txt'))).toBe('"held/x.txt" already exists; use mode "overwrite" to replace it');
+    } finally {
+      await folder.close();
+    }
+    expect(readFileSync(join(root, 'held', proc ? 'proc' : 'path', 'x.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(await failure(HeldFolder.open(root, join(root, 'dir-out', 'deeper'), 'dir-out/deeper/x.txt', { proc }))).toBe(changed('dir-out/deeper/x.txt'));
+    expect(await failure(HeldFolder.open(root, join(root, 'lines.txt', 'x'), 'lines.txt/x/y.txt', { proc }))).toBe('"lines.txt/x/y.txt" cannot be written: "lines.txt" on its way is a file, not a folder');
+    expect(readdirSync(outside)).toEqual(['secret.txt']);
   });
 });
 

@@ -1,0 +1,250 @@
+// Files of the root opened and written so that a folder swapped for a link meanwhile cannot lead
+// out of it. resolveInRoot checks where a path leads, but any process in the root can rename a link
+// into the path before it is opened (a loop of renames wins that race often). Node has no openat2
+// (RESOLVE_BENEATH), so:
+// - a file opened for reading is checked once open: where its descriptor really is (/proc/self/fd
+//   on Linux; elsewhere the path, resolved again, must name the same device and inode);
+// - a write walks from the root to its folder one name at a time, each opened in the folder held
+//   before it and never through a link, and then makes every name in that folder through
+//   /proc/self/fd/N/NAME, which the kernel resolves in that very folder. Without /proc (macOS) the
+//   folder is opened by its path and checked before and after the rename: a swap in between may
+//   still send the file out, and is then said.
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { lstat, mkdir, open, readlink, realpath, rename, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { errnoOf, isMissing, trackTemporary, untrackTemporary } from '../log/fs.js';
+import { isInside } from './root.js';
+import { ToolError } from './types.js';
+
+/** How a file or folder is found once open: through /proc (Linux), or by its path checked again. */
+export interface OpenOptions {
+  /** Whether /proc/self/fd may be used; tests turn it off to run the portable checks. */
+  proc?: boolean;
+}
+
+const useProc = (options: OpenOptions): boolean => options.proc ?? process.platform === 'linux';
+
+/** Where an open descriptor's file is now, from /proc; null where /proc cannot say. */
+async function descriptorPath(fd: number): Promise<string | null> {
+  try {
+    return await readlink(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether `file`, resolved again now, is inside `root` and the very file `opened` describes. Without
+ * /proc this is the best Node allows, and not airtight: a folder on the path may be swapped for a
+ * link and back between these calls (docs/security.md says so).
+ */
+async function sameFileInside(root: string, file: string, opened: Stats): Promise<boolean> {
+  const real = await realpath(file).catch(() => null);
+  if (real === null || !isInside(root, real)) return false;
+  const named = await lstat(real).catch(() => null);
+  // Resolved the same way after the lstat too: a swap during it would show.
+  const again = await realpath(file).catch(() => null);
+  return named !== null && again === real && named.dev === opened.dev && named.ino === opened.ino;
+}
+
+/** Whether the file open as `handle` (opened as `file`) is inside `root`. */
+async function openedInside(root: string, handle: FileHandle, file: string, options: OpenOptions): Promise<boolean> {
+  const where = useProc(options) ? await descriptorPath(handle.fd) : null;
+  if (where !== null) return isInside(root, where);
+  return sameFileInside(root, file, await handle.stat());
+}
+
+/** The error for a path that led elsewhere between its check and its open. */
+export function changedWhileOpened(path: string): ToolError {
+  return new ToolError(`"${path}" changed while it was opened (a folder on its way was replaced, perhaps by a link out of the root); try again`);
+}
+
+/** open(2)'s flags to read a file that may be a named pipe: never waited on (its stats then refuse it). */
+export const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/**
+ * `file` (a real path inside `root`, as resolveInRoot gives it) opened with `flags`, never through a
+ * link as its last part (a real path has none: one there now was put there meanwhile), and checked
+ * to be inside the root once open; `path` (the model's) names it in errors. The caller closes it.
+ */
+export async function openInRoot(root: string, file: string, flags: number, path: string, options: OpenOptions = {}): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, flags | constants.O_NOFOLLOW);
+  } catch (error) {
+    if (errnoOf(error) === 'ELOOP') throw changedWhileOpened(path);
+    throw error;
+  }
+  let inside = false;
+  try {
+    inside = await openedInside(root, handle, file, options);
+  } finally {
+    if (!inside) await handle.close();
+  }
+  if (!inside) throw changedWhileOpened(path);
+  return handle;
+}
+
+const FOLDER_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+/**
+ * A folder of the root held open for writing in it. On Linux its names are reached through
+ * /proc/self/fd, so they are names in this folder whatever happens to its path meanwhile.
+ */
+export class HeldFolder {
+  private constructor(
+    /** Its real path when it was opened. */
+    readonly real: string,
+    private readonly handle: FileHandle,
+    /** Names are made by path (no /proc): checked again around each change. */
+    readonly byPath: boolean,
+  ) {}
+
+  /**
+   * The folder `dir` (a real path inside `root`), made if missing, reached from the root one name at
+   * a time: each opened in the folder before it, never through a link. `path` names it in errors.
+   */
+  static async open(root: string, dir: string, path: string, options: OpenOptions = {}): Promise<HeldFolder> {
+    const top = await open(root, FOLDER_FLAGS);
+    const byPath = !useProc(options) || (await descriptorPath(top.fd)) === null;
+    let folder = new HeldFolder(root, top, byPath);
+    try {
+      for (const name of relative(root, dir).split(sep).filter((part) => part !== '')) {
+        const child = new HeldFolder(join(folder.real, name), await folder.openFolder(name, path), byPath);
+        await folder.close();
+        folder = child;
+        if (!(await folder.unmoved(root))) throw changedWhileOpened(path);
+      }
+    } catch (error) {
+      await folder.close();
+      throw error;
+    }
+    return folder;
+  }
+
+  /** The path that names `name` in this folder. */
+  pathOf(name: string): string {
+    return this.byPath ? join(this.real, name) : `/proc/self/fd/${this.handle.fd}/${name}`;
+  }
+
+  /**
+   * Whether names made by path still land in this folder: always through /proc; elsewhere its real
+   * path, resolved again, must still be inside the root and be this folder.
+   */
+  async unmoved(root: string): Promise<boolean> {
+    return !this.byPath || sameFileInside(root, this.real, await this.handle.stat());
+  }
+
+  /** Whether the file open as `handle`, made or opened here as `name`, is in this folder's root. */
+  async holds(root: string, handle: FileHandle, name: string): Promise<boolean> {
+    return !this.byPath || sameFileInside(root, join(this.real, name), await handle.stat());
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+
+  /** The folder `name` in this one, made if missing; a link there is refused. */
+  private async openFolder(name: string, path: string): Promise<FileHandle> {
+    try {
+      try {
+        return await open(this.pathOf(name), FOLDER_FLAGS);
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+      await mkdir(this.pathOf(name)).catch((error: unknown) => {
+        if (errnoOf(error) !== 'EEXIST') throw error;
+      });
+      return await open(this.pathOf(name), FOLDER_FLAGS);
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code !== 'ELOOP' && code !== 'ENOTDIR') throw error;
+      // A link where the real path had a folder was put there meanwhile (Linux says ENOTDIR for it).
+      if (code === 'ELOOP' || (await lstat(this.pathOf(name)).catch(() => null))?.isSymbolicLink() === true) throw changedWhileOpened(path);
+      throw new ToolError(`"${path}" cannot be written: "${name}" on its way is a file, not a folder`);
+    }
+  }
+}
+
+/** How a write meets the file it writes: appended to, created only if absent, or replaced whole. */
+export type WriteMode = 'overwrite' | 'append' | 'create';
+
+const NEW_FILE_MODE = 0o666;
+
+/**
+ * Writes `text` to `name` in `folder` as `mode` says; `path` (the model's) names it in errors. A
+ * replacement is written whole to a new temporary file beside it (with the old file's mode and
+ * owner), flushed and renamed over it, so the file is never half-written.
+ */
+export async function writeInFolder(root: string, folder: HeldFolder, name: string, text: string, mode: WriteMode, path: string): Promise<void> {
+  if (mode === 'overwrite') {
+    await replaceInFolder(root, folder, name, text, path);
+    return;
+  }
+  const flags = mode === 'append' ? constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK : constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
+  let handle: FileHandle;
+  try {
+    handle = await open(folder.pathOf(name), flags | constants.O_NOFOLLOW, NEW_FILE_MODE);
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code === 'EEXIST') throw new ToolError(`"${path}" already exists; use mode "overwrite" to replace it`);
+    if (code === 'ELOOP') throw changedWhileOpened(path);
+    // A named pipe nobody reads: opened without waiting, it says ENXIO.
+    if (code === 'ENXIO') throw notRegular(path);
+    throw error;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) throw notRegular(path);
+    if (!(await folder.holds(root, handle, name))) throw changedWhileOpened(path);
+    await handle.write(text);
+  } finally {
+    await handle.close();
+  }
+}
+
+function notRegular(path: string): ToolError {
+  return new ToolError(`"${path}" is not a regular file (a named pipe, a device or a socket); the file tools read and write only regular files`);
+}
+
+async function replaceInFolder(root: string, folder: HeldFolder, name: string, text: string, path: string): Promise<void> {
+  const target = folder.pathOf(name);
+  const before = await lstat(target).catch((error: unknown) => {
+    if (isMissing(error)) return null;
+    throw error;
+  });
+  if (before?.isDirectory() === true) throw new ToolError(`"${path}" is a directory, not a file`);
+  if (before !== null && !before.isFile() && !before.isSymbolicLink()) throw notRegular(path);
+  const kept = before?.isFile() === true ? before : null;
+  const temporary = folder.pathOf(`.${name}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  trackTemporary(temporary);
+  try {
+    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, kept === null ? NEW_FILE_MODE : kept.mode & 0o7777);
+    let written: Stats;
+    try {
+      await handle.write(text);
+      if (kept !== null) {
+        // open's mode was trimmed by the umask; the owner is kept where this user may give it.
+        await handle.chmod(kept.mode & 0o7777);
+        await handle.chown(kept.uid, kept.gid).catch(() => undefined);
+      }
+      await handle.sync();
+      written = await handle.stat();
+    } finally {
+      await handle.close();
+    }
+    if (!(await folder.unmoved(root))) throw changedWhileOpened(path);
+    await rename(temporary, target);
+    if (folder.byPath) {
+      const landed = await lstat(target).catch(() => null);
+      if (!(await folder.unmoved(root)) || landed?.ino !== written.ino) {
+        throw new ToolError(`the folder of "${path}" was replaced while it was written: the new content may have landed outside the root instead of ${folder.real}; check both`, false);
+      }
+    }
+  } finally {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    untrackTemporary(temporary);
+  }
+}
