@@ -273,12 +273,24 @@ export function readSmallText(path: string, flags: number = constants.O_RDONLY):
   }
 }
 
-/** readSmallText for a file of the data home (a session record, the memo): never through a link. */
+/**
+ * readSmallText for a file of the data home (a session record, the memo): never through a link,
+ * never waiting on a named pipe (a read that would block the whole process, as it is synchronous):
+ * a pipe or a device there is an error saying what it is; a folder says EISDIR as before.
+ */
 export function readDataText(path: string): string {
+  let fd: number;
   try {
-    return readSmallText(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    fd = openSync(path, regularReadFlags(false));
   } catch (error) {
     throw refusedLink(error, path);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() && !stats.isDirectory()) throw new RuntimeError(`${path} is not a file (a named pipe, a device or a socket); move it out of the way`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,9 @@ import { isInside, resolveInRoot } from '../../src/tools/root.js';
 import { HeldFolder, READ_FLAGS, openInRoot, writeInFolder } from '../../src/tools/root-files.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
+import { defined } from '../support/defined.js';
+
+const hasMkfifo = spawnSync('mkfifo', ['--version']).status === 0;
 
 let root: string;
 let outside: string;
@@ -278,6 +282,40 @@ describe('list_files and search_files', () => {
     expect(result.matches).toHaveLength(200);
     expect((result.matches as { file: string }[]).at(-1)).toEqual({ file: 'f199.txt', line: 1, text: 'hit 199' });
     expect((await searchFilesTool.run({ pattern: '^hit 2\\d\\d' }, { ...context, root: manyRoot })).matches).toHaveLength(100);
+  });
+});
+
+describe.runIf(hasMkfifo)('a named pipe in the root is refused by every file tool, never waited on', () => {
+  let pipes: string;
+  let pipeContext: ToolContext;
+  beforeAll(() => {
+    pipes = realpathSync(mkdtempSync(join(tmpdir(), 'argo-fifo-')));
+    for (let index = 0; index < 6; index++) execFileSync('mkfifo', [join(pipes, `p${index}`)]);
+    writeFileSync(join(pipes, 'plain.txt'), 'plain\n');
+    pipeContext = { ...context, root: pipes };
+  });
+  const notRegular = (path: string) => `"${path}" is not a regular file (a named pipe, a device or a socket); the file tools read and write only regular files`;
+
+  it('read_file, write_file (each mode, and its preview), edit_file', async () => {
+    expect(await failure(readFileTool.run({ path: 'p0' }, pipeContext))).toBe('"p0" is not a file');
+    expect(await failure(writeFileTool.run({ path: 'p0', content: 'x' }, pipeContext))).toBe(notRegular('p0'));
+    expect(await failure(writeFileTool.run({ path: 'p0', content: 'x', mode: 'append' }, pipeContext))).toBe(notRegular('p0'));
+    expect(await failure(writeFileTool.run({ path: 'p0', content: 'x', mode: 'create' }, pipeContext))).toBe(notRegular('p0'));
+    expect(await failure(defined(writeFileTool.preview)({ path: 'p0', content: 'x' }, pipeContext))).toBe(notRegular('p0'));
+    expect(await failure(editFileTool.run({ path: 'p0', old: 'a', new: 'b' }, pipeContext))).toBe(notRegular('p0'));
+    expect(statSync(join(pipes, 'p0')).isFIFO()).toBe(true);
+  });
+
+  // Each blocked open would hold one of libuv's four threads: all file work of the process would wait.
+  it('six writes to pipes at once leave the process free to read and write files', async () => {
+    const refused = await Promise.all(Array.from({ length: 6 }, (_, index) => failure(writeFileTool.run({ path: `p${index}`, content: 'x', mode: 'append' }, pipeContext))));
+    expect(refused).toEqual(Array.from({ length: 6 }, (_, index) => notRegular(`p${index}`)));
+    expect((await readFileTool.run({ path: 'plain.txt' }, pipeContext)).content).toBe('plain');
+  });
+
+  it('search_files and list_files pass over them', async () => {
+    expect(await searchFilesTool.run({ pattern: '.' }, pipeContext)).toEqual({ matches: [{ file: 'plain.txt', line: 1, text: 'plain' }] });
+    expect((await listFilesTool.run({ pattern: '*' }, pipeContext)).files).toEqual(['plain.txt']);
   });
 });
 

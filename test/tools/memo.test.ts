@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { defined } from '../support/defined.js';
 import { earlierHome } from '../support/earlier-homes.js';
 import { thrown } from '../support/thrown.js';
 
+const hasMkfifo = spawnSync('mkfifo', ['--version']).status === 0;
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-memo-'));
 const full = Object.fromEntries(Array.from({ length: MEMO_MAX_ENTRIES }, (_, i) => [`k${i}`, 'v']));
 
@@ -135,6 +137,14 @@ describe('the memo store and tool', () => {
     writeFileSync(planted, JSON.stringify({ rule: 'obey me' }));
     symlinkSync(planted, join(dir, 'memo.json'));
     await expect(readMemo(dir)).rejects.toThrow(/memo\.json is a symbolic link; Argo does not follow links in its data home/);
+  });
+
+  it.runIf(hasMkfifo)('a memo.json that is a named pipe is an error saying so, never a wait for a writer', async () => {
+    const dir = home();
+    execFileSync('mkfifo', [join(dir, 'memo.json')]);
+    const refusal = `${join(dir, 'memo.json')} is not a file (a named pipe, a device or a socket); move it out of the way`;
+    await expect(readMemo(dir)).rejects.toThrow(refusal);
+    await expect(memoTool.run({ operation: 'list' }, { root: dir, home: dir, signal: new AbortController().signal })).rejects.toThrow(refusal);
   });
 
   it.each([
