@@ -465,7 +465,7 @@ export async function rescueText(home: string, text: string): Promise<string> {
 }
 
 /** Where a write to `path` would land, links resolved; the missing part of the path is kept as written. */
-async function realLocation(path: string): Promise<string> {
+export async function realLocation(path: string): Promise<string> {
   const absolute = resolve(path);
   try {
     return await realpath(absolute);

@@ -5,7 +5,8 @@ import { basename, dirname } from 'node:path';
 import { isMissing } from '../log/fs.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
 import { isBinary } from './fs.js';
-import { resolveInRoot, shownPath } from './root.js';
+import { confinementOf, resolveInRoot, shownPath } from './root.js';
+import type { Confinement } from './root.js';
 import { HeldFolder, READ_FLAGS, openInRoot, writeInFolder } from './root-files.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
@@ -13,10 +14,10 @@ import type { Tool, ToolContext } from './types.js';
 const WRITE_MODES = ['overwrite', 'append', 'create'] as const;
 
 /** The file's bytes, or null when there is none; read only from a regular file inside the root. */
-async function currentBytes(root: string, file: string, path: string): Promise<Buffer | null> {
+async function currentBytes(confinement: Confinement, file: string, path: string): Promise<Buffer | null> {
   let handle: FileHandle;
   try {
-    handle = await openInRoot(root, file, READ_FLAGS, path);
+    handle = await openInRoot(confinement, file, READ_FLAGS, path);
   } catch (error) {
     if (isMissing(error)) return null;
     throw error;
@@ -53,10 +54,10 @@ const fileQueue = new KeyedQueue();
  * swapped for a link meanwhile cannot send it out of the root. An overwrite or an edit replaces
  * the file whole, never half-written, keeping its mode and owner.
  */
-async function writePlan(plan: WritePlan, text: string, context: ToolContext, path: string): Promise<void> {
-  const folder = await HeldFolder.open(context.root, dirname(plan.file), path);
+async function writePlan(plan: WritePlan, text: string, path: string): Promise<void> {
+  const folder = await HeldFolder.open(plan.confinement, dirname(plan.file), path);
   try {
-    await writeInFolder(context.root, folder, basename(plan.file), text, plan.mode, path);
+    await writeInFolder(plan.confinement, folder, basename(plan.file), text, plan.mode, path);
   } finally {
     await folder.close();
   }
@@ -69,6 +70,7 @@ async function diffOf(shown: string, before: string | null, after: string): Prom
 }
 
 interface WritePlan {
+  confinement: Confinement;
   file: string;
   shown: string;
   before: string | null;
@@ -80,12 +82,13 @@ async function planWrite(args: Record<string, unknown>, context: ToolContext): P
   const path = stringArg(args, 'path') ?? '';
   const content = stringArg(args, 'content') ?? '';
   const mode = (stringArg(args, 'mode') ?? 'overwrite') as WritePlan['mode'];
-  const file = await resolveInRoot(context.root, path);
-  const bytes = await currentBytes(context.root, file, path);
+  const confinement = await confinementOf(context);
+  const file = await resolveInRoot(confinement.root, path, confinement.home);
+  const bytes = await currentBytes(confinement, file, path);
   if (mode === 'create' && bytes !== null) throw new ToolError(`"${path}" already exists; use mode "overwrite" to replace it`);
   // Overwritten, the old content only feeds the preview's diff.
   const before = bytes === null ? null : mode === 'append' ? editableText(bytes, path) : bytes.toString('utf8');
-  return { file, shown: shownPath(context.root, file), before, after: mode === 'append' ? (before ?? '') + content : content, mode };
+  return { confinement, file, shown: shownPath(context.root, file), before, after: mode === 'append' ? (before ?? '') + content : content, mode };
 }
 
 export const writeFileTool: Tool = {
@@ -111,7 +114,7 @@ export const writeFileTool: Tool = {
     return fileQueue.run(file, async () => {
       const plan = await planWrite(args, context);
       const content = stringArg(args, 'content') ?? '';
-      await writePlan(plan, content, context, stringArg(args, 'path') ?? '');
+      await writePlan(plan, content, stringArg(args, 'path') ?? '');
       return { path: plan.shown, mode: plan.mode, bytes_written: Buffer.byteLength(content, 'utf8'), created: plan.before === null };
     });
   },
@@ -137,8 +140,9 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   const path = stringArg(args, 'path') ?? '';
   const old = stringArg(args, 'old') ?? '';
   const replacement = stringArg(args, 'new') ?? '';
-  const file = await resolveInRoot(context.root, path);
-  const bytes = await currentBytes(context.root, file, path);
+  const confinement = await confinementOf(context);
+  const file = await resolveInRoot(confinement.root, path, confinement.home);
+  const bytes = await currentBytes(confinement, file, path);
   if (bytes === null) throw new ToolError(`file "${path}" does not exist; create it with write_file`);
   const before = editableText(bytes, path);
   if (old === '') throw new ToolError('"old" must not be empty; use write_file to write a whole file');
@@ -147,7 +151,7 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   if (first === -1) throw new ToolError(`the text to replace was not found in "${path}"; read the file and copy it exactly`);
   if (before.includes(from, first + 1)) throw new ToolError(`the text to replace occurs more than once in "${path}"; include more surrounding lines`);
   const after = before.slice(0, first) + to + before.slice(first + from.length);
-  return { file, shown: shownPath(context.root, file), before, after, mode: 'overwrite' };
+  return { confinement, file, shown: shownPath(context.root, file), before, after, mode: 'overwrite' };
 }
 
 export const editFileTool: Tool = {
@@ -172,7 +176,7 @@ export const editFileTool: Tool = {
     const file = await resolveInRoot(context.root, stringArg(args, 'path') ?? '');
     return fileQueue.run(file, async () => {
       const plan = await planEdit(args, context);
-      await writePlan(plan, plan.after, context, stringArg(args, 'path') ?? '');
+      await writePlan(plan, plan.after, stringArg(args, 'path') ?? '');
       return { path: plan.shown, replaced: 1 };
     });
   },

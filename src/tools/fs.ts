@@ -1,12 +1,13 @@
 // The `fs` toolset: read, list and search files under the root. Nothing here writes.
 import { realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { isMissing } from '../log/fs.js';
-import { isInside, resolveInRoot, shownPath } from './root.js';
+import { allows, confinementOf, isInside, resolveInRoot, shownPath } from './root.js';
+import type { Confinement } from './root.js';
 import { READ_FLAGS, openInRoot } from './root-files.js';
 import { ToolError, numberArg, stringArg } from './types.js';
-import type { Tool, ToolContext } from './types.js';
+import type { Tool } from './types.js';
 import { clipText } from '../output/cut.js';
 import { braceExpansionCount } from './brace-count.js';
 import { PatternTooSlowError, matchLines } from './line-search.js';
@@ -45,7 +46,7 @@ export const readFileTool: Tool = {
   sideEffects: false,
   run: async (args, context) => {
     const path = stringArg(args, 'path') ?? '';
-    const { file, handle, size } = await existingFile(context, path);
+    const { file, handle, size } = await existingFile(await confinementOf(context), path);
     try {
       return await readLines(handle, size, path, shownPath(context.root, file), numberArg(args, 'offset') ?? 1, numberArg(args, 'limit'));
     } finally {
@@ -174,12 +175,12 @@ function characterStart(data: Buffer, end: number): number {
   return at;
 }
 
-/** The model's `path` opened for reading: a regular file inside the root (checked once open). */
-async function existingFile(context: ToolContext, path: string): Promise<{ file: string; handle: FileHandle; size: number }> {
-  const file = await resolveInRoot(context.root, path);
+/** The model's `path` opened for reading: a regular file where the tools may go (checked once open too). */
+async function existingFile(confinement: Confinement, path: string): Promise<{ file: string; handle: FileHandle; size: number }> {
+  const file = await resolveInRoot(confinement.root, path, confinement.home);
   let handle: FileHandle;
   try {
-    handle = await openInRoot(context.root, file, READ_FLAGS, path);
+    handle = await openInRoot(confinement, file, READ_FLAGS, path);
   } catch (error) {
     if (isMissing(error)) throw new ToolError(`file "${path}" does not exist`);
     throw error;
@@ -193,8 +194,8 @@ async function existingFile(context: ToolContext, path: string): Promise<{ file:
   throw new ToolError(`"${path}" is not a file`);
 }
 
-async function directoryIn(context: ToolContext, path: string | undefined): Promise<string> {
-  const dir = await resolveInRoot(context.root, path ?? '.');
+async function directoryIn(confinement: Confinement, path: string | undefined): Promise<string> {
+  const dir = await resolveInRoot(confinement.root, path ?? '.', confinement.home);
   try {
     if (!(await stat(dir)).isDirectory()) throw new ToolError(`"${path ?? '.'}" is not a directory`);
   } catch (error) {
@@ -208,14 +209,16 @@ async function directoryIn(context: ToolContext, path: string | undefined): Prom
  * fast-glob with links not followed, and every match re-checked against the root where it really is:
  * fast-glob still enters a linked directory a pattern names outright (`out/**`, `{out,src}/*`).
  * Matches are files, never links, so their folder's real path is enough (one realpath per folder).
+ * The data home, when it lies in the root, is not walked, and nothing in it is kept.
  */
-async function globIn(context: ToolContext, dir: string, pattern: string): Promise<string[]> {
+async function globIn(confinement: Confinement, dir: string, pattern: string): Promise<string[]> {
   if (pattern.split('/').includes('..') || pattern.startsWith('/')) throw new ToolError(`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
   if ((await braceExpansionCount(pattern, GLOB_PATTERNS_MOST)) > GLOB_PATTERNS_MOST) {
     throw new ToolError(`pattern "${clipText(pattern, 100)}" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`);
   }
   const { default: fg } = await import('fast-glob');
-  const found = await fg(pattern, { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false, absolute: true, ignore: IGNORED, suppressErrors: true });
+  const home = confinement.home !== null && isInside(dir, confinement.home) ? [`${fg.escapePath(relative(dir, confinement.home).split(sep).join('/'))}/**`] : [];
+  const found = await fg(pattern, { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false, absolute: true, ignore: [...IGNORED, ...home], suppressErrors: true });
   const folders = new Map<string, Promise<string | null>>();
   const realFolder = (folder: string): Promise<string | null> => {
     let real = folders.get(folder);
@@ -228,7 +231,7 @@ async function globIn(context: ToolContext, dir: string, pattern: string): Promi
   const inside = await Promise.all(
     found.map(async (file) => {
       const real = await realFolder(dirname(file));
-      return real !== null && isInside(context.root, join(real, basename(file)));
+      return real !== null && allows(confinement, join(real, basename(file)));
     }),
   );
   return found.filter((_, index) => inside[index]).sort();
@@ -248,8 +251,9 @@ export const listFilesTool: Tool = {
   },
   sideEffects: false,
   run: async (args, context) => {
-    const dir = await directoryIn(context, stringArg(args, 'path'));
-    const files = await globIn(context, dir, stringArg(args, 'pattern') ?? '*');
+    const confinement = await confinementOf(context);
+    const dir = await directoryIn(confinement, stringArg(args, 'path'));
+    const files = await globIn(confinement, dir, stringArg(args, 'pattern') ?? '*');
     return {
       files: files.slice(0, LIST_CAP).map((file) => shownPath(context.root, file)),
       count: files.length,
@@ -280,8 +284,9 @@ export const searchFilesTool: Tool = {
     } catch {
       throw new ToolError(`"${source}" is not a valid regular expression`);
     }
-    const dir = await directoryIn(context, stringArg(args, 'path'));
-    const files = await globIn(context, dir, stringArg(args, 'glob') ?? '**/*');
+    const confinement = await confinementOf(context);
+    const dir = await directoryIn(confinement, stringArg(args, 'path'));
+    const files = await globIn(confinement, dir, stringArg(args, 'glob') ?? '**/*');
     const matches: { file: string; line: number; text: string }[] = [];
     let truncated = false;
     // Files read and not searched yet: searched a batch at a time, the pattern in a worker (line-search.ts).
@@ -312,7 +317,7 @@ export const searchFilesTool: Tool = {
     };
     // One batch is searched while the next is read; the next is sent once the one before has answered.
     let searching: Promise<boolean> | null = null;
-    for (const { file, bytes: reading } of readAhead(context.root, files)) {
+    for (const { file, bytes: reading } of readAhead(confinement, files)) {
       if (context.signal.aborted) break;
       const bytes = await reading;
       if (bytes === null) continue;
@@ -337,13 +342,13 @@ export const searchFilesTool: Tool = {
 const READ_AHEAD = 8;
 
 /** Each file with its reading, started up to READ_AHEAD files before it is taken. */
-function* readAhead(root: string, files: readonly string[]): Generator<{ file: string; bytes: Promise<Uint8Array<ArrayBuffer> | null> }> {
+function* readAhead(confinement: Confinement, files: readonly string[]): Generator<{ file: string; bytes: Promise<Uint8Array<ArrayBuffer> | null> }> {
   const started: { file: string; bytes: Promise<Uint8Array<ArrayBuffer> | null> }[] = [];
   let next = 0;
   for (;;) {
     for (; next < files.length && started.length < READ_AHEAD; next++) {
       const file = files[next] ?? '';
-      const bytes = readSearchable(root, file);
+      const bytes = readSearchable(confinement, file);
       // Awaited when taken; one that fails after the search has stopped is not unhandled.
       bytes.catch(() => undefined);
       started.push({ file, bytes });
@@ -358,10 +363,10 @@ function* readAhead(root: string, files: readonly string[]): Generator<{ file: s
  * A small text file's bytes, in a buffer of their own (handed to the search worker); null for big or
  * binary files, which search skips, and for one that is no longer inside the root once open.
  */
-async function readSearchable(root: string, file: string): Promise<Uint8Array<ArrayBuffer> | null> {
+async function readSearchable(confinement: Confinement, file: string): Promise<Uint8Array<ArrayBuffer> | null> {
   let handle: FileHandle;
   try {
-    handle = await openInRoot(root, file, READ_FLAGS, file);
+    handle = await openInRoot(confinement, file, READ_FLAGS, file);
   } catch (error) {
     if (error instanceof ToolError) return null;
     throw error;

@@ -16,7 +16,8 @@ import { lstat, mkdir, open, readlink, realpath, rename, rm } from 'node:fs/prom
 import type { FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { errnoOf, isMissing, trackTemporary, untrackTemporary } from '../log/fs.js';
-import { isInside } from './root.js';
+import { allows } from './root.js';
+import type { Confinement } from './root.js';
 import { ToolError } from './types.js';
 
 /** How a file or folder is found once open: through /proc (Linux), or by its path checked again. */
@@ -37,24 +38,24 @@ async function descriptorPath(fd: number): Promise<string | null> {
 }
 
 /**
- * Whether `file`, resolved again now, is inside `root` and the very file `opened` describes. Without
+ * Whether `file`, resolved again now, is where the tools may go and the very file `opened` describes. Without
  * /proc this is the best Node allows, and not airtight: a folder on the path may be swapped for a
  * link and back between these calls (docs/security.md says so).
  */
-async function sameFileInside(root: string, file: string, opened: Stats): Promise<boolean> {
+async function sameFileInside(confinement: Confinement, file: string, opened: Stats): Promise<boolean> {
   const real = await realpath(file).catch(() => null);
-  if (real === null || !isInside(root, real)) return false;
+  if (real === null || !allows(confinement, real)) return false;
   const named = await lstat(real).catch(() => null);
   // Resolved the same way after the lstat too: a swap during it would show.
   const again = await realpath(file).catch(() => null);
   return named !== null && again === real && named.dev === opened.dev && named.ino === opened.ino;
 }
 
-/** Whether the file open as `handle` (opened as `file`) is inside `root`. */
-async function openedInside(root: string, handle: FileHandle, file: string, options: OpenOptions): Promise<boolean> {
+/** Whether the file open as `handle` (opened as `file`) is where the tools may go. */
+async function openedInside(confinement: Confinement, handle: FileHandle, file: string, options: OpenOptions): Promise<boolean> {
   const where = useProc(options) ? await descriptorPath(handle.fd) : null;
-  if (where !== null) return isInside(root, where);
-  return sameFileInside(root, file, await handle.stat());
+  if (where !== null) return allows(confinement, where);
+  return sameFileInside(confinement, file, await handle.stat());
 }
 
 /** The error for a path that led elsewhere between its check and its open. */
@@ -66,11 +67,12 @@ export function changedWhileOpened(path: string): ToolError {
 export const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
 /**
- * `file` (a real path inside `root`, as resolveInRoot gives it) opened with `flags`, never through a
- * link as its last part (a real path has none: one there now was put there meanwhile), and checked
- * to be inside the root once open; `path` (the model's) names it in errors. The caller closes it.
+ * `file` (a real path inside the root, as resolveInRoot gives it) opened with `flags`, never through
+ * a link as its last part (a real path has none: one there now was put there meanwhile), and
+ * checked once open to be where the tools may go (inside the root, not in the data home); `path`
+ * (the model's) names it in errors. The caller closes it.
  */
-export async function openInRoot(root: string, file: string, flags: number, path: string, options: OpenOptions = {}): Promise<FileHandle> {
+export async function openInRoot(confinement: Confinement, file: string, flags: number, path: string, options: OpenOptions = {}): Promise<FileHandle> {
   let handle: FileHandle;
   try {
     handle = await open(file, flags | constants.O_NOFOLLOW);
@@ -80,7 +82,7 @@ export async function openInRoot(root: string, file: string, flags: number, path
   }
   let inside = false;
   try {
-    inside = await openedInside(root, handle, file, options);
+    inside = await openedInside(confinement, handle, file, options);
   } finally {
     if (!inside) await handle.close();
   }
@@ -104,10 +106,11 @@ export class HeldFolder {
   ) {}
 
   /**
-   * The folder `dir` (a real path inside `root`), made if missing, reached from the root one name at
-   * a time: each opened in the folder before it, never through a link. `path` names it in errors.
+   * The folder `dir` (a real path inside the root), made if missing, reached from the root one name
+   * at a time: each opened in the folder before it, never through a link. `path` names it in errors.
    */
-  static async open(root: string, dir: string, path: string, options: OpenOptions = {}): Promise<HeldFolder> {
+  static async open(confinement: Confinement, dir: string, path: string, options: OpenOptions = {}): Promise<HeldFolder> {
+    const { root } = confinement;
     const top = await open(root, FOLDER_FLAGS);
     const byPath = !useProc(options) || (await descriptorPath(top.fd)) === null;
     let folder = new HeldFolder(root, top, byPath);
@@ -116,7 +119,7 @@ export class HeldFolder {
         const child = new HeldFolder(join(folder.real, name), await folder.openFolder(name, path), byPath);
         await folder.close();
         folder = child;
-        if (!(await folder.unmoved(root))) throw changedWhileOpened(path);
+        if (!(await folder.unmoved(confinement))) throw changedWhileOpened(path);
       }
     } catch (error) {
       await folder.close();
@@ -134,13 +137,13 @@ export class HeldFolder {
    * Whether names made by path still land in this folder: always through /proc; elsewhere its real
    * path, resolved again, must still be inside the root and be this folder.
    */
-  async unmoved(root: string): Promise<boolean> {
-    return !this.byPath || sameFileInside(root, this.real, await this.handle.stat());
+  async unmoved(confinement: Confinement): Promise<boolean> {
+    return !this.byPath || sameFileInside(confinement, this.real, await this.handle.stat());
   }
 
-  /** Whether the file open as `handle`, made or opened here as `name`, is in this folder's root. */
-  async holds(root: string, handle: FileHandle, name: string): Promise<boolean> {
-    return !this.byPath || sameFileInside(root, join(this.real, name), await handle.stat());
+  /** Whether the file open as `handle`, made or opened here as `name`, is where the tools may go. */
+  async holds(confinement: Confinement, handle: FileHandle, name: string): Promise<boolean> {
+    return !this.byPath || sameFileInside(confinement, join(this.real, name), await handle.stat());
   }
 
   close(): Promise<void> {
@@ -179,9 +182,9 @@ const NEW_FILE_MODE = 0o666;
  * replacement is written whole to a new temporary file beside it (with the old file's mode and
  * owner), flushed and renamed over it, so the file is never half-written.
  */
-export async function writeInFolder(root: string, folder: HeldFolder, name: string, text: string, mode: WriteMode, path: string): Promise<void> {
+export async function writeInFolder(confinement: Confinement, folder: HeldFolder, name: string, text: string, mode: WriteMode, path: string): Promise<void> {
   if (mode === 'overwrite') {
-    await replaceInFolder(root, folder, name, text, path);
+    await replaceInFolder(confinement, folder, name, text, path);
     return;
   }
   const flags = mode === 'append' ? constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK : constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
@@ -198,7 +201,7 @@ export async function writeInFolder(root: string, folder: HeldFolder, name: stri
   }
   try {
     if (!(await handle.stat()).isFile()) throw notRegular(path);
-    if (!(await folder.holds(root, handle, name))) throw changedWhileOpened(path);
+    if (!(await folder.holds(confinement, handle, name))) throw changedWhileOpened(path);
     await handle.write(text);
   } finally {
     await handle.close();
@@ -209,7 +212,7 @@ function notRegular(path: string): ToolError {
   return new ToolError(`"${path}" is not a regular file (a named pipe, a device or a socket); the file tools read and write only regular files`);
 }
 
-async function replaceInFolder(root: string, folder: HeldFolder, name: string, text: string, path: string): Promise<void> {
+async function replaceInFolder(confinement: Confinement, folder: HeldFolder, name: string, text: string, path: string): Promise<void> {
   const target = folder.pathOf(name);
   const before = await lstat(target).catch((error: unknown) => {
     if (isMissing(error)) return null;
@@ -235,11 +238,11 @@ async function replaceInFolder(root: string, folder: HeldFolder, name: string, t
     } finally {
       await handle.close();
     }
-    if (!(await folder.unmoved(root))) throw changedWhileOpened(path);
+    if (!(await folder.unmoved(confinement))) throw changedWhileOpened(path);
     await rename(temporary, target);
     if (folder.byPath) {
       const landed = await lstat(target).catch(() => null);
-      if (!(await folder.unmoved(root)) || landed?.ino !== written.ino) {
+      if (!(await folder.unmoved(confinement)) || landed?.ino !== written.ino) {
         throw new ToolError(`the folder of "${path}" was replaced while it was written: the new content may have landed outside the root instead of ${folder.real}; check both`, false);
       }
     }

@@ -1,9 +1,31 @@
 // File tools see one directory tree: paths are resolved inside the root, and `..` or a symlink
-// that leads outside it is refused.
+// that leads outside it is refused; so is one into Argo's data home when it lies in the root.
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { errnoOf, isMissing } from '../log/fs.js';
+import { errnoOf, isMissing, realLocation } from '../log/fs.js';
 import { ToolError } from './types.js';
+
+/**
+ * Where the file tools may go: inside `root` (a real path), never inside `home`, the data home's
+ * real path when it and the root overlap (`ARGO_HOME=$PWD`, a root of `~` with `~/.argo`), null
+ * otherwise. Its config.json may hold a server's key and the tools it allows, its logs are
+ * replayed: a model that could read or write them could lift its own limits.
+ */
+export interface Confinement {
+  root: string;
+  home: string | null;
+}
+
+/** The confinement of a tool call: its root, and its data home if that overlaps the root. */
+export async function confinementOf(context: { root: string; home: string }): Promise<Confinement> {
+  const home = await realLocation(context.home);
+  return { root: context.root, home: isInside(context.root, home) || isInside(home, context.root) ? home : null };
+}
+
+/** Whether a real path is one the file tools may use. */
+export function allows(confinement: Confinement, path: string): boolean {
+  return isInside(confinement.root, path) && (confinement.home === null || !isInside(confinement.home, path));
+}
 
 export function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
@@ -13,9 +35,10 @@ export function isInside(root: string, path: string): boolean {
 /**
  * The real path `path` (relative to the root, or absolute) names, checked to lie inside `root`
  * (itself a real path). A path that does not exist yet is checked through its nearest existing
- * ancestor, so a new file cannot be created through a link that leads out.
+ * ancestor, so a new file cannot be created through a link that leads out. With `home` (a
+ * Confinement's), a path inside the data home is refused too.
  */
-export async function resolveInRoot(root: string, path: string): Promise<string> {
+export async function resolveInRoot(root: string, path: string, home: string | null = null): Promise<string> {
   const target = resolve(root, path);
   if (!isInside(root, target)) throw outside(path);
   let existing = target;
@@ -24,7 +47,9 @@ export async function resolveInRoot(root: string, path: string): Promise<string>
     try {
       const real = await realpath(existing);
       if (!isInside(root, real)) throw outside(path);
-      return missingTail === '' ? real : resolve(real, missingTail);
+      const resolved = missingTail === '' ? real : resolve(real, missingTail);
+      if (home !== null && isInside(home, resolved)) throw inDataHome(path, home);
+      return resolved;
     } catch (error) {
       if (error instanceof ToolError) throw error;
       if (!isMissing(error)) throw new ToolError(`cannot open "${path}" (${errnoOf(error) ?? 'unreadable'})`);
@@ -44,6 +69,11 @@ async function isLink(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The refusal of a path into the data home; the same wherever the path is checked. */
+export function inDataHome(path: string, home: string): ToolError {
+  return new ToolError(`path "${path}" is inside Argo's data home (${home}), which the file tools may not use; use a path outside it (or run with a --root that does not hold the data home)`);
 }
 
 function outside(path: string): ToolError {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { editFileTool, writeFileTool } from '../../src/tools/edit.js';
 import { GLOB_PATTERNS_MOST, READ_CAP_BYTES, SEARCH_PATTERN_MS, listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
-import { isInside, resolveInRoot } from '../../src/tools/root.js';
+import { confinementOf, isInside, resolveInRoot } from '../../src/tools/root.js';
 import { HeldFolder, READ_FLAGS, openInRoot, writeInFolder } from '../../src/tools/root-files.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
@@ -39,7 +39,7 @@ beforeAll(() => {
   // A link to a folder inside the root: a new file through it is the folder's.
   mkdirSync(join(root, 'sub'));
   symlinkSync(join(root, 'sub'), join(root, 'inner'));
-  context = { root, home: root, signal: new AbortController().signal };
+  context = { root, home: join(base, 'home'), signal: new AbortController().signal };
 });
 
 async function failure(promise: Promise<unknown>): Promise<string> {
@@ -98,26 +98,88 @@ describe('a file checked where it is once open (a link swapped into its path mea
 
   // As if resolveInRoot had checked the path before dir-out became a link: the open is what must refuse it.
   it.each([true, false])('with /proc %s: a file inside opens; one reached through a link out, or a link as its last part, does not', async (proc) => {
-    const handle = await openInRoot(root, join(root, 'lines.txt'), READ_FLAGS, 'lines.txt', { proc });
+    const handle = await openInRoot({ root, home: null }, join(root, 'lines.txt'), READ_FLAGS, 'lines.txt', { proc });
     expect((await handle.readFile('utf8')).startsWith('line 1\n')).toBe(true);
     await handle.close();
-    expect(await failure(openInRoot(root, join(root, 'dir-out', 'secret.txt'), READ_FLAGS, 'd/secret.txt', { proc }))).toBe(changed('d/secret.txt'));
-    expect(await failure(openInRoot(root, join(root, 'link-out.txt'), READ_FLAGS, 'f.txt', { proc }))).toBe(changed('f.txt'));
+    expect(await failure(openInRoot({ root, home: null }, join(root, 'dir-out', 'secret.txt'), READ_FLAGS, 'd/secret.txt', { proc }))).toBe(changed('d/secret.txt'));
+    expect(await failure(openInRoot({ root, home: null }, join(root, 'link-out.txt'), READ_FLAGS, 'f.txt', { proc }))).toBe(changed('f.txt'));
   });
 
   it.each([true, false])('with /proc %s: a folder is held from the root down, made where missing; a link on the way is refused', async (proc) => {
-    const folder = await HeldFolder.open(root, join(root, 'held', proc ? 'proc' : 'path'), 'held/x.txt', { proc });
+    const folder = await HeldFolder.open({ root, home: null }, join(root, 'held', proc ? 'proc' : 'path'), 'held/x.txt', { proc });
     try {
-      await writeInFolder(root, folder, 'x.txt', 'one\n', 'overwrite', 'held/x.txt');
-      await writeInFolder(root, folder, 'x.txt', 'two\n', 'append', 'held/x.txt');
-      expect(await failure(writeInFolder(root, folder, 'x.txt', 'three\n', 'create', 'held/x.txt'))).toBe('"held/x.txt" already exists; use mode "overwrite" to replace it');
+      await writeInFolder({ root, home: null }, folder, 'x.txt', 'one\n', 'overwrite', 'held/x.txt');
+      await writeInFolder({ root, home: null }, folder, 'x.txt', 'two\n', 'append', 'held/x.txt');
+      expect(await failure(writeInFolder({ root, home: null }, folder, 'x.txt', 'three\n', 'create', 'held/x.txt'))).toBe('"held/x.txt" already exists; use mode "overwrite" to replace it');
     } finally {
       await folder.close();
     }
     expect(readFileSync(join(root, 'held', proc ? 'proc' : 'path', 'x.txt'), 'utf8')).toBe('one\ntwo\n');
-    expect(await failure(HeldFolder.open(root, join(root, 'dir-out', 'deeper'), 'dir-out/deeper/x.txt', { proc }))).toBe(changed('dir-out/deeper/x.txt'));
-    expect(await failure(HeldFolder.open(root, join(root, 'lines.txt', 'x'), 'lines.txt/x/y.txt', { proc }))).toBe('"lines.txt/x/y.txt" cannot be written: "lines.txt" on its way is a file, not a folder');
+    expect(await failure(HeldFolder.open({ root, home: null }, join(root, 'dir-out', 'deeper'), 'dir-out/deeper/x.txt', { proc }))).toBe(changed('dir-out/deeper/x.txt'));
+    expect(await failure(HeldFolder.open({ root, home: null }, join(root, 'lines.txt', 'x'), 'lines.txt/x/y.txt', { proc }))).toBe('"lines.txt/x/y.txt" cannot be written: "lines.txt" on its way is a file, not a folder');
     expect(readdirSync(outside)).toEqual(['secret.txt']);
+  });
+});
+
+describe("Argo's data home inside the root", () => {
+  let project: string;
+  let data: string;
+  let inHome: ToolContext;
+  const refused = (path: string) => `path "${path}" is inside Argo's data home (${data}), which the file tools may not use; use a path outside it (or run with a --root that does not hold the data home)`;
+  beforeAll(() => {
+    project = realpathSync(mkdtempSync(join(tmpdir(), 'argo-home-in-root-')));
+    data = join(project, 'argo-data');
+    mkdirSync(join(data, 'logs'), { recursive: true });
+    writeFileSync(join(data, 'config.json'), '{"serve": {"apiKey": "k3y"}}\n');
+    writeFileSync(join(data, 'logs', '2026-01-01.log'), '{"user_prompt": "apiKey"}\n');
+    writeFileSync(join(project, 'app.ts'), 'const apiKey = process.env.KEY;\n');
+    symlinkSync(join(data, 'config.json'), join(project, 'settings.json'));
+    symlinkSync(data, join(project, 'data-link'));
+    inHome = { ...context, root: project, home: data };
+  });
+
+  const tools = { readFile: readFileTool, writeFile: writeFileTool, editFile: editFileTool, listFiles: listFilesTool, searchFiles: searchFilesTool };
+  it.each<[keyof typeof tools, Record<string, unknown>, string]>([
+    ['readFile', { path: 'argo-data/config.json' }, 'argo-data/config.json'],
+    ['readFile', { path: 'settings.json' }, 'settings.json'],
+    ['readFile', { path: 'data-link/logs/2026-01-01.log' }, 'data-link/logs/2026-01-01.log'],
+    ['writeFile', { path: 'argo-data/config.json', content: 'x' }, 'argo-data/config.json'],
+    ['writeFile', { path: 'argo-data/logs/new.log', content: 'x', mode: 'create' }, 'argo-data/logs/new.log'],
+    ['writeFile', { path: 'settings.json', content: 'x', mode: 'append' }, 'settings.json'],
+    ['editFile', { path: 'argo-data/config.json', old: 'k3y', new: 'mine' }, 'argo-data/config.json'],
+    ['listFiles', { pattern: '*', path: 'argo-data' }, 'argo-data'],
+    ['searchFiles', { pattern: 'k3y', path: 'data-link' }, 'data-link'],
+  ])('%s %j is refused', async (tool, args, path) => {
+    expect(await failure(tools[tool].run(args, inHome))).toBe(refused(path));
+    expect(readFileSync(join(data, 'config.json'), 'utf8')).toBe('{"serve": {"apiKey": "k3y"}}\n');
+    expect(readdirSync(join(data, 'logs'))).toEqual(['2026-01-01.log']);
+  });
+
+  it('list_files and search_files leave it out, whatever the pattern', async () => {
+    expect(await listFilesTool.run({ pattern: '**/*' }, inHome)).toEqual({ files: ['app.ts'], count: 1 });
+    expect(await listFilesTool.run({ pattern: 'argo-data/**' }, inHome)).toEqual({ files: [], count: 0 });
+    expect(await listFilesTool.run({ pattern: '{argo-data,data-link}/*.json' }, inHome)).toEqual({ files: [], count: 0 });
+    expect(await searchFilesTool.run({ pattern: 'apiKey|k3y' }, inHome)).toEqual({ matches: [{ file: 'app.ts', line: 1, text: 'const apiKey = process.env.KEY;' }] });
+  });
+
+  it('a root that is the data home, or inside it, leaves the tools nothing', async () => {
+    expect(await failure(readFileTool.run({ path: 'app.ts' }, { ...context, root: project, home: project }))).toBe(refused('app.ts').replace(data, project));
+    expect(await failure(listFilesTool.run({ pattern: '*' }, { ...context, root: join(data, 'logs'), home: data }))).toBe(refused('.'));
+  });
+
+  it.each<[string, string, string | null]>([
+    // root, data home (both made below the temp folder), the data home the tools must avoid
+    ['p', 'p/.argo', 'p/.argo'],
+    ['p', 'p', 'p'],
+    ['p/sub', 'p', 'p'],
+    ['p', 'elsewhere/.argo', null],
+    ['p', 'p-other', null],
+    // Not made yet: where it would be.
+    ['p', 'p/not-yet/.argo', 'p/not-yet/.argo'],
+  ])('confinementOf(root %s, home %s): the home avoided is %s', async (rootName, homeName, avoided) => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'argo-confine-')));
+    for (const name of ['p/sub', 'p/.argo', 'elsewhere/.argo', 'p-other']) mkdirSync(join(base, name), { recursive: true });
+    expect(await confinementOf({ root: join(base, rootName), home: join(base, homeName) })).toEqual({ root: join(base, rootName), home: avoided === null ? null : join(base, avoided) });
   });
 });
 
