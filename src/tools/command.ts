@@ -1,6 +1,6 @@
 // Command-backed tools from config.json: an argv template filled from the arguments and run
 // without a shell (so an argument can never become a second command).
-import { BACKGROUND_NOTE, findCommand, runProcess } from './process.js';
+import { BACKGROUND_NOTE, DETACHED_NOTE, findCommand, runProcess } from './process.js';
 import { ToolError } from './types.js';
 import { ARGV_PLACEHOLDER } from '../config/settings.js';
 import type { CommandToolSettings } from '../config/settings.js';
@@ -105,6 +105,7 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
         stderr: result.stderr.text,
         ...(result.stdout.truncated || result.stderr.truncated ? { truncated: true } : {}),
         ...(result.background ? { background: BACKGROUND_NOTE } : {}),
+        ...(result.detached ? { detached: DETACHED_NOTE } : {}),
       };
     },
   };

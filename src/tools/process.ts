@@ -13,6 +13,13 @@ const KILL_GRACE_MS = 2000;
 export const BACKGROUND_NOTE = 'stopped what the command left running; use the process tool for long-running commands';
 /** How long the pipes may still drain after the shell has exited, before what it left is stopped. */
 const DRAIN_MS = 200;
+/**
+ * After the shell exited, the drain and the group's kill with its grace: whatever still holds the
+ * command's output open then is not in its group (setsid, a daemon), and is not waited for.
+ */
+const RELEASE_MS = DRAIN_MS + KILL_GRACE_MS + 500;
+/** What a run-to-completion result says when a process outside the command's group held its output. */
+export const DETACHED_NOTE = 'a process the command started left its process group (setsid, a daemon) and kept its output open: Argo stopped waiting for it, but could not stop it';
 
 export interface Captured {
   text: string;
@@ -30,6 +37,8 @@ export interface RunResult {
   aborted: boolean;
   /** The command's shell ended leaving processes running in its group; they were stopped. */
   background: boolean;
+  /** A process outside the group held the output open after the rest had ended: no longer read. */
+  detached: boolean;
 }
 
 export interface RunSpec {
@@ -229,7 +238,9 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     let timedOut = false;
     let aborted = false;
     let background = false;
+    let detached = false;
     let drain: NodeJS.Timeout | undefined;
+    let release: NodeJS.Timeout | undefined;
     // Run-to-completion: what the command left running in its group is stopped once it has exited.
     const stopLeftovers = (): void => {
       clearTimeout(drain);
@@ -239,6 +250,12 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     };
     child.once('exit', () => {
       drain = setTimeout(stopLeftovers, DRAIN_MS);
+      // Without this, such a process would hold the call, and Argo's own exit, for as long as it runs.
+      release = setTimeout(() => {
+        detached = true;
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, RELEASE_MS);
     });
     const timer =
       spec.timeoutMs === undefined
@@ -256,14 +273,16 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     child.once('error', (error) => {
       clearTimeout(timer);
       clearTimeout(drain);
+      clearTimeout(release);
       spec.signal.removeEventListener('abort', onAbort);
       reject(error);
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(release);
       stopLeftovers();
       spec.signal.removeEventListener('abort', onAbort);
-      resolve({ exit_code: code, signal, stdout: stdout.result(), stderr: stderr.result(), timed_out: timedOut, aborted, background });
+      resolve({ exit_code: code, signal, stdout: stdout.result(), stderr: stderr.result(), timed_out: timedOut, aborted, background, detached });
     });
   });
 }

@@ -3,7 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { isMissing } from '../log/fs.js';
-import { BACKGROUND_NOTE, UNREAD_CAP_CHARS, UnreadOutput, killGroup, onPath, runProcess, spawnGroup } from './process.js';
+import { BACKGROUND_NOTE, DETACHED_NOTE, UNREAD_CAP_CHARS, UnreadOutput, killGroup, onPath, runProcess, spawnGroup } from './process.js';
 import type { Captured } from './process.js';
 import { resolveInRoot } from './root.js';
 import { ToolError, numberArg, stringArg } from './types.js';
@@ -61,6 +61,7 @@ export const runCommandTool: Tool = {
       ...streamResult('stdout', result.stdout),
       ...streamResult('stderr', result.stderr),
       ...(result.background ? { background: BACKGROUND_NOTE } : {}),
+      ...(result.detached ? { detached: DETACHED_NOTE } : {}),
     };
   },
 };
@@ -148,7 +149,12 @@ export function processTool(): Tool & { close: () => void } {
       }
     },
     close: () => {
-      for (const managed of table.values()) killGroup(managed.child);
+      for (const managed of table.values()) {
+        killGroup(managed.child);
+        // Nothing reads them now; a process that left the group (setsid) must not keep Argo from exiting.
+        managed.child.stdout?.destroy();
+        managed.child.stderr?.destroy();
+      }
     },
   };
 }

@@ -74,6 +74,7 @@ async function withoutCallIds<T>(body: () => Promise<T>): Promise<T> {
 const OLLAMA_ID = /^call_[a-z0-9]{8}$/;
 
 const hasGit = spawnSync('git', ['--version']).status === 0;
+const hasSetsid = spawnSync('setsid', ['--version']).status === 0;
 
 function tree(): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-agent-root-')));
@@ -1026,6 +1027,26 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(existsSync(outside)).toBe(false);
     const [ran] = messagesOf(chatBodies()[2]).filter((message) => message.role === 'tool').map((message) => JSON.parse(message.content) as { exit_code: number; stdout: string });
     expect(ran).toMatchObject({ exit_code: 0, stdout: expect.stringMatching(/^[0-9a-f]+ second\n$/) as unknown });
+  });
+
+  it.runIf(hasSetsid)('processes a command moved out of its group (setsid) keep neither the call nor argo waiting; the result says so', async () => {
+    const root = tree();
+    const escaped = (name: string) => `setsid sh -c 'echo $$ > ${name}; exec sleep 60' &`;
+    script = [
+      { calls: [call('run_command', { command: `${escaped('one.pid')} echo started` }), call('process', { operation: 'start', command: `${escaped('two.pid')} sleep 60` })] },
+      { reply: 'done' },
+    ];
+    const result = await argo(['-T', 'shell', '--yes', '--root', root, 'start them'], tempHome());
+    const pids = ['one.pid', 'two.pid'].map((name) => Number(readFileSync(join(root, name), 'utf8')));
+    try {
+      expect(result).toMatchObject({ code: 0, stdout: 'done\n' });
+      const [ran] = messagesOf(chatBodies()[1]).filter((message) => message.role === 'tool');
+      expect(JSON.parse(ran?.content ?? '{}')).toMatchObject({ exit_code: 0, stdout: 'started\n', detached: expect.stringContaining('left its process group (setsid, a daemon)') as unknown });
+      // Not stopped: docs/agent.md says so.
+      expect(pids.map((pid) => alive(pid))).toEqual([true, true]);
+    } finally {
+      for (const pid of pids) process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('argo tools lists every toolset and tool, available or not and why; a broken toolset is listed, then exit 2', async () => {

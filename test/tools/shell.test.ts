@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,13 +6,14 @@ import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { commandTool, fillArgv, optionLikeArgument } from '../../src/tools/command.js';
 import { validateArguments } from '../../src/tools/validate.js';
-import { BACKGROUND_NOTE, CappedOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, killGroup, looksSecret, onPath, spawnGroup } from '../../src/tools/process.js';
+import { BACKGROUND_NOTE, CappedOutput, DETACHED_NOTE, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, killGroup, looksSecret, onPath, spawnGroup } from '../../src/tools/process.js';
 import { processTool, runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import { alive } from '../support/alive.js';
 import { waitFor } from '../support/wait.js';
 
+const hasSetsid = spawnSync('setsid', ['--version']).status === 0;
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-shell-')));
 mkdirSync(join(root, 'sub'));
 const context = (signal = new AbortController().signal): ToolContext => ({ root, home: root, signal });
@@ -115,6 +116,25 @@ describe('killGroup', () => {
       kill.mockRestore();
     }
     await exited;
+  });
+});
+
+// setsid puts a process in a session and group of its own: the group's kill cannot reach it. What
+// Argo can do is stop waiting on the output it holds, and say so.
+describe.runIf(hasSetsid)('a process that leaves the command\'s group (setsid)', () => {
+  const escapedPid = (name: string): number => Number(readFileSync(join(root, name), 'utf8'));
+
+  it('run_command answers once the rest has ended, saying it could not stop that process', async () => {
+    const started = Date.now();
+    const result = await runCommandTool.run({ command: "setsid sh -c 'echo $$ > escaped-1.pid; exec sleep 60' & echo started" }, context());
+    const pid = escapedPid('escaped-1.pid');
+    try {
+      expect(result).toEqual({ exit_code: 0, stdout: 'started\n', stderr: '', detached: DETACHED_NOTE });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(alive(pid)).toBe(true);
+    } finally {
+      process.kill(pid, 'SIGKILL');
+    }
   });
 });
 
