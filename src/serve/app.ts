@@ -68,9 +68,15 @@ export function createServer(deps: ServerDeps): ArgoServer {
   const jobs = new JobStore(deps.jobsDir);
   const liveJobs = new Map<string, LiveJob>();
   const checkKey = deps.apiKey === null ? null : keyChecker(deps.apiKey);
-  /** Every error a client is sent: worded for it, the data home's path left out (the operator's log has it). */
+  /**
+   * Every error a client is sent, worded for it. The data home's path is left out (the operator's log
+   * has it) of what the server says of its own failures: a 5xx, or an error of its own made into one.
+   * A 4xx it made from the request quotes the client's own text as sent: hidden there, a client could
+   * test a guess of the path (`unknown persona "<data home>"` only when right).
+   */
   const apiErrorOf = (error: unknown): ApiError => {
     const api = asApiError(error, deps.log);
+    if (error instanceof ApiError && api.status < 500) return api;
     const shown = withoutHome(api, deps.home);
     if (shown !== api) deps.log(`argo serve: ${api.message}`);
     return shown;

@@ -247,11 +247,13 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
     let failure: TurnFailure | null = null;
     /**
      * The turn as its log line has it: the line's `error` words a failure (an agent run's own
-     * included), said to the client without the data home's path (a result it could not save there).
+     * included). Argo's own (a result it could not save) is said to the client without the data
+     * home's path; Ollama's (a model not found) as it came, as it may quote what the client sent.
      */
     const resultOf = (entry: LogEntry): TurnResult => {
       const failed = failure;
-      const message = typeof entry.error === 'string' ? hideHome(entry.error, settings.home) : null;
+      const logged = typeof entry.error === 'string' ? entry.error : null;
+      const message = logged === null ? null : failed ? logged : hideHome(logged, settings.home);
       return {
         turnId: entry.id,
         status: entry.status,

@@ -350,6 +350,10 @@ describe('Argo mode', () => {
       expect(body).toMatchObject({ error: { param: `argo.${field}`, code: 'invalid_value' } });
       expect(body.error.message).toMatch(message);
     }
+    // Quoted as sent, the data home's path too: hidden only there, it would confirm a guess of it.
+    const guess = await post('/v1/chat/completions', ask('x', { argo: { persona: home } }));
+    expect(guess.status).toBe(400);
+    expect(((await guess.json()) as { error: { message: string } }).error.message).toMatch(`argo.persona: unknown persona ${JSON.stringify(home)}`);
     const tools = await post('/v1/chat/completions', ask('x', { argo: { tools: ['fs', 'nosuchset'] } }));
     expect(tools.status).toBe(400);
     const refused = (await tools.json()) as { error: { message: string } };

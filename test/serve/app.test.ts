@@ -12,6 +12,7 @@ import { FAKE_LOGPROB, startTestServer } from './fake-runner.js';
 import type { TestServer } from './fake-runner.js';
 import type { ToolEvent } from '../../src/serve/types.js';
 import { JobStore } from '../../src/serve/jobs.js';
+import { ApiError, badRequest } from '../../src/serve/errors.js';
 import { RuntimeError } from '../../src/errors.js';
 import type { JobRecord } from '../../src/serve/jobs.js';
 import { waitFor } from '../support/wait.js';
@@ -487,6 +488,29 @@ describe('the data home\'s path is the operator\'s', () => {
       const { job_id: id } = (await (await fetch(`${s.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('x', { argo: { session: 'work' } })) })).json()) as { job_id: string };
       await waitFor(async () => expect(await (await fetch(`${s.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed', error: shown }));
       expect(s.lines).toContain(`argo serve: session file ${home}/sessions/work.json is not valid JSON; fix it or remove it with "argo sessions rm work"`);
+    } finally {
+      await s.listening.close(100);
+    }
+  });
+
+  it('a 4xx quoting what the client sent is sent as it is, so the path shown never confirms a guess of it; a 5xx still hides it', async () => {
+    const home = '/srv/argo-home';
+    const s = await startTestServer({ home });
+    try {
+      const cases: [string, Error, number, string][] = [
+        ['the request\'s own text (a 400)', badRequest(`argo.persona: unknown persona "${home}"`, 'argo.persona'), 400, `argo.persona: unknown persona "${home}"`],
+        ['Ollama\'s 404 quoting the model asked for', new ApiError(404, `model "${home}" not found`, 'invalid_request_error', 'model_not_found', 'model'), 404, `model "${home}" not found`],
+        ['the server\'s own failure (a 500)', new RuntimeError(`cannot write ${home}/logs/x.log`), 500, 'cannot write <data home>/logs/x.log'],
+        ['an ApiError of 5xx', new ApiError(502, `cannot read ${home}/STOP`, 'api_error', 'x'), 502, 'cannot read <data home>/STOP'],
+      ];
+      for (const [, thrown, status, message] of cases) {
+        s.runner.script = () => ({ throws: thrown });
+        for (const stream of [false, true]) {
+          const response = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('x', { stream })) });
+          expect(response.status).toBe(status);
+          expect(((await response.json()) as { error: { message: string } }).error.message).toBe(message);
+        }
+      }
     } finally {
       await s.listening.close(100);
     }
