@@ -25,6 +25,7 @@ import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 import { toolRoot } from './root.js';
 import { askOnTerminal, isYes } from './answers.js';
+import { maskSecretsIn } from '../text/secrets.js';
 import type { AskLine } from '../chat/repl.js';
 
 /** The ask command's agent flags. */
@@ -78,11 +79,12 @@ const TRACE_NAME_CHARS = 64;
 
 /**
  * A call's line in a log: tool, arguments (JSON, cut short without splitting a character), outcome
- * and time. The arguments are the model's and the name may be an MCP server's: the line keeps to one
+ * and time, secret-looking values shown as ***. The arguments are the model's and the name may be an MCP server's: the line keeps to one
  * row and shows their controls rather than obeying them wherever the log is read later.
  */
 export function traceLine(event: Extract<AgentEvent, { type: 'tool_status' }>): string {
-  const args = event.args === null ? '' : ` ${clipText(JSON.stringify(event.args), TRACE_ARGS_CHARS)}`;
+  // A log outlives the run and is read by others (CI): what looks like a secret is masked before the cut.
+  const args = event.args === null ? '' : ` ${clipText(JSON.stringify(maskSecretsIn(event.args)), TRACE_ARGS_CHARS)}`;
   return `${neutralizeControls(`argo: tool ${clipText(event.name, TRACE_NAME_CHARS)}${args}: ${event.status} (${event.ms ?? 0} ms)`.replace(/\s+/g, ' '))}\n`;
 }
 

@@ -12,6 +12,10 @@ describe("traceLine: an agent call's line when stderr is not a terminal", () => 
     ['a parameter missing', status('read_file', {}, 'needs_input', 0), 'argo: tool read_file {}: needs_input (0 ms)\n'],
     ['arguments that could not be read: the raw text, quoted', status('read_file', '{"path": "a\nb"', 'needs_input', 0), 'argo: tool read_file "{\\"path\\": \\"a\\nb\\"": needs_input (0 ms)\n'],
     ['no arguments at all', status('memo', null, 'success'), 'argo: tool memo: success (0 ms)\n'],
+    // A CI log is read by others: what looks like a secret is masked, the rest of the call kept.
+    ['a token in a command', status('run_command', { command: 'GITHUB_TOKEN=ghp_abcdef1234567890 true' }, 'success', 4), 'argo: tool run_command {"command":"GITHUB_TOKEN=*** true"}: success (4 ms)\n'],
+    ['a secret-named argument', status('mcp_login', { user: 'me', password: 'hunter2' }, 'success', 1), 'argo: tool mcp_login {"user":"me","password":"***"}: success (1 ms)\n'],
+    ['a bearer token in raw arguments', status('fetch', '{"h": "Bearer abcdef123456"', 'needs_input', 0), 'argo: tool fetch "{\\"h\\": \\"Bearer ***\\"": needs_input (0 ms)\n'],
     // JSON escapes C0; what it leaves raw (C1, bidi, DEL) is shown, not obeyed.
     ['controls in the arguments', status('read_file', { path: '\u001b]52;c;aGk=\u0007\u202etxt.exe\u009b\u007f' }, 'success', 1), 'argo: tool read_file {"path":"\\u001b]52;c;aGk=\\u0007\\u202etxt.exe\\x9b^?"}: success (1 ms)\n'],
     ["an MCP server's name with a line break and an escape: one row", status('evil\n\u001b[2Jtool', {}, 'success', 1), 'argo: tool evil ^[[2Jtool {}: success (1 ms)\n'],

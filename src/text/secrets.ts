@@ -1,0 +1,86 @@
+// What looks like a secret: the rule that keeps secrets out of commands' environments (tools) and
+// out of the tool trace a cron or CI log keeps (cli). Pure, so every layer may use it.
+
+/**
+ * The words of a variable's name (split at anything but letters and digits, upper-cased: npm's
+ * `npm_config_//registry.npmjs.org/:_authToken` is NPM, CONFIG, …, AUTHTOKEN) that say it holds a
+ * secret: TOKEN, SECRET, CREDENTIAL(S), a password (PASS, PASSWD, PWD, PASSPHRASE, …PASSWORD), a
+ * key (KEY, APIKEY, PRIVATEKEY…), AUTH or AUTHORIZATION, DSN. Whole words, so KEYTIMEOUT,
+ * KEYBOARD, AUTHOR, BYPASS, ASKPASS and TOKENIZERS_PARALLELISM are not.
+ */
+const SECRET_WORD = /^(?:[A-Z0-9]*TOKEN|[A-Z0-9]*SECRETS?[A-Z0-9]*|[A-Z0-9]*CREDENTIALS?|PASS|PASSPHRASE|[A-Z0-9]*PASSW(?:OR)?D|[A-Z0-9]*PWD|(?:[A-Z0-9]*(?:API|PRIVATE|ACCESS|AUTH|MASTER|SIGNING|ENCRYPTION|SESSION|CLIENT|APP|LICENSE))?KEY|[A-Z0-9]*AUTH|AUTHORI[SZ]ATION|DSN)$/;
+
+/**
+ * A last word that says the variable names where a secret is, or something about it, not the
+ * secret (PASSWD_FILE, SSH_AUTH_SOCK, TOKEN_URL, AWS_ACCESS_KEY_ID): its value is still checked.
+ */
+const NOT_THE_SECRET = new Set(['FILE', 'FILES', 'PATH', 'DIR', 'SOCK', 'SOCKET', 'URL', 'HOST', 'PORT', 'USER', 'USERNAME', 'NAME', 'ID', 'TYPE', 'MODE', 'TIMEOUT']);
+
+/** The shell's working directories, whose names end in PWD. */
+const SHELL_DIRECTORIES = new Set(['PWD', 'OLDPWD']);
+
+function secretName(name: string): boolean {
+  if (SHELL_DIRECTORIES.has(name)) return false;
+  const words = name.toUpperCase().split(/[^A-Z0-9]+/).filter((word) => word !== '');
+  if (NOT_THE_SECRET.has(words.at(-1) ?? '')) return false;
+  return words.some((word) => SECRET_WORD.test(word));
+}
+
+/**
+ * Values that are credentials whatever their variable is called (DATABASE_URL, SLACK_WEBHOOK_URL):
+ * a URL with a password (`postgres://user:pw@host/db`, `redis://:pw@host`) or with a key for its
+ * user (Sentry's DSN `https://<32 hex>@…`; a plain `ssh://git@host` is not), a webhook URL whose
+ * path is its key (Slack, Discord), an HTTP Authorization value (`Bearer …`, `Basic …`), a JSON Web
+ * Token, a private key in PEM, or a token in its issuer's documented shape (GitHub, GitLab, Slack,
+ * AWS access key id, npm, Stripe live keys, OpenAI and Anthropic keys, Google API keys and OAuth
+ * access tokens, Hugging Face, PyPI). Prefixes this specific do not turn up in ordinary values
+ * (paths, locales, hosts).
+ */
+const SECRET_VALUE = new RegExp(
+  [
+    String.raw`[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]*:[^\s/@]+@`,
+    String.raw`[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9_-]{16,}@`,
+    String.raw`https://hooks\.slack\.com/(?:services|workflows|triggers)/`,
+    String.raw`https://(?:discord|discordapp)\.com/api/webhooks/`,
+    String.raw`^\s*(?:[Bb]earer|[Bb]asic)\s+[A-Za-z0-9._~+/=-]{8,}\s*$`,
+    String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.`,
+    String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----`,
+    String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20,}|xox[abeoprs]-[A-Za-z0-9-]{10,}|A[KS]IA[0-9A-Z]{16}|npm_[A-Za-z0-9]{36}|[rs]k_live_[A-Za-z0-9]{16,}|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|ya29\.[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{50,})`,
+  ].join('|'),
+);
+
+/** Whether a variable holds a secret: by its name, or by a value that is a credential (SECRET_VALUE). */
+export function looksSecret(name: string, value: string | undefined): boolean {
+  return secretName(name) || (value !== undefined && SECRET_VALUE.test(value));
+}
+
+/** What a hidden secret is shown as. */
+export const MASK = '***';
+
+/**
+ * Secret-looking pieces of free text, each with what it keeps: a token by its shape (looser than
+ * SECRET_VALUE's: a line shown is cheaper to over-mask than an environment), a bearer token, a JWT,
+ * a URL's password, a webhook's key, and `NAME=value` for a secret NAME (secretName).
+ */
+const MASKED: readonly [RegExp, (match: string, ...groups: string[]) => string][] = [
+  [/\b(?:gh[pousr]_|github_pat_|glpat-|hf_|xox[abeoprs]-|sk-|npm_|[rs]k_live_|AIza)[A-Za-z0-9_-]{6,}/g, () => MASK],
+  [/\bA[KS]IA[0-9A-Z]{16}\b/g, () => MASK],
+  [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?/g, () => MASK],
+  [/\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, (_match, scheme = '', space = '') => `${scheme}${space}${MASK}`],
+  [/\b([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+@/g, (_match, head = '') => `${head}${MASK}@`],
+  [/(https:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:discord|discordapp)\.com\/api\/webhooks)\/)[^\s"']+/g, (_match, head = '') => `${head}${MASK}`],
+  [/([A-Za-z_][A-Za-z0-9_.-]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"';&|,}]+)/g, (match, name = '', sign = '') => (secretName(name) ? `${name}${sign}${MASK}` : match)],
+];
+
+/** `text` with what looks like a secret in it shown as MASK. */
+export function maskSecrets(text: string): string {
+  return MASKED.reduce((shown, [pattern, keep]) => shown.replace(pattern, keep), text);
+}
+
+/** A JSON value (a tool call's arguments) with its secrets masked: a string under a secret-named key whole, any other string's secret-looking pieces. */
+export function maskSecretsIn(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') return key !== '' && secretName(key) && value !== '' ? MASK : maskSecrets(value);
+  if (Array.isArray(value)) return value.map((item) => maskSecretsIn(item));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskSecretsIn(item, name)]));
+  return value;
+}

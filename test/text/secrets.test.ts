@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { maskSecrets, maskSecretsIn } from '../../src/text/secrets.js';
+
+describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
+  it.each<[string, string, string]>([
+    ['a GitHub token assigned to a secret name', 'GITHUB_TOKEN=ghp_abcdef1234567890 true', 'GITHUB_TOKEN=*** true'],
+    ['a GitHub token on its own', 'git push https://x.test ghp_abcdef1234567890', 'git push https://x.test ***'],
+    ['an OpenAI key', 'curl -d k=sk-proj-abcdefgh123 x', 'curl -d k=*** x'],
+    ['a Hugging Face token', 'huggingface-cli login --token hf_abcdefghijkl', 'huggingface-cli login --token ***'],
+    ['a Slack token', 'post xoxb-1234567890-abcdef', 'post ***'],
+    ['a bearer token', 'curl -H "Authorization: Bearer abc.def-123456" x', 'curl -H "Authorization: Bearer ***" x'],
+    ['a JWT', 'echo eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig_nature', 'echo ***'],
+    ['PASSWORD=value, quoted', `PGPASSWORD='hunter2' psql`, 'PGPASSWORD=*** psql'],
+    ['KEY=value', 'OPENAI_API_KEY=abc123 run', 'OPENAI_API_KEY=*** run'],
+    ['a flag with a secret name', 'mysql --password=hunter2 db', 'mysql --password=*** db'],
+    ["a URL's password", 'psql postgres://me:pw@db/app', 'psql postgres://me:***@db/app'],
+    ["a Slack webhook's key", 'curl https://hooks.slack.com/services/T0/B0/XyZ', 'curl https://hooks.slack.com/services/***'],
+    ['an AWS access key id', 'AKIAABCDEFGHIJKLMNOP', '***'],
+    ['ordinary words and assignments are kept', 'make CC=gcc -j4 tokens.txt', 'make CC=gcc -j4 tokens.txt'],
+    ['a path is kept', 'src/sk-lib/task.ts', 'src/sk-lib/task.ts'],
+  ])('%s', (_case, text, shown) => {
+    expect(maskSecrets(text)).toBe(shown);
+  });
+});
+
+describe("maskSecretsIn: a call's arguments", () => {
+  it.each<[string, unknown, unknown]>([
+    ['a string under a secret-named key, whole', { api_key: 'plain', path: 'a.txt' }, { api_key: '***', path: 'a.txt' }],
+    ['a secret in a string anywhere', { command: 'GITHUB_TOKEN=ghp_abcdef1234567890 true' }, { command: 'GITHUB_TOKEN=*** true' }],
+    ['nested, in lists', { env: [{ TOKEN: 'x' }], n: 3 }, { env: [{ TOKEN: '***' }], n: 3 }],
+    ['numbers under a secret-looking name are kept', { max_tokens: 100 }, { max_tokens: 100 }],
+    ['raw text that could not be read', 'run sk-abcdefghijklmnop', 'run ***'],
+    ['nothing secret: the same', { path: 'notes.txt', limit: 1 }, { path: 'notes.txt', limit: 1 }],
+  ])('%s', (_case, value, shown) => {
+    expect(maskSecretsIn(value)).toEqual(shown);
+  });
+});
