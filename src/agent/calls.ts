@@ -70,7 +70,8 @@ export function readToolCalls(raw: readonly unknown[], round: number): ParsedCal
  * bare JSON (tool tag `{` or `[`, llama 3.x) Ollama holds text that opens with one as a call, and
  * hands it back as text when the answer ends before the call does (tools.Parser.Content). So: text
  * that opens with `{` or `[` and is not whole JSON. (Words before it would have made Ollama take it
- * all as words: that text opens otherwise.)
+ * all as words: that text opens otherwise.) The caller checks the rest: the limit ended the
+ * response, and its text came held back, in the final chunk (streamed, it is an answer).
  */
 export function isCutToolCall(text: string): boolean {
   const trimmed = text.trim();

@@ -214,6 +214,8 @@ interface Said {
 interface Reply extends Said {
   toolCalls: unknown[];
   atLimit: boolean;
+  /** Its text came whole in the final chunk: held back by Ollama's tool parser, not streamed. */
+  heldToEnd: boolean;
 }
 
 interface SaveFailure {
@@ -288,8 +290,9 @@ class Run {
       if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', '');
       const reply = await this.ask();
       if ('status' in reply) return reply;
-      // An unfinished call is no answer; asked again, the same limit would cut it the same way.
-      if (reply.atLimit && reply.toolCalls.length === 0 && isCutToolCall(reply.text)) return this.end('invalid_response', 'invalid_response', '', CUT_TOOL_CALL);
+      // An unfinished call is no answer; asked again, the same limit would cut it the same way. Only
+      // text Ollama held back is one: a streamed JSON answer the limit cut is the model's real answer.
+      if (reply.atLimit && reply.heldToEnd && reply.toolCalls.length === 0 && isCutToolCall(reply.text)) return this.end('invalid_response', 'invalid_response', '', CUT_TOOL_CALL);
       const verdict = await this.judge(reply, round);
       if (verdict.kind === 'answer') return this.end('ok', 'answered', reply.text);
       if (verdict.kind === 'run') {
@@ -396,7 +399,7 @@ class Run {
       this.modelFailure = outcome.failure;
       return this.end('error', 'model_error', text, outcome.failure?.message ?? 'the request failed');
     }
-    return { text, thinking, toolCalls: outcome.toolCalls ?? [], atLimit: outcome.metrics.done_reason === 'length' };
+    return { text, thinking, toolCalls: outcome.toolCalls ?? [], atLimit: outcome.metrics.done_reason === 'length', heldToEnd: outcome.textHeldToEnd === true };
   }
 
   /** Runs one round's valid calls and applies the taxonomy; returns the end of the run, or null to go on. */

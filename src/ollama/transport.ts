@@ -190,6 +190,11 @@ export interface StreamOutcome {
    * object or a string, ids may be missing): the agent loop validates them. Absent means none.
    */
   toolCalls?: unknown[];
+  /**
+   * The response's text all came in its done:true chunk, none streamed before it: what Ollama's tool
+   * parser held back as a possible call and handed over at the end (tools.Parser.Content). Absent: no.
+   */
+  textHeldToEnd?: boolean;
 }
 
 /** One token as Ollama's api.TokenLogprob gives it: `bytes` (its UTF-8) is left out for an empty token. */
@@ -436,6 +441,9 @@ export class OllamaTransport {
     // A single (non-streamed) response sends nothing until it is complete: only streams can be idle.
     let idleTimer = request.body.stream ? setTimeout(checkIdle, idleMs) : undefined;
     let gotText = false;
+    // Where the text came: before the done:true chunk, in it.
+    let textStreamed = false;
+    let textInDone = false;
     let headers = false;
     let metrics = EMPTY_METRICS;
     let finished = false;
@@ -455,6 +463,8 @@ export class OllamaTransport {
         }
         if (text) {
           gotText = true;
+          if (chunk.done) textInDone = true;
+          else textStreamed = true;
           hooks.onText(text, logprobs);
           logprobs = undefined;
         }
@@ -478,7 +488,7 @@ export class OllamaTransport {
       // A whole answer (stream: false) is not checked by the client as a stream is: a proxy or a
       // cut runner may send one with done: false.
       if (!finished) return { status: 'error', failure: { kind: 'truncated', message: ENDED_EARLY }, metrics, attempts: 1, toolCalls };
-      return { status: 'ok', failure: null, metrics, attempts: 1, toolCalls };
+      return { status: 'ok', failure: null, metrics, attempts: 1, toolCalls, ...(textInDone && !textStreamed ? { textHeldToEnd: true } : {}) };
     } catch (error) {
       const attempts = gotText ? 1 : 0;
       if (controller.signal.aborted && controller.signal.reason !== IDLE) {

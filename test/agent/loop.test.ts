@@ -18,6 +18,8 @@ interface Step {
   calls?: unknown[];
   status?: StreamOutcome['status'];
   failure?: string;
+  /** The text came whole in the final chunk (Ollama's parser held it back). */
+  held?: boolean;
 }
 
 const METRICS = { total_duration: 10, load_duration: 1, prompt_eval_count: 5, prompt_eval_duration: 2, eval_count: 3, eval_duration: 4, done_reason: 'stop' };
@@ -49,6 +51,7 @@ function scriptedModel(steps: Step[], onChunk?: (index: number) => void): { mode
       metrics: { ...METRICS, done_reason: step.doneReason ?? METRICS.done_reason, prompt_eval_count: step.promptEvalCount === undefined ? METRICS.prompt_eval_count : step.promptEvalCount },
       attempts: 1,
       toolCalls: step.calls ?? [],
+      ...(step.held === true ? { textHeldToEnd: true } : {}),
     };
   };
   return { model, bodies };
@@ -331,13 +334,14 @@ describe('the agent loop', () => {
     expect(events.some((e) => e.type === 'reask')).toBe(false);
   });
 
-  it.each<[string, string[], string, string]>([
-    ['a call the token limit cut short, passed on as text: stops at once, nothing logged as the answer', ['{"name":"ok_tool",', '"arguments":{"q'], 'length', 'invalid_response'],
-    ['the same text with the answer whole (done_reason stop): words, the answer', ['{"name":"ok_tool",', '"arguments":{"q'], 'stop', 'ok'],
-    ['whole JSON at the limit: an answer, cut or not', ['{"answer":', '42}'], 'length', 'ok'],
-    ['words cut at the limit: an answer, as a plain turn\'s is', ['The notes', ' say'], 'length', 'ok'],
-  ])('%s', async (_name, chunks, doneReason, status) => {
-    const { result, bodies, events } = await run([{ chunks, doneReason }]);
+  it.each<[string, string[], string, boolean, string]>([
+    ['a call the token limit cut short, held back and passed on as text: stops at once, nothing logged as the answer', ['{"name":"ok_tool","arguments":{"q'], 'length', true, 'invalid_response'],
+    ['the same JSON streamed (a tagged model, as qwen\'s <tool_call>): the real, cut answer', ['{"name":"ok_tool",', '"arguments":{"q'], 'length', false, 'ok'],
+    ['the held text with the answer whole (done_reason stop): words, the answer', ['{"name":"ok_tool","arguments":{"q'], 'stop', true, 'ok'],
+    ['whole JSON at the limit: an answer, cut or not', ['{"answer":', '42}'], 'length', true, 'ok'],
+    ['words cut at the limit: an answer, as a plain turn\'s is', ['The notes', ' say'], 'length', true, 'ok'],
+  ])('%s', async (_name, chunks, doneReason, held, status) => {
+    const { result, bodies, events } = await run([{ chunks, doneReason, held }]);
     expect(result.status).toBe(status);
     expect(bodies).toHaveLength(1);
     expect(events.some((e) => e.type === 'reask')).toBe(false);

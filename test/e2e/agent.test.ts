@@ -525,6 +525,18 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     }
   });
 
+  it("a tagged model's JSON answer cut by num_predict (qwen's <tool_call>: Ollama streams it as words) is its real answer: ok, the text kept and logged", async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ reply: '{"answer": "the notes say first line, and more after it"}' }];
+    const result = await argo(['-T', 'fs', '--root', root, '-o', 'num_predict=4', 'what do the notes say? answer in JSON'], home);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^\{"answer"/);
+    expect(chatBodies()).toHaveLength(1);
+    const [line] = logLines(home);
+    expect(line).toMatchObject({ status: 'ok', done_reason: 'length', model_response: result.stdout.trimEnd() });
+  });
+
   it('argo chat takes --tools, --root and --yes as the one-liner does: each message is an agent turn in the chosen tree', async () => {
     const home = tempHome();
     const root = tree();
