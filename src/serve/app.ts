@@ -122,8 +122,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
   /**
    * Runs the turn (Argo mode queued behind earlier requests on its session) and tracks it for STOP
-   * and shutdown. `start.stopped` is set when STOP was already set as its turn came: it is logged
-   * `stopped` without asking the model.
+   * and shutdown. `start.stopped` is set when STOP kept it from starting (set as its turn came, or
+   * while it waited in its session's queue): it is logged `stopped` without asking the model.
    */
   const runTurn = <T extends LoggedTurn | null>(
     plan: AnswerPlan,
@@ -144,7 +144,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
       },
     };
     const task = async (): Promise<LoggedTurn | T> => {
-      if (!controller.signal.aborted && (await deps.stop.isSet())) {
+      const { signal } = controller;
+      if (signal.aborted ? signal.reason === ('stop' satisfies CutReason) : await deps.stop.isSet()) {
         controller.abort('stop' satisfies CutReason);
         start.stopped = true;
       }

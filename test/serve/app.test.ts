@@ -537,6 +537,31 @@ describe('STOP', () => {
     t.runner.onHold = () => undefined;
   });
 
+  it.each([false, true])('a request STOP keeps from starting while it waits behind another on its session gets 503 argo_stopped, never an empty 200 (stream: %s); its turn is logged stopped', async (stream) => {
+    let held = 0;
+    t.runner.onHold = () => held++;
+    t.runner.script = (input) => (input.userPrompt === 'first' ? { tokens: ['partial', ' never'], holdAfter: 1 } : { tokens: ['answered'] });
+    try {
+      const first = post('/v1/chat/completions', ask('first', { argo: { session: 'queued' } }));
+      await waitFor(() => expect(held).toBe(1));
+      const second = stream
+        ? client.chat.completions.create({ ...ask('second', { argo: { session: 'queued' } }), stream: true })
+        : client.chat.completions.create(ask('second', { argo: { session: 'queued' } }));
+      const refused = second.then(() => null, (error: unknown) => error);
+      await waitFor(() => expect(t.server.running).toBe(2));
+      await post('/api/stop', '');
+      expect(await (await first).json()).toMatchObject({ argo: { status: 'stopped' } });
+      const error = await refused;
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      expect(error).toMatchObject({ status: 503, code: 'argo_stopped' });
+      expect((error as InstanceType<typeof OpenAI.APIError>).headers?.get('x-should-retry')).toBe('false');
+      expect(t.runner.logged.slice(-2).map((turn) => [turn.text, turn.status])).toEqual([['partial', 'stopped'], ['', 'stopped']]);
+    } finally {
+      await fetch(`${t.url}/api/stop`, { method: 'DELETE' });
+      t.runner.onHold = () => undefined;
+    }
+  });
+
   describe('a request that comes while STOP is set: 503 argo_stopped, its turn logged stopped, no job', () => {
     const stopped = {
       error: {
