@@ -35,10 +35,10 @@ export function registerLast(program: Command, io: Io, setOutcome: ReportOutcome
       if (flags.json && flags.full) throw new UsageError('--json prints turns as logged and --full prints them for reading: choose one');
       const settings = settingsOf(command);
       await recoverUnfinishedTurns(settings, io);
-      const { text, unanswered } = await lastText(settings, await sessionToRead(settings, flags.session), count ?? 1, io, flags);
+      const { text, failed } = await lastText(settings, await sessionToRead(settings, flags.session), count ?? 1, io, flags);
       io.stdout.write(text);
-      // A turn with no answer to print is a failure, so `argo last > answer.txt && publish` stops.
-      setOutcome(unanswered ? 'failed' : 'ok');
+      // A turn that did not end ok, partial text or none, is a failure, so `argo last > answer.txt && publish` stops.
+      setOutcome(failed ? 'failed' : 'ok');
     });
 }
 
@@ -59,10 +59,10 @@ export function whatIsLeft(entry: Pick<LogEntry, 'status' | 'model_response'>): 
   return entry.status === 'interrupted' || entry.status === 'stopped' || entry.status === 'error' ? 'its answer is partial' : 'it stopped before answering';
 }
 
-/** What `argo last` prints, and whether a turn it was asked for has no answer to print (said on stderr). */
+/** What `argo last` prints, and whether an answer it prints is not whole: a turn that did not end ok (said on stderr). */
 interface TurnsText {
   text: string;
-  unanswered: boolean;
+  failed: boolean;
 }
 
 /** The text `argo last` prints: answers only (newest last), --full blocks, or --json lines. */
@@ -78,22 +78,22 @@ export async function lastText(settings: Settings, { name, from }: { name: strin
  */
 export async function chatLastText(paths: DataPaths, name: string, io: Io): Promise<string> {
   const session = await readSession(paths.sessions, name);
-  const { text, unanswered } = session === null ? { text: '', unanswered: false } : await textOfTurns(paths, session, 1, io, {});
-  return text === '' && !unanswered ? `no answer yet in session "${name}"\n` : text;
+  const { text, failed } = session === null ? { text: '', failed: false } : await textOfTurns(paths, session, 1, io, {});
+  return text === '' && !failed ? `no answer yet in session "${name}"\n` : text;
 }
 
 async function textOfTurns(paths: DataPaths, session: SessionRecord, count: number, io: Io, flags: LastFlags): Promise<TurnsText> {
   const name = session.name;
-  if (count === 0) return { text: '', unanswered: false };
+  if (count === 0) return { text: '', failed: false };
   const { loadSessionEntries } = await import('../sessions/turns.js');
   const entries = await loadSessionEntries(paths, session, count);
-  if (entries.length === 0) return { text: '', unanswered: false };
-  if (flags.json) return { text: jsonFor(io, flags)(entries.map((entry) => `${serializeEntry(entry)}\n`).join('')), unanswered: false };
+  if (entries.length === 0) return { text: '', failed: false };
+  if (flags.json) return { text: jsonFor(io, flags)(entries.map((entry) => `${serializeEntry(entry)}\n`).join('')), failed: false };
   const safe = untrustedFor(io, flags);
   if (flags.full) {
     // Every field shown is logged text: the model's name and reasoning as much as its answer.
     const render = { color: colorsFor(io, flags), width: widthOf(io), sessionName: () => name, untrusted: safe };
-    return { text: entries.map((entry) => fullBlock(entry, render)).join(''), unanswered: false };
+    return { text: entries.map((entry) => fullBlock(entry, render)).join(''), failed: false };
   }
   // A turn that did not end ok has a partial answer or none: said on stderr, so a pipe of the answer stays clean.
   const full = `argo last${count > 1 ? ` ${count}` : ''} -s ${name} --full`;
@@ -106,6 +106,6 @@ async function textOfTurns(paths: DataPaths, session: SessionRecord, count: numb
   const answered = entries.filter((entry) => entry.status === 'ok' || entry.model_response !== '');
   return {
     text: answered.map((entry) => safe(entry.model_response) + (entry.model_response.endsWith('\n') ? '' : '\n')).join('\n'),
-    unanswered: answered.length < entries.length,
+    failed: entries.some((entry) => entry.status !== 'ok'),
   };
 }

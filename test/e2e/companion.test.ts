@@ -631,6 +631,22 @@ describe('argo chat with piped lines', () => {
     expect(await argo(['last', '--json'], home)).toMatchObject({ code: 0 });
     expect((await argo(['last', '--full'], home)).stdout).toContain('(the connection to Ollama at http://127.0.0.1:1 failed before an answer');
   });
+
+  it('argo last exits 1 for a turn that failed mid-answer: its partial text is printed, said partial on stderr, and `argo last > f && publish` publishes nothing', async () => {
+    const home = tempHome();
+    ollama.setScenario({ errorMidStream: { afterChunks: 2, message: 'runner crashed' } });
+    expect(await argo(['-s', 'a', 'cut me'], home)).toMatchObject({ code: 1 });
+    const failed = logLines(home).at(-1);
+    expect(failed).toMatchObject({ status: 'error' });
+    const partial = String(failed?.model_response);
+    expect(partial).not.toBe('');
+    expect(await argo(['last'], home)).toEqual(
+      expect.objectContaining({ code: 1, stdout: `${partial}\n`, stderr: `argo: turn ${String(failed?.id)} ended "error", so its answer is partial (argo last -s a --full shows why)\n` }),
+    );
+    // As logged or for reading, the turn is shown whole: nothing partial about what they print.
+    expect(await argo(['last', '--json'], home)).toMatchObject({ code: 0 });
+    expect(await argo(['last', '--full'], home)).toMatchObject({ code: 0 });
+  });
 });
 
 describe('argo completion', () => {
