@@ -135,9 +135,9 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   // Records are read as names must be resolved or shown: a file per name, not one per session.
   const sessions = new SessionLookup(settings.paths.sessions);
   // Followed, a session that does not exist yet is waited for: a script may start the tail before the job.
-  const notYet: string[] = [];
+  const notYet: WaitedName[] = [];
   const query = await buildQuery(flags, io.now(), sessions, settings.paths, flags.follow === true ? notYet : undefined);
-  for (const name of notYet) io.stderr.write(`no session named "${name}" yet; following, its turns are shown as they are written\n`);
+  for (const { name, removed } of notYet) if (!removed) io.stderr.write(`no session named "${name}" yet; following, its turns are shown as they are written\n`);
   const stats = new ScanStats();
   const sink = new Sink(io.stdout);
   const render: RenderOptions = {
@@ -233,7 +233,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
             return;
           }
           // The first turn of a session waited for gives its id (kept if the session is renamed later).
-          if (notYet.includes(entry.session) && query.sessionIds?.has(entry.session_id) === false) query.sessionIds = new Set([...query.sessionIds, entry.session_id]);
+          if (notYet.some(({ name }) => name === entry.session) && query.sessionIds?.has(entry.session_id) === false) query.sessionIds = new Set([...query.sessionIds, entry.session_id]);
           if (!matchesQuery(entry, query, grep)) return;
           // Read for each new row: rows after a resize of the terminal are sized to its new width.
           render.width = widthOf(io);
@@ -269,17 +269,27 @@ function namesOf(values: readonly string[] | undefined, flag: string): string[] 
   return names;
 }
 
+/** A `-s` name no session has now, which `--follow` waits for; `removed`: removed sessions' turns in the log have it. */
+export interface WaitedName {
+  name: string;
+  removed: boolean;
+}
+
 /**
  * The query of `argo logs` (and `argo export`). Given `notYet`, a session name no session has now
  * is put there rather than refused (when nothing in the log has it either): `--follow` shows the
- * turns of the session that takes it.
+ * turns of the session that takes it. A session id is never waited for: it matched, or is refused.
  */
-export async function buildQuery(flags: LogsFlags, now: Date, lookup: SessionLookup, paths: DataPaths, notYet?: string[]): Promise<Query> {
+export async function buildQuery(flags: LogsFlags, now: Date, lookup: SessionLookup, paths: DataPaths, notYet?: WaitedName[]): Promise<Query> {
   const query: Query = { ...EMPTY_QUERY };
   const sessions = namesOf(flags.session, '--session');
   if (sessions.length > 0) {
-    query.sessionIds = new Set((await Promise.all(sessions.map((name) => resolveSessionIds(name, lookup, paths, notYet !== undefined)))).flat());
-    if (notYet !== undefined) for (const name of sessions) if (isSessionName(name) && (await lookup.byName(name)) === null) notYet.push(name);
+    const resolved = await Promise.all(sessions.map((name) => resolveSessionIds(name, lookup, paths, notYet !== undefined)));
+    query.sessionIds = new Set(resolved.flatMap(({ ids }) => ids));
+    resolved.forEach(({ matched }, index) => {
+      const name = sessions[index] ?? '';
+      if (matched === 'removed' || matched === 'none') notYet?.push({ name, removed: matched === 'removed' });
+    });
   }
   if (flags.since !== undefined) query.since = parseWhen(flags.since, now, 'start', '--since').getTime();
   if (flags.until !== undefined) query.until = parseWhen(flags.until, now, 'end', '--until').getTime();
@@ -308,14 +318,14 @@ export async function buildQuery(flags: LogsFlags, now: Date, lookup: SessionLoo
  * session's id still finds the turns it left in the log, and so does its name while no session has
  * taken it (every removed session that had it, when several did).
  */
-async function resolveSessionIds(value: string, lookup: SessionLookup, paths: DataPaths, mayBeNew = false): Promise<string[]> {
+async function resolveSessionIds(value: string, lookup: SessionLookup, paths: DataPaths, mayBeNew = false): Promise<{ ids: string[]; matched: 'name' | 'id' | 'removed' | 'none' }> {
   // A name only an earlier version took (.notes) is refused below with the rename that makes it usable.
   const byName = isSessionName(value) ? await lookup.byName(value) : null;
-  if (byName) return [byName.id];
+  if (byName) return { ids: [byName.id], matched: 'name' };
   const records = await lookup.all();
   if (UUID.test(value)) {
     const id = value.toLowerCase();
-    if (records.some((record) => record.id === id) || (await hasTurns(paths.logs, id))) return [id];
+    if (records.some((record) => record.id === id) || (await hasTurns(paths.logs, id))) return { ids: [id], matched: 'id' };
     const { knownSessions } = await import('../sessions/manage.js');
     const ids = records.length > 0 ? '; argo sessions --json shows their ids' : '';
     throw new UsageError(`--session: no session with id ${id} (no record, no log lines); ${await knownSessions(paths.sessions)}${ids}`);
@@ -323,7 +333,7 @@ async function resolveSessionIds(value: string, lookup: SessionLookup, paths: Da
   checkSessionName(value, '--session');
   const removed = await removedSessionIds(paths.logs, value, records);
   // A name nothing has had yet: refused, unless a session may take it while argo logs -f waits.
-  if (removed.length > 0 || mayBeNew) return removed;
+  if (removed.length > 0 || mayBeNew) return { ids: removed, matched: removed.length > 0 ? 'removed' : 'none' };
   const { knownSessions } = await import('../sessions/manage.js');
   throw new UsageError(`--session: no session named "${value}"; ${await knownSessions(paths.sessions)} (a session id also works)`);
 }
@@ -413,7 +423,7 @@ async function removeLogs(settings: Settings, flags: { session: string; yes?: bo
   const { deleteSession } = await import('../sessions/store.js');
   const lookup = new SessionLookup(settings.paths.sessions);
   // An id with neither a record nor a line is a typo, not a session to delete: refused here, as by argo logs -s.
-  const ids = await resolveSessionIds(flags.session, lookup, settings.paths);
+  const { ids } = await resolveSessionIds(flags.session, lookup, settings.paths);
   // Deleting is never guessed: a name several removed sessions had is given by id.
   if (ids.length > 1) throw new UsageError(`--session: "${flags.session}" was the name of ${ids.length} removed sessions (${ids.join(', ')}); give the id of the one to delete`);
   const [id = flags.session] = ids;

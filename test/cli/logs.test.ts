@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildQuery, checkFailure } from '../../src/cli/logs.js';
+import type { WaitedName } from '../../src/cli/logs.js';
 import { SessionLookup, deleteSession } from '../../src/sessions/store.js';
 import { recordTurns, tempData } from '../query/helpers.js';
 import type { Home } from '../query/helpers.js';
@@ -31,16 +32,21 @@ describe('buildQuery: -s names, and the ones --follow waits for', () => {
     await deleteSession(data.paths.sessions, 'gone');
   });
 
-  it.each<[string[], boolean, string[], string[]]>([
+  it.each<[string[] | ((ids: Record<string, string>) => string[]), boolean, string[], WaitedName[]]>([
     [['play'], true, ['play'], []],
-    [['job'], true, [], ['job']],
-    [['play,job'], true, ['play'], ['job']],
-    // A removed session's turns are still shown; a new session taking its name is waited for.
-    [['gone'], true, ['gone'], ['gone']],
+    [['job'], true, [], [{ name: 'job', removed: false }]],
+    [['play,job'], true, ['play'], [{ name: 'job', removed: false }]],
+    // A removed session's turns are still shown; a new session taking its name is waited for, without a "not yet".
+    [['gone'], true, ['gone'], [{ name: 'gone', removed: true }]],
+    // An id matched is not waited for, a live session's or a removed one's, in any case.
+    [(known) => [known.play ?? ''], true, ['play'], []],
+    [(known) => [(known.play ?? '').toUpperCase()], true, ['play'], []],
+    [(known) => [known.gone ?? ''], true, ['gone'], []],
     [['play'], false, ['play'], []],
     [['gone'], false, ['gone'], []],
-  ])('-s %j, following %s: ids of %j, waiting for %j', async (session, follow, sessions, waited) => {
-    const notYet: string[] = [];
+  ])('-s %j, following %s: ids of %j, waiting for %j', async (given, follow, sessions, waited) => {
+    const session = typeof given === 'function' ? given(ids) : given;
+    const notYet: WaitedName[] = [];
     const query = await buildQuery({ session }, new Date(), new SessionLookup(data.paths.sessions), data.paths, follow ? notYet : undefined);
     expect([...(query.sessionIds ?? [])].sort()).toEqual(sessions.map((name) => ids[name]).sort());
     expect(notYet).toEqual(waited);
