@@ -8,7 +8,7 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     ['an OpenAI key', 'curl -d k=sk-proj-abcdefgh123 x', 'curl -d k=*** x'],
     ['a Hugging Face token', 'huggingface-cli login --token hf_abcdefghijkl', 'huggingface-cli login --token ***'],
     ['a Slack token', 'post xoxb-1234567890-abcdef', 'post ***'],
-    ['a bearer token', 'curl -H "Authorization: Bearer abc.def-123456" x', 'curl -H "Authorization: Bearer ***" x'],
+    ['a bearer token', 'curl -H "Authorization: Bearer abc.def-123456" x', 'curl -H "Authorization: *** ***" x'],
     ['a JWT', 'echo eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig_nature', 'echo ***'],
     ['PASSWORD=value, quoted', `PGPASSWORD='hunter2' psql`, 'PGPASSWORD=*** psql'],
     ['KEY=value', 'OPENAI_API_KEY=abc123 run', 'OPENAI_API_KEY=*** run'],
