@@ -17,7 +17,7 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
   // Bundled CommonJS dependencies (commander, graceful-fs…) call require() for Node's built-ins, and
-  // some read __filename (write-file-atomic names its temporary files with it).
+  // some may read __filename.
   banner: {
     js: "import { createRequire as argoCreateRequire } from 'node:module'; import { fileURLToPath as argoFileURLToPath } from 'node:url'; const require = argoCreateRequire(import.meta.url); const __filename = argoFileURLToPath(import.meta.url);",
   },
