@@ -19,7 +19,6 @@ import type { Toolbox } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
 import type { Answerer } from '../turn/turn.js';
 import { clipText } from '../output/cut.js';
-import { confirmationPreview } from '../output/confirm-preview.js';
 import { neutralizeControls, untrustedTextFor } from '../output/terminal-text.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
@@ -60,6 +59,8 @@ function terminalConfirm(io: Io, pause: () => void, askLine?: AskLine): (request
     pause();
     // Names from an MCP server, previews and model text are hostile on a terminal.
     const shown = untrustedTextFor(io.stderr);
+    // Loaded only when a call asks: measuring widths loads string-width and a segmenter (~20 ms).
+    const { confirmationPreview } = await import('../output/confirm-preview.js');
     io.stderr.write(`argo: ${shown(request.tool)} wants to run:\n${confirmationPreview(shown(request.preview), io.stderr)}\n`);
     return isYes(await read('Allow? [y/N] ', signal)) ? 'yes' : 'no';
   };

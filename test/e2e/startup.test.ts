@@ -41,7 +41,7 @@ async function packagesLoaded(args: string[], home = tempHome()): Promise<Set<st
   return packages;
 }
 
-const HEAVY = ['zod', 'chalk', 'hono', '@hono/node-server', '@modelcontextprotocol/sdk', 'ajv', 'fast-glob', 'proper-lockfile', 'diff'];
+const HEAVY = ['zod', 'chalk', 'string-width', 'hono', '@hono/node-server', '@modelcontextprotocol/sdk', 'ajv', 'fast-glob', 'proper-lockfile', 'diff'];
 
 describe('start-up loads only what the command needs', () => {
   it('a plain question loads the client and commander, none of the heavy packages', async () => {
