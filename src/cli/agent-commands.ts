@@ -110,7 +110,7 @@ export function registerStop(program: Command, io: Io, setOutcome: ReportOutcome
   inheritProgramSettings(program, command);
 }
 
-/** `argo stop --json`: GET /api/stop's `stop`, with when it was set and where (the CLI's user may see the path). */
+/** `argo stop --json`: what GET /api/stop answers, and where the file is (the CLI's user may see the path). */
 function stopJson(home: string): { stop: boolean; since: string | null; path: string } {
   const state = stopState(home);
   return { stop: state.kind === 'set', since: state.kind === 'set' ? state.since.toISOString() : null, path: stopPath(home) };

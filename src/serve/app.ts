@@ -594,7 +594,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
     } else if (c.req.method === 'DELETE') {
       await deps.stop.clear();
     }
-    return c.json({ stop: await deps.stop.isSet() });
+    // `since` as `argo stop --json` gives it; the file's path stays the server's.
+    const stop = await deps.stop.isSet();
+    const since = stop ? await deps.stop.since() : null;
+    return c.json({ stop, since: since?.toISOString() ?? null });
   };
   app.get('/api/stop', stopRoute);
   app.post('/api/stop', stopRoute);

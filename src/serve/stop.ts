@@ -46,6 +46,10 @@ export function fileStopSignal(home: string, now: () => Date, options: StopSigna
   };
   return {
     isSet: () => (known !== null ? Promise.resolve(known) : check()),
+    since: () => {
+      const state = stopState(home);
+      return Promise.resolve(state.kind === 'set' ? state.since : null);
+    },
     set: async () => {
       const result = await setStop(home, now());
       if (result.kind === 'other') throw new RuntimeError(`${stopPath(home)} is ${result.what}, not a file, so STOP cannot be set; remove it on the server`);

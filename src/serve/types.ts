@@ -119,6 +119,8 @@ export interface OllamaInfo {
 
 export interface StopSignal {
   isSet: () => Promise<boolean>;
+  /** When STOP was set (its file's time, as `argo stop --status` tells it); null when it is not set. */
+  since: () => Promise<Date | null>;
   set: () => Promise<void>;
   clear: () => Promise<void>;
   /**

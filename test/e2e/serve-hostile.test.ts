@@ -81,7 +81,7 @@ describe('serve.maxConnections from config.json', () => {
       let answer = '';
       kept.setEncoding('utf8').on('data', (text: string) => (answer += text));
       kept.write('GET /api/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-      await waitFor(() => expect(answer).toContain('{"stop":false}'));
+      await waitFor(() => expect(answer).toContain('{"stop":false,"since":null}'));
       const over = connect(port, '127.0.0.1');
       let got = '';
       over.setEncoding('utf8').on('data', (text: string) => (got += text));

@@ -256,15 +256,17 @@ describe('routes', () => {
     expect(await client.get(`${B}/api/sessions`, { query: { q: 'long story' } })).toEqual([expect.objectContaining({ name: 'stories' })]);
     expect(await client.patch(`${B}/api/sessions/stories`, { body: { title: 'Stories' } })).toMatchObject({ name: 'stories', title: 'Stories' });
     expect(await client.get(`${B}/api/sessions/stories`)).toMatchObject({ session: { name: 'stories', title: 'Stories' } });
-    expect(await client.post(`${B}/api/stop`)).toEqual({ stop: true });
-    expect(await client.delete(`${B}/api/stop`)).toEqual({ stop: false });
+    expect(await client.post(`${B}/api/stop`)).toEqual({ stop: true, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) as string });
+    expect(await client.delete(`${B}/api/stop`)).toEqual({ stop: false, since: null });
   });
 
-  it('/api/stop sets, reports and clears the stop file', async () => {
-    expect(await (await fetch(`${serve.url}/api/stop`)).json()).toEqual({ stop: false });
-    expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true });
+  it('/api/stop sets, reports (since when) and clears the stop file', async () => {
+    expect(await (await fetch(`${serve.url}/api/stop`)).json()).toEqual({ stop: false, since: null });
+    expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) as string });
     expect(statSync(join(home, 'STOP')).isFile()).toBe(true);
-    expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
+    // When it was set, as `argo stop --json` tells it: the file's time.
+    expect(await (await fetch(`${serve.url}/api/stop`)).json()).toEqual({ stop: true, since: statSync(join(home, 'STOP')).mtime.toISOString() });
+    expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false, since: null });
   });
 });
 
@@ -976,13 +978,13 @@ describe('STOP', () => {
     expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'stopped' } });
     await waitFor(() => expect(turnsOf(id)).toEqual([expect.objectContaining({ status: 'stopped', model_response: 'first second', error: 'stop signal' })]));
     await waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${job}`)).json()).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'first second' }));
-    expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
+    expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false, since: null });
   });
 });
 
 describe('a request while STOP is set', () => {
   it('the openai client throws 503 argo_stopped, streamed or not, plain or Argo mode; each turn is logged stopped with its prompt; a job is refused the same way', async () => {
-    expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true });
+    expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) as string });
     try {
       const asked = ollama.requests.length;
       const cases: [string, OpenAI.ChatCompletionCreateParams][] = [
@@ -1007,7 +1009,7 @@ describe('a request while STOP is set', () => {
       // Nothing reached the model.
       expect(ollama.requests.slice(asked).filter((request) => request.path === '/api/chat')).toEqual([]);
     } finally {
-      expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
+      expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false, since: null });
     }
     expect((await client.chat.completions.create(ask('after the clear'))).choices[0]?.message.content).toBe('You said: after the clear');
   });
@@ -1028,7 +1030,7 @@ describe('STOP at start', () => {
     const first = await startServe({ home: own, host: ollama.url });
     try {
       await waitFor(() => expect(first.stderr()).toMatch(/argo serve: STOP is set \(since \d{4}-\d\d-\d\dT[\d:.]+Z\): answers and jobs stop until "argo stop --clear" or DELETE \/api\/stop\n/));
-      expect(await (await fetch(`${first.url}/api/stop`)).json()).toEqual({ stop: true });
+      expect(await (await fetch(`${first.url}/api/stop`)).json()).toEqual({ stop: true, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) as string });
     } finally {
       await first.stop();
     }
@@ -1037,7 +1039,7 @@ describe('STOP at start', () => {
     try {
       await waitFor(() => expect(second.stderr()).toContain('argo serve: STOP is set (since'));
       expect(statSync(path).isFile()).toBe(true);
-      expect(await (await fetch(`${second.url}/api/stop`)).json()).toEqual({ stop: true });
+      expect(await (await fetch(`${second.url}/api/stop`)).json()).toEqual({ stop: true, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) as string });
     } finally {
       await second.stop();
     }
@@ -1061,7 +1063,7 @@ describe('STOP at start', () => {
     try {
       await waitFor(() => expect(started.stderr()).toContain('argo serve: cleared a STOP left from before this boot (set 2000-01-01T00:00:00.000Z)\n'));
       expect(existsSync(path)).toBe(false);
-      expect(await (await fetch(`${started.url}/api/stop`)).json()).toEqual({ stop: false });
+      expect(await (await fetch(`${started.url}/api/stop`)).json()).toEqual({ stop: false, since: null });
     } finally {
       await started.stop();
     }

@@ -524,14 +524,14 @@ describe('STOP', () => {
     t.runner.script = () => ({ tokens: ['partial', ' never'], holdAfter: 1 });
     const response = await post('/v1/chat/completions', ask('x', { stream: true }));
     await waitFor(() => expect(held).toBe(1));
-    expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true });
+    expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) as string });
     const data = ssePayloads(await response.text());
     expect(data.at(-1)).toBe('[DONE]');
     expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'stopped' } });
     expect(t.runner.logged.at(-1)).toMatchObject({ status: 'stopped', text: 'partial' });
-    expect(await (await fetch(`${t.url}/api/stop`)).json()).toEqual({ stop: true });
+    expect(await (await fetch(`${t.url}/api/stop`)).json()).toEqual({ stop: true, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) as string });
     await expect(client.chat.completions.create(ask('y'))).rejects.toMatchObject({ status: 503, code: 'argo_stopped' });
-    expect(await (await fetch(`${t.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false });
+    expect(await (await fetch(`${t.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false, since: null });
     t.runner.script = (input) => ({ tokens: ['You', ' said: ', input.userPrompt] });
     expect((await client.chat.completions.create(ask('z'))).choices[0]?.message.content).toBe('You said: z');
     t.runner.onHold = () => undefined;

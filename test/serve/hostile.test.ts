@@ -82,7 +82,7 @@ describe('clients that trickle their request', () => {
     const raw = open(t.url);
     // Pipelined behind a quick GET: once that is answered, the server has the POST's headers and waits for its body.
     raw.socket.write(`GET /api/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nPOST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${CHAT.length}\r\n\r\n${CHAT.slice(0, 10)}`);
-    await waitFor(() => expect(raw.received()).toContain('{"stop":false}'));
+    await waitFor(() => expect(raw.received()).toContain('{"stop":false,"since":null}'));
     raw.socket.destroy();
     await waitFor(() => expect(t.lines).toContainEqual(expect.stringMatching(/^POST \/api\/jobs 499 \d+ms session=-$/)));
     expect(t.lines.filter((line) => !/^(GET|POST) /.test(line))).toEqual([]);
@@ -164,7 +164,7 @@ describe('an HTTP/1.1 request without a Host', () => {
       const old = open(s.url);
       old.socket.write(`GET /api/stop HTTP/1.0\r\n${auth}\r\n`);
       await old.closed;
-      expect(response(old.received())).toEqual({ status: 200, body: { stop: false } });
+      expect(response(old.received())).toEqual({ status: 200, body: { stop: false, since: null } });
       expect(s.lines).toEqual([expect.stringMatching(/^GET \/api\/stop 200 \d+ms session=-$/)]);
     } finally {
       await s.listening.close(100);
@@ -181,7 +181,7 @@ describe('serve.maxConnections', () => {
       const kept = [open(s.url), open(s.url)];
       for (const raw of kept) {
         raw.socket.write('GET /api/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-        await waitFor(() => expect(raw.received()).toContain('{"stop":false}'));
+        await waitFor(() => expect(raw.received()).toContain('{"stop":false,"since":null}'));
       }
       const over = [open(s.url), open(s.url), open(s.url)];
       for (const raw of over) raw.socket.write('GET /api/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
@@ -227,7 +227,7 @@ describe('what a web page can send to a server without a key', () => {
     expect(await send(`${t.url}/api/jobs`, 'POST', page, CHAT)).toMatchObject({ status: 403 });
     expect(await send(`${t.url}/api/stop`, 'POST', page)).toMatchObject({ status: 403 });
     expect(t.runner.inputs).toEqual([]);
-    expect(await (await fetch(`${t.url}/api/stop`)).json()).toEqual({ stop: false });
+    expect(await (await fetch(`${t.url}/api/stop`)).json()).toEqual({ stop: false, since: null });
   });
 
   it('a page that rebinds its own name to 127.0.0.1 reads nothing: its Host is refused', async () => {
@@ -237,7 +237,7 @@ describe('what a web page can send to a server without a key', () => {
   });
 
   it('programs and pages on this machine are served as before', async () => {
-    expect(await send(`${t.url}/api/stop`, 'GET', { host: 'localhost:10007' })).toEqual({ status: 200, body: { stop: false } });
+    expect(await send(`${t.url}/api/stop`, 'GET', { host: 'localhost:10007' })).toEqual({ status: 200, body: { stop: false, since: null } });
     expect(await send(`${t.url}/v1/chat/completions`, 'POST', { 'content-type': 'application/json', origin: 'http://localhost:3000' }, CHAT)).toMatchObject({ status: 200 });
   });
 
@@ -245,7 +245,7 @@ describe('what a web page can send to a server without a key', () => {
     const locked = await startTestServer({ apiKey: 'k' });
     try {
       expect(await send(`${locked.url}/api/stop`, 'POST', { origin: 'https://evil.example' })).toMatchObject({ status: 401 });
-      expect(await send(`${locked.url}/api/stop`, 'GET', { origin: 'https://evil.example', host: 'argo.internal', authorization: 'Bearer k' })).toEqual({ status: 200, body: { stop: false } });
+      expect(await send(`${locked.url}/api/stop`, 'GET', { origin: 'https://evil.example', host: 'argo.internal', authorization: 'Bearer k' })).toEqual({ status: 200, body: { stop: false, since: null } });
     } finally {
       await locked.listening.close(100);
     }
