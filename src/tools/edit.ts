@@ -7,7 +7,7 @@ import { KeyedQueue } from '../log/keyed-queue.js';
 import { isBinary } from './fs.js';
 import { confinementOf, resolveInRoot, shownPath } from './root.js';
 import type { Confinement } from './root.js';
-import { HeldFolder, READ_FLAGS, openInRoot, writeInFolder } from './root-files.js';
+import { HeldFolder, READ_FLAGS, notRegular, openInRoot, writeInFolder } from './root-files.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
 
@@ -25,7 +25,7 @@ async function currentBytes(confinement: Confinement, file: string, path: string
   try {
     const stats = await handle.stat();
     if (stats.isDirectory()) throw new ToolError('the path is a directory, not a file');
-    if (!stats.isFile()) throw new ToolError(`"${path}" is not a regular file (a named pipe, a device or a socket); the file tools read and write only regular files`);
+    if (!stats.isFile()) throw notRegular(path);
     return await handle.readFile();
   } finally {
     await handle.close();

@@ -8,8 +8,6 @@ import { delimiter, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { looksSecret } from '../text/secrets.js';
 
-export { looksSecret };
-
 export const STREAM_CAP_BYTES = 50 * 1024;
 const KILL_GRACE_MS = 2000;
 /** What a run-to-completion result says when the command left processes running (they were stopped). */

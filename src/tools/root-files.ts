@@ -208,7 +208,8 @@ export async function writeInFolder(confinement: Confinement, folder: HeldFolder
   }
 }
 
-function notRegular(path: string): ToolError {
+/** The refusal of a named pipe, a device or a socket: every file tool's words for one. */
+export function notRegular(path: string): ToolError {
   return new ToolError(`"${path}" is not a regular file (a named pipe, a device or a socket); the file tools read and write only regular files`);
 }
 
