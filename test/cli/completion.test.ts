@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SHELLS, completionScript } from '../../src/cli/completion.js';
 import type { CompletionSpec } from '../../src/cli/completion.js';
+import { installedShell } from '../support/shells.js';
 
 const SPEC: CompletionSpec = {
   options: ['-m', '--model', '-s', '--session', '-r', '--replay', '-c', '--continue', '--explain', '--json', '-q', '--quiet', '--home', '--host'],
@@ -114,7 +115,8 @@ function completeInFish(line: Line): string[] {
 const COMPLETERS = { bash: completeInBash, zsh: completeInZsh, fish: completeInFish };
 const sorted = (words: string[]): string[] => [...words].sort();
 
-describe.each(SHELLS)('%s completion', (shell) => {
+// A shell that is not installed shows as skipped.
+for (const shell of SHELLS) describe.skipIf(installedShell(shell) === null)(`${shell} completion`, () => {
   const complete = COMPLETERS[shell];
   it.each<[Line, string[]]>([
     ['argo sessions show ', ['work', 'writing', 'play']],

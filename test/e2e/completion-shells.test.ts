@@ -2,7 +2,7 @@
 // (--no-config), each sourcing the script the built `argo completion <shell>` prints, with session
 // names from data homes the built argo wrote. test/cli/completion.test.ts checks the scripts' logic
 // case by case with stand-ins; this checks what the shells themselves insert and list.
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import stripAnsi from 'strip-ansi';
@@ -10,20 +10,16 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defined } from '../support/defined.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import { startProgramInPty } from '../support/pty.js';
+import { installedShell } from '../support/shells.js';
 import type { PtySession } from '../support/pty.js';
 import { ARGO_BIN, runArgo, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
 type ShellName = 'zsh' | 'fish';
-/** Where each shell is installed (Debian, macOS, Homebrew), or null: its tests are skipped. */
 const SHELLS: Record<ShellName, string | null> = {
-  zsh: installed('zsh'),
-  fish: installed('fish'),
+  zsh: installedShell('zsh'),
+  fish: installedShell('fish'),
 };
-
-function installed(shell: ShellName): string | null {
-  return ['/usr/bin', '/bin', '/opt/homebrew/bin', '/usr/local/bin'].map((dir) => join(dir, shell)).find((path) => existsSync(path)) ?? null;
-}
 
 /** The built argo first, then node (bin/argo runs `env node`), then the system's tools: nothing of the user's. */
 const PATH = `${dirname(ARGO_BIN)}:${dirname(process.execPath)}:/usr/bin:/bin`;
