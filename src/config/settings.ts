@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError, messageLine } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
-import { errnoOf, isMissing } from '../log/fs.js';
+import { NotRegularFileError, errnoOf, isMissing, readRegularText } from '../log/fs.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy } from '../replay/policy.js';
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
@@ -420,11 +419,12 @@ export function checkModelName(name: string, where: string): string {
 export function readConfigFile(path: string): ConfigFile {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // A link is followed (dotfiles are often links); a named pipe is never waited on.
+    text = readRegularText(path, { followLink: true });
   } catch (error) {
     if (isMissing(error)) return {};
     if (errnoOf(error) === 'ENOTDIR') throw new UsageError(`the data home ${dirname(path)} is a file, not a folder: set ARGO_HOME or --home to a folder`, { cause: error });
-    if (errnoOf(error) === 'EISDIR') throw new UsageError(`${path} is a folder; config.json must be a file (remove the folder)`, { cause: error });
+    if (error instanceof NotRegularFileError) throw new UsageError(`${path} is ${error.kind}; config.json must be a file or a link to one (move it out of the way)`, { cause: error });
     throw new UsageError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   let parsed: unknown;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { closeSync, fstatSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { chmod, link, lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
@@ -262,7 +262,8 @@ function saidOf(error: unknown, path: string, temporary?: string): unknown {
  * open, read, close as three system calls of a few microseconds each. Through the thread pool the
  * same read costs the event loop more than it saves: under load each hand-over waits on the pool's
  * lock (measured in `argo serve`: ~150 µs per close). `flags` are open(2)'s (O_NOFOLLOW to refuse a
- * symlink). config.json is read the same way.
+ * symlink). readRegularText (config.json, the data home's files) is the same read for a path that
+ * must be a regular file.
  */
 export function readSmallText(path: string, flags: number = constants.O_RDONLY): string {
   const fd = openSync(path, flags);
@@ -273,25 +274,61 @@ export function readSmallText(path: string, flags: number = constants.O_RDONLY):
   }
 }
 
+/** What a file that is not a regular one is, in words for an error ("a named pipe"). */
+export function fileKind(stats: Stats): string {
+  if (stats.isFile()) return 'a regular file';
+  if (stats.isDirectory()) return 'a folder';
+  if (stats.isFIFO()) return 'a named pipe';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return stats.isSymbolicLink() ? 'a symbolic link' : 'not a regular file';
+}
+
+/** Thrown for a file that must be a regular one and is `kind` ("a named pipe", "a device") instead. */
+export class NotRegularFileError extends RuntimeError {
+  override name = 'NotRegularFileError';
+  constructor(
+    readonly path: string,
+    readonly kind: string,
+  ) {
+    super(`${path} is not a file (${kind}); move it out of the way`);
+  }
+}
+
 /**
- * readSmallText for a file of the data home (a session record, the memo): never through a link,
- * never waiting on a named pipe (a read that would block the whole process, as it is synchronous):
- * a pipe or a device there is an error saying what it is; a folder says EISDIR as before.
+ * readSmallText for a file that must be a regular one, never waiting on a named pipe (a read that
+ * would block the whole process, as it is synchronous): opened without waiting, then its descriptor's
+ * stats say what it is; anything else is a NotRegularFileError saying what. A link is refused
+ * (SymlinkRefusedError) unless `followLink` (config.json, often a link into a dotfiles repository);
+ * then only a link to a regular file is read. `folderToo` leaves a folder to fail with EISDIR.
  */
-export function readDataText(path: string): string {
+export function readRegularText(path: string, options: { followLink?: boolean; folderToo?: boolean } = {}): string {
+  const followLink = options.followLink === true;
   let fd: number;
   try {
-    fd = openSync(path, regularReadFlags(false));
+    fd = openSync(path, regularReadFlags(followLink));
   } catch (error) {
-    throw refusedLink(error, path);
+    // A socket cannot be opened at all (ENXIO): said as what it is.
+    const stats = errnoOf(error) === 'ENXIO' ? (followLink ? statSync : lstatSync)(path, { throwIfNoEntry: false }) : undefined;
+    if (stats !== undefined && !stats.isFile()) throw new NotRegularFileError(path, fileKind(stats));
+    throw followLink ? error : refusedLink(error, path);
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile() && !stats.isDirectory()) throw new RuntimeError(`${path} is not a file (a named pipe, a device or a socket); move it out of the way`);
+    if (!stats.isFile() && !(options.folderToo === true && stats.isDirectory())) throw new NotRegularFileError(path, fileKind(stats));
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * readSmallText for a file of the data home (a session record, the memo): never through a link,
+ * never waiting on a named pipe: a pipe or a device there is an error saying what it is; a folder
+ * says EISDIR as before.
+ */
+export function readDataText(path: string): string {
+  return readRegularText(path, { folderToo: true });
 }
 
 /**

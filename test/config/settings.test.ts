@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RESULT_BUDGET } from '../../src/agent/compaction.js';
 import { DEFAULT_TOOL_TIMEOUT_MS, MAX_ALL_FAILURE_ROUNDS, MAX_REASKS } from '../../src/agent/loop.js';
 import type { Io } from '../../src/cli/io.js';
@@ -226,6 +228,47 @@ describe('config.json errors name the key', () => {
 
   it('names --budget when the flag is the bad value', () => {
     expect(() => load(undefined, { budget: 50 })).toThrow(/^--budget must be/);
+  });
+});
+
+describe('config.json is read only from a regular file (a link to one is followed)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-config-kinds-'));
+  const file = join(dir, 'dotfiles.json');
+  writeFileSync(file, JSON.stringify({ model: 'from-link' }));
+  mkdirSync(join(dir, 'folder'));
+  execFileSync('mkfifo', [join(dir, 'pipe')]);
+  const socket = createServer().listen(join(dir, 'socket'));
+  afterAll(() => socket.close());
+
+  // [case, what is at config.json: a link's target or a kind to make, the model read or the error]
+  it.each<[string, (at: string) => void, string | RegExp]>([
+    ['a regular file', (at) => writeFileSync(at, '{"model": "plain"}'), 'plain'],
+    ['a link to a regular file', (at) => symlinkSync(file, at), 'from-link'],
+    ['nothing there', () => undefined, 'argo'],
+    ['a dangling link (as nothing there)', (at) => symlinkSync(join(dir, 'gone.json'), at), 'argo'],
+    // Never waited on: a named pipe nobody writes to would hang every command for good.
+    ['a named pipe', (at) => execFileSync('mkfifo', [at]), /^\/.*\/config\.json is a named pipe; config\.json must be a file or a link to one \(move it out of the way\)$/],
+    ['a link to a named pipe', (at) => symlinkSync(join(dir, 'pipe'), at), /config\.json is a named pipe; config\.json must be a file/],
+    ['a folder', (at) => mkdirSync(at), /config\.json is a folder; config\.json must be a file or a link to one \(move it out of the way\)$/],
+    ['a link to a folder', (at) => symlinkSync(join(dir, 'folder'), at), /config\.json is a folder; /],
+    ['a link to a device', (at) => symlinkSync('/dev/zero', at), /config\.json is a device; config\.json must be a file/],
+    ['a link to a socket', (at) => symlinkSync(join(dir, 'socket'), at), /config\.json is a socket; config\.json must be a file/],
+  ])('%s', async (_case, make, expected) => {
+    await new Promise((done) => (socket.listening ? done(null) : socket.once('listening', done)));
+    const dataHome = home();
+    make(join(dataHome, 'config.json'));
+    if (typeof expected === 'string') {
+      expect(loadSettings({ home: dataHome }, {}).model).toBe(expected);
+      return;
+    }
+    let error: unknown;
+    try {
+      loadSettings({ home: dataHome }, {});
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(expected);
   });
 });
 

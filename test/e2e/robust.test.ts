@@ -1,5 +1,5 @@
 // Issue 9 end to end: hostile names, races, faults and signals, against the Ollama stand-in.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -266,7 +266,12 @@ describe('bad input: one line, exit 2, nothing written (item 13)', () => {
     ['a config.json that is a folder', (home: string) => {
       mkdirSync(join(home, 'config.json'));
       return {};
-    }, ['hi'], 2, /^argo: \/.*\/config\.json is a folder; config\.json must be a file \(remove the folder\)\n$/],
+    }, ['hi'], 2, /^argo: \/.*\/config\.json is a folder; config\.json must be a file or a link to one \(move it out of the way\)\n$/],
+    // Opened without waiting: a pipe nobody writes to once hung every command for good.
+    ['a config.json that is a named pipe', (home: string) => {
+      execFileSync('mkfifo', [join(home, 'config.json')]);
+      return {};
+    }, ['hi'], 2, /^argo: \/.*\/config\.json is a named pipe; config\.json must be a file or a link to one \(move it out of the way\)\n$/],
     ['OLLAMA_HOST with a port out of range', () => ({ OLLAMA_HOST: 'http://127.0.0.1:99999' }), ['hi'], 2, /^argo: OLLAMA_HOST "http:\/\/127\.0\.0\.1:99999" has the port "99999", not a number from 0 to 65535/],
     ['OLLAMA_HOST that is no address at all', () => ({ OLLAMA_HOST: 'http://[::1' }), ['hi'], 2, /^argo: OLLAMA_HOST "http:\/\/\[::1" is not a valid address/],
   ])('%s: one line, the right exit code, never "unexpected failure"', async (_name, env, args, code, message) => {

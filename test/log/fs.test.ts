@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
-import { appendPrivate, createFileExclusive, ensureHomeFolder, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openRegularSync, readDataFile, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, writeFileAtomic } from '../../src/log/fs.js';
+import { NotRegularFileError, appendPrivate, createFileExclusive, ensureHomeFolder, errnoOf, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openRegularSync, readDataFile, readDataText, readRegularText, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -29,6 +29,41 @@ describe('readSmallText', () => {
       error = thrown;
     }
     expect(isMissing(error)).toBe(true);
+  });
+});
+
+describe('readRegularText and readDataText: a regular file\'s text, never a wait on a named pipe', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-regular-text-'));
+  writeFileSync(join(dir, 'real.json'), '{}');
+  symlinkSync(join(dir, 'real.json'), join(dir, 'link.json'));
+  mkdirSync(join(dir, 'folder.json'));
+  execFileSync('mkfifo', [join(dir, 'pipe.json')]);
+  symlinkSync(join(dir, 'pipe.json'), join(dir, 'link-to-pipe.json'));
+  symlinkSync('/dev/null', join(dir, 'device.json'));
+  const refused = (name: string): string => `${join(dir, name)} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`;
+  const kind = (name: string, what: string): string => `${join(dir, name)} is not a file (${what}); move it out of the way`;
+  const outcome = (read: () => string): string => {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof NotRegularFileError) return `${error.message} [${error.kind}]`;
+      return errnoOf(error) ?? (error as Error).message;
+    }
+  };
+
+  // [case, name, readRegularText, with followLink, readDataText]: the text, an errno or the message.
+  it.each<[string, string, string, string, string]>([
+    ['a regular file', 'real.json', '{}', '{}', '{}'],
+    ['a link to one', 'link.json', refused('link.json'), '{}', refused('link.json')],
+    ['a named pipe', 'pipe.json', `${kind('pipe.json', 'a named pipe')} [a named pipe]`, `${kind('pipe.json', 'a named pipe')} [a named pipe]`, `${kind('pipe.json', 'a named pipe')} [a named pipe]`],
+    ['a link to a named pipe', 'link-to-pipe.json', refused('link-to-pipe.json'), `${kind('link-to-pipe.json', 'a named pipe')} [a named pipe]`, refused('link-to-pipe.json')],
+    ['a link to a device', 'device.json', refused('device.json'), `${kind('device.json', 'a device')} [a device]`, refused('device.json')],
+    // readDataText leaves a folder to say EISDIR, as it always has.
+    ['a folder', 'folder.json', `${kind('folder.json', 'a folder')} [a folder]`, `${kind('folder.json', 'a folder')} [a folder]`, 'EISDIR'],
+    ['nothing', 'none.json', 'ENOENT', 'ENOENT', 'ENOENT'],
+  ])('%s', (_case, name, plain, followed, data) => {
+    const path = join(dir, name);
+    expect([outcome(() => readRegularText(path)), outcome(() => readRegularText(path, { followLink: true })), outcome(() => readDataText(path))]).toEqual([plain, followed, data]);
   });
 });
 

@@ -142,7 +142,7 @@ describe('the memo store and tool', () => {
   it.runIf(hasMkfifo)('a memo.json that is a named pipe is an error saying so, never a wait for a writer', async () => {
     const dir = home();
     execFileSync('mkfifo', [join(dir, 'memo.json')]);
-    const refusal = `${join(dir, 'memo.json')} is not a file (a named pipe, a device or a socket); move it out of the way`;
+    const refusal = `${join(dir, 'memo.json')} is not a file (a named pipe); move it out of the way`;
     await expect(readMemo(dir)).rejects.toThrow(refusal);
     await expect(memoTool.run({ operation: 'list' }, { root: dir, home: dir, signal: new AbortController().signal })).rejects.toThrow(refusal);
   });
