@@ -3,6 +3,8 @@
 import { ApiError, badRequest } from './errors.js';
 import { SERVER_HINTS, missingModelLine } from '../ollama/fix-hints.js';
 import { fullModelName } from '../ollama/model-name.js';
+import { unreadableByOllama, unreadableReason } from '../ollama/tool-schema.js';
+import { quotedName } from '../output/terminal-text.js';
 import { imagesOf, textOf } from './schema.js';
 import type { ChatBody, OpenAiMessage, OpenAiTool } from './schema.js';
 import type { Logprob, TokenLogprob } from '../ollama/transport.js';
@@ -146,6 +148,7 @@ export function toOllamaExtras(body: ChatBody): OllamaExtras {
     if (body.top_logprobs != null && body.top_logprobs > 0) extras.top_logprobs = body.top_logprobs;
   }
   const tools = toolsOffered(body);
+  for (const tool of tools) refuseUnreadableSchema(tool, body.tools?.indexOf(tool) ?? 0);
   if (tools.length > 0) {
     extras.tools = tools.map(({ function: fn }) => ({
       type: 'function',
@@ -157,6 +160,17 @@ export function toOllamaExtras(body: ChatBody): OllamaExtras {
     }));
   }
   return extras;
+}
+
+/**
+ * A client tool whose parameters Ollama cannot bind would fail the whole request there with Go's
+ * unmarshal error: refused first, naming the tool (`index` in "tools") and the part.
+ */
+function refuseUnreadableSchema(tool: OpenAiTool, index: number): void {
+  const found = unreadableByOllama(tool.function.parameters ?? null);
+  if (found === null) return;
+  const param = `tools[${index}].function.parameters${found.at === '' ? '' : `.${found.at}`}`;
+  throw badRequest(`invalid "${param}": tool ${quotedName(tool.function.name)}: ${unreadableReason(found)}; change that part of its schema, or leave the tool out`, param);
 }
 
 /** The tools `tool_choice` leaves to the model: none, all, or the one function it names (400 if `tools` lacks it). */

@@ -485,6 +485,29 @@ describe('client tools', () => {
     ]);
   });
 
+  it('a tool whose schema Ollama cannot read is a 400 naming the tool and the part, before Ollama is asked; streamed or not, a job too', async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } },
+      // Valid JSON Schema, but Ollama's ToolProperty is a Go struct: `true` fails the whole request there.
+      { type: 'function', function: { name: 'get_date', parameters: { type: 'object', properties: { tz: true } } } },
+    ];
+    const param = 'tools[1].function.parameters.properties.tz';
+    const message = `invalid "${param}": tool "get_date": Ollama cannot read its input schema: properties.tz must be an object (Ollama cannot read a true or false schema there); change that part of its schema, or leave the tool out`;
+    const refusals = (): number => serve.stderr().match(/^POST \/v1\/chat\/completions 400 \d+ms session=-$/gm)?.length ?? 0;
+    const before = refusals();
+    for (const stream of [false, true]) {
+      const refused = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'date?' }], tools, stream }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((refused as InstanceType<typeof OpenAI.BadRequestError>).error).toEqual({ message, type: 'invalid_request_error', param, code: 'invalid_value' });
+    }
+    const job = await post('/api/jobs', ask('date?', { tools }));
+    expect([job.status, await job.json()]).toEqual([400, { error: { message, type: 'invalid_request_error', param, code: 'invalid_value' } }]);
+    // Like any other refused request: its line on stderr, no turn, nothing sent to Ollama.
+    await waitFor(() => expect(refusals()).toBe(before + 2));
+    expect(chatBodies()).toEqual([]);
+    expect(logLines(home).filter((line) => line.user_prompt === 'date?')).toEqual([]);
+  });
+
   it('a client that numbers each round\'s calls from call_0 again keeps every round, each result named after its own call; a result sent twice in a round goes once', async () => {
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
     ollama.options.reply = 'Both done.';

@@ -205,6 +205,33 @@ describe('options, format and tools to Ollama', () => {
     );
   });
 
+  // What Ollama cannot bind to its Go types fails the whole request there: refused first, naming the part.
+  const fn = (name: string, parameters?: Record<string, unknown>) => ({ type: 'function', function: { name, ...(parameters ? { parameters } : {}) } });
+  const schema = (properties: Record<string, unknown>) => ({ type: 'object', properties });
+  const fix = '; change that part of its schema, or leave the tool out';
+  it.each<[string, Record<string, unknown>, string | null, string]>([
+    ['a boolean subschema', { tools: [fn('f', schema({})), fn('g', schema({})), fn('get_time', schema({ x: true }))] }, 'tools[2].function.parameters.properties.x', 'tool "get_time": Ollama cannot read its input schema: properties.x must be an object (Ollama cannot read a true or false schema there)'],
+    ['required not a list', { tools: [fn('f', { type: 'object', required: 'a' })] }, 'tools[0].function.parameters.required', 'tool "f": Ollama cannot read its input schema: required must be a list of names'],
+    ['a nested anyOf entry', { tools: [fn('f', schema({ a: { anyOf: [{ type: 'string' }, false] } }))] }, 'tools[0].function.parameters.properties.a.anyOf.1', 'tool "f": Ollama cannot read its input schema: properties.a.anyOf.1 must be an object (Ollama cannot read a true or false schema there)'],
+    ['a type that is a number', { tools: [fn('f', { type: 5 })] }, 'tools[0].function.parameters.type', 'tool "f": Ollama cannot read its input schema: type must be a string'],
+    // A name is quoted, controls hidden, so the message stays one line.
+    ['a name with a line break', { tools: [fn('a\nb', schema({ 'x y': 1 }))] }, 'tools[0].function.parameters.properties."x y"', 'tool "a\\nb": Ollama cannot read its input schema: properties."x y" must be an object (Ollama cannot read a true or false schema there)'],
+    ['the one tool_choice names', { tools: [fn('f'), fn('g', schema({ x: [] }))], tool_choice: { type: 'function', function: { name: 'g' } } }, 'tools[1].function.parameters.properties.x', 'tool "g": Ollama cannot read its input schema: properties.x must be an object (Ollama cannot read a true or false schema there)'],
+    // Not sent, so not refused.
+    ['tool_choice "none"', { tools: [fn('f', schema({ x: true }))], tool_choice: 'none' }, null, ''],
+    ['one tool_choice leaves out', { tools: [fn('f', schema({ x: true })), fn('g')], tool_choice: { type: 'function', function: { name: 'g' } } }, null, ''],
+    ['no parameters', { tools: [fn('f')] }, null, ''],
+    ['keys Ollama ignores, null anywhere', { tools: [fn('f', { type: 'object', additionalProperties: false, properties: { x: { type: ['string', 'null'], enum: null, format: 7 } }, required: null })] }, null, ''],
+  ])('client tools, %s: %s', (_case, extra, param, problem) => {
+    if (param === null) {
+      expect(() => toOllamaExtras(body(extra))).not.toThrow();
+      return;
+    }
+    expect(() => toOllamaExtras(body(extra))).toThrow(
+      expect.objectContaining({ status: 400, type: 'invalid_request_error', code: 'invalid_value', param, message: `invalid "${param}": ${problem}${fix}` }) as ApiError,
+    );
+  });
+
   it('orders option keys the same whatever the body order', () => {
     const a = toOllamaExtras(body({ seed: 1, temperature: 0.5, max_tokens: 9 }));
     const b = toOllamaExtras(body({ max_tokens: 9, temperature: 0.5, seed: 1 }));
