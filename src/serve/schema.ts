@@ -143,10 +143,17 @@ function stringOfAtMost(max: number, message: string): z.ZodString {
   return z.string().refine((text) => codePoints(text) <= max, message);
 }
 
+/**
+ * How many names `argo.tools` takes: several times the built-in tools and toolsets. Each name is
+ * resolved against the catalog, and an unknown one quoted back, so a body of thousands is refused.
+ */
+export const MAX_TOOL_NAMES = 100;
+
 /** A comma list ("fs,edit") or an array of names. */
 const toolsets = z
   .union([z.string(), z.array(z.string())])
   .transform((value) => (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim()).filter((name) => name !== ''))
+  .refine((names) => names.length <= MAX_TOOL_NAMES, `use at most ${MAX_TOOL_NAMES} names (a toolset in config.json can group more)`)
   .refine((names) => names.every((name) => codePoints(name) <= MAX_NAME_LENGTH), `use names of at most ${MAX_NAME_LENGTH} characters each (the length of a name in config.json)`);
 
 const BUDGET_RULE = `use a whole number of characters, at least ${MIN_BUDGET}`;

@@ -434,13 +434,14 @@ describe('sessions routes', () => {
     expect(t.runner.inputs).toHaveLength(inputs);
   });
 
-  it('an Argo persona, mode or tool name over 200 characters is a 400 naming the field and the limit; nothing is run', async () => {
+  it('an Argo persona, mode or tool name over 200 characters, or over 100 tool names, is a 400 naming the field and the limit; nothing is run', async () => {
     const inputs = t.runner.inputs.length;
     const rule = 'use at most 200 characters (the length of a name in config.json)';
     const cases: [Record<string, unknown>, string, string][] = [
       [{ persona: 'p'.repeat(201) }, 'argo.persona', `invalid "argo.persona": ${rule}`],
       [{ mode: 'm'.repeat(20_000) }, 'argo.mode', `invalid "argo.mode": ${rule}`],
       [{ tools: ['fs', 't'.repeat(201)] }, 'argo.tools', 'invalid "argo.tools": use names of at most 200 characters each (the length of a name in config.json)'],
+      [{ tools: Array.from({ length: 101 }, (_, at) => `t${at}`) }, 'argo.tools', 'invalid "argo.tools": use at most 100 names (a toolset in config.json can group more)'],
     ];
     for (const path of ['/v1/chat/completions', '/api/jobs']) {
       for (const [argo, param, message] of cases) {

@@ -187,9 +187,11 @@ describe('chat request: wrong types are 400 naming the field', () => {
   });
 });
 
-describe('chat request: Argo names are capped at 200 characters', () => {
+describe('chat request: Argo names are capped at 200 characters, argo.tools at 100 names', () => {
   const rule = 'use at most 200 characters (the length of a name in config.json)';
   const toolsRule = 'use names of at most 200 characters each (the length of a name in config.json)';
+  const countRule = 'use at most 100 names (a toolset in config.json can group more)';
+  const names = (count: number): string[] => Array.from({ length: count }, (_, at) => `t${at}`);
   it.each([
     [{}, { persona: 'p'.repeat(200) }, null],
     [{}, { persona: 'p'.repeat(201) }, ['argo.persona', `invalid "argo.persona": ${rule}`]],
@@ -206,6 +208,12 @@ describe('chat request: Argo names are capped at 200 characters', () => {
     // Spaces around a name are not part of it.
     [{}, { tools: ` ${'t'.repeat(200)} ,fs` }, null],
     [{ 'x-argo-tools': `fs,${'t'.repeat(201)}` }, {}, ['X-Argo-Tools', `invalid header "X-Argo-Tools": ${toolsRule}`]],
+    // As many names as a request may name, however sent; empty items are not names.
+    [{}, { tools: names(100) }, null],
+    [{}, { tools: `${names(100).join(',')},,, ` }, null],
+    [{}, { tools: names(101) }, ['argo.tools', `invalid "argo.tools": ${countRule}`]],
+    [{}, { tools: names(100_000).join(',') }, ['argo.tools', `invalid "argo.tools": ${countRule}`]],
+    [{ 'x-argo-tools': names(101).join(',') }, {}, ['X-Argo-Tools', `invalid header "X-Argo-Tools": ${countRule}`]],
     // The session name has its own rule, 1-64 characters.
     [{}, { session: 's'.repeat(65) }, ['argo.session', 'invalid "argo.session": use 1-64 letters, digits, dots, dashes or underscores (not only dots)']],
     // A replay spec is one of three shapes, whatever its length: nothing of it is quoted back.
