@@ -6,6 +6,7 @@ import { unreadableByOllama, unreadableReason } from '../ollama/tool-schema.js';
 import { quotedName } from '../output/terminal-text.js';
 import { byCodeUnits } from '../text/order.js';
 import { commandTool } from './command.js';
+import { UNAVAILABLE_REASON_CHARS, foreignLine } from './foreign-line.js';
 import type { CommandToolConfig } from './command.js';
 import { editFileTool, writeFileTool } from './edit.js';
 import { listFilesTool, readFileTool, searchFilesTool } from './fs.js';
@@ -196,10 +197,14 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   const root = options.root ?? process.cwd();
   const checks = await Promise.all(chosen.map((tool) => availability(tool, root)));
   const unavailable: Unavailable[] = [];
+  // Every reason, logged and shown alike: it may quote an MCP server's stderr.
+  const leaveOut = (name: string, reason: string): void => {
+    unavailable.push({ name, reason: foreignLine(reason, UNAVAILABLE_REASON_CHARS) });
+  };
   const tools: Tool[] = [];
   chosen.forEach((tool, index) => {
     const reason = checks[index];
-    if (reason) unavailable.push({ name: tool.name, reason });
+    if (reason) leaveOut(tool.name, reason);
     else tools.push(withSettings(tool, config));
   });
 
@@ -218,8 +223,9 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
     settled.forEach((result, index) => {
       const server = servers[index] ?? '';
       if (result.status === 'rejected') {
-        const reason = result.reason instanceof Error ? result.reason.message : 'did not start';
-        if (wanted === null) unavailable.push({ name: `${MCP_PREFIX}${server}`, reason });
+        // Its stderr may be quoted: cleaned here for the errors below too, not only for `unavailable`.
+        const reason = foreignLine(result.reason instanceof Error ? result.reason.message : 'did not start', UNAVAILABLE_REASON_CHARS);
+        if (wanted === null) leaveOut(`${MCP_PREFIX}${server}`, reason);
         failures.push(reason);
         return;
       }
@@ -227,13 +233,13 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       for (const tool of listed) if (excluded.has(tool.name)) takenAway.add(tool.name);
       const offered = listed.filter((tool) => !excluded.has(tool.name));
       const toolset = `${MCP_PREFIX}${server}`;
-      const leaveOut = (name: string, reason: string, tool: Tool | null): void => {
+      const leaveOutOffered = (name: string, reason: string, tool: Tool | null): void => {
         const shown = serverToolName(server, name);
-        unavailable.push({ name: shown, reason: `${reason}; left out` });
+        leaveOut(shown, `${reason}; left out`);
         leftOut.set(shown, { toolset, tool });
         offeredButLeftOut.add(name);
       };
-      for (const gone of result.value.leftOut ?? []) if ((wanted === null || wanted.has(gone.name)) && !excluded.has(gone.name)) leaveOut(gone.name, gone.reason, null);
+      for (const gone of result.value.leftOut ?? []) if ((wanted === null || wanted.has(gone.name)) && !excluded.has(gone.name)) leaveOutOffered(gone.name, gone.reason, null);
       if (offered.length === 0) {
         void result.value.close().catch(() => undefined);
         return;
@@ -242,11 +248,11 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       for (const tool of offered) {
         // The name goes to the model, the log and the terminal: only a plain name is offered.
         const refused = unreadable(tool);
-        if (!MCP_TOOL_NAME.test(tool.name)) leaveOut(tool.name, 'its name is not 1 to 64 letters, digits, "_", "-" or "."', tool);
-        else if (refused !== null) leaveOut(tool.name, refused, tool);
+        if (!MCP_TOOL_NAME.test(tool.name)) leaveOutOffered(tool.name, 'its name is not 1 to 64 letters, digits, "_", "-" or "."', tool);
+        else if (refused !== null) leaveOutOffered(tool.name, refused, tool);
         else if (tools.some((other) => other.name === tool.name)) {
           const winner = mcpToolsets.get(tool.name);
-          leaveOut(tool.name, winner !== undefined ? `"${tool.name}" is already offered by ${winner}` : `"${tool.name}" is already a tool of the run`, tool);
+          leaveOutOffered(tool.name, winner !== undefined ? `"${tool.name}" is already offered by ${winner}` : `"${tool.name}" is already a tool of the run`, tool);
         } else {
           tools.push(withSettings(tool, config));
           mcpToolsets.set(tool.name, toolset);
@@ -264,7 +270,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
     const missing = [...pending].filter((name) => !tools.some((tool) => tool.name === name) && !offeredButLeftOut.has(name));
     const why = failures.length > 0 ? `; some MCP servers did not start (${failures.join('; ')})` : '';
     if (missing.length > 0 && options.keepUnknown === true) {
-      for (const name of missing) unavailable.push({ name, reason: `no toolset, built-in tool or MCP server (${catalog.mcpServers.join(', ')}) has it${why}` });
+      for (const name of missing) leaveOut(name, `no toolset, built-in tool or MCP server (${catalog.mcpServers.join(', ')}) has it${why}`);
     } else if (missing.length > 0) {
       await Promise.allSettled(connections.map((connection) => connection.close()));
       throw new UsageError(`${unknownName(missing[0] ?? '', [], catalog).message}; no MCP server (${catalog.mcpServers.join(', ')}) offers it either${why}`);

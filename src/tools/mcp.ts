@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { cleanLine } from '../output/terminal-text.js';
 import { TIMER_MAX_MS } from '../config/settings.js';
+import { foreignLine } from './foreign-line.js';
 import { ToolError } from './types.js';
 import type { ParametersSchema, Tool } from './types.js';
 import { headOf } from '../output/cut.js';
@@ -76,7 +77,7 @@ function objectSchema(schema: unknown): ParametersSchema {
   return { type: 'object', properties: {} };
 }
 
-/** The last line a server wrote on stderr, cleaned: for a reason, never echoed raw. */
+/** The last line a server wrote on stderr, cleaned and its secrets masked: for a reason, never echoed raw. */
 function stderrTail(): { take: (text: string) => void; last: () => string | null } {
   let last = '';
   let partial = '';
@@ -84,10 +85,10 @@ function stderrTail(): { take: (text: string) => void; last: () => string | null
     take: (text) => {
       const parts = (partial + text).split('\n');
       partial = (parts.pop() ?? '').slice(-4 * STDERR_LINE_CHARS);
-      const said = parts.map((part) => cleanLine(part, STDERR_LINE_CHARS)).filter((line) => line !== '').at(-1);
+      const said = parts.map((part) => foreignLine(part, STDERR_LINE_CHARS)).filter((line) => line !== '').at(-1);
       if (said !== undefined) last = said;
     },
-    last: () => cleanLine(partial, STDERR_LINE_CHARS) || last || null,
+    last: () => foreignLine(partial, STDERR_LINE_CHARS) || last || null,
   };
 }
 

@@ -2,7 +2,8 @@
 // `shout` (an error result when told to), `attach` (embedded resources and an image) and `crash`
 // (the server exits with code 7). Plain JavaScript so it starts without a compiler.
 // With ARGO_TEST_MCP_STARTS set, each start appends its pid to that file (how often was it started?).
-// ARGO_TEST_MCP_FAIL: it writes a coloured line on stderr and exits with code 3 at once.
+// ARGO_TEST_MCP_FAIL: it writes a coloured line on stderr and exits with code 3 at once
+// (ARGO_TEST_MCP_FAIL_SAYS, when set, is what it writes instead).
 // ARGO_TEST_MCP_MALFORMED: its list also holds a tool whose inputSchema has no "type": "object".
 // ARGO_TEST_MCP_RAW_ERROR: every call is answered with a JSON-RPC error of that text (not a tool's
 // error result), so the client throws: an unexpected exception whose raw text only the log keeps.
@@ -16,7 +17,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { z } from 'zod';
 
 if (process.env.ARGO_TEST_MCP_FAIL) {
-  process.stderr.write('starting\n\u001b[31mcannot open the database\u001b[0m\n');
+  process.stderr.write(process.env.ARGO_TEST_MCP_FAIL_SAYS ?? 'starting\n\u001b[31mcannot open the database\u001b[0m\n');
   process.exit(3);
 }
 const server = new McpServer({ name: 'test-server', version: '1.0.0' });

@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { CONTROLS } from '../../src/output/terminal-text.js';
 import { loadToolbox } from '../../src/tools/catalog.js';
+import { UNAVAILABLE_REASON_CHARS } from '../../src/tools/foreign-line.js';
 import { connectMcp } from '../../src/tools/mcp.js';
 import type { McpConnection } from '../../src/tools/mcp.js';
 import { ToolError } from '../../src/tools/types.js';
@@ -130,6 +132,18 @@ describe('MCP servers through the SDK client', () => {
     ['a cwd that is not a directory is named, not the command', { ...server, cwd: '/nonexistent/argo-dir' }, /^MCP server "calc" did not start \(its cwd "\/nonexistent\/argo-dir" is not a directory\)$/],
   ])('a server that does not start: %s', async (_name, config, reason) => {
     await expect(connectMcp('calc', config)).rejects.toThrow(reason);
+  });
+
+  it("a server's stderr in a reason is one line, its secrets masked, its controls gone, its length capped", async () => {
+    const token = `ghp_${'Q'.repeat(36)}`;
+    const says = `\u001b]0;owned\u0007login failed\r\nGITHUB_TOKEN=${token} rejected (${'detail '.repeat(200)})\n`;
+    const box = await loadToolbox(['mcp:gh'], { mcpServers: { gh: { ...server, env: { ARGO_TEST_MCP_FAIL: '1', ARGO_TEST_MCP_FAIL_SAYS: says } } } });
+    const reason = box.unavailable[0]?.reason ?? '';
+    // The stderr line is cut at 200 characters, after its token was masked.
+    expect(reason).toMatch(/^MCP server "gh" did not start \(.*; exit code 3; it said: GITHUB_TOKEN=\*\*\* rejected \(detail detail [a-z ]*…\)$/);
+    expect(reason.length).toBeLessThanOrEqual(UNAVAILABLE_REASON_CHARS);
+    expect(reason).not.toContain(token.slice(0, 8));
+    expect(reason).not.toMatch(new RegExp(CONTROLS.source, 'u'));
   });
 
   it('a server that does not start is unavailable with a reason', async () => {
