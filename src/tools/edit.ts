@@ -5,7 +5,7 @@ import { basename, dirname } from 'node:path';
 import { isMissing } from '../log/fs.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
 import { isBinary } from './fs.js';
-import { confinementOf, resolveInRoot, shownPath } from './root.js';
+import { confinementOf, resolveInRoot, rootOnly, shownPath } from './root.js';
 import type { Confinement } from './root.js';
 import { HeldFolder, READ_FLAGS, notRegular, openInRoot, writeInFolder } from './root-files.js';
 import { ToolError, stringArg } from './types.js';
@@ -83,7 +83,7 @@ async function planWrite(args: Record<string, unknown>, context: ToolContext): P
   const content = stringArg(args, 'content') ?? '';
   const mode = (stringArg(args, 'mode') ?? 'overwrite') as WritePlan['mode'];
   const confinement = await confinementOf(context);
-  const file = await resolveInRoot(confinement.root, path, confinement.home);
+  const file = await resolveInRoot(confinement, path);
   const bytes = await currentBytes(confinement, file, path);
   if (mode === 'create' && bytes !== null) throw new ToolError(`"${path}" already exists; use mode "overwrite" to replace it`);
   // Overwritten, the old content only feeds the preview's diff.
@@ -110,7 +110,7 @@ export const writeFileTool: Tool = {
     return diffOf(plan.shown, plan.before, plan.after);
   },
   run: async (args, context) => {
-    const file = await resolveInRoot(context.root, stringArg(args, 'path') ?? '');
+    const file = await resolveInRoot(rootOnly(context.root), stringArg(args, 'path') ?? '');
     return fileQueue.run(file, async () => {
       const plan = await planWrite(args, context);
       const content = stringArg(args, 'content') ?? '';
@@ -141,7 +141,7 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   const old = stringArg(args, 'old') ?? '';
   const replacement = stringArg(args, 'new') ?? '';
   const confinement = await confinementOf(context);
-  const file = await resolveInRoot(confinement.root, path, confinement.home);
+  const file = await resolveInRoot(confinement, path);
   const bytes = await currentBytes(confinement, file, path);
   if (bytes === null) throw new ToolError(`file "${path}" does not exist; create it with write_file`);
   const before = editableText(bytes, path);
@@ -173,7 +173,7 @@ export const editFileTool: Tool = {
     return diffOf(plan.shown, plan.before, plan.after);
   },
   run: async (args, context) => {
-    const file = await resolveInRoot(context.root, stringArg(args, 'path') ?? '');
+    const file = await resolveInRoot(rootOnly(context.root), stringArg(args, 'path') ?? '');
     return fileQueue.run(file, async () => {
       const plan = await planEdit(args, context);
       await writePlan(plan, plan.after, stringArg(args, 'path') ?? '');

@@ -16,6 +16,11 @@ export interface Confinement {
   home: string | null;
 }
 
+/** The root alone, for a check the data home adds nothing to (a command's directory, the key of a write the write itself checks). */
+export function rootOnly(root: string): Confinement {
+  return { root, home: null };
+}
+
 /** The confinement of a tool call: its root, and its data home if that overlaps the root. */
 export async function confinementOf(context: { root: string; home: string }): Promise<Confinement> {
   const home = await realLocation(context.home);
@@ -33,12 +38,13 @@ export function isInside(root: string, path: string): boolean {
 }
 
 /**
- * The real path `path` (relative to the root, or absolute) names, checked to lie inside `root`
- * (itself a real path). A path that does not exist yet is checked through its nearest existing
- * ancestor, so a new file cannot be created through a link that leads out. With `home` (a
- * Confinement's), a path inside the data home is refused too.
+ * The real path `path` (relative to the root, or absolute) names, checked to be where `confinement`
+ * lets the tools go: inside its root (itself a real path), and not inside its data home. A path that
+ * does not exist yet is checked through its nearest existing ancestor, so a new file cannot be
+ * created through a link that leads out.
  */
-export async function resolveInRoot(root: string, path: string, home: string | null = null): Promise<string> {
+export async function resolveInRoot(confinement: Confinement, path: string): Promise<string> {
+  const { root, home } = confinement;
   const target = resolve(root, path);
   if (!isInside(root, target)) throw outside(path);
   let existing = target;

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { isMissing } from '../log/fs.js';
 import { BACKGROUND_NOTE, DETACHED_NOTE, UNREAD_CAP_CHARS, UnreadOutput, killGroup, onPath, runProcess, spawnGroup } from './process.js';
 import type { Captured } from './process.js';
-import { resolveInRoot } from './root.js';
+import { resolveInRoot, rootOnly } from './root.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
 
@@ -14,7 +14,7 @@ const MAX_COMMAND_TIMEOUT_S = 600;
 const SHELL = '/bin/sh';
 
 async function workingDirectory(context: ToolContext, cwd: string | undefined): Promise<string> {
-  const dir = await resolveInRoot(context.root, cwd ?? '.');
+  const dir = await resolveInRoot(rootOnly(context.root), cwd ?? '.');
   try {
     if (!(await stat(dir)).isDirectory()) throw new ToolError(`"${cwd ?? '.'}" is not a directory`);
   } catch (error) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { editFileTool, writeFileTool } from '../../src/tools/edit.js';
 import { GLOB_PATTERNS_MOST, READ_CAP_BYTES, SEARCH_PATTERN_MS, listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
-import { confinementOf, isInside, resolveInRoot } from '../../src/tools/root.js';
+import { confinementOf, isInside, resolveInRoot, rootOnly } from '../../src/tools/root.js';
 import { HeldFolder, READ_FLAGS, openInRoot, writeInFolder } from '../../src/tools/root-files.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
@@ -64,11 +64,11 @@ describe('root confinement', () => {
     ['inner/new.txt', 'sub/new.txt'],
     ['inner/new/dir/file.txt', 'sub/new/dir/file.txt'],
   ])('%s resolves inside the root', async (path, expected) => {
-    expect(await resolveInRoot(root, path)).toBe(join(root, expected));
+    expect(await resolveInRoot(rootOnly(root), path)).toBe(join(root, expected));
   });
 
   it.each(['../outside/secret.txt', '/etc/passwd', 'link-out.txt', 'dir-out/secret.txt', 'dir-out/new.txt', 'dangling-out.txt', '..'])('%s is refused', async (path) => {
-    expect(await failure(resolveInRoot(root, path))).toContain('is outside the root directory');
+    expect(await failure(resolveInRoot(rootOnly(root), path))).toContain('is outside the root directory');
   });
 
   it.each<[string, string, boolean]>([
@@ -89,7 +89,7 @@ describe('root confinement', () => {
   });
 
   it('an absolute path inside the root is fine', async () => {
-    expect(await resolveInRoot(root, join(root, 'src'))).toBe(join(root, 'src'));
+    expect(await resolveInRoot(rootOnly(root), join(root, 'src'))).toBe(join(root, 'src'));
   });
 });
 
