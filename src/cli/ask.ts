@@ -208,7 +208,6 @@ async function askTurn(
         try {
           answered = await (agent?.answerer ?? streamAnswer)(request, { ...context, onRequest });
           failure = answered.failure;
-          return answered;
         } finally {
           // Reasoning cut off (Ctrl-C, a failure) ends its row without "…done thinking.".
           reasoning?.close(answered?.status === 'ok');
@@ -218,6 +217,12 @@ async function askTurn(
           lines.stopSpinner();
           if (!options.json && wrote !== '' && !wrote.endsWith('\n')) io.stdout.write('\n');
         }
+        if (options.json) return answered;
+        // A write fails after it returns (a fast answer to a full disk is heard of only once it has
+        // ended): what was written is settled before the turn is logged, so an answer that never
+        // reached its reader is logged as cut short, as one streaming slowly is.
+        await io.outputWritten(controller.signal);
+        return answered.status === 'ok' && isOutputEnd(stoppedBy) ? { ...answered, status: 'interrupted', failure: null } : answered;
       },
     });
     const { entry } = result;
@@ -317,6 +322,10 @@ const STOPS: Record<Stop, { reason: string }> = {
   'output-closed': { reason: 'interrupted: standard output was closed' },
   'output-failed': { reason: 'interrupted: standard output could not be written' },
 };
+
+function isOutputEnd(stop: Stop | undefined): boolean {
+  return stop === 'output-closed' || stop === 'output-failed';
+}
 
 function reportOutcome(status: TurnStatus, failure: string | null, io: Io, logged: boolean, stoppedBy: Stop): Outcome {
   if (status === 'ok') return 'ok';

@@ -28,6 +28,11 @@ export interface Io {
    * or 'failed' (a full disk behind `>`). A closed terminal is neither: SIGHUP says so.
    */
   onOutputClosed: (handler: (how: OutputEnd) => void) => () => void;
+  /**
+   * Resolves once what was written to standard output so far has gone out, or failed (a failure
+   * already told to the onOutputClosed handlers), or when `signal` aborts first.
+   */
+  outputWritten: (signal?: AbortSignal) => Promise<void>;
   /** Saves text that could not be logged, privately under the data home if it can; returns where. */
   rescue: (text: string, home: string) => Promise<string>;
   isInteractive: boolean;
@@ -129,11 +134,36 @@ export function processIo(): Io {
       process.stdout.on('error', listener);
       return () => process.stdout.off('error', listener);
     },
+    outputWritten: (signal) => afterOutput(process.stdout, signal),
     // Imported with the program (main.ts uses log/fs.js): a rescue must not need a module loaded then.
     rescue: (text, home) => rescueText(home, text),
     isInteractive: process.stdin.isTTY && process.stderr.isTTY,
     dumbTerminal: process.env.TERM === 'dumb',
   };
+}
+
+/**
+ * A write's failure reaches its callback first and its 'error' listeners a tick later, even when
+ * the write itself was synchronous (a file on a full disk): an empty write's callback comes after
+ * every earlier write's, and the next turn of the event loop after their errors.
+ */
+export function afterOutput(stream: NodeJS.WritableStream & { destroyed?: boolean }, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) {
+      resolve();
+      return;
+    }
+    let settled = false;
+    const done = (): void => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', done);
+      setImmediate(resolve);
+    };
+    signal?.addEventListener('abort', done, { once: true });
+    if (stream.destroyed === true || !stream.writable) done();
+    else stream.write('', () => done());
+  });
 }
 
 /** The most standard input a prompt may take (documented in docs/cli.md). */

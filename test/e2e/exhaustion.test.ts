@@ -66,6 +66,29 @@ describe.runIf(hasFull)('standard output or error on a full disk (/dev/full)', (
     expect(logLines(home)).toMatchObject([{ user_prompt: 'tell me a long story', status: 'interrupted', error: 'interrupted: standard output could not be written' }]);
   });
 
+  it.each<[string, string[]]>([
+    ['a question', ['-s', 'f2', 'tell me x']],
+    ['an agent run', ['-s', 'f2', '-T', 'fs', 'tell me x']],
+  ])('%s answered at once onto it: the same line and exit 1, and logged as interrupted (it was logged ok, its failure heard only after)', async (_case, args) => {
+    const home = tempHome();
+    ollama.options.models = [{ name: 'argo', capabilities: ['completion', 'tools'] }];
+    try {
+      const result = await argoWritingTo('stdout', FULL, home, args);
+      expect(result).toMatchObject({ code: 1, stderr: 'argo: standard output could not be written (a full disk?); the answer was cut short (logged as interrupted)\n' });
+      expect(logLines(home)).toMatchObject([{ user_prompt: 'tell me x', status: 'interrupted', error: 'interrupted: standard output could not be written' }]);
+    } finally {
+      ollama.options.models = undefined;
+    }
+  });
+
+  it('argo chat answered at once onto it: one line, exit 1, the turn logged as interrupted and the chat ended', async () => {
+    const home = tempHome();
+    const result = await argoWritingTo('stdout', FULL, home, ['chat', '-s', 'c1'], 'tell me x\nsecond\n');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^argo: standard output could not be written \(a full disk\?\)/m);
+    expect(logLines(home)).toMatchObject([{ user_prompt: 'tell me x', status: 'interrupted', error: 'interrupted: standard output could not be written' }]);
+  });
+
   it.each<[string[]]>([[['logs']], [['logs', '--json']], [['sessions']], [['--help']]])('argo %j onto it: one line saying so, exit 1 (it ended 0, or crashed)', async (args) => {
     const home = tempHome();
     expect((await argo(home, ['a question to list'])).code).toBe(0);
