@@ -1,6 +1,7 @@
 import { Ollama } from 'ollama';
 import type { ChatRequest, ChatResponse, GenerateRequest, GenerateResponse } from 'ollama';
 import { clipText } from '../output/cut.js';
+import { joinLines } from '../output/terminal-text.js';
 import type { ChatBody, OllamaRequest } from '../replay/prompt.js';
 import { defaultWindowOf, numCtxFromParameters } from './context-window.js';
 import { CLI_HINTS } from './fix-hints.js';
@@ -297,7 +298,9 @@ export function httpFailure(host: string, error: unknown, hints: FixHints): NonN
   const err = error as { name?: string; message?: string; status_code?: number; error?: string };
   if (err.name !== 'ResponseError' || typeof err.status_code !== 'number') return null;
   const status = err.status_code;
-  const detail = err.error ?? err.message ?? '';
+  // What a server says is said on one line (printed after `argo: `, logged as `error`): a proxy's
+  // page or a message of several lines would otherwise start lines of its own.
+  const detail = joinLines(err.error ?? err.message ?? '');
   if (status === 404 && /^model ["'].+["'] not found/i.test(detail)) return { kind: 'model-missing', message: detail, httpStatus: status };
   // An older Ollama's refusal of a field it does not know in that form; the transport adds its version.
   const missing = status === 400 ? rejectedFeature(detail) : null;
@@ -535,11 +538,11 @@ export class OllamaTransport {
     if (message.startsWith(OVERLONG_PREFIX)) {
       return {
         kind: 'malformed',
-        message: `Ollama sent a line of more than ${MAX_LINE_BYTES / 1024 / 1024} MiB without ending it (${message.slice(OVERLONG_PREFIX.length)}); the answer is incomplete (is it Ollama at ${host}, with nothing in between?)`,
+        message: `Ollama sent a line of more than ${MAX_LINE_BYTES / 1024 / 1024} MiB without ending it (${joinLines(message.slice(OVERLONG_PREFIX.length))}); the answer is incomplete (is it Ollama at ${host}, with nothing in between?)`,
       };
     }
     if (this.malformed || message.startsWith(MALFORMED_PREFIX)) {
-      return { kind: 'malformed', message: `Ollama sent a line that is not JSON (${message.slice(MALFORMED_PREFIX.length)}); the answer is incomplete` };
+      return { kind: 'malformed', message: `Ollama sent a line that is not JSON (${joinLines(message.slice(MALFORMED_PREFIX.length))}); the answer is incomplete` };
     }
     if (message.startsWith('Did not receive done')) {
       return { kind: 'truncated', message: ENDED_EARLY };
@@ -547,7 +550,7 @@ export class OllamaTransport {
     if (err.name === 'TypeError' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') {
       return { kind: 'dropped', message: `the connection to Ollama at ${host} dropped mid-answer; the answer is incomplete` };
     }
-    return { kind: 'mid-stream', message: `Ollama reported an error mid-answer: ${message}` };
+    return { kind: 'mid-stream', message: `Ollama reported an error mid-answer: ${joinLines(message)}` };
   }
 
   async installedModels(signal?: AbortSignal): Promise<string[]> {
@@ -669,7 +672,7 @@ async function asJsonError(response: Response, retryAfter: string | null): Promi
   // Ollama's own: {"error": "…"}. Anything else (a proxy's page, mislabelled JSON) is wrapped, since
   // the client prints a parse failure to standard output, in the middle of the answer.
   if (isErrorBody(text)) return new Response(text, { status: response.status, statusText: response.statusText, headers });
-  const error = text === '' ? response.statusText || `HTTP ${response.status}` : clipText(text, 200);
+  const error = text === '' ? response.statusText || `HTTP ${response.status}` : clipText(joinLines(text), 200);
   return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers });
 }
 

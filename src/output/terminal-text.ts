@@ -29,6 +29,18 @@ export function quotedName(name: string, max = 64): string {
   return JSON.stringify(clipText(name, max)).replace(CONTROLS, '?');
 }
 
+const LINE_BREAK = /[\n\v\f\r\x85\u2028\u2029]/;
+
+/**
+ * A server's words (an error message, a proxy's page) on one line, to follow `argo: ` and be logged:
+ * each run of whitespace holding a line break becomes one space; spacing within a line is kept as
+ * written, and so are other controls (shown, not obeyed, on a terminal: untrustedTextFor).
+ */
+export function joinLines(text: string): string {
+  // NEL (U+0085), a line break to some terminals, is no \s to JavaScript.
+  return text.replace(/[\s\x85]+/g, (run) => (LINE_BREAK.test(run) ? ' ' : run)).trim();
+}
+
 /**
  * Foreign text (a tool's error, a server's stderr) as one clean line of at most `max` characters,
  * for a message that is logged and sent, not shown as it was. Whole escape sequences go first:

@@ -205,6 +205,28 @@ describe('terminal escapes in text Argo did not write (item 3) and colour (item 
     }
   });
 
+  const NGINX_502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+  it.each<[string, object, string]>([
+    ['a proxy\'s HTML 502 page', { proxyPage: { status: 502, body: NGINX_502 } }, `answered HTTP 502: <html> <head><title>502 Bad Gateway</title></head> <body> <center><h1>502 Bad Gateway</h1></center> <hr><center>nginx</center> </body> </html> (logged as error)\n`],
+    ['an error of several lines before the answer', { runnerError: 'boom\r\nargo: fake line' }, 'answered HTTP 500: boom argo: fake line (logged as error)\n'],
+    ['an error of several lines mid-answer', { errorMidStream: { afterChunks: 1, message: 'boom\nline2\r\nargo: fake line' } }, 'mid-answer: boom line2 argo: fake line (logged as error)\n'],
+  ])('%s: one line on stderr, and one line in the log\'s error (a server could start a line of its own)', async (_case, scenario, ending) => {
+    const home = tempHome();
+    ollama.setScenario(scenario);
+    try {
+      const result = await argo(home, ['-s', 'w', 'hi']);
+      expect(result.code).toBe(1);
+      expect(result.stderr.split('\n')).toHaveLength(2);
+      expect(result.stderr).toMatch(/^argo: /);
+      expect(result.stderr.endsWith(ending)).toBe(true);
+      const [entry] = logLines(home);
+      expect(entry).toMatchObject({ status: 'error', error: result.stderr.slice('argo: '.length, -' (logged as error)\n'.length) });
+      expect(entry?.error).not.toMatch(/[\r\n]/);
+    } finally {
+      ollama.setScenario(undefined);
+    }
+  });
+
   const CYAN = '\u001b[36m';
   it.each([
     ['a terminal, by default', [], {}, true],

@@ -635,6 +635,21 @@ describe('faults: the contract status, the turn logged, the server still up', ()
     await healthy();
   });
 
+  it.each<[string, object, boolean, string]>([
+    ['a proxy\'s HTML 502 page', { proxyPage: { status: 502, body: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n</html>\r\n' } }, false, 'answered HTTP 502: <html> <head><title>502 Bad Gateway</title></head> </html>'],
+    ['an error of several lines mid-answer', { errorMidStream: { afterChunks: 2, message: 'boom\r\nline2\nargo: fake line' } }, true, 'mid-answer: boom line2 argo: fake line'],
+  ])('%s: the error message and the logged error are one line', async (_case, scenario, stream, ending) => {
+    ollama.options.reply = 'one two three';
+    ollama.setScenario(scenario);
+    const response = await post('/v1/chat/completions', ask('x', { stream }));
+    const text = await response.text();
+    const body = stream ? (ssePayloads(text).at(-1) ?? '') : text;
+    const { error } = JSON.parse(body) as { error: { message: string } };
+    expect(error.message.endsWith(ending)).toBe(true);
+    await loggedLike({ status: 'error', error: error.message });
+    await healthy();
+  });
+
   it('a client that disconnects mid-stream cancels its Ollama request; the turn is interrupted', async () => {
     ollama.options.reply = 'a b c d e f';
     ollama.setScenario({ hang: 2 });

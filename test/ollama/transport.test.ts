@@ -224,6 +224,9 @@ describe('OllamaTransport.stream', () => {
     ['a page labelled JSON', 'application/json', '<html><body>502 Bad Gateway</body></html>', 'Ollama at http://ollama.test:11434 answered HTTP 502: <html><body>502 Bad Gateway</body></html>'],
     ['plain text', 'text/plain', 'upstream timed out', 'Ollama at http://ollama.test:11434 answered HTTP 502: upstream timed out'],
     ['Ollama\'s own error', 'application/json', '{"error":"runner crashed"}', 'Ollama at http://ollama.test:11434 answered HTTP 502: runner crashed'],
+    // One line, printed after `argo: ` and logged: a page's or a message's line breaks would start lines of their own.
+    ['a page of several lines', 'text/html', '<html>\r\n<body>\r\n502 Bad Gateway\r\n</body>\r\n</html>\r\n', 'Ollama at http://ollama.test:11434 answered HTTP 502: <html> <body> 502 Bad Gateway </body> </html>'],
+    ['Ollama\'s own error of several lines', 'application/json', '{"error":"runner crashed\\r\\nargo: not argo\\n"}', 'Ollama at http://ollama.test:11434 answered HTTP 502: runner crashed argo: not argo'],
     // Cut at 200 units, never through a surrogate pair (half an emoji is a lone surrogate in the log).
     ['a long page', 'text/html', `${'x'.repeat(199)}😀 and more`, `Ollama at http://ollama.test:11434 answered HTTP 502: ${'x'.repeat(199)}…`],
   ])('an error body that is %s becomes the failure message; nothing is printed', async (_name, type, body, message) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ControlNeutralizer, escapeJsonControls, jsonTextFor, neutralizeControls, quotedName, untrustedTextFor } from '../../src/output/terminal-text.js';
+import { ControlNeutralizer, escapeJsonControls, joinLines, jsonTextFor, neutralizeControls, quotedName, untrustedTextFor } from '../../src/output/terminal-text.js';
 
 describe('neutralizeControls: controls shown, never obeyed', () => {
   it.each([
@@ -99,5 +99,21 @@ describe('quotedName: a name from config or a server, on one line', () => {
     ['never half an emoji', `${'x'.repeat(63)}😀`, `"${'x'.repeat(63)}…"`],
   ])('%s', (_case, name, shown) => {
     expect(quotedName(name)).toBe(shown);
+  });
+});
+
+describe('joinLines: a server\'s words on one line, its spacing within a line kept', () => {
+  it.each([
+    ['boom\r\nargo: fake line', 'boom argo: fake line'],
+    ['<html>\r\r\n<head>  \n  <title>', '<html> <head> <title>'],
+    ['a lone\rCR', 'a lone CR'],
+    ['line\u2028separator\u0085next', 'line separator next'],
+    ['form\ffeed and\vtab', 'form feed and tab'],
+    ['server busy, please try again.  maximum pending requests exceeded', 'server busy, please try again.  maximum pending requests exceeded'],
+    ['a\tb', 'a\tb'],
+    ['\n trailing and leading \r\n', 'trailing and leading'],
+    ['bad\u001b]52;c;eA==\u0007model', 'bad\u001b]52;c;eA==\u0007model'],
+  ])('%j → %j', (text, expected) => {
+    expect(joinLines(text)).toBe(expected);
   });
 });

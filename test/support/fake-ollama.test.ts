@@ -556,6 +556,15 @@ describe('errors', () => {
     expect(await gen.json()).toEqual({ error: 'llama runner process has terminated: exit status 2' });
   });
 
+  it('answers with a proxy\'s page instead of Ollama when scripted to', async () => {
+    const page = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n</html>\r\n';
+    const fake = await start({ scenario: { proxyPage: { status: 502, body: page } } });
+    const res = await post(fake, '/api/chat', chatBody());
+    expect(res.status).toBe(502);
+    expect(res.headers.get('content-type')).toBe('text/html');
+    expect(await res.text()).toBe(page);
+  });
+
   it('reports a mid-stream failure as status 200, one error line and no done line', async () => {
     const fake = await start({ reply: 'a b c d e', scenario: { errorMidStream: { afterChunks: 2, message: 'boom' } } });
     const res = await post(fake, '/api/chat', chatBody());

@@ -133,6 +133,7 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
     const message = typeof scenario.runnerError === 'string' ? scenario.runnerError : RUNNER_ERROR_MESSAGE;
     sendError(ctx, 500, message); return;
   }
+  if (scenario.proxyPage) { sendBody(ctx, scenario.proxyPage.status, scenario.proxyPage.body, scenario.proxyPage.type ?? 'text/html'); return; }
   const numCtx = contextWindow(state.options, model, body);
   markLoaded(state, model, keepAlive, numCtx);
   if (isEmptyRequest(body, endpoint)) { sendLifecycle(ctx, endpoint, requested, 'load'); return; }

@@ -46,7 +46,7 @@ export interface FakeRound {
 }
 
 // The faults that happen once the model answers (a round's own scenario holds only these).
-export type FakeStreamFaults = Omit<FakeScenario, 'busy' | 'busyRetryAfter' | 'busyAsRateLimit' | 'runnerError' | 'firstChunkDelayMs' | 'times'>;
+export type FakeStreamFaults = Omit<FakeScenario, 'busy' | 'busyRetryAfter' | 'busyAsRateLimit' | 'runnerError' | 'proxyPage' | 'firstChunkDelayMs' | 'times'>;
 
 export interface FakeScenario {
   // The next N generate/chat requests get 503 (decremented as used), then normal service.
@@ -57,6 +57,9 @@ export interface FakeScenario {
   busyAsRateLimit?: boolean;
   // 500 before the first chunk; a string replaces the default runner message.
   runnerError?: boolean | string;
+  // A proxy before Ollama answers instead of it, before the first chunk: this status and body (an
+  // nginx 502 page, say), sent as text/html unless `type` says otherwise.
+  proxyPage?: { status: number; body: string; type?: string };
   // After K chunks: one `{"error":…}` line, then the stream ends without a done line (status 200).
   errorMidStream?: number | { afterChunks: number; message?: string };
   // After K chunks the socket is destroyed.
