@@ -123,7 +123,10 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
     { onEntry: (logged) => (seen.entry = logged) },
   );
   const answered = seen.entry;
-  if (flags.diff && answered !== undefined) {
+  // A failed or cut turn has no answer to set against the old one: a diff would show it all removed.
+  if (flags.diff && answered !== undefined && answered.status !== 'ok') {
+    io.stderr.write(`argo: no word diff: the new turn ended ${answered.status}, with no whole answer to compare with the old one\n`);
+  } else if (flags.diff && answered !== undefined) {
     const color = colorsFor(io, flags);
     const shown = untrustedTextFor(io.stdout, flags);
     const diff = wordDiff(entry.model_response, answered.model_response, color);

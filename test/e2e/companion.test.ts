@@ -332,6 +332,25 @@ describe('argo rerun', () => {
     expect(explained.replayed_ids).not.toContain(rerun?.id);
   });
 
+  it.each<[string, string[], object | undefined, string, string]>([
+    ['a model that is not installed', ['--model', 'missing:model'], undefined, 'error', /^argo: model "missing:model" not found/.source],
+    ['an error mid-answer', [], { errorMidStream: { afterChunks: 1, message: 'runner crashed' } }, 'error', /^argo: Ollama reported an error mid-answer: runner crashed/.source],
+  ])('--diff when the new turn fails (%s): no diff (it showed the old answer all struck out), one line saying why', async (_case, flags, scenario, status, failure) => {
+    const home = tempHome();
+    await argo(['-s', 'w', 'hello'], home);
+    const id = String(logLines(home)[0]?.id);
+    ollama.setScenario(scenario);
+    const result = await argo(['rerun', id, '--diff', ...flags], home);
+    expect(result.code).toBe(1);
+    expect(result.stdout).not.toContain('word diff');
+    expect(result.stdout).not.toContain('[-');
+    const lines = result.stderr.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(new RegExp(failure));
+    expect(lines[1]).toBe(`argo: no word diff: the new turn ended ${status}, with no whole answer to compare with the old one`);
+    expect(logLines(home).at(-1)).toMatchObject({ rerun_of: id, status });
+  });
+
   it('--diff with --json is a usage error, not a diff dropped in silence', async () => {
     const home = tempHome();
     await argo(['hello'], home);
