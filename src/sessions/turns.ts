@@ -50,7 +50,11 @@ export async function openReplaySource(
   if (spec.kind === 'none') return { turns: [], read: () => new Map(), close: () => undefined };
   const rules = rulesFingerprint(classify);
   const pick = replayPick(spec);
-  const known = rebuild ? null : await readPicked(paths.sessions, session, pick);
+  const read = rebuild ? null : await readPicked(paths.sessions, session, pick);
+  // A line without `rules` was written by a rebuild that had none to hand (a reader's, such as
+  // `sessions show`, or an earlier version's): rebuilt with them once, its type is cached again
+  // rather than the turn classified anew at every replay.
+  const known = read?.chosen.some((line) => line.rules === undefined) === true ? null : read;
   const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, classify), pick, true);
   const reader = new TurnReader(paths.logs, session, inherited);
   return {

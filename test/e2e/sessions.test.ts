@@ -159,6 +159,20 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     }
   });
 
+  it('an index sessions show rebuilt from a damaged one is rebuilt with its rules by the next replay (every replay classified its turns again)', async () => {
+    const { home } = await conversation();
+    const pristine = readFileSync(indexFile(home, 'work'), 'utf8');
+    expect(pristine).toMatch(/"rules":/);
+    writeFileSync(indexFile(home, 'work'), pristine.replace(/"length":\d+/, '"length":1000000000000'));
+    expect((await argo(home, ['sessions', 'show', 'work'])).code).toBe(0);
+    // A reader has no classification rules to hand: the lines it writes carry the logged types alone.
+    expect(readFileSync(indexFile(home, 'work'), 'utf8')).not.toMatch(/"rules":/);
+    expect((await argo(home, ['--session', 'work', '--replay', 'session', 'And then?'])).code).toBe(0);
+    const lines = readFileSync(indexFile(home, 'work'), 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines.join('\n')).toBe(`${pristine.trimEnd()}\n${lines.at(-1) ?? ''}`);
+  });
+
   it('an index that is a symbolic link is refused, never read, and the link is left for the user to remove', async () => {
     const { home } = await conversation();
     const elsewhere = join(home, 'elsewhere.idx');

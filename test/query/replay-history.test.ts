@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadHistory, openReplaySource, rebuildIndex } from '../../src/sessions/turns.js';
+import { loadHistory, loadSessionEntries, openReplaySource, rebuildIndex } from '../../src/sessions/turns.js';
 import type { ReplaySource } from '../../src/sessions/turns.js';
 import { planWithHistory } from '../../src/turn/turn.js';
 import type { PlanInput } from '../../src/replay/plan.js';
@@ -99,6 +99,22 @@ describe('planning through the index', () => {
     const repaired = (await readIndex(paths.sessions, 'long')) ?? [];
     expect(repaired.at(-1)?.offset).toBe(last.offset);
     expect(repaired.every((line) => line.rules === rulesFingerprint(RULES))).toBe(true);
+  });
+
+  it('an index a reader rebuilt without the rules (sessions show on a damaged one) is rebuilt with them by the next replay, which then reads only what the budget reaches', async () => {
+    const data = await longSession();
+    const { paths, session } = data;
+    const path = indexPath(paths.sessions, 'long');
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/"length":\d+/, '"length":1000000000000'));
+    expect(await loadSessionEntries(paths, session)).toHaveLength(TURNS);
+    expect((await readIndex(paths.sessions, 'long'))?.some((line) => line.rules === undefined)).toBe(true);
+
+    const loads: string[] = [];
+    const spec = { kind: 'session' } as const;
+    const result = await planThroughIndex(data, DEFAULT_REPLAY_POLICY, spec, loads);
+    expect(JSON.stringify(result)).toBe(JSON.stringify(planFor(DEFAULT_REPLAY_POLICY, spec)(await loadHistory(paths, session, spec))));
+    expect(loads.length).toBeLessThan((result.replayPolicy?.entries_used ?? 0) + 1 + LOAD_BATCH);
+    expect((await readIndex(paths.sessions, 'long'))?.every((line) => line.rules === rulesFingerprint(RULES))).toBe(true);
   });
 
   it('rebuildIndex with rules classifies each turn under them and records their fingerprint', async () => {
