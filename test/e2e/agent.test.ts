@@ -1013,6 +1013,18 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(result.stderr).toContain(message);
   });
 
+  it.each<[string, object, string[], number]>([
+    ['a plain question: answered', {}, ['--explain', 'hi'], 0],
+    ['-T: refused, exit 2', {}, ['-T', 'fs', '--explain', 'hi'], 2],
+    ['config "tools": refused, exit 2', { tools: ['fs'] }, ['--explain', 'hi'], 2],
+    ['argo tools: refused, exit 2', {}, ['tools'], 2],
+    ['argo export: refused, exit 2', {}, ['export', '--format', 'sharegpt', '--all'], 2],
+  ])('a toolset named like a built-in tool is refused when tools are resolved, not before (docs/agent.md): %s', async (_case, extra, args, code) => {
+    const result = await argo(args, tempHome({ toolsets: { read_file: { tools: ['list_files'] } }, ...extra }));
+    expect(result.code).toBe(code);
+    expect(result.stderr).toBe(code === 0 ? '' : 'argo: config.json: toolsets."read_file" has the name of a built-in tool; choose another name\n');
+  });
+
   it('a command tool value that would be an option is invalid (asked again, never run); after a literal "--" it is passed as is; a tool named constructor runs', async () => {
     const root = tree();
     const home = tempHome({
