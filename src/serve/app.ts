@@ -9,7 +9,7 @@ import { browserRefusal, keyChecker, sentBearer } from './auth.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { jsonStreamResponse, sseResponse } from './sse-body.js';
-import { ApiError, badRequest, fromBrowser, fromFailure, incompleteBody, notFound, shuttingDown, stopIsSet, tooLarge, unauthorized, withoutHome } from './errors.js';
+import { ApiError, badRequest, fromBrowser, fromFailure, incompleteBody, notFound, shuttingDown, stopIsSet, tooLarge, unauthorized, withHeaders, withoutHome } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, endedAs, followSaved, isUnfinished } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
 import { ChunkFormat, StreamedToolCalls, completionObject, findModel, finishReason, modelNotFound, modelObject, toOpenAiToolCalls, usageOf } from './openai.js';
@@ -264,6 +264,16 @@ export function createServer(deps: ServerDeps): ArgoServer {
     // An answer STOP cut while it ran ends as an answer; one it kept from starting is an error, not an empty 200.
     const start = { stopped: false };
     const stoppedBeforeStart = (result: LoggedTurn): boolean => start.stopped && result.status === 'stopped';
+    const toolsAsked = (plan.turn.argo?.tools?.length ?? 0) > 0;
+    /**
+     * An error once the turn has begun: a logged one names its turn. One of a run of server-side tools
+     * must not be sent again, as its tools may have run (the openai clients retry a 5xx twice).
+     */
+    const turnError = (error: unknown, logged: LoggedTurn | null): ApiError =>
+      withHeaders(apiErrorOf(error), {
+        ...(logged ? { 'X-Argo-Turn-Id': turnId, 'X-Argo-Log': logged.log } : {}),
+        ...(toolsAsked ? { 'X-Should-Retry': 'false' } : {}),
+      });
 
     // The response ends once the turn's line is written (or could not be): its `argo.log` says which.
     if (!plan.stream) {
@@ -291,11 +301,13 @@ export function createServer(deps: ServerDeps): ArgoServer {
           undefined,
           start,
         );
+      } catch (error) {
+        throw turnError(error, null);
       } finally {
         clientSignal.removeEventListener('abort', onDisconnect);
       }
       if (stoppedBeforeStart(result)) throw stopIsSet(turnId);
-      if (result.status === 'error' && result.failure) throw apiErrorOf(fromFailure(result.failure));
+      if (result.status === 'error' && result.failure) throw turnError(fromFailure(result.failure), result);
       const calls = toOpenAiToolCalls(result.toolCalls, plan.round);
       c.header('X-Argo-Turn-Id', turnId);
       c.header('X-Argo-Log', result.log);
@@ -329,7 +341,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const first = await events.next();
     if (first.type === 'thrown') {
       clientSignal.removeEventListener('abort', onDisconnect);
-      throw first.error;
+      throw turnError(first.error, null);
     }
     if (first.type === 'end' && stoppedBeforeStart(first.result)) {
       clientSignal.removeEventListener('abort', onDisconnect);
@@ -337,7 +349,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     }
     if (first.type === 'end' && first.result.status === 'error' && first.result.failure && first.result.text === '') {
       clientSignal.removeEventListener('abort', onDisconnect);
-      throw apiErrorOf(fromFailure(first.result.failure));
+      throw turnError(fromFailure(first.result.failure), first.result);
     }
     c.header('X-Argo-Turn-Id', turnId);
     const format = new ChunkFormat(head);

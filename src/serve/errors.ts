@@ -122,6 +122,11 @@ export function hideHome(text: string, home: string | undefined): string {
   return shown + text.slice(from);
 }
 
+/** The same error with `headers` added to its response's. */
+export function withHeaders(error: ApiError, headers: Readonly<Record<string, string>>): ApiError {
+  return new ApiError(error.status, error.message, error.type, error.code, error.param, { ...error.headers, ...headers });
+}
+
 /** The same error with its message shown as `hideHome` shows it. */
 export function withoutHome(error: ApiError, home: string | undefined): ApiError {
   const message = hideHome(error.message, home);

@@ -35,6 +35,10 @@ function script(body: { messages?: Message[] }): FakeRound {
   }
   // A model that never stops calling tools.
   if (prompt.includes('loop')) return { toolCalls: [{ function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
+  // Ollama fails in the round after the tool ran.
+  if (prompt.includes('crash')) {
+    return last?.role === 'tool' ? { scenario: { errorMidStream: { afterChunks: 0, message: 'model runner crashed' } } } : { toolCalls: [{ id: 'c1', function: { name: 'run_command', arguments: { command: 'echo ran >> counter.txt' } } }] };
+  }
   if (last?.role === 'tool') return { reply: `The tool said: ${last.content}` };
   if (prompt.includes('sum')) return { toolCalls: [{ id: 'a1', function: { name: 'add', arguments: { a: 2, b: 40 } } }] };
   if (prompt.includes('nap')) return { toolCalls: [{ id: 'n1', function: { name: 'run_command', arguments: { command: 'sleep 30' } } }] };
@@ -237,6 +241,24 @@ describe('the tools Argo field', () => {
     const last = JSON.parse(payloads.at(-2) ?? '{}') as { argo?: Record<string, unknown> };
     expect(last.argo).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', message: 'stopped by the STOP signal; DELETE /api/stop (or removing STOP from the server\'s data home) allows runs again' });
     expect(await logged(home, response.headers.get('x-argo-turn-id') ?? '')).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', session: 'n' });
+  });
+
+  it('a run that fails after its tool ran is not sent again by the openai client (default retries): the tool ran once, one turn logged', async () => {
+    const { serve, home, root } = await server({}, ['--allow-side-effects']);
+    const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: 'unused' });
+    const before = ollama.chatBodies().length;
+    const failed = await client.chat.completions
+      .create({ model: 'argo', messages: [{ role: 'user', content: 'crash after a command' }], argo: { tools: 'shell', session: 'crash' } } as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .then(() => null, (error: unknown) => error);
+    expect(failed).toBeInstanceOf(OpenAI.APIError);
+    const { status, headers } = failed as InstanceType<typeof OpenAI.APIError>;
+    expect(status).toBe(502);
+    expect(headers?.get('x-should-retry')).toBe('false');
+    // The round that ran the tool, and the one after it that failed: nothing more.
+    expect(ollama.chatBodies().length - before).toBe(2);
+    expect(readFileSync(join(root, 'counter.txt'), 'utf8')).toBe('ran\n');
+    expect(await logged(home, headers?.get('x-argo-turn-id') ?? '')).toMatchObject({ session: 'crash', status: 'error', tool_calls: [expect.objectContaining({ name: 'run_command', outcome: 'success' })] });
+    expect(logLines(home)).toHaveLength(1);
   });
 
   it('a run asked while STOP is set: 503 argo_stopped, nothing run, the turn logged stopped (stop_signal)', async () => {

@@ -82,6 +82,37 @@ describe('server-side tool runs (the runner runs the agent loop)', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ choices: [{ finish_reason: finish }], argo: { status, stop_reason: status, message: `ended ${status}` } });
   });
+
+  const failures: { failure: string; failBefore?: { kind: string; message: string }; throws?: Error; status: number }[] = [
+    { failure: 'Ollama failed', failBefore: { kind: 'mid-stream', message: 'model runner crashed' }, status: 502 },
+    { failure: 'Ollama busy', failBefore: { kind: 'busy', message: 'Ollama is busy' }, status: 503 },
+    { failure: "the server's own", failBefore: { kind: 'argo', message: 'cannot save the tool result' }, status: 500 },
+    { failure: 'thrown, never logged', throws: new Error('a bug'), status: 500 },
+  ];
+  it.each(failures.flatMap((failure) => [true, false].flatMap((tools) => [true, false].map((stream) => ({ ...failure, tools, stream })))))(
+    'a turn failing $status ($failure), tools $tools, stream $stream: a logged one names its turn, a tool run says not to retry',
+    async ({ failBefore, throws, status, tools, stream }) => {
+      agent.runner.script = () => (throws ? { throws } : { failBefore: failBefore ?? { kind: 'x', message: 'x' } });
+      const body = ask('go', { stream, argo: tools ? { tools: 'shell', session: 'retry' } : { session: 'retry' } });
+      const response = await fetch(`${agent.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(response.status).toBe(status);
+      expect(response.headers.get('x-should-retry')).toBe(tools ? 'false' : null);
+      const logged = throws ? null : agent.runner.logged.at(-1);
+      expect(response.headers.get('x-argo-turn-id')).toBe(logged?.turnId ?? null);
+      expect(response.headers.get('x-argo-log')).toBe(logged ? 'written' : null);
+    },
+  );
+
+  it('an openai client that retries sends a failed tool run once; a failed plain answer it sends again', async () => {
+    agent.runner.script = () => ({ failBefore: { kind: 'mid-stream', message: 'model runner crashed' } });
+    const retrying = new OpenAI({ baseURL: `${agent.url}/v1`, apiKey: 'unused', maxRetries: 1 });
+    const before = agent.runner.inputs.length;
+    const tried = (body: Record<string, unknown>) => retrying.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming).then(() => null, (error: unknown) => error);
+    expect(await tried(ask('run it', { argo: { tools: 'shell' } }))).toMatchObject({ status: 502 });
+    expect(agent.runner.inputs.length - before).toBe(1);
+    expect(await tried(ask('just answer'))).toMatchObject({ status: 502 });
+    expect(agent.runner.inputs.length - before).toBe(3);
+  });
 });
 
 describe('chat completions with the openai client', () => {
