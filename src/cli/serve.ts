@@ -56,7 +56,7 @@ export function registerServe(program: Command, io: Io, setOutcome: ReportOutcom
     .option('--host <address>', 'address to bind; anything but loopback needs ARGO_API_KEY', parseBindHost, '127.0.0.1')
     .option('--port <n>', 'port; 0 picks a free one', parsePort, 10007)
     .option('--root <dir>', 'where server-side tools may read and write (default: the working directory)')
-    .option('--allow-side-effects', 'let server-side tools write, edit and run commands without asking (nobody can be asked on a server)', false)
+    .option('--allow-side-effects', 'let server-side tools write, edit and run commands without asking (nobody can be asked on a server); needs an API key', false)
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (flags: ServeFlags, command: Command) => setOutcome(await serve(command, flags, io)));
 }
@@ -67,7 +67,7 @@ const MODEL_WINDOW_MAX_AGE_MS = 60_000;
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
 async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(command);
-  const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined);
+  const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined, flags.allowSideEffects);
   // Before the first request: a turn a killed server left unfinished goes into the log ahead of new ones.
   await recoverUnfinishedTurns(settings, io, 'argo serve');
   // Now, while file descriptors are plenty: a module a turn (or its tools) would load later, under
@@ -150,6 +150,9 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     io.stderr.write(`argo serve: Ollama at ${settings.host} does not answer (${untrustedTextFor(io.stderr)(plainReason(error))}); requests will fail until it does: start it with "ollama serve", or set OLLAMA_HOST to where it runs\n`);
   });
   io.stdout.write(`argo serve: listening on ${listening.url} (data ${settings.home}, tools root ${root}${flags.allowSideEffects ? ', side effects allowed' : ''})\n`);
+  if (apiKey === null) {
+    io.stderr.write('argo serve: no API key, so every user of this machine can use this server: read its sessions and jobs, and start answers; on a shared machine set ARGO_API_KEY or "serve.apiKey" in config.json\n');
+  }
   const signal = await new Promise<StopSignal>((done) => {
     const stopListening = io.onInterrupt((name) => {
       stopListening();

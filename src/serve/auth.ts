@@ -11,12 +11,21 @@ export function isLoopback(host: string): boolean {
   return false;
 }
 
-/** The key in force, or null; throws when a non-loopback bind has none. An empty key counts as none. */
-export function requireKeyFor(host: string, key: string | undefined): string | null {
+/**
+ * The key in force, or null; throws when a non-loopback bind, or a server that lets tools have side
+ * effects, has none. An empty key counts as none.
+ */
+export function requireKeyFor(host: string, key: string | undefined, sideEffects = false): string | null {
   const usable = key === undefined || key === '' ? null : key;
   if (usable === null && !isLoopback(host)) {
     throw new UsageError(
       `argo serve --host ${host} listens beyond this machine and needs an API key: set ARGO_API_KEY or "serve.apiKey" in config.json (or bind 127.0.0.1)`,
+    );
+  }
+  // Loopback is every local user's: without a key any of them could run commands as this one.
+  if (usable === null && sideEffects) {
+    throw new UsageError(
+      'argo serve --allow-side-effects needs an API key: without one any user of this machine can reach the server and run commands as you; set ARGO_API_KEY or "serve.apiKey" in config.json (or leave out --allow-side-effects)',
     );
   }
   return usable;

@@ -194,14 +194,15 @@ describe('argo serve\'s tools under too few file descriptors', () => {
       home,
       host: ollama.url,
       args: ['--root', root, '--allow-side-effects'],
-      env: { NODE_OPTIONS: `--import ${TRACE} --import ${WEB}`, ARGO_TRACE_LOADS: trace },
+      // Side effects need a key.
+      env: { NODE_OPTIONS: `--import ${TRACE} --import ${WEB}`, ARGO_TRACE_LOADS: trace, ARGO_API_KEY: 'sk-loads' },
     });
     try {
       const loaded = (): string[] => readFileSync(trace, 'utf8').split('\n').filter((url) => url.includes('/dist/cli/'));
       const atStart = loaded();
       const response = await fetch(`${serve.url}/v1/chat/completions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-loads' },
         body: JSON.stringify({ model: 'argo', stream: true, messages: [{ role: 'user', content: 'use them all' }], argo: { session: 'tools', tools: 'fs,edit,shell,web,memo,history,greet,mcp:calc' } }),
       });
       expect(response.status).toBe(200);

@@ -48,7 +48,7 @@ describe('argo serve without a key, as a web page would reach it', () => {
     expect(logLines(home)).toEqual([]);
     // A program is served as ever.
     expect(await send('/v1/chat/completions', 'POST', { 'content-type': 'application/json' }, chat())).toMatchObject({ status: 200 });
-    await waitFor(() => expect(serve.stderr()).toMatch(/^POST \/v1\/chat\/completions 403 \d+ms session=-\nGET \/api\/sessions 403 \d+ms session=-\nPOST \/v1\/chat\/completions 200 \d+ms session=api\n$/));
+    await waitFor(() => expect(serve.stderr()).toMatch(/^argo serve: no API key, [^\n]+\nPOST \/v1\/chat\/completions 403 \d+ms session=-\nGET \/api\/sessions 403 \d+ms session=-\nPOST \/v1\/chat\/completions 200 \d+ms session=api\n$/));
     await waitFor(() => expect(logLines(home)).toHaveLength(1));
   });
 });

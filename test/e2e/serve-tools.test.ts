@@ -53,19 +53,24 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));
 });
 
+/** Every request sends it; a server that lets tools have side effects needs it (any local user could reach one without). */
+const KEY = 'sk-serve-tools';
+
 async function server(config: Record<string, unknown> = {}, args: string[] = []): Promise<{ serve: ServeProcess; home: string; root: string }> {
   const home = tempHome({ retries: { attempts: 2, initialDelayMs: 10 }, ...config });
   const root = mkdtempSync(join(tmpdir(), 'argo-serve-root-'));
   mkdirSync(join(root, 'sub'));
   writeFileSync(join(root, 'notes.txt'), 'the secret word is heron\n');
-  const serve = await startServe({ home, host: ollama.url, args: ['--root', root, ...args] });
+  const env = args.includes('--allow-side-effects') ? { ARGO_API_KEY: KEY } : {};
+  const serve = await startServe({ home, host: ollama.url, args: ['--root', root, ...args], env });
   servers.push(serve);
   return { serve, home, root };
 }
 
 const ask = (content: string, argo: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ model: 'argo', messages: [{ role: 'user', content }], argo, ...extra });
+const AUTH = { authorization: `Bearer ${KEY}` };
 const post = (url: string, body: unknown): Promise<Response> =>
-  fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH }, body: JSON.stringify(body) });
 async function logged(home: string, id: string) {
   await waitFor(() => expect(logLines(home).filter((line) => line.id === id)).toHaveLength(1));
   return logLines(home).find((line) => line.id === id);
@@ -234,7 +239,7 @@ describe('the tools Argo field', () => {
       for (let part = await reader.read(); !part.done; part = await reader.read()) text += decoder.decode(part.value, { stream: true });
     })();
     await waitFor(() => expect(text).toContain('"status":"running"'));
-    expect((await fetch(`${serve.url}/api/stop`, { method: 'POST' })).status).toBe(200);
+    expect((await fetch(`${serve.url}/api/stop`, { method: 'POST', headers: AUTH })).status).toBe(200);
     await readAll;
     const payloads = ssePayloads(text);
     expect(payloads.at(-1)).toBe('[DONE]');
@@ -245,7 +250,7 @@ describe('the tools Argo field', () => {
 
   it('a run that fails after its tool ran is not sent again by the openai client (default retries): the tool ran once, one turn logged', async () => {
     const { serve, home, root } = await server({}, ['--allow-side-effects']);
-    const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: 'unused' });
+    const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: KEY });
     const before = ollama.chatBodies().length;
     const failed = await client.chat.completions
       .create({ model: 'argo', messages: [{ role: 'user', content: 'crash after a command' }], argo: { tools: 'shell', session: 'crash' } } as OpenAI.ChatCompletionCreateParamsNonStreaming)
@@ -263,7 +268,7 @@ describe('the tools Argo field', () => {
 
   it('a run asked while STOP is set: 503 argo_stopped, nothing run, the turn logged stopped (stop_signal)', async () => {
     const { serve, home, root } = await server({}, ['--allow-side-effects']);
-    expect((await fetch(`${serve.url}/api/stop`, { method: 'POST' })).status).toBe(200);
+    expect((await fetch(`${serve.url}/api/stop`, { method: 'POST', headers: AUTH })).status).toBe(200);
     const response = await post(serve.url, ask('write it down', { tools: 'edit', session: 'held' }, { stream: true }));
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ error: { code: 'argo_stopped', type: 'server_error' } });

@@ -800,6 +800,16 @@ describe('auth', () => {
     expect(result.stderr).toMatch(/needs an API key: set ARGO_API_KEY/);
   });
 
+  it('--allow-side-effects refuses to start without a key, on loopback too (any local user could run commands as you); without a key the server says who can use it', async () => {
+    const result = await runArgo(['serve', '--port', '0', '--allow-side-effects'], { home: tempHome(), env: { ARGO_API_KEY: '' } });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'argo: argo serve --allow-side-effects needs an API key: without one any user of this machine can reach the server and run commands as you; set ARGO_API_KEY or "serve.apiKey" in config.json (or leave out --allow-side-effects)\n',
+    });
+    expect(serve.stderr()).toContain('argo serve: no API key, so every user of this machine can use this server: read its sessions and jobs, and start answers; on a shared machine set ARGO_API_KEY or "serve.apiKey" in config.json\n');
+  });
+
   it('with a key from config.json: 401 without it, every route but /health; the key never in the log', async () => {
     const key = 'sk-e2e-9f8e7d6c';
     const keyHome = tempHome({ serve: { apiKey: key } });
@@ -821,6 +831,7 @@ describe('auth', () => {
     // The key's file is open to other users: said once, naming the fix.
     expect(keyed.stderr()).toContain(`argo serve: ${join(keyHome, 'config.json')} holds an API key and other users can read it (mode 644); run "chmod 600 ${join(keyHome, 'config.json')}"`);
     expect(keyed.stderr()).not.toContain('does not answer');
+    expect(keyed.stderr()).not.toContain('no API key');
     expect(logLines(keyHome)).toHaveLength(1);
     expect(JSON.stringify(logLines(keyHome))).not.toContain(key);
   });

@@ -134,6 +134,17 @@ describe('auth', () => {
     expect(() => requireKeyFor('0.0.0.0', key)).toThrow(/ARGO_API_KEY/);
   });
 
+  it.each([
+    ['127.0.0.1', undefined, false, null],
+    ['127.0.0.1', undefined, true, /^argo serve --allow-side-effects needs an API key: without one any user of this machine can reach the server and run commands as you; set ARGO_API_KEY or "serve.apiKey" in config\.json/],
+    ['::1', '', true, /--allow-side-effects needs an API key/],
+    ['127.0.0.1', 'k', true, null],
+    ['0.0.0.0', 'k', true, null],
+  ])('bind %s with key %j, side effects %s: refused %s', (host, key, sideEffects, refused) => {
+    if (refused === null) expect(requireKeyFor(host, key, sideEffects)).toBe(key ?? null);
+    else expect(() => requireKeyFor(host, key, sideEffects)).toThrow(refused);
+  });
+
   it.each<[string | undefined, string | undefined, ReturnType<typeof browserRefusal>]>([
     // Programs: a loopback Host, no Origin (or no Host at all, as HTTP/1.0 may send).
     ['127.0.0.1:10007', undefined, null],
