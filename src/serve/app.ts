@@ -41,6 +41,12 @@ interface Running {
   settled: Promise<void>;
 }
 
+/** Whether STOP, or the server's shutdown, kept a turn from starting (it is logged, cut before it began). */
+interface StartCut {
+  stopped: boolean;
+  shutdown: boolean;
+}
+
 export interface ArgoServer {
   /** The Hono app: `app.fetch` for a listener, `app.request()` in tests. */
   app: Hono<Env>;
@@ -116,14 +122,16 @@ export function createServer(deps: ServerDeps): ArgoServer {
   const cutAll = (reason: CutReason): void => {
     for (const entry of running) entry.controller.abort(reason);
   };
+  const comeBackIn = (): number => Math.max(1, Math.ceil((graceEnds - deps.clock.monotonic()) / 1000));
   const refuseWhileClosing = (): void => {
-    if (closing) throw shuttingDown(Math.max(1, Math.ceil((graceEnds - deps.clock.monotonic()) / 1000)));
+    if (closing) throw shuttingDown(comeBackIn());
   };
 
   /**
    * Runs the turn (Argo mode queued behind earlier requests on its session) and tracks it for STOP
    * and shutdown. `start.stopped` is set when STOP kept it from starting (set as its turn came, or
    * while it waited in its session's queue): it is logged `stopped` without asking the model.
+   * `start.shutdown` likewise when the server's shutdown did: nothing starts once it has begun.
    */
   const runTurn = <T extends LoggedTurn | null>(
     plan: AnswerPlan,
@@ -131,7 +139,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     controller: AbortController,
     hooks: TurnHooks,
     onStart: () => Promise<T | undefined> = () => Promise.resolve(undefined),
-    start: { stopped: boolean } = { stopped: false },
+    start: StartCut = { stopped: false, shutdown: false },
   ): Promise<LoggedTurn | T> => {
     // From its answer on (the client may ask for its session at once) until its line is written.
     const counted: TurnHooks = {
@@ -152,6 +160,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
       // Its caller may answer instead of the turn (a job cancelled while it waited).
       const instead = await onStart();
       if (instead !== undefined) return instead;
+      if (closing) controller.abort('shutdown' satisfies CutReason);
+      start.shutdown = !start.stopped && signal.reason === ('shutdown' satisfies CutReason);
       return deps.runner.run({ ...plan.turn, turnId, signal: controller.signal }, counted);
     };
     const work = plan.turn.mode === 'argo' ? queue.run(plan.turn.session, task) : task();
@@ -255,15 +265,21 @@ export function createServer(deps: ServerDeps): ArgoServer {
     refuseWhileClosing();
     const plan = planAnswer(parseChatRequest(await readJson(c), c.req.raw.headers), deps.argoDefaults, deps.agentMode);
     c.set('session', plan.turn.session);
+    // Its body may have come whole only once the shutdown began.
+    refuseWhileClosing();
     const turnId = deps.newId();
     const controller = new AbortController();
     const onDisconnect = (): void => controller.abort('disconnect' satisfies CutReason);
     const clientSignal = c.req.raw.signal;
     clientSignal.addEventListener('abort', onDisconnect, { once: true });
     const head = { id: `chatcmpl-${turnId}`, created: Math.floor(deps.clock.now().getTime() / 1000), model: plan.turn.model };
-    // An answer STOP cut while it ran ends as an answer; one it kept from starting is an error, not an empty 200.
-    const start = { stopped: false };
-    const stoppedBeforeStart = (result: LoggedTurn): boolean => start.stopped && result.status === 'stopped';
+    // An answer STOP or the shutdown cut while it ran ends as an answer; one they kept from starting is an error, not an empty 200.
+    const start: StartCut = { stopped: false, shutdown: false };
+    const keptFromStarting = (result: LoggedTurn): ApiError | null => {
+      if (start.stopped && result.status === 'stopped') return stopIsSet(turnId);
+      if (start.shutdown && result.status === 'interrupted') return withHeaders(shuttingDown(comeBackIn()), { 'X-Argo-Turn-Id': turnId, 'X-Argo-Log': result.log });
+      return null;
+    };
     const toolsAsked = (plan.turn.argo?.tools?.length ?? 0) > 0;
     /**
      * An error once the turn has begun: a logged one names its turn. One of a run of server-side tools
@@ -306,7 +322,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
       } finally {
         clientSignal.removeEventListener('abort', onDisconnect);
       }
-      if (stoppedBeforeStart(result)) throw stopIsSet(turnId);
+      const kept = keptFromStarting(result);
+      if (kept) throw kept;
       if (result.status === 'error' && result.failure) throw turnError(fromFailure(result.failure), result);
       const calls = toOpenAiToolCalls(result.toolCalls, plan.round);
       c.header('X-Argo-Turn-Id', turnId);
@@ -343,9 +360,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
       clientSignal.removeEventListener('abort', onDisconnect);
       throw turnError(first.error, null);
     }
-    if (first.type === 'end' && stoppedBeforeStart(first.result)) {
+    const kept = first.type === 'end' ? keptFromStarting(first.result) : null;
+    if (kept) {
       clientSignal.removeEventListener('abort', onDisconnect);
-      throw stopIsSet(turnId);
+      throw kept;
     }
     if (first.type === 'end' && first.result.status === 'error' && first.result.failure && first.result.text === '') {
       clientSignal.removeEventListener('abort', onDisconnect);
@@ -424,6 +442,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
     // A job's record keeps its text, not its tokens.
     if (plan.logprobs) throw badRequest('a job keeps its output text, not log probabilities; leave out "logprobs", or ask POST /v1/chat/completions for them', 'logprobs');
     c.set('session', plan.turn.session);
+    // Its body may have come whole only once the shutdown began.
+    refuseWhileClosing();
     if (await deps.stop.isSet()) {
       // As a chat completion's: no job, and the turn logged `stopped`, so nothing the client wrote is lost.
       const turnId = deps.newId();
@@ -432,18 +452,25 @@ export function createServer(deps: ServerDeps): ArgoServer {
       await runTurn<LoggedTurn>(plan, turnId, controller, { onText: () => undefined, onToolCalls: () => undefined });
       throw stopIsSet(turnId);
     }
+    refuseWhileClosing();
     const now = deps.clock.now().toISOString();
     const id = deps.newId();
     const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, model: plan.turn.model, output: '', error: null, turn_id: null, tool_calls: [], finish_reason: null };
     const job = new LiveJob(record, jobs, deps.clock.now, (error) => deps.log(`argo serve: cannot save job ${id}: ${(error as Error).message}`));
-    // Locked before its file exists: no server sharing the data home ever sees it unowned.
-    const release = await jobs.lock(id, (error) => deps.log(`argo serve: lost the lock on job ${id}: ${error.message}`));
     liveJobs.set(id, job);
-    await job.save();
-    void runJob(job, plan).finally(() => {
+    let release = (): Promise<void> => Promise.resolve();
+    const created = (async () => {
+      // Locked before its file exists: no server sharing the data home ever sees it unowned.
+      release = await jobs.lock(id, (error) => deps.log(`argo serve: lost the lock on job ${id}: ${error.message}`));
+      await job.save();
+    })();
+    const work = created.then(() => runJob(job, plan)).finally(() => {
       liveJobs.delete(id);
       release().catch(() => undefined);
     });
+    // Tracked from now on: a shutdown that begins while the job is made waits for it, and cuts it.
+    track(job.controller, work);
+    await created;
     return c.json({ job_id: id }, 202);
   });
 
@@ -627,7 +654,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
       graceEnds = deps.clock.monotonic() + graceMs;
       unwatch();
       clearTimeout(sweep);
-      const all = (): Promise<unknown> => Promise.all([...running].map((entry) => entry.settled));
+      // Until none is left, work tracked meanwhile (a job's turn, once its job is made) included.
+      const all = async (): Promise<void> => {
+        while (running.size > 0) await Promise.all([...running].map((entry) => entry.settled));
+      };
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
       await Promise.race([all(), grace, aborted(hurry)]);

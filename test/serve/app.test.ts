@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
@@ -962,6 +962,61 @@ describe('come back later: Retry-After on a 503', () => {
     } finally {
       s.runner.release();
       await hanging;
+      await drained;
+      await s.listening.close(100);
+    }
+  });
+
+  it.each([
+    ['/v1/chat/completions', false],
+    ['/v1/chat/completions', true],
+    ['/api/jobs', false],
+  ])('a body to %s (stream %s) that is whole only once the shutdown has begun is refused: nothing runs, no job', async (path, stream) => {
+    const s = await startTestServer();
+    try {
+      let reading!: () => void;
+      const read = new Promise<void>((resolve) => (reading = resolve));
+      let send!: ReadableStreamDefaultController<Uint8Array>;
+      // Pulled only once the handler reads it: past the check made as the request came.
+      const body = new ReadableStream<Uint8Array>({ start: (controller) => void (send = controller), pull: () => reading() }, { highWaterMark: 0 });
+      const bytes = new TextEncoder().encode(JSON.stringify(ask('late', { stream, argo: { session: 'late' } })));
+      const headers = { 'content-type': 'application/json', 'content-length': String(bytes.length) };
+      const answered = s.server.app.request(path, { method: 'POST', body, duplex: 'half', headers });
+      await read;
+      await s.server.drain(1000);
+      send.enqueue(bytes);
+      send.close();
+      const response = await answered;
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ error: { code: 'shutting_down' } });
+      expect(s.runner.inputs).toEqual([]);
+      expect(existsSync(join(s.home, 'jobs')) ? readdirSync(join(s.home, 'jobs')) : []).toEqual([]);
+    } finally {
+      await s.listening.close(100);
+    }
+  });
+
+  it('a turn still queued when the shutdown begins does not start: 503 shutting_down naming its turn, logged interrupted with its prompt', async () => {
+    const s = await startTestServer();
+    s.runner.script = (input) => (input.userPrompt === 'first' ? { tokens: ['one', ' two'], holdAfter: 1 } : { tokens: ['never'] });
+    const send = (content: string, stream: boolean): Promise<Response> => fetch(`${s.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask(content, { stream, argo: { session: 'queued' } })) });
+    const first = send('first', false);
+    await waitFor(() => expect(s.runner.inputs).toHaveLength(1));
+    const queued = [send('second', false), send('third', true)];
+    await waitFor(() => expect(s.server.running).toBe(3));
+    const drained = s.server.drain(30_000);
+    s.runner.release();
+    try {
+      expect(await (await first).json()).toMatchObject({ choices: [{ message: { content: 'one two' } }] });
+      for (const [response, prompt] of [[await queued[0], 'second'], [await queued[1], 'third']] as const) {
+        expect(response?.status).toBe(503);
+        expect(await response?.json()).toMatchObject({ error: { code: 'shutting_down' } });
+        expect(Number(response?.headers.get('retry-after'))).toBeGreaterThan(0);
+        const turn = s.runner.logged.find((logged) => logged.turnId === response?.headers.get('x-argo-turn-id'));
+        expect(turn).toMatchObject({ status: 'interrupted', text: '' });
+        expect(s.runner.inputs.find((input) => input.turnId === turn?.turnId)).toMatchObject({ userPrompt: prompt });
+      }
+    } finally {
       await drained;
       await s.listening.close(100);
     }
