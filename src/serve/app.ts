@@ -3,7 +3,7 @@
 import { Hono } from 'hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ArgoError, UsageError } from '../errors.js';
+import { ArgoError, UsageError, messageLine } from '../errors.js';
 import { isSessionName } from '../sessions/names.js';
 import { browserRefusal, keyChecker, sentBearer } from './auth.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
@@ -64,6 +64,10 @@ export interface ArgoServer {
   readonly running: number;
 }
 
+/** How many ended jobs whose last state could not be saved are kept in memory, and how often they are saved again. */
+const MAX_UNSAVED_JOBS = 100;
+const UNSAVED_RETRY_MS = 1000;
+
 /** The request line's status for a client that left before the response began (nginx's "client closed request"). */
 const CLIENT_CLOSED = 499;
 
@@ -73,6 +77,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
   const running = new Set<Running>();
   const jobs = new JobStore(deps.jobsDir);
   const liveJobs = new Map<string, LiveJob>();
+  /** Ended jobs whose record is in memory only (liveJobs has them), oldest first, each with the release of its lock. */
+  const unsavedJobs = new Map<string, () => Promise<void>>();
+  let resave: NodeJS.Timeout | undefined;
   const checkKey = deps.apiKey === null ? null : keyChecker(deps.apiKey);
   /**
    * Every error a client is sent, worded for it. The data home's path is left out (the operator's log
@@ -456,23 +463,71 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const now = deps.clock.now().toISOString();
     const id = deps.newId();
     const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, model: plan.turn.model, output: '', error: null, turn_id: null, tool_calls: [], finish_reason: null };
-    const job = new LiveJob(record, jobs, deps.clock.now, (error) => deps.log(`argo serve: cannot save job ${id}: ${(error as Error).message}`));
+    const job = new LiveJob(
+      record,
+      jobs,
+      deps.clock.now,
+      (error) => deps.log(`argo serve: cannot save job ${id} (${messageLine(error)}); it is kept in memory, as GET /api/jobs/${id} shows it, until a save succeeds`),
+      () => deps.log(`argo serve: job ${id} is saved again`),
+    );
     liveJobs.set(id, job);
     let release = (): Promise<void> => Promise.resolve();
     const created = (async () => {
-      // Locked before its file exists: no server sharing the data home ever sees it unowned.
-      release = await jobs.lock(id, (error) => deps.log(`argo serve: lost the lock on job ${id}: ${error.message}`));
-      await job.save();
+      try {
+        // Locked before its file exists: no server sharing the data home ever sees it unowned.
+        release = await jobs.lock(id, (error) => deps.log(`argo serve: lost the lock on job ${id}: ${error.message}`));
+        await jobs.write(record);
+      } catch (error) {
+        throw new ApiError(500, `the job could not be saved in the data home, so none was made and nothing was run (${messageLine(error)})`, 'server_error', 'job_not_saved');
+      }
     })();
-    const work = created.then(() => runJob(job, plan)).finally(() => {
-      liveJobs.delete(id);
-      release().catch(() => undefined);
-    });
+    const work = created.then(
+      async () => {
+        try {
+          await runJob(job, plan);
+        } finally {
+          if (await job.whenSaved()) letGo(id, release);
+          else keepUnsaved(id, release);
+        }
+      },
+      () => letGo(id, release),
+    );
     // Tracked from now on: a shutdown that begins while the job is made waits for it, and cuts it.
     track(job.controller, work);
-    await created;
+    try {
+      await created;
+    } catch (error) {
+      liveJobs.delete(id);
+      throw error;
+    }
     return c.json({ job_id: id }, 202);
   });
+
+  /** A job this server is done with: its record is on disk (or given up on), its lock let go. */
+  const letGo = (id: string, release: () => Promise<void>): void => {
+    liveJobs.delete(id);
+    unsavedJobs.delete(id);
+    release().catch(() => undefined);
+  };
+  /** An ended job whose last state could not be saved stays in memory, and is saved again, until a save succeeds. */
+  const keepUnsaved = (id: string, release: () => Promise<void>): void => {
+    unsavedJobs.set(id, release);
+    for (const [oldest, itsRelease] of unsavedJobs) {
+      if (unsavedJobs.size <= MAX_UNSAVED_JOBS) break;
+      deps.log(`argo serve: job ${oldest} is no longer kept in memory (at most ${MAX_UNSAVED_JOBS} unsaved jobs are); its file shows it as it was last saved`);
+      letGo(oldest, itsRelease);
+    }
+    resave ??= setTimeout(() => void saveAgain(), UNSAVED_RETRY_MS);
+    resave.unref();
+  };
+  const saveAgain = async (): Promise<void> => {
+    for (const [id, release] of unsavedJobs) {
+      const job = liveJobs.get(id);
+      if (job === undefined || (await job.save())) letGo(id, release);
+    }
+    resave = unsavedJobs.size > 0 && !closing ? setTimeout(() => void saveAgain(), UNSAVED_RETRY_MS) : undefined;
+    resave?.unref();
+  };
 
   const runJob = async (job: LiveJob, plan: AnswerPlan): Promise<void> => {
     const signal = job.controller.signal;
@@ -666,8 +721,13 @@ export function createServer(deps: ServerDeps): ArgoServer {
       graceEnds = deps.clock.monotonic();
       cutAll('shutdown');
       await all();
-      // Jobs save their last state after their turn settles.
-      await Promise.all([...liveJobs.values()].map((job) => job.save()));
+      // Jobs save their last state after their turn settles; one that still cannot be is lost with the server.
+      clearTimeout(resave);
+      await Promise.all(
+        [...liveJobs.entries()].map(async ([id, job]) => {
+          if (!(await job.save())) deps.log(`argo serve: job ${id} could not be saved before the server stopped; its file shows it as it was last saved`);
+        }),
+      );
     },
     get running() {
       return running.size;

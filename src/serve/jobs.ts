@@ -299,19 +299,27 @@ export const OUTPUT_SAVE_MS = 200;
 export class LiveJob {
   readonly controller = new AbortController();
   private readonly listeners = new Set<(event: JobEvent) => void>();
-  private saving: Promise<void> = Promise.resolve();
+  private saving: Promise<boolean> = Promise.resolve(true);
   private timer: NodeJS.Timeout | undefined;
   private finished: JobEvent | null = null;
+  private failing = false;
 
+  /** `onSaveError` hears of the first of saves that fail in a row, `onSavedAgain` of the save that ends them. */
   constructor(
     public record: JobRecord,
     private readonly store: JobStore,
     private readonly now: () => Date,
     private readonly onSaveError: (error: unknown) => void,
+    private readonly onSavedAgain: () => void = () => undefined,
   ) {}
 
   get done(): boolean {
     return this.finished !== null;
+  }
+
+  /** Once the saves asked for so far have run: whether the last one is on disk (else the record is in memory only). */
+  whenSaved(): Promise<boolean> {
+    return this.saving;
   }
 
   /** Follows the job; an ended job calls back at once with its end. */
@@ -324,7 +332,7 @@ export class LiveJob {
     return () => this.listeners.delete(listener);
   }
 
-  start(turnId: string): Promise<void> {
+  start(turnId: string): Promise<boolean> {
     this.record = { ...this.record, state: 'running', turn_id: turnId, updated_at: this.now().toISOString() };
     return this.save();
   }
@@ -352,7 +360,7 @@ export class LiveJob {
     for (const listener of this.listeners) listener({ type: 'tool_event', event });
   }
 
-  finish(state: Exclude<JobState, 'pending' | 'running'>, error: string | null, finishReason: FinishReason): Promise<void> {
+  finish(state: Exclude<JobState, 'pending' | 'running'>, error: string | null, finishReason: FinishReason): Promise<boolean> {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.record = { ...this.record, state, error, finish_reason: finishReason, updated_at: this.now().toISOString() };
@@ -362,16 +370,26 @@ export class LiveJob {
     return this.save();
   }
 
-  /** Saves run one after another, each with the record as it is when its turn comes. */
-  save(): Promise<void> {
-    this.saving = this.saving.then(async () => {
+  /** Saves run one after another, each with the record as it is when its turn comes; true once it is on disk. */
+  save(): Promise<boolean> {
+    const saved = this.saving.then(async () => {
       try {
         this.record = { ...this.record, updated_at: this.now().toISOString() };
         await this.store.write(this.record);
+        if (this.failing) {
+          this.failing = false;
+          this.onSavedAgain();
+        }
+        return true;
       } catch (error) {
-        this.onSaveError(error);
+        if (!this.failing) {
+          this.failing = true;
+          this.onSaveError(error);
+        }
+        return false;
       }
     });
-    return this.saving;
+    this.saving = saved;
+    return saved;
   }
 }

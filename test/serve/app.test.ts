@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
@@ -887,6 +887,53 @@ describe('jobs', () => {
     await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${long}`)).json()).toMatchObject({ state: 'completed' }));
     expect(t.runner.inputs.map((i) => i.userPrompt)).not.toContain('queued');
     t.runner.onHold = () => undefined;
+  });
+
+  describe('a job whose record cannot be saved (a full disk; here a folder where its file goes)', () => {
+    let n = 0;
+    let s: TestServer;
+    beforeAll(async () => {
+      s = await startTestServer({ newId: () => `saving${++n}` });
+    });
+    afterAll(async () => {
+      await s.listening.close(100);
+    });
+    const jobFile = (id: string): string => join(s.home, 'jobs', `${id}.json`);
+
+    it('the first save failing fails the POST: a 500 naming why, no job, nothing run', async () => {
+      mkdirSync(jobFile(`saving${n + 1}`), { recursive: true });
+      const response = await fetch(`${s.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('keep me')) });
+      expect(response.status).toBe(500);
+      const { error } = (await response.json()) as { error: { message: string; code: string; type: string } };
+      expect(error).toMatchObject({ type: 'server_error', code: 'job_not_saved' });
+      expect(error.message).toMatch(/^the job could not be saved in the data home, so none was made and nothing was run \(.*saving1\.json/);
+      expect(s.runner.inputs).toEqual([]);
+      await waitFor(() => expect(existsSync(`${jobFile('saving1')}.lock`)).toBe(false));
+      rmSync(jobFile('saving1'), { recursive: true });
+      expect((await fetch(`${s.url}/api/jobs/saving1`)).status).toBe(404);
+    });
+
+    it('an ended job whose last save failed stays readable from memory, said once on stderr, until a save succeeds', async () => {
+      let held = 0;
+      s.runner.onHold = () => held++;
+      s.runner.script = () => ({ tokens: ['all ', 'of ', 'it'], holdAfter: 1 });
+      const { job_id: id } = (await (await fetch(`${s.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('long')) })).json()) as { job_id: string };
+      await waitFor(() => expect(held).toBe(1));
+      rmSync(jobFile(id));
+      mkdirSync(jobFile(id));
+      s.runner.release();
+      await waitFor(async () => expect(await (await fetch(`${s.url}/api/jobs/${id}`)).json()).toMatchObject({ id, state: 'completed', output: 'all of it' }));
+      const said = (): string[] => s.lines.filter((line) => line.includes(`job ${id}`));
+      await waitFor(() => expect(said()).toEqual([expect.stringMatching(new RegExp(`^argo serve: cannot save job ${id} \\(.+\\); it is kept in memory, as GET /api/jobs/${id} shows it, until a save succeeds$`))]));
+      expect(await (await fetch(`${s.url}/api/jobs/${id}`)).json()).toMatchObject({ id, state: 'completed', output: 'all of it' });
+      // Saved again once the disk takes it: the file has the end, and the server says so.
+      rmSync(jobFile(id), { recursive: true });
+      await waitFor(() => expect(JSON.parse(readFileSync(jobFile(id), 'utf8'))).toMatchObject({ state: 'completed', output: 'all of it' }));
+      await waitFor(() => expect(said()).toHaveLength(2));
+      expect(said()[1]).toBe(`argo serve: job ${id} is saved again`);
+      await waitFor(() => expect(existsSync(`${jobFile(id)}.lock`)).toBe(false));
+      expect(await (await fetch(`${s.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed', output: 'all of it' });
+    });
   });
 });
 

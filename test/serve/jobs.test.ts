@@ -272,4 +272,25 @@ describe('LiveJob', () => {
     expect(late).toEqual([{ type: 'end', record: job.record, finishReason: 'stop' }]);
     expect(job.done).toBe(true);
   });
+
+  it('says whether each save reached the disk; saves failing in a row are heard of once, and the one that ends them', async () => {
+    const jobs = new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
+    let full = false;
+    const write = jobs.write.bind(jobs);
+    jobs.write = (record) => (full ? Promise.reject(new Error('ENOSPC: no space left on device')) : write(record));
+    const heard: string[] = [];
+    const job = new LiveJob(record(), jobs, () => new Date('2026-11-23T00:00:00.000Z'), (error) => heard.push((error as Error).message), () => heard.push('saved again'));
+    const steps: [boolean, boolean, string[]][] = [
+      [false, true, []],
+      [true, false, ['ENOSPC: no space left on device']],
+      [true, false, ['ENOSPC: no space left on device']],
+      [false, true, ['ENOSPC: no space left on device', 'saved again']],
+    ];
+    for (const [isFull, saved, said] of steps) {
+      full = isFull;
+      expect(await job.save()).toBe(saved);
+      expect(await job.whenSaved()).toBe(saved);
+      expect(heard).toEqual(said);
+    }
+  });
 });
