@@ -140,14 +140,14 @@ export function createServer(deps: ServerDeps): ArgoServer {
    * while it waited in its session's queue): it is logged `stopped` without asking the model.
    * `start.shutdown` likewise when the server's shutdown did: nothing starts once it has begun.
    */
-  const runTurn = <T extends LoggedTurn | null>(
+  const runTurn = (
     plan: AnswerPlan,
     turnId: string,
     controller: AbortController,
     hooks: TurnHooks,
-    onStart: () => Promise<T | undefined> = () => Promise.resolve(undefined),
+    onStart: () => Promise<unknown> = () => Promise.resolve(),
     start: StartCut = { stopped: false, shutdown: false },
-  ): Promise<LoggedTurn | T> => {
+  ): Promise<LoggedTurn> => {
     // From its answer on (the client may ask for its session at once) until its line is written.
     const counted: TurnHooks = {
       ...hooks,
@@ -158,15 +158,13 @@ export function createServer(deps: ServerDeps): ArgoServer {
         hooks.onAnswered?.(result);
       },
     };
-    const task = async (): Promise<LoggedTurn | T> => {
+    const task = async (): Promise<LoggedTurn> => {
       const { signal } = controller;
       if (signal.aborted ? signal.reason === ('stop' satisfies CutReason) : await deps.stop.isSet()) {
         controller.abort('stop' satisfies CutReason);
         start.stopped = true;
       }
-      // Its caller may answer instead of the turn (a job cancelled while it waited).
-      const instead = await onStart();
-      if (instead !== undefined) return instead;
+      await onStart();
       if (closing) controller.abort('shutdown' satisfies CutReason);
       start.shutdown = !start.stopped && signal.reason === ('shutdown' satisfies CutReason);
       return deps.runner.run({ ...plan.turn, turnId, signal: controller.signal }, counted);
@@ -175,7 +173,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     track(controller, work);
     // The client hears where its turn's line went; the operator, why it is not where it belongs.
     void work.then((result) => {
-      if (result?.logProblem) deps.log(`argo serve: turn ${turnId}: ${result.logProblem}`);
+      if (result.logProblem) deps.log(`argo serve: turn ${turnId}: ${result.logProblem}`);
     }, () => undefined);
     return work;
   };
@@ -308,7 +306,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         if (piece) logprobs?.push(...piece);
       };
       try {
-        result = await runTurn<LoggedTurn>(
+        result = await runTurn(
           plan,
           turnId,
           controller,
@@ -351,7 +349,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
     const events = new Channel<TurnEvent>();
     const toolCalls = new StreamedToolCalls(plan.round);
-    runTurn<LoggedTurn>(plan, turnId, controller, {
+    runTurn(plan, turnId, controller, {
       onText: (text, logprobs) => events.push({ type: 'text', text, logprobs }),
       onThinking: (text, logprobs) => events.push({ type: 'thinking', text, logprobs }),
       onToolCalls: (calls, logprobs) => events.push({ type: 'tool_calls', ...toolCalls.number(calls), logprobs }),
@@ -456,7 +454,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
       const turnId = deps.newId();
       const controller = new AbortController();
       controller.abort('stop' satisfies CutReason);
-      await runTurn<LoggedTurn>(plan, turnId, controller, { onText: () => undefined, onToolCalls: () => undefined });
+      await runTurn(plan, turnId, controller, { onText: () => undefined, onToolCalls: () => undefined });
       throw stopIsSet(turnId);
     }
     refuseWhileClosing();
@@ -531,12 +529,15 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
   const runJob = async (job: LiveJob, plan: AnswerPlan): Promise<void> => {
     const signal = job.controller.signal;
-    // A queued job cancelled before its turn comes ends at once.
+    const turnId = deps.newId();
+    // A queued job cut (cancelled, stopped, shut down) before its turn comes ends at once; its turn is
+    // still run when it comes, cut before it starts, so its prompt is logged.
     const endIfPending = (): void => {
-      if (job.record.state === 'pending' && !job.done) void job.finish(...cutState(signal.reason), 'stop');
+      if (job.record.state === 'pending' && !job.done) void job.finish(...cutState(signal.reason), 'stop', turnId);
     };
     signal.addEventListener('abort', endIfPending, { once: true });
-    const turnId = deps.newId();
+    // Cut while it was being made.
+    if (signal.aborted) endIfPending();
     let result: LoggedTurn | null = null;
     let thrown: unknown = null;
     const toolCalls = new StreamedToolCalls(plan.round);
@@ -547,9 +548,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         job.controller,
         { onText: (text) => job.append(text), onToolCalls: (calls) => job.addToolCalls(toolCalls.number(calls).calls), onToolEvent: (event) => job.toolEvent(event) },
         async () => {
-          if (job.done) return null;
-          await job.start(turnId);
-          return undefined;
+          if (!job.done) await job.start(turnId);
         },
       );
     } catch (error) {

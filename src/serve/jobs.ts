@@ -360,10 +360,11 @@ export class LiveJob {
     for (const listener of this.listeners) listener({ type: 'tool_event', event });
   }
 
-  finish(state: Exclude<JobState, 'pending' | 'running'>, error: string | null, finishReason: FinishReason): Promise<boolean> {
+  /** `turnId`: the turn a job cut while queued is logged as, once its turn comes. */
+  finish(state: Exclude<JobState, 'pending' | 'running'>, error: string | null, finishReason: FinishReason, turnId = this.record.turn_id): Promise<boolean> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.record = { ...this.record, state, error, finish_reason: finishReason, updated_at: this.now().toISOString() };
+    this.record = { ...this.record, state, error, turn_id: turnId, finish_reason: finishReason, updated_at: this.now().toISOString() };
     this.finished = { type: 'end', record: this.record, finishReason };
     for (const listener of this.listeners) listener(this.finished);
     this.listeners.clear();

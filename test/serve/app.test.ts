@@ -874,19 +874,39 @@ describe('jobs', () => {
     t.runner.onHold = () => undefined;
   });
 
-  it('cancels a job still queued behind another on its session', async () => {
+  it.each([
+    ['DELETE', { state: 'cancelled', error: 'cancelled by request' }, 'interrupted'],
+    ['STOP', { state: 'cancelled', error: 'stop signal' }, 'stopped'],
+    ['the shutdown', { state: 'failed', error: 'the server shut down before the job finished' }, 'interrupted'],
+  ])('a job still queued behind another on its session, cut by %s, ends at once; its turn is logged with its prompt when it comes', async (cut, ended, status) => {
+    const s = await startTestServer();
     let held = 0;
-    t.runner.onHold = () => held++;
-    t.runner.script = (input) => (input.userPrompt === 'long' ? { tokens: ['a', 'b'], holdAfter: 1 } : { tokens: ['q'] });
-    const { job_id: long } = (await (await post('/api/jobs', ask('long', { argo: { session: 'play' } }))).json()) as { job_id: string };
-    await waitFor(() => expect(held).toBe(1));
-    const { job_id: queued } = (await (await post('/api/jobs', ask('queued', { argo: { session: 'play' } }))).json()) as { job_id: string };
-    expect(await (await fetch(`${t.url}/api/jobs/${queued}`)).json()).toMatchObject({ state: 'pending' });
-    expect(await (await fetch(`${t.url}/api/jobs/${queued}`, { method: 'DELETE' })).json()).toMatchObject({ state: 'cancelled', output: '' });
-    t.runner.release();
-    await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${long}`)).json()).toMatchObject({ state: 'completed' }));
-    expect(t.runner.inputs.map((i) => i.userPrompt)).not.toContain('queued');
-    t.runner.onHold = () => undefined;
+    s.runner.onHold = () => held++;
+    s.runner.script = (input) => (input.userPrompt === 'long' ? { tokens: ['a', 'b'], holdAfter: 1 } : { tokens: ['q'] });
+    const start = async (content: string): Promise<string> =>
+      ((await (await fetch(`${s.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask(content, { argo: { session: 'play' } })) })).json()) as { job_id: string }).job_id;
+    const record = async (id: string): Promise<JobRecord> => (await (await fetch(`${s.url}/api/jobs/${id}`)).json()) as JobRecord;
+    try {
+      const long = await start('long');
+      await waitFor(() => expect(held).toBe(1));
+      const queued = await start('queued');
+      expect(await record(queued)).toMatchObject({ state: 'pending' });
+      let drained: Promise<void> | null = null;
+      if (cut === 'DELETE') expect(await (await fetch(`${s.url}/api/jobs/${queued}`, { method: 'DELETE' })).json()).toMatchObject({ ...ended, output: '' });
+      if (cut === 'STOP') await fetch(`${s.url}/api/stop`, { method: 'POST' });
+      // Its grace over at once: what runs is cut, and what waits.
+      if (cut === 'the shutdown') drained = s.server.drain(0);
+      await waitFor(async () => expect(await record(queued)).toMatchObject(ended));
+      s.runner.release();
+      await drained;
+      await waitFor(async () => expect((await record(long)).state).not.toBe('running'));
+      const turnId = (await record(queued)).turn_id;
+      expect(turnId).toEqual(expect.any(String));
+      await waitFor(() => expect(s.runner.logged.find((turn) => turn.turnId === turnId)).toMatchObject({ status, text: '' }));
+      expect(s.runner.inputs.find((input) => input.turnId === turnId)).toMatchObject({ userPrompt: 'queued', session: 'play' });
+    } finally {
+      await s.listening.close(100);
+    }
   });
 
   describe('a job whose record cannot be saved (a full disk; here a folder where its file goes)', () => {
