@@ -62,6 +62,11 @@ export interface ArgoServer {
   drain: (graceMs: number, hurry?: AbortSignal) => Promise<void>;
   /** Answers and jobs running or queued. */
   readonly running: number;
+  /**
+   * Whether the request is refused from its headers alone (its key, a web page's, a stated length
+   * over serve.maxBodyBytes): a client waiting for `100 Continue` need not send the body.
+   */
+  refusesUnread: (path: string, header: (name: string) => string | undefined) => boolean;
 }
 
 /** How many ended jobs whose last state could not be saved are kept in memory, and how often they are saved again. */
@@ -195,17 +200,25 @@ export function createServer(deps: ServerDeps): ArgoServer {
     else line();
   });
 
-  app.use(async (c, next) => {
-    if (checkKey && c.req.path !== '/health') {
-      const authorization = c.req.header('authorization');
-      if (!checkKey(authorization)) throw unauthorized(sentBearer(authorization));
+  /** What a request is refused for whatever its route: a key missing or wrong, or what only a web page sends. */
+  const headerRefusal = (path: string, header: (name: string) => string | undefined): ApiError | null => {
+    if (checkKey && path !== '/health') {
+      const authorization = header('authorization');
+      if (!checkKey(authorization)) return unauthorized(sentBearer(authorization));
     }
     // With a key, a page cannot send it (no CORS here); without one, what only a page sends is refused.
     if (checkKey === null) {
-      const [host, origin] = [c.req.header('host'), c.req.header('origin')];
+      const [host, origin] = [header('host'), header('origin')];
       const refused = browserRefusal(host, origin);
-      if (refused !== null) throw fromBrowser(refused, quotedName((refused === 'host' ? host : origin) ?? '', 100));
+      if (refused !== null) return fromBrowser(refused, quotedName((refused === 'host' ? host : origin) ?? '', 100));
     }
+    return null;
+  };
+  const statedTooLarge = (length: string | undefined): boolean => length !== undefined && Number.parseInt(length, 10) > deps.limits.maxBodyBytes;
+
+  app.use(async (c, next) => {
+    const refused = headerRefusal(c.req.path, (name) => c.req.header(name));
+    if (refused) throw refused;
     await next();
   });
 
@@ -230,7 +243,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         throw incompleteBody();
       }
     }
-    if (Number.parseInt(length, 10) > deps.limits.maxBodyBytes) throw tooLarge(deps.limits.maxBodyBytes);
+    if (statedTooLarge(length)) throw tooLarge(deps.limits.maxBodyBytes);
     await next();
   };
 
@@ -731,6 +744,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     get running() {
       return running.size;
     },
+    refusesUnread: (path, header) => headerRefusal(path, header) !== null || (header('transfer-encoding') === undefined && statedTooLarge(header('content-length'))),
   };
 }
 

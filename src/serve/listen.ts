@@ -56,6 +56,13 @@ export async function listen(server: ArgoServer, host: string, port: number, opt
       else void onRequest(request, response);
     },
   );
+  // A client sending `Expect: 100-continue` waits to be asked for its body: one refused from its
+  // headers is answered (by the app, which logs it) without being asked, and Node then closes the
+  // connection rather than read a body that may still come.
+  http.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (!lacksHost(request) && !server.refusesUnread(pathOf(request), (name) => headerOf(request, name))) response.writeContinue();
+    http.emit('request', request, response);
+  });
   const answering = closeOnlyUnanswering(http);
   answerClientErrors(http, answering, { headersTimeoutMs, requestTimeoutMs });
   cutStalledReaders(http, stallMs);
@@ -199,6 +206,21 @@ export function clientError(code: string | undefined, reason: string | undefined
     default:
       return new ApiError(400, `the request is not valid HTTP/1.1 (${reason ?? code ?? 'unreadable'}); send a well-formed request`, 'invalid_request_error', 'invalid_http');
   }
+}
+
+/** The request's path, as the app routes it; '' for a target that is no path. */
+function pathOf(request: IncomingMessage): string {
+  try {
+    return new URL(request.url ?? '', 'http://localhost').pathname;
+  } catch {
+    return '';
+  }
+}
+
+/** A header as the app reads it: repeated ones joined. */
+function headerOf(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** HTTP/1.1 requires a Host (RFC 9112, 3.2); HTTP/1.0 had none, and is served without one, as by Node. */

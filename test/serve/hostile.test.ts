@@ -172,6 +172,50 @@ describe('an HTTP/1.1 request without a Host', () => {
   });
 });
 
+describe('Expect: 100-continue', () => {
+  const KEY = 'sk-continue';
+  let keyless: TestServer;
+  let keyed: TestServer;
+  beforeAll(async () => {
+    [keyless, keyed] = await Promise.all([startTestServer(), startTestServer({ apiKey: KEY })]);
+  });
+  afterAll(async () => {
+    await Promise.all([keyless.listening.close(100), keyed.listening.close(100)]);
+  });
+  const big = 64 * 1024 + 1;
+
+  it.each<[string, 'keyless' | 'keyed', string, number, number, string]>([
+    ['a stated length over serve.maxBodyBytes', 'keyless', '', big, 413, 'body_too_large'],
+    ['a key missing', 'keyed', '', CHAT.length, 401, 'invalid_api_key'],
+    ['a wrong key', 'keyed', 'Authorization: Bearer wrong\r\n', CHAT.length, 401, 'invalid_api_key'],
+    ["another site's page", 'keyless', 'Origin: https://evil.example\r\n', CHAT.length, 403, 'foreign_origin'],
+    ['the key right, the length over', 'keyed', `Authorization: Bearer ${KEY}\r\n`, big, 413, 'body_too_large'],
+  ])('%s: refused at once, the body never asked for (no 100 Continue), the connection closed; the request logged', async (_case, which, headers, length, status, code) => {
+    const s = which === 'keyless' ? keyless : keyed;
+    const before = s.lines.length;
+    const raw = open(s.url);
+    raw.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Content-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`);
+    await raw.closed;
+    expect(raw.received()).not.toContain('100 Continue');
+    expect(response(raw.received())).toMatchObject({ status, body: { error: { code } } });
+    expect(s.runner.inputs).toEqual([]);
+    await waitFor(() => expect(s.lines.slice(before)).toEqual([expect.stringMatching(new RegExp(`^POST /v1/chat/completions ${status} \\d+ms session=-$`))]));
+  });
+
+  it.each<['keyless' | 'keyed', string]>([
+    ['keyless', ''],
+    ['keyed', `Authorization: Bearer ${KEY}\r\n`],
+  ])('a request the %s server takes is asked for its body, then answered', async (which, headers) => {
+    const s = which === 'keyless' ? keyless : keyed;
+    const raw = open(s.url);
+    raw.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Content-Type: application/json\r\nContent-Length: ${CHAT.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+    await waitFor(() => expect(raw.received()).toBe('HTTP/1.1 100 Continue\r\n\r\n'));
+    raw.socket.write(CHAT);
+    await raw.closed;
+    expect(response(raw.received().slice('HTTP/1.1 100 Continue\r\n\r\n'.length))).toMatchObject({ status: 200, body: { choices: [{ message: { content: 'You said: hi' } }] } });
+  });
+});
+
 describe('serve.maxConnections', () => {
   it('a connection over the cap is closed as it opens and the operator told, once for a burst; one that closes makes room', async () => {
     const said: string[] = [];
