@@ -18,6 +18,7 @@ import type { FinishReason, NumberedToolCalls } from './openai.js';
 import { planAnswer } from './plan.js';
 import type { AnswerPlan } from './plan.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
+import { decodeUtf8 } from '../text/utf8.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseChatRequest, parseSessionPatch } from './schema.js';
 import type { CutReason, LoggedTurn, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
 import type { Logprob } from '../ollama/transport.js';
@@ -849,15 +850,23 @@ function jobNotFound(id: string): ApiError {
 }
 
 async function readJson(c: Context<Env>): Promise<unknown> {
-  let text: string;
+  let bytes: ArrayBuffer;
   try {
-    text = await c.req.text();
+    bytes = await c.req.arrayBuffer();
   } catch (error) {
     // The body limit's 413; anything else is the client's connection ending mid-body (it left, or
     // it was too slow): not a failure of the server's.
     if (error instanceof ApiError) throw error;
     throw incompleteBody();
   }
+  // Refused, not read with U+FFFD in place of what the client wrote (and logged so).
+  const decoded = decodeUtf8(new Uint8Array(bytes));
+  if (!decoded.ok) {
+    const byte = decoded.byte.toString(16).toUpperCase().padStart(2, '0');
+    throw badRequest(`the request body is not UTF-8 (byte 0x${byte} at offset ${decoded.offset}); send the JSON encoded as UTF-8`, null, 'invalid_json');
+  }
+  // A byte order mark is no part of the JSON text (RFC 8259 lets a reader ignore it).
+  const text = decoded.text.replace(/^\uFEFF/, '');
   if (text.trim() === '') throw badRequest('the request body is empty; send a JSON object', null, 'invalid_json');
   let value: unknown;
   try {

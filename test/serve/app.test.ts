@@ -355,6 +355,38 @@ describe('raw HTTP', () => {
     await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed', output: 'all of it', error, finish_reason: 'stop' }));
   });
 
+  const PREFIX = '{"model":"argo","messages":[{"role":"user","content":"caf';
+  it.each<[string, number[], string | null]>([
+    ['a Latin-1 byte', [0xe9], 'byte 0xE9 at offset 57'],
+    ['a lone continuation byte', [0x80], 'byte 0x80 at offset 57'],
+    ['an overlong encoding', [0xc0, 0xa9], 'byte 0xC0 at offset 57'],
+    ['an encoded surrogate', [0xed, 0xa0, 0x80], 'byte 0xED at offset 57'],
+    ['a sequence cut short', [0xc3], 'byte 0xC3 at offset 57'],
+    ['U+FFFD written as itself', [0xef, 0xbf, 0xbd], null],
+    ['é in UTF-8', [0xc3, 0xa9], null],
+  ])('a body with %s, bytes %j: refused naming %s (null: taken)', async (_case, bytes, refused) => {
+    const body = new Uint8Array([...new TextEncoder().encode(PREFIX), ...bytes, ...new TextEncoder().encode('"}]}')]);
+    const before = t.runner.inputs.length;
+    for (const path of ['/v1/chat/completions', '/api/jobs']) {
+      const response = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      if (refused === null) {
+        expect(response.status).toBeLessThan(300);
+        continue;
+      }
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        error: { message: `the request body is not UTF-8 (${refused}); send the JSON encoded as UTF-8`, type: 'invalid_request_error', param: null, code: 'invalid_json' },
+      });
+    }
+    if (refused === null) await waitFor(() => expect(t.runner.inputs.slice(before).map((input) => input.userPrompt)).toEqual([new TextDecoder().decode(new Uint8Array([...new TextEncoder().encode('caf'), ...bytes]))].flatMap((prompt) => [prompt, prompt])));
+    else expect(t.runner.inputs.length).toBe(before);
+  });
+
+  it('a body that starts with a byte order mark is read as before, without it', async () => {
+    const response = await fetch(`${t.url}/v1/chat/completions`, { method: 'POST', body: new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(JSON.stringify(ask('marked')))]) });
+    expect(await response.json()).toMatchObject({ choices: [{ message: { content: 'You said: marked' } }] });
+  });
+
   it('refuses a bad X-Argo header naming it', async () => {
     const response = await post('/v1/chat/completions', ask('x'), { 'X-Argo-Replay': 'forever' });
     expect(response.status).toBe(400);
