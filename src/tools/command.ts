@@ -3,6 +3,7 @@
 import { BACKGROUND_NOTE, DETACHED_NOTE, findCommand, runProcess } from './process.js';
 import { ToolError } from './types.js';
 import { ARGV_PLACEHOLDER } from '../config/settings.js';
+import { quotedName } from '../output/terminal-text.js';
 import type { CommandToolSettings } from '../config/settings.js';
 import type { ParametersSchema, Tool } from './types.js';
 
@@ -87,8 +88,10 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
     check: async (root) => {
       for (const binary of requires) {
         const found = await findCommand(binary, root);
-        if (found === 'not-executable') return `"${binary}" is not executable (chmod +x it)`;
-        if (found === 'missing') return binary.includes('/') ? `"${binary}" does not exist (a relative path is from the root, ${root})` : `"${binary}" is not on PATH`;
+        // Quoted as JSON: a control in the name from config is shown as an escape, not dropped.
+        const name = quotedName(binary, 200);
+        if (found === 'not-executable') return `${name} is not executable (chmod +x it)`;
+        if (found === 'missing') return binary.includes('/') ? `${name} does not exist (a relative path is from the root, ${root})` : `${name} is not on PATH`;
       }
       return null;
     },

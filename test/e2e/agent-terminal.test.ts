@@ -253,7 +253,7 @@ describe('hostile text on a terminal: shown, never obeyed', () => {
     const home = tempHome({ commandTools: { evil: { description: 'x', argv: [`no-such-${OSC}-bin`] } } });
     const terminal = startInPty(['tools'], { home });
     expect((await terminal.exited).code).toBe(0);
-    expect(terminal.output).toContain('no-such-^[]0;PWN^G-bin');
+    expect(terminal.output).toContain('"no-such-\\u001b]0;PWN\\u0007-bin" is not on PATH');
     expect(terminal.output).not.toContain(OSC);
   });
 
