@@ -139,6 +139,29 @@ export async function removeFile(path: string): Promise<void> {
   }
 }
 
+/**
+ * Shortens a regular file by its last byte, never through a link nor waiting on a pipe: a file
+ * that must end with a newline (an index) then reads as a write cut short, and its readers rebuild
+ * it. Shrinking takes no space, so it works on a full disk. False when there is nothing to shorten
+ * (missing, empty, not a regular file).
+ */
+export async function dropLastByte(path: string): Promise<boolean> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.size === 0) return false;
+    await handle.truncate(stats.size - 1);
+    return true;
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Whether a folder, not a link to one, is at `path`. */
 export async function holdsFolder(path: string): Promise<boolean> {
   try {
@@ -443,18 +466,27 @@ export async function openForAppend(path: string): Promise<{ handle: FileHandle;
   }
 }
 
-async function openAppending(path: string): Promise<FileHandle> {
+async function openAppending(path: string, create = true): Promise<FileHandle> {
   try {
-    return await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, PRIVATE_FILE);
+    return await open(path, constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT : 0) | constants.O_NOFOLLOW, PRIVATE_FILE);
   } catch (error) {
     throw refusedLink(error, path);
   }
 }
 
-/** Appends `text` to a data file in one write, never through a symlink; its mode is checked once per process. */
-export async function appendPrivate(path: string, text: string): Promise<void> {
+/**
+ * Appends `text` to a data file in one write, never through a symlink; its mode is checked once per
+ * process. With `create: false` a missing file stays missing: false, nothing written.
+ */
+export async function appendPrivate(path: string, text: string, options: { create?: boolean } = {}): Promise<boolean> {
   await ensurePrivateDir(dirname(path));
-  const handle = await openAppending(path);
+  let handle: FileHandle;
+  try {
+    handle = await openAppending(path, options.create !== false);
+  } catch (error) {
+    if (options.create === false && isMissing(error)) return false;
+    throw error;
+  }
   try {
     if (!madePrivate.has(path)) {
       await makePrivate(await handle.stat(), () => handle.chmod(PRIVATE_FILE));
@@ -466,6 +498,7 @@ export async function appendPrivate(path: string, text: string): Promise<void> {
   } finally {
     await handle.close();
   }
+  return true;
 }
 
 /**

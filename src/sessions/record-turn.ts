@@ -5,7 +5,7 @@ import { appendEntries } from '../log/writer.js';
 import type { AppendOptions, Appended, DataPaths } from '../log/writer.js';
 import { listSessions, readSession, saveSession, titleFrom } from './store.js';
 import type { SessionRecord } from './store.js';
-import { appendIndex, indexLine } from './turn-index.js';
+import { appendIndex, indexLine, markIndexStale } from './turn-index.js';
 
 /**
  * The turn is in the log, but its session's index or record could not be updated. Not a lost turn:
@@ -94,10 +94,17 @@ async function writeTurns(
           return;
         }
         const file = appended[0]?.file ?? '';
+        let name = session.name;
         try {
           const current = await currentRecord(paths.sessions, session);
-          if (current !== null) await updateSession(paths.sessions, current, entries, appended, rules);
+          if (current !== null) {
+            name = current.name;
+            await updateSession(paths.sessions, current, entries, appended, rules);
+          }
         } catch (error) {
+          // The index or the record may stop short of the lines just logged, and both would still
+          // agree: an index that reads as damaged makes the next reader rebuild both from the log.
+          await markIndexStale(paths.sessions, name);
           const reason = error instanceof Error ? error.message : String(error);
           const failure = new SessionUpdateError(
             `the turn was logged in ${file}, but session "${session.name}" could not be updated (${reason}); do not ask again: its index is rebuilt from the log on next use`,
@@ -122,7 +129,10 @@ async function updateSession(dir: string, current: SessionRecord, entries: reado
     const { file, offset, length } = appended[at] ?? { file: '', offset: 0, length: 0 };
     return indexLine(entry.id, file, offset, length, entry.status, entry.entry_type, rules);
   });
-  await appendIndex(dir, current.name, lines);
+  // A session with turns and no index (removed by hand, or empty after a failed update) gets no
+  // index of this turn alone, which would pass for its whole history: the next reader rebuilds it.
+  const hasHistory = current.turns > 0 || current.last_turn_id !== undefined || current.parent !== undefined;
+  await appendIndex(dir, current.name, lines, { create: !hasHistory });
   const last = entries.at(-1);
   if (last === undefined) return;
   // A failed turn (a mistyped --model, say) must not become the session's model.

@@ -2,7 +2,7 @@ import { closeSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isLogFileName } from '../log/files.js';
 import { RuntimeError } from '../errors.js';
-import { appendPrivate, errnoOf, holdsExactly, holdsFolder, openDataFile, openRegularSync, removeEmptyFolder, writeFileAtomic } from '../log/fs.js';
+import { appendPrivate, dropLastByte, errnoOf, holdsExactly, holdsFolder, openDataFile, openRegularSync, removeEmptyFolder, removeFile, writeFileAtomic } from '../log/fs.js';
 import { TURN_STATUSES, parseEntry } from '../log/entry.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { readLinesBackward } from '../log/lines.js';
@@ -40,13 +40,29 @@ export function indexLine(
 /**
  * Appends a line (or several, in one write) to the session's index; a symlink at the index's path is
  * refused. A folder there takes nothing: it is a stale hint every reader reads around (IndexFolder).
+ * `create: false` leaves a missing index missing, for the next reader to rebuild from the log.
  */
-export async function appendIndex(dir: string, session: string, line: IndexLine | readonly IndexLine[]): Promise<void> {
+export async function appendIndex(dir: string, session: string, line: IndexLine | readonly IndexLine[], options: { create?: boolean } = {}): Promise<void> {
   const lines = Array.isArray(line) ? line : [line];
   try {
-    await appendPrivate(indexPath(dir, session), lines.map((one) => `${JSON.stringify(one)}\n`).join(''));
+    await appendPrivate(indexPath(dir, session), lines.map((one) => `${JSON.stringify(one)}\n`).join(''), options);
   } catch (error) {
     if (errnoOf(error) !== 'EISDIR') throw error;
+  }
+}
+
+/**
+ * Marks the session's index stale, so its next reader rebuilds it (and the record's counters) from
+ * the log: its last byte is cut, so it reads as a write cut short, and stays so when a later turn
+ * appends to it (neither needs free space: this works on a full disk). An empty one is removed. A
+ * folder there, or a failure, is left as it is (nothing better can be done; a folder is read around).
+ */
+export async function markIndexStale(dir: string, session: string): Promise<void> {
+  const path = indexPath(dir, session);
+  try {
+    if (!(await dropLastByte(path))) await removeFile(path);
+  } catch {
+    // As above: left as it is.
   }
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
-import { NotRegularFileError, appendPrivate, createFileExclusive, ensureHomeFolder, errnoOf, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openRegularSync, readDataFile, readDataText, readRegularText, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, writeFileAtomic } from '../../src/log/fs.js';
+import { NotRegularFileError, appendPrivate, createFileExclusive, dropLastByte, ensureHomeFolder, errnoOf, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openRegularSync, readDataFile, readDataText, readRegularText, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -270,6 +270,31 @@ describe('landsInside', () => {
     ['a missing folder elsewhere', join(base, 'missing', 'x.jsonl'), false],
   ])('%s → %s', async (_, path, inside) => {
     expect(await landsInside(path, home)).toBe(inside);
+  });
+});
+
+describe('dropLastByte: a file cut short by one byte, never through a link nor waiting on a pipe', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-drop-'));
+  it.each<[string, string | null, boolean, string | null]>([
+    ['an index', '{"id":"a"}\n', true, '{"id":"a"}'],
+    ['one byte', '\n', true, ''],
+    ['empty: nothing to cut', '', false, ''],
+    ['missing', null, false, null],
+  ])('%s', async (name, before, dropped, after) => {
+    const path = join(dir, `${name}.idx`);
+    if (before !== null) writeFileSync(path, before);
+    expect(await dropLastByte(path)).toBe(dropped);
+    expect(before === null ? null : readFileSync(path, 'utf8')).toBe(after);
+  });
+
+  it('a link, a folder and a named pipe are left as they are', async () => {
+    const target = join(dir, 'target');
+    writeFileSync(target, 'kept\n');
+    symlinkSync(target, join(dir, 'link.idx'));
+    mkdirSync(join(dir, 'folder.idx'));
+    execFileSync('mkfifo', [join(dir, 'pipe.idx')]);
+    for (const name of ['link.idx', 'folder.idx', 'pipe.idx']) expect(await dropLastByte(join(dir, name))).toBe(false);
+    expect(readFileSync(target, 'utf8')).toBe('kept\n');
   });
 });
 
