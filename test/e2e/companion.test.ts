@@ -351,6 +351,19 @@ describe('argo rerun', () => {
     expect(logLines(home).at(-1)).toMatchObject({ rerun_of: id, status });
   });
 
+  it("a rerun is typed by today's rules, as every new turn is: a replay plans the same before and after a reindex", async () => {
+    const home = tempHome();
+    for (const prompt of ['Hello there', 'Add tests', 'ok', 'fine']) await argo(['-s', 'w', prompt], home);
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ replay: { classify: { instructionVerbs: ['write', 'explain'] } } }));
+    const original = logLines(home).find((line) => line.user_prompt === 'Add tests');
+    expect(await argo(['rerun', String(original?.id)], home)).toMatchObject({ code: 0 });
+    expect(logLines(home).at(-1)).toMatchObject({ rerun_of: original?.id, entry_type: 'other' });
+    const explain = async (): Promise<string> => (JSON.parse((await argo(['-s', 'w', '--replay', 'session', '--explain', '--json', 'Write more'], home)).stdout) as { request_sha256: string }).request_sha256;
+    const before = await explain();
+    expect(await argo(['sessions', 'reindex', 'w'], home)).toMatchObject({ code: 0 });
+    expect(await explain()).toBe(before);
+  });
+
   it('--diff with --json is a usage error, not a diff dropped in silence', async () => {
     const home = tempHome();
     await argo(['hello'], home);
