@@ -245,6 +245,8 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
     };
     const toolCalls: OllamaToolCall[] = [];
     let failure: TurnFailure | null = null;
+    // The answer as the model wrote it, as a stream sends it: the log may keep inline reasoning apart.
+    let written: string | null = null;
     /**
      * The turn as its log line has it: the line's `error` words a failure (an agent run's own
      * included). Argo's own (a result it could not save) is said to the client without the data
@@ -258,7 +260,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
         turnId: entry.id,
         status: entry.status,
         model: entry.model,
-        text: entry.model_response,
+        text: written ?? entry.model_response,
         toolCalls,
         promptTokens: entry.timings.prompt_eval_count,
         completionTokens: entry.timings.eval_count,
@@ -297,6 +299,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       answer: async (request, context): Promise<Answer> => {
         const answer = await step(request, context);
         failure = answer.failure;
+        written = answer.response;
         if (answer.status !== 'interrupted') return answer;
         const reason = input.signal.reason as CutReason;
         return { ...answer, status: reason === 'stop' ? 'stopped' : 'interrupted', fields: { ...answer.fields, error: CUT_ERRORS[reason] } };

@@ -17,6 +17,26 @@ export function isEmptyAnswer(text: string): boolean {
   return unopened.replace(THINK_BLOCK, '').trim() === '';
 }
 
+const THINK_START = '<think>';
+
+/**
+ * Reasoning a model wrote into its text ahead of its answer, as a thinking model does when Ollama
+ * does not give it a field of its own (before 0.9.0; before 0.12.4 without `think`): the `<think>`
+ * blocks the text starts with, whitespace around them aside. An unclosed block runs to the end: all
+ * reasoning, no answer. Null when the text does not start with one (a tag further on is the answer's).
+ */
+export function leadingThinking(text: string): { thinking: string; answer: string } | null {
+  const parts: string[] = [];
+  let rest = text.trimStart();
+  while (rest.startsWith(THINK_START)) {
+    const end = rest.indexOf(THINK_END, THINK_START.length);
+    parts.push(rest.slice(THINK_START.length, end === -1 ? undefined : end).trim());
+    rest = end === -1 ? '' : rest.slice(end + THINK_END.length).trimStart();
+  }
+  if (parts.length === 0) return null;
+  return { thinking: parts.filter((part) => part !== '').join('\n\n'), answer: rest };
+}
+
 /** The newlines that put `next` one blank line below text ending in `shownEnd`, counting those either side already has. */
 export function paragraphBreak(shownEnd: string, next: string): string {
   const trailing = shownEnd.endsWith('\n\n') ? 2 : shownEnd.endsWith('\n') ? 1 : 0;

@@ -13,6 +13,7 @@ import type { PlanInput, ReplayPlan } from '../replay/plan.js';
 import type { OllamaRequest } from '../replay/prompt.js';
 import type { HistoryTurn, ReplayReason, ReplaySpec, TurnText } from '../replay/types.js';
 import type { SessionRecord } from '../sessions/store.js';
+import { leadingThinking } from '../text/answer.js';
 import type { ReplaySource } from '../sessions/turns.js';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -301,12 +302,13 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     if (window.line !== null) ports.onNotice?.(window.line);
     const failure = answer.failure?.kind === 'model-missing' ? await modelMissing(ports.transport, model, settings.host, ports.signal) : (answer.failure?.message ?? null);
     const { day } = await stamps;
+    const { response, thinking } = answerParts(answer);
     // The draft, completed by the answer: one set of fields for both.
     const entry: LogEntry = {
       ...(await drafted),
       status: answer.status,
-      model_response: answer.response,
-      ...(answer.thinking ? { thinking: answer.thinking } : {}),
+      model_response: response,
+      ...(thinking ? { thinking } : {}),
       timings: timingsOf(answer.metrics, answer.firstTokenMs, Math.round(ports.clock() - started)),
       done_reason: answer.metrics.done_reason,
       // The caller may abort with a reason in words (a signal, a closed output); Ctrl-C is the default.
@@ -326,6 +328,15 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     // journal no longer speaks for it, unless it was kept as the turn's only copy.
     await journal?.remove();
   }
+}
+
+/**
+ * The answer's words and its reasoning. Reasoning the model wrote inline ahead of its answer (an
+ * Ollama that gave it no field of its own) is split off, so it is logged as `thinking`, never replayed.
+ */
+function answerParts(answer: Answer): { response: string; thinking: string } {
+  const inline = answer.thinking ? null : leadingThinking(answer.response);
+  return inline ? { response: inline.answer, thinking: inline.thinking } : { response: answer.response, thinking: answer.thinking ?? '' };
 }
 
 /**

@@ -81,6 +81,17 @@ describe('argo against an older Ollama', () => {
     expect(on).toMatchObject({ code: 0, stdout: 'You said: hi\n' });
   });
 
+  it('before 0.9.0 a thinking model reasons inline: shown as it came, logged as thinking, and not replayed', async () => {
+    const ollama = await ollamaAt('0.8.0');
+    const home = tempHome();
+    const asked = await runArgo(['-m', 'qwen3', '-s', 'q', 'What is 2+2?'], { home, host: ollama.url });
+    expect(asked).toMatchObject({ code: 0, stdout: '<think>Let me see.</think>\n\nYou said: What is 2+2?\n' });
+    expect(logLines(home)[0]).toMatchObject({ status: 'ok', model_response: 'You said: What is 2+2?', thinking: 'Let me see.' });
+    const explained = await runArgo(['-m', 'qwen3', '-s', 'q', '--replay', 'session', '--explain', '--json', 'And 3+3?'], { home, host: ollama.url });
+    const { request } = JSON.parse(explained.stdout) as { request: { body: { messages: { role: string; content: string }[] } } };
+    expect(request.body.messages.find((message) => message.role === 'assistant')?.content).toBe('You said: What is 2+2?');
+  });
+
   it('before 0.6.7 the default window is 2048 tokens: a prompt over it is warned of', async () => {
     const ollama = await ollamaAt('0.6.6');
     const prompt = `Summarize: ${'word '.repeat(3000)}`;

@@ -5,6 +5,7 @@ import { format } from 'date-fns/format';
 import { describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import { EMPTY_METRICS } from '../../src/ollama/transport.js';
+import { logLines } from '../support/run-argo.js';
 import { thrown } from '../support/thrown.js';
 import { ollamaToolCallsOf } from '../../src/serve/openai.js';
 import type { OllamaExtras } from '../../src/serve/openai.js';
@@ -254,6 +255,28 @@ describe('turnRunner: log probabilities', () => {
     expect(result.status).toBe('ok');
     expect(sent).toEqual([expect.objectContaining({ logprobs: true, top_logprobs: 2 })]);
     expect(heard).toEqual([['thinking hm', lp('hm')], ['text Hi', lp('Hi')], ['calls 1', lp('call')], ['alone', lp('broken')], ['alone', lp('held')]]);
+  });
+});
+
+describe('turnRunner: reasoning a model wrote inline', () => {
+  it("the client gets the answer as the model wrote it (as streamed); the log keeps the reasoning apart", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-runner-think-'));
+    const runner = turnRunner(loadSettings({ home }, {}), {
+      transport: () => ({
+        stream: (_request, hooks) => {
+          hooks.onText('<think>Add them.</think>\n\nIt is 4.');
+          return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
+        },
+        installedModels: () => Promise.resolve(['m']),
+      }),
+      now: () => new Date('2026-01-01T00:00:00Z'),
+      clock: () => 0,
+      rescue: () => Promise.reject(new Error('no rescue expected')),
+    });
+    const input: TurnInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: '2+2?', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal };
+    const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
+    expect(result.text).toBe('<think>Add them.</think>\n\nIt is 4.');
+    expect(logLines(home)[0]).toMatchObject({ model_response: 'It is 4.', thinking: 'Add them.' });
   });
 });
 

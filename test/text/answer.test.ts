@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isEmptyAnswer, paragraphBreak } from '../../src/text/answer.js';
+import { isEmptyAnswer, leadingThinking, paragraphBreak } from '../../src/text/answer.js';
 
 describe('an empty answer', () => {
   it.each([
@@ -19,6 +19,26 @@ describe('an empty answer', () => {
     ['Use </think> to close a block.', false],
   ])('%j is empty: %s', (text, empty) => {
     expect(isEmptyAnswer(text)).toBe(empty);
+  });
+});
+
+describe('reasoning written ahead of the answer', () => {
+  it.each<[string, { thinking: string; answer: string } | null]>([
+    ['<think>\nLet me see.\n</think>\n\nIt is 4.', { thinking: 'Let me see.', answer: 'It is 4.' }],
+    ['\n<think>Let me see.</think>It is 4.\n', { thinking: 'Let me see.', answer: 'It is 4.\n' }],
+    ['<think>a</think>\n<think>b</think>\nIt is 4.', { thinking: 'a\n\nb', answer: 'It is 4.' }],
+    // Cut by num_predict while reasoning: all of it is reasoning.
+    ['<think>\nStill reasoning and never', { thinking: 'Still reasoning and never', answer: '' }],
+    ['<think></think>\n\nIt is 4.', { thinking: '', answer: 'It is 4.' }],
+    ['<think>a</think>', { thinking: 'a', answer: '' }],
+    // Only at the very start: a tag further on is the answer's own words.
+    ['It is 4. <think>no</think>', null],
+    ['I think <think> is a tag', null],
+    ['I should look.</think> It is 4.', null],
+    ['<thinking>a</thinking> b', null],
+    ['', null],
+  ])('%j → %j', (text, split) => {
+    expect(leadingThinking(text)).toEqual(split);
   });
 });
 

@@ -78,6 +78,38 @@ describe('runTurn: the turn as a use case', () => {
     expect(JSON.stringify(transport.requests.at(-1))).toContain('Write a parser');
   });
 
+  it.each<[string, string[], { model_response: string; thinking?: string }]>([
+    ['reasoning inline ahead of the answer is logged as thinking', ['<think>\nAdd them.\n', '</think>\n\n', 'It is 4.'], { model_response: 'It is 4.', thinking: 'Add them.' }],
+    ['an answer that is only reasoning (cut while reasoning) has no words', ['<think>\nStill adding'], { model_response: '', thinking: 'Still adding' }],
+    ['a tag further on is part of the answer', ['Write <think> to open a block.'], { model_response: 'Write <think> to open a block.' }],
+  ])('%s; it streams as it came, and the next replay sends only the answer', async (_case, words, logged) => {
+    const dir = home();
+    const settings = loadSettings({ home: dir, session: 'think' }, {});
+    const seen: string[] = [];
+    const result = await runTurn(settings, input('What is 2+2?'), ports(scriptedTransport(words), { onText: (text) => seen.push(text) }));
+    expect(seen).toEqual(words);
+    expect(result.entry.status).toBe('ok');
+    expect(logLines(dir)[0]).toEqual(expect.objectContaining(logged));
+    if (logged.thinking === undefined) expect(logLines(dir)[0]).not.toHaveProperty('thinking');
+    const next = await prepareTurn(settings, input('And 3+3?', { replay: { kind: 'session' } }));
+    expect(next.plan.request.body).toMatchObject({ messages: [expect.anything(), { role: 'user', content: 'What is 2+2?' }, { role: 'assistant', content: logged.model_response }, { role: 'user', content: 'And 3+3?' }] });
+  });
+
+  it('reasoning Ollama gave in its own field stays the reasoning; the text is the answer as written', async () => {
+    const dir = home();
+    const settings = loadSettings({ home: dir, session: 'think' }, {});
+    const transport: Transport = {
+      stream: (_request, hooks) => {
+        hooks.onThinking?.('Add them.');
+        hooks.onText('<think>kept</think> It is 4.');
+        return Promise.resolve({ status: 'ok', failure: null, metrics: METRICS, attempts: 1 });
+      },
+      installedModels: () => Promise.resolve([]),
+    };
+    await runTurn(settings, input('What is 2+2?'), ports(transport));
+    expect(logLines(dir)[0]).toMatchObject({ model_response: '<think>kept</think> It is 4.', thinking: 'Add them.' });
+  });
+
   it('plain mode sends the caller messages as they are, with caller body fields', async () => {
     const dir = home();
     const settings = loadSettings({ home: dir, session: 'api' }, {});
