@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { FlagOverrides, Settings } from '../config/settings.js';
 import { UsageError, messageLine, shownPath } from '../errors.js';
 import { parseOptionAssignments } from '../ollama/options.js';
+import { codePoints } from '../replay/budget.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { NO_TOOLS } from '../config/tool-list.js';
 import type { AgentFlags } from './agent.js';
@@ -138,14 +139,25 @@ export function routeWords(program: Command, words: readonly string[], args: rea
 /** Standard input as a prompt sees it: the text piped, or why none was read (a terminal, or --no-stdin). */
 export type StdinText = { piped: string } | 'terminal' | 'unread';
 
+/** A question's text, and when piped text follows typed words, how many code points the words take. */
+export interface PromptText {
+  prompt: string;
+  typedChars?: number;
+}
+
 /**
  * The prompt: the words, then piped text after a blank line. None at all is a usage error, one line
- * saying how to give one; no help before it, since the line is what a script's log shows.
+ * saying how to give one; no help before it, since the line is what a script's log shows. The typed
+ * words are what its type and replay reason are read from (docs/replay.md); without them the piped
+ * text is the question.
  */
-export function promptFrom(words: readonly string[], stdin: StdinText): string {
+export function promptFrom(words: readonly string[], stdin: StdinText): PromptText {
   const piped = typeof stdin === 'object' ? stdin.piped : '';
-  const prompt = [words.join(' ').trim(), piped].filter((part) => part.trim() !== '').join('\n\n');
-  if (prompt !== '') return prompt;
+  const typed = words.join(' ').trim();
+  const parts = [typed, piped].filter((part) => part.trim() !== '');
+  const prompt = parts.join('\n\n');
+  if (parts.length === 2) return { prompt, typedChars: codePoints(typed) };
+  if (prompt !== '') return { prompt };
   if (stdin === 'unread') throw new UsageError('no prompt: --no-stdin leaves standard input unread; pass the question as arguments (argo --no-stdin "why is the sky blue?"), or run argo chat');
   const why = stdin === 'terminal' ? '' : 'standard input was empty; ';
   throw new UsageError(`no prompt: ${why}pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat`);

@@ -18,6 +18,7 @@ import type { OutputFlags } from './output-flags.js';
 import type { ReportOutcome, StopSignal } from './outcome.js';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from './parse.js';
 import { addCompanionOptions, agentFlags, checkAgentFlags, checkReason, companionSettings, promptFrom, routeWords } from './ask-flags.js';
+import type { PromptText } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
 import { packageVersion } from './version.js';
 import { parseToolList } from '../tools/toolsets.js';
@@ -127,7 +128,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
         await ask(
           settings,
           {
-            prompt,
+            ...prompt,
             replay,
             ...(flags.reason ? { reason: flags.reason } : {}),
             explain: flags.explain === true,
@@ -240,7 +241,7 @@ function commandNames(program: Command): string[] {
   return [...new Set(names)].filter((name) => !name.startsWith('_'));
 }
 
-async function readPrompt(words: string[], io: Io, useStdin: boolean): Promise<string> {
+async function readPrompt(words: string[], io: Io, useStdin: boolean): Promise<PromptText> {
   if (!useStdin) return promptFrom(words, 'unread');
   if (io.stdin.isTTY) return promptFrom(words, 'terminal');
   // Piped text is kept as written (indentation, trailing spaces); only the final line break goes.

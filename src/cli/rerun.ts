@@ -107,6 +107,7 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
     settings,
     {
       prompt: entry.user_prompt,
+      ...(entry.typed_chars !== undefined ? { typedChars: entry.typed_chars } : {}),
       replay,
       explain: false,
       json: flags.json === true,

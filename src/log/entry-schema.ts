@@ -100,6 +100,8 @@ const EntryFields = z.object({
     verbosity: z.enum(['short', 'long']),
     replay: z.object({ enabled: z.boolean(), count: count.nullable(), session: z.boolean() }),
     user_prompt: z.string(),
+    /** Code points at the start of user_prompt that were typed, when piped text follows them; absent when all of it is the question. */
+    typed_chars: count.optional(),
     model_response: z.string(),
     replay_policy: ReplayPolicySchema.nullable(),
     replayed_ids: z.array(z.string()),

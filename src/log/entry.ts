@@ -156,6 +156,7 @@ const isOptionValue = anyOf(isNumber, isBoolean, arrayOf(isString));
 function isOptionalPart(e: Record<string, unknown>): boolean {
   return (
     (e.thinking === undefined || isString(e.thinking)) &&
+    (e.typed_chars === undefined || isCount(e.typed_chars)) &&
     (e.round_messages === undefined || arrayOf(isRoundMessage)(e.round_messages)) &&
     (e.tools === undefined || arrayOf(isString)(e.tools)) &&
     (e.tool_definitions_sha256 === undefined || (typeof e.tool_definitions_sha256 === 'string' && SHA256.test(e.tool_definitions_sha256))) &&

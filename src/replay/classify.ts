@@ -34,6 +34,23 @@ function skipPolitePrefixes(words: string, prefixes: readonly string[]): string 
 }
 
 /**
+ * The part of a prompt its type and reason are read from: the first `typedChars` code points (the
+ * words typed, when piped text follows them), or all of it. Piped text is material (a document, a
+ * diff), not the question: its last "?" or an "actually" in it says nothing of what was asked.
+ */
+export function typedPart(prompt: string, typedChars: number | undefined): string {
+  if (typedChars === undefined) return prompt;
+  let units = 0;
+  for (let n = 0; n < typedChars && units < prompt.length; n++) {
+    const unit = prompt.charCodeAt(units);
+    units += unit >= 0xd800 && unit <= 0xdbff && isLowSurrogate(prompt.charCodeAt(units + 1)) ? 2 : 1;
+  }
+  return prompt.slice(0, units);
+}
+
+const isLowSurrogate = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
+
+/**
  * Identifies a set of classification rules, so a type computed earlier (and cached in the session
  * index) is reused only while the rules that produced it are still in force.
  */

@@ -1,5 +1,5 @@
 import { budgetTurns, textsForBudget } from './budget.js';
-import { classifyEntry } from './classify.js';
+import { classifyEntry, typedPart } from './classify.js';
 import { standingByReason } from './filter.js';
 import type { StandingAt } from './filter.js';
 import type { ClassifiedTurn } from './filter.js';
@@ -15,6 +15,8 @@ import type { EntryType, HistoryTurn, ReplayPolicyLog, ReplayReason, ReplaySpec,
 
 export interface PlanInput {
   input: string;
+  /** Code points of `input` that were typed, when piped text follows them: its type and reason are read from those (typedPart). */
+  typedChars?: number;
   spec: ReplaySpec;
   reason?: ReplayReason;
   /** Earlier ok turns of the session, oldest first; at least what `spec` asks for. */
@@ -47,7 +49,7 @@ export const LOAD_BATCH = 8;
  */
 export function textsNeeded(input: PlanInput, batch = LOAD_BATCH): string[] {
   const { policy } = input;
-  const reason = inferReason(input.spec, input.input, input.reason, policy.clarification);
+  const reason = inferReason(input.spec, typedPart(input.input, input.typedChars), input.reason, policy.clarification);
   if (reason === null) return [];
   const loaded = selectHistory(input.spec, input.history);
   const untyped = loaded.filter((turn) => turn.entry_type === undefined && !isLoaded(turn)).map((turn) => turn.id);
@@ -60,7 +62,7 @@ export function textsNeeded(input: PlanInput, batch = LOAD_BATCH): string[] {
 // times over (once per batch of words read), and a copy of every turn each time adds up.
 function classified(turns: readonly HistoryTurn[], policy: ReplayPolicy): readonly ClassifiedTurn[] {
   if (allClassified(turns)) return turns;
-  return turns.map((turn) => (isClassified(turn) ? turn : { ...turn, entry_type: classifyEntry(textOf(turn).prompt, policy.classify) }));
+  return turns.map((turn) => (isClassified(turn) ? turn : { ...turn, entry_type: classifyEntry(typedPart(textOf(turn).prompt, turn.typedChars), policy.classify) }));
 }
 
 function isClassified(turn: HistoryTurn): turn is ClassifiedTurn {
@@ -76,8 +78,9 @@ export function planTurn(input: PlanInput): ReplayPlan {
   const { policy } = input;
   const verbosity = resolveVerbosity(input.verbosity, input.input, input.style.verbosity);
   const instructions = [...(input.system ? [input.system] : []), ...styleInstructions(input.style, { mode: input.mode, persona: input.persona, verbosity })];
-  const entryType = classifyEntry(input.input, policy.classify);
-  const reason = inferReason(input.spec, input.input, input.reason, policy.clarification);
+  const question = typedPart(input.input, input.typedChars);
+  const entryType = classifyEntry(question, policy.classify);
+  const reason = inferReason(input.spec, question, input.reason, policy.clarification);
 
   if (reason === null) {
     const request = buildRequest({ instructions, replay: [], input: input.input }, input.request);

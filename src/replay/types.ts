@@ -20,13 +20,18 @@ export interface TurnText {
   response: string;
 }
 
+/** A turn's words as logged, with where the typed part of its prompt ends (`typed_chars`: piped text follows it). */
+export interface TurnWords extends TurnText {
+  typedChars?: number | undefined;
+}
+
 /**
  * An earlier ok turn (oldest first) as the session's index describes it: its id, and its type when
  * known under the current rules (cached in the index). Its words (`prompt`, `response`) are present
  * once read: the core says which turns it needs read (textsNeeded) and the caller reads them, so a
  * long session costs the turns the replay reaches, not its length.
  */
-export interface HistoryTurn extends Partial<TurnText> {
+export interface HistoryTurn extends Partial<TurnWords> {
   id: string;
   entry_type?: EntryType;
 }

@@ -1,9 +1,9 @@
 import { basename } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { errnoOf } from '../log/fs.js';
-import { classifyEntry, rulesFingerprint } from '../replay/classify.js';
+import { classifyEntry, rulesFingerprint, typedPart } from '../replay/classify.js';
 import type { ReplayPolicy } from '../replay/policy.js';
-import type { HistoryTurn, ReplaySpec, TurnText } from '../replay/types.js';
+import type { HistoryTurn, ReplaySpec, TurnText, TurnWords } from '../replay/types.js';
 import { listSessions, readSession, saveSession, withLastTurn } from './store.js';
 import type { ParentLink, SessionRecord } from './store.js';
 import { indexLine, readIndex, readIndexTail, writeIndexIfChanged } from './turn-index.js';
@@ -36,7 +36,7 @@ export async function loadHistory(paths: DataPaths, session: SessionRecord, spec
  */
 export interface ReplaySource {
   turns: HistoryTurn[];
-  read(ids: readonly string[]): Map<string, TurnText> | null;
+  read(ids: readonly string[]): Map<string, TurnWords> | null;
   close(): void;
 }
 
@@ -63,13 +63,13 @@ export async function openReplaySource(
       // A few ids a round, looked up in one pass, newest first (where the budget walk reads): no map
       // of every turn held for them. The newest line of an id wins, as it would in such a map.
       const wanted = new Set(ids);
-      const texts = new Map<string, TurnText>();
+      const texts = new Map<string, TurnWords>();
       for (let i = chosen.length - 1; i >= 0 && texts.size < wanted.size; i--) {
         const line = chosen[i];
         if (line === undefined || !wanted.has(line.id) || texts.has(line.id)) continue;
         const entry = reader.entry(line);
         if (!entry) return null;
-        texts.set(line.id, { prompt: entry.user_prompt, response: entry.model_response });
+        texts.set(line.id, { prompt: entry.user_prompt, response: entry.model_response, typedChars: entry.typed_chars });
       }
       return texts.size === wanted.size ? texts : null;
     },
@@ -321,7 +321,7 @@ const CACHE_WRITE_FAILURES = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQ
  * their fingerprint), as the writer records it; without, the type stored in the line.
  */
 export function indexLineOf(entry: LogEntry, file: string, line: RawLine, tagging?: RulesTagging): IndexLine {
-  const type = tagging ? classifyEntry(entry.user_prompt, tagging.rules) : entry.entry_type;
+  const type = tagging ? classifyEntry(typedPart(entry.user_prompt, entry.typed_chars), tagging.rules) : entry.entry_type;
   return indexLine(entry.id, file, line.offset, line.length, entry.status, type, tagging?.fingerprint);
 }
 

@@ -9,7 +9,7 @@ import type { DataPaths } from '../log/writer.js';
 import { findIndexedTurns } from '../sessions/turn-index.js';
 import { ScanStats, scanEntries } from '../log/scan.js';
 import { applyBudget } from '../replay/budget.js';
-import { classifyEntry } from '../replay/classify.js';
+import { classifyEntry, typedPart } from '../replay/classify.js';
 import type { CandidateTurn } from '../replay/filter.js';
 import type { ReplayPlan } from '../replay/plan.js';
 import { buildRequest } from '../replay/prompt.js';
@@ -146,6 +146,6 @@ export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEn
     sha256,
     options,
     // Typed by today's rules, as any new turn is: its index line says they are the ones in force.
-    plan: { entryType: classifyEntry(entry.user_prompt, settings.replay.classify), verbosity: entry.verbosity, replayPolicy: policy, replayedIds: entry.replayed_ids, request },
+    plan: { entryType: classifyEntry(typedPart(entry.user_prompt, entry.typed_chars), settings.replay.classify), verbosity: entry.verbosity, replayPolicy: policy, replayedIds: entry.replayed_ids, request },
   };
 }

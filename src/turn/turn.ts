@@ -11,7 +11,7 @@ import { rulesFingerprint } from '../replay/classify.js';
 import { planTurn, policyForLog, textsNeeded } from '../replay/plan.js';
 import type { PlanInput, ReplayPlan } from '../replay/plan.js';
 import type { OllamaRequest } from '../replay/prompt.js';
-import type { HistoryTurn, ReplayReason, ReplaySpec, TurnText } from '../replay/types.js';
+import type { HistoryTurn, ReplayReason, ReplaySpec, TurnWords } from '../replay/types.js';
 import type { SessionRecord } from '../sessions/store.js';
 import { leadingThinking } from '../text/answer.js';
 import type { ReplaySource } from '../sessions/turns.js';
@@ -32,6 +32,8 @@ import type { JournalEntry } from './journal.js';
 /** What one turn asks: the user's words and how to replay the session before them. */
 export interface TurnInput {
   prompt: string;
+  /** Code points at the start of `prompt` that were typed, when piped text follows them (logged as typed_chars). */
+  typedChars?: number;
   replay: ReplaySpec;
   reason?: ReplayReason;
   /** Write the turn to the log (false: --no-log). */
@@ -164,6 +166,7 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
   const modelSource: ModelSource = !settings.modelFromFlag && typeof session?.last_model === 'string' ? 'session' : settings.modelSource;
   const planInput = (history: HistoryTurn[]): PlanInput => ({
       input: input.prompt,
+      ...(input.typedChars !== undefined ? { typedChars: input.typedChars } : {}),
       spec: input.replay,
       ...(input.reason ? { reason: input.reason } : {}),
       history,
@@ -245,7 +248,7 @@ export async function planWithHistory(
 }
 
 /** Puts the words read into their turns (a new object for each: the source's turns stay as they were). */
-function withWords(history: HistoryTurn[], texts: ReadonlyMap<string, TurnText>): void {
+function withWords(history: HistoryTurn[], texts: ReadonlyMap<string, TurnWords>): void {
   for (let i = 0; i < history.length; i++) {
     const turn = history[i];
     const text = turn && texts.get(turn.id);
@@ -362,6 +365,7 @@ function draftEntry(settings: Settings, input: TurnInput, { plan, model, session
       session: input.replay.kind === 'session',
     },
     user_prompt: input.prompt,
+    ...(input.typedChars !== undefined ? { typed_chars: input.typedChars } : {}),
     model_response: '',
     replay_policy: policyForLog(plan.replayPolicy),
     replayed_ids: plan.replayedIds,

@@ -1,21 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { promptFrom } from '../../src/cli/ask-flags.js';
-import type { StdinText } from '../../src/cli/ask-flags.js';
+import type { PromptText, StdinText } from '../../src/cli/ask-flags.js';
 import { UsageError } from '../../src/errors.js';
 import { thrown } from '../support/thrown.js';
 
 describe('promptFrom', () => {
-  it.each<[string[], StdinText, string]>([
-    [['why', 'is', 'the', 'sky', 'blue?'], 'terminal', 'why is the sky blue?'],
-    [['review', 'this'], { piped: 'diff --git a/x b/x' }, 'review this\n\ndiff --git a/x b/x'],
-    [[], { piped: '    indented  ' }, '    indented  '],
-    [['  hi  '], { piped: '  \n ' }, 'hi'],
-    [['hi'], 'unread', 'hi'],
+  it.each<[string[], StdinText, PromptText]>([
+    [['why', 'is', 'the', 'sky', 'blue?'], 'terminal', { prompt: 'why is the sky blue?' }],
+    // The typed words are the question, the piped text its material: their length says where they end.
+    [['review', 'this'], { piped: 'diff --git a/x b/x' }, { prompt: 'review this\n\ndiff --git a/x b/x', typedChars: 11 }],
+    [[' Explain', '😀 '], { piped: 'x' }, { prompt: 'Explain 😀\n\nx', typedChars: 9 }],
+    [[], { piped: '    indented  ' }, { prompt: '    indented  ' }],
+    [['  hi  '], { piped: '  \n ' }, { prompt: 'hi' }],
+    [['hi'], 'unread', { prompt: 'hi' }],
     // A word piped is text, whatever it says.
-    [[], { piped: 'unread' }, 'unread'],
-    [[], { piped: 'terminal' }, 'terminal'],
+    [[], { piped: 'unread' }, { prompt: 'unread' }],
+    [[], { piped: 'terminal' }, { prompt: 'terminal' }],
   ])('%j with stdin %j → %j', (words, stdin, prompt) => {
-    expect(promptFrom(words, stdin)).toBe(prompt);
+    expect(promptFrom(words, stdin)).toEqual(prompt);
   });
 
   it.each<[string[], StdinText, string]>([

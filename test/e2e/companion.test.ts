@@ -138,6 +138,29 @@ describe('standard input', () => {
     expect(messages.at(-1)?.content).toBe('Fix this:\n\n    indented line  \n\tsecond');
   });
 
+  it('piped text after typed words is material: the words decide the type and the reason, the index and a rebuild agree', async () => {
+    const home = tempHome();
+    const piped = 'The meeting went well. Actually, the budget was approved. What do you mean by churn?';
+    expect(await argo(['-s', 'p', 'Summarize this'], home, { stdin: `${piped}\n` })).toMatchObject({ code: 0 });
+    expect(await argo(['-s', 'p', 'ok'], home, { stdin: '' })).toMatchObject({ code: 0 });
+    expect(logLines(home)[0]).toMatchObject({ user_prompt: `Summarize this\n\n${piped}`, typed_chars: 14, entry_type: 'instruction' });
+    // Piped alone, it is the question.
+    expect(await argo(['-s', 'q'], home, { stdin: piped })).toMatchObject({ code: 0 });
+    expect(logLines(home)[2]).toMatchObject({ entry_type: 'correction' });
+    expect(logLines(home)[2]).not.toHaveProperty('typed_chars');
+    const explain = async (): Promise<unknown> => {
+      const result = await argo(['-s', 'p', '--replay', 'last:2', '--explain', '--json', 'Add a chart'], home, { stdin: piped });
+      return (JSON.parse(result.stdout) as { replay_policy: unknown }).replay_policy;
+    };
+    const planned = await explain();
+    expect(planned).toMatchObject({ reason: 'continuation', decisions: [{ entry_type: 'instruction' }, { entry_type: 'other' }] });
+    expect(await argo(['sessions', 'reindex', 'p'], home)).toMatchObject({ code: 0 });
+    expect(await explain()).toEqual(planned);
+    // A rerun keeps where the typed words end, and is typed by them.
+    expect(await argo(['rerun', String(logLines(home)[0]?.id)], home, { stdin: '' })).toMatchObject({ code: 0 });
+    expect(logLines(home).at(-1)).toMatchObject({ rerun_of: logLines(home)[0]?.id, typed_chars: 14, entry_type: 'instruction' });
+  });
+
   it('--no-stdin leaves standard input to the loop that feeds it', async () => {
     const home = tempHome();
     const script = `while read q; do "${process.execPath}" "${ARGO_BIN}" --no-stdin "$q"; done`;

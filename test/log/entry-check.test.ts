@@ -14,6 +14,7 @@ const full: LogEntry = makeEntry({
   }),
   replayed_ids: ['a'],
   thinking: 'First, the file.',
+  typed_chars: 5,
   tools: ['read_file'],
   round_messages: [
     { round: 1, content: 'Let me look.', thinking: 'I need the file.' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyEntry } from '../../src/replay/classify.js';
+import { classifyEntry, typedPart } from '../../src/replay/classify.js';
 import { DEFAULT_REPLAY_POLICY } from '../../src/replay/policy.js';
 import type { EntryType } from '../../src/replay/types.js';
 
@@ -125,5 +125,29 @@ describe('custom rules replace the defaults', () => {
     ['what is this', 'other'],
   ] as const)('%j → %s', (prompt, expected) => {
     expect(classifyEntry(prompt, custom)).toBe(expected);
+  });
+});
+
+describe('only the typed part of a prompt with piped text after it is classified', () => {
+  it.each<[string, number | undefined, string]>([
+    ['Summarize this\n\nThe meeting went well. Actually, the budget was approved.', 14, 'Summarize this'],
+    ['Explain this code\n\nfunction f() { return x?', 17, 'Explain this code'],
+    // No typed length (typed words alone, piped text alone, a line logged before the field): all of it.
+    ['Summarize this', undefined, 'Summarize this'],
+    // Code points: an emoji counts one, never cut in half.
+    ['Explain 😀\n\nx', 9, 'Explain 😀'],
+    ['ab', 5, 'ab'],
+    ['ab', 0, ''],
+  ])('%j, %s typed → %j', (prompt, typed, part) => {
+    expect(typedPart(prompt, typed)).toBe(part);
+  });
+
+  it.each<[string, number | undefined, EntryType]>([
+    ['Summarize this\n\nThe meeting went well. Actually, the budget was approved.', 14, 'instruction'],
+    ['Summarize this\n\nThe meeting went well. Actually, the budget was approved.', undefined, 'correction'],
+    ['Explain this code\n\nconst ok = a ?? b ? 1 : 2; // done?', 17, 'instruction'],
+    ['Explain this code\n\nconst ok = a ?? b ? 1 : 2; // done?', undefined, 'question'],
+  ])('%j with %s typed is %s', (prompt, typed, type) => {
+    expect(classifyEntry(typedPart(prompt, typed), rules)).toBe(type);
   });
 });

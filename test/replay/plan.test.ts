@@ -369,6 +369,30 @@ describe('edges', () => {
     expect(result.replayPolicy?.entries_available ?? 0).toBe(ids.length);
   });
 
+  it.each<[string, number | undefined, string, string]>([
+    ['typed words, then piped text: the words decide', 14, 'instruction', 'continuation'],
+    ['no typed length (all of it is the question)', undefined, 'meta', 'clarification'],
+  ])("%s the new turn's type and the reason", (_case, typedChars, entryType, reason) => {
+    const input = 'Summarize this\n\nWhat do you mean by churn? Repeat that to the board.';
+    const fields = { input, spec: { kind: 'last', count: 2 } as const, history: [turn('p1', 'Add a chart')], ...(typedChars !== undefined ? { typedChars } : {}) };
+    const result = plan(fields);
+    expect({ entryType: result.entryType, reason: result.replayPolicy?.reason }).toEqual({ entryType, reason });
+    // The whole prompt is sent either way.
+    expect(messages(result).at(-1)).toEqual(['user', input]);
+    expect(textsNeeded(shortInput(fields))).toEqual([]);
+  });
+
+  it("an earlier turn's piped text does not decide its type either; its whole prompt is replayed", () => {
+    const piped = { id: 'c1', prompt: 'Summarize this\n\nActually, the budget was approved.', response: 'A summary.', typedChars: 14 };
+    const old = { ...piped, id: 'c0', typedChars: undefined };
+    const result = plan({ input: 'Add more', spec: { kind: 'session' }, history: [old, piped, turn('c2', 'ok'), turn('c3', 'fine')] });
+    expect(rows(result.replayPolicy).slice(0, 2)).toEqual([
+      ['c0', 'correction', 'used', false],
+      ['c1', 'instruction', 'used', false],
+    ]);
+    expect(messages(result)).toContainEqual(['user', piped.prompt]);
+  });
+
   it('--reason overrides the inferred reason for last:N', () => {
     const history = [turn('r1', 'What is X?'), turn('r2', 'Explain Y'), turn('r3', 'Add Z'), turn('r4', 'ok')];
     const result = plan({ input: 'What do you mean?', spec: { kind: 'last', count: 4 }, reason: 'session', history });
