@@ -1,8 +1,11 @@
-import { containsPhrase, firstWord, normaliseWords } from './phrases.js';
+import { containsPhrase, firstWord, inWordList, normaliseWords } from './phrases.js';
 import type { ReplayPolicy } from './policy.js';
 import type { EntryType } from './types.js';
 
 type ClassifyRules = ReplayPolicy['classify'];
+
+/** Changes whenever the same rules start giving another type to some prompt (see rulesFingerprint). */
+const WORD_READING = 2;
 
 const ENDS_WITH_QUESTION_MARK = /[?\uff1f]["'\u201d\u2019)\]]*\s*$/u;
 
@@ -15,10 +18,10 @@ export function classifyEntry(prompt: string, rules: ClassifyRules): EntryType {
   const first = firstWord(words);
   const apostrophe = first.indexOf("'");
   const opener = apostrophe === -1 ? first : first.slice(0, apostrophe);
-  if (ENDS_WITH_QUESTION_MARK.test(prompt) || rules.questionOpeners.includes(opener)) {
+  if (ENDS_WITH_QUESTION_MARK.test(prompt) || inWordList(opener, rules.questionOpeners)) {
     return 'question';
   }
-  if (rules.instructionVerbs.includes(firstWord(skipPolitePrefixes(words, rules.politePrefixes)))) {
+  if (inWordList(firstWord(skipPolitePrefixes(words, rules.politePrefixes)), rules.instructionVerbs)) {
     return 'instruction';
   }
   return 'other';
@@ -28,7 +31,7 @@ function skipPolitePrefixes(words: string, prefixes: readonly string[]): string 
   let rest = words;
   for (;;) {
     const head = firstWord(rest);
-    if (head === '' || !prefixes.includes(head)) return rest;
+    if (head === '' || !inWordList(head, prefixes)) return rest;
     rest = rest.slice(head.length + 1);
   }
 }
@@ -56,7 +59,9 @@ const isLowSurrogate = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdf
  */
 export function rulesFingerprint(rules: ClassifyRules): string {
   // cyrb53: a fast 53-bit string hash; collisions between two real rule sets are not a practical concern.
-  const text = JSON.stringify(rules);
+  // The leading version names how words are read: a type cached under an earlier reading (words
+  // split at combining marks, word lists compared as written) is classified again.
+  const text = `${WORD_READING}\n${JSON.stringify(rules)}`;
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = 0; i < text.length; i++) {

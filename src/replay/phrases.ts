@@ -1,21 +1,40 @@
 // Phrase rules match whole words of normalised text, so "mistake" never fires inside "mistaken"
 // and curly apostrophes count as straight ones.
 
-// A word is letters and digits, with apostrophes kept only between them ("that's"): edge
-// apostrophes are quotes. The apostrophe runs are separators the letters cannot match, so the
-// pattern never backtracks over more than one run.
-const WORD = /[\p{L}\p{N}]+(?:'+[\p{L}\p{N}]+)*/gu;
+// A word is letters, their combining marks and digits, with apostrophes kept only between them
+// ("that's"): edge apostrophes are quotes. A mark is part of its letter ("क्या", a decomposed "ä"),
+// never a break. The apostrophe runs are separators the letters cannot match, so the pattern never
+// backtracks over more than one run.
+const WORD = /[\p{L}\p{M}\p{N}]+(?:'+[\p{L}\p{M}\p{N}]+)*/gu;
 
 // The same prompt is normalised by several rules in a row (style, classify, reason): keeping the
 // last answer makes that one pass over the text, not three.
 let last = { text: '', words: '' };
 
-/** Lower-cased words of `text`, apostrophes kept inside words ("that's"), joined by single spaces. */
+/**
+ * Lower-cased words of `text` in composed form (NFC: a decomposed "a" and umlaut is "ä"),
+ * apostrophes kept inside words ("that's"), joined by single spaces.
+ */
 export function normaliseWords(text: string): string {
   if (text !== last.text) {
-    last = { text, words: (text.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").match(WORD) ?? []).join(' ') };
+    last = { text, words: (text.toLowerCase().normalize('NFC').replace(/[\u2018\u2019\u02bc]/g, "'").match(WORD) ?? []).join(' ') };
   }
   return last.words;
+}
+
+const wordSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+/**
+ * Whether `word` (one of normaliseWords' words) is in `list`, whose entries are read the same way,
+ * once per list: "Explain" in config.json is "explain". An entry with no word in it matches nothing.
+ */
+export function inWordList(word: string, list: readonly string[]): boolean {
+  let set = wordSets.get(list);
+  if (set === undefined) {
+    set = new Set(list.map((entry) => normaliseWords(entry)).filter((entry) => entry !== ''));
+    wordSets.set(list, set);
+  }
+  return set.has(word);
 }
 
 // A phrase is a list of literal runs separated by wildcards; `*` stands for one or more words.

@@ -116,6 +116,23 @@ describe('precedence: meta > correction > question > instruction > other', () =>
   ]);
 });
 
+describe('word lists are compared as the prompt is read: case, apostrophes and composition aside', () => {
+  it.each<[string, Partial<typeof rules>, EntryType]>([
+    ['Explain monads', { instructionVerbs: ['Explain'] }, 'instruction'],
+    ['Pls explain monads', { politePrefixes: ['PLS'] }, 'instruction'],
+    ['Wat is this', { questionOpeners: ['WAT'] }, 'question'],
+    ['Erkla\u0308re Monaden', { instructionVerbs: ['erkläre'] }, 'instruction'],
+    ['Erkläre Monaden', { instructionVerbs: ['Erkla\u0308re'] }, 'instruction'],
+    ['क्या यह सही है', { questionOpeners: ['क्या'] }, 'question'],
+    // "क्या" is one word, not "क" and "या".
+    ['क्या यह सही है', { questionOpeners: ['क'] }, 'other'],
+    // An entry with no word in it matches nothing, not an empty prompt.
+    ['👍', { instructionVerbs: ['!!'] }, 'other'],
+  ])('%j with %j → %s', (prompt, custom, expected) => {
+    expect(classifyEntry(prompt, { ...rules, ...custom })).toBe(expected);
+  });
+});
+
 describe('custom rules replace the defaults', () => {
   const custom = { ...rules, instructionVerbs: ['frobnicate'], politePrefixes: ['pls'], questionOpeners: ['wat'] };
   it.each([

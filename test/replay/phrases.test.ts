@@ -27,6 +27,11 @@ describe('normaliseWords', () => {
     ["''' ''", ''],
     ["don't' stop'", "don't stop"],
     ["rock 'n' roll", 'rock n roll'],
+    // Combining marks belong to their letter's word, and decomposed text reads as composed.
+    ['Erkla\u0308re das', 'erkläre das'],
+    ['Erkläre das', 'erkläre das'],
+    ['क्या है', 'क्या है'],
+    ['caf\u00e9 cafe\u0301', 'café café'],
   ])('%j → %j', (text, words) => {
     expect(normaliseWords(text)).toBe(words);
   });

@@ -637,4 +637,10 @@ describe('rulesFingerprint', () => {
     expect(rulesFingerprint({ ...rules, instructionVerbs: rules.instructionVerbs.slice(1) })).not.toBe(rulesFingerprint(rules));
     expect(rulesFingerprint(rules)).toMatch(/^[0-9a-z]+$/);
   });
+
+  it("is not the one earlier versions cached types under: they split words at combining marks and compared word lists as written", () => {
+    // The default rules' and {"instructionVerbs":["write","explain"]}'s fingerprints before.
+    expect(rulesFingerprint(DEFAULT_REPLAY_POLICY.classify)).not.toBe('208s4guuewp');
+    expect(rulesFingerprint({ ...DEFAULT_REPLAY_POLICY.classify, instructionVerbs: ['write', 'explain'] })).not.toBe('107rnxkm48c');
+  });
 });
