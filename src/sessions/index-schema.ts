@@ -3,7 +3,6 @@
 import { basename } from 'node:path';
 import * as z from 'zod';
 import { isLogFileName } from '../log/files.js';
-import { TURN_STATUSES } from '../log/entry.js';
 import { ENTRY_TYPES } from '../replay/types.js';
 
 export const IndexLineSchema = z.object({
@@ -12,7 +11,8 @@ export const IndexLineSchema = z.object({
   file: z.string().refine((file) => isLogFileName(file) && file === basename(file)),
   offset: z.number().int().nonnegative(),
   length: z.number().int().positive(),
-  status: z.enum(TURN_STATUSES),
+  // Any word, as a log line's status: a newer Argo's is kept, never replayed.
+  status: z.string(),
   type: z.enum(ENTRY_TYPES),
   rules: z.string().optional(),
 });

@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { isLogFileName } from '../log/files.js';
 import { RuntimeError } from '../errors.js';
 import { appendPrivate, dropLastByte, errnoOf, holdsExactly, holdsFolder, openDataFile, openRegularSync, removeEmptyFolder, removeFile, writeFileAtomic } from '../log/fs.js';
-import { TURN_STATUSES, parseEntry } from '../log/entry.js';
+import { parseEntry } from '../log/entry.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { readLinesBackward } from '../log/lines.js';
 import { needleFinder } from '../log/needle.js';
@@ -19,6 +19,7 @@ export interface IndexLine {
   file: string;
   offset: number;
   length: number;
+  /** As the turn's log line has it: a newer Argo's status is kept as written (only `ok` is replayed). */
   status: TurnStatus;
   type: EntryType;
   /** Fingerprint of the classification rules `type` was computed under (absent: unknown, classify again). */
@@ -227,7 +228,6 @@ export function parseIndexLine(raw: string): IndexLine | null {
   return value;
 }
 
-const STATUSES = new Set<unknown>(TURN_STATUSES);
 const TYPES = new Set<unknown>(ENTRY_TYPES);
 
 /**
@@ -248,7 +248,8 @@ export function isIndexLine(value: unknown): value is IndexLine {
     (offset as number) >= 0 &&
     Number.isSafeInteger(length) &&
     (length as number) > 0 &&
-    STATUSES.has(line.status) &&
+    // Any status, as a log line takes any: a newer Argo's turn must not make every read rebuild the index.
+    typeof line.status === 'string' &&
     TYPES.has(line.type) &&
     (rules === undefined || typeof rules === 'string')
   );
