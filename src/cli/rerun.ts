@@ -79,7 +79,7 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
     model,
     modelFromFlag: true,
     modelSource: 'flag' as const,
-    system: entry.system ?? null,
+    system: entry.system === undefined || entry.system === '' ? null : entry.system,
     // Logged as the old turn had them: its request was built with them.
     mode: entry.active_mode,
     persona: entry.persona,

@@ -339,7 +339,8 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     timeouts: { idleMs: 120_000, lockWaitMs: 30_000, ...config.timeouts },
     modelSource,
     numCtxSource: flags.options?.num_ctx !== undefined || flags.numCtx !== undefined ? 'flag' : config.options?.num_ctx !== undefined ? 'config' : null,
-    system: flags.system ?? null,
+    // An empty one is none: it is not sent, so it must not be logged as sent.
+    system: nonEmpty(flags.system) ?? null,
     defaultReplay,
     serve: {
       maxBodyBytes: 10 * 1024 * 1024,

@@ -104,7 +104,8 @@ export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEn
   let instructions: string[];
   try {
     instructions = [
-      ...(entry.system !== undefined ? [entry.system] : []),
+      // Earlier versions logged an empty --system that was never sent.
+      ...(entry.system !== undefined && entry.system !== '' ? [entry.system] : []),
       ...styleInstructions(settings.style, { mode: entry.active_mode, persona: entry.persona, verbosity: entry.verbosity }),
       ...(policy !== null ? [settings.replay.confidence[policy.context_strength]] : []),
     ];

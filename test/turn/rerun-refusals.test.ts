@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import type { LogEntry } from '../../src/log/entry.js';
 import { rebuildTurn } from '../../src/turn/rerun.js';
+import { runTurn } from '../../src/turn/turn.js';
 import { makeEntry } from '../query/helpers.js';
+import { portsFor } from '../support/turn-ports.js';
 
 const settings = loadSettings({ home: mkdtempSync(join(tmpdir(), 'argo-rerun-')) }, {});
 
@@ -20,5 +22,31 @@ describe('rebuildTurn refuses what one request cannot be', () => {
     ["a serve turn with the client's fields", { client_fields: ['tools', 'format'] }, "turn T1 was asked through argo serve with the client's tools, format, which are not logged, so its request cannot be rebuilt; send it again from the client"],
   ])('%s', (_case, fields, reason) => {
     expect(rebuildTurn(makeEntry({ id: 'T1', ...fields }), new Map(), settings)).toEqual({ ok: false, reason });
+  });
+});
+
+describe('an empty system prompt (--system "", an empty --system-file) is none', () => {
+  const asked = async (system: string) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-rerun-system-'));
+    const settings = loadSettings({ home, system }, {});
+    const { entry } = await runTurn(settings, { prompt: 'Hello', replay: { kind: 'none' }, log: false, ollamaStream: true }, portsFor('sys000000001'));
+    return { settings, entry };
+  };
+
+  it('is not logged, and the turn is proved again', async () => {
+    const { settings, entry } = await asked('');
+    expect(entry).not.toHaveProperty('system');
+    expect(rebuildTurn(entry, new Map(), settings)).toMatchObject({ ok: true, sha256: entry.request_sha256 });
+  });
+
+  it('a line an earlier version logged with "system": "" (nothing sent) is proved too', async () => {
+    const { settings, entry } = await asked('');
+    expect(rebuildTurn({ ...entry, system: '' }, new Map(), settings)).toMatchObject({ ok: true, sha256: entry.request_sha256 });
+  });
+
+  it('a system prompt of words is still sent first, logged and proved', async () => {
+    const { settings, entry } = await asked('Be exact.');
+    expect(entry.system).toBe('Be exact.');
+    expect(rebuildTurn(entry, new Map(), settings)).toMatchObject({ ok: true, sha256: entry.request_sha256 });
   });
 });
