@@ -264,5 +264,10 @@ export function serializeEntry(entry: LogEntry): string {
 
 /** JSON text of `value` with every lone surrogate made U+FFFD (see serializeEntry): for files that hold a turn. */
 export function wellFormedJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' ? item.replace(LONE_SURROGATE, '\uFFFD') : item));
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' ? wellFormedText(item) : item));
+}
+
+/** `text` with every lone surrogate made U+FFFD, as its log line will hold it. */
+export function wellFormedText(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD');
 }

@@ -1,4 +1,5 @@
 // From a validated request to what the turn needs: pure, so every rule is a row in a table test.
+import { wellFormedText } from '../log/entry.js';
 import { badRequest } from './errors.js';
 import { lastUserText, toOllamaExtras, toOllamaMessages, toolRound } from './openai.js';
 import type { ChatRequest } from './schema.js';
@@ -39,7 +40,9 @@ export function planAnswer(request: ChatRequest, defaults: ArgoDefaults, agentMo
   if (argo?.reason !== undefined && argo.reason !== 'session' && argo.replay.kind === 'session') {
     throw badRequest(`"replay": "session" always uses reason "session"; use "last:N" with reason "${argo.reason}"`, 'argo.reason');
   }
-  const userPrompt = lastUserText(body.messages);
+  // Half an emoji (JSON's "\ud83d") as the log will keep it, so what is sent and hashed is what is logged.
+  const last = lastUserText(body.messages);
+  const userPrompt = last === null ? null : wellFormedText(last);
   if (argo !== null && userPrompt === null) {
     throw badRequest('Argo mode takes the last user message as its input, and there is none in "messages"', 'messages', 'missing_user_message');
   }

@@ -211,6 +211,15 @@ describe('routes', () => {
     });
   });
 
+  it('Argo mode with half an emoji (a lone surrogate): sent as the log keeps it (U+FFFD), so rerun proves it', async () => {
+    const response = await post('/v1/chat/completions', '{"model":"argo","messages":[{"role":"user","content":"Explain \\ud83d this"}],"argo":{"session":"halves"}}');
+    expect(response.status).toBe(200);
+    const id = response.headers.get('x-argo-turn-id') ?? '';
+    expect(await logged(id)).toMatchObject({ user_prompt: 'Explain \ufffd this' });
+    expect(chatBodies().at(-1)).toContain('"content":"Explain \ufffd this"');
+    expect(await runArgo(['rerun', id, '--explain', '--json'], { home, host: ollama.url })).toMatchObject({ code: 0, stderr: '' });
+  });
+
   it('sessions: list, search, show exactly as the CLI prints them, retitle', async () => {
     const { response } = await client.chat.completions.create({ ...ask('tell me about otters'), argo: { session: 'animals' } } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
     await logged(response.headers.get('x-argo-turn-id') ?? '');

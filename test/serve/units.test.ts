@@ -54,6 +54,16 @@ describe('planAnswer', () => {
   });
 
   it.each([
+    ['Explain \ud83d this', 'Explain \ufffd this'],
+    ['a \udc00 b \ud83d', 'a \ufffd b \ufffd'],
+    ['a whole 😀 stays', 'a whole 😀 stays'],
+  ])('half an emoji in %j is taken as the log keeps it: %j', (content, userPrompt) => {
+    const json = { messages: [{ role: 'user', content }] };
+    expect(planAnswer(request({ ...json, argo: { session: 'w' } }), DEFAULTS, false).turn.userPrompt).toBe(userPrompt);
+    expect(planAnswer(request(json), DEFAULTS, false).turn.userPrompt).toBe(userPrompt);
+  });
+
+  it.each([
     [{ argo: { replay: 'session' } }, 'default'],
     [{ argo: { session: 'work' } }, 'work'],
   ])('Argo mode %j: session %s, no client messages', (json, session) => {
