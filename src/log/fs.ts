@@ -227,15 +227,44 @@ const TEMPORARY_NAME = /^\..+\.(\d+)-[0-9a-f]{8}\.tmp$/;
 /** Sends a signal as process.kill does (a seam for tests: they say what the system answered). */
 export type SignalSender = (pid: number, signal: number) => unknown;
 
-/** Whether process `pid` runs on this machine: signal 0 reaches it. */
-export function processAlive(pid: number, kill: SignalSender = (target, signal) => process.kill(target, signal)): boolean {
+/**
+ * Whether process `pid` runs on this machine: signal 0 reaches it, and it is no zombie (killed,
+ * not yet reaped by its parent: it answers the signal but does nothing more). Only Linux's /proc
+ * tells a zombie (`state`); elsewhere the signal alone decides.
+ */
+export function processAlive(
+  pid: number,
+  kill: SignalSender = (target, signal) => process.kill(target, signal),
+  state: (pid: number) => string | null = processState,
+): boolean {
   try {
     kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists, as another user's. ESRCH: no such process.
-    return errnoOf(error) === 'EPERM';
+    if (errnoOf(error) !== 'EPERM') return false;
   }
+  return state(pid) !== 'Z';
+}
+
+/**
+ * The fields of /proc/<pid>/stat from the third (the state) on, or null where there is no /proc or
+ * no such process. They are counted after the last ")", since the command's name (field 2) may
+ * hold spaces and parentheses.
+ */
+export function procStatFields(pid: number, read: (path: string) => string = readSmallText): string[] | null {
+  let stat: string;
+  try {
+    stat = read(`/proc/${pid}/stat`);
+  } catch {
+    return null;
+  }
+  const nameEnd = stat.lastIndexOf(')');
+  return nameEnd === -1 ? null : stat.slice(nameEnd + 1).trim().split(/\s+/);
+}
+
+/** The process's state letter from /proc (`Z`: a zombie), or null where /proc does not tell. */
+export function processState(pid: number, read?: (path: string) => string): string | null {
+  return procStatFields(pid, read)?.[0] ?? null;
 }
 
 /**

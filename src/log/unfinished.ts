@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { RuntimeError, messageLine } from '../errors.js';
 import type { LogEntry } from './entry.js';
 import { wellFormedJson } from './entry.js';
-import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, removeFile, errnoOf, isMissing, processAlive, readDataText, readSmallText } from './fs.js';
+import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, removeFile, errnoOf, isMissing, procStatFields, processAlive, readDataText, readSmallText } from './fs.js';
 import type { SignalSender } from './fs.js';
 
 export const UNFINISHED_FOLDER = 'unfinished';
@@ -91,22 +91,10 @@ export function machineId(read: (path: string) => string = readSmallText): strin
   return null;
 }
 
-/**
- * When process `pid` started, in clock ticks after boot: field 22 of /proc/<pid>/stat. The fields
- * are counted after the last ")", since the command's name (field 2) may hold spaces and parentheses.
- * Null where there is no /proc, or no such process.
- */
+/** When process `pid` started, in clock ticks after boot: field 22 of /proc/<pid>/stat. Null where there is no /proc, or no such process. */
 export function processStartTime(pid: number, read: (path: string) => string = readSmallText): number | null {
-  let stat: string;
-  try {
-    stat = read(`/proc/${pid}/stat`);
-  } catch {
-    return null;
-  }
-  const nameEnd = stat.lastIndexOf(')');
-  if (nameEnd === -1) return null;
-  // The text after the name starts at field 3 (the state): field 22 is the 20th.
-  const ticks = stat.slice(nameEnd + 1).trim().split(/\s+/)[19];
+  // The fields start at field 3 (the state): field 22 is the 20th.
+  const ticks = procStatFields(pid, read)?.[19];
   if (ticks === undefined || !CLOCK_TICKS.test(ticks)) return null;
   const start = Number(ticks);
   return Number.isSafeInteger(start) ? start : null;
@@ -136,6 +124,8 @@ export type OwnerState = 'alive' | 'dead' | 'elsewhere';
 /** How a process is asked about on this machine (tests say what the system answered). */
 export interface ProcessProbe {
   kill?: SignalSender;
+  /** The process's state letter from /proc (`Z`: a zombie), null where it does not tell. */
+  state?: (pid: number) => string | null;
   startTime?: (pid: number) => number | null;
 }
 
@@ -153,7 +143,7 @@ export function ownerState(owner: TurnOwner, here: TurnOwner, probe: ProcessProb
   if (owner.boot !== null && here.boot !== null && owner.boot !== here.boot) return 'dead';
   // Another container on this kernel: its pids, and their start times, are its own.
   if (typeof owner.pidns === 'string' && typeof here.pidns === 'string' && owner.pidns !== here.pidns) return 'elsewhere';
-  if (owner.pid !== here.pid && !processAlive(owner.pid, probe.kill)) return 'dead';
+  if (owner.pid !== here.pid && !processAlive(owner.pid, probe.kill, probe.state)) return 'dead';
   const start = owner.start ?? null;
   if (start === null) return 'alive';
   // Its pid is this process's, or asked of /proc: null when it cannot be read (another user's process

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LogEntrySchema } from '../../src/log/entry-schema.js';
 import type { LogEntry } from '../../src/log/entry.js';
-import { SymlinkRefusedError } from '../../src/log/fs.js';
+import { SymlinkRefusedError, processState } from '../../src/log/fs.js';
 import {
   bootId,
   machineId,
@@ -47,6 +47,16 @@ describe('ownerState: whether the argo that wrote a journal file may still log i
     ['this very process', { pid: 100, host: 'box', boot: 'aaaa-1111' }, 'ESRCH', 'alive'],
   ])('%s → %s', (_case, owner, answer, state) => {
     expect(ownerState(owner, HERE, { kill: answering(answer) })).toBe(state);
+  });
+
+  // Where /proc tells: a zombie (killed, not yet reaped by its parent) still answers signal 0, but writes nothing more.
+  it.each<[string, 'ESRCH' | 'EPERM' | null, string | null, OwnerState]>([
+    ['its pid runs, a zombie', null, 'Z', 'dead'],
+    ["another user's process, a zombie", 'EPERM', 'Z', 'dead'],
+    ['its pid runs, asleep', null, 'S', 'alive'],
+    ['its pid runs, no /proc to ask (not Linux)', null, null, 'alive'],
+  ])('%s (signal 0: %s, state %s) → %s', (_case, answer, procState, state) => {
+    expect(ownerState({ pid: 200, host: 'box', boot: 'aaaa-1111' }, HERE, { kill: answering(answer), state: () => procState })).toBe(state);
   });
 
   it('without a boot id here, only the pid tells', () => {
@@ -127,6 +137,26 @@ describe('machineId', () => {
     ['none (not Linux)', {}, null],
   ])('%s → %j', (_case, contents, id) => {
     expect(machineId(files(contents))).toBe(id);
+  });
+});
+
+describe('processState: field 3 of /proc/<pid>/stat', () => {
+  it.each<[string, string | null]>([
+    ['4242 (argo) Z 1 4242 4242 0 -1 4194564', 'Z'],
+    ['4242 (node) S 1 4242 4242 0 -1 4194560', 'S'],
+    // The name may hold spaces and parentheses: the state follows the last ")".
+    ['4242 (a) Z (b) R 1 4242', 'R'],
+    ['garbage', null],
+  ])('%j → %j', (stat, state) => {
+    expect(processState(4242, () => stat)).toBe(state);
+  });
+
+  it('is null where there is no such process (or no /proc)', () => {
+    expect(processState(4242, () => { throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' }); })).toBeNull();
+  });
+
+  it("reads this process's own as running", () => {
+    expect(['R', 'S', null]).toContain(processState(process.pid));
   });
 });
 
