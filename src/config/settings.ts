@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { UsageError, messageLine } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
 import { NotRegularFileError, errnoOf, isMissing, readRegularText } from '../log/fs.js';
-import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy } from '../replay/policy.js';
+import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy, configuredBudget } from '../replay/policy.js';
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
 import { THINK_LEVELS } from '../replay/prompt.js';
@@ -273,7 +273,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   const source = configPath;
 
   const replay = mergeDeep(DEFAULT_REPLAY_POLICY, config.replay ?? {});
-  if (flags.budget !== undefined) replay.budget = flags.budget;
+  replay.budget = flags.budget ?? configuredBudget(replay);
   try {
     checkReplayPolicy(replay);
   } catch (error) {

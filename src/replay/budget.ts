@@ -184,6 +184,9 @@ function shortenToFit(turns: BudgetedTurn[], cap: number): BudgetedTurn[] {
   const responseLengths = turns.map((turn) => codePoints(turn.response));
   const textRoom = cap - RENDER_OVERHEAD * turns.length;
   // Keep one code point per non-empty response so a shortened response still shows a marker ("…").
+  // The prompts share the rest, at least one each: the policy's floor (two per protected turn)
+  // leaves that much. Below it (a cap logged by an earlier version, rebuilt by rerun) the
+  // arithmetic is the same, so such a request is rebuilt as it was sent.
   const promptRoom = textRoom - responseLengths.filter((length) => length > 0).length;
   const promptTotal = promptLengths.reduce((a, b) => a + b, 0);
   const promptShares = promptTotal <= promptRoom ? promptLengths : shareRoom(promptLengths, promptRoom);

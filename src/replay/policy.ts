@@ -147,6 +147,24 @@ export class PolicyError extends Error {
   }
 }
 
+/**
+ * The least budget `protectedTurns` need. They are never dropped: each needs room for its frame and
+ * a one-character marker ("…") for its prompt and for its response, so a cut text is never sent
+ * empty (shortenToFit).
+ */
+export function budgetFloor(protectedTurns: number): number {
+  return protectedTurns * (RENDER_OVERHEAD + 2);
+}
+
+/**
+ * The budget in force for a config.json budget: one an earlier version took (20 a protected turn,
+ * with no room for a prompt's marker) counts as the floor now, rather than stopping every command.
+ */
+export function configuredBudget(policy: ReplayPolicy): number {
+  const floor = budgetFloor(policy.protectedTurns);
+  return policy.budget < floor && policy.budget >= policy.protectedTurns * (RENDER_OVERHEAD + 1) ? floor : policy.budget;
+}
+
 /** Cross-field rules that a shape check cannot express. Throws PolicyError naming the key. */
 export function checkReplayPolicy(policy: ReplayPolicy): ReplayPolicy {
   if (!Number.isInteger(policy.budget) || policy.budget < MIN_BUDGET) {
@@ -155,8 +173,7 @@ export function checkReplayPolicy(policy: ReplayPolicy): ReplayPolicy {
   if (!Number.isInteger(policy.protectedTurns) || policy.protectedTurns < 0) {
     throw new PolicyError('replay.protectedTurns', 'must be a whole number, 0 or more');
   }
-  // Protected turns are never dropped: each needs room for its frame and an elision marker.
-  const protectedFloor = policy.protectedTurns * (RENDER_OVERHEAD + 1);
+  const protectedFloor = budgetFloor(policy.protectedTurns);
   if (policy.budget < protectedFloor) {
     throw new PolicyError(
       'replay.protectedTurns',

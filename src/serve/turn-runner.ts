@@ -8,6 +8,7 @@ import { UsageError, messageLine } from '../errors.js';
 import { agentAnswerer, agentDraftFields, toolsConfigOf } from '../agent/answer.js';
 import type { AgentSetup } from '../agent/answer.js';
 import type { AgentEvent, RunHints } from '../agent/loop.js';
+import { PolicyError, checkReplayPolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
 import { SessionUpdateError } from '../sessions/record-turn.js';
 import { openSession } from '../sessions/store.js';
@@ -164,9 +165,20 @@ export function settingsFor(
     options: asFlags ? { ...base.options, ...asFlags.options } : base.options,
   };
   if (think !== undefined) settings.think = think;
+  if (argo.budget !== undefined) checkBudget(settings.replay);
   const unknown = checkStyleChoice(settings.style, settings);
   if (unknown) throw badRequest(`argo.${unknown.key}: ${unknown.message.slice(unknown.key.length + 2)}`, `argo.${unknown.key}`);
   return settings;
+}
+
+/** The request's budget against the server's replay rules (its protected turns' floor), as the CLI's --budget is checked. */
+function checkBudget(replay: Settings['replay']): void {
+  try {
+    checkReplayPolicy(replay);
+  } catch (error) {
+    if (!(error instanceof PolicyError)) throw error;
+    throw badRequest(`argo.budget: ${error.message.slice(error.key.length + 2)}`, 'argo.budget');
+  }
 }
 
 /**

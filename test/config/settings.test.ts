@@ -222,6 +222,25 @@ describe('config.json errors name the key', () => {
     expect(Object.getPrototypeOf(agent.toolBudgets)).toBe(Object.prototype);
   });
 
+  // Versions before the floor of 21 per protected turn took 20: such a config.json still works, at the floor.
+  it.each<[Record<string, number>, number]>([
+    [{ protectedTurns: 10, budget: 200 }, 210],
+    [{ protectedTurns: 12, budget: 245 }, 252],
+    [{ protectedTurns: 10, budget: 5500 }, 5500],
+    [{ protectedTurns: 2, budget: 200 }, 200],
+  ])('replay %j has the budget %i in force', (replay, budget) => {
+    expect(load({ replay }).replay.budget).toBe(budget);
+  });
+
+  it.each<[Record<string, number>, FlagOverrides, RegExp]>([
+    // Under 20 per protected turn, what no version took: refused with this version's floor.
+    [{ protectedTurns: 11, budget: 200 }, {}, /"replay.protectedTurns" 11 protected turns need a budget of at least 231 \(budget is 200\)$/],
+    // A budget given now is held to the floor now.
+    [{ protectedTurns: 10 }, { budget: 200 }, /"replay.protectedTurns" 10 protected turns need a budget of at least 210 \(budget is 200\)$/],
+  ])('replay %j with flags %j is refused', (replay, flags, message) => {
+    expect(() => load({ replay }, flags)).toThrow(message);
+  });
+
   it('an MCP server entry may say "type": "stdio", as other tools\' configs do', () => {
     expect(load({ mcpServers: { gh: { type: 'stdio', command: 'npx' } } }).agent.mcpServers.gh).toEqual({ type: 'stdio', command: 'npx' });
   });

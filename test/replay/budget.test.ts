@@ -180,6 +180,27 @@ describe('applyBudget: protected turns over the cap are elided, never dropped', 
     expect(result.charsUsed).toBe(200);
   });
 
+  // At the least budget the policy allows (21 per protected turn), a cut prompt or response is at
+  // least "…": never sent empty, as if the turn had said nothing.
+  it.each<[number, number, number]>([
+    // protected turns, cap, prompt length
+    [10, 210, 500],
+    [10, 210, 1],
+    [9, 200, 500],
+    [2, 200, 5000],
+    [12, 252, 30],
+  ])('%i protected turns at a cap of %i, prompts of %i: every prompt and response keeps a visible mark', (count, cap, promptLength) => {
+    const turns = Array.from({ length: count }, (_, i) => turn(`p${i}`, 'q'.repeat(promptLength), 'r'.repeat(1000), true));
+    const result = applyBudget(turns, cap);
+    expect(result.used).toHaveLength(count);
+    expect(result.charsUsed).toBeLessThanOrEqual(cap);
+    for (const used of result.used) {
+      expect(used.prompt).not.toBe('');
+      expect(used.response).not.toBe('');
+      if (used.prompt.length < promptLength) expect(used.prompt).toMatch(/…/u);
+    }
+  });
+
   it('never exceeds the cap, never drops a protected turn, and marks every cut (sizes × caps)', () => {
     const sizes = [0, 1, 7, 30, 120, 800, 6000];
     const texts = (n: number, seed: number): string => ['a', 'é', '日', '😀', 'a😀'][seed % 5]?.repeat(n) ?? '';

@@ -55,11 +55,13 @@ describe('checkReplayPolicy', () => {
     ['budget NaN', 'replay.budget', bad({ budget: Number.NaN })],
     ['negative protectedTurns', 'replay.protectedTurns', bad({ protectedTurns: -1 })],
     ['fractional protectedTurns', 'replay.protectedTurns', bad({ protectedTurns: 1.5 })],
-    // Each protected turn needs 19 code points of frame plus 1 for a marker: 11 × 20 = 220 > 200.
+    // Each protected turn needs 19 code points of frame plus 1 for its prompt's marker and 1 for its
+    // response's: 10 × 21 = 210 > 200.
     ['more protected turns than the budget can frame', 'replay.protectedTurns', bad({ budget: 200, protectedTurns: 11 })],
-    // Between the frames alone (11 × 19 = 209) and frames with markers (11 × 20 = 220): still too small.
+    ['10 protected turns at 200: room for the responses\' markers, none for the prompts\'', 'replay.protectedTurns', bad({ budget: 200, protectedTurns: 10 })],
+    // Between the frames alone (11 × 19 = 209) and frames with markers (11 × 21 = 231): still too small.
     ['a budget that frames 11 protected turns but leaves no room for their markers (210)', 'replay.protectedTurns', bad({ budget: 210, protectedTurns: 11 })],
-    ['a budget one short of 11 protected turns with markers (219)', 'replay.protectedTurns', bad({ budget: 219, protectedTurns: 11 })],
+    ['a budget one short of 11 protected turns with markers (230)', 'replay.protectedTurns', bad({ budget: 230, protectedTurns: 11 })],
     ['strongMinTurns 0', 'replay.strongMinTurns', bad({ strongMinTurns: 0 })],
     ['unknown reason in filters', 'replay.filters.bogus', bad({ filters: { ...d.filters, bogus: ['question'] } as ReplayPolicy['filters'] })],
     ['unknown type in filters', 'replay.filters.session', bad({ filters: { ...d.filters, session: ['instruction', 'chitchat'] } as ReplayPolicy['filters'] })],
@@ -74,8 +76,8 @@ describe('checkReplayPolicy', () => {
   it.each<[string, ReplayPolicy]>([
     ['the minimum budget', bad({ budget: MIN_BUDGET })],
     ['no protected turns', bad({ protectedTurns: 0 })],
-    ['as many protected turns as the budget can frame', bad({ budget: 200, protectedTurns: 10 })],
-    ['exactly the budget 11 protected turns with markers need (220)', bad({ budget: 220, protectedTurns: 11 })],
+    ['as many protected turns as the budget can frame with their markers', bad({ budget: 200, protectedTurns: 9 })],
+    ['exactly the budget 11 protected turns with markers need (231)', bad({ budget: 231, protectedTurns: 11 })],
     ['strongMinTurns 1', bad({ strongMinTurns: 1 })],
     ['an empty filter list', bad({ filters: { ...d.filters, session: [] } })],
   ])('accepts %s', (_name, policy) => {

@@ -60,6 +60,13 @@ describe('settingsFor: Argo fields are the CLI flags', () => {
     expect(error).toMatchObject({ status: 400, param, code: 'invalid_value' });
     expect((error as Error).message).toMatch(message);
   });
+
+  it("refuses a budget below what the server's protected turns need, as the CLI's --budget is", () => {
+    const protecting = { ...base, replay: { ...base.replay, protectedTurns: 10 } };
+    const error = thrown(() => settingsFor(protecting, { session: 's', model: 'm', mode: 'argo', argo: { budget: 200 } }));
+    expect(error).toMatchObject({ status: 400, param: 'argo.budget', code: 'invalid_value', message: 'argo.budget: 10 protected turns need a budget of at least 210 (budget is 200)' });
+    expect(settingsFor(protecting, { session: 's', model: 'm', mode: 'argo', argo: { budget: 210 } }).replay.budget).toBe(210);
+  });
 });
 
 describe('settingsFor with the tools field', () => {
