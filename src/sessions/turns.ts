@@ -51,10 +51,10 @@ export async function openReplaySource(
   const rules = rulesFingerprint(classify);
   const pick = replayPick(spec);
   const read = rebuild ? null : await readPicked(paths.sessions, session, pick);
-  // A line without `rules` was written by a rebuild that had none to hand (a reader's, such as
-  // `sessions show`, or an earlier version's): rebuilt with them once, its type is cached again
-  // rather than the turn classified anew at every replay.
-  const known = read?.chosen.some((line) => line.rules === undefined) === true ? null : read;
+  // A line whose types are not cached under the rules in force (a reader's rebuild had none to hand,
+  // config's replay.classify changed, or an earlier version classified otherwise) is rebuilt with
+  // them once, so its type is cached again rather than the turn classified anew at every replay.
+  const known = read?.chosen.some((line) => line.rules !== rules) === true ? null : read;
   const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, classify), pick, true);
   const reader = new TurnReader(paths.logs, session, inherited);
   return {

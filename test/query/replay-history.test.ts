@@ -71,14 +71,17 @@ describe('planning through the index', () => {
     expect(loads.length).toBeLessThan(used + 1 + LOAD_BATCH);
   });
 
-  it('under other rules, classifies every turn again from its words', async () => {
+  it('under other rules, rebuilds the index once with them, then reads only what the budget reaches', async () => {
     const data = await longSession();
     const changed = { ...DEFAULT_REPLAY_POLICY, classify: { ...RULES, questionOpeners: ['how'] } };
+    const spec = { kind: 'session' } as const;
     const loads: string[] = [];
-    const result = await planThroughIndex(data, changed, { kind: 'session' }, loads);
-    expect(new Set(loads).size).toBe(TURNS);
+    const result = await planThroughIndex(data, changed, spec, loads);
+    expect(JSON.stringify(result)).toBe(JSON.stringify(planFor(changed, spec)(await loadHistory(data.paths, data.session, spec))));
     // "Why …" turns are no longer questions under these rules.
     expect(result.replayPolicy?.decisions.some((d) => d.entry_type === 'question')).toBe(false);
+    expect((await readIndex(data.paths.sessions, 'long'))?.every((line) => line.rules === rulesFingerprint(changed.classify))).toBe(true);
+    expect(loads.length).toBeLessThan((result.replayPolicy?.entries_used ?? 0) + 1 + LOAD_BATCH);
   });
 
   it('a stale line met while planning rebuilds the index and plans again', async () => {
