@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { closeSync, fstatSync, lstatSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { chmod, link, lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { access, chmod, link, lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -131,6 +131,16 @@ export async function ensurePrivateDir(path: string): Promise<void> {
  * Removes a file; one already gone is fine. `unlink` rather than `rm`: rm's checks (an lstat, a
  * walk for folders) cost a busy server a second system call on every turn's journal file.
  */
+/** Whether this process may write into `path` (false on a read-only file system, or without the right). */
+export async function canWrite(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function removeFile(path: string): Promise<void> {
   try {
     await unlink(path);

@@ -52,7 +52,7 @@ const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
 const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
 
 /** The UTF-16 units the first `count` code points of `text` take (a pair is one code point, a lone surrogate one). */
-function headUnits(text: string, count: number): number {
+export function headUnits(text: string, count: number): number {
   let units = 0;
   for (let n = 0; n < count && units < text.length; n++) units += isHigh(text.charCodeAt(units)) && isLow(text.charCodeAt(units + 1)) ? 2 : 1;
   return units;

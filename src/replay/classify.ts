@@ -1,3 +1,4 @@
+import { headUnits } from './budget.js';
 import { containsPhrase, firstWord, inWordList, normaliseWords } from './phrases.js';
 import type { ReplayPolicy } from './policy.js';
 import type { EntryType } from './types.js';
@@ -42,16 +43,8 @@ function skipPolitePrefixes(words: string, prefixes: readonly string[]): string 
  * diff), not the question: its last "?" or an "actually" in it says nothing of what was asked.
  */
 export function typedPart(prompt: string, typedChars: number | undefined): string {
-  if (typedChars === undefined) return prompt;
-  let units = 0;
-  for (let n = 0; n < typedChars && units < prompt.length; n++) {
-    const unit = prompt.charCodeAt(units);
-    units += unit >= 0xd800 && unit <= 0xdbff && isLowSurrogate(prompt.charCodeAt(units + 1)) ? 2 : 1;
-  }
-  return prompt.slice(0, units);
+  return typedChars === undefined ? prompt : prompt.slice(0, headUnits(prompt, typedChars));
 }
-
-const isLowSurrogate = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
 
 /**
  * Identifies a set of classification rules, so a type computed earlier (and cached in the session

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { RuntimeError } from '../errors.js';
-import { errnoOf } from '../log/fs.js';
+import { canWrite, errnoOf } from '../log/fs.js';
 import { classifyEntry, rulesFingerprint, typedPart } from '../replay/classify.js';
 import type { ReplayPolicy } from '../replay/policy.js';
 import type { HistoryTurn, ReplaySpec, TurnText, TurnWords } from '../replay/types.js';
@@ -54,7 +54,10 @@ export async function openReplaySource(
   // A line whose types are not cached under the rules in force (a reader's rebuild had none to hand,
   // config's replay.classify changed, or an earlier version classified otherwise) is rebuilt with
   // them once, so its type is cached again rather than the turn classified anew at every replay.
-  const known = read?.chosen.some((line) => line.rules !== rules) === true ? null : read;
+  // Where no index can be saved (a read-only data home) a rebuild would be repeated at every
+  // replay: there the turns replay reaches are classified anew instead.
+  const stale = read?.chosen.some((line) => line.rules !== rules) === true;
+  const known = stale && (await canWrite(paths.sessions)) ? null : read;
   const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, classify), pick, true);
   const reader = new TurnReader(paths.logs, session, inherited);
   return {

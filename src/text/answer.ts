@@ -20,14 +20,27 @@ export function isEmptyAnswer(text: string): boolean {
 const THINK_START = '<think>';
 
 /**
+ * Reasoning whose opening tag the model's template wrote, as a model's text then starts: words up to
+ * a `</think>` on a line of its own that ends the text or is followed by a blank line, no `<think>`
+ * before it. Tighter than isEmptyAnswer's reading, as this one moves words out of the answer.
+ */
+const UNOPENED_THINKING = /^((?:(?!<think>)[\s\S])*?)(?:^|\n)<\/think>(?:\n\n|\s*$)/;
+
+/**
  * Reasoning a model wrote into its text ahead of its answer, as a thinking model does when Ollama
  * does not give it a field of its own (before 0.9.0; before 0.12.4 without `think`): the `<think>`
- * blocks the text starts with, whitespace around them aside. An unclosed block runs to the end: all
- * reasoning, no answer. Null when the text does not start with one (a tag further on is the answer's).
+ * blocks the text starts with, whitespace around them aside, or the reasoning before a `</think>`
+ * whose opening tag the template wrote. An unclosed block runs to the end: all reasoning, no
+ * answer. Null when the text does not start with either (a tag further on is the answer's).
  */
 export function leadingThinking(text: string): { thinking: string; answer: string } | null {
   const parts: string[] = [];
   let rest = text.trimStart();
+  const unopened = UNOPENED_THINKING.exec(rest);
+  if (unopened !== null) {
+    parts.push((unopened[1] ?? '').trim());
+    rest = rest.slice(unopened[0].length).trimStart();
+  }
   while (rest.startsWith(THINK_START)) {
     const end = rest.indexOf(THINK_END, THINK_START.length);
     parts.push(rest.slice(THINK_START.length, end === -1 ? undefined : end).trim());

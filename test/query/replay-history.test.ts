@@ -1,5 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type * as FsModule from '../../src/log/fs.js';
+
+// A data home where no index can be saved, for one test: canWrite answers false while `readOnly` is set.
+const home = vi.hoisted(() => ({ readOnly: false }));
+vi.mock('../../src/log/fs.js', async (original) => {
+  const fs = await original<typeof FsModule>();
+  return { ...fs, canWrite: async (path: string) => !home.readOnly && (await fs.canWrite(path)) };
+});
 import { loadHistory, loadSessionEntries, openReplaySource, rebuildIndex } from '../../src/sessions/turns.js';
 import type { ReplaySource } from '../../src/sessions/turns.js';
 import { planWithHistory } from '../../src/turn/turn.js';
@@ -82,6 +90,23 @@ describe('planning through the index', () => {
     expect(result.replayPolicy?.decisions.some((d) => d.entry_type === 'question')).toBe(false);
     expect((await readIndex(data.paths.sessions, 'long'))?.every((line) => line.rules === rulesFingerprint(changed.classify))).toBe(true);
     expect(loads.length).toBeLessThan((result.replayPolicy?.entries_used ?? 0) + 1 + LOAD_BATCH);
+  });
+
+  it('under other rules, where no index can be saved, classifies anew the turns it reads and rebuilds nothing', async () => {
+    const data = await longSession();
+    const changed = { ...DEFAULT_REPLAY_POLICY, classify: { ...RULES, questionOpeners: ['how'] } };
+    const spec = { kind: 'session' } as const;
+    const before = readFileSync(indexPath(data.paths.sessions, 'long'), 'utf8');
+    const loads: string[] = [];
+    home.readOnly = true;
+    try {
+      const result = await planThroughIndex(data, changed, spec, loads);
+      expect(JSON.stringify(result)).toBe(JSON.stringify(planFor(changed, spec)(await loadHistory(data.paths, data.session, spec))));
+    } finally {
+      home.readOnly = false;
+    }
+    expect(new Set(loads).size).toBe(TURNS);
+    expect(readFileSync(indexPath(data.paths.sessions, 'long'), 'utf8')).toBe(before);
   });
 
   it('a stale line met while planning rebuilds the index and plans again', async () => {

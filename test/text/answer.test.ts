@@ -35,6 +35,13 @@ describe('reasoning written ahead of the answer', () => {
     ['It is 4. <think>no</think>', null],
     ['I think <think> is a tag', null],
     ['I should look.</think> It is 4.', null],
+    // The template wrote the opening tag: reasoning up to a </think> on its own line, then a blank line or the end.
+    ['The user wants 2+2.\n</think>\n\nIt is 4.', { thinking: 'The user wants 2+2.', answer: 'It is 4.' }],
+    ['Still reasoning.\n</think>\n', { thinking: 'Still reasoning.', answer: '' }],
+    ['</think>\n\nIt is 4.', { thinking: '', answer: 'It is 4.' }],
+    ['Use\n</think>\nto close a block.', null],
+    ['Use </think> to close a block.', null],
+    ['<think>a</think>\nb\n</think>\n\nc', { thinking: 'a', answer: 'b\n</think>\n\nc' }],
     ['<thinking>a</thinking> b', null],
     ['', null],
   ])('%j → %j', (text, split) => {
