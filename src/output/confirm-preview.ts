@@ -37,9 +37,10 @@ export function confirmationPreview(preview: string, screen: { rows?: number | u
       i++;
     }
   }
-  const columns = Math.max(1, screen.columns ?? 80);
+  // A terminal that reports 0 (`stty rows 0 cols 0`) does not know its size: 0 is unknown, not no room.
+  const columns = screen.columns === undefined || screen.columns === 0 ? 80 : screen.columns;
   const tall = shown.reduce((sum, line) => sum + Math.max(1, Math.ceil(textWidth(line) / columns)), 0);
   // The header above it and the question below it take a row each.
-  if (screen.rows !== undefined && tall > screen.rows - 2) shown.push(`[the preview is ${tall} rows tall; scroll up to read it from its start]`);
+  if (screen.rows !== undefined && screen.rows > 0 && tall > screen.rows - 2) shown.push(`[the preview is ${tall} rows tall; scroll up to read it from its start]`);
   return shown.join('\n');
 }

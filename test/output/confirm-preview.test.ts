@@ -17,6 +17,10 @@ describe('confirmationPreview: a confirmation shows what it asks for', () => {
     ['rows wrapped at the width count as rows', 'x'.repeat(800), { rows: 10, columns: 80 }, `${'x'.repeat(800)}\n[the preview is 10 rows tall; scroll up to read it from its start]`],
     ['just fits: no note', Array.from({ length: 22 }, () => 'y').join('\n'), { rows: 24, columns: 80 }, Array.from({ length: 22 }, () => 'y').join('\n')],
     ['no screen size known: no note', Array.from({ length: 100 }, () => 'z').join('\n'), {}, Array.from({ length: 100 }, () => 'z').join('\n')],
+    // `stty rows 0 cols 0`, or a terminal that reports no size: unknown, not a screen with no room.
+    ['a 0×0 terminal: size unknown, no note', 'ls -la', { rows: 0, columns: 0 }, 'ls -la'],
+    ['0 rows: no note, whatever the width', 'x'.repeat(800), { rows: 0, columns: 80 }, 'x'.repeat(800)],
+    ['0 columns: rows counted at 80', 'x'.repeat(800), { rows: 10, columns: 0 }, `${'x'.repeat(800)}\n[the preview is 10 rows tall; scroll up to read it from its start]`],
   ])('%s', (_case, preview, screen, shown) => {
     expect(confirmationPreview(preview, screen)).toBe(shown);
   });
