@@ -206,7 +206,9 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       else handled();
     }
     if (term.terminal && !closed) {
+      // What was begun at the prompt goes with the line: a """ block, an /explain waiting for its line.
       pending = null;
+      explainNext = false;
       // Ctrl-U deletes only what is left of the cursor: go to the end first. (Without line editing
       // the terminal has dropped the line itself.)
       if (editing) {

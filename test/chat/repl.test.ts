@@ -420,6 +420,22 @@ describe('runChat on a terminal', () => {
     expect(calls.map((call) => call.prompt)).toEqual(['go', 'next']);
   });
 
+  it('Ctrl-C at the prompt cancels an /explain waiting for its line: the next line is sent', async () => {
+    const io = terminalIo(true);
+    const { driver, calls, explained } = stubDriver();
+    const done = runChat(io.term, driver, START);
+    io.input.write('/explain\r');
+    await waitFor(() => expect(io.stderr()).toContain('the next message is explained, not sent'));
+    io.input.write('\x03');
+    await waitFor(() => expect(io.stderr()).toContain('(Ctrl-D or /bye to leave)'));
+    io.input.write('hello\r');
+    await waitFor(() => expect(calls).toHaveLength(1));
+    io.input.write('/bye\r');
+    expect(await done).toBe('ok');
+    expect(calls.map((call) => call.prompt)).toEqual(['hello']);
+    expect(explained).toEqual([]);
+  });
+
   it.each([
     ['/last', 'last', 'last of work\n'],
     ['/explain why', 'explain', 'explained: why\n'],
