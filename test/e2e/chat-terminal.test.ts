@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import stripAnsi from 'strip-ansi';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
-import { startInPty } from '../support/pty.js';
+import { startInPty, startProgramInPty } from '../support/pty.js';
 import type { PtySession } from '../support/pty.js';
-import { logLines, tempHome } from '../support/run-argo.js';
+import { ARGO_BIN, logLines, tempHome } from '../support/run-argo.js';
 import { screenRows } from '../support/screen.js';
 import { waitFor } from '../support/wait.js';
 
@@ -178,6 +178,20 @@ describe('argo chat on a terminal', () => {
       ['Tell me a long story', 'ok'],
       ['typed ahead', 'ok'],
     ]);
+  });
+
+  it('with standard error sent elsewhere (2>file), what is typed still shows: the terminal echoes it, argo edits no line', async () => {
+    const home = tempHome();
+    const errors = join(home, 'errors.txt');
+    const pty = startProgramInPty('/bin/sh', ['-c', `exec "${process.execPath}" "${ARGO_BIN}" chat -s quiet 2>"${errors}"`], { home, host: ollama.url, env: { NO_COLOR: '1' } });
+    await waitFor(() => expect(readFileSync(errors, 'utf8')).toContain('quiet> '));
+    pty.write('hello there\r');
+    await pty.waitFor('You said: hello there');
+    pty.write('/bye\r');
+    expect((await pty.exited).code).toBe(0);
+    // The echo of the typed line, then the answer: none of it hidden in the file.
+    expect(screenRows(pty.output, 100)).toEqual(expect.arrayContaining(['hello there', 'You said: hello there', '/bye']));
+    expect(logLines(home).map((line) => line.user_prompt)).toEqual(['hello there']);
   });
 
   it('a multi-line message between """ lines is one turn', async () => {
