@@ -5,6 +5,21 @@ import { ReadStream, WriteStream } from 'node:tty';
 
 const CTRL_C = 0x03;
 const CTRL_D = 0x04;
+const CTRL_Z = 0x1a;
+
+/** What the gate's owner does when keys ask for it. */
+export interface GateHooks {
+  /** Ctrl-C while held, which is never held back since it stops the answer. */
+  interrupt: () => void;
+  /** The process was suspended with Ctrl-Z and has been continued (`fg`): redraw what was on the line. */
+  resumed?: () => void;
+}
+
+/** Stops the process as Ctrl-Z does in a terminal's cooked mode; `continued` runs once it goes on (`fg`). */
+function suspendProcess(continued: () => void): void {
+  process.once('SIGCONT', continued);
+  process.kill(process.pid, 'SIGTSTP');
+}
 
 export class TerminalGate {
   /** What readline reads: the terminal's keys, less those held back. */
@@ -18,6 +33,8 @@ export class TerminalGate {
   /** Set while a question is open: called instead of passing Ctrl-D, or when the terminal input ends. */
   private stopQuestion: (() => void) | null = null;
   private terminalEnded = false;
+  /** The mode readline (or the owner) last asked for, restored after a suspension. */
+  private raw = false;
   private readonly onData = (chunk: Buffer | string): void => this.take(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   private readonly onEnd = (): void => {
     this.terminalEnded = true;
@@ -30,14 +47,14 @@ export class TerminalGate {
     if (!this.holding) this.output.emit('resize');
   };
 
-  /** `interrupt`: Ctrl-C while held, which is never held back since it stops the answer. */
   constructor(
     private readonly terminalIn: NodeJS.ReadableStream,
     private readonly terminalOut: NodeJS.WritableStream,
-    private readonly interrupt: () => void,
+    private readonly hooks: GateHooks,
   ) {
     const setRawMode = (mode: boolean): void => {
-      if (terminalIn instanceof ReadStream) terminalIn.setRawMode(mode);
+      this.raw = mode;
+      this.setTerminalRaw(mode);
     };
     this.input = Object.assign(new PassThrough(), { isTTY: true, setRawMode });
     // Written through at once (the callback is synchronous), so it keeps its order with direct writes.
@@ -112,16 +129,35 @@ export class TerminalGate {
     this.terminalIn.pause();
   }
 
+  private setTerminalRaw(mode: boolean): void {
+    if (this.terminalIn instanceof ReadStream) this.terminalIn.setRawMode(mode);
+  }
+
+  // Readline would suspend only once it reads the key, after the answer (while held), and pauses its
+  // input when continued; here Ctrl-Z stops the process at once, in any state, and nothing pauses.
+  // Raw mode goes off first, so the shell gets its terminal as it left it.
+  private suspend(): void {
+    this.setTerminalRaw(false);
+    suspendProcess(() => {
+      this.setTerminalRaw(this.raw);
+      this.hooks.resumed?.();
+    });
+  }
+
   // Byte by byte: a Ctrl-C or Ctrl-D may change the mode, and the rest of the chunk follows the new one.
   private take(chunk: Buffer): void {
     let start = 0;
     for (let at = 0; at < chunk.length; at++) {
       const key = chunk[at];
       const stop = this.stopQuestion;
-      if (this.holding && key === CTRL_C) {
+      if (key === CTRL_Z) {
         this.forward(chunk.subarray(start, at));
         start = at + 1;
-        this.interrupt();
+        this.suspend();
+      } else if (this.holding && key === CTRL_C) {
+        this.forward(chunk.subarray(start, at));
+        start = at + 1;
+        this.hooks.interrupt();
       } else if (!this.holding && stop !== null && key === CTRL_D) {
         this.forward(chunk.subarray(start, at));
         start = at + 1;

@@ -119,7 +119,15 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   // Set while /explain runs (it streams no answer, so Ctrl-C there also clears the line).
   let explaining: AbortController | null = null;
   // On a terminal readline reads and draws through a gate, held while an answer streams.
-  const gate = editing ? new TerminalGate(term.input, term.stderr, () => current?.abort()) : null;
+  const gate = editing
+    ? new TerminalGate(term.input, term.stderr, {
+        interrupt: () => current?.abort(),
+        // Back from Ctrl-Z (`fg`): the prompt or question is drawn again with what was typed on it.
+        resumed: () => {
+          if (atPrompt || asking) rl.prompt(true);
+        },
+      })
+    : null;
   const rl = createInterface({
     input: gate?.input ?? term.input,
     output: gate?.output ?? term.stderr,

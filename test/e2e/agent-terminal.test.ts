@@ -1,13 +1,17 @@
 // Agent mode at a terminal: side-effecting calls ask y/N, showing the diff or the command.
+import stripAnsi from 'strip-ansi';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scriptRounds } from '../support/fake-ollama.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
-import { startInPty } from '../support/pty.js';
+import { startArgoInShell, startInPty } from '../support/pty.js';
+import type { PtySession } from '../support/pty.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { screenRows } from '../support/screen.js';
+import { installedShell } from '../support/shells.js';
+import { waitFor } from '../support/wait.js';
 
 const ollama = await fakeOllamaPerFile({ models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
 
@@ -243,6 +247,41 @@ describe('argo chat --tools on a terminal: the chat asks on its own input', () =
     expect(existsSync(join(dir, 'h.txt'))).toBe(false);
     expect(turns(home)).toEqual([['write h', 'interrupted']]);
     expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('write h\n');
+  });
+});
+
+const bash = installedShell('bash');
+const shownFrom = (shell: PtySession, from = 0): string => stripAnsi(shell.output.slice(from)).replace(/\r/g, '');
+
+describe.skipIf(bash === null)('argo chat --tools stopped with Ctrl-Z at the question and continued with fg', () => {
+  it('the question is asked again with what was typed on it, and answered: the call runs, the chat goes on', async () => {
+    const dir = root();
+    const home = tempHome();
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'write_file', arguments: { path: 'z.txt', content: 'x\n' } } }] }, { reply: 'Wrote z.' }, { reply: 'Still here.' }]);
+    const shell = await startArgoInShell(bash ?? '', ['chat', '-s', 'ag', '-T', 'edit', '--root', dir], { home, host: ollama.url, env: { NO_COLOR: '1' } });
+    await waitFor(() => expect(shownFrom(shell)).toContain('ag> '));
+    shell.write('write z\r');
+    await waitFor(() => expect(shownFrom(shell)).toContain('Allow? [y/N] '));
+    shell.write('y');
+    await waitFor(() => expect(shownFrom(shell)).toContain('Allow? [y/N] y'));
+    shell.write('\x1a');
+    await waitFor(() => expect(shownFrom(shell)).toMatch(/Stopped.*\n\$ $/));
+    const from = shell.output.length;
+    shell.write('fg\r');
+    await waitFor(() => expect(shownFrom(shell, from)).toContain('Allow? [y/N] y'));
+    shell.write('\r');
+    await waitFor(() => expect(shownFrom(shell, from)).toMatch(/Wrote z\.\nag> $/));
+    shell.write('after\r');
+    await waitFor(() => expect(shownFrom(shell, from)).toContain('Still here.'));
+    shell.write('/bye\r');
+    await waitFor(() => expect(shownFrom(shell, from)).toMatch(/\n\$ $/));
+    shell.write('exit\r');
+    await shell.exited;
+    expect(readFileSync(join(dir, 'z.txt'), 'utf8')).toBe('x\n');
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
+      ['write z', 'ok'],
+      ['after', 'ok'],
+    ]);
   });
 });
 

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import stripAnsi from 'strip-ansi';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
-import { startInPty, startProgramInPty } from '../support/pty.js';
+import { startArgoInShell, startInPty, startProgramInPty } from '../support/pty.js';
 import type { PtySession } from '../support/pty.js';
 import { ARGO_BIN, logLines, tempHome } from '../support/run-argo.js';
 import { screenRows } from '../support/screen.js';
+import { installedShell } from '../support/shells.js';
 import { waitFor } from '../support/wait.js';
 
 const ollama = await fakeOllamaPerFile();
@@ -304,5 +305,59 @@ describe('argo chat on a terminal', () => {
       ['first', 'ok', null],
       ['second', 'interrupted', 'interrupted by SIGHUP (the terminal closed)'],
     ]);
+  });
+});
+
+const bash = installedShell('bash');
+
+/** What the terminal shows from `from` on, escapes and carriage returns left out. */
+const shownFrom = (shell: PtySession, from = 0): string => stripAnsi(shell.output.slice(from)).replace(/\r/g, '');
+// bash's prompt on a row of its own.
+const SHELL_PROMPT = /\n\$ $/;
+
+describe.skipIf(bash === null)('argo chat stopped with Ctrl-Z and continued with fg', () => {
+  it('at the prompt: after fg the prompt is back with what was typed on it, and the next message is answered', async () => {
+    const home = tempHome();
+    const shell = await startArgoInShell(bash ?? '', ['chat', '-s', 'zz'], { home, host: ollama.url, env: { NO_COLOR: '1' } });
+    await waitFor(() => expect(shownFrom(shell)).toContain('zz> '));
+    shell.write('half');
+    await waitFor(() => expect(shownFrom(shell)).toContain('zz> half'));
+    shell.write('\x1a');
+    await waitFor(() => expect(shownFrom(shell)).toMatch(/Stopped.*\n\$ $/));
+    const from = shell.output.length;
+    shell.write('fg\r');
+    await waitFor(() => expect(shownFrom(shell, from)).toContain('zz> half'));
+    shell.write(' done\r');
+    await waitFor(() => expect(shownFrom(shell, from)).toContain('You said: half done'));
+    shell.write('/bye\r');
+    await waitFor(() => expect(shownFrom(shell, from)).toMatch(SHELL_PROMPT));
+    shell.write('exit\r');
+    await shell.exited;
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([['half done', 'ok']]);
+  });
+
+  it('during an answer: stopped at once, not at the next prompt; after fg the answer ends and the chat goes on', async () => {
+    const home = tempHome();
+    const shell = await startArgoInShell(bash ?? '', ['chat', '-s', 'zz'], { home, host: ollama.url, env: { NO_COLOR: '1' } });
+    await waitFor(() => expect(shownFrom(shell)).toContain('zz> '));
+    ollama.setScenario({ holdAfter: 1, times: 1 });
+    shell.write('long story\r');
+    await ollama.waitForHold();
+    shell.write('\x1a');
+    await waitFor(() => expect(shownFrom(shell)).toMatch(/Stopped.*\n\$ $/));
+    const from = shell.output.length;
+    shell.write('fg\r');
+    // bash names the job it continues: argo runs again.
+    await waitFor(() => expect(shownFrom(shell, from)).toContain('chat'));
+    ollama.release();
+    // The answer's first word may have been shown before the stop.
+    await waitFor(() => expect(shownFrom(shell, from)).toMatch(/said: long story\nzz> $/));
+    shell.write('next\r');
+    await waitFor(() => expect(shownFrom(shell, from)).toContain('You said: next'));
+    shell.write('/bye\r');
+    await waitFor(() => expect(shownFrom(shell, from)).toMatch(SHELL_PROMPT));
+    shell.write('exit\r');
+    await shell.exited;
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([['long story', 'ok'], ['next', 'ok']]);
   });
 });

@@ -37,6 +37,19 @@ export function startInPty(args: string[], options: PtyOptions): PtySession {
   return startProgramInPty(process.execPath, [ARGO_BIN, ...args], options, 'argo');
 }
 
+/**
+ * `argo ARGS` typed at an interactive bash on a pseudo-terminal (`bash`: where it is installed), so
+ * job control works as at a person's terminal: Ctrl-Z stops argo, `fg` continues it. The shell's
+ * prompt is `$ `; resolves once argo has been started.
+ */
+export async function startArgoInShell(bash: string, args: string[], options: PtyOptions): Promise<PtySession> {
+  const shell = startProgramInPty(bash, ['--norc', '--noprofile', '-i'], { ...options, env: { PS1: '$ ', ...options.env } });
+  await shell.waitFor('$ ');
+  const quoted = [process.execPath, ARGO_BIN, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`);
+  shell.write(`${quoted.join(' ')}\r`);
+  return shell;
+}
+
 /** Any program on a pseudo-terminal (an interactive shell, say), in the environment argo gets there; cwd is `home`. */
 export function startProgramInPty(file: string, args: string[], options: PtyOptions, name = basename(file)): PtySession {
   const env: Record<string, string> = {
