@@ -67,6 +67,12 @@ export interface ChatTerminal {
    * stopped has ended), so the next one is not taken for an insistent second.
    */
   onInterrupt: (handler: (signal: ChatSignal, handled: () => void) => void) => () => void;
+  /**
+   * Raises a Ctrl-C key (raw mode sends no signal) as the SIGINT it stands for, which comes back
+   * through `onInterrupt`: so it is counted as one, and a second one while the first is being dealt
+   * with quits. Without it, the key goes to the chat directly.
+   */
+  keyInterrupt?: () => void;
 }
 
 /**
@@ -121,7 +127,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   // On a terminal readline reads and draws through a gate, held while an answer streams.
   const gate = editing
     ? new TerminalGate(term.input, term.stderr, {
-        interrupt: () => current?.abort(),
+        interrupt: () => ctrlC(),
         // Back from Ctrl-Z (`fg`): the prompt or question is drawn again with what was typed on it.
         resumed: () => {
           if (atPrompt || asking) rl.prompt(true);
@@ -228,7 +234,12 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       if (!busy) prompt();
     }
   };
-  rl.on('SIGINT', () => interrupt());
+  // A Ctrl-C key: at the prompt or a question readline reads it, while an answer streams the gate does.
+  const ctrlC = (): void => {
+    if (term.keyInterrupt === undefined) interrupt();
+    else term.keyInterrupt();
+  };
+  rl.on('SIGINT', ctrlC);
   // SIGTERM or SIGHUP: the turn in flight is cut (and logged by its driver) and no line is read
   // after it. An object, as `awaiting`: the loop must see what the signal's callback set.
   const ending: { by: Exclude<ChatSignal, 'SIGINT'> | null } = { by: null };

@@ -24,6 +24,12 @@ export interface Io {
    */
   onInterrupt: (handler: InterruptHandler) => () => void;
   /**
+   * A Ctrl-C read as a key: a terminal in raw mode (a chat's line editing, an agent run waiting to
+   * ask) sends no SIGINT for it. It is handled as that SIGINT, so it is counted: a second one before
+   * the first is dealt with quits, as at a terminal in cooked mode.
+   */
+  keyInterrupt: () => void;
+  /**
    * Calls `handler` once standard output takes no more: 'closed' by its reader (`argo … | head -1`),
    * or 'failed' (a full disk behind `>`). A closed terminal is neither: SIGHUP says so.
    */
@@ -126,6 +132,8 @@ export function processIo(): Io {
         stop();
       };
     },
+    // What Node does on a SIGINT: every listener of the process, main's count first.
+    keyInterrupt: () => void process.emit('SIGINT', 'SIGINT'),
     onOutputClosed: (handler) => {
       const listener = (error: unknown): void => {
         const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;

@@ -129,6 +129,11 @@ function terminalIo(terminal: boolean, historyFile: string | null = null, onStop
   const interrupts: Handler[] = [];
   // Each signal sent, and whether the chat has said it is fully handled.
   const sent: { signal: ChatSignal; handled: boolean }[] = [];
+  const send = (signal: ChatSignal): void => {
+    const record = { signal, handled: false };
+    sent.push(record);
+    for (const handler of [...interrupts]) handler(signal, () => (record.handled = true));
+  };
   return {
     term: {
       input,
@@ -143,16 +148,14 @@ function terminalIo(terminal: boolean, historyFile: string | null = null, onStop
           onStopListening();
         };
       },
+      // As the CLI's: a Ctrl-C key is raised as a SIGINT.
+      keyInterrupt: () => send('SIGINT'),
     },
     input,
     stdout,
     stderr: () => stderrText,
     /** A stop signal, SIGINT (Ctrl-C off a terminal) unless told. */
-    interrupt: (signal: ChatSignal = 'SIGINT') => {
-      const record = { signal, handled: false };
-      sent.push(record);
-      for (const handler of [...interrupts]) handler(signal, () => (record.handled = true));
-    },
+    interrupt: (signal: ChatSignal = 'SIGINT') => send(signal),
     /** Which signals sent so far the chat has said it has fully handled. */
     handled: () => sent.map((record) => record.handled),
     listening: () => interrupts.length,
@@ -594,6 +597,36 @@ describe('when the chat has handled a Ctrl-C signal (a later one is then no insi
     expect(io.handled()).toEqual(after);
     io.input.end(terminal ? '/bye\r' : '');
     await done;
+  });
+
+  it('a Ctrl-C key on a terminal counts as the signal: mid-answer, handled once that turn has ended', async () => {
+    const io = terminalIo(true);
+    let finish = (): void => undefined;
+    const ending = new Promise<void>((resolve) => (finish = resolve));
+    const { driver, started, finished } = stubDriver({ hold: (prompt) => prompt === 'long' });
+    const turn = driver.turn.bind(driver);
+    driver.turn = async (...args) => {
+      const outcome = await turn(...args);
+      await ending;
+      return outcome;
+    };
+    const done = runChat(io.term, driver, START);
+    io.input.write('long\r');
+    await waitFor(() => expect(started).toEqual(['long']));
+    io.input.write('\x03');
+    await waitFor(() => expect(finished).toEqual(['long']));
+    // Still being dealt with: a second one now would quit.
+    expect(io.handled()).toEqual([false]);
+    finish();
+    io.input.write('next\r');
+    await waitFor(() => expect(started).toEqual(['long', 'next']));
+    expect(io.handled()).toEqual([true]);
+    io.input.write('\x03');
+    await waitFor(() => expect(io.stderr()).toContain('(Ctrl-D or /bye to leave)'));
+    // At the prompt it is dealt with at once.
+    expect(io.handled()).toEqual([true, true]);
+    io.input.end('/bye\r');
+    expect(await done).toBe('interrupted');
   });
 
   it('piped, during a slash command (/last still reading): once that command has ended', async () => {

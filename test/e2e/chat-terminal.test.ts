@@ -7,7 +7,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { startArgoInShell, startInPty, startProgramInPty } from '../support/pty.js';
 import type { PtySession } from '../support/pty.js';
-import { ARGO_BIN, logLines, tempHome } from '../support/run-argo.js';
+import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { withLogLock } from '../../src/log/lock.js';
 import { screenRows } from '../support/screen.js';
 import { installedShell } from '../support/shells.js';
 import { waitFor } from '../support/wait.js';
@@ -193,6 +194,43 @@ describe('argo chat on a terminal', () => {
     // The echo of the typed line, then the answer: none of it hidden in the file.
     expect(screenRows(pty.output, 100)).toEqual(expect.arrayContaining(['hello there', 'You said: hello there', '/bye']));
     expect(logLines(home).map((line) => line.user_prompt)).toEqual(['hello there']);
+  });
+
+  it('a second Ctrl-C while the stopped turn is still ending (the log locked by another argo) quits at once: exit 130, the turn kept for later', async () => {
+    const home = tempHome({ timeouts: { lockWaitMs: 600_000 } });
+    const term = openTerminal(['chat', '-s', 'pty'], home);
+    await waitFor(() => expect(term.screen()).toContain('pty> '));
+    term.pty.write('first\r');
+    await waitFor(() => expect(logLines(home)).toHaveLength(1));
+    // Another process holding the log lock: the stopped turn cannot be written.
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let taken = (): void => undefined;
+    const locked = new Promise<void>((resolve) => (taken = resolve));
+    const holding = withLogLock(join(home, 'logs'), async () => {
+      taken();
+      await released;
+    });
+    try {
+      await locked;
+      ollama.setScenario({ holdAfter: 1, times: 1 });
+      term.pty.write('long story\r');
+      await ollama.waitForHold();
+      term.pty.write('\x03');
+      await waitFor(() => expect(term.screen()).toContain('waiting for the log in'));
+      term.pty.write('\x03');
+      expect(await term.exited).toBe(130);
+      expect(term.screen()).toMatch(/argo: interrupted\n$/);
+    } finally {
+      release();
+      await holding;
+    }
+    // Not lost: the next argo logs what the quitting one had begun.
+    expect((await runArgo(['logs', '-n', '1'], { home })).code).toBe(0);
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
+      ['first', 'ok'],
+      ['long story', 'interrupted'],
+    ]);
   });
 
   it('a multi-line message between """ lines is one turn', async () => {
