@@ -188,7 +188,8 @@ describe('argo chat on a terminal', () => {
     const pty = startProgramInPty('/bin/sh', ['-c', `exec "${process.execPath}" "${ARGO_BIN}" chat -s quiet 2>"${errors}"`], { home, host: ollama.url, env: { NO_COLOR: '1' } });
     await waitFor(() => expect(readFileSync(errors, 'utf8')).toContain('quiet> '));
     pty.write('hello there\r');
-    await pty.waitFor('You said: hello there');
+    // The answer's row ended: what is typed next echoes on a row of its own.
+    await pty.waitFor('You said: hello there\r\n');
     pty.write('/bye\r');
     expect((await pty.exited).code).toBe(0);
     // The echo of the typed line, then the answer: none of it hidden in the file.
