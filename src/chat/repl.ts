@@ -73,7 +73,12 @@ export interface ChatTerminal {
    * with quits. Without it, the key goes to the chat directly.
    */
   keyInterrupt?: () => void;
+  /** How late a signal may be handled after a line sent after it (default SIGNAL_SKEW_MS; see runChat). */
+  signalSkewMs?: number;
 }
+
+/** A signal sent up to this long before a line was read counts as sent before it. */
+const SIGNAL_SKEW_MS = 50;
 
 /**
  * SIGINT is Ctrl-C (a signal when input is not a terminal): it stops the answer, not the chat.
@@ -143,9 +148,17 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     removeHistoryDuplicates: true,
   });
   const saver = term.terminal && term.historyFile !== null ? new HistorySaver(term.historyFile, term.stderr) : null;
-  // Lines readline has given the chat so far (a question's answer is none of them).
+  // Lines readline has given the chat so far (a question's answer is none of them), and when each
+  // not yet taken by the loop was read, off line editing (see signalSettled).
   let linesSeen = 0;
-  rl.on('line', () => linesSeen++);
+  const readAt: number[] = [];
+  rl.on('line', () => {
+    linesSeen++;
+    if (!editing) readAt.push(performance.now());
+  });
+  // Lines the loop has taken, and the number of the one whose answer runs now.
+  let linesTaken = 0;
+  let answering = 0;
   // True while a question of a turn is open: its answer is no line of the chat.
   let asking = false;
   // A question the run closed before the user answered (a STOP): the first line typed after it, when
@@ -204,11 +217,49 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   });
   // Ctrl-C signals whose answer or slash command is still running: handled once the input has been dealt with.
   let handledWhenDone: (() => void)[] = [];
-  // Ctrl-C: stop the answer if one is streaming, else drop what is being typed. Never leave.
-  // `handled`: given for a signal (kill -INT, Ctrl-C when piped), not for a key readline read.
-  const interrupt = (handled?: () => void): void => {
+  // Set by a Ctrl-C that came after lines were entered and before the loop took them (Enter and
+  // Ctrl-C in one read), to the last of them: the first answer or /explain they start is stopped as
+  // it starts; if they start none, the Ctrl-C acts as at the prompt once they are taken. An object,
+  // as `awaiting`.
+  const stopping: { upTo: number | null } = { upTo: null };
+  const stoppable = (): AbortController => {
+    const controller = new AbortController();
+    if (stopping.upTo !== null) {
+      stopping.upTo = null;
+      controller.abort();
+    }
+    return controller;
+  };
+  // What Ctrl-C does at the prompt: the line goes, with what was begun there (a """ block, an
+  // /explain waiting for its line). Never leave.
+  const clearLine = (): void => {
+    if (!term.terminal || closed) return;
+    pending = null;
+    explainNext = false;
+    // Ctrl-U deletes only what is left of the cursor: go to the end first. (Without line editing
+    // the terminal has dropped the line itself.)
+    if (editing) {
+      rl.write(null, { ctrl: true, name: 'e' });
+      rl.write(null, { ctrl: true, name: 'u' });
+    }
+    term.stderr.write('\n');
+    note('(Ctrl-D or /bye to leave)');
+  };
+  // Ctrl-C applies to the input of a line entered before it — the answer streaming, or the one about
+  // to start — never to a line entered after it. `handled`: given for a signal (kill -INT, Ctrl-C
+  // when piped, a key raised as one). `keyed`: a key, whose place among the keys is known; a
+  // signal's is not (see signalSettled), so only lines the loop has taken came before it.
+  const interrupt = (handled: (() => void) | undefined, keyed: boolean): void => {
+    const before = keyed ? linesSeen : linesTaken;
     if (current !== null) {
-      current.abort();
+      if (answering <= before) {
+        current.abort();
+        if (handled !== undefined) handledWhenDone.push(handled);
+      } else handled?.();
+      return;
+    }
+    if (!busy && linesTaken < before) {
+      stopping.upTo = before;
       if (handled !== undefined) handledWhenDone.push(handled);
       return;
     }
@@ -219,25 +270,23 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       if (busy) handledWhenDone.push(handled);
       else handled();
     }
-    if (term.terminal && !closed) {
-      // What was begun at the prompt goes with the line: a """ block, an /explain waiting for its line.
-      pending = null;
-      explainNext = false;
-      // Ctrl-U deletes only what is left of the cursor: go to the end first. (Without line editing
-      // the terminal has dropped the line itself.)
-      if (editing) {
-        rl.write(null, { ctrl: true, name: 'e' });
-        rl.write(null, { ctrl: true, name: 'u' });
-      }
-      term.stderr.write('\n');
-      note('(Ctrl-D or /bye to leave)');
-      if (!busy) prompt();
-    }
+    clearLine();
+    if (!busy) prompt();
   };
-  // A Ctrl-C key: at the prompt or a question readline reads it, while an answer streams the gate does.
+  // A Ctrl-C key: at the prompt or a question readline reads it, while an answer streams the gate
+  // does. Raised as a signal, it comes back through onInterrupt marked as a key.
+  let keyRaised = false;
   const ctrlC = (): void => {
-    if (term.keyInterrupt === undefined) interrupt();
-    else term.keyInterrupt();
+    if (term.keyInterrupt === undefined) {
+      interrupt(undefined, true);
+      return;
+    }
+    keyRaised = true;
+    try {
+      term.keyInterrupt();
+    } finally {
+      keyRaised = false;
+    }
   };
   rl.on('SIGINT', ctrlC);
   // SIGTERM or SIGHUP: the turn in flight is cut (and logged by its driver) and no line is read
@@ -250,7 +299,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     rl.close();
   };
   // On a terminal Ctrl-C is a keypress readline reports; a SIGINT (kill -INT) means the same.
-  const stopListening = term.onInterrupt((signal, handled) => (signal === 'SIGINT' ? interrupt(handled) : leave(signal)));
+  const stopListening = term.onInterrupt((signal, handled) => (signal === 'SIGINT' ? interrupt(handled, keyRaised) : leave(signal)));
 
   const prompt = (): void => {
     if (!term.terminal || closed) return;
@@ -325,7 +374,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       await explain(input.text);
       return 'stay';
     }
-    current = new AbortController();
+    current = stoppable();
+    answering = linesTaken;
     // Held only while an answer streams; the loop releases it after the next prompt.
     gate?.hold();
     try {
@@ -344,7 +394,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
 
   // /explain may wait on Ollama (the model's window): Ctrl-C or a signal that ends the chat ends that wait.
   const explain = async (text: string): Promise<void> => {
-    explaining = new AbortController();
+    explaining = stoppable();
     try {
       term.stdout.write(await driver.explain(text, state, explaining.signal));
     } finally {
@@ -410,43 +460,54 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     }
   };
 
+  // Off line editing Ctrl-C comes as a signal, and a signal sent just before a line may be handled
+  // after it: the kernel can take milliseconds to deliver it (over 20 ms seen on a busy machine),
+  // and Node handles the input of a turn of its event loop before its signals. A line is taken only
+  // once it was read `signalSkewMs` ago, then after one more look at what is pending, so that such a
+  // signal finds the chat still at its prompt. Lines read while an answer streamed wait no more.
+  const signalSettled = async (): Promise<void> => {
+    const wait = (readAt.shift() ?? 0) + (term.signalSkewMs ?? SIGNAL_SKEW_MS) - performance.now();
+    if (wait <= 0) return;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+
   try {
     prompt();
-    let linesRead = 0;
     for await (const line of rl) {
+      if (!editing) await signalSettled();
       // Lines readline had read before a signal closed it still come: none of them is handled.
       if (ending.by !== null) break;
-      linesRead++;
-      const late = awaiting.late;
-      if (late !== null && late.line === linesRead) {
-        const question = late.question;
-        awaiting.late = null;
-        // Inside a """ block a line is part of a message, whatever it says.
-        if (pending === null && isAnswerWord(line)) {
-          const shown = untrustedTextFor(term.stderr as { isTTY?: boolean });
-          note(`argo: "${shown(line.trim())}" was not sent: it answers "${shown(question.trim())}", which closed unanswered when the run was stopped; type it again to send it as a message`);
-          prompt();
-          gate?.release();
-          continue;
+      linesTaken++;
+      let next: 'leave' | 'stay' = 'stay';
+      const late = awaiting.late?.line === linesTaken ? awaiting.late : null;
+      if (late !== null) awaiting.late = null;
+      // Inside a """ block a line is part of a message, whatever it says.
+      if (late !== null && pending === null && isAnswerWord(line)) {
+        const shown = untrustedTextFor(term.stderr as { isTTY?: boolean });
+        note(`argo: "${shown(line.trim())}" was not sent: it answers "${shown(late.question.trim())}", which closed unanswered when the run was stopped; type it again to send it as a message`);
+      } else {
+        const taken = takeLine(pending, line);
+        pending = taken.kind === 'more' ? taken.pending : null;
+        if (taken.kind === 'input') {
+          busy = true;
+          try {
+            next = await run(taken.text, taken.block);
+          } catch (error) {
+            if (!(error instanceof ArgoError)) throw error;
+            // It may quote what Ollama or a file said: shown, never obeyed.
+            note(`argo: ${untrustedTextFor(term.stderr as { isTTY?: boolean })(error.message)}`);
+          } finally {
+            busy = false;
+          }
         }
       }
-      const taken = takeLine(pending, line);
-      pending = taken.kind === 'more' ? taken.pending : null;
-      if (taken.kind === 'input') {
-        let next: 'leave' | 'stay' = 'stay';
-        busy = true;
-        try {
-          next = await run(taken.text, taken.block);
-        } catch (error) {
-          if (!(error instanceof ArgoError)) throw error;
-          // It may quote what Ollama or a file said: shown, never obeyed.
-          note(`argo: ${untrustedTextFor(term.stderr as { isTTY?: boolean })(error.message)}`);
-        } finally {
-          busy = false;
-          for (const handled of handledWhenDone) handled();
-          handledWhenDone = [];
-        }
-        if (next === 'leave') break;
+      for (const handled of handledWhenDone) handled();
+      handledWhenDone = [];
+      if (next === 'leave') break;
+      if (stopping.upTo !== null && linesTaken >= stopping.upTo) {
+        stopping.upTo = null;
+        clearLine();
       }
       prompt();
       // After the prompt, so what was typed meanwhile shows on it.

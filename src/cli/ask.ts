@@ -137,7 +137,9 @@ async function askTurn(
     stoppedBy ??= how;
     controller.abort(STOPS[how].reason);
   };
-  const stopListening = io.onInterrupt((signal) => stop(STOP_SIGNALS[signal]));
+  // A chat passes its own signal: it listens for Ctrl-C itself and decides which turn one stops
+  // (not one whose line came after it), so the turn does not listen too.
+  const stopListening = shared.signal === undefined ? io.onInterrupt((signal) => stop(STOP_SIGNALS[signal])) : () => undefined;
   const stopWatchingOutput = io.onOutputClosed((how) => stop(how === 'closed' ? 'output-closed' : 'output-failed'));
   const stopFollowing = followSignal(shared.signal, (reason) => stop(isStopSignal(reason) ? STOP_SIGNALS[reason] : 'interrupted'));
   try {

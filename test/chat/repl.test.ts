@@ -33,6 +33,8 @@ function stubDriver(
     explainWaits?: boolean;
     /** Turns whose answer found standard output closed. */
     outputClosed?: (prompt: string) => boolean;
+    /** A turn it names streams until the promise settles, then ends interrupted if its signal was aborted meanwhile. */
+    streamsUntil?: (prompt: string) => Promise<void> | undefined;
   } = {},
 ) {
   const calls: Call[] = [];
@@ -47,6 +49,7 @@ function stubDriver(
     turn: async (prompt, state, signal, askLine): Promise<TurnOutcome> => {
       calls.push({ prompt, state: { ...state } });
       started.push(prompt);
+      const stoppedAtStart = signal.aborted;
       await options.beforeAsk?.(prompt);
       const stop = prompt === 'go' ? options.stop : undefined;
       if (options.asks === true || (typeof options.asks === 'function' && options.asks(prompt))) answers.push(await askLine('Allow? [y/N] ', stop ? AbortSignal.any([signal, stop.signal]) : signal));
@@ -56,8 +59,16 @@ function stubDriver(
       }
       if (options.fail?.(prompt)) throw new UsageError(`cannot send "${prompt}"`);
       if (options.outputClosed?.(prompt)) return { status: 'output-closed', stats: null };
-      if (options.hold?.(prompt)) {
-        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      const streaming = options.streamsUntil?.(prompt);
+      if (streaming !== undefined) {
+        await streaming;
+        if (signal.aborted) reasons.push(signal.reason);
+        finished.push(prompt);
+        return { status: signal.aborted ? 'interrupted' : 'ok', stats: null };
+      }
+      // A turn stopped as it started (Ctrl-C right after its Enter) ends at once, as one held does when stopped.
+      if (options.hold?.(prompt) === true || stoppedAtStart) {
+        if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
         reasons.push(signal.reason);
         finished.push(prompt);
         return { status: 'interrupted', stats: null };
@@ -439,6 +450,40 @@ describe('runChat on a terminal', () => {
     expect(explained).toEqual([]);
   });
 
+  it('Enter and Ctrl-C in one read: the answer to that line is stopped as it starts (logged interrupted), not the prompt cleared', async () => {
+    const io = terminalIo(true);
+    const { driver, calls, finished, reasons } = stubDriver();
+    const done = runChat(io.term, driver, START);
+    await waitFor(() => expect(io.stderr()).toContain('work> '));
+    io.input.write('hello\r\x03');
+    io.input.write('after\r');
+    await waitFor(() => expect(finished).toEqual(['hello', 'after']));
+    io.input.write('/bye\r');
+    expect(await done).toBe('interrupted');
+    expect(calls.map((call) => call.prompt)).toEqual(['hello', 'after']);
+    expect(reasons).toHaveLength(1);
+    expect(io.stderr()).not.toContain('(Ctrl-D or /bye to leave)');
+  });
+
+  it.each([
+    ['/explain: it is cancelled, the next line is sent', '/explain\r\x03'],
+    ['a line of a """ block: the block is dropped', '"""\rdropped\r\x03'],
+    ['an empty line', '\r\x03'],
+  ])('Enter and Ctrl-C in one read after a line that starts no answer, %s: as at the prompt', async (_case, keys) => {
+    const io = terminalIo(true);
+    const { driver, calls, explained } = stubDriver();
+    const done = runChat(io.term, driver, START);
+    await waitFor(() => expect(io.stderr()).toContain('work> '));
+    io.input.write(keys);
+    await waitFor(() => expect(io.stderr()).toContain('(Ctrl-D or /bye to leave)'));
+    io.input.write('after\r');
+    await waitFor(() => expect(calls).toHaveLength(1));
+    io.input.write('/bye\r');
+    expect(await done).toBe('ok');
+    expect(calls.map((call) => call.prompt)).toEqual(['after']);
+    expect(explained).toEqual([]);
+  });
+
   it.each([
     ['/last', 'last', 'last of work\n'],
     ['/explain why', 'explain', 'explained: why\n'],
@@ -645,6 +690,30 @@ describe('when the chat has handled a Ctrl-C signal (a later one is then no insi
     expect(io.handled()).toEqual([true]);
     io.input.end('');
     await done;
+  });
+
+  it.each([
+    ['piped', false],
+    ['on a terminal without line editing (TERM=dumb)', true],
+  ])('%s: a SIGINT sent before a line but handled just after it was read does not stop its answer', async (_case, terminal) => {
+    const io = terminalIo(terminal);
+    let end = (): void => undefined;
+    const ending = new Promise<void>((resolve) => (end = resolve));
+    const { driver, started, finished, reasons } = stubDriver({ streamsUntil: () => ending });
+    const done = runChat({ ...io.term, lineEditing: false, signalSkewMs: 200 }, driver, START);
+    // Listening after readline: the line has been read when the signal is handled, a moment later,
+    // as a signal the kernel delivers late (well within the 200 ms the chat allows for it).
+    io.input.once('data', () => setImmediate(() => io.interrupt('SIGINT')));
+    io.input.write('story\n');
+    await waitFor(() => expect(started).toEqual(['story']));
+    end();
+    await waitFor(() => expect(finished).toEqual(['story']));
+    // It found the chat at its prompt, with nothing to stop: dealt with at once.
+    expect(io.handled()).toEqual([true]);
+    expect(started).toEqual(['story']);
+    io.input.end('');
+    expect(await done).toBe('ok');
+    expect(reasons).toEqual([]);
   });
 
   it('a SIGTERM is never handled: a second one during the chat\'s shutdown quits', async () => {

@@ -197,6 +197,24 @@ describe('argo chat on a terminal', () => {
     expect(logLines(home).map((line) => line.user_prompt)).toEqual(['hello there']);
   });
 
+  it('Enter and Ctrl-C in one read stop the answer to that line (logged interrupted), not the next line\'s', async () => {
+    const home = tempHome();
+    const term = openTerminal(['chat', '-s', 'pty'], home);
+    await waitFor(() => expect(term.screen()).toContain('pty> '));
+    term.pty.write('hello\r\x03');
+    await waitFor(() => expect(term.screen()).toContain('argo: interrupted (logged as interrupted)'));
+    await waitFor(() => expect(count(term.screen(), 'pty> ')).toBe(2));
+    term.pty.write('next\r');
+    await waitFor(() => expect(term.screen()).toContain('You said: next'));
+    term.pty.write('/bye\r');
+    expect(await term.exited).toBe(130);
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
+      ['hello', 'interrupted'],
+      ['next', 'ok'],
+    ]);
+    expect(term.screen()).not.toContain('(Ctrl-D or /bye to leave)');
+  });
+
   it('a second Ctrl-C while the stopped turn is still ending (the log locked by another argo) quits at once: exit 130, the turn kept for later', async () => {
     const home = tempHome({ timeouts: { lockWaitMs: 600_000 } });
     const term = openTerminal(['chat', '-s', 'pty'], home);

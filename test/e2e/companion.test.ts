@@ -573,6 +573,42 @@ describe('argo chat with piped lines', () => {
     ]);
   });
 
+  it('a Ctrl-C at the prompt of a piped chat never stops the answer to a line sent right after it (read, maybe, before the signal)', async () => {
+    const home = tempHome();
+    const seen = { stdout: '' };
+    let script: Promise<void> = Promise.resolve();
+    const drive = async (child: ChildProcess): Promise<void> => {
+      await waitFor(() => expect(logLines(home)).toHaveLength(1));
+      ollama.setScenario({ holdAfter: 1 });
+      child.kill('SIGINT');
+      child.stdin?.write('Write a long story\n');
+      // The answer is asked for well after the signal and the line were both handled.
+      await ollama.waitForHold();
+      ollama.release();
+      await waitFor(() => expect(seen.stdout).toContain('You said: Write a long story\n'));
+      child.stdin?.end();
+    };
+    const result = await runArgo(['chat', '-s', 'notes'], {
+      home,
+      host: ollama.url,
+      stdin: 'first\n',
+      keepStdinOpen: true,
+      onSpawn: (child) => {
+        script = drive(child).catch((failure: unknown) => {
+          child.kill('SIGKILL');
+          throw failure;
+        });
+      },
+      onStdout: (_child, text) => (seen.stdout = text),
+    });
+    await script;
+    expect(result).toMatchObject({ code: 0, signal: null, stderr: '' });
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
+      ['first', 'ok'],
+      ['Write a long story', 'ok'],
+    ]);
+  });
+
   it.each([
     ['SIGTERM', ['SIGTERM'], 143, /^argo: terminated \(SIGTERM\) \(logged as interrupted\)\n$/, /^interrupted by SIGTERM$/],
     ['SIGHUP', ['SIGHUP'], 129, /^argo: hung up \(SIGHUP\) \(logged as interrupted\)\n$/, /^interrupted by SIGHUP \(the terminal closed\)$/],
