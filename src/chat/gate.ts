@@ -52,11 +52,7 @@ export class TerminalGate {
     private readonly terminalOut: NodeJS.WritableStream,
     private readonly hooks: GateHooks,
   ) {
-    const setRawMode = (mode: boolean): void => {
-      this.raw = mode;
-      this.setTerminalRaw(mode);
-    };
-    this.input = Object.assign(new PassThrough(), { isTTY: true, setRawMode });
+    this.input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: (mode: boolean) => this.setRawMode(mode) });
     // Written through at once (the callback is synchronous), so it keeps its order with direct writes.
     this.output = new Writable({
       decodeStrings: false,
@@ -74,6 +70,12 @@ export class TerminalGate {
   /** True once the terminal's input has ended: nobody can answer a question any more. */
   get ended(): boolean {
     return this.terminalEnded;
+  }
+
+  /** Raw mode (keys read one by one, unechoed) or the terminal's own line mode; kept across a Ctrl-Z. */
+  setRawMode(mode: boolean): void {
+    this.raw = mode;
+    this.setTerminalRaw(mode);
   }
 
   /** Keys typed from now on are kept for later, Ctrl-C aside. */
@@ -101,6 +103,14 @@ export class TerminalGate {
   markLateAnswer(typed: string, reached: () => void): void {
     this.lateAnswer ??= { at: this.held.length, reached };
     if (typed !== '') this.held.push(Buffer.from(typed));
+  }
+
+  /** Throws the keys held away; whether there were any. */
+  dropHeld(): boolean {
+    const any = this.held.some((chunk) => chunk.length > 0);
+    this.held = [];
+    this.lateAnswer = null;
+    return any;
   }
 
   /** Gives readline the keys held, in order, and lets new ones through. */

@@ -23,7 +23,8 @@ import { neutralizeControls, untrustedTextFor } from '../output/terminal-text.js
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 import { toolRoot } from './root.js';
-import { askOnTerminal, isYes } from './answers.js';
+import { TerminalAnswers, askOnTerminal, isYes } from './answers.js';
+import { asksFirst } from '../tools/types.js';
 import { maskSecretsIn } from '../text/secrets.js';
 import type { AskLine } from '../chat/repl.js';
 
@@ -51,9 +52,9 @@ export interface AgentRun {
   close: () => Promise<void>;
 }
 
-function terminalConfirm(io: Io, pause: () => void, askLine?: AskLine): (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer> {
+function terminalConfirm(io: Io, pause: () => void, askLine: AskLine | undefined, answers: TerminalAnswers | null): (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer> {
   // A one-liner reads stdin itself; a chat passes its own reader, as a second reader would take its lines.
-  const read: AskLine = askLine ?? ((question, signal) => askOnTerminal(io, question, signal));
+  const read: AskLine = askLine ?? ((question, signal) => (answers === null ? askOnTerminal(io, question, signal) : answers.ask(question, signal)));
   return async (request, signal) => {
     if (!io.isInteractive) return 'no-terminal';
     pause();
@@ -190,6 +191,9 @@ export async function prepareAgent(
   const shown = untrustedTextFor(io.stderr);
   for (const gone of box.unavailable) io.stderr.write(`argo: tool ${shown(gone.name)} is unavailable (${shown(gone.reason)}); going on without it\n`);
   const ephemeralSystem = flags.ephemeralSystem ?? null;
+  // A one-liner that may ask reads the terminal from now on, so keys typed before a question is
+  // shown never answer it (a chat's own reader does the same for its questions).
+  const answers = askLine === undefined && io.isInteractive && !flags.yes && box.tools.some(asksFirst) ? new TerminalAnswers(io) : null;
   let ended: AgentResult | null = null;
   const setup = {
     tools: box.tools,
@@ -200,7 +204,7 @@ export async function prepareAgent(
     maxIterations: settings.agent.maxIterations,
     ephemeralSystem,
     yes: flags.yes,
-    confirm: terminalConfirm(io, pause, askLine),
+    confirm: terminalConfirm(io, pause, askLine, answers),
     emit: eventPrinter(io, pause, trace),
     logged: log,
     sessionId: () => sessionIdFor(settings, io),
@@ -235,7 +239,10 @@ export async function prepareAgent(
       stop_reason: entry.stop_reason,
     }),
     unconfirmed: () => ended?.unconfirmed ?? null,
-    close: () => box.close(),
+    close: () => {
+      answers?.close();
+      return box.close();
+    },
   };
 }
 

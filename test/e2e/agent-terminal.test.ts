@@ -110,6 +110,59 @@ describe('argo --tools on a terminal', () => {
   });
 });
 
+describe('argo --tools on a terminal: only keys typed after Allow? is shown answer it', () => {
+  const IGNORED = 'argo: what was typed before this question was ignored: only keys typed after it answer it';
+  // The model's call is parked after the headers until the test lets it come: the keys are typed meanwhile.
+  const heldCall = { toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }], scenario: { holdAfter: 0 } };
+
+  it.each<[string, string, string, number]>([
+    ['"y" and Enter typed while the run works do not approve the call: "n" typed at the question refuses it', 'y\r', 'n\r', 1],
+    ['an Enter typed while the run works does not refuse the call: "y" typed at the question runs it', '\r', 'y\r', 0],
+  ])('%s', async (_case, early, answer, code) => {
+    const dir = root();
+    scriptRounds(ollama, [heldCall, { reply: 'Made.' }]);
+    const terminal = startInPty(['-T', 'shell', '--root', dir, 'make it'], { home: tempHome(), host: ollama.url });
+    await ollama.waitForHold();
+    terminal.write(early);
+    ollama.release();
+    await terminal.waitFor('Allow? [y/N]');
+    expect(existsSync(join(dir, 'made.txt'))).toBe(false);
+    const from = terminal.output.length;
+    terminal.write(answer);
+    expect((await terminal.exited).code).toBe(code);
+    expect(existsSync(join(dir, 'made.txt'))).toBe(code === 0);
+    // Said once, on its own row, just above the question.
+    const rows = screenRows(terminal.output, 100);
+    expect(rows.filter((row) => row === IGNORED)).toHaveLength(1);
+    expect(rows[rows.findIndex((row) => row.startsWith('Allow? [y/N]')) - 1]).toBe(IGNORED);
+    // What was typed early was never echoed: the answer's echo is the only one.
+    expect(terminal.output.slice(from)).toContain(answer.trim());
+  });
+
+  it('nothing typed early: no word about it', async () => {
+    const dir = root();
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }, { reply: 'Made.' }]);
+    const terminal = startInPty(['-T', 'shell', '--root', dir, 'make it'], { home: tempHome(), host: ollama.url });
+    await terminal.waitFor('Allow? [y/N]');
+    terminal.write('y\r');
+    expect((await terminal.exited).code).toBe(0);
+    expect(terminal.output).not.toContain('ignored');
+  });
+
+  it('Ctrl-C while the run works still stops it (exit 130, logged interrupted); no call runs', async () => {
+    const dir = root();
+    const home = tempHome();
+    scriptRounds(ollama, [heldCall, { reply: 'never' }]);
+    const terminal = startInPty(['-T', 'shell', '--root', dir, 'make it'], { home, host: ollama.url });
+    await ollama.waitForHold();
+    terminal.write('\x03');
+    expect((await terminal.exited).code).toBe(130);
+    expect(terminal.output).toContain('argo: interrupted (logged as interrupted)');
+    expect(existsSync(join(dir, 'made.txt'))).toBe(false);
+    expect(logLines(home).map((line) => line.status)).toEqual(['interrupted']);
+  });
+});
+
 describe('argo --tools on a terminal: the rows between responses', () => {
   it.each<[string, string | undefined, string[]]>([
     ['words before the call', 'Let me look.', ['Let me look.', 'argo: ran read_file', '', 'It exports main.']],
@@ -252,6 +305,30 @@ describe('argo chat --tools on a terminal: the chat asks on its own input', () =
 
 const bash = installedShell('bash');
 const shownFrom = (shell: PtySession, from = 0): string => stripAnsi(shell.output.slice(from)).replace(/\r/g, '');
+
+describe.skipIf(bash === null)('argo -T stopped with Ctrl-Z while the run works and continued with fg', () => {
+  it('the run goes on, and the question is answered by the keys typed at it', async () => {
+    const dir = root();
+    const home = tempHome();
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }], scenario: { holdAfter: 0 } }, { reply: 'Made.' }]);
+    const shell = await startArgoInShell(bash ?? '', ['-T', 'shell', '--root', dir, 'make it'], { home, host: ollama.url, env: { NO_COLOR: '1' } });
+    await ollama.waitForHold();
+    shell.write('\x1a');
+    await waitFor(() => expect(shownFrom(shell)).toMatch(/Stopped.*\n\$ $/));
+    const from = shell.output.length;
+    shell.write('fg\r');
+    await waitFor(() => expect(shownFrom(shell, from)).toContain('make it'));
+    ollama.release();
+    await waitFor(() => expect(shownFrom(shell, from)).toContain('Allow? [y/N] '));
+    shell.write('y\r');
+    await waitFor(() => expect(shownFrom(shell, from)).toMatch(/Made\.\n\$ $/));
+    shell.write('exit\r');
+    await shell.exited;
+    expect(existsSync(join(dir, 'made.txt'))).toBe(true);
+    expect(shownFrom(shell)).not.toContain('ignored');
+    expect(logLines(home).map((line) => line.status)).toEqual(['ok']);
+  });
+});
 
 describe.skipIf(bash === null)('argo chat --tools stopped with Ctrl-Z at the question and continued with fg', () => {
   it('the question is asked again with what was typed on it, and answered: the call runs, the chat goes on', async () => {
