@@ -1,5 +1,6 @@
 // Stands between the terminal and the chat's readline, so that while an answer streams readline
-// neither echoes keys into it nor redraws the prompt over it (on a resize).
+// neither echoes keys into it nor redraws the prompt over it (on a resize); it also tells a paste
+// from typing, and Ctrl-Z from a key.
 import { PassThrough, Writable } from 'node:stream';
 import { ReadStream, WriteStream } from 'node:tty';
 
@@ -7,12 +8,28 @@ const CTRL_C = 0x03;
 const CTRL_D = 0x04;
 const CTRL_Z = 0x1a;
 
+// Bracketed paste: once asked, a terminal sends a paste between these, so it is told from typing.
+const PASTE_ON = '\u001b[?2004h';
+const PASTE_OFF = '\u001b[?2004l';
+const PASTE_START = Buffer.from('\u001b[200~');
+const PASTE_END = Buffer.from('\u001b[201~');
+// What a paste's text loses: control characters (Tab and line breaks aside) are no keys — readline
+// would take them as Ctrl-U or an arrow's escape — and would be obeyed when echoed.
+// eslint-disable-next-line no-control-regex
+const PASTED_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
 /** What the gate's owner does when keys ask for it. */
 export interface GateHooks {
   /** Ctrl-C while held, which is never held back since it stops the answer. */
   interrupt: () => void;
   /** The process was suspended with Ctrl-Z and has been continued (`fg`): redraw what was on the line. */
   resumed?: () => void;
+  /**
+   * Given, the terminal is asked to mark pastes (bracketed paste) until close. A paste of several
+   * lines reaches readline as those lines, each ended as by Enter, between `start` and `end`, so the
+   * owner can take them as one message; a paste within a line is typed text.
+   */
+  paste?: { start: () => void; end: () => void };
 }
 
 /** Stops the process as Ctrl-Z does in a terminal's cooked mode; `continued` runs once it goes on (`fg`). */
@@ -26,7 +43,11 @@ export class TerminalGate {
   readonly input: PassThrough;
   /** What readline draws on: the terminal, less its resizes while held. */
   readonly output: Writable;
-  private held: Buffer[] = [];
+  /** Keys held, and the marks of the pastes among them (called as release reaches them). */
+  private held: (Buffer | (() => void))[] = [];
+  /** The paste coming, while its end has not; and a marker's first bytes that ended a read. */
+  private pasting: Buffer[] | null = null;
+  private partial = Buffer.alloc(0);
   private holding = false;
   /** Where in `held` the keys typed after a question that closed unanswered begin (see markLateAnswer). */
   private lateAnswer: { at: number; reached: () => void } | null = null;
@@ -35,7 +56,9 @@ export class TerminalGate {
   private terminalEnded = false;
   /** The mode readline (or the owner) last asked for, restored after a suspension. */
   private raw = false;
-  private readonly onData = (chunk: Buffer | string): void => this.take(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  private readonly onData = (chunk: Buffer | string): void => this.read(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  // Written however the process ends (a second Ctrl-C quits at once): the shell must not get pastes marked.
+  private readonly pasteOff = (): void => void this.terminalOut.write(PASTE_OFF);
   private readonly onEnd = (): void => {
     this.terminalEnded = true;
     const stop = this.stopQuestion;
@@ -65,6 +88,10 @@ export class TerminalGate {
     terminalIn.on('data', this.onData);
     terminalIn.on('end', this.onEnd);
     terminalOut.on('resize', this.onResize);
+    if (hooks.paste !== undefined) {
+      terminalOut.write(PASTE_ON);
+      process.on('exit', this.pasteOff);
+    }
   }
 
   /** True once the terminal's input has ended: nobody can answer a question any more. */
@@ -107,7 +134,7 @@ export class TerminalGate {
 
   /** Throws the keys held away; whether there were any. */
   dropHeld(): boolean {
-    const any = this.held.some((chunk) => chunk.length > 0);
+    const any = this.held.some((chunk) => typeof chunk !== 'function' && chunk.length > 0);
     this.held = [];
     this.lateAnswer = null;
     return any;
@@ -125,7 +152,8 @@ export class TerminalGate {
     if (this.input.writableEnded) return;
     for (const [index, chunk] of held.entries()) {
       if (index === late?.at) late.reached();
-      this.input.write(chunk);
+      if (typeof chunk === 'function') chunk();
+      else this.input.write(chunk);
     }
     if (late?.at === held.length) late.reached();
     if (this.terminalEnded) this.input.end();
@@ -137,6 +165,10 @@ export class TerminalGate {
     this.terminalIn.off('end', this.onEnd);
     this.terminalOut.off('resize', this.onResize);
     this.terminalIn.pause();
+    if (this.hooks.paste !== undefined) {
+      this.pasteOff();
+      process.off('exit', this.pasteOff);
+    }
   }
 
   private setTerminalRaw(mode: boolean): void {
@@ -148,10 +180,61 @@ export class TerminalGate {
   // Raw mode goes off first, so the shell gets its terminal as it left it.
   private suspend(): void {
     this.setTerminalRaw(false);
+    const paste = this.hooks.paste !== undefined;
+    if (paste) this.pasteOff();
     suspendProcess(() => {
       this.setTerminalRaw(this.raw);
+      if (paste) this.terminalOut.write(PASTE_ON);
       this.hooks.resumed?.();
     });
+  }
+
+  // Keys and pastes apart: keys are taken as they come, a paste once it has ended (a large one comes
+  // in several reads). A marker cut by the end of a read waits for the rest of it.
+  private read(chunk: Buffer): void {
+    if (this.hooks.paste === undefined) {
+      this.take(chunk);
+      return;
+    }
+    let data = this.partial.length === 0 ? chunk : Buffer.concat([this.partial, chunk]);
+    this.partial = Buffer.alloc(0);
+    while (data.length > 0) {
+      const marker = this.pasting === null ? PASTE_START : PASTE_END;
+      const at = data.indexOf(marker);
+      const upTo = at === -1 ? data.length - startOfAtEnd(marker, data) : at;
+      const part = data.subarray(0, upTo);
+      if (this.pasting === null) this.take(part);
+      else this.pasting.push(Buffer.from(part));
+      if (at === -1) {
+        this.partial = Buffer.from(data.subarray(upTo));
+        return;
+      }
+      data = data.subarray(at + marker.length);
+      if (this.pasting === null) this.pasting = [];
+      else {
+        const text = Buffer.concat(this.pasting).toString('utf8');
+        this.pasting = null;
+        this.pasted(text);
+      }
+    }
+  }
+
+  private pasted(raw: string): void {
+    const text = raw.replace(/\r\n?/g, '\n').replace(PASTED_CONTROLS, '');
+    const marks = this.hooks.paste;
+    if (marks === undefined || !text.includes('\n')) {
+      this.forward(Buffer.from(text));
+      return;
+    }
+    // Its lines, each ended as Enter ends one (its last line breaks go: they would be empty lines).
+    const lines = Buffer.from(`${text.replace(/\n+$/, '').replace(/\n/g, '\r')}\r`);
+    // Held while an answer streams; at a question it is no answer, but lines for the chat after it.
+    if (this.holding || this.stopQuestion !== null) this.held.push(marks.start, lines, marks.end);
+    else {
+      marks.start();
+      if (!this.input.writableEnded) this.input.write(lines);
+      marks.end();
+    }
   }
 
   // Byte by byte: a Ctrl-C or Ctrl-D may change the mode, and the rest of the chunk follows the new one.
@@ -182,4 +265,12 @@ export class TerminalGate {
     if (this.holding) this.held.push(part);
     else if (!this.input.writableEnded) this.input.write(part);
   }
+}
+
+/** How many of the last bytes of `data` are the first bytes of `marker` (not all of them). */
+function startOfAtEnd(marker: Buffer, data: Buffer): number {
+  for (let length = Math.min(marker.length - 1, data.length); length > 0; length--) {
+    if (data.subarray(data.length - length).equals(marker.subarray(0, length))) return length;
+  }
+  return 0;
 }

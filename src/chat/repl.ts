@@ -7,7 +7,7 @@ import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { TerminalGate } from './gate.js';
 import { CHAT_HELP, classifyInput, hidesThinking, isAnswerWord, takeLine } from './input.js';
-import type { ChatInput, Pending, SlashName } from './input.js';
+import type { ChatInput, LineResult, Pending, SlashName } from './input.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 
 export interface ChatState {
@@ -137,8 +137,19 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
         resumed: () => {
           if (atPrompt || asking) rl.prompt(true);
         },
+        paste: {
+          start: () => (pasting.from = linesSeen + 1),
+          end: () => {
+            if (pasting.from !== null && linesSeen >= pasting.from) pastes.push({ from: pasting.from, to: linesSeen, own: true });
+            pasting.from = null;
+          },
+        },
       })
     : null;
+  // A paste of several lines coming (from: the number its first line will have), and those come:
+  // each is one message (`own`), or lines of a """ block begun before it. Objects, as `awaiting`.
+  const pasting: { from: number | null } = { from: null };
+  const pastes: { from: number; to: number; own: boolean }[] = [];
   const rl = createInterface({
     input: gate?.input ?? term.input,
     output: gate?.output ?? term.stderr,
@@ -170,8 +181,9 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   // (readline reads the line it returns before this event, which lets a listener change the list).
   let kept = [...history];
   rl.on('history', (lines: string[]) => {
-    // Emitted before the line itself: it will be line linesSeen + 1.
-    if (asking || isLateAnswer(linesSeen + 1, lines[0] ?? '')) {
+    // Emitted before the line itself: it will be line linesSeen + 1. A paste's lines are no lines
+    // typed: a long log pasted would push the rest out.
+    if (asking || pasting.from !== null || isLateAnswer(linesSeen + 1, lines[0] ?? '')) {
       lines.splice(0, lines.length, ...kept);
       return;
     }
@@ -472,6 +484,20 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     await new Promise((resolve) => setImmediate(resolve));
   };
 
+  /** A line of a paste (line linesTaken): none of them closes a """ block or is a command. */
+  const takePasted = (line: string, paste: { from: number; to: number; own: boolean }): LineResult => {
+    if (linesTaken === paste.from) paste.own = pending === null;
+    if (linesTaken === paste.to) pastes.shift();
+    const lines = [...(pending ?? []), line];
+    if (linesTaken < paste.to || !paste.own) {
+      pending = lines;
+      return { kind: 'more', pending: lines };
+    }
+    pending = null;
+    const text = lines.join('\n');
+    return text.trim() === '' ? { kind: 'empty' } : { kind: 'input', text, block: true };
+  };
+
   try {
     prompt();
     for await (const line of rl) {
@@ -482,24 +508,28 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       let next: 'leave' | 'stay' = 'stay';
       const late = awaiting.late?.line === linesTaken ? awaiting.late : null;
       if (late !== null) awaiting.late = null;
+      const paste = pastes[0] !== undefined && pastes[0].from <= linesTaken ? pastes[0] : null;
+      let taken: LineResult;
+      if (paste !== null) taken = takePasted(line, paste);
       // Inside a """ block a line is part of a message, whatever it says.
-      if (late !== null && pending === null && isAnswerWord(line)) {
+      else if (late !== null && pending === null && isAnswerWord(line)) {
         const shown = untrustedTextFor(term.stderr as { isTTY?: boolean });
         note(`argo: "${shown(line.trim())}" was not sent: it answers "${shown(late.question.trim())}", which closed unanswered when the run was stopped; type it again to send it as a message`);
+        taken = { kind: 'empty' };
       } else {
-        const taken = takeLine(pending, line);
+        taken = takeLine(pending, line);
         pending = taken.kind === 'more' ? taken.pending : null;
-        if (taken.kind === 'input') {
-          busy = true;
-          try {
-            next = await run(taken.text, taken.block);
-          } catch (error) {
-            if (!(error instanceof ArgoError)) throw error;
-            // It may quote what Ollama or a file said: shown, never obeyed.
-            note(`argo: ${untrustedTextFor(term.stderr as { isTTY?: boolean })(error.message)}`);
-          } finally {
-            busy = false;
-          }
+      }
+      if (taken.kind === 'input') {
+        busy = true;
+        try {
+          next = await run(taken.text, taken.block);
+        } catch (error) {
+          if (!(error instanceof ArgoError)) throw error;
+          // It may quote what Ollama or a file said: shown, never obeyed.
+          note(`argo: ${untrustedTextFor(term.stderr as { isTTY?: boolean })(error.message)}`);
+        } finally {
+          busy = false;
         }
       }
       for (const handled of handledWhenDone) handled();
@@ -509,6 +539,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
         stopping.upTo = null;
         clearLine();
       }
+      // Within a paste no prompt: its lines are on the screen as they came.
+      if (paste !== null && linesTaken < paste.to) continue;
       prompt();
       // After the prompt, so what was typed meanwhile shows on it.
       gate?.release();

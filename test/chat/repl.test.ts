@@ -609,6 +609,75 @@ describe('runChat on a terminal', () => {
   });
 });
 
+describe('runChat on a terminal: a paste (bracketed paste)', () => {
+  const paste = (text: string): string => `\x1b[200~${text}\x1b[201~`;
+
+  it.each<[string, string[], string[]]>([
+    ['several lines are one message; a slash command among them is text', [paste('Traceback:\r  File "x.py"\r/bye\rNameError: boom\r')], ['Traceback:\n  File "x.py"\n/bye\nNameError: boom']],
+    ['a last line without a line break is part of it', [paste('one\rtwo')], ['one\ntwo']],
+    ['what was typed before it on the line begins its first line', ['look at this: ', paste('a\rb\r')], ['look at this: a\nb']],
+    ['a paste within a line is typed, not sent', ['say ', paste('hello'), ' world\r'], ['say hello world']],
+    ['markers and text cut across reads', ['\x1b[2', '00~one\r', 'tw', 'o\x1b[20', '1~'], ['one\ntwo']],
+    ['pasted control characters are dropped, not taken as keys', [paste('a\x15b\x03c\x1a\x04\rd\x1b[A')], ['abc\nd[A']],
+    ['line breaks as LF or CRLF', [paste('a\nb\r\nc\n\n')], ['a\nb\nc']],
+    ['inside a """ block its lines are lines of the block, even one ending in """', ['"""\r', paste('def f():\r    """Doc."""\r    return 1\r'), '"""\r'], ['def f():\n    """Doc."""\n    return 1']],
+    ['only blank lines: nothing sent', [paste('\r  \r'), 'after\r'], ['after']],
+    ['two pastes, two messages', [paste('a\rb\r'), paste('c\rd\r')], ['a\nb', 'c\nd']],
+  ])('%s', async (_case, reads, sent) => {
+    const io = terminalIo(true);
+    const { driver, calls } = stubDriver();
+    const done = runChat(io.term, driver, START);
+    await waitFor(() => expect(io.stderr()).toContain('work> '));
+    for (const read of reads) io.input.write(read);
+    await waitFor(() => expect(calls.map((call) => call.prompt)).toEqual(sent));
+    io.input.write('/bye\r');
+    expect(await done).toBe('ok');
+    // Asked of the terminal at the start, taken back at the end.
+    expect(io.stderr().startsWith('\x1b[?2004h')).toBe(true);
+    expect(io.stderr().endsWith('\x1b[?2004l')).toBe(true);
+  });
+
+  it('pasted during an answer: kept, and sent as one message after it', async () => {
+    const io = terminalIo(true);
+    const { driver, calls, started } = stubDriver({ hold: (prompt) => prompt === 'long' });
+    const done = runChat(io.term, driver, START);
+    io.input.write('long\r');
+    await waitFor(() => expect(started).toEqual(['long']));
+    io.input.write(paste('x\ry\r'));
+    io.input.write('\x03');
+    await waitFor(() => expect(calls.map((call) => call.prompt)).toEqual(['long', 'x\ny']));
+    io.input.write('/bye\r');
+    expect(await done).toBe('interrupted');
+  });
+
+  it('pasted at a question: no answer to it, but a message after the turn', async () => {
+    const io = terminalIo(true);
+    const { driver, calls, answers } = stubDriver({ asks: (prompt) => prompt === 'go' });
+    const done = runChat(io.term, driver, START);
+    io.input.write('go\r');
+    await waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
+    io.input.write(paste('y\ry\r'));
+    io.input.write('n\r');
+    await waitFor(() => expect(calls.map((call) => call.prompt)).toEqual(['go', 'y\ny']));
+    io.input.write('/bye\r');
+    expect(await done).toBe('ok');
+    expect(answers).toEqual(['n']);
+  });
+
+  it('its lines stay out of the history; the lines typed are kept', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'argo-chat-')), 'chat_history');
+    const io = terminalIo(true, file);
+    const { driver, calls } = stubDriver();
+    const done = runChat(io.term, driver, START);
+    io.input.write('typed\r');
+    io.input.write(paste('pasted one\rpasted two\r'));
+    await waitFor(() => expect(calls).toHaveLength(2));
+    io.input.write('/bye\r');
+    await done;
+    expect(readFileSync(file, 'utf8')).toBe('typed\n/bye\n');
+  });
+});
+
 describe('when the chat has handled a Ctrl-C signal (a later one is then no insistent second)', () => {
   it.each<[string, { terminal: boolean; hold: boolean; before: boolean[]; after: boolean[] }]>([
     ['piped, at the prompt: at once', { terminal: false, hold: false, before: [true], after: [true] }],

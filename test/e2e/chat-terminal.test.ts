@@ -240,6 +240,8 @@ describe('argo chat on a terminal', () => {
       term.pty.write('\x03');
       expect(await term.exited).toBe(130);
       expect(term.screen()).toMatch(/argo: interrupted\n$/);
+      // Quitting at once still tells the terminal to stop marking pastes.
+      expect(term.raw().lastIndexOf('\x1b[?2004l')).toBeGreaterThan(term.raw().lastIndexOf('\x1b[?2004h'));
     } finally {
       release();
       await holding;
@@ -250,6 +252,26 @@ describe('argo chat on a terminal', () => {
       ['first', 'ok'],
       ['long story', 'interrupted'],
     ]);
+  });
+
+  it('a paste of several lines is one message, shown under the prompt, a /bye in it only text; a terminal is asked to mark pastes and told to stop', async () => {
+    const home = tempHome();
+    const term = openTerminal(['chat', '-s', 'paste'], home);
+    await waitFor(() => expect(term.screen()).toContain('paste> '));
+    // As a terminal sends a paste once asked: its lines ended with CR, between the markers.
+    term.pty.write('\x1b[200~Traceback (most recent call last):\r  File "x.py", line 1\r    boom()\rNameError: boom\r/bye\rafter bye\r\x1b[201~');
+    await waitFor(() => expect(count(term.screen(), 'paste> ')).toBe(2));
+    term.pty.write('/bye\r');
+    expect(await term.exited).toBe(0);
+    const pasted = 'Traceback (most recent call last):\n  File "x.py", line 1\n    boom()\nNameError: boom\n/bye\nafter bye';
+    expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([[pasted, 'ok']]);
+    // The pasted lines under the prompt, then the answer: the question stays above it.
+    const rows = screenRows(term.raw(), 120);
+    const at = rows.indexOf('paste> Traceback (most recent call last):');
+    expect(rows.slice(at, at + 13)).toEqual([`paste> ${pasted}`, `You said: ${pasted}`, 'paste> /bye'].join('\n').split('\n'));
+    const raw = term.raw();
+    expect(raw.indexOf('\x1b[?2004h')).toBeLessThan(raw.indexOf('paste> '));
+    expect(raw.lastIndexOf('\x1b[?2004l')).toBeGreaterThan(raw.lastIndexOf('paste> /bye'));
   });
 
   it('a multi-line message between """ lines is one turn', async () => {
