@@ -190,7 +190,8 @@ export class TerminalGate {
   }
 
   // Keys and pastes apart: keys are taken as they come, a paste once it has ended (a large one comes
-  // in several reads). A marker cut by the end of a read waits for the rest of it.
+  // in several reads). A marker cut by the end of a read waits for the rest of it, but for a lone
+  // ESC among keys: that is the Escape key (held, it would make the next key an Alt one).
   private read(chunk: Buffer): void {
     if (this.hooks.paste === undefined) {
       this.take(chunk);
@@ -201,7 +202,8 @@ export class TerminalGate {
     while (data.length > 0) {
       const marker = this.pasting === null ? PASTE_START : PASTE_END;
       const at = data.indexOf(marker);
-      const upTo = at === -1 ? data.length - startOfAtEnd(marker, data) : at;
+      const cut = startOfAtEnd(marker, data);
+      const upTo = at !== -1 ? at : data.length - (cut === 1 && this.pasting === null ? 0 : cut);
       const part = data.subarray(0, upTo);
       if (this.pasting === null) this.take(part);
       else this.pasting.push(Buffer.from(part));

@@ -146,8 +146,9 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
         },
       })
     : null;
-  // A paste of several lines coming (from: the number its first line will have), and those come:
-  // each is one message (`own`), or lines of a """ block begun before it. Objects, as `awaiting`.
+  // The paste of several lines readline is being given (`from`: the number its first line will
+  // have), and the pastes whose lines the loop has yet to take: each one message (`own`), or lines
+  // of a """ block begun before it. Objects, as `awaiting`.
   const pasting: { from: number | null } = { from: null };
   const pastes: { from: number; to: number; own: boolean }[] = [];
   const rl = createInterface({

@@ -623,6 +623,8 @@ describe('runChat on a terminal: a paste (bracketed paste)', () => {
     ['inside a """ block its lines are lines of the block, even one ending in """', ['"""\r', paste('def f():\r    """Doc."""\r    return 1\r'), '"""\r'], ['def f():\n    """Doc."""\n    return 1']],
     ['only blank lines: nothing sent', [paste('\r  \r'), 'after\r'], ['after']],
     ['two pastes, two messages', [paste('a\rb\r'), paste('c\rd\r')], ['a\nb', 'c\nd']],
+    // Keys that begin as a marker does are keys once the rest shows they are not one.
+    ['arrow keys cut across reads', ['a\x1b[', 'D\x1b[', 'Cb\r'], ['ab']],
   ])('%s', async (_case, reads, sent) => {
     const io = terminalIo(true);
     const { driver, calls } = stubDriver();
