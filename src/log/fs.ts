@@ -398,9 +398,12 @@ export function readDataText(path: string): string {
  * waiting on a named pipe: anything but a regular file is an error saying what it is.
  */
 export async function readDataFile(path: string): Promise<Buffer> {
-  const handle = await openIfRegular(path);
-  if (handle === null) throw new RuntimeError(`${path} is not a file (a folder, a named pipe or a device); move it out of the way`);
+  const handle = await open(path, regularReadFlags(false)).catch((error: unknown) => {
+    throw refusedLink(error, path);
+  });
   try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFileError(path, fileKind(stats));
     return await handle.readFile();
   } finally {
     await handle.close();

@@ -77,9 +77,9 @@ describe('readDataFile: any size, never through a link', () => {
 
   it.each([
     ['a regular file', 'real.idx', 'reads', 'line\n'.repeat(20_000)],
-    ['a folder', 'folder.json', 'not a file', `${join(dir, 'folder.json')} is not a file (a folder, a named pipe or a device); move it out of the way`],
+    ['a folder', 'folder.json', 'not a file', `${join(dir, 'folder.json')} is not a file (a folder); move it out of the way`],
     // Never waited on: a named pipe nobody writes to would hang the reader (a server) for good.
-    ['a named pipe', 'pipe.json', 'not a file', `${join(dir, 'pipe.json')} is not a file (a folder, a named pipe or a device); move it out of the way`],
+    ['a named pipe', 'pipe.json', 'not a file', `${join(dir, 'pipe.json')} is not a file (a named pipe); move it out of the way`],
     ['a link to one', 'link.idx', 'refused', `${join(dir, 'link.idx')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`],
     ['a dangling link', 'dangling.idx', 'refused', `${join(dir, 'dangling.idx')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`],
     ['nothing', 'none.idx', 'missing', ''],
