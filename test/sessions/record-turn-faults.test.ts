@@ -41,18 +41,23 @@ async function fourTurns(): Promise<{ paths: ReturnType<typeof tempData>['paths'
   return { paths, turn };
 }
 
+/** Logs turn `id` while `fault` fails the session's update (the turn's line still lands), then heals the disk. */
+async function failingTurn(turn: (id: string) => Promise<string>, id: string, fault: { index: boolean; record: boolean }): Promise<void> {
+  Object.assign(disk, fault);
+  try {
+    await expect(turn(id)).rejects.toBeInstanceOf(SessionUpdateError);
+  } finally {
+    Object.assign(disk, { index: false, record: false });
+  }
+}
+
 describe('a turn logged while its session could not be updated', () => {
   it.each<[string, { index: boolean; record: boolean }]>([
     ['the index line fails (and so the record is not reached)', { index: true, record: false }],
     ['the index line is written, the record save fails', { index: false, record: true }],
   ])('%s: the next read has the turn, and the record is counted again', async (_case, fault) => {
     const { paths, turn } = await fourTurns();
-    Object.assign(disk, fault);
-    try {
-      await expect(turn('t5')).rejects.toBeInstanceOf(SessionUpdateError);
-    } finally {
-      Object.assign(disk, { index: false, record: false });
-    }
+    await failingTurn(turn, 't5', fault);
     const record = await readSession(paths.sessions, 'work');
     if (record === null) throw new Error('no record');
     expect((await loadSessionEntries(paths, record)).map((entry) => entry.id)).toEqual(['t1', 't2', 't3', 't4', 't5']);
@@ -82,12 +87,7 @@ describe('a turn logged while its session could not be updated', () => {
     ['the record', { index: false, record: true }],
   ])('a turn logged after one whose %s failed, before any read, leaves the whole history to be read', async (_case, fault) => {
     const { paths, turn } = await fourTurns();
-    Object.assign(disk, fault);
-    try {
-      await expect(turn('t5')).rejects.toBeInstanceOf(SessionUpdateError);
-    } finally {
-      Object.assign(disk, { index: false, record: false });
-    }
+    await failingTurn(turn, 't5', fault);
     await turn('t6');
     const record = await readSession(paths.sessions, 'work');
     if (record === null) throw new Error('no record');
