@@ -21,6 +21,31 @@ function argo(args: string[], home: string, extra: { stdin?: string; env?: Recor
   return runArgo(args, { home, host: ollama.url, ...extra });
 }
 
+/**
+ * A piped `argo chat -s SESSION` whose first line is "first", with its input kept open for `drive`
+ * to go on; `seen` follows what it printed. A step that never comes kills the chat rather than leave
+ * it waiting for its input forever.
+ */
+async function drivenChat(session: string, home: string, seen: { stdout: string; stderr?: string }, drive: (child: ChildProcess) => Promise<void>) {
+  let script: Promise<void> = Promise.resolve();
+  const result = await runArgo(['chat', '-s', session], {
+    home,
+    host: ollama.url,
+    stdin: 'first\n',
+    keepStdinOpen: true,
+    onSpawn: (child) => {
+      script = drive(child).catch((failure: unknown) => {
+        child.kill('SIGKILL');
+        throw failure;
+      });
+    },
+    onStdout: (_child, text) => (seen.stdout = text),
+    onStderr: (_child, text) => (seen.stderr = text),
+  });
+  await script;
+  return result;
+}
+
 function modelBodies(): Record<string, unknown>[] {
   return ollama.requests.filter((r) => r.path === '/api/chat' || r.path === '/api/generate').map((r) => JSON.parse(r.body) as Record<string, unknown>);
 }
@@ -522,7 +547,6 @@ describe('argo chat with piped lines', () => {
     const seen = { stdout: '', stderr: '' };
     // /stats answers on stdout, each time after the answers so far ("prompt N tokens · …").
     const statsShown = (): number => seen.stdout.split('\nprompt ').length - 1;
-    let script: Promise<void> = Promise.resolve();
     const drive = async (child: ChildProcess): Promise<void> => {
       const send = (text: string): void => {
         if (child.stdin?.writable === true) child.stdin.write(text);
@@ -549,22 +573,7 @@ describe('argo chat with piped lines', () => {
       await waitFor(() => expect(seen.stdout).toContain('You said: third\n'));
       child.stdin?.end();
     };
-    const result = await runArgo(['chat', '-s', 'talk'], {
-      home,
-      host: ollama.url,
-      stdin: 'first\n',
-      keepStdinOpen: true,
-      onSpawn: (child) => {
-        // A step that never comes must not leave the chat waiting for its input forever.
-        script = drive(child).catch((failure: unknown) => {
-          child.kill('SIGKILL');
-          throw failure;
-        });
-      },
-      onStdout: (_child, text) => (seen.stdout = text),
-      onStderr: (_child, text) => (seen.stderr = text),
-    });
-    await script;
+    const result = await drivenChat('talk', home, seen, drive);
     expect(result).toMatchObject({ code, signal: null, stderr: told });
     expect(logLines(home).map((line) => [line.user_prompt, line.status, line.error])).toEqual([
       ['first', 'ok', null],
@@ -576,7 +585,6 @@ describe('argo chat with piped lines', () => {
   it('a Ctrl-C at the prompt of a piped chat never stops the answer to a line sent right after it (read, maybe, before the signal)', async () => {
     const home = tempHome();
     const seen = { stdout: '' };
-    let script: Promise<void> = Promise.resolve();
     const drive = async (child: ChildProcess): Promise<void> => {
       await waitFor(() => expect(logLines(home)).toHaveLength(1));
       ollama.setScenario({ holdAfter: 1 });
@@ -588,20 +596,7 @@ describe('argo chat with piped lines', () => {
       await waitFor(() => expect(seen.stdout).toContain('You said: Write a long story\n'));
       child.stdin?.end();
     };
-    const result = await runArgo(['chat', '-s', 'notes'], {
-      home,
-      host: ollama.url,
-      stdin: 'first\n',
-      keepStdinOpen: true,
-      onSpawn: (child) => {
-        script = drive(child).catch((failure: unknown) => {
-          child.kill('SIGKILL');
-          throw failure;
-        });
-      },
-      onStdout: (_child, text) => (seen.stdout = text),
-    });
-    await script;
+    const result = await drivenChat('notes', home, seen, drive);
     expect(result).toMatchObject({ code: 0, signal: null, stderr: '' });
     expect(logLines(home).map((line) => [line.user_prompt, line.status])).toEqual([
       ['first', 'ok'],
