@@ -1,7 +1,9 @@
 // The error taxonomy (seed 002) for one executed call: required parameter missing, execution
-// failure, or success. Users see only safe text; raw detail is kept for the private log.
-import { cleanLine } from '../output/terminal-text.js';
+// failure, or success. Users see only safe text; raw detail is kept for the private log. Neither
+// keeps a secret-looking value a tool's message carried (an MCP server's error echoing its DSN).
+import { foreignLine } from '../tools/foreign-line.js';
 import { ToolError } from '../tools/types.js';
+import { maskSecrets } from '../text/secrets.js';
 import type { ToolResult } from '../tools/types.js';
 
 /** The longest failure line a call's outcome keeps. */
@@ -27,18 +29,18 @@ export function classifyResult(result: ToolResult): CallOutcome {
   if (error === undefined || error === null || error === false) return { kind: 'success', result };
   const message = typeof error === 'string' && error.trim() !== '' ? error : GENERIC_FAILURE;
   const parameter = requiredParameter(message);
-  if (parameter !== null) return { kind: 'needs_input', parameter, message };
-  return { kind: 'failure', message: cleanLine(message, ONE_LINE_MAX), retryable: result.retryable !== false, detail: null };
+  if (parameter !== null) return { kind: 'needs_input', parameter, message: foreignLine(message, ONE_LINE_MAX) };
+  return { kind: 'failure', message: foreignLine(message, ONE_LINE_MAX), retryable: result.retryable !== false, detail: null };
 }
 
 /** Something the tool threw: its own safe message for a ToolError, else the generic text with the raw detail kept aside. */
 export function classifyThrown(error: unknown): CallOutcome {
   if (error instanceof ToolError) {
     const parameter = requiredParameter(error.message);
-    if (parameter !== null) return { kind: 'needs_input', parameter, message: error.message };
-    return { kind: 'failure', message: cleanLine(error.message, ONE_LINE_MAX), retryable: error.retryable, detail: null };
+    if (parameter !== null) return { kind: 'needs_input', parameter, message: foreignLine(error.message, ONE_LINE_MAX) };
+    return { kind: 'failure', message: foreignLine(error.message, ONE_LINE_MAX), retryable: error.retryable, detail: null };
   }
-  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const detail = maskSecrets(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   return { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail };
 }
 

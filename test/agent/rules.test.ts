@@ -126,6 +126,9 @@ describe('the error taxonomy', () => {
     ['an error that is not text', { error: { code: 5 } }, { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: null }],
     ['control characters removed', { error: 'bad\u0007\nthing' }, { kind: 'failure', message: 'bad thing', retryable: true, detail: null }],
     ['whole escape sequences removed', { error: 'bad \u001b[31mred \u001b[0m line2\u001b]0;title\u0007!' }, { kind: 'failure', message: 'bad red line2!', retryable: true, detail: null }],
+    ['a secret in the message masked', { error: 'cannot connect to postgres://app:hunter2@db/prod' }, { kind: 'failure', message: 'cannot connect to postgres://app:***@db/prod', retryable: true, detail: null }],
+    ['a required parameter, its message one masked line', { error: 'city is required\nAPI_KEY=abc123 was set' }, { kind: 'needs_input', parameter: 'city', message: 'city is required API_KEY=*** was set' }],
+    ['bounded', { error: 'x'.repeat(400) }, { kind: 'failure', message: `${'x'.repeat(ONE_LINE_MAX)}…`, retryable: true, detail: null }],
   ])('classifyResult: %s', (_name, result, expected) => {
     expect(classifyResult(result)).toEqual(expected);
   });
@@ -135,6 +138,8 @@ describe('the error taxonomy', () => {
     ['ToolError with colours', new ToolError('boom \u001b[31mred\u001b[0m'), { kind: 'failure', message: 'boom red', retryable: true, detail: null }],
     ['permanent ToolError', new ToolError('refused', false), { kind: 'failure', message: 'refused', retryable: false, detail: null }],
     ['ToolError naming a required parameter', new ToolError('command is required for start'), { kind: 'needs_input', parameter: 'command', message: 'command is required for start' }],
+    ['ToolError with a token', new ToolError('auth failed for ghp_abcdefghijklmnopqrstuvwxyz0123456789'), { kind: 'failure', message: 'auth failed for ***', retryable: true, detail: null }],
+    ['an exception with a secret keeps its detail masked', new Error('connect to redis://:s3cret@cache failed'), { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'Error: connect to redis://:***@cache failed' }],
     ['any other exception', new RangeError('boom at /x.js:1'), { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'RangeError: boom at /x.js:1' }],
     ['a thrown string', 'oops', { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'oops' }],
   ])('classifyThrown: %s', (_name, error, expected) => {

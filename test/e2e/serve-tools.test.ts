@@ -297,7 +297,7 @@ describe('the tools Argo field', () => {
 
 describe('a tool failure\'s raw detail stays in the server\'s log', () => {
   it('the log line has it; the answer, its stream, the job (file, record and stream) and GET /api/sessions/:name do not; argo sessions show --json does', async () => {
-    const raw = 'connect ECONNREFUSED at /srv/private/db.js:42';
+    const raw = 'connect ECONNREFUSED postgres://app:hunter2@db at /srv/private/db.js:42';
     const { serve, home } = await server({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_RAW_ERROR: raw } } } });
     const seen: string[] = [];
     const whole = await post(serve.url, ask('sum two numbers', { tools: 'mcp:calc', session: 'leaky' }));
@@ -327,5 +327,8 @@ describe('a tool failure\'s raw detail stays in the server\'s log', () => {
     const shown = await runArgo(['sessions', 'show', 'leaky', '--json'], { home, host: ollama.url });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('/srv/private/db.js:42');
+    // Yet a secret in it never reached the log.
+    expect(JSON.stringify(logLines(home))).not.toContain('hunter2');
+    expect(shown.stdout).toContain('postgres://app:***@db');
   });
 });
