@@ -44,6 +44,22 @@ export function unauthorized(tokenSent: boolean): ApiError {
   return new ApiError(401, 'missing or wrong API key: send "Authorization: Bearer <key>"', 'authentication_error', 'invalid_api_key', null, { 'WWW-Authenticate': challenge });
 }
 
+/**
+ * Tools the request named that the server's own config.json defines in a way that cannot be used
+ * (`problem`, a ConfigError's message): no request mends it, so a 500 the client is not told to retry.
+ */
+export function brokenToolConfig(problem: string): ApiError {
+  const what = problem.replace(/^config\.json: /, '');
+  return new ApiError(
+    500,
+    `the server's config.json defines these tools in a way that cannot be used: ${what}; the server's operator must fix config.json ("argo tools" there shows the problem) and restart argo serve`,
+    'server_error',
+    'tool_config_invalid',
+    null,
+    { 'X-Should-Retry': 'false' },
+  );
+}
+
 /** How long a client is told to wait after Ollama stayed busy through the retries, when Ollama did not say. */
 export const BUSY_RETRY_AFTER_S = 2;
 

@@ -4,7 +4,7 @@ import type { Settings } from '../config/settings.js';
 import { format } from 'date-fns/format';
 import { TIMESTAMP_PATTERN } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
-import { UsageError, messageLine } from '../errors.js';
+import { ConfigError, UsageError, messageLine } from '../errors.js';
 import { agentAnswerer, agentDraftFields, toolsConfigOf } from '../agent/answer.js';
 import type { AgentSetup } from '../agent/answer.js';
 import type { AgentEvent, RunHints } from '../agent/loop.js';
@@ -19,7 +19,7 @@ import { ToolError, asksFirst } from '../tools/types.js';
 import type { Tool } from '../tools/types.js';
 import { UnloggedTurnError, runTurn, streamAnswer } from '../turn/turn.js';
 import type { Answer, Answerer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
-import { badRequest, hideHome } from './errors.js';
+import { badRequest, brokenToolConfig, hideHome } from './errors.js';
 import type { TurnFailure } from './errors.js';
 import { ollamaToolCallsOf } from './openai.js';
 import type { OllamaExtras, OllamaToolCall } from './openai.js';
@@ -64,12 +64,17 @@ export function toolEventOf(event: AgentEvent): ToolEvent | null {
   }
 }
 
-/** Loads the request's toolsets; an unknown name (or a cycle) is a 400 naming `argo.tools`. */
+/**
+ * Loads the request's toolsets. An unknown name is the client's to fix: a 400 naming `argo.tools`. A
+ * definition in the server's config.json that cannot be used (a toolset cycle, a clashing or broken
+ * tool) is the operator's: a 500, which no change to the request mends.
+ */
 async function toolboxFor(names: readonly string[], settings: Settings, tools: ServerTools): Promise<Toolbox> {
   try {
     const load = tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent), { root: tools.root, ...(tools.connectMcp ? { connectMcp: tools.connectMcp } : {}) }));
     return await load(names, settings);
   } catch (error) {
+    if (error instanceof ConfigError) throw brokenToolConfig(error.message);
     if (error instanceof UsageError) throw badRequest(`argo.tools: ${error.message}`, 'argo.tools', 'unknown_tool');
     throw error;
   }

@@ -1,5 +1,5 @@
 // Toolsets are data: names of tools plus names of toolsets they include. Resolution is pure.
-import { UsageError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { EXCLUDE_PREFIX, NO_TOOLS } from '../config/tool-list.js';
 
 export interface ToolsetSpec {
@@ -130,7 +130,7 @@ function expand(requested: readonly string[], catalog: Catalog, pass: Pass = { d
     if (onPath.has(name)) {
       const start = path.indexOf(name);
       // A toolset after `name` on the path enters the cycle elsewhere, and names it from there.
-      throw failing(new UsageError(`toolset cycle: ${[...path.slice(start), name].join(' → ')}; remove one of these includes in config.json`), path.slice(0, start + 1));
+      throw failing(new ConfigError(`toolset cycle: ${[...path.slice(start), name].join(' → ')}; remove one of these includes in config.json`), path.slice(0, start + 1));
     }
     if (done.has(name)) return null;
     const spec = Object.hasOwn(catalog.toolsets, name) ? catalog.toolsets[name] : undefined;
@@ -149,14 +149,14 @@ function expand(requested: readonly string[], catalog: Catalog, pass: Pass = { d
     const taking = [...spec.tools, ...spec.includes].find((entry) => entry.startsWith(EXCLUDE_PREFIX));
     if (taking !== undefined) {
       throw failing(
-        new UsageError(`toolset "${name}" lists ${JSON.stringify(taking)}, but ${EXCLUDE_PREFIX}NAME works only in a list of tools (--tools, "tools"), not inside a toolset; list what the toolset keeps instead`),
+        new ConfigError(`toolset "${name}" lists ${JSON.stringify(taking)}, but ${EXCLUDE_PREFIX}NAME works only in a list of tools (--tools, "tools"), not inside a toolset; list what the toolset keeps instead`),
         [...path, name],
       );
     }
     for (const tool of spec.tools) {
       if (catalog.tools.has(tool)) tools.add(tool);
       else if (perhapsMcp(tool)) mcpTools.add(tool);
-      else throw failing(new UsageError(`toolset "${name}" lists unknown tool ${JSON.stringify(tool)}; known tools: ${[...catalog.tools].sort().join(', ')}`), [...path, name]);
+      else throw failing(new ConfigError(`toolset "${name}" lists unknown tool ${JSON.stringify(tool)}; known tools: ${[...catalog.tools].sort().join(', ')}`), [...path, name]);
     }
     expanded.push({ toolset: name, tools: [...spec.tools].sort() });
     return spec.includes;
@@ -249,8 +249,10 @@ export function firstToolReached(names: readonly string[], catalog: Catalog, pic
   return found;
 }
 
+/** A name no toolset or tool has: the asker's mistake at the top (`path` empty), config.json's inside a toolset. */
 export function unknownName(name: string, path: readonly string[], catalog: Catalog): UsageError {
   const where = path.length > 0 ? `toolset "${path[path.length - 1] ?? ''}" includes unknown toolset ${JSON.stringify(name)}` : `unknown toolset or tool ${JSON.stringify(name)}`;
   const toolsets = Object.keys(catalog.toolsets).sort().join(', ');
-  return new UsageError(`${where}; toolsets: ${toolsets}; tools: ${[...catalog.tools].sort().join(', ')} (argo tools lists them)`);
+  const message = `${where}; toolsets: ${toolsets}; tools: ${[...catalog.tools].sort().join(', ')} (argo tools lists them)`;
+  return path.length > 0 ? new ConfigError(message) : new UsageError(message);
 }

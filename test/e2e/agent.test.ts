@@ -1126,7 +1126,7 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(problems).toHaveLength(depth);
     expect(problems.find((set) => set.name === 't0')?.problem).toBe(cycle);
     expect(problems.find((set) => set.name === `t${depth - 1}`)?.problem).toBe(`toolset cycle: t${depth - 1} → t${depth - 2} → t${depth - 1}; remove one of these includes in config.json`);
-    expect(await argo(['--tools', 't0', '--explain', 'hi'], looped)).toMatchObject({ code: 2, stderr: `argo: --tools: ${cycle}\n` });
+    expect(await argo(['--tools', 't0', '--explain', 'hi'], looped)).toMatchObject({ code: 2, stderr: `argo: ${cycle}\n` });
     expect(chatBodies()).toHaveLength(0);
   });
 

@@ -276,8 +276,8 @@ describe('the tools Argo field', () => {
     expect(existsSync(join(root, 'out.txt'))).toBe(false);
   });
 
-  it('a job runs the loop in the background; client tools with argo.tools are refused', async () => {
-    const { serve, home } = await server();
+  it('a job runs the loop in the background; client tools with argo.tools are refused; a toolset config.json breaks is the server\'s 500', async () => {
+    const { serve, home } = await server({ toolsets: { loop_a: { includes: ['loop_b'] }, loop_b: { includes: ['loop_a'] } } });
     const started = await fetch(`${serve.url}/api/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('read the notes', { tools: 'fs', session: 'job' })) });
     expect(started.status).toBe(202);
     const { job_id: id } = (await started.json()) as { job_id: string };
@@ -292,6 +292,10 @@ describe('the tools Argo field', () => {
     const both = await post(serve.url, ask('x', { tools: 'fs' }, { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] }));
     expect(both.status).toBe(400);
     expect(await both.json()).toMatchObject({ error: { param: 'argo.tools', code: 'tools_conflict' } });
+
+    const broken = await post(serve.url, ask('x', { tools: 'loop_a' }));
+    expect([broken.status, broken.headers.get('x-should-retry')]).toEqual([500, 'false']);
+    expect(await broken.json()).toMatchObject({ error: { type: 'server_error', param: null, code: 'tool_config_invalid', message: expect.stringContaining('toolset cycle: loop_a → loop_b → loop_a') as string } });
   });
 });
 

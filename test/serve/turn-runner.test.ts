@@ -16,6 +16,7 @@ import { UnloggedTurnError } from '../../src/turn/turn.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { Tool } from '../../src/tools/types.js';
 import type { RunnerPorts } from '../../src/serve/turn-runner.js';
+import type { Settings } from '../../src/config/settings.js';
 import type { TurnInput } from '../../src/serve/types.js';
 import type { Toolbox } from '../../src/tools/catalog.js';
 import type { AgentEvent } from '../../src/agent/loop.js';
@@ -157,6 +158,20 @@ describe('turnRunner with the tools field', () => {
     const error = await refusal(turnRunner(base, ports({ root: tmpdir(), allowSideEffects: false })).run(input(names), hooks));
     expect(error).toMatchObject({ status: 400, param: 'argo.tools', code: 'unknown_tool' });
     expect(error.message).toMatch(message);
+  });
+
+  it.each<[string, Partial<Settings['agent']>, string[], string]>([
+    ['a toolset cycle', { toolsets: { a: { includes: ['b'] }, b: { includes: ['a'] } } }, ['a'], 'toolset cycle: a → b → a'],
+    ['a toolset listing an unknown tool', { toolsets: { mine: { tools: ['nope'] } } }, ['mine'], 'toolset "mine" lists unknown tool "nope"'],
+    ['a toolset including an unknown toolset', { toolsets: { mine: { includes: ['ghost'] } } }, ['mine'], 'toolset "mine" includes unknown toolset "ghost"'],
+    ['a command tool named as a built-in', { commandTools: { read_file: { description: 'x', argv: ['cat'] } } }, ['fs'], 'commandTools."read_file" has the name of a built-in tool'],
+  ])('%s in the server\'s config.json → 500 tool_config_invalid, not the client\'s to fix', async (_name, agent, names, problem) => {
+    const settings = { ...base, agent: { ...base.agent, ...agent } };
+    const error = await refusal(turnRunner(settings, ports({ root: tmpdir(), allowSideEffects: false })).run(input(names), hooks));
+    expect(error).toMatchObject({ status: 500, type: 'server_error', param: null, code: 'tool_config_invalid', headers: { 'X-Should-Retry': 'false' } });
+    expect(error.message).toContain(problem);
+    expect(error.message).toMatch(/^the server's config\.json defines these tools in a way that cannot be used: (?!config\.json)/);
+    expect(error.message).toMatch(/restart argo serve$/);
   });
 
   it('closes the toolbox after the turn, however it ends', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { ConfigError, UsageError } from '../../src/errors.js';
 import { buildCatalog, builtinTools, listAllTools, loadToolbox, serverToolName, startedInRoot } from '../../src/tools/catalog.js';
 import type { ToolsConfig } from '../../src/tools/catalog.js';
 import { BUILTIN_TOOLSETS, firstToolReached, parseToolList, resolveTools, toolsetProblems } from '../../src/tools/toolsets.js';
@@ -73,6 +73,7 @@ describe('resolving toolsets and tools', () => {
   ])('%j is a usage error: %s', (requested, message) => {
     const error = thrown(() => resolveTools(requested, catalog));
     expect(error).toBeInstanceOf(UsageError);
+    expect(error instanceof ConfigError).toBe(message.startsWith('toolset '));
     expect((error as Error).message).toContain(message);
   });
 
@@ -89,9 +90,9 @@ describe('resolving toolsets and tools', () => {
     [['a'], 'toolset cycle: a → b → c → a'],
     [['b'], 'toolset cycle: b → c → a → b'],
     [['self'], 'toolset cycle: self → self'],
-  ])('a cycle is a usage error naming it: %j', (requested, message) => {
+  ])('a cycle is config.json\'s usage error naming it: %j', (requested, message) => {
     const error = thrown(() => resolveTools(requested, catalog));
-    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toContain(message);
   });
 
@@ -109,6 +110,8 @@ describe('resolving toolsets and tools', () => {
   ])('an unknown name is a usage error listing the known ones: %j', (requested, message) => {
     const error = thrown(() => resolveTools(requested, { ...catalog, mcpServers: [] }));
     expect(error).toBeInstanceOf(UsageError);
+    // Inside a toolset, the name is config.json's to fix, not the list's.
+    expect(error instanceof ConfigError).toBe(message.startsWith('toolset '));
     expect((error as Error).message).toContain(message);
   });
 
