@@ -1,5 +1,5 @@
 import type { Settings } from '../config/settings.js';
-import { RuntimeError } from '../errors.js';
+import { RuntimeError, messageLine } from '../errors.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
 // Loaded with the journal (log/unfinished.ts) anyway: the rescue needs no import that could fail.
 import { serializeEntry } from '../log/entry.js';
@@ -285,6 +285,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   const planned = { id: session?.id ?? null, name: settings.session };
   const onJournalNotice = ports.onJournalNotice ?? ((line: string) => ports.onNotice?.(`argo: ${line}`));
   const journal = input.log ? journalTurn(settings.home, Promise.all([drafted, stamps]).then(([entry, { day }]) => ({ day, session: planned, rules, entry })), onJournalNotice) : null;
+  let logging = false;
   try {
     const answer = await (ports.answer ?? streamAnswer)(plan.request, {
       turnId: id,
@@ -321,15 +322,50 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     };
     ports.onEntry?.(entry);
     if (input.log) {
+      logging = true;
       // Written before the line, so removing it below never races its creation.
       await journal?.written;
       await writeOrRescue(settings, session, entry, day, rules, ports, journal);
     }
     return { ...prepared, entry, failure };
+  } catch (error) {
+    // Thrown before the turn reached the log (a fault in answering): the user's words are logged
+    // anyway, as an error, before the caller reports it.
+    if (input.log && !logging) await logUnanswered(settings, session, Promise.all([drafted, stamps]), error, Math.round(ports.clock() - started), rules, ports, journal);
+    throw error;
   } finally {
     // Logged, rescued, or failed before it could be (an error the caller reports): either way the
     // journal no longer speaks for it, unless it was kept as the turn's only copy.
     await journal?.remove();
+  }
+}
+
+/**
+ * Logs a turn whose answering threw: its draft, as an error naming what was thrown. Best effort, as
+ * the thrown error is what the caller reports: when neither the log nor the rescue takes the line,
+ * the journal's draft is kept for the next argo to log.
+ */
+async function logUnanswered(
+  settings: Settings,
+  session: SessionRecord | null,
+  draft: Promise<[LogEntry, { day: string }]>,
+  thrown: unknown,
+  totalMs: number,
+  rules: string,
+  ports: TurnPorts,
+  journal: JournalEntry | null,
+): Promise<void> {
+  try {
+    const [drafted, { day }] = await draft;
+    // A throw on the way out of a cancelled answer is the cancel's, logged as any interrupted turn.
+    const cut = ports.signal?.aborted === true;
+    const error = cut ? (typeof ports.signal?.reason === 'string' ? ports.signal.reason : 'interrupted by the user') : `argo failed while answering: ${messageLine(thrown)}`;
+    const entry: LogEntry = { ...drafted, status: cut ? 'interrupted' : 'error', timings: timingsOf(EMPTY_METRICS, null, totalMs), error };
+    await journal?.written;
+    await writeOrRescue(settings, session, entry, day, rules, ports, journal);
+  } catch {
+    await journal?.written;
+    journal?.keep();
   }
 }
 

@@ -103,14 +103,39 @@ describe('runTurn and the journal of unfinished turns', () => {
     expect(existsSync(unfinishedDir(dir))).toBe(false);
   });
 
-  it('an answer step that throws leaves no journal file behind', async () => {
+  it('an answer step that throws: the turn is logged as an error naming it, no journal file is left, and the error still reaches the caller', async () => {
     const dir = home();
     const held = heldAnswer();
     const running = runTurn(loadSettings({ home: dir, session: 'work' }, {}), input(), ports({ answer: held.answer }));
     await waitFor(() => expect(existsSync(journalFile(dir))).toBe(true));
-    held.fail(new Error('a bug in the loop'));
+    held.fail(new Error('a bug in the loop\nat line 2'));
     await expect(running).rejects.toThrow('a bug in the loop');
     expect(readdirSync(unfinishedDir(dir))).toEqual([]);
+    expect(logLines(dir)).toMatchObject([{ id: 'turn00000001', status: 'error', user_prompt: 'Explain closures', model_response: '', error: 'argo failed while answering: a bug in the loop\\nat line 2' }]);
+  });
+
+  it('an answer step that throws once the turn was cancelled: logged as interrupted, with the reason given', async () => {
+    const dir = home();
+    const held = heldAnswer();
+    const cancel = new AbortController();
+    const running = runTurn(loadSettings({ home: dir, session: 'work' }, {}), input(), ports({ answer: held.answer, signal: cancel.signal }));
+    await held.started;
+    cancel.abort('interrupted by SIGTERM');
+    held.fail(new Error('aborted'));
+    await expect(running).rejects.toThrow('aborted');
+    expect(logLines(dir)).toMatchObject([{ status: 'interrupted', error: 'interrupted by SIGTERM', user_prompt: 'Explain closures' }]);
+  });
+
+  it('an answer step that throws and a log that cannot take the turn: its journal file is kept for the next argo', async () => {
+    const dir = home();
+    const settings = loadSettings({ home: dir, session: 'work' }, {});
+    mkdirSync(join(settings.paths.logs, '2025-03-04.log'), { recursive: true });
+    const held = heldAnswer();
+    const running = runTurn(settings, input(), ports({ answer: held.answer, rescue: () => Promise.reject(new Error('disk full')) }));
+    await held.started;
+    held.fail(new Error('a bug in the loop'));
+    await expect(running).rejects.toThrow('a bug in the loop');
+    expect(readdirSync(unfinishedDir(dir))).toEqual(['turn00000001.json']);
   });
 
   it('a turn the log cannot take is rescued as before, and its journal file removed', async () => {
