@@ -57,6 +57,9 @@ export function looksSecret(name: string, value: string | undefined): boolean {
 /** What a hidden secret is shown as. */
 export const MASK = '***';
 
+/** A name, its sign (`=` or `:`), and its value: quoted, or up to a space, quote or separator. */
+const ASSIGNMENT = /([A-Za-z_][A-Za-z0-9_.-]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"';&|,}]+)/g;
+
 /**
  * Secret-looking pieces of free text, each with what it keeps: a token by its shape (looser than
  * SECRET_VALUE's: a line shown is cheaper to over-mask than an environment), a bearer token, a JWT,
@@ -69,8 +72,19 @@ const MASKED: readonly [RegExp, (match: string, ...groups: string[]) => string][
   [/\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, (_match, scheme = '', space = '') => `${scheme}${space}${MASK}`],
   [/\b([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+@/g, (_match, head = '') => `${head}${MASK}@`],
   [/(https:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:discord|discordapp)\.com\/api\/webhooks)\/)[^\s"']+/g, (_match, head = '') => `${head}${MASK}`],
-  [/([A-Za-z_][A-Za-z0-9_.-]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"';&|,}]+)/g, (match, name = '', sign = '') => (secretName(name) ? `${name}${sign}${MASK}` : match)],
+  [ASSIGNMENT, maskAssigned],
 ];
+
+/**
+ * `NAME=value` (or `NAME: value`) with a secret NAME: its value masked. A value after a name that is
+ * not secret is searched in turn, as it may hold one: `http://h/x?api_key=…` (the scheme is a name,
+ * `:` its sign) or `step: PGPASSWORD=…`.
+ */
+function maskAssigned(match: string, name = '', sign = '', value = ''): string {
+  if (secretName(name)) return `${name}${sign}${MASK}`;
+  const inner = value.replace(ASSIGNMENT, maskAssigned);
+  return inner === value ? match : `${name}${sign}${inner}`;
+}
 
 /** `text` with what looks like a secret in it shown as MASK. */
 export function maskSecrets(text: string): string {

@@ -17,6 +17,11 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     ["a Slack webhook's key", 'curl https://hooks.slack.com/services/T0/B0/XyZ', 'curl https://hooks.slack.com/services/***'],
     ['an AWS access key id', 'AKIAABCDEFGHIJKLMNOP', '***'],
     ['ordinary words and assignments are kept', 'make CC=gcc -j4 tokens.txt', 'make CC=gcc -j4 tokens.txt'],
+    ["a URL's first query parameter", 'curl -s https://api.example.com/v1/data?access_token=S3CRET', 'curl -s https://api.example.com/v1/data?access_token=***'],
+    ["a URL's later query parameter", 'http://h/x?a=1&api_key=S3CRET', 'http://h/x?a=1&api_key=***'],
+    ['a URL whose query holds no secret is kept', 'http://h/x?page=2&sort=asc', 'http://h/x?page=2&sort=asc'],
+    ['an assignment after a "word:"', 'echo step: PGPASSWORD=hunter2', 'echo step: PGPASSWORD=***'],
+    ['a secret two names deep', 'a: b=PASSWORD=x', 'a: b=PASSWORD=***'],
     ['a path is kept', 'src/sk-lib/task.ts', 'src/sk-lib/task.ts'],
   ])('%s', (_case, text, shown) => {
     expect(maskSecrets(text)).toBe(shown);
