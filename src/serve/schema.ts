@@ -1,11 +1,12 @@
 // The request bodies the server accepts, as zod schemas: unknown fields are dropped (zod's default),
-// a wrong type is a 400 naming the field.
+// a wrong type is a 400 naming the field, and null in an optional field counts as absent.
 import * as z from 'zod';
 import { codePoints } from '../replay/budget.js';
 import { MIN_BUDGET } from '../replay/policy.js';
 import { REPLAY_REASONS, VERBOSITIES } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec, Verbosity } from '../replay/types.js';
 import { isSessionName } from '../sessions/names.js';
+import { quotedName } from '../output/terminal-text.js';
 import { badRequest } from './errors.js';
 import type { ApiError } from './errors.js';
 
@@ -27,51 +28,84 @@ export function imageData(url: string): { data: string } | { refused: string } {
 }
 
 /**
+ * An object schema in which null counts as absent for every optional field: clients send an unset
+ * field as null, and Ollama's own OpenAI layer takes it so. One rule for every object of a request,
+ * not `.nullish()` field by field; a required field sent as null is still a wrong type.
+ */
+function requestObject<Shape extends z.ZodRawShape>(shape: Shape) {
+  const optional = new Set(Object.entries(shape).flatMap(([key, field]) => (z.safeParse(field, undefined).success ? [key] : [])));
+  return z.preprocess((value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    return Object.fromEntries(Object.entries(value).filter(([key, field]) => field !== null || !optional.has(key)));
+  }, z.object(shape));
+}
+
+/**
  * Text, images as base64 data URLs, and audio (`input_audio`, passed on as Ollama's own OpenAI layer
  * does, for models that hear): anything else is refused, naming the part, rather than left out.
  */
-const contentPart = z
-  .object({
-    type: z.string(),
-    text: z.string().optional(),
-    image_url: z.object({ url: z.string() }).optional(),
-    input_audio: z.object({ data: z.string(), format: z.string().optional() }).optional(),
-  })
-  .superRefine((part, context) => {
-    const refuse = (message: string, path: string[] = []): void => context.addIssue({ code: 'custom', path, message });
-    switch (part.type) {
-      case 'text':
-        if (part.text === undefined) refuse('a text part needs "text"', ['text']);
-        return;
-      case 'image_url': {
-        if (part.image_url === undefined) {
-          refuse('an image part needs "image_url"', ['image_url']);
-          return;
-        }
-        const image = imageData(part.image_url.url);
-        if ('refused' in image) refuse(image.refused);
+const contentPart = requestObject({
+  type: z.string(),
+  text: z.string().optional(),
+  image_url: requestObject({ url: z.string() }).optional(),
+  input_audio: requestObject({ data: z.string(), format: z.string().optional() }).optional(),
+}).superRefine((part, context) => {
+  const refuse = (message: string, path: string[] = []): void => context.addIssue({ code: 'custom', path, message });
+  switch (part.type) {
+    case 'text':
+      if (part.text === undefined) refuse('a text part needs "text"', ['text']);
+      return;
+    case 'image_url': {
+      if (part.image_url === undefined) {
+        refuse('an image part needs "image_url"', ['image_url']);
         return;
       }
-      case 'input_audio':
-        if (part.input_audio === undefined) refuse('an audio part needs "input_audio": {"data": "<base64>", "format": "wav"}', ['input_audio']);
-        else if (!isBase64(part.input_audio.data)) refuse('the audio data is not valid base64; send "input_audio": {"data": "<base64>", "format": "wav"}');
-        return;
-      default:
-        refuse(`content parts of type ${JSON.stringify(part.type)} are not supported; send "text", "image_url" (a base64 data URL) or "input_audio" parts`);
+      const image = imageData(part.image_url.url);
+      if ('refused' in image) refuse(image.refused);
+      return;
     }
-  });
+    case 'input_audio':
+      if (part.input_audio === undefined) refuse('an audio part needs "input_audio": {"data": "<base64>", "format": "wav"}', ['input_audio']);
+      else if (!isBase64(part.input_audio.data)) refuse('the audio data is not valid base64; send "input_audio": {"data": "<base64>", "format": "wav"}');
+      return;
+    default:
+      refuse(`content parts of type ${JSON.stringify(part.type)} are not supported; send "text", "image_url" (a base64 data URL) or "input_audio" parts`);
+  }
+});
 export type ContentPart = z.infer<typeof contentPart>;
 
-const content = z.union([z.string(), z.array(contentPart)]).nullish();
+const contentParts = z.array(contentPart);
 
-const toolCall = z.object({
+/**
+ * A string or an array of parts. Not a plain union: zod says only "Invalid input" when neither
+ * matches, so an array's parts are checked here and a bad one named by its index, field and type.
+ */
+const content = z
+  .union([z.string(), z.array(z.unknown())], { error: 'expected a string or an array of content parts' })
+  .transform((value, context): string | ContentPart[] => {
+    if (typeof value === 'string') return value;
+    const parts = contentParts.safeParse(value);
+    if (parts.success) return parts.data;
+    for (const issue of parts.error.issues) context.addIssue(issue.code === 'custom' ? { ...issue } : { ...issue, message: `${issue.message}${partTypeOf(value, issue.path)}` });
+    return z.NEVER;
+  })
+  .nullish();
+
+/** ` (in a part of type "text")`: the type of the part a field's issue is in, when it has one. */
+function partTypeOf(parts: readonly unknown[], path: readonly PropertyKey[]): string {
+  const part: unknown = typeof path[0] === 'number' ? parts[path[0]] : undefined;
+  const type = typeof part === 'object' && part !== null && 'type' in part ? part.type : undefined;
+  return typeof type === 'string' && path.length > 1 ? ` (in a part of type ${quotedName(type)})` : '';
+}
+
+const toolCall = requestObject({
   id: z.string().optional(),
   type: z.literal('function').optional(),
-  function: z.object({ name: z.string(), arguments: z.string() }),
+  function: requestObject({ name: z.string(), arguments: z.string() }),
 });
 export type OpenAiToolCall = z.infer<typeof toolCall>;
 
-const message = z.object({
+const message = requestObject({
   role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
   content,
   /** A thinking model's reasoning, as this server (and Ollama's own OpenAI layer) sent it: goes back as `thinking`. */
@@ -82,9 +116,9 @@ const message = z.object({
 });
 export type OpenAiMessage = z.infer<typeof message>;
 
-const tool = z.object({
+const tool = requestObject({
   type: z.literal('function'),
-  function: z.object({
+  function: requestObject({
     name: z.string(),
     description: z.string().optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
@@ -117,7 +151,7 @@ const responseFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('json_object') }),
   z.object({
     type: z.literal('json_schema'),
-    json_schema: z.object({ name: z.string(), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullish() }),
+    json_schema: requestObject({ name: z.string(), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullish() }),
   }),
 ]);
 export type ResponseFormat = z.infer<typeof responseFormat>;
@@ -158,7 +192,7 @@ const toolsets = z
 
 const BUDGET_RULE = `use a whole number of characters, at least ${MIN_BUDGET}`;
 
-const argoFields = z.object({
+const argoFields = requestObject({
   session: z.string().refine(isSessionName, 'use 1-64 letters, digits, dots, dashes or underscores (not only dots)').optional(),
   replay: replaySpec.optional(),
   reason: z.enum(REPLAY_REASONS).optional(),
@@ -197,52 +231,50 @@ const TOP_LOGPROBS_RANGE = `must be a whole number between 0 and ${MAX_TOP_LOGPR
  */
 export const MAX_MODEL_LENGTH = 1000;
 
-const chatBody = z
-  .object({
-    model: z.string().min(1).max(MAX_MODEL_LENGTH, `use at most ${MAX_MODEL_LENGTH} characters (no model name Ollama takes is longer)`),
-    messages: z.array(message).min(1),
-    stream: z.boolean().nullish(),
-    stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
-    // OpenAI's documented ranges.
-    temperature: between(0, 2).nullish(),
-    top_p: between(0, 1).nullish(),
-    frequency_penalty: between(-2, 2).nullish(),
-    presence_penalty: between(-2, 2).nullish(),
-    max_tokens: tokenCount.nullish(),
-    max_completion_tokens: tokenCount.nullish(),
-    stop: z.union([z.string(), z.array(z.string())]).nullish(),
-    seed: z.number().int().nullish(),
-    /** Log probabilities of the answer's tokens, passed on to Ollama (0.12.11+), which gives them. */
-    logprobs: z.boolean().nullish(),
-    top_logprobs: z.number().int(TOP_LOGPROBS_RANGE).min(0, TOP_LOGPROBS_RANGE).max(MAX_TOP_LOGPROBS, TOP_LOGPROBS_RANGE).nullish(),
-    /** Ollama answers one choice per request; 1 (or null) is OpenAI's default. */
-    n: z
-      .number()
-      .int()
-      .nullish()
-      .refine((value) => value == null || value === 1, 'this server answers with one choice; send 1 or leave "n" out, and send the request again for another answer'),
-    tools: z.array(tool).nullish(),
-    tool_choice: toolChoice.nullish(),
-    /** Accepted, not enforced: Ollama has no way to keep a model to one call per answer. */
-    parallel_tool_calls: z.boolean().nullish(),
-    response_format: responseFormat.nullish(),
-    reasoning_effort: reasoningEffort.nullish(),
-    /** The newer form of `reasoning_effort`; it wins when both are sent, as in Ollama's own OpenAI layer. */
-    reasoning: z.object({ effort: reasoningEffort.nullish() }).nullish(),
-    user: z.string().nullish(),
-    argo: z.unknown().optional(),
-  })
-  .superRefine((body, context) => {
-    // As OpenAI answers it: usage in a stream only, so asking for it without one is a mistake.
-    if (body.stream_options != null && body.stream !== true) {
-      context.addIssue({ code: 'custom', path: ['stream_options'], message: 'only allowed with "stream": true; leave it out or stream the answer' });
-    }
-    // OpenAI's rule: "logprobs must be set to true if this parameter is used" (0 included).
-    // 0 asks for no alternatives: the same as leaving it out, as clients that always send it mean.
-    if (body.top_logprobs != null && body.top_logprobs > 0 && body.logprobs !== true) {
-      context.addIssue({ code: 'custom', path: ['top_logprobs'], message: 'needs "logprobs": true; send it too, or leave "top_logprobs" out' });
-    }
-  });
+const chatBody = requestObject({
+  model: z.string().min(1).max(MAX_MODEL_LENGTH, `use at most ${MAX_MODEL_LENGTH} characters (no model name Ollama takes is longer)`),
+  messages: z.array(message).min(1),
+  stream: z.boolean().nullish(),
+  stream_options: requestObject({ include_usage: z.boolean().nullish() }).nullish(),
+  // OpenAI's documented ranges.
+  temperature: between(0, 2).nullish(),
+  top_p: between(0, 1).nullish(),
+  frequency_penalty: between(-2, 2).nullish(),
+  presence_penalty: between(-2, 2).nullish(),
+  max_tokens: tokenCount.nullish(),
+  max_completion_tokens: tokenCount.nullish(),
+  stop: z.union([z.string(), z.array(z.string())]).nullish(),
+  seed: z.number().int().nullish(),
+  /** Log probabilities of the answer's tokens, passed on to Ollama (0.12.11+), which gives them. */
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.number().int(TOP_LOGPROBS_RANGE).min(0, TOP_LOGPROBS_RANGE).max(MAX_TOP_LOGPROBS, TOP_LOGPROBS_RANGE).nullish(),
+  /** Ollama answers one choice per request; 1 (or null) is OpenAI's default. */
+  n: z
+    .number()
+    .int()
+    .nullish()
+    .refine((value) => value == null || value === 1, 'this server answers with one choice; send 1 or leave "n" out, and send the request again for another answer'),
+  tools: z.array(tool).nullish(),
+  tool_choice: toolChoice.nullish(),
+  /** Accepted, not enforced: Ollama has no way to keep a model to one call per answer. */
+  parallel_tool_calls: z.boolean().nullish(),
+  response_format: responseFormat.nullish(),
+  reasoning_effort: reasoningEffort.nullish(),
+  /** The newer form of `reasoning_effort`; it wins when both are sent, as in Ollama's own OpenAI layer. */
+  reasoning: requestObject({ effort: reasoningEffort.nullish() }).nullish(),
+  user: z.string().nullish(),
+  argo: z.unknown().optional(),
+}).superRefine((body, context) => {
+  // As OpenAI answers it: usage in a stream only, so asking for it without one is a mistake.
+  if (body.stream_options != null && body.stream !== true) {
+    context.addIssue({ code: 'custom', path: ['stream_options'], message: 'only allowed with "stream": true; leave it out or stream the answer' });
+  }
+  // OpenAI's rule: "logprobs must be set to true if this parameter is used" (0 included).
+  // 0 asks for no alternatives: the same as leaving it out, as clients that always send it mean.
+  if (body.top_logprobs != null && body.top_logprobs > 0 && body.logprobs !== true) {
+    context.addIssue({ code: 'custom', path: ['top_logprobs'], message: 'needs "logprobs": true; send it too, or leave "top_logprobs" out' });
+  }
+});
 export type ChatBody = z.infer<typeof chatBody>;
 
 export interface ChatRequest {

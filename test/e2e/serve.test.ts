@@ -565,6 +565,38 @@ describe('client tools', () => {
     ]);
   });
 
+  it('unset fields sent as null, as some clients send them, count as absent: in messages, tool calls, tools, parts and argo', async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    ollama.options.reply = 'Noon.';
+    const parameters = { type: 'object', properties: { tz: { type: 'string', default: null } } };
+    const messages = [
+      { role: 'user', content: [{ type: 'text', text: 'time?', image_url: null }], name: null },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: null, function: { name: 'get_time', arguments: '{}' } }] },
+      { role: 'tool', content: 'noon', tool_call_id: 'c1', name: null },
+      { role: 'tool', content: 'late', tool_call_id: null, name: 'get_time' },
+    ];
+    const tools = [
+      { type: 'function', function: { name: 'get_time', description: null, parameters } },
+      { type: 'function', function: { name: 'ping', parameters: null } },
+    ];
+    const answer = await client.chat.completions.create({ model: 'argo', messages, tools, response_format: { type: 'json_schema', json_schema: { name: 'time', schema: null } } } as unknown as ChatCompletionCreateParamsNonStreaming);
+    expect(answer.choices[0]?.message.content).toBe('Noon.');
+    expect(JSON.parse(chatBodies().at(-1) ?? '')).toMatchObject({
+      messages: [
+        { role: 'user', content: 'time?' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', function: { name: 'get_time', arguments: {} } }] },
+        { role: 'tool', content: 'noon', tool_name: 'get_time', tool_call_id: 'c1' },
+        { role: 'tool', content: 'late', tool_name: 'get_time' },
+      ],
+      // The client's own schema keeps its null: only unset fields of the request are absent.
+      tools: [{ type: 'function', function: { name: 'get_time', parameters } }, { type: 'function', function: { name: 'ping' } }],
+      format: 'json',
+    });
+    const argo = await post('/v1/chat/completions', ask('hello', { argo: { session: 'nulls', persona: null, replay: null } }));
+    expect(argo.status).toBe(200);
+    expect(await logged(argo.headers.get('x-argo-turn-id') ?? '')).toMatchObject({ session: 'nulls', user_prompt: 'hello' });
+  });
+
   it('with Ollama 0.12.10+, the model\'s own call ids reach the client as they are', async () => {
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
     ollama.options.toolCalls = [{ function: { name: 'get_time', arguments: {} } }];

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/serve/errors.js';
 import { imagesOf, nestedDeeperThan, parseChatRequest, parseSessionPatch, textOf } from '../../src/serve/schema.js';
+import type { ChatBody } from '../../src/serve/schema.js';
 
 const base = { model: 'argo', messages: [{ role: 'user', content: 'hi' }] };
+
+/** A body's fields as parsed: null is absent. */
+function withoutNulls(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
+}
 
 function refusal(json: unknown, headers: Record<string, string> = {}): { param: string | null; message: string } {
   try {
@@ -104,7 +110,7 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{ top_logprobs: 0 }],
     [{ logprobs: false, top_logprobs: 0 }],
   ])('log probabilities %j are accepted', (extra) => {
-    expect(parseChatRequest({ ...base, ...extra }, new Headers()).body).toMatchObject(extra);
+    expect(parseChatRequest({ ...base, ...extra }, new Headers()).body).toEqual({ ...base, ...withoutNulls(extra) });
   });
 
   const user = (...parts: unknown[]) => ({ ...base, messages: [{ role: 'user', content: 'earlier' }, { role: 'user', content: [{ type: 'text', text: 'see' }, ...parts] }] });
@@ -160,7 +166,7 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{ stream: true, stream_options: { include_usage: true } }],
     [{ stream: false, stream_options: null }],
   ])('accepts the edges %j', (extra) => {
-    expect(parseChatRequest({ ...base, ...extra }, new Headers()).body).toMatchObject(extra);
+    expect(parseChatRequest({ ...base, ...extra }, new Headers()).body).toEqual({ ...base, ...withoutNulls(extra) });
   });
 
   it('refuses a body that is not an object', () => {
@@ -250,6 +256,70 @@ describe('chat request: what is accepted', () => {
     [null, { 'x-argo-session': 'work' }, { session: 'work' }],
   ])('argo %j with headers %j → %j', (argo, headers, expected) => {
     expect(parseChatRequest({ ...base, argo }, new Headers(headers)).argo).toEqual(expected);
+  });
+});
+
+describe('chat request: null counts as absent in every optional field', () => {
+  const call = { function: { name: 'f', arguments: '{}' } };
+  const parameters = { type: 'object', properties: {} };
+  // Each body, and where its null field is read: parsed as if the field were left out.
+  it.each<[string, Record<string, unknown>, (body: ChatBody) => unknown, unknown]>([
+    ['a message name', { messages: [{ role: 'user', content: 'hi', name: null }] }, (body) => body.messages[0], { role: 'user', content: 'hi' }],
+    ['a tool_call_id', { messages: [{ role: 'tool', content: 'r', tool_call_id: null }] }, (body) => body.messages[0], { role: 'tool', content: 'r' }],
+    ['a message content', { messages: [{ role: 'assistant', content: null, tool_calls: [call] }] }, (body) => body.messages[0], { role: 'assistant', tool_calls: [call] }],
+    ['a message reasoning', { messages: [{ role: 'assistant', content: 'a', reasoning: null }] }, (body) => body.messages[0], { role: 'assistant', content: 'a' }],
+    ['a tool call id and type', { messages: [{ role: 'assistant', tool_calls: [{ id: null, type: null, ...call }] }] }, (body) => body.messages[0]?.tool_calls, [call]],
+    ['a tool description', { tools: [{ type: 'function', function: { name: 'f', description: null, parameters } }] }, (body) => body.tools, [{ type: 'function', function: { name: 'f', parameters } }]],
+    ['tool parameters', { tools: [{ type: 'function', function: { name: 'f', parameters: null, strict: null } }] }, (body) => body.tools, [{ type: 'function', function: { name: 'f' } }]],
+    ['a JSON schema', { response_format: { type: 'json_schema', json_schema: { name: 'n', schema: null } } }, (body) => body.response_format, { type: 'json_schema', json_schema: { name: 'n' } }],
+    ['a text part\'s image_url', { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', image_url: null }] }] }, (body) => body.messages[0]?.content, [{ type: 'text', text: 'hi' }]],
+    ['an image part\'s text', { messages: [{ role: 'user', content: [{ type: 'image_url', text: null, image_url: { url: 'data:image/png;base64,QUJD' } }] }] }, (body) => body.messages[0]?.content, [{ type: 'image_url', image_url: { url: 'data:image/png;base64,QUJD' } }]],
+    ['an audio format', { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklG', format: null } }] }] }, (body) => body.messages[0]?.content, [{ type: 'input_audio', input_audio: { data: 'UklG' } }]],
+    ['include_usage', { stream: true, stream_options: { include_usage: null } }, (body) => body.stream_options, {}],
+    ['a reasoning effort', { reasoning: { effort: null } }, (body) => body.reasoning, {}],
+  ])('%s', (_field, extra, read, expected) => {
+    expect(read(parseChatRequest({ ...base, ...extra }, new Headers()).body)).toEqual(expected);
+  });
+
+  it('keeps null inside a tool\'s JSON Schema, which is the client\'s own', () => {
+    const parameters = { type: 'object', properties: { tz: { type: ['string', 'null'], default: null } } };
+    const request = parseChatRequest({ ...base, tools: [{ type: 'function', function: { name: 'f', parameters } }] }, new Headers());
+    expect(request.body.tools?.[0]?.function.parameters).toEqual(parameters);
+  });
+
+  it.each([
+    [{ session: 'n1', persona: null }, { session: 'n1' }],
+    [{ session: 'n1', replay: null, reason: null, budget: null, verbosity: null, mode: null, tools: null }, { session: 'n1' }],
+    [{ session: null, persona: 'pirate' }, { persona: 'pirate' }],
+  ])('argo %j is %j', (argo, expected) => {
+    expect(parseChatRequest({ ...base, argo }, new Headers()).argo).toEqual(expected);
+  });
+
+  // A required field has no absent meaning: null there is still a wrong type.
+  it.each([
+    [{ model: null }, 'model', 'Invalid input: expected string, received null'],
+    [{ messages: [{ role: null, content: 'x' }] }, 'messages[0].role', 'Invalid option: expected one of "system"|"developer"|"user"|"assistant"|"tool"'],
+    [{ messages: [{ role: 'user', content: [{ type: 'text', text: null }] }] }, 'messages[0].content[0].text', 'a text part needs "text"'],
+    [{ tools: [{ type: 'function', function: { name: null } }] }, 'tools[0].function.name', 'Invalid input: expected string, received null'],
+  ])('%j is refused naming %s', (extra, param, message) => {
+    expect(refusal({ ...base, ...extra })).toEqual({ param, message: `invalid "${param}": ${message}` });
+  });
+});
+
+describe('chat request: a bad content part is named by its index, field and type', () => {
+  const parts = (...content: unknown[]) => ({ ...base, messages: [{ role: 'user', content: 'earlier' }, { role: 'user', content }] });
+  it.each([
+    [parts({ type: 'text', text: 'see' }, { type: 'text', text: 5 }), 'messages[1].content[1].text', 'Invalid input: expected string, received number (in a part of type "text")'],
+    [parts({ type: 'image_url', image_url: 'data:image/png;base64,QUJD' }), 'messages[1].content[0].image_url', 'Invalid input: expected object, received string (in a part of type "image_url")'],
+    [parts({ type: 'image_url', image_url: { url: 5 } }), 'messages[1].content[0].image_url.url', 'Invalid input: expected string, received number (in a part of type "image_url")'],
+    [parts({ type: 'input_audio', input_audio: { data: 'UklG', format: 3 } }), 'messages[1].content[0].input_audio.format', 'Invalid input: expected string, received number (in a part of type "input_audio")'],
+    [parts({ type: 7 }), 'messages[1].content[0].type', 'Invalid input: expected string, received number'],
+    [parts('hi'), 'messages[1].content[0]', 'Invalid input: expected object, received string'],
+    [parts({ type: 'text', text: 'a' }, null), 'messages[1].content[1]', 'Invalid input: expected object, received null'],
+    [{ ...base, messages: [{ role: 'user', content: 5 }] }, 'messages[0].content', 'expected a string or an array of content parts'],
+    [{ ...base, messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] }, 'messages[0].content', 'expected a string or an array of content parts'],
+  ])('%j → %s', (json, param, message) => {
+    expect(refusal(json)).toEqual({ param, message: `invalid "${param}": ${message}` });
   });
 });
 
