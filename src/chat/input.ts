@@ -1,5 +1,6 @@
 // Pure: how typed lines become chat inputs — multi-line blocks between `"""` and slash commands.
 import { UsageError } from '../errors.js';
+import { isBlankPrompt } from '../text/prompt.js';
 
 const FENCE = '"""';
 
@@ -35,7 +36,7 @@ export function takeLine(pending: Pending, line: string): LineResult {
 }
 
 function finish(text: string, block: boolean): LineResult {
-  return text.trim() === '' ? { kind: 'empty' } : { kind: 'input', text, block };
+  return isBlankPrompt(text) ? { kind: 'empty' } : { kind: 'input', text, block };
 }
 
 /** A line that is only an answer to a yes/no question (`y`, `yes`, `n`, `no`, any case), not a message. */

@@ -9,6 +9,7 @@ import { TerminalGate } from './gate.js';
 import { CHAT_HELP, classifyInput, hidesThinking, isAnswerWord, takeLine } from './input.js';
 import type { ChatInput, LineResult, Pending, SlashName } from './input.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
+import { isBlankPrompt } from '../text/prompt.js';
 
 export interface ChatState {
   session: string;
@@ -496,7 +497,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     }
     pending = null;
     const text = lines.join('\n');
-    return text.trim() === '' ? { kind: 'empty' } : { kind: 'input', text, block: true };
+    return isBlankPrompt(text) ? { kind: 'empty' } : { kind: 'input', text, block: true };
   };
 
   try {

@@ -11,6 +11,7 @@ import { NO_TOOLS } from '../config/tool-list.js';
 import type { AgentFlags } from './agent.js';
 import { collect } from './parse.js';
 import { notText } from './io.js';
+import { isBlankPrompt } from '../text/prompt.js';
 import { decodeUtf8 } from '../text/utf8.js';
 import { settingsFor } from './settings.js';
 import { judgeWords, typoMessage } from './typos.js';
@@ -154,7 +155,7 @@ export interface PromptText {
 export function promptFrom(words: readonly string[], stdin: StdinText): PromptText {
   const piped = typeof stdin === 'object' ? stdin.piped : '';
   const typed = words.join(' ').trim();
-  const parts = [typed, piped].filter((part) => part.trim() !== '');
+  const parts = [typed, piped].filter((part) => !isBlankPrompt(part));
   const prompt = parts.join('\n\n');
   if (parts.length === 2) return { prompt, typedChars: codePoints(typed) };
   if (prompt !== '') return { prompt };

@@ -1,9 +1,14 @@
 // From a validated request to what the turn needs: pure, so every rule is a row in a table test.
 import { wellFormedText } from '../log/entry.js';
+import { isBlankPrompt } from '../text/prompt.js';
 import { badRequest } from './errors.js';
 import { lastUserText, toOllamaExtras, toOllamaMessages, toolRound } from './openai.js';
+import { imagesOf } from './schema.js';
 import type { ChatRequest } from './schema.js';
 import type { ArgoDefaults, TurnInput } from './types.js';
+
+const BLANK_PROMPT = 'the last user message has no text, and Argo mode takes its text as the prompt (as argo -s NAME "prompt" does); send the question as its text';
+const IMAGES_ONLY = 'the last user message has no text, only images or audio, and Argo mode sends the text alone (as argo -s NAME "prompt" does); add the question as a text part, or send the images without Argo fields (plain mode)';
 
 /** Plain-mode turns are logged in this session. */
 export const PLAIN_SESSION = 'api';
@@ -45,6 +50,11 @@ export function planAnswer(request: ChatRequest, defaults: ArgoDefaults, agentMo
   const userPrompt = last === null ? null : wellFormedText(last);
   if (argo !== null && userPrompt === null) {
     throw badRequest('Argo mode takes the last user message as its input, and there is none in "messages"', 'messages', 'missing_user_message');
+  }
+  // The CLI's rule: `argo -s NAME "   "` is no prompt, and Argo mode sends what that command would.
+  if (argo !== null && userPrompt !== null && isBlankPrompt(userPrompt)) {
+    const lastUser = body.messages.findLast((message) => message.role === 'user');
+    throw badRequest(imagesOf(lastUser?.content).length > 0 ? IMAGES_ONLY : BLANK_PROMPT, 'messages', 'empty_user_message');
   }
   const extras = toOllamaExtras(body);
   return {

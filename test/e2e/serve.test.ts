@@ -353,6 +353,25 @@ describe('Argo mode', () => {
     expect(entry?.replay_policy).toMatchObject({ entries_used: 1 });
   });
 
+  it('a last user message without text is refused as the CLI refuses no prompt: nothing sent to Ollama, nothing logged', async () => {
+    const cli = await runArgo(['-s', 'img', '   '], { home, host: ollama.url });
+    expect([cli.code, cli.stderr]).toEqual([2, expect.stringMatching(/^argo: no prompt: /) as unknown]);
+    const image: OpenAI.ChatCompletionContentPart = { type: 'image_url', image_url: { url: 'data:image/png;base64,QUJD' } };
+    for (const [content, said] of [['', 'send the question as its text'], ['   ', 'send the question as its text'], [[image], 'or send the images without Argo fields (plain mode)']] as const) {
+      const refused = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content }], argo: { session: 'img' } } as OpenAI.ChatCompletionCreateParamsNonStreaming).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+      const { error } = refused as InstanceType<typeof OpenAI.BadRequestError>;
+      expect(error).toMatchObject({ param: 'messages', code: 'empty_user_message', message: expect.stringMatching(new RegExp(`^the last user message has no text, .*${said.replace(/[()]/g, '\\$&')}$`)) as unknown });
+    }
+    const job = await post('/api/jobs', { model: 'argo', messages: [{ role: 'user', content: ' ' }], argo: { session: 'img' } });
+    expect([job.status, await job.json()]).toEqual([400, { error: expect.objectContaining({ param: 'messages', code: 'empty_user_message' }) as unknown }]);
+    expect(chatBodies()).toEqual([]);
+    expect(logLines(home).filter((line) => line.session === 'img')).toEqual([]);
+    // Plain mode sends an image alone, as Ollama takes it.
+    await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: [image] }] });
+    expect(JSON.parse(chatBodies().at(-1) ?? '')).toMatchObject({ messages: [{ role: 'user', content: '', images: ['QUJD'] }] });
+  });
+
   it('refuses unknown personas and unknown toolsets with a 400 naming the field', async () => {
     for (const [field, message] of [['persona', /^argo\.persona: unknown persona "nobody"/], ['mode', /^argo\.mode: unknown mode "nobody"/]] as const) {
       const style = await post('/v1/chat/completions', ask('x', { argo: { [field]: 'nobody' } }));

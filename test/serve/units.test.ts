@@ -97,6 +97,37 @@ describe('planAnswer', () => {
     expect(() => planAnswer(request({ ...noUser, argo: { session: 'w' } }), DEFAULTS, false)).toThrow(expect.objectContaining({ param: 'messages' }) as ApiError);
   });
 
+  // The CLI's rule: `argo -s NAME "   "` is no prompt. Plain mode sends the messages as they are, images too.
+  const IMAGE = { type: 'image_url', image_url: { url: 'data:image/png;base64,QUJD' } };
+  const AUDIO = { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } };
+  const BLANK = 'the last user message has no text, and Argo mode takes its text as the prompt (as argo -s NAME "prompt" does); send the question as its text';
+  const IMAGES_ONLY = 'the last user message has no text, only images or audio, and Argo mode sends the text alone (as argo -s NAME "prompt" does); add the question as a text part, or send the images without Argo fields (plain mode)';
+  it.each([
+    ['', BLANK],
+    ['   ', BLANK],
+    ['\n\t', BLANK],
+    [null, BLANK],
+    [[], BLANK],
+    [[{ type: 'text', text: ' ' }, { type: 'text', text: '' }], BLANK],
+    [[IMAGE], IMAGES_ONLY],
+    [[{ type: 'text', text: '  ' }, IMAGE], IMAGES_ONLY],
+    [[AUDIO], IMAGES_ONLY],
+  ])('Argo mode refuses a last user message of %j: 400 on messages; plain mode sends it', (content, message) => {
+    const json = { messages: [{ role: 'user', content: 'earlier' }, { role: 'user', content }] };
+    expect(() => planAnswer(request({ ...json, argo: { session: 'w' } }), DEFAULTS, false)).toThrow(
+      expect.objectContaining({ status: 400, param: 'messages', code: 'empty_user_message', message }) as ApiError,
+    );
+    expect(planAnswer(request(json), DEFAULTS, false).turn.mode).toBe('plain');
+  });
+
+  it.each([
+    [' q ', ' q '],
+    [[{ type: 'text', text: 'what is this?' }, IMAGE], 'what is this?'],
+  ])('Argo mode takes a last user message of %j as the prompt %j', (content, userPrompt) => {
+    const plan = planAnswer(request({ messages: [{ role: 'user', content }], argo: { session: 'w' } }), DEFAULTS, false);
+    expect(plan.turn).toMatchObject({ mode: 'argo', userPrompt, messages: [] });
+  });
+
   it('the tools Argo field needs agent mode', () => {
     expect(() => planAnswer(request({ argo: { tools: 'fs' } }), DEFAULTS, false)).toThrow(expect.objectContaining({ status: 400, param: 'argo.tools' }) as ApiError);
     expect(planAnswer(request({ argo: { tools: 'fs' } }), DEFAULTS, true).turn.argo?.tools).toEqual(['fs']);
