@@ -8,7 +8,7 @@ import type { ChatRequest } from './schema.js';
 import type { ArgoDefaults, TurnInput } from './types.js';
 
 const BLANK_PROMPT = 'the last user message has no text, and Argo mode takes its text as the prompt (as argo -s NAME "prompt" does); send the question as its text';
-const IMAGES_ONLY = 'the last user message has no text, only images or audio, and Argo mode sends the text alone (as argo -s NAME "prompt" does); add the question as a text part, or send the images without Argo fields (plain mode)';
+const IMAGES_ONLY = 'the last user message has no text, only images or audio, and Argo mode sends the text alone (as argo -s NAME "prompt" does); add the question as a text part, or send the images in plain mode (no argo object, no X-Argo-* header)';
 
 /** Plain-mode turns are logged in this session. */
 export const PLAIN_SESSION = 'api';

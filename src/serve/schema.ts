@@ -6,6 +6,7 @@ import { MIN_BUDGET } from '../replay/policy.js';
 import { REPLAY_REASONS, VERBOSITIES } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec, Verbosity } from '../replay/types.js';
 import { isSessionName } from '../sessions/names.js';
+import { didYouMean } from '../text/similar.js';
 import { quotedName } from '../output/terminal-text.js';
 import { badRequest } from './errors.js';
 import type { ApiError } from './errors.js';
@@ -279,7 +280,7 @@ export type ChatBody = z.infer<typeof chatBody>;
 
 export interface ChatRequest {
   body: ChatBody;
-  /** Null in plain mode: no Argo field in the body or headers. */
+  /** Null in plain mode: no `argo` object in the body, and no X-Argo-* header with a value. */
   argo: ArgoFields | null;
 }
 
@@ -300,12 +301,16 @@ function firstIssue(error: z.ZodError, prefix = ''): ApiError {
   return badRequest(param === null ? `invalid request body: ${issue.message}` : `invalid "${param}": ${issue.message}`, param);
 }
 
-/** Argo fields from `X-Argo-*` headers (strings), overridden field by field by the body's `argo` object. */
+/**
+ * Argo fields from `X-Argo-*` headers (strings), overridden field by field by the body's `argo`
+ * object. Either makes the request Argo mode, even with no field in it (`"argo": {}` is the
+ * configured session and replay); a blank header counts as not sent (a proxy may pass one on empty).
+ */
 function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
   const fromHeaders: Record<string, unknown> = {};
   for (const key of ARGO_KEYS) {
     const value = headers.get(`${HEADER_PREFIX}${key}`);
-    if (value === null) continue;
+    if (value === null || value.trim() === '') continue;
     fromHeaders[key] = key === 'budget' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   }
   const headerResult = argoFields.safeParse(fromHeaders);
@@ -320,10 +325,26 @@ function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
   if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
     throw badRequest('invalid "argo": expected an object', 'argo');
   }
+  const unknownKey = Object.keys(raw ?? {}).find((key) => !(ARGO_KEYS as readonly string[]).includes(key));
+  if (unknownKey !== undefined) throw unknownArgoField(unknownKey);
   const bodyResult = argoFields.safeParse(raw ?? {});
   if (!bodyResult.success) throw firstIssue(bodyResult.error, 'argo');
-  const merged = stripUndefined({ ...headerResult.data, ...stripUndefined(bodyResult.data) }) as ArgoFields;
-  return Object.keys(merged).length === 0 ? null : merged;
+  if ((raw === undefined || raw === null) && Object.keys(fromHeaders).length === 0) return null;
+  return stripUndefined({ ...headerResult.data, ...stripUndefined(bodyResult.data) }) as ArgoFields;
+}
+
+/**
+ * A misspelt Argo field would leave its setting out (a `sesion` runs in the configured session), so
+ * it is refused, not dropped as other unknown fields are. A key that is not a plain name is quoted
+ * clipped, never whole in `param`.
+ */
+function unknownArgoField(key: string): ApiError {
+  const known = `the Argo fields are ${ARGO_KEYS.slice(0, -1).join(', ')} and ${ARGO_KEYS.at(-1) ?? ''}`;
+  if (!/^[\w-]{1,64}$/.test(key)) return badRequest(`invalid "argo": unknown Argo field ${quotedName(key)}; ${known}`, 'argo');
+  // didYouMean leaves out a name equal to the word but for case ("Session").
+  const sameButCase = ARGO_KEYS.find((name) => name === key.toLowerCase());
+  const hint = sameButCase === undefined ? didYouMean(key, ARGO_KEYS) : ` (did you mean "${sameButCase}"?)`;
+  return badRequest(`invalid "argo.${key}": unknown Argo field${hint}; ${known}`, `argo.${key}`);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -251,11 +251,35 @@ describe('chat request: what is accepted', () => {
     [{ tools: 'fs, edit,' }, {}, { tools: ['fs', 'edit'] }],
     [{ tools: ['fs'] }, {}, { tools: ['fs'] }],
     [{ replay: 'session', reason: 'session', verbosity: 'short', mode: 'code' }, {}, { replay: { kind: 'session' }, reason: 'session', verbosity: 'short', mode: 'code' }],
-    [{}, {}, null],
+    // An argo object is Argo mode, empty too: the configured session and replay.
+    [{}, {}, {}],
+    [{ tools: [] }, {}, { tools: [] }],
     [null, {}, null],
+    [undefined, {}, null],
     [null, { 'x-argo-session': 'work' }, { session: 'work' }],
+    // A blank header counts as not sent: it neither makes Argo mode nor sets its field.
+    [undefined, { 'x-argo-tools': '' }, null],
+    [undefined, { 'x-argo-session': '   ', 'x-argo-persona': '' }, null],
+    [undefined, { 'x-argo-tools': ' ', 'x-argo-session': 'work' }, { session: 'work' }],
+    [{}, { 'x-argo-tools': '' }, {}],
+    [{ session: 'body' }, { 'x-argo-session': '' }, { session: 'body' }],
   ])('argo %j with headers %j → %j', (argo, headers, expected) => {
     expect(parseChatRequest({ ...base, argo }, new Headers(headers)).argo).toEqual(expected);
+  });
+
+  const KNOWN = 'the Argo fields are session, replay, reason, budget, persona, verbosity, mode and tools';
+  it.each([
+    [{ sesion: 'x' }, 'argo.sesion', `invalid "argo.sesion": unknown Argo field (did you mean "session"?); ${KNOWN}`],
+    [{ Session: 'x' }, 'argo.Session', `invalid "argo.Session": unknown Argo field (did you mean "session"?); ${KNOWN}`],
+    [{ session: 'x', replay_spec: 'last:2' }, 'argo.replay_spec', `invalid "argo.replay_spec": unknown Argo field; ${KNOWN}`],
+    // A typo is refused with or without a value.
+    [{ persona: 'pirate', tool: null }, 'argo.tool', `invalid "argo.tool": unknown Argo field (did you mean "tools"?); ${KNOWN}`],
+    // Not a plain name: quoted, clipped and made safe, and only "argo" as the param.
+    [{ 'a b': 1 }, 'argo', `invalid "argo": unknown Argo field "a b"; ${KNOWN}`],
+    [{ 'x\u001b[2J': 1 }, 'argo', `invalid "argo": unknown Argo field "x\\u001b[2J"; ${KNOWN}`],
+    [{ ['k'.repeat(100_000)]: 1 }, 'argo', `invalid "argo": unknown Argo field "${'k'.repeat(64)}…"; ${KNOWN}`],
+  ])('an unknown Argo field (row %#) is a 400 naming it: %s', (argo, param, message) => {
+    expect(refusal({ ...base, argo })).toEqual({ param, message });
   });
 });
 

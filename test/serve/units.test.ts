@@ -64,12 +64,22 @@ describe('planAnswer', () => {
   });
 
   it.each([
-    [{ argo: { replay: 'session' } }, 'default'],
-    [{ argo: { session: 'work' } }, 'work'],
-  ])('Argo mode %j: session %s, no client messages', (json, session) => {
+    [{ argo: { replay: 'session' } }, 'default', { replay: { kind: 'session' } }],
+    [{ argo: { session: 'work' } }, 'work', { session: 'work', replay: DEFAULTS.replay }],
+    // An empty argo object is Argo mode all the same: the configured session and replay, no defaults added.
+    [{ argo: {} }, 'default', { replay: DEFAULTS.replay }],
+    [{ argo: {}, temperature: null }, 'default', { replay: DEFAULTS.replay }],
+  ])('Argo mode %j: session %s, no client messages', (json, session, argo) => {
     const plan = planAnswer(request(json), DEFAULTS, false);
-    expect(plan.turn).toMatchObject({ mode: 'argo', session, messages: [], userPrompt: 'q' });
+    expect(plan.turn).toMatchObject({ mode: 'argo', session, messages: [], userPrompt: 'q', argo, extras: { options: {} } });
     expect(plan.stream).toBe(false);
+  });
+
+  it.each([
+    [{ 'x-argo-tools': '' }],
+    [{ 'x-argo-session': '  ', 'x-argo-replay': '' }],
+  ])('blank headers %j leave the request in plain mode', (headers) => {
+    expect(planAnswer(request({}, headers), DEFAULTS, true).turn).toMatchObject({ mode: 'plain', session: PLAIN_SESSION, argo: null, messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'q' }] });
   });
 
   // The CLI's rule: without --replay the default replay applies, and --reason checks against it.
@@ -101,7 +111,7 @@ describe('planAnswer', () => {
   const IMAGE = { type: 'image_url', image_url: { url: 'data:image/png;base64,QUJD' } };
   const AUDIO = { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } };
   const BLANK = 'the last user message has no text, and Argo mode takes its text as the prompt (as argo -s NAME "prompt" does); send the question as its text';
-  const IMAGES_ONLY = 'the last user message has no text, only images or audio, and Argo mode sends the text alone (as argo -s NAME "prompt" does); add the question as a text part, or send the images without Argo fields (plain mode)';
+  const IMAGES_ONLY = 'the last user message has no text, only images or audio, and Argo mode sends the text alone (as argo -s NAME "prompt" does); add the question as a text part, or send the images in plain mode (no argo object, no X-Argo-* header)';
   it.each([
     ['', BLANK],
     ['   ', BLANK],
