@@ -223,7 +223,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
     await next();
   });
 
-  const streamedLimit = bodyLimit({ maxSize: deps.limits.maxBodyBytes, onError: () => { throw tooLarge(deps.limits.maxBodyBytes); } });
+  // A body without a length is refused half-read: the rest of it is still on the way, so the
+  // connection cannot carry another request, and the client is told not to send one on it.
+  const streamedLimit = bodyLimit({ maxSize: deps.limits.maxBodyBytes, onError: () => { throw withHeaders(tooLarge(deps.limits.maxBodyBytes), { Connection: 'close' }); } });
   /**
    * A body that states its length is judged by it, as bodyLimit does, but without bodyLimit's look
    * at the request's body stream: under @hono/node-server that alone builds a web Request around the

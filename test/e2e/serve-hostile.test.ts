@@ -1,7 +1,7 @@
 // The built `argo serve` against hostile clients: what they send is refused in one OpenAI error,
 // nothing reaches Ollama or the log, and the server goes on serving.
 import { once } from 'node:events';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
@@ -95,6 +95,36 @@ describe('serve.maxConnections from config.json', () => {
       kept.destroy();
     } finally {
       await capped.stop();
+    }
+  });
+});
+
+describe('a body over serve.maxBodyBytes sent chunked on a kept-alive connection', () => {
+  it('is a 413 saying Connection: close (it was refused half-read), and the client\'s next requests are answered on a new connection', async () => {
+    const limited = await startServe({ home: tempHome({ serve: { maxBodyBytes: 4096 } }), host: ollama.url });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (body: Buffer, chunked: boolean): Promise<{ status: number; connection: string | undefined; code: unknown }> =>
+      new Promise((resolve, reject) => {
+        const headers = { 'content-type': 'application/json', ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }) };
+        const req = request(`${limited.url}/v1/chat/completions`, { method: 'POST', agent, headers }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (piece: string) => (text += piece));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, code: (JSON.parse(text) as { error?: { code?: unknown } }).error?.code }));
+        });
+        req.on('error', reject);
+        if (chunked) for (let at = 0; at < body.length; at += 64 * 1024) req.write(body.subarray(at, at + 64 * 1024));
+        req.end(chunked ? undefined : body);
+      });
+    try {
+      const before = chatRequests();
+      expect(await post(Buffer.alloc(1024 * 1024, 'x'), true)).toEqual({ status: 413, connection: 'close', code: 'body_too_large' });
+      // It failed with "socket hang up": the server closed the connection the 413 said to keep.
+      for (let i = 0; i < 3; i++) expect(await post(Buffer.from(chat()), false)).toMatchObject({ status: 200, connection: 'keep-alive' });
+      expect(chatRequests()).toBe(before + 3);
+      await waitFor(() => expect(limited.stderr()).toMatch(/^POST \/v1\/chat\/completions 413 \d+ms session=-$/m));
+    } finally {
+      agent.destroy();
+      await limited.stop();
     }
   });
 });

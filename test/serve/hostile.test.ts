@@ -1,7 +1,7 @@
 // argo serve against hostile or broken HTTP clients, over real sockets: clients that trickle their
 // request, send what Node's parser refuses, or leave half-way. The server stays healthy and every
 // refusal is an OpenAI error body.
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -213,6 +213,52 @@ describe('Expect: 100-continue', () => {
     raw.socket.write(CHAT);
     await raw.closed;
     expect(response(raw.received().slice('HTTP/1.1 100 Continue\r\n\r\n'.length))).toMatchObject({ status: 200, body: { choices: [{ message: { content: 'You said: hi' } }] } });
+  });
+});
+
+describe('a body over serve.maxBodyBytes on a kept-alive connection', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.listening.close(100);
+  });
+  const limit = 64 * 1024;
+
+  /** A chat request through `agent`, its body sent chunked (no length) or with one. */
+  function chat(agent: Agent, body: Buffer, chunked: boolean): Promise<{ status: number; connection: string | undefined; body: unknown }> {
+    return new Promise((resolve, reject) => {
+      const headers = { 'content-type': 'application/json', ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }) };
+      const req = request(`${t.url}/v1/chat/completions`, { method: 'POST', agent, headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (piece: string) => (text += piece));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: JSON.parse(text) as unknown }));
+      });
+      req.on('error', reject);
+      if (!chunked) {
+        req.end(body);
+        return;
+      }
+      for (let at = 0; at < body.length; at += 16 * 1024) req.write(body.subarray(at, at + 16 * 1024));
+      req.end();
+    });
+  }
+
+  it.each<[string, boolean, number, string]>([
+    ['chunked, a little over: refused half-read, so the connection is closed, and said to be', true, 1024, 'close'],
+    ['chunked, 1 MiB over', true, 1024 * 1024, 'close'],
+    ['chunked, 10 MiB over', true, 10 * 1024 * 1024, 'close'],
+    ['with a length over: refused from it, the body drained, the connection kept', false, 1024 * 1024, 'keep-alive'],
+  ])('%s; the requests after it on the same agent are answered', async (_case, chunked, excess, connection) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const refused = await chat(agent, Buffer.alloc(limit + excess, 'x'), chunked);
+      expect(refused).toEqual({ status: 413, connection, body: { error: expect.objectContaining({ code: 'body_too_large' }) as unknown } });
+      for (let i = 0; i < 3; i++) expect(await chat(agent, Buffer.from(CHAT), false)).toMatchObject({ status: 200 });
+    } finally {
+      agent.destroy();
+    }
   });
 });
 
