@@ -97,6 +97,14 @@ export function estimatePromptTokens(body: EstimableBody): number {
   return sum;
 }
 
+/**
+ * The tokens of a model's answer (its text, its reasoning and its tool calls), counted as a message
+ * of a prompt is: for an answer Ollama gave no count of (one cut short before its last chunk).
+ */
+export function estimateAnswerTokens(answer: { content: string; thinking?: string | undefined; tool_calls?: readonly unknown[] | undefined }): number {
+  return estimateTextTokens(answer.content) + estimateTextTokens(answer.thinking ?? '') + asJsonTokens(answer.tool_calls);
+}
+
 function asJsonTokens(values: readonly unknown[] | undefined): number {
   return values === undefined || values.length === 0 ? 0 : estimateTextTokens(JSON.stringify(values));
 }

@@ -264,10 +264,8 @@ export function finishReason(doneReason: string | null, toolCalls: number): Fini
   return doneReason === 'length' ? 'length' : 'stop';
 }
 
-export function usageOf(promptTokens: number | null, completionTokens: number | null): Usage {
-  const prompt = promptTokens ?? 0;
-  const completion = completionTokens ?? 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+export function usageOf(promptTokens: number, completionTokens: number): Usage {
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
 }
 
 /** OpenAI's ChatCompletionTokenLogprob.TopLogprob. */

@@ -14,6 +14,7 @@ import { SessionUpdateError } from '../sessions/record-turn.js';
 import { openSession } from '../sessions/store.js';
 import { loadToolbox } from '../tools/catalog.js';
 import type { ConnectMcp, Toolbox } from '../tools/catalog.js';
+import { estimateAnswerTokens } from '../ollama/context-window.js';
 import { commandEnvironment } from '../tools/process.js';
 import { ToolError, asksFirst } from '../tools/types.js';
 import type { Tool } from '../tools/types.js';
@@ -279,8 +280,10 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
         model: entry.model,
         text: written ?? entry.model_response,
         toolCalls,
-        promptTokens: entry.timings.prompt_eval_count,
-        completionTokens: entry.timings.eval_count,
+        // An answer cut short has no counts: estimated, never 0, which would make it look free (every
+        // turn logs its prompt's estimate; older lines may lack one).
+        promptTokens: entry.timings.prompt_eval_count ?? entry.prompt_tokens_estimate ?? 0,
+        completionTokens: entry.timings.eval_count ?? estimateAnswerTokens({ content: entry.model_response, thinking: entry.thinking, tool_calls: toolCalls }),
         doneReason: entry.done_reason,
         failure: entry.status !== 'error' ? null : failed ? { ...failed, message: message ?? failed.message } : message !== null ? { kind: 'argo', message } : null,
         replayPolicy: entry.replay_policy,

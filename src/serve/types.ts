@@ -64,8 +64,12 @@ export interface TurnResult {
   model: string;
   text: string;
   toolCalls: OllamaToolCall[];
-  promptTokens: number | null;
-  completionTokens: number | null;
+  /**
+   * Ollama's counts, for `usage`; where it gave none (an answer cut short before its last chunk: STOP,
+   * a client gone, the shutdown, a failure), Argo's estimates, as the log's `prompt_tokens_estimate`.
+   */
+  promptTokens: number;
+  completionTokens: number;
   doneReason: string | null;
   failure: TurnFailure | null;
   /** As logged; null without replay. */

@@ -1121,6 +1121,33 @@ describe('STOP', () => {
   });
 });
 
+describe('usage of an answer cut short', () => {
+  it("STOP mid-stream: the usage chunk gives Argo's estimates (the log's prompt_tokens_estimate, the words sent), not zeros", async () => {
+    ollama.options.reply = 'first second third fourth';
+    ollama.setScenario({ hang: 2 });
+    try {
+      const stream = await client.chat.completions.create({ ...ask('count with me'), stream: true, stream_options: { include_usage: true } });
+      let text = '';
+      let usage: OpenAI.CompletionUsage | null | undefined;
+      let id = '';
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        if (text === 'first second' && !existsSync(join(home, 'STOP'))) writeFileSync(join(home, 'STOP'), '');
+        usage = chunk.usage ?? usage;
+        id = (chunk as unknown as { argo?: { turn_id: string } }).argo?.turn_id ?? id;
+      }
+      const entry = await logged(id);
+      expect(entry).toMatchObject({ status: 'stopped', model_response: 'first second', timings: { prompt_eval_count: null, eval_count: null } });
+      const prompt = entry?.prompt_tokens_estimate as number;
+      expect(prompt).toBeGreaterThan(0);
+      // 'first second': 12 characters, 3 estimated tokens. It was {"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}.
+      expect(usage).toEqual({ prompt_tokens: prompt, completion_tokens: 3, total_tokens: prompt + 3 });
+    } finally {
+      expect(await (await fetch(`${serve.url}/api/stop`, { method: 'DELETE' })).json()).toEqual({ stop: false, since: null });
+    }
+  });
+});
+
 describe('a request while STOP is set', () => {
   it('the openai client throws 503 argo_stopped, streamed or not, plain or Argo mode; each turn is logged stopped with its prompt; a job is refused the same way', async () => {
     expect(await (await post('/api/stop', '')).json()).toEqual({ stop: true, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) as string });

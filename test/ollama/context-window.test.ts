@@ -3,6 +3,7 @@ import {
   OLLAMA_DEFAULT_NUM_CTX,
   countMayBeWindow,
   defaultWindowOf,
+  estimateAnswerTokens,
   estimatePromptTokens,
   estimateTextTokens,
   numCtxFromParameters,
@@ -101,6 +102,20 @@ describe('estimatePromptTokens', () => {
     ['an image and tools', { messages: [{ content: 'abcd', images: [small] }], tools: [{ type: 'function', function: { name: 'read_file', parameters: {} } }] }, 5 + 768 + 18],
   ])('%s → %i', (_case, body, tokens) => {
     expect(estimatePromptTokens(body)).toBe(tokens);
+  });
+});
+
+describe('estimateAnswerTokens: an answer Ollama gave no count of', () => {
+  it.each<[string, Parameters<typeof estimateAnswerTokens>[0], number]>([
+    ['nothing yet', { content: '' }, 0],
+    ['text', { content: 'first second' }, 3],
+    ['reasoning and text', { content: 'It is 4.', thinking: 'add them' }, 2 + 2],
+    // A call's JSON (56 characters), as a call sent back counts in a prompt.
+    ['a call only', { content: '', tool_calls: [{ function: { name: 'f', arguments: { path: 'a.txt' } } }] }, 14],
+    ['text, reasoning and a call', { content: 'abcd', thinking: 'abcd', tool_calls: [{ function: { name: 'f', arguments: { path: 'a.txt' } } }] }, 1 + 1 + 14],
+    ['no calls', { content: 'abcd', tool_calls: [] }, 1],
+  ])('%s → %i', (_case, answer, tokens) => {
+    expect(estimateAnswerTokens(answer)).toBe(tokens);
   });
 });
 

@@ -57,6 +57,7 @@ export class FakeRunner implements TurnRunner {
     const script = this.script(input);
     if (script.throws) throw script.throws;
     let text = '';
+    let streamed = 0;
     const end = (status: string, failure: TurnFailure | null, toolCalls: OllamaToolCall[] = []): LoggedTurn => {
       const result: LoggedTurn = {
         turnId: input.turnId,
@@ -64,8 +65,9 @@ export class FakeRunner implements TurnRunner {
         model: input.model,
         text,
         toolCalls,
-        promptTokens: status === 'ok' ? 7 : null,
-        completionTokens: status === 'ok' ? (script.tokens?.length ?? 0) : null,
+        // As the runner's: Ollama's counts, or for an answer cut short, estimates (one a token here).
+        promptTokens: 7,
+        completionTokens: streamed,
         doneReason: status === 'ok' ? 'stop' : null,
         failure,
         replayPolicy: input.mode === 'argo' ? { reason: 'session' } : null,
@@ -100,6 +102,7 @@ export class FakeRunner implements TurnRunner {
       await new Promise((resolve) => setImmediate(resolve));
       const token = tokens[at] ?? '';
       text += token;
+      streamed++;
       hooks.onText(token, logprobs(token));
     }
     if (script.failAfter) return end('error', script.failAfter);

@@ -253,7 +253,7 @@ describe('answers to OpenAI', () => {
 
   it.each([
     [3, 5, { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 }],
-    [null, null, { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }],
+    [12, 0, { prompt_tokens: 12, completion_tokens: 0, total_tokens: 12 }],
   ])('usage of %s and %s', (prompt, completion, expected) => {
     expect(usageOf(prompt, completion)).toEqual(expected);
   });

@@ -368,3 +368,41 @@ describe('turnRunner when the log cannot take an answered turn', () => {
     expect(logOutcomeOf(error)).toBe(log);
   });
 });
+
+describe('turnRunner: the tokens usage reports', () => {
+  const counted = { ...EMPTY_METRICS, prompt_eval_count: 30, eval_count: 4, done_reason: 'stop' };
+  // 'first second' is 3 estimated tokens, 'hm ok' 2, a call {"function":{"name":"f","arguments":{}}} 11.
+  it.each<[string, { status: 'ok' | 'interrupted' | 'error'; metrics: typeof EMPTY_METRICS }, { thinking?: string; call?: boolean }, 'stop' | null, string, 'counted' | 'estimated', number | 'counted']>([
+    ["Ollama's counts, when it sent its last chunk", { status: 'ok', metrics: counted }, {}, null, 'ok', 'counted', 'counted'],
+    ['STOP mid-answer: no counts, so the estimates (they were 0 and 0)', { status: 'interrupted', metrics: EMPTY_METRICS }, {}, 'stop', 'stopped', 'estimated', 3],
+    ['the client gone mid-answer', { status: 'interrupted', metrics: EMPTY_METRICS }, {}, null, 'interrupted', 'estimated', 3],
+    ['a failure mid-answer', { status: 'error', metrics: EMPTY_METRICS }, {}, null, 'error', 'estimated', 3],
+    ['cut with reasoning and a client tool call: all three counted', { status: 'interrupted', metrics: EMPTY_METRICS }, { thinking: 'hm ok', call: true }, 'stop', 'stopped', 'estimated', 3 + 2 + 11],
+    ['a prompt Ollama gave no count of (cached whole), the answer counted', { status: 'ok', metrics: { ...counted, prompt_eval_count: null } }, {}, null, 'ok', 'estimated', 'counted'],
+  ])('%s', async (_case, outcome, extra, cut, status, prompt, completion) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-runner-usage-'));
+    const controller = new AbortController();
+    const runner = turnRunner(loadSettings({ home }, {}), {
+      transport: () => ({
+        stream: (_request, hooks) => {
+          if (extra.thinking) hooks.onThinking?.(extra.thinking);
+          hooks.onText('first second');
+          if (extra.call) hooks.onToolCalls?.([{ function: { name: 'f', arguments: {} } }]);
+          if (outcome.status === 'interrupted') controller.abort(cut ?? 'disconnect');
+          return Promise.resolve({ ...outcome, failure: outcome.status === 'error' ? { kind: 'mid-stream', message: 'boom' } : null, attempts: 1 });
+        },
+        installedModels: () => Promise.resolve(['m']),
+      }),
+      now: () => new Date('2026-01-01T00:00:00Z'),
+      clock: () => 0,
+      rescue: () => Promise.reject(new Error('no rescue expected')),
+    });
+    const input: TurnInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'count with me', messages: [], argo: null, extras: { options: {} }, signal: controller.signal };
+    const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
+    const [entry] = logLines(home) as [{ status: string; prompt_tokens_estimate: number }];
+    expect(entry.status).toBe(status);
+    expect(result.promptTokens).toBe(prompt === 'counted' ? 30 : entry.prompt_tokens_estimate);
+    expect(result.promptTokens).toBeGreaterThan(0);
+    expect(result.completionTokens).toBe(completion === 'counted' ? 4 : completion);
+  });
+});
