@@ -54,6 +54,12 @@ const ToolCallSchema = z.object({
   error_detail: z.string().optional(),
 });
 
+/**
+ * One call of a client's own tools (argo serve's `tools`), which the client runs: the id it was
+ * given (the model's, or `call_<round>_<index>`), and the arguments as the model wrote them.
+ */
+const ClientToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) });
+
 /** One microcompaction step; `round` (absent on older lines) tells apart calls that share an id. */
 const CompactionSchema = z.object({
   id: z.string(),
@@ -126,11 +132,14 @@ const EntryFields = z.object({
     client_messages: count.optional(),
     /** The names of the request fields a client of argo serve added (format, tools, logprobs…), not logged; absent for every other turn. */
     client_fields: z.array(z.string()).optional(),
+    /** The calls of its own tools a client of argo serve was answered with; absent for every other turn. */
+    client_tool_calls: z.array(ClientToolCallSchema).optional(),
   });
 export const LogEntrySchema = EntryFields.loose();
 
 export type Timings = z.infer<typeof TimingsSchema>;
 export type ToolCallLog = z.infer<typeof ToolCallSchema>;
+export type ClientToolCallLog = z.infer<typeof ClientToolCallSchema>;
 export type RoundMessage = z.infer<typeof RoundMessageSchema>;
 /** A turn as Argo writes it: the schema's fields, with a status this version writes, and any fields an answer step adds. */
 export type LogEntry = Omit<z.infer<typeof EntryFields>, 'status'> & { status: TurnStatus } & Record<string, unknown>;

@@ -1,7 +1,7 @@
 // The log line's codec: parse + validate (isLogEntry) and serialize; its zod schema, the one definition of a turn on disk, is in entry-schema.ts.
 import type { LogEntry } from './entry-schema.js';
 
-export type { LogEntry, Timings, ToolCallLog } from './entry-schema.js';
+export type { ClientToolCallLog, LogEntry, Timings, ToolCallLog } from './entry-schema.js';
 
 export { BASIC_TURN_STATUSES, ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, TURN_STATUSES } from './entry-words.js';
 export type { TurnStatus } from './entry-words.js';
@@ -147,6 +147,7 @@ const isToolCall = shape({
   error: optional(isString),
   error_detail: optional(isString),
 });
+const isClientToolCall = shape({ id: isString, name: isString, arguments: recordOf(() => true) });
 const isUnavailableTool = shape({ name: isString, reason: isString });
 const isRoundMessage = shape({ round: isCount, content: isString, thinking: optional(isString) });
 const isCompaction = shape({ id: isString, round: optional(isCount), kind: oneOf(['saved', 'truncated', 'summarized']), chars_before: isCount, chars_after: isCount, saved_as: optional(isString) });
@@ -178,7 +179,8 @@ function isOptionalPart(e: Record<string, unknown>): boolean {
     (e.truncation_suspected === undefined || typeof e.truncation_suspected === 'boolean') &&
     (e.rerun_of === undefined || typeof e.rerun_of === 'string') &&
     (e.client_messages === undefined || isCount(e.client_messages)) &&
-    (e.client_fields === undefined || arrayOf(isString)(e.client_fields))
+    (e.client_fields === undefined || arrayOf(isString)(e.client_fields)) &&
+    (e.client_tool_calls === undefined || arrayOf(isClientToolCall)(e.client_tool_calls))
   );
 }
 

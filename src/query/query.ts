@@ -35,7 +35,7 @@ export interface Query {
   models: readonly string[] | null;
   /** Case-insensitive text to find in the prompt or the response. */
   grep: string | null;
-  /** Agent turns that called one of these tools (`--tool`). */
+  /** Turns that called one of these tools (`--tool`): an agent run's calls, or a client's of argo serve (`client_tool_calls`). */
   tools?: ReadonlySet<string> | null;
   /** true: only agent runs, the turns whose line has a `tools` field (`argo export` without --all). */
   agentRuns?: true | null;
@@ -159,7 +159,7 @@ export function matchesQuery(entry: LogEntry, query: Query, grep: RegExp | null 
   if (query.models && !query.models.some((model) => modelMatches(entry.model, model))) return false;
   if (grep && !grep.test(entry.user_prompt) && !grep.test(entry.model_response)) return false;
   const tools = query.tools;
-  if (tools && !(entry.tool_calls ?? []).some((call) => tools.has(call.name))) return false;
+  if (tools && !(entry.tool_calls ?? []).some((call) => tools.has(call.name)) && !(entry.client_tool_calls ?? []).some((call) => tools.has(call.name))) return false;
   if (query.agentRuns && entry.tools === undefined) return false;
   if (query.truncated && entry.truncation_suspected !== true) return false;
   return true;

@@ -173,7 +173,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
       await onStart();
       if (closing) controller.abort('shutdown' satisfies CutReason);
       start.shutdown = !start.stopped && signal.reason === ('shutdown' satisfies CutReason);
-      return deps.runner.run({ ...plan.turn, turnId, signal: controller.signal }, counted);
+      return deps.runner.run({ ...plan.turn, turnId, signal: controller.signal, round: plan.round }, counted);
     };
     const work = plan.turn.mode === 'argo' ? queue.run(plan.turn.session, task) : task();
     track(controller, work);

@@ -3,7 +3,7 @@
 import type { Settings } from '../config/settings.js';
 import { format } from 'date-fns/format';
 import { TIMESTAMP_PATTERN } from '../log/entry.js';
-import type { LogEntry } from '../log/entry.js';
+import type { ClientToolCallLog, LogEntry } from '../log/entry.js';
 import { ConfigError, UsageError, messageLine } from '../errors.js';
 import { agentAnswerer, agentDraftFields, toolsConfigOf } from '../agent/answer.js';
 import type { AgentSetup } from '../agent/answer.js';
@@ -22,9 +22,9 @@ import { UnloggedTurnError, runTurn, streamAnswer } from '../turn/turn.js';
 import type { Answer, Answerer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
 import { badRequest, brokenToolConfig, hideHome } from './errors.js';
 import type { TurnFailure } from './errors.js';
-import { ollamaToolCallsOf } from './openai.js';
+import { ollamaToolCallsOf, toOpenAiToolCalls } from './openai.js';
 import type { OllamaExtras, OllamaToolCall } from './openai.js';
-import type { AgentSummary, CutReason, LogOutcome, LoggedTurn, ToolEvent, TurnHooks, TurnInput, TurnResult, TurnRunner } from './types.js';
+import type { AgentSummary, CutReason, LogOutcome, LoggedTurn, RunInput, ToolEvent, TurnHooks, TurnInput, TurnResult, TurnRunner } from './types.js';
 
 /** Server-side tools (the `tools` Argo field), run by the same agent loop as `argo --tools`. */
 export interface ServerTools {
@@ -247,7 +247,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
     },
   };
 
-  async function runOne(settings: Settings, input: TurnInput, hooks: TurnHooks, box: Toolbox | null): Promise<LoggedTurn> {
+  async function runOne(settings: Settings, input: RunInput, hooks: TurnHooks, box: Toolbox | null): Promise<LoggedTurn> {
     const argo = input.argo;
     const summary: { value: AgentSummary | null } = { value: null };
     const agent = box && ports.tools ? agentStep(settings, box, ports.tools, hooks, ports.now, summary) : null;
@@ -320,9 +320,11 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
         const answer = await step(request, context);
         failure = answer.failure;
         written = answer.response;
-        if (answer.status !== 'interrupted') return answer;
+        // The calls the client was answered with, for it to run: no other field of the line has them.
+        const calls = toolCalls.length > 0 ? { client_tool_calls: clientToolCallsLog(toolCalls, input.round) } : {};
+        if (answer.status !== 'interrupted') return { ...answer, fields: { ...answer.fields, ...calls } };
         const reason = input.signal.reason as CutReason;
-        return { ...answer, status: reason === 'stop' ? 'stopped' : 'interrupted', fields: { ...answer.fields, error: CUT_ERRORS[reason] } };
+        return { ...answer, status: reason === 'stop' ? 'stopped' : 'interrupted', fields: { ...answer.fields, ...calls, error: CUT_ERRORS[reason] } };
       },
     });
     try {
@@ -334,6 +336,11 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       return { ...answered.result, log: logOutcomeOf(error), logProblem: messageLine(error) };
     }
   }
+}
+
+/** A client's tool calls as its turn logs them: each with the id the client was sent. */
+export function clientToolCallsLog(calls: readonly OllamaToolCall[], round: number): ClientToolCallLog[] {
+  return toOpenAiToolCalls(calls, round).map((call, at) => ({ id: call.id, name: call.function.name, arguments: calls[at]?.function.arguments ?? {} }));
 }
 
 /** Where the line of an answered turn went, by what its logging threw. */

@@ -25,6 +25,14 @@ export interface TurnInput {
   signal: AbortSignal;
 }
 
+/**
+ * A turn as the runner runs it. `round` is the round its client tool calls belong to: a call the model
+ * gave no id is `call_<round>_<index>`, to the client and in the log.
+ */
+export interface RunInput extends TurnInput {
+  round: number;
+}
+
 /** Server-side tool runs (agent mode), passed on to clients as extra stream fields. */
 export interface ToolEvent {
   type: 'tool_status' | 'tool_execution_error';
@@ -96,7 +104,7 @@ export interface LoggedTurn extends TurnResult {
  * be. Throws only for a turn that never answered (a request it refuses: a UsageError).
  */
 export interface TurnRunner {
-  run: (input: TurnInput, hooks: TurnHooks) => Promise<LoggedTurn>;
+  run: (input: RunInput, hooks: TurnHooks) => Promise<LoggedTurn>;
 }
 
 export interface SessionStore {

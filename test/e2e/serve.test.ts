@@ -541,6 +541,15 @@ describe('client tools', () => {
       { role: 'assistant', content: '', tool_calls: [{ id: call.id, function: { name: 'get_time', arguments: { zone: 'UTC' } } }] },
       { role: 'tool', content: '{"time":"12:00"}', tool_name: 'get_time', tool_call_id: call.id },
     ]);
+    // The call the client was answered with is in its turn's line (it was in none), and argo logs --tool finds it.
+    const { turn_id: calling } = (first as unknown as { argo: { turn_id: string } }).argo;
+    const entry = await logged(calling);
+    expect(entry).toMatchObject({ model_response: '', client_fields: ['tools'], client_tool_calls: [{ id: call.id, name: 'get_time', arguments: { zone: 'UTC' } }] });
+    const found = await runArgo(['logs', '--tool', 'get_time', '--json'], { home, host: ollama.url });
+    expect(found.code).toBe(0);
+    // Of this round's two turns, the one answered with the call (other tests' turns may have called it too).
+    const turns = found.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; user_prompt: string });
+    expect(turns.filter((turn) => turn.user_prompt === 'what time is it?').map((turn) => turn.id)).toEqual([calling]);
   });
 
   it('a tool whose schema Ollama cannot read is a 400 naming the tool and the part, before Ollama is asked; streamed or not, a job too', async () => {
@@ -612,6 +621,13 @@ describe('client tools', () => {
       { id: 'call_2_0', name: 'get_time', args: { tz: 'UTC' } },
       { id: 'call_2_1', name: 'get_date', args: { tz: 'CET' } },
     ]);
+    // Each turn's line has its calls under the ids its client was given.
+    await waitFor(() => expect(logLines(home).filter((line) => line.user_prompt === 'time and date?').map((line) => line.client_tool_calls)).toEqual(
+      [1, 2].map((round) => [
+        { id: `call_${round}_0`, name: 'get_time', arguments: { tz: 'UTC' } },
+        { id: `call_${round}_1`, name: 'get_date', arguments: { tz: 'CET' } },
+      ]),
+    ));
   });
 
   it('unset fields sent as null, as some clients send them, count as absent: in messages, tool calls, tools, parts and argo', async () => {

@@ -45,6 +45,10 @@ const full: LogEntry = makeEntry({
   rerun_of: 'b',
   client_messages: 3,
   client_fields: ['format', 'logprobs'],
+  client_tool_calls: [
+    { id: 'call_1_0', name: 'get_time', arguments: { tz: 'UTC' } },
+    { id: 'x', name: 'f', arguments: {} },
+  ],
 });
 
 const REMOVE = Symbol('remove');
@@ -152,6 +156,7 @@ describe('the fast check agrees with the schema', () => {
     ['an option named __proto__ of a wrong type', '"options":{"__proto__":[0]}', false],
     ['an option named __proto__ of a right type', '"options":{"__proto__":1}', true],
     ['tool arguments with a key named __proto__', '"tool_calls":[{"id":"c","name":"f","arguments":{"__proto__":[0]},"outcome":"success","round":0,"ms":1,"result_chars":0}]', true],
+    ["a client's tool arguments with a key named __proto__", '"client_tool_calls":[{"id":"c","name":"f","arguments":{"__proto__":[0]}}]', true],
   ])('checks a key named __proto__ like any other: %s', (_name, field, ok) => {
     const line = JSON.stringify(makeEntry()).replace(/}$/, `,${field}}`);
     expect(zodSays(JSON.parse(line))).toBe(ok);

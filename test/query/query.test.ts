@@ -212,6 +212,19 @@ describe('the raw-line prefilter never rejects a line the query keeps', () => {
     expect(matchesQuery(run, whole)).toBe(kept);
   });
 
+  // A turn of argo serve whose client was answered with calls of its own tools.
+  const clientCalls = makeEntry({ client_fields: ['tools'], client_tool_calls: [{ id: 'call_1_0', name: 'get_time', arguments: { tz: 'Europe/Paris' } }] });
+  it.each<[string, Partial<Query>, boolean]>([
+    ['a client tool it was answered with', { tools: new Set(['get_time']) }, true],
+    ['another tool', { tools: new Set(['read_file']) }, false],
+    ['agent runs: it is none', { agentRuns: true }, false],
+  ])('a client\'s tool calls (client_tool_calls): %s', (_name, query, kept) => {
+    const whole = { ...EMPTY_QUERY, ...query };
+    const needle = rawNeedle(whole);
+    if (needle && kept) expect(lineHolds(needle, Buffer.from(JSON.stringify(clientCalls), 'utf8'))).toBe(true);
+    expect(matchesQuery(clientCalls, whole)).toBe(kept);
+  });
+
   it.each<[string, Partial<Query>, ReturnType<typeof rawNeedle>]>([
     ['nothing to search', {}, null],
     ['session ids first', { sessionIds: new Set(['s-1']), grep: 'menu', tools: new Set(['read_file']), agentRuns: true }, { kind: 'json-string', values: ['s-1'] }],

@@ -17,7 +17,7 @@ import { ToolError } from '../../src/tools/types.js';
 import type { Tool } from '../../src/tools/types.js';
 import type { RunnerPorts } from '../../src/serve/turn-runner.js';
 import type { Settings } from '../../src/config/settings.js';
-import type { TurnInput } from '../../src/serve/types.js';
+import type { RunInput } from '../../src/serve/types.js';
 import type { Toolbox } from '../../src/tools/catalog.js';
 import type { AgentEvent } from '../../src/agent/loop.js';
 
@@ -99,7 +99,7 @@ describe('toolEventOf: what a client sees of the loop', () => {
 
 describe('serverTools: the side-effect policy', () => {
   const tool = (name: string, sideEffects: boolean): Tool => ({ name, description: '', parameters: { type: 'object', properties: {} }, sideEffects, run: () => Promise.resolve({ ran: name }) });
-  const context = { root: tmpdir(), home: tmpdir(), signal: new AbortController().signal };
+  const context = { root: tmpdir(), home: tmpdir(), signal: new AbortController().signal, round: 1 };
 
   it('with --allow-side-effects every tool runs as it is', async () => {
     const tools = serverTools([tool('read', false), tool('write', true)], true);
@@ -117,7 +117,7 @@ describe('serverTools: the side-effect policy', () => {
 });
 
 describe('turnRunner with the tools field', () => {
-  const input = (tools: string[]): TurnInput => ({
+  const input = (tools: string[]): RunInput => ({
     turnId: 't1',
     session: 's',
     mode: 'argo',
@@ -127,6 +127,7 @@ describe('turnRunner with the tools field', () => {
     argo: { tools },
     extras: { options: {} },
     signal: new AbortController().signal,
+    round: 1,
   });
   const hooks = { onText: () => undefined, onToolCalls: () => undefined };
   const failingTransport = (): ReturnType<RunnerPorts['transport']> => ({
@@ -266,7 +267,7 @@ describe('turnRunner: log probabilities', () => {
     });
     const heard: [string, unknown][] = [];
     const result = await runner.run(
-      { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo: null, extras: { options: {}, logprobs: true, top_logprobs: 2 }, signal: new AbortController().signal },
+      { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo: null, extras: { options: {}, logprobs: true, top_logprobs: 2 }, signal: new AbortController().signal, round: 1 },
       {
         onThinking: (text, logprobs) => heard.push([`thinking ${text}`, logprobs]),
         onText: (text, logprobs) => heard.push([`text ${text}`, logprobs]),
@@ -295,7 +296,7 @@ describe('turnRunner: reasoning a model wrote inline', () => {
       clock: () => 0,
       rescue: () => Promise.reject(new Error('no rescue expected')),
     });
-    const input: TurnInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: '2+2?', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal };
+    const input: RunInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: '2+2?', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal, round: 1 };
     const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
     expect(result.text).toBe('<think>Add them.</think>\n\nIt is 4.');
     expect(logLines(home)[0]).toMatchObject({ model_response: 'It is 4.', thinking: 'Add them.' });
@@ -321,7 +322,7 @@ describe('turnRunner and the journal of unfinished turns', () => {
       rescue: () => Promise.reject(new Error('no rescue expected')),
       log: (line) => lines.push(line),
     });
-    const input = (turnId: string): TurnInput => ({ turnId, session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal });
+    const input = (turnId: string): RunInput => ({ turnId, session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal, round: 1 });
     const hooks = { onText: () => undefined, onToolCalls: () => undefined };
     const results = [await runner.run(input('turn00000001'), hooks), await runner.run(input('turn00000002'), hooks)];
     expect(results.map((result) => result.status)).toEqual(['ok', 'ok']);
@@ -340,7 +341,7 @@ describe('turnRunner when the log cannot take an answered turn', () => {
     installedModels: () => Promise.resolve(['m']),
   });
   const NOON = new Date('2026-01-01T12:00:00Z');
-  const input: TurnInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal };
+  const input: RunInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal, round: 1 };
 
   it.each<[string, boolean, RunnerPorts['rescue'], string, RegExp | null]>([
     ['the log takes it', false, () => Promise.reject(new Error('no rescue expected')), 'written', null],
@@ -397,12 +398,52 @@ describe('turnRunner: the tokens usage reports', () => {
       clock: () => 0,
       rescue: () => Promise.reject(new Error('no rescue expected')),
     });
-    const input: TurnInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'count with me', messages: [], argo: null, extras: { options: {} }, signal: controller.signal };
+    const input: RunInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'count with me', messages: [], argo: null, extras: { options: {} }, signal: controller.signal, round: 1 };
     const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
     const [entry] = logLines(home) as [{ status: string; prompt_tokens_estimate: number }];
     expect(entry.status).toBe(status);
     expect(result.promptTokens).toBe(prompt === 'counted' ? 30 : entry.prompt_tokens_estimate);
     expect(result.promptTokens).toBeGreaterThan(0);
     expect(result.completionTokens).toBe(completion === 'counted' ? 4 : completion);
+  });
+});
+
+describe("turnRunner: a client's tool calls in the turn's log line", () => {
+  const call = (name: string, args: unknown, id?: string) => ({ ...(id !== undefined ? { id } : {}), function: { name, arguments: args } });
+  it.each<[string, number, unknown[][], string, 'stop' | null, unknown]>([
+    ['no calls: no field', 1, [], 'Hi.', null, undefined],
+    [
+      'calls alone: each with the id the client got (the model\'s, else call_<round>_<index>) and its arguments',
+      2,
+      [[call('get_time', { tz: 'UTC' }), call('get_date', '{"y":1}', 'call_ab12cd34')]],
+      '',
+      null,
+      [{ id: 'call_2_0', name: 'get_time', arguments: { tz: 'UTC' } }, { id: 'call_ab12cd34', name: 'get_date', arguments: { y: 1 } }],
+    ],
+    ['calls in two chunks: numbered across the answer', 1, [[call('a', {})], [call('b', {})]], 'Let me see.', null, [{ id: 'call_1_0', name: 'a', arguments: {} }, { id: 'call_1_1', name: 'b', arguments: {} }]],
+    ['arguments that are not JSON: kept as the client got them', 1, [[call('a', 'not json')]], '', null, [{ id: 'call_1_0', name: 'a', arguments: { _raw: 'not json' } }]],
+    ['calls then STOP: the calls sent are kept', 1, [[call('a', {})]], '', 'stop', [{ id: 'call_1_0', name: 'a', arguments: {} }]],
+  ])('%s', async (_case, round, batches, text, cut, logged) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-runner-calls-'));
+    const controller = new AbortController();
+    const runner = turnRunner(loadSettings({ home }, {}), {
+      transport: () => ({
+        stream: (_request, hooks) => {
+          if (text !== '') hooks.onText(text);
+          for (const batch of batches) hooks.onToolCalls?.(batch);
+          if (cut) controller.abort(cut);
+          return Promise.resolve({ status: cut ? 'interrupted' : 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
+        },
+        installedModels: () => Promise.resolve(['m']),
+      }),
+      now: () => new Date('2026-01-01T00:00:00Z'),
+      clock: () => 0,
+      rescue: () => Promise.reject(new Error('no rescue expected')),
+    });
+    const input: RunInput = { turnId: 'turn00000001', session: 'api', mode: 'plain', model: 'm', userPrompt: 'what time is it', messages: [{ role: 'user', content: 'what time is it' }], argo: null, extras: { options: {}, tools: [{ type: 'function', function: { name: 'get_time' } }] }, signal: controller.signal, round };
+    await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
+    const [entry] = logLines(home);
+    expect(entry?.client_tool_calls).toEqual(logged);
+    expect(entry).toMatchObject({ model_response: text, client_fields: ['tools'] });
   });
 });

@@ -56,6 +56,8 @@ const toolCall = fc.record(
   { requiredKeys: ['id', 'name', 'arguments', 'outcome', 'round', 'ms', 'result_chars'] },
 );
 
+const clientToolCall = fc.record({ id: text, name: text, arguments: fc.dictionary(text, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }) });
+
 const compaction = fc.record(
   { id: text, round: count, kind: fc.constantFrom('saved', 'truncated', 'summarized'), chars_before: count, chars_after: count, saved_as: text },
   { requiredKeys: ['id', 'kind', 'chars_before', 'chars_after'] },
@@ -82,6 +84,7 @@ const optionalFields = fc.record(
     prompt_tokens_estimate: count,
     truncation_suspected: fc.boolean(),
     rerun_of: text,
+    client_tool_calls: fc.array(clientToolCall, { maxLength: 2 }),
   },
   { requiredKeys: [] },
 );
@@ -144,7 +147,7 @@ export const ENTRY_FIELDS: readonly string[] = [
   'id', 'timestamp', 'session', 'session_id', 'status', 'entry_type', 'model', 'endpoint', 'active_mode', 'persona', 'verbosity', 'replay',
   'user_prompt', 'model_response', 'replay_policy', 'replayed_ids', 'timings', 'done_reason', 'error', 'tools', 'tool_definitions_sha256',
   'tool_calls', 'iterations', 'all_failure_rounds', 'stop_reason', 'tools_unavailable', 'compacted', 'ephemeral_system', 'request_sha256',
-  'options', 'system', 'keep_alive', 'think', 'ollama_stream', 'num_ctx', 'prompt_tokens_estimate', 'truncation_suspected', 'rerun_of',
+  'options', 'system', 'keep_alive', 'think', 'ollama_stream', 'num_ctx', 'prompt_tokens_estimate', 'truncation_suspected', 'rerun_of', 'client_tool_calls',
   'enabled', 'count', 'first_token_ms', 'total_ms', 'eval_count', 'decisions', 'decisions_omitted', 'filtered_types', 'reason', 'round',
   'result', 'saved_as', 'error_detail', 'arguments', 'outcome', 'ms', 'result_chars', 'kind', 'chars_before', 'chars_after', 'name',
 ];
