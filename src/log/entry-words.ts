@@ -1,7 +1,10 @@
 // The log line's fixed words, shared by its schema (entry-schema.ts) and its check (entry.ts).
 
-/** How a turn ended. After `error` come an agent run's own endings (docs/agent.md); only `ok` is replayed. */
-export const TURN_STATUSES = ['ok', 'interrupted', 'error', 'stopped', 'needs_input', 'tool_failures', 'max_iterations', 'invalid_response'] as const;
+/**
+ * How a turn ended. After `error` come an agent run's own endings (docs/agent.md), then argo serve's
+ * `tool_calls` (an answer that was calls of the client's own tools); only `ok` is replayed.
+ */
+export const TURN_STATUSES = ['ok', 'interrupted', 'error', 'stopped', 'needs_input', 'tool_failures', 'max_iterations', 'invalid_response', 'tool_calls'] as const;
 /** The endings every turn can have; summaries always show these and add the agent's own when they occur. */
 export const BASIC_TURN_STATUSES = TURN_STATUSES.slice(0, 3);
 export type TurnStatus = (typeof TURN_STATUSES)[number];

@@ -575,11 +575,11 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (job.done) return;
     if (result === null) {
       await job.finish('failed', apiErrorOf(thrown).message, 'stop');
-    } else if (result.status === 'ok' && result.log !== 'written') {
+    } else if (endedWhole(result) && result.log !== 'written') {
       // Its output is whole and its tools have run (sent again, they would run again), but the turn is
       // not in the log: said without the server's paths, which are the operator's (in the server's log).
       await job.finish('completed', `the answer is whole, but its turn is not in the log (${result.log}); the server's log says why`, finishOf(result, result.toolCalls.length));
-    } else if (result.status === 'ok') {
+    } else if (endedWhole(result)) {
       await job.finish('completed', null, finishOf(result, result.toolCalls.length));
     } else if (signal.aborted) {
       await job.finish(...cutState(signal.reason), 'stop');
@@ -810,6 +810,11 @@ function endFrames(event: TurnEvent, format: ChunkFormat, plan: AnswerPlan, apiE
   // The usage chunk is the last data chunk: a client that reads only that one still gets the argo field.
   if (plan.includeUsage) frames += frame(format.usage(usageOf(result.promptTokens, result.completionTokens), fields));
   return frames + frame('[DONE]');
+}
+
+/** A turn that ended as its model meant it to: with its answer, or with calls of the client's tools for the client to run. */
+function endedWhole(result: TurnResult): boolean {
+  return result.status === 'ok' || result.status === 'tool_calls';
 }
 
 /**

@@ -322,6 +322,9 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
         written = answer.response;
         // The calls the client was answered with, for it to run: no other field of the line has them.
         const calls = toolCalls.length > 0 ? { client_tool_calls: clientToolCallsLog(toolCalls, input.round) } : {};
+        // Not an answer yet, but a question back (the calls' results), so never replayed as one: a
+        // turn answered only with calls would replay as an empty answer.
+        if (answer.status === 'ok' && toolCalls.length > 0) return { ...answer, status: 'tool_calls', fields: { ...answer.fields, ...calls } };
         if (answer.status !== 'interrupted') return { ...answer, fields: { ...answer.fields, ...calls } };
         const reason = input.signal.reason as CutReason;
         return { ...answer, status: reason === 'stop' ? 'stopped' : 'interrupted', fields: { ...answer.fields, ...calls, error: CUT_ERRORS[reason] } };

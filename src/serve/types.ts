@@ -53,7 +53,8 @@ export interface TurnHooks {
   onAnswered?: (result: TurnResult) => void;
 }
 
-export type TurnStatus = 'ok' | 'interrupted' | 'stopped' | 'error' | (string & {});
+/** `tool_calls`: the answer was calls of the client's own tools, for it to run (finish_reason "tool_calls"). */
+export type TurnStatus = 'ok' | 'tool_calls' | 'interrupted' | 'stopped' | 'error' | (string & {});
 
 /** How a server-side agent run (the `tools` Argo field) ended. */
 export interface AgentSummary {

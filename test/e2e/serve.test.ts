@@ -552,6 +552,28 @@ describe('client tools', () => {
     expect(turns.filter((turn) => turn.user_prompt === 'what time is it?').map((turn) => turn.id)).toEqual([calling]);
   });
 
+  it("in Argo mode, a turn answered only with calls is logged tool_calls and left out of its session's replay (it was replayed as an empty answer)", async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    const lastUser = (body: Record<string, unknown>): string | undefined => (body.messages as { role: string; content: string }[]).findLast((m) => m.role === 'user')?.content;
+    ollama.options.toolCalls = (body) => (lastUser(body) === 'what time is it' ? [{ function: { name: 'get_time', arguments: {} } }] : undefined);
+    ollama.options.reply = (body) => (lastUser(body) === 'what time is it' ? '' : 'It is Tuesday.');
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }];
+    const first = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'what time is it' }], tools, argo: { session: 'ct' } } as ChatCompletionCreateParamsNonStreaming);
+    expect(first.choices[0]?.finish_reason).toBe('tool_calls');
+    const { argo } = first as unknown as { argo: { turn_id: string; status: string } };
+    expect(argo.status).toBe('tool_calls');
+    expect(await logged(argo.turn_id)).toMatchObject({ status: 'tool_calls', model_response: '', client_tool_calls: [{ name: 'get_time', arguments: {} }] });
+    const second = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'and the date' }], tools, argo: { session: 'ct', replay: 'session' } } as ChatCompletionCreateParamsNonStreaming);
+    expect(second.choices[0]?.message.content).toBe('It is Tuesday.');
+    // Ollama got [.., user "what time is it", assistant "", user "and the date"]: now the question alone.
+    const sent = (JSON.parse(chatBodies().at(-1) ?? '') as { messages: { role: string; content: string }[] }).messages;
+    expect(sent.filter((message) => message.role !== 'system')).toEqual([{ role: 'user', content: 'and the date' }]);
+    const { turn_id: asked } = (second as unknown as { argo: { turn_id: string } }).argo;
+    expect(await logged(asked)).toMatchObject({ status: 'ok', replayed_ids: [], replay_policy: { entries_available: 0 } });
+    const listed = await runArgo(['logs', '--status', 'tool_calls', '--session', 'ct', '--json'], { home, host: ollama.url });
+    expect(listed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([argo.turn_id]);
+  });
+
   it('a tool whose schema Ollama cannot read is a 400 naming the tool and the part, before Ollama is asked; streamed or not, a job too', async () => {
     const tools: OpenAI.ChatCompletionTool[] = [
       { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } },

@@ -156,6 +156,8 @@ describe('chat completions with the openai client', () => {
     expect(first.choices[0]?.finish_reason).toBe('tool_calls');
     const call = first.choices[0]?.message.tool_calls?.[0];
     expect(call).toEqual({ id: 'call_1_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } });
+    // The turn's status as logged: answered with calls, not yet an answer.
+    expect((first as unknown as { argo: unknown }).argo).toMatchObject({ status: 'tool_calls' });
     expect(t.runner.inputs.at(-1)?.extras.tools).toEqual([{ type: 'function', function: tools[0]?.function }]);
 
     const second = await client.chat.completions.create({
@@ -168,6 +170,7 @@ describe('chat completions with the openai client', () => {
       ],
     });
     expect(second.choices[0]?.message.content).toBe('Sunny in Paris');
+    expect((second as unknown as { argo: unknown }).argo).toMatchObject({ status: 'ok' });
     expect(t.runner.inputs.at(-1)?.messages).toEqual([
       { role: 'user', content: 'weather in Paris?' },
       { role: 'assistant', content: '', tool_calls: [{ id: 'call_1_0', function: { name: 'get_weather', arguments: { city: 'Paris' } } }] },

@@ -68,7 +68,7 @@ export class FakeRunner implements TurnRunner {
         // As the runner's: Ollama's counts, or for an answer cut short, estimates (one a token here).
         promptTokens: 7,
         completionTokens: streamed,
-        doneReason: status === 'ok' ? 'stop' : null,
+        doneReason: status === 'ok' || status === 'tool_calls' ? 'stop' : null,
         failure,
         replayPolicy: input.mode === 'argo' ? { reason: 'session' } : null,
         agent: script.agentEnd?.summary ?? null,
@@ -112,7 +112,7 @@ export class FakeRunner implements TurnRunner {
     }
     if (script.toolCalls) {
       hooks.onToolCalls(script.toolCalls, logprobs('<call>'));
-      return end('ok', null, script.toolCalls);
+      return end('tool_calls', null, script.toolCalls);
     }
     return end(script.agentEnd?.status ?? 'ok', null);
   }

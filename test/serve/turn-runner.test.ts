@@ -275,7 +275,8 @@ describe('turnRunner: log probabilities', () => {
         onLogprobs: (logprobs) => heard.push(['alone', logprobs]),
       },
     );
-    expect(result.status).toBe('ok');
+    // Answered with a call of the client's tools.
+    expect(result.status).toBe('tool_calls');
     expect(sent).toEqual([expect.objectContaining({ logprobs: true, top_logprobs: 2 })]);
     expect(heard).toEqual([['thinking hm', lp('hm')], ['text Hi', lp('Hi')], ['calls 1', lp('call')], ['alone', lp('broken')], ['alone', lp('held')]]);
   });
@@ -410,8 +411,8 @@ describe('turnRunner: the tokens usage reports', () => {
 
 describe("turnRunner: a client's tool calls in the turn's log line", () => {
   const call = (name: string, args: unknown, id?: string) => ({ ...(id !== undefined ? { id } : {}), function: { name, arguments: args } });
-  it.each<[string, number, unknown[][], string, 'stop' | null, unknown]>([
-    ['no calls: no field', 1, [], 'Hi.', null, undefined],
+  it.each<[string, number, unknown[][], string, 'stop' | 'error' | null, unknown, string]>([
+    ['no calls: no field', 1, [], 'Hi.', null, undefined, 'ok'],
     [
       'calls alone: each with the id the client got (the model\'s, else call_<round>_<index>) and its arguments',
       2,
@@ -419,11 +420,14 @@ describe("turnRunner: a client's tool calls in the turn's log line", () => {
       '',
       null,
       [{ id: 'call_2_0', name: 'get_time', arguments: { tz: 'UTC' } }, { id: 'call_ab12cd34', name: 'get_date', arguments: { y: 1 } }],
+      // Not an answer to replay (it replayed as an empty one), but a question back: status tool_calls.
+      'tool_calls',
     ],
-    ['calls in two chunks: numbered across the answer', 1, [[call('a', {})], [call('b', {})]], 'Let me see.', null, [{ id: 'call_1_0', name: 'a', arguments: {} }, { id: 'call_1_1', name: 'b', arguments: {} }]],
-    ['arguments that are not JSON: kept as the client got them', 1, [[call('a', 'not json')]], '', null, [{ id: 'call_1_0', name: 'a', arguments: { _raw: 'not json' } }]],
-    ['calls then STOP: the calls sent are kept', 1, [[call('a', {})]], '', 'stop', [{ id: 'call_1_0', name: 'a', arguments: {} }]],
-  ])('%s', async (_case, round, batches, text, cut, logged) => {
+    ['calls in two chunks, after words: numbered across the answer; still no answer', 1, [[call('a', {})], [call('b', {})]], 'Let me see.', null, [{ id: 'call_1_0', name: 'a', arguments: {} }, { id: 'call_1_1', name: 'b', arguments: {} }], 'tool_calls'],
+    ['arguments that are not JSON: kept as the client got them', 1, [[call('a', 'not json')]], '', null, [{ id: 'call_1_0', name: 'a', arguments: { _raw: 'not json' } }], 'tool_calls'],
+    ['calls then STOP: the calls sent are kept; stopped', 1, [[call('a', {})]], '', 'stop', [{ id: 'call_1_0', name: 'a', arguments: {} }], 'stopped'],
+    ['calls then a failure: the calls sent are kept; error', 1, [[call('a', {})]], '', 'error', [{ id: 'call_1_0', name: 'a', arguments: {} }], 'error'],
+  ])('%s', async (_case, round, batches, text, cut, logged, status) => {
     const home = mkdtempSync(join(tmpdir(), 'argo-runner-calls-'));
     const controller = new AbortController();
     const runner = turnRunner(loadSettings({ home }, {}), {
@@ -431,7 +435,8 @@ describe("turnRunner: a client's tool calls in the turn's log line", () => {
         stream: (_request, hooks) => {
           if (text !== '') hooks.onText(text);
           for (const batch of batches) hooks.onToolCalls?.(batch);
-          if (cut) controller.abort(cut);
+          if (cut === 'stop') controller.abort(cut);
+          if (cut === 'error') return Promise.resolve({ status: 'error', failure: { kind: 'mid-stream', message: 'boom' }, metrics: EMPTY_METRICS, attempts: 1 });
           return Promise.resolve({ status: cut ? 'interrupted' : 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
         },
         installedModels: () => Promise.resolve(['m']),
@@ -444,6 +449,6 @@ describe("turnRunner: a client's tool calls in the turn's log line", () => {
     await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
     const [entry] = logLines(home);
     expect(entry?.client_tool_calls).toEqual(logged);
-    expect(entry).toMatchObject({ model_response: text, client_fields: ['tools'] });
+    expect(entry).toMatchObject({ status, model_response: text, client_fields: ['tools'] });
   });
 });
