@@ -14,7 +14,7 @@ import { DEFAULT_RESULT_BUDGET, summarizeOlder, summaryOf, truncatedResult } fro
 import type { CompactionRecord, ResultMessage } from './compaction.js';
 import type { RoundMessage } from '../log/entry-schema.js';
 import { buildAgentRequest } from './request.js';
-import { ONE_LINE_MAX, classifyResult, classifyThrown } from './taxonomy.js';
+import { ONE_LINE_MAX, classifyResult, classifyThrown, parameterNames } from './taxonomy.js';
 import { cleanLine } from '../output/terminal-text.js';
 import type { CallOutcome } from './taxonomy.js';
 import type { Unconfirmed } from '../turn/error-code.js';
@@ -432,7 +432,7 @@ class Run {
     let needsInput: { name: string; parameter: string } | null = null;
     let permanent: { name: string; message: string; approval: ConfirmAnswer } | null = null;
     for (const [index, entry] of checked.entries()) {
-      const { outcome, ms } = outcomes[index] ?? { outcome: classifyThrown(new Error('lost')), ms: 0 };
+      const { outcome, ms } = outcomes[index] ?? { outcome: classifyThrown(new Error('lost'), []), ms: 0 };
       const { call, tool } = entry;
       if (outcome.kind === 'needs_input') {
         this.record(call.id, tool.name, entry.args, round, 'needs_input', ms, { error: outcome.message });
@@ -609,7 +609,11 @@ class Run {
           resolve({ kind: 'failure', message: `timed out after ${timeoutMs / 1000} s`, retryable: true, detail: null });
         }, timeoutMs);
       });
-      const running = tool.run(args, this.toolContext(signal, this.budgetOf(tool))).then(classifyResult, classifyThrown);
+      const parameters = parameterNames(tool.parameters);
+      const running = tool.run(args, this.toolContext(signal, this.budgetOf(tool))).then(
+        (result) => classifyResult(result, parameters),
+        (error: unknown) => classifyThrown(error, parameters),
+      );
       const outcome = await Promise.race([running, timeout]);
       const ms = Math.round(this.deps.clock() - started);
       // Reported as each call ends, not when the round does: a server shows progress live.

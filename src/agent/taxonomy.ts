@@ -1,10 +1,11 @@
 // The error taxonomy (seed 002) for one executed call: required parameter missing, execution
-// failure, or success. Users see only safe text; raw detail is kept for the private log. Neither
+// failure, or success. A message saying "X is required" is a missing parameter only when X is one
+// of the tool's parameters: "Authentication is required" is the tool's own failure. Users see only safe text; raw detail is kept for the private log. Neither
 // keeps a secret-looking value a tool's message carried (an MCP server's error echoing its DSN).
 import { foreignLine } from '../tools/foreign-line.js';
 import { ToolError } from '../tools/types.js';
 import { maskSecrets } from '../text/secrets.js';
-import type { ToolResult } from '../tools/types.js';
+import type { ParametersSchema, ToolResult } from '../tools/types.js';
 
 /** The longest failure line a call's outcome keeps. */
 export const ONE_LINE_MAX = 300;
@@ -16,27 +17,37 @@ export type CallOutcome =
 
 export const GENERIC_FAILURE = 'tool execution failed';
 
-const REQUIRED = /(?:^|[\s"'`(])["'`]?([A-Za-z_][\w.-]*)["'`]? (?:parameter )?is required\b/;
+const REQUIRED = /(?:^|[\s"'`(])["'`]?([A-Za-z_][\w.-]*)["'`]? (?:parameter )?is required\b/g;
 
-/** The parameter an error message says is required, or null. */
-export function requiredParameter(message: string): string | null {
-  return REQUIRED.exec(message)?.[1] ?? null;
+/** The names of a tool's parameters (its schema's `properties`); none when a server sent no properties. */
+export function parameterNames(schema: ParametersSchema): string[] {
+  const properties: unknown = schema.properties;
+  return typeof properties === 'object' && properties !== null && !Array.isArray(properties) ? Object.keys(properties) : [];
 }
 
-/** A result the tool returned (it may carry `error`, `retryable`). */
-export function classifyResult(result: ToolResult): CallOutcome {
+/** The first of `parameters` (the tool's) an error message says is required, or null. */
+export function requiredParameter(message: string, parameters: readonly string[]): string | null {
+  for (const match of message.matchAll(REQUIRED)) {
+    const name = match[1];
+    if (name !== undefined && parameters.includes(name)) return name;
+  }
+  return null;
+}
+
+/** A result the tool returned (it may carry `error`, `retryable`); `parameters`: the tool's parameter names. */
+export function classifyResult(result: ToolResult, parameters: readonly string[]): CallOutcome {
   const error = result.error;
   if (error === undefined || error === null || error === false) return { kind: 'success', result };
   const message = typeof error === 'string' && error.trim() !== '' ? error : GENERIC_FAILURE;
-  const parameter = requiredParameter(message);
+  const parameter = requiredParameter(message, parameters);
   if (parameter !== null) return { kind: 'needs_input', parameter, message: foreignLine(message, ONE_LINE_MAX) };
   return { kind: 'failure', message: foreignLine(message, ONE_LINE_MAX), retryable: result.retryable !== false, detail: null };
 }
 
 /** Something the tool threw: its own safe message for a ToolError, else the generic text with the raw detail kept aside. */
-export function classifyThrown(error: unknown): CallOutcome {
+export function classifyThrown(error: unknown, parameters: readonly string[]): CallOutcome {
   if (error instanceof ToolError) {
-    const parameter = requiredParameter(error.message);
+    const parameter = requiredParameter(error.message, parameters);
     if (parameter !== null) return { kind: 'needs_input', parameter, message: foreignLine(error.message, ONE_LINE_MAX) };
     return { kind: 'failure', message: foreignLine(error.message, ONE_LINE_MAX), retryable: error.retryable, detail: null };
   }

@@ -74,7 +74,12 @@ const okTool = tool('ok_tool', (args) => Promise.resolve({ echoed: args.q }));
 const failTool = tool('fail_tool', () => Promise.reject(new ToolError('the disk is on fire')));
 const permTool = tool('perm_tool', () => Promise.reject(new ToolError('no such service', false)));
 const crashTool = tool('crash_tool', () => Promise.reject(new TypeError('Cannot read properties of undefined (reading "x") at /secret/path.js:1')));
-const requiredTool = tool('req_tool', () => Promise.resolve({ error: 'city is required' }));
+/** Its result says its optional parameter `city` is required (as a tool whose parameters depend on each other does). */
+const requiredTool = tool('req_tool', () => Promise.resolve({ error: 'city is required' }), {
+  parameters: { type: 'object', properties: { q: { type: 'string' }, city: { type: 'string' } }, required: ['q'] },
+});
+/** Its result says "… is required" of something that is none of its parameters. */
+const authTool = tool('auth_tool', () => Promise.reject(new ToolError('Authentication is required to read acme/app')));
 const returnsErrorTool = tool('err_tool', () => Promise.resolve({ error: 'quota exceeded', retryable: false }));
 const sideTool = tool('side_tool', (args) => Promise.resolve({ done: args.q }), { sideEffects: true, preview: (args) => Promise.resolve(`$ touch ${String(args.q)}`) });
 const bigTool = tool('big_tool', () => Promise.resolve({ text: 'x'.repeat(500) }), { resultBudget: 200 });
@@ -82,7 +87,7 @@ const bigTool = tool('big_tool', () => Promise.resolve({ text: 'x'.repeat(500) }
 const hugeTool = tool('huge_tool', () => Promise.resolve({ text: 'y'.repeat(3000) }), { resultBudget: 600 });
 const slowTool = tool('slow_tool', () => new Promise<ToolResult>(() => undefined), { timeoutMs: 20 });
 
-const TOOLS = [okTool, failTool, permTool, crashTool, requiredTool, returnsErrorTool, sideTool, bigTool, slowTool];
+const TOOLS = [okTool, failTool, permTool, crashTool, requiredTool, authTool, returnsErrorTool, sideTool, bigTool, slowTool];
 
 interface Harness {
   events: AgentEvent[];
@@ -380,10 +385,18 @@ describe('the agent loop', () => {
     expect(bodies).toHaveLength(1);
   });
 
-  it('stops needs_input when a tool result says a parameter is required', async () => {
+  it('stops needs_input when a tool result says one of its parameters is required', async () => {
     const { result } = await run([{ calls: [call('req_tool', { q: 'x' })] }]);
-    expect(result).toMatchObject({ status: 'needs_input', requests: 1 });
+    expect(result).toMatchObject({ status: 'needs_input', requests: 1, message: 'tool req_tool needs "city", which the model did not give; ask again with it in your question' });
     expect(result.calls[0]).toMatchObject({ outcome: 'needs_input', error: 'city is required' });
+  });
+
+  it('a tool saying something that is none of its parameters "is required" failed: its own message is shown, the run goes on', async () => {
+    const { result, events } = await run([{ calls: [call('auth_tool', { q: 'x' })] }, { chunks: ['Sign in first.'] }]);
+    expect(result).toMatchObject({ status: 'ok', text: 'Sign in first.', allFailureRounds: 1 });
+    expect(result.calls[0]).toMatchObject({ outcome: 'failure', error: 'Authentication is required to read acme/app' });
+    expect(events).toContainEqual({ type: 'tool_execution_error', id: 'call_1_0', name: 'auth_tool', message: 'Authentication is required to read acme/app' });
+    expect(events.some((event) => event.type === 'needs_input')).toBe(false);
   });
 
   it('never sends a failure back: only the round\'s successes go to the model', async () => {

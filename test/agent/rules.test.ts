@@ -6,10 +6,10 @@ import { DEFAULT_RESULT_BUDGET, SUMMARY_MIN_CHARS, savedResultPath, summarizeOld
 import type { ResultMessage } from '../../src/agent/compaction.js';
 import { buildAgentRequest, toolDefinitions } from '../../src/agent/request.js';
 import { renderTrajectory, toolCallingPrompt } from '../../src/agent/sharegpt.js';
-import { GENERIC_FAILURE, ONE_LINE_MAX, classifyResult, classifyThrown, requiredParameter } from '../../src/agent/taxonomy.js';
+import { GENERIC_FAILURE, ONE_LINE_MAX, classifyResult, classifyThrown, parameterNames, requiredParameter } from '../../src/agent/taxonomy.js';
 import { cleanLine } from '../../src/output/terminal-text.js';
 import { ToolError } from '../../src/tools/types.js';
-import type { Tool } from '../../src/tools/types.js';
+import type { ParametersSchema, Tool } from '../../src/tools/types.js';
 import { validateArguments } from '../../src/tools/validate.js';
 
 const echo: Tool = {
@@ -98,22 +98,42 @@ describe('checking calls and judging a response', () => {
 });
 
 describe('the error taxonomy', () => {
-  it.each([
-    ['location is required', 'location'],
-    ['Missing value: "city" is required', 'city'],
-    ['The parameter `q` is required', 'q'],
-    ['key is required for get', 'key'],
-    ['path parameter is required', 'path'],
-    ['disk full', null],
-    ['a subscription is required', 'subscription'],
+  /** The parameters of the tool the classified calls are of. */
+  const PARAMETERS = ['city', 'command', 'q'];
+
+  // The message → the tool's parameters → the parameter it names, or null (then it is the tool's own failure).
+  it.each<[string, string[], string | null]>([
+    ['location is required', ['location'], 'location'],
+    ['Missing value: "city" is required', ['city', 'units'], 'city'],
+    ['The parameter `q` is required', ['q'], 'q'],
+    ['key is required for get', ['operation', 'key', 'value'], 'key'],
+    ['path parameter is required', ['path'], 'path'],
+    ['disk full', ['path'], null],
+    ['a subscription is required', ['subscription'], 'subscription'],
+    // A word that is not one of the tool's parameters is no missing parameter: the error is the tool's.
+    ['a subscription is required', ['plan'], null],
+    ['Authentication is required to read acme/app', ['repo'], null],
+    ['location is required', [], null],
+    ['names are case-sensitive: City is required', ['city'], null],
+    // The first that is a parameter, past a word that is not.
+    ['Authentication is required; repo is required too', ['repo'], 'repo'],
     // A name counts only where a word starts: the tail of a path, an assignment or an address is not one.
-    ['the file /tmp/out is required', null],
-    ['C:\\work\\name is required', null],
-    ['the value of path=foo is required', null],
-    ['mail@host is required', null],
-    ['an id (token is required)', 'token'],
-  ])('requiredParameter(%j) = %j', (message, parameter) => {
-    expect(requiredParameter(message)).toBe(parameter);
+    ['the file /tmp/out is required', ['out'], null],
+    ['C:\\work\\name is required', ['name'], null],
+    ['the value of path=foo is required', ['foo'], null],
+    ['mail@host is required', ['host'], null],
+    ['an id (token is required)', ['token'], 'token'],
+  ])('requiredParameter(%j, %j) = %j', (message, parameters, parameter) => {
+    expect(requiredParameter(message, parameters)).toBe(parameter);
+  });
+
+  it.each<[string, ParametersSchema, string[]]>([
+    ['its properties, in order', { type: 'object', properties: { repo: {}, state: {} } }, ['repo', 'state']],
+    ['none', { type: 'object', properties: {} }, []],
+    // An MCP server may send an object schema without properties.
+    ['no properties at all', { type: 'object' } as unknown as ParametersSchema, []],
+  ])('parameterNames: %s', (_name, schema, names) => {
+    expect(parameterNames(schema)).toEqual(names);
   });
 
   it.each([
@@ -129,8 +149,10 @@ describe('the error taxonomy', () => {
     ['a secret in the message masked', { error: 'cannot connect to postgres://app:hunter2@db/prod' }, { kind: 'failure', message: 'cannot connect to postgres://app:***@db/prod', retryable: true, detail: null }],
     ['a required parameter, its message one masked line', { error: 'city is required\nAPI_KEY=abc123 was set' }, { kind: 'needs_input', parameter: 'city', message: 'city is required API_KEY=*** was set' }],
     ['bounded', { error: 'x'.repeat(400) }, { kind: 'failure', message: `${'x'.repeat(ONE_LINE_MAX)}…`, retryable: true, detail: null }],
+    ['"is required" naming no parameter of the tool: its own failure, its message shown', { error: 'Authentication is required to read acme/app' }, { kind: 'failure', message: 'Authentication is required to read acme/app', retryable: true, detail: null }],
+    ['the same, permanent', { error: 'a subscription is required', retryable: false }, { kind: 'failure', message: 'a subscription is required', retryable: false, detail: null }],
   ])('classifyResult: %s', (_name, result, expected) => {
-    expect(classifyResult(result)).toEqual(expected);
+    expect(classifyResult(result, PARAMETERS)).toEqual(expected);
   });
 
   it.each([
@@ -142,8 +164,10 @@ describe('the error taxonomy', () => {
     ['an exception with a secret keeps its detail masked', new Error('connect to redis://:s3cret@cache failed'), { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'Error: connect to redis://:***@cache failed' }],
     ['any other exception', new RangeError('boom at /x.js:1'), { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'RangeError: boom at /x.js:1' }],
     ['a thrown string', 'oops', { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'oops' }],
+    ['ToolError naming no parameter of the tool', new ToolError('Authentication is required to read acme/app'), { kind: 'failure', message: 'Authentication is required to read acme/app', retryable: true, detail: null }],
+    ['an exception saying a parameter is required: still unexpected', new Error('city is required'), { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'Error: city is required' }],
   ])('classifyThrown: %s', (_name, error, expected) => {
-    expect(classifyThrown(error)).toEqual(expected);
+    expect(classifyThrown(error, PARAMETERS)).toEqual(expected);
   });
 
   it.each<[string, string, string]>([

@@ -860,6 +860,18 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect((JSON.parse(listed.stdout) as { tools: { name: string; available: boolean; reason: string | null }[] }).tools.find((tool) => tool.name === 'mcp:calc/lookup')).toMatchObject({ available: false, reason: expect.stringContaining('properties.key.required') as unknown });
   });
 
+  it.each([
+    // what the tool's error says → the line shown, the call's outcome
+    ['Authentication is required to read acme/app', 'argo: tool shout failed: Authentication is required to read acme/app\n', 'failure'],
+    ['text is required', 'argo: tool shout needs "text", which the model did not give; ask again with it in your question (logged as needs_input)\n', 'needs_input'],
+  ])('an MCP tool\'s error %j: needs_input only when it names one of the tool\'s parameters', async (says, line, outcome) => {
+    const home = tempHome({ mcpServers: { gh: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_SHOUT_SAYS: says } } } });
+    script = [{ calls: [call('shout', { text: 'hi', fail: true })] }, { reply: 'Sign in first.' }];
+    const result = await argo(['-T', 'mcp:gh', '--yes', '-q', 'shout hi'], home);
+    expect(result.stderr).toBe(line);
+    expect(logLines(home)[0]?.tool_calls).toMatchObject([{ name: 'shout', outcome, error: says }]);
+  });
+
   it('an MCP server that does not start is left out with a note; the rest still work', async () => {
     const home = tempHome({ mcpServers: { broken: { command: '/nonexistent/server' } } });
     script = [{ reply: 'fine' }];

@@ -7,6 +7,8 @@
 // ARGO_TEST_MCP_MALFORMED: its list also holds a tool whose inputSchema has no "type": "object".
 // ARGO_TEST_MCP_RAW_ERROR: every call is answered with a JSON-RPC error of that text (not a tool's
 // error result), so the client throws: an unexpected exception whose raw text only the log keeps.
+// ARGO_TEST_MCP_SHOUT_SAYS: what `shout`'s error result says when told to fail (default "shouting
+// is not allowed"), for a message such as "Authentication is required to read acme/app".
 // ARGO_TEST_MCP_UNREADABLE: its list also holds `lookup`, whose inputSchema follows MCP but not what
 // Ollama can read (a draft-03 `"required": true` inside a property, where Ollama's Go type wants a list).
 import { appendFileSync } from 'node:fs';
@@ -29,7 +31,7 @@ server.registerTool(
 server.registerTool(
   'shout',
   { description: 'Upper-case a text', inputSchema: { text: z.string(), fail: z.boolean().optional() } },
-  ({ text, fail }) => (fail === true ? { content: [{ type: 'text', text: 'shouting is not allowed' }], isError: true } : { content: [{ type: 'text', text: text.toUpperCase() }] }),
+  ({ text, fail }) => (fail === true ? { content: [{ type: 'text', text: process.env.ARGO_TEST_MCP_SHOUT_SAYS ?? 'shouting is not allowed' }], isError: true } : { content: [{ type: 'text', text: text.toUpperCase() }] }),
 );
 server.registerTool('attach', { description: 'Attachments', inputSchema: {}, annotations: { readOnlyHint: true } }, () => ({
   content: [
