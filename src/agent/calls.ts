@@ -12,6 +12,8 @@ export interface ParsedCall {
   unreadable: string | null;
   /** Why the call cannot be read (no name, arguments not JSON or not an object). */
   problem: string | null;
+  /** It repeats the id of an earlier call of the response: it is never checked or run, only logged. */
+  duplicate?: true;
 }
 
 export function callId(round: number, index: number): string {
@@ -34,10 +36,10 @@ function readArguments(raw: unknown): { value: Record<string, unknown> | null; p
 
 /**
  * Reads `message.tool_calls` (arguments as an object or a JSON string, ids often absent). A call
- * repeating an id the model already sent in the response is a duplicate and is dropped: the first
- * one counts. A call without an id gets `call_<round>_<index>`, or, should the model have sent that
- * very id for another call, the first free `call_<round>_<index>_<n>`: never a call lost to a name
- * Argo made up.
+ * repeating an id the model already sent in the response is a duplicate: the first one counts, and
+ * the duplicate is kept only to be logged (`duplicate`). A call without an id gets
+ * `call_<round>_<index>`, or, should the model have sent that very id for another call, the first
+ * free `call_<round>_<index>_<n>`: never a call lost to a name Argo made up.
  */
 export function readToolCalls(raw: readonly unknown[], round: number): ParsedCall[] {
   const items = raw.map((item) => (typeof item === 'object' && item !== null ? item : {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } });
@@ -47,9 +49,8 @@ export function readToolCalls(raw: readonly unknown[], round: number): ParsedCal
   const calls: ParsedCall[] = [];
   items.forEach((call, index) => {
     let id = sent(call);
-    if (id !== null) {
-      if (seen.has(id)) return;
-    } else {
+    const duplicate = id !== null && seen.has(id);
+    if (id === null) {
       const base = callId(round, index);
       id = base;
       for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
@@ -60,7 +61,7 @@ export function readToolCalls(raw: readonly unknown[], round: number): ParsedCal
     const raw = call.function?.arguments;
     const args = readArguments(raw);
     const unreadable = args.value !== null ? null : typeof raw === 'string' ? raw : JSON.stringify(raw);
-    calls.push({ id, name, arguments: args.value, unreadable, problem: name === '' ? 'the call names no tool' : args.problem });
+    calls.push({ id, name, arguments: args.value, unreadable, problem: name === '' ? 'the call names no tool' : args.problem, ...(duplicate ? { duplicate: true as const } : {}) });
   });
   return calls;
 }
@@ -87,10 +88,12 @@ export function isCutToolCall(text: string): boolean {
 export type CheckedCall =
   | { call: ParsedCall; kind: 'ok'; tool: Tool; args: Record<string, unknown> }
   | { call: ParsedCall; kind: 'missing'; tool: Tool; parameter: string }
-  | { call: ParsedCall; kind: 'invalid'; reason: string };
+  | { call: ParsedCall; kind: 'invalid'; reason: string }
+  | { call: ParsedCall; kind: 'duplicate' };
 
-/** Validation before anything runs: the name is offered, the arguments parse and match the schema. */
+/** Validation before anything runs: the name is offered, the arguments parse and match the schema. A duplicate is not checked: it never runs. */
 export function checkCall(call: ParsedCall, tools: ReadonlyMap<string, Tool>, validate: typeof validateArguments): CheckedCall {
+  if (call.duplicate === true) return { call, kind: 'duplicate' };
   if (call.problem !== null || call.arguments === null) return { call, kind: 'invalid', reason: `${call.name || 'a call'}: ${call.problem ?? 'unreadable'}` };
   const tool = tools.get(call.name);
   if (!tool) return { call, kind: 'invalid', reason: `unknown tool "${call.name}"` };
@@ -100,16 +103,17 @@ export function checkCall(call: ParsedCall, tools: ReadonlyMap<string, Tool>, va
   return { call, kind: 'ok', tool, args: verdict.args };
 }
 
+/** Every verdict keeps the response's calls in order (`checked`), duplicates too: each is logged. */
 export type ResponseVerdict =
-  | { kind: 'run'; calls: Extract<CheckedCall, { kind: 'ok' }>[] }
+  | { kind: 'run'; calls: Extract<CheckedCall, { kind: 'ok' }>[]; checked: CheckedCall[] }
   | { kind: 'needs_input'; missing: Extract<CheckedCall, { kind: 'missing' }>; checked: CheckedCall[] }
   | { kind: 'invalid'; reasons: string[]; checked: CheckedCall[] };
 
-/** A missing required parameter wins over everything; any other problem makes the response invalid. */
+/** A missing required parameter wins over everything; any other problem makes the response invalid; duplicates count for nothing. */
 export function judgeResponse(checked: CheckedCall[]): ResponseVerdict {
   const missing = checked.find((entry) => entry.kind === 'missing');
   if (missing) return { kind: 'needs_input', missing, checked };
   const invalid = checked.filter((entry) => entry.kind === 'invalid');
   if (invalid.length > 0) return { kind: 'invalid', reasons: invalid.map((entry) => entry.reason), checked };
-  return { kind: 'run', calls: checked.filter((entry) => entry.kind === 'ok') };
+  return { kind: 'run', calls: checked.filter((entry) => entry.kind === 'ok'), checked };
 }

@@ -13,6 +13,7 @@ import type { CheckedCall, ResponseVerdict } from './calls.js';
 import { DEFAULT_RESULT_BUDGET, summarizeOlder, summaryOf, truncatedResult } from './compaction.js';
 import type { CompactionRecord, ResultMessage } from './compaction.js';
 import type { RoundMessage } from '../log/entry-schema.js';
+import type { ToolCallOutcome } from '../log/entry-words.js';
 import { buildAgentRequest } from './request.js';
 import { ONE_LINE_MAX, classifyResult, classifyThrown, parameterNames } from './taxonomy.js';
 import { cleanLine } from '../output/terminal-text.js';
@@ -28,6 +29,16 @@ const CUT_TOOL_CALL = 'the model reached its token limit in the middle of a tool
 export const MAX_ALL_FAILURE_ROUNDS = 3;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const REASK_DELAY_MS = 100;
+
+/** Why a call is logged `not_run` (its `error`): every call the model sent is logged, run or not. */
+const NOT_RUN = {
+  duplicate: 'not run: an earlier call of the response has the same id',
+  besideInvalid: 'not run: another call of the response was invalid',
+  besideMissing: 'not run: another call of the response lacks a required parameter',
+  stopped: 'not run: the STOP signal ended the run first',
+  interrupted: 'not run: the run was interrupted first',
+  notSaved: 'not run: an earlier result could not be saved',
+} as const;
 
 export const AGENT_STATUSES = ['ok', 'stopped', 'needs_input', 'tool_failures', 'max_iterations', 'invalid_response', 'interrupted', 'error'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -50,8 +61,10 @@ export interface CallRecord {
   id: string;
   name: string;
   arguments: Record<string, unknown> | string | null;
-  outcome: 'success' | 'failure' | 'needs_input' | 'invalid';
+  outcome: ToolCallOutcome;
   round: number;
+  /** Which response of its round the call came from, when re-asks made it a later one (2 to 4). */
+  attempt?: number;
   ms: number;
   result_chars: number;
   result?: string;
@@ -218,6 +231,21 @@ interface Reply extends Said {
   heldToEnd: boolean;
 }
 
+/** A response whose calls all check out, ready to run. */
+interface Runnable extends Said {
+  calls: Extract<CheckedCall, { kind: 'ok' }>[];
+  /** Every call of the response in order, duplicates included (they are logged, never run). */
+  checked: CheckedCall[];
+  /** Which response of its round it is: 1, or 2 to 4 after re-asks. */
+  attempt: number;
+}
+
+/** Where a call is logged: its round, and which response of the round. */
+interface CallPlace {
+  round: number;
+  attempt: number;
+}
+
 interface SaveFailure {
   path: string;
   error: unknown;
@@ -276,17 +304,21 @@ class Run {
     while (this.iterations < this.run.maxIterations) {
       const response = await this.validResponse();
       if ('status' in response) return response;
-      if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', response.text);
-      const ended = await this.toolRound(response, response.calls);
+      if (this.deps.isStopped()) {
+        this.recordUnrun(response, NOT_RUN.stopped);
+        return this.end('stopped', 'stop_signal', response.text);
+      }
+      const ended = await this.toolRound(response);
       if (ended) return ended;
     }
     return this.end('max_iterations', 'max_iterations', '');
   }
 
   /** One model response whose calls all check out, after up to MAX_REASKS re-asks; or the end of the run. */
-  private async validResponse(): Promise<AgentResult | (Said & { calls: Extract<CheckedCall, { kind: 'ok' }>[] })> {
+  private async validResponse(): Promise<AgentResult | Runnable> {
     const round = this.rounds + 1;
     for (let reasks = 0; ; reasks++) {
+      const place: CallPlace = { round, attempt: reasks + 1 };
       if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', '');
       const reply = await this.ask();
       if ('status' in reply) return reply;
@@ -297,12 +329,12 @@ class Run {
       if (verdict.kind === 'answer') return this.end('ok', 'answered', reply.text);
       if (verdict.kind === 'run') {
         this.rounds = round;
-        return { text: reply.text, thinking: reply.thinking, calls: verdict.calls };
+        return { text: reply.text, thinking: reply.thinking, calls: verdict.calls, checked: verdict.checked, attempt: place.attempt };
       }
       if (verdict.kind === 'needs_input') {
         this.rounds = round;
         const { call, tool, parameter } = verdict.missing;
-        this.record(call.id, call.name, call.arguments, round, 'needs_input', 0, { error: `${parameter} is required` });
+        this.recordChecked(verdict.checked, place, NOT_RUN.besideMissing);
         // As a call that ran and needed input reports itself: a server's client sees every call's status.
         this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'needs_input', ms: 0, args: call.arguments ?? call.unreadable });
         this.deps.emit({ type: 'needs_input', id: call.id, name: tool.name, parameter });
@@ -312,9 +344,7 @@ class Run {
       // Asking again would spend the same limit on the same reasoning: say why at once instead (the reasoning logged shows on what).
       if (empty && reply.atLimit) return this.end('invalid_response', 'invalid_response', '', SPENT_ON_REASONING);
       const reason = verdict.reasons.join('; ');
-      for (const entry of verdict.checked) {
-        if (entry.kind === 'invalid') this.record(entry.call.id, entry.call.name, entry.call.arguments ?? entry.call.unreadable, round, 'invalid', 0, { error: cleanLine(entry.reason, ONE_LINE_MAX) });
-      }
+      this.recordChecked(verdict.checked, place, NOT_RUN.besideInvalid);
       if (reasks >= MAX_REASKS) {
         // Rolled back: nothing of the invalid responses is in the conversation.
         const message = empty
@@ -403,15 +433,26 @@ class Run {
   }
 
   /** Runs one round's valid calls and applies the taxonomy; returns the end of the run, or null to go on. */
-  private async toolRound({ text, thinking }: Said, checked: Extract<CheckedCall, { kind: 'ok' }>[]): Promise<AgentResult | null> {
+  private async toolRound(response: Runnable): Promise<AgentResult | null> {
+    const { text, thinking, calls: checked } = response;
     const round = this.rounds;
+    const place: CallPlace = { round, attempt: response.attempt };
     const unsaved = await this.savesWritten();
-    if (unsaved !== null) return this.notSaved(unsaved, text);
+    if (unsaved !== null) {
+      this.recordUnrun(response, NOT_RUN.notSaved);
+      return this.notSaved(unsaved, text);
+    }
     const approvals = await this.confirmAll(checked);
     // Cut while asking (STOP, Ctrl-C, a client gone): no call ran, and none was refused by the user.
-    if (this.wasCut()) return this.cut(text);
+    if (this.wasCut()) {
+      this.recordUnrun(response, this.cutByStop() ? NOT_RUN.stopped : NOT_RUN.interrupted);
+      return this.cut(text);
+    }
     // A STOP set while a question waited, answered before its watcher cut the run: STOP wins.
-    if (this.asksAny(checked) && this.deps.isStopped()) return this.end('stopped', 'stop_signal', text);
+    if (this.asksAny(checked) && this.deps.isStopped()) {
+      this.recordUnrun(response, NOT_RUN.stopped);
+      return this.end('stopped', 'stop_signal', text);
+    }
     const outcomes = await Promise.all(checked.map(async (entry, index) => this.runCall(entry, approvals[index] ?? 'yes')));
 
     // Results past their budget are cut down now and saved whole while the model answers (see saveResult).
@@ -431,17 +472,24 @@ class Run {
     const successes: { entry: Extract<CheckedCall, { kind: 'ok' }>; content: string; full: string }[] = [];
     let needsInput: { name: string; parameter: string } | null = null;
     let permanent: { name: string; message: string; approval: ConfirmAnswer } | null = null;
-    for (const [index, entry] of checked.entries()) {
+    // Logged in the order the model sent them: a repeated id (the only other kind here) where it came.
+    let index = -1;
+    for (const entry of response.checked) {
+      if (entry.kind !== 'ok') {
+        this.recordChecked([entry], place, NOT_RUN.duplicate);
+        continue;
+      }
+      index++;
       const { outcome, ms } = outcomes[index] ?? { outcome: classifyThrown(new Error('lost'), []), ms: 0 };
       const { call, tool } = entry;
       if (outcome.kind === 'needs_input') {
-        this.record(call.id, tool.name, entry.args, round, 'needs_input', ms, { error: outcome.message });
+        this.record(call.id, tool.name, entry.args, place, 'needs_input', ms, { error: outcome.message });
         this.deps.emit({ type: 'needs_input', id: call.id, name: tool.name, parameter: outcome.parameter });
         needsInput ??= { name: tool.name, parameter: outcome.parameter };
         continue;
       }
       if (outcome.kind === 'failure') {
-        this.record(call.id, tool.name, entry.args, round, 'failure', ms, { error: outcome.message, ...(outcome.detail !== null ? { error_detail: outcome.detail } : {}) });
+        this.record(call.id, tool.name, entry.args, place, 'failure', ms, { error: outcome.message, ...(outcome.detail !== null ? { error_detail: outcome.detail } : {}) });
         this.deps.emit({ type: 'tool_execution_error', id: call.id, name: tool.name, message: outcome.message });
         if (!outcome.retryable) permanent ??= { name: tool.name, message: outcome.message, approval: approvals[index] ?? 'yes' };
         continue;
@@ -459,7 +507,7 @@ class Run {
         this.compacted.push(record);
         this.deps.emit({ type: 'compacted', records: [record] });
       }
-      this.record(call.id, tool.name, entry.args, round, 'success', ms, { result_chars: saved.full.length, result: saved.content, ...(saved.savedAs !== null ? { saved_as: saved.savedAs } : {}) });
+      this.record(call.id, tool.name, entry.args, place, 'success', ms, { result_chars: saved.full.length, result: saved.content, ...(saved.savedAs !== null ? { saved_as: saved.savedAs } : {}) });
       successes.push({ entry, content: saved.content, full: saved.full });
     }
 
@@ -628,21 +676,45 @@ class Run {
     id: string,
     name: string,
     args: CallRecord['arguments'],
-    round: number,
+    { round, attempt }: CallPlace,
     outcome: CallRecord['outcome'],
     ms: number,
     extra: Partial<Pick<CallRecord, 'result_chars' | 'result' | 'saved_as' | 'error' | 'error_detail'>>,
   ): void {
-    this.calls.push({ id, name, arguments: args, outcome, round, ms, result_chars: extra.result_chars ?? 0, ...extra });
+    this.calls.push({ id, name, arguments: args, outcome, round, ...(attempt > 1 ? { attempt } : {}), ms, result_chars: extra.result_chars ?? 0, ...extra });
+  }
+
+  /**
+   * Logs the calls of a response none of which ran: each invalid one with its reason, one lacking a
+   * parameter as needs_input, a repeated id as such, and a valid one as not run, saying why (`unrun`).
+   */
+  private recordChecked(checked: readonly CheckedCall[], place: CallPlace, unrun: string): void {
+    for (const entry of checked) {
+      const { call } = entry;
+      if (entry.kind === 'ok') this.record(call.id, entry.tool.name, entry.args, place, 'not_run', 0, { error: unrun });
+      else if (entry.kind === 'missing') this.record(call.id, entry.tool.name, call.arguments, place, 'needs_input', 0, { error: `${entry.parameter} is required` });
+      else if (entry.kind === 'invalid') this.record(call.id, call.name, call.arguments ?? call.unreadable, place, 'invalid', 0, { error: cleanLine(entry.reason, ONE_LINE_MAX) });
+      else this.record(call.id, call.name, call.arguments ?? call.unreadable, place, 'not_run', 0, { error: NOT_RUN.duplicate });
+    }
+  }
+
+  /** Logs a valid response's calls as not run: the run ended before its round (`why`). */
+  private recordUnrun(response: Runnable, why: string): void {
+    this.recordChecked(response.checked, { round: this.rounds, attempt: response.attempt }, why);
   }
 
   private get hints(): RunHints {
     return this.run.hints ?? CLI_RUN_HINTS;
   }
 
+  /** Whether the run's signal was aborted by a STOP (else by Ctrl-C or a client gone). */
+  private cutByStop(): boolean {
+    return this.deps.abortedByStop?.(this.deps.signal.reason) === true;
+  }
+
   /** The run's signal was aborted: by a STOP, or by Ctrl-C or a client gone. */
   private cut(text: string): AgentResult {
-    return this.deps.abortedByStop?.(this.deps.signal.reason) === true ? this.end('stopped', 'stop_signal', text) : this.end('interrupted', 'interrupted', text);
+    return this.cutByStop() ? this.end('stopped', 'stop_signal', text) : this.end('interrupted', 'interrupted', text);
   }
 
   private end(status: AgentStatus, stopReason: StopReason, text: string, detail?: string): AgentResult {

@@ -15,5 +15,12 @@ export const ENTRY_TYPES = ['question', 'instruction', 'correction', 'meta', 'ot
 export const REASONS = ['continuation', 'clarification', 'session'] as const;
 export const STRENGTHS = ['strong', 'moderate', 'weak'] as const;
 export const OUTCOMES = ['used', 'elided', 'filtered', 'trimmed'] as const;
+/**
+ * How an agent run's tool call ended (docs/logs.md): ran (`success`, `failure`, `needs_input` from
+ * its result), failed validation (`needs_input` for a missing parameter, `invalid`), or never ran
+ * (`not_run`: its response was asked again or ended the run, the run stopped first, or it repeated an id).
+ */
+export const TOOL_CALL_OUTCOMES = ['success', 'failure', 'needs_input', 'invalid', 'not_run'] as const;
+export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
 /** Ollama's `think` levels as a turn logs them (besides true/false); src/replay/prompt.ts has the request's. */
 export const THINK_LEVELS = ['low', 'medium', 'high', 'max'] as const;

@@ -3,9 +3,9 @@ import type { LogEntry } from './entry-schema.js';
 
 export type { ClientToolCallLog, LogEntry, Timings, ToolCallLog } from './entry-schema.js';
 
-export { BASIC_TURN_STATUSES, ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, TURN_STATUSES } from './entry-words.js';
-export type { TurnStatus } from './entry-words.js';
-import { ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, THINK_LEVELS } from './entry-words.js';
+export { BASIC_TURN_STATUSES, ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, TOOL_CALL_OUTCOMES, TURN_STATUSES } from './entry-words.js';
+export type { ToolCallOutcome, TurnStatus } from './entry-words.js';
+import { ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, THINK_LEVELS, TOOL_CALL_OUTCOMES } from './entry-words.js';
 
 // The patterns live apart (no zod there), so a question that logs nothing never loads the schema.
 export { DAY_PATTERN, TIMESTAMP_PATTERN } from './timestamp.js';
@@ -138,8 +138,9 @@ const isToolCall = shape({
   id: isString,
   name: isString,
   arguments: nullable(anyOf(recordOf(() => true), isString)),
-  outcome: oneOf(['success', 'failure', 'needs_input', 'invalid']),
+  outcome: oneOf(TOOL_CALL_OUTCOMES),
   round: isCount,
+  attempt: optional(isCount),
   ms: isNumber,
   result_chars: isCount,
   result: optional(isString),

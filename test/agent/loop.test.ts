@@ -203,7 +203,7 @@ describe('the agent loop', () => {
   it.each([
     ['a STOP', 'stop', 'stopped', 'stop_signal'],
     ['Ctrl-C', 'interrupt', 'interrupted', 'interrupted'],
-  ])('%s while a confirmation is asked cuts the run: nothing runs, no call is recorded as refused', async (_case, reason, status, stopReason) => {
+  ])('%s while a confirmation is asked cuts the run: nothing runs, the call is logged not run (not refused)', async (_case, reason, status, stopReason) => {
     const controller = new AbortController();
     let ran = false;
     const side = tool('side_tool', () => ((ran = true), Promise.resolve({})), { sideEffects: true });
@@ -214,7 +214,9 @@ describe('the agent loop', () => {
       signal: controller.signal,
       abortedByStop: (why) => why === 'stop',
     });
-    expect(result).toMatchObject({ status, stopReason, calls: [], requests: 1 });
+    expect(result).toMatchObject({ status, stopReason, requests: 1 });
+    const why = reason === 'stop' ? 'not run: the STOP signal ended the run first' : 'not run: the run was interrupted first';
+    expect(result.calls).toEqual([{ id: 'call_1_0', name: 'side_tool', arguments: { q: 'a' }, outcome: 'not_run', round: 1, ms: 0, result_chars: 0, error: why }]);
     expect(ran).toBe(false);
   });
 
@@ -228,7 +230,7 @@ describe('the agent loop', () => {
       onConfirm: () => (stopSet = true),
       stopped: () => stopSet,
     });
-    expect(result).toMatchObject({ status: 'stopped', stopReason: 'stop_signal', calls: [], requests: 1 });
+    expect(result).toMatchObject({ status: 'stopped', stopReason: 'stop_signal', calls: [{ outcome: 'not_run', error: 'not run: the STOP signal ended the run first' }], requests: 1 });
     expect(ran).toBe(false);
   });
 
@@ -298,7 +300,62 @@ describe('the agent loop', () => {
     const counted = tool('ok_tool', () => Promise.resolve({ n: ++runs }));
     const { result } = await run([{ calls: [call('ok_tool', { q: 'a' }, 'same'), call('ok_tool', { q: 'b' }, 'same')] }, { chunks: ['x'] }], { tools: [counted] });
     expect(runs).toBe(1);
-    expect(result.calls).toHaveLength(1);
+    // The repeat is logged where it came, as not run: it does not vanish from tool_calls.
+    expect(result.calls.map((c) => [c.id, c.arguments, c.outcome, c.error])).toEqual([
+      ['same', { q: 'a' }, 'success', undefined],
+      ['same', { q: 'b' }, 'not_run', 'not run: an earlier call of the response has the same id'],
+    ]);
+  });
+
+  it.each<[string, Step[], [string, string, string, number | undefined, string | undefined][], string]>([
+    // the script → each logged call as [name, arguments, outcome, attempt, error], the run's status
+    [
+      'a valid call beside invalid ones, asked again: logged not run, with the attempt of each response',
+      [{ calls: [call('ok_tool', { q: 'notes' }, 'A'), call('nope', {}, 'B'), call('ok_tool', { q: 5 }, 'C')] }, { chunks: ['done'] }],
+      [
+        ['ok_tool', '{"q":"notes"}', 'not_run', undefined, 'not run: another call of the response was invalid'],
+        ['nope', '{}', 'invalid', undefined, 'unknown tool "nope"'],
+        ['ok_tool', '{"q":5}', 'invalid', undefined, 'ok_tool: "q" must be string'],
+      ],
+      'ok',
+    ],
+    [
+      'the same response three times, then a valid one: the attempts told apart, the successes of attempt 4 marked',
+      [{ calls: [call('nope', {}, 'B')] }, { calls: [call('nope', {}, 'B')] }, { calls: [call('nope', {}, 'B')] }, { calls: [call('ok_tool', { q: 'a' }, 'B')] }, { chunks: ['done'] }],
+      [
+        ['nope', '{}', 'invalid', undefined, 'unknown tool "nope"'],
+        ['nope', '{}', 'invalid', 2, 'unknown tool "nope"'],
+        ['nope', '{}', 'invalid', 3, 'unknown tool "nope"'],
+        ['ok_tool', '{"q":"a"}', 'success', 4, undefined],
+      ],
+      'ok',
+    ],
+    [
+      'a missing parameter beside a valid, an invalid and another missing one: every call logged',
+      [{ calls: [call('ok_tool', { q: 'a' }), call('nope', {}), call('ok_tool', {}), call('req_tool', {})] }],
+      [
+        ['ok_tool', '{"q":"a"}', 'not_run', undefined, 'not run: another call of the response lacks a required parameter'],
+        ['nope', '{}', 'invalid', undefined, 'unknown tool "nope"'],
+        ['ok_tool', '{}', 'needs_input', undefined, 'q is required'],
+        ['req_tool', '{}', 'needs_input', undefined, 'q is required'],
+      ],
+      'needs_input',
+    ],
+    [
+      'a repeated id in an invalid response',
+      [{ calls: [call('ok_tool', { q: 'a' }, 'c'), call('nope', {}, 'c'), call('nope', {}, 'd')] }, { chunks: ['done'] }],
+      [
+        ['ok_tool', '{"q":"a"}', 'not_run', undefined, 'not run: another call of the response was invalid'],
+        ['nope', '{}', 'not_run', undefined, 'not run: an earlier call of the response has the same id'],
+        ['nope', '{}', 'invalid', undefined, 'unknown tool "nope"'],
+      ],
+      'ok',
+    ],
+  ])('every call the model sent is logged, in order: %s', async (_case, steps, logged, status) => {
+    const { result } = await run(steps);
+    expect(result.status).toBe(status);
+    expect(result.calls.map((c) => [c.name, JSON.stringify(c.arguments), c.outcome, c.attempt, c.error])).toEqual(logged);
+    expect(result.calls.every((c) => c.round === 1)).toBe(true);
   });
 
   it.each([
@@ -522,6 +579,7 @@ describe('the agent loop', () => {
       const { result } = await run([{ chunks: ['let me look'], calls: [call('ok_tool', { q: 'a' })] }], { tools: [watched], stopped: () => ++checks >= 4 });
       // The words said before the calls stay: they were shown, so they are logged.
       expect(result).toMatchObject({ status: 'stopped', text: 'let me look' });
+      expect(result.calls).toEqual([{ id: 'call_1_0', name: 'ok_tool', arguments: { q: 'a' }, outcome: 'not_run', round: 1, ms: 0, result_chars: 0, error: 'not run: the STOP signal ended the run first' }]);
       expect(ran).toBe(false);
     });
   });
@@ -604,6 +662,10 @@ describe('the agent loop', () => {
         message: "cannot save the tool result tool-results/S1/r1-call_1_0.json in the data home (EACCES: permission denied); fix the folder's permissions or free space, then ask again",
         modelFailure: null,
       });
+      expect(result.calls.map((c) => [c.name, c.round, c.outcome, c.error])).toEqual([
+        ['big_tool', 1, 'success', undefined],
+        ['ok_tool', 2, 'not_run', 'not run: an earlier result could not be saved'],
+      ]);
       expect(ran).toBe(0);
     });
 

@@ -34,10 +34,14 @@ describe('reading tool calls', () => {
     ['no name', [{ function: { arguments: {} } }], 1, [{ id: 'call_1_0', name: '', arguments: {}, unreadable: null, problem: 'the call names no tool' }]],
     ['not an object at all', ['junk'], 1, [{ id: 'call_1_0', name: '', arguments: {}, unreadable: null, problem: 'the call names no tool' }]],
     [
-      'indexes count every call, duplicates dropped',
+      'indexes count every call, duplicates marked (kept for the log only)',
       [{ id: 'a', function: { name: 'echo', arguments: {} } }, { id: 'a', function: { name: 'echo', arguments: { text: 'dup' } } }, { function: { name: 'echo', arguments: {} } }],
       1,
-      [{ id: 'a', name: 'echo', arguments: {}, unreadable: null, problem: null }, { id: 'call_1_2', name: 'echo', arguments: {}, unreadable: null, problem: null }],
+      [
+        { id: 'a', name: 'echo', arguments: {}, unreadable: null, problem: null },
+        { id: 'a', name: 'echo', arguments: { text: 'dup' }, unreadable: null, problem: null, duplicate: true },
+        { id: 'call_1_2', name: 'echo', arguments: {}, unreadable: null, problem: null },
+      ],
     ],
     [
       'a made-up id never takes one the model sent later in the response',
@@ -87,13 +91,19 @@ describe('checking calls and judging a response', () => {
     expect(checkCall(call, tools, validateArguments).kind).toBe(kind);
   });
 
-  it('a missing parameter wins over invalid calls; invalid wins over valid ones', () => {
+  it('a missing parameter wins over invalid calls; invalid wins over valid ones; a duplicate counts for nothing', () => {
     const ok = checkCall(parsed('echo', { text: 'a' }), tools, validateArguments);
     const bad = checkCall(parsed('nope', {}), tools, validateArguments);
     const missing = checkCall(parsed('echo', {}), tools, validateArguments);
+    // Not checked: an unknown tool under a repeated id makes nothing invalid.
+    const duplicate = checkCall({ ...parsed('nope', {}), duplicate: true }, tools, validateArguments);
+    expect(duplicate.kind).toBe('duplicate');
     expect(judgeResponse([ok, bad, missing]).kind).toBe('needs_input');
     expect(judgeResponse([ok, bad])).toMatchObject({ kind: 'invalid', reasons: ['unknown tool "nope"'] });
     expect(judgeResponse([ok]).kind).toBe('run');
+    // Every verdict keeps every call, in order, for the log.
+    expect(judgeResponse([ok, duplicate])).toEqual({ kind: 'run', calls: [ok], checked: [ok, duplicate] });
+    expect(judgeResponse([duplicate, bad]).checked).toEqual([duplicate, bad]);
   });
 });
 

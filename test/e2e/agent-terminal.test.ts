@@ -87,7 +87,8 @@ describe('argo --tools on a terminal', () => {
     expect(terminal.output).toContain('argo: stopped by the STOP signal');
     expect(terminal.output).not.toContain('refused');
     expect(existsSync(join(dir, 'made.txt'))).toBe(false);
-    expect(logLines(home)[0]).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', tool_calls: [] });
+    // Logged as a call that never ran: neither refused nor run.
+    expect(logLines(home)[0]).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', tool_calls: [{ name: 'run_command', outcome: 'not_run', error: 'not run: the STOP signal ended the run first' }] });
   });
 
   // The question's row is ended when its read ends without Enter: the line after starts at the left edge.

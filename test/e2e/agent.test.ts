@@ -461,6 +461,29 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(logLines(home)[0]).toMatchObject({ status: 'invalid_response', stop_reason: 'invalid_response', iterations: 0 });
   });
 
+  it('every call the model sent is in the log, run or not: a valid call of a response asked again, a repeated id, each attempt told apart', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [
+      { calls: [call('read_file', { path: 'notes.txt' }, 'A'), call('nope', {}, 'B'), call('read_file', { path: 5 }, 'C')] },
+      { calls: [call('read_file', { path: 'notes.txt' }, 'c'), call('list_files', { pattern: '*' }, 'c')] },
+      { reply: 'It says "first line".' },
+    ];
+    const result = await argo(['-T', 'fs', '--root', root, '-q', 'what do the notes say?'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'It says "first line".\n' });
+    const calls = (logLines(home)[0]?.tool_calls ?? []) as { id: string; name: string; outcome: string; round: number; attempt?: number; error?: string }[];
+    expect(calls.map(({ id, name, outcome, round, attempt, error }) => ({ id, name, outcome, round, attempt, error }))).toEqual([
+      { id: 'A', name: 'read_file', outcome: 'not_run', round: 1, attempt: undefined, error: 'not run: another call of the response was invalid' },
+      { id: 'B', name: 'nope', outcome: 'invalid', round: 1, attempt: undefined, error: 'unknown tool "nope"' },
+      { id: 'C', name: 'read_file', outcome: 'invalid', round: 1, attempt: undefined, error: expect.stringContaining('read_file: "path"') as unknown },
+      { id: 'c', name: 'read_file', outcome: 'success', round: 1, attempt: 2, error: undefined },
+      { id: 'c', name: 'list_files', outcome: 'not_run', round: 1, attempt: 2, error: 'not run: an earlier call of the response has the same id' },
+    ]);
+    // A call that never ran is still a call of the turn: --tool finds it.
+    const found = await argo(['logs', '--tool', 'list_files', '--json'], home);
+    expect(JSON.parse(found.stdout)).toMatchObject({ tool_calls: expect.arrayContaining([expect.objectContaining({ name: 'list_files', outcome: 'not_run' })]) as unknown });
+  });
+
   it('a missing required parameter stops at once: needs_input, nothing sent back, exit 1, found by --status', async () => {
     const home = tempHome();
     script = [{ calls: [call('read_file', { offset: 2 })] }, { reply: 'never' }];

@@ -22,7 +22,8 @@ const full: LogEntry = makeEntry({
   ],
   tool_calls: [
     { id: 'c1', name: 'read_file', arguments: { path: 'x' }, outcome: 'success', round: 0, ms: 1.5, result_chars: 3, result: 'abc', saved_as: 'f', error: 'e', error_detail: 'd' },
-    { id: 'c2', name: 'shell', arguments: 'raw text', outcome: 'invalid', round: 1, ms: 0, result_chars: 0 },
+    { id: 'c2', name: 'shell', arguments: 'raw text', outcome: 'invalid', round: 1, attempt: 2, ms: 0, result_chars: 0 },
+    { id: 'c2', name: 'shell', arguments: {}, outcome: 'not_run', round: 1, attempt: 2, ms: 0, result_chars: 0, error: 'not run: an earlier call of the response has the same id' },
   ],
   iterations: 2,
   all_failure_rounds: 0,
@@ -77,6 +78,7 @@ const PROBES: unknown[] = [
   'question',
   'used',
   'success',
+  'not_run',
   'saved',
   'a'.repeat(64),
   'A'.repeat(64),

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, TURN_STATUSES } from '../../src/log/entry.js';
 import type { LogEntry } from '../../src/log/entry.js';
-import { THINK_LEVELS } from '../../src/log/entry-words.js';
+import { THINK_LEVELS, TOOL_CALL_OUTCOMES } from '../../src/log/entry-words.js';
 import { hostileText } from './property.js';
 
 const text = hostileText(6);
@@ -44,8 +44,9 @@ const toolCall = fc.record(
     id: text,
     name: text,
     arguments: fc.oneof(fc.constant(null), text, fc.dictionary(text, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })),
-    outcome: fc.constantFrom('success', 'failure', 'needs_input', 'invalid'),
+    outcome: fc.constantFrom(...TOOL_CALL_OUTCOMES),
     round: count,
+    attempt: count,
     ms: number,
     result_chars: count,
     result: text,
@@ -134,6 +135,7 @@ export const ENTRY_WORDS: readonly string[] = [
   'failure',
   'needs_input',
   'invalid',
+  'not_run',
   'saved',
   'truncated',
   'summarized',
