@@ -511,6 +511,8 @@ class Run {
       successes.push({ entry, content: saved.content, full: saved.full });
     }
 
+    // A round with a success counts (`iterations`) whatever ends the run after it.
+    if (successes.length > 0) this.iterations++;
     if (this.wasCut()) return this.cut(text);
     if (needsInput) {
       return this.end('needs_input', 'required_parameter', text, `tool ${needsInput.name} needs "${needsInput.parameter}", which the model did not give; ask again with it in your question`);
@@ -531,7 +533,6 @@ class Run {
         const summary = summaryOf(entry.tool.name, entry.args, full);
         this.results.push({ callId: entry.call.id, name: entry.tool.name, content, fullChars: full.length, summary, round, summarized: false });
       }
-      this.iterations++;
       const summarized = summarizeOlder(this.results, round);
       if (summarized.length > 0) {
         this.applySummaries();

@@ -456,6 +456,30 @@ describe('the agent loop', () => {
     expect(events.some((event) => event.type === 'needs_input')).toBe(false);
   });
 
+  it.each<[string, string, string, number]>([
+    // the call beside a successful ok_tool → the run's status, its stop reason, iterations
+    ['a tool result saying one of its parameters is required', 'req_tool', 'needs_input', 1],
+    ['Ctrl-C while it runs', 'cut_tool', 'interrupted', 1],
+    ['a STOP while it runs', 'stop_tool', 'stopped', 1],
+    ['a failure: the run goes on', 'fail_tool', 'ok', 1],
+  ])('a round with a success counts in iterations whatever ends the run after it: %s', async (_case, name, status, iterations) => {
+    const controller = new AbortController();
+    const cutTool = tool('cut_tool', () => (controller.abort(), Promise.reject(new ToolError('the command was interrupted', false))));
+    const stopTool = tool('stop_tool', () => (controller.abort('stop'), Promise.reject(new ToolError('the command was interrupted', false))));
+    const { result } = await run([{ calls: [call('ok_tool', { q: 'a' }), call(name, { q: 'b' })] }, { chunks: ['done'] }], {
+      tools: [okTool, requiredTool, failTool, cutTool, stopTool],
+      signal: controller.signal,
+      abortedByStop: (reason) => reason === 'stop',
+    });
+    expect(result).toMatchObject({ status, iterations });
+    expect(result.calls[0]).toMatchObject({ name: 'ok_tool', outcome: 'success', round: 1 });
+  });
+
+  it('a round without a success does not count, whatever ends the run: needs_input alone, iterations 0', async () => {
+    const { result } = await run([{ calls: [call('req_tool', { q: 'x' })] }]);
+    expect(result).toMatchObject({ status: 'needs_input', iterations: 0, allFailureRounds: 0 });
+  });
+
   it('never sends a failure back: only the round\'s successes go to the model', async () => {
     const { result, bodies, events } = await run([{ calls: [call('fail_tool', { q: 'a' }), call('ok_tool', { q: 'b' })] }, { chunks: ['ok'] }]);
     expect(result).toMatchObject({ status: 'ok', iterations: 1, allFailureRounds: 0 });

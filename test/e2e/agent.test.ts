@@ -484,6 +484,18 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(JSON.parse(found.stdout)).toMatchObject({ tool_calls: expect.arrayContaining([expect.objectContaining({ name: 'list_files', outcome: 'not_run' })]) as unknown });
   });
 
+  it("a round with a success counts in iterations though a tool's own needs_input ends the run there", async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ calls: [call('read_file', { path: 'notes.txt' }), call('memo', { operation: 'set', key: 'k' }), call('read_file', { path: 'missing.txt' })] }, { reply: 'never' }];
+    const result = await argo(['-T', 'fs,memo', '--root', root, '-q', 'note it'], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('argo: tool memo needs "value", which the model did not give; ask again with it in your question (logged as needs_input)\n');
+    const logged = logLines(home)[0];
+    expect(logged).toMatchObject({ status: 'needs_input', iterations: 1 });
+    expect((logged?.tool_calls as { outcome: string }[] | undefined)?.map((c) => c.outcome)).toEqual(['success', 'needs_input', 'failure']);
+  });
+
   it('a missing required parameter stops at once: needs_input, nothing sent back, exit 1, found by --status', async () => {
     const home = tempHome();
     script = [{ calls: [call('read_file', { offset: 2 })] }, { reply: 'never' }];
