@@ -16,6 +16,7 @@ import type { RoundMessage } from '../log/entry-schema.js';
 import type { ToolCallOutcome } from '../log/entry-words.js';
 import { buildAgentRequest } from './request.js';
 import { ONE_LINE_MAX, classifyResult, classifyThrown, parameterNames } from './taxonomy.js';
+import { plural } from '../output/count.js';
 import { cleanLine } from '../output/terminal-text.js';
 import type { CallOutcome } from './taxonomy.js';
 import type { Unconfirmed } from '../turn/error-code.js';
@@ -301,8 +302,10 @@ class Run {
   }
 
   private async iterate(): Promise<AgentResult> {
+    // The words of the last round's response, as shown: what a run that ends without an answer logs.
+    let said = '';
     while (this.iterations < this.run.maxIterations) {
-      const response = await this.validResponse();
+      const response = await this.validResponse(said);
       if ('status' in response) return response;
       if (this.deps.isStopped()) {
         this.recordUnrun(response, NOT_RUN.stopped);
@@ -310,16 +313,25 @@ class Run {
       }
       const ended = await this.toolRound(response);
       if (ended) return ended;
+      said = response.text;
     }
-    return this.end('max_iterations', 'max_iterations', '');
+    return this.end('max_iterations', 'max_iterations', said, this.tooManyRounds());
   }
 
-  /** One model response whose calls all check out, after up to MAX_REASKS re-asks; or the end of the run. */
-  private async validResponse(): Promise<AgentResult | Runnable> {
+  /** Why the run stopped at max_iterations, in rounds that ran: a round without a success does not count toward the limit. */
+  private tooManyRounds(): string {
+    const ran = plural(this.rounds, 'tool round');
+    const rounds = this.rounds === this.iterations ? ran : `${ran}, ${this.iterations} of them with a successful call (the most allowed),`;
+    return `stopped after ${rounds} without a final answer; ${this.hints.moreRounds} or ask a narrower question`;
+  }
+
+  /** One model response whose calls all check out, after up to MAX_REASKS re-asks; or the end of the run. `said`: the last round's words. */
+  private async validResponse(said: string): Promise<AgentResult | Runnable> {
     const round = this.rounds + 1;
     for (let reasks = 0; ; reasks++) {
       const place: CallPlace = { round, attempt: reasks + 1 };
-      if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', '');
+      // After a re-ask the last words shown are of a response rolled back: none are kept, as on invalid_response.
+      if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', reasks === 0 ? said : '');
       const reply = await this.ask();
       if ('status' in reply) return reply;
       // An unfinished call is no answer; asked again, the same limit would cut it the same way. Only
@@ -719,7 +731,7 @@ class Run {
   }
 
   private end(status: AgentStatus, stopReason: StopReason, text: string, detail?: string): AgentResult {
-    const message = detail ?? defaultMessage(status, this.run.maxIterations, this.hints);
+    const message = detail ?? defaultMessage(status, this.hints);
     return {
       status,
       stopReason,
@@ -743,12 +755,10 @@ class Run {
   }
 }
 
-function defaultMessage(status: AgentStatus, maxIterations: number, hints: RunHints): string | null {
+function defaultMessage(status: AgentStatus, hints: RunHints): string | null {
   switch (status) {
     case 'stopped':
       return `stopped by the STOP signal; ${hints.clearStop}`;
-    case 'max_iterations':
-      return `stopped after ${maxIterations} tool rounds without a final answer; ${hints.moreRounds} or ask a narrower question`;
     case 'interrupted':
       return 'interrupted';
     default:

@@ -545,6 +545,23 @@ describe('the agent loop', () => {
     expect(result.message).toContain('--max-iterations');
   });
 
+  it.each<[string, Step[], number, string, string]>([
+    // the script, --max-iterations → the run's text (the last round's words, as shown), the message's count
+    ['one round', [{ chunks: ['Looking at notes.'], calls: [call('ok_tool', { q: 'a' })] }], 1, 'Looking at notes.', 'stopped after 1 tool round without'],
+    ['the last round said nothing', [{ chunks: ['First.'], calls: [call('ok_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }], 2, '', 'stopped after 2 tool rounds without'],
+    [
+      'an all-failure round between: it ran, but does not count toward the limit',
+      [{ chunks: ['One.'], calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['Two.'], calls: [call('fail_tool', { q: 'b' })] }, { chunks: ['Three.'], calls: [call('ok_tool', { q: 'c' })] }],
+      2,
+      'Three.',
+      'stopped after 3 tool rounds, 2 of them with a successful call (the most allowed), without',
+    ],
+  ])('max_iterations keeps the words shown last and counts the rounds that ran: %s', async (_case, steps, maxIterations, text, message) => {
+    const { result } = await run(steps, { maxIterations });
+    expect(result).toMatchObject({ status: 'max_iterations', text });
+    expect(result.message).toContain(message);
+  });
+
   it('runs a round\'s calls in parallel', async () => {
     let started = 0;
     let release!: () => void;
@@ -584,6 +601,20 @@ describe('the agent loop', () => {
       const { result, bodies } = await run([{ chunks: ['x'] }], { stopped: () => true });
       expect(result).toMatchObject({ status: 'stopped', stopReason: 'stop_signal', requests: 0 });
       expect(bodies).toHaveLength(0);
+    });
+
+    it("a STOP found before the request after a round keeps that round's words, as shown", async () => {
+      let stop = false;
+      const stopping = tool('ok_tool', () => ((stop = true), Promise.resolve({})));
+      const { result } = await run([{ chunks: ['Looking.'], calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['never'] }], { tools: [stopping], stopped: () => stop });
+      expect(result).toMatchObject({ status: 'stopped', text: 'Looking.', requests: 1, iterations: 1 });
+    });
+
+    it('a STOP found before a re-ask keeps no words: the invalid response is rolled back', async () => {
+      let checks = 0;
+      // Clear for the request, its chunk and its end; set when the re-ask is about to go out.
+      const { result } = await run([{ chunks: ['Hmm.'], calls: [call('nope', {})] }, { chunks: ['never'] }], { stopped: () => ++checks >= 4 });
+      expect(result).toMatchObject({ status: 'stopped', text: '', requests: 1 });
     });
 
     it('stops a running answer within one chunk and keeps its partial text', async () => {
@@ -862,8 +893,8 @@ describe('the agent loop', () => {
   });
 
   it.each<[string, RunHints | undefined, string]>([
-    ['the CLI\'s', undefined, 'stopped after 1 tool rounds without a final answer; raise --max-iterations or ask a narrower question'],
-    ['a server\'s', SERVER_RUN_HINTS, 'stopped after 1 tool rounds without a final answer; raise "maxIterations" in the server\'s config.json or ask a narrower question'],
+    ['the CLI\'s', undefined, 'stopped after 1 tool round without a final answer; raise --max-iterations or ask a narrower question'],
+    ['a server\'s', SERVER_RUN_HINTS, 'stopped after 1 tool round without a final answer; raise "maxIterations" in the server\'s config.json or ask a narrower question'],
   ])('end messages name %s fix', async (_, hints, message) => {
     const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }], { maxIterations: 1, ...(hints ? { hints } : {}) });
     expect(result).toMatchObject({ status: 'max_iterations', message });

@@ -660,6 +660,23 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     });
   });
 
+  it('max_iterations logs the words shown last as the response, and counts every round that ran', async () => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ reply: 'Looking at notes.', calls: [call('read_file', { path: 'notes.txt' })] }];
+    const result = await argo(['-T', 'fs', '--max-iterations', '1', '--root', root, '--json', 'what do the notes say?'], home);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'max_iterations', response: 'Looking at notes.' });
+    expect(logLines(home)[0]).toMatchObject({ status: 'max_iterations', model_response: 'Looking at notes.', error: 'stopped after 1 tool round without a final answer; raise --max-iterations or ask a narrower question' });
+
+    // A round whose every call failed ran, but does not count toward the limit: the line says both.
+    script = [{ calls: [call('read_file', { path: 'notes.txt' })] }, { calls: [call('read_file', { path: 'missing.txt' })] }, { reply: 'Again.', calls: [call('read_file', { path: 'notes.txt' })] }];
+    next = 0;
+    const mixed = await argo(['-T', 'fs', '--max-iterations', '2', '--root', root, 'loop'], home);
+    expect(mixed.stdout).toBe('Again.\n');
+    expect(mixed.stderr).toContain('argo: stopped after 3 tool rounds, 2 of them with a successful call (the most allowed), without a final answer; raise --max-iterations or ask a narrower question (logged as max_iterations)\n');
+  });
+
   it('max_iterations ends a loop that keeps calling', async () => {
     const home = tempHome();
     script = [{ calls: [call('list_files', { pattern: '*' })] }];

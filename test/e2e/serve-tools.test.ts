@@ -206,7 +206,7 @@ describe('the tools Argo field', () => {
     const body = (await response.json()) as { argo: Record<string, unknown>; choices: { finish_reason: string }[] };
     expect(body.choices[0]?.finish_reason).toBe('length');
     expect(body.argo).toMatchObject({ status: 'max_iterations', stop_reason: 'max_iterations' });
-    expect(body.argo.message).toMatch(/1 tool rounds/);
+    expect(body.argo.message).toMatch(/stopped after 1 tool round without a final answer/);
     expect(await logged(home, String(body.argo.turn_id))).toMatchObject({ status: 'max_iterations' });
   });
 
