@@ -49,7 +49,8 @@ export function registerTools(program: Command, io: Io, setOutcome: ReportOutcom
         const lines = ['toolsets'];
         for (const set of listing.toolsets) {
           const parts = [...set.tools, ...set.includes.map((name) => `+${name}`)];
-          lines.push(`  ${set.name.padEnd(14)} ${parts.join(', ') || '(tools known when the server runs)'}${set.builtin ? '' : '  (config)'}${set.problem === null ? '' : `  unusable: ${set.problem}`}`);
+          // An MCP server's toolset is empty only when the server did not start (its row below says why) or lists nothing.
+          lines.push(`  ${set.name.padEnd(14)} ${parts.join(', ') || '(none)'}${set.builtin ? '' : '  (config)'}${set.problem === null ? '' : `  unusable: ${set.problem}`}`);
         }
         lines.push('tools');
         for (const tool of listing.tools) {

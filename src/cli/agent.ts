@@ -12,7 +12,7 @@ import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
 import { buildCatalog, builtinTools, checkCommandSchemas, loadToolbox } from '../tools/catalog.js';
-import { resolveTools } from '../tools/toolsets.js';
+import { MCP_PREFIX, resolveTools } from '../tools/toolsets.js';
 import type { Resolution } from '../tools/toolsets.js';
 import { commandEnvironment } from '../tools/process.js';
 import type { Toolbox } from '../tools/catalog.js';
@@ -128,7 +128,7 @@ async function sessionIdFor(settings: Settings, io: Io): Promise<string> {
 /** The resolution's lines of --explain (before its request line). */
 function explainLines(box: Toolbox, settings: Settings, root: string): string[] {
   const lines = [`tools      ${settings.agent.tools.join(', ')} (from ${settings.agent.toolsSource})`];
-  for (const { toolset, tools } of box.resolution.expanded) lines.push(`  ${toolset.padEnd(12)} → ${tools.length > 0 ? tools.join(', ') : '(includes only)'}`);
+  for (const { toolset, tools } of box.expanded) lines.push(`  ${toolset.padEnd(12)} → ${tools.length > 0 ? tools.join(', ') : toolset.startsWith(MCP_PREFIX) ? '(none)' : '(includes only)'}`);
   if (box.takenAway.length > 0) lines.push(`  ${'taken away'.padEnd(12)} → ${box.takenAway.join(', ')}`);
   lines.push(`resolved   ${box.tools.map((tool) => tool.name).join(', ') || '(none)'}`);
   for (const gone of box.unavailable) lines.push(`  unavailable ${gone.name}: ${gone.reason}`);
@@ -224,7 +224,7 @@ export async function prepareAgent(
     explainFields: () => ({
       tools: {
         requested: settings.agent.tools,
-        expanded: box.resolution.expanded,
+        expanded: box.expanded,
         excluded: box.takenAway,
         tools: box.tools.map((tool) => tool.name),
         unavailable: box.unavailable,

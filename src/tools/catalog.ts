@@ -54,6 +54,11 @@ export function serverToolName(server: string, tool: string): string {
 /** The tools of one run. `close` ends MCP servers and processes the run started. */
 export interface Toolbox {
   resolution: Resolution;
+  /**
+   * The resolution's toolsets and the tools each gave (for --explain), an MCP server's `mcp:<name>`
+   * with what the server listed once it ran (sorted; none when it did not start).
+   */
+  expanded: Resolution['expanded'];
   /** Available tools, sorted by name. */
   tools: Tool[];
   unavailable: Unavailable[];
@@ -212,6 +217,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   const mcpToolsets = new Map<string, string>();
   const leftOut = new Map<string, LeftOutTool>();
   const offeredButLeftOut = new Set<string>();
+  /** By toolset (`mcp:<server>`): every tool its server listed, kept or left out. */
+  const serverTools = new Map<string, string[]>();
   const connect = options.connectMcp ?? connectMcpServer;
   // `-name` of a tool only a server offers is known only now, as the servers list theirs.
   const excluded = new Set(resolution.excludedMcpTools ?? []);
@@ -240,6 +247,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
         offeredButLeftOut.add(name);
       };
       for (const gone of result.value.leftOut ?? []) if ((wanted === null || wanted.has(gone.name)) && !excluded.has(gone.name)) leaveOutOffered(gone.name, gone.reason, null);
+      // A server started for its toolset: what it gave, as a built-in toolset's list shows what it gives.
+      if (wanted === null) serverTools.set(toolset, [...listed.map((tool) => tool.name), ...(result.value.leftOut ?? []).map((gone) => gone.name)].sort(byCodeUnits));
       if (offered.length === 0) {
         void result.value.close().catch(() => undefined);
         return;
@@ -281,6 +290,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   const closers = [...connections.map((connection) => connection.close), ...tools.map((tool) => (tool as Tool & { close?: () => void }).close).filter((close) => close !== undefined)];
   return {
     resolution,
+    expanded: resolution.expanded.map((entry) => ({ toolset: entry.toolset, tools: serverTools.get(entry.toolset) ?? entry.tools })),
     tools,
     unavailable,
     mcpToolsets,
@@ -342,8 +352,16 @@ export async function listAllTools(config: ToolsConfig, options: LoadOptions = {
         };
       }),
     ].sort((a, b) => byCodeUnits(a.name, b.name));
+    // An MCP server's toolset holds what the server listed: known now that it ran.
+    const listedBy = new Map(box.expanded.map((entry) => [entry.toolset, entry.tools]));
     const toolsets = Object.entries(catalog.toolsets)
-      .map(([name, spec]) => ({ name, tools: [...spec.tools].sort(), includes: [...spec.includes], builtin: Object.hasOwn(BUILTIN_TOOLSETS, name), problem: problems.get(name) ?? null }))
+      .map(([name, spec]) => ({
+        name,
+        tools: name.startsWith(MCP_PREFIX) ? (listedBy.get(name) ?? []) : [...spec.tools].sort(),
+        includes: [...spec.includes],
+        builtin: Object.hasOwn(BUILTIN_TOOLSETS, name),
+        problem: problems.get(name) ?? null,
+      }))
       .sort((a, b) => byCodeUnits(a.name, b.name));
     return { toolsets, tools: rows };
   } finally {

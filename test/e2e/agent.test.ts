@@ -888,6 +888,22 @@ describe('argo --tools: MCP, STOP, config', () => {
     }
   });
 
+  it("--explain and argo tools show an MCP server's toolset with the tools it listed, not as empty", async () => {
+    const home = tempHome({ mcpServers: { b: TEST_MCP_SERVER }, tools: ['mcp:b', 'fs'] });
+    const explained = await argo(['--explain', 'go'], home);
+    expect(explained.code).toBe(0);
+    expect(explained.stdout).toContain('  mcp:b        → add, attach, crash, shout\n');
+    const json = JSON.parse((await argo(['--explain', '--json', 'go'], home)).stdout) as { tools: { expanded: { toolset: string; tools: string[] }[] } };
+    expect(json.tools.expanded).toEqual([
+      { toolset: 'mcp:b', tools: ['add', 'attach', 'crash', 'shout'] },
+      { toolset: 'fs', tools: ['list_files', 'read_file', 'search_files'] },
+    ]);
+    const listed = await argo(['tools'], home);
+    expect(listed.stdout).toContain('  mcp:b          add, attach, crash, shout  (config)\n');
+    expect((JSON.parse((await argo(['tools', '--json'], home)).stdout) as { toolsets: { name: string; tools: string[] }[] }).toolsets.find((set) => set.name === 'mcp:b')?.tools).toEqual(['add', 'attach', 'crash', 'shout']);
+    expect(chatBodies()).toHaveLength(0);
+  });
+
   it('a single MCP tool asked by name: only that tool goes to the model', async () => {
     const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
     script = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'It is 3.' }];

@@ -177,7 +177,7 @@ describe('turnRunner with the tools field', () => {
 
   it('closes the toolbox after the turn, however it ends', async () => {
     const close = vi.fn(() => Promise.resolve());
-    const box: Toolbox = { resolution: { tools: [], mcpServers: [], expanded: [] }, tools: [], unavailable: [], mcpToolsets: new Map(), takenAway: [], close };
+    const box: Toolbox = { resolution: { tools: [], mcpServers: [], expanded: [] }, expanded: [], tools: [], unavailable: [], mcpToolsets: new Map(), takenAway: [], close };
     const load = vi.fn(() => Promise.resolve(box));
     await turnRunner(base, ports({ root: tmpdir(), allowSideEffects: false, load })).run(input(['fs']), hooks).catch(() => null);
     expect(load).toHaveBeenCalledWith(['fs'], expect.objectContaining({ agent: expect.objectContaining({ tools: ['fs'] }) as unknown }));

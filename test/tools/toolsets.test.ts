@@ -421,6 +421,24 @@ describe('loading a toolbox: graceful degradation', () => {
     await box.close();
   });
 
+  it.each<[string, string[], { toolset: string; tools: string[] }[]]>([
+    // the names asked → each toolset of the expansion with its tools: an MCP server's as it listed them, sorted
+    ['a server and a built-in toolset', ['mcp:b', 'fs'], [{ toolset: 'mcp:b', tools: ['aa', 'bad', 'zz'] }, { toolset: 'fs', tools: ['list_files', 'read_file', 'search_files'] }]],
+    ['a tool taken away: still listed, as a built-in toolset lists its own', ['mcp:b', '-zz'], [{ toolset: 'mcp:b', tools: ['aa', 'bad', 'zz'] }]],
+    ['a server that did not start: none', ['mcp:down', 'memo'], [{ toolset: 'mcp:down', tools: [] }, { toolset: 'memo', tools: ['memo'] }]],
+    ['a server\'s tool asked by name: no toolset of it', ['aa'], []],
+  ])("the expansion (--explain) holds what each MCP server listed once it ran: %s", async (_case, names, expanded) => {
+    const offered = (name: string) => ({ name, description: name, parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
+    const box = await loadToolbox(names, { mcpServers: { b: { command: 'a' }, down: { command: 'd' } } }, {
+      connectMcp: (name) =>
+        name === 'down'
+          ? Promise.reject(new Error('MCP server "down" did not start (spawn d ENOENT)'))
+          : Promise.resolve({ tools: [offered('zz'), offered('aa')], leftOut: [{ name: 'bad', reason: 'its inputSchema does not follow MCP' }], close: () => Promise.resolve() }),
+    });
+    expect(box.expanded).toEqual(expanded);
+    await box.close();
+  });
+
   it('per-tool budgets and timeouts from config', async () => {
     const box = await loadToolbox(['read_file'], { toolBudgets: { read_file: 123 }, toolTimeouts: { read_file: 456 } });
     expect(box.tools[0]).toMatchObject({ name: 'read_file', resultBudget: 123, timeoutMs: 456 });
@@ -489,6 +507,9 @@ describe('argo tools: the listing', () => {
     const problems = Object.fromEntries(listing.toolsets.map((set) => [set.name, set.problem]));
     expect(problems.typo).toBe('toolset "typo" lists unknown tool "gerp"; no MCP server (also, down, up) offers it either');
     expect(row('gerp')).toMatchObject({ available: false, reason: 'no toolset, built-in tool or MCP server (also, down, up) has it' });
+    // An MCP server's toolset holds what it listed; one that did not start, nothing.
+    const tools = Object.fromEntries(listing.toolsets.map((set) => [set.name, set.tools]));
+    expect(tools).toMatchObject({ 'mcp:up': ['read_file', 'zeta'], 'mcp:also': ['zeta'], 'mcp:down': [] });
     expect(problems).toMatchObject({ fs: null, mine: null, 'mcp:up': null, loop_a: 'toolset cycle: loop_a → loop_b → loop_a; remove one of these includes in config.json', loop_b: expect.stringMatching(/^toolset cycle: loop_b → loop_a → loop_b/) as unknown });
   });
 });
