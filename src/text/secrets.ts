@@ -91,9 +91,18 @@ export function maskSecrets(text: string): string {
   return MASKED.reduce((shown, [pattern, keep]) => shown.replace(pattern, keep), text);
 }
 
+/**
+ * Whether an argument's name says its value is a secret: as a variable's (secretName), except a bare
+ * `key`, which in arguments names an entry (the memo's key, a dictionary's), not a credential.
+ * `api_key`, `apiKey`, `secret_key` still are; a bare `key`'s value is still checked by its shape.
+ */
+function secretArgumentName(name: string): boolean {
+  return secretName(name) && name.replace(/[^A-Za-z0-9]+/g, '').toUpperCase() !== 'KEY';
+}
+
 /** A JSON value (a tool call's arguments) with its secrets masked: a string under a secret-named key whole, any other string's secret-looking pieces. */
 export function maskSecretsIn(value: unknown, key = ''): unknown {
-  if (typeof value === 'string') return key !== '' && secretName(key) && value !== '' ? MASK : maskSecrets(value);
+  if (typeof value === 'string') return key !== '' && secretArgumentName(key) && value !== '' ? MASK : maskSecrets(value);
   if (Array.isArray(value)) return value.map((item) => maskSecretsIn(item));
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskSecretsIn(item, name)]));
   return value;

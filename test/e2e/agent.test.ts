@@ -156,6 +156,14 @@ describe('argo --tools: file tools on a real tree', () => {
     }
   });
 
+  it("the trace shows a memo's key, and still masks a secret in a value by its shape", async () => {
+    const home = tempHome();
+    script = [{ calls: [call('memo', { operation: 'set', key: 'lang', value: 'GITHUB_TOKEN=ghp_abcdef1234567890' })] }, { reply: 'Noted.' }];
+    const result = await argo(['-T', 'memo', 'remember it'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'Noted.\n' });
+    expect(result.stderr.replace(/\(\d+ ms\)/g, '(N ms)')).toBe('argo: tool memo {"operation":"set","key":"lang","value":"GITHUB_TOKEN=***"}: success (N ms)\n');
+  });
+
   it('runs a round of parallel calls, feeds back the results, answers, logs and exports the trajectory', async () => {
     const home = tempHome();
     const root = tree();

@@ -36,6 +36,13 @@ describe("maskSecretsIn: a call's arguments", () => {
     ['numbers under a secret-looking name are kept', { max_tokens: 100 }, { max_tokens: 100 }],
     ['raw text that could not be read', 'run sk-abcdefghijklmnop', 'run ***'],
     ['nothing secret: the same', { path: 'notes.txt', limit: 1 }, { path: 'notes.txt', limit: 1 }],
+    // A bare `key` names an entry (the memo's, a dictionary's), not a credential; its value is still checked by shape.
+    ['a memo key is kept', { operation: 'set', key: 'lang', value: 'v' }, { operation: 'set', key: 'lang', value: 'v' }],
+    ['"Key" and "KEY" are bare keys too', { Key: 'a', KEY: 'b', _key_: 'c' }, { Key: 'a', KEY: 'b', _key_: 'c' }],
+    ['a bare key holding a token by its shape', { key: 'ghp_abcdef1234567890' }, { key: '***' }],
+    ['a key nested in a list of entries', { entries: [{ key: 'name', value: 'x' }] }, { entries: [{ key: 'name', value: 'x' }] }],
+    ['api_key, apiKey, API_KEY, secret_key, private-key still are', { api_key: 'a', apiKey: 'b', API_KEY: 'c', secret_key: 'd', 'private-key': 'e' }, { api_key: '***', apiKey: '***', API_KEY: '***', secret_key: '***', 'private-key': '***' }],
+    ['token and password still are', { token: 'a', password: 'b' }, { token: '***', password: '***' }],
   ])('%s', (_case, value, shown) => {
     expect(maskSecretsIn(value)).toEqual(shown);
   });
