@@ -38,8 +38,8 @@ function secretName(name: string): boolean {
  */
 const SECRET_VALUE = new RegExp(
   [
-    String.raw`[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]*:[^\s/@]+@`,
-    String.raw`[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9_-]{16,}@`,
+    String.raw`[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s/:@]*:[^\s/@]+@`,
+    String.raw`[A-Za-z][A-Za-z0-9+.-]{0,31}://[A-Za-z0-9_-]{16,}@`,
     String.raw`https://hooks\.slack\.com/(?:services|workflows|triggers)/`,
     String.raw`https://(?:discord|discordapp)\.com/api/webhooks/`,
     String.raw`^\s*(?:[Bb]earer|[Bb]asic)\s+[A-Za-z0-9._~+/=-]{8,}\s*$`,
@@ -57,38 +57,55 @@ export function looksSecret(name: string, value: string | undefined): boolean {
 /** What a hidden secret is shown as. */
 export const MASK = '***';
 
-/** A name, its sign (`=` or `:`), and its value: quoted, or up to a space, quote or separator. */
-const ASSIGNMENT = /([A-Za-z_][A-Za-z0-9_.-]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"';&|,}]+)/g;
+/**
+ * A name and its sign (`=` or `:`). A name starts where no letter, digit or `_` comes before it and
+ * is at most 128 characters, so each place in a long run of name characters is tried once or not at
+ * all: the search stays linear in the text.
+ */
+const NAME_AND_SIGN = /(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.-]{0,127})(\s*[=:]\s*)/g;
+/** A value after its sign: quoted, or up to a space, quote or separator. */
+const VALUE = /"[^"]*"|'[^']*'|[^\s"';&|,}]+/y;
 
 /**
  * Secret-looking pieces of free text, each with what it keeps: a token by its shape (looser than
  * SECRET_VALUE's: a line shown is cheaper to over-mask than an environment), a bearer token, a JWT,
- * a URL's password, a webhook's key, and `NAME=value` for a secret NAME (secretName).
+ * a URL's password, a webhook's key; then `NAME=value` for a secret NAME (maskAssignments).
  */
 const MASKED: readonly [RegExp, (match: string, ...groups: string[]) => string][] = [
   [/\b(?:gh[pousr]_|github_pat_|glpat-|hf_|xox[abeoprs]-|sk-|npm_|[rs]k_live_|AIza)[A-Za-z0-9_-]{6,}/g, () => MASK],
   [/\bA[KS]IA[0-9A-Z]{16}\b/g, () => MASK],
   [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?/g, () => MASK],
   [/\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, (_match, scheme = '', space = '') => `${scheme}${space}${MASK}`],
-  [/\b([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+@/g, (_match, head = '') => `${head}${MASK}@`],
+  [/\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s/:@]*:)[^\s/@]+@/g, (_match, head = '') => `${head}${MASK}@`],
   [/(https:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:discord|discordapp)\.com\/api\/webhooks)\/)[^\s"']+/g, (_match, head = '') => `${head}${MASK}`],
-  [ASSIGNMENT, maskAssigned],
 ];
 
 /**
- * `NAME=value` (or `NAME: value`) with a secret NAME: its value masked. A value after a name that is
- * not secret is searched in turn, as it may hold one: `http://h/x?api_key=…` (the scheme is a name,
- * `:` its sign) or `step: PGPASSWORD=…`.
+ * `NAME=value` (or `NAME: value`) with a secret NAME: its value masked. After a name that is not
+ * secret the search goes on from its value, which may hold one: `http://h/x?api_key=…` (the scheme
+ * looks like a name, `:` its sign), `step: PGPASSWORD="…"`, `error: password: …`. One pass, each
+ * search starting past the last name: linear in the text, however many names it holds.
  */
-function maskAssigned(match: string, name = '', sign = '', value = ''): string {
-  if (secretName(name)) return `${name}${sign}${MASK}`;
-  const inner = value.replace(ASSIGNMENT, maskAssigned);
-  return inner === value ? match : `${name}${sign}${inner}`;
+function maskAssignments(text: string): string {
+  const names = new RegExp(NAME_AND_SIGN.source, 'g');
+  const value = new RegExp(VALUE.source, 'y');
+  let shown = '';
+  let kept = 0;
+  for (let match = names.exec(text); match !== null; match = names.exec(text)) {
+    const [whole, name = ''] = match;
+    if (!secretName(name)) continue;
+    value.lastIndex = names.lastIndex;
+    const secret = value.exec(text);
+    if (secret === null) continue;
+    shown += `${text.slice(kept, match.index)}${whole}${MASK}`;
+    kept = names.lastIndex = value.lastIndex;
+  }
+  return kept === 0 ? text : shown + text.slice(kept);
 }
 
 /** `text` with what looks like a secret in it shown as MASK. */
 export function maskSecrets(text: string): string {
-  return MASKED.reduce((shown, [pattern, keep]) => shown.replace(pattern, keep), text);
+  return maskAssignments(MASKED.reduce((shown, [pattern, keep]) => shown.replace(pattern, keep), text));
 }
 
 /**

@@ -22,9 +22,19 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     ['a URL whose query holds no secret is kept', 'http://h/x?page=2&sort=asc', 'http://h/x?page=2&sort=asc'],
     ['an assignment after a "word:"', 'echo step: PGPASSWORD=hunter2', 'echo step: PGPASSWORD=***'],
     ['a secret two names deep', 'a: b=PASSWORD=x', 'a: b=PASSWORD=***'],
+    ['a quoted value after a "word:"', 'step: PGPASSWORD="s3cr3t" psql', 'step: PGPASSWORD=*** psql'],
+    ['a single-quoted value with a space after a "word:"', "env: API_KEY='abc def' run", 'env: API_KEY=*** run'],
+    ['"name: value" after a "word:"', 'error: password: hunter2', 'error: password: ***'],
+    ["a URL's quoted query value", 'http://h/x?api_key="abc"', 'http://h/x?api_key=***'],
     ['a path is kept', 'src/sk-lib/task.ts', 'src/sk-lib/task.ts'],
   ])('%s', (_case, text, shown) => {
     expect(maskSecrets(text)).toBe(shown);
+  });
+
+  it('a line of thousands of names (a long classpath) is masked in one pass, without deep recursion', () => {
+    const classpath = Array.from({ length: 20_000 }, (_, index) => `lib${index}.jar`).join(':');
+    const line = `java -cp ${classpath} Main PASSWORD=hunter2`;
+    expect(maskSecrets(line)).toBe(`java -cp ${classpath} Main PASSWORD=***`);
   });
 });
 
