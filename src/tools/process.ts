@@ -6,7 +6,10 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { tailOf } from '../output/cut.js';
 import { looksSecret } from '../text/secrets.js';
+import { isOverBudget } from './types.js';
+import type { ToolResult } from './types.js';
 
 export const STREAM_CAP_BYTES = 50 * 1024;
 const KILL_GRACE_MS = 2000;
@@ -24,8 +27,9 @@ export const DETACHED_NOTE = 'a process the command started left its process gro
 
 export interface Captured {
   text: string;
-  /** Bytes the stream produced, including those past the cap. */
+  /** Bytes the stream produced, including those not kept. */
   bytes: number;
+  /** Part of the stream was not kept: past the cap (its first part kept) or before it (its last). */
   truncated: boolean;
 }
 
@@ -50,6 +54,8 @@ export interface RunSpec {
   timeoutMs?: number;
   signal: AbortSignal;
   env?: NodeJS.ProcessEnv;
+  /** Which part of a stream past its cap is kept: the first (the default) or the last, where a failing command says why. */
+  keep?: 'first' | 'last';
 }
 
 /** A bounded buffer of a stream's first bytes. */
@@ -75,6 +81,12 @@ export class CappedOutput {
 
 export const UNREAD_CAP_CHARS = 50 * 1024;
 
+/** A stream's output since it was last read, and how many characters before it were dropped unread. */
+export interface Taken {
+  text: string;
+  dropped: number;
+}
+
 /**
  * A long-running stream's output not read yet: at most the last `cap` characters, the oldest
  * dropped first (and counted). Decoded as it comes, so a character split across chunks stays whole.
@@ -96,7 +108,7 @@ export class UnreadOutput {
   }
 
   /** What came since the last take, and how many characters before it were dropped. */
-  take(): { text: string; dropped: number } {
+  take(): Taken {
     const taken = { text: this.unread, dropped: this.dropped };
     this.unread = '';
     this.dropped = 0;
@@ -105,14 +117,58 @@ export class UnreadOutput {
 
   private keep(text: string): void {
     this.unread += text;
-    let excess = this.unread.length - this.cap;
-    if (excess <= 0) return;
-    // Never start on the second half of a surrogate pair.
-    const code = this.unread.charCodeAt(excess);
-    if (code >= 0xdc00 && code <= 0xdfff) excess++;
-    this.unread = this.unread.slice(excess);
-    this.dropped += excess;
+    if (this.unread.length <= this.cap) return;
+    const kept = tailOf(this.unread, this.cap);
+    this.dropped += this.unread.length - kept.length;
+    this.unread = kept;
   }
+}
+
+/** A bounded buffer of a stream's last characters (UNREAD_CAP_CHARS of them), for a run to completion. */
+export class LastOutput {
+  private readonly kept = new UnreadOutput();
+  bytes = 0;
+
+  push(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    this.kept.push(chunk);
+  }
+
+  result(): Captured {
+    this.kept.end();
+    const { text, dropped } = this.kept.take();
+    return { text, bytes: this.bytes, truncated: dropped > 0 };
+  }
+}
+
+/** The last `max` characters of `text`, from the start of a line when they begin inside one and hold a later one. */
+export function lineTailOf(text: string, max: number): string {
+  const tail = tailOf(text, max);
+  if (tail.length === text.length || text[text.length - tail.length - 1] === '\n') return tail;
+  const lineEnd = tail.indexOf('\n');
+  return lineEnd === -1 || lineEnd === tail.length - 1 ? tail : tail.slice(lineEnd + 1);
+}
+
+/**
+ * The result whose JSON fits `budget`, built from the end of each text (where a command's errors
+ * are): as many last characters of each as fit (lineTailOf), the same number for each, so a shorter
+ * text kept whole leaves the rest to the others. Even with none shown it may not fit (long notes, a
+ * tiny budget): it is then cut later as any result. No budget: the texts whole.
+ */
+export function tailsWithin(texts: readonly string[], budget: number | undefined, resultOf: (tails: readonly string[]) => ToolResult): ToolResult {
+  const at = (share: number): ToolResult => resultOf(texts.map((text) => lineTailOf(text, share)));
+  const longest = Math.max(0, ...texts.map((text) => text.length));
+  const whole = at(longest);
+  if (budget === undefined || !isOverBudget(JSON.stringify(whole), budget)) return whole;
+  // The largest share that fits, by halving: each look is one JSON.stringify of the texts' tails.
+  let fits = 0;
+  let over = longest;
+  while (over - fits > 1) {
+    const middle = Math.floor((fits + over) / 2);
+    if (!isOverBudget(JSON.stringify(at(middle)), budget)) fits = middle;
+    else over = middle;
+  }
+  return at(fits);
 }
 
 /** Signals every process of the group `pid` leads or led; false when the group is empty (ESRCH). */
@@ -179,8 +235,8 @@ export function spawnGroup(file: string, args: string[], cwd: string, env: NodeJ
 export function runProcess(spec: RunSpec): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawnGroup(spec.file, spec.args, spec.cwd, spec.env);
-    const stdout = new CappedOutput();
-    const stderr = new CappedOutput();
+    const stdout = spec.keep === 'last' ? new LastOutput() : new CappedOutput();
+    const stderr = spec.keep === 'last' ? new LastOutput() : new CappedOutput();
     child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     let timedOut = false;

@@ -3,11 +3,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { isMissing } from '../log/fs.js';
-import { BACKGROUND_NOTE, DETACHED_NOTE, UNREAD_CAP_CHARS, UnreadOutput, killGroup, onPath, runProcess, spawnGroup } from './process.js';
-import type { Captured } from './process.js';
+import { groupThousands } from '../text/decimal.js';
+import { BACKGROUND_NOTE, DETACHED_NOTE, UNREAD_CAP_CHARS, UnreadOutput, killGroup, onPath, runProcess, spawnGroup, tailsWithin } from './process.js';
+import type { Captured, RunResult, Taken } from './process.js';
 import { resolveInRoot, rootOnly } from './root.js';
 import { ToolError, numberArg, stringArg } from './types.js';
-import type { Tool, ToolContext } from './types.js';
+import type { Tool, ToolContext, ToolResult } from './types.js';
 
 export const DEFAULT_COMMAND_TIMEOUT_S = 30;
 const MAX_COMMAND_TIMEOUT_S = 600;
@@ -26,13 +27,32 @@ async function workingDirectory(context: ToolContext, cwd: string | undefined): 
 
 const shellCheck = async (): Promise<string | null> => ((await onPath(SHELL)) ? null : `${SHELL} is not available`);
 
-function streamResult(name: string, captured: Captured): Record<string, unknown> {
-  return captured.truncated ? { [name]: captured.text, [`${name}_truncated`]: `showing the first 50 KB of ${captured.bytes} bytes` } : { [name]: captured.text };
+/** run_command's fields for one stream: the end of it `shown` holds, after a note when that is not all of it. */
+function streamResult(name: string, captured: Captured, shown: string): Record<string, unknown> {
+  if (!captured.truncated && shown.length === captured.text.length) return { [name]: shown };
+  // Before the text, so a result cut to its head still says what it holds.
+  const note = `showing the last ${groupThousands(shown.length)} characters of ${groupThousands(captured.bytes)} bytes; narrow the output (grep, head, sed -n) to see other parts`;
+  return { [`${name}_truncated`]: note, [name]: shown };
+}
+
+/**
+ * run_command's result, fitted to `budget` here rather than cut to its head by the loop: the exit
+ * code, the notes, and the end of both streams (where errors are) all stay.
+ */
+export function commandResult(result: Pick<RunResult, 'exit_code' | 'signal' | 'stdout' | 'stderr' | 'background' | 'detached'>, budget: number | undefined): ToolResult {
+  return tailsWithin([result.stdout.text, result.stderr.text], budget, ([stdout = '', stderr = '']) => ({
+    exit_code: result.exit_code,
+    ...(result.signal !== null ? { signal: result.signal } : {}),
+    ...streamResult('stdout', result.stdout, stdout),
+    ...streamResult('stderr', result.stderr, stderr),
+    ...(result.background ? { background: BACKGROUND_NOTE } : {}),
+    ...(result.detached ? { detached: DETACHED_NOTE } : {}),
+  }));
 }
 
 export const runCommandTool: Tool = {
   name: 'run_command',
-  description: `Run a shell command (/bin/sh -c) in the root directory or a directory under it and return its exit code, stdout and stderr (each capped at 50 KB). Times out after ${DEFAULT_COMMAND_TIMEOUT_S} s unless timeout says otherwise.`,
+  description: `Run a shell command (/bin/sh -c) in the root directory or a directory under it and return its exit code, stdout and stderr (the end of each when it is long). Times out after ${DEFAULT_COMMAND_TIMEOUT_S} s unless timeout says otherwise.`,
   parameters: {
     type: 'object',
     properties: {
@@ -52,17 +72,10 @@ export const runCommandTool: Tool = {
     const command = stringArg(args, 'command') ?? '';
     const seconds = numberArg(args, 'timeout') ?? DEFAULT_COMMAND_TIMEOUT_S;
     const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
-    const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
+    const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal, keep: 'last', ...(context.env ? { env: context.env } : {}) });
     if (result.timed_out) throw new ToolError(`the command timed out after ${seconds} s and was killed`);
     if (result.aborted) throw new ToolError('the command was interrupted', false);
-    return {
-      exit_code: result.exit_code,
-      ...(result.signal !== null ? { signal: result.signal } : {}),
-      ...streamResult('stdout', result.stdout),
-      ...streamResult('stderr', result.stderr),
-      ...(result.background ? { background: BACKGROUND_NOTE } : {}),
-      ...(result.detached ? { detached: DETACHED_NOTE } : {}),
-    };
+    return commandResult(result, context.resultBudget);
   },
 };
 
@@ -73,10 +86,27 @@ interface Managed {
   stderr: UnreadOutput;
 }
 
-/** read_output's fields for one stream: its new text, and what was dropped unread before it. */
-function unreadResult(name: string, output: UnreadOutput): Record<string, unknown> {
-  const { text, dropped } = output.take();
-  return dropped === 0 ? { [name]: text } : { [name]: text, [`${name}_dropped`]: `${dropped} characters of older output, never read (only the last ${UNREAD_CAP_CHARS} unread are kept)` };
+/**
+ * read_output's fields for one stream: the end of its new text `shown` holds, after a note saying how
+ * much older output is gone (past the unread cap, or not fitting this result).
+ */
+function unreadResult(name: string, taken: Taken, shown: string): Record<string, unknown> {
+  const unshown = taken.text.length - shown.length;
+  if (unshown === 0 && taken.dropped === 0) return { [name]: shown };
+  const note =
+    unshown === 0
+      ? `${taken.dropped} characters of older output, never read (only the last ${UNREAD_CAP_CHARS} unread are kept)`
+      : `${taken.dropped + unshown} characters of older output, not shown and not kept: a read shows the newest output that fits its result; to keep all of it, send the command's output to a file (> out.log 2>&1)`;
+  return { [`${name}_dropped`]: note, [name]: shown };
+}
+
+/** read_output's result: the process's status, then what each stream said since the last read, fitted to `budget` (its newest part). */
+export function outputResult(status: ToolResult, stdout: Taken, stderr: Taken, budget: number | undefined): ToolResult {
+  return tailsWithin([stdout.text, stderr.text], budget, ([stdoutShown = '', stderrShown = '']) => ({
+    ...status,
+    ...unreadResult('stdout', stdout, stdoutShown),
+    ...unreadResult('stderr', stderr, stderrShown),
+  }));
 }
 
 const OPERATIONS = ['start', 'status', 'read_output', 'kill', 'list'] as const;
@@ -99,7 +129,7 @@ export function processTool(): Tool & { close: () => void } {
   });
   return {
     name: 'process',
-    description: 'Manage long-running shell commands by handle: start (returns a handle), status, read_output (new output since the last read), kill, list.',
+    description: 'Manage long-running shell commands by handle: start (returns a handle), status, read_output (new output since the last read, its newest part when it is long), kill, list.',
     parameters: {
       type: 'object',
       properties: {
@@ -137,7 +167,7 @@ export function processTool(): Tool & { close: () => void } {
           return status(handle ?? '', find(handle));
         case 'read_output': {
           const managed = find(handle);
-          return { ...status(handle ?? '', managed), ...unreadResult('stdout', managed.stdout), ...unreadResult('stderr', managed.stderr) };
+          return outputResult(status(handle ?? '', managed), managed.stdout.take(), managed.stderr.take(), context.resultBudget);
         }
         case 'kill': {
           const managed = find(handle);

@@ -736,6 +736,37 @@ describe('argo --tools: the shell', () => {
     expect(fed?.tool_call_id).toMatch(OLLAMA_ID);
   });
 
+  it('output past the budget: the model gets the exit code, stderr and the newest output, each result within the budget; a read says what it did not show', async () => {
+    const root = tree();
+    const logged = 'for i in $(seq 1 2000); do echo line $i; done; echo FATAL: build failed >&2; touch finished; exit 2';
+    // Waits for the started command to be done (its marker), not for a fixed time.
+    const compile = "while [ ! -e finished ]; do sleep 0.05; done; seq 1 3000; echo 'error TS2304: Cannot find name foo' >&2; exit 2";
+    script = [
+      { calls: [call('process', { operation: 'start', command: logged })] },
+      { calls: [call('run_command', { command: compile })] },
+      { calls: [call('process', { operation: 'read_output', handle: 'proc_1' })] },
+      { calls: [call('process', { operation: 'read_output', handle: 'proc_1' })] },
+      { reply: 'done' },
+    ];
+    const result = await argo(['-T', 'shell', '--yes', '--root', root, 'build it'], tempHome());
+    expect(result).toMatchObject({ code: 0, stdout: 'done\n' });
+    // Each round's result as the next request carries it, before an older round is summarized.
+    const [compiled = '', firstRead = '', secondRead = ''] = [2, 3, 4].map((request) => messagesOf(chatBodies()[request]).at(-1)?.content ?? '');
+    for (const content of [compiled, firstRead, secondRead]) expect(content.length).toBeLessThanOrEqual(4000);
+    expect(JSON.parse(compiled)).toMatchObject({
+      exit_code: 2,
+      stdout_truncated: expect.stringMatching(/^showing the last [\d,]+ characters of 13,893 bytes; narrow the output/) as unknown,
+      stdout: expect.stringMatching(/\n2999\n3000\n$/) as unknown,
+      stderr: 'error TS2304: Cannot find name foo\n',
+    });
+    const read = JSON.parse(firstRead) as Record<string, unknown>;
+    expect(read).toMatchObject({ handle: 'proc_1', stdout: expect.stringMatching(/\nline 2000\n$/) as unknown, stderr: 'FATAL: build failed\n' });
+    const gone = Number(/^(\d+) characters of older output, not shown and not kept/.exec(String(read.stdout_dropped))?.[1]);
+    expect(gone + String(read.stdout).length).toBe(Array.from({ length: 2000 }, (_, i) => `line ${i + 1}\n`).join('').length);
+    expect(JSON.parse(secondRead)).toMatchObject({ stdout: '', stderr: '' });
+    expect(JSON.parse(secondRead)).not.toHaveProperty('stdout_dropped');
+  });
+
   it.each<[string, string[], Round[], boolean, string | null, string]>([
     ['answered', ['-T', 'fs'], [{ reply: 'Hi.' }], false, null, 'ok'],
     ['a side-effecting call with no terminal and no --yes', ['-T', 'shell'], [{ calls: [call('run_command', { command: 'touch x' })] }], false, 'confirmation_needed', 'tool_failures'],

@@ -6,9 +6,10 @@ import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { commandTool, fillArgv, optionLikeArgument } from '../../src/tools/command.js';
 import { validateArguments } from '../../src/tools/validate.js';
-import { BACKGROUND_NOTE, CappedOutput, DETACHED_NOTE, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, killGroup, onPath, spawnGroup } from '../../src/tools/process.js';
+import { BACKGROUND_NOTE, CappedOutput, DETACHED_NOTE, LastOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, killGroup, lineTailOf, onPath, spawnGroup, tailsWithin } from '../../src/tools/process.js';
+import { groupThousands } from '../../src/text/decimal.js';
 import { looksSecret } from '../../src/text/secrets.js';
-import { processTool, runCommandTool } from '../../src/tools/shell.js';
+import { commandResult, outputResult, processTool, runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import { alive } from '../support/alive.js';
@@ -30,10 +31,20 @@ describe('run_command', () => {
     await expect(runCommandTool.run({ command: 'pwd', cwd: '..' }, context())).rejects.toThrow('outside the root');
   });
 
-  it('caps each stream at 50 KB and says how much there was', async () => {
-    const result = await runCommandTool.run({ command: 'head -c 100000 /dev/zero | tr "\\0" a' }, context());
-    expect(String(result.stdout)).toHaveLength(50 * 1024);
-    expect(result.stdout_truncated).toBe('showing the first 50 KB of 100000 bytes');
+  it('keeps the last 51,200 characters of each stream (where errors are) and says how much there was', async () => {
+    const result = await runCommandTool.run({ command: 'head -c 100000 /dev/zero | tr "\\0" a; echo end' }, context());
+    expect(String(result.stdout)).toHaveLength(UNREAD_CAP_CHARS);
+    expect(String(result.stdout).endsWith('aaend\n')).toBe(true);
+    expect(result.stdout_truncated).toBe('showing the last 51,200 characters of 100,004 bytes; narrow the output (grep, head, sed -n) to see other parts');
+  });
+
+  it('a result past its budget keeps the exit code, stderr and the end of stdout, within the budget', async () => {
+    const result = await runCommandTool.run({ command: "seq 1 3000; echo 'error TS2304: Cannot find name foo' >&2; exit 2" }, { ...context(), resultBudget: 4000 });
+    expect(JSON.stringify(result).length).toBeLessThanOrEqual(4000);
+    expect(result).toMatchObject({ exit_code: 2, stderr: 'error TS2304: Cannot find name foo\n' });
+    expect(String(result.stdout).endsWith('2999\n3000\n')).toBe(true);
+    expect(result.stdout_truncated).toBe(`showing the last ${groupThousands(String(result.stdout).length)} characters of 13,893 bytes; narrow the output (grep, head, sed -n) to see other parts`);
+    expect(Object.keys(result)).toEqual(['exit_code', 'stdout_truncated', 'stdout', 'stderr']);
   });
 
   it('a command that ends within its timeout is not cut (0.3 s of work, timeout 1 s)', async () => {
@@ -167,6 +178,97 @@ describe('process handles', () => {
   });
 });
 
+describe('tailsWithin', () => {
+  it.each<[string, number, string]>([
+    // text, max, its tail
+    ['one\ntwo\nthree\n', 100, 'one\ntwo\nthree\n'],
+    ['one\ntwo\nthree\n', 10, 'two\nthree\n'],
+    ['one\ntwo\nthree\n', 9, 'three\n'],
+    ['one\ntwo\nthree\n', 6, 'three\n'],
+    ['one\ntwo\nthree\n', 4, 'ree\n'],
+    ['a single long line', 4, 'line'],
+    ['one\ntwo', 5, 'two'],
+  ])('lineTailOf(%j, %i) is %j: from a line start when it holds one', (text, max, tail) => {
+    expect(lineTailOf(text, max)).toBe(tail);
+  });
+
+  const resultOf = ([out = '', err = '']: readonly string[]): Record<string, unknown> => ({ exit_code: 1, out, err });
+  it.each<[string, [string, string], number | undefined]>([
+    // case, texts, budget
+    ['no budget: whole', ['a'.repeat(9000), 'b'], undefined],
+    ['within the budget: whole', ['abc', 'def'], 4000],
+    ['one long text, one short: the short whole, the long its end', [Array.from({ length: 3000 }, (_, i) => `${i + 1}`).join('\n'), 'error: it broke'], 4000],
+    ['two long texts: the same share of each', ['a'.repeat(9000), 'b'.repeat(9000)], 4000],
+    ['text JSON lengthens (quotes, line breaks)', ['"\n'.repeat(5000), 'x'], 1000],
+    ['emoji, never cut in half', ['😀'.repeat(5000), ''], 1001],
+  ])('%s', (_case, texts, budget) => {
+    const result = tailsWithin(texts, budget, resultOf);
+    const shown = [String(result.out), String(result.err)];
+    if (budget === undefined) {
+      expect(shown).toEqual(texts);
+      return;
+    }
+    expect(JSON.stringify(result).length).toBeLessThanOrEqual(budget);
+    const longest = Math.max(...shown.map((tail) => tail.length));
+    for (const [index, text] of texts.entries()) {
+      const tail = shown[index] ?? '';
+      expect(text.endsWith(tail)).toBe(true);
+      expect(/^[\uDC00-\uDFFF]/.test(tail)).toBe(false);
+      if (tail === text) continue;
+      // Cut: nearly full (less than a line of each is left over; these lines are short), from a
+      // line's start when it has several, and the same share as the others, give or take a line.
+      expect(JSON.stringify(result).length).toBeGreaterThan(budget - 50);
+      if (text.includes('\n')) expect(text.at(-tail.length - 1)).toBe('\n');
+      expect(longest - tail.length).toBeLessThan(10);
+    }
+  });
+
+  it('a budget too small for even the fields gives no text, to be cut later as any result', () => {
+    expect(tailsWithin(['abc', 'def'], 10, resultOf)).toEqual({ exit_code: 1, out: '', err: '' });
+  });
+});
+
+describe('commandResult and outputResult fit their budget, keeping the end of each stream', () => {
+  const captured = (text: string, bytes = Buffer.byteLength(text), truncated = false) => ({ text, bytes, truncated });
+  const lines = (count: number): string => Array.from({ length: count }, (_, i) => `line ${i + 1}\n`).join('');
+  const ran = { exit_code: 2, signal: null, background: false, detached: false };
+
+  it.each<[string, Parameters<typeof commandResult>[0], number | undefined, Record<string, unknown>]>([
+    ['short output: as it is', { ...ran, stdout: captured('ok\n'), stderr: captured('') }, 4000, { exit_code: 2, stdout: 'ok\n', stderr: '' }],
+    ['kept past the capture cap, within the budget', { ...ran, stdout: captured('tail\n', 100_005, true), stderr: captured('') }, 4000,
+      { exit_code: 2, stdout_truncated: 'showing the last 5 characters of 100,005 bytes; narrow the output (grep, head, sed -n) to see other parts', stdout: 'tail\n', stderr: '' }],
+    ['past the budget: stderr whole, the end of stdout', { ...ran, stdout: captured(lines(2000)), stderr: captured('FATAL: build failed\n') }, 4000,
+      { exit_code: 2, stdout_truncated: expect.stringMatching(/^showing the last [\d,]+ characters of 18,893 bytes;/) as unknown, stdout: expect.stringMatching(/\nline 2000\n$/) as unknown, stderr: 'FATAL: build failed\n' }],
+    ['the notes of a command that left processes stay', { ...ran, background: true, detached: true, stdout: captured(lines(2000)), stderr: captured('') }, 4000,
+      { exit_code: 2, stdout: expect.stringMatching(/\nline 2000\n$/) as unknown, background: BACKGROUND_NOTE, detached: DETACHED_NOTE }],
+  ])('run_command, %s', (_case, result, budget, expected) => {
+    const fitted = commandResult(result, budget);
+    expect(fitted).toMatchObject(expected);
+    if (budget !== undefined) expect(JSON.stringify(fitted).length).toBeLessThanOrEqual(budget);
+  });
+
+  const status = { handle: 'proc_1', command: 'build', running: false, exit_code: 2 };
+  it.each<[string, Parameters<typeof outputResult>[1], Parameters<typeof outputResult>[2], Record<string, unknown>]>([
+    ['short output: as it is', { text: 'ok\n', dropped: 0 }, { text: '', dropped: 0 }, { ...status, stdout: 'ok\n', stderr: '' }],
+    ['older output dropped past the unread cap, the rest within the budget', { text: 'new\n', dropped: 7 }, { text: '', dropped: 0 },
+      { ...status, stdout_dropped: `7 characters of older output, never read (only the last ${UNREAD_CAP_CHARS} unread are kept)`, stdout: 'new\n', stderr: '' }],
+    ['past the budget: stderr whole, the newest of stdout, and how much older output is gone', { text: lines(2000), dropped: 100 }, { text: 'FATAL: build failed\n', dropped: 0 },
+      {
+        ...status,
+        stdout_dropped: expect.stringMatching(/^\d+ characters of older output, not shown and not kept: a read shows the newest output that fits its result; to keep all of it, send the command's output to a file \(> out\.log 2>&1\)$/) as unknown,
+        stdout: expect.stringMatching(/\nline 2000\n$/) as unknown,
+        stderr: 'FATAL: build failed\n',
+      }],
+  ])('read_output, %s', (_case, stdout, stderr, expected) => {
+    const fitted = outputResult(status, stdout, stderr, 4000);
+    expect(fitted).toMatchObject(expected);
+    expect(JSON.stringify(fitted).length).toBeLessThanOrEqual(4000);
+    // What it says is gone is what it did not show.
+    const gone = Number(/^(\d+) characters/.exec(String(fitted.stdout_dropped))?.[1] ?? 0);
+    expect(gone + String(fitted.stdout).length).toBe(stdout.text.length + stdout.dropped);
+  });
+});
+
 describe('UnreadOutput', () => {
   const bytes = (...values: number[]): Buffer => Buffer.from(values);
   it.each([
@@ -186,6 +288,13 @@ describe('UnreadOutput', () => {
     output.push(bytes(0x61, 0xc3));
     output.end();
     expect(output.take()).toEqual({ text: 'a\ufffd', dropped: 0 });
+  });
+
+  it('LastOutput keeps the last characters of a finished stream and counts its bytes', () => {
+    const output = new LastOutput();
+    output.push(Buffer.from('x'.repeat(UNREAD_CAP_CHARS)));
+    output.push(Buffer.from('café'));
+    expect(output.result()).toEqual({ text: `${'x'.repeat(UNREAD_CAP_CHARS - 4)}café`, bytes: UNREAD_CAP_CHARS + 5, truncated: true });
   });
 });
 
