@@ -110,6 +110,11 @@ export function textWindow(text: string, offset: number, cap: number): { shown: 
 /** The least text a budgeted piece keeps, whatever its budget: smaller, reading on would crawl. */
 const LEAST_PIECE = 500;
 
+/** The most text a piece of `budget` can show, at most `cap`: its JSON is never shorter than its text. */
+export function mostInPiece(budget: number, cap: number): number {
+  return Math.min(cap, Math.max(budget, LEAST_PIECE));
+}
+
 /**
  * The result from `offset` whose JSON fits `budget` characters (the most text that does, at most
  * `cap`); a budget too small for even LEAST_PIECE characters gets that many, cut later as any result.
@@ -119,11 +124,12 @@ export function budgetedResult(text: string, offset: number, cap: number, budget
     const window = textWindow(text, offset, size);
     return resultOf(window, window.shown.length);
   };
-  const whole = piece(cap);
+  const most = mostInPiece(budget, cap);
+  const whole = piece(most);
   if (!isOverBudget(JSON.stringify(whole), budget)) return whole;
-  // The longest piece that fits, by halving: each look is one JSON.stringify of at most `cap` characters.
+  // The longest piece that fits, by halving: each look is one JSON.stringify of at most `most` characters.
   let fits = 0;
-  let over = Math.min(cap, Math.max(0, text.length - offset));
+  let over = Math.min(most, Math.max(0, text.length - offset));
   while (over - fits > 1) {
     const middle = Math.floor((fits + over) / 2);
     if (!isOverBudget(JSON.stringify(piece(middle)), budget)) fits = middle;
@@ -245,11 +251,16 @@ export const fetchUrlTool: Tool = {
     const offset = numberArg(args, 'offset') ?? 0;
     const asked = numberArg(args, 'limit');
     const limit = asked ?? FETCH_TEXT_CAP;
+    // No limit asked: a page longer than the tool's budget comes in pieces the budget keeps whole,
+    // each naming the offset the next starts at (cut to the budget, a note would name one unseen).
+    const budget = asked === undefined ? context.resultBudget : undefined;
+    // Read no further than the call can show: a page that stays open (a long poll, a slow server) still answers.
+    const enough = offset + (budget !== undefined ? mostInPiece(budget, limit) : limit);
     // The HTML reducer (and its parser) is loaded only when a page is HTML.
     const sink = /html/i.test(type) ? (await import('./html-text.js')).htmlText() : plainText();
     let body: BodyText;
     try {
-      body = await readBodyText(response.body, type, sink, { rawCap: FETCH_RAW_CAP, enough: offset + limit });
+      body = await readBodyText(response.body, type, sink, { rawCap: FETCH_RAW_CAP, enough });
     } catch (error) {
       // A broken gzip body, or a connection cut mid-page.
       const { code, message } = causeOf(error);
@@ -265,8 +276,6 @@ export const fetchUrlTool: Tool = {
       ...readingNote({ offset, limit: cap, shown: window.shown.length, total: body.text.length, textCut: window.cut, rawCut: body.rawCut }),
       text: window.shown,
     });
-    // No limit asked: a page longer than the tool's budget comes in pieces the budget keeps whole,
-    // each naming the offset the next starts at (cut to the budget, a note would name one unseen).
-    return asked === undefined && context.resultBudget !== undefined ? budgetedResult(body.text, offset, limit, context.resultBudget, resultOf) : resultOf(textWindow(body.text, offset, limit), limit);
+    return budget !== undefined ? budgetedResult(body.text, offset, limit, budget, resultOf) : resultOf(textWindow(body.text, offset, limit), limit);
   },
 };

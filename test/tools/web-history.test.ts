@@ -46,6 +46,10 @@ describe('fetch_url', () => {
       // What the old byte cap saw of a real page: 100 KB of head and script, then the words.
       response.setHeader('content-type', 'text/html');
       response.end(`<html><head><title>Late</title><script>${'var x = "<p>not text</p>";\n'.repeat(5000)}</script></head><body><p>the words</p></body></html>`);
+    } else if (request.url === '/open') {
+      // A page that never ends (a long poll, a slow server): its words, then the connection held open.
+      response.setHeader('content-type', 'text/plain');
+      response.write('word '.repeat(4000));
     } else if (request.url === '/endless') {
       // HTML that never ends: written until the client goes away (or, bounded, 4× the raw cap).
       response.setHeader('content-type', 'text/html');
@@ -73,7 +77,10 @@ describe('fetch_url', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => server.close());
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
 
   it('returns HTML as text', async () => {
     expect(await fetchUrlTool.run({ url: `${base}/page` }, context())).toEqual({ url: `${base}/page`, status: 200, content_type: 'text/html', text: 'Title\nTom & Jerry' });
@@ -116,6 +123,19 @@ describe('fetch_url', () => {
     expect(text).toBe(`${'a'.repeat(FETCH_TEXT_CAP)}${'b'.repeat(FETCH_TEXT_CAP)}c`);
     // A limit the model asks for is kept, budget or not.
     expect(String((await fetchUrlTool.run({ url: `${base}/big`, limit: 9000 }, { ...context(), resultBudget: 4000 })).text)).toHaveLength(9000);
+  });
+
+  it.each<[string, Record<string, unknown>, number, [number, number]]>([
+    // case, arguments besides the url, budget, least and most text shown
+    ['no limit: what its budget shows', {}, 4000, [3700, 4000]],
+    ['no limit, from an offset', { offset: 5000 }, 4000, [3700, 4000]],
+    ['no limit and a tiny budget: the least piece', {}, 100, [500, 500]],
+    ['a limit', { limit: 3000 }, 4000, [3000, 3000]],
+  ])('a page that never ends answers once there is enough text for the call: %s', async (_case, args, resultBudget, [least, most]) => {
+    const result = await fetchUrlTool.run({ url: `${base}/open`, ...args }, { ...context(), resultBudget });
+    expect(result).toMatchObject({ truncated: true });
+    expect(String(result.text).length).toBeGreaterThanOrEqual(least);
+    expect(String(result.text).length).toBeLessThanOrEqual(most);
   });
 
   it('a page whose text starts after 100 KB of script still gives its text, and its title apart', async () => {
