@@ -842,6 +842,19 @@ describe('argo --tools: the shell', () => {
 });
 
 describe('argo --tools: memo and replay', () => {
+  it('search_history names a renamed session as it is named now, which its session argument then takes', async () => {
+    const home = tempHome();
+    script = [{ reply: 'noted' }];
+    expect(await argo(['-s', 'alpha', 'the password is hunter2'], home)).toMatchObject({ code: 0 });
+    expect(await argo(['sessions', 'rename', 'alpha', 'gamma'], home)).toMatchObject({ code: 0 });
+    next = 0;
+    script = [{ calls: [call('search_history', { query: 'hunter2' })] }, { calls: [call('search_history', { query: 'hunter2', session: 'gamma' })] }, { reply: 'found' }];
+    ollama.requests.length = 0;
+    expect(await argo(['-T', 'history', 'where did I say it?'], home)).toMatchObject({ code: 0, stdout: 'found\n' });
+    const found = [1, 2].map((request) => (JSON.parse(messagesOf(chatBodies()[request]).at(-1)?.content ?? '{}') as { turns: unknown }).turns);
+    expect(found).toEqual([[expect.objectContaining({ session: 'gamma', prompt: 'the password is hunter2' })], [expect.objectContaining({ session: 'gamma' })]]);
+  });
+
   it('the memo tool writes memo.json, and the next request of the run already carries it in its system prompt', async () => {
     const home = tempHome();
     script = [{ calls: [call('memo', { operation: 'set', key: 'lang', value: 'TypeScript' })] }, { reply: 'noted' }];

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saveSession } from '../../src/sessions/store.js';
 import { searchHistoryTool } from '../../src/tools/history.js';
 import { htmlText } from '../../src/tools/html-text.js';
 import { FETCH_RAW_CAP, FETCH_TEXT_CAP, budgetedResult, fetchUrlTool, readBodyText, readingNote, textWindow, webUnreachable } from '../../src/tools/web.js';
@@ -321,17 +322,26 @@ describe('textWindow and readingNote', () => {
 });
 
 describe('search_history', () => {
-  it('finds earlier turns through the logs engine, newest matches, clipped', async () => {
+  const line = (id: string, session: [string, string], prompt: string, response: string): string =>
+    JSON.stringify({
+      id, timestamp: '2026-01-02T10:00:00.000+00:00', session: session[0], session_id: session[1], status: 'ok', entry_type: 'question', model: 'argo', endpoint: 'chat',
+      active_mode: null, persona: 'neutral', verbosity: 'short', replay: { enabled: false, count: null, session: false }, user_prompt: prompt, model_response: response,
+      replay_policy: null, replayed_ids: [], done_reason: 'stop', error: null,
+      timings: { first_token_ms: 1, total_ms: 2, total_duration_ns: null, load_duration_ns: null, prompt_eval_count: null, prompt_eval_duration_ns: null, eval_count: null, eval_duration_ns: null },
+    });
+  /** A data home whose log has these lines, and a record for each session, by name and id. */
+  const homeWith = async (lines: string[], sessions: [string, string][]): Promise<string> => {
     const home = mkdtempSync(join(tmpdir(), 'argo-history-'));
     mkdirSync(join(home, 'logs'));
-    const line = (id: string, prompt: string, response: string): string =>
-      JSON.stringify({
-        id, timestamp: '2026-01-02T10:00:00.000+00:00', session: 'default', session_id: 'S1', status: 'ok', entry_type: 'question', model: 'argo', endpoint: 'chat',
-        active_mode: null, persona: 'neutral', verbosity: 'short', replay: { enabled: false, count: null, session: false }, user_prompt: prompt, model_response: response,
-        replay_policy: null, replayed_ids: [], done_reason: 'stop', error: null,
-        timings: { first_token_ms: 1, total_ms: 2, total_duration_ns: null, load_duration_ns: null, prompt_eval_count: null, prompt_eval_duration_ns: null, eval_count: null, eval_duration_ns: null },
-      });
-    writeFileSync(join(home, 'logs', '2026-01-02.log'), `${line('t1', 'about rust', 'Rust is fast')}\n${line('t2', 'about go', 'Go is simple')}\n${line('t3', 'more rust', 'x'.repeat(700))}\n`);
+    mkdirSync(join(home, 'sessions'));
+    writeFileSync(join(home, 'logs', '2026-01-02.log'), `${lines.join('\n')}\n`);
+    const at = '2026-01-02T10:00:00.000+00:00';
+    for (const [name, id] of sessions) await saveSession(join(home, 'sessions'), { name, id, title: '', turns: 1, created_at: at, last_used_at: at, last_model: null });
+    return home;
+  };
+
+  it('finds earlier turns through the logs engine, newest matches, clipped', async () => {
+    const home = await homeWith([line('t1', ['default', 'S1'], 'about rust', 'Rust is fast'), line('t2', ['default', 'S1'], 'about go', 'Go is simple'), line('t3', ['default', 'S1'], 'more rust', 'x'.repeat(700))], [['default', 'S1']]);
     const result = await searchHistoryTool.run({ query: 'RUST' }, context(home));
     expect(result.turns).toEqual([
       { id: 't1', timestamp: '2026-01-02T10:00:00.000+00:00', session: 'default', prompt: 'about rust', response: 'Rust is fast' },
@@ -339,5 +349,31 @@ describe('search_history', () => {
     ]);
     expect((await searchHistoryTool.run({ query: 'rust', limit: 1 }, context(home))).turns).toHaveLength(1);
     await expect(searchHistoryTool.run({ query: 'rust', session: 'nope' }, context(home))).rejects.toMatchObject({ message: 'there is no session named "nope"', retryable: false });
+  });
+
+  describe('names a session as it is named now, which its session argument takes', () => {
+    // alpha (S1) was renamed gamma; beta (S2) was removed and a new session took its name (S3).
+    const lines = [line('t1', ['alpha', 'S1'], 'the password is hunter2', 'noted'), line('t2', ['beta', 'S2'], 'hunter2 again', 'noted'), line('t3', ['beta', 'S3'], 'no match here', 'ok')];
+    const records: [string, string][] = [['gamma', 'S1'], ['beta', 'S3']];
+
+    it.each<[string, Record<string, unknown>, Record<string, unknown>[] | string]>([
+      // case, arguments, the turns' ids and sessions (or the failure)
+      ['a renamed session by its name now; a removed one as null, never the name another has now', { query: 'hunter2' }, [
+        { id: 't1', session: 'gamma' },
+        { id: 't2', session: null, session_note: 'the session this turn was in has been removed' },
+      ]],
+      ['the name a result gave', { query: 'hunter2', session: 'gamma' }, [{ id: 't1', session: 'gamma' }]],
+      ['a name taken since by another session: that session only', { query: 'hunter2', session: 'beta' }, []],
+      ['the name it was logged under', { query: 'hunter2', session: 'alpha' }, 'there is no session named "alpha"'],
+    ])('%s', async (_case, args, expected) => {
+      const home = await homeWith(lines, records);
+      const run = searchHistoryTool.run(args, context(home));
+      if (typeof expected === 'string') {
+        await expect(run).rejects.toMatchObject({ message: expected, retryable: false });
+        return;
+      }
+      const turns = (await run).turns as Record<string, unknown>[];
+      expect(turns.map(({ id, session, session_note }) => ({ id, session, ...(session_note !== undefined ? { session_note } : {}) }))).toEqual(expected);
+    });
   });
 });
