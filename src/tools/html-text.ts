@@ -3,6 +3,7 @@
 // standard does; this file only says which elements are dropped and where lines break.
 // Loaded by fetch_url with import(), so agent start-up never reads the parser.
 import { Parser } from 'htmlparser2';
+import { clipText } from '../output/cut.js';
 
 /** Elements whose content is never text a reader sees (the title is kept apart, see `title`). */
 const DROPPED = new Set(['head', 'script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'canvas', 'select']);
@@ -12,6 +13,9 @@ const BLOCKS = new Set([
   'address', 'article', 'aside', 'blockquote', 'br', 'caption', 'dd', 'details', 'dialog', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form',
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tr', 'ul',
 ]);
+
+/** Characters of a title kept (then `…`): a page's title comes with every piece of it. */
+export const TITLE_CHARS = 200;
 
 /** Cells of a row stay on its line, apart. */
 const CELLS = new Set(['td', 'th']);
@@ -25,7 +29,7 @@ export interface HtmlText {
   text: () => string;
   /** Characters of text so far (a trailing line break included): enough to know when to stop reading. */
   length: () => number;
-  /** The first <title>'s text, collapsed; '' when the page has none. */
+  /** The first <title>'s text, collapsed and cut to TITLE_CHARS; '' when the page has none. */
   title: () => string;
 }
 
@@ -105,6 +109,6 @@ export function htmlText(): HtmlText {
     end: () => parser.end(),
     text: () => out.trimEnd(),
     length: () => out.length,
-    title: () => (title ?? '').replace(/[ \t\n\r\f\u00a0]+/g, ' ').trim(),
+    title: () => clipText((title ?? '').replace(/[ \t\n\r\f\u00a0]+/g, ' ').trim(), TITLE_CHARS),
   };
 }

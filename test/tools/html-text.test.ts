@@ -67,6 +67,8 @@ describe('htmlToText', () => {
     ['the first <title>, collapsed', '<head><title>\n  A   page\n</title></head><title>second</title>', 'A page'],
     ["an SVG's title is not the page's", '<body><svg><title>icon</title></svg><p>x</p>', ''],
     ['none', '<p>x</p>', ''],
+    ['a long one, cut', `<title>${'T'.repeat(20_000)}</title>`, `${'T'.repeat(200)}…`],
+    ['a long one, cut after collapsing', `<title>${'a  \n '.repeat(150)}</title>`, `${'a '.repeat(100)}…`],
   ])('title: %s', (_name, html, title) => {
     const reducer = htmlText();
     reducer.write(html);

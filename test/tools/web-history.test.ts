@@ -47,6 +47,9 @@ describe('fetch_url', () => {
       // What the old byte cap saw of a real page: 100 KB of head and script, then the words.
       response.setHeader('content-type', 'text/html');
       response.end(`<html><head><title>Late</title><script>${'var x = "<p>not text</p>";\n'.repeat(5000)}</script></head><body><p>the words</p></body></html>`);
+    } else if (request.url === '/long-title') {
+      response.setHeader('content-type', 'text/html');
+      response.end(`<html><head><title>${'T'.repeat(20_000)}</title></head><body><p>The real content here.</p></body></html>`);
     } else if (request.url === '/open') {
       // A page that never ends (a long poll, a slow server): its words, then the connection held open.
       response.setHeader('content-type', 'text/plain');
@@ -137,6 +140,11 @@ describe('fetch_url', () => {
     expect(result).toMatchObject({ truncated: true });
     expect(String(result.text).length).toBeGreaterThanOrEqual(least);
     expect(String(result.text).length).toBeLessThanOrEqual(most);
+  });
+
+  it('a long title is cut, so the note and the text still fit the budget', async () => {
+    const result = await fetchUrlTool.run({ url: `${base}/long-title` }, { ...context(), resultBudget: 4000 });
+    expect(result).toEqual({ url: `${base}/long-title`, status: 200, content_type: 'text/html', title: `${'T'.repeat(200)}…`, text: 'The real content here.' });
   });
 
   it('a page whose text starts after 100 KB of script still gives its text, and its title apart', async () => {
