@@ -170,6 +170,11 @@ function connectFailure(error: unknown, host: string): ToolError {
   if (message.includes('URL scheme must be a HTTP(S) scheme')) return new ToolError(`${host} redirected to a URL that is not http or https (file:, ftp:…), which fetch_url does not follow`, false);
   // Node's fetch raises this only for a redirect whose address holds a user name or password.
   if (message.includes('cross origin not allowed')) return new ToolError(`${host} redirected to a URL with a user name or password, which is not fetched`, false);
+  // The request or a redirect went to a port the Fetch standard blocks; the error does not say which.
+  if (message === 'bad port') {
+    const blocked = `(a "bad port" in the Fetch standard, kept for other protocols: 6000, 6665–6669, 10080 and others)`;
+    return new ToolError(`${host}: Node's fetch refuses to connect to that port, or to the port of an address it redirected to ${blocked}; fetch_url cannot reach it`, false);
+  }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new ToolError(`${host} cannot be looked up (${code})`);
   return new ToolError(`could not connect to ${host} (${code ?? message})`);
 }

@@ -30,8 +30,8 @@ describe('fetch_url', () => {
     if (body !== undefined) {
       response.setHeader('content-type', body[0]);
       response.end(body[1]);
-    } else if (request.url === '/to-file' || request.url === '/to-ftp' || request.url === '/loop' || request.url === '/to-credentials') {
-      const location = { '/to-file': 'file:///etc/passwd', '/to-ftp': 'ftp://127.0.0.1/x', '/loop': '/loop', '/to-credentials': `${base.replace('//', '//alice:s3cret@')}/page` }[request.url];
+    } else if (request.url === '/to-file' || request.url === '/to-ftp' || request.url === '/loop' || request.url === '/to-credentials' || request.url === '/to-bad-port') {
+      const location = { '/to-file': 'file:///etc/passwd', '/to-ftp': 'ftp://127.0.0.1/x', '/loop': '/loop', '/to-credentials': `${base.replace('//', '//alice:s3cret@')}/page`, '/to-bad-port': 'http://127.0.0.1:6000/' }[request.url];
       response.writeHead(302, { location });
       response.end();
     } else if (request.url === '/bad-gzip') {
@@ -77,9 +77,15 @@ describe('fetch_url', () => {
     }
   });
   let base = '';
+  // A port nothing listens on: one the system gave a server that has closed since.
+  let closedPort = 0;
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
   });
   afterAll(() => {
     server.closeAllConnections();
@@ -185,10 +191,14 @@ describe('fetch_url', () => {
     ['/loop', 'too many redirects', false],
     ['/to-credentials', 'redirected to a URL with a user name or password, which is not fetched', false],
     ['/bad-gzip', "the page's body could not be read (Z_DATA_ERROR", true],
-    ['http://127.0.0.1:1/', 'could not connect to 127.0.0.1:1', true],
+    ['http://127.0.0.1:CLOSED/', 'could not connect to 127.0.0.1:CLOSED (ECONNREFUSED)', true],
+    ['http://127.0.0.1:1/', "127.0.0.1:1: Node's fetch refuses to connect to that port", false],
+    ['http://127.0.0.1:6000/', `127.0.0.1:6000: Node's fetch refuses to connect to that port, or to the port of an address it redirected to (a "bad port" in the Fetch standard`, false],
+    ['http://127.0.0.1:6667/', "127.0.0.1:6667: Node's fetch refuses to connect to that port", false],
+    ['/to-bad-port', "Node's fetch refuses to connect to that port, or to the port of an address it redirected to", false],
   ])('%s is a tool error', async (path, message, retryable) => {
-    const url = path.startsWith('/') ? `${base}${path}` : path;
-    await expect(fetchUrlTool.run({ url }, context())).rejects.toMatchObject({ message: expect.stringContaining(message) as unknown, retryable });
+    const url = path.startsWith('/') ? `${base}${path}` : path.replace('CLOSED', String(closedPort));
+    await expect(fetchUrlTool.run({ url }, context())).rejects.toMatchObject({ message: expect.stringContaining(message.replace('CLOSED', String(closedPort))) as unknown, retryable });
   });
 
   it.each([
