@@ -29,9 +29,20 @@ function declaredCharset(type: string, bytes: Buffer): string | undefined {
   return charset;
 }
 
-/** A streaming decoder for the body's declared charset; a label TextDecoder does not know falls back to UTF-8. */
+/** The encoding a byte order mark at the start names: it wins over any declared charset, as the WHATWG encoding standard decodes. */
+function bomEncoding(bytes: Buffer): string | undefined {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  return undefined;
+}
+
+/**
+ * A streaming decoder for the body's byte order mark, else its declared charset; a label TextDecoder
+ * does not know falls back to UTF-8. The decoder drops the mark itself.
+ */
 function decoderFor(type: string, head: Buffer): TextDecoder {
-  const charset = declaredCharset(type, head);
+  const charset = bomEncoding(head) ?? declaredCharset(type, head);
   try {
     if (charset !== undefined) return new TextDecoder(charset);
   } catch {

@@ -267,6 +267,11 @@ describe('readBodyText', () => {
     ['an entity split between chunks', 'text/html', Buffer.from('<p>&amp;lt; &#x1F600; &eacute;</p>'), 2, { rawCap: 2000, enough: 100 }, { text: '&lt; 😀 é', rawCut: false }],
     ['HTML past the raw cap', 'text/html', Buffer.from(`<p>one</p><p>${'x'.repeat(50)}</p>`), 4, { rawCap: 16, enough: 100 }, { text: 'one\nxxx', rawCut: true }],
     ['an empty body', 'text/html', Buffer.alloc(0), 4, { rawCap: 16, enough: 100 }, { text: '', rawCut: false }],
+    ['a UTF-8 byte order mark over a declared latin1', 'text/plain; charset=iso-8859-1', Buffer.from('\ufeffcafé'), 2, { rawCap: 100, enough: 100 }, { text: 'café', rawCut: false }],
+    ['a UTF-8 byte order mark over a <meta charset>', 'text/html', Buffer.from('\ufeff<meta charset="windows-1252"><p>café</p>'), 5, { rawCap: 2000, enough: 100 }, { text: 'café', rawCut: false }],
+    ['a UTF-16LE byte order mark over a declared UTF-8', 'text/plain; charset=utf-8', Buffer.from('\ufeffcafé', 'utf16le'), 3, { rawCap: 100, enough: 100 }, { text: 'café', rawCut: false }],
+    ['a UTF-16BE byte order mark, no charset', 'text/plain', Buffer.from('\ufeffcafé', 'utf16le').swap16(), 3, { rawCap: 100, enough: 100 }, { text: 'café', rawCut: false }],
+    ['a mark of the declared charset is dropped too', 'text/plain; charset=utf-8', Buffer.from('\ufeffcafé'), 3, { rawCap: 100, enough: 100 }, { text: 'café', rawCut: false }],
   ])('%s', async (_name, type, body, size, limits, expected) => {
     const sink = type.includes('html') ? htmlText() : plain();
     expect(await readBodyText(chunked(body, size), type, sink, limits)).toEqual(expected);
