@@ -262,7 +262,8 @@ export const fetchUrlTool: Tool = {
     const type = response.headers.get('content-type') ?? 'text/plain';
     if (!TEXT_TYPES.test(type)) {
       await response.body?.cancel();
-      throw new ToolError(`${url.host} sent ${type.split(';')[0] ?? type}, which is not text`);
+      // The same URL gives the same type again: not retryable.
+      throw new ToolError(`${url.host} sent ${type.split(';')[0] ?? type}, which is not text`, false);
     }
     const offset = numberArg(args, 'offset') ?? 0;
     const asked = numberArg(args, 'limit');

@@ -183,7 +183,7 @@ describe('fetch_url', () => {
   });
 
   it.each([
-    ['/image', 'which is not text', true],
+    ['/image', 'which is not text', false],
     ['file:///etc/passwd', 'only http and https', false],
     ['not a url', 'the url argument is not a URL', true],
     ['/to-file', 'redirected to a URL that is not http or https', false],
