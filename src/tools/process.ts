@@ -190,11 +190,14 @@ function killAwaitingOnExit(): void {
 
 /**
  * SIGTERM to the whole group, SIGKILL after a grace period to whatever is left. The leader may have
- * gone already: what it started still holds the group (and often the pipes).
+ * gone already: what it started still holds the group (and often the pipes). True when the group is
+ * being killed (now, or by an earlier call still within its grace); false when nothing of it was left.
  */
-export function killGroup(child: ChildProcess): void {
+export function killGroup(child: ChildProcess): boolean {
   const pid = child.pid;
-  if (pid === undefined || emptied.has(child) || awaitingKill.has(pid) || !signalGroup(pid, 'SIGTERM')) return;
+  if (pid === undefined || emptied.has(child)) return false;
+  if (awaitingKill.has(pid)) return true;
+  if (!signalGroup(pid, 'SIGTERM')) return false;
   if (awaitingKill.size === 0) process.once('exit', killAwaitingOnExit);
   awaitingKill.add(pid);
   const timer = setTimeout(() => {
@@ -203,6 +206,7 @@ export function killGroup(child: ChildProcess): void {
     signalGroup(pid, 'SIGKILL');
   }, KILL_GRACE_MS);
   timer.unref();
+  return true;
 }
 
 /**

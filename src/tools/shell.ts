@@ -120,13 +120,10 @@ export function processTool(): Tool & { close: () => void } {
     if (!found) throw new ToolError(`no process with handle "${handle ?? ''}"; list them with operation "list"`);
     return found;
   };
-  const status = (handle: string, managed: Managed): Record<string, unknown> => ({
-    handle,
-    command: managed.command,
-    running: managed.child.exitCode === null && managed.child.signalCode === null,
-    exit_code: managed.child.exitCode,
-    ...(managed.child.signalCode !== null ? { signal: managed.child.signalCode } : {}),
-  });
+  const running = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null;
+  /** How its command ended: its exit code, or the signal that ended it. */
+  const ending = (child: ChildProcess): Record<string, unknown> => ({ exit_code: child.exitCode, ...(child.signalCode !== null ? { signal: child.signalCode } : {}) });
+  const status = (handle: string, managed: Managed): Record<string, unknown> => ({ handle, command: managed.command, running: running(managed.child), ...ending(managed.child) });
   return {
     name: 'process',
     description: 'Manage long-running shell commands by handle: start (returns a handle), status, read_output (new output since the last read, its newest part when it is long), kill, list.',
@@ -170,9 +167,11 @@ export function processTool(): Tool & { close: () => void } {
           return outputResult(status(handle ?? '', managed), managed.stdout.take(), managed.stderr.take(), context.resultBudget);
         }
         case 'kill': {
-          const managed = find(handle);
-          killGroup(managed.child);
-          return { handle, killed: true };
+          const { child } = find(handle);
+          const wasRunning = running(child);
+          if (!killGroup(child)) return { handle, killed: false, ...ending(child), note: wasRunning ? 'nothing of it was left to kill' : 'it had already exited' };
+          // Its shell had ended, leaving processes in its group: those are what is killed.
+          return wasRunning ? { handle, killed: true } : { handle, killed: true, ...ending(child), note: 'its command had already exited; what it left running is being killed' };
         }
         default:
           return { processes: [...table].map(([id, managed]) => status(id, managed)) };

@@ -165,6 +165,22 @@ describe('process handles', () => {
     tool.close();
   });
 
+  it.each<[string, string, boolean, Record<string, unknown>]>([
+    // case, command, wait for its shell to exit first, what kill answers
+    ['running: killed', 'sleep 30', false, { handle: 'proc_1', killed: true }],
+    ['exited: not killed, and how it ended', 'exit 3', true, { handle: 'proc_1', killed: false, exit_code: 3, note: 'it had already exited' }],
+    ['exited, leaving a process in its group: that is killed', 'sleep 30 & echo $! > left.pid', true,
+      { handle: 'proc_1', killed: true, exit_code: 0, note: 'its command had already exited; what it left running is being killed' }],
+  ])('kill, %s', async (_case, command, exitFirst, answer) => {
+    const tool = processTool();
+    await tool.run({ operation: 'start', command }, context());
+    if (exitFirst) await waitFor(async () => expect((await tool.run({ operation: 'status', handle: 'proc_1' }, context())).running).toBe(false));
+    expect(await tool.run({ operation: 'kill', handle: 'proc_1' }, context())).toEqual(answer);
+    await waitFor(async () => expect((await tool.run({ operation: 'status', handle: 'proc_1' }, context())).running).toBe(false));
+    if (command.includes('left.pid')) await waitFor(() => expect(alive(Number(readFileSync(join(root, 'left.pid'), 'utf8')))).toBe(false));
+    tool.close();
+  });
+
   it('read_output keeps the newest unread output and says how much older output was dropped', async () => {
     const tool = processTool();
     await tool.run({ operation: 'start', command: `head -c 100000 /dev/zero | tr '\\0' a; echo; echo end` }, context());
