@@ -3,9 +3,12 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CONTROLS } from '../../src/output/terminal-text.js';
 import { alive } from '../support/alive.js';
 import { defined } from '../support/defined.js';
@@ -838,6 +841,48 @@ describe('argo --tools: the shell', () => {
       const pid = Number(readFileSync(join(root, name), 'utf8'));
       await waitFor(() => expect(alive(pid)).toBe(false));
     }
+  });
+});
+
+describe('argo --tools: fetch_url', () => {
+  // fetch_url is offered only where the web answers: this makes its check pass offline too.
+  const web = { NODE_OPTIONS: `--import ${fileURLToPath(new URL('../support/web-reachable.mjs', import.meta.url))}` };
+  const pages = createServer((request, response) => {
+    if (request.url === '/open') {
+      // Its words, then the connection held open: a long poll, a server that never finishes.
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('word '.repeat(4000));
+    } else response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+  });
+  let base = '';
+  beforeAll(async () => {
+    await new Promise<void>((listening) => pages.listen(0, '127.0.0.1', listening));
+    base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    pages.closeAllConnections();
+    pages.close();
+  });
+
+  it('a page that stays open gives the piece its budget shows as soon as it has sent that much', async () => {
+    script = [{ calls: [call('fetch_url', { url: `${base}/open` })] }, { reply: 'read it' }];
+    const result = await argo(['-T', 'web', 'read it'], tempHome({ toolTimeouts: { fetch_url: 5000 } }), { env: web });
+    expect(result).toMatchObject({ code: 0, stdout: 'read it\n' });
+    const fed = JSON.parse(messagesOf(chatBodies()[1]).at(-1)?.content ?? '{}') as Record<string, unknown>;
+    expect(fed).toMatchObject({ truncated: true, text: expect.stringMatching(/^word word /) as unknown });
+  });
+
+  it.each<[string, string, string]>([
+    // case, url, the failure
+    ['a port fetch refuses', 'http://127.0.0.1:6000/', `127.0.0.1:6000: Node's fetch refuses to connect to that port`],
+    ['a page that is not text', '/image.png', 'sent image/png, which is not text'],
+  ])('%s is a permanent failure: the run stops at once, the URL fetched once', async (_case, url, failure) => {
+    script = [{ calls: [call('fetch_url', { url: url.startsWith('/') ? `${base}${url}` : url })] }, { reply: 'never' }];
+    const result = await argo(['-T', 'web', 'read it'], tempHome(), { env: web });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`argo: tool fetch_url failed and retrying cannot help (`);
+    expect(result.stderr).toContain(failure);
+    expect(chatBodies()).toHaveLength(1);
   });
 });
 
