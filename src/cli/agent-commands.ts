@@ -20,7 +20,8 @@ import { SessionLookup } from '../sessions/store.js';
 import { buildCatalog, builtinTools, listAllTools } from '../tools/catalog.js';
 import { MemoLimitError, deleteMemo, readMemo, setMemo } from '../tools/memo.js';
 import { toolsConfigOf } from '../agent/answer.js';
-import { untrustedTextFor } from '../output/terminal-text.js';
+import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
+import { descriptorOf } from './descriptor-path.js';
 import { SINCE_HELP, UNTIL_HELP, inheritProgramSettings, jsonFor, rejectStrayWords, settingsOf, untrustedFor } from './common.js';
 import { collect } from './parse.js';
 import type { Io } from './io.js';
@@ -234,9 +235,13 @@ export function registerExport(program: Command, io: Io, setOutcome: ReportOutco
  * (JSON made safe for a terminal); the writer answers false once stdout's reader has gone.
  */
 async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFlags, produce: (write: (line: string) => Promise<boolean>) => Promise<T>): Promise<T> {
-  if (output === undefined) {
-    const sink = new Sink(io.stdout);
-    const shown = jsonFor(io, flags);
+  // /dev/stdout and /dev/stderr: the streams the shell set up, `>>` and all (descriptor-path.ts),
+  // JSON made safe when one is a terminal.
+  const fd = output === undefined ? 1 : await descriptorOf(output);
+  if (output === undefined || fd === 1 || fd === 2) {
+    const stream = fd === 2 ? io.stderr : io.stdout;
+    const sink = new Sink(stream);
+    const shown = jsonTextFor(stream, { raw: flags.raw === true });
     const result = await produce(async (line) => {
       await sink.write(shown(line));
       return !sink.closed;
@@ -247,11 +252,12 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
   // A regular file (or none yet) is written beside and renamed over at the end, so an export that
   // fails part-way (Ctrl-C, a full disk) leaves the earlier file whole. A pipe, a device, a link (the
   // file it points to is written, as before), or a file in a folder where no other file can be made
-  // is written to as it is.
-  const found = await lstat(output).catch(() => null);
-  const beside = found === null || found.isFile() ? await openBeside(output) : null;
+  // is written to as it is; another descriptor (/dev/fd/3) is appended to, never truncated, since
+  // its file is the one the shell opened (`3>>log`), not a new one to replace.
+  const found = fd === null ? await lstat(output).catch(() => null) : null;
+  const beside = fd === null && (found === null || found.isFile()) ? await openBeside(output) : null;
   const target = beside?.path ?? output;
-  const handle = beside?.handle ?? (await open(output, 'w', 0o600));
+  const handle = beside?.handle ?? (await open(output, fd === null ? 'w' : constants.O_WRONLY | constants.O_APPEND, 0o600));
   if (beside !== null) {
     trackTemporary(beside.path);
     // It takes the place of the earlier file: with its permissions, as writing into it kept them.

@@ -1,0 +1,49 @@
+// `argo export -o` end to end: the built bin/argo on a data home written with the real writer, its
+// output redirected by a real shell.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { recordTurns, tempData } from '../query/helpers.js';
+import { ARGO_BIN, runArgo, scrubbedEnv } from '../support/run-argo.js';
+
+let home: string;
+let lines: string;
+beforeAll(async () => {
+  const data = tempData();
+  home = data.home;
+  await recordTurns(data.paths, 'work', 2);
+  const all = await runArgo(['export', '--format', 'sharegpt', '--all'], { home });
+  expect(all).toMatchObject({ code: 0, stderr: '' });
+  lines = all.stdout;
+  expect(lines.trim().split('\n')).toHaveLength(2);
+});
+
+/** `sh -c script` with $ARGO the built argo and the data home set, in a fresh folder; what it wrote there, by name. */
+function inShell(script: string, files: Record<string, string>): { code: number | null; stderr: string; files: Record<string, string> } {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-export-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  const result = spawnSync('/bin/sh', ['-c', script], { cwd: dir, encoding: 'utf8', env: { ...scrubbedEnv({ home }), ARGO: `"${process.execPath}" "${ARGO_BIN}"` } });
+  return { code: result.status, stderr: result.stderr, files: Object.fromEntries(Object.keys(files).map((name) => [name, readFileSync(join(dir, name), 'utf8')])) };
+}
+
+describe('export -o a descriptor the shell opened: appended to as the shell set it up, never truncated', () => {
+  it.each([
+    ['/dev/stdout >> all.jsonl', 'eval "$ARGO export --format sharegpt --all -o /dev/stdout" >> all.jsonl', 'argo: wrote 2 trajectories to /dev/stdout\n'],
+    ['/proc/self/fd/1 >> all.jsonl', 'eval "$ARGO export --format sharegpt --all -o /proc/self/fd/1" >> all.jsonl', 'argo: wrote 2 trajectories to /proc/self/fd/1\n'],
+    ['/dev/fd/3 3>> all.jsonl', 'eval "$ARGO export --format sharegpt --all -o /dev/fd/3" 3>> all.jsonl', 'argo: wrote 2 trajectories to /dev/fd/3\n'],
+    ['/dev/stderr 2>> all.jsonl', 'eval "$ARGO export --format sharegpt --all -o /dev/stderr" 2>> all.jsonl', ''],
+  ])('%s', (_case, script, stderr) => {
+    const result = inShell(script, { 'all.jsonl': 'earlier\n' });
+    expect(result).toMatchObject({ code: 0, stderr });
+    const appended = stderr === '' ? `${lines}argo: wrote 2 trajectories to /dev/stderr\n` : lines;
+    expect(result.files['all.jsonl']).toBe(`earlier\n${appended}`);
+  });
+
+  it('a file the shell truncated (>) holds what was written before the export, then the export', () => {
+    const result = inShell('{ echo header; eval "$ARGO export --format sharegpt --all -o /dev/stdout"; eval "$ARGO export --format sharegpt --all -o /dev/fd/4" 4>&1; } > all.jsonl', { 'all.jsonl': 'much longer earlier text, gone\n' });
+    expect(result).toMatchObject({ code: 0 });
+    expect(result.files['all.jsonl']).toBe(`header\n${lines}${lines}`);
+  });
+});
