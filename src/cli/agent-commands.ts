@@ -7,7 +7,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { RuntimeError, UsageError, shownPath } from '../errors.js';
-import { errnoOf, landsInside, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
+import { errnoOf, landsInside, saidOf, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { toolDefinitions } from '../agent/request.js';
 import { definitionsPath, readDefinitions } from '../agent/definitions.js';
 import { renderTrajectory } from '../agent/sharegpt.js';
@@ -287,17 +287,18 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
     stream.end();
     await closed;
   }
-  // A write that failed (a full disk), or a read, fails the export; the earlier file stays.
-  if (failed.error !== null || produced === null) {
-    if (beside !== null) await rm(target, { force: true });
+  try {
+    // A write that failed (a full disk), or a read, fails the export; the earlier file stays.
+    if (failed.error !== null || produced === null) throw failed.error ?? new RuntimeError(`the export to ${shownPath(output)} did not finish`);
+    if (beside !== null) await rename(target, output);
+    return produced.result;
+  } catch (error) {
+    // Nothing of the export is left beside the file asked for, which the error names.
+    if (beside !== null) await rm(target, { force: true }).catch(() => undefined);
+    throw saidOf(error, output, target);
+  } finally {
     if (beside !== null) untrackTemporary(target);
-    throw failed.error ?? new RuntimeError(`the export to ${shownPath(output)} did not finish`);
   }
-  if (beside !== null) {
-    await rename(target, output);
-    untrackTemporary(target);
-  }
-  return produced.result;
 }
 
 /** A new private file beside `output` to write the export to, or null where its folder takes none (the file itself may still be writable). */
@@ -307,8 +308,7 @@ async function openBeside(output: string): Promise<{ path: string; handle: FileH
     return { path, handle: await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600) };
   } catch (error) {
     if (['EACCES', 'EPERM', 'EROFS'].includes(errnoOf(error) ?? '')) return null;
-    // Said of the file asked for: the one beside it is Argo's own.
-    throw typeof error === 'object' && error !== null && 'path' in error ? Object.assign(error, { path: output }) : error;
+    throw saidOf(error, output, path);
   }
 }
 
@@ -347,8 +347,15 @@ class FallbackNotes {
   }
 }
 
+/** Refuses an --output that cannot name a file, before anything is read or written. */
+export function checkOutputName(output: string): void {
+  if (output === '') throw new UsageError('--output needs a file name (leave it out to write to standard output)');
+  if (output.endsWith('/')) throw new UsageError(`--output ${shownPath(output)} ends in "/", so it names a folder, not a file: give a file's name (such as runs.jsonl)`);
+}
+
 async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(self);
+  if (flags.output !== undefined) checkOutputName(flags.output);
   // Checked before anything is read: one wrong -o would replace a day of the log with the export.
   if (flags.output !== undefined && (await landsInside(flags.output, settings.home))) {
     throw new UsageError(`--output ${shownPath(flags.output)} is inside Argo's data home (${settings.home}); write the export somewhere else`);

@@ -313,7 +313,7 @@ function refusedLink(error: unknown, path: string): unknown {
  * A failed write said of `path`, the file asked for: Node names no path for a write on an open
  * file (a full disk), and Argo's temporary file beside the target is not one the user knows.
  */
-function saidOf(error: unknown, path: string, temporary?: string): unknown {
+export function saidOf(error: unknown, path: string, temporary?: string): unknown {
   if (errnoOf(error) === undefined || typeof error !== 'object' || error === null) return error;
   if (!('path' in error) || (temporary !== undefined && error.path === temporary)) Object.assign(error, { path });
   return error;

@@ -1,7 +1,7 @@
 // `argo export -o` end to end: the built bin/argo on a data home written with the real writer, its
 // output redirected by a real shell.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -45,5 +45,27 @@ describe('export -o a descriptor the shell opened: appended to as the shell set 
     const result = inShell('{ echo header; eval "$ARGO export --format sharegpt --all -o /dev/stdout"; eval "$ARGO export --format sharegpt --all -o /dev/fd/4" 4>&1; } > all.jsonl', { 'all.jsonl': 'much longer earlier text, gone\n' });
     expect(result).toMatchObject({ code: 0 });
     expect(result.files['all.jsonl']).toBe(`header\n${lines}${lines}`);
+  });
+});
+
+describe('export -o that cannot name a file: a usage error naming it, nothing written anywhere', () => {
+  it.each([
+    [['-o', ''], 'argo: --output needs a file name (leave it out to write to standard output)\n'],
+    [['--output='], 'argo: --output needs a file name (leave it out to write to standard output)\n'],
+    [['-o', 'out/'], 'argo: --output out/ ends in "/", so it names a folder, not a file: give a file\'s name (such as runs.jsonl)\n'],
+    [['-o', 'runs.jsonl/'], 'argo: --output runs.jsonl/ ends in "/", so it names a folder, not a file: give a file\'s name (such as runs.jsonl)\n'],
+  ])('%j', async (args, stderr) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'argo-export-'));
+    writeFileSync(join(cwd, 'runs.jsonl'), 'earlier\n');
+    expect(await runArgo(['export', '--format', 'sharegpt', '--all', ...args], { home, cwd })).toMatchObject({ code: 2, stdout: '', stderr });
+    expect(readdirSync(cwd)).toEqual(['runs.jsonl']);
+    expect(readFileSync(join(cwd, 'runs.jsonl'), 'utf8')).toBe('earlier\n');
+  });
+
+  it('a missing folder: the file named, nothing left in the working directory', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'argo-export-'));
+    const result = await runArgo(['export', '--format', 'sharegpt', '--all', '-o', 'missing/runs.jsonl'], { home, cwd });
+    expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'argo: cannot use missing/runs.jsonl: no such file or folder; check the path and its permissions (the data home is ARGO_HOME or --home)\n' });
+    expect(readdirSync(cwd)).toEqual([]);
   });
 });
