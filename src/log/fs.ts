@@ -228,7 +228,33 @@ export function discardTemporaryFiles(): void {
 
 /** A sibling name unique to this write (several may run at once, even in one process). */
 export function temporaryPath(target: string): string {
-  return join(dirname(target), `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  return join(dirname(target), temporaryName(basename(target)));
+}
+
+/** The most bytes a file's name may have on the usual file systems (NAME_MAX). */
+const NAME_MAX = 255;
+
+/**
+ * temporaryPath's name beside a file named `name`: the name, cut (never within a character) where
+ * it is too long for the writer's pid and tag to follow it within NAME_MAX, so any name a file may
+ * have gets one. The random tag and exclusive creation keep it unique.
+ */
+export function temporaryName(name: string, pid: number = process.pid, tag: string = randomBytes(4).toString('hex')): string {
+  const suffix = `.${pid}-${tag}.tmp`;
+  return `.${headBytes(name, NAME_MAX - 1 - Buffer.byteLength(suffix))}${suffix}`;
+}
+
+/** The longest start of `text` of at most `max` bytes in UTF-8, whole characters only. */
+function headBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text;
+  let bytes = 0;
+  let end = 0;
+  for (const char of text) {
+    bytes += Buffer.byteLength(char);
+    if (bytes > max) break;
+    end += char.length;
+  }
+  return text.slice(0, end);
 }
 
 /** temporaryPath's names: the writer's pid is in them. */

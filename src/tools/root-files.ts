@@ -9,13 +9,12 @@
 //   /proc/self/fd/N/NAME, which the kernel resolves in that very folder. Without /proc (macOS) the
 //   folder is opened by its path and checked before and after the rename: a swap in between may
 //   still send the file out, and is then said.
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { lstat, mkdir, open, readlink, realpath, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { errnoOf, isMissing, trackTemporary, untrackTemporary } from '../log/fs.js';
+import { errnoOf, isMissing, temporaryName, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { allows } from './root.js';
 import type { Confinement } from './root.js';
 import { ToolError } from './types.js';
@@ -222,7 +221,7 @@ async function replaceInFolder(confinement: Confinement, folder: HeldFolder, nam
   if (before?.isDirectory() === true) throw new ToolError(`"${path}" is a directory, not a file`);
   if (before !== null && !before.isFile() && !before.isSymbolicLink()) throw notRegular(path);
   const kept = before?.isFile() === true ? before : null;
-  const temporary = folder.pathOf(`.${name}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const temporary = folder.pathOf(temporaryName(name));
   trackTemporary(temporary);
   try {
     const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, kept === null ? NEW_FILE_MODE : kept.mode & 0o7777);

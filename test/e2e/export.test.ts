@@ -69,3 +69,18 @@ describe('export -o that cannot name a file: a usage error naming it, nothing wr
     expect(readdirSync(cwd)).toEqual([]);
   });
 });
+
+describe('export -o a file whose name is long', () => {
+  it.each([
+    ['245 bytes, new', 245, false],
+    ['245 bytes, there before', 245, true],
+    ['255 bytes, there before', 255, true],
+  ])('%s: written, and nothing left beside it', async (_case, length, before) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'argo-export-'));
+    const name = `${'a'.repeat(length - 6)}.jsonl`;
+    if (before) writeFileSync(join(cwd, name), 'earlier\n');
+    expect(await runArgo(['export', '--format', 'sharegpt', '--all', '-o', name], { home, cwd })).toMatchObject({ code: 0, stderr: `argo: wrote 2 trajectories to ${name}\n` });
+    expect(readdirSync(cwd)).toEqual([name]);
+    expect(readFileSync(join(cwd, name), 'utf8')).toBe(lines);
+  });
+});

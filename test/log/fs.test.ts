@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
-import { NotRegularFileError, appendPrivate, createFileExclusive, dropLastByte, ensureHomeFolder, errnoOf, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openRegularSync, readDataFile, readDataText, readRegularText, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, writeFileAtomic } from '../../src/log/fs.js';
+import { NotRegularFileError, appendPrivate, createFileExclusive, dropLastByte, ensureHomeFolder, errnoOf, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openRegularSync, readDataFile, readDataText, readRegularText, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, temporaryName, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -343,6 +343,36 @@ describe('holdsFolder and removeEmptyFolder: a folder, never through a link', ()
   });
 });
 
+describe('temporaryName: a name beside any file, within the 255 bytes a name may have', () => {
+  const bytes = (text: string): number => Buffer.byteLength(text);
+  it.each<[string, string, string]>([
+    ['a short name whole', 'runs.jsonl', '.runs.jsonl.4242-0a1b2c3d.tmp'],
+    // The suffix (pid 4242) takes 18 bytes and the dot 1: 236 are left for the name.
+    ['236 bytes: whole, 255 in all', 'a'.repeat(236), `.${'a'.repeat(236)}.4242-0a1b2c3d.tmp`],
+    ['237 bytes: its start', 'a'.repeat(237), `.${'a'.repeat(236)}.4242-0a1b2c3d.tmp`],
+    ['255 bytes: its start', 'b'.repeat(255), `.${'b'.repeat(236)}.4242-0a1b2c3d.tmp`],
+    // 1 + 117 × 2 = 235 bytes fit; the 118th "é" would split.
+    ['never within a character', `x${'é'.repeat(127)}`, `.x${'é'.repeat(117)}.4242-0a1b2c3d.tmp`],
+    ['never within a surrogate pair', `${'a'.repeat(234)}😀z`, `.${'a'.repeat(234)}.4242-0a1b2c3d.tmp`],
+  ])('%s', (_case, name, expected) => {
+    const made = temporaryName(name, 4242, '0a1b2c3d');
+    expect(made).toBe(expected);
+    expect(bytes(made)).toBeLessThanOrEqual(255);
+  });
+
+  it('a 245-byte file can be replaced: the temporary file beside it is made, and its writer found by its name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-long-'));
+    const target = join(dir, `${'a'.repeat(239)}.jsonl`);
+    await writeFileAtomic(target, 'first\n');
+    await writeFileAtomic(target, 'second\n');
+    expect(readFileSync(target, 'utf8')).toBe('second\n');
+    expect(readdirSync(dir)).toHaveLength(1);
+    const orphan = temporaryName(`${'a'.repeat(239)}.jsonl`, 5000000);
+    writeFileSync(join(dir, orphan), 'x');
+    expect(await removeOrphanedTemporaries(dir)).toBe(1);
+  });
+});
+
 describe('removeOrphanedTemporaries', () => {
   it('removes the copies of writers that are gone, keeps those of live ones and anything else', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'argo-orphans-'));
@@ -399,11 +429,12 @@ describe('a failed write names the file asked for', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('replaceFile: a failure opening its temporary file is said of the target too', async () => {
+  it('replaceFile: a failure at the rename is said of the target too, and leaves nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'argo-said-'));
-    const target = join(dir, 'x'.repeat(250));
-    // The temporary name adds a dot and a suffix to the target's: past the 255 bytes a name may have.
+    // Past the 255 bytes a name may have: the temporary file (a cut name) is made, the rename fails.
+    const target = join(dir, 'x'.repeat(300));
     await expect(writeFileAtomic(target, '{}')).rejects.toMatchObject({ code: 'ENAMETOOLONG', path: target });
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('an error that names its own file keeps it', async () => {

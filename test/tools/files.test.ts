@@ -392,6 +392,14 @@ describe('write_file and edit_file', () => {
     expect(preview).toContain('+THREE');
   });
 
+  it('edit_file replaces a file whose name is as long as a name may be (255 bytes)', async () => {
+    const name = `${'n'.repeat(251)}.txt`;
+    writeFileSync(join(root, name), 'alpha\n');
+    expect(await editFileTool.run({ path: name, old: 'alpha', new: 'beta' }, context)).toEqual({ path: name, replaced: 1 });
+    expect(readFileSync(join(root, name), 'utf8')).toBe('beta\n');
+    expect(readdirSync(root).filter((entry) => entry.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('a new file through a link to a folder inside the root is written in that folder and shown by its real path', async () => {
     expect(await writeFileTool.run({ path: 'inner/new.txt', content: 'through\n' }, context)).toMatchObject({ path: 'sub/new.txt', created: true });
     expect(readFileSync(join(root, 'sub', 'new.txt'), 'utf8')).toBe('through\n');
