@@ -6,7 +6,7 @@ import { serializeEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import { fullBlock } from '../query/format.js';
 import { checkSessionName } from '../sessions/names.js';
-import { readSession } from '../sessions/store.js';
+import { SessionLookup, readSession } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { DataPaths } from '../log/writer.js';
 import { latestSession } from './ask-flags.js';
@@ -91,8 +91,11 @@ async function textOfTurns(paths: DataPaths, session: SessionRecord, count: numb
   if (flags.json) return { text: jsonFor(io, flags)(entries.map((entry) => `${serializeEntry(entry)}\n`).join('')), failed: false };
   const safe = untrustedFor(io, flags);
   if (flags.full) {
+    // A fork's inherited turns are shown under the session they were asked in, as sessions show does.
+    const lookup = new SessionLookup(paths.sessions);
+    for (const entry of entries) await lookup.learn(entry.session_id, entry.session);
     // Every field shown is logged text: the model's name and reasoning as much as its answer.
-    const render = { color: colorsFor(io, flags), width: widthOf(io), sessionName: () => name, untrusted: safe };
+    const render = { color: colorsFor(io, flags), width: widthOf(io), currentName: (id: string) => lookup.nameOf(id), untrusted: safe };
     return { text: entries.map((entry) => fullBlock(entry, render)).join(''), failed: false };
   }
   // A turn that did not end ok has a partial answer or none: said on stderr, so a pipe of the answer stays clean.

@@ -143,7 +143,8 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   const render: RenderOptions = {
     color: colorsFor(io, flags),
     width: widthOf(io),
-    sessionName: (entry) => sessions.nameOf(entry.session_id) ?? entry.session,
+    // Learned as each turn is printed.
+    currentName: (id) => sessions.nameOf(id),
     untrusted: untrustedFor(io, flags),
   };
   // What the table, --full and --stats need to draw text is loaded only for them: --json prints lines as stored.

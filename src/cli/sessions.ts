@@ -141,8 +141,7 @@ function renderOptions(io: Io, nameOf: (id: string) => string | undefined, flags
   return {
     color: colorsFor(io, flags),
     width: widthOf(io),
-    // A turn of a removed session keeps the name its line has, marked: another session may have it now.
-    sessionName: (entry) => nameOf(entry.session_id) ?? `${entry.session} (removed)`,
+    currentName: nameOf,
     untrusted: untrustedFor(io, flags),
   };
 }

@@ -14,8 +14,11 @@ export interface RenderOptions {
   color: ChalkInstance;
   /** The width rows are cut to (COLUMNS, else the terminal's); null when there is none (previews then keep a fixed length). */
   width: number | null;
-  /** The session's current name (it may have been renamed since the line was written). */
-  sessionName: (entry: LogEntry) => string;
+  /**
+   * A session's current name by its id (it may have been renamed since a line was written), or
+   * undefined once no record has the id (removed). Turns are shown under it by turnSessionName.
+   */
+  currentName: (sessionId: string) => string | undefined;
   /**
    * Applied to every piece of text Argo did not write (prompts, answers, names, models, errors):
    * on a terminal it neutralizes control characters (see output/terminal-text.ts). Default: as is.
@@ -145,7 +148,7 @@ export function tableRow(entry: LogEntry, options: RenderOptions): string {
       case 'id':
         return c.yellow(padOrKeep(t(entry.id), column.width, options));
       case 'session':
-        return c.cyan(padOrKeep(t(options.sessionName(entry)), column.width, options));
+        return c.cyan(padOrKeep(t(turnSessionName(entry, options)), column.width, options));
       case 'type':
         return pad(t(unchecked(entry.entry_type)), column.width);
       case 'strength': {
@@ -159,6 +162,15 @@ export function tableRow(entry: LogEntry, options: RenderOptions): string {
   return joinRow(columns.map(cellOf), prompt) + '\n';
 }
 
+/**
+ * The session a turn is shown under: its current name, or, once the session is removed, the name the
+ * turn was logged under, marked: another session may have that name now (`argo logs -s` by name
+ * finds that one's turns, not these).
+ */
+function turnSessionName(entry: LogEntry, options: Pick<RenderOptions, 'currentName'>): string {
+  return options.currentName(entry.session_id) ?? `${entry.session} (removed)`;
+}
+
 /** One turn in full: a header line, the prompt, the reasoning if any, the response. */
 export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assistant'): string {
   const c = options.color;
@@ -166,7 +178,7 @@ export function fullBlock(entry: LogEntry, options: RenderOptions, label = 'Assi
   const policy = entry.replay_policy;
   const facts = [
     t(localTime(entry.timestamp, 'seconds')),
-    c.cyan(t(options.sessionName(entry))),
+    c.cyan(t(turnSessionName(entry, options))),
     t(unchecked(entry.entry_type)),
     policy ? `${strengthColor(c, policy.context_strength)(policy.context_strength)} (${policy.reason}, ${policy.entries_used} turns, ${policy.chars_used} chars${policy.trimmed ? ', trimmed' : ''})` : 'no replay',
     statusColor(c, entry.status)(t(entry.status)),

@@ -415,6 +415,13 @@ describe('argo sessions: -n 0, damaged fork points, removed parents', () => {
     expect(show.stdout).toMatch(new RegExp(`^branch [0-9a-f-]{36} · 2 turns \\(2 inherited\\) · forked from work@${work[1]} \\(removed\\)\\n`));
     expect(show.stdout).toContain(' · work (removed) · ');
     expect(show.stdout).not.toContain('A new session');
+    // Every listing of turns says it alike: argo logs (table and --full) and argo last --full.
+    const rows = (await argo(home, ['logs', '-q', 'closure'])).stdout.split('\n').filter(Boolean);
+    expect(rows.map((row) => row.split(/ {2,}/)[2])).toEqual(['work (removed)', 'work (removed)']);
+    const newer = (await argo(home, ['logs', '--full', '-q', 'old name'])).stdout;
+    expect(newer).toContain(' · work · ');
+    expect((await argo(home, ['logs', '--full', '-q', 'closure'])).stdout.match(/ · work \(removed\) · /g)).toHaveLength(2);
+    expect((await argo(home, ['last', '-s', 'branch', '2', '--full'])).stdout.match(/ · work \(removed\) · /g)).toHaveLength(2);
     const table = await argo(home, ['sessions']);
     expect(table.stdout).toContain(`(fork of work@${work[1]}, removed) Explain closures`);
     const listed = JSON.parse((await argo(home, ['sessions', '--json'])).stdout) as SessionRecord[];
@@ -426,6 +433,7 @@ describe('argo sessions: -n 0, damaged fork points, removed parents', () => {
     expect((await argo(home, ['sessions', 'fork', 'work', 'second'])).code).toBe(0);
     expect((await argo(home, ['sessions', 'rename', 'work', 'renamed'])).code).toBe(0);
     expect((await argo(home, ['sessions', 'show', 'second'])).stdout).toMatch(/· forked from renamed@\S+\n/);
+    expect((await argo(home, ['last', '-s', 'second', '--full'])).stdout).toContain(' · renamed · ');
   });
 });
 

@@ -16,7 +16,11 @@ import { localTime } from '../../src/query/format.js';
 
 const localClock = localTime('2025-01-02T10:00:00.000Z').slice(11);
 
-const plain = (width: number | null): RenderOptions => ({ color: new Chalk({ level: 0 }), width, sessionName: (entry) => `${entry.session}!` });
+// The session of makeEntry's turns is called "work!" now, that of inSession(NAME)'s "NAME!"; any other id is a removed session's.
+const WORK_ID = makeEntry().session_id;
+const inSession = (name: string): Partial<LogEntry> => ({ session: name, session_id: `now:${name}` });
+const currentName = (id: string): string | undefined => (id === WORK_ID ? 'work!' : id.startsWith('now:') ? `${id.slice(4)}!` : undefined);
+const plain = (width: number | null): RenderOptions => ({ color: new Chalk({ level: 0 }), width, currentName });
 
 describe('text helpers', () => {
   it.each<[string, number, string]>([
@@ -94,7 +98,7 @@ describe('text helpers', () => {
 });
 
 describe('tableRow', () => {
-  const entry = makeEntry({ timestamp: '2025-01-02T10:00:00.000Z', session: 'a-very-long-session-name', user_prompt: 'line one\nline two '.repeat(20) });
+  const entry = makeEntry({ timestamp: '2025-01-02T10:00:00.000Z', ...inSession('a-very-long-session-name'), user_prompt: 'line one\nline two '.repeat(20) });
 
   it('fits the terminal width, session names cut, prompt on one line', () => {
     const row = tableRow(entry, plain(100));
@@ -112,7 +116,7 @@ describe('tableRow', () => {
   });
 
   it.each<[string, number | null, string]>([
-    // `plain` names a session by its logged name and a "!".
+    // `plain` names a session by its name and a "!".
     ['a-very-long-session-name', null, 'a-very-long-session-name!'],
     ['a-very-long-session-name', 100, 'a-very-long-s…'],
     ['a-very-long-session-name', 60, 'a-very-lo…'],
@@ -121,7 +125,7 @@ describe('tableRow', () => {
     ['日本語の会話の名前です', null, '日本語の会話の名前です!'],
     ['日本語の会話の名前です', 100, '日本語の会話… '],
   ])('session %j at width %s is shown as %j (whole off a terminal, for scripts, as ids are)', (session, width, shown) => {
-    const row = tableRow(makeEntry({ timestamp: '2025-01-02T10:00:00.000Z', session, user_prompt: 'QQ' }), plain(width));
+    const row = tableRow(makeEntry({ timestamp: '2025-01-02T10:00:00.000Z', ...inSession(session), user_prompt: 'QQ' }), plain(width));
     expect(row).toContain(`turn-0000001  ${shown}  `);
   });
 
@@ -144,10 +148,10 @@ const columnsWidth = (columns: readonly { width: number }[]): number => columns.
 
 describe('argo logs as a table at a width', () => {
   const entries = [
-    makeEntry({ session: 'a-very-long-session-name-of-29', user_prompt: 'QQ why does my closure capture the loop variable? '.repeat(3) }),
-    makeEntry({ session: '日本語の会話の名前です', user_prompt: 'QQ 中文问题 '.repeat(30), status: 'interrupted' }),
-    makeEntry({ session: FAMILY.repeat(10), user_prompt: `QQ ${'🎉 '.repeat(40)}`, replay_policy: policy({ context_strength: 'weak' }) }),
-    makeEntry({ session: 'w', user_prompt: 'QQ', status: 'error' }),
+    makeEntry({ ...inSession('a-very-long-session-name-of-29'), user_prompt: 'QQ why does my closure capture the loop variable? '.repeat(3) }),
+    makeEntry({ ...inSession('日本語の会話の名前です'), user_prompt: 'QQ 中文问题 '.repeat(30), status: 'interrupted' }),
+    makeEntry({ ...inSession(FAMILY.repeat(10)), user_prompt: `QQ ${'🎉 '.repeat(40)}`, replay_policy: policy({ context_strength: 'weak' }) }),
+    makeEntry({ ...inSession('w'), user_prompt: 'QQ', status: 'error' }),
   ];
   it.each(WIDTHS)('at %d columns no line is wider, and the prompt starts under PROMPT', (width) => {
     const options = plain(width);
@@ -171,7 +175,7 @@ describe('argo logs as a table at a width', () => {
   });
 
   it('a long session name is cut by display width with an ellipsis, never inside a grapheme', () => {
-    const row = tableRow(makeEntry({ timestamp: '2025-01-02T10:00:00.000Z', session: FAMILY.repeat(10), user_prompt: 'QQ' }), plain(60));
+    const row = tableRow(makeEntry({ timestamp: '2025-01-02T10:00:00.000Z', ...inSession(FAMILY.repeat(10)), user_prompt: 'QQ' }), plain(60));
     // 60 columns: the session column is 10 wide, so 4 families (8 columns) and the ellipsis.
     expect(row).toMatch(/^\d\d-\d\d \d\d:\d\d {2}turn-0000001 {2}/);
     expect(row).toContain(`  ${FAMILY.repeat(4)}…   QQ`);
@@ -277,6 +281,17 @@ describe('fullBlock', () => {
   });
 });
 
+describe('the session a turn is shown under, in the table and in --full', () => {
+  it.each<[string, Partial<LogEntry>, string]>([
+    ['its session, by its name now (renamed since)', { session: 'old-name' }, 'work!'],
+    ['a removed session: the name it was logged under, marked, as another session may have it now', { session: 'alpha', session_id: 'gone' }, 'alpha (removed)'],
+  ])('%s', (_case, fields, shown) => {
+    const entry = makeEntry(fields);
+    expect(tableRow(entry, plain(null))).toContain(`  ${shown}  `);
+    expect(fullBlock(entry, plain(null)).split('\n')[0]).toContain(` · ${shown} · `);
+  });
+});
+
 describe('fields of a log line on a terminal', () => {
   // Any string passes the schema for these: none reaches the terminal with its controls.
   const onTerminal: RenderOptions = { ...plain(120), untrusted: neutralizeControls };
@@ -286,7 +301,7 @@ describe('fields of a log line on a terminal', () => {
     ['status', { status: `error${hostile}` as LogEntry['status'] }],
     ['timestamp', { timestamp: `not a time${hostile}` }],
     ['prompt', { user_prompt: `hi${hostile}` }],
-    ['session', { session: `s${hostile}` }],
+    ['session', { session: `s${hostile}`, session_id: 'removed' }],
     ['entry_type', { entry_type: `question${hostile}` as LogEntry['entry_type'] }],
     ['model', { model: `m${hostile}` }],
     ['response', { model_response: `ok${hostile}` }],
