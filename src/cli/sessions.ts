@@ -215,18 +215,16 @@ async function removeCommand(settings: Settings, name: string, flags: { purge?: 
   if (flags.purge) await refuseWithForks(dir, record.id, `session "${name}"`);
   const what = flags.purge
     ? `remove session "${name}" (${plural(record.turns, 'turn')}) and delete its lines from the log?`
-    : `remove session "${name}" (${plural(record.turns, 'turn')})? Its log lines stay (--purge deletes them too).`;
+    : `remove session "${name}" (${plural(record.turns, 'turn')})?${record.turns === 0 ? '' : ' Its log lines stay (--purge deletes them too).'}`;
   if (!(await confirm(io, what, flags.yes, 'sessions rm'))) throw new RuntimeError('nothing removed (not confirmed)');
   // Under the session's lock (with --purge, every session's and the log's), which turn completion
   // takes too: a turn finishing now waits, then finds the session gone and logs its line under the
   // id without recreating the record.
   const remove = (): Promise<void> => deleteSession(dir, name);
   const removed = flags.purge ? await removeSessionLines(settings.paths, new Set([record.id]), remove) : await withSessionLock(dir, record.id, remove).then(() => null);
-  io.stdout.write(
-    removed
-      ? `removed session "${name}" and ${plural(removed.lines, 'log line')} from ${plural(removed.files, 'file')}\n`
-      : `removed session "${name}"; its log lines remain (argo logs --session ${record.id})\n`,
-  );
+  // No turn of its own (a fork never asked in): no log line carries its id, so no command finds any.
+  const kept = record.turns === 0 ? ' (it had no turns of its own)' : `; its log lines remain (argo logs --session ${record.id})`;
+  io.stdout.write(removed ? `removed session "${name}" and ${plural(removed.lines, 'log line')} from ${plural(removed.files, 'file')}\n` : `removed session "${name}"${kept}\n`);
 }
 
 /**

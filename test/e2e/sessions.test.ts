@@ -206,6 +206,18 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     expect(work).toHaveLength(3);
   });
 
+  it('rm of a fork with no turns of its own names no command to find its lines: it has none', async () => {
+    const { home } = await conversation();
+    expect((await argo(home, ['sessions', 'fork', 'work', 'idle'])).code).toBe(0);
+    expect(await argo(home, ['sessions', 'rm', 'idle', '--yes'])).toMatchObject({ code: 0, stderr: '', stdout: 'removed session "idle" (it had no turns of its own)\n' });
+    expect((await argo(home, ['sessions', 'fork', 'work', 'asked'])).code).toBe(0);
+    expect((await argo(home, ['--session', 'asked', 'One of its own'])).code).toBe(0);
+    const id = record(home, 'asked').id;
+    expect(await argo(home, ['sessions', 'rm', 'asked', '--yes'])).toMatchObject({ code: 0, stdout: `removed session "asked"; its log lines remain (argo logs --session ${id})\n` });
+    const kept = await argo(home, ['logs', '--session', id, '--json']);
+    expect(kept.stdout.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as LogEntry).user_prompt)).toEqual(['One of its own']);
+  });
+
   it('a damaged record is listed as damaged, left out of --json with a warning, and removed by rm (not by rm --purge)', async () => {
     const { home } = await conversation();
     const linesBefore = logLines(home);
