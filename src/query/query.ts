@@ -12,6 +12,7 @@ import { UsageError } from '../errors.js';
 import { DAY_PATTERN, TURN_STATUSES } from '../log/entry.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import type { Needle } from '../log/needle.js';
+import { fullModelName, fullModelPath, namesTag } from '../ollama/model-name.js';
 import { CONTEXT_STRENGTHS, ENTRY_TYPES, REPLAY_REASONS } from '../replay/types.js';
 import type { EntryType } from '../replay/types.js';
 
@@ -165,23 +166,14 @@ export function matchesQuery(entry: LogEntry, query: Query, grep: RegExp | null 
   return true;
 }
 
+/**
+ * Whether a turn's model is the one `wanted` names, as Ollama matches names (fullModelName:
+ * case-insensitive, registry.ollama.ai/, library/ and :latest filled in), so `llama3:8b` finds
+ * `library/llama3:8b`; a name without a tag takes every tag of that model.
+ */
 export function modelMatches(model: string | undefined, wanted: string): boolean {
   if (typeof model !== 'string') return false;
-  const name = model.toLowerCase();
-  const filter = wanted.toLowerCase();
-  // Ollama's implicit tag: "llama3" is "llama3:latest"; a filter without a tag takes every tag.
-  if (tagAt(filter) === -1) return baseName(name) === filter;
-  return (tagAt(name) === -1 ? `${name}:latest` : name) === filter;
-}
-
-function tagAt(name: string): number {
-  const colon = name.lastIndexOf(':');
-  return colon > name.lastIndexOf('/') ? colon : -1;
-}
-
-function baseName(name: string): string {
-  const colon = tagAt(name);
-  return colon === -1 ? name : name.slice(0, colon);
+  return namesTag(wanted) ? fullModelName(model) === fullModelName(wanted) : fullModelPath(model) === fullModelPath(wanted);
 }
 
 /**

@@ -149,6 +149,10 @@ describe.concurrent('argo logs: filters', () => {
     ['--reason session', ['--reason', 'session'], () => [7].map(w)],
     ['--model llama3', ['--model', 'llama3'], () => [1, 4].map(w)],
     ['--model llama3:70b', ['--model', 'llama3:70b'], () => []],
+    // Spelled as Ollama also takes them: library/ and registry.ollama.ai/ filled in, any case.
+    ['--model library/llama3:8b', ['--model', 'library/llama3:8b'], () => [1, 4].map(w)],
+    ['--model LLAMA3', ['--model', 'LLAMA3'], () => [1, 4].map(w)],
+    ['--model registry.ollama.ai/library/argo', ['--model', 'registry.ollama.ai/library/argo', '--session', 'work,play'], () => [0, 2, 3, 5, 6, 7].map(w)],
     ['-q case-insensitive, prompt or response', ['-q', 'café'], () => [3, 6].map(w)],
     ['-q with quotes and a session', ['-q', 'SKY', '--session', 'play'], () => [7].map(w)],
     ['--since/--until dates (whole days)', ['--since', '2025-01-02', '--until', '2025-01-02'], () => [4, 5, 6, 7].map(w)],

@@ -151,6 +151,18 @@ describe('modelMatches', () => {
     ['argonaut', 'argo', false],
     ['registry.local:5000/team/argo', 'registry.local:5000/team/argo', true],
     ['registry.local:5000/team/argo:1', 'registry.local:5000/team/argo', true],
+    // Other spellings of one model, as Ollama reads them: library/ and registry.ollama.ai/ filled in.
+    ['library/llama3:8b', 'llama3:8b', true],
+    ['library/llama3:8b', 'llama3', true],
+    ['llama3:8b', 'library/llama3:8b', true],
+    ['argo', 'library/argo', true],
+    ['argo', 'registry.ollama.ai/library/argo:latest', true],
+    ['registry.ollama.ai/library/argo:7b', 'ARGO:7B', true],
+    ['argo@sha256:0123', 'argo:latest', true],
+    ['argo:7b', 'argo@sha256:0123', true],
+    ['team/argo', 'argo', false],
+    ['registry.local:5000/library/argo', 'argo', false],
+    ['library/llama3:8b', 'llama3:70b', false],
   ])('%s by %s → %s', (model, filter, expected) => {
     expect(modelMatches(model, filter)).toBe(expected);
   });
