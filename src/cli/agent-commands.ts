@@ -84,7 +84,8 @@ export function registerStop(program: Command, io: Io, setOutcome: ReportOutcome
       rejectStrayWords(self);
       if (flags.clear && flags.status) throw new UsageError('--clear and --status: choose one');
       const home = settingsOf(self).home;
-      const path = stopPath(home);
+      // As a message shows it: a line break in --home cannot split the line.
+      const path = shownPath(stopPath(home));
       // Text says what this call did; --json, for scripts, what STOP is now.
       const say = (line: string): void => {
         if (!flags.json) io.stdout.write(line);
@@ -154,7 +155,7 @@ export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome
       // The model writes memo entries: shown, not obeyed, on a terminal.
       if (flags.json) io.stdout.write(jsonFor(io, flags)(`${JSON.stringify({ key, value })}\n`));
       else if (value !== null) io.stdout.write(`${untrustedFor(io, flags)(value)}\n`);
-      if (value === null) io.stderr.write(`argo: no memo entry "${untrustedTextFor(io.stderr)(key)}" (argo memo lists them)\n`);
+      if (value === null) io.stderr.write(`argo: no memo entry ${untrustedTextFor(io.stderr)(JSON.stringify(key))} (argo memo lists them)\n`);
       setOutcome(value === null ? 'failed' : 'ok');
     });
   memo
@@ -179,7 +180,7 @@ export function registerMemo(program: Command, io: Io, setOutcome: ReportOutcome
     .option('--home <dir>', 'data directory')
     .action(async (key: string, _flags: unknown, self: Command) => {
       const removed = await deleteMemo(settingsOf(self).home, key);
-      if (!removed) io.stderr.write(`argo: no memo entry "${untrustedTextFor(io.stderr)(key)}" (argo memo lists them)\n`);
+      if (!removed) io.stderr.write(`argo: no memo entry ${untrustedTextFor(io.stderr)(JSON.stringify(key))} (argo memo lists them)\n`);
       setOutcome(removed ? 'ok' : 'failed');
     });
   inheritProgramSettings(program, memo);

@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { FlagOverrides } from '../config/settings.js';
-import { ArgoError, UsageError } from '../errors.js';
+import { ArgoError, UsageError, messageLine } from '../errors.js';
 import { discardTemporaryFiles, errnoOf } from '../log/fs.js';
 import { whenLockWaitIsLong } from '../log/lock.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
@@ -301,18 +301,20 @@ function exitCodeFor(error: unknown, io: Io): number {
     const shown = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
     return shown ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
+  // A message may quote what a server, a file, the model or the user wrote: shown, never obeyed, on a
+  // terminal, and one line whatever it quotes (a line break is written as \n).
+  const shown = (text: string): string => untrustedTextFor(io.stderr)(messageLine(text));
   if (error instanceof ArgoError) {
-    // A message may quote what a server, a file or the model said: shown, never obeyed, on a terminal.
-    io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(error.message)}\n`);
+    io.stderr.write(`argo: ${shown(error.message)}\n`);
     return error instanceof UsageError ? EXIT_CODES.usage : EXIT_CODES.failed;
   }
   const file = fileFailureLine(error);
   if (file !== null) {
-    io.stderr.write(`argo: ${untrustedTextFor(io.stderr)(file)}\n`);
+    io.stderr.write(`argo: ${shown(file)}\n`);
     return EXIT_CODES.failed;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr.write(`argo: unexpected failure: ${untrustedTextFor(io.stderr)(message)} (please report it with the command you ran; ARGO_DEBUG=1 adds details)\n`);
+  io.stderr.write(`argo: unexpected failure: ${shown(message)} (please report it with the command you ran; ARGO_DEBUG=1 adds details)\n`);
   if (process.env.ARGO_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
   return EXIT_CODES.failed;
 }

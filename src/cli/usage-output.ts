@@ -1,5 +1,6 @@
 // How commander's usage errors read: one line, prefixed, naming the help of the command that refused.
 import type { Command } from 'commander';
+import { untrustedTextFor } from '../output/terminal-text.js';
 import { TURN_ID_LENGTH } from './io.js';
 
 /** Older logs hold turn ids that start with "-"; typed bare, commander reads one as an option. */
@@ -16,9 +17,16 @@ function ourSuggestion(text: string): string {
   return text.replace(/\(Did you mean (?:one of )?([^?]*)\?\)/, (_whole, names: string) => `(did you mean ${names.split(', ').map((name) => `"${name}"`).join(' or ')}?)`);
 }
 
-/** A usage error as one line, as every error, pointing at the help that lists what `command` takes. */
-export function usageErrorOutput(command: string): (text: string, write: (text: string) => void) => void {
-  return (text, write) => write(`argo: ${ourSuggestion(text.replace(/^error: /, '').trimEnd().replace(/\s*\n\s*/g, ' '))}${idHint(text)} (see ${command} --help)\n`);
+/**
+ * A usage error as one line, as every error, pointing at the help that lists what `command` takes.
+ * Commander quotes the value it refused as typed: on a terminal (`stream`, where it is written) its
+ * controls are shown, not obeyed, as in every other error.
+ */
+export function usageErrorOutput(command: string, stream: { isTTY?: boolean } = process.stderr): (text: string, write: (text: string) => void) => void {
+  return (text, write) => {
+    const line = `${ourSuggestion(text.replace(/^error: /, '').trimEnd().replace(/\s*\n\s*/g, ' '))}${idHint(text)}`;
+    write(`argo: ${untrustedTextFor(stream)(line)} (see ${command} --help)\n`);
+  };
 }
 
 /** `argo logs --bogus` points at `argo logs --help`, which lists what logs takes (and so for its subcommands, unless `nested` is false). */

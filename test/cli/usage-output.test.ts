@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { usageErrorOutput } from '../../src/cli/usage-output.js';
 
-/** The line usageErrorOutput writes for commander's `text`. */
-function lineFor(command: string, text: string): string {
+/** The line usageErrorOutput writes for commander's `text`, on a terminal or not. */
+function lineFor(command: string, text: string, isTTY = false): string {
   let written = '';
-  usageErrorOutput(command)(text, (line) => (written += line));
+  usageErrorOutput(command, { isTTY })(text, (line) => (written += line));
   return written;
 }
 
@@ -17,5 +17,15 @@ describe("commander's usage errors as Argo's one line", () => {
     ['argo rerun', "error: unknown option '-xY3abcdefgh'\n", `argo: unknown option '-xY3abcdefgh'; if it is a turn id, put "--" before it (argo rerun -- -xY3abcdefgh) (see argo rerun --help)\n`],
   ])('%s: %j', (command, text, line) => {
     expect(lineFor(command, text)).toBe(line);
+  });
+});
+
+describe('a value commander quotes as typed is shown, not obeyed, on a terminal', () => {
+  const refused = "error: command-argument value '\x1b]0;X\x07' is invalid for argument 'n'. use a whole number, 0 or more.\n";
+  it.each<[string, boolean, string]>([
+    ['on a terminal: ESC and BEL made visible', true, "argo: command-argument value '^[]0;X^G' is invalid for argument 'n'. use a whole number, 0 or more. (see argo last --help)\n"],
+    ['piped: byte-exact, as every message', false, "argo: command-argument value '\x1b]0;X\x07' is invalid for argument 'n'. use a whole number, 0 or more. (see argo last --help)\n"],
+  ])('%s', (_case, isTTY, line) => {
+    expect(lineFor('argo last', refused, isTTY)).toBe(line);
   });
 });
