@@ -76,6 +76,10 @@ const DURATION = /^(?:\d+[smhdw])+$/;
 const DURATION_PART = /(\d+)([smhdw])/g;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
+/** A date and time's offset from UTC (`+02:00`, `-0500`, `+14`): only a time's end may hold a sign. */
+const ZONE_OFFSET = /[T ][\d:.,]+([+-])(\d{2}):?(\d{2})?$/;
+/** No time zone is further from UTC than 14:00 (Kiribati, +14:00). */
+const MAX_OFFSET_MINUTES = 14 * 60;
 
 /** `2d`, `3h`, `1d12h`, `90m`, `1w` as a date-fns Duration; null when it is not one. */
 export function parseDuration(value: string): Duration | null {
@@ -110,6 +114,11 @@ export function parseWhen(value: string, now: Date, edge: 'start' | 'end', where
     return date;
   }
   if (DATE.test(text) || DATE_TIME.test(text)) {
+    const offset = ZONE_OFFSET.exec(text);
+    // parseISO takes any two digits of hours (+99:00): no time zone is that far from UTC.
+    if (offset !== null && Number(offset[2]) * 60 + Number(offset[3] ?? 0) > MAX_OFFSET_MINUTES) {
+      throw new UsageError(`${where}: ${JSON.stringify(value)} is ${offset[1]}${offset[2]}:${offset[3] ?? '00'} from UTC, and no time zone is more than 14:00 from it; give an offset such as +02:00, -05:00 or Z`);
+    }
     const date = parseISO(text);
     if (isValid(date)) return DATE.test(text) ? day(date) : date;
   }
@@ -215,11 +224,16 @@ export function linePrefilter(query: Query): ((text: string) => boolean) | null 
 // furthest east of the writers: any turn shorter than 22 hours is still inside the margin.
 const ZONE_MARGIN_DAYS = 2;
 
+// A bound's day written to compare with the files' names (DAY_PATTERN), with the signed year: the
+// year 2081 BC (`--since 1500000d`) is -2080 and sorts before every file, where DAY_PATTERN's era
+// year would write 2081 and leave every file out.
+const BOUND_DAY_PATTERN = DAY_PATTERN.replace('yyyy', 'uuuu');
+
 /** Files named for days outside the query's range hold none of its turns. */
 export function fileMayMatch(fileDate: string, query: Query): boolean {
   if (fileDate === '') return true;
-  if (query.since !== null && fileDate < format(addDays(query.since, -ZONE_MARGIN_DAYS), DAY_PATTERN)) return false;
-  if (query.until !== null && fileDate > format(addDays(query.until, ZONE_MARGIN_DAYS), DAY_PATTERN)) return false;
+  if (query.since !== null && fileDate < format(addDays(query.since, -ZONE_MARGIN_DAYS), BOUND_DAY_PATTERN)) return false;
+  if (query.until !== null && fileDate > format(addDays(query.until, ZONE_MARGIN_DAYS), BOUND_DAY_PATTERN)) return false;
   return true;
 }
 

@@ -160,6 +160,9 @@ describe.concurrent('argo logs: filters', () => {
     ['--since 1d (duration)', ['--since', '1d'], () => [9, 10].map(w)],
     ['--since 1h', ['--since', '1h'], () => [10].map(w)],
     ['--since 4d --until 1h', ['--since', '4d', '--until', '1h'], () => [8, 9].map(w)],
+    // Before the year 1: every turn, as 1000000d finds them.
+    ['--since 1500000d', ['--since', '1500000d'], () => fx.all.map((entry) => entry.id)],
+    ['--until 1500000d', ['--until', '1500000d'], () => []],
     ['--limit 3: the newest 3, oldest first', ['--limit', '3'], () => [8, 9, 10].map(w)],
     ['--limit with filters', ['--limit', '2', '--session', 'work'], () => [2, 3].map(w)],
     ['--limit 0', ['--limit', '0'], () => []],
@@ -194,6 +197,7 @@ describe.concurrent('argo logs: filters', () => {
     [['--model', ''], /^argo: --model needs a name/],
     [['--tool', ','], /^argo: --tool needs a name/],
     [['--bogus'], /^argo: unknown option '--bogus'/],
+    [['--since', '2026-11-27T11:30+99:00'], /^argo: --since: "2026-11-27T11:30\+99:00" is \+99:00 from UTC, and no time zone is more than 14:00 from it; give an offset such as \+02:00, -05:00 or Z\n$/],
   ])('%j is a usage error (exit 2, one line naming the fix)', async (args, message) => {
     const result = await argo(fx.home, ['logs', ...args]);
     expect(result.code).toBe(2);

@@ -60,6 +60,11 @@ describe('parseWhen', () => {
     ['2025-01-02 14:05', 'start', new Date(2025, 0, 2, 14, 5, 0, 0)],
     ['2025-01-02T14:05:00Z', 'start', new Date(Date.UTC(2025, 0, 2, 14, 5, 0))],
     ['2025-01-02T14:05:00+02:00', 'start', new Date(Date.UTC(2025, 0, 2, 12, 5, 0))],
+    // The furthest offsets there are, each way, in every spelling parseISO takes.
+    ['2025-01-02T14:05+14:00', 'start', new Date(Date.UTC(2025, 0, 2, 0, 5, 0))],
+    ['2025-01-02T14:05-1400', 'start', new Date(Date.UTC(2025, 0, 3, 4, 5, 0))],
+    ['2025-01-02 14:05:00.5+14', 'start', new Date(Date.UTC(2025, 0, 2, 0, 5, 0, 500))],
+    ['2025-01-02T14:05-12:00', 'start', new Date(Date.UTC(2025, 0, 3, 2, 5, 0))],
   ])('%j (%s)', (text, edge, expected) => {
     expect(parseWhen(text, NOW, edge, '--since').getTime()).toBe(expected.getTime());
   });
@@ -67,6 +72,17 @@ describe('parseWhen', () => {
   it.each(['soon', '2025-13-01', '2025-02-30', '2025-1-2', '20250102', '3 days ago', ''])('%j is a usage error naming the flag', (text) => {
     expect(() => parseWhen(text, NOW, 'start', '--since')).toThrow(UsageError);
     expect(() => parseWhen(text, NOW, 'start', '--since')).toThrow(/^--since: cannot read .* use a duration ago \(30m, 3h, 2d/);
+  });
+
+  it.each<[string, string]>([
+    ['2026-11-27T11:30+99:00', '+99:00'],
+    ['2026-11-27T11:30+14:01', '+14:01'],
+    ['2026-11-27T11:30:00-1500', '-15:00'],
+    ['2026-11-27 11:30+15', '+15:00'],
+  ])('%j: no time zone is %s from UTC, a usage error rather than a time days away', (text, offset) => {
+    expect(() => parseWhen(text, NOW, 'start', '--since')).toThrow(
+      `--since: ${JSON.stringify(text)} is ${offset} from UTC, and no time zone is more than 14:00 from it; give an offset such as +02:00, -05:00 or Z`,
+    );
   });
 
   // Found by test/cli/parse.property.test.ts: the value is quoted as JSON, so the error is one line.
@@ -269,6 +285,10 @@ describe('fileMayMatch', () => {
     ['2025-01-04', { until: at('2025-01-02T01:00:00') }, true],
     ['2025-01-03', { until: at('2025-01-02T01:00:00') }, true],
     ['', { since: at('2030-01-01T00:00:00') }, true],
+    // Bounds before the year 1 (--since 1500000d): the signed year sorts before every file's.
+    ['2025-01-02', { since: new Date(-2080, 0, 18).getTime() }, true],
+    ['0001-01-01', { since: new Date(-712, 11, 30).getTime() }, true],
+    ['2025-01-02', { until: new Date(-2080, 0, 18).getTime() }, false],
   ])('%s with %j → %s', (date, query, expected) => {
     expect(fileMayMatch(date, { ...EMPTY_QUERY, ...query })).toBe(expected);
   });
