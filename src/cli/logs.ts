@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { format } from 'date-fns/format';
 import type { Settings } from '../config/settings.js';
 import { RuntimeError, UsageError } from '../errors.js';
-import { DAY_PATTERN, parseEntry } from '../log/entry.js';
+import { parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
 import { listLogFiles, unwritableLogNames } from '../log/files.js';
@@ -14,6 +13,7 @@ import {
   STATUS_CHOICES,
   STRENGTH_FILTERS,
   TYPE_CHOICES,
+  boundDay,
   grepMatcher,
   isUnfiltered,
   matchesQuery,
@@ -391,7 +391,8 @@ export function checkFailure(found: { unreadable: number; damagedFiles: number; 
 
 async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, io: Io): Promise<Outcome> {
   const cutoff = parseWhen(flags.olderThan, io.now(), 'start', '--older-than');
-  const cutoffDay = format(cutoff, DAY_PATTERN);
+  // Before the year 1 (--older-than 1500000d), no file is older: none is pruned.
+  const cutoffDay = boundDay(cutoff);
   // As every reader does: a turn an earlier argo left unfinished is logged now, so a file it lands
   // in before the cutoff is pruned with it (and listed by --dry-run), not written again later.
   await recoverUnfinishedTurns(settings, io);

@@ -224,16 +224,20 @@ export function linePrefilter(query: Query): ((text: string) => boolean) | null 
 // furthest east of the writers: any turn shorter than 22 hours is still inside the margin.
 const ZONE_MARGIN_DAYS = 2;
 
-// A bound's day written to compare with the files' names (DAY_PATTERN), with the signed year: the
-// year 2081 BC (`--since 1500000d`) is -2080 and sorts before every file, where DAY_PATTERN's era
-// year would write 2081 and leave every file out.
+// DAY_PATTERN with the signed year: the year 2081 BC (`--since 1500000d`) is -2080, where
+// DAY_PATTERN's era year would write 2081, a day after every file's.
 const BOUND_DAY_PATTERN = DAY_PATTERN.replace('yyyy', 'uuuu');
+
+/** A time bound's local day, to compare with the day files' names: a day before the year 1 sorts before every file's. */
+export function boundDay(time: Date | number): string {
+  return format(time, BOUND_DAY_PATTERN);
+}
 
 /** Files named for days outside the query's range hold none of its turns. */
 export function fileMayMatch(fileDate: string, query: Query): boolean {
   if (fileDate === '') return true;
-  if (query.since !== null && fileDate < format(addDays(query.since, -ZONE_MARGIN_DAYS), BOUND_DAY_PATTERN)) return false;
-  if (query.until !== null && fileDate > format(addDays(query.until, ZONE_MARGIN_DAYS), BOUND_DAY_PATTERN)) return false;
+  if (query.since !== null && fileDate < boundDay(addDays(query.since, -ZONE_MARGIN_DAYS))) return false;
+  if (query.until !== null && fileDate > boundDay(addDays(query.until, ZONE_MARGIN_DAYS))) return false;
   return true;
 }
 

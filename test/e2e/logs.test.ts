@@ -363,6 +363,10 @@ describe('argo logs prune and rm', () => {
 
     const nothing = await argo(home, ['logs', 'prune', '--older-than', '2025-01-03', '--yes']);
     expect(nothing).toMatchObject({ code: 0, stdout: 'nothing to prune: no log file is older than 2025-01-03\n' });
+    // A cutoff before the year 1 is older than every file: none goes (its era year, 2081, would have taken them all).
+    const ancient = await argo(home, ['logs', 'prune', '--older-than', '1500000d', '--yes']);
+    expect(ancient).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to prune: no log file is older than -\d{4}-\d\d-\d\d\n$/) as unknown });
+    expect(readdirSync(paths.logs)).toEqual(['2025-01-03.log']);
     expect((await argo(home, ['logs', 'prune', '--older-than', 'never', '--yes'])).code).toBe(2);
   });
 

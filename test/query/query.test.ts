@@ -4,6 +4,7 @@ import {
   EMPTY_QUERY,
   REASON_FILTERS,
   TYPE_CHOICES,
+  boundDay,
   fileMayMatch,
   grepMatcher,
   linePrefilter,
@@ -269,6 +270,18 @@ describe('the raw-line prefilter never rejects a line the query keeps', () => {
     const needle = rawNeedle({ ...EMPTY_QUERY, grep: 'croissant' });
     expect(needle).not.toBeNull();
     if (needle) expect(lineHolds(needle, Buffer.from(JSON.stringify(makeEntry())))).toBe(false);
+  });
+});
+
+describe('boundDay: a bound as a day file name compares', () => {
+  it.each<[Date, string]>([
+    [new Date(2025, 0, 2, 23, 59), '2025-01-02'],
+    [new Date(999, 11, 31), '0999-12-31'],
+    // The signed year: before every file's name, where the era year (2081) would sort after them.
+    [new Date(-2080, 0, 18), '-2080-01-18'],
+  ])('%s → %s', (date, day) => {
+    expect(boundDay(date)).toBe(day);
+    expect(boundDay(date.getTime())).toBe(day);
   });
 });
 
