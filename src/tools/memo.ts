@@ -72,13 +72,21 @@ export async function readMemo(home: string): Promise<Memo> {
   }
 }
 
+/** Characters as a person counts them (code points): an emoji is one, though JavaScript's length says 2. */
+export function characterCount(text: string): number {
+  return text.length - (text.match(SURROGATE_PAIR)?.length ?? 0);
+}
+
+const SURROGATE_PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
+
 /** The memo with `key` set: throws MemoLimitError past either limit. Pure. */
 export function withEntry(memo: Memo, key: string, value: string): Memo {
-  if (key.trim() === '' || key.length > MEMO_MAX_KEY_CHARS) throw new MemoLimitError(`a memo key must be 1 to ${MEMO_MAX_KEY_CHARS} characters`);
+  if (key.trim() === '' || characterCount(key) > MEMO_MAX_KEY_CHARS) throw new MemoLimitError(`a memo key must be 1 to ${MEMO_MAX_KEY_CHARS} characters`);
   // A key stands bare in the system prompt: a newline in it would start an entry of its own.
   if (key.search(CONTROLS) !== -1) throw new MemoLimitError('a memo key must not contain control characters (newlines, tabs, escapes)');
-  if (value.length > MEMO_MAX_VALUE_CHARS) {
-    throw new MemoLimitError(`a memo value may have at most ${MEMO_MAX_VALUE_CHARS} characters, this one has ${value.length}; shorten it`);
+  const length = characterCount(value);
+  if (length > MEMO_MAX_VALUE_CHARS) {
+    throw new MemoLimitError(`a memo value may have at most ${MEMO_MAX_VALUE_CHARS} characters, this one has ${length}; shorten it`);
   }
   if (!Object.hasOwn(memo, key) && Object.keys(memo).length >= MEMO_MAX_ENTRIES) {
     throw new MemoLimitError(`the memo is full (${MEMO_MAX_ENTRIES} entries); remove one first (argo memo rm KEY)`);

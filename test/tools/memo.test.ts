@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
 import { MemoSchema } from '../../src/tools/memo-schema.js';
-import { MEMO_MAX_ENTRIES, MemoLimitError, deleteMemo, isMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
+import { MEMO_MAX_ENTRIES, MemoLimitError, characterCount, deleteMemo, isMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
 import { asksFirst } from '../../src/tools/types.js';
 import { defined } from '../support/defined.js';
 import { earlierHome } from '../support/earlier-homes.js';
@@ -15,12 +15,30 @@ const hasMkfifo = spawnSync('mkfifo', ['--version']).status === 0;
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-memo-'));
 const full = Object.fromEntries(Array.from({ length: MEMO_MAX_ENTRIES }, (_, i) => [`k${i}`, 'v']));
 
+describe('characterCount', () => {
+  it.each<[string, number]>([
+    ['', 0],
+    ['abc', 3],
+    ['café', 4],
+    ['😀', 1],
+    ['😀😀x', 3],
+    // A lone half of a pair is one character, as it is one unit.
+    ['\ud83d', 1],
+    ['\ude00\ud83d', 2],
+  ])('%j has %d', (text, count) => {
+    expect(characterCount(text)).toBe(count);
+  });
+});
+
 describe('memo rules', () => {
   it.each([
     ['a new key', {}, 'a', 'x', { a: 'x' }],
     ['a replaced key', { a: 'x' }, 'a', 'y', { a: 'y' }],
     ['a value of exactly 1,000 characters', {}, 'a', 'v'.repeat(1000), { a: 'v'.repeat(1000) }],
     ['replacing a key when full', full, 'k0', 'new', { ...full, k0: 'new' }],
+    // Characters, not UTF-16 units: each emoji is one, though JavaScript's length counts two.
+    ['a value of 1,000 emoji', {}, 'a', '😀'.repeat(1000), { a: '😀'.repeat(1000) }],
+    ['a key of 100 emoji', {}, '😀'.repeat(100), 'v', { ['😀'.repeat(100)]: 'v' }],
   ])('allows %s', (_name, memo, key, value, expected) => {
     expect(withEntry(memo, key, value)).toEqual(expected);
   });
@@ -29,6 +47,8 @@ describe('memo rules', () => {
     ['a value of 1,001 characters', {}, 'a', 'v'.repeat(1001), 'at most 1000 characters, this one has 1001'],
     ['a 101st entry', full, 'new', 'v', 'the memo is full (100 entries)'],
     ['an empty key', {}, ' ', 'v', 'a memo key must be 1 to 100 characters'],
+    ['a value of 1,001 emoji', {}, 'a', '😀'.repeat(1001), 'at most 1000 characters, this one has 1001'],
+    ['a key of 101 emoji', {}, '😀'.repeat(101), 'v', 'a memo key must be 1 to 100 characters'],
   ])('refuses %s with a clear error', (_name, memo, key, value, message) => {
     const error = thrown(() => withEntry(memo, key, value));
     expect(error).toBeInstanceOf(MemoLimitError);
