@@ -81,17 +81,33 @@ export function isBlank(line: Pick<RawLine, 'text' | 'length'>): boolean {
 export async function describeBadLine(line: Pick<RawLine, 'text' | 'length'>): Promise<string> {
   if (isTooLong(line)) return `longer than ${MAX_LINE_BYTES} bytes, more than Node can read as text`;
   const text = line.text;
-  // U+FFFD marks bytes that were not UTF-8; NUL and other controls never appear in JSON text.
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text)) return 'binary data (not UTF-8 text)';
+  if (!wasUtf8(line)) return 'binary data (not UTF-8 text)';
+  // A file system that lost a write after a crash may leave its block as zeros.
+  if (text.includes('\u0000')) return 'binary data (NUL bytes)';
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     const message = messageLine(error);
+    // Raw, these never stand in JSON text (JSON writes them as \u001b): an escape sequence, say.
+    if (RAW_CONTROL.test(text)) return `not JSON: it holds control characters (${message})`;
     return /Unexpected end|Unterminated/.test(message) ? `truncated JSON (${message})` : `not JSON (${message})`;
   }
   return (await entryProblem(value)) ?? 'a turn';
+}
+
+// C0 controls but tab, LF and CR, which JSON takes as white space between its tokens.
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\u0001-\u0008\u000b\u000c\u000e-\u001f]/;
+
+/**
+ * Whether the line's bytes were UTF-8, told from its text: a byte that was not reads as U+FFFD,
+ * three bytes when written again where it took one or two, while a U+FFFD written as such is UTF-8
+ * like any character. (Only a 4-byte character cut after its third byte reads as long as it was:
+ * such a line is then described by what else is wrong with it.)
+ */
+function wasUtf8(line: Pick<RawLine, 'text' | 'length'>): boolean {
+  return !line.text.includes('\ufffd') || Buffer.byteLength(line.text) === line.length;
 }
 
 const OPEN_BRACE = 0x7b;

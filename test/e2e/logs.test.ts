@@ -277,28 +277,34 @@ describe('unreadable lines', () => {
     writeFileSync(join(paths.logs, '2025-01-02.log'), '');
     const file3 = appendRaw(paths, '2025-01-03', `${JSON.stringify(makeEntry({ id: 'last-ok', session_id: 'x' }))}\n{"id":"cut`);
     appendFileSync(file1, Buffer.from([0xff, 0xfe, 0x0a]));
+    // UTF-8, though not JSON: an escape sequence, and a U+FFFD written as such.
+    appendFileSync(file1, '\x1b]0;X\x07garbage\nnot \ufffd json\n');
 
     const shown = await argo(home, ['logs', '--json']);
     expect(shown.code).toBe(0);
     expect(ids(shown.stdout)).toEqual([...entries.map((entry) => entry.id), expect.any(String), 'last-ok']);
-    expect(shown.stderr).toBe('argo: skipped 4 unreadable log lines; run "argo logs check" to list them\n');
+    expect(shown.stderr).toBe('argo: skipped 6 unreadable log lines; run "argo logs check" to list them\n');
 
     const check = await argo(home, ['logs', 'check']);
     expect(check.code).toBe(1);
     expect(check.stdout.split('\n')).toEqual([
       expect.stringMatching(new RegExp(`^${file1}:3: truncated JSON`)),
-      `${file1}:4: binary data (not UTF-8 text)`,
+      `${file1}:4: binary data (NUL bytes)`,
       `${file1}:6: binary data (not UTF-8 text)`,
+      `${file1}:7: not JSON: it holds control characters (Unexpected token '\x1b', "\x1b]0;X\x07garbage" is not valid JSON)`,
+      `${file1}:8: not JSON (Unexpected token 'o', "not \ufffd json" is not valid JSON)`,
       expect.stringMatching(new RegExp(`^${file3}:2: truncated JSON .*; it is the last line and has no newline \\(a write cut short\\)$`)),
       '',
     ]);
-    expect(check.stderr).toBe('argo: 4 unreadable lines in 2 of 3 log files; readers skip them. Fix or delete those lines by hand if you want them gone\n');
+    expect(check.stderr).toBe('argo: 6 unreadable lines in 2 of 3 log files; readers skip them. Fix or delete those lines by hand if you want them gone\n');
 
     const json = await argo(home, ['logs', 'check', '--json']);
     expect(json.stdout.split('\n').filter(Boolean).map((line): unknown => JSON.parse(line))).toEqual([
       { file: file1, line: 3, reason: expect.stringMatching(/^truncated JSON/) as unknown },
-      { file: file1, line: 4, reason: 'binary data (not UTF-8 text)' },
+      { file: file1, line: 4, reason: 'binary data (NUL bytes)' },
       { file: file1, line: 6, reason: 'binary data (not UTF-8 text)' },
+      { file: file1, line: 7, reason: expect.stringMatching(/^not JSON: it holds control characters/) as unknown },
+      { file: file1, line: 8, reason: expect.stringMatching(/^not JSON \(/) as unknown },
       { file: file3, line: 2, reason: expect.stringMatching(/^truncated JSON/) as unknown },
     ]);
   });

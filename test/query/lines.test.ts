@@ -173,8 +173,12 @@ describe('scanEntries skips and counts unreadable lines', () => {
 
   it.each<[string, RegExp]>([
     ['{"id":"a","session', /^truncated JSON/],
-    ['\u0000\u0001garbage', /^binary data/],
-    ['bad \ufffd bytes', /^binary data/],
+    ['\u0000\u0001garbage', /^binary data \(NUL bytes\)$/],
+    // Valid UTF-8: a U+FFFD written as such, and an escape sequence, are what they are.
+    ['bad \ufffd bytes', /^not JSON \(Unexpected token 'b'/],
+    ['{"id":"a\ufffd"}', /^valid JSON but not a turn/],
+    ['\u001b]0;X\u0007garbage', /^not JSON: it holds control characters \(Unexpected token/],
+    ['{"id":"a\u0007"}', /^not JSON: it holds control characters \(Bad control character in string literal/],
     ['hello', /^not JSON/],
     ['[1]', /^valid JSON but not an object/],
     ['{"id":"a"}', /^valid JSON but not a turn \(field "timestamp": missing\)$/],
@@ -182,5 +186,18 @@ describe('scanEntries skips and counts unreadable lines', () => {
     ['x\r', /^not JSON \(Unexpected token 'x', "x\\r" is not valid JSON\)$/],
   ])('describeBadLine(%j)', async (text, reason) => {
     expect(await describeBadLine({ text, length: Buffer.byteLength(text) })).toMatch(reason);
+  });
+
+  // The text as read: each byte that is not UTF-8 is U+FFFD there.
+  it.each<[string, number[], string]>([
+    ['a byte that is not UTF-8', [0x7b, 0xff, 0x7d], 'binary data (not UTF-8 text)'],
+    ['two of them', [0xff, 0xfe], 'binary data (not UTF-8 text)'],
+    ['a lone continuation byte in JSON', [0x7b, 0x22, 0x61, 0x80, 0x22, 0x7d], 'binary data (not UTF-8 text)'],
+    ['a U+FFFD written as such', [0x78, 0xef, 0xbf, 0xbd], 'not JSON ('],
+    // Three bytes read as one U+FFFD, as long as it was: said by what else is wrong.
+    ['an emoji cut after three of its bytes', [0x78, 0xf0, 0x9f, 0x98, 0x78], 'not JSON ('],
+  ])('%s: %s', async (_case, raw, reason) => {
+    const bytes = Buffer.from(raw);
+    expect((await describeBadLine({ text: bytes.toString('utf8'), length: bytes.length })).startsWith(reason)).toBe(true);
   });
 });
