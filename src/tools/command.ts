@@ -1,6 +1,6 @@
 // Command-backed tools from config.json: an argv template filled from the arguments and run
 // without a shell (so an argument can never become a second command).
-import { BACKGROUND_NOTE, DETACHED_NOTE, findCommand, runProcess } from './process.js';
+import { commandResult, findCommand, runProcess } from './process.js';
 import { ToolError } from './types.js';
 import { ARGV_PLACEHOLDER } from '../config/settings.js';
 import { quotedName } from '../output/terminal-text.js';
@@ -100,16 +100,10 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
       const [file, ...rest] = fillArgv(config.argv, args);
       if (file === undefined || file === '') throw new ToolError(`the tool "${name}" has an empty command in config.json`, false);
       // The loop's timer ends it (the tool's timeoutMs, or toolTimeouts over it) by aborting the signal.
-      const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
+      const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal, keep: 'last', ...(context.env ? { env: context.env } : {}) });
       if (result.aborted) throw new ToolError(`"${name}" was interrupted`, false);
-      return {
-        exit_code: result.exit_code,
-        stdout: result.stdout.text,
-        stderr: result.stderr.text,
-        ...(result.stdout.truncated || result.stderr.truncated ? { truncated: true } : {}),
-        ...(result.background ? { background: BACKGROUND_NOTE } : {}),
-        ...(result.detached ? { detached: DETACHED_NOTE } : {}),
-      };
+      // Its arguments are all the model can change: no advice on narrowing the output.
+      return commandResult(result, context.resultBudget);
     },
   };
 }

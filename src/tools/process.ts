@@ -7,6 +7,7 @@ import { access, stat } from 'node:fs/promises';
 import { delimiter, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { tailOf } from '../output/cut.js';
+import { groupThousands } from '../text/decimal.js';
 import { looksSecret } from '../text/secrets.js';
 import { isOverBudget } from './types.js';
 import type { ToolResult } from './types.js';
@@ -169,6 +170,34 @@ export function tailsWithin(texts: readonly string[], budget: number | undefined
     else over = middle;
   }
   return at(fits);
+}
+
+/** A stream's fields in a finished command's result: the end of it `shown` holds, after a note when that is not all of it. */
+function streamResult(name: string, captured: Captured, shown: string, howToNarrow: string | undefined): Record<string, unknown> {
+  if (!captured.truncated && shown.length === captured.text.length) return { [name]: shown };
+  // Before the text, so a result cut to its head still says what it holds.
+  const note = `showing the last ${groupThousands(shown.length)} characters of ${groupThousands(captured.bytes)} bytes${howToNarrow === undefined ? '' : `; ${howToNarrow}`}`;
+  return { [`${name}_truncated`]: note, [name]: shown };
+}
+
+/**
+ * A finished command's result (run_command's, a command tool's), fitted to `budget` here rather than
+ * cut to its head by the loop: the exit code, the notes, and the end of both streams (where errors
+ * are) all stay. `howToNarrow` ends the note of a stream not shown whole, when the model can.
+ */
+export function commandResult(
+  result: Pick<RunResult, 'exit_code' | 'signal' | 'stdout' | 'stderr' | 'background' | 'detached'>,
+  budget: number | undefined,
+  howToNarrow?: string,
+): ToolResult {
+  return tailsWithin([result.stdout.text, result.stderr.text], budget, ([stdout = '', stderr = '']) => ({
+    exit_code: result.exit_code,
+    ...(result.signal !== null ? { signal: result.signal } : {}),
+    ...streamResult('stdout', result.stdout, stdout, howToNarrow),
+    ...streamResult('stderr', result.stderr, stderr, howToNarrow),
+    ...(result.background ? { background: BACKGROUND_NOTE } : {}),
+    ...(result.detached ? { detached: DETACHED_NOTE } : {}),
+  }));
 }
 
 /** Signals every process of the group `pid` leads or led; false when the group is empty (ESRCH). */

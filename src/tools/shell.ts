@@ -3,9 +3,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { isMissing } from '../log/fs.js';
-import { groupThousands } from '../text/decimal.js';
-import { BACKGROUND_NOTE, DETACHED_NOTE, UNREAD_CAP_CHARS, UnreadOutput, killGroup, onPath, runProcess, spawnGroup, tailsWithin } from './process.js';
-import type { Captured, RunResult, Taken } from './process.js';
+import { UNREAD_CAP_CHARS, UnreadOutput, commandResult, killGroup, onPath, runProcess, spawnGroup, tailsWithin } from './process.js';
+import type { Taken } from './process.js';
 import { resolveInRoot, rootOnly } from './root.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool, ToolContext, ToolResult } from './types.js';
@@ -27,28 +26,8 @@ async function workingDirectory(context: ToolContext, cwd: string | undefined): 
 
 const shellCheck = async (): Promise<string | null> => ((await onPath(SHELL)) ? null : `${SHELL} is not available`);
 
-/** run_command's fields for one stream: the end of it `shown` holds, after a note when that is not all of it. */
-function streamResult(name: string, captured: Captured, shown: string): Record<string, unknown> {
-  if (!captured.truncated && shown.length === captured.text.length) return { [name]: shown };
-  // Before the text, so a result cut to its head still says what it holds.
-  const note = `showing the last ${groupThousands(shown.length)} characters of ${groupThousands(captured.bytes)} bytes; narrow the output (grep, head, sed -n) to see other parts`;
-  return { [`${name}_truncated`]: note, [name]: shown };
-}
-
-/**
- * run_command's result, fitted to `budget` here rather than cut to its head by the loop: the exit
- * code, the notes, and the end of both streams (where errors are) all stay.
- */
-export function commandResult(result: Pick<RunResult, 'exit_code' | 'signal' | 'stdout' | 'stderr' | 'background' | 'detached'>, budget: number | undefined): ToolResult {
-  return tailsWithin([result.stdout.text, result.stderr.text], budget, ([stdout = '', stderr = '']) => ({
-    exit_code: result.exit_code,
-    ...(result.signal !== null ? { signal: result.signal } : {}),
-    ...streamResult('stdout', result.stdout, stdout),
-    ...streamResult('stderr', result.stderr, stderr),
-    ...(result.background ? { background: BACKGROUND_NOTE } : {}),
-    ...(result.detached ? { detached: DETACHED_NOTE } : {}),
-  }));
-}
+/** How the model sees other parts of a stream run_command did not show whole. */
+const NARROW_HINT = 'narrow the output (grep, head, sed -n) to see other parts';
 
 export const runCommandTool: Tool = {
   name: 'run_command',
@@ -75,7 +54,7 @@ export const runCommandTool: Tool = {
     const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal, keep: 'last', ...(context.env ? { env: context.env } : {}) });
     if (result.timed_out) throw new ToolError(`the command timed out after ${seconds} s and was killed`);
     if (result.aborted) throw new ToolError('the command was interrupted', false);
-    return commandResult(result, context.resultBudget);
+    return commandResult(result, context.resultBudget, NARROW_HINT);
   },
 };
 

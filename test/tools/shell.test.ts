@@ -6,10 +6,10 @@ import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { commandTool, fillArgv, optionLikeArgument } from '../../src/tools/command.js';
 import { validateArguments } from '../../src/tools/validate.js';
-import { BACKGROUND_NOTE, CappedOutput, DETACHED_NOTE, LastOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, killGroup, lineTailOf, onPath, spawnGroup, tailsWithin } from '../../src/tools/process.js';
+import { BACKGROUND_NOTE, CappedOutput, DETACHED_NOTE, LastOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, commandResult, killGroup, lineTailOf, onPath, spawnGroup, tailsWithin } from '../../src/tools/process.js';
 import { groupThousands } from '../../src/text/decimal.js';
 import { looksSecret } from '../../src/text/secrets.js';
-import { commandResult, outputResult, processTool, runCommandTool } from '../../src/tools/shell.js';
+import { outputResult, processTool, runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import { alive } from '../support/alive.js';
@@ -258,6 +258,24 @@ describe('commandResult and outputResult fit their budget, keeping the end of ea
     ['the notes of a command that left processes stay', { ...ran, background: true, detached: true, stdout: captured(lines(2000)), stderr: captured('') }, 4000,
       { exit_code: 2, stdout: expect.stringMatching(/\nline 2000\n$/) as unknown, background: BACKGROUND_NOTE, detached: DETACHED_NOTE }],
   ])('run_command, %s', (_case, result, budget, expected) => {
+    const fitted = commandResult(result, budget, 'narrow the output (grep, head, sed -n) to see other parts');
+    expect(fitted).toMatchObject(expected);
+    if (budget !== undefined) expect(JSON.stringify(fitted).length).toBeLessThanOrEqual(budget);
+  });
+
+  it.each<[string, Parameters<typeof commandResult>[0], number | undefined, Record<string, unknown>]>([
+    ['short output: as it is', { ...ran, stdout: captured('ok\n'), stderr: captured('') }, 4000, { exit_code: 2, stdout: 'ok\n', stderr: '' }],
+    ['no budget: as it is', { ...ran, stdout: captured(lines(2000)), stderr: captured('') }, undefined, { exit_code: 2, stdout: lines(2000), stderr: '' }],
+    ['kept past the capture cap: the note says so, with no advice the model cannot follow', { ...ran, stdout: captured('tail\n', 100_005, true), stderr: captured('') }, 4000,
+      { exit_code: 2, stdout_truncated: 'showing the last 5 characters of 100,005 bytes', stdout: 'tail\n', stderr: '' }],
+    ['past the budget: stderr whole, the end of stdout', { ...ran, stdout: captured(lines(2000)), stderr: captured('FATAL: build failed\n') }, 4000,
+      { exit_code: 2, stdout_truncated: expect.stringMatching(/^showing the last [\d,]+ characters of 18,893 bytes$/) as unknown, stdout: expect.stringMatching(/\nline 2000\n$/) as unknown, stderr: 'FATAL: build failed\n' }],
+    ['both streams past the budget: the end of each, each with its note', { ...ran, stdout: captured(lines(2000)), stderr: captured(lines(1000)) }, 4000,
+      { exit_code: 2, stdout_truncated: expect.stringMatching(/^showing the last/) as unknown, stdout: expect.stringMatching(/\nline 2000\n$/) as unknown,
+        stderr_truncated: expect.stringMatching(/^showing the last [\d,]+ characters of 8,893 bytes$/) as unknown, stderr: expect.stringMatching(/\nline 1000\n$/) as unknown }],
+    ['killed by a signal: the signal stays', { ...ran, exit_code: null, signal: 'SIGSEGV', stdout: captured(lines(2000)), stderr: captured('') }, 4000,
+      { exit_code: null, signal: 'SIGSEGV', stdout: expect.stringMatching(/\nline 2000\n$/) as unknown }],
+  ])('a command tool (no advice on narrowing), %s', (_case, result, budget, expected) => {
     const fitted = commandResult(result, budget);
     expect(fitted).toMatchObject(expected);
     if (budget !== undefined) expect(JSON.stringify(fitted).length).toBeLessThanOrEqual(budget);
@@ -371,6 +389,23 @@ describe('command-backed tools', () => {
     expect(await tool.preview?.({ word: 'a b' }, context())).toBe('$ printf "%s|" "a b"');
     const missing = commandTool('ghost', { description: 'x', argv: ['ghost'], requires: ['sh', 'argo-missing-binary'] });
     expect(await missing.check?.('/')).toBe('"argo-missing-binary" is not on PATH');
+  });
+
+  const script = (body: string) => commandTool('build', { description: 'build', argv: ['sh', '-c', body] });
+  it.each<[string, string, number | undefined, Record<string, unknown>, string[]]>([
+    // case, the command, the call's budget, what the result holds, its keys in order
+    ['a failing command past its budget: the exit code, stderr whole and the end of stdout', "seq 1 3000; echo 'error TS2304: Cannot find name foo' >&2; exit 2", 4000,
+      { exit_code: 2, stdout_truncated: expect.stringMatching(/^showing the last [\d,]+ characters of 13,893 bytes$/) as unknown, stdout: expect.stringMatching(/\n2999\n3000\n$/) as unknown, stderr: 'error TS2304: Cannot find name foo\n' },
+      ['exit_code', 'stdout_truncated', 'stdout', 'stderr']],
+    ['past the capture cap: its last 51,200 characters, no budget', 'head -c 100000 /dev/zero | tr "\\0" a; echo end', undefined,
+      { exit_code: 0, stdout_truncated: 'showing the last 51,200 characters of 100,004 bytes', stdout: `${'a'.repeat(UNREAD_CAP_CHARS - 4)}end\n`, stderr: '' },
+      ['exit_code', 'stdout_truncated', 'stdout', 'stderr']],
+    ['within its budget: as it is', 'echo ok; echo warn >&2; exit 1', 4000, { exit_code: 1, stdout: 'ok\n', stderr: 'warn\n' }, ['exit_code', 'stdout', 'stderr']],
+  ])('a command tool keeps the end of each stream: %s', async (_case, body, resultBudget, expected, keys) => {
+    const result = await script(body).run({}, { ...context(), ...(resultBudget !== undefined ? { resultBudget } : {}) });
+    expect(result).toEqual(expected);
+    expect(Object.keys(result)).toEqual(keys);
+    if (resultBudget !== undefined) expect(JSON.stringify(result).length).toBeLessThanOrEqual(resultBudget);
   });
 
   it('a relative argv[0] is looked for in the root, where it runs; one without the x bit is "not executable"', async () => {
