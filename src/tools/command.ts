@@ -100,7 +100,7 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
       const [file, ...rest] = fillArgv(config.argv, args);
       if (file === undefined || file === '') throw new ToolError(`the tool "${name}" has an empty command in config.json`, false);
       // The loop's timer ends it (the tool's timeoutMs, or toolTimeouts over it) by aborting the signal.
-      const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal, keep: 'last', ...(context.env ? { env: context.env } : {}) });
+      const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
       if (result.aborted) throw new ToolError(`"${name}" was interrupted`, false);
       // Its arguments are all the model can change: no advice on narrowing the output.
       return commandResult(result, context.resultBudget);

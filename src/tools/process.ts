@@ -1,5 +1,5 @@
 // Running a child process for a tool: its own process group (so a timeout or Ctrl-C kills what it
-// started too), output capped per stream, a timeout, and an abort signal.
+// started too), the end of each stream kept, a timeout, and an abort signal.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:fs';
@@ -12,7 +12,6 @@ import { looksSecret } from '../text/secrets.js';
 import { isOverBudget } from './types.js';
 import type { ToolResult } from './types.js';
 
-export const STREAM_CAP_BYTES = 50 * 1024;
 const KILL_GRACE_MS = 2000;
 /** What a run-to-completion result says when the command left processes running (they were stopped). */
 export const BACKGROUND_NOTE = 'stopped what the command left running; use the process tool for long-running commands';
@@ -30,7 +29,7 @@ export interface Captured {
   text: string;
   /** Bytes the stream produced, including those not kept. */
   bytes: number;
-  /** Part of the stream was not kept: past the cap (its first part kept) or before it (its last). */
+  /** Its start was not kept: only its last UNREAD_CAP_CHARS characters are. */
   truncated: boolean;
 }
 
@@ -55,29 +54,6 @@ export interface RunSpec {
   timeoutMs?: number;
   signal: AbortSignal;
   env?: NodeJS.ProcessEnv;
-  /** Which part of a stream past its cap is kept: the first (the default) or the last, where a failing command says why. */
-  keep?: 'first' | 'last';
-}
-
-/** A bounded buffer of a stream's first bytes. */
-export class CappedOutput {
-  private readonly chunks: Buffer[] = [];
-  private kept = 0;
-  bytes = 0;
-
-  constructor(private readonly cap = STREAM_CAP_BYTES) {}
-
-  push(chunk: Buffer): void {
-    this.bytes += chunk.length;
-    if (this.kept >= this.cap) return;
-    const part = chunk.subarray(0, this.cap - this.kept);
-    this.chunks.push(part);
-    this.kept += part.length;
-  }
-
-  result(): Captured {
-    return { text: Buffer.concat(this.chunks).toString('utf8'), bytes: this.bytes, truncated: this.bytes > this.kept };
-  }
 }
 
 export const UNREAD_CAP_CHARS = 50 * 1024;
@@ -264,12 +240,13 @@ export function spawnGroup(file: string, args: string[], cwd: string, env: NodeJ
   return child;
 }
 
-/** Runs to completion (or timeout / abort) and returns what it printed. Never rejects for a failing command. */
+/** Runs to completion (or timeout / abort) and returns the end of what it printed. Never rejects for a failing command. */
 export function runProcess(spec: RunSpec): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawnGroup(spec.file, spec.args, spec.cwd, spec.env);
-    const stdout = spec.keep === 'last' ? new LastOutput() : new CappedOutput();
-    const stderr = spec.keep === 'last' ? new LastOutput() : new CappedOutput();
+    // The end of each stream, where a failing command says why.
+    const stdout = new LastOutput();
+    const stderr = new LastOutput();
     child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     let timedOut = false;

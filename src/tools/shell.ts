@@ -51,7 +51,7 @@ export const runCommandTool: Tool = {
     const command = stringArg(args, 'command') ?? '';
     const seconds = numberArg(args, 'timeout') ?? DEFAULT_COMMAND_TIMEOUT_S;
     const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
-    const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal, keep: 'last', ...(context.env ? { env: context.env } : {}) });
+    const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
     if (result.timed_out) throw new ToolError(`the command timed out after ${seconds} s and was killed`);
     if (result.aborted) throw new ToolError('the command was interrupted', false);
     return commandResult(result, context.resultBudget, NARROW_HINT);

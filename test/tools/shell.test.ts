@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { commandTool, fillArgv, optionLikeArgument } from '../../src/tools/command.js';
 import { validateArguments } from '../../src/tools/validate.js';
-import { BACKGROUND_NOTE, CappedOutput, DETACHED_NOTE, LastOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, commandResult, killGroup, lineTailOf, onPath, spawnGroup, tailsWithin } from '../../src/tools/process.js';
+import { BACKGROUND_NOTE, DETACHED_NOTE, LastOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, commandResult, killGroup, lineTailOf, onPath, spawnGroup, tailsWithin } from '../../src/tools/process.js';
 import { groupThousands } from '../../src/text/decimal.js';
 import { looksSecret } from '../../src/text/secrets.js';
 import { outputResult, processTool, runCommandTool } from '../../src/tools/shell.js';
@@ -539,12 +539,8 @@ describe('command-backed tools', () => {
     expect(commandEnvironment({ GITHUB_TOKEN: 'g', NPM_TOKEN: 'n', ARGO_API_KEY: 'k' }, ['GITHUB_TOKEN', 'ARGO_API_KEY'])).toEqual({ GITHUB_TOKEN: 'g' });
   });
 
-  it('onPath and CappedOutput', async () => {
+  it('onPath', async () => {
     expect(await onPath('sh')).toBe(true);
     expect(await onPath('argo-missing-binary')).toBe(false);
-    const out = new CappedOutput(4);
-    out.push(Buffer.from('abc'));
-    out.push(Buffer.from('def'));
-    expect(out.result()).toEqual({ text: 'abcd', bytes: 6, truncated: true });
   });
 });
