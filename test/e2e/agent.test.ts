@@ -770,6 +770,23 @@ describe('argo --tools: the shell', () => {
     expect(JSON.parse(secondRead)).not.toHaveProperty('stdout_dropped');
   });
 
+  it('a command tool from config.json that fails after 3,000 lines: the model gets its exit code, its stderr and the end of its stdout, within the budget', async () => {
+    const root = tree();
+    writeFileSync(join(root, 'build.sh'), "#!/bin/sh\nseq 1 3000\necho 'error TS2304: Cannot find name foo' >&2\nexit 2\n", { mode: 0o755 });
+    const home = tempHome({ commandTools: { build: { description: 'Build the project', argv: ['./build.sh'], sideEffects: false } } });
+    script = [{ calls: [call('build', {})] }, { reply: 'done' }];
+    expect(await argo(['-T', 'build', '--root', root, 'build it'], home)).toMatchObject({ code: 0, stdout: 'done\n' });
+    const fed = messagesOf(chatBodies()[1]).at(-1);
+    expect(fed?.role).toBe('tool');
+    expect(fed?.content.length).toBeLessThanOrEqual(4000);
+    expect(JSON.parse(fed?.content ?? '{}')).toEqual({
+      exit_code: 2,
+      stdout_truncated: expect.stringMatching(/^showing the last [\d,]+ characters of 13,893 bytes$/) as unknown,
+      stdout: expect.stringMatching(/^\d+\n[\s\S]*\n2999\n3000\n$/) as unknown,
+      stderr: 'error TS2304: Cannot find name foo\n',
+    });
+  });
+
   it.each<[string, string[], Round[], boolean, string | null, string]>([
     ['answered', ['-T', 'fs'], [{ reply: 'Hi.' }], false, null, 'ok'],
     ['a side-effecting call with no terminal and no --yes', ['-T', 'shell'], [{ calls: [call('run_command', { command: 'touch x' })] }], false, 'confirmation_needed', 'tool_failures'],
