@@ -1,5 +1,5 @@
 import type { Settings } from '../config/settings.js';
-import { RuntimeError, messageLine } from '../errors.js';
+import { RuntimeError } from '../errors.js';
 import type { LogEntry, Timings, TurnStatus } from '../log/entry.js';
 // Loaded with the journal (log/unfinished.ts) anyway: the rescue needs no import that could fail.
 import { serializeEntry } from '../log/entry.js';
@@ -286,6 +286,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   const onJournalNotice = ports.onJournalNotice ?? ((line: string) => ports.onNotice?.(`argo: ${line}`));
   const journal = input.log ? journalTurn(settings.home, Promise.all([drafted, stamps]).then(([entry, { day }]) => ({ day, session: planned, rules, entry })), onJournalNotice) : null;
   let logging = false;
+  let answered: LogEntry | null = null;
   try {
     const answer = await (ports.answer ?? streamAnswer)(plan.request, {
       turnId: id,
@@ -316,10 +317,11 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
       timings: timingsOf(answer.metrics, answer.firstTokenMs, Math.round(ports.clock() - started)),
       done_reason: answer.metrics.done_reason,
       // The caller may abort with a reason in words (a signal, a closed output); Ctrl-C is the default.
-      error: failure ?? (answer.status === 'interrupted' ? (typeof ports.signal?.reason === 'string' ? ports.signal.reason : 'interrupted by the user') : null),
+      error: failure ?? (answer.status === 'interrupted' ? cutReason(ports.signal) : null),
       ...windowFacts(window),
       ...answer.fields,
     };
+    answered = entry;
     ports.onEntry?.(entry);
     if (input.log) {
       logging = true;
@@ -329,9 +331,9 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     }
     return { ...prepared, entry, failure };
   } catch (error) {
-    // Thrown before the turn reached the log (a fault in answering): the user's words are logged
-    // anyway, as an error, before the caller reports it.
-    if (input.log && !logging) await logUnanswered(settings, session, Promise.all([drafted, stamps]), error, Math.round(ports.clock() - started), rules, ports, journal);
+    // Thrown before the turn reached the log: the turn is logged anyway before the caller reports
+    // it, as answered when only a hook after the answer threw, else as a fault in answering.
+    if (input.log && !logging) await logUnanswered(settings, session, answered, Promise.all([drafted, stamps]), Math.round(ports.clock() - started), rules, ports, journal);
     throw error;
   } finally {
     // Logged, rescued, or failed before it could be (an error the caller reports): either way the
@@ -340,16 +342,25 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   }
 }
 
+/** Why an interrupted turn ended, as logged: the caller's reason in words (a signal, a closed output), or Ctrl-C's. */
+function cutReason(signal: AbortSignal | undefined): string {
+  return typeof signal?.reason === 'string' ? signal.reason : 'interrupted by the user';
+}
+
+/** What the log says of a turn whose answering threw: not the thrown text, which may hold anything (the caller shows it where Argo runs). */
+export const UNANSWERED_ERROR = 'argo failed while answering (an unexpected failure; argo or argo serve said what on standard error)';
+
 /**
- * Logs a turn whose answering threw: its draft, as an error naming what was thrown. Best effort, as
- * the thrown error is what the caller reports: when neither the log nor the rescue takes the line,
- * the journal's draft is kept for the next argo to log.
+ * Logs a turn that threw before it was logged: `answered` when the answer was complete (a hook after
+ * it threw), else its draft as an error (interrupted, when the throw came from a cancelled answer).
+ * Best effort, as the thrown error is what the caller reports: when neither the log nor the rescue
+ * takes the line, the journal's draft is kept for the next argo to log.
  */
 async function logUnanswered(
   settings: Settings,
   session: SessionRecord | null,
+  answered: LogEntry | null,
   draft: Promise<[LogEntry, { day: string }]>,
-  thrown: unknown,
   totalMs: number,
   rules: string,
   ports: TurnPorts,
@@ -357,10 +368,8 @@ async function logUnanswered(
 ): Promise<void> {
   try {
     const [drafted, { day }] = await draft;
-    // A throw on the way out of a cancelled answer is the cancel's, logged as any interrupted turn.
     const cut = ports.signal?.aborted === true;
-    const error = cut ? (typeof ports.signal?.reason === 'string' ? ports.signal.reason : 'interrupted by the user') : `argo failed while answering: ${messageLine(thrown)}`;
-    const entry: LogEntry = { ...drafted, status: cut ? 'interrupted' : 'error', timings: timingsOf(EMPTY_METRICS, null, totalMs), error };
+    const entry: LogEntry = answered ?? { ...drafted, status: cut ? 'interrupted' : 'error', timings: timingsOf(EMPTY_METRICS, null, totalMs), error: cut ? cutReason(ports.signal) : UNANSWERED_ERROR };
     await journal?.written;
     await writeOrRescue(settings, session, entry, day, rules, ports, journal);
   } catch {

@@ -8,7 +8,7 @@ import { UNFINISHED_ERROR, bootId, machineId, processStartTime, unfinishedDir } 
 import type { UnfinishedTurn } from '../../src/log/unfinished.js';
 import { EMPTY_METRICS } from '../../src/ollama/transport.js';
 import { recoverUnfinished } from '../../src/turn/recover.js';
-import { runTurn } from '../../src/turn/turn.js';
+import { UNANSWERED_ERROR, runTurn } from '../../src/turn/turn.js';
 import type { Answer, Answerer, TurnInput, TurnPorts } from '../../src/turn/turn.js';
 import { waitFor } from '../support/wait.js';
 import { logLines } from '../support/run-argo.js';
@@ -111,7 +111,21 @@ describe('runTurn and the journal of unfinished turns', () => {
     held.fail(new Error('a bug in the loop\nat line 2'));
     await expect(running).rejects.toThrow('a bug in the loop');
     expect(readdirSync(unfinishedDir(dir))).toEqual([]);
-    expect(logLines(dir)).toMatchObject([{ id: 'turn00000001', status: 'error', user_prompt: 'Explain closures', model_response: '', error: 'argo failed while answering: a bug in the loop\\nat line 2' }]);
+    // Not the thrown text, which may hold anything: the caller shows that where argo runs.
+    expect(logLines(dir)).toMatchObject([{ id: 'turn00000001', status: 'error', user_prompt: 'Explain closures', model_response: '', error: UNANSWERED_ERROR }]);
+  });
+
+  it('a hook after the answer that throws: the answered turn is logged as answered', async () => {
+    const dir = home();
+    const held = heldAnswer();
+    const running = runTurn(loadSettings({ home: dir, session: 'work' }, {}), input(), ports({ answer: held.answer, onEntry: () => {
+      throw new Error('the hook failed');
+    } }));
+    await held.started;
+    held.release();
+    await expect(running).rejects.toThrow('the hook failed');
+    expect(logLines(dir)).toMatchObject([{ status: 'ok', model_response: 'Hello there', error: null }]);
+    expect(readdirSync(unfinishedDir(dir))).toEqual([]);
   });
 
   it('an answer step that throws once the turn was cancelled: logged as interrupted, with the reason given', async () => {
