@@ -2,7 +2,7 @@
 // field must be named (entryProblem) or the schema itself is needed; readers check lines with
 // isLogEntry (entry.ts), which test/log/entry-check.test.ts proves gives this schema's verdict.
 import * as z from 'zod';
-import { ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, THINK_LEVELS, TOOL_CALL_OUTCOMES } from './entry-words.js';
+import { ENTRY_TYPES, OUTCOMES, REASONS, STRENGTHS, THINK_LEVELS } from './entry-words.js';
 import { ownRecord } from './own-record.js';
 import type { TurnStatus } from './entry-words.js';
 
@@ -43,7 +43,8 @@ const ToolCallSchema = z.object({
   id: z.string(),
   name: z.string(),
   arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).nullable(),
-  outcome: z.enum(TOOL_CALL_OUTCOMES),
+  /** One of TOOL_CALL_OUTCOMES as written; read as any text, as status is, so an outcome a newer Argo added does not make its line unreadable. */
+  outcome: z.string(),
   round: count,
   /** Which response of its round the call came from, when a re-ask made it not the first (2 to 4). */
   attempt: count.optional(),

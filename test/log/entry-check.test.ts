@@ -174,3 +174,11 @@ describe('the fast check agrees with the schema', () => {
     expect(parseEntry(line) !== null).toBe(ok);
   });
 });
+
+describe('a newer Argo sharing the data home', () => {
+  it("a tool call's outcome this version does not know keeps its line readable, as an unknown status does", () => {
+    const newer = { ...full, status: 'some_new_status', tool_calls: [{ ...full.tool_calls?.[0], outcome: 'some_new_outcome' }] };
+    expect(isLogEntry(newer)).toBe(true);
+    expect(LogEntrySchema.safeParse(newer).success).toBe(true);
+  });
+});
