@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { serializeEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import { fullBlock } from '../query/format.js';
+import { quotedName } from '../output/terminal-text.js';
 import { checkSessionName } from '../sessions/names.js';
 import { SessionLookup, readSession } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
@@ -59,6 +60,12 @@ export function whatIsLeft(entry: Pick<LogEntry, 'status' | 'model_response'>): 
   return entry.status === 'interrupted' || entry.status === 'stopped' || entry.status === 'error' ? 'its answer is partial' : 'it stopped before answering';
 }
 
+/** ` (get_time, search)`: the tools a turn's client calls named, as one line of logged text. */
+function clientToolNames(entry: LogEntry): string {
+  const names = [...new Set((entry.client_tool_calls ?? []).map((call) => call.name))];
+  return names.length === 0 ? '' : ` (${names.map((name) => quotedName(name)).join(', ')})`;
+}
+
 /** What `argo last` prints, and whether an answer it prints is not whole: a turn that did not end ok (said on stderr). */
 interface TurnsText {
   text: string;
@@ -102,13 +109,15 @@ async function textOfTurns(paths: DataPaths, session: SessionRecord, count: numb
   const full = `argo last${count > 1 ? ` ${count}` : ''} -s ${name} --full`;
   for (const entry of entries) {
     if (entry.status === 'ok') continue;
-    io.stderr.write(`argo: turn ${entry.id} ended "${entry.status}", so ${whatIsLeft(entry)} (${full} shows why)\n`);
+    if (entry.status === 'tool_calls') io.stderr.write(`argo: turn ${entry.id} was answered with calls of argo serve's client's own tools${clientToolNames(entry)}, which that client ran\n`);
+    else io.stderr.write(`argo: turn ${entry.id} ended "${entry.status}", so ${whatIsLeft(entry)} (${full} shows why)\n`);
   }
   // Answers as written, so `argo last | pbcopy` copies exactly the answer. A failed turn that left no
   // text prints nothing, not an empty line; an ok turn's empty answer is the answer.
   const answered = entries.filter((entry) => entry.status === 'ok' || entry.model_response !== '');
   return {
     text: answered.map((entry) => safe(entry.model_response) + (entry.model_response.endsWith('\n') ? '' : '\n')).join('\n'),
-    failed: entries.some((entry) => entry.status !== 'ok'),
+    // A turn answered with the client's tool calls is answered, not failed: the calls were its answer.
+    failed: entries.some((entry) => entry.status !== 'ok' && entry.status !== 'tool_calls'),
   };
 }

@@ -317,5 +317,6 @@ function strengthColor(c: ChalkInstance, strength: string): (text: string) => st
 }
 
 function statusColor(c: ChalkInstance, status: string): (text: string) => string {
-  return status === 'ok' ? c.green : status === 'interrupted' ? c.yellow : c.red;
+  // A turn answered with a client's tool calls did not fail: its answer was the calls.
+  return status === 'ok' ? c.green : status === 'interrupted' ? c.yellow : status === 'tool_calls' ? c.cyan : c.red;
 }

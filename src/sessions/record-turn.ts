@@ -135,8 +135,8 @@ async function updateSession(dir: string, current: SessionRecord, entries: reado
   await appendIndex(dir, current.name, lines, { create: !hasHistory });
   const last = entries.at(-1);
   if (last === undefined) return;
-  // A failed turn (a mistyped --model, say) must not become the session's model.
-  const lastOk = entries.findLast((entry) => entry.status === 'ok');
+  // A failed turn (a mistyped --model, say) must not become the session's model; one answered with a client's tool calls was answered.
+  const lastOk = entries.findLast((entry) => entry.status === 'ok' || entry.status === 'tool_calls');
   await saveSession(dir, {
     ...current,
     title: entries.reduce((title, entry) => (title === '' ? titleFrom(entry.user_prompt) : title), current.title),
