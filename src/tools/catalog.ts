@@ -282,7 +282,12 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       for (const name of missing) leaveOut(name, `no toolset, built-in tool or MCP server (${catalog.mcpServers.join(', ')}) has it${why}`);
     } else if (missing.length > 0) {
       await Promise.allSettled(connections.map((connection) => connection.close()));
-      throw new UsageError(`${unknownName(missing[0] ?? '', [], catalog).message}; no MCP server (${catalog.mcpServers.join(', ')}) offers it either${why}`);
+      const name = missing[0] ?? '';
+      const servers = catalog.mcpServers.join(', ');
+      // Listed by a toolset of config.json, it is the config's to fix, whoever named the toolset.
+      const listedBy = resolution.expanded.find((entry) => entry.tools.includes(name));
+      if (listedBy !== undefined) throw new ConfigError(`toolset "${listedBy.toolset}" lists unknown tool ${JSON.stringify(name)}; no MCP server (${servers}) offers it either${why}`);
+      throw new UsageError(`${unknownName(name, [], catalog).message}; no MCP server (${servers}) offers it either${why}`);
     }
   }
   tools.sort((a, b) => byCodeUnits(a.name, b.name));

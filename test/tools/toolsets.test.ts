@@ -408,6 +408,11 @@ describe('loading a toolbox: graceful degradation', () => {
     const refused = await loadToolbox(['gh_serch'], config, options).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UsageError);
     expect((refused as Error).message).toMatch(/^unknown toolset or tool "gh_serch"; .*; no MCP server \(down, gh, linter\) offers it either; some MCP servers did not start \(MCP server "down" did not start \(spawn b ENOENT\)\)$/);
+    expect(refused).not.toBeInstanceOf(ConfigError);
+    // Listed by a toolset of config.json, the same name is the config's to fix.
+    const listed = await loadToolbox(['mine'], { ...config, toolsets: { mine: { tools: ['gh_serch'] } } }, options).catch((error: unknown) => error);
+    expect(listed).toBeInstanceOf(ConfigError);
+    expect((listed as Error).message).toMatch(/^toolset "mine" lists unknown tool "gh_serch"; no MCP server \(down, gh, linter\) offers it either; some MCP servers did not start/);
   });
 
   it("a tool taken away by name is left out of what an MCP server offers; the server's others stay", async () => {
