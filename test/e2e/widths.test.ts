@@ -110,7 +110,8 @@ describe.concurrent('COLUMNS off a terminal', () => {
     for (const COLUMNS of [undefined, 'wide', '0']) {
       const result = await runArgo(['logs', '-n', '1'], { home: data.home, env: { ...ENV, ...(COLUMNS === undefined ? {} : { COLUMNS }) } });
       expect(result).toMatchObject({ code: 0, stderr: '' });
-      expect(result.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}\S{12} {2}日本語の会話 {4}question {5}- {9}(中文问题 1 ){7}中…\n$/);
+      // The fixture's lines name a session with no record: shown as removed, as every reader shows such turns.
+      expect(result.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}\S{12} {2}日本語の会話 \(removed\) {2}question {5}- {9}(中文问题 1 ){7}中…\n$/);
     }
   });
 });
