@@ -5,7 +5,7 @@ import { EMPTY_METRICS } from '../ollama/transport.js';
 import type { AgentChatMessage, Metrics, StreamOutcome, TransportRequest, WireToolCall } from '../ollama/transport.js';
 import type { ChatBody } from '../replay/prompt.js';
 import type { Memo } from '../tools/memo.js';
-import { asksFirst, isOverBudget } from '../tools/types.js';
+import { asksFirst, isOverBudget, wholeResultOf } from '../tools/types.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import { isEmptyAnswer, paragraphBreak } from '../text/answer.js';
 import { checkCall, isCutToolCall, judgeResponse, readToolCalls } from './calls.js';
@@ -472,12 +472,16 @@ class Run {
       checked.map(async (entry, index) => {
         const outcome = outcomes[index]?.outcome;
         if (outcome?.kind !== 'success') return null;
-        const full = JSON.stringify(outcome.result);
+        // A result its tool fitted to the budget is sent as fitted, and what it was cut from is saved.
+        const shown = JSON.stringify(outcome.result);
+        const whole = wholeResultOf(outcome.result);
+        const full = whole === undefined ? shown : JSON.stringify(whole);
         const budget = this.budgetOf(entry.tool);
-        if (!isOverBudget(full, budget)) return { full, content: full, savedAs: null, truncated: false };
+        if (full === shown && !isOverBudget(shown, budget)) return { full, content: full, savedAs: null, truncated: false };
         const savedAs = this.deps.resultPath === null ? null : await this.deps.resultPath(entry.call.id, round);
         if (savedAs !== null) this.unsaved.push({ path: savedAs, content: full });
-        return { full, content: truncatedResult(full, budget, entry.call.id, savedAs !== null), savedAs, truncated: true };
+        const content = isOverBudget(shown, budget) ? truncatedResult(shown, budget, entry.call.id, savedAs !== null) : shown;
+        return { full, content, savedAs, truncated: true };
       }),
     );
 

@@ -9,7 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { tailOf } from '../output/cut.js';
 import { groupThousands } from '../text/decimal.js';
 import { looksSecret } from '../text/secrets.js';
-import { isOverBudget } from './types.js';
+import { fittedFrom, isOverBudget } from './types.js';
 import type { ToolResult } from './types.js';
 
 const KILL_GRACE_MS = 2000;
@@ -145,7 +145,8 @@ export function tailsWithin(texts: readonly string[], budget: number | undefined
     if (!isOverBudget(JSON.stringify(at(middle)), budget)) fits = middle;
     else over = middle;
   }
-  return at(fits);
+  // What was cut stays the user's: the loop saves the whole result, as for any result past its budget.
+  return fittedFrom(at(fits), whole);
 }
 
 /** A stream's fields in a finished command's result: the end of it `shown` holds, after a note when that is not all of it. */

@@ -75,7 +75,7 @@ function unreadResult(name: string, taken: Taken, shown: string): Record<string,
   const note =
     unshown === 0
       ? `${taken.dropped} characters of older output, never read (only the last ${UNREAD_CAP_CHARS} unread are kept)`
-      : `${taken.dropped + unshown} characters of older output, not shown and not kept: a read shows the newest output that fits its result; to keep all of it, send the command's output to a file (> out.log 2>&1)`;
+      : `${taken.dropped + unshown} characters of older output, not shown and not readable again: a read shows the newest output that fits its result; to keep all of it, send the command's output to a file (> out.log 2>&1)`;
   return { [`${name}_dropped`]: note, [name]: shown };
 }
 

@@ -34,6 +34,24 @@ export function isOverBudget(content: string, budget: number): boolean {
 /** A successful result: any JSON object without an `error` key. */
 export type ToolResult = Record<string, unknown>;
 
+/**
+ * A tool that fitted its result to its budget itself (a command's output: the end of each stream,
+ * not the head the loop would keep) hangs the result it cut from here; a symbol, so never in its JSON.
+ * The loop saves that one whole for the user, as it saves any result past its budget.
+ */
+export const WHOLE_RESULT = Symbol('whole result');
+
+/** `result` with `whole`, what it was fitted from, kept for saving (WHOLE_RESULT). */
+export function fittedFrom(result: ToolResult, whole: ToolResult): ToolResult {
+  return Object.defineProperty(result, WHOLE_RESULT, { value: whole, enumerable: false });
+}
+
+/** The result a fitted one was cut from, or undefined when it was not fitted. */
+export function wholeResultOf(result: ToolResult): ToolResult | undefined {
+  const whole: unknown = (result as { [WHOLE_RESULT]?: unknown })[WHOLE_RESULT];
+  return typeof whole === 'object' && whole !== null ? (whole as ToolResult) : undefined;
+}
+
 export interface Tool {
   name: string;
   description: string;

@@ -26,7 +26,7 @@ describe('the log line of an agent turn', () => {
   });
 
   it.each([
-    [{ tool_calls: [{ ...call, outcome: 'maybe' }] }, 'tool_calls.0.outcome'],
+    [{ tool_calls: [{ ...call, outcome: 7 }] }, 'tool_calls.0.outcome'],
     [{ iterations: -1 }, 'iterations'],
     [{ tools: 'fs' }, 'tools'],
     [{ compacted: [{ id: 'x', kind: 'saved' }] }, 'compacted.0.chars_before'],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/agent/loop.js';
 import type { AgentDeps, AgentEvent, AgentRun, ConfirmAnswer, ConfirmRequest, ModelCall, RunHints } from '../../src/agent/loop.js';
 import type { AgentChatBody, StreamOutcome, TransportRequest } from '../../src/ollama/transport.js';
-import { ToolError } from '../../src/tools/types.js';
+import { ToolError, fittedFrom } from '../../src/tools/types.js';
 import type { Tool, ToolResult } from '../../src/tools/types.js';
 import { SERVER_RUN_HINTS } from '../../src/serve/turn-runner.js';
 import { waitFor } from '../support/wait.js';
@@ -86,8 +86,11 @@ const bigTool = tool('big_tool', () => Promise.resolve({ text: 'x'.repeat(500) }
 /** Past its budget by far: its head and note are still longer than a summary. */
 const hugeTool = tool('huge_tool', () => Promise.resolve({ text: 'y'.repeat(3000) }), { resultBudget: 600 });
 const slowTool = tool('slow_tool', () => new Promise<ToolResult>(() => undefined), { timeoutMs: 20 });
+/** Fits its own result to its budget (as a command's output is), keeping what it cut from. */
+const FITTED_WHOLE = { exit_code: 2, stdout: 'line\n'.repeat(100), stderr: 'FATAL' };
+const fittingTool = tool('fitting_tool', () => Promise.resolve(fittedFrom({ exit_code: 2, stdout: 'line\n', stderr: 'FATAL' }, FITTED_WHOLE)), { resultBudget: 200 });
 
-const TOOLS = [okTool, failTool, permTool, crashTool, requiredTool, authTool, returnsErrorTool, sideTool, bigTool, slowTool];
+const TOOLS = [okTool, failTool, permTool, crashTool, requiredTool, authTool, returnsErrorTool, sideTool, bigTool, slowTool, fittingTool];
 
 interface Harness {
   events: AgentEvent[];
@@ -670,6 +673,16 @@ describe('the agent loop', () => {
       expect(sent.length).toBeLessThanOrEqual(200);
       expect(JSON.parse(sent)).toMatchObject({ truncated: true, note: `truncated: the first part of the ${String(full.length)} characters of call call_1_0 (saved whole for the user); for more, call the tool again for a narrower part` });
       expect(result.calls[0]).toMatchObject({ saved_as: 'tool-results/S1/r1-call_1_0.json', result_chars: full.length });
+      expect(result.compacted).toEqual([{ id: 'call_1_0', round: 1, kind: 'saved', chars_before: full.length, chars_after: sent.length, saved_as: 'tool-results/S1/r1-call_1_0.json' }]);
+    });
+
+    it('a result its tool fitted to the budget is sent as fitted, and what it was cut from is saved whole', async () => {
+      const { result, saved, bodies } = await run([{ calls: [call('fitting_tool', { q: 'a' })] }, { chunks: ['x'] }]);
+      const sent = JSON.stringify({ exit_code: 2, stdout: 'line\n', stderr: 'FATAL' });
+      const full = JSON.stringify(FITTED_WHOLE);
+      expect(bodies[1]?.messages.at(-1)?.content).toBe(sent);
+      expect(saved).toEqual({ 'tool-results/S1/r1-call_1_0.json': full });
+      expect(result.calls[0]).toMatchObject({ saved_as: 'tool-results/S1/r1-call_1_0.json', result_chars: full.length, result: sent });
       expect(result.compacted).toEqual([{ id: 'call_1_0', round: 1, kind: 'saved', chars_before: full.length, chars_after: sent.length, saved_as: 'tool-results/S1/r1-call_1_0.json' }]);
     });
 

@@ -751,7 +751,8 @@ describe('argo --tools: the shell', () => {
       { calls: [call('process', { operation: 'read_output', handle: 'proc_1' })] },
       { reply: 'done' },
     ];
-    const result = await argo(['-T', 'shell', '--yes', '--root', root, 'build it'], tempHome());
+    const home = tempHome();
+    const result = await argo(['-T', 'shell', '--yes', '--root', root, 'build it'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'done\n' });
     // Each round's result as the next request carries it, before an older round is summarized.
     const [compiled = '', firstRead = '', secondRead = ''] = [2, 3, 4].map((request) => messagesOf(chatBodies()[request]).at(-1)?.content ?? '');
@@ -764,10 +765,15 @@ describe('argo --tools: the shell', () => {
     });
     const read = JSON.parse(firstRead) as Record<string, unknown>;
     expect(read).toMatchObject({ handle: 'proc_1', stdout: expect.stringMatching(/\nline 2000\n$/) as unknown, stderr: 'FATAL: build failed\n' });
-    const gone = Number(/^(\d+) characters of older output, not shown and not kept/.exec(String(read.stdout_dropped))?.[1]);
+    const gone = Number(/^(\d+) characters of older output, not shown and not readable again/.exec(String(read.stdout_dropped))?.[1]);
     expect(gone + String(read.stdout).length).toBe(Array.from({ length: 2000 }, (_, i) => `line ${i + 1}\n`).join('').length);
     expect(JSON.parse(secondRead)).toMatchObject({ stdout: '', stderr: '' });
     expect(JSON.parse(secondRead)).not.toHaveProperty('stdout_dropped');
+    // What the model was not shown is the user's still: each fitted result is saved whole.
+    const [entry] = logLines(home);
+    const readCall = (entry?.tool_calls as { name: string; round: number; saved_as?: string }[] | undefined)?.find((each) => each.round === 3);
+    const savedRead = JSON.parse(readFileSync(join(home, readCall?.saved_as ?? 'missing'), 'utf8')) as { stdout: string };
+    expect(savedRead.stdout).toBe(Array.from({ length: 2000 }, (_, i) => `line ${i + 1}\n`).join(''));
   });
 
   it('a command tool from config.json that fails after 3,000 lines: the model gets its exit code, its stderr and the end of its stdout, within the budget', async () => {

@@ -289,7 +289,7 @@ describe('commandResult and outputResult fit their budget, keeping the end of ea
     ['past the budget: stderr whole, the newest of stdout, and how much older output is gone', { text: lines(2000), dropped: 100 }, { text: 'FATAL: build failed\n', dropped: 0 },
       {
         ...status,
-        stdout_dropped: expect.stringMatching(/^\d+ characters of older output, not shown and not kept: a read shows the newest output that fits its result; to keep all of it, send the command's output to a file \(> out\.log 2>&1\)$/) as unknown,
+        stdout_dropped: expect.stringMatching(/^\d+ characters of older output, not shown and not readable again: a read shows the newest output that fits its result; to keep all of it, send the command's output to a file \(> out\.log 2>&1\)$/) as unknown,
         stdout: expect.stringMatching(/\nline 2000\n$/) as unknown,
         stderr: 'FATAL: build failed\n',
       }],
