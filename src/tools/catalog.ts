@@ -247,10 +247,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
         offeredButLeftOut.add(name);
       };
       for (const gone of result.value.leftOut ?? []) if ((wanted === null || wanted.has(gone.name)) && !excluded.has(gone.name)) leaveOutOffered(gone.name, gone.reason, null);
-      // A server started for its toolset: what it gave, as a built-in toolset's list shows what it gives
-      // (a left-out tool's odd name quoted, cleaned and bounded, as in its note).
-      const leftOutNames = (result.value.leftOut ?? []).map((gone) => (MCP_TOOL_NAME.test(gone.name) ? gone.name : quotedName(gone.name)));
-      if (wanted === null) serverTools.set(toolset, [...listed.map((tool) => tool.name), ...leftOutNames].sort(byCodeUnits));
+      // A server started for its toolset: what it gave, as a built-in toolset's list shows what it gives.
+      if (wanted === null) serverTools.set(toolset, [...listed.map((tool) => tool.name), ...(result.value.leftOut ?? []).map((gone) => gone.name)].sort(byCodeUnits));
       if (offered.length === 0) {
         void result.value.close().catch(() => undefined);
         return;

@@ -428,8 +428,8 @@ describe('loading a toolbox: graceful degradation', () => {
 
   it.each<[string, string[], { toolset: string; tools: string[] }[]]>([
     // the names asked → each toolset of the expansion with its tools: an MCP server's as it listed them, sorted
-    ['a server and a built-in toolset', ['mcp:b', 'fs'], [{ toolset: 'mcp:b', tools: ['"\\u001b]0;x\\u0007"', 'aa', 'bad', 'zz'] }, { toolset: 'fs', tools: ['list_files', 'read_file', 'search_files'] }]],
-    ['a tool taken away: still listed, as a built-in toolset lists its own', ['mcp:b', '-zz'], [{ toolset: 'mcp:b', tools: ['"\\u001b]0;x\\u0007"', 'aa', 'bad', 'zz'] }]],
+    ['a server and a built-in toolset', ['mcp:b', 'fs'], [{ toolset: 'mcp:b', tools: ['aa', 'bad', 'zz'] }, { toolset: 'fs', tools: ['list_files', 'read_file', 'search_files'] }]],
+    ['a tool taken away: still listed, as a built-in toolset lists its own', ['mcp:b', '-zz'], [{ toolset: 'mcp:b', tools: ['aa', 'bad', 'zz'] }]],
     ['a server that did not start: none', ['mcp:down', 'memo'], [{ toolset: 'mcp:down', tools: [] }, { toolset: 'memo', tools: ['memo'] }]],
     ['a server\'s tool asked by name: no toolset of it', ['aa'], []],
   ])("the expansion (--explain) holds what each MCP server listed once it ran: %s", async (_case, names, expanded) => {
@@ -438,12 +438,7 @@ describe('loading a toolbox: graceful degradation', () => {
       connectMcp: (name) =>
         name === 'down'
           ? Promise.reject(new Error('MCP server "down" did not start (spawn d ENOENT)'))
-          : Promise.resolve({
-              tools: [offered('zz'), offered('aa')],
-              // A left-out tool's odd name is listed quoted, cleaned and bounded, as its note names it.
-              leftOut: [{ name: 'bad', reason: 'its inputSchema does not follow MCP' }, { name: '\u001b]0;x\u0007', reason: 'its name is not one Ollama accepts' }],
-              close: () => Promise.resolve(),
-            }),
+          : Promise.resolve({ tools: [offered('zz'), offered('aa')], leftOut: [{ name: 'bad', reason: 'its inputSchema does not follow MCP' }], close: () => Promise.resolve() }),
     });
     expect(box.expanded).toEqual(expanded);
     await box.close();
