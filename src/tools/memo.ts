@@ -5,6 +5,7 @@ import { RuntimeError } from '../errors.js';
 import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { locksDir, withLock } from '../log/lock.js';
 import { CONTROLS } from '../output/terminal-text.js';
+import { codePoints } from '../replay/budget.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool } from './types.js';
 
@@ -72,19 +73,13 @@ export async function readMemo(home: string): Promise<Memo> {
   }
 }
 
-/** Characters as a person counts them (code points): an emoji is one, though JavaScript's length says 2. */
-export function characterCount(text: string): number {
-  return text.length - (text.match(SURROGATE_PAIR)?.length ?? 0);
-}
-
-const SURROGATE_PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
 
 /** The memo with `key` set: throws MemoLimitError past either limit. Pure. */
 export function withEntry(memo: Memo, key: string, value: string): Memo {
-  if (key.trim() === '' || characterCount(key) > MEMO_MAX_KEY_CHARS) throw new MemoLimitError(`a memo key must be 1 to ${MEMO_MAX_KEY_CHARS} characters`);
+  if (key.trim() === '' || codePoints(key) > MEMO_MAX_KEY_CHARS) throw new MemoLimitError(`a memo key must be 1 to ${MEMO_MAX_KEY_CHARS} characters`);
   // A key stands bare in the system prompt: a newline in it would start an entry of its own.
   if (key.search(CONTROLS) !== -1) throw new MemoLimitError('a memo key must not contain control characters (newlines, tabs, escapes)');
-  const length = characterCount(value);
+  const length = codePoints(value);
   if (length > MEMO_MAX_VALUE_CHARS) {
     throw new MemoLimitError(`a memo value may have at most ${MEMO_MAX_VALUE_CHARS} characters, this one has ${length}; shorten it`);
   }

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
 import { MemoSchema } from '../../src/tools/memo-schema.js';
-import { MEMO_MAX_ENTRIES, MemoLimitError, characterCount, deleteMemo, isMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
+import { codePoints } from '../../src/replay/budget.js';
+import { MEMO_MAX_ENTRIES, MemoLimitError, deleteMemo, isMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
 import { asksFirst } from '../../src/tools/types.js';
 import { defined } from '../support/defined.js';
 import { earlierHome } from '../support/earlier-homes.js';
@@ -15,7 +16,7 @@ const hasMkfifo = spawnSync('mkfifo', ['--version']).status === 0;
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-memo-'));
 const full = Object.fromEntries(Array.from({ length: MEMO_MAX_ENTRIES }, (_, i) => [`k${i}`, 'v']));
 
-describe('characterCount', () => {
+describe('codePoints: characters as the memo limits count them (an emoji is one)', () => {
   it.each<[string, number]>([
     ['', 0],
     ['abc', 3],
@@ -26,7 +27,7 @@ describe('characterCount', () => {
     ['\ud83d', 1],
     ['\ude00\ud83d', 2],
   ])('%j has %d', (text, count) => {
-    expect(characterCount(text)).toBe(count);
+    expect(codePoints(text)).toBe(count);
   });
 });
 
