@@ -228,9 +228,13 @@ const ZONE_MARGIN_DAYS = 2;
 // DAY_PATTERN's era year would write 2081, a day after every file's.
 const BOUND_DAY_PATTERN = DAY_PATTERN.replace('yyyy', 'uuuu');
 
-/** A time bound's local day, to compare with the day files' names: a day before the year 1 sorts before every file's. */
+/** Sorts after every day file's name: a day past the year 9999 (`--until 9999-12-31` plus the margin), whose 5 digits would sort first. */
+const AFTER_EVERY_DAY = '9999-99-99';
+
+/** A time bound's local day, to compare with the day files' names: a day before the year 1 sorts before every file's, one after 9999 after them. */
 export function boundDay(time: Date | number): string {
-  return format(time, BOUND_DAY_PATTERN);
+  const day = format(time, BOUND_DAY_PATTERN);
+  return /^\d{5}/.test(day) ? AFTER_EVERY_DAY : day;
 }
 
 /** Files named for days outside the query's range hold none of its turns. */

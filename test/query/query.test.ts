@@ -279,6 +279,9 @@ describe('boundDay: a bound as a day file name compares', () => {
     [new Date(999, 11, 31), '0999-12-31'],
     // The signed year: before every file's name, where the era year (2081) would sort after them.
     [new Date(-2080, 0, 18), '-2080-01-18'],
+    // Past the year 9999 (--until 9999-12-31 and its margin): after every file's name, not before.
+    [new Date(10000, 0, 2), '9999-99-99'],
+    [new Date(9999, 11, 31), '9999-12-31'],
   ])('%s → %s', (date, day) => {
     expect(boundDay(date)).toBe(day);
     expect(boundDay(date.getTime())).toBe(day);
@@ -302,6 +305,8 @@ describe('fileMayMatch', () => {
     ['2025-01-02', { since: new Date(-2080, 0, 18).getTime() }, true],
     ['0001-01-01', { since: new Date(-712, 11, 30).getTime() }, true],
     ['2025-01-02', { until: new Date(-2080, 0, 18).getTime() }, false],
+    ['2025-01-02', { until: at('9999-12-31T23:59:59') }, true],
+    ['9999-12-31', { since: at('9999-12-30T00:00:00') }, true],
   ])('%s with %j → %s', (date, query, expected) => {
     expect(fileMayMatch(date, { ...EMPTY_QUERY, ...query })).toBe(expected);
   });
