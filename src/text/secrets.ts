@@ -58,11 +58,11 @@ export function looksSecret(name: string, value: string | undefined): boolean {
 export const MASK = '***';
 
 /**
- * A name and its sign (`=` or `:`). A name starts where no letter, digit or `_` comes before it and
- * is at most 128 characters, so each place in a long run of name characters is tried once or not at
- * all: the search stays linear in the text.
+ * A name and its sign (`=` or `:`). A name starts where no letter or `_` comes before it (after a
+ * digit it may: `2_TOKEN=`) and is at most 128 characters, so each place in a long run of name
+ * characters is tried once or not at all: the search stays linear in the text.
  */
-const NAME_AND_SIGN = /(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.-]{0,127})(\s*[=:]\s*)/g;
+const NAME_AND_SIGN = /(?<![A-Za-z_])([A-Za-z_][A-Za-z0-9_.-]{0,127})(\s*[=:]\s*)/g;
 /** A value after its sign: quoted, or up to a space, quote or separator. */
 const VALUE = /"[^"]*"|'[^']*'|[^\s"';&|,}]+/y;
 

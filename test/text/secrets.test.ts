@@ -26,6 +26,7 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     ['a single-quoted value with a space after a "word:"', "env: API_KEY='abc def' run", 'env: API_KEY=*** run'],
     ['"name: value" after a "word:"', 'error: password: hunter2', 'error: password: ***'],
     ["a URL's quoted query value", 'http://h/x?api_key="abc"', 'http://h/x?api_key=***'],
+    ['a name after a digit', 'export 2_TOKEN=abcdef', 'export 2_TOKEN=***'],
     ['a path is kept', 'src/sk-lib/task.ts', 'src/sk-lib/task.ts'],
   ])('%s', (_case, text, shown) => {
     expect(maskSecrets(text)).toBe(shown);
