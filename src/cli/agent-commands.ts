@@ -4,6 +4,7 @@ import { plural } from '../output/count.js';
 import { constants } from 'node:fs';
 import { lstat, open, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { isatty } from 'node:tty';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { RuntimeError, UsageError, shownPath } from '../errors.js';
@@ -239,6 +240,8 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
   // /dev/stdout and /dev/stderr: the streams the shell set up, `>>` and all (descriptor-path.ts),
   // JSON made safe when one is a terminal.
   const fd = output === undefined ? 1 : await descriptorOf(output);
+  // Appending to it would write the export into the file the shell reads from (`< input.jsonl`).
+  if (fd === 0) throw new UsageError(`--output ${shownPath(output ?? '')} names standard input: give a file to write, or leave it out to write to standard output`);
   if (output === undefined || fd === 1 || fd === 2) {
     const stream = fd === 2 ? io.stderr : io.stdout;
     const sink = new Sink(stream);
@@ -271,11 +274,13 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
   // Node names no path for a failed write (a full disk): said of the file asked for, as openBeside does.
   stream.on('error', (error) => (failed.error ??= errnoOf(error) === undefined ? error : Object.assign(error, { path: output })));
   const sink = new Sink(stream);
+  // A descriptor the shell opened on a terminal (3>/dev/tty) gets its JSON made safe, as stdout does.
+  const shown = jsonTextFor({ isTTY: fd !== null && isatty(fd) }, { raw: flags.raw === true });
   let produced: { result: T } | null = null;
   try {
     produced = {
       result: await produce(async (line) => {
-        await sink.write(line);
+        await sink.write(shown(line));
         return failed.error === null;
       }),
     };

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordTurns, tempData } from '../query/helpers.js';
+import { startProgramInPty } from '../support/pty.js';
 import { ARGO_BIN, runArgo, scrubbedEnv } from '../support/run-argo.js';
 
 let home: string;
@@ -41,10 +42,27 @@ describe('export -o a descriptor the shell opened: appended to as the shell set 
     expect(result.files['all.jsonl']).toBe(`earlier\n${appended}`);
   });
 
+  it('standard input (/dev/stdin < all.jsonl) is refused, exit 2: appending would write into the file read from', () => {
+    const result = inShell('eval "$ARGO export --format sharegpt --all -o /dev/stdin" < all.jsonl', { 'all.jsonl': 'earlier\n' });
+    expect(result).toMatchObject({ code: 2, stderr: 'argo: --output /dev/stdin names standard input: give a file to write, or leave it out to write to standard output\n' });
+    expect(result.files['all.jsonl']).toBe('earlier\n');
+  });
+
   it('a file the shell truncated (>) holds what was written before the export, then the export', () => {
     const result = inShell('{ echo header; eval "$ARGO export --format sharegpt --all -o /dev/stdout"; eval "$ARGO export --format sharegpt --all -o /dev/fd/4" 4>&1; } > all.jsonl', { 'all.jsonl': 'much longer earlier text, gone\n' });
     expect(result).toMatchObject({ code: 0 });
     expect(result.files['all.jsonl']).toBe(`header\n${lines}${lines}`);
+  });
+});
+
+describe('export -o a descriptor on a terminal', () => {
+  it('3>/dev/tty: the JSON is made safe as on standard output (a C1 control shown, not obeyed)', async () => {
+    const data = tempData();
+    await recordTurns(data.paths, 'work', 1, { shape: () => ({ user_prompt: 'clear \u009b2J the screen' }) });
+    const terminal = startProgramInPty('/bin/sh', ['-c', `"${process.execPath}" "${ARGO_BIN}" export --format sharegpt --all -o /dev/fd/3 3>/dev/tty`], { home: data.home });
+    expect((await terminal.exited).code).toBe(0);
+    expect(terminal.output).toContain('clear \\u009b2J the screen');
+    expect(terminal.output).not.toContain('\u009b');
   });
 });
 
