@@ -286,6 +286,8 @@ export interface ChatRequest {
 
 const HEADER_PREFIX = 'x-argo-';
 const ARGO_KEYS = ['session', 'replay', 'reason', 'budget', 'persona', 'verbosity', 'mode', 'tools'] as const;
+/** The server's own answer headers (X-Argo-Turn-Id, X-Argo-Log): a client may send them back; they set nothing. */
+const ANSWER_HEADERS: ReadonlySet<string> = new Set(['turn-id', 'log']);
 
 /** `messages[0].content` from zod's path. */
 function paramOf(path: readonly PropertyKey[], prefix = ''): string | null {
@@ -307,6 +309,12 @@ function firstIssue(error: z.ZodError, prefix = ''): ApiError {
  * configured session and replay); a blank header counts as not sent (a proxy may pass one on empty).
  */
 function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
+  // A misspelt header would leave its setting out, as a misspelt body field would: refused too.
+  for (const [name, value] of headers) {
+    if (!name.startsWith(HEADER_PREFIX) || value.trim() === '') continue;
+    const key = name.slice(HEADER_PREFIX.length);
+    if (!(ARGO_KEYS as readonly string[]).includes(key) && !ANSWER_HEADERS.has(key)) throw unknownArgoHeader(key);
+  }
   const fromHeaders: Record<string, unknown> = {};
   for (const key of ARGO_KEYS) {
     const value = headers.get(`${HEADER_PREFIX}${key}`);
@@ -345,6 +353,14 @@ function unknownArgoField(key: string): ApiError {
   const sameButCase = ARGO_KEYS.find((name) => name === key.toLowerCase());
   const hint = sameButCase === undefined ? didYouMean(key, ARGO_KEYS) : ` (did you mean "${sameButCase}"?)`;
   return badRequest(`invalid "argo.${key}": unknown Argo field${hint}; ${known}`, `argo.${key}`);
+}
+
+/** `X-Argo-Sesion`: named as the docs spell the headers, with the one meant when it is close. */
+function unknownArgoHeader(key: string): ApiError {
+  const spelt = (name: string): string => `X-Argo-${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+  const shown = /^[\w-]{1,64}$/.test(key) ? `"${spelt(key)}"` : quotedName(`X-Argo-${key}`);
+  const hint = didYouMean(key, ARGO_KEYS).replace(/"(\w+)"/, (_match, name: string) => `"${spelt(name)}"`);
+  return badRequest(`invalid header ${shown}: unknown Argo header${hint}; the Argo headers are ${ARGO_KEYS.map(spelt).join(', ')}`, /^[\w-]{1,64}$/.test(key) ? spelt(key) : null);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

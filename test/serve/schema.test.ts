@@ -185,6 +185,18 @@ describe('chat request: wrong types are 400 naming the field', () => {
   });
 
   it.each([
+    [{ 'x-argo-sesion': 'work' }, 'X-Argo-Sesion', 'invalid header "X-Argo-Sesion": unknown Argo header (did you mean "X-Argo-Session"?); the Argo headers are X-Argo-Session, X-Argo-Replay, X-Argo-Reason, X-Argo-Budget, X-Argo-Persona, X-Argo-Verbosity, X-Argo-Mode, X-Argo-Tools'],
+    [{ 'X-Argo-Colour': 'red' }, 'X-Argo-Colour', 'invalid header "X-Argo-Colour": unknown Argo header; the Argo headers are X-Argo-Session, X-Argo-Replay, X-Argo-Reason, X-Argo-Budget, X-Argo-Persona, X-Argo-Verbosity, X-Argo-Mode, X-Argo-Tools'],
+  ])('an unknown X-Argo-* header %j is refused, as an unknown argo field is', (headers, param, message) => {
+    expect(refusal(base, headers)).toMatchObject({ param, message });
+  });
+
+  it("an unknown X-Argo-* header with no value is no header, as a blank known one is; the server's own answer headers sent back set nothing", () => {
+    expect(parseChatRequest(base, new Headers({ 'x-argo-sesion': ' ' })).argo).toBeNull();
+    expect(parseChatRequest(base, new Headers({ 'x-argo-turn-id': 'abc', 'x-argo-log': 'written' })).argo).toBeNull();
+  });
+
+  it.each([
     [{ 'x-argo-budget': '10' }, {}, 'invalid header "X-Argo-Budget": use a whole number of characters, at least 200'],
     [{}, { budget: 10 }, 'invalid "argo.budget": use a whole number of characters, at least 200'],
     [{}, { budget: 300.5 }, 'invalid "argo.budget": use a whole number of characters, at least 200'],
