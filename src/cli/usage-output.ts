@@ -24,7 +24,7 @@ function ourSuggestion(text: string): string {
  */
 export function usageErrorOutput(command: string, stream: { isTTY?: boolean } = process.stderr): (text: string, write: (text: string) => void) => void {
   return (text, write) => {
-    const line = `${ourSuggestion(text.replace(/^error: /, '').trimEnd().replace(/\s*\n\s*/g, ' '))}${idHint(text)}`;
+    const line = `${ourSuggestion(text.replace(/^error: /, '').trimEnd().replace(/\s*[\n\v\f\r\x85\u2028\u2029]\s*/g, ' '))}${idHint(text)}`;
     write(`argo: ${untrustedTextFor(stream)(line)} (see ${command} --help)\n`);
   };
 }

@@ -14,6 +14,8 @@ describe("commander's usage errors as Argo's one line", () => {
     ['argo logs', "error: unknown option '--sesion'\n(Did you mean --session?)\n", `argo: unknown option '--sesion' (did you mean "--session"?) (see argo logs --help)\n`],
     ['argo', "error: unknown option '--ful'\n(Did you mean one of --full, --json?)\n", `argo: unknown option '--ful' (did you mean "--full" or "--json"?) (see argo --help)\n`],
     ['argo', "error: unknown option '--frobnicate'\n", "argo: unknown option '--frobnicate' (see argo --help)\n"],
+    // Any line break in a quoted value keeps the message one line: \r and U+2028 as \n is.
+    ['argo last', "error: command-argument value 'a\rb\u2028c' is invalid for argument 'n'.\n", "argo: command-argument value 'a b c' is invalid for argument 'n'. (see argo last --help)\n"],
     ['argo rerun', "error: unknown option '-xY3abcdefgh'\n", `argo: unknown option '-xY3abcdefgh'; if it is a turn id, put "--" before it (argo rerun -- -xY3abcdefgh) (see argo rerun --help)\n`],
   ])('%s: %j', (command, text, line) => {
     expect(lineFor(command, text)).toBe(line);
