@@ -60,7 +60,7 @@ export function whatIsLeft(entry: Pick<LogEntry, 'status' | 'model_response'>): 
   return entry.status === 'interrupted' || entry.status === 'stopped' || entry.status === 'error' ? 'its answer is partial' : 'it stopped before answering';
 }
 
-/** ` (get_time, search)`: the tools a turn's client calls named, as one line of logged text. */
+/** ` ("get_time", "search")`: the tools a turn's client calls named, each quoted as one line of logged text. */
 function clientToolNames(entry: LogEntry): string {
   const names = [...new Set((entry.client_tool_calls ?? []).map((call) => call.name))];
   return names.length === 0 ? '' : ` (${names.map((name) => quotedName(name)).join(', ')})`;
@@ -109,7 +109,7 @@ async function textOfTurns(paths: DataPaths, session: SessionRecord, count: numb
   const full = `argo last${count > 1 ? ` ${count}` : ''} -s ${name} --full`;
   for (const entry of entries) {
     if (entry.status === 'ok') continue;
-    if (entry.status === 'tool_calls') io.stderr.write(`argo: turn ${entry.id} was answered with calls of argo serve's client's own tools${clientToolNames(entry)}, which that client ran\n`);
+    if (entry.status === 'tool_calls') io.stderr.write(`argo: turn ${entry.id} was answered with calls of argo serve's client's own tools${clientToolNames(entry)}, for that client to run\n`);
     else io.stderr.write(`argo: turn ${entry.id} ended "${entry.status}", so ${whatIsLeft(entry)} (${full} shows why)\n`);
   }
   // Answers as written, so `argo last | pbcopy` copies exactly the answer. A failed turn that left no

@@ -565,7 +565,7 @@ describe('client tools', () => {
     expect(await logged(argo.turn_id)).toMatchObject({ status: 'tool_calls', model_response: '', client_tool_calls: [{ name: 'get_time', arguments: {} }] });
     // Answered, not failed: argo last says what the answer was and exits 0.
     const last = await runArgo(['last', '-s', 'ct'], { home, host: ollama.url });
-    expect([last.code, last.stdout, last.stderr]).toEqual([0, '', `argo: turn ${argo.turn_id} was answered with calls of argo serve's client's own tools ("get_time"), which that client ran\n`]);
+    expect([last.code, last.stdout, last.stderr]).toEqual([0, '', `argo: turn ${argo.turn_id} was answered with calls of argo serve's client's own tools ("get_time"), for that client to run\n`]);
     const second = await client.chat.completions.create({ model: 'argo', messages: [{ role: 'user', content: 'and the date' }], tools, argo: { session: 'ct', replay: 'session' } } as ChatCompletionCreateParamsNonStreaming);
     expect(second.choices[0]?.message.content).toBe('It is Tuesday.');
     // Ollama got [.., user "what time is it", assistant "", user "and the date"]: now the question alone.
