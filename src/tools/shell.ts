@@ -3,6 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { isMissing } from '../log/fs.js';
+import { groupThousands } from '../text/decimal.js';
 import { UNREAD_CAP_CHARS, UnreadOutput, commandResult, killGroup, onPath, runProcess, spawnGroup, tailsWithin } from './process.js';
 import type { Taken } from './process.js';
 import { resolveInRoot, rootOnly } from './root.js';
@@ -74,8 +75,8 @@ function unreadResult(name: string, taken: Taken, shown: string): Record<string,
   if (unshown === 0 && taken.dropped === 0) return { [name]: shown };
   const note =
     unshown === 0
-      ? `${taken.dropped} characters of older output, never read (only the last ${UNREAD_CAP_CHARS} unread are kept)`
-      : `${taken.dropped + unshown} characters of older output, not shown and not readable again: a read shows the newest output that fits its result; to keep all of it, send the command's output to a file (> out.log 2>&1)`;
+      ? `${groupThousands(taken.dropped)} characters of older output, never read (only the last ${groupThousands(UNREAD_CAP_CHARS)} unread are kept)`
+      : `${groupThousands(taken.dropped + unshown)} characters of older output, not shown and not readable again: a read shows the newest output that fits its result; to keep all of it, send the command's output to a file (> out.log 2>&1)`;
   return { [`${name}_dropped`]: note, [name]: shown };
 }
 

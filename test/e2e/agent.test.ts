@@ -765,7 +765,7 @@ describe('argo --tools: the shell', () => {
     });
     const read = JSON.parse(firstRead) as Record<string, unknown>;
     expect(read).toMatchObject({ handle: 'proc_1', stdout: expect.stringMatching(/\nline 2000\n$/) as unknown, stderr: 'FATAL: build failed\n' });
-    const gone = Number(/^(\d+) characters of older output, not shown and not readable again/.exec(String(read.stdout_dropped))?.[1]);
+    const gone = Number(/^([\d,]+) characters of older output, not shown and not readable again/.exec(String(read.stdout_dropped))?.[1]?.replace(/,/g, ''));
     expect(gone + String(read.stdout).length).toBe(Array.from({ length: 2000 }, (_, i) => `line ${i + 1}\n`).join('').length);
     expect(JSON.parse(secondRead)).toMatchObject({ stdout: '', stderr: '' });
     expect(JSON.parse(secondRead)).not.toHaveProperty('stdout_dropped');

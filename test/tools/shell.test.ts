@@ -188,7 +188,7 @@ describe('process handles', () => {
     const read = await tool.run({ operation: 'read_output', handle: 'proc_1' }, context());
     expect(String(read.stdout)).toHaveLength(UNREAD_CAP_CHARS);
     expect(String(read.stdout).endsWith('a\nend\n')).toBe(true);
-    expect(read.stdout_dropped).toBe(`${100_005 - UNREAD_CAP_CHARS} characters of older output, never read (only the last ${UNREAD_CAP_CHARS} unread are kept)`);
+    expect(read.stdout_dropped).toBe(`${groupThousands(100_005 - UNREAD_CAP_CHARS)} characters of older output, never read (only the last ${groupThousands(UNREAD_CAP_CHARS)} unread are kept)`);
     expect(await tool.run({ operation: 'read_output', handle: 'proc_1' }, context())).toMatchObject({ stdout: '', stderr: '' });
     tool.close();
   });
@@ -285,11 +285,11 @@ describe('commandResult and outputResult fit their budget, keeping the end of ea
   it.each<[string, Parameters<typeof outputResult>[1], Parameters<typeof outputResult>[2], Record<string, unknown>]>([
     ['short output: as it is', { text: 'ok\n', dropped: 0 }, { text: '', dropped: 0 }, { ...status, stdout: 'ok\n', stderr: '' }],
     ['older output dropped past the unread cap, the rest within the budget', { text: 'new\n', dropped: 7 }, { text: '', dropped: 0 },
-      { ...status, stdout_dropped: `7 characters of older output, never read (only the last ${UNREAD_CAP_CHARS} unread are kept)`, stdout: 'new\n', stderr: '' }],
+      { ...status, stdout_dropped: `7 characters of older output, never read (only the last ${groupThousands(UNREAD_CAP_CHARS)} unread are kept)`, stdout: 'new\n', stderr: '' }],
     ['past the budget: stderr whole, the newest of stdout, and how much older output is gone', { text: lines(2000), dropped: 100 }, { text: 'FATAL: build failed\n', dropped: 0 },
       {
         ...status,
-        stdout_dropped: expect.stringMatching(/^\d+ characters of older output, not shown and not readable again: a read shows the newest output that fits its result; to keep all of it, send the command's output to a file \(> out\.log 2>&1\)$/) as unknown,
+        stdout_dropped: expect.stringMatching(/^[\d,]+ characters of older output, not shown and not readable again: a read shows the newest output that fits its result; to keep all of it, send the command's output to a file \(> out\.log 2>&1\)$/) as unknown,
         stdout: expect.stringMatching(/\nline 2000\n$/) as unknown,
         stderr: 'FATAL: build failed\n',
       }],
@@ -298,7 +298,7 @@ describe('commandResult and outputResult fit their budget, keeping the end of ea
     expect(fitted).toMatchObject(expected);
     expect(JSON.stringify(fitted).length).toBeLessThanOrEqual(4000);
     // What it says is gone is what it did not show.
-    const gone = Number(/^(\d+) characters/.exec(String(fitted.stdout_dropped))?.[1] ?? 0);
+    const gone = Number((/^([\d,]+) characters/.exec(String(fitted.stdout_dropped))?.[1] ?? '0').replace(/,/g, ''));
     expect(gone + String(fitted.stdout).length).toBe(stdout.text.length + stdout.dropped);
   });
 });
