@@ -9,7 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { tailOf } from '../output/cut.js';
 import { groupThousands } from '../text/decimal.js';
 import { looksSecret } from '../text/secrets.js';
-import { fittedFrom, isOverBudget } from './types.js';
+import { fittedFrom, isOverBudget, largestFitting } from './types.js';
 import type { ToolResult } from './types.js';
 
 const KILL_GRACE_MS = 2000;
@@ -137,16 +137,9 @@ export function tailsWithin(texts: readonly string[], budget: number | undefined
   const longest = Math.max(0, ...texts.map((text) => text.length));
   const whole = at(longest);
   if (budget === undefined || !isOverBudget(JSON.stringify(whole), budget)) return whole;
-  // The largest share that fits, by halving: each look is one JSON.stringify of the texts' tails.
-  let fits = 0;
-  let over = longest;
-  while (over - fits > 1) {
-    const middle = Math.floor((fits + over) / 2);
-    if (!isOverBudget(JSON.stringify(at(middle)), budget)) fits = middle;
-    else over = middle;
-  }
-  // What was cut stays the user's: the loop saves the whole result, as for any result past its budget.
-  return fittedFrom(at(fits), whole);
+  // The largest share that fits. What was cut stays the user's: the loop saves the whole result, as
+  // for any result past its budget.
+  return fittedFrom(at(largestFitting(longest, budget, at)), whole);
 }
 
 /** A stream's fields in a finished command's result: the end of it `shown` holds, after a note when that is not all of it. */

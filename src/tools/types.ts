@@ -31,6 +31,21 @@ export function isOverBudget(content: string, budget: number): boolean {
   return content.length > budget;
 }
 
+/**
+ * The largest size below `over` (a size whose result is over budget) at which `resultOf` fits
+ * `budget`, by halving: each look is one JSON.stringify. 0 when none does (0 itself is not looked at).
+ */
+export function largestFitting(over: number, budget: number, resultOf: (size: number) => ToolResult): number {
+  let fits = 0;
+  let above = over;
+  while (above - fits > 1) {
+    const middle = Math.floor((fits + above) / 2);
+    if (!isOverBudget(JSON.stringify(resultOf(middle)), budget)) fits = middle;
+    else above = middle;
+  }
+  return fits;
+}
+
 /** A successful result: any JSON object without an `error` key. */
 export type ToolResult = Record<string, unknown>;
 

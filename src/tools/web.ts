@@ -4,7 +4,7 @@ import { networkInterfaces } from 'node:os';
 import { MIMEType, TextDecoder } from 'node:util';
 import { headOf } from '../output/cut.js';
 import { groupThousands } from '../text/decimal.js';
-import { ToolError, isOverBudget, numberArg, stringArg } from './types.js';
+import { ToolError, isOverBudget, largestFitting, numberArg, stringArg } from './types.js';
 import type { Tool, ToolResult } from './types.js';
 
 /** Characters of text the model gets from one call; `offset` reads on. */
@@ -138,14 +138,8 @@ export function budgetedResult(text: string, offset: number, cap: number, budget
   const most = mostInPiece(budget, cap);
   const whole = piece(most);
   if (!isOverBudget(JSON.stringify(whole), budget)) return whole;
-  // The longest piece that fits, by halving: each look is one JSON.stringify of at most `most` characters.
-  let fits = 0;
-  let over = Math.min(most, Math.max(0, text.length - offset));
-  while (over - fits > 1) {
-    const middle = Math.floor((fits + over) / 2);
-    if (!isOverBudget(JSON.stringify(piece(middle)), budget)) fits = middle;
-    else over = middle;
-  }
+  // The longest piece that fits: each look is one JSON.stringify of at most `most` characters.
+  const fits = largestFitting(Math.min(most, Math.max(0, text.length - offset)), budget, piece);
   return piece(Math.max(fits, Math.min(LEAST_PIECE, cap)));
 }
 
