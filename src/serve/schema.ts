@@ -6,7 +6,7 @@ import { MIN_BUDGET } from '../replay/policy.js';
 import { REPLAY_REASONS, VERBOSITIES } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec, Verbosity } from '../replay/types.js';
 import { isSessionName } from '../sessions/names.js';
-import { didYouMean } from '../text/similar.js';
+import { similarNames } from '../text/similar.js';
 import { quotedName } from '../output/terminal-text.js';
 import { badRequest } from './errors.js';
 import type { ApiError } from './errors.js';
@@ -326,7 +326,7 @@ function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
     const issue = headerResult.error.issues[0];
     const key = String(issue?.path[0] ?? '');
     // As the docs spell it (X-Argo-Budget): the message and `param` name the same header.
-    const header = `X-Argo-${key.charAt(0).toUpperCase()}${key.slice(1)}`;
+    const header = headerNamed(key);
     throw badRequest(`invalid header "${header}": ${issue?.message ?? 'invalid'}`, header);
   }
   // null is absent, as for every other optional field (clients send unset extra fields as null).
@@ -348,19 +348,32 @@ function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
  */
 function unknownArgoField(key: string): ApiError {
   const known = `the Argo fields are ${ARGO_KEYS.slice(0, -1).join(', ')} and ${ARGO_KEYS.at(-1) ?? ''}`;
-  if (!/^[\w-]{1,64}$/.test(key)) return badRequest(`invalid "argo": unknown Argo field ${quotedName(key)}; ${known}`, 'argo');
-  // didYouMean leaves out a name equal to the word but for case ("Session").
-  const sameButCase = ARGO_KEYS.find((name) => name === key.toLowerCase());
-  const hint = sameButCase === undefined ? didYouMean(key, ARGO_KEYS) : ` (did you mean "${sameButCase}"?)`;
-  return badRequest(`invalid "argo.${key}": unknown Argo field${hint}; ${known}`, `argo.${key}`);
+  if (!PLAIN_KEY.test(key)) return badRequest(`invalid "argo": unknown Argo field ${quotedName(key)}; ${known}`, 'argo');
+  return badRequest(`invalid "argo.${key}": unknown Argo field${meant(key, (name) => name)}; ${known}`, `argo.${key}`);
 }
 
 /** `X-Argo-Sesion`: named as the docs spell the headers, with the one meant when it is close. */
 function unknownArgoHeader(key: string): ApiError {
-  const spelt = (name: string): string => `X-Argo-${name.charAt(0).toUpperCase()}${name.slice(1)}`;
-  const shown = /^[\w-]{1,64}$/.test(key) ? `"${spelt(key)}"` : quotedName(`X-Argo-${key}`);
-  const hint = didYouMean(key, ARGO_KEYS).replace(/"(\w+)"/, (_match, name: string) => `"${spelt(name)}"`);
-  return badRequest(`invalid header ${shown}: unknown Argo header${hint}; the Argo headers are ${ARGO_KEYS.map(spelt).join(', ')}`, /^[\w-]{1,64}$/.test(key) ? spelt(key) : null);
+  const plain = PLAIN_KEY.test(key);
+  const shown = plain ? `"${headerNamed(key)}"` : quotedName(`X-Argo-${key}`);
+  return badRequest(`invalid header ${shown}: unknown Argo header${meant(key, headerNamed)}; the Argo headers are ${ARGO_KEYS.map(headerNamed).join(', ')}`, plain ? headerNamed(key) : null);
+}
+
+/** A key quoted as it is in a message and named in `param`: a plain name, not too long. */
+const PLAIN_KEY = /^[\w-]{1,64}$/;
+
+/** `X-Argo-Budget` for `budget`: a header as the docs spell it. */
+function headerNamed(key: string): string {
+  return `X-Argo-${key.charAt(0).toUpperCase()}${key.slice(1)}`;
+}
+
+/**
+ * ` (did you mean "session"?)` for an Argo key close to `key`, shown by `named`; a name equal to it
+ * but for case ("Session") too, which similarNames leaves out.
+ */
+function meant(key: string, named: (name: string) => string): string {
+  const near = ARGO_KEYS.find((name) => name === key.toLowerCase()) ?? similarNames(key, ARGO_KEYS)[0];
+  return near === undefined ? '' : ` (did you mean "${named(near)}"?)`;
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
