@@ -93,15 +93,15 @@ function scanLoop(spec: CompletionSpec, shell: 'bash' | 'zsh'): string {
     return `          ${quoteSingle(place.path)}) case "$word" in ${subs} *) ((nargs++)) ;; esac ;;`;
   });
   const first = shell === 'bash' ? 1 : 2;
-  const at = (index: string): string => (shell === 'bash' ? `\${COMP_WORDS[${index}]}` : `\${words[${index}]}`);
-  const end = shell === 'bash' ? 'COMP_CWORD' : 'CURRENT';
+  const at = (index: string): string => `\${words[${index}]}`;
+  const end = shell === 'bash' ? 'cword' : 'CURRENT';
   return `  for ((i = ${first}; i < ${end}; i++)); do
     word=${at('i')}
     case "$word" in
       --) return ;;
       ${WHERE_FLAGS.map((flag) => `${flag}=*`).join('|')}) where+=("\${word%%=*}" ${text('${word#*=}')}) ;;
       ${valueFlags})
-${shell === 'bash' ? `        # bash splits --flag=value at the =\n        [[ ${at('i+1')} == = ]] && ((i++))\n` : ''}        ((i++))
+        ((i++))
         if ((i < ${end})) && [[ ${WHERE_FLAGS.map((flag) => `$word == ${flag}`).join(' || ')} ]]; then where+=("$word" ${text(at('i'))}); fi ;;
       -*) ;;
       *)
@@ -125,11 +125,40 @@ function bashScript(spec: CompletionSpec): string {
   const values = VALUE_SOURCES.map(
     (source) =>
       source.dynamic !== null
-        ? `    ${source.flags.join('|')}) __argo_names ${source.dynamic}; __argo_colons; return ;;`
-        : `    ${source.flags.join('|')}) COMPREPLY=($(compgen -W "${source.words ?? ''}" -- "$cur")); __argo_colons; return ;;`,
+        ? `    ${source.flags.join('|')}) __argo_names ${source.dynamic}; __argo_offer; return ;;`
+        : `    ${source.flags.join('|')}) COMPREPLY=($(compgen -W "${source.words ?? ''}" -- "$cur")); __argo_offer; return ;;`,
   ).join('\n');
   return `# argo completion for bash. Load it with:  eval "$(argo completion bash)"  (bash 3.2, macOS's, cannot source <(...))
 # or save it:  argo completion bash > ~/.local/share/bash-completion/completions/argo
+__argo_words() {
+  # bash splits a word at each : and = of COMP_WORDBREAKS: llama3:8b reaches COMP_WORDS as llama3, :
+  # and 8b, --host=http://h:1 as --host, =, http, :, //h, : and 1. Joins the pieces that no blank
+  # parts on the line back into the words as typed (\${words[@]}, \${words[cword]} the cursor's), as
+  # bash-completion's _get_comp_words_by_ref -n := does, without needing it installed; $breaks: the
+  # characters of the two that bash does split on.
+  local rest=$COMP_LINE blank piece before i last
+  breaks=\${COMP_WORDBREAKS//[^:=]/}
+  words=() cword=0
+  for ((i = 0; i < \${#COMP_WORDS[@]}; i++)); do
+    piece=\${COMP_WORDS[i]}
+    blank=\${rest%%[![:space:]]*}
+    rest=\${rest#"$blank"}
+    if [[ "$rest" != "$piece"* ]]; then
+      # Not the line bash split: leave its words as they are.
+      words=("\${COMP_WORDS[@]}") cword=$COMP_CWORD
+      return
+    fi
+    rest=\${rest#"$piece"}
+    last=\${#words[@]}
+    # A piece of only : and = is glued to its neighbours (never to the command name).
+    if [[ -z "$blank" && -n "$breaks" ]] && ((last > 1)); then
+      before=\${COMP_WORDS[i-1]}
+      if [[ ( -n "$piece" && -z "\${piece//[$breaks]/}" ) || ( -n "$before" && -z "\${before//[$breaks]/}" ) ]]; then ((last--)); fi
+    fi
+    words[last]=\${words[last]}$piece
+    if ((i == COMP_CWORD)); then cword=$last; fi
+  done
+}
 __argo_names() {
   # Session and model names are text from the data home and from Ollama: matched and quoted as
   # such, never handed to compgen -W or word splitting, which would expand $(…), globs and quotes.
@@ -147,19 +176,27 @@ __argo_text() {
     *) printf '%s' "\${1//\\\\/}" ;;
   esac
 }
-__argo_colons() {
-  # Model names hold a colon (llama3:8b), which bash splits words on.
-  if [[ "$cur" == *:* && "$COMP_WORDBREAKS" == *:* ]]; then
-    local prefix=\${cur%"\${cur##*:}"}
-    local i
-    for i in "\${!COMPREPLY[@]}"; do COMPREPLY[i]=\${COMPREPLY[i]#"$prefix"}; done
-  fi
+__argo_offer() {
+  # COMPREPLY holds whole values for $cur, but bash replaces only what follows the last : or = of
+  # the word (the text after llama3: in llama3:8, after --model= in --model=ll): each is cut to that.
+  # No file names when none match: a model or session is never a file.
+  local typed=$flag$cur cut="" i
+  [[ -n "$breaks" ]] && cut=\${typed%"\${typed##*[$breaks]}"}
+  for i in "\${!COMPREPLY[@]}"; do COMPREPLY[i]=\${flag}\${COMPREPLY[i]}; COMPREPLY[i]=\${COMPREPLY[i]#"$cut"}; done
+  if ((BASH_VERSINFO[0] >= 4)); then compopt +o default 2>/dev/null; fi
 }
 _argo() {
-  local cur prev word place="" options="" first="" i nargs=0
-  local -a where=() sources=()
-  cur="\${COMP_WORDS[COMP_CWORD]}"
-  prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  local cur prev flag="" word place="" options="" first="" i nargs=0 cword breaks
+  local -a words where=() sources=()
+  __argo_words
+  cur=\${words[cword]}
+  prev=\${words[cword-1]}
+  # --model=ll: the value is completed as after --model.
+  if [[ "$cur" == --*=* ]]; then
+    flag=\${cur%%=*}=
+    prev=\${flag%=}
+    cur=\${cur#*=}
+  fi
   # Which command the line runs (place: "sessions show"), how many of its arguments are typed, and
   # the --home and --host given.
 ${scanLoop(spec, 'bash')}
@@ -178,7 +215,7 @@ ${perPlace}
   esac
   if [[ "$cur" != -* ]]; then
     case "\${sources[nargs]}" in
-      sessions | models) __argo_names "\${sources[nargs]}"; __argo_colons; return ;;
+      sessions | models) __argo_names "\${sources[nargs]}"; __argo_offer; return ;;
     esac
     ((nargs == 0)) && options="$first $options"
   fi
