@@ -1,7 +1,8 @@
-// Tab in real interactive shells on a pseudo-terminal: zsh (zsh -f, then compinit) and fish
-// (--no-config), each sourcing the script the built `argo completion <shell>` prints, with session
-// names from data homes the built argo wrote. test/cli/completion.test.ts checks the scripts' logic
-// case by case with stand-ins; this checks what the shells themselves insert and list.
+// Tab in real interactive shells on a pseudo-terminal: bash (--norc), zsh (zsh -f, then compinit)
+// and fish (--no-config), each loading the script the built `argo completion <shell>` prints, with
+// session names from data homes the built argo wrote and model names from Ollama stand-ins.
+// test/cli/completion.test.ts checks the scripts' logic case by case with stand-ins; this checks
+// what the shells themselves insert and list.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,14 +10,16 @@ import stripAnsi from 'strip-ansi';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defined } from '../support/defined.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { startProgramInPty } from '../support/pty.js';
 import { installedShell } from '../support/shells.js';
 import type { PtySession } from '../support/pty.js';
 import { ARGO_BIN, runArgo, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
-type ShellName = 'zsh' | 'fish';
+type ShellName = 'bash' | 'zsh' | 'fish';
 const SHELLS: Record<ShellName, string | null> = {
+  bash: installedShell('bash'),
   zsh: installedShell('zsh'),
   fish: installedShell('fish'),
 };
@@ -24,6 +27,10 @@ const SHELLS: Record<ShellName, string | null> = {
 /** The built argo first, then node (bin/argo runs `env node`), then the system's tools: nothing of the user's. */
 const PATH = `${dirname(ARGO_BIN)}:${dirname(process.execPath)}:/usr/bin:/bin`;
 const READY = 'shell-ready> ';
+/** What lists the candidates when they share no start: bash's readline needs Tab twice. */
+const LIST: Record<ShellName, string> = { bash: '\t\t', zsh: '\t', fish: '\t' };
+/** Ctrl-U: the line being edited is dropped. */
+const CLEAR_LINE = '\x15';
 /** Ctrl-X Ctrl-B: bound below to print the line being edited as `buffer:[…]`. */
 const SHOW_BUFFER = '\x18\x02';
 
@@ -31,6 +38,12 @@ const SHOW_BUFFER = '\x18\x02';
 // moving the cursor and writing only what changed, and fish greys in an autosuggestion after the
 // cursor, so the stream of bytes is not the line. A key bound to print the buffer is exact.
 const INIT: Record<ShellName, string> = {
+  bash: `PS1='${READY}'
+unset HISTFILE
+eval "$(argo completion bash)"
+argo_test_show_buffer() { echo "buffer:[$READLINE_LINE]"; }
+bind -x '"\\C-x\\C-b": argo_test_show_buffer'
+`,
   zsh: `PS1='${READY}'
 autoload -U compinit && compinit -u
 source <(argo completion zsh)
@@ -48,10 +61,16 @@ bind \\cx\\cb 'echo; echo "buffer:["(commandline)"]"; commandline -f repaint'
 const home = tempHome();
 /** A second data home, named with a space, holding only "gamma": reached through --home on the line. */
 const otherHome = mkdtempSync(join(tmpdir(), 'argo other home '));
+/** A third, its path holding a colon (bash splits words there), with only "delta". */
+const colonHome = mkdtempSync(join(tmpdir(), 'argo-colon:home-'));
+/** The Ollama the shells' OLLAMA_HOST names, and another, reached through --host on the line. */
+const models = await fakeOllamaPerFile({ models: [{ name: 'llama3:8b' }, { name: 'qwen3:4b' }] });
+const otherOllama = await fakeOllamaPerFile({ models: [{ name: 'mistral:7b' }] });
+const otherPort = new URL(otherOllama.url).port;
 beforeAll(async () => {
   const ollama = await startFakeOllama();
   try {
-    for (const [name, where] of [['alpha', home], ['beta', home], ['gamma', otherHome]] as const) {
+    for (const [name, where] of [['alpha', home], ['beta', home], ['gamma', otherHome], ['delta', colonHome]] as const) {
       expect((await runArgo(['-s', name, 'hi'], { home: where, host: ollama.url })).code).toBe(0);
     }
   } finally {
@@ -71,10 +90,11 @@ afterEach(async () => {
 async function openShell(shell: ShellName): Promise<PtySession> {
   const init = join(home, `init.${shell}`);
   writeFileSync(init, INIT[shell]);
-  const args = shell === 'zsh' ? ['-f', '-i'] : ['--no-config', '--interactive'];
-  // HOME and ZDOTDIR (zsh), XDG_* (fish) point into the temp home: no dotfiles read, nothing written elsewhere.
-  const env = { PATH, ZDOTDIR: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), fish_history: '' };
-  const session = startProgramInPty(defined(SHELLS[shell]), args, { home, env, cols: 120 });
+  const args = { bash: ['--norc', '--noprofile', '-i'], zsh: ['-f', '-i'], fish: ['--no-config', '--interactive'] }[shell];
+  // HOME, INPUTRC (bash), ZDOTDIR (zsh), XDG_* (fish) point into the temp home or nowhere: no dotfiles
+  // or /etc/inputrc read, nothing written elsewhere.
+  const env = { PATH, INPUTRC: '/dev/null', ZDOTDIR: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), fish_history: '' };
+  const session = startProgramInPty(defined(SHELLS[shell]), args, { home, host: models.url, env, cols: 120 });
   opened.push(session);
   session.write(`source ${init}\r`);
   await session.waitFor(READY);
@@ -100,6 +120,17 @@ for (const shell of Object.keys(SHELLS) as ShellName[]) {
       ['argo sessions show b', 'argo sessions show beta '],
       // The names of the data home that --home names on the line, its quotes taken off.
       [`argo --home '${otherHome}' sessions rm `, `argo --home '${otherHome}' sessions rm gamma `],
+      [`argo --home ${colonHome} sessions show `, `argo --home ${colonHome} sessions show delta `],
+      // Model names hold a colon, which bash splits words on; the URL after --host too.
+      ['argo -m llama3:', 'argo -m llama3:8b '],
+      ['argo -m llama3:8', 'argo -m llama3:8b '],
+      ['argo -m q', 'argo -m qwen3:4b '],
+      ['argo -r la', 'argo -r last:'],
+      ['argo -r last:3', 'argo -r last:3 '],
+      [`argo --host ${otherOllama.url} -m mi`, `argo --host ${otherOllama.url} -m mistral:7b `],
+      [`argo --host 127.0.0.1:${otherPort} -m mi`, `argo --host 127.0.0.1:${otherPort} -m mistral:7b `],
+      [`argo --host=${otherOllama.url} -m mi`, `argo --host=${otherOllama.url} -m mistral:7b `],
+      [`argo --host ${otherOllama.url} -m mistral:`, `argo --host ${otherOllama.url} -m mistral:7b `],
     ])('%j, Tab → %j', async (typed, inserted) => {
       const session = await openShell(shell);
       session.write(`${typed}\t`);
@@ -109,9 +140,39 @@ for (const shell of Object.keys(SHELLS) as ShellName[]) {
     it('lists the session names when they share no start, and leaves the line as it was', async () => {
       const session = await openShell(shell);
       const from = session.output.length;
-      session.write('argo sessions show \t');
+      session.write(`argo sessions show ${LIST[shell]}`);
       await waitFor(() => expect(screenFrom(session, from)).toMatch(/alpha\s+beta/));
       expect(await bufferOf(session)).toBe('argo sessions show ');
+    });
+
+    // zsh's script completes no --flag=value.
+    it.skipIf(shell === 'zsh')('completes the value after --model=', async () => {
+      const session = await openShell(shell);
+      session.write('argo --model=ll\t');
+      expect(await bufferOf(session)).toBe('argo --model=llama3:8b ');
+    });
+
+    it('offers no file name where a model, session or replay choice is wanted', async () => {
+      const session = await openShell(shell);
+      // A folder holding one file, which a fallback to file names would put on the line.
+      const folder = mkdtempSync(join(tmpdir(), 'argo-one-file-'));
+      writeFileSync(join(folder, 'afile'), '');
+      const from = session.output.length;
+      session.write(`cd '${folder}'\r`);
+      await session.waitFor(READY, from);
+      for (const typed of ['argo -m nosuch:', 'argo -m nosuch', 'argo -r last:9', 'argo sessions show zz', 'argo -s zz']) {
+        session.write(`${typed}\t`);
+        expect(await bufferOf(session)).toBe(typed);
+        session.write(CLEAR_LINE);
+      }
+    });
+
+    it('lists the replay choices after last: and leaves the line as it was', async () => {
+      const session = await openShell(shell);
+      const from = session.output.length;
+      session.write(`argo -r last:${LIST[shell]}`);
+      await waitFor(() => expect(screenFrom(session, from)).toMatch(/(last:)?1\s+(last:)?3\s+(last:)?5/));
+      expect(await bufferOf(session)).toBe('argo -r last:');
     });
   });
 }
