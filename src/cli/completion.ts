@@ -251,10 +251,17 @@ _argo() {
   # Which command the line runs (place: "sessions show"), how many of its arguments are typed, and
   # the --home and --host given (their quotes taken off by (Q), nothing evaluated).
 ${scanLoop(spec, 'zsh')}
-  case $prev in
+  # The flag whose value is being typed: the word before, or the one before "=" in --model=ll.
+  local flag=$prev
+  if [[ $PREFIX == --*=* ]]; then
+    flag=\${PREFIX%%=*}
+    compset -P 1 '*='
+  fi
+  case $flag in
 ${values}
     ${allValueFlags(spec).join('|')}) return ;;
   esac
+  [[ $flag == $prev ]] || return
   if [[ -z $place ]]; then
     if [[ $PREFIX == -* ]]; then
       compadd -- ${spec.options.map(quoteSingle).join(' ')}

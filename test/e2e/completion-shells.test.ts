@@ -145,8 +145,7 @@ for (const shell of Object.keys(SHELLS) as ShellName[]) {
       expect(await bufferOf(session)).toBe('argo sessions show ');
     });
 
-    // zsh's script completes no --flag=value.
-    it.skipIf(shell === 'zsh')('completes the value after --model=', async () => {
+    it('completes the value after --model=', async () => {
       const session = await openShell(shell);
       session.write('argo --model=ll\t');
       expect(await bufferOf(session)).toBe('argo --model=llama3:8b ');
