@@ -119,13 +119,32 @@ export function checkReason(reason: ReplayReason | undefined, replay: ReplaySpec
   if (reason !== 'session' && replay.kind === 'session') throw new UsageError(`--replay session always uses reason "session"; use --replay last:N with --reason ${reason}`);
 }
 
+/** The question's flags `argo chat` does not take (a chat has no one answer to print as JSON or explain). */
+export const NOT_IN_CHAT: ReadonlySet<string> = new Set(['--version', '--explain', '--json', '--no-stdin']);
+
+/**
+ * What `argo` with no words does: on a terminal, a chat; piped, the piped text is the question.
+ * `given`: the flags written (long names). One a chat does not take is never dropped: --no-stdin
+ * leaves the question without text (promptFrom says so), and --explain or --json need a question.
+ */
+export function wordlessRoute(terminal: boolean, given: readonly string[]): 'prompt' | 'chat' {
+  if (!terminal) return 'prompt';
+  const refused = given.find((flag) => NOT_IN_CHAT.has(flag));
+  if (refused === undefined) return 'chat';
+  if (refused === '--no-stdin') return 'prompt';
+  throw new UsageError(`no prompt: ${refused} is for one question, not a chat; pass the question as arguments (argo ${refused} "why is the sky blue?") or pipe it on stdin`);
+}
+
 /**
  * What the words of `argo …` are before they become a prompt: `help [command]` shows help, a lone
  * word close to a command name is a typo (usage error), and no words with a terminal on stdin
- * starts a chat.
+ * starts a chat (wordlessRoute).
  */
 export function routeWords(program: Command, words: readonly string[], args: readonly string[], io: { stdin: { isTTY?: boolean }; stdout: { write(text: string): unknown } }, commands: readonly string[]): 'prompt' | 'help-shown' | 'chat' {
-  if (words.length === 0) return io.stdin.isTTY === true && !args.includes('--no-stdin') ? 'chat' : 'prompt';
+  if (words.length === 0) {
+    const given = program.options.filter((option) => program.getOptionValueSource(option.attributeName()) === 'cli').map((option) => option.long ?? option.flags);
+    return wordlessRoute(io.stdin.isTTY === true, given);
+  }
   const find = (parent: Command, name: string): Command | undefined => parent.commands.find((command) => command.name() === name);
   const subcommandsOf = (name: string): string[] => find(program, name)?.commands.map((command) => command.name()) ?? [];
   const verdict = judgeWords(words, args.includes('--'), commands, subcommandsOf);

@@ -13,7 +13,7 @@ import { readReplaySpec, replaySpecText } from '../replay/spec.js';
 import type { ReplayReason } from '../replay/types.js';
 import { checkSessionName } from '../sessions/names.js';
 import { ask, entryFigures, newTransport } from './ask.js';
-import { agentFlags, checkAgentFlags, checkReason, companionSettings, usesTools } from './ask-flags.js';
+import { NOT_IN_CHAT, agentFlags, checkAgentFlags, checkReason, companionSettings, usesTools } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
 import type { FlagOverrides } from '../config/settings.js';
 import { Utf8Lines, notUtf8 } from './io.js';
@@ -33,9 +33,6 @@ export interface ChatFlags extends Omit<FlagOverrides, 'options' | 'system'>, Co
   yes?: boolean;
   ephemeralSystem?: string;
 }
-
-/** The ask flags that make no sense in a chat. */
-const NOT_IN_CHAT = new Set(['--version', '--explain', '--json', '--no-stdin']);
 
 export function registerChat(program: Command, io: Io, setOutcome: ReportOutcome): void {
   const command = program

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { promptFrom } from '../../src/cli/ask-flags.js';
+import { promptFrom, wordlessRoute } from '../../src/cli/ask-flags.js';
 import type { PromptText, StdinText } from '../../src/cli/ask-flags.js';
 import { UsageError } from '../../src/errors.js';
 import { thrown } from '../support/thrown.js';
@@ -27,6 +27,30 @@ describe('promptFrom', () => {
     [[' '], 'terminal', 'no prompt: pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat'],
   ])('%j with stdin %j is a usage error: %s', (words, stdin, message) => {
     const error = thrown(() => promptFrom(words, stdin));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toMatchObject({ message });
+  });
+});
+
+describe('wordlessRoute: argo with no words', () => {
+  it.each<[boolean, string[], 'prompt' | 'chat']>([
+    [true, [], 'chat'],
+    [true, ['--session', '--model', '--tools', '--stats'], 'chat'],
+    // Piped text is the question, whatever the flags.
+    [false, [], 'prompt'],
+    [false, ['--explain'], 'prompt'],
+    [false, ['--json'], 'prompt'],
+    // No text at all: promptFrom says how to give one.
+    [true, ['--no-stdin'], 'prompt'],
+  ])('terminal %j, flags %j → %s', (terminal, given, route) => {
+    expect(wordlessRoute(terminal, given)).toBe(route);
+  });
+
+  it.each<[string[], string]>([
+    [['--explain'], 'no prompt: --explain is for one question, not a chat; pass the question as arguments (argo --explain "why is the sky blue?") or pipe it on stdin'],
+    [['--session', '--json'], 'no prompt: --json is for one question, not a chat; pass the question as arguments (argo --json "why is the sky blue?") or pipe it on stdin'],
+  ])('on a terminal, %j is a usage error, never a chat that drops the flag: %s', (given, message) => {
+    const error = thrown(() => wordlessRoute(true, given));
     expect(error).toBeInstanceOf(UsageError);
     expect(error).toMatchObject({ message });
   });

@@ -33,6 +33,16 @@ describe('argo on a terminal', () => {
     expect(terminal.output).toBe('argo: no prompt: --no-stdin leaves standard input unread; pass the question as arguments (argo --no-stdin "why is the sky blue?"), or run argo chat\r\n');
   });
 
+  it.each(['--explain', '--json'])('with %s and no prompt: one line saying to give one, exit 2; no chat starts, nothing is asked or logged', async (flag) => {
+    const home = tempHome();
+    const asked = ollama.requests.length;
+    const terminal = startInPty([flag], { home, host: ollama.url });
+    expect((await terminal.exited).code).toBe(2);
+    expect(terminal.output).toBe(`argo: no prompt: ${flag} is for one question, not a chat; pass the question as arguments (argo ${flag} "why is the sky blue?") or pipe it on stdin\r\n`);
+    expect(ollama.requests).toHaveLength(asked);
+    expect(logLines(home)).toEqual([]);
+  });
+
   it('shows a spinner on stderr while waiting for the first token, then erases it', async () => {
     const home = tempHome();
     const terminal = startInPty(['hello'], { home, host: ollama.url });
