@@ -1,6 +1,7 @@
 // Pure: how typed lines become chat inputs — multi-line blocks between `"""` and slash commands.
 import { UsageError } from '../errors.js';
 import { isBlankPrompt } from '../text/prompt.js';
+import { similarNames } from '../text/similar.js';
 
 const FENCE = '"""';
 
@@ -51,21 +52,35 @@ export type ChatInput =
   | { kind: 'prompt'; text: string }
   /** `typed`: the name as written (lower case), e.g. exit for bye. */
   | { kind: 'command'; name: SlashName; argument: string; typed: string }
-  | { kind: 'unknown-command'; name: string };
+  /** `name`: as typed after the slash (`sesion`, `bye.`); `meant`: the command it is closest to, if any. */
+  | { kind: 'unknown-command'; name: string; meant: string | null };
+
+/** /bye's other names, as typed. */
+const BYE_NAMES = ['exit', 'quit'];
+
+// `/word`, then what may be glued to it (`/bye.`, `/last2`, `/session:work`: never a letter, which
+// would be part of the word), then the argument. A `/` anywhere in the first word makes it a path
+// (`/etc/hosts is what?`), so such a line matches nothing and is a message.
+const SLASH_LINE = /^\/([a-z]+)([^\p{L}\s/][^\s/]*)?(?:\s+([\s\S]*))?$/iu;
 
 /**
  * `/name argument` is a command when the name is one of ours; `//text` sends `/text`; any other
- * `/word` is refused rather than sent, since it is almost always a mistyped command.
+ * `/word`, and a word with something glued to it, is refused rather than sent, since it is almost
+ * always a mistyped command. A line whose first word is a path is a message.
  */
 export function classifyInput(text: string): ChatInput {
   if (text.startsWith('//')) return { kind: 'prompt', text: text.slice(1) };
-  const match = /^\/([a-z]+)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  const match = SLASH_LINE.exec(text.trim());
   if (!text.startsWith('/') || !match?.[1]) return { kind: 'prompt', text };
-  const name = match[1].toLowerCase();
-  const argument = (match[2] ?? '').trim();
-  if ((SLASH_COMMANDS as readonly string[]).includes(name)) return { kind: 'command', name: name as SlashName, argument, typed: name };
-  if (name === 'exit' || name === 'quit') return { kind: 'command', name: 'bye', argument, typed: name };
-  return { kind: 'unknown-command', name };
+  const word = match[1].toLowerCase();
+  const glued = match[2] ?? '';
+  const argument = (match[3] ?? '').trim();
+  if (glued === '') {
+    if ((SLASH_COMMANDS as readonly string[]).includes(word)) return { kind: 'command', name: word as SlashName, argument, typed: word };
+    if (BYE_NAMES.includes(word)) return { kind: 'command', name: 'bye', argument, typed: word };
+  }
+  const names = [...SLASH_COMMANDS, ...BYE_NAMES];
+  return { kind: 'unknown-command', name: `${word}${glued}`, meant: names.includes(word) ? word : (similarNames(word, names)[0] ?? null) };
 }
 
 /** `/thinking hide` → true, `/thinking show` → false (any case); anything else is refused. */

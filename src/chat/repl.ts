@@ -8,6 +8,7 @@ import type { ReplaySpec } from '../replay/types.js';
 import { TerminalGate } from './gate.js';
 import { CHAT_HELP, classifyInput, hidesThinking, isAnswerWord, takeLine } from './input.js';
 import type { ChatInput, LineResult, Pending, SlashName } from './input.js';
+import { clipText } from '../output/cut.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 import { isBlankPrompt } from '../text/prompt.js';
 
@@ -378,7 +379,10 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   const run = async (text: string, block: boolean): Promise<'leave' | 'stay'> => {
     const input: ChatInput = block ? { kind: 'prompt', text } : classifyInput(text);
     if (input.kind === 'unknown-command') {
-      note(`argo: unknown command /${input.name}; /help lists them (start with // to send a line that begins with /)`);
+      // What was typed may hold anything glued to the word (`/bye\x1b…`): shown, never obeyed.
+      const typed = untrustedTextFor(term.stderr as { isTTY?: boolean })(clipText(input.name, 40));
+      const meant = input.meant === null ? '' : ` (did you mean /${input.meant}?)`;
+      note(`argo: unknown command /${typed}${meant}; /help lists them (start with // to send a line that begins with /)`);
       return 'stay';
     }
     // Slash commands and /explain run with the gate open: Ctrl-C reaches the chat's interrupt.

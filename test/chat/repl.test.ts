@@ -284,7 +284,12 @@ describe('runChat with piped input', () => {
   });
 
   it.each([
-    ['/sesion x', 'argo: unknown command /sesion; /help lists them (start with // to send a line that begins with /)'],
+    ['/sesion x', 'argo: unknown command /sesion (did you mean /session?); /help lists them (start with // to send a line that begins with /)'],
+    ['/bogus', 'argo: unknown command /bogus; /help lists them (start with // to send a line that begins with /)'],
+    ['/bye.', 'argo: unknown command /bye. (did you mean /bye?); /help lists them (start with // to send a line that begins with /)'],
+    ['/last2', 'argo: unknown command /last2 (did you mean /last?); /help lists them (start with // to send a line that begins with /)'],
+    ['/session:work', 'argo: unknown command /session:work (did you mean /session?); /help lists them (start with // to send a line that begins with /)'],
+    [`/help?${'?'.repeat(50)}`, `argo: unknown command /help${'?'.repeat(36)}… (did you mean /help?); /help lists them (start with // to send a line that begins with /)`],
     ['/session', 'argo: /session needs a session name (e.g. /session work)'],
     ['/session a/b', 'argo: bad session name "a/b"'],
     ['/thinking', 'argo: /thinking needs show or hide (e.g. /thinking hide)'],
@@ -305,6 +310,16 @@ describe('runChat with piped input', () => {
     expect(calls).toEqual([{ prompt: 'after', state: START }]);
     expect(io.stdout.text).toBe('');
     expect(io.stderr()).toBe(`${said}\n`);
+  });
+
+  it('a mistyped command with controls glued to it is quoted on a terminal with them shown, not obeyed', async () => {
+    const io = terminalIo(false);
+    Object.assign(io.term.stderr, { isTTY: true });
+    const { driver, calls } = stubDriver();
+    io.input.end('/bye\u001b]0;pwned\u0007\n');
+    expect(await runChat(io.term, driver, START)).toBe('ok');
+    expect(calls).toEqual([]);
+    expect(io.stderr()).toBe('argo: unknown command /bye^[]0;pwned^G (did you mean /bye?); /help lists them (start with // to send a line that begins with /)\n');
   });
 
   it('a failed turn is reported, the chat goes on, and the exit code is 1', async () => {
