@@ -242,6 +242,8 @@ export function notUtf8(what: string, bad: { offset: number; byte: number }, con
   return `${what} is not UTF-8 (byte 0x${bad.byte.toString(16).padStart(2, '0')} at offset ${bad.offset}): convert it first, e.g. ${convert} (-f names the encoding it is in: latin1, cp1252, shift_jis …)`;
 }
 
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
 /**
  * A piped chat's input, passed on a whole line at a time while it is UTF-8. At the first line that
  * is not, it ends there: the lines before it are read and sent, that line and those after are not,
@@ -271,7 +273,12 @@ export class Utf8Lines extends Transform {
     done();
   }
 
-  private pass(whole: Buffer): void {
+  private pass(text: Buffer): void {
+    // A byte order mark (a script saved by Notepad) is no text of its first line: a `/bye` after it
+    // is the command. Offsets still count it, as they count the bytes of standard input.
+    const bom = this.passed === 0 && text.subarray(0, UTF8_BOM.length).equals(UTF8_BOM) ? UTF8_BOM.length : 0;
+    this.passed += bom;
+    const whole = text.subarray(bom);
     if (whole.length === 0) return;
     const decoded = decodeUtf8(whole);
     if (decoded.ok) {

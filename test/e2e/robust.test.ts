@@ -369,6 +369,14 @@ describe('bad input: one line, exit 2, nothing written (item 13)', () => {
     expect(logLines(home).map((line) => line.user_prompt)).toEqual(['first']);
   });
 
+  it('a piped chat script saved with a byte order mark: its first line is read without it, so a slash command there is the command', async () => {
+    const home = tempHome();
+    const result = await argo(home, ['chat', '-s', 'script'], { stdin: Buffer.from('\ufeff/replay none\nfirst\n/bye\nnot sent\n') });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('You said: first\n');
+    expect(logLines(home).map((line) => line.user_prompt)).toEqual(['first']);
+  });
+
   it('a quoted ~ in ARGO_HOME is the home folder, never ./~', async () => {
     const home = tempHome();
     const result = await argo(home, ['--session', 'work', 'hi'], { env: { TZ: 'UTC', ARGO_HOME: '~/data' } });

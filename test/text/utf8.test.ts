@@ -76,6 +76,14 @@ describe("a piped chat's lines: passed on while they are UTF-8, ended at the fir
     ['a bad line in a later chunk: offsets count from the start', [bytes('one\n'), bytes('two\n'), bytes('ok ', [0xff], '\n')], 'one\ntwo\n', { line: 3, offset: 11, byte: 0xff }],
     ['a bad last line with no newline', [bytes('one\nt', [0xe9])], 'one\n', { line: 2, offset: 5, byte: 0xe9 }],
     ['a line split between chunks, bad in its second half', [bytes('one\nlo'), bytes('ng ', [0xe9], '\n')], 'one\n', { line: 2, offset: 9, byte: 0xe9 }],
+    // A byte order mark opens no line: it goes, and offsets still count its bytes.
+    ['a byte order mark first', [bytes([0xef, 0xbb, 0xbf], '/bye\n')], '/bye\n', null],
+    ['a byte order mark split between chunks', [bytes([0xef, 0xbb]), bytes([0xbf], '/help\nq\n')], '/help\nq\n', null],
+    ['a byte order mark and no newline', [bytes([0xef, 0xbb, 0xbf], 'hi')], 'hi', null],
+    ['only a byte order mark', [bytes([0xef, 0xbb, 0xbf])], '', null],
+    ['a byte order mark, then a bad byte on the first line', [bytes([0xef, 0xbb, 0xbf], 'caf', [0xe9], '\n')], '', { line: 1, offset: 6, byte: 0xe9 }],
+    ['a byte order mark, then a bad byte on a later line', [bytes([0xef, 0xbb, 0xbf], 'one\nt', [0xe9], '\n')], 'one\n', { line: 2, offset: 8, byte: 0xe9 }],
+    ['a byte order mark later on is text', [bytes('one\n', [0xef, 0xbb, 0xbf], 'two\n')], 'one\n\ufefftwo\n', null],
   ])('%s', async (_case, chunks, text, bad) => {
     expect(await throughLines(chunks)).toEqual({ text, bad });
   });
