@@ -3,13 +3,13 @@
 // Ollama or the log: the driver does the turn, so the loop is tested with a stub.
 import { createInterface } from 'node:readline';
 import { ArgoError } from '../errors.js';
-import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
+import { isMissing, readRegularText, writeFileAtomic } from '../log/fs.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { TerminalGate } from './gate.js';
 import { CHAT_HELP, classifyInput, hidesThinking, isAnswerWord, takeLine } from './input.js';
 import type { ChatInput, LineResult, Pending, SlashName } from './input.js';
 import { clipText } from '../output/cut.js';
-import { untrustedTextFor } from '../output/terminal-text.js';
+import { neutralizeControls, untrustedTextFor } from '../output/terminal-text.js';
 import { isBlankPrompt } from '../text/prompt.js';
 
 export interface ChatState {
@@ -566,11 +566,15 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   return ending.by !== null ? ENDED_BY[ending.by] : chatEnd(ended);
 }
 
+/**
+ * Stored oldest first, one entry per line; readline wants newest first. Never through a link
+ * (another's file would become what Up recalls and is sent), never waiting on a named pipe: a link,
+ * a folder or a pipe there is an error saying what it is, as for every file of the data home. The
+ * file is anyone's to write: a line's control characters are shown, not obeyed, when it is recalled.
+ */
 function loadHistory(file: string): string[] {
   try {
-    // Stored oldest first, one entry per line; readline wants newest first. Never through a link
-    // (another's file would become what Up recalls and is sent), as every file of the data home.
-    return readDataText(file).split('\n').filter((line) => line !== '').reverse().slice(0, HISTORY_SIZE);
+    return readRegularText(file).split('\n').filter((line) => line !== '').reverse().slice(0, HISTORY_SIZE).map(neutralizeControls);
   } catch (error) {
     if (isMissing(error)) return [];
     throw error;

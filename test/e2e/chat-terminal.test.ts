@@ -1,5 +1,6 @@
 // argo chat on a real pseudo-terminal (node-pty): prompt, line editing, history, Ctrl-C, the replay note.
-import { chmodSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import stripAnsi from 'strip-ansi';
@@ -131,6 +132,33 @@ describe('argo chat on a terminal', () => {
     expect(term.screen()).toContain(`argo: ${join(home, 'chat_history')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`);
     expect(term.screen()).not.toContain('rm -rf planted');
     expect(logLines(home)).toEqual([]);
+  });
+
+  it.each<[string, (path: string) => void, string]>([
+    ['a folder', (path) => mkdirSync(path), 'a folder'],
+    ['a named pipe', (path) => execFileSync('mkfifo', [path]), 'a named pipe'],
+  ])('a chat_history that is %s is refused with one line saying so (exit 1), never a crash or a hang', async (_case, make, kind) => {
+    const home = tempHome();
+    make(join(home, 'chat_history'));
+    const term = openTerminal(['chat'], home);
+    expect(await term.exited).toBe(1);
+    expect(term.screen()).toContain(`\nargo: ${join(home, 'chat_history')} is not a file (${kind}); move it out of the way\n`);
+    expect(term.screen()).not.toContain('unexpected failure');
+    expect(logLines(home)).toEqual([]);
+  });
+
+  it('a line of chat_history holding terminal controls is recalled with them shown, never sent to the terminal raw', async () => {
+    const home = tempHome();
+    writeFileSync(join(home, 'chat_history'), 'title \u001b]0;pwned\u0007 csi \u009b2J end\n', { mode: 0o600 });
+    const term = openTerminal(['chat'], home);
+    await waitFor(() => expect(term.screen()).toContain('default> '));
+    term.pty.write('\x1b[A');
+    await waitFor(() => expect(term.screen()).toContain('title ^[]0;pwned^G csi \\x9b2J end'));
+    // Ctrl-U clears the recalled line: an empty line's Ctrl-D leaves.
+    term.pty.write('\x15\x04');
+    expect(await term.exited).toBe(0);
+    expect(term.raw()).not.toContain('\u001b]0;pwned');
+    expect(term.raw()).not.toContain('\u009b');
   });
 
   it('bare argo on a terminal starts a chat; the history comes back with the up arrow; Ctrl-D leaves', async () => {
