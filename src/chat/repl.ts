@@ -3,13 +3,13 @@
 // Ollama or the log: the driver does the turn, so the loop is tested with a stub.
 import { createInterface } from 'node:readline';
 import { ArgoError } from '../errors.js';
-import { isMissing, readRegularText, writeFileAtomic } from '../log/fs.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { TerminalGate } from './gate.js';
+import { HISTORY_SIZE, HistorySaver, recallableHistory } from './history.js';
 import { CHAT_HELP, classifyInput, hidesThinking, isAnswerWord, takeLine } from './input.js';
 import type { ChatInput, LineResult, Pending, SlashName } from './input.js';
 import { clipText } from '../output/cut.js';
-import { neutralizeControls, untrustedTextFor } from '../output/terminal-text.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
 import { isBlankPrompt } from '../text/prompt.js';
 
 export interface ChatState {
@@ -114,7 +114,6 @@ export function chatEnd(statuses: ReadonlySet<TurnStatus>): ChatEnd {
   return statuses.has('interrupted') ? 'interrupted' : 'ok';
 }
 
-export const HISTORY_SIZE = 1000;
 const TAKES_NO_ARGUMENT: ReadonlySet<SlashName> = new Set(['help', 'stats', 'last', 'bye']);
 /** What a command that needs an argument shows as an example when it is missing. */
 const EXAMPLE_ARGUMENT: Partial<Record<SlashName, string>> = { session: 'work', replay: 'last:3', model: 'llama3', thinking: 'hide' };
@@ -127,7 +126,7 @@ const EXAMPLE_ARGUMENT: Partial<Record<SlashName, string>> = { session: 'work', 
 export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: ChatState): Promise<ChatEnd> {
   const state: ChatState = { ...initial };
   const editing = term.lineEditing ?? term.terminal;
-  const history = term.terminal && term.historyFile !== null ? loadHistory(term.historyFile) : [];
+  const history = term.terminal && term.historyFile !== null ? recallableHistory(term.historyFile) : [];
   let current: AbortController | null = null;
   // Set while /explain runs (it streams no answer, so Ctrl-C there also clears the line).
   let explaining: AbortController | null = null;
@@ -191,15 +190,15 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       return;
     }
     kept = [...lines];
-    saver?.save(lines);
+    // Newest first: the line just typed.
+    if (lines[0] !== undefined) saver?.add(lines[0]);
   });
-  // Without line editing readline keeps no history: each line is added here as it would add it
-  // (not blank, newest first, an earlier copy removed), so a chat under TERM=dumb is kept too.
+  // Without line editing readline keeps no history: each line not blank is added here, so a chat
+  // under TERM=dumb is kept too.
   if (!editing && saver !== null) {
     rl.on('line', (line: string) => {
       if (line.trim() === '' || isLateAnswer(linesSeen, line)) return;
-      kept = [line, ...kept.filter((earlier) => earlier !== line)].slice(0, HISTORY_SIZE);
-      saver.save(kept);
+      saver.add(line);
     });
   }
 
@@ -564,45 +563,4 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     }
   }
   return ending.by !== null ? ENDED_BY[ending.by] : chatEnd(ended);
-}
-
-/**
- * Stored oldest first, one entry per line; readline wants newest first. Never through a link
- * (another's file would become what Up recalls and is sent), never waiting on a named pipe: a link,
- * a folder or a pipe there is an error saying what it is, as for every file of the data home. The
- * file is anyone's to write: a line's control characters are shown, not obeyed, when it is recalled.
- */
-function loadHistory(file: string): string[] {
-  try {
-    return readRegularText(file).split('\n').filter((line) => line !== '').reverse().slice(0, HISTORY_SIZE).map(neutralizeControls);
-  } catch (error) {
-    if (isMissing(error)) return [];
-    throw error;
-  }
-}
-
-/** Writes the history after each line, one write at a time; a failure is said once and the chat goes on. */
-class HistorySaver {
-  private writing: Promise<void> = Promise.resolve();
-  private warned = false;
-
-  constructor(
-    private readonly file: string,
-    private readonly stderr: NodeJS.WritableStream,
-  ) {}
-
-  save(newestFirst: readonly string[]): void {
-    const text = newestFirst.length === 0 ? '' : `${[...newestFirst].reverse().join('\n')}\n`;
-    this.writing = this.writing
-      .then(() => writeFileAtomic(this.file, text, { inHome: true }))
-      .catch((error: unknown) => {
-        if (this.warned) return;
-        this.warned = true;
-        this.stderr.write(`argo: cannot save the chat history to ${this.file} (${error instanceof Error ? error.message : String(error)}); the chat goes on without it\n`);
-      });
-  }
-
-  flush(): Promise<void> {
-    return this.writing;
-  }
 }

@@ -161,6 +161,29 @@ describe('argo chat on a terminal', () => {
     expect(term.raw()).not.toContain('\u009b');
   });
 
+  it("two chats at once keep each other's lines in chat_history", async () => {
+    const home = tempHome();
+    writeFileSync(join(home, 'chat_history'), 'from before\n', { mode: 0o600 });
+    const first = openTerminal(['chat', '-s', 'one'], home);
+    const second = openTerminal(['chat', '-s', 'two'], home);
+    await waitFor(() => expect(first.screen()).toContain('one> '));
+    await waitFor(() => expect(second.screen()).toContain('two> '));
+    const history = (): string => readFileSync(join(home, 'chat_history'), 'utf8');
+    const typed = async (term: Terminal, line: string): Promise<void> => {
+      term.pty.write(`${line}\r`);
+      await waitFor(() => expect(history()).toContain(`${line}\n`));
+    };
+    await typed(first, 'first asks');
+    await typed(second, 'second asks');
+    await typed(first, 'first again');
+    await typed(second, '/stats');
+    first.pty.write('/bye\r');
+    second.pty.write('/bye\r');
+    expect([await first.exited, await second.exited]).toEqual([0, 0]);
+    expect(history()).toBe('from before\nfirst asks\nsecond asks\nfirst again\n/stats\n/bye\n');
+    expect(statSync(join(home, 'chat_history')).mode & 0o777).toBe(0o600);
+  });
+
   it('bare argo on a terminal starts a chat; the history comes back with the up arrow; Ctrl-D leaves', async () => {
     const home = tempHome();
     const first = openTerminal(['chat'], home);
