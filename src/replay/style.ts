@@ -45,8 +45,17 @@ export function checkStyleChoice(style: StylePolicy, choice: { mode: string | nu
 
 const SHOWN_NAME_MAX = 64;
 
-function unknownStyleMessage(table: Record<string, string>, name: string, what: string): string {
-  // A client may send a name of megabytes: the message quotes its head.
+/** A mode or persona name as a message quotes it: a client may send one of megabytes, so its head. */
+export function quotedStyleName(name: string): string {
   const shown = name.length > SHOWN_NAME_MAX ? `${name.slice(0, /[\ud800-\udbff]/.test(name.charAt(SHOWN_NAME_MAX - 1)) ? SHOWN_NAME_MAX - 1 : SHOWN_NAME_MAX)}…` : name;
-  return `unknown ${what} ${JSON.stringify(shown)} (known: ${Object.keys(table).sort().map(shownWord).join(', ')}); add it under "${what}s" in config.json`;
+  return JSON.stringify(shown);
+}
+
+/** The names of a table of modes or personas, sorted, as a message lists them. */
+export function knownStyleNames(table: Record<string, string>): string[] {
+  return Object.keys(table).sort().map(shownWord);
+}
+
+function unknownStyleMessage(table: Record<string, string>, name: string, what: string): string {
+  return `unknown ${what} ${quotedStyleName(name)} (known: ${knownStyleNames(table).join(', ')}); add it under "${what}s" in config.json`;
 }

@@ -3,8 +3,9 @@ import { wellFormedText } from '../log/entry.js';
 import { isBlankPrompt } from '../text/prompt.js';
 import { badRequest } from './errors.js';
 import { lastUserText, toOllamaExtras, toOllamaMessages, toolRound } from './openai.js';
-import { imagesOf } from './schema.js';
-import type { ChatRequest } from './schema.js';
+import { argoFieldNamed, argoParam, headerNamed, imagesOf, sentInHeader } from './schema.js';
+import type { ArgoFields, ChatRequest } from './schema.js';
+import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import type { ArgoDefaults, TurnInput } from './types.js';
 
 const BLANK_PROMPT = 'the last user message has no text, and Argo mode takes its text as the prompt (as argo -s NAME "prompt" does); send the question as its text';
@@ -23,28 +24,41 @@ export interface AnswerPlan {
   round: number;
 }
 
+/**
+ * The CLI's --reason rules. Each field is named as it was sent: `"replay": "last:N"` in the body,
+ * `X-Argo-Replay: last:N` as a header; a replay the client left out is named as its reason was sent.
+ */
+function checkReason(argo: ArgoFields & { replay: ReplaySpec; reason: ReplayReason }, replaySent: boolean): void {
+  const reasonInHeader = sentInHeader(argo, 'reason');
+  const replayInHeader = replaySent ? sentInHeader(argo, 'replay') : reasonInHeader;
+  const reason = reasonInHeader ? headerNamed('reason') : '"reason"';
+  const replay = (value: string): string => (replayInHeader ? `${headerNamed('replay')}: ${value}` : `"replay": "${value}"`);
+  if (argo.replay.kind === 'none') {
+    throw badRequest(`${reason} needs ${replay('last:N')} or ${replayInHeader ? 'session' : '"session"'}`, argoParam(argo, 'reason'));
+  }
+  if (argo.reason !== 'session' && argo.replay.kind === 'session') {
+    throw badRequest(`${replay('session')} always uses reason "session"; use ${replay('last:N')} with reason "${argo.reason}"`, argoParam(argo, 'reason'));
+  }
+}
+
 export function planAnswer(request: ChatRequest, defaults: ArgoDefaults, agentMode: boolean): AnswerPlan {
   const { body } = request;
   // Like the CLI without --replay: the configured default replay (ARGO_REPLAY, "defaultReplay").
   const argo = request.argo ? { ...request.argo, replay: request.argo.replay ?? defaults.replay } : null;
   if (argo?.tools && argo.tools.length > 0 && !agentMode) {
-    throw badRequest('this server does not run tools; leave out the "tools" Argo field', 'argo.tools', 'tools_unavailable');
+    throw badRequest(`this server does not run tools; leave out ${argoFieldNamed(argo, 'tools')}`, argoParam(argo, 'tools'), 'tools_unavailable');
   }
   // A run's rounds, tool calls and the words between them are not one answer's tokens.
   if (argo?.tools && argo.tools.length > 0 && body.logprobs === true) {
-    throw badRequest('log probabilities are not given for a run of server-side tools (the "tools" Argo field); leave out "logprobs", or the tools', 'logprobs');
+    throw badRequest(`log probabilities are not given for a run of server-side tools (${argoFieldNamed(argo, 'tools')}); leave out "logprobs", or the tools`, 'logprobs');
   }
   // Client tools are run by the client, Argo tools by the server: one loop cannot serve both.
   if (argo?.tools && argo.tools.length > 0 && body.tools && body.tools.length > 0) {
-    throw badRequest('"tools" (run by the client) and the "tools" Argo field (run on the server) cannot be combined; send one of them', 'argo.tools', 'tools_conflict');
+    throw badRequest(`"tools" (run by the client) and ${argoFieldNamed(argo, 'tools')} (run on the server) cannot be combined; send one of them`, argoParam(argo, 'tools'), 'tools_conflict');
   }
   // The same rules as the CLI's --reason.
-  if (argo?.reason !== undefined && argo.replay.kind === 'none') {
-    throw badRequest('"reason" needs "replay": "last:N" or "session"', 'argo.reason');
-  }
-  if (argo?.reason !== undefined && argo.reason !== 'session' && argo.replay.kind === 'session') {
-    throw badRequest(`"replay": "session" always uses reason "session"; use "last:N" with reason "${argo.reason}"`, 'argo.reason');
-  }
+  if (argo?.reason !== undefined) checkReason({ ...argo, reason: argo.reason }, request.argo?.replay !== undefined);
+
   // Half an emoji (JSON's "\ud83d") as the log will keep it, so what is sent and hashed is what is logged.
   const last = lastUserText(body.messages);
   const userPrompt = last === null ? null : wellFormedText(last);

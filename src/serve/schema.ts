@@ -214,6 +214,8 @@ export interface ArgoFields {
   verbosity?: Verbosity;
   mode?: string;
   tools?: string[];
+  /** The fields a header set and the body left alone: an error about one names the header. */
+  fromHeaders?: ArgoKey[];
 }
 
 const reasoningEffort = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'ultra', 'max']);
@@ -286,6 +288,7 @@ export interface ChatRequest {
 
 const HEADER_PREFIX = 'x-argo-';
 const ARGO_KEYS = ['session', 'replay', 'reason', 'budget', 'persona', 'verbosity', 'mode', 'tools'] as const;
+export type ArgoKey = (typeof ARGO_KEYS)[number];
 /** The server's own answer headers (X-Argo-Turn-Id, X-Argo-Log): a client may send them back; they set nothing. */
 const ANSWER_HEADERS: ReadonlySet<string> = new Set(['turn-id', 'log']);
 
@@ -315,13 +318,13 @@ function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
     const key = name.slice(HEADER_PREFIX.length);
     if (!(ARGO_KEYS as readonly string[]).includes(key) && !ANSWER_HEADERS.has(key)) throw unknownArgoHeader(key);
   }
-  const fromHeaders: Record<string, unknown> = {};
+  const headerValues: Record<string, unknown> = {};
   for (const key of ARGO_KEYS) {
     const value = headers.get(`${HEADER_PREFIX}${key}`);
     if (value === null || value.trim() === '') continue;
-    fromHeaders[key] = key === 'budget' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+    headerValues[key] = key === 'budget' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   }
-  const headerResult = argoFields.safeParse(fromHeaders);
+  const headerResult = argoFields.safeParse(headerValues);
   if (!headerResult.success) {
     const issue = headerResult.error.issues[0];
     const key = String(issue?.path[0] ?? '');
@@ -337,8 +340,29 @@ function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
   if (unknownKey !== undefined) throw unknownArgoField(unknownKey);
   const bodyResult = argoFields.safeParse(raw ?? {});
   if (!bodyResult.success) throw firstIssue(bodyResult.error, 'argo');
-  if ((raw === undefined || raw === null) && Object.keys(fromHeaders).length === 0) return null;
-  return stripUndefined({ ...headerResult.data, ...stripUndefined(bodyResult.data) }) as ArgoFields;
+  if ((raw === undefined || raw === null) && Object.keys(headerValues).length === 0) return null;
+  const fromHeader = stripUndefined(headerResult.data);
+  const fromBody = stripUndefined(bodyResult.data);
+  const fromHeaders = ARGO_KEYS.filter((key) => key in fromHeader && !(key in fromBody));
+  return { ...fromHeader, ...fromBody, ...(fromHeaders.length > 0 ? { fromHeaders } : {}) } as ArgoFields;
+}
+
+/**
+ * An Argo field as an error names it, in `param` and its message: as the client sent it, its header
+ * (`X-Argo-Persona`) when a header set it, else its place in the body (`argo.persona`).
+ */
+export function argoParam(argo: Pick<ArgoFields, 'fromHeaders'> | null, key: ArgoKey): string {
+  return sentInHeader(argo, key) ? headerNamed(key) : `argo.${key}`;
+}
+
+/** An Argo field in a sentence: `the X-Argo-Tools header` when a header set it, else `the "tools" Argo field`. */
+export function argoFieldNamed(argo: Pick<ArgoFields, 'fromHeaders'> | null, key: ArgoKey): string {
+  return sentInHeader(argo, key) ? `the ${headerNamed(key)} header` : `the "${key}" Argo field`;
+}
+
+/** Whether the request's `key` came from its header. */
+export function sentInHeader(argo: Pick<ArgoFields, 'fromHeaders'> | null, key: ArgoKey): boolean {
+  return argo?.fromHeaders?.includes(key) === true;
 }
 
 /**
@@ -363,7 +387,7 @@ function unknownArgoHeader(key: string): ApiError {
 const PLAIN_KEY = /^[\w-]{1,64}$/;
 
 /** `X-Argo-Budget` for `budget`: a header as the docs spell it. */
-function headerNamed(key: string): string {
+export function headerNamed(key: string): string {
   return `X-Argo-${key.charAt(0).toUpperCase()}${key.slice(1)}`;
 }
 

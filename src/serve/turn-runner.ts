@@ -9,7 +9,7 @@ import { agentAnswerer, agentDraftFields, toolsConfigOf } from '../agent/answer.
 import type { AgentSetup } from '../agent/answer.js';
 import type { AgentEvent, RunHints } from '../agent/loop.js';
 import { PolicyError, checkReplayPolicy } from '../replay/policy.js';
-import { checkStyleChoice } from '../replay/style.js';
+import { checkStyleChoice, knownStyleNames, quotedStyleName } from '../replay/style.js';
 import { SessionUpdateError } from '../sessions/record-turn.js';
 import { openSession } from '../sessions/store.js';
 import { loadToolbox } from '../tools/catalog.js';
@@ -21,7 +21,8 @@ import type { Tool } from '../tools/types.js';
 import { UnloggedTurnError, runTurn, streamAnswer } from '../turn/turn.js';
 import type { Answer, Answerer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
 import { badRequest, brokenToolConfig, hideHome } from './errors.js';
-import type { TurnFailure } from './errors.js';
+import type { ApiError, TurnFailure } from './errors.js';
+import { argoFieldNamed, argoParam } from './schema.js';
 import { ollamaToolCallsOf, toOpenAiToolCalls } from './openai.js';
 import type { OllamaExtras, OllamaToolCall } from './openai.js';
 import type { AgentSummary, CutReason, LogOutcome, LoggedTurn, RunInput, ToolEvent, TurnHooks, TurnInput, TurnResult, TurnRunner } from './types.js';
@@ -70,13 +71,13 @@ export function toolEventOf(event: AgentEvent): ToolEvent | null {
  * definition in the server's config.json that cannot be used (a toolset cycle, a clashing or broken
  * tool) is the operator's: a 500, which no change to the request mends.
  */
-async function toolboxFor(names: readonly string[], settings: Settings, tools: ServerTools): Promise<Toolbox> {
+async function toolboxFor(names: readonly string[], settings: Settings, tools: ServerTools, param: string): Promise<Toolbox> {
   try {
     const load = tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent), { root: tools.root, ...(tools.connectMcp ? { connectMcp: tools.connectMcp } : {}) }));
     return await load(names, settings);
   } catch (error) {
     if (error instanceof ConfigError) throw brokenToolConfig(error.message);
-    if (error instanceof UsageError) throw badRequest(`argo.tools: ${error.message}`, 'argo.tools', 'unknown_tool');
+    if (error instanceof UsageError) throw badRequest(`${param}: ${error.message}`, param, 'unknown_tool');
     throw error;
   }
 }
@@ -167,23 +168,40 @@ export function settingsFor(
     verbosity: argo.verbosity ?? base.verbosity,
     mode: argo.mode ?? base.mode,
     replay: argo.budget !== undefined ? { ...base.replay, budget: argo.budget } : base.replay,
-    agent: tools !== null ? { ...base.agent, tools: [...tools], toolsSource: 'argo.tools' } : base.agent,
+    agent: tools !== null ? { ...base.agent, tools: [...tools], toolsSource: argoParam(input.argo, 'tools') } : base.agent,
     options: asFlags ? { ...base.options, ...asFlags.options } : base.options,
   };
   if (think !== undefined) settings.think = think;
-  if (argo.budget !== undefined) checkBudget(settings.replay);
+  if (argo.budget !== undefined) checkBudget(settings.replay, argoParam(input.argo, 'budget'));
   const unknown = checkStyleChoice(settings.style, settings);
-  if (unknown) throw badRequest(`argo.${unknown.key}: ${unknown.message.slice(unknown.key.length + 2)}`, `argo.${unknown.key}`);
+  if (unknown) {
+    const key = unknown.key === 'mode' ? 'mode' : 'persona';
+    throw unknownStyle(settings, key, argoParam(input.argo, key));
+  }
   return settings;
 }
 
+/** How many names an unknown mode's or persona's error lists; more would bury what it says. */
+const LISTED_STYLE_NAMES = 12;
+
+/**
+ * A mode or persona the server's config.json lacks. The client cannot edit that file: it is told the
+ * names it can send instead, and who can add the one it asked for.
+ */
+function unknownStyle(settings: Settings, key: 'mode' | 'persona', param: string): ApiError {
+  const name = key === 'mode' ? (settings.mode ?? '') : settings.persona;
+  const known = knownStyleNames(key === 'mode' ? settings.style.modes : settings.style.personas);
+  const choice = known.length <= LISTED_STYLE_NAMES ? `this server's ${key}s (${known.join(', ')})` : `the ${known.length} ${key}s in this server's config.json`;
+  return badRequest(`${param}: unknown ${key} ${quotedStyleName(name)}; use one of ${choice}, or ask the server's operator to add it under "${key}s" in config.json`, param);
+}
+
 /** The request's budget against the server's replay rules (its protected turns' floor), as the CLI's --budget is checked. */
-function checkBudget(replay: Settings['replay']): void {
+function checkBudget(replay: Settings['replay'], param: string): void {
   try {
     checkReplayPolicy(replay);
   } catch (error) {
     if (!(error instanceof PolicyError)) throw error;
-    throw badRequest(`argo.budget: ${error.message.slice(error.key.length + 2)}`, 'argo.budget');
+    throw badRequest(`${param}: ${error.message.slice(error.key.length + 2)}`, param);
   }
 }
 
@@ -236,9 +254,9 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       const argo = input.argo;
       const names = argo?.tools ?? [];
       const toolsAsked = names.length > 0;
-      if (toolsAsked && !ports.tools) throw badRequest('this server does not run tools; leave out the "tools" Argo field', 'argo.tools', 'tools_unavailable');
+      if (toolsAsked && !ports.tools) throw badRequest(`this server does not run tools; leave out ${argoFieldNamed(argo, 'tools')}`, argoParam(argo, 'tools'), 'tools_unavailable');
       const settings = settingsFor(base, input, toolsAsked ? names : null);
-      const box = toolsAsked && ports.tools ? await toolboxFor(names, settings, ports.tools) : null;
+      const box = toolsAsked && ports.tools ? await toolboxFor(names, settings, ports.tools, argoParam(argo, 'tools')) : null;
       try {
         return await runOne(settings, input, hooks, box);
       } finally {

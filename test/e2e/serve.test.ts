@@ -420,6 +420,16 @@ describe('Argo mode', () => {
     expect(refused).toMatchObject({ error: { param: 'argo.tools', code: 'unknown_tool' } });
     expect(refused.error.message).toMatch(/^argo\.tools: unknown toolset or tool "nosuchset"/);
   });
+
+  it.each([
+    ['X-Argo-Persona', 'nobody', 'X-Argo-Persona: unknown persona "nobody"; use one of this server\'s personas (critic, expert, friendly, neutral, teacher), or ask the server\'s operator to add it under "personas" in config.json'],
+    ['X-Argo-Mode', 'nobody', 'X-Argo-Mode: unknown mode "nobody"; use one of this server\'s modes (code, review, shell, writing), or ask the server\'s operator to add it under "modes" in config.json'],
+    ['X-Argo-Reason', 'clarification', 'X-Argo-Reason needs X-Argo-Replay: last:N or session'],
+  ])('an unknown or unusable value sent as %s is a 400 naming the header', async (header, value, message) => {
+    const refused = await post('/v1/chat/completions', ask('x'), { [header]: value });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ error: { message, type: 'invalid_request_error', param: header, code: 'invalid_value' } });
+  });
 });
 
 describe('log probabilities', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/serve/errors.js';
-import { imagesOf, nestedDeeperThan, parseChatRequest, parseSessionPatch, textOf } from '../../src/serve/schema.js';
+import { argoFieldNamed, argoParam, imagesOf, nestedDeeperThan, parseChatRequest, parseSessionPatch, textOf } from '../../src/serve/schema.js';
 import type { ChatBody } from '../../src/serve/schema.js';
 
 const base = { model: 'argo', messages: [{ role: 'user', content: 'hi' }] };
@@ -258,8 +258,11 @@ describe('chat request: what is accepted', () => {
   });
 
   it.each([
-    [{}, { 'x-argo-session': 'work', 'x-argo-replay': 'last:2', 'x-argo-budget': '8000' }, { session: 'work', replay: { kind: 'last', count: 2 }, budget: 8000 }],
-    [{ session: 'body', replay: 'none' }, { 'x-argo-session': 'header', 'x-argo-persona': 'pirate' }, { session: 'body', replay: { kind: 'none' }, persona: 'pirate' }],
+    [{}, { 'x-argo-session': 'work', 'x-argo-replay': 'last:2', 'x-argo-budget': '8000' }, { session: 'work', replay: { kind: 'last', count: 2 }, budget: 8000, fromHeaders: ['session', 'replay', 'budget'] }],
+    // The body wins field by field; what is left of the headers is remembered, for an error to name the header.
+    [{ session: 'body', replay: 'none' }, { 'x-argo-session': 'header', 'x-argo-persona': 'pirate' }, { session: 'body', replay: { kind: 'none' }, persona: 'pirate', fromHeaders: ['persona'] }],
+    [{ persona: null }, { 'x-argo-persona': 'pirate' }, { persona: 'pirate', fromHeaders: ['persona'] }],
+    [{ persona: 'teacher', mode: 'code' }, { 'x-argo-persona': 'pirate', 'x-argo-mode': 'shell' }, { persona: 'teacher', mode: 'code' }],
     [{ tools: 'fs, edit,' }, {}, { tools: ['fs', 'edit'] }],
     [{ tools: ['fs'] }, {}, { tools: ['fs'] }],
     [{ replay: 'session', reason: 'session', verbosity: 'short', mode: 'code' }, {}, { replay: { kind: 'session' }, reason: 'session', verbosity: 'short', mode: 'code' }],
@@ -268,15 +271,19 @@ describe('chat request: what is accepted', () => {
     [{ tools: [] }, {}, { tools: [] }],
     [null, {}, null],
     [undefined, {}, null],
-    [null, { 'x-argo-session': 'work' }, { session: 'work' }],
+    [null, { 'x-argo-session': 'work' }, { session: 'work', fromHeaders: ['session'] }],
     // A blank header counts as not sent: it neither makes Argo mode nor sets its field.
     [undefined, { 'x-argo-tools': '' }, null],
     [undefined, { 'x-argo-session': '   ', 'x-argo-persona': '' }, null],
-    [undefined, { 'x-argo-tools': ' ', 'x-argo-session': 'work' }, { session: 'work' }],
+    [undefined, { 'x-argo-tools': ' ', 'x-argo-session': 'work' }, { session: 'work', fromHeaders: ['session'] }],
     [{}, { 'x-argo-tools': '' }, {}],
     [{ session: 'body' }, { 'x-argo-session': '' }, { session: 'body' }],
   ])('argo %j with headers %j → %j', (argo, headers, expected) => {
     expect(parseChatRequest({ ...base, argo }, new Headers(headers)).argo).toEqual(expected);
+  });
+
+  it('a body cannot claim its fields came from headers: fromHeaders is no Argo field', () => {
+    expect(refusal({ ...base, argo: { persona: 'x', fromHeaders: ['persona'] } }).param).toBe('argo.fromHeaders');
   });
 
   const KNOWN = 'the Argo fields are session, replay, reason, budget, persona, verbosity, mode and tools';
@@ -435,5 +442,31 @@ describe('nestedDeeperThan: how deep a body nests', () => {
     ['100,000 levels (no stack overflow)', () => nested(100_000), 100, true],
   ])('%s', (_case, make, max, deeper) => {
     expect(nestedDeeperThan(make(), max)).toBe(deeper);
+  });
+});
+
+describe('argoParam, argoFieldNamed: an Argo field named as the client sent it', () => {
+  it.each([
+    // Each field that a later rule can refuse (an unknown persona or mode, a budget under the floor, a reason without replay, unknown tools), from each source.
+    ...(['persona', 'mode', 'budget', 'reason', 'tools'] as const).flatMap((key) => {
+      const value = key === 'budget' ? '8000' : key === 'reason' ? 'clarification' : key === 'tools' ? 'fs' : 'x';
+      const header = `X-Argo-${key.charAt(0).toUpperCase()}${key.slice(1)}`;
+      const body = key === 'budget' ? 8000 : value;
+      return [
+        [key, { [key]: body }, {}, `argo.${key}`, `the "${key}" Argo field`],
+        [key, undefined, { [header]: value }, header, `the ${header} header`],
+        [key, {}, { [header]: value }, header, `the ${header} header`],
+        [key, { [key]: body }, { [header]: value }, `argo.${key}`, `the "${key}" Argo field`],
+      ] as const;
+    }),
+  ])('%s from body %j and headers %j → %s, %s', (key, argo, headers, param, named) => {
+    const fields = parseChatRequest({ ...base, argo }, new Headers(headers)).argo;
+    expect(argoParam(fields, key)).toBe(param);
+    expect(argoFieldNamed(fields, key)).toBe(named);
+  });
+
+  it('a field nobody sent is named as a body field (plain mode too)', () => {
+    expect(argoParam(null, 'persona')).toBe('argo.persona');
+    expect(argoParam(parseChatRequest(base, new Headers({ 'x-argo-session': 'w' })).argo, 'persona')).toBe('argo.persona');
   });
 });

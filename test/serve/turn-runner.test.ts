@@ -18,6 +18,7 @@ import type { Tool } from '../../src/tools/types.js';
 import type { RunnerPorts } from '../../src/serve/turn-runner.js';
 import type { Settings } from '../../src/config/settings.js';
 import type { RunInput } from '../../src/serve/types.js';
+import type { ArgoFields } from '../../src/serve/schema.js';
 import type { Toolbox } from '../../src/tools/catalog.js';
 import type { AgentEvent } from '../../src/agent/loop.js';
 
@@ -53,19 +54,36 @@ describe('settingsFor: Argo fields are the CLI flags', () => {
     expect(settingsFor({ ...base, api: 'generate' }, { session: 's', model: 'm', mode: 'argo', argo: {} }).api).toBe('generate');
   });
 
-  it.each([
-    [{ persona: 'nobody' }, 'argo.persona', /^argo\.persona: unknown persona "nobody"/],
-    [{ mode: 'nope' }, 'argo.mode', /^argo\.mode: unknown mode "nope"/],
+  const PERSONAS = 'critic, expert, friendly, neutral, teacher';
+  const MODES = 'code, review, shell, writing';
+  it.each<[ArgoFields, string, string]>([
+    [{ persona: 'nobody' }, 'argo.persona', `argo.persona: unknown persona "nobody"; use one of this server's personas (${PERSONAS}), or ask the server's operator to add it under "personas" in config.json`],
+    [{ persona: 'nobody', fromHeaders: ['persona'] }, 'X-Argo-Persona', `X-Argo-Persona: unknown persona "nobody"; use one of this server's personas (${PERSONAS}), or ask the server's operator to add it under "personas" in config.json`],
+    [{ mode: 'nope' }, 'argo.mode', `argo.mode: unknown mode "nope"; use one of this server's modes (${MODES}), or ask the server's operator to add it under "modes" in config.json`],
+    [{ mode: 'nope', fromHeaders: ['mode'] }, 'X-Argo-Mode', `X-Argo-Mode: unknown mode "nope"; use one of this server's modes (${MODES}), or ask the server's operator to add it under "modes" in config.json`],
+    // A header the body overrode is not the one refused.
+    [{ mode: 'nope', persona: 'pirate', fromHeaders: ['persona'] }, 'argo.mode', `argo.mode: unknown mode "nope"; use one of this server's modes (${MODES}), or ask the server's operator to add it under "modes" in config.json`],
+    // A name of megabytes is quoted by its head.
+    [{ persona: 'x'.repeat(5000) }, 'argo.persona', `argo.persona: unknown persona "${'x'.repeat(64)}…"; use one of this server's personas (${PERSONAS}), or ask the server's operator to add it under "personas" in config.json`],
   ])('refuses %j with a 400 naming %s', (argo, param, message) => {
     const error = thrown(() => settingsFor(base, { session: 's', model: 'm', mode: 'argo', argo }));
-    expect(error).toMatchObject({ status: 400, param, code: 'invalid_value' });
-    expect((error as Error).message).toMatch(message);
+    expect(error).toMatchObject({ status: 400, param, code: 'invalid_value', message });
   });
 
-  it("refuses a budget below what the server's protected turns need, as the CLI's --budget is", () => {
+  it('a server with many personas counts them rather than list them', () => {
+    const personas = Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`p${index}`, 'x']));
+    const many = { ...base, style: { ...base.style, personas: { ...base.style.personas, ...personas } } };
+    const error = thrown(() => settingsFor(many, { session: 's', model: 'm', mode: 'argo', argo: { persona: 'nobody' } }));
+    expect(error).toMatchObject({ param: 'argo.persona', message: 'argo.persona: unknown persona "nobody"; use one of the 25 personas in this server\'s config.json, or ask the server\'s operator to add it under "personas" in config.json' });
+  });
+
+  it.each<[ArgoFields, string]>([
+    [{ budget: 200 }, 'argo.budget'],
+    [{ budget: 200, fromHeaders: ['budget'] }, 'X-Argo-Budget'],
+  ])("refuses a budget below what the server's protected turns need, as the CLI's --budget is: %j → %s", (argo, param) => {
     const protecting = { ...base, replay: { ...base.replay, protectedTurns: 10 } };
-    const error = thrown(() => settingsFor(protecting, { session: 's', model: 'm', mode: 'argo', argo: { budget: 200 } }));
-    expect(error).toMatchObject({ status: 400, param: 'argo.budget', code: 'invalid_value', message: 'argo.budget: 10 protected turns need a budget of at least 210 (budget is 200)' });
+    const error = thrown(() => settingsFor(protecting, { session: 's', model: 'm', mode: 'argo', argo }));
+    expect(error).toMatchObject({ status: 400, param, code: 'invalid_value', message: `${param}: 10 protected turns need a budget of at least 210 (budget is 200)` });
     expect(settingsFor(protecting, { session: 's', model: 'm', mode: 'argo', argo: { budget: 210 } }).replay.budget).toBe(210);
   });
 });
@@ -117,14 +135,14 @@ describe('serverTools: the side-effect policy', () => {
 });
 
 describe('turnRunner with the tools field', () => {
-  const input = (tools: string[]): RunInput => ({
+  const input = (tools: string[], fromHeaders?: ['tools']): RunInput => ({
     turnId: 't1',
     session: 's',
     mode: 'argo',
     model: 'm',
     userPrompt: 'hi',
     messages: [],
-    argo: { tools },
+    argo: { tools, ...(fromHeaders ? { fromHeaders } : {}) },
     extras: { options: {} },
     signal: new AbortController().signal,
     round: 1,
@@ -147,9 +165,12 @@ describe('turnRunner with the tools field', () => {
     return error as ApiError;
   };
 
-  it('without server tools: 400 tools_unavailable on argo.tools', async () => {
-    const error = await refusal(turnRunner(base, ports()).run(input(['fs']), hooks));
-    expect(error).toMatchObject({ status: 400, param: 'argo.tools', code: 'tools_unavailable' });
+  it.each([
+    [undefined, 'argo.tools', 'the "tools" Argo field'],
+    [['tools'] as ['tools'], 'X-Argo-Tools', 'the X-Argo-Tools header'],
+  ])('without server tools (sent from headers: %j): 400 tools_unavailable on %s', async (fromHeaders, param, named) => {
+    const error = await refusal(turnRunner(base, ports()).run(input(['fs'], fromHeaders), hooks));
+    expect(error).toMatchObject({ status: 400, param, code: 'tools_unavailable', message: `this server does not run tools; leave out ${named}` });
   });
 
   it.each([
@@ -159,6 +180,12 @@ describe('turnRunner with the tools field', () => {
     const error = await refusal(turnRunner(base, ports({ root: tmpdir(), allowSideEffects: false })).run(input(names), hooks));
     expect(error).toMatchObject({ status: 400, param: 'argo.tools', code: 'unknown_tool' });
     expect(error.message).toMatch(message);
+  });
+
+  it('an unknown toolset sent as X-Argo-Tools → 400 unknown_tool naming the header', async () => {
+    const error = await refusal(turnRunner(base, ports({ root: tmpdir(), allowSideEffects: false })).run(input(['nosuchset'], ['tools']), hooks));
+    expect(error).toMatchObject({ status: 400, param: 'X-Argo-Tools', code: 'unknown_tool' });
+    expect(error.message).toMatch(/^X-Argo-Tools: unknown toolset or tool "nosuchset"/);
   });
 
   it.each<[string, Partial<Settings['agent']>, string[], string]>([

@@ -47,9 +47,12 @@ describe('planAnswer', () => {
     expect(plan.logprobs).toBe(json.logprobs);
   });
 
-  it('refuses log probabilities for a run of server-side tools, whose rounds are not one answer', () => {
-    expect(() => planAnswer(request({ logprobs: true, argo: { tools: 'fs' } }), DEFAULTS, true)).toThrow(
-      expect.objectContaining({ status: 400, param: 'logprobs', message: 'log probabilities are not given for a run of server-side tools (the "tools" Argo field); leave out "logprobs", or the tools' }) as ApiError,
+  it.each([
+    [{ argo: { tools: 'fs' } }, {}, 'the "tools" Argo field'],
+    [{}, { 'X-Argo-Tools': 'fs' }, 'the X-Argo-Tools header'],
+  ])('refuses log probabilities for a run of server-side tools, whose rounds are not one answer: %j %j', (json, headers, named) => {
+    expect(() => planAnswer(request({ logprobs: true, ...json }, headers), DEFAULTS, true)).toThrow(
+      expect.objectContaining({ status: 400, param: 'logprobs', message: `log probabilities are not given for a run of server-side tools (${named}); leave out "logprobs", or the tools` }) as ApiError,
     );
   });
 
@@ -93,12 +96,24 @@ describe('planAnswer', () => {
     expect(planAnswer(request(json), { session: 'default', replay: replay as ArgoDefaults['replay'] }, false).turn.argo).toMatchObject(argo);
   });
 
+  // Each field named as it was sent; a replay left out as its reason was sent.
+  const NONE = { kind: 'none' };
+  const SESSION = { kind: 'session' };
   it.each([
-    [{ argo: { reason: 'clarification' } }, { kind: 'none' }, /"reason" needs "replay"/],
-    [{ argo: { reason: 'clarification', replay: 'none' } }, { kind: 'last', count: 2 }, /"reason" needs "replay"/],
-    [{ argo: { reason: 'clarification' } }, { kind: 'session' }, /always uses reason "session"/],
-  ])('Argo mode %j with default replay %j is refused: %s', (json, replay, message) => {
-    expect(() => planAnswer(request(json), { session: 'default', replay: replay as ArgoDefaults['replay'] }, false)).toThrow(message);
+    [{ reason: 'clarification' }, {}, NONE, 'argo.reason', '"reason" needs "replay": "last:N" or "session"'],
+    [{ reason: 'clarification', replay: 'none' }, {}, { kind: 'last', count: 2 }, 'argo.reason', '"reason" needs "replay": "last:N" or "session"'],
+    [{ reason: 'clarification' }, {}, SESSION, 'argo.reason', '"replay": "session" always uses reason "session"; use "replay": "last:N" with reason "clarification"'],
+    [undefined, { 'X-Argo-Reason': 'clarification' }, NONE, 'X-Argo-Reason', 'X-Argo-Reason needs X-Argo-Replay: last:N or session'],
+    [undefined, { 'X-Argo-Reason': 'clarification', 'X-Argo-Replay': 'none' }, { kind: 'last', count: 2 }, 'X-Argo-Reason', 'X-Argo-Reason needs X-Argo-Replay: last:N or session'],
+    [undefined, { 'X-Argo-Reason': 'clarification' }, SESSION, 'X-Argo-Reason', 'X-Argo-Replay: session always uses reason "session"; use X-Argo-Replay: last:N with reason "clarification"'],
+    [{ replay: 'none' }, { 'X-Argo-Reason': 'clarification' }, NONE, 'X-Argo-Reason', 'X-Argo-Reason needs "replay": "last:N" or "session"'],
+    [{ reason: 'clarification' }, { 'X-Argo-Replay': 'session' }, NONE, 'argo.reason', 'X-Argo-Replay: session always uses reason "session"; use X-Argo-Replay: last:N with reason "clarification"'],
+    // The body's reason wins over the header's, and is named so.
+    [{ reason: 'clarification' }, { 'X-Argo-Reason': 'session' }, NONE, 'argo.reason', '"reason" needs "replay": "last:N" or "session"'],
+  ])('Argo fields %j with headers %j and default replay %j: 400 on %s', (argo, headers, replay, param, message) => {
+    expect(() => planAnswer(request({ argo }, headers), { session: 'default', replay: replay as ArgoDefaults['replay'] }, false)).toThrow(
+      expect.objectContaining({ status: 400, param, message }) as ApiError,
+    );
   });
 
   it('plain mode without a user message logs an empty prompt; Argo mode refuses it', () => {
@@ -138,15 +153,20 @@ describe('planAnswer', () => {
     expect(plan.turn).toMatchObject({ mode: 'argo', userPrompt, messages: [] });
   });
 
-  it('the tools Argo field needs agent mode', () => {
-    expect(() => planAnswer(request({ argo: { tools: 'fs' } }), DEFAULTS, false)).toThrow(expect.objectContaining({ status: 400, param: 'argo.tools' }) as ApiError);
-    expect(planAnswer(request({ argo: { tools: 'fs' } }), DEFAULTS, true).turn.argo?.tools).toEqual(['fs']);
+  it.each([
+    [{ argo: { tools: 'fs' } }, {}, 'argo.tools', 'this server does not run tools; leave out the "tools" Argo field'],
+    [{}, { 'X-Argo-Tools': 'fs' }, 'X-Argo-Tools', 'this server does not run tools; leave out the X-Argo-Tools header'],
+  ])('the tools Argo field needs agent mode: %j %j → 400 on %s', (json, headers, param, message) => {
+    expect(() => planAnswer(request(json, headers), DEFAULTS, false)).toThrow(expect.objectContaining({ status: 400, param, message, code: 'tools_unavailable' }) as ApiError);
+    expect(planAnswer(request(json, headers), DEFAULTS, true).turn.argo?.tools).toEqual(['fs']);
   });
 
+  const CLIENT_TOOLS = [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }];
   it.each([
-    [{ argo: { tools: 'fs' }, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] }, 'tools_conflict'],
-  ])('refuses %j with %s on argo.tools', (json, code) => {
-    expect(() => planAnswer(request(json), DEFAULTS, true)).toThrow(expect.objectContaining({ status: 400, param: 'argo.tools', code }) as ApiError);
+    [{ argo: { tools: 'fs' }, tools: CLIENT_TOOLS }, {}, 'argo.tools', '"tools" (run by the client) and the "tools" Argo field (run on the server) cannot be combined; send one of them'],
+    [{ tools: CLIENT_TOOLS }, { 'X-Argo-Tools': 'fs' }, 'X-Argo-Tools', '"tools" (run by the client) and the X-Argo-Tools header (run on the server) cannot be combined; send one of them'],
+  ])('refuses %j with headers %j: tools_conflict on %s', (json, headers, param, message) => {
+    expect(() => planAnswer(request(json, headers), DEFAULTS, true)).toThrow(expect.objectContaining({ status: 400, param, message, code: 'tools_conflict' }) as ApiError);
   });
 
   it.each([[{ argo: { tools: 'fs' }, tools: [] }], [{ argo: { tools: [] }, tools: [{ type: 'function', function: { name: 'f' } }] }]])('accepts %j', (json) => {
