@@ -2,6 +2,7 @@
 // failure, or success. A message saying "X is required" is a missing parameter only when X is one
 // of the tool's parameters: "Authentication is required" is the tool's own failure. Users see only safe text; raw detail is kept for the private log. Neither
 // keeps a secret-looking value a tool's message carried (an MCP server's error echoing its DSN).
+import { cleanLine } from '../output/terminal-text.js';
 import { foreignLine } from '../tools/foreign-line.js';
 import { ToolError } from '../tools/types.js';
 import { maskSecrets } from '../text/secrets.js';
@@ -48,8 +49,9 @@ export function classifyResult(result: ToolResult, parameters: readonly string[]
 export function classifyThrown(error: unknown, parameters: readonly string[]): CallOutcome {
   if (error instanceof ToolError) {
     const parameter = requiredParameter(error.message, parameters);
-    if (parameter !== null) return { kind: 'needs_input', parameter, message: foreignLine(error.message, ONE_LINE_MAX) };
-    return { kind: 'failure', message: foreignLine(error.message, ONE_LINE_MAX), retryable: error.retryable, detail: null };
+    const message = error.masked ? cleanLine(error.message, ONE_LINE_MAX) : foreignLine(error.message, ONE_LINE_MAX);
+    if (parameter !== null) return { kind: 'needs_input', parameter, message };
+    return { kind: 'failure', message, retryable: error.retryable, detail: null };
   }
   const detail = maskSecrets(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   return { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail };

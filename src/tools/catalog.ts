@@ -3,10 +3,10 @@
 import { resolve } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { unreadableByOllama, unreadableReason } from '../ollama/tool-schema.js';
-import { quotedName } from '../output/terminal-text.js';
+import { cleanLine, quotedName } from '../output/terminal-text.js';
 import { byCodeUnits } from '../text/order.js';
 import { commandTool } from './command.js';
-import { UNAVAILABLE_REASON_CHARS, foreignLine } from './foreign-line.js';
+import { UNAVAILABLE_REASON_CHARS } from './foreign-line.js';
 import type { CommandToolConfig } from './command.js';
 import { editFileTool, writeFileTool } from './edit.js';
 import { listFilesTool, readFileTool, searchFilesTool } from './fs.js';
@@ -71,6 +71,10 @@ export interface Toolbox {
   close: () => Promise<void>;
 }
 
+/**
+ * Starts an MCP server. A rejection's message may quote what the server said (its stderr, its
+ * errors): masked already, before it was wrapped, as connectMcp does; a left-out tool's reason too.
+ */
 export type ConnectMcp = (name: string, config: McpServerConfig) => Promise<McpConnection>;
 
 /** The SDK's stdio client, loaded only when an MCP toolset is asked for. */
@@ -202,9 +206,11 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   const root = options.root ?? process.cwd();
   const checks = await Promise.all(chosen.map((tool) => availability(tool, root)));
   const unavailable: Unavailable[] = [];
-  // Every reason, logged and shown alike: it may quote an MCP server's stderr.
+  // Every reason, logged and shown alike, is one bounded line. What it quotes of an MCP server was
+  // masked where it was read (ConnectMcp): masked again here, a secret at the end of a quote would
+  // take Argo's closing bracket with it.
   const leaveOut = (name: string, reason: string): void => {
-    unavailable.push({ name, reason: foreignLine(reason, UNAVAILABLE_REASON_CHARS) });
+    unavailable.push({ name, reason: cleanLine(reason, UNAVAILABLE_REASON_CHARS) });
   };
   const tools: Tool[] = [];
   chosen.forEach((tool, index) => {
@@ -230,8 +236,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
     settled.forEach((result, index) => {
       const server = servers[index] ?? '';
       if (result.status === 'rejected') {
-        // Its stderr may be quoted: cleaned here for the errors below too, not only for `unavailable`.
-        const reason = foreignLine(result.reason instanceof Error ? result.reason.message : 'did not start', UNAVAILABLE_REASON_CHARS);
+        // One bounded line for the errors below too, not only for `unavailable`.
+        const reason = cleanLine(result.reason instanceof Error ? result.reason.message : 'did not start', UNAVAILABLE_REASON_CHARS);
         if (wanted === null) leaveOut(`${MCP_PREFIX}${server}`, reason);
         failures.push(reason);
         return;

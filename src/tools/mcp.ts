@@ -92,15 +92,19 @@ function stderrTail(): { take: (text: string) => void; last: () => string | null
   };
 }
 
-/** What a zod error (`what` failed the SDK's check) or any other error says, in one readable line. */
+/**
+ * What a zod error (`what` failed the SDK's check) or any other error says, in one readable line.
+ * What the server sent (its keys, its error's words) is masked here, before Argo wraps it: masked
+ * after, a secret at its end would take Argo's closing bracket with it.
+ */
 function reasonOf(error: unknown, what = "the server's answer"): string {
   const issues = (error as { issues?: unknown } | null)?.issues;
   if (Array.isArray(issues) && issues.length > 0) {
     const issue = issues[0] as { path?: unknown[]; message?: string };
     const where = Array.isArray(issue.path) && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
-    return cleanLine(`${what} does not follow MCP: ${where}${issue.message ?? 'invalid'}`, REASON_CHARS);
+    return cleanLine(`${what} does not follow MCP: ${foreignLine(`${where}${issue.message ?? 'invalid'}`, REASON_CHARS)}`, REASON_CHARS);
   }
-  return error instanceof Error ? cleanLine(error.message, REASON_CHARS) || error.name : 'unknown error';
+  return error instanceof Error ? foreignLine(error.message, REASON_CHARS) || error.name : 'unknown error';
 }
 
 /** The SDK's client, loaded when an MCP server is first started. */
@@ -114,7 +118,10 @@ export function loadMcpClient() {
   ]);
 }
 
-/** Starts the server, lists its tools; rejects with a one-line reason when it does not start or answer. */
+/**
+ * Starts the server, lists its tools; rejects with a one-line reason when it does not start or answer.
+ * What the server said in a reason (its stderr, its errors) is masked already (ConnectMcp).
+ */
 export async function connectMcp(name: string, config: McpServerConfig): Promise<McpConnection> {
   // A missing directory would be reported by spawn as the command missing (ENOENT).
   if (config.cwd !== undefined && !(await stat(config.cwd).then((found) => found.isDirectory(), () => false))) {
@@ -144,8 +151,8 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
   const gone = (): ToolError => {
     const why = details();
     const message = state.closedHere ? `MCP server "${name}" was stopped` : `MCP server "${name}" exited${why !== '' ? ` (${why})` : ''}`;
-    // Calling again cannot help: the loop stops at once.
-    return new ToolError(message, false);
+    // Calling again cannot help: the loop stops at once. Its stderr was masked as it was read.
+    return new ToolError(message, false, { masked: true });
   };
   const close = (): Promise<void> => {
     state.closedHere = true;

@@ -94,14 +94,19 @@ export interface Tool {
 /**
  * A failure a tool reports on purpose: its message is safe to show (it names no secrets and holds
  * no stack). `retryable: false` means trying again cannot help (the loop then stops at once).
+ * `masked`: what the message quotes was masked before Argo wrapped it (an MCP server's stderr), so
+ * it is not masked again, which would take Argo's closing bracket for part of a secret.
  */
 export class ToolError extends Error {
   override name = 'ToolError';
+  readonly masked: boolean;
   constructor(
     message: string,
     readonly retryable = true,
+    options: { masked?: boolean } = {},
   ) {
     super(message);
+    this.masked = options.masked === true;
   }
 }
 

@@ -171,6 +171,10 @@ describe('the error taxonomy', () => {
     ['permanent ToolError', new ToolError('refused', false), { kind: 'failure', message: 'refused', retryable: false, detail: null }],
     ['ToolError naming a required parameter', new ToolError('command is required for start'), { kind: 'needs_input', parameter: 'command', message: 'command is required for start' }],
     ['ToolError with a token', new ToolError('auth failed for ghp_abcdefghijklmnopqrstuvwxyz0123456789'), { kind: 'failure', message: 'auth failed for ***', retryable: true, detail: null }],
+    // Built from text masked as it was read (an MCP server's stderr): not masked again, which would take its closing bracket.
+    ['ToolError masked before it was wrapped', new ToolError('MCP server "gh" exited (exit code 1; it said: GITHUB_TOKEN=***)', false, { masked: true }), { kind: 'failure', message: 'MCP server "gh" exited (exit code 1; it said: GITHUB_TOKEN=***)', retryable: false, detail: null }],
+    ['ToolError masked before it was wrapped, still one clean line', new ToolError('exited (it said:\n\u001b[31mno\u001b[0m)', false, { masked: true }), { kind: 'failure', message: 'exited (it said: no)', retryable: false, detail: null }],
+    ['ToolError not marked masked: masked whole', new ToolError('exited (it said: GITHUB_TOKEN=hunter2 refused)'), { kind: 'failure', message: 'exited (it said: GITHUB_TOKEN=*** refused)', retryable: true, detail: null }],
     ['an exception with a secret keeps its detail masked', new Error('connect to redis://:s3cret@cache failed'), { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'Error: connect to redis://:***@cache failed' }],
     ['any other exception', new RangeError('boom at /x.js:1'), { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'RangeError: boom at /x.js:1' }],
     ['a thrown string', 'oops', { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'oops' }],

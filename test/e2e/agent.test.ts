@@ -1094,16 +1094,22 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(gone).toEqual(['mcp:copy/add', 'mcp:copy/attach', 'mcp:copy/crash', 'mcp:copy/shout', 'mcp:failing']);
   });
 
-  it("a server's stderr quoted in a reason: the log line and the note say the same one line, its token masked", async () => {
+  it.each([
+    ['inside its line', ' was refused', /^MCP server "gh" did not start \(.*; exit code 3; it said: GH_TOKEN=\*\*\* was refused\)$/],
+    // Masked before Argo wrapped it: Argo's closing bracket is not taken for part of the token.
+    ['at the end of its line', '', /^MCP server "gh" did not start \(.*; exit code 3; it said: GH_TOKEN=\*\*\*\)$/],
+  ])("a server's stderr quoted in a reason, its token %s: the log line, the note and argo tools say the same one line, the token masked", async (_where, after, expected) => {
     const token = `ghp_${'Q'.repeat(36)}`;
-    const home = tempHome({ mcpServers: { gh: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_FAIL: '1', ARGO_TEST_MCP_FAIL_SAYS: `\u001b[31mbad credentials\u001b[0m\r\nGH_TOKEN=${token} was refused\n` } } } });
+    const home = tempHome({ mcpServers: { gh: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_FAIL: '1', ARGO_TEST_MCP_FAIL_SAYS: `\u001b[31mbad credentials\u001b[0m\r\nGH_TOKEN=${token}${after}\n` } } } });
     script = [{ reply: 'fine' }];
     const result = await argo(['-T', 'mcp:gh,memo', 'hi'], home);
     expect(result.code).toBe(0);
     const reason = defined((logLines(home)[0]?.tools_unavailable as { name: string; reason: string }[] | undefined)?.[0]).reason;
-    expect(reason).toMatch(/^MCP server "gh" did not start \(.*; exit code 3; it said: GH_TOKEN=\*\*\* was refused\)$/);
+    expect(reason).toMatch(expected);
     expect(result.stderr).toContain(`argo: tool mcp:gh is unavailable (${reason}); going on without it\n`);
-    expect(`${result.stderr}${JSON.stringify(logLines(home))}`).not.toContain(token.slice(0, 10));
+    const listed = await argo(['tools', '--json'], home);
+    expect(listed.stdout).toContain(JSON.stringify(reason));
+    expect(`${result.stderr}${listed.stdout}${JSON.stringify(logLines(home))}`).not.toContain(token.slice(0, 10));
   });
 
   it('argo stop halts a running answer within a chunk and keeps its partial text', async () => {

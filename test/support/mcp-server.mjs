@@ -1,6 +1,7 @@
 // A tiny MCP server over stdio, written with the official SDK, for tests: `add` (read-only),
 // `shout` (an error result when told to), `attach` (embedded resources and an image) and `crash`
-// (the server exits with code 7). Plain JavaScript so it starts without a compiler.
+// (the server exits with code 7, first writing ARGO_TEST_MCP_CRASH_SAYS on stderr when that is
+// set). Plain JavaScript so it starts without a compiler.
 // With ARGO_TEST_MCP_STARTS set, each start appends its pid to that file (how often was it started?).
 // ARGO_TEST_MCP_FAIL: it writes a coloured line on stderr and exits with code 3 at once
 // (ARGO_TEST_MCP_FAIL_SAYS, when set, is what it writes instead).
@@ -40,7 +41,10 @@ server.registerTool('attach', { description: 'Attachments', inputSchema: {}, ann
     { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
   ],
 }));
-server.registerTool('crash', { description: 'The server exits', inputSchema: {}, annotations: { readOnlyHint: true } }, () => process.exit(7));
+server.registerTool('crash', { description: 'The server exits', inputSchema: {}, annotations: { readOnlyHint: true } }, () => {
+  if (process.env.ARGO_TEST_MCP_CRASH_SAYS) process.stderr.write(process.env.ARGO_TEST_MCP_CRASH_SAYS);
+  process.exit(7);
+});
 if (process.env.ARGO_TEST_MCP_MALFORMED || process.env.ARGO_TEST_MCP_UNREADABLE) {
   const listed = server.server;
   // Replaces the SDK's own list handler: such a tool can only be sent by hand.

@@ -8,6 +8,7 @@ import { UNAVAILABLE_REASON_CHARS } from '../../src/tools/foreign-line.js';
 import { connectMcp } from '../../src/tools/mcp.js';
 import type { McpConnection } from '../../src/tools/mcp.js';
 import { ToolError } from '../../src/tools/types.js';
+import { classifyThrown } from '../../src/agent/taxonomy.js';
 import type { Tool } from '../../src/tools/types.js';
 import { defined } from '../support/defined.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
@@ -97,6 +98,19 @@ describe('MCP servers through the SDK client', () => {
     }
   });
 
+  it("a server that exits mid-run with a secret at the end of its stderr: masked, Argo's closing bracket kept, through the loop's failure too", async () => {
+    const connection = await connectMcp('calc', { ...server, env: { ARGO_TEST_MCP_CRASH_SAYS: 'Bad credentials for GITHUB_TOKEN=hunter2\n' } });
+    try {
+      const crash = defined(toolNamed(connection, 'crash')).run({}, context);
+      const error = await crash.then(() => null, (thrown: unknown) => thrown);
+      const said = 'MCP server "calc" exited (exit code 7; it said: Bad credentials for GITHUB_TOKEN=***)';
+      expect(error).toMatchObject({ message: said, masked: true });
+      expect(classifyThrown(error, [])).toMatchObject({ kind: 'failure', message: said });
+    } finally {
+      await connection.close();
+    }
+  });
+
   it("one malformed tool is left out with its reason; the server's other tools stay", async () => {
     const connection = await connectMcp('calc', { ...server, env: { ARGO_TEST_MCP_MALFORMED: '1' } });
     try {
@@ -144,6 +158,21 @@ describe('MCP servers through the SDK client', () => {
     expect(reason.length).toBeLessThanOrEqual(UNAVAILABLE_REASON_CHARS);
     expect(reason).not.toContain(token.slice(0, 8));
     expect(reason).not.toMatch(new RegExp(CONTROLS.source, 'u'));
+  });
+
+  it.each([
+    ['ends its stderr', 'Bad credentials for GITHUB_TOKEN=hunter2\n', 'it said: Bad credentials for GITHUB_TOKEN=***)'],
+    ['ends a line it did not finish', 'Bad credentials for GITHUB_TOKEN=hunter2', 'it said: Bad credentials for GITHUB_TOKEN=***)'],
+    ['holds a bracket of its own', 'GITHUB_TOKEN=(hunter2)\n', 'it said: GITHUB_TOKEN=***)'],
+  ])("a secret that %s is masked before Argo wraps it: Argo's closing bracket is kept, in the reason and in what names it", async (_name, says, end) => {
+    const config = { mcpServers: { gh: { ...server, env: { ARGO_TEST_MCP_FAIL: '1', ARGO_TEST_MCP_FAIL_SAYS: says } } } };
+    const reason = defined((await loadToolbox(['mcp:gh'], config)).unavailable[0]).reason;
+    expect(reason).toMatch(/^MCP server "gh" did not start \(.*; exit code 3; /);
+    expect(reason.endsWith(end)).toBe(true);
+    expect(reason).not.toContain('hunter2');
+    // A tool asked by name that no server offers: the failed start quoted in brackets of its own.
+    const unknown = defined((await loadToolbox(['nosuch'], config, { keepUnknown: true })).unavailable.find((gone) => gone.name === 'nosuch')).reason;
+    expect(unknown).toBe(`no toolset, built-in tool or MCP server (gh) has it; some MCP servers did not start (${reason})`);
   });
 
   it('a server that does not start is unavailable with a reason', async () => {
