@@ -4,7 +4,8 @@ import { UsageError } from '../errors.js';
 // that a value Ollama would quietly turn into some other address is refused: credentials in the URL
 // (they would be sent to whatever answers), blanks, schemes other than http and https, and a query
 // string or fragment (Ollama drops them). A path is kept (a reverse proxy's prefix). No error shows
-// the user info or the query: each may hold a secret, and errors are printed and logged.
+// the user info, the query or the fragment (shownAddress): each may hold a secret, and errors are
+// printed and logged.
 export const DEFAULT_HOST = 'http://127.0.0.1:11434';
 
 const FIX = `use scheme://host:port, e.g. ${DEFAULT_HOST}`;
@@ -13,7 +14,7 @@ const FIX = `use scheme://host:port, e.g. ${DEFAULT_HOST}`;
 export function parseOllamaHost(raw: string | undefined, source = 'OLLAMA_HOST'): string {
   const value = (raw ?? '').trim();
   if (value === '') return DEFAULT_HOST;
-  const shown = JSON.stringify(withoutUserInfo(value));
+  const shown = JSON.stringify(shownAddress(value));
   // \p{C}: control and format characters, including C1 and zero-width ones, which would hide in a message.
   if (/[\s\p{C}]/u.test(value)) {
     throw new UsageError(`${source} ${shown} contains a blank or control character: ${FIX}`);
@@ -29,7 +30,7 @@ export function parseOllamaHost(raw: string | undefined, source = 'OLLAMA_HOST')
     rest = value.slice(separator + 3);
     if (scheme === 'http') defaultPort = '80';
     else if (scheme === 'https') defaultPort = '443';
-    else throw new UsageError(`${source} ${shown} has the scheme "${scheme}", but Ollama is reached over http or https: ${FIX}`);
+    else throw new UsageError(`${source} ${shown} has the scheme ${JSON.stringify(shownAddress(scheme))}, but Ollama is reached over http or https: ${FIX}`);
   }
   const slash = rest.search(/[/?#]/);
   const hostPort = slash === -1 ? rest : rest.slice(0, slash);
@@ -37,8 +38,7 @@ export function parseOllamaHost(raw: string | undefined, source = 'OLLAMA_HOST')
   const path = slash === -1 ? '' : rest.slice(slash);
   const query = path.search(/[?#]/);
   if (query !== -1) {
-    const before = JSON.stringify(`${value.slice(0, value.length - path.length + query)}…`);
-    throw new UsageError(`${source} ${before} has a query string or fragment (after "${path.charAt(query)}", not shown), which an Ollama address never has: ${FIX}`);
+    throw new UsageError(`${source} ${shown} has a query string or fragment (after "${path.charAt(query)}", not shown), which an Ollama address never has: ${FIX}`);
   }
   let { host, port } = splitHostPort(hostPort);
   if (host === '' || host === '0.0.0.0') host = '127.0.0.1';
@@ -52,13 +52,24 @@ export function parseOllamaHost(raw: string | undefined, source = 'OLLAMA_HOST')
   return url;
 }
 
-/** `value` with the user info before an "@" in its host part shown as ***: it may hold a password. */
-function withoutUserInfo(value: string): string {
-  const separator = value.indexOf('://');
+/**
+ * `value` as a message shows it: anything from the first "?" or "#" on cut to "…", and the user info
+ * before an "@" in the host part as ***. Either may hold a secret, whatever else is wrong with the value.
+ */
+function shownAddress(value: string): string {
+  const cut = value.search(/[?#]/);
+  const kept = cut === -1 ? value : value.slice(0, cut);
+  const tail = cut === -1 ? '' : '…';
+  const separator = kept.indexOf('://');
   const start = separator === -1 ? 0 : separator + 3;
-  const end = value.slice(start).search(/[/?#]/);
-  const at = value.lastIndexOf('@', end === -1 ? value.length : start + end);
-  return at < start ? value : `${value.slice(0, start)}***${value.slice(at)}`;
+  const slash = kept.indexOf('/', start);
+  // A password may hold a "?" or "#" (http://user:pa#ss@h): an "@" past the cut, still before any
+  // "/", makes the whole host part kept user info.
+  if (slash === -1 && cut !== -1 && /^[^/]*@/.test(value.slice(cut))) return `${kept.slice(0, start)}***${tail}`;
+  const at = kept.lastIndexOf('@', slash === -1 ? kept.length : slash);
+  if (at === -1) return `${kept}${tail}`;
+  // An "@" before the "://" (user:pw@h://x) is hidden with what comes before it, scheme and all.
+  return `${at < start ? '' : kept.slice(0, start)}***${kept.slice(at)}${tail}`;
 }
 
 function splitHostPort(hostPort: string): { host: string; port: string } {

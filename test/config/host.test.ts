@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseOllamaHost } from '../../src/config/host.js';
 import { UsageError } from '../../src/errors.js';
+import { runs } from '../support/property.js';
 import { thrown } from '../support/thrown.js';
 
 // OLLAMA_HOST forms from the protocol notes (envconfig.Host in ollama/ollama).
@@ -67,11 +69,78 @@ describe('parseOllamaHost refuses what it cannot use safely (usage error, exit 2
     ['h#secret', `OLLAMA_HOST "h…" has a query string or fragment (after "#", not shown), which an Ollama address never has: ${fix}`],
     ['https://h/p/?', `OLLAMA_HOST "https://h/p/…" has a query string or fragment (after "?", not shown), which an Ollama address never has: ${fix}`],
     ['http://%zz', `OLLAMA_HOST "http://%zz" is not a valid address: ${fix}`],
+    // The query and the fragment are hidden in every error too, whatever is found wrong first.
+    ['htps://gw.example/ollama?api_key=SECRET123', `OLLAMA_HOST "htps://gw.example/ollama…" has the scheme "htps", but Ollama is reached over http or https: ${fix}`],
+    ['https://gw.example /ollama?api_key=SECRET123', `OLLAMA_HOST "https://gw.example /ollama…" contains a blank or control character: ${fix}`],
+    ['https://gw.example/ollama?api_key=SEC RET123', `OLLAMA_HOST "https://gw.example/ollama…" contains a blank or control character: ${fix}`],
+    ['htps://gw.example/ollama#SECRET123', `OLLAMA_HOST "htps://gw.example/ollama…" has the scheme "htps", but Ollama is reached over http or https: ${fix}`],
+    ['http://u:SECRET1@h/x?k=SECRET2', `OLLAMA_HOST "http://***@h/x…" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['ftp://u:SECRET1@h#SECRET2', `OLLAMA_HOST "ftp://***@h…" has the scheme "ftp", but Ollama is reached over http or https: ${fix}`],
+    // A "?" or "#" in a password: the host part before it may be user info, so it is hidden too.
+    ['http://user:pa#SECRET@h', `OLLAMA_HOST "http://***…" has a query string or fragment (after "#", not shown), which an Ollama address never has: ${fix}`],
+    ['ftp://user:pa?SECRET@h', `OLLAMA_HOST "ftp://***…" has the scheme "ftp", but Ollama is reached over http or https: ${fix}`],
+    // What comes before "://" is shown as the scheme, hidden the same way.
+    ['h?k=SECRET://x', `OLLAMA_HOST "h…" has the scheme "h…", but Ollama is reached over http or https: ${fix}`],
+    ['user:SECRET@h://x', `OLLAMA_HOST "***@h://x" has the scheme "***@h", but Ollama is reached over http or https: ${fix}`],
   ])('%j → %s', (raw, message) => {
     const error = thrown(() => parseOllamaHost(raw));
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).message).toBe(message);
-    expect((error as UsageError).message).not.toMatch(/secret|5ecret/);
+    expect((error as UsageError).message).not.toMatch(/secret|5ecret/i);
+  });
+
+  // Each way an address is refused, with a secret in each place one may be. Blanks, controls and the
+  // scheme are looked at before user info and a query, the port and the rest after them.
+  const SECRET = 'S3CRET';
+  const faults = [
+    ['blank', 'http://gw.ex ample/p', 'contains a blank or control character'],
+    ['control', 'http://gw.example/p\u0007', 'contains a blank or control character'],
+    ['scheme', 'htps://gw.example/p', 'has the scheme "htps"'],
+    ['port', 'http://gw.example:99999/p', null],
+    ['address', 'http://gw.example%zz/p', null],
+  ] as const;
+  const secrets = [
+    ['query', (address: string) => `${address}?api_key=${SECRET}`, 'has a query string or fragment'],
+    ['fragment', (address: string) => `${address}#${SECRET}`, 'has a query string or fragment'],
+    ['user info', (address: string) => address.replace('gw.', `me:${SECRET}@gw.`), 'has user info'],
+    ['user info and query', (address: string) => `${address.replace('gw.', `me:${SECRET}@gw.`)}?k=${SECRET}`, 'has user info'],
+    ['"#" in a password', (address: string) => address.replace('gw.', `me:pa#${SECRET}@gw.`), 'has a query string or fragment'],
+  ] as const;
+  it.each(faults.flatMap(([fault, address, problem]) => secrets.map(([place, put, later]) => [fault, place, put(address), problem ?? later] as const)))(
+    '%s, secret in the %s: %j is refused without the secret',
+    (_fault, _place, raw, problem) => {
+      const { message } = thrown(() => parseOllamaHost(raw)) as UsageError;
+      expect(message).toMatch(/^OLLAMA_HOST "[^"]*" /);
+      expect(message).toContain(problem);
+      expect(message).not.toContain(SECRET);
+    },
+  );
+
+  it.each([
+    ['port', 'http://gw.example:99999/p', 'has the port "99999", not a number from 0 to 65535'],
+    ['address', 'http://gw.example%zz/p', 'is not a valid address'],
+  ])('the %s fault, found once user info and a query are ruled out, shows all of %j', (_fault, raw, problem) => {
+    expect(thrown(() => parseOllamaHost(raw))).toHaveProperty('message', `OLLAMA_HOST ${JSON.stringify(raw)} ${problem}: ${fix}`);
+  });
+
+  it('shows no secret put in the user info, query or fragment of any refused address', () => {
+    const piece = fc.stringMatching(/^[\w.:/@?#[\] %-]{0,12}$/);
+    fc.assert(
+      fc.property(fc.constantFrom('', 'http://', 'https://', 'ftp://', 'x?y://'), piece, fc.constantFrom('@', '?', '#', '/?', '/#'), piece, (scheme, head, mark, tail) => {
+        // Before an "@" the secret is user info unless a "/" made it part of the path.
+        const raw = mark === '@' ? `${scheme}${head.replaceAll('/', '')}${SECRET}@${tail}` : `${scheme}${head}${mark}${SECRET}${tail}`;
+        const error = (() => {
+          try {
+            parseOllamaHost(raw);
+            return null;
+          } catch (caught) {
+            return caught;
+          }
+        })();
+        if (error !== null) expect((error as Error).message).not.toContain(SECRET);
+      }),
+      runs(500),
+    );
   });
 
   it('names where the value came from', () => {
