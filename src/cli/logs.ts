@@ -34,7 +34,8 @@ import { plural } from '../output/count.js';
 import { recoverUnfinishedTurns } from './recovery.js';
 import { SINCE_HELP, UNTIL_HELP, colorsFor, jsonFor, untrustedFor, rejectStrayWords, confirm, formatBytes, inheritProgramSettings, parseCount, settingsOf, widthOf } from './common.js';
 import type { Io } from './io.js';
-import type { Outcome, ReportOutcome } from './outcome.js';
+import { STOP_LINES, STOP_SIGNALS } from './outcome.js';
+import type { Outcome, ReportOutcome, Stop, StopSignal } from './outcome.js';
 
 interface LogsFlags extends OutputFlags {
   session?: string[];
@@ -156,6 +157,8 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     return flags.full ? view.fullBlock(entry, render) : view.tableRow(entry, render);
   };
 
+  // The signal that ended a follow, said last.
+  let stopped: Stop | null = null;
   try {
     if (flags.stats) {
       const { StatsAccumulator } = await import('../query/stats.js');
@@ -218,7 +221,11 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     await sink.flush();
     const grep = grepMatcher(query.grep);
     const controller = new AbortController();
-    const stopListening = io.onInterrupt(() => controller.abort());
+    const stop: { by: StopSignal | null } = { by: null };
+    const stopListening = io.onInterrupt((signal) => {
+      stop.by ??= signal;
+      controller.abort();
+    });
     try {
       await followLines({
         logsDir: settings.paths.logs,
@@ -245,12 +252,15 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     } finally {
       stopListening();
     }
-    // Ctrl-C is how a follow ends, not a failure: exit 0.
-    return 'ok';
+    // Ctrl-C is how a follow ends, not a failure: exit 0. SIGTERM and SIGHUP end it as they end any command.
+    if (stop.by === null || stop.by === 'SIGINT') return 'ok';
+    stopped = STOP_SIGNALS[stop.by];
+    return stopped;
   } finally {
     await sink.flush();
     const notice = stats.notice();
     if (notice) io.stderr.write(notice);
+    if (stopped !== null) io.stderr.write(`argo: ${STOP_LINES[stopped]}\n`);
   }
 }
 

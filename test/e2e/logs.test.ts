@@ -552,6 +552,26 @@ describe('argo logs --follow', () => {
     }
   });
 
+  it.each([
+    ['SIGTERM', 143, 'argo: terminated (SIGTERM)\n'],
+    ['SIGHUP', 129, 'argo: hung up (SIGHUP)\n'],
+  ] as const)('%s ends it as it ends any command: exit %i, saying so', async (signal, code, line) => {
+    const { home, paths } = tempData();
+    await recordTurns(paths, 'old', 2, { date: '2025-01-01' });
+    const child = spawn(process.execPath, [ARGO_BIN, 'logs', '-f', '--json'], { env: scrubbedEnv({ home, env: ENV }) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // A marker printed as new: the follow is under way.
+    await sentinels(paths.logs, '2025-01-02', ['marker'], () => stdout);
+    child.kill(signal);
+    expect(await exited).toBe(code);
+    expect(stderr).toBe(line);
+    expect(ids(stdout)).toHaveLength(3);
+  });
+
   it('applies the filters to new turns, and starts on a directory that does not exist yet', async () => {
     const { home } = tempData();
     const empty = join(home, 'fresh');
