@@ -1,5 +1,7 @@
 // Pure: what the words of a bare `argo …` mean before they are sent to a model as a prompt.
 import type { Option } from 'commander';
+import { inWordList, normaliseWords } from '../replay/phrases.js';
+import { DEFAULT_REPLAY_POLICY } from '../replay/policy.js';
 import { similarNames } from '../text/similar.js';
 
 export type WordsVerdict =
@@ -10,8 +12,9 @@ export type WordsVerdict =
 
 /**
  * `argo help`, `argo help logs` and `argo help sessions show` show help; a lone word a small edit
- * away from a command name (`argo sesions`) is taken for a typo rather than a question. Words after
- * `--` are always a prompt, and so is `help` followed by anything else (`argo help me write a poem`).
+ * away from a command name (`argo sesions`) is taken for a typo rather than a question, unless it
+ * is a word that opens a question (`echo "$error" | argo what`). Words after `--` are always a
+ * prompt, and so is `help` followed by anything else (`argo help me write a poem`).
  */
 export function judgeWords(words: readonly string[], afterDoubleDash: boolean, commands: readonly string[], subcommandsOf: (command: string) => readonly string[] = () => []): WordsVerdict {
   if (afterDoubleDash) return { kind: 'prompt' };
@@ -23,6 +26,8 @@ export function judgeWords(words: readonly string[], afterDoubleDash: boolean, c
     return { kind: 'help', command: `${second} ${rest[0] ?? ''}` };
   }
   if (first === undefined || second !== undefined || first.startsWith('-')) return { kind: 'prompt' };
+  // The classifier's question words, as it has them by default: settings are not read yet.
+  if (inWordList(normaliseWords(first), DEFAULT_REPLAY_POLICY.classify.questionOpeners)) return { kind: 'prompt' };
   const suggestions = similarNames(first, [...commands, 'help']);
   return suggestions.length === 0 ? { kind: 'prompt' } : { kind: 'typo', word: first, suggestions };
 }

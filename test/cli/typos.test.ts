@@ -27,6 +27,16 @@ describe('judgeWords', () => {
     [['hello'], false, { kind: 'prompt' }],
     [['sessions', 'please'], false, { kind: 'prompt' }],
     [['photosynthesis'], false, { kind: 'prompt' }],
+    // A word that opens a question is one, however close to a command ("what" is one edit from "chat").
+    [['what'], false, { kind: 'prompt' }],
+    [['What'], false, { kind: 'prompt' }],
+    [['WHAT'], false, { kind: 'prompt' }],
+    [['why'], false, { kind: 'prompt' }],
+    [['how'], false, { kind: 'prompt' }],
+    // Other words a small edit from a command are still typos, with the way to send them anyway.
+    [['docker'], false, { kind: 'typo', word: 'docker', suggestions: ['doctor'] }],
+    [['cat'], false, { kind: 'typo', word: 'cat', suggestions: ['chat'] }],
+    [['chats'], false, { kind: 'typo', word: 'chats', suggestions: ['chat'] }],
     [[], false, { kind: 'prompt' }],
   ])('%j (after --: %s) → %j', (words, afterDash, verdict) => {
     expect(judgeWords(words, afterDash, COMMANDS, (command) => SUBCOMMANDS[command] ?? [])).toEqual(verdict);

@@ -62,6 +62,12 @@ describe('help, typos and the version', () => {
     expect(modelBodies()).toEqual([]);
   });
 
+  it('a lone question word is a question, though one edit from a command ("what", "chat")', async () => {
+    const result = await argo(['what'], tempHome(), { stdin: 'some error text\n' });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.stringify(modelBodies())).toContain('some error text');
+  });
+
   it('argo -- word still sends the word', async () => {
     const result = await argo(['--', 'doctr'], tempHome());
     expect(result).toMatchObject({ code: 0, stdout: 'You said: doctr\n' });
