@@ -179,6 +179,6 @@ export function promptFrom(words: readonly string[], stdin: StdinText): PromptTe
   if (parts.length === 2) return { prompt, typedChars: codePoints(typed) };
   if (prompt !== '') return { prompt };
   if (stdin === 'unread') throw new UsageError('no prompt: --no-stdin leaves standard input unread; pass the question as arguments (argo --no-stdin "why is the sky blue?"), or run argo chat');
-  const why = stdin === 'terminal' ? '' : 'standard input was empty; ';
+  const why = stdin === 'terminal' ? '' : stdin.piped === '' ? 'standard input was empty; ' : 'standard input had only whitespace; ';
   throw new UsageError(`no prompt: ${why}pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat`);
 }

@@ -22,7 +22,7 @@ describe('promptFrom', () => {
 
   it.each<[string[], StdinText, string]>([
     [[], { piped: '' }, 'no prompt: standard input was empty; pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat'],
-    [['', ' '], { piped: ' \n\t' }, 'no prompt: standard input was empty; pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat'],
+    [['', ' '], { piped: ' \n\t' }, 'no prompt: standard input had only whitespace; pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat'],
     [[], 'unread', 'no prompt: --no-stdin leaves standard input unread; pass the question as arguments (argo --no-stdin "why is the sky blue?"), or run argo chat'],
     [[' '], 'terminal', 'no prompt: pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat'],
   ])('%j with stdin %j is a usage error: %s', (words, stdin, message) => {

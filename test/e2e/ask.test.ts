@@ -201,13 +201,13 @@ describe('argo: prompt from stdin', () => {
     expect(result).toMatchObject({ code: 0, stdout: 'You said: what is a monad?\n' });
   });
 
-  it('refuses an empty prompt with exit 2 and one line, no usage', async () => {
+  it('refuses a blank prompt with exit 2 and one line, no usage', async () => {
     const home = tempHome();
     const result = await ask([], home, { stdin: '  \n' });
     expect(result).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: 'argo: no prompt: standard input was empty; pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat\n',
+      stderr: 'argo: no prompt: standard input had only whitespace; pass the question as arguments (argo "why is the sky blue?"), pipe it on stdin, or run argo chat\n',
     });
     expect(ollama.requests).toHaveLength(0);
   });
