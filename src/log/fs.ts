@@ -94,14 +94,15 @@ function rememberPrivate(path: string): void {
 const NO_MODES = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 
 /**
- * Closes a file or folder of this user's that others may read (`chmod` does it). Where the file
- * system keeps no modes its mount options decide who reads, and Argo works on rather than refusing
- * the whole data home; anyone else's file still refuses.
+ * Closes a file or folder of this user's to others: `chmod` to its mode less the group's and others'
+ * bits. The owner's bits stay as the user set them (a read-only folder stays read-only). Where the
+ * file system keeps no modes its mount options decide who reads, and Argo works on rather than
+ * refusing the whole data home; anyone else's file still refuses.
  */
-async function makePrivate(stats: Stats, tighten: () => Promise<void>): Promise<void> {
+async function makePrivate(stats: Stats, chmodTo: (mode: number) => Promise<void>): Promise<void> {
   if ((stats.mode & 0o077) === 0) return;
   try {
-    await tighten();
+    await chmodTo(stats.mode & 0o700);
   } catch (error) {
     if (stats.uid !== process.getuid?.() || !NO_MODES.has(errnoOf(error) ?? '')) throw error;
   }
@@ -109,9 +110,9 @@ async function makePrivate(stats: Stats, tighten: () => Promise<void>): Promise<
 
 /**
  * Makes `path` (and its parents) if missing, and makes sure it is a private folder of this user's:
- * one left open to others (made by hand, or by an older version) is closed (0700); one of another
- * user's — a folder or a link to one — is refused. A link the user made to a folder of their own (a
- * log folder on a bigger disk) is fine.
+ * one left open to others (made by hand, or by an older version) is closed to them (0755 → 0700,
+ * 0555 → 0500: never made writable); one of another user's — a folder or a link to one — is
+ * refused. A link the user made to a folder of their own (a log folder on a bigger disk) is fine.
  */
 export async function ensurePrivateDir(path: string): Promise<void> {
   // Made every time (someone may remove it while a server runs); checked once.
@@ -123,7 +124,7 @@ export async function ensurePrivateDir(path: string): Promise<void> {
   if (uid !== undefined && stats.uid !== uid) {
     throw new RuntimeError(`${path} belongs to another user (uid ${stats.uid}); Argo keeps its data only in folders of its own (set ARGO_HOME to one)`);
   }
-  await makePrivate(stats, () => chmod(path, PRIVATE_DIR));
+  await makePrivate(stats, (mode) => chmod(path, mode));
   rememberPrivate(path);
 }
 
@@ -526,7 +527,7 @@ export async function openForAppend(path: string): Promise<{ handle: FileHandle;
   const handle = await openAppending(path);
   try {
     const stats = await handle.stat();
-    await makePrivate(stats, () => handle.chmod(PRIVATE_FILE));
+    await makePrivate(stats, (mode) => handle.chmod(mode));
     return { handle, size: stats.size };
   } catch (error) {
     await handle.close();
@@ -557,7 +558,7 @@ export async function appendPrivate(path: string, text: string, options: { creat
   }
   try {
     if (!madePrivate.has(path)) {
-      await makePrivate(await handle.stat(), () => handle.chmod(PRIVATE_FILE));
+      await makePrivate(await handle.stat(), (mode) => handle.chmod(mode));
       rememberPrivate(path);
     }
     await handle.write(text);
@@ -756,7 +757,7 @@ export async function ensureHomeFolder(home: string, relative: string): Promise<
     if (!stats.isDirectory()) throw new RuntimeError(`${path} is not a folder; remove it, and Argo makes the folder again`);
     const uid = process.getuid?.();
     if (uid !== undefined && stats.uid !== uid) throw new RuntimeError(`${path} belongs to another user (uid ${stats.uid}); remove it, and Argo makes the folder again`);
-    await makePrivate(stats, () => chmod(path, PRIVATE_DIR));
+    await makePrivate(stats, (mode) => chmod(path, mode));
   }
   return path;
 }

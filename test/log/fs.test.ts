@@ -181,6 +181,52 @@ describe('private folders and files', () => {
     expect([mode(elsewhere), mode(join(elsewhere, 'day.log'))]).toEqual([0o700, 0o600]);
   });
 
+  // Only the group's and others' bits go: a folder the user made read-only stays read-only.
+  it.each([
+    [0o777, 0o700],
+    [0o755, 0o700],
+    [0o750, 0o700],
+    [0o705, 0o700],
+    [0o555, 0o500],
+    [0o575, 0o500],
+    [0o511, 0o500],
+    [0o700, 0o700],
+    [0o500, 0o500],
+    [0o300, 0o300],
+  ].map(([before = 0, after = 0]) => [before.toString(8), after.toString(8), before, after] as const))('ensurePrivateDir and ensureHomeFolder: a folder of mode %s is left %s', async (_before, _after, before, after) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-private-'));
+    for (const name of ['logs', 'tool-results']) {
+      mkdirSync(join(home, name));
+      chmodSync(join(home, name), before);
+    }
+    await ensurePrivateDir(join(home, 'logs'));
+    await ensureHomeFolder(home, 'tool-results');
+    expect([mode(join(home, 'logs')), mode(join(home, 'tool-results'))]).toEqual([after, after]);
+  });
+
+  it.each([
+    [0o666, 0o600],
+    [0o644, 0o600],
+    [0o604, 0o600],
+    [0o444, 0o400],
+    [0o600, 0o600],
+    [0o400, 0o400],
+    // Only root may open a file without the owner's write bit for appending.
+  ]
+    .filter(([before = 0]) => (before & 0o200) !== 0 || process.getuid?.() === 0)
+    .map(([before = 0, after = 0]) => [before.toString(8), after.toString(8), before, after] as const))('a data file of mode %s is made %s when it is next appended to', async (_before, _after, before, after) => {
+    const base = mkdtempSync(join(tmpdir(), 'argo-private-'));
+    const [opened, appended] = [join(base, 'opened.log'), join(base, 'appended.log')];
+    for (const file of [opened, appended]) {
+      writeFileSync(file, 'x\n');
+      chmodSync(file, before);
+    }
+    const { handle } = await openForAppend(opened);
+    await handle.close();
+    await appendPrivate(appended, 'y\n');
+    expect([mode(opened), mode(appended)]).toEqual([after, after]);
+  });
+
   it('a folder that cannot be made although its parent exists is an error, not a hang (Node\'s recursive mkdir spins under /proc)', async () => {
     await expect(ensurePrivateDir('/proc/1/argo-home/logs')).rejects.toThrow();
   });
