@@ -1,9 +1,9 @@
-import { access, constants } from 'node:fs/promises';
+import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { MIN_TOOL_BUDGET } from '../config/settings.js';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError, RuntimeError } from '../errors.js';
-import { ensurePrivateDir } from '../log/fs.js';
+import { errnoOf } from '../log/fs.js';
 import { CLI_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
 import { fullModelName } from '../ollama/model-name.js';
 import { plainReason } from '../ollama/plain-reason.js';
@@ -23,6 +23,9 @@ import { FOLDER_FIX, recoverUnfinished } from '../turn/recover.js';
 import type { Recovery } from '../turn/recover.js';
 import type { Settings } from '../config/settings.js';
 import { checkToolNames } from './agent.js';
+import { checkDataHome } from '../turn/data-home.js';
+import type { DataHomeCheck, DataHomeProblem } from '../turn/data-home.js';
+import { fileFix, fileProblem } from './file-failure.js';
 
 export interface DoctorCheck {
   check: string;
@@ -85,16 +88,12 @@ async function runChecks(flags: FlagOverrides, report: (verdict: Verdict, what: 
   }
   const tools = await toolsCheck(settings);
   if (tools !== null) check(tools.ok, 'tools', tools.detail);
-  try {
-    await ensurePrivateDir(settings.paths.logs);
-    await ensurePrivateDir(settings.paths.sessions);
-    await access(settings.paths.logs, constants.W_OK);
-    await access(settings.paths.sessions, constants.W_OK);
-    check(true, 'data', `${settings.home} is writable`);
-  } catch (error) {
-    check(false, 'data', `${settings.home} is not writable (${(error as Error).message}); choose another with --home or ARGO_HOME`);
-  }
-  const unfinished = unfinishedReport(await recoverUnfinished(settings), unfinishedDir(settings.home));
+  const data = await checkDataHome(settings);
+  const dataLine = dataReport(data, settings.home);
+  check(dataLine.ok, 'data', dataLine.detail);
+  const journal = unfinishedDir(settings.home);
+  const journalUsable = data.home?.cannot !== 'make' && !data.folders.some((folder) => folder.path === journal);
+  const unfinished = unfinishedReport(await recoverUnfinished(settings), journal, journalUsable);
   check(unfinished.ok, 'unfinished', unfinished.detail);
   const transport = new OllamaTransport({ host: settings.host, attempts: 1, initialDelayMs: 0, idleMs: settings.timeouts.idleMs, fetch: oneShotFetch() });
   let version: string;
@@ -186,8 +185,43 @@ async function toolsCheck(settings: Settings): Promise<{ ok: boolean; detail: st
   }
 }
 
-/** The journal of unfinished turns: what runs now, what was logged now for an argo that is gone, and what could not be. */
-export function unfinishedReport(recovery: Recovery, dir: string): { ok: boolean; detail: string } {
+/**
+ * The data check's line: each place of the data home a turn cannot use, and why, then what to do about
+ * the first. Folders the home's own permissions keep from being made are named with the home.
+ */
+export function dataReport(check: DataHomeCheck, home: string): { ok: boolean; detail: string } {
+  const { home: homeProblem, folders } = check;
+  if (homeProblem === null && folders.length === 0) return { ok: true, detail: `${home} is writable` };
+  const unmade =
+    homeProblem?.cannot === 'write' ? folders.filter((folder) => folder.cannot === 'make' && errnoOf(folder.error) !== undefined && errnoOf(folder.error) === errnoOf(homeProblem.error)) : [];
+  const clauses: string[] = [];
+  if (homeProblem?.cannot === 'write') {
+    const why = `${homeProblem.path} is not writable (${fileProblem(homeProblem.error)})`;
+    const names = unmade.map((folder) => `${relative(home, folder.path)}/`);
+    clauses.push(names.length === 0 ? `${why}: the memo and chat history cannot be saved in it` : `${why}: ${names.join(', ')} cannot be made in it, nor the memo or chat history saved`);
+  } else if (homeProblem !== null) {
+    clauses.push(placeClause(homeProblem));
+  }
+  for (const folder of folders) if (!unmade.includes(folder)) clauses.push(placeClause(folder));
+  // An Argo error (a file where a folder goes, a link) names its own fix; a system one gets its code's.
+  const needsFix = [homeProblem, ...folders].find((problem): problem is DataHomeProblem => problem !== null && !(problem.error instanceof ArgoError));
+  const fix = needsFix === undefined ? '' : `; ${fileFix(needsFix.error) ?? 'choose another with --home or ARGO_HOME'}`;
+  return { ok: false, detail: `${clauses.join('; ')}${fix}` };
+}
+
+function placeClause({ path, cannot, error }: DataHomeProblem): string {
+  if (error instanceof ArgoError) return error.message;
+  return `${path} ${cannot === 'make' ? 'cannot be made' : 'is not writable'} (${fileProblem(error)})`;
+}
+
+/**
+ * The journal of unfinished turns: what runs now, what was logged now for an argo that is gone, and
+ * what could not be. `journalUsable` false: the data check found the folder cannot be made or written.
+ */
+export function unfinishedReport(recovery: Recovery, dir: string, journalUsable = true): { ok: boolean; detail: string } {
+  if (!journalUsable) {
+    return { ok: false, detail: `${dir} cannot be used, so a turn is not kept there while it is answered and would be lost if argo were killed first; the data check says why` };
+  }
   const { recovered, alreadyLogged, rescued, inProgress, elsewhere, problems } = recovery;
   const [problem] = problems;
   if (problem?.folder === true) return { ok: false, detail: `${problem.file} ${problem.problem}; ${FOLDER_FIX}` };

@@ -36,6 +36,12 @@ export function fileFailureLine(error: unknown): string | null {
   return code !== undefined && PATHLESS.has(code) ? `${known.problem}; ${known.fix}` : null;
 }
 
+/** What to do about a failed file system call ("free some space on its disk …"), or null for an error of another kind. */
+export function fileFix(error: unknown): string | null {
+  const code = errnoOf(error);
+  return (code === undefined ? undefined : FILE_PROBLEMS[code]?.fix) ?? null;
+}
+
 /** What went wrong with a file or stream, in words: "no space left on the device", else the error's message. */
 export function fileProblem(error: unknown): string {
   const code = errnoOf(error);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { failureLine, missingFeaturesLine, unfinishedReport } from '../../src/cli/doctor.js';
+import { dataReport, failureLine, missingFeaturesLine, unfinishedReport } from '../../src/cli/doctor.js';
 import type { DoctorCheck } from '../../src/cli/doctor.js';
+import { RuntimeError } from '../../src/errors.js';
+import type { DataHomeCheck } from '../../src/turn/data-home.js';
 import { FEATURES } from '../../src/ollama/versions.js';
 import type { Recovery } from '../../src/turn/recover.js';
 
@@ -29,6 +31,78 @@ describe('failureLine', () => {
     ],
   ])('%j → %j', (checks, line) => {
     expect(failureLine(checks)).toBe(line);
+  });
+});
+
+describe('dataReport: the data check names each place a turn cannot use, and what to do', () => {
+  const failed = (code: string, call: string, path: string): Error => Object.assign(new Error(`${code}: ${call} '${path}'`), { code, path });
+  const denied = (path: string, call = 'access'): Error => failed('EACCES', call, path);
+  const PERMISSIONS = 'check the path and its permissions (the data home is ARGO_HOME or --home)';
+  it.each<[string, DataHomeCheck, { ok: boolean; detail: string }]>([
+    ['all usable', { home: null, folders: [] }, { ok: true, detail: '/h is writable' }],
+    [
+      'a home that cannot be written, whose locks/ and unfinished/ cannot be made: said with the home',
+      {
+        home: { path: '/h', cannot: 'write', error: denied('/h') },
+        folders: [
+          { path: '/h/locks', cannot: 'make', error: denied('/h/locks', 'mkdir') },
+          { path: '/h/unfinished', cannot: 'make', error: denied('/h/unfinished', 'mkdir') },
+        ],
+      },
+      { ok: false, detail: `/h is not writable (permission denied): locks/, unfinished/ cannot be made in it, nor the memo or chat history saved; ${PERMISSIONS}` },
+    ],
+    [
+      'a home that cannot be written, its folders all there',
+      { home: { path: '/h', cannot: 'write', error: denied('/h') }, folders: [] },
+      { ok: false, detail: `/h is not writable (permission denied): the memo and chat history cannot be saved in it; ${PERMISSIONS}` },
+    ],
+    [
+      'a folder that is there but cannot be written (a logs/ made read-only)',
+      { home: null, folders: [{ path: '/h/logs', cannot: 'write', error: denied('/h/logs') }] },
+      { ok: false, detail: `/h/logs is not writable (permission denied); ${PERMISSIONS}` },
+    ],
+    [
+      'a home that cannot be written and a folder that cannot either: each named',
+      { home: { path: '/h', cannot: 'write', error: denied('/h') }, folders: [{ path: '/h/sessions', cannot: 'write', error: denied('/h/sessions') }] },
+      { ok: false, detail: `/h is not writable (permission denied): the memo and chat history cannot be saved in it; /h/sessions is not writable (permission denied); ${PERMISSIONS}` },
+    ],
+    [
+      'a home that cannot be made',
+      { home: { path: '/ro/h', cannot: 'make', error: failed('EROFS', 'mkdir', '/ro/h') }, folders: [] },
+      { ok: false, detail: '/ro/h cannot be made (the file system is read-only); use a folder on a writable one (the data home is ARGO_HOME or --home)' },
+    ],
+    [
+      'a folder that cannot be made for another reason than the home\'s: named on its own',
+      { home: { path: '/h', cannot: 'write', error: denied('/h') }, folders: [{ path: '/h/locks', cannot: 'make', error: failed('ENOSPC', 'mkdir', '/h/locks') }] },
+      { ok: false, detail: `/h is not writable (permission denied): the memo and chat history cannot be saved in it; /h/locks cannot be made (no space left on the device); ${PERMISSIONS}` },
+    ],
+    [
+      "Argo's own refusal (a file where the folder goes) names its own fix",
+      { home: null, folders: [{ path: '/h/logs', cannot: 'make', error: new RuntimeError('/h/logs is not a folder; Argo keeps its data in folders (set ARGO_HOME or --home to one)') }] },
+      { ok: false, detail: '/h/logs is not a folder; Argo keeps its data in folders (set ARGO_HOME or --home to one)' },
+    ],
+    [
+      "Argo's refusal and a system error: the system error's fix",
+      {
+        home: null,
+        folders: [
+          { path: '/h/unfinished', cannot: 'make', error: new RuntimeError('/h/unfinished is a symbolic link; Argo does not follow links in its data home (remove the link and try again)') },
+          { path: '/h/locks', cannot: 'write', error: failed('EROFS', 'access', '/h/locks') },
+        ],
+      },
+      {
+        ok: false,
+        detail:
+          '/h/unfinished is a symbolic link; Argo does not follow links in its data home (remove the link and try again); /h/locks is not writable (the file system is read-only); use a folder on a writable one (the data home is ARGO_HOME or --home)',
+      },
+    ],
+    [
+      'an error of no known code: its message, and another home as the way out',
+      { home: null, folders: [{ path: '/h/logs', cannot: 'make', error: new Error('odd') }] },
+      { ok: false, detail: '/h/logs cannot be made (odd); choose another with --home or ARGO_HOME' },
+    ],
+  ])('%s', (_case, check, report) => {
+    expect(dataReport(check, '/h')).toEqual(report);
   });
 });
 
@@ -65,6 +139,16 @@ describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
     ],
   ])('%s', (_case, found, report) => {
     expect(unfinishedReport({ ...none, ...found }, '/h/unfinished')).toEqual(report);
+  });
+
+  it.each<[string, Partial<Recovery>]>([
+    ['nothing there', {}],
+    ['a turn in progress', { inProgress: [{ id: 'a', pid: 41 }] }],
+  ])('a journal the data check found cannot be made or written fails, whatever is in it (%s)', (_case, found) => {
+    expect(unfinishedReport({ ...none, ...found }, '/h/unfinished', false)).toEqual({
+      ok: false,
+      detail: '/h/unfinished cannot be used, so a turn is not kept there while it is answered and would be lost if argo were killed first; the data check says why',
+    });
   });
 });
 

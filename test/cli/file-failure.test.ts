@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileFailureLine } from '../../src/cli/file-failure.js';
+import { fileFailureLine, fileFix } from '../../src/cli/file-failure.js';
 
 const failed = (code: string, path?: string): Error => Object.assign(new Error(`${code}: failed`), { code }, path === undefined ? {} : { path });
 
@@ -21,5 +21,17 @@ describe('fileFailureLine: a failed file system call in one line, with what to d
     ['not an fs error', 'boom', null],
   ])('%s', (_name, error, line) => {
     expect(fileFailureLine(error)).toBe(line);
+  });
+});
+
+describe('fileFix: what to do about a failed file system call', () => {
+  it.each<[Error | string, string | null]>([
+    [failed('EACCES', '/h/locks'), 'check the path and its permissions (the data home is ARGO_HOME or --home)'],
+    [failed('EROFS'), 'use a folder on a writable one (the data home is ARGO_HOME or --home)'],
+    [failed('ENOSPC'), 'free some space on its disk (df -h shows which) and try again'],
+    [failed('ECONNRESET', '/x'), null],
+    ['boom', null],
+  ])('%s → %j', (error, fix) => {
+    expect(fileFix(error)).toBe(fix);
   });
 });

@@ -1,7 +1,7 @@
 // `argo doctor` end to end: the built binary against the Ollama stand-in.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { doctor } from '../../src/cli/doctor.js';
@@ -186,7 +186,7 @@ describe('a failing argo doctor ends with one argo: line on stderr', () => {
     expect(result.code).toBe(1);
     expect(checks(result.stdout).filter(([status]) => status === 'FAIL').map(([, what]) => what)).toEqual(['data', 'model']);
     expect(result.stderr).toBe(`argo: doctor: 2 checks failed (data, model); data: ${check(result.stdout, 'data')?.[1] ?? ''}\n`);
-    expect(result.stderr).toMatch(/; choose another with --home or ARGO_HOME\n$/);
+    expect(result.stderr).toMatch(/logs is not a folder; Argo keeps its data in folders \(set ARGO_HOME or --home to one\)\n$/);
   });
 
   it('a check that stops the run (Ollama unreachable) is the one named', async () => {
@@ -205,5 +205,69 @@ describe('a failing argo doctor ends with one argo: line on stderr', () => {
 
   it('a passing doctor writes nothing on stderr', async () => {
     expect(await argo(tempHome(), ['doctor', '--json'])).toMatchObject({ code: 0, stderr: '' });
+  });
+});
+
+describe.runIf(process.platform === 'linux')('argo doctor on a data home whose modes keep a turn from writing in it', () => {
+  // Root writes whatever a mode says: as root, argo runs as nobody, in a home that is nobody's.
+  const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+  const PERMISSIONS = 'check the path and its permissions (the data home is ARGO_HOME or --home)';
+  /** A home with these folders, then these modes (the home's own as ''). */
+  const homeWith = (folders: string[], modes: Record<string, number>): string => {
+    const home = tempHome();
+    for (const folder of folders) mkdirSync(join(home, folder), { mode: 0o700 });
+    if (user !== undefined) {
+      // The run's temporary folder is root's: nobody may pass through it, not list it.
+      chmodSync(dirname(home), statSync(dirname(home)).mode | 0o001);
+      for (const path of [home, ...folders.map((folder) => join(home, folder))]) chownSync(path, user.uid, user.gid);
+    }
+    for (const [folder, mode] of Object.entries(modes)) chmodSync(join(home, folder), mode);
+    return home;
+  };
+  const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);
+
+  it.each<[string, string[], Record<string, number>, (home: string) => [data: [string, string], unfinished: [string, string]]]>([
+    ['a home anyone may use', [], {}, (home) => [['ok', `${home} is writable`], ['ok', 'no turn left unfinished']]],
+    [
+      'a home of 0500 whose logs/ and sessions/ are 0700: locks/ and unfinished/ cannot be made',
+      ['logs', 'sessions'],
+      { '': 0o500 },
+      (home) => [
+        ['FAIL', `${home} is not writable (permission denied): locks/, unfinished/ cannot be made in it, nor the memo or chat history saved; ${PERMISSIONS}`],
+        ['FAIL', `${join(home, 'unfinished')} cannot be used, so a turn is not kept there while it is answered and would be lost if argo were killed first; the data check says why`],
+      ],
+    ],
+    [
+      'a home of 0500 that has every folder a turn writes',
+      ['logs', 'sessions', 'locks', 'unfinished'],
+      { '': 0o500 },
+      (home) => [['FAIL', `${home} is not writable (permission denied): the memo and chat history cannot be saved in it; ${PERMISSIONS}`], ['ok', 'no turn left unfinished']],
+    ],
+    [
+      'a logs/ made read-only (0555)',
+      ['logs'],
+      { logs: 0o555 },
+      (home) => [['FAIL', `${join(home, 'logs')} is not writable (permission denied); ${PERMISSIONS}`], ['ok', 'no turn left unfinished']],
+    ],
+    [
+      'an unfinished/ of 0500',
+      ['unfinished'],
+      { unfinished: 0o500 },
+      (home) => [
+        ['FAIL', `${join(home, 'unfinished')} is not writable (permission denied); ${PERMISSIONS}`],
+        ['FAIL', `${join(home, 'unfinished')} cannot be used, so a turn is not kept there while it is answered and would be lost if argo were killed first; the data check says why`],
+      ],
+    ],
+  ])('%s', async (_case, folders, modes, expected) => {
+    const home = homeWith(folders, modes);
+    const result = await runArgo(['doctor'], { home, host: ollama.url, ...(user !== undefined ? { user } : {}) });
+    const [data, unfinished] = expected(home);
+    expect([check(result.stdout, 'data'), check(result.stdout, 'unfinished')]).toEqual([data, unfinished]);
+    const failed = [data, unfinished].filter(([status]) => status === 'FAIL').length;
+    expect(result.code).toBe(failed === 0 ? 0 : 1);
+    if (failed > 0) expect(result.stderr).toBe(`argo: doctor: ${failed === 1 ? 'the data check failed' : '2 checks failed (data, unfinished); data'}: ${data[1]}\n`);
+    // Closed to others, never opened to its owner: a read-only folder stays read-only.
+    if (modes.logs !== undefined) expect(mode(join(home, 'logs'))).toBe('500');
+    if (data[0] === 'ok') expect(['logs', 'sessions', 'locks', 'unfinished'].map((folder) => mode(join(home, folder)))).toEqual(['700', '700', '700', '700']);
   });
 });

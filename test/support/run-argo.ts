@@ -28,6 +28,8 @@ export interface RunOptions {
   onStdout?: (child: ChildProcess, text: string) => void;
   /** Called with the child and all of stderr so far, whenever more arrives (to act on a line). */
   onStderr?: (child: ChildProcess, text: string) => void;
+  /** Run as this user and group (only root may): root writes whatever a folder's mode says. */
+  user?: { uid: number; gid: number };
 }
 
 /** A fresh data directory, optionally with a config.json. */
@@ -55,7 +57,7 @@ export function scrubbedEnv(options: { home: string; host?: string | undefined; 
 export function runArgo(args: string[], options: RunOptions): Promise<ArgoResult> {
   const env = scrubbedEnv(options);
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [ARGO_BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) });
+    const child = spawn(process.execPath, [ARGO_BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), ...options.user });
     options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
