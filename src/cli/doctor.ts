@@ -6,7 +6,6 @@ import { ArgoError, RuntimeError } from '../errors.js';
 import { errnoOf } from '../log/fs.js';
 import { CLI_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
 import { fullModelName } from '../ollama/model-name.js';
-import { plainReason } from '../ollama/plain-reason.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import { FEATURES, hasFeature, parseVersion, versionText } from '../ollama/versions.js';
 import type { OllamaFeature, OllamaVersion } from '../ollama/versions.js';
@@ -101,7 +100,7 @@ async function runChecks(flags: FlagOverrides, report: (verdict: Verdict, what: 
     version = await transport.version();
     check(true, 'ollama', `Ollama ${version} at ${settings.host}`);
   } catch (error) {
-    check(false, 'ollama', `cannot reach Ollama at ${settings.host} (${plainReason(error)}); start it with "ollama serve" or set --host / OLLAMA_HOST`);
+    check(false, 'ollama', (error as Error).message);
     return 'failed';
   }
   const tooOld = missingFeaturesLine(parseVersion(version));

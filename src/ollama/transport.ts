@@ -321,6 +321,31 @@ export function httpFailure(host: string, error: unknown, hints: FixHints): NonN
   return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP ${status}: ${detail}` };
 }
 
+/** An answer that came, but not in Ollama's shape (a JSON object without the field asked for). */
+export class NotOllamaAnswer extends Error {
+  override name = 'NotOllamaAnswer';
+}
+
+/**
+ * A question about Ollama or a model (its version, the installed models) that got no usable answer,
+ * in words naming the fix, telling apart nothing listening (start Ollama), something answering that
+ * is not Ollama (a web server, a proxy's page: check the address) and no answer within `ms` (Ollama
+ * stuck or its machine overloaded).
+ */
+export function questionFailure(host: string, error: unknown, hints: FixHints, ms: number): string {
+  if ((error as { name?: unknown } | null)?.name === 'TimeoutError') {
+    return `no answer from Ollama at ${host} within ${ms / 1000}s (Ollama stuck, or its machine overloaded); restart Ollama, or check that machine's load`;
+  }
+  const notOllama = (what: string): string => `something at ${host} answered, but not as Ollama does (${what}); check that ${hints.host} points at Ollama`;
+  // The ollama client reads the body with response.json(): a web page, or nothing, fails there.
+  if (error instanceof SyntaxError) return notOllama('its answer is not JSON');
+  if (error instanceof NotOllamaAnswer) return notOllama(error.message);
+  const answered = httpFailure(host, error, hints);
+  // Ollama has every route it is asked about here; a "not found" that names no model is another server's.
+  if (answered?.kind === 'http' && (answered.httpStatus === 404 || answered.httpStatus === 405)) return notOllama(`HTTP ${answered.httpStatus}`);
+  return (answered ?? failedToConnect(host, error, hints)).message;
+}
+
 const MAX_RETRY_AFTER_MS = 30_000;
 
 /** One client (so one kept-alive connection) for the whole process. */
@@ -558,8 +583,19 @@ export class OllamaTransport {
     return models.map((model) => model.name).sort();
   }
 
+  /**
+   * Ollama's release as it reports it, asked as a turn asks it (within VERSION_ASK_MS at most). Rejects
+   * with an error whose message says why not, in questionFailure's words.
+   */
   async version(signal?: AbortSignal): Promise<string> {
-    return (await this.askClient(signal).version()).version;
+    const ms = Math.min(this.options.idleMs, VERSION_ASK_MS);
+    try {
+      const { version } = (await this.askClient(signal, ms).version()) as { version?: unknown };
+      if (typeof version !== 'string') throw new NotOllamaAnswer('its answer names no version');
+      return version;
+    } catch (error) {
+      throw new Error(questionFailure(this.options.host, error, this.hints, ms), { cause: error });
+    }
   }
 
   /**

@@ -1,7 +1,7 @@
 // The server's views of Argo's stores and of Ollama, as the routes need them.
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { hideHome } from './errors.js';
-import { boundedClient, failedToConnect, httpFailure } from '../ollama/transport.js';
+import { boundedClient, questionFailure } from '../ollama/transport.js';
 import { withSessionLock } from '../log/lock.js';
 import type { LogEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
@@ -72,14 +72,8 @@ export function ollamaInfo(host: string, bounds = { versionMs: VERSION_TIMEOUT_M
         // Typed as a Date by the client, but it passes the JSON string through.
         return models.map((model) => ({ name: model.name, modified_at: String(model.modified_at as unknown) }));
       } catch (error) {
-        throw new Error(listFailure(host, error, bounds.modelsMs), { cause: error });
+        throw new Error(questionFailure(host, error, SERVER_HINTS, bounds.modelsMs), { cause: error });
       }
     },
   };
-}
-
-/** Why Ollama's models could not be listed, worded as a chat request's failure is. */
-function listFailure(host: string, error: unknown, ms: number): string {
-  if ((error as { name?: unknown } | null)?.name === 'TimeoutError') return `no answer from Ollama at ${host} within ${ms / 1000}s (a model loading, or Ollama stuck); try again, or restart Ollama`;
-  return (httpFailure(host, error, SERVER_HINTS) ?? failedToConnect(host, error, SERVER_HINTS)).message;
 }

@@ -785,7 +785,7 @@ describe('doctor --json', () => {
       });
     });
     const result = await runArgo(['doctor'], { home: tempHome(), host: `http://127.0.0.1:${closedPort}` });
-    expect(result.stdout).toContain(`FAIL  ollama     cannot reach Ollama at http://127.0.0.1:${closedPort} (connection refused: nothing listens there)`);
+    expect(result.stdout).toContain(`FAIL  ollama     cannot reach Ollama at http://127.0.0.1:${closedPort} (connection refused); start it with "ollama serve"`);
     const blocked = await runArgo(['doctor'], { home: tempHome(), host: 'http://127.0.0.1:9' });
     expect(blocked.stdout).toContain('(HTTP clients refuse that port; run Ollama on another one)');
     expect(statSync(ARGO_BIN).isFile()).toBe(true);

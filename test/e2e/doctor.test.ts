@@ -3,7 +3,9 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { doctor } from '../../src/cli/doctor.js';
 import type { Io } from '../../src/cli/io.js';
 import { CURRENT_VERSION } from '../support/fake-ollama.js';
@@ -19,6 +21,8 @@ afterEach(() => {
 
 /** Nothing listens here: a run that ignores --host fails to reach Ollama. */
 const NOWHERE = 'http://127.0.0.1:9';
+/** A privileged port no test binds, and not one fetch refuses outright (as 9): the connection is refused. */
+const REFUSED = 'http://127.0.0.1:2';
 const argo = (home: string, args: string[], host = ollama.url) => runArgo(args, { home, host });
 /** The report lines as [status, check, detail]. */
 const checks = (stdout: string): [string, string, string][] =>
@@ -190,9 +194,9 @@ describe('a failing argo doctor ends with one argo: line on stderr', () => {
   });
 
   it('a check that stops the run (Ollama unreachable) is the one named', async () => {
-    const result = await argo(tempHome(), ['doctor'], NOWHERE);
+    const result = await argo(tempHome(), ['doctor'], REFUSED);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^argo: doctor: the ollama check failed: cannot reach Ollama at http:\/\/127\.0\.0\.1:9 \([^\n]+\); start it with "ollama serve" or set --host \/ OLLAMA_HOST\n$/);
+    expect(result.stderr).toBe(`argo: doctor: the ollama check failed: cannot reach Ollama at ${REFUSED} (connection refused); start it with "ollama serve", or set --host / OLLAMA_HOST to where it runs\n`);
   });
 
   it('--json: the object alone on stdout, the one line on stderr', async () => {
@@ -269,5 +273,39 @@ describe.runIf(process.platform === 'linux')('argo doctor on a data home whose m
     // Closed to others, never opened to its owner: a read-only folder stays read-only.
     if (modes.logs !== undefined) expect(mode(join(home, 'logs'))).toBe('500');
     if (data[0] === 'ok') expect(['logs', 'sessions', 'locks', 'unfinished'].map((folder) => mode(join(home, folder)))).toEqual(['700', '700', '700', '700']);
+  });
+});
+
+describe('argo doctor tells apart nothing listening, something that is not Ollama, and an Ollama that does not answer', () => {
+  /** What the server at `notOllama` answers /api/version with; null: nothing, ever (a stuck Ollama). */
+  type Answer = { status: number; type: string; body: string } | null;
+  let answer: Answer = null;
+  const server = createServer((_request, response) => {
+    if (answer === null) return;
+    response.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
+  });
+  let notOllama = '';
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    notOllama = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const CHECK_HOST = 'check that --host / OLLAMA_HOST points at Ollama';
+
+  it.each<[string, Answer, (host: string) => string]>([
+    ['a web page', { status: 200, type: 'text/html', body: '<!DOCTYPE html><html><body>my site</body></html>' }, (host) => `something at ${host} answered, but not as Ollama does (its answer is not JSON); ${CHECK_HOST}`],
+    ['a 404 page', { status: 404, type: 'text/html', body: '<html><h1>404 Not Found</h1></html>' }, (host) => `something at ${host} answered, but not as Ollama does (HTTP 404); ${CHECK_HOST}`],
+    ['JSON of another server', { status: 200, type: 'application/json', body: '{"status":"up"}' }, (host) => `something at ${host} answered, but not as Ollama does (its answer names no version); ${CHECK_HOST}`],
+    // Bounded as a turn's question is (5 s, or timeouts.idleMs when shorter), then said as such.
+    ['no answer at all', null, (host) => `no answer from Ollama at ${host} within 0.3s (Ollama stuck, or its machine overloaded); restart Ollama, or check that machine's load`],
+  ])('%s', async (_case, given, detail) => {
+    answer = given;
+    const result = await argo(tempHome({ timeouts: { idleMs: 300 } }), ['doctor'], notOllama);
+    expect(result.code).toBe(1);
+    expect(check(result.stdout, 'ollama')).toEqual(['FAIL', detail(notOllama)]);
+    expect(result.stderr).toBe(`argo: doctor: the ollama check failed: ${detail(notOllama)}\n`);
   });
 });

@@ -447,7 +447,7 @@ describe('doctor on a terminal (item 3)', () => {
     const result = await runInTerminal(['doctor', '--home', home], tempHome());
     expect(result.code).toBe(1);
     const failures = result.output.split('\r\n').filter((line) => line.startsWith('argo: '));
-    expect(failures).toEqual([expect.stringMatching(/^argo: doctor: the data check failed: \S+home\^\[\]0;pwned\^G is not writable /)]);
+    expect(failures).toEqual([expect.stringMatching(/^argo: doctor: the data check failed: \S+home\^\[\]0;pwned\^G\/logs is not a folder; /)]);
     expect(result.output).not.toContain('\u001b]0;pwned');
   });
 });

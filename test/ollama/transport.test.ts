@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
-import { OllamaTransport, logprobsOf, retryAfterSeconds } from '../../src/ollama/transport.js';
+import { NotOllamaAnswer, OllamaTransport, logprobsOf, questionFailure, retryAfterSeconds } from '../../src/ollama/transport.js';
 import type { TransportRequest } from '../../src/ollama/transport.js';
 import type { OllamaRequest } from '../../src/replay/prompt.js';
 import { fakeLogprob } from '../support/fake-ollama.js';
@@ -355,11 +355,43 @@ describe('OllamaTransport.stream', () => {
       await expect(ask(transport())).resolves.toBeDefined();
     });
 
-    it.each(asks)('%s gives up after idleMs when Ollama sends nothing', async (_name, ask) => {
-      const stalled = (_input: Parameters<typeof fetch>[0], init?: RequestInit) =>
-        new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)));
+    const stalled = (_input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)));
+
+    it.each(asks)('%s gives up after idleMs when Ollama sends nothing', async (name, ask) => {
       // A TimeoutError, as AbortSignal.timeout gives: what the failure's wording looks for ('no answer in time').
-      await expect(ask(transport({ idleMs: 50, fetch: stalled }))).rejects.toMatchObject({ name: 'TimeoutError' });
+      // The version question says so in words already (questionFailure's), the TimeoutError its cause.
+      const failure = name === 'version' ? { message: expect.stringMatching(/ within 0\.05s /) as unknown, cause: { name: 'TimeoutError' } } : { name: 'TimeoutError' };
+      await expect(ask(transport({ idleMs: 50, fetch: stalled }))).rejects.toMatchObject(failure);
+    });
+
+    it('version waits 5 s at most, as a turn asks it, however long idleMs is', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout'] });
+      try {
+        const asked = transport({ idleMs: 120_000, fetch: stalled }).version();
+        const settled = expect(asked).rejects.toThrow(`no answer from Ollama at ${ollama.url} within 5s (Ollama stuck, or its machine overloaded); restart Ollama, or check that machine's load`);
+        await vi.advanceTimersByTimeAsync(5000);
+        await settled;
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it.each<[string, () => Response]>([
+      ['a web page', () => new Response('<!DOCTYPE html><html></html>', { headers: { 'content-type': 'text/html' } })],
+      ['nothing', () => new Response('')],
+    ])('version: %s with status 200 is said not to be Ollama', async (_case, answer) => {
+      await expect(transport({ fetch: () => Promise.resolve(answer()) }).version()).rejects.toThrow(`something at ${ollama.url} answered, but not as Ollama does (its answer is not JSON); check that --host / OLLAMA_HOST points at Ollama`);
+    });
+
+    it.each<[string, unknown]>([
+      ['no version', {}],
+      ['a version that is no text', { version: 12 }],
+      ['a list', []],
+    ])('version: a JSON answer with %s is said not to be Ollama', async (_case, body) => {
+      await expect(transport({ fetch: () => Promise.resolve(Response.json(body)) }).version()).rejects.toThrow(
+        `something at ${ollama.url} answered, but not as Ollama does (its answer names no version); check that --host / OLLAMA_HOST points at Ollama`,
+      );
     });
 
     it.each(asks)('%s ends at once when the caller\'s signal aborts, and the request is cancelled', async (_name, ask) => {
@@ -383,6 +415,31 @@ describe('OllamaTransport.stream', () => {
     const { outcome, retries } = await run(transport({ host: NOWHERE }));
     expect(outcome.failure?.kind).toBe('unreachable');
     expect(retries.map(([attempt]) => attempt)).toEqual([2, 3]);
+  });
+});
+
+describe('questionFailure: a question about Ollama that got no usable answer, in words naming the fix', () => {
+  const H = 'http://h:11434';
+  const refused = Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+  const timeout = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+  const status = (code: number, error: string): Error => Object.assign(new Error(error), { name: 'ResponseError', status_code: code, error });
+  const NOT_OLLAMA = (what: string, where = '--host / OLLAMA_HOST'): string => `something at ${H} answered, but not as Ollama does (${what}); check that ${where} points at Ollama`;
+  it.each<[string, unknown, typeof CLI_HINTS, string]>([
+    ['nothing listens', refused, CLI_HINTS, `cannot reach Ollama at ${H} (connection refused); start it with "ollama serve", or set --host / OLLAMA_HOST to where it runs`],
+    ['nothing listens, for a server', refused, SERVER_HINTS, `cannot reach Ollama at ${H} (connection refused); start it with "ollama serve", or set argo serve's OLLAMA_HOST (or "host" in its config.json) to where it runs`],
+    ['no answer in time', timeout, CLI_HINTS, `no answer from Ollama at ${H} within 5s (Ollama stuck, or its machine overloaded); restart Ollama, or check that machine's load`],
+    ['a web page where JSON goes', new SyntaxError('Unexpected token \'<\', "<!DOCTYPE "... is not valid JSON'), CLI_HINTS, NOT_OLLAMA('its answer is not JSON')],
+    ['JSON without the field asked for', new NotOllamaAnswer('its answer names no version'), CLI_HINTS, NOT_OLLAMA('its answer names no version')],
+    ['a 404 page', status(404, '<html><h1>404 Not Found</h1></html>'), CLI_HINTS, NOT_OLLAMA('HTTP 404')],
+    ['a 404, for a server', status(404, 'Not Found'), SERVER_HINTS, NOT_OLLAMA('HTTP 404', 'argo serve\'s OLLAMA_HOST (or "host" in its config.json)')],
+    ['a 405', status(405, 'Method Not Allowed'), CLI_HINTS, NOT_OLLAMA('HTTP 405')],
+    // Ollama's own answers keep their words.
+    ['a missing model (Ollama\'s 404)', status(404, 'model "x" not found, try pulling it first'), CLI_HINTS, 'model "x" not found, try pulling it first'],
+    ['Ollama busy', status(503, 'server busy'), CLI_HINTS, `Ollama at ${H} is busy (server busy)`],
+    ['Ollama refusing the host', status(403, ''), CLI_HINTS, `Ollama at ${H} refused the request (403 Forbidden); check OLLAMA_HOST and OLLAMA_ORIGINS on the server`],
+    ['a proxy whose Ollama is down', status(502, 'Bad Gateway'), CLI_HINTS, `Ollama at ${H} answered HTTP 502: Bad Gateway`],
+  ])('%s', (_case, error, hints, line) => {
+    expect(questionFailure(H, error, hints, 5000)).toBe(line);
   });
 });
 
