@@ -6,7 +6,7 @@ import { ArgoError, RuntimeError } from '../errors.js';
 import { errnoOf } from '../log/fs.js';
 import { CLI_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
 import { fullModelName } from '../ollama/model-name.js';
-import { OllamaTransport } from '../ollama/transport.js';
+import { OllamaTransport, questionFailure } from '../ollama/transport.js';
 import { FEATURES, hasFeature, parseVersion, versionText } from '../ollama/versions.js';
 import type { OllamaFeature, OllamaVersion } from '../ollama/versions.js';
 import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
@@ -105,36 +105,45 @@ async function runChecks(flags: FlagOverrides, report: (verdict: Verdict, what: 
   }
   const tooOld = missingFeaturesLine(parseVersion(version));
   if (tooOld !== null) report('warn', 'features', tooOld);
+  const outcome = (): Outcome => (failed === 0 ? 'ok' : 'failed');
+  const askFailure = (error: unknown): string => questionFailure(settings.host, error, CLI_HINTS, settings.timeouts.idleMs);
+  let installed: string[];
   try {
-    const installed = await transport.installedModels();
-    const wanted = fullModelName(settings.model);
-    const found = installed.find((name) => fullModelName(name) === wanted);
-    const suggested = found === undefined ? await transport.answeringModel(installed) : undefined;
-    check(
-      found !== undefined,
-      'model',
-      found !== undefined
-        ? `${settings.model} is installed`
-        : `${settings.model} is not installed (installed: ${installed.join(', ') || 'none'}); ${howToGetModel(settings.model)}${orInstalledModel(CLI_HINTS, suggested)}`,
-    );
-    if (found !== undefined) {
-      // Both /api/chat and /api/generate answer only with a model that has "completion" (an
-      // embedding model has not). An Ollama too old to report capabilities cannot be checked.
-      const capabilities = await transport.capabilities(found);
-      const listed = `model capabilities: ${capabilities.join(', ') || 'unknown'}`;
-      const endpointOk = capabilities.length === 0 || capabilities.includes('completion');
-      check(
-        endpointOk,
-        'endpoint',
-        endpointOk
-          ? `/api/${settings.api} (${listed})`
-          : `/api/${settings.api} needs the "completion" capability, which ${settings.model} does not have (${listed}); choose another model with --model`,
-      );
-    }
+    installed = await transport.installedModels();
   } catch (error) {
-    check(false, 'model', `cannot list models (${(error as Error).message})`);
+    check(false, 'model', `cannot list the installed models: ${askFailure(error)}`);
+    return outcome();
   }
-  return failed === 0 ? 'ok' : 'failed';
+  const wanted = fullModelName(settings.model);
+  const found = installed.find((name) => fullModelName(name) === wanted);
+  if (found === undefined) {
+    const suggested = await transport.answeringModel(installed);
+    check(false, 'model', `${settings.model} is not installed (installed: ${installed.join(', ') || 'none'}); ${howToGetModel(settings.model)}${orInstalledModel(CLI_HINTS, suggested)}`);
+    return outcome();
+  }
+  check(true, 'model', `${settings.model} is installed`);
+  const capabilities = await transport.capabilities(found).catch((error: unknown) => ({ failure: askFailure(error) }));
+  const endpoint = endpointReport(settings.api, settings.model, capabilities);
+  check(endpoint.ok, 'endpoint', endpoint.detail);
+  return outcome();
+}
+
+/**
+ * Whether the model can answer on the endpoint: /api/chat and /api/generate both answer only with a
+ * model that has "completion" (an embedding model has not). An Ollama too old to report capabilities
+ * (none listed) cannot be checked, and passes; one whose /api/show failed (`failure`) cannot either, and fails.
+ */
+export function endpointReport(api: string, model: string, capabilities: readonly string[] | { failure: string }): { ok: boolean; detail: string } {
+  if ('failure' in capabilities) {
+    const { failure } = capabilities;
+    return {
+      ok: false,
+      detail: `/api/${api} cannot be checked: the capabilities of ${model} are unknown, as /api/show failed (${failure}); "ollama show ${model}" says why, and if it fails there too, ${howToGetModel(model)} again`,
+    };
+  }
+  const listed = `model capabilities: ${capabilities.join(', ') || 'unknown'}`;
+  if (capabilities.length === 0 || capabilities.includes('completion')) return { ok: true, detail: `/api/${api} (${listed})` };
+  return { ok: false, detail: `/api/${api} needs the "completion" capability, which ${model} does not have (${listed}); choose another model with --model` };
 }
 
 /** Budgets an earlier version's floor let through, taken as this one's (config.json need not change). */

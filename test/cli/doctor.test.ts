@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dataReport, failureLine, missingFeaturesLine, unfinishedReport } from '../../src/cli/doctor.js';
+import { dataReport, endpointReport, failureLine, missingFeaturesLine, unfinishedReport } from '../../src/cli/doctor.js';
 import type { DoctorCheck } from '../../src/cli/doctor.js';
 import { RuntimeError } from '../../src/errors.js';
 import type { DataHomeCheck } from '../../src/turn/data-home.js';
@@ -103,6 +103,31 @@ describe('dataReport: the data check names each place a turn cannot use, and wha
     ],
   ])('%s', (_case, check, report) => {
     expect(dataReport(check, '/h')).toEqual(report);
+  });
+});
+
+describe('endpointReport: whether the model can answer on the endpoint', () => {
+  const SHOW_FAILED = 'Ollama at http://h:11434 answered HTTP 500: show exploded';
+  it.each<[string, string, Parameters<typeof endpointReport>[2], { ok: boolean; detail: string }]>([
+    ['chat', 'argo', ['completion', 'tools'], { ok: true, detail: '/api/chat (model capabilities: completion, tools)' }],
+    ['generate', 'argo', ['completion'], { ok: true, detail: '/api/generate (model capabilities: completion)' }],
+    // An Ollama before 0.6.4 lists none: nothing can be told, so it passes.
+    ['chat', 'argo', [], { ok: true, detail: '/api/chat (model capabilities: unknown)' }],
+    ['chat', 'minilm', ['embedding'], { ok: false, detail: '/api/chat needs the "completion" capability, which minilm does not have (model capabilities: embedding); choose another model with --model' }],
+    [
+      'chat',
+      'argo',
+      { failure: SHOW_FAILED },
+      { ok: false, detail: `/api/chat cannot be checked: the capabilities of argo are unknown, as /api/show failed (${SHOW_FAILED}); "ollama show argo" says why, and if it fails there too, create it with "ollama create argo -f docs/Modelfile" again` },
+    ],
+    [
+      'generate',
+      'llama3.2',
+      { failure: SHOW_FAILED },
+      { ok: false, detail: `/api/generate cannot be checked: the capabilities of llama3.2 are unknown, as /api/show failed (${SHOW_FAILED}); "ollama show llama3.2" says why, and if it fails there too, pull it with "ollama pull llama3.2" again` },
+    ],
+  ])('/api/%s, %s, %j', (api, model, capabilities, report) => {
+    expect(endpointReport(api, model, capabilities)).toEqual(report);
   });
 });
 

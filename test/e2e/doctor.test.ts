@@ -17,6 +17,7 @@ import { at } from '../support/defined.js';
 const ollama = await fakeOllamaPerFile();
 afterEach(() => {
   ollama.options.models = undefined;
+  ollama.options.showError = undefined;
 });
 
 /** Nothing listens here: a run that ignores --host fails to reach Ollama. */
@@ -149,6 +150,24 @@ describe('argo doctor', () => {
   });
 });
 
+describe('argo doctor when /api/show fails for an installed model', () => {
+  it('reports the model once, installed, and the endpoint as not checkable, saying why; --json has one entry per check', async () => {
+    ollama.options.showError = 'show exploded';
+    const detail = `/api/chat cannot be checked: the capabilities of argo are unknown, as /api/show failed (Ollama at ${ollama.url} answered HTTP 500: show exploded); "ollama show argo" says why, and if it fails there too, create it with "ollama create argo -f docs/Modelfile" again`;
+    const home = tempHome();
+    const result = await argo(home, ['doctor']);
+    expect(result.code).toBe(1);
+    expect(checks(result.stdout).map(([status, what]) => `${status} ${what}`)).toEqual(['ok config', 'ok data', 'ok unfinished', 'ok ollama', 'ok model', 'FAIL endpoint']);
+    expect(check(result.stdout, 'model')).toEqual(['ok', 'argo is installed']);
+    expect(check(result.stdout, 'endpoint')).toEqual(['FAIL', detail]);
+    expect(result.stderr).toBe(`argo: doctor: the endpoint check failed: ${detail}\n`);
+    const json = await argo(home, ['doctor', '--json']);
+    const report = JSON.parse(json.stdout) as { checks: { check: string; ok: boolean; detail: string }[] };
+    expect(report.checks.map(({ check: name, ok }) => [name, ok])).toEqual([['config', true], ['data', true], ['unfinished', true], ['ollama', true], ['model', true], ['endpoint', false]]);
+    expect(report.checks.at(-1)?.detail).toBe(detail);
+  });
+});
+
 describe("argo doctor checks config.json's tools as a question would", () => {
   it.each<[string, unknown, string | null]>([
     ['no tools in config: no line', {}, null],
@@ -277,12 +296,14 @@ describe.runIf(process.platform === 'linux')('argo doctor on a data home whose m
 });
 
 describe('argo doctor tells apart nothing listening, something that is not Ollama, and an Ollama that does not answer', () => {
-  /** What the server at `notOllama` answers /api/version with; null: nothing, ever (a stuck Ollama). */
+  /** What the server at `notOllama` answers /api/version with, and /api/tags; null: nothing, ever (a stuck Ollama). */
   type Answer = { status: number; type: string; body: string } | null;
   let answer: Answer = null;
-  const server = createServer((_request, response) => {
-    if (answer === null) return;
-    response.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
+  let tags: Answer = null;
+  const server = createServer((request, response) => {
+    const given = request.url === '/api/tags' ? tags : answer;
+    if (given === null) return;
+    response.writeHead(given.status, { 'content-type': given.type }).end(given.body);
   });
   let notOllama = '';
   beforeAll(async () => {
@@ -307,5 +328,15 @@ describe('argo doctor tells apart nothing listening, something that is not Ollam
     expect(result.code).toBe(1);
     expect(check(result.stdout, 'ollama')).toEqual(['FAIL', detail(notOllama)]);
     expect(result.stderr).toBe(`argo: doctor: the ollama check failed: ${detail(notOllama)}\n`);
+  });
+
+  it('a version, then a model list that is not Ollama\'s: the model check says so, once', async () => {
+    answer = { status: 200, type: 'application/json', body: JSON.stringify({ version: CURRENT_VERSION }) };
+    tags = { status: 404, type: 'text/html', body: '<html><h1>404 Not Found</h1></html>' };
+    const result = await argo(tempHome(), ['doctor'], notOllama);
+    expect(result.code).toBe(1);
+    const detail = `cannot list the installed models: something at ${notOllama} answered, but not as Ollama does (HTTP 404); ${CHECK_HOST}`;
+    expect(checks(result.stdout).map(([status, what]) => `${status} ${what}`)).toEqual(['ok config', 'ok data', 'ok unfinished', 'ok ollama', 'FAIL model']);
+    expect(check(result.stdout, 'model')).toEqual(['FAIL', detail]);
   });
 });

@@ -142,6 +142,7 @@ export const handleTags: Handler = (state, ctx) => {
 
 export const handleShow: Handler = (state, ctx) => {
   if (state.options.stallShow === true) return ctx.untilGone();
+  if (state.options.showError !== undefined) throw new HttpError(500, state.options.showError);
   const body = bindBody(ctx.record.body, 'ShowRequest');
   const requested = str(pick(body, 'model')) || str(pick(body, 'name'));
   if (!requested) throw new HttpError(400, 'model is required');

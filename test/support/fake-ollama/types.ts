@@ -117,6 +117,8 @@ export interface FakeOllamaOptions {
   // /api/show sends nothing until the client leaves: an Ollama reading a model file from a slow disk,
   // or stuck (nothing in the protocol bounds it; Node's client gives up after 300 s).
   stallShow?: boolean | undefined;
+  // /api/show fails with 500 and this error, as Ollama's ShowHandler does for a model it cannot read.
+  showError?: string | undefined;
   // /api/ps the same: sends nothing until the client leaves.
   stallPs?: boolean | undefined;
   scenario?: FakeScenario | undefined;
