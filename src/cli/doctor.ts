@@ -17,8 +17,9 @@ import { oneShotFetch } from './one-shot-fetch.js';
 import type { Outcome } from './outcome.js';
 import { DOCTOR_OPTIONS } from './doctor-options.js';
 import { plural } from '../output/count.js';
+import { groupThousands } from '../text/decimal.js';
 import { unfinishedDir } from '../log/unfinished.js';
-import { FOLDER_FIX, recoverUnfinished } from '../turn/recover.js';
+import { FOLDER_FIX, LISTED_PROBLEMS, recoverUnfinished } from '../turn/recover.js';
 import type { Recovery } from '../turn/recover.js';
 import type { Settings } from '../config/settings.js';
 import { checkToolNames } from './agent.js';
@@ -32,10 +33,36 @@ export interface DoctorCheck {
   detail: string;
   /** Passed, with something worth knowing: an Ollama too old for some of what Argo offers. */
   warning?: true;
+  /** Every file the check found a problem with (the unfinished check's files that cannot be logged). */
+  files?: FileProblem[];
+}
+
+export interface FileProblem {
+  file: string;
+  problem: string;
 }
 
 type Verdict = 'ok' | 'warn' | 'fail';
 const LABELS: Record<Verdict, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
+const CHECK_WIDTH = 10;
+/** Where a check's detail starts on its line: a file it names goes below, in line with it. */
+const FILE_INDENT = ' '.repeat(LABELS.ok.length + 2 + CHECK_WIDTH + 1);
+
+/**
+ * A check's lines on the text report: the check, then, when it names several files, one line per
+ * file, at most LISTED_PROBLEMS of them and a line saying how to see the rest. `shown` makes text
+ * from outside (the server's words, file names and what was wrong in them) safe for the output.
+ */
+export function reportLines(check: DoctorCheck, shown: (text: string) => string = (text) => text): string[] {
+  const verdict: Verdict = !check.ok ? 'fail' : check.warning === true ? 'warn' : 'ok';
+  const lines = [`${LABELS[verdict]}  ${check.check.padEnd(CHECK_WIDTH)} ${shown(check.detail)}`];
+  const files = check.files ?? [];
+  // A single file is named in the detail itself.
+  if (files.length < 2) return lines;
+  for (const { file, problem } of files.slice(0, LISTED_PROBLEMS)) lines.push(`${FILE_INDENT}${shown(`${file}: ${problem}`)}`);
+  if (files.length > LISTED_PROBLEMS) lines.push(`${FILE_INDENT}… and ${groupThousands(files.length - LISTED_PROBLEMS)} more: argo doctor --json lists them all`);
+  return lines;
+}
 
 /**
  * Checks each piece argo needs, one line each on stdout; if any fails, a RuntimeError (exit 1) with
@@ -48,9 +75,10 @@ export async function doctor(flags: FlagOverrides & { json?: boolean }, io: Io, 
   // Details quote the server (its version, model names, errors): shown, never obeyed, on a terminal.
   const output = { raw: (flags as OutputFlags).raw === true };
   const shown = untrustedTextFor(io.stdout, output);
-  const report = (verdict: Verdict, what: string, detail: string): void => {
-    checks.push({ check: what, ok: verdict !== 'fail', detail, ...(verdict === 'warn' ? { warning: true as const } : {}) });
-    if (flags.json !== true) io.stdout.write(`${LABELS[verdict]}  ${what.padEnd(10)} ${shown(detail)}\n`);
+  const report: Report = (verdict, what, detail, files) => {
+    const check: DoctorCheck = { check: what, ok: verdict !== 'fail', detail, ...(verdict === 'warn' ? { warning: true as const } : {}), ...(files !== undefined ? { files } : {}) };
+    checks.push(check);
+    if (flags.json !== true) io.stdout.write(reportLines(check, shown).map((line) => `${line}\n`).join(''));
   };
   const outcome = await runChecks(flags, report, command);
   if (flags.json === true) io.stdout.write(jsonTextFor(io.stdout, output)(`${JSON.stringify({ ok: outcome === 'ok', checks })}\n`));
@@ -71,11 +99,13 @@ export function failureLine(checks: readonly DoctorCheck[]): string | null {
   return `doctor: ${plural(failed.length, 'check')} failed (${failed.map((check) => check.check).join(', ')}); ${first.check}: ${first.detail}`;
 }
 
-async function runChecks(flags: FlagOverrides, report: (verdict: Verdict, what: string, detail: string) => void, command: Command | undefined): Promise<Outcome> {
+type Report = (verdict: Verdict, what: string, detail: string, files?: FileProblem[]) => void;
+
+async function runChecks(flags: FlagOverrides, report: Report, command: Command | undefined): Promise<Outcome> {
   let failed = 0;
-  const check = (ok: boolean, what: string, detail: string): void => {
+  const check = (ok: boolean, what: string, detail: string, files?: FileProblem[]): void => {
     if (!ok) failed++;
-    report(ok ? 'ok' : 'fail', what, detail);
+    report(ok ? 'ok' : 'fail', what, detail, files);
   };
   let settings;
   try {
@@ -93,7 +123,7 @@ async function runChecks(flags: FlagOverrides, report: (verdict: Verdict, what: 
   const journal = unfinishedDir(settings.home);
   const journalUsable = data.home?.cannot !== 'make' && !data.folders.some((folder) => folder.path === journal);
   const unfinished = unfinishedReport(await recoverUnfinished(settings), journal, journalUsable);
-  check(unfinished.ok, 'unfinished', unfinished.detail);
+  check(unfinished.ok, 'unfinished', unfinished.detail, unfinished.files);
   const transport = new OllamaTransport({ host: settings.host, attempts: 1, initialDelayMs: 0, idleMs: settings.timeouts.idleMs, fetch: oneShotFetch() });
   let version: string;
   try {
@@ -226,7 +256,7 @@ function placeClause({ path, cannot, error }: DataHomeProblem): string {
  * The journal of unfinished turns: what runs now, what was logged now for an argo that is gone, and
  * what could not be. `journalUsable` false: the data check found the folder cannot be made or written.
  */
-export function unfinishedReport(recovery: Recovery, dir: string, journalUsable = true): { ok: boolean; detail: string } {
+export function unfinishedReport(recovery: Recovery, dir: string, journalUsable = true): { ok: boolean; detail: string; files?: FileProblem[] } {
   if (!journalUsable) {
     return { ok: false, detail: `${dir} cannot be used, so a turn is not kept there while it is answered and would be lost if argo were killed first; the data check says why` };
   }
@@ -234,8 +264,10 @@ export function unfinishedReport(recovery: Recovery, dir: string, journalUsable 
   const [problem] = problems;
   if (problem?.folder === true) return { ok: false, detail: `${problem.file} ${problem.problem}; ${FOLDER_FIX}` };
   if (problem !== undefined) {
-    const more = problems.length > 1 ? ` (and ${plural(problems.length - 1, 'more file')})` : '';
-    return { ok: false, detail: `${problem.file}: ${problem.problem}${more}; move such a file out of ${dir} once you have kept what you need from it` };
+    const fix = `move such a file out of ${dir} once you have kept what you need from it`;
+    const files = problems.map(({ file, problem: why }) => ({ file, problem: why }));
+    if (problems.length === 1) return { ok: false, detail: `${problem.file}: ${problem.problem}; ${fix}`, files };
+    return { ok: false, detail: `${groupThousands(problems.length)} files in ${dir} cannot be logged; ${fix}`, files };
   }
   const parts: string[] = [];
   if (inProgress.length > 0) parts.push(`${plural(inProgress.length, 'turn')} in progress (argo pid ${[...new Set(inProgress.map((turn) => turn.pid))].join(', ')})`);

@@ -253,6 +253,9 @@ export function recoverOnce(settings: RecoverySettings): Promise<Recovery> | nul
 /** What to do about a journal folder that cannot be read. */
 export const FOLDER_FIX = 'check its permissions (the data home is ARGO_HOME or --home)';
 
+/** The most files argo doctor names one line each; its --json names every one. */
+export const LISTED_PROBLEMS = 20;
+
 /** The stderr lines (without "argo: ") for what recovery did that the user should hear of: none when nothing. */
 export function recoveryLines(recovery: Recovery): string[] {
   const lines: string[] = [];
@@ -266,7 +269,8 @@ export function recoveryLines(recovery: Recovery): string[] {
   const stuck = files.length;
   if (stuck > 0) {
     const [first] = files;
-    const which = first === undefined ? '' : ` (${first.file}: ${first.problem}${stuck > 1 ? '; argo doctor lists them all' : ''})`;
+    const lister = stuck > LISTED_PROBLEMS ? 'argo doctor --json' : 'argo doctor';
+    const which = first === undefined ? '' : ` (${first.file}: ${first.problem}${stuck > 1 ? `; ${lister} lists them all` : ''})`;
     lines.push(`${plural(stuck, 'unfinished turn')} could not be logged${which}`);
   }
   return lines;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dataReport, endpointReport, failureLine, missingFeaturesLine, unfinishedReport } from '../../src/cli/doctor.js';
+import { dataReport, endpointReport, failureLine, missingFeaturesLine, reportLines, unfinishedReport } from '../../src/cli/doctor.js';
 import type { DoctorCheck } from '../../src/cli/doctor.js';
 import { RuntimeError } from '../../src/errors.js';
 import type { DataHomeCheck } from '../../src/turn/data-home.js';
@@ -133,7 +133,7 @@ describe('endpointReport: whether the model can answer on the endpoint', () => {
 
 describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
   const none: Recovery = { recovered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] };
-  it.each<[string, Partial<Recovery>, { ok: boolean; detail: string }]>([
+  it.each<[string, Partial<Recovery>, ReturnType<typeof unfinishedReport>]>([
     ['nothing there', {}, { ok: true, detail: 'no turn left unfinished' }],
     ['a live argo answering', { inProgress: [{ id: 'a', pid: 41 }, { id: 'b', pid: 41 }, { id: 'c', pid: 7 }] }, { ok: true, detail: '3 turns in progress (argo pid 41, 7)' }],
     ['logged now for a dead argo', { recovered: ['a'] }, { ok: true, detail: 'logged 1 turn an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted' }],
@@ -153,9 +153,34 @@ describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
     ],
     ['in progress and logged now', { inProgress: [{ id: 'a', pid: 9 }], recovered: ['b'] }, { ok: true, detail: '1 turn in progress (argo pid 9); logged 1 turn an earlier argo left unfinished (killed or crashed) now: argo logs --status interrupted' }],
     [
-      'a damaged file: why, and what to do',
-      { recovered: ['b'], problems: [{ file: '/h/unfinished/x.json', problem: 'not JSON (Unexpected end of JSON input)' }, { file: '/h/unfinished/y.json', problem: 'p' }] },
-      { ok: false, detail: '/h/unfinished/x.json: not JSON (Unexpected end of JSON input) (and 1 more file); move such a file out of /h/unfinished once you have kept what you need from it' },
+      'a damaged file: it, why, and what to do',
+      { recovered: ['b'], problems: [{ file: '/h/unfinished/x.json', problem: 'not JSON (Unexpected end of JSON input)' }] },
+      {
+        ok: false,
+        detail: '/h/unfinished/x.json: not JSON (Unexpected end of JSON input); move such a file out of /h/unfinished once you have kept what you need from it',
+        files: [{ file: '/h/unfinished/x.json', problem: 'not JSON (Unexpected end of JSON input)' }],
+      },
+    ],
+    [
+      'several: how many, and what to do; each named in files',
+      { recovered: ['b'], problems: [{ file: '/h/unfinished/x.json', problem: 'not JSON (Unexpected end of JSON input)' }, { file: '/h/unfinished/y.json', problem: 'cannot be logged (EACCES)' }] },
+      {
+        ok: false,
+        detail: '2 files in /h/unfinished cannot be logged; move such a file out of /h/unfinished once you have kept what you need from it',
+        files: [
+          { file: '/h/unfinished/x.json', problem: 'not JSON (Unexpected end of JSON input)' },
+          { file: '/h/unfinished/y.json', problem: 'cannot be logged (EACCES)' },
+        ],
+      },
+    ],
+    [
+      'thousands, counted as such',
+      { problems: Array.from({ length: 1234 }, (_, index) => ({ file: `/h/unfinished/f${index}.json`, problem: 'p' })) },
+      {
+        ok: false,
+        detail: '1,234 files in /h/unfinished cannot be logged; move such a file out of /h/unfinished once you have kept what you need from it',
+        files: Array.from({ length: 1234 }, (_, index) => ({ file: `/h/unfinished/f${index}.json`, problem: 'p' })),
+      },
     ],
     [
       'the folder cannot be read (a data home of another user): its permissions, not a file to move',
@@ -174,6 +199,39 @@ describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
       ok: false,
       detail: '/h/unfinished cannot be used, so a turn is not kept there while it is answered and would be lost if argo were killed first; the data check says why',
     });
+  });
+});
+
+describe('reportLines: a check on the text report', () => {
+  const files = (count: number): { file: string; problem: string }[] => Array.from({ length: count }, (_, index) => ({ file: `/h/unfinished/f${index}.json`, problem: 'not JSON' }));
+  const UNDER = ' '.repeat(17);
+  it.each<[string, DoctorCheck, string[]]>([
+    ['a pass', { check: 'data', ok: true, detail: '/h is writable' }, ['ok    data       /h is writable']],
+    ['a warning', { check: 'features', ok: true, warning: true, detail: 'too old' }, ['warn  features   too old']],
+    ['a failure', { check: 'model', ok: false, detail: 'x is not installed' }, ['FAIL  model      x is not installed']],
+    ['one file: named in the detail, no line of its own', { check: 'unfinished', ok: false, detail: '/h/unfinished/f0.json: not JSON; move it', files: files(1) }, ['FAIL  unfinished /h/unfinished/f0.json: not JSON; move it']],
+    [
+      'several files: one line each, in line with the detail',
+      { check: 'unfinished', ok: false, detail: '3 files in /h/unfinished cannot be logged', files: files(3) },
+      ['FAIL  unfinished 3 files in /h/unfinished cannot be logged', ...[0, 1, 2].map((index) => `${UNDER}/h/unfinished/f${index}.json: not JSON`)],
+    ],
+    [
+      '20 files: all of them',
+      { check: 'unfinished', ok: false, detail: 'd', files: files(20) },
+      ['FAIL  unfinished d', ...files(20).map(({ file }) => `${UNDER}${file}: not JSON`)],
+    ],
+    [
+      'more than 20: the first 20, then how many more and where to see them',
+      { check: 'unfinished', ok: false, detail: 'd', files: files(1254) },
+      ['FAIL  unfinished d', ...files(20).map(({ file }) => `${UNDER}${file}: not JSON`), `${UNDER}… and 1,234 more: argo doctor --json lists them all`],
+    ],
+  ])('%s', (_case, check, lines) => {
+    expect(reportLines(check)).toEqual(lines);
+  });
+
+  it('shows what came from outside through `shown`, the file lines too', () => {
+    const check: DoctorCheck = { check: 'unfinished', ok: false, detail: 'd\u001b', files: [{ file: '/h/a\u001b.json', problem: 'p' }, { file: '/h/b.json', problem: 'q\u001b' }] };
+    expect(reportLines(check, (text) => text.replaceAll('\u001b', '^['))).toEqual(['FAIL  unfinished d^[', `${UNDER}/h/a^[.json: p`, `${UNDER}/h/b.json: q^[`]);
   });
 });
 

@@ -1,7 +1,7 @@
 // A turn never vanishes because argo was killed: the built bin/argo, killed with SIGKILL mid-answer,
 // leaves its turn in the journal, and the next argo logs it (docs/logs.md, "Unfinished turns").
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -231,6 +231,35 @@ describe('argo doctor', () => {
     const logs = await argo(['logs', '--json'], home);
     expect(logs).toMatchObject({ code: 0 });
     expect(logs.stderr).toMatch(/^argo: 1 unfinished turn could not be logged \(.*\/unfinished\/damaged0001\.json: not JSON \(.*\)\)\n$/);
+  });
+
+  it.each([
+    [3, 'argo doctor'],
+    [23, 'argo doctor --json'],
+  ])('with %i damaged files, lists each on a line of its own (20 at most), and --json lists them all', async (count, lister) => {
+    const home = tempHome();
+    mkdirSync(join(home, 'unfinished'), { mode: 0o700 });
+    const names = Array.from({ length: count }, (_, index) => `damaged${String(index).padStart(4, '0')}.json`);
+    for (const name of names) writeFileSync(join(home, 'unfinished', name), '{"owner": ');
+    const dir = join(home, 'unfinished');
+    // What a turn says points at the doctor that lists them all.
+    const logs = await argo(['logs', '--json'], home);
+    expect(logs.stderr).toMatch(new RegExp(`^argo: ${count} unfinished turns could not be logged \\(.*/damaged0000\\.json: not JSON \\(.*\\); ${lister} lists them all\\)\n$`));
+
+    const result = await argo(['doctor'], home);
+    expect(result.code).toBe(1);
+    const lines = result.stdout.split('\n');
+    const at = lines.findIndex((line) => line.startsWith('FAIL  unfinished '));
+    expect(lines[at]).toBe(`FAIL  unfinished ${count} files in ${dir} cannot be logged; move such a file out of ${dir} once you have kept what you need from it`);
+    const listed = names.slice(0, 20);
+    expect(lines.slice(at + 1, at + 1 + listed.length)).toEqual(listed.map((name) => expect.stringMatching(new RegExp(`^ {17}${dir}/${name}: not JSON \\(`)) as unknown));
+    const after = lines[at + 1 + listed.length];
+    if (count > 20) expect(after).toBe(`${' '.repeat(17)}… and ${count - 20} more: argo doctor --json lists them all`);
+    else expect(after).toMatch(/^ok {4}ollama /);
+
+    const json = JSON.parse((await argo(['doctor', '--json'], home)).stdout) as { checks: { check: string; files?: { file: string; problem: string }[] }[] };
+    expect(json.checks.find(({ check }) => check === 'unfinished')?.files).toEqual(names.map((name) => ({ file: join(dir, name), problem: expect.stringMatching(/^not JSON \(/) as unknown })));
+    expect(journal(home).sort()).toEqual(names);
   });
 });
 

@@ -357,6 +357,7 @@ describe('a journal folder that cannot be read', () => {
 });
 
 describe('recoveryLines', () => {
+  const damaged = (count: number): Recovery['problems'] => Array.from({ length: count }, (_, index) => ({ file: `/h/unfinished/f${index}.json`, problem: 'not JSON' }));
   const none: Recovery = { recovered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] };
   it.each<[string, Partial<Recovery>, string[]]>([
     ['nothing found', {}, []],
@@ -375,6 +376,9 @@ describe('recoveryLines', () => {
       { recovered: ['a'], problems: [{ file: '/h/unfinished/x.json', problem: 'p' }, { file: '/h/unfinished/y.json', problem: 'q' }] },
       ['logged 1 turn an earlier argo left unfinished (killed or crashed): argo logs --status interrupted', '2 unfinished turns could not be logged (/h/unfinished/x.json: p; argo doctor lists them all)'],
     ],
+    // argo doctor lists 20 files one line each; past that, its --json lists them all.
+    ['20 damaged', { problems: damaged(20) }, ['20 unfinished turns could not be logged (/h/unfinished/f0.json: not JSON; argo doctor lists them all)']],
+    ['21 damaged', { problems: damaged(21) }, ['21 unfinished turns could not be logged (/h/unfinished/f0.json: not JSON; argo doctor --json lists them all)']],
   ])('%s', (_case, found, lines) => {
     expect(recoveryLines({ ...none, ...found })).toEqual(lines);
   });
