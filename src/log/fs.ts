@@ -389,9 +389,9 @@ export class NotRegularFileError extends RuntimeError {
  * would block the whole process, as it is synchronous): opened without waiting, then its descriptor's
  * stats say what it is; anything else is a NotRegularFileError saying what. A link is refused
  * (SymlinkRefusedError) unless `followLink` (config.json, often a link into a dotfiles repository);
- * then only a link to a regular file is read. `folderToo` leaves a folder to fail with EISDIR.
+ * then only a link to a regular file is read.
  */
-export function readRegularText(path: string, options: { followLink?: boolean; folderToo?: boolean } = {}): string {
+export function readRegularText(path: string, options: { followLink?: boolean } = {}): string {
   const followLink = options.followLink === true;
   let fd: number;
   try {
@@ -404,7 +404,7 @@ export function readRegularText(path: string, options: { followLink?: boolean; f
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile() && !(options.folderToo === true && stats.isDirectory())) throw new NotRegularFileError(path, fileKind(stats));
+    if (!stats.isFile()) throw new NotRegularFileError(path, fileKind(stats));
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
@@ -413,11 +413,10 @@ export function readRegularText(path: string, options: { followLink?: boolean; f
 
 /**
  * readSmallText for a file of the data home (a session record, the memo): never through a link,
- * never waiting on a named pipe: a pipe or a device there is an error saying what it is; a folder
- * says EISDIR as before.
+ * never waiting on a named pipe: a folder, a pipe or a device there is an error saying what it is.
  */
 export function readDataText(path: string): string {
-  return readRegularText(path, { folderToo: true });
+  return readRegularText(path);
 }
 
 /**

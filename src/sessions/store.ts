@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
-import { SymlinkRefusedError, createFileExclusive, errnoOf, isMissing, readDataText, removeEmptyFolder, writeFileAtomic } from '../log/fs.js';
+import { NotRegularFileError, SymlinkRefusedError, createFileExclusive, errnoOf, isMissing, readDataText, removeEmptyFolder, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
 import { indexPath, isEarlierSessionName, isSessionName, recordPath } from './names.js';
 
@@ -135,8 +135,8 @@ export async function inspectSession(dir: string, name: string, anyName = false)
     text = readDataText(path);
   } catch (error) {
     if (isMissing(error)) return null;
-    // A link refused says its own fix; a file that cannot be read (another user's data home) needs one.
-    const fix = error instanceof SymlinkRefusedError ? '' : '; check the file and its permissions (the data home is ARGO_HOME or --home)';
+    // A link or a folder refused says its own fix; a file that cannot be read (another user's data home) needs one.
+    const fix = error instanceof SymlinkRefusedError || error instanceof NotRegularFileError ? '' : '; check the file and its permissions (the data home is ARGO_HOME or --home)';
     throw new RuntimeError(`cannot read session "${name}": ${error instanceof Error ? error.message : String(error)}${fix}`, { cause: error });
   }
   return await decodeRecord(text, name, path, anyName);

@@ -1,5 +1,7 @@
 // `argo memo` end to end: its limits as the user meets them.
 import { describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { runArgo, tempHome } from '../support/run-argo.js';
 
 describe('argo memo set: the limits count characters, as the docs do, not UTF-16 units', () => {
@@ -11,5 +13,19 @@ describe('argo memo set: the limits count characters, as the docs do, not UTF-16
       code: 2,
       stderr: 'argo: a memo value may have at most 1000 characters, this one has 1001; shorten it\n',
     });
+  });
+});
+
+describe('argo memo: a memo.json that is not a file', () => {
+  it('a folder there is one line saying so and what to do, exit 1, not an unexpected failure', async () => {
+    const home = tempHome();
+    mkdirSync(join(home, 'memo.json'));
+    for (const args of [['memo', 'list'], ['memo', 'get', 'k'], ['memo', 'set', 'k', 'v']]) {
+      expect(await runArgo(args, { home })).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `argo: ${join(home, 'memo.json')} is not a file (a folder); move it out of the way\n`,
+      });
+    }
   });
 });

@@ -58,8 +58,7 @@ describe('readRegularText and readDataText: a regular file\'s text, never a wait
     ['a named pipe', 'pipe.json', `${kind('pipe.json', 'a named pipe')} [a named pipe]`, `${kind('pipe.json', 'a named pipe')} [a named pipe]`, `${kind('pipe.json', 'a named pipe')} [a named pipe]`],
     ['a link to a named pipe', 'link-to-pipe.json', refused('link-to-pipe.json'), `${kind('link-to-pipe.json', 'a named pipe')} [a named pipe]`, refused('link-to-pipe.json')],
     ['a link to a device', 'device.json', refused('device.json'), `${kind('device.json', 'a device')} [a device]`, refused('device.json')],
-    // readDataText leaves a folder to say EISDIR, as it always has.
-    ['a folder', 'folder.json', `${kind('folder.json', 'a folder')} [a folder]`, `${kind('folder.json', 'a folder')} [a folder]`, 'EISDIR'],
+    ['a folder', 'folder.json', `${kind('folder.json', 'a folder')} [a folder]`, `${kind('folder.json', 'a folder')} [a folder]`, `${kind('folder.json', 'a folder')} [a folder]`],
     ['nothing', 'none.json', 'ENOENT', 'ENOENT', 'ENOENT'],
   ])('%s', (_case, name, plain, followed, data) => {
     const path = join(dir, name);
