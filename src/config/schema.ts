@@ -5,6 +5,7 @@ import { clipText } from '../output/cut.js';
 export type Shape =
   | 'string'
   | 'number'
+  /** A whole number a double holds exactly (±2^53 − 1). */
   | 'integer'
   | 'boolean'
   | 'string[]'
@@ -13,13 +14,25 @@ export type Shape =
   | 'boolean|string'
   /** Any JSON object, checked by its user (a tool's JSON Schema, say). */
   | 'object'
+  /** A whole number from min to max (max: the largest exact one when left out). */
+  | { integer: { min: number; max?: number } }
   | { record: Shape }
   | { fields: Record<string, Shape> };
+
+/** `{ integer: { min, max } }`, written short. */
+export function whole(min: number, max?: number): Shape {
+  return { integer: max === undefined ? { min } : { min, max } };
+}
 
 export function checkShape(value: unknown, shape: Shape, path: string, source: string): void {
   const fail = (expected: string): never => {
     throw new UsageError(`${source}: ${path === '' ? 'the top level' : JSON.stringify(path)} must be ${expected}, got ${describe(value)}`);
   };
+  if (typeof shape === 'object' && 'integer' in shape) {
+    const wrong = wholeFailure(value, shape.integer.min, shape.integer.max);
+    if (wrong !== null) fail(wrong);
+    return;
+  }
   if (typeof shape === 'object') {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('an object');
     const entries = Object.entries(value as Record<string, unknown>);
@@ -45,10 +58,11 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value)) fail('a number');
       return;
-    case 'integer':
-      // Past 2^53 a number is no longer exact, and Ollama's Go ints refuse it.
-      if (!Number.isSafeInteger(value)) fail('a whole number');
+    case 'integer': {
+      const wrong = wholeFailure(value);
+      if (wrong !== null) fail(wrong);
       return;
+    }
     case 'boolean':
       if (typeof value !== 'boolean') fail('true or false');
       return;
@@ -59,7 +73,11 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
       if (value !== null && typeof value !== 'string') fail('a string or null');
       return;
     case 'string|integer':
-      if (typeof value !== 'string' && !Number.isSafeInteger(value)) fail('a string or a whole number');
+      if (typeof value !== 'string' && typeof value !== 'number') fail('a string or a whole number');
+      if (typeof value === 'number') {
+        const wrong = wholeFailure(value);
+        if (wrong !== null) fail(wrong === 'a whole number' ? 'a string or a whole number' : wrong);
+      }
       return;
     case 'boolean|string':
       if (typeof value !== 'string' && typeof value !== 'boolean') fail('true, false or a string');
@@ -68,6 +86,18 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
       if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('an object');
       return;
   }
+}
+
+/**
+ * What a whole number from min to max must be, or null when `value` is one. Past 2^53 a number is no
+ * longer exact (and Ollama's Go ints refuse it): a larger one is too large, not a fraction.
+ */
+function wholeFailure(value: unknown, min = -Number.MAX_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): string | null {
+  // JSON.parse reads 1e400 as Infinity: too large too, as 1e300 is.
+  if (typeof value !== 'number' || Number.isNaN(value) || (Number.isFinite(value) && !Number.isInteger(value))) return 'a whole number';
+  if (value < min) return `at least ${min}`;
+  if (value > max) return max === Number.MAX_SAFE_INTEGER ? `at most ${max} (2^53 - 1, the largest whole number kept exact)` : `at most ${max}`;
+  return null;
 }
 
 function describe(value: unknown): string {

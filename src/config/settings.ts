@@ -14,7 +14,7 @@ import type { Endpoint, ReplaySpec, Verbosity } from '../replay/types.js';
 import { checkSessionName } from '../sessions/names.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { parseOllamaHost } from './host.js';
-import { checkShape } from './schema.js';
+import { checkShape, whole } from './schema.js';
 import type { Shape } from './schema.js';
 import { EXCLUDE_PREFIX, NO_TOOLS, takesAwayOnly } from './tool-list.js';
 
@@ -143,6 +143,11 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 const STRINGS: Shape = 'string[]';
 
+/** The longest delay a Node timer takes: a longer one fires at once. */
+export const TIMER_MAX_MS = 2_147_483_647;
+/** A wait in ms a timer can keep. */
+const TIMER_MS = whole(1, TIMER_MAX_MS);
+
 const CONFIG_SHAPE: Shape = {
   fields: {
     model: 'string',
@@ -155,7 +160,8 @@ const CONFIG_SHAPE: Shape = {
     verbosity: 'string',
     mode: 'string|null',
     defaultReplay: 'string',
-    options: { fields: { temperature: 'number', seed: 'integer', num_ctx: 'integer', keep_alive: 'string|integer' } },
+    // Only config's num_ctx is held to this here; --num-ctx is checked where it is parsed.
+    options: { fields: { temperature: 'number', seed: 'integer', num_ctx: whole(1), keep_alive: 'string|integer' } },
     replay: {
       fields: {
         budget: 'integer',
@@ -171,21 +177,24 @@ const CONFIG_SHAPE: Shape = {
     },
     personas: { record: 'string' },
     modes: { record: 'string' },
-    verbosityRules: { fields: { short: 'string', long: 'string', longPhrases: STRINGS, longInputChars: 'integer' } },
-    stream: { fields: { flushChunks: 'integer', flushMs: 'integer' } },
-    retries: { fields: { attempts: 'integer', initialDelayMs: 'integer' } },
-    timeouts: { fields: { idleMs: 'integer', lockWaitMs: 'integer' } },
-    serve: { fields: { apiKey: 'string', maxBodyBytes: 'integer', shutdownGraceMs: 'integer', jobRetentionDays: 'integer', maxConnections: 'integer' } },
+    verbosityRules: { fields: { short: 'string', long: 'string', longPhrases: STRINGS, longInputChars: whole(1) } },
+    stream: { fields: { flushChunks: whole(1), flushMs: whole(0, 60_000) } },
+    // The retry delay doubles with each attempt; these bounds keep it within what a timer accepts.
+    retries: { fields: { attempts: whole(1, 10), initialDelayMs: whole(0, 60_000) } },
+    // Node's HTTP client gives up on its own after 300 s without data; a longer idle wait cannot be kept.
+    timeouts: { fields: { idleMs: whole(100, 300_000), lockWaitMs: whole(0, 3_600_000) } },
+    serve: { fields: { apiKey: 'string', maxBodyBytes: whole(1), shutdownGraceMs: whole(0, TIMER_MAX_MS), jobRetentionDays: whole(1), maxConnections: whole(1) } },
     tools: STRINGS,
     toolsets: { record: { fields: { tools: STRINGS, includes: STRINGS } } },
     commandTools: {
-      record: { fields: { description: 'string', parameters: 'object', argv: STRINGS, requires: STRINGS, sideEffects: 'boolean', timeoutMs: 'integer' } },
+      record: { fields: { description: 'string', parameters: 'object', argv: STRINGS, requires: STRINGS, sideEffects: 'boolean', timeoutMs: TIMER_MS } },
     },
     mcpServers: { record: { fields: { command: 'string', args: STRINGS, env: { record: 'string' }, cwd: 'string', type: 'string' } } },
     toolBudgets: { record: 'integer' },
-    toolTimeouts: { record: 'integer' },
+    toolTimeouts: { record: TIMER_MS },
     passSecrets: STRINGS,
-    maxIterations: 'integer',
+    // --max-iterations is checked where it is parsed.
+    maxIterations: whole(1),
   },
 };
 
@@ -370,7 +379,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   if (keepAliveRaw !== undefined) {
     settings.keepAlive = parseKeepAlive(keepAliveRaw, flags.keepAlive !== undefined ? '--keep-alive' : `${source}: "options.keep_alive"`);
   }
-  checkRanges(settings, source);
+  checkToolDefinitions(settings, source);
   // Checked here, before any file is read or written, rather than when the prompt is built.
   const unknownStyle = checkStyleChoice(style, settings);
   if (unknownStyle) {
@@ -439,33 +448,8 @@ export function readConfigFile(path: string): ConfigFile {
   return parsed as ConfigFile;
 }
 
-/** The longest a Node timer can wait (a longer one fires at once). */
-/** The longest delay a Node timer takes: a longer one fires at once. */
-export const TIMER_MAX_MS = 2_147_483_647;
-
-function checkRanges(settings: Settings, source: string): void {
-  const rules: [string, number, number, number?][] = [
-    ['stream.flushChunks', settings.tokenBuffer.flushChunks, 1],
-    ['stream.flushMs', settings.tokenBuffer.flushMs, 0, 60_000],
-    // The retry delay doubles with each attempt; these bounds keep it within what a timer accepts.
-    ['retries.attempts', settings.retries.attempts, 1, 10],
-    ['retries.initialDelayMs', settings.retries.initialDelayMs, 0, 60_000],
-    // Node's HTTP client gives up on its own after 300 s without data; a longer wait cannot be kept.
-    ['timeouts.idleMs', settings.timeouts.idleMs, 100, 300_000],
-    ['serve.maxBodyBytes', settings.serve.maxBodyBytes, 1],
-    ['serve.shutdownGraceMs', settings.serve.shutdownGraceMs, 0, TIMER_MAX_MS],
-    ['serve.jobRetentionDays', settings.serve.jobRetentionDays, 1],
-    ['serve.maxConnections', settings.serve.maxConnections, 1],
-    ['timeouts.lockWaitMs', settings.timeouts.lockWaitMs, 0, 3_600_000],
-    ['verbosityRules.longInputChars', settings.style.verbosity.longInputChars, 1],
-    ...Object.entries(settings.agent.toolTimeouts).map(([tool, ms]): [string, number, number, number] => [`toolTimeouts.${tool}`, ms, 1, TIMER_MAX_MS]),
-    ...Object.entries(settings.agent.commandTools).flatMap(([tool, spec]): [string, number, number, number][] =>
-      typeof spec.timeoutMs === 'number' ? [[`commandTools.${tool}.timeoutMs`, spec.timeoutMs, 1, TIMER_MAX_MS]] : [],
-    ),
-  ];
-  // Only a flag's window is checked where it is parsed (--num-ctx); config's here.
-  const numCtx = settings.options.num_ctx;
-  if (typeof numCtx === 'number' && numCtx < 1 && settings.numCtxSource === 'config') throw new UsageError(`${source}: "options.num_ctx" must be at least 1, got ${numCtx}`);
+/** The tool definitions of config.json (their numbers are held to their bounds by CONFIG_SHAPE). */
+function checkToolDefinitions(settings: Settings, source: string): void {
   for (const [key, names] of [['toolsets', settings.agent.toolsets], ['commandTools', settings.agent.commandTools], ['mcpServers', settings.agent.mcpServers]] as const) {
     for (const name of Object.keys(names)) checkDefinedName(key, name, source);
   }
@@ -481,13 +465,6 @@ function checkRanges(settings: Settings, source: string): void {
     // The program is the user's choice, never the model's: a placeholder there would let it run anything.
     if (ARGV_PLACEHOLDER.test(tool.argv[0] ?? '')) throw new UsageError(`${source}: "commandTools.${name}.argv" has a placeholder in its first element, which names the command; write the program itself there, e.g. ["git", "log", "{ref}"]`);
     if (tool.requires?.includes('') === true) throw new UsageError(`${source}: "commandTools.${name}.requires" has an empty string; list binary names or paths, e.g. ["git"]`);
-  }
-  // --max-iterations is checked where it is parsed; config's value here.
-  if (settings.agent.maxIterations < 1) throw new UsageError(`${source}: "maxIterations" must be at least 1, got ${settings.agent.maxIterations}`);
-  for (const [key, value, min, max] of rules) {
-    // Quoted as JSON: a tool's name in toolBudgets may hold a line break.
-    if (value < min) throw new UsageError(`${source}: ${JSON.stringify(key)} must be at least ${min}, got ${value}`);
-    if (max !== undefined && value > max) throw new UsageError(`${source}: ${JSON.stringify(key)} must be at most ${max}, got ${value}`);
   }
 }
 
