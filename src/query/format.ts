@@ -228,11 +228,14 @@ const SESSION_STEPS: readonly Step<SessionColumn>[] = [
   { drop: 'used' },
 ];
 
-/** The columns of `argo sessions` at a width, the name column as wide as the widest name (at least 4). */
-export function sessionColumns(width: number | null, nameWidth: number): Fitted<SessionColumn> {
+/**
+ * The columns of `argo sessions` at a width: the name column as wide as the widest name (at least 4),
+ * the turns column as the longest count (at least TURNS): a count is dropped whole, never cut.
+ */
+export function sessionColumns(width: number | null, nameWidth: number, turnsWidth = 0): Fitted<SessionColumn> {
   const full: Column<SessionColumn>[] = [
     { key: 'name', width: Math.max(4, nameWidth) },
-    { key: 'turns', width: 5 },
+    { key: 'turns', width: Math.max(SESSION_LABELS.turns.length, turnsWidth) },
     { key: 'used', width: TIME_PATTERNS.minutes.length },
     { key: 'model', width: 14 },
   ];
@@ -250,7 +253,11 @@ export function sessionsTable(records: readonly ShownRecord[], options: RenderOp
   const c = options.color;
   const t = options.untrusted ?? asIs;
   const names = [...records.map((record) => record.name), ...damaged];
-  const { columns, free } = sessionColumns(options.width, Math.max(0, ...names.map((name) => textWidth(t(name)))));
+  const { columns, free } = sessionColumns(
+    options.width,
+    Math.max(0, ...names.map((name) => textWidth(t(name)))),
+    Math.max(0, ...records.map((record) => String(record.turns).length)),
+  );
   const title = (text: string): string | null => (free > 0 ? text : null);
   const header = joinRow(
     columns.map((column) => (column.key === 'turns' ? SESSION_LABELS.turns.padStart(column.width) : pad(SESSION_LABELS[column.key], column.width))),

@@ -55,6 +55,19 @@ describe('argo sessions: which columns fit a width and the widest name', () => {
   ])('%s columns, names %d wide → %s', (width, nameWidth, expected) => {
     expect(layout(sessionColumns(width, nameWidth))).toBe(expected);
   });
+
+  // The turns column is as wide as the longest count: a count is dropped whole, never cut.
+  it.each<[number | null, number, string]>([
+    [null, 3, 'name:4 turns:5 used:16 model:14 | 80'],
+    [null, 6, 'name:4 turns:6 used:16 model:14 | 80'],
+    [200, 6, 'name:4 turns:6 used:16 model:14 | 151'],
+    [80, 9, 'name:4 turns:9 used:16 model:14 | 28'],
+    [60, 9, 'name:4 turns:9 used:16 | 24'],
+    [56, 9, 'name:4 turns:9 used:16 | 20'],
+    [55, 9, 'name:4 used:16 | 30'],
+  ])('%s columns, counts %d digits long → %s', (width, turnsWidth, expected) => {
+    expect(layout(sessionColumns(width, 4, turnsWidth))).toBe(expected);
+  });
 });
 
 describe('fitColumns', () => {

@@ -229,6 +229,24 @@ describe('argo sessions as a table at a width', () => {
   ])('with header %s, the first line is %j', (header, first) => {
     expect(linesOf(sessionsTable(records, plain(null), [], { header }))[0]?.slice(0, first.length)).toBe(first);
   });
+
+  // The turns column is as wide as the longest count: a count is shown whole, or not at all.
+  it.each<[number | null, number, string]>([
+    [200, 150_002, 'many  150002'],
+    [null, 150_002, 'many  150002'],
+    [80, 123_456_789, 'many  123456789'],
+    [200, 7, 'many      7'],
+  ])('at %s columns, %i turns: %j', (width, turns, start) => {
+    const [header, row] = linesOf(sessionsTable([{ ...record('many', 'QQ'), turns }], plain(width)));
+    expect(row?.slice(0, start.length)).toBe(start);
+    expect(header?.slice(0, start.length)).toBe(`NAME  ${'TURNS'.padStart(start.length - 6)}`);
+  });
+
+  it('a count that does not fit is dropped with its column, never cut', () => {
+    const [header, row] = linesOf(sessionsTable([{ ...record('many', 'QQ'), turns: 123_456_789 }], plain(40)));
+    expect(header).not.toContain('TURNS');
+    expect(row).not.toMatch(/\d…/);
+  });
 });
 
 describe('sessionHeader', () => {
