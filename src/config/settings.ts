@@ -1,4 +1,4 @@
-import { homedir } from 'node:os';
+import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError, messageLine } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
@@ -242,11 +242,46 @@ export function parseThink(value: string | boolean, source: string): Think {
 }
 
 export function defaultHome(env: Env): string {
-  return env.ARGO_HOME && env.ARGO_HOME !== '' ? expandHome(env.ARGO_HOME, 'ARGO_HOME', env) : join(userHome(env), '.argo');
+  const given = variable(env, 'ARGO_HOME');
+  return given !== undefined ? expandHome(given, 'ARGO_HOME', env) : join(userHome(env), '.argo');
 }
 
+/** $HOME, else (unset or blank: cron, `env -i`) the account's home in the system's user list, as getent shows it. */
 function userHome(env: Env): string {
-  return env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir();
+  const given = variable(env, 'HOME');
+  if (given !== undefined) return checkGivenPath(given, 'HOME', 'set it to your home folder, or set ARGO_HOME to the data folder');
+  // Not os.homedir(): that returns HOME as it is, empty or not.
+  let system = '';
+  try {
+    system = userInfo().homedir;
+  } catch {
+    // No entry for this account (a container's uid): said below.
+  }
+  if (system === '') throw new UsageError('HOME is unset or empty and this account has no home folder in the system\'s user list: set ARGO_HOME (or --home) to the data folder');
+  return system;
+}
+
+/**
+ * An environment variable as settings read it: empty, or only blanks, counts as unset (as
+ * `export ARGO_MODEL=` is meant). ARGO_API_KEY is read apart: only an empty key is none.
+ */
+function variable(env: Env, name: string): string | undefined {
+  return blankAsUnset(env[name]);
+}
+
+function blankAsUnset(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/**
+ * A path as given (`where`: --home, ARGO_HOME, --root, a config key): an empty one would quietly
+ * mean the current directory, and a blank at either end is a slip of quoting (`" ~/argo"`), never
+ * the folder meant. `fix` says what to give instead of an empty one.
+ */
+export function checkGivenPath(value: string, where: string, fix: string): string {
+  if (value.trim() === '') throw new UsageError(`${where} is ${value === '' ? 'empty' : 'blank'}: ${fix}`);
+  if (value.trim() !== value) throw new UsageError(`${where} ${JSON.stringify(value)} starts or ends with a blank: remove it (check the quotes around the value)`);
+  return value;
 }
 
 /**
@@ -254,7 +289,8 @@ function userHome(env: Env): string {
  * `ARGO_HOME="~/argo"` reaches us unexpanded, and would otherwise become a folder named `~` in the
  * current directory). `~user` forms are refused: they name another user's home.
  */
-export function expandHome(value: string, where: string, env: Env): string {
+export function expandHome(given: string, where: string, env: Env): string {
+  const value = checkGivenPath(given, where, `name the data folder (e.g. ~/argo-work), or leave ${where} out for ${where === '--home' ? 'ARGO_HOME or ' : ''}~/.argo`);
   if (value === '~' || value.startsWith('~/')) return resolve(join(userHome(env), value.slice(1)));
   if (value.startsWith('~')) {
     throw new UsageError(`${where} ${JSON.stringify(value)}: only "~" and "~/…" are expanded (your own home); give the full path instead`);
@@ -297,8 +333,9 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     verbosity: { ...DEFAULT_STYLE_POLICY.verbosity, ...config.verbosityRules },
   };
 
-  const session = flags.session ?? nonEmpty(env.ARGO_SESSION) ?? config.session ?? 'default';
-  const sessionSource = flags.session !== undefined ? 'flag' : nonEmpty(env.ARGO_SESSION) !== undefined ? 'env' : config.session !== undefined ? 'config' : 'default';
+  const envSession = variable(env, 'ARGO_SESSION');
+  const session = flags.session ?? envSession ?? config.session ?? 'default';
+  const sessionSource = flags.session !== undefined ? 'flag' : envSession !== undefined ? 'env' : config.session !== undefined ? 'config' : 'default';
   const configKey = nonEmpty(config.serve?.apiKey ?? undefined);
   checkSessionName(session, sessionSource === 'flag' ? '--session' : sessionSource === 'env' ? 'ARGO_SESSION' : `${source}: "session"`);
 
@@ -311,25 +348,25 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     throw new UsageError(`${flags.verbosity !== undefined ? '--verbosity' : `${source}: "verbosity"`} must be auto, short or long, got ${JSON.stringify(verbosity)}`);
   }
 
-  const replayText = nonEmpty(env.ARGO_REPLAY) ?? config.defaultReplay;
+  const envReplay = variable(env, 'ARGO_REPLAY');
+  const replayText = envReplay ?? config.defaultReplay;
   const defaultReplay = replayText === undefined ? { kind: 'none' as const } : readReplaySpec(replayText);
   if (defaultReplay === null) {
-    throw new UsageError(`${nonEmpty(env.ARGO_REPLAY) !== undefined ? 'ARGO_REPLAY' : `${source}: "defaultReplay"`} must be none, session or last:N, got ${JSON.stringify(replayText)}`);
+    throw new UsageError(`${envReplay !== undefined ? 'ARGO_REPLAY' : `${source}: "defaultReplay"`} must be none, session or last:N, got ${JSON.stringify(replayText)}`);
   }
-  const modelSource = flags.model !== undefined ? 'flag' : nonEmpty(env.ARGO_MODEL) !== undefined ? 'env' : config.model !== undefined ? 'config' : 'default';
+  const envModel = variable(env, 'ARGO_MODEL');
+  const modelSource = flags.model !== undefined ? 'flag' : envModel !== undefined ? 'env' : config.model !== undefined ? 'config' : 'default';
+  const envHost = variable(env, 'OLLAMA_HOST');
 
   const keepAliveRaw = flags.keepAlive ?? config.options?.keep_alive;
   const settings: Settings = {
     home,
     paths: { logs: join(home, 'logs'), sessions: join(home, 'sessions'), config: configPath },
-    model: flags.model ?? nonEmpty(env.ARGO_MODEL) ?? config.model ?? 'argo',
+    model: flags.model ?? envModel ?? config.model ?? 'argo',
     modelFromFlag: flags.model !== undefined,
     session,
     sessionSource,
-    host: parseOllamaHost(
-      flags.host ?? nonEmpty(env.OLLAMA_HOST) ?? config.host,
-      flags.host !== undefined ? '--host' : nonEmpty(env.OLLAMA_HOST) !== undefined ? 'OLLAMA_HOST' : `${source}: "host"`,
-    ),
+    host: parseOllamaHost(flags.host ?? envHost ?? config.host, flags.host !== undefined ? '--host' : envHost !== undefined ? 'OLLAMA_HOST' : `${source}: "host"`),
     api: api as Endpoint,
     persona: flags.persona ?? config.persona ?? 'neutral',
     verbosity: verbosity as Verbosity,
@@ -457,6 +494,8 @@ function checkToolDefinitions(settings: Settings, source: string): void {
     // Other tools' configs often say "type": "stdio"; a remote server (http, sse) is not supported.
     if (server.type !== undefined && server.type !== 'stdio') throw new UsageError(`${source}: "mcpServers.${name}.type" is ${JSON.stringify(server.type)}: only stdio servers (a command Argo starts) are supported`);
     if (typeof server.command !== 'string' || server.command === '') throw new UsageError(`${source}: "mcpServers.${name}.command" is missing: name the program that starts the server`);
+    // Relative to the tools root: an empty one would be the root itself, unasked.
+    if (server.cwd !== undefined) checkGivenPath(server.cwd, `${source}: "mcpServers.${name}.cwd"`, 'name the folder the server starts in, or leave "cwd" out for the tools root');
   }
   for (const [name, tool] of Object.entries(settings.agent.commandTools)) {
     if (typeof tool.description !== 'string' || !Array.isArray(tool.argv)) throw new UsageError(`${source}: "commandTools.${name}" needs "description" and "argv"`);

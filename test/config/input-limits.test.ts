@@ -2,7 +2,7 @@
 // ARGO_HOME, durations beyond what a date can hold, standard input past the documented limit or
 // silent for long.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -64,6 +64,34 @@ describe('a `~` that reached argo unexpanded is expanded as a shell would', () =
     expect((error as Error).message).toBe('ARGO_HOME "~bob/argo": only "~" and "~/…" are expanded (your own home); give the full path instead');
     // Quoted as JSON: a line break in the value keeps the message one line.
     expect((thrown(() => expandHome('~bob\n/argo', 'ARGO_HOME', env)) as Error).message).toBe('ARGO_HOME "~bob\\n/argo": only "~" and "~/…" are expanded (your own home); give the full path instead');
+  });
+
+  // An empty path would quietly be the current directory; a blank at either end is a quoting slip.
+  it.each([
+    ['--home', { home: '' }, {}, '--home is empty: name the data folder (e.g. ~/argo-work), or leave --home out for ARGO_HOME or ~/.argo'],
+    ['--home', { home: ' ' }, {}, '--home is blank: name the data folder (e.g. ~/argo-work), or leave --home out for ARGO_HOME or ~/.argo'],
+    ['--home', { home: ' /srv/argo' }, {}, '--home " /srv/argo" starts or ends with a blank: remove it (check the quotes around the value)'],
+    ['--home', { home: '/srv/argo\n' }, {}, '--home "/srv/argo\\n" starts or ends with a blank: remove it (check the quotes around the value)'],
+    ['ARGO_HOME', {}, { ARGO_HOME: ' ~/argo' }, 'ARGO_HOME " ~/argo" starts or ends with a blank: remove it (check the quotes around the value)'],
+    ['ARGO_HOME', {}, { ARGO_HOME: '/srv/argo ' }, 'ARGO_HOME "/srv/argo " starts or ends with a blank: remove it (check the quotes around the value)'],
+    ['HOME', {}, { HOME: ' /home/ada' }, 'HOME " /home/ada" starts or ends with a blank: remove it (check the quotes around the value)'],
+  ])('%s: flags %j, env %j → %s', (_where, flags, vars, message) => {
+    const error = thrown(() => loadSettings(flags, vars));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(message);
+  });
+
+  // Empty or blank ARGO_HOME is unset; empty or blank HOME is the account's home from the system.
+  it.each([
+    [{ HOME: '/home/ada', ARGO_HOME: '' }, '/home/ada/.argo'],
+    [{ HOME: '/home/ada', ARGO_HOME: ' ' }, '/home/ada/.argo'],
+    [{ HOME: '/home/ada', ARGO_HOME: '\t' }, '/home/ada/.argo'],
+    [{ HOME: '' }, join(userInfo().homedir, '.argo')],
+    [{ HOME: '  ' }, join(userInfo().homedir, '.argo')],
+    [{}, join(userInfo().homedir, '.argo')],
+    [{ HOME: '', ARGO_HOME: '~/argo' }, join(userInfo().homedir, 'argo')],
+  ])('%j → %s', (vars, expected) => {
+    expect(defaultHome(vars)).toBe(expected);
   });
 
   it('--home gets the same treatment', () => {

@@ -100,6 +100,18 @@ describe('loadSettings precedence: flags > environment > config.json > defaults'
     expect(load({ model: 'cfg' }, {}, { ARGO_MODEL: '' }).model).toBe('cfg');
   });
 
+  // Empty or only blanks: unset, so config.json's value (else the default) applies.
+  const fromConfig = { model: 'cfg', session: 'cfg', host: ':1111', defaultReplay: 'last:2' };
+  it.each([
+    ['ARGO_MODEL', ' ', 'model', 'cfg'],
+    ['ARGO_MODEL', '\t\n', 'model', 'cfg'],
+    ['ARGO_SESSION', '  ', 'session', 'cfg'],
+    ['ARGO_REPLAY', ' ', 'defaultReplay', { kind: 'last', count: 2 }],
+    ['OLLAMA_HOST', ' ', 'host', 'http://127.0.0.1:1111'],
+  ] as const)('%s=%j → %s %j', (name, value, key, expected) => {
+    expect(load(fromConfig, {}, { [name]: value })[key]).toEqual(expected);
+  });
+
   it('merges replay policy overrides deeply; arrays replace', () => {
     const s = load({ replay: { budget: 3000, filters: { session: ['instruction'] }, confidence: { weak: 'Say you are unsure.' } } });
     expect(s.replay.budget).toBe(3000);
@@ -170,6 +182,10 @@ describe('config.json errors name the key', () => {
     [{ mcpServers: { gh: { type: 'http', command: 'x' } } }, /"mcpServers\.gh\.type" is "http": only stdio servers \(a command Argo starts\) are supported$/],
     [{ mcpServers: { gh: { type: 'sse', command: 'x' } } }, /"mcpServers\.gh\.type" is "sse": only stdio servers/],
     [{ mcpServers: { gh: { type: 1, command: 'x' } } }, /"mcpServers\.gh\.type" must be a string/],
+    // Relative to the tools root: an empty one would quietly be the root itself.
+    [{ mcpServers: { gh: { command: 'x', cwd: '' } } }, /config\.json: "mcpServers\.gh\.cwd" is empty: name the folder the server starts in, or leave "cwd" out for the tools root$/],
+    [{ mcpServers: { gh: { command: 'x', cwd: ' ' } } }, /"mcpServers\.gh\.cwd" is blank: /],
+    [{ mcpServers: { gh: { command: 'x', cwd: 'srv ' } } }, /config\.json: "mcpServers\.gh\.cwd" "srv " starts or ends with a blank: remove it \(check the quotes around the value\)$/],
     ['{not json', /is not valid JSON/],
     [[], /config\.json: the top level must be an object, got an array/],
     // Found by test/config/settings.property.test.ts: what the file says is quoted, so the error stays one line.

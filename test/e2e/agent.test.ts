@@ -1409,7 +1409,7 @@ describe('argo --tools: MCP, STOP, config', () => {
     const home = tempHome();
     const explained = JSON.parse((await argo(['-T', 'fs', '-T', 'memo', '--explain', '--json', 'hi'], home)).stdout) as { tools: { requested: string[]; tools: string[] } };
     expect(explained.tools).toMatchObject({ requested: ['fs', 'memo'], tools: ['list_files', 'memo', 'read_file', 'search_files'] });
-    expect(await argo(['-T', 'fs', '--root', '', 'hi'], home)).toMatchObject({ code: 2, stderr: 'argo: --root is empty; name the directory the tools may use, or leave --root out for the working directory\n' });
+    expect(await argo(['-T', 'fs', '--root', '', 'hi'], home)).toMatchObject({ code: 2, stderr: 'argo: --root is empty: name the directory the tools may use, or leave --root out for the working directory\n' });
   });
 
   it('-NAME takes a toolset or tool away; a list of only those trims config\'s "tools"; --explain shows what went', async () => {

@@ -1,0 +1,41 @@
+// Settings end to end, as a user gives them: each value a source may not hold is one line, exit 2,
+// before anything is sent or written.
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
+import { runArgo, tempHome } from '../support/run-argo.js';
+
+const ollama = await fakeOllamaPerFile();
+
+beforeEach(() => {
+  ollama.requests.length = 0;
+});
+
+/** An empty folder to start argo in, to see it stays empty. */
+function emptyFolder(): string {
+  return mkdtempSync(join(tmpdir(), 'argo-cwd-'));
+}
+
+describe('a path given empty or with a blank at an end is refused, never the current directory', () => {
+  const fix = 'name the data folder (e.g. ~/argo-work), or leave --home out for ARGO_HOME or ~/.argo';
+  it.each<[string, string[], Record<string, string>, string]>([
+    ['--home ""', ['--home', '', 'hi'], {}, `argo: --home is empty: ${fix}\n`],
+    ['--home "" on a subcommand', ['logs', '--home', '', '--path'], {}, `argo: --home is empty: ${fix}\n`],
+    ['--home " "', ['--home', ' ', 'hi'], {}, `argo: --home is blank: ${fix}\n`],
+    ['ARGO_HOME with a leading blank', ['hi'], { ARGO_HOME: ' ~/argo' }, 'argo: ARGO_HOME " ~/argo" starts or ends with a blank: remove it (check the quotes around the value)\n'],
+  ])('%s', async (_case, args, env, stderr) => {
+    const cwd = emptyFolder();
+    const result = await runArgo(args, { home: tempHome(), host: ollama.url, env, cwd });
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr });
+    expect(readdirSync(cwd)).toEqual([]);
+    expect(ollama.requests).toEqual([]);
+  });
+
+  it('a blank ARGO_HOME counts as unset: the home is ~/.argo', async () => {
+    const home = tempHome();
+    const result = await runArgo(['logs', '--path'], { home, env: { ARGO_HOME: '  ' } });
+    expect(result).toMatchObject({ code: 0, stdout: `${join(home, '.argo', 'logs')}\n`, stderr: '' });
+  });
+});
