@@ -1,8 +1,9 @@
 import { userInfo } from 'node:os';
+import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { UsageError, messageLine } from '../errors.js';
+import { UsageError, messageLine, shownPath } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
-import { NotRegularFileError, errnoOf, isMissing, readRegularText } from '../log/fs.js';
+import { NotRegularFileError, errnoOf, fileKind, isMissing, readRegularText } from '../log/fs.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy, configuredBudget } from '../replay/policy.js';
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
@@ -469,8 +470,13 @@ export function readConfigFile(path: string): ConfigFile {
     // A link is followed (dotfiles are often links); a named pipe is never waited on.
     text = readRegularText(path, { followLink: true });
   } catch (error) {
-    if (isMissing(error)) return {};
-    if (errnoOf(error) === 'ENOTDIR') throw new UsageError(`the data home ${dirname(path)} is a file, not a folder: set ARGO_HOME or --home to a folder`, { cause: error });
+    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') {
+      // A link to nothing is a file kept elsewhere and lost (a moved dotfiles folder): never the defaults unsaid.
+      const target = linkTarget(path);
+      if (target !== null) throw new UsageError(`${path} is a link to ${shownPath(target)}, which does not exist: put the file back there, or remove the link to use the defaults`, { cause: error });
+      if (isMissing(error)) return {};
+      throw new UsageError(notAFolder(dirname(path)), { cause: error });
+    }
     if (error instanceof NotRegularFileError) throw new UsageError(`${path} is ${error.kind}; config.json must be a file or a link to one (move it out of the way)`, { cause: error });
     throw new UsageError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
@@ -483,6 +489,34 @@ export function readConfigFile(path: string): ConfigFile {
   }
   checkShape(parsed, CONFIG_SHAPE, '', path);
   return parsed as ConfigFile;
+}
+
+/** Where the link at `path` points (made absolute), or null when `path` is no link. */
+function linkTarget(path: string): string | null {
+  try {
+    return lstatSync(path).isSymbolicLink() ? resolve(dirname(path), readlinkSync(path)) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Why the data home cannot be a folder (ENOTDIR): it, or the nearest of its parents there, is something else. */
+function notAFolder(home: string): string {
+  const fix = 'set ARGO_HOME or --home to a folder';
+  for (let folder = home; ; folder = dirname(folder)) {
+    let stats;
+    try {
+      stats = statSync(folder);
+    } catch {
+      // Not there, or under what is not a folder: look one level up.
+      if (dirname(folder) === folder) break;
+      continue;
+    }
+    if (stats.isDirectory()) break;
+    const kind = stats.isFile() ? 'a file' : fileKind(stats);
+    return folder === home ? `the data home ${shownPath(home)} is ${kind}, not a folder: ${fix}` : `the data home ${shownPath(home)} cannot be made: ${shownPath(folder)} is ${kind}, not a folder; ${fix} elsewhere`;
+  }
+  return `the data home ${shownPath(home)} cannot be made: a part of its path is not a folder; ${fix}`;
 }
 
 /** The tool definitions of config.json (their numbers are held to their bounds by CONFIG_SHAPE). */

@@ -13,6 +13,7 @@ import { loadSettings, parseKeepAlive, parseThink } from '../../src/config/setti
 import type { FlagOverrides } from '../../src/config/settings.js';
 import { UsageError } from '../../src/errors.js';
 import { DEFAULT_REPLAY_POLICY } from '../../src/replay/policy.js';
+import { thrown } from '../support/thrown.js';
 
 const DOCS = resolve(import.meta.dirname, '../../docs');
 
@@ -291,7 +292,10 @@ describe('config.json is read only from a regular file (a link to one is followe
     ['a regular file', (at) => writeFileSync(at, '{"model": "plain"}'), 'plain'],
     ['a link to a regular file', (at) => symlinkSync(file, at), 'from-link'],
     ['nothing there', () => undefined, 'argo'],
-    ['a dangling link (as nothing there)', (at) => symlinkSync(join(dir, 'gone.json'), at), 'argo'],
+    // A file kept elsewhere and lost: said, not read as the defaults (host, model and key dropped unsaid).
+    ['a dangling link', (at) => symlinkSync(join(dir, 'gone.json'), at), /^\/.*\/config\.json is a link to \/.*\/gone\.json, which does not exist: put the file back there, or remove the link to use the defaults$/],
+    ['a dangling relative link, named where it points', (at) => symlinkSync('../dotfiles/argo.json', at), /config\.json is a link to \/.*\/dotfiles\/argo\.json, which does not exist/],
+    ['a link through a file', (at) => symlinkSync(join(file, 'argo.json'), at), /config\.json is a link to \/.*\/dotfiles\.json\/argo\.json, which does not exist/],
     // Never waited on: a named pipe nobody writes to would hang every command for good.
     ['a named pipe', (at) => execFileSync('mkfifo', [at]), /^\/.*\/config\.json is a named pipe; config\.json must be a file or a link to one \(move it out of the way\)$/],
     ['a link to a named pipe', (at) => symlinkSync(join(dir, 'pipe'), at), /config\.json is a named pipe; config\.json must be a file/],
@@ -315,6 +319,23 @@ describe('config.json is read only from a regular file (a link to one is followe
     }
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(expected);
+  });
+});
+
+describe('a data home that cannot be a folder names what is in the way', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-home-file-'));
+  const file = join(dir, 'file');
+  writeFileSync(file, 'x');
+  execFileSync('mkfifo', [join(dir, 'pipe')]);
+  it.each([
+    [file, `the data home ${file} is a file, not a folder: set ARGO_HOME or --home to a folder`],
+    [join(file, 'sub'), `the data home ${file}/sub cannot be made: ${file} is a file, not a folder; set ARGO_HOME or --home to a folder elsewhere`],
+    [join(file, 'a', 'b'), `the data home ${file}/a/b cannot be made: ${file} is a file, not a folder; set ARGO_HOME or --home to a folder elsewhere`],
+    [join(dir, 'pipe', 'sub'), `the data home ${dir}/pipe/sub cannot be made: ${dir}/pipe is a named pipe, not a folder; set ARGO_HOME or --home to a folder elsewhere`],
+  ])('%s', (dataHome, message) => {
+    const error = thrown(() => loadSettings({ home: dataHome }, {}));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(message);
   });
 });
 

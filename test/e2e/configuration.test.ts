@@ -1,6 +1,6 @@
 // Settings end to end, as a user gives them: each value a source may not hold is one line, exit 2,
 // before anything is sent or written.
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -37,5 +37,29 @@ describe('a path given empty or with a blank at an end is refused, never the cur
     const home = tempHome();
     const result = await runArgo(['logs', '--path'], { home, env: { ARGO_HOME: '  ' } });
     expect(result).toMatchObject({ code: 0, stdout: `${join(home, '.argo', 'logs')}\n`, stderr: '' });
+  });
+
+  it('a data home under a file names the file', async () => {
+    const home = tempHome();
+    writeFileSync(join(home, 'file'), 'x');
+    const result = await runArgo(['hi'], { home, host: ollama.url, env: { ARGO_HOME: join(home, 'file', 'sub') } });
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: `argo: the data home ${join(home, 'file', 'sub')} cannot be made: ${join(home, 'file')} is a file, not a folder; set ARGO_HOME or --home to a folder elsewhere\n`,
+    });
+  });
+});
+
+describe('config.json as a link to nothing', () => {
+  it('is an error naming the link and where it points, not the defaults', async () => {
+    const home = tempHome();
+    symlinkSync(join(home, 'dotfiles', 'argo.json'), join(home, 'config.json'));
+    const result = await runArgo(['hi'], { home, host: ollama.url });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `argo: ${join(home, 'config.json')} is a link to ${join(home, 'dotfiles', 'argo.json')}, which does not exist: put the file back there, or remove the link to use the defaults\n`,
+    });
+    expect(ollama.requests).toEqual([]);
   });
 });
