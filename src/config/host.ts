@@ -47,7 +47,8 @@ export function parseOllamaHost(raw: string | undefined, source = 'OLLAMA_HOST')
   if (port === '') port = defaultPort;
   else if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) throw new UsageError(`${source} ${shown} has the port "${port}", not a number from 0 to 65535: ${FIX}`);
   const hostPart = host.includes(':') ? `[${host}]` : host;
-  const url = `${scheme}://${hostPart}:${port}${path === '/' ? '' : path}`;
+  // Without a trailing "/": "/api/chat" is added to it (Ollama joins the two the same way).
+  const url = `${scheme}://${hostPart}:${port}${path.replace(/\/+$/, '')}`;
   if (!URL.canParse(url)) throw new UsageError(`${source} ${shown} is not a valid address: ${FIX}`);
   return url;
 }

@@ -270,6 +270,14 @@ function variable(env: Env, name: string): string | undefined {
   return blankAsUnset(env[name]);
 }
 
+/**
+ * One of Ollama's variables, as Ollama reads it (envconfig.Var): blanks, then quotes, trimmed from
+ * both ends, so `OLLAMA_HOST='"127.0.0.1:11434"'` means to Argo what it means to Ollama.
+ */
+function ollamaVariable(env: Env, name: string): string | undefined {
+  return blankAsUnset(env[name]?.trim().replace(/^["']+|["']+$/g, ''));
+}
+
 function blankAsUnset(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
@@ -357,7 +365,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   }
   const envModel = variable(env, 'ARGO_MODEL');
   const modelSource = flags.model !== undefined ? 'flag' : envModel !== undefined ? 'env' : config.model !== undefined ? 'config' : 'default';
-  const envHost = variable(env, 'OLLAMA_HOST');
+  const envHost = ollamaVariable(env, 'OLLAMA_HOST');
 
   const keepAliveRaw = flags.keepAlive ?? config.options?.keep_alive;
   const settings: Settings = {

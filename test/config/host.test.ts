@@ -36,6 +36,9 @@ describe('parseOllamaHost', () => {
     // A reverse proxy's path prefix is kept.
     ['https://gw.example/ollama/v1', 'https://gw.example:443/ollama/v1'],
     ['http://h:1/', 'http://h:1'],
+    // A trailing "/" is not kept: requests go to /x/api/chat, as --explain says.
+    ['http://h:1/x/', 'http://h:1/x'],
+    ['http://h:1/x//', 'http://h:1/x'],
   ])('%j → %s', (raw, expected) => {
     expect(parseOllamaHost(raw)).toBe(expected);
   });

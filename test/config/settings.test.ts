@@ -109,6 +109,13 @@ describe('loadSettings precedence: flags > environment > config.json > defaults'
     ['ARGO_SESSION', '  ', 'session', 'cfg'],
     ['ARGO_REPLAY', ' ', 'defaultReplay', { kind: 'last', count: 2 }],
     ['OLLAMA_HOST', ' ', 'host', 'http://127.0.0.1:1111'],
+    // OLLAMA_HOST as Ollama reads it (envconfig.Var): blanks, then quotes, trimmed from both ends.
+    ['OLLAMA_HOST', '""', 'host', 'http://127.0.0.1:1111'],
+    ['OLLAMA_HOST', '"127.0.0.1:2222"', 'host', 'http://127.0.0.1:2222'],
+    ['OLLAMA_HOST', "'127.0.0.1:2222'", 'host', 'http://127.0.0.1:2222'],
+    ['OLLAMA_HOST', ' "http://h:2222/x/" ', 'host', 'http://h:2222/x'],
+    ['OLLAMA_HOST', '"\' :2222 \'"', 'host', 'http://127.0.0.1:2222'],
+    ['OLLAMA_HOST', '"h:2222', 'host', 'http://h:2222'],
   ] as const)('%s=%j → %s %j', (name, value, key, expected) => {
     expect(load(fromConfig, {}, { [name]: value })[key]).toEqual(expected);
   });

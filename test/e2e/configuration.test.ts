@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
-import { runArgo, tempHome } from '../support/run-argo.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 
 const ollama = await fakeOllamaPerFile();
 
@@ -61,5 +61,22 @@ describe('config.json as a link to nothing', () => {
       stderr: `argo: ${join(home, 'config.json')} is a link to ${join(home, 'dotfiles', 'argo.json')}, which does not exist: put the file back there, or remove the link to use the defaults\n`,
     });
     expect(ollama.requests).toEqual([]);
+  });
+});
+
+describe('OLLAMA_HOST as Ollama reads it', () => {
+  it('quotes around it are trimmed, as Ollama trims them', async () => {
+    const home = tempHome();
+    const result = await runArgo(['hi'], { home, env: { OLLAMA_HOST: `"${ollama.url}"` } });
+    expect(result).toMatchObject({ code: 0, stdout: 'You said: hi\n', stderr: '' });
+    expect(logLines(home)).toHaveLength(1);
+  });
+
+  it('--explain shows the URL a path prefix is asked at, the one the request goes to', async () => {
+    const home = tempHome();
+    const explained = await runArgo(['--explain', 'hi'], { home, host: `${ollama.url}/x/` });
+    expect(explained.stdout).toContain(`request    POST ${ollama.url}/x/api/chat (sha256 `);
+    await runArgo(['hi'], { home, host: `${ollama.url}/x/` });
+    expect(ollama.requests.map((request) => request.path)).toContain('/x/api/chat');
   });
 });
