@@ -10,7 +10,7 @@ import { plainReason } from '../ollama/plain-reason.js';
 import { KeptAnswers, ModelWindows, OllamaTransport } from '../ollama/transport.js';
 import type { OllamaVersion } from '../ollama/versions.js';
 import { createServer } from '../serve/app.js';
-import { requireKeyFor } from '../serve/auth.js';
+import { checkApiKey, requireKeyFor } from '../serve/auth.js';
 import { listen } from '../serve/listen.js';
 import { fileStopSignal } from '../serve/stop.js';
 import { ollamaInfo, sessionStore } from '../serve/stores.js';
@@ -67,7 +67,8 @@ const MODEL_WINDOW_MAX_AGE_MS = 60_000;
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
 async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(command);
-  const apiKey = requireKeyFor(flags.host, settings.serve.apiKey ?? undefined, flags.allowSideEffects);
+  const { apiKey: configured, apiKeySource } = settings.serve;
+  const apiKey = requireKeyFor(flags.host, configured === null ? undefined : checkApiKey(configured, apiKeySource), flags.allowSideEffects);
   // Before the first request: a turn a killed server left unfinished goes into the log ahead of new ones.
   await recoverUnfinishedTurns(settings, io, 'argo serve');
   // Now, while file descriptors are plenty: a module a turn (or its tools) would load later, under

@@ -72,6 +72,8 @@ export interface Settings {
 /** `argo serve`: config key "serve"; the key also from ARGO_API_KEY (an empty value counts as none). */
 export interface ServeSettings {
   apiKey: string | null;
+  /** Where apiKey comes from, for messages: ARGO_API_KEY, else config.json's "serve.apiKey". */
+  apiKeySource: string;
   /** config.json holds a key (used or not, as ARGO_API_KEY wins): that file should be readable by this user alone. */
   apiKeyInConfig: boolean;
   maxBodyBytes: number;
@@ -264,7 +266,7 @@ function userHome(env: Env): string {
 
 /**
  * An environment variable as settings read it: empty, or only blanks, counts as unset (as
- * `export ARGO_MODEL=` is meant). ARGO_API_KEY is read apart: only an empty key is none.
+ * `export ARGO_MODEL=` is meant). ARGO_API_KEY is read apart: a blank key is refused, not dropped.
  */
 function variable(env: Env, name: string): string | undefined {
   return blankAsUnset(env[name]);
@@ -346,6 +348,8 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   const session = flags.session ?? envSession ?? config.session ?? 'default';
   const sessionSource = flags.session !== undefined ? 'flag' : envSession !== undefined ? 'env' : config.session !== undefined ? 'config' : 'default';
   const configKey = nonEmpty(config.serve?.apiKey ?? undefined);
+  // Only an empty key is none: a blank one is refused as argo serve starts (checkApiKey), not dropped.
+  const envKey = nonEmpty(env.ARGO_API_KEY);
   checkSessionName(session, sessionSource === 'flag' ? '--session' : sessionSource === 'env' ? 'ARGO_SESSION' : `${source}: "session"`);
 
   const api = flags.api ?? config.api ?? 'chat';
@@ -404,7 +408,8 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
       // Ollama's own queue (OLLAMA_MAX_QUEUE): more answers at once than that it refuses anyway.
       maxConnections: 512,
       ...config.serve,
-      apiKey: nonEmpty(env.ARGO_API_KEY) ?? configKey ?? null,
+      apiKey: envKey ?? configKey ?? null,
+      apiKeySource: envKey !== undefined ? 'ARGO_API_KEY' : `${source}: "serve.apiKey"`,
       apiKeyInConfig: configKey !== undefined,
     },
     agent: {

@@ -31,6 +31,22 @@ export function requireKeyFor(host: string, key: string | undefined, sideEffects
   return usable;
 }
 
+/**
+ * `key` when a client can send it, else a usage error naming `where` (ARGO_API_KEY, config.json's
+ * "serve.apiKey"), never the key. An Authorization header carries visible ASCII and spaces (RFC 9110;
+ * other characters each client encodes its own way), and blanks at its ends are dropped as it is
+ * read: a key breaking either rule could never be matched, so the server would refuse every client.
+ */
+export function checkApiKey(key: string, where: string): string {
+  const fix = 'use letters, digits and punctuation, e.g. a key from "openssl rand -hex 24"';
+  if (key.trim() === '') throw new UsageError(`${where} is blank, which no client can send: ${fix}, or leave it empty for no key`);
+  // \p{C}: control and format characters (a line break pasted in, a zero-width space).
+  if (/\p{C}/u.test(key)) throw new UsageError(`${where} contains a control character (a line break?), which an Authorization header cannot carry: ${fix}`);
+  if (key.trim() !== key) throw new UsageError(`${where} starts or ends with a blank, which a client's Authorization header loses: ${fix}`);
+  if (/[^\x20-\x7e]/.test(key)) throw new UsageError(`${where} contains a character beyond ASCII, which clients send in an Authorization header each their own way: ${fix}`);
+  return key;
+}
+
 /** A name a browser sends only for this machine: loopback, `*.localhost` (RFC 6761), or the unspecified address. */
 function isLocalName(hostname: string): boolean {
   const bare = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();

@@ -388,8 +388,18 @@ describe('the everyday companion settings: default replay, model source, -o opti
     [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: '' }, 'sk-config', true],
     [{ serve: { apiKey: '' } }, {}, null, false],
     [undefined, { ARGO_API_KEY: 'sk-env' }, 'sk-env', false],
+    // A blank one is kept, to be refused as argo serve starts (checkApiKey), not dropped for the next.
+    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: ' ' }, ' ', true],
+    [{ serve: { apiKey: ' ' } }, {}, ' ', true],
   ])('config %j, env %j → serve key %j (one in config.json: %j)', (config, env, key, inConfig) => {
     expect(load(config, {}, env).serve).toMatchObject({ apiKey: key, apiKeyInConfig: inConfig });
+  });
+
+  it.each([
+    [{ serve: { apiKey: 'sk-config' } }, { ARGO_API_KEY: 'sk-env' }, 'ARGO_API_KEY'],
+    [{ serve: { apiKey: 'sk-config' } }, {}, /^\/.*\/config\.json: "serve\.apiKey"$/],
+  ])('config %j, env %j: the key is named %s', (config, env, source) => {
+    expect(load(config, {}, env).serve.apiKeySource).toMatch(source);
   });
 
   it.each([

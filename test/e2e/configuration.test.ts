@@ -80,3 +80,19 @@ describe('OLLAMA_HOST as Ollama reads it', () => {
     expect(ollama.requests.map((request) => request.path)).toContain('/x/api/chat');
   });
 });
+
+describe('argo serve refuses a key no client can send', () => {
+  const fix = 'use letters, digits and punctuation, e.g. a key from "openssl rand -hex 24"';
+  it.each<[string, Record<string, string>, unknown, string]>([
+    ['a blank ARGO_API_KEY', { ARGO_API_KEY: ' ' }, undefined, `argo: ARGO_API_KEY is blank, which no client can send: ${fix}, or leave it empty for no key\n`],
+    ['a key ending in a line break', { ARGO_API_KEY: 'sk-1\n' }, undefined, `argo: ARGO_API_KEY contains a control character (a line break?), which an Authorization header cannot carry: ${fix}\n`],
+    ['a config.json key with a blank at its end', {}, { serve: { apiKey: 'sk-1 ' } }, `"serve.apiKey" starts or ends with a blank, which a client's Authorization header loses: ${fix}\n`],
+  ])('%s: exit 2 at start, the key never shown', async (_case, env, config, stderr) => {
+    const home = tempHome(config);
+    const result = await runArgo(['serve', '--host', '0.0.0.0', '--port', '0'], { home, host: ollama.url, env });
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr.endsWith(stderr)).toBe(true);
+    expect(result.stderr.split('\n')).toHaveLength(2);
+    expect(result.stderr).not.toContain('sk-1');
+  });
+});

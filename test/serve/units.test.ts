@@ -1,13 +1,14 @@
 // Table tests for the small rules: plan, auth, errors, queue.
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { browserRefusal, isLoopback, keyChecker, requireKeyFor, sentBearer } from '../../src/serve/auth.js';
+import { browserRefusal, checkApiKey, isLoopback, keyChecker, requireKeyFor, sentBearer } from '../../src/serve/auth.js';
 import { ApiError, fromFailure, hideHome, withoutHome } from '../../src/serve/errors.js';
 import { clientError } from '../../src/serve/listen.js';
 import { PLAIN_SESSION, planAnswer } from '../../src/serve/plan.js';
 import type { ArgoDefaults } from '../../src/serve/types.js';
 import { KeyedQueue } from '../../src/log/keyed-queue.js';
 import { parseChatRequest } from '../../src/serve/schema.js';
+import { thrown } from '../support/thrown.js';
 
 const request = (json: Record<string, unknown>, headers: Record<string, string> = {}) =>
   parseChatRequest({ model: 'argo', messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'q' }], ...json }, new Headers(headers));
@@ -214,6 +215,35 @@ describe('auth', () => {
   ])('bind %s with key %j, side effects %s: refused %s', (host, key, sideEffects, refused) => {
     if (refused === null) expect(requireKeyFor(host, key, sideEffects)).toBe(key ?? null);
     else expect(() => requireKeyFor(host, key, sideEffects)).toThrow(refused);
+  });
+
+  // What an Authorization header can carry: visible ASCII and inner spaces; its ends' blanks are lost.
+  const fix = 'use letters, digits and punctuation, e.g. a key from "openssl rand -hex 24"';
+  it.each([
+    ['sk-0123456789abcdef', null],
+    ['a key with spaces inside', null],
+    ['!#$%&()*+,-./:;<=>?@[]^_`{|}~"\'\\', null],
+    [' ', `ARGO_API_KEY is blank, which no client can send: ${fix}, or leave it empty for no key`],
+    ['\t\n', `ARGO_API_KEY is blank, which no client can send: ${fix}, or leave it empty for no key`],
+    ['sk-1\n', `ARGO_API_KEY contains a control character (a line break?), which an Authorization header cannot carry: ${fix}`],
+    ['sk\r\n1', `ARGO_API_KEY contains a control character (a line break?), which an Authorization header cannot carry: ${fix}`],
+    ['sk\u007f1', `ARGO_API_KEY contains a control character (a line break?), which an Authorization header cannot carry: ${fix}`],
+    ['sk\u200b1', `ARGO_API_KEY contains a control character (a line break?), which an Authorization header cannot carry: ${fix}`],
+    [' sk-1', `ARGO_API_KEY starts or ends with a blank, which a client's Authorization header loses: ${fix}`],
+    ['sk-1 ', `ARGO_API_KEY starts or ends with a blank, which a client's Authorization header loses: ${fix}`],
+    ['sk-1\u00a0', `ARGO_API_KEY starts or ends with a blank, which a client's Authorization header loses: ${fix}`],
+    ['sk-clé', `ARGO_API_KEY contains a character beyond ASCII, which clients send in an Authorization header each their own way: ${fix}`],
+    ['sk-🔑', `ARGO_API_KEY contains a character beyond ASCII, which clients send in an Authorization header each their own way: ${fix}`],
+  ])('key %j: refused %j (the key never shown)', (key, refused) => {
+    if (refused === null) {
+      expect(checkApiKey(key, 'ARGO_API_KEY')).toBe(key);
+      // Sent as a client sends it, it is matched.
+      expect(keyChecker(key)(`Bearer ${key}`)).toBe(true);
+      return;
+    }
+    const error = thrown(() => checkApiKey(key, 'ARGO_API_KEY'));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(refused);
   });
 
   it.each<[string | undefined, string | undefined, ReturnType<typeof browserRefusal>]>([
