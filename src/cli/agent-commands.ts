@@ -7,6 +7,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { isatty } from 'node:tty';
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { checkGivenPath } from '../config/settings.js';
 import { RuntimeError, UsageError, shownPath } from '../errors.js';
 import { errnoOf, landsInside, saidOf, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { toolDefinitions } from '../agent/request.js';
@@ -356,6 +357,7 @@ class FallbackNotes {
 /** Refuses an --output that cannot name a file, before anything is read or written. */
 export function checkOutputName(output: string): void {
   if (output === '') throw new UsageError('--output needs a file name (leave it out to write to standard output)');
+  checkGivenPath(output, '--output', 'give a file\'s name (such as runs.jsonl), or leave it out to write to standard output');
   if (output.endsWith('/')) throw new UsageError(`--output ${shownPath(output)} ends in "/", so it names a folder, not a file: give a file's name (such as runs.jsonl)`);
 }
 

@@ -52,7 +52,12 @@ describe('checkOutputName: an --output that cannot name a file is refused before
     ['out/', '--output out/ ends in "/", so it names a folder, not a file: give a file\'s name (such as runs.jsonl)'],
     ['runs.jsonl/', '--output runs.jsonl/ ends in "/", so it names a folder, not a file: give a file\'s name (such as runs.jsonl)'],
     ['/', '--output / ends in "/", so it names a folder, not a file: give a file\'s name (such as runs.jsonl)'],
+    // A blank at either end is a quoting slip, never the file meant.
+    [' ', '--output is blank: give a file\'s name (such as runs.jsonl), or leave it out to write to standard output'],
+    [' runs.jsonl', '--output " runs.jsonl" starts or ends with a blank: remove it (check the quotes around the value)'],
+    ['runs.jsonl\n', '--output "runs.jsonl\\n" starts or ends with a blank: remove it (check the quotes around the value)'],
     ['runs.jsonl', null],
+    ['my runs.jsonl', null],
     ['out/runs.jsonl', null],
     ['/dev/stdout', null],
   ])('%j', (output, message) => {
