@@ -1,7 +1,7 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { errnoOf, isMissing } from './fs.js';
+import { errnoOf, fileKind, isMissing } from './fs.js';
 
 const LOG_NAME = /^(\d{4}-\d{2}-\d{2})\.log$/;
 
@@ -43,13 +43,13 @@ function fileId(stats: Stats): string {
 }
 
 /**
- * Names of days in `logsDir` that no turn can be written to: a folder (or anything but a file), or a
- * link, which readers follow but Argo never writes through. Each with what it is; sorted.
+ * Names of days in `logsDir` that no turn can be written to: a folder, a named pipe (anything but a
+ * file), or a link, which readers follow but Argo never writes through. Each with what it is; sorted.
  */
 export async function unwritableLogNames(logsDir: string): Promise<{ path: string; what: string }[]> {
   return (await dayEntries(logsDir))
     .filter((entry) => !entry.isFile())
-    .map((entry) => ({ path: join(logsDir, entry.name), what: entry.isDirectory() ? 'a folder' : entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file' }))
+    .map((entry) => ({ path: join(logsDir, entry.name), what: fileKind(entry) }))
     .sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 

@@ -363,8 +363,8 @@ export function readSmallText(path: string, flags: number = constants.O_RDONLY):
   }
 }
 
-/** What a file that is not a regular one is, in words for an error ("a named pipe"). */
-export function fileKind(stats: Stats): string {
+/** What a file that is not a regular one is, in words for an error ("a named pipe"): from its stats or its directory entry. */
+export function fileKind(stats: Pick<Stats, 'isFile' | 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice' | 'isSymbolicLink'>): string {
   if (stats.isFile()) return 'a regular file';
   if (stats.isDirectory()) return 'a folder';
   if (stats.isFIFO()) return 'a named pipe';
@@ -424,16 +424,42 @@ export function readDataText(path: string): string {
  * waiting on a named pipe: anything but a regular file is an error saying what it is.
  */
 export async function readDataFile(path: string): Promise<Buffer> {
-  const handle = await open(path, regularReadFlags(false)).catch((error: unknown) => {
-    throw refusedLink(error, path);
-  });
+  const { handle } = await openRegularFile(path, constants.O_RDONLY);
   try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new NotRegularFileError(path, fileKind(stats));
     return await handle.readFile();
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A data file of Argo's opened with open(2)'s `flags` (created with `mode` if they say so), never
+ * through a link (SymlinkRefusedError), never waiting on a named pipe (O_NONBLOCK), and refused
+ * unless its descriptor is a regular file's: a folder, a pipe, a socket or a device is a
+ * NotRegularFileError saying what it is. A write to a pipe would vanish into it, or block a thread
+ * for good once its buffer is full. Returns the handle, for the caller to close, and its stats.
+ */
+async function openRegularFile(path: string, flags: number, mode?: number): Promise<{ handle: FileHandle; stats: Stats }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, flags | constants.O_NONBLOCK | constants.O_NOFOLLOW, mode);
+  } catch (error) {
+    // A folder opened for writing says EISDIR, a socket ENXIO: each is named as what it is.
+    const code = errnoOf(error);
+    const stats = code === 'EISDIR' || code === 'ENXIO' ? await lstat(path).catch(() => null) : null;
+    if (stats !== null && !stats.isFile() && !stats.isSymbolicLink()) throw new NotRegularFileError(path, fileKind(stats));
+    throw refusedLink(error, path);
+  }
+  let stats: Stats;
+  try {
+    stats = await handle.stat();
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  if (stats.isFile()) return { handle, stats };
+  await handle.close();
+  throw new NotRegularFileError(path, fileKind(stats));
 }
 
 /**
@@ -473,22 +499,14 @@ export async function openDataFile(path: string): Promise<FileHandle | null> {
   }
 }
 
-/** `path` opened for reading if it is a regular file, else null (closed); never through a link (refused), never waiting on a pipe. */
+/** `path` opened for reading if it is a regular file, else null; never through a link (refused), never waiting on a pipe. */
 async function openIfRegular(path: string): Promise<FileHandle | null> {
-  let handle: FileHandle;
   try {
-    handle = await open(path, regularReadFlags(false));
+    return (await openRegularFile(path, constants.O_RDONLY)).handle;
   } catch (error) {
-    throw refusedLink(error, path);
-  }
-  try {
-    if ((await handle.stat()).isFile()) return handle;
-  } catch (error) {
-    await handle.close();
+    if (error instanceof NotRegularFileError) return null;
     throw error;
   }
-  await handle.close();
-  return null;
 }
 
 /** open(2)'s flags for a file that must be a regular one: a pipe is never waited on (and then refused by its stats). */
@@ -519,13 +537,14 @@ export function holdsExactly(path: string, data: Buffer): boolean {
 
 /**
  * Opens a data file for appending (created 0600 if missing), readable too, never through a symlink:
- * a link planted at the path would send the user's words, with the target's mode, somewhere else. A
- * file left readable by others is made private. Returns the handle and the file's size.
+ * a link planted at the path would send the user's words, with the target's mode, somewhere else.
+ * Anything but a regular file (a named pipe, a folder) is refused, never written to
+ * (NotRegularFileError). A file left readable by others is made private. Returns the handle and the
+ * file's size.
  */
 export async function openForAppend(path: string): Promise<{ handle: FileHandle; size: number }> {
-  const handle = await openAppending(path);
+  const { handle, stats } = await openAppending(path);
   try {
-    const stats = await handle.stat();
     await makePrivate(stats, (mode) => handle.chmod(mode));
     return { handle, size: stats.size };
   } catch (error) {
@@ -534,30 +553,28 @@ export async function openForAppend(path: string): Promise<{ handle: FileHandle;
   }
 }
 
-async function openAppending(path: string, create = true): Promise<FileHandle> {
-  try {
-    return await open(path, constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT : 0) | constants.O_NOFOLLOW, PRIVATE_FILE);
-  } catch (error) {
-    throw refusedLink(error, path);
-  }
+function openAppending(path: string, create = true): Promise<{ handle: FileHandle; stats: Stats }> {
+  return openRegularFile(path, constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT : 0), PRIVATE_FILE);
 }
 
 /**
- * Appends `text` to a data file in one write, never through a symlink; its mode is checked once per
- * process. With `create: false` a missing file stays missing: false, nothing written.
+ * Appends `text` to a data file in one write, never through a symlink nor to anything but a regular
+ * file (openForAppend); its mode is checked once per process. With `create: false` a missing file
+ * stays missing: false, nothing written.
  */
 export async function appendPrivate(path: string, text: string, options: { create?: boolean } = {}): Promise<boolean> {
   await ensurePrivateDir(dirname(path));
   let handle: FileHandle;
+  let stats: Stats;
   try {
-    handle = await openAppending(path, options.create !== false);
+    ({ handle, stats } = await openAppending(path, options.create !== false));
   } catch (error) {
     if (options.create === false && isMissing(error)) return false;
     throw error;
   }
   try {
     if (!madePrivate.has(path)) {
-      await makePrivate(await handle.stat(), (mode) => handle.chmod(mode));
+      await makePrivate(stats, (mode) => handle.chmod(mode));
       rememberPrivate(path);
     }
     await handle.write(text);

@@ -2,7 +2,7 @@ import { closeSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isLogFileName } from '../log/files.js';
 import { RuntimeError } from '../errors.js';
-import { appendPrivate, dropLastByte, errnoOf, holdsExactly, holdsFolder, openDataFile, openRegularSync, removeEmptyFolder, removeFile, writeFileAtomic } from '../log/fs.js';
+import { NotRegularFileError, appendPrivate, dropLastByte, holdsExactly, holdsFolder, openDataFile, openRegularSync, removeEmptyFolder, removeFile, writeFileAtomic } from '../log/fs.js';
 import { parseEntry } from '../log/entry.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { readLinesBackward } from '../log/lines.js';
@@ -40,7 +40,8 @@ export function indexLine(
 
 /**
  * Appends a line (or several, in one write) to the session's index; a symlink at the index's path is
- * refused. A folder there takes nothing: it is a stale hint every reader reads around (IndexFolder).
+ * refused. A folder there takes nothing: it is a stale hint every reader reads around (IndexFolder);
+ * nor does a named pipe, which readers take for a damaged index and replace with the one they rebuild.
  * `create: false` leaves a missing index missing, for the next reader to rebuild from the log.
  */
 export async function appendIndex(dir: string, session: string, line: IndexLine | readonly IndexLine[], options: { create?: boolean } = {}): Promise<void> {
@@ -48,7 +49,7 @@ export async function appendIndex(dir: string, session: string, line: IndexLine 
   try {
     await appendPrivate(indexPath(dir, session), lines.map((one) => `${JSON.stringify(one)}\n`).join(''), options);
   } catch (error) {
-    if (errnoOf(error) !== 'EISDIR') throw error;
+    if (!(error instanceof NotRegularFileError)) throw error;
   }
 }
 

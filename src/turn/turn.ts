@@ -16,9 +16,7 @@ import type { SessionRecord } from '../sessions/store.js';
 import { leadingThinking } from '../text/answer.js';
 import type { ReplaySource } from '../sessions/turns.js';
 import { access } from 'node:fs/promises';
-import { join } from 'node:path';
-import { logFileName } from '../log/files.js';
-import { SymlinkRefusedError, errnoOf, isMissing } from '../log/fs.js';
+import { NotRegularFileError, SymlinkRefusedError, errnoOf, isMissing } from '../log/fs.js';
 import { LockTimeoutError, loadLockLibrary } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
@@ -482,18 +480,17 @@ function causeIn<T extends Error>(error: unknown, is: (cause: Error) => cause is
 
 /**
  * What went wrong with a log write, and what to do about it, by its cause: a planted link, a
- * folder named as the day's log, a lock held too long, or the disk. The saved turn goes back in
- * every case.
+ * folder or a named pipe named as the day's log, a lock held too long, or the disk. The saved turn
+ * goes back in every case.
  */
-function logWriteTrouble(error: unknown, logsDir: string, dayFile: string): { what: string; fix: string } {
+function logWriteTrouble(error: unknown, logsDir: string): { what: string; fix: string } {
   const addBack = 'then add the saved turn back (docs/troubleshooting.md)';
   const link = causeIn(error, (cause): cause is SymlinkRefusedError => cause instanceof SymlinkRefusedError);
   if (link !== null) return { what: `: ${link.path} is a symbolic link, and Argo does not follow links in its data home`, fix: `replace the link with the real file, ${addBack}` };
+  const notFile = causeIn(error, (cause): cause is NotRegularFileError => cause instanceof NotRegularFileError);
+  if (notFile !== null) return { what: `: ${notFile.path} is ${notFile.kind} where the day's log goes`, fix: `move it away, ${addBack}` };
   const what = ` in ${logsDir} (${error instanceof Error ? error.message : String(error)})`;
   if (causeIn(error, (cause): cause is LockTimeoutError => cause instanceof LockTimeoutError)) return { what, fix: `wait until the other argo is done, ${addBack}` };
-  if (causeIn(error, (cause): cause is Error => errnoOf(cause) === 'EISDIR' && (cause as { path?: unknown }).path === dayFile)) {
-    return { what, fix: `${dayFile} is a folder where the day's log goes: move it away, ${addBack}` };
-  }
   const code = (codes: readonly string[]): boolean => causeIn(error, (cause): cause is Error => codes.includes(errnoOf(cause) ?? '')) !== null;
   if (code(['ENOSPC', 'EDQUOT'])) return { what, fix: `free some space on its disk (df -h ${logsDir} shows it), ${addBack}` };
   if (code(['EROFS'])) return { what, fix: `its file system is read-only: make it writable or set ARGO_HOME to a folder on one, ${addBack}` };
@@ -539,7 +536,7 @@ async function writeOrRescue(
       const kept = journal?.keep() ?? null;
       if (kept !== null) saved += `; its prompt and settings, not its answer, are still in ${kept}, which the next argo logs as interrupted once this one has ended`;
     }
-    const { what, fix } = logWriteTrouble(error, settings.paths.logs, join(settings.paths.logs, logFileName(day)));
+    const { what, fix } = logWriteTrouble(error, settings.paths.logs);
     throw new UnloggedTurnError(`cannot write the log${what}; ${saved} — ${fix}`, savedTo, { cause: error });
   }
 }

@@ -1,5 +1,5 @@
 // `argo logs` end to end: the built binary against data directories written with the real writer.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -309,23 +309,26 @@ describe('unreadable lines', () => {
     ]);
   });
 
-  it('check names a day taken by a folder or a link: no turn of that day could be written', async () => {
+  it('check names a day taken by a folder, a link or a named pipe: no turn of that day could be written', async () => {
     const { home, paths } = tempData();
     await recordTurns(paths, 'w', 1, { date: '2025-01-01' });
     mkdirSync(join(paths.logs, '2025-01-02.log'));
     symlinkSync(join(paths.logs, '2025-01-01.log'), join(paths.logs, '2025-01-03.log'));
+    execFileSync('mkfifo', [join(paths.logs, '2025-01-05.log')]);
     const check = await argo(home, ['logs', 'check']);
     expect(check).toMatchObject({
       code: 1,
       stdout:
         `${join(paths.logs, '2025-01-02.log')}: a folder, not a log file: Argo cannot write that day's turns there, nor rewrite it; move it away\n` +
-        `${join(paths.logs, '2025-01-03.log')}: a symbolic link, not a log file: Argo cannot write that day's turns there, nor rewrite it; replace the link with the real file\n`,
-      stderr: 'argo: 2 days of the log cannot be written (listed above)\n',
+        `${join(paths.logs, '2025-01-03.log')}: a symbolic link, not a log file: Argo cannot write that day's turns there, nor rewrite it; replace the link with the real file\n` +
+        `${join(paths.logs, '2025-01-05.log')}: a named pipe, not a log file: Argo cannot write that day's turns there, nor rewrite it; move it away\n`,
+      stderr: 'argo: 3 days of the log cannot be written (listed above)\n',
     });
     const json = await argo(home, ['logs', 'check', '--json']);
     expect(json.stdout.split('\n').filter(Boolean).map((line): unknown => JSON.parse(line))).toEqual([
       { file: join(paths.logs, '2025-01-02.log'), line: null, reason: expect.stringMatching(/^a folder, not a log file/) as unknown },
       { file: join(paths.logs, '2025-01-03.log'), line: null, reason: expect.stringMatching(/^a symbolic link, not a log file/) as unknown },
+      { file: join(paths.logs, '2025-01-05.log'), line: null, reason: expect.stringMatching(/^a named pipe, not a log file/) as unknown },
     ]);
     // A day blocked and a line unreadable: still one line on stderr. The link leads to a day already
     // read (2025-01-01), so it is not read again: two log files, not three.
@@ -333,7 +336,7 @@ describe('unreadable lines', () => {
     const both = await argo(home, ['logs', 'check']);
     expect(both.code).toBe(1);
     expect(both.stderr).toBe(
-      'argo: 2 days of the log cannot be written (listed above), and 1 unreadable line in 1 of 2 log files; readers skip them. Fix or delete those lines by hand if you want them gone\n',
+      'argo: 3 days of the log cannot be written (listed above), and 1 unreadable line in 1 of 2 log files; readers skip them. Fix or delete those lines by hand if you want them gone\n',
     );
   });
 

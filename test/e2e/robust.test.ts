@@ -397,6 +397,41 @@ describe('bad input: one line, exit 2, nothing written (item 13)', () => {
   });
 });
 
+describe('a day of the log that is a named pipe', () => {
+  // Written there, a turn went into the pipe's buffer and was lost (exit 0), and a line longer than
+  // the buffer (64 KiB) held argo and the log lock for good, past SIGTERM.
+  it.each([
+    ['a short answer', ['short']],
+    ['an answer longer than the pipe holds', ['long', ' '.repeat(70 * 1024), 'answer']],
+  ])('%s: refused at once, the turn rescued, the session counting none; the next turn waits for no lock', async (_case, tokens) => {
+    const home = tempHome();
+    const logs = join(home, 'logs');
+    mkdirSync(logs, { mode: 0o700 });
+    // Tomorrow's too, for a test that runs across midnight (UTC).
+    const days = [0, 1].map((ahead) => new Date(Date.now() + ahead * 86_400_000).toISOString().slice(0, 10));
+    for (const day of days) execFileSync('mkfifo', ['-m', '600', join(logs, `${day}.log`)]);
+    ollama.options.tokens = tokens;
+    try {
+      for (const prompt of ['the first turn', 'the second turn']) {
+        const result = await argo(home, ['-s', 'x', prompt]);
+        expect(result).toMatchObject({ code: 1, stdout: `${tokens.join('')}\n` });
+        const [saved] = readdirSync(join(home, 'rescued')).filter((name) => readFileSync(join(home, 'rescued', name), 'utf8').includes(prompt));
+        const day = join(logs, `${days.find((one) => result.stderr.includes(`${one}.log`)) ?? ''}.log`);
+        expect(result.stderr).toBe(
+          `argo: cannot write the log: ${day} is a named pipe where the day's log goes; the turn was saved to ${join(home, 'rescued', saved ?? '')} — move it away, then add the saved turn back (docs/troubleshooting.md)\n`,
+        );
+        expect(JSON.parse(readFileSync(join(home, 'rescued', saved ?? ''), 'utf8'))).toMatchObject({ user_prompt: prompt, model_response: tokens.join(''), status: 'ok' });
+      }
+      expect(existsSync(join(home, 'sessions', 'x.idx'))).toBe(false);
+      expect(record(home, 'x')).toMatchObject({ turns: 0 });
+      expect(existsSync(join(home, 'locks', 'log.lock'))).toBe(false);
+      expect(readdirSync(join(home, 'unfinished'))).toEqual([]);
+    } finally {
+      ollama.options.tokens = undefined;
+    }
+  });
+});
+
 describe('a signal during logs rm (item 10)', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)('%s removes the temporary copy, leaves the original intact and says so in one line', async (signal) => {
     const home = tempHome();

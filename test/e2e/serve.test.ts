@@ -837,7 +837,7 @@ describe('faults: the contract status, the turn logged, the server still up', ()
       const rescued = readdirSync(join(blockedHome, 'rescued')).map((file) => JSON.parse(readFileSync(join(blockedHome, 'rescued', file), 'utf8')) as Record<string, unknown>);
       expect(rescued).toEqual(expect.arrayContaining([expect.objectContaining({ user_prompt: 'keep me' }), expect.objectContaining({ user_prompt: 'and me' })]));
       // Where and why, on the operator's log only.
-      expect(blocked.stderr()).toMatch(/argo serve: turn \S+: cannot write the log in .*; the turn was saved to .*rescued/);
+      expect(blocked.stderr()).toMatch(/argo serve: turn \S+: cannot write the log: .*\.log is a folder where the day's log goes; the turn was saved to .*rescued/);
     } finally {
       await blocked.stop();
     }

@@ -1,7 +1,8 @@
 // A turn never vanishes because argo was killed: the built bin/argo, killed with SIGKILL mid-answer,
 // leaves its turn in the journal, and the next argo logs it (docs/logs.md, "Unfinished turns").
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -92,6 +93,33 @@ describe('argo killed mid-answer', () => {
     const again = await argo(['-s', 'work', 'again'], home);
     expect(again).toMatchObject({ code: 0, stderr: '' });
     expect(lost(home)).toHaveLength(1);
+  });
+});
+
+describe('a day of the log that is a named pipe', () => {
+  it('the lost turn is not logged into it: its file is kept and named, and logged once the pipe is moved away', async () => {
+    const home = tempHome();
+    await killedMidAnswer(['the lost question'], home);
+    const [name] = journal(home);
+    const file = join(home, 'unfinished', name ?? '');
+    const { day } = JSON.parse(readFileSync(file, 'utf8')) as { day: string };
+    const pipe = join(home, 'logs', `${day}.log`);
+    mkdirSync(join(home, 'logs'), { mode: 0o700 });
+    execFileSync('mkfifo', ['-m', '600', pipe]);
+
+    const refused = await argo(['logs', '--json'], home);
+    expect(refused).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: `argo: 1 unfinished turn could not be logged (${file}: cannot be logged (cannot append to ${pipe}: ${pipe} is not a file (a named pipe); move it out of the way))\n`,
+    });
+    expect(journal(home)).toEqual([name]);
+    expect(readdirSync(join(home, 'logs'))).toEqual([`${day}.log`]);
+
+    rmSync(pipe);
+    expect(await argo(['logs', '--json'], home)).toMatchObject({ code: 0, stderr: NOTE });
+    expect(lost(home)).toEqual([expect.objectContaining({ status: 'interrupted' })]);
+    expect(journal(home)).toEqual([]);
   });
 });
 

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, closeSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
 import { NotRegularFileError, appendPrivate, createFileExclusive, dropLastByte, ensureHomeFolder, errnoOf, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openRegularSync, readDataFile, readDataText, readRegularText, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, temporaryName, writeFileAtomic } from '../../src/log/fs.js';
 
@@ -139,6 +140,58 @@ describe('openRegularSync and openDataFile: a regular file, never a wait on a na
     } finally {
       await opened.close();
     }
+  });
+});
+
+describe('openForAppend and appendPrivate: a regular file, never a write into a named pipe', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-append-'));
+  const path = (name: string): string => join(dir, name);
+  writeFileSync(path('real.log'), 'x\n');
+  symlinkSync(path('real.log'), path('link.log'));
+  mkdirSync(path('folder.log'));
+  execFileSync('mkfifo', [path('pipe.log')]);
+  symlinkSync(path('pipe.log'), path('link-to-pipe.log'));
+  const socket = createServer();
+  beforeAll(() => new Promise<void>((listening) => socket.listen(path('socket.log'), listening)));
+  afterAll(() => new Promise<void>((closed) => socket.close(() => closed())));
+  const refused = (name: string): string => `${path(name)} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`;
+  const kind = (name: string, what: string): string => `${path(name)} is not a file (${what}); move it out of the way [${what}]`;
+  const outcome = async (open: () => Promise<unknown>): Promise<unknown> => {
+    try {
+      return await open();
+    } catch (error) {
+      if (error instanceof NotRegularFileError) return `${error.message} [${error.kind}]`;
+      return errnoOf(error) === 'ENOENT' ? 'ENOENT' : (error as Error).message;
+    }
+  };
+  const sizeOf = async (name: string): Promise<unknown> =>
+    outcome(async () => {
+      const { handle, size } = await openForAppend(path(name));
+      await handle.close();
+      return size;
+    });
+
+  // [case, name, appendPrivate with create: false, then appendPrivate, then openForAppend's size]
+  it.each<[string, string, unknown, unknown, unknown]>([
+    ['a regular file', 'real.log', true, true, 'x\nline\nline\n'.length],
+    ['nothing: made only when asked', 'new.log', false, true, 'line\n'.length],
+    ['a link to a file', 'link.log', refused('link.log'), refused('link.log'), refused('link.log')],
+    ['a folder', 'folder.log', kind('folder.log', 'a folder'), kind('folder.log', 'a folder'), kind('folder.log', 'a folder')],
+    // Opened without waiting and refused by its stats: a line written there would be lost, and one
+    // longer than the pipe's buffer would hold the writer (and the log lock) for good.
+    ['a named pipe', 'pipe.log', kind('pipe.log', 'a named pipe'), kind('pipe.log', 'a named pipe'), kind('pipe.log', 'a named pipe')],
+    ['a link to a named pipe', 'link-to-pipe.log', refused('link-to-pipe.log'), refused('link-to-pipe.log'), refused('link-to-pipe.log')],
+    ['a socket', 'socket.log', kind('socket.log', 'a socket'), kind('socket.log', 'a socket'), kind('socket.log', 'a socket')],
+  ])('%s', async (_case, name, appendedIfThere, appended, size) => {
+    expect(await outcome(() => appendPrivate(path(name), 'line\n', { create: false }))).toBe(appendedIfThere);
+    expect(await outcome(() => appendPrivate(path(name), 'line\n'))).toBe(appended);
+    expect(await sizeOf(name)).toBe(size);
+  });
+
+  it('nothing is written anywhere but the regular file', () => {
+    expect(readFileSync(path('real.log'), 'utf8')).toBe('x\nline\nline\n');
+    expect(readdirSync(path('folder.log'))).toEqual([]);
+    expect(lstatSync(path('pipe.log')).isFIFO()).toBe(true);
   });
 });
 

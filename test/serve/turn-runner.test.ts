@@ -373,8 +373,8 @@ describe('turnRunner when the log cannot take an answered turn', () => {
 
   it.each<[string, boolean, RunnerPorts['rescue'], string, RegExp | null]>([
     ['the log takes it', false, () => Promise.reject(new Error('no rescue expected')), 'written', null],
-    ['a folder where the day\'s log goes, the turn saved aside', true, () => Promise.resolve('/home/u/.argo/rescued/unlogged-1.ndjson'), 'rescued', /^cannot write the log in .*; the turn was saved to \/home\/u\/\.argo\/rescued\/unlogged-1\.ndjson — /],
-    ['a folder where the day\'s log goes, and nowhere to save it', true, () => Promise.reject(new Error('no space')), 'unsaved', /^cannot write the log in .*; the turn could not be saved either \(no space\)/],
+    ['a folder where the day\'s log goes, the turn saved aside', true, () => Promise.resolve('/home/u/.argo/rescued/unlogged-1.ndjson'), 'rescued', /^cannot write the log: .*\.log is a folder where the day's log goes; the turn was saved to \/home\/u\/\.argo\/rescued\/unlogged-1\.ndjson — move it away/],
+    ['a folder where the day\'s log goes, and nowhere to save it', true, () => Promise.reject(new Error('no space')), 'unsaved', /^cannot write the log: .*\.log is a folder where the day's log goes; the turn could not be saved either \(no space\)/],
   ])('%s: the answer still comes back, saying where its line went (%#)', async (_case, blocked, rescue, log, problem) => {
     const home = mkdtempSync(join(tmpdir(), 'argo-runner-log-'));
     const settings = loadSettings({ home }, {});

@@ -195,6 +195,20 @@ describe('a folder where a session index goes', () => {
     expect(atIndex(data.paths)).toEqual(folder);
   });
 
+  it('a named pipe there: a turn is logged, counted in the record and never written into it; the next reader puts the index back', async () => {
+    const data = await home();
+    const pristine = atIndex(data.paths);
+    rmSync(indexPath(data.paths.sessions, 'work'));
+    mkfifo(indexPath(data.paths.sessions, 'work'));
+    const { session, entries } = await recordTurns(data.paths, 'work', 1, { start: '2025-01-02T13:00:00.000Z' });
+    expect({ turns: session.turns, last: session.last_turn_id }).toEqual({ turns: 6, last: entries[0]?.id });
+    expect(lstatSync(indexPath(data.paths.sessions, 'work')).isFIFO()).toBe(true);
+    expect((await shownIds(data.paths, session)).at(-1)).toBe(entries[0]?.id);
+    const rebuilt = atIndex(data.paths);
+    expect(typeof rebuilt === 'string' && typeof pristine === 'string' && rebuilt.startsWith(pristine)).toBe(true);
+    expect(rebuilt).toContain(`"id":"${entries[0]?.id ?? ''}"`);
+  });
+
   it.each(FOLDERS)('%s where a fork’s index goes: the fork is made and reads its inherited history from the log', async (_case, make, folder) => {
     const data = await home();
     make(indexPath(data.paths.sessions, 'alt'));

@@ -1,5 +1,6 @@
 // A turn on a full disk (item 9), end to end through the use case: the append fails part-way, the
 // torn bytes are cut back, the turn is rescued, and the error says what happened and where it went.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -98,12 +99,18 @@ describe('a failed log write names the fix that fits its cause', () => {
     return (error as Error).message;
   };
 
-  it('a folder where the day\'s log goes: move it away (not permissions or space)', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'argo-log-folder-'));
-    mkdirSync(join(home, 'logs', '2025-03-04.log'), { recursive: true, mode: 0o700 });
+  it.each<[string, (path: string) => void]>([
+    ['a folder', (path) => mkdirSync(path, { mode: 0o700 })],
+    ['a named pipe', (path) => execFileSync('mkfifo', [path])],
+  ])('%s where the day\'s log goes: named, and moved away (not permissions or space)', async (kind, make) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-log-not-file-'));
+    mkdirSync(join(home, 'logs'), { mode: 0o700 });
+    const day = join(home, 'logs', '2025-03-04.log');
+    make(day);
     const message = await attempt(loadSettings({ home, session: 'work' }, {}), 'turn00000003');
-    expect(message).toMatch(/ — .*\/logs\/2025-03-04\.log is a folder where the day's log goes: move it away, then add the saved turn back \(docs\/troubleshooting\.md\)$/);
-    expect(readdirSync(join(home, 'rescued'))).toHaveLength(1);
+    const saved = join(home, 'rescued', readdirSync(join(home, 'rescued'))[0] ?? '');
+    expect(message).toBe(`cannot write the log: ${day} is ${kind} where the day's log goes; the turn was saved to ${saved} — move it away, then add the saved turn back (docs/troubleshooting.md)`);
+    expect(JSON.parse(readFileSync(saved, 'utf8'))).toMatchObject({ id: 'turn00000003', user_prompt: 'keep me' });
   });
 
   it.each([
