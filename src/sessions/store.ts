@@ -233,11 +233,14 @@ export function removedSession(id: string, name: string, at: string): SessionRec
   return { name, id, title: '', turns: 0, created_at: at, last_used_at: at, last_model: null };
 }
 
-/** The session's record, created on first use; concurrent creators agree on one id. */
-export async function openSession(dir: string, name: string, now: string): Promise<SessionRecord> {
+/**
+ * The session's record, created on first use under `id`; concurrent creators agree on one id (the
+ * winner's, which may not be `id`).
+ */
+export async function openSession(dir: string, name: string, now: string, id: string = randomUUID()): Promise<SessionRecord> {
   const existing = await readSession(dir, name);
   if (existing) return existing;
-  const record: SessionRecord = { name, id: randomUUID(), title: '', turns: 0, created_at: now, last_used_at: now, last_model: null };
+  const record: SessionRecord = { name, id, title: '', turns: 0, created_at: now, last_used_at: now, last_model: null };
   // The record appears complete or not at all, and if another process created it first, that one wins.
   if (await createFileExclusive(recordPath(dir, name), encodeRecord(record))) return record;
   const winner = await winnersRecord(dir, name);

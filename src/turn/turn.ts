@@ -15,6 +15,7 @@ import type { HistoryTurn, ReplayReason, ReplaySpec, TurnWords } from '../replay
 import type { SessionRecord } from '../sessions/store.js';
 import { leadingThinking } from '../text/answer.js';
 import type { ReplaySource } from '../sessions/turns.js';
+import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { NotRegularFileError, SymlinkRefusedError, errnoOf, isMissing } from '../log/fs.js';
 import { LockTimeoutError, loadLockLibrary } from '../log/lock.js';
@@ -478,21 +479,28 @@ function causeIn<T extends Error>(error: unknown, is: (cause: Error) => cause is
   return null;
 }
 
+/** What a failed write of a turn was writing: its folder, what goes there, and the way back for the saved turn. */
+interface WriteTarget {
+  dir: string;
+  /** "the day's log", "the session's record": what a folder or a pipe in the way took the place of. */
+  place: string;
+  addBack: string;
+}
+
 /**
- * What went wrong with a log write, and what to do about it, by its cause: a planted link, a
- * folder or a named pipe named as the day's log, a lock held too long, or the disk. The saved turn
- * goes back in every case.
+ * What went wrong with a write of the turn, and what to do about it, by its cause: a planted link, a
+ * folder or a named pipe in the file's place, a lock held too long, or the disk. The saved turn goes
+ * back in every case.
  */
-function logWriteTrouble(error: unknown, logsDir: string): { what: string; fix: string } {
-  const addBack = 'then add the saved turn back (docs/troubleshooting.md)';
+function writeTrouble(error: unknown, { dir, place, addBack }: WriteTarget): { what: string; fix: string } {
   const link = causeIn(error, (cause): cause is SymlinkRefusedError => cause instanceof SymlinkRefusedError);
   if (link !== null) return { what: `: ${link.path} is a symbolic link, and Argo does not follow links in its data home`, fix: `replace the link with the real file, ${addBack}` };
   const notFile = causeIn(error, (cause): cause is NotRegularFileError => cause instanceof NotRegularFileError);
-  if (notFile !== null) return { what: `: ${notFile.path} is ${notFile.kind} where the day's log goes`, fix: `move it away, ${addBack}` };
-  const what = ` in ${logsDir} (${error instanceof Error ? error.message : String(error)})`;
+  if (notFile !== null) return { what: `: ${notFile.path} is ${notFile.kind} where ${place} goes`, fix: `move it away, ${addBack}` };
+  const what = ` in ${dir} (${error instanceof Error ? error.message : String(error)})`;
   if (causeIn(error, (cause): cause is LockTimeoutError => cause instanceof LockTimeoutError)) return { what, fix: `wait until the other argo is done, ${addBack}` };
   const code = (codes: readonly string[]): boolean => causeIn(error, (cause): cause is Error => codes.includes(errnoOf(cause) ?? '')) !== null;
-  if (code(['ENOSPC', 'EDQUOT'])) return { what, fix: `free some space on its disk (df -h ${logsDir} shows it), ${addBack}` };
+  if (code(['ENOSPC', 'EDQUOT'])) return { what, fix: `free some space on its disk (df -h ${dir} shows it), ${addBack}` };
   if (code(['EROFS'])) return { what, fix: `its file system is read-only: make it writable or set ARGO_HOME to a folder on one, ${addBack}` };
   if (code(['EMFILE', 'ENFILE'])) return { what, fix: `raise the limit on open files (ulimit -n), ${addBack}` };
   if (code(['EACCES', 'EPERM'])) return { what, fix: `fix the folder's permissions or set ARGO_HOME to a folder you can write, ${addBack}` };
@@ -503,7 +511,8 @@ function logWriteTrouble(error: unknown, logsDir: string): { what: string; fix: 
  * The turn is the user's words: if the log cannot take it, keep it somewhere and say where. When
  * the rescue fails too, the journal's draft is kept: its prompt and settings, for the next argo to
  * log. The session is the one the turn was planned on (by id), so a rename or removal meanwhile
- * never brings its old name back; a session that did not exist yet is created now.
+ * never brings its old name back; a session that did not exist yet is created now, under an id
+ * chosen first, so a turn saved because its record could not be made still carries its session.
  */
 async function writeOrRescue(
   settings: Settings,
@@ -517,9 +526,13 @@ async function writeOrRescue(
   // Loaded inside the try: a module that cannot be loaded now (no file descriptor left) is one more
   // reason the log cannot take the turn, and the rescue, which needs no module loaded, still can.
   const stores = Promise.all([import('../sessions/record-turn.js'), import('../sessions/store.js')]);
+  if (planned === null) entry.session_id = randomUUID();
+  let recorded = planned !== null;
   try {
     const [{ recordTurn }, { openSession }] = await stores;
-    const session = planned ?? (await openSession(settings.paths.sessions, settings.session, entry.timestamp));
+    const session = planned ?? (await openSession(settings.paths.sessions, settings.session, entry.timestamp, entry.session_id));
+    recorded = true;
+    // Another argo may have made the record first: its id is the session's.
     entry.session_id = session.id;
     await recordTurn(settings.paths, session, entry, day, rules, { lockWaitMs: settings.timeouts.lockWaitMs });
   } catch (error) {
@@ -536,8 +549,14 @@ async function writeOrRescue(
       const kept = journal?.keep() ?? null;
       if (kept !== null) saved += `; its prompt and settings, not its answer, are still in ${kept}, which the next argo logs as interrupted once this one has ended`;
     }
-    const { what, fix } = logWriteTrouble(error, settings.paths.logs);
-    throw new UnloggedTurnError(`cannot write the log${what}; ${saved} — ${fix}`, savedTo, { cause: error });
+    if (recorded) {
+      const { what, fix } = writeTrouble(error, { dir: settings.paths.logs, place: "the day's log", addBack: 'then add the saved turn back (docs/troubleshooting.md)' });
+      throw new UnloggedTurnError(`cannot write the log${what}; ${saved} — ${fix}`, savedTo, { cause: error });
+    }
+    // The turn started the session: without its record, the turn added back would be a removed session's.
+    const addBack = "then make the session's record and add the saved turn back (docs/troubleshooting.md)";
+    const { what, fix } = writeTrouble(error, { dir: settings.paths.sessions, place: "the session's record", addBack });
+    throw new UnloggedTurnError(`cannot create session "${settings.session}"${what}; ${saved} — ${fix}`, savedTo, { cause: error });
   }
 }
 

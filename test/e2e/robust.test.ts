@@ -1,6 +1,7 @@
 // Issue 9 end to end: hostile names, races, faults and signals, against the Ollama stand-in.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../../src/sessions/store.js';
@@ -429,6 +430,49 @@ describe('a day of the log that is a named pipe', () => {
     } finally {
       ollama.options.tokens = undefined;
     }
+  });
+});
+
+describe('the first turn of a session whose record cannot be made', () => {
+  // A folder Argo may not write in: another user's for root (who may write anywhere), read-only otherwise.
+  const unwritable = (dir: string): void => (process.getuid?.() === 0 ? chownSync(dir, 65534, 65534) : chmodSync(dir, 0o500));
+  const writable = (dir: string): void => (process.getuid?.() === 0 ? chownSync(dir, 0, 0) : chmodSync(dir, 0o700));
+
+  /** The recipe docs/troubleshooting.md gives for it, as written there, for this data home and saved file. */
+  const recipe = (home: string, saved: string): string => {
+    const doc = readFileSync(join(import.meta.dirname, '../../docs/troubleshooting.md'), 'utf8');
+    const after = doc.slice(doc.indexOf('**`cannot create session "g"'));
+    const block = /```sh\n([\s\S]*?)```/.exec(after)?.[1] ?? '';
+    expect(block).toMatch(/^f=~\/\.argo\/rescued\/unlogged-….ndjson /);
+    return block.replace(/^f=.*$/m, `f='${saved}'`).replaceAll('~/.argo', `'${home}'`);
+  };
+
+  it('is saved with its session and id; the recipe in troubleshooting.md gives the session back, the turn in it', async () => {
+    const home = tempHome();
+    mkdirSync(join(home, 'sessions'), { mode: 0o700 });
+    unwritable(join(home, 'sessions'));
+    const asked = await argo(home, ['-s', 'g', 'full from start']);
+    writable(join(home, 'sessions'));
+    const saved = /the turn was saved to (\S+\.ndjson) — /.exec(asked.stderr)?.[1] ?? '';
+    expect(asked).toMatchObject({ code: 1, stdout: 'You said: full from start\n' });
+    expect(asked.stderr).toMatch(/^argo: cannot create session "g" in .*\/sessions \(.*\); the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — .*, then make the session's record and add the saved turn back \(docs\/troubleshooting\.md\)\n$/);
+    const line = JSON.parse(readFileSync(saved, 'utf8')) as { id: string; session: string; session_id: string };
+    expect(line).toMatchObject({ session: 'g', session_id: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown });
+
+    const bin = mkdtempSync(join(tmpdir(), 'argo-bin-'));
+    symlinkSync(ARGO_BIN, join(bin, 'argo'));
+    const env = { ...scrubbedEnv({ home, host: ollama.url, env: { TZ: 'UTC' } }), PATH: `${bin}:${process.env.PATH ?? ''}` };
+    const run = spawnSync('bash', ['-c', recipe(home, saved)], { env, encoding: 'utf8' });
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^reindexed 1 session: 1 turn\ng [0-9a-f-]{36} · 1 turn\n/);
+    expect(existsSync(saved)).toBe(false);
+    expect(record(home, 'g')).toMatchObject({ id: line.session_id, title: 'full from start', turns: 1, last_turn_id: line.id });
+    expect(statSync(join(home, 'sessions', 'g.json')).mode & 0o777).toBe(0o600);
+    const listed = await argo(home, ['logs']);
+    expect(listed.stdout).toMatch(/ g {2,}.* full from start\n$/);
+    expect(listed.stdout).not.toContain('(removed)');
+    const next = await argo(home, ['-s', 'g', '-r', 'session', '--explain', '--json', 'and then?']);
+    expect((JSON.parse(next.stdout) as { turns: { id: string }[] }).turns.map((turn) => turn.id)).toEqual([line.id]);
   });
 });
 

@@ -10,6 +10,7 @@ import { loadSettings } from '../../src/config/settings.js';
 import type { Settings } from '../../src/config/settings.js';
 import { RuntimeError } from '../../src/errors.js';
 import type * as Fs from '../../src/log/fs.js';
+import type * as Store from '../../src/sessions/store.js';
 import { portsFor } from '../support/turn-ports.js';
 
 const disk = vi.hoisted(() => ({ full: false, code: 'ENOSPC' }));
@@ -35,6 +36,20 @@ vi.mock('../../src/log/fs.js', async (importOriginal) => {
         },
       });
       return { ...opened, handle };
+    },
+  };
+});
+
+// A new session's record that cannot be made: openSession fails with `records.code`.
+const records = vi.hoisted(() => ({ code: null as string | null }));
+
+vi.mock('../../src/sessions/store.js', async (importOriginal) => {
+  const original = await importOriginal<typeof Store>();
+  return {
+    ...original,
+    openSession: async (dir: string, name: string, now: string, id?: string) => {
+      if (records.code !== null) throw Object.assign(new Error(`${records.code}: cannot make ${dir}/${name}.json`), { code: records.code });
+      return original.openSession(dir, name, now, id);
     },
   };
 });
@@ -139,5 +154,43 @@ describe('a failed log write names the fix that fits its cause', () => {
     mkdirSync(join(home, 'locks', 'log.lock'), { recursive: true, mode: 0o700 });
     const message = await attempt({ ...settings, timeouts: { ...settings.timeouts, lockWaitMs: 200 } }, 'turn00000004');
     expect(message).toMatch(/^cannot write the log in .*\(the log in .* has been locked by another argo process .*\); the turn was saved to .* — wait until the other argo is done, then add the saved turn back \(docs\/troubleshooting\.md\)$/);
+  });
+});
+
+describe('a new session whose record cannot be made', () => {
+  // [errno, the advice for it]: the turn is saved with the id its session was given, and the advice
+  // says to make the record before adding it back (reindex makes none).
+  it.each([
+    ['EACCES', "fix the folder's permissions or set ARGO_HOME to a folder you can write"],
+    ['ENOSPC', 'free some space on its disk \\(df -h .*\\/sessions shows it\\)'],
+    ['EROFS', 'its file system is read-only: make it writable or set ARGO_HOME to a folder on one'],
+  ])('%s: the saved line names the session and its id; the message says to make the record', async (code, fix) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-no-record-'));
+    const settings = loadSettings({ home, session: 'fresh' }, {});
+    records.code = code;
+    let error: unknown;
+    try {
+      error = await runTurn(settings, { prompt: 'full from start', replay: { kind: 'none' }, log: true, ollamaStream: true }, portsFor('turn00000006')).then(
+        () => null,
+        (caught: unknown) => caught,
+      );
+    } finally {
+      records.code = null;
+    }
+    const saved = join(home, 'rescued', readdirSync(join(home, 'rescued'))[0] ?? '');
+    expect((error as Error).message).toMatch(
+      new RegExp(`^cannot create session "fresh" in .*/sessions \\(${code}: cannot make .*/fresh\\.json\\); the turn was saved to ${saved} — ${fix}, then make the session's record and add the saved turn back \\(docs/troubleshooting\\.md\\)$`),
+    );
+    const line = JSON.parse(readFileSync(saved, 'utf8')) as { session: string; session_id: string };
+    expect(line.session).toBe('fresh');
+    expect(line.session_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('the record made at last takes the id the turn was given, so the saved turn is its own', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-record-id-'));
+    const settings = loadSettings({ home, session: 'fresh' }, {});
+    const { entry } = await runTurn(settings, { prompt: 'hello', replay: { kind: 'none' }, log: true, ollamaStream: true }, portsFor('turn00000007'));
+    const record = JSON.parse(readFileSync(join(home, 'sessions', 'fresh.json'), 'utf8')) as { id: string };
+    expect(entry.session_id).toBe(record.id);
   });
 });

@@ -17,7 +17,12 @@ const { runTurn } = await import('../../src/turn/turn.js');
 const ports = portsFor('turn00000009');
 
 describe('a turn whose log writer cannot be loaded', () => {
-  it.each([['a session that exists already', true], ['a new session', false]])('%s: the turn is rescued and the error says where', async (_name, existing) => {
+  // A new session's record is not made either: the saved turn carries the id it was given, and the
+  // message says to make the record before adding the turn back.
+  it.each([
+    ['a session that exists already', true, /^cannot write the log in .*\/logs \(.*\); the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — /],
+    ['a new session', false, /^cannot create session "work" in .*\/sessions \(.*\); the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — .*, then make the session's record and add the saved turn back/],
+  ])('%s: the turn is rescued and the error says where', async (_name, existing, said) => {
     const home = mkdtempSync(join(tmpdir(), 'argo-no-module-'));
     const settings = loadSettings({ home, session: 'work' }, {});
     if (existing) {
@@ -31,9 +36,15 @@ describe('a turn whose log writer cannot be loaded', () => {
     );
     expect(error).toBeInstanceOf(RuntimeError);
     // (vitest words the failed load its own way: the cause is not asserted.)
-    expect((error as Error).message).toMatch(/^cannot write the log in .*\/logs \(.*\); the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — /);
+    expect((error as Error).message).toMatch(said);
     const [file] = readdirSync(join(home, 'rescued'));
-    expect(JSON.parse(readFileSync(join(home, 'rescued', file ?? ''), 'utf8'))).toMatchObject({ id: 'turn00000009', user_prompt: 'keep me', model_response: 'the answer' });
+    expect(JSON.parse(readFileSync(join(home, 'rescued', file ?? ''), 'utf8'))).toMatchObject({
+      id: 'turn00000009',
+      session: 'work',
+      session_id: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown,
+      user_prompt: 'keep me',
+      model_response: 'the answer',
+    });
     // The journal spoke for the turn while it was answered; the rescued copy does now.
     expect(readdirSync(join(home, 'unfinished'))).toEqual([]);
   });
