@@ -139,12 +139,36 @@ async function updateSession(dir: string, current: SessionRecord, entries: reado
   const lastOk = entries.findLast((entry) => entry.status === 'ok' || entry.status === 'tool_calls');
   await saveSession(dir, {
     ...current,
-    title: entries.reduce((title, entry) => (title === '' ? titleFrom(entry.user_prompt) : title), current.title),
+    ...usedBy(current, entries),
     turns: current.turns + entries.length,
-    last_used_at: last.timestamp,
     last_model: lastOk ? lastOk.model : current.last_model,
     last_turn_id: last.id,
   });
+}
+
+/**
+ * The record's title, creation and last use once `entries` are counted, in the order they were
+ * logged, which need not be the order they were asked in: a slow turn logs after a quick one asked
+ * later. So the last use never moves back, and the title is the prompt of the session's earliest
+ * asked turn: a turn asked before the session's creation as recorded (its record made by a later
+ * turn's write) started the session, and gives it its title and its creation. A fork keeps its
+ * parent's title. Times are compared as instants (each carries its writer's UTC offset); one that
+ * cannot be read changes nothing.
+ */
+export function usedBy(current: SessionRecord, entries: readonly Pick<LogEntry, 'timestamp' | 'user_prompt'>[]): Pick<SessionRecord, 'title' | 'created_at' | 'last_used_at'> {
+  let { title, created_at: created, last_used_at: lastUsed } = current;
+  for (const entry of entries) {
+    const at = Date.parse(entry.timestamp);
+    if (current.parent === undefined && at < Date.parse(created)) {
+      title = titleFrom(entry.user_prompt) || title;
+      created = entry.timestamp;
+    } else if (title === '') {
+      title = titleFrom(entry.user_prompt);
+    }
+    // A last use that cannot be read is replaced by one that can.
+    if (!Number.isNaN(at) && !(at <= Date.parse(lastUsed))) lastUsed = entry.timestamp;
+  }
+  return { title, created_at: created, last_used_at: lastUsed };
 }
 
 /** The session's record as it is now (by id: the name may have changed), or null when it is gone. */

@@ -3,9 +3,10 @@ import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withSessionLock } from '../../src/log/lock.js';
-import { SessionUpdateError, recordTurn, turnsGathering } from '../../src/sessions/record-turn.js';
+import { SessionUpdateError, recordTurn, turnsGathering, usedBy } from '../../src/sessions/record-turn.js';
 import { renameSession } from '../../src/sessions/manage.js';
-import { deleteSession, openSession, readSession } from '../../src/sessions/store.js';
+import { byLastUsed, deleteSession, listSessions, openSession, readSession } from '../../src/sessions/store.js';
+import type { SessionRecord } from '../../src/sessions/store.js';
 import { readIndex } from '../../src/sessions/turn-index.js';
 import { makeEntry, tempData } from '../query/helpers.js';
 import { waitFor } from '../support/wait.js';
@@ -122,5 +123,54 @@ describe('recordTurn', () => {
     await expect(failing).rejects.toBeInstanceOf(SessionUpdateError);
     await expect(failing).rejects.toThrow(/^the turn was logged in .*2025-01-02\.log, but session "work" could not be updated \(.*\); do not ask again: its index is rebuilt from the log on next use$/);
     expect(logIds(paths.logs)).toEqual(['kept']);
+  });
+});
+
+describe('usedBy: a session\'s title, creation and last use, whatever order its turns are logged in', () => {
+  const [t1, t2, t3] = ['2025-01-02T10:00:00.000+00:00', '2025-01-02T10:05:00.000+00:00', '2025-01-02T10:10:00.000+00:00'];
+  type Used = Pick<SessionRecord, 'title' | 'created_at' | 'last_used_at'>;
+  const record = (used: Used, parent?: SessionRecord['parent']): SessionRecord => ({
+    name: 'work',
+    id: '00000000-0000-4000-8000-000000000001',
+    turns: 1,
+    last_model: null,
+    ...used,
+    ...(parent ? { parent } : {}),
+  });
+  const fork = { session_id: '00000000-0000-4000-8000-000000000002', name: 'parent', turn_id: 'p1' };
+
+  // [case, the record, the turns logged (timestamp, prompt) in log order, the record after]
+  it.each<[string, SessionRecord, [string, string][], Used]>([
+    ['a new session\'s first turn', record({ title: '', created_at: t1, last_used_at: t1 }), [[t1, 'first']], { title: 'first', created_at: t1, last_used_at: t1 }],
+    ['a later turn', record({ title: 'first', created_at: t1, last_used_at: t1 }), [[t2, 'second']], { title: 'first', created_at: t1, last_used_at: t2 }],
+    // A slow turn asked first is logged after a quick one asked later, which made the record.
+    ['a turn asked before the session\'s creation as recorded: its title, its start, and the last use kept',
+      record({ title: 'quick', created_at: t3, last_used_at: t3 }), [[t1, 'slow']], { title: 'slow', created_at: t1, last_used_at: t3 }],
+    ['then one asked between them: nothing moves back', record({ title: 'slow', created_at: t1, last_used_at: t3 }), [[t2, 'middle']], { title: 'slow', created_at: t1, last_used_at: t3 }],
+    ['both in one write, in the order they finished', record({ title: '', created_at: t3, last_used_at: t3 }), [[t3, 'quick'], [t1, 'slow']], { title: 'slow', created_at: t1, last_used_at: t3 }],
+    ['the earliest of three logged last', record({ title: '', created_at: t3, last_used_at: t3 }), [[t3, 'third'], [t2, 'second'], [t1, 'first']], { title: 'first', created_at: t1, last_used_at: t3 }],
+    // 10:00+02:00 is 08:00 UTC: earlier than 09:00+00:00, although its text sorts later.
+    ['instants, not texts: each writer\'s UTC offset counts', record({ title: 'first', created_at: '2025-01-02T10:00:00.000+02:00', last_used_at: '2025-01-02T10:00:00.000+02:00' }),
+      [['2025-01-02T09:00:00.000+00:00', 'second']], { title: 'first', created_at: '2025-01-02T10:00:00.000+02:00', last_used_at: '2025-01-02T09:00:00.000+00:00' }],
+    ['an earliest prompt with no words leaves the title', record({ title: 'quick', created_at: t3, last_used_at: t3 }), [[t1, '  \n ']], { title: 'quick', created_at: t1, last_used_at: t3 }],
+    ['a fork keeps its parent\'s title and its own creation', record({ title: 'from the parent', created_at: t3, last_used_at: t3 }, fork), [[t1, 'asked before the fork']],
+      { title: 'from the parent', created_at: t3, last_used_at: t3 }],
+    ['a timestamp that cannot be read moves nothing, but names an untitled session', record({ title: '', created_at: t1, last_used_at: t1 }), [['yesterday', 'hello']], { title: 'hello', created_at: t1, last_used_at: t1 }],
+    ['a last use that cannot be read is replaced', record({ title: 'first', created_at: t1, last_used_at: 'garbage' }), [[t2, 'second']], { title: 'first', created_at: t1, last_used_at: t2 }],
+  ])('%s', (_case, current, turns, after) => {
+    expect(usedBy(current, turns.map(([timestamp, user_prompt]) => ({ timestamp, user_prompt })))).toEqual(after);
+  });
+
+  it('through recordTurn: a slow first turn logged last names the session, and it still lists as used last', async () => {
+    const { paths } = tempData();
+    const [slowAt, midAt, quickAt] = ['2025-01-02T10:00:00.000+00:00', '2025-01-02T10:01:00.000+00:00', '2025-01-02T10:02:00.000+00:00'];
+    // The quick turn's write made the record (as a new session's first write does), then the slow one was logged.
+    const work = await openSession(paths.sessions, 'work', quickAt);
+    const mid = await openSession(paths.sessions, 'mid', midAt);
+    await recordTurn(paths, mid, makeEntry({ id: 'mid', timestamp: midAt, session: 'mid', session_id: mid.id, user_prompt: 'in between' }), '2025-01-02');
+    await recordTurn(paths, work, makeEntry({ id: 'quick', timestamp: quickAt, session: 'work', session_id: work.id, user_prompt: 'the quick one' }), '2025-01-02');
+    await recordTurn(paths, work, makeEntry({ id: 'slow', timestamp: slowAt, session: 'work', session_id: work.id, user_prompt: 'the slow one' }), '2025-01-02');
+    expect(await readSession(paths.sessions, 'work')).toMatchObject({ title: 'the slow one', created_at: slowAt, last_used_at: quickAt, turns: 2, last_turn_id: 'slow' });
+    expect((await listSessions(paths.sessions)).sort(byLastUsed).map((one) => one.name)).toEqual(['work', 'mid']);
   });
 });
