@@ -91,21 +91,51 @@ async function removeLocked(paths: DataPaths, sessionIds: ReadonlySet<string>): 
     result.bytes += ranges.reduce((sum, [start, end]) => sum + end - start, 0);
   }
   if (removed.size > 0) {
-    await repairIndexes(paths, new Set(removed.keys()), (line) => shifted(line, removed.get(line.file)), { removeEmptied: false });
+    const shifts = new Map([...removed].map(([file, ranges]) => [file, new RemovedBytes(ranges)]));
+    await repairIndexes(paths, new Set(removed.keys()), (line) => shifted(line, shifts.get(line.file)), { removeEmptied: false });
   }
   return result;
 }
 
-/** The line moved back by the bytes removed before it; null when it was removed itself. */
-export function shifted(line: IndexLine, ranges: Ranges | undefined): IndexLine | null {
-  if (!ranges) return line;
-  let before = 0;
-  for (const [start, end] of ranges) {
-    if (start > line.offset) break;
-    if (start === line.offset) return null;
-    if (end <= line.offset) before += end - start;
+/**
+ * The ranges removed from one file, with the bytes removed before each: an index line finds the
+ * ranges before it by a binary search. Scanning them from the start for every line made `logs rm`
+ * of half a long history quadratic (100,000 lines: 16 s, holding every lock).
+ */
+export class RemovedBytes {
+  private readonly starts: number[];
+  /** removedBefore[i]: the bytes of ranges[0..i). */
+  private readonly removedBefore: number[];
+
+  constructor(private readonly ranges: Ranges) {
+    this.starts = ranges.map(([start]) => start);
+    this.removedBefore = [0];
+    for (const [start, end] of ranges) this.removedBefore.push((this.removedBefore.at(-1) ?? 0) + end - start);
   }
-  return before === 0 ? line : { ...line, offset: line.offset - before };
+
+  /** How far `offset` moves back, or null when a removed range starts there (its line is gone). */
+  shiftOf(offset: number): number | null {
+    // The first range starting at or after the offset; those before it start before it.
+    let low = 0;
+    let high = this.starts.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.starts[middle] ?? 0) < offset) low = middle + 1;
+      else high = middle;
+    }
+    if (this.starts[low] === offset) return null;
+    const last = this.ranges[low - 1];
+    // An offset inside a removed range (an index gone stale) moves back by the whole ranges before it only.
+    const inside = last !== undefined && last[1] > offset ? last[1] - last[0] : 0;
+    return (this.removedBefore[low] ?? 0) - inside;
+  }
+}
+
+/** The line moved back by the bytes removed before it; null when it was removed itself. */
+export function shifted(line: IndexLine, removed: RemovedBytes | undefined): IndexLine | null {
+  const by = removed === undefined ? 0 : removed.shiftOf(line.offset);
+  if (by === null) return null;
+  return by === 0 ? line : { ...line, offset: line.offset - by };
 }
 
 async function rewriteWithout(file: string, ranges: Ranges): Promise<void> {
