@@ -63,8 +63,13 @@ export const MASK = '***';
  * characters is tried once or not at all: the search stays linear in the text.
  */
 const NAME_AND_SIGN = /(?<![A-Za-z_])([A-Za-z_][A-Za-z0-9_.-]{0,127})(\s*[=:]\s*)/g;
-/** A value after its sign: quoted, or up to a space, quote or separator. */
-const VALUE = /"[^"]*"|'[^']*'|[^\s"';&|,}]+/y;
+/**
+ * A value after its sign: quoted, or up to a space, quote or separator. A quote never closed runs to
+ * the end of its line: it is all the value there is (`PASSWORD="hunter2` cut from a longer line).
+ * A backslash escapes the next character, in double quotes or out: text quoted as JSON
+ * (`"GITHUB_TOKEN=\"hunter2"`) hides no part of a value behind `\"`.
+ */
+const VALUE = /"(?:\\.|[^"\\])*"|'[^']*'|["'][^\n\r]*|(?:\\.|[^\s"';&|,}\\])+/y;
 
 /**
  * Secret-looking pieces of free text, each with what it keeps: a token by its shape (looser than

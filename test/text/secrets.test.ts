@@ -28,6 +28,15 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     ["a URL's quoted query value", 'http://h/x?api_key="abc"', 'http://h/x?api_key=***'],
     ['a name after a digit', 'export 2_TOKEN=abcdef', 'export 2_TOKEN=***'],
     ['a path is kept', 'src/sk-lib/task.ts', 'src/sk-lib/task.ts'],
+    // A value cut from a longer line (a path, a quote a message ends): its quote is never closed.
+    ['a quote never closed runs to the end of its line', 'it said: PASSWORD="hunter2 was refused\nnext', 'it said: PASSWORD=***\nnext'],
+    ['a single quote never closed too', "API_KEY='abc def", 'API_KEY=***'],
+    ['a quote closed on a later line is one value, as before', 'PASSWORD="a\nb" run', 'PASSWORD=*** run'],
+    ['an apostrophe after a bare value is not a quote of it', "password: it's here", "password: ***'s here"],
+    // Text quoted as JSON (a memo key in an error, a logged command).
+    ['an escaped quote starting a value quoted as JSON', '"GITHUB_TOKEN=\\"hunter2" must be a string', '"GITHUB_TOKEN=***" must be a string'],
+    ['escaped quotes around a value quoted as JSON', '{"cmd":"PGPASSWORD=\\"hunter2\\" psql"}', '{"cmd":"PGPASSWORD=*** psql"}'],
+    ['an escaped quote inside a quoted value', 'PASSWORD="a\\"b c" run', 'PASSWORD=*** run'],
   ])('%s', (_case, text, shown) => {
     expect(maskSecrets(text)).toBe(shown);
   });
