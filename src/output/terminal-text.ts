@@ -42,13 +42,20 @@ export function joinLines(text: string): string {
 }
 
 /**
+ * Foreign text as one line, escape sequences gone, every control and run of whitespace one space,
+ * its ends kept: a quoted path's trailing space is part of it (cleanLine trims a whole line). Whole
+ * escape sequences go first: removing only their ESC would leave fragments such as `[31m`.
+ */
+export function flatLine(text: string): string {
+  return stripAnsi(text).replace(CONTROLS, ' ').replace(/\s+/g, ' ');
+}
+
+/**
  * Foreign text (a tool's error, a server's stderr) as one clean line of at most `max` characters,
- * for a message that is logged and sent, not shown as it was. Whole escape sequences go first:
- * removing only their ESC would leave fragments such as `[31m`.
+ * for a message that is logged and sent, not shown as it was.
  */
 export function cleanLine(text: string, max: number): string {
-  const flat = stripAnsi(text).replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
-  return clipText(flat, max);
+  return clipText(flatLine(text).trim(), max);
 }
 
 function visible(code: number): string {

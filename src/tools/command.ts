@@ -1,6 +1,7 @@
 // Command-backed tools from config.json: an argv template filled from the arguments and run
 // without a shell (so an argument can never become a second command).
 import { commandResult, findCommand, runProcess } from './process.js';
+import { quoting } from './foreign-line.js';
 import { ToolError } from './types.js';
 import { ARGV_PLACEHOLDER } from '../config/settings.js';
 import { quotedName } from '../output/terminal-text.js';
@@ -98,10 +99,10 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
     preview: (args) => Promise.resolve(`$ ${fillArgv(config.argv, args).map((word) => (/^[\w./=:-]+$/.test(word) ? word : JSON.stringify(word))).join(' ')}`),
     run: async (args, context) => {
       const [file, ...rest] = fillArgv(config.argv, args);
-      if (file === undefined || file === '') throw new ToolError(`the tool "${name}" has an empty command in config.json`, false);
+      if (file === undefined || file === '') throw new ToolError(quoting`the tool "${name}" has an empty command in config.json`, false);
       // The loop's timer ends it (the tool's timeoutMs, or toolTimeouts over it) by aborting the signal.
       const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
-      if (result.aborted) throw new ToolError(`"${name}" was interrupted`, false);
+      if (result.aborted) throw new ToolError(quoting`"${name}" was interrupted`, false);
       // Its arguments are all the model can change: no advice on narrowing the output.
       return commandResult(result, context.resultBudget);
     },

@@ -8,6 +8,7 @@ import { isBinary } from './fs.js';
 import { confinementOf, resolveInRoot, rootOnly, shownPath } from './root.js';
 import type { Confinement } from './root.js';
 import { HeldFolder, READ_FLAGS, notRegular, openInRoot, writeInFolder } from './root-files.js';
+import { quoting } from './foreign-line.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
 
@@ -37,11 +38,11 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The file's text, for changing it in place: refused when it is binary or not UTF-8, which a round trip through text would corrupt. */
 function editableText(bytes: Buffer, path: string): string {
-  if (isBinary(bytes)) throw new ToolError(`"${path}" is a binary file; it cannot be edited as text`);
+  if (isBinary(bytes)) throw new ToolError(quoting`"${path}" is a binary file; it cannot be edited as text`);
   try {
     return strictUtf8.decode(bytes);
   } catch {
-    throw new ToolError(`"${path}" is not valid UTF-8; it cannot be edited as text without corrupting it`);
+    throw new ToolError(quoting`"${path}" is not valid UTF-8; it cannot be edited as text without corrupting it`);
   }
 }
 
@@ -85,7 +86,7 @@ async function planWrite(args: Record<string, unknown>, context: ToolContext): P
   const confinement = await confinementOf(context);
   const file = await resolveInRoot(confinement, path);
   const bytes = await currentBytes(confinement, file, path);
-  if (mode === 'create' && bytes !== null) throw new ToolError(`"${path}" already exists; use mode "overwrite" to replace it`);
+  if (mode === 'create' && bytes !== null) throw new ToolError(quoting`"${path}" already exists; use mode "overwrite" to replace it`);
   // Overwritten, the old content only feeds the preview's diff.
   const before = bytes === null ? null : mode === 'append' ? editableText(bytes, path) : bytes.toString('utf8');
   return { confinement, file, shown: shownPath(context.root, file), before, after: mode === 'append' ? (before ?? '') + content : content, mode };
@@ -143,13 +144,13 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   const confinement = await confinementOf(context);
   const file = await resolveInRoot(confinement, path);
   const bytes = await currentBytes(confinement, file, path);
-  if (bytes === null) throw new ToolError(`file "${path}" does not exist; create it with write_file`);
+  if (bytes === null) throw new ToolError(quoting`file "${path}" does not exist; create it with write_file`);
   const before = editableText(bytes, path);
   if (old === '') throw new ToolError('"old" must not be empty; use write_file to write a whole file');
   const { from, to } = matchingForm(before, old, replacement);
   const first = before.indexOf(from);
-  if (first === -1) throw new ToolError(`the text to replace was not found in "${path}"; read the file and copy it exactly`);
-  if (before.includes(from, first + 1)) throw new ToolError(`the text to replace occurs more than once in "${path}"; include more surrounding lines`);
+  if (first === -1) throw new ToolError(quoting`the text to replace was not found in "${path}"; read the file and copy it exactly`);
+  if (before.includes(from, first + 1)) throw new ToolError(quoting`the text to replace occurs more than once in "${path}"; include more surrounding lines`);
   const after = before.slice(0, first) + to + before.slice(first + from.length);
   return { confinement, file, shown: shownPath(context.root, file), before, after, mode: 'overwrite' };
 }

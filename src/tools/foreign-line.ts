@@ -1,7 +1,8 @@
-// Text a tool's outside world wrote (an MCP server's stderr, a start-up failure) that Argo logs and
-// shows: one line, its escape sequences and controls gone, secret-looking values masked, bounded.
+// Text a tool's outside world wrote (an MCP server's stderr, a start-up failure, a path or an error
+// a failure quotes) that Argo logs and shows: one line, its escape sequences and controls gone,
+// secret-looking values masked, bounded.
 import { clipText } from '../output/cut.js';
-import { cleanLine } from '../output/terminal-text.js';
+import { flatLine } from '../output/terminal-text.js';
 import { maskSecrets } from '../text/secrets.js';
 
 /** The longest reason a tool is unavailable for (`tools_unavailable[].reason`, the CLI's note, `argo tools`). */
@@ -13,5 +14,51 @@ export const UNAVAILABLE_REASON_CHARS = 500;
  * characters at most, however long the text.
  */
 export function foreignLine(text: string, max: number): string {
-  return clipText(maskSecrets(cleanLine(text, 4 * max)), max);
+  return maskedLine(flatLine(text).trim(), max);
+}
+
+/** A line (flatLine) masked, then cut to `max`; only its first 4 × `max` characters are read. */
+function maskedLine(line: string, max: number): string {
+  return clipText(maskSecrets(clipText(line, 4 * max)), max);
+}
+
+/** The longest a failure quotes of one outside value: more than the loop shows of a failure's whole line. */
+const QUOTED_CHARS = 1000;
+
+/** An outside value a message quotes at most `max` characters of (`clipped`), so its words after it stay in view. */
+interface Clipped {
+  text: string;
+  max: number;
+}
+
+/** `text`, quoted by `quoting` at most `max` characters long (masked before the cut, as foreignLine does). */
+export function clipped(text: string, max: number): Clipped {
+  return { text, max };
+}
+
+/**
+ * A failure's message quoting outside words (`quoting`): each outside value was made one line and
+ * masked before Argo's words wrapped it. A ToolError built from one is not masked again.
+ */
+export class QuotingMessage {
+  readonly text: string;
+
+  constructor(words: readonly string[], values: readonly (string | number | Clipped)[]) {
+    const quoted = values.map((value) => {
+      const { text, max } = typeof value === 'object' ? value : { text: String(value), max: QUOTED_CHARS };
+      // Not trimmed: a quoted path's spaces are part of it.
+      return maskedLine(flatLine(text), max);
+    });
+    this.text = words.map((word, index) => `${word}${quoted[index] ?? ''}`).join('');
+  }
+}
+
+/**
+ * Argo's words quoting outside ones (a path, a pattern, a host, an error's message, a name from
+ * config): `new ToolError(quoting`file "${path}" does not exist`)`. Each `${}` value is masked on its
+ * own, before it is wrapped: masked as a whole, a NAME=value secret ending a value would take Argo's
+ * closing `)` with it (a value runs to a space, and a secret may hold a `)`).
+ */
+export function quoting(words: TemplateStringsArray, ...values: readonly (string | number | Clipped)[]): QuotingMessage {
+  return new QuotingMessage(words, values);
 }

@@ -10,6 +10,7 @@ import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool } from './types.js';
 import { clipText } from '../output/cut.js';
 import { braceExpansionCount } from './brace-count.js';
+import { clipped, quoting } from './foreign-line.js';
 import { PatternTooSlowError, matchLines } from './line-search.js';
 import type { LineMatch } from './line-search.js';
 
@@ -114,7 +115,7 @@ async function readLines(handle: FileHandle, size: number, path: string, shown: 
   while (!done && !atEnd) {
     const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
     if (bytesRead === 0) break;
-    if (position === 0 && isBinary(chunk.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)))) throw new ToolError(`"${path}" is a binary file`);
+    if (position === 0 && isBinary(chunk.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)))) throw new ToolError(quoting`"${path}" is a binary file`);
     position += bytesRead;
     atEnd = size > 0 && position >= size && bytesRead < chunk.length;
     const data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
@@ -182,7 +183,7 @@ async function existingFile(confinement: Confinement, path: string): Promise<{ f
   try {
     handle = await openInRoot(confinement, file, READ_FLAGS, path);
   } catch (error) {
-    if (isMissing(error)) throw new ToolError(`file "${path}" does not exist`);
+    if (isMissing(error)) throw new ToolError(quoting`file "${path}" does not exist`);
     throw error;
   }
   const stats = await handle.stat().catch(async (error: unknown) => {
@@ -191,15 +192,15 @@ async function existingFile(confinement: Confinement, path: string): Promise<{ f
   });
   if (stats.isFile()) return { file, handle, size: stats.size };
   await handle.close();
-  throw new ToolError(`"${path}" is not a file`);
+  throw new ToolError(quoting`"${path}" is not a file`);
 }
 
 async function directoryIn(confinement: Confinement, path: string | undefined): Promise<string> {
   const dir = await resolveInRoot(confinement, path ?? '.');
   try {
-    if (!(await stat(dir)).isDirectory()) throw new ToolError(`"${path ?? '.'}" is not a directory`);
+    if (!(await stat(dir)).isDirectory()) throw new ToolError(quoting`"${path ?? '.'}" is not a directory`);
   } catch (error) {
-    if (isMissing(error)) throw new ToolError(`directory "${path ?? '.'}" does not exist`);
+    if (isMissing(error)) throw new ToolError(quoting`directory "${path ?? '.'}" does not exist`);
     throw error;
   }
   return dir;
@@ -212,9 +213,9 @@ async function directoryIn(confinement: Confinement, path: string | undefined): 
  * The data home, when it lies in the root, is not walked, and nothing in it is kept.
  */
 async function globIn(confinement: Confinement, dir: string, pattern: string): Promise<string[]> {
-  if (pattern.split('/').includes('..') || pattern.startsWith('/')) throw new ToolError(`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
+  if (pattern.split('/').includes('..') || pattern.startsWith('/')) throw new ToolError(quoting`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
   if ((await braceExpansionCount(pattern, GLOB_PATTERNS_MOST)) > GLOB_PATTERNS_MOST) {
-    throw new ToolError(`pattern "${clipText(pattern, 100)}" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`);
+    throw new ToolError(quoting`pattern "${clipped(pattern, 100)}" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`);
   }
   const { default: fg } = await import('fast-glob');
   const home = confinement.home !== null && isInside(dir, confinement.home) ? [`${fg.escapePath(relative(dir, confinement.home).split(sep).join('/'))}/**`] : [];
@@ -282,7 +283,7 @@ export const searchFilesTool: Tool = {
     try {
       new RegExp(source);
     } catch {
-      throw new ToolError(`"${source}" is not a valid regular expression`);
+      throw new ToolError(quoting`"${source}" is not a valid regular expression`);
     }
     const confinement = await confinementOf(context);
     const dir = await directoryIn(confinement, stringArg(args, 'path'));
@@ -306,7 +307,7 @@ export const searchFilesTool: Tool = {
       } catch (error) {
         // Cut (Ctrl-C, the tool's timeout): what was found so far, as a search cut between files gives.
         if (context.signal.aborted) return false;
-        if (error instanceof PatternTooSlowError) throw new ToolError(`the pattern "${clipText(source, 100)}" took over ${SEARCH_PATTERN_MS / 1000} s and was stopped: it backtracks too much (nested repetition such as (a+)+ or (.*)*); simplify it or narrow the glob`);
+        if (error instanceof PatternTooSlowError) throw new ToolError(quoting`the pattern "${clipped(source, 100)}" took over ${SEARCH_PATTERN_MS / 1000} s and was stopped: it backtracks too much (nested repetition such as (a+)+ or (.*)*); simplify it or narrow the glob`);
         throw error;
       }
       for (const match of found) {

@@ -1,6 +1,7 @@
 // The `history` toolset: search_history finds earlier turns in Argo's own logs, read-only, through
 // the same engine as `argo logs`.
 import { join } from 'node:path';
+import { quoting } from './foreign-line.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool } from './types.js';
 import { clipText } from '../output/cut.js';
@@ -34,7 +35,7 @@ export const searchHistoryTool: Tool = {
     if (sessionName !== undefined) {
       const record = await sessions.byName(sessionName);
       // Asking again cannot make the session exist: not retryable.
-      if (record === null) throw new ToolError(`there is no session named "${sessionName}"`, false);
+      if (record === null) throw new ToolError(quoting`there is no session named "${sessionName}"`, false);
       sessionIds = new Set([record.id]);
     }
     const turns = [];

@@ -6,6 +6,7 @@ import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { locksDir, withLock } from '../log/lock.js';
 import { CONTROLS } from '../output/terminal-text.js';
 import { codePoints } from '../replay/budget.js';
+import { quoting } from './foreign-line.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool } from './types.js';
 
@@ -152,7 +153,7 @@ export const memoTool: Tool = {
     const operation = stringArg(args, 'operation');
     const key = stringArg(args, 'key');
     if (operation === 'list') return { memo: await readMemo(context.home) };
-    if (key === undefined) throw new ToolError(`key is required for ${operation ?? 'this operation'}`);
+    if (key === undefined) throw new ToolError(quoting`key is required for ${operation ?? 'this operation'}`);
     switch (operation) {
       case 'get': {
         const memo = await readMemo(context.home);

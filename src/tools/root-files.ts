@@ -17,6 +17,7 @@ import { join, relative, sep } from 'node:path';
 import { errnoOf, isMissing, temporaryName, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { allows } from './root.js';
 import type { Confinement } from './root.js';
+import { quoting } from './foreign-line.js';
 import { ToolError } from './types.js';
 
 /** How a file or folder is found once open: through /proc (Linux), or by its path checked again. */
@@ -59,7 +60,7 @@ async function openedInside(confinement: Confinement, handle: FileHandle, file: 
 
 /** The error for a path that led elsewhere between its check and its open. */
 export function changedWhileOpened(path: string): ToolError {
-  return new ToolError(`"${path}" changed while it was opened (a folder on its way was replaced, perhaps by a link out of the root); try again`);
+  return new ToolError(quoting`"${path}" changed while it was opened (a folder on its way was replaced, perhaps by a link out of the root); try again`);
 }
 
 /** open(2)'s flags to read a file that may be a named pipe: never waited on (its stats then refuse it). */
@@ -166,7 +167,7 @@ export class HeldFolder {
       if (code !== 'ELOOP' && code !== 'ENOTDIR') throw error;
       // A link where the real path had a folder was put there meanwhile (Linux says ENOTDIR for it).
       if (code === 'ELOOP' || (await lstat(this.pathOf(name)).catch(() => null))?.isSymbolicLink() === true) throw changedWhileOpened(path);
-      throw new ToolError(`"${path}" cannot be written: "${name}" on its way is a file, not a folder`);
+      throw new ToolError(quoting`"${path}" cannot be written: "${name}" on its way is a file, not a folder`);
     }
   }
 }
@@ -192,7 +193,7 @@ export async function writeInFolder(confinement: Confinement, folder: HeldFolder
     handle = await open(folder.pathOf(name), flags | constants.O_NOFOLLOW, NEW_FILE_MODE);
   } catch (error) {
     const code = errnoOf(error);
-    if (code === 'EEXIST') throw new ToolError(`"${path}" already exists; use mode "overwrite" to replace it`);
+    if (code === 'EEXIST') throw new ToolError(quoting`"${path}" already exists; use mode "overwrite" to replace it`);
     if (code === 'ELOOP') throw changedWhileOpened(path);
     // A named pipe nobody reads: opened without waiting, it says ENXIO.
     if (code === 'ENXIO') throw notRegular(path);
@@ -209,7 +210,7 @@ export async function writeInFolder(confinement: Confinement, folder: HeldFolder
 
 /** The refusal of a named pipe, a device or a socket: every file tool's words for one. */
 export function notRegular(path: string): ToolError {
-  return new ToolError(`"${path}" is not a regular file (a named pipe, a device or a socket); the file tools read and write only regular files`);
+  return new ToolError(quoting`"${path}" is not a regular file (a named pipe, a device or a socket); the file tools read and write only regular files`);
 }
 
 async function replaceInFolder(confinement: Confinement, folder: HeldFolder, name: string, text: string, path: string): Promise<void> {
@@ -218,7 +219,7 @@ async function replaceInFolder(confinement: Confinement, folder: HeldFolder, nam
     if (isMissing(error)) return null;
     throw error;
   });
-  if (before?.isDirectory() === true) throw new ToolError(`"${path}" is a directory, not a file`);
+  if (before?.isDirectory() === true) throw new ToolError(quoting`"${path}" is a directory, not a file`);
   if (before !== null && !before.isFile() && !before.isSymbolicLink()) throw notRegular(path);
   const kept = before?.isFile() === true ? before : null;
   const temporary = folder.pathOf(temporaryName(name));
@@ -243,7 +244,7 @@ async function replaceInFolder(confinement: Confinement, folder: HeldFolder, nam
     if (folder.byPath) {
       const landed = await lstat(target).catch(() => null);
       if (!(await folder.unmoved(confinement)) || landed?.ino !== written.ino) {
-        throw new ToolError(`the folder of "${path}" was replaced while it was written: the new content may have landed outside the root instead of ${folder.real}; check both`, false);
+        throw new ToolError(quoting`the folder of "${path}" was replaced while it was written: the new content may have landed outside the root instead of ${folder.real}; check both`, false);
       }
     }
   } finally {

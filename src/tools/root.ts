@@ -3,6 +3,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { errnoOf, isMissing, realLocation } from '../log/fs.js';
+import { quoting } from './foreign-line.js';
 import { ToolError } from './types.js';
 
 /**
@@ -58,7 +59,7 @@ export async function resolveInRoot(confinement: Confinement, path: string): Pro
       return resolved;
     } catch (error) {
       if (error instanceof ToolError) throw error;
-      if (!isMissing(error)) throw new ToolError(`cannot open "${path}" (${errnoOf(error) ?? 'unreadable'})`);
+      if (!isMissing(error)) throw new ToolError(quoting`cannot open "${path}" (${errnoOf(error) ?? 'unreadable'})`);
       // A dangling symlink is missing for realpath but present for lstat: never write through it.
       if (await isLink(existing)) throw outside(path);
       const parent = dirname(existing);
@@ -79,11 +80,11 @@ async function isLink(path: string): Promise<boolean> {
 
 /** The refusal of a path into the data home; the same wherever the path is checked. */
 export function inDataHome(path: string, home: string): ToolError {
-  return new ToolError(`path "${path}" is inside Argo's data home (${home}), which the file tools may not use; use a path outside it (or run with a --root that does not hold the data home)`);
+  return new ToolError(quoting`path "${path}" is inside Argo's data home (${home}), which the file tools may not use; use a path outside it (or run with a --root that does not hold the data home)`);
 }
 
 function outside(path: string): ToolError {
-  return new ToolError(`path "${path}" is outside the root directory; use a path inside it`);
+  return new ToolError(quoting`path "${path}" is outside the root directory; use a path inside it`);
 }
 
 /** The path as the model should see it: relative to the root, with forward slashes. */

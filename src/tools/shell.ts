@@ -7,6 +7,7 @@ import { groupThousands } from '../text/decimal.js';
 import { UNREAD_CAP_CHARS, UnreadOutput, commandResult, killGroup, onPath, runProcess, spawnGroup, tailsWithin } from './process.js';
 import type { Taken } from './process.js';
 import { resolveInRoot, rootOnly } from './root.js';
+import { quoting } from './foreign-line.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool, ToolContext, ToolResult } from './types.js';
 
@@ -17,9 +18,9 @@ const SHELL = '/bin/sh';
 async function workingDirectory(context: ToolContext, cwd: string | undefined): Promise<string> {
   const dir = await resolveInRoot(rootOnly(context.root), cwd ?? '.');
   try {
-    if (!(await stat(dir)).isDirectory()) throw new ToolError(`"${cwd ?? '.'}" is not a directory`);
+    if (!(await stat(dir)).isDirectory()) throw new ToolError(quoting`"${cwd ?? '.'}" is not a directory`);
   } catch (error) {
-    if (isMissing(error)) throw new ToolError(`directory "${cwd ?? '.'}" does not exist`);
+    if (isMissing(error)) throw new ToolError(quoting`directory "${cwd ?? '.'}" does not exist`);
     throw error;
   }
   return dir;
@@ -53,7 +54,7 @@ export const runCommandTool: Tool = {
     const seconds = numberArg(args, 'timeout') ?? DEFAULT_COMMAND_TIMEOUT_S;
     const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
     const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
-    if (result.timed_out) throw new ToolError(`the command timed out after ${seconds} s and was killed`);
+    if (result.timed_out) throw new ToolError(quoting`the command timed out after ${seconds} s and was killed`);
     if (result.aborted) throw new ToolError('the command was interrupted', false);
     return commandResult(result, context.resultBudget, NARROW_HINT);
   },
@@ -97,7 +98,7 @@ export function processTool(): Tool & { close: () => void } {
   let next = 1;
   const find = (handle: string | undefined): Managed => {
     const found = handle === undefined ? undefined : table.get(handle);
-    if (!found) throw new ToolError(`no process with handle "${handle ?? ''}"; list them with operation "list"`);
+    if (!found) throw new ToolError(quoting`no process with handle "${handle ?? ''}"; list them with operation "list"`);
     return found;
   };
   const running = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null;

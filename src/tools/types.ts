@@ -1,4 +1,5 @@
 // What a tool is, what it gets when it runs, and how it reports a failure.
+import type { QuotingMessage } from './foreign-line.js';
 
 /** A JSON Schema for a tool's arguments: always an object schema at the top. */
 export interface ParametersSchema {
@@ -94,19 +95,21 @@ export interface Tool {
 /**
  * A failure a tool reports on purpose: its message is safe to show (it names no secrets and holds
  * no stack). `retryable: false` means trying again cannot help (the loop then stops at once).
- * `masked`: what the message quotes was masked before Argo wrapped it (an MCP server's stderr), so
- * it is not masked again, which would take Argo's closing bracket for part of a secret.
+ * A message quoting outside words is built by `quoting` (foreign-line.ts), which masks them before
+ * Argo's words wrap them; `masked: true` says the same of text masked where it was read (an MCP
+ * server's stderr). Either way it is not masked again, which would take Argo's closing bracket for
+ * part of a secret; any other message is masked whole.
  */
 export class ToolError extends Error {
   override name = 'ToolError';
   readonly masked: boolean;
   constructor(
-    message: string,
+    message: string | QuotingMessage,
     readonly retryable = true,
     options: { masked?: boolean } = {},
   ) {
-    super(message);
-    this.masked = options.masked === true;
+    super(typeof message === 'string' ? message : message.text);
+    this.masked = options.masked === true || typeof message !== 'string';
   }
 }
 

@@ -4,6 +4,7 @@ import { networkInterfaces } from 'node:os';
 import { MIMEType, TextDecoder } from 'node:util';
 import { headOf } from '../output/cut.js';
 import { groupThousands } from '../text/decimal.js';
+import { quoting } from './foreign-line.js';
 import { ToolError, isOverBudget, largestFitting, numberArg, stringArg } from './types.js';
 import type { Tool, ToolResult } from './types.js';
 
@@ -171,17 +172,20 @@ function causeOf(error: unknown): { code: string | undefined; message: string } 
  */
 function connectFailure(error: unknown, host: string): ToolError {
   const { code, message } = causeOf(error);
-  if (message === 'redirect count exceeded') return new ToolError(`too many redirects from ${host}`, false);
-  if (message.includes('URL scheme must be a HTTP(S) scheme')) return new ToolError(`${host} redirected to a URL that is not http or https (file:, ftp:…), which fetch_url does not follow`, false);
+  if (message === 'redirect count exceeded') return new ToolError(quoting`too many redirects from ${host}`, false);
+  if (message.includes('URL scheme must be a HTTP(S) scheme')) return new ToolError(quoting`${host} redirected to a URL that is not http or https (file:, ftp:…), which fetch_url does not follow`, false);
   // Node's fetch raises this only for a redirect whose address holds a user name or password.
-  if (message.includes('cross origin not allowed')) return new ToolError(`${host} redirected to a URL with a user name or password, which is not fetched`, false);
+  if (message.includes('cross origin not allowed')) return new ToolError(quoting`${host} redirected to a URL with a user name or password, which is not fetched`, false);
   // The request or a redirect went to a port the Fetch standard blocks; the error does not say which.
   if (message === 'bad port') {
-    const blocked = `(a "bad port" in the Fetch standard, kept for other protocols: 6000, 6665–6669, 10080 and others)`;
-    return new ToolError(`${host}: Node's fetch refuses to connect to that port, or to the port of an address it redirected to ${blocked}; fetch_url cannot reach it`, false);
+    return new ToolError(
+      quoting`${host}: Node's fetch refuses to connect to that port, or to the port of an address it redirected to (a "bad port" in the Fetch standard, kept for other protocols: 6000, 6665–6669, 10080 and others); fetch_url cannot reach it`,
+      false,
+    );
   }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new ToolError(`${host} cannot be looked up (${code})`);
-  return new ToolError(`could not connect to ${host} (${code ?? message})`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new ToolError(quoting`${host} cannot be looked up (${code})`);
+  // Node's words, masked before Argo's bracket closes them.
+  return new ToolError(quoting`could not connect to ${host} (${code ?? message})`);
 }
 
 /** The web is reachable only through a network interface other than loopback. */
@@ -257,7 +261,7 @@ export const fetchUrlTool: Tool = {
     if (!TEXT_TYPES.test(type)) {
       await response.body?.cancel();
       // The same URL gives the same type again: not retryable.
-      throw new ToolError(`${url.host} sent ${type.split(';')[0] ?? type}, which is not text`, false);
+      throw new ToolError(quoting`${url.host} sent ${type.split(';')[0] ?? type}, which is not text`, false);
     }
     const offset = numberArg(args, 'offset') ?? 0;
     const asked = numberArg(args, 'limit');
@@ -275,7 +279,7 @@ export const fetchUrlTool: Tool = {
     } catch (error) {
       // A broken gzip body, or a connection cut mid-page.
       const { code, message } = causeOf(error);
-      throw new ToolError(`the page's body could not be read (${code !== undefined ? `${code}: ` : ''}${message})`);
+      throw new ToolError(quoting`the page's body could not be read (${code !== undefined ? `${code}: ${message}` : message})`);
     }
     const resultOf = (window: { shown: string; cut: boolean }, cap: number): ToolResult => ({
       url: response.url || url.href,

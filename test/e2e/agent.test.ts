@@ -1458,3 +1458,81 @@ describe('files written straight in the data home leave the home as the user mad
     expect([mode(home), mode(join(home, 'STOP'))]).toEqual([0o700, 0o600]);
   });
 });
+
+describe("argo --tools: a failure quoting outside words ending in a secret keeps Argo's punctuation", () => {
+  const web = { NODE_OPTIONS: `--import ${fileURLToPath(new URL('../support/web-reachable.mjs', import.meta.url))}` };
+  // Answers /type/<the secret> with that secret at the end of a content type that is not text.
+  const pages = createServer((request, response) => {
+    response.writeHead(200, { 'content-type': `image/${decodeURIComponent((request.url ?? '').replace(/^\/type\//, ''))}` }).end('x');
+  });
+  let base = '';
+  beforeAll(async () => {
+    await new Promise<void>((listening) => pages.listen(0, '127.0.0.1', listening));
+    base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    pages.closeAllConnections();
+    pages.close();
+  });
+
+  const MASKED = 'GITHUB_TOKEN=***';
+  // Bare, a value runs to the next space: masked whole, it took Argo's ")". With an open quote it runs
+  // to a closing quote: masked whole, it took Argo's closing '"'.
+  it.each([['GITHUB_TOKEN=hunter2'], ['GITHUB_TOKEN="hunter2']])('%s: every tool, in the line shown and the log line', async (secret) => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-quoted-')));
+    for (const folder of ['bin', 'dir', 'latin', 'text', 'fifo', 'run']) mkdirSync(join(root, folder));
+    writeFileSync(join(root, 'bin', secret), Buffer.from([0x41, 0x00, 0x42]));
+    mkdirSync(join(root, 'dir', secret));
+    writeFileSync(join(root, 'latin', secret), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+    writeFileSync(join(root, 'text', secret), 'twice and twice\n');
+    execFileSync('mkfifo', [join(root, 'fifo', secret)]);
+    symlinkSync('loop', join(root, 'loop'));
+    // Runs, but its interpreter does not exist: spawn fails with Node's words (ENOENT), not Argo's.
+    writeFileSync(join(root, 'run', secret), '#!/nonexistent/interpreter\n', { mode: 0o755 });
+    // The data home in the root, named by the secret: the file tools refuse it, quoting its path.
+    const home = join(root, secret);
+    mkdirSync(home);
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ commandTools: { launch: { description: 'launch it', argv: [`./run/${secret}`] } } }));
+    const host = base.slice('http://'.length);
+    const failures: [string, Record<string, unknown>, string][] = [
+      ['read_file', { path: `nope/${secret}` }, `file "nope/${MASKED}" does not exist`],
+      ['read_file', { path: `bin/${secret}` }, `"bin/${MASKED}" is a binary file`],
+      ['read_file', { path: `dir/${secret}` }, `"dir/${MASKED}" is not a file`],
+      ['read_file', { path: `loop/${secret}` }, `cannot open "loop/${MASKED}" (ELOOP)`],
+      ['read_file', { path: `../${secret}` }, `path "../${MASKED}" is outside the root directory; use a path inside it`],
+      ['read_file', { path: secret }, `path "${MASKED}" is inside Argo's data home (${root}/${MASKED}), which the file tools may not use; use a path outside it (or run with a --root that does not hold the data home)`],
+      ['list_files', { pattern: '*', path: `nope/${secret}` }, `directory "nope/${MASKED}" does not exist`],
+      ['list_files', { pattern: '*', path: `bin/${secret}` }, `"bin/${MASKED}" is not a directory`],
+      ['list_files', { pattern: `../${secret}` }, `pattern "../${MASKED}" must stay inside the root (no "..", no leading "/")`],
+      ['list_files', { pattern: `${'{a,b}'.repeat(7)}/${secret}` }, `pattern "${'{a,b}'.repeat(7)}/${MASKED}" expands to more than 100 patterns (each {…,…} multiplies them); use fewer brace alternatives`],
+      ['search_files', { pattern: `(${secret}` }, `"(${MASKED}" is not a valid regular expression`],
+      ['write_file', { path: `bin/${secret}`, content: 'x', mode: 'create' }, `"bin/${MASKED}" already exists; use mode "overwrite" to replace it`],
+      ['write_file', { path: `bin/${secret}`, content: 'x', mode: 'append' }, `"bin/${MASKED}" is a binary file; it cannot be edited as text`],
+      ['write_file', { path: `fifo/${secret}`, content: 'x' }, `"fifo/${MASKED}" is not a regular file (a named pipe, a device or a socket); the file tools read and write only regular files`],
+      ['edit_file', { path: `latin/${secret}`, old: 'a', new: 'b' }, `"latin/${MASKED}" is not valid UTF-8; it cannot be edited as text without corrupting it`],
+      ['edit_file', { path: `nope/${secret}`, old: 'a', new: 'b' }, `file "nope/${MASKED}" does not exist; create it with write_file`],
+      ['edit_file', { path: `text/${secret}`, old: 'absent', new: 'b' }, `the text to replace was not found in "text/${MASKED}"; read the file and copy it exactly`],
+      ['edit_file', { path: `text/${secret}`, old: 'twice', new: 'b' }, `the text to replace occurs more than once in "text/${MASKED}"; include more surrounding lines`],
+      ['run_command', { command: 'true', cwd: `nope/${secret}` }, `directory "nope/${MASKED}" does not exist`],
+      ['run_command', { command: 'true', cwd: `bin/${secret}` }, `"bin/${MASKED}" is not a directory`],
+      ['process', { operation: 'status', handle: secret }, `no process with handle "${MASKED}"; list them with operation "list"`],
+      ['fetch_url', { url: `${base}/type/${secret}` }, `${host} sent image/${MASKED}, which is not text`],
+      ['search_history', { query: 'x', session: secret }, `there is no session named "${MASKED}"`],
+      ['launch', {}, 'tool execution failed'],
+    ];
+    script = [{ calls: failures.map(([name, args], index) => call(name, args, `call_${index}`)) }, { reply: 'never' }];
+    const result = await argo(['-T', 'fs,edit,shell,web,history,launch', '--yes', '--root', root, 'try them all'], home, { env: web });
+    expect(result.code).toBe(1);
+    // The first call that retrying cannot help ends the run, its message quoted once more, not masked again.
+    expect(result.stderr).toContain(`argo: tool fetch_url failed and retrying cannot help (${host} sent image/${MASKED}, which is not text); `);
+    const shown = result.stderr.split('\n').filter((line) => line.includes(' failed: '));
+    expect(shown).toEqual(failures.map(([name, , error]) => `argo: tool ${name} failed: ${error}`));
+    const calls = (logLines(home)[0]?.tool_calls ?? []) as Record<string, unknown>[];
+    expect(calls.map(({ name, outcome, error }) => ({ name, outcome, error }))).toEqual(failures.map(([name, , error]) => ({ name, outcome: 'failure', error })));
+    // Node's words are all outside ones: masked whole, once (a quote never closed runs to the end).
+    const detail = secret.includes('"') ? `Error: spawn ./run/${MASKED}` : `Error: spawn ./run/${MASKED} ENOENT`;
+    expect(calls.at(-1)?.error_detail).toBe(detail);
+    expect(result.stderr).not.toContain('hunter2');
+    expect(JSON.stringify(calls.map(({ error, error_detail }) => [error, error_detail]))).not.toContain('hunter2');
+  });
+});

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { UNAVAILABLE_REASON_CHARS, foreignLine } from '../../src/tools/foreign-line.js';
+import { classifyThrown } from '../../src/agent/taxonomy.js';
+import { UNAVAILABLE_REASON_CHARS, clipped, foreignLine, quoting } from '../../src/tools/foreign-line.js';
+import type { QuotingMessage } from '../../src/tools/foreign-line.js';
+import { ToolError } from '../../src/tools/types.js';
 
 const token = `ghp_${'a1B2'.repeat(9)}`;
 
@@ -33,5 +36,38 @@ describe('foreignLine: what a server wrote, as one harmless line', () => {
   it('is the same line again: a reason cleaned twice does not change', () => {
     const once = foreignLine(`${'z'.repeat(600)} ${token}`, UNAVAILABLE_REASON_CHARS);
     expect(foreignLine(once, UNAVAILABLE_REASON_CHARS)).toBe(once);
+  });
+});
+
+describe("quoting: Argo's words wrapping outside ones, each outside value masked on its own", () => {
+  const secret = 'GITHUB_TOKEN=hunter2';
+  it.each<[string, QuotingMessage, string]>([
+    ['a value without secrets is quoted as it is', quoting`file "${'a.txt'}" does not exist`, 'file "a.txt" does not exist'],
+    ["a secret ending a value keeps Argo's closing bracket", quoting`could not connect to x (${`refused: ${secret}`})`, 'could not connect to x (refused: GITHUB_TOKEN=***)'],
+    ["a secret with an open quote keeps Argo's closing quote", quoting`"${'GITHUB_TOKEN="hunter2'}" is a binary file`, '"GITHUB_TOKEN=***" is a binary file'],
+    ['each value on its own: a secret in one does not run into the next', quoting`(${secret}) and (${'b'})`, '(GITHUB_TOKEN=***) and (b)'],
+    ["Argo's words are not masked: a sign of Argo's is no value's", quoting`${'token.example.com'}: refused (${'ECONNREFUSED'})`, 'token.example.com: refused (ECONNREFUSED)'],
+    ['a token by its shape', quoting`auth failed (${token})`, 'auth failed (***)'],
+    ['a value on one line, its controls gone', quoting`"${'a\nb\u001b[31mc'}" is a file`, '"a bc" is a file'],
+    ["a value's spaces at its ends are kept: they are part of a path", quoting`file "${' a.txt '}" does not exist`, 'file " a.txt " does not exist'],
+    ['a number as it is', quoting`timed out after ${30} s`, 'timed out after 30 s'],
+    ['a clipped value is cut after its secret is masked, so none is left in part', quoting`pattern "${clipped(`${'x'.repeat(90)} ${token}`, 100)}" expands`, `pattern "${'x'.repeat(90)} ***" expands`],
+    ['a clipped value past its length ends in …', quoting`pattern "${clipped('y'.repeat(120), 100)}" expands`, `pattern "${'y'.repeat(100)}…" expands`],
+    ['a value of a megabyte is kept to a bounded quote', quoting`(${'z'.repeat(1_000_000)})`, `(${'z'.repeat(1000)}…)`],
+  ])('%s', (_case, message, text) => {
+    expect(message.text).toBe(text);
+  });
+
+  it('a ToolError built from it is marked masked, and the taxonomy keeps its words as they are', () => {
+    const error = new ToolError(quoting`could not connect to h (${`refused: ${secret}`})`);
+    expect(error).toMatchObject({ message: 'could not connect to h (refused: GITHUB_TOKEN=***)', masked: true, retryable: true });
+    expect(classifyThrown(error, [])).toEqual({ kind: 'failure', message: 'could not connect to h (refused: GITHUB_TOKEN=***)', retryable: true, detail: null });
+    expect(new ToolError(quoting`no session named "${secret}"`, false)).toMatchObject({ masked: true, retryable: false });
+  });
+
+  it("a plain message is masked whole, as before: a secret's value there takes the bracket after it", () => {
+    const error = new ToolError(`could not connect to h (refused: ${secret})`);
+    expect(error.masked).toBe(false);
+    expect(classifyThrown(error, [])).toMatchObject({ message: 'could not connect to h (refused: GITHUB_TOKEN=***' });
   });
 });
