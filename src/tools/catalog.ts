@@ -6,7 +6,7 @@ import { unreadableByOllama, unreadableReason } from '../ollama/tool-schema.js';
 import { cleanLine, quotedName } from '../output/terminal-text.js';
 import { byCodeUnits } from '../text/order.js';
 import { commandTool } from './command.js';
-import { UNAVAILABLE_REASON_CHARS } from './foreign-line.js';
+import { UNAVAILABLE_REASON_CHARS, foreignLine } from './foreign-line.js';
 import type { CommandToolConfig } from './command.js';
 import { editFileTool, writeFileTool } from './edit.js';
 import { listFilesTool, readFileTool, searchFilesTool } from './fs.js';
@@ -175,7 +175,8 @@ function withSettings(tool: Tool, config: ToolsConfig): Tool {
 /** Why Ollama would refuse every request that offers the tool (its schema binds to no Go type), or null. */
 function unreadable(tool: Tool): string | null {
   const found = unreadableByOllama(tool.parameters);
-  return found === null ? null : unreadableReason(found);
+  // Its place in the schema may be a server's words; nothing follows it that a secret could take.
+  return found === null ? null : foreignLine(unreadableReason(found), UNAVAILABLE_REASON_CHARS);
 }
 
 async function availability(tool: Tool, root: string): Promise<string | null> {
@@ -206,9 +207,10 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   const root = options.root ?? process.cwd();
   const checks = await Promise.all(chosen.map((tool) => availability(tool, root)));
   const unavailable: Unavailable[] = [];
-  // Every reason, logged and shown alike, is one bounded line. What it quotes of an MCP server was
-  // masked where it was read (ConnectMcp): masked again here, a secret at the end of a quote would
-  // take Argo's closing bracket with it.
+  // Every reason, logged and shown alike, is one bounded line. What it quotes from outside (an MCP
+  // server's words, config.json's paths, a schema's keys) was masked where the reason was made
+  // (ConnectMcp, a tool's check, `unreadable`): masked again here, a secret at the end of a quote
+  // would take Argo's closing bracket with it.
   const leaveOut = (name: string, reason: string): void => {
     unavailable.push({ name, reason: cleanLine(reason, UNAVAILABLE_REASON_CHARS) });
   };

@@ -91,8 +91,9 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
         const found = await findCommand(binary, root);
         // Quoted as JSON: a control in the name from config is shown as an escape, not dropped.
         const name = quotedName(binary, 200);
-        if (found === 'not-executable') return `${name} is not executable (chmod +x it)`;
-        if (found === 'missing') return binary.includes('/') ? `${name} does not exist (a relative path is from the root, ${root})` : `${name} is not on PATH`;
+        // The catalog does not mask a reason again: what it quotes is masked here.
+        if (found === 'not-executable') return quoting`${name} is not executable (chmod +x it)`.text;
+        if (found === 'missing') return (binary.includes('/') ? quoting`${name} does not exist (a relative path is from the root, ${root})` : quoting`${name} is not on PATH`).text;
       }
       return null;
     },

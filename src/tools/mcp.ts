@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { cleanLine } from '../output/terminal-text.js';
 import { TIMER_MAX_MS } from '../config/settings.js';
-import { foreignLine } from './foreign-line.js';
+import { foreignLine, quoting } from './foreign-line.js';
 import { ToolError } from './types.js';
 import type { ParametersSchema, Tool } from './types.js';
 import { headOf } from '../output/cut.js';
@@ -125,7 +125,8 @@ export function loadMcpClient() {
 export async function connectMcp(name: string, config: McpServerConfig): Promise<McpConnection> {
   // A missing directory would be reported by spawn as the command missing (ENOENT).
   if (config.cwd !== undefined && !(await stat(config.cwd).then((found) => found.isDirectory(), () => false))) {
-    throw new Error(`MCP server "${name}" did not start (its cwd "${config.cwd}" is not a directory)`);
+    // The catalog does not mask a reason again: config.json's path is masked here, as the server's words are.
+    throw new Error(quoting`MCP server "${name}" did not start (its cwd "${config.cwd}" is not a directory)`.text);
   }
   const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema }, z] = await loadMcpClient();
   // A server's own chatter must not mix with the answer on the terminal: kept, cleaned, for reasons.

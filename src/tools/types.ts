@@ -85,7 +85,10 @@ export interface Tool {
    * option), or null. A reason makes the call invalid, as a schema mismatch does.
    */
   refuse?: (args: Record<string, unknown>) => string | null;
-  /** Null when the tool can run here, else why not (a missing binary, nothing answering). `root`: where commands run. */
+  /**
+   * Null when the tool can run here, else why not (a missing binary, nothing answering). `root`: where
+   * commands run. What the reason quotes from outside (a path) is masked already (`quoting`).
+   */
   check?: (root: string) => Promise<string | null>;
   /** What a confirmation prompt shows (the command, the diff); defaults to the arguments. */
   preview?: (args: Record<string, unknown>, context: ToolContext) => Promise<string>;

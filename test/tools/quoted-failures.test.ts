@@ -1,16 +1,18 @@
 // Failures quoting outside words that an end-to-end run cannot reach at will (a race, a slow
-// pattern, Node's own words from fetch, a broken memo.json): each with a secret at the end of the
-// outside words, as the loop logs and shows it (classifyThrown).
+// pattern, Node's own words from fetch, a broken memo.json, config.json's paths in a reason): each
+// with a secret at the end of the outside words, as the loop logs and shows it (classifyThrown).
 // test/e2e/agent.test.ts runs every failure a real run can reach the same way.
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { classifyThrown, parameterNames } from '../../src/agent/taxonomy.js';
 import type { CallOutcome } from '../../src/agent/taxonomy.js';
+import { loadToolbox } from '../../src/tools/catalog.js';
 import { searchFilesTool } from '../../src/tools/fs.js';
 import type * as LineSearch from '../../src/tools/line-search.js';
+import { connectMcp } from '../../src/tools/mcp.js';
 import { memoTool } from '../../src/tools/memo.js';
 import { HeldFolder, openInRoot } from '../../src/tools/root-files.js';
 import type { Tool } from '../../src/tools/types.js';
@@ -97,5 +99,35 @@ describe.each(SECRETS)('a secret ending the outside words (%s) is masked, and Ar
       retryable: true,
       detail: `RuntimeError: ${join(home, 'memo.json')}: "${MASKED}" must be a string; fix or remove the file`,
     });
+  });
+
+  it("MCP: a server whose cwd in config.json is not a directory, the reason as the catalog records it", async () => {
+    const config = { command: 'node', cwd: `/nonexistent/${secret}` };
+    const reason = `MCP server "gh" did not start (its cwd "/nonexistent/${MASKED}" is not a directory)`;
+    await expect(connectMcp('gh', config)).rejects.toThrow(reason);
+    expect((await loadToolbox(['mcp:gh'], { mcpServers: { gh: config } })).unavailable).toEqual([{ name: 'mcp:gh', reason }]);
+  });
+
+  it.each<[string, (root: string) => string[], (root: string) => string]>([
+    ['a path that is not there', () => [`./${secret}`], (root) => `"./${MASKED}" does not exist (a relative path is from the root, ${root.slice(0, -secret.length)}${MASKED})`],
+    ['a file without its x bit', (root) => {
+      writeFileSync(join(root, secret), '#!/bin/sh\n');
+      chmodSync(join(root, secret), 0o644);
+      return [`./${secret}`];
+    }, () => `"./${MASKED}" is not executable (chmod +x it)`],
+    ['a name not on PATH', () => [secret], () => `"${MASKED}" is not on PATH`],
+  ])("a command tool from config.json: %s, in the reason it is unavailable for", async (_case, requires, reason) => {
+    // The root's own name ends in the secret: a reason quotes it.
+    const root = join(tree(), secret);
+    mkdirSync(root);
+    const box = await loadToolbox(['mine'], { commandTools: { mine: { description: 'mine', argv: ['true'], requires: requires(root) } } }, { root });
+    expect(box.unavailable).toEqual([{ name: 'mine', reason: reason(root) }]);
+  });
+
+  it("an MCP server's tool whose schema Ollama cannot read: its property's name in the reason", async () => {
+    const tool: Tool = { name: 'look', description: 'look', parameters: { type: 'object', properties: { [secret]: true } as unknown as Record<string, Record<string, unknown>> }, sideEffects: false, run: () => Promise.resolve({}) };
+    const box = await loadToolbox(['mcp:gh'], { mcpServers: { gh: { command: 'gh' } } }, { connectMcp: () => Promise.resolve({ tools: [tool], close: () => Promise.resolve(), onClose: () => undefined }) });
+    expect(box.unavailable).toEqual([{ name: 'mcp:gh/look', reason: `Ollama cannot read its input schema: properties."${MASKED}" must be an object (Ollama cannot read a true or false schema there); left out` }]);
+    await box.close();
   });
 });
