@@ -22,7 +22,7 @@ import { UnloggedTurnError, runTurn, streamAnswer } from '../turn/turn.js';
 import type { Answer, Answerer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
 import { badRequest, brokenToolConfig, hideHome } from './errors.js';
 import type { ApiError, TurnFailure } from './errors.js';
-import { argoFieldNamed, argoParam } from './schema.js';
+import { argoParam } from './schema.js';
 import { ollamaToolCallsOf, toOpenAiToolCalls } from './openai.js';
 import type { OllamaExtras, OllamaToolCall } from './openai.js';
 import type { AgentSummary, CutReason, LogOutcome, LoggedTurn, RunInput, ToolEvent, TurnHooks, TurnInput, TurnResult, TurnRunner } from './types.js';
@@ -50,8 +50,11 @@ export interface RunnerPorts {
   rescue: TurnPorts['rescue'];
   /** The server's log (stderr): what the operator should hear of, a line at a time. */
   log?: (line: string) => void;
-  /** Without it the runner cannot run tools (the app then refuses the field: agentMode false). */
-  tools?: ServerTools;
+  /**
+   * What a run of the `tools` Argo field runs with. Whether the server takes that field at all is the
+   * app's to say (`agentMode`): planAnswer refuses it before a turn or a job exists.
+   */
+  tools: ServerTools;
 }
 
 /** The loop's events a client sees: tool progress and failures (text goes out as content). */
@@ -254,9 +257,8 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       const argo = input.argo;
       const names = argo?.tools ?? [];
       const toolsAsked = names.length > 0;
-      if (toolsAsked && !ports.tools) throw badRequest(`this server does not run tools; leave out ${argoFieldNamed(argo, 'tools')}`, argoParam(argo, 'tools'), 'tools_unavailable');
       const settings = settingsFor(base, input, toolsAsked ? names : null);
-      const box = toolsAsked && ports.tools ? await toolboxFor(names, settings, ports.tools, argoParam(argo, 'tools')) : null;
+      const box = toolsAsked ? await toolboxFor(names, settings, ports.tools, argoParam(argo, 'tools')) : null;
       try {
         return await runOne(settings, input, hooks, box);
       } finally {
@@ -268,7 +270,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
   async function runOne(settings: Settings, input: RunInput, hooks: TurnHooks, box: Toolbox | null): Promise<LoggedTurn> {
     const argo = input.argo;
     const summary: { value: AgentSummary | null } = { value: null };
-    const agent = box && ports.tools ? agentStep(settings, box, ports.tools, hooks, ports.now, summary) : null;
+    const agent = box ? agentStep(settings, box, ports.tools, hooks, ports.now, summary) : null;
     const step: Answerer = agent?.answer ?? streamAnswer;
     const body = bodyFor(base, input, input.extras);
     const core: CoreInput = {

@@ -178,7 +178,10 @@ export interface ServerDeps {
   apiKey: string | null;
   /** What Argo mode uses without a session or replay field: the CLI's defaults. */
   argoDefaults: ArgoDefaults;
-  /** Whether the runner runs server-side tools; without it the `tools` Argo field is refused with 400. */
+  /**
+   * Whether the server runs server-side tools; without it planAnswer refuses the `tools` Argo field
+   * with a 400, before a turn or a job exists (the one place that refusal is made).
+   */
   agentMode: boolean;
   /** One line per request. */
   log: (line: string) => void;

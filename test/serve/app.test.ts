@@ -331,6 +331,21 @@ describe('raw HTTP', () => {
     expect(json.error).toMatchObject({ type: 'invalid_request_error', param, code });
   });
 
+  it.each<[string, Record<string, unknown>, Record<string, string>, string, string]>([
+    ['/v1/chat/completions', { argo: { tools: 'fs' } }, {}, 'argo.tools', 'the "tools" Argo field'],
+    ['/v1/chat/completions', {}, { 'X-Argo-Tools': 'fs' }, 'X-Argo-Tools', 'the X-Argo-Tools header'],
+    ['/api/jobs', { argo: { tools: 'fs' } }, {}, 'argo.tools', 'the "tools" Argo field'],
+    ['/api/jobs', {}, { 'X-Argo-Tools': 'fs' }, 'X-Argo-Tools', 'the X-Argo-Tools header'],
+  ])('a server that runs no tools refuses them on %s (%j %j) naming %s, before a turn or a job exists', async (path, extra, headers, param, named) => {
+    const turns = t.runner.inputs.length;
+    const jobs = ((await (await fetch(`${t.url}/api/jobs`)).json()) as unknown[]).length;
+    const response = await post(path, ask('x', extra), headers);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: { message: `this server does not run tools; leave out ${named}`, type: 'invalid_request_error', param, code: 'tools_unavailable' } });
+    expect(t.runner.inputs.length).toBe(turns);
+    expect(((await (await fetch(`${t.url}/api/jobs`)).json()) as unknown[]).length).toBe(jobs);
+  });
+
   it.each([
     ['written', undefined],
     ['rescued', { log: 'rescued' as const, problem: 'cannot write the log in /h/logs (the disk is full); the turn was saved to /h/rescued/u.ndjson — free some space' }],

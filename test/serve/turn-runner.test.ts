@@ -23,6 +23,8 @@ import type { Toolbox } from '../../src/tools/catalog.js';
 import type { AgentEvent } from '../../src/agent/loop.js';
 
 const base = loadSettings({ home: mkdtempSync(join(tmpdir(), 'argo-runner-')), temperature: 0.3, numCtx: 4096 }, {});
+/** What a runner's tools run with, for the tests of a turn that asks for none. */
+const TOOLS: RunnerPorts['tools'] = { root: tmpdir(), allowSideEffects: false };
 
 describe('settingsFor: Argo fields are the CLI flags', () => {
   it('takes session and model from the request, the rest from config when not given', () => {
@@ -152,26 +154,18 @@ describe('turnRunner with the tools field', () => {
     stream: () => Promise.reject(new Error('no model here')),
     installedModels: () => Promise.resolve([]),
   });
-  const ports = (tools?: RunnerPorts['tools']): RunnerPorts => ({
+  const ports = (tools: RunnerPorts['tools']): RunnerPorts => ({
     transport: failingTransport,
     now: () => new Date('2026-01-01T00:00:00Z'),
     clock: () => 0,
     rescue: () => Promise.resolve(''),
-    ...(tools ? { tools } : {}),
+    tools,
   });
   const refusal = async (promise: Promise<unknown>): Promise<ApiError> => {
     const error = await promise.then(() => null, (thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);
     return error as ApiError;
   };
-
-  it.each([
-    [undefined, 'argo.tools', 'the "tools" Argo field'],
-    [['tools'] as ['tools'], 'X-Argo-Tools', 'the X-Argo-Tools header'],
-  ])('without server tools (sent from headers: %j): 400 tools_unavailable on %s', async (fromHeaders, param, named) => {
-    const error = await refusal(turnRunner(base, ports()).run(input(['fs'], fromHeaders), hooks));
-    expect(error).toMatchObject({ status: 400, param, code: 'tools_unavailable', message: `this server does not run tools; leave out ${named}` });
-  });
 
   it.each([
     [['nosuchset'], /^argo\.tools: unknown toolset or tool "nosuchset"/],
@@ -291,6 +285,7 @@ describe('turnRunner: log probabilities', () => {
       now: () => new Date('2026-01-01T00:00:00Z'),
       clock: () => 0,
       rescue: () => Promise.reject(new Error('no rescue expected')),
+      tools: TOOLS,
     });
     const heard: [string, unknown][] = [];
     const result = await runner.run(
@@ -323,6 +318,7 @@ describe('turnRunner: reasoning a model wrote inline', () => {
       now: () => new Date('2026-01-01T00:00:00Z'),
       clock: () => 0,
       rescue: () => Promise.reject(new Error('no rescue expected')),
+      tools: TOOLS,
     });
     const input: RunInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: '2+2?', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal, round: 1 };
     const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
@@ -349,6 +345,7 @@ describe('turnRunner and the journal of unfinished turns', () => {
       clock: () => 0,
       rescue: () => Promise.reject(new Error('no rescue expected')),
       log: (line) => lines.push(line),
+      tools: TOOLS,
     });
     const input = (turnId: string): RunInput => ({ turnId, session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal, round: 1 });
     const hooks = { onText: () => undefined, onToolCalls: () => undefined };
@@ -380,7 +377,7 @@ describe('turnRunner when the log cannot take an answered turn', () => {
     const settings = loadSettings({ home }, {});
     if (blocked) mkdirSync(join(settings.paths.logs, `${format(NOON, 'yyyy-MM-dd')}.log`), { recursive: true });
     const answered: string[] = [];
-    const runner = turnRunner(settings, { transport: answering, now: () => NOON, clock: () => 0, rescue });
+    const runner = turnRunner(settings, { transport: answering, now: () => NOON, clock: () => 0, rescue, tools: TOOLS });
     const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined, onAnswered: (heard) => answered.push(heard.text) });
     expect(answered).toEqual(['Hi.']);
     expect(result).toMatchObject({ status: 'ok', text: 'Hi.', log });
@@ -425,6 +422,7 @@ describe('turnRunner: the tokens usage reports', () => {
       now: () => new Date('2026-01-01T00:00:00Z'),
       clock: () => 0,
       rescue: () => Promise.reject(new Error('no rescue expected')),
+      tools: TOOLS,
     });
     const input: RunInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'count with me', messages: [], argo: null, extras: { options: {} }, signal: controller.signal, round: 1 };
     const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
@@ -471,6 +469,7 @@ describe("turnRunner: a client's tool calls in the turn's log line", () => {
       now: () => new Date('2026-01-01T00:00:00Z'),
       clock: () => 0,
       rescue: () => Promise.reject(new Error('no rescue expected')),
+      tools: TOOLS,
     });
     const input: RunInput = { turnId: 'turn00000001', session: 'api', mode: 'plain', model: 'm', userPrompt: 'what time is it', messages: [{ role: 'user', content: 'what time is it' }], argo: null, extras: { options: {}, tools: [{ type: 'function', function: { name: 'get_time' } }] }, signal: controller.signal, round };
     await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
