@@ -45,7 +45,11 @@ export function parseOllamaHost(raw: string | undefined, source = 'OLLAMA_HOST')
   if (host === '::') host = '::1';
   // Ollama falls back to the default port for one it cannot read; that is an address nobody asked for.
   if (port === '') port = defaultPort;
-  else if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) throw new UsageError(`${source} ${shown} has the port "${port}", not a number from 0 to 65535: ${FIX}`);
+  else if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
+    // Quoted only when nothing of the address is hidden: "pa" in http://me:pa/ss@h is part of a password.
+    const named = shownAddress(value) === value ? `the port "${port}"` : 'a port';
+    throw new UsageError(`${source} ${shown} has ${named}, not a number from 0 to 65535: ${FIX}`);
+  }
   const hostPart = host.includes(':') ? `[${host}]` : host;
   // Without a trailing "/": "/api/chat" is added to it (Ollama joins the two the same way).
   const url = `${scheme}://${hostPart}:${port}${path.replace(/\/+$/, '')}`;
@@ -67,7 +71,8 @@ function shownAddress(value: string): string {
   // A password may hold a "?" or "#" (http://user:pa#ss@h): an "@" past the cut, still before any
   // "/", makes the whole host part kept user info.
   if (slash === -1 && cut !== -1 && /^[^/]*@/.test(value.slice(cut))) return `${kept.slice(0, start)}***${tail}`;
-  const at = kept.lastIndexOf('@', slash === -1 ? kept.length : slash);
+  // Or a "/" (http://user:pa/ss@h): any "@" before the cut may end user info, even in a path.
+  const at = kept.lastIndexOf('@');
   if (at === -1) return `${kept}${tail}`;
   // An "@" before the "://" (user:pw@h://x) is hidden with what comes before it, scheme and all.
   return `${at < start ? '' : kept.slice(0, start)}***${kept.slice(at)}${tail}`;

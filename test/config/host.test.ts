@@ -77,6 +77,8 @@ describe('parseOllamaHost refuses what it cannot use safely (usage error, exit 2
     ['https://gw.example /ollama?api_key=SECRET123', `OLLAMA_HOST "https://gw.example /ollama…" contains a blank or control character: ${fix}`],
     ['https://gw.example/ollama?api_key=SEC RET123', `OLLAMA_HOST "https://gw.example/ollama…" contains a blank or control character: ${fix}`],
     ['htps://gw.example/ollama#SECRET123', `OLLAMA_HOST "htps://gw.example/ollama…" has the scheme "htps", but Ollama is reached over http or https: ${fix}`],
+    // A "/" in a password: what looked like the port is part of it, not quoted.
+    ['http://user:SECRET/x@h:1/', `OLLAMA_HOST "http://***@h:1/" has a port, not a number from 0 to 65535: ${fix}`],
     ['http://u:SECRET1@h/x?k=SECRET2', `OLLAMA_HOST "http://***@h/x…" has user info (name or password before "@"), which argo does not send: ${fix}`],
     ['ftp://u:SECRET1@h#SECRET2', `OLLAMA_HOST "ftp://***@h…" has the scheme "ftp", but Ollama is reached over http or https: ${fix}`],
     // A "?" or "#" in a password: the host part before it may be user info, so it is hidden too.
@@ -130,8 +132,8 @@ describe('parseOllamaHost refuses what it cannot use safely (usage error, exit 2
     const piece = fc.stringMatching(/^[\w.:/@?#[\] %-]{0,12}$/);
     fc.assert(
       fc.property(fc.constantFrom('', 'http://', 'https://', 'ftp://', 'x?y://'), piece, fc.constantFrom('@', '?', '#', '/?', '/#'), piece, (scheme, head, mark, tail) => {
-        // Before an "@" the secret is user info unless a "/" made it part of the path.
-        const raw = mark === '@' ? `${scheme}${head.replaceAll('/', '')}${SECRET}@${tail}` : `${scheme}${head}${mark}${SECRET}${tail}`;
+        // Before an "@" the secret is user info, even with a "/" before it (a password may hold one).
+        const raw = mark === '@' ? `${scheme}${head}${SECRET}@${tail}` : `${scheme}${head}${mark}${SECRET}${tail}`;
         const error = (() => {
           try {
             parseOllamaHost(raw);
