@@ -65,8 +65,9 @@ const SLASH_LINE = /^\/([a-z]+)([^\p{L}\s/][^\s/]*)?(?:\s+([\s\S]*))?$/iu;
 
 /**
  * `/name argument` is a command when the name is one of ours; `//text` sends `/text`; any other
- * `/word`, and a word with something glued to it, is refused rather than sent, since it is almost
- * always a mistyped command. A line whose first word is a path is a message.
+ * `/word`, and a command's name with something glued to it (/bye.), is refused rather than sent,
+ * since it is almost always a mistyped command. A line whose first word is a path, or a word with
+ * something glued to it that is near no command (/v1, /README.md), is a message.
  */
 export function classifyInput(text: string): ChatInput {
   if (text.startsWith('//')) return { kind: 'prompt', text: text.slice(1) };
@@ -80,7 +81,10 @@ export function classifyInput(text: string): ChatInput {
     if (BYE_NAMES.includes(word)) return { kind: 'command', name: 'bye', argument, typed: word };
   }
   const names = [...SLASH_COMMANDS, ...BYE_NAMES];
-  return { kind: 'unknown-command', name: `${word}${glued}`, meant: names.includes(word) ? word : (similarNames(word, names)[0] ?? null) };
+  const meant = names.includes(word) ? word : (similarNames(word, names)[0] ?? null);
+  // A word with something glued to it and no command near (/v1, /README.md) is a message, not a typo.
+  if (glued !== '' && meant === null) return { kind: 'prompt', text };
+  return { kind: 'unknown-command', name: `${word}${glued}`, meant };
 }
 
 /** `/thinking hide` → true, `/thinking show` → false (any case); anything else is refused. */

@@ -68,7 +68,9 @@ describe('classifyInput', () => {
     ['/last2', { kind: 'unknown-command', name: 'last2', meant: 'last' }],
     ['/Exit!', { kind: 'unknown-command', name: 'exit!', meant: 'exit' }],
     ['/sesion-work', { kind: 'unknown-command', name: 'sesion-work', meant: 'session' }],
-    ['/x-ray what?', { kind: 'unknown-command', name: 'x-ray', meant: null }],
+    ['/x-ray what?', { kind: 'prompt', text: '/x-ray what?' }],
+    ['/v1 is deprecated, what replaces it?', { kind: 'prompt', text: '/v1 is deprecated, what replaces it?' }],
+    ['/README.md says what?', { kind: 'prompt', text: '/README.md says what?' }],
     ['/bye👋', { kind: 'unknown-command', name: 'bye👋', meant: 'bye' }],
     ['/bye\u001b]0;x\u0007', { kind: 'unknown-command', name: 'bye\u001b]0;x\u0007', meant: 'bye' }],
     // A path: a / after the word makes the line a message, whatever follows.
