@@ -128,10 +128,10 @@ export const NOT_IN_CHAT: ReadonlySet<string> = new Set(['--version', '--explain
  * leaves the question without text (promptFrom says so), and --explain or --json need a question.
  */
 export function wordlessRoute(terminal: boolean, given: readonly string[]): 'prompt' | 'chat' {
-  if (!terminal) return 'prompt';
+  // --no-stdin first: with it, "pipe it on stdin" would be no advice.
+  if (!terminal || given.includes('--no-stdin')) return 'prompt';
   const refused = given.find((flag) => NOT_IN_CHAT.has(flag));
   if (refused === undefined) return 'chat';
-  if (refused === '--no-stdin') return 'prompt';
   throw new UsageError(`no prompt: ${refused} is for one question, not a chat; pass the question as arguments (argo ${refused} "why is the sky blue?") or pipe it on stdin`);
 }
 

@@ -42,6 +42,9 @@ describe('wordlessRoute: argo with no words', () => {
     [false, ['--json'], 'prompt'],
     // No text at all: promptFrom says how to give one.
     [true, ['--no-stdin'], 'prompt'],
+    // Even beside --explain: "pipe it on stdin" would be no advice with --no-stdin.
+    [true, ['--explain', '--no-stdin'], 'prompt'],
+    [true, ['--json', '--no-stdin'], 'prompt'],
   ])('terminal %j, flags %j → %s', (terminal, given, route) => {
     expect(wordlessRoute(terminal, given)).toBe(route);
   });
