@@ -194,7 +194,7 @@ const LISTED_STYLE_NAMES = 12;
 function unknownStyle(settings: Settings, key: 'mode' | 'persona', param: string): ApiError {
   const name = key === 'mode' ? (settings.mode ?? '') : settings.persona;
   const known = knownStyleNames(key === 'mode' ? settings.style.modes : settings.style.personas);
-  const choice = known.length <= LISTED_STYLE_NAMES ? `this server's ${key}s (${known.join(', ')})` : `the ${known.length} ${key}s in this server's config.json`;
+  const choice = known.length <= LISTED_STYLE_NAMES ? `this server's ${key}s (${known.join(', ')})` : `the ${known.length} ${key}s this server has`;
   return badRequest(`${param}: unknown ${key} ${quotedStyleName(name)}; use one of ${choice}, or ask the server's operator to add it under "${key}s" in config.json`, param);
 }
 

@@ -76,7 +76,7 @@ describe('settingsFor: Argo fields are the CLI flags', () => {
     const personas = Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`p${index}`, 'x']));
     const many = { ...base, style: { ...base.style, personas: { ...base.style.personas, ...personas } } };
     const error = thrown(() => settingsFor(many, { session: 's', model: 'm', mode: 'argo', argo: { persona: 'nobody' } }));
-    expect(error).toMatchObject({ param: 'argo.persona', message: 'argo.persona: unknown persona "nobody"; use one of the 25 personas in this server\'s config.json, or ask the server\'s operator to add it under "personas" in config.json' });
+    expect(error).toMatchObject({ param: 'argo.persona', message: 'argo.persona: unknown persona "nobody"; use one of the 25 personas this server has, or ask the server\'s operator to add it under "personas" in config.json' });
   });
 
   it.each<[ArgoFields, string]>([
