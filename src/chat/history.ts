@@ -1,7 +1,7 @@
 // The chat's `chat_history`: the lines typed at the prompt, oldest first, one a line, shared by
 // every chat of the data home. Each chat adds its lines to what the file holds when it writes, under
 // a lock, so two chats at once keep each other's lines.
-import { isMissing, readRegularText, writeFileAtomic } from '../log/fs.js';
+import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { locksDir, withLock } from '../log/lock.js';
 import { neutralizeControls } from '../output/terminal-text.js';
 
@@ -15,7 +15,7 @@ export const HISTORY_SIZE = 1000;
  */
 function readHistory(file: string): string[] {
   try {
-    return readRegularText(file).split(/\r?\n/).filter((line) => line !== '');
+    return readDataText(file).split(/\r?\n/).filter((line) => line !== '');
   } catch (error) {
     if (isMissing(error)) return [];
     throw error;
