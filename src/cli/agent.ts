@@ -23,7 +23,7 @@ import { neutralizeControls, untrustedTextFor } from '../output/terminal-text.js
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 import { toolRoot } from './root.js';
-import { TerminalAnswers, askOnTerminal, isYes } from './answers.js';
+import type { TerminalAnswers } from './answers.js';
 import { asksFirst } from '../tools/types.js';
 import { maskSecretsIn } from '../text/secrets.js';
 import type { AskLine } from '../chat/repl.js';
@@ -53,15 +53,15 @@ export interface AgentRun {
 }
 
 function terminalConfirm(io: Io, pause: () => void, askLine: AskLine | undefined, answers: TerminalAnswers | null): (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer> {
-  // A one-liner reads stdin itself; a chat passes its own reader, as a second reader would take its lines.
-  const read: AskLine = askLine ?? ((question, signal) => (answers === null ? askOnTerminal(io, question, signal) : answers.ask(question, signal)));
   return async (request, signal) => {
     if (!io.isInteractive) return 'no-terminal';
     pause();
     // Names from an MCP server, previews and model text are hostile on a terminal.
     const shown = untrustedTextFor(io.stderr);
-    // Loaded only when a call asks: measuring widths loads string-width and a segmenter (~20 ms).
-    const { confirmationPreview } = await import('../output/confirm-preview.js');
+    // Loaded only when a call asks: the preview's width measuring (string-width and a segmenter, ~20 ms) and the terminal's reader (readline).
+    const [{ confirmationPreview }, { askOnTerminal, isYes }] = await Promise.all([import('../output/confirm-preview.js'), import('./answers.js')]);
+    // A one-liner reads stdin itself; a chat passes its own reader, as a second reader would take its lines.
+    const read: AskLine = askLine ?? ((question, signal) => (answers === null ? askOnTerminal(io, question, signal) : answers.ask(question, signal)));
     io.stderr.write(`argo: ${shown(request.tool)} wants to run:\n${confirmationPreview(shown(request.preview), io.stderr)}\n`);
     return isYes(await read('Allow? [y/N] ', signal)) ? 'yes' : 'no';
   };
@@ -176,6 +176,12 @@ async function namingWhere<T>(settings: Settings, work: () => Promise<T>): Promi
   }
 }
 
+/** The reader of a one-liner's answers; loaded only for a terminal that may be asked (it brings readline and the key gate). */
+async function terminalAnswers(io: Io): Promise<TerminalAnswers> {
+  const { TerminalAnswers } = await import('./answers.js');
+  return new TerminalAnswers(io);
+}
+
 /** Resolves the tools (usage errors name the cycle or the unknown name) and prepares the run. */
 export async function prepareAgent(
   settings: Settings,
@@ -193,7 +199,7 @@ export async function prepareAgent(
   const ephemeralSystem = flags.ephemeralSystem ?? null;
   // A one-liner that may ask reads the terminal from now on, so keys typed before a question is
   // shown never answer it (a chat's own reader does the same for its questions).
-  const answers = askLine === undefined && io.isInteractive && !flags.yes && box.tools.some(asksFirst) ? new TerminalAnswers(io) : null;
+  const answers = askLine === undefined && io.isInteractive && !flags.yes && box.tools.some(asksFirst) ? await terminalAnswers(io) : null;
   let ended: AgentResult | null = null;
   const setup = {
     tools: box.tools,

@@ -77,4 +77,13 @@ describe('start-up loads only what the command needs', () => {
     expect(packages).toContain('ollama');
     expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
   });
+
+  it('an agent run off a terminal does not load readline or tty (only a call asking Allow? on a terminal reads it)', async () => {
+    const home = tempHome();
+    const root = join(home, 'root');
+    mkdirSync(root);
+    const urls = await urlsLoaded(['--no-log', '--tools', 'dev', '--root', root, 'hi'], home);
+    expect(urls).toContain('node:fs');
+    expect(urls.filter((url) => ['node:readline', 'readline', 'node:tty', 'tty'].includes(url))).toEqual([]);
+  });
 });
