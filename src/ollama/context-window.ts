@@ -55,11 +55,17 @@ const CHARS_PER_TOKEN = 4;
 // Scripts whose characters a tokenizer rarely merges: about one token each.
 const DENSE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Extended_Pictographic}]/u;
 
+// Any character outside ASCII: one code unit at or above 0x80 (a surrogate included).
+const NON_ASCII = /[\u0080-\uffff]/;
+
 /**
  * A rough token count of some text: one token per 4 characters, but one per CJK character or emoji.
  * Tokenizers differ by model; this errs high rather than low for English prose and code.
  */
 export function estimateTextTokens(text: string): number {
+  // ASCII (most prompts, every tool definition) has no dense character and one character per code
+  // unit: one search instead of a test per character.
+  if (!NON_ASCII.test(text)) return Math.ceil(text.length / CHARS_PER_TOKEN);
   let sparse = 0;
   let dense = 0;
   for (const char of text) {

@@ -70,6 +70,14 @@ describe('estimateTextTokens', () => {
     ['hi 日本', 3],
     ['🙂🙂', 2],
     ['x'.repeat(4000), 1000],
+    // ASCII controls count as characters; a character past ASCII that is not dense counts as one.
+    ['a\tb\n', 1],
+    ['\u0000\u007f\u0000\u007f\u0000', 2],
+    ['caf\u00e9', 1],
+    ['caf\u00e9s', 2],
+    ['\u00a9', 1],
+    ['abcd\u00a9', 2],
+    ['\u{1F600}abc', 2],
   ])('%#: %i tokens', (text, tokens) => {
     expect(estimateTextTokens(text)).toBe(tokens);
   });
