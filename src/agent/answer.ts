@@ -42,8 +42,11 @@ export interface AgentSetup {
    * kept for export. An unlogged turn (--no-log) leaves neither in the data home.
    */
   logged: boolean;
-  /** What shell and command tools run with (commandEnvironment: secrets left out). */
-  commandEnv?: NodeJS.ProcessEnv;
+  /**
+   * What shell and command tools run with (commandEnvironment: secrets left out), worked out when a
+   * call first needs it: a run answered in words never reads the environment.
+   */
+  commandEnv?: () => NodeJS.ProcessEnv;
   maxIterations: number;
   ephemeralSystem: string | null;
   /** Side-effecting calls run without asking. */
@@ -150,7 +153,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
       {
         base: request.body,
         tools: setup.tools,
-        context: { root: setup.root, home: setup.home, ...(setup.commandEnv ? { env: setup.commandEnv } : {}) },
+        context: { root: setup.root, home: setup.home, ...(setup.commandEnv ? { commandEnv: setup.commandEnv } : {}) },
         maxIterations: setup.maxIterations,
         ephemeralSystem: setup.ephemeralSystem,
         yes: setup.yes,

@@ -138,7 +138,8 @@ export interface AgentRun {
   /** The turn's planned chat request (system, replayed turns, the user's input). */
   base: ChatBody;
   tools: readonly Tool[];
-  context: Pick<ToolContext, 'root' | 'home' | 'env'>;
+  /** `commandEnv`: what commands run with (a call's `env`), asked once, when the run's first call is made. */
+  context: Pick<ToolContext, 'root' | 'home'> & { commandEnv?: () => NodeJS.ProcessEnv };
   maxIterations: number;
   ephemeralSystem: string | null;
   /** Confirmations are answered yes without asking. */
@@ -277,6 +278,8 @@ class Run {
   /** Saves under way: each settles to its failure or null, so none is left unhandled while the model answers. */
   private saving: Promise<SaveFailure | null>[] = [];
   private readonly toolsByName: Map<string, Tool>;
+  /** The commands' environment, once a call has needed it. */
+  private commandEnv: NodeJS.ProcessEnv | undefined;
   private readonly started: number;
 
   constructor(
@@ -645,7 +648,8 @@ class Run {
   }
 
   private toolContext(signal: AbortSignal, resultBudget?: number): ToolContext {
-    const { root, home, env } = this.run.context;
+    const { root, home } = this.run.context;
+    const env = (this.commandEnv ??= this.run.context.commandEnv?.());
     return { root, home, signal, ...(env ? { env } : {}), ...(resultBudget !== undefined ? { resultBudget } : {}) };
   }
 

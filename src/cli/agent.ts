@@ -206,7 +206,7 @@ export async function prepareAgent(
     unavailable: box.unavailable,
     root,
     home: settings.home,
-    commandEnv: commandEnvironment(process.env, settings.agent.passSecrets),
+    commandEnv: () => commandEnvironment(process.env, settings.agent.passSecrets),
     maxIterations: settings.agent.maxIterations,
     ephemeralSystem,
     yes: flags.yes,

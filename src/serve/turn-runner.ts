@@ -114,7 +114,7 @@ function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: 
     unavailable: box.unavailable,
     root: tools.root,
     home: settings.home,
-    commandEnv: commandEnvironment(process.env, settings.agent.passSecrets),
+    commandEnv: () => commandEnvironment(process.env, settings.agent.passSecrets),
     maxIterations: settings.agent.maxIterations,
     ephemeralSystem: null,
     // Refused side effects fail inside their tool (serverTools), so nothing is left to confirm.

@@ -204,6 +204,20 @@ describe('the agent loop', () => {
   });
 
   it.each([
+    // the model's responses → times the commands' environment was worked out, what each call got as env
+    ['words only', [{ chunks: ['done'] }], 0, []],
+    ['one call', [{ calls: [call('env_tool', { q: 'a' })] }, { chunks: ['done'] }], 1, ['kept']],
+    ['three calls over two rounds', [{ calls: [call('env_tool', { q: 'a' }), call('env_tool', { q: 'b' })] }, { calls: [call('env_tool', { q: 'c' })] }, { chunks: ['done'] }], 1, ['kept', 'kept', 'kept']],
+  ])("the commands' environment is worked out when the first call is made, once a run: %s", async (_case, steps, asked, seen) => {
+    let times = 0;
+    const envs: (string | undefined)[] = [];
+    const envTool = tool('env_tool', () => Promise.resolve({}), { run: (_args, context) => (envs.push(context.env?.KEPT), Promise.resolve({})) });
+    await run(steps, { tools: [envTool], context: { root: '/tmp', home: '/tmp', commandEnv: () => (times++, { KEPT: 'kept' }) } });
+    expect(times).toBe(asked);
+    expect(envs).toEqual(seen);
+  });
+
+  it.each([
     ['a STOP', 'stop', 'stopped', 'stop_signal'],
     ['Ctrl-C', 'interrupt', 'interrupted', 'interrupted'],
   ])('%s while a confirmation is asked cuts the run: nothing runs, the call is logged not run (not refused)', async (_case, reason, status, stopReason) => {
