@@ -1,5 +1,4 @@
 // The `web` toolset: fetch_url gets a page as text (HTML reduced to its words), size-capped.
-import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
 import { MIMEType, TextDecoder } from 'node:util';
 import { headOf } from '../output/cut.js';
@@ -202,7 +201,9 @@ const PROBE_MS = 1500;
  * takes longer than `waitMs` (offline, or a network without a way out).
  */
 export async function webUnreachable(probe: { resolve?: (host: string) => Promise<unknown>; waitMs?: number; interfaceUp?: () => boolean } = {}): Promise<string | null> {
-  const { resolve = (host: string) => lookup(host), waitMs = PROBE_MS, interfaceUp = hasNetwork } = probe;
+  // The resolver is loaded here, not with the tool: a run without fetch_url never looks a name up.
+  // Node's own module, in the binary: its import needs no file, so loadToolModules leaves it out.
+  const { resolve = async (host: string) => (await import('node:dns/promises')).lookup(host), waitMs = PROBE_MS, interfaceUp = hasNetwork } = probe;
   if (!interfaceUp()) return 'no network interface is up';
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string>((done) => (timer = setTimeout(() => done(`nothing answers: looking up ${PROBE_HOST} took over ${waitMs / 1000} s`), waitMs)));
