@@ -8,17 +8,15 @@ import { byCodeUnits } from '../text/order.js';
 import { commandTool } from './command.js';
 import { UNAVAILABLE_REASON_CHARS, foreignLine } from './foreign-line.js';
 import type { CommandToolConfig } from './command.js';
-import { editFileTool, writeFileTool } from './edit.js';
-import { listFilesTool, readFileTool, searchFilesTool } from './fs.js';
+import { EDIT_FILE, FETCH_URL, LIST_FILES, PROCESS, READ_FILE, RUN_COMMAND, SEARCH_FILES, WRITE_FILE } from './builtins.js';
+import type { ToolDefinition } from './builtins.js';
 import { loadHistorySearch, searchHistoryTool } from './history.js';
 import type { McpConnection, McpServerConfig } from './mcp.js';
 import { memoTool } from './memo.js';
-import { processTool, runCommandTool } from './shell.js';
 import { BUILTIN_TOOLSETS, MCP_PREFIX, MCP_TOOL_NAME, firstToolReached, resolveTools, toolsetProblems, unknownName } from './toolsets.js';
 import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
 import { asksFirst } from './types.js';
 import type { Tool } from './types.js';
-import { fetchUrlTool } from './web.js';
 
 /** The tool settings of config.json. */
 export interface ToolsConfig {
@@ -81,16 +79,21 @@ export type ConnectMcp = (name: string, config: McpServerConfig) => Promise<McpC
 export const connectMcpServer: ConnectMcp = async (name, server) => (await import('./mcp.js')).connectMcp(name, server);
 
 /**
- * Loads now what tools load on first use: the argument validator, globbing, diffs, whole-file writes,
- * the HTML reducer, the memo's schema, the history search, and the MCP client when config.json names
- * MCP servers (none is started). Node keeps an import() that failed failed for the life of the
- * process, so a server whose first tool call met a moment without file descriptors (EMFILE) could run
- * that tool no more: `argo serve` calls this as it starts, as it calls loadTurnModules. A lazy import
- * added to a tool goes in this list: test/e2e/exhaustion.test.ts calls every built-in tool (fetch_url
- * on an HTML page), a command tool and an MCP server's, and fails until it does.
+ * Loads now what tools load on first use: the built-in tools' code (builtins.ts), the argument
+ * validator, globbing, diffs, whole-file writes, the HTML reducer, the memo's schema, the history
+ * search, and the MCP client when config.json names MCP servers (none is started). Node keeps an
+ * import() that failed failed for the life of the process, so a server whose first tool call met a
+ * moment without file descriptors (EMFILE) could run that tool no more: `argo serve` calls this as
+ * it starts, as it calls loadTurnModules. A lazy import added to a tool goes in this list:
+ * test/e2e/exhaustion.test.ts calls every built-in tool (fetch_url on an HTML page), a command tool
+ * and an MCP server's, and fails until it does.
  */
 export async function loadToolModules(config: ToolsConfig): Promise<void> {
   await Promise.all([
+    import('./fs.js'),
+    import('./edit.js'),
+    import('./shell.js'),
+    import('./web.js'),
     import('./validate.js'),
     import('fast-glob'),
     import('braces'),
@@ -102,9 +105,52 @@ export async function loadToolModules(config: ToolsConfig): Promise<void> {
   ]);
 }
 
-/** Fresh instances: `process` keeps a handle table per run. */
+/**
+ * A built-in tool offered by its definition (builtins.ts), each call run by the tool `load` brings:
+ * its code is imported by the first call. `asked` adds what its module does before a call (a
+ * preview, a check) that needs that code too.
+ */
+function offeredTool(definition: ToolDefinition, load: () => Promise<Tool>, asked: Pick<Tool, 'preview' | 'check'> = {}): Tool {
+  return { ...definition, ...asked, run: async (args, context) => (await load()).run(args, context) };
+}
+
+/**
+ * A fresh `process` tool (shell.ts processTool) whose code and handle table come with its first
+ * call; `close` kills what that table still runs, and does nothing when no call was made.
+ */
+function offeredProcessTool(): Tool & { close: () => Promise<void> } {
+  let made: Promise<Tool & { close: () => void }> | undefined;
+  const tool = (): Promise<Tool & { close: () => void }> => (made ??= import('./shell.js').then(({ processTool }) => processTool()));
+  return {
+    ...PROCESS,
+    run: async (args, context) => (await tool()).run(args, context),
+    close: async () => {
+      if (made !== undefined) (await made).close();
+    },
+  };
+}
+
+/**
+ * Fresh instances: `process` keeps a handle table per run. The file, command and web tools bring
+ * their code with their first call, so a run the model answers in words never loads it; fetch_url's
+ * check (whether the web answers) loads its code as a run offered it starts.
+ */
 export function builtinTools(): Tool[] {
-  return [readFileTool, listFilesTool, searchFilesTool, writeFileTool, editFileTool, runCommandTool, processTool(), fetchUrlTool, memoTool, searchHistoryTool];
+  const fs = () => import('./fs.js');
+  const edit = () => import('./edit.js');
+  const web = () => import('./web.js');
+  return [
+    offeredTool(READ_FILE, async () => (await fs()).readFileTool),
+    offeredTool(LIST_FILES, async () => (await fs()).listFilesTool),
+    offeredTool(SEARCH_FILES, async () => (await fs()).searchFilesTool),
+    offeredTool(WRITE_FILE, async () => (await edit()).writeFileTool, { preview: async (args, context) => (await edit()).writePreview(args, context) }),
+    offeredTool(EDIT_FILE, async () => (await edit()).editFileTool, { preview: async (args, context) => (await edit()).editPreview(args, context) }),
+    offeredTool(RUN_COMMAND, async () => (await import('./shell.js')).runCommandTool),
+    offeredProcessTool(),
+    offeredTool(FETCH_URL, async () => (await web()).fetchUrlTool, { check: async () => (await web()).webVerdict() }),
+    memoTool,
+    searchHistoryTool,
+  ];
 }
 
 /** Names every toolset and static tool; rejects user definitions that clash with built-in ones. */

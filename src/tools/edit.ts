@@ -1,9 +1,12 @@
 // The `edit` toolset: create, overwrite, append to and edit files under the root. Both tools have
-// side effects, so their preview (a unified diff) is what a confirmation shows.
+// side effects, so their preview (a unified diff) is what a confirmation shows. What the model is
+// told of each tool is in builtins.ts; this code loads with a run's first call or preview.
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { isMissing } from '../log/fs.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
+import { EDIT_FILE, WRITE_FILE } from './builtins.js';
+import type { WRITE_MODES } from './builtins.js';
 import { isBinary } from './fs.js';
 import { confinementOf, resolveInRoot, rootOnly, shownPath } from './root.js';
 import type { Confinement } from './root.js';
@@ -11,8 +14,6 @@ import { HeldFolder, READ_FLAGS, notRegular, openInRoot, writeInFolder } from '.
 import { quoting } from './foreign-line.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
-
-const WRITE_MODES = ['overwrite', 'append', 'create'] as const;
 
 /** The file's bytes, or null when there is none; read only from a regular file inside the root. */
 async function currentBytes(confinement: Confinement, file: string, path: string): Promise<Buffer | null> {
@@ -92,24 +93,15 @@ async function planWrite(args: Record<string, unknown>, context: ToolContext): P
   return { confinement, file, shown: shownPath(context.root, file), before, after: mode === 'append' ? (before ?? '') + content : content, mode };
 }
 
+/** write_file's preview: the diff the write would make. */
+export async function writePreview(args: Record<string, unknown>, context: ToolContext): Promise<string> {
+  const plan = await planWrite(args, context);
+  return diffOf(plan.shown, plan.before, plan.after);
+}
+
 export const writeFileTool: Tool = {
-  name: 'write_file',
-  description: 'Write a text file under the root: overwrite it (default), append to it, or create it only if it does not exist. Parent directories are created.',
-  parameters: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'file path relative to the root' },
-      content: { type: 'string', description: 'the text to write' },
-      mode: { type: 'string', enum: [...WRITE_MODES], description: 'overwrite (default), append or create' },
-    },
-    required: ['path', 'content'],
-    additionalProperties: false,
-  },
-  sideEffects: true,
-  preview: async (args, context) => {
-    const plan = await planWrite(args, context);
-    return diffOf(plan.shown, plan.before, plan.after);
-  },
+  ...WRITE_FILE,
+  preview: writePreview,
   run: async (args, context) => {
     const file = await resolveInRoot(rootOnly(context.root), stringArg(args, 'path') ?? '');
     return fileQueue.run(file, async () => {
@@ -155,24 +147,15 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   return { confinement, file, shown: shownPath(context.root, file), before, after, mode: 'overwrite' };
 }
 
+/** edit_file's preview: the diff the edit would make. */
+export async function editPreview(args: Record<string, unknown>, context: ToolContext): Promise<string> {
+  const plan = await planEdit(args, context);
+  return diffOf(plan.shown, plan.before, plan.after);
+}
+
 export const editFileTool: Tool = {
-  name: 'edit_file',
-  description: 'Replace one exact occurrence of "old" with "new" in a file under the root. "old" must occur exactly once.',
-  parameters: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'file path relative to the root' },
-      old: { type: 'string', description: 'the exact text to replace (must occur once)' },
-      new: { type: 'string', description: 'the replacement text' },
-    },
-    required: ['path', 'old', 'new'],
-    additionalProperties: false,
-  },
-  sideEffects: true,
-  preview: async (args, context) => {
-    const plan = await planEdit(args, context);
-    return diffOf(plan.shown, plan.before, plan.after);
-  },
+  ...EDIT_FILE,
+  preview: editPreview,
   run: async (args, context) => {
     const file = await resolveInRoot(rootOnly(context.root), stringArg(args, 'path') ?? '');
     return fileQueue.run(file, async () => {

@@ -1,4 +1,5 @@
-// The `fs` toolset: read, list and search files under the root. Nothing here writes.
+// The `fs` toolset: read, list and search files under the root. Nothing here writes. What the model
+// is told of each tool is in builtins.ts; this code loads with a run's first call.
 import { realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
@@ -11,6 +12,7 @@ import type { Tool } from './types.js';
 import { clipText } from '../output/cut.js';
 import { braceExpansionCount } from './brace-count.js';
 import { clipped, quoting } from './foreign-line.js';
+import { LIST_FILES, READ_FILE, SEARCH_FILES } from './builtins.js';
 import { PatternTooSlowError, matchLines } from './line-search.js';
 import type { LineMatch } from './line-search.js';
 
@@ -32,19 +34,7 @@ const IGNORED = ['**/node_modules/**', '**/.git/**'];
 export const GLOB_PATTERNS_MOST = 100;
 
 export const readFileTool: Tool = {
-  name: 'read_file',
-  description: 'Read a text file under the root. Lines are numbered from 1; use offset and limit to read part of a long file (at most 50 KB per call).',
-  parameters: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'file path relative to the root' },
-      offset: { type: 'integer', minimum: 1, description: 'first line to read (1-based, default 1)' },
-      limit: { type: 'integer', minimum: 1, description: 'number of lines to read (default: to the end or the 50 KB cap)' },
-    },
-    required: ['path'],
-    additionalProperties: false,
-  },
-  sideEffects: false,
+  ...READ_FILE,
   run: async (args, context) => {
     const path = stringArg(args, 'path') ?? '';
     const { file, handle, size } = await existingFile(await confinementOf(context), path);
@@ -239,18 +229,7 @@ async function globIn(confinement: Confinement, dir: string, pattern: string): P
 }
 
 export const listFilesTool: Tool = {
-  name: 'list_files',
-  description: 'List files under the root matching a glob pattern (for example "**/*.ts"), sorted by path.',
-  parameters: {
-    type: 'object',
-    properties: {
-      pattern: { type: 'string', description: 'glob pattern, e.g. "src/**/*.ts" or "*"' },
-      path: { type: 'string', description: 'directory to search from, relative to the root (default the root)' },
-    },
-    required: ['pattern'],
-    additionalProperties: false,
-  },
-  sideEffects: false,
+  ...LIST_FILES,
   run: async (args, context) => {
     const confinement = await confinementOf(context);
     const dir = await directoryIn(confinement, stringArg(args, 'path'));
@@ -264,19 +243,7 @@ export const listFilesTool: Tool = {
 };
 
 export const searchFilesTool: Tool = {
-  name: 'search_files',
-  description: 'Search text files under the root for a regular expression; returns matching lines with their file and line number.',
-  parameters: {
-    type: 'object',
-    properties: {
-      pattern: { type: 'string', description: 'JavaScript regular expression' },
-      path: { type: 'string', description: 'directory to search, relative to the root (default the root)' },
-      glob: { type: 'string', description: 'only files matching this glob (default "**/*")' },
-    },
-    required: ['pattern'],
-    additionalProperties: false,
-  },
-  sideEffects: false,
+  ...SEARCH_FILES,
   run: async (args, context) => {
     const source = stringArg(args, 'pattern') ?? '';
     // Compiled here only to name a bad pattern; it runs in the worker.

@@ -1,19 +1,18 @@
 // The `shell` toolset: run_command runs a command line through /bin/sh under the root and waits;
-// `process` starts long-running commands and manages them by handle (never by PID).
+// `process` starts long-running commands and manages them by handle (never by PID). What the model
+// is told of each, their availability check and previews are in builtins.ts; this code loads with a
+// run's first call.
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { isMissing } from '../log/fs.js';
 import { groupThousands } from '../text/decimal.js';
-import { UNREAD_CAP_CHARS, UnreadOutput, commandResult, killGroup, onPath, runProcess, spawnGroup, tailsWithin } from './process.js';
+import { DEFAULT_COMMAND_TIMEOUT_S, PROCESS, RUN_COMMAND, SHELL } from './builtins.js';
+import { UNREAD_CAP_CHARS, UnreadOutput, commandResult, killGroup, runProcess, spawnGroup, tailsWithin } from './process.js';
 import type { Taken } from './process.js';
 import { resolveInRoot, rootOnly } from './root.js';
 import { quoting } from './foreign-line.js';
 import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool, ToolContext, ToolResult } from './types.js';
-
-export const DEFAULT_COMMAND_TIMEOUT_S = 30;
-const MAX_COMMAND_TIMEOUT_S = 600;
-const SHELL = '/bin/sh';
 
 async function workingDirectory(context: ToolContext, cwd: string | undefined): Promise<string> {
   const dir = await resolveInRoot(rootOnly(context.root), cwd ?? '.');
@@ -26,29 +25,11 @@ async function workingDirectory(context: ToolContext, cwd: string | undefined): 
   return dir;
 }
 
-const shellCheck = async (): Promise<string | null> => ((await onPath(SHELL)) ? null : `${SHELL} is not available`);
-
 /** How the model sees other parts of a stream run_command did not show whole. */
 const NARROW_HINT = 'narrow the output (grep, head, sed -n) to see other parts';
 
 export const runCommandTool: Tool = {
-  name: 'run_command',
-  description: `Run a shell command (/bin/sh -c) in the root directory or a directory under it and return its exit code, stdout and stderr (the end of each when it is long). Times out after ${DEFAULT_COMMAND_TIMEOUT_S} s unless timeout says otherwise.`,
-  parameters: {
-    type: 'object',
-    properties: {
-      command: { type: 'string', description: 'the command line' },
-      timeout: { type: 'integer', minimum: 1, maximum: MAX_COMMAND_TIMEOUT_S, description: `seconds before the command is killed (default ${DEFAULT_COMMAND_TIMEOUT_S})` },
-      cwd: { type: 'string', description: 'working directory relative to the root (default the root)' },
-    },
-    required: ['command'],
-    additionalProperties: false,
-  },
-  sideEffects: true,
-  // Its own timeout argument governs; the loop must not cut it short.
-  timeoutMs: (MAX_COMMAND_TIMEOUT_S + 5) * 1000,
-  check: shellCheck,
-  preview: (args) => Promise.resolve(`$ ${stringArg(args, 'command') ?? ''}`),
+  ...RUN_COMMAND,
   run: async (args, context) => {
     const command = stringArg(args, 'command') ?? '';
     const seconds = numberArg(args, 'timeout') ?? DEFAULT_COMMAND_TIMEOUT_S;
@@ -90,8 +71,6 @@ export function outputResult(status: ToolResult, stdout: Taken, stderr: Taken, b
   }));
 }
 
-const OPERATIONS = ['start', 'status', 'read_output', 'kill', 'list'] as const;
-
 /** A fresh `process` tool with its own handle table; `close` kills whatever is still running. */
 export function processTool(): Tool & { close: () => void } {
   const table = new Map<string, Managed>();
@@ -106,22 +85,7 @@ export function processTool(): Tool & { close: () => void } {
   const ending = (child: ChildProcess): Record<string, unknown> => ({ exit_code: child.exitCode, ...(child.signalCode !== null ? { signal: child.signalCode } : {}) });
   const status = (handle: string, managed: Managed): Record<string, unknown> => ({ handle, command: managed.command, running: running(managed.child), ...ending(managed.child) });
   return {
-    name: 'process',
-    description: 'Manage long-running shell commands by handle: start (returns a handle), status, read_output (new output since the last read, its newest part when it is long), kill, list.',
-    parameters: {
-      type: 'object',
-      properties: {
-        operation: { type: 'string', enum: [...OPERATIONS] },
-        command: { type: 'string', description: 'for start: the command line' },
-        handle: { type: 'string', description: 'for status, read_output and kill: the handle start returned' },
-        cwd: { type: 'string', description: 'for start: working directory relative to the root' },
-      },
-      required: ['operation'],
-      additionalProperties: false,
-    },
-    sideEffects: true,
-    check: shellCheck,
-    preview: (args) => Promise.resolve(`process ${stringArg(args, 'operation') ?? ''} ${stringArg(args, 'command') ?? stringArg(args, 'handle') ?? ''}`.trimEnd()),
+    ...PROCESS,
     run: async (args, context) => {
       const operation = stringArg(args, 'operation');
       const handle = stringArg(args, 'handle');

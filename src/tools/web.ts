@@ -1,14 +1,14 @@
-// The `web` toolset: fetch_url gets a page as text (HTML reduced to its words), size-capped.
+// The `web` toolset: fetch_url gets a page as text (HTML reduced to its words), size-capped. What
+// the model is told of it is in builtins.ts; this code loads with its availability check.
 import { networkInterfaces } from 'node:os';
 import { MIMEType, TextDecoder } from 'node:util';
 import { headOf } from '../output/cut.js';
 import { groupThousands } from '../text/decimal.js';
 import { quoting } from './foreign-line.js';
+import { FETCH_TEXT_CAP, FETCH_URL } from './builtins.js';
 import { ToolError, isOverBudget, largestFitting, numberArg, stringArg } from './types.js';
 import type { Tool, ToolResult } from './types.js';
 
-/** Characters of text the model gets from one call; `offset` reads on. */
-export const FETCH_TEXT_CAP = 100_000;
 /** Bytes of body read at most: pages carry far more markup and script than text, but not without end. */
 export const FETCH_RAW_CAP = 5 * 1024 * 1024;
 const TEXT_TYPES = /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ld\+json)|[^;]*\+json|[^;]*\+xml)/i;
@@ -218,27 +218,14 @@ export async function webUnreachable(probe: { resolve?: (host: string) => Promis
 const VERDICT_MS = 60_000;
 let verdict: { at: number; reason: Promise<string | null> } | null = null;
 
-function webVerdict(): Promise<string | null> {
+export function webVerdict(): Promise<string | null> {
   const now = performance.now();
   if (verdict === null || now - verdict.at > VERDICT_MS) verdict = { at: now, reason: webUnreachable() };
   return verdict.reason;
 }
 
 export const fetchUrlTool: Tool = {
-  name: 'fetch_url',
-  description: `Fetch a web page or text resource over http(s) and return its text (HTML reduced to its words, the title apart), one piece per call; a longer text says so and names the offset to read on from (limit asks for a piece of up to ${groupThousands(FETCH_TEXT_CAP)} characters).`,
-  parameters: {
-    type: 'object',
-    properties: {
-      url: { type: 'string', description: 'an http:// or https:// URL' },
-      offset: { type: 'integer', minimum: 0, description: "characters of the page's text to skip (default 0): the offset a cut result names, to read on" },
-      limit: { type: 'integer', minimum: 1, maximum: FETCH_TEXT_CAP, description: `characters of text to return (at most ${FETCH_TEXT_CAP}; default: what fits one result)` },
-    },
-    required: ['url'],
-    additionalProperties: false,
-  },
-  sideEffects: false,
-  timeoutMs: 30_000,
+  ...FETCH_URL,
   check: () => webVerdict(),
   run: async (args, context) => {
     const raw = stringArg(args, 'url') ?? '';

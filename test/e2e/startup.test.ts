@@ -29,16 +29,21 @@ async function urlsLoaded(args: string[], home = tempHome()): Promise<string[]> 
   return readFileSync(trace, 'utf8').split('\n');
 }
 
-/** The packages bundled into the chunks `argo args…` loaded (esbuild marks each module's source path). */
-async function packagesLoaded(args: string[], home = tempHome()): Promise<Set<string>> {
-  const packages = new Set<string>();
+/** What esbuild's marks of each module's source path (`// src/cli/main.ts`) match in the chunks `argo args…` loaded. */
+async function bundledLoaded(args: string[], home: string, mark: RegExp): Promise<Set<string>> {
+  const found = new Set<string>();
   for (const url of await urlsLoaded(args, home)) {
     if (!url.startsWith('file:') || !url.includes('/dist/cli/')) continue;
-    for (const match of readFileSync(fileURLToPath(url), 'utf8').matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) {
-      if (match[1] !== undefined) packages.add(match[1]);
+    for (const match of readFileSync(fileURLToPath(url), 'utf8').matchAll(mark)) {
+      if (match[1] !== undefined) found.add(match[1]);
     }
   }
-  return packages;
+  return found;
+}
+
+/** The packages bundled into the chunks `argo args…` loaded. */
+function packagesLoaded(args: string[], home = tempHome()): Promise<Set<string>> {
+  return bundledLoaded(args, home, /^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm);
 }
 
 const HEAVY = ['zod', 'chalk', 'string-width', 'hono', '@hono/node-server', '@modelcontextprotocol/sdk', 'ajv', 'fast-glob', 'proper-lockfile', 'diff'];
@@ -76,6 +81,15 @@ describe('start-up loads only what the command needs', () => {
     const packages = await packagesLoaded(['--no-log', '--tools', 'dev', '--root', root, 'hi'], home);
     expect(packages).toContain('ollama');
     expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
+  });
+
+  it('an agent run answered in words loads no tool code: the file and command tools bring theirs with their first call', async () => {
+    const home = tempHome();
+    const root = join(home, 'root');
+    mkdirSync(root);
+    const sources = await bundledLoaded(['--no-log', '--tools', 'dev', '--root', root, 'hi'], home, /^\/\/ (src\/\S+)$/gm);
+    expect(sources).toContain('src/tools/builtins.ts');
+    expect(['fs', 'edit', 'shell', 'root-files', 'line-search', 'web'].map((name) => `src/tools/${name}.ts`).filter((source) => sources.has(source))).toEqual([]);
   });
 
   it('an agent run off a terminal and without fetch_url loads no readline, tty or DNS resolver (only Allow? on a terminal and the web check need them)', async () => {

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveSession } from '../../src/sessions/store.js';
 import { searchHistoryTool } from '../../src/tools/history.js';
 import { htmlText } from '../../src/tools/html-text.js';
-import { FETCH_RAW_CAP, FETCH_TEXT_CAP, budgetedResult, fetchUrlTool, readBodyText, readingNote, textWindow, webUnreachable } from '../../src/tools/web.js';
+import { FETCH_TEXT_CAP } from '../../src/tools/builtins.js';
+import { FETCH_RAW_CAP, budgetedResult, fetchUrlTool, readBodyText, readingNote, textWindow, webUnreachable } from '../../src/tools/web.js';
 import { waitFor } from '../support/wait.js';
 
 const context = (home = '/') => ({ root: '/', home, signal: new AbortController().signal });

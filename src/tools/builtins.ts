@@ -1,0 +1,160 @@
+// What the model is told of the built-in tools that work on files, commands and the web (name,
+// description, schema), and the checks and previews that need none of their code. The code that
+// runs a call (fs.ts, edit.ts, shell.ts, web.ts) makes each tool from its definition here, and the
+// catalog (builtinTools) offers the tools with that code loaded by their first call, so a run the
+// model answers in words never loads it: one definition, whichever way a tool is reached.
+import { groupThousands } from '../text/decimal.js';
+import { onPath } from './process.js';
+import { stringArg } from './types.js';
+import type { Tool } from './types.js';
+
+/** A tool without the code that runs a call. */
+export type ToolDefinition = Omit<Tool, 'run'>;
+
+export const READ_FILE: ToolDefinition = {
+  name: 'read_file',
+  description: 'Read a text file under the root. Lines are numbered from 1; use offset and limit to read part of a long file (at most 50 KB per call).',
+  parameters: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'file path relative to the root' },
+      offset: { type: 'integer', minimum: 1, description: 'first line to read (1-based, default 1)' },
+      limit: { type: 'integer', minimum: 1, description: 'number of lines to read (default: to the end or the 50 KB cap)' },
+    },
+    required: ['path'],
+    additionalProperties: false,
+  },
+  sideEffects: false,
+};
+
+export const LIST_FILES: ToolDefinition = {
+  name: 'list_files',
+  description: 'List files under the root matching a glob pattern (for example "**/*.ts"), sorted by path.',
+  parameters: {
+    type: 'object',
+    properties: {
+      pattern: { type: 'string', description: 'glob pattern, e.g. "src/**/*.ts" or "*"' },
+      path: { type: 'string', description: 'directory to search from, relative to the root (default the root)' },
+    },
+    required: ['pattern'],
+    additionalProperties: false,
+  },
+  sideEffects: false,
+};
+
+export const SEARCH_FILES: ToolDefinition = {
+  name: 'search_files',
+  description: 'Search text files under the root for a regular expression; returns matching lines with their file and line number.',
+  parameters: {
+    type: 'object',
+    properties: {
+      pattern: { type: 'string', description: 'JavaScript regular expression' },
+      path: { type: 'string', description: 'directory to search, relative to the root (default the root)' },
+      glob: { type: 'string', description: 'only files matching this glob (default "**/*")' },
+    },
+    required: ['pattern'],
+    additionalProperties: false,
+  },
+  sideEffects: false,
+};
+
+export const WRITE_MODES = ['overwrite', 'append', 'create'] as const;
+
+export const WRITE_FILE: ToolDefinition = {
+  name: 'write_file',
+  description: 'Write a text file under the root: overwrite it (default), append to it, or create it only if it does not exist. Parent directories are created.',
+  parameters: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'file path relative to the root' },
+      content: { type: 'string', description: 'the text to write' },
+      mode: { type: 'string', enum: [...WRITE_MODES], description: 'overwrite (default), append or create' },
+    },
+    required: ['path', 'content'],
+    additionalProperties: false,
+  },
+  sideEffects: true,
+};
+
+export const EDIT_FILE: ToolDefinition = {
+  name: 'edit_file',
+  description: 'Replace one exact occurrence of "old" with "new" in a file under the root. "old" must occur exactly once.',
+  parameters: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'file path relative to the root' },
+      old: { type: 'string', description: 'the exact text to replace (must occur once)' },
+      new: { type: 'string', description: 'the replacement text' },
+    },
+    required: ['path', 'old', 'new'],
+    additionalProperties: false,
+  },
+  sideEffects: true,
+};
+
+export const DEFAULT_COMMAND_TIMEOUT_S = 30;
+export const MAX_COMMAND_TIMEOUT_S = 600;
+export const SHELL = '/bin/sh';
+
+const shellCheck = async (): Promise<string | null> => ((await onPath(SHELL)) ? null : `${SHELL} is not available`);
+
+export const RUN_COMMAND: ToolDefinition = {
+  name: 'run_command',
+  description: `Run a shell command (/bin/sh -c) in the root directory or a directory under it and return its exit code, stdout and stderr (the end of each when it is long). Times out after ${DEFAULT_COMMAND_TIMEOUT_S} s unless timeout says otherwise.`,
+  parameters: {
+    type: 'object',
+    properties: {
+      command: { type: 'string', description: 'the command line' },
+      timeout: { type: 'integer', minimum: 1, maximum: MAX_COMMAND_TIMEOUT_S, description: `seconds before the command is killed (default ${DEFAULT_COMMAND_TIMEOUT_S})` },
+      cwd: { type: 'string', description: 'working directory relative to the root (default the root)' },
+    },
+    required: ['command'],
+    additionalProperties: false,
+  },
+  sideEffects: true,
+  // Its own timeout argument governs; the loop must not cut it short.
+  timeoutMs: (MAX_COMMAND_TIMEOUT_S + 5) * 1000,
+  check: shellCheck,
+  preview: (args) => Promise.resolve(`$ ${stringArg(args, 'command') ?? ''}`),
+};
+
+const OPERATIONS = ['start', 'status', 'read_output', 'kill', 'list'] as const;
+
+export const PROCESS: ToolDefinition = {
+  name: 'process',
+  description: 'Manage long-running shell commands by handle: start (returns a handle), status, read_output (new output since the last read, its newest part when it is long), kill, list.',
+  parameters: {
+    type: 'object',
+    properties: {
+      operation: { type: 'string', enum: [...OPERATIONS] },
+      command: { type: 'string', description: 'for start: the command line' },
+      handle: { type: 'string', description: 'for status, read_output and kill: the handle start returned' },
+      cwd: { type: 'string', description: 'for start: working directory relative to the root' },
+    },
+    required: ['operation'],
+    additionalProperties: false,
+  },
+  sideEffects: true,
+  check: shellCheck,
+  preview: (args) => Promise.resolve(`process ${stringArg(args, 'operation') ?? ''} ${stringArg(args, 'command') ?? stringArg(args, 'handle') ?? ''}`.trimEnd()),
+};
+
+/** Characters of text the model gets from one fetch_url call; `offset` reads on. */
+export const FETCH_TEXT_CAP = 100_000;
+
+export const FETCH_URL: ToolDefinition = {
+  name: 'fetch_url',
+  description: `Fetch a web page or text resource over http(s) and return its text (HTML reduced to its words, the title apart), one piece per call; a longer text says so and names the offset to read on from (limit asks for a piece of up to ${groupThousands(FETCH_TEXT_CAP)} characters).`,
+  parameters: {
+    type: 'object',
+    properties: {
+      url: { type: 'string', description: 'an http:// or https:// URL' },
+      offset: { type: 'integer', minimum: 0, description: "characters of the page's text to skip (default 0): the offset a cut result names, to read on" },
+      limit: { type: 'integer', minimum: 1, maximum: FETCH_TEXT_CAP, description: `characters of text to return (at most ${FETCH_TEXT_CAP}; default: what fits one result)` },
+    },
+    required: ['url'],
+    additionalProperties: false,
+  },
+  sideEffects: false,
+  timeoutMs: 30_000,
+};
