@@ -67,9 +67,10 @@ const NAME_AND_SIGN = /(?<![A-Za-z_])([A-Za-z_][A-Za-z0-9_.-]{0,127})(\s*[=:]\s*
  * A value after its sign: quoted, or up to a space, quote or separator. A quote never closed runs to
  * the end of its line: it is all the value there is (`PASSWORD="hunter2` cut from a longer line).
  * A backslash escapes the next character, in double quotes or out: text quoted as JSON
- * (`"GITHUB_TOKEN=\"hunter2"`) hides no part of a value behind `\"`.
+ * (`"GITHUB_TOKEN=\"hunter2"`) hides no part of a value behind `\"`. A value opened by `\"` runs
+ * to its `\"`, or to the text's own closing `"`, spaces and all (`{"cmd":"PGPASSWORD=\"a b\" psql"}`).
  */
-const VALUE = /"(?:\\.|[^"\\])*"|'[^']*'|["'][^\n\r]*|(?:\\.|[^\s"';&|,}\\])+/y;
+const VALUE = /"(?:\\.|[^"\\])*"|'[^']*'|["'][^\n\r]*|\\"(?:\\[^"]|[^"\\\n\r])*(?:\\")?|(?:\\.|[^\s"';&|,}\\])+/y;
 
 /**
  * Secret-looking pieces of free text, each with what it keeps: a token by its shape (looser than

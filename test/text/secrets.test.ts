@@ -36,6 +36,9 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     // Text quoted as JSON (a memo key in an error, a logged command).
     ['an escaped quote starting a value quoted as JSON', '"GITHUB_TOKEN=\\"hunter2" must be a string', '"GITHUB_TOKEN=***" must be a string'],
     ['escaped quotes around a value quoted as JSON', '{"cmd":"PGPASSWORD=\\"hunter2\\" psql"}', '{"cmd":"PGPASSWORD=*** psql"}'],
+    ['an escaped quote starting a value with a space, quoted as JSON', '"GITHUB_TOKEN=\\"hunter two" must be a string', '"GITHUB_TOKEN=***" must be a string'],
+    ['escaped quotes around a value with a space, quoted as JSON', '{"cmd":"PGPASSWORD=\\"hunter two\\" psql"}', '{"cmd":"PGPASSWORD=*** psql"}'],
+    ['an escaped quote never closed runs to the end of its line', 'PASSWORD=\\"hunter two\nnext', 'PASSWORD=***\nnext'],
     ['an escaped quote inside a quoted value', 'PASSWORD="a\\"b c" run', 'PASSWORD=*** run'],
   ])('%s', (_case, text, shown) => {
     expect(maskSecrets(text)).toBe(shown);
