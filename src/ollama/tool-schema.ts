@@ -4,6 +4,7 @@
 // every request of a run that offers the tool. Valid JSON Schema is not enough (`"x": true` is a
 // schema; Ollama's ToolProperty is an object). Pure.
 import { quotedName } from '../output/terminal-text.js';
+import { maskSecrets } from '../text/secrets.js';
 
 /** Where in the schema (`properties.limit.required`, '' for the whole) and what Ollama needs there. */
 export interface UnreadableSchema {
@@ -40,9 +41,12 @@ const NEEDS: Record<Exclude<Kind, 'any'>, string> = {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A property name as a path step: plain names as they are, any other quoted (cut, controls hidden) so the path reads one way. */
+/**
+ * A property name as a path step: plain names as they are, any other quoted (cut, controls hidden)
+ * so the path reads one way; masked before it is quoted, as it may be a server's words.
+ */
 function step(name: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(name) ? name : quotedName(name);
+  return /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(name) ? name : quotedName(maskSecrets(name));
 }
 
 const join = (path: string, next: string): string => (path === '' ? next : `${path}.${next}`);

@@ -3,10 +3,11 @@
 import { resolve } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { unreadableByOllama, unreadableReason } from '../ollama/tool-schema.js';
+import { clipText } from '../output/cut.js';
 import { cleanLine, quotedName } from '../output/terminal-text.js';
 import { byCodeUnits } from '../text/order.js';
 import { commandTool } from './command.js';
-import { UNAVAILABLE_REASON_CHARS, foreignLine } from './foreign-line.js';
+import { UNAVAILABLE_REASON_CHARS } from './foreign-line.js';
 import type { CommandToolConfig } from './command.js';
 import { EDIT_FILE, FETCH_URL, LIST_FILES, PROCESS, READ_FILE, RUN_COMMAND, SEARCH_FILES, WRITE_FILE } from './builtins.js';
 import type { ToolDefinition } from './builtins.js';
@@ -221,8 +222,8 @@ function withSettings(tool: Tool, config: ToolsConfig): Tool {
 /** Why Ollama would refuse every request that offers the tool (its schema binds to no Go type), or null. */
 function unreadable(tool: Tool): string | null {
   const found = unreadableByOllama(tool.parameters);
-  // Its place in the schema may be a server's words; nothing follows it that a secret could take.
-  return found === null ? null : foreignLine(unreadableReason(found), UNAVAILABLE_REASON_CHARS);
+  // The property names it quotes, a server's words, come masked (unreadableByOllama).
+  return found === null ? null : clipText(unreadableReason(found), UNAVAILABLE_REASON_CHARS);
 }
 
 async function availability(tool: Tool, root: string): Promise<string | null> {

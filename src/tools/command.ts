@@ -1,5 +1,6 @@
 // Command-backed tools from config.json: an argv template filled from the arguments and run
 // without a shell (so an argument can never become a second command).
+import { maskSecrets } from '../text/secrets.js';
 import { commandResult, findCommand, runProcess } from './process.js';
 import { quoting } from './foreign-line.js';
 import { ToolError } from './types.js';
@@ -89,8 +90,9 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
     check: async (root) => {
       for (const binary of requires) {
         const found = await findCommand(binary, root);
-        // Quoted as JSON: a control in the name from config is shown as an escape, not dropped.
-        const name = quotedName(binary, 200);
+        // Quoted as JSON: a control in the name from config is shown as an escape, not dropped;
+        // masked first, so an unclosed quote in it cannot take the closing one.
+        const name = quotedName(maskSecrets(binary), 200);
         // The catalog does not mask a reason again: what it quotes is masked here.
         if (found === 'not-executable') return quoting`${name} is not executable (chmod +x it)`.text;
         if (found === 'missing') return (binary.includes('/') ? quoting`${name} does not exist (a relative path is from the root, ${root})` : quoting`${name} is not on PATH`).text;

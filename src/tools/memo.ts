@@ -6,6 +6,7 @@ import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { locksDir, withLock } from '../log/lock.js';
 import { CONTROLS } from '../output/terminal-text.js';
 import { codePoints } from '../replay/budget.js';
+import { maskSecrets } from '../text/secrets.js';
 import { quoting } from './foreign-line.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool } from './types.js';
@@ -48,8 +49,9 @@ export async function parseMemo(text: string, file: string): Promise<Memo> {
   const parsed = MemoSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    // Quoted as JSON: a memo key may hold a newline, and the error is one line.
-    const where = issue?.path.length ? JSON.stringify(issue.path.join('.')) : 'the top level';
+    // Quoted as JSON: a memo key may hold a newline, and the error is one line. Masked first, so an
+    // unclosed quote in it cannot take the closing one when the whole error is masked.
+    const where = issue?.path.length ? JSON.stringify(maskSecrets(issue.path.join('.'))) : 'the top level';
     throw new RuntimeError(`${file}: ${where} must be ${issue?.path.length ? 'a string' : 'an object of strings'}; fix or remove the file`);
   }
   return parsed.data;

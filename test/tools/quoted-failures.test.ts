@@ -25,8 +25,8 @@ vi.mock('../../src/tools/line-search.js', async (importOriginal) => {
 });
 
 const MASKED = 'GITHUB_TOKEN=***';
-// Bare, a value runs to the next space; with an open quote, to a closing quote.
-const SECRETS = ['GITHUB_TOKEN=hunter2', 'GITHUB_TOKEN="hunter2'];
+// Bare, a value runs to the next space; with an open quote, to a closing quote (' is not escaped by JSON quoting).
+const SECRETS = ['GITHUB_TOKEN=hunter2', 'GITHUB_TOKEN="hunter2', "GITHUB_TOKEN='hunter2"];
 
 function tree(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), 'argo-quoted-')));
