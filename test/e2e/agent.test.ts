@@ -4,6 +4,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync,
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -867,16 +868,12 @@ describe('argo --tools: the shell', () => {
   });
 });
 
-describe('argo --tools: fetch_url', () => {
-  // fetch_url is offered only where the web answers: this makes its check pass offline too.
-  const web = { NODE_OPTIONS: `--import ${fileURLToPath(new URL('../support/web-reachable.mjs', import.meta.url))}` };
-  const pages = createServer((request, response) => {
-    if (request.url === '/open') {
-      // Its words, then the connection held open: a long poll, a server that never finishes.
-      response.writeHead(200, { 'content-type': 'text/plain' });
-      response.write('word '.repeat(4000));
-    } else response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
-  });
+// fetch_url is offered only where the web answers: this makes its check pass offline too.
+const web = { NODE_OPTIONS: `--import ${fileURLToPath(new URL('../support/web-reachable.mjs', import.meta.url))}` };
+
+/** A web server on 127.0.0.1 for the describe block it is made in; `base()` is its URL once listening. */
+function pageServer(handler: RequestListener): { base: () => string } {
+  const pages = createServer(handler);
   let base = '';
   beforeAll(async () => {
     await new Promise<void>((listening) => pages.listen(0, '127.0.0.1', listening));
@@ -886,9 +883,20 @@ describe('argo --tools: fetch_url', () => {
     pages.closeAllConnections();
     pages.close();
   });
+  return { base: () => base };
+}
+
+describe('argo --tools: fetch_url', () => {
+  const pages = pageServer((request, response) => {
+    if (request.url === '/open') {
+      // Its words, then the connection held open: a long poll, a server that never finishes.
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('word '.repeat(4000));
+    } else response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+  });
 
   it('a page that stays open gives the piece its budget shows as soon as it has sent that much', async () => {
-    script = [{ calls: [call('fetch_url', { url: `${base}/open` })] }, { reply: 'read it' }];
+    script = [{ calls: [call('fetch_url', { url: `${pages.base()}/open` })] }, { reply: 'read it' }];
     const result = await argo(['-T', 'web', 'read it'], tempHome({ toolTimeouts: { fetch_url: 5000 } }), { env: web });
     expect(result).toMatchObject({ code: 0, stdout: 'read it\n' });
     const fed = JSON.parse(messagesOf(chatBodies()[1]).at(-1)?.content ?? '{}') as Record<string, unknown>;
@@ -900,7 +908,7 @@ describe('argo --tools: fetch_url', () => {
     ['a port fetch refuses', 'http://127.0.0.1:6000/', `127.0.0.1:6000: Node's fetch refuses to connect to that port`],
     ['a page that is not text', '/image.png', 'sent image/png, which is not text'],
   ])('%s is a permanent failure: the run stops at once, the URL fetched once', async (_case, url, failure) => {
-    script = [{ calls: [call('fetch_url', { url: url.startsWith('/') ? `${base}${url}` : url })] }, { reply: 'never' }];
+    script = [{ calls: [call('fetch_url', { url: url.startsWith('/') ? `${pages.base()}${url}` : url })] }, { reply: 'never' }];
     const result = await argo(['-T', 'web', 'read it'], tempHome(), { env: web });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`argo: tool fetch_url failed and retrying cannot help (`);
@@ -1460,19 +1468,9 @@ describe('files written straight in the data home leave the home as the user mad
 });
 
 describe("argo --tools: a failure quoting outside words ending in a secret keeps Argo's punctuation", () => {
-  const web = { NODE_OPTIONS: `--import ${fileURLToPath(new URL('../support/web-reachable.mjs', import.meta.url))}` };
   // Answers /type/<the secret> with that secret at the end of a content type that is not text.
-  const pages = createServer((request, response) => {
+  const pages = pageServer((request, response) => {
     response.writeHead(200, { 'content-type': `image/${decodeURIComponent((request.url ?? '').replace(/^\/type\//, ''))}` }).end('x');
-  });
-  let base = '';
-  beforeAll(async () => {
-    await new Promise<void>((listening) => pages.listen(0, '127.0.0.1', listening));
-    base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
-  });
-  afterAll(() => {
-    pages.closeAllConnections();
-    pages.close();
   });
 
   const MASKED = 'GITHUB_TOKEN=***';
@@ -1493,7 +1491,7 @@ describe("argo --tools: a failure quoting outside words ending in a secret keeps
     const home = join(root, secret);
     mkdirSync(home);
     writeFileSync(join(home, 'config.json'), JSON.stringify({ commandTools: { launch: { description: 'launch it', argv: [`./run/${secret}`] } } }));
-    const host = base.slice('http://'.length);
+    const host = pages.base().slice('http://'.length);
     const failures: [string, Record<string, unknown>, string][] = [
       ['read_file', { path: `nope/${secret}` }, `file "nope/${MASKED}" does not exist`],
       ['read_file', { path: `bin/${secret}` }, `"bin/${MASKED}" is a binary file`],
@@ -1516,7 +1514,7 @@ describe("argo --tools: a failure quoting outside words ending in a secret keeps
       ['run_command', { command: 'true', cwd: `nope/${secret}` }, `directory "nope/${MASKED}" does not exist`],
       ['run_command', { command: 'true', cwd: `bin/${secret}` }, `"bin/${MASKED}" is not a directory`],
       ['process', { operation: 'status', handle: secret }, `no process with handle "${MASKED}"; list them with operation "list"`],
-      ['fetch_url', { url: `${base}/type/${secret}` }, `${host} sent image/${MASKED}, which is not text`],
+      ['fetch_url', { url: `${pages.base()}/type/${secret}` }, `${host} sent image/${MASKED}, which is not text`],
       ['search_history', { query: 'x', session: secret }, `there is no session named "${MASKED}"`],
       ['launch', {}, 'tool execution failed'],
     ];
