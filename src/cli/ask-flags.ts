@@ -2,10 +2,11 @@
 // settings: -o options, --system / --system-file, --stats, -q, -c/--continue, --no-stdin.
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { FlagOverrides, Settings } from '../config/settings.js';
-import { UsageError, messageLine, shownPath } from '../errors.js';
+import { checkGivenPath, type FlagOverrides, type Settings } from '../config/settings.js';
+import { UsageError, shownPath } from '../errors.js';
 import { parseOptionAssignments } from '../ollama/options.js';
 import { codePoints } from '../replay/budget.js';
+import { reasonConflict } from '../replay/reason.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { NO_TOOLS } from '../config/tool-list.js';
 import type { AgentFlags } from './agent.js';
@@ -13,6 +14,7 @@ import { collect } from './parse.js';
 import { notText } from './io.js';
 import { isBlankPrompt } from '../text/prompt.js';
 import { decodeUtf8 } from '../text/utf8.js';
+import { fileProblem } from './file-failure.js';
 import { settingsFor } from './settings.js';
 import { judgeWords, typoMessage } from './typos.js';
 
@@ -46,11 +48,12 @@ export async function companionOverrides(flags: CompanionFlags): Promise<Pick<Fl
   if (flags.system !== undefined && flags.systemFile !== undefined) throw new UsageError('--system and --system-file both give the system prompt: choose one');
   let system = flags.system;
   if (flags.systemFile !== undefined) {
+    checkGivenPath(flags.systemFile, '--system-file', 'name the file that holds the system prompt, or use --system TEXT');
     let bytes: Buffer;
     try {
       bytes = await readFile(flags.systemFile);
     } catch (error) {
-      throw new UsageError(`--system-file: cannot read ${shownPath(flags.systemFile)} (${messageLine(error)})`, { cause: error });
+      throw new UsageError(`--system-file: cannot read ${shownPath(flags.systemFile)}: ${fileProblem(error)}`, { cause: error });
     }
     const decoded = decodeUtf8(bytes);
     const file = shownPath(flags.systemFile);
@@ -115,8 +118,14 @@ export function agentFlags(flags: { root?: string; yes?: boolean; ephemeralSyste
 /** --reason needs a replay, and `--replay session` always replays for reason "session" (docs/replay.md). */
 export function checkReason(reason: ReplayReason | undefined, replay: ReplaySpec): void {
   if (reason === undefined) return;
-  if (replay.kind === 'none') throw new UsageError('--reason needs --replay last:N or --replay session');
-  if (reason !== 'session' && replay.kind === 'session') throw new UsageError(`--replay session always uses reason "session"; use --replay last:N with --reason ${reason}`);
+  switch (reasonConflict(reason, replay)) {
+    case 'no_replay':
+      throw new UsageError('--reason needs --replay last:N or --replay session');
+    case 'session_only':
+      throw new UsageError(`--replay session always uses reason "session"; use --replay last:N with --reason ${reason}`);
+    case null:
+      return;
+  }
 }
 
 /** The question's flags `argo chat` does not take (a chat has no one answer to print as JSON or explain). */

@@ -18,3 +18,13 @@ export function inferReason(
       return containsPhrase(normaliseWords(input), clarificationPhrases) ? 'clarification' : 'continuation';
   }
 }
+
+/**
+ * Why an explicit reason cannot go with a replay, or null when it can: a reason needs turns to
+ * replay, and `session` replay always replays for reason "session". Each adapter words it.
+ */
+export function reasonConflict(explicit: ReplayReason, spec: ReplaySpec): 'no_replay' | 'session_only' | null {
+  if (spec.kind === 'none') return 'no_replay';
+  if (spec.kind === 'session' && explicit !== 'session') return 'session_only';
+  return null;
+}

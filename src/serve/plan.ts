@@ -6,6 +6,7 @@ import { lastUserText, toOllamaExtras, toOllamaMessages, toolRound } from './ope
 import { argoFieldNamed, argoParam, headerNamed, imagesOf, sentInHeader } from './schema.js';
 import type { ArgoFields, ChatRequest } from './schema.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
+import { reasonConflict } from '../replay/reason.js';
 import type { ArgoDefaults, TurnInput } from './types.js';
 
 const BLANK_PROMPT = 'the last user message has no text, and Argo mode takes its text as the prompt (as argo -s NAME "prompt" does); send the question as its text';
@@ -33,11 +34,13 @@ function checkReason(argo: ArgoFields & { replay: ReplaySpec; reason: ReplayReas
   const replayInHeader = replaySent ? sentInHeader(argo, 'replay') : reasonInHeader;
   const reason = reasonInHeader ? headerNamed('reason') : '"reason"';
   const replay = (value: string): string => (replayInHeader ? `${headerNamed('replay')}: ${value}` : `"replay": "${value}"`);
-  if (argo.replay.kind === 'none') {
-    throw badRequest(`${reason} needs ${replay('last:N')} or ${replayInHeader ? 'session' : '"session"'}`, argoParam(argo, 'reason'));
-  }
-  if (argo.reason !== 'session' && argo.replay.kind === 'session') {
-    throw badRequest(`${replay('session')} always uses reason "session"; use ${replay('last:N')} with reason "${argo.reason}"`, argoParam(argo, 'reason'));
+  switch (reasonConflict(argo.reason, argo.replay)) {
+    case 'no_replay':
+      throw badRequest(`${reason} needs ${replay('last:N')} or ${replayInHeader ? 'session' : '"session"'}`, argoParam(argo, 'reason'));
+    case 'session_only':
+      throw badRequest(`${replay('session')} always uses reason "session"; use ${replay('last:N')} with reason "${argo.reason}"`, argoParam(argo, 'reason'));
+    case null:
+      return;
   }
 }
 

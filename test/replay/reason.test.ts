@@ -1,12 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REPLAY_POLICY } from '../../src/replay/policy.js';
-import { inferReason } from '../../src/replay/reason.js';
+import { inferReason, reasonConflict } from '../../src/replay/reason.js';
 import type { ReplayReason, ReplaySpec } from '../../src/replay/types.js';
 
 const none: ReplaySpec = { kind: 'none' };
 const session: ReplaySpec = { kind: 'session' };
 const last3: ReplaySpec = { kind: 'last', count: 3 };
 const phrases = DEFAULT_REPLAY_POLICY.clarification;
+
+describe('reasonConflict', () => {
+  it.each<[ReplayReason, ReplaySpec, ReturnType<typeof reasonConflict>]>([
+    ['continuation', none, 'no_replay'],
+    ['session', none, 'no_replay'],
+    ['clarification', session, 'session_only'],
+    ['continuation', session, 'session_only'],
+    ['session', session, null],
+    ['continuation', last3, null],
+    ['clarification', last3, null],
+    ['session', last3, null],
+  ])('reason %s with replay %o → %s', (reason, spec, expected) => {
+    expect(reasonConflict(reason, spec)).toBe(expected);
+  });
+});
 
 describe('inferReason', () => {
   it.each<[string, ReplaySpec, string, ReplayReason | undefined, ReplayReason | null]>([
