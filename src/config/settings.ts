@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { UsageError, messageLine, shownPath } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
 import { NotRegularFileError, errnoOf, fileKind, isMissing, readRegularText } from '../log/fs.js';
-import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, checkReplayPolicy, configuredBudget } from '../replay/policy.js';
+import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, budgetFloor, checkReplayPolicy, configuredBudget } from '../replay/policy.js';
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
 import { THINK_LEVELS } from '../replay/prompt.js';
@@ -316,6 +316,16 @@ export function loadSettings(flags: FlagOverrides, env: Env): Settings {
   return resolveSettings(env, { path, config: readConfigFile(path) }, { ...flags, home });
 }
 
+function policyHolds(policy: ReplayPolicy): boolean {
+  try {
+    checkReplayPolicy(policy);
+    return true;
+  } catch (error) {
+    if (error instanceof PolicyError) return false;
+    throw error;
+  }
+}
+
 /** config.json as read: where it is, and its validated contents ({} when there is none). */
 export interface ConfigSource {
   path: string;
@@ -329,13 +339,18 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   const source = configPath;
 
   const replay = mergeDeep(DEFAULT_REPLAY_POLICY, config.replay ?? {});
-  replay.budget = flags.budget ?? configuredBudget(replay);
+  const configBudget = configuredBudget(replay);
+  replay.budget = flags.budget ?? configBudget;
   try {
     checkReplayPolicy(replay);
   } catch (error) {
     if (!(error instanceof PolicyError)) throw error;
-    const where = error.key === 'replay.budget' && flags.budget !== undefined ? '--budget' : `${source}: "${error.key}"`;
-    throw new UsageError(`${where} ${error.message.slice(error.key.length + 2)}`);
+    // A config.json that holds on its own is not to blame for what --budget broke (its protected turns' floor).
+    const problem = error.message.slice(error.key.length + 2);
+    if (flags.budget !== undefined && policyHolds({ ...replay, budget: configBudget })) {
+      throw new UsageError(error.key === 'replay.budget' ? `--budget ${problem}` : `--budget ${flags.budget} is too small: ${problem}; give --budget ${budgetFloor(replay.protectedTurns)} or more`);
+    }
+    throw new UsageError(`${source}: "${error.key}" ${problem}`);
   }
 
   const style: StylePolicy = {

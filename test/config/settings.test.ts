@@ -270,8 +270,11 @@ describe('config.json errors name the key', () => {
   it.each<[Record<string, number>, FlagOverrides, RegExp]>([
     // Under 20 per protected turn, what no version took: refused with this version's floor.
     [{ protectedTurns: 11, budget: 200 }, {}, /"replay.protectedTurns" 11 protected turns need a budget of at least 231 \(budget is 200\)$/],
-    // A budget given now is held to the floor now.
-    [{ protectedTurns: 10 }, { budget: 200 }, /"replay.protectedTurns" 10 protected turns need a budget of at least 210 \(budget is 200\)$/],
+    // A budget given now is held to the floor now, and the flag is named, not config.json.
+    [{ protectedTurns: 10 }, { budget: 200 }, /^--budget 200 is too small: 10 protected turns need a budget of at least 210 \(budget is 200\); give --budget 210 or more$/],
+    [{ protectedTurns: 10, budget: 200 }, { budget: 209 }, /^--budget 209 is too small: 10 protected turns need a budget of at least 210 /],
+    // A config.json wrong on its own is named whatever the flag says.
+    [{ protectedTurns: -1 }, { budget: 5000 }, /"replay.protectedTurns" must be a whole number, 0 or more$/],
   ])('replay %j with flags %j is refused', (replay, flags, message) => {
     expect(() => load({ replay }, flags)).toThrow(message);
   });
