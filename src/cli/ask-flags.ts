@@ -12,7 +12,7 @@ import { NO_TOOLS } from '../config/tool-list.js';
 import type { AgentFlags } from './agent.js';
 import { collect } from './parse.js';
 import { notText } from './io.js';
-import { isBlankPrompt } from '../text/prompt.js';
+import { isBlankPrompt, typedPrompt } from '../text/prompt.js';
 import { decodeUtf8 } from '../text/utf8.js';
 import { fileProblem } from './file-failure.js';
 import { settingsFor } from './settings.js';
@@ -182,7 +182,7 @@ export interface PromptText {
  */
 export function promptFrom(words: readonly string[], stdin: StdinText): PromptText {
   const piped = typeof stdin === 'object' ? stdin.piped : '';
-  const typed = words.join(' ').trim();
+  const typed = typedPrompt(words.join(' '));
   const parts = [typed, piped].filter((part) => !isBlankPrompt(part));
   const prompt = parts.join('\n\n');
   if (parts.length === 2) return { prompt, typedChars: codePoints(typed) };

@@ -1,6 +1,6 @@
 // From a validated request to what the turn needs: pure, so every rule is a row in a table test.
 import { wellFormedText } from '../log/entry.js';
-import { isBlankPrompt } from '../text/prompt.js';
+import { isBlankPrompt, typedPrompt } from '../text/prompt.js';
 import { badRequest } from './errors.js';
 import { lastUserText, toOllamaExtras, toOllamaMessages, toolRound } from './openai.js';
 import { argoFieldNamed, argoParam, headerNamed, imagesOf, sentInHeader } from './schema.js';
@@ -63,8 +63,9 @@ export function planAnswer(request: ChatRequest, defaults: ArgoDefaults, agentMo
   if (argo?.reason !== undefined) checkReason({ ...argo, reason: argo.reason }, request.argo?.replay !== undefined);
 
   // Half an emoji (JSON's "\ud83d") as the log will keep it, so what is sent and hashed is what is logged.
+  // Argo mode's input is what `argo -s NAME "prompt"` would send: the blanks at its ends dropped.
   const last = lastUserText(body.messages);
-  const userPrompt = last === null ? null : wellFormedText(last);
+  const userPrompt = last === null ? null : argo === null ? wellFormedText(last) : typedPrompt(wellFormedText(last));
   if (argo !== null && userPrompt === null) {
     throw badRequest('Argo mode takes the last user message as its input, and there is none in "messages"', 'messages', 'missing_user_message');
   }

@@ -4,3 +4,11 @@
 export function isBlankPrompt(text: string): boolean {
   return text.trim() === '';
 }
+
+/**
+ * A question as typed (the CLI's words, Argo mode's last user message): the blanks at its ends are
+ * where the words sat, not part of them, so `argo "  hi "` and a text area's `"hi\n"` ask the same.
+ */
+export function typedPrompt(text: string): string {
+  return text.trim();
+}

@@ -304,6 +304,13 @@ describe('Argo mode', () => {
     await logged(response.headers.get('x-argo-turn-id') ?? '');
     expect(chunks.length).toBeGreaterThan(2);
     expect(chatBodies()[1]).toBe(chatBodies()[0]);
+    // A text area's trailing line break and edge blanks are no part of the question, as the shell's are not.
+    ollama.requests.length = 0;
+    await runArgo(['-s', 'lang', '--replay', 'last:1', '--no-log', '  and which is faster?  '], { home, host: ollama.url });
+    const blanks = await client.chat.completions.create({ ...ask(' and which is faster?\n'), argo: { session: 'lang', replay: 'last:1' } } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
+    await logged(blanks.response.headers.get('x-argo-turn-id') ?? '');
+    expect(chatBodies()[1]).toBe(chatBodies()[0]);
+    expect(chatBodies()[0]).toContain('"content":"and which is faster?"');
   });
 
   it('sampling values and reasoning effort are what -o and --think are to the CLI: the same bytes, the same logged options', async () => {

@@ -67,6 +67,18 @@ describe('planAnswer', () => {
     expect(planAnswer(request(json), DEFAULTS, false).turn.userPrompt).toBe(userPrompt);
   });
 
+  // Argo mode sends what `argo -s NAME "prompt"` sends, and the shell's words carry no edge blanks.
+  it.each([
+    ['  Write tests  ', 'Write tests'],
+    ['Is it ok?\n', 'Is it ok?'],
+    ['\n\tdef f():\n\t\treturn 1\n', 'def f():\n\t\treturn 1'],
+    ['no blanks', 'no blanks'],
+  ])('Argo mode takes %j as %j; plain mode logs it as sent', (content, typed) => {
+    const json = { messages: [{ role: 'user', content }] };
+    expect(planAnswer(request({ ...json, argo: { session: 'w' } }), DEFAULTS, false).turn.userPrompt).toBe(typed);
+    expect(planAnswer(request(json), DEFAULTS, false).turn.userPrompt).toBe(content);
+  });
+
   it.each([
     [{ argo: { replay: 'session' } }, 'default', { replay: { kind: 'session' } }],
     [{ argo: { session: 'work' } }, 'work', { session: 'work', replay: DEFAULTS.replay }],
@@ -147,7 +159,7 @@ describe('planAnswer', () => {
   });
 
   it.each([
-    [' q ', ' q '],
+    [' q ', 'q'],
     [[{ type: 'text', text: 'what is this?' }, IMAGE], 'what is this?'],
   ])('Argo mode takes a last user message of %j as the prompt %j', (content, userPrompt) => {
     const plan = planAnswer(request({ messages: [{ role: 'user', content }], argo: { session: 'w' } }), DEFAULTS, false);
