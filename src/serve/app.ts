@@ -278,7 +278,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const wanted = c.req.param('id');
     const installed = await installedModels();
     const found = findModel(installed, wanted);
-    if (found === undefined) throw modelNotFound(wanted, deps.ollama.host, installed.map((model) => model.name));
+    if (found === undefined) {
+      const names = installed.map((model) => model.name);
+      throw modelNotFound(wanted, deps.ollama.host, names, await deps.ollama.answeringModel(names));
+    }
     return c.json(modelObject(found));
   });
 

@@ -255,8 +255,8 @@ export function findModel(installed: readonly InstalledModel[], wanted: string):
 }
 
 /** The same status, code and param as a chat request for a model Ollama does not have. */
-export function modelNotFound(wanted: string, host: string, installed: readonly string[]): ApiError {
-  return new ApiError(404, missingModelLine(wanted, host, installed, SERVER_HINTS, installed[0]), 'invalid_request_error', 'model_not_found', 'model');
+export function modelNotFound(wanted: string, host: string, installed: readonly string[], suggested: string | undefined): ApiError {
+  return new ApiError(404, missingModelLine(wanted, host, installed, SERVER_HINTS, suggested), 'invalid_request_error', 'model_not_found', 'model');
 }
 
 export function finishReason(doneReason: string | null, toolCalls: number): FinishReason {

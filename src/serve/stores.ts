@@ -1,7 +1,7 @@
 // The server's views of Argo's stores and of Ollama, as the routes need them.
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { hideHome } from './errors.js';
-import { boundedClient, questionFailure } from '../ollama/transport.js';
+import { OllamaTransport, boundedClient, questionFailure } from '../ollama/transport.js';
 import { withSessionLock } from '../log/lock.js';
 import type { LogEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
@@ -63,6 +63,7 @@ const MODELS_TIMEOUT_MS = 10_000;
 export function ollamaInfo(host: string, bounds = { versionMs: VERSION_TIMEOUT_MS, modelsMs: MODELS_TIMEOUT_MS }): OllamaInfo {
   const quick = boundedClient(host, bounds.versionMs);
   const listing = boundedClient(host, bounds.modelsMs);
+  const asking = new OllamaTransport({ host, attempts: 1, initialDelayMs: 0, idleMs: bounds.modelsMs, hints: SERVER_HINTS });
   return {
     host,
     version: async () => (await quick.version()).version,
@@ -75,5 +76,6 @@ export function ollamaInfo(host: string, bounds = { versionMs: VERSION_TIMEOUT_M
         throw new Error(questionFailure(host, error, SERVER_HINTS, bounds.modelsMs), { cause: error });
       }
     },
+    answeringModel: (installed) => asking.answeringModel(installed),
   };
 }

@@ -128,6 +128,8 @@ export interface OllamaInfo {
   version: () => Promise<string>;
   /** Rejects with the one line a client is shown: what failed and how the server's operator fixes it. */
   models: () => Promise<{ name: string; modified_at: string }[]>;
+  /** The installed model to suggest for a missing one, as a chat request's 404 suggests it (never an embedding model). */
+  answeringModel: (installed: readonly string[]) => Promise<string | undefined>;
 }
 
 export interface StopSignal {

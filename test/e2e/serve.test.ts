@@ -100,6 +100,11 @@ describe('routes', () => {
     expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
     expect((missing as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
     expect((missing as Error).message).toContain(`model "nope:1b" not found on Ollama at ${ollama.url}; installed: argo:latest, team/coder:1.5b`);
+    // An embedding model listed first is not suggested: it could not answer a chat either.
+    ollama.options.models = [{ name: 'all-minilm:latest', capabilities: ['embedding'] }, { name: 'argo:latest', capabilities: ['completion'] }];
+    const embedding = await fetch(`${serve.url}/v1/models/nope:1b`);
+    expect(embedding.status).toBe(404);
+    expect(((await embedding.json()) as { error: { message: string } }).error.message).toMatch(/or use an installed one \("model": "argo:latest"\)$/);
   });
 
   it('plain mode: the messages go as they are, the turn is logged in session api', async () => {

@@ -1267,7 +1267,7 @@ function baseDeps(s: TestServer) {
   return {
     runner: s.runner,
     sessions: { list: () => Promise.resolve([]), show: () => Promise.resolve(null), setTitle: () => Promise.resolve(null) },
-    ollama: { host: 'http://127.0.0.1:11434', version: () => Promise.resolve('1'), models: () => Promise.resolve([]) },
+    ollama: { host: 'http://127.0.0.1:11434', version: () => Promise.resolve('1'), models: () => Promise.resolve([]), answeringModel: () => Promise.resolve(undefined) },
     clock: { now: () => new Date(), monotonic: () => performance.now() },
     newId: () => 'x',
     jobsDir: join(s.home, 'jobs'),

@@ -169,6 +169,7 @@ export async function startTestServer(options: Partial<ServerDeps> & { ollamaDow
       version: () => (down ? Promise.reject(new Error('connection refused')) : Promise.resolve('0.12.0')),
       models: () =>
         down ? Promise.reject(new Error('connection refused')) : Promise.resolve([{ name: 'argo:latest', modified_at: '2026-01-15T09:30:00Z' }]),
+      answeringModel: (installed) => Promise.resolve(installed[0]),
     },
     clock: { now: () => new Date(), monotonic: () => performance.now() },
     newId: () => `id${(++ids).toString().padStart(6, '0')}`,

@@ -405,7 +405,7 @@ describe('one model by id', () => {
   });
 
   it('a missing one is the 404 a chat request gets, naming what is installed', () => {
-    const error = modelNotFound('nope', 'http://127.0.0.1:11434', ['argo:latest']);
+    const error = modelNotFound('nope', 'http://127.0.0.1:11434', ['argo:latest'], 'argo:latest');
     expect({ status: error.status, ...error.body().error }).toEqual({
       status: 404,
       type: 'invalid_request_error',
@@ -413,6 +413,6 @@ describe('one model by id', () => {
       param: 'model',
       message: 'model "nope" not found on Ollama at http://127.0.0.1:11434; installed: argo:latest. Pull it with "ollama pull nope", or use an installed one ("model": "argo:latest")',
     });
-    expect(modelNotFound('x', 'http://127.0.0.1:11434', []).message).toContain('; no models are installed.');
+    expect(modelNotFound('x', 'http://127.0.0.1:11434', [], undefined).message).toContain('; no models are installed.');
   });
 });
