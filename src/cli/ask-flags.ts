@@ -70,12 +70,14 @@ export async function companionOverrides(flags: CompanionFlags): Promise<Pick<Fl
  * (ARGO_REPLAY, config "defaultReplay") applies.
  */
 export async function companionSettings(flags: CompanionFlags & FlagOverrides, fallbackReplay?: ReplaySpec): Promise<{ settings: Settings; replay: ReplaySpec }> {
-  const overrides = { ...flags, ...(await companionOverrides(flags)) };
+  // -c replays the session it picks unless --replay says otherwise.
+  const replay = flags.replay ?? fallbackReplay ?? (flags.continue === true ? { kind: 'session' as const } : undefined);
+  const overrides = { ...flags, ...(await companionOverrides(flags)), ...(replay !== undefined ? { replay } : {}) };
   const settings = settingsFor(overrides);
-  if (flags.continue !== true) return { settings, replay: flags.replay ?? fallbackReplay ?? settings.defaultReplay };
+  if (flags.continue !== true) return { settings, replay: settings.defaultReplay };
   if (flags.session !== undefined) throw new UsageError('--continue picks the most recently used session; leave out --session (or use --session NAME --replay session)');
   const latest = await latestSession(settings.paths.sessions, '--continue');
-  return { settings: settingsFor({ ...overrides, session: latest }), replay: flags.replay ?? { kind: 'session' } };
+  return { settings: settingsFor({ ...overrides, session: latest }), replay: settings.defaultReplay };
 }
 
 /**

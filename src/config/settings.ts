@@ -63,7 +63,10 @@ export interface Settings {
   numCtxSource: 'flag' | 'config' | null;
   /** --system / --system-file: sent before Argo's own instructions. */
   system: string | null;
-  /** The replay used when a command does not say (--replay): ARGO_REPLAY, config "defaultReplay", else none. */
+  /**
+   * The replay in force when a request does not say: --replay (or the command's own, as a chat's
+   * `session`), else ARGO_REPLAY, config "defaultReplay", else none. One overridden is not read.
+   */
   defaultReplay: ReplaySpec;
   serve: ServeSettings;
   agent: AgentSettings;
@@ -140,6 +143,8 @@ export interface FlagOverrides {
   /** `-o key=value` options, already checked against Ollama's names and types. */
   options?: Readonly<Record<string, number | boolean | string[]>>;
   system?: string;
+  /** --replay, or the replay a command always uses (a chat's `session`): ARGO_REPLAY and config's go unread. */
+  replay?: ReplaySpec;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -378,7 +383,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
 
   const envReplay = variable(env, 'ARGO_REPLAY');
   const replayText = envReplay ?? config.defaultReplay;
-  const defaultReplay = replayText === undefined ? { kind: 'none' as const } : readReplaySpec(replayText);
+  const defaultReplay = flags.replay ?? (replayText === undefined ? { kind: 'none' as const } : readReplaySpec(replayText));
   if (defaultReplay === null) {
     throw new UsageError(`${envReplay !== undefined ? 'ARGO_REPLAY' : `${source}: "defaultReplay"`} must be none, session or last:N, got ${JSON.stringify(replayText)}`);
   }

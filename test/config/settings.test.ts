@@ -10,6 +10,7 @@ import { DEFAULT_TOOL_TIMEOUT_MS, MAX_ALL_FAILURE_ROUNDS, MAX_REASKS } from '../
 import type { Io } from '../../src/cli/io.js';
 import { registerServe } from '../../src/cli/serve.js';
 import { loadSettings, parseKeepAlive, parseThink } from '../../src/config/settings.js';
+import type { ReplaySpec } from '../../src/replay/types.js';
 import type { FlagOverrides } from '../../src/config/settings.js';
 import { UsageError } from '../../src/errors.js';
 import { DEFAULT_REPLAY_POLICY } from '../../src/replay/policy.js';
@@ -382,6 +383,15 @@ describe('the everyday companion settings: default replay, model source, -o opti
     [{ defaultReplay: 'session' }, { ARGO_REPLAY: '' }, { kind: 'session' }],
   ])('config %j, env %j → default replay %j', (config, env, spec) => {
     expect(load(config, {}, env).defaultReplay).toEqual(spec);
+  });
+
+  // As for --session: a value overridden is not read, so a bad one stops only what would use it.
+  it.each<[Record<string, unknown> | undefined, Record<string, string>, ReplaySpec]>([
+    [undefined, { ARGO_REPLAY: 'bogus' }, { kind: 'none' }],
+    [{ defaultReplay: 'bogus' }, {}, { kind: 'session' }],
+    [{ defaultReplay: 'last:3' }, { ARGO_REPLAY: 'session' }, { kind: 'last', count: 1 }],
+  ])('config %j, env %j, with a replay given: %j wins, the others unread', (config, env, replay) => {
+    expect(load(config, { replay }, env).defaultReplay).toEqual(replay);
   });
 
   it.each([

@@ -251,6 +251,11 @@ describe('continue and the default replay', () => {
     await argo(['Add docs'], home, { env: { ARGO_REPLAY: 'none' } });
     expect(logLines(home)[2]).toMatchObject({ replay: { enabled: false } });
     expect(await argo(['x'], home, { env: { ARGO_REPLAY: 'always' } })).toMatchObject({ code: 2, stderr: 'argo: ARGO_REPLAY must be none, session or last:N, got "always"\n' });
+    // Overridden, it is not read: --replay wins, and a chat always replays its session.
+    expect(await argo(['--replay', 'none', 'y'], home, { env: { ARGO_REPLAY: 'always' } })).toMatchObject({ code: 0 });
+    expect(logLines(home).at(-1)).toMatchObject({ user_prompt: 'y', replay: { enabled: false } });
+    expect(await argo(['chat'], home, { env: { ARGO_REPLAY: 'always' }, stdin: 'z\n' })).toMatchObject({ code: 0 });
+    expect(logLines(home).at(-1)).toMatchObject({ user_prompt: 'z', replay: { enabled: true, session: true } });
   });
 
   it('--explain names the model and where it came from, and the context window', async () => {
