@@ -124,7 +124,8 @@ async function runChecks(flags: FlagOverrides, report: Report, command: Command 
   const journalUsable = data.home?.cannot !== 'make' && !data.folders.some((folder) => folder.path === journal);
   const unfinished = unfinishedReport(await recoverUnfinished(settings), journal, journalUsable);
   check(unfinished.ok, 'unfinished', unfinished.detail, unfinished.files);
-  const transport = new OllamaTransport({ host: settings.host, attempts: 1, initialDelayMs: 0, idleMs: settings.timeouts.idleMs, fetch: oneShotFetch() });
+  const askMs = doctorAskMs(settings.timeouts.idleMs);
+  const transport = new OllamaTransport({ host: settings.host, attempts: 1, initialDelayMs: 0, idleMs: askMs, fetch: oneShotFetch() });
   let version: string;
   try {
     version = await transport.version();
@@ -136,7 +137,7 @@ async function runChecks(flags: FlagOverrides, report: Report, command: Command 
   const tooOld = missingFeaturesLine(parseVersion(version));
   if (tooOld !== null) report('warn', 'features', tooOld);
   const outcome = (): Outcome => (failed === 0 ? 'ok' : 'failed');
-  const askFailure = (error: unknown): string => questionFailure(settings.host, error, CLI_HINTS, settings.timeouts.idleMs);
+  const askFailure = (error: unknown): string => questionFailure(settings.host, error, CLI_HINTS, askMs);
   let installed: string[];
   try {
     installed = await transport.installedModels();
@@ -156,6 +157,14 @@ async function runChecks(flags: FlagOverrides, report: Report, command: Command 
   const endpoint = endpointReport(settings.api, settings.model, capabilities);
   check(endpoint.ok, 'endpoint', endpoint.detail);
   return outcome();
+}
+
+/** How long doctor waits for each of Ollama's answers: a stuck Ollama is a finding, not a two-minute silence. */
+const DOCTOR_ASK_MAX_MS = 10_000;
+
+/** The wait for the model list and a model's details: `timeouts.idleMs`, at most 10 s. */
+export function doctorAskMs(idleMs: number): number {
+  return Math.min(idleMs, DOCTOR_ASK_MAX_MS);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dataReport, endpointReport, failureLine, missingFeaturesLine, reportLines, unfinishedReport } from '../../src/cli/doctor.js';
+import { dataReport, doctorAskMs, endpointReport, failureLine, missingFeaturesLine, reportLines, unfinishedReport } from '../../src/cli/doctor.js';
 import type { DoctorCheck } from '../../src/cli/doctor.js';
 import { RuntimeError } from '../../src/errors.js';
 import type { DataHomeCheck } from '../../src/turn/data-home.js';
@@ -103,6 +103,18 @@ describe('dataReport: the data check names each place a turn cannot use, and wha
     ],
   ])('%s', (_case, check, report) => {
     expect(dataReport(check, '/h')).toEqual(report);
+  });
+});
+
+describe('doctorAskMs: the wait for the model list and details', () => {
+  it.each([
+    [120_000, 10_000],
+    [300_000, 10_000],
+    [10_000, 10_000],
+    [2000, 2000],
+    [300, 300],
+  ])('timeouts.idleMs %i → %i ms', (idleMs, expected) => {
+    expect(doctorAskMs(idleMs)).toBe(expected);
   });
 });
 

@@ -339,4 +339,12 @@ describe('argo doctor tells apart nothing listening, something that is not Ollam
     expect(checks(result.stdout).map(([status, what]) => `${status} ${what}`)).toEqual(['ok config', 'ok data', 'ok unfinished', 'ok ollama', 'FAIL model']);
     expect(check(result.stdout, 'model')).toEqual(['FAIL', detail]);
   });
+
+  it('a version, then no model list at all: the wait is bounded and said', async () => {
+    answer = { status: 200, type: 'application/json', body: JSON.stringify({ version: CURRENT_VERSION }) };
+    tags = null;
+    const result = await argo(tempHome({ timeouts: { idleMs: 300 } }), ['doctor'], notOllama);
+    expect(result.code).toBe(1);
+    expect(check(result.stdout, 'model')).toEqual(['FAIL', `cannot list the installed models: no answer from Ollama at ${notOllama} within 0.3s (Ollama stuck, or its machine overloaded); restart Ollama, or check that machine's load`]);
+  });
 });
