@@ -3,9 +3,8 @@
 // as slices of the read buffer, never decoded again or re-encoded. Files the verified record vouches
 // for are copied without looking at a line (see verified.ts).
 import { isUtf8 } from 'node:buffer';
-import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { isMissing } from './fs.js';
+import { isMissing, openLogFile } from './fs.js';
 import { lineText, readBlocks } from './lines.js';
 import type { RawLine } from './lines.js';
 import { checkLine, describeBadLine } from './scan.js';
@@ -46,7 +45,7 @@ export async function copyTurnLines(files: readonly string[], stats: ScanStats, 
     const startedNs = (options.now ?? nowNs)();
     let handle: FileHandle;
     try {
-      handle = await open(file, 'r');
+      handle = await openLogFile(file);
     } catch (error) {
       // Listed a moment ago and gone now (pruned meanwhile): nothing to read.
       if (isMissing(error)) continue;

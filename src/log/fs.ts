@@ -509,6 +509,25 @@ async function openIfRegular(path: string): Promise<FileHandle | null> {
   }
 }
 
+/**
+ * A day of the log (or another file a reader streams) opened for reading: through a link, as every
+ * reader of the log follows one (listLogFiles), but never waiting on a named pipe swapped in after
+ * the listing; anything but a regular file is a NotRegularFileError. The caller closes it.
+ */
+export async function openLogFile(path: string): Promise<FileHandle> {
+  const handle = await open(path, regularReadFlags(true));
+  let stats: Stats;
+  try {
+    stats = await handle.stat();
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  if (stats.isFile()) return handle;
+  await handle.close();
+  throw new NotRegularFileError(path, fileKind(stats));
+}
+
 /** open(2)'s flags for a file that must be a regular one: a pipe is never waited on (and then refused by its stats). */
 function regularReadFlags(followLink: boolean): number {
   return constants.O_RDONLY | constants.O_NONBLOCK | (followLink ? 0 : constants.O_NOFOLLOW);

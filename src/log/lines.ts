@@ -1,6 +1,6 @@
 import { constants } from 'node:buffer';
-import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { openLogFile } from './fs.js';
 import { needleFinder } from './needle.js';
 import type { Needle } from './needle.js';
 
@@ -76,7 +76,7 @@ export interface LineBlock {
  */
 export async function* readBlocks(path: string, options: Omit<ReadOptions, 'needle'> = {}): AsyncGenerator<LineBlock> {
   // A handle the caller opened stays open: it reads the same file again (see copy.ts).
-  const handle = options.handle ?? (await open(path, 'r'));
+  const handle = options.handle ?? (await openLogFile(path));
   const chunk = options.chunkSize ?? CHUNK;
   const end = options.end ?? Infinity;
   let current = takeBuffer(2 * chunk);
@@ -170,7 +170,7 @@ export async function* readLines(path: string, options: ReadOptions = {}): Async
  * readLines, with the unfinished line kept at the end of the buffer and each chunk put before it.
  */
 export async function* readLinesBackward(path: string, options: Omit<ReadOptions, 'start'> = {}): AsyncGenerator<RawLine> {
-  const handle = options.handle ?? (await open(path, 'r'));
+  const handle = options.handle ?? (await openLogFile(path));
   const chunk = options.chunkSize ?? CHUNK;
   const ahead = new ReadAhead(handle, chunk);
   let bytes = takeBuffer(2 * chunk);

@@ -1,12 +1,12 @@
 // Deleting history on purpose, and keeping every session's index and record consistent afterwards.
 // Log files are rewritten through a temporary file and a rename, so a reader sees the old file or
 // the new one, never half of one.
-import { open, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
-import { readDataText, replaceFile } from '../log/fs.js';
+import { openLogFile, readDataText, replaceFile } from '../log/fs.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
@@ -139,7 +139,7 @@ export function shifted(line: IndexLine, removed: RemovedBytes | undefined): Ind
 }
 
 async function rewriteWithout(file: string, ranges: Ranges): Promise<void> {
-  const source = await open(file, 'r');
+  const source = await openLogFile(file);
   try {
     await replaceFile(file, async (target) => {
       let cursor = 0;

@@ -1,8 +1,9 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isLogFileName, listLogFiles } from '../log/files.js';
+import { openLogFile } from '../log/fs.js';
 import { readLines, readLinesBackward } from '../log/lines.js';
 import type { RawLine } from '../log/lines.js';
 
@@ -25,7 +26,7 @@ export async function followStart(logsDir: string): Promise<FollowStart> {
   const start: FollowStart = { positions: new Map(), handles: new Map() };
   for (const file of files) {
     // Opened before the position is measured: a file replaced in between at worst prints a turn twice, never loses one.
-    const handle = await open(file, 'r').catch(() => null);
+    const handle = await openLogFile(file).catch(() => null);
     if (handle) start.handles.set(file, handle);
     start.positions.set(file, await endOfLastLine(file));
   }
@@ -104,7 +105,7 @@ export async function followLines(options: FollowOptions): Promise<void> {
 }
 
 async function openHeld(file: string, handles: Map<string, FileHandle>): Promise<FileHandle> {
-  const handle = await open(file, 'r');
+  const handle = await openLogFile(file);
   handles.set(file, handle);
   return handle;
 }

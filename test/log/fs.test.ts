@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
-import { NotRegularFileError, appendPrivate, createFileExclusive, dropLastByte, ensureHomeFolder, errnoOf, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openRegularSync, readDataFile, readDataText, readRegularText, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, temporaryName, writeFileAtomic } from '../../src/log/fs.js';
+import { NotRegularFileError, appendPrivate, createFileExclusive, dropLastByte, ensureHomeFolder, errnoOf, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openLogFile, openRegularSync, readDataFile, readDataText, readRegularText, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, temporaryName, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -140,6 +140,40 @@ describe('openRegularSync and openDataFile: a regular file, never a wait on a na
     } finally {
       await opened.close();
     }
+  });
+});
+
+describe('openLogFile: a day of the log as a reader opens it, through a link, never waiting on a named pipe', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-log-open-'));
+  writeFileSync(join(dir, 'real.log'), 'line\n');
+  symlinkSync(join(dir, 'real.log'), join(dir, 'link.log'));
+  mkdirSync(join(dir, 'folder.log'));
+  execFileSync('mkfifo', [join(dir, 'pipe.log')]);
+  symlinkSync(join(dir, 'pipe.log'), join(dir, 'link-to-pipe.log'));
+
+  // The text read, or the error's message (a pipe nobody writes to is refused, not waited on).
+  it.each<[string, string, string]>([
+    ['a regular file', 'real.log', 'line\n'],
+    ['a link to one', 'link.log', 'line\n'],
+    ['a folder', 'folder.log', `${join(dir, 'folder.log')} is not a file (a folder); move it out of the way`],
+    ['a named pipe', 'pipe.log', `${join(dir, 'pipe.log')} is not a file (a named pipe); move it out of the way`],
+    ['a link to a named pipe', 'link-to-pipe.log', `${join(dir, 'link-to-pipe.log')} is not a file (a named pipe); move it out of the way`],
+  ])('%s', async (_case, name, expected) => {
+    const opened = await openLogFile(join(dir, name)).catch((error: unknown) => error as Error);
+    if (opened instanceof Error) {
+      expect(opened).toBeInstanceOf(NotRegularFileError);
+      expect(opened.message).toBe(expected);
+      return;
+    }
+    try {
+      expect(await opened.readFile('utf8')).toBe(expected);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('a missing file is the error open gives', async () => {
+    expect(isMissing(await openLogFile(join(dir, 'none.log')).catch((error: unknown) => error))).toBe(true);
   });
 });
 
