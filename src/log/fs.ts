@@ -450,6 +450,11 @@ async function openRegularFile(path: string, flags: number, mode?: number): Prom
     if (stats !== null && !stats.isFile() && !stats.isSymbolicLink()) throw new NotRegularFileError(path, fileKind(stats));
     throw refusedLink(error, path);
   }
+  return { handle, stats: await regularStats(handle, path) };
+}
+
+/** The stats of an open file that must be a regular one; anything else is closed and refused (NotRegularFileError). */
+async function regularStats(handle: FileHandle, path: string): Promise<Stats> {
   let stats: Stats;
   try {
     stats = await handle.stat();
@@ -457,7 +462,7 @@ async function openRegularFile(path: string, flags: number, mode?: number): Prom
     await handle.close();
     throw error;
   }
-  if (stats.isFile()) return { handle, stats };
+  if (stats.isFile()) return stats;
   await handle.close();
   throw new NotRegularFileError(path, fileKind(stats));
 }
@@ -516,16 +521,8 @@ async function openIfRegular(path: string): Promise<FileHandle | null> {
  */
 export async function openLogFile(path: string): Promise<FileHandle> {
   const handle = await open(path, regularReadFlags(true));
-  let stats: Stats;
-  try {
-    stats = await handle.stat();
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-  if (stats.isFile()) return handle;
-  await handle.close();
-  throw new NotRegularFileError(path, fileKind(stats));
+  await regularStats(handle, path);
+  return handle;
 }
 
 /** open(2)'s flags for a file that must be a regular one: a pipe is never waited on (and then refused by its stats). */
