@@ -18,6 +18,7 @@ import { buildAgentRequest } from './request.js';
 import { ONE_LINE_MAX, classifyResult, classifyThrown, parameterNames } from './taxonomy.js';
 import { plural } from '../output/count.js';
 import { cleanLine } from '../output/terminal-text.js';
+import { ArgoError, messageLine } from '../errors.js';
 import type { CallOutcome } from './taxonomy.js';
 import type { Unconfirmed } from '../turn/error-code.js';
 
@@ -55,7 +56,8 @@ export type StopReason =
   | 'invalid_response'
   | 'interrupted'
   | 'model_error'
-  | 'result_not_saved';
+  | 'result_not_saved'
+  | 'memo_unreadable';
 
 /** One call as logged (`tool_calls`). `result` is what the model was sent, for trajectories. */
 export interface CallRecord {
@@ -117,6 +119,7 @@ export interface AgentDeps {
   /** Asks about one side-effecting call; `signal` aborts on Ctrl-C (then the answer is "no"). */
   confirm: (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;
   emit: (event: AgentEvent) => void;
+  /** Read before each request; a failure (memo.json broken by hand mid-run) ends the run as `memo_unreadable`. */
   readMemo: () => Promise<Memo>;
   /**
    * Where a result past its budget is saved, relative to the data home; asked only for such a
@@ -333,9 +336,10 @@ class Run {
     const round = this.rounds + 1;
     for (let reasks = 0; ; reasks++) {
       const place: CallPlace = { round, attempt: reasks + 1 };
-      // After a re-ask the last words shown are of a response rolled back: none are kept, as on invalid_response.
-      if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', reasks === 0 ? said : '');
-      const reply = await this.ask();
+      // What a run ending here keeps: after a re-ask the last words shown are of a response rolled back, so none, as on invalid_response.
+      const kept = reasks === 0 ? said : '';
+      if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', kept);
+      const reply = await this.ask(kept);
       if ('status' in reply) return reply;
       // An unfinished call is no answer; asked again, the same limit would cut it the same way. Only
       // text Ollama held back is one: a streamed JSON answer the limit cut is the model's real answer.
@@ -392,9 +396,15 @@ class Run {
     this.deps.emit({ type: 'text', text });
   }
 
-  /** One streamed request. The STOP signal is checked on every chunk and ends the answer there. */
-  private async ask(): Promise<AgentResult | Reply> {
-    const memo = await this.deps.readMemo();
+  /** One streamed request. The STOP signal is checked on every chunk and ends the answer there. `kept`: the words a run ending before it keeps. */
+  private async ask(kept: string): Promise<AgentResult | Reply> {
+    let memo: Memo;
+    try {
+      memo = await this.deps.readMemo();
+    } catch (error) {
+      // Ended here, not thrown: the calls that ran are logged with the reason.
+      return this.end('error', 'memo_unreadable', kept, memoFailure(error));
+    }
     const request = buildAgentRequest({ base: this.run.base, tools: this.run.tools, ephemeralSystem: this.run.ephemeralSystem, memo, added: this.added });
     this.firstRequest ??= request;
     this.startSaves();
@@ -763,6 +773,12 @@ class Run {
   }
 }
 
+/** Why the memo could not be read: Argo's own words name the file and the fix; anything else is quoted. */
+function memoFailure(error: unknown): string {
+  if (error instanceof ArgoError) return messageLine(error);
+  return `cannot read the memo (${messageLine(error)}); fix memo.json in the data home (its permissions, or what it holds) or delete it, then ask again`;
+}
+
 function defaultMessage(status: AgentStatus, hints: RunHints): string | null {
   switch (status) {
     case 'stopped':
@@ -774,7 +790,7 @@ function defaultMessage(status: AgentStatus, hints: RunHints): string | null {
   }
 }
 
-/** Runs the loop to its end. Never throws for a tool's or the model's failure: the result says. */
+/** Runs the loop to its end. Never throws for a tool's, the model's or the memo's failure: the result says. */
 export function runAgent(run: AgentRun, deps: AgentDeps): Promise<AgentResult> {
   return new Run(run, deps).execute();
 }

@@ -2,7 +2,7 @@
 // message: argo serve's error `code` (src/serve/errors.ts picks the HTTP status by it) and the CLI's
 // `--json` `error_code` (src/turn/error-code.ts) are both this.
 
-/** How a request failed: the transport's kind (FailureKind), or `argo` for the turn's own failure (a result it could not save). */
+/** How a request failed: the transport's kind (FailureKind), or `argo` for the turn's own failure (a result it could not save, a memo it could not read). */
 export interface CodedFailure {
   kind: string;
   httpStatus?: number | undefined;

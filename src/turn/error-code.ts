@@ -11,7 +11,7 @@ export type Unconfirmed = 'refused' | 'no-terminal';
 
 export interface TurnEnding {
   status: TurnStatus;
-  /** The request's failure when the status is `error`; null when the turn failed on its own side (a result it could not save). */
+  /** The request's failure when the status is `error`; null when the turn failed on its own side (a result it could not save, a memo it could not read). */
   failure: CodedFailure | null;
   /** Set when a call that was not confirmed ended an agent run (`tool_failures`). */
   unconfirmed: Unconfirmed | null;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/agent/loop.js';
-import type { AgentDeps, AgentEvent, AgentRun, ConfirmAnswer, ConfirmRequest, ModelCall, RunHints } from '../../src/agent/loop.js';
+import type { AgentDeps, AgentEvent, AgentResult, AgentRun, ConfirmAnswer, ConfirmRequest, ModelCall, RunHints } from '../../src/agent/loop.js';
+import { RuntimeError } from '../../src/errors.js';
 import type { AgentChatBody, StreamOutcome, TransportRequest } from '../../src/ollama/transport.js';
 import { ToolError, fittedFrom } from '../../src/tools/types.js';
 import type { Tool, ToolResult } from '../../src/tools/types.js';
@@ -877,6 +878,49 @@ describe('the agent loop', () => {
       { role: 'system', content: 'Be brief.\n\nUse tools.\n\nMemo (notes kept with the memo tool):\n- lang: "v1"' },
       { role: 'system', content: 'Be brief.\n\nUse tools.\n\nMemo (notes kept with the memo tool):\n- lang: "v2"' },
     ]);
+  });
+
+  describe('a memo that cannot be read ends the run with its reason, the calls that ran kept', () => {
+    const broken = new RuntimeError('/h/memo.json is not valid JSON; fix it by hand or delete it (the memo then starts empty)');
+    const denied = Object.assign(new Error("EACCES: permission denied, open '/h/memo.json'"), { code: 'EACCES' });
+    it.each<[string, Step[], number, Error, Partial<AgentResult>, [string, string][]]>([
+      // the case, the script, the read that fails (1 = before the first request), what it throws → the result, the calls logged
+      ['before the first request', [{ chunks: ['never'] }], 1, broken, { text: '', iterations: 0, requests: 0, firstRequest: null, message: broken.message }, []],
+      [
+        'before the request after a round: that round\'s words and calls are kept',
+        [{ chunks: ['reading'], calls: [call('ok_tool', { q: 'a' }), call('fail_tool', { q: 'b' })] }, { chunks: ['never'] }],
+        2,
+        broken,
+        { text: 'reading', iterations: 1, allFailureRounds: 0, requests: 1, message: broken.message },
+        [['ok_tool', 'success'], ['fail_tool', 'failure']],
+      ],
+      [
+        'before a re-ask: the invalid response is rolled back, its words not kept',
+        [{ chunks: ['hmm'], calls: [call('no_tool', {})] }, { chunks: ['never'] }],
+        2,
+        broken,
+        { text: '', iterations: 0, requests: 1 },
+        [['no_tool', 'invalid']],
+      ],
+      [
+        'a failure not of Argo\'s own words is quoted, with what to do',
+        [{ chunks: ['never'] }],
+        1,
+        denied,
+        { message: "cannot read the memo (EACCES: permission denied, open '/h/memo.json'); fix memo.json in the data home (its permissions, or what it holds) or delete it, then ask again" },
+        [],
+      ],
+    ])('%s', async (_case, steps, failing, error, expected, calls) => {
+      let reads = 0;
+      const memo = (): Record<string, string> => {
+        if (++reads === failing) throw error;
+        return {};
+      };
+      const { result, bodies } = await run(steps, { memo });
+      expect(result).toMatchObject({ status: 'error', stopReason: 'memo_unreadable', modelFailure: null, ...expected });
+      expect(result.calls.map((c) => [c.name, c.outcome])).toEqual(calls);
+      expect(bodies).toHaveLength(failing - 1);
+    });
   });
 
   it.each<[string, Step[], () => boolean, number | null]>([

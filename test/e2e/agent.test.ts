@@ -941,6 +941,29 @@ describe('argo --tools: memo and replay', () => {
     expect(second).toContain('Memo (notes kept with the memo tool):\n- lang: "TypeScript"');
   });
 
+  it.each([
+    ['broken before the run: it ends before its first request', false],
+    ['broken by hand while a round ran (here by its command): the calls that ran are logged', true],
+  ])('a memo.json %s, with its reason said and logged, --json giving error_code', async (_case, midRun) => {
+    const home = tempHome();
+    const root = tree();
+    const memo = join(home, 'memo.json');
+    expect((await argo(['memo', 'set', 'lang', 'TS'], home)).code).toBe(0);
+    if (!midRun) writeFileSync(memo, '{"lang": ');
+    const breakIt = `printf '{"lang": ' > '${memo}'`;
+    script = [{ reply: 'On it.', calls: [call('write_file', { path: 'made.txt', content: 'important' }), call('run_command', { command: breakIt })] }, { reply: 'Done.' }];
+    const reason = `${memo} is not valid JSON; fix it by hand or delete it (the memo then starts empty)`;
+    const result = await argo(['-T', 'dev', '--root', root, '--yes', '--json', 'x'], home);
+    expect(result).toMatchObject({ code: 1, stderr: `argo: ${reason} (logged as error)\n` });
+    const ran = midRun ? [expect.objectContaining({ name: 'write_file', outcome: 'success' }), expect.objectContaining({ name: 'run_command', outcome: 'success' })] : [];
+    const fields = { status: 'error', error: reason, stop_reason: 'memo_unreadable', tool_calls: ran, iterations: midRun ? 1 : 0, response: midRun ? 'On it.' : '' };
+    const { response, ...logged } = fields;
+    expect(JSON.parse(result.stdout)).toMatchObject({ ...fields, error_code: 'argo_error' });
+    expect(logLines(home)).toEqual([expect.objectContaining({ ...logged, model_response: response, all_failure_rounds: 0, compacted: [] })]);
+    expect(chatBodies()).toHaveLength(midRun ? 1 : 0);
+    expect(existsSync(join(root, 'made.txt'))).toBe(midRun);
+  });
+
   it('argo memo from the shell: set, list, get, rm; a missing key is exit 1 with one line naming it and where to look', async () => {
     const home = tempHome();
     expect(await argo(['memo'], home)).toMatchObject({ code: 0, stdout: '', stderr: 'argo: the memo is empty (argo memo set KEY VALUE adds an entry)\n' });

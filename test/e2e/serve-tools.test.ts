@@ -176,6 +176,16 @@ describe('the tools Argo field', () => {
     expect(existsSync(join(root, 'out.txt'))).toBe(true);
   });
 
+  it("a memo.json that cannot be read: 500 argo_error naming it without the server's paths, the turn logged memo_unreadable", async () => {
+    const { serve, home } = await server({});
+    writeFileSync(join(home, 'memo.json'), '{"lang": ');
+    const response = await post(serve.url, ask('what is in the notes?', { tools: 'fs', session: 'm' }));
+    expect(response.status).toBe(500);
+    const body = (await response.json()) as { error: { message: string; code: string } };
+    expect(body.error).toEqual(expect.objectContaining({ code: 'argo_error', message: '<data home>/memo.json is not valid JSON; fix it by hand or delete it (the memo then starts empty)' }));
+    await waitFor(() => expect(logLines(home)).toEqual([expect.objectContaining({ session: 'm', status: 'error', stop_reason: 'memo_unreadable', tool_calls: [], error: `${home}/memo.json is not valid JSON; fix it by hand or delete it (the memo then starts empty)` })]));
+  });
+
   it('a result over budget that cannot be saved: 500 argo_error saying why without the server\'s paths, the turn still logged', async () => {
     const { serve, home, root } = await server({ toolBudgets: { read_file: 500 } });
     writeFileSync(join(root, 'notes.txt'), 'the secret word is heron\n'.repeat(40));
