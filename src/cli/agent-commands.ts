@@ -2,6 +2,7 @@
 // the command line names one of them.
 import { plural } from '../output/count.js';
 import { constants } from 'node:fs';
+import { join } from 'node:path';
 import { lstat, open, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { isatty } from 'node:tty';
@@ -9,7 +10,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { checkGivenPath } from '../config/settings.js';
 import { RuntimeError, UsageError, shownPath } from '../errors.js';
-import { errnoOf, landsInside, saidOf, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
+import { errnoOf, isFolder, landsInside, saidOf, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { toolDefinitions } from '../agent/request.js';
 import { definitionsPath, readDefinitions } from '../agent/definitions.js';
 import { renderTrajectory } from '../agent/sharegpt.js';
@@ -24,6 +25,7 @@ import { MemoLimitError, deleteMemo, readMemo, setMemo } from '../tools/memo.js'
 import { toolsConfigOf } from '../agent/answer.js';
 import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import { descriptorOf } from './descriptor-path.js';
+import { namedFileError } from './file-failure.js';
 import { SINCE_HELP, UNTIL_HELP, inheritProgramSettings, jsonFor, rejectStrayWords, settingsOf, untrustedFor } from './common.js';
 import { collect } from './parse.js';
 import type { Io } from './io.js';
@@ -354,16 +356,18 @@ class FallbackNotes {
   }
 }
 
-/** Refuses an --output that cannot name a file, before anything is read or written. */
-export function checkOutputName(output: string): void {
+/** Refuses an --output that cannot name a file (a folder among them, named or found), before anything is read or written. */
+export async function checkOutputName(output: string): Promise<void> {
   if (output === '') throw new UsageError('--output needs a file name (leave it out to write to standard output)');
   checkGivenPath(output, '--output', 'give a file\'s name (such as runs.jsonl), or leave it out to write to standard output');
   if (output.endsWith('/')) throw new UsageError(`--output ${shownPath(output)} ends in "/", so it names a folder, not a file: give a file's name (such as runs.jsonl)`);
+  // A link to a folder cannot take the export either.
+  if (await isFolder(output)) throw new UsageError(`--output ${shownPath(output)} is a folder, not a file: give a file's name in it (such as ${shownPath(join(output, 'runs.jsonl'))})`);
 }
 
 async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Promise<Outcome> {
   const settings = settingsOf(self);
-  if (flags.output !== undefined) checkOutputName(flags.output);
+  if (flags.output !== undefined) await checkOutputName(flags.output);
   // Checked before anything is read: one wrong -o would replace a day of the log with the export.
   if (flags.output !== undefined && (await landsInside(flags.output, settings.home))) {
     throw new UsageError(`--output ${shownPath(flags.output)} is inside Argo's data home (${settings.home}); write the export somewhere else`);
@@ -406,13 +410,17 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
   };
   const stats = new ScanStats();
   // Written as they are made, one at a time: years of agent runs are never held at once.
-  const written = await writeLines(flags.output, io, flags, async (write) => {
+  const output = flags.output;
+  const written = await writeLines(output, io, flags, async (write) => {
     let count = 0;
     for await (const { entry } of searchTurns(settings.paths.logs, query, stats)) {
       if (!(await write(`${JSON.stringify(renderTrajectory(entry, definitionsOf(entry), { thinking: flags.thinking }))}\n`))) break;
       count++;
     }
     return count;
+  }).catch((error: unknown) => {
+    // The file -o named is the user's: what to do about it does not point at the data home.
+    throw output === undefined ? error : namedFileError(error, output);
   });
   if (flags.output !== undefined) io.stderr.write(`argo: wrote ${plural(written, 'trajectory', 'trajectories')} to ${shownPath(flags.output)}\n`);
   const fallback = notes.lines(untrustedTextFor(io.stderr));

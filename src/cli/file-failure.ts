@@ -1,21 +1,23 @@
-import { messageLine, shownPath } from '../errors.js';
+import { RuntimeError, messageLine, shownPath } from '../errors.js';
 import { errnoOf } from '../log/fs.js';
 
-const PERMISSIONS = 'check the path and its permissions (the data home is ARGO_HOME or --home)';
+/** Said after a fix that points at a path, for a file of the data home: the user may choose another home. */
+const HOME_NOTE = ' (the data home is ARGO_HOME or --home)';
+const PERMISSIONS = 'check the path and its permissions';
 const SPACE = 'free some space on its disk (df -h shows which) and try again';
 
-/** What a file system error code means, and what to do about it. */
-const FILE_PROBLEMS: Readonly<Record<string, { problem: string; fix: string }>> = {
-  EACCES: { problem: 'permission denied', fix: PERMISSIONS },
-  EPERM: { problem: 'not permitted', fix: PERMISSIONS },
-  EROFS: { problem: 'the file system is read-only', fix: 'use a folder on a writable one (the data home is ARGO_HOME or --home)' },
+/** What a file system error code means, what to do about it, and whether the fix is about the path (`onPath`). */
+const FILE_PROBLEMS: Readonly<Record<string, { problem: string; fix: string; onPath?: true }>> = {
+  EACCES: { problem: 'permission denied', fix: PERMISSIONS, onPath: true },
+  EPERM: { problem: 'not permitted', fix: PERMISSIONS, onPath: true },
+  EROFS: { problem: 'the file system is read-only', fix: 'use a folder on a writable one', onPath: true },
   ENOSPC: { problem: 'no space left on the device', fix: SPACE },
   EDQUOT: { problem: 'the disk quota is used up', fix: SPACE },
-  EISDIR: { problem: 'it is a folder', fix: PERMISSIONS },
-  ENOTDIR: { problem: 'a part of the path is not a folder', fix: PERMISSIONS },
-  ENOENT: { problem: 'no such file or folder', fix: PERMISSIONS },
-  ELOOP: { problem: 'too many symbolic links', fix: PERMISSIONS },
-  ENAMETOOLONG: { problem: 'the name is too long', fix: 'use a shorter path (the data home is ARGO_HOME or --home)' },
+  EISDIR: { problem: 'it is a folder', fix: PERMISSIONS, onPath: true },
+  ENOTDIR: { problem: 'a part of the path is not a folder', fix: PERMISSIONS, onPath: true },
+  ENOENT: { problem: 'no such file or folder', fix: PERMISSIONS, onPath: true },
+  ELOOP: { problem: 'too many symbolic links', fix: PERMISSIONS, onPath: true },
+  ENAMETOOLONG: { problem: 'the name is too long', fix: 'use a shorter path', onPath: true },
   EMFILE: { problem: 'argo has too many files open', fix: 'raise the limit on open files (ulimit -n) and try again' },
   ENFILE: { problem: 'the system has too many files open', fix: 'close some programs and try again' },
 };
@@ -24,22 +26,48 @@ const FILE_PROBLEMS: Readonly<Record<string, { problem: string; fix: string }>> 
 const PATHLESS = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EMFILE', 'ENFILE']);
 
 /**
+ * Whose file failed: one of the data home's, whose fix may be another home; or one the user named
+ * (`export -o FILE`), whose fix is about that path alone.
+ */
+export type FileOwner = 'home' | 'named';
+
+function fixOf(code: string | undefined, owner: FileOwner): string | null {
+  const known = code === undefined ? undefined : FILE_PROBLEMS[code];
+  if (known === undefined) return null;
+  return owner === 'home' && known.onPath === true ? `${known.fix}${HOME_NOTE}` : known.fix;
+}
+
+function pathOf(error: unknown): string | null {
+  return typeof error === 'object' && error !== null && 'path' in error && typeof error.path === 'string' ? error.path : null;
+}
+
+/**
  * A file system call that failed (a read-only home, a full disk, a folder where a file goes): one
  * line saying on which file, why, and what to do; null for any other error.
  */
-export function fileFailureLine(error: unknown): string | null {
+export function fileFailureLine(error: unknown, owner: FileOwner = 'home'): string | null {
   const code = errnoOf(error);
   const known = code === undefined ? undefined : FILE_PROBLEMS[code];
-  if (known === undefined) return null;
-  const path = typeof error === 'object' && error !== null && 'path' in error && typeof error.path === 'string' ? error.path : null;
-  if (path !== null) return `cannot use ${shownPath(path)}: ${known.problem}; ${known.fix}`;
-  return code !== undefined && PATHLESS.has(code) ? `${known.problem}; ${known.fix}` : null;
+  const fix = fixOf(code, owner);
+  if (known === undefined || fix === null) return null;
+  const path = pathOf(error);
+  if (path !== null) return `cannot use ${shownPath(path)}: ${known.problem}; ${fix}`;
+  return code !== undefined && PATHLESS.has(code) ? `${known.problem}; ${fix}` : null;
+}
+
+/**
+ * A failure on `named`, a file the user gave (export's -o FILE), as the error to report: its fix
+ * speaks of that path, not of the data home. Any other error (a file of the data home's) is returned as it is.
+ */
+export function namedFileError(error: unknown, named: string): unknown {
+  if (pathOf(error) !== named) return error;
+  const line = fileFailureLine(error, 'named');
+  return line === null ? error : new RuntimeError(line, { cause: error });
 }
 
 /** What to do about a failed file system call ("free some space on its disk …"), or null for an error of another kind. */
 export function fileFix(error: unknown): string | null {
-  const code = errnoOf(error);
-  return (code === undefined ? undefined : FILE_PROBLEMS[code]?.fix) ?? null;
+  return fixOf(errnoOf(error), 'home');
 }
 
 /** What went wrong with a file or stream, in words: "no space left on the device", else the error's message. */

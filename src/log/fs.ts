@@ -49,7 +49,8 @@ async function makeDirs(path: string): Promise<void> {
   }
 }
 
-async function isFolder(path: string): Promise<boolean> {
+/** Whether a folder, or a link to one, is at `path` (false when nothing, or nothing that can be looked at, is). */
+export async function isFolder(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isDirectory();
   } catch {

@@ -72,6 +72,9 @@ describe('export -o that cannot name a file: a usage error naming it, nothing wr
     [['--output='], 'argo: --output needs a file name (leave it out to write to standard output)\n'],
     [['-o', 'out/'], 'argo: --output out/ ends in "/", so it names a folder, not a file: give a file\'s name (such as runs.jsonl)\n'],
     [['-o', 'runs.jsonl/'], 'argo: --output runs.jsonl/ ends in "/", so it names a folder, not a file: give a file\'s name (such as runs.jsonl)\n'],
+    // A folder that is there is refused up front too, without the "/".
+    [['-o', '.'], 'argo: --output . is a folder, not a file: give a file\'s name in it (such as runs.jsonl)\n'],
+    [['-o', tmpdir()], `argo: --output ${tmpdir()} is a folder, not a file: give a file's name in it (such as ${join(tmpdir(), 'runs.jsonl')})\n`],
   ])('%j', async (args, stderr) => {
     const cwd = mkdtempSync(join(tmpdir(), 'argo-export-'));
     writeFileSync(join(cwd, 'runs.jsonl'), 'earlier\n');
@@ -80,10 +83,10 @@ describe('export -o that cannot name a file: a usage error naming it, nothing wr
     expect(readFileSync(join(cwd, 'runs.jsonl'), 'utf8')).toBe('earlier\n');
   });
 
-  it('a missing folder: the file named, nothing left in the working directory', async () => {
+  it('a missing folder: the file named, its fix not about the data home, nothing left in the working directory', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'argo-export-'));
     const result = await runArgo(['export', '--format', 'sharegpt', '--all', '-o', 'missing/runs.jsonl'], { home, cwd });
-    expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'argo: cannot use missing/runs.jsonl: no such file or folder; check the path and its permissions (the data home is ARGO_HOME or --home)\n' });
+    expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'argo: cannot use missing/runs.jsonl: no such file or folder; check the path and its permissions\n' });
     expect(readdirSync(cwd)).toEqual([]);
   });
 });
