@@ -79,7 +79,8 @@ export async function readMemo(home: string): Promise<Memo> {
 
 /** The memo with `key` set: throws MemoLimitError past either limit. Pure. */
 export function withEntry(memo: Memo, key: string, value: string): Memo {
-  if (key.trim() === '' || codePoints(key) > MEMO_MAX_KEY_CHARS) throw new MemoLimitError(`a memo key must be 1 to ${MEMO_MAX_KEY_CHARS} characters`);
+  if (key.trim() === '') throw new MemoLimitError('a memo key must not be empty or only blanks: give it a name, such as "lang"');
+  if (codePoints(key) > MEMO_MAX_KEY_CHARS) throw new MemoLimitError(`a memo key must be 1 to ${MEMO_MAX_KEY_CHARS} characters`);
   // A key stands bare in the system prompt: a newline in it would start an entry of its own.
   if (key.search(CONTROLS) !== -1) throw new MemoLimitError('a memo key must not contain control characters (newlines, tabs, escapes)');
   const length = codePoints(value);

@@ -47,7 +47,9 @@ describe('memo rules', () => {
   it.each([
     ['a value of 1,001 characters', {}, 'a', 'v'.repeat(1001), 'at most 1000 characters, this one has 1001'],
     ['a 101st entry', full, 'new', 'v', 'the memo is full (100 entries)'],
-    ['an empty key', {}, ' ', 'v', 'a memo key must be 1 to 100 characters'],
+    ['an empty key', {}, '', 'v', 'a memo key must not be empty or only blanks: give it a name, such as "lang"'],
+    ['a blank key', {}, ' ', 'v', 'a memo key must not be empty or only blanks: give it a name, such as "lang"'],
+    ['a key of blanks of every kind', {}, ' \t\u00a0\u3000', 'v', 'a memo key must not be empty or only blanks: give it a name, such as "lang"'],
     ['a value of 1,001 emoji', {}, 'a', '😀'.repeat(1001), 'at most 1000 characters, this one has 1001'],
     ['a key of 101 emoji', {}, '😀'.repeat(101), 'v', 'a memo key must be 1 to 100 characters'],
   ])('refuses %s with a clear error', (_name, memo, key, value, message) => {
