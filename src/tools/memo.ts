@@ -1,5 +1,5 @@
 // memo.json in the data home: one JSON object {key: value}, at most 100 entries, values at most
-// 1,000 characters. The store's one codec; the `memo` tool and `argo memo` both go through it.
+// 1,000 code points. The store's one codec; the `memo` tool and `argo memo` both go through it.
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
@@ -77,15 +77,19 @@ export async function readMemo(home: string): Promise<Memo> {
 }
 
 
+/** How the limits count, as the replay budget does: a flag is one character to a person and 2 here, so the message says so. */
+const COUNTED = 'counted in Unicode code points (a flag or a skin-toned emoji is 2)';
+
 /** The memo with `key` set: throws MemoLimitError past either limit. Pure. */
 export function withEntry(memo: Memo, key: string, value: string): Memo {
   if (key.trim() === '') throw new MemoLimitError('a memo key must not be empty or only blanks: give it a name, such as "lang"');
-  if (codePoints(key) > MEMO_MAX_KEY_CHARS) throw new MemoLimitError(`a memo key must be 1 to ${MEMO_MAX_KEY_CHARS} characters`);
+  const keyLength = codePoints(key);
+  if (keyLength > MEMO_MAX_KEY_CHARS) throw new MemoLimitError(`a memo key may have at most ${MEMO_MAX_KEY_CHARS} characters, ${COUNTED}, this one has ${keyLength}; shorten it`);
   // A key stands bare in the system prompt: a newline in it would start an entry of its own.
   if (key.search(CONTROLS) !== -1) throw new MemoLimitError('a memo key must not contain control characters (newlines, tabs, escapes)');
   const length = codePoints(value);
   if (length > MEMO_MAX_VALUE_CHARS) {
-    throw new MemoLimitError(`a memo value may have at most ${MEMO_MAX_VALUE_CHARS} characters, this one has ${length}; shorten it`);
+    throw new MemoLimitError(`a memo value may have at most ${MEMO_MAX_VALUE_CHARS} characters, ${COUNTED}, this one has ${length}; shorten it`);
   }
   if (!Object.hasOwn(memo, key) && Object.keys(memo).length >= MEMO_MAX_ENTRIES) {
     throw new MemoLimitError(`the memo is full (${MEMO_MAX_ENTRIES} entries); remove one first (argo memo rm KEY)`);

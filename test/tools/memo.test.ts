@@ -16,13 +16,17 @@ const hasMkfifo = spawnSync('mkfifo', ['--version']).status === 0;
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-memo-'));
 const full = Object.fromEntries(Array.from({ length: MEMO_MAX_ENTRIES }, (_, i) => [`k${i}`, 'v']));
 
-describe('codePoints: characters as the memo limits count them (an emoji is one)', () => {
+describe('codePoints: characters as the memo limits count them (a simple emoji is one, a flag, a family or a skin-toned emoji several)', () => {
   it.each<[string, number]>([
     ['', 0],
     ['abc', 3],
     ['café', 4],
+    ['cafe\u0301', 5],
     ['😀', 1],
     ['😀😀x', 3],
+    ['🇫🇷', 2],
+    ['👍🏽', 2],
+    ['👨‍👩‍👧', 5],
     // A lone half of a pair is one character, as it is one unit.
     ['\ud83d', 1],
     ['\ude00\ud83d', 2],
@@ -40,18 +44,24 @@ describe('memo rules', () => {
     // Characters, not UTF-16 units: each emoji is one, though JavaScript's length counts two.
     ['a value of 1,000 emoji', {}, 'a', '😀'.repeat(1000), { a: '😀'.repeat(1000) }],
     ['a key of 100 emoji', {}, '😀'.repeat(100), 'v', { ['😀'.repeat(100)]: 'v' }],
+    ['a value of 500 flags (1,000 code points)', {}, 'a', '🇫🇷'.repeat(500), { a: '🇫🇷'.repeat(500) }],
+    ['a key of 20 families (100 code points)', {}, '👨‍👩‍👧'.repeat(20), 'v', { ['👨‍👩‍👧'.repeat(20)]: 'v' }],
   ])('allows %s', (_name, memo, key, value, expected) => {
     expect(withEntry(memo, key, value)).toEqual(expected);
   });
 
   it.each([
-    ['a value of 1,001 characters', {}, 'a', 'v'.repeat(1001), 'at most 1000 characters, this one has 1001'],
+    ['a value of 1,001 characters', {}, 'a', 'v'.repeat(1001), 'a memo value may have at most 1000 characters, counted in Unicode code points (a flag or a skin-toned emoji is 2), this one has 1001; shorten it'],
     ['a 101st entry', full, 'new', 'v', 'the memo is full (100 entries)'],
     ['an empty key', {}, '', 'v', 'a memo key must not be empty or only blanks: give it a name, such as "lang"'],
     ['a blank key', {}, ' ', 'v', 'a memo key must not be empty or only blanks: give it a name, such as "lang"'],
     ['a key of blanks of every kind', {}, ' \t\u00a0\u3000', 'v', 'a memo key must not be empty or only blanks: give it a name, such as "lang"'],
-    ['a value of 1,001 emoji', {}, 'a', '😀'.repeat(1001), 'at most 1000 characters, this one has 1001'],
-    ['a key of 101 emoji', {}, '😀'.repeat(101), 'v', 'a memo key must be 1 to 100 characters'],
+    ['a value of 1,001 emoji', {}, 'a', '😀'.repeat(1001), 'at most 1000 characters, counted in Unicode code points (a flag or a skin-toned emoji is 2), this one has 1001'],
+    // Code points, not what a person sees: 600 flags are 1,200, 501 skin-toned thumbs 1,002.
+    ['a value of 600 flags', {}, 'a', '🇫🇷'.repeat(600), 'this one has 1200; shorten it'],
+    ['a value of 501 skin-toned emoji', {}, 'a', '👍🏽'.repeat(501), 'this one has 1002; shorten it'],
+    ['a key of 101 emoji', {}, '😀'.repeat(101), 'v', 'a memo key may have at most 100 characters, counted in Unicode code points (a flag or a skin-toned emoji is 2), this one has 101; shorten it'],
+    ['a key of 21 families', {}, '👨‍👩‍👧'.repeat(21), 'v', 'this one has 105; shorten it'],
   ])('refuses %s with a clear error', (_name, memo, key, value, message) => {
     const error = thrown(() => withEntry(memo, key, value));
     expect(error).toBeInstanceOf(MemoLimitError);
