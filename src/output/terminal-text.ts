@@ -21,8 +21,13 @@ function isBidiControl(code: number): boolean {
   return code === 0x061c || code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
 }
 
-/** The same set as a pattern, for text that is cleaned rather than shown (a log line's path). */
-export const CONTROLS = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+/**
+ * The same set as a pattern, for text that is cleaned rather than shown and kept to one line (a log
+ * line's path, a quoted name, a memo key), with the line and paragraph separators U+2028 and U+2029:
+ * editors, viewers and JavaScript end a line at them. Shown text (neutralizeControls) keeps them, as
+ * it keeps a newline: a terminal does not obey them as it does a control.
+ */
+export const CONTROLS = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/gu;
 
 /** A name from config or a server, quoted for one line: cut at `max` (code-point safe), controls shown as "?". */
 export function quotedName(name: string, max = 64): string {

@@ -85,8 +85,8 @@ export function withEntry(memo: Memo, key: string, value: string): Memo {
   if (key.trim() === '') throw new MemoLimitError('a memo key must not be empty or only blanks: give it a name, such as "lang"');
   const keyLength = codePoints(key);
   if (keyLength > MEMO_MAX_KEY_CHARS) throw new MemoLimitError(`a memo key may have at most ${MEMO_MAX_KEY_CHARS} characters, ${COUNTED}, this one has ${keyLength}; shorten it`);
-  // A key stands bare in the system prompt: a newline in it would start an entry of its own.
-  if (key.search(CONTROLS) !== -1) throw new MemoLimitError('a memo key must not contain control characters (newlines, tabs, escapes)');
+  // A key stands bare in the system prompt: a line break in it (a newline, NEL, U+2028) would start an entry of its own.
+  if (key.search(CONTROLS) !== -1) throw new MemoLimitError('a memo key must not contain control characters or line breaks (newlines, U+2028, tabs, escapes)');
   const length = codePoints(value);
   if (length > MEMO_MAX_VALUE_CHARS) {
     throw new MemoLimitError(`a memo value may have at most ${MEMO_MAX_VALUE_CHARS} characters, ${COUNTED}, this one has ${length}; shorten it`);
@@ -127,6 +127,11 @@ export function deleteMemo(home: string, key: string): Promise<boolean> {
   });
 }
 
+/** `text` as a JSON string on one line: JSON.stringify leaves the line breaks NEL, U+2028 and U+2029 raw. */
+function oneLineString(text: string): string {
+  return JSON.stringify(text).replace(/[\u0085\u2028\u2029]/g, (lineBreak) => `\\u${lineBreak.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /**
  * The system prompt's memo block; empty when there is nothing to remember. Values are JSON strings
  * so none can start a line of its own; so is a key with controls (a memo.json edited by hand).
@@ -134,8 +139,8 @@ export function deleteMemo(home: string, key: string): Promise<boolean> {
 export function memoPrompt(memo: Memo): string {
   const keys = Object.keys(memo).sort();
   if (keys.length === 0) return '';
-  const shownKey = (key: string): string => (key.search(CONTROLS) === -1 ? key : JSON.stringify(key));
-  return ['Memo (notes kept with the memo tool):', ...keys.map((key) => `- ${shownKey(key)}: ${JSON.stringify(memo[key] ?? '')}`)].join('\n');
+  const shownKey = (key: string): string => (key.search(CONTROLS) === -1 ? key : oneLineString(key));
+  return ['Memo (notes kept with the memo tool):', ...keys.map((key) => `- ${shownKey(key)}: ${oneLineString(memo[key] ?? '')}`)].join('\n');
 }
 
 const OPERATIONS = ['get', 'set', 'delete', 'list'] as const;

@@ -95,6 +95,8 @@ describe('quotedName: a name from config or a server, on one line', () => {
     ['ESC, as JSON writes it', 'a\u001b[31mb', '"a\\u001b[31mb"'],
     ['C1 and bidi controls as ?', 'a\u009bb\u202ec', '"a?b?c"'],
     ['a line break, as JSON writes it', 'a\nb', '"a\\nb"'],
+    ['the line and paragraph separators, which JSON leaves raw, as ?', 'a\u2028b\u2029c', '"a?b?c"'],
+    ['NEL, a C1 control, as ?', 'a\u0085b', '"a?b"'],
     ['cut at 64, with …', 'x'.repeat(70), `"${'x'.repeat(64)}…"`],
     ['never half an emoji', `${'x'.repeat(63)}😀`, `"${'x'.repeat(63)}…"`],
   ])('%s', (_case, name, shown) => {

@@ -99,12 +99,22 @@ describe('memo rules', () => {
     [{ k: 'v1\n- injected: yes' }, '- k: "v1\\n- injected: yes"'],
     [{ k: 'say "hi"' }, '- k: "say \\"hi\\""'],
     [{ 'multi\nline': 'v' }, '- "multi\\nline": "v"'],
+    // JSON.stringify leaves NEL and the line and paragraph separators raw: written as escapes, in values and in a key edited in by hand.
+    [{ k: 'v1\u2028- injected: yes' }, '- k: "v1\\u2028- injected: yes"'],
+    [{ k: 'v1\u2029x\u0085y' }, '- k: "v1\\u2029x\\u0085y"'],
+    [{ 'note\u2028- override': 'x' }, '- "note\\u2028- override": "x"'],
+    [{ 'nel\u0085x': 'v' }, '- "nel\\u0085x": "v"'],
   ])('memoPrompt(%j) keeps each entry on one line', (memo, line) => {
     expect(memoPrompt(memo)).toBe(`Memo (notes kept with the memo tool):\n${line}`);
+    expect(memoPrompt(memo).split(/[\n\u0085\u2028\u2029]/)).toHaveLength(2);
   });
 
-  it.each(['multi\nline', 'tab\there', 'esc\u001b[2J', 'bidi\u202e'])('withEntry refuses the key %j', (key) => {
-    expect(() => withEntry({}, key, 'v')).toThrow('must not contain control characters');
+  it.each(['multi\nline', 'cr\rhere', 'tab\there', 'esc\u001b[2J', 'bidi\u202e', 'nel\u0085x', 'note\u2028- override: x', 'para\u2029x'])('withEntry refuses the key %j', (key) => {
+    expect(() => withEntry({}, key, 'v')).toThrow('a memo key must not contain control characters or line breaks (newlines, U+2028, tabs, escapes)');
+  });
+
+  it.each(['zero\u200bwidth', 'join👩\u200d💻', 'nbsp\u00a0x', 'تم'])('withEntry keeps the key %j (no control, no line break)', (key) => {
+    expect(withEntry({}, key, 'v')).toEqual({ [key]: 'v' });
   });
 });
 
