@@ -3,7 +3,7 @@
 // (a dangling one would otherwise be "set" to one check and "not set" to another); a folder or a
 // link there is reported as what it is, never as the signal.
 import type { Stats } from 'node:fs';
-import { lstatSync, watch } from 'node:fs';
+import { lstatSync, readdirSync, watch } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
@@ -69,6 +69,21 @@ export async function setStop(home: string, now: Date): Promise<{ kind: 'now' } 
   throw new RuntimeError(`${stopPath(home)} kept appearing and vanishing while STOP was being set; run "argo stop" again`);
 }
 
+/** What `clearStop` says of a folder with files in it at STOP (`path`, as the message shows it), which it leaves: the user moves it. */
+export function fullFolderAtStop(path: string): string {
+  return `${path} is a folder with files in it, not the STOP signal; move or delete it yourself`;
+}
+
+/** Whether `clearStop` would leave what is at STOP: a folder with files in it (one that cannot be looked into is tried). */
+export function clearLeaves(home: string, state: StopState): boolean {
+  if (state.kind !== 'other' || state.what !== FOLDER) return false;
+  try {
+    return readdirSync(stopPath(home)).length > 0;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Removes what is at STOP and returns what it was. A link or an empty folder goes too (neither was
  * the signal, but either would block setting it); a folder with files in it is left, with an error.
@@ -83,7 +98,7 @@ export async function clearStop(home: string): Promise<StopState> {
   } catch (error) {
     const code = errnoOf(error);
     if (code === 'ENOENT') return state;
-    if (code === 'ENOTEMPTY' || code === 'EEXIST') throw new RuntimeError(`${path} is a folder with files in it, not the STOP signal; move or delete it yourself`, { cause: error });
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') throw new RuntimeError(fullFolderAtStop(path), { cause: error });
     throw new RuntimeError(`could not remove ${path} (${code ?? String(error)}); remove it yourself`, { cause: error });
   }
   return state;

@@ -14,7 +14,7 @@ import { errnoOf, isFolder, landsInside, saidOf, temporaryPath, trackTemporary, 
 import { toolDefinitions } from '../agent/request.js';
 import { definitionsPath, readDefinitions } from '../agent/definitions.js';
 import { renderTrajectory } from '../agent/sharegpt.js';
-import { clearStop, setStop, stopPath, stopState } from '../agent/stop.js';
+import { clearLeaves, clearStop, fullFolderAtStop, setStop, stopPath, stopState } from '../agent/stop.js';
 import { ScanStats } from '../log/scan.js';
 import { Sink } from '../output/sink.js';
 import type { ToolDefinition } from '../ollama/transport.js';
@@ -98,6 +98,8 @@ export function registerStop(program: Command, io: Io, setOutcome: ReportOutcome
         const state = stopState(home);
         if (state.kind === 'set') say(`STOP is set (${path}, since ${state.since.toISOString()}); agent runs stop at once. Clear it with "argo stop --clear"\n`);
         else if (state.kind === 'unset') say('STOP is not set\n');
+        // --clear is offered only for what it removes: a folder with files in it is the user's to move.
+        else if (clearLeaves(home, state)) say(`STOP is not set: ${fullFolderAtStop(path)}\n`);
         else say(`STOP is not set: ${path} is ${state.what}, and only a regular file counts; "argo stop --clear" removes it\n`);
       } else if (flags.clear) {
         const was = await clearStop(home);

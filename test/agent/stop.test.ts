@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
-import { STALE_STOP_MARGIN_MS, STOP_ABORT, abortOnStop, clearStop, isStaleStop, isStopSet, setStop, stopPath, stopState, watchStopFile } from '../../src/agent/stop.js';
+import { STALE_STOP_MARGIN_MS, STOP_ABORT, abortOnStop, clearLeaves, clearStop, isStaleStop, isStopSet, setStop, stopPath, stopState, watchStopFile } from '../../src/agent/stop.js';
 import { waitFor } from '../support/wait.js';
 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-stop-'));
@@ -78,6 +78,26 @@ describe('the STOP signal: set only when STOP is a regular file (lstat)', () => 
     expect(error).toBeInstanceOf(RuntimeError);
     expect((error as Error).message).toBe(`${stopPath(dir)} is a folder with files in it, not the STOP signal; move or delete it yourself`);
     expect(statSync(join(stopPath(dir), 'keep')).isFile()).toBe(true);
+  });
+});
+
+describe('clearLeaves: what --status says --clear removes is what clearStop removes', () => {
+  it.each([
+    ['nothing', false],
+    ['a regular file', false],
+    ['a dangling link', false],
+    ['a link to a regular file', false],
+    ['an empty folder', false],
+    ['a folder with a file', true],
+  ])('with %s: %s, and clearStop agrees', async (plant, leaves) => {
+    const dir = home();
+    plants[plant]?.(stopPath(dir));
+    expect(clearLeaves(dir, stopState(dir))).toBe(leaves);
+    const cleared = await clearStop(dir).then(
+      () => true,
+      () => false,
+    );
+    expect(cleared).toBe(!leaves);
   });
 });
 

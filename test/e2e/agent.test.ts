@@ -1202,8 +1202,11 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect([code, said]).toEqual([0, expect.stringMatching(/^STOP was already set \(.*STOP, since \d{4}-.*Z\); "argo stop --clear" lets agent runs go on\n$/)]);
     expect(await run(['--clear'])).toEqual([0, 'STOP cleared; agent runs may go on\n']);
     mkdirSync(join(stop, 'inside'), { recursive: true });
+    // --status offers --clear only for what it removes: a folder with files in it is the user's to move.
+    expect(await run(['--status'])).toEqual([0, `STOP is not set: ${stop} is a folder with files in it, not the STOP signal; move or delete it yourself\n`]);
     expect(await run(['--clear'])).toEqual([1, `argo: ${stop} is a folder with files in it, not the STOP signal; move or delete it yourself\n`]);
     rmdirSync(join(stop, 'inside'));
+    expect(await run(['--status'])).toEqual([0, `STOP is not set: ${stop} is a folder, and only a regular file counts; "argo stop --clear" removes it\n`]);
     expect(await run(['--clear'])).toEqual([0, `STOP was not set; removed ${stop} (a folder, which does not count)\n`]);
     expect(await run(['--status'])).toEqual([0, 'STOP is not set\n']);
   });
