@@ -124,17 +124,24 @@ export function registerSessions(program: Command, io: Io): void {
       await recoverUnfinishedTurns(settings, io);
       if (name !== undefined) {
         const record = await requireSession(settings.paths.sessions, name, 'sessions reindex');
-        const lines = await rebuildIndex(settings.paths, record, settings.replay.classify, undefined, 'replace');
-        io.stdout.write(`reindexed session "${name}": ${plural(lines.length, 'turn')}\n`);
+        const stats = new ScanStats();
+        const lines = await rebuildIndex(settings.paths, record, { classify: settings.replay.classify, stats, folder: 'replace' });
+        // A rebuild that skipped a line of the session saves nothing (rebuildIndex says why).
+        if (stats.unreadable > 0) io.stdout.write(`left session "${name}" as it was (${LEFT_WHY.one}); skipped ${plural(stats.unreadable, 'unreadable line')} (argo logs check)\n`);
+        else io.stdout.write(`reindexed session "${name}": ${plural(lines.length, 'turn')}\n`);
         return;
       }
       const result = await reindexAll(settings.paths, rulesTagging(settings.replay.classify));
       const skipped = result.unreadable > 0 ? `; skipped ${plural(result.unreadable, 'unreadable line')} (argo logs check)` : '';
-      io.stdout.write(`reindexed ${plural(result.sessions, 'session')}: ${plural(result.turns, 'turn')}${skipped}\n`);
+      const left = result.left > 0 ? `; left ${plural(result.left, 'session')} as ${result.left === 1 ? `it was (${LEFT_WHY.one})` : `they were (${LEFT_WHY.many})`}` : '';
+      io.stdout.write(`reindexed ${plural(result.sessions, 'session')}: ${plural(result.turns, 'turn')}${skipped}${left}\n`);
     });
 
   inheritProgramSettings(program, sessions);
 }
+
+/** Why a reindex leaves a session as it was (rebuildIndex): an index without the line would hide its turn once repaired. */
+const LEFT_WHY = { one: 'an unreadable line may be one of its turns', many: 'an unreadable line may be one of their turns' } as const;
 
 /** `nameOf`: a session's current name by id, undefined once it is removed. */
 function renderOptions(io: Io, nameOf: (id: string) => string | undefined, flags: OutputFlags): RenderOptions {

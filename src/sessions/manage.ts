@@ -9,9 +9,12 @@ import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { PRIVATE_FILE, holdsExactly, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { takeSessionLocks, withLogLock, withSessionLock } from '../log/lock.js';
-import { DamagedForkPoints, composeHistory, indexLineOf, lineageOf, verifiedLines } from './turns.js';
-import type { RulesTagging } from './turns.js';
+import { DamagedForkPoints, composeHistory, indexLineOf, lineageNeedle, lineageOf, verifiedLines } from './turns.js';
+import type { Lineage, RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
+import type { RawLine } from '../log/lines.js';
+import { lineHolds } from '../log/needle.js';
+import type { Needle } from '../log/needle.js';
 import { ScanStats, isBlank } from '../log/scan.js';
 import type { DataPaths } from '../log/writer.js';
 import { createSession, encodeRecord, indexPath, inspectSession, listSessions, readSession, recordPath, saveSession, scanSessions, withLastTurn } from './store.js';
@@ -143,9 +146,12 @@ export function parseForkSource(spec: string): { name: string; turn?: string } {
 }
 
 export interface ReindexResult {
+  /** Sessions reindexed, and their own turns. */
   sessions: number;
   turns: number;
   unreadable: number;
+  /** Sessions left as they were: an unreadable line may be one of their turns (rebuildIndex says why). */
+  left: number;
 }
 
 /**
@@ -196,6 +202,7 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
     for (const level of lineage) if (!spools.has(level.id)) spools.set(level.id, new Spool(paths.sessions, level.id));
   }
   const forkPoints = [...lineages.values()].map((lineage) => new DamagedForkPoints(lineage));
+  const damaged = new DamagedLineages([...lineages.values()]);
   const stats = new ScanStats();
   try {
     for (const file of await listLogFiles(paths.logs)) {
@@ -204,7 +211,8 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
         const entry = parseEntry(line.text);
         if (!entry) {
           stats.skip(file, line, 'unreadable');
-          for (const damaged of forkPoints) damaged.see(file, line);
+          for (const points of forkPoints) points.see(file, line);
+          damaged.see(line);
           continue;
         }
         await spools.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
@@ -212,6 +220,7 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
     }
     let turns = 0;
     for (const [position, [record, lineage]] of [...lineages].entries()) {
+      if (damaged.positions.has(position)) continue;
       const own = new Map<string, IndexLine[]>();
       for (const level of lineage) own.set(level.id, (await spools.get(level.id)?.lines()) ?? []);
       const lines = composeHistory(lineage, (id) => own.get(id) ?? [], forkPoints[position]?.places);
@@ -222,9 +231,35 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
       const updated = withLastTurn({ ...record, turns: count }, lines[lines.length - 1]?.id);
       if (!holdsExactly(recordPath(paths.sessions, record.name), Buffer.from(encodeRecord(updated), 'utf8'))) await saveSession(paths.sessions, updated);
     }
-    return { sessions: records.length, turns, unreadable: stats.unreadable };
+    return { sessions: records.length - damaged.positions.size, turns, unreadable: stats.unreadable, left: damaged.positions.size };
   } finally {
     for (const spool of spools.values()) await spool.discard();
+  }
+}
+
+/**
+ * The lineages (by position) an unreadable line may belong to: those whose needle it holds, as a
+ * rebuild of one of their sessions would count it (rebuildIndex). A line holding no id of any is
+ * passed over in one search.
+ */
+class DamagedLineages {
+  readonly positions = new Set<number>();
+  private readonly needles: Extract<Needle, { kind: 'json-string' }>[];
+  private readonly any: Needle | null;
+
+  constructor(lineages: readonly (readonly Lineage[])[]) {
+    this.needles = lineages.map((lineage) => lineageNeedle(lineage));
+    const values = [...new Set(this.needles.flatMap((needle) => needle.values))];
+    this.any = values.length === 0 ? null : { kind: 'json-string', values };
+  }
+
+  see(line: Pick<RawLine, 'text'>): void {
+    if (this.any === null) return;
+    const bytes = Buffer.from(line.text, 'utf8');
+    if (!lineHolds(this.any, bytes)) return;
+    this.needles.forEach((needle, position) => {
+      if (!this.positions.has(position) && lineHolds(needle, bytes)) this.positions.add(position);
+    });
   }
 }
 

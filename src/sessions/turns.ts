@@ -11,6 +11,7 @@ import type { IndexFolder, IndexLine } from './turn-index.js';
 import { parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import type { RawLine } from '../log/lines.js';
+import type { Needle } from '../log/needle.js';
 import { listLogFiles } from '../log/files.js';
 import { PlacedLines } from '../log/placed-lines.js';
 import { ScanStats, scanEntries } from '../log/scan.js';
@@ -38,6 +39,8 @@ export interface ReplaySource {
   turns: HistoryTurn[];
   read(ids: readonly string[]): Map<string, TurnWords> | null;
   close(): void;
+  /** The unreadable log lines a rebuild of the index skipped opening it, for the reader's notice. */
+  skipped: ScanStats;
 }
 
 export async function openReplaySource(
@@ -46,21 +49,24 @@ export async function openReplaySource(
   spec: ReplaySpec,
   classify: ClassifyRules,
   rebuild: boolean,
+  options: Pick<RebuildOptions, 'save'> = {},
 ): Promise<ReplaySource> {
-  if (spec.kind === 'none') return { turns: [], read: () => new Map(), close: () => undefined };
+  const skipped = new ScanStats();
+  if (spec.kind === 'none') return { turns: [], read: () => new Map(), close: () => undefined, skipped };
   const rules = rulesFingerprint(classify);
   const pick = replayPick(spec);
   const read = rebuild ? null : await readPicked(paths.sessions, session, pick);
   // A line whose types are not cached under the rules in force (a reader's rebuild had none to hand,
   // config's replay.classify changed, or an earlier version classified otherwise) is rebuilt with
   // them once, so its type is cached again rather than the turn classified anew at every replay.
-  // Where no index can be saved (a read-only data home) a rebuild would be repeated at every
-  // replay: there the turns replay reaches are classified anew instead.
+  // Where no index can be saved (a read-only data home, or a read that may write nothing) a rebuild
+  // would be repeated at every replay: there the turns replay reaches are classified anew instead.
   const stale = read?.chosen.some((line) => line.rules !== rules) === true;
-  const known = stale && (await canWrite(paths.sessions)) ? null : read;
-  const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, classify), pick, true);
+  const known = stale && options.save !== false && (await canWrite(paths.sessions)) ? null : read;
+  const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, { classify, stats: skipped, ...options }), pick, true);
   const reader = new TurnReader(paths.logs, session, inherited);
   return {
+    skipped,
     turns: chosen.map((line) => (line.rules === rules ? { id: line.id, entry_type: line.type } : { id: line.id })),
     read: (ids) => {
       // A few ids a round, looked up in one pass, newest first (where the budget walk reads): no map
@@ -204,7 +210,7 @@ async function readVerified(
   };
   const known = await readPicked(paths.sessions, session, pick);
   if (known && read(known)) return known;
-  const rebuilt = choose(session, await rebuildIndex(paths, session, undefined, stats), pick, true);
+  const rebuilt = choose(session, await rebuildIndex(paths, session, stats ? { stats } : {}), pick, true);
   if (read(rebuilt)) return rebuilt;
   throw changedWhileReading(session);
 }
@@ -289,23 +295,42 @@ class TurnReader {
   }
 }
 
+/** How a rebuild classifies, counts what it skips, and what it may write. */
+export interface RebuildOptions {
+  /** The rules to cache each line's type under; without, the type the turn was logged with. */
+  classify?: ClassifyRules;
+  /** Counts the unreadable lines skipped, for the caller's notice. */
+  stats?: ScanStats;
+  folder?: IndexFolder;
+  /** false: nothing is written, the history is only returned (--explain writes nothing). */
+  save?: boolean;
+}
+
 /**
  * Recreates the session's index from the log itself: its own turns, and for a fork the history of
  * its parent (recursively) up to the fork point. One pass over the log for the whole lineage.
+ *
+ * The index and the record's counters are saved only when every line of the lineage could be read.
+ * A line that cannot is not a removed turn: an index without it would pass for the whole history,
+ * and a record counting without it would agree, so the turn would stay out once the line is
+ * repaired. Left as they were, the next reader rebuilds again and sees the repair.
  */
-export async function rebuildIndex(paths: DataPaths, session: SessionRecord, classify?: ClassifyRules, stats = new ScanStats(), folder: IndexFolder = 'keep'): Promise<IndexLine[]> {
+export async function rebuildIndex(paths: DataPaths, session: SessionRecord, options: RebuildOptions = {}): Promise<IndexLine[]> {
+  const { classify, stats = new ScanStats(), folder = 'keep', save = true } = options;
   const tagging = classify && rulesTagging(classify);
   const lineage = lineageOf(session, session.parent ? await listSessions(paths.sessions) : []);
   const own = new Map<string, IndexLine[]>(lineage.map((level) => [level.id, []]));
   const damaged = new DamagedForkPoints(lineage);
-  // The fork points' ids too: a damaged fork point may have lost its session id but kept its own.
-  const forkPoints = lineage.flatMap((level) => (level.forkedAt === undefined ? [] : [level.forkedAt]));
-  const needle = { kind: 'json-string', values: [...lineage.map((level) => level.id), ...forkPoints] } as const;
-  const onUnreadable = (file: string, line: RawLine): void => damaged.see(file, line);
-  for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { needle, onUnreadable })) {
+  let unreadable = 0;
+  const onUnreadable = (file: string, line: RawLine): void => {
+    unreadable++;
+    damaged.see(file, line);
+  };
+  for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { needle: lineageNeedle(lineage), onUnreadable })) {
     own.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
   }
   const history = composeHistory(lineage, (id) => own.get(id) ?? [], damaged.places);
+  if (!save || unreadable > 0) return history;
   try {
     await writeIndexIfChanged(paths.sessions, session.name, history, folder);
     await syncCounters(paths.sessions, session, history, own.get(session.id)?.length ?? 0);
@@ -336,6 +361,16 @@ export interface RulesTagging {
 
 export function rulesTagging(rules: ClassifyRules): RulesTagging {
   return { rules, fingerprint: rulesFingerprint(rules) };
+}
+
+/**
+ * What a line of the lineage holds, as a JSON string: a session's id, or a fork point's (a damaged
+ * fork point may have lost its session id but kept its own). The log lines a rebuild reads, and the
+ * unreadable ones it counts as the lineage's.
+ */
+export function lineageNeedle(lineage: readonly Lineage[]): Extract<Needle, { kind: 'json-string' }> {
+  const forkPoints = lineage.flatMap((level) => (level.forkedAt === undefined ? [] : [level.forkedAt]));
+  return { kind: 'json-string', values: [...lineage.map((level) => level.id), ...forkPoints] };
 }
 
 export interface Lineage {

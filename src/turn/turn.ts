@@ -158,8 +158,16 @@ export interface TurnResult extends PreparedTurn {
   failure: string | null;
 }
 
+/** How a turn is prepared beside its input. */
+export interface PrepareOptions {
+  /** Hears the one line saying unreadable log lines were skipped reading the session's history. */
+  onNotice?: (line: string) => void;
+  /** Write nothing, not even a rebuilt index or the record's counters (--explain). */
+  readOnly?: boolean;
+}
+
 /** Plans the turn: reads the session and its history, runs the replay pipeline. No model is called. */
-export async function prepareTurn(settings: Settings, input: TurnInput): Promise<PreparedTurn> {
+export async function prepareTurn(settings: Settings, input: TurnInput, options: PrepareOptions = {}): Promise<PreparedTurn> {
   const session = await findSession(settings.paths.sessions, settings.session);
   const model = settings.modelFromFlag ? settings.model : (session?.last_model ?? settings.model);
   const modelSource: ModelSource = !settings.modelFromFlag && typeof session?.last_model === 'string' ? 'session' : settings.modelSource;
@@ -189,8 +197,8 @@ export async function prepareTurn(settings: Settings, input: TurnInput): Promise
     // The history reader is loaded only when there is history to replay: a plain question starts sooner.
     const { openReplaySource } = await import('../sessions/turns.js');
     const spec = input.replay;
-    const open = (rebuild: boolean): Promise<ReplaySource> => openReplaySource(settings.paths, session, spec, settings.replay.classify, rebuild);
-    planned = await planWithHistory(open, planInput, session.name);
+    const open = (rebuild: boolean): Promise<ReplaySource> => openReplaySource(settings.paths, session, spec, settings.replay.classify, rebuild, { save: options.readOnly !== true });
+    planned = await planWithHistory(open, planInput, session.name, options.onNotice);
   } else {
     planned = planTurn(planInput([]));
   }
@@ -219,11 +227,13 @@ let readRecord: ((dir: string, name: string) => Promise<SessionRecord | null>) |
 /**
  * The replay core says which turns' words it needs; this reads them from the source and asks
  * again, until it can plan. A stale index (a line that is not the turn it names) is rebuilt once.
+ * `onNotice` hears once if the source planned from skipped unreadable log lines.
  */
 export async function planWithHistory(
   openSource: (rebuild: boolean) => Promise<ReplaySource>,
   planInput: (history: HistoryTurn[]) => PlanInput,
   sessionName: string,
+  onNotice?: (line: string) => void,
 ): Promise<ReplayPlan> {
   for (const rebuild of [false, true]) {
     const source = await openSource(rebuild);
@@ -234,7 +244,11 @@ export async function planWithHistory(
       const input = planInput(history);
       for (;;) {
         const needed = textsNeeded(input);
-        if (needed.length === 0) return planTurn(input);
+        if (needed.length === 0) {
+          const notice = source.skipped.notice();
+          if (notice !== null) onNotice?.(notice.trimEnd());
+          return planTurn(input);
+        }
         const texts = source.read(needed);
         if (texts === null) break;
         withWords(history, texts);
@@ -264,7 +278,7 @@ function withCallerParts(request: OllamaRequest, input: TurnInput): OllamaReques
 
 /** One turn: plan the replay, answer, log one line. Never throws for a failed answer: the entry says how it ended. */
 export async function runTurn(settings: Settings, input: TurnInput, ports: TurnPorts): Promise<TurnResult> {
-  const prepared = input.prepared ?? (await prepareTurn(settings, input));
+  const prepared = input.prepared ?? (await prepareTurn(settings, input, ports.onNotice ? { onNotice: ports.onNotice } : {}));
   const { plan, model, session } = prepared;
   const context = await checkContext(settings, plan.request, ports.transport.modelNumCtx?.bind(ports.transport), {
     defaultNumCtx: ports.transport.defaultNumCtx?.bind(ports.transport),

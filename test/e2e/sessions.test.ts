@@ -146,16 +146,25 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
 
   it('the index is rebuilt transparently when deleted, truncated or pointing past the end of the log', async () => {
     const { home, work } = await conversation();
-    const pristine = readFileSync(indexFile(home, 'work'), 'utf8');
+    let pristine = readFileSync(indexFile(home, 'work'), 'utf8');
     const harms: (() => void)[] = [
       () => rmSync(indexFile(home, 'work')),
       () => writeFileSync(indexFile(home, 'work'), pristine.split('\n').slice(0, 1).join('\n') + '\n'),
       () => writeFileSync(indexFile(home, 'work'), pristine.replace(/"offset":\d+/g, '"offset":123456789')),
     ];
+    const atIndex = (): string | null => (existsSync(indexFile(home, 'work')) ? readFileSync(indexFile(home, 'work'), 'utf8') : null);
     for (const harm of harms) {
       harm();
-      expect((await explain(home, 'work', 'last:2')).turns.map((turn) => turn.id)).toEqual(work.slice(1));
-      expect(readFileSync(indexFile(home, 'work'), 'utf8')).toBe(pristine);
+      const harmed = atIndex();
+      expect((await explain(home, 'work', 'last:2')).turns.map((turn) => turn.id)).toEqual(work.slice(-2));
+      // --explain writes nothing: the next turn rebuilds the index, and appends its own line.
+      expect(atIndex()).toBe(harmed);
+      expect((await argo(home, ['--session', 'work', '--replay', 'last:2', 'Explain more'])).code).toBe(0);
+      work.push(logLines(home).at(-1)?.id as string);
+      const rebuilt = atIndex() ?? '';
+      expect(rebuilt.slice(0, pristine.length)).toBe(pristine);
+      expect(rebuilt.slice(pristine.length)).toMatch(new RegExp(`^\\{"id":"${work.at(-1) ?? ''}"[^\\n]*\\n$`));
+      pristine = rebuilt;
     }
   });
 
@@ -410,11 +419,56 @@ describe('argo sessions: -n 0, damaged fork points, removed parents', () => {
     const show = await argo(home, ['sessions', 'show', 'branch']);
     expect(show).toMatchObject({ code: 0, stderr: 'argo: skipped 1 unreadable log line; run "argo logs check" to list them\n' });
     expect(show.stdout).toMatch(/^branch [0-9a-f-]{36} · 2 turns \(1 inherited\)/);
-    // The same state gives the same turns, shown or replayed, before and after a reindex of everything.
-    expect((await explain(home, 'branch', 'session')).turns.map((turn) => turn.id)).toEqual([work[0], own]);
-    expect((await argo(home, ['sessions', 'reindex'])).stdout).toBe('reindexed 3 sessions: 4 turns; skipped 1 unreadable line (argo logs check)\n');
-    expect((await explain(home, 'branch', 'session')).turns.map((turn) => turn.id)).toEqual([work[0], own]);
+    // The same state gives the same turns, shown or replayed, before and after a reindex of everything,
+    // and each read says the line was skipped: no index is saved without it (it may be repaired).
+    const replayed = async (): Promise<string[]> => {
+      const result = await argo(home, ['--session', 'branch', '--replay', 'session', '--explain', '--json', 'Explain more']);
+      expect(result.stderr).toBe(show.stderr);
+      return (JSON.parse(result.stdout) as Explain).turns.map((turn) => turn.id);
+    };
+    expect(await replayed()).toEqual([work[0], own]);
+    // The line was cut before its session id: only the fork, by the fork point's id, knows it for its own.
+    expect((await argo(home, ['sessions', 'reindex'])).stdout).toBe(
+      'reindexed 2 sessions: 3 turns; skipped 1 unreadable line (argo logs check); left 1 session as it was (an unreadable line may be one of its turns)\n',
+    );
+    expect(await replayed()).toEqual([work[0], own]);
     expect((await argo(home, ['logs', 'check'])).stdout).toMatch(new RegExp(`${file}:${at + 1}: truncated JSON`));
+  });
+
+  it('a turn whose log line is damaged is skipped and said by replay, changes no record, and is back once repaired, without a reindex', async () => {
+    const home = tempHome();
+    for (const prompt of ['Explain A', 'Explain B', 'Explain C']) expect((await argo(home, ['-s', 's', prompt])).code).toBe(0);
+    const [a, b, c] = logLines(home).map((line) => line.id as string);
+    const saved = (): string => readFileSync(join(home, 'sessions', 's.json'), 'utf8') + readFileSync(indexFile(home, 's'), 'utf8');
+    const before = saved();
+    // The third turn's status made a number, the line's length kept: no reader can take it as a turn.
+    const [file] = readdirSync(join(home, 'logs'));
+    const path = join(home, 'logs', defined(file, 'a log file'));
+    const text = readFileSync(path, 'utf8');
+    const lines = text.split('\n');
+    lines[2] = defined(lines[2], 'the third line').replace('"status":"ok"', '"status":1234');
+    writeFileSync(path, lines.join('\n'));
+    expect(readFileSync(path, 'utf8').length).toBe(text.length);
+    const notice = 'argo: skipped 1 unreadable log line; run "argo logs check" to list them\n';
+    const replayed = async (stderr: string): Promise<string[]> => {
+      const result = await argo(home, ['-s', 's', '--replay', 'session', '--explain', '--json', 'Write it']);
+      expect(result).toMatchObject({ code: 0, stderr });
+      return (JSON.parse(result.stdout) as Explain).turns.map((turn) => turn.id);
+    };
+
+    expect(await replayed(notice)).toEqual([a, b]);
+    // --explain writes nothing; and a damaged line is not a removed turn, so nothing is saved without it.
+    expect(saved()).toBe(before);
+    const turn = await argo(home, ['-s', 's', '--replay', 'session', 'Write it']);
+    expect(turn).toMatchObject({ code: 0, stderr: notice });
+    const d = logLines(home).at(-1)?.id as string;
+    expect(logLines(home).at(-1)).toMatchObject({ replayed_ids: [a, b] });
+    expect(record(home, 's')).toMatchObject({ turns: 4, last_turn_id: d });
+
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"status":1234', '"status":"ok"'));
+    expect((await argo(home, ['logs', 'check'])).stdout).toBe('ok: 1 log file, 4 turns, no unreadable lines\n');
+    expect(await replayed('')).toEqual([a, b, c, d]);
+    expect((await argo(home, ['sessions', 'show', 's'])).stdout).toMatch(/^s [0-9a-f-]{36} · 4 turns\n/);
   });
 
   it('a removed parent is shown as removed, never as the new session that took its name, whose turns are never replayed', async () => {

@@ -253,7 +253,7 @@ describe('reindexAll', () => {
     const before = Object.fromEntries(names.map((name) => [name, indexText(paths, name)]));
     for (const name of names) writeFileSync(indexPath(paths.sessions, name), 'damaged\n');
     const result = await reindexAll(paths);
-    expect(result).toEqual({ sessions: 4, turns: 18, unreadable: 1 });
+    expect(result).toEqual({ sessions: 4, turns: 18, unreadable: 1, left: 0 });
     for (const name of names) expect(indexText(paths, name)).toBe(before[name]);
     expect(readdirSync(paths.sessions).filter((name) => name.includes('.tmp'))).toEqual([]);
     expect(fork.inherited).toBe(6);

@@ -148,7 +148,7 @@ describe('planning through the index', () => {
   it('rebuildIndex with rules classifies each turn under them and records their fingerprint', async () => {
     const { paths, session } = await longSession();
     const changed = { ...RULES, questionOpeners: ['how'] };
-    const lines = await rebuildIndex(paths, session, changed);
+    const lines = await rebuildIndex(paths, session, { classify: changed });
     expect(lines).toHaveLength(TURNS);
     expect(lines.every((line) => line.rules === rulesFingerprint(changed))).toBe(true);
     expect(lines.filter((line) => line.type === 'question')).toEqual([]);

@@ -219,7 +219,7 @@ describe('a folder where a session index goes', () => {
   });
 
   const REINDEX: [string, (paths: DataPaths, work: SessionRecord) => Promise<unknown>][] = [
-    ['sessions reindex work', (paths, work) => rebuildIndex(paths, work, undefined, undefined, 'replace')],
+    ['sessions reindex work', (paths, work) => rebuildIndex(paths, work, { folder: 'replace' })],
     ['sessions reindex', (paths) => reindexAll(paths)],
   ];
 
