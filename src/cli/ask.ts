@@ -291,7 +291,8 @@ export function entryFigures(entry: LogEntry): OllamaFigures {
 
 /** After the answer, on stderr: the replay note (a terminal only; -q silences it), --stats, and a word on an empty answer. */
 async function printNotes(io: Io, result: TurnResult, stats: TurnStats, options: AskOptions): Promise<void> {
-  const policy = result.entry.replay_policy;
+  // The plan's, with every decision: the logged copy keeps the newest ones only.
+  const policy = result.plan.replayPolicy;
   // A first turn has nothing to replay: no note.
   if (policy !== null && policy.entries_available > 0 && io.stderr.isTTY && options.quiet !== true) {
     // Loaded only for the note: a plain question does not pay for the colour library.

@@ -29,7 +29,8 @@ export const MODEL_SOURCE_WORDS: Record<ModelSource, string> = {
 
 /**
  * `replayed 5 of 8 turns · strong · left out 2 question turns (session replay does not send question
- * turns) · 1 turn over the 5500-char budget · model argo (config.json)`.
+ * turns) · 1 turn over the 5500-char budget · model argo (config.json)`; a turn sent shortened adds
+ * `, 1 shortened to fit` there (`1 turn shortened to fit the 5500-char budget` when none was dropped).
  */
 export function replayNote(policy: ReplaySummary, model: { name: string; source: ModelSource }): string {
   const parts = [`replayed ${policy.entries_used} of ${plural(policy.entries_available, 'turn')}`, policy.context_strength];
@@ -41,8 +42,12 @@ export function replayNote(policy: ReplaySummary, model: { name: string; source:
     const listed = counts.size > 0 && filtered.length === policy.entries_filtered ? [...counts].map(([type, count]) => plural(count, `${type} turn`)).join(', ') : plural(policy.entries_filtered, 'turn');
     parts.push(`left out ${listed} (${policy.reason} replay does not send ${policy.filtered_types.join(' or ')} turns)`);
   }
-  const trimmed = policy.decisions.filter((turn) => turn.outcome === 'trimmed').length;
-  if (trimmed > 0) parts.push(`${plural(trimmed, 'turn')} over the ${policy.budget}-char budget`);
+  // From the totals: a logged policy lists the newest decisions only, and the oldest are the ones dropped.
+  const trimmed = Math.max(0, policy.entries_available - policy.entries_used - policy.entries_filtered);
+  // Only protected turns, the newest loaded, are ever elided: a logged policy still lists them.
+  const elided = policy.decisions.filter((turn) => turn.outcome === 'elided').length;
+  if (trimmed > 0) parts.push(`${plural(trimmed, 'turn')} over the ${policy.budget}-char budget${elided > 0 ? `, ${elided} shortened to fit` : ''}`);
+  else if (elided > 0) parts.push(`${plural(elided, 'turn')} shortened to fit the ${policy.budget}-char budget`);
   parts.push(`model ${model.name} (${MODEL_SOURCE_WORDS[model.source]})`);
   return parts.join(' · ');
 }

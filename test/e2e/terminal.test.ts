@@ -121,6 +121,21 @@ describe('argo on a terminal', () => {
     if (!dim) expect(terminal.output).not.toMatch(/\[[0-9;]*m/);
   });
 
+  it('the replay note counts the turns the budget dropped and says which it shortened', async () => {
+    const home = tempHome();
+    // The stand-in answers "You said: …": a long question makes a long answer too.
+    for (const prompt of ['Explain closures', 'Write a counter', `Write a test for ${'every case '.repeat(25)}`]) {
+      releaseWhenHeld();
+      expect((await runArgo(['-s', 'b', prompt], { home, host: ollama.url })).code).toBe(0);
+    }
+    releaseWhenHeld();
+    const terminal = startInPty(['-s', 'b', '-r', 'last:3', '--budget', '300', 'Add one more test'], { home, host: ollama.url });
+    expect((await terminal.exited).code).toBe(0);
+    const policy = logLines(home).at(-1)?.replay_policy as { decisions: { outcome: string }[] };
+    expect(policy.decisions.map((turn) => turn.outcome)).toEqual(['trimmed', 'elided', 'elided']);
+    expect(terminal.output).toMatch(/replayed 2 of 3 turns · \w+ · 1 turn over the 300-char budget, 2 shortened to fit · model /);
+  });
+
   it('Ctrl-C typed during the answer keeps the partial text, logs it as interrupted, exit 130', async () => {
     const home = tempHome();
     ollama.setScenario({ holdAfter: 1 });

@@ -43,10 +43,47 @@ describe('replayNote', () => {
       'replayed 1 of 4 turns · moderate · left out 1 meta turn, 1 question turn (continuation replay does not send meta or question turns) · 1 turn over the 5500-char budget · model argo (config.json)',
     ],
     [
+      'a long session over a small budget: the turns dropped counted from the totals, not from the 50 decisions a log line keeps',
+      policyOf([...Array.from({ length: 46 }, (_, i) => decision(`t${i}`, 'instruction', 'trimmed')), ...['u1', 'u2', 'u3', 'u4'].map((id) => decision(id, 'instruction', 'used'))], {
+        entries_available: 56,
+        decisions_omitted: 6,
+        context_strength: 'moderate',
+        budget: 200,
+      }),
+      { name: 'argo', source: 'default' as const },
+      'replayed 4 of 56 turns · moderate · 52 turns over the 200-char budget · model argo (the default)',
+    ],
+    [
+      'every decision at hand (the plan’s own): the same count',
+      policyOf([...Array.from({ length: 52 }, (_, i) => decision(`t${i}`, 'instruction', 'trimmed')), ...['u1', 'u2', 'u3', 'u4'].map((id) => decision(id, 'instruction', 'used'))], { context_strength: 'moderate', budget: 200 }),
+      { name: 'argo', source: 'default' as const },
+      'replayed 4 of 56 turns · moderate · 52 turns over the 200-char budget · model argo (the default)',
+    ],
+    [
+      'a protected turn sent shortened (replay.md’s elision example): said, though nothing was dropped',
+      policyOf([decision('t5', 'instruction', 'elided'), decision('t6', 'instruction', 'used')], { context_strength: 'moderate' }),
+      { name: 'argo', source: 'session' as const },
+      "replayed 2 of 2 turns · moderate · 1 turn shortened to fit the 5500-char budget · model argo (the session's last model)",
+    ],
+    [
+      'turns dropped and the protected ones shortened',
+      policyOf([decision('a', 'instruction', 'trimmed'), decision('b', 'question', 'filtered'), decision('c', 'instruction', 'trimmed'), decision('d', 'instruction', 'elided'), decision('e', 'correction', 'elided')], {
+        context_strength: 'moderate',
+      }),
+      { name: 'argo', source: 'flag' as const },
+      'replayed 2 of 5 turns · moderate · left out 1 question turn (session replay does not send question turns) · 2 turns over the 5500-char budget, 2 shortened to fit · model argo (--model)',
+    ],
+    [
+      'one turn dropped, one shortened',
+      policyOf([decision('a', 'instruction', 'trimmed'), decision('b', 'instruction', 'used'), decision('c', 'instruction', 'elided')], { context_strength: 'moderate', budget: 300 }),
+      { name: 'argo', source: 'config' as const },
+      'replayed 2 of 3 turns · moderate · 1 turn over the 300-char budget, 1 shortened to fit · model argo (config.json)',
+    ],
+    [
       'decisions cut from a long log line',
-      policyOf([decision('d', 'instruction', 'used')], { entries_available: 80, entries_filtered: 30, filtered_types: ['question'], decisions_omitted: 79 }),
+      policyOf([decision('d', 'instruction', 'used')], { entries_available: 80, entries_filtered: 30, filtered_types: ['question'], entries_used: 50, decisions_omitted: 79 }),
       { name: 'm', source: 'flag' as const },
-      'replayed 1 of 80 turns · strong · left out 30 turns (session replay does not send question turns) · model m (--model)',
+      'replayed 50 of 80 turns · strong · left out 30 turns (session replay does not send question turns) · model m (--model)',
     ],
   ])('%s', (_name, policy, model, note) => {
     expect(replayNote(policy, model)).toBe(note);
