@@ -214,7 +214,8 @@ function addMetrics(a: Metrics, b: Metrics): Metrics {
     prompt_eval_duration: sum(a.prompt_eval_duration, b.prompt_eval_duration),
     eval_count: sum(a.eval_count, b.eval_count),
     eval_duration: sum(a.eval_duration, b.eval_duration),
-    done_reason: b.done_reason ?? a.done_reason,
+    // The last response's: one cut short (an error mid-answer) has none, whatever rounds before it said.
+    done_reason: b.done_reason,
   };
 }
 

@@ -12,7 +12,7 @@ interface Step {
   /** A thinking model's reasoning, streamed before the text. */
   thinking?: string[];
   /** Ollama's done_reason for this response (default stop). */
-  doneReason?: string;
+  doneReason?: string | null;
   /** This response's prompt_eval_count (default METRICS'); null when it never reached its final chunk. */
   promptEvalCount?: number | null;
   chunks?: string[];
@@ -49,7 +49,7 @@ function scriptedModel(steps: Step[], onChunk?: (index: number) => void): { mode
     return {
       status: step.status ?? 'ok',
       failure: step.failure ? { kind: 'http', message: step.failure } : null,
-      metrics: { ...METRICS, done_reason: step.doneReason ?? METRICS.done_reason, prompt_eval_count: step.promptEvalCount === undefined ? METRICS.prompt_eval_count : step.promptEvalCount },
+      metrics: { ...METRICS, done_reason: step.doneReason === undefined ? METRICS.done_reason : step.doneReason, prompt_eval_count: step.promptEvalCount === undefined ? METRICS.prompt_eval_count : step.promptEvalCount },
       attempts: 1,
       toolCalls: step.calls ?? [],
       ...(step.held === true ? { textHeldToEnd: true } : {}),
@@ -974,5 +974,13 @@ describe('the agent loop', () => {
   it('reports a model failure as error with its message', async () => {
     const { result } = await run([{ status: 'error', failure: 'Ollama at x answered HTTP 500' }]);
     expect(result).toMatchObject({ status: 'error', stopReason: 'model_error', message: 'Ollama at x answered HTTP 500' });
+  });
+
+  it.each<[string, string | null, string | null]>([
+    ['a response cut by an error has no done_reason, whatever the round before said', null, null],
+    ['the last response\'s done_reason is the run\'s', 'length', 'length'],
+  ])('%s', async (_, last, expected) => {
+    const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }, last === null ? { status: 'error', failure: 'cut', doneReason: null } : { doneReason: last }]);
+    expect(result.metrics.done_reason).toBe(expected);
   });
 });
