@@ -584,8 +584,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
       await job.finish('completed', `the answer is whole, but its turn is not in the log (${result.log}); the server's log says why`, finishOf(result, result.toolCalls.length));
     } else if (endedWhole(result)) {
       await job.finish('completed', null, finishOf(result, result.toolCalls.length));
-    } else if (signal.aborted) {
-      await job.finish(...cutState(signal.reason), 'stop');
+    } else if (result.status === 'stopped' || signal.aborted) {
+      // A run that heard STOP before the server did (the agent loop looks at STOP on every chunk) ends as STOP ends it.
+      await job.finish(...cutState(result.status === 'stopped' ? 'stop' : signal.reason), 'stop');
     } else {
       await job.finish('failed', result.failure?.message ?? result.agent?.message ?? `the turn ended ${result.status}`, finishOf(result, 0));
     }
@@ -725,7 +726,6 @@ export function createServer(deps: ServerDeps): ArgoServer {
     drain: async (graceMs, hurry) => {
       closing = true;
       graceEnds = deps.clock.monotonic() + graceMs;
-      unwatch();
       clearTimeout(sweep);
       // Until none is left, work tracked meanwhile (a job's turn, once its job is made) included.
       const all = async (): Promise<void> => {
@@ -739,6 +739,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
       graceEnds = deps.clock.monotonic();
       cutAll('shutdown');
       await all();
+      // Heard until now: with new connections refused, STOP is how the operator ends what runs in the grace.
+      unwatch();
       // Jobs save their last state after their turn settles; one that still cannot be is lost with the server.
       clearTimeout(resave);
       await Promise.all(

@@ -1339,6 +1339,35 @@ describe('load and shutdown', () => {
     expect(logLines(shutHome)).toEqual([expect.objectContaining({ status: 'interrupted', model_response: 'kept part', error: 'the server shut down' })]);
   });
 
+  it('argo stop during the grace ends a stream, a job and an agent job within one chunk (stopped, cancelled), and the server exits without waiting the grace out', async () => {
+    const shutHome = tempHome({ ...config, serve: { shutdownGraceMs: 60_000 } });
+    const server = await startServe({ home: shutHome, host: ollama.url });
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    ollama.options.reply = 'kept part never sent';
+    ollama.setScenario({ hang: 2 });
+    const start = async (argo: Record<string, unknown>): Promise<string> =>
+      ((await (await fetch(`${server.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('a job', { argo })) })).json()) as { job_id: string }).job_id;
+    const jobs = [await start({ session: 'g' }), await start({ session: 't', tools: 'fs' })];
+    const response = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('x', { stream: true })) });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let seen = '';
+    const jobFile = (id: string): unknown => JSON.parse(readFileSync(join(shutHome, 'jobs', `${id}.json`), 'utf8'));
+    for (const id of jobs) await waitFor(() => expect(jobFile(id)).toMatchObject({ state: 'running', output: 'kept part' }));
+    while (!seen.includes('part')) seen += new TextDecoder().decode((await reader.read()).value);
+    server.child.kill('SIGTERM');
+    await waitFor(() => expect(server.stderr()).toMatch(/SIGTERM: finishing running answers \(up to 60000 ms/));
+    expect((await runArgo(['stop'], { home: shutHome })).code).toBe(0);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += new TextDecoder().decode(chunk.value);
+    expect(ssePayloads(seen).at(-1)).toBe('[DONE]');
+    expect(JSON.parse(ssePayloads(seen).at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'stopped' } });
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    for (const id of jobs) expect(jobFile(id)).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'kept part' });
+    expect(logLines(shutHome).map((line) => [line.session, line.status, line.model_response])).toEqual(
+      expect.arrayContaining([['g', 'stopped', 'kept part'], ['t', 'stopped', 'kept part'], ['api', 'stopped', 'kept part']]),
+    );
+    expect(logLines(shutHome)).toHaveLength(3);
+  });
+
   it('SIGINT, then SIGINT again during a long grace: the open stream is cut at once, still logged, exit 130', async () => {
     const shutHome = tempHome({ ...config, serve: { shutdownGraceMs: 60_000 } });
     const server = await startServe({ home: shutHome, host: ollama.url });

@@ -749,6 +749,13 @@ describe('jobs', () => {
     t.runner.onHold = () => undefined;
   });
 
+  it('a job whose run heard STOP before the server did (an agent loop looks at STOP on every chunk) is cancelled by the stop signal, not failed', async () => {
+    const summary = { stopReason: 'stop_signal', iterations: 1, toolCalls: 0, message: 'stopped by the STOP signal; DELETE /api/stop allows runs again' };
+    t.runner.script = () => ({ tokens: ['half ', 'way'], agentEnd: { status: 'stopped', summary } });
+    const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
+    await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'half way' }));
+  });
+
   it('a failed job keeps its partial output; its stream ends like any job\'s, with the model asked for and [DONE]', async () => {
     t.runner.script = () => ({ tokens: ['half ', 'done'], failAfter: { kind: 'stream', message: 'Ollama: out of memory' } });
     const { job_id: id } = (await (await post('/api/jobs', { ...ask('x'), model: 'qwen3:8b' })).json()) as { job_id: string };
@@ -1167,6 +1174,25 @@ describe('start and shutdown', () => {
     await server.drain(0);
   });
 
+  it('hears STOP through the grace: a stream ends stopped, a job is cancelled, and the shutdown does not wait the grace out', async () => {
+    const s = await startTestServer();
+    let held = 0;
+    s.runner.onHold = () => held++;
+    s.runner.script = () => ({ tokens: ['so', 'far'], holdAfter: 1 });
+    const { job_id: job } = (await (await fetch(`${s.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('job')) })).json()) as { job_id: string };
+    const stream = await readSse(`${s.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('chat', { stream: true })) });
+    await waitFor(() => expect(held).toBe(2));
+    const closed = s.listening.close(3_600_000);
+    // As `argo stop` sets it, from another process: new connections are refused now.
+    writeFileSync(join(s.home, 'STOP'), '');
+    const data = await stream.rest();
+    expect(data.at(-1)).toBe('[DONE]');
+    expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'stopped' } });
+    await closed;
+    expect(s.runner.logged.map((turn) => [turn.status, turn.text])).toEqual([['stopped', 'so'], ['stopped', 'so']]);
+    expect(JSON.parse(readFileSync(join(s.home, 'jobs', `${job}.json`), 'utf8'))).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'so' });
+  });
+
   it('lets open streams finish within the grace, then cuts the rest as interrupted', async () => {
     const s = await startTestServer();
     let held = 0;
@@ -1242,8 +1268,8 @@ async function followJob(id: string): Promise<{ first: string; rest: () => Promi
 }
 
 /** An SSE response read as it comes: wait for a piece of text, then take the rest as payloads. */
-async function readSse(url: string): Promise<{ until: (text: string) => Promise<void>; rest: () => Promise<string[]> }> {
-  const response = await fetch(url);
+async function readSse(url: string, init?: RequestInit): Promise<{ until: (text: string) => Promise<void>; rest: () => Promise<string[]> }> {
+  const response = await fetch(url, init);
   const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
   if (!reader) throw new Error('no body');
   const decoder = new TextDecoder();
