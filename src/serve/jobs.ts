@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import * as z from 'zod';
 import { RuntimeError } from '../errors.js';
-import { ensurePrivateDir, isMissing, readDataFile, writeFileAtomic } from '../log/fs.js';
+import { ensurePrivateDir, isMissing, readDataFile, removeOrphanedTemporaries, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
 import type { FinishReason, NumberedToolCalls, OpenAiToolCallOut } from './openai.js';
 import type { ToolEvent } from './types.js';
@@ -148,8 +148,9 @@ export class JobStore {
 
   /**
    * Jobs left `pending` or `running` by a server that is gone (no live lock) become `failed`, their
-   * output kept; jobs untouched for longer than the retention are removed. `elsewhere` counts jobs
-   * a live server still runs (or whose lock has not gone stale yet).
+   * output kept; jobs untouched for longer than the retention are removed, and so are the temporary
+   * files of saves a killed server left half-written. `elsewhere` counts jobs a live server still
+   * runs (or whose lock has not gone stale yet).
    */
   async recover(
     now: Date,
@@ -160,6 +161,8 @@ export class JobStore {
     let failed = 0;
     let removed = 0;
     let elsewhere = 0;
+    // Only those of processes that are gone: a live server's save may be under way.
+    await removeOrphanedTemporaries(this.dir).catch(() => 0);
     for (const record of await this.list(onDamaged)) {
       const unfinished = isUnfinished(record);
       if (unfinished && (await this.isLocked(record.id))) {

@@ -1106,7 +1106,11 @@ describe('jobs', () => {
     await first.exited;
     // The record and its lock (proper-lockfile's directory); no temporary file left behind.
     expect(readdirSync(join(jobHome, 'jobs')).sort()).toEqual([`${id}.json`, `${id}.json.lock`]);
+    // A save the kill cut short leaves its temporary file (no process has pid 5000000).
+    const halfWritten = join(jobHome, 'jobs', `.${id}.json.5000000-0a1b2c3d.tmp`);
+    writeFileSync(halfWritten, '{"id":"half a rec');
     const second = await startServe({ home: jobHome, host: ollama.url });
+    expect(existsSync(halfWritten)).toBe(false);
     try {
       // The dead server's lock goes stale within seconds; then the job is failed, its output kept.
       await waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }), { timeout: 15_000, interval: 200 });

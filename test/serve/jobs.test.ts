@@ -103,6 +103,16 @@ describe('JobStore', () => {
     expect(readdirSync(jobs.dir)).toEqual(['dead.json']);
   });
 
+  it('removes the half-written temporary files of saves whose server was killed, not those of live processes', async () => {
+    const jobs = store();
+    await jobs.write(record());
+    // 5000000 is above Linux's highest pid: no process has it.
+    const names = { dead: '.job1.json.5000000-0a1b2c3d.tmp', live: `.job1.json.${process.ppid}-deadbeef.tmp`, own: `.job1.json.${process.pid}-0a1b2c3d.tmp`, other: 'notes.tmp' };
+    for (const name of Object.values(names)) writeFileSync(join(jobs.dir, name), '{"id":"job1","state":"runn');
+    expect(await jobs.recover(new Date(), 30)).toEqual({ failed: 1, removed: 0, elsewhere: 0 });
+    expect(readdirSync(jobs.dir).sort()).toEqual([names.live, names.own, 'job1.json', names.other].sort());
+  });
+
   it('leaves alone a job another live server holds the lock on, and fails it once the lock is released', async () => {
     const jobs = store();
     await jobs.write(record({ id: 'theirs' }));
