@@ -38,7 +38,8 @@ type Piece =
 type TurnEvent = Piece | { type: 'end'; result: LoggedTurn } | { type: 'thrown'; error: unknown };
 
 interface Running {
-  controller: AbortController;
+  /** Cuts the work short: an answer or a job is aborted with the reason; a follower of another server's job heeds only the shutdown. */
+  cut: (reason: CutReason) => void;
   settled: Promise<void>;
 }
 
@@ -127,13 +128,16 @@ export function createServer(deps: ServerDeps): ArgoServer {
   const beingLogged = new Set<Promise<void>>();
   const logged = (): Promise<unknown> => Promise.all(beingLogged);
 
-  const track = (controller: AbortController, work: Promise<unknown>): void => {
-    const entry: Running = { controller, settled: work.then(() => undefined, () => undefined) };
+  /** Set once the shutdown's grace is over: work tracked from then on is cut as it comes. */
+  let graceOver = false;
+  const track = (cut: (reason: CutReason) => void, work: Promise<unknown>): void => {
+    const entry: Running = { cut, settled: work.then(() => undefined, () => undefined) };
     running.add(entry);
     void entry.settled.then(() => running.delete(entry));
+    if (graceOver) cut('shutdown');
   };
   const cutAll = (reason: CutReason): void => {
-    for (const entry of running) entry.controller.abort(reason);
+    for (const entry of running) entry.cut(reason);
   };
   const comeBackIn = (): number => Math.max(1, Math.ceil((graceEnds - deps.clock.monotonic()) / 1000));
   const refuseWhileClosing = (): void => {
@@ -176,7 +180,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
       return deps.runner.run({ ...plan.turn, turnId, signal: controller.signal, round: plan.round }, counted);
     };
     const work = plan.turn.mode === 'argo' ? queue.run(plan.turn.session, task) : task();
-    track(controller, work);
+    track((reason) => controller.abort(reason), work);
     // The client hears where its turn's line went; the operator, why it is not where it belongs.
     void work.then((result) => {
       if (result.logProblem) deps.log(`argo serve: turn ${turnId}: ${result.logProblem}`);
@@ -510,7 +514,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
       () => letGo(id, release),
     );
     // Tracked from now on: a shutdown that begins while the job is made waits for it, and cuts it.
-    track(job.controller, work);
+    track((reason) => job.controller.abort(reason), work);
     try {
       await created;
     } catch (error) {
@@ -650,7 +654,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
     // Nothing to follow for an answer without a body (a stream never read would wait for ever).
     if (c.req.method === 'HEAD') return headersOnly(c, 'text/event-stream');
     const format = new ChunkFormat({ id: `chatcmpl-${record.turn_id ?? record.id}`, created: Math.floor(Date.parse(record.created_at) / 1000), model: record.model ?? 'argo' });
-    const events = new Channel<JobEvent>();
+    // `leave`: this server shuts down while another runs the job, which goes on there.
+    const events = new Channel<JobEvent | { type: 'leave' }>();
     // Reading what is there so far and subscribing happen in one step, so no piece is missed or
     // sent twice; the calls so far go first, ahead of an end a finished job hands over at once.
     const sofar = live ? live.record : record;
@@ -661,7 +666,14 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const unsubscribe = live ? live.subscribe(push) : found.elsewhere ? followSaved(record, async () => (await findJob(id))?.record ?? null, push) : () => undefined;
     if (!live && !found.elsewhere) push({ type: 'end', record, finishReason: endedAs(record) });
     let finished!: () => void;
-    c.set('finished', new Promise<void>((resolve) => (finished = resolve)));
+    const ended = new Promise<void>((resolve) => (finished = resolve));
+    c.set('finished', ended);
+    // This server's own job holds the shutdown itself; another's is followed within the grace, then left.
+    if (!live && found.elsewhere) {
+      track((reason) => {
+        if (reason === 'shutdown') events.push({ type: 'leave' });
+      }, ended);
+    }
     const onDisconnect = (): void => events.push({ type: 'end', record, finishReason: 'stop' });
     c.req.raw.signal.addEventListener('abort', onDisconnect, { once: true });
     return sseResponse(c, async (sse) => {
@@ -670,6 +682,11 @@ export function createServer(deps: ServerDeps): ArgoServer {
         let frames = '';
         for (;;) {
           const event = await events.next();
+          if (event.type === 'leave') {
+            // The job has not ended: the stream ends as a failed answer does, saying where to follow it.
+            await sse.write(frames + frame(JSON.stringify(leftAtShutdown(id).body())));
+            return;
+          }
           if (event.type === 'end') {
             const ended = event.record;
             if (isUnfinished(ended)) {
@@ -686,7 +703,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
           }
           frames += renderEvent(event, format);
           for (const more of events.drain()) {
-            if (more.type === 'end') events.push(more);
+            if (more.type === 'end' || more.type === 'leave') events.push(more);
             else frames += renderEvent(more, format);
           }
           await sse.write(frames);
@@ -737,6 +754,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
       clearTimeout(timer);
       // Hurried (a second signal) or over: a request that comes now is told to come back at once.
       graceEnds = deps.clock.monotonic();
+      graceOver = true;
       cutAll('shutdown');
       await all();
       // Heard until now: with new connections refused, STOP is how the operator ends what runs in the grace.
@@ -854,6 +872,15 @@ function runningElsewhere(id: string): ApiError {
     `job "${id}" is run by another argo serve sharing this data home; cancel it on that server (here GET /api/jobs/${id} and its stream follow it as that server saves it, every ${OUTPUT_SAVE_MS} ms). If that server has stopped, the job is marked failed within ${JOB_LOCK_STALE_MS / 1000} s`,
     'invalid_request_error',
     'job_running_elsewhere',
+  );
+}
+
+function leftAtShutdown(id: string): ApiError {
+  return new ApiError(
+    503,
+    `this server is shutting down; job "${id}" runs on another argo serve sharing this data home, and goes on there: follow it again with GET /api/jobs/${id}/stream on any server sharing the data home (this one once it is back), which sends its output so far first`,
+    'server_error',
+    'shutting_down',
   );
 }
 

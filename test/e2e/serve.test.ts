@@ -1164,6 +1164,29 @@ describe('jobs', () => {
       await second.stop();
     }
   });
+
+  it("a server following another's job shuts down: its stream ends with an error chunk saying where to follow it, and the job goes on", async () => {
+    const jobHome = tempHome({ ...config, serve: { shutdownGraceMs: 300 } });
+    const runs = await startServe({ home: jobHome, host: ollama.url });
+    const follows = await startServe({ home: jobHome, host: ollama.url });
+    try {
+      ollama.options.reply = 'saved words then the rest';
+      ollama.setScenario({ holdAfter: 2 });
+      const { job_id: id } = (await (await fetch(`${runs.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('x')) })).json()) as { job_id: string };
+      await ollama.waitForHold();
+      const followed = await fetch(`${follows.url}/api/jobs/${id}/stream`);
+      follows.child.kill('SIGTERM');
+      const data = ssePayloads(await followed.text());
+      expect(data.at(-1)).not.toBe('[DONE]');
+      expect(JSON.parse(data.at(-1) ?? '')).toMatchObject({ error: { code: 'shutting_down', message: expect.stringContaining(`follow it again with GET /api/jobs/${id}/stream on any server sharing the data home`) as string } });
+      expect(await follows.exited).toEqual({ code: 0, signal: null });
+      ollama.release();
+      await waitFor(async () => expect(await (await fetch(`${runs.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed', output: 'saved words then the rest' }));
+    } finally {
+      ollama.release();
+      await runs.stop();
+    }
+  });
 });
 
 describe('STOP', () => {

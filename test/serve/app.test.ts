@@ -916,6 +916,37 @@ describe('jobs', () => {
     });
   });
 
+  it("another server's job followed while this server shuts down: followed through the grace, then an error chunk saying where to follow it, no [DONE]", async () => {
+    const s = await startTestServer();
+    const store = new JobStore(join(s.home, 'jobs'));
+    const running: JobRecord = { id: 'theirs', state: 'running', created_at: '2026-11-20T10:00:00.000Z', updated_at: '2026-11-20T10:00:00.000Z', session: 'api', model: 'argo', output: 'so far', error: null, turn_id: 't0' };
+    await store.write(running);
+    const release = await store.lock('theirs', () => undefined);
+    try {
+      const stream = await readSse(`${s.url}/api/jobs/theirs/stream`);
+      await stream.until('so far');
+      const closed = s.listening.close(300);
+      // Still followed in the grace.
+      await store.write({ ...running, output: 'so far, and more' });
+      await stream.until('and more');
+      const data = await stream.rest();
+      await closed;
+      expect(data.at(-1)).not.toBe('[DONE]');
+      expect(data.some((payload) => payload.includes('finish_reason":"stop'))).toBe(false);
+      expect(JSON.parse(data.at(-1) ?? '')).toEqual({
+        error: {
+          message: 'this server is shutting down; job "theirs" runs on another argo serve sharing this data home, and goes on there: follow it again with GET /api/jobs/theirs/stream on any server sharing the data home (this one once it is back), which sends its output so far first',
+          type: 'server_error',
+          param: null,
+          code: 'shutting_down',
+        },
+      });
+      expect(await store.read('theirs')).toMatchObject({ state: 'running' });
+    } finally {
+      await release();
+    }
+  });
+
   it('cancels with DELETE and with STOP, keeping the output', async () => {
     let held = 0;
     t.runner.onHold = () => held++;
