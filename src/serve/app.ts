@@ -484,19 +484,27 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const now = deps.clock.now().toISOString();
     const id = deps.newId();
     const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, model: plan.turn.model, output: '', error: null, turn_id: null, tool_calls: [], finish_reason: null };
-    const job = new LiveJob(
-      record,
-      jobs,
-      deps.clock.now,
-      (error) => deps.log(`argo serve: cannot save job ${id} (${messageLine(error)}); it is kept in memory, as GET /api/jobs/${id} shows it, until a save succeeds`),
-      () => deps.log(`argo serve: job ${id} is saved again`),
-    );
+    const job = new LiveJob(record, jobs, deps.clock.now, {
+      onSaveError: (error) => deps.log(`argo serve: cannot save job ${id} (${messageLine(error)}); it is kept in memory, as GET /api/jobs/${id} shows it, until a save succeeds`),
+      onSavedAgain: () => deps.log(`argo serve: job ${id} is saved again`),
+      onEndedElsewhere: (ended) => {
+        // Most often heard of first as the lock's loss (below), which has said so.
+        if (job.controller.signal.aborted) return;
+        deps.log(`argo serve: job ${id} was marked ${ended.state} by another server sharing the data home while this one ran it; it is stopped here, and its file keeps that state`);
+        job.controller.abort('lost' satisfies CutReason);
+      },
+    });
     liveJobs.set(id, job);
     let release = (): Promise<void> => Promise.resolve();
     const created = (async () => {
       try {
-        // Locked before its file exists: no server sharing the data home ever sees it unowned.
-        release = await jobs.lock(id, (error) => deps.log(`argo serve: lost the lock on job ${id}: ${error.message}`));
+        // Locked before its file exists: no server sharing the data home ever sees it unowned. Once
+        // the lock is lost (this server paused past its staleness, or its disk stalled), another
+        // server may fail the job over at any moment: it is stopped here, never run on unowned.
+        release = await jobs.lock(id, (error) => {
+          deps.log(`argo serve: lost the lock on job ${id} (${error.message})${job.done ? '' : '; the job is stopped, its output so far kept'}`);
+          job.controller.abort('lost' satisfies CutReason);
+        });
         await jobs.write(record);
       } catch (error) {
         throw new ApiError(500, `the job could not be saved in the data home, so none was made and nothing was run (${messageLine(error)})`, 'server_error', 'job_not_saved');
@@ -863,6 +871,7 @@ function argoField(result: LoggedTurn): Record<string, unknown> {
 function cutState(reason: unknown): ['cancelled' | 'failed', string] {
   if (reason === 'stop') return ['cancelled', 'stop signal'];
   if (reason === 'shutdown') return ['failed', 'the server shut down before the job finished'];
+  if (reason === 'lost') return ['failed', `the server running the job lost its lock on it (the server was paused, or its disk stalled, for over ${JOB_LOCK_STALE_MS / 1000} s), so it stopped the job; its output so far is kept`];
   return ['cancelled', 'cancelled by request'];
 }
 

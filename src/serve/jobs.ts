@@ -113,6 +113,20 @@ export class JobStore {
     await writeFileAtomic(this.pathOf(record.id), jobFile.encode(record));
   }
 
+  /**
+   * Writes a job's record unless its file says the job has ended: an ended record is final, so a
+   * server that lost its job to another (which failed it over while the first was paused) never
+   * brings it back. Returns the ended record that stays, or null once written. A file that cannot be
+   * read is written over, as before. Another server's write between this read and this write is not
+   * excluded; the lock's loss ends the job on this server within a second all the same.
+   */
+  async writeUnlessEnded(record: JobRecord): Promise<JobRecord | null> {
+    const current = await this.read(record.id).catch(() => null);
+    if (current !== null && !isUnfinished(current)) return current;
+    await this.write(record);
+    return null;
+  }
+
   async read(id: string): Promise<JobRecord | null> {
     if (!JOB_ID.test(id)) return null;
     const path = this.pathOf(id);
@@ -295,6 +309,16 @@ export function followSaved(
 /** How often a running job's growing output is saved; state changes are saved at once. */
 export const OUTPUT_SAVE_MS = 200;
 
+/** What a live job's owner hears of its saves. */
+export interface LiveJobHooks {
+  /** The first of saves that fail in a row. */
+  onSaveError: (error: unknown) => void;
+  /** The save that ends them. */
+  onSavedAgain?: () => void;
+  /** A save found the job's file ended while it runs here (another server failed it over); said once. */
+  onEndedElsewhere?: (ended: JobRecord) => void;
+}
+
 /**
  * A job this process is running: its record in memory, saved as it changes (output at most every
  * OUTPUT_SAVE_MS, in order), and every event handed to the clients following it.
@@ -306,14 +330,13 @@ export class LiveJob {
   private timer: NodeJS.Timeout | undefined;
   private finished: JobEvent | null = null;
   private failing = false;
+  private endedElsewhere = false;
 
-  /** `onSaveError` hears of the first of saves that fail in a row, `onSavedAgain` of the save that ends them. */
   constructor(
     public record: JobRecord,
     private readonly store: JobStore,
     private readonly now: () => Date,
-    private readonly onSaveError: (error: unknown) => void,
-    private readonly onSavedAgain: () => void = () => undefined,
+    private readonly hooks: LiveJobHooks,
   ) {}
 
   get done(): boolean {
@@ -374,26 +397,41 @@ export class LiveJob {
     return this.save();
   }
 
-  /** Saves run one after another, each with the record as it is when its turn comes; true once it is on disk. */
+  /**
+   * Saves run one after another, each with the record as it is when its turn comes; true once it is
+   * on disk, or once the file holds an ended record, which no save replaces (its own last state saved
+   * before, or another server's verdict, which this record then takes).
+   */
   save(): Promise<boolean> {
     const saved = this.saving.then(async () => {
       try {
         this.record = { ...this.record, updated_at: this.now().toISOString() };
-        await this.store.write(this.record);
+        const ended = await this.store.writeUnlessEnded(this.record);
+        if (ended !== null) this.foundEnded(ended);
         if (this.failing) {
           this.failing = false;
-          this.onSavedAgain();
+          this.hooks.onSavedAgain?.();
         }
         return true;
       } catch (error) {
         if (!this.failing) {
           this.failing = true;
-          this.onSaveError(error);
+          this.hooks.onSaveError(error);
         }
         return false;
       }
     });
     this.saving = saved;
     return saved;
+  }
+
+  private foundEnded(ended: JobRecord): void {
+    if (!isUnfinished(this.record)) {
+      this.record = ended;
+      this.finished = { type: 'end', record: ended, finishReason: endedAs(ended) };
+    } else if (!this.endedElsewhere) {
+      this.endedElsewhere = true;
+      this.hooks.onEndedElsewhere?.(ended);
+    }
   }
 }

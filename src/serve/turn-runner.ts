@@ -144,6 +144,7 @@ const CUT_ERRORS: Record<CutReason, string> = {
   disconnect: 'the client disconnected',
   shutdown: 'the server shut down',
   cancel: 'cancelled by request',
+  lost: "the server lost the job's lock",
 };
 
 /**

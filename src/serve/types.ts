@@ -6,8 +6,11 @@ import type { OllamaExtras, OllamaMessage, OllamaToolCall } from './openai.js';
 import type { ReplaySpec } from '../replay/types.js';
 import type { ArgoFields } from './schema.js';
 
-/** Why an answer was cut short; the turn logs `stopped` for 'stop' and `interrupted` otherwise. */
-export type CutReason = 'stop' | 'disconnect' | 'shutdown' | 'cancel';
+/**
+ * Why an answer was cut short; the turn logs `stopped` for 'stop' and `interrupted` otherwise.
+ * 'lost': a job's lock was lost, so another server may fail it over (jobs only).
+ */
+export type CutReason = 'stop' | 'disconnect' | 'shutdown' | 'cancel' | 'lost';
 
 export interface TurnInput {
   /** Chosen by the server so it can be sent in headers before the turn is logged. */

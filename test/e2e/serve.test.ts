@@ -1187,6 +1187,38 @@ describe('jobs', () => {
       await runs.stop();
     }
   });
+
+  // Five seconds of a paused server are what its lock's staleness is made of: the one slow test here.
+  it('a server paused while another fails its job over stops the job once it runs again: the job stays failed, its turn interrupted with its text', async () => {
+    const jobHome = tempHome(config);
+    const paused = await startServe({ home: jobHome, host: ollama.url });
+    const other = await startServe({ home: jobHome, host: ollama.url });
+    try {
+      ollama.options.reply = 'saved words then the rest';
+      ollama.setScenario({ holdAfter: 2 });
+      const { job_id: id } = (await (await fetch(`${paused.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('x')) })).json()) as { job_id: string };
+      const held = await ollama.waitForHold();
+      await waitFor(async () => expect(await (await fetch(`${other.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'running', output: 'saved words' }));
+      const followed = fetch(`${other.url}/api/jobs/${id}/stream`).then((response) => response.text());
+      paused.child.kill('SIGSTOP');
+      const failedOver = { state: 'failed', output: 'saved words', error: 'the server stopped while the job was running; its output so far is kept' };
+      await waitFor(async () => expect(await (await fetch(`${other.url}/api/jobs/${id}`)).json()).toMatchObject(failedOver), { timeout: 15_000, interval: 200 });
+      expect(JSON.parse(ssePayloads(await followed).at(-2) ?? '')).toMatchObject({ argo: { job_id: id, state: 'failed' } });
+      paused.child.kill('SIGCONT');
+      // Its turn is cut (the request to Ollama with it) and logged with what it had.
+      await held.settled;
+      expect(held.clientAborted).toBe(true);
+      await waitFor(() => expect(logLines(jobHome)).toEqual([expect.objectContaining({ status: 'interrupted', model_response: 'saved words', error: "the server lost the job's lock" })]));
+      expect(paused.stderr()).toContain(`argo serve: lost the lock on job ${id}`);
+      await waitFor(() => expect(readdirSync(join(jobHome, 'jobs'))).toEqual([`${id}.json`]));
+      expect(JSON.parse(readFileSync(join(jobHome, 'jobs', `${id}.json`), 'utf8'))).toMatchObject(failedOver);
+      expect(await (await fetch(`${paused.url}/api/jobs/${id}`)).json()).toMatchObject(failedOver);
+    } finally {
+      paused.child.kill('SIGCONT');
+      ollama.release();
+      await Promise.all([paused.stop(), other.stop()]);
+    }
+  });
 });
 
 describe('STOP', () => {

@@ -997,6 +997,53 @@ describe('jobs', () => {
     }
   });
 
+  describe('a job another server failed over (this one was paused past its lock\'s staleness): stopped here, its file never brought back', () => {
+    const failedOver = (id: string, output: string): JobRecord => ({
+      id,
+      state: 'failed',
+      created_at: '2026-11-20T10:00:00.000Z',
+      updated_at: '2026-11-20T10:00:07.000Z',
+      session: 'api',
+      model: 'argo',
+      output,
+      error: 'the server stopped while the job was running; its output so far is kept',
+      turn_id: null,
+    });
+    const fileOf = (id: string): JobRecord => JSON.parse(readFileSync(join(t.home, 'jobs', `${id}.json`), 'utf8')) as JobRecord;
+
+    it('its lock removed and its file failed, as the other server does: the turn is cut within a second (interrupted, its text kept), the file stays failed', async () => {
+      let held = 0;
+      t.runner.onHold = () => held++;
+      t.runner.script = () => ({ tokens: ['so far', ' and the rest'], holdAfter: 1 });
+      const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
+      await waitFor(() => expect(held).toBe(1));
+      await waitFor(() => expect(fileOf(id)).toMatchObject({ state: 'running', output: 'so far' }));
+      await new JobStore(join(t.home, 'jobs')).write(failedOver(id, 'so far'));
+      rmSync(join(t.home, 'jobs', `${id}.json.lock`), { recursive: true });
+      await waitFor(() => expect(t.runner.logged.find((turn) => turn.turnId === fileOf(id).turn_id || turn.text === 'so far')).toMatchObject({ status: 'interrupted', text: 'so far' }));
+      expect(t.runner.inputs.at(-1)?.signal.reason).toBe('lost');
+      await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toEqual(failedOver(id, 'so far')));
+      expect(fileOf(id)).toEqual(failedOver(id, 'so far'));
+      expect(t.lines.filter((line) => line.includes(`job ${id}`))).toEqual([expect.stringMatching(new RegExp(`^argo serve: lost the lock on job ${id} \\(.*ENOENT.*\\); the job is stopped, its output so far kept$`))]);
+      t.runner.onHold = () => undefined;
+    });
+
+    it('its file failed while its lock still looks held: the answer that completes after is not written over the verdict', async () => {
+      let held = 0;
+      t.runner.onHold = () => held++;
+      t.runner.script = () => ({ tokens: ['so far', ' and the rest'], holdAfter: 1 });
+      const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
+      await waitFor(() => expect(held).toBe(1));
+      await waitFor(() => expect(fileOf(id)).toMatchObject({ state: 'running', output: 'so far' }));
+      await new JobStore(join(t.home, 'jobs')).write(failedOver(id, 'so far'));
+      t.runner.release();
+      await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toEqual(failedOver(id, 'so far')));
+      await waitFor(() => expect(existsSync(join(t.home, 'jobs', `${id}.json.lock`))).toBe(false));
+      expect(fileOf(id)).toEqual(failedOver(id, 'so far'));
+      t.runner.onHold = () => undefined;
+    });
+  });
+
   describe('a job whose record cannot be saved (a full disk; here a folder where its file goes)', () => {
     let n = 0;
     let s: TestServer;

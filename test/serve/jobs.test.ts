@@ -128,6 +128,30 @@ describe('JobStore', () => {
   });
 });
 
+describe('JobStore.writeUnlessEnded: an ended record is final', () => {
+  const store = (): JobStore => new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
+  const failedOver = record({ state: 'failed', error: 'the server stopped while the job was running; its output so far is kept' });
+  it.each<[string, JobRecord | 'damaged' | null, JobRecord, JobRecord | null]>([
+    ['no file yet: written', null, record(), null],
+    ['pending on disk: written', record({ state: 'pending', output: '' }), record(), null],
+    ['running on disk: written', record({ output: 'so' }), record(), null],
+    ['a damaged file: written over', 'damaged', record(), null],
+    ['failed over by another server: kept, the running record not written', failedOver, record({ output: 'so far, and more' }), failedOver],
+    ['completed: kept, even against another end', record({ state: 'completed' }), record({ state: 'failed', error: 'late' }), record({ state: 'completed' })],
+    ['cancelled: kept', record({ state: 'cancelled', error: 'stop signal' }), record(), record({ state: 'cancelled', error: 'stop signal' })],
+  ])('%s', async (_case, onDisk, written, kept) => {
+    const jobs = store();
+    if (onDisk === 'damaged') {
+      mkdirSync(jobs.dir, { recursive: true });
+      writeFileSync(jobs.pathOf(written.id), '{"id":');
+    } else if (onDisk !== null) {
+      await jobs.write(onDisk);
+    }
+    expect(await jobs.writeUnlessEnded(written)).toEqual(kept);
+    expect(await jobs.read(written.id)).toEqual(kept ?? written);
+  });
+});
+
 describe('JobStore.settle: a job read as pending or running, not run by this server', () => {
   const store = (): JobStore => new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
   const now = new Date('2026-11-23T12:00:00.000Z');
@@ -244,8 +268,10 @@ describe('followSaved: another server\'s job, through reads of its file', () => 
 describe('LiveJob', () => {
   it('keeps the client tool calls in its record, numbered across batches, and sends each batch to followers', async () => {
     const jobs = new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
-    const job = new LiveJob(record({ tool_calls: [], finish_reason: null }), jobs, () => new Date('2026-11-23T00:00:00.000Z'), (error) => {
-      throw error;
+    const job = new LiveJob(record({ tool_calls: [], finish_reason: null }), jobs, () => new Date('2026-11-23T00:00:00.000Z'), {
+      onSaveError: (error) => {
+        throw error;
+      },
     });
     const seen: JobEvent[] = [];
     job.subscribe((event) => seen.push(event));
@@ -262,8 +288,10 @@ describe('LiveJob', () => {
 
   it('fans out text and the end to followers, saves as it goes, and answers late followers with the end', async () => {
     const jobs = new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
-    const job = new LiveJob(record({ state: 'pending', output: '', turn_id: null }), jobs, () => new Date('2026-11-23T00:00:00.000Z'), (error) => {
-      throw error;
+    const job = new LiveJob(record({ state: 'pending', output: '', turn_id: null }), jobs, () => new Date('2026-11-23T00:00:00.000Z'), {
+      onSaveError: (error) => {
+        throw error;
+      },
     });
     await job.save();
     const seen: JobEvent[] = [];
@@ -283,13 +311,39 @@ describe('LiveJob', () => {
     expect(job.done).toBe(true);
   });
 
+  it('a job whose file another server failed over: heard of once, never written back to running, nor to its own end', async () => {
+    const jobs = new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
+    const heard: JobRecord[] = [];
+    const job = new LiveJob(record({ output: '' }), jobs, () => new Date('2026-11-23T00:00:00.000Z'), {
+      onSaveError: (error) => {
+        throw error;
+      },
+      onEndedElsewhere: (ended) => heard.push(ended),
+    });
+    await job.start('turn1');
+    const failedOver = record({ state: 'failed', error: 'the server stopped while the job was running; its output so far is kept', output: '' });
+    await jobs.write(failedOver);
+    job.append('more');
+    expect(await job.save()).toBe(true);
+    expect(await job.save()).toBe(true);
+    expect(heard).toEqual([failedOver]);
+    expect(await jobs.read('job1')).toEqual(failedOver);
+    // Its own end is not written over the verdict either: the record takes what the file says.
+    expect(await job.finish('failed', 'the server running the job lost its lock on it', 'stop')).toBe(true);
+    expect(await jobs.read('job1')).toEqual(failedOver);
+    expect(job.record).toEqual(failedOver);
+    const late: JobEvent[] = [];
+    job.subscribe((event) => late.push(event));
+    expect(late).toEqual([{ type: 'end', record: failedOver, finishReason: 'stop' }]);
+  });
+
   it('says whether each save reached the disk; saves failing in a row are heard of once, and the one that ends them', async () => {
     const jobs = new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
     let full = false;
     const write = jobs.write.bind(jobs);
     jobs.write = (record) => (full ? Promise.reject(new Error('ENOSPC: no space left on device')) : write(record));
     const heard: string[] = [];
-    const job = new LiveJob(record(), jobs, () => new Date('2026-11-23T00:00:00.000Z'), (error) => heard.push((error as Error).message), () => heard.push('saved again'));
+    const job = new LiveJob(record(), jobs, () => new Date('2026-11-23T00:00:00.000Z'), { onSaveError: (error) => heard.push((error as Error).message), onSavedAgain: () => heard.push('saved again') });
     const steps: [boolean, boolean, string[]][] = [
       [false, true, []],
       [true, false, ['ENOSPC: no space left on device']],
