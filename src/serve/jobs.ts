@@ -1,6 +1,7 @@
 // Background jobs: the record codec, the store in `jobs/` (one file per job, replaced atomically so
 // a crash never leaves a torn file), and a live job's fan-out to the clients following it.
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import * as z from 'zod';
@@ -74,6 +75,9 @@ export function parseJob(text: string, path: string): JobRecord {
 export const JOB_LOCK_STALE_MS = 5000;
 
 export class JobStore {
+  /** Each running job's file as this store last wrote it: a file still so was ended by nobody else. */
+  private readonly ownWrites = new Map<string, string>();
+
   constructor(readonly dir: string) {}
 
   /**
@@ -121,9 +125,18 @@ export class JobStore {
    * excluded; the lock's loss ends the job on this server within a second all the same.
    */
   async writeUnlessEnded(record: JobRecord): Promise<JobRecord | null> {
-    const current = await this.read(record.id).catch(() => null);
-    if (current !== null && !isUnfinished(current)) return current;
+    const path = this.pathOf(record.id);
+    // Read only when someone else may have written it: a save every 200 ms of a growing output
+    // would otherwise read the whole file back each time.
+    const onDisk = await stat(path).catch(() => null);
+    if (onDisk === null || this.ownWrites.get(record.id) !== fileIdentity(onDisk)) {
+      const current = await this.read(record.id).catch(() => null);
+      if (current !== null && !isUnfinished(current)) return current;
+    }
     await this.write(record);
+    const written = isUnfinished(record) ? await stat(path).catch(() => null) : null;
+    if (written === null) this.ownWrites.delete(record.id);
+    else this.ownWrites.set(record.id, fileIdentity(written));
     return null;
   }
 
@@ -304,6 +317,11 @@ export function followSaved(
     following = false;
     clearTimeout(timer);
   };
+}
+
+/** A file as one write left it: each atomic replace is a new inode. */
+function fileIdentity(stats: Stats): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
 }
 
 /** How often a running job's growing output is saved; state changes are saved at once. */

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
 import { JobStore, LiveJob, endedAs, followSaved, jobFile, parseJob, savedSince } from '../../src/serve/jobs.js';
 import type { JobEvent, JobRecord } from '../../src/serve/jobs.js';
@@ -149,6 +149,20 @@ describe('JobStore.writeUnlessEnded: an ended record is final', () => {
     }
     expect(await jobs.writeUnlessEnded(written)).toEqual(kept);
     expect(await jobs.read(written.id)).toEqual(kept ?? written);
+  });
+
+  it('reads the file back only when another hand wrote it since its own last save', async () => {
+    const jobs = store();
+    const reads = vi.spyOn(jobs, 'read');
+    expect(await jobs.writeUnlessEnded(record({ output: 'a' }))).toBeNull();
+    reads.mockClear();
+    expect(await jobs.writeUnlessEnded(record({ output: 'ab' }))).toBeNull();
+    expect(await jobs.writeUnlessEnded(record({ output: 'abc' }))).toBeNull();
+    expect(reads).not.toHaveBeenCalled();
+    // Another server fails it over: the next save sees a file it did not write, reads it, and keeps it.
+    await new JobStore(jobs.dir).write(failedOver);
+    expect(await jobs.writeUnlessEnded(record({ output: 'abcd' }))).toEqual(failedOver);
+    expect(reads).toHaveBeenCalledTimes(1);
   });
 });
 
