@@ -318,6 +318,24 @@ describe('Argo mode', () => {
     expect(chatBodies()[0]).toContain('"content":"and which is faster?"');
   });
 
+  it('replay skipping a damaged log line says so on the operator\'s log, as the CLI says it on stderr', async () => {
+    const damagedHome = tempHome();
+    for (const prompt of ['first', 'second']) expect((await runArgo(['-s', 'dmg', prompt], { home: damagedHome, host: ollama.url })).code).toBe(0);
+    const [logFile] = readdirSync(join(damagedHome, 'logs')).filter((name) => name.endsWith('.log'));
+    const path = join(damagedHome, 'logs', defined(logFile));
+    const text = readFileSync(path, 'utf8');
+    writeFileSync(path, text.replace('"status":"ok"', '"status":1234'));
+    const served = await startServe({ home: damagedHome, host: ollama.url });
+    try {
+      const response = await post('/v1/chat/completions', ask('and now?', { argo: { session: 'dmg', replay: 'session' } }), {}, served.url);
+      expect(response.status).toBe(200);
+      const id = response.headers.get('x-argo-turn-id') ?? '';
+      await waitFor(() => expect(served.stderr()).toContain(`argo serve: turn ${id}: skipped 1 unreadable log line; run "argo logs check" to list them\n`));
+    } finally {
+      await served.stop();
+    }
+  });
+
   it('sampling values and reasoning effort are what -o and --think are to the CLI: the same bytes, the same logged options', async () => {
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'thinking'] }];
     expect((await runArgo(['-s', 'tuned', 'first question'], { home, host: ollama.url })).code).toBe(0);
