@@ -282,7 +282,7 @@ describe('bad input: one line, exit 2, nothing written (item 13)', () => {
 
   it.each([
     ['a data home that is a file', (home: string) => ({ ARGO_HOME: join(home, 'file') }), ['memo'], 2, /^argo: the data home .*\/file is a file, not a folder: set ARGO_HOME or --home to a folder\n$/],
-    ['an export to a folder that does not exist', () => ({}), ['export', '--format', 'sharegpt', '-o', '/nonexistent-argo/x.jsonl'], 1, /^argo: cannot use \/nonexistent-argo\/x\.jsonl: no such file or folder; check the path and its permissions \(the data home is ARGO_HOME or --home\)\n$/],
+    ['an export to a folder that does not exist', () => ({}), ['export', '--format', 'sharegpt', '-o', '/nonexistent-argo/x.jsonl'], 1, /^argo: cannot use \/nonexistent-argo\/x\.jsonl: no such file or folder; check the path and its permissions\n$/],
     ['a path with a line break, quoted so the error stays one line', () => ({}), ['export', '--format', 'sharegpt', '-o', '/nonexistent-argo/a\nb.jsonl'], 1, /^argo: cannot use "\/nonexistent-argo\/a\\nb\.jsonl": no such file or folder; [^\n]*\n$/],
     ['a --system-file with a line break', () => ({}), ['--system-file', '/nonexistent-argo/a\nb', 'hi'], 2, /^argo: --system-file: cannot read "\/nonexistent-argo\/a\\nb": no such file or folder\n$/],
     ['an empty --system-file', () => ({}), ['--system-file', '', 'hi'], 2, /^argo: --system-file is empty: name the file that holds the system prompt, or use --system TEXT\n$/],
