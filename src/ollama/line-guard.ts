@@ -4,7 +4,9 @@
 // so the failure is reported in order, after every valid chunk before it. Blank lines (a proxy's
 // keep-alive) are dropped: Ollama sends none, and the client would warn about each. A line that
 // never ends (a broken proxy, not Ollama at that address) is cut at MAX_LINE_BYTES the same way,
-// rather than held until memory runs out.
+// rather than held until memory runs out. A line is judged as the client will read it: JSON.parse
+// takes only JSON's own whitespace around a value, and the client's streaming decoder drops a byte
+// order mark only at the very start of the body.
 import { clipText } from '../output/cut.js';
 
 export const MALFORMED_PREFIX = 'argo: malformed line from Ollama: ';
@@ -16,25 +18,45 @@ export const OVERLONG_PREFIX = 'argo: overlong line from Ollama: ';
  */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
+/** JSON's whitespace (RFC 8259): all JSON.parse takes around a value. */
+const JSON_BLANK = /^[ \t\n\r]*$/;
+const JSON_EDGES = /^[ \t\n\r]+|[ \t\n\r]+$/g;
+const BOM = '\uFEFF';
+
+/**
+ * `text` as a client reading it with JSON.parse takes it: null for a JSON object, '' for a blank line
+ * (JSON whitespace only), else the text itself, without its JSON whitespace at either end.
+ */
+function notAnObject(text: string): string | null {
+  if (JSON_BLANK.test(text)) return '';
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return null;
+  } catch {
+    // not JSON at all
+  }
+  return text.replace(JSON_EDGES, '');
+}
+
 export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line: string) => void, maxLineBytes = MAX_LINE_BYTES): ReadableStream<Uint8Array> {
-  const decoder = new TextDecoder();
+  // The BOM kept: a non-streaming decode() would drop one at the start of every line, where the
+  // client's JSON.parse meets it.
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   const encoder = new TextEncoder();
   const source = body.getReader();
   // The unfinished last line, in the chunks it came in (none of them holds a line end): joined once
   // its end arrives, so a long line costs one copy, not one per chunk.
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
+  // Until a line is passed on, the client's decoder drops a BOM at the start of what it gets.
+  let passedAny = false;
 
   /** null for a chunk line, '' for a blank one, else the bad line. */
   const check = (line: Uint8Array): string | null => {
-    const text = decoder.decode(line).trim();
-    if (text === '') return '';
-    try {
-      const value: unknown = JSON.parse(text);
-      return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : text;
-    } catch {
-      return text;
-    }
+    const text = decoder.decode(line);
+    const verdict = notAnObject(passedAny || !text.startsWith(BOM) ? text : text.slice(1));
+    if (verdict === null) passedAny = true;
+    return verdict;
   };
   const fail = (controller: ReadableStreamDefaultController<Uint8Array>, bad: string, prefix = MALFORMED_PREFIX): void => {
     onMalformed(bad);

@@ -42,11 +42,15 @@ interface Line {
   text: string;
 }
 
+/** JSON's whitespace, all JSON.parse takes around a value (no-break spaces, form feeds and the like are not). */
+const JSON_BLANK = /^[ \t\r\n]*$/;
+const JSON_EDGES = /^[ \t\r\n]+|[ \t\r\n]+$/g;
+
 const objectLine = fc.dictionary(fc.constantFrom('response', 'done', 'message', 'error', 'x'), fc.oneof(hostileText(4), fc.boolean(), fc.integer(), fc.constant(null)), { maxKeys: 3 }).map((value): Line => ({ kind: 'object', text: JSON.stringify(value) }));
 const blankLine = fc.constantFrom('', ' ', '\r', ' \t ').map((text): Line => ({ kind: 'blank', text }));
 const badLine = fc
   .oneof(fc.constantFrom('null', '42', '[{"response":"x"}]', '"text"', '{"response":"The","do', '<html>502</html>', 'upstream connect error'), hostileText(4))
-  .filter((text) => !text.includes('\n') && text.trim() !== '' && !isObjectJson(text))
+  .filter((text) => !text.includes('\n') && !JSON_BLANK.test(text) && !isObjectJson(text))
   .map((text): Line => ({ kind: 'bad', text }));
 
 function isObjectJson(text: string): boolean {
@@ -69,15 +73,21 @@ function asSent(line: Line): Line {
   return { ...line, text: Buffer.from(line.text, 'utf8').toString('utf8') };
 }
 
-/** What the guard should pass on: each object line and its newline, up to the first bad line, which becomes an error line. */
+/**
+ * What the guard should pass on: each object line and its newline, up to the first bad line, which
+ * becomes an error line. Before any line is passed on, a BOM opening one is no part of it: the
+ * client's decoder drops it there.
+ */
 function expected(lines: readonly Line[], finalNewline: boolean): { text: string; malformed: string[] } {
   let text = '';
-  for (const [i, line] of lines.entries()) {
+  for (const [i, sent] of lines.entries()) {
     const last = i === lines.length - 1;
     const end = last && !finalNewline ? '' : '\n';
-    if (line.kind === 'object') text += line.text + end;
-    else if (line.kind === 'bad') {
-      const bad = line.text.trim();
+    const judged = text === '' && sent.text.startsWith('\uFEFF') ? sent.text.slice(1) : sent.text;
+    const kind = judged === sent.text ? sent.kind : JSON_BLANK.test(judged) ? 'blank' : isObjectJson(judged) ? 'object' : 'bad';
+    if (kind === 'object') text += sent.text + end;
+    else if (kind === 'bad') {
+      const bad = judged.replace(JSON_EDGES, '');
       const preview = bad.length > 80 ? `${bad.slice(0, 80)}…` : bad;
       return { text: `${text}${JSON.stringify({ error: MALFORMED_PREFIX + preview })}\n`, malformed: [bad] };
     }

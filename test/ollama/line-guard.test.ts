@@ -63,6 +63,36 @@ describe('guardNdjson', () => {
     }
   });
 
+  // The client parses each line with JSON.parse, which takes only JSON's whitespace (space, tab, CR,
+  // LF) around a value, and its streaming decoder drops a BOM only at the start of the body: a line
+  // the guard passed but JSON.parse refuses would be warned about and dropped, unseen.
+  it.each<[string, string, { text: string; malformed: string[] }]>([
+    ['JSON whitespace around an object', ' \t{"a":1}\r\n', { text: ' \t{"a":1}\r\n', malformed: [] }],
+    ['a line of JSON whitespace only (blank)', '{"a":1}\n \t\r\n{"b":2}\n', { text: '{"a":1}\n{"b":2}\n', malformed: [] }],
+    ['a BOM opening the body', '\uFEFF{"a":1}\n{"b":2}\n', { text: '\uFEFF{"a":1}\n{"b":2}\n', malformed: [] }],
+    ['a BOM opening the body before a blank line', '\uFEFF\n\uFEFF{"a":1}\n', { text: '\uFEFF{"a":1}\n', malformed: [] }],
+    ['a BOM opening a later line', '{"a":1}\n\uFEFF{"b":2}\n', { text: `{"a":1}\n${JSON.stringify({ error: `${MALFORMED_PREFIX}\uFEFF{"b":2}` })}\n`, malformed: ['\uFEFF{"b":2}'] }],
+    ['a no-break space before an object', '\u00A0{"a":1}\n', { text: `${JSON.stringify({ error: `${MALFORMED_PREFIX}\u00A0{"a":1}` })}\n`, malformed: ['\u00A0{"a":1}'] }],
+    ['a form feed after an object', '{"a":1}\f\n', { text: `${JSON.stringify({ error: `${MALFORMED_PREFIX}{"a":1}\f` })}\n`, malformed: ['{"a":1}\f'] }],
+    ['a vertical tab after an object', '{"a":1}\v\n', { text: `${JSON.stringify({ error: `${MALFORMED_PREFIX}{"a":1}\v` })}\n`, malformed: ['{"a":1}\v'] }],
+    ['a line of no-break spaces (no JSON whitespace)', '{"a":1}\n\u00A0\u00A0\n', { text: `{"a":1}\n${JSON.stringify({ error: `${MALFORMED_PREFIX}\u00A0\u00A0` })}\n`, malformed: ['\u00A0\u00A0'] }],
+    ['a line separator before an object', '\u2028{"a":1}\n', { text: `${JSON.stringify({ error: `${MALFORMED_PREFIX}\u2028{"a":1}` })}\n`, malformed: ['\u2028{"a":1}'] }],
+  ])('judges a line as JSON.parse will: %s', async (_name, input, expected) => {
+    for (const size of [1, 3, 1000]) expect(await pass(byteChunks(input, size))).toEqual(expected);
+  });
+
+  it('what the guard passes, the client\'s own reader takes whole (a BOM opening the body, JSON whitespace), and what it refuses, the client would have dropped', async () => {
+    const { Ollama } = await import('ollama');
+    const input = '\uFEFF{"a":1,"done":false}\r\n \t{"b":2,"done":true}\t\n';
+    const { text } = await pass([bytes(input)]);
+    expect(text).toBe(input);
+    // The client's NDJSON reader, as it reads a stream (src/utils.ts parseJSON), fed the guard's output.
+    const client = new Ollama({ fetch: () => Promise.resolve(new Response(text, { status: 200 })) });
+    const chunks: unknown[] = [];
+    for await (const chunk of await client.generate({ model: 'm', prompt: 'p', stream: true })) chunks.push(chunk);
+    expect(chunks).toEqual([{ a: 1, done: false }, { b: 2, done: true }]);
+  });
+
   it('checks the unterminated last line at the end of the stream', async () => {
     const { text, malformed } = await pass([bytes('{"response":"ok"}\n{"respo')]);
     expect(malformed).toEqual(['{"respo']);
