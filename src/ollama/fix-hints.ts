@@ -11,6 +11,8 @@ export interface FixHints {
   api: ((other: 'chat' | 'generate') => string) | null;
   /** How to ask without a feature an older Ollama lacks (the line ends ", or upgrade Ollama"). */
   tooOld: Record<RefusedFeature, string>;
+  /** How to ask a model that cannot think without asking it to. */
+  noThinking: string;
 }
 
 export const CLI_HINTS: FixHints = {
@@ -28,6 +30,7 @@ export const CLI_HINTS: FixHints = {
     logprobs: 'ask without log probabilities',
     thinkMax: 'use --think high',
   },
+  noThinking: 'ask with --think off (or remove "think" from config.json)',
 };
 
 export const SERVER_HINTS: FixHints = {
@@ -43,6 +46,7 @@ export const SERVER_HINTS: FixHints = {
     logprobs: 'leave out "logprobs" and "top_logprobs"',
     thinkMax: 'send "reasoning_effort": "high"',
   },
+  noThinking: 'leave out "reasoning_effort" (and "think" in argo serve\'s config.json)',
 };
 
 /** How to get a missing model: "argo" is Argo's own, made from docs/Modelfile; any other is pulled. */

@@ -315,6 +315,9 @@ export function httpFailure(host: string, error: unknown, hints: FixHints): NonN
   if (tryApi !== null && /does not support (chat|generate)/.test(detail)) {
     return { kind: 'http', httpStatus: status, message: `${detail}; ${tryApi(detail.includes('chat') ? 'generate' : 'chat')}` };
   }
+  if (detail.includes('does not support thinking')) {
+    return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP ${status}: ${detail}; ${hints.noThinking}, or choose a thinking model with ${hints.model()} ("ollama show MODEL" lists "thinking" under its capabilities)` };
+  }
   if (detail.includes('does not support tools')) {
     return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP ${status}: ${detail}; choose a model that can call tools with ${hints.model()} ("ollama show MODEL" lists "tools" under its capabilities)` };
   }
