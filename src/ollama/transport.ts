@@ -678,15 +678,19 @@ function isLogprob(value: unknown): value is Logprob {
   return (top === undefined || (Array.isArray(top) && top.every(isTokenLogprob))) && (bytes === undefined || (Array.isArray(bytes) && bytes.every((byte) => typeof byte === 'number')));
 }
 
-function metricsOf(chunk: Chunk): Metrics {
-  const numberOrNull = (value: unknown): number | null => (typeof value === 'number' ? value : null);
+/**
+ * The figures of a final (done: true) chunk. Ollama leaves out a zero (api.Metrics is all omitempty):
+ * a figure missing there is 0. One that is there but no number (not Ollama's) is unknown.
+ */
+export function metricsOf(chunk: Partial<Record<keyof Metrics, unknown>>): Metrics {
+  const figure = (value: unknown): number | null => (value === undefined ? 0 : typeof value === 'number' ? value : null);
   return {
-    total_duration: numberOrNull(chunk.total_duration),
-    load_duration: numberOrNull(chunk.load_duration),
-    prompt_eval_count: numberOrNull(chunk.prompt_eval_count),
-    prompt_eval_duration: numberOrNull(chunk.prompt_eval_duration),
-    eval_count: numberOrNull(chunk.eval_count),
-    eval_duration: numberOrNull(chunk.eval_duration),
+    total_duration: figure(chunk.total_duration),
+    load_duration: figure(chunk.load_duration),
+    prompt_eval_count: figure(chunk.prompt_eval_count),
+    prompt_eval_duration: figure(chunk.prompt_eval_duration),
+    eval_count: figure(chunk.eval_count),
+    eval_duration: figure(chunk.eval_duration),
     done_reason: typeof chunk.done_reason === 'string' ? chunk.done_reason : null,
   };
 }

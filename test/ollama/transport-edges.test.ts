@@ -1,8 +1,9 @@
-// Ollama's answers at the edges of its protocol: a refusal of what the model cannot do, naming the fix.
+// Ollama's answers at the edges of its protocol: figures Go leaves out of the final chunk, and a
+// refusal of what the model cannot do, naming the fix.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
-import { OllamaTransport, httpFailure } from '../../src/ollama/transport.js';
-import type { StreamOutcome, TransportOptions, TransportRequest } from '../../src/ollama/transport.js';
+import { OllamaTransport, httpFailure, metricsOf } from '../../src/ollama/transport.js';
+import type { Metrics, StreamOutcome, TransportOptions, TransportRequest } from '../../src/ollama/transport.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 
 const ollama = await fakeOllamaPerFile({ models: [{ name: 'argo', capabilities: ['completion', 'tools'] }], tokens: ['a', 'b'] });
@@ -14,6 +15,10 @@ afterEach(() => {
 
 const H = 'http://ollama.test:11434';
 
+function chat(stream: boolean): TransportRequest {
+  return { endpoint: '/api/chat', body: { model: 'argo', messages: [{ role: 'user', content: 'hi' }], stream } };
+}
+
 function transport(options: Partial<TransportOptions> = {}): OllamaTransport {
   return new OllamaTransport({ host: ollama.url, attempts: 1, initialDelayMs: 1, idleMs: 5000, ...options });
 }
@@ -23,6 +28,29 @@ async function run(t: OllamaTransport, request: TransportRequest): Promise<{ out
   const outcome = await t.stream(request, { onText: (text) => texts.push(text) });
   return { outcome, texts };
 }
+
+describe('metricsOf: the figures of a final chunk, a zero Ollama left out being 0', () => {
+  const all = { total_duration: 9, load_duration: 1, prompt_eval_count: 3, prompt_eval_duration: 2, eval_count: 4, eval_duration: 5 };
+  it.each<[string, Parameters<typeof metricsOf>[0], Metrics]>([
+    ['every figure', { ...all, done_reason: 'stop' }, { ...all, done_reason: 'stop' }],
+    // Go's api.Metrics is all omitempty: an empty answer's counts are not sent.
+    ['the counts left out', { done_reason: 'stop', total_duration: 5, load_duration: 1 }, { total_duration: 5, load_duration: 1, prompt_eval_count: 0, prompt_eval_duration: 0, eval_count: 0, eval_duration: 0, done_reason: 'stop' }],
+    ['a load line (nothing but its reason)', { done_reason: 'load' }, { total_duration: 0, load_duration: 0, prompt_eval_count: 0, prompt_eval_duration: 0, eval_count: 0, eval_duration: 0, done_reason: 'load' }],
+    ['a release before done_reason', { ...all }, { ...all, done_reason: null }],
+    // Not Ollama's: unknown, not 0.
+    ['a count that is no number', { ...all, eval_count: '4', prompt_eval_count: null }, { ...all, eval_count: null, prompt_eval_count: null, done_reason: null }],
+  ])('%s', (_case, chunk, metrics) => {
+    expect(metricsOf(chunk)).toEqual(metrics);
+  });
+
+  it('an empty answer from the stand-in (no eval_count sent) has 0 answer tokens, not none', async () => {
+    ollama.options.tokens = [];
+    const { outcome } = await run(transport(), chat(true));
+    expect(outcome.status).toBe('ok');
+    expect(outcome.metrics.eval_count).toBe(0);
+    expect(outcome.metrics.prompt_eval_count).toBeGreaterThan(0);
+  });
+});
 
 describe('httpFailure: a model that cannot think, asked to', () => {
   const refusal = Object.assign(new Error('"argo" does not support thinking'), { name: 'ResponseError', status_code: 400, error: '"argo" does not support thinking' });
