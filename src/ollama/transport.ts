@@ -269,6 +269,8 @@ function timeoutSignal(ms: number): AbortSignal {
 }
 
 const IDLE = Symbol('idle');
+/** The reason the request is aborted once its answer is complete. */
+const FINISHED = Symbol('finished');
 /** The most a question about the version may take: Ollama answers it at once, even while loading a model. */
 const VERSION_ASK_MS = 5000;
 const ENDED_EARLY = 'the stream from Ollama ended without its final chunk; the answer is incomplete';
@@ -528,6 +530,9 @@ export class OllamaTransport {
       return { status: 'error', failure: this.describe(error, headers, controller.signal.reason === IDLE), metrics, attempts, toolCalls };
     } finally {
       clearTimeout(idleTimer);
+      // The final chunk ends the answer, whatever the body does after it (a buffering proxy may hold
+      // it open): abandoning the rest lets the process end. A body already read to its end keeps its connection.
+      controller.abort(FINISHED);
       hooks.signal?.removeEventListener('abort', onAbort);
       this.current = null;
       this.streaming = false;

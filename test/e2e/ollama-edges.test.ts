@@ -1,5 +1,5 @@
-// Ollama's answers at the edges of its protocol, end to end: an empty answer whose counts Ollama
-// leaves out.
+// Ollama's answers at the edges of its protocol, end to end: a stream a buffering proxy holds open
+// after its final chunk, an empty answer whose counts Ollama leaves out.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
@@ -13,6 +13,21 @@ beforeEach(() => {
 });
 
 const ask = (args: string[], home: string) => runArgo(args, { home, host: ollama.url });
+const chatRequests = () => ollama.requests.filter((request) => request.path === '/api/chat');
+
+describe('the final chunk ends the answer', () => {
+  it('a stream held open after it (a buffering proxy) is given up: exit 0, the answer printed and logged ok', async () => {
+    ollama.setScenario({ openAfterDone: true });
+    ollama.options.tokens = ['All', ' done.'];
+    const home = tempHome();
+    const result = await ask(['hi'], home);
+    expect(result).toMatchObject({ code: 0, signal: null, stdout: 'All done.\n', stderr: '' });
+    expect(logLines(home)).toMatchObject([{ status: 'ok', model_response: 'All done.', done_reason: 'stop', error: null }]);
+    const [request] = chatRequests();
+    await request?.settled;
+    expect(request).toMatchObject({ clientAborted: true, linesWritten: 3 });
+  });
+});
 
 describe('figures Ollama leaves out of its final chunk (api.Metrics is omitempty)', () => {
   it('an empty answer sends no eval_count: 0 answer tokens, not "no final chunk"', async () => {

@@ -1,5 +1,5 @@
-// Ollama's answers at the edges of its protocol: figures Go leaves out of the final chunk, and a
-// refusal of what the model cannot do, naming the fix.
+// Ollama's answers at the edges of its protocol: a body left open after the final chunk, figures Go
+// leaves out of that chunk, and a refusal of what the model cannot do, naming the fix.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
 import { OllamaTransport, httpFailure, metricsOf } from '../../src/ollama/transport.js';
@@ -28,6 +28,27 @@ async function run(t: OllamaTransport, request: TransportRequest): Promise<{ out
   const outcome = await t.stream(request, { onText: (text) => texts.push(text) });
   return { outcome, texts };
 }
+
+describe('the final chunk ends the answer', () => {
+  it('a body held open after it (a buffering proxy) is given up: the answer is complete', async () => {
+    ollama.setScenario({ openAfterDone: true });
+    const { outcome, texts } = await run(transport(), chat(true));
+    expect(outcome).toMatchObject({ status: 'ok', failure: null, metrics: { done_reason: 'stop', eval_count: 2 } });
+    expect(texts).toEqual(['a', 'b']);
+    const request = ollama.requests.find((r) => r.path === '/api/chat');
+    await request?.settled;
+    expect(request).toMatchObject({ clientAborted: true, linesWritten: 3 });
+  });
+
+  it('a body that ends keeps its connection for the next request', async () => {
+    const t = transport();
+    const before = ollama.connections;
+    for (let turn = 0; turn < 5; turn++) expect((await run(t, chat(true))).outcome.status).toBe('ok');
+    // undici may open a second while it releases the first.
+    expect(ollama.connections - before).toBeLessThanOrEqual(2);
+    expect(ollama.requests.filter((r) => r.clientAborted)).toEqual([]);
+  });
+});
 
 describe('metricsOf: the figures of a final chunk, a zero Ollama left out being 0', () => {
   const all = { total_duration: 9, load_duration: 1, prompt_eval_count: 3, prompt_eval_duration: 2, eval_count: 4, eval_duration: 5 };

@@ -633,6 +633,22 @@ describe('errors', () => {
     expect(record).toMatchObject({ clientAborted: true, linesWritten: 1, status: 200 });
   });
 
+  it('holds the response open after the done line until the client leaves (a buffering proxy), and records the abort', async () => {
+    const fake = await start({ reply: 'a b', scenario: { openAfterDone: true } });
+    const controller = new AbortController();
+    const res = await post(fake, '/api/chat', chatBody(), { signal: controller.signal });
+    const lines = lineReader(res);
+    expect(await lines.next()).toContain('"content":"a"');
+    expect(await lines.next()).toContain('"content":" b"');
+    expect(JSON.parse((await lines.next()) ?? '')).toMatchObject({ done: true, done_reason: 'stop' });
+    const pending = lines.next().catch(() => 'aborted');
+    controller.abort();
+    expect(await pending).toBe('aborted');
+    const record = fake.requests[0];
+    await record?.settled;
+    expect(record).toMatchObject({ clientAborted: true, linesWritten: 3, status: 200 });
+  });
+
   it('applies a scenario to the next `times` requests only', async () => {
     const fake = await start({ scenario: { runnerError: true, times: 1 } });
     expect((await post(fake, '/api/chat', chatBody())).status).toBe(500);

@@ -38,6 +38,7 @@ export interface Plan {
   terminal: Terminal | undefined;
   holdAt: number | undefined;
   hangBeforeHeaders: boolean;
+  openAfterDone: boolean;
   delayMs: number;
   startNs: bigint;
   loadedNs: bigint;
@@ -148,6 +149,7 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     terminal: terminalOf(scenario, chunks.length),
     holdAt: holdOf(scenario, chunks.length),
     hangBeforeHeaders: scenario.hang === 'beforeHeaders',
+    openAfterDone: scenario.openAfterDone === true,
     delayMs: scenario.delayMs ?? 0,
     startNs: input.startNs,
     loadedNs: nowNs(),
@@ -276,6 +278,7 @@ export async function streamPlan(ctx: Exchange, plan: Plan): Promise<void> {
         : chunkLine(plan, chunk, plan.logprobs?.[i]),
     );
   }
+  if (plan.openAfterDone) return ctx.untilGone();
   if (!ctx.gone) ctx.res.end();
 }
 

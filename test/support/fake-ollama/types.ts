@@ -74,6 +74,9 @@ export interface FakeScenario {
   // After K chunks pause until the test calls `fake.release()`, then go on; 0 pauses before the
   // headers too, as a real Ollama sends nothing before its first line.
   holdAfter?: number;
+  // A buffering proxy before Ollama: after the done line the response is not ended, but held open
+  // until the client leaves (streamed answers only).
+  openAfterDone?: boolean;
   delayMs?: number; // between chunks
   firstChunkDelayMs?: number; // model load: before the headers and the first chunk
   // How many more generate/chat requests this scenario applies to (busy keeps its own count);
