@@ -27,7 +27,7 @@ const BOM = '\uFEFF';
  * `text` as a client reading it with JSON.parse takes it: null for a JSON object, '' for a blank line
  * (JSON whitespace only), else the text itself, without its JSON whitespace at either end.
  */
-function notAnObject(text: string): string | null {
+export function notAnObject(text: string): string | null {
   if (JSON_BLANK.test(text)) return '';
   try {
     const value: unknown = JSON.parse(text);
@@ -153,6 +153,11 @@ function joined(parts: readonly Uint8Array[], length: number, upTo = length): Ui
     at += taken.length;
   }
   return whole;
+}
+
+/** The error a bad line becomes: the transport knows it by its prefix, and quotes the line's start. */
+export function malformedLine(bad: string): string {
+  return MALFORMED_PREFIX + preview(bad);
 }
 
 function preview(line: string): string {

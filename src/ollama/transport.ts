@@ -6,7 +6,7 @@ import type { ChatBody, OllamaRequest } from '../replay/prompt.js';
 import { defaultWindowOf, numCtxFromParameters } from './context-window.js';
 import { CLI_HINTS } from './fix-hints.js';
 import type { FixHints } from './fix-hints.js';
-import { MALFORMED_PREFIX, MAX_LINE_BYTES, OVERLONG_PREFIX, guardNdjson } from './line-guard.js';
+import { MALFORMED_PREFIX, MAX_LINE_BYTES, OVERLONG_PREFIX, guardNdjson, malformedLine, notAnObject } from './line-guard.js';
 import { fullModelName } from './model-name.js';
 import { plainReason } from './plain-reason.js';
 import { fitRequest, needsVersion, parseVersion, rejectedFeature, tooOldLine } from './versions.js';
@@ -360,6 +360,8 @@ export class OllamaTransport {
   /** Whether the request in flight is answered as a stream (its lines are then checked). */
   private streaming = false;
   private malformed = false;
+  /** Whether the request in flight got its answer's headers: a failure after them is the answer's, not the connection's. */
+  private answered = false;
   /** The Retry-After of the answer's request refused with an error status (a busy Ollama's), as sent. */
   private retryAfter: string | null = null;
 
@@ -375,8 +377,12 @@ export class OllamaTransport {
       host: options.host,
       fetch: async (input, init) => {
         const response = await this.send(input, init, this.current?.signal, this.streaming);
-        if (!response.ok) this.retryAfter = response.headers.get('retry-after');
-        return response;
+        this.answered = true;
+        if (!response.ok) {
+          this.retryAfter = response.headers.get('retry-after');
+          return response;
+        }
+        return this.streaming ? response : checkedWhole(response);
       },
     });
   }
@@ -458,7 +464,9 @@ export class OllamaTransport {
     this.streaming = request.body.stream;
     // Ollama sends none unless asked: a turn that did not ask looks at no chunk's.
     const withLogprobs = request.body.logprobs === true;
+    const chat = request.endpoint === '/api/chat';
     this.malformed = false;
+    this.answered = false;
     this.retryAfter = null;
     const onAbort = (): void => controller.abort(hooks.signal?.reason);
     if (hooks.signal?.aborted) onAbort();
@@ -473,22 +481,21 @@ export class OllamaTransport {
     };
     // A single (non-streamed) response sends nothing until it is complete: only streams can be idle.
     let idleTimer = request.body.stream ? setTimeout(checkIdle, idleMs) : undefined;
+    // Set while a chunk is handled: what fails then is Argo's or the caller's, not Ollama's.
+    let handling = false;
     let gotText = false;
     // Where the text came: before the done:true chunk, in it.
     let textStreamed = false;
     let textInDone = false;
-    let headers = false;
     let metrics = EMPTY_METRICS;
     let finished = false;
     const toolCalls: unknown[] = [];
     try {
       const chunks = await this.open(request);
-      headers = true;
       for await (const chunk of chunks) {
+        handling = true;
         lastActivity = performance.now();
-        const chat = 'message' in chunk;
-        const text = chat ? chunk.message.content : chunk.response;
-        const thinking = chat ? chunk.message.thinking : chunk.thinking;
+        const { text, thinking, calls } = partsOf(chunk, chat);
         let logprobs = withLogprobs ? logprobsOf(chunk) : undefined;
         if (thinking && hooks.onThinking) {
           hooks.onThinking(thinking, logprobs);
@@ -501,13 +508,12 @@ export class OllamaTransport {
           hooks.onText(text, logprobs);
           logprobs = undefined;
         }
-        const calls: unknown = chat ? chunk.message.tool_calls : undefined;
-        if (Array.isArray(calls) && calls.length > 0) {
+        if (calls.length > 0) {
           // A tool call is an answer too: never repeat the request after one arrived.
           gotText = true;
-          toolCalls.push(...(calls as unknown[]));
+          toolCalls.push(...calls);
           if (hooks.onToolCalls) {
-            hooks.onToolCalls(calls as unknown[], logprobs);
+            hooks.onToolCalls(calls, logprobs);
             logprobs = undefined;
           }
         }
@@ -517,6 +523,7 @@ export class OllamaTransport {
           metrics = metricsOf(chunk);
         }
         hooks.onChunk?.();
+        handling = false;
       }
       // A whole answer (stream: false) is not checked by the client as a stream is: a proxy or a
       // cut runner may send one with done: false.
@@ -527,7 +534,12 @@ export class OllamaTransport {
       if (controller.signal.aborted && controller.signal.reason !== IDLE) {
         return { status: 'interrupted', failure: null, metrics, attempts, toolCalls };
       }
-      return { status: 'error', failure: this.describe(error, headers, controller.signal.reason === IDLE), metrics, attempts, toolCalls };
+      const failure = error instanceof UnknownChunk
+        ? { kind: 'malformed' as const, message: `Ollama sent a line that is not a chunk of an answer (${joinLines(error.message)}); the answer is incomplete` }
+        : handling ? null : this.describe(error, { answered: this.answered, idle: controller.signal.reason === IDLE });
+      // Not Ollama's failure: a hook of the caller's, or Argo's own bug, told as such where it is caught.
+      if (failure === null) throw error;
+      return { status: 'error', failure, metrics, attempts, toolCalls };
     } finally {
       clearTimeout(idleTimer);
       // The final chunk ends the answer, whatever the body does after it (a buffering proxy may hold
@@ -550,9 +562,10 @@ export class OllamaTransport {
     return body.stream ? await this.client.generate({ ...body, stream: true }) : [await this.client.generate({ ...body, stream: false })];
   }
 
-  private describe(error: unknown, afterHeaders: boolean, idle: boolean): NonNullable<StreamOutcome['failure']> {
+  /** The failure in words naming its fix; null for an error that is not Ollama's, the network's or the client's. */
+  private describe(error: unknown, at: { answered: boolean; idle: boolean }): NonNullable<StreamOutcome['failure']> | null {
     const host = this.options.host;
-    if (idle) {
+    if (at.idle) {
       return { kind: 'idle', message: `no data from Ollama at ${host} for ${this.options.idleMs / 1000}s; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)` };
     }
     const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
@@ -566,7 +579,7 @@ export class OllamaTransport {
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       return { kind: 'idle', message: `no data from Ollama at ${host} for 300s, the most Node's HTTP client waits; the request was abandoned` };
     }
-    if (!afterHeaders) return failedToConnect(host, error, this.hints);
+    if (!at.answered) return failedToConnect(host, error, this.hints);
     const message = err.message ?? String(error);
     if (message.startsWith(OVERLONG_PREFIX)) {
       return {
@@ -580,9 +593,12 @@ export class OllamaTransport {
     if (message.startsWith('Did not receive done')) {
       return { kind: 'truncated', message: ENDED_EARLY };
     }
-    if (err.name === 'TypeError' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') {
+    // Node's fetch reports a connection lost mid-body as a TypeError with the socket's error as its cause.
+    if ((err.name === 'TypeError' && err.cause !== undefined) || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') {
       return { kind: 'dropped', message: `the connection to Ollama at ${host} dropped mid-answer; the answer is incomplete` };
     }
+    // The client throws an `{"error"}` line as a plain Error; any other error is not Ollama's.
+    if (err.name !== 'Error') return null;
     return { kind: 'mid-stream', message: `Ollama reported an error mid-answer: ${joinLines(message)}` };
   }
 
@@ -700,6 +716,29 @@ export function metricsOf(chunk: Partial<Record<keyof Metrics, unknown>>): Metri
   };
 }
 
+/** A chunk in JSON but not in the shape of Ollama's answers (a message that is null, text that is a number). */
+class UnknownChunk extends Error {
+  override name = 'UnknownChunk';
+}
+
+/**
+ * A chunk's text, reasoning and tool calls, by the endpoint asked. Ollama always sends them as
+ * strings and an array (a field left out is empty); anything else is not its answer.
+ */
+function partsOf(chunk: Chunk, chat: boolean): { text: string; thinking: string; calls: unknown[] } {
+  const holder: unknown = chat ? (chunk as Partial<ChatResponse>).message : chunk;
+  if (typeof holder !== 'object' || holder === null) {
+    if (chat && holder === undefined) return { text: '', thinking: '', calls: [] };
+    throw new UnknownChunk(clipText(JSON.stringify(chunk), 80));
+  }
+  const { content, response, thinking, tool_calls: calls } = holder as { content?: unknown; response?: unknown; thinking?: unknown; tool_calls?: unknown };
+  const text = chat ? content : response;
+  if ((text !== undefined && typeof text !== 'string') || (thinking !== undefined && typeof thinking !== 'string') || (calls != null && !Array.isArray(calls))) {
+    throw new UnknownChunk(clipText(JSON.stringify(chunk), 80));
+  }
+  return { text: text ?? '', thinking: thinking ?? '', calls: chat && Array.isArray(calls) ? (calls as unknown[]) : [] };
+}
+
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
@@ -708,6 +747,20 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
       reject(new Error('aborted'));
     }, { once: true });
   });
+}
+
+/**
+ * A whole answer (stream: false) checked as the client will read it (response.json()): a body that
+ * is no JSON object (a proxy's login page, `null`, the NDJSON lines of a stream) fails as such a line
+ * of a stream does, not as a connection that failed before any answer.
+ */
+async function checkedWhole(response: Response): Promise<Response> {
+  // text() decodes as json() does: UTF-8, a leading BOM dropped.
+  const text = await response.text();
+  const bad = notAnObject(text);
+  if (bad !== null) throw new Error(malformedLine(bad === '' ? 'an empty answer' : bad));
+  // The client reads nothing of it but the body (its length may differ by that BOM: no headers).
+  return new Response(text, { status: response.status, statusText: response.statusText });
 }
 
 /**

@@ -1,5 +1,6 @@
-// Ollama's answers at the edges of its protocol, end to end: a stream a buffering proxy holds open
-// after its final chunk, an empty answer whose counts Ollama leaves out.
+// Ollama's answers at the edges of its protocol, end to end: a whole answer that is a proxy's page,
+// a stream a buffering proxy holds open after its final chunk, an empty answer whose counts Ollama
+// leaves out.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
@@ -14,6 +15,23 @@ beforeEach(() => {
 
 const ask = (args: string[], home: string) => runArgo(args, { home, host: ollama.url });
 const chatRequests = () => ollama.requests.filter((request) => request.path === '/api/chat');
+
+describe('--no-stream: a whole answer that is not Ollama\'s JSON', () => {
+  const NOT_JSON = 'Ollama sent a line that is not JSON (<html><body>Login required</body></html>); the answer is incomplete';
+
+  it('a login page answered with 200 is bad server output (ollama_malformed), not a dropped connection', async () => {
+    ollama.setScenario({ proxyPage: { status: 200, body: '<html><body>Login required</body></html>\n' } });
+    const home = tempHome();
+    const result = await ask(['--no-stream', 'hi'], home);
+    expect(result).toMatchObject({ code: 1, stdout: '', stderr: `argo: ${NOT_JSON} (logged as error)\n` });
+    expect(logLines(home)).toMatchObject([{ status: 'error', error: NOT_JSON, model_response: '' }]);
+    const json = await ask(['--no-stream', '--json', 'hi'], home);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'error', error: NOT_JSON, error_code: 'ollama_malformed' });
+    // Bad output is not retried: asking again would get the same page.
+    expect(chatRequests()).toHaveLength(2);
+  });
+});
 
 describe('the final chunk ends the answer', () => {
   it('a stream held open after it (a buffering proxy) is given up: exit 0, the answer printed and logged ok', async () => {

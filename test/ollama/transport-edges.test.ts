@@ -1,5 +1,6 @@
-// Ollama's answers at the edges of its protocol: a body left open after the final chunk, figures Go
-// leaves out of that chunk, and a refusal of what the model cannot do, naming the fix.
+// Ollama's answers at the edges of its protocol: whole answers that are not its JSON, chunks not in
+// its shape, a body left open after the final chunk, figures Go leaves out, failures that are not
+// Ollama's at all, and a refusal of what the model cannot do, naming the fix.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
 import { OllamaTransport, httpFailure, metricsOf } from '../../src/ollama/transport.js';
@@ -23,11 +24,108 @@ function transport(options: Partial<TransportOptions> = {}): OllamaTransport {
   return new OllamaTransport({ host: ollama.url, attempts: 1, initialDelayMs: 1, idleMs: 5000, ...options });
 }
 
+/** A server at H that answers every request with status 200 and `body`. */
+function answering(body: string, type: string): typeof fetch {
+  return () => Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': type } }));
+}
+
+/** A server at H whose streamed body fails with `error` after one chunk (each request gets its own). */
+function failingAfterOne(error: Error): typeof fetch {
+  const first = new TextEncoder().encode(line({ model: 'argo', message: { role: 'assistant', content: 'A' }, done: false }));
+  return () => {
+    let sent = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) controller.error(error);
+        else controller.enqueue(first);
+        sent = true;
+      },
+    });
+    return Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': 'application/x-ndjson' } }));
+  };
+}
+
 async function run(t: OllamaTransport, request: TransportRequest): Promise<{ outcome: StreamOutcome; texts: string[] }> {
   const texts: string[] = [];
   const outcome = await t.stream(request, { onText: (text) => texts.push(text) });
   return { outcome, texts };
 }
+
+const NOT_JSON = (shown: string): string => `Ollama sent a line that is not JSON (${shown}); the answer is incomplete`;
+const NOT_A_CHUNK = (shown: string): string => `Ollama sent a line that is not a chunk of an answer (${shown}); the answer is incomplete`;
+const line = (value: object): string => `${JSON.stringify(value)}\n`;
+const DONE = { model: 'argo', created_at: '2026-01-15T09:30:00Z', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', eval_count: 1 };
+
+describe('a whole answer (stream: false) is read as the client reads it', () => {
+  const ndjson = `${line({ model: 'argo', message: { role: 'assistant', content: 'A' }, done: false })}${line(DONE)}`;
+  it.each<[string, string, string, StreamOutcome['failure']]>([
+    ['a login page', 'text/html', '<html><body>Login required</body></html>\n', { kind: 'malformed', message: NOT_JSON('<html><body>Login required</body></html>') }],
+    ['null', 'application/json', 'null', { kind: 'malformed', message: NOT_JSON('null') }],
+    ['a list', 'application/json', '[{"done":true}]', { kind: 'malformed', message: NOT_JSON('[{"done":true}]') }],
+    ['nothing', 'application/json', '', { kind: 'malformed', message: NOT_JSON('an empty answer') }],
+    ['the lines of a stream', 'application/x-ndjson', ndjson, { kind: 'malformed', message: NOT_JSON(`${ndjson.slice(0, 80).replace('\n', ' ')}…`) }],
+    ['a message that is null', 'application/json', line({ ...DONE, message: null }), { kind: 'malformed', message: NOT_A_CHUNK(`${JSON.stringify({ ...DONE, message: null }).slice(0, 80)}…`) }],
+    ['Ollama\'s answer', 'application/json; charset=utf-8', line({ ...DONE, message: { role: 'assistant', content: 'Hi' } }), null],
+    ['Ollama\'s answer after a byte order mark', 'application/json', `\uFEFF${line({ ...DONE, message: { role: 'assistant', content: 'Hi' } })}`, null],
+  ])('%s', async (_case, type, body, failure) => {
+    const { outcome, texts } = await run(transport({ host: H, fetch: answering(body, type) }), chat(false));
+    expect(outcome.failure).toEqual(failure);
+    expect(outcome.status).toBe(failure === null ? 'ok' : 'error');
+    expect(texts).toEqual(failure === null ? ['Hi'] : []);
+  });
+
+  it('a login page from the stand-in (a proxy before Ollama answering 200) fails the same way', async () => {
+    ollama.setScenario({ proxyPage: { status: 200, body: '<html><body>Login required</body></html>\n' } });
+    const { outcome } = await run(transport(), chat(false));
+    expect(outcome.failure).toEqual({ kind: 'malformed', message: NOT_JSON('<html><body>Login required</body></html>') });
+  });
+});
+
+describe('a streamed chunk that is JSON but not in the shape of Ollama\'s answers', () => {
+  const chunk = (message: unknown): string => line({ model: 'argo', message, done: false });
+  it.each<[string, string, string | null]>([
+    ['a message that is null', chunk(null), JSON.stringify({ model: 'argo', message: null, done: false })],
+    ['text that is a number', chunk({ role: 'assistant', content: 5 }), JSON.stringify({ model: 'argo', message: { role: 'assistant', content: 5 }, done: false })],
+    ['reasoning that is an object', chunk({ role: 'assistant', content: '', thinking: {} }), JSON.stringify({ model: 'argo', message: { role: 'assistant', content: '', thinking: {} }, done: false })],
+    ['tool calls that are no list', chunk({ role: 'assistant', content: '', tool_calls: {} }), JSON.stringify({ model: 'argo', message: { role: 'assistant', content: '', tool_calls: {} }, done: false })],
+    // Go always sends them; a field left out is empty, not wrong.
+    ['a message without content', chunk({ role: 'assistant' }), null],
+  ])('%s', async (_case, bad, shown) => {
+    const body = `${chunk({ role: 'assistant', content: 'A' })}${bad}${line(DONE)}`;
+    const { outcome, texts } = await run(transport({ host: H, fetch: answering(body, 'application/x-ndjson') }), chat(true));
+    expect(texts).toEqual(['A']);
+    expect(outcome.failure).toEqual(shown === null ? null : { kind: 'malformed', message: NOT_A_CHUNK(shown.length > 80 ? `${shown.slice(0, 80)}…` : shown) });
+  });
+});
+
+describe('failures that are not Ollama\'s', () => {
+  it.each<[string, Error, StreamOutcome['failure'] | 'thrown']>([
+    // What Node's fetch gives for a socket lost mid-body.
+    ['a connection lost mid-answer', new TypeError('terminated', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }), { kind: 'dropped', message: `the connection to Ollama at ${H} dropped mid-answer; the answer is incomplete` }],
+    ['a reset connection', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), { kind: 'dropped', message: `the connection to Ollama at ${H} dropped mid-answer; the answer is incomplete` }],
+    // No network error has no cause: this is a bug, and said to be one where it is caught.
+    ['a TypeError of no connection\'s', new TypeError('Cannot read properties of undefined'), 'thrown'],
+    ['a RangeError', new RangeError('Invalid array length'), 'thrown'],
+  ])('%s', async (_case, error, expected) => {
+    const asked = run(transport({ host: H, fetch: failingAfterOne(error) }), chat(true));
+    if (expected === 'thrown') await expect(asked).rejects.toBe(error);
+    else expect((await asked).outcome.failure).toEqual(expected);
+  });
+
+  it('a hook that throws fails the call with its own error, not as a dropped connection, and the request is given up', async () => {
+    ollama.setScenario({ hang: 1 });
+    const bug = new TypeError('Cannot read properties of null (reading \'length\')');
+    const asked = transport().stream(chat(true), {
+      onText: () => {
+        throw bug;
+      },
+    });
+    await expect(asked).rejects.toBe(bug);
+    const request = ollama.requests.find((r) => r.path === '/api/chat');
+    await request?.settled;
+    expect(request?.clientAborted).toBe(true);
+  });
+});
 
 describe('the final chunk ends the answer', () => {
   it('a body held open after it (a buffering proxy) is given up: the answer is complete', async () => {
