@@ -48,6 +48,11 @@ export interface TransportOptions {
   host: string;
   attempts: number;
   initialDelayMs: number;
+  /**
+   * A stream silent this long is aborted: a model loading, or Ollama stuck. Not applied to a whole
+   * answer (stream: false), nor to a request that offers tools, where Ollama sends nothing while
+   * the model writes a call: Node's own 300 s bounds those.
+   */
   idleMs: number;
   fetch?: typeof fetch;
   /** Shared by the transports of one process (a server makes one per turn); by default this transport's own. */
@@ -465,6 +470,8 @@ export class OllamaTransport {
     // Ollama sends none unless asked: a turn that did not ask looks at no chunk's.
     const withLogprobs = request.body.logprobs === true;
     const chat = request.endpoint === '/api/chat';
+    const tools: unknown = 'tools' in request.body ? request.body.tools : undefined;
+    const offersTools = Array.isArray(tools) && tools.length > 0;
     this.malformed = false;
     this.answered = false;
     this.retryAfter = null;
@@ -480,7 +487,11 @@ export class OllamaTransport {
       else idleTimer = setTimeout(checkIdle, idleMs - quiet);
     };
     // A single (non-streamed) response sends nothing until it is complete: only streams can be idle.
-    let idleTimer = request.body.stream ? setTimeout(checkIdle, idleMs) : undefined;
+    // Ollama's tool parser sends nothing either while the model writes a call (routes.go, ChatHandler),
+    // which may take minutes: silence there is no sign of a stuck Ollama, so Node's 300 s alone applies.
+    let idleTimer = request.body.stream && !offersTools ? setTimeout(checkIdle, idleMs) : undefined;
+    // Any chunk came: a silence after it is not a model loading.
+    let began = false;
     // Set while a chunk is handled: what fails then is Argo's or the caller's, not Ollama's.
     let handling = false;
     let gotText = false;
@@ -495,6 +506,7 @@ export class OllamaTransport {
       for await (const chunk of chunks) {
         handling = true;
         lastActivity = performance.now();
+        began = true;
         const { text, thinking, calls } = partsOf(chunk, chat);
         let logprobs = withLogprobs ? logprobsOf(chunk) : undefined;
         if (thinking && hooks.onThinking) {
@@ -536,7 +548,7 @@ export class OllamaTransport {
       }
       const failure = error instanceof UnknownChunk
         ? { kind: 'malformed' as const, message: `Ollama sent a line that is not a chunk of an answer (${joinLines(error.message)}); the answer is incomplete` }
-        : handling ? null : this.describe(error, { answered: this.answered, idle: controller.signal.reason === IDLE });
+        : handling ? null : this.describe(error, { answered: this.answered, idle: controller.signal.reason === IDLE, began, offersTools });
       // Not Ollama's failure: a hook of the caller's, or Argo's own bug, told as such where it is caught.
       if (failure === null) throw error;
       return { status: 'error', failure, metrics, attempts, toolCalls };
@@ -563,10 +575,13 @@ export class OllamaTransport {
   }
 
   /** The failure in words naming its fix; null for an error that is not Ollama's, the network's or the client's. */
-  private describe(error: unknown, at: { answered: boolean; idle: boolean }): NonNullable<StreamOutcome['failure']> | null {
+  private describe(error: unknown, at: { answered: boolean; idle: boolean; began: boolean; offersTools: boolean }): NonNullable<StreamOutcome['failure']> | null {
     const host = this.options.host;
     if (at.idle) {
-      return { kind: 'idle', message: `no data from Ollama at ${host} for ${this.options.idleMs / 1000}s; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)` };
+      const quiet = `no data from Ollama at ${host} for ${this.options.idleMs / 1000}s`;
+      return at.began
+        ? { kind: 'idle', message: `${quiet} after its answer began; the stream was aborted (Ollama went silent mid-answer; raise timeouts.idleMs in config.json to wait longer)` }
+        : { kind: 'idle', message: `${quiet}; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)` };
     }
     const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
     const answered = httpFailure(host, error, this.hints);
@@ -577,7 +592,8 @@ export class OllamaTransport {
     if (answered !== null) return answered;
     const code = err.cause?.code ?? (error as NodeJS.ErrnoException).code;
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      return { kind: 'idle', message: `no data from Ollama at ${host} for 300s, the most Node's HTTP client waits; the request was abandoned` };
+      const why = at.offersTools ? ' (Ollama sends nothing while a model loads or writes a tool call: preload the model, or ask for smaller steps)' : '';
+      return { kind: 'idle', message: `no data from Ollama at ${host} for 300s, the most Node's HTTP client waits; the request was abandoned${why}` };
     }
     if (!at.answered) return failedToConnect(host, error, this.hints);
     const message = err.message ?? String(error);

@@ -1,6 +1,6 @@
 // Ollama's answers at the edges of its protocol: whole answers that are not its JSON, chunks not in
-// its shape, a body left open after the final chunk, figures Go leaves out, failures that are not
-// Ollama's at all, and a refusal of what the model cannot do, naming the fix.
+// its shape, the silence of a tool call being written, a body left open after the final chunk,
+// figures Go leaves out, and failures that are not Ollama's at all.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
 import { OllamaTransport, httpFailure, metricsOf } from '../../src/ollama/transport.js';
@@ -15,9 +15,10 @@ afterEach(() => {
 });
 
 const H = 'http://ollama.test:11434';
+const TOOLS = [{ type: 'function' as const, function: { name: 'read_file', description: 'read', parameters: { type: 'object', properties: {} } } }];
 
-function chat(stream: boolean): TransportRequest {
-  return { endpoint: '/api/chat', body: { model: 'argo', messages: [{ role: 'user', content: 'hi' }], stream } };
+function chat(stream: boolean, extra: { tools?: typeof TOOLS } = {}): TransportRequest {
+  return { endpoint: '/api/chat', body: { model: 'argo', messages: [{ role: 'user', content: 'hi' }], stream, ...extra } };
 }
 
 function transport(options: Partial<TransportOptions> = {}): OllamaTransport {
@@ -124,6 +125,40 @@ describe('failures that are not Ollama\'s', () => {
     const request = ollama.requests.find((r) => r.path === '/api/chat');
     await request?.settled;
     expect(request?.clientAborted).toBe(true);
+  });
+});
+
+describe('silence', () => {
+  it.each<[string, number | 'beforeHeaders', string]>([
+    ['before the first chunk (a model loading)', 'beforeHeaders', `no data from Ollama at ${ollama.url} for 0.15s; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)`],
+    ['after the answer began', 1, `no data from Ollama at ${ollama.url} for 0.15s after its answer began; the stream was aborted (Ollama went silent mid-answer; raise timeouts.idleMs in config.json to wait longer)`],
+  ])('%s, without tools: aborted after idleMs, said so', async (_case, hang, message) => {
+    ollama.setScenario({ hang });
+    const { outcome } = await run(transport({ idleMs: 150 }), chat(true));
+    expect(outcome).toMatchObject({ status: 'error', failure: { kind: 'idle', message } });
+  });
+
+  it('a request that offers tools is not cut by idleMs: Ollama sends nothing while the model writes a call', async () => {
+    ollama.setScenario({ holdAfter: 1 });
+    const withTools = run(transport({ idleMs: 150 }), chat(true, { tools: TOOLS }));
+    const held = await ollama.waitForHold();
+    // The same silence without tools, begun later, is cut: the one with tools has been silent longer.
+    const without = await run(transport({ idleMs: 150 }), chat(true));
+    expect(without.outcome.failure?.kind).toBe('idle');
+    expect(held).toMatchObject({ held: true, clientAborted: false });
+    ollama.release();
+    const { outcome, texts } = await withTools;
+    expect(outcome).toMatchObject({ status: 'ok', failure: null });
+    expect(texts).toEqual(['a', 'b']);
+  });
+
+  it.each<[string, TransportRequest, string]>([
+    ['without tools', chat(true), ''],
+    ['with tools', chat(true, { tools: TOOLS }), ' (Ollama sends nothing while a model loads or writes a tool call: preload the model, or ask for smaller steps)'],
+  ])('Node\'s own 300 s, %s, is said to be the most it waits', async (_case, request, why) => {
+    const timeout = new TypeError('terminated', { cause: Object.assign(new Error('Body Timeout Error'), { code: 'UND_ERR_BODY_TIMEOUT' }) });
+    const { outcome } = await run(transport({ host: H, fetch: failingAfterOne(timeout) }), request);
+    expect(outcome.failure).toEqual({ kind: 'idle', message: `no data from Ollama at ${H} for 300s, the most Node's HTTP client waits; the request was abandoned${why}` });
   });
 });
 
