@@ -48,6 +48,11 @@ export interface Settings {
   keepAlive?: string | number;
   /** --think or config "think": sent as the request's `think` only when set. */
   think?: Think;
+  /**
+   * `think` came from config.json, a default for every model, not asked of this one: a model that
+   * cannot think is not sent it (it would refuse every request), as Ollama relaxes it for its own clients.
+   */
+  thinkFromConfig?: boolean;
   /** --hide-thinking or config "hideThinking": a thinking model's reasoning is not shown as it streams. */
   hideThinking: boolean;
   replay: ReplayPolicy;
@@ -447,6 +452,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   checkModelName(settings.model, modelSource === 'flag' ? '--model' : modelSource === 'env' ? 'ARGO_MODEL' : `${source}: "model"`);
   const thinkRaw = flags.think ?? config.think;
   if (thinkRaw !== undefined) settings.think = parseThink(thinkRaw, flags.think !== undefined ? '--think' : `${source}: "think"`);
+  if (flags.think === undefined && config.think !== undefined) settings.thinkFromConfig = true;
   if (keepAliveRaw !== undefined) {
     settings.keepAlive = parseKeepAlive(keepAliveRaw, flags.keepAlive !== undefined ? '--keep-alive' : `${source}: "options.keep_alive"`);
   }

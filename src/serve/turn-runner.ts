@@ -176,6 +176,8 @@ export function settingsFor(
     options: asFlags ? { ...base.options, ...asFlags.options } : base.options,
   };
   if (think !== undefined) settings.think = think;
+  // The client's reasoning effort is asked of this model, as --think is.
+  if (asFlags?.think !== undefined) delete settings.thinkFromConfig;
   if (argo.budget !== undefined) checkBudget(settings.replay, argoParam(input.argo, 'budget'));
   const unknown = checkStyleChoice(settings.style, settings);
   if (unknown) {

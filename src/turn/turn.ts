@@ -48,7 +48,7 @@ export interface TurnInput {
 }
 
 /** The parts of the Ollama transport a turn uses. */
-export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx' | 'defaultNumCtx' | 'loadedNumCtx' | 'hints' | 'answeringModel'>>;
+export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx' | 'defaultNumCtx' | 'loadedNumCtx' | 'hints' | 'answeringModel' | 'capabilities'>>;
 
 /** What answering a planned request produced. */
 export interface Answer {
@@ -164,6 +164,8 @@ export interface PrepareOptions {
   onNotice?: (line: string) => void;
   /** Write nothing, not even a rebuilt index or the record's counters (--explain). */
   readOnly?: boolean;
+  /** The model's capabilities as Ollama lists them (`/api/show`): whether config's `think` is sent to it. */
+  capabilities?: (model: string) => Promise<readonly string[]>;
 }
 
 /** Plans the turn: reads the session and its history, runs the replay pipeline. No model is called. */
@@ -171,6 +173,7 @@ export async function prepareTurn(settings: Settings, input: TurnInput, options:
   const session = await findSession(settings.paths.sessions, settings.session);
   const model = settings.modelFromFlag ? settings.model : (session?.last_model ?? settings.model);
   const modelSource: ModelSource = !settings.modelFromFlag && typeof session?.last_model === 'string' ? 'session' : settings.modelSource;
+  const think = await thinkFor(settings, model, options.capabilities);
   const planInput = (history: HistoryTurn[]): PlanInput => ({
       input: input.prompt,
       ...(input.typedChars !== undefined ? { typedChars: input.typedChars } : {}),
@@ -189,7 +192,7 @@ export async function prepareTurn(settings: Settings, input: TurnInput, options:
         stream: input.ollamaStream,
         options: settings.options,
         ...(settings.keepAlive !== undefined ? { keepAlive: settings.keepAlive } : {}),
-        ...(settings.think !== undefined ? { think: settings.think } : {}),
+        ...(think !== undefined ? { think } : {}),
       },
     });
   let planned: ReplayPlan;
@@ -203,6 +206,18 @@ export async function prepareTurn(settings: Settings, input: TurnInput, options:
     planned = planTurn(planInput([]));
   }
   return { session, model, modelSource, plan: { ...planned, request: withCallerParts(planned.request, input) } };
+}
+
+/**
+ * The `think` to send: config.json's only to a model that can think. Ollama refuses `true` or a level
+ * from one that cannot, and config's is a default for every model. An Ollama that lists no
+ * capabilities (too old), or that cannot be asked, is sent it: it answers for itself.
+ */
+async function thinkFor(settings: Settings, model: string, capabilities: PrepareOptions['capabilities']): Promise<Settings['think']> {
+  const { think } = settings;
+  if (think === undefined || think === false || settings.thinkFromConfig !== true || capabilities === undefined) return think;
+  const listed = await capabilities(model).catch((): readonly string[] => []);
+  return listed.length > 0 && !listed.includes('thinking') ? undefined : think;
 }
 
 /**
@@ -278,7 +293,8 @@ function withCallerParts(request: OllamaRequest, input: TurnInput): OllamaReques
 
 /** One turn: plan the replay, answer, log one line. Never throws for a failed answer: the entry says how it ended. */
 export async function runTurn(settings: Settings, input: TurnInput, ports: TurnPorts): Promise<TurnResult> {
-  const prepared = input.prepared ?? (await prepareTurn(settings, input, ports.onNotice ? { onNotice: ports.onNotice } : {}));
+  const capabilities = ports.transport.capabilities?.bind(ports.transport);
+  const prepared = input.prepared ?? (await prepareTurn(settings, input, { ...(ports.onNotice ? { onNotice: ports.onNotice } : {}), ...(capabilities ? { capabilities } : {}) }));
   const { plan, model, session } = prepared;
   const context = await checkContext(settings, plan.request, ports.transport.modelNumCtx?.bind(ports.transport), {
     defaultNumCtx: ports.transport.defaultNumCtx?.bind(ports.transport),

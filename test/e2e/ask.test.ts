@@ -180,6 +180,15 @@ describe('argo: thinking models', () => {
       const refused = await ask(['-m', 'argo', '--think', 'on', 'hi'], home);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('"argo" does not support thinking');
+      // config.json's think is a default for every model: one that cannot think is not sent it, and
+      // --explain shows the request as it goes; a thinking model still gets it.
+      const configured = tempHome({ think: 'high' });
+      expect(await ask(['-m', 'argo', 'hi'], configured)).toMatchObject({ code: 0, stdout: 'You said: hi\n' });
+      expect(lastBody()).not.toHaveProperty('think');
+      expect(logLines(configured).at(-1)).not.toHaveProperty('think');
+      expect((JSON.parse((await ask(['-m', 'argo', '--explain', '--json', 'hi'], configured)).stdout) as { request: { body: Record<string, unknown> } }).request.body).not.toHaveProperty('think');
+      expect((await ask(['-m', 'qwen3:8b', 'hi'], configured)).code).toBe(0);
+      expect(lastBody()).toMatchObject({ think: 'high' });
     } finally {
       ollama.options.models = undefined;
       ollama.options.thinking = undefined;

@@ -51,6 +51,17 @@ describe('settingsFor: Argo fields are the CLI flags', () => {
     expect(settings.think).toBe(think);
   });
 
+  // config.json's think is a default, relaxed for a model that cannot think; the client's reasoning effort is asked of this model.
+  it.each<[string, 'argo' | 'plain', 'low' | undefined, boolean | undefined]>([
+    ['Argo mode without reasoning effort: config\'s, relaxable', 'argo', undefined, true],
+    ['Argo mode with reasoning effort: asked of this model', 'argo', 'low', undefined],
+    ['plain mode: config\'s in the settings (the client\'s goes in the body)', 'plain', 'low', true],
+  ])('%s', (_name, mode, effort, fromConfig) => {
+    const configured = { ...base, think: 'high' as const, thinkFromConfig: true };
+    const settings = settingsFor(configured, { session: 's', model: 'm', mode, argo: null, extras: { options: {}, ...(effort !== undefined ? { think: effort } : {}) } });
+    expect(settings.thinkFromConfig).toBe(fromConfig);
+  });
+
   it('plain mode always uses the chat endpoint', () => {
     expect(settingsFor({ ...base, api: 'generate' }, { session: 'api', model: 'm', mode: 'plain', argo: null }).api).toBe('chat');
     expect(settingsFor({ ...base, api: 'generate' }, { session: 's', model: 'm', mode: 'argo', argo: {} }).api).toBe('generate');

@@ -49,6 +49,39 @@ function ports(transport: Transport, extra: Partial<TurnPorts> = {}): TurnPorts 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-turn-'));
 const input = (prompt: string, extra: Partial<TurnInput> = {}): TurnInput => ({ prompt, replay: { kind: 'none' }, log: true, ollamaStream: true, ...extra });
 
+describe("config.json's think: sent only to a model that can think", () => {
+  const withConfig = (config: Record<string, unknown>, flags: Record<string, string> = {}) => {
+    const dir = home();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+    return loadSettings({ home: dir, session: 's', ...flags }, {});
+  };
+  // [case, config, --think, capabilities listed (or a failure), think sent]
+  it.each<[string, Record<string, unknown>, string | undefined, readonly string[] | 'fails', unknown]>([
+    ['config "high", a model that cannot think: left out', { think: 'high' }, undefined, ['completion'], undefined],
+    ['config true, a model that cannot think: left out', { think: true }, undefined, ['completion', 'tools'], undefined],
+    ['config "high", a thinking model: sent', { think: 'high' }, undefined, ['completion', 'thinking'], 'high'],
+    ['config false: sent to any model (Ollama takes it)', { think: false }, undefined, ['completion'], false],
+    ['an Ollama that lists no capabilities answers for itself: sent', { think: 'high' }, undefined, [], 'high'],
+    ['capabilities that cannot be asked: sent, Ollama answers for itself', { think: 'high' }, undefined, 'fails', 'high'],
+    ['--think high is asked of this model: sent', {}, 'high', ['completion'], 'high'],
+    ['--think over config: sent', { think: 'low' }, 'high', ['completion'], 'high'],
+    ['no think at all: none', {}, undefined, ['completion'], undefined],
+  ])('%s', async (_case, config, flag, listed, sent) => {
+    const settings = withConfig(config, flag === undefined ? {} : { think: flag });
+    const capabilities = (): Promise<readonly string[]> => (listed === 'fails' ? Promise.reject(new Error('down')) : Promise.resolve(listed));
+    const { plan } = await prepareTurn(settings, input('hi'), { capabilities });
+    expect((plan.request.body as { think?: unknown }).think).toEqual(sent);
+  });
+
+  it('the turn logs what was sent, so rerun rebuilds it', async () => {
+    const settings = withConfig({ think: 'high' });
+    const transport = { ...scriptedTransport(['ok']), capabilities: () => Promise.resolve(['completion']) };
+    const result = await runTurn(settings, input('hi'), ports(transport));
+    expect('think' in (transport.requests[0]?.body ?? {})).toBe(false);
+    expect(result.entry.think).toBeUndefined();
+  });
+});
+
 describe('runTurn: the turn as a use case', () => {
   it('plans, streams through onText, and logs one line with the injected id and clock', async () => {
     const dir = home();
