@@ -323,8 +323,8 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       rescue: ports.rescue,
       // Nobody else hears it: a client's request is not the place, the operator's log is.
       onJournalNotice: (line) => ports.log?.(`argo serve: ${line}`),
-      // Replay skipping a damaged log line, a prompt past the window: the operator's to act on.
-      onNotice: (line) => ports.log?.(`argo serve: turn ${input.turnId}: ${line.replace(/^argo: /, '')}`),
+      // Replay skipping a damaged log line: the operator's to act on (a prompt past the window is in the turn's log line).
+      onHistoryNotice: (line) => ports.log?.(`argo serve: turn ${input.turnId}: ${line.replace(/^argo: /, '')}`),
       // The client's own history is not logged: how long it was is, and tells rerun why it cannot rebuild the request.
       ...(agent || body ? { draftFields: { ...agent?.draftFields, ...clientFacts(input, body) } } : {}),
       onEntry: (entry) => {

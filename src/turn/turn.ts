@@ -116,6 +116,8 @@ export interface TurnPorts {
   rescue: (text: string, home: string) => Promise<string>;
   /** A one-line warning for the user (a prompt longer than the context window). */
   onNotice?: (line: string) => void;
+  /** Hears that reading the session's history skipped unreadable log lines; without it, `onNotice` does. */
+  onHistoryNotice?: (line: string) => void;
   /**
    * Hears, once per process, that turns cannot be kept in unfinished/ while they are answered (a
    * line to start with the program's name); without it, `onNotice` says it as argo's.
@@ -294,7 +296,8 @@ function withCallerParts(request: OllamaRequest, input: TurnInput): OllamaReques
 /** One turn: plan the replay, answer, log one line. Never throws for a failed answer: the entry says how it ended. */
 export async function runTurn(settings: Settings, input: TurnInput, ports: TurnPorts): Promise<TurnResult> {
   const capabilities = ports.transport.capabilities?.bind(ports.transport);
-  const prepared = input.prepared ?? (await prepareTurn(settings, input, { ...(ports.onNotice ? { onNotice: ports.onNotice } : {}), ...(capabilities ? { capabilities } : {}) }));
+  const onHistoryNotice = ports.onHistoryNotice ?? ports.onNotice;
+  const prepared = input.prepared ?? (await prepareTurn(settings, input, { ...(onHistoryNotice ? { onNotice: onHistoryNotice } : {}), ...(capabilities ? { capabilities } : {}) }));
   const { plan, model, session } = prepared;
   const context = await checkContext(settings, plan.request, ports.transport.modelNumCtx?.bind(ports.transport), {
     defaultNumCtx: ports.transport.defaultNumCtx?.bind(ports.transport),
