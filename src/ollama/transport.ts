@@ -276,6 +276,8 @@ function timeoutSignal(ms: number): AbortSignal {
 const IDLE = Symbol('idle');
 /** The reason the request is aborted once its answer is complete. */
 const FINISHED = Symbol('finished');
+/** How long a body may take to end after its final chunk before it is abandoned (then its connection goes). */
+const BODY_END_GRACE_MS = 1000;
 /** The most a question about the version may take: Ollama answers it at once, even while loading a model. */
 const VERSION_ASK_MS = 5000;
 const ENDED_EARLY = 'the stream from Ollama ended without its final chunk; the answer is incomplete';
@@ -555,8 +557,10 @@ export class OllamaTransport {
     } finally {
       clearTimeout(idleTimer);
       // The final chunk ends the answer, whatever the body does after it (a buffering proxy may hold
-      // it open): abandoning the rest lets the process end. A body already read to its end keeps its connection.
-      controller.abort(FINISHED);
+      // it open): abandoning the rest lets the process end. Not at once: Ollama writes the body's end
+      // just after its final chunk, and a body that ends keeps its connection for the next request.
+      if (finished) setTimeout(() => controller.abort(FINISHED), BODY_END_GRACE_MS).unref();
+      else controller.abort(FINISHED);
       hooks.signal?.removeEventListener('abort', onAbort);
       this.current = null;
       this.streaming = false;

@@ -181,6 +181,15 @@ describe('the final chunk ends the answer', () => {
     expect(ollama.connections - before).toBeLessThanOrEqual(2);
     expect(ollama.requests.filter((r) => r.clientAborted)).toEqual([]);
   });
+
+  it('so does one whose end comes in a later write, as Ollama writes it', async () => {
+    ollama.setScenario({ endAfterMs: 30 });
+    const t = transport();
+    const before = ollama.connections;
+    for (let turn = 0; turn < 5; turn++) expect((await run(t, chat(true))).outcome.status).toBe('ok');
+    expect(ollama.connections - before).toBeLessThanOrEqual(2);
+    expect(ollama.requests.filter((r) => r.clientAborted)).toEqual([]);
+  });
 });
 
 describe('metricsOf: the figures of a final chunk, a zero Ollama left out being 0', () => {

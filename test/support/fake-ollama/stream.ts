@@ -39,6 +39,7 @@ export interface Plan {
   holdAt: number | undefined;
   hangBeforeHeaders: boolean;
   openAfterDone: boolean;
+  endAfterMs: number;
   delayMs: number;
   startNs: bigint;
   loadedNs: bigint;
@@ -150,6 +151,7 @@ export function buildPlan(state: ServerState, input: PlanInput): Plan {
     holdAt: holdOf(scenario, chunks.length),
     hangBeforeHeaders: scenario.hang === 'beforeHeaders',
     openAfterDone: scenario.openAfterDone === true,
+    endAfterMs: scenario.endAfterMs ?? 0,
     delayMs: scenario.delayMs ?? 0,
     startNs: input.startNs,
     loadedNs: nowNs(),
@@ -279,6 +281,7 @@ export async function streamPlan(ctx: Exchange, plan: Plan): Promise<void> {
     );
   }
   if (plan.openAfterDone) return ctx.untilGone();
+  if (plan.endAfterMs > 0) await ctx.wait(plan.endAfterMs);
   if (!ctx.gone) ctx.res.end();
 }
 

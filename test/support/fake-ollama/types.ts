@@ -77,6 +77,9 @@ export interface FakeScenario {
   // A buffering proxy before Ollama: after the done line the response is not ended, but held open
   // until the client leaves (streamed answers only).
   openAfterDone?: boolean;
+  // Ends the body this long after its done line, in a write of its own, as Ollama's Go server does
+  // (Gin flushes each line; the chunked end follows once the handler returns). 0: with the done line.
+  endAfterMs?: number;
   delayMs?: number; // between chunks
   firstChunkDelayMs?: number; // model load: before the headers and the first chunk
   // How many more generate/chat requests this scenario applies to (busy keeps its own count);
