@@ -72,18 +72,22 @@ export interface OpenAiToolCallOut {
  * Messages as Ollama takes them: text flattened, arguments as objects, call ids kept (Ollama's
  * `tool_calls[].id` and `tool_call_id`), tool results named after their call. An id names the
  * nearest call before it that has it, so a client that numbers each round's calls from 0 again
- * (call_0 in two rounds) keeps every round; within one round (an assistant message and what follows
- * it) a repeated id counts once, the first call and the first result, as export keeps them.
+ * (call_0 in two rounds) keeps every round. Within one round (an assistant message and what follows
+ * it) only exact repeats count once: a call with the same id, name and arguments, a result with the
+ * same id and content. Calls that share an id but differ (parallel calls numbered alike) are all
+ * sent, with their results, as Ollama's own OpenAI layer sends them. An empty id is no id.
  */
 export function toOllamaMessages(messages: readonly OpenAiMessage[]): OllamaMessage[] {
   const callNames = new Map<string, string>();
-  /** Ids answered since the last assistant message. */
+  /** Results sent since the last assistant message, by id and content. */
   let answered = new Set<string>();
   return messages.flatMap((message, at): OllamaMessage[] => {
     if (message.role === 'assistant') answered = new Set();
-    if (message.role === 'tool' && message.tool_call_id !== undefined) {
-      if (answered.has(message.tool_call_id)) return [];
-      answered.add(message.tool_call_id);
+    const resultId = message.role === 'tool' ? idOf(message.tool_call_id) : undefined;
+    if (resultId !== undefined) {
+      const key = JSON.stringify([resultId, message.content]);
+      if (answered.has(key)) return [];
+      answered.add(key);
     }
     const role = message.role === 'developer' ? 'system' : message.role;
     const out: OllamaMessage = { role, content: textOf(message.content) };
@@ -91,26 +95,35 @@ export function toOllamaMessages(messages: readonly OpenAiMessage[]): OllamaMess
     const images = imagesOf(message.content);
     if (images.length > 0) out.images = images;
     if (message.role === 'assistant' && message.tool_calls && message.tool_calls.length > 0) {
-      const ids = new Set<string>();
+      const sent = new Set<string>();
+      const named = new Set<string>();
       const calls = message.tool_calls.flatMap((call, index): OllamaToolCall[] => {
-        if (call.id !== undefined) {
-          if (ids.has(call.id)) return [];
-          ids.add(call.id);
-          callNames.set(call.id, call.function.name);
-        }
         const args = parseArguments(call.function.arguments, `messages[${at}].tool_calls[${index}].function.arguments`);
-        return [{ ...(call.id !== undefined ? { id: call.id } : {}), function: { name: call.function.name, arguments: args } }];
+        const id = idOf(call.id);
+        if (id !== undefined) {
+          const key = JSON.stringify([id, call.function.name, args]);
+          if (sent.has(key)) return [];
+          sent.add(key);
+          // The message's first call with the id names its results.
+          if (!named.has(id)) callNames.set(id, call.function.name);
+          named.add(id);
+        }
+        return [{ ...(id !== undefined ? { id } : {}), function: { name: call.function.name, arguments: args } }];
       });
       if (calls.length > 0) out.tool_calls = calls;
     }
     if (message.role === 'tool') {
-      const id = message.tool_call_id;
-      const name = (id !== undefined ? callNames.get(id) : undefined) ?? message.name;
+      const name = (resultId !== undefined ? callNames.get(resultId) : undefined) ?? message.name;
       if (name !== undefined) out.tool_name = name;
-      if (id !== undefined) out.tool_call_id = id;
+      if (resultId !== undefined) out.tool_call_id = resultId;
     }
     return [out];
   });
+}
+
+/** A call's or a result's id; '' is none (Ollama leaves an empty id out). */
+function idOf(id: string | undefined): string | undefined {
+  return id === '' ? undefined : id;
 }
 
 function parseArguments(text: string, param: string): Record<string, unknown> {

@@ -640,7 +640,7 @@ describe('client tools', () => {
     expect(logLines(home).filter((line) => line.user_prompt === 'date?')).toEqual([]);
   });
 
-  it('a client that numbers each round\'s calls from call_0 again keeps every round, each result named after its own call; a result sent twice in a round goes once', async () => {
+  it('a client that numbers each round\'s calls from call_0 again keeps every round, each result named after its own call; a result sent again as it was goes once', async () => {
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
     ollama.options.reply = 'Both done.';
     const tools: OpenAI.ChatCompletionTool[] = ['get_time', 'get_date'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } }));
@@ -648,7 +648,7 @@ describe('client tools', () => {
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name, arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'call_0', content: `${name} result` },
     ];
-    const answer = await client.chat.completions.create({ model: 'argo', tools, messages: [{ role: 'user', content: 'time, then date' }, ...round('get_time'), ...round('get_date'), { role: 'tool', tool_call_id: 'call_0', content: 'sent again' }] });
+    const answer = await client.chat.completions.create({ model: 'argo', tools, messages: [{ role: 'user', content: 'time, then date' }, ...round('get_time'), ...round('get_date'), { role: 'tool', tool_call_id: 'call_0', content: 'get_date result' }] });
     expect(answer.choices[0]?.message.content).toBe('Both done.');
     expect((JSON.parse(chatBodies().at(-1) ?? '') as { messages: unknown[] }).messages.slice(1)).toEqual([
       { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', function: { name: 'get_time', arguments: {} } }] },
@@ -656,6 +656,27 @@ describe('client tools', () => {
       { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', function: { name: 'get_date', arguments: {} } }] },
       { role: 'tool', content: 'get_date result', tool_name: 'get_date', tool_call_id: 'call_0' },
     ]);
+  });
+
+  it('parallel calls that share an id, or have an empty one, reach Ollama all of them, with every result', async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    ollama.options.reply = 'Noon and one.';
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string' } } } } }];
+    for (const id of ['get_time', '']) {
+      const calls = ['UTC', 'CET'].map((tz) => ({ id, type: 'function' as const, function: { name: 'get_time', arguments: JSON.stringify({ tz }) } }));
+      const answer = await client.chat.completions.create({
+        model: 'argo',
+        tools,
+        messages: [{ role: 'user', content: `times ${id}` }, { role: 'assistant', content: null, tool_calls: calls }, { role: 'tool', tool_call_id: id, content: '12:00' }, { role: 'tool', tool_call_id: id, content: '13:00' }],
+      });
+      const named = id === '' ? {} : { tool_name: 'get_time', tool_call_id: id };
+      expect((JSON.parse(chatBodies().at(-1) ?? '') as { messages: unknown[] }).messages.slice(1)).toEqual([
+        { role: 'assistant', content: '', tool_calls: ['UTC', 'CET'].map((tz) => ({ ...(id === '' ? {} : { id }), function: { name: 'get_time', arguments: { tz } } })) },
+        { role: 'tool', content: '12:00', ...named },
+        { role: 'tool', content: '13:00', ...named },
+      ]);
+      expect(await logged(answer.id.replace(/^chatcmpl-/, ''))).toMatchObject({ client_messages: 4 });
+    }
   });
 
   it('calls Ollama sends one chunk each stream as calls of their own: finalChatCompletion has both, ids unique across rounds', async () => {

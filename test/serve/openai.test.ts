@@ -61,11 +61,11 @@ describe('messages to Ollama', () => {
     ['unknown call id falls back to name', [{ role: 'tool', tool_call_id: 'zz', name: 'legacy', content: 'r' }], [{ role: 'tool', content: 'r', tool_name: 'legacy', tool_call_id: 'zz' }]],
     ['no name at all', [{ role: 'tool', tool_call_id: 'zz', content: 'r' }], [{ role: 'tool', content: 'r', tool_call_id: 'zz' }]],
     [
-      'a call id twice in one message: the first call counts, and its first result',
+      'a call sent twice in one message (same id, name and arguments) counts once, and so does its result sent twice',
       [
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1}' } }, { id: 'c1', type: 'function', function: { name: 'sub', arguments: '{"a":2}' } }] },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1}' } }, { id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1}' } }] },
         { role: 'tool', tool_call_id: 'c1', content: 'first' },
-        { role: 'tool', tool_call_id: 'c1', content: 'again' },
+        { role: 'tool', tool_call_id: 'c1', content: 'first' },
         { role: 'user', content: 'and?' },
       ],
       [
@@ -75,17 +75,58 @@ describe('messages to Ollama', () => {
       ],
     ],
     [
-      'a result sent twice in one round: the first is kept; the round\'s other results stay, in order',
+      'parallel calls that share an id but differ are all sent, with every result',
+      [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'get_time', type: 'function', function: { name: 'get_time', arguments: '{"tz":"UTC"}' } }, { id: 'get_time', type: 'function', function: { name: 'get_time', arguments: '{"tz":"CET"}' } }] },
+        { role: 'tool', tool_call_id: 'get_time', content: '12:00' },
+        { role: 'tool', tool_call_id: 'get_time', content: '13:00' },
+      ],
+      [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'get_time', function: { name: 'get_time', arguments: { tz: 'UTC' } } }, { id: 'get_time', function: { name: 'get_time', arguments: { tz: 'CET' } } }] },
+        { role: 'tool', content: '12:00', tool_name: 'get_time', tool_call_id: 'get_time' },
+        { role: 'tool', content: '13:00', tool_name: 'get_time', tool_call_id: 'get_time' },
+      ],
+    ],
+    [
+      'calls of different tools under one id: all sent; their results are named after the first',
+      [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'x', type: 'function', function: { name: 'add', arguments: '{}' } }, { id: 'x', type: 'function', function: { name: 'sub', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'x', content: '1' },
+        { role: 'tool', tool_call_id: 'x', content: '2' },
+      ],
+      [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'x', function: { name: 'add', arguments: {} } }, { id: 'x', function: { name: 'sub', arguments: {} } }] },
+        { role: 'tool', content: '1', tool_name: 'add', tool_call_id: 'x' },
+        { role: 'tool', content: '2', tool_name: 'add', tool_call_id: 'x' },
+      ],
+    ],
+    [
+      'an empty id is no id: every call and every result is sent, results named as the client names them',
+      [
+        { role: 'assistant', content: null, tool_calls: [{ id: '', type: 'function', function: { name: 'get_time', arguments: '{}' } }, { id: '', type: 'function', function: { name: 'get_time', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: '', name: 'get_time', content: '12:00' },
+        { role: 'tool', tool_call_id: '', content: '12:00' },
+      ],
+      [
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_time', arguments: {} } }, { function: { name: 'get_time', arguments: {} } }] },
+        { role: 'tool', content: '12:00', tool_name: 'get_time' },
+        { role: 'tool', content: '12:00' },
+      ],
+    ],
+    [
+      'a result sent twice in one round: the first is kept; the round\'s other results stay, in order; one of other content is sent',
       [
         { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'add', arguments: '{}' } }, { id: 'b', type: 'function', function: { name: 'sub', arguments: '{}' } }] },
         { role: 'tool', tool_call_id: 'a', content: 'A1' },
         { role: 'tool', tool_call_id: 'b', content: 'B' },
+        { role: 'tool', tool_call_id: 'a', content: 'A1' },
         { role: 'tool', tool_call_id: 'a', content: 'A2' },
       ],
       [
         { role: 'assistant', content: '', tool_calls: [{ id: 'a', function: { name: 'add', arguments: {} } }, { id: 'b', function: { name: 'sub', arguments: {} } }] },
         { role: 'tool', content: 'A1', tool_name: 'add', tool_call_id: 'a' },
         { role: 'tool', content: 'B', tool_name: 'sub', tool_call_id: 'b' },
+        { role: 'tool', content: 'A2', tool_name: 'add', tool_call_id: 'a' },
       ],
     ],
     [
@@ -94,7 +135,7 @@ describe('messages to Ollama', () => {
         { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'add', arguments: '{}' } }] },
         { role: 'tool', tool_call_id: 'a', content: 'A1' },
         { role: 'user', content: 'hm' },
-        { role: 'tool', tool_call_id: 'a', content: 'A2' },
+        { role: 'tool', tool_call_id: 'a', content: 'A1' },
       ],
       [
         { role: 'assistant', content: '', tool_calls: [{ id: 'a', function: { name: 'add', arguments: {} } }] },
@@ -106,7 +147,7 @@ describe('messages to Ollama', () => {
       'results before any assistant message are one round of their own',
       [
         { role: 'tool', tool_call_id: 'x', name: 'early', content: '1' },
-        { role: 'tool', tool_call_id: 'x', name: 'early', content: '2' },
+        { role: 'tool', tool_call_id: 'x', name: 'early', content: '1' },
       ],
       [{ role: 'tool', content: '1', tool_name: 'early', tool_call_id: 'x' }],
     ],
