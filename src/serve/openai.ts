@@ -144,7 +144,9 @@ export function toOllamaExtras(body: ChatBody): OllamaExtras {
   if (body.temperature != null) options.temperature = body.temperature;
   if (body.top_p != null) options.top_p = body.top_p;
   if (body.seed != null) options.seed = body.seed;
-  if (body.stop != null) options.stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
+  const stop = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
+  // An empty list would replace the model's own stop sequences with none: left out, as Ollama's own OpenAI layer leaves it.
+  if (stop.length > 0) options.stop = stop;
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
   if (maxTokens != null) options.num_predict = maxTokens;
   // Ollama's own names, as its OpenAI layer sends them.
