@@ -18,6 +18,7 @@ import type { FinishReason, NumberedToolCalls } from './openai.js';
 import { planAnswer } from './plan.js';
 import type { AnswerPlan } from './plan.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
+import { MODEL_NAME_RULE, isOllamaModelName } from '../ollama/model-name.js';
 import { decodeUtf8 } from '../text/utf8.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseChatRequest, parseSessionPatch } from './schema.js';
 import type { CutReason, LoggedTurn, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
@@ -280,6 +281,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
   // A model name may hold '/' (namespace/model:tag): the id is the rest of the path.
   app.get('/v1/models/:id{.+}', async (c) => {
     const wanted = c.req.param('id');
+    if (!isOllamaModelName(wanted)) throw badRequest(`invalid model id ${quotedName(wanted, 100)}: ${MODEL_NAME_RULE}`, 'model');
     const installed = await installedModels();
     const found = findModel(installed, wanted);
     if (found === undefined) {

@@ -9,6 +9,7 @@ import { isSessionName } from '../sessions/names.js';
 import { similarNames } from '../text/similar.js';
 import { quotedName } from '../output/terminal-text.js';
 import { badRequest } from './errors.js';
+import { MODEL_NAME_RULE, isOllamaModelName } from '../ollama/model-name.js';
 import type { ApiError } from './errors.js';
 
 /** The image types Ollama's own OpenAI layer takes in a data URL; `data:;base64,` is bare base64, as /api/chat takes it. */
@@ -235,7 +236,8 @@ const TOP_LOGPROBS_RANGE = `must be a whole number between 0 and ${MAX_TOP_LOGPR
 export const MAX_MODEL_LENGTH = 1000;
 
 const chatBody = requestObject({
-  model: z.string().min(1).max(MAX_MODEL_LENGTH, `use at most ${MAX_MODEL_LENGTH} characters (no model name Ollama takes is longer)`),
+  // Checked as Ollama checks it, so a name it would refuse gets the same 400 here as from GET /v1/models/{id}.
+  model: z.string().min(1).max(MAX_MODEL_LENGTH, `use at most ${MAX_MODEL_LENGTH} characters (no model name Ollama takes is longer)`).refine(isOllamaModelName, MODEL_NAME_RULE),
   messages: z.array(message).min(1),
   stream: z.boolean().nullish(),
   stream_options: requestObject({ include_usage: z.boolean().nullish() }).nullish(),

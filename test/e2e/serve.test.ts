@@ -105,6 +105,16 @@ describe('routes', () => {
     const embedding = await fetch(`${serve.url}/v1/models/nope:1b`);
     expect(embedding.status).toBe(404);
     expect(((await embedding.json()) as { error: { message: string } }).error.message).toMatch(/or use an installed one \("model": "argo:latest"\)$/);
+    // A name Ollama would not take is the 400 a chat request for it gets, not a model found or a pull to try.
+    const refusalOf = async (response: Promise<Response>) => {
+      const answered = await response;
+      return [answered.status, ((await answered.json()) as { error: { code: string; param: string; message: string } }).error];
+    };
+    for (const [id, model] of [['argo%20', 'argo '], ['argo/', 'argo/']] as const) {
+      const [status, error] = await refusalOf(fetch(`${serve.url}/v1/models/${id}`));
+      expect([status, error]).toEqual([400, expect.objectContaining({ code: 'invalid_value', param: 'model', message: expect.stringContaining('not a model name Ollama takes') as string })]);
+      expect(await refusalOf(post('/v1/chat/completions', { ...ask('hi'), model }))).toEqual([400, expect.objectContaining({ code: 'invalid_value', param: 'model', message: expect.stringContaining('not a model name Ollama takes') as string })]);
+    }
   });
 
   it('plain mode: the messages go as they are, the turn is logged in session api', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullModelName, fullModelPath, namesTag } from '../../src/ollama/model-name.js';
+import { fullModelName, fullModelPath, isOllamaModelName, namesTag } from '../../src/ollama/model-name.js';
 
 describe('model names as Ollama reads them', () => {
   it.each<[string, string, string, boolean]>([
@@ -15,5 +15,44 @@ describe('model names as Ollama reads them', () => {
     expect(fullModelName(name)).toBe(full);
     expect(fullModelPath(name)).toBe(path);
     expect(namesTag(name)).toBe(tagged);
+  });
+});
+
+describe('names Ollama takes (types/model ParseName and IsValid, a source suffix left out; blanks at the ends refused, as earlier Ollama refuses them)', () => {
+  it.each<[string, boolean]>([
+    ['argo', true],
+    ['argo:latest', true],
+    ['llama3.2:3b-instruct-q4_K_M', true],
+    ['team/coder:1.5b', true],
+    ['registry.ollama.ai/library/argo:latest', true],
+    ['registry:5000/team/x:1', true],
+    ['https://registry:5000/team/x:1', true],
+    ['_private', true],
+    ['gpt-oss:120b-cloud', true],
+    ['argo:cloud', true],
+    [' argo', false],
+    ['argo ', false],
+    ['argo\t', false],
+    ['m'.repeat(80), true],
+    ['m'.repeat(81), false],
+    ['', false],
+    ['   ', false],
+    ['argo/', false],
+    ['/argo', false],
+    ['argo:', false],
+    [':latest', false],
+    ['a b', false],
+    ['Argo!', false],
+    ['-argo', false],
+    ['argo:-x', false],
+    ['argo:a:b', false],
+    ['team.x/argo', false],
+    ['a/b/c/d', false],
+    ['//argo', false],
+    ['argo@sha256:0123', false],
+    ['argo:cloud:local', false],
+    ['modèle', false],
+  ])('%j → %s', (name, taken) => {
+    expect(isOllamaModelName(name)).toBe(taken);
   });
 });

@@ -1408,6 +1408,28 @@ describe('in process, through app.request()', () => {
     await waitFor(() => expect(lines).toContainEqual(expect.stringMatching(/^GET \/api\/sessions\/work 200 \d+ms session=work$/)));
   });
 
+  it.each([
+    ['argo', 200, 'argo:latest'],
+    ['library/argo:latest', 200, 'argo:latest'],
+    ['argo%20', 400, null],
+    ['%20argo', 400, null],
+    ['argo%09', 400, null],
+    ['argo/', 400, null],
+    ['argo:', 400, null],
+    ['nope', 404, null],
+  ])('GET /v1/models/%s: %i, a name Ollama would not take refused as a chat request\'s model is', async (id, status, found) => {
+    const { createServer } = await import('../../src/serve/app.js');
+    const { fileStopSignal } = await import('../../src/serve/stop.js');
+    const { MODEL_NAME_RULE } = await import('../../src/ollama/model-name.js');
+    const base = baseDeps(t);
+    const server = createServer({ ...base, ollama: { ...base.ollama, models: () => Promise.resolve([{ name: 'argo:latest', modified_at: '2026-01-15T09:30:00Z' }]) }, stop: fileStopSignal(t.home, () => new Date()) });
+    const response = await server.app.request(`/v1/models/${id}`);
+    const answer = (await response.json()) as { id?: string; error?: { message: string; param: string | null; code: string | null } };
+    expect(response.status).toBe(status);
+    if (status === 200) expect(answer.id).toBe(found);
+    if (status === 400) expect(answer.error).toEqual({ message: `invalid model id ${JSON.stringify(decodeURIComponent(id))}: ${MODEL_NAME_RULE}`, type: 'invalid_request_error', param: 'model', code: 'invalid_value' });
+  });
+
   it('answers without a socket: health is open, everything else needs the key', async () => {
     const { createServer } = await import('../../src/serve/app.js');
     const { fileStopSignal } = await import('../../src/serve/stop.js');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/serve/errors.js';
+import { MODEL_NAME_RULE } from '../../src/ollama/model-name.js';
 import { argoFieldNamed, argoParam, imagesOf, nestedDeeperThan, parseChatRequest, parseSessionPatch, textOf } from '../../src/serve/schema.js';
 import type { ChatBody } from '../../src/serve/schema.js';
 
@@ -63,10 +64,13 @@ describe('chat request: wrong types are 400 naming the field', () => {
   });
 
   it.each([
-    ['m'.repeat(1000), null],
+    ['m'.repeat(1000), `invalid "model": ${MODEL_NAME_RULE}`],
     ['m'.repeat(1001), 'invalid "model": use at most 1000 characters (no model name Ollama takes is longer)'],
     [`registry.example.com:5000/team/${'m'.repeat(80)}:${'t'.repeat(80)}`, null],
-  ])('a model name of %#: taken, or a 400 naming "model" and the limit', (model, refused) => {
+    ['argo ', `invalid "model": ${MODEL_NAME_RULE}`],
+    ['argo/', `invalid "model": ${MODEL_NAME_RULE}`],
+    ['gpt-oss:120b-cloud', null],
+  ])('a model name of %#: taken, or a 400 naming "model" and what is wrong', (model, refused) => {
     if (refused === null) {
       expect(parseChatRequest({ ...base, model }, new Headers()).body.model).toBe(model);
       return;
