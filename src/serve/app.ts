@@ -9,7 +9,7 @@ import { browserRefusal, keyChecker, sentBearer } from './auth.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { jsonStreamResponse, sseResponse } from './sse-body.js';
-import { ApiError, badRequest, fromBrowser, fromFailure, incompleteBody, notFound, shuttingDown, stopIsSet, tooLarge, unauthorized, withHeaders, withoutHome } from './errors.js';
+import { ApiError, badRequest, cutByShutdown, fromBrowser, fromFailure, incompleteBody, notFound, shuttingDown, stopIsSet, tooLarge, unauthorized, withHeaders, withoutHome } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, endedAs, followSaved, isUnfinished } from './jobs.js';
 import type { JobEvent, JobRecord } from './jobs.js';
 import { ChunkFormat, StreamedToolCalls, completionObject, findModel, finishReason, modelNotFound, modelObject, toOpenAiToolCalls, usageOf } from './openai.js';
@@ -355,6 +355,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
       const kept = keptFromStarting(result);
       if (kept) throw kept;
       if (result.status === 'error' && result.failure) throw turnError(fromFailure(result.failure), result);
+      // Interrupted with the client still here: the shutdown cut it.
+      if (result.status === 'interrupted') throw turnError(cutByShutdown(turnId), result);
       const calls = toOpenAiToolCalls(result.toolCalls, plan.round);
       c.header('X-Argo-Turn-Id', turnId);
       c.header('X-Argo-Log', result.log);
@@ -398,6 +400,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (first.type === 'end' && first.result.status === 'error' && first.result.failure && first.result.text === '') {
       clientSignal.removeEventListener('abort', onDisconnect);
       throw turnError(fromFailure(first.result.failure), first.result);
+    }
+    if (first.type === 'end' && first.result.status === 'interrupted' && first.result.text === '') {
+      clientSignal.removeEventListener('abort', onDisconnect);
+      throw turnError(cutByShutdown(turnId), first.result);
     }
     c.header('X-Argo-Turn-Id', turnId);
     const format = new ChunkFormat(head);
@@ -837,6 +843,8 @@ function endFrames(event: TurnEvent, format: ChunkFormat, plan: AnswerPlan, apiE
     const failure = result.failure ?? { kind: 'mid-stream', message: 'the answer failed' };
     return frame(JSON.stringify(apiErrorOf(fromFailure(failure)).body()));
   }
+  // Interrupted with the client still reading: the shutdown cut it, and it ends as a failed answer does.
+  if (result.status === 'interrupted') return frame(JSON.stringify(cutByShutdown(result.turnId).body()));
   const reason = finishOf(result, result.toolCalls.length);
   const fields = { argo: argoField(result) };
   let frames = frame(format.finish(reason, fields));

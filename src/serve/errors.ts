@@ -69,6 +69,19 @@ export function shuttingDown(seconds: number): ApiError {
 }
 
 /**
+ * An answer the shutdown cut after it began: an error, so no client takes its text for a whole answer
+ * (a finish chunk and [DONE] would let an editor apply half a file). The text so far is in its turn.
+ */
+export function cutByShutdown(turnId: string): ApiError {
+  return new ApiError(
+    503,
+    `the server shut down before the answer was finished, so what was sent of it is partial (logged as turn ${turnId}, status interrupted); send the request again once the server is back`,
+    'server_error',
+    'shutting_down',
+  );
+}
+
+/**
  * A request that came while STOP is set: refused, but its turn logged `stopped` (its id in
  * X-Argo-Turn-Id). No Retry-After, as waiting does not clear STOP; `X-Should-Retry: false` keeps the
  * openai clients from sending it again (each try would log another turn).

@@ -1432,7 +1432,7 @@ describe('load and shutdown', () => {
     }
   });
 
-  it('SIGTERM with a stream open: finishes within the grace, then cuts it (logged interrupted) and exits 0', async () => {
+  it('SIGTERM with streams open: finishes within the grace, then cuts them (logged interrupted) as failed answers, never as whole ones, and exits 0', async () => {
     const shutHome = tempHome({ ...config, serve: { shutdownGraceMs: 300 } });
     const server = await startServe({ home: shutHome, host: ollama.url });
     ollama.options.reply = 'kept part never sent';
@@ -1440,11 +1440,28 @@ describe('load and shutdown', () => {
     const response = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('x', { stream: true })) });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     let seen = new TextDecoder().decode((await reader.read()).value);
+    // The openai client's stream too: it throws on the error chunk rather than ending as if whole.
+    const sdk = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const stream = await sdk.chat.completions.create({ ...ask('y'), stream: true });
+    const pieces: string[] = [];
+    const iterated = (async () => {
+      for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta.content ?? '');
+    })().catch((error: unknown) => error);
+    await waitFor(() => expect(pieces.join('')).toBe('kept part'));
     server.child.kill('SIGTERM');
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += new TextDecoder().decode(chunk.value);
-    expect(ssePayloads(seen).at(-1)).toBe('[DONE]');
+    const payloads = ssePayloads(seen);
+    expect(payloads).not.toContain('[DONE]');
+    expect(payloads.join('\n')).not.toContain('"finish_reason":"stop"');
+    expect(JSON.parse(payloads.at(-1) ?? '')).toMatchObject({ error: { type: 'server_error', code: 'shutting_down' } });
+    const thrown = await iterated;
+    expect(thrown).toBeInstanceOf(OpenAI.APIError);
+    expect((thrown as InstanceType<typeof OpenAI.APIError>).code).toBe('shutting_down');
     expect(await server.exited).toEqual({ code: 0, signal: null });
-    expect(logLines(shutHome)).toEqual([expect.objectContaining({ status: 'interrupted', model_response: 'kept part', error: 'the server shut down' })]);
+    expect(logLines(shutHome)).toEqual([
+      expect.objectContaining({ status: 'interrupted', model_response: 'kept part', error: 'the server shut down' }),
+      expect.objectContaining({ status: 'interrupted', model_response: 'kept part', error: 'the server shut down' }),
+    ]);
   });
 
   it('argo stop during the grace ends a stream, a job and an agent job within one chunk (stopped, cancelled), and the server exits without waiting the grace out', async () => {
@@ -1491,7 +1508,7 @@ describe('load and shutdown', () => {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += new TextDecoder().decode(chunk.value);
     expect(await server.exited).toEqual({ code: 130, signal: null });
     expect(server.stderr()).toMatch(/SIGINT again: cutting running answers now/);
-    expect(ssePayloads(seen).at(-1)).toBe('[DONE]');
+    expect(JSON.parse(ssePayloads(seen).at(-1) ?? '')).toMatchObject({ error: { code: 'shutting_down' } });
     expect(logLines(shutHome)).toEqual([expect.objectContaining({ session: 'late', status: 'interrupted', model_response: 'kept words', error: 'the server shut down' })]);
     expect(JSON.parse(readFileSync(join(shutHome, 'sessions', 'late.json'), 'utf8'))).toMatchObject({ turns: 1 });
   });

@@ -1271,7 +1271,7 @@ describe('start and shutdown', () => {
     expect(JSON.parse(readFileSync(join(s.home, 'jobs', `${job}.json`), 'utf8'))).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'so' });
   });
 
-  it('lets open streams finish within the grace, then cuts the rest as interrupted', async () => {
+  it('lets open streams finish within the grace, then cuts the rest as interrupted: an error chunk, no finish, no [DONE]', async () => {
     const s = await startTestServer();
     let held = 0;
     s.runner.onHold = () => held++;
@@ -1281,7 +1281,17 @@ describe('start and shutdown', () => {
     const response = await hanging;
     const closed = s.listening.close(50);
     const data = ssePayloads(await response.text());
-    expect(data.at(-1)).toBe('[DONE]');
+    expect(data).not.toContain('[DONE]');
+    const turnId = response.headers.get('x-argo-turn-id') ?? '';
+    expect(data.map((payload) => JSON.parse(payload) as { choices?: { finish_reason: string | null }[] }).flatMap((chunk) => chunk.choices ?? []).map((choice) => choice.finish_reason)).toEqual([null, null]);
+    expect(JSON.parse(data.at(-1) ?? '')).toEqual({
+      error: {
+        message: `the server shut down before the answer was finished, so what was sent of it is partial (logged as turn ${turnId}, status interrupted); send the request again once the server is back`,
+        type: 'server_error',
+        param: null,
+        code: 'shutting_down',
+      },
+    });
     await closed;
     expect(s.runner.logged.at(-1)).toMatchObject({ status: 'interrupted', text: 'so' });
     await expect(fetch(`${s.url}/health`)).rejects.toThrow();
