@@ -3,9 +3,10 @@
 import { Hono } from 'hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import { ArgoError, UsageError, messageLine } from '../errors.js';
 import { isSessionName } from '../sessions/names.js';
-import { browserRefusal, keyChecker, sentBearer } from './auth.js';
+import { browserRefusal, isLocalOrigin, keyChecker, sentBearer } from './auth.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { Channel } from './channel.js';
 import { jsonStreamResponse, sseResponse } from './sse-body.js';
@@ -212,7 +213,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
       const authorization = header('authorization');
       if (!checkKey(authorization)) return unauthorized(sentBearer(authorization));
     }
-    // With a key, a page cannot send it (no CORS here); without one, what only a page sends is refused.
+    // With a key, the key is the guard; without one, what only a page of another site sends is refused.
     if (checkKey === null) {
       const [host, origin] = [header('host'), header('origin')];
       const refused = browserRefusal(host, origin);
@@ -221,6 +222,17 @@ export function createServer(deps: ServerDeps): ArgoServer {
     return null;
   };
   const statedTooLarge = (length: string | undefined): boolean => length !== undefined && Number.parseInt(length, 10) > deps.limits.maxBodyBytes;
+
+  // Pages of this machine may read the answers too; a preflight carries no key, so it is answered
+  // before the key is asked for, and the request it clears still needs the key.
+  app.use(
+    cors({
+      origin: (origin) => (origin !== '' && isLocalOrigin(origin) ? origin : null),
+      allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+      exposeHeaders: ['X-Argo-Turn-Id', 'X-Argo-Log', 'Retry-After', 'X-Should-Retry'],
+      maxAge: 600,
+    }),
+  );
 
   app.use(async (c, next) => {
     const refused = headerRefusal(c.req.path, (name) => c.req.header(name));

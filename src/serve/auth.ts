@@ -65,6 +65,23 @@ function hostnameOf(authority: string): string | null {
 }
 
 /**
+ * The schemes of pages that desktop apps show from their own files (Electron, Tauri, VS Code
+ * webviews), as Ollama allows them by default (envconfig.AllowedOrigins): no web site can send one.
+ */
+const APP_SCHEMES = new Set(['app:', 'file:', 'tauri:', 'vscode-webview:', 'vscode-file:']);
+
+/**
+ * Whether an Origin is a page of this machine: http(s) on a local name (localhost:3000), or an app's
+ * own page. Such a page may send requests (a keyless server answers them) and read the answers (CORS).
+ */
+export function isLocalOrigin(origin: string): boolean {
+  const url = URL.canParse(origin) ? new URL(origin) : null;
+  if (url === null) return false;
+  if (APP_SCHEMES.has(url.protocol)) return true;
+  return (url.protocol === 'http:' || url.protocol === 'https:') && isLocalName(url.hostname);
+}
+
+/**
  * Why a server without a key refuses a request a web page may have made, or null. A page of another
  * site can reach a loopback server two ways: by a name of its own that resolves here (DNS
  * rebinding: the Host is that name), or by a request it need not read the answer of (a POST with
@@ -75,10 +92,7 @@ export function browserRefusal(host: string | undefined, origin: string | undefi
     const name = hostnameOf(host);
     if (name === null || !isLocalName(name)) return 'host';
   }
-  if (origin !== undefined) {
-    const url = URL.canParse(origin) ? new URL(origin) : null;
-    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || !isLocalName(url.hostname)) return 'origin';
-  }
+  if (origin !== undefined && !isLocalOrigin(origin)) return 'origin';
   return null;
 }
 

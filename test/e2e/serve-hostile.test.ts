@@ -53,6 +53,24 @@ describe('argo serve without a key, as a web page would reach it', () => {
   });
 });
 
+describe('argo serve and pages of this machine (CORS)', () => {
+  it("a page on localhost:3000 passes its preflight and reads the answer; an app's own page is served as such a page is", async () => {
+    const origin = 'http://localhost:3000';
+    const headersOf = (method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; allowed: string | undefined }> =>
+      new Promise((resolve, reject) => {
+        const req = request(`${serve.url}/v1/chat/completions`, { method, headers }, (res) => {
+          res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, allowed: res.headers['access-control-allow-origin'] }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    expect(await headersOf('OPTIONS', { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' })).toEqual({ status: 204, allowed: origin });
+    expect(await headersOf('POST', { origin, 'content-type': 'application/json' }, chat())).toEqual({ status: 200, allowed: origin });
+    expect(await headersOf('POST', { origin: 'vscode-webview://abc', 'content-type': 'application/json' }, chat())).toEqual({ status: 200, allowed: 'vscode-webview://abc' });
+    expect(await headersOf('POST', { origin: 'https://evil.example', 'content-type': 'application/json' }, chat())).toEqual({ status: 403, allowed: undefined });
+  });
+});
+
 describe('an HTTP/1.1 request without a Host (Node\'s own refusal had no body)', () => {
   it('is a 400 invalid_http with an OpenAI error body, the connection closed; nothing reaches Ollama or the log', async () => {
     const before = { chats: chatRequests(), lines: logLines(home).length };

@@ -46,6 +46,24 @@ function send(url: string, method: string, headers: Record<string, string>, body
   });
 }
 
+/** Status, CORS headers and body text of a request sent with headers fetch() will not send (Origin). */
+function exchange(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; cors: Record<string, string | undefined>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (piece: string) => (text += piece));
+      const header = (name: string): string | undefined => {
+        const value = res.headers[name];
+        return Array.isArray(value) ? value.join(', ') : value;
+      };
+      const names = ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers'];
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, cors: Object.fromEntries(names.map((name) => [name, header(name)])), text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 const CHAT = '{"model":"argo","messages":[{"role":"user","content":"hi"}]}';
 
 describe('clients that trickle their request', () => {
@@ -329,6 +347,48 @@ describe('what a web page can send to a server without a key', () => {
   it('programs and pages on this machine are served as before', async () => {
     expect(await send(`${t.url}/api/stop`, 'GET', { host: 'localhost:10007' })).toEqual({ status: 200, body: { stop: false, since: null } });
     expect(await send(`${t.url}/v1/chat/completions`, 'POST', { 'content-type': 'application/json', origin: 'http://localhost:3000' }, CHAT)).toMatchObject({ status: 200 });
+  });
+
+  const EXPOSED = 'X-Argo-Turn-Id,X-Argo-Log,Retry-After,X-Should-Retry';
+  it.each([
+    ['http://localhost:3000', true],
+    ['https://127.0.0.1:8443', true],
+    ['vscode-webview://abc', true],
+    ['tauri://localhost', true],
+    ['app://.', true],
+    ['file://', true],
+    ['https://evil.example', false],
+    ['chrome-extension://abcdef', false],
+    ['null', false],
+  ])('a preflight from %s is answered 204, with CORS headers only for a page of this machine (%s)', async (origin, allowed) => {
+    const preflight = await exchange(`${t.url}/v1/chat/completions`, 'OPTIONS', { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' });
+    expect(preflight).toEqual({
+      status: 204,
+      cors: allowed
+        ? { 'access-control-allow-origin': origin, 'access-control-allow-methods': 'GET,HEAD,POST,PATCH,DELETE', 'access-control-allow-headers': 'content-type,authorization', 'access-control-expose-headers': EXPOSED }
+        : { 'access-control-allow-origin': undefined, 'access-control-allow-methods': 'GET,HEAD,POST,PATCH,DELETE', 'access-control-allow-headers': 'content-type,authorization', 'access-control-expose-headers': EXPOSED },
+      text: '',
+    });
+    const post = await exchange(`${t.url}/v1/chat/completions`, 'POST', { origin, 'content-type': 'application/json' }, CHAT);
+    expect([post.status, post.cors['access-control-allow-origin']]).toEqual(allowed ? [200, origin] : [403, undefined]);
+  });
+
+  it('with a key a page of this machine reads the answers, the refusal too: its preflight needs no key, its request does', async () => {
+    const locked = await startTestServer({ apiKey: 'k' });
+    try {
+      const origin = 'http://localhost:3000';
+      const preflight = await exchange(`${locked.url}/v1/chat/completions`, 'OPTIONS', { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' });
+      expect([preflight.status, preflight.cors['access-control-allow-origin']]).toEqual([204, origin]);
+      const keyless = await exchange(`${locked.url}/v1/chat/completions`, 'POST', { origin, 'content-type': 'application/json' }, CHAT);
+      expect([keyless.status, keyless.cors['access-control-allow-origin'], JSON.parse(keyless.text)]).toEqual([401, origin, { error: expect.objectContaining({ code: 'invalid_api_key' }) as unknown }]);
+      const keyed = await exchange(`${locked.url}/v1/chat/completions`, 'POST', { origin, 'content-type': 'application/json', authorization: 'Bearer k' }, CHAT);
+      expect([keyed.status, keyed.cors['access-control-allow-origin'], keyed.cors['access-control-expose-headers']]).toEqual([200, origin, EXPOSED]);
+      const foreign = await exchange(`${locked.url}/v1/chat/completions`, 'OPTIONS', { origin: 'https://evil.example', 'access-control-request-method': 'POST' });
+      expect([foreign.status, foreign.cors['access-control-allow-origin']]).toEqual([204, undefined]);
+      expect(locked.runner.inputs).toHaveLength(1);
+    } finally {
+      await locked.listening.close(100);
+    }
   });
 
   it('with a key the key is the guard: a page cannot send it, and a program that does is served whatever its Origin', async () => {

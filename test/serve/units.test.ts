@@ -292,7 +292,14 @@ describe('auth', () => {
     ['127.0.0.1:10007', 'http://localhost.evil.example', 'origin'],
     ['127.0.0.1:10007', 'null', 'origin'],
     ['127.0.0.1:10007', 'chrome-extension://abcdef', 'origin'],
-    ['127.0.0.1:10007', 'file://', 'origin'],
+    // Desktop apps' own pages, as Ollama allows them by default.
+    ['127.0.0.1:10007', 'file://', null],
+    ['127.0.0.1:10007', 'vscode-webview://abc', null],
+    ['127.0.0.1:10007', 'vscode-file://vscode-app', null],
+    ['127.0.0.1:10007', 'tauri://localhost', null],
+    ['127.0.0.1:10007', 'app://.', null],
+    ['127.0.0.1:10007', 'vscode-webview-evil://abc', 'origin'],
+    ['127.0.0.1:10007', 'ftp://localhost', 'origin'],
     ['127.0.0.1:10007', '', 'origin'],
     ['evil.example', 'https://evil.example', 'host'],
   ])('without a key, Host %j and Origin %j: refused for %s', (host, origin, refused) => {
