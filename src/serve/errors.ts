@@ -75,7 +75,7 @@ export function shuttingDown(seconds: number): ApiError {
 export function cutByShutdown(turnId: string): ApiError {
   return new ApiError(
     503,
-    `the server shut down before the answer was finished, so what was sent of it is partial (logged as turn ${turnId}, status interrupted); send the request again once the server is back`,
+    `the server shut down before the answer was finished: it is partial (its text so far is logged as turn ${turnId}, status interrupted); send the request again once the server is back`,
     'server_error',
     'shutting_down',
   );

@@ -1286,7 +1286,7 @@ describe('start and shutdown', () => {
     expect(data.map((payload) => JSON.parse(payload) as { choices?: { finish_reason: string | null }[] }).flatMap((chunk) => chunk.choices ?? []).map((choice) => choice.finish_reason)).toEqual([null, null]);
     expect(JSON.parse(data.at(-1) ?? '')).toEqual({
       error: {
-        message: `the server shut down before the answer was finished, so what was sent of it is partial (logged as turn ${turnId}, status interrupted); send the request again once the server is back`,
+        message: `the server shut down before the answer was finished: it is partial (its text so far is logged as turn ${turnId}, status interrupted); send the request again once the server is back`,
         type: 'server_error',
         param: null,
         code: 'shutting_down',
@@ -1295,6 +1295,25 @@ describe('start and shutdown', () => {
     await closed;
     expect(s.runner.logged.at(-1)).toMatchObject({ status: 'interrupted', text: 'so' });
     await expect(fetch(`${s.url}/health`)).rejects.toThrow();
+  });
+
+  it('a non-streamed answer the shutdown cuts is a 503 shutting_down naming its turn, not a 200 with half an answer', async () => {
+    const s = await startTestServer();
+    let held = 0;
+    s.runner.onHold = () => held++;
+    s.runner.script = () => ({ tokens: ['so', 'far'], holdAfter: 1 });
+    const answered = fetch(`${s.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(ask('hang')) });
+    await waitFor(() => expect(held).toBe(1));
+    const closed = s.listening.close(50);
+    const response = await answered;
+    const turnId = response.headers.get('x-argo-turn-id') ?? '';
+    expect([response.status, turnId === '', await response.json()]).toEqual([
+      503,
+      false,
+      { error: { message: `the server shut down before the answer was finished: it is partial (its text so far is logged as turn ${turnId}, status interrupted); send the request again once the server is back`, type: 'server_error', param: null, code: 'shutting_down' } },
+    ]);
+    await closed;
+    expect(s.runner.logged.at(-1)).toMatchObject({ status: 'interrupted', text: 'so' });
   });
 
   // A client may open a connection it never uses (fetch does after a request it gave up). Node's
