@@ -7,7 +7,8 @@ import { diffSummary, wordDiff } from '../output/word-diff.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { listSessions, readSession, removedSession } from '../sessions/store.js';
 import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
-import { findTurns, rebuildTurn } from '../turn/rerun.js';
+import { findTurns, rebuildTurn, unreadableLines } from '../turn/rerun.js';
+import { ScanStats } from '../log/scan.js';
 import { ask } from './ask.js';
 import { colorsFor } from './common.js';
 import type { OutputFlags } from './output-flags.js';
@@ -57,11 +58,16 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
     ...(flags.hideThinking !== undefined ? { hideThinking: flags.hideThinking } : {}),
   });
   await recoverUnfinishedTurns(base, io);
-  const entry = (await findTurns(base.paths, [id])).get(id);
-  if (entry === undefined) throw new UsageError(`no turn with id ${JSON.stringify(id)} in ${base.paths.logs} (argo logs shows ids)`);
+  const stats = new ScanStats();
+  const entry = (await findTurns(base.paths, [id], { stats })).get(id);
+  if (entry === undefined) {
+    sayNotice(stats, io);
+    throw new UsageError(`no turn with id ${JSON.stringify(id)} in ${base.paths.logs} (argo logs shows ids)${stats.unreadable > 0 ? `; it may be ${unreadableLines(stats.unreadable)}` : ''}`);
+  }
   // The replayed turns are in the history of the turn's session: its index is searched first.
-  const replayed = await findTurns(base.paths, entry.replayed_ids, { session: entry.session });
-  const rebuilt = rebuildTurn(entry, replayed, base, { ...(flags.model !== undefined ? { model: flags.model } : {}), options });
+  const replayed = await findTurns(base.paths, entry.replayed_ids, { session: entry.session, stats });
+  sayNotice(stats, io);
+  const rebuilt = rebuildTurn(entry, replayed, base, { ...(flags.model !== undefined ? { model: flags.model } : {}), options }, stats.unreadable);
   if (!rebuilt.ok) throw new RuntimeError(`cannot rerun: ${rebuilt.reason}`);
 
   // The new turn goes to the session the old one is in now (it may have been renamed since). One
@@ -134,4 +140,10 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
     io.stdout.write(`${color.dim(`── word diff: ${entry.id} (${shown(entry.model)}) → ${flags.log ? answered.id : 'new answer'} (${shown(model)}) · ${diffSummary(diff)}`)}\n${diff.text}\n`);
   }
   return outcome;
+}
+
+/** The line every reader prints after skipping unreadable lines, before anything else is said. */
+function sayNotice(stats: ScanStats, io: Io): void {
+  const notice = stats.notice();
+  if (notice !== null) io.stderr.write(notice);
 }

@@ -28,27 +28,33 @@ const RECENT_BYTES = 32 << 20;
  * the older files. A turn's id is 12 random characters: a turn is in the log once (a line copied by
  * hand is the same turn again).
  */
-export async function findTurns(paths: DataPaths, ids: readonly string[], near: { session?: string; recentBytes?: number } = {}): Promise<Map<string, LogEntry>> {
+export async function findTurns(
+  paths: DataPaths,
+  ids: readonly string[],
+  near: { session?: string; recentBytes?: number; stats?: ScanStats } = {},
+): Promise<Map<string, LogEntry>> {
+  // Counted for the caller: an unreadable line holding a wanted id may be the turn not found.
+  const stats = near.stats ?? new ScanStats();
   const wanted = new Set(ids);
   const found = new Map<string, LogEntry>();
   if (wanted.size === 0) return found;
   const files = await listLogFiles(paths.logs);
   let recent = files.length;
   for (let bytes = 0; recent > 0 && bytes < (near.recentBytes ?? RECENT_BYTES); recent--) bytes += await sizeOf(files[recent - 1] ?? '');
-  await searchBackward(files.slice(recent), wanted, found);
+  await searchBackward(files.slice(recent), wanted, found, stats);
   if (wanted.size === 0) return found;
   for (const [id, entry] of findIndexedTurns(paths, wanted, near.session)) {
     found.set(id, entry);
     wanted.delete(id);
   }
-  await searchBackward(files.slice(0, recent), wanted, found);
+  await searchBackward(files.slice(0, recent), wanted, found, stats);
   return found;
 }
 
 /** Moves each id of `wanted` found in `files` (newest first) to `found`. */
-async function searchBackward(files: readonly string[], wanted: Set<string>, found: Map<string, LogEntry>): Promise<void> {
+async function searchBackward(files: readonly string[], wanted: Set<string>, found: Map<string, LogEntry>, stats: ScanStats): Promise<void> {
   if (wanted.size === 0 || files.length === 0) return;
-  for await (const { entry } of scanEntries(files, new ScanStats(), { needle: { kind: 'json-string', values: [...wanted] }, backward: true })) {
+  for await (const { entry } of scanEntries(files, stats, { needle: { kind: 'json-string', values: [...wanted] }, backward: true })) {
     if (!wanted.delete(entry.id)) continue;
     found.set(entry.id, entry);
     if (wanted.size === 0) break;
@@ -57,6 +63,11 @@ async function searchBackward(files: readonly string[], wanted: Set<string>, fou
 
 async function sizeOf(file: string): Promise<number> {
   return stat(file).then((stats) => stats.size, () => 0);
+}
+
+/** What a turn not found past unreadable lines may be: one of them. */
+export function unreadableLines(unreadable: number): string {
+  return unreadable === 1 ? 'the unreadable log line skipped (argo logs check lists it)' : `one of the ${unreadable} unreadable log lines skipped (argo logs check lists them)`;
 }
 
 export interface RerunChanges {
@@ -73,7 +84,7 @@ export type Rebuilt =
  * style texts (persona, mode, verbosity, confidence) are today's from settings: if config.json
  * changed them since, the hash says so and the rebuild is refused.
  */
-export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEntry>, settings: Settings, changes: RerunChanges = {}): Rebuilt {
+export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEntry>, settings: Settings, changes: RerunChanges = {}, unreadable = 0): Rebuilt {
   // An agent turn sent many requests (tools, memo, results): one of them again is not the turn. Its
   // hash is its first request's, which holds the memo as it was then: the log does not keep it, so
   // not even that request could be rebuilt and proved.
@@ -96,7 +107,7 @@ export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEn
   }
   const missing = entry.replayed_ids.find((id) => !replayed.has(id));
   if (missing !== undefined) {
-    return { ok: false, reason: `turn ${entry.id} replayed turn ${missing}, which is no longer in the log (deleted or pruned), so its request cannot be rebuilt` };
+    return { ok: false, reason: `turn ${entry.id} replayed turn ${missing}, which is no longer in the log (deleted or pruned)${unreadable > 0 ? `, or may be ${unreadableLines(unreadable)}` : ''}, so its request cannot be rebuilt` };
   }
   const logged = entry.replay_policy;
   // The earliest lines have no decisions_omitted: they left no decision out.

@@ -445,6 +445,25 @@ describe('argo rerun', () => {
     expect(await argo(['rerun', 'nope'], home)).toMatchObject({ code: 2 });
   });
 
+  it('a turn on an unreadable line is not called deleted: the skipped line is counted and named as what it may be', async () => {
+    const home = tempHome();
+    await argo(['-s', 'w', 'Write a function'], home);
+    await argo(['-s', 'w', '--replay', 'last:1', 'Now add tests'], home);
+    const [first, second] = logLines(home);
+    const logFile = join(home, 'logs', `${String(second?.timestamp).slice(0, 10)}.log`);
+    const { readFileSync } = await import('node:fs');
+    writeFileSync(logFile, readFileSync(logFile, 'utf8').replace(/"status":"ok"/, '"status":1234'));
+    const notice = 'argo: skipped 1 unreadable log line; run "argo logs check" to list them\n';
+    const ofSecond = await argo(['rerun', String(second?.id), '--explain'], home);
+    expect(ofSecond).toMatchObject({ code: 1, stdout: '' });
+    expect(ofSecond.stderr).toBe(
+      `${notice}argo: cannot rerun: turn ${String(second?.id)} replayed turn ${String(first?.id)}, which is no longer in the log (deleted or pruned), or may be the unreadable log line skipped (argo logs check lists it), so its request cannot be rebuilt\n`,
+    );
+    const ofFirst = await argo(['rerun', String(first?.id), '--explain'], home);
+    expect(ofFirst).toMatchObject({ code: 2, stdout: '' });
+    expect(ofFirst.stderr).toBe(`${notice}argo: no turn with id "${String(first?.id)}" in ${join(home, 'logs')} (argo logs shows ids); it may be the unreadable log line skipped (argo logs check lists it)\n`);
+  });
+
   it('refuses when the rebuilt body hash differs (a persona text changed since)', async () => {
     const home = tempHome();
     await argo(['hello'], home);
