@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { serializeEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import { fullBlock } from '../query/format.js';
-import { quotedName } from '../output/terminal-text.js';
+import { quotedName, untrustedTextFor } from '../output/terminal-text.js';
 import { checkSessionName } from '../sessions/names.js';
 import { SessionLookup, readSession } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
@@ -107,10 +107,12 @@ async function textOfTurns(paths: DataPaths, session: SessionRecord, count: numb
   }
   // A turn that did not end ok has a partial answer or none: said on stderr, so a pipe of the answer stays clean.
   const full = `argo last${count > 1 ? ` ${count}` : ''} -s ${name} --full`;
+  // A hand-edited line's id or status is logged text too: shown, never obeyed, on a terminal.
+  const said = untrustedTextFor(io.stderr);
   for (const entry of entries) {
     if (entry.status === 'ok') continue;
-    if (entry.status === 'tool_calls') io.stderr.write(`argo: turn ${entry.id} was answered with calls of argo serve's client's own tools${clientToolNames(entry)}, for that client to run\n`);
-    else io.stderr.write(`argo: turn ${entry.id} ended "${entry.status}", so ${whatIsLeft(entry)} (${full} shows why)\n`);
+    if (entry.status === 'tool_calls') io.stderr.write(said(`argo: turn ${entry.id} was answered with calls of argo serve's client's own tools${clientToolNames(entry)}, for that client to run\n`));
+    else io.stderr.write(said(`argo: turn ${entry.id} ended "${entry.status}", so ${whatIsLeft(entry)} (${full} shows why)\n`));
   }
   // Answers as written, so `argo last | pbcopy` copies exactly the answer. A failed turn that left no
   // text prints nothing, not an empty line; an ok turn's empty answer is the answer.

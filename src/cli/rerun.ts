@@ -99,13 +99,13 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
     io.stdout.write(
       flags.json
         ? `${json(JSON.stringify(proof))}\n`
-        : `rerun of  ${entry.id} (${entry.timestamp}, session ${untrustedTextFor(io.stdout, flags)(name)})\nproved    the rebuilt request has the logged sha256 ${rebuilt.sha256}\nreplayed  ${entry.replayed_ids.join(', ') || 'none'}\nrequest   POST ${settings.host}${rebuilt.request.endpoint}\n${json(JSON.stringify(rebuilt.request.body, null, 2))}\n`,
+        : `${untrustedTextFor(io.stdout, flags)(`rerun of  ${entry.id} (${entry.timestamp}, session ${name})`)}\nproved    the rebuilt request has the logged sha256 ${rebuilt.sha256}\nreplayed  ${entry.replayed_ids.join(', ') || 'none'}\nrequest   POST ${settings.host}${rebuilt.request.endpoint}\n${json(JSON.stringify(rebuilt.request.body, null, 2))}\n`,
     );
     return 'ok' as const;
   }
 
   if (removed !== null && flags.log) {
-    io.stderr.write(`argo: the session of turn ${entry.id} ("${untrustedTextFor(io.stderr)(name)}") was removed; the rerun is logged under its old id (argo logs --session ${entry.session_id})\n`);
+    io.stderr.write(untrustedTextFor(io.stderr)(`argo: the session of turn ${entry.id} ("${name}") was removed; the rerun is logged under its old id (argo logs --session ${entry.session_id})\n`));
   }
   const replay: ReplaySpec = entry.replay.session ? { kind: 'session' } : entry.replay.count !== null ? { kind: 'last', count: entry.replay.count } : { kind: 'none' };
   const seen: { entry?: LogEntry } = {};

@@ -109,7 +109,8 @@ export function registerSessions(program: Command, io: Io): void {
       await recoverUnfinishedTurns(settings, io);
       const parent = await requireSession(settings.paths.sessions, from.name, 'sessions fork');
       const { record, inherited } = await forkSession(settings.paths, parent, from.turn, name, format(io.now(), TIMESTAMP_PATTERN));
-      io.stdout.write(`forked "${parent.name}" at turn ${record.parent?.turn_id} into "${name}" (${plural(inherited, 'turn')} inherited)\n`);
+      // The turn id is a log line's: a hand-edited one is shown, never obeyed, on a terminal.
+      io.stdout.write(untrustedTextFor(io.stdout)(`forked "${parent.name}" at turn ${record.parent?.turn_id} into "${name}" (${plural(inherited, 'turn')} inherited)\n`));
     });
 
   sessions

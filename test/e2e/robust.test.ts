@@ -181,6 +181,32 @@ describe('terminal escapes in text Argo did not write (item 3) and colour (item 
     }
   });
 
+  it("a hand-edited line's status, timestamp, session id and turn id reach a terminal escaped (last, rerun, sessions fork)", async () => {
+    const home = tempHome();
+    await argo(home, ['-s', 'evil', 'one']);
+    await argo(home, ['-s', 'evil', 'two']);
+    const [first, second] = logLines(home);
+    const logFile = join(home, 'logs', `${String(first?.timestamp).slice(0, 10)}.log`);
+    const edited = readFileSync(logFile, 'utf8')
+      .replace(`"id":"${String(second?.id)}"`, `"id":"${String(second?.id)}\\u001b[5m"`)
+      .replace(/"status":"ok"/, '"status":"\\u001b]0;HACKED\\u0007"');
+    writeFileSync(logFile, edited);
+    const last = await runInTerminal(['last', '2', '-s', 'evil'], home);
+    expect(last.output).toContain('ended "^[]0;HACKED^G"');
+    const forked = await runInTerminal(['sessions', 'fork', 'evil', 'evilfork'], home);
+    expect(forked.output).toContain(`at turn ${String(second?.id)}^[[5m into "evilfork"`);
+    // The first turn's line again, its timestamp and session id edited, its session removed.
+    writeFileSync(logFile, `${readFileSync(logFile, 'utf8')}${JSON.stringify({ ...first, id: 'edited00000a', status: 'ok', timestamp: `${String(first?.timestamp)}\u001b]0;TS\u0007`, session_id: `${String(first?.session_id)}\u001b[5m` })}\n`);
+    const explained = await runInTerminal(['rerun', 'edited00000a', '--explain'], home);
+    expect(explained.output).toContain('^[]0;TS^G');
+    const rerun = await runInTerminal(['rerun', 'edited00000a'], home);
+    expect(rerun.output).toContain('was removed; the rerun is logged under its old id (argo logs --session');
+    for (const output of [last.output, forked.output, explained.output, rerun.output]) {
+      expect(output).not.toContain('\u001b]0;');
+      expect(output).not.toContain('\u001b[5m');
+    }
+  });
+
   it('piped output stays byte-exact', async () => {
     const home = tempHome();
     ollama.options.reply = hostile;
