@@ -92,7 +92,8 @@ export async function latestSession(dir: string, where: string): Promise<string>
   if (latest !== undefined) return latest.name;
   const [first] = damaged;
   if (first !== undefined) {
-    throw new UsageError(`${where}: no session can be read: ${damaged.map((record) => record.path).join(', ')} ${damaged.length === 1 ? 'is' : 'are'} damaged (${first.problem}); argo sessions rm ${first.name} removes it, argo -s NAME starts another`);
+    const { commandWithNames } = await import('../sessions/names.js');
+    throw new UsageError(`${where}: no session can be read: ${damaged.map((record) => record.path).join(', ')} ${damaged.length === 1 ? 'is' : 'are'} damaged (${first.problem}); ${commandWithNames('argo sessions rm', first.name)} removes it, argo -s NAME starts another`);
   }
   throw new UsageError(`${where}: there is no session yet; ask something first (argo "…")`);
 }

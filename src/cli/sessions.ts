@@ -21,7 +21,7 @@ import {
   requireSession,
   requireSessionFile,
 } from '../sessions/manage.js';
-import { checkSessionName, isEarlierSessionName, isSessionName } from '../sessions/names.js';
+import { checkSessionName, commandWithNames, isEarlierSessionName, isSessionName } from '../sessions/names.js';
 import { SessionLookup, byLastUsed, deleteSession, isDamaged, scanSessions, shownRecord } from '../sessions/store.js';
 import type { DamagedRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
@@ -161,7 +161,7 @@ async function listCommand(settings: Settings, flags: { json?: boolean } & Outpu
   if (flags.json) {
     // The array holds records only; a damaged one is named on stderr so it is not missed.
     for (const record of damaged.filter((found) => isSessionName(found.name))) {
-      io.stderr.write(untrustedTextFor(io.stderr)(`argo: left out damaged session record ${record.name} (${record.path} is ${record.problem}); remove it with "argo sessions rm ${record.name}"\n`));
+      io.stderr.write(untrustedTextFor(io.stderr)(`argo: left out damaged session record ${record.name} (${record.path} is ${record.problem}); remove it with "${commandWithNames('argo sessions rm', record.name)}"\n`));
     }
     io.stdout.write(jsonFor(io, flags)(`${JSON.stringify(records.map((record) => shownRecord(record, every)))}\n`));
     return;
@@ -244,7 +244,7 @@ async function removeDamaged(settings: Settings, record: DamagedRecord, flags: {
   if (flags.purge) {
     throw new UsageError(
       `sessions rm --purge: the record of session "${name}" is damaged, so its id and log lines are unknown; ` +
-        `remove it with "argo sessions rm ${name}" (its log lines stay), then delete them with "argo logs rm --session ID" ` +
+        `remove it with "${commandWithNames('argo sessions rm', name)}" (its log lines stay), then delete them with "argo logs rm --session ID" ` +
         `(ID is the "session_id" of its lines in "argo logs --json")`,
     );
   }

@@ -8,6 +8,7 @@ import { plural } from '../output/count.js';
 import { COLUMN_GAP, fitColumns } from './columns.js';
 import type { Column, Fitted, Step } from './columns.js';
 import type { ShownRecord } from '../sessions/store.js';
+import { commandWithNames } from '../sessions/names.js';
 import type { HistoryStats, Spread } from './stats.js';
 
 export interface RenderOptions {
@@ -285,7 +286,7 @@ export function sessionsTable(records: readonly ShownRecord[], options: RenderOp
   const [nameColumn] = columns;
   const noteRoom = options.width === null ? null : usableOf(options.width) - (nameColumn === undefined ? 0 : nameColumn.width + COLUMN_GAP);
   const damagedRows = damaged.map((name) => {
-    const note = t(`(damaged record: run argo sessions rm ${name})`);
+    const note = t(`(damaged record: run ${commandWithNames('argo sessions rm', name)})`);
     const cells = nameColumn === undefined ? [] : [c.cyan(pad(t(name), nameColumn.width))];
     return noteRoom === null || noteRoom > 0 ? joinRow(cells, c.red(noteRoom === null ? note : cutToWidth(note, noteRoom))) : joinRow(cells, null);
   });

@@ -9,6 +9,7 @@ import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { PRIVATE_FILE, holdsExactly, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { takeSessionLocks, withLogLock, withSessionLock } from '../log/lock.js';
+import { commandWithNames } from './names.js';
 import { DamagedForkPoints, composeHistory, indexLineOf, lineageNeedle, lineageOf, verifiedLines } from './turns.js';
 import type { Lineage, RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
@@ -44,7 +45,7 @@ export async function knownSessions(dir: string): Promise<string> {
 }
 
 export async function requireFree(dir: string, name: string): Promise<void> {
-  if (await readSession(dir, name)) throw new UsageError(`a session named "${name}" already exists; choose another name or remove it with "argo sessions rm ${name}"`);
+  if (await readSession(dir, name)) throw new UsageError(`a session named "${name}" already exists; choose another name or remove it with "${commandWithNames('argo sessions rm', name)}"`);
 }
 
 /**
@@ -133,7 +134,7 @@ export function findTurn(lines: readonly IndexLine[], turn: string, session: str
   if (turn.length < 4 && lines.some((line) => line.id.startsWith(turn))) {
     throw new UsageError(`turn "${turn}" is too short to name a turn of session "${session}": give at least 4 characters of its id`);
   }
-  throw new UsageError(`session "${session}" has no turn "${turn}"; list its turn ids with "argo sessions show ${session}"`);
+  throw new UsageError(`session "${session}" has no turn "${turn}"; list its turn ids with "${commandWithNames('argo sessions show', session)}"`);
 }
 
 /** `name` or `name@turn`. */

@@ -22,12 +22,21 @@ export function isEarlierSessionName(name: string): boolean {
   return !isSessionName(name) && EARLIER_SESSION_NAME.test(name);
 }
 
+/**
+ * A command to suggest, with session names as its last words: after `--` when one starts with a
+ * dash, which the command would read as an unknown option. Names hold nothing a shell would take
+ * apart (SESSION_NAME), so no quoting is needed.
+ */
+export function commandWithNames(command: string, ...names: readonly string[]): string {
+  return [command, ...(names.some((name) => name.startsWith('-')) ? ['--'] : []), ...names].join(' ');
+}
+
 /** Rejects a bad name before any file is touched; `where` names the flag or setting it came from. */
 export function checkSessionName(name: string, where: string): string {
   if (isEarlierSessionName(name)) {
     const renamed = name.replace(/^\.+/, '');
     throw new UsageError(
-      `${where}: invalid session name "${name}": names no longer start with a dot (a session an earlier version made under one works again once renamed: argo sessions rename ${name} ${renamed})`,
+      `${where}: invalid session name "${name}": names no longer start with a dot (a session an earlier version made under one works again once renamed: ${commandWithNames('argo sessions rename', name, renamed)})`,
     );
   }
   if (!isSessionName(name)) {

@@ -7,7 +7,7 @@ import { RuntimeError, UsageError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
 import { NotRegularFileError, SymlinkRefusedError, createFileExclusive, errnoOf, isMissing, readDataText, removeEmptyFolder, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
-import { indexPath, isEarlierSessionName, isSessionName, recordPath } from './names.js';
+import { commandWithNames, indexPath, isEarlierSessionName, isSessionName, recordPath } from './names.js';
 
 export type { ParentLink, SessionRecord } from './record-schema.js';
 
@@ -146,7 +146,7 @@ export async function inspectSession(dir: string, name: string, anyName = false)
 export async function readSession(dir: string, name: string): Promise<SessionRecord | null> {
   const found = await inspectSession(dir, name);
   if (found === null || !isDamaged(found)) return found;
-  throw new RuntimeError(`session file ${found.path} is ${found.problem}; fix it or remove it with "argo sessions rm ${name}"`);
+  throw new RuntimeError(`session file ${found.path} is ${found.problem}; fix it or remove it with "${commandWithNames('argo sessions rm', name)}"`);
 }
 
 /** Most recently used first, as instants (the text carries the writer's UTC offset), then by name. */

@@ -94,6 +94,20 @@ describe('argo sessions: list and show', () => {
     expect(result).toMatchObject({ code: 2, stdout: '', stderr });
   });
 
+  it('a command suggested for a session whose name starts with a dash runs as printed', async () => {
+    const home = tempHome();
+    await argo(home, ['-s', 'work', 'hello']);
+    await argo(home, ['-s', '-dash', 'hello']);
+    const taken = await argo(home, ['sessions', 'fork', 'work', '--', '-dash']);
+    expect(taken).toMatchObject({ code: 2, stderr: 'argo: a session named "-dash" already exists; choose another name or remove it with "argo sessions rm -- -dash"\n' });
+    const noTurn = await argo(home, ['sessions', 'fork', '--', '-dash@zzzzzz', 'x']);
+    expect(noTurn).toMatchObject({ code: 2, stderr: 'argo: session "-dash" has no turn "zzzzzz"; list its turn ids with "argo sessions show -- -dash"\n' });
+    expect(await argo(home, ['sessions', 'show', '--', '-dash'])).toMatchObject({ code: 0 });
+    writeFileSync(join(home, 'sessions', '-dash.json'), 'null\n');
+    expect((await argo(home, ['sessions'])).stdout).toContain('-dash  (damaged record: run argo sessions rm -- -dash)\n');
+    expect(await argo(home, ['sessions', 'rm', '--yes', '--', '-dash'])).toMatchObject({ code: 0 });
+  });
+
   it('an empty data directory has no sessions', async () => {
     const home = tempHome();
     expect((await argo(home, ['sessions', '--json'])).stdout).toBe('[]\n');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSessionName, isEarlierSessionName, isSessionName } from '../../src/sessions/names.js';
+import { checkSessionName, commandWithNames, isEarlierSessionName, isSessionName } from '../../src/sessions/names.js';
 import { UsageError } from '../../src/errors.js';
 import { thrown } from '../support/thrown.js';
 
@@ -65,5 +65,22 @@ describe('isEarlierSessionName: a name only an earlier version took', () => {
     const message = (thrown(() => checkSessionName(name, '-s')) as Error).message;
     expect(message).toBe(`-s: invalid session name ${shown}: use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot`);
     expect(message).not.toContain('\n');
+  });
+});
+
+describe('commandWithNames: a suggested command runs as printed', () => {
+  it.each([
+    ['argo sessions rm', ['work'], 'argo sessions rm work'],
+    ['argo sessions rm', ['-dash'], 'argo sessions rm -- -dash'],
+    ['argo sessions show', ['--x'], 'argo sessions show -- --x'],
+    ['argo sessions show', ['a-'], 'argo sessions show a-'],
+    ['argo sessions rename', ['.-x', '-x'], 'argo sessions rename -- .-x -x'],
+    ['argo sessions rename', ['.x', 'x'], 'argo sessions rename .x x'],
+  ])('%s %j → %s', (command, names, expected) => {
+    expect(commandWithNames(command, ...names)).toBe(expected);
+  });
+
+  it("an earlier version's name whose renamed form starts with a dash gets the -- it needs", () => {
+    expect((thrown(() => checkSessionName('.-x', '--session')) as Error).message).toContain('argo sessions rename -- .-x -x)');
   });
 });
