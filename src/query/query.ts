@@ -209,14 +209,21 @@ export function rawNeedle(query: Query): Needle | null {
   return query.agentRuns ? { kind: 'json-string', values: ['tools'] } : null;
 }
 
-/** A per-line test for what rawNeedle could not cover (grep text when session ids were searched, or non-ASCII text). */
+/**
+ * A per-line test for what rawNeedle could not cover (grep text when session ids were searched, or
+ * non-ASCII text). A line holding a `\u` escape is let through to be decoded: another writer may
+ * store the text's non-ASCII characters that way (Python's json.dumps: "caf\u00e9"), which the
+ * text as JSON.stringify escapes it does not match. Argo's own lines have one only for a control.
+ */
 export function linePrefilter(query: Query): ((text: string) => boolean) | null {
   if (query.grep === null) return null;
   const escaped = jsonEscaped(query.grep);
   const re = new RegExp(escapeRegExp(escaped), 'i');
   const searchedRaw = !(query.sessionIds && query.sessionIds.size > 0) && longestAsciiRun(escaped) === escaped;
-  return searchedRaw ? null : (text) => re.test(text);
+  return searchedRaw ? null : (text) => re.test(text) || text.includes(UNICODE_ESCAPE);
 }
+
+const UNICODE_ESCAPE = '\\u';
 
 // A file is named for the writer's local day, the range in the reader's zone: zone offsets run from
 // −12 h to +14 h, so the two days of one instant can be up to two days apart. A turn may be filed in

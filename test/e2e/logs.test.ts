@@ -268,6 +268,18 @@ describe('a turn filed in a later day than its own', () => {
   });
 });
 
+describe('-q and a line another writer stored with \\u escapes', () => {
+  it('finds non-ASCII text stored as Python writes it ("caf\\u00e9"), alone and with a session', async () => {
+    const { home, paths } = tempData();
+    const turn = makeEntry({ id: 'escaped00001', user_prompt: 'un café au lait' });
+    appendRaw(paths, '2025-01-01', `${JSON.stringify(turn).replace('é', '\\u00e9')}\n`);
+    for (const args of [['-q', 'café'], ['-q', 'CAFÉ'], ['-q', 'lait'], ['-q', 'café', '-s', 'work']]) {
+      expect(ids((await argo(home, ['logs', '--json', ...args])).stdout)).toEqual(['escaped00001']);
+    }
+    expect((await argo(home, ['logs', '--json', '-q', 'thé'])).stdout).toBe('');
+  });
+});
+
 describe('unreadable lines', () => {
   it('readers skip and count them (one stderr line); check lists each with file:line and exits 1', async () => {
     const { home, paths } = tempData();

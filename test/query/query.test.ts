@@ -185,6 +185,11 @@ describe('modelMatches', () => {
   });
 });
 
+/** The line as Python's json.dumps writes it by default (ensure_ascii): every non-ASCII code unit as \uXXXX. */
+function asciiOnlyJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 describe('the raw-line prefilter never rejects a line the query keeps', () => {
   // Every (needle, text) pair where the precise match succeeds must pass the raw prefilter on the stored line.
   const texts = [
@@ -203,11 +208,17 @@ describe('the raw-line prefilter never rejects a line the query keeps', () => {
       const entry = makeEntry({ user_prompt: text, model_response: '' });
       const query = { ...EMPTY_QUERY, grep: needle };
       if (!grepMatcher(needle)?.test(text)) continue;
-      it(`${JSON.stringify(needle)} in ${JSON.stringify(text)}`, () => {
-        const raw = JSON.stringify(entry);
+      // As Argo writes the line, and as Python's json.dumps does (every non-ASCII character a \u escape).
+      it.each([
+        ['as stored', JSON.stringify(entry)],
+        ['with \\u escapes', asciiOnlyJson(entry)],
+      ])(`${JSON.stringify(needle)} in ${JSON.stringify(text)}, %s`, (_form, raw) => {
+        expect(JSON.parse(raw)).toEqual(entry);
         const needle = rawNeedle(query);
         if (needle) expect(lineHolds(needle, Buffer.from(raw, 'utf8'))).toBe(true);
         expect(linePrefilter(query)?.(raw) ?? true).toBe(true);
+        const withSession = { ...query, sessionIds: new Set([entry.session_id]) };
+        expect(linePrefilter(withSession)?.(raw) ?? true).toBe(true);
         expect(matchesQuery(entry, query)).toBe(true);
       });
     }
@@ -220,6 +231,16 @@ describe('the raw-line prefilter never rejects a line the query keeps', () => {
     expect(rawNeedle(both)).toEqual({ kind: 'json-string', values: ['a-b'] });
     expect(linePrefilter(both)?.('{"user_prompt":"MENU"}')).toBe(true);
     expect(linePrefilter(both)?.('{"user_prompt":"bagel"}')).toBe(false);
+  });
+
+  it.each<[string, string, boolean]>([
+    ['café', '{"user_prompt":"caf\\u00e9 au lait"}', true],
+    ['café', '{"user_prompt":"cafe au lait"}', false],
+    ['café', '{"user_prompt":"CAFÉ"}', true],
+    ['日本', '{"user_prompt":"\\u65e5\\u672c"}', true],
+    ['日本', '{"user_prompt":"nihon"}', false],
+  ])('a non-ASCII needle %j: a line with a \\u escape is decoded, not rejected (%s)', (grep, line, passes) => {
+    expect(linePrefilter({ ...EMPTY_QUERY, grep })?.(line)).toBe(passes);
   });
 
   // An agent run's line as the writer stores it: the needle for --tool and for agent runs must be in it.
