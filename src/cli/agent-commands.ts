@@ -279,8 +279,9 @@ async function writeLines<T>(output: string | undefined, io: Io, flags: OutputFl
   // Node names no path for a failed write (a full disk): said of the file asked for, as openBeside does.
   stream.on('error', (error) => (failed.error ??= errnoOf(error) === undefined ? error : Object.assign(error, { path: output })));
   const sink = new Sink(stream);
-  // A descriptor the shell opened on a terminal (3>/dev/tty) gets its JSON made safe, as stdout does.
-  const shown = jsonTextFor({ isTTY: fd !== null && isatty(fd) }, { raw: flags.raw === true });
+  // What was opened is asked, not the name: a descriptor the shell opened on a terminal (3>/dev/tty)
+  // and a terminal opened by its path (-o /dev/tty) get their JSON made safe, as stdout does.
+  const shown = jsonTextFor({ isTTY: isatty(handle.fd) }, { raw: flags.raw === true });
   let produced: { result: T } | null = null;
   try {
     produced = {

@@ -56,13 +56,17 @@ describe('export -o a descriptor the shell opened: appended to as the shell set 
 });
 
 describe('export -o a descriptor on a terminal', () => {
-  it('3>/dev/tty: the JSON is made safe as on standard output (a C1 control shown, not obeyed)', async () => {
+  it.each([
+    ['3>/dev/tty', '-o /dev/fd/3 3>/dev/tty'],
+    ['-o /dev/tty, a terminal opened by its path', '-o /dev/tty'],
+  ])('%s: the JSON is made safe as on standard output (C1 and bidi controls shown, not obeyed)', async (_name, redirect) => {
     const data = tempData();
-    await recordTurns(data.paths, 'work', 1, { shape: () => ({ user_prompt: 'clear \u009b2J the screen' }) });
-    const terminal = startProgramInPty('/bin/sh', ['-c', `"${process.execPath}" "${ARGO_BIN}" export --format sharegpt --all -o /dev/fd/3 3>/dev/tty`], { home: data.home });
+    await recordTurns(data.paths, 'work', 1, { shape: () => ({ user_prompt: 'clear \u009b2J the screen \u202eexe.txt' }) });
+    const terminal = startProgramInPty('/bin/sh', ['-c', `"${process.execPath}" "${ARGO_BIN}" export --format sharegpt --all ${redirect}`], { home: data.home });
     expect((await terminal.exited).code).toBe(0);
-    expect(terminal.output).toContain('clear \\u009b2J the screen');
+    expect(terminal.output).toContain('clear \\u009b2J the screen \\u202eexe.txt');
     expect(terminal.output).not.toContain('\u009b');
+    expect(terminal.output).not.toContain('\u202e');
   });
 });
 
