@@ -6,7 +6,6 @@ import { format } from 'date-fns/format';
 import { isValid } from 'date-fns/isValid';
 import { parseISO } from 'date-fns/parseISO';
 import { startOfDay } from 'date-fns/startOfDay';
-import { sub } from 'date-fns/sub';
 import type { Duration } from 'date-fns';
 import { UsageError } from '../errors.js';
 import { DAY_PATTERN, TURN_STATUSES } from '../log/entry.js';
@@ -94,11 +93,20 @@ export function parseDuration(value: string): Duration | null {
   return duration;
 }
 
+/** Milliseconds in each unit: a day is 24 hours and a week 7 of them, whatever a clock change does to the calendar. */
+const UNIT_MS: Readonly<Record<string, number>> = { seconds: 1000, minutes: 60_000, hours: 3_600_000, days: 86_400_000, weeks: 604_800_000 };
+
+/** A parsed duration's length: its parts added up (a clock change shortens no day). */
+export function durationMs(duration: Duration): number {
+  return Object.entries(duration).reduce((total, [unit, amount]) => total + (UNIT_MS[unit] ?? 0) * (typeof amount === 'number' ? amount : 0), 0);
+}
+
 /**
- * A point in time from a flag: a duration ago (`2d`, `3h`, `30m`), a local date (`2025-01-31`), a
- * date and time (`2025-01-31T14:00`, offset allowed), or `now`, `today`, `yesterday`. A bare date
- * or day word means the start of that day for `edge: 'start'` and its end for `edge: 'end'`, so
- * `--since 2025-01-31 --until 2025-01-31` is that whole day.
+ * A point in time from a flag: a duration ago (`2d`, `3h`, `30m`: elapsed time, so `1d` is 24 hours
+ * even across a clock change), a local date (`2025-01-31`), a date and time (`2025-01-31T14:00`,
+ * offset allowed), or `now`, `today`, `yesterday`. A bare date or day word means the start of that
+ * day for `edge: 'start'` and its end for `edge: 'end'`, so `--since 2025-01-31 --until 2025-01-31`
+ * is that whole day.
  */
 export function parseWhen(value: string, now: Date, edge: 'start' | 'end', where: string): Date {
   const text = value.trim();
@@ -108,7 +116,7 @@ export function parseWhen(value: string, now: Date, edge: 'start' | 'end', where
   if (text === 'yesterday') return day(addDays(now, -1));
   const duration = parseDuration(text);
   if (duration) {
-    const date = sub(now, duration);
+    const date = new Date(now.getTime() - durationMs(duration));
     // Past about 270,000 years a date cannot be represented: say so rather than match nothing.
     if (!isValid(date)) throw new UsageError(`${where}: ${JSON.stringify(value)} reaches further back than a date can go; use a shorter duration (e.g. 52w) or a date (2025-01-31)`);
     return date;
