@@ -102,7 +102,7 @@ async function textOfTurns(paths: DataPaths, session: SessionRecord, count: numb
     const lookup = new SessionLookup(paths.sessions);
     for (const entry of entries) await lookup.learn(entry.session_id, entry.session);
     // Every field shown is logged text: the model's name and reasoning as much as its answer.
-    const render = { color: colorsFor(io, flags), width: widthOf(io), currentName: (id: string) => lookup.nameOf(id), untrusted: safe };
+    const render = { color: colorsFor(io, flags), width: widthOf(io), currentName: (id: string) => lookup.nameOf(id), removedName: (id: string) => lookup.removedName(id), untrusted: safe };
     return { text: entries.map((entry) => fullBlock(entry, render)).join(''), failed: false };
   }
   // A turn that did not end ok has a partial answer or none: said on stderr, so a pipe of the answer stays clean.

@@ -146,6 +146,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     width: widthOf(io),
     // Learned as each turn is printed.
     currentName: (id) => sessions.nameOf(id),
+    removedName: (id) => sessions.removedName(id),
     untrusted: untrustedFor(io, flags),
   };
   // What the table, --full and --stats need to draw text is loaded only for them: --json prints lines as stored.
@@ -342,20 +343,27 @@ async function resolveSessionIds(value: string, lookup: SessionLookup, paths: Da
     throw new UsageError(`--session: no session with id ${id} (no record, no log lines); ${await knownSessions(paths.sessions)}${ids}`);
   }
   checkSessionName(value, '--session');
-  const removed = await removedSessionIds(paths.logs, value, records);
+  const removed = await removedSessionIds(paths.logs, value, records, await lookup.removed());
   // A name nothing has had yet: refused, unless a session may take it while argo logs -f waits.
   if (removed.length > 0 || mayBeNew) return { ids: removed, matched: removed.length > 0 ? 'removed' : 'none' };
   const { knownSessions } = await import('../sessions/manage.js');
   throw new UsageError(`--session: no session named "${value}"; ${await knownSessions(paths.sessions)} (a session id also works)`);
 }
 
-/** The ids of removed sessions (no record has them) whose turns in the log carry the name `name`, in the order first met. */
-async function removedSessionIds(logsDir: string, name: string, records: readonly SessionRecord[]): Promise<string[]> {
+/**
+ * The ids of removed sessions (no record has them) with turns in the log that had the name `name`:
+ * as their last name (noted at removal, or in a fork's link) or on a turn's line, in the order first met.
+ */
+async function removedSessionIds(logsDir: string, name: string, records: readonly SessionRecord[], lastNames: ReadonlyMap<string, string>): Promise<string[]> {
   const kept = new Set(records.map((record) => record.id));
+  const named = new Set([...lastNames].flatMap(([id, last]) => (last === name ? [id] : [])));
+  for (const record of records) {
+    for (let link = record.parent; link !== undefined; link = link.parent) if (link.name === name) named.add(link.session_id);
+  }
   const found = new Set<string>();
   const files = await listLogFiles(logsDir);
-  for await (const { entry } of scanEntries(files, new ScanStats(), { needle: { kind: 'json-string', values: [name] } })) {
-    if (entry.session === name && !kept.has(entry.session_id)) found.add(entry.session_id);
+  for await (const { entry } of scanEntries(files, new ScanStats(), { needle: { kind: 'json-string', values: [name, ...named] } })) {
+    if ((entry.session === name || named.has(entry.session_id)) && !kept.has(entry.session_id)) found.add(entry.session_id);
   }
   return [...found];
 }

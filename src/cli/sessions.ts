@@ -12,6 +12,7 @@ import { Sink } from '../output/sink.js';
 import { openSessionTurns, rebuildIndex, rulesTagging } from '../sessions/turns.js';
 import type { TurnPick } from '../sessions/turns.js';
 import { sessionJson } from '../query/session-json.js';
+import { recordRemoval } from '../sessions/removed.js';
 import {
   forkSession,
   parseForkSource,
@@ -144,12 +145,13 @@ export function registerSessions(program: Command, io: Io): void {
 /** Why a reindex leaves a session as it was (rebuildIndex): an index without the line would hide its turn once repaired. */
 const LEFT_WHY = { one: 'an unreadable line may be one of its turns', many: 'an unreadable line may be one of their turns' } as const;
 
-/** `nameOf`: a session's current name by id, undefined once it is removed. */
-function renderOptions(io: Io, nameOf: (id: string) => string | undefined, flags: OutputFlags): RenderOptions {
+/** `nameOf`: a session's current name by id, undefined once it is removed; `removedName`: a removed one's last name, when known. */
+function renderOptions(io: Io, nameOf: (id: string) => string | undefined, flags: OutputFlags, removedName?: (id: string) => string | undefined): RenderOptions {
   return {
     color: colorsFor(io, flags),
     width: widthOf(io),
     currentName: nameOf,
+    ...(removedName ? { removedName } : {}),
     untrusted: untrustedFor(io, flags),
   };
 }
@@ -198,7 +200,7 @@ async function showCommand(settings: Settings, name: string, flags: { json?: boo
     await sessionJson(shown, turns, (piece) => write(json(piece)));
     await write('\n');
   } else {
-    const render = renderOptions(io, (id) => lookup.nameOf(id), flags);
+    const render = renderOptions(io, (id) => lookup.nameOf(id), flags, (id) => lookup.removedName(id));
     await write(sessionHeader(shown, turns, render, flags.limit !== undefined));
     // -n 0 asks for the header alone, as argo logs -n 0 and argo last 0 ask for nothing.
     if (turns.count === 0) await write(flags.limit === 0 ? 'no turns shown (-n 0 asks for none)\n' : 'no turns yet\n');
@@ -228,7 +230,11 @@ async function removeCommand(settings: Settings, name: string, flags: { purge?: 
   // Under the session's lock (with --purge, every session's and the log's), which turn completion
   // takes too: a turn finishing now waits, then finds the session gone and logs its line under the
   // id without recreating the record.
-  const remove = (): Promise<void> => deleteSession(dir, name);
+  // Without --purge its turns stay: the name it had last is noted, by which they are found and shown.
+  const remove = async (): Promise<void> => {
+    if (!flags.purge) await recordRemoval(dir, record, format(io.now(), TIMESTAMP_PATTERN));
+    await deleteSession(dir, name);
+  };
   const removed = flags.purge ? await removeSessionLines(settings.paths, new Set([record.id]), remove) : await withSessionLock(dir, record.id, remove).then(() => null);
   // No turn of its own (a fork never asked in): no log line carries its id, so no command finds any.
   const kept = record.turns === 0 ? ' (it had no turns of its own)' : `; its log lines remain (argo logs --session ${record.id})`;

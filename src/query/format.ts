@@ -20,6 +20,8 @@ export interface RenderOptions {
    * undefined once no record has the id (removed). Turns are shown under it by turnSessionName.
    */
   currentName: (sessionId: string) => string | undefined;
+  /** A removed session's last name by its id, when known (a rename after its turns was noted); else its turns' logged name is shown. */
+  removedName?: (sessionId: string) => string | undefined;
   /**
    * Applied to every piece of text Argo did not write (prompts, answers, names, models, errors):
    * on a terminal it neutralizes control characters (see output/terminal-text.ts). Default: as is.
@@ -164,12 +166,12 @@ export function tableRow(entry: LogEntry, options: RenderOptions): string {
 }
 
 /**
- * The session a turn is shown under: its current name, or, once the session is removed, the name the
- * turn was logged under, marked: another session may have that name now (`argo logs -s` by name
- * finds that one's turns, not these).
+ * The session a turn is shown under: its current name, or, once the session is removed, the last
+ * name it had (else the name the turn was logged under), marked: another session may have that name
+ * now (`argo logs -s` by name finds that one's turns, not these).
  */
-function turnSessionName(entry: LogEntry, options: Pick<RenderOptions, 'currentName'>): string {
-  return options.currentName(entry.session_id) ?? `${entry.session} (removed)`;
+function turnSessionName(entry: LogEntry, options: Pick<RenderOptions, 'currentName' | 'removedName'>): string {
+  return options.currentName(entry.session_id) ?? `${options.removedName?.(entry.session_id) ?? entry.session} (removed)`;
 }
 
 /** One turn in full: a header line, the prompt, the reasoning if any, the response. */

@@ -7,6 +7,7 @@ import { RuntimeError, UsageError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
 import { NotRegularFileError, SymlinkRefusedError, createFileExclusive, errnoOf, isMissing, readDataText, removeEmptyFolder, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
+import { removedNames } from './removed.js';
 import { commandWithNames, indexPath, isEarlierSessionName, isSessionName, recordPath } from './names.js';
 
 export type { ParentLink, SessionRecord } from './record-schema.js';
@@ -163,7 +164,9 @@ export function byLastUsed(a: SessionRecord, b: SessionRecord): number {
  */
 export class SessionLookup {
   private readonly names = new Map<string, string | null>();
+  private readonly removedNames = new Map<string, string>();
   private every: Promise<SessionRecord[]> | null = null;
+  private removals: Promise<Map<string, string>> | null = null;
 
   constructor(readonly dir: string) {}
 
@@ -189,12 +192,30 @@ export class SessionLookup {
       this.names.set(id, byName.name);
       return;
     }
-    this.names.set(id, (await this.all()).find((record) => record.id === id)?.name ?? null);
+    const records = await this.all();
+    const record = records.find((candidate) => candidate.id === id);
+    this.names.set(id, record?.name ?? null);
+    if (record === undefined) {
+      // Removed: the name it had last, as its removal noted it, or as a fork's link to it names it.
+      const last = (await this.removed()).get(id) ?? linkedName(records, id);
+      if (last !== undefined) this.removedNames.set(id, last);
+    }
   }
 
   /** The current name learned for `id`; undefined when no record has it (removed) or it was not learned. */
   nameOf(id: string): string | undefined {
     return this.names.get(id) ?? undefined;
+  }
+
+  /** The last name of the removed session `id` when learned and known; undefined otherwise (then its turns' name is all there is). */
+  removedName(id: string): string | undefined {
+    return this.removedNames.get(id);
+  }
+
+  /** The last names of removed sessions, as their removals noted them, read once. */
+  removed(): Promise<Map<string, string>> {
+    this.removals ??= removedNames(this.dir);
+    return this.removals;
   }
 
   /** The record as `argo sessions` shows it (shownRecord), its parent found by id from the name it has in the link. */
@@ -205,6 +226,14 @@ export class SessionLookup {
     const name = this.nameOf(link.session_id);
     return { ...record, parent: name !== undefined ? { ...link, name } : { ...link, removed: true } };
   }
+}
+
+/** The name forks' links give the session `id` (links follow a rename, so it is the last one it had). */
+export function linkedName(records: readonly SessionRecord[], id: string): string | undefined {
+  for (const record of records) {
+    for (let link = record.parent; link !== undefined; link = link.parent) if (link.session_id === id) return link.name;
+  }
+  return undefined;
 }
 
 /** A fork's parent as shown: `removed` once no session has its id (the name may be another's now). */

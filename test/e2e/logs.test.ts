@@ -1,6 +1,6 @@
 // `argo logs` end to end: the built binary against data directories written with the real writer.
 import { execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { format } from 'date-fns';
@@ -442,6 +442,49 @@ describe('--session with the name of a removed session', () => {
     expect(refused).toMatchObject({ code: 2, stdout: '' });
     expect(refused.stderr).toMatch(/^argo: --session: "work" was the name of 2 removed sessions \([0-9a-f-]{36}, [0-9a-f-]{36}\); give the id of the one to delete\n$/);
     expect(ids((await argo(home, ['logs', '--json', '-s', 'work'])).stdout)).toHaveLength(3);
+  });
+});
+
+describe('--session with the last name of a session renamed, then removed', () => {
+  it('finds its turns by the name it had when removed, shows them under it, and logs rm and export find it too', async () => {
+    const { home, paths } = tempData();
+    const b = await recordTurns(paths, 'A', 1, { date: '2025-01-01' });
+    expect((await argo(home, ['sessions', 'rename', 'A', 'B'])).code).toBe(0);
+    const c = await recordTurns(paths, 'A', 1, { date: '2025-01-01', start: '2025-01-01T11:00:00Z' });
+    expect((await argo(home, ['sessions', 'rename', 'A', 'C'])).code).toBe(0);
+    const a = await recordTurns(paths, 'A', 1, { date: '2025-01-01', start: '2025-01-01T12:00:00Z' });
+    expect((await argo(home, ['sessions', 'rm', 'B', '--yes'])).code).toBe(0);
+    // The note of its last name is private, as every file of the data home.
+    expect(statSync(join(paths.sessions, '.removed-sessions.jsonl')).mode & 0o777).toBe(0o600);
+
+    expect(ids((await argo(home, ['logs', '--json', '-s', 'B'])).stdout)).toEqual(b.entries.map((entry) => entry.id));
+    expect(ids((await argo(home, ['logs', '--json', '-s', 'A'])).stdout)).toEqual(a.entries.map((entry) => entry.id));
+    expect(ids((await argo(home, ['logs', '--json', '-s', 'C'])).stdout)).toEqual(c.entries.map((entry) => entry.id));
+    const table = (await argo(home, ['logs'])).stdout.split('\n');
+    expect(table[0]).toContain(' B (removed) ');
+    expect(table[1]).toContain(' C ');
+    expect(table[2]).toContain(' A ');
+    const exported = await argo(home, ['export', '--format', 'sharegpt', '--all', '-s', 'B']);
+    expect(exported).toMatchObject({ code: 0 });
+    expect(exported.stdout.trim().split('\n')).toHaveLength(1);
+    expect(await argo(home, ['logs', 'rm', '-s', 'B', '--yes'])).toMatchObject({ code: 0 });
+    expect(ids((await argo(home, ['logs', '--json'])).stdout)).toEqual([...c.entries, ...a.entries].map((entry) => entry.id));
+  });
+
+  it("a fork's inherited turns are shown under its removed parent's last name, as its header names it", async () => {
+    const { home, paths } = tempData();
+    await recordTurns(paths, 'work', 2, { date: '2025-01-01' });
+    expect((await argo(home, ['sessions', 'fork', 'work', 'work-a'])).code).toBe(0);
+    expect((await argo(home, ['sessions', 'rename', 'work', 'work-renamed'])).code).toBe(0);
+    // Removed without a note of its last name, as an earlier version removed it: the fork's link still names it.
+    const { rm } = await import('node:fs/promises');
+    await rm(join(paths.sessions, 'work-renamed.json'));
+    await rm(join(paths.sessions, 'work-renamed.idx'), { force: true });
+    const shown = (await argo(home, ['sessions', 'show', 'work-a'])).stdout;
+    expect(shown).toMatch(/forked from work-renamed@\S+ \(removed\)/);
+    expect(shown).toContain('work-renamed (removed)');
+    expect(shown).not.toContain(' work (removed)');
+    expect(ids((await argo(home, ['logs', '--json', '-s', 'work-renamed'])).stdout)).toHaveLength(2);
   });
 });
 

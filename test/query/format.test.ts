@@ -303,10 +303,13 @@ describe('the session a turn is shown under, in the table and in --full', () => 
   it.each<[string, Partial<LogEntry>, string]>([
     ['its session, by its name now (renamed since)', { session: 'old-name' }, 'work!'],
     ['a removed session: the name it was logged under, marked, as another session may have it now', { session: 'alpha', session_id: 'gone' }, 'alpha (removed)'],
+    ['a removed session whose last name is known: that name, marked', { session: 'alpha', session_id: 'renamed-then-gone' }, 'beta (removed)'],
+    ['a last name known for a live session changes nothing', { session: 'old-name', session_id: '00000000-0000-4000-8000-000000000001' }, 'work!'],
   ])('%s', (_case, fields, shown) => {
     const entry = makeEntry(fields);
-    expect(tableRow(entry, plain(null))).toContain(`  ${shown}  `);
-    expect(fullBlock(entry, plain(null)).split('\n')[0]).toContain(` · ${shown} · `);
+    const options: RenderOptions = { ...plain(null), removedName: (id) => (id === 'gone' ? undefined : 'beta') };
+    expect(tableRow(entry, options)).toContain(`  ${shown}  `);
+    expect(fullBlock(entry, options).split('\n')[0]).toContain(` · ${shown} · `);
   });
 });
 
