@@ -384,9 +384,10 @@ describe('argo rerun', () => {
     await argo(['-s', 'work', 'Something else'], home);
     expect(await argo(['sessions', 'rm', 'old', '--yes'], home)).toMatchObject({ code: 0 });
     const result = await argo(['rerun', String(original?.id)], home);
-    expect(result).toMatchObject({ code: 0, stderr: `argo: the session of turn ${String(original?.id)} ("work") was removed; the rerun is logged under its old id (argo logs --session ${String(original?.session_id)})\n` });
+    // Named as it was when removed ("old"), not as when the turn was asked ("work", another session's now).
+    expect(result).toMatchObject({ code: 0, stderr: `argo: the session of turn ${String(original?.id)} ("old") was removed; the rerun is logged under its old id (argo logs --session ${String(original?.session_id)})\n` });
     const rerun = logLines(home).at(-1);
-    expect(rerun).toMatchObject({ rerun_of: original?.id, session_id: original?.session_id });
+    expect(rerun).toMatchObject({ rerun_of: original?.id, session_id: original?.session_id, session: 'old' });
     const explained = JSON.parse((await argo(['-s', 'work', '-r', 'session', '--explain', '--json', 'Add y'], home)).stdout) as { replayed_ids: string[] };
     expect(explained.replayed_ids).not.toContain(rerun?.id);
   });
