@@ -87,7 +87,7 @@ async function askTurn(
 ): Promise<Outcome> {
   const transport = shared.transport ?? newTransport(settings);
   if (options.explain) {
-    const prepared = await prepareTurn(settings, options, { readOnly: true, onNotice: (line) => io.stderr.write(`${line}\n`), capabilities: (model) => transport.capabilities(model) });
+    const prepared = await prepareTurn(settings, options, { readOnly: true, onNotice: (line) => io.stderr.write(`${line}\n`), capabilities: (model, signal) => transport.modelCapabilities(model, signal), ...(shared.signal ? { signal: shared.signal } : {}) });
     // An agent run's first request carries its tools, memo and ephemeral system prompt: that is the one explained and checked.
     const request = agent ? await agent.firstRequest(prepared.plan) : prepared.plan.request;
     // A chat's /explain passes its signal: Ctrl-C there ends a wait on the model's window.

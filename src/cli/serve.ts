@@ -84,6 +84,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   const ollama = ollamaInfo(settings.host);
   const modelWindows = new ModelWindows(MODEL_WINDOW_MAX_AGE_MS);
   const versions = new KeptAnswers<OllamaVersion | null>(MODEL_WINDOW_MAX_AGE_MS);
+  const modelCapabilities = new KeptAnswers<readonly string[]>(MODEL_WINDOW_MAX_AGE_MS);
   // Request paths, session headers, Ollama's errors and data home paths are quoted: shown, never obeyed, on a terminal.
   const log = (line: string): void => {
     io.stderr.write(`${untrustedTextFor(io.stderr)(line)}\n`);
@@ -99,6 +100,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
           idleMs: settings.timeouts.idleMs,
           modelWindows,
           versions,
+          modelCapabilities,
           hints: SERVER_HINTS,
           // A busy Ollama's Retry-After goes to the client with the 503, not spent holding its request.
           maxRetryAfterMs: 0,

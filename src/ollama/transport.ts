@@ -59,6 +59,8 @@ export interface TransportOptions {
   modelWindows?: ModelWindows;
   /** The server's version by host, shared the same way. */
   versions?: KeptAnswers<OllamaVersion | null>;
+  /** Each model's capabilities, shared the same way. */
+  modelCapabilities?: KeptAnswers<readonly string[]>;
   /** How failures name their fix; the CLI's flags by default. */
   hints?: FixHints;
   /**
@@ -373,11 +375,13 @@ export class OllamaTransport {
   private retryAfter: string | null = null;
 
   private readonly windows: ModelWindows;
+  private readonly keptCapabilities: KeptAnswers<readonly string[]>;
   private readonly versions: KeptAnswers<OllamaVersion | null>;
   readonly hints: FixHints;
 
   constructor(private readonly options: TransportOptions) {
     this.windows = options.modelWindows ?? new ModelWindows();
+    this.keptCapabilities = options.modelCapabilities ?? new KeptAnswers();
     this.versions = options.versions ?? new KeptAnswers();
     this.hints = options.hints ?? CLI_HINTS;
     this.client = new Ollama({
@@ -681,6 +685,14 @@ export class OllamaTransport {
    * Ollama did not answer (within `idleMs`, or before `signal` aborted). Asked once per model (see
    * ModelWindows): a chat or a server does not pay for it every turn.
    */
+  /**
+   * The model's capabilities as `capabilities` gives them, asked once per model (a server shares the
+   * answers: see `modelCapabilities`); a wait ends when `signal` aborts.
+   */
+  modelCapabilities(model: string, signal?: AbortSignal): Promise<readonly string[]> {
+    return this.keptCapabilities.get(model, (asked) => this.capabilities(model, asked), signal);
+  }
+
   modelNumCtx(model: string, signal?: AbortSignal): Promise<number | null> {
     return this.windows.get(model, (asked) => this.askClient(asked).show({ model }).then((shown) => numCtxFromParameters(shown.parameters)), signal);
   }

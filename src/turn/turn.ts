@@ -48,7 +48,7 @@ export interface TurnInput {
 }
 
 /** The parts of the Ollama transport a turn uses. */
-export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx' | 'defaultNumCtx' | 'loadedNumCtx' | 'hints' | 'answeringModel' | 'capabilities'>>;
+export type Transport = Pick<OllamaTransport, 'stream' | 'installedModels'> & Partial<Pick<OllamaTransport, 'modelNumCtx' | 'defaultNumCtx' | 'loadedNumCtx' | 'hints' | 'answeringModel' | 'modelCapabilities'>>;
 
 /** What answering a planned request produced. */
 export interface Answer {
@@ -167,7 +167,9 @@ export interface PrepareOptions {
   /** Write nothing, not even a rebuilt index or the record's counters (--explain). */
   readOnly?: boolean;
   /** The model's capabilities as Ollama lists them (`/api/show`): whether config's `think` is sent to it. */
-  capabilities?: (model: string) => Promise<readonly string[]>;
+  capabilities?: (model: string, signal?: AbortSignal) => Promise<readonly string[]>;
+  /** Ends a wait on Ollama's answers (Ctrl-C, a client gone). */
+  signal?: AbortSignal;
 }
 
 /** Plans the turn: reads the session and its history, runs the replay pipeline. No model is called. */
@@ -175,7 +177,7 @@ export async function prepareTurn(settings: Settings, input: TurnInput, options:
   const session = await findSession(settings.paths.sessions, settings.session);
   const model = settings.modelFromFlag ? settings.model : (session?.last_model ?? settings.model);
   const modelSource: ModelSource = !settings.modelFromFlag && typeof session?.last_model === 'string' ? 'session' : settings.modelSource;
-  const think = await thinkFor(settings, model, options.capabilities);
+  const think = await thinkFor(settings, model, options.capabilities, options.signal);
   const planInput = (history: HistoryTurn[]): PlanInput => ({
       input: input.prompt,
       ...(input.typedChars !== undefined ? { typedChars: input.typedChars } : {}),
@@ -215,10 +217,10 @@ export async function prepareTurn(settings: Settings, input: TurnInput, options:
  * from one that cannot, and config's is a default for every model. An Ollama that lists no
  * capabilities (too old), or that cannot be asked, is sent it: it answers for itself.
  */
-async function thinkFor(settings: Settings, model: string, capabilities: PrepareOptions['capabilities']): Promise<Settings['think']> {
+async function thinkFor(settings: Settings, model: string, capabilities: PrepareOptions['capabilities'], signal: AbortSignal | undefined): Promise<Settings['think']> {
   const { think } = settings;
   if (think === undefined || think === false || settings.thinkFromConfig !== true || capabilities === undefined) return think;
-  const listed = await capabilities(model).catch((): readonly string[] => []);
+  const listed = await capabilities(model, signal).catch((): readonly string[] => []);
   return listed.length > 0 && !listed.includes('thinking') ? undefined : think;
 }
 
@@ -295,9 +297,11 @@ function withCallerParts(request: OllamaRequest, input: TurnInput): OllamaReques
 
 /** One turn: plan the replay, answer, log one line. Never throws for a failed answer: the entry says how it ended. */
 export async function runTurn(settings: Settings, input: TurnInput, ports: TurnPorts): Promise<TurnResult> {
-  const capabilities = ports.transport.capabilities?.bind(ports.transport);
+  const capabilities = ports.transport.modelCapabilities?.bind(ports.transport);
   const onHistoryNotice = ports.onHistoryNotice ?? ports.onNotice;
-  const prepared = input.prepared ?? (await prepareTurn(settings, input, { ...(onHistoryNotice ? { onNotice: onHistoryNotice } : {}), ...(capabilities ? { capabilities } : {}) }));
+  const prepared =
+    input.prepared ??
+    (await prepareTurn(settings, input, { ...(onHistoryNotice ? { onNotice: onHistoryNotice } : {}), ...(capabilities ? { capabilities } : {}), ...(ports.signal ? { signal: ports.signal } : {}) }));
   const { plan, model, session } = prepared;
   const context = await checkContext(settings, plan.request, ports.transport.modelNumCtx?.bind(ports.transport), {
     defaultNumCtx: ports.transport.defaultNumCtx?.bind(ports.transport),

@@ -175,6 +175,19 @@ describe('a stalled /api/show', () => {
     expect(ollama.requests.some((request) => request.path === '/api/chat')).toBe(false);
   });
 
+  it('config.json\'s think asks the model\'s capabilities there too: Ctrl-C ends that wait at once', async () => {
+    ollama.options.stallShow = true;
+    const home = tempHome({ think: true });
+    const result = await runArgo(['hi'], {
+      home,
+      host: ollama.url,
+      onSpawn: (child) => void ollama.waitForRequest(isShow).then(() => child.kill('SIGINT')),
+    });
+    expect(result.code).toBe(130);
+    expect(logLines(home)[0]).toMatchObject({ status: 'interrupted' });
+    expect(ollama.requests.some((request) => request.path === '/api/chat')).toBe(false);
+  });
+
   it('a chat\'s /explain waiting for it: Ctrl-C ends the wait, the explanation comes without the window, the chat goes on', async () => {
     ollama.options.stallShow = true;
     const home = tempHome();

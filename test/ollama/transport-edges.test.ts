@@ -192,6 +192,15 @@ describe('the final chunk ends the answer', () => {
   });
 });
 
+describe('modelCapabilities: asked once per model, as the window is', () => {
+  it('one /api/show for several turns, the capabilities as listed', async () => {
+    const t = transport();
+    expect(await t.modelCapabilities('argo')).toEqual(['completion', 'tools']);
+    expect(await t.modelCapabilities('argo')).toEqual(['completion', 'tools']);
+    expect(ollama.requests.filter((request) => request.path === '/api/show')).toHaveLength(1);
+  });
+});
+
 describe('metricsOf: the figures of a final chunk, a zero Ollama left out being 0', () => {
   const all = { total_duration: 9, load_duration: 1, prompt_eval_count: 3, prompt_eval_duration: 2, eval_count: 4, eval_duration: 5 };
   it.each<[string, Parameters<typeof metricsOf>[0], Metrics]>([

@@ -75,7 +75,7 @@ describe("config.json's think: sent only to a model that can think", () => {
 
   it('the turn logs what was sent, so rerun rebuilds it', async () => {
     const settings = withConfig({ think: 'high' });
-    const transport = { ...scriptedTransport(['ok']), capabilities: () => Promise.resolve(['completion']) };
+    const transport = { ...scriptedTransport(['ok']), modelCapabilities: () => Promise.resolve(['completion']) };
     const result = await runTurn(settings, input('hi'), ports(transport));
     expect('think' in (transport.requests[0]?.body ?? {})).toBe(false);
     expect(result.entry.think).toBeUndefined();
