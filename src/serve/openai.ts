@@ -72,22 +72,31 @@ export interface OpenAiToolCallOut {
  * Messages as Ollama takes them: text flattened, arguments as objects, call ids kept (Ollama's
  * `tool_calls[].id` and `tool_call_id`), tool results named after their call. An id names the
  * nearest call before it that has it, so a client that numbers each round's calls from 0 again
- * (call_0 in two rounds) keeps every round. Within one round (an assistant message and what follows
- * it) only exact repeats count once: a call with the same id, name and arguments, a result with the
- * same id and content. Calls that share an id but differ (parallel calls numbered alike) are all
- * sent, with their results, as Ollama's own OpenAI layer sends them. An empty id is no id.
+ * (call_0 in two rounds) keeps every round. Every call is sent as given, as Ollama's own OpenAI
+ * layer sends them (parallel calls a client numbered alike too). Within one round (an assistant
+ * message and what follows it) a result is left out only when it repeats an earlier one (same id
+ * and content) and its id's calls already have as many results: a client's resend, not the second
+ * of two calls that gave the same answer. An empty id is no id.
  */
 export function toOllamaMessages(messages: readonly OpenAiMessage[]): OllamaMessage[] {
   const callNames = new Map<string, string>();
-  /** Results sent since the last assistant message, by id and content. */
+  /** This round's calls and results sent, by id; its results by id and content. */
+  let calls = new Map<string, number>();
+  let results = new Map<string, number>();
   let answered = new Set<string>();
   return messages.flatMap((message, at): OllamaMessage[] => {
-    if (message.role === 'assistant') answered = new Set();
+    if (message.role === 'assistant') {
+      calls = new Map();
+      results = new Map();
+      answered = new Set();
+    }
     const resultId = message.role === 'tool' ? idOf(message.tool_call_id) : undefined;
     if (resultId !== undefined) {
       const key = JSON.stringify([resultId, message.content]);
-      if (answered.has(key)) return [];
+      const sent = results.get(resultId) ?? 0;
+      if (answered.has(key) && sent >= (calls.get(resultId) ?? 0)) return [];
       answered.add(key);
+      results.set(resultId, sent + 1);
     }
     const role = message.role === 'developer' ? 'system' : message.role;
     const out: OllamaMessage = { role, content: textOf(message.content) };
@@ -95,22 +104,16 @@ export function toOllamaMessages(messages: readonly OpenAiMessage[]): OllamaMess
     const images = imagesOf(message.content);
     if (images.length > 0) out.images = images;
     if (message.role === 'assistant' && message.tool_calls && message.tool_calls.length > 0) {
-      const sent = new Set<string>();
-      const named = new Set<string>();
-      const calls = message.tool_calls.flatMap((call, index): OllamaToolCall[] => {
+      out.tool_calls = message.tool_calls.map((call, index): OllamaToolCall => {
         const args = parseArguments(call.function.arguments, `messages[${at}].tool_calls[${index}].function.arguments`);
         const id = idOf(call.id);
         if (id !== undefined) {
-          const key = JSON.stringify([id, call.function.name, args]);
-          if (sent.has(key)) return [];
-          sent.add(key);
           // The message's first call with the id names its results.
-          if (!named.has(id)) callNames.set(id, call.function.name);
-          named.add(id);
+          if (!calls.has(id)) callNames.set(id, call.function.name);
+          calls.set(id, (calls.get(id) ?? 0) + 1);
         }
-        return [{ ...(id !== undefined ? { id } : {}), function: { name: call.function.name, arguments: args } }];
+        return { ...(id !== undefined ? { id } : {}), function: { name: call.function.name, arguments: args } };
       });
-      if (calls.length > 0) out.tool_calls = calls;
     }
     if (message.role === 'tool') {
       const name = (resultId !== undefined ? callNames.get(resultId) : undefined) ?? message.name;

@@ -61,7 +61,7 @@ describe('messages to Ollama', () => {
     ['unknown call id falls back to name', [{ role: 'tool', tool_call_id: 'zz', name: 'legacy', content: 'r' }], [{ role: 'tool', content: 'r', tool_name: 'legacy', tool_call_id: 'zz' }]],
     ['no name at all', [{ role: 'tool', tool_call_id: 'zz', content: 'r' }], [{ role: 'tool', content: 'r', tool_call_id: 'zz' }]],
     [
-      'a call sent twice in one message (same id, name and arguments) counts once, and so does its result sent twice',
+      'two equal calls in one message (a die rolled twice) are both sent, and so are two equal results',
       [
         { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1}' } }, { id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1}' } }] },
         { role: 'tool', tool_call_id: 'c1', content: 'first' },
@@ -69,9 +69,35 @@ describe('messages to Ollama', () => {
         { role: 'user', content: 'and?' },
       ],
       [
-        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', function: { name: 'add', arguments: { a: 1 } } }] },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', function: { name: 'add', arguments: { a: 1 } } }, { id: 'c1', function: { name: 'add', arguments: { a: 1 } } }] },
+        { role: 'tool', content: 'first', tool_name: 'add', tool_call_id: 'c1' },
         { role: 'tool', content: 'first', tool_name: 'add', tool_call_id: 'c1' },
         { role: 'user', content: 'and?' },
+      ],
+    ],
+    [
+      'parallel calls under one id that both answered "ok": both results sent',
+      [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'write_file', arguments: '{"path":"a.txt"}' } }, { id: 'call_0', type: 'function', function: { name: 'write_file', arguments: '{"path":"b.txt"}' } }] },
+        { role: 'tool', tool_call_id: 'call_0', content: 'ok' },
+        { role: 'tool', tool_call_id: 'call_0', content: 'ok' },
+      ],
+      [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', function: { name: 'write_file', arguments: { path: 'a.txt' } } }, { id: 'call_0', function: { name: 'write_file', arguments: { path: 'b.txt' } } }] },
+        { role: 'tool', content: 'ok', tool_name: 'write_file', tool_call_id: 'call_0' },
+        { role: 'tool', content: 'ok', tool_name: 'write_file', tool_call_id: 'call_0' },
+      ],
+    ],
+    [
+      'one call whose result the client sent twice: the resend is left out',
+      [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+        { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+      ],
+      [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', function: { name: 'add', arguments: {} } }] },
+        { role: 'tool', content: 'ok', tool_name: 'add', tool_call_id: 'c1' },
       ],
     ],
     [
