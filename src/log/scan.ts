@@ -11,16 +11,23 @@ export interface ScanProblem {
   reason: string;
 }
 
-/** Counts what readers skipped; `problems` is filled only when asked for (argo logs check). */
+/**
+ * Counts what readers skipped, each line once however many scans passed it (argo rerun reads the
+ * log twice); `problems` is filled only when asked for (argo logs check).
+ */
 export class ScanStats {
   unreadable = 0;
   readonly problems: ScanProblem[] = [];
+  private readonly seen = new Set<string>();
   constructor(readonly keepProblems = false) {}
 
   /** Counts a skipped line; returns it as a problem (kept in `problems` only when asked for). */
   skip(file: string, line: RawLine, reason: string): ScanProblem {
-    this.unreadable++;
     const problem = { file, line: line.number, reason };
+    const place = `${line.offset}:${file}`;
+    if (this.seen.has(place)) return problem;
+    this.seen.add(place);
+    this.unreadable++;
     if (this.keepProblems) this.problems.push(problem);
     return problem;
   }

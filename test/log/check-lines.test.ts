@@ -126,3 +126,18 @@ describe('checkLogFile agrees with the UTF-8 reading on generated files', () => 
     );
   });
 });
+
+describe('ScanStats: each unreadable line counted once, however many scans pass it', () => {
+  const line = (offset: number) => ({ text: '{', offset, length: 1, number: 0, complete: true });
+  it.each<[string, [string, number][], number]>([
+    ['one line, one scan', [['a.log', 0]], 1],
+    ['one line, two scans', [['a.log', 0], ['a.log', 0]], 1],
+    ['two lines of a file', [['a.log', 0], ['a.log', 40]], 2],
+    ['the same offset in two files', [['a.log', 0], ['b.log', 0]], 2],
+  ])('%s → %i', (_case, skips, counted) => {
+    const stats = new ScanStats(true);
+    for (const [file, offset] of skips) stats.skip(file, line(offset), 'not JSON');
+    expect(stats.unreadable).toBe(counted);
+    expect(stats.problems).toHaveLength(counted);
+  });
+});
