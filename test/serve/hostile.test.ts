@@ -360,15 +360,18 @@ describe('what a web page can send to a server without a key', () => {
     ['https://evil.example', false],
     ['chrome-extension://abcdef', false],
     ['null', false],
-  ])('a preflight from %s is answered 204, with CORS headers only for a page of this machine (%s)', async (origin, allowed) => {
+  ])('a preflight from %s: answered 204 with CORS headers only for a page of this machine (%s), else refused as its request is', async (origin, allowed) => {
     const preflight = await exchange(`${t.url}/v1/chat/completions`, 'OPTIONS', { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' });
-    expect(preflight).toEqual({
-      status: 204,
-      cors: allowed
-        ? { 'access-control-allow-origin': origin, 'access-control-allow-methods': 'GET,HEAD,POST,PATCH,DELETE', 'access-control-allow-headers': 'content-type,authorization', 'access-control-expose-headers': EXPOSED }
-        : { 'access-control-allow-origin': undefined, 'access-control-allow-methods': 'GET,HEAD,POST,PATCH,DELETE', 'access-control-allow-headers': 'content-type,authorization', 'access-control-expose-headers': EXPOSED },
-      text: '',
-    });
+    if (allowed) {
+      expect(preflight).toEqual({
+        status: 204,
+        cors: { 'access-control-allow-origin': origin, 'access-control-allow-methods': 'GET,HEAD,POST,PATCH,DELETE', 'access-control-allow-headers': 'content-type,authorization', 'access-control-expose-headers': EXPOSED },
+        text: '',
+      });
+    } else {
+      expect(preflight.status).toBe(403);
+      expect(preflight.cors).toEqual({ 'access-control-allow-origin': undefined, 'access-control-allow-methods': undefined, 'access-control-allow-headers': undefined, 'access-control-expose-headers': undefined });
+    }
     const post = await exchange(`${t.url}/v1/chat/completions`, 'POST', { origin, 'content-type': 'application/json' }, CHAT);
     expect([post.status, post.cors['access-control-allow-origin']]).toEqual(allowed ? [200, origin] : [403, undefined]);
   });
@@ -384,7 +387,7 @@ describe('what a web page can send to a server without a key', () => {
       const keyed = await exchange(`${locked.url}/v1/chat/completions`, 'POST', { origin, 'content-type': 'application/json', authorization: 'Bearer k' }, CHAT);
       expect([keyed.status, keyed.cors['access-control-allow-origin'], keyed.cors['access-control-expose-headers']]).toEqual([200, origin, EXPOSED]);
       const foreign = await exchange(`${locked.url}/v1/chat/completions`, 'OPTIONS', { origin: 'https://evil.example', 'access-control-request-method': 'POST' });
-      expect([foreign.status, foreign.cors['access-control-allow-origin']]).toEqual([204, undefined]);
+      expect([foreign.status, foreign.cors['access-control-allow-origin'], foreign.cors['access-control-allow-methods']]).toEqual([401, undefined, undefined]);
       expect(locked.runner.inputs).toHaveLength(1);
     } finally {
       await locked.listening.close(100);
