@@ -162,23 +162,14 @@ describe('a stalled /api/show', () => {
     expect(show?.clientAborted).toBe(true);
   });
 
-  it('Ctrl-C while waiting for it ends the turn at once: exit 130, logged as interrupted', async () => {
+  // The window check asks /api/show; so does config.json's think, for the model's capabilities.
+  it.each<[string, Record<string, unknown>, string]>([
+    ['the window check', {}, words(2000)],
+    ["config.json's think", { think: true }, 'hi'],
+  ])('Ctrl-C while %s waits for it ends the turn at once: exit 130, logged as interrupted', async (_case, config, prompt) => {
     ollama.options.stallShow = true;
-    const home = tempHome();
-    const result = await runArgo([words(2000)], {
-      home,
-      host: ollama.url,
-      onSpawn: (child) => void ollama.waitForRequest(isShow).then(() => child.kill('SIGINT')),
-    });
-    expect(result.code).toBe(130);
-    expect(logLines(home)[0]).toMatchObject({ status: 'interrupted' });
-    expect(ollama.requests.some((request) => request.path === '/api/chat')).toBe(false);
-  });
-
-  it('config.json\'s think asks the model\'s capabilities there too: Ctrl-C ends that wait at once', async () => {
-    ollama.options.stallShow = true;
-    const home = tempHome({ think: true });
-    const result = await runArgo(['hi'], {
+    const home = tempHome(config);
+    const result = await runArgo([prompt], {
       home,
       host: ollama.url,
       onSpawn: (child) => void ollama.waitForRequest(isShow).then(() => child.kill('SIGINT')),
