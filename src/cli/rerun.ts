@@ -5,7 +5,7 @@ import type { LogEntry } from '../log/entry.js';
 import { parseOptionAssignments } from '../ollama/options.js';
 import { diffSummary, wordDiff } from '../output/word-diff.js';
 import type { ReplaySpec } from '../replay/types.js';
-import { listSessions, readSession, removedSession } from '../sessions/store.js';
+import { linkedName, listSessions, readSession, removedSession } from '../sessions/store.js';
 import { removedNames } from '../sessions/removed.js';
 import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import { findTurns, rebuildTurn, unreadableLines } from '../turn/rerun.js';
@@ -76,8 +76,10 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
   // gain this turn (and replay it), so the turn is logged under the old id alone.
   const records = await listSessions(base.paths.sessions);
   const current = records.find((record) => record.id === entry.session_id);
-  // A removed session is named as it was last (sessions rm notes it), not as when this turn was asked.
-  const name = current?.name ?? (entry.session_id === '' ? undefined : (await removedNames(base.paths.sessions)).get(entry.session_id)) ?? entry.session;
+  // A removed session is named as it was last (sessions rm notes it, or a fork's link to it), as the
+  // listings name it, not as when this turn was asked.
+  const lastName = entry.session_id === '' ? undefined : ((await removedNames(base.paths.sessions)).get(entry.session_id) ?? linkedName(records, entry.session_id));
+  const name = current?.name ?? lastName ?? entry.session;
   const removed = current === undefined && entry.session_id !== '' ? removedSession(entry.session_id, name, entry.timestamp) : null;
   const model = flags.model ?? entry.model;
   const settings = {

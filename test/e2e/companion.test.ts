@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama } from '../support/fake-ollama.js';
@@ -390,6 +390,19 @@ describe('argo rerun', () => {
     expect(rerun).toMatchObject({ rerun_of: original?.id, session_id: original?.session_id, session: 'old' });
     const explained = JSON.parse((await argo(['-s', 'work', '-r', 'session', '--explain', '--json', 'Add y'], home)).stdout) as { replayed_ids: string[] };
     expect(explained.replayed_ids).not.toContain(rerun?.id);
+  });
+
+  it('a removed session with no note of its last name (an earlier version removed it) is named as a fork\'s link names it, as argo logs names it', async () => {
+    const home = tempHome();
+    await argo(['-s', 'work', 'Write a function'], home);
+    const original = logLines(home)[0];
+    expect(await argo(['sessions', 'fork', 'work', 'alt'], home)).toMatchObject({ code: 0 });
+    expect(await argo(['sessions', 'rename', 'work', 'work-renamed'], home)).toMatchObject({ code: 0 });
+    expect(await argo(['sessions', 'rm', 'work-renamed', '--yes'], home)).toMatchObject({ code: 0 });
+    rmSync(join(home, 'sessions', '.removed-sessions.jsonl'));
+    const result = await argo(['rerun', String(original?.id)], home);
+    expect(result).toMatchObject({ code: 0, stderr: `argo: the session of turn ${String(original?.id)} ("work-renamed") was removed; the rerun is logged under its old id (argo logs --session ${String(original?.session_id)})\n` });
+    expect(logLines(home).at(-1)).toMatchObject({ rerun_of: original?.id, session: 'work-renamed' });
   });
 
   it.each<[string, string[], object | undefined, string, string]>([
