@@ -1010,8 +1010,8 @@ describe('jobs', () => {
       turn_id: null,
     });
     const fileOf = (id: string): JobRecord => JSON.parse(readFileSync(join(t.home, 'jobs', `${id}.json`), 'utf8')) as JobRecord;
-
-    it('its lock removed and its file failed, as the other server does: the turn is cut within a second (interrupted, its text kept), the file stays failed', async () => {
+    /** A job held after its first token, its file then failed as another server fails it over; its id. */
+    const heldThenFailedOver = async (): Promise<string> => {
       let held = 0;
       t.runner.onHold = () => held++;
       t.runner.script = () => ({ tokens: ['so far', ' and the rest'], holdAfter: 1 });
@@ -1019,6 +1019,11 @@ describe('jobs', () => {
       await waitFor(() => expect(held).toBe(1));
       await waitFor(() => expect(fileOf(id)).toMatchObject({ state: 'running', output: 'so far' }));
       await new JobStore(join(t.home, 'jobs')).write(failedOver(id, 'so far'));
+      return id;
+    };
+
+    it('its lock removed and its file failed, as the other server does: the turn is cut within a second (interrupted, its text kept), the file stays failed', async () => {
+      const id = await heldThenFailedOver();
       rmSync(join(t.home, 'jobs', `${id}.json.lock`), { recursive: true });
       await waitFor(() => expect(t.runner.logged.find((turn) => turn.turnId === fileOf(id).turn_id || turn.text === 'so far')).toMatchObject({ status: 'interrupted', text: 'so far' }));
       expect(t.runner.inputs.at(-1)?.signal.reason).toBe('lost');
@@ -1029,13 +1034,7 @@ describe('jobs', () => {
     });
 
     it('its file failed while its lock still looks held: the answer that completes after is not written over the verdict', async () => {
-      let held = 0;
-      t.runner.onHold = () => held++;
-      t.runner.script = () => ({ tokens: ['so far', ' and the rest'], holdAfter: 1 });
-      const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
-      await waitFor(() => expect(held).toBe(1));
-      await waitFor(() => expect(fileOf(id)).toMatchObject({ state: 'running', output: 'so far' }));
-      await new JobStore(join(t.home, 'jobs')).write(failedOver(id, 'so far'));
+      const id = await heldThenFailedOver();
       t.runner.release();
       await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toEqual(failedOver(id, 'so far')));
       await waitFor(() => expect(existsSync(join(t.home, 'jobs', `${id}.json.lock`))).toBe(false));
