@@ -443,12 +443,17 @@ describe('argo rerun', () => {
     expect(await argo(['rerun', String(logLines(home)[0]?.id), '--diff', '--json'], home)).toMatchObject({ code: 2, stdout: '', stderr: 'argo: --diff shows a word diff for reading, --json one object for scripts: leave one of them out\n' });
   });
 
-  it('refuses, naming the reason, when a replayed turn is gone or the turn is unknown', async () => {
+  /** A turn, and one that replayed it, in a fresh home; with the day's log file that holds them. */
+  const replayedPair = async () => {
     const home = tempHome();
     await argo(['-s', 'w', 'Write a function'], home);
     await argo(['-s', 'w', '--replay', 'last:1', 'Now add tests'], home);
     const [first, second] = logLines(home);
-    const logFile = join(home, 'logs', `${String(second?.timestamp).slice(0, 10)}.log`);
+    return { home, first, second, logFile: join(home, 'logs', `${String(second?.timestamp).slice(0, 10)}.log`) };
+  };
+
+  it('refuses, naming the reason, when a replayed turn is gone or the turn is unknown', async () => {
+    const { home, first, second, logFile } = await replayedPair();
     // Delete the replayed turn's line by hand.
     const { readFileSync } = await import('node:fs');
     writeFileSync(logFile, readFileSync(logFile, 'utf8').split('\n').filter((line) => !line.startsWith(`{"id":"${String(first?.id)}"`)).join('\n'));
@@ -460,11 +465,7 @@ describe('argo rerun', () => {
   });
 
   it('a turn on an unreadable line is not called deleted: the skipped line is counted and named as what it may be', async () => {
-    const home = tempHome();
-    await argo(['-s', 'w', 'Write a function'], home);
-    await argo(['-s', 'w', '--replay', 'last:1', 'Now add tests'], home);
-    const [first, second] = logLines(home);
-    const logFile = join(home, 'logs', `${String(second?.timestamp).slice(0, 10)}.log`);
+    const { home, first, second, logFile } = await replayedPair();
     const { readFileSync } = await import('node:fs');
     writeFileSync(logFile, readFileSync(logFile, 'utf8').replace(/"status":"ok"/, '"status":1234'));
     const notice = 'argo: skipped 1 unreadable log line; run "argo logs check" to list them\n';
