@@ -175,7 +175,8 @@ export class JobStore {
 
   /**
    * Jobs left `pending` or `running` by a server that is gone (no live lock) become `failed`, their
-   * output kept; jobs untouched for longer than the retention are removed, and so are the temporary
+   * output kept; jobs untouched for longer than the retention are removed (a damaged file by its
+   * modification time, others are passed to `onDamaged`), and so are the temporary
    * files of saves a killed server left half-written. `elsewhere` counts jobs a live server still
    * runs (or whose lock has not gone stale yet).
    */
@@ -190,7 +191,20 @@ export class JobStore {
     let elsewhere = 0;
     // Only those of processes that are gone: a live server's save may be under way.
     await removeOrphanedTemporaries(this.dir).catch(() => 0);
-    for (const record of await this.list(onDamaged)) {
+    const damaged: [string, unknown][] = [];
+    const records = await this.list((path, error) => damaged.push([path, error]));
+    // A damaged file has no `updated_at` to go by: its modification time stands in.
+    for (const [path, error] of damaged) {
+      const modified = await stat(path).then((stats) => stats.mtimeMs, () => null);
+      if (modified !== null && modified < oldest) {
+        await rm(path, { force: true });
+        await rm(`${path}.lock`, { recursive: true, force: true });
+        removed++;
+      } else if (modified !== null) {
+        onDamaged?.(path, error);
+      }
+    }
+    for (const record of records) {
       const unfinished = isUnfinished(record);
       if (unfinished && (await this.isLocked(record.id))) {
         elsewhere++;

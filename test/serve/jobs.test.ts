@@ -89,6 +89,22 @@ describe('JobStore', () => {
     expect(await jobs.read('expired')).toBeNull();
   });
 
+  it('removes a damaged job file untouched for the retention (by its modification time) and reports a newer one', async () => {
+    const jobs = store();
+    const now = new Date('2026-11-23T12:00:00.000Z');
+    await jobs.write(record({ id: 'done', state: 'completed', updated_at: now.toISOString() }));
+    for (const [id, days] of [['tornOld', 31], ['tornNew', 29]] as const) {
+      writeFileSync(jobs.pathOf(id), '{"id":');
+      const modified = new Date(now.getTime() - days * 86_400_000);
+      utimesSync(jobs.pathOf(id), modified, modified);
+    }
+    mkdirSync(`${jobs.pathOf('tornOld')}.lock`);
+    const reported: string[] = [];
+    expect(await jobs.recover(now, 30, (path) => reported.push(path))).toEqual({ failed: 0, removed: 1, elsewhere: 0 });
+    expect(reported).toEqual([jobs.pathOf('tornNew')]);
+    expect(readdirSync(jobs.dir).sort()).toEqual(['done.json', 'tornNew.json']);
+  });
+
   it('removes the stale lock a dead server left beside the jobs it fails or expires', async () => {
     const jobs = store();
     const now = new Date();
