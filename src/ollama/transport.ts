@@ -305,7 +305,7 @@ export function failedToConnect(host: string, error: unknown, hints: FixHints): 
 }
 
 /** Ollama's answer with an error status, in words naming the fix; null when `error` is not one. */
-export function httpFailure(host: string, error: unknown, hints: FixHints): NonNullable<StreamOutcome['failure']> | null {
+export function httpFailure(host: string, error: unknown, hints: FixHints, think?: unknown): NonNullable<StreamOutcome['failure']> | null {
   const err = error as { name?: string; message?: string; status_code?: number; error?: string };
   if (err.name !== 'ResponseError' || typeof err.status_code !== 'number') return null;
   const status = err.status_code;
@@ -314,7 +314,7 @@ export function httpFailure(host: string, error: unknown, hints: FixHints): NonN
   const detail = joinLines(err.error ?? err.message ?? '');
   if (status === 404 && /^model ["'].+["'] not found/i.test(detail)) return { kind: 'model-missing', message: detail, httpStatus: status };
   // An older Ollama's refusal of a field it does not know in that form; the transport adds its version.
-  const missing = status === 400 ? rejectedFeature(detail) : null;
+  const missing = status === 400 ? rejectedFeature(detail, think) : null;
   if (missing !== null) return { kind: 'too-old', httpStatus: status, feature: missing, message: tooOldLine(missing, null, host, hints.tooOld[missing]) };
   if (status === 503) return { kind: 'busy', message: `Ollama at ${host} is busy (${detail})`, httpStatus: status };
   // A cloud model's rate limit, passed on by Ollama: come back later, as for a busy one.
@@ -554,7 +554,7 @@ export class OllamaTransport {
       }
       const failure = error instanceof UnknownChunk
         ? { kind: 'malformed' as const, message: `Ollama sent a line that is not a chunk of an answer (${joinLines(error.message)}); the answer is incomplete` }
-        : handling ? null : this.describe(error, { answered: this.answered, idle: controller.signal.reason === IDLE, began, offersTools });
+        : handling ? null : this.describe(error, { answered: this.answered, idle: controller.signal.reason === IDLE, began, offersTools, think: request.body.think });
       // Not Ollama's failure: a hook of the caller's, or Argo's own bug, told as such where it is caught.
       if (failure === null) throw error;
       return { status: 'error', failure, metrics, attempts, toolCalls };
@@ -583,7 +583,7 @@ export class OllamaTransport {
   }
 
   /** The failure in words naming its fix; null for an error that is not Ollama's, the network's or the client's. */
-  private describe(error: unknown, at: { answered: boolean; idle: boolean; began: boolean; offersTools: boolean }): NonNullable<StreamOutcome['failure']> | null {
+  private describe(error: unknown, at: { answered: boolean; idle: boolean; began: boolean; offersTools: boolean; think: unknown }): NonNullable<StreamOutcome['failure']> | null {
     const host = this.options.host;
     if (at.idle) {
       const quiet = `no data from Ollama at ${host} for ${this.options.idleMs / 1000}s`;
@@ -592,7 +592,7 @@ export class OllamaTransport {
         : { kind: 'idle', message: `${quiet}; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)` };
     }
     const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-    const answered = httpFailure(host, error, this.hints);
+    const answered = httpFailure(host, error, this.hints, at.think);
     if (answered?.kind === 'busy') {
       const seconds = retryAfterSeconds(this.retryAfter, Date.now());
       return seconds === null ? answered : { ...answered, retryAfterS: seconds };

@@ -100,15 +100,32 @@ function asksThinking(body: FitBody): boolean {
 export function fitRequest<B extends FitBody>(version: OllamaVersion | null, body: B): { body: B } | { missing: RefusedFeature } {
   const tools = body.tools !== undefined && body.tools.length > 0;
   if (tools && !hasFeature(version, 'tools')) return { missing: 'tools' };
-  if (asksThinking(body) && !hasFeature(version, 'think')) return { missing: 'think' };
+  if (asksThinking(body)) {
+    // The release the asked level needs, named at once: an older one refuses it in several steps.
+    const needed = thinkFeature(body.think);
+    if (!hasFeature(version, needed)) return { missing: needed };
+  }
   if (body.logprobs === true && !hasFeature(version, 'logprobs')) return { missing: 'logprobs' };
   if (tools && body.stream && !hasFeature(version, 'streamedToolCalls')) return { body: { ...body, stream: false } };
   return { body };
 }
 
-/** A 400 that shows the server lacks a feature (its words differ by release), or null. */
-export function rejectedFeature(detail: string): RefusedFeature | null {
-  if (/Go struct field \w+\.think of type bool/.test(detail)) return 'thinkLevels';
+/**
+ * What a `think` value needs of the server: a level more than on/off, and "max" more than the
+ * other levels (levels for models other than gpt-oss come later still, but the model's family is
+ * not known here: that refusal is Ollama's).
+ */
+export function thinkFeature(think: unknown): 'think' | 'thinkLevels' | 'thinkMax' {
+  if (think === 'max') return 'thinkMax';
+  return typeof think === 'string' ? 'thinkLevels' : 'think';
+}
+
+/**
+ * A 400 that shows the server lacks a feature (its words differ by release), or null; `think` is
+ * the value the request sent (a 0.9–0.10 server refuses every level alike, "max" included).
+ */
+export function rejectedFeature(detail: string, think?: unknown): RefusedFeature | null {
+  if (/Go struct field \w+\.think of type bool/.test(detail)) return think === 'max' ? 'thinkMax' : 'thinkLevels';
   if (/^think value ".*" is not supported for this model/.test(detail)) return 'thinkLevelsAnyModel';
   if (detail.startsWith('invalid think value: "max"')) return 'thinkMax';
   if (/Go struct field \w+\.format of type string/.test(detail)) return 'schemaFormat';
@@ -119,6 +136,10 @@ export function rejectedFeature(detail: string): RefusedFeature | null {
 export function tooOldLine(feature: RefusedFeature, found: OllamaVersion | null, host: string, fix: string): string {
   const server = found === null ? `Ollama at ${host}` : `Ollama ${versionText(found)} at ${host}`;
   const { since, what } = FEATURES[feature];
+  if (feature === 'thinkLevels') {
+    const later = FEATURES.thinkLevelsAnyModel.since;
+    return `${server} is too old for ${what} (needs Ollama ${since} or newer for gpt-oss models, ${later} for others); ${fix}, or upgrade Ollama`;
+  }
   if (feature === 'thinkLevelsAnyModel') {
     return `${server} takes thinking levels from gpt-oss models only (other models need Ollama ${since} or newer); ${fix}, or upgrade Ollama`;
   }

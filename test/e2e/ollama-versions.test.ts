@@ -62,7 +62,7 @@ describe('argo against an older Ollama', () => {
     expect(logLines(home)[0]).toMatchObject({ status: 'error' });
   });
 
-  it('--think: refused before 0.9.0 (it would be ignored); a level refused by 0.10.1 is named as such', async () => {
+  it('--think: refused before 0.9.0 (it would be ignored); a level on 0.10.1 refused before sending, naming the release levels need', async () => {
     const old = await ollamaAt('0.8.0');
     const refused = await runArgo(['-m', 'qwen3', '--think', 'on', 'hi'], { home: tempHome(), host: old.url });
     expect(refused.code).toBe(1);
@@ -76,7 +76,8 @@ describe('argo against an older Ollama', () => {
     const newer = await ollamaAt('0.10.1');
     const level = await runArgo(['-m', 'qwen3', '--think', 'high', 'hi'], { home: tempHome(), host: newer.url });
     expect(level.code).toBe(1);
-    expect(level.stderr).toBe(`argo: Ollama 0.10.1 at ${newer.url} is too old for thinking levels (needs Ollama 0.11.0 or newer); use --think on, or upgrade Ollama (logged as error)\n`);
+    expect(level.stderr).toBe(`argo: Ollama 0.10.1 at ${newer.url} is too old for thinking levels (needs Ollama 0.11.0 or newer for gpt-oss models, 0.17.7 for others); use --think on, or upgrade Ollama (logged as error)\n`);
+    expect(chatRequests(newer)).toEqual([]);
     const on = await runArgo(['-m', 'qwen3', '--think', 'on', 'hi'], { home: tempHome(), host: newer.url });
     expect(on).toMatchObject({ code: 0, stdout: 'You said: hi\n' });
   });
@@ -141,7 +142,7 @@ describe('argo against an older Ollama', () => {
     await expect(refused).rejects.toMatchObject({
       status: 400,
       code: 'ollama_too_old',
-      message: expect.stringContaining(`Ollama 0.3.0 at ${ollama.url} is too old for thinking on or off (needs Ollama 0.9.0 or newer); leave out "reasoning_effort"`) as string,
+      message: expect.stringContaining(`Ollama 0.3.0 at ${ollama.url} is too old for thinking levels (needs Ollama 0.11.0 or newer for gpt-oss models, 0.17.7 for others); leave out "reasoning_effort"`) as string,
     });
   });
 

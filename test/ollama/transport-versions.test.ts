@@ -70,13 +70,25 @@ describe('OllamaTransport against older Ollama releases', () => {
   });
 
   it.each<[string, NonNullable<AgentChatBody['think']>, string]>([
-    ['0.10.1', 'high', 'is too old for thinking levels (needs Ollama 0.11.0 or newer); use --think on, or upgrade Ollama'],
     ['0.12.0', 'low', 'takes thinking levels from gpt-oss models only (other models need Ollama 0.17.7 or newer); use --think on, or upgrade Ollama'],
-    ['0.21.0', 'max', 'is too old for the thinking level "max" (needs Ollama 0.22.0 or newer); use --think high, or upgrade Ollama'],
   ])('Ollama %s refuses think %j with a 400: the line names the release', async (version, think, said) => {
     const fake = await startAt(version);
     const outcome = await transportFor(fake).stream(ask({ think }, 'qwen3'), { onText: () => undefined });
     expect(outcome.failure).toEqual({ kind: 'too-old', httpStatus: 400, feature: expect.any(String) as string, message: `Ollama ${version} at ${fake.url} ${said}` });
+  });
+
+  // One upgrade as named is enough: an older release would refuse "max" first as a level, then as "max".
+  it.each<[string, NonNullable<AgentChatBody['think']>, string]>([
+    ['0.8.0', 'high', 'is too old for thinking levels (needs Ollama 0.11.0 or newer for gpt-oss models, 0.17.7 for others); use --think on, or upgrade Ollama'],
+    ['0.10.1', 'high', 'is too old for thinking levels (needs Ollama 0.11.0 or newer for gpt-oss models, 0.17.7 for others); use --think on, or upgrade Ollama'],
+    ['0.8.0', 'max', 'is too old for the thinking level "max" (needs Ollama 0.22.0 or newer); use --think high, or upgrade Ollama'],
+    ['0.10.0', 'max', 'is too old for the thinking level "max" (needs Ollama 0.22.0 or newer); use --think high, or upgrade Ollama'],
+    ['0.21.0', 'max', 'is too old for the thinking level "max" (needs Ollama 0.22.0 or newer); use --think high, or upgrade Ollama'],
+  ])('Ollama %s and think %j: refused before sending, naming the release that level needs', async (version, think, said) => {
+    const fake = await startAt(version);
+    const outcome = await transportFor(fake).stream(ask({ think }, 'qwen3'), { onText: () => undefined });
+    expect(outcome.failure).toEqual({ kind: 'too-old', feature: expect.any(String) as string, message: `Ollama ${version} at ${fake.url} ${said}` });
+    expect(paths(fake)).toEqual(['GET /api/version']);
   });
 
   it('a JSON schema as format on a release before 0.5.0: the 400 named as such', async () => {

@@ -77,7 +77,13 @@ describe('needsVersion and fitRequest: what is checked before sending', () => {
     ['think before 0.9.0 is ignored: refused', '0.8.0', { stream: true, think: true }, { missing: 'think' }],
     ['think off is sent as it is: ignored, as asked', '0.8.0', { stream: true, think: false }, { body: { stream: true, think: false } }],
     ['tools are named first', '0.2.0', { stream: true, tools: TOOLS, think: true }, { missing: 'tools' }],
-    ['think since 0.9.0 (levels are left to Ollama to refuse)', '0.9.0', { stream: true, think: 'high' }, { body: { stream: true, think: 'high' } }],
+    ['a level before 0.11.0 is refused: its release named, not 0.9.0', '0.8.0', { stream: true, think: 'high' }, { missing: 'thinkLevels' }],
+    ['a level on 0.9–0.10 (think is a boolean there) is refused before sending', '0.10.1', { stream: true, think: 'low' }, { missing: 'thinkLevels' }],
+    ['a level since 0.11.0 (left to Ollama to refuse for models other than gpt-oss)', '0.11.0', { stream: true, think: 'high' }, { body: { stream: true, think: 'high' } }],
+    ['"max" before 0.22.0 names 0.22.0 at once, whatever the release', '0.8.0', { stream: true, think: 'max' }, { missing: 'thinkMax' }],
+    ['"max" on 0.10', '0.10.0', { stream: true, think: 'max' }, { missing: 'thinkMax' }],
+    ['"max" on 0.21.9', '0.21.9', { stream: true, think: 'max' }, { missing: 'thinkMax' }],
+    ['"max" since 0.22.0', '0.22.0', { stream: true, think: 'max' }, { body: { stream: true, think: 'max' } }],
     ['logprobs before 0.12.11 are ignored (empty content): refused', '0.12.10', { stream: true, logprobs: true }, { missing: 'logprobs' }],
     ['logprobs since 0.12.11', '0.12.11', { stream: false, logprobs: true }, { body: { stream: false, logprobs: true } }],
     ['logprobs false on any release', '0.1.14', { stream: true, logprobs: false }, { body: { stream: true, logprobs: false } }],
@@ -108,6 +114,14 @@ describe('rejectedFeature: a 400 that shows the release lacks a feature (each re
   ])('%j → %s', (detail, feature) => {
     expect(rejectedFeature(detail)).toBe(feature);
   });
+
+  it.each<[unknown, ReturnType<typeof rejectedFeature>]>([
+    ['max', 'thinkMax'],
+    ['high', 'thinkLevels'],
+    [undefined, 'thinkLevels'],
+  ])('a 0.9–0.10 refusal of the level %j names what that level needs', (think, feature) => {
+    expect(rejectedFeature('json: cannot unmarshal string into Go struct field ChatRequest.think of type bool', think)).toBe(feature);
+  });
 });
 
 describe('tooOldLine', () => {
@@ -115,7 +129,7 @@ describe('tooOldLine', () => {
   it.each<[Parameters<typeof tooOldLine>[0], OllamaVersion | null, string, string]>([
     ['tools', [0, 2, 5], CLI_HINTS.tooOld.tools, `Ollama 0.2.5 at ${HOST} is too old for tool calls (needs Ollama 0.2.6 or newer); ask without --tools (and "tools" in config.json), or upgrade Ollama`],
     ['think', [0, 8, 0], CLI_HINTS.tooOld.think, `Ollama 0.8.0 at ${HOST} is too old for thinking on or off (needs Ollama 0.9.0 or newer); leave out --think (and "think" in config.json), or upgrade Ollama`],
-    ['thinkLevels', [0, 10, 1], CLI_HINTS.tooOld.thinkLevels, `Ollama 0.10.1 at ${HOST} is too old for thinking levels (needs Ollama 0.11.0 or newer); use --think on, or upgrade Ollama`],
+    ['thinkLevels', [0, 10, 1], CLI_HINTS.tooOld.thinkLevels, `Ollama 0.10.1 at ${HOST} is too old for thinking levels (needs Ollama 0.11.0 or newer for gpt-oss models, 0.17.7 for others); use --think on, or upgrade Ollama`],
     ['thinkLevelsAnyModel', [0, 12, 0], CLI_HINTS.tooOld.thinkLevelsAnyModel, `Ollama 0.12.0 at ${HOST} takes thinking levels from gpt-oss models only (other models need Ollama 0.17.7 or newer); use --think on, or upgrade Ollama`],
     ['thinkMax', [0, 21, 0], SERVER_HINTS.tooOld.thinkMax, `Ollama 0.21.0 at ${HOST} is too old for the thinking level "max" (needs Ollama 0.22.0 or newer); send "reasoning_effort": "high", or upgrade Ollama`],
     ['logprobs', [0, 12, 10], SERVER_HINTS.tooOld.logprobs, `Ollama 0.12.10 at ${HOST} is too old for log probabilities (needs Ollama 0.12.11 or newer); leave out "logprobs" and "top_logprobs", or upgrade Ollama`],
