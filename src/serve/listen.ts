@@ -170,12 +170,13 @@ function cutStalledReaders(http: Server, stallMs: number): void {
 function sayDrops(http: Server, max: number, everyMs: number, log: (line: string) => void): void {
   let dropped = 0;
   let quiet: NodeJS.Timeout | undefined;
+  const dropsLine = (): string => `argo serve: ${dropped} connection(s) closed as they opened: ${max} were open (serve.maxConnections in config.json)`;
   const say = (): void => {
     if (dropped === 0) {
       quiet = undefined;
       return;
     }
-    log(`argo serve: ${dropped} connection(s) closed as they opened: ${max} were open (serve.maxConnections in config.json)`);
+    log(dropsLine());
     dropped = 0;
     quiet = setTimeout(say, everyMs);
     quiet.unref();
@@ -184,7 +185,11 @@ function sayDrops(http: Server, max: number, everyMs: number, log: (line: string
     dropped++;
     if (quiet === undefined) say();
   });
-  http.once('close', () => clearTimeout(quiet));
+  // A count still waiting for its quiet time is said at shutdown, not lost with the process.
+  http.once('close', () => {
+    clearTimeout(quiet);
+    if (dropped > 0) log(dropsLine());
+  });
 }
 
 /**

@@ -307,6 +307,21 @@ describe('serve.maxConnections', () => {
       await s.listening.close(100);
     }
   });
+
+  it('a count still waiting for its quiet time is said at shutdown', async () => {
+    const said: string[] = [];
+    const s = await startTestServer({ listen: { maxConnections: 1, dropsSaidEveryMs: 60_000, log: (line) => said.push(line) } });
+    const kept = open(s.url);
+    kept.socket.write('GET /api/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await waitFor(() => expect(kept.received()).toContain('{"stop":false,"since":null}'));
+    const over = [open(s.url), open(s.url), open(s.url)];
+    await Promise.all(over.map((raw) => raw.closed));
+    const line = (count: number): string => `argo serve: ${count} connection(s) closed as they opened: 1 were open (serve.maxConnections in config.json)`;
+    expect(said).toEqual([line(1)]);
+    kept.socket.destroy();
+    await s.listening.close(100);
+    expect(said).toEqual([line(1), line(2)]);
+  });
 });
 
 describe('what a web page can send to a server without a key', () => {
