@@ -88,15 +88,27 @@ function dottedPath(pointer: string): string {
 export function validateArguments(tool: Pick<Tool, 'parameters' | 'refuse'>, args: unknown): Validation {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return { kind: 'invalid', reason: 'the arguments are not a JSON object' };
   const record = args as Record<string, unknown>;
+  const validator = validatorFor(tool.parameters);
+  const valid = validator === null || validator(record);
+  const errors = valid ? [] : (validator.errors ?? []);
   // A server's schema may say anything: only a list of names is read as the required ones.
   const required: unknown = tool.parameters.required;
   for (const name of Array.isArray(required) ? required : []) {
-    if (typeof name === 'string' && (record[name] === undefined || record[name] === null)) return { kind: 'missing', parameter: name };
+    if (typeof name !== 'string') continue;
+    // Models send null for a value they do not have: missing, unless the schema takes null there
+    // (a required Optional, as Pydantic writes it), or cannot say (it did not compile).
+    if (record[name] === undefined || (record[name] === null && (validator === null || errors.some((error) => error.instancePath === pointerTo(name))))) {
+      return { kind: 'missing', parameter: name };
+    }
   }
-  const validator = validatorFor(tool.parameters);
-  if (validator === null || validator(record)) {
+  if (valid) {
     const refused = tool.refuse?.(record) ?? null;
     return refused === null ? { kind: 'ok', args: record } : { kind: 'invalid', reason: refused };
   }
-  return { kind: 'invalid', reason: (validator.errors ?? []).slice(0, 3).map(describeError).join(', ') };
+  return { kind: 'invalid', reason: errors.slice(0, 3).map(describeError).join(', ') };
+}
+
+/** The JSON pointer to a top-level parameter, as Ajv places its errors. */
+function pointerTo(name: string): string {
+  return `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
 }

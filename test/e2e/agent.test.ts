@@ -519,6 +519,27 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(JSON.parse(listed.stdout)).toMatchObject({ status: 'needs_input', stop_reason: 'required_parameter' });
   });
 
+  it.each<[string, Record<string, unknown>, number, string]>([
+    // the schema of the required "title" → exit code, the call's outcome
+    ['takes null (a required Optional, as Pydantic and FastMCP write it)', { anyOf: [{ type: 'string' }, { type: 'null' }] }, 0, 'success'],
+    ['refuses null', { type: 'string' }, 1, 'needs_input'],
+  ])('a required parameter the model sends as null, its schema %s', async (_case, title, code, outcome) => {
+    const greet = { description: 'Greet', argv: ['printf', '[%s]', '{name}', '{title}'], sideEffects: false, parameters: { type: 'object', properties: { name: { type: 'string' }, title }, required: ['name', 'title'] } };
+    const home = tempHome({ commandTools: { greet } });
+    script = [{ calls: [call('greet', { name: 'bob', title: null })] }, { reply: 'Greeted.' }];
+    const result = await argo(['-T', 'greet', '--root', tree(), '-q', 'greet bob'], home);
+    expect(result.code).toBe(code);
+    expect(logLines(home)[0]?.tool_calls).toMatchObject([{ name: 'greet', arguments: { name: 'bob', title: null }, outcome }]);
+    if (outcome === 'needs_input') {
+      expect(result.stderr).toBe('argo: tool greet needs "title", which the model did not give; ask again with it in your question (logged as needs_input)\n');
+      return;
+    }
+    // Run as an absent one: the command got no element for it.
+    expect(result.stdout).toBe('Greeted.\n');
+    const sent = messagesOf(chatBodies()[1]).find((message) => message.role === 'tool');
+    expect(JSON.parse(sent?.content ?? '{}')).toMatchObject({ exit_code: 0, stdout: '[bob]' });
+  });
+
   it('three all-failure rounds stop the loop: tool_failures; the model saw none of them', async () => {
     const home = tempHome();
     script = [{ calls: [call('read_file', { path: 'missing.txt' })] }];

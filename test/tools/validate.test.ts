@@ -31,6 +31,42 @@ describe('validating arguments against the JSON Schema', () => {
     expect(validateArguments({ parameters: schema }, args)).toEqual({ kind: 'missing', parameter: 'path' });
   });
 
+  // Null for a required parameter is "missing" only where its schema refuses null: a required
+  // Optional (Pydantic, FastMCP) takes it as the value.
+  const nullable = (title: Record<string, unknown>, extra: Record<string, unknown> = {}): ParametersSchema => ({
+    type: 'object',
+    properties: { name: { type: 'string' }, title },
+    required: ['name', 'title'],
+    ...extra,
+  });
+  it.each<[string, ParametersSchema, Record<string, unknown>, string]>([
+    ['anyOf string or null (a required Optional)', nullable({ anyOf: [{ type: 'string' }, { type: 'null' }] }), { name: 'bob', title: null }, 'ok'],
+    ['a type list with null', nullable({ type: ['string', 'null'] }), { name: 'bob', title: null }, 'ok'],
+    ['oneOf string or null', nullable({ oneOf: [{ type: 'string' }, { type: 'null' }] }), { name: 'bob', title: null }, 'ok'],
+    ['nullable (OpenAPI)', nullable({ type: 'string', nullable: true }), { name: 'bob', title: null }, 'ok'],
+    ['an enum holding null', nullable({ enum: ['Dr', null] }), { name: 'bob', title: null }, 'ok'],
+    ['no constraint at all', nullable({}), { name: 'bob', title: null }, 'ok'],
+    ['a $ref to a nullable definition', nullable({ $ref: '#/$defs/T' }, { $defs: { T: { anyOf: [{ type: 'string' }, { type: 'null' }] } } }), { name: 'bob', title: null }, 'ok'],
+    ['a string only', nullable({ type: 'string' }), { name: 'bob', title: null }, 'missing'],
+    ['a $ref to a string', nullable({ $ref: '#/$defs/T' }, { $defs: { T: { type: 'string' } } }), { name: 'bob', title: null }, 'missing'],
+    ['an enum without null', nullable({ enum: ['Dr', 'Ms'] }), { name: 'bob', title: null }, 'missing'],
+    ['null taken, but absent is still missing', nullable({ anyOf: [{ type: 'string' }, { type: 'null' }] }), { name: 'bob' }, 'missing'],
+    ['null taken, another parameter wrong: invalid', nullable({ anyOf: [{ type: 'string' }, { type: 'null' }] }), { name: 1, title: null }, 'invalid'],
+    // Cannot be compiled: nothing says null is taken.
+    ['a schema that cannot be compiled', nullable({ anyOf: [{ type: 'string' }, { type: 'null' }] }, { $ref: '#/nowhere' }), { name: 'bob', title: null }, 'missing'],
+  ])('a required parameter sent as null, schema %s → %s', (_name, parameters, args, kind) => {
+    const verdict = validateArguments({ parameters }, args);
+    expect(verdict.kind).toBe(kind);
+    if (verdict.kind === 'missing') expect(verdict.parameter).toBe('title');
+    if (verdict.kind === 'ok') expect(verdict.args).toEqual(args);
+  });
+
+  it('a parameter whose name needs escaping in a JSON pointer is placed by its own name', () => {
+    const parameters: ParametersSchema = { type: 'object', properties: { 'a/b~c': { type: 'string' } }, required: ['a/b~c'] };
+    expect(validateArguments({ parameters }, { 'a/b~c': null })).toEqual({ kind: 'missing', parameter: 'a/b~c' });
+    expect(validateArguments({ parameters: { ...parameters, properties: { 'a/b~c': { type: ['string', 'null'] } } } }, { 'a/b~c': null }).kind).toBe('ok');
+  });
+
   it.each([
     ['a wrong type', { path: 1 }, '"path" must be string'],
     ['a fraction for an integer', { path: 'a', offset: 1.5 }, '"offset" must be integer'],
