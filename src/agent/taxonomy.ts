@@ -1,6 +1,8 @@
 // The error taxonomy (seed 002) for one executed call: required parameter missing, execution
 // failure, or success. A message saying "X is required" is a missing parameter only when X is one
-// of the tool's parameters: "Authentication is required" is the tool's own failure. Users see only safe text; raw detail is kept for the private log. Neither
+// of the tool's parameters: "Authentication is required" is the tool's own failure. Only the
+// message's own words say so, never a value it quotes (a path named "path is required.md").
+// Users see only safe text; raw detail is kept for the private log. Neither
 // keeps a secret-looking value a tool's message carried (an MCP server's error echoing its DSN).
 import { cleanLine } from '../output/terminal-text.js';
 import { foreignLine } from '../tools/foreign-line.js';
@@ -26,9 +28,18 @@ export function parameterNames(schema: ParametersSchema): string[] {
   return typeof properties === 'object' && properties !== null && !Array.isArray(properties) ? Object.keys(properties) : [];
 }
 
+/** A quoted span: in double quotes, backticks, or single quotes standing apart from words (not an apostrophe). */
+const QUOTED = /"[^"\n]*"|`[^`\n]*`|(?<![\w'])'[^'\n]*'(?![\w'])/g;
+const BARE_NAME = /^.[A-Za-z_][\w.-]*.$/;
+
+/** `message` with what its quotes hold emptied, unless that is a bare name (`"city" is required`). */
+function withoutQuotedValues(message: string): string {
+  return message.replace(QUOTED, (span) => (BARE_NAME.test(span) ? span : `${span[0] ?? ''}${span.at(-1) ?? ''}`));
+}
+
 /** The first of `parameters` (the tool's) an error message says is required, or null. */
 export function requiredParameter(message: string, parameters: readonly string[]): string | null {
-  for (const match of message.matchAll(REQUIRED)) {
+  for (const match of withoutQuotedValues(message).matchAll(REQUIRED)) {
     const name = match[1];
     if (name !== undefined && parameters.includes(name)) return name;
   }
@@ -48,7 +59,8 @@ export function classifyResult(result: ToolResult, parameters: readonly string[]
 /** Something the tool threw: its own safe message for a ToolError, else the generic text with the raw detail kept aside. */
 export function classifyThrown(error: unknown, parameters: readonly string[]): CallOutcome {
   if (error instanceof ToolError) {
-    const parameter = requiredParameter(error.message, parameters);
+    // Built by `quoting`: Argo's words are known apart from the values they quote, whatever those hold.
+    const parameter = requiredParameter(error.ownWords ?? error.message, parameters);
     const message = error.masked ? cleanLine(error.message, ONE_LINE_MAX) : foreignLine(error.message, ONE_LINE_MAX);
     if (parameter !== null) return { kind: 'needs_input', parameter, message };
     return { kind: 'failure', message, retryable: error.retryable, detail: null };

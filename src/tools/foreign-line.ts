@@ -42,6 +42,8 @@ export function clipped(text: string, max: number): Clipped {
  */
 export class QuotingMessage {
   readonly text: string;
+  /** Argo's words alone, each quoted value as `…`: what the message says, whatever a value holds. */
+  readonly ownWords: string;
 
   constructor(words: readonly string[], values: readonly (string | number | Clipped)[]) {
     const quoted = values.map((value) => {
@@ -50,6 +52,7 @@ export class QuotingMessage {
       return maskedLine(flatLine(text), max);
     });
     this.text = words.map((word, index) => `${word}${quoted[index] ?? ''}`).join('');
+    this.ownWords = words.join('…');
   }
 }
 

@@ -106,6 +106,8 @@ export interface Tool {
 export class ToolError extends Error {
   override name = 'ToolError';
   readonly masked: boolean;
+  /** Argo's words alone when built by `quoting` (the values it quotes left out), else null. */
+  readonly ownWords: string | null;
   constructor(
     message: string | QuotingMessage,
     readonly retryable = true,
@@ -113,6 +115,7 @@ export class ToolError extends Error {
   ) {
     super(typeof message === 'string' ? message : message.text);
     this.masked = options.masked === true || typeof message !== 'string';
+    this.ownWords = typeof message === 'string' ? null : message.ownWords;
   }
 }
 

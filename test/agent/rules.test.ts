@@ -8,6 +8,7 @@ import { buildAgentRequest, toolDefinitions } from '../../src/agent/request.js';
 import { renderTrajectory, toolCallingPrompt } from '../../src/agent/sharegpt.js';
 import { GENERIC_FAILURE, ONE_LINE_MAX, classifyResult, classifyThrown, parameterNames, requiredParameter } from '../../src/agent/taxonomy.js';
 import { cleanLine } from '../../src/output/terminal-text.js';
+import { quoting } from '../../src/tools/foreign-line.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ParametersSchema, Tool } from '../../src/tools/types.js';
 import { validateArguments } from '../../src/tools/validate.js';
@@ -133,6 +134,14 @@ describe('the error taxonomy', () => {
     ['the value of path=foo is required', ['foo'], null],
     ['mail@host is required', ['host'], null],
     ['an id (token is required)', ['token'], 'token'],
+    // What a message quotes is a value, not its words: a file named so is no missing parameter.
+    ['file "path is required.md" does not exist', ['path'], null],
+    ["cannot open 'path is required'", ['path'], null],
+    ['the value `q is required` was refused', ['q'], null],
+    ['no match for "x": q is required', ['q'], 'q'],
+    // An apostrophe opens no quote.
+    ["can't search: q is required", ['q'], 'q'],
+    ["the query's text: 'q is required'", ['q'], null],
   ])('requiredParameter(%j, %j) = %j', (message, parameters, parameter) => {
     expect(requiredParameter(message, parameters)).toBe(parameter);
   });
@@ -161,6 +170,7 @@ describe('the error taxonomy', () => {
     ['bounded', { error: 'x'.repeat(400) }, { kind: 'failure', message: `${'x'.repeat(ONE_LINE_MAX)}…`, retryable: true, detail: null }],
     ['"is required" naming no parameter of the tool: its own failure, its message shown', { error: 'Authentication is required to read acme/app' }, { kind: 'failure', message: 'Authentication is required to read acme/app', retryable: true, detail: null }],
     ['the same, permanent', { error: 'a subscription is required', retryable: false }, { kind: 'failure', message: 'a subscription is required', retryable: false, detail: null }],
+    ['"is required" only inside a quoted value', { error: 'cannot open "city is required.txt"' }, { kind: 'failure', message: 'cannot open "city is required.txt"', retryable: true, detail: null }],
   ])('classifyResult: %s', (_name, result, expected) => {
     expect(classifyResult(result, PARAMETERS)).toEqual(expected);
   });
@@ -180,6 +190,11 @@ describe('the error taxonomy', () => {
     ['a thrown string', 'oops', { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'oops' }],
     ['ToolError naming no parameter of the tool', new ToolError('Authentication is required to read acme/app'), { kind: 'failure', message: 'Authentication is required to read acme/app', retryable: true, detail: null }],
     ['an exception saying a parameter is required: still unexpected', new Error('city is required'), { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: 'Error: city is required' }],
+    // Built by `quoting`: only Argo's words are read, whatever quotes a value holds.
+    ['ToolError quoting a value that says so', new ToolError(quoting`file "${'city is required.md'}" does not exist`), { kind: 'failure', message: 'file "city is required.md" does not exist', retryable: true, detail: null }],
+    ['ToolError quoting a value with a quote in it', new ToolError(quoting`file "${'a" city is required.md'}" does not exist`), { kind: 'failure', message: 'file "a" city is required.md" does not exist', retryable: true, detail: null }],
+    ["ToolError whose own words say so, beside a value", new ToolError(quoting`city is required for ${'q is required'}`), { kind: 'needs_input', parameter: 'city', message: 'city is required for q is required' }],
+    ['ToolError with plain text quoting a value (an MCP server)', new ToolError('no file "city is required.md"'), { kind: 'failure', message: 'no file "city is required.md"', retryable: true, detail: null }],
   ])('classifyThrown: %s', (_name, error, expected) => {
     expect(classifyThrown(error, PARAMETERS)).toEqual(expected);
   });

@@ -540,6 +540,14 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(JSON.parse(sent?.content ?? '{}')).toMatchObject({ exit_code: 0, stdout: '[bob]' });
   });
 
+  it('a file named "path is required.md" that is not there is a failure of read_file, not a missing parameter', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('read_file', { path: 'path is required.md' })] }, { reply: 'It is not there.' }];
+    const result = await argo(['-T', 'fs', '--root', tree(), '-q', 'read it'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'It is not there.\n', stderr: 'argo: tool read_file failed: file "path is required.md" does not exist\n' });
+    expect(logLines(home)[0]).toMatchObject({ status: 'ok', all_failure_rounds: 1, tool_calls: [{ outcome: 'failure', error: 'file "path is required.md" does not exist' }] });
+  });
+
   it('three all-failure rounds stop the loop: tool_failures; the model saw none of them', async () => {
     const home = tempHome();
     script = [{ calls: [call('read_file', { path: 'missing.txt' })] }];

@@ -58,6 +58,20 @@ describe("quoting: Argo's words wrapping outside ones, each outside value masked
     expect(message.text).toBe(text);
   });
 
+  it.each<[string, QuotingMessage, string]>([
+    ['each value as …', quoting`file "${'a.txt'}" does not exist`, 'file "…" does not exist'],
+    ['whatever the value holds', quoting`file "${'a" path is required'}" does not exist`, 'file "…" does not exist'],
+    ['values at the ends', quoting`${'h'}: refused (${'ECONNREFUSED'})`, '…: refused (…)'],
+    ['no value', quoting`the command was interrupted`, 'the command was interrupted'],
+  ])("ownWords, Argo's words alone: %s", (_case, message, words) => {
+    expect(message.ownWords).toBe(words);
+    expect(new ToolError(message).ownWords).toBe(words);
+  });
+
+  it('a ToolError from plain text has no words known apart', () => {
+    expect(new ToolError('command is required for start').ownWords).toBeNull();
+  });
+
   it('a ToolError built from it is marked masked, and the taxonomy keeps its words as they are', () => {
     const error = new ToolError(quoting`could not connect to h (${`refused: ${secret}`})`);
     expect(error).toMatchObject({ message: 'could not connect to h (refused: GITHUB_TOKEN=***)', masked: true, retryable: true });
