@@ -182,7 +182,7 @@ export interface AgentResult {
   text: string;
   /** The reasoning of the response `text` is from ('' for none). */
   thinking: string;
-  /** The words and reasoning of each round whose calls ran, when it had any. */
+  /** The words and reasoning of each round whose calls ran (all failed or not), when it had any. */
   roundMessages: RoundMessage[];
   calls: CallRecord[];
   iterations: number;
@@ -543,6 +543,10 @@ class Run {
 
     // A round with a success counts (`iterations`) whatever ends the run after it.
     if (successes.length > 0) this.iterations++;
+    // Logged for every round whose calls ran, failed ones too; only a success's go back to the model.
+    if (text !== '' || thinking !== '') this.roundMessages.push({ round, content: text, ...(thinking !== '' ? { thinking } : {}) });
+    // Kept with its round: the run's `thinking` is a later response's.
+    this.thinking = '';
     if (this.wasCut()) return this.cut(text);
     if (needsInput) {
       return this.end('needs_input', 'required_parameter', text, `tool ${needsInput.name} needs "${needsInput.parameter}", which the model did not give; ask again with it in your question`);
@@ -552,9 +556,6 @@ class Run {
       const calls: WireToolCall[] = successes.map(({ entry }) => ({ id: entry.call.id, function: { name: entry.tool.name, arguments: entry.args } }));
       // A thinking model's reasoning goes back with its calls, as Ollama asks: the model continues from it.
       this.added.push({ role: 'assistant', content: text, ...(thinking !== '' ? { thinking } : {}), tool_calls: calls });
-      if (text !== '' || thinking !== '') this.roundMessages.push({ round, content: text, ...(thinking !== '' ? { thinking } : {}) });
-      // Kept with its round: the run's `thinking` is a later response's.
-      this.thinking = '';
       for (const { entry, content, full } of successes) {
         // Named and paired by the id its call went back with: renderers that pair by id (cohere, gemma4) find it; older releases ignore the field.
         const message: AgentChatMessage = { role: 'tool', tool_name: entry.tool.name, tool_call_id: entry.call.id, content };

@@ -273,9 +273,29 @@ describe('the agent loop', () => {
     ['the token limit spent on reasoning: the reasoning kept', [{ thinking: ['Long', ' thought'], doneReason: 'length' }], { thinking: 'Long thought', roundMessages: [] }],
     ["re-asked until the run ends: the last response's reasoning kept, as the stop names it", [{ thinking: ['Hmm.'], chunks: ['<think>still</think>\n'] }], { thinking: 'Hmm.', roundMessages: [] }],
     ['max iterations: every round in roundMessages, none as the answer', [{ thinking: ['A.'], calls: [call('ok_tool', { q: 'a' })] }, { thinking: ['B.'], calls: [call('ok_tool', { q: 'b' })] }], { thinking: '', roundMessages: [{ round: 1, content: '', thinking: 'A.' }, { round: 2, content: '', thinking: 'B.' }] }],
+    // Every round whose calls ran is logged, a round whose calls all failed too.
+    [
+      'an all-failure round, then an answer',
+      [{ thinking: ['Try a.'], chunks: ['Reading a.'], calls: [call('fail_tool', { q: 'a' })] }, { thinking: ['Done.'], chunks: ['done'] }],
+      { thinking: 'Done.', roundMessages: [{ round: 1, content: 'Reading a.', thinking: 'Try a.' }] },
+    ],
+    [
+      'three all-failure rounds: each one logged, none as the answer',
+      [{ thinking: ['Try.'], calls: [call('fail_tool', { q: 'a' })] }],
+      { thinking: '', roundMessages: [1, 2, 3].map((round) => ({ round, content: '', thinking: 'Try.' })) },
+    ],
+    ['a round a permanent failure ends', [{ thinking: ['Ask.'], chunks: ['Asking.'], calls: [call('perm_tool', { q: 'a' })] }], { thinking: '', roundMessages: [{ round: 1, content: 'Asking.', thinking: 'Ask.' }] }],
+    ["a round a tool's needs_input ends", [{ thinking: ['City?'], calls: [call('req_tool', { q: 'a' })] }], { thinking: '', roundMessages: [{ round: 1, content: '', thinking: 'City?' }] }],
+    ['a round whose calls never ran (one lacks a parameter): not a round that ran', [{ thinking: ['Hm.'], chunks: ['Hm.'], calls: [call('ok_tool', {})] }], { thinking: 'Hm.', roundMessages: [] }],
   ])('reasoning for the log: %s', async (_case, steps, expected) => {
     const { result } = await run(steps, { maxIterations: 2 });
     expect({ thinking: result.thinking, roundMessages: result.roundMessages }).toEqual(expected);
+  });
+
+  it("an all-failure round's words are logged, never sent back: the model is asked again as before it", async () => {
+    const { result, bodies } = await run([{ thinking: ['Try a.'], chunks: ['Reading a.'], calls: [call('fail_tool', { q: 'a' })] }, { chunks: ['done'] }]);
+    expect(result).toMatchObject({ status: 'ok', allFailureRounds: 1, roundMessages: [{ round: 1, content: 'Reading a.', thinking: 'Try a.' }] });
+    expect(bodies[1]).toEqual(bodies[0]);
   });
 
   it.each([

@@ -548,6 +548,31 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(logLines(home)[0]).toMatchObject({ status: 'ok', all_failure_rounds: 1, tool_calls: [{ outcome: 'failure', error: 'file "path is required.md" does not exist' }] });
   });
 
+  it("a round whose calls all failed: what the model said is logged, but neither sent back nor exported", async () => {
+    const home = tempHome();
+    script = [
+      { reply: 'Reading missing.txt first.', calls: [call('read_file', { path: 'missing.txt' })] },
+      { reply: 'Then notes.txt.', calls: [call('read_file', { path: 'notes.txt', limit: 1 })] },
+      { reply: 'It says "first line".' },
+    ];
+    const result = await argo(['-T', 'fs', '--root', tree(), '-q', 'what do the notes say?'], home);
+    expect(result.code).toBe(0);
+    expect(logLines(home)[0]).toMatchObject({
+      status: 'ok',
+      all_failure_rounds: 1,
+      round_messages: [
+        { round: 1, content: 'Reading missing.txt first.' },
+        { round: 2, content: 'Then notes.txt.' },
+      ],
+    });
+    const [first, second, third] = chatBodies();
+    expect(second).toEqual(first);
+    expect(JSON.stringify(third)).not.toContain('missing');
+    const exported = await argo(['export', '--format', 'sharegpt'], home);
+    const gpt = (JSON.parse(exported.stdout) as { conversations: { from: string; value: string }[] }).conversations.filter((m) => m.from === 'gpt').map((m) => m.value);
+    expect(gpt).toEqual(['Then notes.txt.\n<tool_call>\n{"name":"read_file","arguments":{"path":"notes.txt","limit":1}}\n</tool_call>', 'It says "first line".']);
+  });
+
   it('three all-failure rounds stop the loop: tool_failures; the model saw none of them', async () => {
     const home = tempHome();
     script = [{ calls: [call('read_file', { path: 'missing.txt' })] }];
