@@ -39,6 +39,7 @@ const NOT_RUN = {
   besideMissing: 'not run: another call of the response lacks a required parameter',
   stopped: 'not run: the STOP signal ended the run first',
   interrupted: 'not run: the run was interrupted first',
+  modelFailed: 'not run: the model request failed before the response ended',
   notSaved: 'not run: an earlier result could not be saved',
 } as const;
 
@@ -340,7 +341,7 @@ class Run {
       // What a run ending here keeps: after a re-ask the last words shown are of a response rolled back, so none, as on invalid_response.
       const kept = reasks === 0 ? said : '';
       if (this.deps.isStopped()) return this.end('stopped', 'stop_signal', kept);
-      const reply = await this.ask(kept);
+      const reply = await this.ask(kept, place);
       if ('status' in reply) return reply;
       // An unfinished call is no answer; asked again, the same limit would cut it the same way. Only
       // text Ollama held back is one: a streamed JSON answer the limit cut is the model's real answer.
@@ -397,8 +398,11 @@ class Run {
     this.deps.emit({ type: 'text', text });
   }
 
-  /** One streamed request. The STOP signal is checked on every chunk and ends the answer there. `kept`: the words a run ending before it keeps. */
-  private async ask(kept: string): Promise<AgentResult | Reply> {
+  /**
+   * One streamed request. The STOP signal is checked on every chunk and ends the answer there.
+   * `kept`: the words a run ending before it keeps; `place`: where its calls are logged.
+   */
+  private async ask(kept: string, place: CallPlace): Promise<AgentResult | Reply> {
     let memo: Memo;
     try {
       memo = await this.deps.readMemo();
@@ -449,9 +453,18 @@ class Run {
     }
     this.metrics = addMetrics(this.metrics, outcome.metrics);
     this.largestPromptEvalCount = largerCount(this.largestPromptEvalCount, outcome.metrics.prompt_eval_count);
-    if (stop.requested) return this.end('stopped', 'stop_signal', text);
-    if (outcome.status === 'interrupted') return this.cut(text);
+    // Calls that came before the response was cut short are logged, never run.
+    const sent = outcome.toolCalls ?? [];
+    if (stop.requested) {
+      this.recordSent(sent, place, NOT_RUN.stopped);
+      return this.end('stopped', 'stop_signal', text);
+    }
+    if (outcome.status === 'interrupted') {
+      this.recordSent(sent, place, this.cutByStop() ? NOT_RUN.stopped : NOT_RUN.interrupted);
+      return this.cut(text);
+    }
     if (outcome.status === 'error') {
+      this.recordSent(sent, place, NOT_RUN.modelFailed);
       this.modelFailure = outcome.failure;
       return this.end('error', 'model_error', text, outcome.failure?.message ?? 'the request failed');
     }
@@ -728,6 +741,13 @@ class Run {
       else if (entry.kind === 'missing') this.record(call.id, entry.tool.name, call.arguments, place, 'needs_input', 0, { error: `${entry.parameter} is required` });
       else if (entry.kind === 'invalid') this.record(call.id, call.name, call.arguments ?? call.unreadable, place, 'invalid', 0, { error: cleanLine(entry.reason, ONE_LINE_MAX) });
       else this.record(call.id, call.name, call.arguments ?? call.unreadable, place, 'not_run', 0, { error: NOT_RUN.duplicate });
+    }
+  }
+
+  /** Logs the calls of a response cut short as not run (`why`), unchecked: the response never ended. */
+  private recordSent(sent: readonly unknown[], place: CallPlace, why: string): void {
+    for (const call of readToolCalls(sent, place.round)) {
+      this.record(call.id, call.name, call.arguments ?? call.unreadable, place, 'not_run', 0, { error: call.duplicate === true ? NOT_RUN.duplicate : why });
     }
   }
 

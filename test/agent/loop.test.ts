@@ -21,6 +21,8 @@ interface Step {
   failure?: string;
   /** The text came whole in the final chunk (Ollama's parser held it back). */
   held?: boolean;
+  /** Calls that came in chunks before the response was cut short (STOP, Ctrl-C): the transport returns them. */
+  sentBeforeCut?: unknown[];
 }
 
 const METRICS = { total_duration: 10, load_duration: 1, prompt_eval_count: 5, prompt_eval_duration: 2, eval_count: 3, eval_duration: 4, done_reason: 'stop' };
@@ -37,14 +39,15 @@ function scriptedModel(steps: Step[], onChunk?: (index: number) => void): { mode
       hooks.onChunk();
     }
     const chunks = step.chunks ?? [];
+    const cut: StreamOutcome = { status: 'interrupted', failure: null, metrics: METRICS, attempts: 1, toolCalls: step.sentBeforeCut ?? [] };
     for (const [index, text] of chunks.entries()) {
-      if (hooks.signal.aborted) return { status: 'interrupted', failure: null, metrics: METRICS, attempts: 1, toolCalls: [] };
+      if (hooks.signal.aborted) return cut;
       hooks.onText(text);
       onChunk?.(index);
       hooks.onChunk();
       await Promise.resolve();
     }
-    if (hooks.signal.aborted) return { status: 'interrupted', failure: null, metrics: METRICS, attempts: 1, toolCalls: [] };
+    if (hooks.signal.aborted) return cut;
     hooks.onChunk();
     return {
       status: step.status ?? 'ok',
@@ -989,6 +992,58 @@ describe('the agent loop', () => {
   ])('end messages name %s fix', async (_, hints, message) => {
     const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }], { maxIterations: 1, ...(hints ? { hints } : {}) });
     expect(result).toMatchObject({ status: 'max_iterations', message });
+  });
+
+  describe('the calls of a response cut short are logged, never run', () => {
+    const NOT_RUN_STOPPED = 'not run: the STOP signal ended the run first';
+    const NOT_RUN_INTERRUPTED = 'not run: the run was interrupted first';
+    const NOT_RUN_FAILED = 'not run: the model request failed before the response ended';
+    const sent = [call('ok_tool', { q: 'a' }, 'A'), call('ok_tool', { q: 'b' }, 'A'), call('nope', '{"q":')];
+    type Cut = 'stop' | 'ctrl-c' | 'server stop' | 'error';
+    it.each<[string, Cut, Step[], string, [string, string, unknown, string, number, number | undefined, string][]]>([
+      // how it is cut, the script → the run's status, each logged call as [id, name, arguments, outcome, round, attempt, error]
+      [
+        'STOP on a chunk after the calls came',
+        'stop',
+        [{ chunks: ['one ', 'two'], sentBeforeCut: sent }],
+        'stopped',
+        [
+          ['A', 'ok_tool', { q: 'a' }, 'not_run', 1, undefined, NOT_RUN_STOPPED],
+          ['A', 'ok_tool', { q: 'b' }, 'not_run', 1, undefined, 'not run: an earlier call of the response has the same id'],
+          ['call_1_2', 'nope', '{"q":', 'not_run', 1, undefined, NOT_RUN_STOPPED],
+        ],
+      ],
+      ['Ctrl-C', 'ctrl-c', [{ chunks: ['one ', 'two'], sentBeforeCut: [call('ok_tool', { q: 'a' })] }], 'interrupted', [['call_1_0', 'ok_tool', { q: 'a' }, 'not_run', 1, undefined, NOT_RUN_INTERRUPTED]]],
+      ["a server's STOP, through the run's signal", 'server stop', [{ chunks: ['one ', 'two'], sentBeforeCut: [call('ok_tool', { q: 'a' })] }], 'stopped', [['call_1_0', 'ok_tool', { q: 'a' }, 'not_run', 1, undefined, NOT_RUN_STOPPED]]],
+      ['an error line from Ollama after a call', 'error', [{ status: 'error', failure: 'runner crashed', calls: [call('ok_tool', { q: 'a' })] }], 'error', [['call_1_0', 'ok_tool', { q: 'a' }, 'not_run', 1, undefined, NOT_RUN_FAILED]]],
+      [
+        'in a later round, on a re-ask: its round and attempt',
+        'error',
+        [{ calls: [call('ok_tool', { q: 'a' })] }, { calls: [call('nope', {})] }, { status: 'error', failure: 'runner crashed', calls: [call('ok_tool', { q: 'c' })] }],
+        'error',
+        [
+          ['call_1_0', 'ok_tool', { q: 'a' }, 'success', 1, undefined, ''],
+          ['call_2_0', 'nope', {}, 'invalid', 2, undefined, 'unknown tool "nope"'],
+          ['call_2_0', 'ok_tool', { q: 'c' }, 'not_run', 2, 2, NOT_RUN_FAILED],
+        ],
+      ],
+    ])('%s', async (_case, how, steps, status, logged) => {
+      let ran = 0;
+      const counted = tool('ok_tool', (args) => (ran++, Promise.resolve({ echoed: args.q })));
+      const controller = new AbortController();
+      let stop = false;
+      const cutAt = (index: number): void => {
+        if (index !== 1) return;
+        if (how === 'stop') stop = true;
+        if (how === 'ctrl-c') controller.abort();
+        if (how === 'server stop') controller.abort('stop');
+      };
+      const { result } = await run(steps, { tools: [counted], onChunk: cutAt, stopped: () => stop, signal: controller.signal, abortedByStop: (reason) => reason === 'stop' });
+      expect(result.status).toBe(status);
+      expect(result.calls.map((c) => [c.id, c.name, c.arguments, c.outcome, c.round, c.attempt, c.error ?? ''])).toEqual(logged);
+      // Only the first round's call ran; none of a response cut short did.
+      expect(ran).toBe(logged.filter(([, , , outcome]) => outcome === 'success').length);
+    });
   });
 
   it('reports a model failure as error with its message', async () => {

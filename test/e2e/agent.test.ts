@@ -1221,6 +1221,38 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(chatBodies()).toHaveLength(0);
   });
 
+  it.each<[string, 'stop' | 'ctrl-c' | 'error', number, string, string]>([
+    // how the response is cut after its calls came → exit code, status, each call's error
+    ['argo stop', 'stop', 1, 'stopped', 'not run: the STOP signal ended the run first'],
+    ['Ctrl-C', 'ctrl-c', 130, 'interrupted', 'not run: the run was interrupted first'],
+    ['an error line from Ollama', 'error', 1, 'error', 'not run: the model request failed before the response ended'],
+  ])('the calls of a response cut short after they came (%s) are logged not_run, never run', async (_case, how, code, status, error) => {
+    const home = tempHome();
+    const root = tree();
+    script = [{ reply: 'Hi.', calls: [call('write_file', { path: 'made.txt', content: 'x' }), call('read_file', { path: 'notes.txt' })] }, { reply: 'never' }];
+    // The words, then the calls' chunk: held, or failed, after both.
+    ollama.setScenario(how === 'error' ? { errorMidStream: { afterChunks: 2, message: 'runner crashed' } } : { holdAfter: 2 });
+    const result = await argo(['-T', 'fs,edit', '--yes', '--root', root, '-q', 'go'], home, {
+      onSpawn: (child) => {
+        if (how === 'error') return;
+        void ollama.waitForHold().then(async () => {
+          if (how === 'stop') await runArgo(['stop'], { home });
+          else child.kill('SIGINT');
+        });
+      },
+    });
+    expect(result).toMatchObject({ code, stdout: 'Hi.\n' });
+    expect(logLines(home)[0]).toMatchObject({
+      status,
+      tool_calls: [
+        { name: 'write_file', arguments: { path: 'made.txt', content: 'x' }, outcome: 'not_run', round: 1, error },
+        { name: 'read_file', arguments: { path: 'notes.txt' }, outcome: 'not_run', round: 1, error },
+      ],
+    });
+    expect(existsSync(join(root, 'made.txt'))).toBe(false);
+    expect(chatBodies()).toHaveLength(1);
+  });
+
   it('argo stop cuts a tool that is running: its process group is killed, exit 1, logged stopped', async () => {
     const home = tempHome();
     const root = tree();
