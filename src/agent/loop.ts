@@ -174,6 +174,9 @@ export const CLI_RUN_HINTS: RunHints = {
   failedRounds: 'see the lines above',
 };
 
+/** A run not logged (--no-log) has no log line to point to. */
+export const CLI_UNLOGGED_RUN_HINTS: RunHints = { ...CLI_RUN_HINTS, failedCall: 'fix the cause and ask again' };
+
 export interface AgentResult {
   status: AgentStatus;
   stopReason: StopReason;

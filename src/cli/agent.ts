@@ -4,6 +4,7 @@
 import type { Settings } from '../config/settings.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { agentAnswerer, agentDraftFields, toolsConfigOf } from '../agent/answer.js';
+import { CLI_RUN_HINTS, CLI_UNLOGGED_RUN_HINTS } from '../agent/loop.js';
 import type { AgentEvent, AgentResult, ConfirmAnswer, ConfirmRequest } from '../agent/loop.js';
 import type { Unconfirmed } from '../turn/error-code.js';
 import { buildAgentRequest } from '../agent/request.js';
@@ -213,6 +214,7 @@ export async function prepareAgent(
     confirm: terminalConfirm(io, pause, askLine, answers),
     emit: eventPrinter(io, pause, trace),
     logged: log,
+    hints: log ? CLI_RUN_HINTS : CLI_UNLOGGED_RUN_HINTS,
     sessionId: () => sessionIdFor(settings, io),
     onResult: (result: AgentResult) => {
       ended = result;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runAgent } from '../../src/agent/loop.js';
+import { CLI_UNLOGGED_RUN_HINTS, runAgent } from '../../src/agent/loop.js';
 import type { AgentDeps, AgentEvent, AgentResult, AgentRun, ConfirmAnswer, ConfirmRequest, ModelCall, RunHints } from '../../src/agent/loop.js';
 import { RuntimeError } from '../../src/errors.js';
 import type { AgentChatBody, StreamOutcome, TransportRequest } from '../../src/ollama/transport.js';
@@ -992,6 +992,16 @@ describe('the agent loop', () => {
   ])('end messages name %s fix', async (_, hints, message) => {
     const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }], { maxIterations: 1, ...(hints ? { hints } : {}) });
     expect(result).toMatchObject({ status: 'max_iterations', message });
+  });
+
+  it.each<[string, RunHints | undefined, string]>([
+    ["the CLI's: the logged call", undefined, 'tool perm_tool failed and retrying cannot help (no such service); see argo logs --status tool_failures'],
+    // No log line was written to point to.
+    ["an unlogged CLI run's (--no-log)", CLI_UNLOGGED_RUN_HINTS, 'tool perm_tool failed and retrying cannot help (no such service); fix the cause and ask again'],
+    ["a server's", SERVER_RUN_HINTS, "tool perm_tool failed and retrying cannot help (no such service); each call's error was streamed as a tool_execution_error event, and is in the turn's log line on the server (argo logs --status tool_failures)"],
+  ])('a permanent failure says where its error is: %s', async (_, hints, message) => {
+    const { result } = await run([{ calls: [call('perm_tool', { q: 'a' })] }], hints ? { hints } : {});
+    expect(result).toMatchObject({ status: 'tool_failures', stopReason: 'permanent_failure', message });
   });
 
   describe('the calls of a response cut short are logged, never run', () => {

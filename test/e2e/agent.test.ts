@@ -877,6 +877,18 @@ describe('argo --tools: the shell', () => {
     expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', stop_reason: 'permanent_failure' });
   });
 
+  it('--no-log: the permanent failure points to no log line, as none is written', async () => {
+    const home = tempHome();
+    script = [{ calls: [call('run_command', { command: 'touch made.txt' })] }, { reply: 'never' }];
+    const result = await argo(['-T', 'shell', '--root', tree(), '--no-log', '-q', 'make a file'], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'argo: tool run_command failed: it has side effects and needs confirmation: pass --yes (there is no terminal to ask on)\n' +
+        'argo: tool run_command failed and retrying cannot help (it has side effects and needs confirmation: pass --yes (there is no terminal to ask on)); fix the cause and ask again\n',
+    );
+    expect(logLines(home)).toEqual([]);
+  });
+
   it.each([
     ['SIGINT', 130, 'argo: interrupted (logged as interrupted)\n', 'interrupted by the user'],
     ['SIGTERM', 143, 'argo: terminated (SIGTERM) (logged as interrupted)\n', 'interrupted by SIGTERM'],
