@@ -27,6 +27,8 @@ export const MAX_REASKS = 3;
 /** The re-ask reason for a response with neither calls nor words. */
 const EMPTY_ANSWER = 'no answer: the response was empty, or only reasoning';
 const SPENT_ON_REASONING = 'the model reached its token limit before answering (a thinking model reasons first); raise num_predict, or ask for less reasoning (think)';
+/** The same without reasoning: a tagged model's call the limit cut is dropped by Ollama, leaving nothing. */
+const LIMIT_BEFORE_ANSWER = 'the model reached its token limit before answering (it may have been cut while writing a tool call); raise num_predict';
 const CUT_TOOL_CALL = 'the model reached its token limit in the middle of a tool call (Ollama passed the unfinished call on as text); raise num_predict';
 export const MAX_ALL_FAILURE_ROUNDS = 3;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -366,7 +368,7 @@ class Run {
       }
       const empty = verdict.checked.length === 0;
       // Asking again would spend the same limit on the same reasoning: say why at once instead (the reasoning logged shows on what).
-      if (empty && reply.atLimit) return this.end('invalid_response', 'invalid_response', '', SPENT_ON_REASONING);
+      if (empty && reply.atLimit) return this.end('invalid_response', 'invalid_response', '', this.reasoned(reply) ? SPENT_ON_REASONING : LIMIT_BEFORE_ANSWER);
       const reason = verdict.reasons.join('; ');
       this.recordChecked(verdict.checked, place, NOT_RUN.besideInvalid);
       if (reasks >= MAX_REASKS) {
@@ -383,6 +385,12 @@ class Run {
         return this.cut('');
       }
     }
+  }
+
+  /** Whether a response spent tokens on reasoning: it reasoned (in its own field, or inline as its only text), or was asked to. */
+  private reasoned(reply: Reply): boolean {
+    const think = this.run.base.think;
+    return reply.thinking.trim() !== '' || reply.text.trim() !== '' || (think !== undefined && think !== false);
   }
 
   /** A response in words is an answer unless it says nothing; one with calls is judged call by call. */

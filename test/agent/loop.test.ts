@@ -437,6 +437,23 @@ describe('the agent loop', () => {
     expect(events.some((e) => e.type === 'reask')).toBe(false);
   });
 
+  const SPENT_ON_REASONING = 'the model reached its token limit before answering (a thinking model reasons first); raise num_predict, or ask for less reasoning (think)';
+  const LIMIT_BEFORE_ANSWER = 'the model reached its token limit before answering (it may have been cut while writing a tool call); raise num_predict';
+  it.each<[string, Step, AgentRun['base']['think'], string]>([
+    // the response the limit ended empty, the think setting sent → the message
+    ['reasoning in its own field', { thinking: ['Long', ' thought'] }, undefined, SPENT_ON_REASONING],
+    ['reasoning written into the text', { chunks: ['<think>Long thought'] }, undefined, SPENT_ON_REASONING],
+    ['nothing, though reasoning was asked for', {}, 'high', SPENT_ON_REASONING],
+    ['nothing, think true', {}, true, SPENT_ON_REASONING],
+    // A tagged model's call the limit cut: Ollama's parser drops it, and nothing at all comes.
+    ['nothing, no reasoning asked for', {}, undefined, LIMIT_BEFORE_ANSWER],
+    ['nothing, think off', {}, false, LIMIT_BEFORE_ANSWER],
+  ])('the token limit ending an empty response (%s) says what spent it', async (_case, step, think, message) => {
+    const base: AgentRun['base'] = { model: 'argo', messages: [{ role: 'user', content: 'hello' }], stream: true, ...(think !== undefined ? { think } : {}) };
+    const { result } = await run([{ ...step, doneReason: 'length' }], { base });
+    expect(result).toMatchObject({ status: 'invalid_response', stopReason: 'invalid_response', text: '', requests: 1, message });
+  });
+
   it.each<[string, string[], string, boolean, string]>([
     ['a call the token limit cut short, held back and passed on as text: stops at once, nothing logged as the answer', ['{"name":"ok_tool","arguments":{"q'], 'length', true, 'invalid_response'],
     ['the same JSON streamed (a tagged model, as qwen\'s <tool_call>): the real, cut answer', ['{"name":"ok_tool",', '"arguments":{"q'], 'length', false, 'ok'],

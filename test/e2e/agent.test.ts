@@ -626,6 +626,24 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     }
   });
 
+  it.each<[string, string[], string]>([
+    // A tagged call the limit cuts is dropped by Ollama: nothing comes, and no reasoning was spent.
+    ['a model that does not think', [], 'the model reached its token limit before answering (it may have been cut while writing a tool call); raise num_predict'],
+    ['asked to reason (--think)', ['--think', 'high'], 'the model reached its token limit before answering (a thinking model reasons first); raise num_predict, or ask for less reasoning (think)'],
+  ])("a tagged model's call cut by num_predict, %s: invalid_response at once, the line says what spent the limit", async (_case, flags, line) => {
+    const home = tempHome();
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools', 'thinking'] }];
+    try {
+      script = [{ calls: [call('read_file', { path: 'a-very-long-file-name-to-cut.txt' })] }, { reply: 'never' }];
+      const result = await argo(['-T', 'fs', '--root', tree(), '-o', 'num_predict=5', ...flags, 'go'], home);
+      expect(result).toMatchObject({ code: 1, stdout: '', stderr: `argo: ${line} (logged as invalid_response)\n` });
+      expect(chatBodies()).toHaveLength(1);
+      expect(logLines(home)[0]).toMatchObject({ status: 'invalid_response', error: line, tool_calls: [] });
+    } finally {
+      ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    }
+  });
+
   it("a tagged model's JSON answer cut by num_predict (qwen's <tool_call>: Ollama streams it as words) is its real answer: ok, the text kept and logged", async () => {
     const home = tempHome();
     const root = tree();
