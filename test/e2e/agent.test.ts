@@ -1265,7 +1265,15 @@ describe('argo --tools: MCP, STOP, config', () => {
     const result = await argo(['-T', 'fs,edit', '--yes', '--root', root, '-q', 'go'], home, {
       onSpawn: (child) => {
         if (how === 'error') return;
-        void ollama.waitForHold().then(async () => {
+        // The words on stdout: argo has read the stream up to the calls, written just after them.
+        let out = '';
+        const shown = new Promise<void>((resolve) => {
+          child.stdout?.on('data', (data: Buffer) => {
+            out += data.toString();
+            if (out.includes('Hi.')) resolve();
+          });
+        });
+        void Promise.all([ollama.waitForHold(), shown]).then(async () => {
           if (how === 'stop') await runArgo(['stop'], { home });
           else child.kill('SIGINT');
         });
