@@ -2,10 +2,10 @@ import { UsageError } from '../errors.js';
 
 // Mirrors Ollama's envconfig.Host() so OLLAMA_HOST means the same thing to argo as to ollama, except
 // that a value Ollama would quietly turn into some other address is refused: credentials in the URL
-// (they would be sent to whatever answers), blanks, schemes other than http and https, and a query
-// string or fragment (Ollama drops them). A path is kept (a reverse proxy's prefix). No error shows
-// the user info, the query or the fragment (shownAddress): each may hold a secret, and errors are
-// printed and logged.
+// (they would be sent to whatever answers), an "@" in the path (it may end a password holding a "/"),
+// blanks, schemes other than http and https, and a query string or fragment (Ollama drops them). A
+// path is kept (a reverse proxy's prefix). No error shows the user info, the query or the fragment
+// (shownAddress): each may hold a secret, and errors are printed and logged.
 export const DEFAULT_HOST = 'http://127.0.0.1:11434';
 
 const FIX = `use scheme://host:port, e.g. ${DEFAULT_HOST}`;
@@ -32,9 +32,13 @@ export function parseOllamaHost(raw: string | undefined, source = 'OLLAMA_HOST')
     else if (scheme === 'https') defaultPort = '443';
     else throw new UsageError(`${source} ${shown} has the scheme ${JSON.stringify(shownAddress(scheme))}, but Ollama is reached over http or https: ${FIX}`);
   }
+  // An "@" anywhere before a query may end user info: a password can hold a "/" (http://me:2024/pw@h),
+  // and Ollama would then take "2024" as the port and send the password as the path.
+  if (/^[^?#]*@/.test(rest)) {
+    throw new UsageError(`${source} ${shown} has user info (name or password before "@"), which argo does not send: ${FIX}`);
+  }
   const slash = rest.search(/[/?#]/);
   const hostPort = slash === -1 ? rest : rest.slice(0, slash);
-  if (hostPort.includes('@')) throw new UsageError(`${source} ${shown} has user info (name or password before "@"), which argo does not send: ${FIX}`);
   const path = slash === -1 ? '' : rest.slice(slash);
   const query = path.search(/[?#]/);
   if (query !== -1) {

@@ -32,7 +32,7 @@ describe('parseOllamaHost', () => {
     ['[::]:8080', 'http://[::1]:8080'],
     ['https://[::]', 'https://[::1]:443'],
     ['HTTP://h:1', 'http://h:1'],
-    ['http://h/a@b', 'http://h:80/a@b'], // an "@" in the path is not user info
+    ['http://h/a%40b', 'http://h:80/a%40b'], // an "@" a path needs, written as Ollama's proxy reads it
     // A reverse proxy's path prefix is kept.
     ['https://gw.example/ollama/v1', 'https://gw.example:443/ollama/v1'],
     ['http://h:1/', 'http://h:1'],
@@ -77,8 +77,20 @@ describe('parseOllamaHost refuses what it cannot use safely (usage error, exit 2
     ['https://gw.example /ollama?api_key=SECRET123', `OLLAMA_HOST "https://gw.example /ollama…" contains a blank or control character: ${fix}`],
     ['https://gw.example/ollama?api_key=SEC RET123', `OLLAMA_HOST "https://gw.example/ollama…" contains a blank or control character: ${fix}`],
     ['htps://gw.example/ollama#SECRET123', `OLLAMA_HOST "htps://gw.example/ollama…" has the scheme "htps", but Ollama is reached over http or https: ${fix}`],
-    // A "/" in a password: what looked like the port is part of it, not quoted.
-    ['http://user:SECRET/x@h:1/', `OLLAMA_HOST "http://***@h:1/" has a port, not a number from 0 to 65535: ${fix}`],
+    // A "/" in a password: what reads as a port and a path is user info, refused and hidden whatever
+    // the part before the "/" looks like (Ollama would connect to "admin:2024" and send the rest).
+    ['http://user:SECRET/x@h:1/', `OLLAMA_HOST "http://***@h:1/" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['http://admin:2024/Pa55word-secret@ollama.internal:11434', `OLLAMA_HOST "http://***@ollama.internal:11434" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['http://user:12345/s3cret@127.0.0.1', `OLLAMA_HOST "http://***@127.0.0.1" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['https://user:1/2/3secret@h/ollama', `OLLAMA_HOST "https://***@h/ollama" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['admin:2024/secret@h:11434', `OLLAMA_HOST "***@h:11434" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    [':2024/secret@h', `OLLAMA_HOST "***@h" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['http://[::1]:2024/secret@h', `OLLAMA_HOST "http://***@h" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['http://user:2024/secret@', `OLLAMA_HOST "http://***@" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['http://user:2024/se/cret@h/p@q', `OLLAMA_HOST "http://***@q" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['http://h:1/a@b', `OLLAMA_HOST "http://***@b" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['http://user:2024\\secret@h', `OLLAMA_HOST "http://***@h" has user info (name or password before "@"), which argo does not send: ${fix}`],
+    ['http://user:2024/secret@h?k=SECRET2', `OLLAMA_HOST "http://***@h…" has user info (name or password before "@"), which argo does not send: ${fix}`],
     ['http://u:SECRET1@h/x?k=SECRET2', `OLLAMA_HOST "http://***@h/x…" has user info (name or password before "@"), which argo does not send: ${fix}`],
     ['ftp://u:SECRET1@h#SECRET2', `OLLAMA_HOST "ftp://***@h…" has the scheme "ftp", but Ollama is reached over http or https: ${fix}`],
     // A "?" or "#" in a password: the host part before it may be user info, so it is hidden too.
@@ -143,6 +155,16 @@ describe('parseOllamaHost refuses what it cannot use safely (usage error, exit 2
           }
         })();
         if (error !== null) expect((error as Error).message).not.toContain(SECRET);
+      }),
+      runs(500),
+    );
+  });
+
+  it('accepts no address with an "@" in it, wherever it is', () => {
+    const piece = fc.stringMatching(/^[\w.:/@?#[\]%-]{0,12}$/);
+    fc.assert(
+      fc.property(fc.constantFrom('', 'http://', 'https://'), piece, piece, (scheme, head, tail) => {
+        expect(() => parseOllamaHost(`${scheme}${head}@${tail}`)).toThrow(UsageError);
       }),
       runs(500),
     );

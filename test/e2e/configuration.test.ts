@@ -81,6 +81,33 @@ describe('OLLAMA_HOST as Ollama reads it', () => {
   });
 });
 
+describe('an Ollama address with a password in it is refused, the password never shown', () => {
+  // A password holding a "/": what comes before it reads as a port, the rest as a path.
+  const address = () => `http://admin:2024/Pa55word@${ollama.url.slice('http://'.length)}`;
+  const shown = () => `"http://***@${ollama.url.slice('http://'.length)}" has user info (name or password before "@"), which argo does not send: use scheme://host:port, e.g. http://127.0.0.1:11434`;
+  it.each<[string, string[], (home: string) => Record<string, string>, number, () => string]>([
+    ['OLLAMA_HOST, a question', ['hi'], () => ({ OLLAMA_HOST: address() }), 2, () => `argo: OLLAMA_HOST ${shown()}\n`],
+    ['OLLAMA_HOST, --explain', ['--explain', 'hi'], () => ({ OLLAMA_HOST: address() }), 2, () => `argo: OLLAMA_HOST ${shown()}\n`],
+    ['OLLAMA_HOST, argo serve', ['serve', '--port', '0'], () => ({ OLLAMA_HOST: address() }), 2, () => `argo: OLLAMA_HOST ${shown()}\n`],
+    ['OLLAMA_HOST, argo doctor', ['doctor'], () => ({ OLLAMA_HOST: address() }), 1, () => `argo: doctor: the config check failed: OLLAMA_HOST ${shown()}\n`],
+    ['--host', ['--host', 'http://user:12345/Pa55word@127.0.0.1', 'hi'], () => ({}), 2, () => 'argo: --host "http://***@127.0.0.1" has user info (name or password before "@"), which argo does not send: use scheme://host:port, e.g. http://127.0.0.1:11434\n'],
+  ])('%s: exit %#, nothing sent or written', async (_case, args, env, code, stderr) => {
+    const home = tempHome();
+    const result = await runArgo(args, { home, env: env(home) });
+    expect(result).toMatchObject({ code, stderr: stderr() });
+    expect(result.stdout).not.toContain('Pa55word');
+    expect(ollama.requests).toEqual([]);
+    expect(readdirSync(home)).toEqual([]);
+  });
+
+  it('"host" in config.json: refused the same way', async () => {
+    const home = tempHome({ host: address() });
+    const result = await runArgo(['hi'], { home });
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: `argo: ${join(home, 'config.json')}: "host" ${shown()}\n` });
+    expect(ollama.requests).toEqual([]);
+  });
+});
+
 describe('argo serve refuses a key no client can send', () => {
   const fix = 'use letters, digits and punctuation, e.g. a key from "openssl rand -hex 24"';
   it.each<[string, Record<string, string>, unknown, string]>([
