@@ -627,10 +627,8 @@ export async function rescueText(home: string, text: string): Promise<string> {
     return path;
   };
   try {
-    const dir = join(home, RESCUED_FOLDER);
-    await ensurePrivateDir(dir);
-    if ((await lstat(dir)).isSymbolicLink()) throw new SymlinkRefusedError(dir);
-    return await write(dir);
+    // Never through a link: one planted there would have its folder chmod-ed and written to.
+    return await write(await ensureHomeFolder(home, RESCUED_FOLDER));
   } catch {
     return write(await mkdtemp(join(tmpdir(), 'argo-rescued-')));
   }
@@ -753,13 +751,6 @@ async function writeTemporary(temporary: string, write: (handle: FileHandle) => 
   }
 }
 
-/**
- * Makes the folder `relative` (slash-separated) inside the data home `home`, one level at a time,
- * each a private folder of this user's and never a link: a link planted inside the home would send
- * what Argo writes there (tool results, definitions) out of it. The home itself is made if missing
- * and otherwise left as the user made it (ensureHomeDir); it may be a link the user made. Returns
- * the folder's path.
- */
 async function lstatIfThere(path: string): Promise<Stats | null> {
   try {
     return await lstat(path);
@@ -779,6 +770,13 @@ async function madeFolder(path: string): Promise<Stats> {
   return lstat(path);
 }
 
+/**
+ * Makes the folder `relative` (slash-separated) inside the data home `home`, one level at a time,
+ * each a private folder of this user's and never a link: a link planted inside the home would send
+ * what Argo writes there (tool results, definitions) out of it. The home itself is made if missing
+ * and otherwise left as the user made it (ensureHomeDir); it may be a link the user made. Returns
+ * the folder's path.
+ */
 export async function ensureHomeFolder(home: string, relative: string): Promise<string> {
   await ensureHomeDir(home);
   let path = home;
@@ -791,6 +789,9 @@ export async function ensureHomeFolder(home: string, relative: string): Promise<
     const uid = process.getuid?.();
     if (uid !== undefined && stats.uid !== uid) throw new RuntimeError(`${path} belongs to another user (uid ${stats.uid}); remove it, and Argo makes the folder again`);
     await makePrivate(stats, (mode) => chmod(path, mode));
+    // What ensurePrivateDir would check: a file written here next (createFileExclusive) is not
+    // checked again by a stat that follows a link put there in between.
+    rememberPrivate(path);
   }
   return path;
 }

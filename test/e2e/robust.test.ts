@@ -461,6 +461,26 @@ describe('a day of the log that is a named pipe', () => {
   });
 });
 
+describe('a rescued/ folder that is a planted link', () => {
+  it('the folder it points to is neither chmod-ed nor written to: the turn is saved to a private temporary folder', async () => {
+    const home = tempHome();
+    const logs = join(home, 'logs');
+    mkdirSync(logs, { mode: 0o700 });
+    // The log cannot take the turn (a folder where each day's file goes, tomorrow's too), so it is rescued.
+    for (const ahead of [0, 1]) mkdirSync(join(logs, `${new Date(Date.now() + ahead * 86_400_000).toISOString().slice(0, 10)}.log`));
+    const elsewhere = mkdtempSync(join(tmpdir(), 'argo-elsewhere-'));
+    chmodSync(elsewhere, 0o755);
+    symlinkSync(elsewhere, join(home, 'rescued'));
+    const result = await argo(home, ['keep me']);
+    expect(result).toMatchObject({ code: 1, stdout: 'You said: keep me\n' });
+    expect(statSync(elsewhere).mode & 0o777).toBe(0o755);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    const saved = /the turn was saved to (\S+\.ndjson)/.exec(result.stderr)?.[1] ?? '';
+    expect(saved.startsWith(join(tmpdir(), 'argo-rescued-'))).toBe(true);
+    expect(JSON.parse(readFileSync(saved, 'utf8'))).toMatchObject({ user_prompt: 'keep me', status: 'ok' });
+  });
+});
+
 describe('the first turn of a session whose record cannot be made', () => {
   // A folder Argo may not write in: another user's for root (who may write anywhere), read-only otherwise.
   const unwritable = (dir: string): void => (process.getuid?.() === 0 ? chownSync(dir, 65534, 65534) : chmodSync(dir, 0o500));

@@ -1,6 +1,6 @@
 // The log store under faults: a full disk mid-append, symlinks planted in the data home, rescue files,
 // and the bounded wait for a lock held by maintenance.
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -154,17 +154,35 @@ describe('rescueText (item 1)', () => {
     expect(second).not.toBe(path);
   });
 
-  it('never writes through a planted link: a rescued/ link sends it to a fresh private temp folder instead', async () => {
+  it.each([
+    ['a folder open to all (0755)', 0o755],
+    ['a folder open to its group (0750)', 0o750],
+    ['a folder others may pass through (0711)', 0o711],
+    ['a private folder (0700)', 0o700],
+  ])('never writes through, nor chmods, a planted rescued/ link to %s: a fresh private temp folder takes it', async (_case, mode) => {
     const { home } = tempData();
-    const trap = join(tmpdir(), `argo-trap-${process.pid}-${Date.now()}`);
-    mkdirSync(trap);
+    const trap = mkdtempSync(join(tmpdir(), 'argo-trap-'));
+    chmodSync(trap, mode);
     mkdirSync(home, { recursive: true });
     symlinkSync(trap, join(home, 'rescued'));
     const path = await rescueText(home, 'secret\n');
     expect(readdirSync(trap)).toEqual([]);
+    expect(statSync(trap).mode & 0o777).toBe(mode);
     expect(path.startsWith(join(tmpdir(), 'argo-rescued-'))).toBe(true);
     expect(lstatSync(join(path, '..')).mode & 0o777).toBe(0o700);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('never writes through a planted rescued/ link to a file, leaving the file as it was', async () => {
+    const { home } = tempData();
+    const trap = join(mkdtempSync(join(tmpdir(), 'argo-trap-')), 'file');
+    writeFileSync(trap, 'mine\n', { mode: 0o644 });
+    mkdirSync(home, { recursive: true });
+    symlinkSync(trap, join(home, 'rescued'));
+    const path = await rescueText(home, 'secret\n');
+    expect(readFileSync(trap, 'utf8')).toBe('mine\n');
+    expect(statSync(trap).mode & 0o777).toBe(0o644);
+    expect(path.startsWith(join(tmpdir(), 'argo-rescued-'))).toBe(true);
   });
 
   it('falls back to a private temp folder when the data home cannot take it', async () => {
