@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { UsageError, messageLine, shownPath } from '../errors.js';
+import { UsageError, shownPath } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
 import { NotRegularFileError, errnoOf, fileKind, isMissing, readRegularText } from '../log/fs.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, budgetFloor, checkReplayPolicy, configuredBudget } from '../replay/policy.js';
@@ -16,6 +16,7 @@ import { checkSessionName } from '../sessions/names.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { parseOllamaHost } from './host.js';
 import { checkShape, whole } from './schema.js';
+import { jsonFault } from '../text/json-syntax.js';
 import type { Shape } from './schema.js';
 import { EXCLUDE_PREFIX, NO_TOOLS, takesAwayOnly } from './tool-list.js';
 
@@ -520,11 +521,15 @@ export function readConfigFile(path: string): ConfigFile {
     throw new UsageError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   let parsed: unknown;
+  // Some editors start a UTF-8 file with a byte order mark; JSON.parse would refuse it, invisibly.
+  const json = text.replace(/^\uFEFF/, '');
   try {
-    // Some editors start a UTF-8 file with a byte order mark; JSON.parse would refuse it, invisibly.
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new UsageError(`${path} is not valid JSON (${messageLine(error)}); fix or remove it`, { cause: error });
+    parsed = JSON.parse(json);
+  } catch {
+    // Not V8's message, nor the error as a cause: it quotes the text around the fault, an API key with it.
+    const fault = jsonFault(json);
+    const where = fault === null ? '' : ` at line ${fault.line}, column ${fault.column}: ${fault.problem}`;
+    throw new UsageError(`${path} is not valid JSON${where}; fix or remove it`);
   }
   checkShape(parsed, CONFIG_SHAPE, '', path);
   return parsed as ConfigFile;

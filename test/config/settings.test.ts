@@ -198,7 +198,7 @@ describe('config.json errors name the key', () => {
     ['{not json', /is not valid JSON/],
     [[], /config\.json: the top level must be an object, got an array/],
     // Found by test/config/settings.property.test.ts: what the file says is quoted, so the error stays one line.
-    ['\r}', /is not valid JSON \(Unexpected token '}', "\\r}" is not valid JSON\); fix or remove it$/],
+    ['\r}', /is not valid JSON at line 1, column 2: expected a value, found "}"; fix or remove it$/],
     [{ replay: { filters: { continuation: ['question', '\r\n'] } } }, /"replay.filters.continuation" unknown entry type "\\r\\n" \(use /],
     [{ 'mo\ndel': 'x' }, /unknown key "mo\\ndel" \(known keys: /],
     [{ personas: { 'a\nb': 'x' }, persona: 'pirate' }, /unknown persona "pirate" \(known: "a\\nb", critic, expert, friendly, neutral, teacher\)/],
@@ -286,6 +286,25 @@ describe('config.json errors name the key', () => {
 
   it('names --budget when the flag is the bad value', () => {
     expect(() => load(undefined, { budget: 50 })).toThrow(/^--budget must be/);
+  });
+});
+
+describe('config.json that is not JSON: where the fault is, not the text around it', () => {
+  const SECRET = 'sk-abc123';
+  it.each<[string, string, string]>([
+    // V8's message quotes the text around the fault; the line and column say where it is instead.
+    ['a single-quoted key', `{"serve": {"apiKey": '${SECRET}'}}`, 'is not valid JSON at line 1, column 22: expected a value, found "\'" (text goes in "double quotes"); fix or remove it'],
+    ['a missing comma after the key', `{\n  "serve": {\n    "apiKey": "${SECRET}"\n  }\n  "model": "x"\n}`, `is not valid JSON at line 5, column 3: expected "," or "}", found '"'; fix or remove it`],
+    ['a key never closed', `{"serve": {"apiKey": "${SECRET}`, 'is not valid JSON at line 1, column 32: expected the closing " of a string, found the end of the file; fix or remove it'],
+    ['a line break in the key', `{"serve": {"apiKey": "sk-\n${SECRET}"}}`, 'is not valid JSON at line 1, column 26: a control character inside a string (write a line break as \\n, a tab as \\t); fix or remove it'],
+    ['an unquoted key', `{"mcpServers": {"gh": {"command": "x", "env": {"TOKEN": ${SECRET}}}}}`, 'is not valid JSON at line 1, column 57: expected a value (text goes in "double quotes"); fix or remove it'],
+  ])('not JSON, %s: where it is, not what is there', (_case, text, message) => {
+    const error = thrown(() => load(text));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toMatch(/\/config\.json is not valid JSON/);
+    expect((error as UsageError).message.endsWith(message)).toBe(true);
+    expect((error as UsageError).message).not.toContain('abc123');
+    expect((error as UsageError).cause).toBeUndefined();
   });
 });
 
