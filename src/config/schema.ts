@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import { clipText } from '../output/cut.js';
+import { looksSecret } from '../text/secrets.js';
 
 // A tiny shape checker for config.json: every unknown key and wrong type is named by its path.
 export type Shape =
@@ -24,9 +25,14 @@ export function whole(min: number, max?: number): Shape {
   return { integer: max === undefined ? { min } : { min, max } };
 }
 
-export function checkShape(value: unknown, shape: Shape, path: string, source: string): void {
-  const fail = (expected: string): never => {
-    throw new UsageError(`${source}: ${path === '' ? 'the top level' : JSON.stringify(path)} must be ${expected}, got ${describe(value)}`);
+/**
+ * `hidden`: the value is under a key that holds secrets (checkShape's `secretKey`), so a message
+ * says its type, never the value itself. The message goes to a terminal, a CI log, a client.
+ */
+export function checkShape(value: unknown, shape: Shape, path: string, source: string, hidden = false): void {
+  const fail = (expected: string, shown = value, at = path, byType = hidden): never => {
+    const got = byType || (typeof shown === 'string' && looksSecret('', shown)) ? typeName(shown) : describe(shown);
+    throw new UsageError(`${source}: ${at === '' ? 'the top level' : JSON.stringify(at)} must be ${expected}, got ${got}`);
   };
   if (typeof shape === 'object' && 'integer' in shape) {
     const wrong = wholeFailure(value, shape.integer.min, shape.integer.max);
@@ -38,8 +44,9 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
     const entries = Object.entries(value as Record<string, unknown>);
     for (const [key, child] of entries) {
       const childPath = path === '' ? key : `${path}.${key}`;
+      const childHidden = hidden || secretKey(key);
       if ('record' in shape) {
-        checkShape(child, shape.record, childPath, source);
+        checkShape(child, shape.record, childPath, source, childHidden);
         continue;
       }
       const childShape = Object.hasOwn(shape.fields, key) ? shape.fields[key] : undefined;
@@ -47,7 +54,7 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
         const known = Object.keys(shape.fields).join(', ');
         throw new UsageError(`${source}: unknown key ${JSON.stringify(childPath)} (known keys${path === '' ? '' : ` of ${JSON.stringify(path)}`}: ${known})`);
       }
-      checkShape(child, childShape, childPath, source);
+      checkShape(child, childShape, childPath, source, childHidden);
     }
     return;
   }
@@ -66,9 +73,14 @@ export function checkShape(value: unknown, shape: Shape, path: string, source: s
     case 'boolean':
       if (typeof value !== 'boolean') fail('true or false');
       return;
-    case 'string[]':
-      if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) fail('an array of strings');
+    case 'string[]': {
+      if (!Array.isArray(value)) fail('an array of strings');
+      // The element is named (in a long argv "an array" leaves the user looking) and said by its
+      // type: an argument beside "--pin" or "--token" is one.
+      const index = (value as unknown[]).findIndex((item) => typeof item !== 'string');
+      if (index !== -1) fail('a string', (value as unknown[])[index], `${path}[${index}]`, true);
       return;
+    }
     case 'string|null':
       if (value !== null && typeof value !== 'string') fail('a string or null');
       return;
@@ -98,6 +110,19 @@ function wholeFailure(value: unknown, min = -Number.MAX_SAFE_INTEGER, max = Numb
   if (value < min) return `at least ${min}`;
   if (value > max) return max === Number.MAX_SAFE_INTEGER ? `at most ${max} (2^53 - 1, the largest whole number kept exact)` : `at most ${max}`;
   return null;
+}
+
+/**
+ * A key whose value is a secret, or holds some: a secret-looking name (apiKey, token, password, as
+ * tools' environments are judged) or a process's environment ("env"), whatever its variables are named.
+ */
+function secretKey(key: string): boolean {
+  return key === 'env' || looksSecret(key, undefined);
+}
+
+/** `value` as describe says it, a string or a number by its type alone (true, false and null are no secret). */
+function typeName(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' ? `a ${typeof value}` : describe(value);
 }
 
 function describe(value: unknown): string {

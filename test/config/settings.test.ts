@@ -289,7 +289,7 @@ describe('config.json errors name the key', () => {
   });
 });
 
-describe('config.json that is not JSON: where the fault is, not the text around it', () => {
+describe('config.json errors never show a secret it holds', () => {
   const SECRET = 'sk-abc123';
   it.each<[string, string, string]>([
     // V8's message quotes the text around the fault; the line and column say where it is instead.
@@ -305,6 +305,65 @@ describe('config.json that is not JSON: where the fault is, not the text around 
     expect((error as UsageError).message.endsWith(message)).toBe(true);
     expect((error as UsageError).message).not.toContain('abc123');
     expect((error as UsageError).cause).toBeUndefined();
+  });
+
+  it.each<[string, unknown, string]>([
+    ['serve.apiKey as a number', { serve: { apiKey: 12_345_678_901_234 } }, '"serve.apiKey" must be a string, got a number'],
+    ['serve.apiKey as an array', { serve: { apiKey: [SECRET] } }, '"serve.apiKey" must be a string, got an array'],
+    ['a variable of an MCP server', { mcpServers: { gh: { command: 'x', env: { PIN: 12_345_678 } } } }, '"mcpServers.gh.env.PIN" must be a string, got a number'],
+    ['a variable of no secret-looking name', { mcpServers: { gh: { command: 'x', env: { REGION: 12_345_678 } } } }, '"mcpServers.gh.env.REGION" must be a string, got a number'],
+    ['all of env', { mcpServers: { gh: { command: 'x', env: SECRET } } }, '"mcpServers.gh.env" must be an object, got a string'],
+    ['a secret-named persona', { personas: { token: 12_345_678 } }, '"personas.token" must be a string, got a number'],
+    ['a secret-looking value under any key', { stream: { flushMs: `ghp_${'a'.repeat(36)}` } }, '"stream.flushMs" must be a whole number, got a string'],
+    ['true under a secret key (no secret)', { serve: { apiKey: true } }, '"serve.apiKey" must be a string, got true'],
+  ])('a wrong type, %s: said by its type', (_case, config, message) => {
+    const error = thrown(() => load(config));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toMatch(new RegExp(`/config\\.json: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    expect((error as UsageError).message).not.toMatch(/abc123|12345678|aaaa/);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['a model', { model: 5 }, '"model" must be a string, got 5'],
+    ['a persona', { personas: { pirate: 5 } }, '"personas.pirate" must be a string, got 5'],
+    ['a string where a number goes', { stream: { flushMs: 'soon' } }, '"stream.flushMs" must be a whole number, got "soon"'],
+  ])('a wrong type of no secret key, %s: its value is shown', (_case, config, message) => {
+    expect(thrown(() => load(config))).toHaveProperty('message', expect.stringMatching(new RegExp(`${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)) as unknown);
+  });
+});
+
+describe('a string-array key names the element that is not a string', () => {
+  const tool = { description: 'd' };
+  it.each<[string, (items: unknown[]) => unknown]>([
+    ['replay.filters.continuation', (items) => ({ replay: { filters: { continuation: items } } })],
+    ['replay.filters.clarification', (items) => ({ replay: { filters: { clarification: items } } })],
+    ['replay.filters.session', (items) => ({ replay: { filters: { session: items } } })],
+    ['replay.classify.meta', (items) => ({ replay: { classify: { meta: items } } })],
+    ['replay.classify.correction', (items) => ({ replay: { classify: { correction: items } } })],
+    ['replay.classify.questionOpeners', (items) => ({ replay: { classify: { questionOpeners: items } } })],
+    ['replay.classify.instructionVerbs', (items) => ({ replay: { classify: { instructionVerbs: items } } })],
+    ['replay.classify.politePrefixes', (items) => ({ replay: { classify: { politePrefixes: items } } })],
+    ['replay.clarification', (items) => ({ replay: { clarification: items } })],
+    ['verbosityRules.longPhrases', (items) => ({ verbosityRules: { longPhrases: items } })],
+    ['tools', (items) => ({ tools: items })],
+    ['toolsets.dev.tools', (items) => ({ toolsets: { dev: { tools: items } } })],
+    ['toolsets.dev.includes', (items) => ({ toolsets: { dev: { includes: items } } })],
+    ['commandTools.lint.argv', (items) => ({ commandTools: { lint: { ...tool, argv: items } } })],
+    ['commandTools.lint.requires', (items) => ({ commandTools: { lint: { ...tool, argv: ['x'], requires: items } } })],
+    ['mcpServers.s.args', (items) => ({ mcpServers: { s: { command: 'x', args: items } } })],
+    ['passSecrets', (items) => ({ passSecrets: items })],
+  ])('%s', (key, config) => {
+    for (const [items, got] of [
+      [['a', 12_345], 'a number'],
+      [['a', 'b', null], 'null'],
+      [[true], 'true'],
+      [['a', ['b']], 'an array'],
+      [[{}], 'an object'],
+    ] as const) {
+      const index = items.length - 1;
+      expect(thrown(() => load(config([...items])))).toHaveProperty('message', expect.stringMatching(new RegExp(`/config\\.json: "${key.replace(/\./g, '\\.')}\\[${index}\\]" must be a string, got ${got}$`)) as unknown);
+    }
+    expect(thrown(() => load(config('a' as unknown as unknown[])))).toHaveProperty('message', expect.stringMatching(new RegExp(`"${key.replace(/\./g, '\\.')}" must be an array of strings, got (?:"a"|a string)$`)) as unknown);
   });
 });
 
