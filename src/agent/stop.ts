@@ -7,7 +7,7 @@ import { lstatSync, readdirSync, watch } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
-import { createFileExclusive, errnoOf } from '../log/fs.js';
+import { createFileExclusive, errnoOf, fileKind } from '../log/fs.js';
 
 export const STOP_FILE = 'STOP';
 
@@ -15,16 +15,11 @@ export function stopPath(home: string): string {
   return join(home, STOP_FILE);
 }
 
-/** What is at STOP: the signal (since its file's time), nothing, or something else, said in words. */
+/** What is at STOP: the signal (since its file's time), nothing, or something else, said in words ("a named pipe"). */
 export type StopState = { kind: 'set'; since: Date } | { kind: 'unset' } | { kind: 'other'; what: string };
 
+/** fileKind's word for a folder: what clearStop removes with rmdir. */
 const FOLDER = 'a folder';
-
-function describe(stats: Stats): string {
-  if (stats.isSymbolicLink()) return 'a symbolic link';
-  if (stats.isDirectory()) return FOLDER;
-  return 'not a regular file';
-}
 
 /** Synchronous on purpose: it is checked on every streamed chunk, and a stat is cheaper than a promise. */
 export function stopState(home: string): StopState {
@@ -36,7 +31,7 @@ export function stopState(home: string): StopState {
     return { kind: 'unset' };
   }
   if (stats === undefined) return { kind: 'unset' };
-  return stats.isFile() ? { kind: 'set', since: stats.mtime } : { kind: 'other', what: describe(stats) };
+  return stats.isFile() ? { kind: 'set', since: stats.mtime } : { kind: 'other', what: fileKind(stats) };
 }
 
 export function isStopSet(home: string): boolean {

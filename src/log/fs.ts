@@ -371,7 +371,8 @@ export function fileKind(stats: Pick<Stats, 'isFile' | 'isDirectory' | 'isFIFO' 
   if (stats.isFIFO()) return 'a named pipe';
   if (stats.isSocket()) return 'a socket';
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
-  return stats.isSymbolicLink() ? 'a symbolic link' : 'not a regular file';
+  // Said after "is" (`STOP is …`): a kind, never a negation that would read "is not … , not a file".
+  return stats.isSymbolicLink() ? 'a symbolic link' : 'an unknown kind of entry';
 }
 
 /** Thrown for a file that must be a regular one and is `kind` ("a named pipe", "a device") instead. */

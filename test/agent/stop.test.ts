@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -78,6 +80,41 @@ describe('the STOP signal: set only when STOP is a regular file (lstat)', () => 
     expect(error).toBeInstanceOf(RuntimeError);
     expect((error as Error).message).toBe(`${stopPath(dir)} is a folder with files in it, not the STOP signal; move or delete it yourself`);
     expect(statSync(join(stopPath(dir), 'keep')).isFile()).toBe(true);
+  });
+});
+
+describe('what is at STOP when it is not the signal is said as what it is', () => {
+  /** Plants `kind` at STOP; returns what ends it (a socket's server). */
+  const kinds: Record<string, (path: string) => Promise<() => void>> = {
+    'a named pipe': (path) => {
+      execFileSync('mkfifo', [path]);
+      return Promise.resolve(() => undefined);
+    },
+    'a socket': (path) =>
+      new Promise((resolve) => {
+        const server = createServer().listen(path, () => resolve(() => server.close()));
+      }),
+    'a folder': (path) => {
+      mkdirSync(path);
+      return Promise.resolve(() => undefined);
+    },
+    'a symbolic link': (path) => {
+      symlinkSync(join(path, '..', 'gone'), path);
+      return Promise.resolve(() => undefined);
+    },
+  };
+  it.each(Object.keys(kinds))('%s: stopState, setStop and clearStop say so, and clearStop removes it', async (kind) => {
+    const dir = home();
+    const end = await kinds[kind]?.(stopPath(dir));
+    try {
+      expect(stopState(dir)).toEqual({ kind: 'other', what: kind });
+      expect(await setStop(dir, new Date())).toEqual({ kind: 'other', what: kind });
+      expect(clearLeaves(dir, stopState(dir))).toBe(false);
+      expect(await clearStop(dir)).toEqual({ kind: 'other', what: kind });
+      expect(stopState(dir)).toEqual({ kind: 'unset' });
+    } finally {
+      end?.();
+    }
   });
 });
 

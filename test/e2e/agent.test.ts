@@ -1335,6 +1335,39 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(await run(['--status'])).toEqual([0, 'STOP is not set\n']);
   });
 
+  it.each<[string, (path: string) => Promise<() => void>]>([
+    [
+      'a named pipe',
+      (path) => {
+        execFileSync('mkfifo', [path]);
+        return Promise.resolve(() => undefined);
+      },
+    ],
+    [
+      'a socket',
+      (path) =>
+        new Promise((resolve) => {
+          const server = createServer().listen(path, () => resolve(() => server.close()));
+        }),
+    ],
+  ])('argo stop says what is at STOP when it is %s: one plain sentence each for set, --status and --clear', async (kind, plant) => {
+    const home = tempHome();
+    const stop = join(home, 'STOP');
+    const end = await plant(stop);
+    try {
+      const run = async (args: string[]): Promise<[number | null, string]> => {
+        const result = await runArgo(['stop', ...args], { home });
+        return [result.code, result.stdout + result.stderr];
+      };
+      expect(await run([])).toEqual([1, `argo: ${stop} is ${kind}, not a file, so STOP is not set; remove it, then run "argo stop" again\n`]);
+      expect(await run(['--status'])).toEqual([0, `STOP is not set: ${stop} is ${kind}, and only a regular file counts; "argo stop --clear" removes it\n`]);
+      expect(await run(['--clear'])).toEqual([0, `STOP was not set; removed ${stop} (${kind}, which does not count)\n`]);
+      expect(existsSync(stop)).toBe(false);
+    } finally {
+      end();
+    }
+  });
+
   it('argo stop --json: the state after the call as {stop, since, path}, exit 0 set or not (scripts read "stop"); what blocks STOP is still exit 1', async () => {
     const home = tempHome();
     const path = join(home, 'STOP');

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SymlinkRefusedError } from '../../src/log/fs.js';
-import { NotRegularFileError, appendPrivate, createFileExclusive, dropLastByte, ensureHomeFolder, errnoOf, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openLogFile, openRegularSync, readDataFile, readDataText, readRegularText, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, temporaryName, writeFileAtomic } from '../../src/log/fs.js';
+import { NotRegularFileError, appendPrivate, fileKind, createFileExclusive, dropLastByte, ensureHomeFolder, errnoOf, ensurePrivateDir, holdsExactly, holdsFolder, isMissing, landsInside, openDataFile, openForAppend, openLogFile, openRegularSync, readDataFile, readDataText, readRegularText, readSmallText, readableByOthers, removeEmptyFolder, removeFile, removeOrphanedTemporaries, replaceFile, temporaryName, writeFileAtomic } from '../../src/log/fs.js';
 
 describe('readSmallText', () => {
   const dir = mkdtempSync(join(tmpdir(), 'argo-small-'));
@@ -352,6 +352,25 @@ describe('private folders and files', () => {
     const { handle, size } = await openForAppend(file);
     await handle.close();
     expect([mode(file), size]).toEqual([0o600, 2]);
+  });
+});
+
+describe('fileKind: what an entry is, said after "is"', () => {
+  const kinds = ['isFile', 'isDirectory', 'isFIFO', 'isSocket', 'isCharacterDevice', 'isBlockDevice', 'isSymbolicLink'] as const;
+  const statsOf = (kind: (typeof kinds)[number] | null) => Object.fromEntries(kinds.map((name) => [name, () => name === kind])) as Record<(typeof kinds)[number], () => boolean>;
+  it.each<[(typeof kinds)[number] | null, string]>([
+    ['isFile', 'a regular file'],
+    ['isDirectory', 'a folder'],
+    ['isFIFO', 'a named pipe'],
+    ['isSocket', 'a socket'],
+    ['isCharacterDevice', 'a device'],
+    ['isBlockDevice', 'a device'],
+    ['isSymbolicLink', 'a symbolic link'],
+    // None of them (a kind this system adds): still a kind, never "not a regular file", which reads
+    // as nonsense after "is" ("STOP is not a regular file, not a file").
+    [null, 'an unknown kind of entry'],
+  ])('%s: %s', (kind, said) => {
+    expect(fileKind(statsOf(kind))).toBe(said);
   });
 });
 
