@@ -90,9 +90,11 @@ export function registerStop(program: Command, io: Io, setOutcome: ReportOutcome
       const home = settingsOf(self).home;
       // As a message shows it: a line break in --home cannot split the line.
       const path = shownPath(stopPath(home));
-      // Text says what this call did; --json, for scripts, what STOP is now.
+      // Text says what this call did; --json, for scripts, what STOP is now. The path may hold a
+      // control or a bidi override (shownPath quotes only C0 and C1): shown, not obeyed, as every message's.
+      const shown = untrustedFor(io, flags);
       const say = (line: string): void => {
-        if (!flags.json) io.stdout.write(line);
+        if (!flags.json) io.stdout.write(shown(line));
       };
       if (flags.status) {
         const state = stopState(home);

@@ -1,6 +1,6 @@
 // Agent mode at a terminal: side-effecting calls ask y/N, showing the diff or the command.
 import stripAnsi from 'strip-ansi';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -389,6 +389,22 @@ describe('hostile text on a terminal: shown, never obeyed', () => {
     expect((await get.exited).code).toBe(0);
     expect(get.output).toContain('v^[[31mRED\\u202etxt.exe');
     expect(get.output).not.toContain('\u202E');
+  });
+
+  it.each([
+    ['a bidi override', 'h\u202eevil', 'h\\u202eevil', ['\u202e']],
+    ['a C1 CSI', 'h\u009b2J', '"…h\\x9b2J/STOP"', ['\u009b']],
+    ['both', 'h\u202e\u009bx', '"…h\\u202e\\x9bx/STOP"', ['\u202e', '\u009b']],
+  ])('argo stop, --status and --clear show a data home path holding %s as text', async (_case, name, shown, raw) => {
+    const home = join(tempHome(), name);
+    mkdirSync(home);
+    // Set, set again, asked: each names the file. Cleared, it is not named.
+    for (const [args, named] of [[[], true], [[], true], [['--status'], true], [['--clear'], false]] as const) {
+      const terminal = startInPty(['stop', ...args], { home });
+      expect((await terminal.exited).code).toBe(0);
+      if (named) expect(terminal.output).toContain(shown.replace('…', home.slice(0, -name.length)));
+      for (const control of raw) expect(terminal.output).not.toContain(control);
+    }
   });
 
   it("an Ollama error that ends an agent run is shown as text: OSC, C1 CSI and bidi controls", async () => {
