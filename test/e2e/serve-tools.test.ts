@@ -234,7 +234,7 @@ describe('the tools Argo field', () => {
       const entry = await logged(home, response.headers.get('x-argo-turn-id') ?? '');
       expect(entry).toMatchObject({ status: 'stopped', session: 'h' });
       // STOP is seen before the call's chunk is read (nothing logged) or after (logged not_run): never run.
-      for (const call of entry?.tool_calls ?? []) expect(call).toMatchObject({ name: 'read_file', outcome: 'not_run' });
+      for (const call of (entry?.tool_calls ?? []) as unknown[]) expect(call).toMatchObject({ name: 'read_file', outcome: 'not_run' });
     } finally {
       stopDuringRound = null;
     }
