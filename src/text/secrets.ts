@@ -4,11 +4,22 @@
 /**
  * The words of a variable's name (split at anything but letters and digits, upper-cased: npm's
  * `npm_config_//registry.npmjs.org/:_authToken` is NPM, CONFIG, …, AUTHTOKEN) that say it holds a
- * secret: TOKEN, SECRET, CREDENTIAL(S), a password (PASS, PASSWD, PWD, PASSPHRASE, …PASSWORD), a
- * key (KEY, APIKEY, PRIVATEKEY…), AUTH or AUTHORIZATION, DSN. Whole words, so KEYTIMEOUT,
- * KEYBOARD, AUTHOR, BYPASS, ASKPASS and TOKENIZERS_PARALLELISM are not.
+ * secret, or several (TOKENS, APP_PASSWORDS, KEYS): TOKEN, SECRET, CREDENTIAL, a password (PASS,
+ * PASSWD, PWD, PASSPHRASE, …PASSWORD), a key (KEY, APIKEY, PRIVATEKEY, ACCOUNTKEY…), AUTH or
+ * AUTHORIZATION, DSN, CONNECTIONSTRING. Whole words, so KEYTIMEOUT, KEYBOARD, AUTHOR, BYPASS,
+ * ASKPASS and TOKENIZERS_PARALLELISM are not.
  */
-const SECRET_WORD = /^(?:[A-Z0-9]*TOKEN|[A-Z0-9]*SECRETS?[A-Z0-9]*|[A-Z0-9]*CREDENTIALS?|PASS|PASSPHRASE|[A-Z0-9]*PASSW(?:OR)?D|[A-Z0-9]*PWD|(?:[A-Z0-9]*(?:API|PRIVATE|ACCESS|AUTH|MASTER|SIGNING|ENCRYPTION|SESSION|CLIENT|APP|LICENSE))?KEY|[A-Z0-9]*AUTH|AUTHORI[SZ]ATION|DSN)$/;
+const SECRET_WORD =
+  /^(?:[A-Z0-9]*TOKENS?|[A-Z0-9]*SECRETS?[A-Z0-9]*|[A-Z0-9]*CREDENTIALS?|PASS|PASSPHRASES?|[A-Z0-9]*PASSW(?:OR)?DS?|[A-Z0-9]*PWDS?|(?:[A-Z0-9]*(?:API|PRIVATE|ACCESS|ACCOUNT|AUTH|MASTER|SIGNING|ENCRYPTION|SESSION|CLIENT|APP|LICENSE))?KEYS?|[A-Z0-9]*AUTH|AUTHORI[SZ]ATION|DSN|CONNECTIONSTRINGS?)$/;
+
+/**
+ * Short words that say so only as the name's last: NETRC_PW, GITHUB_PAT, SESSION_COOKIE (not
+ * Playwright's PW_TEST_…, nor a COOKIE_DOMAIN).
+ */
+const SECRET_LAST_WORD = /^(?:PWS?|PATS?|[A-Z0-9]*COOKIES?)$/;
+
+/** Two words that say so together: AZURE_STORAGE_CONNECTION_STRING. */
+const SECRET_WORDS = /(?:^|_)CONNECTION_STRINGS?(?:_|$)/;
 
 /**
  * A last word that says the variable names where a secret is, or something about it, not the
@@ -23,7 +34,7 @@ function secretName(name: string): boolean {
   if (SHELL_DIRECTORIES.has(name)) return false;
   const words = name.toUpperCase().split(/[^A-Z0-9]+/).filter((word) => word !== '');
   if (NOT_THE_SECRET.has(words.at(-1) ?? '')) return false;
-  return words.some((word) => SECRET_WORD.test(word));
+  return words.some((word) => SECRET_WORD.test(word)) || SECRET_LAST_WORD.test(words.at(-1) ?? '') || SECRET_WORDS.test(words.join('_'));
 }
 
 /**
@@ -49,9 +60,16 @@ const SECRET_VALUE = new RegExp(
   ].join('|'),
 );
 
-/** Whether a variable holds a secret: by its name, or by a value that is a credential (SECRET_VALUE). */
+/**
+ * A connection string's password or key, in any case: ADO.NET's and JDBC's `…;Password=…`, ODBC's
+ * `PWD=…`, Azure's `AccountKey=…` and `SharedAccessKey=…`/`SharedAccessSignature=…`, libpq's
+ * `host=db password=…`, a query's `&password=…`.
+ */
+const CONNECTION_SECRET = /(?:^|[;\s?&])(?:password|pwd|account\s*key|shared\s*access\s*(?:key|signature))\s*=\s*[^;\s&]/i;
+
+/** Whether a variable holds a secret: by its name, or by a value that is a credential (SECRET_VALUE, CONNECTION_SECRET). */
 export function looksSecret(name: string, value: string | undefined): boolean {
-  return secretName(name) || (value !== undefined && SECRET_VALUE.test(value));
+  return secretName(name) || (value !== undefined && (SECRET_VALUE.test(value) || CONNECTION_SECRET.test(value)));
 }
 
 /** What a hidden secret is shown as. */
@@ -114,13 +132,16 @@ export function maskSecrets(text: string): string {
   return maskAssignments(MASKED.reduce((shown, [pattern, keep]) => shown.replace(pattern, keep), text));
 }
 
+/** Arguments' names for entries, not credentials. */
+const ENTRY_KEYS = new Set(['KEY', 'KEYS']);
+
 /**
  * Whether an argument's name says its value is a secret: as a variable's (secretName), except a bare
- * `key`, which in arguments names an entry (the memo's key, a dictionary's), not a credential.
+ * `key` or `keys`, which in arguments name entries (the memo's key, a dictionary's), not credentials.
  * `api_key`, `apiKey`, `secret_key` still are; a bare `key`'s value is still checked by its shape.
  */
 function secretArgumentName(name: string): boolean {
-  return secretName(name) && name.replace(/[^A-Za-z0-9]+/g, '').toUpperCase() !== 'KEY';
+  return secretName(name) && !ENTRY_KEYS.has(name.replace(/[^A-Za-z0-9]+/g, '').toUpperCase());
 }
 
 /** A JSON value (a tool call's arguments) with its secrets masked: a string under a secret-named key whole, any other string's secret-looking pieces. */
@@ -129,4 +150,26 @@ export function maskSecretsIn(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((item) => maskSecretsIn(item));
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskSecretsIn(item, name)]));
   return value;
+}
+
+/**
+ * The shortest value of a secret entry masked wherever it turns up (knownSecrets): a shorter one
+ * ("1", "yes") is an ordinary word more often than a secret, and masking it would garble every line.
+ */
+export const KNOWN_SECRET_MIN_CHARS = 4;
+
+/**
+ * The values Argo itself gives a process (an MCP server's `env` in config.json) that are secrets by
+ * the rule commands' environments are filtered with (looksSecret: by name or by value), at least
+ * KNOWN_SECRET_MIN_CHARS long, longest first: what the process says back is masked of them
+ * (maskKnownSecrets), whatever their shape.
+ */
+export function knownSecrets(env: Readonly<Record<string, string>>): string[] {
+  const secrets = Object.entries(env).filter(([name, value]) => value.length >= KNOWN_SECRET_MIN_CHARS && looksSecret(name, value));
+  return [...new Set(secrets.map(([, value]) => value))].sort((a, b) => b.length - a.length);
+}
+
+/** `text` with each of `secrets` (knownSecrets, longest first) shown as MASK wherever it is. */
+export function maskKnownSecrets(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((shown, secret) => shown.split(secret).join(MASK), text);
 }

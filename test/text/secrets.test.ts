@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskSecrets, maskSecretsIn } from '../../src/text/secrets.js';
+import { KNOWN_SECRET_MIN_CHARS, knownSecrets, looksSecret, maskKnownSecrets, maskSecrets, maskSecretsIn } from '../../src/text/secrets.js';
 
 describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
   it.each<[string, string, string]>([
@@ -40,6 +40,8 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     ['escaped quotes around a value with a space, quoted as JSON', '{"cmd":"PGPASSWORD=\\"hunter two\\" psql"}', '{"cmd":"PGPASSWORD=*** psql"}'],
     ['an escaped quote never closed runs to the end of its line', 'PASSWORD=\\"hunter two\nnext', 'PASSWORD=***\nnext'],
     ['an escaped quote inside a quoted value', 'PASSWORD="a\\"b c" run', 'PASSWORD=*** run'],
+    ["a connection string's password and key", 'Server=db;Password=hunter2;AccountKey=c2VjcmV0;Pwd=x', 'Server=db;Password=***;AccountKey=***;Pwd=***'],
+    ['a cookie header, a personal access token', 'Cookie: session=abc; GITHUB_PAT=xyz', 'Cookie: ***; GITHUB_PAT=***'],
   ])('%s', (_case, text, shown) => {
     expect(maskSecrets(text)).toBe(shown);
   });
@@ -68,5 +70,85 @@ describe("maskSecretsIn: a call's arguments", () => {
     ['token and password still are', { token: 'a', password: 'b' }, { token: '***', password: '***' }],
   ])('%s', (_case, value, shown) => {
     expect(maskSecretsIn(value)).toEqual(shown);
+  });
+});
+
+describe('looksSecret: a variable withheld from commands by its name', () => {
+  it.each<[string, boolean]>([
+    // Several secrets in one variable: a plural word.
+    ['MY_SECRETS', true],
+    ['APP_PASSWORDS', true],
+    ['NPM_TOKENS', true],
+    ['TOKENS', true],
+    ['API_KEYS', true],
+    ['DB_PASSWDS', true],
+    // Cookies, personal access tokens, short passwords: as the name's last word.
+    ['SESSION_COOKIE', true],
+    ['COOKIE', true],
+    ['AUTH_COOKIES', true],
+    ['PAT', true],
+    ['GITHUB_PAT', true],
+    ['AZURE_DEVOPS_EXT_PAT', true],
+    ['NETRC_PW', true],
+    ['SMTP_PW', true],
+    // Connection strings, one word or two; a key of an account.
+    ['AZURE_STORAGE_CONNECTION_STRING', true],
+    ['ConnectionStrings__Default', true],
+    ['DB_CONNECTIONSTRING', true],
+    ['STORAGE_ACCOUNTKEY', true],
+    ['AccountKey', true],
+    // Not: those words elsewhere than last, inside other words, or where a secret is.
+    ['PW_TEST_HTML_REPORT_OPEN', false],
+    ['PATH', false],
+    ['PATTERN', false],
+    ['COOKIE_NAME', false],
+    ['CONNECTION_TIMEOUT', false],
+    ['HOTKEYS', false],
+    ['KEYSTONE_URL', false],
+    ['APP_PASSWORDS_FILE', false],
+    ['STRING_TABLE', false],
+  ])('%s: %s', (name, secret) => {
+    expect(looksSecret(name, 'v')).toBe(secret);
+  });
+});
+
+describe('looksSecret: a variable withheld from commands by its value', () => {
+  it.each<[string, boolean]>([
+    ['DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=c2VjcmV0;EndpointSuffix=core.windows.net', true],
+    ['Server=db;Database=app;User Id=app;Password=hunter2;', true],
+    ['Driver={ODBC Driver 18};Server=db;UID=app;PWD=hunter2', true],
+    ['Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=c2VjcmV0', true],
+    ['BlobEndpoint=https://acme.blob.core.windows.net/;SharedAccessSignature=sv=2022&sig=abc', true],
+    ['host=db port=5432 dbname=app user=app password=hunter2', true],
+    ['https://api.example.test/v1?user=app&password=hunter2', true],
+    ['password = hunter2', true],
+    // A connection string without its secret, or the word alone.
+    ['Server=db;Database=app;Integrated Security=true', false],
+    ['Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root', false],
+    ['Password=;', false],
+    ['forgot-password=true', false],
+    ['the password is in the vault', false],
+  ])('%j: %s', (value, secret) => {
+    expect(looksSecret('SOME_SETTING', value)).toBe(secret);
+  });
+});
+
+describe("knownSecrets and maskKnownSecrets: the values Argo gave a process, masked wherever it says them", () => {
+  it.each<[string, Record<string, string>, string[]]>([
+    ['a secret-named value', { DB_PASSWORD: 'hunter2' }, ['hunter2']],
+    ['a value that is a credential under any name', { DATABASE: 'postgres://app:pw@db/app' }, ['postgres://app:pw@db/app']],
+    ['an ordinary value is not', { LOG_LEVEL: 'verbose', DATA_DIR: '/srv/data' }, []],
+    [`a secret shorter than ${KNOWN_SECRET_MIN_CHARS} characters is not: it would mask ordinary words`, { DISABLE_AUTH: '1', PIN_CODE_PW: 'abc' }, []],
+    ['longest first, each once', { A_TOKEN: 'abcd', B_TOKEN: 'abcdefgh', C_TOKEN: 'abcd' }, ['abcdefgh', 'abcd']],
+  ])('%s', (_case, env, secrets) => {
+    expect(knownSecrets(env)).toEqual(secrets);
+  });
+
+  it.each<[string, string, string[], string]>([
+    ['wherever it is, whatever its shape', 'login as app:hunter2@db refused (hunter2)', ['hunter2'], 'login as app:***@db refused (***)'],
+    ['a longer secret holding a shorter one is masked whole', 'got abcdefgh', ['abcdefgh', 'abcd'], 'got ***'],
+    ['none known: the same text', 'hunter2', [], 'hunter2'],
+  ])('%s', (_case, text, secrets, shown) => {
+    expect(maskKnownSecrets(text, secrets)).toBe(shown);
   });
 });
