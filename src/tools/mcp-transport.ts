@@ -7,7 +7,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { killGroup } from './process.js';
+import { killGroup, ownGroup } from './process.js';
 
 /** How long a server may take to leave once its stdin is closed, before its group is signalled. */
 const LEAVE_GRACE_MS = 2000;
@@ -44,6 +44,8 @@ export class GroupStdioTransport implements Transport {
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       this.child = child;
+      // Killed with Argo, whenever Argo exits: while it starts, runs or is given its grace to leave.
+      ownGroup(child);
       child.once('error', (error) => {
         reject(error);
         this.onerror?.(error);
@@ -90,8 +92,9 @@ export class GroupStdioTransport implements Transport {
     this.end();
   }
 
+  /** Started and not exited. A command that could not be started (ENOENT, EACCES) has no pid, and no exit will follow. */
   private running(): boolean {
-    return this.exit === null;
+    return this.child?.pid !== undefined && this.exit === null;
   }
 
   private receive(chunk: Buffer): void {

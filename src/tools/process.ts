@@ -180,11 +180,37 @@ function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-/** Groups sent SIGTERM and still within their grace: Argo exiting sooner must not spare them. */
+/** Groups sent SIGTERM and still within their grace. */
 const awaitingKill = new Set<number>();
+/** Groups Argo started whose leader has not been reaped yet (ownGroup). */
+const runningGroups = new Set<number>();
+let exitListened = false;
 
-function killAwaitingOnExit(): void {
-  for (const pid of awaitingKill) signalGroup(pid, 'SIGKILL');
+/**
+ * Argo exiting at any moment (a second Ctrl-C, a signal while an MCP server is still starting or
+ * closing) must not leave a group it started running: nothing can be waited for then, so SIGKILL.
+ */
+function killOwnedOnExit(): void {
+  for (const pid of new Set([...runningGroups, ...awaitingKill])) signalGroup(pid, 'SIGKILL');
+}
+
+function listenForExit(): void {
+  if (exitListened) return;
+  exitListened = true;
+  process.on('exit', killOwnedOnExit);
+}
+
+/**
+ * Keeps the group `child` leads (spawned detached) to be killed if Argo exits while it runs; from
+ * its leader's exit on, its group id may be given to another process, so it is let go then (what
+ * the leader left is killGroup's to stop).
+ */
+export function ownGroup(child: ChildProcess): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  listenForExit();
+  runningGroups.add(pid);
+  child.once('exit', () => runningGroups.delete(pid));
 }
 
 /**
@@ -197,11 +223,10 @@ export function killGroup(child: ChildProcess): boolean {
   if (pid === undefined || emptied.has(child)) return false;
   if (awaitingKill.has(pid)) return true;
   if (!signalGroup(pid, 'SIGTERM')) return false;
-  if (awaitingKill.size === 0) process.once('exit', killAwaitingOnExit);
+  listenForExit();
   awaitingKill.add(pid);
   const timer = setTimeout(() => {
     awaitingKill.delete(pid);
-    if (awaitingKill.size === 0) process.removeListener('exit', killAwaitingOnExit);
     signalGroup(pid, 'SIGKILL');
   }, KILL_GRACE_MS);
   timer.unref();
@@ -228,6 +253,7 @@ const emptied = new WeakSet<ChildProcess>();
 
 export function spawnGroup(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = commandEnvironment(process.env)): ChildProcess {
   const child = spawn(file, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+  ownGroup(child);
   child.once('exit', () => {
     if (child.pid !== undefined && !signalGroup(child.pid, 0)) emptied.add(child);
   });

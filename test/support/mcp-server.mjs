@@ -1,7 +1,7 @@
 // A tiny MCP server over stdio, written with the official SDK, for tests: `add` (read-only),
-// `shout` (an error result when told to), `attach` (embedded resources and an image) and `crash`
-// (the server exits with code 7, first writing ARGO_TEST_MCP_CRASH_SAYS on stderr when that is
-// set). Plain JavaScript so it starts without a compiler.
+// `shout` (an error result when told to), `attach` (embedded resources, an image, resource links)
+// and `crash` (the server exits with code 7, first writing ARGO_TEST_MCP_CRASH_SAYS on stderr when
+// that is set). Plain JavaScript so it starts without a compiler.
 // With ARGO_TEST_MCP_STARTS set, each start appends its pid to that file (how often was it started?).
 // ARGO_TEST_MCP_FAIL: it writes a coloured line on stderr and exits with code 3 at once
 // (ARGO_TEST_MCP_FAIL_SAYS, when set, is what it writes instead).
@@ -12,6 +12,13 @@
 // is not allowed"), for a message such as "Authentication is required to read acme/app".
 // ARGO_TEST_MCP_UNREADABLE: its list also holds `lookup`, whose inputSchema follows MCP but not what
 // Ollama can read (a draft-03 `"required": true` inside a property, where Ollama's Go type wants a list).
+// ARGO_TEST_MCP_BARE: its list also holds `ping`, whose inputSchema is `{"type": "object"}` alone.
+// ARGO_TEST_MCP_PAGES: its list comes a tool per page (nextCursor); "loop" sends the same cursor
+// for ever, "endless" a new one for ever.
+// ARGO_TEST_MCP_WAIT (a file): it also offers `wait`, which never answers; each call first appends the pid to the file.
+// ARGO_TEST_MCP_HANG: it never answers initialize (its pid goes to ARGO_TEST_MCP_STARTS first);
+// "list": it answers initialize, never tools/list.
+// ARGO_TEST_MCP_STAYS: it stays when its stdin closes, and ignores SIGTERM: only SIGKILL ends it.
 import { appendFileSync } from 'node:fs';
 import process from 'node:process';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -19,6 +26,20 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
+const started = () => {
+  if (process.env.ARGO_TEST_MCP_STARTS) appendFileSync(process.env.ARGO_TEST_MCP_STARTS, `${process.pid}\n`);
+};
+const hang = process.env.ARGO_TEST_MCP_HANG;
+if (process.env.ARGO_TEST_MCP_STAYS || (hang && hang !== 'list')) {
+  process.on('SIGTERM', () => undefined);
+  globalThis.setInterval(() => undefined, 60_000);
+}
+if (hang && hang !== 'list') {
+  // Reads its requests and answers none.
+  process.stdin.resume();
+  started();
+  await new Promise(() => undefined);
+}
 if (process.env.ARGO_TEST_MCP_FAIL) {
   process.stderr.write(process.env.ARGO_TEST_MCP_FAIL_SAYS ?? 'starting\n\u001b[31mcannot open the database\u001b[0m\n');
   process.exit(3);
@@ -39,22 +60,42 @@ server.registerTool('attach', { description: 'Attachments', inputSchema: {}, ann
     { type: 'resource', resource: { uri: 'file:///notes.txt', text: 'embedded notes' } },
     { type: 'resource', resource: { uri: 'file:///data.bin', blob: 'AAECAw==', mimeType: 'application/octet-stream' } },
     { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+    { type: 'resource_link', uri: 'file:///report.md', name: 'report', description: 'The weekly report', mimeType: 'text/markdown' },
+    { type: 'resource_link', uri: 'https://example.test/data', name: 'data' },
   ],
 }));
 server.registerTool('crash', { description: 'The server exits', inputSchema: {}, annotations: { readOnlyHint: true } }, () => {
   if (process.env.ARGO_TEST_MCP_CRASH_SAYS) process.stderr.write(process.env.ARGO_TEST_MCP_CRASH_SAYS);
   process.exit(7);
 });
-if (process.env.ARGO_TEST_MCP_MALFORMED || process.env.ARGO_TEST_MCP_UNREADABLE) {
-  const listed = server.server;
-  // Replaces the SDK's own list handler: such a tool can only be sent by hand.
-  listed.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [
-      { name: 'add', description: 'Add two numbers', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] }, annotations: { readOnlyHint: true } },
-      ...(process.env.ARGO_TEST_MCP_MALFORMED ? [{ name: 'loose', description: 'No type', inputSchema: { properties: { a: { type: 'string' } } } }] : []),
-      ...(process.env.ARGO_TEST_MCP_UNREADABLE ? [{ name: 'lookup', description: 'Look a key up', inputSchema: { type: 'object', properties: { key: { type: 'string', required: true } } } }] : []),
-    ],
-  }));
+if (process.env.ARGO_TEST_MCP_BARE) server.registerTool('ping', { description: 'Answers pong', annotations: { readOnlyHint: true } }, () => ({ content: [{ type: 'text', text: 'pong' }] }));
+if (process.env.ARGO_TEST_MCP_WAIT) {
+  const waiting = process.env.ARGO_TEST_MCP_WAIT;
+  server.registerTool('wait', { description: 'Never answers', inputSchema: {}, annotations: { readOnlyHint: true } }, async () => {
+    appendFileSync(waiting, `${process.pid}\n`);
+    return await new Promise(() => undefined);
+  });
+}
+const extra = [
+  ...(process.env.ARGO_TEST_MCP_MALFORMED ? [{ name: 'loose', description: 'No type', inputSchema: { properties: { a: { type: 'string' } } } }] : []),
+  ...(process.env.ARGO_TEST_MCP_UNREADABLE ? [{ name: 'lookup', description: 'Look a key up', inputSchema: { type: 'object', properties: { key: { type: 'string', required: true } } } }] : []),
+  ...(process.env.ARGO_TEST_MCP_BARE ? [{ name: 'ping', description: 'Answers pong', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] : []),
+];
+if (hang === 'list') server.server.setRequestHandler(ListToolsRequestSchema, () => new Promise(() => undefined));
+else if (extra.length > 0 || process.env.ARGO_TEST_MCP_PAGES) {
+  const tools = [
+    { name: 'add', description: 'Add two numbers', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] }, annotations: { readOnlyHint: true } },
+    ...extra,
+  ];
+  const pages = process.env.ARGO_TEST_MCP_PAGES;
+  // Replaces the SDK's own list handler: such a tool, or such a list, can only be sent by hand.
+  server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    if (pages === undefined) return { tools };
+    if (pages === 'loop') return { tools: tools.slice(0, 1), nextCursor: 'again' };
+    if (pages === 'endless') return { tools: tools.slice(0, 1), nextCursor: String(Number(request.params?.cursor ?? 0) + 1) };
+    const at = Number(request.params?.cursor ?? 0);
+    return { tools: tools.slice(at, at + 1), ...(at + 1 < tools.length ? { nextCursor: String(at + 1) } : {}) };
+  });
 }
 if (process.env.ARGO_TEST_MCP_RAW_ERROR) {
   const raw = process.env.ARGO_TEST_MCP_RAW_ERROR;
@@ -64,4 +105,4 @@ if (process.env.ARGO_TEST_MCP_RAW_ERROR) {
   });
 }
 await server.connect(new StdioServerTransport());
-if (process.env.ARGO_TEST_MCP_STARTS) appendFileSync(process.env.ARGO_TEST_MCP_STARTS, `${process.pid}\n`);
+started();

@@ -1,0 +1,104 @@
+// MCP servers end to end: the built bin/argo against the Ollama stand-in and a real MCP server over
+// stdio (test/support/mcp-server.mjs): what is left running when argo is stopped at any moment.
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { alive } from '../support/alive.js';
+import type { FakeToolCall } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
+import { TEST_MCP_SERVER } from '../support/mcp.js';
+import { runArgo, tempHome } from '../support/run-argo.js';
+import { waitFor } from '../support/wait.js';
+
+interface Round {
+  reply?: string;
+  calls?: FakeToolCall[];
+}
+
+let script: Round[] = [];
+let next = 0;
+let current: Round = {};
+
+const ollama = await fakeOllamaPerFile({
+  models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }],
+  reply: () => {
+    current = script[Math.min(next++, script.length - 1)] ?? {};
+    return current.reply ?? '';
+  },
+  toolCalls: () => current.calls,
+});
+beforeEach(() => {
+  ollama.setScenario(undefined);
+  ollama.requests.length = 0;
+  script = [];
+  next = 0;
+});
+
+/** Servers a test started that ignore SIGTERM: never left running after it, whatever it found. */
+const started: number[] = [];
+afterEach(() => {
+  for (const pid of started.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone, as it should be.
+    }
+  }
+});
+
+const call = (name: string, args: Record<string, unknown>): FakeToolCall => ({ function: { name, arguments: args } });
+
+function argo(args: string[], home: string, extra: Partial<Parameters<typeof runArgo>[1]> = {}) {
+  return runArgo(args, { home, host: ollama.url, ...extra });
+}
+
+/** The pids a file of the test server holds (one a line), once it holds `count`; each kept for afterEach. */
+async function pidsIn(file: string, count = 1): Promise<number[]> {
+  const pids = await waitFor(() => {
+    const found = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '').map(Number) : [];
+    expect(found.length).toBeGreaterThanOrEqual(count);
+    return found;
+  });
+  started.push(...pids);
+  return pids;
+}
+
+const scratch = (): string => mkdtempSync(join(tmpdir(), 'argo-mcp-e2e-'));
+
+describe('MCP servers: nothing is left running however argo ends', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s while a server is still starting (it never answers): argo exits %i at once and the server is gone', async (signal, code) => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome({ mcpServers: { hang: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_HANG: '1', ARGO_TEST_MCP_STARTS: starts } } } });
+    const result = await argo(['-T', 'mcp:hang', 'hi'], home, {
+      onSpawn: (child) => void pidsIn(starts).then(() => child.kill(signal)),
+    });
+    expect(result.code).toBe(code);
+    const [pid = 0] = await pidsIn(starts);
+    await waitFor(() => expect(alive(pid)).toBe(false));
+    expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(0);
+  });
+
+  it('a second Ctrl-C while a server that ignores its closed input is given its grace to leave: the server is gone', async () => {
+    const dir = scratch();
+    const waiting = join(dir, 'waiting');
+    const home = tempHome({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_STAYS: '1', ARGO_TEST_MCP_WAIT: waiting } } } });
+    script = [{ calls: [call('wait', {})] }, { reply: 'never' }];
+    let closing = false;
+    const result = await argo(['-T', 'mcp:calc', 'wait'], home, {
+      onSpawn: (child) => void pidsIn(waiting).then(() => child.kill('SIGINT')),
+      // The turn has ended and said so: argo is closing the server, which stays.
+      onStderr: (child, text) => {
+        if (closing || !text.includes('(logged as interrupted)')) return;
+        closing = true;
+        child.kill('SIGINT');
+      },
+    });
+    expect(result.code).toBe(130);
+    const [pid = 0] = await pidsIn(waiting);
+    await waitFor(() => expect(alive(pid)).toBe(false));
+  });
+});
