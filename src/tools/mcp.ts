@@ -3,6 +3,7 @@
 import { stat } from 'node:fs/promises';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { cleanLine } from '../output/terminal-text.js';
+import { knownSecrets, maskKnownSecrets } from '../text/secrets.js';
 import { TIMER_MAX_MS } from '../config/settings.js';
 import { foreignLine, quoting } from './foreign-line.js';
 import { ToolError } from './types.js';
@@ -34,6 +35,8 @@ export interface McpConnection {
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/** The most pages of a server's tool list read (each `nextCursor` followed): a list going on past them is not used. */
+const MAX_TOOL_PAGES = 100;
 /** The default of an MCP tool's timeout (toolTimeouts overrides it); the loop's timer applies it. */
 const CALL_TIMEOUT_MS = 60_000;
 const STDERR_LINE_CHARS = 200;
@@ -45,6 +48,9 @@ interface McpContent {
   data?: string;
   mimeType?: string;
   uri?: string;
+  name?: string;
+  title?: string;
+  description?: string;
   resource?: { uri?: string; text?: string; blob?: string; mimeType?: string };
 }
 
@@ -61,7 +67,14 @@ function partText(part: McpContent): string {
     if (typeof resource.blob === 'string') return placeholder('resource', resource.mimeType, resource.blob);
   }
   if ((part.type === 'image' || part.type === 'audio') && typeof part.data === 'string') return placeholder(part.type, part.mimeType, part.data);
+  if (part.type === 'resource_link' && typeof part.uri === 'string') return linkText(part);
   return `[${part.type} content]`;
+}
+
+/** A link to a resource, not its content: where it is and what it says it is, as JSON (the server's words, kept apart). */
+function linkText(part: McpContent): string {
+  const fields = Object.entries({ uri: part.uri, name: part.name, title: part.title, description: part.description, mimeType: part.mimeType }).filter(([, value]) => typeof value === 'string');
+  return `[resource_link ${JSON.stringify(Object.fromEntries(fields))}]`;
 }
 
 function textOf(content: unknown): string {
@@ -72,39 +85,47 @@ function textOf(content: unknown): string {
 function objectSchema(schema: unknown): ParametersSchema {
   if (typeof schema === 'object' && schema !== null && (schema as { type?: unknown }).type === 'object') {
     const value = schema as ParametersSchema;
-    return { ...value, properties: value.properties };
+    const properties: unknown = value.properties;
+    // A tool without parameters may list no properties: Ollama reads none for a missing one, and
+    // `{}` the same; sent as every other tool without parameters is.
+    return { ...value, properties: properties === undefined || properties === null ? {} : value.properties };
   }
   return { type: 'object', properties: {} };
 }
 
-/** The last line a server wrote on stderr, cleaned and its secrets masked: for a reason, never echoed raw. */
-function stderrTail(): { take: (text: string) => void; last: () => string | null } {
+/**
+ * The last line a server wrote on stderr, cleaned and its secrets masked (those `hide` knows first,
+ * before the line is cut): for a reason, never echoed raw.
+ */
+function stderrTail(hide: (text: string) => string): { take: (text: string) => void; last: () => string | null } {
   let last = '';
   let partial = '';
+  const line = (text: string): string => foreignLine(hide(text), STDERR_LINE_CHARS);
   return {
     take: (text) => {
       const parts = (partial + text).split('\n');
-      partial = (parts.pop() ?? '').slice(-4 * STDERR_LINE_CHARS);
-      const said = parts.map((part) => foreignLine(part, STDERR_LINE_CHARS)).filter((line) => line !== '').at(-1);
+      partial = hide(parts.pop() ?? '').slice(-4 * STDERR_LINE_CHARS);
+      const said = parts.map(line).filter((shown) => shown !== '').at(-1);
       if (said !== undefined) last = said;
     },
-    last: () => foreignLine(partial, STDERR_LINE_CHARS) || last || null,
+    last: () => line(partial) || last || null,
   };
 }
 
 /**
  * What a zod error (`what` failed the SDK's check) or any other error says, in one readable line.
  * What the server sent (its keys, its error's words) is masked here, before Argo wraps it: masked
- * after, a secret at its end would take Argo's closing bracket with it.
+ * after, a secret at its end would take Argo's closing bracket with it. `hide` masks the secrets
+ * Argo gave the server first.
  */
-function reasonOf(error: unknown, what = "the server's answer"): string {
+function reasonOf(error: unknown, hide: (text: string) => string, what = "the server's answer"): string {
   const issues = (error as { issues?: unknown } | null)?.issues;
   if (Array.isArray(issues) && issues.length > 0) {
     const issue = issues[0] as { path?: unknown[]; message?: string };
     const where = Array.isArray(issue.path) && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
-    return cleanLine(`${what} does not follow MCP: ${foreignLine(`${where}${issue.message ?? 'invalid'}`, REASON_CHARS)}`, REASON_CHARS);
+    return cleanLine(`${what} does not follow MCP: ${foreignLine(hide(`${where}${issue.message ?? 'invalid'}`), REASON_CHARS)}`, REASON_CHARS);
   }
-  return error instanceof Error ? foreignLine(error.message, REASON_CHARS) || error.name : 'unknown error';
+  return error instanceof Error ? foreignLine(hide(error.message), REASON_CHARS) || error.name : 'unknown error';
 }
 
 /** The SDK's client, loaded when an MCP server is first started. */
@@ -120,7 +141,9 @@ export function loadMcpClient() {
 
 /**
  * Starts the server, lists its tools; rejects with a one-line reason when it does not start or answer.
- * What the server said in a reason (its stderr, its errors) is masked already (ConnectMcp).
+ * What the server said in a reason (its stderr, its errors) is masked already (ConnectMcp); so are
+ * the secrets of its `env` (knownSecrets), wherever it says them: its stderr, a reason, a call's
+ * error, whatever their shape.
  */
 export async function connectMcp(name: string, config: McpServerConfig): Promise<McpConnection> {
   // A missing directory would be reported by spawn as the command missing (ENOENT).
@@ -128,16 +151,19 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
     // The catalog does not mask a reason again: config.json's path is masked here, as the server's words are.
     throw new Error(quoting`MCP server "${name}" did not start (its cwd "${config.cwd}" is not a directory)`.text);
   }
-  const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema }, z] = await loadMcpClient();
+  const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema, McpError, ErrorCode }, z] = await loadMcpClient();
+  const secrets = knownSecrets(config.env ?? {});
+  const hide = (text: string): string => maskKnownSecrets(text, secrets);
   // A server's own chatter must not mix with the answer on the terminal: kept, cleaned, for reasons.
-  const stderr = stderrTail();
+  const stderr = stderrTail(hide);
   const transport = new GroupStdioTransport(
     { command: config.command, args: config.args ?? [], env: { ...getDefaultEnvironment(), ...config.env }, ...(config.cwd !== undefined ? { cwd: config.cwd } : {}) },
     stderr.take,
   );
-  const details = (): string => {
+  /** How it ended (`exit`: not when Argo's own close ended it) and its last words. */
+  const details = (exit: string | null): string => {
     const said = stderr.last();
-    return [transport.exit, said !== null ? `it said: ${said}` : null].filter((part) => part !== null).join('; ');
+    return [exit, said !== null ? `it said: ${said}` : null].filter((part) => part !== null).join('; ');
   };
 
   const client = new Client({ name: 'argo', version: '0.1.0' });
@@ -150,7 +176,7 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
     for (const listener of listeners.splice(0)) listener();
   };
   const gone = (): ToolError => {
-    const why = details();
+    const why = details(transport.exit);
     const message = state.closedHere ? `MCP server "${name}" was stopped` : `MCP server "${name}" exited${why !== '' ? ` (${why})` : ''}`;
     // Calling again cannot help: the loop stops at once. Its stderr was masked as it was read.
     return new ToolError(message, false, { masked: true });
@@ -159,27 +185,48 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
     state.closedHere = true;
     return client.close();
   };
+  const rawPage = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+  /**
+   * Every tool the server lists, page after page (`nextCursor`). A page one malformed tool makes fail
+   * the SDK's check of the whole is read again as it came, each tool checked on its own and the good
+   * ones kept (their output schemas are then not checked by the SDK).
+   */
+  const listAll = async (): Promise<{ listed: McpTool[]; leftOut: LeftOut[] }> => {
+    const listed: McpTool[] = [];
+    const leftOut: LeftOut[] = [];
+    const cursors = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 1; ; page++) {
+      const params = cursor !== undefined ? { cursor } : undefined;
+      let next: string | undefined;
+      try {
+        const result = await client.listTools(params, { timeout: CONNECT_TIMEOUT_MS });
+        listed.push(...result.tools);
+        next = result.nextCursor;
+      } catch (error) {
+        if (!Array.isArray((error as { issues?: unknown }).issues)) throw error;
+        const raw = await client.request({ method: 'tools/list', ...(params !== undefined ? { params } : {}) }, rawPage, { timeout: CONNECT_TIMEOUT_MS });
+        for (const offered of raw.tools) {
+          const parsed = ToolSchema.safeParse(offered);
+          if (parsed.success) listed.push(parsed.data);
+          else {
+            const toolName = (offered as { name?: unknown } | null)?.name;
+            leftOut.push({ name: typeof toolName === 'string' ? toolName : '', reason: reasonOf(parsed.error, hide, 'its definition') });
+          }
+        }
+        next = raw.nextCursor;
+      }
+      if (next === undefined) return { listed, leftOut };
+      // A server that pages for ever would hold the run for ever.
+      if (cursors.has(next)) throw new Error('its list of tools names a page it has given already (the same nextCursor)');
+      if (page === MAX_TOOL_PAGES) throw new Error(`its list of tools goes on past ${MAX_TOOL_PAGES} pages`);
+      cursors.add(next);
+      cursor = next;
+    }
+  };
   try {
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-    const leftOut: LeftOut[] = [];
-    let listed: McpTool[];
-    try {
-      listed = (await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS })).tools;
-    } catch (error) {
-      if (!Array.isArray((error as { issues?: unknown }).issues)) throw error;
-      // One malformed tool fails the SDK's check of the whole list: each is checked on its own, the
-      // good ones kept. (Their output schemas are then not checked by the SDK.)
-      const raw = await client.request({ method: 'tools/list' }, z.object({ tools: z.array(z.unknown()) }), { timeout: CONNECT_TIMEOUT_MS });
-      listed = [];
-      for (const offered of raw.tools) {
-        const parsed = ToolSchema.safeParse(offered);
-        if (parsed.success) listed.push(parsed.data);
-        else {
-          const toolName = (offered as { name?: unknown } | null)?.name;
-          leftOut.push({ name: typeof toolName === 'string' ? toolName : '', reason: reasonOf(parsed.error, 'its definition') });
-        }
-      }
-    }
+    const { listed, leftOut } = await listAll();
     const tools = listed.map((tool): Tool => ({
       name: tool.name,
       description: tool.description ?? `${tool.name} from MCP server ${name}`,
@@ -194,10 +241,14 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
           result = await client.callTool({ name: tool.name, arguments: args }, undefined, { signal: context.signal, timeout: TIMER_MAX_MS /* the SDK's own timeout (60 s by default) must never end a call before the loop's timer */ });
         } catch (error) {
           if (hasEnded()) throw gone();
+          // Ctrl-C, a STOP, the run's end: the call was cut, it did not fail (as run_command says it).
+          if (context.signal.aborted) throw new ToolError('the call was interrupted', false);
+          // Its words go to the log's error_detail, masked by shape there: the secrets only Argo knows are masked here.
+          if (error instanceof Error) error.message = hide(error.message);
           throw error;
         }
         const text = textOf(result.content);
-        if (result.isError === true) throw new ToolError(text === '' ? `${tool.name} reported an error` : headOf(text, 500));
+        if (result.isError === true) throw new ToolError(text === '' ? `${tool.name} reported an error` : headOf(hide(text), 500));
         return result.structuredContent !== undefined ? { content: text, structured: result.structuredContent } : { content: text };
       },
     }));
@@ -208,8 +259,12 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
     };
     return { tools, ...(leftOut.length > 0 ? { leftOut } : {}), close, onClose };
   } catch (error) {
+    // An exit Argo's close causes (a server that hung, closed) is not how it ended.
+    const exit = transport.exit;
     await close().catch(() => undefined);
-    const why = details();
-    throw new Error(`MCP server "${name}" did not start (${reasonOf(error)}${why !== '' ? `; ${why}` : ''})`, { cause: error });
+    const why = details(exit);
+    const timedOut = error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
+    const reason = timedOut ? `it did not answer within ${CONNECT_TIMEOUT_MS / 1000} s` : reasonOf(error, hide);
+    throw new Error(`MCP server "${name}" did not start (${reason}${why !== '' ? `; ${why}` : ''})`, { cause: error });
   }
 }

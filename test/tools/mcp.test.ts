@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -16,6 +16,8 @@ import { waitFor } from '../support/wait.js';
 
 const server = TEST_MCP_SERVER;
 const context = { root: '/', home: '/', signal: new AbortController().signal };
+/** A context of its own: the SDK leaves a listener on each call's signal, and one shared by many calls would warn. */
+const ownContext = () => ({ ...context, signal: new AbortController().signal });
 
 describe('MCP servers through the SDK client', () => {
   it('lists the server\'s tools with their schemas and calls them', async () => {
@@ -74,11 +76,17 @@ describe('MCP servers through the SDK client', () => {
     }
   });
 
-  it('embedded resources reach the model as their text; binary content as its type and size', async () => {
+  it('embedded resources reach the model as their text; binary content as its type and size; a link as where it is and what', async () => {
     const connection = await connectMcp('calc', server);
     try {
       expect(await toolNamed(connection, 'attach')?.run({}, context)).toEqual({
-        content: 'embedded notes\n[resource application/octet-stream, 4 bytes]\n[image image/png, 8 bytes]',
+        content: [
+          'embedded notes',
+          '[resource application/octet-stream, 4 bytes]',
+          '[image image/png, 8 bytes]',
+          '[resource_link {"uri":"file:///report.md","name":"report","description":"The weekly report","mimeType":"text/markdown"}]',
+          '[resource_link {"uri":"https://example.test/data","name":"data"}]',
+        ].join('\n'),
       });
     } finally {
       await connection.close();
@@ -181,6 +189,138 @@ describe('MCP servers through the SDK client', () => {
     expect(box.unavailable).toHaveLength(1);
     expect(box.unavailable[0]?.name).toBe('mcp:broken');
     expect(box.unavailable[0]?.reason).toMatch(/^MCP server "broken" did not start/);
+  });
+});
+
+describe('MCP servers: what they list', () => {
+  it('a tool whose inputSchema is {"type": "object"} alone is offered, with no parameters', async () => {
+    const box = await loadToolbox(['mcp:calc'], { mcpServers: { calc: { ...server, env: { ARGO_TEST_MCP_BARE: '1' } } } });
+    try {
+      expect(box.unavailable).toEqual([]);
+      const ping = defined(box.tools.find((tool) => tool.name === 'ping'));
+      expect(ping.parameters).toEqual({ type: 'object', properties: {} });
+      expect(await ping.run({}, ownContext())).toEqual({ content: 'pong' });
+    } finally {
+      await box.close();
+    }
+  });
+
+  it.each([
+    ['every tool of every page is kept', { ARGO_TEST_MCP_BARE: '1', ARGO_TEST_MCP_UNREADABLE: '1' }, ['add', 'lookup', 'ping'], []],
+    ['a malformed tool on a later page is left out, the pages after it kept', { ARGO_TEST_MCP_MALFORMED: '1', ARGO_TEST_MCP_BARE: '1' }, ['add', 'ping'], ['loose']],
+  ])('a list in pages (nextCursor): %s', async (_case, env, names, leftOut) => {
+    const connection = await connectMcp('calc', { ...server, env: { ARGO_TEST_MCP_PAGES: '1', ...env } });
+    try {
+      expect(connection.tools.map((tool) => tool.name).sort()).toEqual(names);
+      expect((connection.leftOut ?? []).map((gone) => gone.name)).toEqual(leftOut);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it.each([
+    ['names a page it gave already', 'loop', 'its list of tools names a page it has given already (the same nextCursor)'],
+    ['goes on for ever', 'endless', 'its list of tools goes on past 100 pages'],
+  ])('a list that %s is refused', async (_case, pages, reason) => {
+    await expect(connectMcp('calc', { ...server, env: { ARGO_TEST_MCP_PAGES: pages } })).rejects.toThrow(new Error(`MCP server "calc" did not start (${reason})`));
+  });
+});
+
+describe('MCP servers: how a start or a call that never ends is told', () => {
+  it.each([
+    ['initialize', '1'],
+    ['its list of tools', 'list'],
+  ])("a server that never answers %s: it did not answer within 10 s, not how Argo's own close then ended it", async (_what, hang) => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'argo-mcp-')), 'starts');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const failed: { error?: unknown } = {};
+      void connectMcp('slow', { ...server, env: { ARGO_TEST_MCP_HANG: hang, ARGO_TEST_MCP_STARTS: starts } }).catch((error: unknown) => (failed.error = error));
+      await waitFor(() => expect(existsSync(starts)).toBe(true));
+      // Time moves past the start's 10 s, then past the grace its close gives it.
+      await waitFor(async () => {
+        await vi.advanceTimersByTimeAsync(1000);
+        expect(failed.error).toBeDefined();
+      });
+      expect(failed.error).toMatchObject({ message: 'MCP server "slow" did not start (it did not answer within 10 s)' });
+    } finally {
+      vi.useRealTimers();
+      for (const pid of existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').filter(Boolean) : []) {
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
+    }
+  });
+
+  it('a command that cannot be started fails at once, without the grace a running server is given to leave', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-mcp-'));
+    const notExecutable = join(dir, 'server.sh');
+    writeFileSync(notExecutable, '#!/bin/sh\n');
+    chmodSync(notExecutable, 0o644);
+    // No time passes: a wait for the grace would never end.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (const [command, code] of [[join(dir, 'missing'), 'ENOENT'], [notExecutable, 'EACCES'], [dir, 'EACCES']] as const) {
+        await expect(connectMcp('broken', { command })).rejects.toThrow(new Error(`MCP server "broken" did not start (spawn ${command} ${code})`));
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a call cut by Ctrl-C or a STOP (its signal aborted) was interrupted: not a failure of the tool', async () => {
+    const waiting = join(mkdtempSync(join(tmpdir(), 'argo-mcp-')), 'waiting');
+    const connection = await connectMcp('calc', { ...server, env: { ARGO_TEST_MCP_WAIT: waiting } });
+    try {
+      const aborted = new AbortController();
+      const call = defined(toolNamed(connection, 'wait')).run({}, { ...context, signal: aborted.signal });
+      await waitFor(() => expect(existsSync(waiting)).toBe(true));
+      aborted.abort(new Error('interrupted by the user'));
+      const error = await call.then(() => null, (thrown: unknown) => thrown);
+      expect(error).toMatchObject({ message: 'the call was interrupted', retryable: false });
+      expect(classifyThrown(error, [])).toEqual({ kind: 'failure', message: 'the call was interrupted', retryable: false, detail: null });
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
+describe("MCP servers: the secrets of a server's env are masked wherever it says them", () => {
+  const secret = 'correct-horse-battery';
+  const env = { DB_PASSWORD: secret };
+
+  it.each([
+    ['its stderr when it does not start', { ARGO_TEST_MCP_FAIL: '1', ARGO_TEST_MCP_FAIL_SAYS: `cannot log in with ${secret}: refused\n` }, /; exit code 3; it said: cannot log in with \*\*\*: refused\)$/],
+    ['the last line of its stderr, cut short', { ARGO_TEST_MCP_FAIL: '1', ARGO_TEST_MCP_FAIL_SAYS: `${'x'.repeat(190)} ${secret}` }, /; exit code 3; it said: x+ \*\*\*\)$/],
+  ])('in %s', async (_where, says, reason) => {
+    const box = await loadToolbox(['mcp:db'], { mcpServers: { db: { ...server, env: { ...env, ...says } } } });
+    expect(defined(box.unavailable[0]).reason).toMatch(reason);
+    expect(JSON.stringify(box.unavailable)).not.toContain('horse');
+  });
+
+  it("in a tool's error result, an error a call throws (the log's error_detail), its stderr when it exits mid-run", async () => {
+    const said = { ARGO_TEST_MCP_SHOUT_SAYS: `cannot log in with ${secret}`, ARGO_TEST_MCP_CRASH_SAYS: `lost ${secret}\n` };
+    const connection = await connectMcp('db', { ...server, env: { ...env, ...said } });
+    const thrower = await connectMcp('db', { ...server, env: { ...env, ARGO_TEST_MCP_RAW_ERROR: `no user for ${secret}` } });
+    try {
+      const refused = await defined(toolNamed(connection, 'shout')).run({ text: 'x', fail: true }, ownContext()).then(() => null, (thrown: unknown) => thrown);
+      expect(classifyThrown(refused, [])).toMatchObject({ kind: 'failure', message: 'cannot log in with ***' });
+      const thrown = await defined(toolNamed(thrower, 'add')).run({ a: 1, b: 2 }, ownContext()).then(() => null, (error: unknown) => error);
+      expect(classifyThrown(thrown, [])).toMatchObject({ kind: 'failure', message: 'tool execution failed', detail: expect.stringContaining('no user for ***') as unknown });
+      const crashed = await defined(toolNamed(connection, 'crash')).run({}, ownContext()).then(() => null, (error: unknown) => error);
+      expect(crashed).toMatchObject({ message: 'MCP server "db" exited (exit code 7; it said: lost ***)' });
+    } finally {
+      await Promise.all([connection.close(), thrower.close()]);
+    }
+  });
+
+  it('a value shorter than 4 characters, or under a name that says nothing secret, is kept', async () => {
+    const kept = { DB_PASSWORD: 'abc', LOG_LEVEL: 'verbose-mode', ARGO_TEST_MCP_FAIL: '1', ARGO_TEST_MCP_FAIL_SAYS: 'abc verbose-mode\n' };
+    const box = await loadToolbox(['mcp:db'], { mcpServers: { db: { ...server, env: kept } } });
+    expect(defined(box.unavailable[0]).reason).toMatch(/; it said: abc verbose-mode\)$/);
   });
 });
 
