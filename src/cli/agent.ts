@@ -13,6 +13,7 @@ import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
 import { buildCatalog, builtinTools, checkCommandSchemas, loadToolbox } from '../tools/catalog.js';
+import type { ConnectMcp } from '../tools/catalog.js';
 import { MCP_PREFIX, resolveTools } from '../tools/toolsets.js';
 import type { Resolution } from '../tools/toolsets.js';
 import { commandEnvironment } from '../tools/process.js';
@@ -177,6 +178,25 @@ async function namingWhere<T>(settings: Settings, work: () => Promise<T>): Promi
   }
 }
 
+/**
+ * What the turns of one chat share: each MCP server started once, at its first turn, and kept to
+ * the chat's end (a server that did not start is not tried again), and the notes of what is
+ * unavailable, each shown once.
+ */
+export interface ChatTools {
+  connectMcp: ConnectMcp;
+  /** The unavailable notes shown so far (name and reason): a later turn shows only a new one. */
+  shown: Set<string>;
+  /** Ends the servers, at the chat's end. */
+  close: () => Promise<void>;
+}
+
+export async function chatTools(): Promise<ChatTools> {
+  const { mcpPool } = await import('../tools/mcp-pool.js');
+  const pool = mcpPool(undefined, { keepFailures: true });
+  return { connectMcp: pool.connect, shown: new Set(), close: pool.close };
+}
+
 /** The reader of a one-liner's answers; loaded only for a terminal that may be asked (it brings readline and the key gate). */
 async function terminalAnswers(io: Io): Promise<TerminalAnswers> {
   const { TerminalAnswers } = await import('./answers.js');
@@ -192,11 +212,17 @@ export async function prepareAgent(
   pause: () => void,
   askLine: AskLine | undefined,
   trace: ToolTrace,
+  chat?: ChatTools,
 ): Promise<AgentRun> {
   const root = await endpointAndRoot(settings, flags);
-  const box: Toolbox = await namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent), { root }));
+  const box: Toolbox = await namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent), { root, ...(chat ? { connectMcp: chat.connectMcp } : {}) }));
   const shown = untrustedTextFor(io.stderr);
-  for (const gone of box.unavailable) io.stderr.write(`argo: tool ${shown(gone.name)} is unavailable (${shown(gone.reason)}); going on without it\n`);
+  for (const gone of box.unavailable) {
+    const note = `${gone.name}\n${gone.reason}`;
+    if (chat?.shown.has(note) === true) continue;
+    chat?.shown.add(note);
+    io.stderr.write(`argo: tool ${shown(gone.name)} is unavailable (${shown(gone.reason)}); going on without it\n`);
+  }
   const ephemeralSystem = flags.ephemeralSystem ?? null;
   // A one-liner that may ask reads the terminal from now on, so keys typed before a question is
   // shown never answer it (a chat's own reader does the same for its questions).

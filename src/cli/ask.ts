@@ -16,7 +16,7 @@ import type { ContextCheck } from '../turn/request-facts.js';
 import { turnErrorCode } from '../turn/error-code.js';
 import { prepareTurn, runTurn, streamAnswer } from '../turn/turn.js';
 import type { Answer, PreparedTurn, TurnInput, TurnResult } from '../turn/turn.js';
-import type { AgentFlags, AgentRun, ToolTrace } from './agent.js';
+import type { AgentFlags, AgentRun, ChatTools, ToolTrace } from './agent.js';
 import type { Io } from './io.js';
 import { oneShotFetch } from './one-shot-fetch.js';
 import { STOP_LINES, STOP_SIGNALS, isStopSignal } from './outcome.js';
@@ -51,6 +51,8 @@ export interface AskContext {
   onEntry?: (entry: LogEntry) => void;
   /** Reads the answer to a confirmation when the caller owns the terminal's input (a chat's readline). */
   askLine?: AskLine;
+  /** A chat's MCP servers, kept from one turn to the next, and the notes it has shown. */
+  tools?: ChatTools;
 }
 
 /** `argo "question"`: one turn, printed as it streams (or as JSON, or explained). How it ended. */
@@ -62,7 +64,7 @@ export async function ask(settings: Settings, options: AskOptions, io: Io, share
   const { prepareAgent } = await import('./agent.js');
   // The spinner must stop before a confirmation or a failure line is written to the terminal.
   const ui = { pause: (): void => undefined };
-  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause(), shared.askLine, toolTrace(io, options));
+  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause(), shared.askLine, toolTrace(io, options), shared.tools);
   try {
     return await askTurn(settings, options, io, shared, agent, ui);
   } finally {

@@ -12,6 +12,7 @@ import { statsLine, turnStats } from '../output/turn-notes.js';
 import { readReplaySpec, replaySpecText } from '../replay/spec.js';
 import type { ReplayReason } from '../replay/types.js';
 import { checkSessionName } from '../sessions/names.js';
+import type { ChatTools } from './agent.js';
 import { ask, entryFigures, newTransport } from './ask.js';
 import { NOT_IN_CHAT, agentFlags, checkAgentFlags, checkReason, companionSettings, usesTools } from './ask-flags.js';
 import type { CompanionFlags } from './ask-flags.js';
@@ -52,7 +53,13 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
   const { settings, replay } = await companionSettings(flags, { kind: 'session' });
   checkReason(flags.reason, replay);
   checkAgentFlags(flags, settings);
-  if (usesTools(settings)) await (await import('./agent.js')).checkAgentSetup(settings, agentFlags(flags));
+  let tools: ChatTools | undefined;
+  if (usesTools(settings)) {
+    const { checkAgentSetup, chatTools } = await import('./agent.js');
+    await checkAgentSetup(settings, agentFlags(flags));
+    // Its MCP servers start at its first turn and serve every turn after it.
+    tools = await chatTools();
+  }
   await recoverUnfinishedTurns(settings, io);
   const transport = newTransport(settings);
   const terminal = io.stdin.isTTY;
@@ -93,7 +100,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       running.turn = true;
       let outcome: Outcome;
       try {
-        outcome = await ask(forState(state), turnOptions(prompt, state, false), io, { transport, signal, askLine, onEntry: (logged) => (seen.entry = logged) });
+        outcome = await ask(forState(state), turnOptions(prompt, state, false), io, { transport, signal, askLine, onEntry: (logged) => (seen.entry = logged), ...(tools ? { tools } : {}) });
       } finally {
         running.turn = false;
       }
@@ -105,7 +112,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       return { status, stats: figures };
     },
     explain: async (prompt, state, signal) => {
-      await ask(forState(state), turnOptions(prompt, state, true), io, { transport, signal });
+      await ask(forState(state), turnOptions(prompt, state, true), io, { transport, signal, ...(tools ? { tools } : {}) });
       return '';
     },
     last: async (state) => (await import('./last.js')).chatLastText(settings.paths, state.session, io),
@@ -139,6 +146,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       io.stdin.unpipe(script);
       io.stdin.pause();
     }
+    await tools?.close();
   }
   const bad = script?.bad ?? null;
   // A signal, or the reader gone, ended it first: that is how it ended.

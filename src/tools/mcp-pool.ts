@@ -1,5 +1,5 @@
-// A process that answers many runs (argo serve) keeps each MCP server it starts: a run that names
-// `mcp:<name>` borrows the running server instead of starting its own and ending it afterwards.
+// A process that answers many runs (argo serve, argo chat) keeps each MCP server it starts: a run
+// that names `mcp:<name>` borrows the running server instead of starting its own and ending it afterwards.
 import type { ConnectMcp } from './catalog.js';
 import { connectMcpServer } from './catalog.js';
 import type { McpConnection } from './mcp.js';
@@ -11,7 +11,15 @@ export interface McpPool {
   close: () => Promise<void>;
 }
 
-export function mcpPool(connect: ConnectMcp = connectMcpServer): McpPool {
+export interface PoolOptions {
+  /**
+   * A server that did not start stays failed for the pool's life (a chat: not waited on again at
+   * each message); by default the next run starts it afresh (a server's next request).
+   */
+  keepFailures?: boolean;
+}
+
+export function mcpPool(connect: ConnectMcp = connectMcpServer, options: PoolOptions = {}): McpPool {
   const live = new Map<string, Promise<McpConnection>>();
   let ended = false;
   const forget = (name: string, connection: Promise<McpConnection>): void => {
@@ -25,8 +33,13 @@ export function mcpPool(connect: ConnectMcp = connectMcpServer): McpPool {
         const started = connect(name, config);
         shared = started;
         live.set(name, started);
-        // A server that failed to start, or exited since, is started afresh by the next run.
-        started.then((connection) => connection.onClose?.(() => forget(name, started)), () => forget(name, started));
+        // A server that exited since is started afresh by the next run; one that failed to start too, unless failures are kept.
+        started.then(
+          (connection) => connection.onClose?.(() => forget(name, started)),
+          () => {
+            if (options.keepFailures !== true) forget(name, started);
+          },
+        );
       }
       const connection = await shared;
       return { tools: connection.tools, ...(connection.leftOut !== undefined ? { leftOut: connection.leftOut } : {}), close: () => Promise.resolve() };

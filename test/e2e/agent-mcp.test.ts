@@ -8,7 +8,7 @@ import { alive } from '../support/alive.js';
 import type { FakeToolCall } from '../support/fake-ollama.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
-import { runArgo, tempHome } from '../support/run-argo.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
 interface Round {
@@ -39,6 +39,7 @@ beforeEach(() => {
 const started: number[] = [];
 afterEach(() => {
   for (const pid of started.splice(0)) {
+    if (!alive(pid)) continue;
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
@@ -100,5 +101,21 @@ describe('MCP servers: nothing is left running however argo ends', () => {
     expect(result.code).toBe(130);
     const [pid = 0] = await pidsIn(waiting);
     await waitFor(() => expect(alive(pid)).toBe(false));
+  });
+});
+
+describe('MCP servers in a chat', () => {
+  it('each server starts once and serves every message; a server that did not start is told of once, and logged with each turn', async () => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_STARTS: starts } }, broken: { command: '/nonexistent/argo-mcp' } } });
+    script = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'It is 3.' }, { calls: [call('add', { a: 2, b: 2 })] }, { reply: 'It is 4.' }];
+    const result = await argo(['chat', '-T', 'mcp:calc,mcp:broken', '-q'], home, { stdin: 'add 1 and 2\nadd 2 and 2\n' });
+    expect(result).toMatchObject({ code: 0, stdout: 'It is 3.\nIt is 4.\n' });
+    expect(result.stderr).toBe('argo: tool mcp:broken is unavailable (MCP server "broken" did not start (spawn /nonexistent/argo-mcp ENOENT)); going on without it\n');
+    expect(await pidsIn(starts)).toHaveLength(1);
+    expect(logLines(home).map((line) => [line.tools, line.tools_unavailable])).toEqual([
+      [['add', 'attach', 'crash', 'shout'], [{ name: 'mcp:broken', reason: 'MCP server "broken" did not start (spawn /nonexistent/argo-mcp ENOENT)' }]],
+      [['add', 'attach', 'crash', 'shout'], [{ name: 'mcp:broken', reason: 'MCP server "broken" did not start (spawn /nonexistent/argo-mcp ENOENT)' }]],
+    ]);
   });
 });

@@ -56,6 +56,19 @@ describe('mcpPool', () => {
     expect(servers.connect.mock.calls.filter(([name]) => name === 'broken')).toHaveLength(2);
   });
 
+  it('with keepFailures (a chat), a server that did not start is not started again; one that exited is', async () => {
+    const servers = fakeServers();
+    const pool = mcpPool(servers.connect, { keepFailures: true });
+    await expect(pool.connect('broken', { command: 'z' })).rejects.toThrow('did not start');
+    await expect(pool.connect('broken', { command: 'z' })).rejects.toThrow('did not start');
+    expect(servers.connect.mock.calls.filter(([name]) => name === 'broken')).toHaveLength(1);
+    await pool.connect('calc', { command: 'x' });
+    servers.exit('calc');
+    await pool.connect('calc', { command: 'x' });
+    expect(servers.started).toEqual(['calc', 'calc']);
+    await pool.close();
+  });
+
   it('close ends every server it started; a run after that gets a server of its own', async () => {
     const servers = fakeServers();
     const pool = mcpPool(servers.connect);
