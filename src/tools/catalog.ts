@@ -292,8 +292,13 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
         return;
       }
       const listed = result.value.tools.filter((tool) => wanted === null || wanted.has(tool.name));
-      for (const tool of listed) if (excluded.has(tool.name)) takenAway.add(tool.name);
-      const offered = listed.filter((tool) => !excluded.has(tool.name));
+      // `-name`, or `-mcp:<server>/<name>` (the one way to a tool named as a toolset, none or -x).
+      const takenBy = (tool: string): string | null => (excluded.has(tool) ? tool : excluded.has(`${MCP_PREFIX}${server}/${tool}`) ? `${MCP_PREFIX}${server}/${tool}` : null);
+      for (const tool of listed) {
+        const by = takenBy(tool.name);
+        if (by !== null) takenAway.add(by);
+      }
+      const offered = listed.filter((tool) => takenBy(tool.name) === null);
       const toolset = `${MCP_PREFIX}${server}`;
       const leaveOutOffered = (name: string, reason: string, tool: Tool | null): void => {
         const shown = serverToolName(server, name);
@@ -301,7 +306,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
         leftOut.set(shown, { toolset, tool });
         offeredButLeftOut.add(name);
       };
-      for (const gone of result.value.leftOut ?? []) if ((wanted === null || wanted.has(gone.name)) && !excluded.has(gone.name)) leaveOutOffered(gone.name, gone.reason, null);
+      for (const gone of result.value.leftOut ?? []) if ((wanted === null || wanted.has(gone.name)) && takenBy(gone.name) === null) leaveOutOffered(gone.name, gone.reason, null);
       // A server started for its toolset: what it gave, as a built-in toolset's list shows what it gives.
       if (wanted === null) serverTools.set(toolset, [...listed.map((tool) => tool.name), ...(result.value.leftOut ?? []).map((gone) => gone.name)].sort(byCodeUnits));
       if (offered.length === 0) {

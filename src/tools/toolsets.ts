@@ -45,10 +45,26 @@ export interface Resolution {
   expanded: { toolset: string; tools: string[] }[];
   /** What the `-name` entries took away of what the others added: static tools and `mcp:<server>` servers. Sorted; absent when none. */
   excluded?: string[];
-  /** `-name`s only an MCP server could have: left out of what the servers offer once they run. Sorted; absent when none. */
+  /**
+   * `-name`s only an MCP server could have, and `-mcp:<server>/<tool>`s (kept so): left out of what
+   * the servers offer once they run. Sorted; absent when none.
+   */
   excludedMcpTools?: string[];
   /** Servers a `-mcp:<server>` took away: not started, not even to look for a tool asked by name. Sorted; absent when none. */
   excludedServers?: string[];
+}
+
+/**
+ * `mcp:<server>/<tool>` (a configured server, a tool name as MCP_TOOL_NAME allows) as its server and
+ * tool; null for any other name.
+ */
+export function serverToolOf(name: string, catalog: Pick<Catalog, 'mcpServers'>): { server: string; tool: string } | null {
+  if (!name.startsWith(MCP_PREFIX)) return null;
+  const slash = name.indexOf('/');
+  if (slash === -1) return null;
+  const server = name.slice(MCP_PREFIX.length, slash);
+  const tool = name.slice(slash + 1);
+  return catalog.mcpServers.includes(server) && MCP_TOOL_NAME.test(tool) ? { server, tool } : null;
 }
 
 /** Splits "fs, edit,run_command" into names; empty items are a usage error. */
@@ -67,19 +83,25 @@ export function resolveTools(requested: readonly string[], catalog: Catalog): Re
     if (requested.length > 1) throw new UsageError(`"${NO_TOOLS}" turns tools off and cannot be combined with other names`);
     return { tools: [], mcpServers: [], expanded: [] };
   }
-  const taken = requested.filter((name) => name.startsWith(EXCLUDE_PREFIX)).map((name) => name.slice(EXCLUDE_PREFIX.length));
+  const removed = requested.filter((name) => name.startsWith(EXCLUDE_PREFIX)).map((name) => name.slice(EXCLUDE_PREFIX.length));
+  // A server's tool by its server's name: the only way to one named as a toolset (fs), none or -x.
+  const serverTools = removed.filter((name) => serverToolOf(name, catalog) !== null);
+  const taken = removed.filter((name) => !serverTools.includes(name));
   const bad = taken.find((name) => name === '' || name.startsWith(EXCLUDE_PREFIX) || name === NO_TOOLS);
-  if (bad !== undefined) throw new UsageError(`${JSON.stringify(EXCLUDE_PREFIX + bad)} takes nothing away; write ${EXCLUDE_PREFIX}NAME with a toolset or tool, e.g. dev,-shell`);
+  if (bad !== undefined) {
+    const qualified = catalog.mcpServers.length > 0 && bad !== '' ? ` (an MCP server's tool of that name: ${EXCLUDE_PREFIX}${MCP_PREFIX}${catalog.mcpServers[0] ?? ''}/${bad})` : '';
+    throw new UsageError(`${JSON.stringify(EXCLUDE_PREFIX + bad)} takes nothing away; write ${EXCLUDE_PREFIX}NAME with a toolset or tool, e.g. dev,-shell${qualified}`);
+  }
   const adding = requested.filter((name) => !name.startsWith(EXCLUDE_PREFIX));
-  if (adding.length === 0 && taken.length > 0) throw new UsageError(`${requested.join(',')} only takes tools away, and nothing in the list adds any; name what to keep too, e.g. dev,-shell`);
+  if (adding.length === 0 && removed.length > 0) throw new UsageError(`${requested.join(',')} only takes tools away, and nothing in the list adds any; name what to keep too, e.g. dev,-shell`);
   const added = expand(adding, catalog);
-  if (taken.length === 0) return added;
+  if (removed.length === 0) return added;
   const away = expand(taken, catalog);
   const keep = (set: readonly string[], gone: readonly string[]): string[] => set.filter((name) => !gone.includes(name));
   const went = (set: readonly string[], gone: readonly string[]): string[] => set.filter((name) => gone.includes(name));
   const mcpTools = keep(added.mcpTools ?? [], away.mcpTools ?? []);
   const excluded = [...went(added.tools, away.tools), ...went(added.mcpServers, away.mcpServers).map((server) => `${MCP_PREFIX}${server}`)].sort();
-  const excludedMcpTools = away.mcpTools ?? [];
+  const excludedMcpTools = [...(away.mcpTools ?? []), ...serverTools].sort();
   const excludedServers = away.mcpServers;
   return {
     tools: keep(added.tools, away.tools),

@@ -63,11 +63,25 @@ describe('resolving toolsets and tools', () => {
   });
 
   it.each([
+    // mcp:<server>/<tool>: the one way to a tool named as a toolset, none or -x; of a configured server only.
+    [['mcp:files', '-mcp:files/none', '-mcp:files/fs', '-mcp:files/-dash'], ['mcp:files/-dash', 'mcp:files/fs', 'mcp:files/none']],
+    [['mcp:files', '-mcp:files/read'], ['mcp:files/read']],
+  ])('%j takes an MCP server\'s tool away by its server: %j', (requested, gone) => {
+    const resolution = resolveTools(requested, catalog);
+    expect(resolution).toMatchObject({ mcpServers: ['files'], excludedMcpTools: gone });
+    expect(resolution).not.toHaveProperty('excluded');
+  });
+
+  it.each([
     [['dev', '-'], '"-" takes nothing away; write -NAME with a toolset or tool, e.g. dev,-shell'],
     [['taking'], 'toolset "taking" lists "-run_command", but -NAME works only in a list of tools (--tools, "tools"), not inside a toolset; list what the toolset keeps instead'],
     [['-shell', '-web'], '-shell,-web only takes tools away, and nothing in the list adds any; name what to keep too, e.g. dev,-shell'],
     [['dev', '--shell'], '"--shell" takes nothing away'],
-    [['dev', '-none'], '"-none" takes nothing away'],
+    [['dev', '-none'], '"-none" takes nothing away; write -NAME with a toolset or tool, e.g. dev,-shell (an MCP server\'s tool of that name: -mcp:files/none)'],
+    [['dev', '--dash'], '(an MCP server\'s tool of that name: -mcp:files/-dash)'],
+    [['-mcp:files/none'], '-mcp:files/none only takes tools away'],
+    // Of a server config.json does not have: no name at all.
+    [['dev', '-mcp:other/none'], 'unknown toolset or tool "mcp:other/none"'],
     // Not even an MCP tool's name: a typo.
     [['dev', '-she ll'], 'unknown toolset or tool "she ll"'],
   ])('%j is a usage error: %s', (requested, message) => {
@@ -423,6 +437,17 @@ describe('loading a toolbox: graceful degradation', () => {
     expect(box.tools.map((tool) => tool.name)).toEqual(['gh_search']);
     // What a server offered and a -name took away is reported as taken away; a name no server has is not.
     expect(box.takenAway).toEqual(['gh_delete']);
+    await box.close();
+  });
+
+  it("a tool named as a toolset, none or -x is taken away by its server's name, -mcp:<server>/<tool>; another server's tool of that name stays", async () => {
+    const offered = (name: string) => ({ name, description: name, parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
+    const box = await loadToolbox(['mcp:gh', 'mcp:other', '-mcp:gh/none', '-mcp:gh/fs', '-mcp:gh/-dash'], { mcpServers: { gh: { command: 'a' }, other: { command: 'b' } } }, {
+      connectMcp: (name) => Promise.resolve({ tools: (name === 'gh' ? ['none', 'fs', '-dash', 'search'] : ['-dash']).map(offered), close: () => Promise.resolve() }),
+    });
+    expect(box.tools.map((tool) => tool.name)).toEqual(['-dash', 'search']);
+    expect(box.mcpToolsets.get('-dash')).toBe('mcp:other');
+    expect(box.takenAway).toEqual(['mcp:gh/-dash', 'mcp:gh/fs', 'mcp:gh/none']);
     await box.close();
   });
 
