@@ -104,6 +104,48 @@ describe('MCP servers: nothing is left running however argo ends', () => {
   });
 });
 
+describe("MCP servers: the secrets of a server's env", () => {
+  const secret = 'correct-horse';
+
+  it('a server that echoes one as it fails to start: masked in the note, the log and argo tools', async () => {
+    const home = tempHome({ mcpServers: { db: { ...TEST_MCP_SERVER, env: { DB_PASSWORD: secret, ARGO_TEST_MCP_FAIL: '1', ARGO_TEST_MCP_FAIL_SAYS: `login with ${secret} refused\n` } } } });
+    script = [{ reply: 'fine' }];
+    const result = await argo(['-T', 'mcp:db,memo', 'hi'], home);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^argo: tool mcp:db is unavailable \(MCP server "db" did not start \(.*; exit code 3; it said: login with \*\*\* refused\)\); going on without it\n$/);
+    const listed = await argo(['tools', '--json'], home);
+    expect(listed.stdout).toContain('it said: login with *** refused');
+    expect(`${result.stderr}${listed.stdout}${JSON.stringify(logLines(home))}`).not.toContain(secret);
+  });
+
+  it("a tool's error and a call's raw error that echo one: masked on the terminal and in the log, error_detail too", async () => {
+    const env = { API_TOKEN: secret, ARGO_TEST_MCP_SHOUT_SAYS: `token ${secret} is expired` };
+    const home = tempHome({ mcpServers: { gh: { ...TEST_MCP_SERVER, env }, raw: { ...TEST_MCP_SERVER, env: { API_TOKEN: secret, ARGO_TEST_MCP_RAW_ERROR: `no account for ${secret}` } } } });
+    script = [{ calls: [call('shout', { text: 'hi', fail: true })] }, { reply: 'Expired.' }];
+    const refused = await argo(['-T', 'mcp:gh', '--yes', 'shout hi'], home);
+    expect(refused.stderr).toContain('argo: tool shout failed: token *** is expired\n');
+    script = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'No.' }];
+    next = 0;
+    const thrown = await argo(['-T', 'mcp:raw', 'add 1 and 2'], home);
+    expect(thrown.stderr).toContain('argo: tool add failed: tool execution failed\n');
+    const calls = logLines(home).map((line) => (line.tool_calls as { error?: string; error_detail?: string }[])[0]);
+    expect(calls).toMatchObject([{ error: 'token *** is expired' }, { error: 'tool execution failed', error_detail: expect.stringContaining('no account for ***') as unknown }]);
+    expect(`${refused.stderr}${thrown.stderr}${JSON.stringify(logLines(home))}`).not.toContain(secret);
+  });
+});
+
+describe('MCP servers: a call cut short', () => {
+  it('Ctrl-C during a call: the call was interrupted, not a failure of the tool', async () => {
+    const waiting = join(scratch(), 'waiting');
+    const home = tempHome({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_WAIT: waiting } } } });
+    script = [{ calls: [call('wait', {})] }, { reply: 'never' }];
+    const result = await argo(['-T', 'mcp:calc', 'wait'], home, { onSpawn: (child) => void pidsIn(waiting).then(() => child.kill('SIGINT')) });
+    expect(result.code).toBe(130);
+    expect(logLines(home)[0]).toMatchObject({ status: 'interrupted', tool_calls: [{ name: 'wait', outcome: 'failure', error: 'the call was interrupted' }] });
+    expect(logLines(home)[0]?.tool_calls).not.toMatchObject([{ error_detail: expect.anything() as unknown }]);
+  });
+});
+
 describe('MCP servers in a chat', () => {
   it('each server starts once and serves every message; a server that did not start is told of once, and logged with each turn', async () => {
     const starts = join(scratch(), 'starts');
