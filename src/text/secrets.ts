@@ -159,13 +159,14 @@ export function maskSecretsIn(value: unknown, key = ''): unknown {
 export const KNOWN_SECRET_MIN_CHARS = 4;
 
 /**
- * The values Argo itself gives a process (an MCP server's `env` in config.json) that are secrets by
- * the rule commands' environments are filtered with (looksSecret: by name or by value), at least
- * KNOWN_SECRET_MIN_CHARS long, longest first: what the process says back is masked of them
- * (maskKnownSecrets), whatever their shape.
+ * The values Argo itself gives a process (an MCP server's `env` in config.json) whose names say they
+ * are secrets (the names commands' environments are filtered by), at least KNOWN_SECRET_MIN_CHARS
+ * long, longest first: what the process says back is masked of them (maskKnownSecrets), whatever
+ * their shape. A credential by its value alone (a URL's password, a token) is masked by its shape
+ * wherever it is already, and only there: the host of a URL it cannot reach stays in view.
  */
 export function knownSecrets(env: Readonly<Record<string, string>>): string[] {
-  const secrets = Object.entries(env).filter(([name, value]) => value.length >= KNOWN_SECRET_MIN_CHARS && looksSecret(name, value));
+  const secrets = Object.entries(env).filter(([name, value]) => value.length >= KNOWN_SECRET_MIN_CHARS && secretName(name));
   return [...new Set(secrets.map(([, value]) => value))].sort((a, b) => b.length - a.length);
 }
 

@@ -136,7 +136,8 @@ describe('looksSecret: a variable withheld from commands by its value', () => {
 describe("knownSecrets and maskKnownSecrets: the values Argo gave a process, masked wherever it says them", () => {
   it.each<[string, Record<string, string>, string[]]>([
     ['a secret-named value', { DB_PASSWORD: 'hunter2' }, ['hunter2']],
-    ['a value that is a credential under any name', { DATABASE: 'postgres://app:pw@db/app' }, ['postgres://app:pw@db/app']],
+    // Masked by its shape wherever it is, and only there: the host it names stays in view.
+    ['a credential by its value alone is not', { DATABASE: 'postgres://app:pw@db/app' }, []],
     ['an ordinary value is not', { LOG_LEVEL: 'verbose', DATA_DIR: '/srv/data' }, []],
     [`a secret shorter than ${KNOWN_SECRET_MIN_CHARS} characters is not: it would mask ordinary words`, { DISABLE_AUTH: '1', PIN_CODE_PW: 'abc' }, []],
     ['longest first, each once', { A_TOKEN: 'abcd', B_TOKEN: 'abcdefgh', C_TOKEN: 'abcd' }, ['abcdefgh', 'abcd']],
