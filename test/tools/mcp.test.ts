@@ -266,6 +266,8 @@ describe('MCP servers: how a start or a call that never ends is told', () => {
       for (const [command, code] of [[join(dir, 'missing'), 'ENOENT'], [notExecutable, 'EACCES'], [dir, 'EACCES']] as const) {
         await expect(connectMcp('broken', { command })).rejects.toThrow(new Error(`MCP server "broken" did not start (spawn ${command} ${code})`));
       }
+      // A name from config.json with a line break and an escape sequence in it: still one clean line.
+      await expect(connectMcp('broken', { command: `${dir}/two\nlines\u001b[31m` })).rejects.toThrow(new Error(`MCP server "broken" did not start (spawn ${dir}/two lines ENOENT)`));
     } finally {
       vi.useRealTimers();
     }
