@@ -189,7 +189,8 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
   /**
    * Every tool the server lists, page after page (`nextCursor`). A page one malformed tool makes fail
    * the SDK's check of the whole is read again as it came, each tool checked on its own and the good
-   * ones kept (their output schemas are then not checked by the SDK).
+   * ones kept (their output schemas are then not checked by the SDK, nor, as the SDK keeps only the
+   * last page's, those of a page before the last).
    */
   const listAll = async (): Promise<{ listed: McpTool[]; leftOut: LeftOut[] }> => {
     const listed: McpTool[] = [];
