@@ -44,8 +44,10 @@ function search(batch, regex, found) {
     const { buffer, length } = batch.files[file];
     const lines = decoder.decode(new Uint8Array(buffer, 0, length)).split('\\n');
     for (let index = 0; index < lines.length; index++) {
-      if (!regex.test(lines[index])) continue;
-      found.push({ file, line: index + 1, text: lines[index].slice(0, ${LINE_HEAD_CHARS}) });
+      // A CRLF line without its CR, as read_file shows it: "^three$" matches it.
+      const line = lines[index].endsWith('\\r') ? lines[index].slice(0, -1) : lines[index];
+      if (!regex.test(line)) continue;
+      found.push({ file, line: index + 1, text: line.slice(0, ${LINE_HEAD_CHARS}) });
       if (found.length >= batch.most) return;
     }
   }

@@ -13,8 +13,11 @@ describe('matchLines', () => {
     ['^x', ['x1\ny\nx2\n'], 10, [[0, 1, 'x1'], [0, 3, 'x2']]],
     // The cap counts across files.
     ['\\d', ['1\n2', '3'], 2, [[0, 1, '1'], [0, 2, '2']]],
-    // A CRLF line keeps its CR, as split('\n') leaves it.
-    ['end$', ['the end\r\nend'], 10, [[0, 2, 'end']]],
+    // A CRLF line is matched and sent back without its CR, as read_file shows it; a CR inside a line stays.
+    ['end$', ['the end\r\nend'], 10, [[0, 1, 'the end'], [0, 2, 'end']]],
+    ['^three$', ['one\r\nthree\r\n'], 10, [[0, 2, 'three']]],
+    ['^a\rb$', ['a\rb\r\n'], 10, [[0, 1, 'a\rb']]],
+    ['^$', ['x\r\n\r'], 10, [[0, 2, '']]],
     // JavaScript syntax whole: lookarounds and backreferences.
     ['(?<=v)\\d', ['v1\nw2'], 10, [[0, 1, 'v1']]],
     ['(\\w)\\1', ['aa\nab'], 10, [[0, 1, 'aa']]],
