@@ -249,7 +249,8 @@ export const fetchUrlTool: Tool = {
     if (!TEXT_TYPES.test(type)) {
       await response.body?.cancel();
       // The same URL gives the same type again: not retryable.
-      throw new ToolError(quoting`${url.host} sent ${type.split(';')[0] ?? type}, which is not text`, false);
+      const named = type.split(';')[0]?.trim() ?? '';
+      throw new ToolError(named === '' ? quoting`${url.host} sent no content type, so its body is not known to be text` : quoting`${url.host} sent ${named}, which is not text`, false);
     }
     const offset = numberArg(args, 'offset') ?? 0;
     const asked = numberArg(args, 'limit');

@@ -20,6 +20,8 @@ const BODIES: Record<string, [string, Buffer]> = {
   '/unknown-charset': ['text/plain; charset=x-nonsense', Buffer.from('café', 'utf8')],
   '/meta-charset': ['text/html', Buffer.from('<html><head><meta charset="windows-1252"></head><body>caf\xe9</body></html>', 'latin1')],
   '/no-charset': ['text/plain', Buffer.from('café', 'utf8')],
+  '/empty-type': ['', Buffer.from('café', 'utf8')],
+  '/only-parameters': ['; charset=utf-8', Buffer.from('café', 'utf8')],
 };
 
 describe('fetch_url', () => {
@@ -184,7 +186,9 @@ describe('fetch_url', () => {
   });
 
   it.each([
-    ['/image', 'which is not text', false],
+    ['/image', 'sent image/png, which is not text', false],
+    ['/empty-type', 'sent no content type, so its body is not known to be text', false],
+    ['/only-parameters', 'sent no content type, so its body is not known to be text', false],
     ['file:///etc/passwd', 'only http and https', false],
     ['not a url', 'the url argument is not a URL', true],
     ['/to-file', 'redirected to a URL that is not http or https', false],
