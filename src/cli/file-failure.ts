@@ -1,26 +1,9 @@
 import { RuntimeError, messageLine, shownPath } from '../errors.js';
+import { FILE_PROBLEMS } from '../log/file-problems.js';
 import { errnoOf } from '../log/fs.js';
 
 /** Said after a fix that points at a path, for a file of the data home: the user may choose another home. */
 const HOME_NOTE = ' (the data home is ARGO_HOME or --home)';
-const PERMISSIONS = 'check the path and its permissions';
-const SPACE = 'free some space on its disk (df -h shows which) and try again';
-
-/** What a file system error code means, what to do about it, and whether the fix is about the path (`onPath`). */
-const FILE_PROBLEMS: Readonly<Record<string, { problem: string; fix: string; onPath?: true }>> = {
-  EACCES: { problem: 'permission denied', fix: PERMISSIONS, onPath: true },
-  EPERM: { problem: 'not permitted', fix: PERMISSIONS, onPath: true },
-  EROFS: { problem: 'the file system is read-only', fix: 'use a folder on a writable one', onPath: true },
-  ENOSPC: { problem: 'no space left on the device', fix: SPACE },
-  EDQUOT: { problem: 'the disk quota is used up', fix: SPACE },
-  EISDIR: { problem: 'it is a folder', fix: PERMISSIONS, onPath: true },
-  ENOTDIR: { problem: 'a part of the path is not a folder', fix: PERMISSIONS, onPath: true },
-  ENOENT: { problem: 'no such file or folder', fix: PERMISSIONS, onPath: true },
-  ELOOP: { problem: 'too many symbolic links', fix: PERMISSIONS, onPath: true },
-  ENAMETOOLONG: { problem: 'the name is too long', fix: 'use a shorter path', onPath: true },
-  EMFILE: { problem: 'argo has too many files open', fix: 'raise the limit on open files (ulimit -n) and try again' },
-  ENFILE: { problem: 'the system has too many files open', fix: 'close some programs and try again' },
-};
 
 /** Codes that say what is wrong even without the file they happened to (a write on a full disk names none). */
 const PATHLESS = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EMFILE', 'ENFILE']);

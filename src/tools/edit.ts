@@ -8,7 +8,7 @@ import { KeyedQueue } from '../log/keyed-queue.js';
 import { EDIT_FILE, WRITE_FILE } from './builtins.js';
 import type { WRITE_MODES } from './builtins.js';
 import { isBinary } from './fs.js';
-import { confinementOf, resolveInRoot, rootOnly, shownPath } from './root.js';
+import { confinementOf, fileFailure, resolveInRoot, rootOnly, shownPath } from './root.js';
 import type { Confinement } from './root.js';
 import { HeldFolder, READ_FLAGS, notRegular, openInRoot, writeInFolder } from './root-files.js';
 import { quoting } from './foreign-line.js';
@@ -22,13 +22,15 @@ async function currentBytes(confinement: Confinement, file: string, path: string
     handle = await openInRoot(confinement, file, READ_FLAGS, path);
   } catch (error) {
     if (isMissing(error)) return null;
-    throw error;
+    throw fileFailure(error, path, 'open');
   }
   try {
     const stats = await handle.stat();
     if (stats.isDirectory()) throw new ToolError('the path is a directory, not a file');
     if (!stats.isFile()) throw notRegular(path);
     return await handle.readFile();
+  } catch (error) {
+    throw fileFailure(error, path, 'read');
   } finally {
     await handle.close();
   }
@@ -57,11 +59,15 @@ const fileQueue = new KeyedQueue();
  * the file whole, never half-written, keeping its mode and owner.
  */
 async function writePlan(plan: WritePlan, text: string, path: string): Promise<void> {
-  const folder = await HeldFolder.open(plan.confinement, dirname(plan.file), path);
   try {
-    await writeInFolder(plan.confinement, folder, basename(plan.file), text, plan.mode, path);
-  } finally {
-    await folder.close();
+    const folder = await HeldFolder.open(plan.confinement, dirname(plan.file), path);
+    try {
+      await writeInFolder(plan.confinement, folder, basename(plan.file), text, plan.mode, path);
+    } finally {
+      await folder.close();
+    }
+  } catch (error) {
+    throw fileFailure(error, path, 'write');
   }
 }
 

@@ -4,7 +4,7 @@ import { realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { isMissing } from '../log/fs.js';
-import { allows, confinementOf, isInside, resolveInRoot, shownPath } from './root.js';
+import { allows, confinementOf, fileFailure, isInside, resolveInRoot, shownPath } from './root.js';
 import type { Confinement } from './root.js';
 import { READ_FLAGS, openInRoot } from './root-files.js';
 import { ToolError, numberArg, stringArg } from './types.js';
@@ -40,6 +40,8 @@ export const readFileTool: Tool = {
     const { file, handle, size } = await existingFile(await confinementOf(context), path);
     try {
       return await readLines(handle, size, path, shownPath(context.root, file), numberArg(args, 'offset') ?? 1, numberArg(args, 'limit'));
+    } catch (error) {
+      throw fileFailure(error, path, 'read');
     } finally {
       await handle.close();
     }
@@ -174,7 +176,7 @@ async function existingFile(confinement: Confinement, path: string): Promise<{ f
     handle = await openInRoot(confinement, file, READ_FLAGS, path);
   } catch (error) {
     if (isMissing(error)) throw new ToolError(quoting`file "${path}" does not exist`);
-    throw error;
+    throw fileFailure(error, path, 'open');
   }
   const stats = await handle.stat().catch(async (error: unknown) => {
     await handle.close();
@@ -191,7 +193,7 @@ async function directoryIn(confinement: Confinement, path: string | undefined): 
     if (!(await stat(dir)).isDirectory()) throw new ToolError(quoting`"${path ?? '.'}" is not a directory`);
   } catch (error) {
     if (isMissing(error)) throw new ToolError(quoting`directory "${path ?? '.'}" does not exist`);
-    throw error;
+    throw fileFailure(error, path ?? '.', 'open');
   }
   return dir;
 }

@@ -11,7 +11,7 @@
 //   still send the file out, and is then said.
 import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { lstat, mkdir, open, readlink, realpath, rename, rm } from 'node:fs/promises';
+import { access, lstat, mkdir, open, readlink, realpath, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { errnoOf, isMissing, temporaryName, trackTemporary, untrackTemporary } from '../log/fs.js';
@@ -222,6 +222,8 @@ async function replaceInFolder(confinement: Confinement, folder: HeldFolder, nam
   if (before?.isDirectory() === true) throw new ToolError(quoting`"${path}" is a directory, not a file`);
   if (before !== null && !before.isFile() && !before.isSymbolicLink()) throw notRegular(path);
   const kept = before?.isFile() === true ? before : null;
+  // Replaced by a rename, a file this user may not write would be changed all the same: refused, as writing to it is (EACCES).
+  if (kept !== null) await access(target, constants.W_OK);
   const temporary = folder.pathOf(temporaryName(name));
   trackTemporary(temporary);
   try {

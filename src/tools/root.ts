@@ -2,6 +2,7 @@
 // that leads outside it is refused; so is one into Argo's data home when it lies in the root.
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { FILE_PROBLEMS } from '../log/file-problems.js';
 import { errnoOf, isMissing, realLocation } from '../log/fs.js';
 import { quoting } from './foreign-line.js';
 import { ToolError } from './types.js';
@@ -59,7 +60,7 @@ export async function resolveInRoot(confinement: Confinement, path: string): Pro
       return resolved;
     } catch (error) {
       if (error instanceof ToolError) throw error;
-      if (!isMissing(error)) throw new ToolError(quoting`cannot open "${path}" (${errnoOf(error) ?? 'unreadable'})`);
+      if (!isMissing(error)) throw fileFailure(error, path, 'open');
       // A dangling symlink is missing for realpath but present for lstat: never write through it.
       if (await isLink(existing)) throw outside(path);
       const parent = dirname(existing);
@@ -76,6 +77,22 @@ async function isLink(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Codes a file tool meets that trying the same call again cannot mend: the user must act first. */
+const LASTING_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENAMETOOLONG', 'ELOOP']);
+
+/**
+ * A file system call on the model's `path` that failed, as a tool error saying why in words
+ * (`cannot write "d/x.txt": permission denied`) and naming the path the model gave, never the one
+ * Argo used (`/proc/self/fd/…`, a temporary file beside it); not retryable when trying again cannot
+ * mend it. An error without a code (a bug) is returned as it is.
+ */
+export function fileFailure(error: unknown, path: string, doing: 'open' | 'read' | 'write'): unknown {
+  const code = errnoOf(error);
+  if (error instanceof ToolError || code === undefined) return error;
+  const problem = FILE_PROBLEMS[code]?.problem;
+  return new ToolError(problem !== undefined ? quoting`cannot ${doing} "${path}": ${problem}` : quoting`cannot ${doing} "${path}" (${code})`, !LASTING_CODES.has(code));
 }
 
 /** The refusal of a path into the data home; the same wherever the path is checked. */

@@ -1679,7 +1679,7 @@ describe("argo --tools: a failure quoting outside words ending in a secret keeps
       ['read_file', { path: `nope/${secret}` }, `file "nope/${MASKED}" does not exist`],
       ['read_file', { path: `bin/${secret}` }, `"bin/${MASKED}" is a binary file`],
       ['read_file', { path: `dir/${secret}` }, `"dir/${MASKED}" is not a file`],
-      ['read_file', { path: `loop/${secret}` }, `cannot open "loop/${MASKED}" (ELOOP)`],
+      ['read_file', { path: `loop/${secret}` }, `cannot open "loop/${MASKED}": too many symbolic links`],
       ['read_file', { path: `../${secret}` }, `path "../${MASKED}" is outside the root directory; use a path inside it`],
       ['read_file', { path: secret }, `path "${MASKED}" is inside Argo's data home (${root}/${MASKED}), which the file tools may not use; use a path outside it (or run with a --root that does not hold the data home)`],
       ['list_files', { pattern: '*', path: `nope/${secret}` }, `directory "nope/${MASKED}" does not exist`],
@@ -1705,7 +1705,7 @@ describe("argo --tools: a failure quoting outside words ending in a secret keeps
     const result = await argo(['-T', 'fs,edit,shell,web,history,launch', '--yes', '--root', root, 'try them all'], home, { env: web });
     expect(result.code).toBe(1);
     // The first call that retrying cannot help ends the run, its message quoted once more, not masked again.
-    expect(result.stderr).toContain(`argo: tool fetch_url failed and retrying cannot help (${host} sent image/${MASKED}, which is not text); `);
+    expect(result.stderr).toContain(`argo: tool read_file failed and retrying cannot help (cannot open "loop/${MASKED}": too many symbolic links); `);
     const shown = result.stderr.split('\n').filter((line) => line.includes(' failed: '));
     expect(shown).toEqual(failures.map(([name, , error]) => `argo: tool ${name} failed: ${error}`));
     const calls = (logLines(home)[0]?.tool_calls ?? []) as Record<string, unknown>[];

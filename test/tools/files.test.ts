@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { editFileTool, writeFileTool } from '../../src/tools/edit.js';
 import { GLOB_PATTERNS_MOST, READ_CAP_BYTES, SEARCH_PATTERN_MS, listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
-import { confinementOf, isInside, resolveInRoot, rootOnly } from '../../src/tools/root.js';
+import { confinementOf, fileFailure, isInside, resolveInRoot, rootOnly } from '../../src/tools/root.js';
 import { HeldFolder, READ_FLAGS, openInRoot, writeInFolder } from '../../src/tools/root-files.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
@@ -69,6 +69,31 @@ describe('root confinement', () => {
 
   it.each(['../outside/secret.txt', '/etc/passwd', 'link-out.txt', 'dir-out/secret.txt', 'dir-out/new.txt', 'dangling-out.txt', '..'])('%s is refused', async (path) => {
     expect(await failure(resolveInRoot(rootOnly(root), path))).toContain('is outside the root directory');
+  });
+
+  it.each<[string, NodeJS.ErrnoException | Error, string | null, boolean]>([
+    // error, what the tool says (null: the error as it is), whether retrying may help
+    ['EACCES', Object.assign(new Error('EACCES: permission denied, open \'/proc/self/fd/21/.x.txt.1234.tmp\''), { code: 'EACCES' }), 'cannot write "d/x.txt": permission denied', false],
+    ['EPERM', Object.assign(new Error('EPERM'), { code: 'EPERM' }), 'cannot write "d/x.txt": not permitted', false],
+    ['EROFS', Object.assign(new Error('EROFS'), { code: 'EROFS' }), 'cannot write "d/x.txt": the file system is read-only', false],
+    ['ENOSPC', Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' }), 'cannot write "d/x.txt": no space left on the device', false],
+    ['ELOOP', Object.assign(new Error('ELOOP'), { code: 'ELOOP' }), 'cannot write "d/x.txt": too many symbolic links', false],
+    ['EMFILE', Object.assign(new Error('EMFILE'), { code: 'EMFILE' }), 'cannot write "d/x.txt": argo has too many files open', true],
+    ['EIO, a code without words', Object.assign(new Error('EIO'), { code: 'EIO' }), 'cannot write "d/x.txt" (EIO)', true],
+    ['an error without a code (a bug)', new Error('oops'), null, true],
+  ])('fileFailure: %s', (_name, error, message, retryable) => {
+    const said = fileFailure(error, 'd/x.txt', 'write');
+    if (message === null) {
+      expect(said).toBe(error);
+      return;
+    }
+    expect(said).toBeInstanceOf(ToolError);
+    expect(said).toMatchObject({ message, retryable });
+  });
+
+  it('fileFailure leaves a tool error as it is', () => {
+    const error = new ToolError('said already', false);
+    expect(fileFailure(error, 'x', 'read')).toBe(error);
   });
 
   it.each<[string, string, boolean]>([

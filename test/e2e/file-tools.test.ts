@@ -1,0 +1,63 @@
+// The file tools end to end where a unit test cannot go: files this user may not read or write (as
+// root, argo runs as nobody).
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { FakeToolCall } from '../support/fake-ollama.js';
+import { scriptRounds } from '../support/fake-ollama.js';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+
+const ollama = await fakeOllamaPerFile({ models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
+beforeEach(() => {
+  ollama.requests.length = 0;
+});
+
+const call = (name: string, args: Record<string, unknown>): FakeToolCall => ({ function: { name, arguments: args } });
+
+describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('files argo may not read or write (argo runs as nobody)', () => {
+  const nobody = { uid: 65534, gid: 65534 };
+  /** A root and a data home of nobody's: notes.txt, secret.txt nobody may not read, ro/ and ro.txt nobody may not write. */
+  function setUp(): { root: string; home: string } {
+    // The run's temporary folder is root's: nobody may pass through it, not list it.
+    chmodSync(tmpdir(), statSync(tmpdir()).mode | 0o001);
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-files-nobody-')));
+    const home = tempHome();
+    writeFileSync(join(root, 'notes.txt'), 'the word is heron\n');
+    writeFileSync(join(root, 'secret.txt'), 'the word is hidden\n');
+    mkdirSync(join(root, 'ro'));
+    writeFileSync(join(root, 'ro.txt'), 'kept\n');
+    for (const path of [root, home, join(root, 'notes.txt'), join(root, 'secret.txt'), join(root, 'ro'), join(root, 'ro.txt')]) chownSync(path, nobody.uid, nobody.gid);
+    chmodSync(join(root, 'secret.txt'), 0o000);
+    chmodSync(join(root, 'ro'), 0o555);
+    chmodSync(join(root, 'ro.txt'), 0o444);
+    return { root, home };
+  }
+  const run = (home: string, root: string, tools: string, calls: FakeToolCall[]) => {
+    scriptRounds(ollama, [{ toolCalls: calls }, { reply: 'Done.' }]);
+    return runArgo(['-T', tools, '--yes', '--root', root, 'go'], { home, host: ollama.url, user: nobody });
+  };
+
+  it.each<[string, string, FakeToolCall, string]>([
+    ['read_file of a file it may not read', 'fs', call('read_file', { path: 'secret.txt' }), 'cannot open "secret.txt": permission denied'],
+    ['write_file in a folder it may not write', 'edit', call('write_file', { path: 'ro/new.txt', content: 'x' }), 'cannot write "ro/new.txt": permission denied'],
+    ['write_file over a file it may not write', 'edit', call('write_file', { path: 'ro.txt', content: 'x' }), 'cannot write "ro.txt": permission denied'],
+    ['edit_file of a file it may not write, though its folder is writable', 'edit', call('edit_file', { path: 'ro.txt', old: 'kept', new: 'changed' }), 'cannot write "ro.txt": permission denied'],
+  ])('%s: said in words, for good, after one round; nothing changes', async (_name, tools, toolCall, message) => {
+    const { root, home } = setUp();
+    const result = await run(home, root, tools, [toolCall]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n').filter((line) => line.includes(' failed'))).toEqual([
+      `argo: tool ${toolCall.function.name} failed: ${message}`,
+      `argo: tool ${toolCall.function.name} failed and retrying cannot help (${message}); see argo logs --status tool_failures (logged as tool_failures)`,
+    ]);
+    expect(result.stderr).not.toContain('/proc/');
+    expect(ollama.chatBodies()).toHaveLength(1);
+    // The path Argo wrote through (/proc/self/fd/N/…, a temporary name) is nowhere.
+    expect(JSON.stringify(logLines(home))).not.toContain('/proc/');
+    expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', tool_calls: [{ outcome: 'failure', error: message }] });
+    expect(readFileSync(join(root, 'ro.txt'), 'utf8')).toBe('kept\n');
+    expect(readdirSync(join(root, 'ro'))).toEqual([]);
+  });
+});
