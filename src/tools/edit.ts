@@ -8,7 +8,7 @@ import { KeyedQueue } from '../log/keyed-queue.js';
 import { EDIT_FILE, WRITE_FILE } from './builtins.js';
 import type { WRITE_MODES } from './builtins.js';
 import { isBinary } from './fs.js';
-import { confinementOf, fileFailure, resolveInRoot, rootOnly, shownPath } from './root.js';
+import { confinementOf, fileFailure, refuseFolderPath, resolveInRoot, rootOnly, shownPath } from './root.js';
 import type { Confinement } from './root.js';
 import { HeldFolder, READ_FLAGS, notRegular, openInRoot, writeInFolder } from './root-files.js';
 import { quoting } from './foreign-line.js';
@@ -26,7 +26,7 @@ async function currentBytes(confinement: Confinement, file: string, path: string
   }
   try {
     const stats = await handle.stat();
-    if (stats.isDirectory()) throw new ToolError('the path is a directory, not a file');
+    if (stats.isDirectory()) throw new ToolError(quoting`"${path}" is a directory, not a file`);
     if (!stats.isFile()) throw notRegular(path);
     return await handle.readFile();
   } catch (error) {
@@ -90,6 +90,7 @@ async function planWrite(args: Record<string, unknown>, context: ToolContext): P
   const path = stringArg(args, 'path') ?? '';
   const content = stringArg(args, 'content') ?? '';
   const mode = (stringArg(args, 'mode') ?? 'overwrite') as WritePlan['mode'];
+  refuseFolderPath(path);
   const confinement = await confinementOf(context);
   const file = await resolveInRoot(confinement, path);
   const bytes = await currentBytes(confinement, file, path);
@@ -139,6 +140,7 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   const path = stringArg(args, 'path') ?? '';
   const old = stringArg(args, 'old') ?? '';
   const replacement = stringArg(args, 'new') ?? '';
+  refuseFolderPath(path);
   const confinement = await confinementOf(context);
   const file = await resolveInRoot(confinement, path);
   const bytes = await currentBytes(confinement, file, path);

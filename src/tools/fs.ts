@@ -4,7 +4,7 @@ import { realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { isMissing } from '../log/fs.js';
-import { allows, confinementOf, fileFailure, isInside, resolveInRoot, shownPath } from './root.js';
+import { allows, confinementOf, fileFailure, isInside, refuseFolderPath, resolveInRoot, shownPath } from './root.js';
 import type { Confinement } from './root.js';
 import { READ_FLAGS, openInRoot } from './root-files.js';
 import { ToolError, numberArg, stringArg } from './types.js';
@@ -37,6 +37,7 @@ export const readFileTool: Tool = {
   ...READ_FILE,
   run: async (args, context) => {
     const path = stringArg(args, 'path') ?? '';
+    refuseFolderPath(path);
     const { file, handle, size } = await existingFile(await confinementOf(context), path);
     try {
       return await readLines(handle, size, path, shownPath(context.root, file), numberArg(args, 'offset') ?? 1, numberArg(args, 'limit'));

@@ -1,6 +1,6 @@
 // File tools see one directory tree: paths are resolved inside the root, and `..` or a symlink
 // that leads outside it is refused; so is one into Argo's data home when it lies in the root.
-import { lstat, realpath } from 'node:fs/promises';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { FILE_PROBLEMS } from '../log/file-problems.js';
 import { errnoOf, isMissing, realLocation } from '../log/fs.js';
@@ -38,17 +38,30 @@ export function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
-
 /**
  * The real path `path` (relative to the root, or absolute) names, checked to be where `confinement`
  * lets the tools go: inside its root (itself a real path), and not inside its data home. A path that
  * does not exist yet is checked through its nearest existing ancestor, so a new file cannot be
- * created through a link that leads out.
+ * created through a link that leads out. A relative path that climbs out of the root is refused as
+ * written; an absolute one is judged by where it really leads, so the root named through a link
+ * (a `--root` that is a symlink, macOS's /tmp) is the root too.
  */
-export async function resolveInRoot(confinement: Confinement, path: string): Promise<string> {
+export function resolveInRoot(confinement: Confinement, path: string): Promise<string> {
+  return resolveFollowing(confinement, path, null);
+}
+
+/** Dangling links followed to say where one leads: as many as the kernel follows in one path. */
+const MOST_DANGLING_LINKS = 40;
+
+/**
+ * resolveInRoot, which refuses a path through a link to nothing; with `links` (the links followed so
+ * far), what such a path names instead, through each link in turn.
+ */
+async function resolveFollowing(confinement: Confinement, path: string, links: number | null): Promise<string> {
   const { root, home } = confinement;
   const target = resolve(root, path);
-  if (!isInside(root, target)) throw outside(path);
+  const written = isInside(root, target);
+  if (!written && !isAbsolute(path)) throw outside(path);
   let existing = target;
   let missingTail = '';
   for (;;) {
@@ -60,9 +73,13 @@ export async function resolveInRoot(confinement: Confinement, path: string): Pro
       return resolved;
     } catch (error) {
       if (error instanceof ToolError) throw error;
-      if (!isMissing(error)) throw fileFailure(error, path, 'open');
+      // An absolute path elsewhere is outside, whatever looking at it met.
+      if (!isMissing(error)) throw written ? fileFailure(error, path, 'open') : outside(path);
       // A dangling symlink is missing for realpath but present for lstat: never write through it.
-      if (await isLink(existing)) throw outside(path);
+      if (await isLink(existing)) {
+        if (links === null) throw await throughDanglingLink(confinement, existing, missingTail, path);
+        return resolveFollowing(confinement, await linkTarget(existing, missingTail, links), links + 1);
+      }
       const parent = dirname(existing);
       if (parent === existing) throw outside(path);
       missingTail = missingTail === '' ? relative(parent, existing) : `${relative(parent, existing)}${sep}${missingTail}`;
@@ -79,6 +96,26 @@ async function isLink(path: string): Promise<boolean> {
   }
 }
 
+/** The path the link `link` (then `tail`) names; refused past MOST_DANGLING_LINKS links. */
+async function linkTarget(link: string, tail: string, links: number): Promise<string> {
+  if (links >= MOST_DANGLING_LINKS) throw new ToolError('too many links');
+  return resolve(dirname(link), await readlink(link), tail);
+}
+
+/**
+ * The refusal of `path`, which goes through `link`, a symbolic link to nothing, then `tail`: no file
+ * is made through a link. Where it leads decides the words: a place inside the root is named, for
+ * the model to use instead; anywhere else is outside.
+ */
+async function throughDanglingLink(confinement: Confinement, link: string, tail: string, path: string): Promise<ToolError> {
+  const named = await linkTarget(link, tail, 0)
+    .then((target) => resolveFollowing(confinement, target, 1))
+    .catch(() => null);
+  if (named === null) return new ToolError(quoting`path "${path}" is a symbolic link to a place outside the root directory; use a path inside it`);
+  const shown = shownPath(confinement.root, named);
+  return new ToolError(quoting`"${path}" is a symbolic link to "${shown}", which does not exist; the file tools never make a file through a link: use the path "${shown}" itself`);
+}
+
 /** Codes a file tool meets that trying the same call again cannot mend: the user must act first. */
 const LASTING_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENAMETOOLONG', 'ELOOP']);
 
@@ -93,6 +130,14 @@ export function fileFailure(error: unknown, path: string, doing: 'open' | 'read'
   if (error instanceof ToolError || code === undefined) return error;
   const problem = FILE_PROBLEMS[code]?.problem;
   return new ToolError(problem !== undefined ? quoting`cannot ${doing} "${path}": ${problem}` : quoting`cannot ${doing} "${path}" (${code})`, !LASTING_CODES.has(code));
+}
+
+/**
+ * The refusal of a file's path that ends in a slash: path.resolve drops it, so `notes/` would be
+ * taken as the file `notes` where a folder was meant.
+ */
+export function refuseFolderPath(path: string): void {
+  if (/\/\.?$/.test(path)) throw new ToolError(quoting`"${path}" ends in "/", so it names a folder; give the path of a file`);
 }
 
 /** The refusal of a path into the data home; the same wherever the path is checked. */

@@ -1,6 +1,6 @@
 // The file tools end to end where a unit test cannot go: files this user may not read or write (as
-// root, argo runs as nobody).
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+// root, argo runs as nobody), and a --root named through a link.
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -15,6 +15,15 @@ beforeEach(() => {
 });
 
 const call = (name: string, args: Record<string, unknown>): FakeToolCall => ({ function: { name, arguments: args } });
+
+/** The tool messages the model was sent back, parsed. */
+function toolResults(): Record<string, unknown>[] {
+  return ollama
+    .chatBodies()
+    .flatMap((body) => (body.messages ?? []) as { role: string; content: string }[])
+    .filter((message) => message.role === 'tool')
+    .map((message) => JSON.parse(message.content) as Record<string, unknown>);
+}
 
 describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('files argo may not read or write (argo runs as nobody)', () => {
   const nobody = { uid: 65534, gid: 65534 };
@@ -59,5 +68,24 @@ describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('files 
     expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', tool_calls: [{ outcome: 'failure', error: message }] });
     expect(readFileSync(join(root, 'ro.txt'), 'utf8')).toBe('kept\n');
     expect(readdirSync(join(root, 'ro'))).toEqual([]);
+  });
+});
+
+describe('a --root named through a link', () => {
+  it('takes absolute paths through the link, for the file tools and run_command alike', async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'argo-files-linked-')));
+    mkdirSync(join(base, 'real', 'src'), { recursive: true });
+    writeFileSync(join(base, 'real', 'notes.txt'), 'the word is heron\n');
+    symlinkSync(join(base, 'real'), join(base, 'link'));
+    const link = join(base, 'link');
+    scriptRounds(ollama, [{ toolCalls: [call('read_file', { path: join(link, 'notes.txt') }), call('write_file', { path: join(link, 'made.txt'), content: 'made\n' }), call('run_command', { command: 'pwd', cwd: join(link, 'src') })] }, { reply: 'Done.' }]);
+    const result = await runArgo(['-T', 'fs,edit,shell', '--yes', '--root', link, 'go'], { home: tempHome(), host: ollama.url });
+    expect(result).toMatchObject({ code: 0, stdout: 'Done.\n' });
+    expect(toolResults()).toEqual([
+      { path: 'notes.txt', from_line: 1, to_line: 1, content: 'the word is heron' },
+      { path: 'made.txt', mode: 'overwrite', bytes_written: 5, created: true },
+      { exit_code: 0, stdout: `${join(base, 'real', 'src')}\n`, stderr: '' },
+    ]);
+    expect(readFileSync(join(base, 'real', 'made.txt'), 'utf8')).toBe('made\n');
   });
 });

@@ -7,18 +7,20 @@ import { editFileTool, writeFileTool } from '../../src/tools/edit.js';
 import { GLOB_PATTERNS_MOST, READ_CAP_BYTES, SEARCH_PATTERN_MS, listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
 import { confinementOf, fileFailure, isInside, resolveInRoot, rootOnly } from '../../src/tools/root.js';
 import { HeldFolder, READ_FLAGS, openInRoot, writeInFolder } from '../../src/tools/root-files.js';
+import { runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import { defined } from '../support/defined.js';
 
 const hasMkfifo = spawnSync('mkfifo', ['--version']).status === 0;
 
+let base: string;
 let root: string;
 let outside: string;
 let context: ToolContext;
 
 beforeAll(() => {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'argo-tools-')));
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'argo-tools-')));
   root = join(base, 'root');
   outside = join(base, 'outside');
   mkdirSync(join(root, 'src', 'deep'), { recursive: true });
@@ -39,6 +41,12 @@ beforeAll(() => {
   // A link to a folder inside the root: a new file through it is the folder's.
   mkdirSync(join(root, 'sub'));
   symlinkSync(join(root, 'sub'), join(root, 'inner'));
+  // Links to nothing inside the root: a file, a folder, a link to a link.
+  symlinkSync('not-yet.txt', join(root, 'dangling-in.txt'));
+  symlinkSync('sub/none', join(root, 'dangling-dir'));
+  symlinkSync('dangling-in.txt', join(root, 'dangling-chain.txt'));
+  // The root named through a link, as a --root that is one.
+  symlinkSync(root, join(base, 'root-link'));
   context = { root, home: join(base, 'home'), signal: new AbortController().signal };
 });
 
@@ -67,8 +75,62 @@ describe('root confinement', () => {
     expect(await resolveInRoot(rootOnly(root), path)).toBe(join(root, expected));
   });
 
-  it.each(['../outside/secret.txt', '/etc/passwd', 'link-out.txt', 'dir-out/secret.txt', 'dir-out/new.txt', 'dangling-out.txt', '..'])('%s is refused', async (path) => {
-    expect(await failure(resolveInRoot(rootOnly(root), path))).toContain('is outside the root directory');
+  it.each(['../outside/secret.txt', '/etc/passwd', 'link-out.txt', 'dir-out/secret.txt', 'dir-out/new.txt', '..', '/nowhere/new.txt', '/'])('%s is refused', async (path) => {
+    expect(await failure(resolveInRoot(rootOnly(root), path))).toBe(`path "${path}" is outside the root directory; use a path inside it`);
+  });
+
+  // The root named through a link (a --root that is one, macOS's /tmp): an absolute path through it is inside.
+  it.each<[string, string]>([
+    ['root-link/lines.txt', 'lines.txt'],
+    ['root-link', '.'],
+    ['root-link/src/../lines.txt', 'lines.txt'],
+    ['root-link/new/dir/file.txt', 'new/dir/file.txt'],
+    ['root-link/inner/new.txt', 'sub/new.txt'],
+  ])('the absolute path <base>/%s through a link to the root resolves to %s', async (path, expected) => {
+    expect(await resolveInRoot(rootOnly(root), join(base, path))).toBe(join(root, expected));
+  });
+
+  it.each(['root-link/../outside/secret.txt', 'root-link/link-out.txt', 'root-link/dir-out/new.txt', 'outside/secret.txt'])('the absolute path <base>/%s is refused', async (path) => {
+    expect(await failure(resolveInRoot(rootOnly(root), join(base, path)))).toBe(`path "${join(base, path)}" is outside the root directory; use a path inside it`);
+  });
+
+  it('the file tools and run_command take an absolute path through a link to the root', async () => {
+    expect(await readFileTool.run({ path: join(base, 'root-link', 'lines.txt'), limit: 1 }, context)).toMatchObject({ path: 'lines.txt', content: 'line 1' });
+    expect(await writeFileTool.run({ path: join(base, 'root-link', 'through-root-link.txt'), content: 'x\n' }, context)).toMatchObject({ path: 'through-root-link.txt', created: true });
+    expect(readFileSync(join(root, 'through-root-link.txt'), 'utf8')).toBe('x\n');
+    expect((await runCommandTool.run({ command: 'pwd', cwd: join(base, 'root-link', 'src') }, context)).stdout).toBe(`${join(root, 'src')}\n`);
+  });
+
+  // No file is made through a link; one to a place inside the root is named, for the model to use.
+  it.each<[string, string]>([
+    ['dangling-out.txt', 'path "dangling-out.txt" is a symbolic link to a place outside the root directory; use a path inside it'],
+    ['dangling-in.txt', '"dangling-in.txt" is a symbolic link to "not-yet.txt", which does not exist; the file tools never make a file through a link: use the path "not-yet.txt" itself'],
+    ['dangling-dir/new.txt', '"dangling-dir/new.txt" is a symbolic link to "sub/none/new.txt", which does not exist; the file tools never make a file through a link: use the path "sub/none/new.txt" itself'],
+    ['dangling-chain.txt', '"dangling-chain.txt" is a symbolic link to "not-yet.txt", which does not exist; the file tools never make a file through a link: use the path "not-yet.txt" itself'],
+  ])('%s, a link to nothing, is refused saying where it leads', async (path, message) => {
+    expect(await failure(resolveInRoot(rootOnly(root), path))).toBe(message);
+    expect(await failure(writeFileTool.run({ path, content: 'x' }, context))).toBe(message);
+    expect(readdirSync(root)).not.toContain('not-yet.txt');
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['read_file', { path: 'lines.txt/' }],
+    ['write_file', { path: 'zzz/', content: 'x' }],
+    ['write_file', { path: 'zzz/.', content: 'x' }],
+    ['edit_file', { path: 'lines.txt/', old: 'line 1', new: 'x' }],
+  ])('%s %j: a path ending in "/" names a folder, refused; nothing is made', async (tool, args) => {
+    const run = { read_file: readFileTool, write_file: writeFileTool, edit_file: editFileTool }[tool];
+    expect(await failure(defined(run).run(args, context))).toBe(`"${String(args.path)}" ends in "/", so it names a folder; give the path of a file`);
+    expect(readdirSync(root)).not.toContain('zzz');
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['write_file', { path: 'src', content: 'x' }],
+    ['write_file', { path: 'src', content: 'x', mode: 'append' }],
+    ['edit_file', { path: 'src', old: 'a', new: 'b' }],
+  ])('%s %j on a folder says so, naming it', async (tool, args) => {
+    const run = tool === 'write_file' ? writeFileTool : editFileTool;
+    expect(await failure(run.run(args, context))).toBe('"src" is a directory, not a file');
   });
 
   it.each<[string, NodeJS.ErrnoException | Error, string | null, boolean]>([
