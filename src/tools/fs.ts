@@ -3,7 +3,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { isMissing } from '../log/fs.js';
+import { errnoOf, isMissing } from '../log/fs.js';
 import { allows, confinementOf, fileFailure, isInside, refuseFolderPath, resolveInRoot, shownPath } from './root.js';
 import type { Confinement } from './root.js';
 import { READ_FLAGS, openInRoot } from './root-files.js';
@@ -205,7 +205,8 @@ async function directoryIn(confinement: Confinement, path: string | undefined): 
  * Matches are files, never links, so their folder's real path is enough (one realpath per folder).
  * The data home, when it lies in the root, is not walked, and nothing in it is kept.
  */
-async function globIn(confinement: Confinement, dir: string, pattern: string): Promise<string[]> {
+async function globIn(confinement: Confinement, dir: string, pattern: string, argument: string): Promise<string[]> {
+  if (pattern.trim() === '') throw new ToolError(`the ${argument} is empty; give a glob such as "**/*.ts", or "**/*" for every file`);
   if (pattern.split('/').includes('..') || pattern.startsWith('/')) throw new ToolError(quoting`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
   if ((await braceExpansionCount(pattern, GLOB_PATTERNS_MOST)) > GLOB_PATTERNS_MOST) {
     throw new ToolError(quoting`pattern "${clipped(pattern, 100)}" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`);
@@ -236,11 +237,12 @@ export const listFilesTool: Tool = {
   run: async (args, context) => {
     const confinement = await confinementOf(context);
     const dir = await directoryIn(confinement, stringArg(args, 'path'));
-    const files = await globIn(confinement, dir, stringArg(args, 'pattern') ?? '*');
+    const files = await globIn(confinement, dir, stringArg(args, 'pattern') ?? '*', 'pattern');
+    // The count and the note before the list: a result cut to its head still says them.
     return {
-      files: files.slice(0, LIST_CAP).map((file) => shownPath(context.root, file)),
       count: files.length,
       ...(files.length > LIST_CAP ? { truncated: true, note: `first ${LIST_CAP} of ${files.length}; narrow the pattern` } : {}),
+      files: files.slice(0, LIST_CAP).map((file) => shownPath(context.root, file)),
     };
   },
 };
@@ -257,7 +259,9 @@ export const searchFilesTool: Tool = {
     }
     const confinement = await confinementOf(context);
     const dir = await directoryIn(confinement, stringArg(args, 'path'));
-    const files = await globIn(confinement, dir, stringArg(args, 'glob') ?? '**/*');
+    // An empty glob is none: models fill optional arguments with "".
+    const glob = stringArg(args, 'glob') ?? '';
+    const files = await globIn(confinement, dir, glob === '' ? '**/*' : glob, 'glob');
     const matches: { file: string; line: number; text: string }[] = [];
     let truncated = false;
     // Files read and not searched yet: searched a batch at a time, the pattern in a worker (line-search.ts).
@@ -288,10 +292,14 @@ export const searchFilesTool: Tool = {
     };
     // One batch is searched while the next is read; the next is sent once the one before has answered.
     let searching: Promise<boolean> | null = null;
+    const skipped: Partial<Record<Skipped, number>> = {};
     for (const { file, bytes: reading } of readAhead(confinement, files)) {
       if (context.signal.aborted) break;
       const bytes = await reading;
-      if (bytes === null) continue;
+      if (!(bytes instanceof Uint8Array)) {
+        if (bytes !== 'special') skipped[bytes] = (skipped[bytes] ?? 0) + 1;
+        continue;
+      }
       batch.push({ file, bytes });
       batchBytes += bytes.byteLength;
       if (batchBytes < batchCap) continue;
@@ -305,16 +313,28 @@ export const searchFilesTool: Tool = {
     }
     if (searching !== null && !truncated) truncated = await searching;
     if (!truncated && batch.length > 0 && !context.signal.aborted) truncated = await searchBatch();
-    return { matches, ...(truncated ? { truncated: true, note: `first ${MATCH_CAP} matches; narrow the pattern or the glob` } : {}) };
+    // What was not searched, and the note, before the matches: a result cut to its head still says them.
+    return {
+      ...(truncated ? { truncated: true, note: `first ${MATCH_CAP} matches; narrow the pattern or the glob` } : {}),
+      ...(Object.keys(skipped).length > 0 ? { skipped } : {}),
+      matches,
+    };
   },
 };
 
 /** Files read this many at a time: the search waits on the disk less. */
 const READ_AHEAD = 8;
 
+/**
+ * Why a file was not searched: over SEARCH_FILE_BYTES (`over_1_mb`), `binary`, or `unreadable` (no
+ * permission, gone since it was listed, moved out of the root); the result counts each. A `special`
+ * file (a named pipe) is passed over unsaid, as list_files leaves it out.
+ */
+type Skipped = 'over_1_mb' | 'binary' | 'unreadable';
+
 /** Each file with its reading, started up to READ_AHEAD files before it is taken. */
-function* readAhead(confinement: Confinement, files: readonly string[]): Generator<{ file: string; bytes: Promise<Uint8Array<ArrayBuffer> | null> }> {
-  const started: { file: string; bytes: Promise<Uint8Array<ArrayBuffer> | null> }[] = [];
+function* readAhead(confinement: Confinement, files: readonly string[]): Generator<{ file: string; bytes: Promise<Uint8Array<ArrayBuffer> | Skipped | 'special'> }> {
+  const started: { file: string; bytes: Promise<Uint8Array<ArrayBuffer> | Skipped | 'special'> }[] = [];
   let next = 0;
   for (;;) {
     for (; next < files.length && started.length < READ_AHEAD; next++) {
@@ -331,24 +351,28 @@ function* readAhead(confinement: Confinement, files: readonly string[]): Generat
 }
 
 /**
- * A small text file's bytes, in a buffer of their own (handed to the search worker); null for big or
- * binary files, which search skips, and for one that is no longer inside the root once open.
+ * A small text file's bytes, in a buffer of their own (handed to the search worker), or why it is
+ * not searched: one file that cannot be read never fails the search.
  */
-async function readSearchable(confinement: Confinement, file: string): Promise<Uint8Array<ArrayBuffer> | null> {
+async function readSearchable(confinement: Confinement, file: string): Promise<Uint8Array<ArrayBuffer> | Skipped | 'special'> {
   let handle: FileHandle;
   try {
     handle = await openInRoot(confinement, file, READ_FLAGS, file);
   } catch (error) {
-    if (error instanceof ToolError) return null;
+    if (error instanceof ToolError || errnoOf(error) !== undefined) return 'unreadable';
     throw error;
   }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile() || stats.size > SEARCH_FILE_BYTES) return null;
+    if (!stats.isFile()) return 'special';
+    if (stats.size > SEARCH_FILE_BYTES) return 'over_1_mb';
     const bytes = new Uint8Array(stats.size);
     const { bytesRead } = await handle.read(bytes, 0, stats.size, 0);
     const content = bytes.subarray(0, bytesRead);
-    return isBinary(content) ? null : bytesRead === stats.size ? bytes : content.slice();
+    return isBinary(content) ? 'binary' : bytesRead === stats.size ? bytes : content.slice();
+  } catch (error) {
+    if (errnoOf(error) !== undefined) return 'unreadable';
+    throw error;
   } finally {
     await handle.close();
   }

@@ -192,7 +192,7 @@ describe('argo --tools: file tools on a real tree', () => {
     });
     expect(added.slice(1)).toEqual([
       { role: 'tool', tool_name: 'read_file', tool_call_id: 'call_1_0', content: JSON.stringify({ path: 'notes.txt', from_line: 1, to_line: 1, content: 'first line' }) },
-      { role: 'tool', tool_name: 'list_files', tool_call_id: 'call_1_1', content: JSON.stringify({ files: ['src/main.ts'], count: 1 }) },
+      { role: 'tool', tool_name: 'list_files', tool_call_id: 'call_1_1', content: JSON.stringify({ count: 1, files: ['src/main.ts'] }) },
     ]);
 
     const [entry] = logLines(home);
@@ -666,7 +666,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(readFileSync(join(root, 'made.txt'), 'utf8')).toBe('by chat');
     const lines = logLines(home);
     expect(lines.map((line) => line.status)).toEqual(['ok', 'ok']);
-    expect(lines[1]?.tool_calls).toEqual([expect.objectContaining({ name: 'list_files', result: JSON.stringify({ files: ['made.txt', 'notes.txt'], count: 2 }) })]);
+    expect(lines[1]?.tool_calls).toEqual([expect.objectContaining({ name: 'list_files', result: JSON.stringify({ count: 2, files: ['made.txt', 'notes.txt'] }) })]);
   });
 
   it('a chat whose agent runs STOP cut exits 1, as argo -T does: a STOP is a failure of the turn, not an interruption', async () => {

@@ -69,6 +69,12 @@ describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('files 
     expect(readFileSync(join(root, 'ro.txt'), 'utf8')).toBe('kept\n');
     expect(readdirSync(join(root, 'ro'))).toEqual([]);
   });
+
+  it('search_files passes over a file it may not read, and says so', async () => {
+    const { root, home } = setUp();
+    expect(await run(home, root, 'fs', [call('search_files', { pattern: 'the word' })])).toMatchObject({ code: 0, stdout: 'Done.\n' });
+    expect(toolResults()).toEqual([{ skipped: { unreadable: 1 }, matches: [{ file: 'notes.txt', line: 1, text: 'the word is heron' }] }]);
+  });
 });
 
 describe('a --root named through a link', () => {

@@ -376,6 +376,27 @@ describe('list_files and search_files', () => {
     expect(await listFilesTool.run({ pattern: '{src-link,dir-out}/**' }, context)).toEqual({ files: ['src-link/a.ts', 'src-link/deep/b.ts'], count: 2 });
   });
 
+  it('list_files: the count, and the note when there are more, come before the files', async () => {
+    const many = realpathSync(mkdtempSync(join(tmpdir(), 'argo-list-many-')));
+    for (let index = 0; index < 1001; index++) writeFileSync(join(many, `f${String(index).padStart(4, '0')}.txt`), '');
+    const result = await listFilesTool.run({ pattern: '*' }, { ...context, root: many });
+    expect(Object.keys(result)).toEqual(['count', 'truncated', 'note', 'files']);
+    expect(result).toMatchObject({ count: 1001, truncated: true, note: 'first 1000 of 1001; narrow the pattern' });
+    expect(Object.keys(await listFilesTool.run({ pattern: '*.txt' }, context))).toEqual(['count', 'files']);
+  });
+
+  it.each([
+    ['list_files', { pattern: '' }, 'the pattern is empty; give a glob such as "**/*.ts", or "**/*" for every file'],
+    ['list_files', { pattern: '  ' }, 'the pattern is empty; give a glob such as "**/*.ts", or "**/*" for every file'],
+    ['search_files', { pattern: 'x', glob: ' ' }, 'the glob is empty; give a glob such as "**/*.ts", or "**/*" for every file'],
+  ])('%s %j is refused', async (tool, args, message) => {
+    expect(await failure((tool === 'list_files' ? listFilesTool : searchFilesTool).run(args, context))).toBe(message);
+  });
+
+  it('search_files: an empty glob is no glob', async () => {
+    expect(await searchFilesTool.run({ pattern: 'TODO', glob: '' }, context)).toEqual(await searchFilesTool.run({ pattern: 'TODO' }, context));
+  });
+
   it('a glob whose braces expand to over 100 patterns is refused; an ordinary one works', async () => {
     const refusal = `pattern "${'{a,b}'.repeat(20)}…" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`;
     expect(await failure(listFilesTool.run({ pattern: '{a,b}'.repeat(21) }, context))).toBe(refusal);
@@ -399,6 +420,25 @@ describe('list_files and search_files', () => {
       ],
     });
     expect(await searchFilesTool.run({ pattern: 'TODO', path: 'src' }, context)).toEqual({ matches: [{ file: 'src/a.ts', line: 2, text: '// TODO later' }] });
+  });
+
+  it('search_files says what it did not search: files over 1 MB and binary files, counted before the matches', async () => {
+    const mixed = realpathSync(mkdtempSync(join(tmpdir(), 'argo-search-skips-')));
+    writeFileSync(join(mixed, 'a.txt'), 'needle\n');
+    writeFileSync(join(mixed, 'big.log'), `needle\n${'x'.repeat(1024 * 1024)}`);
+    writeFileSync(join(mixed, 'one.bin'), Buffer.from('needle\0'));
+    writeFileSync(join(mixed, 'two.bin'), Buffer.from('\0needle'));
+    const result = await searchFilesTool.run({ pattern: 'needle' }, { ...context, root: mixed });
+    expect(Object.keys(result)).toEqual(['skipped', 'matches']);
+    expect(result).toEqual({ skipped: { over_1_mb: 1, binary: 2 }, matches: [{ file: 'a.txt', line: 1, text: 'needle' }] });
+    // Nothing skipped, nothing said.
+    expect(await searchFilesTool.run({ pattern: 'needle', glob: '*.txt' }, { ...context, root: mixed })).toEqual({ matches: [{ file: 'a.txt', line: 1, text: 'needle' }] });
+  });
+
+  it('search_files on CRLF files: a line matches and is shown without its CR', async () => {
+    const crlf = realpathSync(mkdtempSync(join(tmpdir(), 'argo-search-crlf-')));
+    writeFileSync(join(crlf, 'win.txt'), 'one\r\nthree\r\n');
+    expect(await searchFilesTool.run({ pattern: '^three$' }, { ...context, root: crlf })).toEqual({ matches: [{ file: 'win.txt', line: 2, text: 'three' }] });
   });
 
   it('a bad regular expression is a tool error', async () => {
@@ -431,6 +471,38 @@ describe('list_files and search_files', () => {
     expect(result.matches).toHaveLength(200);
     expect((result.matches as { file: string }[]).at(-1)).toEqual({ file: 'f199.txt', line: 1, text: 'hit 199' });
     expect((await searchFilesTool.run({ pattern: '^hit 2\\d\\d' }, { ...context, root: manyRoot })).matches).toHaveLength(100);
+  });
+});
+
+describe('names that start with a dot', () => {
+  let dotted: string;
+  beforeAll(() => {
+    dotted = realpathSync(mkdtempSync(join(tmpdir(), 'argo-dotted-')));
+    for (const folder of ['.github/workflows', 'src/.hidden', '.git', 'node_modules/x']) mkdirSync(join(dotted, folder), { recursive: true });
+    for (const file of ['.github/workflows/ci.yml', 'a.yml', '.env', 'src/.hidden/h.yml', 'src/.eslintrc.yml', '.git/config.yml', 'node_modules/x/p.yml']) writeFileSync(join(dotted, file), 'key: needle\n');
+  });
+
+  // As a shell's wildcards: a name starting with a dot is matched only where the pattern names the dot; .git and node_modules never.
+  it.each<[string, string[]]>([
+    ['**/*.yml', ['a.yml']],
+    ['**/*', ['a.yml']],
+    ['.github/**', ['.github/workflows/ci.yml']],
+    ['.github/**/*.yml', ['.github/workflows/ci.yml']],
+    ['**/.env', ['.env']],
+    ['.*', ['.env']],
+    ['**/.*', ['.env', 'src/.eslintrc.yml']],
+    ['**/.*/**', ['.github/workflows/ci.yml', 'src/.hidden/h.yml']],
+    ['src/.hidden/*', ['src/.hidden/h.yml']],
+    ['.git/**', []],
+    ['**/.git/*', []],
+    ['node_modules/**', []],
+  ])('list_files %s finds %j', async (pattern, files) => {
+    expect((await listFilesTool.run({ pattern }, { ...context, root: dotted })).files).toEqual(files);
+  });
+
+  it('search_files takes its glob the same way', async () => {
+    expect(await searchFilesTool.run({ pattern: 'needle', glob: '.github/**' }, { ...context, root: dotted })).toEqual({ matches: [{ file: '.github/workflows/ci.yml', line: 1, text: 'key: needle' }] });
+    expect((await searchFilesTool.run({ pattern: 'needle' }, { ...context, root: dotted })).matches).toEqual([{ file: 'a.yml', line: 1, text: 'key: needle' }]);
   });
 });
 
