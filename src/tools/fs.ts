@@ -7,9 +7,9 @@ import { errnoOf, isMissing } from '../log/fs.js';
 import { allows, confinementOf, fileFailure, isInside, refuseFolderPath, resolveInRoot, shownPath } from './root.js';
 import type { Confinement } from './root.js';
 import { READ_FLAGS, openInRoot } from './root-files.js';
-import { ToolError, numberArg, stringArg } from './types.js';
-import type { Tool } from './types.js';
-import { clipText } from '../output/cut.js';
+import { ToolError, isOverBudget, largestFitting, numberArg, stringArg } from './types.js';
+import type { Tool, ToolResult } from './types.js';
+import { clipText, headOf } from '../output/cut.js';
 import { braceExpansionCount } from './brace-count.js';
 import { clipped, quoting } from './foreign-line.js';
 import { LIST_FILES, READ_FILE, SEARCH_FILES } from './builtins.js';
@@ -39,13 +39,15 @@ export const readFileTool: Tool = {
     const path = stringArg(args, 'path') ?? '';
     refuseFolderPath(path);
     const { file, handle, size } = await existingFile(await confinementOf(context), path);
+    let read: LinesRead;
     try {
-      return await readLines(handle, size, path, shownPath(context.root, file), numberArg(args, 'offset') ?? 1, numberArg(args, 'limit'));
+      read = await readLines(handle, size, path, numberArg(args, 'offset') ?? 1, numberArg(args, 'limit'));
     } catch (error) {
       throw fileFailure(error, path, 'read');
     } finally {
       await handle.close();
     }
+    return fittedRead(read, shownPath(context.root, file), context.resultBudget);
   },
 };
 
@@ -61,6 +63,49 @@ const CARRIAGE_RETURN = 13;
 /** A line's trailing CR, dropped from what the model sees (the byte counts already leave it out). */
 const LINE_END_CR = /\r(?=\n|$)/g;
 
+/** Lines read from a file: `count` lines from `offset`, and why the read stopped short, if it did. */
+interface LinesRead {
+  offset: number;
+  count: number;
+  content: string;
+  /** `cap`: at the 50 KB cap; `long line`: its only line was cut at the cap; `budget`, `long line for budget`: the same, to fit the result's budget. */
+  cut: 'cap' | 'long line' | 'budget' | 'long line for budget' | null;
+}
+
+/** The result of a read: what it says of where it stopped comes before the content, so a result cut to its head still says it. */
+function readResult(shown: string, { offset, count, content, cut }: LinesRead): ToolResult {
+  const to = offset + count - 1;
+  const note = {
+    cap: `stopped at the 50 KB cap; read on with offset ${to + 1}`,
+    'long line': `line ${offset} is longer than the 50 KB cap and was cut there; the next line is ${offset + 1} (read on with offset ${offset + 1})`,
+    budget: `stopped at line ${to}, as much as one result holds; read on with offset ${to + 1}`,
+    'long line for budget': `line ${offset} is longer than one result holds and was cut; the next line is ${offset + 1} (read on with offset ${offset + 1})`,
+  };
+  return { path: shown, from_line: offset, to_line: count === 0 ? null : to, ...(cut !== null ? { truncated: true, note: note[cut] } : {}), content };
+}
+
+/** The fewest characters a cut line keeps, whatever the budget: fewer, reading it would tell nothing. */
+const LEAST_LINE_CHARS = 500;
+
+/**
+ * The read as a result that fits `budget` (the tool's result budget), so the loop never cuts it
+ * into a head whose `to_line` names lines it does not hold: as many whole lines as fit, then a note
+ * to read on; a first line that alone does not fit is cut, the note leading past it.
+ */
+function fittedRead(read: LinesRead, shown: string, budget: number | undefined): ToolResult {
+  const whole = readResult(shown, read);
+  if (budget === undefined || read.count === 0 || !isOverBudget(JSON.stringify(whole), budget)) return whole;
+  const ends: number[] = [];
+  for (let at = read.content.indexOf('\n'); at !== -1 && ends.length < read.count - 1; at = read.content.indexOf('\n', at + 1)) ends.push(at);
+  ends.push(read.content.length);
+  const withLines = (lines: number): ToolResult => readResult(shown, { ...read, count: lines, content: read.content.slice(0, ends[lines - 1]), cut: 'budget' });
+  const lines = largestFitting(read.count, budget, withLines);
+  if (lines > 0) return withLines(lines);
+  const line = read.content.slice(0, ends[0]);
+  const withChars = (chars: number): ToolResult => readResult(shown, { ...read, count: 1, content: headOf(line, chars), cut: 'long line for budget' });
+  return withChars(Math.max(largestFitting(line.length, budget, withChars), Math.min(LEAST_LINE_CHARS, line.length)));
+}
+
 /**
  * Lines `offset`… of a file, at most `limit`, stopping before the 50 KB cap. Read in chunks; lines
  * are found by index and each chunk's kept lines decoded in one piece, so a call allocates per
@@ -68,7 +113,7 @@ const LINE_END_CR = /\r(?=\n|$)/g;
  * (from the stat) spares the read that would only find the end. A NUL byte in the first 8 KB
  * means a binary file, refused.
  */
-async function readLines(handle: FileHandle, size: number, path: string, shown: string, offset: number, limit: number | undefined): Promise<Record<string, unknown>> {
+async function readLines(handle: FileHandle, size: number, path: string, offset: number, limit: number | undefined): Promise<LinesRead> {
   const parts: string[] = [];
   let bytes = 0;
   let number = 0;
@@ -148,18 +193,7 @@ async function readLines(handle: FileHandle, size: number, path: string, shown: 
   let content = parts.join('');
   if (endsWithNewline) content = content.slice(0, -1);
   if (content.includes('\r')) content = content.replace(LINE_END_CR, '');
-  const to = offset + count - 1;
-  return {
-    path: shown,
-    from_line: offset,
-    to_line: count === 0 ? null : to,
-    content,
-    ...(first.cut
-      ? { truncated: true, note: `line ${offset} is longer than the 50 KB cap and was cut there; the next line is ${offset + 1} (read on with offset ${offset + 1})` }
-      : truncated
-        ? { truncated: true, note: `stopped at the 50 KB cap; read on with offset ${to + 1}` }
-        : {}),
-  };
+  return { offset, count, content, cut: first.cut ? 'long line' : truncated ? 'cap' : null };
 }
 
 /** `end`, or the start of the UTF-8 character it falls inside, so a cut never splits one. */

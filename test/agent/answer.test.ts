@@ -1,5 +1,5 @@
 // The agent loop as a turn's answer step, over the real file tools and a real data home: a round of
-// parallel read_file calls whose results are past their budget.
+// parallel search_files calls whose results are past their budget (read_file fits its own).
 import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { agentAnswerer } from '../../src/agent/answer.js';
 import type { AgentSetup } from '../../src/agent/answer.js';
 import type { AgentEvent } from '../../src/agent/loop.js';
 import type { AgentChatBody, StreamOutcome } from '../../src/ollama/transport.js';
-import { readFileTool } from '../../src/tools/fs.js';
+import { readFileTool, searchFilesTool } from '../../src/tools/fs.js';
 import type { AnswerContext } from '../../src/turn/turn.js';
 
 const METRICS = { total_duration: 1, load_duration: 0, prompt_eval_count: 1, prompt_eval_duration: 1, eval_count: 1, eval_duration: 1, done_reason: 'stop' };
@@ -21,7 +21,7 @@ beforeAll(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-answer-root-')));
   home = mkdtempSync(join(tmpdir(), 'argo-answer-home-'));
   // Different sizes, all past the default 4,000-character budget.
-  FILES.forEach((file, index) => writeFileSync(join(root, file), `${file} line\n`.repeat(400 + index * 50)));
+  FILES.forEach((file, index) => writeFileSync(join(root, file), `${file} line\n`.repeat(100 + index * 10)));
 });
 
 afterAll(() => {
@@ -34,7 +34,7 @@ function transport(bodies: AgentChatBody[]): AnswerContext['transport'] {
   return {
     stream: (request, hooks) => {
       bodies.push(JSON.parse(JSON.stringify(request.body)) as AgentChatBody);
-      const calls = bodies.length === 1 ? FILES.map((path) => ({ function: { name: 'read_file', arguments: { path } } })) : [];
+      const calls = bodies.length === 1 ? FILES.map((glob) => ({ function: { name: 'search_files', arguments: { pattern: 'line', glob } } })) : [];
       if (calls.length === 0) hooks.onText('read them all');
       const outcome: StreamOutcome = { status: 'ok', failure: null, metrics: METRICS, attempts: 1, toolCalls: calls };
       return Promise.resolve(outcome);
@@ -43,14 +43,14 @@ function transport(bodies: AgentChatBody[]): AnswerContext['transport'] {
   };
 }
 
-/** The answer step over read_file in the test tree, asking nothing (no terminal). */
+/** The answer step over the file tools in the test tree, asking nothing (no terminal). */
 const answerer = (overrides: Pick<AgentSetup, 'emit' | 'sessionId'>) =>
-  agentAnswerer({ tools: [readFileTool], unavailable: [], root, home, logged: true, maxIterations: 3, ephemeralSystem: null, yes: false, confirm: () => Promise.resolve('no-terminal'), ...overrides });
+  agentAnswerer({ tools: [readFileTool, searchFilesTool], unavailable: [], root, home, logged: true, maxIterations: 3, ephemeralSystem: null, yes: false, confirm: () => Promise.resolve('no-terminal'), ...overrides });
 
 const request = { endpoint: '/api/chat' as const, body: { model: 'argo', messages: [{ role: 'user' as const, content: 'read' }], stream: true } };
 
 describe('agentAnswerer', () => {
-  it('runs a round of 8 read_file calls, feeds them back in call order and has every result saved once it returns', async () => {
+  it('runs a round of 8 search_files calls, feeds them back in call order and has every result saved once it returns', async () => {
     const bodies: AgentChatBody[] = [];
     const events: AgentEvent[] = [];
     let sessionAsked = 0;
@@ -68,7 +68,7 @@ describe('agentAnswerer', () => {
     const statuses = events.flatMap((event) => (event.type === 'tool_status' ? [event.status] : []));
     expect(statuses.slice(0, 8)).toEqual(Array.from({ length: 8 }, () => 'running'));
     const sent = bodies[1]?.messages.slice(1) ?? [];
-    expect(sent[0]?.tool_calls?.map((call) => call.function.arguments)).toEqual(FILES.map((path) => ({ path })));
+    expect(sent[0]?.tool_calls?.map((call) => call.function.arguments)).toEqual(FILES.map((glob) => ({ pattern: 'line', glob })));
     expect(sent.slice(1).map((message) => (JSON.parse(message.content) as { note: string }).note)).toEqual(
       FILES.map((_, index) => expect.stringContaining(`characters of call call_1_${String(index)} (saved whole for the user)`) as unknown),
     );
@@ -76,7 +76,7 @@ describe('agentAnswerer', () => {
     expect(sessionAsked).toBe(1);
     for (const [index, file] of FILES.entries()) {
       const saved = join(home, 'tool-results', 'S1', 'T1', `r1-call_1_${String(index)}.json`);
-      expect((JSON.parse(readFileSync(saved, 'utf8')) as { content: string }).content).toBe(readFileSync(join(root, file), 'utf8').slice(0, -1));
+      expect((JSON.parse(readFileSync(saved, 'utf8')) as { matches: unknown[] }).matches).toEqual(Array.from({ length: 100 + index * 10 }, (_, line) => ({ file, line: line + 1, text: `${file} line` })));
       expect(statSync(saved).mode & 0o777).toBe(0o600);
     }
   });

@@ -297,15 +297,16 @@ describe('argo --tools: file tools on a real tree', () => {
   });
 });
 
+// search_files' results: read_file fits its own to its budget, a line at a time.
 describe('argo --tools: results over budget', () => {
   const bigRun = (home: string, root: string) => {
-    script = [{ calls: [call('read_file', { path: 'big.txt' })] }, { reply: 'read it' }];
+    script = [{ calls: [call('search_files', { pattern: 'line', glob: 'big.txt' })] }, { reply: 'read it' }];
     next = 0;
     return argo(['-s', 'work', '-T', 'fs', '--root', root, 'read big.txt'], home);
   };
 
   it('are saved whole, one folder per turn: two turns of a session keep both, though their calls have one id', async () => {
-    const home = tempHome({ toolBudgets: { read_file: 1000 } });
+    const home = tempHome({ toolBudgets: { search_files: 1000 } });
     const root = tree();
     writeFileSync(join(root, 'big.txt'), 'a long line of text\n'.repeat(200));
     expect(await withoutCallIds(() => bigRun(home, root))).toMatchObject({ code: 0 });
@@ -314,13 +315,13 @@ describe('argo --tools: results over budget', () => {
     const saved = logLines(home).map((entry) => (entry.tool_calls as { saved_as?: string }[])[0]?.saved_as ?? '');
     expect(saved).toEqual([expect.stringMatching(/^tool-results\/[^/]+\/[^/]+\/r1-call_1_0\.json$/), expect.stringMatching(/^tool-results\/[^/]+\/[^/]+\/r1-call_1_0\.json$/)]);
     expect(saved[0]).not.toBe(saved[1]);
-    expect((JSON.parse(readFileSync(join(home, saved[0] ?? ''), 'utf8')) as { content: string }).content).toContain('a long line of text');
-    expect((JSON.parse(readFileSync(join(home, saved[1] ?? ''), 'utf8')) as { content: string }).content).toContain('another long line');
+    expect((JSON.parse(readFileSync(join(home, saved[0] ?? ''), 'utf8')) as { matches: { text: string }[] }).matches[199]?.text).toBe('a long line of text');
+    expect((JSON.parse(readFileSync(join(home, saved[1] ?? ''), 'utf8')) as { matches: { text: string }[] }).matches[199]?.text).toBe('another long line');
     expect(statSync(join(home, saved[1] ?? '')).mode & 0o777).toBe(0o600);
   });
 
   it('that cannot be saved end the run as an error, still logged, with one line saying why', async () => {
-    const home = tempHome({ toolBudgets: { read_file: 1000 } });
+    const home = tempHome({ toolBudgets: { search_files: 1000 } });
     const root = tree();
     writeFileSync(join(root, 'big.txt'), 'a long line of text\n'.repeat(200));
     // A file where the folder should be: the save fails (ENOTDIR or EEXIST), as on a full or read-only disk.
@@ -344,12 +345,12 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
   it('the note the model gets names the call id and full length, never a path with random parts: the first request is the same run to run', async () => {
     const root = tree();
     writeFileSync(join(root, 'big.txt'), big('a long line of text', 200));
-    const full = JSON.stringify({ path: 'big.txt', from_line: 1, to_line: 200, content: big('a long line of text', 200).slice(0, -1) }).length;
+    const full = JSON.stringify({ matches: Array.from({ length: 200 }, (_, index) => ({ file: 'big.txt', line: index + 1, text: 'a long line of text' })) }).length;
     const note = (id: string, kept: string): string => `truncated: the first part of the ${full} characters of call ${id} (${kept}); for more, call the tool again for a narrower part`;
     const run = async (flags: string[]) => {
       ollama.requests.length = 0;
-      const home = tempHome({ toolBudgets: { read_file: 500 } });
-      script = [{ calls: [call('read_file', { path: 'big.txt' })] }, { reply: 'read it' }];
+      const home = tempHome({ toolBudgets: { search_files: 500 } });
+      script = [{ calls: [call('search_files', { pattern: 'line', glob: 'big.txt' })] }, { reply: 'read it' }];
       next = 0;
       expect(await argo([...flags, '-T', 'fs', '--root', root, 'read big.txt'], home)).toMatchObject({ code: 0 });
       if (flags.length > 0) expect(existsSync(join(home, 'tool-results'))).toBe(false);
@@ -374,11 +375,11 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
   });
 
   it('a call id repeated in every round: each result is saved apart, logged apart, sent back under its own id and exported', async () => {
-    const home = tempHome({ toolBudgets: { read_file: 500 } });
+    const home = tempHome({ toolBudgets: { search_files: 500 } });
     const root = tree();
     writeFileSync(join(root, 'one.txt'), big('the first file', 100));
     writeFileSync(join(root, 'two.txt'), big('the second file', 100));
-    script = [{ calls: [call('read_file', { path: 'one.txt' }, 'call_0')] }, { calls: [call('read_file', { path: 'two.txt' }, 'call_0')] }, { reply: 'both read' }];
+    script = [{ calls: [call('search_files', { pattern: 'file', glob: 'one.txt' }, 'call_0')] }, { calls: [call('search_files', { pattern: 'file', glob: 'two.txt' }, 'call_0')] }, { reply: 'both read' }];
     expect(await argo(['-T', 'fs', '--root', root, 'read both'], home)).toMatchObject({ code: 0 });
     const [entry] = logLines(home);
     const calls = entry?.tool_calls as { id: string; round: number; saved_as?: string }[];
@@ -400,15 +401,14 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
   });
 
   it("an older round's summary gives the full result's length, and so does the log", async () => {
-    const home = tempHome({ toolBudgets: { read_file: 500 } });
+    const home = tempHome({ toolBudgets: { search_files: 500 } });
     const root = tree();
-    const text = big('x'.repeat(40), 291);
-    writeFileSync(join(root, 'big.txt'), text);
-    script = [{ calls: [call('read_file', { path: 'big.txt' })] }, { calls: [call('list_files', { pattern: '*.txt' })] }, { reply: 'done' }];
+    writeFileSync(join(root, 'big.txt'), big('x'.repeat(40), 150));
+    script = [{ calls: [call('search_files', { pattern: 'x', glob: 'big.txt' })] }, { calls: [call('list_files', { pattern: '*.txt' })] }, { reply: 'done' }];
     expect(await argo(['-T', 'fs', '--root', root, 'read'], home)).toMatchObject({ code: 0 });
-    const full = JSON.stringify({ path: 'big.txt', from_line: 1, to_line: 291, content: text.slice(0, -1) }).length;
+    const full = JSON.stringify({ matches: Array.from({ length: 150 }, (_, index) => ({ file: 'big.txt', line: index + 1, text: 'x'.repeat(40) })) }).length;
     const [summary] = toolMessages(2);
-    expect((JSON.parse(summary?.content ?? '') as { summary: string }).summary).toMatch(new RegExp(`^read_file\\(\\{"path":"big.txt"\\}\\) returned ${full} characters: \\{"path":"big.txt"`));
+    expect((JSON.parse(summary?.content ?? '') as { summary: string }).summary).toMatch(new RegExp(`^search_files\\(\\{"pattern":"x","glob":"big.txt"\\}\\) returned ${full} characters: \\{"matches":\\[\\{"file":"big.txt"`));
     const compacted = logLines(home)[0]?.compacted as { kind: string; chars_before: number; chars_after: number }[];
     expect(compacted.map((c) => [c.kind, c.chars_before])).toEqual([['saved', full], ['summarized', full]]);
   });
@@ -445,12 +445,12 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
   });
 
   it('a tool-results link in the data home is refused, not followed out of it', async () => {
-    const home = tempHome({ toolBudgets: { read_file: 500 } });
+    const home = tempHome({ toolBudgets: { search_files: 500 } });
     const outside = mkdtempSync(join(tmpdir(), 'argo-outside-'));
     symlinkSync(outside, join(home, 'tool-results'));
     const root = tree();
     writeFileSync(join(root, 'big.txt'), big('a long line of text', 200));
-    script = [{ calls: [call('read_file', { path: 'big.txt' })] }, { reply: 'read it' }];
+    script = [{ calls: [call('search_files', { pattern: 'line', glob: 'big.txt' })] }, { reply: 'read it' }];
     const result = await argo(['-T', 'fs', '--root', root, 'read big.txt'], home);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`argo: cannot save the tool result tool-results/`);
@@ -1636,8 +1636,8 @@ describe('files written straight in the data home leave the home as the user mad
     const home = tempHome();
     chmodSync(home, 0o755);
     const root = tree();
-    writeFileSync(join(root, 'long.txt'), 'x'.repeat(9000));
-    script = [{ calls: [call('read_file', { path: 'long.txt' })] }, { reply: 'read' }];
+    writeFileSync(join(root, 'long.txt'), 'x\n'.repeat(3000));
+    script = [{ calls: [call('search_files', { pattern: 'x', glob: 'long.txt' })] }, { reply: 'read' }];
     expect((await argo(['-T', 'fs', '--root', root, 'read long.txt'], home)).code).toBe(0);
     expect(mode(home)).toBe(0o755);
     for (const folder of ['tool-definitions', 'tool-results', 'logs']) expect(mode(join(home, folder))).toBe(0o700);

@@ -43,6 +43,8 @@ function script(body: { messages?: Message[] }): FakeRound {
   if (prompt.includes('sum')) return { toolCalls: [{ id: 'a1', function: { name: 'add', arguments: { a: 2, b: 40 } } }] };
   if (prompt.includes('nap')) return { toolCalls: [{ id: 'n1', function: { name: 'run_command', arguments: { command: 'sleep 30' } } }] };
   if (prompt.includes('write')) return { toolCalls: [{ id: 'w1', function: { name: 'write_file', arguments: { path: 'out.txt', content: 'written' } } }] };
+  // A result the loop cuts to its budget (read_file fits its own).
+  if (prompt.includes('search')) return { toolCalls: [{ id: 'r1', function: { name: 'search_files', arguments: { pattern: 'heron' } } }] };
   return { toolCalls: [{ id: 'r1', function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
 }
 
@@ -187,11 +189,11 @@ describe('the tools Argo field', () => {
   });
 
   it('a result over budget that cannot be saved: 500 argo_error saying why without the server\'s paths, the turn still logged', async () => {
-    const { serve, home, root } = await server({ toolBudgets: { read_file: 500 } });
+    const { serve, home, root } = await server({ toolBudgets: { search_files: 500 } });
     writeFileSync(join(root, 'notes.txt'), 'the secret word is heron\n'.repeat(40));
     // A file where the folder should be: the save fails, as on a full or read-only disk.
     writeFileSync(join(home, 'tool-results'), '');
-    const response = await post(serve.url, ask('read the notes', { tools: 'fs', session: 'r' }));
+    const response = await post(serve.url, ask('search the notes', { tools: 'fs', session: 'r' }));
     expect(response.status).toBe(500);
     const body = (await response.json()) as { error: { message: string; code: string } };
     expect(body.error).toMatchObject({
@@ -200,10 +202,10 @@ describe('the tools Argo field', () => {
     });
     await waitFor(() => expect(logLines(home)).toEqual([expect.objectContaining({ session: 'r', status: 'error', stop_reason: 'result_not_saved', error: expect.stringContaining(`(${home}/tool-results is not a folder`) as string })]));
     // The log line names the folder, for the operator; a job's error, a stream and the session's turns do not.
-    const started = await fetch(`${serve.url}/api/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('read the notes', { tools: 'fs', session: 'r' })) });
+    const started = await fetch(`${serve.url}/api/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('search the notes', { tools: 'fs', session: 'r' })) });
     const { job_id: id } = (await started.json()) as { job_id: string };
     await waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed', error: expect.stringContaining('(<data home>/tool-results is not a folder') as string }));
-    const streamed = await post(serve.url, ask('read the notes', { tools: 'fs', session: 'r' }, { stream: true }));
+    const streamed = await post(serve.url, ask('search the notes', { tools: 'fs', session: 'r' }, { stream: true }));
     for (const text of [await (await fetch(`${serve.url}/api/jobs/${id}`)).text(), await streamed.text(), await (await fetch(`${serve.url}/api/sessions/r`)).text()]) {
       expect(text).toContain('<data home>/tool-results');
       expect(text).not.toContain(home);

@@ -26,6 +26,7 @@ beforeAll(() => {
   mkdirSync(join(root, 'src', 'deep'), { recursive: true });
   mkdirSync(outside);
   writeFileSync(join(root, 'lines.txt'), Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+  writeFileSync(join(root, 'lines.log'), Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
   writeFileSync(join(root, 'src', 'a.ts'), 'export const a = 1;\n// TODO later\n');
   writeFileSync(join(root, 'src', 'deep', 'b.ts'), 'export const b = 2;\n');
   writeFileSync(join(root, 'binary.bin'), Buffer.from([1, 2, 0, 3]));
@@ -345,6 +346,43 @@ describe('read_file', () => {
     const result = await readFileTool.run({ path: 'big.txt' }, context);
     expect(Buffer.byteLength(String(result.content))).toBeLessThanOrEqual(READ_CAP_BYTES);
     expect(result).toMatchObject({ truncated: true, to_line: 51, note: 'stopped at the 50 KB cap; read on with offset 52' });
+  });
+
+  // Fitted to its budget by whole lines, so the loop never cuts it to a head whose to_line names lines it lacks.
+  it.each<[string, Record<string, unknown>, number, { from: number; to: number }]>([
+    ['a budget that holds a few lines', { path: 'lines.log' }, 180, { from: 1, to: 3 }],
+    ['the same from an offset', { path: 'lines.log', offset: 5 }, 180, { from: 5, to: 7 }],
+    ['a limit the budget holds less of', { path: 'lines.log', offset: 2, limit: 60 }, 190, { from: 2, to: 5 }],
+    ['past the 50 KB cap: the budget says where to read on', { path: 'big.txt' }, 4000, { from: 1, to: 3 }],
+  ])('%s: whole lines that fit, the note first, naming the next line', async (_name, args, budget, { from, to }) => {
+    const result = await readFileTool.run(args, { ...context, resultBudget: budget });
+    expect(JSON.stringify(result).length).toBeLessThanOrEqual(budget);
+    expect(Object.keys(result)).toEqual(['path', 'from_line', 'to_line', 'truncated', 'note', 'content']);
+    expect(result).toMatchObject({ from_line: from, to_line: to, truncated: true, note: `stopped at line ${to}, as much as one result holds; read on with offset ${to + 1}` });
+    const lines = String(result.content).split('\n');
+    expect(lines).toHaveLength(to - from + 1);
+    expect(await readFileTool.run({ ...args, offset: from, limit: to - from + 1 }, context)).toMatchObject({ content: result.content });
+  });
+
+  it.each([
+    ['a budget the read fits', { path: 'lines.txt' }, 4000],
+    ['no budget', { path: 'big.txt' }, undefined],
+  ])('%s: the read as it is', async (_name, args, budget) => {
+    expect(await readFileTool.run(args, { ...context, ...(budget !== undefined ? { resultBudget: budget } : {}) })).toEqual(await readFileTool.run(args, context));
+  });
+
+  it('a first line longer than the budget is cut, and the note leads past it', async () => {
+    writeFileSync(join(root, 'wide-line.txt'), `${'w'.repeat(10_000)}\nnext\n`);
+    const result = await readFileTool.run({ path: 'wide-line.txt' }, { ...context, resultBudget: 4000 });
+    expect(JSON.stringify(result).length).toBeLessThanOrEqual(4000);
+    expect(result).toMatchObject({ from_line: 1, to_line: 1, truncated: true, note: 'line 1 is longer than one result holds and was cut; the next line is 2 (read on with offset 2)' });
+    expect(String(result.content)).toMatch(/^w{3700,}$/);
+    // However small the budget, a cut line keeps 500 characters; the loop cuts the rest.
+    expect(String((await readFileTool.run({ path: 'wide-line.txt' }, { ...context, resultBudget: 100 })).content)).toHaveLength(500);
+  });
+
+  it('the note comes before the content: a result cut to its head still says where to read on', async () => {
+    expect(Object.keys(await readFileTool.run({ path: 'big.txt' }, context))).toEqual(['path', 'from_line', 'to_line', 'truncated', 'note', 'content']);
   });
 
   it.each([
