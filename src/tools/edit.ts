@@ -5,8 +5,10 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { isMissing } from '../log/fs.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
+import { groupThousands } from '../text/decimal.js';
 import { EDIT_FILE, WRITE_FILE } from './builtins.js';
 import type { WRITE_MODES } from './builtins.js';
+import { diffPreview, unreadPreview } from './diff-preview.js';
 import { isBinary } from './fs.js';
 import { confinementOf, fileFailure, refuseFolderPath, resolveInRoot, rootOnly, shownPath } from './root.js';
 import type { Confinement } from './root.js';
@@ -15,8 +17,17 @@ import { quoting } from './foreign-line.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
 
-/** The file's bytes, or null when there is none; read only from a regular file inside the root. */
-async function currentBytes(confinement: Confinement, file: string, path: string): Promise<Buffer | null> {
+/** The most bytes of a file the edit tools change in place (edit_file, an append): its text is read whole. */
+export const EDIT_MOST_BYTES = 64 * 1024 * 1024;
+/** The most bytes of a file an overwrite reads to show what it replaces; a larger one is told by its size. */
+const PREVIEW_READ_BYTES = 1024 * 1024;
+
+/**
+ * The file as it is now, read only from a regular file inside the root: null when there is none,
+ * else its size and, as `read` asks, none of its bytes, all of them (up to EDIT_MOST_BYTES) or all
+ * of a file small enough to preview.
+ */
+async function currentFile(confinement: Confinement, file: string, path: string, read: 'none' | 'whole' | 'preview'): Promise<{ size: number; bytes: Buffer | null } | null> {
   let handle: FileHandle;
   try {
     handle = await openInRoot(confinement, file, READ_FLAGS, path);
@@ -28,7 +39,14 @@ async function currentBytes(confinement: Confinement, file: string, path: string
     const stats = await handle.stat();
     if (stats.isDirectory()) throw new ToolError(quoting`"${path}" is a directory, not a file`);
     if (!stats.isFile()) throw notRegular(path);
-    return await handle.readFile();
+    if (read === 'none' || (read === 'preview' && stats.size > PREVIEW_READ_BYTES)) return { size: stats.size, bytes: null };
+    if (read === 'whole' && stats.size > EDIT_MOST_BYTES) {
+      throw new ToolError(quoting`"${path}" is ${groupThousands(stats.size)} bytes; the edit tools change files of up to ${EDIT_MOST_BYTES / 1024 / 1024} MB in place (write_file can still replace it whole)`, false);
+    }
+    // Read to the size seen: a file that grows meanwhile is not read without end.
+    const bytes = Buffer.alloc(stats.size);
+    const { bytesRead } = await handle.read(bytes, 0, stats.size, 0);
+    return { size: stats.size, bytes: bytes.subarray(0, bytesRead) };
   } catch (error) {
     throw fileFailure(error, path, 'read');
   } finally {
@@ -71,39 +89,44 @@ async function writePlan(plan: WritePlan, text: string, path: string): Promise<v
   }
 }
 
-/** The change as `git diff` shows it: the file names, then the hunks (no underline, no tab after a name). */
-async function diffOf(shown: string, before: string | null, after: string): Promise<string> {
-  const { FILE_HEADERS_ONLY, createTwoFilesPatch } = await import('diff');
-  return createTwoFilesPatch(before === null ? '/dev/null' : `a/${shown}`, `b/${shown}`, before ?? '', after, undefined, undefined, { context: 3, headerOptions: FILE_HEADERS_ONLY });
-}
-
 interface WritePlan {
   confinement: Confinement;
   file: string;
   shown: string;
+  /** Whether the file is there now, and its size. */
+  exists: boolean;
+  size: number;
+  /** Its text, when it was read: for a preview, an append or an edit. */
   before: string | null;
   after: string;
   mode: (typeof WRITE_MODES)[number];
 }
 
-async function planWrite(args: Record<string, unknown>, context: ToolContext): Promise<WritePlan> {
+/** What a plan would change, for the question before it runs. */
+function previewOf(plan: WritePlan): Promise<string> {
+  if (plan.exists && plan.before === null) return Promise.resolve(unreadPreview(plan.shown, plan.size, plan.after));
+  return diffPreview(plan.shown, plan.exists ? plan.before : null, plan.after);
+}
+
+/** A write's plan; the old content is read only for its preview (`forPreview`) or to append to it. */
+async function planWrite(args: Record<string, unknown>, context: ToolContext, forPreview: boolean): Promise<WritePlan> {
   const path = stringArg(args, 'path') ?? '';
   const content = stringArg(args, 'content') ?? '';
   const mode = (stringArg(args, 'mode') ?? 'overwrite') as WritePlan['mode'];
   refuseFolderPath(path);
   const confinement = await confinementOf(context);
   const file = await resolveInRoot(confinement, path);
-  const bytes = await currentBytes(confinement, file, path);
-  if (mode === 'create' && bytes !== null) throw new ToolError(quoting`"${path}" already exists; use mode "overwrite" to replace it`);
-  // Overwritten, the old content only feeds the preview's diff.
+  const current = await currentFile(confinement, file, path, mode === 'append' ? 'whole' : forPreview && mode === 'overwrite' ? 'preview' : 'none');
+  if (mode === 'create' && current !== null) throw new ToolError(quoting`"${path}" already exists; use mode "overwrite" to replace it`);
+  // Appended to, the file must be text; overwritten, its old content only feeds the preview's diff.
+  const bytes = current?.bytes ?? null;
   const before = bytes === null ? null : mode === 'append' ? editableText(bytes, path) : bytes.toString('utf8');
-  return { confinement, file, shown: shownPath(context.root, file), before, after: mode === 'append' ? (before ?? '') + content : content, mode };
+  return { confinement, file, shown: shownPath(context.root, file), exists: current !== null, size: current?.size ?? 0, before, after: mode === 'append' ? (before ?? '') + content : content, mode };
 }
 
 /** write_file's preview: the diff the write would make. */
 export async function writePreview(args: Record<string, unknown>, context: ToolContext): Promise<string> {
-  const plan = await planWrite(args, context);
-  return diffOf(plan.shown, plan.before, plan.after);
+  return previewOf(await planWrite(args, context, true));
 }
 
 export const writeFileTool: Tool = {
@@ -112,10 +135,10 @@ export const writeFileTool: Tool = {
   run: async (args, context) => {
     const file = await resolveInRoot(rootOnly(context.root), stringArg(args, 'path') ?? '');
     return fileQueue.run(file, async () => {
-      const plan = await planWrite(args, context);
+      const plan = await planWrite(args, context, false);
       const content = stringArg(args, 'content') ?? '';
       await writePlan(plan, content, stringArg(args, 'path') ?? '');
-      return { path: plan.shown, mode: plan.mode, bytes_written: Buffer.byteLength(content, 'utf8'), created: plan.before === null };
+      return { path: plan.shown, mode: plan.mode, bytes_written: Buffer.byteLength(content, 'utf8'), created: !plan.exists };
     });
   },
 };
@@ -143,22 +166,21 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   refuseFolderPath(path);
   const confinement = await confinementOf(context);
   const file = await resolveInRoot(confinement, path);
-  const bytes = await currentBytes(confinement, file, path);
-  if (bytes === null) throw new ToolError(quoting`file "${path}" does not exist; create it with write_file`);
-  const before = editableText(bytes, path);
+  const current = await currentFile(confinement, file, path, 'whole');
+  if (current === null) throw new ToolError(quoting`file "${path}" does not exist; create it with write_file`);
+  const before = editableText(current.bytes ?? Buffer.alloc(0), path);
   if (old === '') throw new ToolError('"old" must not be empty; use write_file to write a whole file');
   const { from, to } = matchingForm(before, old, replacement);
   const first = before.indexOf(from);
   if (first === -1) throw new ToolError(quoting`the text to replace was not found in "${path}"; read the file and copy it exactly`);
   if (before.includes(from, first + 1)) throw new ToolError(quoting`the text to replace occurs more than once in "${path}"; include more surrounding lines`);
   const after = before.slice(0, first) + to + before.slice(first + from.length);
-  return { confinement, file, shown: shownPath(context.root, file), before, after, mode: 'overwrite' };
+  return { confinement, file, shown: shownPath(context.root, file), exists: true, size: current.size, before, after, mode: 'overwrite' };
 }
 
 /** edit_file's preview: the diff the edit would make. */
 export async function editPreview(args: Record<string, unknown>, context: ToolContext): Promise<string> {
-  const plan = await planEdit(args, context);
-  return diffOf(plan.shown, plan.before, plan.after);
+  return previewOf(await planEdit(args, context));
 }
 
 export const editFileTool: Tool = {

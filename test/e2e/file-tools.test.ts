@@ -1,5 +1,6 @@
 // The file tools end to end where a unit test cannot go: files this user may not read or write (as
-// root, argo runs as nobody), and a --root named through a link.
+// root, argo runs as nobody), a --root named through a link, and the question a rewrite asks at a
+// terminal.
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { FakeToolCall } from '../support/fake-ollama.js';
 import { scriptRounds } from '../support/fake-ollama.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
+import { startInPty } from '../support/pty.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 
 const ollama = await fakeOllamaPerFile({ models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }] });
@@ -93,5 +95,33 @@ describe('a --root named through a link', () => {
       { exit_code: 0, stdout: `${join(base, 'real', 'src')}\n`, stderr: '' },
     ]);
     expect(readFileSync(join(base, 'real', 'made.txt'), 'utf8')).toBe('made\n');
+  });
+});
+
+describe('the question before a write, at a terminal', () => {
+  const numbered = (count: number, word: string): string => Array.from({ length: count }, (_, index) => `${word} ${index + 1}\n`).join('');
+
+  it('a rewrite of every line of a long file is asked about at once, in one line, and written on "y"', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-files-tty-')));
+    writeFileSync(join(root, 'big.txt'), numbered(15_000, 'old'));
+    const content = numbered(15_000, 'new');
+    scriptRounds(ollama, [{ toolCalls: [call('write_file', { path: 'big.txt', content })] }, { reply: 'Rewritten.' }]);
+    const terminal = startInPty(['-T', 'edit', '--root', root, 'rewrite it'], { home: tempHome(), host: ollama.url });
+    await terminal.waitFor('Allow? [y/N]');
+    expect(terminal.output).toMatch(/argo: write_file wants to run:\r\n--- a\/big\.txt\r\n\+\+\+ b\/big\.txt\r\n\[old: 15,000 lines, new: 15,000 lines; too different to show line by line\]\r\nAllow\? \[y\/N\]/);
+    terminal.write('y\r');
+    expect((await terminal.exited).code).toBe(0);
+    expect(readFileSync(join(root, 'big.txt'), 'utf8')).toBe(content);
+  });
+
+  it('a new file of many lines shows its first lines and says how many more there are; Ctrl-C at the question stops the run', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-files-tty-')));
+    scriptRounds(ollama, [{ toolCalls: [call('write_file', { path: 'made.txt', content: numbered(3000, 'line') })] }, { reply: 'never' }]);
+    const terminal = startInPty(['-T', 'edit', '--root', root, 'make it'], { home: tempHome(), host: ollama.url, rows: 1000 });
+    await terminal.waitFor('Allow? [y/N]');
+    expect(terminal.output).toContain('+line 497\r\n[… 2,503 more lines of the diff not shown: 0 removed and 3,000 added in all]\r\nAllow? [y/N]');
+    expect(terminal.output).not.toContain('+line 498');
+    terminal.write('\x03');
+    expect((await terminal.exited).code).toBe(130);
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { confinementOf, fileFailure, isInside, resolveInRoot, rootOnly } from '.
 import { HeldFolder, READ_FLAGS, openInRoot, writeInFolder } from '../../src/tools/root-files.js';
 import { runCommandTool } from '../../src/tools/shell.js';
 import { ToolError } from '../../src/tools/types.js';
-import type { ToolContext } from '../../src/tools/types.js';
+import type { Tool, ToolContext } from '../../src/tools/types.js';
 import { defined } from '../support/defined.js';
 
 const hasMkfifo = spawnSync('mkfifo', ['--version']).status === 0;
@@ -671,6 +671,45 @@ describe('write_file and edit_file', () => {
     writeFileSync(join(root, 'raw.bin'), bytes);
     expect(await failure(tool.run({ path: 'raw.bin', ...args }, context))).toContain(message);
     expect(readFileSync(join(root, 'raw.bin'))).toEqual(bytes);
+  });
+
+  // A sparse file: 600 MB long, nothing on the disk.
+  describe('a file too large to read whole', () => {
+    let huge: string;
+    beforeAll(() => {
+      huge = join(root, 'huge.log');
+      writeFileSync(huge, 'head\n');
+      truncateSync(huge, 600 * 1024 * 1024);
+    });
+
+    it('is overwritten without being read; its preview tells its size', async () => {
+      expect(await defined(writeFileTool.preview)({ path: 'huge.log', content: 'small\n' }, context)).toBe('--- a/huge.log\n+++ b/huge.log\n[old: 629,145,600 bytes, too large to show; new: 1 line]\n');
+      expect(await writeFileTool.run({ path: 'huge.log', content: 'small\n' }, context)).toMatchObject({ created: false, bytes_written: 6 });
+      expect(readFileSync(huge, 'utf8')).toBe('small\n');
+      truncateSync(huge, 600 * 1024 * 1024);
+    });
+
+    it.each<[string, Tool, Record<string, unknown>]>([
+      ['edit_file', editFileTool, { old: 'head', new: 'x' }],
+      ['an append', writeFileTool, { content: 'x', mode: 'append' }],
+    ])('%s is refused for good, saying its size and the limit', async (_name, tool, args) => {
+      const thrown = await tool.run({ path: 'huge.log', ...args }, context).then(() => null, (error: unknown) => error);
+      expect(thrown).toMatchObject({ message: '"huge.log" is 629,145,600 bytes; the edit tools change files of up to 64 MB in place (write_file can still replace it whole)', retryable: false });
+      expect(statSync(huge).size).toBe(600 * 1024 * 1024);
+    });
+  });
+
+  it('the preview of an overwrite of a file over 1 MB tells its size; of one under, its diff', async () => {
+    writeFileSync(join(root, 'mega.txt'), 'x'.repeat(1024 * 1024 + 1));
+    expect(await defined(writeFileTool.preview)({ path: 'mega.txt', content: 'y\n' }, context)).toBe('--- a/mega.txt\n+++ b/mega.txt\n[old: 1,048,577 bytes, too large to show; new: 1 line]\n');
+    writeFileSync(join(root, 'mega.txt'), 'x\n');
+    expect(await defined(writeFileTool.preview)({ path: 'mega.txt', content: 'y\n' }, context)).toBe('--- a/mega.txt\n+++ b/mega.txt\n@@ -1,1 +1,1 @@\n-x\n+y\n');
+  });
+
+  it('the preview of a rewrite of every line of a long file is one line, at once', async () => {
+    writeFileSync(join(root, 'rewrite.txt'), Array.from({ length: 15_000 }, (_, index) => `old ${index}\n`).join(''));
+    const content = Array.from({ length: 15_000 }, (_, index) => `new ${index}\n`).join('');
+    expect(await defined(writeFileTool.preview)({ path: 'rewrite.txt', content }, context)).toBe('--- a/rewrite.txt\n+++ b/rewrite.txt\n[old: 15,000 lines, new: 15,000 lines; too different to show line by line]\n');
   });
 
   it('overwriting a binary file is still allowed', async () => {
