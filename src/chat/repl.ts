@@ -2,7 +2,7 @@
 // as one turn through an injected driver, and handles the slash commands. It knows nothing about
 // Ollama or the log: the driver does the turn, so the loop is tested with a stub.
 import { createInterface } from 'node:readline';
-import { ArgoError } from '../errors.js';
+import { ArgoError, UsageError } from '../errors.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { TerminalGate } from './gate.js';
 import { HISTORY_SIZE, HistorySaver, recallableHistory } from './history.js';
@@ -63,6 +63,8 @@ export interface ChatTerminal {
   lineEditing?: boolean;
   /** Where typed lines are kept between chats (0600), or null for none. */
   historyFile: string | null;
+  /** The lines it holds, newest first, when read already (so a refusal comes before the banner). */
+  recalled?: readonly string[];
   /**
    * Calls `handler` on each stop signal the process gets; returns the unsubscribe. The chat calls
    * `handled` once it has fully dealt with a Ctrl-C (at once at the prompt, after the turn it
@@ -126,7 +128,7 @@ const EXAMPLE_ARGUMENT: Partial<Record<SlashName, string>> = { session: 'work', 
 export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: ChatState): Promise<ChatEnd> {
   const state: ChatState = { ...initial };
   const editing = term.lineEditing ?? term.terminal;
-  const history = term.terminal && term.historyFile !== null ? recallableHistory(term.historyFile) : [];
+  const history = term.terminal && term.historyFile !== null ? [...(term.recalled ?? recallableHistory(term.historyFile))] : [];
   let current: AbortController | null = null;
   // Set while /explain runs (it streams no answer, so Ctrl-C there also clears the line).
   let explaining: AbortController | null = null;
@@ -203,6 +205,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   }
 
   let pending: Pending = null;
+  // A block the input ended inside: never sent.
+  let unsent: Pending;
   let explainNext = false;
   let lastStats: string | null = null;
   // An input is being handled: the loop draws the prompt when it is done.
@@ -550,7 +554,9 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       // After the prompt, so what was typed meanwhile shows on it.
       gate?.release();
     }
-    if (pending !== null && ending.by === null) note('argo: the input ended inside a """ block; that block was not sent');
+    unsent = ending.by === null ? pending : null;
+    // At a terminal Ctrl-D leaves; a script that ends so forgot its closing line (see below).
+    if (unsent !== null && term.terminal) note('argo: the input ended inside a """ block; that block was not sent');
   } finally {
     rl.close();
     gate?.close();
@@ -562,5 +568,9 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       stopListening();
     }
   }
-  return ending.by !== null ? ENDED_BY[ending.by] : chatEnd(ended);
+  const end = ending.by !== null ? ENDED_BY[ending.by] : chatEnd(ended);
+  if (unsent !== null && !term.terminal && end !== 'output-closed' && end !== 'output-failed') {
+    throw new UsageError(`the input ended inside a """ block: it was not sent (${unsent.length} line(s)), the messages before it were; end it with a line ending in """`);
+  }
+  return end;
 }

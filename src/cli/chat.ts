@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { runChat } from '../chat/repl.js';
+import { recallableHistory } from '../chat/history.js';
 import type { ChatDriver, ChatEnd, ChatState } from '../chat/repl.js';
 import { checkModelName } from '../config/settings.js';
 import type { Settings } from '../config/settings.js';
@@ -41,11 +42,21 @@ export function registerChat(program: Command, io: Io, setOutcome: ReportOutcome
     .description('talk in turns: each message is a turn of the session, replayed (session by default) and logged; see docs/chat.md');
   // The same flags as `argo "question"`, so a chat turn is the request a one-liner would send; only
   // --replay's default differs (a chat replays its session).
+  const refusable: Option[] = [];
   for (const option of program.options) {
-    if (NOT_IN_CHAT.has(option.long ?? '')) continue;
+    if (NOT_IN_CHAT.has(option.long ?? '')) {
+      // Known, so refused in words of its own rather than as an unknown option like another.
+      if (option.long !== '--version') refusable.push(new Option(option.flags).hideHelp());
+      continue;
+    }
     command.addOption(option.long === '--replay' ? new Option(option.flags, 'none | last:N | session (default: session, whatever ARGO_REPLAY or config say)').argParser(parseReplaySpec) : option);
   }
-  command.action(async (flags: ChatFlags) => setOutcome(await chat(flags, io)));
+  for (const option of refusable) command.addOption(option);
+  command.action(async (flags: ChatFlags) => {
+    const given = refusable.find((option) => command.getOptionValueSource(option.attributeName()) === 'cli');
+    if (given !== undefined) throw new UsageError(`"chat" does not take ${given.long ?? given.flags}: it is for one question (argo ${given.long ?? given.flags} "why is the sky blue?"); argo chat --help lists what a chat takes`);
+    setOutcome(await chat(flags, io));
+  });
 }
 
 /** Runs a chat until Ctrl-D or /bye. Default replay: `session`. */
@@ -124,6 +135,9 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     },
     checkModel: (name) => checkModelName(name, '/model'),
   };
+  const historyFile = join(settings.home, 'chat_history');
+  // Read before the banner: a chat_history that cannot be used is refused before the chat starts.
+  const recalled = terminal ? recallableHistory(historyFile) : [];
   if (terminal) {
     io.stderr.write(`chat in session ${settings.session} (replay ${replaySpecText(replay)}) · /help for commands · Ctrl-D or /bye to leave\n`);
   }
@@ -136,7 +150,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     end = await runChat(
       // A dumb terminal cannot redraw a line: its own editing (Backspace) is used, not readline's. So
       // with stderr sent elsewhere (2>file): readline would echo the keys there, the terminal shows them.
-      { input: script ?? io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, lineEditing: terminal && !io.dumbTerminal && (io.stderr as { isTTY?: boolean }).isTTY === true, historyFile: join(settings.home, 'chat_history'), onInterrupt, keyInterrupt: io.keyInterrupt },
+      { input: script ?? io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, lineEditing: terminal && !io.dumbTerminal && (io.stderr as { isTTY?: boolean }).isTTY === true, historyFile, recalled, onInterrupt, keyInterrupt: io.keyInterrupt },
       driver,
       { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null, hideThinking: settings.hideThinking },
     );

@@ -1,5 +1,6 @@
 // How an error message names the setting that fixes it. The CLI's user changes flags; a server's
 // client changes its request, and the server's operator its environment.
+import { fileURLToPath } from 'node:url';
 import type { RefusedFeature } from './versions.js';
 
 export interface FixHints {
@@ -49,9 +50,21 @@ export const SERVER_HINTS: FixHints = {
   noThinking: 'leave out "reasoning_effort" (and "think" in argo serve\'s config.json)',
 };
 
+/**
+ * The Modelfile installed with Argo (docs/ is in the package), by its full path: run from any
+ * folder, "docs/Modelfile" names nothing. From src/ollama and from the built dist/cli alike, the
+ * package's root is two folders up.
+ */
+export const MODELFILE = fileURLToPath(new URL('../../docs/Modelfile', import.meta.url));
+
+/** `path` as one shell word. */
+export function shellWord(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
+}
+
 /** How to get a missing model: "argo" is Argo's own, made from docs/Modelfile; any other is pulled. */
 export function howToGetModel(model: string): string {
-  return /^argo(:latest)?$/i.test(model) ? 'create it with "ollama create argo -f docs/Modelfile"' : `pull it with "ollama pull ${model}"`;
+  return /^argo(:latest)?$/i.test(model) ? `create it with "ollama create argo -f ${shellWord(MODELFILE)}"` : `pull it with "ollama pull ${model}"`;
 }
 
 /** The other way out of a missing model: an installed one that can answer, when there is one. */

@@ -343,13 +343,22 @@ describe('runChat with piped input', () => {
     expect(calls.map((call) => call.prompt)).toEqual(['long', 'bad', 'fine']);
   });
 
-  it('says when the input ends inside a block', async () => {
+  it('a script that ends inside a block is a usage error (exit 2): the block is not sent, the messages before it are', async () => {
     const io = terminalIo(false);
     const { driver, calls } = stubDriver();
+    io.input.end('before\n"""\nunfinished\nstill\n');
+    await expect(runChat(io.term, driver, START)).rejects.toThrow(new UsageError('the input ended inside a """ block: it was not sent (2 line(s)), the messages before it were; end it with a line ending in """'));
+    expect(calls.map((call) => call.prompt)).toEqual(['before']);
+    expect(io.stderr()).toBe('');
+  });
+
+  it('Ctrl-D at a terminal inside a block leaves, saying the block was not sent', async () => {
+    const io = terminalIo(true);
+    const { driver, calls } = stubDriver();
     io.input.end('"""\nunfinished\n');
-    await runChat(io.term, driver, START);
+    expect(await runChat(io.term, driver, START)).toBe('ok');
     expect(calls).toEqual([]);
-    expect(io.stderr()).toBe('argo: the input ended inside a """ block; that block was not sent\n');
+    expect(io.stderr()).toContain('argo: the input ended inside a """ block; that block was not sent\n');
   });
 
   it('Ctrl-C (a signal) stops the streaming answer and the chat goes on; it ends "interrupted"', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MODELFILE } from '../../src/ollama/fix-hints.js';
 import { dataReport, doctorAskMs, endpointReport, failureLine, missingFeaturesLine, reportLines, unfinishedReport } from '../../src/cli/doctor.js';
 import type { DoctorCheck } from '../../src/cli/doctor.js';
 import { RuntimeError } from '../../src/errors.js';
@@ -130,7 +131,7 @@ describe('endpointReport: whether the model can answer on the endpoint', () => {
       'chat',
       'argo',
       { failure: SHOW_FAILED },
-      { ok: false, detail: `/api/chat cannot be checked: the capabilities of argo are unknown, as /api/show failed (${SHOW_FAILED}); "ollama show argo" says why, and if it fails there too, create it with "ollama create argo -f docs/Modelfile" again` },
+      { ok: false, detail: `/api/chat cannot be checked: the capabilities of argo are unknown, as /api/show failed (${SHOW_FAILED}); "ollama show argo" says why, and if it fails there too, create it with "ollama create argo -f ${MODELFILE}" again` },
     ],
     [
       'generate',

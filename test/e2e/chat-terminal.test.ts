@@ -131,6 +131,8 @@ describe('argo chat on a terminal', () => {
     expect(await term.exited).toBe(1);
     expect(term.screen()).toContain(`argo: ${join(home, 'chat_history')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`);
     expect(term.screen()).not.toContain('rm -rf planted');
+    // Refused before the chat starts: no banner first.
+    expect(term.screen()).not.toContain('chat in session');
     expect(logLines(home)).toEqual([]);
   });
 
@@ -142,7 +144,8 @@ describe('argo chat on a terminal', () => {
     make(join(home, 'chat_history'));
     const term = openTerminal(['chat'], home);
     expect(await term.exited).toBe(1);
-    expect(term.screen()).toContain(`\nargo: ${join(home, 'chat_history')} is not a file (${kind}); move it out of the way\n`);
+    expect(term.screen()).toContain(`argo: ${join(home, 'chat_history')} is not a file (${kind}); move it out of the way\n`);
+    expect(term.screen()).not.toContain('chat in session');
     expect(term.screen()).not.toContain('unexpected failure');
     expect(logLines(home)).toEqual([]);
   });

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { MODELFILE } from '../../src/ollama/fix-hints.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
@@ -551,6 +552,18 @@ describe('argo chat with piped lines', () => {
     ]);
   });
 
+  it('a script that ends inside a """ block: the messages before it answered and logged, the block not sent, exit 2', async () => {
+    const home = tempHome();
+    const result = await argo(['chat', '-s', 'open'], home, { stdin: 'first\n"""\nforgot to close\n' });
+    expect(result).toMatchObject({ code: 2, stdout: 'You said: first\n', stderr: 'argo: the input ended inside a """ block: it was not sent (1 line(s)), the messages before it were; end it with a line ending in """\n' });
+    expect(logLines(home).map((line) => line.user_prompt)).toEqual(['first']);
+  });
+
+  it.each(['--json', '--explain', '--no-stdin'])('argo chat %s: refused as a flag for one question, exit 2', async (flag) => {
+    const result = await argo(['chat', flag], tempHome(), { stdin: 'hi\n' });
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: `argo: "chat" does not take ${flag}: it is for one question (argo ${flag} "why is the sky blue?"); argo chat --help lists what a chat takes\n` });
+  });
+
   it('Ctrl-C stops one answer after another without leaving the chat (off a terminal Ctrl-C is a signal)', async () => {
     const home = tempHome();
     ollama.options.reply = () => 'partial answer never finished';
@@ -808,9 +821,9 @@ describe('doctor --json', () => {
       const report = JSON.parse(result.stdout) as { ok: boolean; checks: { check: string; ok: boolean; detail: string }[] };
       expect(report.ok).toBe(false);
       expect(report.checks.map((check) => check.check)).toEqual(['config', 'data', 'unfinished', 'ollama', 'model']);
-      expect(report.checks.find((check) => check.check === 'model')?.detail).toBe('argo is not installed (installed: all-minilm:latest, llama3:8b); create it with "ollama create argo -f docs/Modelfile", or use an installed one (--model llama3:8b)');
+      expect(report.checks.find((check) => check.check === 'model')?.detail).toBe(`argo is not installed (installed: all-minilm:latest, llama3:8b); create it with "ollama create argo -f ${MODELFILE}", or use an installed one (--model llama3:8b)`);
       const asked = await runArgo(['hi'], { home, host: fresh.url });
-      expect(asked.stderr).toContain('Create it with "ollama create argo -f docs/Modelfile", or use an installed one (--model llama3:8b)');
+      expect(asked.stderr).toContain(`Create it with "ollama create argo -f ${MODELFILE}", or use an installed one (--model llama3:8b)`);
     } finally {
       await fresh.close();
     }

@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MODELFILE } from '../../src/ollama/fix-hints.js';
 import { doctor } from '../../src/cli/doctor.js';
 import type { Io } from '../../src/cli/io.js';
 import { CURRENT_VERSION } from '../support/fake-ollama.js';
@@ -153,7 +154,7 @@ describe('argo doctor', () => {
 describe('argo doctor when /api/show fails for an installed model', () => {
   it('reports the model once, installed, and the endpoint as not checkable, saying why; --json has one entry per check', async () => {
     ollama.options.showError = 'show exploded';
-    const detail = `/api/chat cannot be checked: the capabilities of argo are unknown, as /api/show failed (Ollama at ${ollama.url} answered HTTP 500: show exploded); "ollama show argo" says why, and if it fails there too, create it with "ollama create argo -f docs/Modelfile" again`;
+    const detail = `/api/chat cannot be checked: the capabilities of argo are unknown, as /api/show failed (Ollama at ${ollama.url} answered HTTP 500: show exploded); "ollama show argo" says why, and if it fails there too, create it with "ollama create argo -f ${MODELFILE}" again`;
     const home = tempHome();
     const result = await argo(home, ['doctor']);
     expect(result.code).toBe(1);
