@@ -9,7 +9,7 @@ import type { FixHints } from './fix-hints.js';
 import { MALFORMED_PREFIX, MAX_LINE_BYTES, OVERLONG_PREFIX, guardNdjson, malformedLine, notAnObject } from './line-guard.js';
 import { fullModelName } from './model-name.js';
 import { plainReason } from './plain-reason.js';
-import { fitRequest, needsVersion, parseVersion, rejectedFeature, tooOldLine } from './versions.js';
+import { fitRequest, fixFor, needsVersion, parseVersion, rejectedFeature, tooOldLine } from './versions.js';
 import type { OllamaVersion, RefusedFeature } from './versions.js';
 
 /** A tool as Ollama's `/api/chat` takes it in `tools`. */
@@ -454,7 +454,8 @@ export class OllamaTransport {
     const version = await this.serverVersion(signal);
     const fitted = fitRequest(version, request.body);
     if ('missing' in fitted) {
-      return { failure: { kind: 'too-old', feature: fitted.missing, message: tooOldLine(fitted.missing, version, this.options.host, this.hints.tooOld[fitted.missing]) } };
+      const fix = this.hints.tooOld[fixFor(fitted.missing, version)];
+      return { failure: { kind: 'too-old', feature: fitted.missing, message: tooOldLine(fitted.missing, version, this.options.host, fix) } };
     }
     return { request: { ...request, body: fitted.body } as TransportRequest };
   }
@@ -463,7 +464,8 @@ export class OllamaTransport {
   private async namingVersion(outcome: StreamOutcome, signal: AbortSignal | undefined): Promise<StreamOutcome> {
     const feature = outcome.failure?.feature;
     if (outcome.failure === null || feature === undefined) return outcome;
-    const message = tooOldLine(feature, await this.serverVersion(signal), this.options.host, this.hints.tooOld[feature]);
+    const version = await this.serverVersion(signal);
+    const message = tooOldLine(feature, version, this.options.host, this.hints.tooOld[fixFor(feature, version)]);
     return { ...outcome, failure: { ...outcome.failure, message } };
   }
 

@@ -132,6 +132,16 @@ export function rejectedFeature(detail: string, think?: unknown): RefusedFeature
   return null;
 }
 
+/**
+ * Whose fix to offer for a missing think feature: the way out this release takes. "Use --think
+ * high" is none on a release that takes no level, nor "use --think on" on one without thinking.
+ */
+export function fixFor(missing: RefusedFeature, version: OllamaVersion | null): RefusedFeature {
+  if (missing !== 'thinkMax' && missing !== 'thinkLevels') return missing;
+  if (!hasFeature(version, 'think')) return 'think';
+  return missing === 'thinkMax' && !hasFeature(version, 'thinkLevels') ? 'thinkLevels' : missing;
+}
+
 /** The one line for a server too old for `feature`: the version found, the one needed, and the fix. */
 export function tooOldLine(feature: RefusedFeature, found: OllamaVersion | null, host: string, fix: string): string {
   const server = found === null ? `Ollama at ${host}` : `Ollama ${versionText(found)} at ${host}`;

@@ -1,8 +1,8 @@
 // Background jobs: the record codec, the store in `jobs/` (one file per job, replaced atomically so
 // a crash never leaves a torn file), and a live job's fan-out to the clients following it.
-import { readdir, rm, stat } from 'node:fs/promises';
+import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import * as z from 'zod';
 import { RuntimeError } from '../errors.js';
@@ -193,16 +193,23 @@ export class JobStore {
     await removeOrphanedTemporaries(this.dir).catch(() => 0);
     const damaged: [string, unknown][] = [];
     const records = await this.list((path, error) => damaged.push([path, error]));
-    // A damaged file has no `updated_at` to go by: its modification time stands in.
+    // A damaged file has no `updated_at` to go by: its modification time stands in. Only a file is
+    // removed so (a folder by that name is left, and told); one that cannot be removed is told too.
     for (const [path, error] of damaged) {
-      const modified = await stat(path).then((stats) => stats.mtimeMs, () => null);
-      if (modified !== null && modified < oldest) {
-        await rm(path, { force: true });
-        await rm(`${path}.lock`, { recursive: true, force: true });
-        removed++;
-      } else if (modified !== null) {
-        onDamaged?.(path, error);
+      const stats = await lstat(path).catch(() => null);
+      if (stats === null) continue;
+      if (stats.isFile() && stats.mtimeMs < oldest) {
+        const gone = await rm(path, { force: true }).then(
+          () => true,
+          () => false,
+        );
+        if (gone) {
+          await this.removeStaleLock(basename(path, '.json'));
+          removed++;
+          continue;
+        }
       }
+      onDamaged?.(path, error);
     }
     for (const record of records) {
       const unfinished = isUnfinished(record);

@@ -79,12 +79,12 @@ describe('OllamaTransport against older Ollama releases', () => {
 
   // One upgrade as named is enough: an older release would refuse "max" first as a level, then as "max".
   it.each<[string, NonNullable<AgentChatBody['think']>, string]>([
-    ['0.8.0', 'high', 'is too old for thinking levels (needs Ollama 0.11.0 or newer for gpt-oss models, 0.17.7 for others); use --think on, or upgrade Ollama'],
+    ['0.8.0', 'high', 'is too old for thinking levels (needs Ollama 0.11.0 or newer for gpt-oss models, 0.17.7 for others); leave out --think (and "think" in config.json), or upgrade Ollama'],
     ['0.10.1', 'high', 'is too old for thinking levels (needs Ollama 0.11.0 or newer for gpt-oss models, 0.17.7 for others); use --think on, or upgrade Ollama'],
-    ['0.8.0', 'max', 'is too old for the thinking level "max" (needs Ollama 0.22.0 or newer); use --think high, or upgrade Ollama'],
-    ['0.10.0', 'max', 'is too old for the thinking level "max" (needs Ollama 0.22.0 or newer); use --think high, or upgrade Ollama'],
+    ['0.8.0', 'max', 'is too old for the thinking level "max" (needs Ollama 0.22.0 or newer); leave out --think (and "think" in config.json), or upgrade Ollama'],
+    ['0.10.0', 'max', 'is too old for the thinking level "max" (needs Ollama 0.22.0 or newer); use --think on, or upgrade Ollama'],
     ['0.21.0', 'max', 'is too old for the thinking level "max" (needs Ollama 0.22.0 or newer); use --think high, or upgrade Ollama'],
-  ])('Ollama %s and think %j: refused before sending, naming the release that level needs', async (version, think, said) => {
+  ])('Ollama %s and think %j: refused before sending, naming the release that level needs and a way out that release takes', async (version, think, said) => {
     const fake = await startAt(version);
     const outcome = await transportFor(fake).stream(ask({ think }, 'qwen3'), { onText: () => undefined });
     expect(outcome.failure).toEqual({ kind: 'too-old', feature: expect.any(String) as string, message: `Ollama ${version} at ${fake.url} ${said}` });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
-import { FEATURES, fitRequest, hasFeature, needsVersion, parseVersion, rejectedFeature, tooOldLine } from '../../src/ollama/versions.js';
+import { FEATURES, fitRequest, fixFor, hasFeature, needsVersion, parseVersion, rejectedFeature, tooOldLine } from '../../src/ollama/versions.js';
 import type { FitBody, OllamaFeature, OllamaVersion } from '../../src/ollama/versions.js';
 
 describe('parseVersion', () => {
@@ -121,6 +121,22 @@ describe('rejectedFeature: a 400 that shows the release lacks a feature (each re
     [undefined, 'thinkLevels'],
   ])('a 0.9–0.10 refusal of the level %j names what that level needs', (think, feature) => {
     expect(rejectedFeature('json: cannot unmarshal string into Go struct field ChatRequest.think of type bool', think)).toBe(feature);
+  });
+});
+
+describe('fixFor: the way out a release takes', () => {
+  it.each<[Parameters<typeof fixFor>[0], string | null, ReturnType<typeof fixFor>]>([
+    ['thinkMax', '0.21.0', 'thinkMax'],
+    ['thinkMax', '0.10.1', 'thinkLevels'],
+    ['thinkMax', '0.8.0', 'think'],
+    ['thinkLevels', '0.10.1', 'thinkLevels'],
+    ['thinkLevels', '0.8.0', 'think'],
+    ['thinkLevelsAnyModel', '0.12.0', 'thinkLevelsAnyModel'],
+    ['thinkMax', null, 'thinkMax'],
+    ['tools', '0.2.0', 'tools'],
+    ['logprobs', '0.12.10', 'logprobs'],
+  ])('%s on %s: the fix of %s', (missing, version, fix) => {
+    expect(fixFor(missing, version === null ? null : parseVersion(version))).toBe(fix);
   });
 });
 

@@ -99,10 +99,14 @@ describe('JobStore', () => {
       utimesSync(jobs.pathOf(id), modified, modified);
     }
     mkdirSync(`${jobs.pathOf('tornOld')}.lock`);
+    // A folder named as a job file is no file to remove: told, left as it is.
+    mkdirSync(jobs.pathOf('folder'));
+    const long = new Date(now.getTime() - 40 * 86_400_000);
+    utimesSync(jobs.pathOf('folder'), long, long);
     const reported: string[] = [];
     expect(await jobs.recover(now, 30, (path) => reported.push(path))).toEqual({ failed: 0, removed: 1, elsewhere: 0 });
-    expect(reported).toEqual([jobs.pathOf('tornNew')]);
-    expect(readdirSync(jobs.dir).sort()).toEqual(['done.json', 'tornNew.json']);
+    expect(reported.sort()).toEqual([jobs.pathOf('folder'), jobs.pathOf('tornNew')].sort());
+    expect(readdirSync(jobs.dir).sort()).toEqual(['done.json', 'folder.json', 'tornNew.json']);
   });
 
   it('removes the stale lock a dead server left beside the jobs it fails or expires', async () => {
