@@ -7,7 +7,7 @@
  * secret, or several (TOKENS, APP_PASSWORDS, KEYS): TOKEN, SECRET, CREDENTIAL, a password (PASS,
  * PASSWD, PWD, PASSPHRASE, …PASSWORD), a key (KEY, APIKEY, PRIVATEKEY, ACCOUNTKEY…), AUTH or
  * AUTHORIZATION, DSN, CONNECTIONSTRING. Whole words, so KEYTIMEOUT, KEYBOARD, AUTHOR, BYPASS,
- * ASKPASS and TOKENIZERS_PARALLELISM are not.
+ * ASKPASS and TOKENIZERS_PARALLELISM are not; nor are counts and kinds of tokens or keys (NOT_A_CREDENTIAL).
  */
 const SECRET_WORD =
   /^(?:[A-Z0-9]*TOKENS?|[A-Z0-9]*SECRETS?[A-Z0-9]*|[A-Z0-9]*CREDENTIALS?|PASS|PASSPHRASES?|[A-Z0-9]*PASSW(?:OR)?DS?|[A-Z0-9]*PWDS?|(?:[A-Z0-9]*(?:API|PRIVATE|ACCESS|ACCOUNT|AUTH|MASTER|SIGNING|ENCRYPTION|SESSION|CLIENT|APP|LICENSE))?KEYS?|[A-Z0-9]*AUTH|AUTHORI[SZ]ATION|DSN|CONNECTIONSTRINGS?)$/;
@@ -23,9 +23,24 @@ const SECRET_WORDS = /(?:^|_)CONNECTION_STRINGS?(?:_|$)/;
 
 /**
  * A last word that says the variable names where a secret is, or something about it, not the
- * secret (PASSWD_FILE, SSH_AUTH_SOCK, TOKEN_URL, AWS_ACCESS_KEY_ID): its value is still checked.
+ * secret (PASSWD_FILE, SSH_AUTH_SOCK, TOKEN_URL, AWS_ACCESS_KEY_ID, TOKEN_COUNT, PASSWORD_MIN_LENGTH):
+ * its value is still checked.
  */
-const NOT_THE_SECRET = new Set(['FILE', 'FILES', 'PATH', 'DIR', 'SOCK', 'SOCKET', 'URL', 'HOST', 'PORT', 'USER', 'USERNAME', 'NAME', 'ID', 'TYPE', 'MODE', 'TIMEOUT']);
+const NOT_THE_SECRET = new Set(['FILE', 'FILES', 'PATH', 'DIR', 'SOCK', 'SOCKET', 'URL', 'HOST', 'PORT', 'USER', 'USERNAME', 'NAME', 'ID', 'TYPE', 'MODE', 'TIMEOUT', 'COUNT', 'LIMIT', 'LENGTH', 'SIZE']);
+
+/**
+ * TOKENS or KEYS that are a number of them or a kind of entry, not credentials, in one word or run
+ * of words (joined): a quantity, maybe one word on which (MAX_TOKENS, MAX_NEW_TOKENS, maxTokens,
+ * NUM_KEYS, TOTAL_TOKENS), or a key of a table or an ordering (SORT_KEYS, PRIMARY_KEY).
+ */
+const NOT_A_CREDENTIAL =
+  /^(?:(?:MAX|MIN|NUM|TOTAL|COUNT)(?:NEW|INPUT|OUTPUT|COMPLETION|PROMPT|CONTEXT|RESPONSE|PREDICT)?(?:TOKENS?|KEYS?)|(?:SORT|PRIMARY|FOREIGN|UNIQUE|PARTITION|RANGE)KEYS?)$/;
+
+/** Whether the word at `index` of `words` says it holds a secret: SECRET_WORD, unless it ends a NOT_A_CREDENTIAL run. */
+function secretWord(words: readonly string[], index: number): boolean {
+  if (!SECRET_WORD.test(words[index] ?? '')) return false;
+  return ![0, 1, 2].some((before) => before <= index && NOT_A_CREDENTIAL.test(words.slice(index - before, index + 1).join('')));
+}
 
 /** The shell's working directories, whose names end in PWD. */
 const SHELL_DIRECTORIES = new Set(['PWD', 'OLDPWD']);
@@ -34,7 +49,7 @@ function secretName(name: string): boolean {
   if (SHELL_DIRECTORIES.has(name)) return false;
   const words = name.toUpperCase().split(/[^A-Z0-9]+/).filter((word) => word !== '');
   if (NOT_THE_SECRET.has(words.at(-1) ?? '')) return false;
-  return words.some((word) => SECRET_WORD.test(word)) || SECRET_LAST_WORD.test(words.at(-1) ?? '') || SECRET_WORDS.test(words.join('_'));
+  return words.some((_word, index) => secretWord(words, index)) || SECRET_LAST_WORD.test(words.at(-1) ?? '') || SECRET_WORDS.test(words.join('_'));
 }
 
 /**
@@ -158,15 +173,18 @@ export function maskSecretsIn(value: unknown, key = ''): unknown {
  */
 export const KNOWN_SECRET_MIN_CHARS = 4;
 
+/** Values that are settings, not secrets, whatever their name: a number (4096, 0.7, -1) or a word such as true or none. */
+const PLAIN_VALUE = /^\s*(?:[+-]?(?:\d+(?:\.\d*)?|\.\d+)|true|false|yes|no|on|off|none|null|enabled?|disabled?)\s*$/i;
+
 /**
  * The values Argo itself gives a process (an MCP server's `env` in config.json) whose names say they
  * are secrets (the names commands' environments are filtered by), at least KNOWN_SECRET_MIN_CHARS
- * long, longest first: what the process says back is masked of them (maskKnownSecrets), whatever
+ * long and not a PLAIN_VALUE, longest first: what the process says back is masked of them (maskKnownSecrets), whatever
  * their shape. A credential by its value alone (a URL's password, a token) is masked by its shape
  * wherever it is already, and only there: the host of a URL it cannot reach stays in view.
  */
 export function knownSecrets(env: Readonly<Record<string, string>>): string[] {
-  const secrets = Object.entries(env).filter(([name, value]) => value.length >= KNOWN_SECRET_MIN_CHARS && secretName(name));
+  const secrets = Object.entries(env).filter(([name, value]) => value.length >= KNOWN_SECRET_MIN_CHARS && !PLAIN_VALUE.test(value) && secretName(name));
   return [...new Set(secrets.map(([, value]) => value))].sort((a, b) => b.length - a.length);
 }
 

@@ -42,6 +42,10 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     ['an escaped quote inside a quoted value', 'PASSWORD="a\\"b c" run', 'PASSWORD=*** run'],
     ["a connection string's password and key", 'Server=db;Password=hunter2;AccountKey=c2VjcmV0;Pwd=x', 'Server=db;Password=***;AccountKey=***;Pwd=***'],
     ['a cookie header, a personal access token', 'Cookie: session=abc; GITHUB_PAT=xyz', 'Cookie: ***; GITHUB_PAT=***'],
+    // Counts of tokens and kinds of keys are settings, shown.
+    ['a flag giving a number of tokens', 'llm --max_tokens=4096 --max-new-tokens 512', 'llm --max_tokens=4096 --max-new-tokens 512'],
+    ['a flag naming a kind of key', 'python -m json.tool --sort_keys=true', 'python -m json.tool --sort_keys=true'],
+    ['MAX_TOKENS beside a token, which is masked', 'MAX_TOKENS=4096 API_TOKEN=abc', 'MAX_TOKENS=4096 API_TOKEN=***'],
   ])('%s', (_case, text, shown) => {
     expect(maskSecrets(text)).toBe(shown);
   });
@@ -107,6 +111,40 @@ describe('looksSecret: a variable withheld from commands by its name', () => {
     ['KEYSTONE_URL', false],
     ['APP_PASSWORDS_FILE', false],
     ['STRING_TABLE', false],
+    // A number of tokens or keys, or a kind of key, is a setting: in words, or in one (maxTokens upper-cased).
+    ['MAX_TOKENS', false],
+    ['MAX_NEW_TOKENS', false],
+    ['OPENAI_MAX_TOKENS', false],
+    ['MAX_OUTPUT_TOKENS', false],
+    ['maxTokens', false],
+    ['max-completion-tokens', false],
+    ['MIN_TOKENS', false],
+    ['NUM_TOKENS', false],
+    ['TOTAL_TOKENS', false],
+    ['COUNT_TOKENS', false],
+    ['NUM_KEYS', false],
+    ['MaxKeys', false],
+    ['MAX_TOKEN', false],
+    ['TOKEN_COUNT', false],
+    ['TOKEN_LIMIT', false],
+    ['PASSWORD_MIN_LENGTH', false],
+    ['KEY_SIZE', false],
+    ['SORT_KEYS', false],
+    ['sortKeys', false],
+    ['PRIMARY_KEYS', false],
+    ['PRIMARY_KEY', false],
+    ['DYNAMO_PARTITION_KEY', false],
+    ['TOKENIZERS_PARALLELISM', false],
+    // Still secrets: a quantity word elsewhere, or the token or key of something.
+    ['MAX_API_KEY', true],
+    ['MAXMIND_LICENSE_KEY', true],
+    ['MINIOSECRETKEY', true],
+    ['MINIO_ROOT_PASSWORD', true],
+    ['TOKENS_MAX_AGE', true],
+    ['MAX_SECRET', true],
+    ['NUM_PASSWORDS', true],
+    ['GITHUB_TOKEN', true],
+    ['HASH_KEY', true],
   ])('%s: %s', (name, secret) => {
     expect(looksSecret(name, 'v')).toBe(secret);
   });
@@ -141,6 +179,11 @@ describe("knownSecrets and maskKnownSecrets: the values Argo gave a process, mas
     ['an ordinary value is not', { LOG_LEVEL: 'verbose', DATA_DIR: '/srv/data' }, []],
     [`a secret shorter than ${KNOWN_SECRET_MIN_CHARS} characters is not: it would mask ordinary words`, { DISABLE_AUTH: '1', PIN_CODE_PW: 'abc' }, []],
     ['longest first, each once', { A_TOKEN: 'abcd', B_TOKEN: 'abcdefgh', C_TOKEN: 'abcd' }, ['abcdefgh', 'abcd']],
+    ['a number of tokens is a setting, not a secret', { MAX_TOKENS: '4096' }, []],
+    // A number or a plain word would mask every count or flag the server says.
+    ['a number under a secret name is not', { TOKEN_TTL: '3600', AUTH_RETRIES: '-1', API_KEY_WEIGHT: '0.75', SECRET_SEED: '12345678' }, []],
+    ['a plain word under a secret name is not', { REQUIRE_AUTH: 'true', USE_TOKEN: 'False', AUTH: 'none', PASSWORD_PROMPT: 'disabled' }, []],
+    ['a secret holding digits among letters still is', { API_TOKEN: '4096abcd', PIN_PW: 'true-horse' }, ['true-horse', '4096abcd']],
   ])('%s', (_case, env, secrets) => {
     expect(knownSecrets(env)).toEqual(secrets);
   });

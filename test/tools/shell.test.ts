@@ -467,6 +467,11 @@ describe('command-backed tools', () => {
     ['SUDO_ASKPASS', true],
     ['NO_PROXY_BYPASS', true],
     ['TOKENIZERS_PARALLELISM', true],
+    // A number of tokens or keys, a kind of key: settings.
+    ['MAX_TOKENS', true],
+    ['OPENAI_MAX_TOKENS', true],
+    ['SORT_KEYS', true],
+    ['TOKEN_COUNT', true],
     // Where a secret is, or about it, not the secret: the value is still checked.
     ['PASSWD_FILE', true],
     ['POSTGRES_PASSWORD_FILE', true],
