@@ -116,8 +116,11 @@ async function throughDanglingLink(confinement: Confinement, link: string, tail:
   return new ToolError(quoting`"${path}" is a symbolic link to "${shown}", which does not exist; the file tools never make a file through a link: use the path "${shown}" itself`);
 }
 
-/** Codes a file tool meets that trying the same call again cannot mend: the user must act first. */
-const LASTING_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENAMETOOLONG', 'ELOOP']);
+/**
+ * Codes a file tool meets that no call can mend: the user must act first. A name too long or a loop
+ * of links (ENAMETOOLONG, ELOOP) is not one: the model can choose another path.
+ */
+const LASTING_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
 
 /**
  * A file system call on the model's `path` that failed, as a tool error saying why in words

@@ -1697,15 +1697,15 @@ describe("argo --tools: a failure quoting outside words ending in a secret keeps
       ['run_command', { command: 'true', cwd: `nope/${secret}` }, `directory "nope/${MASKED}" does not exist`],
       ['run_command', { command: 'true', cwd: `bin/${secret}` }, `"bin/${MASKED}" is not a directory`],
       ['process', { operation: 'status', handle: secret }, `no process with handle "${MASKED}"; list them with operation "list"`],
-      ['fetch_url', { url: `${pages.base()}/type/${secret}` }, `${host} sent image/${MASKED}, which is not text`],
       ['search_history', { query: 'x', session: secret }, `there is no session named "${MASKED}"`],
+      ['fetch_url', { url: `${pages.base()}/type/${secret}` }, `${host} sent image/${MASKED}, which is not text`],
       ['launch', {}, 'tool execution failed'],
     ];
     script = [{ calls: failures.map(([name, args], index) => call(name, args, `call_${index}`)) }, { reply: 'never' }];
     const result = await argo(['-T', 'fs,edit,shell,web,history,launch', '--yes', '--root', root, 'try them all'], home, { env: web });
     expect(result.code).toBe(1);
     // The first call that retrying cannot help ends the run, its message quoted once more, not masked again.
-    expect(result.stderr).toContain(`argo: tool read_file failed and retrying cannot help (cannot open "loop/${MASKED}": too many symbolic links); `);
+    expect(result.stderr).toContain(`argo: tool search_history failed and retrying cannot help (there is no session named "${MASKED}"); `);
     const shown = result.stderr.split('\n').filter((line) => line.includes(' failed: '));
     expect(shown).toEqual(failures.map(([name, , error]) => `argo: tool ${name} failed: ${error}`));
     const calls = (logLines(home)[0]?.tool_calls ?? []) as Record<string, unknown>[];

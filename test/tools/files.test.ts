@@ -140,7 +140,10 @@ describe('root confinement', () => {
     ['EPERM', Object.assign(new Error('EPERM'), { code: 'EPERM' }), 'cannot write "d/x.txt": not permitted', false],
     ['EROFS', Object.assign(new Error('EROFS'), { code: 'EROFS' }), 'cannot write "d/x.txt": the file system is read-only', false],
     ['ENOSPC', Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' }), 'cannot write "d/x.txt": no space left on the device', false],
-    ['ELOOP', Object.assign(new Error('ELOOP'), { code: 'ELOOP' }), 'cannot write "d/x.txt": too many symbolic links', false],
+    ['EDQUOT', Object.assign(new Error('EDQUOT'), { code: 'EDQUOT' }), 'cannot write "d/x.txt": the disk quota is used up', false],
+    // A path the model can change: another call may succeed.
+    ['ELOOP', Object.assign(new Error('ELOOP'), { code: 'ELOOP' }), 'cannot write "d/x.txt": too many symbolic links', true],
+    ['ENAMETOOLONG', Object.assign(new Error('ENAMETOOLONG'), { code: 'ENAMETOOLONG' }), 'cannot write "d/x.txt": the name is too long', true],
     ['EMFILE', Object.assign(new Error('EMFILE'), { code: 'EMFILE' }), 'cannot write "d/x.txt": argo has too many files open', true],
     ['EIO, a code without words', Object.assign(new Error('EIO'), { code: 'EIO' }), 'cannot write "d/x.txt" (EIO)', true],
     ['an error without a code (a bug)', new Error('oops'), null, true],
@@ -152,6 +155,20 @@ describe('root confinement', () => {
     }
     expect(said).toBeInstanceOf(ToolError);
     expect(said).toMatchObject({ message, retryable });
+  });
+
+  it.each<[string, string, string]>([
+    // tool, path, what it says
+    ['read_file', 'x'.repeat(300), `cannot open "${'x'.repeat(300)}": the name is too long`],
+    ['write_file', 'x'.repeat(300), `cannot open "${'x'.repeat(300)}": the name is too long`],
+    ['read_file', 'loop', 'cannot open "loop": too many symbolic links'],
+    ['write_file', 'loop', 'cannot open "loop": too many symbolic links'],
+    ['list_files', 'loop', 'cannot open "loop": too many symbolic links'],
+  ])('%s on a path the model can change (%#) fails so that it may retry with another', async (tool, path, message) => {
+    const own = realpathSync(mkdtempSync(join(tmpdir(), 'argo-tools-path-')));
+    symlinkSync('loop', join(own, 'loop'));
+    const run = { read_file: readFileTool, write_file: writeFileTool, list_files: listFilesTool }[tool];
+    await expect(defined(run).run(tool === 'write_file' ? { path, content: 'x' } : { path }, { ...context, root: own })).rejects.toMatchObject({ message, retryable: true });
   });
 
   it('fileFailure leaves a tool error as it is', () => {
