@@ -84,7 +84,10 @@ function readResult(shown: string, { offset, count, content, cut }: LinesRead): 
   return { path: shown, from_line: offset, to_line: count === 0 ? null : to, ...(cut !== null ? { truncated: true, note: note[cut] } : {}), content };
 }
 
-/** The fewest characters a cut line keeps, whatever the budget: fewer, reading it would tell nothing. */
+/**
+ * What a cut line keeps when the result holds not one character of it (a path nearly as long as the
+ * budget): that result cannot fit, and the loop cuts it and saves it whole, as any result past its budget.
+ */
 const LEAST_LINE_CHARS = 500;
 
 /**
@@ -103,7 +106,8 @@ function fittedRead(read: LinesRead, shown: string, budget: number | undefined):
   if (lines > 0) return withLines(lines);
   const line = read.content.slice(0, ends[0]);
   const withChars = (chars: number): ToolResult => readResult(shown, { ...read, count: 1, content: headOf(line, chars), cut: 'long line for budget' });
-  return withChars(Math.max(largestFitting(line.length, budget, withChars), Math.min(LEAST_LINE_CHARS, line.length)));
+  const fits = largestFitting(line.length, budget, withChars);
+  return withChars(fits > 0 ? fits : Math.min(LEAST_LINE_CHARS, line.length));
 }
 
 /**

@@ -394,8 +394,36 @@ describe('read_file', () => {
     expect(JSON.stringify(result).length).toBeLessThanOrEqual(4000);
     expect(result).toMatchObject({ from_line: 1, to_line: 1, truncated: true, note: 'line 1 is longer than one result holds and was cut; the next line is 2 (read on with offset 2)' });
     expect(String(result.content)).toMatch(/^w{3700,}$/);
-    // However small the budget, a cut line keeps 500 characters; the loop cuts the rest.
-    expect(String((await readFileTool.run({ path: 'wide-line.txt' }, { ...context, resultBudget: 100 })).content)).toHaveLength(500);
+  });
+
+  // However small the budget, the cut line's result fits it, holding as much of the line as it can.
+  it.each<[string, number, string]>([
+    // what the first line is, the budget, the line
+    ['plain, at the smallest budget', 500, 'w'.repeat(10_000)],
+    ['plain', 600, 'w'.repeat(10_000)],
+    ['plain, a budget that holds most of it', 9_000, 'w'.repeat(10_000)],
+    ['quotes and tabs, which JSON escapes', 500, '"\t'.repeat(4_000)],
+    ['emoji, two units each', 500, '😀'.repeat(5_000)],
+  ])('a long first line, %s (budget %i), is cut to fit', async (_name, budget, line) => {
+    const own = realpathSync(mkdtempSync(join(tmpdir(), 'argo-tools-wide-')));
+    writeFileSync(join(own, 'wide.txt'), `${line}\nnext\n`);
+    const result = await readFileTool.run({ path: 'wide.txt' }, { ...context, root: own, resultBudget: budget });
+    const content = String(result.content);
+    expect(JSON.stringify(result).length).toBeLessThanOrEqual(budget);
+    expect(result).toMatchObject({ from_line: 1, to_line: 1, truncated: true, note: 'line 1 is longer than one result holds and was cut; the next line is 2 (read on with offset 2)' });
+    expect(content.length).toBeGreaterThan(0);
+    expect(line.startsWith(content)).toBe(true);
+    // The most that fits: one more character would not.
+    const longer = line.slice(0, content.length + ((line.codePointAt(content.length) ?? 0) > 0xffff ? 2 : 1));
+    expect(JSON.stringify({ ...result, content: longer }).length).toBeGreaterThan(budget);
+  });
+
+  it('a path nearly as long as the budget leaves no room for the line: 500 characters of it, for the loop to cut and save', async () => {
+    const path = `${'d'.repeat(200)}/${'f'.repeat(200)}.txt`;
+    const own = realpathSync(mkdtempSync(join(tmpdir(), 'argo-tools-wide-')));
+    mkdirSync(join(own, 'd'.repeat(200)));
+    writeFileSync(join(own, path), `${'w'.repeat(10_000)}\n`);
+    expect(String((await readFileTool.run({ path }, { ...context, root: own, resultBudget: 500 })).content)).toHaveLength(500);
   });
 
   it('the note comes before the content: a result cut to its head still says where to read on', async () => {
