@@ -272,6 +272,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   const mcpToolsets = new Map<string, string>();
   const leftOut = new Map<string, LeftOutTool>();
   const offeredButLeftOut = new Set<string>();
+  /** Names a server listed that `-mcp:<server>/<name>` (or `-name`) took away: asked for by name too, they are accounted for, not unknown. */
+  const offeredButTakenAway = new Set<string>();
   /** By toolset (`mcp:<server>`): every tool its server listed, kept or left out. */
   const serverTools = new Map<string, string[]>();
   const connect = options.connectMcp ?? connectMcpServer;
@@ -296,7 +298,9 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       const takenBy = (tool: string): string | null => (excluded.has(tool) ? tool : excluded.has(`${MCP_PREFIX}${server}/${tool}`) ? `${MCP_PREFIX}${server}/${tool}` : null);
       for (const tool of listed) {
         const by = takenBy(tool.name);
-        if (by !== null) takenAway.add(by);
+        if (by === null) continue;
+        takenAway.add(by);
+        offeredButTakenAway.add(tool.name);
       }
       const offered = listed.filter((tool) => takenBy(tool.name) === null);
       const toolset = `${MCP_PREFIX}${server}`;
@@ -336,7 +340,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   if (pending.size > 0) {
     const others = catalog.mcpServers.filter((server) => !resolution.mcpServers.includes(server) && !(resolution.excludedServers ?? []).includes(server));
     const failures = await addServers(others, pending);
-    const missing = [...pending].filter((name) => !tools.some((tool) => tool.name === name) && !offeredButLeftOut.has(name));
+    const missing = [...pending].filter((name) => !tools.some((tool) => tool.name === name) && !offeredButLeftOut.has(name) && !offeredButTakenAway.has(name));
     const why = failures.length > 0 ? `; some MCP servers did not start (${failures.join('; ')})` : '';
     if (missing.length > 0 && options.keepUnknown === true) {
       for (const name of missing) leaveOut(name, `no toolset, built-in tool or MCP server (${catalog.mcpServers.join(', ')}) has it${why}`);

@@ -451,6 +451,24 @@ describe('loading a toolbox: graceful degradation', () => {
     await box.close();
   });
 
+  it.each<[string, string[], string[], string[]]>([
+    // the names asked → the tools of the run, what was taken away
+    ['a tool asked by name and taken away by name', ['add', 'shout', '-add'], ['shout'], []],
+    ['a tool asked by name and taken away by its server', ['add', 'shout', '-mcp:srv/add'], ['shout'], ['mcp:srv/add']],
+    ['the same with the server asked whole', ['mcp:srv', 'add', '-mcp:srv/add'], ['shout'], ['mcp:srv/add']],
+    ["another server's tool of that name stays", ['add', '-mcp:srv/add', 'shout'], ['add', 'shout'], ['mcp:srv/add']],
+  ])("%s: the run goes on without it", async (_case, names, tools, takenAway) => {
+    const offered = (name: string) => ({ name, description: name, parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
+    const servers = _case.startsWith('another') ? { srv: { command: 'a' }, other: { command: 'b' } } : { srv: { command: 'a' } };
+    const box = await loadToolbox(names, { mcpServers: servers }, {
+      connectMcp: (name) => Promise.resolve({ tools: (name === 'srv' ? ['add', 'shout'] : ['add']).map(offered), close: () => Promise.resolve() }),
+    });
+    expect(box.tools.map((tool) => tool.name)).toEqual(tools);
+    expect(box.takenAway).toEqual(takenAway);
+    if (tools.includes('add')) expect(box.mcpToolsets.get('add')).toBe('mcp:other');
+    await box.close();
+  });
+
   it.each<[string, string[], { toolset: string; tools: string[] }[]]>([
     // the names asked → each toolset of the expansion with its tools: an MCP server's as it listed them, sorted
     ['a server and a built-in toolset', ['mcp:b', 'fs'], [{ toolset: 'mcp:b', tools: ['aa', 'bad', 'zz'] }, { toolset: 'fs', tools: ['list_files', 'read_file', 'search_files'] }]],
