@@ -115,7 +115,7 @@ async function planWrite(args: Record<string, unknown>, context: ToolContext, fo
   const mode = (stringArg(args, 'mode') ?? 'overwrite') as WritePlan['mode'];
   refuseFolderPath(path);
   const confinement = await confinementOf(context);
-  const file = await resolveInRoot(confinement, path);
+  const file = await resolveInRoot(confinement, path, 'write');
   const current = await currentFile(confinement, file, path, mode === 'append' ? 'whole' : forPreview && mode === 'overwrite' ? 'preview' : 'none');
   if (mode === 'create' && current !== null) throw new ToolError(quoting`"${path}" already exists; use mode "overwrite" to replace it`);
   // Appended to, the file must be text; overwritten, its old content only feeds the preview's diff.
@@ -133,7 +133,7 @@ export const writeFileTool: Tool = {
   ...WRITE_FILE,
   preview: writePreview,
   run: async (args, context) => {
-    const file = await resolveInRoot(rootOnly(context.root), stringArg(args, 'path') ?? '');
+    const file = await resolveInRoot(rootOnly(context.root), stringArg(args, 'path') ?? '', 'write');
     return fileQueue.run(file, async () => {
       const plan = await planWrite(args, context, false);
       const content = stringArg(args, 'content') ?? '';
@@ -165,7 +165,7 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   const replacement = stringArg(args, 'new') ?? '';
   refuseFolderPath(path);
   const confinement = await confinementOf(context);
-  const file = await resolveInRoot(confinement, path);
+  const file = await resolveInRoot(confinement, path, 'existing file');
   const current = await currentFile(confinement, file, path, 'whole');
   if (current === null) throw new ToolError(quoting`file "${path}" does not exist; create it with write_file`);
   const before = editableText(current.bytes ?? Buffer.alloc(0), path);
@@ -187,7 +187,7 @@ export const editFileTool: Tool = {
   ...EDIT_FILE,
   preview: editPreview,
   run: async (args, context) => {
-    const file = await resolveInRoot(rootOnly(context.root), stringArg(args, 'path') ?? '');
+    const file = await resolveInRoot(rootOnly(context.root), stringArg(args, 'path') ?? '', 'existing file');
     return fileQueue.run(file, async () => {
       const plan = await planEdit(args, context);
       await writePlan(plan, plan.after, stringArg(args, 'path') ?? '');

@@ -209,7 +209,7 @@ function characterStart(data: Buffer, end: number): number {
 
 /** The model's `path` opened for reading: a regular file where the tools may go (checked once open too). */
 async function existingFile(confinement: Confinement, path: string): Promise<{ file: string; handle: FileHandle; size: number }> {
-  const file = await resolveInRoot(confinement, path);
+  const file = await resolveInRoot(confinement, path, 'existing file');
   let handle: FileHandle;
   try {
     handle = await openInRoot(confinement, file, READ_FLAGS, path);
@@ -227,7 +227,7 @@ async function existingFile(confinement: Confinement, path: string): Promise<{ f
 }
 
 async function directoryIn(confinement: Confinement, path: string | undefined): Promise<string> {
-  const dir = await resolveInRoot(confinement, path ?? '.');
+  const dir = await resolveInRoot(confinement, path ?? '.', 'existing directory');
   try {
     if (!(await stat(dir)).isDirectory()) throw new ToolError(quoting`"${path ?? '.'}" is not a directory`);
   } catch (error) {

@@ -39,25 +39,32 @@ export function isInside(root: string, path: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 /**
+ * What a path is for: a file or a directory that must exist (read, listed, edited, a command's
+ * folder), or a file to write, which may not exist yet. It decides the words for a link to nothing.
+ */
+export type PathUse = 'existing file' | 'existing directory' | 'write';
+
+/**
  * The real path `path` (relative to the root, or absolute) names, checked to be where `confinement`
  * lets the tools go: inside its root (itself a real path), and not inside its data home. A path that
  * does not exist yet is checked through its nearest existing ancestor, so a new file cannot be
  * created through a link that leads out. A relative path that climbs out of the root is refused as
  * written; an absolute one is judged by where it really leads, so the root named through a link
- * (a `--root` that is a symlink, macOS's /tmp) is the root too.
+ * (a `--root` that is a symlink, macOS's /tmp) is the root too. A path through a link to nothing is
+ * refused in the words of its `use`.
  */
-export function resolveInRoot(confinement: Confinement, path: string): Promise<string> {
-  return resolveFollowing(confinement, path, null);
+export function resolveInRoot(confinement: Confinement, path: string, use: PathUse): Promise<string> {
+  return resolveFollowing(confinement, path, use, null);
 }
 
 /** Dangling links followed to say where one leads: as many as the kernel follows in one path. */
 const MOST_DANGLING_LINKS = 40;
 
 /**
- * resolveInRoot, which refuses a path through a link to nothing; with `links` (the links followed so
- * far), what such a path names instead, through each link in turn.
+ * resolveInRoot, which refuses a path through a link to nothing in the words of its `use`; with
+ * `links` (the links followed so far), what such a path names instead, through each link in turn.
  */
-async function resolveFollowing(confinement: Confinement, path: string, links: number | null): Promise<string> {
+async function resolveFollowing(confinement: Confinement, path: string, use: PathUse, links: number | null): Promise<string> {
   const { root, home } = confinement;
   const target = resolve(root, path);
   const written = isInside(root, target);
@@ -77,8 +84,8 @@ async function resolveFollowing(confinement: Confinement, path: string, links: n
       if (!isMissing(error)) throw written ? fileFailure(error, path, 'open') : outside(path);
       // A dangling symlink is missing for realpath but present for lstat: never write through it.
       if (await isLink(existing)) {
-        if (links === null) throw await throughDanglingLink(confinement, existing, missingTail, path);
-        return resolveFollowing(confinement, await linkTarget(existing, missingTail, links), links + 1);
+        if (links === null) throw await throughDanglingLink(confinement, existing, missingTail, path, use);
+        return resolveFollowing(confinement, await linkTarget(existing, missingTail, links), use, links + 1);
       }
       const parent = dirname(existing);
       if (parent === existing) throw outside(path);
@@ -103,17 +110,21 @@ async function linkTarget(link: string, tail: string, links: number): Promise<st
 }
 
 /**
- * The refusal of `path`, which goes through `link`, a symbolic link to nothing, then `tail`: no file
- * is made through a link. Where it leads decides the words: a place inside the root is named, for
- * the model to use instead; anywhere else is outside.
+ * The refusal of `path`, which goes through `link`, a symbolic link to nothing, then `tail`. Where it
+ * leads decides the words: a place inside the root is named, anywhere else is outside. A path to
+ * read does not exist; one to write is not written through the link (no file is made through one),
+ * and the place is named for the model to use instead.
  */
-async function throughDanglingLink(confinement: Confinement, link: string, tail: string, path: string): Promise<ToolError> {
+async function throughDanglingLink(confinement: Confinement, link: string, tail: string, path: string, use: PathUse): Promise<ToolError> {
   const named = await linkTarget(link, tail, 0)
-    .then((target) => resolveFollowing(confinement, target, 1))
+    .then((target) => resolveFollowing(confinement, target, use, 1))
     .catch(() => null);
   if (named === null) return new ToolError(quoting`path "${path}" is a symbolic link to a place outside the root directory; use a path inside it`);
   const shown = shownPath(confinement.root, named);
-  return new ToolError(quoting`"${path}" is a symbolic link to "${shown}", which does not exist; the file tools never make a file through a link: use the path "${shown}" itself`);
+  if (use === 'write') return new ToolError(quoting`"${path}" is a symbolic link to "${shown}", which does not exist; the file tools never make a file through a link: use the path "${shown}" itself`);
+  const through = tail === '' ? 'it is a symbolic link' : 'it leads through a symbolic link';
+  if (use === 'existing file') return new ToolError(quoting`file "${path}" does not exist (${through} to "${shown}", which does not exist)`);
+  return new ToolError(quoting`directory "${path}" does not exist (${through} to "${shown}", which does not exist)`);
 }
 
 /**

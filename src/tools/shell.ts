@@ -15,7 +15,7 @@ import { ToolError, numberArg, stringArg } from './types.js';
 import type { Tool, ToolContext, ToolResult } from './types.js';
 
 async function workingDirectory(context: ToolContext, cwd: string | undefined): Promise<string> {
-  const dir = await resolveInRoot(rootOnly(context.root), cwd ?? '.');
+  const dir = await resolveInRoot(rootOnly(context.root), cwd ?? '.', 'existing directory');
   try {
     if (!(await stat(dir)).isDirectory()) throw new ToolError(quoting`"${cwd ?? '.'}" is not a directory`);
   } catch (error) {

@@ -73,11 +73,11 @@ describe('root confinement', () => {
     ['inner/new.txt', 'sub/new.txt'],
     ['inner/new/dir/file.txt', 'sub/new/dir/file.txt'],
   ])('%s resolves inside the root', async (path, expected) => {
-    expect(await resolveInRoot(rootOnly(root), path)).toBe(join(root, expected));
+    expect(await resolveInRoot(rootOnly(root), path, 'write')).toBe(join(root, expected));
   });
 
   it.each(['../outside/secret.txt', '/etc/passwd', 'link-out.txt', 'dir-out/secret.txt', 'dir-out/new.txt', '..', '/nowhere/new.txt', '/'])('%s is refused', async (path) => {
-    expect(await failure(resolveInRoot(rootOnly(root), path))).toBe(`path "${path}" is outside the root directory; use a path inside it`);
+    expect(await failure(resolveInRoot(rootOnly(root), path, 'write'))).toBe(`path "${path}" is outside the root directory; use a path inside it`);
   });
 
   // The root named through a link (a --root that is one, macOS's /tmp): an absolute path through it is inside.
@@ -88,11 +88,11 @@ describe('root confinement', () => {
     ['root-link/new/dir/file.txt', 'new/dir/file.txt'],
     ['root-link/inner/new.txt', 'sub/new.txt'],
   ])('the absolute path <base>/%s through a link to the root resolves to %s', async (path, expected) => {
-    expect(await resolveInRoot(rootOnly(root), join(base, path))).toBe(join(root, expected));
+    expect(await resolveInRoot(rootOnly(root), join(base, path), 'write')).toBe(join(root, expected));
   });
 
   it.each(['root-link/../outside/secret.txt', 'root-link/link-out.txt', 'root-link/dir-out/new.txt', 'outside/secret.txt'])('the absolute path <base>/%s is refused', async (path) => {
-    expect(await failure(resolveInRoot(rootOnly(root), join(base, path)))).toBe(`path "${join(base, path)}" is outside the root directory; use a path inside it`);
+    expect(await failure(resolveInRoot(rootOnly(root), join(base, path), 'write'))).toBe(`path "${join(base, path)}" is outside the root directory; use a path inside it`);
   });
 
   it('the file tools and run_command take an absolute path through a link to the root', async () => {
@@ -109,8 +109,24 @@ describe('root confinement', () => {
     ['dangling-dir/new.txt', '"dangling-dir/new.txt" is a symbolic link to "sub/none/new.txt", which does not exist; the file tools never make a file through a link: use the path "sub/none/new.txt" itself'],
     ['dangling-chain.txt', '"dangling-chain.txt" is a symbolic link to "not-yet.txt", which does not exist; the file tools never make a file through a link: use the path "not-yet.txt" itself'],
   ])('%s, a link to nothing, is refused saying where it leads', async (path, message) => {
-    expect(await failure(resolveInRoot(rootOnly(root), path))).toBe(message);
+    expect(await failure(resolveInRoot(rootOnly(root), path, 'write'))).toBe(message);
     expect(await failure(writeFileTool.run({ path, content: 'x' }, context))).toBe(message);
+    expect(readdirSync(root)).not.toContain('not-yet.txt');
+  });
+
+  // A path to read, list or edit through a link to nothing does not exist: said so, naming where it leads.
+  it.each<[string, Record<string, unknown>, string]>([
+    ['read_file', { path: 'dangling-in.txt' }, 'file "dangling-in.txt" does not exist (it is a symbolic link to "not-yet.txt", which does not exist)'],
+    ['read_file', { path: 'dangling-chain.txt' }, 'file "dangling-chain.txt" does not exist (it is a symbolic link to "not-yet.txt", which does not exist)'],
+    ['read_file', { path: 'dangling-dir/new.txt' }, 'file "dangling-dir/new.txt" does not exist (it leads through a symbolic link to "sub/none/new.txt", which does not exist)'],
+    ['read_file', { path: 'dangling-out.txt' }, 'path "dangling-out.txt" is a symbolic link to a place outside the root directory; use a path inside it'],
+    ['edit_file', { path: 'dangling-in.txt', old: 'a', new: 'b' }, 'file "dangling-in.txt" does not exist (it is a symbolic link to "not-yet.txt", which does not exist)'],
+    ['list_files', { pattern: '*', path: 'dangling-dir' }, 'directory "dangling-dir" does not exist (it is a symbolic link to "sub/none", which does not exist)'],
+    ['search_files', { pattern: 'x', path: 'dangling-dir' }, 'directory "dangling-dir" does not exist (it is a symbolic link to "sub/none", which does not exist)'],
+    ['run_command', { command: 'true', cwd: 'dangling-dir' }, 'directory "dangling-dir" does not exist (it is a symbolic link to "sub/none", which does not exist)'],
+  ])('%s %j through a link to nothing says the path does not exist', async (tool, args, message) => {
+    const run = { read_file: readFileTool, edit_file: editFileTool, list_files: listFilesTool, search_files: searchFilesTool, run_command: runCommandTool }[tool];
+    expect(await failure(defined(run).run(args, context))).toBe(message);
     expect(readdirSync(root)).not.toContain('not-yet.txt');
   });
 
@@ -194,7 +210,7 @@ describe('root confinement', () => {
   });
 
   it('an absolute path inside the root is fine', async () => {
-    expect(await resolveInRoot(rootOnly(root), join(root, 'src'))).toBe(join(root, 'src'));
+    expect(await resolveInRoot(rootOnly(root), join(root, 'src'), 'write')).toBe(join(root, 'src'));
   });
 });
 
