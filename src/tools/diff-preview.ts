@@ -4,6 +4,7 @@
 // at either end are set aside first, what is left is diffed within a bound of time and edits (past
 // it, or past a size, a summary is shown instead), and the diff shown is cut to its first lines,
 // each said.
+import { headOf, tailOf } from '../output/cut.js';
 import { groupThousands } from '../text/decimal.js';
 
 /** Unchanged lines shown around each change, as git shows them. */
@@ -17,6 +18,13 @@ const DIFF_MOST_EXTRA_EDITS = 2000;
 /** The most of a diff shown: its first lines, then a line saying how much more there was. */
 export const PREVIEW_MOST_LINES = 500;
 const PREVIEW_MOST_CHARS = 50_000;
+/**
+ * A diff line longer than this (minified JSON or JS, a one-line file) shows this much of itself, from
+ * a little before where it differs from its counterpart: whole, it would fill the preview, or not fit at all.
+ */
+export const LINE_MOST_CHARS = 1000;
+/** Characters shown before a long line's first difference, to say where it is. */
+const LINE_LEAD_CHARS = 200;
 
 /** "1 line", "15,000 lines". */
 function linesSaid(count: number): string {
@@ -35,6 +43,14 @@ function lineStart(text: string, at: number): number {
   return at === 0 ? 0 : text.lastIndexOf('\n', at - 1) + 1;
 }
 
+/** How many characters `a` and `b` share at their start. */
+function sharedHead(a: string, b: string): number {
+  const shorter = Math.min(a.length, b.length);
+  let same = 0;
+  while (same < shorter && a.charCodeAt(same) === b.charCodeAt(same)) same++;
+  return same;
+}
+
 /**
  * The part of `before` and `after` that differs, in whole lines, with CONTEXT_LINES lines of what
  * both share on each side: what the diff needs to give the hunks of the whole (`skipped`, the lines
@@ -42,9 +58,7 @@ function lineStart(text: string, at: number): number {
  */
 export function changedPart(before: string, after: string): { skipped: number; before: string; after: string } {
   const shorter = Math.min(before.length, after.length);
-  let same = 0;
-  while (same < shorter && before.charCodeAt(same) === after.charCodeAt(same)) same++;
-  let start = lineStart(before, same);
+  let start = lineStart(before, sharedHead(before, after));
   for (let line = 0; line < CONTEXT_LINES && start > 0; line++) start = lineStart(before, start - 1);
   // The shared tail: never into the shared head, so both parts are whole lines.
   let tail = 0;
@@ -94,15 +108,75 @@ export function unreadPreview(shown: string, bytes: number, after: string): stri
   return `${headerOf(shown, false)}[old: ${groupThousands(bytes)} bytes, too large to show; new: ${linesSaid(lineCount(after))}]\n`;
 }
 
-/** The diff's first PREVIEW_MOST_LINES lines (and PREVIEW_MOST_CHARS characters), then how much more there was. */
+/**
+ * A diff line (its mark, then its text) cut to LINE_MOST_CHARS of its text when longer: from
+ * LINE_LEAD_CHARS before where it first differs from `counterpart` (the line it replaces or is
+ * replaced by; null: none, its start), or its last LINE_MOST_CHARS when that is near its end; what
+ * is left out on either side is counted.
+ */
+export function shownLine(line: string, counterpart: string | null): string {
+  const text = line.slice(1);
+  if (text.length <= LINE_MOST_CHARS) return line;
+  const differs = counterpart === null ? 0 : sharedHead(text, counterpart.slice(1));
+  const from = Math.min(Math.max(0, differs - LINE_LEAD_CHARS), text.length - LINE_MOST_CHARS);
+  // Never half of a surrogate pair at either cut.
+  const rest = tailOf(text, text.length - from);
+  const shown = headOf(rest, LINE_MOST_CHARS);
+  const before = text.length - rest.length;
+  const after = rest.length - shown.length;
+  return `${line.slice(0, 1)}${before > 0 ? `[… ${groupThousands(before)} characters not shown …]` : ''}${shown}${after > 0 ? `[… ${groupThousands(after)} more characters not shown …]` : ''}`;
+}
+
+/**
+ * The hunk lines of `lines` (past the two file names) as shownLine shows them: in a run of removed
+ * lines and the run of added lines after it, the first of each pairs with the first of the other,
+ * and so on; a note (`\ No newline at end of file`) belongs to neither run.
+ */
+function shownLines(lines: readonly string[]): string[] {
+  const shown = [...lines];
+  const marked = (at: number, mark: string): boolean => lines[at]?.startsWith(mark) === true;
+  const runOf = (from: number, mark: string): { at: number[]; end: number } => {
+    const at: number[] = [];
+    let end = from;
+    for (; marked(end, mark) || marked(end, '\\'); end++) if (marked(end, mark)) at.push(end);
+    return { at, end };
+  };
+  for (let index = 2; index < lines.length; ) {
+    if (!marked(index, '-')) {
+      shown[index] = shownLine(lines[index] ?? '', null);
+      index++;
+      continue;
+    }
+    const removed = runOf(index, '-');
+    const added = runOf(removed.end, '+');
+    const pair = (at: readonly number[], other: readonly number[]): void => {
+      at.forEach((line, nth) => {
+        const counterpart = other[nth];
+        shown[line] = shownLine(lines[line] ?? '', counterpart === undefined ? null : (lines[counterpart] ?? null));
+      });
+    };
+    pair(removed.at, added.at);
+    pair(added.at, removed.at);
+    index = added.end;
+  }
+  return shown;
+}
+
+/**
+ * The diff's first PREVIEW_MOST_LINES lines (and PREVIEW_MOST_CHARS characters), each long line cut
+ * around its change (shownLine), then how much more there was.
+ */
 function shownHead(diff: string): string {
-  const lines = diff.split('\n');
+  const whole = diff.split('\n');
   // The text ends in a newline: its last piece is empty.
-  lines.pop();
+  whole.pop();
+  const lines = shownLines(whole);
+  const cut = lines.some((line, index) => line !== whole[index]);
   let kept = 0;
   let chars = 0;
   while (kept < lines.length && kept < PREVIEW_MOST_LINES && chars + (lines[kept]?.length ?? 0) + 1 <= PREVIEW_MOST_CHARS) chars += (lines[kept++]?.length ?? 0) + 1;
-  if (kept === lines.length) return diff;
+  const head = `${lines.slice(0, kept).join('\n')}\n`;
+  if (kept === lines.length) return cut ? head : diff;
   let removed = 0;
   let added = 0;
   // The file names are the first two lines; hunk lines start with their mark.
@@ -110,5 +184,5 @@ function shownHead(diff: string): string {
     if (line.startsWith('-')) removed++;
     else if (line.startsWith('+')) added++;
   }
-  return `${diff.slice(0, chars)}[… ${groupThousands(lines.length - kept)} more lines of the diff not shown: ${groupThousands(removed)} removed and ${groupThousands(added)} added in all]\n`;
+  return `${kept > 0 ? head : ''}[… ${groupThousands(lines.length - kept)} more lines of the diff not shown: ${groupThousands(removed)} removed and ${groupThousands(added)} added in all]\n`;
 }

@@ -1,7 +1,7 @@
 import { FILE_HEADERS_ONLY, applyPatch, createTwoFilesPatch } from 'diff';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PREVIEW_MOST_LINES, changedPart, diffPreview, lineCount, unreadPreview } from '../../src/tools/diff-preview.js';
+import { LINE_MOST_CHARS, PREVIEW_MOST_LINES, changedPart, diffPreview, lineCount, shownLine, unreadPreview } from '../../src/tools/diff-preview.js';
 import { runs } from '../support/property.js';
 
 const numbered = (count: number, word = 'line'): string => Array.from({ length: count }, (_, index) => `${word} ${index + 1}\n`).join('');
@@ -85,10 +85,75 @@ describe('diffPreview', () => {
     expect(lines.at(-1)).toBe('');
   });
 
+  it('a change in a one-line file of 100,000 characters (minified JSON) shows the change on both sides', async () => {
+    const before = JSON.stringify(Array.from({ length: 5000 }, (_, id) => ({ id, v: 'x' })));
+    const after = before.replace('{"id":3000,"v":"x"}', '{"id":3000,"v":"CHANGED"}');
+    const preview = await diffPreview('data.json', before, after);
+    const lines = preview.split('\n');
+    expect(lines.slice(0, 3)).toEqual(['--- a/data.json', '+++ b/data.json', '@@ -1,1 +1,1 @@']);
+    expect(lines[3]).toMatch(/^-\[… [\d,]+ characters not shown …\].*\{"id":3000,"v":"x"\}.*\[… [\d,]+ more characters not shown …\]$/);
+    expect(lines[5]).toMatch(/^\+\[… [\d,]+ characters not shown …\].*\{"id":3000,"v":"CHANGED"\}.*\[… [\d,]+ more characters not shown …\]$/);
+    expect(preview).not.toContain('of the diff not shown');
+    expect(preview.length).toBeLessThan(3 * LINE_MOST_CHARS);
+  });
+
+  it('many long lines: each cut around its change, then the diff by its characters', async () => {
+    const wide = (count: number, word: string): string => Array.from({ length: count }, (_, index) => `${word}${index} ${'w'.repeat(3000)}\n`).join('');
+    const preview = await diffPreview('wide.txt', wide(200, 'old'), wide(200, 'new'));
+    expect(preview.length).toBeLessThan(52_000);
+    expect(preview).toMatch(/\n\[… [\d,]+ more lines of the diff not shown: 200 removed and 200 added in all\]\n$/);
+    expect(preview).toContain('\n-old0 www');
+  });
+
   it('a diff of long lines is cut by its characters too', async () => {
     const preview = await diffPreview('wide.txt', null, `${'w'.repeat(999)}\n`.repeat(100));
     expect(preview.length).toBeLessThan(52_000);
     expect(preview).toMatch(/\n\[… 5\d more lines of the diff not shown: 0 removed and 100 added in all\]\n$/);
+  });
+});
+
+describe('shownLine: a long diff line cut around its change', () => {
+  const digits = (count: number, from = 0): string => Array.from({ length: count }, (_, index) => String((from + index) % 10)).join('');
+  const text = digits(5000);
+  const changedAt = (at: number): string => `${text.slice(0, at)}X${text.slice(at + 1)}`;
+  it.each<[string, string, string | null, string]>([
+    // name, the line, its counterpart, as shown
+    ['a short line: whole', '-abc', '+abd', '-abc'],
+    [`a line of ${LINE_MOST_CHARS} characters: whole`, `+${digits(LINE_MOST_CHARS)}`, null, `+${digits(LINE_MOST_CHARS)}`],
+    ['no counterpart: its start', `+${text}`, null, `+${digits(1000)}[… 4,000 more characters not shown …]`],
+    ['a context line: its start', ` ${text}`, null, ` ${digits(1000)}[… 4,000 more characters not shown …]`],
+    ['changed in the middle: from 200 characters before the change', `-${text}`, `+${changedAt(2500)}`, `-[… 2,300 characters not shown …]${digits(1000, 2300)}[… 1,700 more characters not shown …]`],
+    ['its counterpart the same way', `+${changedAt(2500)}`, `-${text}`, `+[… 2,300 characters not shown …]${changedAt(2500).slice(2300, 3300)}[… 1,700 more characters not shown …]`],
+    ['changed near the start: from the start', `-${text}`, `+${changedAt(150)}`, `-${digits(1000)}[… 4,000 more characters not shown …]`],
+    ['changed near the end: its last characters', `-${text}`, `+${changedAt(4900)}`, `-[… 4,000 characters not shown …]${digits(1000, 4000)}`],
+    ['text added at its end: its last characters', `+${text}tail`, `-${text}`, `+[… 4,004 characters not shown …]${`${text}tail`.slice(4004)}`],
+  ])('%s', (_name, line, counterpart, shown) => {
+    expect(shownLine(line, counterpart)).toBe(shown);
+  });
+
+  it('never cuts an emoji in half', () => {
+    const emoji = '😀'.repeat(3000);
+    for (const counterpart of [null, `+${emoji.slice(0, 2401)}x`, `+${emoji.slice(0, 2400)}x`]) {
+      const shown = shownLine(`-${emoji}`, counterpart).replace(/\[… [\d,]+ (?:more )?characters not shown …\]/g, '');
+      expect(shown.slice(1)).toMatch(/^(?:😀)+$/u);
+    }
+  });
+
+  it('as a property: the part shown is the line\'s own, holds where it first differs, and is at most LINE_MOST_CHARS long', () => {
+    const line = fc.string({ unit: fc.constantFrom('a', 'b'), minLength: 0, maxLength: 4000 });
+    fc.assert(
+      fc.property(line, line, (text, other) => {
+        const shown = shownLine(`-${text}`, `+${other}`);
+        const before = Number((/^-\[… ([\d,]+) characters not shown …\]/.exec(shown)?.[1] ?? '0').replaceAll(',', ''));
+        const part = shown.slice(1).replace(/^\[… [\d,]+ characters not shown …\]/, '').replace(/\[… [\d,]+ more characters not shown …\]$/, '');
+        expect(text.slice(before, before + part.length)).toBe(part);
+        expect(part.length).toBe(Math.min(text.length, LINE_MOST_CHARS));
+        let differs = 0;
+        while (differs < Math.min(text.length, other.length) && text[differs] === other[differs]) differs++;
+        if (differs < text.length) expect(differs >= before && differs < before + part.length).toBe(true);
+      }),
+      runs(300),
+    );
   });
 });
 
