@@ -100,7 +100,7 @@ export interface AgentSettings {
   toolsSource: string;
   toolsets: Record<string, { tools?: string[]; includes?: string[] }>;
   commandTools: Record<string, CommandToolSettings>;
-  mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; type?: string }>;
+  mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; type?: string; startTimeoutMs?: number }>;
   /** Result budgets in force, each at least MIN_TOOL_BUDGET. */
   toolBudgets: Record<string, number>;
   /** The tools whose toolBudgets value was under MIN_TOOL_BUDGET (an earlier version's floor) and counts as it. */
@@ -203,7 +203,7 @@ const CONFIG_SHAPE: Shape = {
     commandTools: {
       record: { fields: { description: 'string', parameters: 'object', argv: STRINGS, requires: STRINGS, sideEffects: 'boolean', timeoutMs: TIMER_MS } },
     },
-    mcpServers: { record: { fields: { command: 'string', args: STRINGS, env: { record: 'string' }, cwd: 'string', type: 'string' } } },
+    mcpServers: { record: { fields: { command: 'string', args: STRINGS, env: { record: 'string' }, cwd: 'string', type: 'string', startTimeoutMs: TIMER_MS } } },
     toolBudgets: { record: 'integer' },
     toolTimeouts: { record: TIMER_MS },
     passSecrets: STRINGS,

@@ -17,6 +17,8 @@ export interface McpServerConfig {
   cwd?: string;
   /** Only "stdio" is supported; other tools' configs often say so. */
   type?: string;
+  /** How long it may take to start and to list each page of its tools (default CONNECT_TIMEOUT_MS). */
+  startTimeoutMs?: number;
 }
 
 /** A tool a server offers that cannot be used, and why. */
@@ -152,6 +154,7 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
     throw new Error(quoting`MCP server "${name}" did not start (its cwd "${config.cwd}" is not a directory)`.text);
   }
   const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema, McpError, ErrorCode }, z] = await loadMcpClient();
+  const startMs = config.startTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const secrets = knownSecrets(config.env ?? {});
   const hide = (text: string): string => maskKnownSecrets(text, secrets);
   // A server's own chatter must not mix with the answer on the terminal: kept, cleaned, for reasons.
@@ -201,12 +204,12 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
       const params = cursor !== undefined ? { cursor } : undefined;
       let next: string | undefined;
       try {
-        const result = await client.listTools(params, { timeout: CONNECT_TIMEOUT_MS });
+        const result = await client.listTools(params, { timeout: startMs });
         listed.push(...result.tools);
         next = result.nextCursor;
       } catch (error) {
         if (!Array.isArray((error as { issues?: unknown }).issues)) throw error;
-        const raw = await client.request({ method: 'tools/list', ...(params !== undefined ? { params } : {}) }, rawPage, { timeout: CONNECT_TIMEOUT_MS });
+        const raw = await client.request({ method: 'tools/list', ...(params !== undefined ? { params } : {}) }, rawPage, { timeout: startMs });
         for (const offered of raw.tools) {
           const parsed = ToolSchema.safeParse(offered);
           if (parsed.success) listed.push(parsed.data);
@@ -226,7 +229,7 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
     }
   };
   try {
-    await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+    await client.connect(transport, { timeout: startMs });
     const { listed, leftOut } = await listAll();
     const tools = listed.map((tool): Tool => ({
       name: tool.name,
@@ -265,7 +268,7 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
     await close().catch(() => undefined);
     const why = details(exit);
     const timedOut = error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
-    const reason = timedOut ? `it did not answer within ${CONNECT_TIMEOUT_MS / 1000} s` : reasonOf(error, hide);
+    const reason = timedOut ? `it did not answer within ${startMs / 1000} s; raise "mcpServers.${name}.startTimeoutMs" in config.json if it is slow to start` : reasonOf(error, hide);
     throw new Error(`MCP server "${name}" did not start (${reason}${why !== '' ? `; ${why}` : ''})`, { cause: error });
   }
 }

@@ -191,6 +191,8 @@ describe('config.json errors name the key', () => {
     [{ mcpServers: { gh: { type: 'http', command: 'x' } } }, /"mcpServers\.gh\.type" is "http": only stdio servers \(a command Argo starts\) are supported$/],
     [{ mcpServers: { gh: { type: 'sse', command: 'x' } } }, /"mcpServers\.gh\.type" is "sse": only stdio servers/],
     [{ mcpServers: { gh: { type: 1, command: 'x' } } }, /"mcpServers\.gh\.type" must be a string/],
+    [{ mcpServers: { gh: { command: 'x', startTimeoutMs: 0 } } }, /"mcpServers\.gh\.startTimeoutMs" must be at least 1, got 0$/],
+    [{ mcpServers: { gh: { command: 'x', startTimeoutMs: '30s' } } }, /"mcpServers\.gh\.startTimeoutMs" must be a whole number/],
     // Relative to the tools root: an empty one would quietly be the root itself.
     [{ mcpServers: { gh: { command: 'x', cwd: '' } } }, /config\.json: "mcpServers\.gh\.cwd" is empty: name the folder the server starts in, or leave "cwd" out for the tools root$/],
     [{ mcpServers: { gh: { command: 'x', cwd: ' ' } } }, /"mcpServers\.gh\.cwd" is blank: /],

@@ -227,22 +227,24 @@ describe('MCP servers: what they list', () => {
 });
 
 describe('MCP servers: how a start or a call that never ends is told', () => {
-  it.each([
-    ['initialize', '1'],
-    ['its list of tools', 'list'],
-  ])("a server that never answers %s: it did not answer within 10 s, not how Argo's own close then ended it", async (_what, hang) => {
+  it.each<[string, string, number | undefined, string]>([
+    ['initialize', '1', undefined, '10 s'],
+    ['its list of tools', 'list', undefined, '10 s'],
+    ['initialize', '1', 2500, '2.5 s'],
+    ['its list of tools', 'list', 30_000, '30 s'],
+  ])("a server that never answers %s (startTimeoutMs %s): it did not answer within %s, not how Argo's own close then ended it", async (_what, hang, startTimeoutMs, within) => {
     const starts = join(mkdtempSync(join(tmpdir(), 'argo-mcp-')), 'starts');
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const failed: { error?: unknown } = {};
-      void connectMcp('slow', { ...server, env: { ARGO_TEST_MCP_HANG: hang, ARGO_TEST_MCP_STARTS: starts } }).catch((error: unknown) => (failed.error = error));
+      void connectMcp('slow', { ...server, env: { ARGO_TEST_MCP_HANG: hang, ARGO_TEST_MCP_STARTS: starts }, ...(startTimeoutMs !== undefined ? { startTimeoutMs } : {}) }).catch((error: unknown) => (failed.error = error));
       await waitFor(() => expect(existsSync(starts)).toBe(true));
-      // Time moves past the start's 10 s, then past the grace its close gives it.
+      // Time moves past the start's wait, then past the grace its close gives it.
       await waitFor(async () => {
         await vi.advanceTimersByTimeAsync(1000);
         expect(failed.error).toBeDefined();
       });
-      expect(failed.error).toMatchObject({ message: 'MCP server "slow" did not start (it did not answer within 10 s)' });
+      expect(failed.error).toMatchObject({ message: `MCP server "slow" did not start (it did not answer within ${within}; raise "mcpServers.slow.startTimeoutMs" in config.json if it is slow to start)` });
     } finally {
       vi.useRealTimers();
       for (const pid of existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').filter(Boolean) : []) {
