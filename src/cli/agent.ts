@@ -270,6 +270,7 @@ export async function prepareAgent(
       tools: entry.tools,
       tool_calls: entry.tool_calls?.map(({ result: _result, error_detail: _detail, ...call }) => call),
       iterations: entry.iterations,
+      all_failure_rounds: entry.all_failure_rounds,
       stop_reason: entry.stop_reason,
     }),
     unconfirmed: () => ended?.unconfirmed ?? null,

@@ -576,9 +576,10 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
   it('three all-failure rounds stop the loop: tool_failures; the model saw none of them', async () => {
     const home = tempHome();
     script = [{ calls: [call('read_file', { path: 'missing.txt' })] }];
-    const result = await argo(['-T', 'fs', '--root', tree(), 'read'], home);
+    const result = await argo(['-T', 'fs', '--root', tree(), '--json', 'read'], home);
     expect(result.code).toBe(1);
     expect(result.stderr.match(/argo: tool read_file failed: file "missing.txt" does not exist/g)).toHaveLength(3);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'tool_failures', stop_reason: 'all_failure_rounds', all_failure_rounds: 3, iterations: 0 });
     const bodies = chatBodies();
     expect(bodies).toHaveLength(3);
     expect(bodies[2]).toEqual(bodies[0]);
@@ -1042,7 +1043,7 @@ describe('argo --tools: memo and replay', () => {
     const ran = midRun ? [expect.objectContaining({ name: 'write_file', outcome: 'success' }), expect.objectContaining({ name: 'run_command', outcome: 'success' })] : [];
     const fields = { status: 'error', error: reason, stop_reason: 'memo_unreadable', tool_calls: ran, iterations: midRun ? 1 : 0, response: midRun ? 'On it.' : '' };
     const { response, ...logged } = fields;
-    expect(JSON.parse(result.stdout)).toMatchObject({ ...fields, error_code: 'argo_error' });
+    expect(JSON.parse(result.stdout)).toMatchObject({ ...fields, all_failure_rounds: 0, error_code: 'argo_error' });
     expect(logLines(home)).toEqual([expect.objectContaining({ ...logged, model_response: response, all_failure_rounds: 0, compacted: [] })]);
     expect(chatBodies()).toHaveLength(midRun ? 1 : 0);
     expect(existsSync(join(root, 'made.txt'))).toBe(midRun);
