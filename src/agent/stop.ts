@@ -99,27 +99,60 @@ export async function clearStop(home: string): Promise<StopState> {
   return state;
 }
 
+/** How often a watch waiting for a missing home looks whether it has been made. */
+export const HOME_WAIT_MS = 250;
+
 /**
  * Calls `onChange` whenever something happens to STOP in `home` (or may have: an event without a
  * name, as when the event queue overflowed), heard through a watch of the folder; the listener looks
- * with stopState. Returns how to stop watching, or null when there is no watch (no inotify, the home
- * gone): then only the loops' check points see STOP. `onEnd` is told if the watch fails later.
+ * with stopState. A home not made yet (a first run makes it later; `argo stop` may make it) is looked
+ * for every HOME_WAIT_MS, never made here, and watched once it is there. Returns how to stop
+ * watching, or null when there is no watch (no inotify, a home that is not a folder): then only the
+ * loops' check points see STOP. `onEnd` is told if the watch fails later.
  */
 export function watchStopFile(home: string, onChange: () => void, onEnd?: () => void): (() => void) | null {
-  let watcher: ReturnType<typeof watch>;
-  try {
-    watcher = watch(home, { persistent: false }, (_event, name) => {
-      // Any case: where the file system ignores it (macOS), a hand-made "stop" is STOP to lstat.
-      if (name === null || name.toUpperCase() === STOP_FILE) onChange();
+  let watcher: ReturnType<typeof watch> | undefined;
+  /** The watch, 'missing' while the home is not there, or null when it cannot be watched. */
+  const open = (): 'missing' | null | ReturnType<typeof watch> => {
+    try {
+      return watch(home, { persistent: false }, (_event, name) => {
+        // Any case: where the file system ignores it (macOS), a hand-made "stop" is STOP to lstat.
+        if (name === null || name.toUpperCase() === STOP_FILE) onChange();
+      });
+    } catch (error) {
+      return errnoOf(error) === 'ENOENT' ? 'missing' : null;
+    }
+  };
+  const started = (opened: ReturnType<typeof watch>): void => {
+    watcher = opened;
+    opened.on('error', () => {
+      opened.close();
+      onEnd?.();
     });
-  } catch {
-    return null;
+  };
+  const first = open();
+  if (first === null) return null;
+  if (first !== 'missing') {
+    started(first);
+    return () => watcher?.close();
   }
-  watcher.on('error', () => {
-    watcher.close();
-    onEnd?.();
-  });
-  return () => watcher.close();
+  const wait = setInterval(() => {
+    const opened = open();
+    if (opened === 'missing') return;
+    clearInterval(wait);
+    if (opened === null) {
+      onEnd?.();
+      return;
+    }
+    started(opened);
+    // STOP may have been made with the home, before the watch began.
+    onChange();
+  }, HOME_WAIT_MS);
+  wait.unref();
+  return () => {
+    clearInterval(wait);
+    watcher?.close();
+  };
 }
 
 /** The reason an agent run's signal carries when STOP cut it (see abortOnStop). */

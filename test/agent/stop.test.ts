@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
-import { STALE_STOP_MARGIN_MS, STOP_ABORT, abortOnStop, clearLeaves, clearStop, isStaleStop, isStopSet, setStop, stopPath, stopState, watchStopFile } from '../../src/agent/stop.js';
+import { HOME_WAIT_MS, STALE_STOP_MARGIN_MS, STOP_ABORT, abortOnStop, clearLeaves, clearStop, isStaleStop, isStopSet, setStop, stopPath, stopState, watchStopFile } from '../../src/agent/stop.js';
 import { waitFor } from '../support/wait.js';
 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-stop-'));
@@ -193,7 +193,7 @@ describe('abortOnStop: a run is cut the moment STOP appears', () => {
     }
   });
 
-  it('after close, STOP no longer aborts; a home that is not there gives no watch and no error', async () => {
+  it('after close, STOP no longer aborts; a watch of a home that is not there closes without error', async () => {
     const dir = home();
     const cut = abortOnStop(dir);
     cut.close();
@@ -205,8 +205,57 @@ describe('abortOnStop: a run is cut the moment STOP appears', () => {
     await waitFor(() => expect(seen).toHaveBeenCalled());
     close?.();
     expect(cut.signal.aborted).toBe(false);
-    expect(watchStopFile(join(dir, 'missing'), seen)).toBeNull();
     const gone = abortOnStop(join(dir, 'missing'));
     expect(() => gone.close()).not.toThrow();
+  });
+
+  it('a home under a regular file cannot be watched: no watch, no error', () => {
+    const dir = home();
+    writeFileSync(join(dir, 'file'), 'x');
+    expect(watchStopFile(join(dir, 'file', 'home'), vi.fn())).toBeNull();
+  });
+});
+
+describe('abortOnStop in a home not made yet: looked for, never made, watched once there', () => {
+  // [case, where the home is under a fresh folder, whether STOP comes with the home or after the watch began]
+  it.each<[string, string, 'with the home' | 'after']>([
+    ['the home and STOP made together (argo stop in a fresh home)', 'home', 'with the home'],
+    ['the home made by the run, STOP later', 'home', 'after'],
+    ['a home whose parent is missing too', join('parent', 'home'), 'after'],
+  ])('%s: heard', async (_case, under, when) => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const dir = join(home(), under);
+    const cut = abortOnStop(dir);
+    try {
+      vi.advanceTimersByTime(HOME_WAIT_MS * 4);
+      expect(existsSync(dir)).toBe(false);
+      mkdirSync(dir, { recursive: true });
+      if (when === 'with the home') writeFileSync(stopPath(dir), 'set\n');
+      vi.advanceTimersByTime(HOME_WAIT_MS);
+      expect(cut.signal.aborted).toBe(when === 'with the home');
+      if (when === 'after') await setStop(dir, new Date());
+      await waitFor(() => expect(cut.signal.reason).toBe(STOP_ABORT));
+    } finally {
+      cut.close();
+      vi.useRealTimers();
+    }
+  });
+
+  it('closed before the home appears, it stops looking and hears nothing', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const dir = join(home(), 'home');
+    const seen = vi.fn();
+    try {
+      const close = watchStopFile(dir, seen);
+      expect(vi.getTimerCount()).toBe(1);
+      close?.();
+      expect(vi.getTimerCount()).toBe(0);
+      mkdirSync(dir);
+      writeFileSync(stopPath(dir), 'set\n');
+      vi.advanceTimersByTime(HOME_WAIT_MS * 2);
+      expect(seen).not.toHaveBeenCalled();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1311,6 +1311,26 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(() => process.kill(shell, 0)).toThrow();
   });
 
+  it.each<[string, string[]]>([
+    ['logged', []],
+    ['--no-log', ['--no-log']],
+  ])('argo stop cuts a running tool when the data home did not exist as the run began (%s)', async (_case, extra) => {
+    const home = join(tempHome(), 'fresh');
+    const root = tree();
+    script = [{ calls: [call('run_command', { command: 'echo $$ > started; sleep 30' })] }, { reply: 'never' }];
+    const started = Date.now();
+    const result = await argo(['-T', 'shell', '--yes', '--root', root, ...extra, 'wait'], home, {
+      onSpawn: () => {
+        void waitFor(() => expect(existsSync(join(root, 'started'))).toBe(true)).then(() => runArgo(['stop'], { home }));
+      },
+    });
+    expect(result.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(result.stderr).toContain('argo: stopped by the STOP signal');
+    const shell = Number(readFileSync(join(root, 'started'), 'utf8'));
+    expect(() => process.kill(shell, 0)).toThrow();
+  });
+
   it('argo stop says what is at STOP when it is not the signal: a link or a folder, set again, cleared', async () => {
     const home = tempHome();
     const stop = join(home, 'STOP');
