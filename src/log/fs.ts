@@ -109,6 +109,18 @@ async function makePrivate(stats: Stats, chmodTo: (mode: number) => Promise<void
   }
 }
 
+/** A folder of the data home that belongs to another user: refused, never written into or chmod-ed. */
+export class ForeignFolderError extends RuntimeError {
+  override name = 'ForeignFolderError';
+  constructor(
+    readonly path: string,
+    readonly owner: number,
+    remedy: string,
+  ) {
+    super(`${path} belongs to another user (uid ${owner}); ${remedy}`);
+  }
+}
+
 /**
  * Makes `path` (and its parents) if missing, and makes sure it is a private folder of this user's:
  * one left open to others (made by hand, or by an older version) is closed to them (0755 → 0700,
@@ -123,7 +135,7 @@ export async function ensurePrivateDir(path: string): Promise<void> {
   if (!stats.isDirectory()) throw new RuntimeError(`${path} is not a folder; Argo keeps its data in folders (set ARGO_HOME or --home to one)`);
   const uid = process.getuid?.();
   if (uid !== undefined && stats.uid !== uid) {
-    throw new RuntimeError(`${path} belongs to another user (uid ${stats.uid}); Argo keeps its data only in folders of its own (set ARGO_HOME to one)`);
+    throw new ForeignFolderError(path, stats.uid, 'Argo keeps its data only in folders of its own (set ARGO_HOME to one)');
   }
   await makePrivate(stats, (mode) => chmod(path, mode));
   rememberPrivate(path);
@@ -788,7 +800,7 @@ export async function ensureHomeFolder(home: string, relative: string): Promise<
     if (stats.isSymbolicLink()) throw new SymlinkRefusedError(path);
     if (!stats.isDirectory()) throw new RuntimeError(`${path} is not a folder; remove it, and Argo makes the folder again`);
     const uid = process.getuid?.();
-    if (uid !== undefined && stats.uid !== uid) throw new RuntimeError(`${path} belongs to another user (uid ${stats.uid}); remove it, and Argo makes the folder again`);
+    if (uid !== undefined && stats.uid !== uid) throw new ForeignFolderError(path, stats.uid, 'remove it, and Argo makes the folder again');
     await makePrivate(stats, (mode) => chmod(path, mode));
     // What ensurePrivateDir would check: a file written here next (createFileExclusive) is not
     // checked again by a stat that follows a link put there in between.

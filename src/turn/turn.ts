@@ -17,7 +17,7 @@ import { leadingThinking } from '../text/answer.js';
 import type { ReplaySource } from '../sessions/turns.js';
 import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
-import { NotRegularFileError, SymlinkRefusedError, errnoOf, isMissing } from '../log/fs.js';
+import { ForeignFolderError, NotRegularFileError, SymlinkRefusedError, errnoOf, isMissing } from '../log/fs.js';
 import { LockTimeoutError, loadLockLibrary } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
@@ -526,7 +526,7 @@ interface WriteTarget {
 
 /**
  * What went wrong with a write of the turn, and what to do about it, by its cause: a planted link, a
- * folder or a named pipe in the file's place, a lock held too long, or the disk. The saved turn goes
+ * folder or a named pipe in the file's place, another user's folder, a lock held too long, or the disk. The saved turn goes
  * back in every case.
  */
 function writeTrouble(error: unknown, { dir, place, addBack }: WriteTarget): { what: string; fix: string } {
@@ -540,7 +540,8 @@ function writeTrouble(error: unknown, { dir, place, addBack }: WriteTarget): { w
   if (code(['ENOSPC', 'EDQUOT'])) return { what, fix: `free some space on its disk (df -h ${dir} shows it), ${addBack}` };
   if (code(['EROFS'])) return { what, fix: `its file system is read-only: make it writable or set ARGO_HOME to a folder on one, ${addBack}` };
   if (code(['EMFILE', 'ENFILE'])) return { what, fix: `raise the limit on open files (ulimit -n), ${addBack}` };
-  if (code(['EACCES', 'EPERM'])) return { what, fix: `fix the folder's permissions or set ARGO_HOME to a folder you can write, ${addBack}` };
+  const foreign = causeIn(error, (cause): cause is ForeignFolderError => cause instanceof ForeignFolderError) !== null;
+  if (foreign || code(['EACCES', 'EPERM'])) return { what, fix: `fix the folder's permissions or set ARGO_HOME to a folder you can write, ${addBack}` };
   return { what, fix: `fix the directory's permissions or free space, ${addBack}` };
 }
 

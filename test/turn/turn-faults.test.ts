@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Settings } from '../../src/config/settings.js';
@@ -14,6 +14,8 @@ import type * as Store from '../../src/sessions/store.js';
 import { portsFor } from '../support/turn-ports.js';
 
 const disk = vi.hoisted(() => ({ full: false, code: 'ENOSPC' }));
+/** `disk.code` for a log folder of another user's, refused before any errno. */
+const FOREIGN = 'another user';
 
 vi.mock('../../src/log/fs.js', async (importOriginal) => {
   const original = await importOriginal<typeof Fs>();
@@ -28,6 +30,7 @@ vi.mock('../../src/log/fs.js', async (importOriginal) => {
           if (key === 'write') {
             return async (bytes: Buffer) => {
               await target.write(bytes.subarray(0, 10));
+              if (disk.code === FOREIGN) throw new original.ForeignFolderError(dirname(path), 0, 'Argo keeps its data only in folders of its own (set ARGO_HOME to one)');
               throw Object.assign(new Error(`${disk.code}: cannot write`), { code: disk.code });
             };
           }
@@ -133,6 +136,7 @@ describe('a failed log write names the fix that fits its cause', () => {
     ['EROFS', /its file system is read-only: make it writable or set ARGO_HOME to a folder on one/],
     ['EMFILE', /raise the limit on open files \(ulimit -n\)/],
     ['EACCES', /fix the folder's permissions or set ARGO_HOME to a folder you can write/],
+    [FOREIGN, /fix the folder's permissions or set ARGO_HOME to a folder you can write/],
     ['EIO', /fix the directory's permissions or free space/],
   ])('the log write fails with %s: the fix for it', async (code, fix) => {
     const home = mkdtempSync(join(tmpdir(), 'argo-log-code-'));
