@@ -638,8 +638,9 @@ class Run {
 
   /** The model was told a result is saved and it is not: the run ends, and is logged, as an error. */
   private notSaved({ path, error }: SaveFailure, text: string): AgentResult {
-    const reason = error instanceof Error ? error.message : String(error);
-    return this.end('error', 'result_not_saved', text, `cannot save the tool result ${path} in the data home (${reason}); fix the folder's permissions or free space, then ask again`);
+    const said = `cannot save the tool result ${path} in the data home (${error instanceof Error ? error.message : String(error)})`;
+    // Argo's own errors (a link, another user's folder) end with their fix; a system error gets the usual one.
+    return this.end('error', 'result_not_saved', text, error instanceof ArgoError ? said : `${said}; fix the folder's permissions or free space, then ask again`);
   }
 
   /** Tool messages hold their result's current content (a summary once compacted). */

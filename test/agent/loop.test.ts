@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CLI_UNLOGGED_RUN_HINTS, runAgent } from '../../src/agent/loop.js';
 import type { AgentDeps, AgentEvent, AgentResult, AgentRun, ConfirmAnswer, ConfirmRequest, ModelCall, RunHints } from '../../src/agent/loop.js';
 import { RuntimeError } from '../../src/errors.js';
+import { ForeignFolderError, SymlinkRefusedError } from '../../src/log/fs.js';
 import type { AgentChatBody, StreamOutcome, TransportRequest } from '../../src/ollama/transport.js';
 import { ToolError, fittedFrom } from '../../src/tools/types.js';
 import type { Tool, ToolResult } from '../../src/tools/types.js';
@@ -790,6 +791,15 @@ describe('the agent loop', () => {
         ['ok_tool', 2, 'not_run', 'not run: an earlier result could not be saved'],
       ]);
       expect(ran).toBe(0);
+    });
+
+    it.each<[string, Error, string]>([
+      ['a system error: the usual fix', new Error('EACCES: permission denied'), "(EACCES: permission denied); fix the folder's permissions or free space, then ask again"],
+      ['a link: its own fix, no other', new SymlinkRefusedError('/h/tool-results'), '(/h/tool-results is a symbolic link; Argo does not follow links in its data home (remove the link and try again))'],
+      ['another user\'s folder: its own fix, no other', new ForeignFolderError('/h/tool-results', 0, 'remove it, and Argo makes the folder again'), '(/h/tool-results belongs to another user (uid 0); remove it, and Argo makes the folder again)'],
+    ])('a save that fails with %s', async (_case, error, ending) => {
+      const { result } = await run([{ calls: [call('big_tool', { q: 'a' })] }, { chunks: ['x'] }], { save: () => Promise.reject(error) });
+      expect(result.message).toBe(`cannot save the tool result tool-results/S1/r1-call_1_0.json in the data home ${ending}`);
     });
 
     it('a save that fails while the model gives its final answer ends the run as an error, the answer kept', async () => {

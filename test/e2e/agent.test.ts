@@ -328,7 +328,8 @@ describe('argo --tools: results over budget', () => {
     writeFileSync(join(home, 'tool-results'), '');
     const result = await bigRun(home, root);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^argo: cannot save the tool result tool-results\/\S+\/r1-call_[a-z0-9]{8}\.json in the data home \(.+\); fix the folder's permissions or free space, then ask again/m);
+    // The reason names its own fix: no other is added.
+    expect(result.stderr).toMatch(/^argo: cannot save the tool result tool-results\/\S+\/r1-call_[a-z0-9]{8}\.json in the data home \(\S+\/tool-results is not a folder; remove it, and Argo makes the folder again\) \(logged as error\)$/m);
     expect(logLines(home)).toEqual([expect.objectContaining({ status: 'error', stop_reason: 'result_not_saved', model_response: 'read it', error: expect.stringContaining('cannot save the tool result') as unknown })]);
     // No file was kept, so none is named: the call and its compaction step say the rest was not kept.
     const [entry] = logLines(home);
