@@ -471,7 +471,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
 function toolBudgetsOf(budgets: Readonly<Record<string, number>>, source: string): Pick<AgentSettings, 'toolBudgets' | 'raisedBudgets'> {
   const entries = Object.entries(budgets);
   for (const [tool, chars] of entries) {
-    if (chars < EARLIER_MIN_TOOL_BUDGET) throw new UsageError(`${source}: ${JSON.stringify(`toolBudgets.${tool}`)} must be at least ${MIN_TOOL_BUDGET}, got ${chars}`);
+    if (chars < EARLIER_MIN_TOOL_BUDGET) throw new UsageError(`${source}: ${JSON.stringify(`toolBudgets.${tool}`)} must be at least ${EARLIER_MIN_TOOL_BUDGET} (${EARLIER_MIN_TOOL_BUDGET} to ${MIN_TOOL_BUDGET - 1} count as ${MIN_TOOL_BUDGET}), got ${chars}`);
   }
   return {
     // fromEntries, not assignment: a tool named __proto__ keeps its budget.

@@ -161,7 +161,7 @@ describe('config.json errors name the key', () => {
     [{ retries: { attempts: 0 } }, /"retries.attempts" must be at least 1/],
     [{ timeouts: { idleMs: 5 } }, /"timeouts.idleMs" must be at least 100/],
     // Under 100, what no version took: refused with this version's floor.
-    [{ toolBudgets: { read_file: 99 } }, /"toolBudgets.read_file" must be at least 500, got 99$/],
+    [{ toolBudgets: { read_file: 99 } }, /"toolBudgets.read_file" must be at least 100 \(100 to 499 count as 500\), got 99$/],
     // A Node timer past 2^31-1 ms fires at once: every call would time out before it started.
     [{ toolTimeouts: { read_file: 99_999_999_999 } }, /"toolTimeouts.read_file" must be at most 2147483647, got 99999999999$/],
     [{ commandTools: { lint: { description: 'd', argv: ['x'], timeoutMs: 0 } } }, /"commandTools.lint.timeoutMs" must be at least 1, got 0$/],
@@ -204,7 +204,7 @@ describe('config.json errors name the key', () => {
     [{ replay: { filters: { continuation: ['question', '\r\n'] } } }, /"replay.filters.continuation" unknown entry type "\\r\\n" \(use /],
     [{ 'mo\ndel': 'x' }, /unknown key "mo\\ndel" \(known keys: /],
     [{ personas: { 'a\nb': 'x' }, persona: 'pirate' }, /unknown persona "pirate" \(known: "a\\nb", critic, expert, friendly, neutral, teacher\)/],
-    [{ toolBudgets: { 'a\nb': 1 } }, /"toolBudgets.a\\nb" must be at least 500, got 1$/],
+    [{ toolBudgets: { 'a\nb': 1 } }, /"toolBudgets.a\\nb" must be at least 100 \(100 to 499 count as 500\), got 1$/],
     // A long value is cut before a surrogate pair, not through it.
     [{ stream: { flushMs: `${'x'.repeat(39)}😀y` } }, new RegExp(`"stream.flushMs" must be a whole number, got "${'x'.repeat(39)}…"$`)],
   ])('%j', (config, message) => {
