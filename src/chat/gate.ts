@@ -2,11 +2,14 @@
 // neither echoes keys into it nor redraws the prompt over it (on a resize); it also tells a paste
 // from typing, and Ctrl-Z from a key.
 import { PassThrough, Writable } from 'node:stream';
-import { ReadStream, WriteStream } from 'node:tty';
+import { ReadStream, WriteStream, isatty } from 'node:tty';
 
 const CTRL_C = 0x03;
 const CTRL_D = 0x04;
 const CTRL_Z = 0x1a;
+
+/** How a terminal that went away (its window closed) refuses a change of mode or a read. */
+const GONE_CODES: ReadonlySet<unknown> = new Set(['EIO', 'ENXIO', 'EBADF']);
 
 // Bracketed paste: once asked, a terminal sends a paste between these, so it is told from typing.
 const PASTE_ON = '\u001b[?2004h';
@@ -30,6 +33,11 @@ export interface GateHooks {
    * owner can take them as one message; a paste within a line is typed text.
    */
   paste?: { start: () => void; end: () => void };
+  /**
+   * The terminal went away under the process (its window closed): it is handled as the SIGHUP its
+   * closing sends, which closes an open question; without it, its end answers the question as Ctrl-D.
+   */
+  hangUp?: () => void;
 }
 
 /** Stops the process as Ctrl-Z does in a terminal's cooked mode; `continued` runs once it goes on (`fg`). */
@@ -54,17 +62,16 @@ export class TerminalGate {
   /** Set while a question is open: called instead of passing Ctrl-D, or when the terminal input ends. */
   private stopQuestion: (() => void) | null = null;
   private terminalEnded = false;
+  private terminalGone = false;
   /** The mode readline (or the owner) last asked for, restored after a suspension. */
   private raw = false;
   private readonly onData = (chunk: Buffer | string): void => this.read(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   // Written however the process ends (a second Ctrl-C quits at once): the shell must not get pastes marked.
   private readonly pasteOff = (): void => void this.terminalOut.write(PASTE_OFF);
-  private readonly onEnd = (): void => {
-    this.terminalEnded = true;
-    const stop = this.stopQuestion;
-    // An open question ends, not readline's input: the keys held for the chat are still to come.
-    if (stop !== null) stop();
-    else if (!this.holding) this.input.end();
+  private readonly onEnd = (): void => this.inputEnded(this.isGone());
+  private readonly onError = (error: unknown): void => {
+    if (!isGoneError(error)) throw error;
+    this.inputEnded(true);
   };
   private readonly onResize = (): void => {
     if (!this.holding) this.output.emit('resize');
@@ -87,6 +94,7 @@ export class TerminalGate {
     Object.defineProperty(this.output, 'columns', { get: () => (terminalOut instanceof WriteStream ? terminalOut.columns : undefined) });
     terminalIn.on('data', this.onData);
     terminalIn.on('end', this.onEnd);
+    terminalIn.on('error', this.onError);
     terminalOut.on('resize', this.onResize);
     if (hooks.paste !== undefined) {
       terminalOut.write(PASTE_ON);
@@ -163,6 +171,7 @@ export class TerminalGate {
   close(): void {
     this.terminalIn.off('data', this.onData);
     this.terminalIn.off('end', this.onEnd);
+    this.terminalIn.off('error', this.onError);
     this.terminalOut.off('resize', this.onResize);
     this.terminalIn.pause();
     if (this.hooks.paste !== undefined) {
@@ -171,8 +180,38 @@ export class TerminalGate {
     }
   }
 
+  // A terminal gone refuses any mode: that is its hang-up, not a failure of the run.
   private setTerminalRaw(mode: boolean): void {
-    if (this.terminalIn instanceof ReadStream) this.terminalIn.setRawMode(mode);
+    if (!(this.terminalIn instanceof ReadStream) || this.terminalGone) return;
+    try {
+      this.terminalIn.setRawMode(mode);
+    } catch (error) {
+      if (!isGoneError(error)) throw error;
+      this.wentAway();
+    }
+  }
+
+  /** Whether the terminal's input is no terminal any more, as after its window closed. */
+  private isGone(): boolean {
+    const fd: unknown = (this.terminalIn as { fd?: unknown }).fd;
+    return this.terminalIn instanceof ReadStream && typeof fd === 'number' && !isatty(fd);
+  }
+
+  private inputEnded(gone: boolean): void {
+    this.terminalEnded = true;
+    if (gone) this.wentAway();
+    const stop = this.stopQuestion;
+    // An open question ends, not readline's input: the keys held for the chat are still to come.
+    // A terminal gone is no Ctrl-D: its hang-up closes the question, which nobody answered.
+    if (stop !== null) {
+      if (!this.terminalGone || this.hooks.hangUp === undefined) stop();
+    } else if (!this.holding) this.input.end();
+  }
+
+  private wentAway(): void {
+    if (this.terminalGone) return;
+    this.terminalGone = true;
+    this.hooks.hangUp?.();
   }
 
   // Readline would suspend only once it reads the key, after the answer (while held), and pauses its
@@ -267,6 +306,10 @@ export class TerminalGate {
     if (this.holding) this.held.push(part);
     else if (!this.input.writableEnded) this.input.write(part);
   }
+}
+
+function isGoneError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && GONE_CODES.has(error.code);
 }
 
 /** How many of the last bytes of `data` are the first bytes of `marker` (not all of them). */

@@ -77,6 +77,11 @@ export interface ChatTerminal {
    * with quits. Without it, the key goes to the chat directly.
    */
   keyInterrupt?: () => void;
+  /**
+   * Raises the SIGHUP a terminal that went away under the chat stands for (see GateHooks.hangUp),
+   * which comes back through `onInterrupt`. Without it, its end answers an open question as Ctrl-D.
+   */
+  hangUp?: () => void;
   /** How late a signal may be handled after a line sent after it (default SIGNAL_SKEW_MS; see runChat). */
   signalSkewMs?: number;
 }
@@ -136,6 +141,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   const gate = editing
     ? new TerminalGate(term.input, term.stderr, {
         interrupt: () => ctrlC(),
+        ...(term.hangUp === undefined ? {} : { hangUp: term.hangUp }),
         // Back from Ctrl-Z (`fg`): the prompt or question is drawn again with what was typed on it.
         resumed: () => {
           if (atPrompt || asking) rl.prompt(true);

@@ -65,8 +65,8 @@ export class TerminalAnswers {
   private readonly gate: TerminalGate;
   private told = false;
 
-  constructor(private readonly io: Pick<Io, 'stdin' | 'stderr' | 'keyInterrupt'>) {
-    this.gate = new TerminalGate(io.stdin, io.stderr, { interrupt: io.keyInterrupt });
+  constructor(private readonly io: Pick<Io, 'stdin' | 'stderr' | 'keyInterrupt' | 'hangUp'>) {
+    this.gate = new TerminalGate(io.stdin, io.stderr, { interrupt: io.keyInterrupt, hangUp: io.hangUp });
     this.gate.hold();
     this.gate.setRawMode(true);
   }

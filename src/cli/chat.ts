@@ -150,7 +150,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     end = await runChat(
       // A dumb terminal cannot redraw a line: its own editing (Backspace) is used, not readline's. So
       // with stderr sent elsewhere (2>file): readline would echo the keys there, the terminal shows them.
-      { input: script ?? io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, lineEditing: terminal && !io.dumbTerminal && (io.stderr as { isTTY?: boolean }).isTTY === true, historyFile, recalled, onInterrupt, keyInterrupt: io.keyInterrupt },
+      { input: script ?? io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, lineEditing: terminal && !io.dumbTerminal && (io.stderr as { isTTY?: boolean }).isTTY === true, historyFile, recalled, onInterrupt, keyInterrupt: io.keyInterrupt, hangUp: io.hangUp },
       driver,
       { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null, hideThinking: settings.hideThinking },
     );

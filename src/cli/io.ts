@@ -30,6 +30,12 @@ export interface Io {
    */
   keyInterrupt: () => void;
   /**
+   * The terminal went away while Argo read it (its window closed: its input ended and it is no
+   * terminal any more, or it refuses a change of mode). Handled as the SIGHUP its closing sends,
+   * which may come only later: the run ends as hung up, never as a failure or a refusal.
+   */
+  hangUp: () => void;
+  /**
    * Calls `handler` once standard output takes no more: 'closed' by its reader (`argo … | head -1`),
    * or 'failed' (a full disk behind `>`). A closed terminal is neither: SIGHUP says so.
    */
@@ -134,6 +140,7 @@ export function processIo(): Io {
     },
     // What Node does on a SIGINT: every listener of the process, main's count first.
     keyInterrupt: () => void process.emit('SIGINT', 'SIGINT'),
+    hangUp: () => void process.emit('SIGHUP', 'SIGHUP'),
     onOutputClosed: (handler) => {
       const listener = (error: unknown): void => {
         const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;

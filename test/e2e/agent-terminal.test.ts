@@ -91,6 +91,22 @@ describe('argo --tools on a terminal', () => {
     expect(logLines(home)[0]).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', tool_calls: [{ name: 'run_command', outcome: 'not_run', error: 'not run: the STOP signal ended the run first' }] });
   });
 
+  it('the terminal closed at the question (its window shut) is a hang-up: no failure, no refusal, the call not run, the turn logged interrupted', async () => {
+    const dir = root();
+    const home = tempHome();
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }, { reply: 'never' }]);
+    const terminal = startInPty(['-T', 'shell', '--root', dir, 'make it'], { home, host: ollama.url });
+    await terminal.waitFor('Allow? [y/N]');
+    terminal.hangUp();
+    const exit = await terminal.exited;
+    // 129, as for SIGHUP, never 1; Node 20 aborts at exit instead, restoring the closed terminal's mode (nodejs/node#58200).
+    expect(exit.signal === 0 ? exit.code : 'aborted').toBeOneOf([129, 'aborted']);
+    expect(existsSync(join(dir, 'made.txt'))).toBe(false);
+    expect(logLines(home)).toMatchObject([
+      { status: 'interrupted', error: 'interrupted by SIGHUP (the terminal closed)', tool_calls: [{ name: 'run_command', outcome: 'not_run', error: 'not run: the run was interrupted first' }] },
+    ]);
+  });
+
   // The question's row is ended when its read ends without Enter: the line after starts at the left edge.
   it.each<[string, number, string, string[]]>([
     ['Ctrl-C ends the run at once', 130, '\x03', ['Allow? [y/N] ^C', 'argo: interrupted (logged as interrupted)']],
@@ -301,6 +317,23 @@ describe('argo chat --tools on a terminal: the chat asks on its own input', () =
     expect(existsSync(join(dir, 'h.txt'))).toBe(false);
     expect(turns(home)).toEqual([['write h', 'interrupted']]);
     expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('write h\n');
+  });
+  it('the terminal closed while the question waits (its window shut) ends the chat as SIGHUP does: no call runs, nothing refused, the turn logged interrupted', async () => {
+    const dir = root();
+    const home = tempHome();
+    scriptRounds(ollama, [writes('g.txt'), { reply: 'never' }]);
+    const chat = startInPty(['chat', '-s', 'ag', '-T', 'edit', '--root', dir], { home, host: ollama.url });
+    await chat.waitFor('ag> ');
+    chat.write('write g\r');
+    await chat.waitFor('Allow? [y/N]');
+    chat.hangUp();
+    const exit = await chat.exited;
+    // 129, as for SIGHUP, never 1; Node 20 aborts at exit instead, restoring the closed terminal's mode (nodejs/node#58200).
+    expect(exit.signal === 0 ? exit.code : 'aborted').toBeOneOf([129, 'aborted']);
+    expect(existsSync(join(dir, 'g.txt'))).toBe(false);
+    expect(logLines(home)).toMatchObject([
+      { user_prompt: 'write g', status: 'interrupted', error: 'interrupted by SIGHUP (the terminal closed)', tool_calls: [{ name: 'write_file', outcome: 'not_run', error: 'not run: the run was interrupted first' }] },
+    ]);
   });
 });
 
