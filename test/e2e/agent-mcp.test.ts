@@ -3,37 +3,15 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { alive } from '../support/alive.js';
 import type { FakeToolCall } from '../support/fake-ollama.js';
-import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
+import { scriptedOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
-interface Round {
-  reply?: string;
-  calls?: FakeToolCall[];
-}
-
-let script: Round[] = [];
-let next = 0;
-let current: Round = {};
-
-const ollama = await fakeOllamaPerFile({
-  models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }],
-  reply: () => {
-    current = script[Math.min(next++, script.length - 1)] ?? {};
-    return current.reply ?? '';
-  },
-  toolCalls: () => current.calls,
-});
-beforeEach(() => {
-  ollama.setScenario(undefined);
-  ollama.requests.length = 0;
-  script = [];
-  next = 0;
-});
+const { ollama, play } = await scriptedOllamaPerFile();
 
 /** Servers a test started that ignore SIGTERM: never left running after it, whatever it found. */
 const started: number[] = [];
@@ -87,7 +65,7 @@ describe('MCP servers: nothing is left running however argo ends', () => {
     const dir = scratch();
     const waiting = join(dir, 'waiting');
     const home = tempHome({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_STAYS: '1', ARGO_TEST_MCP_WAIT: waiting } } } });
-    script = [{ calls: [call('wait', {})] }, { reply: 'never' }];
+    play.rounds = [{ calls: [call('wait', {})] }, { reply: 'never' }];
     let closing = false;
     const result = await argo(['-T', 'mcp:calc', 'wait'], home, {
       onSpawn: (child) => void pidsIn(waiting).then(() => child.kill('SIGINT')),
@@ -109,7 +87,7 @@ describe("MCP servers: the secrets of a server's env", () => {
 
   it('a server that echoes one as it fails to start: masked in the note, the log and argo tools', async () => {
     const home = tempHome({ mcpServers: { db: { ...TEST_MCP_SERVER, env: { DB_PASSWORD: secret, ARGO_TEST_MCP_FAIL: '1', ARGO_TEST_MCP_FAIL_SAYS: `login with ${secret} refused\n` } } } });
-    script = [{ reply: 'fine' }];
+    play.rounds = [{ reply: 'fine' }];
     const result = await argo(['-T', 'mcp:db,memo', 'hi'], home);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^argo: tool mcp:db is unavailable \(MCP server "db" did not start \(.*; exit code 3; it said: login with \*\*\* refused\)\); going on without it\n$/);
@@ -121,11 +99,11 @@ describe("MCP servers: the secrets of a server's env", () => {
   it("a tool's error and a call's raw error that echo one: masked on the terminal and in the log, error_detail too", async () => {
     const env = { API_TOKEN: secret, ARGO_TEST_MCP_SHOUT_SAYS: `token ${secret} is expired` };
     const home = tempHome({ mcpServers: { gh: { ...TEST_MCP_SERVER, env }, raw: { ...TEST_MCP_SERVER, env: { API_TOKEN: secret, ARGO_TEST_MCP_RAW_ERROR: `no account for ${secret}` } } } });
-    script = [{ calls: [call('shout', { text: 'hi', fail: true })] }, { reply: 'Expired.' }];
+    play.rounds = [{ calls: [call('shout', { text: 'hi', fail: true })] }, { reply: 'Expired.' }];
     const refused = await argo(['-T', 'mcp:gh', '--yes', 'shout hi'], home);
     expect(refused.stderr).toContain('argo: tool shout failed: token *** is expired\n');
-    script = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'No.' }];
-    next = 0;
+    play.rounds = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'No.' }];
+    play.next = 0;
     const thrown = await argo(['-T', 'mcp:raw', 'add 1 and 2'], home);
     expect(thrown.stderr).toContain('argo: tool add failed: tool execution failed\n');
     const calls = logLines(home).map((line) => (line.tool_calls as { error?: string; error_detail?: string }[])[0]);
@@ -138,7 +116,7 @@ describe('MCP servers: a call cut short', () => {
   it('Ctrl-C during a call: the call was interrupted, not a failure of the tool', async () => {
     const waiting = join(scratch(), 'waiting');
     const home = tempHome({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_WAIT: waiting } } } });
-    script = [{ calls: [call('wait', {})] }, { reply: 'never' }];
+    play.rounds = [{ calls: [call('wait', {})] }, { reply: 'never' }];
     const result = await argo(['-T', 'mcp:calc', 'wait'], home, { onSpawn: (child) => void pidsIn(waiting).then(() => child.kill('SIGINT')) });
     expect(result.code).toBe(130);
     expect(logLines(home)[0]).toMatchObject({ status: 'interrupted', tool_calls: [{ name: 'wait', outcome: 'failure', error: 'the call was interrupted' }] });
@@ -150,7 +128,7 @@ describe('MCP servers in a chat', () => {
   it('each server starts once and serves every message; a server that did not start is told of once, and logged with each turn', async () => {
     const starts = join(scratch(), 'starts');
     const home = tempHome({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_STARTS: starts } }, broken: { command: '/nonexistent/argo-mcp' } } });
-    script = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'It is 3.' }, { calls: [call('add', { a: 2, b: 2 })] }, { reply: 'It is 4.' }];
+    play.rounds = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'It is 3.' }, { calls: [call('add', { a: 2, b: 2 })] }, { reply: 'It is 4.' }];
     const result = await argo(['chat', '-T', 'mcp:calc,mcp:broken', '-q'], home, { stdin: 'add 1 and 2\nadd 2 and 2\n' });
     expect(result).toMatchObject({ code: 0, stdout: 'It is 3.\nIt is 4.\n' });
     expect(result.stderr).toBe('argo: tool mcp:broken is unavailable (MCP server "broken" did not start (spawn /nonexistent/argo-mcp ENOENT)); going on without it\n');

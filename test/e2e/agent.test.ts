@@ -9,40 +9,18 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROLS } from '../../src/output/terminal-text.js';
 import { alive } from '../support/alive.js';
 import { defined } from '../support/defined.js';
 import type { FakeToolCall, RequestBody } from '../support/fake-ollama.js';
-import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
+import { scriptedOllamaPerFile } from '../support/fake-ollama-hooks.js';
+import type { ScriptedRound } from '../support/fake-ollama-hooks.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
 
-interface Round {
-  reply?: string;
-  calls?: FakeToolCall[];
-}
-
-let script: Round[] = [];
-let next = 0;
-let current: Round = {};
-
-const ollama = await fakeOllamaPerFile({
-  models: [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }],
-  // Called once per request, before toolCalls: it picks the round.
-  reply: () => {
-    current = script[Math.min(next++, script.length - 1)] ?? {};
-    return current.reply ?? '';
-  },
-  toolCalls: () => current.calls,
-});
-beforeEach(() => {
-  ollama.setScenario(undefined);
-  ollama.requests.length = 0;
-  script = [];
-  next = 0;
-});
+const { ollama, play } = await scriptedOllamaPerFile();
 
 const call = (name: string, args: Record<string, unknown> | string, id?: string): FakeToolCall => ({
   ...(id !== undefined ? { id } : {}),
@@ -99,7 +77,7 @@ describe('argo --tools: file tools on a real tree', () => {
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools', 'thinking'] }];
     ollama.options.thinking = 'The notes file should say.';
     try {
-      script = [{ calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
+      play.rounds = [{ calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
       const result = await argo(['-T', 'fs', '--root', root, '--think', 'high', 'what do the notes say?'], home);
       expect(result).toMatchObject({ code: 0, stdout: 'It says "first line".\n' });
       const [first, second] = chatBodies();
@@ -133,7 +111,7 @@ describe('argo --tools: file tools on a real tree', () => {
     ollama.options.thinking = 'The notes file should say.';
     ollama.options.textInDone = true;
     try {
-      script = [{ reply: 'Reading the notes.', calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
+      play.rounds = [{ reply: 'Reading the notes.', calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
       const result = await argo(['-T', 'fs', '--root', root, '--think', 'off', 'what do the notes say?'], home);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^Reading the notes\.\s+It says "first line"\.\n$/);
@@ -162,7 +140,7 @@ describe('argo --tools: file tools on a real tree', () => {
 
   it("the trace shows a memo's key, and still masks a secret in a value by its shape", async () => {
     const home = tempHome();
-    script = [{ calls: [call('memo', { operation: 'set', key: 'lang', value: 'GITHUB_TOKEN=ghp_abcdef1234567890' })] }, { reply: 'Noted.' }];
+    play.rounds = [{ calls: [call('memo', { operation: 'set', key: 'lang', value: 'GITHUB_TOKEN=ghp_abcdef1234567890' })] }, { reply: 'Noted.' }];
     const result = await argo(['-T', 'memo', 'remember it'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'Noted.\n' });
     expect(result.stderr.replace(/\(\d+ ms\)/g, '(N ms)')).toBe('argo: tool memo {"operation":"set","key":"lang","value":"GITHUB_TOKEN=***"}: success (N ms)\n');
@@ -171,7 +149,7 @@ describe('argo --tools: file tools on a real tree', () => {
   it('runs a round of parallel calls, feeds back the results, answers, logs and exports the trajectory', async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ calls: [call('read_file', '{"path":"notes.txt","limit":1}'), call('list_files', { pattern: '**/*.ts' })] }, { reply: 'The notes begin with "first line".' }];
+    play.rounds = [{ calls: [call('read_file', '{"path":"notes.txt","limit":1}'), call('list_files', { pattern: '**/*.ts' })] }, { reply: 'The notes begin with "first line".' }];
     const result = await withoutCallIds(() => argo(['-T', 'fs', '--root', root, 'what do the notes say?'], home));
     expect(result.code).toBe(0);
     // Not a terminal (a cron or CI log): a line per call, as each ends.
@@ -212,10 +190,10 @@ describe('argo --tools: file tools on a real tree', () => {
   it('export streams agent runs only (--all adds plain turns), to stdout or to a private file, the same bytes; --tool finds a run by a tool it called', async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ calls: [call('read_file', '{"path":"notes.txt","limit":1}')] }, { reply: 'It says "first line".' }];
+    play.rounds = [{ calls: [call('read_file', '{"path":"notes.txt","limit":1}')] }, { reply: 'It says "first line".' }];
     expect(await argo(['-T', 'fs', '--root', root, 'what do the notes say?'], home)).toMatchObject({ code: 0 });
-    script = [{ reply: 'A plain answer.' }];
-    next = 0;
+    play.rounds = [{ reply: 'A plain answer.' }];
+    play.next = 0;
     expect(await argo(['a plain question, with "tools" in it'], home)).toMatchObject({ code: 0 });
 
     const runs = await argo(['export', '--format', 'sharegpt'], home);
@@ -255,7 +233,7 @@ describe('argo --tools: file tools on a real tree', () => {
 
   it('with Ollama 0.12.10+, which names every call itself, the model\'s ids are kept and sent back', async () => {
     const home = tempHome();
-    script = [{ calls: [call('read_file', { path: 'notes.txt' }), call('list_files', { pattern: '*.txt' })] }, { reply: 'done' }];
+    play.rounds = [{ calls: [call('read_file', { path: 'notes.txt' }), call('list_files', { pattern: '*.txt' })] }, { reply: 'done' }];
     expect((await argo(['-T', 'fs', '--root', tree(), 'look'], home)).code).toBe(0);
     const logged = (logLines(home)[0]?.tool_calls as { id: string }[]).map((c) => c.id);
     expect(logged).toEqual([expect.stringMatching(OLLAMA_ID), expect.stringMatching(OLLAMA_ID)]);
@@ -271,7 +249,7 @@ describe('argo --tools: file tools on a real tree', () => {
     const home = tempHome();
     const root = tree();
     // The model's arguments are hostile: an OSC 52 clipboard write and a bidi override.
-    script = [{ calls: [call('read_file', { path: 'missing.txt\u001b]52;c;aGk=\u0007\u202e' })] }, { calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
+    play.rounds = [{ calls: [call('read_file', { path: 'missing.txt\u001b]52;c;aGk=\u0007\u202e' })] }, { calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
     const result = await argo(['-T', 'fs', '--root', root, ...flags, 'what do the notes say?'], home);
     expect(result.code).toBe(0);
     const failed = 'argo: tool read_file failed: file "missing.txt " does not exist';
@@ -287,7 +265,7 @@ describe('argo --tools: file tools on a real tree', () => {
   it('refuses paths outside the root: a failure, never sent back to the model', async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ calls: [call('read_file', { path: '../../../etc/passwd' }), call('read_file', { path: 'notes.txt' })] }, { reply: 'ok' }];
+    play.rounds = [{ calls: [call('read_file', { path: '../../../etc/passwd' }), call('read_file', { path: 'notes.txt' })] }, { reply: 'ok' }];
     const result = await argo(['-T', 'read_file', '--root', root, '-q', 'read'], home);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('argo: tool read_file failed: path "../../../etc/passwd" is outside the root directory; use a path inside it\n');
@@ -300,8 +278,8 @@ describe('argo --tools: file tools on a real tree', () => {
 // search_files' results: read_file fits its own to its budget, a line at a time.
 describe('argo --tools: results over budget', () => {
   const bigRun = (home: string, root: string) => {
-    script = [{ calls: [call('search_files', { pattern: 'line', glob: 'big.txt' })] }, { reply: 'read it' }];
-    next = 0;
+    play.rounds = [{ calls: [call('search_files', { pattern: 'line', glob: 'big.txt' })] }, { reply: 'read it' }];
+    play.next = 0;
     return argo(['-s', 'work', '-T', 'fs', '--root', root, 'read big.txt'], home);
   };
 
@@ -351,8 +329,8 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
     const run = async (flags: string[]) => {
       ollama.requests.length = 0;
       const home = tempHome({ toolBudgets: { search_files: 500 } });
-      script = [{ calls: [call('search_files', { pattern: 'line', glob: 'big.txt' })] }, { reply: 'read it' }];
-      next = 0;
+      play.rounds = [{ calls: [call('search_files', { pattern: 'line', glob: 'big.txt' })] }, { reply: 'read it' }];
+      play.next = 0;
       expect(await argo([...flags, '-T', 'fs', '--root', root, 'read big.txt'], home)).toMatchObject({ code: 0 });
       if (flags.length > 0) expect(existsSync(join(home, 'tool-results'))).toBe(false);
       const [first, second] = ollama.requests.filter((request) => request.path === '/api/chat').map((request) => request.body);
@@ -380,7 +358,7 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
     const root = tree();
     writeFileSync(join(root, 'one.txt'), big('the first file', 100));
     writeFileSync(join(root, 'two.txt'), big('the second file', 100));
-    script = [{ calls: [call('search_files', { pattern: 'file', glob: 'one.txt' }, 'call_0')] }, { calls: [call('search_files', { pattern: 'file', glob: 'two.txt' }, 'call_0')] }, { reply: 'both read' }];
+    play.rounds = [{ calls: [call('search_files', { pattern: 'file', glob: 'one.txt' }, 'call_0')] }, { calls: [call('search_files', { pattern: 'file', glob: 'two.txt' }, 'call_0')] }, { reply: 'both read' }];
     expect(await argo(['-T', 'fs', '--root', root, 'read both'], home)).toMatchObject({ code: 0 });
     const [entry] = logLines(home);
     const calls = entry?.tool_calls as { id: string; round: number; saved_as?: string }[];
@@ -405,7 +383,7 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
     const home = tempHome({ toolBudgets: { search_files: 500 } });
     const root = tree();
     writeFileSync(join(root, 'big.txt'), big('x'.repeat(40), 150));
-    script = [{ calls: [call('search_files', { pattern: 'x', glob: 'big.txt' })] }, { calls: [call('list_files', { pattern: '*.txt' })] }, { reply: 'done' }];
+    play.rounds = [{ calls: [call('search_files', { pattern: 'x', glob: 'big.txt' })] }, { calls: [call('list_files', { pattern: '*.txt' })] }, { reply: 'done' }];
     expect(await argo(['-T', 'fs', '--root', root, 'read'], home)).toMatchObject({ code: 0 });
     const full = JSON.stringify({ matches: Array.from({ length: 150 }, (_, index) => ({ file: 'big.txt', line: index + 1, text: 'x'.repeat(40) })) }).length;
     const [summary] = toolMessages(2);
@@ -417,7 +395,7 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
   it('export uses the tool definitions the run sent, even after the tool is gone from config', async () => {
     const greet = { description: 'Greets someone', parameters: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] }, argv: ['echo', 'hello', '{who}'], sideEffects: false };
     const home = tempHome({ commandTools: { greet } });
-    script = [{ calls: [call('greet', { who: 'Ada' })] }, { reply: 'greeted' }];
+    play.rounds = [{ calls: [call('greet', { who: 'Ada' })] }, { reply: 'greeted' }];
     expect(await argo(['-T', 'greet', '--root', tree(), 'greet Ada'], home)).toMatchObject({ code: 0 });
     const digest = logLines(home)[0]?.tool_definitions_sha256 as string;
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
@@ -451,7 +429,7 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
     symlinkSync(outside, join(home, 'tool-results'));
     const root = tree();
     writeFileSync(join(root, 'big.txt'), big('a long line of text', 200));
-    script = [{ calls: [call('search_files', { pattern: 'line', glob: 'big.txt' })] }, { reply: 'read it' }];
+    play.rounds = [{ calls: [call('search_files', { pattern: 'line', glob: 'big.txt' })] }, { reply: 'read it' }];
     const result = await argo(['-T', 'fs', '--root', root, 'read big.txt'], home);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`argo: cannot save the tool result tool-results/`);
@@ -463,7 +441,7 @@ describe('argo --tools: compaction is deterministic and exact, export uses the r
 describe('argo --tools: what the model is sent after each kind of failure', () => {
   it('an invalid response is asked again with the same conversation, then rolled back: invalid_response, exit 1', async () => {
     const home = tempHome();
-    script = [{ calls: [call('no_such_tool', {})] }];
+    play.rounds = [{ calls: [call('no_such_tool', {})] }];
     const result = await argo(['-T', 'fs', 'go'], home);
     expect(result.code).toBe(1);
     const bodies = chatBodies();
@@ -477,7 +455,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
   it('every call the model sent is in the log, run or not: a valid call of a response asked again, a repeated id, each attempt told apart', async () => {
     const home = tempHome();
     const root = tree();
-    script = [
+    play.rounds = [
       { calls: [call('read_file', { path: 'notes.txt' }, 'A'), call('nope', {}, 'B'), call('read_file', { path: 5 }, 'C')] },
       { calls: [call('read_file', { path: 'notes.txt' }, 'c'), call('list_files', { pattern: '*' }, 'c')] },
       { reply: 'It says "first line".' },
@@ -500,7 +478,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
   it("a round with a success counts in iterations though a tool's own needs_input ends the run there", async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ calls: [call('read_file', { path: 'notes.txt' }), call('memo', { operation: 'set', key: 'k' }), call('read_file', { path: 'missing.txt' })] }, { reply: 'never' }];
+    play.rounds = [{ calls: [call('read_file', { path: 'notes.txt' }), call('memo', { operation: 'set', key: 'k' }), call('read_file', { path: 'missing.txt' })] }, { reply: 'never' }];
     const result = await argo(['-T', 'fs,memo', '--root', root, '-q', 'note it'], home);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('argo: tool memo needs "value", which the model did not give; ask again with it in your question (logged as needs_input)\n');
@@ -511,7 +489,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
 
   it('a missing required parameter stops at once: needs_input, nothing sent back, exit 1, found by --status', async () => {
     const home = tempHome();
-    script = [{ calls: [call('read_file', { offset: 2 })] }, { reply: 'never' }];
+    play.rounds = [{ calls: [call('read_file', { offset: 2 })] }, { reply: 'never' }];
     const result = await argo(['-T', 'fs', '-q', 'read it'], home);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('argo: tool read_file needs "path", which the model did not give; ask again with it in your question (logged as needs_input)\n');
@@ -527,7 +505,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
   ])('a required parameter the model sends as null, its schema %s', async (_case, title, code, outcome) => {
     const greet = { description: 'Greet', argv: ['printf', '[%s]', '{name}', '{title}'], sideEffects: false, parameters: { type: 'object', properties: { name: { type: 'string' }, title }, required: ['name', 'title'] } };
     const home = tempHome({ commandTools: { greet } });
-    script = [{ calls: [call('greet', { name: 'bob', title: null })] }, { reply: 'Greeted.' }];
+    play.rounds = [{ calls: [call('greet', { name: 'bob', title: null })] }, { reply: 'Greeted.' }];
     const result = await argo(['-T', 'greet', '--root', tree(), '-q', 'greet bob'], home);
     expect(result.code).toBe(code);
     expect(logLines(home)[0]?.tool_calls).toMatchObject([{ name: 'greet', arguments: { name: 'bob', title: null }, outcome }]);
@@ -543,7 +521,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
 
   it('a file named "path is required.md" that is not there is a failure of read_file, not a missing parameter', async () => {
     const home = tempHome();
-    script = [{ calls: [call('read_file', { path: 'path is required.md' })] }, { reply: 'It is not there.' }];
+    play.rounds = [{ calls: [call('read_file', { path: 'path is required.md' })] }, { reply: 'It is not there.' }];
     const result = await argo(['-T', 'fs', '--root', tree(), '-q', 'read it'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'It is not there.\n', stderr: 'argo: tool read_file failed: file "path is required.md" does not exist\n' });
     expect(logLines(home)[0]).toMatchObject({ status: 'ok', all_failure_rounds: 1, tool_calls: [{ outcome: 'failure', error: 'file "path is required.md" does not exist' }] });
@@ -551,7 +529,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
 
   it("a round whose calls all failed: what the model said is logged, but neither sent back nor exported", async () => {
     const home = tempHome();
-    script = [
+    play.rounds = [
       { reply: 'Reading missing.txt first.', calls: [call('read_file', { path: 'missing.txt' })] },
       { reply: 'Then notes.txt.', calls: [call('read_file', { path: 'notes.txt', limit: 1 })] },
       { reply: 'It says "first line".' },
@@ -576,7 +554,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
 
   it('three all-failure rounds stop the loop: tool_failures; the model saw none of them', async () => {
     const home = tempHome();
-    script = [{ calls: [call('read_file', { path: 'missing.txt' })] }];
+    play.rounds = [{ calls: [call('read_file', { path: 'missing.txt' })] }];
     const result = await argo(['-T', 'fs', '--root', tree(), '--json', 'read'], home);
     expect(result.code).toBe(1);
     expect(result.stderr.match(/argo: tool read_file failed: file "missing.txt" does not exist/g)).toHaveLength(3);
@@ -592,7 +570,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools', 'thinking'] }];
     ollama.options.thinking = 'Thinking and never saying.';
     try {
-      script = [{ reply: '' }];
+      play.rounds = [{ reply: '' }];
       const result = await argo(['-T', 'fs', '--root', tree(), 'well?'], home);
       expect(result).toMatchObject({ code: 1, stdout: '' });
       expect(result.stderr).toContain("argo: the model's response was invalid (no answer: the response was empty, or only reasoning); asking again (3 of 3)");
@@ -613,7 +591,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     // Tool tag {: Ollama holds a bare JSON call and, cut short, hands it back as the done line's text.
     ollama.options.models = [{ name: 'argo:latest', toolTag: '{', capabilities: ['completion', 'tools'] }];
     try {
-      script = [{ calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
+      play.rounds = [{ calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
       const result = await argo(['-T', 'fs', '--root', root, '-o', 'num_predict=6', 'what do the notes say?'], home);
       expect(result).toMatchObject({ code: 1, stdout: '{"name":"read_file","arg\n' });
       expect(result.stderr).toBe('argo: the model reached its token limit in the middle of a tool call (Ollama passed the unfinished call on as text); raise num_predict (logged as invalid_response)\n');
@@ -621,7 +599,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
       expect(logLines(home)[0]).toMatchObject({ status: 'invalid_response', stop_reason: 'invalid_response', model_response: '', done_reason: 'length' });
       // With room, the same call runs.
       ollama.requests.length = 0;
-      next = 0;
+      play.next = 0;
       expect(await argo(['-T', 'fs', '--root', root, 'what do the notes say?'], home)).toMatchObject({ code: 0, stdout: 'It says "first line".\n' });
     } finally {
       ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
@@ -636,7 +614,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     const home = tempHome();
     ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools', 'thinking'] }];
     try {
-      script = [{ calls: [call('read_file', { path: 'a-very-long-file-name-to-cut.txt' })] }, { reply: 'never' }];
+      play.rounds = [{ calls: [call('read_file', { path: 'a-very-long-file-name-to-cut.txt' })] }, { reply: 'never' }];
       const result = await argo(['-T', 'fs', '--root', tree(), '-o', 'num_predict=5', ...flags, 'go'], home);
       expect(result).toMatchObject({ code: 1, stdout: '', stderr: `argo: ${line} (logged as invalid_response)\n` });
       expect(chatBodies()).toHaveLength(1);
@@ -649,7 +627,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
   it("a tagged model's JSON answer cut by num_predict (qwen's <tool_call>: Ollama streams it as words) is its real answer: ok, the text kept and logged", async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ reply: '{"answer": "the notes say first line, and more after it"}' }];
+    play.rounds = [{ reply: '{"answer": "the notes say first line, and more after it"}' }];
     const result = await argo(['-T', 'fs', '--root', root, '-o', 'num_predict=4', 'what do the notes say? answer in JSON'], home);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^\{"answer"/);
@@ -661,7 +639,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
   it('argo chat takes --tools, --root and --yes as the one-liner does: each message is an agent turn in the chosen tree', async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ calls: [call('write_file', { path: 'made.txt', content: 'by chat' })] }, { reply: 'Written.' }, { calls: [call('list_files', { pattern: '*.txt' })] }, { reply: 'Two.' }];
+    play.rounds = [{ calls: [call('write_file', { path: 'made.txt', content: 'by chat' })] }, { reply: 'Written.' }, { calls: [call('list_files', { pattern: '*.txt' })] }, { reply: 'Two.' }];
     // -T before and after the name adds up, as -T given twice does.
     const result = await argo(['-T', 'fs', 'chat', '-T', 'edit', '--root', root, '--yes'], home, { stdin: 'write it\nlist them\n' });
     expect(result).toMatchObject({ code: 0, stdout: 'Written.\nTwo.\n' });
@@ -708,7 +686,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
 
   it('export -o into the data home is refused before anything is written: the day\'s log is never replaced by the export', async () => {
     const home = tempHome();
-    script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];
+    play.rounds = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];
     expect(await argo(['-T', 'fs', '--root', tree(), 'what is here?'], home)).toMatchObject({ code: 0 });
     const day = readdirSync(join(home, 'logs')).find((name) => name.endsWith('.log')) ?? '';
     const before = readFileSync(join(home, 'logs', day), 'utf8');
@@ -723,7 +701,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
 
   it('argo rerun refuses an agent turn, naming the tools to ask again with: one request again is not the run', async () => {
     const home = tempHome();
-    script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];
+    play.rounds = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];
     expect(await argo(['-T', 'fs', '--root', tree(), 'what is here?'], home)).toMatchObject({ code: 0 });
     const turn = logLines(home)[0];
     const requests = chatBodies().length;
@@ -736,7 +714,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     expect(logLines(home)).toHaveLength(1);
     // An agent turn that had no tool available (its MCP server did not start) is an agent turn too.
     const noTools = tempHome({ mcpServers: { broken: { command: '/nonexistent/server' } } });
-    script = [{ reply: 'Without tools.' }];
+    play.rounds = [{ reply: 'Without tools.' }];
     expect(await argo(['-T', 'mcp:broken', 'hi'], noTools)).toMatchObject({ code: 0 });
     const bare = logLines(noTools)[0];
     expect(bare).toMatchObject({ tools: [] });
@@ -749,15 +727,15 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
   it('max_iterations logs the words shown last as the response, and counts every round that ran', async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ reply: 'Looking at notes.', calls: [call('read_file', { path: 'notes.txt' })] }];
+    play.rounds = [{ reply: 'Looking at notes.', calls: [call('read_file', { path: 'notes.txt' })] }];
     const result = await argo(['-T', 'fs', '--max-iterations', '1', '--root', root, '--json', 'what do the notes say?'], home);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'max_iterations', response: 'Looking at notes.' });
     expect(logLines(home)[0]).toMatchObject({ status: 'max_iterations', model_response: 'Looking at notes.', error: 'stopped after 1 tool round without a final answer; raise --max-iterations or ask a narrower question' });
 
     // A round whose every call failed ran, but does not count toward the limit: the line says both.
-    script = [{ calls: [call('read_file', { path: 'notes.txt' })] }, { calls: [call('read_file', { path: 'missing.txt' })] }, { reply: 'Again.', calls: [call('read_file', { path: 'notes.txt' })] }];
-    next = 0;
+    play.rounds = [{ calls: [call('read_file', { path: 'notes.txt' })] }, { calls: [call('read_file', { path: 'missing.txt' })] }, { reply: 'Again.', calls: [call('read_file', { path: 'notes.txt' })] }];
+    play.next = 0;
     const mixed = await argo(['-T', 'fs', '--max-iterations', '2', '--root', root, 'loop'], home);
     expect(mixed.stdout).toBe('Again.\n');
     expect(mixed.stderr).toContain('argo: stopped after 3 tool rounds, 2 of them with a successful call (the most allowed), without a final answer; raise --max-iterations or ask a narrower question (logged as max_iterations)\n');
@@ -765,7 +743,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
 
   it('max_iterations ends a loop that keeps calling', async () => {
     const home = tempHome();
-    script = [{ calls: [call('list_files', { pattern: '*' })] }];
+    play.rounds = [{ calls: [call('list_files', { pattern: '*' })] }];
     const result = await argo(['-T', 'fs', '--max-iterations', '2', '--root', tree(), 'loop'], home);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('stopped after 2 tool rounds without a final answer');
@@ -778,8 +756,8 @@ describe('argo --tools: the shell', () => {
     const env = { ARGO_API_KEY: 'sk-server-1', GITHUB_TOKEN: 'gh-2', OPENAI_API_KEY: 'sk-3', PGPASSWORD: 'pw-4', DATABASE_URL: 'postgres://app:pw-5@db/app', SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/hook-6', EDITOR: 'vi' };
     const run = async (config: Record<string, unknown>) => {
       const home = tempHome(config);
-      script = [{ calls: [call('run_command', { command: 'env' })] }, { reply: 'done' }];
-      next = 0;
+      play.rounds = [{ calls: [call('run_command', { command: 'env' })] }, { reply: 'done' }];
+      play.next = 0;
       expect((await argo(['-T', 'shell', '--yes', '--root', tree(), 'show env'], home, { env })).code).toBe(0);
       return JSON.stringify(logLines(home)[0]?.tool_calls);
     };
@@ -796,7 +774,7 @@ describe('argo --tools: the shell', () => {
   it('a round of 12 calls runs without a MaxListenersExceededWarning', async () => {
     const home = tempHome();
     const calls = Array.from({ length: 12 }, (_, index) => call('run_command', { command: `echo ${index}` }));
-    script = [{ calls }, { reply: 'done' }];
+    play.rounds = [{ calls }, { reply: 'done' }];
     const result = await argo(['-T', 'shell', '--yes', '--root', tree(), 'twelve'], home);
     expect(result.code).toBe(0);
     expect(result.stderr).not.toContain('MaxListenersExceededWarning');
@@ -805,7 +783,7 @@ describe('argo --tools: the shell', () => {
   it('runs a real command with --yes and feeds back its output', async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ calls: [call('run_command', { command: 'echo hello > out.txt && cat out.txt && pwd' })] }, { reply: 'done' }];
+    play.rounds = [{ calls: [call('run_command', { command: 'echo hello > out.txt && cat out.txt && pwd' })] }, { reply: 'done' }];
     const result = await argo(['-T', 'shell', '--yes', '--root', root, 'make a file'], home);
     expect(result.code).toBe(0);
     expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('hello\n');
@@ -819,7 +797,7 @@ describe('argo --tools: the shell', () => {
     const logged = 'for i in $(seq 1 2000); do echo line $i; done; echo FATAL: build failed >&2; touch finished; exit 2';
     // Waits for the started command to be done (its marker), not for a fixed time.
     const compile = "while [ ! -e finished ]; do sleep 0.05; done; seq 1 3000; echo 'error TS2304: Cannot find name foo' >&2; exit 2";
-    script = [
+    play.rounds = [
       { calls: [call('process', { operation: 'start', command: logged })] },
       { calls: [call('run_command', { command: compile })] },
       { calls: [call('process', { operation: 'read_output', handle: 'proc_1' })] },
@@ -855,7 +833,7 @@ describe('argo --tools: the shell', () => {
     const root = tree();
     writeFileSync(join(root, 'build.sh'), "#!/bin/sh\nseq 1 3000\necho 'error TS2304: Cannot find name foo' >&2\nexit 2\n", { mode: 0o755 });
     const home = tempHome({ commandTools: { build: { description: 'Build the project', argv: ['./build.sh'], sideEffects: false } } });
-    script = [{ calls: [call('build', {})] }, { reply: 'done' }];
+    play.rounds = [{ calls: [call('build', {})] }, { reply: 'done' }];
     expect(await argo(['-T', 'build', '--root', root, 'build it'], home)).toMatchObject({ code: 0, stdout: 'done\n' });
     const fed = messagesOf(chatBodies()[1]).at(-1);
     expect(fed?.role).toBe('tool');
@@ -868,7 +846,7 @@ describe('argo --tools: the shell', () => {
     });
   });
 
-  it.each<[string, string[], Round[], boolean, string | null, string]>([
+  it.each<[string, string[], ScriptedRound[], boolean, string | null, string]>([
     ['answered', ['-T', 'fs'], [{ reply: 'Hi.' }], false, null, 'ok'],
     ['a side-effecting call with no terminal and no --yes', ['-T', 'shell'], [{ calls: [call('run_command', { command: 'touch x' })] }], false, 'confirmation_needed', 'tool_failures'],
     ['every call failing three rounds', ['-T', 'fs'], [{ calls: [call('read_file', { path: 'missing.txt' })] }], false, 'tool_failures', 'tool_failures'],
@@ -879,7 +857,7 @@ describe('argo --tools: the shell', () => {
   ])('--json error_code of an agent run, %s: %s', async (_case, args, rounds, stop, code, status) => {
     const home = tempHome();
     if (stop) expect((await argo(['stop'], home)).code).toBe(0);
-    script = rounds;
+    play.rounds = rounds;
     const result = await argo([...args, '--root', tree(), '--json', 'go'], home);
     expect(result.code).toBe(code === null ? 0 : 1);
     expect(JSON.parse(result.stdout)).toMatchObject({ status, error_code: code });
@@ -888,7 +866,7 @@ describe('argo --tools: the shell', () => {
   it('without a terminal and without --yes, a side-effecting call is a permanent failure that stops at once', async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ calls: [call('run_command', { command: 'touch made.txt' })] }, { reply: 'never' }];
+    play.rounds = [{ calls: [call('run_command', { command: 'touch made.txt' })] }, { reply: 'never' }];
     const result = await argo(['-T', 'shell', '--root', root, 'make a file'], home);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('argo: tool run_command failed: it has side effects and needs confirmation: pass --yes (there is no terminal to ask on)');
@@ -899,7 +877,7 @@ describe('argo --tools: the shell', () => {
 
   it('--no-log: the permanent failure points to no log line, as none is written', async () => {
     const home = tempHome();
-    script = [{ calls: [call('run_command', { command: 'touch made.txt' })] }, { reply: 'never' }];
+    play.rounds = [{ calls: [call('run_command', { command: 'touch made.txt' })] }, { reply: 'never' }];
     const result = await argo(['-T', 'shell', '--root', tree(), '--no-log', '-q', 'make a file'], home);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
@@ -916,7 +894,7 @@ describe('argo --tools: the shell', () => {
   ] as const)('%s during a tool kills its process group and exits %i, logged as interrupted', async (signal, code, told, error) => {
     const home = tempHome();
     const root = tree();
-    script = [{ calls: [call('run_command', { command: 'echo $$ > started; sleep 30' })] }];
+    play.rounds = [{ calls: [call('run_command', { command: 'echo $$ > started; sleep 30' })] }];
     const started = Date.now();
     const result = await argo(['-T', 'shell', '--yes', '--root', root, 'wait'], home, {
       onSpawn: (child) => {
@@ -934,7 +912,7 @@ describe('argo --tools: the shell', () => {
   it('SIGTERM to a piped chat during a tool kills its process group, logs the turn interrupted and ends the chat with 143', async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ calls: [call('run_command', { command: 'sleep 30 & echo $! > sleeper; echo $$ > started; wait' })] }];
+    play.rounds = [{ calls: [call('run_command', { command: 'sleep 30 & echo $! > sleeper; echo $$ > started; wait' })] }];
     const started = Date.now();
     const result = await argo(['chat', '-T', 'shell', '--yes', '--root', root], home, {
       stdin: 'wait\nnever sent\n',
@@ -982,7 +960,7 @@ describe('argo --tools: fetch_url', () => {
   });
 
   it('a page that stays open gives the piece its budget shows as soon as it has sent that much', async () => {
-    script = [{ calls: [call('fetch_url', { url: `${pages.base()}/open` })] }, { reply: 'read it' }];
+    play.rounds = [{ calls: [call('fetch_url', { url: `${pages.base()}/open` })] }, { reply: 'read it' }];
     const result = await argo(['-T', 'web', 'read it'], tempHome({ toolTimeouts: { fetch_url: 5000 } }), { env: web });
     expect(result).toMatchObject({ code: 0, stdout: 'read it\n' });
     const fed = JSON.parse(messagesOf(chatBodies()[1]).at(-1)?.content ?? '{}') as Record<string, unknown>;
@@ -994,7 +972,7 @@ describe('argo --tools: fetch_url', () => {
     ['a port fetch refuses', 'http://127.0.0.1:6000/', `127.0.0.1:6000: Node's fetch refuses to connect to that port`],
     ['a page that is not text', '/image.png', 'sent image/png, which is not text'],
   ])('%s is a permanent failure: the run stops at once, the URL fetched once', async (_case, url, failure) => {
-    script = [{ calls: [call('fetch_url', { url: url.startsWith('/') ? `${pages.base()}${url}` : url })] }, { reply: 'never' }];
+    play.rounds = [{ calls: [call('fetch_url', { url: url.startsWith('/') ? `${pages.base()}${url}` : url })] }, { reply: 'never' }];
     const result = await argo(['-T', 'web', 'read it'], tempHome(), { env: web });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`argo: tool fetch_url failed and retrying cannot help (`);
@@ -1006,11 +984,11 @@ describe('argo --tools: fetch_url', () => {
 describe('argo --tools: memo and replay', () => {
   it('search_history names a renamed session as it is named now, which its session argument then takes', async () => {
     const home = tempHome();
-    script = [{ reply: 'noted' }];
+    play.rounds = [{ reply: 'noted' }];
     expect(await argo(['-s', 'alpha', 'the password is hunter2'], home)).toMatchObject({ code: 0 });
     expect(await argo(['sessions', 'rename', 'alpha', 'gamma'], home)).toMatchObject({ code: 0 });
-    next = 0;
-    script = [{ calls: [call('search_history', { query: 'hunter2' })] }, { calls: [call('search_history', { query: 'hunter2', session: 'gamma' })] }, { reply: 'found' }];
+    play.next = 0;
+    play.rounds = [{ calls: [call('search_history', { query: 'hunter2' })] }, { calls: [call('search_history', { query: 'hunter2', session: 'gamma' })] }, { reply: 'found' }];
     ollama.requests.length = 0;
     expect(await argo(['-T', 'history', 'where did I say it?'], home)).toMatchObject({ code: 0, stdout: 'found\n' });
     const found = [1, 2].map((request) => (JSON.parse(messagesOf(chatBodies()[request]).at(-1)?.content ?? '{}') as { turns: unknown }).turns);
@@ -1019,7 +997,7 @@ describe('argo --tools: memo and replay', () => {
 
   it('the memo tool writes memo.json, and the next request of the run already carries it in its system prompt', async () => {
     const home = tempHome();
-    script = [{ calls: [call('memo', { operation: 'set', key: 'lang', value: 'TypeScript' })] }, { reply: 'noted' }];
+    play.rounds = [{ calls: [call('memo', { operation: 'set', key: 'lang', value: 'TypeScript' })] }, { reply: 'noted' }];
     expect((await argo(['-T', 'memo', 'remember TypeScript'], home)).code).toBe(0);
     expect(JSON.parse(readFileSync(join(home, 'memo.json'), 'utf8'))).toEqual({ lang: 'TypeScript' });
     const [first, second] = chatBodies().map((body) => messagesOf(body)[0]?.content ?? '');
@@ -1037,7 +1015,7 @@ describe('argo --tools: memo and replay', () => {
     expect((await argo(['memo', 'set', 'lang', 'TS'], home)).code).toBe(0);
     if (!midRun) writeFileSync(memo, '{"lang": ');
     const breakIt = `printf '{"lang": ' > '${memo}'`;
-    script = [{ reply: 'On it.', calls: [call('write_file', { path: 'made.txt', content: 'important' }), call('run_command', { command: breakIt })] }, { reply: 'Done.' }];
+    play.rounds = [{ reply: 'On it.', calls: [call('write_file', { path: 'made.txt', content: 'important' }), call('run_command', { command: breakIt })] }, { reply: 'Done.' }];
     const reason = `${memo} is not valid JSON; fix it by hand or delete it (the memo then starts empty)`;
     const result = await argo(['-T', 'dev', '--root', root, '--yes', '--json', 'x'], home);
     expect(result).toMatchObject({ code: 1, stderr: `argo: ${reason} (logged as error)\n` });
@@ -1067,10 +1045,10 @@ describe('argo --tools: memo and replay', () => {
 
   it('replay sends an agent turn as its prompt and final answer only; a needs_input turn is never replayed', async () => {
     const home = tempHome();
-    script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'There are two files.' }];
+    play.rounds = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'There are two files.' }];
     expect((await argo(['-s', 'work', '-T', 'fs', '--root', tree(), 'what files are there?'], home)).code).toBe(0);
-    script = [{ calls: [call('read_file', {})] }];
-    next = 0;
+    play.rounds = [{ calls: [call('read_file', {})] }];
+    play.next = 0;
     expect((await argo(['-s', 'work', '-T', 'fs', 'read one'], home)).code).toBe(1);
     const explained = await argo(['-s', 'work', '--replay', 'last:5', '--explain', '--json', 'and now?'], home);
     const messages = (JSON.parse(explained.stdout) as { request: { body: { messages: Message[] } } }).request.body.messages;
@@ -1085,7 +1063,7 @@ describe('argo --tools: memo and replay', () => {
 describe('argo --tools: MCP, STOP, config', () => {
   it('calls a real MCP server\'s tool through the SDK', async () => {
     const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
-    script = [{ calls: [call('add', { a: 2, b: 40 })] }, { reply: 'It is 42.' }];
+    play.rounds = [{ calls: [call('add', { a: 2, b: 40 })] }, { reply: 'It is 42.' }];
     const result = await argo(['-T', 'mcp:calc', 'add 2 and 40'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'It is 42.\n' });
     const first = chatBodies()[0];
@@ -1102,7 +1080,7 @@ describe('argo --tools: MCP, STOP, config', () => {
     const linger = `${JSON.stringify(process.execPath)} -e 'require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)' &`;
     const launcher = { command: '/bin/sh', args: ['-c', `${linger} exec ${JSON.stringify(TEST_MCP_SERVER.command)} ${JSON.stringify(TEST_MCP_SERVER.args[0] ?? '')}`] };
     const home = tempHome({ mcpServers: { calc: launcher } });
-    script = [{ calls: [call('add', { a: 2, b: 3 })] }, { reply: 'It is 5.' }];
+    play.rounds = [{ calls: [call('add', { a: 2, b: 3 })] }, { reply: 'It is 5.' }];
     try {
       // runArgo waits for the process to exit: before the fix it never did.
       expect(await argo(['-T', 'mcp:calc', 'add 2 and 3'], home)).toMatchObject({ code: 0, stdout: 'It is 5.\n' });
@@ -1143,7 +1121,7 @@ describe('argo --tools: MCP, STOP, config', () => {
 
   it('a single MCP tool asked by name: only that tool goes to the model', async () => {
     const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
-    script = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'It is 3.' }];
+    play.rounds = [{ calls: [call('add', { a: 1, b: 2 })] }, { reply: 'It is 3.' }];
     const result = await argo(['-T', 'fs,add', 'add 1 and 2'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'It is 3.\n' });
     expect((chatBodies()[0]?.tools as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual(['add', 'list_files', 'read_file', 'search_files']);
@@ -1154,7 +1132,7 @@ describe('argo --tools: MCP, STOP, config', () => {
 
   it("an MCP tool whose schema Ollama cannot read is left out with a note naming where; the run goes on with the server's other tools", async () => {
     const home = tempHome({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_UNREADABLE: '1' } } } });
-    script = [{ calls: [call('add', { a: 2, b: 40 })] }, { reply: 'It is 42.' }];
+    play.rounds = [{ calls: [call('add', { a: 2, b: 40 })] }, { reply: 'It is 42.' }];
     const result = await argo(['-T', 'mcp:calc', '-q', 'add 2 and 40'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'It is 42.\n' });
     expect(result.stderr).toBe('argo: tool mcp:calc/lookup is unavailable (Ollama cannot read its input schema: properties.key.required must be a list of names; left out); going on without it\n');
@@ -1171,7 +1149,7 @@ describe('argo --tools: MCP, STOP, config', () => {
     ['text is required', 'argo: tool shout needs "text", which the model did not give; ask again with it in your question (logged as needs_input)\n', 'needs_input'],
   ])('an MCP tool\'s error %j: needs_input only when it names one of the tool\'s parameters', async (says, line, outcome) => {
     const home = tempHome({ mcpServers: { gh: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_SHOUT_SAYS: says } } } });
-    script = [{ calls: [call('shout', { text: 'hi', fail: true })] }, { reply: 'Sign in first.' }];
+    play.rounds = [{ calls: [call('shout', { text: 'hi', fail: true })] }, { reply: 'Sign in first.' }];
     const result = await argo(['-T', 'mcp:gh', '--yes', '-q', 'shout hi'], home);
     expect(result.stderr).toBe(line);
     expect(logLines(home)[0]?.tool_calls).toMatchObject([{ name: 'shout', outcome, error: says }]);
@@ -1179,7 +1157,7 @@ describe('argo --tools: MCP, STOP, config', () => {
 
   it('an MCP server that does not start is left out with a note; the rest still work', async () => {
     const home = tempHome({ mcpServers: { broken: { command: '/nonexistent/server' } } });
-    script = [{ reply: 'fine' }];
+    play.rounds = [{ reply: 'fine' }];
     const result = await argo(['-T', 'mcp:broken,memo', 'hi'], home);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^argo: tool mcp:broken is unavailable \(MCP server "broken" did not start/);
@@ -1188,7 +1166,7 @@ describe('argo --tools: MCP, STOP, config', () => {
 
   it('an MCP server that exits mid-run fails the call as permanent: the loop stops at once, saying it exited', async () => {
     const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
-    script = [{ calls: [call('crash', {})] }, { calls: [call('add', { a: 1, b: 2 })] }, { reply: 'never' }];
+    play.rounds = [{ calls: [call('crash', {})] }, { calls: [call('add', { a: 1, b: 2 })] }, { reply: 'never' }];
     const result = await argo(['-T', 'mcp:calc', 'crash it'], home);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('argo: tool crash failed: MCP server "calc" exited (exit code 7)\n');
@@ -1198,7 +1176,7 @@ describe('argo --tools: MCP, STOP, config', () => {
 
   it("servers that exit at start or offer a taken name: notes name the server's last stderr line and the losing tool, never a tool the run has", async () => {
     const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER, copy: TEST_MCP_SERVER, failing: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_FAIL: '1' } } } });
-    script = [{ reply: 'fine' }];
+    play.rounds = [{ reply: 'fine' }];
     const result = await argo(['-T', 'mcp:calc,mcp:copy,mcp:failing', 'hi'], home);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('argo: tool mcp:copy/add is unavailable ("add" is already offered by mcp:calc; left out); going on without it\n');
@@ -1218,7 +1196,7 @@ describe('argo --tools: MCP, STOP, config', () => {
   ])("a server's stderr quoted in a reason, its token %s: the log line, the note and argo tools say the same one line, the token masked", async (_where, after, expected) => {
     const token = `ghp_${'Q'.repeat(36)}`;
     const home = tempHome({ mcpServers: { gh: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_FAIL: '1', ARGO_TEST_MCP_FAIL_SAYS: `\u001b[31mbad credentials\u001b[0m\r\nGH_TOKEN=${token}${after}\n` } } } });
-    script = [{ reply: 'fine' }];
+    play.rounds = [{ reply: 'fine' }];
     const result = await argo(['-T', 'mcp:gh,memo', 'hi'], home);
     expect(result.code).toBe(0);
     const reason = defined((logLines(home)[0]?.tools_unavailable as { name: string; reason: string }[] | undefined)?.[0]).reason;
@@ -1231,7 +1209,7 @@ describe('argo --tools: MCP, STOP, config', () => {
 
   it('argo stop halts a running answer within a chunk and keeps its partial text', async () => {
     const home = tempHome();
-    script = [{ reply: Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ') }];
+    play.rounds = [{ reply: Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ') }];
     ollama.setScenario({ delayMs: 20 });
     let stopped = false;
     const result = await argo(['-T', 'memo', 'talk'], home, {
@@ -1261,7 +1239,7 @@ describe('argo --tools: MCP, STOP, config', () => {
   ])('the calls of a response cut short after they came (%s) are logged not_run, never run', async (_case, how, code, status, error) => {
     const home = tempHome();
     const root = tree();
-    script = [{ reply: 'Hi.', calls: [call('write_file', { path: 'made.txt', content: 'x' }), call('read_file', { path: 'notes.txt' })] }, { reply: 'never' }];
+    play.rounds = [{ reply: 'Hi.', calls: [call('write_file', { path: 'made.txt', content: 'x' }), call('read_file', { path: 'notes.txt' })] }, { reply: 'never' }];
     // The words, then the calls' chunk: held, or failed, after both.
     ollama.setScenario(how === 'error' ? { errorMidStream: { afterChunks: 2, message: 'runner crashed' } } : { holdAfter: 2 });
     const result = await argo(['-T', 'fs,edit', '--yes', '--root', root, '-q', 'go'], home, {
@@ -1296,7 +1274,7 @@ describe('argo --tools: MCP, STOP, config', () => {
   it('argo stop cuts a tool that is running: its process group is killed, exit 1, logged stopped', async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ calls: [call('run_command', { command: 'echo $$ > started; sleep 30' })] }, { reply: 'never' }];
+    play.rounds = [{ calls: [call('run_command', { command: 'echo $$ > started; sleep 30' })] }, { reply: 'never' }];
     const started = Date.now();
     const result = await argo(['-T', 'shell', '--yes', '--root', root, 'wait'], home, {
       onSpawn: () => {
@@ -1318,7 +1296,7 @@ describe('argo --tools: MCP, STOP, config', () => {
   ])('argo stop cuts a running tool when the data home did not exist as the run began (%s)', async (_case, extra) => {
     const home = join(tempHome(), 'fresh');
     const root = tree();
-    script = [{ calls: [call('run_command', { command: 'echo $$ > started; sleep 30' })] }, { reply: 'never' }];
+    play.rounds = [{ calls: [call('run_command', { command: 'echo $$ > started; sleep 30' })] }, { reply: 'never' }];
     const started = Date.now();
     const result = await argo(['-T', 'shell', '--yes', '--root', root, ...extra, 'wait'], home, {
       onSpawn: () => {
@@ -1453,7 +1431,7 @@ describe('argo --tools: MCP, STOP, config', () => {
         constructor: { description: 'x', argv: ['printf', 'built'], sideEffects: false },
       },
     });
-    script = [{ calls: [call('show', { ref: '--output=x' })] }, { calls: [call('show', { ref: 'main' }), call('after', { ref: '--output=x' }), call('constructor', {})] }, { reply: 'done' }];
+    play.rounds = [{ calls: [call('show', { ref: '--output=x' })] }, { calls: [call('show', { ref: 'main' }), call('after', { ref: '--output=x' }), call('constructor', {})] }, { reply: 'done' }];
     const result = await argo(['-T', 'show,after,constructor', '--root', root, 'hi'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'done\n' });
     expect(result.stderr).toContain(`argo: the model's response was invalid (show: "ref" starts with "-", which the command would read as an option; give it without the leading "-"); asking again (1 of 3)`);
@@ -1475,7 +1453,7 @@ describe('argo --tools: MCP, STOP, config', () => {
         git_log: { description: 'commits since a ref', argv: ['git', 'log', '--oneline', '{ref}..HEAD'], parameters: { type: 'object', properties: { ref: { type: 'string' } }, required: ['ref'] }, sideEffects: false },
       },
     });
-    script = [{ calls: [call('git_log', { ref: `--output=${outside}` })] }, { calls: [call('git_log', { ref: 'HEAD~1' })] }, { reply: 'done' }];
+    play.rounds = [{ calls: [call('git_log', { ref: `--output=${outside}` })] }, { calls: [call('git_log', { ref: 'HEAD~1' })] }, { reply: 'done' }];
     const result = await argo(['-T', 'git_log', '--root', root, 'what changed?'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'done\n' });
     expect(result.stderr).toContain(`argo: the model's response was invalid (git_log: "ref" starts with "-", which the command would read as an option; give it without the leading "-"); asking again (1 of 3)`);
@@ -1487,7 +1465,7 @@ describe('argo --tools: MCP, STOP, config', () => {
   it.runIf(hasSetsid)('processes a command moved out of its group (setsid) keep neither the call nor argo waiting; the result says so', async () => {
     const root = tree();
     const escaped = (name: string) => `setsid sh -c 'echo $$ > ${name}; exec sleep 60' &`;
-    script = [
+    play.rounds = [
       { calls: [call('run_command', { command: `${escaped('one.pid')} echo started` }), call('process', { operation: 'start', command: `${escaped('two.pid')} sleep 60` })] },
       { reply: 'done' },
     ];
@@ -1567,7 +1545,7 @@ describe('argo --tools: MCP, STOP, config', () => {
   it('--explain with tools is the plain explanation extended: the replay decision, model and window of the first request, then the resolution', async () => {
     const home = tempHome();
     const root = tree();
-    script = [{ reply: 'Noted.' }];
+    play.rounds = [{ reply: 'Noted.' }];
     expect((await argo(['-s', 'work', 'we use TypeScript'], home)).code).toBe(0);
     expect((await argo(['memo', 'set', 'lang', 'TypeScript'], home)).code).toBe(0);
     const args = ['-s', 'work', '-r', 'session', '-T', 'fs', '--root', root, '--ephemeral-system', 'be terse'];
@@ -1585,8 +1563,8 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(text.stdout).toMatch(/^tools {6}fs \(from --tools\)\n {2}fs +→ list_files, read_file, search_files\nresolved {3}list_files, read_file, search_files\nroot {7}.+\nmax {8}10 iterations\nrequest {4}POST http:\/\/.+\/api\/chat \(sha256 [0-9a-f]{64}\)$/m);
     expect(chatBodies()).toHaveLength(1);
     // What the run then sends first is, byte for byte, the explained request.
-    script = [{ reply: 'Two files.' }];
-    next = 0;
+    play.rounds = [{ reply: 'Two files.' }];
+    play.next = 0;
     expect((await argo([...args, 'list files'], home)).code).toBe(0);
     const sent = ollama.requests.filter((request) => request.path === '/api/chat');
     expect(sent[1]?.body).toBe(JSON.stringify(agentJson.request.body));
@@ -1598,7 +1576,7 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect((await argo(['memo', 'set', 'lang', 'TypeScript'], home)).code).toBe(0);
     const args = ['-s', 'shaT', '-T', 'fs', '--root', root, '--ephemeral-system', 'be terse'];
     const explained = JSON.parse((await argo([...args, '--explain', '--json', 'list files'], home)).stdout) as { request_sha256: string; request: { body: unknown } };
-    script = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];
+    play.rounds = [{ calls: [call('list_files', { pattern: '*' })] }, { reply: 'Two files.' }];
     const ran = await argo([...args, '--json', 'list files'], home);
     expect(ran.code).toBe(0);
     const sent = ollama.requests.filter((request) => request.path === '/api/chat');
@@ -1659,7 +1637,7 @@ describe('files written straight in the data home leave the home as the user mad
     chmodSync(home, 0o755);
     const root = tree();
     writeFileSync(join(root, 'long.txt'), 'x\n'.repeat(3000));
-    script = [{ calls: [call('search_files', { pattern: 'x', glob: 'long.txt' })] }, { reply: 'read' }];
+    play.rounds = [{ calls: [call('search_files', { pattern: 'x', glob: 'long.txt' })] }, { reply: 'read' }];
     expect((await argo(['-T', 'fs', '--root', root, 'read long.txt'], home)).code).toBe(0);
     expect(mode(home)).toBe(0o755);
     for (const folder of ['tool-definitions', 'tool-results', 'logs']) expect(mode(join(home, folder))).toBe(0o700);
@@ -1723,7 +1701,7 @@ describe("argo --tools: a failure quoting outside words ending in a secret keeps
       ['fetch_url', { url: `${pages.base()}/type/${secret}` }, `${host} sent image/${MASKED}, which is not text`],
       ['launch', {}, 'tool execution failed'],
     ];
-    script = [{ calls: failures.map(([name, args], index) => call(name, args, `call_${index}`)) }, { reply: 'never' }];
+    play.rounds = [{ calls: failures.map(([name, args], index) => call(name, args, `call_${index}`)) }, { reply: 'never' }];
     const result = await argo(['-T', 'fs,edit,shell,web,history,launch', '--yes', '--root', root, 'try them all'], home, { env: web });
     expect(result.code).toBe(1);
     // The first call that retrying cannot help ends the run, its message quoted once more, not masked again.
