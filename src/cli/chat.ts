@@ -153,7 +153,11 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       { input: script ?? io.stdin, stdout: io.stdout, stderr: io.stderr, terminal, lineEditing: terminal && !io.dumbTerminal && (io.stderr as { isTTY?: boolean }).isTTY === true, historyFile, recalled, onInterrupt, keyInterrupt: io.keyInterrupt, hangUp: io.hangUp },
       driver,
       { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null, hideThinking: settings.hideThinking },
-    );
+    ).catch((error: unknown) => {
+      // A line that is not UTF-8 ended the input, inside a block maybe: that line is what to fix.
+      if (error instanceof UsageError && (script?.bad ?? null) !== null) return 'ok' as const;
+      throw error;
+    });
   } finally {
     // Nothing more is read: a script longer than the chat (after /bye) does not keep argo waiting.
     if (script !== null) {

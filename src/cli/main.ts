@@ -199,7 +199,8 @@ function carryOver(parent: Command, sub: Command): void {
     const name = commandPath(sub);
     const owner = parent.parent === null ? 'the question' : `"${commandPath(parent)}"`;
     throw new UsageError(
-      sub.options.some((own) => own.long === option.long)
+      // A hidden option is one the command knows only to refuse (chat's --json): not to be pointed at.
+      sub.options.some((own) => own.long === option.long && !own.hidden)
         ? `write ${flag} after the command's name (argo ${name} ${flag} …): before it, ${flag} is an option of ${owner}`
         : `"${name}" does not take ${flag} (argo ${name} --help lists what it takes)`,
     );

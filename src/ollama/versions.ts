@@ -139,7 +139,9 @@ export function rejectedFeature(detail: string, think?: unknown): RefusedFeature
 export function fixFor(missing: RefusedFeature, version: OllamaVersion | null): RefusedFeature {
   if (missing !== 'thinkMax' && missing !== 'thinkLevels') return missing;
   if (!hasFeature(version, 'think')) return 'think';
-  return missing === 'thinkMax' && !hasFeature(version, 'thinkLevels') ? 'thinkLevels' : missing;
+  if (missing === 'thinkMax' && !hasFeature(version, 'thinkLevels')) return 'thinkLevels';
+  // 0.11–0.17.6 take "high" from gpt-oss only: "on" is the way out for every model.
+  return missing === 'thinkMax' && !hasFeature(version, 'thinkLevelsAnyModel') ? 'thinkLevelsAnyModel' : missing;
 }
 
 /** The one line for a server too old for `feature`: the version found, the one needed, and the fix. */

@@ -108,7 +108,13 @@ export function createServer(deps: ServerDeps): ArgoServer {
   let graceEnds = 0;
   let unwatch: () => void = () => undefined;
   let sweep: NodeJS.Timeout | undefined;
-  const onDamagedJob = (path: string): void => deps.log(`argo serve: left out damaged job file ${path}`);
+  // Said once per file: every listing and every sweep meets it again until it is removed.
+  const toldDamaged = new Set<string>();
+  const onDamagedJob = (path: string): void => {
+    if (toldDamaged.has(path)) return;
+    toldDamaged.add(path);
+    deps.log(`argo serve: left out damaged job file ${path}`);
+  };
   /** Fails jobs whose server is gone; while another server's jobs are still locked, looks again later. */
   const recoverJobs = async (): Promise<{ failed: number; removed: number }> => {
     const { failed, removed, elsewhere } = await jobs.recover(deps.clock.now(), deps.limits.jobRetentionDays, onDamagedJob);

@@ -173,8 +173,11 @@ export function maskSecretsIn(value: unknown, key = ''): unknown {
  */
 export const KNOWN_SECRET_MIN_CHARS = 4;
 
-/** Values that are settings, not secrets, whatever their name: a number (4096, 0.7, -1) or a word such as true or none. */
-const PLAIN_VALUE = /^\s*(?:[+-]?(?:\d+(?:\.\d*)?|\.\d+)|true|false|yes|no|on|off|none|null|enabled?|disabled?)\s*$/i;
+/**
+ * Values that are settings, not secrets, whatever their name: a count or a fraction (4096, 0.7, -1)
+ * or a word such as true or none. A whole number of six digits or more may be a PIN or a password.
+ */
+const PLAIN_VALUE = /^\s*(?:[+-]?(?:\d{1,5}(?:\.\d*)?|\d+\.\d*|\.\d+)|true|false|yes|no|on|off|none|null|enabled?|disabled?)\s*$/i;
 
 /**
  * The values Argo itself gives a process (an MCP server's `env` in config.json) whose names say they

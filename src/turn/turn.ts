@@ -540,8 +540,9 @@ function writeTrouble(error: unknown, { dir, place, addBack }: WriteTarget): { w
   if (code(['ENOSPC', 'EDQUOT'])) return { what, fix: `free some space on its disk (df -h ${dir} shows it), ${addBack}` };
   if (code(['EROFS'])) return { what, fix: `its file system is read-only: make it writable or set ARGO_HOME to a folder on one, ${addBack}` };
   if (code(['EMFILE', 'ENFILE'])) return { what, fix: `raise the limit on open files (ulimit -n), ${addBack}` };
-  const foreign = causeIn(error, (cause): cause is ForeignFolderError => cause instanceof ForeignFolderError) !== null;
-  if (foreign || code(['EACCES', 'EPERM'])) return { what, fix: `fix the folder's permissions or set ARGO_HOME to a folder you can write, ${addBack}` };
+  // Its message says already what to do (set ARGO_HOME): permissions cannot give a folder back.
+  if (causeIn(error, (cause): cause is ForeignFolderError => cause instanceof ForeignFolderError) !== null) return { what, fix: `give the folder back to your user (chown), ${addBack}` };
+  if (code(['EACCES', 'EPERM'])) return { what, fix: `fix the folder's permissions or set ARGO_HOME to a folder you can write, ${addBack}` };
   return { what, fix: `fix the directory's permissions or free space, ${addBack}` };
 }
 

@@ -562,6 +562,9 @@ describe('argo chat with piped lines', () => {
   it.each(['--json', '--explain', '--no-stdin'])('argo chat %s: refused as a flag for one question, exit 2', async (flag) => {
     const result = await argo(['chat', flag], tempHome(), { stdin: 'hi\n' });
     expect(result).toMatchObject({ code: 2, stdout: '', stderr: `argo: "chat" does not take ${flag}: it is for one question (argo ${flag} "why is the sky blue?"); argo chat --help lists what a chat takes\n` });
+    // Before the command's name: refused as well, never pointed to the place after it.
+    const before = await argo([flag, 'chat'], tempHome(), { stdin: 'hi\n' });
+    expect(before).toMatchObject({ code: 2, stdout: '', stderr: `argo: "chat" does not take ${flag} (argo chat --help lists what it takes)\n` });
   });
 
   it('Ctrl-C stops one answer after another without leaving the chat (off a terminal Ctrl-C is a signal)', async () => {

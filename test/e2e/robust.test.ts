@@ -398,6 +398,15 @@ describe('bad input: one line, exit 2, nothing written (item 13)', () => {
     expect(logLines(home).map((line) => line.user_prompt)).toEqual(['first']);
   });
 
+  it('a line that is not UTF-8 inside a """ block is named as such, not as the input ending inside the block', async () => {
+    const home = tempHome();
+    const script = Buffer.concat([Buffer.from('first\n"""\nabc\n'), Buffer.from('caf\xe9\n', 'latin1'), Buffer.from('"""\nlast\n')]);
+    const result = await argo(home, ['chat', '-s', 'script'], { stdin: script });
+    expect(result).toMatchObject({ code: 2, stdout: 'You said: first\n' });
+    expect(result.stderr).toMatch(/^argo: line 4 of standard input is not UTF-8 \(byte 0xe9 at offset 17\): .*; the lines before it were sent, it and those after were not\n$/);
+    expect(logLines(home).map((line) => line.user_prompt)).toEqual(['first']);
+  });
+
   it('a piped chat script saved with a byte order mark: its first line is read without it, so a slash command there is the command', async () => {
     const home = tempHome();
     const result = await argo(home, ['chat', '-s', 'script'], { stdin: Buffer.from('\ufeff/replay none\nfirst\n/bye\nnot sent\n') });

@@ -127,6 +127,8 @@ describe('rejectedFeature: a 400 that shows the release lacks a feature (each re
 describe('fixFor: the way out a release takes', () => {
   it.each<[Parameters<typeof fixFor>[0], string | null, ReturnType<typeof fixFor>]>([
     ['thinkMax', '0.21.0', 'thinkMax'],
+    ['thinkMax', '0.17.7', 'thinkMax'],
+    ['thinkMax', '0.12.0', 'thinkLevelsAnyModel'],
     ['thinkMax', '0.10.1', 'thinkLevels'],
     ['thinkMax', '0.8.0', 'think'],
     ['thinkLevels', '0.10.1', 'thinkLevels'],

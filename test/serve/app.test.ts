@@ -711,6 +711,19 @@ describe('STOP', () => {
 });
 
 describe('jobs', () => {
+  it('a damaged job file is left out of the list and told to the operator once, however often it is met', async () => {
+    const s = await startTestServer();
+    try {
+      mkdirSync(join(s.home, 'jobs'), { recursive: true });
+      const torn = join(s.home, 'jobs', 'tornJobFile1.json');
+      writeFileSync(torn, '{"id":');
+      for (let i = 0; i < 3; i++) expect(await (await fetch(`${s.url}/api/jobs`)).json()).toEqual([]);
+      expect(s.lines.filter((line) => line.includes('damaged job file'))).toEqual([`argo serve: left out damaged job file ${torn}`]);
+    } finally {
+      await s.listening.close(1000);
+    }
+  });
+
   it('runs a job in the background and keeps its record (0600)', async () => {
     const response = await post('/api/jobs', ask('background', { argo: { session: 'work' } }));
     expect(response.status).toBe(202);

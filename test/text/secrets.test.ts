@@ -181,7 +181,8 @@ describe("knownSecrets and maskKnownSecrets: the values Argo gave a process, mas
     ['longest first, each once', { A_TOKEN: 'abcd', B_TOKEN: 'abcdefgh', C_TOKEN: 'abcd' }, ['abcdefgh', 'abcd']],
     ['a number of tokens is a setting, not a secret', { MAX_TOKENS: '4096' }, []],
     // A number or a plain word would mask every count or flag the server says.
-    ['a number under a secret name is not', { TOKEN_TTL: '3600', AUTH_RETRIES: '-1', API_KEY_WEIGHT: '0.75', SECRET_SEED: '12345678' }, []],
+    ['a count or a fraction under a secret name is not', { TOKEN_TTL: '3600', AUTH_RETRIES: '-1', API_KEY_WEIGHT: '0.75', TOKEN_LIMIT_K: '99999' }, []],
+    ['a whole number of six digits or more under a secret name is: a PIN or a numeric password', { DB_PASSWORD: '20240117', PIN_PW: '123456' }, ['20240117', '123456']],
     ['a plain word under a secret name is not', { REQUIRE_AUTH: 'true', USE_TOKEN: 'False', AUTH: 'none', PASSWORD_PROMPT: 'disabled' }, []],
     ['a secret holding digits among letters still is', { API_TOKEN: '4096abcd', PIN_PW: 'true-horse' }, ['true-horse', '4096abcd']],
   ])('%s', (_case, env, secrets) => {

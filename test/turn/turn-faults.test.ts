@@ -136,7 +136,7 @@ describe('a failed log write names the fix that fits its cause', () => {
     ['EROFS', /its file system is read-only: make it writable or set ARGO_HOME to a folder on one/],
     ['EMFILE', /raise the limit on open files \(ulimit -n\)/],
     ['EACCES', /fix the folder's permissions or set ARGO_HOME to a folder you can write/],
-    [FOREIGN, /fix the folder's permissions or set ARGO_HOME to a folder you can write/],
+    [FOREIGN, /give the folder back to your user \(chown\)/],
     ['EIO', /fix the directory's permissions or free space/],
   ])('the log write fails with %s: the fix for it', async (code, fix) => {
     const home = mkdtempSync(join(tmpdir(), 'argo-log-code-'));
