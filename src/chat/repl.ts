@@ -2,6 +2,7 @@
 // as one turn through an injected driver, and handles the slash commands. It knows nothing about
 // Ollama or the log: the driver does the turn, so the loop is tested with a stub.
 import { createInterface } from 'node:readline';
+import { isatty } from 'node:tty';
 import { ArgoError, UsageError } from '../errors.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { TerminalGate } from './gate.js';
@@ -84,6 +85,12 @@ export interface ChatTerminal {
   hangUp?: () => void;
   /** How late a signal may be handled after a line sent after it (default SIGNAL_SKEW_MS; see runChat). */
   signalSkewMs?: number;
+}
+
+/** Whether a terminal's input is no terminal any more, as after its window closed; a stream without a descriptor never is. */
+function inputGone(input: NodeJS.ReadableStream): boolean {
+  const fd: unknown = (input as { fd?: unknown }).fd;
+  return typeof fd === 'number' && !isatty(fd);
 }
 
 /** A signal sent up to this long before a line was read counts as sent before it. */
@@ -363,7 +370,12 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
         close();
         if (!byUser) expectLateAnswer(question, typed);
       };
-      const onClose = (): void => done('');
+      // The input ended: Ctrl-D answers no, but a terminal gone (its window closed) is no answer. Its
+      // hang-up closes the question, as the gate's does when lines are edited.
+      const onClose = (): void => {
+        if (term.terminal && term.hangUp !== undefined && inputGone(term.input)) term.hangUp();
+        else done('');
+      };
       signal.addEventListener('abort', cancel, { once: true });
       rl.once('close', onClose);
       asking = true;

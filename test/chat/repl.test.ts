@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -785,6 +785,32 @@ describe('when the chat has handled a Ctrl-C signal (a later one is then no insi
     expect(io.handled()).toEqual([true]);
     io.input.end('');
     await done;
+  });
+
+  // Without line editing the input ending is all the chat sees: Ctrl-D leaves the terminal a
+  // terminal, a window closed does not. (/dev/ptmx: a terminal's descriptor; a file's is none.)
+  const fileDescriptor = (): number => openSync(join(mkdtempSync(join(tmpdir(), 'argo-repl-')), 'not-a-tty'), 'wx');
+  it.each<[string, (() => number) | null, ChatEnd, number]>([
+    ['Ctrl-D (still a terminal) answers no', () => openSync('/dev/ptmx', 'r+'), 'ok', 0],
+    ['a stream without a descriptor ending answers no', null, 'ok', 0],
+    ['the terminal gone (no terminal any more) is its hang-up, which closes the question', fileDescriptor, 'hung-up', 1],
+  ])('TERM=dumb, the input ended at a question: %s', async (_case, open, end, hangUps) => {
+    const io = terminalIo(true);
+    const fd = open?.();
+    try {
+      Object.assign(io.input, { fd });
+      let hungUp = 0;
+      const { driver, answers } = stubDriver({ asks: true });
+      const done = runChat({ ...io.term, lineEditing: false, hangUp: () => (hungUp++, io.interrupt('SIGHUP')) }, driver, START);
+      io.input.write('go\n');
+      await waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
+      io.input.end();
+      expect(await done).toBe(end);
+      expect(answers).toEqual(['']);
+      expect(hungUp).toBe(hangUps);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
   });
 
   it.each([

@@ -335,6 +335,23 @@ describe('argo chat --tools on a terminal: the chat asks on its own input', () =
       { user_prompt: 'write g', status: 'interrupted', error: 'interrupted by SIGHUP (the terminal closed)', tool_calls: [{ name: 'write_file', outcome: 'not_run', error: 'not run: the run was interrupted first' }] },
     ]);
   });
+  it('TERM=dumb (no line editing): the terminal closed while the question waits is a hang-up too, not a refusal', async () => {
+    const dir = root();
+    const home = tempHome();
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }, { reply: 'never' }]);
+    const chat = startInPty(['chat', '-s', 'ag', '-T', 'shell', '--root', dir], { home, host: ollama.url, env: { TERM: 'dumb' } });
+    await chat.waitFor('ag> ');
+    chat.write('make it\r');
+    await chat.waitFor('Allow? [y/N]');
+    chat.hangUp();
+    const exit = await chat.exited;
+    // 129, as for SIGHUP, never 1; Node 20 aborts at exit instead, restoring the closed terminal's mode (nodejs/node#58200).
+    expect(exit.signal === 0 ? exit.code : 'aborted').toBeOneOf([129, 'aborted']);
+    expect(existsSync(join(dir, 'made.txt'))).toBe(false);
+    expect(logLines(home)).toMatchObject([
+      { user_prompt: 'make it', status: 'interrupted', error: 'interrupted by SIGHUP (the terminal closed)', tool_calls: [{ name: 'run_command', outcome: 'not_run', error: 'not run: the run was interrupted first' }] },
+    ]);
+  });
 });
 
 const bash = installedShell('bash');
