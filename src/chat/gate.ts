@@ -193,8 +193,7 @@ export class TerminalGate {
 
   /** Whether the terminal's input is no terminal any more, as after its window closed. */
   private isGone(): boolean {
-    const fd: unknown = (this.terminalIn as { fd?: unknown }).fd;
-    return this.terminalIn instanceof ReadStream && typeof fd === 'number' && !isatty(fd);
+    return this.terminalIn instanceof ReadStream && inputGone(this.terminalIn);
   }
 
   private inputEnded(gone: boolean): void {
@@ -306,6 +305,12 @@ export class TerminalGate {
     if (this.holding) this.held.push(part);
     else if (!this.input.writableEnded) this.input.write(part);
   }
+}
+
+/** Whether a terminal's input is no terminal any more, as after its window closed; a stream without a descriptor never is. */
+export function inputGone(input: NodeJS.ReadableStream): boolean {
+  const fd: unknown = (input as { fd?: unknown }).fd;
+  return typeof fd === 'number' && !isatty(fd);
 }
 
 function isGoneError(error: unknown): boolean {

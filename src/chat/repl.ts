@@ -2,10 +2,9 @@
 // as one turn through an injected driver, and handles the slash commands. It knows nothing about
 // Ollama or the log: the driver does the turn, so the loop is tested with a stub.
 import { createInterface } from 'node:readline';
-import { isatty } from 'node:tty';
 import { ArgoError, UsageError } from '../errors.js';
 import type { ReplaySpec } from '../replay/types.js';
-import { TerminalGate } from './gate.js';
+import { TerminalGate, inputGone } from './gate.js';
 import { HISTORY_SIZE, HistorySaver, recallableHistory } from './history.js';
 import { CHAT_HELP, classifyInput, hidesThinking, isAnswerWord, takeLine } from './input.js';
 import type { ChatInput, LineResult, Pending, SlashName } from './input.js';
@@ -85,12 +84,6 @@ export interface ChatTerminal {
   hangUp?: () => void;
   /** How late a signal may be handled after a line sent after it (default SIGNAL_SKEW_MS; see runChat). */
   signalSkewMs?: number;
-}
-
-/** Whether a terminal's input is no terminal any more, as after its window closed; a stream without a descriptor never is. */
-function inputGone(input: NodeJS.ReadableStream): boolean {
-  const fd: unknown = (input as { fd?: unknown }).fd;
-  return typeof fd === 'number' && !isatty(fd);
 }
 
 /** A signal sent up to this long before a line was read counts as sent before it. */

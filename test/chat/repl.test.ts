@@ -801,7 +801,10 @@ describe('when the chat has handled a Ctrl-C signal (a later one is then no insi
       Object.assign(io.input, { fd });
       let hungUp = 0;
       const { driver, answers } = stubDriver({ asks: true });
-      const done = runChat({ ...io.term, lineEditing: false, hangUp: () => (hungUp++, io.interrupt('SIGHUP')) }, driver, START);
+      const done = runChat({ ...io.term, lineEditing: false, hangUp: () => {
+          hungUp++;
+          io.interrupt('SIGHUP');
+        } }, driver, START);
       io.input.write('go\n');
       await waitFor(() => expect(io.stderr()).toContain('Allow? [y/N] '));
       io.input.end();
