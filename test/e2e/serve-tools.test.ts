@@ -198,7 +198,7 @@ describe('the tools Argo field', () => {
     const body = (await response.json()) as { error: { message: string; code: string } };
     expect(body.error).toMatchObject({
       code: 'argo_error',
-      message: expect.stringMatching(/^cannot save the tool result tool-results\/\S+\/r1-r1\.json in the data home \(<data home>\/tool-results is not a folder; remove it, and Argo makes the folder again\); /) as string,
+      message: expect.stringMatching(/^cannot save the tool result tool-results\/\S+\/r1-r1\.json in the data home \(<data home>\/tool-results is not a folder; remove it, and Argo makes the folder again\)$/) as string,
     });
     await waitFor(() => expect(logLines(home)).toEqual([expect.objectContaining({ session: 'r', status: 'error', stop_reason: 'result_not_saved', error: expect.stringContaining(`(${home}/tool-results is not a folder`) as string })]));
     // The log line names the folder, for the operator; a job's error, a stream and the session's turns do not.
