@@ -97,12 +97,26 @@ const LEAST_LINE_CHARS = 500;
  */
 function fittedRead(read: LinesRead, shown: string, budget: number | undefined): ToolResult {
   const whole = readResult(shown, read);
-  if (budget === undefined || read.count === 0 || !isOverBudget(JSON.stringify(whole), budget)) return whole;
+  if (budget === undefined || read.count === 0) return whole;
+  // Serialized, text only grows (quotes, escapes): content longer than the budget cannot fit.
+  if (read.content.length <= budget && !isOverBudget(JSON.stringify(whole), budget)) return whole;
   const ends: number[] = [];
   for (let at = read.content.indexOf('\n'); at !== -1 && ends.length < read.count - 1; at = read.content.indexOf('\n', at + 1)) ends.push(at);
   ends.push(read.content.length);
   const withLines = (lines: number): ToolResult => readResult(shown, { ...read, count: lines, content: read.content.slice(0, ends[lines - 1]), cut: 'budget' });
-  const lines = largestFitting(read.count, budget, withLines);
+  // The fewest lines whose text alone is over the budget bound the search, so it serializes only
+  // results near the budget's size, not halves of a 50 KB read.
+  let overLines = read.count;
+  for (let low = 1, high = read.count; low <= high; ) {
+    const middle = Math.floor((low + high) / 2);
+    if ((ends[middle - 1] ?? 0) > budget) {
+      overLines = middle;
+      high = middle - 1;
+    } else {
+      low = middle + 1;
+    }
+  }
+  const lines = largestFitting(overLines, budget, withLines);
   if (lines > 0) return withLines(lines);
   const line = read.content.slice(0, ends[0]);
   const withChars = (chars: number): ToolResult => readResult(shown, { ...read, count: 1, content: headOf(line, chars), cut: 'long line for budget' });
