@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scriptRounds } from '../support/fake-ollama.js';
+import type { FakeRound } from '../support/fake-ollama.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { startArgoInShell, startInPty } from '../support/pty.js';
 import type { PtySession } from '../support/pty.js';
@@ -318,38 +319,24 @@ describe('argo chat --tools on a terminal: the chat asks on its own input', () =
     expect(turns(home)).toEqual([['write h', 'interrupted']]);
     expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('write h\n');
   });
-  it('the terminal closed while the question waits (its window shut) ends the chat as SIGHUP does: no call runs, nothing refused, the turn logged interrupted', async () => {
+  it.each<[string, string, Record<string, string>, FakeRound, string]>([
+    ['with line editing', 'edit', {}, writes('g.txt'), 'g.txt'],
+    ['TERM=dumb (no line editing)', 'shell', { TERM: 'dumb' }, { toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch g.txt' } } }] }, 'g.txt'],
+  ])('%s: the terminal closed while the question waits (its window shut) ends the chat as SIGHUP does: no call runs, nothing refused, the turn logged interrupted', async (_case, toolset, env, round, made) => {
     const dir = root();
     const home = tempHome();
-    scriptRounds(ollama, [writes('g.txt'), { reply: 'never' }]);
-    const chat = startInPty(['chat', '-s', 'ag', '-T', 'edit', '--root', dir], { home, host: ollama.url });
+    scriptRounds(ollama, [round, { reply: 'never' }]);
+    const chat = startInPty(['chat', '-s', 'ag', '-T', toolset, '--root', dir], { home, host: ollama.url, env });
     await chat.waitFor('ag> ');
-    chat.write('write g\r');
+    chat.write('make g\r');
     await chat.waitFor('Allow? [y/N]');
     chat.hangUp();
     const exit = await chat.exited;
     // 129, as for SIGHUP, never 1; Node 20 aborts at exit instead, restoring the closed terminal's mode (nodejs/node#58200).
     expect(exit.signal === 0 ? exit.code : 'aborted').toBeOneOf([129, 'aborted']);
-    expect(existsSync(join(dir, 'g.txt'))).toBe(false);
+    expect(existsSync(join(dir, made))).toBe(false);
     expect(logLines(home)).toMatchObject([
-      { user_prompt: 'write g', status: 'interrupted', error: 'interrupted by SIGHUP (the terminal closed)', tool_calls: [{ name: 'write_file', outcome: 'not_run', error: 'not run: the run was interrupted first' }] },
-    ]);
-  });
-  it('TERM=dumb (no line editing): the terminal closed while the question waits is a hang-up too, not a refusal', async () => {
-    const dir = root();
-    const home = tempHome();
-    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'touch made.txt' } } }] }, { reply: 'never' }]);
-    const chat = startInPty(['chat', '-s', 'ag', '-T', 'shell', '--root', dir], { home, host: ollama.url, env: { TERM: 'dumb' } });
-    await chat.waitFor('ag> ');
-    chat.write('make it\r');
-    await chat.waitFor('Allow? [y/N]');
-    chat.hangUp();
-    const exit = await chat.exited;
-    // 129, as for SIGHUP, never 1; Node 20 aborts at exit instead, restoring the closed terminal's mode (nodejs/node#58200).
-    expect(exit.signal === 0 ? exit.code : 'aborted').toBeOneOf([129, 'aborted']);
-    expect(existsSync(join(dir, 'made.txt'))).toBe(false);
-    expect(logLines(home)).toMatchObject([
-      { user_prompt: 'make it', status: 'interrupted', error: 'interrupted by SIGHUP (the terminal closed)', tool_calls: [{ name: 'run_command', outcome: 'not_run', error: 'not run: the run was interrupted first' }] },
+      { user_prompt: 'make g', status: 'interrupted', error: 'interrupted by SIGHUP (the terminal closed)', tool_calls: [{ outcome: 'not_run', error: 'not run: the run was interrupted first' }] },
     ]);
   });
 });
