@@ -2,7 +2,7 @@
 // the scripts ask `argo __complete sessions|models` (hidden) each time, so they are always current,
 // passing on the --home and --host of the line being completed.
 import { THINK_LEVELS } from '../replay/prompt.js';
-
+import { shellQuoted } from '../text/shell-word.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -81,16 +81,14 @@ export function completionScript(shell: Shell, spec: CompletionSpec): string {
   }
 }
 
-const quoteSingle = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
-
 /** The scan both bash and zsh run over the words before the cursor (their syntax is alike here). */
 function scanLoop(spec: CompletionSpec, shell: 'bash' | 'zsh'): string {
   const valueFlags = allValueFlags(spec).join('|');
   const text = shell === 'bash' ? (word: string): string => `"$(__argo_text "${word}")"` : (word: string): string => `"\${(Q)${word}}"`;
   const withSubcommands = placesOf(spec).filter((place) => place.subcommands.length > 0);
   const nested = withSubcommands.map((place) => {
-    const subs = place.subcommands.map((sub) => `${sub.names.join('|')}) place=${quoteSingle(sub.path)} ;;`).join(' ');
-    return `          ${quoteSingle(place.path)}) case "$word" in ${subs} *) ((nargs++)) ;; esac ;;`;
+    const subs = place.subcommands.map((sub) => `${sub.names.join('|')}) place=${shellQuoted(sub.path)} ;;`).join(' ');
+    return `          ${shellQuoted(place.path)}) case "$word" in ${subs} *) ((nargs++)) ;; esac ;;`;
   });
   const first = shell === 'bash' ? 1 : 2;
   const at = (index: string): string => `\${words[${index}]}`;
@@ -118,8 +116,8 @@ function bashScript(spec: CompletionSpec): string {
   const names = spec.commands.map((command) => command.name).join(' ');
   const perPlace = placesOf(spec)
     .map((place) => {
-      const sources = place.args.length > 0 ? ` sources=(${place.args.map((source) => quoteSingle(source ?? '')).join(' ')});` : '';
-      return `    ${quoteSingle(place.path)}) options=${quoteSingle(place.options.join(' '))}; first=${quoteSingle(place.first.join(' '))};${sources} ;;`;
+      const sources = place.args.length > 0 ? ` sources=(${place.args.map((source) => shellQuoted(source ?? '')).join(' ')});` : '';
+      return `    ${shellQuoted(place.path)}) options=${shellQuoted(place.options.join(' '))}; first=${shellQuoted(place.first.join(' '))};${sources} ;;`;
     })
     .join('\n');
   const values = VALUE_SOURCES.map(
@@ -205,7 +203,7 @@ ${values}
     ${allValueFlags(spec).join('|')}) return ;;
   esac
   if [[ -z "$place" ]]; then
-    if [[ "$cur" == -* ]]; then first=${quoteSingle(spec.options.join(' '))}; else first=${quoteSingle(`${names} help`)}; fi
+    if [[ "$cur" == -* ]]; then first=${shellQuoted(spec.options.join(' '))}; else first=${shellQuoted(`${names} help`)}; fi
     COMPREPLY=($(compgen -W "$first" -- "$cur"))
     return
   fi
@@ -227,11 +225,11 @@ complete -o default -F _argo argo
 
 function zshScript(spec: CompletionSpec): string {
   const names = spec.commands.map((command) => `${command.name}:${command.description.replace(/:/g, '\\:')}`);
-  const array = (words: readonly string[]): string => `(${words.map(quoteSingle).join(' ')})`;
+  const array = (words: readonly string[]): string => `(${words.map(shellQuoted).join(' ')})`;
   const perPlace = placesOf(spec)
     .map((place) => {
       const sources = place.args.length > 0 ? ` sources=${array(place.args.map((source) => source ?? ''))};` : '';
-      return `    ${quoteSingle(place.path)}) options=${array(place.options)}; first=${array(place.first)};${sources} ;;`;
+      return `    ${shellQuoted(place.path)}) options=${array(place.options)}; first=${array(place.first)};${sources} ;;`;
     })
     .join('\n');
   const values = VALUE_SOURCES.map(
@@ -264,10 +262,10 @@ ${values}
   [[ $flag == $prev ]] || return
   if [[ -z $place ]]; then
     if [[ $PREFIX == -* ]]; then
-      compadd -- ${spec.options.map(quoteSingle).join(' ')}
+      compadd -- ${spec.options.map(shellQuoted).join(' ')}
     else
       local -a commands
-      commands=(${names.map(quoteSingle).join(' ')} 'help:show help for a command')
+      commands=(${names.map(shellQuoted).join(' ')} 'help:show help for a command')
       _describe command commands
     fi
     return
@@ -296,9 +294,9 @@ function fishScript(spec: CompletionSpec): string {
   const nested = places
     .filter((place) => place.subcommands.length > 0)
     .flatMap((place) => [
-      `                case ${quoteSingle(place.path)}`,
+      `                case ${shellQuoted(place.path)}`,
       '                    switch $word',
-      ...place.subcommands.flatMap((sub) => [`                        case ${sub.names.map(quoteSingle).join(' ')}`, `                            set -g __argo_place ${quoteSingle(sub.path)}`]),
+      ...place.subcommands.flatMap((sub) => [`                        case ${sub.names.map(shellQuoted).join(' ')}`, `                            set -g __argo_place ${shellQuoted(sub.path)}`]),
       `                        case '*'`,
       '                            set -g __argo_nargs (math $__argo_nargs + 1)',
       '                    end',
@@ -322,9 +320,9 @@ function fishScript(spec: CompletionSpec): string {
     `            case '--'`,
     `                set -g __argo_place '--'`,
     '                return',
-    `            case ${WHERE_FLAGS.map((where) => quoteSingle(`${where}=*`)).join(' ')}`,
+    `            case ${WHERE_FLAGS.map((where) => shellQuoted(`${where}=*`)).join(' ')}`,
     '                set -a __argo_where (string split -m 1 = -- $word)',
-    `            case ${valueFlags.map(quoteSingle).join(' ')}`,
+    `            case ${valueFlags.map(shellQuoted).join(' ')}`,
     '                set i (math $i + 1)',
     `                if test $i -le (count $tokens); and contains -- $word ${WHERE_FLAGS.join(' ')}`,
     '                    set -a __argo_where $word $tokens[$i]',
@@ -358,22 +356,22 @@ function fishScript(spec: CompletionSpec): string {
     '',
     'complete -c argo -f',
     `complete -c argo -n __argo_at -a help -d 'show help for a command'`,
-    ...spec.commands.map((command) => `complete -c argo -n __argo_at -a ${command.name} -d ${quoteSingle(command.description)}`),
+    ...spec.commands.map((command) => `complete -c argo -n __argo_at -a ${command.name} -d ${shellQuoted(command.description)}`),
     ...VALUE_SOURCES.map(
-      (source) => `complete -c argo ${source.flags.map(flag).join(' ')} -x -a ${source.dynamic ? `'(__argo_names ${source.dynamic})'` : quoteSingle(source.words ?? '')}`,
+      (source) => `complete -c argo ${source.flags.map(flag).join(' ')} -x -a ${source.dynamic ? `'(__argo_names ${source.dynamic})'` : shellQuoted(source.words ?? '')}`,
     ),
     ...spec.options.filter((option) => !sourced(option)).map((option) => `complete -c argo -n __argo_at ${flag(option)}`),
   ];
   for (const place of places) {
-    const at = quoteSingle(`__argo_at ${place.path}`);
-    const arg = (index: number): string => quoteSingle(`__argo_arg ${index} ${place.path}`);
+    const at = shellQuoted(`__argo_at ${place.path}`);
+    const arg = (index: number): string => shellQuoted(`__argo_arg ${index} ${place.path}`);
     if (place.path === 'help') {
-      lines.push(`complete -c argo -n ${arg(0)} -a ${quoteSingle(place.first.join(' '))}`);
+      lines.push(`complete -c argo -n ${arg(0)} -a ${shellQuoted(place.first.join(' '))}`);
       continue;
     }
-    for (const sub of place.subcommands) lines.push(`complete -c argo -n ${arg(0)} -a ${sub.name} -d ${quoteSingle(sub.description)}`);
+    for (const sub of place.subcommands) lines.push(`complete -c argo -n ${arg(0)} -a ${sub.name} -d ${shellQuoted(sub.description)}`);
     const words = place.first.filter((word) => !place.subcommands.some((sub) => sub.name === word));
-    if (words.length > 0) lines.push(`complete -c argo -n ${arg(0)} -a ${quoteSingle(words.join(' '))}`);
+    if (words.length > 0) lines.push(`complete -c argo -n ${arg(0)} -a ${shellQuoted(words.join(' '))}`);
     place.args.forEach((source, index) => {
       if (source !== null) lines.push(`complete -c argo -n ${arg(index)} -a '(__argo_names ${source})'`);
     });

@@ -1,6 +1,7 @@
 // How an error message names the setting that fixes it. The CLI's user changes flags; a server's
 // client changes its request, and the server's operator its environment.
 import { fileURLToPath } from 'node:url';
+import { shellWord } from '../text/shell-word.js';
 import type { RefusedFeature } from './versions.js';
 
 export interface FixHints {
@@ -56,11 +57,6 @@ export const SERVER_HINTS: FixHints = {
  * package's root is two folders up.
  */
 export const MODELFILE = fileURLToPath(new URL('../../docs/Modelfile', import.meta.url));
-
-/** `path` as one shell word. */
-export function shellWord(path: string): string {
-  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
-}
 
 /** How to get a missing model: "argo" is Argo's own, made from docs/Modelfile; any other is pulled. */
 export function howToGetModel(model: string): string {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MODELFILE, howToGetModel, shellWord } from '../../src/ollama/fix-hints.js';
+import { MODELFILE, howToGetModel } from '../../src/ollama/fix-hints.js';
+import { shellWord } from '../../src/text/shell-word.js';
 
 describe('howToGetModel', () => {
   it('names the installed Modelfile by its full path, so the hint works from any folder', () => {
