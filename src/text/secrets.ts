@@ -106,6 +106,13 @@ const NAME_AND_SIGN = /(?<![A-Za-z_])([A-Za-z_][A-Za-z0-9_.-]{0,127})(\s*[=:]\s*
 const VALUE = /"(?:\\.|[^"\\])*"|'[^']*'|["'][^\n\r]*|\\"(?:\\[^"]|[^"\\\n\r])*(?:\\")?|(?:\\.|[^\s"';&|,}\\])+/y;
 
 /**
+ * A Cookie or Set-Cookie header (`Cookie: sid=…; csrf=…`): every cookie in it is a credential, so its
+ * value runs to the end of the header, which ends where its line or the quote around it does.
+ */
+const COOKIE_HEADER = /^(?:set-)?cookie$/i;
+const HEADER_VALUE = /[^\r\n"'\\]+/y;
+
+/**
  * Secret-looking pieces of free text, each with what it keeps: a token by its shape (looser than
  * SECRET_VALUE's: a line shown is cheaper to over-mask than an environment), a bearer token, a JWT,
  * a URL's password, a webhook's key; then `NAME=value` for a secret NAME (maskAssignments).
@@ -128,16 +135,18 @@ const MASKED: readonly [RegExp, (match: string, ...groups: string[]) => string][
 function maskAssignments(text: string): string {
   const names = new RegExp(NAME_AND_SIGN.source, 'g');
   const value = new RegExp(VALUE.source, 'y');
+  const headerValue = new RegExp(HEADER_VALUE.source, 'y');
   let shown = '';
   let kept = 0;
   for (let match = names.exec(text); match !== null; match = names.exec(text)) {
-    const [whole, name = ''] = match;
+    const [whole, name = '', sign = ''] = match;
     if (!secretName(name)) continue;
-    value.lastIndex = names.lastIndex;
-    const secret = value.exec(text);
+    const header = COOKIE_HEADER.test(name) && sign.includes(':') ? headerValue : value;
+    header.lastIndex = names.lastIndex;
+    const secret = header.exec(text);
     if (secret === null) continue;
     shown += `${text.slice(kept, match.index)}${whole}${MASK}`;
-    kept = names.lastIndex = value.lastIndex;
+    kept = names.lastIndex = header.lastIndex;
   }
   return kept === 0 ? text : shown + text.slice(kept);
 }

@@ -41,7 +41,12 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     ['an escaped quote never closed runs to the end of its line', 'PASSWORD=\\"hunter two\nnext', 'PASSWORD=***\nnext'],
     ['an escaped quote inside a quoted value', 'PASSWORD="a\\"b c" run', 'PASSWORD=*** run'],
     ["a connection string's password and key", 'Server=db;Password=hunter2;AccountKey=c2VjcmV0;Pwd=x', 'Server=db;Password=***;AccountKey=***;Pwd=***'],
-    ['a cookie header, a personal access token', 'Cookie: session=abc; GITHUB_PAT=xyz', 'Cookie: ***; GITHUB_PAT=***'],
+    ['a cookie header, every cookie in it', 'Cookie: session=abc; csrf=def; theme=dark', 'Cookie: ***'],
+    ['a cookie header ends with its line', 'cookie: session=abc; csrf=def\nnext=1', 'cookie: ***\nnext=1'],
+    ['a cookie header ends with the quote around it', `curl -H 'Cookie: a=1; b=2' -H "Set-Cookie: sid=x; Path=/" u`, `curl -H 'Cookie: ***' -H "Set-Cookie: ***" u`],
+    ['a cookie header quoted as JSON', '{"headers":"Cookie: a=1; b=2\\r\\nAccept: */*"}', '{"headers":"Cookie: ***\\r\\nAccept: */*"}'],
+    ['a variable naming a cookie: its value, as any other', 'SESSION_COOKIE=abc; ls', 'SESSION_COOKIE=***; ls'],
+    ['a personal access token', 'GITHUB_PAT=xyz', 'GITHUB_PAT=***'],
     // Counts of tokens and kinds of keys are settings, shown.
     ['a flag giving a number of tokens', 'llm --max_tokens=4096 --max-new-tokens 512', 'llm --max_tokens=4096 --max-new-tokens 512'],
     ['a flag naming a kind of key', 'python -m json.tool --sort_keys=true', 'python -m json.tool --sort_keys=true'],
