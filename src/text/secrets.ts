@@ -36,9 +36,13 @@ const NOT_THE_SECRET = new Set(['FILE', 'FILES', 'PATH', 'DIR', 'SOCK', 'SOCKET'
 const NOT_A_CREDENTIAL =
   /^(?:(?:MAX|MIN|NUM|TOTAL|COUNT)(?:NEW|INPUT|OUTPUT|COMPLETION|PROMPT|CONTEXT|RESPONSE|PREDICT)?(?:TOKENS?|KEYS?)|(?:SORT|PRIMARY|FOREIGN|UNIQUE|PARTITION|RANGE)KEYS?)$/;
 
-/** Whether the word at `index` of `words` says it holds a secret: SECRET_WORD, unless it ends a NOT_A_CREDENTIAL run. */
+/** TOKENS or KEYS followed by PER: a rate (TOKENS_PER_MINUTE, KEYS_PER_BATCH), not credentials. */
+const COUNTED = /^(?:TOKENS|KEYS)$/;
+
+/** Whether the word at `index` of `words` says it holds a secret: SECRET_WORD, unless it ends a NOT_A_CREDENTIAL run or is COUNTED. */
 function secretWord(words: readonly string[], index: number): boolean {
   if (!SECRET_WORD.test(words[index] ?? '')) return false;
+  if (COUNTED.test(words[index] ?? '') && words[index + 1] === 'PER') return false;
   return ![0, 1, 2].some((before) => before <= index && NOT_A_CREDENTIAL.test(words.slice(index - before, index + 1).join('')));
 }
 

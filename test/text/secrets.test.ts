@@ -124,6 +124,12 @@ describe('looksSecret: a variable withheld from commands by its name', () => {
     ['maxTokens', false],
     ['max-completion-tokens', false],
     ['MIN_TOKENS', false],
+    // A rate of tokens or keys is a setting too; a token per something is still a token.
+    ['TOKENS_PER_MINUTE', false],
+    ['OPENAI_TOKENS_PER_SECOND', false],
+    ['KEYS_PER_BATCH', false],
+    ['PER_USER_TOKENS', true],
+    ['API_TOKENS_PERSONAL', true],
     ['NUM_TOKENS', false],
     ['TOTAL_TOKENS', false],
     ['COUNT_TOKENS', false],
