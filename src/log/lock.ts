@@ -6,10 +6,22 @@
 //     maintenance (rename, rm), so neither works on a state the other is changing.
 // Waiting is bounded: past `waitMs` the caller gets an error naming the lock and what to do.
 import type * as ProperLockfile from 'proper-lockfile';
+import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RuntimeError } from '../errors.js';
 import { ensurePrivateDir, errnoOf } from './fs.js';
+
+/**
+ * The file system proper-lockfile works with, its lock directories made private (0700) like the
+ * rest of the data home rather than by the umask.
+ */
+export const privateLockFs = {
+  ...fs,
+  mkdir: (path: string, done: (error: NodeJS.ErrnoException | null) => void): void => {
+    fs.mkdir(path, 0o700, done);
+  },
+};
 
 /** How long a lock may be awaited before giving up (a `logs rm` of a large history takes a while). */
 export const DEFAULT_LOCK_WAIT_MS = 30_000;
@@ -99,7 +111,7 @@ async function takeLock(dir: string, name: string, what: string, waitMs: number,
   try {
     const locks = await loadLockLibrary();
     await prepare?.();
-    const options = { realpath: false, stale: STALE_MS, lockfilePath: `${target}.lock`, onCompromised: () => undefined };
+    const options = { realpath: false, stale: STALE_MS, lockfilePath: `${target}.lock`, fs: privateLockFs, onCompromised: () => undefined };
     let pause = 5;
     const waitStarted = Date.now();
     let said = false;

@@ -7,6 +7,7 @@ import lockfile from 'proper-lockfile';
 import * as z from 'zod';
 import { RuntimeError } from '../errors.js';
 import { ensurePrivateDir, isMissing, readDataFile, removeOrphanedTemporaries, writeFileAtomic } from '../log/fs.js';
+import { privateLockFs } from '../log/lock.js';
 import { byCodeUnits } from '../text/order.js';
 import type { FinishReason, NumberedToolCalls, OpenAiToolCallOut } from './openai.js';
 import type { ToolEvent } from './types.js';
@@ -86,12 +87,12 @@ export class JobStore {
    */
   async lock(id: string, onLost: (error: Error) => void): Promise<() => Promise<void>> {
     await ensurePrivateDir(this.dir);
-    return lockfile.lock(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, update: 1000, realpath: false, lockfilePath: this.lockPathOf(id), onCompromised: onLost });
+    return lockfile.lock(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, update: 1000, realpath: false, lockfilePath: this.lockPathOf(id), fs: privateLockFs, onCompromised: onLost });
   }
 
   /** True while a live server (this one or another) runs the job. */
   isLocked(id: string): Promise<boolean> {
-    return lockfile.check(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, realpath: false, lockfilePath: this.lockPathOf(id) });
+    return lockfile.check(this.pathOf(id), { stale: JOB_LOCK_STALE_MS, realpath: false, lockfilePath: this.lockPathOf(id), fs: privateLockFs });
   }
 
   pathOf(id: string): string {

@@ -1,6 +1,6 @@
 // Locks between Argo processes, as seen from one process with many callers (a server logging many
 // turns at once): its callers queue in memory, so only one of them at a time tries the lock file.
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -44,6 +44,15 @@ describe('withLock with many callers in one process', () => {
     // No caller found the lock taken (ELOCKED) and polled: each tried it exactly once.
     expect(lockfile.lock).toHaveBeenCalledTimes(30);
     expect(locksInUse()).toBe(0);
+  });
+
+  it('makes its lock directory private (0700), whatever the umask', async () => {
+    const { home } = tempData();
+    const dir = join(home, 'locks');
+    await withLock(dir, 'a', 'a', () => {
+      expect(statSync(join(dir, 'a.lock')).mode & 0o777).toBe(0o700);
+      return Promise.resolve();
+    });
   });
 
   it('different locks do not wait for each other', async () => {

@@ -140,6 +140,8 @@ describe('JobStore', () => {
       throw error;
     });
     expect(await jobs.isLocked('theirs')).toBe(true);
+    // The lock is private, as the rest of the data home, whatever the umask.
+    expect(statSync(join(jobs.dir, 'theirs.json.lock')).mode & 0o777).toBe(0o700);
     expect(await jobs.recover(new Date(), 30)).toEqual({ failed: 0, removed: 0, elsewhere: 1 });
     expect(await jobs.read('theirs')).toMatchObject({ state: 'running' });
     await release();
