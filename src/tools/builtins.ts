@@ -29,7 +29,7 @@ export const READ_FILE: ToolDefinition = {
 
 export const LIST_FILES: ToolDefinition = {
   name: 'list_files',
-  description: 'List files under the root matching a glob pattern (for example "**/*.ts"), sorted by path. A wildcard skips names that start with a dot: name the dot to list them (".github/**", "**/.env"). .git and node_modules are never listed.',
+  description: 'List files under the root matching a glob pattern (for example "**/*.ts"), sorted by path. A wildcard skips names that start with a dot: name the dot to list them (".github/**", "**/.env"). .git and node_modules are never listed; folders that cannot be read are counted in "skipped".',
   parameters: {
     type: 'object',
     properties: {
@@ -44,7 +44,7 @@ export const LIST_FILES: ToolDefinition = {
 
 export const SEARCH_FILES: ToolDefinition = {
   name: 'search_files',
-  description: 'Search text files under the root for a regular expression; returns matching lines with their file and line number. Files over 1 MB, binary files and files that cannot be read are not searched, and counted in "skipped".',
+  description: 'Search text files under the root for a regular expression; returns matching lines with their file and line number. Files over 1 MB, binary files and files or folders that cannot be read are not searched, and counted in "skipped".',
   parameters: {
     type: 'object',
     properties: {

@@ -1,5 +1,6 @@
 // The `fs` toolset: read, list and search files under the root. Nothing here writes. What the model
 // is told of each tool is in builtins.ts; this code loads with a run's first call.
+import { readdir } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
@@ -251,13 +252,34 @@ async function directoryIn(confinement: Confinement, path: string | undefined): 
   return dir;
 }
 
+/** What a glob found: its files, and how many folders it could not read (their files are not among them). */
+interface Globbed {
+  files: string[];
+  unreadableFolders: number;
+}
+
+/**
+ * fast-glob's readdir, each folder it fails to read (not one gone meanwhile) added to `unreadable`:
+ * fast-glob goes on past it, and the model is told files may be missing.
+ */
+function countingReaddir(unreadable: Set<string>): typeof readdir {
+  const counting = (path: string, ...rest: unknown[]): void => {
+    const done = rest.pop() as (error: NodeJS.ErrnoException | null, entries: unknown) => void;
+    (readdir as (...args: unknown[]) => void)(path, ...rest, (error: NodeJS.ErrnoException | null, entries: unknown) => {
+      if (error !== null && !isMissing(error) && errnoOf(error) !== 'ENOTDIR') unreadable.add(path);
+      done(error, entries);
+    });
+  };
+  return counting as typeof readdir;
+}
+
 /**
  * fast-glob with links not followed, and every match re-checked against the root where it really is:
  * fast-glob still enters a linked directory a pattern names outright (`out/**`, `{out,src}/*`).
  * Matches are files, never links, so their folder's real path is enough (one realpath per folder).
  * The data home, when it lies in the root, is not walked, and nothing in it is kept.
  */
-async function globIn(confinement: Confinement, dir: string, pattern: string, argument: string): Promise<string[]> {
+async function globIn(confinement: Confinement, dir: string, pattern: string, argument: string): Promise<Globbed> {
   if (pattern.trim() === '') throw new ToolError(`the ${argument} is empty; give a glob such as "**/*.ts", or "**/*" for every file`);
   if (pattern.split('/').includes('..') || pattern.startsWith('/')) throw new ToolError(quoting`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
   if ((await braceExpansionCount(pattern, GLOB_PATTERNS_MOST)) > GLOB_PATTERNS_MOST) {
@@ -265,7 +287,17 @@ async function globIn(confinement: Confinement, dir: string, pattern: string, ar
   }
   const { default: fg } = await import('fast-glob');
   const home = confinement.home !== null && isInside(dir, confinement.home) ? [`${fg.escapePath(relative(dir, confinement.home).split(sep).join('/'))}/**`] : [];
-  const found = await fg(pattern, { cwd: dir, onlyFiles: true, dot: false, followSymbolicLinks: false, absolute: true, ignore: [...IGNORED, ...home], suppressErrors: true });
+  const unreadable = new Set<string>();
+  const found = await fg(pattern, {
+    cwd: dir,
+    onlyFiles: true,
+    dot: false,
+    followSymbolicLinks: false,
+    absolute: true,
+    ignore: [...IGNORED, ...home],
+    suppressErrors: true,
+    fs: { readdir: countingReaddir(unreadable) },
+  });
   const folders = new Map<string, Promise<string | null>>();
   const realFolder = (folder: string): Promise<string | null> => {
     let real = folders.get(folder);
@@ -281,7 +313,12 @@ async function globIn(confinement: Confinement, dir: string, pattern: string, ar
       return real !== null && allows(confinement, join(real, basename(file)));
     }),
   );
-  return found.filter((_, index) => inside[index]).sort();
+  return { files: found.filter((_, index) => inside[index]).sort(), unreadableFolders: unreadable.size };
+}
+
+/** The result's `skipped` entry for folders a glob could not read, when there were any. */
+function unreadableFoldersOf({ unreadableFolders }: Globbed): { unreadable_folders?: number } {
+  return unreadableFolders > 0 ? { unreadable_folders: unreadableFolders } : {};
 }
 
 export const listFilesTool: Tool = {
@@ -289,11 +326,14 @@ export const listFilesTool: Tool = {
   run: async (args, context) => {
     const confinement = await confinementOf(context);
     const dir = await directoryIn(confinement, stringArg(args, 'path'));
-    const files = await globIn(confinement, dir, stringArg(args, 'pattern') ?? '*', 'pattern');
-    // The count and the note before the list: a result cut to its head still says them.
+    const globbed = await globIn(confinement, dir, stringArg(args, 'pattern') ?? '*', 'pattern');
+    const { files } = globbed;
+    const skipped = unreadableFoldersOf(globbed);
+    // The count and the notes before the list: a result cut to its head still says them.
     return {
       count: files.length,
       ...(files.length > LIST_CAP ? { truncated: true, note: `first ${LIST_CAP} of ${files.length}; narrow the pattern` } : {}),
+      ...(Object.keys(skipped).length > 0 ? { skipped } : {}),
       files: files.slice(0, LIST_CAP).map((file) => shownPath(context.root, file)),
     };
   },
@@ -313,7 +353,8 @@ export const searchFilesTool: Tool = {
     const dir = await directoryIn(confinement, stringArg(args, 'path'));
     // An empty glob is none: models fill optional arguments with "".
     const glob = stringArg(args, 'glob') ?? '';
-    const files = await globIn(confinement, dir, glob === '' ? '**/*' : glob, 'glob');
+    const globbed = await globIn(confinement, dir, glob === '' ? '**/*' : glob, 'glob');
+    const { files } = globbed;
     const matches: { file: string; line: number; text: string }[] = [];
     let truncated = false;
     // Files read and not searched yet: searched a batch at a time, the pattern in a worker (line-search.ts).
@@ -344,7 +385,7 @@ export const searchFilesTool: Tool = {
     };
     // One batch is searched while the next is read; the next is sent once the one before has answered.
     let searching: Promise<boolean> | null = null;
-    const skipped: Partial<Record<Skipped, number>> = {};
+    const skipped: Partial<Record<Skipped | 'unreadable_folders', number>> = unreadableFoldersOf(globbed);
     for (const { file, bytes: reading } of readAhead(confinement, files)) {
       if (context.signal.aborted) break;
       const bytes = await reading;
