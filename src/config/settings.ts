@@ -16,7 +16,7 @@ import { checkSessionName } from '../sessions/names.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { parseOllamaHost } from './host.js';
 import { checkShape, whole } from './schema.js';
-import { jsonFault } from '../text/json-syntax.js';
+import { jsonFaultPlace } from '../text/json-syntax.js';
 import type { Shape } from './schema.js';
 import { EXCLUDE_PREFIX, NO_TOOLS, takesAwayOnly } from './tool-list.js';
 
@@ -527,9 +527,7 @@ export function readConfigFile(path: string): ConfigFile {
     parsed = JSON.parse(json);
   } catch {
     // Not V8's message, nor the error as a cause: it quotes the text around the fault, an API key with it.
-    const fault = jsonFault(json);
-    const where = fault === null ? '' : ` at line ${fault.line}, column ${fault.column}: ${fault.problem}`;
-    throw new UsageError(`${path} is not valid JSON${where}; fix or remove it`);
+    throw new UsageError(`${path} is not valid JSON${jsonFaultPlace(json)}; fix or remove it`);
   }
   checkShape(parsed, CONFIG_SHAPE, '', path);
   return parsed as ConfigFile;

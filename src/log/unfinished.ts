@@ -6,9 +6,10 @@ import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { rename, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RuntimeError, messageLine } from '../errors.js';
+import { RuntimeError } from '../errors.js';
 import type { LogEntry } from './entry.js';
 import { wellFormedJson } from './entry.js';
+import { jsonFaultPlace } from '../text/json-syntax.js';
 import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, removeFile, errnoOf, isMissing, procStatFields, processAlive, readDataText, readSmallText } from './fs.js';
 import type { SignalSender } from './fs.js';
 
@@ -265,13 +266,20 @@ function isOwner(value: unknown): value is TurnOwner {
  */
 export function readUnfinished(home: string, name: string): ReadUnfinished | null {
   const path = join(unfinishedDir(home), name);
+  let text: string;
   let value: unknown;
   try {
-    value = JSON.parse(readDataText(path));
+    text = readDataText(path);
   } catch (error) {
     if (isMissing(error)) return null;
     if (error instanceof SymlinkRefusedError) return { problem: 'a symbolic link, which Argo does not follow in its data home' };
-    if (error instanceof SyntaxError) return { problem: `not JSON (${messageLine(error)})` };
+    return { problem: `unreadable (${error instanceof Error ? error.message : String(error)})` };
+  }
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    // Where, not V8's excerpt of the text: the turn's own words (a secret in a prompt) would be shown.
+    if (error instanceof SyntaxError) return { problem: `not JSON${jsonFaultPlace(text)}` };
     return { problem: `unreadable (${error instanceof Error ? error.message : String(error)})` };
   }
   const owner = typeof value === 'object' && value !== null ? (value as Record<string, unknown>).owner : undefined;

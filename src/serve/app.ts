@@ -24,6 +24,7 @@ import { decodeUtf8 } from '../text/utf8.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseChatRequest, parseSessionPatch } from './schema.js';
 import type { CutReason, LoggedTurn, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
 import type { Logprob } from '../ollama/transport.js';
+import { jsonFaultPlace } from '../text/json-syntax.js';
 
 interface Env {
   Variables: { session: string | undefined; finished: Promise<unknown> | undefined };
@@ -951,8 +952,9 @@ async function readJson(c: Context<Env>): Promise<unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
-  } catch (error) {
-    throw badRequest(`the request body is not valid JSON (${(error as Error).message})`, null, 'invalid_json');
+  } catch {
+    // Not V8's message: it quotes the body around the fault, a key the client sent with it, and differs by Node release.
+    throw badRequest(`the request body is not valid JSON${jsonFaultPlace(text)}; send one JSON object`, null, 'invalid_json');
   }
   if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
     throw badRequest(`the request body nests arrays and objects more than ${MAX_JSON_DEPTH} deep; send a flatter one (a JSON schema or tool parameters nest a few levels)`, null, 'invalid_json');

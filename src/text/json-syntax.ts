@@ -133,3 +133,12 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
   // In UTF-16 units, as JavaScript counts (an emoji is two).
   return { line: before.split('\n').length, column: offset - lineStart + 1 };
 }
+
+/**
+ * Where `text` (which JSON.parse refused) stops being JSON, as words to follow "is not valid JSON":
+ * ` at line 3, column 7: expected "," or "}"`, or nothing when no fault is found.
+ */
+export function jsonFaultPlace(text: string): string {
+  const fault = jsonFault(text);
+  return fault === null ? '' : ` at line ${fault.line}, column ${fault.column}: ${fault.problem}`;
+}

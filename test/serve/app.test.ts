@@ -331,6 +331,14 @@ describe('raw HTTP', () => {
     expect(json.error).toMatchObject({ type: 'invalid_request_error', param, code });
   });
 
+  it.each<[string, string]>([
+    ['{not json', 'the request body is not valid JSON at line 1, column 2: expected a key or "}" (text goes in "double quotes"); send one JSON object'],
+    ['{"model":"argo","api_key":sk-live-123}', 'the request body is not valid JSON at line 1, column 27: expected a value (text goes in "double quotes"); send one JSON object'],
+  ])('a body that is not JSON (%s) is said by line and column, none of it quoted', async (body, message) => {
+    const response = await post('/v1/chat/completions', body);
+    expect(await response.json()).toEqual({ error: { message, type: 'invalid_request_error', param: null, code: 'invalid_json' } });
+  });
+
   it.each<[string, Record<string, unknown>, Record<string, string>, string, string]>([
     ['/v1/chat/completions', { argo: { tools: 'fs' } }, {}, 'argo.tools', 'the "tools" Argo field'],
     ['/v1/chat/completions', {}, { 'X-Argo-Tools': 'fs' }, 'X-Argo-Tools', 'the X-Argo-Tools header'],
