@@ -82,16 +82,24 @@ export function isLocalOrigin(origin: string): boolean {
 }
 
 /**
+ * What a keyless server refuses a request for: a Host not of this machine, an Origin of another site,
+ * or the Origin `null` of a page with none of its own (a file opened in a browser, a sandboxed frame).
+ */
+export type BrowserRefusal = 'host' | 'origin' | 'opaque-origin';
+
+/**
  * Why a server without a key refuses a request a web page may have made, or null. A page of another
  * site can reach a loopback server two ways: by a name of its own that resolves here (DNS
  * rebinding: the Host is that name), or by a request it need not read the answer of (a POST with
  * a text/plain body: its Origin is the site's). Programs send neither; a page on this machine is allowed.
+ * `null` is refused too: any site's sandboxed frame sends it, as a local file does (Ollama refuses it as well).
  */
-export function browserRefusal(host: string | undefined, origin: string | undefined): 'host' | 'origin' | null {
+export function browserRefusal(host: string | undefined, origin: string | undefined): BrowserRefusal | null {
   if (host !== undefined) {
     const name = hostnameOf(host);
     if (name === null || !isLocalName(name)) return 'host';
   }
+  if (origin === 'null') return 'opaque-origin';
   if (origin !== undefined && !isLocalOrigin(origin)) return 'origin';
   return null;
 }

@@ -1,6 +1,7 @@
 // OpenAI-shaped errors: every failure a client sees is `{error:{message, type, param, code}}` with
 // the status the contract gives it.
 import { failureCode } from '../ollama/failure-codes.js';
+import type { BrowserRefusal } from './auth.js';
 
 export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'requests' | 'server_error' | 'api_error';
 
@@ -99,15 +100,24 @@ export function stopIsSet(turnId: string): ApiError {
 
 /**
  * A server without a key refusing what a web page may have sent: a Host that is not this machine's
- * (`host`, quoted), or an Origin of another site.
+ * (`host`, quoted), an Origin of another site, or a page's Origin `null`.
  */
-export function fromBrowser(refused: 'host' | 'origin', value: string): ApiError {
+export function fromBrowser(refused: BrowserRefusal, value: string): ApiError {
   if (refused === 'host') {
     return new ApiError(
       403,
       `the Host ${value} is not a name of this machine: without an API key argo serve answers only requests for localhost, 127.0.0.1 or [::1] (a web page could reach it under a name of its own); use one of those in the URL, or set an API key`,
       'permission_error',
       'foreign_host',
+    );
+  }
+  if (refused === 'opaque-origin') {
+    // A page of this machine, as often as not: it is told what works instead, not that it is a site.
+    return new ApiError(
+      403,
+      'a request from a web page with no origin (Origin "null": an HTML file opened in the browser, or a sandboxed frame of any site) is refused: without an API key argo serve cannot tell such a page from a site you visit; serve the page from http://localhost (e.g. "python3 -m http.server" in its folder, then open http://localhost:8000/), show it in an app\'s own file:// page, or send the request from a program',
+      'permission_error',
+      'foreign_origin',
     );
   }
   return new ApiError(

@@ -353,6 +353,24 @@ describe('what a web page can send to a server without a key', () => {
     expect(await (await fetch(`${t.url}/api/stop`)).json()).toEqual({ stop: false, since: null });
   });
 
+  it('a page with no origin (a local HTML file, a sandboxed frame) is refused, and told what works instead', async () => {
+    const preflight = await exchange(`${t.url}/v1/chat/completions`, 'OPTIONS', { origin: 'null', 'access-control-request-method': 'POST' });
+    expect([preflight.status, JSON.parse(preflight.text)]).toEqual([
+      403,
+      {
+        error: {
+          message:
+            'a request from a web page with no origin (Origin "null": an HTML file opened in the browser, or a sandboxed frame of any site) is refused: without an API key argo serve cannot tell such a page from a site you visit; serve the page from http://localhost (e.g. "python3 -m http.server" in its folder, then open http://localhost:8000/), show it in an app\'s own file:// page, or send the request from a program',
+          type: 'permission_error',
+          param: null,
+          code: 'foreign_origin',
+        },
+      },
+    ]);
+    expect(await send(`${t.url}/v1/chat/completions`, 'POST', { 'content-type': 'text/plain', origin: 'null' }, CHAT)).toMatchObject({ status: 403 });
+    expect(t.runner.inputs).toEqual([]);
+  });
+
   it('a page that rebinds its own name to 127.0.0.1 reads nothing: its Host is refused', async () => {
     const rebound = await send(`${t.url}/api/sessions`, 'GET', { host: 'evil.example:10007' });
     expect(rebound).toMatchObject({ status: 403, body: { error: { type: 'permission_error', code: 'foreign_host' } } });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { browserRefusal, checkApiKey, isLoopback, keyChecker, requireKeyFor, sentBearer } from '../../src/serve/auth.js';
-import { ApiError, fromFailure, hideHome, withoutHome } from '../../src/serve/errors.js';
+import { ApiError, fromBrowser, fromFailure, hideHome, withoutHome } from '../../src/serve/errors.js';
 import { clientError } from '../../src/serve/listen.js';
 import { PLAIN_SESSION, planAnswer } from '../../src/serve/plan.js';
 import type { ArgoDefaults } from '../../src/serve/types.js';
@@ -290,7 +290,9 @@ describe('auth', () => {
     ['127.0.0.1:10007', 'http://[::1]:8080', null],
     ['127.0.0.1:10007', 'https://evil.example', 'origin'],
     ['127.0.0.1:10007', 'http://localhost.evil.example', 'origin'],
-    ['127.0.0.1:10007', 'null', 'origin'],
+    // A page with no origin of its own: a local file, or any site's sandboxed frame.
+    ['127.0.0.1:10007', 'null', 'opaque-origin'],
+    ['127.0.0.1:10007', 'NULL', 'origin'],
     ['127.0.0.1:10007', 'chrome-extension://abcdef', 'origin'],
     // Desktop apps' own pages, as Ollama allows them by default.
     ['127.0.0.1:10007', 'file://', null],
@@ -304,6 +306,24 @@ describe('auth', () => {
     ['evil.example', 'https://evil.example', 'host'],
   ])('without a key, Host %j and Origin %j: refused for %s', (host, origin, refused) => {
     expect(browserRefusal(host, origin)).toBe(refused);
+  });
+
+  it.each<[Parameters<typeof fromBrowser>[0], string, string, string]>([
+    ['host', '"evil.example"', 'foreign_host', 'the Host "evil.example" is not a name of this machine: '],
+    ['origin', '"https://evil.example"', 'foreign_origin', 'a request from the web page at "https://evil.example" is refused: '],
+    // Not "from pages on this machine only": a local file is one, and is told what works instead.
+    ['opaque-origin', '"null"', 'foreign_origin', 'a request from a web page with no origin (Origin "null": an HTML file opened in the browser, or a sandboxed frame of any site) is refused: '],
+  ])('a refusal for %s (%s) is a 403 %s saying why', (refused, value, code, start) => {
+    const error = fromBrowser(refused, value);
+    expect([error.status, error.type, error.code, error.param]).toEqual([403, 'permission_error', code, null]);
+    expect(error.message.startsWith(start)).toBe(true);
+  });
+
+  it('a page with no origin is told to serve it from localhost or an app, not that it is a site', () => {
+    const { message } = fromBrowser('opaque-origin', '"null"');
+    expect(message).toContain('serve the page from http://localhost (e.g. "python3 -m http.server" in its folder, then open http://localhost:8000/)');
+    expect(message).toContain("an app's own file:// page");
+    expect(message).not.toContain('on this machine only');
   });
 
   it.each([
