@@ -34,13 +34,22 @@ export function imageData(url: string): { data: string } | { refused: string } {
  * field as null, and Ollama's own OpenAI layer takes it so. One rule for every object of a request,
  * not `.nullish()` field by field; a required field sent as null is still a wrong type.
  */
-function requestObject<Shape extends z.ZodRawShape>(shape: Shape) {
+function requestObject<Shape extends z.ZodRawShape>(shape: Shape, wrongType?: string) {
   const optional = new Set(Object.entries(shape).flatMap(([key, field]) => (z.safeParse(field, undefined).success ? [key] : [])));
   return z.preprocess((value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
     return Object.fromEntries(Object.entries(value).filter(([key, field]) => field !== null || !optional.has(key)));
-  }, z.object(shape));
+  }, z.object(shape, wrongType === undefined ? undefined : { error: wrongType }));
 }
+
+/**
+ * `image_url` as OpenAI documents it, `{"url": "…"}`, or as a bare string, which older clients send
+ * and Ollama's own OpenAI layer takes alike: read as the object, so both get the same checks.
+ */
+const imageUrl = z.preprocess(
+  (value) => (typeof value === 'string' ? { url: value } : value),
+  requestObject({ url: z.string() }, 'expected {"url": "data:image/png;base64,…"} or the data URL as a string'),
+);
 
 /**
  * Text, images as base64 data URLs, and audio (`input_audio`, passed on as Ollama's own OpenAI layer
@@ -49,7 +58,7 @@ function requestObject<Shape extends z.ZodRawShape>(shape: Shape) {
 const contentPart = requestObject({
   type: z.string(),
   text: z.string().optional(),
-  image_url: requestObject({ url: z.string() }).optional(),
+  image_url: imageUrl.optional(),
   input_audio: requestObject({ data: z.string(), format: z.string().optional() }).optional(),
 }).superRefine((part, context) => {
   const refuse = (message: string, path: string[] = []): void => context.addIssue({ code: 'custom', path, message });

@@ -134,6 +134,19 @@ describe('chat request: wrong types are 400 naming the field', () => {
     expect(refused.message).toContain(`invalid "messages[1].content[1]": ${message}`);
   });
 
+  // Ollama's own OpenAI layer takes "image_url" as {url} or as the URL itself (older clients send that).
+  it.each([
+    ['an https image URL', 'https://x/y.png', 'image URLs are not supported (Ollama takes images inline); send the image inline as a base64 data URL'],
+    ['a GIF', 'data:image/gif;base64,QUJD', 'not an image Ollama takes; send the image inline as a base64 data URL of a JPEG, PNG or WebP image'],
+    ['broken base64', 'data:image/png;base64,QUJ', 'the image data is not valid base64'],
+    ['no URL at all', '', 'not an image Ollama takes'],
+  ])('an image_url given as a string is checked as {url} is: %s is refused the same', (_what, url, message) => {
+    const bare = refusal(user({ type: 'image_url', image_url: url }));
+    expect(bare).toEqual(refusal(user({ type: 'image_url', image_url: { url } })));
+    expect(bare.param).toBe('messages[1].content[1]');
+    expect(bare.message).toContain(`invalid "messages[1].content[1]": ${message}`);
+  });
+
   it('an audio part without input_audio says what it needs', () => {
     expect(refusal(user({ type: 'input_audio' }))).toEqual({
       param: 'messages[1].content[1].input_audio',
@@ -357,7 +370,8 @@ describe('chat request: a bad content part is named by its index, field and type
   const parts = (...content: unknown[]) => ({ ...base, messages: [{ role: 'user', content: 'earlier' }, { role: 'user', content }] });
   it.each([
     [parts({ type: 'text', text: 'see' }, { type: 'text', text: 5 }), 'messages[1].content[1].text', 'Invalid input: expected string, received number (in a part of type "text")'],
-    [parts({ type: 'image_url', image_url: 'data:image/png;base64,QUJD' }), 'messages[1].content[0].image_url', 'Invalid input: expected object, received string (in a part of type "image_url")'],
+    [parts({ type: 'image_url', image_url: 5 }), 'messages[1].content[0].image_url', 'expected {"url": "data:image/png;base64,…"} or the data URL as a string (in a part of type "image_url")'],
+    [parts({ type: 'image_url', image_url: ['data:image/png;base64,QUJD'] }), 'messages[1].content[0].image_url', 'expected {"url": "data:image/png;base64,…"} or the data URL as a string (in a part of type "image_url")'],
     [parts({ type: 'image_url', image_url: { url: 5 } }), 'messages[1].content[0].image_url.url', 'Invalid input: expected string, received number (in a part of type "image_url")'],
     [parts({ type: 'input_audio', input_audio: { data: 'UklG', format: 3 } }), 'messages[1].content[0].input_audio.format', 'Invalid input: expected string, received number (in a part of type "input_audio")'],
     [parts({ type: 7 }), 'messages[1].content[0].type', 'Invalid input: expected string, received number'],
@@ -386,9 +400,11 @@ describe('content', () => {
     ['data:image/jpg;base64,QQ==', ['QQ==']],
     ['data:image/webp;base64,', ['']],
     ['data:;base64,QUJD', ['QUJD']],
-  ])('accepts the image %s as Ollama does', (url, images) => {
-    const request = parseChatRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] }, new Headers());
-    expect(imagesOf(request.body.messages[0]?.content)).toEqual(images);
+  ])('accepts the image %s as Ollama does, in {url} or as a bare string', (url, images) => {
+    for (const imageUrl of [{ url }, url]) {
+      const request = parseChatRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: imageUrl }] }] }, new Headers());
+      expect(imagesOf(request.body.messages[0]?.content)).toEqual(images);
+    }
   });
 
   it('checks an image of megabytes without overflowing the stack', () => {
