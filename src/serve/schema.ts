@@ -109,6 +109,17 @@ function partTypeOf(parts: readonly unknown[], path: readonly PropertyKey[]): st
   return typeof type === 'string' && path.length > 1 ? ` (in a part of type ${quotedName(type)})` : '';
 }
 
+const role = z.enum(['system', 'developer', 'user', 'assistant', 'tool']);
+
+/** What a message without `content` is told to send. */
+const MISSING_CONTENT: Record<z.infer<typeof role>, string> = {
+  system: 'a system message needs "content": send its text (a string or an array of text parts)',
+  developer: 'a developer message needs "content": send its text (a string or an array of text parts)',
+  user: 'a user message needs "content": send its text (a string) or an array of content parts',
+  assistant: 'an assistant message needs "content" unless it has "tool_calls": send its text, or the calls it made',
+  tool: 'a tool message needs "content": send the tool\'s result as text',
+};
+
 const toolCall = requestObject({
   id: z.string().optional(),
   type: z.literal('function').optional(),
@@ -117,13 +128,18 @@ const toolCall = requestObject({
 export type OpenAiToolCall = z.infer<typeof toolCall>;
 
 const message = requestObject({
-  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+  role,
   content,
   /** A thinking model's reasoning, as this server (and Ollama's own OpenAI layer) sent it: goes back as `thinking`. */
   reasoning: z.string().nullish(),
   name: z.string().optional(),
   tool_calls: z.array(toolCall).nullish(),
   tool_call_id: z.string().optional(),
+}).superRefine((sent, context) => {
+  // As OpenAI and Ollama's own OpenAI layer have it: only an assistant's calls stand without content;
+  // else a message without it would go to the model as an empty turn.
+  if (sent.content != null || (sent.role === 'assistant' && sent.tool_calls != null)) return;
+  context.addIssue({ code: 'custom', path: ['content'], message: MISSING_CONTENT[sent.role] });
 });
 export type OpenAiMessage = z.infer<typeof message>;
 

@@ -28,7 +28,7 @@ describe('messages to Ollama', () => {
     ['developer is system', [{ role: 'developer', content: 'rules' }], [{ role: 'system', content: 'rules' }]],
     ['parts join by newline', [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }], [{ role: 'user', content: 'a\nb' }]],
     ['images ride along', [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,QUJD' } }] }], [{ role: 'user', content: 'see', images: ['QUJD'] }]],
-    ['null content is empty', [{ role: 'assistant', content: null }], [{ role: 'assistant', content: '' }]],
+    ['null content (an assistant with calls, none here) is empty', [{ role: 'assistant', content: null, tool_calls: [] }], [{ role: 'assistant', content: '' }]],
     [
       'arguments string → object; ids kept; tool result named by its call',
       [

@@ -28,7 +28,7 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{ ...base, model: '' }, 'model'],
     [{ model: 'argo' }, 'messages'],
     [{ ...base, messages: [] }, 'messages'],
-    [{ ...base, messages: [{ role: 'user' }, { role: 'robot', content: 'x' }] }, 'messages[1].role'],
+    [{ ...base, messages: [{ role: 'user', content: 'x' }, { role: 'robot', content: 'x' }] }, 'messages[1].role'],
     [{ ...base, messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text'],
     [{ ...base, messages: [{ role: 'user', content: 5 }] }, 'messages[0].content'],
     [{ ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url' }] }] }, 'messages[0].content[1].image_url'],
@@ -219,6 +219,38 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{}, { budget: 300.5 }, 'invalid "argo.budget": use a whole number of characters, at least 200'],
   ])('a budget under the floor is said as the CLI says it: %j %j', (headers, argo, message) => {
     expect(refusal({ ...base, argo }, headers).message).toBe(message);
+  });
+});
+
+// As OpenAI and Ollama's own OpenAI layer have it: a message without content is refused (it would be an
+// empty turn), but for an assistant's tool calls, which stand alone.
+describe('chat request: a message needs content, but for an assistant with tool_calls', () => {
+  const CALL = { id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } };
+  it.each([
+    [{ role: 'user' }, 'a user message needs "content": send its text (a string) or an array of content parts'],
+    [{ role: 'user', content: null }, 'a user message needs "content": send its text (a string) or an array of content parts'],
+    [{ role: 'user', tool_calls: [CALL] }, 'a user message needs "content": send its text (a string) or an array of content parts'],
+    [{ role: 'system' }, 'a system message needs "content": send its text (a string or an array of text parts)'],
+    [{ role: 'developer', content: null }, 'a developer message needs "content": send its text (a string or an array of text parts)'],
+    [{ role: 'assistant' }, 'an assistant message needs "content" unless it has "tool_calls": send its text, or the calls it made'],
+    [{ role: 'assistant', content: null, tool_calls: null }, 'an assistant message needs "content" unless it has "tool_calls": send its text, or the calls it made'],
+    [{ role: 'assistant', reasoning: 'hmm' }, 'an assistant message needs "content" unless it has "tool_calls": send its text, or the calls it made'],
+    [{ role: 'tool', tool_call_id: 'c1' }, 'a tool message needs "content": send the tool\'s result as text'],
+    [{ role: 'tool', tool_call_id: 'c1', content: null }, 'a tool message needs "content": send the tool\'s result as text'],
+  ])('%j → 400 on its content, saying what to send', (sent, message) => {
+    expect(refusal({ ...base, messages: [{ role: 'user', content: 'real question' }, sent] })).toEqual({ param: 'messages[1].content', message: `invalid "messages[1].content": ${message}` });
+  });
+
+  it.each([
+    [{ role: 'assistant', content: null, tool_calls: [CALL] }],
+    [{ role: 'assistant', tool_calls: [CALL] }],
+    // Ollama's own OpenAI layer takes an empty list as calls too.
+    [{ role: 'assistant', content: null, tool_calls: [] }],
+    [{ role: 'user', content: '' }],
+    [{ role: 'assistant', content: '' }],
+    [{ role: 'tool', tool_call_id: 'c1', content: '' }],
+  ])('%j is taken', (sent) => {
+    expect(parseChatRequest({ ...base, messages: [sent, { role: 'user', content: 'q' }] }, new Headers()).body.messages).toHaveLength(2);
   });
 });
 

@@ -144,7 +144,6 @@ describe('planAnswer', () => {
     ['', BLANK],
     ['   ', BLANK],
     ['\n\t', BLANK],
-    [null, BLANK],
     [[], BLANK],
     [[{ type: 'text', text: ' ' }, { type: 'text', text: '' }], BLANK],
     [[IMAGE], IMAGES_ONLY],
