@@ -12,6 +12,20 @@ import { badRequest } from './errors.js';
 import { MODEL_NAME_RULE, isOllamaModelName } from '../ollama/model-name.js';
 import type { ApiError } from './errors.js';
 
+type Issue = z.ZodError['issues'][number];
+
+const ARGO_KEYS = ['session', 'replay', 'reason', 'budget', 'persona', 'verbosity', 'mode', 'tools'] as const;
+export type ArgoKey = (typeof ARGO_KEYS)[number];
+
+function isArgoKey(key: unknown): key is ArgoKey {
+  return (ARGO_KEYS as readonly unknown[]).includes(key);
+}
+
+/** `a, b or c`: words in a sentence. */
+function listed(words: readonly string[], last: 'and' | 'or'): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} ${last} ${words.at(-1) ?? ''}`;
+}
+
 /** The image types Ollama's own OpenAI layer takes in a data URL; `data:;base64,` is bare base64, as /api/chat takes it. */
 const IMAGE_DATA_URL = /^data:(?:image\/(?:jpeg|jpg|png|webp))?;base64,/;
 /** Standard base64 with its padding, as Go's decoder (Ollama) wants it; no grouped pattern, which overflows V8's stack on megabytes. */
@@ -188,7 +202,7 @@ const replaySpec = z.string().transform((value, context): ReplaySpec => {
   if (value === 'session') return { kind: 'session' };
   const count = Number(/^last:(\d+)$/.exec(value)?.[1]);
   if (Number.isSafeInteger(count) && count >= 1) return { kind: 'last', count };
-  context.addIssue({ code: 'custom', message: 'use none, session, or last:N with N a whole number of 1 or more' });
+  context.addIssue({ code: 'custom', message: ARGO_FIELD_RULES.replay });
   return z.NEVER;
 });
 
@@ -217,19 +231,40 @@ const toolsets = z
   .refine((names) => names.length <= MAX_TOOL_NAMES, `use at most ${MAX_TOOL_NAMES} names (a toolset in config.json can group more)`)
   .refine((names) => names.every((name) => codePoints(name) <= MAX_NAME_LENGTH), `use names of at most ${MAX_NAME_LENGTH} characters each (the length of a name in config.json)`);
 
-const BUDGET_RULE = `use a whole number of characters, at least ${MIN_BUDGET}`;
+/** What each Argo field takes, as a 400 about it says; budget as the CLI's --budget says it. */
+const ARGO_FIELD_RULES: Record<ArgoKey, string> = {
+  session: 'use 1-64 letters, digits, dots, dashes or underscores (not only dots)',
+  replay: 'use none, session, or last:N with N a whole number of 1 or more',
+  reason: `use ${listed(REPLAY_REASONS, 'or')} (the reason to replay earlier turns)`,
+  budget: `use a whole number of characters, at least ${MIN_BUDGET}`,
+  persona: "use the name of one of the server's personas (a string; they are in its config.json)",
+  verbosity: `use ${listed(VERBOSITIES, 'or')}`,
+  mode: "use the name of one of the server's modes (a string; they are in its config.json)",
+  tools: 'use tool and toolset names, as a comma list ("fs,edit") or an array of strings',
+};
 
 const argoFields = requestObject({
-  session: z.string().refine(isSessionName, 'use 1-64 letters, digits, dots, dashes or underscores (not only dots)').optional(),
+  session: z.string().refine(isSessionName, ARGO_FIELD_RULES.session).optional(),
   replay: replaySpec.optional(),
   reason: z.enum(REPLAY_REASONS).optional(),
-  // Said as the CLI's --budget says it.
-  budget: z.number(BUDGET_RULE).int(BUDGET_RULE).min(MIN_BUDGET, BUDGET_RULE).optional(),
+  budget: z.number().int().min(MIN_BUDGET).optional(),
   persona: stringOfAtMost(MAX_NAME_LENGTH, NAME_RULE).min(1).optional(),
   verbosity: z.enum(VERBOSITIES).optional(),
   mode: stringOfAtMost(MAX_NAME_LENGTH, NAME_RULE).min(1).optional(),
   tools: toolsets.optional(),
 });
+
+/**
+ * An Argo field's first issue, said as the field's rule: zod's own words ("expected string, received
+ * number") would leave a client to guess the value. A check with words of its own (a name too long,
+ * too many tools) keeps them.
+ */
+function argoIssue(error: z.ZodError): Issue | undefined {
+  const issue = error.issues[0];
+  const key = issue?.path[0];
+  if (issue === undefined || issue.code === 'custom' || !isArgoKey(key)) return issue;
+  return { ...issue, message: ARGO_FIELD_RULES[key] };
+}
 
 export interface ArgoFields {
   session?: string;
@@ -314,8 +349,6 @@ export interface ChatRequest {
 }
 
 const HEADER_PREFIX = 'x-argo-';
-const ARGO_KEYS = ['session', 'replay', 'reason', 'budget', 'persona', 'verbosity', 'mode', 'tools'] as const;
-export type ArgoKey = (typeof ARGO_KEYS)[number];
 /** The server's own answer headers (X-Argo-Turn-Id, X-Argo-Log): a client may send them back; they set nothing. */
 const ANSWER_HEADERS: ReadonlySet<string> = new Set(['turn-id', 'log']);
 
@@ -327,7 +360,10 @@ function paramOf(path: readonly PropertyKey[], prefix = ''): string | null {
 }
 
 function firstIssue(error: z.ZodError, prefix = ''): ApiError {
-  const issue = error.issues[0];
+  return issueRefusal(error.issues[0], prefix);
+}
+
+function issueRefusal(issue: Issue | undefined, prefix = ''): ApiError {
   if (issue === undefined) return badRequest('invalid request body');
   const param = paramOf(issue.path, prefix);
   return badRequest(param === null ? `invalid request body: ${issue.message}` : `invalid "${param}": ${issue.message}`, param);
@@ -343,7 +379,7 @@ function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
   for (const [name, value] of headers) {
     if (!name.startsWith(HEADER_PREFIX) || value.trim() === '') continue;
     const key = name.slice(HEADER_PREFIX.length);
-    if (!(ARGO_KEYS as readonly string[]).includes(key) && !ANSWER_HEADERS.has(key)) throw unknownArgoHeader(key);
+    if (!isArgoKey(key) && !ANSWER_HEADERS.has(key)) throw unknownArgoHeader(key);
   }
   const headerValues: Record<string, unknown> = {};
   for (const key of ARGO_KEYS) {
@@ -353,7 +389,7 @@ function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
   }
   const headerResult = argoFields.safeParse(headerValues);
   if (!headerResult.success) {
-    const issue = headerResult.error.issues[0];
+    const issue = argoIssue(headerResult.error);
     const key = String(issue?.path[0] ?? '');
     // As the docs spell it (X-Argo-Budget): the message and `param` name the same header.
     const header = headerNamed(key);
@@ -363,10 +399,10 @@ function argoFrom(raw: unknown, headers: Headers): ArgoFields | null {
   if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
     throw badRequest('invalid "argo": expected an object', 'argo');
   }
-  const unknownKey = Object.keys(raw ?? {}).find((key) => !(ARGO_KEYS as readonly string[]).includes(key));
+  const unknownKey = Object.keys(raw ?? {}).find((key) => !isArgoKey(key));
   if (unknownKey !== undefined) throw unknownArgoField(unknownKey);
   const bodyResult = argoFields.safeParse(raw ?? {});
-  if (!bodyResult.success) throw firstIssue(bodyResult.error, 'argo');
+  if (!bodyResult.success) throw issueRefusal(argoIssue(bodyResult.error), 'argo');
   if ((raw === undefined || raw === null) && Object.keys(headerValues).length === 0) return null;
   const fromHeader = stripUndefined(headerResult.data);
   const fromBody = stripUndefined(bodyResult.data);
@@ -398,7 +434,7 @@ export function sentInHeader(argo: Pick<ArgoFields, 'fromHeaders'> | null, key: 
  * clipped, never whole in `param`.
  */
 function unknownArgoField(key: string): ApiError {
-  const known = `the Argo fields are ${ARGO_KEYS.slice(0, -1).join(', ')} and ${ARGO_KEYS.at(-1) ?? ''}`;
+  const known = `the Argo fields are ${listed(ARGO_KEYS, 'and')}`;
   if (!PLAIN_KEY.test(key)) return badRequest(`invalid "argo": unknown Argo field ${quotedName(key)}; ${known}`, 'argo');
   return badRequest(`invalid "argo.${key}": unknown Argo field${meant(key, (name) => name)}; ${known}`, `argo.${key}`);
 }

@@ -294,6 +294,57 @@ describe('chat request: Argo names are capped at 200 characters, argo.tools at 1
   });
 });
 
+// Whatever was wrong with an Argo field, its 400 says what the field takes, as the CLI's flag does.
+describe("chat request: a wrong Argo field is told the field's rule, not zod's words", () => {
+  const SESSION = 'use 1-64 letters, digits, dots, dashes or underscores (not only dots)';
+  const REPLAY = 'use none, session, or last:N with N a whole number of 1 or more';
+  const REASON = 'use continuation, clarification or session (the reason to replay earlier turns)';
+  const BUDGET = 'use a whole number of characters, at least 200';
+  const PERSONA = "use the name of one of the server's personas (a string; they are in its config.json)";
+  const VERBOSITY = 'use auto, short or long';
+  const MODE = "use the name of one of the server's modes (a string; they are in its config.json)";
+  const TOOLS = 'use tool and toolset names, as a comma list ("fs,edit") or an array of strings';
+  it.each([
+    [{ session: 7 }, 'session', SESSION],
+    [{ session: '' }, 'session', SESSION],
+    [{ session: '..' }, 'session', SESSION],
+    [{ session: ['w'] }, 'session', SESSION],
+    [{ replay: 3 }, 'replay', REPLAY],
+    [{ replay: 'last:0' }, 'replay', REPLAY],
+    [{ replay: true }, 'replay', REPLAY],
+    [{ reason: 5 }, 'reason', REASON],
+    [{ reason: 'why' }, 'reason', REASON],
+    [{ budget: '5000' }, 'budget', BUDGET],
+    [{ budget: 10 }, 'budget', BUDGET],
+    [{ budget: 500.5 }, 'budget', BUDGET],
+    [{ persona: 5 }, 'persona', PERSONA],
+    [{ persona: '' }, 'persona', PERSONA],
+    [{ verbosity: 1 }, 'verbosity', VERBOSITY],
+    [{ verbosity: 'loud' }, 'verbosity', VERBOSITY],
+    [{ mode: {} }, 'mode', MODE],
+    [{ mode: '' }, 'mode', MODE],
+    [{ tools: 5 }, 'tools', TOOLS],
+    [{ tools: ['fs', 5] }, 'tools', TOOLS],
+  ])('"argo": %j → 400 on argo.%s: %s', (argo, key, rule) => {
+    expect(refusal({ ...base, argo })).toEqual({ param: `argo.${key}`, message: `invalid "argo.${key}": ${rule}` });
+  });
+
+  it.each([
+    ['X-Argo-Session', '..', SESSION],
+    ['X-Argo-Replay', 'all', REPLAY],
+    ['X-Argo-Reason', 'why', REASON],
+    ['X-Argo-Budget', 'lots', BUDGET],
+    ['X-Argo-Budget', '10', BUDGET],
+    ['X-Argo-Verbosity', 'loud', VERBOSITY],
+  ])('%s: %j → 400 on the header: %s', (header, value, rule) => {
+    expect(refusal(base, { [header]: value })).toEqual({ param: header, message: `invalid header "${header}": ${rule}` });
+  });
+
+  it('a check with words of its own keeps them', () => {
+    expect(refusal({ ...base, argo: { persona: 'p'.repeat(201) } }).message).toBe('invalid "argo.persona": use at most 200 characters (the length of a name in config.json)');
+  });
+});
+
 describe('chat request: what is accepted', () => {
   it('ignores unknown fields and is plain mode without Argo fields', () => {
     const request = parseChatRequest({ ...base, logit_bias: {}, n: 1 }, new Headers());
