@@ -1,20 +1,21 @@
 import { headUnits } from './budget.js';
-import { containsPhrase, firstWord, inWordList, normaliseWords } from './phrases.js';
+import { containsPhrase, firstWord, inWordList, readWords } from './phrases.js';
 import type { ReplayPolicy } from './policy.js';
 import type { EntryType } from './types.js';
 
 type ClassifyRules = ReplayPolicy['classify'];
 
 /** Changes whenever the same rules start giving another type to some prompt (see rulesFingerprint). */
-const WORD_READING = 2;
+const WORD_READING = 3;
 
 const ENDS_WITH_QUESTION_MARK = /[?\uff1f]["'\u201d\u2019)\]]*\s*$/u;
 
 /** Precedence when several rules match: meta > correction > question > instruction > other. */
 export function classifyEntry(prompt: string, rules: ClassifyRules): EntryType {
-  const words = normaliseWords(prompt);
-  if (containsPhrase(words, rules.meta)) return 'meta';
-  if (containsPhrase(words, rules.correction)) return 'correction';
+  const read = readWords(prompt);
+  if (containsPhrase(read, rules.meta)) return 'meta';
+  if (containsPhrase(read, rules.correction)) return 'correction';
+  const words = read.text;
   // "What's", "how'd": the wh-word before a contraction still opens the question.
   const first = firstWord(words);
   const apostrophe = first.indexOf("'");
@@ -53,7 +54,8 @@ export function typedPart(prompt: string, typedChars: number | undefined): strin
 export function rulesFingerprint(rules: ClassifyRules): string {
   // cyrb53: a fast 53-bit string hash; collisions between two real rule sets are not a practical concern.
   // The leading version names how words are read: a type cached under an earlier reading (words
-  // split at combining marks, word lists compared as written) is classified again.
+  // split at combining marks, word lists compared as written, `*` blind to symbol tokens) is
+  // classified again.
   const text = `${WORD_READING}\n${JSON.stringify(rules)}`;
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;

@@ -4,7 +4,7 @@ import type { ContextStrength, EntryType, ReplayReason } from './types.js';
 
 /**
  * Every tunable rule of the replay pipeline. Phrase lists are matched on whole words,
- * case-insensitively; `*` in a phrase stands for one or more words.
+ * case-insensitively; `*` in a phrase stands for one or more words or symbol tokens (phrases.ts).
  */
 export interface ReplayPolicy {
   budget: number;

@@ -1,4 +1,4 @@
-import { containsPhrase, normaliseWords } from './phrases.js';
+import { containsPhrase, readWords } from './phrases.js';
 import type { ReplayReason, ReplaySpec } from './types.js';
 
 /** Why earlier turns are replayed; null when replay is off. */
@@ -15,7 +15,7 @@ export function inferReason(
       return 'session';
     case 'last':
       if (explicit) return explicit;
-      return containsPhrase(normaliseWords(input), clarificationPhrases) ? 'clarification' : 'continuation';
+      return containsPhrase(readWords(input), clarificationPhrases) ? 'clarification' : 'continuation';
   }
 }
 

@@ -1,6 +1,6 @@
 import { shownWord } from '../errors.js';
 import { codePoints } from './budget.js';
-import { containsPhrase, normaliseWords } from './phrases.js';
+import { containsPhrase, readWords } from './phrases.js';
 import { PolicyError } from './policy.js';
 import type { StylePolicy } from './policy.js';
 import type { Verbosity } from './types.js';
@@ -11,7 +11,7 @@ export type ResolvedVerbosity = Exclude<Verbosity, 'auto'>;
 export function resolveVerbosity(setting: Verbosity, input: string, rules: StylePolicy['verbosity']): ResolvedVerbosity {
   if (setting !== 'auto') return setting;
   if (codePoints(input) >= rules.longInputChars || input.trim().includes('\n')) return 'long';
-  return containsPhrase(normaliseWords(input), rules.longPhrases) ? 'long' : 'short';
+  return containsPhrase(readWords(input), rules.longPhrases) ? 'long' : 'short';
 }
 
 /** The style instructions in prompt order: mode, persona, verbosity. */

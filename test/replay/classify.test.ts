@@ -104,6 +104,26 @@ describe('whole-word matching', () => {
   ]);
 });
 
+describe('symbol tokens (no letter or digit) are no words: only a phrase\'s `*` stands for one', () => {
+  table([
+    ['-> explain this', 'instruction'], // the first word is still "explain"
+    ['- add tests', 'instruction'],
+    ['> what is a monad', 'question'],
+    ['😀 please write it', 'instruction'],
+    ["that's -- wrong", 'correction'], // a literal phrase reads the words alone
+    ['repeat — that', 'meta'],
+    ['What does >>= mean?', 'question'],
+    ['>>= !', 'other'],
+  ]);
+  it.each<[string, EntryType]>([
+    ['what did you say about >>=', 'meta'],
+    ['what did you say about it', 'meta'],
+    ['what did you say about', 'question'], // no meta: the opener decides
+  ])('%j with meta ["what did you say about *"] → %s', (prompt, expected) => {
+    expect(classifyEntry(prompt, { ...rules, meta: ['what did you say about *'] })).toBe(expected);
+  });
+});
+
 describe('precedence: meta > correction > question > instruction > other', () => {
   table([
     ['Actually, what did you say?', 'meta'], // meta + correction + question

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { planTurn } from '../../src/replay/plan.js';
-import { containsPhrase, firstWord, normaliseWords } from '../../src/replay/phrases.js';
+import { containsPhrase, firstWord, normaliseWords, readWords } from '../../src/replay/phrases.js';
 import { ADVERSARIAL_PROMPTS, ADVERSARIAL_PROMPT_BYTES } from '../bench/phrase-rules.js';
 import { makePlanInput } from '../support/plan-input.js';
 
@@ -34,6 +34,31 @@ describe('normaliseWords', () => {
     ['caf\u00e9 cafe\u0301', 'café café'],
   ])('%j → %j', (text, words) => {
     expect(normaliseWords(text)).toBe(words);
+  });
+});
+
+describe('readWords: symbol tokens between the words', () => {
+  // `symbols` lists [offset of the gap's space in ` ${text} `, how many symbol tokens stand there].
+  it.each<[string, string, [number, number][]]>([
+    ['What does >>= mean?', 'what does mean', [[10, 1]]], // `mean?` holds a word: no symbol token
+    ['What does && mean in bash?', 'what does mean in bash', [[10, 1]]],
+    ['What does $? mean', 'what does mean', [[10, 1]]],
+    ['What does 😀 mean?', 'what does mean', [[10, 1]]],
+    ['what does -> mean here', 'what does mean here', [[10, 1]]],
+    ['-> start', 'start', [[0, 1]]], // before the first word
+    ['end ?!', 'end', [[4, 1]]], // after the last word
+    ['a -> >>= b', 'a b', [[2, 2]]],
+    ['😀 😀', '', [[0, 2]]],
+    ['What does it mean?', 'what does it mean', []],
+    ['x>>=y, a+b', 'x y a b', []], // symbols inside a token with a word are only separators
+    ['`x`', 'x', []],
+    ['', '', []],
+    ['   ', '', []],
+  ])('%j → %j with %j', (text, words, symbols) => {
+    const read = readWords(text);
+    expect(read.text).toBe(words);
+    expect(read.text).toBe(normaliseWords(text));
+    expect([...read.symbolsAt]).toEqual(symbols);
   });
 });
 
@@ -70,13 +95,32 @@ describe('containsPhrase (whole words, case-insensitive)', () => {
     ['what does x means mean', wildcard, true],
     ['a', ['*'], true],
     ['', ['*'], false],
+    // A symbol token (no letter or digit in it) is what a `*` can stand for; a literal run skips it.
+    ['What does >>= mean?', wildcard, true],
+    ['What does && mean in bash?', wildcard, true],
+    ['What does $? mean', wildcard, true],
+    ['What does 😀 mean?', wildcard, true],
+    ['what does -> mean here', wildcard, true],
+    ['What does `>>=` mean?', wildcard, true],
+    ['What does ... mean', wildcard, true],
+    ['What does mean?', wildcard, false],
+    ['What does mean -> ?', wildcard, false], // the symbol comes after "mean": nothing stands between
+    ['-> what does', ['* what does'], true],
+    ['what does ->', ['what does *'], true],
+    ['what does -> && mean', ['what does * * mean'], true], // two symbol tokens for two wildcards
+    ['what does -> mean', ['what does * * mean'], false], // one symbol token is not two
+    ['what does -> x mean', ['what does * * mean'], true],
+    ['what -> does x mean', wildcard, true],
+    ['that’s -> wrong', ["that's wrong"], true], // a literal run reads the words alone
+    ['repeat — that', ['repeat that'], true],
+    ['😀', ['*'], false], // a text with no word matches no phrase
   ] as const)('%j with %j → %s', (words, phrases, expected) => {
-    expect(containsPhrase(words, phrases)).toBe(expected);
+    expect(containsPhrase(readWords(words), phrases)).toBe(expected);
   });
 
   it('reuses a compiled list without changing its answers', () => {
     const phrases = ['repeat that'];
-    expect([containsPhrase('repeat that', phrases), containsPhrase('repeat this', phrases), containsPhrase('repeat that', phrases)]).toEqual([
+    expect([containsPhrase(readWords('repeat that'), phrases), containsPhrase(readWords('repeat this'), phrases), containsPhrase(readWords('repeat that'), phrases)]).toEqual([
       true,
       false,
       true,
@@ -106,7 +150,55 @@ describe('containsPhrase agrees with the backtracking reference', () => {
   const texts = Array.from({ length: 400 }, () => Array.from({ length: next(9) }, () => vocabulary[next(vocabulary.length)]).join(' '));
   it.each(patterns.map((phrases) => [phrases]))('%j on 400 random texts', (phrases) => {
     const list = [...phrases];
-    const disagreements = texts.filter((text) => containsPhrase(text, list) !== referenceMatch(text, list));
+    const disagreements = texts.filter((text) => containsPhrase(readWords(text), list) !== referenceMatch(text, list));
+    expect(disagreements).toEqual([]);
+  });
+});
+
+// The rule with symbol tokens, by trying every way: a literal run is consecutive words (symbol
+// tokens between them skipped) found anywhere ahead, a wildcard one or more items of any kind.
+function bruteForceMatch(text: string, phrases: readonly string[]): boolean {
+  const items = text.split(' ').filter((item) => item !== '').map((item) => ({ item, word: normaliseWords(item) !== '' }));
+  if (!items.some((item) => item.word)) return false;
+  const wordAt = (from: number): number => items.findIndex((item, i) => i >= from && item.word);
+  const runEnd = (start: number, run: readonly string[]): number => {
+    let i = start;
+    for (const word of run) {
+      i = wordAt(i);
+      if (i === -1 || items[i]?.item !== word) return -1;
+      i++;
+    }
+    return i;
+  };
+  const from = (parts: readonly (string[] | '*')[], i: number): boolean => {
+    const [part, ...rest] = parts;
+    if (part === undefined) return true;
+    if (part === '*') return Array.from({ length: items.length - i }, (_, n) => i + n + 1).some((next) => from(rest, next));
+    return items.some((item, start) => start >= i && item.word && runEnd(start, part) !== -1 && from(rest, runEnd(start, part)));
+  };
+  return phrases.some((phrase) => {
+    const parts: (string[] | '*')[] = [];
+    for (const word of phrase.split(' ')) {
+      const lastPart = parts.at(-1);
+      if (word === '*') parts.push('*');
+      else if (Array.isArray(lastPart)) lastPart.push(word);
+      else parts.push([word]);
+    }
+    return from(parts, 0);
+  });
+}
+
+describe('containsPhrase agrees with trying every way, symbol tokens included', () => {
+  const vocabulary = ['a', 'b', 'what', 'does', 'mean', '->', '😀'];
+  const patterns = [['*'], ['a'], ['a b'], ['a * b'], ['* a'], ['a *'], ['a * * b'], ['* a * b *'], ['what does * mean'], ['b a * a b'], ['* *']];
+  let state = 11;
+  const next = (n: number): number => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state % n;
+  };
+  const texts = Array.from({ length: 400 }, () => Array.from({ length: next(8) }, () => vocabulary[next(vocabulary.length)]).join(' '));
+  it.each(patterns.map((phrases) => [phrases]))('%j on 400 random texts', (phrases) => {
+    const disagreements = texts.filter((text) => containsPhrase(readWords(text), phrases) !== bruteForceMatch(text, phrases));
     expect(disagreements).toEqual([]);
   });
 });

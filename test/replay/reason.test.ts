@@ -51,6 +51,17 @@ describe('inferReason', () => {
     ['I don\u2019t understand the second step', 'clarification'], // curly apostrophe
     ['I do not understand', 'clarification'],
     ['What is meant by idempotent?', 'clarification'],
+    // "What does X mean" with X a symbol token: an operator, a variable, an arrow, an emoji.
+    ['What does >>= mean?', 'clarification'],
+    ['What does && mean in bash?', 'clarification'],
+    ['What does $? mean', 'clarification'],
+    ['What does 😀 mean?', 'clarification'],
+    ['what does -> mean here', 'clarification'],
+    ['What does `>>=` mean?', 'clarification'],
+    ['What does it mean?', 'clarification'],
+    ['What does mean?', 'continuation'], // nothing stands for X
+    ['What does >>= do?', 'continuation'],
+    ['Explain >>= and what it means', 'continuation'],
     ['How does the light-dependent reaction work?', 'continuation'],
     ['What does it do?', 'continuation'], // "what does X" without "mean"
     ['Add case-insensitive matching', 'continuation'],
