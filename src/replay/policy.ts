@@ -1,4 +1,5 @@
 import { RENDER_OVERHEAD } from './budget.js';
+import { normaliseWords } from './phrases.js';
 import { CONTEXT_STRENGTHS, ENTRY_TYPES, REPLAY_REASONS } from './types.js';
 import type { ContextStrength, EntryType, ReplayReason } from './types.js';
 
@@ -165,6 +166,38 @@ export function configuredBudget(policy: ReplayPolicy): number {
   return policy.budget < floor && policy.budget >= policy.protectedTurns * (RENDER_OVERHEAD + 1) ? floor : policy.budget;
 }
 
+const WORD_LISTS = ['questionOpeners', 'instructionVerbs', 'politePrefixes'] as const;
+
+const PHRASE_LISTS = '(phrases go in "replay.classify.meta", "replay.classify.correction" or "replay.clarification")';
+
+/**
+ * Why an entry of a single-word list could never match, or null when it can. Words are read as
+ * a prompt's are (normaliseWords), so "Explain!" is the word "explain" and "e-mail" two words.
+ */
+function wordListProblem(list: (typeof WORD_LISTS)[number], entry: string): string | null {
+  const words = normaliseWords(entry);
+  if (words === '') return 'has no word in it (no letter or digit): remove it';
+  const parts = words.split(' ');
+  const [first = ''] = parts;
+  if (parts.length > 1) {
+    const count = `is ${parts.length} words; this list takes single words`;
+    switch (list) {
+      case 'questionOpeners':
+        return `${count}, read against a prompt's first word: list ${JSON.stringify(first)} ${PHRASE_LISTS}`;
+      case 'instructionVerbs':
+        return `${count}, read against a prompt's first word after any polite prefixes: list ${JSON.stringify(first)} ${PHRASE_LISTS}`;
+      case 'politePrefixes':
+        return `${count}, skipped one at a time: list ${parts.map((word) => JSON.stringify(word)).join(' and ')} apart ${PHRASE_LISTS}`;
+    }
+  }
+  // A prompt's opener is read up to its apostrophe ("What's …" opens with "what").
+  const apostrophe = first.indexOf("'");
+  if (list === 'questionOpeners' && apostrophe !== -1) {
+    return `never matches: a prompt's first word is read up to its apostrophe ("what's" as "what"): list ${JSON.stringify(first.slice(0, apostrophe))}`;
+  }
+  return null;
+}
+
 /** Cross-field rules that a shape check cannot express. Throws PolicyError naming the key. */
 export function checkReplayPolicy(policy: ReplayPolicy): ReplayPolicy {
   if (!Number.isInteger(policy.budget) || policy.budget < MIN_BUDGET) {
@@ -193,6 +226,12 @@ export function checkReplayPolicy(policy: ReplayPolicy): ReplayPolicy {
       if (!(ENTRY_TYPES as readonly string[]).includes(type)) {
         throw new PolicyError(`replay.filters.${reason}`, `unknown entry type ${JSON.stringify(type)} (use ${ENTRY_TYPES.join(', ')})`);
       }
+    }
+  }
+  for (const list of WORD_LISTS) {
+    for (const entry of policy.classify[list]) {
+      const problem = wordListProblem(list, entry);
+      if (problem !== null) throw new PolicyError(`replay.classify.${list}`, `entry ${JSON.stringify(entry)} ${problem}`);
     }
   }
   for (const strength of CONTEXT_STRENGTHS) {

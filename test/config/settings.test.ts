@@ -155,6 +155,10 @@ describe('config.json errors name the key', () => {
     [{ replay: { budget: 10 } }, /"replay.budget" must be a whole number of characters, at least 200/],
     [{ replay: { filters: { session: ['questions'] } } }, /"replay.filters.session".*unknown entry type "questions"/],
     [{ replay: { classify: { meta: 'repeat' } } }, /"replay.classify.meta" must be an array of strings/],
+    // A single-word list's entry of several words (or none) could never match: refused, not ignored.
+    [{ replay: { classify: { politePrefixes: ['could you'], instructionVerbs: ['explain'] } } }, /config\.json: "replay\.classify\.politePrefixes" entry "could you" is 2 words; this list takes single words, skipped one at a time: list "could" and "you" apart \(phrases go in "replay\.classify\.meta", "replay\.classify\.correction" or "replay\.clarification"\)$/],
+    [{ replay: { classify: { questionOpeners: ['what', 'can you'] } } }, /config\.json: "replay\.classify\.questionOpeners" entry "can you" is 2 words; this list takes single words, read against a prompt's first word: list "can" /],
+    [{ replay: { classify: { instructionVerbs: ['write', ''] } } }, /config\.json: "replay\.classify\.instructionVerbs" entry "" has no word in it \(no letter or digit\): remove it$/],
     [{ api: 'completions' }, /"api" must be chat or generate/],
     [{ verbosity: 'loud' }, /"verbosity" must be auto, short or long/],
     [{ session: 'has space' }, /invalid session name "has space"/],

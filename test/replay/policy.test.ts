@@ -91,3 +91,45 @@ describe('checkReplayPolicy', () => {
     );
   });
 });
+
+describe('checkReplayPolicy: the single-word lists of replay.classify', () => {
+  const d = DEFAULT_REPLAY_POLICY;
+  const phrases = '(phrases go in "replay.classify.meta", "replay.classify.correction" or "replay.clarification")';
+  type WordList = 'questionOpeners' | 'instructionVerbs' | 'politePrefixes';
+  // An entry is read as a prompt's words are: punctuation and symbols separate words, case and curly apostrophes aside.
+  it.each<[WordList, string, string | null]>([
+    ['politePrefixes', 'could you', `entry "could you" is 2 words; this list takes single words, skipped one at a time: list "could" and "you" apart ${phrases}`],
+    ['questionOpeners', 'can you', `entry "can you" is 2 words; this list takes single words, read against a prompt's first word: list "can" ${phrases}`],
+    ['instructionVerbs', 'write up', `entry "write up" is 2 words; this list takes single words, read against a prompt's first word after any polite prefixes: list "write" ${phrases}`],
+    ['instructionVerbs', 'e-mail', `entry "e-mail" is 2 words; this list takes single words, read against a prompt's first word after any polite prefixes: list "e" ${phrases}`],
+    ['politePrefixes', 'would you please', `entry "would you please" is 3 words; this list takes single words, skipped one at a time: list "would" and "you" and "please" apart ${phrases}`],
+    ['politePrefixes', '', 'entry "" has no word in it (no letter or digit): remove it'],
+    ['instructionVerbs', '   ', 'entry "   " has no word in it (no letter or digit): remove it'],
+    ['questionOpeners', '¿?', 'entry "¿?" has no word in it (no letter or digit): remove it'],
+    ['questionOpeners', "what's", 'entry "what\'s" never matches: a prompt\'s first word is read up to its apostrophe ("what\'s" as "what"): list "what"'],
+    ['questionOpeners', 'What’s', 'entry "What’s" never matches: a prompt\'s first word is read up to its apostrophe ("what\'s" as "what"): list "what"'],
+    // Each reads as one word, so each can match.
+    ['politePrefixes', "y'all", null],
+    ['instructionVerbs', 'Explain', null],
+    ['instructionVerbs', 'explain!', null],
+    ['instructionVerbs', ' fix ', null],
+    ['questionOpeners', 'क्या', null],
+    ['questionOpeners', 'Erkla\u0308re', null],
+    ['instructionVerbs', 'x2', null],
+  ])('%s entry %j → %j', (list, entry, message) => {
+    const policy: ReplayPolicy = { ...d, classify: { ...d.classify, [list]: [...d.classify[list], entry] } };
+    if (message === null) {
+      expect(checkReplayPolicy(policy)).toBe(policy);
+      return;
+    }
+    const error = thrown(() => checkReplayPolicy(policy));
+    expect(error).toBeInstanceOf(PolicyError);
+    expect((error as PolicyError).key).toBe(`replay.classify.${list}`);
+    expect((error as PolicyError).message).toBe(`replay.classify.${list}: ${message}`);
+  });
+
+  it('leaves the phrase lists to hold phrases', () => {
+    const policy: ReplayPolicy = { ...d, classify: { ...d.classify, meta: ['could you repeat'], correction: ['no wait'] }, clarification: ['say again'] };
+    expect(checkReplayPolicy(policy)).toBe(policy);
+  });
+});
