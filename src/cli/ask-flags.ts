@@ -65,19 +65,30 @@ export async function companionOverrides(flags: CompanionFlags): Promise<Pick<Fl
 }
 
 /**
+ * Where a turn's replay came from, for messages: --replay, -c, the command's own (a chat's
+ * `session`), ARGO_REPLAY, config "defaultReplay", or none given.
+ */
+export type ReplaySource = 'flag' | 'continue' | 'command' | 'env' | 'config' | 'default';
+
+/**
  * Settings and the replay spec for a turn: flags over environment and config, with -c choosing
  * the most recently used session and `--replay session`. Without --replay, the default replay
  * (ARGO_REPLAY, config "defaultReplay") applies.
  */
-export async function companionSettings(flags: CompanionFlags & FlagOverrides, fallbackReplay?: ReplaySpec): Promise<{ settings: Settings; replay: ReplaySpec }> {
+export async function companionSettings(
+  flags: CompanionFlags & FlagOverrides,
+  fallbackReplay?: ReplaySpec,
+): Promise<{ settings: Settings; replay: ReplaySpec; replaySource: ReplaySource }> {
   // -c replays the session it picks unless --replay says otherwise.
   const replay = flags.replay ?? fallbackReplay ?? (flags.continue === true ? { kind: 'session' as const } : undefined);
   const overrides = { ...flags, ...(await companionOverrides(flags)), ...(replay !== undefined ? { replay } : {}) };
   const settings = settingsFor(overrides);
-  if (flags.continue !== true) return { settings, replay: settings.defaultReplay };
+  const source = settings.defaultReplaySource;
+  const replaySource: ReplaySource = flags.replay !== undefined ? 'flag' : fallbackReplay !== undefined ? 'command' : flags.continue === true ? 'continue' : source === 'flag' ? 'default' : source;
+  if (flags.continue !== true) return { settings, replay: settings.defaultReplay, replaySource };
   if (flags.session !== undefined) throw new UsageError('--continue picks the most recently used session; leave out --session (or use --session NAME --replay session)');
   const latest = await latestSession(settings.paths.sessions, '--continue');
-  return { settings: settingsFor({ ...overrides, session: latest }), replay: settings.defaultReplay };
+  return { settings: settingsFor({ ...overrides, session: latest }), replay: settings.defaultReplay, replaySource };
 }
 
 /**
@@ -118,16 +129,37 @@ export function agentFlags(flags: { root?: string; yes?: boolean; ephemeralSyste
   return { yes: flags.yes === true, ...(flags.root !== undefined ? { root: flags.root } : {}), ...(flags.ephemeralSystem !== undefined ? { ephemeralSystem: flags.ephemeralSystem } : {}) };
 }
 
-/** --reason needs a replay, and `--replay session` always replays for reason "session" (docs/replay.md). */
-export function checkReason(reason: ReplayReason | undefined, replay: ReplaySpec): void {
+/**
+ * --reason needs a replay, and a session replay always replays for reason "session" (docs/replay.md):
+ * the message names where that replay came from, which the user may never have typed.
+ */
+export function checkReason(reason: ReplayReason | undefined, replay: ReplaySpec, source: ReplaySource, configPath: string): void {
   if (reason === undefined) return;
   switch (reasonConflict(reason, replay)) {
     case 'no_replay':
       throw new UsageError('--reason needs --replay last:N or --replay session');
     case 'session_only':
-      throw new UsageError(`--replay session always uses reason "session"; use --replay last:N with --reason ${reason}`);
+      throw new UsageError(sessionOnlyMessage(reason, source, configPath));
     case null:
       return;
+  }
+}
+
+function sessionOnlyMessage(reason: ReplayReason, source: ReplaySource, configPath: string): string {
+  const fix = `--replay last:N with --reason ${reason}`;
+  const whole = (who: string, what: string): string => `${who} replays the whole session, which always uses reason "session"; ${what}`;
+  switch (source) {
+    case 'continue':
+      return whole('-c', `add ${fix} (argo -c -r last:3 --reason ${reason} "…")`);
+    case 'command':
+      return whole('argo chat (by default)', `give ${fix} (argo chat -r last:3 --reason ${reason})`);
+    case 'env':
+      return whole('ARGO_REPLAY=session', `give ${fix} (a flag wins over ARGO_REPLAY), or set ARGO_REPLAY=last:N`);
+    case 'config':
+      return whole(`"defaultReplay": "session" in ${configPath}`, `give ${fix} (a flag wins over "defaultReplay")`);
+    case 'flag':
+    case 'default':
+      return `--replay session always uses reason "session"; use ${fix}`;
   }
 }
 

@@ -61,8 +61,8 @@ export function registerChat(program: Command, io: Io, setOutcome: ReportOutcome
 
 /** Runs a chat until Ctrl-D or /bye. Default replay: `session`. */
 export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
-  const { settings, replay } = await companionSettings(flags, { kind: 'session' });
-  checkReason(flags.reason, replay);
+  const { settings, replay, replaySource } = await companionSettings(flags, { kind: 'session' });
+  checkReason(flags.reason, replay, replaySource, settings.paths.config);
   checkAgentFlags(flags, settings);
   let tools: ChatTools | undefined;
   if (usesTools(settings)) {

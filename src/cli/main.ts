@@ -120,8 +120,8 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
         setOutcome(await (await import('./chat.js')).chat(flags, io));
         return;
       }
-      const { settings, replay } = await companionSettings(flags);
-      checkReason(flags.reason, replay);
+      const { settings, replay, replaySource } = await companionSettings(flags);
+      checkReason(flags.reason, replay, replaySource, settings.paths.config);
       checkAgentFlags(flags, settings);
       const prompt = await readPrompt(words, io, flags.stdin !== false);
       setOutcome(

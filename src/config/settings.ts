@@ -74,6 +74,8 @@ export interface Settings {
    * `session`), else ARGO_REPLAY, config "defaultReplay", else none. One overridden is not read.
    */
   defaultReplay: ReplaySpec;
+  /** Where defaultReplay came from: a flag (or the command's own), ARGO_REPLAY, config "defaultReplay", or none given. */
+  defaultReplaySource: 'flag' | 'env' | 'config' | 'default';
   serve: ServeSettings;
   agent: AgentSettings;
 }
@@ -427,6 +429,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     // An empty one is none: it is not sent, so it must not be logged as sent.
     system: nonEmpty(flags.system) ?? null,
     defaultReplay,
+    defaultReplaySource: flags.replay !== undefined ? 'flag' : envReplay !== undefined ? 'env' : replayText !== undefined ? 'config' : 'default',
     serve: {
       maxBodyBytes: 10 * 1024 * 1024,
       shutdownGraceMs: 10_000,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { promptFrom, wordlessRoute } from '../../src/cli/ask-flags.js';
-import type { PromptText, StdinText } from '../../src/cli/ask-flags.js';
+import { checkReason, promptFrom, wordlessRoute } from '../../src/cli/ask-flags.js';
+import type { PromptText, ReplaySource, StdinText } from '../../src/cli/ask-flags.js';
+import type { ReplayReason, ReplaySpec } from '../../src/replay/types.js';
 import { UsageError } from '../../src/errors.js';
 import { thrown } from '../support/thrown.js';
 
@@ -56,5 +57,37 @@ describe('wordlessRoute: argo with no words', () => {
     const error = thrown(() => wordlessRoute(true, given));
     expect(error).toBeInstanceOf(UsageError);
     expect(error).toMatchObject({ message });
+  });
+});
+
+describe('checkReason: a session replay names where it came from', () => {
+  const session: ReplaySpec = { kind: 'session' };
+  const none: ReplaySpec = { kind: 'none' };
+  const last3: ReplaySpec = { kind: 'last', count: 3 };
+  const config = '/home/me/.argo/config.json';
+  const whole = 'replays the whole session, which always uses reason "session"';
+  it.each<[ReplayReason, ReplaySpec, ReplaySource, string]>([
+    ['clarification', session, 'flag', '--replay session always uses reason "session"; use --replay last:N with --reason clarification'],
+    ['clarification', session, 'continue', `-c ${whole}; add --replay last:N with --reason clarification (argo -c -r last:3 --reason clarification "…")`],
+    ['continuation', session, 'command', `argo chat (by default) ${whole}; give --replay last:N with --reason continuation (argo chat -r last:3 --reason continuation)`],
+    ['clarification', session, 'env', `ARGO_REPLAY=session ${whole}; give --replay last:N with --reason clarification (a flag wins over ARGO_REPLAY), or set ARGO_REPLAY=last:N`],
+    ['continuation', session, 'config', `"defaultReplay": "session" in ${config} ${whole}; give --replay last:N with --reason continuation (a flag wins over "defaultReplay")`],
+    ['clarification', none, 'env', '--reason needs --replay last:N or --replay session'],
+    ['clarification', none, 'default', '--reason needs --replay last:N or --replay session'],
+  ])('--reason %s with %j from %s: %s', (reason, replay, source, message) => {
+    const error = thrown(() => checkReason(reason, replay, source, config));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toBe(message);
+  });
+
+  it.each<[ReplayReason | undefined, ReplaySpec, ReplaySource]>([
+    ['session', session, 'env'],
+    ['session', session, 'config'],
+    ['session', session, 'continue'],
+    ['clarification', last3, 'config'],
+    [undefined, session, 'command'],
+    [undefined, none, 'default'],
+  ])('--reason %s with %j from %s is taken', (reason, replay, source) => {
+    expect(() => checkReason(reason, replay, source, config)).not.toThrow();
   });
 });

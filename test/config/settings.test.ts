@@ -469,6 +469,18 @@ describe('the everyday companion settings: default replay, model source, -o opti
     expect(load(config, {}, env).defaultReplay).toEqual(spec);
   });
 
+  // Where it came from, for a message about it (a session replay and --reason).
+  it.each<[Record<string, unknown> | undefined, Record<string, string>, ReplaySpec | undefined, string]>([
+    [undefined, {}, undefined, 'default'],
+    [{ defaultReplay: 'session' }, {}, undefined, 'config'],
+    [{ defaultReplay: 'session' }, { ARGO_REPLAY: 'session' }, undefined, 'env'],
+    [{ defaultReplay: 'session' }, { ARGO_REPLAY: '' }, undefined, 'config'], // an empty variable is unset
+    [undefined, { ARGO_REPLAY: 'none' }, undefined, 'env'],
+    [{ defaultReplay: 'session' }, { ARGO_REPLAY: 'session' }, { kind: 'session' }, 'flag'],
+  ])('config %j, env %j, replay given %j → source %s', (config, env, replay, source) => {
+    expect(load(config, replay === undefined ? {} : { replay }, env).defaultReplaySource).toBe(source);
+  });
+
   // As for --session: a value overridden is not read, so a bad one stops only what would use it.
   it.each<[Record<string, unknown> | undefined, Record<string, string>, ReplaySpec]>([
     [undefined, { ARGO_REPLAY: 'bogus' }, { kind: 'none' }],
