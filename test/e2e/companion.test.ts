@@ -508,7 +508,9 @@ describe('argo chat with piped lines', () => {
   });
 
   it.each([
-    [['--reason', 'clarification'], /^argo: --replay session always uses reason "session"; use --replay last:N with --reason clarification/],
+    // The session replay is the chat's own, not a flag typed: the message says so.
+    [['--reason', 'clarification'], /^argo: argo chat \(by default\) replays the whole session, which always uses reason "session"; give --replay last:N with --reason clarification \(argo chat -r last:3 --reason clarification\)\n$/],
+    [['--replay', 'session', '--reason', 'clarification'], /^argo: --replay session always uses reason "session"; use --replay last:N with --reason clarification\n$/],
     [['--replay', 'none', '--reason', 'continuation'], /^argo: --reason needs --replay last:N or --replay session/],
   ])('%j is refused as the one-liner refuses it: exit 2, nothing logged', async (flags, message) => {
     const home = tempHome();
