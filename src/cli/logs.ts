@@ -456,7 +456,7 @@ async function removeLogs(settings: Settings, flags: { session: string; yes?: bo
   }
   const removed = await removeSessionLines(settings.paths, new Set([id]), async () => {
     if (record) await deleteSession(settings.paths.sessions, record.name);
-  });
+  }, { logged: (record?.turns ?? 0) > 0 });
   io.stdout.write(
     `deleted ${plural(removed.lines, 'line')} (${formatBytes(removed.bytes)}) of ${label} from ${plural(removed.files, 'log file')}` +
       `${record ? ', and its record and index' : ''}\n`,

@@ -127,7 +127,7 @@ export function registerSessions(program: Command, io: Io): void {
       if (name !== undefined) {
         const record = await requireSession(settings.paths.sessions, name, 'sessions reindex');
         const stats = new ScanStats();
-        const lines = await rebuildIndex(settings.paths, record, { classify: settings.replay.classify, stats, folder: 'replace' });
+        const lines = await rebuildIndex(settings.paths, record, { classify: settings.replay.classify, stats, folder: 'replace', asked: true });
         // A rebuild that skipped a line of the session saves nothing (rebuildIndex says why).
         if (stats.unreadable > 0) io.stdout.write(`left session "${name}" as it was (${LEFT_WHY.one}); skipped ${plural(stats.unreadable, 'unreadable line')} (argo logs check)\n`);
         else io.stdout.write(`reindexed session "${name}": ${plural(lines.length, 'turn')}\n`);
@@ -235,7 +235,7 @@ async function removeCommand(settings: Settings, name: string, flags: { purge?: 
     if (!flags.purge) await recordRemoval(dir, record, format(io.now(), TIMESTAMP_PATTERN));
     await deleteSession(dir, name);
   };
-  const removed = flags.purge ? await removeSessionLines(settings.paths, new Set([record.id]), remove) : await withSessionLock(dir, record.id, remove).then(() => null);
+  const removed = flags.purge ? await removeSessionLines(settings.paths, new Set([record.id]), remove, { logged: record.turns > 0 }) : await withSessionLock(dir, record.id, remove).then(() => null);
   // No turn of its own (a fork never asked in): no log line carries its id, so no command finds any.
   const kept = record.turns === 0 ? ' (it had no turns of its own)' : `; its log lines remain (argo logs --session ${record.id})`;
   io.stdout.write(removed ? `removed session "${name}" and ${plural(removed.lines, 'log line')} from ${plural(removed.files, 'file')}\n` : `removed session "${name}"${kept}\n`);

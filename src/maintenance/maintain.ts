@@ -4,7 +4,7 @@
 import { rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { UsageError } from '../errors.js';
+import { RuntimeError, UsageError, shownPath } from '../errors.js';
 import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
 import { openLogFile, readDataText, replaceFile } from '../log/fs.js';
 import { readLines } from '../log/lines.js';
@@ -60,23 +60,35 @@ export interface RemoveResult {
  * Rewrites every daily file that holds turns of these sessions without those lines, then moves the
  * index offsets of every other session past the removed bytes, then runs `then` (removing the
  * sessions' records), all under every session's lock and the log's. Unreadable lines are kept: they
- * cannot be attributed to a session with certainty.
+ * cannot be attributed to a session with certainty. A logs/ that is no folder (a link to a disk not
+ * mounted) refuses before anything is removed (NotAFolderError), and so does one with no log file
+ * when the sessions' records count turns (`logged`): the record and index are how the lines would
+ * be found again, and "deleted 0 lines" would be a success that deleted nothing.
  */
-export async function removeSessionLines(paths: DataPaths, sessionIds: ReadonlySet<string>, then: () => Promise<void> = () => Promise.resolve()): Promise<RemoveResult> {
+export async function removeSessionLines(
+  paths: DataPaths,
+  sessionIds: ReadonlySet<string>,
+  then: () => Promise<void> = () => Promise.resolve(),
+  options: { logged?: boolean } = {},
+): Promise<RemoveResult> {
   // Appends wait while the files are rewritten: a line added meanwhile would be lost in the rename.
   return withEveryLock(paths, async () => {
-    const removed = await removeLocked(paths, sessionIds);
+    const removed = await removeLocked(paths, sessionIds, options.logged === true);
     await then();
     return removed;
   });
 }
 
-async function removeLocked(paths: DataPaths, sessionIds: ReadonlySet<string>): Promise<RemoveResult> {
+async function removeLocked(paths: DataPaths, sessionIds: ReadonlySet<string>, logged: boolean): Promise<RemoveResult> {
   const result: RemoveResult = { files: 0, lines: 0, bytes: 0 };
   if (sessionIds.size === 0) return result;
   const removed = new Map<string, Ranges>();
   const needle = { kind: 'json-string', values: [...sessionIds] } as const;
-  for (const file of await listLogFiles(paths.logs)) {
+  const files = await listLogFiles(paths.logs);
+  if (files.length === 0 && logged) {
+    throw new RuntimeError(`${shownPath(paths.logs)} holds no log file, yet the session has turns: nothing deleted. If logs/ is on a disk that is not mounted, mount it and try again`);
+  }
+  for (const file of files) {
     const ranges: Ranges = [];
     const size = (await stat(file)).size;
     for await (const line of readLines(file, { needle })) {

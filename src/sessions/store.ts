@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
+import { NotAFolderError, folderTrouble } from '../log/files.js';
 import { NotRegularFileError, SymlinkRefusedError, createFileExclusive, errnoOf, isMissing, readDataText, removeEmptyFolder, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
 import { removedNames } from './removed.js';
@@ -136,6 +137,7 @@ export async function inspectSession(dir: string, name: string, anyName = false)
     text = readDataText(path);
   } catch (error) {
     if (isMissing(error)) return null;
+    if (errnoOf(error) === 'ENOTDIR') await refuseNonFolder(dir, error);
     // A link or a folder refused says its own fix; a file that cannot be read (another user's data home) needs one.
     const fix = error instanceof SymlinkRefusedError || error instanceof NotRegularFileError ? '' : '; check the file and its permissions (the data home is ARGO_HOME or --home)';
     throw new RuntimeError(`cannot read session "${name}": ${error instanceof Error ? error.message : String(error)}${fix}`, { cause: error });
@@ -332,7 +334,11 @@ export function withLastTurn(record: SessionRecord, id: string | undefined): Ses
 export async function scanSessions(dir: string, options: { everyFile?: boolean; earlierNames?: boolean } = {}): Promise<{ records: SessionRecord[]; damaged: DamagedRecord[] }> {
   const everyFile = options.everyFile === true;
   const earlierNames = options.earlierNames === true;
-  const names = await recordNames(dir, everyFile || earlierNames).catch(() => []);
+  // A sessions/ that is no folder is said (NotAFolderError), never listed as no sessions.
+  const names = await recordNames(dir, everyFile || earlierNames).catch((error: unknown) => {
+    if (error instanceof NotAFolderError) throw error;
+    return [];
+  });
   const records: SessionRecord[] = [];
   const damaged: DamagedRecord[] = [];
   for (const name of names) {
@@ -356,6 +362,12 @@ export async function sessionNames(dir: string): Promise<string[]> {
   return (await recordNames(dir, false)).filter((name) => isSessionName(name));
 }
 
+/** Throws NotAFolderError when `dir` is there but no folder (a file, a link to nothing); returns when it is simply missing. */
+async function refuseNonFolder(dir: string, cause: unknown): Promise<void> {
+  const trouble = await folderTrouble(dir);
+  if (trouble !== null) throw new NotAFolderError(dir, trouble, { cause });
+}
+
 /**
  * The names of the record files (`NAME.json`, regular files) in `dir`, in the order of the files'
  * names; `dot`: hidden ones too. None when the folder is missing. One readdir: no glob library.
@@ -365,8 +377,9 @@ async function recordNames(dir: string, dot: boolean): Promise<string[]> {
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
-    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return [];
-    throw error;
+    if (!isMissing(error) && errnoOf(error) !== 'ENOTDIR') throw error;
+    await refuseNonFolder(dir, error);
+    return [];
   }
   const files = entries.flatMap((entry) => (entry.isFile() && entry.name.endsWith('.json') && (dot || !entry.name.startsWith('.')) ? [entry.name] : []));
   return files.sort(byCodeUnits).map((file) => file.slice(0, -'.json'.length));

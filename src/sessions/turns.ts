@@ -304,6 +304,8 @@ export interface RebuildOptions {
   folder?: IndexFolder;
   /** false: nothing is written, the history is only returned (--explain writes nothing). */
   save?: boolean;
+  /** A rebuild the user asked for (argo sessions reindex): what the log holds now is the history, even none. */
+  asked?: boolean;
 }
 
 /**
@@ -313,10 +315,12 @@ export interface RebuildOptions {
  * The index and the record's counters are saved only when every line of the lineage could be read.
  * A line that cannot is not a removed turn: an index without it would pass for the whole history,
  * and a record counting without it would agree, so the turn would stay out once the line is
- * repaired. Left as they were, the next reader rebuilds again and sees the repair.
+ * repaired. Left as they were, the next reader rebuilds again and sees the repair. The same holds
+ * for a log with no files (an unmounted disk's empty folder), unless the rebuild is `asked` for (a
+ * reindex); a logs/ that is no folder at all (a file, a link to nothing) is refused (NotAFolderError).
  */
 export async function rebuildIndex(paths: DataPaths, session: SessionRecord, options: RebuildOptions = {}): Promise<IndexLine[]> {
-  const { classify, stats = new ScanStats(), folder = 'keep', save = true } = options;
+  const { classify, stats = new ScanStats(), folder = 'keep', save = true, asked = false } = options;
   const tagging = classify && rulesTagging(classify);
   const lineage = lineageOf(session, session.parent ? await listSessions(paths.sessions) : []);
   const own = new Map<string, IndexLine[]>(lineage.map((level) => [level.id, []]));
@@ -326,11 +330,14 @@ export async function rebuildIndex(paths: DataPaths, session: SessionRecord, opt
     unreadable++;
     damaged.see(file, line);
   };
-  for await (const { entry, file, line } of scanEntries(await listLogFiles(paths.logs), stats, { needle: lineageNeedle(lineage), onUnreadable })) {
+  const files = await listLogFiles(paths.logs);
+  for await (const { entry, file, line } of scanEntries(files, stats, { needle: lineageNeedle(lineage), onUnreadable })) {
     own.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
   }
   const history = composeHistory(lineage, (id) => own.get(id) ?? [], damaged.places);
-  if (!save || unreadable > 0) return history;
+  // A log with no file at all is as likely a logs/ out of reach (an empty mount point, a folder
+  // moved) as a history removed by hand: only a reindex asked for empties an index then.
+  if (!save || unreadable > 0 || (files.length === 0 && !asked)) return history;
   try {
     await writeIndexIfChanged(paths.sessions, session.name, history, folder);
     await syncCounters(paths.sessions, session, history, own.get(session.id)?.length ?? 0);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendDay, listLogFiles } from '../../src/log/files.js';
+import { NotAFolderError, appendDay, folderTrouble, listLogFiles, unwritableLogNames } from '../../src/log/files.js';
 
 /** Builds `logs/` from `layout` (name → 'file', 'dir', or 'link:<target>' relative to logs/); returns its path. */
 function logsFolder(layout: Record<string, string>): string {
@@ -56,5 +56,50 @@ describe('appendDay: a turn never goes to a day before one already written to', 
   ])('%s', async (_case, layout, turnDay, day) => {
     const logs = layout === null ? join(logsFolder({}), 'missing') : logsFolder(layout);
     expect(await appendDay(logs, turnDay)).toBe(day);
+  });
+});
+
+describe('folderTrouble / listLogFiles: a logs/ that is there but no folder is never an empty log', () => {
+  /** Makes `logs` in a fresh home as `what` says; returns its path. */
+  function logsAs(what: 'folder' | 'missing' | 'file' | 'dangling link' | 'link to a file' | 'link to a folder' | 'under a file'): string {
+    const home = mkdtempSync(join(tmpdir(), 'argo-logs-'));
+    const logs = join(home, 'logs');
+    if (what === 'folder') mkdirSync(logs);
+    if (what === 'file') writeFileSync(logs, 'x');
+    if (what === 'dangling link') symlinkSync(join(home, 'gone'), logs);
+    if (what === 'link to a file') {
+      writeFileSync(join(home, 'plain'), 'x');
+      symlinkSync(join(home, 'plain'), logs);
+    }
+    if (what === 'link to a folder') {
+      mkdirSync(join(home, 'disk'));
+      symlinkSync(join(home, 'disk'), logs);
+    }
+    if (what === 'under a file') {
+      writeFileSync(join(home, 'file'), 'x');
+      return join(home, 'file', 'logs');
+    }
+    return logs;
+  }
+
+  it.each<[Parameters<typeof logsAs>[0], RegExp | null]>([
+    ['folder', null],
+    ['missing', null],
+    ['link to a folder', null],
+    ['file', /\/logs is a file, not a folder; Argo keeps its data in folders \(move it out of the way\)$/],
+    ['dangling link', /\/logs is a link to .*\/gone, which does not exist: put the folder back there \(mount its disk\), or remove the link$/],
+    ['link to a file', /\/logs is a link to .*\/plain, which is a file, not a folder: point the link at a folder, or remove it$/],
+    ['under a file', /\/logs cannot be a folder: .*\/file or a folder above it is not one/],
+  ])('%s', async (what, trouble) => {
+    const logs = logsAs(what);
+    const said = await folderTrouble(logs);
+    if (trouble === null) {
+      expect(said).toBeNull();
+      expect(await listLogFiles(logs)).toEqual([]);
+    } else {
+      expect(said).toMatch(trouble);
+      await expect(listLogFiles(logs)).rejects.toThrow(NotAFolderError);
+      await expect(unwritableLogNames(logs)).rejects.toThrow(said ?? '');
+    }
   });
 });

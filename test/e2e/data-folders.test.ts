@@ -1,0 +1,103 @@
+// A logs/ or sessions/ that is there but out of reach (a link to a disk not mounted, a file) is
+// said as such; no reader empties an index for it, and no removal reports a success that deleted nothing.
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
+import { runArgo, tempHome } from '../support/run-argo.js';
+
+const ollama = await fakeOllamaPerFile();
+const argo = (home: string, args: string[]) => runArgo(args, { home, host: ollama.url });
+
+/** A home whose logs/ links to a folder on another "disk", with one turn of session `name` logged there. */
+async function linkedHome(name: string, prompt: string): Promise<{ home: string; unmount: () => void; mount: () => void }> {
+  const home = tempHome();
+  const disk = mkdtempSync(join(tmpdir(), 'argo-disk-'));
+  mkdirSync(join(disk, 'logs'));
+  symlinkSync(join(disk, 'logs'), join(home, 'logs'));
+  expect((await argo(home, ['-s', name, prompt])).code).toBe(0);
+  return { home, unmount: () => renameSync(disk, `${disk}-away`), mount: () => renameSync(`${disk}-away`, disk) };
+}
+
+const turnsOf = async (home: string, name: string): Promise<number> => {
+  const listed = JSON.parse((await argo(home, ['sessions', '--json'])).stdout) as { name: string; turns: number }[];
+  return listed.find((session) => session.name === name)?.turns ?? -1;
+};
+
+describe('logs/ a link to a disk not mounted', () => {
+  it.each([['last'], ['sessions', 'show', 'w'], ['-s', 'w', '-r', 'session', '--no-log', 'x'], ['logs'], ['logs', 'check'], ['logs', '--stats']])(
+    'argo %s says so (exit 1) and the session keeps its turn for when the disk is back',
+    async (...args) => {
+      const { home, unmount, mount } = await linkedHome('w', 'remember me');
+      unmount();
+      const result = await argo(home, args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^argo: .*\/logs is a link to .*\/logs, which does not exist: put the folder back there \(mount its disk\), or remove the link\n$/);
+      mount();
+      expect(await turnsOf(home, 'w')).toBe(1);
+      expect((await argo(home, ['sessions', 'show', 'w'])).stdout).toContain('remember me');
+    },
+  );
+
+  it.each([
+    ['logs', 'rm', '-s', 'secret', '--yes'],
+    ['sessions', 'rm', 'secret', '--purge', '--yes'],
+  ])('argo %s %s … refuses, and removes neither the lines nor the record', async (...args) => {
+    const { home, unmount, mount } = await linkedHome('secret', 'my password is hunter2');
+    unmount();
+    const result = await argo(home, args);
+    expect([result.code, result.stdout]).toEqual([1, '']);
+    expect(result.stderr).toContain('which does not exist: put the folder back there (mount its disk)');
+    mount();
+    expect(await turnsOf(home, 'secret')).toBe(1);
+    expect((await argo(home, ['logs'])).stdout).toContain('hunter2');
+  });
+});
+
+describe('logs/ an empty folder (a mount point with its disk away) or missing, while an index names its files', () => {
+  it.each(['empty', 'missing'])('%s: readers find no turn but leave the index and the record as they were', async (state) => {
+    const home = tempHome();
+    expect((await argo(home, ['-s', 'w', 'remember me'])).code).toBe(0);
+    const index = readFileSync(join(home, 'sessions', 'w.idx'), 'utf8');
+    renameSync(join(home, 'logs'), join(home, 'logs-away'));
+    if (state === 'empty') mkdirSync(join(home, 'logs'));
+    for (const args of [['last'], ['sessions', 'show', 'w'], ['-s', 'w', '-r', 'session', '--no-log', 'x']]) expect((await argo(home, args)).code).toBe(0);
+    expect(readFileSync(join(home, 'sessions', 'w.idx'), 'utf8')).toBe(index);
+    expect(await turnsOf(home, 'w')).toBe(1);
+    for (const args of [['logs', 'rm', '-s', 'w', '--yes'], ['sessions', 'rm', 'w', '--purge', '--yes']]) {
+      const refused = await argo(home, args);
+      expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/\/logs holds no log file, yet the session has turns: nothing deleted\. If logs\/ is on a disk that is not mounted, mount it and try again\n$/)]);
+    }
+    rmSync(join(home, 'logs'), { recursive: true, force: true });
+    renameSync(join(home, 'logs-away'), join(home, 'logs'));
+    expect((await argo(home, ['sessions', 'show', 'w'])).stdout).toContain('remember me');
+  });
+
+  it('a reindex asked for takes the log as it is, none', async () => {
+    const home = tempHome();
+    expect((await argo(home, ['-s', 'w', 'remember me'])).code).toBe(0);
+    rmSync(join(home, 'logs'), { recursive: true });
+    expect((await argo(home, ['sessions', 'reindex', 'w'])).stdout).toBe('reindexed session "w": 0 turns\n');
+    expect(await turnsOf(home, 'w')).toBe(0);
+  });
+});
+
+describe('logs/ or sessions/ a file', () => {
+  it.each([
+    ['logs', ['logs'], /\/logs is a file, not a folder; Argo keeps its data in folders \(move it out of the way\)\n$/],
+    ['logs', ['logs', 'check'], /\/logs is a file, not a folder/],
+    ['sessions', ['sessions'], /\/sessions is a file, not a folder; Argo keeps its data in folders \(move it out of the way\)\n$/],
+    ['sessions', ['sessions', '--json'], /\/sessions is a file, not a folder/],
+    ['sessions', ['hi'], /\/sessions is a file, not a folder/],
+    ['sessions', ['--no-log', 'hi'], /\/sessions is a file, not a folder/],
+  ])('%s a file: argo %j says so, exit 1, nothing asked', async (folder, args, said) => {
+    const home = tempHome();
+    writeFileSync(join(home, folder), 'x');
+    const asked = ollama.requests.length;
+    const result = await argo(home, args);
+    expect([result.code, result.stdout]).toEqual([1, '']);
+    expect(result.stderr).toMatch(new RegExp(`^argo: [^\\n]*${said.source}`));
+    expect(ollama.requests.length).toBe(asked);
+  });
+});
