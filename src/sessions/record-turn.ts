@@ -1,5 +1,6 @@
 import { RuntimeError } from '../errors.js';
 import type { LogEntry } from '../log/entry.js';
+import { SymlinkRefusedError } from '../log/fs.js';
 import { withSessionLock } from '../log/lock.js';
 import { appendEntries } from '../log/writer.js';
 import type { AppendOptions, Appended, DataPaths } from '../log/writer.js';
@@ -105,11 +106,7 @@ async function writeTurns(
           // The index or the record may stop short of the lines just logged, and both would still
           // agree: an index that reads as damaged makes the next reader rebuild both from the log.
           await markIndexStale(paths.sessions, name);
-          const reason = error instanceof Error ? error.message : String(error);
-          const failure = new SessionUpdateError(
-            `the turn was logged in ${file}, but session "${session.name}" could not be updated (${reason}); do not ask again: its index is rebuilt from the log on next use`,
-            { cause: error },
-          );
+          const failure = new SessionUpdateError(updateFailure(file, session.name, error), { cause: error });
           for (const waiting of batch) waiting.fail(failure);
           return;
         }
@@ -123,6 +120,17 @@ async function writeTurns(
   }
 }
 
+/** What a turn logged whose session could not be updated says: never to ask again, and what, if anything, the user must do. */
+export function updateFailure(file: string, name: string, error: unknown): string {
+  const logged = `the turn was logged in ${file}, but session "${name}" could not be updated`;
+  // A link is left where it is (docs/security.md): the rebuild waits until the user removes it.
+  if (error instanceof SymlinkRefusedError) {
+    return `${logged}: ${error.path} is a symbolic link, and Argo does not follow links in its data home; remove the link, then the index is rebuilt from the log on next use (do not ask again)`;
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return `${logged} (${reason}); do not ask again: its index is rebuilt from the log on next use`;
+}
+
 /** The index lines and the record's counters for turns just appended, as one turn after another would leave them. */
 async function updateSession(dir: string, current: SessionRecord, entries: readonly LogEntry[], appended: readonly Appended[], rules: string | undefined): Promise<void> {
   const lines = entries.map((entry, at) => {
@@ -132,6 +140,9 @@ async function updateSession(dir: string, current: SessionRecord, entries: reado
   // A session with turns and no index (removed by hand, or empty after a failed update) gets no
   // index of this turn alone, which would pass for its whole history: the next reader rebuilds it.
   const hasHistory = current.turns > 0 || current.last_turn_id !== undefined || current.parent !== undefined;
+  // Appended even to a leftover index of an earlier session of the name: its first reader tells
+  // (startsWithOwnTurn, readVerified) and rebuilds it; replacing it here would also drop a first
+  // turn whose record could not be saved, kept only by the index it marked stale.
   await appendIndex(dir, current.name, lines, { create: !hasHistory });
   const last = entries.at(-1);
   if (last === undefined) return;

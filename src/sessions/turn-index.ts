@@ -1,4 +1,5 @@
 import { closeSync, readdirSync, readFileSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { isLogFileName } from '../log/files.js';
 import { RuntimeError } from '../errors.js';
@@ -57,12 +58,13 @@ export async function appendIndex(dir: string, session: string, line: IndexLine 
  * Marks the session's index stale, so its next reader rebuilds it (and the record's counters) from
  * the log: its last byte is cut, so it reads as a write cut short, and stays so when a later turn
  * appends to it (neither needs free space: this works on a full disk). An empty one is removed. A
- * folder there, or a failure, is left as it is (nothing better can be done; a folder is read around).
+ * link, a folder there, or a failure, is left as it is (nothing better can be done; a folder is read around).
  */
 export async function markIndexStale(dir: string, session: string): Promise<void> {
   const path = indexPath(dir, session);
   try {
-    if (!(await dropLastByte(path))) await removeFile(path);
+    // Only an empty file goes: a link (refused, as docs/security.md says) is the user's to remove.
+    if (!(await dropLastByte(path)) && (await lstat(path)).isFile()) await removeFile(path);
   } catch {
     // As above: left as it is.
   }

@@ -55,7 +55,8 @@ export async function openReplaySource(
   if (spec.kind === 'none') return { turns: [], read: () => new Map(), close: () => undefined, skipped };
   const rules = rulesFingerprint(classify);
   const pick = replayPick(spec);
-  const read = rebuild ? null : await readPicked(paths.sessions, session, pick);
+  const picked = rebuild ? null : await readPicked(paths.sessions, session, pick);
+  const read = picked !== null && startsWithOwnTurn(paths.logs, session, picked) ? picked : null;
   // A line whose types are not cached under the rules in force (a reader's rebuild had none to hand,
   // config's replay.classify changed, or an earlier version classified otherwise) is rebuilt with
   // them once, so its type is cached again rather than the turn classified anew at every replay.
@@ -84,6 +85,23 @@ export async function openReplaySource(
     },
     close: () => reader.close(),
   };
+}
+
+/**
+ * Whether the oldest picked line is a turn of the session's (or one it inherits). Replay reads only
+ * the words it needs and takes the other turns' types from the index, so a leftover index of an
+ * earlier session of the same name, whose turns come first, would pass them as this one's: one
+ * line read tells.
+ */
+function startsWithOwnTurn(logsDir: string, session: SessionRecord, { chosen, inherited }: Chosen): boolean {
+  const [first] = chosen;
+  if (first === undefined) return true;
+  const reader = new TurnReader(logsDir, session, inherited);
+  try {
+    return reader.entry(first) !== null;
+  } finally {
+    reader.close();
+  }
 }
 
 function replayPick(spec: Exclude<ReplaySpec, { kind: 'none' }>): TurnPick {

@@ -1,6 +1,6 @@
 // A logs/ or sessions/ that is there but out of reach (a link to a disk not mounted, a file) is
 // said as such; no reader empties an index for it, and no removal reports a success that deleted nothing.
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -99,5 +99,36 @@ describe('logs/ or sessions/ a file', () => {
     expect([result.code, result.stdout]).toEqual([1, '']);
     expect(result.stderr).toMatch(new RegExp(`^argo: [^\\n]*${said.source}`));
     expect(ollama.requests.length).toBe(asked);
+  });
+});
+
+describe('a leftover index of a removed session of the same name', () => {
+  it("never passes the removed session's turns as the new one's in replay", async () => {
+    const home = tempHome();
+    for (const prompt of ['Why is the sky blue?', 'How do birds fly?', 'What is rain?']) expect((await argo(home, ['-s', 'lo', prompt])).code).toBe(0);
+    const leftover = readFileSync(join(home, 'sessions', 'lo.idx'));
+    expect((await argo(home, ['sessions', 'rm', 'lo', '--yes'])).code).toBe(0);
+    writeFileSync(join(home, 'sessions', 'lo.idx'), leftover);
+    expect((await argo(home, ['-s', 'lo', 'Write a poem'])).code).toBe(0);
+    expect((await argo(home, ['-s', 'lo', 'Write a song'])).code).toBe(0);
+    const explained = await argo(home, ['-s', 'lo', '--replay', 'session', '--explain', '--json', 'Add x']);
+    const policy = (JSON.parse(explained.stdout) as { replay_policy: { entries_available: number; decisions: { id: string }[] } }).replay_policy;
+    expect(policy.entries_available).toBe(2);
+  });
+});
+
+describe("a session's index that is a symbolic link", () => {
+  it('is left for the user to remove, and the logged turn says so once', async () => {
+    const home = tempHome();
+    expect((await argo(home, ['-s', 'work', 'Add y'])).code).toBe(0);
+    const index = join(home, 'sessions', 'work.idx');
+    renameSync(index, join(home, 'real.idx'));
+    symlinkSync(join(home, 'real.idx'), index);
+    const result = await argo(home, ['-s', 'work', 'Add z']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/but session "work" could not be updated: .*\/work\.idx is a symbolic link, and Argo does not follow links in its data home; remove the link, then the index is rebuilt from the log on next use \(do not ask again\)\n$/);
+    expect(lstatSync(index).isSymbolicLink()).toBe(true);
+    rmSync(index);
+    expect((await argo(home, ['sessions', 'show', 'work'])).stdout).toMatch(/· 2 turns\n/);
   });
 });

@@ -1,5 +1,5 @@
 // Turn completion under concurrency and against session maintenance (items 5, 6, 8).
-import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withSessionLock } from '../../src/log/lock.js';
@@ -121,8 +121,10 @@ describe('recordTurn', () => {
     symlinkSync(join(paths.logs, 'elsewhere.idx'), join(paths.sessions, 'work.idx'));
     const failing = recordTurn(paths, session, makeEntry({ id: 'kept', session: 'work', session_id: session.id }), '2025-01-02');
     await expect(failing).rejects.toBeInstanceOf(SessionUpdateError);
-    await expect(failing).rejects.toThrow(/^the turn was logged in .*2025-01-02\.log, but session "work" could not be updated \(.*\); do not ask again: its index is rebuilt from the log on next use$/);
+    await expect(failing).rejects.toThrow(/^the turn was logged in .*2025-01-02\.log, but session "work" could not be updated: .*work\.idx is a symbolic link, and Argo does not follow links in its data home; remove the link, then the index is rebuilt from the log on next use \(do not ask again\)$/);
     expect(logIds(paths.logs)).toEqual(['kept']);
+    // Left for the user to remove, as the message says.
+    expect(lstatSync(join(paths.sessions, 'work.idx')).isSymbolicLink()).toBe(true);
   });
 });
 
