@@ -128,6 +128,7 @@ function bashScript(spec: CompletionSpec): string {
   ).join('\n');
   return `# argo completion for bash. Load it with:  eval "$(argo completion bash)"  (bash 3.2, macOS's, cannot source <(...))
 # or save it:  argo completion bash > ~/.local/share/bash-completion/completions/argo
+# Safe under set -u: a word or array element that may be unset is read with a default.
 __argo_words() {
   # bash splits a word at each : and = of COMP_WORDBREAKS: llama3:8b reaches COMP_WORDS as llama3, :
   # and 8b, --host=http://h:1 as --host, =, http, :, //h, : and 1. Joins the pieces that no blank
@@ -153,7 +154,7 @@ __argo_words() {
       before=\${COMP_WORDS[i-1]}
       if [[ ( -n "$piece" && -z "\${piece//[$breaks]/}" ) || ( -n "$before" && -z "\${before//[$breaks]/}" ) ]]; then ((last--)); fi
     fi
-    words[last]=\${words[last]}$piece
+    words[last]=\${words[last]-}$piece
     if ((i == COMP_CWORD)); then cword=$last; fi
   done
 }
@@ -165,7 +166,7 @@ __argo_names() {
   COMPREPLY=()
   while IFS= read -r name; do
     [[ -n "$name" && "$name" == "$cur"* ]] && COMPREPLY+=("$(printf '%q' "$name")")
-  done < <(argo __complete "$1" "\${where[@]}" 2>/dev/null)
+  done < <(argo __complete "$1" \${where[@]+"\${where[@]}"} 2>/dev/null)
 }
 __argo_text() {
   # A word as typed (--home 'my dir'), as text: one level of quotes or backslashes off, never evaluated.
@@ -187,8 +188,8 @@ _argo() {
   local cur prev flag="" word place="" options="" first="" i nargs=0 cword breaks
   local -a words where=() sources=()
   __argo_words
-  cur=\${words[cword]}
-  prev=\${words[cword-1]}
+  cur=\${words[cword]-}
+  prev=\${words[cword-1]-}
   # --model=ll: the value is completed as after --model.
   if [[ "$cur" == --*=* ]]; then
     flag=\${cur%%=*}=
@@ -212,7 +213,7 @@ ${perPlace}
     *) return ;;
   esac
   if [[ "$cur" != -* ]]; then
-    case "\${sources[nargs]}" in
+    case "\${sources[nargs]-}" in
       sessions | models) __argo_names "\${sources[nargs]}"; __argo_offer; return ;;
     esac
     ((nargs == 0)) && options="$first $options"

@@ -86,10 +86,13 @@ afterEach(async () => {
   }
 });
 
-/** An interactive shell with argo's completion loaded and none of the user's files, at its prompt. */
-async function openShell(shell: ShellName): Promise<PtySession> {
+/**
+ * An interactive shell with argo's completion loaded and none of the user's files, at its prompt;
+ * `extra` is more of its start-up file (`set -u`, as a user's rc may hold).
+ */
+async function openShell(shell: ShellName, extra = ''): Promise<PtySession> {
   const init = join(home, `init.${shell}`);
-  writeFileSync(init, INIT[shell]);
+  writeFileSync(init, `${INIT[shell]}${extra}`);
   const args = { bash: ['--norc', '--noprofile', '-i'], zsh: ['-f', '-i'], fish: ['--no-config', '--interactive'] }[shell];
   // HOME, INPUTRC (bash), ZDOTDIR (zsh), XDG_* (fish) point into the temp home or nowhere: no dotfiles
   // or /etc/inputrc read, nothing written elsewhere.
@@ -172,6 +175,34 @@ for (const shell of Object.keys(SHELLS) as ShellName[]) {
       session.write(`argo -r last:${LIST[shell]}`);
       await waitFor(() => expect(screenFrom(session, from)).toMatch(/(last:)?1\s+(last:)?3\s+(last:)?5/));
       expect(await bufferOf(session)).toBe('argo -r last:');
+    });
+  });
+}
+
+/** How each shell is told that reading an unset variable is an error, and what it then says. */
+const NOUNSET: Partial<Record<ShellName, { option: string; error: RegExp }>> = {
+  bash: { option: 'set -u\n', error: /unbound variable/ },
+  zsh: { option: 'setopt nounset\n', error: /parameter not set/ },
+};
+
+for (const [shell, nounset] of Object.entries(NOUNSET) as [ShellName, { option: string; error: RegExp }][]) {
+  describe.skipIf(SHELLS[shell] === null)(`Tab in an interactive ${shell} that treats unset variables as errors`, () => {
+    it.each([
+      ['argo ch', 'argo chat '],
+      ['argo -m q', 'argo -m qwen3:4b '],
+      // Names that share no start: the line stays as it was.
+      ['argo -m ', 'argo -m '],
+      ['argo sessions show b', 'argo sessions show beta '],
+      ['argo sessions show ', 'argo sessions show '],
+      ['argo logs pr', 'argo logs prune '],
+      ['argo logs ', 'argo logs '],
+      [`argo --home '${otherHome}' sessions rm `, `argo --home '${otherHome}' sessions rm gamma `],
+    ])('%j, Tab → %j, with no error', async (typed, inserted) => {
+      const session = await openShell(shell, nounset.option);
+      const from = session.output.length;
+      session.write(`${typed}\t`);
+      expect(await bufferOf(session)).toBe(inserted);
+      expect(screenFrom(session, from)).not.toMatch(nounset.error);
     });
   });
 }
