@@ -92,9 +92,18 @@ export function registerCompleteHelper(program: Command, io: Io, setOutcome: Rep
     });
 }
 
+/**
+ * The longest a Tab waits for Ollama's model names, connecting included: the shell is frozen
+ * meanwhile, so an Ollama that does not answer gets no names rather than timeouts.idleMs.
+ */
+export const MODEL_NAMES_MS = 1500;
+
 async function namesOf(what: string, flags: { home?: string; host?: string }): Promise<string[]> {
   const settings = settingsFor({ ...(flags.home !== undefined ? { home: flags.home } : {}), ...(flags.host !== undefined ? { host: flags.host } : {}) });
   if (what === 'sessions') return sessionNames(settings.paths.sessions);
-  if (what === 'models') return newTransport({ ...settings, retries: { attempts: 1, initialDelayMs: 0 } }).installedModels();
+  if (what === 'models') {
+    const bounded = { ...settings, retries: { attempts: 1, initialDelayMs: 0 }, timeouts: { ...settings.timeouts, idleMs: MODEL_NAMES_MS } };
+    return newTransport(bounded).installedModels();
+  }
   return [];
 }

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { MODEL_NAMES_MS } from '../../src/cli/completion-command.js';
 import { MODELFILE } from '../../src/ollama/fix-hints.js';
 import { startFakeOllama } from '../support/fake-ollama.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
@@ -812,6 +813,25 @@ describe('argo completion', () => {
     const models = await argo(['__complete', 'models'], home);
     expect(models.stdout).toBe('argo:latest\nllama3:8b\ntiny:latest\n');
     expect((await argo(['completion', 'tcsh'], home)).code).toBe(2);
+  });
+
+  it('model names from an Ollama that never answers: nothing, within MODEL_NAMES_MS, not timeouts.idleMs', async () => {
+    // Takes the connection and says nothing, as a stuck Ollama does.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      const started = Date.now();
+      const result = await runArgo(['__complete', 'models'], { home: tempHome(), host: `http://127.0.0.1:${port}` });
+      const took = Date.now() - started;
+      expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      // The shell waits this long at most; idleMs (120 s by default) is two orders of magnitude more.
+      expect(took).toBeGreaterThanOrEqual(MODEL_NAMES_MS);
+      expect(took).toBeLessThan(MODEL_NAMES_MS + 5000);
+    } finally {
+      silent.close();
+    }
   });
 });
 
