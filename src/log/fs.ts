@@ -7,6 +7,8 @@ import type { Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { RuntimeError } from '../errors.js';
+import { shellWord } from '../text/shell-word.js';
+import { FILE_PROBLEMS } from './file-problems.js';
 
 export const PRIVATE_DIR = 0o700;
 export const PRIVATE_FILE = 0o600;
@@ -583,8 +585,60 @@ export async function openForAppend(path: string): Promise<{ handle: FileHandle;
   }
 }
 
-function openAppending(path: string, create = true): Promise<{ handle: FileHandle; stats: Stats }> {
-  return openRegularFile(path, constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT : 0), PRIVATE_FILE);
+async function openAppending(path: string, create = true): Promise<{ handle: FileHandle; stats: Stats }> {
+  try {
+    return await openRegularFile(path, constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT : 0), PRIVATE_FILE);
+  } catch (error) {
+    throw await fileOrFolderRefusal(error, path);
+  }
+}
+
+/**
+ * A data file that is there but refuses this user (a chmod 400, another user's file): the file's own
+ * mode or owner is what to fix, not its folder's. Its message says which and how.
+ */
+export class UnwritableFileError extends RuntimeError {
+  override name = 'UnwritableFileError';
+  constructor(
+    readonly path: string,
+    /** "permission denied": why, in words. */
+    readonly problem: string,
+    /** "make it writable (chmod 600 FILE)": what to do, for a clause of a longer line. */
+    readonly fix: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${path} cannot be written (${problem}); ${fix}`, options);
+  }
+}
+
+/**
+ * An open for appending refused for permission: an UnwritableFileError when the file is there (a
+ * folder in the way could not have let it be reached), else the error as it is (the folder's).
+ */
+async function fileOrFolderRefusal(error: unknown, path: string): Promise<unknown> {
+  const code = errnoOf(error);
+  if (code !== 'EACCES' && code !== 'EPERM') return error;
+  const stats = await lstat(path).catch(() => null);
+  if (!stats?.isFile()) return error;
+  const problem = FILE_PROBLEMS[code]?.problem ?? code;
+  const fix = stats.uid === process.getuid?.() ? `make it writable (chmod 600 ${shellWord(path)})` : `give the file back to your user (chown; it belongs to uid ${stats.uid})`;
+  return new UnwritableFileError(path, problem, fix, { cause: error });
+}
+
+/**
+ * Whether a turn could append to `path` now: opened as the log store opens it (never through a
+ * link, never a pipe) and closed, nothing written, its mode left as it is. A missing file is fine
+ * (the first turn makes it); anything else throws what the store would.
+ */
+export async function checkAppendable(path: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    ({ handle } = await openAppending(path, false));
+  } catch (error) {
+    if (isMissing(error)) return;
+    throw error;
+  }
+  await handle.close();
 }
 
 /**

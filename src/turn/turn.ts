@@ -17,7 +17,7 @@ import { leadingThinking } from '../text/answer.js';
 import type { ReplaySource } from '../sessions/turns.js';
 import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
-import { ForeignFolderError, NotRegularFileError, SymlinkRefusedError, errnoOf, isMissing } from '../log/fs.js';
+import { ForeignFolderError, NotRegularFileError, SymlinkRefusedError, UnwritableFileError, errnoOf, isMissing } from '../log/fs.js';
 import { LockTimeoutError, loadLockLibrary } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
@@ -526,14 +526,17 @@ interface WriteTarget {
 
 /**
  * What went wrong with a write of the turn, and what to do about it, by its cause: a planted link, a
- * folder or a named pipe in the file's place, another user's folder, a lock held too long, or the disk. The saved turn goes
- * back in every case.
+ * folder or a named pipe in the file's place, a file whose own mode refuses us, another user's
+ * folder, a lock held too long, or the disk. The saved turn goes back in every case.
  */
 function writeTrouble(error: unknown, { dir, place, addBack }: WriteTarget): { what: string; fix: string } {
   const link = causeIn(error, (cause): cause is SymlinkRefusedError => cause instanceof SymlinkRefusedError);
   if (link !== null) return { what: `: ${link.path} is a symbolic link, and Argo does not follow links in its data home`, fix: `replace the link with the real file, ${addBack}` };
   const notFile = causeIn(error, (cause): cause is NotRegularFileError => cause instanceof NotRegularFileError);
   if (notFile !== null) return { what: `: ${notFile.path} is ${notFile.kind} where ${place} goes`, fix: `move it away, ${addBack}` };
+  // The file is there and its own mode or owner refuses us: its folder is not what to fix.
+  const file = causeIn(error, (cause): cause is UnwritableFileError => cause instanceof UnwritableFileError);
+  if (file !== null) return { what: `: ${file.path} cannot be written (${file.problem})`, fix: `${file.fix}, ${addBack}` };
   const what = ` in ${dir} (${error instanceof Error ? error.message : String(error)})`;
   if (causeIn(error, (cause): cause is LockTimeoutError => cause instanceof LockTimeoutError)) return { what, fix: `wait until the other argo is done, ${addBack}` };
   const code = (codes: readonly string[]): boolean => causeIn(error, (cause): cause is Error => codes.includes(errnoOf(cause) ?? '')) !== null;

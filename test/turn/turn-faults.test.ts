@@ -16,6 +16,8 @@ import { portsFor } from '../support/turn-ports.js';
 const disk = vi.hoisted(() => ({ full: false, code: 'ENOSPC' }));
 /** `disk.code` for a log folder of another user's, refused before any errno. */
 const FOREIGN = 'another user';
+/** `disk.code` for a day's log whose own mode refuses the write (a chmod 400): the file is named, not its folder. */
+const READ_ONLY = 'a read-only file';
 
 vi.mock('../../src/log/fs.js', async (importOriginal) => {
   const original = await importOriginal<typeof Fs>();
@@ -31,6 +33,7 @@ vi.mock('../../src/log/fs.js', async (importOriginal) => {
             return async (bytes: Buffer) => {
               await target.write(bytes.subarray(0, 10));
               if (disk.code === FOREIGN) throw new original.ForeignFolderError(dirname(path), 0, 'Argo keeps its data only in folders of its own (set ARGO_HOME to one)');
+              if (disk.code === READ_ONLY) throw new original.UnwritableFileError(path, 'permission denied', `make it writable (chmod 600 ${path})`);
               throw Object.assign(new Error(`${disk.code}: cannot write`), { code: disk.code });
             };
           }
@@ -137,6 +140,7 @@ describe('a failed log write names the fix that fits its cause', () => {
     ['EMFILE', /raise the limit on open files \(ulimit -n\)/],
     ['EACCES', /fix the folder's permissions or set ARGO_HOME to a folder you can write/],
     [FOREIGN, /give the folder back to your user \(chown\)/],
+    [READ_ONLY, /make it writable \(chmod 600 .*\/logs\/[0-9-]+\.log\)/],
     ['EIO', /fix the directory's permissions or free space/],
   ])('the log write fails with %s: the fix for it', async (code, fix) => {
     const home = mkdtempSync(join(tmpdir(), 'argo-log-code-'));
