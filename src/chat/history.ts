@@ -1,9 +1,15 @@
 // The chat's `chat_history`: the lines typed at the prompt, oldest first, one a line, shared by
 // every chat of the data home. Each chat adds its lines to what the file holds when it writes, under
 // a lock, so two chats at once keep each other's lines.
+import { join } from 'node:path';
 import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
 import { locksDir, withLock } from '../log/lock.js';
 import { neutralizeControls } from '../output/terminal-text.js';
+
+/** The chat history file of the data home `home`. */
+export function chatHistoryFile(home: string): string {
+  return join(home, 'chat_history');
+}
 
 /** The most lines the history keeps (the newest). */
 export const HISTORY_SIZE = 1000;

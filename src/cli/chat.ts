@@ -1,9 +1,8 @@
 // `argo chat`: the chat loop (src/chat/repl.ts) driven by the same turn as `argo "question"`.
-import { join } from 'node:path';
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { runChat } from '../chat/repl.js';
-import { recallableHistory } from '../chat/history.js';
+import { chatHistoryFile, recallableHistory } from '../chat/history.js';
 import type { ChatDriver, ChatEnd, ChatState } from '../chat/repl.js';
 import { checkModelName } from '../config/settings.js';
 import type { Settings } from '../config/settings.js';
@@ -135,7 +134,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     },
     checkModel: (name) => checkModelName(name, '/model'),
   };
-  const historyFile = join(settings.home, 'chat_history');
+  const historyFile = chatHistoryFile(settings.home);
   // Read before the banner: a chat_history that cannot be used is refused before the chat starts.
   const recalled = terminal ? recallableHistory(historyFile) : [];
   if (terminal) {

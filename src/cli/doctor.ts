@@ -19,7 +19,8 @@ import { DOCTOR_OPTIONS } from './doctor-options.js';
 import { plural } from '../output/count.js';
 import { groupThousands } from '../text/decimal.js';
 import { unfinishedDir } from '../log/unfinished.js';
-import { FOLDER_FIX, LISTED_PROBLEMS, recoverUnfinished } from '../turn/recover.js';
+import { FOLDER_FIX, LISTED_PROBLEMS, recoverUnfinished, rescuedDir, rescuedFiles } from '../turn/recover.js';
+import { chatHistoryFile, recallableHistory } from '../chat/history.js';
 import type { Recovery } from '../turn/recover.js';
 import type { Settings } from '../config/settings.js';
 import { checkToolNames } from './agent.js';
@@ -118,12 +119,17 @@ async function runChecks(flags: FlagOverrides, report: Report, command: Command 
   const tools = await toolsCheck(settings);
   if (tools !== null) check(tools.ok, 'tools', tools.detail);
   const data = await checkDataHome(settings);
-  const dataLine = dataReport(data, settings.home);
+  // A chat_history a chat would refuse fails here, in the chat's own words.
+  const history = chatHistoryProblem(settings.home);
+  const dataLine = dataReport({ ...data, files: [...data.files, ...(history === null ? [] : [history])] }, settings.home);
   check(dataLine.ok, 'data', dataLine.detail);
   const journal = unfinishedDir(settings.home);
   const journalUsable = data.home?.cannot !== 'make' && !data.folders.some((folder) => folder.path === journal);
   const unfinished = unfinishedReport(await recoverUnfinished(settings), journal, journalUsable);
   check(unfinished.ok, 'unfinished', unfinished.detail, unfinished.files);
+  // Looked for after recovery, which may have saved a turn there itself.
+  const rescued = await rescuedFiles(settings.home).catch(() => []);
+  if (rescued.length > 0) report('warn', 'rescued', rescuedReport(rescued.length, rescuedDir(settings.home)));
   const askMs = doctorAskMs(settings.timeouts.idleMs);
   const transport = new OllamaTransport({ host: settings.host, attempts: 1, initialDelayMs: 0, idleMs: askMs, fetch: oneShotFetch() });
   let version: string;
@@ -237,8 +243,8 @@ async function toolsCheck(settings: Settings): Promise<{ ok: boolean; detail: st
  * the first. Folders the home's own permissions keep from being made are named with the home.
  */
 export function dataReport(check: DataHomeCheck, home: string): { ok: boolean; detail: string } {
-  const { home: homeProblem, folders } = check;
-  if (homeProblem === null && folders.length === 0) return { ok: true, detail: `${home} is writable` };
+  const { home: homeProblem, folders, files } = check;
+  if (homeProblem === null && folders.length === 0 && files.length === 0) return { ok: true, detail: `${home} is writable` };
   const unmade =
     homeProblem?.cannot === 'write' ? folders.filter((folder) => folder.cannot === 'make' && errnoOf(folder.error) !== undefined && errnoOf(folder.error) === errnoOf(homeProblem.error)) : [];
   const clauses: string[] = [];
@@ -250,15 +256,34 @@ export function dataReport(check: DataHomeCheck, home: string): { ok: boolean; d
     clauses.push(placeClause(homeProblem));
   }
   for (const folder of folders) if (!unmade.includes(folder)) clauses.push(placeClause(folder));
+  for (const file of files) clauses.push(placeClause(file));
   // An Argo error (a file where a folder goes, a link) names its own fix; a system one gets its code's.
-  const needsFix = [homeProblem, ...folders].find((problem): problem is DataHomeProblem => problem !== null && !(problem.error instanceof ArgoError));
+  const needsFix = [homeProblem, ...folders, ...files].find((problem): problem is DataHomeProblem => problem !== null && !(problem.error instanceof ArgoError));
   const fix = needsFix === undefined ? '' : `; ${fileFix(needsFix.error) ?? 'choose another with --home or ARGO_HOME'}`;
   return { ok: false, detail: `${clauses.join('; ')}${fix}` };
 }
 
+/** The chat history as a chat starting on a terminal reads it: null when it would be used, else why a chat would refuse to start. */
+function chatHistoryProblem(home: string): DataHomeProblem | null {
+  const file = chatHistoryFile(home);
+  try {
+    recallableHistory(file);
+    return null;
+  } catch (error) {
+    return { path: file, cannot: 'read', error };
+  }
+}
+
+/** The warning for `count` files of turns the log could not take, waiting in `dir` to be added back. */
+export function rescuedReport(count: number, dir: string): string {
+  const them = count === 1 ? 'it' : 'them';
+  return `${plural(count, 'file')} in ${dir} ${count === 1 ? 'holds a turn' : 'hold turns'} the log could not take: add ${them} back to the log as docs/troubleshooting.md says ("cannot write the log"), then remove ${them}`;
+}
+
 function placeClause({ path, cannot, error }: DataHomeProblem): string {
   if (error instanceof ArgoError) return error.message;
-  return `${path} ${cannot === 'make' ? 'cannot be made' : 'is not writable'} (${fileProblem(error)})`;
+  const says = { make: 'cannot be made', write: 'is not writable', read: 'cannot be read' }[cannot];
+  return `${path} ${says} (${fileProblem(error)})`;
 }
 
 /**

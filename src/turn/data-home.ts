@@ -1,15 +1,22 @@
 // What a turn needs of the data home, checked the way a turn makes it (argo doctor's data check):
-// the folders it writes are made if missing, as a turn would make them, then asked for write access.
+// the folders it writes are made if missing, as a turn would make them, then asked for write access;
+// the day's log file a turn would append to is opened as the log store opens it.
 import { access, constants } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Settings } from '../config/settings.js';
-import { ensureHomeDir, ensureHomeFolder, ensurePrivateDir } from '../log/fs.js';
+import { appendDay, logFileName } from '../log/files.js';
+import { checkAppendable, ensureHomeDir, ensureHomeFolder, ensurePrivateDir } from '../log/fs.js';
+import { DAY_PATTERN } from '../log/timestamp.js';
 import { locksDir } from '../log/lock.js';
 import { UNFINISHED_FOLDER, unfinishedDir } from '../log/unfinished.js';
 
-/** A place a turn cannot use: one that could not be made (or is no folder of this user's), or one it cannot write in. */
+/**
+ * A place a turn (or a chat) cannot use: one that could not be made (or is no folder of this
+ * user's), one it cannot write in, or a file it cannot read.
+ */
 export interface DataHomeProblem {
   path: string;
-  cannot: 'make' | 'write';
+  cannot: 'make' | 'write' | 'read';
   error: unknown;
 }
 
@@ -18,6 +25,8 @@ export interface DataHomeCheck {
   home: DataHomeProblem | null;
   /** Each folder a turn writes (logs/, sessions/, locks/, unfinished/) that it cannot use, in that order. */
   folders: DataHomeProblem[];
+  /** Files a turn cannot use: the day's log, when it is there and cannot be appended to. */
+  files: DataHomeProblem[];
 }
 
 /**
@@ -29,7 +38,7 @@ export async function checkDataHome(settings: Pick<Settings, 'home' | 'paths'>):
   try {
     await ensureHomeDir(home);
   } catch (error) {
-    return { home: { path: home, cannot: 'make', error }, folders: [] };
+    return { home: { path: home, cannot: 'make', error }, folders: [], files: [] };
   }
   const folders: [string, () => Promise<unknown>][] = [
     [paths.logs, () => ensurePrivateDir(paths.logs)],
@@ -42,7 +51,22 @@ export async function checkDataHome(settings: Pick<Settings, 'home' | 'paths'>):
     const problem = await usable(path, make);
     if (problem !== null) problems.push(problem);
   }
-  return { home: await writable(home), folders: problems };
+  const dayLog = problems.some((problem) => problem.path === paths.logs) ? null : await dayLogProblem(paths.logs);
+  return { home: await writable(home), folders: problems, files: dayLog === null ? [] : [dayLog] };
+}
+
+/** The log file a turn would append to now (appendDay), when it is there and the log store could not open it to append. */
+async function dayLogProblem(logs: string): Promise<DataHomeProblem | null> {
+  const { format } = await import('date-fns/format');
+  const today = format(new Date(), DAY_PATTERN);
+  let file = join(logs, logFileName(today));
+  try {
+    file = join(logs, logFileName(await appendDay(logs, today)));
+    await checkAppendable(file);
+    return null;
+  } catch (error) {
+    return { path: file, cannot: 'write', error };
+  }
 }
 
 async function usable(path: string, make: () => Promise<unknown>): Promise<DataHomeProblem | null> {

@@ -219,19 +219,28 @@ async function fileHolding(files: readonly string[], id: string): Promise<string
  * (A rescue to the system's temporary folder, when the data home took nothing, is not looked for.)
  */
 async function inRescued(home: string, id: string): Promise<string | null> {
-  const dir = join(home, RESCUED_FOLDER);
-  let names: string[];
+  const files = await rescuedFiles(home);
+  return files.length === 0 ? null : fileHolding(files, id);
+}
+
+/** Where turns the log could not take are saved, in the data home `home`. */
+export function rescuedDir(home: string): string {
+  return join(home, RESCUED_FOLDER);
+}
+
+/** The files of `home`/rescued, each holding turns the log could not take, in name order (oldest first). */
+export async function rescuedFiles(home: string): Promise<string[]> {
+  const dir = rescuedDir(home);
   try {
-    names = (await readdir(dir)).filter((name) => name.endsWith('.ndjson')).sort();
+    return (await readdir(dir))
+      .filter((name) => name.endsWith('.ndjson'))
+      .sort()
+      .map((name) => join(dir, name));
   } catch (error) {
     // Nothing was ever saved there (a rescue would have gone to the system's temporary folder).
-    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return null;
+    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return [];
     throw error;
   }
-  return fileHolding(
-    names.map((name) => join(dir, name)),
-    id,
-  );
 }
 
 function messageOf(error: unknown): string {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MODELFILE } from '../../src/ollama/fix-hints.js';
-import { dataReport, doctorAskMs, endpointReport, failureLine, missingFeaturesLine, reportLines, unfinishedReport } from '../../src/cli/doctor.js';
+import { dataReport, doctorAskMs, rescuedReport, endpointReport, failureLine, missingFeaturesLine, reportLines, unfinishedReport } from '../../src/cli/doctor.js';
 import type { DoctorCheck } from '../../src/cli/doctor.js';
 import { RuntimeError } from '../../src/errors.js';
+import { NotRegularFileError, SymlinkRefusedError, UnwritableFileError } from '../../src/log/fs.js';
 import type { DataHomeCheck } from '../../src/turn/data-home.js';
 import { FEATURES } from '../../src/ollama/versions.js';
 import type { Recovery } from '../../src/turn/recover.js';
@@ -40,10 +41,11 @@ describe('dataReport: the data check names each place a turn cannot use, and wha
   const denied = (path: string, call = 'access'): Error => failed('EACCES', call, path);
   const PERMISSIONS = 'check the path and its permissions (the data home is ARGO_HOME or --home)';
   it.each<[string, DataHomeCheck, { ok: boolean; detail: string }]>([
-    ['all usable', { home: null, folders: [] }, { ok: true, detail: '/h is writable' }],
+    ['all usable', { files: [], home: null, folders: [] }, { ok: true, detail: '/h is writable' }],
     [
       'a home that cannot be written, whose locks/ and unfinished/ cannot be made: said with the home',
       {
+        files: [],
         home: { path: '/h', cannot: 'write', error: denied('/h') },
         folders: [
           { path: '/h/locks', cannot: 'make', error: denied('/h/locks', 'mkdir') },
@@ -54,37 +56,38 @@ describe('dataReport: the data check names each place a turn cannot use, and wha
     ],
     [
       'a home that cannot be written, its folders all there',
-      { home: { path: '/h', cannot: 'write', error: denied('/h') }, folders: [] },
+      { files: [], home: { path: '/h', cannot: 'write', error: denied('/h') }, folders: [] },
       { ok: false, detail: `/h is not writable (permission denied): the memo and chat history cannot be saved in it; ${PERMISSIONS}` },
     ],
     [
       'a folder that is there but cannot be written (a logs/ made read-only)',
-      { home: null, folders: [{ path: '/h/logs', cannot: 'write', error: denied('/h/logs') }] },
+      { files: [], home: null, folders: [{ path: '/h/logs', cannot: 'write', error: denied('/h/logs') }] },
       { ok: false, detail: `/h/logs is not writable (permission denied); ${PERMISSIONS}` },
     ],
     [
       'a home that cannot be written and a folder that cannot either: each named',
-      { home: { path: '/h', cannot: 'write', error: denied('/h') }, folders: [{ path: '/h/sessions', cannot: 'write', error: denied('/h/sessions') }] },
+      { files: [], home: { path: '/h', cannot: 'write', error: denied('/h') }, folders: [{ path: '/h/sessions', cannot: 'write', error: denied('/h/sessions') }] },
       { ok: false, detail: `/h is not writable (permission denied): the memo and chat history cannot be saved in it; /h/sessions is not writable (permission denied); ${PERMISSIONS}` },
     ],
     [
       'a home that cannot be made',
-      { home: { path: '/ro/h', cannot: 'make', error: failed('EROFS', 'mkdir', '/ro/h') }, folders: [] },
+      { files: [], home: { path: '/ro/h', cannot: 'make', error: failed('EROFS', 'mkdir', '/ro/h') }, folders: [] },
       { ok: false, detail: '/ro/h cannot be made (the file system is read-only); use a folder on a writable one (the data home is ARGO_HOME or --home)' },
     ],
     [
       'a folder that cannot be made for another reason than the home\'s: named on its own',
-      { home: { path: '/h', cannot: 'write', error: denied('/h') }, folders: [{ path: '/h/locks', cannot: 'make', error: failed('ENOSPC', 'mkdir', '/h/locks') }] },
+      { files: [], home: { path: '/h', cannot: 'write', error: denied('/h') }, folders: [{ path: '/h/locks', cannot: 'make', error: failed('ENOSPC', 'mkdir', '/h/locks') }] },
       { ok: false, detail: `/h is not writable (permission denied): the memo and chat history cannot be saved in it; /h/locks cannot be made (no space left on the device); ${PERMISSIONS}` },
     ],
     [
       "Argo's own refusal (a file where the folder goes) names its own fix",
-      { home: null, folders: [{ path: '/h/logs', cannot: 'make', error: new RuntimeError('/h/logs is not a folder; Argo keeps its data in folders (set ARGO_HOME or --home to one)') }] },
+      { files: [], home: null, folders: [{ path: '/h/logs', cannot: 'make', error: new RuntimeError('/h/logs is not a folder; Argo keeps its data in folders (set ARGO_HOME or --home to one)') }] },
       { ok: false, detail: '/h/logs is not a folder; Argo keeps its data in folders (set ARGO_HOME or --home to one)' },
     ],
     [
       "Argo's refusal and a system error: the system error's fix",
       {
+        files: [],
         home: null,
         folders: [
           { path: '/h/unfinished', cannot: 'make', error: new RuntimeError('/h/unfinished is a symbolic link; Argo does not follow links in its data home (remove the link and try again)') },
@@ -98,12 +101,52 @@ describe('dataReport: the data check names each place a turn cannot use, and wha
       },
     ],
     [
+      "the day's log made read-only: the file and its fix are named, not the folder",
+      {
+        home: null,
+        folders: [],
+        files: [{ path: '/h/logs/2026-11-23.log', cannot: 'write', error: new UnwritableFileError('/h/logs/2026-11-23.log', 'permission denied', 'make it writable (chmod 600 /h/logs/2026-11-23.log)') }],
+      },
+      { ok: false, detail: '/h/logs/2026-11-23.log cannot be written (permission denied); make it writable (chmod 600 /h/logs/2026-11-23.log)' },
+    ],
+    [
+      'a folder where chat_history goes: the line a chat refuses to start with',
+      { home: null, folders: [], files: [{ path: '/h/chat_history', cannot: 'read', error: new NotRegularFileError('/h/chat_history', 'a folder') }] },
+      { ok: false, detail: '/h/chat_history is not a file (a folder); move it out of the way' },
+    ],
+    [
+      'a chat_history that cannot be read',
+      { home: null, folders: [], files: [{ path: '/h/chat_history', cannot: 'read', error: denied('/h/chat_history', 'open') }] },
+      { ok: false, detail: `/h/chat_history cannot be read (permission denied); ${PERMISSIONS}` },
+    ],
+    [
+      'a folder and a file: each named, the folder first',
+      {
+        home: null,
+        folders: [{ path: '/h/sessions', cannot: 'write', error: denied('/h/sessions') }],
+        files: [{ path: '/h/chat_history', cannot: 'read', error: new SymlinkRefusedError('/h/chat_history') }],
+      },
+      {
+        ok: false,
+        detail: `/h/sessions is not writable (permission denied); /h/chat_history is a symbolic link; Argo does not follow links in its data home (remove the link and try again); ${PERMISSIONS}`,
+      },
+    ],
+    [
       'an error of no known code: its message, and another home as the way out',
-      { home: null, folders: [{ path: '/h/logs', cannot: 'make', error: new Error('odd') }] },
+      { files: [], home: null, folders: [{ path: '/h/logs', cannot: 'make', error: new Error('odd') }] },
       { ok: false, detail: '/h/logs cannot be made (odd); choose another with --home or ARGO_HOME' },
     ],
   ])('%s', (_case, check, report) => {
     expect(dataReport(check, '/h')).toEqual(report);
+  });
+});
+
+describe('rescuedReport: files of turns the log could not take, and how to add them back', () => {
+  it.each([
+    [1, '1 file in /h/rescued holds a turn the log could not take: add it back to the log as docs/troubleshooting.md says ("cannot write the log"), then remove it'],
+    [3, '3 files in /h/rescued hold turns the log could not take: add them back to the log as docs/troubleshooting.md says ("cannot write the log"), then remove them'],
+  ])('%i → %j', (count, line) => {
+    expect(rescuedReport(count, '/h/rescued')).toBe(line);
   });
 });
 

@@ -15,6 +15,14 @@ import { installedShell } from '../support/shells.js';
 import { waitFor } from '../support/wait.js';
 
 const ollama = await fakeOllamaPerFile();
+
+/** argo doctor's data check fails on a chat_history a chat refuses, in the chat's own words (exit 1). */
+async function expectDoctorRefuses(home: string, refusal: string): Promise<void> {
+  const doctor = await runArgo(['doctor'], { home, host: ollama.url });
+  expect(doctor.code).toBe(1);
+  expect(doctor.stdout).toContain(`FAIL  data       ${refusal}\n`);
+  expect(doctor.stderr).toBe(`argo: doctor: the data check failed: ${refusal}\n`);
+}
 beforeEach(() => {
   ollama.setScenario(undefined);
 });
@@ -129,11 +137,13 @@ describe('argo chat on a terminal', () => {
     symlinkSync(elsewhere, join(home, 'chat_history'));
     const term = openTerminal(['chat'], home);
     expect(await term.exited).toBe(1);
-    expect(term.screen()).toContain(`argo: ${join(home, 'chat_history')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`);
+    const refusal = `${join(home, 'chat_history')} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`;
+    expect(term.screen()).toContain(`argo: ${refusal}`);
     expect(term.screen()).not.toContain('rm -rf planted');
     // Refused before the chat starts: no banner first.
     expect(term.screen()).not.toContain('chat in session');
     expect(logLines(home)).toEqual([]);
+    await expectDoctorRefuses(home, refusal);
   });
 
   it.each<[string, (path: string) => void, string]>([
@@ -144,10 +154,12 @@ describe('argo chat on a terminal', () => {
     make(join(home, 'chat_history'));
     const term = openTerminal(['chat'], home);
     expect(await term.exited).toBe(1);
-    expect(term.screen()).toContain(`argo: ${join(home, 'chat_history')} is not a file (${kind}); move it out of the way\n`);
+    const refusal = `${join(home, 'chat_history')} is not a file (${kind}); move it out of the way`;
+    expect(term.screen()).toContain(`argo: ${refusal}\n`);
     expect(term.screen()).not.toContain('chat in session');
     expect(term.screen()).not.toContain('unexpected failure');
     expect(logLines(home)).toEqual([]);
+    await expectDoctorRefuses(home, refusal);
   });
 
   it('a line of chat_history holding terminal controls is recalled with them shown, never sent to the terminal raw', async () => {

@@ -1,11 +1,13 @@
 // `argo doctor` end to end: the built binary against the Ollama stand-in.
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { format } from 'date-fns/format';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DAY_PATTERN } from '../../src/log/timestamp.js';
 import { MODELFILE } from '../../src/ollama/fix-hints.js';
 import { doctor } from '../../src/cli/doctor.js';
 import type { Io } from '../../src/cli/io.js';
@@ -32,10 +34,12 @@ const checks = (stdout: string): [string, string, string][] =>
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => {
-      const match = /^(ok|FAIL)\s+(\S+)\s+(.*)$/.exec(line);
+      const match = /^(ok|warn|FAIL)\s+(\S+)\s+(.*)$/.exec(line);
       if (!match) throw new Error(`not a doctor line: ${line}`);
       return [at(match, 1), at(match, 2), at(match, 3)];
     });
+/** `text` as a regular expression matching it literally. */
+const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const check = (stdout: string, name: string): [string, string] | undefined => {
   const found = checks(stdout).find(([, what]) => what === name);
   return found && [found[0], found[2]];
@@ -293,6 +297,56 @@ describe.runIf(process.platform === 'linux')('argo doctor on a data home whose m
     // Closed to others, never opened to its owner: a read-only folder stays read-only.
     if (modes.logs !== undefined) expect(mode(join(home, 'logs'))).toBe('500');
     if (data[0] === 'ok') expect(['logs', 'sessions', 'locks', 'unfinished'].map((folder) => mode(join(home, folder)))).toEqual(['700', '700', '700', '700']);
+  });
+});
+
+describe("argo doctor checks the day's log file a turn appends to, and counts the turns saved aside", () => {
+  const today = format(new Date(), DAY_PATTERN);
+  it("a link where the day's log goes: the turn is saved aside, and doctor fails on the link and warns of the saved turn", async () => {
+    const home = tempHome();
+    mkdirSync(join(home, 'logs'), { mode: 0o700 });
+    const dayLog = join(home, 'logs', `${today}.log`);
+    symlinkSync(join(mkdtempSync(join(tmpdir(), 'argo-elsewhere-')), 'x.log'), dayLog);
+    const before = await argo(home, ['doctor']);
+    const link = `${dayLog} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`;
+    expect([before.code, check(before.stdout, 'data'), check(before.stdout, 'rescued')]).toEqual([1, ['FAIL', link], undefined]);
+    expect((await argo(home, ['hi'])).stderr).toContain(`cannot write the log: ${dayLog} is a symbolic link`);
+    const after = await argo(home, ['doctor', '--json']);
+    const report = JSON.parse(after.stdout) as { checks: { check: string; ok: boolean; detail: string; warning?: true }[] };
+    expect(report.checks.filter((one) => one.check === 'data' || one.check === 'rescued')).toEqual([
+      { check: 'data', ok: false, detail: link },
+      {
+        check: 'rescued',
+        ok: true,
+        warning: true,
+        detail: `1 file in ${join(home, 'rescued')} holds a turn the log could not take: add it back to the log as docs/troubleshooting.md says ("cannot write the log"), then remove it`,
+      },
+    ]);
+  });
+});
+
+describe.runIf(process.platform === 'linux')("argo doctor on a day's log file made read-only", () => {
+  // Root writes whatever a mode says: as root, argo runs as nobody, in a home that is nobody's.
+  const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+  it('fails naming the file and chmod 600, as the turn that could not be logged does; the file is left as it was', async () => {
+    const home = tempHome();
+    const logs = join(home, 'logs');
+    mkdirSync(logs, { mode: 0o700 });
+    const dayLog = join(logs, `${format(new Date(), DAY_PATTERN)}.log`);
+    writeFileSync(dayLog, '');
+    if (user !== undefined) {
+      chmodSync(dirname(home), statSync(dirname(home)).mode | 0o001);
+      for (const path of [home, logs, dayLog]) chownSync(path, user.uid, user.gid);
+    }
+    chmodSync(dayLog, 0o400);
+    const as = { home, host: ollama.url, ...(user !== undefined ? { user } : {}) };
+    const fix = `make it writable (chmod 600 ${dayLog})`;
+    const doctorRun = await runArgo(['doctor'], as);
+    expect([doctorRun.code, check(doctorRun.stdout, 'data')]).toEqual([1, ['FAIL', `${dayLog} cannot be written (permission denied); ${fix}`]]);
+    expect(statSync(dayLog).mode & 0o777).toBe(0o400);
+    const turn = await runArgo(['hi'], as);
+    expect(turn.code).toBe(1);
+    expect(turn.stderr).toMatch(new RegExp(`^argo: cannot write the log: ${escaped(dayLog)} cannot be written \\(permission denied\\); the turn was saved to \\S+ — ${escaped(fix)}, then add the saved turn back \\(docs/troubleshooting\\.md\\)\\n$`));
   });
 });
 

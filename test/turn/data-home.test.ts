@@ -1,7 +1,9 @@
-import { mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { format } from 'date-fns/format';
 import { describe, expect, it } from 'vitest';
+import { DAY_PATTERN } from '../../src/log/timestamp.js';
 import { checkDataHome } from '../../src/turn/data-home.js';
 
 // Modes that keep a user from writing are tried in test/e2e/doctor.test.ts, as another user than root.
@@ -38,5 +40,34 @@ describe('checkDataHome: the folders a turn writes, made as a turn makes them', 
     check.folders.forEach(({ error }, index) => expect(String(error)).toMatch(problems[index]?.[2] ?? /^$/));
     const named = new Set(problems.map(([folder]) => folder));
     for (const folder of FOLDERS.filter((one) => !named.has(one))) expect(statSync(join(home, folder)).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe("checkDataHome: the day's log file a turn would append to, opened as the log store opens it", () => {
+  const today = format(new Date(), DAY_PATTERN);
+  it.each<[string, (logs: string, file: string) => void, RegExp | null]>([
+    ['no log yet', () => undefined, null],
+    ['a log file of its own', (_logs, file) => writeFileSync(file, '', { mode: 0o644 }), null],
+    ['a link where the log goes (never followed)', (_logs, file) => symlinkSync(join(mkdtempSync(join(tmpdir(), 'argo-elsewhere-')), 'x.log'), file), /\.log is a symbolic link; Argo does not follow links/],
+    ['a folder where the log goes', (_logs, file) => mkdirSync(file), /\.log is not a file \(a folder\); move it out of the way/],
+  ])('%s', async (name, arrange, problem) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-data-home-'));
+    const logs = join(home, 'logs');
+    mkdirSync(logs, { mode: 0o700 });
+    const file = join(logs, `${today}.log`);
+    arrange(logs, file);
+    const check = await checkDataHome({ home, paths: { logs, sessions: join(home, 'sessions'), config: join(home, 'config.json') } });
+    expect(check.files.map(({ path, cannot }) => [path, cannot])).toEqual(problem === null ? [] : [[file, 'write']]);
+    if (problem !== null) expect(String(check.files[0]?.error)).toMatch(problem);
+    // Opened, never written or made private: a check changes nothing.
+    if (name.includes('of its own')) expect([statSync(file).mode & 0o777, statSync(file).size]).toEqual([0o644, 0]);
+    if (name === 'no log yet') expect(existsSync(file)).toBe(false);
+  });
+
+  it('a logs/ that is not a folder is the folder check\'s: no file is looked at in it', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-data-home-'));
+    writeFileSync(join(home, 'logs'), '');
+    const check = await checkDataHome({ home, paths: { logs: join(home, 'logs'), sessions: join(home, 'sessions'), config: join(home, 'config.json') } });
+    expect([check.folders.map(({ path }) => path), check.files]).toEqual([[join(home, 'logs')], []]);
   });
 });
