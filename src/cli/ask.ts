@@ -1,6 +1,7 @@
 import type { Settings } from '../config/settings.js';
 import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { OllamaTransport } from '../ollama/transport.js';
+import type { FixHints } from '../ollama/fix-hints.js';
 import type { TransportRequest } from '../ollama/transport.js';
 import { StderrLines } from '../output/spinner.js';
 import { colorLevel, parseColorMode } from '../output/color.js';
@@ -267,13 +268,15 @@ function newReasoningStream(io: Io, lines: StderrLines, settings: Settings, opti
   );
 }
 
-export function newTransport(settings: Settings): OllamaTransport {
+/** The transport a command asks Ollama through; `hints` name the fixes its errors give (a chat's: CHAT_HINTS). */
+export function newTransport(settings: Settings, hints?: FixHints): OllamaTransport {
   return new OllamaTransport({
     host: settings.host,
     attempts: settings.retries.attempts,
     initialDelayMs: settings.retries.initialDelayMs,
     idleMs: settings.timeouts.idleMs,
     fetch: oneShotFetch(),
+    ...(hints !== undefined ? { hints } : {}),
   });
 }
 

@@ -5,6 +5,7 @@ import { runChat } from '../chat/repl.js';
 import { chatHistoryFile, recallableHistory } from '../chat/history.js';
 import type { ChatDriver, ChatEnd, ChatState } from '../chat/repl.js';
 import { checkModelName } from '../config/settings.js';
+import { CHAT_HINTS } from '../ollama/fix-hints.js';
 import type { Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import type { LogEntry } from '../log/entry.js';
@@ -71,7 +72,8 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     tools = await chatTools();
   }
   await recoverUnfinishedTurns(settings, io);
-  const transport = newTransport(settings);
+  // Its errors name /model, which the user can type there and then, not --model.
+  const transport = newTransport(settings, CHAT_HINTS);
   const terminal = io.stdin.isTTY;
   const forState = (state: ChatState): Settings => ({
     ...settings,

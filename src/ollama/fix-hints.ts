@@ -1,5 +1,5 @@
-// How an error message names the setting that fixes it. The CLI's user changes flags; a server's
-// client changes its request, and the server's operator its environment.
+// How an error message names the setting that fixes it. The CLI's user changes flags, a chat's
+// its slash commands; a server's client changes its request, and the server's operator its environment.
 import { fileURLToPath } from 'node:url';
 import { shellWord } from '../text/shell-word.js';
 import type { RefusedFeature } from './versions.js';
@@ -33,6 +33,15 @@ export const CLI_HINTS: FixHints = {
     thinkMax: 'use --think high',
   },
   noThinking: 'ask with --think off (or remove "think" from config.json)',
+};
+
+/**
+ * Inside `argo chat`: the model is what the user can change there and then, with /model (whether
+ * the chat started with --model or not); the rest is set as argo starts, so as for the CLI.
+ */
+export const CHAT_HINTS: FixHints = {
+  ...CLI_HINTS,
+  model: (name) => (name === undefined ? '/model' : `/model ${name}`),
 };
 
 export const SERVER_HINTS: FixHints = {

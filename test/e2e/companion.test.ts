@@ -534,6 +534,20 @@ describe('argo chat with piped lines', () => {
   });
 
   it.each([
+    ['chosen with /model', []],
+    ['the chat started with -m', ['-m', 'nosuch']],
+  ])('a missing model %s: the hint names /model, which works there and then, on stderr and in the log', async (_case, flags) => {
+    const home = tempHome();
+    const stdin = flags.length === 0 ? '/model nosuch\nhi\n' : 'hi\n';
+    const result = await argo(['chat', ...flags], home, { stdin });
+    expect(result.code).toBe(1);
+    const hint = /, or use an installed one \(\/model argo:latest\)/;
+    expect(result.stderr).toMatch(hint);
+    expect(result.stderr).not.toContain('--model');
+    expect(logLines(home).map((line) => line.error)).toEqual([expect.stringMatching(hint)]);
+  });
+
+  it.each([
     ['a model chosen with /model is named as such', [], '/model llama3:8b\n/explain hi\n', /^model {6}llama3:8b \(\/model\)$/m],
     ["the chat's own --model keeps its source", ['-m', 'llama3:8b'], '/explain hi\n', /^model {6}llama3:8b \(--model\)$/m],
   ])('%s in /explain', async (_case, flags, stdin, line) => {
