@@ -1,8 +1,7 @@
 import type { Dirent, Stats } from 'node:fs';
-import { lstat, readdir, readlink, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { RuntimeError, shownPath } from '../errors.js';
-import { errnoOf, fileKind, isMissing } from './fs.js';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { NotAFolderError, errnoOf, fileKind, folderTrouble, isMissing } from './fs.js';
 
 const LOG_NAME = /^(\d{4}-\d{2}-\d{2})\.log$/;
 
@@ -105,49 +104,6 @@ async function dayEntries(logsDir: string): Promise<Dirent[]> {
     if (trouble !== null) throw new NotAFolderError(logsDir, trouble, { cause: error });
     return [];
   }
-}
-
-/** A folder of the data home that is there but cannot be read as one: what it is, in the message (exit 1). */
-export class NotAFolderError extends RuntimeError {
-  override name = 'NotAFolderError';
-  constructor(
-    readonly path: string,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
-
-/**
- * Why `path` cannot be read as a folder: a file, a link to nothing or to a file, or under a part
- * that is not a folder. Null when it is a folder, or simply not there (nothing made yet).
- */
-export async function folderTrouble(path: string): Promise<string | null> {
-  let stats: Stats;
-  try {
-    stats = await lstat(path);
-  } catch (error) {
-    if (isMissing(error)) return null;
-    if (errnoOf(error) === 'ENOTDIR') return `${shownPath(path)} cannot be a folder: ${shownPath(dirname(path))} or a folder above it is not one; set ARGO_HOME or --home to a folder`;
-    throw error;
-  }
-  if (stats.isDirectory()) return null;
-  if (!stats.isSymbolicLink()) return `${shownPath(path)} is ${kindOf(stats)}, not a folder; Argo keeps its data in folders (move it out of the way)`;
-  const target = resolve(dirname(path), await readlink(path));
-  let behind: Stats;
-  try {
-    behind = await stat(path);
-  } catch (error) {
-    if (!isMissing(error) && errnoOf(error) !== 'ENOTDIR') throw error;
-    // A folder on another disk that is not mounted, or moved: its files are not gone, only out of reach.
-    return `${shownPath(path)} is a link to ${shownPath(target)}, which does not exist: put the folder back there (mount its disk), or remove the link`;
-  }
-  return behind.isDirectory() ? null : `${shownPath(path)} is a link to ${shownPath(target)}, which is ${kindOf(behind)}, not a folder: point the link at a folder, or remove it`;
-}
-
-function kindOf(stats: Stats): string {
-  return stats.isFile() ? 'a file' : fileKind(stats);
 }
 
 /** The file at `path`, a link followed; null when there is none (gone, dangling, a folder). */

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { closeSync, fstatSync, lstatSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { access, chmod, link, lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { access, chmod, link, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { RuntimeError } from '../errors.js';
-import { shellWord } from '../text/shell-word.js';
+import { RuntimeError, shellWord, shownPath } from '../errors.js';
 import { FILE_PROBLEMS } from './file-problems.js';
 
 export const PRIVATE_DIR = 0o700;
@@ -130,10 +129,19 @@ export class ForeignFolderError extends RuntimeError {
  * refused. A link the user made to a folder of their own (a log folder on a bigger disk) is fine.
  */
 export async function ensurePrivateDir(path: string): Promise<void> {
-  // Made every time (someone may remove it while a server runs); checked once.
-  await makeDirs(path);
-  if (madePrivate.has(path)) return;
-  const stats = await stat(path);
+  let stats: Stats;
+  try {
+    // Made every time (someone may remove it while a server runs); checked once.
+    await makeDirs(path);
+    if (madePrivate.has(path)) return;
+    stats = await stat(path);
+  } catch (error) {
+    // A link to a folder on a disk not mounted, a file where a folder goes: said as such, not as ENOENT.
+    const code = errnoOf(error);
+    const trouble = code === 'ENOENT' || code === 'ENOTDIR' || code === 'EEXIST' ? await folderTrouble(path).catch(() => null) : null;
+    if (trouble !== null) throw new NotAFolderError(path, trouble, { cause: error });
+    throw error;
+  }
   if (!stats.isDirectory()) throw new RuntimeError(`${path} is not a folder; Argo keeps its data in folders (set ARGO_HOME or --home to one)`);
   const uid = process.getuid?.();
   if (uid !== undefined && stats.uid !== uid) {
@@ -387,6 +395,49 @@ export function fileKind(stats: Pick<Stats, 'isFile' | 'isDirectory' | 'isFIFO' 
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
   // Said after "is" (`STOP is …`): a kind, never a negation that would read "is not … , not a file".
   return stats.isSymbolicLink() ? 'a symbolic link' : 'an unknown kind of entry';
+}
+
+/** A folder of the data home that is there but cannot be read as one: what it is, in the message (exit 1). */
+export class NotAFolderError extends RuntimeError {
+  override name = 'NotAFolderError';
+  constructor(
+    readonly path: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * Why `path` cannot be read as a folder: a file, a link to nothing or to a file, or under a part
+ * that is not a folder. Null when it is a folder, or simply not there (nothing made yet).
+ */
+export async function folderTrouble(path: string): Promise<string | null> {
+  let stats: Stats;
+  try {
+    stats = await lstat(path);
+  } catch (error) {
+    if (isMissing(error)) return null;
+    if (errnoOf(error) === 'ENOTDIR') return `${shownPath(path)} cannot be a folder: ${shownPath(dirname(path))} or a folder above it is not one; set ARGO_HOME or --home to a folder`;
+    throw error;
+  }
+  if (stats.isDirectory()) return null;
+  if (!stats.isSymbolicLink()) return `${shownPath(path)} is ${kindOf(stats)}, not a folder; Argo keeps its data in folders (move it out of the way)`;
+  const target = resolve(dirname(path), await readlink(path));
+  let behind: Stats;
+  try {
+    behind = await stat(path);
+  } catch (error) {
+    if (!isMissing(error) && errnoOf(error) !== 'ENOTDIR') throw error;
+    // A folder on another disk that is not mounted, or moved: its files are not gone, only out of reach.
+    return `${shownPath(path)} is a link to ${shownPath(target)}, which does not exist: put the folder back there (mount its disk), or remove the link`;
+  }
+  return behind.isDirectory() ? null : `${shownPath(path)} is a link to ${shownPath(target)}, which is ${kindOf(behind)}, not a folder: point the link at a folder, or remove it`;
+}
+
+function kindOf(stats: Stats): string {
+  return stats.isFile() ? 'a file' : fileKind(stats);
 }
 
 /** Thrown for a file that must be a regular one and is `kind` ("a named pipe", "a device") instead. */

@@ -17,7 +17,7 @@ import { leadingThinking } from '../text/answer.js';
 import type { ReplaySource } from '../sessions/turns.js';
 import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
-import { ForeignFolderError, NotRegularFileError, SymlinkRefusedError, UnwritableFileError, errnoOf, isMissing } from '../log/fs.js';
+import { ForeignFolderError, NotAFolderError, NotRegularFileError, SymlinkRefusedError, UnwritableFileError, errnoOf, isMissing } from '../log/fs.js';
 import { LockTimeoutError, loadLockLibrary } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
@@ -534,6 +534,9 @@ function writeTrouble(error: unknown, { dir, place, addBack }: WriteTarget): { w
   if (link !== null) return { what: `: ${link.path} is a symbolic link, and Argo does not follow links in its data home`, fix: `replace the link with the real file, ${addBack}` };
   const notFile = causeIn(error, (cause): cause is NotRegularFileError => cause instanceof NotRegularFileError);
   if (notFile !== null) return { what: `: ${notFile.path} is ${notFile.kind} where ${place} goes`, fix: `move it away, ${addBack}` };
+  // logs/ out of reach (a link to a disk not mounted, a file): its own line says what it is and what to do.
+  const folder = causeIn(error, (cause): cause is NotAFolderError => cause instanceof NotAFolderError);
+  if (folder !== null) return { what: `: ${folder.message}`, fix: `mend that, ${addBack}` };
   // The file is there and its own mode or owner refuses us: its folder is not what to fix.
   const file = causeIn(error, (cause): cause is UnwritableFileError => cause instanceof UnwritableFileError);
   if (file !== null) return { what: `: ${file.path} cannot be written (${file.problem})`, fix: `${file.fix}, ${addBack}` };

@@ -40,6 +40,17 @@ describe('logs/ a link to a disk not mounted', () => {
     },
   );
 
+  it('a new turn is answered and saved to rescued/, the line saying where logs/ points, not a bare ENOENT', async () => {
+    const { home, unmount } = await linkedHome('w', 'remember me');
+    unmount();
+    const result = await argo(home, ['-s', 'w', 'and this']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).not.toBe('');
+    expect(result.stderr).toMatch(/^argo: cannot write the log: .*\/logs is a link to .*\/logs, which does not exist: put the folder back there \(mount its disk\), or remove the link/m);
+    expect(result.stderr).not.toContain('ENOENT');
+    expect(result.stderr).toContain('rescued/');
+  });
+
   it.each([
     ['logs', 'rm', '-s', 'secret', '--yes'],
     ['sessions', 'rm', 'secret', '--purge', '--yes'],

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NotAFolderError, appendDay, folderTrouble, listLogFiles, unwritableLogNames } from '../../src/log/files.js';
+import { appendDay, listLogFiles, unwritableLogNames } from '../../src/log/files.js';
+import { NotAFolderError, folderTrouble } from '../../src/log/fs.js';
 
 /** Builds `logs/` from `layout` (name → 'file', 'dir', or 'link:<target>' relative to logs/); returns its path. */
 function logsFolder(layout: Record<string, string>): string {
