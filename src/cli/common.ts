@@ -3,7 +3,7 @@ import chalk, { Chalk } from 'chalk';
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import type { Settings } from '../config/settings.js';
+import type { Settings, TurnSetting } from '../config/settings.js';
 import { settingsFor } from './settings.js';
 import { askOnTerminal, isYes } from './answers.js';
 import { UsageError } from '../errors.js';
@@ -18,10 +18,14 @@ import { pointHelpAt } from './usage-output.js';
 export const SINCE_HELP = 'from this time on: 30m, 3h, 2d, 1w, 2025-01-31, 2025-01-31T14:00, today';
 export const UNTIL_HELP = 'up to this time (a bare date includes that whole day)';
 
-/** Settings for a history command; `--home` may be given to it or to any command above it. */
-export function settingsOf(command: Command): Settings {
+/**
+ * Settings for a command that asks nothing itself (history, memo, tools); `--home` may be given to it
+ * or to any command above it. `uses`: the turn settings it reads, none by default, so a bad
+ * ARGO_SESSION, ARGO_REPLAY or ARGO_MODEL does not stop it.
+ */
+export function settingsOf(command: Command, uses: readonly TurnSetting[] = []): Settings {
   const { home } = command.optsWithGlobals<{ home?: string }>();
-  return settingsFor(home !== undefined ? { home } : {});
+  return settingsFor(home !== undefined ? { home } : {}, uses);
 }
 
 /**

@@ -34,7 +34,8 @@ export function registerLast(program: Command, io: Io, setOutcome: ReportOutcome
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (count: number | undefined, flags: LastFlags, command: Command) => {
       if (flags.json && flags.full) throw new UsageError('--json prints turns as logged and --full prints them for reading: choose one');
-      const settings = settingsOf(command);
+      // -s names the session: ARGO_SESSION and config's "session" are then not read.
+      const settings = settingsOf(command, flags.session === undefined ? ['session'] : []);
       await recoverUnfinishedTurns(settings, io);
       const { text, failed } = await lastText(settings, await sessionToRead(settings, flags.session), count ?? 1, io, flags);
       io.stdout.write(text);

@@ -5,6 +5,7 @@ import type { LogEntry } from '../log/entry.js';
 import { parseOptionAssignments } from '../ollama/options.js';
 import { diffSummary, wordDiff } from '../output/word-diff.js';
 import type { ReplaySpec } from '../replay/types.js';
+import type { Settings } from '../config/settings.js';
 import { linkedName, listSessions, readSession, removedSession } from '../sessions/store.js';
 import { removedNames } from '../sessions/removed.js';
 import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
@@ -53,11 +54,16 @@ export function registerRerun(program: Command, io: Io, setOutcome: ReportOutcom
 async function rerun(id: string, flags: RerunFlags, io: Io) {
   if (flags.diff === true && flags.json === true) throw new UsageError('--diff shows a word diff for reading, --json one object for scripts: leave one of them out');
   const options = parseOptionAssignments(flags.option ?? []);
-  const base = settingsFor({
-    ...(flags.home !== undefined ? { home: flags.home } : {}),
-    ...(flags.host !== undefined ? { host: flags.host } : {}),
-    ...(flags.hideThinking !== undefined ? { hideThinking: flags.hideThinking } : {}),
-  });
+  // The logged turn gives the session, the model (unless --model) and the replay: ARGO_SESSION,
+  // ARGO_MODEL and ARGO_REPLAY are not read.
+  const base = settingsFor(
+    {
+      ...(flags.home !== undefined ? { home: flags.home } : {}),
+      ...(flags.host !== undefined ? { host: flags.host } : {}),
+      ...(flags.hideThinking !== undefined ? { hideThinking: flags.hideThinking } : {}),
+    },
+    [],
+  );
   await recoverUnfinishedTurns(base, io);
   const stats = new ScanStats();
   const entry = (await findTurns(base.paths, [id], { stats })).get(id);
@@ -82,13 +88,17 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
   const name = current?.name ?? lastName ?? entry.session;
   const removed = current === undefined && entry.session_id !== '' ? removedSession(entry.session_id, name, entry.timestamp) : null;
   const model = flags.model ?? entry.model;
-  const settings = {
+  const replay: ReplaySpec = entry.replay.session ? { kind: 'session' } : entry.replay.count !== null ? { kind: 'last', count: entry.replay.count } : { kind: 'none' };
+  const settings: Settings = {
     ...base,
     session: name,
+    sessionSource: 'flag',
     api: entry.endpoint,
     model,
     modelFromFlag: true,
-    modelSource: 'flag' as const,
+    modelSource: 'flag',
+    defaultReplay: replay,
+    defaultReplaySource: 'flag',
     system: entry.system === undefined || entry.system === '' ? null : entry.system,
     // Logged as the old turn had them: its request was built with them.
     mode: entry.active_mode,
@@ -111,7 +121,6 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
   if (removed !== null && flags.log) {
     io.stderr.write(untrustedTextFor(io.stderr)(`argo: the session of turn ${entry.id} ("${name}") was removed; the rerun is logged under its old id (argo logs --session ${entry.session_id})\n`));
   }
-  const replay: ReplaySpec = entry.replay.session ? { kind: 'session' } : entry.replay.count !== null ? { kind: 'last', count: entry.replay.count } : { kind: 'none' };
   const seen: { entry?: LogEntry } = {};
   const outcome = await ask(
     settings,

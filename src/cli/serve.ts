@@ -66,7 +66,7 @@ const MODEL_WINDOW_MAX_AGE_MS = 60_000;
 
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
 async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outcome> {
-  const settings = settingsOf(command);
+  const settings = settingsOf(command, ['session', 'replay', 'model']);
   const { apiKey: configured, apiKeySource } = settings.serve;
   const apiKey = requireKeyFor(flags.host, configured === null ? undefined : checkApiKey(configured, apiKeySource), flags.allowSideEffects);
   // Before the first request: a turn a killed server left unfinished goes into the log ahead of new ones.

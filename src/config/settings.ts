@@ -322,11 +322,26 @@ export function expandHome(given: string, where: string, env: Env): string {
   return resolve(value);
 }
 
+/**
+ * The settings a turn needs that other commands do not read: the session, the default replay and the
+ * model. A command says which of them it uses; the others are neither read (their variable, their
+ * config key) nor checked, so a bad ARGO_SESSION does not stop `argo logs`.
+ */
+export type TurnSetting = 'session' | 'replay' | 'model';
+export const TURN_SETTINGS: readonly TurnSetting[] = ['session', 'replay', 'model'];
+
+/** The fields of Settings each turn setting decides. */
+const TURN_FIELDS = {
+  session: ['session', 'sessionSource'],
+  replay: ['defaultReplay', 'defaultReplaySource'],
+  model: ['model', 'modelSource', 'modelFromFlag'],
+} as const satisfies Record<TurnSetting, readonly (keyof Settings)[]>;
+
 /** Reads config.json (the I/O) and resolves the settings from it (pure). */
-export function loadSettings(flags: FlagOverrides, env: Env): Settings {
+export function loadSettings(flags: FlagOverrides, env: Env, uses: readonly TurnSetting[] = TURN_SETTINGS): Settings {
   const home = flags.home !== undefined ? expandHome(flags.home, '--home', env) : defaultHome(env);
   const path = join(home, 'config.json');
-  return resolveSettings(env, { path, config: readConfigFile(path) }, { ...flags, home });
+  return resolveSettings(env, { path, config: readConfigFile(path) }, { ...flags, home }, uses);
 }
 
 function policyHolds(policy: ReplayPolicy): boolean {
@@ -346,10 +361,13 @@ export interface ConfigSource {
 }
 
 /** Decides every setting from defaults ← config.json ← environment ← flags. Pure: no file, no process. */
-export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrides & { home: string }): Settings {
+export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrides & { home: string }, uses: readonly TurnSetting[] = TURN_SETTINGS): Settings {
   const { home } = flags;
-  const { path: configPath, config } = file;
+  const { path: configPath } = file;
+  const config = withoutUnused(file.config, uses);
   const source = configPath;
+  // The variable of a setting the command does not use is not read, as one a flag overrides.
+  const envOf = (setting: TurnSetting, name: string): string | undefined => (uses.includes(setting) ? variable(env, name) : undefined);
 
   const replay = mergeDeep(DEFAULT_REPLAY_POLICY, config.replay ?? {});
   const configBudget = configuredBudget(replay);
@@ -372,7 +390,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     verbosity: { ...DEFAULT_STYLE_POLICY.verbosity, ...config.verbosityRules },
   };
 
-  const envSession = variable(env, 'ARGO_SESSION');
+  const envSession = envOf('session', 'ARGO_SESSION');
   const session = flags.session ?? envSession ?? config.session ?? 'default';
   const sessionSource = flags.session !== undefined ? 'flag' : envSession !== undefined ? 'env' : config.session !== undefined ? 'config' : 'default';
   const configKey = nonEmpty(config.serve?.apiKey ?? undefined);
@@ -389,13 +407,13 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     throw new UsageError(`${flags.verbosity !== undefined ? '--verbosity' : `${source}: "verbosity"`} must be auto, short or long, got ${JSON.stringify(verbosity)}`);
   }
 
-  const envReplay = variable(env, 'ARGO_REPLAY');
+  const envReplay = envOf('replay', 'ARGO_REPLAY');
   const replayText = envReplay ?? config.defaultReplay;
   const defaultReplay = flags.replay ?? (replayText === undefined ? { kind: 'none' as const } : readReplaySpec(replayText));
   if (defaultReplay === null) {
     throw new UsageError(`${envReplay !== undefined ? 'ARGO_REPLAY' : `${source}: "defaultReplay"`} must be none, session or last:N, got ${JSON.stringify(replayText)}`);
   }
-  const envModel = variable(env, 'ARGO_MODEL');
+  const envModel = envOf('model', 'ARGO_MODEL');
   const modelSource = flags.model !== undefined ? 'flag' : envModel !== undefined ? 'env' : config.model !== undefined ? 'config' : 'default';
   const envHost = ollamaVariable(env, 'OLLAMA_HOST');
 
@@ -467,7 +485,34 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
     const given = unknownStyle.key === 'mode' ? flags.mode !== undefined : flags.persona !== undefined;
     throw new UsageError(`${given ? `--${unknownStyle.key}` : `${source}: "${unknownStyle.key}"`}: ${unknownStyle.message.slice(unknownStyle.key.length + 2)}`);
   }
+  for (const setting of TURN_SETTINGS) if (!uses.includes(setting)) markUnread(settings, TURN_FIELDS[setting]);
   return settings;
+}
+
+/** config.json without the keys of the turn settings a command does not use. */
+function withoutUnused(config: ConfigFile, uses: readonly TurnSetting[]): ConfigFile {
+  const { session, defaultReplay, model, ...rest } = config;
+  return {
+    ...rest,
+    ...(uses.includes('session') && session !== undefined ? { session } : {}),
+    ...(uses.includes('replay') && defaultReplay !== undefined ? { defaultReplay } : {}),
+    ...(uses.includes('model') && model !== undefined ? { model } : {}),
+  };
+}
+
+/**
+ * A field of a setting the command said it does not use holds a default, never the value meant: read
+ * anyway, it fails loudly rather than act on that default. Not enumerable, so a spread leaves it out.
+ */
+function markUnread(settings: Settings, fields: readonly (keyof Settings)[]): void {
+  for (const field of fields) {
+    Object.defineProperty(settings, field, {
+      enumerable: false,
+      get(): never {
+        throw new Error(`settings.${field} was read by a command that does not use it (name it in the command's TurnSetting list)`);
+      },
+    });
+  }
 }
 
 /** config.json's toolBudgets in force: one under MIN_TOOL_BUDGET that an earlier version took counts as MIN_TOOL_BUDGET. */

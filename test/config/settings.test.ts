@@ -588,6 +588,36 @@ describe('the everyday companion settings: default replay, model source, -o opti
   });
 
   it.each([
+    // uses, config, env → loaded or the refusal
+    [[], { session: 'bad name' }, { ARGO_SESSION: 'bad name', ARGO_REPLAY: 'bogus', ARGO_MODEL: 'a b' }, null],
+    [[], { defaultReplay: 'always', model: 'a b' }, {}, null],
+    [['replay', 'model'], {}, { ARGO_SESSION: 'bad name' }, null],
+    [['session', 'model'], {}, { ARGO_REPLAY: 'bogus' }, null],
+    [['session', 'replay'], { model: 'a b' }, { ARGO_MODEL: 'a b' }, null],
+    [['session'], {}, { ARGO_SESSION: 'bad name' }, /^ARGO_SESSION: invalid session name "bad name"/],
+    [['session'], { session: 'bad name' }, {}, /config\.json: "session": invalid session name "bad name"/],
+    [['replay'], {}, { ARGO_REPLAY: 'bogus' }, /^ARGO_REPLAY must be none, session or last:N, got "bogus"/],
+    [['model'], {}, { ARGO_MODEL: 'a b' }, /^ARGO_MODEL: a model name has no spaces/],
+  ] as const)('a command using %j, config %j, env %j: %s', (uses, config, env, refusal) => {
+    const loaded = () => loadSettings({ home: home(config) }, env, uses);
+    if (refusal === null) expect(loaded).not.toThrow();
+    else expect(loaded).toThrow(refusal);
+  });
+
+  it.each([
+    ['session', ['session', 'sessionSource']],
+    ['replay', ['defaultReplay', 'defaultReplaySource']],
+    ['model', ['model', 'modelSource', 'modelFromFlag']],
+  ] as const)('a command not using %s fails loudly if it reads %j, and a spread leaves them out', (setting, fields) => {
+    const uses = (['session', 'replay', 'model'] as const).filter((other) => other !== setting);
+    const settings = loadSettings({ home: home({ session: 'c', defaultReplay: 'session', model: 'm' }) }, { ARGO_SESSION: 'e', ARGO_REPLAY: 'none', ARGO_MODEL: 'e' }, uses);
+    for (const field of fields) {
+      expect(() => settings[field], field).toThrow(`settings.${field} was read by a command that does not use it`);
+      expect(Object.keys({ ...settings }), field).not.toContain(field);
+    }
+  });
+
+  it.each([
     [undefined, {}, {}, 'default'],
     [{ model: 'm' }, {}, {}, 'config'],
     [{ model: 'm' }, {}, { ARGO_MODEL: 'e' }, 'env'],
