@@ -1,4 +1,4 @@
-import { messageLine } from '../errors.js';
+import { jsonFault } from './json-syntax.js';
 import { entryProblem, parseEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
 import { MAX_LINE_BYTES, isTooLong, lineText, readBlocks, readLines, readLinesBackward } from './lines.js';
@@ -91,14 +91,18 @@ export async function describeBadLine(line: Pick<RawLine, 'text' | 'length'>): P
   if (!wasUtf8(line)) return 'binary data (not UTF-8 text)';
   // A file system that lost a write after a crash may leave its block as zeros.
   if (text.includes('\u0000')) return 'binary data (NUL bytes)';
+  // An editor that saved the file may have put one before its first line; JSON.parse names it as an invisible token.
+  if (text.startsWith('\uFEFF')) return 'starts with a byte order mark (U+FEFF); remove it (an editor saved the file with one)';
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    const message = messageLine(error);
+  } catch {
+    // Not V8's message: it quotes the text around the fault, a prompt's secret with it.
+    const fault = jsonFault(text);
+    const where = fault === null ? 'unreadable' : `at column ${fault.column}: ${fault.problem}`;
     // Raw, these never stand in JSON text (JSON writes them as \u001b): an escape sequence, say.
-    if (RAW_CONTROL.test(text)) return `not JSON: it holds control characters (${message})`;
-    return /Unexpected end|Unterminated/.test(message) ? `truncated JSON (${message})` : `not JSON (${message})`;
+    if (RAW_CONTROL.test(text)) return `not JSON: it holds control characters (${where})`;
+    return fault?.problem.endsWith('found the end of the file') === true ? `truncated JSON (${where})` : `not JSON (${where})`;
   }
   return (await entryProblem(value)) ?? 'a turn';
 }

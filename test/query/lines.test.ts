@@ -172,18 +172,21 @@ describe('scanEntries skips and counts unreadable lines', () => {
   });
 
   it.each<[string, RegExp]>([
-    ['{"id":"a","session', /^truncated JSON/],
+    ['{"id":"a","session', /^truncated JSON \(at column 19: expected the closing " of a string, found the end of the file\)$/],
     ['\u0000\u0001garbage', /^binary data \(NUL bytes\)$/],
     // Valid UTF-8: a U+FFFD written as such, and an escape sequence, are what they are.
-    ['bad \ufffd bytes', /^not JSON \(Unexpected token 'b'/],
+    ['bad \ufffd bytes', /^not JSON \(at column 1: expected a value/],
     ['{"id":"a\ufffd"}', /^valid JSON but not a turn/],
-    ['\u001b]0;X\u0007garbage', /^not JSON: it holds control characters \(Unexpected token/],
-    ['{"id":"a\u0007"}', /^not JSON: it holds control characters \(Bad control character in string literal/],
+    ['\u001b]0;X\u0007garbage', /^not JSON: it holds control characters \(at column 1: /],
+    ['{"id":"a\u0007"}', /^not JSON: it holds control characters \(at column 9: /],
     ['hello', /^not JSON/],
     ['[1]', /^valid JSON but not an object/],
     ['{"id":"a"}', /^valid JSON but not a turn \(field "timestamp": missing\)$/],
-    // JSON.parse quotes the line, a CR in it too: written as \r, so the reason stays one line.
-    ['x\r', /^not JSON \(Unexpected token 'x', "x\\r" is not valid JSON\)$/],
+    // Where, never what: V8's message would quote the line (a prompt's secret with it).
+    ['x\r', /^not JSON \(at column 1: expected a value \(text goes in "double quotes"\)\)$/],
+    ['{"prompt":"GITHUB_TOKEN=ghp_secret" x}', /^not JSON \(at column 37: expected "," or "}"\)$/],
+    // An editor's byte order mark, which JSON.parse would name as an invisible token.
+    ['\ufeff{"id":"a"}', /^starts with a byte order mark \(U\+FEFF\); remove it \(an editor saved the file with one\)$/],
   ])('describeBadLine(%j)', async (text, reason) => {
     expect(await describeBadLine({ text, length: Buffer.byteLength(text) })).toMatch(reason);
   });
