@@ -120,7 +120,7 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     home: settings.home,
     limits: { maxBodyBytes: settings.serve.maxBodyBytes, jobRetentionDays: settings.serve.jobRetentionDays },
     apiKey,
-    argoDefaults: { session: settings.session, replay: settings.defaultReplay },
+    argoDefaults: { session: settings.session, replay: settings.defaultReplay, replaySource: settings.defaultReplaySource },
     agentMode: true,
     log,
   });

@@ -25,11 +25,19 @@ export interface AnswerPlan {
   round: number;
 }
 
+/** Where a server's default replay was set, as a client is told it (never the server's paths). */
+const DEFAULT_REPLAY_FROM: Record<NonNullable<ArgoDefaults['replaySource']>, string> = {
+  env: 'ARGO_REPLAY where it runs',
+  config: '"defaultReplay" in its config.json',
+  flag: 'as it was started',
+  default: 'its own default',
+};
+
 /**
  * The CLI's --reason rules. Each field is named as it was sent: `"replay": "last:N"` in the body,
  * `X-Argo-Replay: last:N` as a header; a replay the client left out is named as its reason was sent.
  */
-function checkReason(argo: ArgoFields & { replay: ReplaySpec; reason: ReplayReason }, replaySent: boolean): void {
+function checkReason(argo: ArgoFields & { replay: ReplaySpec; reason: ReplayReason }, replaySent: boolean, defaultSource: ArgoDefaults['replaySource']): void {
   const reasonInHeader = sentInHeader(argo, 'reason');
   const replayInHeader = replaySent ? sentInHeader(argo, 'replay') : reasonInHeader;
   const reason = reasonInHeader ? headerNamed('reason') : '"reason"';
@@ -38,7 +46,13 @@ function checkReason(argo: ArgoFields & { replay: ReplaySpec; reason: ReplayReas
     case 'no_replay':
       throw badRequest(`${reason} needs ${replay('last:N')} or ${replayInHeader ? 'session' : '"session"'}`, argoParam(argo, 'reason'));
     case 'session_only':
-      throw badRequest(`${replay('session')} always uses reason "session"; use ${replay('last:N')} with reason "${argo.reason}"`, argoParam(argo, 'reason'));
+      // A replay the client left out is the server's default: named by where the operator set it.
+      throw badRequest(
+        replaySent
+          ? `${replay('session')} always uses reason "session"; use ${replay('last:N')} with reason "${argo.reason}"`
+          : `this server's default replay is "session" (${DEFAULT_REPLAY_FROM[defaultSource ?? 'default']}), which always uses reason "session"; send ${replay('last:N')} with reason "${argo.reason}"`,
+        argoParam(argo, 'reason'),
+      );
     case null:
       return;
   }
@@ -60,7 +74,7 @@ export function planAnswer(request: ChatRequest, defaults: ArgoDefaults, agentMo
     throw badRequest(`"tools" (run by the client) and ${argoFieldNamed(argo, 'tools')} (run on the server) cannot be combined; send one of them`, argoParam(argo, 'tools'), 'tools_conflict');
   }
   // The same rules as the CLI's --reason.
-  if (argo?.reason !== undefined) checkReason({ ...argo, reason: argo.reason }, request.argo?.replay !== undefined);
+  if (argo?.reason !== undefined) checkReason({ ...argo, reason: argo.reason }, request.argo?.replay !== undefined, defaults.replaySource);
 
   // Half an emoji (JSON's "\ud83d") as the log will keep it, so what is sent and hashed is what is logged.
   // Argo mode's input is what `argo -s NAME "prompt"` would send: the blanks at its ends dropped.

@@ -165,6 +165,8 @@ export interface ServeLimits {
 export interface ArgoDefaults {
   session: string;
   replay: ReplaySpec;
+  /** Where `replay` was set (ARGO_REPLAY, config.json's "defaultReplay"): a refusal it causes says so. Without it, Argo's own default. */
+  replaySource?: 'flag' | 'env' | 'config' | 'default';
 }
 
 export interface ServerDeps {

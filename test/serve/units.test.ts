@@ -115,10 +115,12 @@ describe('planAnswer', () => {
   it.each([
     [{ reason: 'clarification' }, {}, NONE, 'argo.reason', '"reason" needs "replay": "last:N" or "session"'],
     [{ reason: 'clarification', replay: 'none' }, {}, { kind: 'last', count: 2 }, 'argo.reason', '"reason" needs "replay": "last:N" or "session"'],
-    [{ reason: 'clarification' }, {}, SESSION, 'argo.reason', '"replay": "session" always uses reason "session"; use "replay": "last:N" with reason "clarification"'],
+    [{ reason: 'clarification' }, {}, SESSION, 'argo.reason', 'this server\'s default replay is "session" (its own default), which always uses reason "session"; send "replay": "last:N" with reason "clarification"'],
+    [{ reason: 'clarification', replay: 'session' }, {}, SESSION, 'argo.reason', '"replay": "session" always uses reason "session"; use "replay": "last:N" with reason "clarification"'],
     [undefined, { 'X-Argo-Reason': 'clarification' }, NONE, 'X-Argo-Reason', 'X-Argo-Reason needs X-Argo-Replay: last:N or session'],
     [undefined, { 'X-Argo-Reason': 'clarification', 'X-Argo-Replay': 'none' }, { kind: 'last', count: 2 }, 'X-Argo-Reason', 'X-Argo-Reason needs X-Argo-Replay: last:N or session'],
-    [undefined, { 'X-Argo-Reason': 'clarification' }, SESSION, 'X-Argo-Reason', 'X-Argo-Replay: session always uses reason "session"; use X-Argo-Replay: last:N with reason "clarification"'],
+    [undefined, { 'X-Argo-Reason': 'clarification' }, SESSION, 'X-Argo-Reason', 'this server\'s default replay is "session" (its own default), which always uses reason "session"; send X-Argo-Replay: last:N with reason "clarification"'],
+    [undefined, { 'X-Argo-Reason': 'clarification', 'X-Argo-Replay': 'session' }, NONE, 'X-Argo-Reason', 'X-Argo-Replay: session always uses reason "session"; use X-Argo-Replay: last:N with reason "clarification"'],
     [{ replay: 'none' }, { 'X-Argo-Reason': 'clarification' }, NONE, 'X-Argo-Reason', 'X-Argo-Reason needs "replay": "last:N" or "session"'],
     [{ reason: 'clarification' }, { 'X-Argo-Replay': 'session' }, NONE, 'argo.reason', 'X-Argo-Replay: session always uses reason "session"; use X-Argo-Replay: last:N with reason "clarification"'],
     // The body's reason wins over the header's, and is named so.
@@ -126,6 +128,19 @@ describe('planAnswer', () => {
   ])('Argo fields %j with headers %j and default replay %j: 400 on %s', (argo, headers, replay, param, message) => {
     expect(() => planAnswer(request({ argo }, headers), { session: 'default', replay: replay as ArgoDefaults['replay'] }, false)).toThrow(
       expect.objectContaining({ status: 400, param, message }) as ApiError,
+    );
+  });
+
+  // A session replay the client never sent is the server's default, named by where the operator set it.
+  it.each([
+    ['env', {}, 'this server\'s default replay is "session" (ARGO_REPLAY where it runs), which always uses reason "session"; send "replay": "last:N" with reason "clarification"'],
+    ['config', {}, 'this server\'s default replay is "session" ("defaultReplay" in its config.json), which always uses reason "session"; send "replay": "last:N" with reason "clarification"'],
+    ['config', { 'X-Argo-Reason': 'clarification' }, 'this server\'s default replay is "session" ("defaultReplay" in its config.json), which always uses reason "session"; send X-Argo-Replay: last:N with reason "clarification"'],
+    ['flag', {}, 'this server\'s default replay is "session" (as it was started), which always uses reason "session"; send "replay": "last:N" with reason "clarification"'],
+  ] as const)('a default session replay from %s refuses a reason (headers %j): %s', (replaySource, headers, message) => {
+    const argo = 'X-Argo-Reason' in headers ? undefined : { reason: 'clarification' };
+    expect(() => planAnswer(request({ argo }, headers), { session: 'default', replay: SESSION as ArgoDefaults['replay'], replaySource }, false)).toThrow(
+      expect.objectContaining({ status: 400, message }) as ApiError,
     );
   });
 
