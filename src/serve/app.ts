@@ -518,13 +518,23 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const job = new LiveJob(record, jobs, deps.clock.now, {
       onSaveError: (error) => deps.log(`argo serve: cannot save job ${id} (${messageLine(error)}); it is kept in memory, as GET /api/jobs/${id} shows it, until a save succeeds`),
       onSavedAgain: () => deps.log(`argo serve: job ${id} is saved again`),
-      onEndedElsewhere: (ended) => {
-        // Most often heard of first as the lock's loss (below), which has said so.
-        if (job.controller.signal.aborted) return;
-        deps.log(`argo serve: job ${id} was marked ${ended.state} by another server sharing the data home while this one ran it; it is stopped here, and its file keeps that state`);
-        job.controller.abort('lost' satisfies CutReason);
-      },
+      onEndedElsewhere: () => stopLost(`a save of job ${id} found its file ended`),
     });
+    let stopping = false;
+    /** Stops a job this server no longer owns; said once it has ended, as it ended. */
+    const stopLost = (cause: string): void => {
+      // Most often heard of first as the lock's loss, then as the other server's verdict: said once.
+      if (stopping) return;
+      stopping = true;
+      job.subscribe((event) => {
+        if (event.type !== 'end') return;
+        const { state } = event.record;
+        deps.log(
+          `argo serve: ${cause}${job.endedByAnother ? `; another server sharing the data home had marked it ${state} meanwhile, so it was stopped here, and its file keeps that verdict` : `, so it was stopped here: ${state}, its output so far kept`}`,
+        );
+      });
+      job.controller.abort('lost' satisfies CutReason);
+    };
     liveJobs.set(id, job);
     let release = (): Promise<void> => Promise.resolve();
     const created = (async () => {
@@ -533,8 +543,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
         // the lock is lost (this server paused past its staleness, or its disk stalled), another
         // server may fail the job over at any moment: it is stopped here, never run on unowned.
         release = await jobs.lock(id, (error) => {
-          deps.log(`argo serve: lost the lock on job ${id} (${error.message})${job.done ? '' : '; the job is stopped, its output so far kept'}`);
-          job.controller.abort('lost' satisfies CutReason);
+          const cause = `lost the lock on job ${id} (${error.message})`;
+          // Ended already: nothing to stop.
+          if (job.done) deps.log(`argo serve: ${cause}`);
+          else stopLost(cause);
         });
         await jobs.write(record);
       } catch (error) {

@@ -369,8 +369,12 @@ export class LiveJob {
   private saving: Promise<boolean> = Promise.resolve(true);
   private timer: NodeJS.Timeout | undefined;
   private finished: JobEvent | null = null;
+  /** Set as `finish` begins: its followers hear the end only once it is saved. */
+  private ending = false;
   private failing = false;
   private endedElsewhere = false;
+  /** A save found the job's file ended by another server (failed over): that record is the job's now. */
+  private verdictElsewhere = false;
 
   constructor(
     public record: JobRecord,
@@ -380,7 +384,12 @@ export class LiveJob {
   ) {}
 
   get done(): boolean {
-    return this.finished !== null;
+    return this.ending;
+  }
+
+  /** Whether the job's end is another server's verdict, which its file keeps, rather than this server's. */
+  get endedByAnother(): boolean {
+    return this.verdictElsewhere;
   }
 
   /** Once the saves asked for so far have run: whether the last one is on disk (else the record is in memory only). */
@@ -426,15 +435,21 @@ export class LiveJob {
     for (const listener of this.listeners) listener({ type: 'tool_event', event });
   }
 
-  /** `turnId`: the turn a job cut while queued is logged as, once its turn comes. */
-  finish(state: Exclude<JobState, 'pending' | 'running'>, error: string | null, finishReason: FinishReason, turnId = this.record.turn_id): Promise<boolean> {
+  /**
+   * Ends the job: saved first, then told to its followers as it stands, which is another server's
+   * verdict if the save found the file ended so (a job failed over while this server was paused).
+   * `turnId`: the turn a job cut while queued is logged as, once its turn comes.
+   */
+  async finish(state: Exclude<JobState, 'pending' | 'running'>, error: string | null, finishReason: FinishReason, turnId = this.record.turn_id): Promise<boolean> {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.ending = true;
     this.record = { ...this.record, state, error, turn_id: turnId, finish_reason: finishReason, updated_at: this.now().toISOString() };
-    this.finished = { type: 'end', record: this.record, finishReason };
+    const saved = await this.save();
+    this.finished = { type: 'end', record: this.record, finishReason: endedAs(this.record) };
     for (const listener of this.listeners) listener(this.finished);
     this.listeners.clear();
-    return this.save();
+    return saved;
   }
 
   /**
@@ -466,9 +481,10 @@ export class LiveJob {
   }
 
   private foundEnded(ended: JobRecord): void {
+    this.verdictElsewhere = true;
     if (!isUnfinished(this.record)) {
       this.record = ended;
-      this.finished = { type: 'end', record: ended, finishReason: endedAs(ended) };
+      if (this.finished !== null) this.finished = { type: 'end', record: ended, finishReason: endedAs(ended) };
     } else if (!this.endedElsewhere) {
       this.endedElsewhere = true;
       this.hooks.onEndedElsewhere?.(ended);

@@ -1238,7 +1238,7 @@ describe('jobs', () => {
   });
 
   // Five seconds of a paused server are what its lock's staleness is made of: the one slow test here.
-  it('a server paused while another fails its job over stops the job once it runs again: the job stays failed, its turn interrupted with its text', async () => {
+  it('a server paused while another fails its job over stops the job once it runs again: the job stays failed, there too, its turn interrupted with its text', async () => {
     const jobHome = tempHome(config);
     const paused = await startServe({ home: jobHome, host: ollama.url });
     const other = await startServe({ home: jobHome, host: ollama.url });
@@ -1249,6 +1249,9 @@ describe('jobs', () => {
       const held = await ollama.waitForHold();
       await waitFor(async () => expect(await (await fetch(`${other.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'running', output: 'saved words' }));
       const followed = fetch(`${other.url}/api/jobs/${id}/stream`).then((response) => response.text());
+      // Its own server's stream of it: it ends as the job's file does, not as that server would have ended it.
+      const followedThere = await fetch(`${paused.url}/api/jobs/${id}/stream`);
+      const endThere = followedThere.text();
       paused.child.kill('SIGSTOP');
       const failedOver = { state: 'failed', output: 'saved words', error: 'the server stopped while the job was running; its output so far is kept' };
       await waitFor(async () => expect(await (await fetch(`${other.url}/api/jobs/${id}`)).json()).toMatchObject(failedOver), { timeout: 15_000, interval: 200 });
@@ -1258,7 +1261,8 @@ describe('jobs', () => {
       await held.settled;
       expect(held.clientAborted).toBe(true);
       await waitFor(() => expect(logLines(jobHome)).toEqual([expect.objectContaining({ status: 'interrupted', model_response: 'saved words', error: "the server lost the job's lock" })]));
-      expect(paused.stderr()).toContain(`argo serve: lost the lock on job ${id}`);
+      expect(JSON.parse(ssePayloads(await endThere).at(-2) ?? '')).toMatchObject({ argo: { job_id: id, state: 'failed', error: failedOver.error } });
+      await waitFor(() => expect(paused.stderr()).toMatch(new RegExp(`argo serve: lost the lock on job ${id} \\(.*\\); another server sharing the data home had marked it failed meanwhile, so it was stopped here, and its file keeps that verdict\n`)));
       await waitFor(() => expect(readdirSync(join(jobHome, 'jobs'))).toEqual([`${id}.json`]));
       expect(JSON.parse(readFileSync(join(jobHome, 'jobs', `${id}.json`), 'utf8'))).toMatchObject(failedOver);
       expect(await (await fetch(`${paused.url}/api/jobs/${id}`)).json()).toMatchObject(failedOver);

@@ -1043,20 +1043,57 @@ describe('jobs', () => {
       return id;
     };
 
+    /** The last chunk of a stream of the job, which ends with the job: its `argo` field. */
+    const streamEnd = async (id: string): Promise<() => Promise<unknown>> => {
+      const response = await fetch(`${t.url}/api/jobs/${id}/stream`);
+      const text = response.text();
+      return async () => (JSON.parse(ssePayloads(await text).at(-2) ?? '') as { argo: unknown }).argo;
+    };
+    const verdict = (id: string) => ({ job_id: id, state: 'failed', error: failedOver(id, '').error, turn_id: null });
+
     it('its lock removed and its file failed, as the other server does: the turn is cut within a second (interrupted, its text kept), the file stays failed', async () => {
       const id = await heldThenFailedOver();
+      const followed = await streamEnd(id);
       rmSync(join(t.home, 'jobs', `${id}.json.lock`), { recursive: true });
       await waitFor(() => expect(t.runner.logged.find((turn) => turn.turnId === fileOf(id).turn_id || turn.text === 'so far')).toMatchObject({ status: 'interrupted', text: 'so far' }));
       expect(t.runner.inputs.at(-1)?.signal.reason).toBe('lost');
       await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toEqual(failedOver(id, 'so far')));
       expect(fileOf(id)).toEqual(failedOver(id, 'so far'));
-      expect(t.lines.filter((line) => line.includes(`job ${id}`))).toEqual([expect.stringMatching(new RegExp(`^argo serve: lost the lock on job ${id} \\(.*ENOENT.*\\); the job is stopped, its output so far kept$`))]);
+      // Its followers here hear the end its file keeps, and the line says so once it is so.
+      expect(await followed()).toEqual(verdict(id));
+      await waitFor(() =>
+        expect(t.lines.filter((line) => line.includes(`job ${id}`))).toEqual([
+          expect.stringMatching(new RegExp(`^argo serve: lost the lock on job ${id} \\(.*ENOENT.*\\); another server sharing the data home had marked it failed meanwhile, so it was stopped here, and its file keeps that verdict$`)),
+        ]),
+      );
       t.runner.onHold = () => undefined;
     });
 
-    it('its file failed while its lock still looks held: the answer that completes after is not written over the verdict', async () => {
+    it('its lock lost with its file still running: stopped here, failed as this server says, and said so once it has', async () => {
+      let held = 0;
+      t.runner.onHold = () => held++;
+      t.runner.script = () => ({ tokens: ['so far', ' and the rest'], holdAfter: 1 });
+      const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
+      await waitFor(() => expect(held).toBe(1));
+      const followed = await streamEnd(id);
+      rmSync(join(t.home, 'jobs', `${id}.json.lock`), { recursive: true });
+      const lost = { job_id: id, state: 'failed', error: expect.stringContaining('lost its lock on it') as string };
+      expect(await followed()).toMatchObject(lost);
+      expect(fileOf(id)).toMatchObject({ state: 'failed', output: 'so far', error: lost.error });
+      await waitFor(() =>
+        expect(t.lines.filter((line) => line.includes(`job ${id}`))).toEqual([expect.stringMatching(new RegExp(`^argo serve: lost the lock on job ${id} \\(.*ENOENT.*\\), so it was stopped here: failed, its output so far kept$`))]),
+      );
+      t.runner.onHold = () => undefined;
+    });
+
+    it('its file failed while its lock still looks held: the answer that completes after is not written over the verdict, nor told its followers', async () => {
       const id = await heldThenFailedOver();
+      const followed = await streamEnd(id);
+      const cancelled = fetch(`${t.url}/api/jobs/${id}`, { method: 'DELETE' }).then((response) => response.json());
       t.runner.release();
+      expect(await followed()).toEqual(verdict(id));
+      // Cancelled meanwhile: the record that comes back is the one its file keeps.
+      expect(await cancelled).toEqual(failedOver(id, 'so far'));
       await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toEqual(failedOver(id, 'so far')));
       await waitFor(() => expect(existsSync(join(t.home, 'jobs', `${id}.json.lock`))).toBe(false));
       expect(fileOf(id)).toEqual(failedOver(id, 'so far'));

@@ -364,8 +364,16 @@ describe('LiveJob', () => {
     expect(await job.save()).toBe(true);
     expect(heard).toEqual([failedOver]);
     expect(await jobs.read('job1')).toEqual(failedOver);
-    // Its own end is not written over the verdict either: the record takes what the file says.
-    expect(await job.finish('failed', 'the server running the job lost its lock on it', 'stop')).toBe(true);
+    // Its own end is not written over the verdict either: the record takes what the file says, and
+    // its followers hear that end, not the one it was asked to save.
+    const followers: JobEvent[] = [];
+    job.subscribe((event) => followers.push(event));
+    const ending = job.finish('failed', 'the server running the job lost its lock on it', 'stop');
+    expect(job.done).toBe(true);
+    expect(followers).toEqual([]);
+    expect(await ending).toBe(true);
+    expect(followers).toEqual([{ type: 'end', record: failedOver, finishReason: 'stop' }]);
+    expect(job.endedByAnother).toBe(true);
     expect(await jobs.read('job1')).toEqual(failedOver);
     expect(job.record).toEqual(failedOver);
     const late: JobEvent[] = [];
