@@ -125,7 +125,8 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
     log,
   });
   const { jobsFailed, jobsRemoved } = await server.start();
-  if (jobsFailed > 0) io.stderr.write(`argo serve: ${jobsFailed} job(s) left running by a previous server marked failed\n`);
+  const left = [jobsFailed.running > 0 && `${jobsFailed.running} running`, jobsFailed.pending > 0 && `${jobsFailed.pending} pending`].filter((part) => part !== false);
+  if (left.length > 0) io.stderr.write(`argo serve: marked failed the job(s) a previous server left unfinished: ${left.join(', ')}\n`);
   if (jobsRemoved > 0) io.stderr.write(`argo serve: removed ${jobsRemoved} job file(s) older than ${settings.serve.jobRetentionDays} days\n`);
   let listening;
   try {

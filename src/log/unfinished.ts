@@ -9,13 +9,16 @@ import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import type { LogEntry } from './entry.js';
 import { wellFormedJson } from './entry.js';
-import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, removeFile, errnoOf, isMissing, procStatFields, processAlive, readDataText, readSmallText } from './fs.js';
+import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, removeFile, errnoOf, writeFileAtomic, isMissing, procStatFields, processAlive, readDataText, readSmallText } from './fs.js';
 import type { SignalSender } from './fs.js';
 
 export const UNFINISHED_FOLDER = 'unfinished';
 
 /** What a recovered turn's `error` says: its answer was never written anywhere. */
 export const UNFINISHED_ERROR = 'argo ended before this turn was logged (it was killed or crashed, the machine stopped, or neither the log nor rescued/ could take it), so its answer was lost';
+
+/** What a queued turn's draft says (src/turn/turn.ts queuedDraft), logged as it is if its argo ends before its turn comes. */
+export const QUEUED_ERROR = 'argo serve ended while this turn waited in its session\'s queue (it was killed or crashed, or the machine stopped), so the model was never asked';
 
 /** The process a journal file belongs to: its pid means something only on its machine, in its boot. */
 export interface TurnOwner {
@@ -162,6 +165,17 @@ export async function writeUnfinished(home: string, turn: UnfinishedTurn): Promi
   await ensureHomeFolder(home, UNFINISHED_FOLDER);
   const path = unfinishedPath(home, id);
   if (!(await createFileExclusive(path, `${wellFormedJson(turn)}\n`, { flush: false }))) throw new RuntimeError(`${path} already exists: another turn has the id ${id}`);
+}
+
+/**
+ * Puts a turn's draft in place of the one its queue kept (written whole to a temporary file, then
+ * renamed over it): at every moment one of the two is there. Throws when it cannot.
+ */
+export async function replaceUnfinished(home: string, turn: UnfinishedTurn): Promise<void> {
+  const id = turn.entry.id;
+  if (!TURN_ID.test(id)) throw new RuntimeError(`turn id ${JSON.stringify(id)} cannot name a file in ${unfinishedDir(home)}`);
+  await ensureHomeFolder(home, UNFINISHED_FOLDER);
+  await writeFileAtomic(unfinishedPath(home, id), `${wellFormedJson(turn)}\n`, { flush: false });
 }
 
 /** Removes the turn's journal file (gone already is fine). */

@@ -12,7 +12,7 @@ import { Channel } from './channel.js';
 import { jsonStreamResponse, sseResponse } from './sse-body.js';
 import { ApiError, badRequest, cutByShutdown, fromBrowser, fromFailure, incompleteBody, notFound, shuttingDown, stopIsSet, tooLarge, unauthorized, withHeaders, withoutHome } from './errors.js';
 import { JOB_ID, JOB_LOCK_STALE_MS, JobStore, LiveJob, OUTPUT_SAVE_MS, endedAs, followSaved, isUnfinished } from './jobs.js';
-import type { JobEvent, JobRecord } from './jobs.js';
+import type { JobEvent, JobRecord, OrphanCount } from './jobs.js';
 import { ChunkFormat, StreamedToolCalls, completionObject, findModel, finishReason, modelNotFound, modelObject, toOpenAiToolCalls, usageOf } from './openai.js';
 import type { InstalledModel } from './openai.js';
 import type { FinishReason, NumberedToolCalls } from './openai.js';
@@ -59,7 +59,7 @@ export interface ArgoServer {
    * Recovers and prunes jobs, starts hearing STOP. A stale STOP is the caller's to clear once it
    * listens (`StopSignal.clearStale`): a start that fails to bind must leave an operator's STOP be.
    */
-  start: () => Promise<{ jobsFailed: number; jobsRemoved: number }>;
+  start: () => Promise<{ jobsFailed: OrphanCount; jobsRemoved: number }>;
   /**
    * Refuses new answers, lets running ones finish for up to `graceMs` (less if `hurry` aborts),
    * then cuts them and waits for their log lines.
@@ -117,14 +117,15 @@ export function createServer(deps: ServerDeps): ArgoServer {
     deps.log(`argo serve: left out damaged job file ${path}`);
   };
   /** Fails jobs whose server is gone; while another server's jobs are still locked, looks again later. */
-  const recoverJobs = async (): Promise<{ failed: number; removed: number }> => {
+  const recoverJobs = async (): Promise<{ failed: OrphanCount; removed: number }> => {
     const { failed, removed, elsewhere } = await jobs.recover(deps.clock.now(), deps.limits.jobRetentionDays, onDamagedJob);
     clearTimeout(sweep);
     sweep = undefined;
     if (elsewhere > 0 && !closing) {
       sweep = setTimeout(() => {
         void recoverJobs().then(({ failed: later }) => {
-          if (later > 0) deps.log(`argo serve: ${later} job(s) whose server stopped marked failed`);
+          const count = later.running + later.pending;
+          if (count > 0) deps.log(`argo serve: ${count} job(s) whose server stopped marked failed`);
         }, (error: unknown) => deps.log(`argo serve: cannot check jobs: ${(error as Error).message}`));
       }, JOB_LOCK_STALE_MS);
       sweep.unref();
@@ -514,7 +515,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
     refuseWhileClosing();
     const now = deps.clock.now().toISOString();
     const id = deps.newId();
-    const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, model: plan.turn.model, output: '', error: null, turn_id: null, tool_calls: [], finish_reason: null };
+    // Named from the start: the turn its prompt is logged as, whenever the job ends.
+    const turnId = deps.newId();
+    const record: JobRecord = { id, state: 'pending', created_at: now, updated_at: now, session: plan.turn.session, model: plan.turn.model, output: '', error: null, turn_id: turnId, tool_calls: [], finish_reason: null };
     const job = new LiveJob(record, jobs, deps.clock.now, {
       onSaveError: (error) => deps.log(`argo serve: cannot save job ${id} (${messageLine(error)}); it is kept in memory, as GET /api/jobs/${id} shows it, until a save succeeds`),
       onSavedAgain: () => deps.log(`argo serve: job ${id} is saved again`),
@@ -537,7 +540,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
     };
     liveJobs.set(id, job);
     let release = (): Promise<void> => Promise.resolve();
+    let journaled = false;
     const created = (async () => {
+      let unhold: (() => Promise<void>) | null = null;
       try {
         // Locked before its file exists: no server sharing the data home ever sees it unowned. Once
         // the lock is lost (this server paused past its staleness, or its disk stalled), another
@@ -548,15 +553,21 @@ export function createServer(deps: ServerDeps): ArgoServer {
           if (job.done) deps.log(`argo serve: ${cause}`);
           else stopLost(cause);
         });
+        // Its turn in the journal before the job exists: a kill from then on leaves its prompt for
+        // the next argo to log (once, under the id its record names), whenever its turn would have come.
+        unhold = (await deps.runner.hold?.({ ...plan.turn, turnId, signal: job.controller.signal, round: plan.round })) ?? null;
+        journaled = unhold !== null;
         await jobs.write(record);
       } catch (error) {
+        // No job, so no turn: the client was told nothing was run.
+        await unhold?.();
         throw new ApiError(500, `the job could not be saved in the data home, so none was made and nothing was run (${messageLine(error)})`, 'server_error', 'job_not_saved');
       }
     })();
     const work = created.then(
       async () => {
         try {
-          await runJob(job, plan);
+          await runJob(job, journaled ? { ...plan, turn: { ...plan.turn, journaled } } : plan, turnId);
         } finally {
           if (await job.whenSaved()) letGo(id, release);
           else keepUnsaved(id, release);
@@ -601,9 +612,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
     resave?.unref();
   };
 
-  const runJob = async (job: LiveJob, plan: AnswerPlan): Promise<void> => {
+  const runJob = async (job: LiveJob, plan: AnswerPlan, turnId: string): Promise<void> => {
     const signal = job.controller.signal;
-    const turnId = deps.newId();
     // A queued job cut (cancelled, stopped, shut down) before its turn comes ends at once; its turn is
     // still run when it comes, cut before it starts, so its prompt is logged.
     const endIfPending = (): void => {

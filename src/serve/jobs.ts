@@ -75,6 +75,12 @@ export function parseJob(text: string, path: string): JobRecord {
  */
 export const JOB_LOCK_STALE_MS = 5000;
 
+/** Jobs failed because their server was gone, by the state it left them in. */
+export interface OrphanCount {
+  running: number;
+  pending: number;
+}
+
 export class JobStore {
   /** Each running job's file as this store last wrote it: a file still so was ended by nobody else. */
   private readonly ownWrites = new Map<string, string>();
@@ -185,9 +191,9 @@ export class JobStore {
     now: Date,
     retentionDays: number,
     onDamaged?: (path: string, error: unknown) => void,
-  ): Promise<{ failed: number; removed: number; elsewhere: number }> {
+  ): Promise<{ failed: OrphanCount; removed: number; elsewhere: number }> {
     const oldest = now.getTime() - retentionDays * 86_400_000;
-    let failed = 0;
+    const failed: OrphanCount = { running: 0, pending: 0 };
     let removed = 0;
     let elsewhere = 0;
     // Only those of processes that are gone: a live server's save may be under way.
@@ -220,7 +226,7 @@ export class JobStore {
         await this.remove(record.id);
         removed++;
       } else if (unfinished && (await this.failOrphan(record.id, now))?.failedNow === true) {
-        failed++;
+        failed[record.state === 'pending' ? 'pending' : 'running']++;
       }
     }
     return { failed, removed, elsewhere };
@@ -247,17 +253,21 @@ export class JobStore {
     const record = await this.read(id);
     if (record === null) return null;
     if (!isUnfinished(record)) return { record, failedNow: false };
-    const failed: JobRecord = {
-      ...record,
-      state: 'failed',
-      error: `the server stopped while the job was ${record.state}; its output so far is kept`,
-      updated_at: now.toISOString(),
-    };
+    const failed: JobRecord = { ...record, state: 'failed', error: orphanError(record), updated_at: now.toISOString() };
     await this.write(failed);
     // The dead server's lock is stale (checked above); nothing will release it.
     await this.removeStaleLock(id);
     return { record: failed, failedNow: true };
   }
+}
+
+/** Why a job whose server is gone failed: what it had, said only when it had it. */
+export function orphanError(record: JobRecord): string {
+  if (record.state === 'pending') {
+    const turn = record.turn_id === null ? '' : ` (turn ${record.turn_id}, logged interrupted with its prompt by the next argo to start)`;
+    return `the server stopped while the job was pending, before its turn began, so nothing was answered${turn}`;
+  }
+  return `the server stopped while the job was running; ${record.output === '' && (record.tool_calls ?? []).length === 0 ? 'it had no output yet' : 'its output so far is kept'}`;
 }
 
 /** What a job's followers get: its text, client tool calls and tool progress as they happen (progress is not kept), then its end. */

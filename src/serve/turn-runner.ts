@@ -18,7 +18,9 @@ import { estimateAnswerTokens } from '../ollama/context-window.js';
 import { commandEnvironment } from '../tools/process.js';
 import { ToolError, asksFirst } from '../tools/types.js';
 import type { Tool } from '../tools/types.js';
-import { UnloggedTurnError, runTurn, streamAnswer } from '../turn/turn.js';
+import { UnloggedTurnError, queuedDraft, runTurn, streamAnswer } from '../turn/turn.js';
+import { QUEUED_ERROR, readUnfinished, removeUnfinished, thisProcess, unfinishedDir, writeUnfinished } from '../log/unfinished.js';
+import type { UnfinishedTurn } from '../log/unfinished.js';
 import type { Answer, Answerer, Transport, TurnInput as CoreInput, TurnPorts } from '../turn/turn.js';
 import { badRequest, brokenToolConfig, hideHome } from './errors.js';
 import type { ApiError, TurnFailure } from './errors.js';
@@ -254,36 +256,65 @@ export function clientFacts(input: Pick<TurnInput, 'mode' | 'messages'>, body: R
   };
 }
 
+/** The use case's input for the request: its prompt, replay and reason, and the client's body fields. */
+function coreInputOf(input: RunInput, body: Record<string, unknown> | undefined): CoreInput {
+  const argo = input.argo;
+  return {
+    prompt: input.userPrompt,
+    replay: argo?.replay ?? { kind: 'none' },
+    ...(argo?.reason !== undefined ? { reason: argo.reason } : {}),
+    log: true,
+    ollamaStream: true,
+    ...(body ? { body } : {}),
+  };
+}
+
 export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
   return {
     run: async (input, hooks) => {
-      const argo = input.argo;
-      const names = argo?.tools ?? [];
-      const toolsAsked = names.length > 0;
-      const settings = settingsFor(base, input, toolsAsked ? names : null);
-      const box = toolsAsked ? await toolboxFor(names, settings, ports.tools, argoParam(argo, 'tools')) : null;
       try {
-        return await runOne(settings, input, hooks, box);
-      } finally {
-        await box?.close();
+        const argo = input.argo;
+        const names = argo?.tools ?? [];
+        const toolsAsked = names.length > 0;
+        const settings = settingsFor(base, input, toolsAsked ? names : null);
+        const box = toolsAsked ? await toolboxFor(names, settings, ports.tools, argoParam(argo, 'tools')) : null;
+        try {
+          return await runOne(settings, input, hooks, box);
+        } finally {
+          await box?.close();
+        }
+      } catch (error) {
+        // Refused before the turn's own draft took its place: as for any refused request, no line.
+        if (input.journaled === true) await dropQueued(base.home, input.turnId);
+        throw error;
       }
+    },
+    hold: async (input) => {
+      let draft: Omit<UnfinishedTurn, 'owner'>;
+      try {
+        const settings = settingsFor(base, input, input.argo?.tools && input.argo.tools.length > 0 ? input.argo.tools : null);
+        const body = bodyFor(base, input, input.extras);
+        draft = await queuedDraft(settings, coreInputOf(input, body), input.turnId, ports.now(), clientFacts(input, body));
+      } catch {
+        // A request its run will refuse, saying why: nothing to keep.
+        return null;
+      }
+      try {
+        await writeUnfinished(base.home, { owner: thisProcess(), ...draft });
+      } catch (error) {
+        ports.log?.(`argo serve: turn ${input.turnId} cannot be kept in ${unfinishedDir(base.home)} while its job waits (${messageLine(error)}); it is logged when it runs, but would be lost if the server were killed first`);
+        return null;
+      }
+      return () => removeUnfinished(base.home, input.turnId).catch(() => undefined);
     },
   };
 
   async function runOne(settings: Settings, input: RunInput, hooks: TurnHooks, box: Toolbox | null): Promise<LoggedTurn> {
-    const argo = input.argo;
     const summary: { value: AgentSummary | null } = { value: null };
     const agent = box ? agentStep(settings, box, ports.tools, hooks, ports.now, summary) : null;
     const step: Answerer = agent?.answer ?? streamAnswer;
     const body = bodyFor(base, input, input.extras);
-    const core: CoreInput = {
-      prompt: input.userPrompt,
-      replay: argo?.replay ?? { kind: 'none' },
-      ...(argo?.reason !== undefined ? { reason: argo.reason } : {}),
-      log: true,
-      ollamaStream: true,
-      ...(body ? { body } : {}),
-    };
+    const core = coreInputOf(input, body);
     const toolCalls: OllamaToolCall[] = [];
     let failure: TurnFailure | null = null;
     // The answer as the model wrote it, as a stream sends it: the log may keep inline reasoning apart.
@@ -321,6 +352,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       clock: ports.clock,
       newId: () => input.turnId,
       rescue: ports.rescue,
+      ...(input.journaled === true ? { journaled: true } : {}),
       // Nobody else hears it: a client's request is not the place, the operator's log is.
       onJournalNotice: (line) => ports.log?.(`argo serve: ${line}`),
       // Replay skipping a damaged log line: the operator's to act on (a prompt past the window is in the turn's log line).
@@ -377,4 +409,12 @@ export function logOutcomeOf(error: unknown): LogOutcome {
   if (error instanceof SessionUpdateError) return 'written';
   if (error instanceof UnloggedTurnError && error.savedTo !== null) return 'rescued';
   return 'unsaved';
+}
+
+/** Removes a queued turn's draft if it is still the one its queue kept (the turn's own, kept as its only copy, stays). */
+async function dropQueued(home: string, turnId: string): Promise<void> {
+  const read = readUnfinished(home, `${turnId}.json`);
+  if (read === null || 'problem' in read) return;
+  const entry = (read.value as { entry?: { error?: unknown } }).entry;
+  if (entry?.error === QUEUED_ERROR) await removeUnfinished(home, turnId).catch(() => undefined);
 }

@@ -26,6 +26,8 @@ export interface TurnInput {
   extras: OllamaExtras;
   /** Aborted with a CutReason as its reason. */
   signal: AbortSignal;
+  /** Its draft has been in the journal since it was queued (TurnRunner.hold). */
+  journaled?: boolean;
 }
 
 /**
@@ -109,6 +111,13 @@ export interface LoggedTurn extends TurnResult {
  */
 export interface TurnRunner {
   run: (input: RunInput, hooks: TurnHooks) => Promise<LoggedTurn>;
+  /**
+   * Keeps a turn that is to wait in its session's queue (a job) in the journal of unfinished turns,
+   * so a server killed before it runs leaves it for the next argo to log; it is then run with
+   * `journaled`. Returns what removes it again (the job was not made), or null when it is not kept
+   * (a request the run will refuse, or a journal that cannot be written, said on the server's log).
+   */
+  hold?: (input: RunInput) => Promise<(() => Promise<void>) | null>;
 }
 
 export interface SessionStore {

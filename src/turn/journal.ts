@@ -1,6 +1,6 @@
 // A turn's file in the journal of unfinished turns (log/unfinished.ts) while it is answered: what
 // lets an argo started later log the turn if this one is killed before it can.
-import { removeUnfinished, thisProcess, unfinishedDir, unfinishedPath, writeUnfinished } from '../log/unfinished.js';
+import { removeUnfinished, replaceUnfinished, thisProcess, unfinishedDir, unfinishedPath, writeUnfinished } from '../log/unfinished.js';
 import type { UnfinishedTurn } from '../log/unfinished.js';
 
 export interface JournalEntry {
@@ -22,13 +22,16 @@ const warned = new Set<string>();
  * Writes the turn's draft as soon as it is known, while the answer streams. A failure never fails
  * the turn: it is logged as usual when it ends, and `onNotice` hears once per process that it is not
  * kept meanwhile (a line without "argo: ": the CLI and the server each start it with their name).
+ * `replacing`: the turn's queued draft (queuedDraft) is in the journal, and this one takes its place.
  */
-export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'owner'>>, onNotice?: (line: string) => void): JournalEntry {
+export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'owner'>>, onNotice?: (line: string) => void, replacing = false): JournalEntry {
   let id: string | null = null;
   let kept = false;
   const written = draft
     .then(async (turn) => {
-      await writeUnfinished(home, { owner: thisProcess(), ...turn });
+      // A queued draft is there already: it speaks for the turn even if it cannot be replaced.
+      if (replacing) id = turn.entry.id;
+      await (replacing ? replaceUnfinished : writeUnfinished)(home, { owner: thisProcess(), ...turn });
       id = turn.entry.id;
     })
     .catch((error: unknown) => {

@@ -22,7 +22,8 @@ import { LockTimeoutError, loadLockLibrary } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
 import type { ModelSource } from '../output/turn-notes.js';
-import { UNFINISHED_ERROR } from '../log/unfinished.js';
+import { QUEUED_ERROR, UNFINISHED_ERROR } from '../log/unfinished.js';
+import type { UnfinishedTurn } from '../log/unfinished.js';
 import { checkContext, requestFacts, windowFacts } from './request-facts.js';
 import type { ContextCheck } from './request-facts.js';
 import { journalTurn } from './journal.js';
@@ -128,6 +129,8 @@ export interface TurnPorts {
   answer?: Answerer;
   /** Log fields the answer step knows before it runs (an agent run's tools): the draft has them too. */
   draftFields?: Record<string, unknown>;
+  /** The turn's queuedDraft is in the journal (it waited in a queue): the turn's own draft replaces it. */
+  journaled?: boolean;
 }
 
 export interface PreparedTurn {
@@ -320,7 +323,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   // Kept from the start of the answer on, so a kill before the turn is logged does not lose it.
   const planned = { id: session?.id ?? null, name: settings.session };
   const onJournalNotice = ports.onJournalNotice ?? ((line: string) => ports.onNotice?.(`argo: ${line}`));
-  const journal = input.log ? journalTurn(settings.home, Promise.all([drafted, stamps]).then(([entry, { day }]) => ({ day, session: planned, rules, entry })), onJournalNotice) : null;
+  const journal = input.log ? journalTurn(settings.home, Promise.all([drafted, stamps]).then(([entry, { day }]) => ({ day, session: planned, rules, entry })), onJournalNotice, ports.journaled === true) : null;
   let logging = false;
   let answered: LogEntry | null = null;
   try {
@@ -376,6 +379,19 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     // journal no longer speaks for it, unless it was kept as the turn's only copy.
     await journal?.remove();
   }
+}
+
+/**
+ * The draft of a turn that waits in a queue (a server's job behind another on its session), for the
+ * journal until its turn comes: planned as it would be now, without asking Ollama anything. A server
+ * killed meanwhile leaves it for the next argo to log, its error saying the model was never asked.
+ */
+export async function queuedDraft(settings: Settings, input: TurnInput, id: string, now: Date, draftFields?: Record<string, unknown>): Promise<Omit<UnfinishedTurn, 'owner'>> {
+  const prepared = await prepareTurn(settings, input, { readOnly: true });
+  const context = await checkContext(settings, prepared.plan.request, undefined);
+  const { timestamp, day } = await dateStamps(now);
+  const entry: LogEntry = { ...draftEntry(settings, input, prepared, context, id, timestamp), ...draftFields, error: QUEUED_ERROR };
+  return { day, session: { id: prepared.session?.id ?? null, name: settings.session }, rules: rulesFingerprint(settings.replay.classify), entry };
 }
 
 /** Why an interrupted turn ended, as logged: the caller's reason in words (a signal, a closed output), or Ctrl-C's. */

@@ -1166,13 +1166,53 @@ describe('jobs', () => {
       const record = await (await fetch(`${second.url}/api/jobs/${id}`)).json();
       expect(record).toMatchObject({ state: 'failed', output: 'saved words', error: expect.stringContaining('server stopped') as string });
       // By the sweep, or by the first request for the job, whichever comes first.
-      expect(second.stderr()).toMatch(new RegExp(`1 job\\(s\\) (left running by a previous server|whose server stopped) marked failed|job ${id}, whose server stopped, marked failed`));
+      expect(second.stderr()).toMatch(new RegExp(`marked failed the job\\(s\\) a previous server left unfinished: 1 running\n|1 job\\(s\\) whose server stopped marked failed|job ${id}, whose server stopped, marked failed`));
       // The dead server's stale lock goes with it.
       expect(readdirSync(join(jobHome, 'jobs'))).toEqual([`${id}.json`]);
     } finally {
       await second.stop();
     }
   });
+  it('kill -9 with a job queued behind another on its session: its prompt is logged once, interrupted, under the turn its failed record names', async () => {
+    const jobHome = tempHome(config);
+    const first = await startServe({ home: jobHome, host: ollama.url });
+    ollama.options.reply = 'saved words then nothing';
+    ollama.setScenario({ hang: 2 });
+    const argo = { argo: { session: 'queue' } };
+    const { job_id: running } = (await (await fetch(`${first.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('the first', argo)) })).json()) as { job_id: string };
+    const queued = await fetch(`${first.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('the queued one', argo)) });
+    expect(queued.status).toBe(202);
+    const { job_id: pending } = (await queued.json()) as { job_id: string };
+    const recordOf = (id: string) => JSON.parse(readFileSync(join(jobHome, 'jobs', `${id}.json`), 'utf8')) as { state: string; turn_id: string | null };
+    await waitFor(() => expect(recordOf(running)).toMatchObject({ state: 'running' }));
+    const queuedTurn = recordOf(pending).turn_id;
+    expect(recordOf(pending)).toMatchObject({ state: 'pending', turn_id: expect.any(String) as string });
+    // Kept in the journal from the moment the job was made, not only once its turn comes.
+    expect(existsSync(join(jobHome, 'unfinished', `${queuedTurn}.json`))).toBe(true);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await startServe({ home: jobHome, host: ollama.url });
+    try {
+      await waitFor(() => expect(second.stderr()).toContain('argo serve: logged 2 turns an earlier argo left unfinished'));
+      const lines = logLines(jobHome);
+      expect(lines).toHaveLength(2);
+      expect(lines.find((line) => line.id === queuedTurn)).toMatchObject({ status: 'interrupted', user_prompt: 'the queued one', model_response: '', error: expect.stringContaining('waited in its session\'s queue') as string });
+      expect(lines.find((line) => line.id !== queuedTurn)).toMatchObject({ status: 'interrupted', user_prompt: 'the first' });
+      await waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${pending}`)).json()).toMatchObject({ state: 'failed' }), { timeout: 15_000, interval: 200 });
+      expect(await (await fetch(`${second.url}/api/jobs/${pending}`)).json()).toMatchObject({
+        state: 'failed',
+        turn_id: queuedTurn,
+        output: '',
+        error: `the server stopped while the job was pending, before its turn began, so nothing was answered (turn ${queuedTurn}, logged interrupted with its prompt by the next argo to start)`,
+      });
+      await waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${running}`)).json()).toMatchObject({ state: 'failed', error: expect.stringContaining('the server stopped while the job was running') as string }), { timeout: 15_000, interval: 200 });
+      expect(second.stderr()).toMatch(/marked failed the job\(s\) a previous server left unfinished: 1 running, 1 pending\n|job\(s\) whose server stopped marked failed|whose server stopped, marked failed/);
+      expect(readdirSync(join(jobHome, 'unfinished'))).toEqual([]);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('a job another server runs: a stream here follows it to its end, DELETE here is a 409 naming that; once that server dies, the job as it ended', async () => {
     const jobHome = tempHome(config);
     const first = await startServe({ home: jobHome, host: ollama.url });

@@ -11,7 +11,7 @@ import { ssePayloads } from '../support/run-serve.js';
 import { FAKE_LOGPROB, startTestServer } from './fake-runner.js';
 import type { TestServer } from './fake-runner.js';
 import type { ToolEvent } from '../../src/serve/types.js';
-import { JobStore } from '../../src/serve/jobs.js';
+import { JobStore, orphanError } from '../../src/serve/jobs.js';
 import { ApiError, badRequest } from '../../src/serve/errors.js';
 import { RuntimeError } from '../../src/errors.js';
 import type { JobRecord } from '../../src/serve/jobs.js';
@@ -840,7 +840,7 @@ describe('jobs', () => {
       const id = `orphan-${state}`;
       await store().write(stored({ id, state }));
       const data = ssePayloads(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
-      const error = `the server stopped while the job was ${state}; its output so far is kept`;
+      const error = orphanError(stored({ state }));
       expect(JSON.parse(data[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'so far' } }] });
       expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'failed', error } });
       expect(data.at(-1)).toBe('[DONE]');

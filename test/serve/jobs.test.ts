@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
-import { JobStore, LiveJob, endedAs, followSaved, jobFile, parseJob, savedSince } from '../../src/serve/jobs.js';
+import { JobStore, LiveJob, endedAs, followSaved, jobFile, parseJob, savedSince, orphanError } from '../../src/serve/jobs.js';
 import type { JobEvent, JobRecord } from '../../src/serve/jobs.js';
 import { earlierHome } from '../support/earlier-homes.js';
 import { waitFor } from '../support/wait.js';
@@ -82,9 +82,9 @@ describe('JobStore', () => {
     await jobs.write(record({ id: 'pending', state: 'pending', output: '' }));
     await jobs.write(record({ id: 'done', state: 'completed' }));
     await jobs.write(record({ id: 'expired', state: 'completed', updated_at: '2026-10-01T00:00:00.000Z' }));
-    expect(await jobs.recover(now, 30)).toEqual({ failed: 2, removed: 1, elsewhere: 0 });
+    expect(await jobs.recover(now, 30)).toEqual({ failed: { running: 1, pending: 1 }, removed: 1, elsewhere: 0 });
     expect(await jobs.read('running')).toMatchObject({ state: 'failed', output: 'so far', error: expect.stringContaining('server stopped') as string, updated_at: now.toISOString() });
-    expect(await jobs.read('pending')).toMatchObject({ state: 'failed' });
+    expect(await jobs.read('pending')).toMatchObject({ state: 'failed', error: 'the server stopped while the job was pending, before its turn began, so nothing was answered (turn turn1, logged interrupted with its prompt by the next argo to start)' });
     expect(await jobs.read('done')).toEqual(record({ id: 'done', state: 'completed' }));
     expect(await jobs.read('expired')).toBeNull();
   });
@@ -104,7 +104,7 @@ describe('JobStore', () => {
     const long = new Date(now.getTime() - 40 * 86_400_000);
     utimesSync(jobs.pathOf('folder'), long, long);
     const reported: string[] = [];
-    expect(await jobs.recover(now, 30, (path) => reported.push(path))).toEqual({ failed: 0, removed: 1, elsewhere: 0 });
+    expect(await jobs.recover(now, 30, (path) => reported.push(path))).toEqual({ failed: { running: 0, pending: 0 }, removed: 1, elsewhere: 0 });
     expect(reported.sort()).toEqual([jobs.pathOf('folder'), jobs.pathOf('tornNew')].sort());
     expect(readdirSync(jobs.dir).sort()).toEqual(['done.json', 'folder.json', 'tornNew.json']);
   });
@@ -119,7 +119,7 @@ describe('JobStore', () => {
       mkdirSync(`${jobs.pathOf(id)}.lock`);
       utimesSync(`${jobs.pathOf(id)}.lock`, past, past);
     }
-    expect(await jobs.recover(now, 30)).toEqual({ failed: 1, removed: 1, elsewhere: 0 });
+    expect(await jobs.recover(now, 30)).toEqual({ failed: { running: 1, pending: 0 }, removed: 1, elsewhere: 0 });
     expect(readdirSync(jobs.dir)).toEqual(['dead.json']);
   });
 
@@ -129,7 +129,7 @@ describe('JobStore', () => {
     // 5000000 is above Linux's highest pid: no process has it.
     const names = { dead: '.job1.json.5000000-0a1b2c3d.tmp', live: `.job1.json.${process.ppid}-deadbeef.tmp`, own: `.job1.json.${process.pid}-0a1b2c3d.tmp`, other: 'notes.tmp' };
     for (const name of Object.values(names)) writeFileSync(join(jobs.dir, name), '{"id":"job1","state":"runn');
-    expect(await jobs.recover(new Date(), 30)).toEqual({ failed: 1, removed: 0, elsewhere: 0 });
+    expect(await jobs.recover(new Date(), 30)).toEqual({ failed: { running: 1, pending: 0 }, removed: 0, elsewhere: 0 });
     expect(readdirSync(jobs.dir).sort()).toEqual([names.live, names.own, 'job1.json', names.other].sort());
   });
 
@@ -142,11 +142,24 @@ describe('JobStore', () => {
     expect(await jobs.isLocked('theirs')).toBe(true);
     // The lock is private, as the rest of the data home, whatever the umask.
     expect(statSync(join(jobs.dir, 'theirs.json.lock')).mode & 0o777).toBe(0o700);
-    expect(await jobs.recover(new Date(), 30)).toEqual({ failed: 0, removed: 0, elsewhere: 1 });
+    expect(await jobs.recover(new Date(), 30)).toEqual({ failed: { running: 0, pending: 0 }, removed: 0, elsewhere: 1 });
     expect(await jobs.read('theirs')).toMatchObject({ state: 'running' });
     await release();
-    expect(await jobs.recover(new Date(), 30)).toEqual({ failed: 1, removed: 0, elsewhere: 0 });
+    expect(await jobs.recover(new Date(), 30)).toEqual({ failed: { running: 1, pending: 0 }, removed: 0, elsewhere: 0 });
     expect(readdirSync(jobs.dir)).toEqual(['theirs.json']);
+  });
+});
+
+describe('orphanError: why a job whose server is gone failed, saying only what it had', () => {
+  it.each([
+    [{ state: 'running', output: 'so far' }, 'the server stopped while the job was running; its output so far is kept'],
+    [{ state: 'running', output: '', tool_calls: [{ id: 'c', type: 'function' as const, function: { name: 'f', arguments: '{}' } }] }, 'the server stopped while the job was running; its output so far is kept'],
+    [{ state: 'running', output: '' }, 'the server stopped while the job was running; it had no output yet'],
+    [{ state: 'pending', output: '' }, 'the server stopped while the job was pending, before its turn began, so nothing was answered (turn turn1, logged interrupted with its prompt by the next argo to start)'],
+    // Files of earlier versions named no turn while pending.
+    [{ state: 'pending', output: '', turn_id: null }, 'the server stopped while the job was pending, before its turn began, so nothing was answered'],
+  ] as const)('%j: %s', (fields, error) => {
+    expect(orphanError(record(fields as Partial<JobRecord>))).toBe(error);
   });
 });
 
@@ -191,7 +204,7 @@ describe('JobStore.writeUnlessEnded: an ended record is final', () => {
 describe('JobStore.settle: a job read as pending or running, not run by this server', () => {
   const store = (): JobStore => new JobStore(join(mkdtempSync(join(tmpdir(), 'argo-jobs-')), 'jobs'));
   const now = new Date('2026-11-23T12:00:00.000Z');
-  const reason = (state: string): string => `the server stopped while the job was ${state}; its output so far is kept`;
+  const reason = (state: string): string => orphanError(record({ state: state as JobRecord['state'] }));
   it.each([
     ['running, its server gone (no lock)', record(), 'none', { record: record({ state: 'failed', error: reason('running'), updated_at: now.toISOString() }), elsewhere: false, failedNow: true }],
     ['pending, its server gone (a stale lock)', record({ state: 'pending', output: '' }), 'stale', { record: record({ state: 'failed', output: '', error: reason('pending'), updated_at: now.toISOString() }), elsewhere: false, failedNow: true }],

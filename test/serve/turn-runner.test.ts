@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { format } from 'date-fns/format';
@@ -13,6 +13,7 @@ import { ApiError } from '../../src/serve/errors.js';
 import { SIDE_EFFECTS_OFF, bodyFor, clientFacts, logOutcomeOf, serverTools, settingsFor, toolEventOf, turnRunner } from '../../src/serve/turn-runner.js';
 import { SessionUpdateError } from '../../src/sessions/record-turn.js';
 import { UnloggedTurnError } from '../../src/turn/turn.js';
+import { QUEUED_ERROR } from '../../src/log/unfinished.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { Tool } from '../../src/tools/types.js';
 import type { RunnerPorts } from '../../src/serve/turn-runner.js';
@@ -365,6 +366,58 @@ describe('turnRunner and the journal of unfinished turns', () => {
     expect(lines).toEqual([
       `argo serve: cannot keep this turn in ${join(home, 'unfinished')} while it is answered (${join(home, 'unfinished')} is not a folder; remove it, and Argo makes the folder again); it is logged as usual when it ends, but would be lost if argo were killed first (argo doctor checks the data home)`,
     ]);
+  });
+});
+
+describe('turnRunner.hold: a job\'s turn kept in the journal while it waits in its queue', () => {
+  const setup = (): { home: string; runner: ReturnType<typeof turnRunner>; drafts: () => string[]; journal: (id: string) => { entry: Record<string, unknown> } } => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-runner-hold-'));
+    const runner = turnRunner(loadSettings({ home }, {}), {
+      transport: () => ({
+        stream: (_request, hooks) => {
+          hooks.onText('Hi.');
+          return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
+        },
+        installedModels: () => Promise.resolve(['m']),
+      }),
+      now: () => new Date('2026-01-01T00:00:00Z'),
+      clock: () => 0,
+      rescue: () => Promise.reject(new Error('no rescue expected')),
+      tools: TOOLS,
+    });
+    const drafts = (): string[] => (existsSync(join(home, 'unfinished')) ? readdirSync(join(home, 'unfinished')) : []);
+    const journal = (id: string): { entry: Record<string, unknown> } => JSON.parse(readFileSync(join(home, 'unfinished', `${id}.json`), 'utf8')) as { entry: Record<string, unknown> };
+    return { home, runner, drafts, journal };
+  };
+  const input = (argo: ArgoFields | null = null): RunInput => ({ turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo, extras: { options: {} }, signal: new AbortController().signal, round: 1 });
+  const hooks = { onText: () => undefined, onToolCalls: () => undefined };
+
+  it('held: its draft says the model was never asked; run, the turn is logged once and the draft is gone', async () => {
+    const { home, runner, drafts, journal } = setup();
+    expect(await runner.hold?.(input())).toEqual(expect.any(Function));
+    expect(drafts()).toEqual(['turn00000001.json']);
+    expect(journal('turn00000001').entry).toMatchObject({ id: 'turn00000001', status: 'interrupted', user_prompt: 'hi', session: 's', model_response: '', error: QUEUED_ERROR });
+    expect((await runner.run({ ...input(), journaled: true }, hooks)).status).toBe('ok');
+    expect(drafts()).toEqual([]);
+    expect(logLines(home)).toEqual([expect.objectContaining({ id: 'turn00000001', status: 'ok', user_prompt: 'hi' })]);
+  });
+
+  it('held, then dropped (the job was not made): nothing kept, nothing logged', async () => {
+    const { home, runner, drafts } = setup();
+    const drop = await runner.hold?.(input());
+    await drop?.();
+    expect(drafts()).toEqual([]);
+    expect(logLines(home)).toEqual([]);
+  });
+
+  it('a request its run refuses: nothing held; held and then refused, its draft goes too, as a refused request logs nothing', async () => {
+    const { home, runner, drafts } = setup();
+    expect(await runner.hold?.(input({ persona: 'nosuch' }))).toBeNull();
+    expect(drafts()).toEqual([]);
+    expect(await runner.hold?.(input())).toEqual(expect.any(Function));
+    await expect(runner.run({ ...input({ persona: 'nosuch' }), journaled: true }, hooks)).rejects.toThrow('unknown persona');
+    expect(drafts()).toEqual([]);
+    expect(logLines(home)).toEqual([]);
   });
 });
 
