@@ -13,7 +13,7 @@ import {
   STATUS_CHOICES,
   STRENGTH_FILTERS,
   TYPE_CHOICES,
-  boundDay,
+  firstDayFrom,
   grepMatcher,
   isUnfiltered,
   matchesQuery,
@@ -102,7 +102,7 @@ export function registerLogs(program: Command, io: Io, setOutcome: ReportOutcome
 
   logs
     .command('prune')
-    .description('delete the daily log files whose whole day is older than the cutoff')
+    .description('delete the daily log files every turn of which is older than the cutoff, whatever time zone wrote it')
     .requiredOption('--older-than <when>', 'cutoff: a duration ago (30d, 12w) or a date (2025-01-01)')
     .option('--dry-run', 'list the files that would be deleted')
     .option('-y, --yes', 'do not ask for confirmation')
@@ -409,15 +409,17 @@ export function checkFailure(found: { unreadable: number; damagedFiles: number; 
 
 async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, io: Io): Promise<Outcome> {
   const cutoff = parseWhen(flags.olderThan, io.now(), 'start', '--older-than');
+  // A file is named for its writer's day, the cutoff is in this zone: the days just before the
+  // cutoff's may hold newer turns written further west (argo serve in UTC, the CLI in Tokyo).
   // Before the year 1 (--older-than 1500000d), no file is older: none is pruned.
-  const cutoffDay = boundDay(cutoff);
+  const cutoffDay = firstDayFrom(cutoff);
   // As every reader does: a turn an earlier argo left unfinished is logged now, so a file it lands
   // in before the cutoff is pruned with it (and listed by --dry-run), not written again later.
   await recoverUnfinishedTurns(settings, io);
   const { planPrune, prune } = await import('../maintenance/maintain.js');
   const plan = await planPrune(settings.paths.logs, cutoffDay);
   if (plan.files.length === 0) {
-    io.stdout.write(`nothing to prune: no log file is older than ${cutoffDay}\n`);
+    io.stdout.write(`nothing to prune: no log file is named before ${cutoffDay} (two days before the cutoff's: a later day's file may hold newer turns, written in another time zone)\n`);
     return 'ok';
   }
   const names = plan.files.map((file) => file.slice(settings.paths.logs.length + 1));

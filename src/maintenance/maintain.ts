@@ -21,7 +21,7 @@ export interface PrunePlan {
   bytes: number;
 }
 
-/** Daily files whose whole day lies before `cutoffDay` (yyyy-MM-dd): a file goes only when every turn in it is older. */
+/** Daily files named before `cutoffDay` (yyyy-MM-dd, firstDayFrom the cutoff): a file goes only when every turn in it is older. */
 export async function planPrune(logsDir: string, cutoffDay: string): Promise<PrunePlan> {
   const files = (await listLogFiles(logsDir)).filter((file) => logFileDate(file) < cutoffDay);
   let bytes = 0;

@@ -252,10 +252,18 @@ export function boundDay(time: Date | number): string {
   return /^\d{5}/.test(day) ? AFTER_EVERY_DAY : day;
 }
 
+/**
+ * The first day file that may hold a turn at or after `time`, whatever zone wrote it: every line of
+ * a file named before it is older (`logs prune` deletes only those; `--since` skips them).
+ */
+export function firstDayFrom(time: Date | number): string {
+  return boundDay(addDays(time, -ZONE_MARGIN_DAYS));
+}
+
 /** Files named for days outside the query's range hold none of its turns. */
 export function fileMayMatch(fileDate: string, query: Query): boolean {
   if (fileDate === '') return true;
-  if (query.since !== null && fileDate < boundDay(addDays(query.since, -ZONE_MARGIN_DAYS))) return false;
+  if (query.since !== null && fileDate < firstDayFrom(query.since)) return false;
   if (query.until !== null && fileDate > boundDay(addDays(query.until, ZONE_MARGIN_DAYS))) return false;
   return true;
 }

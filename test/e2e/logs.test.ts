@@ -12,8 +12,10 @@ import { appendRaw, makeEntry, policy, recordTurns, tempData } from '../query/he
 import { ARGO_BIN, runArgo, scrubbedEnv } from '../support/run-argo.js';
 import { at, defined } from '../support/defined.js';
 import { waitFor } from '../support/wait.js';
+import { fakeOllamaPerTest } from '../support/fake-ollama-hooks.js';
 
 const ENV = { TZ: 'UTC' };
+const startOllama = fakeOllamaPerTest();
 const argo = (home: string, args: string[], extra: { env?: Record<string, string> } = {}) =>
   runArgo(args, { home, env: { ...ENV, ...extra.env } });
 const ids = (stdout: string): string[] =>
@@ -360,20 +362,20 @@ describe('unreadable lines', () => {
 });
 
 describe('argo logs prune and rm', () => {
-  it('prune refuses without --yes off a terminal, lists with --dry-run, deletes whole days with --yes', async () => {
+  it('prune refuses without --yes off a terminal, lists with --dry-run, deletes whole days with --yes, keeps the two days before the cutoff’s', async () => {
     const { home, paths } = tempData();
     await recordTurns(paths, 'old', 2, { date: '2025-01-01' });
     await recordTurns(paths, 'work', 2, { date: '2025-01-01' });
     const kept = await recordTurns(paths, 'work', 2, { date: '2025-01-03' });
 
-    const refused = await argo(home, ['logs', 'prune', '--older-than', '2025-01-02']);
+    const refused = await argo(home, ['logs', 'prune', '--older-than', '2025-01-04']);
     expect(refused).toMatchObject({ code: 2, stdout: '', stderr: 'argo: logs prune deletes history: pass --yes to confirm (there is no terminal to ask on)\n' });
 
-    const dry = await argo(home, ['logs', 'prune', '--older-than', '2025-01-02', '--dry-run']);
+    const dry = await argo(home, ['logs', 'prune', '--older-than', '2025-01-04', '--dry-run']);
     expect(dry.stdout).toMatch(new RegExp(`^would delete 1 log file \\(2025-01-01.log, [\\d.]+ KB\\):\\n  ${join(paths.logs, '2025-01-01.log')}\\n$`));
     expect(existsSync(join(paths.logs, '2025-01-01.log'))).toBe(true);
 
-    const done = await argo(home, ['logs', 'prune', '--older-than', '2025-01-02', '--yes']);
+    const done = await argo(home, ['logs', 'prune', '--older-than', '2025-01-04', '--yes']);
     expect(done.code).toBe(0);
     expect(done.stdout).toMatch(/^deleted 1 log file \(2025-01-01.log, [\d.]+ KB\); updated 1 session index; removed 1 session left without turns \(old\)\n$/);
     expect(readdirSync(paths.logs)).toEqual(['2025-01-03.log']);
@@ -382,13 +384,38 @@ describe('argo logs prune and rm', () => {
     const show = await argo(home, ['sessions', 'show', 'work', '--json']);
     expect((JSON.parse(show.stdout) as { turns: LogEntry[] }).turns.map((entry) => entry.id)).toEqual(kept.entries.map((entry) => entry.id));
 
-    const nothing = await argo(home, ['logs', 'prune', '--older-than', '2025-01-03', '--yes']);
-    expect(nothing).toMatchObject({ code: 0, stdout: 'nothing to prune: no log file is older than 2025-01-03\n' });
+    // 2025-01-03.log may hold turns after 2025-01-05 00:00 here, written in a zone further west.
+    const nothing = await argo(home, ['logs', 'prune', '--older-than', '2025-01-05', '--yes']);
+    expect(nothing).toMatchObject({
+      code: 0,
+      stdout: "nothing to prune: no log file is named before 2025-01-03 (two days before the cutoff's: a later day's file may hold newer turns, written in another time zone)\n",
+    });
     // A cutoff before the year 1 is older than every file: none goes (its era year, 2081, would have taken them all).
     const ancient = await argo(home, ['logs', 'prune', '--older-than', '1500000d', '--yes']);
-    expect(ancient).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to prune: no log file is older than -\d{4}-\d\d-\d\d\n$/) as unknown });
+    expect(ancient).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to prune: no log file is named before -\d{4}-\d\d-\d\d \(/) as unknown });
     expect(readdirSync(paths.logs)).toEqual(['2025-01-03.log']);
     expect((await argo(home, ['logs', 'prune', '--older-than', 'never', '--yes'])).code).toBe(2);
+  });
+
+  it('prune in another time zone than the writer keeps every turn --since lists: written at UTC−12, pruned at UTC+14', async () => {
+    const ollama = await startOllama();
+    const { home, paths } = tempData();
+    // The two zones' days are one or two apart at any instant: the writer's file is always named before the pruner's today.
+    const asked = await runArgo(['-s', 'srv', 'written far west'], { home, host: ollama.url, env: { TZ: 'Etc/GMT+12' } });
+    expect(asked.code).toBe(0);
+    const east = { env: { TZ: 'Etc/GMT-14' } };
+    const listed = async (): Promise<string[]> => ids((await argo(home, ['logs', '--since', 'today', '--json'], east)).stdout);
+    const [turn] = await listed();
+    expect(turn).toBeDefined();
+
+    const dry = await argo(home, ['logs', 'prune', '--older-than', 'today', '--dry-run'], east);
+    expect(dry).toMatchObject({ code: 0, stdout: expect.stringMatching(/^nothing to prune: no log file is named before / ) as unknown });
+    for (const when of ['today', '1m']) {
+      expect(await argo(home, ['logs', 'prune', '--older-than', when, '--yes'], east)).toMatchObject({ code: 0, stdout: dry.stdout });
+    }
+    expect(await listed()).toEqual([turn]);
+    expect(readdirSync(paths.logs)).toHaveLength(1);
+    expect(await readSession(paths.sessions, 'srv')).toMatchObject({ turns: 1 });
   });
 
   it('rm --session deletes the session’s lines and record; other sessions stay readable through their index', async () => {
