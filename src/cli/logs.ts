@@ -138,6 +138,10 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   // Followed, a session that does not exist yet is waited for: a script may start the tail before the job.
   const notYet: WaitedName[] = [];
   const query = await buildQuery(flags, io.now(), sessions, settings.paths, flags.follow === true ? notYet : undefined);
+  // A turn written from now on started after an --until in the past: the follow would wait forever.
+  if (flags.follow && query.until !== null && query.until < io.now().getTime()) {
+    throw new UsageError(`--follow waits for new turns and --until ${flags.until} is in the past: nothing new can match; leave out --follow to list the turns up to then`);
+  }
   for (const { name, removed } of notYet) if (!removed) io.stderr.write(`no session named "${name}" yet; following, its turns are shown as they are written\n`);
   const stats = new ScanStats();
   const sink = new Sink(io.stdout);

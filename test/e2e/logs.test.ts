@@ -192,6 +192,9 @@ describe.concurrent('argo logs: filters', () => {
     [['--limit', '-1'], /^argo: .*--limit/],
     [['--json', '--full'], /^argo: --json prints lines as stored and --full prints them for reading: choose one/],
     [['--stats', '--follow'], /^argo: --stats counts what is there; it cannot --follow/],
+    // No turn written from now on can have started before a past --until: the follow would never end.
+    [['--follow', '--until', '1h'], /^argo: --follow waits for new turns and --until 1h is in the past: nothing new can match; leave out --follow to list the turns up to then\n$/],
+    [['-f', '--until', '2025-01-01'], /^argo: --follow waits for new turns and --until 2025-01-01 is in the past/],
     [['-q', ''], /^argo: --grep needs some text/],
     // Given, but no name in it: not a filter that matches everything.
     [['-s', ''], /^argo: --session needs a name \(an empty one would match everything\)\n$/],
