@@ -145,12 +145,14 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   for (const { name, removed } of notYet) if (!removed) io.stderr.write(`no session named "${name}" yet; following, its turns are shown as they are written\n`);
   const stats = new ScanStats();
   const sink = new Sink(io.stdout);
+  const damaged = new DamagedRecords(sessions);
   const render: RenderOptions = {
     color: colorsFor(io, flags),
     width: widthOf(io),
     // Learned as each turn is printed.
     currentName: (id) => sessions.nameOf(id),
     removedName: (id) => sessions.removedName(id),
+    damagedRecord: (id) => damaged.has(id),
     untrusted: untrustedFor(io, flags),
   };
   // What the table, --full and --stats need to draw text is loaded only for them: --json prints lines as stored.
@@ -159,6 +161,7 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   const print = async (entry: LogEntry, raw: string): Promise<string> => {
     if (view === null) return `${json(raw)}\n`;
     await sessions.learn(entry.session_id, entry.session);
+    if (sessions.nameOf(entry.session_id) === undefined) await damaged.learn(entry.session_id, entry.session);
     return flags.full ? view.fullBlock(entry, render) : view.tableRow(entry, render);
   };
 
@@ -266,6 +269,27 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     const notice = stats.notice();
     if (notice) io.stderr.write(notice);
     if (stopped !== null) io.stderr.write(`argo: ${STOP_LINES[stopped]}\n`);
+  }
+}
+
+/**
+ * Sessions no record has because their record is damaged, not because they were removed: the name
+ * their turns are shown under is a damaged record's, and no removal was noted for their id.
+ */
+class DamagedRecords {
+  private readonly known = new Map<string, boolean>();
+
+  constructor(private readonly lookup: SessionLookup) {}
+
+  async learn(id: string, loggedName: string): Promise<void> {
+    if (this.known.has(id)) return;
+    const { hasDamagedRecord } = await import('../sessions/manage.js');
+    const removed = (await this.lookup.removed()).has(id);
+    this.known.set(id, !removed && (await hasDamagedRecord(this.lookup.dir, this.lookup.removedName(id) ?? loggedName)));
+  }
+
+  has(id: string): boolean {
+    return this.known.get(id) === true;
   }
 }
 
@@ -447,7 +471,10 @@ async function removeLogs(settings: Settings, flags: { session: string; yes?: bo
   await recoverUnfinishedTurns(settings, io);
   const { refuseWithForks, removeSessionLines } = await import('../maintenance/maintain.js');
   const { deleteSession } = await import('../sessions/store.js');
+  const { damagedRecordPurgeError, hasDamagedRecord } = await import('../sessions/manage.js');
   const lookup = new SessionLookup(settings.paths.sessions);
+  // Its lines carry the id in the damaged record: removed by name, they would leave that record behind.
+  if (await hasDamagedRecord(settings.paths.sessions, flags.session)) throw damagedRecordPurgeError('logs rm', flags.session);
   // An id with neither a record nor a line is a typo, not a session to delete: refused here, as by argo logs -s.
   const { ids } = await resolveSessionIds(flags.session, lookup, settings.paths);
   // Deleting is never guessed: a name several removed sessions had is given by id.

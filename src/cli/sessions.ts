@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { format } from 'date-fns/format';
 import { TIMESTAMP_PATTERN } from '../log/entry.js';
 import type { Settings } from '../config/settings.js';
-import { RuntimeError, UsageError } from '../errors.js';
+import { RuntimeError } from '../errors.js';
 import { fullBlock, sessionHeader, sessionsTable } from '../query/format.js';
 import type { RenderOptions } from '../query/format.js';
 import { withSessionLock } from '../log/lock.js';
@@ -14,6 +14,7 @@ import type { TurnPick } from '../sessions/turns.js';
 import { sessionJson } from '../query/session-json.js';
 import { recordRemoval } from '../sessions/removed.js';
 import {
+  damagedRecordPurgeError,
   forkSession,
   parseForkSource,
   reindexAll,
@@ -247,13 +248,7 @@ async function removeCommand(settings: Settings, name: string, flags: { purge?: 
  */
 async function removeDamaged(settings: Settings, record: DamagedRecord, flags: { purge?: boolean; yes?: boolean }, io: Io): Promise<void> {
   const { name } = record;
-  if (flags.purge) {
-    throw new UsageError(
-      `sessions rm --purge: the record of session "${name}" is damaged, so its id and log lines are unknown; ` +
-        `remove it with "${commandWithNames('argo sessions rm', name)}" (its log lines stay), then delete them with "argo logs rm --session ID" ` +
-        `(ID is the "session_id" of its lines in "argo logs --json")`,
-    );
-  }
+  if (flags.purge) throw damagedRecordPurgeError('sessions rm --purge', name);
   const what = `remove session "${name}"? Its record is damaged (${record.problem}); the record and its index go, its log lines stay.`;
   if (!(await confirm(io, what, flags.yes, 'sessions rm'))) throw new RuntimeError('nothing removed (not confirmed)');
   await deleteSession(settings.paths.sessions, name);

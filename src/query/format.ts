@@ -22,6 +22,8 @@ export interface RenderOptions {
   currentName: (sessionId: string) => string | undefined;
   /** A removed session's last name by its id, when known (a rename after its turns was noted); else its turns' logged name is shown. */
   removedName?: (sessionId: string) => string | undefined;
+  /** Whether no record has the id because the session's record is damaged (its id unreadable), not because it was removed. */
+  damagedRecord?: (sessionId: string) => boolean;
   /**
    * Applied to every piece of text Argo did not write (prompts, answers, names, models, errors):
    * on a terminal it neutralizes control characters (see output/terminal-text.ts). Default: as is.
@@ -168,10 +170,14 @@ export function tableRow(entry: LogEntry, options: RenderOptions): string {
 /**
  * The session a turn is shown under: its current name, or, once the session is removed, the last
  * name it had (else the name the turn was logged under), marked: another session may have that name
- * now (`argo logs -s` by name finds that one's turns, not these).
+ * now (`argo logs -s` by name finds that one's turns, not these). A session whose record is damaged
+ * is marked so: it is there, to be removed with `argo sessions rm`.
  */
-function turnSessionName(entry: LogEntry, options: Pick<RenderOptions, 'currentName' | 'removedName'>): string {
-  return options.currentName(entry.session_id) ?? `${options.removedName?.(entry.session_id) ?? entry.session} (removed)`;
+function turnSessionName(entry: LogEntry, options: Pick<RenderOptions, 'currentName' | 'removedName' | 'damagedRecord'>): string {
+  const current = options.currentName(entry.session_id);
+  if (current !== undefined) return current;
+  const mark = options.damagedRecord?.(entry.session_id) === true ? 'damaged record' : 'removed';
+  return `${options.removedName?.(entry.session_id) ?? entry.session} (${mark})`;
 }
 
 /** One turn in full: a header line, the prompt, the reasoning if any, the response. */

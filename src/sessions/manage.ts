@@ -9,7 +9,7 @@ import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { PRIVATE_FILE, holdsExactly, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { takeSessionLocks, withLogLock, withSessionLock } from '../log/lock.js';
-import { commandWithNames } from './names.js';
+import { commandWithNames, isSessionName } from './names.js';
 import { DamagedForkPoints, composeHistory, indexLineOf, lineageNeedle, lineageOf, verifiedLines } from './turns.js';
 import type { Lineage, RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
@@ -18,7 +18,7 @@ import { lineHolds } from '../log/needle.js';
 import type { Needle } from '../log/needle.js';
 import { ScanStats, isBlank } from '../log/scan.js';
 import type { DataPaths } from '../log/writer.js';
-import { createSession, encodeRecord, indexPath, inspectSession, listSessions, readSession, recordPath, saveSession, scanSessions, withLastTurn } from './store.js';
+import { createSession, encodeRecord, indexPath, inspectSession, isDamaged, listSessions, readSession, recordPath, saveSession, scanSessions, withLastTurn } from './store.js';
 import type { DamagedRecord, ParentLink, SessionRecord } from './store.js';
 import { parseIndexLine, writeIndex, writeIndexIfChanged } from './turn-index.js';
 import type { IndexLine } from './turn-index.js';
@@ -35,6 +35,25 @@ export async function requireSessionFile(dir: string, name: string, where: strin
   const found = await inspectSession(dir, name);
   if (found) return found;
   throw new UsageError(`${where}: no session named "${name}"; ${await knownSessions(dir)}`);
+}
+
+/**
+ * Why a session whose record is damaged cannot have its log lines deleted by name: its id, which
+ * they carry, is in the damaged record. `where` is the command refusing.
+ */
+export function damagedRecordPurgeError(where: string, name: string): UsageError {
+  return new UsageError(
+    `${where}: the record of session "${name}" is damaged, so its id and log lines are unknown; ` +
+      `remove it with "${commandWithNames('argo sessions rm', name)}" (its log lines stay), then delete them with "argo logs rm --session ID" ` +
+      `(ID is the "session_id" of its lines in "argo logs --json")`,
+  );
+}
+
+/** Whether a session named `name` has a record that cannot be read (a name from a log line is checked before it becomes a path). */
+export async function hasDamagedRecord(dir: string, name: string): Promise<boolean> {
+  if (!isSessionName(name)) return false;
+  const found = await inspectSession(dir, name).catch(() => null);
+  return found !== null && isDamaged(found);
 }
 
 export async function knownSessions(dir: string): Promise<string> {

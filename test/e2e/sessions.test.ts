@@ -241,7 +241,7 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     expect(kept.stdout.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as LogEntry).user_prompt)).toEqual(['One of its own']);
   });
 
-  it('a damaged record is listed as damaged, left out of --json with a warning, and removed by rm (not by rm --purge)', async () => {
+  it('a damaged record is listed as damaged, left out of --json with a warning, and removed by rm (not by rm --purge nor logs rm)', async () => {
     const { home } = await conversation();
     const linesBefore = logLines(home);
     writeFileSync(join(home, 'sessions', 'work.json'), '{"name": "work", "id": "trunc');
@@ -260,6 +260,16 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     const purge = await argo(home, ['sessions', 'rm', 'work', '--purge', '--yes']);
     expect(purge).toMatchObject({ code: 2, stdout: '' });
     expect(purge.stderr).toMatch(/^argo: sessions rm --purge: the record of session "work" is damaged, so its id and log lines are unknown; /);
+    // logs rm by name deletes the same lines: refused the same way, rather than leaving the record behind.
+    const logsRm = await argo(home, ['logs', 'rm', '-s', 'work', '--yes']);
+    expect(logsRm).toMatchObject({ code: 2, stdout: '', stderr: purge.stderr.replace('sessions rm --purge:', 'logs rm:') });
+    expect(logLines(home)).toEqual(linesBefore);
+    // Its turns are shown as a damaged record's, not a removed session's.
+    const shown = await argo(home, ['logs', '-s', 'work']);
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    const shownRows = shown.stdout.split('\n').filter(Boolean);
+    expect(shownRows).toHaveLength(3);
+    for (const row of shownRows) expect(row).toContain('  work (damaged record)  ');
     const unconfirmed = await argo(home, ['sessions', 'rm', 'work']);
     expect(unconfirmed).toMatchObject({ code: 2, stderr: 'argo: sessions rm deletes history: pass --yes to confirm (there is no terminal to ask on)\n' });
     expect(existsSync(join(home, 'sessions', 'work.json'))).toBe(true);
@@ -271,6 +281,8 @@ describe('argo sessions: fork, rename, rm, reindex', () => {
     expect(existsSync(indexFile(home, 'work'))).toBe(false);
     expect(logLines(home)).toEqual(linesBefore);
     expect(await argo(home, ['sessions', '--json'])).toMatchObject({ code: 0, stderr: '' });
+    // Once the record is gone, its turns are a removed session's, found by the name they carry.
+    expect((await argo(home, ['logs', '-s', 'work'])).stdout).toContain('  work (removed)  ');
 
     // Valid JSON that is not a session record is damaged too; with no good record left, only its row.
     writeFileSync(join(home, 'sessions', 'play.json'), 'null\n');

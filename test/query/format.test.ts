@@ -305,9 +305,15 @@ describe('the session a turn is shown under, in the table and in --full', () => 
     ['a removed session: the name it was logged under, marked, as another session may have it now', { session: 'alpha', session_id: 'gone' }, 'alpha (removed)'],
     ['a removed session whose last name is known: that name, marked', { session: 'alpha', session_id: 'renamed-then-gone' }, 'beta (removed)'],
     ['a last name known for a live session changes nothing', { session: 'old-name', session_id: '00000000-0000-4000-8000-000000000001' }, 'work!'],
+    ['a session whose record is damaged: its name, marked so rather than removed', { session: 'gen', session_id: 'damaged' }, 'gen (damaged record)'],
+    ['a damaged record says nothing of a live session', { session: 'old-name', session_id: '00000000-0000-4000-8000-000000000001' }, 'work!'],
   ])('%s', (_case, fields, shown) => {
     const entry = makeEntry(fields);
-    const options: RenderOptions = { ...plain(null), removedName: (id) => (id === 'gone' ? undefined : 'beta') };
+    const options: RenderOptions = {
+      ...plain(null),
+      removedName: (id) => (id === 'gone' || id === 'damaged' ? undefined : 'beta'),
+      damagedRecord: (id) => id === 'damaged' || id === '00000000-0000-4000-8000-000000000001',
+    };
     expect(tableRow(entry, options)).toContain(`  ${shown}  `);
     expect(fullBlock(entry, options).split('\n')[0]).toContain(` · ${shown} · `);
   });
