@@ -6,7 +6,6 @@ import { serializeEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import { fullBlock } from '../query/format.js';
 import { quotedName, untrustedTextFor } from '../output/terminal-text.js';
-import { checkSessionName } from '../sessions/names.js';
 import { SessionLookup, readSession } from '../sessions/store.js';
 import type { SessionRecord } from '../sessions/store.js';
 import type { DataPaths } from '../log/writer.js';
@@ -49,7 +48,10 @@ export function registerLast(program: Command, io: Io, setOutcome: ReportOutcome
  * question would use it; with none named, the most recently used one rather than "default".
  */
 async function sessionToRead(settings: Settings, flag: string | undefined): Promise<{ name: string; from: string | null }> {
-  if (flag !== undefined) return { name: checkSessionName(flag, '--session'), from: null };
+  if (flag !== undefined) {
+    const { checkSessionNameAt } = await import('../sessions/manage.js');
+    return { name: await checkSessionNameAt(settings.paths.sessions, flag, '--session'), from: null };
+  }
   if (settings.sessionSource === 'env') return { name: settings.session, from: 'ARGO_SESSION' };
   if (settings.sessionSource === 'config') return { name: settings.session, from: `${settings.paths.config}: "session"` };
   return { name: await latestSession(settings.paths.sessions, 'last'), from: null };

@@ -14,6 +14,7 @@ import type { TurnPick } from '../sessions/turns.js';
 import { sessionJson } from '../query/session-json.js';
 import { recordRemoval } from '../sessions/removed.js';
 import {
+  checkSessionNameAt,
   damagedRecordPurgeError,
   forkSession,
   parseForkSource,
@@ -73,7 +74,7 @@ export function registerSessions(program: Command, io: Io): void {
       const dir = settings.paths.sessions;
       // A session an earlier version named with a leading dot is renamed from that name.
       if (!isEarlierSessionName(from)) checkSessionName(from, 'sessions rename');
-      checkSessionName(to, 'sessions rename');
+      await checkSessionNameAt(dir, to, 'sessions rename');
       // A turn an earlier argo left unfinished is logged first, under the name it was asked in: a
       // session whose only turn it is then exists to be renamed.
       await recoverUnfinishedTurns(settings, io);
@@ -105,8 +106,8 @@ export function registerSessions(program: Command, io: Io): void {
     .action(async (source: string, name: string, _flags: object, command: Command) => {
       const settings = settingsOf(command);
       const from = parseForkSource(source);
-      checkSessionName(from.name, 'sessions fork');
-      checkSessionName(name, 'sessions fork');
+      await checkSessionNameAt(settings.paths.sessions, from.name, 'sessions fork');
+      await checkSessionNameAt(settings.paths.sessions, name, 'sessions fork');
       // A turn an earlier argo left unfinished is logged first: the fork inherits it, and NAME@ID finds it.
       await recoverUnfinishedTurns(settings, io);
       const parent = await requireSession(settings.paths.sessions, from.name, 'sessions fork');
@@ -122,7 +123,7 @@ export function registerSessions(program: Command, io: Io): void {
     .option('--home <dir>', 'data directory')
     .action(async (name: string | undefined, _flags: object, command: Command) => {
       const settings = settingsOf(command);
-      if (name !== undefined) checkSessionName(name, 'sessions reindex');
+      if (name !== undefined) await checkSessionNameAt(settings.paths.sessions, name, 'sessions reindex');
       // The turns an earlier argo left unfinished are logged first: the rebuilt indexes hold them too.
       await recoverUnfinishedTurns(settings, io);
       if (name !== undefined) {
@@ -181,7 +182,7 @@ async function listCommand(settings: Settings, flags: { json?: boolean } & Outpu
 }
 
 async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number } & OutputFlags, io: Io): Promise<void> {
-  checkSessionName(name, 'sessions show');
+  await checkSessionNameAt(settings.paths.sessions, name, 'sessions show');
   await recoverUnfinishedTurns(settings, io);
   const record = await requireSession(settings.paths.sessions, name, 'sessions show');
   const stats = new ScanStats();
@@ -216,7 +217,7 @@ async function showCommand(settings: Settings, name: string, flags: { json?: boo
 }
 
 async function removeCommand(settings: Settings, name: string, flags: { purge?: boolean; yes?: boolean }, io: Io): Promise<void> {
-  checkSessionName(name, 'sessions rm');
+  await checkSessionNameAt(settings.paths.sessions, name, 'sessions rm');
   // An unfinished turn of the session is logged first: --purge then deletes it with the rest, rather
   // than a later argo logging it under the removed session.
   await recoverUnfinishedTurns(settings, io);

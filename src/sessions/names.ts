@@ -31,14 +31,12 @@ export function commandWithNames(command: string, ...names: readonly string[]): 
   return [command, ...(names.some((name) => name.startsWith('-')) ? ['--'] : []), ...names].join(' ');
 }
 
-/** Rejects a bad name before any file is touched; `where` names the flag or setting it came from. */
+/**
+ * Rejects a bad name before any file is touched; `where` names the flag or setting it came from.
+ * A name only an earlier version took (".x") gets the rule like any other: whether a session of
+ * that name is on disk to be renamed is for checkSessionNameAt, where the store is at hand.
+ */
 export function checkSessionName(name: string, where: string): string {
-  if (isEarlierSessionName(name)) {
-    const renamed = name.replace(/^\.+/, '');
-    throw new UsageError(
-      `${where}: invalid session name "${name}": names no longer start with a dot (a session an earlier version made under one works again once renamed: ${commandWithNames('argo sessions rename', name, renamed)})`,
-    );
-  }
   if (!isSessionName(name)) {
     throw new UsageError(
       // Quoted as JSON and cut short: the name may hold a line break or run for pages.
@@ -46,6 +44,14 @@ export function checkSessionName(name: string, where: string): string {
     );
   }
   return name;
+}
+
+/** The refusal of a name an earlier version took (".x") whose session is on disk: the rename that makes it usable. */
+export function earlierNameError(name: string, where: string): UsageError {
+  const renamed = name.replace(/^\.+/, '');
+  return new UsageError(
+    `${where}: invalid session name "${name}": names no longer start with a dot (the session an earlier version made under it works again once renamed: ${commandWithNames('argo sessions rename', name, renamed)})`,
+  );
 }
 
 export function recordPath(dir: string, name: string): string {

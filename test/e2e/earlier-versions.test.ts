@@ -51,12 +51,20 @@ describe('the CLI over a data home an earlier version left', () => {
     const home = copyEarlierHome('92c02f1-forks');
     expect((await argo(home, ['sessions'])).stdout).toContain('(fork of .notes@2aYrA9y5buYE) Remember the milk');
     const refused = await argo(home, ['--session', '.notes', 'more']);
-    expect(refused).toMatchObject({ code: 2, stdout: '' });
-    expect(refused.stderr).toBe(
-      'argo: --session: invalid session name ".notes": names no longer start with a dot (a session an earlier version made under one works again once renamed: argo sessions rename .notes notes)\n',
-    );
+    expect(refused).toMatchObject({ code: 2, stdout: '', stderr: 'argo: --session: invalid session name ".notes": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot\n' });
     // Nothing but the rename takes the old name: not logs -s, nor logs rm -s, which would delete it.
-    for (const args of [['logs', '-s', '.notes'], ['logs', 'rm', '-s', '.notes', '--yes']]) expect(await argo(home, args)).toMatchObject({ code: 2, stdout: '' });
+    // Where the sessions are read, the refusal names the rename: the session is there.
+    const hint = (where: string): string =>
+      `argo: ${where}: invalid session name ".notes": names no longer start with a dot (the session an earlier version made under it works again once renamed: argo sessions rename .notes notes)\n`;
+    for (const [args, where] of [
+      [['logs', '-s', '.notes'], '--session'],
+      [['logs', 'rm', '-s', '.notes', '--yes'], '--session'],
+      [['sessions', 'show', '.notes'], 'sessions show'],
+      [['sessions', 'fork', '.notes', 'copy'], 'sessions fork'],
+      [['last', '-s', '.notes'], '--session'],
+    ] as const) {
+      expect(await argo(home, [...args])).toMatchObject({ code: 2, stdout: '', stderr: hint(where) });
+    }
     expect(await argo(home, ['sessions', 'rename', '.notes', 'notes'])).toMatchObject({ code: 0, stdout: 'renamed session ".notes" to "notes"\n' });
     const records = JSON.parse((await argo(home, ['sessions', '--json'])).stdout) as SessionRecord[];
     expect(records.find((record) => record.name === 'shop')?.parent?.name).toBe('notes');

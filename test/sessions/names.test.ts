@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkSessionName, commandWithNames, isEarlierSessionName, isSessionName } from '../../src/sessions/names.js';
+import { checkSessionName, commandWithNames, earlierNameError, isEarlierSessionName, isSessionName } from '../../src/sessions/names.js';
 import { UsageError } from '../../src/errors.js';
 import { thrown } from '../support/thrown.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkSessionNameAt } from '../../src/sessions/manage.js';
 
 describe('isSessionName: one rule for every command', () => {
   it.each([
@@ -29,12 +33,36 @@ describe('isSessionName: one rule for every command', () => {
     expect((error as Error).message).toBe('sessions fork: invalid session name "a/b": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot');
   });
 
-  it('a name with a leading dot, which earlier versions took, says how to get its session back', () => {
+  it('a name with a leading dot gets the rule like any other: whether such a session is on disk is not known here', () => {
     const error = thrown(() => checkSessionName('.hidden', '--session'));
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toBe(
-      '--session: invalid session name ".hidden": names no longer start with a dot (a session an earlier version made under one works again once renamed: argo sessions rename .hidden hidden)',
+    expect((error as Error).message).toBe('--session: invalid session name ".hidden": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot');
+  });
+});
+
+describe('checkSessionNameAt: the rename hint only where the session an earlier version made is on disk', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'argo-names-'));
+  writeFileSync(join(dir, '.notes.json'), JSON.stringify({ name: '.notes', id: '00000000-0000-4000-8000-000000000001', title: '', turns: 0, created_at: 'x', last_used_at: 'x', last_model: null }));
+  writeFileSync(join(dir, '.broken.json'), '{"name":');
+  const RULE = 'use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot';
+  it.each<[string, string | null]>([
+    ['work', null],
+    ['.notes', 'sessions fork: invalid session name ".notes": names no longer start with a dot (the session an earlier version made under it works again once renamed: argo sessions rename .notes notes)'],
+    // A damaged record is a session on disk too: the rename or sessions rm deals with it.
+    ['.broken', 'sessions fork: invalid session name ".broken": names no longer start with a dot (the session an earlier version made under it works again once renamed: argo sessions rename .broken broken)'],
+    ['.x', `sessions fork: invalid session name ".x": ${RULE}`],
+    ['..', `sessions fork: invalid session name "..": ${RULE}`],
+    ['../etc', `sessions fork: invalid session name "../etc": ${RULE}`],
+  ])('%j → %s', async (name, message) => {
+    const outcome = await checkSessionNameAt(dir, name, 'sessions fork').then(
+      (checked) => ({ checked }),
+      (error: unknown) => ({ error }),
     );
+    if (message === null) expect(outcome).toEqual({ checked: name });
+    else {
+      expect(outcome).toEqual({ error: expect.any(UsageError) as unknown });
+      expect('error' in outcome && outcome.error instanceof Error ? outcome.error.message : '').toBe(message);
+    }
   });
 });
 
@@ -81,6 +109,6 @@ describe('commandWithNames: a suggested command runs as printed', () => {
   });
 
   it("an earlier version's name whose renamed form starts with a dash gets the -- it needs", () => {
-    expect((thrown(() => checkSessionName('.-x', '--session')) as Error).message).toContain('argo sessions rename -- .-x -x)');
+    expect(earlierNameError('.-x', '--session').message).toContain('argo sessions rename -- .-x -x)');
   });
 });
