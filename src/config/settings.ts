@@ -305,6 +305,10 @@ function blankAsUnset(value: string | undefined): string | undefined {
 export function checkGivenPath(value: string, where: string, fix: string): string {
   if (value.trim() === '') throw new UsageError(`${where} is ${value === '' ? 'empty' : 'blank'}: ${fix}`);
   if (value.trim() !== value) throw new UsageError(`${where} ${JSON.stringify(value)} starts or ends with a blank: remove it (check the quotes around the value)`);
+  // Every message that names the path would write them to the terminal, where they are obeyed.
+  if (new RegExp(CONTROLS.source, 'u').test(value)) {
+    throw new UsageError(`${where} ${quotedName(value, 200)} holds a control or direction character: give the path without it`);
+  }
   return value;
 }
 
@@ -654,13 +658,21 @@ function checkDefinedName(key: 'toolsets' | 'commandTools' | 'mcpServers', name:
 }
 
 const DURATION = /^-?(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;
+const DURATION_PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
+const NANOSECONDS: Readonly<Record<string, number>> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 6e10, h: 3.6e12 };
+/** Go's time.ParseDuration refuses a duration past int64 nanoseconds (about 2562047h, 292 years): Ollama then refuses every request. */
+const LONGEST_DURATION_NS = 2 ** 63 - 1;
 
 /** Ollama takes seconds as a number or a Go duration string ("10m", "1h30m"); negative keeps the model loaded. */
 export function parseKeepAlive(value: string | number, where: string): string | number {
   if (typeof value === 'number') return value;
   const text = value.trim();
   if (/^-?\d+$/.test(text)) return Number(text);
-  if (DURATION.test(text)) return text;
+  if (DURATION.test(text)) {
+    const nanoseconds = [...text.matchAll(DURATION_PART)].reduce((sum, [, amount = '0', unit = 's']) => sum + Number(amount) * (NANOSECONDS[unit] ?? 1), 0);
+    if (nanoseconds > LONGEST_DURATION_NS) throw new UsageError(`${where} ${JSON.stringify(value)} is longer than Ollama takes (2562047h at most); use -1 to keep the model loaded`);
+    return text;
+  }
   throw new UsageError(`${where} must be seconds or a duration like 10m, 1h or -1, got ${JSON.stringify(value)}`);
 }
 

@@ -62,8 +62,8 @@ describe('a `~` that reached argo unexpanded is expanded as a shell would', () =
     const error = thrown(() => expandHome('~bob/argo', 'ARGO_HOME', env));
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toBe('ARGO_HOME "~bob/argo": only "~" and "~/…" are expanded (your own home); give the full path instead');
-    // Quoted as JSON: a line break in the value keeps the message one line.
-    expect((thrown(() => expandHome('~bob\n/argo', 'ARGO_HOME', env)) as Error).message).toBe('ARGO_HOME "~bob\\n/argo": only "~" and "~/…" are expanded (your own home); give the full path instead');
+    // A line break in the value is refused as a control character, quoted as JSON: the message stays one line.
+    expect((thrown(() => expandHome('~bob\n/argo', 'ARGO_HOME', env)) as Error).message).toBe('ARGO_HOME "~bob\\n/argo" holds a control or direction character: give the path without it');
   });
 
   // An empty path would quietly be the current directory; a blank at either end is a quoting slip.
@@ -75,6 +75,10 @@ describe('a `~` that reached argo unexpanded is expanded as a shell would', () =
     ['ARGO_HOME', {}, { ARGO_HOME: ' ~/argo' }, 'ARGO_HOME " ~/argo" starts or ends with a blank: remove it (check the quotes around the value)'],
     ['ARGO_HOME', {}, { ARGO_HOME: '/srv/argo ' }, 'ARGO_HOME "/srv/argo " starts or ends with a blank: remove it (check the quotes around the value)'],
     ['HOME', {}, { HOME: ' /home/ada' }, 'HOME " /home/ada" starts or ends with a blank: remove it (check the quotes around the value)'],
+    // Messages name the data home: an escape sequence in it would reach the terminal raw.
+    ['ARGO_HOME', {}, { ARGO_HOME: '/tmp/x\x1b[31mRED' }, 'ARGO_HOME "/tmp/x\\u001b[31mRED" holds a control or direction character: give the path without it'],
+    ['--home', { home: '/tmp/\u202eevil' }, {}, '--home "/tmp/?evil" holds a control or direction character: give the path without it'],
+    ['HOME', {}, { HOME: '/home/a\x07da' }, 'HOME "/home/a\\u0007da" holds a control or direction character: give the path without it'],
   ])('%s: flags %j, env %j → %s', (_where, flags, vars, message) => {
     const error = thrown(() => loadSettings(flags, vars));
     expect(error).toBeInstanceOf(UsageError);

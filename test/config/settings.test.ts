@@ -451,6 +451,19 @@ describe('parseKeepAlive', () => {
     expect(() => parseKeepAlive(input, '--keep-alive')).toThrow(/--keep-alive must be seconds or a duration/);
   });
 
+  // Go's time.ParseDuration (Ollama's reading) stops at int64 nanoseconds: 2562047h47m16.854775807s.
+  it.each([
+    ['2562047h', '2562047h'],
+    ['2562047h47m16s', '2562047h47m16s'],
+    ['-2562047h', '-2562047h'],
+  ])('takes %j, within what Ollama reads', (input, expected) => {
+    expect(parseKeepAlive(input, '--keep-alive')).toBe(expected);
+  });
+
+  it.each(['2562048h', '99999999999h', '2562047h48m', '153722867281m'])('refuses %j, longer than Ollama reads', (input) => {
+    expect(() => parseKeepAlive(input, '--keep-alive')).toThrow(new UsageError(`--keep-alive "${input}" is longer than Ollama takes (2562047h at most); use -1 to keep the model loaded`));
+  });
+
   // Found by test/cli/parse.property.test.ts: the value is quoted as JSON, so the error is one line.
   it('names a value with a line break on one line, as --think does', () => {
     expect(() => parseKeepAlive('1\nm', '--keep-alive')).toThrow(new UsageError('--keep-alive must be seconds or a duration like 10m, 1h or -1, got "1\\nm"'));
