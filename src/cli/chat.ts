@@ -12,7 +12,7 @@ import type { LogEntry } from '../log/entry.js';
 import { statsLine, turnStats } from '../output/turn-notes.js';
 import { readReplaySpec, replaySpecText } from '../replay/spec.js';
 import type { ReplayReason } from '../replay/types.js';
-import { checkSessionName } from '../sessions/names.js';
+import { checkSessionNameAt } from '../sessions/names.js';
 import type { ChatTools } from './agent.js';
 import { ask, entryFigures, newTransport } from './ask.js';
 import { NOT_IN_CHAT, agentFlags, checkAgentFlags, checkReason, companionSettings, usesTools } from './ask-flags.js';
@@ -128,7 +128,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       return '';
     },
     last: async (state) => (await import('./last.js')).chatLastText(settings.paths, state.session, io),
-    checkSession: (name) => checkSessionName(name, '/session'),
+    checkSession: (name) => checkSessionNameAt(settings.paths.sessions, name, '/session'),
     checkReplay: (text) => {
       const spec = readReplaySpec(text);
       if (spec === null) throw new UsageError(`/replay: use none, session or last:N, got "${text}"`);

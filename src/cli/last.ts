@@ -49,8 +49,8 @@ export function registerLast(program: Command, io: Io, setOutcome: ReportOutcome
  */
 async function sessionToRead(settings: Settings, flag: string | undefined): Promise<{ name: string; from: string | null }> {
   if (flag !== undefined) {
-    const { checkSessionNameAt } = await import('../sessions/manage.js');
-    return { name: await checkSessionNameAt(settings.paths.sessions, flag, '--session'), from: null };
+    const { checkSessionNameAt } = await import('../sessions/names.js');
+    return { name: checkSessionNameAt(settings.paths.sessions, flag, '--session'), from: null };
   }
   if (settings.sessionSource === 'env') return { name: settings.session, from: 'ARGO_SESSION' };
   if (settings.sessionSource === 'config') return { name: settings.session, from: `${settings.paths.config}: "session"` };

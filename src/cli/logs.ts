@@ -370,8 +370,8 @@ async function resolveSessionIds(value: string, lookup: SessionLookup, paths: Da
     const ids = records.length > 0 ? '; argo sessions --json shows their ids' : '';
     throw new UsageError(`--session: no session with id ${id} (no record, no log lines); ${await knownSessions(paths.sessions)}${ids}`);
   }
-  const { checkSessionNameAt } = await import('../sessions/manage.js');
-  await checkSessionNameAt(paths.sessions, value, '--session');
+  const { checkSessionNameAt } = await import('../sessions/names.js');
+  checkSessionNameAt(paths.sessions, value, '--session');
   const removed = await removedSessionIds(paths.logs, value, records, await lookup.removed());
   // A name nothing has had yet: refused, unless a session may take it while argo logs -f waits.
   if (removed.length > 0 || mayBeNew) return { ids: removed, matched: removed.length > 0 ? 'removed' : 'none' };

@@ -14,7 +14,6 @@ import type { TurnPick } from '../sessions/turns.js';
 import { sessionJson } from '../query/session-json.js';
 import { recordRemoval } from '../sessions/removed.js';
 import {
-  checkSessionNameAt,
   damagedRecordPurgeError,
   forkSession,
   parseForkSource,
@@ -24,7 +23,7 @@ import {
   requireSession,
   requireSessionFile,
 } from '../sessions/manage.js';
-import { checkSessionName, commandWithNames, isEarlierSessionName, isSessionName } from '../sessions/names.js';
+import { checkSessionName, checkSessionNameAt, commandWithNames, isEarlierSessionName, isSessionName } from '../sessions/names.js';
 import { SessionLookup, byLastUsed, deleteSession, isDamaged, scanSessions, shownRecord } from '../sessions/store.js';
 import type { DamagedRecord } from '../sessions/store.js';
 import type { OutputFlags } from './output-flags.js';
@@ -74,7 +73,7 @@ export function registerSessions(program: Command, io: Io): void {
       const dir = settings.paths.sessions;
       // A session an earlier version named with a leading dot is renamed from that name.
       if (!isEarlierSessionName(from)) checkSessionName(from, 'sessions rename');
-      await checkSessionNameAt(dir, to, 'sessions rename');
+      checkSessionNameAt(dir, to, 'sessions rename');
       // A turn an earlier argo left unfinished is logged first, under the name it was asked in: a
       // session whose only turn it is then exists to be renamed.
       await recoverUnfinishedTurns(settings, io);
@@ -106,8 +105,8 @@ export function registerSessions(program: Command, io: Io): void {
     .action(async (source: string, name: string, _flags: object, command: Command) => {
       const settings = settingsOf(command);
       const from = parseForkSource(source);
-      await checkSessionNameAt(settings.paths.sessions, from.name, 'sessions fork');
-      await checkSessionNameAt(settings.paths.sessions, name, 'sessions fork');
+      checkSessionNameAt(settings.paths.sessions, from.name, 'sessions fork');
+      checkSessionNameAt(settings.paths.sessions, name, 'sessions fork');
       // A turn an earlier argo left unfinished is logged first: the fork inherits it, and NAME@ID finds it.
       await recoverUnfinishedTurns(settings, io);
       const parent = await requireSession(settings.paths.sessions, from.name, 'sessions fork');
@@ -123,7 +122,7 @@ export function registerSessions(program: Command, io: Io): void {
     .option('--home <dir>', 'data directory')
     .action(async (name: string | undefined, _flags: object, command: Command) => {
       const settings = settingsOf(command);
-      if (name !== undefined) await checkSessionNameAt(settings.paths.sessions, name, 'sessions reindex');
+      if (name !== undefined) checkSessionNameAt(settings.paths.sessions, name, 'sessions reindex');
       // The turns an earlier argo left unfinished are logged first: the rebuilt indexes hold them too.
       await recoverUnfinishedTurns(settings, io);
       if (name !== undefined) {
@@ -182,7 +181,7 @@ async function listCommand(settings: Settings, flags: { json?: boolean } & Outpu
 }
 
 async function showCommand(settings: Settings, name: string, flags: { json?: boolean; limit?: number } & OutputFlags, io: Io): Promise<void> {
-  await checkSessionNameAt(settings.paths.sessions, name, 'sessions show');
+  checkSessionNameAt(settings.paths.sessions, name, 'sessions show');
   await recoverUnfinishedTurns(settings, io);
   const record = await requireSession(settings.paths.sessions, name, 'sessions show');
   const stats = new ScanStats();
@@ -217,7 +216,7 @@ async function showCommand(settings: Settings, name: string, flags: { json?: boo
 }
 
 async function removeCommand(settings: Settings, name: string, flags: { purge?: boolean; yes?: boolean }, io: Io): Promise<void> {
-  await checkSessionNameAt(settings.paths.sessions, name, 'sessions rm');
+  checkSessionNameAt(settings.paths.sessions, name, 'sessions rm');
   // An unfinished turn of the session is logged first: --purge then deletes it with the rest, rather
   // than a later argo logging it under the removed session.
   await recoverUnfinishedTurns(settings, io);

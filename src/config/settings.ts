@@ -12,7 +12,7 @@ import type { ModelOptions, Think } from '../replay/prompt.js';
 import { readReplaySpec } from '../replay/spec.js';
 import { ENDPOINTS, VERBOSITIES } from '../replay/types.js';
 import type { Endpoint, ReplaySpec, Verbosity } from '../replay/types.js';
-import { checkSessionName } from '../sessions/names.js';
+import { checkSessionNameAt } from '../sessions/names.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { parseOllamaHost } from './host.js';
 import { checkShape, whole } from './schema.js';
@@ -400,7 +400,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   const configKey = nonEmpty(config.serve?.apiKey ?? undefined);
   // Only an empty key is none: a blank one is refused as argo serve starts (checkApiKey), not dropped.
   const envKey = nonEmpty(env.ARGO_API_KEY);
-  checkSessionName(session, sessionSource === 'flag' ? '--session' : sessionSource === 'env' ? 'ARGO_SESSION' : `${source}: "session"`);
+  checkSessionNameAt(join(home, 'sessions'), session, sessionSource === 'flag' ? '--session' : sessionSource === 'env' ? 'ARGO_SESSION' : `${source}: "session"`);
 
   const api = flags.api ?? config.api ?? 'chat';
   if (!(ENDPOINTS as readonly string[]).includes(api)) {

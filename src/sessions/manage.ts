@@ -9,7 +9,7 @@ import { parseEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import { PRIVATE_FILE, holdsExactly, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { takeSessionLocks, withLogLock, withSessionLock } from '../log/lock.js';
-import { checkSessionName, commandWithNames, earlierNameError, isEarlierSessionName, isSessionName } from './names.js';
+import { commandWithNames, isSessionName } from './names.js';
 import { DamagedForkPoints, composeHistory, indexLineOf, lineageNeedle, lineageOf, verifiedLines } from './turns.js';
 import type { Lineage, RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
@@ -47,12 +47,6 @@ export function damagedRecordPurgeError(where: string, name: string): UsageError
       `remove it with "${commandWithNames('argo sessions rm', name)}" (its log lines stay), then delete them with "argo logs rm --session ID" ` +
       `(ID is the "session_id" of its lines in "argo logs --json")`,
   );
-}
-
-/** checkSessionName, with the rename that makes it usable for a name only an earlier version took (".x") whose record is here. */
-export async function checkSessionNameAt(dir: string, name: string, where: string): Promise<string> {
-  if (isEarlierSessionName(name) && (await inspectSession(dir, name).catch(() => null)) !== null) throw earlierNameError(name, where);
-  return checkSessionName(name, where);
 }
 
 /** Whether a session named `name` has a record that cannot be read (a name from a log line is checked before it becomes a path). */

@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { clipText } from '../output/cut.js';
@@ -52,6 +53,24 @@ export function earlierNameError(name: string, where: string): UsageError {
   return new UsageError(
     `${where}: invalid session name "${name}": names no longer start with a dot (the session an earlier version made under it works again once renamed: ${commandWithNames('argo sessions rename', name, renamed)})`,
   );
+}
+
+/**
+ * checkSessionName, with the rename that makes it usable for a name only an earlier version took
+ * (".x") whose record is in `dir` (a damaged one too: the rename or sessions rm deals with it).
+ */
+export function checkSessionNameAt(dir: string, name: string, where: string): string {
+  if (isEarlierSessionName(name) && onDisk(recordPath(dir, name))) throw earlierNameError(name, where);
+  return checkSessionName(name, where);
+}
+
+/** Whether anything is at `path`; a folder that cannot be read (or is no folder) holds nothing to rename. */
+function onDisk(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 export function recordPath(dir: string, name: string): string {

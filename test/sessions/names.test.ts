@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkSessionName, commandWithNames, earlierNameError, isEarlierSessionName, isSessionName } from '../../src/sessions/names.js';
+import { checkSessionName, checkSessionNameAt, commandWithNames, earlierNameError, isEarlierSessionName, isSessionName } from '../../src/sessions/names.js';
 import { UsageError } from '../../src/errors.js';
 import { thrown } from '../support/thrown.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkSessionNameAt } from '../../src/sessions/manage.js';
 
 describe('isSessionName: one rule for every command', () => {
   it.each([
@@ -53,11 +52,13 @@ describe('checkSessionNameAt: the rename hint only where the session an earlier 
     ['.x', `sessions fork: invalid session name ".x": ${RULE}`],
     ['..', `sessions fork: invalid session name "..": ${RULE}`],
     ['../etc', `sessions fork: invalid session name "../etc": ${RULE}`],
-  ])('%j → %s', async (name, message) => {
-    const outcome = await checkSessionNameAt(dir, name, 'sessions fork').then(
-      (checked) => ({ checked }),
-      (error: unknown) => ({ error }),
-    );
+  ])('%j → %s', (name, message) => {
+    let outcome: { checked: string } | { error: unknown };
+    try {
+      outcome = { checked: checkSessionNameAt(dir, name, 'sessions fork') };
+    } catch (error) {
+      outcome = { error };
+    }
     if (message === null) expect(outcome).toEqual({ checked: name });
     else {
       expect(outcome).toEqual({ error: expect.any(UsageError) as unknown });
