@@ -99,7 +99,8 @@ export function registerCompleteHelper(program: Command, io: Io, setOutcome: Rep
 export const MODEL_NAMES_MS = 1500;
 
 async function namesOf(what: string, flags: { home?: string; host?: string }): Promise<string[]> {
-  const settings = settingsFor({ ...(flags.home !== undefined ? { home: flags.home } : {}), ...(flags.host !== undefined ? { host: flags.host } : {}) });
+  // Completion reads none of the turn's settings: a bad ARGO_SESSION, ARGO_REPLAY or ARGO_MODEL must not cost the Tab its names.
+  const settings = settingsFor({ ...(flags.home !== undefined ? { home: flags.home } : {}), ...(flags.host !== undefined ? { host: flags.host } : {}) }, []);
   if (what === 'sessions') return sessionNames(settings.paths.sessions);
   if (what === 'models') {
     const bounded = { ...settings, retries: { attempts: 1, initialDelayMs: 0 }, timeouts: { ...settings.timeouts, idleMs: MODEL_NAMES_MS } };

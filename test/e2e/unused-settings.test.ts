@@ -37,6 +37,9 @@ const TABLE: readonly [string[], Record<Variable, number>][] = [
   // A question uses each one that no flag overrides.
   [['--explain', 'q'], { ARGO_SESSION: 2, ARGO_REPLAY: 2, ARGO_MODEL: 2 }],
   [['-s', 'work', '--replay', 'none', '-m', 'argo', '--explain', 'q'], { ARGO_SESSION: 0, ARGO_REPLAY: 0, ARGO_MODEL: 0 }],
+  // A Tab's completion reads none of them: the names still come.
+  [['__complete', 'sessions'], { ARGO_SESSION: 0, ARGO_REPLAY: 0, ARGO_MODEL: 0 }],
+  [['__complete', 'models'], { ARGO_SESSION: 0, ARGO_REPLAY: 0, ARGO_MODEL: 0 }],
   // doctor reports it as its failed config check.
   [['doctor'], { ARGO_SESSION: 1, ARGO_REPLAY: 1, ARGO_MODEL: 1 }],
 ];
@@ -52,5 +55,6 @@ describe('a bad ARGO_SESSION, ARGO_REPLAY or ARGO_MODEL', () => {
     // Stopped by the variable, the command names it; otherwise it is not mentioned.
     if (code === 0) expect(result.stderr).not.toContain(variable);
     else expect(result.stderr).toContain(BAD[variable].message.slice('argo: '.length));
+    if (args[0] === '__complete') expect(result.stdout).toBe(args[1] === 'sessions' ? 'work\n' : 'argo:latest\n');
   });
 });
