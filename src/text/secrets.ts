@@ -145,12 +145,14 @@ function maskAssignments(text: string): string {
   for (let match = names.exec(text); match !== null; match = names.exec(text)) {
     const [whole, name = '', sign = ''] = match;
     if (!secretName(name)) continue;
-    const header = COOKIE_HEADER.test(name) && sign.includes(':') ? headerValue : value;
-    header.lastIndex = names.lastIndex;
-    const secret = header.exec(text);
+    // A header's value runs to its end; a quoted one (`Cookie: "sid=…"`) is a value like any other.
+    const header = COOKIE_HEADER.test(name) && sign.includes(':') && !/["'\\]/.test(text.charAt(names.lastIndex));
+    const reading = header ? headerValue : value;
+    reading.lastIndex = names.lastIndex;
+    const secret = reading.exec(text);
     if (secret === null) continue;
     shown += `${text.slice(kept, match.index)}${whole}${MASK}`;
-    kept = names.lastIndex = header.lastIndex;
+    kept = names.lastIndex = reading.lastIndex;
   }
   return kept === 0 ? text : shown + text.slice(kept);
 }

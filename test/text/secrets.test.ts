@@ -45,6 +45,10 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     ['a cookie header ends with its line', 'cookie: session=abc; csrf=def\nnext=1', 'cookie: ***\nnext=1'],
     ['a cookie header ends with the quote around it', `curl -H 'Cookie: a=1; b=2' -H "Set-Cookie: sid=x; Path=/" u`, `curl -H 'Cookie: ***' -H "Set-Cookie: ***" u`],
     ['a cookie header quoted as JSON', '{"headers":"Cookie: a=1; b=2\\r\\nAccept: */*"}', '{"headers":"Cookie: ***\\r\\nAccept: */*"}'],
+    ['a cookie header whose value is quoted', 'Cookie: "sid=abc123secret" next', 'Cookie: *** next'],
+    ['a cookie header single-quoted', "cookie: 'sid=abc123'", 'cookie: ***'],
+    ['a cookie in code', 'fetch(u,{headers:{Cookie:"sid=abc123secret"}})', 'fetch(u,{headers:{Cookie:***}})'],
+    ['a cookie header quoted as JSON inside JSON', 'Cookie: \\"sid=abc123\\"', 'Cookie: ***'],
     ['a variable naming a cookie: its value, as any other', 'SESSION_COOKIE=abc; ls', 'SESSION_COOKIE=***; ls'],
     ['a personal access token', 'GITHUB_PAT=xyz', 'GITHUB_PAT=***'],
     // Counts of tokens and kinds of keys are settings, shown.
