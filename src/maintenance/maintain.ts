@@ -86,7 +86,7 @@ async function removeLocked(paths: DataPaths, sessionIds: ReadonlySet<string>, l
   const needle = { kind: 'json-string', values: [...sessionIds] } as const;
   const files = await listLogFiles(paths.logs);
   if (files.length === 0 && logged) {
-    throw new RuntimeError(`${shownPath(paths.logs)} holds no log file, yet the session has turns: nothing deleted. If logs/ is on a disk that is not mounted, mount it and try again`);
+    throw new RuntimeError(`${shownPath(paths.logs)} holds no log file, yet the session has turns: nothing deleted. If logs/ is on a disk that is not mounted, mount it and try again; if its files were deleted, "argo sessions reindex" counts what is left`);
   }
   for (const file of files) {
     const ranges: Ranges = [];
