@@ -42,13 +42,3 @@ export function shownWord(text: string): string {
 export function shownPath(path: string): string {
   return /[\p{Cc}]|^\s|\s$/u.test(path) ? JSON.stringify(path) : path;
 }
-
-/** `text` in single quotes, each `'` in it closed, escaped and reopened: one POSIX shell word, read literally. */
-export function shellQuoted(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-/** `text` as one shell word, for a command a message or a script gives: bare when nothing in it means anything to a shell, else quoted. */
-export function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : shellQuoted(text);
-}

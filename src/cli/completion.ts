@@ -2,7 +2,7 @@
 // the scripts ask `argo __complete sessions|models` (hidden) each time, so they are always current,
 // passing on the --home and --host of the line being completed.
 import { THINK_LEVELS } from '../replay/prompt.js';
-import { shellQuoted } from '../errors.js';
+import { shellQuoted } from '../text/shell-word.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];

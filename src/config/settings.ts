@@ -16,7 +16,7 @@ import { checkSessionNameAt } from '../sessions/names.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { parseOllamaHost } from './host.js';
 import { checkShape, whole } from './schema.js';
-import { jsonFaultPlace } from '../log/json-syntax.js';
+import { jsonFaultPlace } from '../text/json-syntax.js';
 import type { Shape } from './schema.js';
 import { EXCLUDE_PREFIX, NO_TOOLS, takesAwayOnly } from './tool-list.js';
 

@@ -6,7 +6,8 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { RuntimeError, shellWord, shownPath } from '../errors.js';
+import { RuntimeError, shownPath } from '../errors.js';
+import { shellWord } from '../text/shell-word.js';
 import { FILE_PROBLEMS } from './file-problems.js';
 
 export const PRIVATE_DIR = 0o700;

@@ -1,4 +1,4 @@
-import { jsonFault } from './json-syntax.js';
+import { jsonFault } from '../text/json-syntax.js';
 import { entryProblem, parseEntry } from './entry.js';
 import type { LogEntry } from './entry.js';
 import { MAX_LINE_BYTES, isTooLong, lineText, readBlocks, readLines, readLinesBackward } from './lines.js';

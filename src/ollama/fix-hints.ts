@@ -1,7 +1,7 @@
 // How an error message names the setting that fixes it. The CLI's user changes flags, a chat's
 // its slash commands; a server's client changes its request, and the server's operator its environment.
 import { fileURLToPath } from 'node:url';
-import { shellWord } from '../errors.js';
+import { shellWord } from '../text/shell-word.js';
 import type { RefusedFeature } from './versions.js';
 
 export interface FixHints {

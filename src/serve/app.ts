@@ -24,7 +24,7 @@ import { decodeUtf8 } from '../text/utf8.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseChatRequest, parseSessionPatch } from './schema.js';
 import type { CutReason, LoggedTurn, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
 import type { Logprob } from '../ollama/transport.js';
-import { jsonFaultPlace } from '../log/json-syntax.js';
+import { jsonFaultPlace } from '../text/json-syntax.js';
 
 interface Env {
   Variables: { session: string | undefined; finished: Promise<unknown> | undefined };

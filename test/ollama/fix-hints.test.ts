@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHAT_HINTS, CLI_HINTS, MODELFILE, SERVER_HINTS, howToGetModel, orInstalledModel } from '../../src/ollama/fix-hints.js';
 import type { FixHints } from '../../src/ollama/fix-hints.js';
-import { shellWord } from '../../src/errors.js';
+import { shellWord } from '../../src/text/shell-word.js';
 
 describe('howToGetModel', () => {
   it('names the installed Modelfile by its full path, so the hint works from any folder', () => {

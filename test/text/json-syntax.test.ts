@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonFault } from '../../src/log/json-syntax.js';
+import { jsonFault } from '../../src/text/json-syntax.js';
 import { runs } from '../support/property.js';
 
 describe('jsonFault: where JSON text stops being JSON, quoting none of it', () => {
