@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import type { LogEntry } from './entry.js';
 import { wellFormedJson } from './entry.js';
+import { jsonFaultPlace } from '../text/json-syntax.js';
 import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, removeFile, errnoOf, writeFileAtomic, isMissing, procStatFields, processAlive, readDataText, readSmallText } from './fs.js';
 import type { SignalSender } from './fs.js';
 
@@ -291,8 +292,8 @@ export function readUnfinished(home: string, name: string): ReadUnfinished | nul
   try {
     value = JSON.parse(text);
   } catch (error) {
-    // Not V8's message: it quotes the text, the turn's own words (a secret in a prompt) with it.
-    if (error instanceof SyntaxError) return { problem: 'not JSON (cut short or damaged)' };
+    // Where, not V8's message: it quotes the text, the turn's own words (a secret in a prompt) with it.
+    if (error instanceof SyntaxError) return { problem: `not JSON${jsonFaultPlace(text)}` };
     return { problem: `unreadable (${error instanceof Error ? error.message : String(error)})` };
   }
   const owner = typeof value === 'object' && value !== null ? (value as Record<string, unknown>).owner : undefined;

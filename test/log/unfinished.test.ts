@@ -282,9 +282,9 @@ describe('the journal files', () => {
 
   it.each<[string, (path: string) => void, RegExp]>([
     ['cut short', (path) => writeFileSync(path, '{"owner":{"pid":1'), /^not JSON/],
-    // Never the text itself (a prompt's secret with it), on one line.
-    ['a CR in text that is not JSON', (path) => writeFileSync(path, 'x\r'), /^not JSON \(cut short or damaged\)$/],
-    ['a prompt cut short', (path) => writeFileSync(path, '{"owner":{"pid":1},"entry":{"user_prompt":"GITHUB_TOKEN=ghp_'), /^not JSON \(cut short or damaged\)$/],
+    // Where the text stops being JSON, never the text itself (a prompt's secret with it), on one line.
+    ['a CR in text that is not JSON', (path) => writeFileSync(path, 'x\r'), /^not JSON at line 1, column 1: expected a value \(text goes in "double quotes"\)$/],
+    ['a prompt cut short', (path) => writeFileSync(path, '{"owner":{"pid":1},"entry":{"user_prompt":"GITHUB_TOKEN=ghp_'), /^not JSON at line 1, column 61: expected the closing " of a string, found the end of the file$/],
     ['no owner', (path) => writeFileSync(path, '{"owner":{"pid":-1,"host":"box","boot":null}}'), /^not a journal file \(field "owner"/],
     ['a machine id that is no text', (path) => writeFileSync(path, '{"owner":{"pid":1,"host":"box","boot":null,"machine":5}}'), /^not a journal file \(field "owner"/],
     ['a start time before boot', (path) => writeFileSync(path, '{"owner":{"pid":1,"host":"box","boot":null,"start":-1}}'), /^not a journal file \(field "owner"/],
