@@ -173,6 +173,8 @@ export interface PrepareOptions {
   capabilities?: (model: string, signal?: AbortSignal) => Promise<readonly string[]>;
   /** Ends a wait on Ollama's answers (Ctrl-C, a client gone). */
   signal?: AbortSignal;
+  /** Plan as if the session had no history: its record is read, its log and index are not. */
+  withoutHistory?: boolean;
 }
 
 /** Plans the turn: reads the session and its history, runs the replay pipeline. No model is called. */
@@ -203,7 +205,7 @@ export async function prepareTurn(settings: Settings, input: TurnInput, options:
       },
     });
   let planned: ReplayPlan;
-  if (session && input.replay.kind !== 'none') {
+  if (session && input.replay.kind !== 'none' && options.withoutHistory !== true) {
     // The history reader is loaded only when there is history to replay: a plain question starts sooner.
     const { openReplaySource } = await import('../sessions/turns.js');
     const spec = input.replay;
@@ -382,12 +384,13 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
 }
 
 /**
- * The draft of a turn that waits in a queue (a server's job behind another on its session), for the
- * journal until its turn comes: planned as it would be now, without asking Ollama anything. A server
+ * The draft of a turn that waits in a queue (a server's job), for the journal until its turn comes:
+ * its prompt, session and the client's request, planned without the session's history (never read:
+ * a job is accepted at once, however long its session) and without asking Ollama anything. A server
  * killed meanwhile leaves it for the next argo to log, its error saying the model was never asked.
  */
 export async function queuedDraft(settings: Settings, input: TurnInput, id: string, now: Date, draftFields?: Record<string, unknown>): Promise<Omit<UnfinishedTurn, 'owner'>> {
-  const prepared = await prepareTurn(settings, input, { readOnly: true });
+  const prepared = await prepareTurn(settings, input, { readOnly: true, withoutHistory: true });
   const context = await checkContext(settings, prepared.plan.request, undefined);
   const { timestamp, day } = await dateStamps(now);
   const entry: LogEntry = { ...draftEntry(settings, input, prepared, context, id, timestamp), ...draftFields, error: QUEUED_ERROR };

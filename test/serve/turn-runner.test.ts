@@ -402,6 +402,17 @@ describe('turnRunner.hold: a job\'s turn kept in the journal while it waits in i
     expect(logLines(home)).toEqual([expect.objectContaining({ id: 'turn00000001', status: 'ok', user_prompt: 'hi' })]);
   });
 
+  it('held without reading the session\'s history (a job is accepted at once, however long its session): its record is read, its turns are not', async () => {
+    const { home, runner, journal } = setup();
+    await runner.run({ ...input(), turnId: 'turn00000000', userPrompt: 'earlier' }, hooks);
+    const [earlier] = logLines(home);
+    const replayed = input({ replay: { kind: 'session' } });
+    await runner.hold?.(replayed);
+    expect(journal('turn00000001').entry).toMatchObject({ session_id: earlier?.session_id, replayed_ids: [], replay: { enabled: true, session: true } });
+    await runner.run({ ...replayed, journaled: true }, hooks);
+    expect(logLines(home)[1]).toMatchObject({ id: 'turn00000001', replayed_ids: ['turn00000000'] });
+  });
+
   it('held, then dropped (the job was not made): nothing kept, nothing logged', async () => {
     const { home, runner, drafts } = setup();
     const drop = await runner.hold?.(input());
