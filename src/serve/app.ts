@@ -22,7 +22,7 @@ import { KeyedQueue } from '../log/keyed-queue.js';
 import { MODEL_NAME_RULE, isOllamaModelName } from '../ollama/model-name.js';
 import { decodeUtf8 } from '../text/utf8.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseChatRequest, parseSessionPatch } from './schema.js';
-import type { CutReason, LoggedTurn, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
+import type { CutReason, LoggedTurn, RunInput, ServerDeps, ToolEvent, TurnHooks, TurnResult } from './types.js';
 import type { Logprob } from '../ollama/transport.js';
 import { jsonFaultPlace } from '../text/json-syntax.js';
 
@@ -50,6 +50,15 @@ interface Running {
 interface StartCut {
   stopped: boolean;
   shutdown: boolean;
+}
+
+/**
+ * A job's place in its session's queue, taken as it is accepted: `askedAt` is its turn's timestamp;
+ * `made` gives what its run adds to its input once the job is saved, or null when it was not.
+ */
+interface QueuePlace {
+  askedAt: Date;
+  made: Promise<Pick<RunInput, 'journaled'> | null>;
 }
 
 export interface ArgoServer {
@@ -153,6 +162,12 @@ export function createServer(deps: ServerDeps): ArgoServer {
   const refuseWhileClosing = (): void => {
     if (closing) throw shuttingDown(comeBackIn());
   };
+  let lastAsked = 0;
+  /** Now, as a turn's timestamp: later than the one before, so turns asked within a millisecond keep their order. */
+  const askedNow = (): Date => {
+    lastAsked = Math.max(deps.clock.now().getTime(), lastAsked + 1);
+    return new Date(lastAsked);
+  };
 
   /**
    * Runs the turn (Argo mode queued behind earlier requests on its session) and tracks it for STOP
@@ -167,6 +182,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     hooks: TurnHooks,
     onStart: () => Promise<unknown> = () => Promise.resolve(),
     start: StartCut = { stopped: false, shutdown: false },
+    place: QueuePlace = { askedAt: askedNow(), made: Promise.resolve({}) },
   ): Promise<LoggedTurn> => {
     // From its answer on (the client may ask for its session at once) until its line is written.
     const counted: TurnHooks = {
@@ -179,6 +195,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
       },
     };
     const task = async (): Promise<LoggedTurn> => {
+      const made = await place.made;
+      // A job that could not be saved: nothing runs, and the client was told so.
+      if (made === null) throw new Error(`job of turn ${turnId} was not made`);
       const { signal } = controller;
       if (signal.aborted ? signal.reason === ('stop' satisfies CutReason) : await deps.stop.isSet()) {
         controller.abort('stop' satisfies CutReason);
@@ -187,7 +206,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
       await onStart();
       if (closing) controller.abort('shutdown' satisfies CutReason);
       start.shutdown = !start.stopped && signal.reason === ('shutdown' satisfies CutReason);
-      return deps.runner.run({ ...plan.turn, turnId, signal: controller.signal, round: plan.round }, counted);
+      return deps.runner.run({ ...plan.turn, ...made, turnId, askedAt: place.askedAt, signal: controller.signal, round: plan.round }, counted);
     };
     const work = plan.turn.mode === 'argo' ? queue.run(plan.turn.session, task) : task();
     track((reason) => controller.abort(reason), work);
@@ -541,6 +560,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     liveJobs.set(id, job);
     let release = (): Promise<void> => Promise.resolve();
     let journaled = false;
+    const askedAt = askedNow();
     const created = (async () => {
       let unhold: (() => Promise<void>) | null = null;
       try {
@@ -555,7 +575,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
         });
         // Its turn in the journal before the job exists: a kill from then on leaves its prompt for
         // the next argo to log (once, under the id its record names), whenever its turn would have come.
-        unhold = (await deps.runner.hold?.({ ...plan.turn, turnId, signal: job.controller.signal, round: plan.round })) ?? null;
+        unhold = (await deps.runner.hold?.({ ...plan.turn, turnId, askedAt, signal: job.controller.signal, round: plan.round })) ?? null;
         journaled = unhold !== null;
         await jobs.write(record);
       } catch (error) {
@@ -564,17 +584,18 @@ export function createServer(deps: ServerDeps): ArgoServer {
         throw new ApiError(500, `the job could not be saved in the data home, so none was made and nothing was run (${messageLine(error)})`, 'server_error', 'job_not_saved');
       }
     })();
-    const work = created.then(
-      async () => {
-        try {
-          await runJob(job, journaled ? { ...plan, turn: { ...plan.turn, journaled } } : plan, turnId);
-        } finally {
-          if (await job.whenSaved()) letGo(id, release);
-          else keepUnsaved(id, release);
-        }
-      },
-      () => letGo(id, release),
+    const made = created.then(
+      () => (journaled ? { journaled } : {}),
+      () => null,
     );
+    const work = (async () => {
+      try {
+        await runJob(job, plan, turnId, { askedAt, made });
+      } finally {
+        if ((await made) !== null && !(await job.whenSaved())) keepUnsaved(id, release);
+        else letGo(id, release);
+      }
+    })();
     // Tracked from now on: a shutdown that begins while the job is made waits for it, and cuts it.
     track((reason) => job.controller.abort(reason), work);
     try {
@@ -612,8 +633,23 @@ export function createServer(deps: ServerDeps): ArgoServer {
     resave?.unref();
   };
 
-  const runJob = async (job: LiveJob, plan: AnswerPlan, turnId: string): Promise<void> => {
+  const runJob = async (job: LiveJob, plan: AnswerPlan, turnId: string, place: QueuePlace): Promise<void> => {
     const signal = job.controller.signal;
+    const toolCalls = new StreamedToolCalls(plan.round);
+    // Queued as it is accepted, before it is saved: jobs on a session run, and are timestamped, in the order they came.
+    const running = runTurn(
+      plan,
+      turnId,
+      job.controller,
+      { onText: (text) => job.append(text), onToolCalls: (calls) => job.addToolCalls(toolCalls.number(calls).calls), onToolEvent: (event) => job.toolEvent(event) },
+      async () => {
+        if (!job.done) await job.start(turnId);
+      },
+      undefined,
+      place,
+    );
+    void running.catch(() => undefined);
+    if ((await place.made) === null) return;
     // A queued job cut (cancelled, stopped, shut down) before its turn comes ends at once; its turn is
     // still run when it comes, cut before it starts, so its prompt is logged.
     const endIfPending = (): void => {
@@ -624,17 +660,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
     if (signal.aborted) endIfPending();
     let result: LoggedTurn | null = null;
     let thrown: unknown = null;
-    const toolCalls = new StreamedToolCalls(plan.round);
     try {
-      result = await runTurn(
-        plan,
-        turnId,
-        job.controller,
-        { onText: (text) => job.append(text), onToolCalls: (calls) => job.addToolCalls(toolCalls.number(calls).calls), onToolEvent: (event) => job.toolEvent(event) },
-        async () => {
-          if (!job.done) await job.start(turnId);
-        },
-      );
+      result = await running;
     } catch (error) {
       thrown = error;
     } finally {

@@ -294,7 +294,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       try {
         const settings = settingsFor(base, input, input.argo?.tools && input.argo.tools.length > 0 ? input.argo.tools : null);
         const body = bodyFor(base, input, input.extras);
-        draft = await queuedDraft(settings, coreInputOf(input, body), input.turnId, ports.now(), clientFacts(input, body));
+        draft = await queuedDraft(settings, coreInputOf(input, body), input.turnId, input.askedAt ?? ports.now(), clientFacts(input, body));
       } catch {
         // A request its run will refuse, saying why: nothing to keep.
         return null;
@@ -353,6 +353,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       newId: () => input.turnId,
       rescue: ports.rescue,
       ...(input.journaled === true ? { journaled: true } : {}),
+      ...(input.askedAt ? { askedAt: input.askedAt } : {}),
       // Nobody else hears it: a client's request is not the place, the operator's log is.
       onJournalNotice: (line) => ports.log?.(`argo serve: ${line}`),
       // Replay skipping a damaged log line: the operator's to act on (a prompt past the window is in the turn's log line).

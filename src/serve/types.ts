@@ -28,6 +28,8 @@ export interface TurnInput {
   signal: AbortSignal;
   /** Its draft has been in the journal since it was queued (TurnRunner.hold). */
   journaled?: boolean;
+  /** When it entered its session's queue: its timestamp, so its turn is logged in the order it was asked. */
+  askedAt?: Date;
 }
 
 /**

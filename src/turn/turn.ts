@@ -131,6 +131,11 @@ export interface TurnPorts {
   draftFields?: Record<string, unknown>;
   /** The turn's queuedDraft is in the journal (it waited in a queue): the turn's own draft replaces it. */
   journaled?: boolean;
+  /**
+   * When the turn was asked, if before it starts (a server's turn queued behind others on its
+   * session): its timestamp, as its queuedDraft's, so turns keep the order they were asked in.
+   */
+  askedAt?: Date;
 }
 
 export interface PreparedTurn {
@@ -315,9 +320,8 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     longerRequests: ports.draftFields?.tools !== undefined,
   });
   if (context.before !== null) ports.onNotice?.(context.before);
-  const startedAt = ports.now();
   // Needed only to log the turn: loaded while the answer streams.
-  const stamps = dateStamps(startedAt);
+  const stamps = dateStamps(ports.askedAt ?? ports.now());
   const started = ports.clock();
   const id = ports.newId();
   const drafted = stamps.then(({ timestamp }) => ({ ...draftEntry(settings, input, prepared, context, id, timestamp), ...ports.draftFields }));
@@ -387,12 +391,13 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
  * The draft of a turn that waits in a queue (a server's job), for the journal until its turn comes:
  * its prompt, session and the client's request, planned without the session's history (never read:
  * a job is accepted at once, however long its session) and without asking Ollama anything. A server
- * killed meanwhile leaves it for the next argo to log, its error saying the model was never asked.
+ * killed meanwhile leaves it for the next argo to log, its error saying the model was never asked;
+ * `askedAt` is its timestamp, and its run's own draft keeps it.
  */
-export async function queuedDraft(settings: Settings, input: TurnInput, id: string, now: Date, draftFields?: Record<string, unknown>): Promise<Omit<UnfinishedTurn, 'owner'>> {
+export async function queuedDraft(settings: Settings, input: TurnInput, id: string, askedAt: Date, draftFields?: Record<string, unknown>): Promise<Omit<UnfinishedTurn, 'owner'>> {
   const prepared = await prepareTurn(settings, input, { readOnly: true, withoutHistory: true });
   const context = await checkContext(settings, prepared.plan.request, undefined);
-  const { timestamp, day } = await dateStamps(now);
+  const { timestamp, day } = await dateStamps(askedAt);
   const entry: LogEntry = { ...draftEntry(settings, input, prepared, context, id, timestamp), ...draftFields, error: QUEUED_ERROR };
   return { day, session: { id: prepared.session?.id ?? null, name: settings.session }, rules: rulesFingerprint(settings.replay.classify), entry };
 }

@@ -1173,7 +1173,7 @@ describe('jobs', () => {
       await second.stop();
     }
   });
-  it('kill -9 with a job queued behind another on its session: its prompt is logged once, interrupted, under the turn its failed record names', async () => {
+  it('kill -9 with jobs queued behind another on its session: each prompt is logged once, interrupted, under the turn its failed record names, in the order the jobs came', async () => {
     const jobHome = tempHome(config);
     const first = await startServe({ home: jobHome, host: ollama.url });
     ollama.options.reply = 'saved words then nothing';
@@ -1183,21 +1183,27 @@ describe('jobs', () => {
     const queued = await fetch(`${first.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('the queued one', argo)) });
     expect(queued.status).toBe(202);
     const { job_id: pending } = (await queued.json()) as { job_id: string };
+    const { job_id: last } = (await (await fetch(`${first.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('the last one', argo)) })).json()) as { job_id: string };
     const recordOf = (id: string) => JSON.parse(readFileSync(join(jobHome, 'jobs', `${id}.json`), 'utf8')) as { state: string; turn_id: string | null };
     await waitFor(() => expect(recordOf(running)).toMatchObject({ state: 'running' }));
     const queuedTurn = recordOf(pending).turn_id;
     expect(recordOf(pending)).toMatchObject({ state: 'pending', turn_id: expect.any(String) as string });
     // Kept in the journal from the moment the job was made, not only once its turn comes.
     expect(existsSync(join(jobHome, 'unfinished', `${queuedTurn}.json`))).toBe(true);
+    expect(recordOf(last)).toMatchObject({ state: 'pending' });
     first.child.kill('SIGKILL');
     await first.exited;
     const second = await startServe({ home: jobHome, host: ollama.url });
     try {
-      await waitFor(() => expect(second.stderr()).toContain('argo serve: logged 2 turns an earlier argo left unfinished'));
+      await waitFor(() => expect(second.stderr()).toContain('argo serve: logged 3 turns an earlier argo left unfinished'));
       const lines = logLines(jobHome);
-      expect(lines).toHaveLength(2);
+      // As the jobs came, which is how the session replays them; their timestamps say so too.
+      expect(lines.map((line) => line.user_prompt)).toEqual(['the first', 'the queued one', 'the last one']);
+      const instants = lines.map((line) => Date.parse(String(line.timestamp)));
+      expect(instants).toEqual([...instants].sort((a, b) => a - b));
+      expect(lines.map((line) => line.id)).toEqual([recordOf(running).turn_id, queuedTurn, recordOf(last).turn_id]);
       expect(lines.find((line) => line.id === queuedTurn)).toMatchObject({ status: 'interrupted', user_prompt: 'the queued one', model_response: '', error: expect.stringContaining('waited in its session\'s queue') as string });
-      expect(lines.find((line) => line.id !== queuedTurn)).toMatchObject({ status: 'interrupted', user_prompt: 'the first' });
+      expect(lines[0]).toMatchObject({ status: 'interrupted', user_prompt: 'the first' });
       await waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${pending}`)).json()).toMatchObject({ state: 'failed' }), { timeout: 15_000, interval: 200 });
       expect(await (await fetch(`${second.url}/api/jobs/${pending}`)).json()).toMatchObject({
         state: 'failed',
@@ -1206,7 +1212,7 @@ describe('jobs', () => {
         error: `the server stopped while the job was pending, before its turn began, so nothing was answered (turn ${queuedTurn}, logged interrupted with its prompt by the next argo to start)`,
       });
       await waitFor(async () => expect(await (await fetch(`${second.url}/api/jobs/${running}`)).json()).toMatchObject({ state: 'failed', error: expect.stringContaining('the server stopped while the job was running') as string }), { timeout: 15_000, interval: 200 });
-      expect(second.stderr()).toMatch(/marked failed the job\(s\) a previous server left unfinished: 1 running, 1 pending\n|job\(s\) whose server stopped marked failed|whose server stopped, marked failed/);
+      expect(second.stderr()).toMatch(/marked failed the job\(s\) a previous server left unfinished: 1 running, 2 pending\n|job\(s\) whose server stopped marked failed|whose server stopped, marked failed/);
       expect(readdirSync(join(jobHome, 'unfinished'))).toEqual([]);
     } finally {
       await second.stop();

@@ -563,6 +563,39 @@ describe('per-session order', () => {
   });
 });
 
+describe('jobs on one session: run and timestamped in the order they were accepted', () => {
+  it('a first job slowest to be saved still runs first; each turn is asked at a later instant than the one before, its held draft\'s the same, even on a clock that stands still', async () => {
+    const still = new Date('2026-01-01T00:00:00.000Z');
+    const s = await startTestServer({ clock: { now: () => still, monotonic: () => performance.now() } });
+    try {
+      let letFirstBeSaved = (): void => undefined;
+      const firstSaved = new Promise<void>((resolve) => (letFirstBeSaved = resolve));
+      const held = new Map<string, Date | undefined>();
+      s.runner.onHoldJob = async (input) => {
+        held.set(input.turnId, input.askedAt);
+        if (input.userPrompt === 'job 1') await firstSaved;
+        return null;
+      };
+      const postJob = (prompt: string): Promise<Response> => fetch(`${s.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask(prompt, { argo: { session: 'work' } })) });
+      const first = postJob('job 1');
+      await waitFor(() => expect(held.size).toBe(1));
+      const later = await Promise.all([postJob('job 2'), postJob('job 3')]);
+      expect(later.map((response) => response.status)).toEqual([202, 202]);
+      // Queued behind the first, which is not made yet.
+      expect(s.runner.inputs).toEqual([]);
+      letFirstBeSaved();
+      const ids = [((await (await first).json()) as { job_id: string }).job_id, ...(await Promise.all(later.map(async (response) => ((await response.json()) as { job_id: string }).job_id)))];
+      for (const id of ids) await waitFor(async () => expect(await (await fetch(`${s.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'completed' }));
+      expect(s.runner.inputs.map((input) => input.userPrompt)).toEqual(['job 1', 'job 2', 'job 3']);
+      const asked = s.runner.inputs.map((input) => input.askedAt?.getTime());
+      expect(asked).toEqual([0, 1, 2].map((ms) => still.getTime() + ms));
+      expect(s.runner.inputs.map((input) => held.get(input.turnId))).toEqual(s.runner.inputs.map((input) => input.askedAt));
+    } finally {
+      await s.listening.close(100);
+    }
+  });
+});
+
 describe('the data home\'s path is the operator\'s', () => {
   it('an error that names a file in it reaches the client as <data home>, streamed or not, and a job\'s error too; the server\'s log has the path', async () => {
     const home = '/srv/argo-home';

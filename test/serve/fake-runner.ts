@@ -10,7 +10,7 @@ import type { ListenOptions, Listening } from '../../src/serve/listen.js';
 import type { OllamaToolCall } from '../../src/serve/openai.js';
 import type { Logprob } from '../../src/ollama/transport.js';
 import { fileStopSignal } from '../../src/serve/stop.js';
-import type { AgentSummary, LogOutcome, LoggedTurn, ServerDeps, ToolEvent, TurnHooks, TurnInput, TurnRunner } from '../../src/serve/types.js';
+import type { AgentSummary, LogOutcome, LoggedTurn, RunInput, ServerDeps, ToolEvent, TurnHooks, TurnInput, TurnRunner } from '../../src/serve/types.js';
 
 export interface Script {
   tokens?: string[];
@@ -46,6 +46,12 @@ export class FakeRunner implements TurnRunner {
   private releases: (() => void)[] = [];
   /** Called when a turn starts holding. */
   onHold: (input: TurnInput) => void = () => undefined;
+  /** What hold does (TurnRunner.hold): by default nothing is kept. */
+  onHoldJob: NonNullable<TurnRunner['hold']> = () => Promise.resolve(null);
+
+  hold(input: RunInput): Promise<(() => Promise<void>) | null> {
+    return this.onHoldJob(input);
+  }
 
   /** Lets every held turn go on. */
   release(): void {

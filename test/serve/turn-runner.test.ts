@@ -402,6 +402,18 @@ describe('turnRunner.hold: a job\'s turn kept in the journal while it waits in i
     expect(logLines(home)).toEqual([expect.objectContaining({ id: 'turn00000001', status: 'ok', user_prompt: 'hi' })]);
   });
 
+  it.each<[string, Date | undefined, Date]>([
+    ['asked before it ran (a job queued at that instant)', new Date('2025-12-31T23:59:58.123Z'), new Date('2025-12-31T23:59:58.123Z')],
+    ['no instant given', undefined, new Date('2026-01-01T00:00:00Z')],
+  ])('%s: its held draft and its line have one timestamp (%#)', async (_case, askedAt, stamped) => {
+    const { home, runner, journal } = setup();
+    const asked = askedAt ? { askedAt } : {};
+    await runner.hold?.({ ...input(), ...asked });
+    expect(Date.parse(String(journal('turn00000001').entry.timestamp))).toBe(stamped.getTime());
+    await runner.run({ ...input(), ...asked, journaled: true }, hooks);
+    expect(logLines(home).map((line) => Date.parse(String(line.timestamp)))).toEqual([stamped.getTime()]);
+  });
+
   it('held without reading the session\'s history (a job is accepted at once, however long its session): its record is read, its turns are not', async () => {
     const { home, runner, journal } = setup();
     await runner.run({ ...input(), turnId: 'turn00000000', userPrompt: 'earlier' }, hooks);
