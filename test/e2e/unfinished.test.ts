@@ -252,13 +252,13 @@ describe('argo doctor', () => {
     writeFileSync(join(home, 'unfinished', 'damaged0001.json'), '{"owner": ');
     const result = await argo(['doctor'], home);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^FAIL {2}unfinished .*\/unfinished\/damaged0001\.json: not JSON \(.*\); move such a file out of .*\/unfinished once you have kept what you need from it$/m);
+    expect(result.stdout).toMatch(/^FAIL {2}unfinished .*\/unfinished\/damaged0001\.json: not JSON at line 1, column \d+: [^;]*; move such a file out of .*\/unfinished once you have kept what you need from it$/m);
     expect(lost(home)).toHaveLength(1);
     expect(journal(home)).toEqual(['damaged0001.json']);
     // Every command that looks says so, on one line, and goes on.
     const logs = await argo(['logs', '--json'], home);
     expect(logs).toMatchObject({ code: 0 });
-    expect(logs.stderr).toMatch(/^argo: 1 unfinished turn could not be logged \(.*\/unfinished\/damaged0001\.json: not JSON \(.*\)\)\n$/);
+    expect(logs.stderr).toMatch(/^argo: 1 unfinished turn could not be logged \(.*\/unfinished\/damaged0001\.json: not JSON at line 1, column \d+: [^)]*\)\n$/);
   });
 
   it.each([
@@ -272,7 +272,7 @@ describe('argo doctor', () => {
     const dir = join(home, 'unfinished');
     // What a turn says points at the doctor that lists them all.
     const logs = await argo(['logs', '--json'], home);
-    expect(logs.stderr).toMatch(new RegExp(`^argo: ${count} unfinished turns could not be logged \\(.*/damaged0000\\.json: not JSON \\(.*\\); ${lister} lists them all\\)\n$`));
+    expect(logs.stderr).toMatch(new RegExp(`^argo: ${count} unfinished turns could not be logged \\(.*/damaged0000\\.json: not JSON at line 1, column \\d+: [^;]*; ${lister} lists them all\\)\n$`));
 
     const result = await argo(['doctor'], home);
     expect(result.code).toBe(1);
@@ -280,13 +280,13 @@ describe('argo doctor', () => {
     const at = lines.findIndex((line) => line.startsWith('FAIL  unfinished '));
     expect(lines[at]).toBe(`FAIL  unfinished ${count} files in ${dir} cannot be logged; move such a file out of ${dir} once you have kept what you need from it`);
     const listed = names.slice(0, 20);
-    expect(lines.slice(at + 1, at + 1 + listed.length)).toEqual(listed.map((name) => expect.stringMatching(new RegExp(`^ {17}${dir}/${name}: not JSON \\(`)) as unknown));
+    expect(lines.slice(at + 1, at + 1 + listed.length)).toEqual(listed.map((name) => expect.stringMatching(new RegExp(`^ {17}${dir}/${name}: not JSON at line 1, column \\d+: `)) as unknown));
     const after = lines[at + 1 + listed.length];
     if (count > 20) expect(after).toBe(`${' '.repeat(17)}… and ${count - 20} more: argo doctor --json lists them all`);
     else expect(after).toMatch(/^ok {4}ollama /);
 
     const json = JSON.parse((await argo(['doctor', '--json'], home)).stdout) as { checks: { check: string; files?: { file: string; problem: string }[] }[] };
-    expect(json.checks.find(({ check }) => check === 'unfinished')?.files).toEqual(names.map((name) => ({ file: join(dir, name), problem: expect.stringMatching(/^not JSON \(/) as unknown })));
+    expect(json.checks.find(({ check }) => check === 'unfinished')?.files).toEqual(names.map((name) => ({ file: join(dir, name), problem: expect.stringMatching(/^not JSON at line 1, column \d+: /) as unknown })));
     expect(journal(home).sort()).toEqual(names);
   });
 });
