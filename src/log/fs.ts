@@ -754,16 +754,22 @@ export async function rescueText(home: string, text: string): Promise<string> {
 }
 
 /** Where a write to `path` would land, links resolved; the missing part of the path is kept as written. */
-export async function realLocation(path: string): Promise<string> {
+export async function realLocation(path: string, hops = 0): Promise<string> {
   const absolute = resolve(path);
   try {
     return await realpath(absolute);
   } catch (error) {
     const parent = dirname(absolute);
     if (!isMissing(error) || parent === absolute) return absolute;
+    // A link to nothing yet: a write through it lands where it points (the kernel's 40 hops at most).
+    const target = hops < LINK_HOPS ? await readlink(absolute).catch(() => null) : null;
+    if (target !== null) return realLocation(resolve(parent, target), hops + 1);
     return join(await realLocation(parent), basename(absolute));
   }
 }
+
+/** Links followed in a row before the kernel says ELOOP. */
+const LINK_HOPS = 40;
 
 /** Whether writing to `path` would write into `folder` (or over it), through links too. */
 export async function landsInside(path: string, folder: string): Promise<boolean> {

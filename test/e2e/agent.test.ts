@@ -693,6 +693,11 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     const result = await argo(['export', '--format', 'sharegpt', '-o', join(home, 'logs', day)], home);
     expect(result).toMatchObject({ code: 2, stdout: '', stderr: `argo: --output ${join(home, 'logs', day)} is inside Argo's data home (${home}); write the export somewhere else\n` });
     expect(readFileSync(join(home, 'logs', day), 'utf8')).toBe(before);
+    // A link to a file not made yet in the home would create it there: refused the same.
+    const link = join(mkdtempSync(join(tmpdir(), 'argo-out-')), 'runs.jsonl');
+    symlinkSync(join(home, 'memo.json'), link);
+    expect(await argo(['export', '--format', 'sharegpt', '-o', link], home)).toMatchObject({ code: 2, stdout: '', stderr: `argo: --output ${link} is inside Argo's data home (${home}); write the export somewhere else\n` });
+    expect(existsSync(join(home, 'memo.json'))).toBe(false);
   });
 
   it('--yes with --tools none says the two disagree', async () => {

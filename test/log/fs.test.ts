@@ -407,8 +407,18 @@ describe('landsInside', () => {
   symlinkSync(join(home, 'logs'), join(base, 'to-logs'));
   symlinkSync(join(home, 'logs', '2026-11-26.log'), join(base, 'to-day.jsonl'));
   mkdirSync(join(base, 'out'));
+  // Links to what does not exist yet: a write through one creates its target.
+  symlinkSync(join(home, 'memo.json'), join(base, 'to-new-memo.jsonl'));
+  symlinkSync('to-new-memo.jsonl', join(base, 'to-link-to-new.jsonl'));
+  symlinkSync(join(base, 'out', 'new.jsonl'), join(base, 'to-new-outside.jsonl'));
+  symlinkSync(join(base, 'loop-b'), join(base, 'loop-a'));
+  symlinkSync(join(base, 'loop-a'), join(base, 'loop-b'));
 
   it.each([
+    ['a link to a file not made yet in the home', join(base, 'to-new-memo.jsonl'), true],
+    ['a link to such a link', join(base, 'to-link-to-new.jsonl'), true],
+    ['a link to a file not made yet elsewhere', join(base, 'to-new-outside.jsonl'), false],
+    ['a loop of links', join(base, 'loop-a'), false],
     ['a day of the log', join(home, 'logs', '2026-11-26.log'), true],
     ['a new file in the home', join(home, 'export.jsonl'), true],
     ['a file in a missing folder of the home', join(home, 'new', 'deeper', 'x.jsonl'), true],
