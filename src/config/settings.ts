@@ -12,7 +12,7 @@ import type { ModelOptions, Think } from '../replay/prompt.js';
 import { readReplaySpec } from '../replay/spec.js';
 import { ENDPOINTS, VERBOSITIES } from '../replay/types.js';
 import type { Endpoint, ReplaySpec, Verbosity } from '../replay/types.js';
-import { checkSessionNameAt } from '../sessions/names.js';
+import { checkSessionName, hasRecord } from '../sessions/names.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { parseOllamaHost } from './host.js';
 import { checkShape, whole } from './schema.js';
@@ -345,7 +345,8 @@ const TURN_FIELDS = {
 export function loadSettings(flags: FlagOverrides, env: Env, uses: readonly TurnSetting[] = TURN_SETTINGS): Settings {
   const home = flags.home !== undefined ? expandHome(flags.home, '--home', env) : defaultHome(env);
   const path = join(home, 'config.json');
-  return resolveSettings(env, { path, config: readConfigFile(path) }, { ...flags, home }, uses);
+  const sessions = join(home, 'sessions');
+  return resolveSettings(env, { path, config: readConfigFile(path), hasSession: (name) => hasRecord(sessions, name) }, { ...flags, home }, uses);
 }
 
 function policyHolds(policy: ReplayPolicy): boolean {
@@ -362,6 +363,8 @@ function policyHolds(policy: ReplayPolicy): boolean {
 export interface ConfigSource {
   path: string;
   config: ConfigFile;
+  /** Whether sessions/ holds a record of this name (loadSettings looks): a dot name's refusal then names the rename. */
+  hasSession?: (name: string) => boolean;
 }
 
 /** Decides every setting from defaults ← config.json ← environment ← flags. Pure: no file, no process. */
@@ -400,7 +403,8 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   const configKey = nonEmpty(config.serve?.apiKey ?? undefined);
   // Only an empty key is none: a blank one is refused as argo serve starts (checkApiKey), not dropped.
   const envKey = nonEmpty(env.ARGO_API_KEY);
-  checkSessionNameAt(join(home, 'sessions'), session, sessionSource === 'flag' ? '--session' : sessionSource === 'env' ? 'ARGO_SESSION' : `${source}: "session"`);
+  const sessionWhere = sessionSource === 'flag' ? '--session' : sessionSource === 'env' ? 'ARGO_SESSION' : `${source}: "session"`;
+  checkSessionName(session, sessionWhere, file.hasSession);
 
   const api = flags.api ?? config.api ?? 'chat';
   if (!(ENDPOINTS as readonly string[]).includes(api)) {

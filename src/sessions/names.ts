@@ -34,10 +34,11 @@ export function commandWithNames(command: string, ...names: readonly string[]): 
 
 /**
  * Rejects a bad name before any file is touched; `where` names the flag or setting it came from.
- * A name only an earlier version took (".x") gets the rule like any other: whether a session of
- * that name is on disk to be renamed is for checkSessionNameAt, where the store is at hand.
+ * A name only an earlier version took (".x") gets the rule like any other, unless `recorded` says a
+ * session of that name is on disk: then the refusal names the rename (checkSessionNameAt looks).
  */
-export function checkSessionName(name: string, where: string): string {
+export function checkSessionName(name: string, where: string, recorded?: (name: string) => boolean): string {
+  if (isEarlierSessionName(name) && recorded?.(name) === true) throw earlierNameError(name, where);
   if (!isSessionName(name)) {
     throw new UsageError(
       // Quoted as JSON and cut short: the name may hold a line break or run for pages.
@@ -60,8 +61,12 @@ export function earlierNameError(name: string, where: string): UsageError {
  * (".x") whose record is in `dir` (a damaged one too: the rename or sessions rm deals with it).
  */
 export function checkSessionNameAt(dir: string, name: string, where: string): string {
-  if (isEarlierSessionName(name) && onDisk(recordPath(dir, name))) throw earlierNameError(name, where);
-  return checkSessionName(name, where);
+  return checkSessionName(name, where, (earlier) => hasRecord(dir, earlier));
+}
+
+/** Whether a record of session `name` is in `dir`, whatever its state (what checkSessionNameAt asks). */
+export function hasRecord(dir: string, name: string): boolean {
+  return onDisk(recordPath(dir, name));
 }
 
 /** Whether anything is at `path`; a folder that cannot be read (or is no folder) holds nothing to rename. */
