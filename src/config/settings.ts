@@ -265,7 +265,7 @@ export function defaultHome(env: Env): string {
 /** $HOME, else (unset or blank: cron, `env -i`) the account's home in the system's user list, as getent shows it. */
 function userHome(env: Env): string {
   const given = variable(env, 'HOME');
-  if (given !== undefined) return checkGivenPath(given, 'HOME', 'set it to your home folder, or set ARGO_HOME to the data folder');
+  if (given !== undefined) return checkHomePath(given, 'HOME', 'set it to your home folder, or set ARGO_HOME to the data folder');
   // Not os.homedir(): that returns HOME as it is, empty or not.
   let system = '';
   try {
@@ -305,7 +305,15 @@ function blankAsUnset(value: string | undefined): string | undefined {
 export function checkGivenPath(value: string, where: string, fix: string): string {
   if (value.trim() === '') throw new UsageError(`${where} is ${value === '' ? 'empty' : 'blank'}: ${fix}`);
   if (value.trim() !== value) throw new UsageError(`${where} ${JSON.stringify(value)} starts or ends with a blank: remove it (check the quotes around the value)`);
-  // Every message that names the path would write them to the terminal, where they are obeyed.
+  return value;
+}
+
+/**
+ * checkGivenPath for the data home (or the home it is under): no control or direction character
+ * either, since every message that names a file of it (the rescue line, a bad config) would carry them.
+ */
+function checkHomePath(value: string, where: string, fix: string): string {
+  checkGivenPath(value, where, fix);
   if (new RegExp(CONTROLS.source, 'u').test(value)) {
     throw new UsageError(`${where} ${quotedName(value, 200)} holds a control or direction character: give the path without it`);
   }
@@ -318,7 +326,7 @@ export function checkGivenPath(value: string, where: string, fix: string): strin
  * current directory). `~user` forms are refused: they name another user's home.
  */
 export function expandHome(given: string, where: string, env: Env): string {
-  const value = checkGivenPath(given, where, `name the data folder (e.g. ~/argo-work), or leave ${where} out for ${where === '--home' ? 'ARGO_HOME or ' : ''}~/.argo`);
+  const value = checkHomePath(given, where, `name the data folder (e.g. ~/argo-work), or leave ${where} out for ${where === '--home' ? 'ARGO_HOME or ' : ''}~/.argo`);
   if (value === '~' || value.startsWith('~/')) return resolve(join(userHome(env), value.slice(1)));
   if (value.startsWith('~')) {
     throw new UsageError(`${where} ${JSON.stringify(value)}: only "~" and "~/…" are expanded (your own home); give the full path instead`);

@@ -429,19 +429,19 @@ describe('hostile text on a terminal: shown, never obeyed', () => {
   });
 
   it.each([
-    ['a bidi override', 'h\u202eevil', 'h\\u202eevil', ['\u202e']],
-    ['a C1 CSI', 'h\u009b2J', '"…h\\x9b2J/STOP"', ['\u009b']],
-    ['both', 'h\u202e\u009bx', '"…h\\u202e\\x9bx/STOP"', ['\u202e', '\u009b']],
-  ])('argo stop, --status and --clear show a data home path holding %s as text', async (_case, name, shown, raw) => {
+    ['a bidi override', 'h\u202eevil', ['\u202e']],
+    ['a C1 CSI', 'h\u009b2J', ['\u009b']],
+    ['both', 'h\u202e\u009bx', ['\u202e', '\u009b']],
+  ])('argo stop, --status and --clear refuse a data home path holding %s, shown as text', async (_case, name, raw) => {
     const home = join(tempHome(), name);
     mkdirSync(home);
-    // Set, set again, asked: each names the file. Cleared, it is not named.
-    for (const [args, named] of [[[], true], [[], true], [['--status'], true], [['--clear'], false]] as const) {
+    for (const args of [[], ['--status'], ['--clear']]) {
       const terminal = startInPty(['stop', ...args], { home });
-      expect((await terminal.exited).code).toBe(0);
-      if (named) expect(terminal.output).toContain(shown.replace('…', home.slice(0, -name.length)));
+      expect((await terminal.exited).code).toBe(2);
+      expect(terminal.output).toContain('holds a control or direction character: give the path without it');
       for (const control of raw) expect(terminal.output).not.toContain(control);
     }
+    expect(existsSync(join(home, 'STOP'))).toBe(false);
   });
 
   it("an Ollama error that ends an agent run is shown as text: OSC, C1 CSI and bidi controls", async () => {

@@ -576,15 +576,15 @@ describe('doctor on a terminal (item 3)', () => {
     }
   });
 
-  it('its one failure line on stderr shows control characters in what it quotes, without obeying them', async () => {
-    // A data home whose name holds an OSC sequence, its logs/ taken by a file: the data check fails and quotes the path.
+  it('a data home whose name holds an OSC sequence is refused in one line that shows it, without obeying it', async () => {
+    // Every message naming a file of it would carry the sequence: refused before anything is done.
     const home = join(tempHome(), 'home\u001b]0;pwned\u0007');
     mkdirSync(home, { mode: 0o700 });
-    writeFileSync(join(home, 'logs'), '');
     const result = await runInTerminal(['doctor', '--home', home], tempHome());
+    // doctor says it as its failed config check.
     expect(result.code).toBe(1);
     const failures = result.output.split('\r\n').filter((line) => line.startsWith('argo: '));
-    expect(failures).toEqual([expect.stringMatching(/^argo: doctor: the data check failed: \S+home\^\[\]0;pwned\^G\/logs is not a folder; /)]);
+    expect(failures).toEqual([expect.stringMatching(/^argo: doctor: the config check failed: --home "\S+home\\u001b\]0;pwned\\u0007" holds a control or direction character: give the path without it$/)]);
     expect(result.output).not.toContain('\u001b]0;pwned');
   });
 });
