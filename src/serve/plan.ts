@@ -8,6 +8,8 @@ import type { ArgoFields, ChatRequest } from './schema.js';
 import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { reasonConflict } from '../replay/reason.js';
 import type { ArgoDefaults, TurnInput } from './types.js';
+import { NO_TOOLS, takesAwayOnly } from '../config/tool-list.js';
+import { quotedName } from '../output/terminal-text.js';
 
 const BLANK_PROMPT = 'the last user message has no text, and Argo mode takes its text as the prompt (as argo -s NAME "prompt" does); send the question as its text';
 const IMAGES_ONLY = 'the last user message has no text, only images or audio, and Argo mode sends the text alone (as argo -s NAME "prompt" does); add the question as a text part, or send the images in plain mode (no argo object, no X-Argo-* header)';
@@ -58,19 +60,41 @@ function checkReason(argo: ArgoFields & { replay: ReplaySpec; reason: ReplayReas
   }
 }
 
+/** How much of a refused tool list its 400 quotes: a list may hold 100 names of 200 characters. */
+const MAX_QUOTED_LIST = 200;
+
+/**
+ * The server-side tools a request names: `none` is none, as `--tools none` is to the CLI. Config's
+ * `"tools"` are not applied: a client opts in to tools running on the server, so a list that only
+ * takes away (`-shell`) has nothing to take from.
+ */
+function serverToolNames(argo: ArgoFields, names: string[]): string[] {
+  if (names.length === 1 && names[0] === NO_TOOLS) return [];
+  if (takesAwayOnly(names)) {
+    throw badRequest(
+      `${argoParam(argo, 'tools')}: ${quotedName(names.join(','), MAX_QUOTED_LIST)} only takes tools away, and a request starts with none (config's "tools" are not applied on the server); name what to keep too, e.g. "dev,-shell"`,
+      argoParam(argo, 'tools'),
+    );
+  }
+  return names;
+}
+
 export function planAnswer(request: ChatRequest, defaults: ArgoDefaults, agentMode: boolean): AnswerPlan {
   const { body } = request;
   // Like the CLI without --replay: the configured default replay (ARGO_REPLAY, "defaultReplay").
-  const argo = request.argo ? { ...request.argo, replay: request.argo.replay ?? defaults.replay } : null;
-  if (argo?.tools && argo.tools.length > 0 && !agentMode) {
+  const argo = request.argo
+    ? { ...request.argo, replay: request.argo.replay ?? defaults.replay, ...(request.argo.tools ? { tools: serverToolNames(request.argo, request.argo.tools) } : {}) }
+    : null;
+  const serverTools = (argo?.tools?.length ?? 0) > 0;
+  if (serverTools && !agentMode) {
     throw badRequest(`this server does not run tools; leave out ${argoFieldNamed(argo, 'tools')}`, argoParam(argo, 'tools'), 'tools_unavailable');
   }
   // A run's rounds, tool calls and the words between them are not one answer's tokens.
-  if (argo?.tools && argo.tools.length > 0 && body.logprobs === true) {
+  if (serverTools && body.logprobs === true) {
     throw badRequest(`log probabilities are not given for a run of server-side tools (${argoFieldNamed(argo, 'tools')}); leave out "logprobs", or the tools`, 'logprobs');
   }
   // Client tools are run by the client, Argo tools by the server: one loop cannot serve both.
-  if (argo?.tools && argo.tools.length > 0 && body.tools && body.tools.length > 0) {
+  if (serverTools && body.tools && body.tools.length > 0) {
     throw badRequest(`"tools" (run by the client) and ${argoFieldNamed(argo, 'tools')} (run on the server) cannot be combined; send one of them`, argoParam(argo, 'tools'), 'tools_conflict');
   }
   // The same rules as the CLI's --reason.

@@ -57,6 +57,47 @@ describe('planAnswer', () => {
     );
   });
 
+  // `none` is no server-side tools, as `--tools none` is to the CLI: a plain Argo-mode answer.
+  const CLIENT_TOOL = [{ type: 'function', function: { name: 'get_time' } }];
+  it.each<[string, Record<string, unknown>, Record<string, string>, boolean]>([
+    ['argo.tools "none"', { argo: { tools: 'none' } }, {}, true],
+    ['argo.tools ["none"]', { argo: { tools: ['none'] } }, {}, true],
+    ['X-Argo-Tools: none', {}, { 'X-Argo-Tools': 'none' }, true],
+    ['argo.tools "none" on a server without tools', { argo: { tools: 'none' } }, {}, false],
+    ['argo.tools []', { argo: { tools: [] } }, {}, true],
+  ])('%s runs no tools: client tools and log probabilities are taken (agent mode %s)', (_name, json, headers, agentMode) => {
+    for (const extra of [{}, { tools: CLIENT_TOOL }, { logprobs: true }]) {
+      const plan = planAnswer(request({ ...json, ...extra }, headers), DEFAULTS, agentMode);
+      expect(plan.turn).toMatchObject({ mode: 'argo', argo: { tools: [] } });
+    }
+  });
+
+  // A request starts with no tools (config's "tools" are not applied on the server): nothing to take away from.
+  it.each<[Record<string, unknown>, Record<string, string>, string, string]>([
+    [{ argo: { tools: '-read_file' } }, {}, 'argo.tools', 'argo.tools: "-read_file"'],
+    [{ argo: { tools: ['-shell', '-web'] } }, {}, 'argo.tools', 'argo.tools: "-shell,-web"'],
+    [{}, { 'X-Argo-Tools': '-shell' }, 'X-Argo-Tools', 'X-Argo-Tools: "-shell"'],
+    [{ argo: { tools: `-${'x'.repeat(199)},-y` } }, {}, 'argo.tools', `argo.tools: "-${'x'.repeat(199)}…"`],
+  ])('a list that only takes away %j %j: 400 invalid_value on %s', (json, headers, param, quoted) => {
+    expect(() => planAnswer(request(json, headers), DEFAULTS, true)).toThrow(
+      expect.objectContaining({
+        status: 400,
+        param,
+        code: 'invalid_value',
+        message: `${quoted} only takes tools away, and a request starts with none (config's "tools" are not applied on the server); name what to keep too, e.g. "dev,-shell"`,
+      }) as ApiError,
+    );
+  });
+
+  it.each<[Record<string, unknown>, string[]]>([
+    [{ argo: { tools: 'dev,-shell' } }, ['dev', '-shell']],
+    [{ argo: { tools: 'fs' } }, ['fs']],
+    // Resolved by the runner, which says "none" cannot be combined.
+    [{ argo: { tools: 'none,fs' } }, ['none', 'fs']],
+  ])('%j names the tools %j', (json, tools) => {
+    expect(planAnswer(request(json), DEFAULTS, true).turn.argo).toMatchObject({ tools });
+  });
+
   it.each([
     ['Explain \ud83d this', 'Explain \ufffd this'],
     ['a \udc00 b \ud83d', 'a \ufffd b \ufffd'],
