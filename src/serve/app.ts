@@ -425,6 +425,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
       onToolCalls: (calls, logprobs) => events.push({ type: 'tool_calls', ...toolCalls.number(calls), logprobs }),
       onLogprobs: (logprobs) => events.push({ type: 'logprobs', logprobs }),
       onToolEvent: (event) => events.push({ type: 'tool_event', event }),
+      toolEventsHeard: 'answer',
     }, undefined, start).then(
       (result) => events.push({ type: 'end', result }),
       (error: unknown) => events.push({ type: 'thrown', error }),
@@ -641,7 +642,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
       plan,
       turnId,
       job.controller,
-      { onText: (text) => job.append(text), onToolCalls: (calls) => job.addToolCalls(toolCalls.number(calls).calls), onToolEvent: (event) => job.toolEvent(event) },
+      { onText: (text) => job.append(text), onToolCalls: (calls) => job.addToolCalls(toolCalls.number(calls).calls), onToolEvent: (event) => job.toolEvent(event), toolEventsHeard: 'job' },
       async () => {
         if (!job.done) await job.start(turnId);
       },

@@ -27,7 +27,7 @@ import type { ApiError, TurnFailure } from './errors.js';
 import { argoParam } from './schema.js';
 import { ollamaToolCallsOf, toOpenAiToolCalls } from './openai.js';
 import type { OllamaExtras, OllamaToolCall } from './openai.js';
-import type { AgentSummary, CutReason, LogOutcome, LoggedTurn, RunInput, ToolEvent, TurnHooks, TurnInput, TurnResult, TurnRunner } from './types.js';
+import type { AgentSummary, CutReason, LogOutcome, LoggedTurn, RunInput, ToolEvent, ToolEventsHeard, TurnHooks, TurnInput, TurnResult, TurnRunner } from './types.js';
 
 /** Server-side tools (the `tools` Argo field), run by the same agent loop as `argo --tools`. */
 export interface ServerTools {
@@ -87,16 +87,27 @@ async function toolboxFor(names: readonly string[], settings: Settings, tools: S
   }
 }
 
-// Where a client finds each failed call's error: a streamed answer sent it; every answer logged it.
-const CALL_ERRORS = "each call's error was streamed as a tool_execution_error event, and is in the turn's log line on the server (argo logs --status tool_failures)";
+const IN_LOG = "in the turn's log line on the server (argo logs --status tool_failures)";
 
-/** A server's client cannot run argo's commands or see its terminal: where its fixes are. */
+/** Where a client finds each failed call's error: the log has every one; tool events reach only those listening then. */
+const CALL_ERRORS: Record<ToolEventsHeard, string> = {
+  answer: `each call's error was streamed as a tool_execution_error event, and is ${IN_LOG}`,
+  job: `each call's error was sent as a tool_execution_error event to any client following the job's stream (GET /api/jobs/ID/stream) as it ran, and is ${IN_LOG}`,
+  nobody: `each call's error is ${IN_LOG}; a streamed request gets each as a tool_execution_error event`,
+};
+
+/** A server's client cannot run argo's commands or see its terminal: where its fixes are (as a streamed answer's client hears them). */
 export const SERVER_RUN_HINTS: RunHints = {
   clearStop: 'DELETE /api/stop (or removing STOP from the server\'s data home) allows runs again',
   moreRounds: 'raise "maxIterations" in the server\'s config.json',
-  failedCall: CALL_ERRORS,
-  failedRounds: CALL_ERRORS,
+  failedCall: CALL_ERRORS.answer,
+  failedRounds: CALL_ERRORS.answer,
 };
+
+/** The hints for a run whose tool events reach `heard`. */
+export function serverRunHints(heard: ToolEventsHeard): RunHints {
+  return { ...SERVER_RUN_HINTS, failedCall: CALL_ERRORS[heard], failedRounds: CALL_ERRORS[heard] };
+}
 
 export const SIDE_EFFECTS_OFF = 'it has side effects, which this server does not allow (start argo serve with --allow-side-effects to let tools write and run commands)';
 
@@ -121,7 +132,7 @@ function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: 
     ephemeralSystem: null,
     // Refused side effects fail inside their tool (serverTools), so nothing is left to confirm.
     yes: true,
-    hints: SERVER_RUN_HINTS,
+    hints: serverRunHints(hooks.toolEventsHeard ?? 'nobody'),
     abortedByStop: (reason) => reason === ('stop' satisfies CutReason),
     confirm: () => Promise.resolve('no-terminal'),
     emit: (event) => {

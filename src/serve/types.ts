@@ -46,6 +46,9 @@ export interface ToolEvent {
   [field: string]: unknown;
 }
 
+/** A streamed answer's client; the clients following a job's stream; nobody (a whole answer). */
+export type ToolEventsHeard = 'answer' | 'job' | 'nobody';
+
 /** Each piece comes with its tokens' log probabilities when the client asked for them (`logprobs: true`). */
 export interface TurnHooks {
   onText: (text: string, logprobs?: readonly Logprob[]) => void;
@@ -56,6 +59,8 @@ export interface TurnHooks {
   /** Log probabilities of tokens that came with no piece (a tool call Ollama held back while it was written). */
   onLogprobs?: (logprobs: readonly Logprob[]) => void;
   onToolEvent?: (event: ToolEvent) => void;
+  /** Who hears onToolEvent, for the words that say where a failed call's error went; 'nobody' when left out. */
+  toolEventsHeard?: ToolEventsHeard;
   /** The answer is complete and the turn is being logged; `run` resolves once it is written (or could not be). */
   onAnswered?: (result: TurnResult) => void;
 }

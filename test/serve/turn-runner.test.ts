@@ -18,7 +18,7 @@ import { ToolError } from '../../src/tools/types.js';
 import type { Tool } from '../../src/tools/types.js';
 import type { RunnerPorts } from '../../src/serve/turn-runner.js';
 import type { Settings } from '../../src/config/settings.js';
-import type { RunInput } from '../../src/serve/types.js';
+import type { RunInput, TurnHooks } from '../../src/serve/types.js';
 import type { ArgoFields } from '../../src/serve/schema.js';
 import type { Toolbox } from '../../src/tools/catalog.js';
 import type { AgentEvent } from '../../src/agent/loop.js';
@@ -563,5 +563,32 @@ describe("turnRunner: a client's tool calls in the turn's log line", () => {
     const [entry] = logLines(home);
     expect(entry?.client_tool_calls).toEqual(logged);
     expect(entry).toMatchObject({ status, model_response: text, client_fields: ['tools'] });
+  });
+});
+
+describe('turnRunner: where a run tells its client a failed call\'s error went', () => {
+  const IN_LOG = "in the turn's log line on the server (argo logs --status tool_failures)";
+  it.each<[TurnHooks['toolEventsHeard'], string]>([
+    ['answer', `each call's error was streamed as a tool_execution_error event, and is ${IN_LOG}`],
+    ['job', `each call's error was sent as a tool_execution_error event to any client following the job's stream (GET /api/jobs/ID/stream) as it ran, and is ${IN_LOG}`],
+    ['nobody', `each call's error is ${IN_LOG}; a streamed request gets each as a tool_execution_error event`],
+    // A whole answer's hooks say nothing: nobody heard its events.
+    [undefined, `each call's error is ${IN_LOG}; a streamed request gets each as a tool_execution_error event`],
+  ])('tool events heard by %s: %s', async (heard, where) => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-runner-heard-'));
+    const runner = turnRunner(loadSettings({ home }, {}), {
+      transport: () => ({
+        stream: () => Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1, toolCalls: [{ function: { name: 'write_file', arguments: { path: 'out.txt', content: 'x' } } }] }),
+        installedModels: () => Promise.resolve(['m']),
+      }),
+      now: () => new Date('2026-01-01T00:00:00Z'),
+      clock: () => 0,
+      rescue: () => Promise.reject(new Error('no rescue expected')),
+      tools: { root: mkdtempSync(join(tmpdir(), 'argo-runner-root-')), allowSideEffects: false },
+    });
+    const input: RunInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'write it', messages: [], argo: { tools: ['edit'] }, extras: { options: {} }, signal: new AbortController().signal, round: 1 };
+    const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined, ...(heard ? { toolEventsHeard: heard } : {}) });
+    expect(result.status).toBe('tool_failures');
+    expect(result.agent?.message).toBe(`tool write_file failed and retrying cannot help (${SIDE_EFFECTS_OFF}); ${where}`);
   });
 });
