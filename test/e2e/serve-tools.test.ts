@@ -170,6 +170,19 @@ describe('the tools Argo field', () => {
     expect(entry).toMatchObject({ status: 'tool_failures', tool_calls: [expect.objectContaining({ name: 'write_file', outcome: 'failure' })] });
   });
 
+  it('a whole answer and a job say where the failed calls\' errors are: the log, the job\'s stream as it ran; none was streamed to them', async () => {
+    const { serve } = await server();
+    const whole = (await (await post(serve.url, ask('write a file', { tools: 'edit', session: 'j5' }))).json()) as { argo: { status: string; message: string } };
+    expect(whole.argo.status).toBe('tool_failures');
+    expect(whole.argo.message).toMatch(/; each call's error is in the turn's log line on the server \(argo logs --status tool_failures\); a streamed request gets each as a tool_execution_error event$/);
+    const started = await fetch(`${serve.url}/api/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('write a file', { tools: 'edit', session: 'j5' })) });
+    const { job_id: id } = (await started.json()) as { job_id: string };
+    await waitFor(async () => expect(await (await fetch(`${serve.url}/api/jobs/${id}`)).json()).toMatchObject({
+      state: 'failed',
+      error: expect.stringMatching(/; each call's error was sent as a tool_execution_error event to any client following the job's stream \(GET \/api\/jobs\/ID\/stream\) as it ran, and is in the turn's log line on the server \(argo logs --status tool_failures\)$/) as string,
+    }));
+  });
+
   it('with --allow-side-effects the write runs inside --root', async () => {
     const { serve, root } = await server({}, ['--allow-side-effects']);
     const response = await post(serve.url, ask('write a file', { tools: 'fs,edit', session: 'w' }));
@@ -305,6 +318,11 @@ describe('the tools Argo field', () => {
     const both = await post(serve.url, ask('x', { tools: 'fs' }, { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] }));
     expect(both.status).toBe(400);
     expect(await both.json()).toMatchObject({ error: { param: 'argo.tools', code: 'tools_conflict' } });
+
+    // `none` is no server-side tools: client tools pass on, and the answer is a plain Argo-mode one.
+    const none = await post(serve.url, ask('x', { tools: 'none' }, { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] }));
+    expect(none.status).toBe(200);
+    expect(Object.keys(((await none.json()) as { argo: object }).argo).sort()).toEqual(['log', 'replay_policy', 'status', 'turn_id']);
 
     const broken = await post(serve.url, ask('x', { tools: 'loop_a' }));
     expect([broken.status, broken.headers.get('x-should-retry')]).toEqual([500, 'false']);
