@@ -2,7 +2,8 @@
 import { request as httpRequest } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { Stream } from 'openai/streaming';
@@ -326,6 +327,31 @@ describe('Argo mode', () => {
     await logged(blanks.response.headers.get('x-argo-turn-id') ?? '');
     expect(chatBodies()[1]).toBe(chatBodies()[0]);
     expect(chatBodies()[0]).toContain('"content":"and which is faster?"');
+  });
+
+  it('config.json\'s "tools" are not applied: the request is argo --tools none\'s, and one naming tools is --tools with that list', async () => {
+    ollama.options.models = [{ name: 'argo:latest', capabilities: ['completion', 'tools'] }];
+    const toolsHome = tempHome({ ...config, tools: ['fs'] });
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-serve-root-')));
+    for (const prompt of ['what is a closure?', 'and a generator?']) expect((await runArgo(['-s', 'lang', '--tools', 'none', prompt], { home: toolsHome, host: ollama.url, cwd: root })).code).toBe(0);
+    const served = await startServe({ home: toolsHome, host: ollama.url, args: ['--root', root] });
+    try {
+      for (const [flags, argo] of [[['--tools', 'none'], {}], [['--tools', 'fs,memo', '--root', root], { tools: 'fs,memo' }]] as const) {
+        ollama.requests.length = 0;
+        const cli = await runArgo(['-s', 'lang', '--replay', 'session', ...flags, '--no-log', 'so which one should I use?'], { home: toolsHome, host: ollama.url, cwd: root });
+        expect(cli.code).toBe(0);
+        const [cliBody] = chatBodies();
+        const response = await post('/v1/chat/completions', ask('so which one should I use?', { argo: { session: 'lang', replay: 'session', ...argo } }), {}, served.url);
+        expect(response.status).toBe(200);
+        await waitFor(() => expect(logLines(toolsHome).filter((line) => line.id === response.headers.get('x-argo-turn-id'))).toHaveLength(1));
+        expect(chatBodies()[1]).toBe(cliBody);
+        const sent = JSON.parse(cliBody ?? '{}') as { messages: unknown[]; tools?: { function: { name: string } }[] };
+        expect(sent.tools?.map((tool) => tool.function.name)).toEqual(argo.tools ? expect.arrayContaining(['read_file', 'memo']) : undefined);
+        expect(sent.messages.length).toBeGreaterThan(3);
+      }
+    } finally {
+      await served.stop();
+    }
   });
 
   it('replay skipping a damaged log line says so on the operator\'s log, as the CLI says it on stderr', async () => {
