@@ -17,6 +17,7 @@ import { QUEUED_ERROR } from '../../src/log/unfinished.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { Tool } from '../../src/tools/types.js';
 import type { RunnerPorts } from '../../src/serve/turn-runner.js';
+import type { Transport } from '../../src/turn/turn.js';
 import type { Settings } from '../../src/config/settings.js';
 import type { RunInput, TurnHooks } from '../../src/serve/types.js';
 import type { ArgoFields } from '../../src/serve/schema.js';
@@ -26,6 +27,18 @@ import type { AgentEvent } from '../../src/agent/loop.js';
 const base = loadSettings({ home: mkdtempSync(join(tmpdir(), 'argo-runner-')), temperature: 0.3, numCtx: 4096 }, {});
 /** What a runner's tools run with, for the tests of a turn that asks for none. */
 const TOOLS: RunnerPorts['tools'] = { root: tmpdir(), allowSideEffects: false };
+
+/** A runner on the data home `home` whose Ollama answers with `stream`, at a fixed instant; `ports` replace the rest. */
+function runnerOver(home: string, stream: Transport['stream'], ports: Partial<RunnerPorts> = {}): ReturnType<typeof turnRunner> {
+  return turnRunner(loadSettings({ home }, {}), {
+    transport: () => ({ stream, installedModels: () => Promise.resolve(['m']) }),
+    now: () => new Date('2026-01-01T00:00:00Z'),
+    clock: () => 0,
+    rescue: () => Promise.reject(new Error('no rescue expected')),
+    tools: TOOLS,
+    ...ports,
+  });
+}
 
 describe('settingsFor: Argo fields are the CLI flags', () => {
   it('takes session and model from the request, the rest from config when not given', () => {
@@ -281,23 +294,14 @@ describe('turnRunner: log probabilities', () => {
     const home = mkdtempSync(join(tmpdir(), 'argo-runner-logprobs-'));
     const sent: unknown[] = [];
     const lp = (token: string) => [{ token, logprob: -1 }];
-    const runner = turnRunner(loadSettings({ home }, {}), {
-      transport: () => ({
-        stream: (request, hooks) => {
-          sent.push(request.body);
-          hooks.onThinking?.('hm', lp('hm'));
-          hooks.onText('Hi', lp('Hi'));
-          hooks.onToolCalls?.([{ function: { name: 'f', arguments: {} } }], lp('call'));
-          hooks.onToolCalls?.([null], lp('broken'));
-          hooks.onLogprobs?.(lp('held'));
-          return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
-        },
-        installedModels: () => Promise.resolve(['m']),
-      }),
-      now: () => new Date('2026-01-01T00:00:00Z'),
-      clock: () => 0,
-      rescue: () => Promise.reject(new Error('no rescue expected')),
-      tools: TOOLS,
+    const runner = runnerOver(home, (request, hooks) => {
+      sent.push(request.body);
+      hooks.onThinking?.('hm', lp('hm'));
+      hooks.onText('Hi', lp('Hi'));
+      hooks.onToolCalls?.([{ function: { name: 'f', arguments: {} } }], lp('call'));
+      hooks.onToolCalls?.([null], lp('broken'));
+      hooks.onLogprobs?.(lp('held'));
+      return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
     });
     const heard: [string, unknown][] = [];
     const result = await runner.run(
@@ -319,18 +323,9 @@ describe('turnRunner: log probabilities', () => {
 describe('turnRunner: reasoning a model wrote inline', () => {
   it("the client gets the answer as the model wrote it (as streamed); the log keeps the reasoning apart", async () => {
     const home = mkdtempSync(join(tmpdir(), 'argo-runner-think-'));
-    const runner = turnRunner(loadSettings({ home }, {}), {
-      transport: () => ({
-        stream: (_request, hooks) => {
-          hooks.onText('<think>Add them.</think>\n\nIt is 4.');
-          return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
-        },
-        installedModels: () => Promise.resolve(['m']),
-      }),
-      now: () => new Date('2026-01-01T00:00:00Z'),
-      clock: () => 0,
-      rescue: () => Promise.reject(new Error('no rescue expected')),
-      tools: TOOLS,
+    const runner = runnerOver(home, (_request, hooks) => {
+      hooks.onText('<think>Add them.</think>\n\nIt is 4.');
+      return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
     });
     const input: RunInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: '2+2?', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal, round: 1 };
     const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
@@ -345,20 +340,10 @@ describe('turnRunner and the journal of unfinished turns', () => {
     // A file where the folder goes.
     writeFileSync(join(home, 'unfinished'), 'not a folder');
     const lines: string[] = [];
-    const runner = turnRunner(loadSettings({ home }, {}), {
-      transport: () => ({
-        stream: (_request, hooks) => {
-          hooks.onText('Hi.');
-          return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
-        },
-        installedModels: () => Promise.resolve(['m']),
-      }),
-      now: () => new Date('2026-01-01T00:00:00Z'),
-      clock: () => 0,
-      rescue: () => Promise.reject(new Error('no rescue expected')),
-      log: (line) => lines.push(line),
-      tools: TOOLS,
-    });
+    const runner = runnerOver(home, (_request, hooks) => {
+      hooks.onText('Hi.');
+      return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
+    }, { log: (line) => lines.push(line) });
     const input = (turnId: string): RunInput => ({ turnId, session: 's', mode: 'argo', model: 'm', userPrompt: 'hi', messages: [], argo: null, extras: { options: {} }, signal: new AbortController().signal, round: 1 });
     const hooks = { onText: () => undefined, onToolCalls: () => undefined };
     const results = [await runner.run(input('turn00000001'), hooks), await runner.run(input('turn00000002'), hooks)];
@@ -372,18 +357,9 @@ describe('turnRunner and the journal of unfinished turns', () => {
 describe('turnRunner.hold: a job\'s turn kept in the journal while it waits in its queue', () => {
   const setup = (): { home: string; runner: ReturnType<typeof turnRunner>; drafts: () => string[]; journal: (id: string) => { entry: Record<string, unknown> } } => {
     const home = mkdtempSync(join(tmpdir(), 'argo-runner-hold-'));
-    const runner = turnRunner(loadSettings({ home }, {}), {
-      transport: () => ({
-        stream: (_request, hooks) => {
-          hooks.onText('Hi.');
-          return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
-        },
-        installedModels: () => Promise.resolve(['m']),
-      }),
-      now: () => new Date('2026-01-01T00:00:00Z'),
-      clock: () => 0,
-      rescue: () => Promise.reject(new Error('no rescue expected')),
-      tools: TOOLS,
+    const runner = runnerOver(home, (_request, hooks) => {
+      hooks.onText('Hi.');
+      return Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
     });
     const drafts = (): string[] => (existsSync(join(home, 'unfinished')) ? readdirSync(join(home, 'unfinished')) : []);
     const journal = (id: string): { entry: Record<string, unknown> } => JSON.parse(readFileSync(join(home, 'unfinished', `${id}.json`), 'utf8')) as { entry: Record<string, unknown> };
@@ -495,21 +471,12 @@ describe('turnRunner: the tokens usage reports', () => {
   ])('%s', async (_case, outcome, extra, cut, status, prompt, completion) => {
     const home = mkdtempSync(join(tmpdir(), 'argo-runner-usage-'));
     const controller = new AbortController();
-    const runner = turnRunner(loadSettings({ home }, {}), {
-      transport: () => ({
-        stream: (_request, hooks) => {
-          if (extra.thinking) hooks.onThinking?.(extra.thinking);
-          hooks.onText('first second');
-          if (extra.call) hooks.onToolCalls?.([{ function: { name: 'f', arguments: {} } }]);
-          if (outcome.status === 'interrupted') controller.abort(cut ?? 'disconnect');
-          return Promise.resolve({ ...outcome, failure: outcome.status === 'error' ? { kind: 'mid-stream', message: 'boom' } : null, attempts: 1 });
-        },
-        installedModels: () => Promise.resolve(['m']),
-      }),
-      now: () => new Date('2026-01-01T00:00:00Z'),
-      clock: () => 0,
-      rescue: () => Promise.reject(new Error('no rescue expected')),
-      tools: TOOLS,
+    const runner = runnerOver(home, (_request, hooks) => {
+      if (extra.thinking) hooks.onThinking?.(extra.thinking);
+      hooks.onText('first second');
+      if (extra.call) hooks.onToolCalls?.([{ function: { name: 'f', arguments: {} } }]);
+      if (outcome.status === 'interrupted') controller.abort(cut ?? 'disconnect');
+      return Promise.resolve({ ...outcome, failure: outcome.status === 'error' ? { kind: 'mid-stream', message: 'boom' } : null, attempts: 1 });
     });
     const input: RunInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'count with me', messages: [], argo: null, extras: { options: {} }, signal: controller.signal, round: 1 };
     const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
@@ -542,21 +509,12 @@ describe("turnRunner: a client's tool calls in the turn's log line", () => {
   ])('%s', async (_case, round, batches, text, cut, logged, status) => {
     const home = mkdtempSync(join(tmpdir(), 'argo-runner-calls-'));
     const controller = new AbortController();
-    const runner = turnRunner(loadSettings({ home }, {}), {
-      transport: () => ({
-        stream: (_request, hooks) => {
-          if (text !== '') hooks.onText(text);
-          for (const batch of batches) hooks.onToolCalls?.(batch);
-          if (cut === 'stop') controller.abort(cut);
-          if (cut === 'error') return Promise.resolve({ status: 'error', failure: { kind: 'mid-stream', message: 'boom' }, metrics: EMPTY_METRICS, attempts: 1 });
-          return Promise.resolve({ status: cut ? 'interrupted' : 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
-        },
-        installedModels: () => Promise.resolve(['m']),
-      }),
-      now: () => new Date('2026-01-01T00:00:00Z'),
-      clock: () => 0,
-      rescue: () => Promise.reject(new Error('no rescue expected')),
-      tools: TOOLS,
+    const runner = runnerOver(home, (_request, hooks) => {
+      if (text !== '') hooks.onText(text);
+      for (const batch of batches) hooks.onToolCalls?.(batch);
+      if (cut === 'stop') controller.abort(cut);
+      if (cut === 'error') return Promise.resolve({ status: 'error', failure: { kind: 'mid-stream', message: 'boom' }, metrics: EMPTY_METRICS, attempts: 1 });
+      return Promise.resolve({ status: cut ? 'interrupted' : 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1 });
     });
     const input: RunInput = { turnId: 'turn00000001', session: 'api', mode: 'plain', model: 'm', userPrompt: 'what time is it', messages: [{ role: 'user', content: 'what time is it' }], argo: null, extras: { options: {}, tools: [{ type: 'function', function: { name: 'get_time' } }] }, signal: controller.signal, round };
     await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined });
@@ -576,16 +534,7 @@ describe('turnRunner: where a run tells its client a failed call\'s error went',
     [undefined, `each call's error is ${IN_LOG}; a streamed request gets each as a tool_execution_error event`],
   ])('tool events heard by %s: %s', async (heard, where) => {
     const home = mkdtempSync(join(tmpdir(), 'argo-runner-heard-'));
-    const runner = turnRunner(loadSettings({ home }, {}), {
-      transport: () => ({
-        stream: () => Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1, toolCalls: [{ function: { name: 'write_file', arguments: { path: 'out.txt', content: 'x' } } }] }),
-        installedModels: () => Promise.resolve(['m']),
-      }),
-      now: () => new Date('2026-01-01T00:00:00Z'),
-      clock: () => 0,
-      rescue: () => Promise.reject(new Error('no rescue expected')),
-      tools: { root: mkdtempSync(join(tmpdir(), 'argo-runner-root-')), allowSideEffects: false },
-    });
+    const runner = runnerOver(home, () => Promise.resolve({ status: 'ok', failure: null, metrics: EMPTY_METRICS, attempts: 1, toolCalls: [{ function: { name: 'write_file', arguments: { path: 'out.txt', content: 'x' } } }] }), { tools: { root: mkdtempSync(join(tmpdir(), 'argo-runner-root-')), allowSideEffects: false } });
     const input: RunInput = { turnId: 'turn00000001', session: 's', mode: 'argo', model: 'm', userPrompt: 'write it', messages: [], argo: { tools: ['edit'] }, extras: { options: {} }, signal: new AbortController().signal, round: 1 };
     const result = await runner.run(input, { onText: () => undefined, onToolCalls: () => undefined, ...(heard ? { toolEventsHeard: heard } : {}) });
     expect(result.status).toBe('tool_failures');
