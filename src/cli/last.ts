@@ -95,8 +95,12 @@ export async function chatLastText(paths: DataPaths, name: string, io: Io): Prom
 async function textOfTurns(paths: DataPaths, session: SessionRecord, count: number, io: Io, flags: LastFlags): Promise<TurnsText> {
   const name = session.name;
   if (count === 0) return { text: '', failed: false };
-  const { loadSessionEntries } = await import('../sessions/turns.js');
-  const entries = await loadSessionEntries(paths, session, count);
+  const [{ loadSessionEntries }, { ScanStats }] = await Promise.all([import('../sessions/turns.js'), import('../log/scan.js')]);
+  const stats = new ScanStats();
+  const entries = await loadSessionEntries(paths, session, count, stats);
+  // What a rebuild of the index skipped may be the turn asked for: said, as every reader says it.
+  const notice = stats.notice();
+  if (notice !== null) io.stderr.write(notice);
   if (entries.length === 0) return { text: '', failed: false };
   if (flags.json) return { text: jsonFor(io, flags)(entries.map((entry) => `${serializeEntry(entry)}\n`).join('')), failed: false };
   const safe = untrustedFor(io, flags);

@@ -1,6 +1,7 @@
 import type { Dirent, Stats } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { readdir, readlink, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { RuntimeError, shownPath } from '../errors.js';
 import { NotAFolderError, errnoOf, fileKind, folderTrouble, isMissing } from './fs.js';
 
 const LOG_NAME = /^(\d{4}-\d{2}-\d{2})\.log$/;
@@ -12,12 +13,19 @@ export async function listFiles(dir: string, pattern: string, options: { dot?: b
   return (await fg(pattern, { cwd: dir, onlyFiles: true, dot: options.dot === true })).sort();
 }
 
+/** Where a reader of the log records the days it could not read (ScanStats). */
+export interface DaysMissed {
+  missDay(path: string): void;
+}
+
 /**
  * The daily log files, oldest first (their names sort by date); none when the directory is missing.
  * The names are exact (LOG_NAME), so one readdir does: no pattern to match, and every `argo logs`
- * starts without loading a glob library.
+ * starts without loading a glob library. A day that is a link to nothing (its file on a disk not
+ * mounted) is left out and told to `missed`: its turns are out of reach, not gone. A link to a
+ * folder, a pipe, a device is no day's log: left out, as a folder with a day's name is.
  */
-export async function listLogFiles(logsDir: string): Promise<string[]> {
+export async function listLogFiles(logsDir: string, missed?: DaysMissed): Promise<string[]> {
   const entries = await dayEntries(logsDir);
   const names = entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
   // By name, so of two links to one file the earlier day is the one read.
@@ -29,12 +37,36 @@ export async function listLogFiles(logsDir: string): Promise<string[]> {
     const seen = new Set(files.flatMap((file) => (file === null ? [] : [fileId(file)])));
     for (const link of links) {
       const behind = await fileAt(join(logsDir, link.name));
+      if (behind === null && missed && (await leadsNowhere(join(logsDir, link.name)))) missed.missDay(join(logsDir, link.name));
       if (behind === null || seen.has(fileId(behind))) continue;
       seen.add(fileId(behind));
       names.push(link.name);
     }
   }
   return names.sort().map((name) => join(logsDir, name));
+}
+
+/**
+ * Refuses a change that needs every turn in reach (a rebuilt index, a removal) while a day of the log
+ * is a link to nothing: done without that day's turns, it would hide them, or leave them behind,
+ * once the file is back. Says which link and what to do; `what` is what was not done.
+ */
+export async function requireDaysInReach(logsDir: string, what: string): Promise<void> {
+  const missed: string[] = [];
+  await listLogFiles(logsDir, { missDay: (path) => missed.push(path) });
+  const [first] = missed;
+  if (first === undefined) return;
+  const more = missed.length > 1 ? ` (and ${missed.length - 1} more day${missed.length > 2 ? 's' : ''}: argo logs check lists them)` : '';
+  const target = resolve(dirname(first), await readlink(first).catch(() => '?'));
+  throw new RuntimeError(`${shownPath(first)} is a link to ${shownPath(target)}, which does not exist: put the file back there (mount its disk), or remove the link${more}; ${what}`);
+}
+
+/** Whether the link at `path` leads to nothing at all (a file moved, a disk not mounted). */
+async function leadsNowhere(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => false,
+    (error: unknown) => isMissing(error) || errnoOf(error) === 'ENOTDIR',
+  );
 }
 
 /** One file whatever names it has: its device and inode. */

@@ -17,6 +17,8 @@ export interface ScanProblem {
  */
 export class ScanStats {
   unreadable = 0;
+  /** Days of the log that are links to no file (listLogFiles): their turns were not read. */
+  readonly missedDays: string[] = [];
   readonly problems: ScanProblem[] = [];
   private readonly seen = new Set<string>();
   constructor(readonly keepProblems = false) {}
@@ -32,11 +34,17 @@ export class ScanStats {
     return problem;
   }
 
-  /** The one stderr line readers print after skipping, or null when nothing was skipped. */
+  missDay(path: string): void {
+    if (!this.missedDays.includes(path)) this.missedDays.push(path);
+  }
+
+  /** The stderr line readers print after skipping, or null when nothing was skipped. */
   notice(): string | null {
-    if (this.unreadable === 0) return null;
-    const lines = this.unreadable === 1 ? '1 unreadable log line' : `${this.unreadable} unreadable log lines`;
-    return `argo: skipped ${lines}; run "argo logs check" to list them\n`;
+    const skipped = [
+      ...(this.unreadable === 0 ? [] : [this.unreadable === 1 ? '1 unreadable log line' : `${this.unreadable} unreadable log lines`]),
+      ...(this.missedDays.length === 0 ? [] : [this.missedDays.length === 1 ? "1 day's log file out of reach (a link to no file)" : `${this.missedDays.length} days' log files out of reach (links to no file)`]),
+    ];
+    return skipped.length === 0 ? null : `argo: skipped ${skipped.join(' and ')}; run "argo logs check" to list them\n`;
   }
 }
 

@@ -5,7 +5,7 @@ import { rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { RuntimeError, UsageError, shownPath } from '../errors.js';
-import { listFiles, listLogFiles, logFileDate } from '../log/files.js';
+import { listFiles, listLogFiles, logFileDate, requireDaysInReach } from '../log/files.js';
 import { openLogFile, readDataText, replaceFile } from '../log/fs.js';
 import { readLines } from '../log/lines.js';
 import { parseEntry } from '../log/entry.js';
@@ -84,6 +84,8 @@ async function removeLocked(paths: DataPaths, sessionIds: ReadonlySet<string>, l
   if (sessionIds.size === 0) return result;
   const removed = new Map<string, Ranges>();
   const needle = { kind: 'json-string', values: [...sessionIds] } as const;
+  // Lines left in a day out of reach would come back with it, after "deleted" was said.
+  await requireDaysInReach(paths.logs, 'nothing deleted');
   const files = await listLogFiles(paths.logs);
   if (files.length === 0 && logged) {
     throw new RuntimeError(`${shownPath(paths.logs)} holds no log file, yet the session has turns: nothing deleted. If logs/ is on a disk that is not mounted, mount it and try again; if its files were deleted, "argo sessions reindex" counts what is left`);

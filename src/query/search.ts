@@ -19,7 +19,7 @@ export interface SearchOptions {
  * opened; lines that cannot match are rejected on their raw bytes before any JSON parsing.
  */
 export async function* searchTurns(logsDir: string, query: Query, stats: ScanStats, options: SearchOptions = {}): AsyncGenerator<ScannedEntry> {
-  const files = (await listLogFiles(logsDir)).filter((file) => fileMayMatch(logFileDate(file), query));
+  const files = (await listLogFiles(logsDir, stats)).filter((file) => fileMayMatch(logFileDate(file), query));
   const grep = grepMatcher(query.grep);
   const needle = rawNeedle(query);
   const prefilter = linePrefilter(query);
@@ -66,7 +66,7 @@ const NON_ASCII = /[\u0080-\uffff]/;
  * every reader sees them (test/query/count-turns.test.ts compares the two).
  */
 export async function* turnsToCount(logsDir: string, query: Query, stats: ScanStats): AsyncGenerator<CountedTurn> {
-  const files = (await listLogFiles(logsDir)).filter((file) => fileMayMatch(logFileDate(file), query));
+  const files = (await listLogFiles(logsDir, stats)).filter((file) => fileMayMatch(logFileDate(file), query));
   for (const file of files) {
     for await (const checked of checkLines(file)) {
       if (checked.blank) continue;
@@ -91,7 +91,7 @@ export async function* turnsToCount(logsDir: string, query: Query, stats: ScanSt
  * others are checked line by line and recorded once found clean. Returns what was checked and what was trusted.
  */
 export async function copyAllTurns(logsDir: string, stats: ScanStats, out: { write: ByteWriter; readonly closed: boolean }): Promise<CopyResult> {
-  const files = await listLogFiles(logsDir);
+  const files = await listLogFiles(logsDir, stats);
   if (files.length === 0) return { checked: 0, trusted: 0 };
   // The copier and its record (with the record's zod codec) load only for this one command.
   const [{ copyTurnLines }, { VerifiedLogs }] = await Promise.all([import('../log/copy.js'), import('../log/verified.js')]);

@@ -6,7 +6,7 @@ import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
 import { parseEntry } from '../log/entry.js';
-import { listLogFiles } from '../log/files.js';
+import { listLogFiles, requireDaysInReach } from '../log/files.js';
 import { PRIVATE_FILE, holdsExactly, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { takeSessionLocks, withLogLock, withSessionLock } from '../log/lock.js';
 import { commandWithNames, isSessionName } from './names.js';
@@ -214,6 +214,7 @@ export async function reindexAll(paths: DataPaths, tagging?: RulesTagging): Prom
 }
 
 async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<ReindexResult> {
+  await requireDaysInReach(paths.logs, 'nothing reindexed');
   const records = await listSessions(paths.sessions);
   const lineages = new Map(records.map((record) => [record, lineageOf(record, records)]));
   // One spool per session id met in any lineage: removed ancestors still have lines to inherit.

@@ -12,7 +12,7 @@ import { parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import type { RawLine } from '../log/lines.js';
 import type { Needle } from '../log/needle.js';
-import { listLogFiles } from '../log/files.js';
+import { listLogFiles, requireDaysInReach } from '../log/files.js';
 import { PlacedLines } from '../log/placed-lines.js';
 import { ScanStats, scanEntries } from '../log/scan.js';
 import type { DataPaths } from '../log/writer.js';
@@ -335,7 +335,8 @@ export interface RebuildOptions {
  * and a record counting without it would agree, so the turn would stay out once the line is
  * repaired. Left as they were, the next reader rebuilds again and sees the repair. The same holds
  * for a log with no files (an unmounted disk's empty folder), unless the rebuild is `asked` for (a
- * reindex); a logs/ that is no folder at all (a file, a link to nothing) is refused (NotAFolderError).
+ * reindex); a logs/ that is no folder at all (a file, a link to nothing) is refused (NotAFolderError),
+ * and so is a day linked to no file (its turns out of reach, counted in `stats`); asked, that is refused.
  */
 export async function rebuildIndex(paths: DataPaths, session: SessionRecord, options: RebuildOptions = {}): Promise<IndexLine[]> {
   const { classify, stats = new ScanStats(), folder = 'keep', save = true, asked = false } = options;
@@ -348,14 +349,23 @@ export async function rebuildIndex(paths: DataPaths, session: SessionRecord, opt
     unreadable++;
     damaged.see(file, line);
   };
-  const files = await listLogFiles(paths.logs);
+  const missedDays: string[] = [];
+  const files = await listLogFiles(paths.logs, {
+    missDay: (path) => {
+      missedDays.push(path);
+      stats.missDay(path);
+    },
+  });
+  const missedDay = missedDays.length > 0;
   for await (const { entry, file, line } of scanEntries(files, stats, { needle: lineageNeedle(lineage), onUnreadable })) {
     own.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
   }
   const history = composeHistory(lineage, (id) => own.get(id) ?? [], damaged.places);
+  if (missedDay && asked && save) await requireDaysInReach(paths.logs, 'nothing reindexed');
   // A log with no file at all is as likely a logs/ out of reach (an empty mount point, a folder
-  // moved) as a history removed by hand: only a reindex asked for empties an index then.
-  if (!save || unreadable > 0 || (files.length === 0 && !asked)) return history;
+  // moved) as a history removed by hand: only a reindex asked for empties an index then. A day
+  // linked to no file is out of reach too: saved without its turns, the index would hide them.
+  if (!save || unreadable > 0 || missedDay || (files.length === 0 && !asked)) return history;
   try {
     await writeIndexIfChanged(paths.sessions, session.name, history, folder);
     await syncCounters(paths.sessions, session, history, own.get(session.id)?.length ?? 0);

@@ -38,7 +38,7 @@ export async function findTurns(
   const wanted = new Set(ids);
   const found = new Map<string, LogEntry>();
   if (wanted.size === 0) return found;
-  const files = await listLogFiles(paths.logs);
+  const files = await listLogFiles(paths.logs, stats);
   let recent = files.length;
   for (let bytes = 0; recent > 0 && bytes < (near.recentBytes ?? RECENT_BYTES); recent--) bytes += await sizeOf(files[recent - 1] ?? '');
   await searchBackward(files.slice(recent), wanted, found, stats);

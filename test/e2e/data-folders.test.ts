@@ -1,6 +1,6 @@
 // A logs/ or sessions/ that is there but out of reach (a link to a disk not mounted, a file) is
 // said as such; no reader empties an index for it, and no removal reports a success that deleted nothing.
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +63,39 @@ describe('logs/ a link to a disk not mounted', () => {
     mount();
     expect(await turnsOf(home, 'secret')).toBe(1);
     expect((await argo(home, ['logs'])).stdout).toContain('hunter2');
+  });
+});
+
+describe("a day's log a link to a file on a disk not mounted", () => {
+  it('readers say they skipped it; no index, count or line is lost; reindex and removals refuse naming the link', async () => {
+    const home = tempHome();
+    expect((await argo(home, ['-s', 'w', 'remember me'])).code).toBe(0);
+    const disk = mkdtempSync(join(tmpdir(), 'argo-disk-'));
+    const [today] = readdirSync(join(home, 'logs')).filter((name) => name.endsWith('.log'));
+    renameSync(join(home, 'logs', today ?? ''), join(disk, '2026-01-01.log'));
+    symlinkSync(join(disk, '2026-01-01.log'), join(home, 'logs', '2026-01-01.log'));
+    expect((await argo(home, ['sessions', 'reindex', 'w'])).stdout).toBe('reindexed session "w": 1 turn\n');
+    const index = readFileSync(join(home, 'sessions', 'w.idx'), 'utf8');
+    renameSync(disk, `${disk}-away`);
+
+    const skipped = 'argo: skipped 1 day\'s log file out of reach (a link to no file); run "argo logs check" to list them\n';
+    for (const args of [['sessions', 'show', 'w'], ['-s', 'w', '-r', 'session', '--no-log', 'x'], ['logs'], ['last', '-s', 'w']]) {
+      const result = await argo(home, args);
+      expect([args, result.stderr]).toEqual([args, expect.stringContaining(skipped)]);
+    }
+    expect(readFileSync(join(home, 'sessions', 'w.idx'), 'utf8')).toBe(index);
+    expect(await turnsOf(home, 'w')).toBe(1);
+
+    const named = /^argo: .*\/logs\/2026-01-01\.log is a link to .*\/2026-01-01\.log, which does not exist: put the file back there \(mount its disk\), or remove the link; nothing (reindexed|deleted)\n$/;
+    for (const args of [['sessions', 'reindex', 'w'], ['sessions', 'reindex'], ['logs', 'rm', '-s', 'w', '--yes'], ['sessions', 'rm', 'w', '--purge', '--yes']]) {
+      const refused = await argo(home, args);
+      expect([args, refused.code, refused.stderr]).toEqual([args, 1, expect.stringMatching(named)]);
+    }
+    expect(await turnsOf(home, 'w')).toBe(1);
+
+    renameSync(`${disk}-away`, disk);
+    const back = await argo(home, ['sessions', 'show', 'w']);
+    expect([back.stdout, back.stderr]).toEqual([expect.stringContaining('remember me'), '']);
   });
 });
 

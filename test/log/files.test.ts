@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendDay, listLogFiles, unwritableLogNames } from '../../src/log/files.js';
+import { appendDay, listLogFiles, requireDaysInReach, unwritableLogNames } from '../../src/log/files.js';
+import { ScanStats } from '../../src/log/scan.js';
 import { NotAFolderError, folderTrouble } from '../../src/log/fs.js';
 
 /** Builds `logs/` from `layout` (name → 'file', 'dir', or 'link:<target>' relative to logs/); returns its path. */
@@ -32,6 +33,40 @@ describe('listLogFiles: the days a reader reads, each file once', () => {
     ['a dangling link and a folder are not days', { '2026-11-01.log': 'link:gone.log', '2026-11-02.log': 'dir', '2026-11-03.log': 'file' }, ['2026-11-03.log']],
   ])('%s', async (_case, layout, names) => {
     expect(await listed(layout)).toEqual(names);
+  });
+});
+
+describe('listLogFiles / requireDaysInReach: a day linked to no file is out of reach, not gone', () => {
+  it.each<[string, Record<string, string>, string[], RegExp | null]>([
+    ['files and a link to a file: none missed', { '2026-11-01.log': 'file', '2026-11-02.log': 'link:../outside.log' }, [], null],
+    ['a second link to one file is no miss', { '2026-11-01.log': 'file', '2026-11-02.log': 'link:2026-11-01.log' }, [], null],
+    ['a dangling link', { '2026-11-01.log': 'link:../gone.log', '2026-11-02.log': 'file' }, ['2026-11-01.log'], /^.*\/logs\/2026-11-01\.log is a link to .*\/gone\.log, which does not exist: put the file back there \(mount its disk\), or remove the link; nothing done$/],
+    ['a link to a folder is no day, not one out of reach', { '2026-11-01.log': 'link:..', '2026-11-02.log': 'file' }, [], null],
+    ['a link under a file', { '2026-11-01.log': 'link:../outside.log/x', '2026-11-02.log': 'file' }, ['2026-11-01.log'], /2026-11-01\.log is a link to .*\/outside\.log\/x, which does not exist/],
+    ['two dangling links: the first named, the other counted', { '2026-11-01.log': 'link:a', '2026-11-03.log': 'link:b' }, ['2026-11-01.log', '2026-11-03.log'], /2026-11-01\.log is a link to .*\/a, which does not exist: put the file back there \(mount its disk\), or remove the link \(and 1 more day: argo logs check lists them\); nothing done$/],
+    ['a folder named as a day is no link to miss', { '2026-11-01.log': 'dir' }, [], null],
+  ])('%s', async (_case, layout, missed, refusal) => {
+    const logs = logsFolder(layout);
+    const stats = new ScanStats();
+    await listLogFiles(logs, stats);
+    expect(stats.missedDays.map((path) => basename(path))).toEqual(missed);
+    if (refusal === null) await expect(requireDaysInReach(logs, 'nothing done')).resolves.toBeUndefined();
+    else await expect(requireDaysInReach(logs, 'nothing done')).rejects.toThrow(refusal);
+  });
+
+  it.each<[number, number, string | null]>([
+    [0, 0, null],
+    [1, 0, 'argo: skipped 1 unreadable log line; run "argo logs check" to list them\n'],
+    [0, 1, 'argo: skipped 1 day\'s log file out of reach (a link to no file); run "argo logs check" to list them\n'],
+    [2, 3, 'argo: skipped 2 unreadable log lines and 3 days\' log files out of reach (links to no file); run "argo logs check" to list them\n'],
+  ])('notice: %i unreadable lines, %i days out of reach', (lines, days, notice) => {
+    const stats = new ScanStats();
+    for (let n = 0; n < lines; n++) stats.skip('f.log', { number: n + 1, offset: n * 10, length: 5, text: 'x', complete: true }, 'unreadable');
+    for (let n = 0; n < days; n++) {
+      stats.missDay(`/logs/2026-11-0${n + 1}.log`);
+      stats.missDay(`/logs/2026-11-0${n + 1}.log`);
+    }
+    expect(stats.notice()).toBe(notice);
   });
 });
 
