@@ -37,11 +37,23 @@ export const CLI_HINTS: FixHints = {
 
 /**
  * Inside `argo chat`: the model is what the user can change there and then, with /model (whether
- * the chat started with --model or not); the rest is set as argo starts, so as for the CLI.
+ * the chat started with --model or not); the rest is set as the chat starts, and the hint says so:
+ * a flag typed in the chat would be sent to the model as a message.
  */
 export const CHAT_HINTS: FixHints = {
-  ...CLI_HINTS,
   model: (name) => (name === undefined ? '/model' : `/model ${name}`),
+  host: '--host / OLLAMA_HOST (read as argo chat starts)',
+  api: (other) => `start argo chat again with --api ${other}, or choose another model with /model if this one does neither (an embedding model)`,
+  tooOld: {
+    tools: 'start argo chat again without --tools (and "tools" in config.json)',
+    schemaFormat: CLI_HINTS.tooOld.schemaFormat,
+    think: 'start argo chat again without --think (and "think" in config.json)',
+    thinkLevels: 'start argo chat again with --think on',
+    thinkLevelsAnyModel: 'start argo chat again with --think on',
+    logprobs: CLI_HINTS.tooOld.logprobs,
+    thinkMax: 'start argo chat again with --think high',
+  },
+  noThinking: 'start argo chat again with --think off (or remove "think" from config.json)',
 };
 
 export const SERVER_HINTS: FixHints = {

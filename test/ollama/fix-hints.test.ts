@@ -34,7 +34,12 @@ describe('orInstalledModel: the way out of a missing model, in the words of wher
     expect(orInstalledModel(hints, suggested)).toBe(text);
   });
 
-  it('a chat changes only the model hint: the rest is set as argo starts, as on the command line', () => {
-    expect({ ...CHAT_HINTS, model: null }).toEqual({ ...CLI_HINTS, model: null });
+  it('a chat names its start-up flags as such: typed in the chat, they would be a message to the model', () => {
+    const said = [CHAT_HINTS.host, CHAT_HINTS.api?.('generate') ?? '', CHAT_HINTS.noThinking, ...Object.values(CHAT_HINTS.tooOld)];
+    for (const hint of said) if (hint.includes('--')) expect(hint).toMatch(/start argo chat again|read as argo chat starts/);
+    expect(CHAT_HINTS.noThinking).toBe('start argo chat again with --think off (or remove "think" from config.json)');
+    expect(CHAT_HINTS.api?.('generate')).toBe('start argo chat again with --api generate, or choose another model with /model if this one does neither (an embedding model)');
+    // What the command line says keeps its own words.
+    expect(CLI_HINTS.noThinking).toBe('ask with --think off (or remove "think" from config.json)');
   });
 });
