@@ -125,10 +125,12 @@ async function runChecks(flags: FlagOverrides, report: Report, command: Command 
   check(dataLine.ok, 'data', dataLine.detail);
   const journal = unfinishedDir(settings.home);
   const journalUsable = data.home?.cannot !== 'make' && !data.folders.some((folder) => folder.path === journal);
-  const unfinished = unfinishedReport(await recoverUnfinished(settings), journal, journalUsable);
+  const recovery = await recoverUnfinished(settings);
+  const unfinished = unfinishedReport(recovery, journal, journalUsable);
   check(unfinished.ok, 'unfinished', unfinished.detail, unfinished.files);
-  // Looked for after recovery, which may have saved a turn there itself.
-  const rescued = await rescuedFiles(settings.home).catch(() => []);
+  // Looked for after recovery; a turn it saved there itself is told on the unfinished line already.
+  const savedNow = new Set(recovery.rescued.map((turn) => turn.file));
+  const rescued = (await rescuedFiles(settings.home).catch(() => [])).filter((file) => !savedNow.has(file));
   if (rescued.length > 0) report('warn', 'rescued', rescuedReport(rescued.length, rescuedDir(settings.home)));
   const askMs = doctorAskMs(settings.timeouts.idleMs);
   const transport = new OllamaTransport({ host: settings.host, attempts: 1, initialDelayMs: 0, idleMs: askMs, fetch: oneShotFetch() });

@@ -7,7 +7,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { format } from 'date-fns/format';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { DAY_PATTERN } from '../../src/log/timestamp.js';
+import { thisProcess, writeUnfinished } from '../../src/log/unfinished.js';
+import { makeDraft } from '../query/helpers.js';
 import { MODELFILE } from '../../src/ollama/fix-hints.js';
 import { doctor } from '../../src/cli/doctor.js';
 import type { Io } from '../../src/cli/io.js';
@@ -322,6 +325,22 @@ describe("argo doctor checks the day's log file a turn appends to, and counts th
         detail: `1 file in ${join(home, 'rescued')} holds a turn the log could not take: add it back to the log as docs/troubleshooting.md says ("cannot write the log"), then remove it`,
       },
     ]);
+  });
+});
+
+describe('argo doctor on a turn an earlier argo saved to rescued/ and was killed before it cleared its journal', () => {
+  it('is told once, on the unfinished line, not again as a rescued file; a later doctor warns of the file', async () => {
+    const home = tempHome();
+    // An owner on this machine whose process is gone: a child that has exited.
+    const gone = spawnSync('true').pid;
+    const draft = makeDraft('t0000000dead');
+    await writeUnfinished(home, { owner: { ...thisProcess(), pid: gone, start: null }, day: format(new Date(), DAY_PATTERN), session: { id: null, name: 'default' }, entry: draft });
+    mkdirSync(join(home, 'rescued'), { mode: 0o700 });
+    writeFileSync(join(home, 'rescued', 'turns-1.ndjson'), `${JSON.stringify(draft)}\n`, { mode: 0o600 });
+    const result = await argo(home, ['doctor']);
+    expect(check(result.stdout, 'unfinished')).toEqual(['ok', `1 turn an earlier argo left unfinished is saved in ${join(home, 'rescued', 'turns-1.ndjson')}, not in the log: add it back as docs/troubleshooting.md says`]);
+    expect(check(result.stdout, 'rescued')).toBeUndefined();
+    expect(check((await argo(home, ['doctor'])).stdout, 'rescued')).toEqual(['warn', `1 file in ${join(home, 'rescued')} holds a turn the log could not take: add it back to the log as docs/troubleshooting.md says ("cannot write the log"), then remove it`]);
   });
 });
 
