@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import type { LogEntry } from '../log/entry.js';
 import { listLogFiles } from '../log/files.js';
 import type { DataPaths } from '../log/writer.js';
+import { QUEUED_ERROR } from '../log/unfinished.js';
 import { findIndexedTurns } from '../sessions/turn-index.js';
 import { ScanStats, scanEntries } from '../log/scan.js';
 import { applyBudget } from '../replay/budget.js';
@@ -103,6 +104,7 @@ export function rebuildTurn(entry: LogEntry, replayed: ReadonlyMap<string, LogEn
     return { ok: false, reason: `turn ${entry.id} was asked through argo serve with the client's ${entry.client_fields.join(', ')}, which ${entry.client_fields.length === 1 ? 'is' : 'are'} not logged, so its request cannot be rebuilt; send it again from the client` };
   }
   if (entry.request_sha256 === undefined) {
+    if (entry.error === QUEUED_ERROR) return { ok: false, reason: `turn ${entry.id} was never sent to the model (argo serve ended while it waited in its session's queue), so there is no request to rebuild; ask it again` };
     return { ok: false, reason: `turn ${entry.id} was logged before Argo kept a hash of each request, so its request cannot be proved` };
   }
   const missing = entry.replayed_ids.find((id) => !replayed.has(id));

@@ -398,7 +398,8 @@ export async function queuedDraft(settings: Settings, input: TurnInput, id: stri
   const prepared = await prepareTurn(settings, input, { readOnly: true, withoutHistory: true });
   const context = await checkContext(settings, prepared.plan.request, undefined);
   const { timestamp, day } = await dateStamps(askedAt);
-  const entry: LogEntry = { ...draftEntry(settings, input, prepared, context, id, timestamp), ...draftFields, error: QUEUED_ERROR };
+  // No request was sent yet, and this one, planned without history, may never be: it has no hash to prove.
+  const entry: LogEntry = { ...draftEntry(settings, input, prepared, context, id, timestamp), ...draftFields, request_sha256: undefined, error: QUEUED_ERROR };
   return { day, session: { id: prepared.session?.id ?? null, name: settings.session }, rules: rulesFingerprint(settings.replay.classify), entry };
 }
 

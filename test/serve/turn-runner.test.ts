@@ -373,6 +373,8 @@ describe('turnRunner.hold: a job\'s turn kept in the journal while it waits in i
     expect(await runner.hold?.(input())).toEqual(expect.any(Function));
     expect(drafts()).toEqual(['turn00000001.json']);
     expect(journal('turn00000001').entry).toMatchObject({ id: 'turn00000001', status: 'interrupted', user_prompt: 'hi', session: 's', model_response: '', error: QUEUED_ERROR });
+    // Planned without history and never sent: no hash that rerun could take for the turn's request.
+    expect(journal('turn00000001').entry).not.toHaveProperty('request_sha256');
     expect((await runner.run({ ...input(), journaled: true }, hooks)).status).toBe('ok');
     expect(drafts()).toEqual([]);
     expect(logLines(home)).toEqual([expect.objectContaining({ id: 'turn00000001', status: 'ok', user_prompt: 'hi' })]);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import type { LogEntry } from '../../src/log/entry.js';
+import { QUEUED_ERROR } from '../../src/log/unfinished.js';
 import { rebuildTurn } from '../../src/turn/rerun.js';
 import { runTurn } from '../../src/turn/turn.js';
 import { makeEntry } from '../query/helpers.js';
@@ -20,6 +21,8 @@ describe('rebuildTurn refuses what one request cannot be', () => {
     ["a serve turn with the client's messages", { client_messages: 3 }, "turn T1 was asked through argo serve with the client's own 3 messages, which are not logged, so its request cannot be rebuilt; send it again from the client"],
     ["a serve turn with the client's field", { client_fields: ['tools'] }, "turn T1 was asked through argo serve with the client's tools, which is not logged, so its request cannot be rebuilt; send it again from the client"],
     ["a serve turn with the client's fields", { client_fields: ['tools', 'format'] }, "turn T1 was asked through argo serve with the client's tools, format, which are not logged, so its request cannot be rebuilt; send it again from the client"],
+    ["a serve job's turn that waited in its session's queue when the server ended", { request_sha256: undefined, status: 'interrupted', error: QUEUED_ERROR }, "turn T1 was never sent to the model (argo serve ended while it waited in its session's queue), so there is no request to rebuild; ask it again"],
+    ['a turn logged before requests were hashed', { request_sha256: undefined }, 'turn T1 was logged before Argo kept a hash of each request, so its request cannot be proved'],
   ])('%s', (_case, fields, reason) => {
     expect(rebuildTurn(makeEntry({ id: 'T1', ...fields }), new Map(), settings)).toEqual({ ok: false, reason });
   });
