@@ -63,6 +63,7 @@ const LAZY_COMMANDS: Record<string, (program: Command, io: Io, setOutcome: Repor
       .option('--home <dir>', 'data directory')
       .option('--host <url>', 'Ollama address')
       .option('-m, --model <name>', 'model to check')
+      .addOption(new Option('--api <endpoint>', 'the endpoint to check the model on (config, default chat)').choices(['chat', 'generate']))
       .option('--json', 'one JSON object: {ok, checks: [{check, ok, detail}]}')
       .action(async (flags: FlagOverrides & { json?: boolean }, command: Command) => setOutcome(await (await import('./doctor.js')).doctor(flags, io, command)));
     return Promise.resolve();
@@ -195,12 +196,14 @@ function carryOver(parent: Command, sub: Command): void {
       sub.setOptionValueWithSource(key, value, 'cli');
       continue;
     }
-    const flag = option.long ?? option.flags;
+    // --color and --no-color share a value: name the one typed (--no-color sets false).
+    const typed = parent.options.find((one) => one.attributeName() === key && one.negate === (value === false)) ?? option;
+    const flag = typed.long ?? typed.flags;
     const name = commandPath(sub);
     const owner = parent.parent === null ? 'the question' : `"${commandPath(parent)}"`;
     throw new UsageError(
       // A hidden option is one the command knows only to refuse (chat's --json): not to be pointed at.
-      sub.options.some((own) => own.long === option.long && !own.hidden)
+      sub.options.some((own) => own.long === typed.long && !own.hidden)
         ? `write ${flag} after the command's name (argo ${name} ${flag} …): before it, ${flag} is an option of ${owner}`
         : `"${name}" does not take ${flag} (argo ${name} --help lists what it takes)`,
     );

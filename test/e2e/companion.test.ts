@@ -316,6 +316,9 @@ describe('options written before a command name', () => {
     expect(await argo(['--explain', 'rerun', String(first?.id)], home)).toMatchObject({ code: 2, stderr: write('--explain', 'rerun') });
     expect(await argo(['-s', 'w', 'last'], home)).toMatchObject({ code: 2, stderr: write('--session', 'last') });
     expect(await argo(['--json', 'doctor'], home)).toMatchObject({ code: 2, stderr: write('--json', 'doctor') });
+    // Of two flags for one setting, the one typed is named.
+    expect(await argo(['--no-color', 'last'], home)).toMatchObject({ code: 2, stderr: write('--no-color', 'last') });
+    expect(await argo(['--color', 'never', 'last'], home)).toMatchObject({ code: 2, stderr: write('--color', 'last') });
     // serve's --host is the address it binds: the question's --host (Ollama's address) must not become it.
     expect(await argo(['--host', 'http://127.0.0.1:11434', 'serve'], home)).toMatchObject({ code: 2, stderr: write('--host', 'serve') });
     // A required option given before the name is refused by name, not reported missing.

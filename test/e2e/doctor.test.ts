@@ -58,7 +58,7 @@ describe('argo doctor', () => {
     expect(check(result.stdout, 'ollama')?.[1]).toBe(`Ollama ${CURRENT_VERSION} at ${ollama.url}`);
   });
 
-  it('honours --home, --host and --model given before "doctor" as well as after it; after wins', async () => {
+  it('honours --home, --host, --model and --api given before "doctor" as well as after it; after wins', async () => {
     ollama.options.models = [{ name: 'argo' }, { name: 'other:7b' }];
     const envHome = tempHome();
     const home = tempHome({ model: 'missing' });
@@ -72,9 +72,13 @@ describe('argo doctor', () => {
     expectChosen(await argo(envHome, ['--home', home, '--host', ollama.url, '-m', 'other:7b', 'doctor'], NOWHERE));
     expectChosen(await argo(envHome, ['doctor', '--home', home, '--host', ollama.url, '--model', 'other:7b'], NOWHERE));
     expectChosen(await argo(envHome, ['--home', envHome, '--host', NOWHERE, '-m', 'argo', 'doctor', '--home', home, '--host', ollama.url, '-m', 'other:7b'], NOWHERE));
-    // --api exists only before "doctor" (it is an option of the prompt command).
-    const generate = await argo(envHome, ['--api', 'generate', 'doctor'], ollama.url);
-    expect(check(generate.stdout, 'endpoint')?.[1]).toMatch(/^\/api\/generate /);
+    for (const [args, endpoint] of [
+      [['--api', 'generate', 'doctor'], '/api/generate'],
+      [['doctor', '--api', 'generate'], '/api/generate'],
+      [['--api', 'generate', 'doctor', '--api', 'chat'], '/api/chat'],
+    ] as const) {
+      expect(check((await argo(envHome, [...args], ollama.url)).stdout, 'endpoint')?.[1]).toMatch(new RegExp(`^${endpoint} `));
+    }
   });
 
   it('doctor(flags, io, command) reads the options given to the commands above it', async () => {
