@@ -2,7 +2,7 @@
 // side effects, so their preview (a unified diff) is what a confirmation shows. What the model is
 // told of each tool is in builtins.ts; this code loads with a run's first call or preview.
 import type { FileHandle } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { isMissing } from '../log/fs.js';
 import { KeyedQueue } from '../log/keyed-queue.js';
 import { groupThousands } from '../text/decimal.js';
@@ -11,7 +11,7 @@ import type { WRITE_MODES } from './builtins.js';
 import { diffPreview, unreadPreview } from './diff-preview.js';
 import { isBinary } from './fs.js';
 import { confinementOf, fileFailure, refuseFolderPath, resolveInRoot, rootOnly, shownPath } from './root.js';
-import type { Confinement } from './root.js';
+import type { Confinement, PathUse } from './root.js';
 import { HeldFolder, READ_FLAGS, notRegular, openInRoot, writeInFolder } from './root-files.js';
 import { quoting } from './foreign-line.js';
 import { ToolError, stringArg } from './types.js';
@@ -70,6 +70,18 @@ function editableText(bytes: Buffer, path: string): string {
 // Read-modify-write of one file runs one call at a time (a round's calls run in parallel; `argo
 // serve` runs several runs in this process), so no update is lost.
 const fileQueue = new KeyedQueue();
+// The same calls keyed by the path as written, entered before any await: a call's place in line is
+// its place in the round, not whichever call's path resolved first.
+const writtenQueue = new KeyedQueue();
+
+/**
+ * `task` run once the calls before it on the same file are done, in the order the calls were made:
+ * lined up at once by the path as the model wrote it (made absolute, without touching the disk),
+ * then by the real path, so two spellings of one file (a link, `./`) never run together either.
+ */
+function inCallOrder<T>(context: ToolContext, path: string, use: PathUse, task: () => Promise<T>): Promise<T> {
+  return writtenQueue.run(resolve(context.root, path), async () => fileQueue.run(await resolveInRoot(rootOnly(context.root), path, use), task));
+}
 
 /**
  * The plan written: into its folder held open from the root down (root-files.ts), so a folder
@@ -132,15 +144,13 @@ export async function writePreview(args: Record<string, unknown>, context: ToolC
 export const writeFileTool: Tool = {
   ...WRITE_FILE,
   preview: writePreview,
-  run: async (args, context) => {
-    const file = await resolveInRoot(rootOnly(context.root), stringArg(args, 'path') ?? '', 'write');
-    return fileQueue.run(file, async () => {
+  run: (args, context) =>
+    inCallOrder(context, stringArg(args, 'path') ?? '', 'write', async () => {
       const plan = await planWrite(args, context, false);
       const content = stringArg(args, 'content') ?? '';
       await writePlan(plan, content, stringArg(args, 'path') ?? '');
       return { path: plan.shown, mode: plan.mode, bytes_written: Buffer.byteLength(content, 'utf8'), created: !plan.exists };
-    });
-  },
+    }),
 };
 
 const BARE_LF = /(?<!\r)\n/g;
@@ -186,12 +196,10 @@ export async function editPreview(args: Record<string, unknown>, context: ToolCo
 export const editFileTool: Tool = {
   ...EDIT_FILE,
   preview: editPreview,
-  run: async (args, context) => {
-    const file = await resolveInRoot(rootOnly(context.root), stringArg(args, 'path') ?? '', 'existing file');
-    return fileQueue.run(file, async () => {
+  run: (args, context) =>
+    inCallOrder(context, stringArg(args, 'path') ?? '', 'existing file', async () => {
       const plan = await planEdit(args, context);
       await writePlan(plan, plan.after, stringArg(args, 'path') ?? '');
       return { path: plan.shown, replaced: 1 };
-    });
-  },
+    }),
 };

@@ -79,6 +79,21 @@ describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('files 
   });
 });
 
+describe('calls on one file in a round', () => {
+  it('run in the order the model made them, every time: an overwrite, an append, an edit of what was appended', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-files-order-')));
+    for (let run = 0; run < 8; run++) {
+      const path = `q${run}.txt`;
+      scriptRounds(ollama, [
+        { toolCalls: [call('write_file', { path, content: 'A\n' }), call('write_file', { path, content: 'B\n', mode: 'append' }), call('edit_file', { path, old: 'B', new: 'C' })] },
+        { reply: 'Done.' },
+      ]);
+      expect(await runArgo(['-T', 'edit', '--yes', '--root', root, 'go'], { home: tempHome(), host: ollama.url })).toMatchObject({ code: 0, stdout: 'Done.\n' });
+      expect(readFileSync(join(root, path), 'utf8')).toBe('A\nC\n');
+    }
+  });
+});
+
 describe('a --root named through a link', () => {
   it('takes absolute paths through the link, for the file tools and run_command alike', async () => {
     const base = realpathSync(mkdtempSync(join(tmpdir(), 'argo-files-linked-')));

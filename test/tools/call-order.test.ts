@@ -1,0 +1,73 @@
+// Calls on one file in a round run in the model's order, however long each call's path takes to
+// resolve: here the earlier a call, the slower its resolution, so a call that waited for its path
+// before taking its place in line would run after the calls that followed it.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Root from '../../src/tools/root.js';
+import type { ToolContext } from '../../src/tools/types.js';
+
+/** Resolutions started since the round began: the first waits longest. */
+let started = 0;
+const SLOWEST_MS = 16;
+
+vi.mock('../../src/tools/root.js', async (importOriginal) => {
+  const original = await importOriginal<typeof Root>();
+  return {
+    ...original,
+    resolveInRoot: async (...args: Parameters<typeof original.resolveInRoot>) => {
+      const delay = Math.max(0, SLOWEST_MS - 8 * started++);
+      const resolved = await original.resolveInRoot(...args);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      return resolved;
+    },
+  };
+});
+
+const { editFileTool, writeFileTool } = await import('../../src/tools/edit.js');
+
+let root: string;
+let context: ToolContext;
+
+beforeAll(() => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'argo-call-order-')));
+  root = join(base, 'root');
+  mkdirSync(root);
+  context = { root, home: join(base, 'home'), signal: new AbortController().signal };
+});
+
+beforeEach(() => {
+  started = 0;
+});
+
+const ROUNDS = 10;
+
+describe('calls on one file in a round', () => {
+  it.each<[string, string | null, [string, Record<string, unknown>][], string]>([
+    ['an overwrite then an append', null, [['write', { content: 'A\n' }], ['write', { content: 'B\n', mode: 'append' }]], 'A\nB\n'],
+    ['an overwrite, an append, an edit of what was appended', null, [['write', { content: 'A\n' }], ['write', { content: 'B\n', mode: 'append' }], ['edit', { old: 'B', new: 'C' }]], 'A\nC\n'],
+    ['two edits, the second of what the first wrote', 'x\n', [['edit', { old: 'x', new: 'y' }], ['edit', { old: 'y', new: 'z' }]], 'z\n'],
+    ['create, then an edit of it', null, [['write', { content: 'new\n', mode: 'create' }], ['edit', { old: 'new', new: 'old' }]], 'old\n'],
+    ['an append, then an overwrite that replaces it', 'x\n', [['write', { content: 'more\n', mode: 'append' }], ['write', { content: 'whole\n' }]], 'whole\n'],
+  ])('%s: in the order made, every time', async (name, before, calls, expected) => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const file = `${name.replace(/\W+/g, '-')}-${round}.txt`;
+      if (before !== null) writeFileSync(join(root, file), before);
+      started = 0;
+      // Made in one tick, as the loop makes a round's calls.
+      await Promise.all(calls.map(([tool, args]) => (tool === 'write' ? writeFileTool : editFileTool).run({ path: file, ...args }, context)));
+      expect(readFileSync(join(root, file), 'utf8')).toBe(expected);
+    }
+  });
+
+  it('two spellings of one file (through a link, with ./) never run together', async () => {
+    mkdirSync(join(root, 'real'));
+    symlinkSync(join(root, 'real'), join(root, 'alias'));
+    writeFileSync(join(root, 'real', 'n.txt'), '');
+    const paths = ['real/n.txt', 'alias/n.txt', './real/n.txt', 'alias/../real/n.txt'];
+    await Promise.all(Array.from({ length: 12 }, (_, index) => writeFileTool.run({ path: paths[index % paths.length], content: `${index}\n`, mode: 'append' }, context)));
+    const lines = readFileSync(join(root, 'real', 'n.txt'), 'utf8').split('\n').filter((line) => line !== '');
+    expect(lines.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, index) => index));
+  });
+});
