@@ -213,6 +213,14 @@ export function notRegular(path: string): ToolError {
   return new ToolError(quoting`"${path}" is not a regular file (a named pipe, a device or a socket); the file tools read and write only regular files`);
 }
 
+/** The refusal of a replacement in a folder this user may not write, though the file itself is writable. */
+function folderNotWritable(path: string): ToolError {
+  return new ToolError(
+    quoting`cannot write "${path}": its folder is not writable, and an edit or an overwrite replaces the file through a temporary file beside it (write_file with mode "append" still works); the folder's permissions must change first`,
+    false,
+  );
+}
+
 async function replaceInFolder(confinement: Confinement, folder: HeldFolder, name: string, text: string, path: string): Promise<void> {
   const target = folder.pathOf(name);
   const before = await lstat(target).catch((error: unknown) => {
@@ -227,7 +235,11 @@ async function replaceInFolder(confinement: Confinement, folder: HeldFolder, nam
   const temporary = folder.pathOf(temporaryName(name));
   trackTemporary(temporary);
   try {
-    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, kept === null ? NEW_FILE_MODE : kept.mode & 0o7777);
+    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, kept === null ? NEW_FILE_MODE : kept.mode & 0o7777).catch((error: unknown) => {
+      // The file may be writable and its folder not: "permission denied" alone would name the wrong one.
+      if (kept !== null && errnoOf(error) === 'EACCES') throw folderNotWritable(path);
+      throw error;
+    });
     let written: Stats;
     try {
       await handle.write(text);

@@ -27,9 +27,12 @@ function toolResults(): Record<string, unknown>[] {
     .map((message) => JSON.parse(message.content) as Record<string, unknown>);
 }
 
+const FOLDER_NOT_WRITABLE =
+  'cannot write "ro/f.txt": its folder is not writable, and an edit or an overwrite replaces the file through a temporary file beside it (write_file with mode "append" still works); the folder\'s permissions must change first';
+
 describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('files argo may not read or write (argo runs as nobody)', () => {
   const nobody = { uid: 65534, gid: 65534 };
-  /** A root and a data home of nobody's: notes.txt, secret.txt nobody may not read, ro/ and ro.txt nobody may not write. */
+  /** A root and a data home of nobody's: notes.txt, secret.txt nobody may not read, ro/ and ro.txt nobody may not write, ro/f.txt nobody may write. */
   function setUp(): { root: string; home: string } {
     // The run's temporary folder is root's: nobody may pass through it, not list it.
     chmodSync(tmpdir(), statSync(tmpdir()).mode | 0o001);
@@ -39,7 +42,8 @@ describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('files 
     writeFileSync(join(root, 'secret.txt'), 'the word is hidden\n');
     mkdirSync(join(root, 'ro'));
     writeFileSync(join(root, 'ro.txt'), 'kept\n');
-    for (const path of [root, home, join(root, 'notes.txt'), join(root, 'secret.txt'), join(root, 'ro'), join(root, 'ro.txt')]) chownSync(path, nobody.uid, nobody.gid);
+    writeFileSync(join(root, 'ro', 'f.txt'), 'kept\n');
+    for (const path of [root, home, join(root, 'notes.txt'), join(root, 'secret.txt'), join(root, 'ro'), join(root, 'ro.txt'), join(root, 'ro', 'f.txt')]) chownSync(path, nobody.uid, nobody.gid);
     chmodSync(join(root, 'secret.txt'), 0o000);
     chmodSync(join(root, 'ro'), 0o555);
     chmodSync(join(root, 'ro.txt'), 0o444);
@@ -55,6 +59,8 @@ describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('files 
     ['write_file in a folder it may not write', 'edit', call('write_file', { path: 'ro/new.txt', content: 'x' }), 'cannot write "ro/new.txt": permission denied'],
     ['write_file over a file it may not write', 'edit', call('write_file', { path: 'ro.txt', content: 'x' }), 'cannot write "ro.txt": permission denied'],
     ['edit_file of a file it may not write, though its folder is writable', 'edit', call('edit_file', { path: 'ro.txt', old: 'kept', new: 'changed' }), 'cannot write "ro.txt": permission denied'],
+    ['edit_file of a file it may write in a folder it may not', 'edit', call('edit_file', { path: 'ro/f.txt', old: 'kept', new: 'changed' }), FOLDER_NOT_WRITABLE],
+    ['write_file over a file it may write in a folder it may not', 'edit', call('write_file', { path: 'ro/f.txt', content: 'x' }), FOLDER_NOT_WRITABLE],
   ])('%s: said in words, for good, after one round; nothing changes', async (_name, tools, toolCall, message) => {
     const { root, home } = setUp();
     const result = await run(home, root, tools, [toolCall]);
@@ -69,7 +75,14 @@ describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('files 
     expect(JSON.stringify(logLines(home))).not.toContain('/proc/');
     expect(logLines(home)[0]).toMatchObject({ status: 'tool_failures', tool_calls: [{ outcome: 'failure', error: message }] });
     expect(readFileSync(join(root, 'ro.txt'), 'utf8')).toBe('kept\n');
-    expect(readdirSync(join(root, 'ro'))).toEqual([]);
+    expect(readFileSync(join(root, 'ro', 'f.txt'), 'utf8')).toBe('kept\n');
+    expect(readdirSync(join(root, 'ro'))).toEqual(['f.txt']);
+  });
+
+  it('an append to a file it may write in a folder it may not goes through', async () => {
+    const { root, home } = setUp();
+    expect(await run(home, root, 'edit', [call('write_file', { path: 'ro/f.txt', content: 'more\n', mode: 'append' })])).toMatchObject({ code: 0, stdout: 'Done.\n' });
+    expect(readFileSync(join(root, 'ro', 'f.txt'), 'utf8')).toBe('kept\nmore\n');
   });
 
   it('search_files passes over a file it may not read, and says so', async () => {
