@@ -274,6 +274,17 @@ function countingReaddir(unreadable: Set<string>): typeof readdir {
 }
 
 /**
+ * A `..` step in a glob: a whole part between slashes, or a whole alternative of braces, which
+ * braces may leave unexpanded (`{..,sub}/*`) for fast-glob to read its own way. `{1..3}` is a range.
+ */
+const CLIMB = /(?:^|[/{,])\.\.(?:$|[/},])/;
+
+/** Whether a glob (or one of its brace expansions) steps above where it starts, or starts at `/`. */
+function climbsOut(glob: string): boolean {
+  return CLIMB.test(glob) || glob.startsWith('/');
+}
+
+/**
  * fast-glob with links not followed, and every match re-checked against the root where it really is:
  * fast-glob still enters a linked directory a pattern names outright (`out/**`, `{out,src}/*`).
  * Matches are files, never links, so their folder's real path is enough (one realpath per folder).
@@ -281,10 +292,14 @@ function countingReaddir(unreadable: Set<string>): typeof readdir {
  */
 async function globIn(confinement: Confinement, dir: string, pattern: string, argument: string): Promise<Globbed> {
   if (pattern.trim() === '') throw new ToolError(`the ${argument} is empty; give a glob such as "**/*.ts", or "**/*" for every file`);
-  if (pattern.split('/').includes('..') || pattern.startsWith('/')) throw new ToolError(quoting`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
+  const mustStayInside = (): ToolError => new ToolError(quoting`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
+  if (climbsOut(pattern)) throw mustStayInside();
   if ((await braceExpansionCount(pattern, GLOB_PATTERNS_MOST)) > GLOB_PATTERNS_MOST) {
     throw new ToolError(quoting`pattern "${clipped(pattern, 100)}" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`);
   }
+  // Counted first, so the expansion is small.
+  const { default: braces } = await import('braces');
+  if (braces(pattern, { expand: true }).some(climbsOut)) throw mustStayInside();
   const { default: fg } = await import('fast-glob');
   const home = confinement.home !== null && isInside(dir, confinement.home) ? [`${fg.escapePath(relative(dir, confinement.home).split(sep).join('/'))}/**`] : [];
   const unreadable = new Set<string>();

@@ -504,6 +504,31 @@ describe('list_files and search_files', () => {
   });
 
   it.each([
+    ['../**', 'a bare ".."'],
+    ['src/../../*', 'a ".." deeper in'],
+    ['/etc/*', 'a leading "/"'],
+    ['{..,sub}/*', 'a ".." alternative braces leave unexpanded'],
+    ['{sub,..}/*', 'a ".." alternative braces expand'],
+    ['src/{deep,{..,x}}/*', 'a ".." in nested braces'],
+    ['..{,}/*', 'braces that expand to ".."'],
+    ['{.,.}./*', 'braces that spell ".."'],
+    ['{/etc,src}/*', 'braces that expand to a leading "/"'],
+  ])('pattern %s (%s) is refused as a step out of the root, by both tools', async (pattern) => {
+    const refusal = `pattern "${pattern}" must stay inside the root (no "..", no leading "/")`;
+    expect(await failure(listFilesTool.run({ pattern }, context))).toBe(refusal);
+    expect(await failure(searchFilesTool.run({ pattern: 'x', glob: pattern }, context))).toBe(refusal);
+  });
+
+  it.each([
+    ['{1..3}/*', 'a range'],
+    ['..notes', 'a name that starts with two dots'],
+    ['{..notes,lines.txt}', 'such a name among braces'],
+    ['src/{a,b}..ts', 'two dots inside a name'],
+  ])('pattern %s (%s) is no step out of the root', async (pattern) => {
+    await expect(listFilesTool.run({ pattern }, context)).resolves.toHaveProperty('files');
+  });
+
+  it.each([
     [{ pattern: '../**' }, 'must stay inside the root'],
     [{ pattern: '*', path: '../outside' }, 'outside the root'],
     [{ pattern: '*', path: 'lines.txt' }, 'is not a directory'],
