@@ -12,7 +12,7 @@ import { diffPreview, unreadPreview } from './diff-preview.js';
 import { isBinary } from './fs.js';
 import { confinementOf, fileFailure, refuseFolderPath, resolveInRoot, rootOnly, shownPath } from './root.js';
 import type { Confinement, PathUse } from './root.js';
-import { HeldFolder, READ_FLAGS, notRegular, openInRoot, writeInFolder } from './root-files.js';
+import { HeldFolder, READ_FLAGS, hardLink, notRegular, openInRoot, writeInFolder } from './root-files.js';
 import { quoting } from './foreign-line.js';
 import { ToolError, stringArg } from './types.js';
 import type { Tool, ToolContext } from './types.js';
@@ -27,7 +27,7 @@ const PREVIEW_READ_BYTES = 1024 * 1024;
  * else its size and, as `read` asks, none of its bytes, all of them (up to EDIT_MOST_BYTES) or all
  * of a file small enough to preview.
  */
-async function currentFile(confinement: Confinement, file: string, path: string, read: 'none' | 'whole' | 'preview'): Promise<{ size: number; bytes: Buffer | null } | null> {
+async function currentFile(confinement: Confinement, file: string, path: string, read: 'none' | 'whole' | 'preview'): Promise<{ size: number; names: number; bytes: Buffer | null } | null> {
   let handle: FileHandle;
   try {
     handle = await openInRoot(confinement, file, READ_FLAGS, path);
@@ -39,14 +39,14 @@ async function currentFile(confinement: Confinement, file: string, path: string,
     const stats = await handle.stat();
     if (stats.isDirectory()) throw new ToolError(quoting`"${path}" is a directory, not a file`);
     if (!stats.isFile()) throw notRegular(path);
-    if (read === 'none' || (read === 'preview' && stats.size > PREVIEW_READ_BYTES)) return { size: stats.size, bytes: null };
+    if (read === 'none' || (read === 'preview' && stats.size > PREVIEW_READ_BYTES)) return { size: stats.size, names: stats.nlink, bytes: null };
     if (read === 'whole' && stats.size > EDIT_MOST_BYTES) {
       throw new ToolError(quoting`"${path}" is ${groupThousands(stats.size)} bytes; the edit tools change files of up to ${EDIT_MOST_BYTES / 1024 / 1024} MB in place (write_file can still replace it whole)`, false);
     }
     // Read to the size seen: a file that grows meanwhile is not read without end.
     const bytes = Buffer.alloc(stats.size);
     const { bytesRead } = await handle.read(bytes, 0, stats.size, 0);
-    return { size: stats.size, bytes: bytes.subarray(0, bytesRead) };
+    return { size: stats.size, names: stats.nlink, bytes: bytes.subarray(0, bytesRead) };
   } catch (error) {
     throw fileFailure(error, path, 'read');
   } finally {
@@ -130,6 +130,8 @@ async function planWrite(args: Record<string, unknown>, context: ToolContext, fo
   const file = await resolveInRoot(confinement, path, 'write');
   const current = await currentFile(confinement, file, path, mode === 'append' ? 'whole' : forPreview && mode === 'overwrite' ? 'preview' : 'none');
   if (mode === 'create' && current !== null) throw new ToolError(quoting`"${path}" already exists; use mode "overwrite" to replace it`);
+  // Said before the question too; the write checks again on the file it opens.
+  if (mode === 'append' && current !== null && current.names > 1) throw hardLink(path, current.names);
   // Appended to, the file must be text; overwritten, its old content only feeds the preview's diff.
   const bytes = current?.bytes ?? null;
   const before = bytes === null ? null : mode === 'append' ? editableText(bytes, path) : bytes.toString('utf8');

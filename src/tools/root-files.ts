@@ -200,12 +200,25 @@ export async function writeInFolder(confinement: Confinement, folder: HeldFolder
     throw error;
   }
   try {
-    if (!(await handle.stat()).isFile()) throw notRegular(path);
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw notRegular(path);
+    if (mode === 'append' && stats.nlink > 1) throw hardLink(path, stats.nlink);
     if (!(await folder.holds(confinement, handle, name))) throw changedWhileOpened(path);
     await handle.write(text);
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The refusal to change a file with other names in place: one may be outside the root, and a
+ * change in place would change the file there too. A replacement (an overwrite, an edit) is a new
+ * file under this name alone, so it may go ahead.
+ */
+export function hardLink(path: string, names: number): ToolError {
+  return new ToolError(
+    quoting`"${path}" is a hard link (the file has ${names} names), and its other names may be outside the root, so the file tools do not append to it; an overwrite or edit_file replaces it under this name alone`,
+  );
 }
 
 /** The refusal of a named pipe, a device or a socket: every file tool's words for one. */

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -665,6 +665,42 @@ describe.runIf(hasMkfifo)('a named pipe in the root is refused by every file too
 });
 
 describe('write_file and edit_file', () => {
+  describe('a hard link in the root to a file outside it', () => {
+    const hardLinked = (name: string): string => {
+      const far = join(outside, `${name}-far.txt`);
+      writeFileSync(far, 'outside\n');
+      linkSync(far, join(root, `${name}.txt`));
+      return far;
+    };
+    const refusal = (path: string): string =>
+      `"${path}" is a hard link (the file has 2 names), and its other names may be outside the root, so the file tools do not append to it; an overwrite or edit_file replaces it under this name alone`;
+
+    it('is not appended to, before the question or at the write: the file outside is untouched', async () => {
+      const far = hardLinked('hard-append');
+      expect(await failure(writeFileTool.preview?.({ path: 'hard-append.txt', content: 'more\n', mode: 'append' }, context) ?? Promise.resolve())).toBe(refusal('hard-append.txt'));
+      expect(await failure(writeFileTool.run({ path: 'hard-append.txt', content: 'more\n', mode: 'append' }, context))).toBe(refusal('hard-append.txt'));
+      const folder = await HeldFolder.open({ root, home: null }, root, 'hard-append.txt');
+      try {
+        expect(await failure(writeInFolder({ root, home: null }, folder, 'hard-append.txt', 'more\n', 'append', 'hard-append.txt'))).toBe(refusal('hard-append.txt'));
+      } finally {
+        await folder.close();
+      }
+      expect(readFileSync(far, 'utf8')).toBe('outside\n');
+    });
+
+    it.each([
+      ['an overwrite', { content: 'inside\n' }, 'inside\n'],
+      ['an edit', { old: 'outside', new: 'inside' }, 'inside\n'],
+    ])('%s replaces the name in the root with a file of its own: the file outside is untouched', async (_name, args, expected) => {
+      const name = `hard-${'old' in args ? 'edit' : 'overwrite'}`;
+      const far = hardLinked(name);
+      await ('old' in args ? editFileTool : writeFileTool).run({ path: `${name}.txt`, ...args }, context);
+      expect(readFileSync(join(root, `${name}.txt`), 'utf8')).toBe(expected);
+      expect(readFileSync(far, 'utf8')).toBe('outside\n');
+      expect(statSync(far).nlink).toBe(1);
+    });
+  });
+
   it('writes, appends, creates (once) and shows a diff as preview', async () => {
     expect(await writeFileTool.run({ path: 'out/new.txt', content: 'one\n' }, context)).toMatchObject({ path: 'out/new.txt', created: true, bytes_written: 4 });
     await writeFileTool.run({ path: 'out/new.txt', content: 'two\n', mode: 'append' }, context);
