@@ -5,7 +5,7 @@ import { realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { errnoOf, isMissing } from '../log/fs.js';
-import { allows, confinementOf, fileFailure, isInside, refuseFolderPath, resolveInRoot, shownPath } from './root.js';
+import { allows, confinementOf, fileFailure, isInside, refuseFolderPath, refuseNul, resolveInRoot, shownPath } from './root.js';
 import type { Confinement } from './root.js';
 import { READ_FLAGS, openInRoot } from './root-files.js';
 import { ToolError, isOverBudget, largestFitting, numberArg, stringArg } from './types.js';
@@ -292,6 +292,7 @@ function climbsOut(glob: string): boolean {
  */
 async function globIn(confinement: Confinement, dir: string, pattern: string, argument: string): Promise<Globbed> {
   if (pattern.trim() === '') throw new ToolError(`the ${argument} is empty; give a glob such as "**/*.ts", or "**/*" for every file`);
+  refuseNul(pattern, 'pattern');
   const mustStayInside = (): ToolError => new ToolError(quoting`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
   if (climbsOut(pattern)) throw mustStayInside();
   if ((await braceExpansionCount(pattern, GLOB_PATTERNS_MOST)) > GLOB_PATTERNS_MOST) {

@@ -53,8 +53,19 @@ export type PathUse = 'existing file' | 'existing directory' | 'write';
  * (a `--root` that is a symlink, macOS's /tmp) is the root too. A path through a link to nothing is
  * refused in the words of its `use`.
  */
-export function resolveInRoot(confinement: Confinement, path: string, use: PathUse): Promise<string> {
+export async function resolveInRoot(confinement: Confinement, path: string, use: PathUse): Promise<string> {
+  refuseNul(path, 'path');
   return resolveFollowing(confinement, path, use, null);
+}
+
+/**
+ * The refusal of a path or pattern holding a NUL byte, which no file name can: said before the
+ * disk is touched, the NUL shown as `\0` (Node's own words would name the value with it dropped).
+ */
+export function refuseNul(text: string, what: 'path' | 'pattern'): void {
+  if (!text.includes('\0')) return;
+  const shown = text.replaceAll('\0', '\\0');
+  throw new ToolError(what === 'path' ? quoting`path "${shown}" contains a NUL byte, which no file name can; give it without one` : quoting`pattern "${shown}" contains a NUL byte, which no file name can; give it without one`);
 }
 
 /** Dangling links followed to say where one leads: as many as the kernel follows in one path. */

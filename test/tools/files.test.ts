@@ -664,6 +664,28 @@ describe.runIf(hasMkfifo)('a named pipe in the root is refused by every file too
   });
 });
 
+describe('a NUL byte in a path or a pattern', () => {
+  it.each<[string, Tool, Record<string, unknown>, string]>([
+    ['read_file', readFileTool, { path: 'a\0b' }, 'path "a\\0b"'],
+    ['read_file, a NUL at the end', readFileTool, { path: 'lines.txt\0' }, 'path "lines.txt\\0"'],
+    ['write_file', writeFileTool, { path: 'new\0.txt', content: 'x' }, 'path "new\\0.txt"'],
+    ['write_file, an append', writeFileTool, { path: 'new\0.txt', content: 'x', mode: 'append' }, 'path "new\\0.txt"'],
+    ['edit_file', editFileTool, { path: 'lines.txt\0', old: 'line', new: 'x' }, 'path "lines.txt\\0"'],
+    ['list_files, its path', listFilesTool, { path: 'src\0', pattern: '*' }, 'path "src\\0"'],
+    ['list_files, its pattern', listFilesTool, { pattern: '*\0.ts' }, 'pattern "*\\0.ts"'],
+    ['search_files, its path', searchFilesTool, { path: '\0', pattern: 'x' }, 'path "\\0"'],
+    ['search_files, its glob', searchFilesTool, { pattern: 'x', glob: 'a\0\0b' }, 'pattern "a\\0\\0b"'],
+  ])('%s: refused, the NUL shown as \\0', async (_name, tool, args, named) => {
+    expect(await failure(tool.run(args, context))).toBe(`${named} contains a NUL byte, which no file name can; give it without one`);
+  });
+
+  it('write_file and edit_file refuse it in their preview too, and nothing is made', async () => {
+    expect(await failure(writeFileTool.preview?.({ path: 'nul\0.txt', content: 'x' }, context) ?? Promise.resolve())).toBe('path "nul\\0.txt" contains a NUL byte, which no file name can; give it without one');
+    expect(await failure(editFileTool.preview?.({ path: 'lines.txt\0', old: 'line', new: 'x' }, context) ?? Promise.resolve())).toBe('path "lines.txt\\0" contains a NUL byte, which no file name can; give it without one');
+    expect(readdirSync(root).filter((name) => name.startsWith('nul'))).toEqual([]);
+  });
+});
+
 describe('write_file and edit_file', () => {
   describe('a hard link in the root to a file outside it', () => {
     const hardLinked = (name: string): string => {
