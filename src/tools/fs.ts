@@ -11,6 +11,7 @@ import { READ_FLAGS, openInRoot } from './root-files.js';
 import { ToolError, isOverBudget, largestFitting, numberArg, stringArg } from './types.js';
 import type { Tool, ToolResult } from './types.js';
 import { clipText, headOf } from '../output/cut.js';
+import { groupThousands } from '../text/decimal.js';
 import { braceExpansionCount } from './brace-count.js';
 import { clipped, quoting } from './foreign-line.js';
 import { LIST_FILES, READ_FILE, SEARCH_FILES } from './builtins.js';
@@ -71,10 +72,17 @@ interface LinesRead {
   content: string;
   /** `cap`: at the 50 KB cap; `long line`: its only line was cut at the cap; `budget`, `long line for budget`: the same, to fit the result's budget. */
   cut: 'cap' | 'long line' | 'budget' | 'long line for budget' | null;
+  /** The file's lines, when `offset` is past them (no line was read). */
+  pastEnd?: number;
+}
+
+/** The note on a read from past the end, naming the lines there are: an empty content alone does not say why. */
+function pastEndNote(offset: number, lines: number): string {
+  return lines === 0 ? `offset ${offset} is past the end: the file is empty` : `offset ${offset} is past the end: the file has ${groupThousands(lines)} line${lines === 1 ? '' : 's'}`;
 }
 
 /** The result of a read: what it says of where it stopped comes before the content, so a result cut to its head still says it. */
-function readResult(shown: string, { offset, count, content, cut }: LinesRead): ToolResult {
+function readResult(shown: string, { offset, count, content, cut, pastEnd }: LinesRead): ToolResult {
   const to = offset + count - 1;
   const note = {
     cap: `stopped at the 50 KB cap; read on with offset ${to + 1}`,
@@ -82,6 +90,7 @@ function readResult(shown: string, { offset, count, content, cut }: LinesRead): 
     budget: `stopped at line ${to}, as much as one result holds; read on with offset ${to + 1}`,
     'long line for budget': `line ${offset} is longer than one result holds and was cut; the next line is ${offset + 1} (read on with offset ${offset + 1})`,
   };
+  if (pastEnd !== undefined) return { path: shown, from_line: offset, to_line: null, note: pastEndNote(offset, pastEnd), content };
   return { path: shown, from_line: offset, to_line: count === 0 ? null : to, ...(cut !== null ? { truncated: true, note: note[cut] } : {}), content };
 }
 
@@ -212,7 +221,8 @@ async function readLines(handle: FileHandle, size: number, path: string, offset:
   let content = parts.join('');
   if (endsWithNewline) content = content.slice(0, -1);
   if (content.includes('\r')) content = content.replace(LINE_END_CR, '');
-  return { offset, count, content, cut: first.cut ? 'long line' : truncated ? 'cap' : null };
+  // Nothing taken and not stopped: every line was counted, and all were before the offset.
+  return { offset, count, content, cut: first.cut ? 'long line' : truncated ? 'cap' : null, ...(count === 0 && !done ? { pastEnd: number } : {}) };
 }
 
 /** `end`, or the start of the UTF-8 character it falls inside, so a cut never splits one. */

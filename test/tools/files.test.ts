@@ -334,7 +334,7 @@ describe('read_file', () => {
     ['CRs inside a line, and only one taken from its end', 'a\rb\r\r\nc', {}, { content: 'a\rb\r\nc', to_line: 2 }],
     ['empty lines', '\n\n\n', {}, { content: '\n\n', to_line: 3 }],
     ['multi-byte characters', 'é\n€\n\u{1F600}', { offset: 2 }, { content: '€\n\u{1F600}', from_line: 2, to_line: 3 }],
-    ['an empty file', '', {}, { content: '', to_line: null }],
+    ['an empty file', '', {}, { content: '', to_line: null, note: 'offset 1 is past the end: the file is empty' }],
     ['a line ending just past the first chunk', `${'a'.repeat(65_535)}\nend`, { offset: 2 }, { content: 'end', from_line: 2, to_line: 2 }],
     ['a last line without a newline, chunks away', `${'row\n'.repeat(20_000)}last`, { offset: 20_001 }, { content: 'last', from_line: 20_001, to_line: 20_001 }],
     ['a file of exactly one chunk, limit past its end', 'row\n'.repeat(16_384), { offset: 16_383, limit: 5 }, { content: 'row\nrow', to_line: 16_384 }],
@@ -371,8 +371,23 @@ describe('read_file', () => {
     expect(await readFileTool.run({ path: 'at-cap.txt', offset: 2, limit: 1 }, context)).toEqual({ path: 'at-cap.txt', from_line: 2, to_line: 2, content: 'y'.repeat(READ_CAP_BYTES) });
   });
 
-  it('past the end gives no lines', async () => {
-    expect(await readFileTool.run({ path: 'lines.txt', offset: 50 }, context)).toMatchObject({ to_line: null, content: '' });
+  it.each([
+    ['ten lines', 'lines.txt', 50, 'offset 50 is past the end: the file has 10 lines'],
+    ['just past the last line', 'lines.txt', 11, 'offset 11 is past the end: the file has 10 lines'],
+    ['one line, without a newline', 'one.txt', 2, 'offset 2 is past the end: the file has 1 line'],
+    ['many lines, counted across chunks', 'many.txt', 30_000, 'offset 30000 is past the end: the file has 20,000 lines'],
+    ['an empty file', 'empty.txt', 3, 'offset 3 is past the end: the file is empty'],
+  ])('past the end (%s): no lines, and a note saying how many there are, before the content', async (_name, path, offset, note) => {
+    writeFileSync(join(root, 'one.txt'), 'only');
+    writeFileSync(join(root, 'many.txt'), 'row\n'.repeat(20_000));
+    writeFileSync(join(root, 'empty.txt'), '');
+    const result = await readFileTool.run({ path, offset }, context);
+    expect(result).toEqual({ path, from_line: offset, to_line: null, note, content: '' });
+    expect(Object.keys(result)).toEqual(['path', 'from_line', 'to_line', 'note', 'content']);
+  });
+
+  it('at the last line, no note', async () => {
+    expect(await readFileTool.run({ path: 'lines.txt', offset: 10 }, context)).toEqual({ path: 'lines.txt', from_line: 10, to_line: 10, content: 'line 10' });
   });
 
   it('stops at the 50 KB cap and says where to go on', async () => {
