@@ -613,6 +613,29 @@ describe('list_files and search_files', () => {
   });
 });
 
+// The glob library's wildcards and a line break in a name, as docs/agent.md says (no option changes it).
+describe('names with a line break', () => {
+  let broken: string;
+  beforeAll(() => {
+    broken = realpathSync(mkdtempSync(join(tmpdir(), 'argo-line-break-')));
+    mkdirSync(join(broken, 'd\nx'));
+    for (const name of ['a\nb.txt', '\nnotes', 'plain.txt', 'd\nx/f.txt']) writeFileSync(join(broken, name), '');
+  });
+
+  it.each([
+    ['*', ['\nnotes'], ['a\nb.txt', 'plain.txt']],
+    ['**/*', ['\nnotes', 'd\nx/f.txt'], ['a\nb.txt', 'plain.txt']],
+    ['**', ['a\nb.txt', '\nnotes', 'd\nx/f.txt'], ['plain.txt']],
+    ['*/*.txt', [], ['d\nx/f.txt']],
+    ['?notes', [], ['\nnotes']],
+    ['**/?notes', [], ['\nnotes']],
+  ])('%j misses %j', async (pattern, missed, found) => {
+    const { files } = await listFilesTool.run({ pattern }, { ...context, root: broken });
+    expect(files).toEqual(found);
+    for (const name of missed) expect(files).not.toContain(name);
+  });
+});
+
 describe('names that start with a dot', () => {
   let dotted: string;
   beforeAll(() => {
