@@ -270,11 +270,17 @@ interface Globbed {
 
 /**
  * fast-glob's readdir, each folder it fails to read (not one gone meanwhile) added to `unreadable`:
- * fast-glob goes on past it, and the model is told files may be missing.
+ * fast-glob goes on past it, and the model is told files may be missing. Once `signal` aborts, no
+ * folder is read: each fails at once, so the walk ends within the reads already under way (fast-glob
+ * has no signal of its own, and a walk of `/` would go on for many seconds, holding the process).
  */
-function countingReaddir(unreadable: Set<string>): typeof readdir {
+function countingReaddir(unreadable: Set<string>, signal: AbortSignal): typeof readdir {
   const counting = (path: string, ...rest: unknown[]): void => {
     const done = rest.pop() as (error: NodeJS.ErrnoException | null, entries: unknown) => void;
+    if (signal.aborted) {
+      process.nextTick(done, Object.assign(new Error('the call was stopped'), { code: 'ABORT_ERR' }), undefined);
+      return;
+    }
     (readdir as (...args: unknown[]) => void)(path, ...rest, (error: NodeJS.ErrnoException | null, entries: unknown) => {
       if (error !== null && !isMissing(error) && errnoOf(error) !== 'ENOTDIR') unreadable.add(path);
       done(error, entries);
@@ -298,9 +304,10 @@ function climbsOut(glob: string): boolean {
  * fast-glob with links not followed, and every match re-checked against the root where it really is:
  * fast-glob still enters a linked directory a pattern names outright (`out/**`, `{out,src}/*`).
  * Matches are files, never links, so their folder's real path is enough (one realpath per folder).
- * The data home, when it lies in the root, is not walked, and nothing in it is kept.
+ * The data home, when it lies in the root, is not walked, and nothing in it is kept. When `signal`
+ * aborts, the walk stops and this throws its reason.
  */
-async function globIn(confinement: Confinement, dir: string, pattern: string, argument: string): Promise<Globbed> {
+async function globIn(confinement: Confinement, dir: string, pattern: string, argument: string, signal: AbortSignal): Promise<Globbed> {
   if (pattern.trim() === '') throw new ToolError(`the ${argument} is empty; give a glob such as "**/*.ts", or "**/*" for every file`);
   refuseNul(pattern, 'pattern');
   const mustStayInside = (): ToolError => new ToolError(quoting`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
@@ -312,6 +319,7 @@ async function globIn(confinement: Confinement, dir: string, pattern: string, ar
   const { default: braces } = await import('braces');
   if (braces(pattern, { expand: true }).some(climbsOut)) throw mustStayInside();
   const { default: fg } = await import('fast-glob');
+  signal.throwIfAborted();
   const home = confinement.home !== null && isInside(dir, confinement.home) ? [`${fg.escapePath(relative(dir, confinement.home).split(sep).join('/'))}/**`] : [];
   const unreadable = new Set<string>();
   const found = await fg(pattern, {
@@ -322,24 +330,31 @@ async function globIn(confinement: Confinement, dir: string, pattern: string, ar
     absolute: true,
     ignore: [...IGNORED, ...home],
     suppressErrors: true,
-    fs: { readdir: countingReaddir(unreadable) },
+    fs: { readdir: countingReaddir(unreadable, signal) },
   });
-  const folders = new Map<string, Promise<string | null>>();
-  const realFolder = (folder: string): Promise<string | null> => {
-    let real = folders.get(folder);
-    if (real === undefined) {
-      real = realpath(folder).catch(() => null);
-      folders.set(folder, real);
-    }
-    return real;
-  };
-  const inside = await Promise.all(
-    found.map(async (file) => {
-      const real = await realFolder(dirname(file));
-      return real !== null && allows(confinement, join(real, basename(file)));
-    }),
-  );
-  return { files: found.filter((_, index) => inside[index]).sort(), unreadableFolders: unreadable.size };
+  signal.throwIfAborted();
+  const real = await realFolders(found.map((file) => dirname(file)), signal);
+  const inside = found.filter((file) => {
+    const folder = real.get(dirname(file));
+    return folder !== undefined && folder !== null && allows(confinement, join(folder, basename(file)));
+  });
+  return { files: inside.sort(), unreadableFolders: unreadable.size };
+}
+
+/** Folders resolved this many at a time, the signal looked at between: a walk of `/` finds folders by the hundred thousand. */
+const REALPATH_BATCH = 256;
+
+/** The real path of each of `folders` (null for one gone), until `signal` aborts (then it throws). */
+async function realFolders(folders: readonly string[], signal: AbortSignal): Promise<Map<string, string | null>> {
+  const unique = [...new Set(folders)];
+  const real = new Map<string, string | null>();
+  for (let from = 0; from < unique.length; from += REALPATH_BATCH) {
+    signal.throwIfAborted();
+    const batch = unique.slice(from, from + REALPATH_BATCH);
+    const resolved = await Promise.all(batch.map((folder) => realpath(folder).catch(() => null)));
+    batch.forEach((folder, index) => real.set(folder, resolved[index] ?? null));
+  }
+  return real;
 }
 
 /** The result's `skipped` entry for folders a glob could not read, when there were any. */
@@ -352,7 +367,7 @@ export const listFilesTool: Tool = {
   run: async (args, context) => {
     const confinement = await confinementOf(context);
     const dir = await directoryIn(confinement, stringArg(args, 'path'));
-    const globbed = await globIn(confinement, dir, stringArg(args, 'pattern') ?? '*', 'pattern');
+    const globbed = await globIn(confinement, dir, stringArg(args, 'pattern') ?? '*', 'pattern', context.signal);
     const { files } = globbed;
     const skipped = unreadableFoldersOf(globbed);
     // The count and the notes before the list: a result cut to its head still says them.
@@ -379,7 +394,7 @@ export const searchFilesTool: Tool = {
     const dir = await directoryIn(confinement, stringArg(args, 'path'));
     // An empty glob is none: models fill optional arguments with "".
     const glob = stringArg(args, 'glob') ?? '';
-    const globbed = await globIn(confinement, dir, glob === '' ? '**/*' : glob, 'glob');
+    const globbed = await globIn(confinement, dir, glob === '' ? '**/*' : glob, 'glob', context.signal);
     const { files } = globbed;
     const matches: { file: string; line: number; text: string }[] = [];
     let truncated = false;
