@@ -10,7 +10,7 @@ import { EDIT_FILE, WRITE_FILE } from './builtins.js';
 import type { WRITE_MODES } from './builtins.js';
 import { diffPreview, unreadPreview } from './diff-preview.js';
 import { isBinary } from './fs.js';
-import { confinementOf, fileFailure, refuseFolderPath, resolveInRoot, rootOnly, shownPath } from './root.js';
+import { confinementOf, fileFailure, refuseFolderPath, refuseNul, resolveInRoot, rootOnly, shownPath } from './root.js';
 import type { Confinement, PathUse } from './root.js';
 import { HeldFolder, READ_FLAGS, hardLink, notRegular, openInRoot, writeInFolder } from './root-files.js';
 import { quoting } from './foreign-line.js';
@@ -125,6 +125,7 @@ async function planWrite(args: Record<string, unknown>, context: ToolContext, fo
   const path = stringArg(args, 'path') ?? '';
   const content = stringArg(args, 'content') ?? '';
   const mode = (stringArg(args, 'mode') ?? 'overwrite') as WritePlan['mode'];
+  refuseNul(path, 'path');
   refuseFolderPath(path);
   const confinement = await confinementOf(context);
   const file = await resolveInRoot(confinement, path, 'write');
@@ -175,6 +176,7 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   const path = stringArg(args, 'path') ?? '';
   const old = stringArg(args, 'old') ?? '';
   const replacement = stringArg(args, 'new') ?? '';
+  refuseNul(path, 'path');
   refuseFolderPath(path);
   const confinement = await confinementOf(context);
   const file = await resolveInRoot(confinement, path, 'existing file');

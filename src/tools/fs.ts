@@ -39,6 +39,7 @@ export const readFileTool: Tool = {
   ...READ_FILE,
   run: async (args, context) => {
     const path = stringArg(args, 'path') ?? '';
+    refuseNul(path, 'path');
     refuseFolderPath(path);
     const { file, handle, size } = await existingFile(await confinementOf(context), path);
     let read: LinesRead;

@@ -706,6 +706,8 @@ describe('a NUL byte in a path or a pattern', () => {
   it.each<[string, Tool, Record<string, unknown>, string]>([
     ['read_file', readFileTool, { path: 'a\0b' }, 'path "a\\0b"'],
     ['read_file, a NUL at the end', readFileTool, { path: 'lines.txt\0' }, 'path "lines.txt\\0"'],
+    ['read_file, a NUL before a trailing slash', readFileTool, { path: 'src\0/' }, 'path "src\\0/"'],
+    ['write_file, a NUL before a trailing slash', writeFileTool, { path: 'src\0/', content: 'x' }, 'path "src\\0/"'],
     ['write_file', writeFileTool, { path: 'new\0.txt', content: 'x' }, 'path "new\\0.txt"'],
     ['write_file, an append', writeFileTool, { path: 'new\0.txt', content: 'x', mode: 'append' }, 'path "new\\0.txt"'],
     ['edit_file', editFileTool, { path: 'lines.txt\0', old: 'line', new: 'x' }, 'path "lines.txt\\0"'],
