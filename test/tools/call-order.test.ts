@@ -61,6 +61,22 @@ describe('calls on one file in a round', () => {
     }
   });
 
+  it('through the catalog, which loads the tools with the first call: the same order, from the first round on', async () => {
+    // A fresh module graph: the round's first call loads edit.ts, as in a new argo process.
+    vi.resetModules();
+    const { builtinTools } = await import('../../src/tools/catalog.js');
+    for (let round = 0; round < ROUNDS; round++) {
+      const tools = new Map(builtinTools().map((tool) => [tool.name, tool]));
+      const write = tools.get('write_file');
+      const edit = tools.get('edit_file');
+      if (write === undefined || edit === undefined) throw new Error('no edit tools in the catalog');
+      const path = `catalog-${round}.txt`;
+      started = 0;
+      await Promise.all([write.run({ path, content: 'A\n' }, context), write.run({ path, content: 'B\n', mode: 'append' }, context), edit.run({ path, old: 'B', new: 'C' }, context)]);
+      expect(readFileSync(join(root, path), 'utf8')).toBe('A\nC\n');
+    }
+  });
+
   it('two spellings of one file (through a link, with ./) never run together', async () => {
     mkdirSync(join(root, 'real'));
     symlinkSync(join(root, 'real'), join(root, 'alias'));
