@@ -33,6 +33,8 @@ const CUT_TOOL_CALL = 'the model reached its token limit in the middle of a tool
 export const MAX_ALL_FAILURE_ROUNDS = 3;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const REASK_DELAY_MS = 100;
+/** A call still running when the run was cut (Ctrl-C, STOP, a client gone): a failure, as a command killed then says. */
+const CUT_CALL: CallOutcome = { kind: 'failure', message: 'the call was interrupted', retryable: false, detail: null };
 
 /** Why a call is logged `not_run` (its `error`): every call the model sent is logged, run or not. */
 const NOT_RUN = {
@@ -704,29 +706,42 @@ class Run {
     this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'running', args });
     const timeoutMs = tool.timeoutMs ?? this.run.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const controller = new AbortController();
-    // Not a listener per call on the run's signal: a round of more than 10 calls would warn.
+    // The call's own signal: it aborts on its timeout or when the run is cut. Not a listener per
+    // call on the run's signal: a round of more than 10 calls would warn.
     const signal = AbortSignal.any([this.deps.signal, controller.signal]);
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const started = this.deps.clock();
     try {
-      const timeout = new Promise<CallOutcome>((resolve) => {
+      // A tool that does not heed its signal must not hold the run: the call ends at its timeout or
+      // its cut whatever the tool does, and the tool, told by its signal, must not take effect after.
+      const ended = new Promise<CallOutcome>((resolve) => {
         timer = setTimeout(() => {
           controller.abort();
           resolve({ kind: 'failure', message: `timed out after ${timeoutMs / 1000} s`, retryable: true, detail: null });
         }, timeoutMs);
+        // A macrotask later: a tool that had already ended, or ends on the cut at once, reports its own outcome.
+        const cut = (): void => void setImmediate(() => resolve(CUT_CALL));
+        onAbort = () => {
+          if (this.deps.signal.aborted) cut();
+        };
+        if (this.deps.signal.aborted) cut();
+        else signal.addEventListener('abort', onAbort, { once: true });
       });
       const parameters = parameterNames(tool.parameters);
       const running = tool.run(args, this.toolContext(signal, this.budgetOf(tool))).then(
         (result) => classifyResult(result, parameters),
-        (error: unknown) => classifyThrown(error, parameters),
+        // A tool that fails once the run is cut (a command killed, a lock wait given up) was cut: it says so alike.
+        (error: unknown) => (this.deps.signal.aborted ? CUT_CALL : classifyThrown(error, parameters)),
       );
-      const outcome = await Promise.race([running, timeout]);
+      const outcome = await Promise.race([running, ended]);
       const ms = Math.round(this.deps.clock() - started);
       // Reported as each call ends, not when the round does: a server shows progress live.
       this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: outcome.kind, ms, args });
       return { outcome, ms };
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
     }
   }
 

@@ -32,6 +32,11 @@ export class LockTimeoutError extends RuntimeError {
   override name = 'LockTimeoutError';
 }
 
+/** The caller gave up its wait for a lock (its signal aborted): the work never ran. */
+export class LockWaitAbortedError extends RuntimeError {
+  override name = 'LockWaitAbortedError';
+}
+
 /** A wait on another process this long is said, once: otherwise the command just looks stuck. */
 const QUIET_WAIT_MS = 1_000;
 let longWait: { say: (line: string) => void; afterMs: number } | null = null;
@@ -57,7 +62,7 @@ const queues = new Map<string, Promise<void>>();
  * Waits until this process's earlier callers of the lock file `key` are done, or until `deadline`
  * (then null). Returns the function that lets the next caller go.
  */
-async function takeTurn(key: string, deadline: number): Promise<(() => void) | null> {
+async function takeTurn(key: string, deadline: number, signal?: AbortSignal): Promise<(() => void) | null> {
   const previous = queues.get(key);
   let done!: () => void;
   const mine = new Promise<void>((resolve) => (done = resolve));
@@ -72,10 +77,16 @@ async function takeTurn(key: string, deadline: number): Promise<(() => void) | n
   };
   if (previous === undefined) return leave;
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
+  let onAbort: (() => void) | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    onAbort = () => resolve(false);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
   const ready = await Promise.race([previous.then(() => true), late]);
   clearTimeout(timer);
-  if (ready) return leave;
+  if (onAbort) signal?.removeEventListener('abort', onAbort);
+  if (ready && signal?.aborted !== true) return leave;
   // Given up: those behind still wait for the ones ahead, not for this caller.
   leave();
   return null;
@@ -95,10 +106,15 @@ let lockLibrary: Promise<Pick<typeof ProperLockfile, 'lock'>> | null = null;
  * Takes the lock named `name` in the folder `dir`, waiting at most `waitMs`, the time spent behind
  * this process's own callers included; it is always tried at least once. `what` says in words what
  * it guards, for the message when it cannot be had in time. `prepare` runs once this process's
- * earlier callers are done, before the lock file is tried (making the folder).
+ * earlier callers are done, before the lock file is tried (making the folder). `signal` aborted
+ * ends the wait with LockWaitAbortedError, and no lock is left taken.
  */
-async function takeLock(dir: string, name: string, what: string, waitMs: number, prepare?: () => Promise<void>): Promise<Release> {
+async function takeLock(dir: string, name: string, what: string, waitMs: number, prepare?: () => Promise<void>, signal?: AbortSignal): Promise<Release> {
   const deadline = Date.now() + waitMs;
+  const aborted = (): LockWaitAbortedError => new LockWaitAbortedError(`stopped waiting for ${what}: the work was cut`);
+  // Asked anew at each look (a property read would be narrowed across the awaits between them).
+  const givenUp = (): boolean => signal?.aborted === true;
+  if (givenUp()) throw aborted();
   const target = join(dir, name);
   const timedOut = (cause?: unknown): LockTimeoutError =>
     new LockTimeoutError(
@@ -106,8 +122,8 @@ async function takeLock(dir: string, name: string, what: string, waitMs: number,
         `try again when it is done, or remove ${target}.lock if no argo process is running`,
       { cause },
     );
-  const next = await takeTurn(target, deadline);
-  if (next === null) throw timedOut();
+  const next = await takeTurn(target, deadline, signal);
+  if (next === null) throw givenUp() ? aborted() : timedOut();
   try {
     const locks = await loadLockLibrary();
     await prepare?.();
@@ -116,8 +132,14 @@ async function takeLock(dir: string, name: string, what: string, waitMs: number,
     const waitStarted = Date.now();
     let said = false;
     for (;;) {
+      if (givenUp()) throw aborted();
       try {
         const release = await locks.lock(target, options);
+        // Cut while the lock was being taken: the work must not run after its caller gave up.
+        if (givenUp()) {
+          await release().catch(() => undefined);
+          throw aborted();
+        }
         return async () => {
           try {
             await release().catch(() => undefined);
@@ -132,7 +154,8 @@ async function takeLock(dir: string, name: string, what: string, waitMs: number,
           said = true;
           longWait.say(`waiting for ${what}, locked by another argo process (a lock left by one that died is taken over after ${STALE_MS / 1000} s)`);
         }
-        await sleep(pause);
+        // Its timer would keep a cut process alive until the wait ran out.
+        await sleep(pause, undefined, signal ? { signal } : undefined).catch(() => undefined);
         pause = Math.min(100, pause * 1.5);
       }
     }
@@ -146,9 +169,10 @@ async function takeLock(dir: string, name: string, what: string, waitMs: number,
  * Runs `work` while holding the lock named `name` in `dir`; `what` says in words what the lock
  * guards, for the message when it cannot be had in time. The wait is bounded from the call, the
  * time spent behind this process's own callers included; the lock is always tried at least once.
+ * `signal` ends the wait early (LockWaitAbortedError): the work does not run.
  */
-export async function withLock<T>(dir: string, name: string, what: string, work: () => Promise<T>, waitMs = DEFAULT_LOCK_WAIT_MS): Promise<T> {
-  const release = await takeLock(dir, name, what, waitMs, () => ensurePrivateDir(dir));
+export async function withLock<T>(dir: string, name: string, what: string, work: () => Promise<T>, waitMs = DEFAULT_LOCK_WAIT_MS, signal?: AbortSignal): Promise<T> {
+  const release = await takeLock(dir, name, what, waitMs, () => ensurePrivateDir(dir), signal);
   try {
     return await work();
   } finally {

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
-import { locksDir, withLock } from '../log/lock.js';
+import { DEFAULT_LOCK_WAIT_MS, LockWaitAbortedError, locksDir, withLock } from '../log/lock.js';
 import { CONTROLS } from '../output/terminal-text.js';
 import { codePoints } from '../replay/budget.js';
 import { maskSecrets } from '../text/secrets.js';
@@ -100,31 +100,43 @@ export function withEntry(memo: Memo, key: string, value: string): Memo {
 /**
  * Read, change, write under the data home's `locks/memo` lock: an atomic write alone lets two
  * processes (or two calls of one round) each write over the other's change. withLock also queues
- * this process's callers, so no queue of our own is needed.
+ * this process's callers, so no queue of our own is needed. `signal` (a tool call's: cut or timed
+ * out) ends the wait for the lock, and nothing is written once it has aborted: a call logged as
+ * failed or cut never takes effect afterwards.
  */
-function update<T>(home: string, change: (memo: Memo) => { memo: Memo | null; result: T }): Promise<T> {
+function update<T>(home: string, change: (memo: Memo) => { memo: Memo | null; result: T }, signal?: AbortSignal): Promise<T> {
   const file = memoPath(home);
+  const what = `the memo ${file}`;
   // locksDir takes a path inside the data home: memo.json's folder is the home itself.
-  return withLock(locksDir(file), 'memo', `the memo ${file}`, async () => {
-    const { memo, result } = change(await readMemo(home));
-    if (memo !== null) await writeFileAtomic(file, serializeMemo(memo), { inHome: true });
-    return result;
-  });
+  return withLock(
+    locksDir(file),
+    'memo',
+    what,
+    async () => {
+      const { memo, result } = change(await readMemo(home));
+      if (memo === null) return result;
+      if (signal?.aborted === true) throw new LockWaitAbortedError(`${what} was not changed: the work was cut`);
+      await writeFileAtomic(file, serializeMemo(memo), { inHome: true });
+      return result;
+    },
+    DEFAULT_LOCK_WAIT_MS,
+    signal,
+  );
 }
 
-export function setMemo(home: string, key: string, value: string): Promise<void> {
-  return update(home, (memo) => ({ memo: withEntry(memo, key, value), result: undefined }));
+export function setMemo(home: string, key: string, value: string, signal?: AbortSignal): Promise<void> {
+  return update(home, (memo) => ({ memo: withEntry(memo, key, value), result: undefined }), signal);
 }
 
 /** True when the key was there. */
-export function deleteMemo(home: string, key: string): Promise<boolean> {
+export function deleteMemo(home: string, key: string, signal?: AbortSignal): Promise<boolean> {
   return update(home, (memo) => {
     if (!Object.hasOwn(memo, key)) return { memo: null, result: false };
     const rest = { ...memo };
     // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- a record keyed by user strings
     delete rest[key];
     return { memo: rest, result: true };
-  });
+  }, signal);
 }
 
 /** `text` as a JSON string on one line: JSON.stringify leaves the line breaks NEL, U+2028 and U+2029 raw. */
@@ -175,7 +187,7 @@ export const memoTool: Tool = {
         const value = stringArg(args, 'value');
         if (value === undefined) throw new ToolError('value is required for set');
         try {
-          await setMemo(context.home, key, value);
+          await setMemo(context.home, key, value, context.signal);
         } catch (error) {
           if (error instanceof MemoLimitError) throw new ToolError(error.message, false);
           throw error;
@@ -183,7 +195,7 @@ export const memoTool: Tool = {
         return { key, saved: true };
       }
       default:
-        return { key, deleted: await deleteMemo(context.home, key) };
+        return { key, deleted: await deleteMemo(context.home, key, context.signal) };
     }
   },
 };

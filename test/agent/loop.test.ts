@@ -1003,6 +1003,74 @@ describe('the agent loop', () => {
     expect(result.status).toBe('interrupted');
   });
 
+  // A tool that ignores its signal (a glob walking /, a lock wait) must not hold the run: the call is
+  // cut when the run is, logged as a failure, never as the success the tool reports afterwards.
+  it.each<[string, string | undefined, string, string]>([
+    // what cuts the run, the abort's reason → the run's status, its stop reason
+    ['Ctrl-C', undefined, 'interrupted', 'interrupted'],
+    ['a STOP', 'stop', 'stopped', 'stop_signal'],
+    ['a client gone', 'gone', 'interrupted', 'interrupted'],
+  ])('%s while a tool that ignores its signal runs ends the run at once; the call is logged cut, not success', async (_case, reason, status, stopReason) => {
+    const controller = new AbortController();
+    let finish: (result: ToolResult) => void = () => undefined;
+    let toldToStop = false;
+    const deaf = tool('ok_tool', (_args) => {
+      setImmediate(() => controller.abort(reason));
+      return new Promise<ToolResult>((resolve) => (finish = resolve));
+    });
+    const heard = tool('fail_tool', (_args) => new Promise<ToolResult>(() => undefined), {
+      run: (_args, context) => {
+        context.signal.addEventListener('abort', () => (toldToStop = true));
+        return new Promise<ToolResult>(() => undefined);
+      },
+    });
+    const { result, events } = await run([{ calls: [call('ok_tool', { q: 'a' }), call('fail_tool', { q: 'b' })] }, { chunks: ['never'] }], {
+      tools: [deaf, heard],
+      signal: controller.signal,
+      abortedByStop: (why) => why === 'stop',
+    });
+    expect(result).toMatchObject({ status, stopReason, requests: 1, iterations: 0 });
+    expect(result.calls.map(({ name, outcome, error }) => [name, outcome, error])).toEqual([
+      ['ok_tool', 'failure', 'the call was interrupted'],
+      ['fail_tool', 'failure', 'the call was interrupted'],
+    ]);
+    expect(toldToStop).toBe(true);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'tool_status', name: 'ok_tool', status: 'failure' }));
+    // What the tool says after the cut changes nothing.
+    finish({ done: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(result.calls[0]).toMatchObject({ outcome: 'failure' });
+  });
+
+  it('a run cut before a call of its round started cuts that call at once too', async () => {
+    const controller = new AbortController();
+    const cutter = tool('fail_tool', () => (controller.abort(), new Promise<ToolResult>(() => undefined)));
+    const deaf = tool('ok_tool', () => new Promise<ToolResult>(() => undefined));
+    const { result } = await run([{ calls: [call('fail_tool', { q: 'a' }), call('ok_tool', { q: 'b' })] }], { tools: [cutter, deaf], signal: controller.signal });
+    expect(result.status).toBe('interrupted');
+    expect(result.calls.map(({ outcome, error }) => [outcome, error])).toEqual([
+      ['failure', 'the call was interrupted'],
+      ['failure', 'the call was interrupted'],
+    ]);
+  });
+
+  it('a tool timed out is told so by its signal (so it takes no effect later), the run is not', async () => {
+    let seen: AbortSignal | undefined;
+    const deaf = tool('ok_tool', (_args) => new Promise<ToolResult>(() => undefined), {
+      timeoutMs: 20,
+      run: (_args, context) => {
+        seen = context.signal;
+        return new Promise<ToolResult>(() => undefined);
+      },
+    });
+    const controller = new AbortController();
+    const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }, { chunks: ['done'] }], { tools: [deaf], signal: controller.signal });
+    expect(result).toMatchObject({ status: 'ok', text: 'done' });
+    expect(result.calls[0]).toMatchObject({ outcome: 'failure', error: 'timed out after 0.02 s' });
+    expect(seen?.aborted).toBe(true);
+    expect(controller.signal.aborted).toBe(false);
+  });
+
   it('a STOP that cut a tool (a server aborts its runs on one) ends the run as stopped, not interrupted', async () => {
     const controller = new AbortController();
     const cut = tool('ok_tool', (_args) => {

@@ -1,10 +1,10 @@
 // Locks between Argo processes, as seen from one process with many callers (a server logging many
 // turns at once): its callers queue in memory, so only one of them at a time tries the lock file.
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LockTimeoutError, locksInUse, takeSessionLocks, whenLockWaitIsLong, withLock, withSessionLock } from '../../src/log/lock.js';
+import { LockTimeoutError, LockWaitAbortedError, locksInUse, takeSessionLocks, whenLockWaitIsLong, withLock, withSessionLock } from '../../src/log/lock.js';
 import { tempData } from '../query/helpers.js';
 import { waitFor } from '../support/wait.js';
 
@@ -99,6 +99,58 @@ describe('a wait on another process', () => {
     mkdirSync(join(dir, 'log.lock'));
     await expect(withLock(dir, 'log', 'the log in /x', () => Promise.resolve(), 300)).rejects.toBeInstanceOf(LockTimeoutError);
     expect(said).toEqual(['waiting for the log in /x, locked by another argo process (a lock left by one that died is taken over after 10 s)']);
+  });
+});
+
+describe('a wait given up (its signal aborted: a tool call cut or timed out)', () => {
+  it.each<[string, (dir: string) => Promise<() => Promise<void>>]>([
+    // who holds the lock → how it is let go afterwards
+    [
+      'another process',
+      (dir) => {
+        // The directory proper-lockfile makes, fresh, so not stale.
+        mkdirSync(join(dir, 'memo.lock'), { recursive: true });
+        return Promise.resolve(() => {
+          rmdirSync(join(dir, 'memo.lock'));
+          return Promise.resolve();
+        });
+      },
+    ],
+    [
+      'an earlier caller in this process',
+      async (dir) => {
+        let release: () => void = () => undefined;
+        const holding = withLock(dir, 'memo', 'the memo', () => new Promise<void>((resolve) => (release = resolve)));
+        await waitFor(() => expect(lockfile.lock).toHaveBeenCalledTimes(1));
+        return async () => {
+          release();
+          await holding;
+        };
+      },
+    ],
+  ])('held by %s: ends with LockWaitAbortedError, and the work never runs', async (_case, hold) => {
+    const { home } = tempData();
+    const dir = join(home, 'locks');
+    const letGo = await hold(dir);
+    const controller = new AbortController();
+    let ran = false;
+    const waiting = withLock(dir, 'memo', 'the memo', () => Promise.resolve((ran = true)), 60_000, controller.signal);
+    await waitFor(() => expect(locksInUse()).toBe(1));
+    controller.abort();
+    await expect(waiting).rejects.toThrow(new LockWaitAbortedError('stopped waiting for the memo: the work was cut'));
+    await letGo();
+    expect(ran).toBe(false);
+    await waitFor(() => expect(locksInUse()).toBe(0));
+    expect(existsSync(join(dir, 'memo.lock'))).toBe(false);
+  });
+
+  it('a signal aborted already: the lock is not even tried', async () => {
+    const { home } = tempData();
+    const controller = new AbortController();
+    controller.abort();
+    await expect(withLock(join(home, 'locks'), 'memo', 'the memo', () => Promise.resolve(), 60_000, controller.signal)).rejects.toBeInstanceOf(LockWaitAbortedError);
+    expect(lockfile.lock).not.toHaveBeenCalled();
+    expect(locksInUse()).toBe(0);
   });
 });
 

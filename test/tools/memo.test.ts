@@ -1,9 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { RuntimeError } from '../../src/errors.js';
+import { LockWaitAbortedError, whenLockWaitIsLong } from '../../src/log/lock.js';
 import { MemoSchema } from '../../src/tools/memo-schema.js';
 import { codePoints } from '../../src/replay/budget.js';
 import { MEMO_MAX_ENTRIES, MemoLimitError, deleteMemo, isMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
@@ -148,6 +149,32 @@ describe('the memo store and tool', () => {
     const keys = instances.flatMap((_, i) => Array.from({ length: 5 }, (_unused, j) => `k${i}_${j}`));
     await Promise.all(keys.map((key, n) => defined(instances[n % instances.length]).setMemo(dir, key, 'v')));
     expect(Object.keys(await readMemo(dir)).sort()).toEqual([...keys].sort());
+  });
+
+  // A call cut or timed out while another process holds the memo's lock must never write afterwards.
+  it.each<[string, Record<string, unknown>]>([
+    ['set', { operation: 'set', key: 'k', value: 'new' }],
+    ['delete', { operation: 'delete', key: 'k' }],
+  ])('the tool\'s %s waiting for a held lock: its signal aborted ends the wait, and nothing is written, then or later', async (_case, args) => {
+    const dir = home();
+    await setMemo(dir, 'k', 'old');
+    const before = readFileSync(join(dir, 'memo.json'), 'utf8');
+    // Another process's lock: the directory proper-lockfile makes, fresh, so not stale.
+    mkdirSync(join(dir, 'locks', 'memo.lock'));
+    const controller = new AbortController();
+    const said: string[] = [];
+    whenLockWaitIsLong((line) => said.push(line), 0);
+    const running = memoTool.run(args, { root: dir, home: dir, signal: controller.signal });
+    // It is waiting: it found the lock held and said so.
+    await vi.waitFor(() => expect(said).toHaveLength(1));
+    whenLockWaitIsLong(null);
+    controller.abort();
+    await expect(running).rejects.toBeInstanceOf(LockWaitAbortedError);
+    rmdirSync(join(dir, 'locks', 'memo.lock'));
+    // The lock is free now: a write still pending would land with the next one.
+    await setMemo(dir, 'other', 'x');
+    expect(await readMemo(dir)).toEqual({ k: 'old', other: 'x' });
+    expect(before).toContain('"old"');
   });
 
   it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('a key named %s is kept like any other', async (key) => {
