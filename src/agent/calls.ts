@@ -86,7 +86,9 @@ export function isCutToolCall(text: string): boolean {
 }
 
 export type CheckedCall =
-  | { call: ParsedCall; kind: 'ok'; tool: Tool; args: Record<string, unknown> }
+  // `sent`: the arguments as the model sent them (logged, shown, sent back); `args`: what the tool
+  // runs with, an optional parameter sent as null left out (validate.ts).
+  | { call: ParsedCall; kind: 'ok'; tool: Tool; args: Record<string, unknown>; sent: Record<string, unknown> }
   | { call: ParsedCall; kind: 'missing'; tool: Tool; parameter: string }
   | { call: ParsedCall; kind: 'invalid'; reason: string }
   | { call: ParsedCall; kind: 'duplicate' };
@@ -100,7 +102,7 @@ export function checkCall(call: ParsedCall, tools: ReadonlyMap<string, Tool>, va
   const verdict = validate(tool, call.arguments);
   if (verdict.kind === 'missing') return { call, kind: 'missing', tool, parameter: verdict.parameter };
   if (verdict.kind === 'invalid') return { call, kind: 'invalid', reason: `${call.name}: ${verdict.reason}` };
-  return { call, kind: 'ok', tool, args: verdict.args };
+  return { call, kind: 'ok', tool, args: verdict.args, sent: call.arguments };
 }
 
 /** Every verdict keeps the response's calls in order (`checked`), duplicates too: each is logged. */

@@ -539,13 +539,13 @@ class Run {
       const { outcome, ms } = outcomes[index] ?? { outcome: classifyThrown(new Error('lost'), []), ms: 0 };
       const { call, tool } = entry;
       if (outcome.kind === 'needs_input') {
-        this.record(call.id, tool.name, entry.args, place, 'needs_input', ms, { error: outcome.message });
+        this.record(call.id, tool.name, entry.sent, place, 'needs_input', ms, { error: outcome.message });
         this.deps.emit({ type: 'needs_input', id: call.id, name: tool.name, parameter: outcome.parameter });
         needsInput ??= { name: tool.name, parameter: outcome.parameter };
         continue;
       }
       if (outcome.kind === 'failure') {
-        this.record(call.id, tool.name, entry.args, place, 'failure', ms, { error: outcome.message, ...(outcome.detail !== null ? { error_detail: outcome.detail } : {}) });
+        this.record(call.id, tool.name, entry.sent, place, 'failure', ms, { error: outcome.message, ...(outcome.detail !== null ? { error_detail: outcome.detail } : {}) });
         this.deps.emit({ type: 'tool_execution_error', id: call.id, name: tool.name, message: outcome.message });
         if (!outcome.retryable) permanent ??= { name: tool.name, message: outcome.message, approval: approvals[index] ?? 'yes' };
         continue;
@@ -563,7 +563,7 @@ class Run {
         this.compacted.push(record);
         this.deps.emit({ type: 'compacted', records: [record] });
       }
-      this.record(call.id, tool.name, entry.args, place, 'success', ms, { result_chars: saved.full.length, result: saved.content, ...(saved.savedAs !== null ? { saved_as: saved.savedAs } : {}) });
+      this.record(call.id, tool.name, entry.sent, place, 'success', ms, { result_chars: saved.full.length, result: saved.content, ...(saved.savedAs !== null ? { saved_as: saved.savedAs } : {}) });
       successes.push({ entry, content: saved.content, full: saved.full });
     }
 
@@ -579,7 +579,7 @@ class Run {
     }
     if (successes.length > 0) {
       // Only successful calls go back: the model never sees a failure.
-      const calls: WireToolCall[] = successes.map(({ entry }) => ({ id: entry.call.id, function: { name: entry.tool.name, arguments: entry.args } }));
+      const calls: WireToolCall[] = successes.map(({ entry }) => ({ id: entry.call.id, function: { name: entry.tool.name, arguments: entry.sent } }));
       // A thinking model's reasoning goes back with its calls, as Ollama asks: the model continues from it.
       this.added.push({ role: 'assistant', content: text, ...(thinking !== '' ? { thinking } : {}), tool_calls: calls });
       for (const { entry, content, full } of successes) {
@@ -697,13 +697,13 @@ class Run {
   }
 
   private async runCall(entry: Extract<CheckedCall, { kind: 'ok' }>, approval: ConfirmAnswer): Promise<{ outcome: CallOutcome; ms: number }> {
-    const { tool, args, call } = entry;
+    const { tool, args, sent, call } = entry;
     if (approval !== 'yes') {
       const message = approval === 'no' ? 'the user refused the call' : 'it has side effects and needs confirmation: pass --yes (there is no terminal to ask on)';
-      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'failure', ms: 0, args });
+      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'failure', ms: 0, args: sent });
       return { outcome: { kind: 'failure', message, retryable: false, detail: null }, ms: 0 };
     }
-    this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'running', args });
+    this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'running', args: sent });
     const timeoutMs = tool.timeoutMs ?? this.run.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const controller = new AbortController();
     // The call's own signal: it aborts on its timeout or when the run is cut. Not a listener per
@@ -737,7 +737,7 @@ class Run {
       const outcome = await Promise.race([running, ended]);
       const ms = Math.round(this.deps.clock() - started);
       // Reported as each call ends, not when the round does: a server shows progress live.
-      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: outcome.kind, ms, args });
+      this.deps.emit({ type: 'tool_status', id: call.id, name: tool.name, status: outcome.kind, ms, args: sent });
       return { outcome, ms };
     } finally {
       clearTimeout(timer);
@@ -764,7 +764,7 @@ class Run {
   private recordChecked(checked: readonly CheckedCall[], place: CallPlace, unrun: string): void {
     for (const entry of checked) {
       const { call } = entry;
-      if (entry.kind === 'ok') this.record(call.id, entry.tool.name, entry.args, place, 'not_run', 0, { error: unrun });
+      if (entry.kind === 'ok') this.record(call.id, entry.tool.name, entry.sent, place, 'not_run', 0, { error: unrun });
       else if (entry.kind === 'missing') this.record(call.id, entry.tool.name, call.arguments, place, 'needs_input', 0, { error: `${entry.parameter} is required` });
       else if (entry.kind === 'invalid') this.record(call.id, call.name, call.arguments ?? call.unreadable, place, 'invalid', 0, { error: cleanLine(entry.reason, ONE_LINE_MAX) });
       else this.record(call.id, call.name, call.arguments ?? call.unreadable, place, 'not_run', 0, { error: NOT_RUN.duplicate });

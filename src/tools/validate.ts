@@ -7,6 +7,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { ParametersSchema, Tool } from './types.js';
 
 export type Validation =
+  // `args`: what the tool runs with (an optional parameter sent as null it refuses left out).
   | { kind: 'ok'; args: Record<string, unknown> }
   | { kind: 'missing'; parameter: string }
   | { kind: 'invalid'; reason: string };
@@ -85,21 +86,35 @@ function dottedPath(pointer: string): string {
   return pointer.slice(1).split('/').map((step) => step.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
 }
 
+/** The arguments that ran into a validator, and its verdict on them. */
+function verdictOn(validator: ValidateFunction | null, record: Record<string, unknown>): { valid: boolean; errors: ErrorObject[] } {
+  const valid = validator === null || validator(record);
+  return { valid, errors: valid ? [] : (validator.errors ?? []) };
+}
+
+/**
+ * The arguments checked, and those the tool runs with. Models send null for a value they do not
+ * have: for a parameter whose schema refuses null there (or cannot say: it did not compile), that
+ * is a missing parameter — a required one needs input; an optional one is absent, left out before
+ * the arguments are checked again. A schema that takes null there (a required Optional, as
+ * Pydantic writes it) keeps it.
+ */
 export function validateArguments(tool: Pick<Tool, 'parameters' | 'refuse'>, args: unknown): Validation {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return { kind: 'invalid', reason: 'the arguments are not a JSON object' };
-  const record = args as Record<string, unknown>;
+  let record = args as Record<string, unknown>;
   const validator = validatorFor(tool.parameters);
-  const valid = validator === null || validator(record);
-  const errors = valid ? [] : (validator.errors ?? []);
+  let { valid, errors } = verdictOn(validator, record);
+  const refusesNull = (name: string): boolean => record[name] === null && (validator === null || errors.some((error) => error.instancePath === pointerTo(name)));
   // A server's schema may say anything: only a list of names is read as the required ones.
-  const required: unknown = tool.parameters.required;
-  for (const name of Array.isArray(required) ? required : []) {
-    if (typeof name !== 'string') continue;
-    // Models send null for a value they do not have: missing, unless the schema takes null there
-    // (a required Optional, as Pydantic writes it), or cannot say (it did not compile).
-    if (record[name] === undefined || (record[name] === null && (validator === null || errors.some((error) => error.instancePath === pointerTo(name))))) {
-      return { kind: 'missing', parameter: name };
-    }
+  const listed: unknown = tool.parameters.required;
+  const required = new Set((Array.isArray(listed) ? listed : []).filter((name) => typeof name === 'string'));
+  for (const name of required) {
+    if (record[name] === undefined || refusesNull(name)) return { kind: 'missing', parameter: name };
+  }
+  const absent = Object.keys(record).filter((name) => !required.has(name) && refusesNull(name));
+  if (absent.length > 0) {
+    record = Object.fromEntries(Object.entries(record).filter(([name]) => !absent.includes(name)));
+    ({ valid, errors } = verdictOn(validator, record));
   }
   if (valid) {
     const refused = tool.refuse?.(record) ?? null;

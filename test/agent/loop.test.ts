@@ -1003,6 +1003,17 @@ describe('the agent loop', () => {
     expect(result.status).toBe('interrupted');
   });
 
+  it('an optional parameter sent as null is absent to the tool; the call is logged, shown and sent back as the model sent it', async () => {
+    const seen: Record<string, unknown>[] = [];
+    const echo = tool('ok_tool', (args) => (seen.push(args), Promise.resolve({ echoed: args.q })));
+    const { result, bodies, events } = await run([{ calls: [call('ok_tool', { q: 'a', n: null })] }, { chunks: ['done'] }], { tools: [echo] });
+    expect(result).toMatchObject({ status: 'ok', requests: 2 });
+    expect(seen).toEqual([{ q: 'a' }]);
+    expect(result.calls[0]).toMatchObject({ outcome: 'success', arguments: { q: 'a', n: null } });
+    expect(bodies[1]?.messages[2]?.tool_calls?.[0]?.function.arguments).toEqual({ q: 'a', n: null });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'tool_status', status: 'success', args: { q: 'a', n: null } }));
+  });
+
   // A tool that ignores its signal (a glob walking /, a lock wait) must not hold the run: the call is
   // cut when the run is, logged as a failure, never as the success the tool reports afterwards.
   it.each<[string, string | undefined, string, string]>([

@@ -61,6 +61,41 @@ describe('validating arguments against the JSON Schema', () => {
     if (verdict.kind === 'ok') expect(verdict.args).toEqual(args);
   });
 
+  // An optional parameter sent as null where its schema refuses null is absent: the tool runs
+  // without it. One whose schema takes null keeps it as its value.
+  it.each<[string, Record<string, unknown>, ParametersSchema, { kind: string; args?: Record<string, unknown>; reason?: string }]>([
+    ['offset null', { path: 'a', offset: null }, schema, { kind: 'ok', args: { path: 'a' } }],
+    ['offset and mode null, as read_file gets them', { path: 'a', offset: null, mode: null }, schema, { kind: 'ok', args: { path: 'a' } }],
+    ['an object parameter null', { path: 'a', options: null }, schema, { kind: 'ok', args: { path: 'a' } }],
+    ['null beside a wrong value: still invalid for the wrong one', { path: 'a', offset: null, mode: 'delete' }, schema, { kind: 'invalid', reason: '"mode" must be equal to one of the allowed values' }],
+    ['null for a name the schema does not have: an unknown parameter, not dropped', { path: 'a', colour: null }, schema, { kind: 'invalid', reason: 'the arguments must NOT have additional properties (unknown: colour)' }],
+    [
+      'a nullable optional parameter keeps its null',
+      { path: 'a', note: null },
+      { type: 'object', properties: { path: { type: 'string' }, note: { type: ['string', 'null'] } }, required: ['path'] },
+      { kind: 'ok', args: { path: 'a', note: null } },
+    ],
+    [
+      'a schema that cannot be compiled: nothing says null is taken, so it is absent',
+      { path: 'a', note: null },
+      { type: 'object', properties: { path: { type: 'string' }, note: { $ref: '#/nowhere' } }, required: ['path'] },
+      { kind: 'ok', args: { path: 'a' } },
+    ],
+    [
+      'a required parameter null beside an optional one null: the required one is missing',
+      { path: null, offset: null },
+      schema,
+      { kind: 'missing' },
+    ],
+  ])('an optional parameter sent as null: %s', (_name, args, parameters, expected) => {
+    const sent = structuredClone(args);
+    const verdict = validateArguments({ parameters }, args);
+    expect(verdict).toMatchObject(expected);
+    if (expected.kind === 'ok') expect(verdict).toEqual(expected);
+    // What the model sent is not changed: it is logged and sent back as it came.
+    expect(args).toEqual(sent);
+  });
+
   it('a parameter whose name needs escaping in a JSON pointer is placed by its own name', () => {
     const parameters: ParametersSchema = { type: 'object', properties: { 'a/b~c': { type: 'string' } }, required: ['a/b~c'] };
     expect(validateArguments({ parameters }, { 'a/b~c': null })).toEqual({ kind: 'missing', parameter: 'a/b~c' });
