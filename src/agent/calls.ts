@@ -1,5 +1,6 @@
 // Tool calls as the model sent them → calls the loop can check and run. Pure.
 import type { Tool } from '../tools/types.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../text/json-depth.js';
 import type { validateArguments } from '../tools/validate.js';
 
 export interface ParsedCall {
@@ -20,7 +21,10 @@ export function callId(round: number, index: number): string {
   return `call_${round}_${index}`;
 }
 
-function readArguments(raw: unknown): { value: Record<string, unknown> | null; problem: string | null } {
+/** What the log keeps of arguments nested too deep to be written out: a note, not the value. */
+export const TOO_DEEP_ARGUMENTS = `[arguments nested more than ${MAX_JSON_DEPTH} levels deep: not kept]`;
+
+function readArguments(raw: unknown): { value: Record<string, unknown> | null; problem: string | null; tooDeep?: true } {
   if (raw === undefined || raw === null || raw === '') return { value: {}, problem: null };
   let value: unknown = raw;
   if (typeof raw === 'string') {
@@ -31,6 +35,8 @@ function readArguments(raw: unknown): { value: Record<string, unknown> | null; p
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { value: null, problem: 'the arguments are not a JSON object' };
+  // Refused before anything walks them (the schema check, the trace, the log): none would survive it.
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return { value: null, problem: `the arguments nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, tooDeep: true };
   return { value: value as Record<string, unknown>, problem: null };
 }
 
@@ -60,7 +66,7 @@ export function readToolCalls(raw: readonly unknown[], round: number): ParsedCal
     const name = typeof call.function?.name === 'string' ? call.function.name : '';
     const raw = call.function?.arguments;
     const args = readArguments(raw);
-    const unreadable = args.value !== null ? null : typeof raw === 'string' ? raw : JSON.stringify(raw);
+    const unreadable = args.value !== null ? null : typeof raw === 'string' ? raw : args.tooDeep === true ? TOO_DEEP_ARGUMENTS : JSON.stringify(raw);
     calls.push({ id, name, arguments: args.value, unreadable, problem: name === '' ? 'the call names no tool' : args.problem, ...(duplicate ? { duplicate: true as const } : {}) });
   });
   return calls;

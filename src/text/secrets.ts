@@ -1,5 +1,6 @@
 // What looks like a secret: the rule that keeps secrets out of commands' environments (tools) and
 // out of the tool trace a cron or CI log keeps (cli). Pure, so every layer may use it.
+import { MAX_JSON_DEPTH } from './json-depth.js';
 
 /**
  * The words of a variable's name (split at anything but letters and digits, upper-cased: npm's
@@ -174,12 +175,17 @@ function secretArgumentName(name: string): boolean {
   return secretName(name) && !ENTRY_KEYS.has(name.replace(/[^A-Za-z0-9]+/g, '').toUpperCase());
 }
 
-/** A JSON value (a tool call's arguments) with its secrets masked: a string under a secret-named key whole, any other string's secret-looking pieces. */
-export function maskSecretsIn(value: unknown, key = ''): unknown {
+/**
+ * A JSON value (a tool call's arguments) with its secrets masked: a string under a secret-named key
+ * whole, any other string's secret-looking pieces. An array or object more than MAX_JSON_DEPTH levels
+ * down is masked whole: it is never walked (the stack would run out), so never shown unmasked.
+ */
+export function maskSecretsIn(value: unknown, key = '', depth = 0): unknown {
   if (typeof value === 'string') return key !== '' && secretArgumentName(key) && value !== '' ? MASK : maskSecrets(value);
-  if (Array.isArray(value)) return value.map((item) => maskSecretsIn(item));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskSecretsIn(item, name)]));
-  return value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_JSON_DEPTH) return MASK;
+  if (Array.isArray(value)) return value.map((item) => maskSecretsIn(item, '', depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskSecretsIn(item, name, depth + 1)]));
 }
 
 /**

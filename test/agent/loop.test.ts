@@ -1014,6 +1014,18 @@ describe('the agent loop', () => {
     expect(events).toContainEqual(expect.objectContaining({ type: 'tool_status', status: 'success', args: { q: 'a', n: null } }));
   });
 
+  it('arguments nested 5000 levels deep are an invalid response: asked again, then invalid_response, every call logged', async () => {
+    const deep = JSON.parse(`{"q":${'['.repeat(4999)}${']'.repeat(4999)}}`) as unknown;
+    const { result, events } = await run([{ calls: [call('ok_tool', deep)] }]);
+    expect(result).toMatchObject({ status: 'invalid_response', stopReason: 'invalid_response', requests: 4 });
+    expect(result.message).toContain('the arguments nest arrays and objects more than 100 levels deep');
+    expect(result.calls).toHaveLength(4);
+    expect(result.calls[3]).toMatchObject({ outcome: 'invalid', arguments: '[arguments nested more than 100 levels deep: not kept]', attempt: 4 });
+    expect(events.filter((event) => event.type === 'reask')).toHaveLength(3);
+    // The log line can be written.
+    expect(() => JSON.stringify(result)).not.toThrow();
+  });
+
   // A tool that ignores its signal (a glob walking /, a lock wait) must not hold the run: the call is
   // cut when the run is, logged as a failure, never as the success the tool reports afterwards.
   it.each<[string, string | undefined, string, string]>([

@@ -61,6 +61,23 @@ describe('reading tool calls', () => {
   });
 });
 
+describe('tool call arguments nested too deep to walk', () => {
+  const nested = (depth: number): string => `{"a":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+  const TOO_DEEP = 'the arguments nest arrays and objects more than 100 levels deep';
+  it.each<[string, unknown, Partial<ReturnType<typeof readToolCalls>[number]>]>([
+    // the arguments as sent → what is read of them
+    ['100 levels, as an object', JSON.parse(nested(100)), { problem: null, unreadable: null }],
+    ['101 levels, as an object: not kept, a note in their place', JSON.parse(nested(101)), { arguments: null, problem: TOO_DEEP, unreadable: '[arguments nested more than 100 levels deep: not kept]' }],
+    ['5000 levels, as an object', JSON.parse(nested(5000)), { arguments: null, problem: TOO_DEEP, unreadable: '[arguments nested more than 100 levels deep: not kept]' }],
+    ['5000 levels, as a JSON string: the string is kept', nested(5000), { arguments: null, problem: TOO_DEEP, unreadable: nested(5000) }],
+  ])('%s', (_name, args, expected) => {
+    const [read] = readToolCalls([{ function: { name: 'echo', arguments: args } }], 1);
+    expect(read).toMatchObject(expected);
+    // Whatever was read can be written out (the log line, the trace).
+    expect(() => JSON.stringify(read)).not.toThrow();
+  });
+});
+
 describe('a tool call the token limit cut short, as Ollama passes it on (tool tag { or [)', () => {
   it.each<[string, string, boolean]>([
     ['a call cut in its arguments', '{"name":"read_file","arguments":{"pa', true],

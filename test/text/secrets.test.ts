@@ -84,6 +84,21 @@ describe("maskSecretsIn: a call's arguments", () => {
   ])('%s', (_case, value, shown) => {
     expect(maskSecretsIn(value)).toEqual(shown);
   });
+
+  // Nested past MAX_JSON_DEPTH (100): masked whole, never walked, so never shown unmasked nor a stack overflow.
+  const nested = (depth: number, inner: unknown): unknown => {
+    let value = inner;
+    for (let level = 0; level < depth; level++) value = [value];
+    return value;
+  };
+  it.each<[string, unknown, unknown]>([
+    ['100 levels: walked, its secret masked by shape', nested(99, { token: 'x' }), nested(99, { token: '***' })],
+    ['100 levels: a plain value kept', nested(99, { path: 'a.txt' }), nested(99, { path: 'a.txt' })],
+    ['101 levels: the 101st masked whole', nested(100, { path: 'a.txt' }), nested(100, '***')],
+    ['5000 levels: cut at 100, no stack overflow', nested(5000, 'sk-abcdefghijklmnop'), nested(100, '***')],
+  ])('%s', (_case, value, shown) => {
+    expect(maskSecretsIn(value)).toEqual(shown);
+  });
 });
 
 describe('looksSecret: a variable withheld from commands by its name', () => {

@@ -1,0 +1,36 @@
+// Agent runs end to end against model output no model should send: each ends with a clear outcome,
+// logged with its calls.
+import { describe, expect, it } from 'vitest';
+import { scriptedOllamaPerFile } from '../support/fake-ollama-hooks.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+
+const { ollama, play } = await scriptedOllamaPerFile();
+
+describe('tool call arguments nested thousands of levels deep', () => {
+  it('are an invalid response, asked again three times: invalid_response, exit 1, every call logged with a note for its arguments', async () => {
+    const home = tempHome();
+    const deep = JSON.parse(`{"path":"a.txt","x":${'['.repeat(4000)}${']'.repeat(4000)}}`) as Record<string, unknown>;
+    play.rounds = [{ calls: [{ function: { name: 'read_file', arguments: deep } }] }];
+    const result = await runArgo(['-T', 'fs', 'read a.txt'], { home, host: ollama.url });
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toContain('unexpected failure');
+    expect(result.stderr.trim().split('\n').at(-1)).toBe(
+      "argo: the model's tool calls were still invalid after 3 re-asks (read_file: the arguments nest arrays and objects more than 100 levels deep); try another model or fewer tools (logged as invalid_response)",
+    );
+    const [line] = logLines(home);
+    expect(line).toMatchObject({ status: 'invalid_response', stop_reason: 'invalid_response' });
+    expect(line?.tool_calls).toEqual(
+      [1, 2, 3, 4].map((attempt) => ({
+        id: expect.any(String) as string,
+        name: 'read_file',
+        arguments: '[arguments nested more than 100 levels deep: not kept]',
+        outcome: 'invalid',
+        round: 1,
+        ...(attempt > 1 ? { attempt } : {}),
+        ms: 0,
+        result_chars: 0,
+        error: 'read_file: the arguments nest arrays and objects more than 100 levels deep',
+      })),
+    );
+  });
+});
