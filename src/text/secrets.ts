@@ -50,8 +50,16 @@ function secretWord(words: readonly string[], index: number): boolean {
 /** The shell's working directories, whose names end in PWD. */
 const SHELL_DIRECTORIES = new Set(['PWD', 'OLDPWD']);
 
+/**
+ * Tools' own variables whose words say nothing by the rules above: sshpass's password (SSHPASS),
+ * Bitwarden's and 1Password's unlocked sessions (BW_SESSION, OP_SESSION_<account>). SESSION alone
+ * is no secret: ARGO_SESSION, DESKTOP_SESSION name one, TERM_SESSION_ID and SESSION_MANAGER place one.
+ */
+const NAMED_SECRET = /^(?:SSHPASS|BW_SESSION|OP_SESSION_[A-Z0-9_]+)$/;
+
 function secretName(name: string): boolean {
   if (SHELL_DIRECTORIES.has(name)) return false;
+  if (NAMED_SECRET.test(name.toUpperCase())) return true;
   const words = name.toUpperCase().split(/[^A-Z0-9]+/).filter((word) => word !== '');
   if (NOT_THE_SECRET.has(words.at(-1) ?? '')) return false;
   return words.some((_word, index) => secretWord(words, index)) || SECRET_LAST_WORD.test(words.at(-1) ?? '') || SECRET_WORDS.test(words.join('_'));
@@ -76,9 +84,15 @@ const SECRET_VALUE = new RegExp(
     String.raw`^\s*(?:[Bb]earer|[Bb]asic)\s+[A-Za-z0-9._~+/=-]{8,}\s*$`,
     String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.`,
     String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----`,
-    String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20,}|xox[abeoprs]-[A-Za-z0-9-]{10,}|A[KS]IA[0-9A-Z]{16}|npm_[A-Za-z0-9]{36}|[rs]k_live_[A-Za-z0-9]{16,}|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|ya29\.[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{50,})`,
+    String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}|gl(?:pat|rt|dt|ptt|ft)-[A-Za-z0-9_-]{20,}|xox[abeoprs]-[A-Za-z0-9-]{10,}|A[KS]IA[0-9A-Z]{16}|npm_[A-Za-z0-9]{36}|[rs]k_live_[A-Za-z0-9]{16,}|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|ya29\.[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{50,}|do[opr]_v1_[a-f0-9]{64}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}|hv[sbr]\.[A-Za-z0-9_-]{24,})`,
   ].join('|'),
 );
+
+/**
+ * An HTTP Authorization header with its credentials anywhere in a value, in any case: git's
+ * `GIT_CONFIG_VALUE_0='Authorization: Basic …'` (an `http.extraHeader`), a curl option kept in a variable.
+ */
+const AUTHORIZATION_HEADER = /\b(?:proxy-)?authorization\s*:\s*(?:basic|bearer|token|digest|negotiate|ntlm)\s+[A-Za-z0-9._~+/=-]{8,}/i;
 
 /**
  * A connection string's password or key, in any case: ADO.NET's and JDBC's `…;Password=…`, ODBC's
@@ -87,9 +101,9 @@ const SECRET_VALUE = new RegExp(
  */
 const CONNECTION_SECRET = /(?:^|[;\s?&])(?:password|pwd|account\s*key|shared\s*access\s*(?:key|signature))\s*=\s*[^;\s&]/i;
 
-/** Whether a variable holds a secret: by its name, or by a value that is a credential (SECRET_VALUE, CONNECTION_SECRET). */
+/** Whether a variable holds a secret: by its name, or by a value that is a credential (SECRET_VALUE, CONNECTION_SECRET, AUTHORIZATION_HEADER). */
 export function looksSecret(name: string, value: string | undefined): boolean {
-  return secretName(name) || (value !== undefined && (SECRET_VALUE.test(value) || CONNECTION_SECRET.test(value)));
+  return secretName(name) || (value !== undefined && (SECRET_VALUE.test(value) || CONNECTION_SECRET.test(value) || AUTHORIZATION_HEADER.test(value)));
 }
 
 /** What a hidden secret is shown as. */
@@ -123,8 +137,12 @@ const HEADER_VALUE = /[^\r\n"'\\]+/y;
  * a URL's password, a webhook's key; then `NAME=value` for a secret NAME (maskAssignments).
  */
 const MASKED: readonly [RegExp, (match: string, ...groups: string[]) => string][] = [
-  [/\b(?:gh[pousr]_|github_pat_|glpat-|hf_|xox[abeoprs]-|sk-|npm_|[rs]k_live_|AIza)[A-Za-z0-9_-]{6,}/g, () => MASK],
+  [/\b(?:gh[pousr]_|github_pat_|gl(?:pat|rt|dt|ptt|ft)-|hf_|xox[abeoprs]-|sk-|npm_|[rs]k_live_|AIza|do[opr]_v1_)[A-Za-z0-9_-]{6,}/g, () => MASK],
   [/\bA[KS]IA[0-9A-Z]{16}\b/g, () => MASK],
+  [/\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/g, () => MASK],
+  [/\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g, () => MASK],
+  // The scheme is kept, its credentials are not: `Authorization: Basic …` (Bearer has its own rule below).
+  [/\b((?:proxy-)?authorization\s*:\s*["']?(?:basic|token|digest|negotiate|ntlm)\s+)[A-Za-z0-9._~+/=-]{6,}/gi, (_match, head = '') => `${head}${MASK}`],
   [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?/g, () => MASK],
   [/\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, (_match, scheme = '', space = '') => `${scheme}${space}${MASK}`],
   [/\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s/:@]*:)[^\s/@]+@/g, (_match, head = '') => `${head}${MASK}@`],

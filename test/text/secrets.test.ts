@@ -9,6 +9,17 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     ['a Hugging Face token', 'huggingface-cli login --token hf_abcdefghijkl', 'huggingface-cli login --token ***'],
     ['a Slack token', 'post xoxb-1234567890-abcdef', 'post ***'],
     ['a bearer token', 'curl -H "Authorization: Bearer abc.def-123456" x', 'curl -H "Authorization: *** ***" x'],
+    ['a basic header, any case', 'AUTHORIZATION: basic dXNlcjpwYXNzd29yZA==', 'AUTHORIZATION: *** ***'],
+    ["a basic header inside git's extraHeader", 'git -c http.extraHeader="Authorization: Basic dXNlcjpwYXNz" clone', 'git -c http.extraHeader="Authorization: *** ***" clone'],
+    ['a proxy token header', 'Proxy-Authorization: token abcdef123456', 'Proxy-Authorization: *** ***'],
+    ['the word basic elsewhere is kept', 'a basic example: Basic information', 'a basic example: Basic information'],
+    ['a DigitalOcean token', `doctl auth init -t dop_v1_${'0a'.repeat(32)}`, 'doctl auth init -t ***'],
+    ['a SendGrid key', `key SG.${'a'.repeat(22)}.${'B'.repeat(43)} end`, 'key *** end'],
+    ['a Vault token', 'VAULT said hvs.CAESIJlWh8Zk2Q4x7uMdmgUrAzbD end', 'VAULT said *** end'],
+    ['a GitLab runner token', 'gitlab-runner register --token glrt-t1_abcdefghijklmnopqrst', 'gitlab-runner register --token ***'],
+    ["sshpass's variable", 'SSHPASS=hunter2 sshpass -e ssh host', 'SSHPASS=*** sshpass -e ssh host'],
+    ["Bitwarden's session", 'export BW_SESSION="abc123=="', 'export BW_SESSION=***'],
+    ['a session name is kept', 'ARGO_SESSION=work argo', 'ARGO_SESSION=work argo'],
     ['a JWT', 'echo eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig_nature', 'echo ***'],
     ['PASSWORD=value, quoted', `PGPASSWORD='hunter2' psql`, 'PGPASSWORD=*** psql'],
     ['KEY=value', 'OPENAI_API_KEY=abc123 run', 'OPENAI_API_KEY=*** run'],
@@ -175,6 +186,20 @@ describe('looksSecret: a variable withheld from commands by its name', () => {
     ['NUM_PASSWORDS', true],
     ['GITHUB_TOKEN', true],
     ['HASH_KEY', true],
+    // Tools' own: sshpass, Bitwarden, 1Password.
+    ['SSHPASS', true],
+    ['BW_SESSION', true],
+    ['OP_SESSION_my_team', true],
+    ['OP_SESSION_ACME', true],
+    // A session's name or place is none: only the tools' own above.
+    ['ARGO_SESSION', false],
+    ['DESKTOP_SESSION', false],
+    ['TERM_SESSION_ID', false],
+    ['XDG_SESSION_TYPE', false],
+    ['SESSION_MANAGER', false],
+    ['GDMSESSION', false],
+    ['OP_SESSION', false],
+    ['SSH_ASKPASS', false],
   ])('%s: %s', (name, secret) => {
     expect(looksSecret(name, 'v')).toBe(secret);
   });
@@ -190,6 +215,23 @@ describe('looksSecret: a variable withheld from commands by its value', () => {
     ['host=db port=5432 dbname=app user=app password=hunter2', true],
     ['https://api.example.test/v1?user=app&password=hunter2', true],
     ['password = hunter2', true],
+    // An Authorization header anywhere in the value (git's http.extraHeader), in any case.
+    ['AUTHORIZATION: basic dXNlcjpwYXNzd29yZA==', true],
+    ['Authorization: Bearer abcdef123456', true],
+    ['X-Trace: 1, Proxy-Authorization: Basic dXNlcjpwYXNz', true],
+    ['Authorization: Basic', false],
+    // Tokens by their issuer's shape.
+    [`dop_v1_${'0a'.repeat(32)}`, true],
+    [`doo_v1_${'0a'.repeat(32)}`, true],
+    [`SG.${'a'.repeat(22)}.${'B'.repeat(43)}`, true],
+    ['hvs.CAESIJlWh8Zk2Q4x7uMdmgUrAzbD', true],
+    ['hvb.AAAAAQJgxDfgIfRhvOS8c6l8rvCq', true],
+    ['glrt-t1_abcdefghijklmnopqrst', true],
+    ['gldt-abcdefghijklmnopqrst', true],
+    // Alike, but not those shapes.
+    ['dop_v1_short', false],
+    ['SG.short.value', false],
+    ['hvs.short', false],
     // A connection string without its secret, or the word alone.
     ['Server=db;Database=app;Integrated Security=true', false],
     ['Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root', false],
