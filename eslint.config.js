@@ -22,6 +22,12 @@ export default defineConfig(
     },
   },
   {
+    files: ['src/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'ollama', message: "import 'ollama/browser': the Node build reads a local file named by any image string that names one" }] }],
+    },
+  },
+  {
     // Plain-JavaScript files (the build script, the benchmark's two helpers, the test MCP server) run without any loader; they carry no types to check.
     files: ['build.mjs', 'test/bench/*.mjs', 'test/support/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],

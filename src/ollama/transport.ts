@@ -1,5 +1,7 @@
-import { Ollama } from 'ollama';
-import type { ChatRequest, ChatResponse, GenerateRequest, GenerateResponse } from 'ollama';
+// The browser build: the Node one reads a local file named by any image string that names one, so a
+// client's base64 that looks like a path (`//etc/passwd`) would send that file to Ollama.
+import { Ollama } from 'ollama/browser';
+import type { ChatRequest, ChatResponse, GenerateRequest, GenerateResponse } from 'ollama/browser';
 import { clipText } from '../output/cut.js';
 import { joinLines } from '../output/terminal-text.js';
 import type { ChatBody, OllamaRequest } from '../replay/prompt.js';
