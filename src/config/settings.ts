@@ -675,17 +675,33 @@ const NANOSECONDS: Readonly<Record<string, number>> = { ns: 1, us: 1e3, µs: 1e3
 /** Go's time.ParseDuration refuses a duration past int64 nanoseconds (about 2562047h, 292 years): Ollama then refuses every request. */
 const LONGEST_DURATION_NS = 2 ** 63 - 1;
 
+/**
+ * The most whole seconds Ollama reads as a number: api.Duration.UnmarshalJSON multiplies them into
+ * int64 nanoseconds as a float64, which overflows past 2^63 (9223372036.85 s), and the model is then
+ * unloaded after every request.
+ */
+const LONGEST_SECONDS = 9223372036;
+
 /** Ollama takes seconds as a number or a Go duration string ("10m", "1h30m"); negative keeps the model loaded. */
 export function parseKeepAlive(value: string | number, where: string): string | number {
-  if (typeof value === 'number') return value;
+  if (typeof value === 'number') return withinSeconds(value, value, where);
   const text = value.trim();
-  if (/^-?\d+$/.test(text)) return Number(text);
+  if (/^-?\d+$/.test(text)) return withinSeconds(Number(text), value, where);
   if (DURATION.test(text)) {
     const nanoseconds = [...text.matchAll(DURATION_PART)].reduce((sum, [, amount = '0', unit = 's']) => sum + Number(amount) * (NANOSECONDS[unit] ?? 1), 0);
     if (nanoseconds > LONGEST_DURATION_NS) throw new UsageError(`${where} ${JSON.stringify(value)} is longer than Ollama takes (2562047h at most); use -1 to keep the model loaded`);
     return text;
   }
   throw new UsageError(`${where} must be seconds or a duration like 10m, 1h or -1, got ${JSON.stringify(value)}`);
+}
+
+/** Whole seconds as Ollama can read them, or the refusal naming the bound. */
+function withinSeconds(seconds: number, value: string | number, where: string): number {
+  if (seconds > LONGEST_SECONDS) {
+    const given = typeof value === 'number' ? String(value) : JSON.stringify(value);
+    throw new UsageError(`${where} ${given} is longer than Ollama takes (${LONGEST_SECONDS} seconds at most); use -1 to keep the model loaded`);
+  }
+  return seconds;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

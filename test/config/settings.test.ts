@@ -464,6 +464,30 @@ describe('parseKeepAlive', () => {
     expect(() => parseKeepAlive(input, '--keep-alive')).toThrow(new UsageError(`--keep-alive "${input}" is longer than Ollama takes (2562047h at most); use -1 to keep the model loaded`));
   });
 
+  // A number is seconds, which Ollama multiplies into int64 nanoseconds as a float64 (api.Duration.UnmarshalJSON):
+  // past 9223372036.85 s it overflows. Digit strings are sent as numbers, so the same bound applies.
+  it.each([
+    [9223372036, 9223372036],
+    ['9223372036', 9223372036],
+    [-99999999999, -99999999999],
+    ['-99999999999', -99999999999],
+  ] as const)('takes %j seconds, within what Ollama reads', (input, expected) => {
+    expect(parseKeepAlive(input, '--keep-alive')).toBe(expected);
+  });
+
+  it.each([
+    [9223372037, '9223372037'],
+    [99999999999, '99999999999'],
+    [Number.POSITIVE_INFINITY, 'Infinity'],
+    ['9223372037', '"9223372037"'],
+    [' 99999999999 ', '" 99999999999 "'],
+    ['99999999999999999999999', '"99999999999999999999999"'],
+  ] as const)('refuses %j seconds, longer than Ollama reads', (input, shown) => {
+    expect(() => parseKeepAlive(input, 'config.json: "options.keep_alive"')).toThrow(
+      new UsageError(`config.json: "options.keep_alive" ${shown} is longer than Ollama takes (9223372036 seconds at most); use -1 to keep the model loaded`),
+    );
+  });
+
   // Found by test/cli/parse.property.test.ts: the value is quoted as JSON, so the error is one line.
   it('names a value with a line break on one line, as --think does', () => {
     expect(() => parseKeepAlive('1\nm', '--keep-alive')).toThrow(new UsageError('--keep-alive must be seconds or a duration like 10m, 1h or -1, got "1\\nm"'));

@@ -138,6 +138,15 @@ describe('argo: the happy path', () => {
     expect(body.options).toEqual({ temperature: 0.2, seed: 7, num_ctx: 4096 });
     expect(body.keep_alive).toBe('10m');
   });
+
+  it('refuses keep_alive seconds past what Ollama reads, from the flag or config.json, before asking Ollama', async () => {
+    const flag = await ask(['--keep-alive', '99999999999', 'hi'], tempHome());
+    expect([flag.code, flag.stderr]).toEqual([2, 'argo: --keep-alive "99999999999" is longer than Ollama takes (9223372036 seconds at most); use -1 to keep the model loaded\n']);
+    const config = await ask(['hi'], tempHome({ options: { keep_alive: 99999999999 } }));
+    expect(config.code).toBe(2);
+    expect(config.stderr).toMatch(/"options\.keep_alive" 99999999999 is longer than Ollama takes \(9223372036 seconds at most\); use -1 to keep the model loaded\n$/);
+    expect(ollama.requests.filter((r) => r.path === '/api/chat')).toEqual([]);
+  });
 });
 
 describe('argo: thinking models', () => {
