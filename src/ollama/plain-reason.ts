@@ -1,6 +1,9 @@
 // Pure: network failures in words a user can act on, instead of Node's codes (UND_ERR_SOCKET,
 // "fetch failed", "bad port").
 
+const UNTRUSTED = 'its TLS certificate is not trusted here: if it is yours, name it (or its CA) with NODE_EXTRA_CA_CERTS=file.pem';
+const PLAIN_HTTP = 'it answers in plain HTTP, not HTTPS: use http:// in the address';
+
 const WORDS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused: nothing listens there',
   ECONNRESET: 'the connection was reset',
@@ -16,6 +19,18 @@ const WORDS: Readonly<Record<string, string>> = {
   UND_ERR_BODY_TIMEOUT: 'the answer stopped arriving',
   ERR_INVALID_URL: 'the address is not a valid URL',
   ERR_SOCKET_BAD_PORT: 'the port number is not valid',
+  // https:// to a server whose certificate Node does not trust (its own, or a private CA's).
+  DEPTH_ZERO_SELF_SIGNED_CERT: UNTRUSTED,
+  SELF_SIGNED_CERT_IN_CHAIN: UNTRUSTED,
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: UNTRUSTED,
+  UNABLE_TO_GET_ISSUER_CERT: UNTRUSTED,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: UNTRUSTED,
+  CERT_HAS_EXPIRED: 'its TLS certificate has expired: renew it on the server',
+  CERT_NOT_YET_VALID: 'its TLS certificate is not valid yet: check the clocks of both machines',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate is for another host name: use the name it was made for in the address',
+  // https:// to a server that speaks plain HTTP: its first bytes are no TLS record.
+  ERR_SSL_WRONG_VERSION_NUMBER: PLAIN_HTTP,
+  EPROTO: PLAIN_HTTP,
   // No socket could be made: the fault is here, not at Ollama (a server with many clients, a low limit).
   EMFILE: 'argo has too many files open: raise its limit with ulimit -n',
   ENFILE: 'the system has too many files open',
