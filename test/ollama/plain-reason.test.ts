@@ -4,7 +4,7 @@ import { plainReason } from '../../src/ollama/plain-reason.js';
 const withCause = (code: string, message = 'fetch failed') => Object.assign(new TypeError(message), { cause: Object.assign(new Error('x'), { code }) });
 
 describe('plainReason', () => {
-  it.each([
+  it.each<[unknown, string]>([
     [withCause('ECONNREFUSED'), 'connection refused: nothing listens there'],
     [withCause('UND_ERR_SOCKET'), 'the connection dropped'],
     [withCause('ENOTFOUND'), 'the host name cannot be found'],
@@ -15,7 +15,7 @@ describe('plainReason', () => {
     [withCause('EMFILE'), 'argo has too many files open: raise its limit with ulimit -n'],
     [withCause('ENFILE'), 'the system has too many files open'],
     ...(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'].map(
-      (code) => [withCause(code), 'its TLS certificate is not trusted here: if it is yours, name it (or its CA) with NODE_EXTRA_CA_CERTS=file.pem'] as const,
+      (code) => [withCause(code), 'its TLS certificate is not trusted here: if it is yours, name it (or its CA) with NODE_EXTRA_CA_CERTS=file.pem'] as [unknown, string],
     )),
     [withCause('CERT_HAS_EXPIRED'), 'its TLS certificate has expired: renew it on the server'],
     [withCause('CERT_NOT_YET_VALID'), 'its TLS certificate is not valid yet: check the clocks of both machines'],
