@@ -261,7 +261,7 @@ export function boundedClient(host: string, ms: number, signal?: AbortSignal, se
     host,
     fetch: (input, init) => {
       const signals = [timeoutSignal(ms), ...(signal ? [signal] : []), ...(init?.signal ? [init.signal] : [])];
-      return send(input, { ...init, signal: AbortSignal.any(signals) });
+      return send(input, { ...init, redirect: 'manual', signal: AbortSignal.any(signals) }).then((response) => refuseRedirect(host, input, response));
     },
   });
 }
@@ -337,6 +337,42 @@ export function httpFailure(host: string, error: unknown, hints: FixHints, think
   return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP ${status}: ${detail}` };
 }
 
+/**
+ * Ollama never redirects: a redirect is a proxy's or another server's, and fetch following it would
+ * turn a chat's POST into a GET (Ollama's 405) or take the request elsewhere unseen. So none is
+ * followed, and the address it points to is named.
+ */
+export class Redirected extends Error {
+  override name = 'Redirected';
+  constructor(
+    host: string,
+    readonly status: number,
+    readonly target: string,
+  ) {
+    super(`Ollama at ${host} answered with a redirect to ${target}: set OLLAMA_HOST to the address it redirects to`);
+  }
+}
+
+/** `response`, unless it is a redirect (fetch asked with redirect: 'manual'), which is thrown as Redirected. */
+function refuseRedirect(host: string, input: Parameters<typeof fetch>[0], response: Response): Response {
+  const location = response.headers.get('location');
+  if (response.status < 300 || response.status > 399 || location === null) return response;
+  const asked = input instanceof Request ? input.url : String(input);
+  let target: string;
+  try {
+    target = new URL(location, asked).href;
+  } catch {
+    target = location;
+  }
+  // The server's words, shown on a terminal and logged: one line, cut short.
+  throw new Redirected(host, response.status, clipText(joinLines(target), 200));
+}
+
+/** A server answered at `host`, but not as Ollama does (`what`): the address is likely wrong. */
+function notOllamaLine(host: string, what: string, hints: FixHints): string {
+  return `something at ${host} answered, but not as Ollama does (${what}); check that ${hints.host} points at Ollama`;
+}
+
 /** An answer that came, but not in Ollama's shape (a JSON object without the field asked for). */
 export class NotOllamaAnswer extends Error {
   override name = 'NotOllamaAnswer';
@@ -352,7 +388,8 @@ export function questionFailure(host: string, error: unknown, hints: FixHints, m
   if ((error as { name?: unknown } | null)?.name === 'TimeoutError') {
     return `no answer from Ollama at ${host} within ${ms / 1000}s (Ollama stuck, or its machine overloaded); restart Ollama, or check that machine's load`;
   }
-  const notOllama = (what: string): string => `something at ${host} answered, but not as Ollama does (${what}); check that ${hints.host} points at Ollama`;
+  if (error instanceof Redirected) return error.message;
+  const notOllama = (what: string): string => notOllamaLine(host, what, hints);
   // The ollama client reads the body with response.json(): a web page, or nothing, fails there.
   if (error instanceof SyntaxError) return notOllama('its answer is not JSON');
   if (error instanceof NotOllamaAnswer) return notOllama(error.message);
@@ -403,7 +440,7 @@ export class OllamaTransport {
   /** Sends one request with `signal` added to the client's own; an error status comes back as Ollama's JSON. */
   private async send(input: Parameters<typeof fetch>[0], init: RequestInit | undefined, ours: AbortSignal | undefined, streaming: boolean): Promise<Response> {
     const signal = ours && init?.signal ? AbortSignal.any([init.signal, ours]) : (ours ?? init?.signal ?? null);
-    const response = await (this.options.fetch ?? fetch)(input, { ...init, signal });
+    const response = refuseRedirect(this.options.host, input, await (this.options.fetch ?? fetch)(input, { ...init, redirect: 'manual', signal }));
     if (!response.ok) return asJsonError(response, response.headers.get('retry-after'));
     // A streaming request's body is read line by line whatever its declared type (a proxy may
     // label it application/json): check its lines the same way. A whole answer (stream: false) is one JSON value.
@@ -595,11 +632,17 @@ export class OllamaTransport {
         ? { kind: 'idle', message: `${quiet} after its answer began; the stream was aborted (Ollama went silent mid-answer; raise timeouts.idleMs in config.json to wait longer)` }
         : { kind: 'idle', message: `${quiet}; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)` };
     }
+    if (error instanceof Redirected) return { kind: 'http', httpStatus: error.status, message: error.message };
     const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
     const answered = httpFailure(host, error, this.hints, at.think);
     if (answered?.kind === 'busy') {
       const seconds = retryAfterSeconds(this.retryAfter, Date.now());
       return seconds === null ? answered : { ...answered, retryAfterS: seconds };
+    }
+    // Ollama has both routes; a "not found" that names no model (that is model-missing) is another server's.
+    if (answered?.kind === 'http' && (answered.httpStatus === 404 || answered.httpStatus === 405)) {
+      const detail = joinLines((error as { error?: string }).error ?? '');
+      return { ...answered, message: notOllamaLine(host, `HTTP ${String(answered.httpStatus)}${detail === '' ? '' : `: ${clipText(detail, 200)}`}`, this.hints) };
     }
     if (answered !== null) return answered;
     const code = err.cause?.code ?? (error as NodeJS.ErrnoException).code;

@@ -4,6 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server } from 'node:https';
+import { createServer as createHttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,5 +56,35 @@ describe('https', () => {
     expect([turn.code, turn.stderr]).toEqual([1, `argo: the connection to Ollama at ${host} failed before an answer (it answers in plain HTTP, not HTTPS: use http:// in the address)\n`]);
     const doctor = await runArgo(['doctor'], { home, host });
     expect(doctor.stdout).toContain('(it answers in plain HTTP, not HTTPS: use http:// in the address)\n');
+  });
+});
+
+describe('a redirect', () => {
+  let server: HttpServer;
+  let host: string;
+  const asked: string[] = [];
+
+  beforeAll(async () => {
+    // A proxy that moved: every request is sent to the same path on another address.
+    server = createHttpServer((request, response) => {
+      asked.push(`${request.method ?? ''} ${request.url ?? ''}`);
+      response.writeHead(request.url === '/api/chat' ? 307 : 301, { location: `https://ollama.example${request.url ?? ''}` }).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    host = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('is not followed: a turn and doctor name where it points, exit 1', async () => {
+    const home = tempHome();
+    const turn = await runArgo(['--no-log', 'hi'], { home, host });
+    expect([turn.code, turn.stderr]).toEqual([1, `argo: Ollama at ${host} answered with a redirect to https://ollama.example/api/chat: set OLLAMA_HOST to the address it redirects to\n`]);
+    expect(asked).toEqual(['POST /api/chat']);
+    const doctor = await runArgo(['doctor'], { home, host });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(new RegExp(`FAIL  ollama     Ollama at ${host} answered with a redirect to https://ollama\\.example/api/\\w+: set OLLAMA_HOST to the address it redirects to\n`));
   });
 });

@@ -1,0 +1,90 @@
+// What answers at the address is not Ollama: a redirect (never followed: fetch would turn a chat's
+// POST into a GET), or a bare 404 or 405 that names no model.
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_HINTS } from '../../src/ollama/fix-hints.js';
+import { OllamaTransport, boundedClient, questionFailure } from '../../src/ollama/transport.js';
+import type { TransportRequest } from '../../src/ollama/transport.js';
+
+/** What the server answers next: a status, its headers and body. */
+let answer: { status: number; headers?: Record<string, string>; body?: string };
+const seen: { method: string; url: string }[] = [];
+let server: Server;
+let host: string;
+
+beforeAll(async () => {
+  server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    seen.push({ method: request.method ?? '', url: request.url ?? '' });
+    request.resume();
+    response.writeHead(answer.status, answer.headers);
+    response.end(answer.body ?? '');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  host = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const chat: TransportRequest = { endpoint: '/api/chat', body: { model: 'argo', messages: [{ role: 'user', content: 'hi' }], stream: true } };
+const transport = (): OllamaTransport => new OllamaTransport({ host, attempts: 3, initialDelayMs: 1, idleMs: 5000 });
+
+describe('a redirect is not followed, and named with where it points', () => {
+  it.each([
+    [301, 'https://ollama.example/api/chat', 'https://ollama.example/api/chat'],
+    [302, 'http://127.0.0.1:1/elsewhere', 'http://127.0.0.1:1/elsewhere'],
+    [307, '/v2/api/chat', 'HOST/v2/api/chat'],
+    [308, 'https://ollama.example:11434/api/chat', 'https://ollama.example:11434/api/chat'],
+    [301, 'http://x.example/a b', 'http://x.example/a%20b'],
+    [302, 'http://[bad', 'http://[bad'],
+  ])('%i to %j: one request, the chat fails naming %j, not retried', async (status, location, shown) => {
+    answer = { status, headers: { location } };
+    seen.length = 0;
+    const outcome = await transport().stream(chat, { onText: () => undefined });
+    const target = shown.replace('HOST', host);
+    expect(outcome).toMatchObject({
+      status: 'error',
+      failure: { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered with a redirect to ${target}: set OLLAMA_HOST to the address it redirects to` },
+    });
+    expect(seen).toEqual([{ method: 'POST', url: '/api/chat' }]);
+  });
+
+  it('a question (the model list, the version) fails the same way, through the transport and a bounded client', async () => {
+    answer = { status: 307, headers: { location: 'https://ollama.example/api/tags' } };
+    const line = `Ollama at ${host} answered with a redirect to https://ollama.example/api/tags: set OLLAMA_HOST to the address it redirects to`;
+    const listed = await transport().installedModels().catch((error: unknown) => error);
+    expect(questionFailure(host, listed, CLI_HINTS, 5000)).toBe(line);
+    const asked = await boundedClient(host, 5000).list().catch((error: unknown) => error);
+    expect(questionFailure(host, asked, CLI_HINTS, 5000)).toBe(line);
+    answer = { status: 301, headers: { location: 'https://ollama.example/api/version' } };
+    await expect(transport().version()).rejects.toThrow(`Ollama at ${host} answered with a redirect to https://ollama.example/api/version: set OLLAMA_HOST to the address it redirects to`);
+  });
+
+  it('a 300 without a location is an answer with an error status, not a redirect', async () => {
+    answer = { status: 300, body: 'choose' };
+    const outcome = await transport().stream(chat, { onText: () => undefined });
+    expect(outcome.failure).toMatchObject({ kind: 'http', httpStatus: 300, message: `Ollama at ${host} answered HTTP 300: choose` });
+  });
+});
+
+describe('a bare 404 or 405 on /api/chat is another server\'s', () => {
+  it.each([
+    [404, '404 page not found', 'text/plain', `HTTP 404: 404 page not found`],
+    [405, '405 method not allowed', 'text/plain', `HTTP 405: 405 method not allowed`],
+    [404, '', 'text/plain', 'HTTP 404: Not Found'],
+    [404, '{"error":"no such route"}', 'application/json', 'HTTP 404: no such route'],
+  ])('%i %j → says the address may not be Ollama', async (status, body, type, what) => {
+    answer = { status, headers: { 'content-type': type }, body };
+    const outcome = await transport().stream(chat, { onText: () => undefined });
+    expect(outcome.failure).toEqual({ kind: 'http', httpStatus: status, message: `something at ${host} answered, but not as Ollama does (${what}); check that --host / OLLAMA_HOST points at Ollama` });
+  });
+
+  it('Ollama\'s own 404 for a missing model stays model-missing', async () => {
+    answer = { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"model \\"argo\\" not found, try pulling it first"}' };
+    const outcome = await transport().stream(chat, { onText: () => undefined });
+    expect(outcome.failure).toMatchObject({ kind: 'model-missing', httpStatus: 404 });
+  });
+});
