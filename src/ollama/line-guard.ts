@@ -51,12 +51,22 @@ export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line
   // Until a line is passed on, the client's decoder drops a BOM at the start of what it gets.
   let passedAny = false;
 
-  /** null for a chunk line, '' for a blank one, else the bad line. */
-  const check = (line: Uint8Array): string | null => {
-    const text = decoder.decode(line);
-    const verdict = notAnObject(passedAny || !text.startsWith(BOM) ? text : text.slice(1));
-    if (verdict === null) passedAny = true;
-    return verdict;
+  /** null for a chunk line, '' for a blank one, the bad line, or an error line to send in words. */
+  const check = (line: Uint8Array): string | ErrorLine | null => {
+    const decoded = decoder.decode(line);
+    const text = passedAny || !decoded.startsWith(BOM) ? decoded : decoded.slice(1);
+    const verdict = notAnObject(text);
+    if (verdict !== null) return verdict;
+    passedAny = true;
+    // Parsed again only for a line that may be one: the client throws an error that is not a plain
+    // string as "[object Object]" or "null".
+    return text.includes('"error"') ? oddError(text) : null;
+  };
+  /** Passes on the error line as one the client reads in words, and ends the stream there, as Ollama's does. */
+  const endWith = (controller: ReadableStreamDefaultController<Uint8Array>, line: ErrorLine): void => {
+    controller.enqueue(encoder.encode(`${JSON.stringify({ error: line.error })}\n`));
+    controller.close();
+    source.cancel().catch(() => undefined);
   };
   const fail = (controller: ReadableStreamDefaultController<Uint8Array>, bad: string, prefix = MALFORMED_PREFIX): void => {
     onMalformed(bad);
@@ -83,6 +93,10 @@ export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line
           if (pendingBytes > 0) {
             const last = joined(pending, pendingBytes);
             const bad = check(last);
+            if (typeof bad === 'object' && bad !== null) {
+              endWith(controller, bad);
+              return;
+            }
             if (bad !== null && bad !== '') {
               fail(controller, bad);
               return;
@@ -116,6 +130,10 @@ export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line
             if (start > from) {
               controller.enqueue(data.subarray(from, start));
               sent = true;
+            }
+            if (typeof bad === 'object') {
+              endWith(controller, bad);
+              return;
             }
             if (bad !== '') {
               fail(controller, bad);
@@ -153,6 +171,31 @@ function joined(parts: readonly Uint8Array[], length: number, upTo = length): Ui
     at += taken.length;
   }
   return whole;
+}
+
+/** An `{"error"}` line whose error was not a plain string, in words. */
+interface ErrorLine {
+  error: string;
+}
+
+/** The line's error in words when it has one that is not a non-empty string; null otherwise. */
+function oddError(text: string): ErrorLine | null {
+  const value = JSON.parse(text) as Record<string, unknown>;
+  if (!Object.hasOwn(value, 'error')) return null;
+  const { error } = value;
+  return typeof error === 'string' && error !== '' ? null : { error: errorWords(error) };
+}
+
+/**
+ * An error as a server sent it, in words: a string as it is; an object's `message` (OpenAI's and many
+ * proxies' shape), else its JSON, cut short; nothing (null, '', absent) as "an empty error".
+ */
+export function errorWords(error: unknown): string {
+  if (error === undefined || error === null || error === '') return 'an empty error';
+  if (typeof error === 'string') return error;
+  const message: unknown = typeof error === 'object' ? (error as { message?: unknown }).message : undefined;
+  if (typeof message === 'string' && message.trim() !== '') return message;
+  return clipText(JSON.stringify(error), 200);
 }
 
 /** The error a bad line becomes: the transport knows it by its prefix, and quotes the line's start. */

@@ -8,7 +8,7 @@ import type { ChatBody, OllamaRequest } from '../replay/prompt.js';
 import { defaultWindowOf, numCtxFromParameters } from './context-window.js';
 import { CLI_HINTS } from './fix-hints.js';
 import type { FixHints } from './fix-hints.js';
-import { MALFORMED_PREFIX, MAX_LINE_BYTES, OVERLONG_PREFIX, guardNdjson, malformedLine, notAnObject } from './line-guard.js';
+import { MALFORMED_PREFIX, MAX_LINE_BYTES, OVERLONG_PREFIX, errorWords, guardNdjson, malformedLine, notAnObject } from './line-guard.js';
 import { fullModelName } from './model-name.js';
 import { plainReason } from './plain-reason.js';
 import { fitRequest, fixFor, needsVersion, parseVersion, rejectedFeature, tooOldLine } from './versions.js';
@@ -851,8 +851,10 @@ async function asJsonError(response: Response, retryAfter: string | null): Promi
   const headers = { 'content-type': 'application/json', ...(retryAfter !== null ? { 'retry-after': retryAfter } : {}) };
   // Ollama's own: {"error": "…"}. Anything else (a proxy's page, mislabelled JSON) is wrapped, since
   // the client prints a parse failure to standard output, in the middle of the answer.
-  if (isErrorBody(text)) return new Response(text, { status: response.status, statusText: response.statusText, headers });
-  const error = text === '' ? response.statusText || `HTTP ${response.status}` : clipText(joinLines(text), 200);
+  const sent = errorOf(text);
+  if (typeof sent === 'string' && sent !== '') return new Response(text, { status: response.status, statusText: response.statusText, headers });
+  // An error that is no plain string (`{"message": …}`, null, '') in words, else the body itself.
+  const error = sent !== NO_ERROR ? errorWords(sent) : text === '' ? response.statusText || `HTTP ${response.status}` : clipText(joinLines(text), 200);
   return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers });
 }
 
@@ -869,11 +871,14 @@ export function retryAfterSeconds(value: string | null, now: number): number | n
   return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-function isErrorBody(text: string): boolean {
+const NO_ERROR = Symbol('no error');
+
+/** The `error` of a JSON object body, whatever its type; NO_ERROR when the body is no such object. */
+function errorOf(text: string): unknown {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && 'error' in value && typeof value.error === 'string';
+    return typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value ? value.error : NO_ERROR;
   } catch {
-    return false;
+    return NO_ERROR;
   }
 }

@@ -445,6 +445,9 @@ describe('argo: failures', () => {
     ['a dropped connection', { dropAfter: 3, delayMs: 20 }, /connection to Ollama at .* dropped mid-answer/],
     ['a stream without its final chunk', { truncate: 3 }, /ended without its final chunk/],
     ['a line that is not JSON', { malformedAfter: 3 }, /Ollama sent a line that is not JSON/],
+    // A proxy's error shapes: an object with a message, nothing at all.
+    ['an error object mid-stream', { malformedAfter: { afterChunks: 3, line: '{"error":{"message":"rate limit","type":"x"}}', then: 'end' as const } }, /Ollama reported an error mid-answer: rate limit( \(logged as error\))?$/],
+    ['an empty error mid-stream', { malformedAfter: { afterChunks: 3, line: '{"error":null}', then: 'end' as const } }, /Ollama reported an error mid-answer: an empty error( \(logged as error\))?$/],
   ])('%s: keeps the text shown, logs status error with the partial answer, exit 1', async (_name, scenario, message) => {
     const home = tempHome(fastRetries);
     ollama.options.tokens = ['one', ' two', ' three', ' four', ' five'];

@@ -866,6 +866,9 @@ describe('faults: the contract status, the turn logged, the server still up', ()
   it.each<[string, object, boolean, string]>([
     ['a proxy\'s HTML 502 page', { proxyPage: { status: 502, body: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n</html>\r\n' } }, false, 'answered HTTP 502: <html> <head><title>502 Bad Gateway</title></head> </html>'],
     ['an error of several lines mid-answer', { errorMidStream: { afterChunks: 2, message: 'boom\r\nline2\nargo: fake line' } }, true, 'mid-answer: boom line2 argo: fake line'],
+    ['an error object mid-answer (a proxy\'s)', { malformedAfter: { afterChunks: 2, line: '{"error":{"message":"rate limit","type":"x"}}', then: 'end' } }, true, 'mid-answer: rate limit'],
+    ['an empty error mid-answer', { malformedAfter: { afterChunks: 2, line: '{"error":""}', then: 'end' } }, true, 'mid-answer: an empty error'],
+    ['an error object as a 429', { proxyPage: { status: 429, body: '{"error":{"message":"slow down","type":"x"}}', type: 'application/json' } }, false, 'is rate-limited (slow down)'],
   ])('%s: the error message and the logged error are one line', async (_case, scenario, stream, ending) => {
     ollama.options.reply = 'one two three';
     ollama.setScenario(scenario);

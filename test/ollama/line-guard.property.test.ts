@@ -74,8 +74,20 @@ function asSent(line: Line): Line {
 }
 
 /**
+ * An object line's `error` that the client would not show in words (null, '', false, 42), as the
+ * guard rewrites it and ends the stream: null when there is none or it is a non-empty string.
+ */
+function oddError(text: string): string | null {
+  const value = JSON.parse(text) as Record<string, unknown>;
+  if (!Object.hasOwn(value, 'error')) return null;
+  const error = value.error;
+  if (typeof error === 'string' && error !== '') return null;
+  return error === null || error === '' ? 'an empty error' : JSON.stringify(error);
+}
+
+/**
  * What the guard should pass on: each object line and its newline, up to the first bad line, which
- * becomes an error line. Before any line is passed on, a BOM opening one is no part of it: the
+ * becomes an error line, or the first whose error is not a plain string, which is sent in words. Before any line is passed on, a BOM opening one is no part of it: the
  * client's decoder drops it there.
  */
 function expected(lines: readonly Line[], finalNewline: boolean): { text: string; malformed: string[] } {
@@ -85,7 +97,11 @@ function expected(lines: readonly Line[], finalNewline: boolean): { text: string
     const end = last && !finalNewline ? '' : '\n';
     const judged = text === '' && sent.text.startsWith('\uFEFF') ? sent.text.slice(1) : sent.text;
     const kind = judged === sent.text ? sent.kind : JSON_BLANK.test(judged) ? 'blank' : isObjectJson(judged) ? 'object' : 'bad';
-    if (kind === 'object') text += sent.text + end;
+    if (kind === 'object') {
+      const odd = oddError(judged);
+      if (odd !== null) return { text: `${text}${JSON.stringify({ error: odd })}\n`, malformed: [] };
+      text += sent.text + end;
+    }
     else if (kind === 'bad') {
       const bad = judged.replace(JSON_EDGES, '');
       const preview = bad.length > 80 ? `${bad.slice(0, 80)}…` : bad;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MALFORMED_PREFIX, OVERLONG_PREFIX, guardNdjson } from '../../src/ollama/line-guard.js';
+import { MALFORMED_PREFIX, OVERLONG_PREFIX, errorWords, guardNdjson } from '../../src/ollama/line-guard.js';
 
 function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream({
@@ -169,3 +169,44 @@ describe('guardNdjson: a line that does not end', () => {
   });
 });
 
+
+describe('errorWords: a server\'s error in words', () => {
+  it.each<[unknown, string]>([
+    ['model runner crashed', 'model runner crashed'],
+    ['', 'an empty error'],
+    [null, 'an empty error'],
+    [undefined, 'an empty error'],
+    [{ message: 'rate limit', type: 'x' }, 'rate limit'],
+    [{ message: '', code: 7 }, '{"message":"","code":7}'],
+    [{ type: 'x' }, '{"type":"x"}'],
+    [{ message: 42 }, '{"message":42}'],
+    [['a', 'b'], '["a","b"]'],
+    [false, 'false'],
+    [429, '429'],
+    [{ detail: 'x'.repeat(300) }, `{"detail":"${'x'.repeat(189)}…`],
+  ])('%j → %j', (error, words) => {
+    expect(errorWords(error)).toBe(words);
+  });
+});
+
+describe('guardNdjson: an error line whose error is not a plain string', () => {
+  const chunk = '{"response":"A","done":false}\n';
+  it.each([
+    ['{"error":{"message":"rate limit","type":"x"}}', 'rate limit'],
+    ['{"error":null}', 'an empty error'],
+    ['{"error":""}', 'an empty error'],
+    ['{"error":{"code":500}}', '{"code":500}'],
+    ['\uFEFF{"error":null}', 'an empty error'],
+  ])('%j is passed on as {"error": %j}, after the chunks before it, and ends the stream', async (line, words) => {
+    // A BOM is taken only at the very start of the body.
+    const first = line.startsWith('\uFEFF') ? '' : chunk;
+    const expected = { text: `${first}${JSON.stringify({ error: words })}\n`, malformed: [] };
+    expect(await pass([bytes(`${first}${line}\n{"response":"never","done":true}\n`)])).toEqual(expected);
+    // As the last line, without its newline.
+    expect(await pass([bytes(`${first}${line}`)])).toEqual(expected);
+  });
+
+  it.each(['{"error":"model runner crashed"}', '{"response":"error","done":false}', '{"response":"\\"error\\"","done":false}'])('%j is passed on as sent', async (line) => {
+    expect(await pass([bytes(`${line}\n`)])).toEqual({ text: `${line}\n`, malformed: [] });
+  });
+});

@@ -238,3 +238,27 @@ describe('httpFailure: a model that cannot think, asked to', () => {
     expect(outcome.failure?.message).toBe(`Ollama at ${ollama.url} answered HTTP 400: "argo" does not support thinking; ask with --think off (or remove "think" from config.json), or choose a thinking model with --model ("ollama show MODEL" lists "thinking" under its capabilities)`);
   });
 });
+
+describe('an error that is not a plain string is said in words', () => {
+  const refusing = (status: number, body: string): typeof fetch => () => Promise.resolve(new Response(body, { status, headers: { 'content-type': 'application/json' } }));
+  it.each([
+    [429, '{"error":{"message":"rate limit","type":"x"}}', { kind: 'busy', message: `Ollama at ${H} is rate-limited (rate limit)` }],
+    [500, '{"error":null}', { kind: 'http', message: `Ollama at ${H} answered HTTP 500: an empty error` }],
+    [500, '{"error":""}', { kind: 'http', message: `Ollama at ${H} answered HTTP 500: an empty error` }],
+    [500, '{"error":{"code":17}}', { kind: 'http', message: `Ollama at ${H} answered HTTP 500: {"code":17}` }],
+  ])('HTTP %i %s', async (status, body, failure) => {
+    const { outcome } = await run(transport({ host: H, fetch: refusing(status, body) }), chat(true));
+    expect(outcome.failure).toMatchObject({ ...failure, httpStatus: status });
+  });
+
+  it.each([
+    ['{"error":{"message":"rate limit","type":"x"}}', 'rate limit'],
+    ['{"error":null}', 'an empty error'],
+    ['{"error":""}', 'an empty error'],
+  ])('mid-answer %s', async (line, words) => {
+    const first = JSON.stringify({ model: 'argo', message: { role: 'assistant', content: 'A' }, done: false });
+    const { outcome, texts } = await run(transport({ host: H, fetch: answering(`${first}\n${line}\n`, 'application/x-ndjson') }), chat(true));
+    expect(texts).toEqual(['A']);
+    expect(outcome.failure).toEqual({ kind: 'mid-stream', message: `Ollama reported an error mid-answer: ${words}` });
+  });
+});
