@@ -237,7 +237,7 @@ async function askTurn(
       const { id, session, model, model_response: response, status, replay_policy, timings, error } = entry;
       // A thinking model's reasoning, as logged: absent when there was none.
       const thinking = entry.thinking !== undefined ? { thinking: entry.thinking } : {};
-      const facts = { request_sha256: entry.request_sha256, num_ctx: entry.num_ctx, prompt_tokens_estimate: entry.prompt_tokens_estimate, truncation_suspected: entry.truncation_suspected };
+      const facts = { request_sha256: entry.request_sha256, num_ctx: entry.num_ctx, prompt_tokens_estimate: entry.prompt_tokens_estimate, truncation_suspected: entry.truncation_suspected, done_reason: entry.done_reason };
       const rerun = options.rerunOf !== undefined ? { rerun_of: options.rerunOf } : {};
       const error_code = turnErrorCode({ status, failure, unconfirmed: agent?.unconfirmed() ?? null });
       io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify({ id, session, model, response, ...thinking, status, replay_policy, timings, error, error_code, stats, ...facts, ...rerun, ...agent?.jsonFields(entry) }))}\n`);
@@ -319,6 +319,9 @@ async function printNotes(io: Io, result: TurnResult, stats: TurnStats, options:
   if (entry.status === 'ok' && entry.tool_calls === undefined && isEmptyAnswer(entry.model_response)) {
     const why = entry.done_reason === 'length' ? ': it reached its token limit before answering (a thinking model reasons first); raise it with -o num_predict=N' : '';
     io.stderr.write(`argo: the model gave an empty answer${why}\n`);
+  } else if (entry.status === 'ok' && entry.done_reason === 'length') {
+    // The answer is all there is, but not all the model would have said: it looks complete otherwise.
+    io.stderr.write(`argo: the answer was cut at the token limit (num_predict); raise it with -o num_predict=N\n`);
   }
 }
 

@@ -631,6 +631,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
     const result = await argo(['-T', 'fs', '--root', root, '-o', 'num_predict=4', 'what do the notes say? answer in JSON'], home);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^\{"answer"/);
+    expect(result.stderr).toContain('argo: the answer was cut at the token limit (num_predict); raise it with -o num_predict=N\n');
     expect(chatBodies()).toHaveLength(1);
     const [line] = logLines(home);
     expect(line).toMatchObject({ status: 'ok', done_reason: 'length', model_response: result.stdout.trimEnd() });

@@ -117,10 +117,22 @@ describe('argo: the happy path', () => {
     const result = await ask(['--json', '--replay', 'last:2', 'why is the sky blue?'], home);
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(printed)).toEqual(['id', 'session', 'model', 'response', 'status', 'replay_policy', 'timings', 'error', 'error_code', 'stats', 'request_sha256', 'num_ctx', 'prompt_tokens_estimate', 'truncation_suspected']);
+    expect(Object.keys(printed)).toEqual(['id', 'session', 'model', 'response', 'status', 'replay_policy', 'timings', 'error', 'error_code', 'stats', 'request_sha256', 'num_ctx', 'prompt_tokens_estimate', 'truncation_suspected', 'done_reason']);
     expect(printed).toMatchObject({ session: 'default', model: 'argo', response: 'You said: why is the sky blue?', status: 'ok', error: null, error_code: null });
     expect(printed.replay_policy).toMatchObject({ entries_available: 0, entries_used: 0, context_strength: 'weak' });
     expect(printed.id).toBe(logLines(home)[0]?.id);
+  });
+
+  it('an answer cut at num_predict says so on stderr, exits 0, and --json carries done_reason', async () => {
+    const home = tempHome();
+    ollama.options.tokens = ['one', ' two', ' three', ' four'];
+    const cut = await ask(['-o', 'num_predict=2', 'count'], home);
+    expect(cut).toMatchObject({ code: 0, stdout: 'one two\n', stderr: 'argo: the answer was cut at the token limit (num_predict); raise it with -o num_predict=N\n' });
+    const json = await ask(['--json', '-o', 'num_predict=2', 'count'], home);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ response: 'one two', status: 'ok', done_reason: 'length' });
+    const whole = await ask(['--json', 'count'], home);
+    expect([whole.stderr, JSON.parse(whole.stdout)]).toMatchObject(['', { response: 'one two three four', done_reason: 'stop' }]);
   });
 
   it('--no-log writes nothing', async () => {
