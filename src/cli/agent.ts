@@ -92,9 +92,25 @@ export function traceLine(event: Extract<AgentEvent, { type: 'tool_status' }>): 
   return `${neutralizeControls(`argo: tool ${clipText(event.name, TRACE_NAME_CHARS)}${args}: ${event.status} (${event.ms ?? 0} ms)`.replace(/\s+/g, ' '))}\n`;
 }
 
-function eventPrinter(io: Io, pause: () => void, trace: ToolTrace): (event: AgentEvent) => void {
+/**
+ * The spinner's words while calls run: their tools by name, each once, in the order they started
+ * (the model waits for them, not the other way round). Names are shown as given: the caller neutralizes them.
+ */
+export function runningLabel(names: readonly string[]): string {
+  const distinct = [...new Set(names)].map((name) => clipText(name, TRACE_NAME_CHARS));
+  if (distinct.length <= 2) return `running ${distinct.join(' and ')}…`;
+  return `running ${distinct.slice(0, 2).join(', ')} and ${String(distinct.length - 2)} more…`;
+}
+
+function eventPrinter(io: Io, pause: () => void, busy: (label: string) => void, trace: ToolTrace): (event: AgentEvent) => void {
   const shown = untrustedTextFor(io.stderr);
+  // The calls running now, by id: the spinner names them rather than the model, which waits.
+  const running = new Map<string, string>();
   return (event) => {
+    if (event.type === 'tool_status') {
+      if (event.status === 'running') running.set(event.id, event.name);
+      else running.delete(event.id);
+    }
     if (event.type === 'tool_execution_error' || event.type === 'reask' || (event.type === 'tool_status' && isTraced(event, trace))) pause();
     switch (event.type) {
       case 'tool_execution_error':
@@ -104,8 +120,8 @@ function eventPrinter(io: Io, pause: () => void, trace: ToolTrace): (event: Agen
         io.stderr.write(`argo: the model's response was invalid (${shown(event.reason)}); asking again (${event.attempt} of ${event.of})\n`);
         return;
       case 'tool_status':
-        if (!isTraced(event, trace)) return;
-        io.stderr.write(trace === 'log' ? traceLine(event) : `argo: ran ${shown(event.name)} (${event.ms ?? 0} ms)\n`);
+        if (isTraced(event, trace)) io.stderr.write(trace === 'log' ? traceLine(event) : `argo: ran ${shown(event.name)} (${event.ms ?? 0} ms)\n`);
+        if (running.size > 0) busy(shown(runningLabel([...running.values()])));
         return;
       default:
         return;
@@ -213,6 +229,7 @@ export async function prepareAgent(
   askLine: AskLine | undefined,
   trace: ToolTrace,
   chat?: ChatTools,
+  busy: (label: string) => void = () => undefined,
 ): Promise<AgentRun> {
   const root = await endpointAndRoot(settings, flags);
   const box: Toolbox = await namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent), { root, ...(chat ? { connectMcp: chat.connectMcp } : {}) }));
@@ -238,7 +255,7 @@ export async function prepareAgent(
     ephemeralSystem,
     yes: flags.yes,
     confirm: terminalConfirm(io, pause, askLine, answers),
-    emit: eventPrinter(io, pause, trace),
+    emit: eventPrinter(io, pause, busy, trace),
     logged: log,
     hints: log ? CLI_RUN_HINTS : CLI_UNLOGGED_RUN_HINTS,
     sessionId: () => sessionIdFor(settings, io),

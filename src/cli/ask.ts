@@ -64,8 +64,9 @@ export async function ask(settings: Settings, options: AskOptions, io: Io, share
   // Tool code and the MCP SDK are loaded only here.
   const { prepareAgent } = await import('./agent.js');
   // The spinner must stop before a confirmation or a failure line is written to the terminal.
-  const ui = { pause: (): void => undefined };
-  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause(), shared.askLine, toolTrace(io, options), shared.tools);
+  // While calls run, the spinner names their tools instead.
+  const ui: AnswerUi = { pause: () => undefined, busy: () => undefined };
+  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause(), shared.askLine, toolTrace(io, options), shared.tools, (label) => ui.busy(label));
   try {
     return await askTurn(settings, options, io, shared, agent, ui);
   } finally {
@@ -80,13 +81,19 @@ function toolTrace(io: Io, options: AskOptions): ToolTrace {
   return options.json ? 'none' : 'log';
 }
 
+/** What an agent run's events do to the answer's screen: lines of its own, and the spinner's words while tools run. */
+interface AnswerUi {
+  pause: () => void;
+  busy: (label: string) => void;
+}
+
 async function askTurn(
   settings: Settings,
   options: AskOptions,
   io: Io,
   shared: AskContext,
   agent: AgentRun | null,
-  ui = { pause: (): void => undefined },
+  ui: AnswerUi = { pause: () => undefined, busy: () => undefined },
 ): Promise<Outcome> {
   const transport = shared.transport ?? newTransport(settings);
   if (options.explain) {
@@ -201,6 +208,12 @@ async function askTurn(
           if (options.json) return;
           endAnswerRow();
           afterOurLines = io.stdout.isTTY === true && io.stderr.isTTY;
+        };
+        // A spinner is no line of ours: the answer's row ends, but its next words need no blank row above.
+        ui.busy = (label) => {
+          reasoning?.close(true);
+          if (!options.json) endAnswerRow();
+          lines.spin(label);
         };
         // An agent run's later rounds wait on the model again after its tool lines: the spinner says so.
         let requests = 0;

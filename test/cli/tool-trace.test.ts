@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { traceLine } from '../../src/cli/agent.js';
+import { runningLabel, traceLine } from '../../src/cli/agent.js';
 import type { AgentEvent } from '../../src/agent/loop.js';
 
 type Status = Extract<AgentEvent, { type: 'tool_status' }>;
@@ -29,5 +29,18 @@ describe("traceLine: an agent call's line when stderr is not a terminal", () => 
     expect(line).toMatch(/^argo: tool list_files \{"pattern":"a(😀){53}…: success \(2 ms\)\n$/u);
     expect(line.length).toBeLessThan(200);
     expect(line).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  });
+});
+
+describe('runningLabel: the spinner\'s words while calls run', () => {
+  it.each<[string[], string]>([
+    [['run_command'], 'running run_command…'],
+    [['read_file', 'run_command'], 'running read_file and run_command…'],
+    [['read_file', 'read_file'], 'running read_file…'],
+    [['read_file', 'grep', 'run_command'], 'running read_file, grep and 1 more…'],
+    [['a', 'b', 'c', 'd', 'a'], 'running a, b and 2 more…'],
+    [['x'.repeat(100)], `running ${'x'.repeat(64)}……`],
+  ])('%j → %j', (names, label) => {
+    expect(runningLabel(names)).toBe(label);
   });
 });

@@ -37,6 +37,19 @@ describe('argo --tools on a terminal', () => {
     expect(terminal.output).toContain('Changed.');
   });
 
+  it('while a call runs the spinner names its tool, not the model', async () => {
+    const dir = root();
+    // The command runs until the test lets it end: the spinner is seen while it runs.
+    scriptRounds(ollama, [{ toolCalls: [{ function: { name: 'run_command', arguments: { command: 'while [ ! -f go ]; do sleep 0.05; done' } } }] }, { reply: 'Done.' }]);
+    const terminal = startInPty(['-T', 'shell', '--root', dir, '--yes', 'wait for it'], { home: tempHome(), host: ollama.url });
+    await terminal.waitFor('running run_command…');
+    writeFileSync(join(dir, 'go'), '');
+    expect((await terminal.exited).code).toBe(0);
+    const after = terminal.output.slice(terminal.output.indexOf('running run_command…'));
+    expect(after).toContain('argo: ran run_command');
+    expect(after).toContain('Done.');
+  });
+
   it('"n" (or Enter) refuses: a permanent failure, nothing runs, exit 1', async () => {
     const dir = root();
     const home = tempHome();
