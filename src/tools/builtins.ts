@@ -3,6 +3,7 @@
 // runs a call (fs.ts, edit.ts, shell.ts, web.ts) makes each tool from its definition here, and the
 // catalog (builtinTools) offers the tools with that code loaded by their first call, so a run the
 // model answers in words never loads it: one definition, whichever way a tool is reached.
+import { TIMER_MAX_MS } from '../config/settings.js';
 import { groupThousands } from '../text/decimal.js';
 import { onPath } from './process.js';
 import { stringArg } from './types.js';
@@ -95,28 +96,41 @@ export const EDIT_FILE: ToolDefinition = {
 export const DEFAULT_COMMAND_TIMEOUT_S = 30;
 export const MAX_COMMAND_TIMEOUT_S = 600;
 export const SHELL = '/bin/sh';
+/** How much longer than its command's timeout the loop waits for run_command: it kills the group and says so itself. */
+const COMMAND_KILL_MARGIN_MS = 5000;
 
 const shellCheck = async (): Promise<string | null> => ((await onPath(SHELL)) ? null : `${SHELL} is not available`);
 
-export const RUN_COMMAND: ToolDefinition = {
-  name: 'run_command',
-  description: `Run a shell command (/bin/sh -c) in the root directory or a directory under it and return its exit code, stdout and stderr (the end of each when it is long). Times out after ${DEFAULT_COMMAND_TIMEOUT_S} s unless timeout says otherwise.`,
-  parameters: {
-    type: 'object',
-    properties: {
-      command: { type: 'string', description: 'the command line' },
-      timeout: { type: 'integer', minimum: 1, maximum: MAX_COMMAND_TIMEOUT_S, description: `seconds before the command is killed (default ${DEFAULT_COMMAND_TIMEOUT_S})` },
-      cwd: { type: 'string', description: 'working directory relative to the root (default the root)' },
+/**
+ * run_command as the model is told of it. `limitS`, from toolTimeouts.run_command: its commands'
+ * default timeout and the longest its `timeout` may ask for; without it, 30 s by default, 600 at most.
+ */
+export function runCommandDefinition(limitS?: number): ToolDefinition {
+  const maxS = limitS === undefined ? MAX_COMMAND_TIMEOUT_S : Math.max(1, Math.floor(limitS));
+  const timing = limitS === undefined ? `Times out after ${DEFAULT_COMMAND_TIMEOUT_S} s unless timeout says otherwise` : `Times out after ${limitS} s, or sooner when timeout asks`;
+  const timeoutWords = limitS === undefined ? `default ${DEFAULT_COMMAND_TIMEOUT_S}` : `default and most ${limitS}`;
+  return {
+    name: 'run_command',
+    description: `Run a shell command (/bin/sh -c) in the root directory or a directory under it and return its exit code, stdout and stderr (the end of each when it is long). ${timing}.`,
+    parameters: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', description: 'the command line' },
+        timeout: { type: 'integer', minimum: 1, maximum: maxS, description: `seconds before the command is killed (${timeoutWords})` },
+        cwd: { type: 'string', description: 'working directory relative to the root (default the root)' },
+      },
+      required: ['command'],
+      additionalProperties: false,
     },
-    required: ['command'],
-    additionalProperties: false,
-  },
-  sideEffects: true,
-  // Its own timeout argument governs; the loop must not cut it short.
-  timeoutMs: (MAX_COMMAND_TIMEOUT_S + 5) * 1000,
-  check: shellCheck,
-  preview: (args) => Promise.resolve(`$ ${stringArg(args, 'command') ?? ''}`),
-};
+    sideEffects: true,
+    // Its own timeout governs; the loop must not cut it short.
+    timeoutMs: Math.min((limitS ?? MAX_COMMAND_TIMEOUT_S) * 1000 + COMMAND_KILL_MARGIN_MS, TIMER_MAX_MS),
+    check: shellCheck,
+    preview: (args) => Promise.resolve(`$ ${stringArg(args, 'command') ?? ''}`),
+  };
+}
+
+export const RUN_COMMAND: ToolDefinition = runCommandDefinition();
 
 const OPERATIONS = ['start', 'status', 'read_output', 'kill', 'list'] as const;
 

@@ -9,7 +9,7 @@ import { byCodeUnits } from '../text/order.js';
 import { commandTool } from './command.js';
 import { UNAVAILABLE_REASON_CHARS } from './foreign-line.js';
 import type { CommandToolConfig } from './command.js';
-import { EDIT_FILE, FETCH_URL, LIST_FILES, PROCESS, READ_FILE, RUN_COMMAND, SEARCH_FILES, WRITE_FILE } from './builtins.js';
+import { EDIT_FILE, FETCH_URL, LIST_FILES, PROCESS, READ_FILE, RUN_COMMAND, SEARCH_FILES, WRITE_FILE, runCommandDefinition } from './builtins.js';
 import type { ToolDefinition } from './builtins.js';
 import { loadHistorySearch, searchHistoryTool } from './history.js';
 import type { McpConnection, McpServerConfig } from './mcp.js';
@@ -116,6 +116,19 @@ function offeredTool(definition: ToolDefinition, load: () => Promise<Tool>, aske
 }
 
 /**
+ * run_command, offered as offeredTool does; toolTimeouts.run_command (`timedBy`) makes its commands'
+ * timeout, which the model's `timeout` may only shorten, and tells the model so.
+ */
+function offeredRunCommand(limitS?: number): Tool {
+  const definition = limitS === undefined ? RUN_COMMAND : runCommandDefinition(limitS);
+  return {
+    ...definition,
+    run: async (args, context) => (await import('./shell.js')).runCommand(args, context, limitS),
+    timedBy: (timeoutMs) => offeredRunCommand(timeoutMs / 1000),
+  };
+}
+
+/**
  * A fresh `process` tool (shell.ts processTool) whose code and handle table come with its first
  * call; `close` kills what that table still runs, and does nothing when no call was made.
  */
@@ -146,7 +159,7 @@ export function builtinTools(): Tool[] {
     offeredTool(SEARCH_FILES, async () => (await fs()).searchFilesTool),
     offeredTool(WRITE_FILE, async () => (await edit()).writeFileTool, { preview: async (args, context) => (await edit()).writePreview(args, context) }),
     offeredTool(EDIT_FILE, async () => (await edit()).editFileTool, { preview: async (args, context) => (await edit()).editPreview(args, context) }),
-    offeredTool(RUN_COMMAND, async () => (await import('./shell.js')).runCommandTool),
+    offeredRunCommand(),
     offeredProcessTool(),
     offeredTool(FETCH_URL, async () => (await web()).fetchUrlTool, { check: async () => (await web()).webVerdict() }),
     memoTool,
@@ -216,7 +229,8 @@ function withSettings(tool: Tool, config: ToolsConfig): Tool {
   const budget = ownEntry(config.toolBudgets, tool.name);
   const timeout = ownEntry(config.toolTimeouts, tool.name);
   if (budget === undefined && timeout === undefined) return tool;
-  return { ...tool, ...(budget !== undefined ? { resultBudget: budget } : {}), ...(timeout !== undefined ? { timeoutMs: timeout } : {}) };
+  const timed = timeout === undefined ? tool : tool.timedBy !== undefined ? tool.timedBy(timeout) : { ...tool, timeoutMs: timeout };
+  return budget === undefined ? timed : { ...timed, resultBudget: budget };
 }
 
 /** Why Ollama would refuse every request that offers the tool (its schema binds to no Go type), or null. */

@@ -4,6 +4,7 @@
 // run's first call.
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
+import { TIMER_MAX_MS } from '../config/settings.js';
 import { isMissing } from '../log/fs.js';
 import { groupThousands } from '../text/decimal.js';
 import { DEFAULT_COMMAND_TIMEOUT_S, PROCESS, RUN_COMMAND, SHELL } from './builtins.js';
@@ -28,18 +29,32 @@ async function workingDirectory(context: ToolContext, cwd: string | undefined): 
 /** How the model sees other parts of a stream run_command did not show whole. */
 const NARROW_HINT = 'narrow the output (grep, head, sed -n) to see other parts';
 
-export const runCommandTool: Tool = {
-  ...RUN_COMMAND,
-  run: async (args, context) => {
-    const command = stringArg(args, 'command') ?? '';
-    const seconds = numberArg(args, 'timeout') ?? DEFAULT_COMMAND_TIMEOUT_S;
-    const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
-    const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
-    if (result.timed_out) throw new ToolError(quoting`the command timed out after ${seconds} s and was killed`);
-    if (result.aborted) throw new ToolError('the command was interrupted', false);
-    return commandResult(result, context.resultBudget, NARROW_HINT);
-  },
-};
+/**
+ * How long a command may run, in seconds: `limitS` (toolTimeouts.run_command) unless the model's
+ * `timeout` asks for less — the user's setting wins over the model's; without it, 30 unless `timeout`
+ * says otherwise.
+ */
+export function commandSeconds(asked: number | undefined, limitS: number | undefined): number {
+  return limitS === undefined ? (asked ?? DEFAULT_COMMAND_TIMEOUT_S) : Math.min(asked ?? limitS, limitS);
+}
+
+/** Runs one run_command call, its command timed by commandSeconds. */
+export async function runCommand(args: Record<string, unknown>, context: ToolContext, limitS?: number): Promise<ToolResult> {
+  const command = stringArg(args, 'command') ?? '';
+  const asked = numberArg(args, 'timeout');
+  const seconds = commandSeconds(asked, limitS);
+  const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
+  const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
+  if (result.timed_out) {
+    // Only the user's setting can allow more than the model asked for.
+    const longer = asked === seconds ? '' : `; to allow longer, set "toolTimeouts": {"run_command": ${Math.min(seconds * 2000, TIMER_MAX_MS)}} in config.json`;
+    throw new ToolError(`the command timed out after ${seconds} s and was killed${longer}`);
+  }
+  if (result.aborted) throw new ToolError('the command was interrupted', false);
+  return commandResult(result, context.resultBudget, NARROW_HINT);
+}
+
+export const runCommandTool: Tool = { ...RUN_COMMAND, run: (args, context) => runCommand(args, context) };
 
 interface Managed {
   command: string;

@@ -78,6 +78,11 @@ export interface Tool {
   ownStore?: boolean;
   /** Milliseconds before the call is abandoned; the loop's default applies when absent. */
   timeoutMs?: number;
+  /**
+   * A tool that times its own work (run_command kills its command and says so): the tool for a
+   * configured timeout (toolTimeouts), in place of setting `timeoutMs` alone.
+   */
+  timedBy?: (timeoutMs: number) => Tool;
   /** Characters of result sent to the model before microcompaction saves the rest. */
   resultBudget?: number;
   /**

@@ -9,7 +9,9 @@ import { validateArguments } from '../../src/tools/validate.js';
 import { BACKGROUND_NOTE, DETACHED_NOTE, LastOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, commandResult, killGroup, lineTailOf, onPath, spawnGroup, tailsWithin } from '../../src/tools/process.js';
 import { groupThousands } from '../../src/text/decimal.js';
 import { looksSecret } from '../../src/text/secrets.js';
-import { outputResult, processTool, runCommandTool } from '../../src/tools/shell.js';
+import { commandSeconds, outputResult, processTool, runCommand, runCommandTool } from '../../src/tools/shell.js';
+import { loadToolbox } from '../../src/tools/catalog.js';
+import { defined } from '../support/defined.js';
 import { ToolError } from '../../src/tools/types.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import { alive } from '../support/alive.js';
@@ -60,6 +62,55 @@ describe('run_command', () => {
   ])('a timeout of %i s is valid unless: %s', (timeout, problem) => {
     const args = { command: 'true', timeout };
     expect(validateArguments(runCommandTool, args)).toEqual(problem === null ? { kind: 'ok', args } : { kind: 'invalid', reason: expect.stringContaining(problem) as unknown });
+  });
+
+  it.each<[number | undefined, number | undefined, number]>([
+    // the model's timeout, toolTimeouts.run_command in seconds → how long the command may run
+    [undefined, undefined, 30],
+    [5, undefined, 5],
+    [600, undefined, 600],
+    // The user's setting is the default, and may lengthen it past 30 s (or past 600)…
+    [undefined, 120, 120],
+    [undefined, 3600, 3600],
+    [undefined, 1.5, 1.5],
+    // …and the most the model may ask for: a shorter timeout applies, a longer one does not.
+    [10, 120, 10],
+    [300, 120, 120],
+  ])('timeout %j with toolTimeouts.run_command %j s: the command may run %j s', (asked, limitS, seconds) => {
+    expect(commandSeconds(asked, limitS)).toBe(seconds);
+  });
+
+  it.each<[number | undefined, Record<string, unknown>, string]>([
+    // toolTimeouts.run_command in seconds, arguments → the failure
+    [undefined, { command: 'sleep 5', timeout: 1 }, 'the command timed out after 1 s and was killed'],
+    [0.5, { command: 'sleep 5' }, 'the command timed out after 0.5 s and was killed; to allow longer, set "toolTimeouts": {"run_command": 1000} in config.json'],
+    [0.5, { command: 'sleep 5', timeout: 20 }, 'the command timed out after 0.5 s and was killed; to allow longer, set "toolTimeouts": {"run_command": 1000} in config.json'],
+  ])('toolTimeouts.run_command %j s, %j: %s', async (limitS, args, message) => {
+    await expect(runCommand(args, context(), limitS)).rejects.toMatchObject({ message, retryable: true });
+  });
+
+  it.each<[number, number, string, number]>([
+    // toolTimeouts.run_command in ms → the timeout's maximum, words of the description, the loop's timer
+    [120_000, 120, 'Times out after 120 s, or sooner when timeout asks.', 125_000],
+    [1500, 1, 'Times out after 1.5 s, or sooner when timeout asks.', 6500],
+    [3_600_000, 3600, 'Times out after 3600 s, or sooner when timeout asks.', 3_605_000],
+    [2_147_483_647, 2_147_483, 'Times out after 2147483.647 s, or sooner when timeout asks.', 2_147_483_647],
+  ])('toolTimeouts.run_command %i: the model is told it, and the loop waits for the command to be killed', async (ms, maximum, words, timer) => {
+    const box = await loadToolbox(['run_command'], { toolTimeouts: { run_command: ms } });
+    const tool = defined(box.tools[0]);
+    expect(tool.description).toContain(words);
+    expect(tool.parameters.properties.timeout).toMatchObject({ maximum });
+    expect(tool.timeoutMs).toBe(timer);
+    expect(validateArguments(tool, { command: 'true', timeout: maximum + 1 })).toMatchObject({ kind: 'invalid' });
+    await box.close();
+  });
+
+  it('toolTimeouts.run_command times the command the offered tool runs', async () => {
+    const box = await loadToolbox(['run_command'], { toolTimeouts: { run_command: 500 }, toolBudgets: { run_command: 9000 } });
+    const tool = defined(box.tools[0]);
+    expect(tool.resultBudget).toBe(9000);
+    await expect(tool.run({ command: 'sleep 5' }, context())).rejects.toThrow('the command timed out after 0.5 s and was killed');
+    await box.close();
   });
 
   it('kills the whole process group on timeout', async () => {

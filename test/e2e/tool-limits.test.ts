@@ -1,0 +1,40 @@
+// The shell, history and command tools at their limits, end to end: the built bin/argo against the
+// Ollama stand-in scripting tool calls, with config.json's settings and mistakes.
+import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { FakeToolCall, RequestBody } from '../support/fake-ollama.js';
+import { scriptedOllamaPerFile } from '../support/fake-ollama-hooks.js';
+import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+
+const { ollama, play } = await scriptedOllamaPerFile();
+
+const call = (name: string, args: Record<string, unknown>): FakeToolCall => ({ function: { name, arguments: args } });
+
+function chatBodies(): RequestBody[] {
+  return ollama.requests.filter((request) => request.path === '/api/chat').map((request) => JSON.parse(request.body) as RequestBody);
+}
+
+function root(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'argo-tool-limits-')));
+  mkdirSync(join(dir, 'sub'));
+  return dir;
+}
+
+function argo(args: string[], home: string) {
+  return runArgo(args, { home, host: ollama.url });
+}
+
+describe('toolTimeouts.run_command', () => {
+  it("is the command's own timeout, and what the model is told", async () => {
+    const home = tempHome({ toolTimeouts: { run_command: 1500 } });
+    play.rounds = [{ calls: [call('run_command', { command: 'sleep 5; echo hi' })] }, { reply: 'never' }];
+    const result = await argo(['-T', 'run_command', '--yes', '--root', root(), 'wait'], home);
+    expect(result.stderr).toContain('argo: tool run_command failed: the command timed out after 1.5 s and was killed; to allow longer, set "toolTimeouts": {"run_command": 3000} in config.json\n');
+    const offered = (chatBodies()[0]?.tools ?? []) as { function: { description: string; parameters: { properties: { timeout: Record<string, unknown> } } } }[];
+    expect(offered[0]?.function.description).toContain('Times out after 1.5 s, or sooner when timeout asks.');
+    expect(offered[0]?.function.parameters.properties.timeout).toMatchObject({ maximum: 1 });
+    expect(logLines(home)[0]?.tool_calls).toEqual([expect.objectContaining({ outcome: 'failure', error: expect.stringContaining('timed out after 1.5 s and was killed') as unknown })]);
+  });
+});
