@@ -32,6 +32,8 @@ export interface ReadOptions {
   maxLineBytes?: number;
   /** Read through this open handle (left open) instead of opening `path`: the file it was, even if replaced since. */
   handle?: FileHandle;
+  /** Stops the reading between reads (throws its reason): a search a tool call makes ends with the call. */
+  signal?: AbortSignal;
 }
 
 const CHUNK = 1 << 19;
@@ -99,6 +101,7 @@ export async function* readBlocks(path: string, options: Omit<ReadOptions, 'need
     for (;;) {
       const bytesRead = await pending;
       pending = null;
+      options.signal?.throwIfAborted();
       const readAt = current.length - chunk;
       if (bytesRead === 0) {
         if (kept > 0) yield { bytes: current.subarray(readAt - kept, readAt), offset, unfinished: true };
@@ -198,6 +201,7 @@ export async function* readLinesBackward(path: string, options: Omit<ReadOptions
     while (position > 0) {
       const length = Math.min(chunk, position);
       const bytesRead = await ahead.result();
+      options.signal?.throwIfAborted();
       // A file cut short under us reads as NULs (an unreadable line), not as stale bytes.
       if (bytesRead < length) ahead.buffer.fill(0, bytesRead, length);
       if (kept + length > bytes.length) bytes = grown(bytes, kept + length, bytes.length - kept, bytes.length, 'end');

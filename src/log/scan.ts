@@ -64,6 +64,8 @@ export interface ScanOptions {
   endOf?: (file: string) => number | undefined;
   /** Called with each line skipped as unreadable (after it is counted), e.g. to find where it stood. */
   onUnreadable?: (file: string, line: RawLine) => void;
+  /** Ends the scan between reads (throws its reason). */
+  signal?: AbortSignal;
 }
 
 /** Every readable turn of `files` in order (or newest first with `backward`); bad lines are counted and skipped. */
@@ -71,7 +73,7 @@ export async function* scanEntries(files: readonly string[], stats: ScanStats, o
   const ordered = options.backward ? [...files].reverse() : files;
   for (const file of ordered) {
     const end = options.endOf?.(file);
-    const read = { ...(end !== undefined ? { end } : {}), ...(options.needle ? { needle: options.needle } : {}) };
+    const read = { ...(end !== undefined ? { end } : {}), ...(options.needle ? { needle: options.needle } : {}), ...(options.signal ? { signal: options.signal } : {}) };
     const lines = options.backward ? readLinesBackward(file, read) : readLines(file, read);
     for await (const line of lines) {
       if (isBlank(line)) continue;

@@ -12,6 +12,8 @@ export interface SearchOptions {
   limit?: number;
   /** Per file: read only up to this byte (a snapshot taken before following). */
   endOf?: (file: string) => number | undefined;
+  /** Ends the search between reads (throws its reason): a tool call's, stopped with the call. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -27,6 +29,7 @@ export async function* searchTurns(logsDir: string, query: Query, stats: ScanSta
     ...(needle ? { needle } : {}),
     ...(prefilter ? { prefilter } : {}),
     ...(options.endOf ? { endOf: options.endOf } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   };
   if (options.limit === undefined) {
     for await (const found of scanEntries(files, stats, scan)) if (matchesQuery(found.entry, query, grep)) yield found;

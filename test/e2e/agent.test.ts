@@ -1703,7 +1703,7 @@ describe("argo --tools: a failure quoting outside words ending in a secret keeps
       ['run_command', { command: 'true', cwd: `nope/${secret}` }, `directory "nope/${MASKED}" does not exist`],
       ['run_command', { command: 'true', cwd: `bin/${secret}` }, `"bin/${MASKED}" is not a directory`],
       ['process', { operation: 'status', handle: secret }, `no process with handle "${MASKED}"; list them with operation "list"`],
-      ['search_history', { query: 'x', session: secret }, `there is no session named "${MASKED}"`],
+      ['search_history', { query: 'x', session: secret }, `there is no session named "${MASKED}"; there are no sessions yet`],
       ['fetch_url', { url: `${pages.base()}/type/${secret}` }, `${host} sent image/${MASKED}, which is not text`],
       ['launch', {}, 'tool execution failed'],
     ];
@@ -1711,7 +1711,7 @@ describe("argo --tools: a failure quoting outside words ending in a secret keeps
     const result = await argo(['-T', 'fs,edit,shell,web,history,launch', '--yes', '--root', root, 'try them all'], home, { env: web });
     expect(result.code).toBe(1);
     // The first call that retrying cannot help ends the run, its message quoted once more, not masked again.
-    expect(result.stderr).toContain(`argo: tool search_history failed and retrying cannot help (there is no session named "${MASKED}"); `);
+    expect(result.stderr).toContain(`argo: tool fetch_url failed and retrying cannot help (${host} sent image/${MASKED}, which is not text); `);
     const shown = result.stderr.split('\n').filter((line) => line.includes(' failed: '));
     expect(shown).toEqual(failures.map(([name, , error]) => `argo: tool ${name} failed: ${error}`));
     const calls = (logLines(home)[0]?.tool_calls ?? []) as Record<string, unknown>[];

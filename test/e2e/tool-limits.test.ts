@@ -38,3 +38,19 @@ describe('toolTimeouts.run_command', () => {
     expect(logLines(home)[0]?.tool_calls).toEqual([expect.objectContaining({ outcome: 'failure', error: expect.stringContaining('timed out after 1.5 s and was killed') as unknown })]);
   });
 });
+
+describe('search_history', () => {
+  it('an empty session filters nothing; an unknown one is a failure the run goes on after, naming the sessions there are', async () => {
+    const home = tempHome();
+    play.rounds = [{ reply: 'noted' }];
+    expect(await argo(['-s', 'work', 'remember go'], home)).toMatchObject({ code: 0 });
+    play.next = 0;
+    play.rounds = [{ calls: [call('search_history', { query: 'go', session: 'wrok' })] }, { calls: [call('search_history', { query: 'go', session: '' })] }, { reply: 'found' }];
+    const result = await argo(['-T', 'history', 'what did I say?'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'found\n' });
+    expect(result.stderr).toContain('argo: tool search_history failed: there is no session named "wrok"; sessions: work\n');
+    const calls = (logLines(home)[1]?.tool_calls ?? []) as Record<string, unknown>[];
+    expect(calls.map(({ outcome }) => outcome)).toEqual(['failure', 'success']);
+    expect(JSON.stringify(calls[1]?.result)).toContain('remember go');
+  });
+});

@@ -7,8 +7,8 @@ import type { Needle } from '../../src/log/needle.js';
 import { ScanStats, describeBadLine, isBlank, scanEntries } from '../../src/log/scan.js';
 import { appendRaw, makeEntry, tempData } from './helpers.js';
 
-async function all(lines: AsyncIterable<RawLine>): Promise<RawLine[]> {
-  const out: RawLine[] = [];
+async function all<T = RawLine>(lines: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
   for await (const line of lines) out.push(line);
   return out;
 }
@@ -95,6 +95,36 @@ describe('readLines / readLinesBackward', () => {
     const buffer = Buffer.from(content);
     for (const line of found) expect(buffer.subarray(line.offset, line.offset + line.length).toString()).toBe(line.text);
     expect((await all(readLinesBackward(path, { needle: { kind: 'text', text: 'needle', caseless: true } }))).map((line) => (JSON.parse(line.text) as { n: number }).n)).toEqual([2999, 1999, 999]);
+  });
+});
+
+describe('a reading stopped by its signal', () => {
+  const content = `${Array.from({ length: 50 }, (_, index) => `line ${index}`).join('\n')}\n`;
+  it.each<[string, (path: string, signal: AbortSignal) => AsyncIterable<RawLine>]>([
+    // reader → stops between reads, after the chunk it had, throwing the signal's reason
+    ['readLines', (path, signal) => readLines(path, { chunkSize: 64, signal })],
+    ['readLinesBackward', (path, signal) => readLinesBackward(path, { chunkSize: 64, signal })],
+  ])('%s', async (_reader, read) => {
+    const path = file(content);
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const line of read(path, controller.signal)) {
+        seen.push(line.text);
+        controller.abort(new Error('stopped'));
+      }
+    })();
+    await expect(reading).rejects.toThrow('stopped');
+    expect(seen.length).toBeLessThan(10);
+    const aborted = new AbortController();
+    aborted.abort(new Error('stopped'));
+    await expect(all(read(path, aborted.signal))).rejects.toThrow('stopped');
+  });
+
+  it('scanEntries passes it to each file it reads: lines it would never yield are not read on', async () => {
+    const aborted = new AbortController();
+    aborted.abort(new Error('stopped'));
+    await expect(all(scanEntries([file(content)], new ScanStats(), { signal: aborted.signal, prefilter: () => false }))).rejects.toThrow('stopped');
   });
 });
 

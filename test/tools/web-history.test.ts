@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveSession } from '../../src/sessions/store.js';
 import { searchHistoryTool } from '../../src/tools/history.js';
+import { validateArguments } from '../../src/tools/validate.js';
 import { htmlText } from '../../src/tools/html-text.js';
 import { FETCH_TEXT_CAP } from '../../src/tools/builtins.js';
 import { FETCH_RAW_CAP, budgetedResult, fetchUrlTool, readBodyText, readingNote, textWindow, webUnreachable } from '../../src/tools/web.js';
@@ -376,7 +377,47 @@ describe('search_history', () => {
       { id: 't3', timestamp: '2026-01-02T10:00:00.000+00:00', session: 'default', prompt: 'more rust', response: `${'x'.repeat(600)}…` },
     ]);
     expect((await searchHistoryTool.run({ query: 'rust', limit: 1 }, context(home))).turns).toHaveLength(1);
-    await expect(searchHistoryTool.run({ query: 'rust', session: 'nope' }, context(home))).rejects.toMatchObject({ message: 'there is no session named "nope"', retryable: false });
+  });
+
+  it.each<[string, Record<string, unknown>, string[] | string]>([
+    // case, arguments → the turns' ids, or the failure (the model may correct its arguments: retryable)
+    ['no session', { query: 'rust' }, ['t1', 't3']],
+    ['an empty session: no filter', { query: 'rust', session: '' }, ['t1', 't3']],
+    ['a blank session: no filter', { query: 'rust', session: '  ' }, ['t1', 't3']],
+    ['a null session: no filter', { query: 'rust', session: null }, ['t1', 't3']],
+    ['a session by its name', { query: 'rust', session: 'work' }, ['t3']],
+    ['an unknown session, the likeliest first', { query: 'rust', session: 'wrok' }, 'there is no session named "wrok"; sessions: work, default'],
+    ['an unknown session', { query: 'rust', session: 'nope' }, 'there is no session named "nope"; sessions: default, work'],
+  ])('%s', async (_case, args, expected) => {
+    const home = await homeWith([line('t1', ['default', 'S1'], 'about rust', 'a'), line('t2', ['default', 'S1'], 'about go', 'b'), line('t3', ['work', 'S2'], 'more rust', 'c')], [['default', 'S1'], ['work', 'S2']]);
+    expect(validateArguments(searchHistoryTool, args)).toEqual({ kind: 'ok', args });
+    const run = searchHistoryTool.run(args, context(home));
+    if (typeof expected === 'string') await expect(run).rejects.toMatchObject({ message: expected, retryable: true });
+    else expect(((await run).turns as { id: string }[]).map((turn) => turn.id)).toEqual(expected);
+  });
+
+  it.each<[number, string]>([
+    // sessions there are → what an unknown name's failure lists
+    [0, 'there is no session named "nope"; there are no sessions yet'],
+    [5, 'there is no session named "nope"; sessions: s1, s2, s3, s4, s5'],
+    [7, 'there is no session named "nope"; sessions: s1, s2, s3, s4, s5 and 2 more'],
+  ])('with %i sessions an unknown name says: %s', async (count, message) => {
+    const home = await homeWith([line('t1', ['s1', 'S1'], 'rust', 'a')], Array.from({ length: count }, (_, index): [string, string] => [`s${index + 1}`, `S${index + 1}`]));
+    await expect(searchHistoryTool.run({ query: 'rust', session: 'nope' }, context(home))).rejects.toMatchObject({ message, retryable: true });
+  });
+
+  it('stops a search when its call is aborted (Ctrl-C, a STOP, its timeout): a permanent failure, not a result', async () => {
+    // Many days of turns, none matching: the search reads them all before it yields anything.
+    const home = await homeWith([], []);
+    const day = `${Array.from({ length: 2000 }, (_, index) => line(`t${index}`, ['default', 'S1'], 'about go', 'b')).join('\n')}\n`;
+    for (let dayOfMonth = 3; dayOfMonth <= 28; dayOfMonth++) writeFileSync(join(home, 'logs', `2026-01-${String(dayOfMonth).padStart(2, '0')}.log`), day);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(searchHistoryTool.run({ query: 'rust' }, { ...context(home), signal: controller.signal })).rejects.toMatchObject({ message: 'the search was interrupted', retryable: false });
+    const later = new AbortController();
+    const running = searchHistoryTool.run({ query: 'rust' }, { ...context(home), signal: later.signal });
+    later.abort();
+    await expect(running).rejects.toMatchObject({ message: 'the search was interrupted', retryable: false });
   });
 
   describe('names a session as it is named now, which its session argument takes', () => {
@@ -392,12 +433,12 @@ describe('search_history', () => {
       ]],
       ['the name a result gave', { query: 'hunter2', session: 'gamma' }, [{ id: 't1', session: 'gamma' }]],
       ['a name taken since by another session: that session only', { query: 'hunter2', session: 'beta' }, []],
-      ['the name it was logged under', { query: 'hunter2', session: 'alpha' }, 'there is no session named "alpha"'],
+      ['the name it was logged under', { query: 'hunter2', session: 'alpha' }, 'there is no session named "alpha"; sessions: beta, gamma'],
     ])('%s', async (_case, args, expected) => {
       const home = await homeWith(lines, records);
       const run = searchHistoryTool.run(args, context(home));
       if (typeof expected === 'string') {
-        await expect(run).rejects.toMatchObject({ message: expected, retryable: false });
+        await expect(run).rejects.toMatchObject({ message: expected, retryable: true });
         return;
       }
       const turns = (await run).turns as Record<string, unknown>[];
