@@ -5,7 +5,7 @@
 // model answers in words never loads it: one definition, whichever way a tool is reached.
 import { TIMER_MAX_MS } from '../config/settings.js';
 import { groupThousands } from '../text/decimal.js';
-import { onPath } from './process.js';
+import { nulByteIn, onPath } from './process.js';
 import { stringArg } from './types.js';
 import type { Tool } from './types.js';
 
@@ -125,6 +125,7 @@ export function runCommandDefinition(limitS?: number): ToolDefinition {
     sideEffects: true,
     // Its own timeout governs; the loop must not cut it short.
     timeoutMs: Math.min((limitS ?? MAX_COMMAND_TIMEOUT_S) * 1000 + COMMAND_KILL_MARGIN_MS, TIMER_MAX_MS),
+    refuse: (args) => nulByteIn(args, ['command', 'cwd']),
     check: shellCheck,
     preview: (args) => Promise.resolve(`$ ${stringArg(args, 'command') ?? ''}`),
   };
@@ -149,6 +150,7 @@ export const PROCESS: ToolDefinition = {
     additionalProperties: false,
   },
   sideEffects: true,
+  refuse: (args) => nulByteIn(args, ['command', 'cwd']),
   check: shellCheck,
   preview: (args) => Promise.resolve(`process ${stringArg(args, 'operation') ?? ''} ${stringArg(args, 'command') ?? stringArg(args, 'handle') ?? ''}`.trimEnd()),
 };

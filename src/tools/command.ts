@@ -2,8 +2,9 @@
 // without a shell (so an argument can never become a second command).
 import { maskSecrets } from '../text/secrets.js';
 import { commandResult, findCommand, runProcess } from './process.js';
-import { quoting } from './foreign-line.js';
+import { clipped, quoting } from './foreign-line.js';
 import { ToolError } from './types.js';
+import { errnoOf } from '../log/fs.js';
 import { ARGV_PLACEHOLDER } from '../config/settings.js';
 import { quotedName } from '../output/terminal-text.js';
 import type { CommandToolSettings } from '../config/settings.js';
@@ -77,6 +78,33 @@ function leadingValue(part: string, args: Record<string, unknown>): string | nul
   return null;
 }
 
+/** Why these arguments cannot reach the command, or null: a value its argv takes holds a NUL byte, which no argument can. */
+export function nulArgument(template: readonly string[], args: Record<string, unknown>): string | null {
+  for (const part of template) {
+    for (const match of part.matchAll(PLACEHOLDER)) {
+      const name = match[1] ?? '';
+      if (valueText(args[name]).includes('\u0000')) return `"${name}" holds a NUL byte (\\u0000), which no command can be given; give it without one`;
+    }
+  }
+  return null;
+}
+
+/**
+ * A spawn that failed (the program, or the interpreter its #! line names, is not there or cannot be
+ * run) as a failure naming the program: asking again runs the same argv[0], so it is permanent.
+ */
+function didNotStart(tool: string, file: string, error: unknown): ToolError | null {
+  const code = errnoOf(error);
+  if (!(error instanceof Error) || !('syscall' in error) || typeof error.syscall !== 'string' || !error.syscall.startsWith('spawn') || code === undefined) return null;
+  const fix =
+    code === 'ENOENT'
+      ? `it is not there, or the interpreter its #! line names is not; fix commandTools."${tool}".argv in config.json`
+      : code === 'EACCES'
+        ? 'it is not a program you may run (chmod +x it)'
+        : `fix commandTools."${tool}".argv in config.json`;
+  return new ToolError(quoting`the command "${clipped(file, 200)}" did not start (spawn ${code}): ${fix}`, false);
+}
+
 export function commandTool(name: string, config: CommandToolConfig): Tool {
   const requires = config.requires ?? (config.argv[0] !== undefined ? [config.argv[0]] : []);
   return {
@@ -85,7 +113,7 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
     parameters: (config.parameters as ParametersSchema | undefined) ?? { type: 'object', properties: {} },
     sideEffects: config.sideEffects ?? true,
     timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    refuse: (args) => optionLikeArgument(config.argv, args),
+    refuse: (args) => optionLikeArgument(config.argv, args) ?? nulArgument(config.argv, args),
     // As the run finds it: a relative path ("./tool.sh") from the root, where the command runs.
     check: async (root) => {
       for (const binary of requires) {
@@ -95,6 +123,7 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
         const name = quotedName(maskSecrets(binary), 200);
         // The catalog does not mask a reason again: what it quotes is masked here.
         if (found === 'not-executable') return quoting`${name} is not executable (chmod +x it)`.text;
+        if (found === 'folder') return (binary.startsWith('/') ? quoting`${name} is a folder, not a program` : quoting`${name} is a folder, not a program (a relative path is from the root, ${root})`).text;
         if (found === 'missing') return (binary.includes('/') ? quoting`${name} does not exist (a relative path is from the root, ${root})` : quoting`${name} is not on PATH`).text;
       }
       return null;
@@ -104,7 +133,9 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
       const [file, ...rest] = fillArgv(config.argv, args);
       if (file === undefined || file === '') throw new ToolError(quoting`the tool "${name}" has an empty command in config.json`, false);
       // The loop's timer ends it (the tool's timeoutMs, or toolTimeouts over it) by aborting the signal.
-      const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
+      const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal, ...(context.env ? { env: context.env } : {}) }).catch((error: unknown) => {
+        throw didNotStart(name, file, error) ?? error;
+      });
       if (result.aborted) throw new ToolError(quoting`"${name}" was interrupted`, false);
       // Its arguments are all the model can change: no advice on narrowing the output.
       return commandResult(result, context.resultBudget);

@@ -260,6 +260,15 @@ export function spawnGroup(file: string, args: string[], cwd: string, env: NodeJ
   return child;
 }
 
+/**
+ * Why these arguments cannot reach a process, or null: one of `names` holds a NUL byte, which no
+ * command line, argument or path can (spawn would refuse it). The model can give it without one.
+ */
+export function nulByteIn(args: Record<string, unknown>, names: readonly string[]): string | null {
+  const name = names.find((key) => typeof args[key] === 'string' && args[key].includes('\u0000'));
+  return name === undefined ? null : `"${name}" holds a NUL byte (\\u0000), which no command can be given; give it without one`;
+}
+
 /** Runs to completion (or timeout / abort) and returns the end of what it printed. Never rejects for a failing command. */
 export function runProcess(spec: RunSpec): Promise<RunResult> {
   return new Promise((resolve, reject) => {
@@ -323,13 +332,17 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
 
 /**
  * Whether `name` can be run: looked up on PATH, or, with a "/", a path (a relative one from `cwd`, the
- * folder the command runs in). `not-executable` when a file of that name is there without the x bit.
+ * folder the command runs in). `not-executable` when a file of that name is there without the x bit;
+ * `folder` when the path names a folder.
  */
-export async function findCommand(name: string, cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<'found' | 'not-executable' | 'missing'> {
+export async function findCommand(name: string, cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<'found' | 'not-executable' | 'folder' | 'missing'> {
   const candidates = name.includes('/') ? [resolve(cwd, name)] : (env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => resolve(cwd, dir, name));
   let seen = false;
+  let folder = false;
   for (const candidate of candidates) {
     const found = await stat(candidate).catch(() => null);
+    // A folder of that name in a PATH directory is no answer: the search goes on.
+    if (found?.isDirectory() === true && name.includes('/')) folder = true;
     if (found?.isFile() !== true) continue;
     try {
       await access(candidate, constants.X_OK);
@@ -338,7 +351,7 @@ export async function findCommand(name: string, cwd: string, env: NodeJS.Process
       seen = true;
     }
   }
-  return seen ? 'not-executable' : 'missing';
+  return seen ? 'not-executable' : folder ? 'folder' : 'missing';
 }
 
 /** Whether `name` is an executable on PATH (or a path to one, from the working directory). */

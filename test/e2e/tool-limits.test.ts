@@ -1,6 +1,6 @@
 // The shell, history and command tools at their limits, end to end: the built bin/argo against the
 // Ollama stand-in scripting tool calls, with config.json's settings and mistakes.
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -52,5 +52,35 @@ describe('search_history', () => {
     const calls = (logLines(home)[1]?.tool_calls ?? []) as Record<string, unknown>[];
     expect(calls.map(({ outcome }) => outcome)).toEqual(['failure', 'success']);
     expect(JSON.stringify(calls[1]?.result)).toContain('remember go');
+  });
+});
+
+describe('commands that cannot start', () => {
+  it('argv[0] naming a folder is unavailable as a folder, not as missing', async () => {
+    const dir = root();
+    const result = await runArgo(['tools'], { home: tempHome({ commandTools: { build: { description: 'Build', argv: ['./sub'] } } }), host: ollama.url, cwd: dir });
+    expect(result.stdout).toMatch(new RegExp(`^ {2}build +unavailable: "\\./sub" is a folder, not a program \\(a relative path is from the root, ${dir}\\)$`, 'm'));
+  });
+
+  it('a program not there ("requires": [] skips the check) stops the run at once, naming it', async () => {
+    const home = tempHome({ commandTools: { build: { description: 'Build', argv: ['no-such-binary-q'], requires: [], sideEffects: false } } });
+    play.rounds = [{ calls: [call('build', {})] }, { reply: 'never' }];
+    const result = await argo(['-T', 'build', 'build it'], home);
+    expect(result.code).toBe(1);
+    const said = 'the command "no-such-binary-q" did not start (spawn ENOENT): it is not there, or the interpreter its #! line names is not; fix commandTools."build".argv in config.json';
+    expect(result.stderr).toContain(`argo: tool build failed: ${said}\n`);
+    expect(result.stderr).toContain(`argo: tool build failed and retrying cannot help (${said}); `);
+    expect(chatBodies()).toHaveLength(1);
+  });
+
+  it('a NUL byte in a command makes the call invalid: the model is asked again, and nothing runs', async () => {
+    const home = tempHome();
+    const dir = root();
+    play.rounds = [{ calls: [call('run_command', { command: `echo a\u0000b > ${join(dir, 'ran')}` })] }, { calls: [call('run_command', { command: 'echo ab' })] }, { reply: 'done' }];
+    const result = await argo(['-T', 'shell', '--yes', '--root', dir, 'say ab'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'done\n' });
+    expect(result.stderr).toContain('argo: the model\'s response was invalid (run_command: "command" holds a NUL byte (\\u0000), which no command can be given; give it without one); asking again (1 of 3)\n');
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+    expect(chatBodies()).toHaveLength(3);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
-import { commandTool, fillArgv, optionLikeArgument } from '../../src/tools/command.js';
+import { commandTool, fillArgv, nulArgument, optionLikeArgument } from '../../src/tools/command.js';
 import { validateArguments } from '../../src/tools/validate.js';
 import { BACKGROUND_NOTE, DETACHED_NOTE, LastOutput, UNREAD_CAP_CHARS, UnreadOutput, commandEnvironment, commandResult, killGroup, lineTailOf, onPath, spawnGroup, tailsWithin } from '../../src/tools/process.js';
 import { groupThousands } from '../../src/text/decimal.js';
@@ -13,7 +13,7 @@ import { commandSeconds, outputResult, processTool, runCommand, runCommandTool }
 import { loadToolbox } from '../../src/tools/catalog.js';
 import { defined } from '../support/defined.js';
 import { ToolError } from '../../src/tools/types.js';
-import type { ToolContext } from '../../src/tools/types.js';
+import type { Tool, ToolContext } from '../../src/tools/types.js';
 import { alive } from '../support/alive.js';
 import { waitFor } from '../support/wait.js';
 
@@ -111,6 +111,19 @@ describe('run_command', () => {
     expect(tool.resultBudget).toBe(9000);
     await expect(tool.run({ command: 'sleep 5' }, context())).rejects.toThrow('the command timed out after 0.5 s and was killed');
     await box.close();
+  });
+
+  const NUL = (name: string) => `"${name}" holds a NUL byte (\\u0000), which no command can be given; give it without one`;
+  it.each<[string, () => Tool, Record<string, unknown>, string | null]>([
+    // tool, arguments → why the call is invalid (the model is asked again), or null
+    ['run_command', () => runCommandTool, { command: 'echo a\u0000b' }, NUL('command')],
+    ['run_command', () => runCommandTool, { command: 'pwd', cwd: 'sub\u0000' }, NUL('cwd')],
+    ['run_command', () => runCommandTool, { command: 'echo "a\\0b"' }, null],
+    ['process', () => processTool(), { operation: 'start', command: 'sleep 1\u0000' }, NUL('command')],
+    ['process', () => processTool(), { operation: 'start', command: 'true', cwd: '\u0000' }, NUL('cwd')],
+    ['process', () => processTool(), { operation: 'status', handle: 'proc_1' }, null],
+  ])('%s %j: invalid because %j', (_name, made, args, reason) => {
+    expect(validateArguments(made(), args)).toEqual(reason === null ? { kind: 'ok', args } : { kind: 'invalid', reason });
   });
 
   it('kills the whole process group on timeout', async () => {
@@ -463,16 +476,51 @@ describe('command-backed tools', () => {
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-cmd-root-')));
     writeFileSync(join(root, 'tool.sh'), '#!/bin/sh\necho ran\n', { mode: 0o755 });
     writeFileSync(join(root, 'plain.sh'), '#!/bin/sh\necho ran\n', { mode: 0o644 });
+    mkdirSync(join(root, 'sub'));
     const checked = async (argv0: string, where: string) => commandTool('t', { description: 't', argv: [argv0] }).check?.(where);
     const cases: [string, string, string | null][] = [
       ['./tool.sh', root, null],
       ['./tool.sh', tmpdir(), `"./tool.sh" does not exist (a relative path is from the root, ${tmpdir()})`],
       ['./plain.sh', root, '"./plain.sh" is not executable (chmod +x it)'],
       [join(root, 'plain.sh'), '/', `"${join(root, 'plain.sh')}" is not executable (chmod +x it)`],
-      [root, '/', `"${root}" does not exist (a relative path is from the root, /)`],
+      [root, '/', `"${root}" is a folder, not a program`],
+      ['./sub', root, `"./sub" is a folder, not a program (a relative path is from the root, ${root})`],
+      ['./sub/', root, `"./sub/" is a folder, not a program (a relative path is from the root, ${root})`],
+      // On PATH, a folder of that name is passed over.
+      ['sub', root, '"sub" is not on PATH'],
     ];
     for (const [argv0, where, reason] of cases) expect([argv0, where, await checked(argv0, where)]).toEqual([argv0, where, reason]);
     expect(await commandTool('t', { description: 't', argv: ['./tool.sh'] }).run({}, { ...context(), root })).toMatchObject({ exit_code: 0, stdout: 'ran\n' });
+  });
+
+  it.each<[string, string[], Record<string, unknown>, string]>([
+    // case, argv, arguments → the failure: permanent, naming the program (asking again runs the same one)
+    ['a program not there (requires: [] skipped the check)', ['argo-no-such-binary-q'], {}, 'the command "argo-no-such-binary-q" did not start (spawn ENOENT): it is not there, or the interpreter its #! line names is not; fix commandTools."t".argv in config.json'],
+    ['a script whose interpreter is not there', ['./bad-interpreter.sh'], {}, 'the command "./bad-interpreter.sh" did not start (spawn ENOENT): it is not there, or the interpreter its #! line names is not; fix commandTools."t".argv in config.json'],
+    ['a file without the x bit', ['./plain.sh'], {}, 'the command "./plain.sh" did not start (spawn EACCES): it is not a program you may run (chmod +x it)'],
+    ['a folder', ['./sub'], {}, 'the command "./sub" did not start (spawn EACCES): it is not a program you may run (chmod +x it)'],
+  ])('a command that does not start: %s', async (_case, argv, args, message) => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'argo-cmd-spawn-')));
+    writeFileSync(join(root, 'bad-interpreter.sh'), '#!/nonexistent/interpreter\n', { mode: 0o755 });
+    writeFileSync(join(root, 'plain.sh'), '#!/bin/sh\necho ran\n', { mode: 0o644 });
+    mkdirSync(join(root, 'sub'));
+    const tool = commandTool('t', { description: 't', argv, requires: [] });
+    await expect(tool.run(args, { ...context(), root })).rejects.toMatchObject({ message, retryable: false });
+  });
+
+  it.each<[string[], Record<string, unknown>, string | null]>([
+    // argv, arguments → why the call is invalid (the model is asked again), or null
+    [['echo', '{word}'], { word: 'a\u0000b' }, '"word" holds a NUL byte (\\u0000), which no command can be given; give it without one'],
+    [['echo', '--name={word}'], { word: '\u0000' }, '"word" holds a NUL byte (\\u0000), which no command can be given; give it without one'],
+    [['echo', '{word}'], { word: 'ab' }, null],
+    // Not in the argv: it reaches no command.
+    [['echo', 'x'], { word: 'a\u0000b' }, null],
+    // JSON writes it as an escape.
+    [['echo', '{obj}'], { obj: { a: 'a\u0000b' } }, null],
+  ])('nulArgument(%j, %j) → %j', (argv, args, reason) => {
+    expect(nulArgument(argv, args)).toBe(reason);
+    const tool = commandTool('t', { description: 't', argv, parameters: { type: 'object', properties: { word: {}, obj: {} } } });
+    expect(validateArguments(tool, args)).toEqual(reason === null ? { kind: 'ok', args } : { kind: 'invalid', reason });
   });
 
   it.each([
