@@ -20,7 +20,7 @@ import { Sink } from '../output/sink.js';
 import type { ToolDefinition } from '../ollama/transport.js';
 import { searchTurns } from '../query/search.js';
 import { SessionLookup } from '../sessions/store.js';
-import { buildCatalog, builtinTools, listAllTools } from '../tools/catalog.js';
+import { buildCatalog, builtinTools, listAllTools, unusableToolsets } from '../tools/catalog.js';
 import { MemoLimitError, deleteMemo, readMemo, setMemo } from '../tools/memo.js';
 import { toolsConfigOf } from '../agent/answer.js';
 import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
@@ -66,8 +66,8 @@ export function registerTools(program: Command, io: Io, setOutcome: ReportOutcom
         io.stdout.write(untrustedFor(io, flags)(`${lines.join('\n')}\n`));
       }
       // Listed first, so the user sees the rest; a broken toolset is still a config error (exit 2).
-      const broken = listing.toolsets.find((set) => set.problem !== null);
-      if (broken) throw new UsageError(`config.json: toolsets."${broken.name}": ${broken.problem ?? ''}`);
+      const broken = unusableToolsets(listing);
+      if (broken !== null) throw new UsageError(broken);
       setOutcome('ok');
     });
   inheritProgramSettings(program, command);

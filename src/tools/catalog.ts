@@ -5,6 +5,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import { unreadableByOllama, unreadableReason } from '../ollama/tool-schema.js';
 import { clipText } from '../output/cut.js';
 import { cleanLine, quotedName } from '../output/terminal-text.js';
+import { groupThousands } from '../text/decimal.js';
 import { byCodeUnits } from '../text/order.js';
 import { commandTool } from './command.js';
 import { UNAVAILABLE_REASON_CHARS } from './foreign-line.js';
@@ -390,6 +391,22 @@ export interface ToolListing {
   toolsets: { name: string; tools: string[]; includes: string[]; builtin: boolean; problem: string | null }[];
   /** `asks`: a call asks "Allow?" first (side effects outside Argo's own data). */
   tools: { name: string; description: string; side_effects: boolean; asks: boolean; available: boolean; reason: string | null; toolset: string | null }[];
+}
+
+/** How many broken toolsets past the first `unusableToolsets` names. */
+const OTHERS_NAMED = 3;
+
+/**
+ * What `argo tools` exits with when config.json breaks toolsets (each is listed with its problem):
+ * the first one's problem, then the others by name (a few, and how many more); null when none is.
+ */
+export function unusableToolsets(listing: Pick<ToolListing, 'toolsets'>): string | null {
+  const [first, ...others] = listing.toolsets.filter((set) => set.problem !== null);
+  if (first === undefined) return null;
+  const named = others.slice(0, OTHERS_NAMED).map((set) => `"${set.name}"`);
+  const rest = others.length - named.length;
+  const also = named.length === 0 ? '' : `; also unusable: ${named.join(', ')}${rest > 0 ? ` and ${groupThousands(rest)} more` : ''} (each is listed with its problem)`;
+  return `config.json: toolsets."${first.name}": ${first.problem ?? ''}${also}`;
 }
 
 /**

@@ -157,6 +157,11 @@ function expand(requested: readonly string[], catalog: Catalog, pass: Pass = { d
     if (done.has(name)) return null;
     const spec = Object.hasOwn(catalog.toolsets, name) ? catalog.toolsets[name] : undefined;
     if (spec === undefined) {
+      const includedBy = path.at(-1);
+      // "includes" names toolsets only: a tool there is a mistake, the tool's place is "tools".
+      if (includedBy !== undefined && catalog.tools.has(name)) {
+        throw failing(new ConfigError(`toolset "${includedBy}" includes ${JSON.stringify(name)}, which is a tool, not a toolset; move it to the toolset's "tools"`), [...path]);
+      }
       if (catalog.tools.has(name)) {
         tools.add(name);
         return null;
@@ -177,7 +182,10 @@ function expand(requested: readonly string[], catalog: Catalog, pass: Pass = { d
     }
     for (const tool of spec.tools) {
       if (catalog.tools.has(tool)) tools.add(tool);
-      else if (perhapsMcp(tool)) mcpTools.add(tool);
+      // As on the command line, a toolset's name means the toolset, never an MCP tool of that name.
+      else if (Object.hasOwn(catalog.toolsets, tool)) {
+        throw failing(new ConfigError(`toolset "${name}" lists ${JSON.stringify(tool)} in "tools", but it is a toolset; move it to the toolset's "includes"`), [...path, name]);
+      } else if (perhapsMcp(tool)) mcpTools.add(tool);
       else throw failing(new ConfigError(`toolset "${name}" lists unknown tool ${JSON.stringify(tool)}; known tools: ${[...catalog.tools].sort().join(', ')}`), [...path, name]);
     }
     expanded.push({ toolset: name, tools: [...spec.tools].sort() });

@@ -1497,7 +1497,7 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(good.stdout).toMatch(/^ {2}ghost_tool +unavailable: "argo-no-such-binary-xyz" is not on PATH$/m);
     const broken = await argo(['tools', '--json'], tempHome({ toolsets: { loop_a: { includes: ['loop_b'] }, loop_b: { includes: ['loop_a'] } } }));
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toBe('argo: config.json: toolsets."loop_a": toolset cycle: loop_a → loop_b → loop_a; remove one of these includes in config.json\n');
+    expect(broken.stderr).toBe('argo: config.json: toolsets."loop_a": toolset cycle: loop_a → loop_b → loop_a; remove one of these includes in config.json; also unusable: "loop_b" (each is listed with its problem)\n');
     const listing = JSON.parse(broken.stdout) as { toolsets: { name: string; problem: string | null }[]; tools: { name: string; available: boolean }[] };
     expect(listing.toolsets.filter((set) => set.problem !== null).map((set) => set.name)).toEqual(['loop_a', 'loop_b']);
     expect(listing.tools.find((tool) => tool.name === 'read_file')).toMatchObject({ available: true });
@@ -1524,7 +1524,7 @@ describe('argo --tools: MCP, STOP, config', () => {
     const broken = await argo(['tools', '--json'], looped);
     expect(broken.code).toBe(2);
     const cycle = `toolset cycle: t${depth - 2} → t${depth - 1} → t${depth - 2}; remove one of these includes in config.json`;
-    expect(broken.stderr).toBe(`argo: config.json: toolsets."t0": ${cycle}\n`);
+    expect(broken.stderr).toBe(`argo: config.json: toolsets."t0": ${cycle}; also unusable: "t1", "t10", "t100" and 4,996 more (each is listed with its problem)\n`);
     const problems = (JSON.parse(broken.stdout) as { toolsets: { name: string; problem: string | null }[] }).toolsets.filter((set) => set.problem !== null);
     expect(problems).toHaveLength(depth);
     expect(problems.find((set) => set.name === 't0')?.problem).toBe(cycle);

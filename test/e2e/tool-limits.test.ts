@@ -84,3 +84,23 @@ describe('commands that cannot start', () => {
     expect(chatBodies()).toHaveLength(3);
   });
 });
+
+describe('toolsets with a name in the wrong list', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    // case, toolsets → the usage error (exit 2)
+    ['a toolset in "tools"', { mine: { tools: ['fs'] } }, 'argo: toolset "mine" lists "fs" in "tools", but it is a toolset; move it to the toolset\'s "includes"\n'],
+    ['a tool in "includes"', { mine: { includes: ['read_file'] } }, 'argo: toolset "mine" includes "read_file", which is a tool, not a toolset; move it to the toolset\'s "tools"\n'],
+  ])('%s is a usage error naming the fix', async (_case, toolsets, message) => {
+    const result = await argo(['-T', 'mine', 'hi'], tempHome({ toolsets }));
+    expect(result).toMatchObject({ code: 2, stderr: message });
+  });
+
+  it('argo tools names every broken toolset on its exit line', async () => {
+    const result = await argo(['tools'], tempHome({ toolsets: { as_set: { includes: ['read_file'] }, as_tool: { tools: ['fs'] } } }));
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(/^ {2}as_tool +fs {2}\(config\) {2}unusable: toolset "as_tool" lists "fs" in "tools", but it is a toolset; move it to the toolset's "includes"$/m);
+    expect(result.stderr).toBe(
+      'argo: config.json: toolsets."as_set": toolset "as_set" includes "read_file", which is a tool, not a toolset; move it to the toolset\'s "tools"; also unusable: "as_tool" (each is listed with its problem)\n',
+    );
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UsageError } from '../../src/errors.js';
-import { buildCatalog, builtinTools, listAllTools, loadToolbox, serverToolName, startedInRoot } from '../../src/tools/catalog.js';
+import { buildCatalog, builtinTools, listAllTools, loadToolbox, serverToolName, startedInRoot, unusableToolsets } from '../../src/tools/catalog.js';
 import type { ToolsConfig } from '../../src/tools/catalog.js';
 import { BUILTIN_TOOLSETS, firstToolReached, parseToolList, resolveTools, toolsetProblems } from '../../src/tools/toolsets.js';
 import type { Catalog, ToolsetSpec } from '../../src/tools/toolsets.js';
@@ -17,6 +17,8 @@ const catalog: Catalog = {
     broken: { tools: ['nope'], includes: [] },
     taking: { tools: ['-run_command'], includes: ['dev'] },
     bad_include: { tools: [], includes: ['ghost'] },
+    set_as_tool: { tools: ['fs'], includes: [] },
+    tool_as_set: { tools: [], includes: ['read_file'] },
     'mcp:files': { tools: [], includes: [] },
     remote: { tools: [], includes: ['mcp:files', 'fs'] },
   },
@@ -111,9 +113,12 @@ describe('resolving toolsets and tools', () => {
   });
 
   it.each([
-    [['fss'], 'unknown toolset or tool "fss"; toolsets: a, b, bad_include, broken, c, dev, edit, fs, history, mcp:files, memo, remote, review, self, shell, taking, web; tools: edit_file, fetch_url'],
+    [['fss'], 'unknown toolset or tool "fss"; toolsets: a, b, bad_include, broken, c, dev, edit, fs, history, mcp:files, memo, remote, review, self, set_as_tool, shell, taking, tool_as_set, web; tools: edit_file, fetch_url'],
     [['bad_include'], 'toolset "bad_include" includes unknown toolset "ghost"'],
     [['broken'], 'toolset "broken" lists unknown tool "nope"'],
+    // Each list holds one kind of name: the message says where the name belongs.
+    [['set_as_tool'], 'toolset "set_as_tool" lists "fs" in "tools", but it is a toolset; move it to the toolset\'s "includes"'],
+    [['tool_as_set'], 'toolset "tool_as_set" includes "read_file", which is a tool, not a toolset; move it to the toolset\'s "tools"'],
     [['none', 'fs'], '"none" turns tools off'],
     // The members every object has are no toolset: only the catalog's own entries are.
     [['constructor'], 'unknown toolset or tool "constructor"'],
@@ -141,7 +146,13 @@ describe('resolving toolsets and tools', () => {
     expect(resolution.mcpServers).toEqual([]);
   });
 
-  it.each([[['bad_include'], 'includes unknown toolset "ghost"'], [['we ird'], 'unknown toolset or tool "we ird"']])('with MCP servers, %j is still refused: %s', (requested, message) => {
+  it.each([
+    [['bad_include'], 'includes unknown toolset "ghost"'],
+    [['we ird'], 'unknown toolset or tool "we ird"'],
+    // A toolset's name in "tools" is the toolset, as on the command line: never asked of the servers.
+    [['set_as_tool'], 'toolset "set_as_tool" lists "fs" in "tools", but it is a toolset'],
+    [['tool_as_set'], 'toolset "tool_as_set" includes "read_file", which is a tool'],
+  ])('with MCP servers, %j is still refused: %s', (requested, message) => {
     expect((thrown(() => resolveTools(requested, catalog)) as Error).message).toContain(message);
   });
 
@@ -193,7 +204,7 @@ const catalogWith = (toolsets: Record<string, Partial<ToolsetSpec>>, mcpServers:
 const diamond = {
   top: { tools: ['memo'], includes: ['left', 'right'] },
   left: { tools: ['read_file'], includes: ['base'] },
-  right: { tools: ['write_file'], includes: ['base', 'read_file'] },
+  right: { tools: ['write_file'], includes: ['base'] },
   base: { tools: ['read_file', 'fetch_url'] },
 };
 
@@ -241,6 +252,16 @@ describe("every toolset's problem in one pass (argo tools)", () => {
       { a: 'toolset "c" includes unknown toolset "ghost"; toolsets: ', c: 'toolset "c" includes unknown toolset "ghost"; toolsets: ' },
     ],
     ['an unknown tool two includes down', { a: { includes: ['b'] }, b: { includes: ['c'] }, c: { tools: ['nope'] } }, { a: 'toolset "c" lists unknown tool "nope"', b: 'toolset "c" lists unknown tool "nope"', c: 'toolset "c" lists unknown tool "nope"' }],
+    [
+      'a toolset in "tools" and a tool in "includes", one include down',
+      { a: { includes: ['b'] }, b: { tools: ['memo', 'fs'] }, c: { includes: ['d'] }, d: { includes: ['memo', 'search_history'] } },
+      {
+        a: 'toolset "b" lists "fs" in "tools", but it is a toolset',
+        b: 'toolset "b" lists "fs" in "tools", but it is a toolset',
+        c: 'toolset "d" includes "search_history", which is a tool',
+        d: 'toolset "d" includes "search_history", which is a tool',
+      },
+    ],
     ['-NAME inside an included toolset', { a: { includes: ['fs', 'b'] }, b: { tools: ['-memo'] } }, { a: 'toolset "b" lists "-memo", but -NAME works only', b: 'toolset "b" lists "-memo", but -NAME works only' }],
     // The first problem in the order of includes: the cycle comes before the unknown name.
     [
@@ -256,6 +277,25 @@ describe("every toolset's problem in one pass (argo tools)", () => {
     // Word for word what resolving each toolset apart throws.
     const alone = (toolset: string): string | undefined => (toolset in expected ? (thrown(() => resolveTools([toolset], catalog)) as Error).message : (resolveTools([toolset], catalog), undefined));
     for (const toolset of Object.keys(catalog.toolsets)) expect(problems.get(toolset)).toBe(alone(toolset));
+  });
+});
+
+describe("argo tools' exit line for toolsets config.json breaks", () => {
+  const set = (name: string, problem: string | null) => ({ name, tools: [], includes: [], builtin: false, problem });
+  it.each<[string, ReturnType<typeof set>[], string | null]>([
+    // case, the listing's toolsets → the line (null: none is broken, exit 0)
+    ['none broken', [set('fs', null), set('mine', null)], null],
+    ['one', [set('a', 'toolset cycle: a → a'), set('fs', null)], 'config.json: toolsets."a": toolset cycle: a → a'],
+    ['two: the second by name', [set('a', 'P'), set('b', 'Q'), set('fs', null)], 'config.json: toolsets."a": P; also unusable: "b" (each is listed with its problem)'],
+    ['four: three by name', [set('a', 'P'), set('b', 'Q'), set('c', 'R'), set('d', 'S')], 'config.json: toolsets."a": P; also unusable: "b", "c", "d" (each is listed with its problem)'],
+    ['1,002: three by name, the rest counted', Array.from({ length: 1002 }, (_, index) => set(`t${index}`, 'P')), 'config.json: toolsets."t0": P; also unusable: "t1", "t2", "t3" and 998 more (each is listed with its problem)'],
+  ])('%s', (_case, toolsets, line) => {
+    expect(unusableToolsets({ toolsets })).toBe(line);
+  });
+
+  it('lists every broken toolset, whatever is wrong with each', async () => {
+    const listing = await listAllTools({ toolsets: { as_tool: { tools: ['fs'] }, as_set: { includes: ['read_file'] }, fine: { includes: ['fs'] } } });
+    expect(unusableToolsets(listing)).toBe('config.json: toolsets."as_set": toolset "as_set" includes "read_file", which is a tool, not a toolset; move it to the toolset\'s "tools"; also unusable: "as_tool" (each is listed with its problem)');
   });
 });
 
