@@ -83,7 +83,7 @@ export function nulArgument(template: readonly string[], args: Record<string, un
   for (const part of template) {
     for (const match of part.matchAll(PLACEHOLDER)) {
       const name = match[1] ?? '';
-      if (valueText(args[name]).includes('\u0000')) return `"${name}" holds a NUL byte (\\u0000), which no command can be given; give it without one`;
+      if (valueText(args[name]).includes('\u0000')) return `"${name}" contains a NUL byte, which no command can hold; give it without one`;
     }
   }
   return null;

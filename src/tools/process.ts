@@ -261,12 +261,12 @@ export function spawnGroup(file: string, args: string[], cwd: string, env: NodeJ
 }
 
 /**
- * Why these arguments cannot reach a process, or null: one of `names` holds a NUL byte, which no
+ * Why these arguments cannot reach a process, or null: one of `names` contains a NUL byte, which no
  * command line, argument or path can (spawn would refuse it). The model can give it without one.
  */
 export function nulByteIn(args: Record<string, unknown>, names: readonly string[]): string | null {
   const name = names.find((key) => typeof args[key] === 'string' && args[key].includes('\u0000'));
-  return name === undefined ? null : `"${name}" holds a NUL byte (\\u0000), which no command can be given; give it without one`;
+  return name === undefined ? null : `"${name}" contains a NUL byte, which no command can hold; give it without one`;
 }
 
 /** Runs to completion (or timeout / abort) and returns the end of what it printed. Never rejects for a failing command. */

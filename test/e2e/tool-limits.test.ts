@@ -79,7 +79,7 @@ describe('commands that cannot start', () => {
     play.rounds = [{ calls: [call('run_command', { command: `echo a\u0000b > ${join(dir, 'ran')}` })] }, { calls: [call('run_command', { command: 'echo ab' })] }, { reply: 'done' }];
     const result = await argo(['-T', 'shell', '--yes', '--root', dir, 'say ab'], home);
     expect(result).toMatchObject({ code: 0, stdout: 'done\n' });
-    expect(result.stderr).toContain('argo: the model\'s response was invalid (run_command: "command" holds a NUL byte (\\u0000), which no command can be given; give it without one); asking again (1 of 3)\n');
+    expect(result.stderr).toContain('argo: the model\'s response was invalid (run_command: "command" contains a NUL byte, which no command can hold; give it without one); asking again (1 of 3)\n');
     expect(existsSync(join(dir, 'ran'))).toBe(false);
     expect(chatBodies()).toHaveLength(3);
   });

@@ -113,7 +113,7 @@ describe('run_command', () => {
     await box.close();
   });
 
-  const NUL = (name: string) => `"${name}" holds a NUL byte (\\u0000), which no command can be given; give it without one`;
+  const NUL = (name: string) => `"${name}" contains a NUL byte, which no command can hold; give it without one`;
   it.each<[string, () => Tool, Record<string, unknown>, string | null]>([
     // tool, arguments → why the call is invalid (the model is asked again), or null
     ['run_command', () => runCommandTool, { command: 'echo a\u0000b' }, NUL('command')],
@@ -510,8 +510,8 @@ describe('command-backed tools', () => {
 
   it.each<[string[], Record<string, unknown>, string | null]>([
     // argv, arguments → why the call is invalid (the model is asked again), or null
-    [['echo', '{word}'], { word: 'a\u0000b' }, '"word" holds a NUL byte (\\u0000), which no command can be given; give it without one'],
-    [['echo', '--name={word}'], { word: '\u0000' }, '"word" holds a NUL byte (\\u0000), which no command can be given; give it without one'],
+    [['echo', '{word}'], { word: 'a\u0000b' }, '"word" contains a NUL byte, which no command can hold; give it without one'],
+    [['echo', '--name={word}'], { word: '\u0000' }, '"word" contains a NUL byte, which no command can hold; give it without one'],
     [['echo', '{word}'], { word: 'ab' }, null],
     // Not in the argv: it reaches no command.
     [['echo', 'x'], { word: 'a\u0000b' }, null],
