@@ -11,6 +11,8 @@ import { killGroup, ownGroup } from './process.js';
 
 /** How long a server may take to leave once its stdin is closed, before its group is signalled. */
 const LEAVE_GRACE_MS = 2000;
+/** The longest message read from a server (the SDK's own bound): past it, the stream cannot be read on. */
+export const MAX_MESSAGE_MB = 10;
 
 export interface ServerProcess {
   command: string;
@@ -25,8 +27,10 @@ export class GroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** How the server ended (`exit code 7`, `signal SIGKILL`); null while it runs. */
   exit: string | null = null;
+  /** Why Argo stopped the server itself, what it sent being unreadable (too long a message); null otherwise. */
+  refused: string | null = null;
   private child: ChildProcessWithoutNullStreams | null = null;
-  private readonly buffer = new ReadBuffer();
+  private readonly buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_MB * 1024 * 1024 });
   private closed = false;
 
   /** `onStderr` gets what the server writes on stderr (never shown raw: it may say anything). */
@@ -98,7 +102,14 @@ export class GroupStdioTransport implements Transport {
   }
 
   private receive(chunk: Buffer): void {
-    this.buffer.append(chunk);
+    if (this.closed) return;
+    try {
+      this.buffer.append(chunk);
+    } catch {
+      // The rest of that message would be read as messages of its own: the server cannot be talked to any more.
+      this.refuse(`it sent a message over ${MAX_MESSAGE_MB} MB, the most Argo reads`);
+      return;
+    }
     for (;;) {
       let message: JSONRPCMessage | null;
       try {
@@ -111,6 +122,17 @@ export class GroupStdioTransport implements Transport {
       if (message === null) return;
       this.onmessage?.(message);
     }
+  }
+
+  private refuse(why: string): void {
+    this.refused = why;
+    const child = this.child;
+    if (child !== null) {
+      killGroup(child);
+      child.stdout.destroy();
+      child.stderr.destroy();
+    }
+    this.end();
   }
 
   private end(): void {

@@ -180,7 +180,10 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
   };
   const gone = (): ToolError => {
     const why = details(transport.exit);
-    const message = state.closedHere ? `MCP server "${name}" was stopped` : `MCP server "${name}" exited${why !== '' ? ` (${why})` : ''}`;
+    const message =
+      transport.refused !== null ? `MCP server "${name}" was stopped (${transport.refused})`
+      : state.closedHere ? `MCP server "${name}" was stopped`
+      : `MCP server "${name}" exited${why !== '' ? ` (${why})` : ''}`;
     // Calling again cannot help: the loop stops at once. Its stderr was masked as it was read.
     return new ToolError(message, false, { masked: true });
   };
@@ -266,9 +269,10 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
     // An exit Argo's close causes (a server that hung, closed) is not how it ended.
     const exit = transport.exit;
     await close().catch(() => undefined);
-    const why = details(exit);
+    // An exit Argo's refusal caused is not how it ended either.
+    const why = details(transport.refused !== null ? null : exit);
     const timedOut = error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
-    const reason = timedOut ? `it did not answer within ${startMs / 1000} s; raise "mcpServers.${name}.startTimeoutMs" in config.json if it is slow to start` : reasonOf(error, hide);
+    const reason = transport.refused ?? (timedOut ? `it did not answer within ${startMs / 1000} s; raise "mcpServers.${name}.startTimeoutMs" in config.json if it is slow to start` : reasonOf(error, hide));
     throw new Error(`MCP server "${name}" did not start (${reason}${why !== '' ? `; ${why}` : ''})`, { cause: error });
   }
 }

@@ -9,6 +9,7 @@ import type { FakeToolCall } from '../support/fake-ollama.js';
 import { scriptedOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { startServe } from '../support/run-serve.js';
 import { waitFor } from '../support/wait.js';
 
 const { ollama, play } = await scriptedOllamaPerFile();
@@ -137,5 +138,45 @@ describe('MCP servers in a chat', () => {
       [['add', 'attach', 'crash', 'shout'], [{ name: 'mcp:broken', reason: 'MCP server "broken" did not start (spawn /nonexistent/argo-mcp ENOENT)' }]],
       [['add', 'attach', 'crash', 'shout'], [{ name: 'mcp:broken', reason: 'MCP server "broken" did not start (spawn /nonexistent/argo-mcp ENOENT)' }]],
     ]);
+  });
+});
+
+describe('MCP servers: a message past the 10 MB Argo reads', () => {
+  const stopped = 'MCP server "big" was stopped (it sent a message over 10 MB, the most Argo reads)';
+
+  it('a result of 12 MB: the call fails naming the limit, the turn ends and is logged, no stack trace; the server is gone', async () => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome({ mcpServers: { big: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_HUGE: 'call', ARGO_TEST_MCP_STARTS: starts } } } });
+    play.rounds = [{ calls: [call('huge', {})] }, { reply: 'never' }];
+    const result = await argo(['-T', 'mcp:big', 'go'], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`argo: tool huge failed: ${stopped}\n`);
+    expect(result.stderr).not.toMatch(/ReadBuffer|\n +at /);
+    expect(logLines(home)).toMatchObject([{ status: 'tool_failures', tool_calls: [{ name: 'huge', outcome: 'failure', error: stopped }] }]);
+    const [pid = 0] = await pidsIn(starts);
+    await waitFor(() => expect(alive(pid)).toBe(false));
+  });
+
+  it('argo serve stays up: the request gets its answer, the next request starts the server afresh', async () => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome({ mcpServers: { big: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_HUGE: 'call', ARGO_TEST_MCP_STARTS: starts } } } });
+    const serve = await startServe({ home, host: ollama.url, args: ['--root', scratch()] });
+    try {
+      const ask = async (): Promise<number> => {
+        play.rounds = [{ calls: [call('huge', {})] }, { reply: 'It failed.' }];
+        play.next = 0;
+        const body = { model: 'argo', messages: [{ role: 'user', content: 'go' }], argo: { tools: 'mcp:big' } };
+        const response = await fetch(`${serve.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        await response.text();
+        return response.status;
+      };
+      expect(await ask()).toBe(200);
+      expect(await ask()).toBe(200);
+      expect(await pidsIn(starts, 2)).toHaveLength(2);
+      expect(serve.child.exitCode).toBeNull();
+      expect(serve.stderr()).not.toMatch(/ReadBuffer|\n +at /);
+    } finally {
+      await serve.stop();
+    }
   });
 });

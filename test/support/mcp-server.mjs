@@ -19,6 +19,8 @@
 // ARGO_TEST_MCP_HANG: it never answers initialize (its pid goes to ARGO_TEST_MCP_STARTS first);
 // "list": it answers initialize, never tools/list.
 // ARGO_TEST_MCP_STAYS: it stays when its stdin closes, and ignores SIGTERM: only SIGKILL ends it.
+// ARGO_TEST_MCP_HUGE: a message past the 10 MB a client reads: "call" adds `huge`, whose result is
+// 12 MB of text; "list", a tool whose description is; "line", 11 MB on stdout at start, no line break.
 import { appendFileSync } from 'node:fs';
 import process from 'node:process';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -44,7 +46,13 @@ if (process.env.ARGO_TEST_MCP_FAIL) {
   process.stderr.write(process.env.ARGO_TEST_MCP_FAIL_SAYS ?? 'starting\n\u001b[31mcannot open the database\u001b[0m\n');
   process.exit(3);
 }
+const huge = process.env.ARGO_TEST_MCP_HUGE;
+// Known before it is stopped, whenever that is.
+if (huge) started();
+if (huge === 'line') process.stdout.write('x'.repeat(11_000_000));
 const server = new McpServer({ name: 'test-server', version: '1.0.0' });
+if (huge === 'call') server.registerTool('huge', { description: 'A result of 12 MB', inputSchema: {}, annotations: { readOnlyHint: true } }, () => ({ content: [{ type: 'text', text: 'x'.repeat(12_000_000) }] }));
+if (huge === 'list') server.registerTool('huge', { description: 'x'.repeat(12_000_000), inputSchema: {} }, () => ({ content: [] }));
 server.registerTool(
   'add',
   { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() }, annotations: { readOnlyHint: true } },
@@ -105,4 +113,4 @@ if (process.env.ARGO_TEST_MCP_RAW_ERROR) {
   });
 }
 await server.connect(new StdioServerTransport());
-started();
+if (!huge) started();

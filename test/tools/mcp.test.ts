@@ -10,6 +10,7 @@ import type { McpConnection } from '../../src/tools/mcp.js';
 import { ToolError } from '../../src/tools/types.js';
 import { classifyThrown } from '../../src/agent/taxonomy.js';
 import type { Tool } from '../../src/tools/types.js';
+import { alive } from '../support/alive.js';
 import { defined } from '../support/defined.js';
 import { TEST_MCP_SERVER } from '../support/mcp.js';
 import { waitFor } from '../support/wait.js';
@@ -286,6 +287,41 @@ describe('MCP servers: how a start or a call that never ends is told', () => {
       const error = await call.then(() => null, (thrown: unknown) => thrown);
       expect(error).toMatchObject({ message: 'the call was interrupted', retryable: false });
       expect(classifyThrown(error, [])).toEqual({ kind: 'failure', message: 'the call was interrupted', retryable: false, detail: null });
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
+describe('MCP servers: a message past the 10 MB Argo reads', () => {
+  const limit = 'it sent a message over 10 MB, the most Argo reads';
+  /** Its pid, once the server wrote it (it does so first with ARGO_TEST_MCP_HUGE). */
+  const pidOf = (file: string): Promise<number> => waitFor(() => Number(readFileSync(file, 'utf8').split('\n')[0]));
+
+  it.each([
+    ['its list of tools', 'list'],
+    ['11 MB on stdout with no line break', 'line'],
+  ])('in %s: the server is stopped and did not start, naming the limit', async (_case, huge) => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'argo-mcp-')), 'starts');
+    await expect(connectMcp('big', { ...server, env: { ARGO_TEST_MCP_HUGE: huge, ARGO_TEST_MCP_STARTS: starts } })).rejects.toThrow(new Error(`MCP server "big" did not start (${limit})`));
+    const pid = await pidOf(starts);
+    await waitFor(() => expect(alive(pid)).toBe(false));
+  });
+
+  it("in a call's result: the call fails for good naming the limit, and so does every later call; the server is stopped", async () => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'argo-mcp-')), 'starts');
+    const connection = await connectMcp('big', { ...server, env: { ARGO_TEST_MCP_HUGE: 'call', ARGO_TEST_MCP_STARTS: starts } });
+    const ended = vi.fn();
+    connection.onClose?.(ended);
+    try {
+      const stopped = `MCP server "big" was stopped (${limit})`;
+      const error = await defined(toolNamed(connection, 'huge')).run({}, ownContext()).then(() => null, (thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(ToolError);
+      expect(error).toMatchObject({ message: stopped, retryable: false });
+      await expect(defined(toolNamed(connection, 'add')).run({ a: 1, b: 2 }, ownContext())).rejects.toThrow(stopped);
+      expect(ended).toHaveBeenCalledTimes(1);
+      const pid = await pidOf(starts);
+      await waitFor(() => expect(alive(pid)).toBe(false));
     } finally {
       await connection.close();
     }
