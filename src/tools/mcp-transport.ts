@@ -4,6 +4,7 @@
 // happens, even while a child of it still holds its stdout.
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { Socket } from 'node:net';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -59,6 +60,10 @@ export class GroupStdioTransport implements Transport {
         this.exit = code !== null ? `exit code ${code}` : `signal ${signal ?? 'unknown'}`;
         // What it left running is stopped, and the connection ends now, not when its pipes close.
         killGroup(child);
+        // A child that left its group (setsid) may hold the pipes for long: they must not keep Argo
+        // running. Let go of, not closed at once: what the server wrote before it exited is still read.
+        for (const stream of [child.stdin, child.stdout, child.stderr]) if (stream instanceof Socket) stream.unref();
+        setTimeout(() => releasePipes(child), LEAVE_GRACE_MS).unref();
         this.end();
       });
       child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
@@ -80,19 +85,20 @@ export class GroupStdioTransport implements Transport {
   /** Closes stdin (a stdio server's cue to leave), then stops the group if it has not gone in time. */
   async close(): Promise<void> {
     const child = this.child;
-    if (child === null || this.closed) return;
-    child.stdin.end();
-    if (this.running()) {
-      let timer: NodeJS.Timeout | undefined;
-      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, LEAVE_GRACE_MS)));
-      await Promise.race([gone, late]);
-      clearTimeout(timer);
-      if (this.running()) killGroup(child);
+    if (child === null) return;
+    if (!this.closed) {
+      child.stdin.end();
+      if (this.running()) {
+        let timer: NodeJS.Timeout | undefined;
+        const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, LEAVE_GRACE_MS)));
+        await Promise.race([gone, late]);
+        clearTimeout(timer);
+        if (this.running()) killGroup(child);
+      }
     }
-    // A child it left may still hold the pipes: they must not keep Argo running.
-    child.stdout.destroy();
-    child.stderr.destroy();
+    // Also once it has exited: a child it left may still hold the pipes.
+    releasePipes(child);
     this.end();
   }
 
@@ -129,8 +135,7 @@ export class GroupStdioTransport implements Transport {
     const child = this.child;
     if (child !== null) {
       killGroup(child);
-      child.stdout.destroy();
-      child.stderr.destroy();
+      releasePipes(child);
     }
     this.end();
   }
@@ -141,4 +146,9 @@ export class GroupStdioTransport implements Transport {
     this.buffer.clear();
     this.onclose?.();
   }
+}
+
+/** A child the server left (out of its group) may hold the pipes: Argo's ends are closed, so they keep nothing running. */
+function releasePipes(child: ChildProcessWithoutNullStreams): void {
+  for (const stream of [child.stdin, child.stdout, child.stderr]) stream.destroy();
 }

@@ -187,9 +187,11 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
     // Calling again cannot help: the loop stops at once. Its stderr was masked as it was read.
     return new ToolError(message, false, { masked: true });
   };
-  const close = (): Promise<void> => {
+  const close = async (): Promise<void> => {
     state.closedHere = true;
-    return client.close();
+    await client.close();
+    // The client lets go of a transport that ended (the server exited): its pipes are let go here.
+    await transport.close();
   };
   const rawPage = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
   /**

@@ -180,3 +180,20 @@ describe('MCP servers: a message past the 10 MB Argo reads', () => {
     }
   });
 });
+
+describe('MCP servers: a process a server left holding its pipes', () => {
+  // The process lives 60 s, three times the test's timeout: argo must not wait for it.
+  it.each([
+    ['exits during a call', { calls: [call('crash', {})] }, 'MCP server "calc" exited (exit code 7)', {}],
+    ['fails as it starts', { reply: 'Fine.' }, 'MCP server "calc" did not start (MCP error -32000: Connection closed; exit code 3; it said: cannot open the database)', { ARGO_TEST_MCP_FAIL: '1' }],
+  ])('a server that %s: argo ends with its answer, not when that process does', async (_case, round, said, env) => {
+    const orphans = join(scratch(), 'orphans');
+    const home = tempHome({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_ORPHAN: orphans, ...env } } } });
+    play.rounds = [round, { reply: 'Fine.' }];
+    const result = await argo(['-T', 'mcp:calc', 'go'], home);
+    expect(result.stderr).toContain(said);
+    const [orphan = 0] = await pidsIn(orphans);
+    // Still there: it held the pipes while argo ended.
+    expect(alive(orphan)).toBe(true);
+  });
+});

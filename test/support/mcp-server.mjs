@@ -19,8 +19,11 @@
 // ARGO_TEST_MCP_HANG: it never answers initialize (its pid goes to ARGO_TEST_MCP_STARTS first);
 // "list": it answers initialize, never tools/list.
 // ARGO_TEST_MCP_STAYS: it stays when its stdin closes, and ignores SIGTERM: only SIGKILL ends it.
+// ARGO_TEST_MCP_ORPHAN (a file): as it starts, it leaves a process out of its group (setsid) that
+// holds its stdout and stderr for 60 s; that process's pid goes to the file.
 // ARGO_TEST_MCP_HUGE: a message past the 10 MB a client reads: "call" adds `huge`, whose result is
 // 12 MB of text; "list", a tool whose description is; "line", 11 MB on stdout at start, no line break.
+import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import process from 'node:process';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -28,6 +31,11 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
+if (process.env.ARGO_TEST_MCP_ORPHAN) {
+  const orphan = spawn(process.execPath, ['-e', 'setTimeout(() => undefined, 60_000)'], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });
+  appendFileSync(process.env.ARGO_TEST_MCP_ORPHAN, `${orphan.pid}\n`);
+  orphan.unref();
+}
 const started = () => {
   if (process.env.ARGO_TEST_MCP_STARTS) appendFileSync(process.env.ARGO_TEST_MCP_STARTS, `${process.pid}\n`);
 };
