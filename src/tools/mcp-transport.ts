@@ -41,6 +41,8 @@ export class GroupStdioTransport implements Transport {
   ) {}
 
   start(): Promise<void> {
+    // Killed before it was started: it is not started at all.
+    if (this.closed) return Promise.reject(new Error('Not connected'));
     return new Promise((resolve, reject) => {
       const child = spawn(this.server.command, this.server.args, {
         env: this.server.env,
@@ -130,14 +132,19 @@ export class GroupStdioTransport implements Transport {
     }
   }
 
-  private refuse(why: string): void {
-    this.refused = why;
+  /** Stops the server's group now, without the grace `close` gives it, and ends the connection. */
+  kill(): void {
     const child = this.child;
     if (child !== null) {
       killGroup(child);
       releasePipes(child);
     }
     this.end();
+  }
+
+  private refuse(why: string): void {
+    this.refused = why;
+    this.kill();
   }
 
   private end(): void {

@@ -130,6 +130,15 @@ function reasonOf(error: unknown, hide: (text: string) => string, what = "the se
   return error instanceof Error ? foreignLine(hide(error.message), REASON_CHARS) || error.name : 'unknown error';
 }
 
+/** A start its caller cut (its signal aborted): an AbortError, not a server that did not start. */
+export class McpStartAborted extends Error {
+  override name = 'AbortError';
+
+  constructor(server: string, signal: AbortSignal) {
+    super(`MCP server "${server}" was not started: its start was interrupted`, { cause: signal.reason });
+  }
+}
+
 /** The SDK's client, loaded when an MCP server is first started. */
 export function loadMcpClient() {
   return Promise.all([
@@ -145,15 +154,20 @@ export function loadMcpClient() {
  * Starts the server, lists its tools; rejects with a one-line reason when it does not start or answer.
  * What the server said in a reason (its stderr, its errors) is masked already (ConnectMcp); so are
  * the secrets of its `env` (knownSecrets), wherever it says them: its stderr, a reason, a call's
- * error, whatever their shape.
+ * error, whatever their shape. `signal` cuts the start at once (the server's group killed): it then
+ * rejects with McpStartAborted.
  */
-export async function connectMcp(name: string, config: McpServerConfig): Promise<McpConnection> {
+export async function connectMcp(name: string, config: McpServerConfig, signal?: AbortSignal): Promise<McpConnection> {
+  // Read anew at each step: the signal may abort while the start awaits.
+  const aborted = (): boolean => signal?.aborted === true;
+  if (signal !== undefined && aborted()) throw new McpStartAborted(name, signal);
   // A missing directory would be reported by spawn as the command missing (ENOENT).
   if (config.cwd !== undefined && !(await stat(config.cwd).then((found) => found.isDirectory(), () => false))) {
     // The catalog does not mask a reason again: config.json's path is masked here, as the server's words are.
     throw new Error(quoting`MCP server "${name}" did not start (its cwd "${config.cwd}" is not a directory)`.text);
   }
   const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema, McpError, ErrorCode }, z] = await loadMcpClient();
+  if (signal !== undefined && aborted()) throw new McpStartAborted(name, signal);
   const startMs = config.startTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const secrets = knownSecrets(config.env ?? {});
   const hide = (text: string): string => maskKnownSecrets(text, secrets);
@@ -233,6 +247,9 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
       cursor = next;
     }
   };
+  // Every request pending fails as the connection ends.
+  const cut = (): void => transport.kill();
+  signal?.addEventListener('abort', cut, { once: true });
   try {
     await client.connect(transport, { timeout: startMs });
     const { listed, leftOut } = await listAll();
@@ -271,10 +288,13 @@ export async function connectMcp(name: string, config: McpServerConfig): Promise
     // An exit Argo's close causes (a server that hung, closed) is not how it ended.
     const exit = transport.exit;
     await close().catch(() => undefined);
+    if (signal !== undefined && aborted()) throw new McpStartAborted(name, signal);
     // An exit Argo's refusal caused is not how it ended either.
     const why = details(transport.refused !== null ? null : exit);
     const timedOut = error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
     const reason = transport.refused ?? (timedOut ? `it did not answer within ${startMs / 1000} s; raise "mcpServers.${name}.startTimeoutMs" in config.json if it is slow to start` : reasonOf(error, hide));
     throw new Error(`MCP server "${name}" did not start (${reason}${why !== '' ? `; ${why}` : ''})`, { cause: error });
+  } finally {
+    signal?.removeEventListener('abort', cut);
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { McpConnection } from '../../src/tools/mcp.js';
+import { McpStartAborted } from '../../src/tools/mcp.js';
+import type { McpConnection, McpServerConfig } from '../../src/tools/mcp.js';
 import { mcpPool } from '../../src/tools/mcp-pool.js';
 import type { Tool } from '../../src/tools/types.js';
 
@@ -78,5 +79,57 @@ describe('mcpPool', () => {
     const late = await pool.connect('calc', { command: 'x' });
     await late.close();
     expect(servers.closed).toHaveLength(3);
+  });
+
+  describe('a start cut by its signal', () => {
+    /** Starts that end only when told to, or when their signal aborts. */
+    function heldServers() {
+      const pending: ((connection: McpConnection) => void)[] = [];
+      const connect = vi.fn(
+        (name: string, _config: McpServerConfig, signal?: AbortSignal): Promise<McpConnection> =>
+          new Promise((resolve, reject) => {
+            signal?.addEventListener('abort', () => reject(new McpStartAborted(name, signal)), { once: true });
+            pending.push(resolve);
+          }),
+      );
+      const tool: Tool = { name: 'tool', description: '', parameters: { type: 'object', properties: {} }, sideEffects: false, run: () => Promise.resolve({}) };
+      const finish = (): void => {
+        for (const resolve of pending.splice(0)) resolve({ tools: [tool], close: () => Promise.resolve() });
+      };
+      return { connect, finish };
+    }
+
+    it.each([false, true])('is not kept (keepFailures %s): the next run starts the server afresh', async (keepFailures) => {
+      const servers = heldServers();
+      const pool = mcpPool(servers.connect, { keepFailures });
+      const controller = new AbortController();
+      const cut = pool.connect('calc', { command: 'x' }, controller.signal);
+      controller.abort();
+      await expect(cut).rejects.toBeInstanceOf(McpStartAborted);
+      const next = pool.connect('calc', { command: 'x' });
+      servers.finish();
+      expect((await next).tools.map((tool) => tool.name)).toEqual(['tool']);
+      expect(servers.connect).toHaveBeenCalledTimes(2);
+    });
+
+    it("a run waiting on another's start that was cut starts the server itself; one whose own signal aborts stops waiting, the start going on", async () => {
+      const servers = heldServers();
+      const pool = mcpPool(servers.connect);
+      const first = new AbortController();
+      const second = new AbortController();
+      const starter = pool.connect('calc', { command: 'x' }, first.signal);
+      const waiter = pool.connect('calc', { command: 'x' });
+      const impatient = pool.connect('calc', { command: 'x' }, second.signal);
+      first.abort();
+      await expect(starter).rejects.toBeInstanceOf(McpStartAborted);
+      // The waiter has started its own by now (a second start), which the impatient run waits on too.
+      await vi.waitFor(() => expect(servers.connect).toHaveBeenCalledTimes(2));
+      second.abort();
+      await expect(impatient).rejects.toBeInstanceOf(McpStartAborted);
+      servers.finish();
+      expect((await waiter).tools.map((tool) => tool.name)).toEqual(['tool']);
+      expect(servers.connect).toHaveBeenCalledTimes(2);
+      await pool.close();
+    });
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { CONTROLS } from '../../src/output/terminal-text.js';
 import { loadToolbox } from '../../src/tools/catalog.js';
 import { UNAVAILABLE_REASON_CHARS } from '../../src/tools/foreign-line.js';
-import { connectMcp } from '../../src/tools/mcp.js';
+import { connectMcp, McpStartAborted } from '../../src/tools/mcp.js';
 import type { McpConnection } from '../../src/tools/mcp.js';
 import { ToolError } from '../../src/tools/types.js';
 import { classifyThrown } from '../../src/agent/taxonomy.js';
@@ -287,6 +287,42 @@ describe('MCP servers: how a start or a call that never ends is told', () => {
       const error = await call.then(() => null, (thrown: unknown) => thrown);
       expect(error).toMatchObject({ message: 'the call was interrupted', retryable: false });
       expect(classifyThrown(error, [])).toEqual({ kind: 'failure', message: 'the call was interrupted', retryable: false, detail: null });
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
+describe('MCP servers: a start cut by its signal', () => {
+  it('a server that never answers initialize: the abort rejects at once as an AbortError, and its group is killed', async () => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'argo-mcp-')), 'starts');
+    const controller = new AbortController();
+    // A wait of 60 s: only the abort can end the start within the test's time.
+    const start = connectMcp('slow', { ...server, env: { ARGO_TEST_MCP_HANG: '1', ARGO_TEST_MCP_STARTS: starts }, startTimeoutMs: 60_000 }, controller.signal);
+    const pid = await waitFor(() => Number(readFileSync(starts, 'utf8').split('\n')[0]));
+    const reason = new Error('interrupted by the user');
+    controller.abort(reason);
+    const error = await start.then(() => null, (thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(McpStartAborted);
+    expect(error).toMatchObject({ name: 'AbortError', message: 'MCP server "slow" was not started: its start was interrupted', cause: reason });
+    // It ignores SIGTERM: SIGKILL follows.
+    await waitFor(() => expect(alive(pid)).toBe(false));
+  });
+
+  it('a signal aborted already: nothing is started', async () => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'argo-mcp-')), 'starts');
+    const controller = new AbortController();
+    controller.abort();
+    await expect(connectMcp('calc', { ...server, env: { ARGO_TEST_MCP_STARTS: starts } }, controller.signal)).rejects.toBeInstanceOf(McpStartAborted);
+    expect(existsSync(starts)).toBe(false);
+  });
+
+  it('a signal that aborts once the server has started changes nothing: it bounds the start alone', async () => {
+    const controller = new AbortController();
+    const connection = await connectMcp('calc', server, controller.signal);
+    controller.abort();
+    try {
+      expect(await defined(toolNamed(connection, 'add')).run({ a: 1, b: 2 }, ownContext())).toEqual({ content: '3' });
     } finally {
       await connection.close();
     }
