@@ -147,6 +147,7 @@ export function loadMcpClient() {
     import('./mcp-transport.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('zod'),
+    import('@modelcontextprotocol/sdk/validation/ajv'),
   ]);
 }
 
@@ -166,7 +167,7 @@ export async function connectMcp(name: string, config: McpServerConfig, signal?:
     // The catalog does not mask a reason again: config.json's path is masked here, as the server's words are.
     throw new Error(quoting`MCP server "${name}" did not start (its cwd "${config.cwd}" is not a directory)`.text);
   }
-  const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema, McpError, ErrorCode }, z] = await loadMcpClient();
+  const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema, McpError, ErrorCode }, z, { AjvJsonSchemaValidator }] = await loadMcpClient();
   if (signal !== undefined && aborted()) throw new McpStartAborted(name, signal);
   const startMs = config.startTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const secrets = knownSecrets(config.env ?? {});
@@ -208,11 +209,22 @@ export async function connectMcp(name: string, config: McpServerConfig, signal?:
     await transport.close();
   };
   const rawPage = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+  /** Why a tool's `outputSchema` cannot be used (the SDK compiles it to check results), or null. */
+  const outputSchemaProblem = (tool: McpTool, validator: InstanceType<typeof AjvJsonSchemaValidator>): string | null => {
+    if (tool.outputSchema === undefined) return null;
+    try {
+      validator.getValidator(tool.outputSchema as Parameters<typeof validator.getValidator>[0]);
+      return null;
+    } catch (error) {
+      return `its outputSchema is not usable JSON Schema (${reasonOf(error, hide)})`;
+    }
+  };
   /**
    * Every tool the server lists, page after page (`nextCursor`). A page one malformed tool makes fail
-   * the SDK's check of the whole is read again as it came, each tool checked on its own and the good
-   * ones kept (their output schemas are then not checked by the SDK, nor, as the SDK keeps only the
-   * last page's, those of a page before the last).
+   * the SDK's check of the whole (its definition, or an output schema that does not compile) is read
+   * again as it came, each tool checked on its own and the good ones kept (their output schemas are
+   * then not checked by the SDK, nor, as the SDK keeps only the last page's, those of a page before
+   * the last).
    */
   const listAll = async (): Promise<{ listed: McpTool[]; leftOut: LeftOut[] }> => {
     const listed: McpTool[] = [];
@@ -227,15 +239,20 @@ export async function connectMcp(name: string, config: McpServerConfig, signal?:
         listed.push(...result.tools);
         next = result.nextCursor;
       } catch (error) {
-        if (!Array.isArray((error as { issues?: unknown }).issues)) throw error;
+        // Not a check of the list: no answer, an error of the server's, the connection gone.
+        if (error instanceof McpError || hasEnded()) throw error;
         const raw = await client.request({ method: 'tools/list', ...(params !== undefined ? { params } : {}) }, rawPage, { timeout: startMs });
+        const validator = new AjvJsonSchemaValidator();
         for (const offered of raw.tools) {
           const parsed = ToolSchema.safeParse(offered);
-          if (parsed.success) listed.push(parsed.data);
-          else {
+          if (!parsed.success) {
             const toolName = (offered as { name?: unknown } | null)?.name;
             leftOut.push({ name: typeof toolName === 'string' ? toolName : '', reason: reasonOf(parsed.error, hide, 'its definition') });
+            continue;
           }
+          const problem = outputSchemaProblem(parsed.data, validator);
+          if (problem === null) listed.push(parsed.data);
+          else leftOut.push({ name: parsed.data.name, reason: problem });
         }
         next = raw.nextCursor;
       }

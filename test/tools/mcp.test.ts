@@ -131,6 +131,17 @@ describe('MCP servers through the SDK client', () => {
     }
   });
 
+  it("a tool whose outputSchema does not compile is left out, naming it and why; the server's other tools stay", async () => {
+    const box = await loadToolbox(['mcp:calc'], { mcpServers: { calc: { ...server, env: { ARGO_TEST_MCP_BAD_OUTPUT: '1' } } } });
+    try {
+      expect(box.tools.map((tool) => tool.name)).toEqual(['add']);
+      expect(box.unavailable).toEqual([{ name: 'mcp:calc/status', reason: 'its outputSchema is not usable JSON Schema (type must be JSONType or JSONType[]: strin); left out' }]);
+      expect(await defined(box.tools[0]).run({ a: 2, b: 3 }, ownContext())).toEqual({ content: '5' });
+    } finally {
+      await box.close();
+    }
+  });
+
   it("a tool whose schema follows MCP but not Ollama's types is left out, naming where; the server's other tools stay", async () => {
     const box = await loadToolbox(['mcp:calc'], { mcpServers: { calc: { ...server, env: { ARGO_TEST_MCP_UNREADABLE: '1' } } } });
     try {
