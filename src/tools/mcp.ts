@@ -267,40 +267,11 @@ export async function connectMcp(name: string, config: McpServerConfig, signal?:
   // Every request pending fails as the connection ends.
   const cut = (): void => transport.kill();
   signal?.addEventListener('abort', cut, { once: true });
+  let listing: Awaited<ReturnType<typeof listAll>> | null;
   try {
     await client.connect(transport, { timeout: startMs });
-    const { listed, leftOut } = await listAll();
-    const tools = listed.map((tool): Tool => ({
-      name: tool.name,
-      description: tool.description ?? `${tool.name} from MCP server ${name}`,
-      parameters: objectSchema(tool.inputSchema),
-      sideEffects: tool.annotations?.readOnlyHint !== true,
-      timeoutMs: CALL_TIMEOUT_MS,
-      run: async (args, context) => {
-        if (hasEnded()) throw gone();
-        let result;
-        try {
-          // The loop's signal bounds the call (its timer applies the tool's timeout).
-          result = await client.callTool({ name: tool.name, arguments: args }, undefined, { signal: context.signal, timeout: TIMER_MAX_MS /* the SDK's own timeout (60 s by default) must never end a call before the loop's timer */ });
-        } catch (error) {
-          if (hasEnded()) throw gone();
-          // Ctrl-C, a STOP, the run's end: the call was cut, it did not fail (as run_command says it).
-          if (context.signal.aborted) throw new ToolError('the call was interrupted', false);
-          // Its words go to the log's error_detail, masked by shape there: the secrets only Argo knows are masked here.
-          if (error instanceof Error) error.message = hide(error.message);
-          throw error;
-        }
-        const text = textOf(result.content);
-        if (result.isError === true) throw new ToolError(text === '' ? `${tool.name} reported an error` : headOf(hide(text), 500));
-        return result.structuredContent !== undefined ? { content: text, structured: result.structuredContent } : { content: text };
-      },
-    }));
-    // A listener added after the end is called at once: the end has happened.
-    const onClose = (listener: () => void): void => {
-      if (state.ended) listener();
-      else listeners.push(listener);
-    };
-    return { tools, ...(leftOut.length > 0 ? { leftOut } : {}), close, onClose };
+    // A server without the tools capability (resources or prompts alone) is not asked for tools: it would refuse.
+    listing = client.getServerCapabilities()?.tools === undefined ? null : await listAll();
   } catch (error) {
     // An exit Argo's close causes (a server that hung, closed) is not how it ended.
     const exit = transport.exit;
@@ -314,4 +285,41 @@ export async function connectMcp(name: string, config: McpServerConfig, signal?:
   } finally {
     signal?.removeEventListener('abort', cut);
   }
+  if (listing === null || listing.listed.length + listing.leftOut.length === 0) {
+    // Nothing to keep it running for; said, so that a run offered nothing by it is not silent.
+    await close().catch(() => undefined);
+    throw new Error(`MCP server "${name}" offers no tools (${listing === null ? 'it does not have the tools capability' : 'its list of tools is empty'})`);
+  }
+  const { listed, leftOut } = listing;
+  const tools = listed.map((tool): Tool => ({
+    name: tool.name,
+    description: tool.description ?? `${tool.name} from MCP server ${name}`,
+    parameters: objectSchema(tool.inputSchema),
+    sideEffects: tool.annotations?.readOnlyHint !== true,
+    timeoutMs: CALL_TIMEOUT_MS,
+    run: async (args, context) => {
+      if (hasEnded()) throw gone();
+      let result;
+      try {
+        // The loop's signal bounds the call (its timer applies the tool's timeout).
+        result = await client.callTool({ name: tool.name, arguments: args }, undefined, { signal: context.signal, timeout: TIMER_MAX_MS /* the SDK's own timeout (60 s by default) must never end a call before the loop's timer */ });
+      } catch (error) {
+        if (hasEnded()) throw gone();
+        // Ctrl-C, a STOP, the run's end: the call was cut, it did not fail (as run_command says it).
+        if (context.signal.aborted) throw new ToolError('the call was interrupted', false);
+        // Its words go to the log's error_detail, masked by shape there: the secrets only Argo knows are masked here.
+        if (error instanceof Error) error.message = hide(error.message);
+        throw error;
+      }
+      const text = textOf(result.content);
+      if (result.isError === true) throw new ToolError(text === '' ? `${tool.name} reported an error` : headOf(hide(text), 500));
+      return result.structuredContent !== undefined ? { content: text, structured: result.structuredContent } : { content: text };
+    },
+  }));
+  // A listener added after the end is called at once: the end has happened.
+  const onClose = (listener: () => void): void => {
+    if (state.ended) listener();
+    else listeners.push(listener);
+  };
+  return { tools, ...(leftOut.length > 0 ? { leftOut } : {}), close, onClose };
 }

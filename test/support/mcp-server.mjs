@@ -12,6 +12,8 @@
 // is not allowed"), for a message such as "Authentication is required to read acme/app".
 // ARGO_TEST_MCP_UNREADABLE: its list also holds `lookup`, whose inputSchema follows MCP but not what
 // Ollama can read (a draft-03 `"required": true` inside a property, where Ollama's Go type wants a list).
+// ARGO_TEST_MCP_NO_TOOLS: it offers no tools: "capability", resources alone (no tools capability);
+// "empty", the tools capability with an empty list.
 // ARGO_TEST_MCP_BAD_OUTPUT: its list also holds `status`, whose outputSchema does not compile ("type": "strin").
 // ARGO_TEST_MCP_BARE: its list also holds `ping`, whose inputSchema is `{"type": "object"}` alone.
 // ARGO_TEST_MCP_PAGES: its list comes a tool per page (nextCursor); "loop" sends the same cursor
@@ -29,7 +31,8 @@ import { appendFileSync } from 'node:fs';
 import process from 'node:process';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 if (process.env.ARGO_TEST_MCP_ORPHAN) {
@@ -54,6 +57,15 @@ if (hang && hang !== 'list') {
 if (process.env.ARGO_TEST_MCP_FAIL) {
   process.stderr.write(process.env.ARGO_TEST_MCP_FAIL_SAYS ?? 'starting\n\u001b[31mcannot open the database\u001b[0m\n');
   process.exit(3);
+}
+const noTools = process.env.ARGO_TEST_MCP_NO_TOOLS;
+if (noTools) {
+  const bare = new Server({ name: 'test-server', version: '1.0.0' }, { capabilities: noTools === 'empty' ? { tools: {} } : { resources: {} } });
+  if (noTools === 'empty') bare.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+  else bare.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+  await bare.connect(new StdioServerTransport());
+  started();
+  await new Promise(() => undefined);
 }
 const huge = process.env.ARGO_TEST_MCP_HUGE;
 // Known before it is stopped, whenever that is.

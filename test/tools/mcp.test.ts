@@ -195,6 +195,18 @@ describe('MCP servers through the SDK client', () => {
     expect(unknown).toBe(`no toolset, built-in tool or MCP server (gh) has it; some MCP servers did not start (${reason})`);
   });
 
+  it.each([
+    ['has no tools capability (resources alone): it is not asked for tools', 'capability', 'it does not have the tools capability'],
+    ['lists no tools', 'empty', 'its list of tools is empty'],
+  ])('a server that %s offers no tools: unavailable saying so, and stopped', async (_case, noTools, why) => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'argo-mcp-')), 'starts');
+    const box = await loadToolbox(['mcp:docs', 'memo'], { mcpServers: { docs: { ...server, env: { ARGO_TEST_MCP_NO_TOOLS: noTools, ARGO_TEST_MCP_STARTS: starts } } } });
+    expect(box.tools.map((tool) => tool.name)).toEqual(['memo']);
+    expect(box.unavailable).toEqual([{ name: 'mcp:docs', reason: `MCP server "docs" offers no tools (${why})` }]);
+    const pid = await waitFor(() => Number(readFileSync(starts, 'utf8').split('\n')[0]));
+    await waitFor(() => expect(alive(pid)).toBe(false));
+  });
+
   it('a server that does not start is unavailable with a reason', async () => {
     const box = await loadToolbox(['mcp:broken'], { mcpServers: { broken: { command: '/nonexistent/argo-mcp' } } });
     expect(box.tools).toEqual([]);
