@@ -139,6 +139,19 @@ export class McpStartAborted extends Error {
   }
 }
 
+/** A name the server listed again (on a page or across pages): its first tool is kept, the others left out. */
+function withoutRepeats(listed: McpTool[], leftOut: LeftOut[]): { listed: McpTool[]; leftOut: LeftOut[] } {
+  const seen = new Set<string>();
+  const kept: McpTool[] = [];
+  const repeated: LeftOut[] = [];
+  for (const tool of listed) {
+    if (seen.has(tool.name)) repeated.push({ name: tool.name, reason: 'listed twice by the server' });
+    else kept.push(tool);
+    seen.add(tool.name);
+  }
+  return { listed: kept, leftOut: [...leftOut, ...repeated] };
+}
+
 /** The SDK's client, loaded when an MCP server is first started. */
 export function loadMcpClient() {
   return Promise.all([
@@ -256,7 +269,7 @@ export async function connectMcp(name: string, config: McpServerConfig, signal?:
         }
         next = raw.nextCursor;
       }
-      if (next === undefined) return { listed, leftOut };
+      if (next === undefined) return withoutRepeats(listed, leftOut);
       // A server that pages for ever would hold the run for ever.
       if (cursors.has(next)) throw new Error('its list of tools names a page it has given already (the same nextCursor)');
       if (page === MAX_TOOL_PAGES) throw new Error(`its list of tools goes on past ${MAX_TOOL_PAGES} pages`);

@@ -14,6 +14,7 @@
 // Ollama can read (a draft-03 `"required": true` inside a property, where Ollama's Go type wants a list).
 // ARGO_TEST_MCP_NO_TOOLS: it offers no tools: "capability", resources alone (no tools capability);
 // "empty", the tools capability with an empty list.
+// ARGO_TEST_MCP_TWICE: its list names `add` a second time.
 // ARGO_TEST_MCP_BAD_OUTPUT: its list also holds `status`, whose outputSchema does not compile ("type": "strin").
 // ARGO_TEST_MCP_BARE: its list also holds `ping`, whose inputSchema is `{"type": "object"}` alone.
 // ARGO_TEST_MCP_PAGES: its list comes a tool per page (nextCursor); "loop" sends the same cursor
@@ -108,6 +109,7 @@ if (process.env.ARGO_TEST_MCP_WAIT) {
 const extra = [
   ...(process.env.ARGO_TEST_MCP_MALFORMED ? [{ name: 'loose', description: 'No type', inputSchema: { properties: { a: { type: 'string' } } } }] : []),
   ...(process.env.ARGO_TEST_MCP_UNREADABLE ? [{ name: 'lookup', description: 'Look a key up', inputSchema: { type: 'object', properties: { key: { type: 'string', required: true } } } }] : []),
+  ...(process.env.ARGO_TEST_MCP_TWICE ? [{ name: 'add', description: 'Add again', inputSchema: { type: 'object' } }] : []),
   ...(process.env.ARGO_TEST_MCP_BAD_OUTPUT ? [{ name: 'status', description: 'A status', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { a: { type: 'strin' } } } }] : []),
   ...(process.env.ARGO_TEST_MCP_BARE ? [{ name: 'ping', description: 'Answers pong', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] : []),
 ];

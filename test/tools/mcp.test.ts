@@ -131,6 +131,16 @@ describe('MCP servers through the SDK client', () => {
     }
   });
 
+  it('a name the server lists twice: the first is kept, the second left out as listed twice by the server', async () => {
+    const box = await loadToolbox(['mcp:calc'], { mcpServers: { calc: { ...server, env: { ARGO_TEST_MCP_TWICE: '1' } } } });
+    try {
+      expect(box.tools.map((tool) => [tool.name, tool.description])).toEqual([['add', 'Add two numbers']]);
+      expect(box.unavailable).toEqual([{ name: 'mcp:calc/add', reason: 'listed twice by the server; left out' }]);
+    } finally {
+      await box.close();
+    }
+  });
+
   it("a tool whose outputSchema does not compile is left out, naming it and why; the server's other tools stay", async () => {
     const box = await loadToolbox(['mcp:calc'], { mcpServers: { calc: { ...server, env: { ARGO_TEST_MCP_BAD_OUTPUT: '1' } } } });
     try {
