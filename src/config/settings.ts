@@ -102,7 +102,7 @@ export interface AgentSettings {
   toolsSource: string;
   toolsets: Record<string, { tools?: string[]; includes?: string[] }>;
   commandTools: Record<string, CommandToolSettings>;
-  mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; type?: string; startTimeoutMs?: number }>;
+  mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; type?: string; startTimeoutMs?: number; url?: string; headers?: Record<string, string> }>;
   /** Result budgets in force, each at least MIN_TOOL_BUDGET. */
   toolBudgets: Record<string, number>;
   /** The tools whose toolBudgets value was under MIN_TOOL_BUDGET (an earlier version's floor) and counts as it. */
@@ -205,7 +205,8 @@ const CONFIG_SHAPE: Shape = {
     commandTools: {
       record: { fields: { description: 'string', parameters: 'object', argv: STRINGS, requires: STRINGS, sideEffects: 'boolean', timeoutMs: TIMER_MS } },
     },
-    mcpServers: { record: { fields: { command: 'string', args: STRINGS, env: { record: 'string' }, cwd: 'string', type: 'string', startTimeoutMs: TIMER_MS } } },
+    // url and headers (a remote server's, as other tools' configs write it) are known to be refused in words.
+    mcpServers: { record: { fields: { command: 'string', args: STRINGS, env: { record: 'string' }, cwd: 'string', type: 'string', startTimeoutMs: TIMER_MS, url: 'string', headers: { record: 'string' } } } },
     toolBudgets: { record: 'integer' },
     toolTimeouts: { record: TIMER_MS },
     passSecrets: STRINGS,
@@ -633,7 +634,11 @@ function checkToolDefinitions(settings: Settings, source: string): void {
   for (const [name, server] of Object.entries(settings.agent.mcpServers)) {
     // Other tools' configs often say "type": "stdio"; a remote server (http, sse) is not supported.
     if (server.type !== undefined && server.type !== 'stdio') throw new UsageError(`${source}: "mcpServers.${name}.type" is ${JSON.stringify(server.type)}: only stdio servers (a command Argo starts) are supported`);
+    for (const remote of ['url', 'headers'] as const) {
+      if (server[remote] !== undefined) throw new UsageError(`${source}: "mcpServers.${name}.${remote}" is a remote server's: only stdio servers (a command Argo starts) are supported; give "command" and "args" instead`);
+    }
     if (typeof server.command !== 'string' || server.command === '') throw new UsageError(`${source}: "mcpServers.${name}.command" is missing: name the program that starts the server`);
+    checkGivenPath(server.command, `${source}: "mcpServers.${name}.command"`, 'name the program that starts the server');
     // Relative to the tools root: an empty one would be the root itself, unasked.
     if (server.cwd !== undefined) checkGivenPath(server.cwd, `${source}: "mcpServers.${name}.cwd"`, 'name the folder the server starts in, or leave "cwd" out for the tools root');
   }

@@ -194,6 +194,12 @@ describe('config.json errors name the key', () => {
     [{ commandTools: { lint: { description: 'd', argv: ['x'], parameters: [] } } }, /\/config\.json: "commandTools\.lint\.parameters" must be an object, got an array$/],
     [{ mcpServers: { gh: { type: 'http', command: 'x' } } }, /"mcpServers\.gh\.type" is "http": only stdio servers \(a command Argo starts\) are supported$/],
     [{ mcpServers: { gh: { type: 'sse', command: 'x' } } }, /"mcpServers\.gh\.type" is "sse": only stdio servers/],
+    // A remote server's config as other tools write it: said as such, not as an unknown key.
+    [{ mcpServers: { gh: { type: 'http', url: 'https://mcp.example.com/mcp' } } }, /"mcpServers\.gh\.type" is "http": only stdio servers/],
+    [{ mcpServers: { gh: { url: 'https://mcp.example.com/mcp' } } }, /"mcpServers\.gh\.url" is a remote server's: only stdio servers \(a command Argo starts\) are supported; give "command" and "args" instead$/],
+    [{ mcpServers: { gh: { command: 'x', headers: { Authorization: 'Bearer t' } } } }, /"mcpServers\.gh\.headers" is a remote server's: only stdio servers/],
+    [{ mcpServers: { gh: { command: '   ' } } }, /"mcpServers\.gh\.command" is blank: name the program that starts the server$/],
+    [{ mcpServers: { gh: { command: ' node' } } }, /"mcpServers\.gh\.command" " node" starts or ends with a blank: remove it/],
     [{ mcpServers: { gh: { type: 1, command: 'x' } } }, /"mcpServers\.gh\.type" must be a string/],
     [{ mcpServers: { gh: { command: 'x', startTimeoutMs: 0 } } }, /"mcpServers\.gh\.startTimeoutMs" must be at least 1, got 0$/],
     [{ mcpServers: { gh: { command: 'x', startTimeoutMs: '30s' } } }, /"mcpServers\.gh\.startTimeoutMs" must be a whole number/],
