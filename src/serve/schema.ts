@@ -5,7 +5,7 @@ import { codePoints } from '../replay/budget.js';
 import { MIN_BUDGET } from '../replay/policy.js';
 import { REPLAY_REASONS, VERBOSITIES } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec, Verbosity } from '../replay/types.js';
-import { isSessionName } from '../sessions/names.js';
+import { SESSION_NAME_RULE, isSessionName } from '../sessions/names.js';
 import { similarNames } from '../text/similar.js';
 import { quotedName } from '../output/terminal-text.js';
 import { badRequest } from './errors.js';
@@ -233,7 +233,7 @@ const toolsets = z
 
 /** What each Argo field takes, as a 400 about it says; budget as the CLI's --budget says it. */
 const ARGO_FIELD_RULES: Record<ArgoKey, string> = {
-  session: 'use 1-64 letters, digits, dots, dashes or underscores (not only dots)',
+  session: SESSION_NAME_RULE,
   replay: 'use none, session, or last:N with N a whole number of 1 or more',
   reason: `use ${listed(REPLAY_REASONS, 'or')} (the reason to replay earlier turns)`,
   budget: `use a whole number of characters, at least ${MIN_BUDGET}`,
@@ -514,20 +514,3 @@ export function imagesOf(value: OpenAiMessage['content']): string[] {
   return images;
 }
 
-/**
- * How deep a body may nest. JSON.parse takes any depth, but the turn writes the body out again
- * (its journal, the request to Ollama) and JSON.stringify runs out of stack a few thousand levels down.
- */
-export const MAX_JSON_DEPTH = 100;
-
-/** Whether `value` holds arrays or objects more than `max` levels deep; walked without recursion. */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const pending: [unknown, number][] = [[value, 0]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [item, depth] = next;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth >= max) return true;
-    for (const child of Object.values(item)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
-  }
-  return false;
-}

@@ -32,6 +32,9 @@ export function commandWithNames(command: string, ...names: readonly string[]): 
   return [command, ...(names.some((name) => name.startsWith('-')) ? ['--'] : []), ...names].join(' ');
 }
 
+/** The rule a session name follows, as every refusal of one says it (the CLI's and argo serve's). */
+export const SESSION_NAME_RULE = 'use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot';
+
 /**
  * Rejects a bad name before any file is touched; `where` names the flag or setting it came from.
  * A name only an earlier version took (".x") gets the rule like any other, unless `recorded` says a
@@ -42,7 +45,7 @@ export function checkSessionName(name: string, where: string, recorded?: (name: 
   if (!isSessionName(name)) {
     throw new UsageError(
       // Quoted as JSON and cut short: the name may hold a line break or run for pages.
-      `${where}: invalid session name ${JSON.stringify(clipText(name, 80))}: use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot`,
+      `${where}: invalid session name ${JSON.stringify(clipText(name, 80))}: ${SESSION_NAME_RULE}`,
     );
   }
   return name;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/serve/errors.js';
 import { MODEL_NAME_RULE } from '../../src/ollama/model-name.js';
-import { argoFieldNamed, argoParam, imagesOf, nestedDeeperThan, parseChatRequest, parseSessionPatch, textOf } from '../../src/serve/schema.js';
+import { argoFieldNamed, argoParam, imagesOf, parseChatRequest, parseSessionPatch, textOf } from '../../src/serve/schema.js';
 import type { ChatBody } from '../../src/serve/schema.js';
 
 const base = { model: 'argo', messages: [{ role: 'user', content: 'hi' }] };
@@ -282,7 +282,7 @@ describe('chat request: Argo names are capped at 200 characters, argo.tools at 1
     [{}, { tools: names(100_000).join(',') }, ['argo.tools', `invalid "argo.tools": ${countRule}`]],
     [{ 'x-argo-tools': names(101).join(',') }, {}, ['X-Argo-Tools', `invalid header "X-Argo-Tools": ${countRule}`]],
     // The session name has its own rule, 1-64 characters.
-    [{}, { session: 's'.repeat(65) }, ['argo.session', 'invalid "argo.session": use 1-64 letters, digits, dots, dashes or underscores (not only dots)']],
+    [{}, { session: 's'.repeat(65) }, ['argo.session', 'invalid "argo.session": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot']],
     // A replay spec is one of three shapes, whatever its length: nothing of it is quoted back.
     [{}, { replay: `last:${'9'.repeat(100_000)}` }, ['argo.replay', 'invalid "argo.replay": use none, session, or last:N with N a whole number of 1 or more']],
   ])('headers %# %j: taken, or a 400 naming the field and the limit', (headers, argo, refused) => {
@@ -296,7 +296,7 @@ describe('chat request: Argo names are capped at 200 characters, argo.tools at 1
 
 // Whatever was wrong with an Argo field, its 400 says what the field takes, as the CLI's flag does.
 describe("chat request: a wrong Argo field is told the field's rule, not zod's words", () => {
-  const SESSION = 'use 1-64 letters, digits, dots, dashes or underscores (not only dots)';
+  const SESSION = 'use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot';
   const REPLAY = 'use none, session, or last:N with N a whole number of 1 or more';
   const REASON = 'use continuation, clarification or session (the reason to replay earlier turns)';
   const BUDGET = 'use a whole number of characters, at least 200';
@@ -308,6 +308,8 @@ describe("chat request: a wrong Argo field is told the field's rule, not zod's w
     [{ session: 7 }, 'session', SESSION],
     [{ session: '' }, 'session', SESSION],
     [{ session: '..' }, 'session', SESSION],
+    // A leading dot alone is enough: the rule says so, not "only dots".
+    [{ session: '.notes' }, 'session', SESSION],
     [{ session: ['w'] }, 'session', SESSION],
     [{ replay: 3 }, 'replay', REPLAY],
     [{ replay: 'last:0' }, 'replay', REPLAY],
@@ -526,25 +528,6 @@ describe('session patch', () => {
     expect(parseSessionPatch({ title: 'New', other: 1 })).toEqual({ title: 'New' });
     expect(() => parseSessionPatch({ title: 5 })).toThrow(expect.objectContaining({ param: 'title', status: 400 }) as Error);
     expect(() => parseSessionPatch(null)).toThrow(ApiError);
-  });
-});
-
-describe('nestedDeeperThan: how deep a body nests', () => {
-  const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown;
-  // Values are made in the test: vitest would walk a deep one while naming it.
-  it.each<[string, () => unknown, number, boolean]>([
-    ['a string', () => 'x', 0, false],
-    ['null', () => null, 0, false],
-    ['an empty object, at most 0 deep', () => ({}), 0, true],
-    ['an empty object, at most 1 deep', () => ({}), 1, false],
-    ['{"a":{"b":1}}, at most 2', () => ({ a: { b: 1 } }), 2, false],
-    ['{"a":{"b":1}}, at most 1', () => ({ a: { b: 1 } }), 1, true],
-    ['the deep branch of a wide object is found', () => ({ a: 1, b: [1, 2, { c: [[]] }], d: {} }), 3, true],
-    ['100 levels, at most 100', () => nested(100), 100, false],
-    ['101 levels, at most 100', () => nested(101), 100, true],
-    ['100,000 levels (no stack overflow)', () => nested(100_000), 100, true],
-  ])('%s', (_case, make, max, deeper) => {
-    expect(nestedDeeperThan(make(), max)).toBe(deeper);
   });
 });
 
