@@ -340,32 +340,46 @@ export function httpFailure(host: string, error: unknown, hints: FixHints, think
 /**
  * Ollama never redirects: a redirect is a proxy's or another server's, and fetch following it would
  * turn a chat's POST into a GET (Ollama's 405) or take the request elsewhere unseen. So none is
- * followed, and the address it points to is named.
+ * followed. `target` is where it points, as shown (no user info, query or fragment: each may hold a
+ * secret, and the line is logged); `address` the Ollama address that names it (the target less the
+ * route asked, as a proxy's https:// upgrade gives), or null when the target does not end with it.
  */
 export class Redirected extends Error {
   override name = 'Redirected';
   constructor(
-    host: string,
+    readonly host: string,
     readonly status: number,
     readonly target: string,
+    readonly address: string | null,
   ) {
-    super(`Ollama at ${host} answered with a redirect to ${target}: set OLLAMA_HOST to the address it redirects to`);
+    super(redirectLine(host, target, address, CLI_HINTS));
   }
+}
+
+/** What a redirect says, in the words of where the user sets the address (`hints.host`). */
+export function redirectLine(host: string, target: string, address: string | null, hints: FixHints): string {
+  const fix = address === null ? `Argo does not follow redirects: set ${hints.host} to where Ollama itself answers` : `set ${hints.host} to ${address}`;
+  return `Ollama at ${host} answered with a redirect to ${target}; ${fix}`;
 }
 
 /** `response`, unless it is a redirect (fetch asked with redirect: 'manual'), which is thrown as Redirected. */
 function refuseRedirect(host: string, input: Parameters<typeof fetch>[0], response: Response): Response {
   const location = response.headers.get('location');
   if (response.status < 300 || response.status > 399 || location === null) return response;
-  const asked = input instanceof Request ? input.url : String(input);
-  let target: string;
+  const asked = new URL(input instanceof Request ? input.url : String(input));
+  let target: URL;
   try {
-    target = new URL(location, asked).href;
+    target = new URL(location, asked);
   } catch {
-    target = location;
+    // The server's words, shown on a terminal and logged: one line, cut short, nothing after a "?".
+    throw new Redirected(host, response.status, clipText(joinLines(location.replace(/[?#].*$/s, '…')), 200), null);
   }
-  // The server's words, shown on a terminal and logged: one line, cut short.
-  throw new Redirected(host, response.status, clipText(joinLines(target), 200));
+  // The route asked (/api/chat), after the address's own path (a proxy's prefix).
+  const route = asked.pathname.slice(new URL(host).pathname.replace(/\/$/, '').length);
+  const base = target.pathname.endsWith(route) ? target.pathname.slice(0, target.pathname.length - route.length) : null;
+  const secret = target.username !== '' || target.password !== '';
+  const shown = (path: string, rest: boolean): string => `${target.protocol}//${secret ? '***@' : ''}${target.host}${path}${rest && (target.search !== '' || target.hash !== '') ? '…' : ''}`;
+  throw new Redirected(host, response.status, clipText(joinLines(shown(target.pathname, true)), 200), base === null || secret ? null : clipText(joinLines(shown(base, false)), 200));
 }
 
 /** A server answered at `host`, but not as Ollama does (`what`): the address is likely wrong. */
@@ -388,7 +402,7 @@ export function questionFailure(host: string, error: unknown, hints: FixHints, m
   if ((error as { name?: unknown } | null)?.name === 'TimeoutError') {
     return `no answer from Ollama at ${host} within ${ms / 1000}s (Ollama stuck, or its machine overloaded); restart Ollama, or check that machine's load`;
   }
-  if (error instanceof Redirected) return error.message;
+  if (error instanceof Redirected) return redirectLine(error.host, error.target, error.address, hints);
   const notOllama = (what: string): string => notOllamaLine(host, what, hints);
   // The ollama client reads the body with response.json(): a web page, or nothing, fails there.
   if (error instanceof SyntaxError) return notOllama('its answer is not JSON');
@@ -632,7 +646,7 @@ export class OllamaTransport {
         ? { kind: 'idle', message: `${quiet} after its answer began; the stream was aborted (Ollama went silent mid-answer; raise timeouts.idleMs in config.json to wait longer)` }
         : { kind: 'idle', message: `${quiet}; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)` };
     }
-    if (error instanceof Redirected) return { kind: 'http', httpStatus: error.status, message: error.message };
+    if (error instanceof Redirected) return { kind: 'http', httpStatus: error.status, message: redirectLine(error.host, error.target, error.address, this.hints) };
     const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
     const answered = httpFailure(host, error, this.hints, at.think);
     if (answered?.kind === 'busy') {

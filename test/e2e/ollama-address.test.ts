@@ -81,10 +81,10 @@ describe('a redirect', () => {
   it('is not followed: a turn and doctor name where it points, exit 1', async () => {
     const home = tempHome();
     const turn = await runArgo(['--no-log', 'hi'], { home, host });
-    expect([turn.code, turn.stderr]).toEqual([1, `argo: Ollama at ${host} answered with a redirect to https://ollama.example/api/chat: set OLLAMA_HOST to the address it redirects to\n`]);
+    expect([turn.code, turn.stderr]).toEqual([1, `argo: Ollama at ${host} answered with a redirect to https://ollama.example/api/chat; set --host / OLLAMA_HOST to https://ollama.example\n`]);
     expect(asked).toEqual(['POST /api/chat']);
     const doctor = await runArgo(['doctor'], { home, host });
     expect(doctor.code).toBe(1);
-    expect(doctor.stdout).toMatch(new RegExp(`FAIL  ollama     Ollama at ${host} answered with a redirect to https://ollama\\.example/api/\\w+: set OLLAMA_HOST to the address it redirects to\n`));
+    expect(doctor.stdout).toMatch(new RegExp(`FAIL  ollama     Ollama at ${host} answered with a redirect to https://ollama\\.example/api/\\w+; set --host / OLLAMA_HOST to https://ollama\\.example\n`));
   });
 });
