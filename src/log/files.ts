@@ -2,6 +2,7 @@ import type { Dirent, Stats } from 'node:fs';
 import { readdir, readlink, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RuntimeError, shownPath } from '../errors.js';
+import { FILE_PROBLEMS } from './file-problems.js';
 import { NotAFolderError, errnoOf, fileKind, folderTrouble, isMissing } from './fs.js';
 
 const LOG_NAME = /^(\d{4}-\d{2}-\d{2})\.log$/;
@@ -21,8 +22,9 @@ export interface DaysMissed {
 /**
  * The daily log files, oldest first (their names sort by date); none when the directory is missing.
  * The names are exact (LOG_NAME), so one readdir does: no pattern to match, and every `argo logs`
- * starts without loading a glob library. A day that is a link to nothing (its file on a disk not
- * mounted) is left out and told to `missed`: its turns are out of reach, not gone. A link to a
+ * starts without loading a glob library. A day that is a link to nothing, or to a place that cannot
+ * be reached (its file on a disk not mounted, a folder closed to this user), is left out and told to
+ * `missed`: its turns are out of reach, not gone. A link to a
  * folder, a pipe, a device is no day's log: left out, as a folder with a day's name is.
  */
 export async function listLogFiles(logsDir: string, missed?: DaysMissed): Promise<string[]> {
@@ -37,7 +39,7 @@ export async function listLogFiles(logsDir: string, missed?: DaysMissed): Promis
     const seen = new Set(files.flatMap((file) => (file === null ? [] : [fileId(file)])));
     for (const link of links) {
       const behind = await fileAt(join(logsDir, link.name));
-      if (behind === null && missed && (await leadsNowhere(join(logsDir, link.name)))) missed.missDay(join(logsDir, link.name));
+      if (behind === null && missed && (await unreachable(join(logsDir, link.name))) !== null) missed.missDay(join(logsDir, link.name));
       if (behind === null || seen.has(fileId(behind))) continue;
       seen.add(fileId(behind));
       names.push(link.name);
@@ -58,14 +60,20 @@ export async function requireDaysInReach(logsDir: string, what: string): Promise
   if (first === undefined) return;
   const more = missed.length > 1 ? ` (and ${missed.length - 1} more day${missed.length > 2 ? 's' : ''}: argo logs check lists them)` : '';
   const target = resolve(dirname(first), await readlink(first).catch(() => '?'));
-  throw new RuntimeError(`${shownPath(first)} is a link to ${shownPath(target)}, which does not exist: put the file back there (mount its disk), or remove the link${more}; ${what}`);
+  const code = await unreachable(first);
+  const why = code === 'ENOENT' || code === 'ENOTDIR' ? 'which does not exist' : `which cannot be reached (${FILE_PROBLEMS[code ?? '']?.problem ?? code ?? 'gone'})`;
+  throw new RuntimeError(`${shownPath(first)} is a link to ${shownPath(target)}, ${why}: put the file back there (mount its disk), or remove the link${more}; ${what}`);
 }
 
-/** Whether the link at `path` leads to nothing at all (a file moved, a disk not mounted). */
-async function leadsNowhere(path: string): Promise<boolean> {
+/**
+ * Why the link at `path` leads to no file it can be read through: nothing there (a file moved, a disk
+ * not mounted), or a place that cannot be reached (a folder closed to this user, a network disk gone:
+ * ENOTCONN, ESTALE, EIO), as its error code; null when there is something there (a file, a folder…).
+ */
+async function unreachable(path: string): Promise<string | null> {
   return stat(path).then(
-    () => false,
-    (error: unknown) => isMissing(error) || errnoOf(error) === 'ENOTDIR',
+    () => null,
+    (error: unknown) => errnoOf(error) ?? 'EIO',
   );
 }
 

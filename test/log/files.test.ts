@@ -45,6 +45,8 @@ describe('listLogFiles / requireDaysInReach: a day linked to no file is out of r
     ['a link under a file', { '2026-11-01.log': 'link:../outside.log/x', '2026-11-02.log': 'file' }, ['2026-11-01.log'], /2026-11-01\.log is a link to .*\/outside\.log\/x, which does not exist/],
     ['two dangling links: the first named, the other counted', { '2026-11-01.log': 'link:a', '2026-11-03.log': 'link:b' }, ['2026-11-01.log', '2026-11-03.log'], /2026-11-01\.log is a link to .*\/a, which does not exist: put the file back there \(mount its disk\), or remove the link \(and 1 more day: argo logs check lists them\); nothing done$/],
     ['a folder named as a day is no link to miss', { '2026-11-01.log': 'dir' }, [], null],
+    // Reached through nothing that can be read (here a loop; a folder closed to this user, a network disk gone, alike).
+    ['a link that cannot be reached', { '2026-11-01.log': 'link:2026-11-01.log', '2026-11-02.log': 'file' }, ['2026-11-01.log'], /2026-11-01\.log is a link to .*\/2026-11-01\.log, which cannot be reached \(too many symbolic links\): put the file back there \(mount its disk\), or remove the link; nothing done$/],
   ])('%s', async (_case, layout, missed, refusal) => {
     const logs = logsFolder(layout);
     const stats = new ScanStats();
