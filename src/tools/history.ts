@@ -46,8 +46,9 @@ export const searchHistoryTool: Tool = {
     }
     const turns = [];
     const query = { ...EMPTY_QUERY, grep: text, sessionIds };
+    const skipped = new ScanStats();
     try {
-      for await (const { entry } of searchTurns(join(context.home, 'logs'), query, new ScanStats(), { limit: numberArg(args, 'limit') ?? DEFAULT_LIMIT, signal: context.signal })) {
+      for await (const { entry } of searchTurns(join(context.home, 'logs'), query, skipped, { limit: numberArg(args, 'limit') ?? DEFAULT_LIMIT, signal: context.signal })) {
         // The session's name now, which the `session` argument takes: the logged one may have been renamed, or be another's.
         await sessions.learn(entry.session_id, entry.session);
         const session = sessions.nameOf(entry.session_id);
@@ -64,9 +65,20 @@ export const searchHistoryTool: Tool = {
       if (context.signal.aborted) throw new ToolError('the search was interrupted', false);
       throw error;
     }
-    return { turns };
+    // What the search could not read may hold a turn it would have found: the model is told, as the user is.
+    const note = skippedNote(skipped);
+    return { turns, ...(note !== null ? { note } : {}) };
   },
 };
+
+/** What a search skipped, in words for the model; null when it read everything. */
+export function skippedNote(stats: { unreadable: number; missedDays: readonly string[] }): string | null {
+  const parts = [
+    ...(stats.unreadable === 0 ? [] : [`${stats.unreadable} unreadable log line${stats.unreadable === 1 ? '' : 's'}`]),
+    ...(stats.missedDays.length === 0 ? [] : [`${stats.missedDays.length} day${stats.missedDays.length === 1 ? "'s log file" : "s' log files"} out of reach`]),
+  ];
+  return parts.length === 0 ? null : `skipped ${parts.join(' and ')}: a turn there was not searched`;
+}
 
 /** Sessions the model could name instead of `wrong`: the likeliest first, a few at most. */
 async function knownNames(wrong: string, sessions: { all: () => Promise<readonly { name: string }[]> }): Promise<string> {

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveSession } from '../../src/sessions/store.js';
-import { searchHistoryTool } from '../../src/tools/history.js';
+import { searchHistoryTool, skippedNote } from '../../src/tools/history.js';
 import { validateArguments } from '../../src/tools/validate.js';
 import { htmlText } from '../../src/tools/html-text.js';
 import { FETCH_TEXT_CAP } from '../../src/tools/builtins.js';
@@ -404,6 +404,23 @@ describe('search_history', () => {
   ])('with %i sessions an unknown name says: %s', async (count, message) => {
     const home = await homeWith([line('t1', ['s1', 'S1'], 'rust', 'a')], Array.from({ length: count }, (_, index): [string, string] => [`s${index + 1}`, `S${index + 1}`]));
     await expect(searchHistoryTool.run({ query: 'rust', session: 'nope' }, context(home))).rejects.toMatchObject({ message, retryable: true });
+  });
+
+  it('tells the model what it could not read: unreadable lines, days out of reach', async () => {
+    const home = await homeWith([line('t1', ['default', 'S1'], 'about rust', 'a'), '{"id":"broken, about rust', line('t2', ['default', 'S1'], 'more rust', 'b')], [['default', 'S1']]);
+    symlinkSync(join(home, 'gone', '2026-01-01.log'), join(home, 'logs', '2026-01-01.log'));
+    const result = await searchHistoryTool.run({ query: 'rust' }, context(home));
+    expect(result).toMatchObject({ turns: [{ id: 't1' }, { id: 't2' }], note: "skipped 1 unreadable log line and 1 day's log file out of reach: a turn there was not searched" });
+    const clean = await homeWith([line('t1', ['default', 'S1'], 'about rust', 'a')], [['default', 'S1']]);
+    expect(await searchHistoryTool.run({ query: 'rust' }, context(clean))).not.toHaveProperty('note');
+  });
+
+  it.each<[number, number, string | null]>([
+    [0, 0, null],
+    [2, 0, 'skipped 2 unreadable log lines: a turn there was not searched'],
+    [0, 3, "skipped 3 days' log files out of reach: a turn there was not searched"],
+  ])('skippedNote: %i unreadable lines, %i days out of reach', (unreadable, days, note) => {
+    expect(skippedNote({ unreadable, missedDays: Array.from({ length: days }, (_, index) => `d${index}`) })).toBe(note);
   });
 
   it('stops a search when its call is aborted (Ctrl-C, a STOP, its timeout): a permanent failure, not a result', async () => {
