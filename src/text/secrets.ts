@@ -141,7 +141,8 @@ const MASKED: readonly [RegExp, (match: string, ...groups: string[]) => string][
   [/\bA[KS]IA[0-9A-Z]{16}\b/g, () => MASK],
   [/\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/g, () => MASK],
   [/\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g, () => MASK],
-  // The scheme is kept, its credentials are not: `Authorization: Basic …` (Bearer has its own rule below).
+  // The credentials after an Authorization header's scheme; the assignment rule that runs after these
+  // then masks the scheme too (`Authorization: *** ***`). Bearer has its own rule below.
   [/\b((?:proxy-)?authorization\s*:\s*["']?(?:basic|token|digest|negotiate|ntlm)\s+)[A-Za-z0-9._~+/=-]{6,}/gi, (_match, head = '') => `${head}${MASK}`],
   [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?/g, () => MASK],
   [/\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, (_match, scheme = '', space = '') => `${scheme}${space}${MASK}`],
