@@ -15,7 +15,8 @@ import type { ToolDefinition } from './builtins.js';
 import { loadHistorySearch, searchHistoryTool } from './history.js';
 import type { McpConnection, McpServerConfig } from './mcp.js';
 import { memoTool } from './memo.js';
-import { BUILTIN_TOOLSETS, MCP_PREFIX, MCP_TOOL_NAME, firstToolReached, resolveTools, toolsetProblems, unknownName } from './toolsets.js';
+import { EXCLUDE_PREFIX } from '../config/tool-list.js';
+import { BUILTIN_TOOLSETS, MCP_PREFIX, MCP_TOOL_NAME, firstToolReached, resolveTools, serverToolOf, toolsetProblems, unknownName } from './toolsets.js';
 import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
 import { asksFirst } from './types.js';
 import type { Tool } from './types.js';
@@ -296,6 +297,9 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   const excluded = new Set(resolution.excludedMcpTools ?? []);
   const takenAway = new Set(resolution.excluded ?? []);
   /** Starts these servers; `wanted` keeps only the tools it names (a single MCP tool asked by name). */
+  /** By server: every name it listed (kept or left out), for the servers that started. */
+  const listedBy = new Map<string, Set<string>>();
+  let someDidNotStart = false;
   const addServers = async (servers: readonly string[], wanted: ReadonlySet<string> | null): Promise<string[]> => {
     const failures: string[] = [];
     const settled = await Promise.allSettled(servers.map((server) => connect(server, startedInRoot(ownEntry(config.mcpServers, server) ?? { command: '' }, root))));
@@ -306,8 +310,10 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
         const reason = cleanLine(result.reason instanceof Error ? result.reason.message : 'did not start', UNAVAILABLE_REASON_CHARS);
         if (wanted === null) leaveOut(`${MCP_PREFIX}${server}`, reason);
         failures.push(reason);
+        someDidNotStart = true;
         return;
       }
+      listedBy.set(server, new Set([...result.value.tools.map((tool) => tool.name), ...(result.value.leftOut ?? []).map((gone) => gone.name)]));
       const listed = result.value.tools.filter((tool) => wanted === null || wanted.has(tool.name));
       // `-name`, or `-mcp:<server>/<name>` (the one way to a tool named as a toolset, none or -x).
       const takenBy = (tool: string): string | null => (excluded.has(tool) ? tool : excluded.has(`${MCP_PREFIX}${server}/${tool}`) ? `${MCP_PREFIX}${server}/${tool}` : null);
@@ -369,6 +375,11 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       throw new UsageError(`${unknownName(name, [], catalog).message}; no MCP server (${servers}) offers it either${why}`);
     }
   }
+  const misspelt = unknownTakenAway(excluded, listedBy, someDidNotStart, catalog);
+  if (misspelt !== null) {
+    await Promise.allSettled(connections.map((connection) => connection.close()));
+    throw misspelt;
+  }
   tools.sort((a, b) => byCodeUnits(a.name, b.name));
   unavailable.sort((a, b) => byCodeUnits(a.name, b.name));
   const closers = [...connections.map((connection) => connection.close), ...tools.map((tool) => (tool as Tool & { close?: () => void }).close).filter((close) => close !== undefined)];
@@ -384,6 +395,28 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       await Promise.allSettled(closers.map((close) => Promise.resolve().then(close)));
     },
   };
+}
+
+/**
+ * The first `-name` (or `-mcp:<server>/<tool>`) that names nothing, once the servers have listed their
+ * tools: a misspelt `-delete_repos` must not leave delete_repo in the run unnoticed. A bare name is
+ * judged only when every server of the run started (one that did not might have offered it); a
+ * server's tool only when that server started. Null when every name is accounted for.
+ */
+export function unknownTakenAway(excluded: ReadonlySet<string>, listedBy: ReadonlyMap<string, ReadonlySet<string>>, someDidNotStart: boolean, catalog: Catalog): UsageError | null {
+  const started = [...listedBy.keys()].sort(byCodeUnits);
+  for (const name of [...excluded].sort(byCodeUnits)) {
+    const qualified = serverToolOf(name, catalog);
+    if (qualified !== null) {
+      const listed = listedBy.get(qualified.server);
+      if (listed === undefined || listed.has(qualified.tool)) continue;
+      return new UsageError(`${JSON.stringify(EXCLUDE_PREFIX + name)} takes away nothing: MCP server "${qualified.server}" offers no tool ${JSON.stringify(qualified.tool)}; argo tools lists what it offers`);
+    }
+    if (someDidNotStart || started.some((server) => listedBy.get(server)?.has(name) === true)) continue;
+    const servers = started.length > 0 ? `the run's MCP servers (${started.join(', ')}) do not offer it either` : 'the run starts no MCP server that could offer it';
+    return new UsageError(`${unknownName(name, [], catalog).message}; ${servers}`);
+  }
+  return null;
 }
 
 export interface ToolListing {

@@ -125,6 +125,32 @@ describe('MCP servers: a call cut short', () => {
   });
 });
 
+describe('MCP servers: a -name that names nothing', () => {
+  it.each([
+    // argv → what stderr says
+    [['--explain', '-T', 'mcp:calc,-shuot', 'hi'], 'argo: --tools: unknown toolset or tool "shuot"; '],
+    [['--explain', '-T', 'mcp:calc,-mcp:calc/shuot', 'hi'], 'argo: --tools: "-mcp:calc/shuot" takes away nothing: MCP server "calc" offers no tool "shuot"'],
+    [['--explain', '-T', 'fs,-zzz', 'hi'], 'the run starts no MCP server that could offer it'],
+  ])('%j is a usage error once the servers have listed their tools (exit 2); the server is gone', async (args, message) => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome({ mcpServers: { calc: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_STARTS: starts } } } });
+    const result = await argo(args, home);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toContain(message);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    if (args.includes('mcp:calc,-shuot')) expect(result.stderr).toContain("the run's MCP servers (calc) do not offer it either");
+    for (const pid of existsSync(starts) ? await pidsIn(starts) : []) await waitFor(() => expect(alive(pid)).toBe(false));
+  });
+
+  it('-NAME of a tool the server offers takes it away (--explain)', async () => {
+    const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
+    const result = await argo(['--explain', '--json', '-T', 'mcp:calc,-shout', 'hi'], home);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"excluded"');
+    expect(result.stdout).toContain('"shout"');
+  });
+});
+
 describe('MCP servers in a chat', () => {
   it('each server starts once and serves every message; a server that did not start is told of once, and logged with each turn', async () => {
     const starts = join(scratch(), 'starts');

@@ -471,13 +471,44 @@ describe('loading a toolbox: graceful degradation', () => {
 
   it("a tool taken away by name is left out of what an MCP server offers; the server's others stay", async () => {
     const offered = (name: string) => ({ name, description: name, parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
-    const box = await loadToolbox(['mcp:gh', '-gh_delete', '-gh_nothing'], { mcpServers: { gh: { command: 'a' } } }, {
+    const box = await loadToolbox(['mcp:gh', '-gh_delete'], { mcpServers: { gh: { command: 'a' } } }, {
       connectMcp: () => Promise.resolve({ tools: [offered('gh_search'), offered('gh_delete')], close: () => Promise.resolve() }),
     });
     expect(box.tools.map((tool) => tool.name)).toEqual(['gh_search']);
-    // What a server offered and a -name took away is reported as taken away; a name no server has is not.
     expect(box.takenAway).toEqual(['gh_delete']);
     await box.close();
+  });
+
+  it.each<[string, string[], string | null]>([
+    // the names asked (servers: gh offers gh_search, gh_delete and leaves out gh_bad; down does not start) → the usage error, or null
+    ['a misspelt -name beside a server', ['mcp:gh', '-gh_delet'], 'unknown toolset or tool "gh_delet"; toolsets: '],
+    ['… and its message names the servers that listed theirs', ['mcp:gh', '-gh_delet'], "; the run's MCP servers (gh) do not offer it either"],
+    ['a -name with no server in the run', ['fs', '-zzz'], '; the run starts no MCP server that could offer it'],
+    ['a misspelt -mcp:<server>/<tool> of a server that started', ['mcp:gh', '-mcp:gh/gh_delet'], '"-mcp:gh/gh_delet" takes away nothing: MCP server "gh" offers no tool "gh_delet"'],
+    ['a -name the server offers', ['mcp:gh', '-gh_delete'], null],
+    ['a -name the server listed but left out', ['mcp:gh', '-gh_bad'], null],
+    ['a -name of a tool asked by name', ['gh_search', '-gh_delete'], null],
+    ['a -name when a server of the run did not start (it might have offered it)', ['mcp:gh', 'mcp:down', '-zzz'], null],
+    ['a -mcp:<server>/<tool> of a server not in the run', ['fs', '-mcp:gh/zzz'], null],
+  ])('a -name no toolset, tool or started server has is a usage error: %s', async (_case, names, message) => {
+    const offered = (name: string) => ({ name, description: name, parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
+    const closed: string[] = [];
+    const loaded = await loadToolbox(names, { mcpServers: { gh: { command: 'a' }, down: { command: 'd' } } }, {
+      connectMcp: (name) =>
+        name === 'down'
+          ? Promise.reject(new Error('MCP server "down" did not start (spawn d ENOENT)'))
+          : Promise.resolve({ tools: [offered('gh_search'), offered('gh_delete')], leftOut: [{ name: 'gh_bad', reason: 'odd' }], close: () => (closed.push(name), Promise.resolve()) }),
+    }).catch((error: unknown) => error);
+    if (message === null) {
+      expect(loaded).not.toBeInstanceOf(Error);
+      await (loaded as Awaited<ReturnType<typeof loadToolbox>>).close();
+      return;
+    }
+    expect(loaded).toBeInstanceOf(UsageError);
+    expect(loaded).not.toBeInstanceOf(ConfigError);
+    expect((loaded as Error).message).toContain(message);
+    // Refused, the run closes the servers it started.
+    if (names.includes('mcp:gh')) expect(closed).toEqual(['gh']);
   });
 
   it("a tool named as a toolset, none or -x is taken away by its server's name, -mcp:<server>/<tool>; another server's tool of that name stays", async () => {
