@@ -12,13 +12,14 @@ import type { AgentRequest } from '../agent/request.js';
 import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
-import { buildCatalog, builtinTools, checkCommandSchemas, loadToolbox } from '../tools/catalog.js';
+import { ToolboxAborted, buildCatalog, builtinTools, checkCommandSchemas, loadToolbox } from '../tools/catalog.js';
 import type { ConnectMcp } from '../tools/catalog.js';
 import { MCP_PREFIX, resolveTools } from '../tools/toolsets.js';
 import type { Resolution } from '../tools/toolsets.js';
 import { commandEnvironment } from '../tools/process.js';
 import type { Toolbox } from '../tools/catalog.js';
 import { readMemo } from '../tools/memo.js';
+import { STOP_ABORT, abortOnStop, isStopSet } from '../agent/stop.js';
 import type { Answerer } from '../turn/turn.js';
 import { clipText } from '../output/cut.js';
 import { neutralizeControls, untrustedTextFor } from '../output/terminal-text.js';
@@ -213,6 +214,30 @@ export async function chatTools(): Promise<ChatTools> {
   return { connectMcp: pool.connect, shown: new Set(), close: pool.close };
 }
 
+/**
+ * The run's tools, or null when a STOP was set before they were ready (no server is started then;
+ * one starting is cut). `signal` (a chat's Ctrl-C or SIGTERM) cuts the start too: ToolboxAborted.
+ */
+export async function toolboxUnlessStopped(settings: Settings, root: string, chat: ChatTools | undefined, signal: AbortSignal | undefined): Promise<Toolbox | null> {
+  if (isStopSet(settings.home)) return null;
+  const byStop = abortOnStop(settings.home);
+  try {
+    const cut = signal === undefined ? byStop.signal : AbortSignal.any([signal, byStop.signal]);
+    return await namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent), { root, signal: cut, ...(chat ? { connectMcp: chat.connectMcp } : {}) }));
+  } catch (error) {
+    if (error instanceof ToolboxAborted && error.cause === STOP_ABORT) return null;
+    throw error;
+  } finally {
+    byStop.close();
+  }
+}
+
+/** A run a STOP ended before its tools were ready: the names checked, no tool loaded, no server started. */
+async function stoppedToolbox(settings: Settings): Promise<Toolbox> {
+  const resolution = await checkToolNames(settings);
+  return { resolution, expanded: resolution.expanded, tools: [], unavailable: [], mcpToolsets: new Map(), takenAway: resolution.excluded ?? [], close: () => Promise.resolve() };
+}
+
 /** The reader of a one-liner's answers; loaded only for a terminal that may be asked (it brings readline and the key gate). */
 async function terminalAnswers(io: Io): Promise<TerminalAnswers> {
   const { TerminalAnswers } = await import('./answers.js');
@@ -230,9 +255,11 @@ export async function prepareAgent(
   trace: ToolTrace,
   chat?: ChatTools,
   busy: (label: string) => void = () => undefined,
+  signal?: AbortSignal,
 ): Promise<AgentRun> {
   const root = await endpointAndRoot(settings, flags);
-  const box: Toolbox = await namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent), { root, ...(chat ? { connectMcp: chat.connectMcp } : {}) }));
+  const loaded = await toolboxUnlessStopped(settings, root, chat, signal);
+  const box = loaded ?? (await stoppedToolbox(settings));
   const shown = untrustedTextFor(io.stderr);
   for (const gone of box.unavailable) {
     const note = `${gone.name}\n${gone.reason}`;
@@ -259,6 +286,8 @@ export async function prepareAgent(
     logged: log,
     hints: log ? CLI_RUN_HINTS : CLI_UNLOGGED_RUN_HINTS,
     sessionId: () => sessionIdFor(settings, io),
+    // Stopped before its tools were ready: the run ends at its first check, logged as stopped.
+    ...(loaded === null ? { isStopped: () => true } : {}),
     onResult: (result: AgentResult) => {
       ended = result;
     },

@@ -66,7 +66,16 @@ export async function ask(settings: Settings, options: AskOptions, io: Io, share
   // The spinner must stop before a confirmation or a failure line is written to the terminal.
   // While calls run, the spinner names their tools instead.
   const ui: AnswerUi = { pause: () => undefined, busy: () => undefined };
-  const agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause(), shared.askLine, toolTrace(io, options), shared.tools, (label) => ui.busy(label));
+  let agent: AgentRun;
+  try {
+    agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause(), shared.askLine, toolTrace(io, options), shared.tools, (label) => ui.busy(label), shared.signal);
+  } catch (error) {
+    // A chat's Ctrl-C or SIGTERM while its MCP servers started: told as the signal, as a cut answer is.
+    if (!(error instanceof Error) || error.name !== 'AbortError' || shared.signal?.aborted !== true) throw error;
+    const stop: Stop = isStopSignal(shared.signal.reason) ? STOP_SIGNALS[shared.signal.reason] : 'interrupted';
+    io.stderr.write(`argo: ${STOP_LINES[stop]}\n`);
+    return stop;
+  }
   try {
     return await askTurn(settings, options, io, shared, agent, ui);
   } finally {

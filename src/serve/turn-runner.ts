@@ -76,9 +76,9 @@ export function toolEventOf(event: AgentEvent): ToolEvent | null {
  * definition in the server's config.json that cannot be used (a toolset cycle, a clashing or broken
  * tool) is the operator's: a 500, which no change to the request mends.
  */
-async function toolboxFor(names: readonly string[], settings: Settings, tools: ServerTools, param: string): Promise<Toolbox> {
+async function toolboxFor(names: readonly string[], settings: Settings, tools: ServerTools, param: string, signal?: AbortSignal): Promise<Toolbox> {
   try {
-    const load = tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent), { root: tools.root, ...(tools.connectMcp ? { connectMcp: tools.connectMcp } : {}) }));
+    const load = tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent), { root: tools.root, ...(tools.connectMcp ? { connectMcp: tools.connectMcp } : {}), ...(signal ? { signal } : {}) }));
     return await load(names, settings);
   } catch (error) {
     if (error instanceof ConfigError) throw brokenToolConfig(error.message);
@@ -288,7 +288,7 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
         const names = argo?.tools ?? [];
         const toolsAsked = names.length > 0;
         const settings = settingsFor(base, input, toolsAsked ? names : null);
-        const box = toolsAsked ? await toolboxFor(names, settings, ports.tools, argoParam(argo, 'tools')) : null;
+        const box = toolsAsked ? await toolboxFor(names, settings, ports.tools, argoParam(argo, 'tools'), input.signal) : null;
         try {
           return await runOne(settings, input, hooks, box);
         } finally {

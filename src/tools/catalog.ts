@@ -76,10 +76,22 @@ export interface Toolbox {
  * Starts an MCP server. A rejection's message may quote what the server said (its stderr, its
  * errors): masked already, before it was wrapped, as connectMcp does; a left-out tool's reason too.
  */
-export type ConnectMcp = (name: string, config: McpServerConfig) => Promise<McpConnection>;
+export type ConnectMcp = (name: string, config: McpServerConfig, signal?: AbortSignal) => Promise<McpConnection>;
 
 /** The SDK's stdio client, loaded only when an MCP toolset is asked for. */
-export const connectMcpServer: ConnectMcp = async (name, server) => (await import('./mcp.js')).connectMcp(name, server);
+export const connectMcpServer: ConnectMcp = async (name, server, signal) => (await import('./mcp.js')).connectMcp(name, server, signal);
+
+/**
+ * A load its caller cut (Ctrl-C, SIGTERM, a STOP, a client gone) while MCP servers started, or before:
+ * an interrupt, not a server that is unavailable. `cause` is the signal's reason.
+ */
+export class ToolboxAborted extends Error {
+  override name = 'AbortError';
+
+  constructor(signal: AbortSignal) {
+    super('the tools were not loaded: their start was interrupted', { cause: signal.reason });
+  }
+}
 
 /**
  * Loads now what tools load on first use: the built-in tools' code (builtins.ts), the argument
@@ -259,6 +271,8 @@ export interface LoadOptions {
   keepUnknown?: boolean;
   /** Where the run's commands and MCP servers run (--root): a command tool's relative `argv[0]` is looked for there. Default: the working directory. */
   root?: string;
+  /** Cuts the servers' start (killing them): the load rejects with ToolboxAborted. Aborted already, none is started. */
+  signal?: AbortSignal;
 }
 
 /** Resolves the names and makes the tools ready; never throws for an unavailable tool. */
@@ -266,6 +280,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   const { catalog, tools: known } = buildCatalog(config, builtinTools());
   await checkCommandSchemas(config);
   const resolution = resolveTools(requested, catalog);
+  const signal = options.signal;
+  if (signal?.aborted === true) throw new ToolboxAborted(signal);
   const chosen = resolution.tools.map((name) => known.get(name)).filter((tool): tool is Tool => tool !== undefined);
   const root = options.root ?? process.cwd();
   const checks = await Promise.all(chosen.map((tool) => availability(tool, root)));
@@ -302,7 +318,12 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   let someDidNotStart = false;
   const addServers = async (servers: readonly string[], wanted: ReadonlySet<string> | null): Promise<string[]> => {
     const failures: string[] = [];
-    const settled = await Promise.allSettled(servers.map((server) => connect(server, startedInRoot(ownEntry(config.mcpServers, server) ?? { command: '' }, root))));
+    const settled = await Promise.allSettled(servers.map((server) => connect(server, startedInRoot(ownEntry(config.mcpServers, server) ?? { command: '' }, root), signal)));
+    if (signal?.aborted === true) {
+      // Cut: what did start is ended with the rest, and nothing is told as unavailable.
+      await Promise.allSettled([...connections, ...settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))].map((connection) => connection.close()));
+      throw new ToolboxAborted(signal);
+    }
     settled.forEach((result, index) => {
       const server = servers[index] ?? '';
       if (result.status === 'rejected') {

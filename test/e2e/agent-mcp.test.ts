@@ -1,6 +1,6 @@
 // MCP servers end to end: the built bin/argo against the Ollama stand-in and a real MCP server over
 // stdio (test/support/mcp-server.mjs): what is left running when argo is stopped at any moment.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,6 +122,50 @@ describe('MCP servers: a call cut short', () => {
     expect(result.code).toBe(130);
     expect(logLines(home)[0]).toMatchObject({ status: 'interrupted', tool_calls: [{ name: 'wait', outcome: 'failure', error: 'the call was interrupted' }] });
     expect(logLines(home)[0]?.tool_calls).not.toMatchObject([{ error_detail: expect.anything() as unknown }]);
+  });
+});
+
+describe('MCP servers: a STOP, Ctrl-C or SIGTERM while they start', () => {
+  const hanging = (starts: string) => ({ mcpServers: { hang: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_HANG: '1', ARGO_TEST_MCP_STARTS: starts } } } });
+
+  it('STOP set already: the run ends stopped at once, logged as stopped, and no server is started', async () => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome(hanging(starts));
+    writeFileSync(join(home, 'STOP'), '');
+    const result = await argo(['-T', 'mcp:hang', 'hi'], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^argo: stopped by the STOP signal; .* \(logged as stopped\)\n$/);
+    expect(logLines(home)).toMatchObject([{ status: 'stopped' }]);
+    expect(existsSync(starts)).toBe(false);
+    expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(0);
+  });
+
+  it('STOP set while a server starts: the start is cut, the run ends stopped, the server is gone', async () => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome(hanging(starts));
+    const result = await argo(['-T', 'mcp:hang', 'hi'], home, { onSpawn: () => void pidsIn(starts).then(() => writeFileSync(join(home, 'STOP'), '')) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^argo: stopped by the STOP signal; .* \(logged as stopped\)\n$/);
+    const [pid = 0] = await pidsIn(starts);
+    await waitFor(() => expect(alive(pid)).toBe(false));
+  });
+
+  it('SIGTERM while a chat starts its servers: it ends at once (143), the server gone', async () => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome(hanging(starts));
+    const result = await argo(['chat', '-T', 'mcp:hang'], home, { stdin: 'hello\n', onSpawn: (child) => void pidsIn(starts).then(() => child.kill('SIGTERM')) });
+    expect(result).toMatchObject({ code: 143, stderr: 'argo: terminated (SIGTERM)\n' });
+    const [pid = 0] = await pidsIn(starts);
+    await waitFor(() => expect(alive(pid)).toBe(false));
+    expect(logLines(home)).toEqual([]);
+  });
+
+  it('a name no MCP server offers is refused as the chat starts (exit 2), before any message is sent', async () => {
+    const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
+    const result = await argo(['chat', '-T', 'mcp:calc,zzz'], home, { stdin: 'one\ntwo\n' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^argo: --tools: unknown toolset or tool "zzz"; .*no MCP server \(calc\) offers it either\n$/);
+    expect(logLines(home)).toEqual([]);
   });
 });
 

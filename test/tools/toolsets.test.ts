@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UsageError } from '../../src/errors.js';
-import { buildCatalog, builtinTools, listAllTools, loadToolbox, serverToolName, startedInRoot, unusableToolsets } from '../../src/tools/catalog.js';
+import { ToolboxAborted, buildCatalog, builtinTools, listAllTools, loadToolbox, serverToolName, startedInRoot, unusableToolsets } from '../../src/tools/catalog.js';
 import type { ToolsConfig } from '../../src/tools/catalog.js';
 import { BUILTIN_TOOLSETS, firstToolReached, parseToolList, resolveTools, toolsetProblems } from '../../src/tools/toolsets.js';
 import type { Catalog, ToolsetSpec } from '../../src/tools/toolsets.js';
@@ -556,6 +556,40 @@ describe('loading a toolbox: graceful degradation', () => {
     });
     expect(box.expanded).toEqual(expanded);
     await box.close();
+  });
+
+  it('a signal aborted already: no server is started, and the load rejects as an interrupt (AbortError)', async () => {
+    const started: string[] = [];
+    const aborted = new AbortController();
+    aborted.abort('stop');
+    const loaded = await loadToolbox(['mcp:gh', 'fs'], { mcpServers: { gh: { command: 'a' } } }, {
+      signal: aborted.signal,
+      connectMcp: (name) => (started.push(name), Promise.reject(new Error('never'))),
+    }).catch((error: unknown) => error);
+    expect(loaded).toBeInstanceOf(ToolboxAborted);
+    expect(loaded).toMatchObject({ name: 'AbortError', cause: 'stop' });
+    expect(started).toEqual([]);
+  });
+
+  it('a signal aborted while a server starts: the load rejects at once as an interrupt; what did start is closed', async () => {
+    const cut = new AbortController();
+    const closed: string[] = [];
+    const offered = { name: 'quick_tool', description: 'q', parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) };
+    const loading = loadToolbox(['mcp:hang', 'mcp:quick'], { mcpServers: { hang: { command: 'a' }, quick: { command: 'b' } } }, {
+      signal: cut.signal,
+      connectMcp: (name, _config, signal) =>
+        name === 'quick'
+          ? Promise.resolve({ tools: [offered], close: () => (closed.push(name), Promise.resolve()) })
+          : new Promise((_resolve, reject) => {
+              signal?.addEventListener('abort', () => reject(Object.assign(new Error('cut'), { name: 'AbortError' })), { once: true });
+              // Cut once the server is starting.
+              cut.abort('SIGTERM');
+            }),
+    }).catch((error: unknown) => error);
+    const loaded = await loading;
+    expect(loaded).toBeInstanceOf(ToolboxAborted);
+    expect(loaded).toMatchObject({ cause: 'SIGTERM' });
+    expect(closed).toEqual(['quick']);
   });
 
   it('per-tool budgets and timeouts from config', async () => {
