@@ -22,7 +22,7 @@ import { Utf8Lines, notUtf8 } from './io.js';
 import type { Io } from './io.js';
 import type { OutputFlags } from './output-flags.js';
 import { parseReplaySpec } from './parse.js';
-import { STOP_LINES } from './outcome.js';
+import { STOP_LINES, STOP_SIGNALS, isStopSignal } from './outcome.js';
 import type { Outcome, ReportOutcome } from './outcome.js';
 import { recoverUnfinishedTurns } from './recovery.js';
 
@@ -66,10 +66,25 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
   checkAgentFlags(flags, settings);
   let tools: ChatTools | undefined;
   if (usesTools(settings)) {
-    const { checkAgentSetup, chatTools } = await import('./agent.js');
-    await checkAgentSetup(settings, agentFlags(flags));
-    // Its MCP servers start at its first turn and serve every turn after it.
-    tools = await chatTools();
+    const { checkAgentSetup, chatTools, toolboxUnlessStopped } = await import('./agent.js');
+    const root = await checkAgentSetup(settings, agentFlags(flags));
+    // Its MCP servers start now and serve every turn: a name none of them offers is refused before
+    // the first message (exit 2), not at each. Ctrl-C or SIGTERM cuts their start; a STOP skips it.
+    const chatToolsNow = await chatTools();
+    const controller = new AbortController();
+    const stopListening = io.onInterrupt((signal) => controller.abort(signal));
+    try {
+      await (await toolboxUnlessStopped(settings, root, chatToolsNow, controller.signal))?.close();
+    } catch (error) {
+      await chatToolsNow.close();
+      if (!(error instanceof Error) || error.name !== 'AbortError' || !controller.signal.aborted) throw error;
+      const stop = isStopSignal(controller.signal.reason) ? STOP_SIGNALS[controller.signal.reason] : 'interrupted';
+      io.stderr.write(`argo: ${STOP_LINES[stop]}\n`);
+      return stop;
+    } finally {
+      stopListening();
+    }
+    tools = chatToolsNow;
   }
   await recoverUnfinishedTurns(settings, io);
   // Its errors name /model, which the user can type there and then, not --model.
