@@ -12,7 +12,7 @@ import type { AgentRequest } from '../agent/request.js';
 import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
-import { ToolboxAborted, buildCatalog, builtinTools, checkCommandSchemas, loadToolbox } from '../tools/catalog.js';
+import { ToolboxAborted, buildCatalog, builtinTools, checkCommandSchemas, loadToolbox, unloadedToolbox } from '../tools/catalog.js';
 import type { ConnectMcp } from '../tools/catalog.js';
 import { MCP_PREFIX, resolveTools } from '../tools/toolsets.js';
 import type { Resolution } from '../tools/toolsets.js';
@@ -234,8 +234,7 @@ export async function toolboxUnlessStopped(settings: Settings, root: string, cha
 
 /** A run a STOP ended before its tools were ready: the names checked, no tool loaded, no server started. */
 async function stoppedToolbox(settings: Settings): Promise<Toolbox> {
-  const resolution = await checkToolNames(settings);
-  return { resolution, expanded: resolution.expanded, tools: [], unavailable: [], mcpToolsets: new Map(), takenAway: resolution.excluded ?? [], close: () => Promise.resolve() };
+  return unloadedToolbox(await checkToolNames(settings));
 }
 
 /** The reader of a one-liner's answers; loaded only for a terminal that may be asked (it brings readline and the key gate). */

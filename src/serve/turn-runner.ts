@@ -12,7 +12,7 @@ import { PolicyError, checkReplayPolicy } from '../replay/policy.js';
 import { checkStyleChoice, knownStyleNames, quotedStyleName } from '../replay/style.js';
 import { SessionUpdateError } from '../sessions/record-turn.js';
 import { openSession } from '../sessions/store.js';
-import { loadToolbox } from '../tools/catalog.js';
+import { loadToolbox, toolboxIfCut } from '../tools/catalog.js';
 import type { ConnectMcp, Toolbox } from '../tools/catalog.js';
 import { estimateAnswerTokens } from '../ollama/context-window.js';
 import { commandEnvironment } from '../tools/process.js';
@@ -78,7 +78,7 @@ export function toolEventOf(event: AgentEvent): ToolEvent | null {
  */
 async function toolboxFor(names: readonly string[], settings: Settings, tools: ServerTools, param: string, signal?: AbortSignal): Promise<Toolbox> {
   try {
-    const load = tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent), { root: tools.root, ...(tools.connectMcp ? { connectMcp: tools.connectMcp } : {}), ...(signal ? { signal } : {}) }));
+    const load = tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent), { root: tools.root, ...(tools.connectMcp ? { connectMcp: tools.connectMcp } : {}), ...(signal ? { signal } : {}) }).catch(toolboxIfCut));
     return await load(names, settings);
   } catch (error) {
     if (error instanceof ConfigError) throw brokenToolConfig(error.message);

@@ -88,9 +88,26 @@ export const connectMcpServer: ConnectMcp = async (name, server, signal) => (awa
 export class ToolboxAborted extends Error {
   override name = 'AbortError';
 
-  constructor(signal: AbortSignal) {
+  constructor(
+    signal: AbortSignal,
+    readonly resolution: Resolution,
+  ) {
     super('the tools were not loaded: their start was interrupted', { cause: signal.reason });
   }
+}
+
+/**
+ * The toolbox of a run cut before its tools were ready: no tool, nothing started. The run goes on
+ * only to end at its first check as what cut it says (stopped, interrupted), and to be logged so.
+ */
+export function unloadedToolbox(resolution: Resolution): Toolbox {
+  return { resolution, expanded: resolution.expanded, tools: [], unavailable: [], mcpToolsets: new Map(), takenAway: resolution.excluded ?? [], close: () => Promise.resolve() };
+}
+
+/** For a load's `.catch`: a cut load as unloadedToolbox; any other error as it was. */
+export function toolboxIfCut(error: unknown): Toolbox {
+  if (error instanceof ToolboxAborted) return unloadedToolbox(error.resolution);
+  throw error;
 }
 
 /**
@@ -281,7 +298,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
   await checkCommandSchemas(config);
   const resolution = resolveTools(requested, catalog);
   const signal = options.signal;
-  if (signal?.aborted === true) throw new ToolboxAborted(signal);
+  if (signal?.aborted === true) throw new ToolboxAborted(signal, resolution);
   const chosen = resolution.tools.map((name) => known.get(name)).filter((tool): tool is Tool => tool !== undefined);
   const root = options.root ?? process.cwd();
   const checks = await Promise.all(chosen.map((tool) => availability(tool, root)));
@@ -322,7 +339,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
     if (signal?.aborted === true) {
       // Cut: what did start is ended with the rest, and nothing is told as unavailable.
       await Promise.allSettled([...connections, ...settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))].map((connection) => connection.close()));
-      throw new ToolboxAborted(signal);
+      throw new ToolboxAborted(signal, resolution);
     }
     settled.forEach((result, index) => {
       const server = servers[index] ?? '';

@@ -160,6 +160,27 @@ describe('MCP servers: a STOP, Ctrl-C or SIGTERM while they start', () => {
     expect(logLines(home)).toEqual([]);
   });
 
+  it('argo serve with STOP set: a request with MCP tools is answered 503 at once, and no server is started', async () => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome(hanging(starts));
+    const serve = await startServe({ home, host: ollama.url, args: ['--root', scratch()] });
+    try {
+      writeFileSync(join(home, 'STOP'), '');
+      const body = { model: 'argo', messages: [{ role: 'user', content: 'go' }], argo: { tools: 'mcp:hang' } };
+      const began = Date.now();
+      const response = await fetch(`${serve.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      await response.text();
+      expect(response.status).toBe(503);
+      // Not the server's 15 s start timeout, nor any wait on it.
+      expect(Date.now() - began).toBeLessThan(5_000);
+      expect(existsSync(starts)).toBe(false);
+      await waitFor(() => expect(logLines(home)).toMatchObject([{ status: 'stopped' }]));
+      expect(serve.stderr()).not.toMatch(/\n +at /);
+    } finally {
+      await serve.stop();
+    }
+  });
+
   it('a name no MCP server offers is refused as the chat starts (exit 2), before any message is sent', async () => {
     const home = tempHome({ mcpServers: { calc: TEST_MCP_SERVER } });
     const result = await argo(['chat', '-T', 'mcp:calc,zzz'], home, { stdin: 'one\ntwo\n' });
