@@ -142,8 +142,27 @@ export async function loadToolModules(config: ToolsConfig): Promise<void> {
  * its code is imported by the first call. `asked` adds what its module does before a call (a
  * preview, a check) that needs that code too.
  */
-function offeredTool(definition: ToolDefinition, load: () => Promise<Tool>, asked: Pick<Tool, 'preview' | 'check'> = {}): Tool {
-  return { ...definition, ...asked, run: async (args, context) => (await load()).run(args, context) };
+export function offeredTool(definition: ToolDefinition, load: () => Promise<Tool>, asked: Pick<Tool, 'preview' | 'check'> = {}): Tool {
+  let loading: Promise<Tool> | undefined;
+  let loaded: Tool | undefined;
+  return {
+    ...definition,
+    ...asked,
+    run: (args, context) => {
+      // Once loaded, a call reaches the tool at once, so it takes its place in line (edit.ts) as it is made.
+      if (loaded !== undefined) return loaded.run(args, context);
+      // Before: one load, and the calls made meanwhile go on in the order they were made (a promise's
+      // reactions run in the order they were added), not in whichever order separate loads resolve.
+      loading ??= load().then(
+        (tool) => (loaded = tool),
+        (error: unknown) => {
+          loading = undefined;
+          throw error;
+        },
+      );
+      return loading.then((tool) => tool.run(args, context));
+    },
+  };
 }
 
 /**

@@ -77,6 +77,27 @@ describe('calls on one file in a round', () => {
     }
   });
 
+  it.each<[string, 'once' | 'at each call']>([
+    ['the code loaded by the first call', 'once'],
+    ['the code loaded already', 'at each call'],
+  ])("the catalog reaches the tool in the order the calls were made, however its loading resolves: %s", async (_case, when) => {
+    const { offeredTool } = await import('../../src/tools/catalog.js');
+    const { WRITE_FILE } = await import('../../src/tools/builtins.js');
+    const reached: number[] = [];
+    const code = { ...WRITE_FILE, run: (args: Record<string, unknown>) => (reached.push(Number(args.n)), Promise.resolve({})) };
+    let loads = 0;
+    // Each load resolves later than the one before: were each call to load for itself, the last would come first.
+    const tool = offeredTool(WRITE_FILE, () => {
+      const delay = 20 - 5 * loads++;
+      return new Promise((resolve) => setTimeout(() => resolve(code), delay));
+    });
+    if (when === 'at each call') await tool.run({ n: -1 }, context);
+    reached.length = 0;
+    await Promise.all([0, 1, 2, 3].map((n) => tool.run({ n }, context)));
+    expect(reached).toEqual([0, 1, 2, 3]);
+    expect(loads).toBe(1);
+  });
+
   it('two spellings of one file (through a link, with ./) never run together', async () => {
     mkdirSync(join(root, 'real'));
     symlinkSync(join(root, 'real'), join(root, 'alias'));
