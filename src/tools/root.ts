@@ -5,6 +5,7 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { FILE_PROBLEMS } from '../log/file-problems.js';
 import { errnoOf, isMissing, realLocation } from '../log/fs.js';
 import { quoting } from './foreign-line.js';
+import type { QuotingMessage } from './foreign-line.js';
 import { ToolError } from './types.js';
 
 /**
@@ -63,9 +64,26 @@ export async function resolveInRoot(confinement: Confinement, path: string, use:
  * disk is touched, the NUL shown as `\0` (Node's own words would name the value with it dropped).
  */
 export function refuseNul(text: string, what: 'path' | 'pattern'): void {
-  if (!text.includes('\0')) return;
+  if (text.includes('\0')) throw new ToolError(nulWords(text, what));
+}
+
+function nulWords(text: string, what: 'path' | 'pattern'): QuotingMessage {
   const shown = text.replaceAll('\0', '\\0');
-  throw new ToolError(what === 'path' ? quoting`path "${shown}" contains a NUL byte, which no file name can; give it without one` : quoting`pattern "${shown}" contains a NUL byte, which no file name can; give it without one`);
+  return what === 'path' ? quoting`path "${shown}" contains a NUL byte, which no file name can; give it without one` : quoting`pattern "${shown}" contains a NUL byte, which no file name can; give it without one`;
+}
+
+/**
+ * The file tools' `refuse`: a path or pattern argument (`names`, each a path or a pattern) holding a
+ * NUL byte makes the call invalid, so the model is asked again, as for run_command's command.
+ */
+export function nulInFileArguments(names: Readonly<Record<string, 'path' | 'pattern'>>): (args: Record<string, unknown>) => string | null {
+  return (args) => {
+    for (const [name, what] of Object.entries(names)) {
+      const value = args[name];
+      if (typeof value === 'string' && value.includes('\0')) return nulWords(value, what).text;
+    }
+    return null;
+  };
 }
 
 /** Dangling links followed to say where one leads: as many as the kernel follows in one path. */

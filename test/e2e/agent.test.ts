@@ -1428,6 +1428,16 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(result.stderr).toBe(code === 0 ? '' : 'argo: config.json: toolsets."read_file" has the name of a built-in tool; choose another name\n');
   });
 
+  it('a file tool path with a NUL byte is an invalid call: the model is asked again, never a failure of the tool', async () => {
+    const root = tree();
+    const home = tempHome();
+    play.rounds = [{ calls: [call('read_file', { path: 'a\u0000b' })] }, { reply: 'done' }];
+    const result = await argo(['-T', 'fs', '--root', root, 'hi'], home);
+    expect(result).toMatchObject({ code: 0, stdout: 'done\n' });
+    expect(result.stderr).toContain(`argo: the model's response was invalid (read_file: path "a\\0b" contains a NUL byte, which no file name can; give it without one); asking again (1 of 3)`);
+    expect(result.stderr).not.toContain('failed');
+  });
+
   it('a command tool value that would be an option is invalid (asked again, never run); after a literal "--" it is passed as is; a tool named constructor runs', async () => {
     const root = tree();
     const home = tempHome({

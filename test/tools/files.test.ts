@@ -703,6 +703,26 @@ describe.runIf(hasMkfifo)('a named pipe in the root is refused by every file too
 });
 
 describe('a NUL byte in a path or a pattern', () => {
+  const NUL = (named: string) => `${named} contains a NUL byte, which no file name can; give it without one`;
+  it.each<[string, Record<string, unknown>, string | null]>([
+    // the tool the model is offered, its arguments → why the call is invalid (the model is asked again), or null
+    ['read_file', { path: 'a\0b' }, NUL('path "a\\0b"')],
+    ['read_file', { path: 'a/b' }, null],
+    ['list_files', { pattern: '*\0.ts' }, NUL('pattern "*\\0.ts"')],
+    ['list_files', { pattern: '*', path: 'src\0' }, NUL('path "src\\0"')],
+    ['search_files', { pattern: 'a\0b' }, null],
+    ['search_files', { pattern: 'x', path: '\0' }, NUL('path "\\0"')],
+    ['search_files', { pattern: 'x', glob: 'a\0\0b' }, NUL('pattern "a\\0\\0b"')],
+    ['write_file', { path: 'new\0.txt', content: 'x\0' }, NUL('path "new\\0.txt"')],
+    ['write_file', { path: 'new.txt', content: 'x\0' }, null],
+    ['edit_file', { path: 'lines.txt\0', old: 'line', new: 'x' }, NUL('path "lines.txt\\0"')],
+  ])('%s %j is an invalid call: %j', async (name, args, reason) => {
+    const { builtinTools } = await import('../../src/tools/catalog.js');
+    const { validateArguments } = await import('../../src/tools/validate.js');
+    const tool = defined(builtinTools().find((offered) => offered.name === name));
+    expect(validateArguments(tool, args)).toEqual(reason === null ? { kind: 'ok', args } : { kind: 'invalid', reason });
+  });
+
   it.each<[string, Tool, Record<string, unknown>, string]>([
     ['read_file', readFileTool, { path: 'a\0b' }, 'path "a\\0b"'],
     ['read_file, a NUL at the end', readFileTool, { path: 'lines.txt\0' }, 'path "lines.txt\\0"'],
