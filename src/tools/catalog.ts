@@ -391,7 +391,8 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       };
       for (const gone of result.value.leftOut ?? []) if ((wanted === null || wanted.has(gone.name)) && takenBy(gone.name) === null) leaveOutOffered(gone.name, gone.reason, null);
       // A server started for its toolset: what it gave, as a built-in toolset's list shows what it gives.
-      if (wanted === null) serverTools.set(toolset, [...listed.map((tool) => tool.name), ...(result.value.leftOut ?? []).map((gone) => gone.name)].sort(byCodeUnits));
+      // Each name once: a name the server listed twice is one tool (its second left out).
+      if (wanted === null) serverTools.set(toolset, [...new Set([...listed.map((tool) => tool.name), ...(result.value.leftOut ?? []).map((gone) => gone.name)])].sort(byCodeUnits));
       if (offered.length === 0) {
         void result.value.close().catch(() => undefined);
         return;

@@ -190,6 +190,18 @@ describe('MCP servers: a STOP, Ctrl-C or SIGTERM while they start', () => {
   });
 });
 
+describe('argo tools: a name a server lists twice', () => {
+  it("is in its toolset's tools once; the second definition is listed as left out", async () => {
+    const home = tempHome({ mcpServers: { s: { ...TEST_MCP_SERVER, env: { ARGO_TEST_MCP_TWICE: '1' } } } });
+    const result = await argo(['tools', '--json'], home);
+    expect(result.code).toBe(0);
+    const listing = JSON.parse(result.stdout) as { toolsets: { name: string; tools: string[] }[]; tools: { name: string; available: boolean }[] };
+    const tools = listing.toolsets.find((set) => set.name === 'mcp:s')?.tools ?? [];
+    expect(tools.filter((name) => name === 'add')).toEqual(['add']);
+    expect(listing.tools.filter((tool) => tool.name === 'mcp:s/add')).toMatchObject([{ available: false }]);
+  });
+});
+
 describe('MCP servers: a -name that names nothing', () => {
   it.each([
     // argv → what stderr says

@@ -546,13 +546,15 @@ describe('loading a toolbox: graceful degradation', () => {
     ['a tool taken away: still listed, as a built-in toolset lists its own', ['mcp:b', '-zz'], [{ toolset: 'mcp:b', tools: ['aa', 'bad', 'zz'] }]],
     ['a server that did not start: none', ['mcp:down', 'memo'], [{ toolset: 'mcp:down', tools: [] }, { toolset: 'memo', tools: ['memo'] }]],
     ['a server\'s tool asked by name: no toolset of it', ['aa'], []],
+    ['a name the server listed twice: once', ['mcp:twice'], [{ toolset: 'mcp:twice', tools: ['aa', 'bad', 'zz'] }]],
   ])("the expansion (--explain) holds what each MCP server listed once it ran: %s", async (_case, names, expanded) => {
     const offered = (name: string) => ({ name, description: name, parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
-    const box = await loadToolbox(names, { mcpServers: { b: { command: 'a' }, down: { command: 'd' } } }, {
+    const twice = [{ name: 'zz', reason: 'listed twice by the server' }];
+    const box = await loadToolbox(names, { mcpServers: { b: { command: 'a' }, down: { command: 'd' }, twice: { command: 't' } } }, {
       connectMcp: (name) =>
         name === 'down'
           ? Promise.reject(new Error('MCP server "down" did not start (spawn d ENOENT)'))
-          : Promise.resolve({ tools: [offered('zz'), offered('aa')], leftOut: [{ name: 'bad', reason: 'its inputSchema does not follow MCP' }], close: () => Promise.resolve() }),
+          : Promise.resolve({ tools: [offered('zz'), offered('aa')], leftOut: [{ name: 'bad', reason: 'its inputSchema does not follow MCP' }, ...(name === 'twice' ? twice : [])], close: () => Promise.resolve() }),
     });
     expect(box.expanded).toEqual(expanded);
     await box.close();
