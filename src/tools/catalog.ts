@@ -15,7 +15,7 @@ import type { ToolDefinition } from './builtins.js';
 import { loadHistorySearch, searchHistoryTool } from './history.js';
 import type { McpConnection, McpServerConfig } from './mcp.js';
 import { memoTool } from './memo.js';
-import { nulInFileArguments } from './root.js';
+import { nulInListing, nulInPath, nulInSearch } from './root.js';
 import { EXCLUDE_PREFIX } from '../config/tool-list.js';
 import { BUILTIN_TOOLSETS, MCP_PREFIX, MCP_TOOL_NAME, firstToolReached, resolveTools, serverToolOf, toolsetProblems, unknownName } from './toolsets.js';
 import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
@@ -205,11 +205,11 @@ export function builtinTools(): Tool[] {
   const edit = () => import('./edit.js');
   const web = () => import('./web.js');
   return [
-    offeredTool(READ_FILE, async () => (await fs()).readFileTool, { refuse: nulInFileArguments({ path: 'path' }) }),
-    offeredTool(LIST_FILES, async () => (await fs()).listFilesTool, { refuse: nulInFileArguments({ pattern: 'pattern', path: 'path' }) }),
-    offeredTool(SEARCH_FILES, async () => (await fs()).searchFilesTool, { refuse: nulInFileArguments({ path: 'path', glob: 'pattern' }) }),
-    offeredTool(WRITE_FILE, async () => (await edit()).writeFileTool, { preview: async (args, context) => (await edit()).writePreview(args, context), refuse: nulInFileArguments({ path: 'path' }) }),
-    offeredTool(EDIT_FILE, async () => (await edit()).editFileTool, { preview: async (args, context) => (await edit()).editPreview(args, context), refuse: nulInFileArguments({ path: 'path' }) }),
+    offeredTool(READ_FILE, async () => (await fs()).readFileTool, { refuse: nulInPath }),
+    offeredTool(LIST_FILES, async () => (await fs()).listFilesTool, { refuse: nulInListing }),
+    offeredTool(SEARCH_FILES, async () => (await fs()).searchFilesTool, { refuse: nulInSearch }),
+    offeredTool(WRITE_FILE, async () => (await edit()).writeFileTool, { preview: async (args, context) => (await edit()).writePreview(args, context), refuse: nulInPath }),
+    offeredTool(EDIT_FILE, async () => (await edit()).editFileTool, { preview: async (args, context) => (await edit()).editPreview(args, context), refuse: nulInPath }),
     offeredRunCommand(),
     offeredProcessTool(),
     offeredTool(FETCH_URL, async () => (await web()).fetchUrlTool, { check: async () => (await web()).webVerdict() }),

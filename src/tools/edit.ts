@@ -10,7 +10,7 @@ import { EDIT_FILE, WRITE_FILE } from './builtins.js';
 import type { WRITE_MODES } from './builtins.js';
 import { diffPreview, unreadPreview } from './diff-preview.js';
 import { isBinary } from './fs.js';
-import { confinementOf, fileFailure, refuseFolderPath, refuseNul, resolveInRoot, rootOnly, shownPath } from './root.js';
+import { confinementOf, fileFailure, nulInPath, refuseFolderPath, refuseNul, resolveInRoot, rootOnly, shownPath } from './root.js';
 import type { Confinement, PathUse } from './root.js';
 import { HeldFolder, READ_FLAGS, hardLink, notRegular, openInRoot, writeInFolder } from './root-files.js';
 import { quoting } from './foreign-line.js';
@@ -146,6 +146,7 @@ export async function writePreview(args: Record<string, unknown>, context: ToolC
 
 export const writeFileTool: Tool = {
   ...WRITE_FILE,
+  refuse: nulInPath,
   preview: writePreview,
   run: (args, context) =>
     inCallOrder(context, stringArg(args, 'path') ?? '', 'write', async () => {
@@ -199,6 +200,7 @@ export async function editPreview(args: Record<string, unknown>, context: ToolCo
 
 export const editFileTool: Tool = {
   ...EDIT_FILE,
+  refuse: nulInPath,
   preview: editPreview,
   run: (args, context) =>
     inCallOrder(context, stringArg(args, 'path') ?? '', 'existing file', async () => {

@@ -5,7 +5,7 @@ import { realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { errnoOf, isMissing } from '../log/fs.js';
-import { allows, confinementOf, fileFailure, isInside, refuseFolderPath, refuseNul, resolveInRoot, shownPath } from './root.js';
+import { allows, confinementOf, fileFailure, isInside, nulInListing, nulInPath, nulInSearch, refuseFolderPath, refuseNul, resolveInRoot, shownPath } from './root.js';
 import type { Confinement } from './root.js';
 import { READ_FLAGS, openInRoot } from './root-files.js';
 import { ToolError, isOverBudget, largestFitting, numberArg, stringArg } from './types.js';
@@ -37,6 +37,7 @@ export const GLOB_PATTERNS_MOST = 100;
 
 export const readFileTool: Tool = {
   ...READ_FILE,
+  refuse: nulInPath,
   run: async (args, context) => {
     const path = stringArg(args, 'path') ?? '';
     refuseNul(path, 'path');
@@ -365,6 +366,7 @@ function unreadableFoldersOf({ unreadableFolders }: Globbed): { unreadable_folde
 
 export const listFilesTool: Tool = {
   ...LIST_FILES,
+  refuse: nulInListing,
   run: async (args, context) => {
     const confinement = await confinementOf(context);
     const dir = await directoryIn(confinement, stringArg(args, 'path'));
@@ -383,6 +385,7 @@ export const listFilesTool: Tool = {
 
 export const searchFilesTool: Tool = {
   ...SEARCH_FILES,
+  refuse: nulInSearch,
   run: async (args, context) => {
     const source = stringArg(args, 'pattern') ?? '';
     // Compiled here only to name a bad pattern; it runs in the worker.

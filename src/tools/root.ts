@@ -76,7 +76,7 @@ function nulWords(text: string, what: 'path' | 'pattern'): QuotingMessage {
  * The file tools' `refuse`: a path or pattern argument (`names`, each a path or a pattern) holding a
  * NUL byte makes the call invalid, so the model is asked again, as for run_command's command.
  */
-export function nulInFileArguments(names: Readonly<Record<string, 'path' | 'pattern'>>): (args: Record<string, unknown>) => string | null {
+function nulInFileArguments(names: Readonly<Record<string, 'path' | 'pattern'>>): (args: Record<string, unknown>) => string | null {
   return (args) => {
     for (const [name, what] of Object.entries(names)) {
       const value = args[name];
@@ -197,3 +197,10 @@ export function shownPath(root: string, path: string): string {
   const rel = relative(root, path);
   return rel === '' ? '.' : rel.split(sep).join('/');
 }
+
+/** The `refuse` of read_file, write_file and edit_file. */
+export const nulInPath = nulInFileArguments({ path: 'path' });
+/** The `refuse` of list_files. */
+export const nulInListing = nulInFileArguments({ pattern: 'pattern', path: 'path' });
+/** The `refuse` of search_files: its `pattern` is a regular expression, not a file name. */
+export const nulInSearch = nulInFileArguments({ path: 'path', glob: 'pattern' });
