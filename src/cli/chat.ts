@@ -74,7 +74,8 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     const controller = new AbortController();
     const stopListening = io.onInterrupt((signal) => controller.abort(signal));
     try {
-      await (await toolboxUnlessStopped(settings, root, chatToolsNow, controller.signal))?.close();
+      // Without MCP servers, checkAgentSetup has checked every name already.
+      if (Object.keys(settings.agent.mcpServers).length > 0) await (await toolboxUnlessStopped(settings, root, chatToolsNow, controller.signal))?.close();
     } catch (error) {
       await chatToolsNow.close();
       if (!(error instanceof Error) || error.name !== 'AbortError' || !controller.signal.aborted) throw error;
