@@ -80,7 +80,18 @@ const writtenQueue = new KeyedQueue();
  * then by the real path, so two spellings of one file (a link, `./`) never run together either.
  */
 function inCallOrder<T>(context: ToolContext, path: string, use: PathUse, task: () => Promise<T>): Promise<T> {
-  return writtenQueue.run(resolve(context.root, path), async () => fileQueue.run(await resolveInRoot(rootOnly(context.root), path, use), task));
+  return writtenQueue.run(resolve(context.root, path), async () =>
+    fileQueue.run(await resolveInRoot(rootOnly(context.root), path, use), () => {
+      // A call cut (Ctrl-C, a STOP, its timeout) while it waited in line never takes effect.
+      refuseIfCut(context.signal);
+      return task();
+    }),
+  );
+}
+
+/** A call the run has cut, or that timed out, writes nothing: the loop has logged it as not done. */
+function refuseIfCut(signal: AbortSignal): void {
+  if (signal.aborted) throw new ToolError('the call was cut before it wrote anything', false);
 }
 
 /**
@@ -88,10 +99,12 @@ function inCallOrder<T>(context: ToolContext, path: string, use: PathUse, task: 
  * swapped for a link meanwhile cannot send it out of the root. An overwrite or an edit replaces
  * the file whole, never half-written, keeping its mode and owner.
  */
-async function writePlan(plan: WritePlan, text: string, path: string): Promise<void> {
+async function writePlan(plan: WritePlan, text: string, path: string, signal: AbortSignal): Promise<void> {
   try {
     const folder = await HeldFolder.open(plan.confinement, dirname(plan.file), path);
     try {
+      // The last moment a cut can still stop it: the plan was read and the folder opened meanwhile.
+      refuseIfCut(signal);
       await writeInFolder(plan.confinement, folder, basename(plan.file), text, plan.mode, path);
     } finally {
       await folder.close();
@@ -152,7 +165,7 @@ export const writeFileTool: Tool = {
     inCallOrder(context, stringArg(args, 'path') ?? '', 'write', async () => {
       const plan = await planWrite(args, context, false);
       const content = stringArg(args, 'content') ?? '';
-      await writePlan(plan, content, stringArg(args, 'path') ?? '');
+      await writePlan(plan, content, stringArg(args, 'path') ?? '', context.signal);
       return { path: plan.shown, mode: plan.mode, bytes_written: Buffer.byteLength(content, 'utf8'), created: !plan.exists };
     }),
 };
@@ -205,7 +218,7 @@ export const editFileTool: Tool = {
   run: (args, context) =>
     inCallOrder(context, stringArg(args, 'path') ?? '', 'existing file', async () => {
       const plan = await planEdit(args, context);
-      await writePlan(plan, plan.after, stringArg(args, 'path') ?? '');
+      await writePlan(plan, plan.after, stringArg(args, 'path') ?? '', context.signal);
       return { path: plan.shown, replaced: 1 };
     }),
 };

@@ -108,3 +108,27 @@ describe('calls on one file in a round', () => {
     expect(lines.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, index) => index));
   });
 });
+
+describe('a call cut while it waits in line, or before it writes, writes nothing', () => {
+  it.each<[string, 'before' | 'after']>([
+    ['cut once the calls are in line (Ctrl-C, a STOP)', 'after'],
+    ['cut before they are made (a timeout already past)', 'before'],
+  ])('%s', async (_case, when) => {
+    writeFileSync(join(root, 'cut.txt'), 'kept\n');
+    const cut = new AbortController();
+    const cutContext = { ...context, signal: cut.signal };
+    if (when === 'before') cut.abort();
+    const calls = [
+      writeFileTool.run({ path: 'cut.txt', content: 'line 1\n', mode: 'append' }, cutContext),
+      editFileTool.run({ path: 'cut.txt', old: 'kept', new: 'changed' }, cutContext),
+      writeFileTool.run({ path: 'cut.txt', content: 'all new\n' }, cutContext),
+      writeFileTool.run({ path: 'new-after-cut.txt', content: 'x\n' }, cutContext),
+    ];
+    // Every call has taken its place in line by now; none has reached the disk (each resolves its path first).
+    if (when === 'after') cut.abort();
+    const outcomes = await Promise.allSettled(calls);
+    expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as Error).message : 'written'))).toEqual(Array(4).fill('the call was cut before it wrote anything'));
+    expect(readFileSync(join(root, 'cut.txt'), 'utf8')).toBe('kept\n');
+    expect(() => readFileSync(join(root, 'new-after-cut.txt'))).toThrow();
+  });
+});
