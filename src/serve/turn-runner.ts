@@ -16,6 +16,7 @@ import { loadToolbox, toolboxIfCut } from '../tools/catalog.js';
 import type { ConnectMcp, Toolbox } from '../tools/catalog.js';
 import { estimateAnswerTokens } from '../ollama/context-window.js';
 import { commandEnvironment } from '../tools/process.js';
+import { UnknownToolError } from '../tools/toolsets.js';
 import { ToolError, asksFirst } from '../tools/types.js';
 import type { Tool } from '../tools/types.js';
 import { UnloggedTurnError, queuedDraft, runTurn, streamAnswer } from '../turn/turn.js';
@@ -82,7 +83,8 @@ async function toolboxFor(names: readonly string[], settings: Settings, tools: S
     return await load(names, settings);
   } catch (error) {
     if (error instanceof ConfigError) throw brokenToolConfig(error.message);
-    if (error instanceof UsageError) throw badRequest(`${param}: ${error.message}`, param, 'unknown_tool');
+    // A name nothing has is `unknown_tool`; a list that cannot be read as one (fs,none; -; only -x) is `invalid_value`.
+    if (error instanceof UsageError) throw badRequest(`${param}: ${error.message}`, param, error instanceof UnknownToolError ? 'unknown_tool' : 'invalid_value');
     throw error;
   }
 }

@@ -1,7 +1,8 @@
 // From names and config to the tools of a run: the built-in tools, the user's toolsets and
 // command tools, MCP servers; availability checked, the unavailable dropped with a reason.
 import { resolve } from 'node:path';
-import { ConfigError, UsageError } from '../errors.js';
+import type { UsageError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { unreadableByOllama, unreadableReason } from '../ollama/tool-schema.js';
 import { clipText } from '../output/cut.js';
 import { cleanLine, quotedName } from '../output/terminal-text.js';
@@ -17,7 +18,7 @@ import type { McpConnection, McpServerConfig } from './mcp.js';
 import { memoTool } from './memo.js';
 import { nulInListing, nulInPath, nulInSearch } from './root.js';
 import { EXCLUDE_PREFIX } from '../config/tool-list.js';
-import { BUILTIN_TOOLSETS, MCP_PREFIX, MCP_TOOL_NAME, firstToolReached, resolveTools, serverToolOf, toolsetProblems, unknownName } from './toolsets.js';
+import { BUILTIN_TOOLSETS, MCP_PREFIX, MCP_TOOL_NAME, firstToolReached, resolveTools, serverToolOf, toolsetProblems, UnknownToolError, unknownName } from './toolsets.js';
 import type { Catalog, Resolution, ToolsetSpec } from './toolsets.js';
 import { asksFirst } from './types.js';
 import type { Tool } from './types.js';
@@ -431,7 +432,7 @@ export async function loadToolbox(requested: readonly string[], config: ToolsCon
       // Listed by a toolset of config.json, it is the config's to fix, whoever named the toolset.
       const listedBy = resolution.expanded.find((entry) => entry.tools.includes(name));
       if (listedBy !== undefined) throw new ConfigError(`toolset "${listedBy.toolset}" lists unknown tool ${JSON.stringify(name)}; no MCP server (${servers}) offers it either${why}`);
-      throw new UsageError(`${unknownName(name, [], catalog).message}; no MCP server (${servers}) offers it either${why}`);
+      throw new UnknownToolError(`${unknownName(name, [], catalog).message}; no MCP server (${servers}) offers it either${why}`);
     }
   }
   const misspelt = unknownTakenAway(excluded, listedBy, someDidNotStart, catalog);
@@ -469,11 +470,11 @@ export function unknownTakenAway(excluded: ReadonlySet<string>, listedBy: Readon
     if (qualified !== null) {
       const listed = listedBy.get(qualified.server);
       if (listed === undefined || listed.has(qualified.tool)) continue;
-      return new UsageError(`${JSON.stringify(EXCLUDE_PREFIX + name)} takes away nothing: MCP server "${qualified.server}" offers no tool ${JSON.stringify(qualified.tool)}; argo tools lists what it offers`);
+      return new UnknownToolError(`${JSON.stringify(EXCLUDE_PREFIX + name)} takes away nothing: MCP server "${qualified.server}" offers no tool ${JSON.stringify(qualified.tool)}; argo tools lists what it offers`);
     }
     if (someDidNotStart || started.some((server) => listedBy.get(server)?.has(name) === true)) continue;
     const servers = started.length > 0 ? `the run's MCP servers (${started.join(', ')}) do not offer it either` : 'the run starts no MCP server that could offer it';
-    return new UsageError(`${unknownName(name, [], catalog).message}; ${servers}`);
+    return new UnknownToolError(`${unknownName(name, [], catalog).message}; ${servers}`);
   }
   return null;
 }

@@ -280,9 +280,14 @@ export function firstToolReached(names: readonly string[], catalog: Catalog, pic
 }
 
 /** A name no toolset or tool has: the asker's mistake at the top (`path` empty), config.json's inside a toolset. */
+/** A name in the list that no toolset, tool or MCP server has (exit 2; argo serve's `unknown_tool`). */
+export class UnknownToolError extends UsageError {
+  override name = 'UnknownToolError';
+}
+
 export function unknownName(name: string, path: readonly string[], catalog: Catalog): UsageError {
   const where = path.length > 0 ? `toolset "${path[path.length - 1] ?? ''}" includes unknown toolset ${JSON.stringify(name)}` : `unknown toolset or tool ${JSON.stringify(name)}`;
   const toolsets = Object.keys(catalog.toolsets).sort().join(', ');
   const message = `${where}; toolsets: ${toolsets}; tools: ${[...catalog.tools].sort().join(', ')} (argo tools lists them)`;
-  return path.length > 0 ? new ConfigError(message) : new UsageError(message);
+  return path.length > 0 ? new ConfigError(message) : new UnknownToolError(message);
 }

@@ -193,11 +193,14 @@ describe('turnRunner with the tools field', () => {
   };
 
   it.each([
-    [['nosuchset'], /^argo\.tools: unknown toolset or tool "nosuchset"/],
-    [['fs', 'none'], /^argo\.tools: "none" turns tools off/],
-  ])('%j → 400 unknown_tool on argo.tools', async (names, message) => {
+    // A name nothing has is unknown_tool; a list that cannot be read as one is invalid_value.
+    [['nosuchset'], 'unknown_tool', /^argo\.tools: unknown toolset or tool "nosuchset"/],
+    [['fs', '-lok'], 'unknown_tool', /^argo\.tools: unknown toolset or tool "lok"|^argo\.tools: .*"-lok"/],
+    [['fs', 'none'], 'invalid_value', /^argo\.tools: "none" turns tools off/],
+    [['fs', '-'], 'invalid_value', /^argo\.tools: "-" takes nothing away/],
+  ])('%j → 400 %s on argo.tools', async (names, code, message) => {
     const error = await refusal(turnRunner(base, ports({ root: tmpdir(), allowSideEffects: false })).run(input(names), hooks));
-    expect(error).toMatchObject({ status: 400, param: 'argo.tools', code: 'unknown_tool' });
+    expect(error).toMatchObject({ status: 400, param: 'argo.tools', code });
     expect(error.message).toMatch(message);
   });
 
