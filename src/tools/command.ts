@@ -1,7 +1,7 @@
 // Command-backed tools from config.json: an argv template filled from the arguments and run
 // without a shell (so an argument can never become a second command).
 import { maskSecrets } from '../text/secrets.js';
-import { commandResult, findCommand, runProcess } from './process.js';
+import { commandResult, findCommand, nulInCommand, runProcess } from './process.js';
 import { clipped, quoting } from './foreign-line.js';
 import { ToolError } from './types.js';
 import { errnoOf } from '../log/fs.js';
@@ -83,7 +83,7 @@ export function nulArgument(template: readonly string[], args: Record<string, un
   for (const part of template) {
     for (const match of part.matchAll(PLACEHOLDER)) {
       const name = match[1] ?? '';
-      if (valueText(args[name]).includes('\u0000')) return `"${name}" contains a NUL byte, which no command can hold; give it without one`;
+      if (valueText(args[name]).includes('\u0000')) return nulInCommand(name);
     }
   }
   return null;

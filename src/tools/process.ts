@@ -266,7 +266,12 @@ export function spawnGroup(file: string, args: string[], cwd: string, env: NodeJ
  */
 export function nulByteIn(args: Record<string, unknown>, names: readonly string[]): string | null {
   const name = names.find((key) => typeof args[key] === 'string' && args[key].includes('\u0000'));
-  return name === undefined ? null : `"${name}" contains a NUL byte, which no command can hold; give it without one`;
+  return name === undefined ? null : nulInCommand(name);
+}
+
+/** The refusal of argument `name`, which holds a NUL byte no command line can. */
+export function nulInCommand(name: string): string {
+  return `"${name}" contains a NUL byte, which no command can hold; give it without one`;
 }
 
 /** Runs to completion (or timeout / abort) and returns the end of what it printed. Never rejects for a failing command. */
