@@ -80,7 +80,9 @@ interface LinesRead {
 
 /** The note on a read from past the end, naming the lines there are: an empty content alone does not say why. */
 function pastEndNote(offset: number, lines: number): string {
-  return lines === 0 ? `offset ${offset} is past the end: the file is empty` : `offset ${offset} is past the end: the file has ${groupThousands(lines)} line${lines === 1 ? '' : 's'}`;
+  // From the first line (the model may have given no offset), an empty file is simply empty.
+  if (lines === 0) return offset === 1 ? 'the file is empty' : `offset ${offset} is past the end: the file is empty`;
+  return `offset ${offset} is past the end: the file has ${groupThousands(lines)} line${lines === 1 ? '' : 's'}`;
 }
 
 /** The result of a read: what it says of where it stopped comes before the content, so a result cut to its head still says it. */

@@ -334,7 +334,7 @@ describe('read_file', () => {
     ['CRs inside a line, and only one taken from its end', 'a\rb\r\r\nc', {}, { content: 'a\rb\r\nc', to_line: 2 }],
     ['empty lines', '\n\n\n', {}, { content: '\n\n', to_line: 3 }],
     ['multi-byte characters', 'é\n€\n\u{1F600}', { offset: 2 }, { content: '€\n\u{1F600}', from_line: 2, to_line: 3 }],
-    ['an empty file', '', {}, { content: '', to_line: null, note: 'offset 1 is past the end: the file is empty' }],
+    ['an empty file', '', {}, { content: '', to_line: null, note: 'the file is empty' }],
     ['a line ending just past the first chunk', `${'a'.repeat(65_535)}\nend`, { offset: 2 }, { content: 'end', from_line: 2, to_line: 2 }],
     ['a last line without a newline, chunks away', `${'row\n'.repeat(20_000)}last`, { offset: 20_001 }, { content: 'last', from_line: 20_001, to_line: 20_001 }],
     ['a file of exactly one chunk, limit past its end', 'row\n'.repeat(16_384), { offset: 16_383, limit: 5 }, { content: 'row\nrow', to_line: 16_384 }],
