@@ -682,6 +682,7 @@ export class OllamaTransport {
     if ((err.name === 'TypeError' && err.cause !== undefined) || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') {
       return { kind: 'dropped', message: `the connection to Ollama at ${host} dropped mid-answer; the answer is incomplete` };
     }
+    if (error instanceof ErrorAnswer) return { kind: 'mid-stream', message: `Ollama answered with an error: ${joinLines(clipText(error.message, 500))}` };
     // The client throws an `{"error"}` line as a plain Error; any other error is not Ollama's.
     if (err.name !== 'Error') return null;
     return { kind: 'mid-stream', message: `Ollama reported an error mid-answer: ${joinLines(message)}` };
@@ -847,11 +848,19 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
  * is no JSON object (a proxy's login page, `null`, the NDJSON lines of a stream) fails as such a line
  * of a stream does, not as a connection that failed before any answer.
  */
+/** A whole answer (stream: false) that is `{"error": …}` with a success status. */
+class ErrorAnswer extends Error {
+  override name = 'ErrorAnswer';
+}
+
 async function checkedWhole(response: Response): Promise<Response> {
   // text() decodes as json() does: UTF-8, a leading BOM dropped.
   const text = await response.text();
   const bad = notAnObject(text);
   if (bad !== null) throw new Error(malformedLine(bad === '' ? 'an empty answer' : bad));
+  // A 200 whose whole answer is an error (a proxy, a cloud model's gateway): said in its words, not as an answer without its end.
+  const sent = errorOf(text);
+  if (sent !== NO_ERROR) throw new ErrorAnswer(typeof sent === 'string' && sent !== '' ? sent : errorWords(sent));
   // The client reads nothing of it but the body (its length may differ by that BOM: no headers).
   return new Response(text, { status: response.status, statusText: response.statusText });
 }

@@ -67,6 +67,10 @@ describe('a whole answer (stream: false) is read as the client reads it', () => 
     ['the lines of a stream', 'application/x-ndjson', ndjson, { kind: 'malformed', message: NOT_JSON(`${ndjson.slice(0, 80).replace('\n', ' ')}…`) }],
     ['a message that is null', 'application/json', line({ ...DONE, message: null }), { kind: 'malformed', message: NOT_A_CHUNK(`${JSON.stringify({ ...DONE, message: null }).slice(0, 80)}…`) }],
     ['Ollama\'s answer', 'application/json; charset=utf-8', line({ ...DONE, message: { role: 'assistant', content: 'Hi' } }), null],
+    // A success status with an error for its whole answer: said in its words, not as an answer cut short.
+    ['an error with a success status', 'application/json', '{"error":"upstream rate limit"}', { kind: 'mid-stream', message: 'Ollama answered with an error: upstream rate limit' }],
+    ['an error object with a success status', 'application/json', '{"error":{"message":"quota used up","type":"x"}}', { kind: 'mid-stream', message: 'Ollama answered with an error: quota used up' }],
+    ['an empty error with a success status', 'application/json', '{"error":null}', { kind: 'mid-stream', message: 'Ollama answered with an error: an empty error' }],
     ['Ollama\'s answer after a byte order mark', 'application/json', `\uFEFF${line({ ...DONE, message: { role: 'assistant', content: 'Hi' } })}`, null],
   ])('%s', async (_case, type, body, failure) => {
     const { outcome, texts } = await run(transport({ host: H, fetch: answering(body, type) }), chat(false));
