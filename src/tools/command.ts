@@ -1,7 +1,7 @@
 // Command-backed tools from config.json: an argv template filled from the arguments and run
 // without a shell (so an argument can never become a second command).
 import { maskSecrets } from '../text/secrets.js';
-import { commandResult, findCommand, nulInCommand, runProcess } from './process.js';
+import { commandResult, findCommand, nulInCommand, runProcess, tooLongToPass } from './process.js';
 import { clipped, quoting } from './foreign-line.js';
 import { ToolError } from './types.js';
 import { errnoOf } from '../log/fs.js';
@@ -134,7 +134,7 @@ export function commandTool(name: string, config: CommandToolConfig): Tool {
       if (file === undefined || file === '') throw new ToolError(quoting`the tool "${name}" has an empty command in config.json`, false);
       // The loop's timer ends it (the tool's timeoutMs, or toolTimeouts over it) by aborting the signal.
       const result = await runProcess({ file, args: rest, cwd: context.root, signal: context.signal, ...(context.env ? { env: context.env } : {}) }).catch((error: unknown) => {
-        throw didNotStart(name, file, error) ?? error;
+        throw tooLongToPass(error, 'an argument (or all of them together)') ?? didNotStart(name, file, error) ?? error;
       });
       if (result.aborted) throw new ToolError(quoting`"${name}" was interrupted`, false);
       // Its arguments are all the model can change: no advice on narrowing the output.

@@ -9,7 +9,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { tailOf } from '../output/cut.js';
 import { groupThousands } from '../text/decimal.js';
 import { looksSecret } from '../text/secrets.js';
-import { fittedFrom, isOverBudget, largestFitting } from './types.js';
+import { errnoOf } from '../log/fs.js';
+import { ToolError, fittedFrom, isOverBudget, largestFitting } from './types.js';
 import type { ToolResult } from './types.js';
 
 const KILL_GRACE_MS = 2000;
@@ -272,6 +273,16 @@ export function nulByteIn(args: Record<string, unknown>, names: readonly string[
 /** The refusal of argument `name`, which holds a NUL byte no command line can. */
 export function nulInCommand(name: string): string {
   return `"${name}" contains a NUL byte, which no command can hold; give it without one`;
+}
+
+/**
+ * The system's refusal of a command line too long to pass to a program (E2BIG: one argument over
+ * 128 KiB on Linux, or all of them with the environment over ARG_MAX) as a failure the model can
+ * mend, `what` naming the text it gave; null for any other error.
+ */
+export function tooLongToPass(error: unknown, what: string): ToolError | null {
+  if (errnoOf(error) !== 'E2BIG') return null;
+  return new ToolError(`${what} is too long for the system to pass to a program (E2BIG); put long text in a file and have the command read it`);
 }
 
 /** Runs to completion (or timeout / abort) and returns the end of what it printed. Never rejects for a failing command. */

@@ -8,7 +8,7 @@ import { TIMER_MAX_MS } from '../config/settings.js';
 import { isMissing } from '../log/fs.js';
 import { groupThousands } from '../text/decimal.js';
 import { DEFAULT_COMMAND_TIMEOUT_S, PROCESS, RUN_COMMAND, SHELL } from './builtins.js';
-import { UNREAD_CAP_CHARS, UnreadOutput, commandResult, killGroup, runProcess, spawnGroup, tailsWithin } from './process.js';
+import { UNREAD_CAP_CHARS, UnreadOutput, commandResult, killGroup, runProcess, spawnGroup, tailsWithin, tooLongToPass } from './process.js';
 import type { Taken } from './process.js';
 import { resolveInRoot, rootOnly } from './root.js';
 import { quoting } from './foreign-line.js';
@@ -44,7 +44,9 @@ export async function runCommand(args: Record<string, unknown>, context: ToolCon
   const asked = numberArg(args, 'timeout');
   const seconds = commandSeconds(asked, limitS);
   const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
-  const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal, ...(context.env ? { env: context.env } : {}) });
+  const result = await runProcess({ file: SHELL, args: ['-c', command], cwd, timeoutMs: seconds * 1000, signal: context.signal, ...(context.env ? { env: context.env } : {}) }).catch((error: unknown) => {
+    throw tooLongToPass(error, 'the command') ?? error;
+  });
   if (result.timed_out) {
     // Only the user's setting can allow more than the model asked for.
     const longer = asked === seconds ? '' : `; to allow longer, set "toolTimeouts": {"run_command": ${Math.min(seconds * 2000, TIMER_MAX_MS)}} in config.json`;
@@ -86,6 +88,24 @@ export function outputResult(status: ToolResult, stdout: Taken, stderr: Taken, b
   }));
 }
 
+/**
+ * The child `spawn` gives once it has started; a failed start (a command line too long, no /bin/sh,
+ * no free process slot) rejects rather than leaving a handle "running" that never ran.
+ */
+async function started(spawn: () => ChildProcess): Promise<ChildProcess> {
+  let child: ChildProcess;
+  try {
+    child = spawn();
+  } catch (error) {
+    throw tooLongToPass(error, 'the command') ?? error;
+  }
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error) => reject(tooLongToPass(error, 'the command') ?? error));
+  });
+  return child;
+}
+
 /** A fresh `process` tool with its own handle table; `close` kills whatever is still running. */
 export function processTool(): Tool & { close: () => void } {
   const table = new Map<string, Managed>();
@@ -109,7 +129,7 @@ export function processTool(): Tool & { close: () => void } {
           const command = stringArg(args, 'command');
           if (command === undefined) throw new ToolError('command is required for start');
           const cwd = await workingDirectory(context, stringArg(args, 'cwd'));
-          const child = spawnGroup(SHELL, ['-c', command], cwd, context.env);
+          const child = await started(() => spawnGroup(SHELL, ['-c', command], cwd, context.env));
           const managed: Managed = { command, child, stdout: new UnreadOutput(), stderr: new UnreadOutput() };
           child.stdout?.on('data', (chunk: Buffer) => managed.stdout.push(chunk));
           child.stderr?.on('data', (chunk: Buffer) => managed.stderr.push(chunk));

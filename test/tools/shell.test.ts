@@ -172,6 +172,29 @@ describe('run_command', () => {
   });
 });
 
+describe('a command line too long for the system (E2BIG)', () => {
+  // One argument over 128 KiB is refused by Linux's execve: the model can put the text in a file.
+  const LONG = `echo ${'x'.repeat(200_000)}`;
+  const echo = commandTool('echo_it', { description: 'echo', argv: ['echo', '{text}'], parameters: { type: 'object', properties: { text: { type: 'string' } } } });
+  it.each<[string, () => Promise<unknown>, string]>([
+    ['run_command', () => runCommandTool.run({ command: LONG }, context()), 'the command'],
+    ['process start', () => processTool().run({ operation: 'start', command: LONG }, context()), 'the command'],
+    ['a command-backed tool', () => echo.run({ text: LONG }, context()), 'an argument (or all of them together)'],
+  ])('%s: a failure the model can mend, naming what is too long', async (_tool, call, what) => {
+    const error = await call().then(() => null, (thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ToolError);
+    expect((error as ToolError).message).toBe(`${what} is too long for the system to pass to a program (E2BIG); put long text in a file and have the command read it`);
+    expect((error as ToolError).retryable).toBe(true);
+  });
+
+  it('process start leaves no handle for a command that never started', async () => {
+    const tool = processTool();
+    await expect(tool.run({ operation: 'start', command: LONG }, context())).rejects.toThrow('E2BIG');
+    expect(await tool.run({ operation: 'list' }, context())).toEqual({ processes: [] });
+    tool.close();
+  });
+});
+
 describe('killGroup', () => {
   // process.kill stands in for the system: for a group found empty it answers as if the id led a group
   // again (another process's, given the id since), so only Argo's own note of the emptied group spares it.
