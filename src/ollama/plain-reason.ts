@@ -30,11 +30,20 @@ const WORDS: Readonly<Record<string, string>> = {
   ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate is for another host name: use the name it was made for in the address',
   // https:// to a server that speaks plain HTTP: its first bytes are no TLS record.
   ERR_SSL_WRONG_VERSION_NUMBER: PLAIN_HTTP,
-  EPROTO: PLAIN_HTTP,
   // No socket could be made: the fault is here, not at Ollama (a server with many clients, a low limit).
   EMFILE: 'argo has too many files open: raise its limit with ulimit -n',
   ENFILE: 'the system has too many files open',
 };
+
+/**
+ * EPROTO, Node's code for any TLS failure OpenSSL names: plain HTTP for its "wrong version number"
+ * (the first bytes were no TLS record), else the reason OpenSSL gave ("SSL routines:fn:reason:file").
+ */
+function tlsFailure(message: string): string {
+  if (/wrong version number/i.test(message)) return PLAIN_HTTP;
+  const reason = /SSL routines:[^:]*:([^:\n]+)/.exec(message)?.[1]?.trim();
+  return `the TLS handshake failed${reason ? ` (${reason})` : ''}: check that the address and port are those of an HTTPS server that accepts this client`;
+}
 
 /** The error (or its cause) in plain words. */
 export function plainReason(error: unknown): string {
@@ -44,6 +53,7 @@ export function plainReason(error: unknown): string {
   const code = typeof err?.cause?.code === 'string' ? err.cause.code : typeof err?.code === 'string' ? err.code : undefined;
   if (code !== undefined && Object.hasOwn(WORDS, code)) return WORDS[code] ?? code;
   const message = typeof err?.cause?.message === 'string' ? err.cause.message : typeof err?.message === 'string' ? err.message : '';
+  if (code === 'EPROTO') return tlsFailure(message);
   // fetch refuses some ports outright (e.g. 9, 25, 6000): "bad port".
   if (/bad port/i.test(message)) return 'HTTP clients refuse that port; run Ollama on another one';
   if (/invalid port/i.test(message)) return 'the port number is not valid';

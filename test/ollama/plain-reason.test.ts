@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { plainReason } from '../../src/ollama/plain-reason.js';
 
 const withCause = (code: string, message = 'fetch failed') => Object.assign(new TypeError(message), { cause: Object.assign(new Error('x'), { code }) });
+// As fetch rejects on a TLS failure: OpenSSL's words are the cause's message.
+const eproto = (message: string) => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(message), { code: 'EPROTO' }) });
 
 describe('plainReason', () => {
   it.each<[unknown, string]>([
@@ -21,7 +23,13 @@ describe('plainReason', () => {
     [withCause('CERT_NOT_YET_VALID'), 'its TLS certificate is not valid yet: check the clocks of both machines'],
     [withCause('ERR_TLS_CERT_ALTNAME_INVALID'), 'its TLS certificate is for another host name: use the name it was made for in the address'],
     [withCause('ERR_SSL_WRONG_VERSION_NUMBER'), 'it answers in plain HTTP, not HTTPS: use http:// in the address'],
-    [withCause('EPROTO'), 'it answers in plain HTTP, not HTTPS: use http:// in the address'],
+    // EPROTO is any failure OpenSSL names: only "wrong version number" means plain HTTP.
+    [eproto('C0:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../ssl3_record.c:350:\n'), 'it answers in plain HTTP, not HTTPS: use http:// in the address'],
+    [eproto('C0:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure:../rec_layer_s3.c:1605:SSL alert number 40\n'),
+      'the TLS handshake failed (sslv3 alert handshake failure): check that the address and port are those of an HTTPS server that accepts this client'],
+    [eproto('C0:error:0A00042E:SSL routines::tlsv1 alert protocol version:../rec_layer_s3.c:1605\n'),
+      'the TLS handshake failed (tlsv1 alert protocol version): check that the address and port are those of an HTTPS server that accepts this client'],
+    [eproto('write EPROTO'), 'the TLS handshake failed: check that the address and port are those of an HTTPS server that accepts this client'],
     [new Error('model is required'), 'model is required'],
     [null, 'no answer'],
     [new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'no answer in time'],
