@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { clipText } from '../output/cut.js';
+import { quotedName } from '../output/terminal-text.js';
 import { looksSecret } from '../text/secrets.js';
 
 // A tiny shape checker for config.json: every unknown key and wrong type is named by its path.
@@ -31,8 +31,7 @@ export function whole(min: number, max?: number): Shape {
  */
 export function checkShape(value: unknown, shape: Shape, path: string, source: string, hidden = false): void {
   const fail = (expected: string, shown = value, at = path, byType = hidden): never => {
-    const got = byType || (typeof shown === 'string' && looksSecret('', shown)) ? typeName(shown) : describe(shown);
-    throw new UsageError(`${source}: ${at === '' ? 'the top level' : JSON.stringify(at)} must be ${expected}, got ${got}`);
+    throw new UsageError(`${source}: ${at === '' ? 'the top level' : JSON.stringify(at)} must be ${expected}, got ${shownValue(shown, byType)}`);
   };
   if (typeof shape === 'object' && 'integer' in shape) {
     const wrong = wholeFailure(value, shape.integer.min, shape.integer.max);
@@ -120,6 +119,23 @@ function secretKey(key: string): boolean {
   return key === 'env' || looksSecret(key, undefined);
 }
 
+/**
+ * Whether a message gives a config value by its type alone: one under a key that holds secrets
+ * (`underSecretKey`: checkShape's `secretKey`), or a string shaped like a key or token, whatever its key.
+ */
+export function valueHidden(value: unknown, underSecretKey = false): boolean {
+  return underSecretKey || (typeof value === 'string' && looksSecret('', value));
+}
+
+/**
+ * A config value as a message quotes it (docs/configuration.md): a string quoted, cut to 40
+ * characters, a number as written; by its type alone ("a string") when valueHidden. Messages go to
+ * a terminal, a CI log, a client.
+ */
+export function shownValue(value: unknown, underSecretKey = false): string {
+  return valueHidden(value, underSecretKey) ? typeName(value) : describe(value);
+}
+
 /** `value` as describe says it, a string or a number by its type alone (true, false and null are no secret). */
 function typeName(value: unknown): string {
   return typeof value === 'string' || typeof value === 'number' ? `a ${typeof value}` : describe(value);
@@ -128,7 +144,8 @@ function typeName(value: unknown): string {
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(clipText(value, 40));
+  // Controls a JSON string keeps as they are (C1, direction marks) shown as "?".
+  if (typeof value === 'string') return quotedName(value, 40);
   if (typeof value === 'object') return 'an object';
   return typeof value === 'number' || typeof value === 'boolean' ? String(value) : typeof value;
 }

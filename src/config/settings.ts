@@ -15,7 +15,7 @@ import type { Endpoint, ReplaySpec, Verbosity } from '../replay/types.js';
 import { checkSessionName, hasRecord } from '../sessions/names.js';
 import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { parseOllamaHost } from './host.js';
-import { checkShape, whole } from './schema.js';
+import { checkShape, shownValue, valueHidden, whole } from './schema.js';
 import { jsonFaultPlace } from '../text/json-syntax.js';
 import type { Shape } from './schema.js';
 import { EXCLUDE_PREFIX, NO_TOOLS, takesAwayOnly } from './tool-list.js';
@@ -255,7 +255,7 @@ export function parseThink(value: string | boolean, source: string): Think {
   if (word === 'off' || word === 'false') return false;
   const level = THINK_LEVELS.find((known) => known === word);
   if (level !== undefined) return level;
-  throw new UsageError(`${source} must be on, off, low, medium, high or max, got ${JSON.stringify(value)}`);
+  throw new UsageError(`${source} must be on, off, low, medium, high or max, got ${shownValue(value)}`);
 }
 
 export function defaultHome(env: Env): string {
@@ -305,7 +305,8 @@ function blankAsUnset(value: string | undefined): string | undefined {
  */
 export function checkGivenPath(value: string, where: string, fix: string): string {
   if (value.trim() === '') throw new UsageError(`${where} is ${value === '' ? 'empty' : 'blank'}: ${fix}`);
-  if (value.trim() !== value) throw new UsageError(`${where} ${JSON.stringify(value)} starts or ends with a blank: remove it (check the quotes around the value)`);
+  // Quoted whole (not cut as shownValue cuts it): the blank is at one of its ends.
+  if (value.trim() !== value) throw new UsageError(`${where}${valueHidden(value) ? '' : ` ${JSON.stringify(value)}`} starts or ends with a blank: remove it (check the quotes around the value)`);
   return value;
 }
 
@@ -417,18 +418,18 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
 
   const api = flags.api ?? config.api ?? 'chat';
   if (!(ENDPOINTS as readonly string[]).includes(api)) {
-    throw new UsageError(`${flags.api !== undefined ? '--api' : `${source}: "api"`} must be chat or generate, got ${JSON.stringify(api)}`);
+    throw new UsageError(`${flags.api !== undefined ? '--api' : `${source}: "api"`} must be chat or generate, got ${shownValue(api)}`);
   }
   const verbosity = flags.verbosity ?? config.verbosity ?? 'auto';
   if (!(VERBOSITIES as readonly string[]).includes(verbosity)) {
-    throw new UsageError(`${flags.verbosity !== undefined ? '--verbosity' : `${source}: "verbosity"`} must be auto, short or long, got ${JSON.stringify(verbosity)}`);
+    throw new UsageError(`${flags.verbosity !== undefined ? '--verbosity' : `${source}: "verbosity"`} must be auto, short or long, got ${shownValue(verbosity)}`);
   }
 
   const envReplay = envOf('replay', 'ARGO_REPLAY');
   const replayText = envReplay ?? config.defaultReplay;
   const defaultReplay = flags.replay ?? (replayText === undefined ? { kind: 'none' as const } : readReplaySpec(replayText));
   if (defaultReplay === null) {
-    throw new UsageError(`${envReplay !== undefined ? 'ARGO_REPLAY' : `${source}: "defaultReplay"`} must be none, session or last:N, got ${JSON.stringify(replayText)}`);
+    throw new UsageError(`${envReplay !== undefined ? 'ARGO_REPLAY' : `${source}: "defaultReplay"`} must be none, session or last:N, got ${shownValue(replayText)}`);
   }
   const envModel = envOf('model', 'ARGO_MODEL');
   const modelSource = flags.model !== undefined ? 'flag' : envModel !== undefined ? 'env' : config.model !== undefined ? 'config' : 'default';
@@ -497,7 +498,7 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   }
   checkToolDefinitions(settings, source);
   // Checked here, before any file is read or written, rather than when the prompt is built.
-  const unknownStyle = checkStyleChoice(style, settings);
+  const unknownStyle = checkStyleChoice(style, settings, shownValue);
   if (unknownStyle) {
     const given = unknownStyle.key === 'mode' ? flags.mode !== undefined : flags.persona !== undefined;
     throw new UsageError(`${given ? `--${unknownStyle.key}` : `${source}: "${unknownStyle.key}"`}: ${unknownStyle.message.slice(unknownStyle.key.length + 2)}`);
@@ -633,7 +634,7 @@ function checkToolDefinitions(settings: Settings, source: string): void {
   }
   for (const [name, server] of Object.entries(settings.agent.mcpServers)) {
     // Other tools' configs often say "type": "stdio"; a remote server (http, sse) is not supported.
-    if (server.type !== undefined && server.type !== 'stdio') throw new UsageError(`${source}: "mcpServers.${name}.type" is ${JSON.stringify(server.type)}: only stdio servers (a command Argo starts) are supported`);
+    if (server.type !== undefined && server.type !== 'stdio') throw new UsageError(`${source}: "mcpServers.${name}.type" is ${shownValue(server.type)}: only stdio servers (a command Argo starts) are supported`);
     for (const remote of ['url', 'headers'] as const) {
       if (server[remote] !== undefined) throw new UsageError(`${source}: "mcpServers.${name}.${remote}" is a remote server's: only stdio servers (a command Argo starts) are supported; give "command" and "args" instead`);
     }
@@ -694,17 +695,16 @@ export function parseKeepAlive(value: string | number, where: string): string | 
   if (/^-?\d+$/.test(text)) return withinSeconds(Number(text), value, where);
   if (DURATION.test(text)) {
     const nanoseconds = [...text.matchAll(DURATION_PART)].reduce((sum, [, amount = '0', unit = 's']) => sum + Number(amount) * (NANOSECONDS[unit] ?? 1), 0);
-    if (nanoseconds > LONGEST_DURATION_NS) throw new UsageError(`${where} ${JSON.stringify(value)} is longer than Ollama takes (2562047h at most); use -1 to keep the model loaded`);
+    if (nanoseconds > LONGEST_DURATION_NS) throw new UsageError(`${where} ${shownValue(value)} is longer than Ollama takes (2562047h at most); use -1 to keep the model loaded`);
     return text;
   }
-  throw new UsageError(`${where} must be seconds or a duration like 10m, 1h or -1, got ${JSON.stringify(value)}`);
+  throw new UsageError(`${where} must be seconds or a duration like 10m, 1h or -1, got ${shownValue(value)}`);
 }
 
 /** Whole seconds as Ollama can read them, or the refusal naming the bound. */
 function withinSeconds(seconds: number, value: string | number, where: string): number {
   if (seconds > LONGEST_SECONDS) {
-    const given = typeof value === 'number' ? String(value) : JSON.stringify(value);
-    throw new UsageError(`${where} ${given} is longer than Ollama takes (${LONGEST_SECONDS} seconds at most); use -1 to keep the model loaded`);
+    throw new UsageError(`${where} ${shownValue(value)} is longer than Ollama takes (${LONGEST_SECONDS} seconds at most); use -1 to keep the model loaded`);
   }
   return seconds;
 }

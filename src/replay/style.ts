@@ -32,13 +32,16 @@ function lookup(table: Record<string, string>, name: string, what: 'mode' | 'per
   return text;
 }
 
-/** Why a mode or persona name cannot be used, or null when it can. */
-export function checkStyleChoice(style: StylePolicy, choice: { mode: string | null; persona: string }): PolicyError | null {
+/**
+ * Why a mode or persona name cannot be used, or null when it can. `quote` says the name in the
+ * message (config.json's values are given by their type when they look like a token).
+ */
+export function checkStyleChoice(style: StylePolicy, choice: { mode: string | null; persona: string }, quote = quotedStyleName): PolicyError | null {
   if (choice.mode !== null && !Object.hasOwn(style.modes, choice.mode)) {
-    return new PolicyError('mode', unknownStyleMessage(style.modes, choice.mode, 'mode'));
+    return new PolicyError('mode', unknownStyleMessage(style.modes, choice.mode, 'mode', quote));
   }
   if (!Object.hasOwn(style.personas, choice.persona)) {
-    return new PolicyError('persona', unknownStyleMessage(style.personas, choice.persona, 'persona'));
+    return new PolicyError('persona', unknownStyleMessage(style.personas, choice.persona, 'persona', quote));
   }
   return null;
 }
@@ -56,6 +59,6 @@ export function knownStyleNames(table: Record<string, string>): string[] {
   return Object.keys(table).sort().map(shownWord);
 }
 
-function unknownStyleMessage(table: Record<string, string>, name: string, what: string): string {
-  return `unknown ${what} ${quotedStyleName(name)} (known: ${knownStyleNames(table).join(', ')}); add it under "${what}s" in config.json`;
+function unknownStyleMessage(table: Record<string, string>, name: string, what: string, quote = quotedStyleName): string {
+  return `unknown ${what} ${quote(name)} (known: ${knownStyleNames(table).join(', ')}); add it under "${what}s" in config.json`;
 }

@@ -342,6 +342,42 @@ describe('config.json errors never show a secret it holds', () => {
   ])('a wrong type of no secret key, %s: its value is shown', (_case, config, message) => {
     expect(thrown(() => load(config))).toHaveProperty('message', expect.stringMatching(new RegExp(`${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)) as unknown);
   });
+
+  const TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+  const SK = 'sk-proj-abcdefghijklmnopqrstuvwx';
+  it.each<[string, unknown, string]>([
+    // A wrong value of the right type: a token-shaped one said by its type, like a wrong type's.
+    ['defaultReplay', { defaultReplay: TOKEN }, '"defaultReplay" must be none, session or last:N, got a string'],
+    ['think', { think: TOKEN }, '"think" must be on, off, low, medium, high or max, got a string'],
+    ['api', { api: SK }, '"api" must be chat or generate, got a string'],
+    ['verbosity', { verbosity: 'Bearer abcdefgh12345678' }, '"verbosity" must be auto, short or long, got a string'],
+    ['options.keep_alive', { options: { keep_alive: TOKEN } }, '"options.keep_alive" must be seconds or a duration like 10m, 1h or -1, got a string'],
+    ['persona', { persona: TOKEN }, '"persona": unknown persona a string (known: critic, expert, friendly, neutral, teacher); add it under "personas" in config.json'],
+    ['mode', { mode: SK }, '"mode": unknown mode a string (known: code, review, shell, writing); add it under "modes" in config.json'],
+    ['mcpServers.*.type', { mcpServers: { gh: { command: 'x', type: TOKEN } } }, '"mcpServers.gh.type" is a string: only stdio servers (a command Argo starts) are supported'],
+    ['mcpServers.*.command with a blank', { mcpServers: { gh: { command: `${TOKEN} ` } } }, '"mcpServers.gh.command" starts or ends with a blank: remove it (check the quotes around the value)'],
+  ])('a wrong value, %s, shaped like a token: said by its type', (_case, config, message) => {
+    const error = thrown(() => load(config, { tools: ['mcp:gh'] }));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toMatch(new RegExp(`/config\\.json: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    expect((error as UsageError).message).not.toMatch(/abcdefgh/);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['defaultReplay', { defaultReplay: 'bogus' }, '"defaultReplay" must be none, session or last:N, got "bogus"'],
+    ['think', { think: 'loud' }, '"think" must be on, off, low, medium, high or max, got "loud"'],
+    ['api', { api: 'completions' }, '"api" must be chat or generate, got "completions"'],
+    ['verbosity', { verbosity: 'terse' }, '"verbosity" must be auto, short or long, got "terse"'],
+    ['options.keep_alive', { options: { keep_alive: 'forever' } }, '"options.keep_alive" must be seconds or a duration like 10m, 1h or -1, got "forever"'],
+    ['options.keep_alive, too long', { options: { keep_alive: 9_223_372_037 } }, '"options.keep_alive" 9223372037 is longer than Ollama takes (9223372036 seconds at most); use -1 to keep the model loaded'],
+    ['persona', { persona: 'pirat' }, '"persona": unknown persona "pirat" (known: critic, expert, friendly, neutral, teacher); add it under "personas" in config.json'],
+    ['mcpServers.*.type', { mcpServers: { gh: { command: 'x', type: 'http' } } }, '"mcpServers.gh.type" is "http": only stdio servers (a command Argo starts) are supported'],
+    ['mcpServers.*.command with a blank', { mcpServers: { gh: { command: ' npx' } } }, '"mcpServers.gh.command" " npx" starts or ends with a blank: remove it (check the quotes around the value)'],
+    // Cut to 40 characters, as a wrong type's value is.
+    ['a long value', { api: 'x'.repeat(100) }, `"api" must be chat or generate, got "${'x'.repeat(40)}…"`],
+  ])('a wrong value, %s, of no secret shape: quoted', (_case, config, message) => {
+    expect(thrown(() => load(config, { tools: ['mcp:gh'] }))).toHaveProperty('message', expect.stringMatching(new RegExp(`/config\\.json: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)) as unknown);
+  });
 });
 
 describe('a string-array key names the element that is not a string', () => {

@@ -81,6 +81,19 @@ describe('OLLAMA_HOST as Ollama reads it', () => {
   });
 });
 
+describe('a config.json value shaped like a token is said by its type in the error', () => {
+  const TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+  it.each<[string, unknown, string]>([
+    ['defaultReplay', { defaultReplay: TOKEN }, '"defaultReplay" must be none, session or last:N, got a string'],
+    ['options.keep_alive', { options: { keep_alive: TOKEN } }, '"options.keep_alive" must be seconds or a duration like 10m, 1h or -1, got a string'],
+  ])('%s: exit 2, one line, the token never shown', async (_case, config, message) => {
+    const home = tempHome(config);
+    const result = await runArgo(['hi'], { home, host: ollama.url });
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: `argo: ${join(home, 'config.json')}: ${message}\n` });
+    expect(ollama.requests).toEqual([]);
+  });
+});
+
 describe('an Ollama address with a password in it is refused, the password never shown', () => {
   // A password holding a "/": what comes before it reads as a port, the rest as a path.
   const address = () => `http://admin:2024/Pa55word@${ollama.url.slice('http://'.length)}`;
