@@ -26,11 +26,14 @@ export function parseOllamaHost(raw: string | undefined, source = 'OLLAMA_HOST')
   let defaultPort = '11434';
   const separator = value.indexOf('://');
   if (separator !== -1) {
-    scheme = value.slice(0, separator).toLowerCase();
+    const written = value.slice(0, separator);
+    scheme = written.toLowerCase();
     rest = value.slice(separator + 3);
-    if (scheme === 'http') defaultPort = '80';
-    else if (scheme === 'https') defaultPort = '443';
-    else throw new UsageError(`${source} ${shown} has the scheme ${JSON.stringify(shownAddress(scheme))}, but Ollama is reached over http or https: ${FIX}`);
+    // Ollama picks the default port by the scheme as written (HTTP:// keeps 11434), then Go's URL
+    // parser lower-cases it: the same address here.
+    if (written === 'http') defaultPort = '80';
+    else if (written === 'https') defaultPort = '443';
+    else if (scheme !== 'http' && scheme !== 'https') throw new UsageError(`${source} ${shown} has the scheme ${JSON.stringify(shownAddress(scheme))}, but Ollama is reached over http or https: ${FIX}`);
   }
   // An "@" anywhere before a query may end user info: a password can hold a "/" (http://me:2024/pw@h),
   // and Ollama would then take "2024" as the port and send the password as the path.

@@ -32,6 +32,12 @@ describe('parseOllamaHost', () => {
     ['[::]:8080', 'http://[::1]:8080'],
     ['https://[::]', 'https://[::1]:443'],
     ['HTTP://h:1', 'http://h:1'],
+    // Ollama's default port follows the scheme as written: only a lower-case http or https changes it.
+    ['HTTP://127.0.0.1', 'http://127.0.0.1:11434'],
+    ['Http://h', 'http://h:11434'],
+    ['HTTPS://h', 'https://h:11434'],
+    ['hTTps://h/ollama', 'https://h:11434/ollama'],
+    ['HTTPS://h:443', 'https://h:443'],
     ['http://h/a%40b', 'http://h:80/a%40b'], // an "@" a path needs, written as Ollama's proxy reads it
     // A reverse proxy's path prefix is kept.
     ['https://gw.example/ollama/v1', 'https://gw.example:443/ollama/v1'],

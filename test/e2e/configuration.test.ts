@@ -79,6 +79,12 @@ describe('OLLAMA_HOST as Ollama reads it', () => {
     await runArgo(['hi'], { home, host: `${ollama.url}/x/` });
     expect(ollama.requests.map((request) => request.path)).toContain('/x/api/chat');
   });
+
+  it('a scheme in capitals and no port: the port Ollama gives it, 11434, not 80', async () => {
+    const home = tempHome();
+    const explained = await runArgo(['--explain', 'hi'], { home, env: { OLLAMA_HOST: 'HTTP://127.0.0.1' } });
+    expect(explained.stdout).toContain('request    POST http://127.0.0.1:11434/api/chat (sha256 ');
+  });
 });
 
 describe('a config.json value shaped like a token is said by its type in the error', () => {
