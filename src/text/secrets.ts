@@ -5,29 +5,30 @@ import { MAX_JSON_DEPTH } from './json-depth.js';
 /**
  * The words of a variable's name (split at anything but letters and digits, upper-cased: npm's
  * `npm_config_//registry.npmjs.org/:_authToken` is NPM, CONFIG, …, AUTHTOKEN) that say it holds a
- * secret, or several (TOKENS, APP_PASSWORDS, KEYS): TOKEN, SECRET, CREDENTIAL, a password (PASS,
- * PASSWD, PWD, PASSPHRASE, …PASSWORD), a key (KEY, APIKEY, PRIVATEKEY, ACCOUNTKEY…), AUTH or
- * AUTHORIZATION, DSN, CONNECTIONSTRING. Whole words, so KEYTIMEOUT, KEYBOARD, AUTHOR, BYPASS,
- * ASKPASS and TOKENIZERS_PARALLELISM are not; nor are counts and kinds of tokens or keys (NOT_A_CREDENTIAL).
+ * secret, or several (TOKENS, APP_PASSWORDS, KEYS): TOKEN, SECRET, CREDENTIAL or CRED(S) (DB_CREDS,
+ * Jenkins' credentials() variables), a password (PASS, PASSWD, PSWD, PWD, PASSPHRASE, …PASSWORD), a key
+ * (KEY, APIKEY, PRIVATEKEY, PRIVKEY, ACCOUNTKEY…), AUTH or AUTHORIZATION, DSN, CONNECTIONSTRING.
+ * Whole words, so KEYTIMEOUT, KEYBOARD, AUTHOR, BYPASS, ASKPASS, CREDIT and TOKENIZERS_PARALLELISM
+ * are not; nor are counts and kinds of tokens or keys (NOT_A_CREDENTIAL).
  */
 const SECRET_WORD =
-  /^(?:[A-Z0-9]*TOKENS?|[A-Z0-9]*SECRETS?[A-Z0-9]*|[A-Z0-9]*CREDENTIALS?|PASS|PASSPHRASES?|[A-Z0-9]*PASSW(?:OR)?DS?|[A-Z0-9]*PWDS?|(?:[A-Z0-9]*(?:API|PRIVATE|ACCESS|ACCOUNT|AUTH|MASTER|SIGNING|ENCRYPTION|SESSION|CLIENT|APP|LICENSE))?KEYS?|[A-Z0-9]*AUTH|AUTHORI[SZ]ATION|DSN|CONNECTIONSTRINGS?)$/;
+  /^(?:[A-Z0-9]*TOKENS?|[A-Z0-9]*SECRETS?[A-Z0-9]*|[A-Z0-9]*CREDENTIALS?|[A-Z0-9]*CREDS|CRED|PASS|PASSPHRASES?|[A-Z0-9]*PASSW(?:OR)?DS?|[A-Z0-9]*PWDS?|PSWDS?|(?:[A-Z0-9]*(?:API|PRIVATE|PRIV|ACCESS|ACCOUNT|AUTH|MASTER|SIGNING|ENCRYPTION|SESSION|CLIENT|APP|LICENSE))?KEYS?|[A-Z0-9]*AUTH|AUTHORI[SZ]ATION|DSN|CONNECTIONSTRINGS?)$/;
 
 /**
- * Short words that say so only as the name's last: NETRC_PW, GITHUB_PAT, SESSION_COOKIE (not
- * Playwright's PW_TEST_…, nor a COOKIE_DOMAIN).
+ * Short words that say so only as the name's last: NETRC_PW, GITHUB_PAT, SESSION_COOKIE, Jenkins'
+ * DEPLOY_CREDS_PSW (not Playwright's PW_TEST_…, nor a COOKIE_DOMAIN).
  */
-const SECRET_LAST_WORD = /^(?:PWS?|PATS?|[A-Z0-9]*COOKIES?)$/;
+const SECRET_LAST_WORD = /^(?:PWS?|PSWS?|PATS?|[A-Z0-9]*COOKIES?)$/;
 
 /** Two words that say so together: AZURE_STORAGE_CONNECTION_STRING. */
 const SECRET_WORDS = /(?:^|_)CONNECTION_STRINGS?(?:_|$)/;
 
 /**
  * A last word that says the variable names where a secret is, or something about it, not the
- * secret (PASSWD_FILE, SSH_AUTH_SOCK, TOKEN_URL, AWS_ACCESS_KEY_ID, TOKEN_COUNT, PASSWORD_MIN_LENGTH):
- * its value is still checked.
+ * secret (PASSWD_FILE, SSH_AUTH_SOCK, TOKEN_URL, AWS_ACCESS_KEY_ID, TOKEN_COUNT, PASSWORD_MIN_LENGTH,
+ * Jenkins' DEPLOY_CREDS_USR): its value is still checked.
  */
-const NOT_THE_SECRET = new Set(['FILE', 'FILES', 'PATH', 'DIR', 'SOCK', 'SOCKET', 'URL', 'HOST', 'PORT', 'USER', 'USERNAME', 'NAME', 'ID', 'TYPE', 'MODE', 'TIMEOUT', 'COUNT', 'LIMIT', 'LENGTH', 'SIZE']);
+const NOT_THE_SECRET = new Set(['FILE', 'FILES', 'PATH', 'DIR', 'SOCK', 'SOCKET', 'URL', 'HOST', 'PORT', 'USER', 'USR', 'USERNAME', 'NAME', 'ID', 'TYPE', 'MODE', 'TIMEOUT', 'COUNT', 'LIMIT', 'LENGTH', 'SIZE']);
 
 /**
  * TOKENS or KEYS that are a number of them or a kind of entry, not credentials, in one word or run
