@@ -97,6 +97,14 @@ export function locksInUse(): number {
   return queues.size;
 }
 
+/**
+ * A lock wait as its message says it: ms under a second (500ms), else seconds to a tenth, rounded
+ * down (1.5s, 30s), so "more than" it stays true.
+ */
+export function waitWords(waitMs: number): string {
+  return waitMs < 1000 ? `${waitMs}ms` : `${Math.floor(waitMs / 100) / 10}s`;
+}
+
 /** Lets a lock taken by takeLock go: its folder removed, then this process's next caller in. */
 type Release = () => Promise<void>;
 
@@ -118,7 +126,7 @@ async function takeLock(dir: string, name: string, what: string, waitMs: number,
   const target = join(dir, name);
   const timedOut = (cause?: unknown): LockTimeoutError =>
     new LockTimeoutError(
-      `${what} has been locked by another argo process for more than ${Math.round(waitMs / 1000)}s (a long "argo logs rm" or "prune"?); ` +
+      `${what} has been locked by another argo process${waitMs > 0 ? ` for more than ${waitWords(waitMs)}` : ''} (a long "argo logs rm" or "prune"?); ` +
         `try again when it is done, or remove ${target}.lock if no argo process is running`,
       { cause },
     );

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs
 import { join } from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LockTimeoutError, LockWaitAbortedError, locksInUse, takeSessionLocks, whenLockWaitIsLong, withLock, withSessionLock } from '../../src/log/lock.js';
+import { LockTimeoutError, LockWaitAbortedError, locksInUse, takeSessionLocks, waitWords, whenLockWaitIsLong, withLock, withSessionLock } from '../../src/log/lock.js';
 import { tempData } from '../query/helpers.js';
 import { waitFor } from '../support/wait.js';
 
@@ -99,6 +99,37 @@ describe('a wait on another process', () => {
     mkdirSync(join(dir, 'log.lock'));
     await expect(withLock(dir, 'log', 'the log in /x', () => Promise.resolve(), 300)).rejects.toBeInstanceOf(LockTimeoutError);
     expect(said).toEqual(['waiting for the log in /x, locked by another argo process (a lock left by one that died is taken over after 10 s)']);
+  });
+});
+
+describe('a lock wait given up says how long it waited, truthfully', () => {
+  it.each<[number, string]>([
+    // timeouts.lockWaitMs → the message's "for more than …": under a second in ms, else seconds to a tenth, rounded down.
+    [1, '1ms'],
+    [50, '50ms'],
+    [499, '499ms'],
+    [500, '500ms'],
+    [999, '999ms'],
+    [1000, '1s'],
+    [1500, '1.5s'],
+    [1999, '1.9s'],
+    [2000, '2s'],
+    [30_000, '30s'],
+    [3_600_000, '3600s'],
+  ])('%i ms is %s', (waitMs, words) => {
+    expect(waitWords(waitMs)).toBe(words);
+  });
+
+  it.each<[number, RegExp]>([
+    [1500, /^the log in \/x has been locked by another argo process for more than 1\.5s \(a long "argo logs rm" or "prune"\?\); try again when it is done, or remove .*log\.lock if no argo process is running$/],
+    [300, /^the log in \/x has been locked by another argo process for more than 300ms \(a long/],
+    // Tried once, not waited for: no length is said.
+    [0, /^the log in \/x has been locked by another argo process \(a long/],
+  ])('a lock held elsewhere, a wait of %i ms: %s', async (waitMs, message) => {
+    const { home } = tempData();
+    const dir = join(home, 'locks');
+    mkdirSync(join(dir, 'log.lock'), { recursive: true });
+    await expect(withLock(dir, 'log', 'the log in /x', () => Promise.resolve(), waitMs)).rejects.toThrow(message);
   });
 });
 

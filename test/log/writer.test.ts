@@ -215,7 +215,7 @@ describe('the log lock (item 7)', () => {
     await withLogLock(paths.logs, async () => {
       const failing = appendEntry(paths.logs, makeEntry(), '2025-01-02', { lockWaitMs: 50 });
       await expect(failing).rejects.toBeInstanceOf(LockTimeoutError);
-      await expect(failing).rejects.toThrow(/^the log in .* has been locked by another argo process for more than 0s \(a long "argo logs rm" or "prune"\?\); try again when it is done, or remove .*log\.lock if no argo process is running$/);
+      await expect(failing).rejects.toThrow(/^the log in .* has been locked by another argo process for more than 50ms \(a long "argo logs rm" or "prune"\?\); try again when it is done, or remove .*log\.lock if no argo process is running$/);
     });
   });
 });
