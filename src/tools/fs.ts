@@ -311,9 +311,9 @@ function climbsOut(glob: string): boolean {
  * The data home, when it lies in the root, is not walked, and nothing in it is kept. When `signal`
  * aborts, the walk stops and this throws its reason.
  */
-async function globIn(confinement: Confinement, dir: string, pattern: string, argument: string, signal: AbortSignal): Promise<Globbed> {
+async function globIn(confinement: Confinement, dir: string, pattern: string, argument: 'pattern' | 'glob', signal: AbortSignal): Promise<Globbed> {
   if (pattern.trim() === '') throw new ToolError(`the ${argument} is empty; give a glob such as "**/*.ts", or "**/*" for every file`);
-  refuseNul(pattern, 'pattern');
+  refuseNul(pattern, argument);
   const mustStayInside = (): ToolError => new ToolError(quoting`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
   if (climbsOut(pattern)) throw mustStayInside();
   if ((await braceExpansionCount(pattern, GLOB_PATTERNS_MOST)) > GLOB_PATTERNS_MOST) {

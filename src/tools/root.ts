@@ -59,28 +59,39 @@ export async function resolveInRoot(confinement: Confinement, path: string, use:
   return resolveFollowing(confinement, path, use, null);
 }
 
+/** A file tool's argument that names files: a path, or a glob (list_files' `pattern`, search_files' `glob`). */
+export type FileArgument = 'path' | 'pattern' | 'glob';
+
 /**
- * The refusal of a path or pattern holding a NUL byte, which no file name can: said before the
- * disk is touched, the NUL shown as `\0` (Node's own words would name the value with it dropped).
+ * The refusal of a path or glob holding a NUL byte, which no file name can: said before the disk
+ * is touched, naming the argument (`argument`), the NUL shown as `\0` (Node's own words would name
+ * the value with it dropped).
  */
-export function refuseNul(text: string, what: 'path' | 'pattern'): void {
-  if (text.includes('\0')) throw new ToolError(nulWords(text, what));
+export function refuseNul(text: string, argument: FileArgument): void {
+  if (text.includes('\0')) throw new ToolError(nulWords(text, argument));
 }
 
-function nulWords(text: string, what: 'path' | 'pattern'): QuotingMessage {
+function nulWords(text: string, argument: FileArgument): QuotingMessage {
   const shown = text.replaceAll('\0', '\\0');
-  return what === 'path' ? quoting`path "${shown}" contains a NUL byte, which no file name can; give it without one` : quoting`pattern "${shown}" contains a NUL byte, which no file name can; give it without one`;
+  switch (argument) {
+    case 'path':
+      return quoting`path "${shown}" contains a NUL byte, which no file name can; give it without one`;
+    case 'pattern':
+      return quoting`pattern "${shown}" contains a NUL byte, which no file name can; give it without one`;
+    case 'glob':
+      return quoting`glob "${shown}" contains a NUL byte, which no file name can; give it without one`;
+  }
 }
 
 /**
- * The file tools' `refuse`: a path or pattern argument (`names`, each a path or a pattern) holding a
- * NUL byte makes the call invalid, so the model is asked again, as for run_command's command.
+ * The file tools' `refuse`: an argument that names files (`names`, those arguments) holding a NUL
+ * byte makes the call invalid, so the model is asked again, as for run_command's command.
  */
-function nulInFileArguments(names: Readonly<Record<string, 'path' | 'pattern'>>): (args: Record<string, unknown>) => string | null {
+function nulInFileArguments(names: readonly FileArgument[]): (args: Record<string, unknown>) => string | null {
   return (args) => {
-    for (const [name, what] of Object.entries(names)) {
+    for (const name of names) {
       const value = args[name];
-      if (typeof value === 'string' && value.includes('\0')) return nulWords(value, what).text;
+      if (typeof value === 'string' && value.includes('\0')) return nulWords(value, name).text;
     }
     return null;
   };
@@ -199,8 +210,8 @@ export function shownPath(root: string, path: string): string {
 }
 
 /** The `refuse` of read_file, write_file and edit_file. */
-export const nulInPath = nulInFileArguments({ path: 'path' });
+export const nulInPath = nulInFileArguments(['path']);
 /** The `refuse` of list_files. */
-export const nulInListing = nulInFileArguments({ pattern: 'pattern', path: 'path' });
+export const nulInListing = nulInFileArguments(['pattern', 'path']);
 /** The `refuse` of search_files: its `pattern` is a regular expression, not a file name. */
-export const nulInSearch = nulInFileArguments({ path: 'path', glob: 'pattern' });
+export const nulInSearch = nulInFileArguments(['path', 'glob']);

@@ -712,7 +712,9 @@ describe('a NUL byte in a path or a pattern', () => {
     ['list_files', { pattern: '*', path: 'src\0' }, NUL('path "src\\0"')],
     ['search_files', { pattern: 'a\0b' }, null],
     ['search_files', { pattern: 'x', path: '\0' }, NUL('path "\\0"')],
-    ['search_files', { pattern: 'x', glob: 'a\0\0b' }, NUL('pattern "a\\0\\0b"')],
+    ['search_files', { pattern: 'x', glob: 'a\0\0b' }, NUL('glob "a\\0\\0b"')],
+    ['search_files', { pattern: 'a', glob: '*\0' }, NUL('glob "*\\0"')],
+    ['search_files', { pattern: 'a', glob: '*.ts' }, null],
     ['write_file', { path: 'new\0.txt', content: 'x\0' }, NUL('path "new\\0.txt"')],
     ['write_file', { path: 'new.txt', content: 'x\0' }, null],
     ['edit_file', { path: 'lines.txt\0', old: 'line', new: 'x' }, NUL('path "lines.txt\\0"')],
@@ -734,7 +736,7 @@ describe('a NUL byte in a path or a pattern', () => {
     ['list_files, its path', listFilesTool, { path: 'src\0', pattern: '*' }, 'path "src\\0"'],
     ['list_files, its pattern', listFilesTool, { pattern: '*\0.ts' }, 'pattern "*\\0.ts"'],
     ['search_files, its path', searchFilesTool, { path: '\0', pattern: 'x' }, 'path "\\0"'],
-    ['search_files, its glob', searchFilesTool, { pattern: 'x', glob: 'a\0\0b' }, 'pattern "a\\0\\0b"'],
+    ['search_files, its glob', searchFilesTool, { pattern: 'x', glob: 'a\0\0b' }, 'glob "a\\0\\0b"'],
   ])('%s: refused, the NUL shown as \\0', async (_name, tool, args, named) => {
     expect(await failure(tool.run(args, context))).toBe(`${named} contains a NUL byte, which no file name can; give it without one`);
   });
