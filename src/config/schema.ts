@@ -31,7 +31,7 @@ export function whole(min: number, max?: number): Shape {
  */
 export function checkShape(value: unknown, shape: Shape, path: string, source: string, hidden = false): void {
   const fail = (expected: string, shown = value, at = path, byType = hidden): never => {
-    throw new UsageError(`${source}: ${at === '' ? 'the top level' : JSON.stringify(at)} must be ${expected}, got ${shownValue(shown, byType)}`);
+    throw new UsageError(`${source}: ${at === '' ? 'the top level' : JSON.stringify(at)} must be ${expected}, got ${valueHidden(shown, byType) ? typeName(shown) : describe(shown)}`);
   };
   if (typeof shape === 'object' && 'integer' in shape) {
     const wrong = wholeFailure(value, shape.integer.min, shape.integer.max);
@@ -133,7 +133,10 @@ export function valueHidden(value: unknown, underSecretKey = false): boolean {
  * a terminal, a CI log, a client.
  */
 export function shownValue(value: unknown, underSecretKey = false): string {
-  return valueHidden(value, underSecretKey) ? typeName(value) : describe(value);
+  if (!valueHidden(value, underSecretKey)) return describe(value);
+  // Said as what it is ("unknown persona a string" reads as a message that lost its value); a wrong
+  // type's message (checkShape) needs only the type.
+  return typeof value === 'string' && looksSecret('', value) ? 'a value shaped like a key or token (not shown)' : typeName(value);
 }
 
 /** `value` as describe says it, a string or a number by its type alone (true, false and null are no secret). */

@@ -347,14 +347,14 @@ describe('config.json errors never show a secret it holds', () => {
   const SK = 'sk-proj-abcdefghijklmnopqrstuvwx';
   it.each<[string, unknown, string]>([
     // A wrong value of the right type: a token-shaped one said by its type, like a wrong type's.
-    ['defaultReplay', { defaultReplay: TOKEN }, '"defaultReplay" must be none, session or last:N, got a string'],
-    ['think', { think: TOKEN }, '"think" must be on, off, low, medium, high or max, got a string'],
-    ['api', { api: SK }, '"api" must be chat or generate, got a string'],
-    ['verbosity', { verbosity: 'Bearer abcdefgh12345678' }, '"verbosity" must be auto, short or long, got a string'],
-    ['options.keep_alive', { options: { keep_alive: TOKEN } }, '"options.keep_alive" must be seconds or a duration like 10m, 1h or -1, got a string'],
-    ['persona', { persona: TOKEN }, '"persona": unknown persona a string (known: critic, expert, friendly, neutral, teacher); add it under "personas" in config.json'],
-    ['mode', { mode: SK }, '"mode": unknown mode a string (known: code, review, shell, writing); add it under "modes" in config.json'],
-    ['mcpServers.*.type', { mcpServers: { gh: { command: 'x', type: TOKEN } } }, '"mcpServers.gh.type" is a string: only stdio servers (a command Argo starts) are supported'],
+    ['defaultReplay', { defaultReplay: TOKEN }, '"defaultReplay" must be none, session or last:N, got a value shaped like a key or token (not shown)'],
+    ['think', { think: TOKEN }, '"think" must be on, off, low, medium, high or max, got a value shaped like a key or token (not shown)'],
+    ['api', { api: SK }, '"api" must be chat or generate, got a value shaped like a key or token (not shown)'],
+    ['verbosity', { verbosity: 'Bearer abcdefgh12345678' }, '"verbosity" must be auto, short or long, got a value shaped like a key or token (not shown)'],
+    ['options.keep_alive', { options: { keep_alive: TOKEN } }, '"options.keep_alive" must be seconds or a duration like 10m, 1h or -1, got a value shaped like a key or token (not shown)'],
+    ['persona', { persona: TOKEN }, '"persona": unknown persona a value shaped like a key or token (not shown) (known: critic, expert, friendly, neutral, teacher); add it under "personas" in config.json'],
+    ['mode', { mode: SK }, '"mode": unknown mode a value shaped like a key or token (not shown) (known: code, review, shell, writing); add it under "modes" in config.json'],
+    ['mcpServers.*.type', { mcpServers: { gh: { command: 'x', type: TOKEN } } }, '"mcpServers.gh.type" is a value shaped like a key or token (not shown): only stdio servers (a command Argo starts) are supported'],
     ['mcpServers.*.command with a blank', { mcpServers: { gh: { command: `${TOKEN} ` } } }, '"mcpServers.gh.command" starts or ends with a blank: remove it (check the quotes around the value)'],
   ])('a wrong value, %s, shaped like a token: said by its type', (_case, config, message) => {
     const error = thrown(() => load(config, { tools: ['mcp:gh'] }));

@@ -90,8 +90,8 @@ describe('OLLAMA_HOST as Ollama reads it', () => {
 describe('a config.json value shaped like a token is said by its type in the error', () => {
   const TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
   it.each<[string, unknown, string]>([
-    ['defaultReplay', { defaultReplay: TOKEN }, '"defaultReplay" must be none, session or last:N, got a string'],
-    ['options.keep_alive', { options: { keep_alive: TOKEN } }, '"options.keep_alive" must be seconds or a duration like 10m, 1h or -1, got a string'],
+    ['defaultReplay', { defaultReplay: TOKEN }, '"defaultReplay" must be none, session or last:N, got a value shaped like a key or token (not shown)'],
+    ['options.keep_alive', { options: { keep_alive: TOKEN } }, '"options.keep_alive" must be seconds or a duration like 10m, 1h or -1, got a value shaped like a key or token (not shown)'],
   ])('%s: exit 2, one line, the token never shown', async (_case, config, message) => {
     const home = tempHome(config);
     const result = await runArgo(['hi'], { home, host: ollama.url });
