@@ -427,8 +427,10 @@ async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Pr
     // The file -o named is the user's: what to do about it does not point at the data home.
     throw output === undefined ? error : namedFileError(error, output);
   });
-  if (flags.output !== undefined) io.stderr.write(`argo: wrote ${plural(written, 'trajectory', 'trajectories')} to ${shownPath(flags.output)}\n`);
-  const fallback = notes.lines(untrustedTextFor(io.stderr));
+  // The path is the user's, but a file name can hold a C1 CSI or a bidi control JSON leaves raw.
+  const shown = untrustedTextFor(io.stderr);
+  if (flags.output !== undefined) io.stderr.write(`argo: wrote ${plural(written, 'trajectory', 'trajectories')} to ${shown(shownPath(flags.output))}\n`);
+  const fallback = notes.lines(shown);
   if (fallback !== '') io.stderr.write(fallback);
   const notice = stats.notice();
   if (notice) io.stderr.write(notice);

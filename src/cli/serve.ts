@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { toolsConfigOf } from '../agent/answer.js';
-import { RuntimeError, messageLine } from '../errors.js';
+import { RuntimeError, messageLine, shownPath } from '../errors.js';
 import { errnoOf, readableByOthers } from '../log/fs.js';
 import { SERVER_HINTS } from '../ollama/fix-hints.js';
 import { plainReason } from '../ollama/plain-reason.js';
@@ -75,8 +75,12 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   // load, could fail to. Every server runs tools a request names; MCP servers are started on first use.
   await Promise.all([loadTurnModules(), loadToolModules(toolsConfigOf(settings.agent))]);
   const openMode = settings.serve.apiKeyInConfig ? await readableByOthers(settings.paths.config) : null;
+  // Request paths, session headers, Ollama's errors and data home paths are quoted: shown, never obeyed, on a terminal.
+  const log = (line: string): void => {
+    io.stderr.write(`${untrustedTextFor(io.stderr)(line)}\n`);
+  };
   if (openMode !== null) {
-    io.stderr.write(`argo serve: ${settings.paths.config} holds an API key and other users can read it (mode ${openMode.toString(8).padStart(3, '0')}); run "chmod 600 ${settings.paths.config}"\n`);
+    log(`argo serve: ${shownPath(settings.paths.config)} holds an API key and other users can read it (mode ${openMode.toString(8).padStart(3, '0')}); run "chmod 600 ${settings.paths.config}"`);
   }
   // Checked at start, so a typo fails now, not at the first tool call.
   const root = await toolRoot(flags.root);
@@ -85,10 +89,6 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   const modelWindows = new ModelWindows(MODEL_WINDOW_MAX_AGE_MS);
   const versions = new KeptAnswers<OllamaVersion | null>(MODEL_WINDOW_MAX_AGE_MS);
   const modelCapabilities = new KeptAnswers<readonly string[]>(MODEL_WINDOW_MAX_AGE_MS);
-  // Request paths, session headers, Ollama's errors and data home paths are quoted: shown, never obeyed, on a terminal.
-  const log = (line: string): void => {
-    io.stderr.write(`${untrustedTextFor(io.stderr)(line)}\n`);
-  };
   const stop = fileStopSignal(settings.home, io.now);
   const server = createServer({
     runner: turnRunner(settings, {
@@ -151,9 +151,10 @@ async function serve(command: Command, flags: ServeFlags, io: Io): Promise<Outco
   let stopping = false;
   ollama.version().catch((error: unknown) => {
     if (stopping) return;
-    io.stderr.write(`argo serve: Ollama at ${settings.host} does not answer (${untrustedTextFor(io.stderr)(plainReason(error))}); requests will fail until it does: start it with "ollama serve", or set OLLAMA_HOST to where it runs\n`);
+    log(`argo serve: Ollama at ${settings.host} does not answer (${plainReason(error)}); requests will fail until it does: start it with "ollama serve", or set OLLAMA_HOST to where it runs`);
   });
-  io.stdout.write(`argo serve: listening on ${listening.url} (data ${settings.home}, tools root ${root}${flags.allowSideEffects ? ', side effects allowed' : ''})\n`);
+  // The data home and the tools root are directory names: a control in one is shown, not obeyed.
+  io.stdout.write(`${untrustedTextFor(io.stdout)(`argo serve: listening on ${listening.url} (data ${shownPath(settings.home)}, tools root ${shownPath(root)}${flags.allowSideEffects ? ', side effects allowed' : ''})`)}\n`);
   if (apiKey === null) {
     io.stderr.write('argo serve: no API key, so every user of this machine can use this server: read its sessions and jobs, and start answers; on a shared machine set ARGO_API_KEY or "serve.apiKey" in config.json\n');
   }
