@@ -11,7 +11,7 @@ import { KeptAnswers, ModelWindows, OllamaTransport } from '../ollama/transport.
 import type { OllamaVersion } from '../ollama/versions.js';
 import { createServer } from '../serve/app.js';
 import { checkApiKey, requireKeyFor } from '../serve/auth.js';
-import { listen } from '../serve/listen.js';
+import { listen, urlIpv6 } from '../serve/listen.js';
 import { fileStopSignal } from '../serve/stop.js';
 import { ollamaInfo, sessionStore } from '../serve/stores.js';
 import { turnRunner } from '../serve/turn-runner.js';
@@ -38,6 +38,8 @@ export function parseBindHost(value: string): string {
   const host = value.trim();
   const name = /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(host) && !/^[\d.]+$/.test(host);
   const bare = host.replace(/^\[(.*)\]$/, '$1');
+  // In a URL's spelling: the one the printed URL shows and a client's Host header is matched against.
+  if (isIP(bare) === 6) return urlIpv6(bare);
   if (isIP(bare) !== 0) return bare;
   if (name) return host;
   throw new InvalidArgumentError('use an IP address (127.0.0.1, ::1, 0.0.0.0) or a host name.');

@@ -53,7 +53,10 @@ export async function listen(server: ArgoServer, host: string, port: number, opt
     },
     (request, response) => {
       if (lacksHost(request)) refuse(response, missingHost());
-      else void onRequest(request, response);
+      else {
+        urlSpelledHost(request);
+        void onRequest(request, response);
+      }
     },
   );
   // A client sending `Expect: 100-continue` waits to be asked for its body: one refused from its
@@ -78,7 +81,8 @@ export async function listen(server: ArgoServer, host: string, port: number, opt
     });
   });
   const address = http.address() as AddressInfo;
-  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  // Node writes an IPv4-mapped address dotted (::ffff:127.0.0.1); a URL, in hex.
+  const shown = address.family === 'IPv6' ? `[${urlIpv6(address.address)}]` : address.address;
   let closing: Promise<void> | null = null;
   return {
     url: `http://${shown}:${address.port}`,
@@ -226,6 +230,27 @@ function pathOf(request: IncomingMessage): string {
 function headerOf(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * An IPv6 address as a URL spells it (lower case, zeros compressed, an IPv4 tail in hex: ::ffff:7f00:1);
+ * as given when it is no address a URL takes (a zone such as %eth0).
+ */
+export function urlIpv6(address: string): string {
+  try {
+    return new URL(`http://[${address}]`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
+}
+
+/**
+ * A Host naming an IPv6 address ([::ffff:127.0.0.1]:8080) rewritten in the URL spelling: the adapter
+ * refuses a Host whose spelling differs from the URL it makes of it, though both name one address.
+ */
+function urlSpelledHost(request: IncomingMessage): void {
+  const host = request.headers.host;
+  if (host?.startsWith('[') === true) request.headers.host = host.replace(/^\[([^\]]*)\]/, (_literal, address: string) => `[${urlIpv6(address)}]`);
 }
 
 /** HTTP/1.1 requires a Host (RFC 9112, 3.2); HTTP/1.0 had none, and is served without one, as by Node. */

@@ -12,6 +12,11 @@ describe('argo serve --host', () => {
     ['localhost', 'localhost'],
     ['my-box.local', 'my-box.local'],
     [' 10.0.0.2 ', '10.0.0.2'],
+    // IPv6 in a URL's spelling, the one the printed URL shows and a Host header is matched in.
+    ['::ffff:127.0.0.1', '::ffff:7f00:1'],
+    ['[::FFFF:127.0.0.1]', '::ffff:7f00:1'],
+    ['0:0:0:0:0:0:0:1', '::1'],
+    ['FE80::1', 'fe80::1'],
   ])('%j binds %j', (value, host) => {
     expect(parseBindHost(value)).toBe(host);
   });
