@@ -1,6 +1,10 @@
 // The flags the everyday companion adds to `argo "question"` and `argo chat`, and how they become
 // settings: -o options, --system / --system-file, --stats, -q, -c/--continue, --no-stdin.
-import { readFile } from 'node:fs/promises';
+import { closeSync, constants, createReadStream, fstat, open } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { Socket } from 'node:net';
+import { isatty } from 'node:tty';
+import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { checkGivenPath, type FlagOverrides, type Settings } from '../config/settings.js';
 import { UsageError, shownPath } from '../errors.js';
@@ -11,7 +15,7 @@ import type { ReplayReason, ReplaySpec } from '../replay/types.js';
 import { NO_TOOLS } from '../config/tool-list.js';
 import type { AgentFlags } from './agent.js';
 import { collect } from './parse.js';
-import { notText } from './io.js';
+import { STDIN_LIMIT_BYTES, notText, readBytes } from './io.js';
 import { isBlankPrompt, typedPrompt } from '../text/prompt.js';
 import { decodeUtf8 } from '../text/utf8.js';
 import { fileProblem } from './file-failure.js';
@@ -49,19 +53,44 @@ export async function companionOverrides(flags: CompanionFlags): Promise<Pick<Fl
   let system = flags.system;
   if (flags.systemFile !== undefined) {
     checkGivenPath(flags.systemFile, '--system-file', 'name the file that holds the system prompt, or use --system TEXT');
+    const file = shownPath(flags.systemFile);
     let bytes: Buffer;
     try {
-      bytes = await readFile(flags.systemFile);
+      bytes = await readSystemFile(flags.systemFile);
     } catch (error) {
-      throw new UsageError(`--system-file: cannot read ${shownPath(flags.systemFile)}: ${fileProblem(error)}`, { cause: error });
+      if (error instanceof UsageError) throw error;
+      throw new UsageError(`--system-file: cannot read ${file}: ${fileProblem(error)}`, { cause: error });
     }
     const decoded = decodeUtf8(bytes);
-    const file = shownPath(flags.systemFile);
     if (!decoded.ok) throw new UsageError(notText(`--system-file ${file}`, bytes, decoded, (encoding) => `iconv -f ${encoding} -t utf-8 ${file} > system.txt`));
     system = decoded.text;
   }
   const options = parseOptionAssignments(flags.option ?? []);
   return { ...(Object.keys(options).length > 0 ? { options } : {}), ...(system !== undefined ? { system } : {}) };
+}
+
+/**
+ * A --system-file's bytes, at most STDIN_LIMIT_BYTES of them, as standard input's. A pipe
+ * (`--system-file <(cmd)`, a named one whose writer comes later) is opened without waiting and read
+ * as the event loop reads a socket: a thread blocked in open(2) or read(2) on it would keep the
+ * process from exiting after Ctrl-C. A terminal is refused: it would be read in the same blocking way.
+ */
+async function readSystemFile(path: string): Promise<Buffer> {
+  const fd = await promisify(open)(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  let stats: Stats;
+  try {
+    stats = await promisify(fstat)(fd);
+    if (isatty(fd)) throw new UsageError(`--system-file ${shownPath(path)} is a terminal: put the system prompt in a file, or use --system TEXT`);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  const stream = stats.isFIFO() || stats.isSocket() ? new Socket({ fd, readable: true, writable: false }) : createReadStream('', { fd });
+  const limit = STDIN_LIMIT_BYTES;
+  return readBytes(stream, {
+    limit,
+    tooLarge: () => new UsageError(`--system-file ${shownPath(path)} is larger than ${limit / 1024 / 1024} MiB, the most argo takes as a system prompt; give a shorter one`),
+  });
 }
 
 /**

@@ -203,7 +203,23 @@ export interface ReadAllOptions {
 
 /** All of `stream` as UTF-8; past `limit` bytes, or at a byte that is not UTF-8, it says so (usage error, exit 2). */
 export async function readAll(stream: NodeJS.ReadableStream, options: ReadAllOptions = {}): Promise<string> {
-  const { limit = STDIN_LIMIT_BYTES, whenSilent } = options;
+  const { limit = STDIN_LIMIT_BYTES } = options;
+  const bytes = await readBytes(stream, {
+    ...options,
+    tooLarge: () =>
+      new UsageError(`standard input is larger than ${limit / 1024 / 1024} MiB, the most argo takes as a prompt; send a part of it (e.g. head -c 1000000 file | argo "…")`),
+  });
+  const decoded = decodeUtf8(bytes);
+  if (decoded.ok) return decoded.text;
+  throw new UsageError(notText('standard input', bytes, decoded, (encoding) => `iconv -f ${encoding} -t utf-8 file.txt | argo "…"`));
+}
+
+/**
+ * All of `stream`, stopping (it is destroyed) as soon as it brings more than `limit` bytes: then
+ * `tooLarge` is what is thrown. A device that never ends (/dev/zero) is read no further than that.
+ */
+export async function readBytes(stream: NodeJS.ReadableStream, options: ReadAllOptions & { tooLarge: () => Error }): Promise<Buffer> {
+  const { limit = STDIN_LIMIT_BYTES, whenSilent, tooLarge } = options;
   const chunks: Buffer[] = [];
   let size = 0;
   const silence = whenSilent === undefined ? undefined : setTimeout(whenSilent.say, whenSilent.afterMs);
@@ -212,20 +228,13 @@ export async function readAll(stream: NodeJS.ReadableStream, options: ReadAllOpt
       clearTimeout(silence);
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       size += bytes.length;
-      if (size > limit) {
-        throw new UsageError(
-          `standard input is larger than ${limit / 1024 / 1024} MiB, the most argo takes as a prompt; send a part of it (e.g. head -c 1000000 file | argo "…")`,
-        );
-      }
+      if (size > limit) throw tooLarge();
       chunks.push(bytes);
     }
   } finally {
     clearTimeout(silence);
   }
-  const bytes = Buffer.concat(chunks);
-  const decoded = decodeUtf8(bytes);
-  if (decoded.ok) return decoded.text;
-  throw new UsageError(notText('standard input', bytes, decoded, (encoding) => `iconv -f ${encoding} -t utf-8 file.txt | argo "…"`));
+  return Buffer.concat(chunks);
 }
 
 /**
