@@ -12,7 +12,7 @@ import type { AgentRequest } from '../agent/request.js';
 import { TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import type { LogEntry } from '../log/entry.js';
 import type { ReplayPlan } from '../replay/plan.js';
-import { ToolboxAborted, buildCatalog, builtinTools, checkCommandSchemas, loadToolbox, unloadedToolbox } from '../tools/catalog.js';
+import { ToolboxAborted, buildCatalog, builtinTools, checkCommandSchemas, loadToolbox, toolboxIfCut, unloadedToolbox } from '../tools/catalog.js';
 import type { ConnectMcp } from '../tools/catalog.js';
 import { MCP_PREFIX, resolveTools } from '../tools/toolsets.js';
 import type { Resolution } from '../tools/toolsets.js';
@@ -257,7 +257,12 @@ export async function prepareAgent(
   signal?: AbortSignal,
 ): Promise<AgentRun> {
   const root = await endpointAndRoot(settings, flags);
-  const loaded = await toolboxUnlessStopped(settings, root, chat, signal);
+  const loaded = await toolboxUnlessStopped(settings, root, chat, signal).catch((error: unknown) => {
+    // A one-liner cut while its servers started goes on without them: the run ends at its first
+    // check as the signal says, and is logged so. A chat tells the signal and logs nothing.
+    if (chat !== undefined) throw error;
+    return toolboxIfCut(error);
+  });
   const box = loaded ?? (await stoppedToolbox(settings));
   const shown = untrustedTextFor(io.stderr);
   for (const gone of box.unavailable) {

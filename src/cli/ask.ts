@@ -66,18 +66,25 @@ export async function ask(settings: Settings, options: AskOptions, io: Io, share
   // The spinner must stop before a confirmation or a failure line is written to the terminal.
   // While calls run, the spinner names their tools instead.
   const ui: AnswerUi = { pause: () => undefined, busy: () => undefined };
+  // A one-liner's Ctrl-C or SIGTERM while its MCP servers start cuts their start; the run then ends
+  // at its first check, told and logged as interrupted, its prompt kept (a chat listens itself).
+  const cut = shared.signal === undefined ? new AbortController() : null;
+  const stopHearing = cut === null ? () => undefined : io.onInterrupt((signal) => cut.abort(signal));
   let agent: AgentRun;
   try {
-    agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause(), shared.askLine, toolTrace(io, options), shared.tools, (label) => ui.busy(label), shared.signal);
+    agent = await prepareAgent(settings, options.agent ?? { yes: false }, options.log, io, () => ui.pause(), shared.askLine, toolTrace(io, options), shared.tools, (label) => ui.busy(label), shared.signal ?? cut?.signal);
   } catch (error) {
+    stopHearing();
     // A chat's Ctrl-C or SIGTERM while its MCP servers started: told as the signal, as a cut answer is.
     if (!(error instanceof Error) || error.name !== 'AbortError' || shared.signal?.aborted !== true) throw error;
     const stop: Stop = isStopSignal(shared.signal.reason) ? STOP_SIGNALS[shared.signal.reason] : 'interrupted';
     io.stderr.write(`argo: ${STOP_LINES[stop]}\n`);
     return stop;
   }
+  // Handed on with no gap: askTurn listens from its start, or follows the signal already heard.
+  stopHearing();
   try {
-    return await askTurn(settings, options, io, shared, agent, ui);
+    return await askTurn(settings, options, io, cut?.signal.aborted === true ? { ...shared, signal: cut.signal } : shared, agent, ui);
   } finally {
     await agent.close();
   }

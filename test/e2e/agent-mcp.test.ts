@@ -150,6 +150,21 @@ describe('MCP servers: a STOP, Ctrl-C or SIGTERM while they start', () => {
     await waitFor(() => expect(alive(pid)).toBe(false));
   });
 
+  it.each([
+    ['SIGINT', 130, 'argo: interrupted (logged as interrupted)\n', 'interrupted by the user'],
+    ['SIGTERM', 143, 'argo: terminated (SIGTERM) (logged as interrupted)\n', 'interrupted by SIGTERM'],
+  ] as const)('%s while a one-liner starts its servers: it ends at once (%i), logged as interrupted with its prompt, the model never asked', async (signal, code, stderr, error) => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome(hanging(starts));
+    const asked = ollama.requests.filter((request) => request.path === '/api/chat').length;
+    const result = await argo(['-T', 'mcp:hang', 'my prompt'], home, { onSpawn: (child) => void pidsIn(starts).then(() => child.kill(signal)) });
+    expect(result).toMatchObject({ code, stderr });
+    expect(logLines(home)).toMatchObject([{ status: 'interrupted', user_prompt: 'my prompt', error }]);
+    expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(asked);
+    const [pid = 0] = await pidsIn(starts);
+    await waitFor(() => expect(alive(pid)).toBe(false));
+  });
+
   it('SIGTERM while a chat starts its servers: it ends at once (143), the server gone', async () => {
     const starts = join(scratch(), 'starts');
     const home = tempHome(hanging(starts));
