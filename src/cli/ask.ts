@@ -77,17 +77,24 @@ export async function ask(settings: Settings, options: AskOptions, io: Io, share
     stopHearing();
     // A chat's Ctrl-C or SIGTERM while its MCP servers started: told as the signal, as a cut answer is.
     if (!(error instanceof Error) || error.name !== 'AbortError' || shared.signal?.aborted !== true) throw error;
-    const stop: Stop = isStopSignal(shared.signal.reason) ? STOP_SIGNALS[shared.signal.reason] : 'interrupted';
-    io.stderr.write(`argo: ${STOP_LINES[stop]}\n`);
-    return stop;
+    return toldStop(shared.signal, io);
   }
   // Handed on with no gap: askTurn listens from its start, or follows the signal already heard.
   stopHearing();
   try {
+    // --explain sends and logs nothing: cut, it has nothing to explain either.
+    if (cut?.signal.aborted === true && options.explain) return toldStop(cut.signal, io);
     return await askTurn(settings, options, io, cut?.signal.aborted === true ? { ...shared, signal: cut.signal } : shared, agent, ui);
   } finally {
     await agent.close();
   }
+}
+
+/** A run cut before its turn began, told as the signal that cut it (`signal`'s reason). */
+function toldStop(signal: AbortSignal, io: Io): Stop {
+  const stop: Stop = isStopSignal(signal.reason) ? STOP_SIGNALS[signal.reason] : 'interrupted';
+  io.stderr.write(`argo: ${STOP_LINES[stop]}\n`);
+  return stop;
 }
 
 /** -q leaves the calls untraced; so does --json in a log (its tool_calls say what ran), not on a terminal, where the lines show progress. */

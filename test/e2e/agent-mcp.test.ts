@@ -165,6 +165,16 @@ describe('MCP servers: a STOP, Ctrl-C or SIGTERM while they start', () => {
     await waitFor(() => expect(alive(pid)).toBe(false));
   });
 
+  it('SIGINT while --explain starts its servers: it ends at once (130), nothing explained or logged', async () => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome(hanging(starts));
+    const result = await argo(['-T', 'mcp:hang', '--explain', 'my prompt'], home, { onSpawn: (child) => void pidsIn(starts).then(() => child.kill('SIGINT')) });
+    expect(result).toMatchObject({ code: 130, stdout: '', stderr: 'argo: interrupted\n' });
+    expect(logLines(home)).toEqual([]);
+    const [pid = 0] = await pidsIn(starts);
+    await waitFor(() => expect(alive(pid)).toBe(false));
+  });
+
   it('SIGTERM while a chat starts its servers: it ends at once (143), the server gone', async () => {
     const starts = join(scratch(), 'starts');
     const home = tempHome(hanging(starts));
