@@ -1,9 +1,11 @@
 // `argo completion bash|zsh|fish`, and the hidden `argo __complete sessions|models` the scripts call
 // for names that change (so a script never needs regenerating).
-import type { Command } from 'commander';
+import type { Command, Option } from 'commander';
 import { Argument } from 'commander';
 import { SHELLS, completionScript } from '../cli/completion.js';
-import type { CompletionCommand, CompletionSpec, NameSource, Shell } from '../cli/completion.js';
+import type { CompletionCommand, CompletionSpec, FlagValue, NameSource, Shell, ValueFlag } from '../cli/completion.js';
+import { COLOR_MODES } from '../output/color.js';
+import { THINK_LEVELS } from '../replay/prompt.js';
 import { sessionNames } from '../sessions/store.js';
 import { newTransport } from './ask.js';
 import { settingsFor } from './settings.js';
@@ -22,7 +24,42 @@ export function registerCompletion(program: Command, io: Io, setOutcome: ReportO
 }
 
 function flagsOf(command: Command): string[] {
-  return command.options.filter((option) => !option.hidden).flatMap((option) => [option.short, option.long].filter((flag): flag is string => flag !== undefined));
+  return command.options.filter((option) => !option.hidden).flatMap(spellingsOf);
+}
+
+function spellingsOf(option: Option): string[] {
+  return [option.short, option.long].filter((flag): flag is string => flag !== undefined);
+}
+
+/** Flags whose value is a name from Argo's data, by long flag: commander cannot say that. */
+const NAME_FLAGS: Readonly<Record<string, NameSource>> = { '--session': 'sessions', '--model': 'models' };
+
+/**
+ * The words of flags whose parser checks them rather than commander (which knows argChoices), from
+ * the parsers' own lists; --replay's last:N is offered as three examples.
+ */
+const PARSED_CHOICES: Readonly<Record<string, readonly string[]>> = {
+  '--think': ['on', 'off', ...THINK_LEVELS],
+  '--color': COLOR_MODES,
+  '--replay': ['none', 'session', 'last:1', 'last:3', 'last:5'],
+};
+
+/** A value's placeholder that names a path, as help shows it: --home <dir>, --system-file <file>. */
+const PATH_PLACEHOLDERS: Readonly<Record<string, FlagValue>> = { '<dir>': 'folders', '<file>': 'files' };
+
+function valueOf(option: Option): FlagValue {
+  const long = option.long ?? '';
+  const names = NAME_FLAGS[long];
+  if (names !== undefined) return { names };
+  const choices = option.argChoices ?? PARSED_CHOICES[long];
+  if (choices !== undefined) return { choices };
+  const placeholder = /<[^>]*>|\[[^\]]*\]/.exec(option.flags)?.[0] ?? '';
+  return PATH_PLACEHOLDERS[placeholder] ?? 'text';
+}
+
+/** The flags of `command` that take a value, and what each value is completed from. */
+function valuesOf(command: Command): ValueFlag[] {
+  return command.options.filter((option) => !option.hidden && (option.required || option.optional)).map((option) => ({ flags: spellingsOf(option), value: valueOf(option) }));
 }
 
 /**
@@ -32,7 +69,7 @@ function flagsOf(command: Command): string[] {
 function valueFlagsOf(program: Command): string[] {
   const options = allCommands(program).flatMap((command) => command.options);
   const flags = (taking: boolean): string[] =>
-    options.filter((option) => (option.required || option.optional) === taking).flatMap((option) => [option.short, option.long].filter((flag): flag is string => flag !== undefined));
+    options.filter((option) => (option.required || option.optional) === taking).flatMap(spellingsOf);
   const boolean = new Set(flags(false));
   return [...new Set(flags(true))].filter((flag) => !boolean.has(flag));
 }
@@ -59,6 +96,7 @@ function commandOf(command: Command, parents: string): CompletionCommand {
     ...(command.aliases().length > 0 ? { aliases: command.aliases() } : {}),
     description: command.description(),
     options: flagsOf(command),
+    values: valuesOf(command),
     words: command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
     ...(args !== undefined ? { args: [...args] } : {}),
     ...(subcommands.length > 0 ? { subcommands } : {}),
@@ -72,6 +110,7 @@ function allCommands(command: Command): Command[] {
 export function specOf(program: Command): CompletionSpec {
   return {
     options: flagsOf(program),
+    values: valuesOf(program),
     valueFlags: valueFlagsOf(program),
     commands: program.commands.filter((command) => !command.name().startsWith('_')).map((command) => commandOf(command, '')),
   };

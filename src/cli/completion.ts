@@ -1,7 +1,6 @@
 // Pure: shell completion scripts for bash, zsh and fish. Session and model names are not baked in:
 // the scripts ask `argo __complete sessions|models` (hidden) each time, so they are always current,
 // passing on the --home and --host of the line being completed.
-import { THINK_LEVELS } from '../replay/prompt.js';
 import { shellQuoted } from '../text/shell-word.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -10,12 +9,26 @@ export type Shell = (typeof SHELLS)[number];
 /** Where a value's names come from: `argo __complete sessions|models`. */
 export type NameSource = 'sessions' | 'models';
 
+/**
+ * What a flag's value is completed from: a fixed set of words, names from Argo's data, file or
+ * folder names, or nothing (text, a number, a URL).
+ */
+export type FlagValue = { choices: readonly string[] } | { names: NameSource } | 'files' | 'folders' | 'text';
+
+/** A flag that takes a value, in all its spellings (['-s', '--session']). */
+export interface ValueFlag {
+  flags: string[];
+  value: FlagValue;
+}
+
 export interface CompletionCommand {
   name: string;
   aliases?: string[];
   description: string;
   /** Long and short flags, e.g. ['--json', '-n']. */
   options: string[];
+  /** Those of its flags that take a value, and what the value is. */
+  values?: ValueFlag[];
   /** Fixed words the first argument may be (completion's shells). */
   words?: string[];
   /** What each positional argument is completed from, in order (null: nothing). */
@@ -26,18 +39,13 @@ export interface CompletionCommand {
 export interface CompletionSpec {
   /** Flags of the bare `argo "question"` command. */
   options: string[];
+  /** Those of them that take a value. */
+  values: ValueFlag[];
   /** Every flag, of any command, that takes a value (the next word is that value, not a command or argument). */
   valueFlags: string[];
   commands: CompletionCommand[];
 }
 
-/** Flags whose value is completed from Argo's own data or a fixed list. */
-const VALUE_SOURCES: readonly { flags: string[]; words: string | null; dynamic: NameSource | null }[] = [
-  { flags: ['--think'], words: ['on', 'off', ...THINK_LEVELS].join(' '), dynamic: null },
-  { flags: ['-s', '--session'], words: null, dynamic: 'sessions' },
-  { flags: ['-m', '--model'], words: null, dynamic: 'models' },
-  { flags: ['-r', '--replay'], words: 'none session last:1 last:3 last:5', dynamic: null },
-];
 /** The flags on the line that say where names come from; passed on to `argo __complete`. */
 const WHERE_FLAGS = ['--home', '--host'];
 
@@ -45,6 +53,7 @@ const WHERE_FLAGS = ['--home', '--host'];
 interface Place {
   path: string;
   options: string[];
+  values: ValueFlag[];
   /** Offered as the first word after the command: its subcommands and fixed words. */
   first: string[];
   args: (NameSource | null)[];
@@ -60,6 +69,7 @@ function placesOf(spec: CompletionSpec): Place[] {
       {
         path,
         options: command.options,
+        values: command.values ?? [],
         first: [...subcommands.map((sub) => sub.name), ...(command.words ?? [])],
         args: command.args ?? [],
         subcommands: subcommands.map((sub) => ({ name: sub.name, names: [sub.name, ...(sub.aliases ?? [])], path: `${path} ${sub.name}`, description: sub.description })),
@@ -67,7 +77,13 @@ function placesOf(spec: CompletionSpec): Place[] {
       ...subcommands.flatMap((sub) => place(sub, `${path} `)),
     ];
   };
-  return [...spec.commands.flatMap((command) => place(command, '')), { path: 'help', options: [], first: spec.commands.map((command) => command.name), args: [], subcommands: [] }];
+  const help: Place = { path: 'help', options: [], values: [], first: spec.commands.map((command) => command.name), args: [], subcommands: [] };
+  return [...spec.commands.flatMap((command) => place(command, '')), help];
+}
+
+/** Bare `argo "question"` as a place: its path is empty. */
+function barePlace(spec: CompletionSpec): Place {
+  return { path: '', options: spec.options, values: spec.values, first: [], args: [], subcommands: [] };
 }
 
 export function completionScript(shell: Shell, spec: CompletionSpec): string {
@@ -79,6 +95,37 @@ export function completionScript(shell: Shell, spec: CompletionSpec): string {
     case 'fish':
       return fishScript(spec);
   }
+}
+
+/** What the scripts do for a value: its kind, and for words, the choices. */
+type ValueKind = 'sessions' | 'models' | 'words' | 'files' | 'folders' | 'text';
+
+function kindOf(value: FlagValue): { kind: ValueKind; choices: readonly string[] } {
+  if (typeof value === 'string') return { kind: value, choices: [] };
+  if ('names' in value) return { kind: value.names, choices: [] };
+  return { kind: 'words', choices: value.choices };
+}
+
+/**
+ * The case, on the command the line runs, that sets kind (and choices) from the flag before the
+ * cursor: a flag may take one kind of value in one command and another in the next (-o is
+ * --option for a question, --output for export). Commands alike share one branch.
+ */
+function valueCase(spec: CompletionSpec, flag: string, choices: (words: readonly string[]) => string): string {
+  const branches = new Map<string, string[]>();
+  for (const place of [barePlace(spec), ...placesOf(spec)]) {
+    if (place.values.length === 0) continue;
+    // Flags alike share one pattern: --budget|--persona|--mode) kind=text.
+    const patterns = new Map<string, string[]>();
+    for (const { flags: spellings, value } of place.values) {
+      const { kind, choices: words } = kindOf(value);
+      const set = `kind=${kind}${kind === 'words' ? `; choices=${choices(words)}` : ''}`;
+      patterns.set(set, [...(patterns.get(set) ?? []), ...spellings]);
+    }
+    const branch = `case ${flag} in ${[...patterns].map(([set, spellings]) => `${spellings.join('|')}) ${set} ;;`).join(' ')} esac`;
+    branches.set(branch, [...(branches.get(branch) ?? []), place.path]);
+  }
+  return [...branches].map(([branch, paths]) => `      ${paths.map(shellQuoted).join('|')}) ${branch} ;;`).join('\n');
 }
 
 /** The scan both bash and zsh run over the words before the cursor (their syntax is alike here). */
@@ -120,12 +167,6 @@ function bashScript(spec: CompletionSpec): string {
       return `    ${shellQuoted(place.path)}) options=${shellQuoted(place.options.join(' '))}; first=${shellQuoted(place.first.join(' '))};${sources} ;;`;
     })
     .join('\n');
-  const values = VALUE_SOURCES.map(
-    (source) =>
-      source.dynamic !== null
-        ? `    ${source.flags.join('|')}) __argo_names ${source.dynamic}; __argo_offer; return ;;`
-        : `    ${source.flags.join('|')}) COMPREPLY=($(compgen -W "${source.words ?? ''}" -- "$cur")); __argo_offer; return ;;`,
-  ).join('\n');
   return `# argo completion for bash. Load it with:  eval "$(argo completion bash)"  (bash 3.2, macOS's, cannot source <(...))
 # or save it:  argo completion bash > ~/.local/share/bash-completion/completions/argo
 # Safe under set -u: a word or array element that may be unset is read with a default.
@@ -185,7 +226,7 @@ __argo_offer() {
   if ((BASH_VERSINFO[0] >= 4)); then compopt +o default 2>/dev/null; fi
 }
 _argo() {
-  local cur prev flag="" word place="" options="" first="" i nargs=0 cword breaks
+  local cur prev flag="" word place="" options="" first="" i nargs=0 kind="" choices="" cword breaks
   local -a words where=() sources=()
   __argo_words
   cur=\${words[cword]-}
@@ -199,10 +240,21 @@ _argo() {
   # Which command the line runs (place: "sessions show"), how many of its arguments are typed, and
   # the --home and --host given.
 ${scanLoop(spec, 'bash')}
-  case "$prev" in
-${values}
-    ${allValueFlags(spec).join('|')}) return ;;
+  # What the flag before the cursor takes in this command.
+  case "$place" in
+${valueCase(spec, '"$prev"', (words) => shellQuoted(words.join(' ')))}
   esac
+  case "$kind" in
+    sessions | models) __argo_names "$kind"; __argo_offer; return ;;
+    words) COMPREPLY=($(compgen -W "$choices" -- "$cur")); __argo_offer; return ;;
+    # A number, a URL, text: nothing to offer, not even file names.
+    text) __argo_offer; return ;;
+    # bash's own file names (complete -o default); for a folder, folder names only (bash 4 and later).
+    files) return ;;
+    folders) if ((BASH_VERSINFO[0] >= 4)); then compopt +o default -o dirnames 2>/dev/null; fi; return ;;
+  esac
+  # A value for a flag another command takes: not a command or an argument.
+  case "$prev" in ${allValueFlags(spec).join('|')}) return ;; esac
   if [[ -z "$place" ]]; then
     if [[ "$cur" == -* ]]; then first=${shellQuoted(spec.options.join(' '))}; else first=${shellQuoted(`${names} help`)}; fi
     COMPREPLY=($(compgen -W "$first" -- "$cur"))
@@ -233,9 +285,6 @@ function zshScript(spec: CompletionSpec): string {
       return `    ${shellQuoted(place.path)}) options=${array(place.options)}; first=${array(place.first)};${sources} ;;`;
     })
     .join('\n');
-  const values = VALUE_SOURCES.map(
-    (source) => `    ${source.flags.join('|')}) ${source.dynamic ? `__argo_names ${source.dynamic}` : `compadd -- ${source.words ?? ''}`}; return ;;`,
-  ).join('\n');
   return `#compdef argo
 # argo completion for zsh. Load it with:  source <(argo completion zsh)
 # or save it as _argo in a directory of your $fpath.
@@ -245,8 +294,8 @@ __argo_names() {
   compadd -- \${(f)"$(argo __complete $1 "\${where[@]}" 2>/dev/null)"}
 }
 _argo() {
-  local prev=\${words[CURRENT-1]} word place='' i nargs=0
-  local -a where options first sources
+  local prev=\${words[CURRENT-1]} word place='' i nargs=0 kind=''
+  local -a where options first sources choices
   # Which command the line runs (place: "sessions show"), how many of its arguments are typed, and
   # the --home and --host given (their quotes taken off by (Q), nothing evaluated).
 ${scanLoop(spec, 'zsh')}
@@ -256,11 +305,21 @@ ${scanLoop(spec, 'zsh')}
     flag=\${PREFIX%%=*}
     compset -P 1 '*='
   fi
-  case $flag in
-${values}
-    ${allValueFlags(spec).join('|')}) return ;;
+  # What that flag takes in this command.
+  case $place in
+${valueCase(spec, '$flag', array)}
   esac
-  [[ $flag == $prev ]] || return
+  case $kind in
+    sessions | models) __argo_names $kind; return ;;
+    words) compadd -- "\${choices[@]}"; return ;;
+    files) _files; return ;;
+    # _files -/ would fall back to files when no folder matches.
+    folders) _path_files -/; return ;;
+    text) return ;;
+  esac
+  # A value for a flag another command takes: not a command or an argument.
+  case $flag in ${allValueFlags(spec).join('|')}) return ;; esac
+  [[ $flag == "$prev" ]] || return
   if [[ -z $place ]]; then
     if [[ $PREFIX == -* ]]; then
       compadd -- ${spec.options.map(shellQuoted).join(' ')}
@@ -287,10 +346,40 @@ if [[ $zsh_eval_context[-1] == loadautofunc ]]; then _argo "$@"; else compdef _a
 `;
 }
 
+/** A flag's spellings as fish's complete takes them: -s m -l model. */
+function fishFlags(flags: readonly string[]): string {
+  return flags.map((flag) => (flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`)).join(' ');
+}
+
+/** What fish offers for a flag's value. */
+function fishValue(value: FlagValue): string {
+  const { kind, choices } = kindOf(value);
+  switch (kind) {
+    case 'sessions':
+    case 'models':
+      return `-x -a '(__argo_names ${kind})'`;
+    case 'words':
+      return `-x -a ${shellQuoted(choices.join(' '))}`;
+    case 'files':
+      return '-r -F';
+    case 'folders':
+      return `-x -a '(__fish_complete_directories)'`;
+    case 'text':
+      return '-x';
+  }
+}
+
+/** A place's flags for fish, each offered only where the line runs that command. */
+function fishOptionLines(place: Place, condition: string): string[] {
+  const valued = new Set(place.values.flatMap((value) => value.flags));
+  return [
+    ...place.values.map((value) => `complete -c argo -n ${condition} ${fishFlags(value.flags)} ${fishValue(value.value)}`),
+    ...place.options.filter((option) => !valued.has(option)).map((option) => `complete -c argo -n ${condition} ${fishFlags([option])}`),
+  ];
+}
+
 function fishScript(spec: CompletionSpec): string {
   const valueFlags = allValueFlags(spec);
-  const flag = (option: string): string => `${option.startsWith('--') ? `-l ${option.slice(2)}` : `-s ${option.slice(1)}`}${valueFlags.includes(option) ? ' -r' : ''}`;
-  const sourced = (option: string): boolean => VALUE_SOURCES.some((source) => source.flags.includes(option));
   const places = placesOf(spec);
   const nested = places
     .filter((place) => place.subcommands.length > 0)
@@ -358,13 +447,9 @@ function fishScript(spec: CompletionSpec): string {
     'complete -c argo -f',
     `complete -c argo -n __argo_at -a help -d 'show help for a command'`,
     ...spec.commands.map((command) => `complete -c argo -n __argo_at -a ${command.name} -d ${shellQuoted(command.description)}`),
-    ...VALUE_SOURCES.map(
-      (source) => `complete -c argo ${source.flags.map(flag).join(' ')} -x -a ${source.dynamic ? `'(__argo_names ${source.dynamic})'` : shellQuoted(source.words ?? '')}`,
-    ),
-    ...spec.options.filter((option) => !sourced(option)).map((option) => `complete -c argo -n __argo_at ${flag(option)}`),
+    ...fishOptionLines(barePlace(spec), '__argo_at'),
   ];
   for (const place of places) {
-    const at = shellQuoted(`__argo_at ${place.path}`);
     const arg = (index: number): string => shellQuoted(`__argo_arg ${index} ${place.path}`);
     if (place.path === 'help') {
       lines.push(`complete -c argo -n ${arg(0)} -a ${shellQuoted(place.first.join(' '))}`);
@@ -376,11 +461,11 @@ function fishScript(spec: CompletionSpec): string {
     place.args.forEach((source, index) => {
       if (source !== null) lines.push(`complete -c argo -n ${arg(index)} -a '(__argo_names ${source})'`);
     });
-    for (const option of place.options) if (!sourced(option)) lines.push(`complete -c argo -n ${at} ${flag(option)}`);
+    lines.push(...fishOptionLines(place, shellQuoted(`__argo_at ${place.path}`)));
   }
   return `${lines.join('\n')}\n`;
 }
 
 function allValueFlags(spec: CompletionSpec): string[] {
-  return [...new Set([...spec.valueFlags, ...WHERE_FLAGS, ...VALUE_SOURCES.flatMap((source) => source.flags)])];
+  return [...new Set([...spec.valueFlags, ...WHERE_FLAGS])];
 }

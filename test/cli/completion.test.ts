@@ -4,28 +4,51 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SHELLS, completionScript } from '../../src/cli/completion.js';
-import type { CompletionSpec } from '../../src/cli/completion.js';
+import type { CompletionSpec, ValueFlag } from '../../src/cli/completion.js';
 import { startBashCompleter } from '../support/bash-completer.js';
 import type { BashCompleter } from '../support/bash-completer.js';
 import { defined } from '../support/defined.js';
 import { installedShell } from '../support/shells.js';
 
+const SESSION: ValueFlag = { flags: ['-s', '--session'], value: { names: 'sessions' } };
+const MODEL: ValueFlag = { flags: ['-m', '--model'], value: { names: 'models' } };
+const REPLAY: ValueFlag = { flags: ['-r', '--replay'], value: { choices: ['none', 'session', 'last:1', 'last:3', 'last:5'] } };
+const THINK: ValueFlag = { flags: ['--think'], value: { choices: ['on', 'off', 'low', 'medium', 'high', 'max'] } };
+const REASON: ValueFlag = { flags: ['--reason'], value: { choices: ['continuation', 'clarification', 'session'] } };
+const HOME_FLAG: ValueFlag = { flags: ['--home'], value: 'folders' };
+const HOST_FLAG: ValueFlag = { flags: ['--host'], value: 'text' };
 const SPEC: CompletionSpec = {
-  options: ['-m', '--model', '-s', '--session', '-r', '--replay', '-c', '--continue', '--explain', '--json', '-q', '--quiet', '--home', '--host'],
-  valueFlags: ['-m', '--model', '-s', '--session', '-r', '--replay', '--home', '--host', '-n', '--limit'],
+  options: [
+    '-m', '--model', '-s', '--session', '-r', '--replay', '--reason', '--think', '-c', '--continue', '--explain', '--json', '-q', '--quiet', '--home', '--host',
+    '-o', '--option', '--system-file', '--temperature', '--root',
+  ],
+  values: [
+    MODEL, SESSION, REPLAY, REASON, THINK, HOME_FLAG, HOST_FLAG, { flags: ['-o', '--option'], value: 'text' }, { flags: ['--system-file'], value: 'files' },
+    { flags: ['--temperature'], value: 'text' }, { flags: ['--root'], value: 'folders' },
+  ],
+  valueFlags: ['-m', '--model', '-s', '--session', '-r', '--replay', '--reason', '--think', '--home', '--host', '-n', '--limit', '-o', '--option', '--output', '--system-file', '--temperature', '--root', '--format', '--grep'],
   commands: [
-    { name: 'chat', description: 'talk in turns', options: ['-s', '--session', '--replay'] },
-    { name: 'logs', description: 'query the log', options: ['--truncated', '--json', '-n', '-m'] },
+    { name: 'chat', description: 'talk in turns', options: ['-s', '--session', '--replay', '--reason', '--root'], values: [SESSION, REPLAY, REASON, { flags: ['--root'], value: 'folders' }] },
+    {
+      name: 'logs', description: 'query the log', options: ['--truncated', '--json', '-n', '-m', '--reason', '-q', '--grep'],
+      values: [{ flags: ['-n'], value: 'text' }, MODEL, { flags: ['--reason'], value: 'text' }, { flags: ['-q', '--grep'], value: 'text' }],
+    },
     { name: 'completion', description: 'print a completion script', options: [], words: ['bash', 'zsh', 'fish'] },
+    { name: 'doctor', description: 'check', options: ['--home', '--api', '--json'], values: [HOME_FLAG, { flags: ['--api'], value: { choices: ['chat', 'generate'] } }] },
+    {
+      name: 'export', description: 'export sessions', options: ['--format', '-s', '--session', '-o', '--output'],
+      values: [{ flags: ['--format'], value: { choices: ['sharegpt'] } }, SESSION, { flags: ['-o', '--output'], value: 'files' }],
+    },
     {
       name: 'sessions',
       description: "list sessions: it's all here",
       options: ['--json', '--home'],
+      values: [HOME_FLAG],
       subcommands: [
         { name: 'list', aliases: ['ls'], description: 'list sessions', options: ['--json'] },
-        { name: 'show', description: 'print a transcript', options: ['-n', '--limit', '--home'], args: ['sessions'] },
-        { name: 'rm', description: 'remove a session', options: ['-y', '--home'], args: ['sessions'] },
-        { name: 'rename', description: 'rename a session', options: ['--home'], args: ['sessions', null] },
+        { name: 'show', description: 'print a transcript', options: ['-n', '--limit', '--home'], values: [{ flags: ['-n', '--limit'], value: 'text' }, HOME_FLAG], args: ['sessions'] },
+        { name: 'rm', description: 'remove a session', options: ['-y', '--home'], values: [HOME_FLAG], args: ['sessions'] },
+        { name: 'rename', description: 'rename a session', options: ['--home'], values: [HOME_FLAG], args: ['sessions', null] },
       ],
     },
   ],
@@ -72,6 +95,10 @@ const hostileHome = home('hostile', { sessions: HOSTILE, models: HOSTILE });
 const HOST = 'http://127.0.0.1:41020';
 for (const url of [HOST, '127.0.0.1:41020']) writeFileSync(hostFile(url), 'mistral:7b\n');
 const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, STUB_HOME: defaultHome };
+/** The folder the shells complete in: a file and a folder whose names a path flag's value may take. */
+const workDir = join(dir, 'work');
+mkdirSync(join(workDir, 'afolder'), { recursive: true });
+writeFileSync(join(workDir, 'afile.txt'), '');
 
 /** A command line as words, the cursor at the end of the last; a string is split on spaces. */
 type Line = string | string[];
@@ -110,6 +137,8 @@ function completeInZsh(line: Line): string[] {
     `compdef() { : }
 compadd() { while [[ $1 != -- ]]; do shift; done; shift; local w; for w in "$@"; do [[ $w == "$PREFIX"* ]] && print -r -- "$w"; done }
 _describe() { local w; for w in "\${(@P)2}"; do w=\${w%%:*}; [[ $w == "$PREFIX"* ]] && print -r -- "$w"; done }
+_files() { print -r -- "(files after $PREFIX)" }
+_path_files() { [[ $1 == -/ ]] && print -r -- "(folders after $PREFIX)" }
 source $1; shift
 words=("$@"); CURRENT=$#words; PREFIX=\${words[CURRENT]}
 _argo; true
@@ -121,7 +150,7 @@ _argo; true
 /** Asks fish itself (`complete -C`) for the candidates of a command line. */
 function completeInFish(line: Line): string[] {
   const text = wordsOf(line).join(' ');
-  const out = execFileSync('fish', ['--no-config', '-c', `source ${scripts.fish}; complete -C ${quoteForShell(text)}`], { encoding: 'utf8', env });
+  const out = execFileSync('fish', ['--no-config', '-c', `source ${scripts.fish}; complete -C ${quoteForShell(text)}`], { encoding: 'utf8', env, cwd: workDir });
   return out
     .split('\n')
     .filter((entry) => entry !== '')
@@ -168,6 +197,38 @@ for (const shell of SHELLS) describe.skipIf(installedShell(shell) === null)(`${s
     ['argo why is the sky b', []],
   ])('%j → %j', async (line, expected) => {
     // fish offers `complete -a` candidates in its own order.
+    const offered = await complete(line);
+    expect(shell === 'fish' ? sorted(offered) : offered).toEqual(shell === 'fish' ? sorted(expected) : expected);
+  });
+
+  // A command's own flags, and no other's.
+  it.each<[Line, string[]]>([
+    ['argo doctor --', ['--home', '--api', '--json']],
+    ['argo doctor --s', []],
+    ['argo completion --', []],
+    ['argo chat --re', ['--replay', '--reason']],
+    ['argo sessions show --', ['--limit', '--home']],
+  ])('flags: %j → %j', async (line, expected) => {
+    const offered = await complete(line);
+    expect(shell === 'fish' ? sorted(offered) : offered).toEqual(shell === 'fish' ? sorted(expected) : expected);
+  });
+
+  // A flag's value: its choices where it has them (in that command: logs' --reason is free text),
+  // nothing for text, a number or a URL.
+  it.each<[Line, string[]]>([
+    ['argo chat --reason c', ['continuation', 'clarification']],
+    ['argo --reason ', ['continuation', 'clarification', 'session']],
+    ['argo -m x chat --reason s', ['session']],
+    ['argo doctor --api ', ['chat', 'generate']],
+    ['argo export --format ', ['sharegpt']],
+    ['argo --think m', ['medium', 'max']],
+    ['argo -r n', ['none']],
+    ['argo logs --reason ', []],
+    ['argo logs -q ', []],
+    ['argo -o ', []],
+    ['argo --temperature ', []],
+    ['argo --host ', []],
+  ])('values: %j → %j', async (line, expected) => {
     const offered = await complete(line);
     expect(shell === 'fish' ? sorted(offered) : offered).toEqual(shell === 'fish' ? sorted(expected) : expected);
   });
@@ -239,6 +300,35 @@ describe.skipIf(bash === null)('bash completion', () => {
     expect(await completeInBash(['argo', '--home', hostileHome, '-m', 'tag:'])).toEqual([`\\$\\(touch\\ ${marker}\\)`]);
     expect(await completeInBash(['argo', `--home=${hostileHome}`, 'sessions', 'show', 'has'])).toEqual(['has\\ space']);
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+// A path's value: zsh's _files, or _path_files -/ for a folder (_files -/ falls back to files when
+// no folder matches; both stood in for: they need a terminal), fish's own file and folder names.
+// bash's come from its own default (complete -o default, and -o dirnames for a folder), which
+// test/e2e/completion-shells.test.ts checks at a terminal.
+const PATH_VALUES: [Line, { zsh: string[]; fish: string[] }][] = [
+  ['argo --system-file a', { zsh: ['(files after a)'], fish: ['afile.txt', 'afolder/'] }],
+  ['argo --home a', { zsh: ['(folders after a)'], fish: ['afolder/'] }],
+  ['argo chat --root a', { zsh: ['(folders after a)'], fish: ['afolder/'] }],
+  ['argo sessions show --home ', { zsh: ['(folders after )'], fish: ['afolder/'] }],
+  ['argo export -o a', { zsh: ['(files after a)'], fish: ['afile.txt', 'afolder/'] }],
+  ['argo -o a', { zsh: [], fish: [] }],
+];
+for (const shell of ['zsh', 'fish'] as const) {
+  describe.skipIf(installedShell(shell) === null)(`${shell} completion of a path`, () => {
+    it.each(PATH_VALUES)('%j → %j', async (line, expected) => {
+      expect(sorted(await COMPLETERS[shell](line))).toEqual(expected[shell]);
+    });
+  });
+}
+
+describe.skipIf(installedShell('fish') === null)('fish completion of a value after =', () => {
+  it.each<[Line, string[]]>([
+    ['argo --home=a', ['--home=afolder/']],
+    ['argo --system-file=afi', ['--system-file=afile.txt']],
+  ])('%j → %j', (line, expected) => {
+    expect(completeInFish(line)).toEqual(expected);
   });
 });
 

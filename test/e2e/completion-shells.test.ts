@@ -3,7 +3,7 @@
 // session names from data homes the built argo wrote and model names from Ollama stand-ins.
 // test/cli/completion.test.ts checks the scripts' logic case by case with stand-ins; this checks
 // what the shells themselves insert and list.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import stripAnsi from 'strip-ansi';
@@ -175,6 +175,48 @@ for (const shell of Object.keys(SHELLS) as ShellName[]) {
       session.write(`argo -r last:${LIST[shell]}`);
       await waitFor(() => expect(screenFrom(session, from)).toMatch(/(last:)?1\s+(last:)?3\s+(last:)?5/));
       expect(await bufferOf(session)).toBe('argo -r last:');
+    });
+  });
+}
+
+/** A folder holding the file init.txt and the folder config/, for a path flag's value. */
+const pathsFolder = mkdtempSync(join(tmpdir(), 'argo-paths-'));
+mkdirSync(join(pathsFolder, 'config'));
+writeFileSync(join(pathsFolder, 'init.txt'), '');
+
+/** Where the flag's value completes: files, folders, its choices. */
+const IN_PATHS_FOLDER: [string, string][] = [
+  // A file's or a folder's name where the value is a path; only folders for a folder.
+  ['argo --system-file in', 'argo --system-file init.txt '],
+  ['argo --home con', 'argo --home config/'],
+  ['argo --home=con', 'argo --home=config/'],
+  ['argo chat --root con', 'argo chat --root config/'],
+  ['argo export -o in', 'argo export -o init.txt '],
+  ['argo --home in', 'argo --home in'],
+  // The choices, never a file's name (config/ would be one).
+  ['argo chat --reason cl', 'argo chat --reason clarification '],
+  ['argo chat --reason c', 'argo chat --reason c'],
+  ['argo --verbosity sh', 'argo --verbosity short '],
+  ['argo --api c', 'argo --api chat '],
+  ['argo doctor --api g', 'argo doctor --api generate '],
+  ['argo --color c', 'argo --color c'],
+  ['argo --color al', 'argo --color always '],
+  ['argo --think of', 'argo --think off '],
+  ['argo --temperature c', 'argo --temperature c'],
+  // A command's own flags only: doctor takes no --think, completion no --replay.
+  ['argo doctor --th', 'argo doctor --th'],
+  ['argo completion --r', 'argo completion --raw '],
+];
+
+for (const shell of Object.keys(SHELLS) as ShellName[]) {
+  describe.skipIf(SHELLS[shell] === null)(`Tab in an interactive ${shell}, in a folder with init.txt and config/`, () => {
+    it.each(IN_PATHS_FOLDER)('%j, Tab → %j', async (typed, inserted) => {
+      const session = await openShell(shell);
+      const from = session.output.length;
+      session.write(`cd '${pathsFolder}'\r`);
+      await session.waitFor(READY, from);
+      session.write(`${typed}\t`);
+      expect(await bufferOf(session)).toBe(inserted);
     });
   });
 }
