@@ -135,26 +135,29 @@ function scanLoop(spec: CompletionSpec, shell: 'bash' | 'zsh'): string {
   const withSubcommands = placesOf(spec).filter((place) => place.subcommands.length > 0);
   const nested = withSubcommands.map((place) => {
     const subs = place.subcommands.map((sub) => `${sub.names.join('|')}) place=${shellQuoted(sub.path)} ;;`).join(' ');
-    return `          ${shellQuoted(place.path)}) case "$word" in ${subs} *) ((nargs++)) ;; esac ;;`;
+    return `      ${shellQuoted(place.path)}) case "$word" in ${subs} *) ((nargs++)) ;; esac ;;`;
   });
   const first = shell === 'bash' ? 1 : 2;
   const at = (index: string): string => `\${words[${index}]}`;
   const end = shell === 'bash' ? 'cword' : 'CURRENT';
   return `  for ((i = ${first}; i < ${end}; i++)); do
     word=${at('i')}
-    case "$word" in
-      --) return ;;
-      ${WHERE_FLAGS.map((flag) => `${flag}=*`).join('|')}) where+=("\${word%%=*}" ${text('${word#*=}')}) ;;
-      ${valueFlags})
-        ((i++))
-        if ((i < ${end})) && [[ ${WHERE_FLAGS.map((flag) => `$word == ${flag}`).join(' || ')} ]]; then where+=("$word" ${text(at('i'))}); fi ;;
-      -*) ;;
-      *)
-        case "$place" in
-          '') place=$word ;;
+    # After --, every word is an argument, whatever it starts with; before a command, the question.
+    if ((ended == 0)); then
+      case "$word" in
+        --) [[ -n "$place" ]] || return; ended=1; continue ;;
+        ${WHERE_FLAGS.map((flag) => `${flag}=*`).join('|')}) where+=("\${word%%=*}" ${text('${word#*=}')}); continue ;;
+        ${valueFlags})
+          ((i++))
+          if ((i < ${end})) && [[ ${WHERE_FLAGS.map((flag) => `$word == ${flag}`).join(' || ')} ]]; then where+=("$word" ${text(at('i'))}); fi
+          continue ;;
+        -*) continue ;;
+      esac
+    fi
+    case "$place" in
+      '') place=$word ;;
 ${nested.join('\n')}
-          *) ((nargs++)) ;;
-        esac ;;
+      *) ((nargs++)) ;;
     esac
   done`;
 }
@@ -202,11 +205,14 @@ __argo_words() {
 __argo_names() {
   # Session and model names are text from the data home and from Ollama: matched and quoted as
   # such, never handed to compgen -W or word splitting, which would expand $(…), globs and quotes.
-  # They come from the --home and --host on the line (\${where[@]}, set by _argo).
+  # They come from the --home and --host on the line (\${where[@]}, set by _argo). With "undashed"
+  # ($2), a name starting with - is left out: before --, the command would take it for a flag.
   local name
   COMPREPLY=()
   while IFS= read -r name; do
-    [[ -n "$name" && "$name" == "$cur"* ]] && COMPREPLY+=("$(printf '%q' "$name")")
+    [[ -n "$name" && "$name" == "$cur"* ]] || continue
+    [[ "\${2-}" == undashed && "$name" == -* ]] && continue
+    COMPREPLY+=("$(printf '%q' "$name")")
   done < <(argo __complete "$1" \${where[@]+"\${where[@]}"} 2>/dev/null)
 }
 __argo_text() {
@@ -226,35 +232,37 @@ __argo_offer() {
   if ((BASH_VERSINFO[0] >= 4)); then compopt +o default 2>/dev/null; fi
 }
 _argo() {
-  local cur prev flag="" word place="" options="" first="" i nargs=0 kind="" choices="" cword breaks
+  local cur prev flag="" word place="" options="" first="" i nargs=0 ended=0 kind="" choices="" cword breaks
   local -a words where=() sources=()
   __argo_words
   cur=\${words[cword]-}
   prev=\${words[cword-1]-}
-  # --model=ll: the value is completed as after --model.
-  if [[ "$cur" == --*=* ]]; then
-    flag=\${cur%%=*}=
-    prev=\${flag%=}
-    cur=\${cur#*=}
-  fi
-  # Which command the line runs (place: "sessions show"), how many of its arguments are typed, and
-  # the --home and --host given.
+  # Which command the line runs (place: "sessions show"), how many of its arguments are typed,
+  # whether -- is among them, and the --home and --host given.
 ${scanLoop(spec, 'bash')}
-  # What the flag before the cursor takes in this command.
-  case "$place" in
+  if ((ended == 0)); then
+    # --model=ll: the value is completed as after --model.
+    if [[ "$cur" == --*=* ]]; then
+      flag=\${cur%%=*}=
+      prev=\${flag%=}
+      cur=\${cur#*=}
+    fi
+    # What the flag before the cursor takes in this command.
+    case "$place" in
 ${valueCase(spec, '"$prev"', (words) => shellQuoted(words.join(' ')))}
-  esac
-  case "$kind" in
-    sessions | models) __argo_names "$kind"; __argo_offer; return ;;
-    words) COMPREPLY=($(compgen -W "$choices" -- "$cur")); __argo_offer; return ;;
-    # A number, a URL, text: nothing to offer, not even file names.
-    text) __argo_offer; return ;;
-    # bash's own file names (complete -o default); for a folder, folder names only (bash 4 and later).
-    files) return ;;
-    folders) if ((BASH_VERSINFO[0] >= 4)); then compopt +o default -o dirnames 2>/dev/null; fi; return ;;
-  esac
-  # A value for a flag another command takes: not a command or an argument.
-  case "$prev" in ${allValueFlags(spec).join('|')}) return ;; esac
+    esac
+    case "$kind" in
+      sessions | models) __argo_names "$kind"; __argo_offer; return ;;
+      words) COMPREPLY=($(compgen -W "$choices" -- "$cur")); __argo_offer; return ;;
+      # A number, a URL, text: nothing to offer, not even file names.
+      text) __argo_offer; return ;;
+      # bash's own file names (complete -o default); for a folder, folder names only (bash 4 and later).
+      files) return ;;
+      folders) if ((BASH_VERSINFO[0] >= 4)); then compopt +o default -o dirnames 2>/dev/null; fi; return ;;
+    esac
+    # A value for a flag another command takes: not a command or an argument.
+    case "$prev" in ${allValueFlags(spec).join('|')}) return ;; esac
+  fi
   if [[ -z "$place" ]]; then
     if [[ "$cur" == -* ]]; then first=${shellQuoted(spec.options.join(' '))}; else first=${shellQuoted(`${names} help`)}; fi
     COMPREPLY=($(compgen -W "$first" -- "$cur"))
@@ -264,10 +272,13 @@ ${valueCase(spec, '"$prev"', (words) => shellQuoted(words.join(' ')))}
 ${perPlace}
     *) return ;;
   esac
-  if [[ "$cur" != -* ]]; then
+  if ((ended)) || [[ "$cur" != -* ]]; then
     case "\${sources[nargs]-}" in
-      sessions | models) __argo_names "\${sources[nargs]}"; __argo_offer; return ;;
+      sessions | models)
+        if ((ended)); then __argo_names "\${sources[nargs]}"; else __argo_names "\${sources[nargs]}" undashed; fi
+        __argo_offer; return ;;
     esac
+    ((ended)) && options=""
     ((nargs == 0)) && options="$first $options"
   fi
   COMPREPLY=($(compgen -W "$options" -- "$cur"))
@@ -290,36 +301,43 @@ function zshScript(spec: CompletionSpec): string {
 # or save it as _argo in a directory of your $fpath.
 __argo_names() {
   # Names come from the --home and --host on the line ($where, set by _argo); compadd takes them as
-  # text and quotes them for the line.
-  compadd -- \${(f)"$(argo __complete $1 "\${where[@]}" 2>/dev/null)"}
+  # text and quotes them for the line. With "undashed" ($2), a name starting with - is left out:
+  # before --, the command would take it for a flag.
+  local -a names
+  names=(\${(f)"$(argo __complete $1 "\${where[@]}" 2>/dev/null)"})
+  [[ \${2-} == undashed ]] && names=(\${names:#-*})
+  compadd -- "\${names[@]}"
 }
 _argo() {
-  local prev=\${words[CURRENT-1]} word place='' i nargs=0 kind=''
+  local prev=\${words[CURRENT-1]} word place='' i nargs=0 ended=0 kind=''
   local -a where options first sources choices
-  # Which command the line runs (place: "sessions show"), how many of its arguments are typed, and
-  # the --home and --host given (their quotes taken off by (Q), nothing evaluated).
+  # Which command the line runs (place: "sessions show"), how many of its arguments are typed,
+  # whether -- is among them, and the --home and --host given (their quotes taken off by (Q),
+  # nothing evaluated).
 ${scanLoop(spec, 'zsh')}
   # The flag whose value is being typed: the word before, or the one before "=" in --model=ll.
   local flag=$prev
-  if [[ $PREFIX == --*=* ]]; then
-    flag=\${PREFIX%%=*}
-    compset -P 1 '*='
-  fi
-  # What that flag takes in this command.
-  case $place in
+  if ((ended == 0)); then
+    if [[ $PREFIX == --*=* ]]; then
+      flag=\${PREFIX%%=*}
+      compset -P 1 '*='
+    fi
+    # What that flag takes in this command.
+    case $place in
 ${valueCase(spec, '$flag', array)}
-  esac
-  case $kind in
-    sessions | models) __argo_names $kind; return ;;
-    words) compadd -- "\${choices[@]}"; return ;;
-    files) _files; return ;;
-    # _files -/ would fall back to files when no folder matches.
-    folders) _path_files -/; return ;;
-    text) return ;;
-  esac
-  # A value for a flag another command takes: not a command or an argument.
-  case $flag in ${allValueFlags(spec).join('|')}) return ;; esac
-  [[ $flag == "$prev" ]] || return
+    esac
+    case $kind in
+      sessions | models) __argo_names $kind; return ;;
+      words) compadd -- "\${choices[@]}"; return ;;
+      files) _files; return ;;
+      # _files -/ would fall back to files when no folder matches.
+      folders) _path_files -/; return ;;
+      text) return ;;
+    esac
+    # A value for a flag another command takes: not a command or an argument.
+    case $flag in ${allValueFlags(spec).join('|')}) return ;; esac
+    [[ $flag == "$prev" ]] || return
+  fi
   if [[ -z $place ]]; then
     if [[ $PREFIX == -* ]]; then
       compadd -- ${spec.options.map(shellQuoted).join(' ')}
@@ -334,13 +352,15 @@ ${valueCase(spec, '$flag', array)}
 ${perPlace}
     *) return ;;
   esac
-  if [[ $PREFIX != -* ]]; then
+  if ((ended)) || [[ $PREFIX != -* ]]; then
     case \${sources[nargs+1]} in
-      sessions | models) __argo_names \${sources[nargs+1]}; return ;;
+      sessions | models)
+        if ((ended)); then __argo_names \${sources[nargs+1]}; else __argo_names \${sources[nargs+1]} undashed; fi
+        return ;;
     esac
     ((nargs == 0)) && compadd -- "\${first[@]}"
   fi
-  compadd -- "\${options[@]}"
+  ((ended)) || compadd -- "\${options[@]}"
 }
 if [[ $zsh_eval_context[-1] == loadautofunc ]]; then _argo "$@"; else compdef _argo argo; fi
 `;
@@ -384,48 +404,59 @@ function fishScript(spec: CompletionSpec): string {
   const nested = places
     .filter((place) => place.subcommands.length > 0)
     .flatMap((place) => [
-      `                case ${shellQuoted(place.path)}`,
-      '                    switch $word',
-      ...place.subcommands.flatMap((sub) => [`                        case ${sub.names.map(shellQuoted).join(' ')}`, `                            set -g __argo_place ${shellQuoted(sub.path)}`]),
-      `                        case '*'`,
-      '                            set -g __argo_nargs (math $__argo_nargs + 1)',
-      '                    end',
+      `            case ${shellQuoted(place.path)}`,
+      '                switch $word',
+      ...place.subcommands.flatMap((sub) => [`                    case ${sub.names.map(shellQuoted).join(' ')}`, `                        set -g __argo_place ${shellQuoted(sub.path)}`]),
+      `                    case '*'`,
+      '                        set -g __argo_nargs (math $__argo_nargs + 1)',
+      '                end',
     ]);
   const lines = [
     '# argo completion for fish. Load it with:  argo completion fish | source',
     '# or save it:  argo completion fish > ~/.config/fish/completions/argo.fish',
     '',
     '# Which command the line runs (__argo_place: "sessions show"), how many of its arguments are typed,',
-    '# and the --home and --host given (__argo_where), from the words before the cursor.',
+    '# whether -- is among them (__argo_ended), and the --home and --host given (__argo_where), from the',
+    '# words before the cursor.',
     'function __argo_scan',
     `    set -g __argo_place ''`,
     '    set -g __argo_nargs 0',
+    '    set -g __argo_ended 0',
     '    set -g __argo_where',
     '    set -l tokens (commandline -opc)',
     '    set -l i 1',
     '    while test $i -lt (count $tokens)',
     '        set i (math $i + 1)',
     '        set -l word $tokens[$i]',
-    '        switch $word',
-    `            case '--'`,
-    `                set -g __argo_place '--'`,
-    '                return',
-    `            case ${WHERE_FLAGS.map((where) => shellQuoted(`${where}=*`)).join(' ')}`,
-    '                set -a __argo_where (string split -m 1 = -- $word)',
-    `            case ${valueFlags.map(shellQuoted).join(' ')}`,
-    '                set i (math $i + 1)',
-    `                if test $i -le (count $tokens); and contains -- $word ${WHERE_FLAGS.join(' ')}`,
-    '                    set -a __argo_where $word $tokens[$i]',
-    '                end',
-    `            case '-*'`,
-    `            case '*'`,
-    '                switch $__argo_place',
-    `                case ''`,
-    '                    set -g __argo_place $word',
+    '        # After --, every word is an argument, whatever it starts with; before a command, the question.',
+    '        if test $__argo_ended -eq 0',
+    '            switch $word',
+    `                case '--'`,
+    '                    if test -z "$__argo_place"',
+    `                        set -g __argo_place '--'`,
+    '                        return',
+    '                    end',
+    '                    set -g __argo_ended 1',
+    '                    continue',
+    `                case ${WHERE_FLAGS.map((where) => shellQuoted(`${where}=*`)).join(' ')}`,
+    '                    set -a __argo_where (string split -m 1 = -- $word)',
+    '                    continue',
+    `                case ${valueFlags.map(shellQuoted).join(' ')}`,
+    '                    set i (math $i + 1)',
+    `                    if test $i -le (count $tokens); and contains -- $word ${WHERE_FLAGS.join(' ')}`,
+    '                        set -a __argo_where $word $tokens[$i]',
+    '                    end',
+    '                    continue',
+    `                case '-*'`,
+    '                    continue',
+    '            end',
+    '        end',
+    '        switch $__argo_place',
+    `            case ''`,
+    '                set -g __argo_place $word',
     ...nested,
-    `                case '*'`,
-    '                    set -g __argo_nargs (math $__argo_nargs + 1)',
-    '                end',
+    `            case '*'`,
+    '                set -g __argo_nargs (math $__argo_nargs + 1)',
     '        end',
     '    end',
     'end',
@@ -438,10 +469,16 @@ function fishScript(spec: CompletionSpec): string {
     'function __argo_arg',
     '    __argo_at $argv[2..]; and test $__argo_nargs -eq $argv[1]',
     'end',
-    '# Names as text: fish quotes each for the line, nothing in one is run.',
+    '# Names as text: fish quotes each for the line, nothing in one is run. With "undashed" ($argv[2]),',
+    '# a name starting with - is left out before --: the command would take it for a flag.',
     'function __argo_names',
     '    __argo_scan',
-    '    argo __complete $argv $__argo_where 2>/dev/null',
+    '    set -l names (argo __complete $argv[1] $__argo_where 2>/dev/null)',
+    '    if test "$argv[2]" = undashed; and test $__argo_ended -eq 0',
+    `        string match -v -- '-*' $names`,
+    '    else',
+    `        string match -- '*' $names`,
+    '    end',
     'end',
     '',
     'complete -c argo -f',
@@ -459,7 +496,7 @@ function fishScript(spec: CompletionSpec): string {
     const words = place.first.filter((word) => !place.subcommands.some((sub) => sub.name === word));
     if (words.length > 0) lines.push(`complete -c argo -n ${arg(0)} -a ${shellQuoted(words.join(' '))}`);
     place.args.forEach((source, index) => {
-      if (source !== null) lines.push(`complete -c argo -n ${arg(index)} -a '(__argo_names ${source})'`);
+      if (source !== null) lines.push(`complete -c argo -n ${arg(index)} -a '(__argo_names ${source} undashed)'`);
     });
     lines.push(...fishOptionLines(place, shellQuoted(`__argo_at ${place.path}`)));
   }

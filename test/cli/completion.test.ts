@@ -85,7 +85,8 @@ function home(name: string, names: { sessions?: string[]; models?: string[] }): 
   for (const [what, list] of Object.entries(names)) writeFileSync(join(path, what), list.map((entry) => `${entry}\n`).join(''));
   return path;
 }
-const defaultHome = home('default', { sessions: ['work', 'writing', 'play'], models: ['llama3:8b', 'argo:latest'] });
+/** -dash: a session name may start with -, which the command takes for a flag unless it follows --. */
+const defaultHome = home('default', { sessions: ['work', 'writing', 'play', '-dash'], models: ['llama3:8b', 'argo:latest'] });
 const otherHome = home('other home', { sessions: ['wide', 'other'], models: ['qwen3:4b'] });
 /** A data home whose path holds a colon, which bash splits words on. */
 const colonHome = home('at:colon', { sessions: ['far', 'near'] });
@@ -164,6 +165,24 @@ const COMPLETERS: Record<(typeof SHELLS)[number], (line: Line) => Promise<string
 };
 const sorted = (words: string[]): string[] => [...words].sort();
 
+/**
+ * A session named -dash: as an argument, only after -- (before it, the command would take it for a
+ * flag); as a flag's value, anywhere.
+ */
+const DASH_NAMES: [Line, string[]][] = [
+  ['argo sessions show -', ['-n', '--limit', '--home']],
+  ['argo sessions show -- ', ['work', 'writing', 'play', '-dash']],
+  ['argo sessions show -- -', ['-dash']],
+  ['argo sessions show -n 2 -- w', ['work', 'writing']],
+  ['argo sessions rm -y -- -d', ['-dash']],
+  ['argo sessions rename -- ', ['work', 'writing', 'play', '-dash']],
+  ['argo sessions rename -- -dash ', []],
+  ['argo sessions show -- -dash ', []],
+  ['argo -s -', ['-dash']],
+  ['argo export -s -', ['-dash']],
+  ['argo -- -', []],
+];
+
 // A shell that is not installed shows as skipped.
 for (const shell of SHELLS) describe.skipIf(installedShell(shell) === null)(`${shell} completion`, () => {
   const complete = COMPLETERS[shell];
@@ -233,6 +252,12 @@ for (const shell of SHELLS) describe.skipIf(installedShell(shell) === null)(`${s
     expect(shell === 'fish' ? sorted(offered) : offered).toEqual(shell === 'fish' ? sorted(expected) : expected);
   });
 
+  // fish itself offers flags for a word starting with -, even as a flag's value: there, --session=- (below).
+  it.each(DASH_NAMES.filter(([line]) => shell !== 'fish' || !wordsOf(line).join(' ').endsWith(' -s -')))('names starting with -: %j → %j', async (line, expected) => {
+    const offered = await complete(line);
+    expect(shell === 'fish' ? sorted(offered) : offered).toEqual(shell === 'fish' ? sorted(expected) : expected);
+  });
+
   it('offers no subcommand once one is typed', async () => {
     for (const line of ['argo sessions show ', 'argo sessions show work ', 'argo sessions rename work ']) {
       const offered = await complete(line);
@@ -264,7 +289,7 @@ describe.skipIf(bash === null)('bash completion', () => {
     ['argo h', ['help']],
     ['argo help l', ['logs']],
     ['argo --ex', ['--explain']],
-    ['argo --session ', ['work', 'writing', 'play']],
+    ['argo --session ', ['work', 'writing', 'play', '-dash']],
     ['argo chat -s p', ['play']],
     ['argo -m llama3:', ['8b']],
     ['argo -m llama3:8', ['8b']],
@@ -327,6 +352,7 @@ describe.skipIf(installedShell('fish') === null)('fish completion of a value aft
   it.each<[Line, string[]]>([
     ['argo --home=a', ['--home=afolder/']],
     ['argo --system-file=afi', ['--system-file=afile.txt']],
+    ['argo --session=-', ['--session=-dash']],
   ])('%j → %j', (line, expected) => {
     expect(completeInFish(line)).toEqual(expected);
   });
@@ -353,7 +379,7 @@ describe('zsh and fish scripts', () => {
   it.each(['zsh', 'fish'] as const)('%s names every command and asks argo for session and model names with the line\'s --home and --host', (shell) => {
     const script = completionScript(shell, SPEC);
     for (const command of SPEC.commands) expect(script).toContain(command.name);
-    expect(script).toMatch(shell === 'zsh' ? /argo __complete \$1 "\$\{where\[@\]\}"/ : /argo __complete \$argv \$__argo_where/);
+    expect(script).toMatch(shell === 'zsh' ? /argo __complete \$1 "\$\{where\[@\]\}"/ : /argo __complete \$argv\[1\] \$__argo_where/);
     expect(script).toContain('--truncated'.slice(shell === 'fish' ? 2 : 0));
   });
 

@@ -70,8 +70,9 @@ const otherPort = new URL(otherOllama.url).port;
 beforeAll(async () => {
   const ollama = await startFakeOllama();
   try {
-    for (const [name, where] of [['alpha', home], ['beta', home], ['gamma', otherHome], ['delta', colonHome]] as const) {
-      expect((await runArgo(['-s', name, 'hi'], { home: where, host: ollama.url })).code).toBe(0);
+    // -x: a name starting with -, which a command takes for a flag unless it follows --.
+    for (const [name, where] of [['alpha', home], ['beta', home], ['gamma', otherHome], ['delta', colonHome], ['-x', home]] as const) {
+      expect((await runArgo([`--session=${name}`, 'hi'], { home: where, host: ollama.url })).code).toBe(0);
     }
   } finally {
     await ollama.close();
@@ -184,8 +185,8 @@ const pathsFolder = mkdtempSync(join(tmpdir(), 'argo-paths-'));
 mkdirSync(join(pathsFolder, 'config'));
 writeFileSync(join(pathsFolder, 'init.txt'), '');
 
-/** Where the flag's value completes: files, folders, its choices. */
-const IN_PATHS_FOLDER: [string, string][] = [
+/** Where the flag's value completes: files, folders, its choices; a name starting with - after --. */
+const IN_PATHS_FOLDER: [string, string, ShellName[]?][] = [
   // A file's or a folder's name where the value is a path; only folders for a folder.
   ['argo --system-file in', 'argo --system-file init.txt '],
   ['argo --home con', 'argo --home config/'],
@@ -206,11 +207,17 @@ const IN_PATHS_FOLDER: [string, string][] = [
   // A command's own flags only: doctor takes no --think, completion no --replay.
   ['argo doctor --th', 'argo doctor --th'],
   ['argo completion --r', 'argo completion --raw '],
+  // A session named -x: as an argument after -- only; as a flag's value, anywhere (fish takes a word
+  // starting with - for a flag even there: --session=- it completes).
+  ['argo sessions show -- -', 'argo sessions show -- -x '],
+  ['argo sessions rm -y -- -', 'argo sessions rm -y -- -x '],
+  ['argo --session=-', 'argo --session=-x '],
+  ['argo -s -', 'argo -s -x ', ['bash', 'zsh']],
 ];
 
 for (const shell of Object.keys(SHELLS) as ShellName[]) {
   describe.skipIf(SHELLS[shell] === null)(`Tab in an interactive ${shell}, in a folder with init.txt and config/`, () => {
-    it.each(IN_PATHS_FOLDER)('%j, Tab → %j', async (typed, inserted) => {
+    it.each(IN_PATHS_FOLDER.filter(([, , shells]) => shells?.includes(shell) ?? true))('%j, Tab → %j', async (typed, inserted) => {
       const session = await openShell(shell);
       const from = session.output.length;
       session.write(`cd '${pathsFolder}'\r`);
