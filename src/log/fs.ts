@@ -66,7 +66,25 @@ export async function isFolder(path: string): Promise<boolean> {
  */
 export async function ensureHomeDir(path: string): Promise<void> {
   await makeDirs(path);
+  await refuseForeignHome(path);
 }
+
+/**
+ * Refuses a data home of another user's, or a link to one another user made: a folder or file of
+ * this user's made there would lock its owner out of their own data (root's `locks/` in a user's
+ * home), and a link another user planted would send what Argo writes where they chose. Anything but
+ * a folder is left to the write that follows, which says what it is.
+ */
+async function refuseForeignHome(home: string): Promise<void> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const entry = await lstat(home);
+  if (entry.isSymbolicLink() && entry.uid !== uid) throw new ForeignLinkError(home, entry.uid);
+  const stats = entry.isSymbolicLink() ? await stat(home) : entry;
+  if (stats.isDirectory() && stats.uid !== uid) throw new ForeignFolderError(home, stats.uid, FOREIGN_HOME_FIX);
+}
+
+const FOREIGN_HOME_FIX = 'Argo writes only in a data home of your own (set ARGO_HOME or --home to a folder of yours)';
 
 /** Where a data file sits: in one of Argo's own folders (made private), or straight in the data home. */
 export interface DataFileOptions {
@@ -124,18 +142,26 @@ export class ForeignFolderError extends RuntimeError {
 }
 
 /**
- * Makes `path` (and its parents) if missing, and makes sure it is a private folder of this user's:
- * one left open to others (made by hand, or by an older version) is closed to them (0755 → 0700,
- * 0555 → 0500: never made writable); one of another user's — a folder or a link to one — is
+ * Makes `path` if missing, and makes sure it is a private folder of this user's: one left open to
+ * others (made by hand, or by an older version) is closed to them (0755 → 0700, 0555 → 0500: never
+ * made writable); one of another user's — a folder, a link to one, or a link another user made — is
  * refused. A link the user made to a folder of their own (a log folder on a bigger disk) is fine.
+ * It is made only in a data home of this user's (ensureHomeDir).
  */
 export async function ensurePrivateDir(path: string): Promise<void> {
+  const uid = process.getuid?.();
   let stats: Stats;
+  let entry: Stats | null;
   try {
-    // Made every time (someone may remove it while a server runs); checked once.
-    await makeDirs(path);
-    if (madePrivate.has(path)) return;
-    stats = await stat(path);
+    // Looked at every time (someone may remove it, or put another in its place, while a server runs); checked once.
+    entry = await lstatIfThere(path);
+    if (entry?.isDirectory() === true && (uid === undefined || entry.uid === uid) && madePrivate.has(path)) return;
+    if (entry === null) {
+      await ensureHomeDir(dirname(path));
+      entry = await madeFolder(path);
+    }
+    if (entry.isSymbolicLink() && uid !== undefined && entry.uid !== uid) throw new ForeignLinkError(path, entry.uid);
+    stats = entry.isSymbolicLink() ? await stat(path) : entry;
   } catch (error) {
     // A link to a folder on a disk not mounted, a file where a folder goes: said as such, not as ENOENT.
     const code = errnoOf(error);
@@ -144,12 +170,37 @@ export async function ensurePrivateDir(path: string): Promise<void> {
     throw error;
   }
   if (!stats.isDirectory()) throw new RuntimeError(`${path} is not a folder; Argo keeps its data in folders (set ARGO_HOME or --home to one)`);
-  const uid = process.getuid?.();
   if (uid !== undefined && stats.uid !== uid) {
     throw new ForeignFolderError(path, stats.uid, 'Argo keeps its data only in folders of its own (set ARGO_HOME to one)');
   }
-  await makePrivate(stats, (mode) => chmod(path, mode));
+  const followLink = entry.isSymbolicLink();
+  await makePrivate(stats, (mode) => chmodFolder(path, stats, mode, followLink));
   rememberPrivate(path);
+}
+
+/**
+ * chmod of the folder `seen` at `path`, through what was opened (fchmod), never by its path again: a
+ * link put in its place meanwhile would have the mode of whatever it leads to changed. A link is
+ * followed only when `followLink` (one the user made, checked already).
+ */
+async function chmodFolder(path: string, seen: Stats, mode: number, followLink: boolean): Promise<void> {
+  const replaced = (now: Stats): boolean => now.dev !== seen.dev || now.ino !== seen.ino;
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY | (followLink ? 0 : constants.O_NOFOLLOW));
+  } catch (error) {
+    if (errnoOf(error) === 'ELOOP') throw new SymlinkRefusedError(path);
+    // A folder its owner may not read (0300), or a system that opens no folders: by its path, once it is seen to be the same.
+    if (replaced(await (followLink ? stat : lstat)(path))) throw new RuntimeError(`${path} was replaced while Argo checked it; try again`, { cause: error });
+    await chmod(path, mode);
+    return;
+  }
+  try {
+    if (replaced(await handle.stat())) throw new RuntimeError(`${path} was replaced while Argo checked it; try again`);
+    await handle.chmod(mode);
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -352,6 +403,21 @@ export class SymlinkRefusedError extends RuntimeError {
   override name = 'SymlinkRefusedError';
   constructor(readonly path: string) {
     super(`${path} is a symbolic link; Argo does not follow links in its data home (remove the link and try again)`);
+  }
+}
+
+/**
+ * A link in the data home that another user made: never followed, since where it leads is theirs to
+ * choose (a folder of the user's to have its mode changed and be written into).
+ */
+export class ForeignLinkError extends SymlinkRefusedError {
+  override name = 'ForeignLinkError';
+  constructor(
+    path: string,
+    readonly owner: number,
+  ) {
+    super(path);
+    this.message = `${path} is a link another user (uid ${owner}) made; Argo follows only links of your own in its data home (remove it, or make it again as yourself)`;
   }
 }
 
@@ -913,7 +979,7 @@ export async function ensureHomeFolder(home: string, relative: string): Promise<
     if (!stats.isDirectory()) throw new RuntimeError(`${path} is not a folder; remove it, and Argo makes the folder again`);
     const uid = process.getuid?.();
     if (uid !== undefined && stats.uid !== uid) throw new ForeignFolderError(path, stats.uid, 'remove it, and Argo makes the folder again');
-    await makePrivate(stats, (mode) => chmod(path, mode));
+    await makePrivate(stats, (mode) => chmodFolder(path, stats, mode, false));
     // What ensurePrivateDir would check: a file written here next (createFileExclusive) is not
     // checked again by a stat that follows a link put there in between.
     rememberPrivate(path);
