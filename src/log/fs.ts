@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { closeSync, fstatSync, lstatSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { access, chmod, link, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
@@ -441,8 +441,8 @@ export function saidOf(error: unknown, path: string, temporary?: string): unknow
  * open, read, close as three system calls of a few microseconds each. Through the thread pool the
  * same read costs the event loop more than it saves: under load each hand-over waits on the pool's
  * lock (measured in `argo serve`: ~150 µs per close). `flags` are open(2)'s (O_NOFOLLOW to refuse a
- * symlink). readRegularText (config.json, the data home's files) is the same read for a path that
- * must be a regular file.
+ * symlink). readRegularText is the same read for a path that must be a regular file, readDataText
+ * for a file of the data home.
  */
 export function readSmallText(path: string, flags: number = constants.O_RDONLY): string {
   const fd = openSync(path, flags);
@@ -522,11 +522,31 @@ export class NotRegularFileError extends RuntimeError {
  * readSmallText for a file that must be a regular one, never waiting on a named pipe (a read that
  * would block the whole process, as it is synchronous): opened without waiting, then its descriptor's
  * stats say what it is; anything else is a NotRegularFileError saying what. A link is refused
- * (SymlinkRefusedError) unless `followLink` (config.json, often a link into a dotfiles repository);
- * then only a link to a regular file is read.
+ * (SymlinkRefusedError) unless `followLink`; then only a link to a regular file is read.
  */
 export function readRegularText(path: string, options: { followLink?: boolean } = {}): string {
-  const followLink = options.followLink === true;
+  return readRegular(path, options.followLink === true, false).toString('utf8');
+}
+
+/**
+ * readSmallText for a file of the data home (a session record, the memo, the chat history): never
+ * through a link, never waiting on a named pipe (a folder, a pipe or a device there is an error
+ * saying what it is), and only a file of this user's that others cannot write (UntrustedFileError).
+ */
+export function readDataText(path: string): string {
+  return readRegular(path, false, true).toString('utf8');
+}
+
+/**
+ * readDataText's bytes, for a file that decodes them itself (config.json, which must be UTF-8);
+ * `followLink` (config.json, often a link into a dotfiles repository): a link of this user's to
+ * a file of theirs is read.
+ */
+export function readDataBytes(path: string, options: { followLink?: boolean } = {}): Buffer {
+  return readRegular(path, options.followLink === true, true);
+}
+
+function readRegular(path: string, followLink: boolean, trusted: boolean): Buffer {
   let fd: number;
   try {
     fd = openSync(path, regularReadFlags(followLink));
@@ -539,18 +559,62 @@ export function readRegularText(path: string, options: { followLink?: boolean } 
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new NotRegularFileError(path, fileKind(stats));
-    return readFileSync(fd, 'utf8');
+    if (trusted) refuseUntrusted(path, stats, followLink);
+    return readFileSync(fd);
   } finally {
     closeSync(fd);
   }
 }
 
+/** Why a file of the data home is not to be trusted: another user's, or one others may write (its mode). */
+export type Distrust = { owner: number } | { mode: number };
+
 /**
- * readSmallText for a file of the data home (a session record, the memo): never through a link,
- * never waiting on a named pipe: a folder, a pipe or a device there is an error saying what it is.
+ * The rule for a file Argo reads from its data home (config.json, the memo, the chat history…),
+ * as ssh's for authorized_keys: it must be this user's (`uid`), root's reading another's included,
+ * and others must not be able to write it. A file the group or others may write is still trusted
+ * when they cannot reach it: its folder is this user's and closed to them (a 0664 config.json,
+ * made under umask 002, in a 0700 data home). `folder` is asked for only when the file is such a one.
+ * Null: trusted; always where there are no uids (Windows).
  */
-export function readDataText(path: string): string {
-  return readRegularText(path);
+export function distrustOf(file: Pick<Stats, 'uid' | 'mode'>, folder: Pick<Stats, 'uid' | 'mode'> | null, uid: number | undefined): Distrust | null {
+  if (uid === undefined) return null;
+  if (file.uid !== uid) return { owner: file.uid };
+  const reachable = (enter: number): boolean => folder?.uid !== uid || (folder.mode & enter) !== 0;
+  const groupWrites = (file.mode & 0o020) !== 0 && reachable(0o010);
+  const othersWrite = (file.mode & 0o002) !== 0 && reachable(0o001);
+  return groupWrites || othersWrite ? { mode: file.mode & 0o7777 } : null;
+}
+
+/** A file of the data home that is another user's, or that others may write: never read (exit 1; config.json's is a usage error, exit 2). */
+export class UntrustedFileError extends RuntimeError {
+  override name = 'UntrustedFileError';
+  constructor(
+    readonly path: string,
+    readonly distrust: Distrust,
+    /** The file's folder is its owner's too: the data home is another user's, and their file is not for this one to remove. */
+    theirFolder = false,
+  ) {
+    const ownerFix = theirFolder ? 'so is its folder: set ARGO_HOME or --home to a data home of your own' : 'remove it, or make it yours with chown if you trust what it says';
+    const [why, only, fix] =
+      'owner' in distrust
+        ? [`belongs to another user (uid ${distrust.owner})`, 'your own files', ownerFix]
+        : [`can be written by other users (mode ${distrust.mode.toString(8)})`, 'files others cannot change', `run "chmod go-w ${shellWord(path)}"`];
+    super(`${path} ${why}, and Argo reads only ${only} in its data home (they decide what it sends and runs): ${fix}`);
+  }
+}
+
+/** Refuses the open file `stats` at `path` unless distrustOf trusts it; a link followed to it must be this user's too. */
+function refuseUntrusted(path: string, stats: Stats, followLink: boolean): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const entry = followLink ? lstatSync(path, { throwIfNoEntry: false }) : undefined;
+  if (entry?.isSymbolicLink() === true && entry.uid !== uid) throw new ForeignLinkError(path, entry.uid);
+  const folder = (stats.mode & 0o022) === 0 ? null : (statSync(dirname(entry?.isSymbolicLink() === true ? realpathSync(path) : path), { throwIfNoEntry: false }) ?? null);
+  const distrust = distrustOf(stats, folder, uid);
+  if (distrust === null) return;
+  const theirFolder = 'owner' in distrust && statSync(dirname(path), { throwIfNoEntry: false })?.uid === distrust.owner;
+  throw new UntrustedFileError(path, distrust, theirFolder);
 }
 
 /**

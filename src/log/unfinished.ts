@@ -10,7 +10,7 @@ import { RuntimeError } from '../errors.js';
 import type { LogEntry } from './entry.js';
 import { wellFormedJson } from './entry.js';
 import { jsonFaultPlace } from '../text/json-syntax.js';
-import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, removeFile, errnoOf, writeFileAtomic, isMissing, procStatFields, processAlive, readDataText, readSmallText } from './fs.js';
+import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, removeFile, errnoOf, writeFileAtomic, isMissing, procStatFields, processAlive, readDataText, readRegularText, readSmallText } from './fs.js';
 import type { SignalSender } from './fs.js';
 
 export const UNFINISHED_FOLDER = 'unfinished';
@@ -70,7 +70,7 @@ export function unfinishedPath(home: string, id: string): string {
 }
 
 /** This machine's boot id (changes at every boot), or null where there is none to read. */
-export function bootId(read: (path: string) => string = readDataText): string | null {
+export function bootId(read: (path: string) => string = readRegularText): string | null {
   try {
     const id = read('/proc/sys/kernel/random/boot_id').trim();
     return BOOT_ID.test(id) ? id : null;
