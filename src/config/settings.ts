@@ -1,9 +1,9 @@
 import { userInfo } from 'node:os';
 import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { UsageError, shownPath } from '../errors.js';
+import { RuntimeError, UsageError, shownPath } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
-import { NotRegularFileError, errnoOf, fileKind, isMissing, readRegularText } from '../log/fs.js';
+import { ForeignLinkError, NotRegularFileError, UntrustedFileError, closedFolder, errnoOf, fileKind, isMissing, readDataBytes } from '../log/fs.js';
 import { DEFAULT_REPLAY_POLICY, DEFAULT_STYLE_POLICY, PolicyError, budgetFloor, checkReplayPolicy, configuredBudget } from '../replay/policy.js';
 import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
@@ -17,6 +17,8 @@ import { CONTROLS, quotedName } from '../output/terminal-text.js';
 import { parseOllamaHost } from './host.js';
 import { checkShape, shownValue, valueHidden, whole } from './schema.js';
 import { jsonFaultPlace } from '../text/json-syntax.js';
+import { shellWord } from '../text/shell-word.js';
+import { decodeUtf8, notUtf8 } from '../text/utf8.js';
 import type { Shape } from './schema.js';
 import { EXCLUDE_PREFIX, NO_TOOLS, takesAwayOnly } from './tool-list.js';
 
@@ -571,10 +573,10 @@ export function checkModelName(name: string, where: string): string {
 
 /** Reads and validates config.json; {} when there is none. */
 export function readConfigFile(path: string): ConfigFile {
-  let text: string;
+  let bytes: Buffer;
   try {
-    // A link is followed (dotfiles are often links); a named pipe is never waited on.
-    text = readRegularText(path, { followLink: true });
+    // A link is followed (dotfiles are often links), when it and the file are the user's own; a named pipe is never waited on.
+    bytes = readDataBytes(path, { followLink: true });
   } catch (error) {
     if (isMissing(error) || errnoOf(error) === 'ENOTDIR') {
       // A link to nothing is a file kept elsewhere and lost (a moved dotfiles folder): never the defaults unsaid.
@@ -584,8 +586,19 @@ export function readConfigFile(path: string): ConfigFile {
       throw new UsageError(notAFolder(dirname(path)), { cause: error });
     }
     if (error instanceof NotRegularFileError) throw new UsageError(`${path} is ${error.kind}; config.json must be a file or a link to one (move it out of the way)`, { cause: error });
+    // Another user's config.json would run their commands as this user: said as a config problem.
+    if (error instanceof UntrustedFileError || error instanceof ForeignLinkError) throw new UsageError(error.message, { cause: error });
+    // A data home this user cannot enter is the home's trouble, not its config.json's.
+    const closed = errnoOf(error) === 'EACCES' ? closedFolder(dirname(path)) : null;
+    if (closed !== null) throw new RuntimeError(closedHome(dirname(path), closed), { cause: error });
     throw new UsageError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) {
+    const line = bytes.subarray(0, decoded.offset).filter((byte) => byte === 0x0a).length + 1;
+    throw new UsageError(notUtf8(`line ${line} of ${path}`, decoded, `iconv -f latin1 -t utf-8 ${shellWord(path)} > config.utf8 && mv config.utf8 ${shellWord(path)}`));
+  }
+  const text = decoded.text;
   let parsed: unknown;
   // Some editors start a UTF-8 file with a byte order mark; JSON.parse would refuse it, invisibly.
   const json = text.replace(/^\uFEFF/, '');
@@ -597,6 +610,15 @@ export function readConfigFile(path: string): ConfigFile {
   }
   checkShape(parsed, CONFIG_SHAPE, '', path);
   return parsed as ConfigFile;
+}
+
+/** The line for a data home this user cannot enter (closedFolder), with the fix. */
+function closedHome(home: string, closed: Exclude<ReturnType<typeof closedFolder>, null>): string {
+  const elsewhere = 'set ARGO_HOME or --home to a folder of your own';
+  if (closed === 'above') return `the data home ${shownPath(home)} cannot be reached: a folder above it is closed to you; ${elsewhere}`;
+  const mode = closed.mode.toString(8);
+  if (closed.owner === process.getuid?.()) return `the data home ${shownPath(home)} is closed to you (mode ${mode}); open it (chmod u+rwx ${shellWord(home)}), or ${elsewhere}`;
+  return `the data home ${shownPath(home)} is not open to you: it belongs to another user (uid ${closed.owner}, mode ${mode}); ${elsewhere}`;
 }
 
 /** Where the link at `path` points (made absolute), or null when `path` is no link. */

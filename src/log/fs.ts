@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { closeSync, fstatSync, lstatSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { accessSync, closeSync, fstatSync, lstatSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { access, chmod, link, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
@@ -501,6 +501,26 @@ export async function folderTrouble(path: string): Promise<string | null> {
     return `${shownPath(path)} is a link to ${shownPath(target)}, which does not exist: put the folder back there (mount its disk), or remove the link`;
   }
   return behind.isDirectory() ? null : `${shownPath(path)} is a link to ${shownPath(target)}, which is ${kindOf(behind)}, not a folder: point the link at a folder, or remove it`;
+}
+
+/**
+ * Why this process cannot enter the folder `path`: it is closed to it (its owner and mode say by
+ * whom), or a folder above it is ('above'). Null when it can be entered, or is not there.
+ */
+export function closedFolder(path: string): { owner: number; mode: number } | 'above' | null {
+  let stats: Stats | undefined;
+  try {
+    stats = statSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    return errnoOf(error) === 'EACCES' ? 'above' : null;
+  }
+  if (stats?.isDirectory() !== true) return null;
+  try {
+    accessSync(path, constants.X_OK);
+    return null;
+  } catch {
+    return { owner: stats.uid, mode: stats.mode & 0o7777 };
+  }
 }
 
 function kindOf(stats: Stats): string {

@@ -35,3 +35,24 @@ function utf8Length(codePoint: number): number {
   if (codePoint < 0x800) return 2;
   return codePoint < 0x10000 ? 3 : 4;
 }
+
+/**
+ * The one line refusing bytes that are not UTF-8, by what they look like: UTF-16 text (its byte
+ * order mark), binary data (a NUL byte, which no text in another 8-bit encoding holds), else text
+ * in another encoding, with the conversion (`convert` gives it for an encoding). Converting binary
+ * data as latin1 would only send garbage, so it is not offered.
+ */
+export function notText(what: string, bytes: Uint8Array, bad: { offset: number; byte: number }, convert: (encoding: string) => string): string {
+  const [first, second] = bytes;
+  if ((first === 0xff && second === 0xfe) || (first === 0xfe && second === 0xff)) {
+    return `${what} is UTF-16 text, not UTF-8 (it starts with a UTF-16 byte order mark): convert it first, e.g. ${convert('utf-16')}`;
+  }
+  const nul = bytes.indexOf(0);
+  if (nul !== -1) return `${what} looks like binary data, not text (a NUL byte at offset ${nul}): argo sends a model text only; give it text about the data instead (what file, strings or xxd print, say)`;
+  return notUtf8(what, bad, convert('latin1'));
+}
+
+/** The one line refusing text that is not UTF-8: where its first bad byte is, and how to convert it. */
+export function notUtf8(what: string, bad: { offset: number; byte: number }, convert: string): string {
+  return `${what} is not UTF-8 (byte 0x${bad.byte.toString(16).padStart(2, '0')} at offset ${bad.offset}): convert it first, e.g. ${convert} (-f names the encoding it is in: latin1, cp1252, shift_jis …)`;
+}
