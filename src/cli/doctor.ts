@@ -122,7 +122,9 @@ async function runChecks(flags: FlagOverrides, report: Report, command: Command 
   // A chat_history a chat would refuse fails here, in the chat's own words.
   const history = chatHistoryProblem(settings.home);
   const dataLine = dataReport({ ...data, files: [...data.files, ...(history === null ? [] : [history])] }, settings.home);
-  check(dataLine.ok, 'data', dataLine.detail);
+  // A home others may write in works, with their files refused: a warning, not a failure.
+  if (dataLine.ok && data.warning !== undefined) report('warn', 'data', data.warning);
+  else check(dataLine.ok, 'data', dataLine.detail);
   const journal = unfinishedDir(settings.home);
   const journalUsable = data.home?.cannot !== 'make' && !data.folders.some((folder) => folder.path === journal);
   const recovery = await recoverUnfinished(settings);

@@ -1,12 +1,14 @@
 // What a turn needs of the data home, checked the way a turn makes it (argo doctor's data check):
 // the folders it writes are made if missing, as a turn would make them, then asked for write access;
 // the day's log file a turn would append to is opened as the log store opens it.
-import { access, constants } from 'node:fs/promises';
+import { access, constants, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Settings } from '../config/settings.js';
+import { shownPath } from '../errors.js';
 import { appendDay, logFileName } from '../log/files.js';
 import { checkAppendable, ensureHomeDir, ensureHomeFolder, ensurePrivateDir } from '../log/fs.js';
 import { DAY_PATTERN } from '../log/timestamp.js';
+import { shellWord } from '../text/shell-word.js';
 import { locksDir } from '../log/lock.js';
 import { UNFINISHED_FOLDER, unfinishedDir } from '../log/unfinished.js';
 
@@ -27,6 +29,8 @@ export interface DataHomeCheck {
   folders: DataHomeProblem[];
   /** Files a turn cannot use: the day's log, when it is there and cannot be appended to. */
   files: DataHomeProblem[];
+  /** Said when other users may write in the data home (openHomeWarning); absent when they may not. */
+  warning?: string;
 }
 
 /**
@@ -52,7 +56,20 @@ export async function checkDataHome(settings: Pick<Settings, 'home' | 'paths'>):
     if (problem !== null) problems.push(problem);
   }
   const dayLog = problems.some((problem) => problem.path === paths.logs) ? null : await dayLogProblem(paths.logs);
-  return { home: await writable(home), folders: problems, files: dayLog === null ? [] : [dayLog] };
+  const warning = openHomeWarning(home, await stat(home).then((stats) => stats.mode, () => 0));
+  return { home: await writable(home), folders: problems, files: dayLog === null ? [] : [dayLog], ...(warning === null ? {} : { warning }) };
+}
+
+/**
+ * The warning for a data home other users may write in (its mode has the group's or others' write
+ * bit): Argo refuses what they put there, but what they put there can stop a turn, and without the
+ * sticky bit they can remove or rename what is the user's. Null when they may not.
+ */
+export function openHomeWarning(home: string, mode: number): string | null {
+  if ((mode & 0o022) === 0) return null;
+  const who = (mode & 0o002) !== 0 ? 'other users' : 'its group';
+  const can = (mode & 0o1000) !== 0 ? 'put files and links in it' : 'put files and links in it, and remove or rename yours';
+  return `${shownPath(home)} can be written by ${who} (mode ${(mode & 0o7777).toString(8)}): they can ${can}; Argo refuses what they put there, which may stop a turn; run "chmod go-w ${shellWord(home)}", or set ARGO_HOME to a folder of your own`;
 }
 
 /** The log file a turn would append to now (appendDay), when it is there and the log store could not open it to append. */

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { format } from 'date-fns/format';
 import { describe, expect, it } from 'vitest';
 import { DAY_PATTERN } from '../../src/log/timestamp.js';
-import { checkDataHome } from '../../src/turn/data-home.js';
+import { checkDataHome, openHomeWarning } from '../../src/turn/data-home.js';
 
 // Modes that keep a user from writing are tried in test/e2e/doctor.test.ts, as another user than root.
 describe('checkDataHome: the folders a turn writes, made as a turn makes them', () => {
@@ -69,5 +69,27 @@ describe("checkDataHome: the day's log file a turn would append to, opened as th
     writeFileSync(join(home, 'logs'), '');
     const check = await checkDataHome({ home, paths: { logs: join(home, 'logs'), sessions: join(home, 'sessions'), config: join(home, 'config.json') } });
     expect([check.folders.map(({ path }) => path), check.files]).toEqual([[join(home, 'logs')], []]);
+  });
+});
+
+describe('openHomeWarning: a data home other users may write in', () => {
+  it.each<[string, number, string | null]>([
+    ['0700', 0o700, null],
+    ['0755: others read, never write', 0o755, null],
+    ['0775: its group writes', 0o775, '/h can be written by its group (mode 775): they can put files and links in it, and remove or rename yours; Argo refuses what they put there, which may stop a turn; run "chmod go-w /h", or set ARGO_HOME to a folder of your own'],
+    ['0777', 0o777, '/h can be written by other users (mode 777): they can put files and links in it, and remove or rename yours; Argo refuses what they put there, which may stop a turn; run "chmod go-w /h", or set ARGO_HOME to a folder of your own'],
+    ['1777, sticky as /tmp: what is yours stays', 0o1777, '/h can be written by other users (mode 1777): they can put files and links in it; Argo refuses what they put there, which may stop a turn; run "chmod go-w /h", or set ARGO_HOME to a folder of your own'],
+  ])('%s', (_case, mode, expected) => {
+    expect(openHomeWarning('/h', 0o040000 | mode)).toBe(expected);
+  });
+
+  it('checkDataHome carries it for a home open to others, and not for a private one', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-data-home-'));
+    const paths = { logs: join(home, 'logs'), sessions: join(home, 'sessions'), config: join(home, 'config.json') };
+    expect((await checkDataHome({ home, paths })).warning).toBeUndefined();
+    chmodSync(home, 0o1777);
+    const check = await checkDataHome({ home, paths });
+    expect(check).toMatchObject({ home: null, folders: [], files: [] });
+    expect(check.warning).toMatch(/can be written by other users \(mode 1777\)/);
   });
 });
