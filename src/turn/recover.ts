@@ -228,6 +228,16 @@ export function rescuedDir(home: string): string {
   return join(home, RESCUED_FOLDER);
 }
 
+/**
+ * Whether readdir's failure on rescued/ means nothing of this user's can be there: no folder, or
+ * one this user may not read (another user's, made by root), which no rescue of theirs could write.
+ */
+export function holdsNoRescue(error: unknown): boolean {
+  return isMissing(error) || NO_RESCUED_FOLDER.has(errnoOf(error) ?? '');
+}
+
+const NO_RESCUED_FOLDER = new Set(['ENOTDIR', 'EACCES', 'EPERM']);
+
 /** The files of `home`/rescued, each holding turns the log could not take, in name order (oldest first). */
 export async function rescuedFiles(home: string): Promise<string[]> {
   const dir = rescuedDir(home);
@@ -237,8 +247,8 @@ export async function rescuedFiles(home: string): Promise<string[]> {
       .sort()
       .map((name) => join(dir, name));
   } catch (error) {
-    // Nothing was ever saved there (a rescue would have gone to the system's temporary folder).
-    if (isMissing(error) || errnoOf(error) === 'ENOTDIR') return [];
+    // Nothing of ours was ever saved there (a rescue would have gone to the system's temporary folder).
+    if (holdsNoRescue(error)) return [];
     throw error;
   }
 }

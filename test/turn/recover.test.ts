@@ -9,7 +9,7 @@ import { UNFINISHED_ERROR, unfinishedDir, writeUnfinished } from '../../src/log/
 import type { TurnOwner, UnfinishedTurn } from '../../src/log/unfinished.js';
 import type { StreamOutcome } from '../../src/ollama/transport.js';
 import { readSession } from '../../src/sessions/store.js';
-import { byAskedAt, recoverOnce, recoverUnfinished, recoveryLines } from '../../src/turn/recover.js';
+import { byAskedAt, holdsNoRescue, recoverOnce, recoverUnfinished, recoveryLines } from '../../src/turn/recover.js';
 import type { Recovery } from '../../src/turn/recover.js';
 import { prepareTurn, runTurn } from '../../src/turn/turn.js';
 import type { Transport, TurnPorts } from '../../src/turn/turn.js';
@@ -171,6 +171,8 @@ describe('recoverUnfinished', () => {
   it.each([
     ['a file, not a folder', (path: string) => writeFileSync(path, 'not a folder'), ['t1'], []],
     ['a folder with a file argo cannot read', (path: string) => mkdirSync(join(path, 'unlogged-x.ndjson'), { recursive: true }), [], ['t1.json']],
+    // Run as root, the folder is read (and empty); as anyone else, it cannot be: no rescue of theirs is there either way.
+    ['a folder this user may not read', (path: string) => mkdirSync(path, { mode: 0o000 }), ['t1'], []],
   ])('rescued/ is %s: the turn is logged when nothing can have been saved there, else kept for later', async (_case, make, recovered, kept) => {
     const home = fresh();
     make(join(home, 'rescued'));
@@ -179,6 +181,18 @@ describe('recoverUnfinished', () => {
     expect(recovery.recovered).toEqual(recovered);
     expect(recovery.problems).toHaveLength(kept.length);
     expect(journal(home)).toEqual(kept);
+  });
+
+  it.each<[string, unknown, boolean]>([
+    ['missing (ENOENT)', { code: 'ENOENT' }, true],
+    ['under a file (ENOTDIR)', { code: 'ENOTDIR' }, true],
+    ["another user's (EACCES)", { code: 'EACCES' }, true],
+    ['refused by the system (EPERM)', { code: 'EPERM' }, true],
+    ['a failing disk (EIO)', { code: 'EIO' }, false],
+    ['out of file descriptors (EMFILE)', { code: 'EMFILE' }, false],
+    ['no errno at all', new Error('odd'), false],
+  ])('rescued/ %s holds no rescue of ours: %s', (_case, failure, none) => {
+    expect(holdsNoRescue(Object.assign(new Error('readdir'), failure))).toBe(none);
   });
 
   it('a damaged file is reported and left in place; the others are still logged', async () => {
