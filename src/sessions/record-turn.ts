@@ -182,8 +182,30 @@ export function usedBy(current: SessionRecord, entries: readonly Pick<LogEntry, 
   return { title, created_at: created, last_used_at: lastUsed };
 }
 
+/**
+ * Finishes what a turn's write left undone when its argo was killed after the log line (the index
+ * line, the record's counters): under the session's lock, the index is marked stale, then rebuilt
+ * from the log with the counters. A rebuild that cannot save (an unreadable line) leaves it stale,
+ * so the next reader rebuilds it. `session` is where the turn was logged, by id; a session removed
+ * since gains nothing. Turns whose write was whole cost only the rebuild.
+ */
+export async function settleLoggedTurn(paths: DataPaths, session: Pick<SessionRecord, 'id' | 'name'>, options: Pick<AppendOptions, 'lockWaitMs'> = {}): Promise<void> {
+  await withSessionLock(
+    paths.logs,
+    session.id,
+    async () => {
+      const current = await currentRecord(paths.sessions, session);
+      if (current === null) return;
+      await markIndexStale(paths.sessions, current.name);
+      const { rebuildIndex } = await import('./turns.js');
+      await rebuildIndex(paths, current);
+    },
+    options.lockWaitMs,
+  );
+}
+
 /** The session's record as it is now (by id: the name may have changed), or null when it is gone. */
-async function currentRecord(dir: string, session: SessionRecord): Promise<SessionRecord | null> {
+async function currentRecord(dir: string, session: Pick<SessionRecord, 'id' | 'name'>): Promise<SessionRecord | null> {
   const byName = await readSession(dir, session.name);
   if (byName?.id === session.id) return byName;
   return (await listSessions(dir)).find((record) => record.id === session.id) ?? null;

@@ -5,6 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Settings } from '../config/settings.js';
+import type { LogEntry } from '../log/entry.js';
 import { RESCUED_FOLDER, errnoOf, isMissing, removeOrphanedTemporaries } from '../log/fs.js';
 import { checkUnfinished, claimUnfinished, dropUnfinished, listUnfinished, ownerState, readJournalName, readUnfinished, thisProcess, unclaimUnfinished, unfinishedDir } from '../log/unfinished.js';
 import type { ProcessProbe, TurnOwner, UnfinishedTurn } from '../log/unfinished.js';
@@ -16,7 +17,10 @@ import { byCodeUnits } from '../text/order.js';
 export interface Recovery {
   /** Turns logged now (status interrupted), by id. */
   recovered: string[];
-  /** Turns whose line was in the log already (argo was killed just after writing it): their files removed. */
+  /**
+   * Turns whose line was in the log already (argo was killed just after writing it): their
+   * sessions' indexes rebuilt (the index line or the record's update may not have been written), their files removed.
+   */
   alreadyLogged: string[];
   /**
    * Turns the log could not take that were saved to `rescued/` (argo was killed just after saving
@@ -154,8 +158,13 @@ async function logOrphan(settings: RecoverySettings, { name, turn }: Orphan, me:
   if (claimed === null) return;
   try {
     // Loaded inside: a load that fails (too many open files) gives the turn back, and is no unreadable folder.
-    const [{ recordTurn, SessionUpdateError }, { openSession, removedSession }] = await Promise.all([import('../sessions/record-turn.js'), import('../sessions/store.js')]);
-    if (await inLog(paths.logs, turn.day, id)) {
+    const [{ recordTurn, settleLoggedTurn, SessionUpdateError }, { openSession, removedSession }] = await Promise.all([import('../sessions/record-turn.js'), import('../sessions/store.js')]);
+    const logged = await inLog(paths.logs, turn.day, id);
+    if (logged !== null) {
+      // Killed after its log line, perhaps before its index line or record: the session is told now.
+      await settleLoggedTurn(paths, { id: logged.session_id, name: turn.session.name }, { lockWaitMs: settings.timeouts.lockWaitMs });
+      // A record update cut short leaves its temporary file.
+      await removeOrphanedTemporaries(paths.sessions).catch(() => 0);
       await dropUnfinished(home, claimed);
       found.alreadyLogged.push(id);
       return;
@@ -185,26 +194,26 @@ async function logOrphan(settings: RecoverySettings, { name, turn }: Orphan, me:
 }
 
 /**
- * Whether the log holds a line of turn `id`, which started on `day`: in any file it could have been
+ * The log's line of turn `id`, which started on `day`, or null: in any file it could have been
  * appended to, its day's or a later one's (appendDay). Only lines holding the id are decoded.
  */
-async function inLog(logsDir: string, day: string, id: string): Promise<boolean> {
+async function inLog(logsDir: string, day: string, id: string): Promise<LogEntry | null> {
   const { lastFilingDay, listLogFiles, logFileDate } = await import('../log/files.js');
   const last = lastFilingDay(day);
   const files = (await listLogFiles(logsDir)).filter((file) => logFileDate(file) >= day && logFileDate(file) <= last);
-  return (await fileHolding(files, id)) !== null;
+  return (await lineHolding(files, id))?.entry ?? null;
 }
 
 /**
- * The first of `files` with a line of turn `id`, or null. Only lines holding the id are decoded; a
- * file removed meanwhile (`logs prune`, a rescued file added back) holds nothing.
+ * The first of `files` with a line of turn `id`, and that line, or null. Only lines holding the id
+ * are decoded; a file removed meanwhile (`logs prune`, a rescued file added back) holds nothing.
  */
-async function fileHolding(files: readonly string[], id: string): Promise<string | null> {
+async function lineHolding(files: readonly string[], id: string): Promise<{ file: string; entry: LogEntry } | null> {
   const { ScanStats, scanEntries } = await import('../log/scan.js');
   for (const file of files) {
     try {
       for await (const { entry } of scanEntries([file], new ScanStats(), { needle: { kind: 'json-string', values: [id] } })) {
-        if (entry.id === id) return file;
+        if (entry.id === id) return { file, entry };
       }
     } catch (error) {
       if (!isMissing(error)) throw error;
@@ -220,7 +229,7 @@ async function fileHolding(files: readonly string[], id: string): Promise<string
  */
 async function inRescued(home: string, id: string): Promise<string | null> {
   const files = await rescuedFiles(home);
-  return files.length === 0 ? null : fileHolding(files, id);
+  return files.length === 0 ? null : ((await lineHolding(files, id))?.file ?? null);
 }
 
 /** Where turns the log could not take are saved, in the data home `home`. */

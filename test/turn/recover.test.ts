@@ -339,6 +339,70 @@ function ports(words: string[], idPrefix = 'turn'): TurnPorts {
   };
 }
 
+describe('a turn whose argo was killed after its log line (before its index line, or its record)', () => {
+  const indexIds = (sessions: string, name: string): string[] =>
+    readFileSync(join(sessions, `${name}.idx`), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+  // A pid no system gives (above pid_max): the writer of the leftover is gone.
+  const leftover = '.work.json.99999999-0123abcd.tmp';
+
+  it.each<[string, { index: boolean; record: boolean }]>([
+    ['the log line alone', { index: false, record: false }],
+    ['the log and index lines, not the record', { index: true, record: false }],
+    ['everything (killed before its journal file went)', { index: true, record: true }],
+  ])('%s written: its session holds it once the next argo looks, and a leftover record copy goes', async (_case, written) => {
+    const home = fresh();
+    const settings = settingsIn(home);
+    const { sessions } = settings.paths;
+    const { session } = await recordTurns(settings.paths, 'work', 2, { date: '2025-03-04', start: '2025-03-04T05:00:00.000Z' });
+    const before = { index: readFileSync(join(sessions, 'work.idx')), record: readFileSync(join(sessions, 'work.json')) };
+    const [third] = (await recordTurns(settings.paths, 'work', 1, { date: '2025-03-04', start: '2025-03-04T05:06:07.000Z' })).entries;
+    if (!written.index) writeFileSync(join(sessions, 'work.idx'), before.index);
+    if (!written.record) writeFileSync(join(sessions, 'work.json'), before.record);
+    writeFileSync(join(sessions, leftover), '{"half": ');
+    const id = third?.id ?? '';
+    await writeUnfinished(home, { ...unfinished(id), session: { id: session.id, name: 'work' }, entry: draft(id) });
+
+    expect(await recover(settings)).toMatchObject({ recovered: [], alreadyLogged: [id], problems: [] });
+    expect(logLines(home).filter((line) => line.id === id)).toHaveLength(1);
+    expect(await readSession(sessions, 'work')).toMatchObject({ turns: 3, last_turn_id: id });
+    expect(indexIds(sessions, 'work')).toHaveLength(3);
+    expect(indexIds(sessions, 'work').at(-1)).toBe(id);
+    expect(readdirSync(sessions).sort()).toEqual(['work.idx', 'work.json']);
+    expect(journal(home)).toEqual([]);
+  });
+
+  it("the first turn of a new session, killed after its record was made and its line logged: the session counts it", async () => {
+    const home = fresh();
+    const settings = settingsIn(home);
+    const { sessions } = settings.paths;
+    const { session, entries } = await recordTurns(settings.paths, 'work', 1, { date: '2025-03-04', start: '2025-03-04T05:06:07.000Z' });
+    const id = entries[0]?.id ?? '';
+    // As openSession left it, before the index line and the record update.
+    rmSync(join(sessions, 'work.idx'));
+    writeFileSync(join(sessions, 'work.json'), JSON.stringify({ ...session, title: '', turns: 0, last_turn_id: undefined }));
+    await writeUnfinished(home, { ...unfinished(id), session: { id: null, name: 'work' }, entry: draft(id) });
+
+    expect(await recover(settings)).toMatchObject({ alreadyLogged: [id], problems: [] });
+    expect(await readSession(sessions, 'work')).toMatchObject({ id: session.id, turns: 1, last_turn_id: id });
+    expect(indexIds(sessions, 'work')).toEqual([id]);
+  });
+
+  it('a session removed since: nothing is made again under its name', async () => {
+    const home = fresh();
+    const settings = settingsIn(home);
+    const { session, entries } = await recordTurns(settings.paths, 'work', 1, { date: '2025-03-04', start: '2025-03-04T05:06:07.000Z' });
+    const id = entries[0]?.id ?? '';
+    rmSync(join(settings.paths.sessions, 'work.idx'));
+    rmSync(join(settings.paths.sessions, 'work.json'));
+    await writeUnfinished(home, { ...unfinished(id), session: { id: session.id, name: 'work' }, entry: draft(id) });
+    expect(await recover(settings)).toMatchObject({ alreadyLogged: [id], problems: [] });
+    expect(readdirSync(settings.paths.sessions)).toEqual([]);
+  });
+});
+
 describe('byAskedAt: the order recovered turns are logged in', () => {
   const turn = (timestamp: string, id: string) => ({ timestamp, id });
   it.each<[string, { timestamp: string; id: string }[], string[]]>([
