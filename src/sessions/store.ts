@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
@@ -272,7 +272,7 @@ export async function openSession(dir: string, name: string, now: string, id: st
   if (existing) return existing;
   const record: SessionRecord = { name, id, title: '', turns: 0, created_at: now, last_used_at: now, last_model: null };
   // The record appears complete or not at all, and if another process created it first, that one wins.
-  if (await createFileExclusive(recordPath(dir, name), encodeRecord(record))) return record;
+  if (await createSession(dir, record)) return record;
   const winner = await winnersRecord(dir, name);
   if (!winner) throw new RuntimeError(`session "${name}" vanished while being created; try again`);
   return winner;
@@ -296,13 +296,37 @@ const WINNER_READS = 5;
 
 /** Replaces the record in one rename, so readers never see half a file. */
 export async function saveSession(dir: string, record: SessionRecord): Promise<void> {
-  await writeFileAtomic(recordPath(dir, record.name), encodeRecord(record));
+  const path = recordPath(dir, record.name);
+  await writeFileAtomic(path, encodeRecord(record)).catch((error: unknown) => {
+    throw saidOfRecord(error, path);
+  });
 }
 
 /** Writes a new record; false when a session of that name already exists. */
 export async function createSession(dir: string, record: SessionRecord): Promise<boolean> {
-  return createFileExclusive(recordPath(dir, record.name), encodeRecord(record));
+  const path = recordPath(dir, record.name);
+  return createFileExclusive(path, encodeRecord(record)).catch((error: unknown) => {
+    throw saidOfRecord(error, path);
+  });
 }
+
+/**
+ * A failed write of the record at `path`, its message naming the record rather than the temporary
+ * file written first (".NAME.json.PID-TAG.tmp", a name the user never made and cannot find).
+ */
+export function saidOfRecord(error: unknown, path: string): unknown {
+  if (!(error instanceof Error)) return error;
+  const start = `'${join(dirname(path), `.${basename(path)}.`)}`;
+  const at = error.message.indexOf(start);
+  const end = at === -1 ? -1 : error.message.indexOf("'", at + start.length);
+  if (end !== -1 && TEMPORARY_TAIL.test(error.message.slice(at + start.length, end))) {
+    error.message = `${error.message.slice(0, at)}'${path}'${error.message.slice(end + 1)}`;
+  }
+  return error;
+}
+
+/** What temporaryPath adds after the file's name: the writer's pid and a random tag. */
+const TEMPORARY_TAIL = /^\d+-[0-9a-f]{8}\.tmp$/;
 
 /** Removes the record and its index (either may already be gone; a folder with files in it where the index goes is left). */
 export async function deleteSession(dir: string, name: string): Promise<void> {

@@ -514,6 +514,8 @@ describe('the first turn of a session whose record cannot be made', () => {
     const saved = /the turn was saved to (\S+\.ndjson) — /.exec(asked.stderr)?.[1] ?? '';
     expect(asked).toMatchObject({ code: 1, stdout: 'You said: full from start\n' });
     expect(asked.stderr).toMatch(/^argo: cannot create session "g" in .*\/sessions \(.*\); the turn was saved to .*\/rescued\/unlogged-.*\.ndjson — .*, then make the session's record and add the saved turn back \(docs\/troubleshooting\.md\)\n$/);
+    // The file named is the record (or the folder), never the temporary copy written first.
+    expect(asked.stderr).not.toMatch(/\.tmp/);
     const line = JSON.parse(readFileSync(saved, 'utf8')) as { id: string; session: string; session_id: string };
     expect(line).toMatchObject({ session: 'g', session_id: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown });
 

@@ -2,7 +2,7 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DamagedRecord, SessionLookup, byLastUsed, inspectSession, openSession, readSession, saveSession, scanSessions, sessionNames, shownRecord } from '../../src/sessions/store.js';
+import { DamagedRecord, SessionLookup, byLastUsed, inspectSession, openSession, readSession, saidOfRecord, saveSession, scanSessions, sessionNames, shownRecord } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 
 describe('openSession', () => {
@@ -226,5 +226,23 @@ describe('scanSessions', () => {
     make(dir);
     const found = await scanSessions(dir, { everyFile });
     expect({ records: found.records.map((record) => record.name), damaged: found.damaged.map((record) => record.name) }).toEqual({ records, damaged });
+  });
+});
+
+describe('saidOfRecord: a failed write of a record names the record, not the temporary file written first', () => {
+  const path = '/h/sessions/g.json';
+  it.each<[string, string, string]>([
+    ['an open of its temporary file', "EACCES: permission denied, open '/h/sessions/.g.json.19389-c7fd8613.tmp'", "EACCES: permission denied, open '/h/sessions/g.json'"],
+    ['a link of it into place', "ENOSPC: no space left on device, link '/h/sessions/.g.json.7-0000abcd.tmp' -> '/h/sessions/g.json'", "ENOSPC: no space left on device, link '/h/sessions/g.json' -> '/h/sessions/g.json'"],
+    ['the record itself named already', "EACCES: permission denied, open '/h/sessions/g.json'", "EACCES: permission denied, open '/h/sessions/g.json'"],
+    ["another record's temporary file", "EACCES: permission denied, open '/h/sessions/.gg.json.1-c7fd8613.tmp'", "EACCES: permission denied, open '/h/sessions/.gg.json.1-c7fd8613.tmp'"],
+    ['a name that only looks like one (no tag)', "EIO: i/o error, open '/h/sessions/.g.json.1.tmp'", "EIO: i/o error, open '/h/sessions/.g.json.1.tmp'"],
+    ['no path at all', 'EIO: i/o error, write', 'EIO: i/o error, write'],
+  ])('%s', (_case, message, said) => {
+    expect((saidOfRecord(new Error(message), path) as Error).message).toBe(said);
+  });
+
+  it('what is not an Error is passed on as it is', () => {
+    expect(saidOfRecord('text', path)).toBe('text');
   });
 });
