@@ -17,7 +17,7 @@ import { leadingThinking } from '../text/answer.js';
 import type { ReplaySource } from '../sessions/turns.js';
 import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
-import { ForeignFolderError, NotAFolderError, NotRegularFileError, SymlinkRefusedError, UnwritableFileError, errnoOf, isMissing } from '../log/fs.js';
+import { ForeignFolderError, NotAFolderError, NotRegularFileError, SymlinkRefusedError, UnwritableFileError, errnoOf, folderTrouble, isMissing } from '../log/fs.js';
 import { LockTimeoutError, loadLockLibrary } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
@@ -552,16 +552,17 @@ interface WriteTarget {
 /**
  * What went wrong with a write of the turn, and what to do about it, by its cause: a planted link, a
  * folder or a named pipe in the file's place, a file whose own mode refuses us, another user's
- * folder, a lock held too long, or the disk. The saved turn goes back in every case.
+ * folder, a lock held too long, or the disk. The saved turn goes back in every case. `dirTrouble`:
+ * why `dir` is no folder (folderTrouble), when the error itself does not say it.
  */
-function writeTrouble(error: unknown, { dir, place, addBack }: WriteTarget): { what: string; fix: string } {
+function writeTrouble(error: unknown, { dir, place, addBack }: WriteTarget, dirTrouble: string | null = null): { what: string; fix: string } {
   const link = causeIn(error, (cause): cause is SymlinkRefusedError => cause instanceof SymlinkRefusedError);
   if (link !== null) return { what: `: ${link.path} is a symbolic link, and Argo does not follow links in its data home`, fix: `replace the link with the real file, ${addBack}` };
   const notFile = causeIn(error, (cause): cause is NotRegularFileError => cause instanceof NotRegularFileError);
   if (notFile !== null) return { what: `: ${notFile.path} is ${notFile.kind} where ${place} goes`, fix: `move it away, ${addBack}` };
   // logs/ out of reach (a link to a disk not mounted, a file): its own line says what it is and what to do.
-  const folder = causeIn(error, (cause): cause is NotAFolderError => cause instanceof NotAFolderError);
-  if (folder !== null) return { what: `: ${folder.message}`, fix: `mend that, ${addBack}` };
+  const folder = causeIn(error, (cause): cause is NotAFolderError => cause instanceof NotAFolderError)?.message ?? dirTrouble;
+  if (folder !== null) return { what: `: ${folder}`, fix: `mend that, ${addBack}` };
   // The file is there and its own mode or owner refuses us: its folder is not what to fix.
   const file = causeIn(error, (cause): cause is UnwritableFileError => cause instanceof UnwritableFileError);
   if (file !== null) return { what: `: ${file.path} cannot be written (${file.problem})`, fix: `${file.fix}, ${addBack}` };
@@ -619,13 +620,16 @@ async function writeOrRescue(
       const kept = journal?.keep() ?? null;
       if (kept !== null) saved += `; its prompt and settings, not its answer, are still in ${kept}, which the next argo logs as interrupted once this one has ended`;
     }
+    // A file where the folder goes is its cause, whatever the failure said of it.
+    const dir = recorded ? settings.paths.logs : settings.paths.sessions;
+    const dirTrouble = await folderTrouble(dir).catch(() => null);
     if (recorded) {
-      const { what, fix } = writeTrouble(error, { dir: settings.paths.logs, place: "the day's log", addBack: 'then add the saved turn back (docs/troubleshooting.md)' });
+      const { what, fix } = writeTrouble(error, { dir, place: "the day's log", addBack: 'then add the saved turn back (docs/troubleshooting.md)' }, dirTrouble);
       throw new UnloggedTurnError(`cannot write the log${what}; ${saved} — ${fix}`, savedTo, { cause: error });
     }
     // The turn started the session: without its record, the turn added back would be a removed session's.
     const addBack = "then make the session's record and add the saved turn back (docs/troubleshooting.md)";
-    const { what, fix } = writeTrouble(error, { dir: settings.paths.sessions, place: "the session's record", addBack });
+    const { what, fix } = writeTrouble(error, { dir, place: "the session's record", addBack }, dirTrouble);
     throw new UnloggedTurnError(`cannot create session "${settings.session}"${what}; ${saved} — ${fix}`, savedTo, { cause: error });
   }
 }

@@ -134,6 +134,16 @@ describe('a failed log write names the fix that fits its cause', () => {
     expect(JSON.parse(readFileSync(saved, 'utf8'))).toMatchObject({ id: 'turn00000003', user_prompt: 'keep me' });
   });
 
+  it('a file where logs/ goes: named as such, and moved out of the way (not permissions or space)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'argo-folder-file-'));
+    writeFileSync(join(home, 'logs'), 'junk');
+    const message = await attempt(loadSettings({ home, session: 'work' }, {}), 'turn00000008');
+    const saved = join(home, 'rescued', readdirSync(join(home, 'rescued'))[0] ?? '');
+    expect(message).toBe(
+      `cannot write the log: ${join(home, 'logs')} is a file, not a folder; Argo keeps its data in folders (move it out of the way); the turn was saved to ${saved} — mend that, then add the saved turn back (docs/troubleshooting.md)`,
+    );
+  });
+
   it.each([
     ['EDQUOT', /free some space on its disk \(df -h .*\/logs shows it\)/],
     ['EROFS', /its file system is read-only: make it writable or set ARGO_HOME to a folder on one/],
