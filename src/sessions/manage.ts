@@ -20,7 +20,7 @@ import { ScanStats, isBlank } from '../log/scan.js';
 import type { DataPaths } from '../log/writer.js';
 import { createSession, encodeRecord, indexPath, inspectSession, isDamaged, listSessions, readSession, recordPath, saveSession, scanSessions, withLastTurn } from './store.js';
 import type { DamagedRecord, ParentLink, SessionRecord } from './store.js';
-import { parseIndexLine, writeIndex, writeIndexIfChanged } from './turn-index.js';
+import { markIndexStale, parseIndexLine, writeIndex, writeIndexIfChanged } from './turn-index.js';
 import type { IndexLine } from './turn-index.js';
 
 /** The record of a session the user named, or a usage error listing the sessions there are. */
@@ -63,8 +63,23 @@ export async function knownSessions(dir: string): Promise<string> {
   return `known sessions: ${shown}${names.length > 20 ? `, and ${names.length - 20} more (argo sessions)` : ''}`;
 }
 
+/**
+ * Refuses a name a session has. A record left marked by a rename cut short (argo killed midway) is
+ * that rename's: it is finished first, then said, so the user is not left with two names for one session.
+ */
 export async function requireFree(dir: string, name: string): Promise<void> {
-  if (await readSession(dir, name)) throw new UsageError(`a session named "${name}" already exists; choose another name or remove it with "${commandWithNames('argo sessions rm', name)}"`);
+  const record = await readSession(dir, name);
+  if (record === null) return;
+  const from = record.renamed_from;
+  if (from !== undefined) {
+    await completeRename(dir, record);
+    throw new UsageError(`session "${from}" was being renamed to "${name}" when an earlier argo stopped: that rename is finished now, and "${name}" is that session's name`);
+  }
+  throw nameTaken(name);
+}
+
+function nameTaken(name: string): UsageError {
+  return new UsageError(`a session named "${name}" already exists; choose another name or remove it with "${commandWithNames('argo sessions rm', name)}"`);
 }
 
 /**
@@ -80,8 +95,19 @@ export async function renameSession(dir: string, planned: SessionRecord, to: str
   });
 }
 
+/**
+ * The record is made under the new name first, marked with the old one (`renamed_from`); then the
+ * index is moved, the old record removed, the forks relinked and the mark cleared. Killed at any
+ * step, the mark says how to finish (finishRename); until then listings show the new name alone.
+ */
 async function moveSession(dir: string, record: SessionRecord, to: string): Promise<void> {
-  if (!(await createSession(dir, { ...record, name: to }))) await requireFree(dir, to);
+  const moving: SessionRecord = { ...record, name: to, renamed_from: record.name };
+  if (!(await createSession(dir, moving))) {
+    // This very rename, cut short before: taken up again. Anything else there is another session.
+    const there = await readSession(dir, to);
+    if (there?.id !== record.id || there.renamed_from !== record.name) throw nameTaken(to);
+    await saveSession(dir, moving);
+  }
   try {
     await rename(indexPath(dir, record.name), indexPath(dir, to));
   } catch (error) {
@@ -90,11 +116,49 @@ async function moveSession(dir: string, record: SessionRecord, to: string): Prom
       throw new RuntimeError(`cannot move the index of "${record.name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
-  await rm(recordPath(dir, record.name), { force: true });
+  await finishRename(dir, moving);
+}
+
+/**
+ * Finishes the rename `target` is marked with, the session's lock held: the index moved if it is
+ * still under the old name, the old record removed (its counters, newer if a turn was logged under
+ * the old name meanwhile, kept), the forks relinked and the mark cleared. Returns whether the old
+ * record was still there (a rename cut short).
+ */
+async function finishRename(dir: string, target: SessionRecord): Promise<boolean> {
+  const { renamed_from: from, ...moved } = target;
+  if (from === undefined) return false;
+  const source = await inspectSession(dir, from).catch(() => null);
+  const cutShort = source !== null && !isDamaged(source) && source.id === target.id;
+  let record: SessionRecord = moved;
+  if (cutShort) {
+    record = { ...source, name: target.name };
+    await rename(indexPath(dir, from), indexPath(dir, target.name)).catch((error: unknown) => {
+      if (!isMissing(error)) throw error;
+    });
+    await rm(recordPath(dir, from), { force: true });
+  }
   for (const fork of await listSessions(dir)) {
-    const parent = fork.parent ? renamedLink(fork.parent, record.id, to) : undefined;
+    const parent = fork.parent ? renamedLink(fork.parent, target.id, target.name) : undefined;
     if (parent && parent !== fork.parent) await saveSession(dir, { ...fork, parent });
   }
+  await saveSession(dir, record);
+  return cutShort;
+}
+
+/**
+ * Completes a rename argo was killed in the middle of (the record `target` under the new name still
+ * marked), under the session's lock. A turn logged under either name meanwhile may be missing from
+ * the index or the counters kept: the index is marked stale, so its next reader rebuilds both from the log.
+ */
+export async function completeRename(dir: string, target: SessionRecord): Promise<void> {
+  await withSessionLock(dir, target.id, async () => {
+    const current = await readSession(dir, target.name);
+    if (current?.id !== target.id || current.renamed_from === undefined) return;
+    if (await finishRename(dir, current)) await markIndexStale(dir, current.name);
+  });
+  // What the cut-short write of the record left.
+  await removeOrphanedTemporaries(dir).catch(() => 0);
 }
 
 /** The link with `id` renamed wherever it appears in the lineage; the same object when it does not. */
@@ -215,6 +279,8 @@ export async function reindexAll(paths: DataPaths, tagging?: RulesTagging): Prom
 
 async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<ReindexResult> {
   await requireDaysInReach(paths.logs, 'nothing reindexed');
+  // Renames cut short are finished first (every lock is held): the index is rebuilt under the new name.
+  for (const record of (await scanSessions(paths.sessions)).records) if (record.renamed_from !== undefined) await finishRename(paths.sessions, record);
   const records = await listSessions(paths.sessions);
   const lineages = new Map(records.map((record) => [record, lineageOf(record, records)]));
   // One spool per session id met in any lineage: removed ancestors still have lines to inherit.

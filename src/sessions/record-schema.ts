@@ -34,6 +34,11 @@ export const SessionRecordSchema = z
      * writer appends the index line before saving the record, so an index without this id is stale.
      */
     last_turn_id: z.string().optional(),
+    /**
+     * Set while a rename is under way, on the record under the new name: the name it comes from. A
+     * rename cut short (argo killed) is finished from it, never left as two sessions of one id.
+     */
+    renamed_from: z.string().optional(),
   })
   .loose();
 

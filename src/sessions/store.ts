@@ -106,7 +106,8 @@ export function isSessionRecord(value: unknown): value is SessionRecord {
     typeof value.last_used_at === 'string' &&
     (value.last_model === null || typeof value.last_model === 'string') &&
     (value.parent === undefined || isParentLink(value.parent)) &&
-    isOptionalString(value.last_turn_id)
+    isOptionalString(value.last_turn_id) &&
+    isOptionalString(value.renamed_from)
   );
 }
 
@@ -373,7 +374,18 @@ export async function scanSessions(dir: string, options: { everyFile?: boolean; 
     if (isDamaged(found)) damaged.push(found);
     else records.push(found);
   }
-  return { records, damaged };
+  return { records: withoutRenamedSources(records), damaged };
+}
+
+/**
+ * The records without the old name of a rename cut short (argo killed mid-rename): the record under
+ * the new name, marked `renamed_from` the old one with the same id, is the session (finishRename in
+ * manage.ts completes the move), so it is never listed twice.
+ */
+export function withoutRenamedSources(records: SessionRecord[]): SessionRecord[] {
+  const moving = records.filter((record) => record.renamed_from !== undefined);
+  if (moving.length === 0) return records;
+  return records.filter((record) => !moving.some((target) => target.id === record.id && target.renamed_from === record.name));
 }
 
 /**

@@ -15,6 +15,7 @@ const record = {
   last_model: 'argo',
   parent: { ...parent, parent: { session_id: 'p0', name: 'root', turn_id: 't1' } },
   last_turn_id: 't12',
+  renamed_from: 'old-name',
 };
 
 const PROBES: unknown[] = [undefined, null, true, 0, -0, -1, 1, 1.5, 2 ** 53, Infinity, Number.NaN, '', 'x', [], ['x'], {}, parent, { ...parent, parent: 'x' }, { ...parent, turn_id: 1 }];

@@ -1,0 +1,108 @@
+// A rename killed at any of its steps is finished by the next argo that meets it, never left as two
+// sessions of one id.
+import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { forkSession, reindexAll, renameSession, requireFree } from '../../src/sessions/manage.js';
+import { encodeRecord, listSessions, readSession, withoutRenamedSources } from '../../src/sessions/store.js';
+import type { SessionRecord } from '../../src/sessions/store.js';
+import { loadSessionEntries } from '../../src/sessions/turns.js';
+import type { DataPaths } from '../../src/log/writer.js';
+import { defined } from '../support/defined.js';
+import { recordTurns, tempData } from '../query/helpers.js';
+
+const record = (name: string, id: string, extra: Partial<SessionRecord> = {}): SessionRecord => ({
+  name,
+  id,
+  title: '',
+  turns: 0,
+  created_at: '2025-01-02T10:00:00.000Z',
+  last_used_at: '2025-01-02T10:00:00.000Z',
+  last_model: null,
+  ...extra,
+});
+
+describe('withoutRenamedSources: a rename cut short lists the session once, under its new name', () => {
+  it.each<[string, SessionRecord[], string[]]>([
+    ['no rename under way', [record('a', '1'), record('b', '2')], ['a', 'b']],
+    ['the old and the new record of one rename', [record('old', '1'), record('new', '1', { renamed_from: 'old' })], ['new']],
+    ['the old record gone already', [record('new', '1', { renamed_from: 'old' })], ['new']],
+    ['another session under the old name (another id) stays', [record('old', '2'), record('new', '1', { renamed_from: 'old' })], ['old', 'new']],
+    ['the same id under a third name stays (not this rename)', [record('other', '1'), record('new', '1', { renamed_from: 'old' })], ['other', 'new']],
+  ])('%s', (_case, records, names) => {
+    expect(withoutRenamedSources(records).map((one) => one.name)).toEqual(names);
+  });
+});
+
+/** Where the rename was killed: the steps it had done. */
+type Step = 'record made' | 'index moved' | 'old record removed';
+
+/** Session "old" (two turns, a fork "kid"), renamed to "new" up to `step`, as a kill there leaves it. */
+async function cutShort(step: Step): Promise<{ paths: DataPaths; old: SessionRecord; turns: string[] }> {
+  const { paths } = tempData();
+  const { session: old, entries } = await recordTurns(paths, 'old', 2);
+  await forkSession(paths, old, undefined, 'kid', '2025-01-03T00:00:00.000Z');
+  writeFileSync(join(paths.sessions, 'new.json'), encodeRecord({ ...old, name: 'new', renamed_from: 'old' }), { mode: 0o600 });
+  if (step !== 'record made') renameSync(join(paths.sessions, 'old.idx'), join(paths.sessions, 'new.idx'));
+  if (step === 'old record removed') rmSync(join(paths.sessions, 'old.json'));
+  return { paths, old, turns: entries.map((entry) => entry.id) };
+}
+
+/** The rename, as finished: one record under the new name, unmarked, its index and forks with it. */
+async function expectFinished(paths: DataPaths, old: SessionRecord, turns: string[]): Promise<void> {
+  const files = readdirSync(paths.sessions).filter((file) => !file.startsWith('.'));
+  expect(files.sort()).toEqual(['kid.idx', 'kid.json', 'new.idx', 'new.json']);
+  const renamed = defined(await readSession(paths.sessions, 'new'), 'new');
+  expect(renamed).toEqual({ ...old, name: 'new' });
+  expect((await readSession(paths.sessions, 'kid'))?.parent).toMatchObject({ session_id: old.id, name: 'new' });
+  expect((await loadSessionEntries(paths, renamed)).map((entry) => entry.id)).toEqual(turns);
+}
+
+describe('a rename killed part-way', () => {
+  const steps: Step[] = ['record made', 'index moved', 'old record removed'];
+
+  it.each(steps)('after "%s": listed once, under the new name', async (step) => {
+    const { paths, old } = await cutShort(step);
+    expect((await listSessions(paths.sessions)).map((one) => [one.name, one.id])).toEqual([
+      ['kid', expect.any(String) as unknown],
+      ['new', old.id],
+    ]);
+  });
+
+  it.each(steps)('after "%s": the new name asked for again finishes it, and says so', async (step) => {
+    const { paths, old, turns } = await cutShort(step);
+    await expect(requireFree(paths.sessions, 'new')).rejects.toThrow(
+      'session "old" was being renamed to "new" when an earlier argo stopped: that rename is finished now, and "new" is that session\'s name',
+    );
+    await expectFinished(paths, old, turns);
+  });
+
+  it.each(steps)('after "%s": argo sessions reindex finishes it', async (step) => {
+    const { paths, old, turns } = await cutShort(step);
+    await reindexAll(paths);
+    await expectFinished(paths, old, turns);
+  });
+
+  it('the same rename run again (the old record still there) takes it up and completes it', async () => {
+    const { paths, old, turns } = await cutShort('record made');
+    await renameSession(paths.sessions, old, 'new');
+    await expectFinished(paths, old, turns);
+  });
+
+  it('a turn logged under the old name meanwhile is in the renamed session', async () => {
+    const { paths, turns } = await cutShort('record made');
+    const { entries } = await recordTurns(paths, 'old', 1, { start: '2025-01-02T11:00:00.000Z' });
+    await expect(requireFree(paths.sessions, 'new')).rejects.toThrow(/that rename is finished now/);
+    const renamed = defined(await readSession(paths.sessions, 'new'), 'new');
+    expect(renamed.renamed_from).toBeUndefined();
+    expect((await loadSessionEntries(paths, renamed)).map((entry) => entry.id)).toEqual([...turns, ...entries.map((entry) => entry.id)]);
+    expect(await readSession(paths.sessions, 'new')).toMatchObject({ turns: 3 });
+  });
+
+  it('a rename that ran whole leaves no mark', async () => {
+    const { paths } = tempData();
+    const { session: old } = await recordTurns(paths, 'old', 1);
+    await renameSession(paths.sessions, old, 'new');
+    expect(await readSession(paths.sessions, 'new')).toEqual({ ...old, name: 'new' });
+  });
+});
