@@ -3,9 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
-import { parseEntry } from '../log/entry.js';
+import { isPlainObject, parseEntry } from '../log/entry.js';
+import { listUnfinished, readJournalName, readUnfinished, unfinishedDir } from '../log/unfinished.js';
 import { listLogFiles, requireDaysInReach } from '../log/files.js';
 import { PRIVATE_FILE, holdsExactly, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { takeSessionLocks, withLogLock, withSessionLock } from '../log/lock.js';
@@ -69,13 +70,37 @@ export async function knownSessions(dir: string): Promise<string> {
  */
 export async function requireFree(dir: string, name: string): Promise<void> {
   const record = await readSession(dir, name);
-  if (record === null) return;
+  if (record === null) return refuseFirstTurnsName(dir, name);
   const from = record.renamed_from;
   if (from !== undefined) {
     await completeRename(dir, record);
     throw new UsageError(`session "${from}" was being renamed to "${name}" when an earlier argo stopped: that rename is finished now, and "${name}" is that session's name`);
   }
   throw nameTaken(name);
+}
+
+/**
+ * Refuses a name whose session a turn is starting: its first question, asked while no session had
+ * the name, is being answered (its file in unfinished/ names the session and no id). Its record is
+ * made when it is logged: a session renamed or forked onto the name now would take that turn, asked
+ * with no history, as its own.
+ */
+async function refuseFirstTurnsName(dir: string, name: string): Promise<void> {
+  const home = dirname(dir);
+  for (const file of await listUnfinished(home).catch((): string[] => [])) {
+    if (readJournalName(file) === null) continue;
+    const read = readUnfinished(home, file);
+    if (read === null || 'problem' in read || !startsSession(read.value, name)) continue;
+    throw new UsageError(
+      `session "${name}" is being started by a question still being answered (${join(unfinishedDir(home), file)}); wait until it is logged, then choose another name`,
+    );
+  }
+}
+
+/** Whether a journal file's turn was asked in session `name` when it had no record yet. */
+export function startsSession(value: unknown, name: string): boolean {
+  if (!isPlainObject(value) || !isPlainObject(value.session)) return false;
+  return value.session.name === name && value.session.id === null;
 }
 
 function nameTaken(name: string): UsageError {
@@ -102,7 +127,15 @@ export async function renameSession(dir: string, planned: SessionRecord, to: str
  */
 async function moveSession(dir: string, record: SessionRecord, to: string): Promise<void> {
   const moving: SessionRecord = { ...record, name: to, renamed_from: record.name };
-  if (!(await createSession(dir, moving))) {
+  if (await createSession(dir, moving)) {
+    // A first turn that began after the caller's check is refused as the check refuses it.
+    try {
+      await refuseFirstTurnsName(dir, to);
+    } catch (error) {
+      await rm(recordPath(dir, to), { force: true });
+      throw error;
+    }
+  } else {
     // This very rename, cut short before: taken up again. Anything else there is another session.
     const there = await readSession(dir, to);
     if (there?.id !== record.id || there.renamed_from !== record.name) throw nameTaken(to);

@@ -1,15 +1,18 @@
 // A rename killed at any of its steps is finished by the next argo that meets it, never left as two
-// sessions of one id.
-import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// sessions of one id; and no rename or fork takes the name of a session whose first turn is being answered.
+import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forkSession, reindexAll, renameSession, requireFree } from '../../src/sessions/manage.js';
+import { bootId, writeUnfinished } from '../../src/log/unfinished.js';
+import type { UnfinishedTurn } from '../../src/log/unfinished.js';
+import { forkSession, reindexAll, renameSession, requireFree, startsSession } from '../../src/sessions/manage.js';
 import { encodeRecord, listSessions, readSession, withoutRenamedSources } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 import { loadSessionEntries } from '../../src/sessions/turns.js';
 import type { DataPaths } from '../../src/log/writer.js';
 import { defined } from '../support/defined.js';
-import { recordTurns, tempData } from '../query/helpers.js';
+import { makeDraft, recordTurns, tempData } from '../query/helpers.js';
 
 const record = (name: string, id: string, extra: Partial<SessionRecord> = {}): SessionRecord => ({
   name,
@@ -104,5 +107,42 @@ describe('a rename killed part-way', () => {
     const { session: old } = await recordTurns(paths, 'old', 1);
     await renameSession(paths.sessions, old, 'new');
     expect(await readSession(paths.sessions, 'new')).toEqual({ ...old, name: 'new' });
+  });
+});
+
+describe('the name of a session whose first turn is being answered', () => {
+  /** A turn of this process (alive) in the journal, asked in session `name`, whose record had id `id` (null: none yet). */
+  const asking = async (paths: DataPaths, name: string, id: string | null): Promise<void> => {
+    const turn: UnfinishedTurn = { owner: { pid: process.pid, host: hostname(), boot: bootId() }, day: '2025-01-02', session: { id, name }, entry: makeDraft('firstturn001') };
+    await writeUnfinished(dirname(paths.sessions), turn);
+  };
+
+  it.each<[string, unknown, boolean]>([
+    ['asked in it with no record yet', { session: { id: null, name: 'newx' } }, true],
+    ['asked in it when it had a record', { session: { id: 'abc', name: 'newx' } }, false],
+    ['asked in another session', { session: { id: null, name: 'other' } }, false],
+    ['no session field', { entry: {} }, false],
+    ['not an object', 'newx', false],
+  ])('a journal file %s: starts it = %s', (_case, value, starts) => {
+    expect(startsSession(value, 'newx')).toBe(starts);
+  });
+
+  it('is not free: a rename or a fork onto it is refused, naming the turn, and nothing is made', async () => {
+    const { paths } = tempData();
+    const { session: a } = await recordTurns(paths, 'a', 1);
+    await asking(paths, 'newx', null);
+    const refusal = /^session "newx" is being started by a question still being answered \(.*\/unfinished\/firstturn001\.json\); wait until it is logged, then choose another name$/;
+    await expect(requireFree(paths.sessions, 'newx')).rejects.toThrow(refusal);
+    await expect(renameSession(paths.sessions, a, 'newx')).rejects.toThrow(refusal);
+    await expect(forkSession(paths, a, undefined, 'newx', '2025-01-03T00:00:00.000Z')).rejects.toThrow(refusal);
+    expect(existsSync(join(paths.sessions, 'newx.json'))).toBe(false);
+    expect(await readSession(paths.sessions, 'a')).toEqual(a);
+  });
+
+  it("a turn of a session that has a record, or of another name, leaves it free", async () => {
+    const { paths } = tempData();
+    await recordTurns(paths, 'a', 1);
+    await asking(paths, 'newx', 'some-id');
+    await expect(requireFree(paths.sessions, 'newx')).resolves.toBeUndefined();
   });
 });
