@@ -1,14 +1,14 @@
 // A turn never vanishes because argo was killed: the built bin/argo, killed with SIGKILL mid-answer,
 // leaves its turn in the journal, and the next argo logs it (docs/logs.md, "Unfinished turns").
 import type { ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { processStartTime } from '../../src/log/unfinished.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
-import { logLines, runArgo, tempHome } from '../support/run-argo.js';
+import { ARGO_BIN, logLines, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
 import type { ArgoResult } from '../support/run-argo.js';
 import { startServe } from '../support/run-serve.js';
 import { waitFor } from '../support/wait.js';
@@ -21,11 +21,16 @@ beforeEach(() => {
 
 const NOTE = 'argo: logged 1 turn an earlier argo left unfinished (killed or crashed): argo logs --status interrupted\n';
 const journal = (home: string): string[] => (existsSync(join(home, 'unfinished')) ? readdirSync(join(home, 'unfinished')) : []);
-const argo = (args: string[], home: string, onSpawn?: (child: ChildProcess) => void, stdin?: string): Promise<ArgoResult> =>
-  runArgo(args, { home, host: ollama.url, ...(onSpawn ? { onSpawn } : {}), ...(stdin !== undefined ? { stdin, keepStdinOpen: true } : {}) });
+/** Another user to run argo as: root writes whatever a folder's mode says. */
+interface User {
+  uid: number;
+  gid: number;
+}
+const argo = (args: string[], home: string, onSpawn?: (child: ChildProcess) => void, stdin?: string, user?: User): Promise<ArgoResult> =>
+  runArgo(args, { home, host: ollama.url, ...(onSpawn ? { onSpawn } : {}), ...(stdin !== undefined ? { stdin, keepStdinOpen: true } : {}), ...(user ? { user } : {}) });
 
 /** Runs `argo args…` (`stdin` typed into a chat) until its answer has begun and its turn is in the journal, then kills it with SIGKILL. */
-async function killedMidAnswer(args: string[], home: string, stdin?: string): Promise<void> {
+async function killedMidAnswer(args: string[], home: string, stdin?: string, user?: User): Promise<void> {
   ollama.setScenario({ holdAfter: 1 });
   let kill = Promise.resolve();
   const result = await argo(args, home, (child) => {
@@ -35,7 +40,7 @@ async function killedMidAnswer(args: string[], home: string, stdin?: string): Pr
       child.kill('SIGKILL');
       await held.settled;
     })();
-  }, stdin);
+  }, stdin, user);
   await kill;
   expect(result.signal).toBe('SIGKILL');
   ollama.setScenario(undefined);
@@ -351,4 +356,108 @@ describe('argo serve without a journal', () => {
       await server.stop();
     }
   });
+});
+
+describe('a turn killed after its log line, before its index line and record update', () => {
+  it("is in its session once the next argo looks: replayed, counted, shown", async () => {
+    const home = tempHome();
+    for (const question of ['q1', 'q2']) expect(await argo(['-s', 's', question], home)).toMatchObject({ code: 0 });
+    await killedMidAnswer(['-s', 's', 'the lost question'], home);
+    // The line its argo wrote just before it was killed, as it would have written it.
+    const [name] = journal(home);
+    const { day, entry } = JSON.parse(readFileSync(join(home, 'unfinished', name ?? ''), 'utf8')) as { day: string; entry: Record<string, unknown> };
+    const { id } = JSON.parse(readFileSync(join(home, 'sessions', 's.json'), 'utf8')) as { id: string };
+    writeFileSync(join(home, 'logs', `${day}.log`), `${JSON.stringify({ ...entry, session_id: id, status: 'ok', error: null, model_response: 'its answer' })}\n`, { flag: 'a' });
+
+    expect(await argo(['logs'], home)).toMatchObject({ code: 0, stderr: '' });
+    expect(journal(home)).toEqual([]);
+    expect((await argo(['sessions'], home)).stdout).toMatch(/^s +3 /);
+    ollama.requests.length = 0;
+    expect(await argo(['-s', 's', '-r', 'session', 'q4'], home)).toMatchObject({ code: 0, stderr: '' });
+    const sent = ollama.requests.filter((request) => request.path === '/api/chat').map((request) => request.body);
+    expect(sent[0]).toContain('the lost question');
+    expect((await argo(['sessions', 'show', 's'], home)).stdout.match(/^User: .*$/gm)).toEqual(['User: q1', 'User: q2', 'User: the lost question', 'User: q4']);
+  });
+});
+
+describe('a rescued/ this user may not read', () => {
+  it.runIf(process.platform === 'linux')("holds none of their rescues: the turn killed mid-answer is logged from its journal", async () => {
+    const root = process.getuid?.() === 0;
+    const user: User | undefined = root ? { uid: 65534, gid: 65534 } : undefined;
+    const home = tempHome();
+    if (user !== undefined) {
+      // The run's temporary folder is root's: nobody may pass through it, not list it.
+      chmodSync(dirname(home), statSync(dirname(home)).mode | 0o001);
+      chownSync(home, user.uid, user.gid);
+    }
+    // Root's folder in the user's home (made by a sudo argo), or one the user closed to itself.
+    mkdirSync(join(home, 'rescued'), { mode: root ? 0o700 : 0o000 });
+    await killedMidAnswer(['the lost question'], home, undefined, user);
+    const recovered = await argo(['logs', '--json'], home, undefined, undefined, user);
+    expect(recovered).toMatchObject({ code: 0, stderr: NOTE });
+    expect(lost(home)).toEqual([expect.objectContaining({ status: 'interrupted' })]);
+    expect(journal(home)).toEqual([]);
+  });
+});
+
+describe("the name of a session whose first question is being answered", () => {
+  it('is refused to a rename and a fork; the question stays its own session', async () => {
+    const home = tempHome();
+    expect(await argo(['-s', 'a', 'a question in a'], home)).toMatchObject({ code: 0 });
+    ollama.setScenario({ holdAfter: 1 });
+    const asked = argo(['-s', 'newx', 'slow new'], home);
+    await ollama.waitForHold();
+    await waitFor(() => expect(journal(home).filter((name) => name.endsWith('.json'))).toHaveLength(1));
+    const refusal = /^argo: session "newx" is being started by a question still being answered \(.*\/unfinished\/\w+\.json\); wait until it is logged, then choose another name\n$/;
+    const renamed = await argo(['sessions', 'rename', 'a', 'newx'], home);
+    const forked = await argo(['sessions', 'fork', 'a', 'newx'], home);
+    ollama.release();
+    expect(await asked).toMatchObject({ code: 0 });
+    ollama.setScenario(undefined);
+    expect(renamed).toMatchObject({ code: 2, stdout: '' });
+    expect(renamed.stderr).toMatch(refusal);
+    expect(forked).toMatchObject({ code: 2, stdout: '' });
+    expect(forked.stderr).toMatch(refusal);
+    const sessions = (await argo(['sessions', '--json'], home)).stdout;
+    const byName = new Map((JSON.parse(sessions) as { name: string; id: string; turns: number }[]).map((one) => [one.name, one]));
+    expect([byName.get('a')?.turns, byName.get('newx')?.turns]).toEqual([1, 1]);
+    const lines = logLines(home);
+    expect(lines.find((line) => line.user_prompt === 'slow new')?.session_id).toBe(byName.get('newx')?.id);
+  });
+});
+
+describe.runIf(existsSync('/usr/bin/strace') || existsSync('/bin/strace'))('killed by the system at a chosen step (strace fault injection)', () => {
+  /** `argo args…` under strace, killed at the first `syscall` (on `path` only, when given). */
+  // Not execFileSync: the stand-in answering it runs in this process.
+  const killedAt = (home: string, syscall: string, args: string[], path?: string): Promise<number | null> =>
+    new Promise((resolve) => {
+      const strace = ['-f', '-qq', '-o', '/dev/null', ...(path ? ['-P', path] : []), '-e', `trace=${syscall}`, '-e', `inject=${syscall}:signal=KILL`, process.execPath, ARGO_BIN, ...args];
+      const child = execFile('strace', strace, { env: scrubbedEnv({ home, host: ollama.url }) }, (error) => resolve(error === null ? 0 : typeof error.code === 'number' ? error.code : null));
+      // No piped text to add to the question: argo reads standard input until it ends.
+      child.stdin?.end();
+    });
+
+  it('a rename killed as it removes a file: listed once, and finished when asked again', async () => {
+    const home = tempHome();
+    for (const question of ['q1', 'q2']) expect(await argo(['-s', 'old', question], home)).toMatchObject({ code: 0 });
+    expect(await killedAt(home, 'unlink', ['sessions', 'rename', 'old', 'new'])).not.toBe(0);
+    expect((await argo(['sessions'], home)).stdout).toMatch(/^new +2 [^\n]*\n$/);
+    const again = await argo(['sessions', 'rename', 'old', 'new'], home);
+    expect(again.stderr).toMatch(/that rename is finished now/);
+    expect(readdirSync(join(home, 'sessions')).filter((file) => !file.startsWith('.')).sort()).toEqual(['new.idx', 'new.json']);
+    expect((await argo(['sessions', 'show', 'new'], home)).stdout.match(/^User: .*$/gm)).toEqual(['User: q1', 'User: q2']);
+  }, 60_000);
+
+  it.each<[string, string, (home: string) => string | undefined]>([
+    ['opens its index', 'openat', (home) => join(home, 'sessions', 's.idx')],
+    ['renames its record into place', 'rename', () => undefined],
+  ])('a turn killed as it %s: in its session once the next argo looks', async (_case, syscall, path) => {
+    const home = tempHome();
+    for (const question of ['q1', 'q2']) expect(await argo(['-s', 's', question], home)).toMatchObject({ code: 0 });
+    expect(await killedAt(home, syscall, ['-s', 's', 'q3'], path(home))).not.toBe(0);
+    expect(await argo(['logs'], home)).toMatchObject({ code: 0 });
+    expect((await argo(['sessions'], home)).stdout).toMatch(/^s +3 /);
+    expect(readdirSync(join(home, 'sessions')).sort()).toEqual(['s.idx', 's.json']);
+    // The killed argo's session lock is taken over once stale (10 s).
+  }, 60_000);
 });
