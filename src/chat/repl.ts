@@ -6,6 +6,7 @@ import { ArgoError, UsageError } from '../errors.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { TerminalGate, inputGone } from './gate.js';
 import { HISTORY_SIZE, HistorySaver, recallableHistory } from './history.js';
+import { WholeLines } from './whole-lines.js';
 import { CHAT_HELP, classifyInput, hidesThinking, isAnswerWord, takeLine } from './input.js';
 import type { ChatInput, LineResult, Pending, SlashName } from './input.js';
 import { clipText } from '../output/cut.js';
@@ -155,13 +156,15 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
         },
       })
     : null;
+  // Off line editing the terminal edits the line, but readline would keep what Ctrl-D hands over.
+  const wholeLines = term.terminal && !editing ? new WholeLines(term.input) : null;
   // The paste of several lines readline is being given (`from`: the number its first line will
   // have), and the pastes whose lines the loop has yet to take: each one message (`own`), or lines
   // of a """ block begun before it. Objects, as `awaiting`.
   const pasting: { from: number | null } = { from: null };
   const pastes: { from: number; to: number; own: boolean }[] = [];
   const rl = createInterface({
-    input: gate?.input ?? term.input,
+    input: gate?.input ?? wholeLines?.output ?? term.input,
     output: gate?.output ?? term.stderr,
     terminal: editing,
     history,
@@ -260,12 +263,13 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
     if (!term.terminal || closed) return;
     pending = null;
     explainNext = false;
-    // Ctrl-U deletes only what is left of the cursor: go to the end first. (Without line editing
-    // the terminal has dropped the line itself.)
+    // Ctrl-U deletes only what is left of the cursor: go to the end first. Without line editing
+    // the terminal has dropped what it had yet to hand over; what Ctrl-D handed over goes here.
     if (editing) {
       rl.write(null, { ctrl: true, name: 'e' });
       rl.write(null, { ctrl: true, name: 'u' });
     }
+    wholeLines?.dropLine();
     term.stderr.write('\n');
     note('(Ctrl-D or /bye to leave)');
   };
@@ -571,6 +575,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   } finally {
     rl.close();
     gate?.close();
+    wholeLines?.close();
     // Still listening while the history is written: a late SIGTERM or SIGHUP is the chat's (it ends
     // it so), not main's, which would quit before the history is saved.
     try {

@@ -403,6 +403,39 @@ describe('runChat on a terminal', () => {
     expect(calls.map((call) => call.prompt)).toEqual(['next']);
   });
 
+  // Off line editing the terminal hands over what Ctrl-D ends without a line end: it is the line
+  // begun, which Ctrl-C (a signal there) clears as it clears any.
+  it.each<[string, string[], string[]]>([
+    ['text handed over by Ctrl-D, then Ctrl-C', ['rm -rf /', '^C', 'what is 2+2\n'], ['what is 2+2']],
+    ['text handed over in two parts', ['rm ', '-rf /', '^C', 'what is 2+2\n'], ['what is 2+2']],
+    ['whole lines before it are sent, the rest is cleared', ['first\nrm -rf /', '^C', 'next\n'], ['first', 'next']],
+    ['a line end in the same read as the text after it', ['rm -rf /\nhalf', '^C', 'next\n'], ['rm -rf /', 'next']],
+    ['without Ctrl-C the parts are one line', ['what is ', '2+2\n'], ['what is 2+2']],
+    ['a last line the input ends is sent', ['first\n', 'last words'], ['first', 'last words']],
+  ])('TERM=dumb: %s', async (_case, reads, sent) => {
+    const io = terminalIo(true);
+    const { driver, calls } = stubDriver();
+    const done = runChat({ ...io.term, lineEditing: false, signalSkewMs: 0 }, driver, START);
+    await waitFor(() => expect(io.stderr()).toContain('work> '));
+    let notes = 0;
+    for (const read of reads) {
+      if (read === '^C') {
+        io.interrupt('SIGINT');
+        notes++;
+        await waitFor(() => expect(io.stderr().split('(Ctrl-D or /bye to leave)')).toHaveLength(notes + 1));
+      } else {
+        const taken = calls.length;
+        io.input.write(read);
+        // Each read reaches the chat before the next key: a line it ends is taken first.
+        if (read.includes('\n')) await waitFor(() => expect(calls.length).toBeGreaterThan(taken));
+        else await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    io.input.end();
+    expect(await done).toBe('ok');
+    expect(calls.map((call) => call.prompt)).toEqual(sent);
+  });
+
   it('a question during a turn reads its answer from the chat input: the answer is no message, Ctrl-C answers ""', async () => {
     const io = terminalIo(true);
     const { driver, calls, answers } = stubDriver({ asks: true });

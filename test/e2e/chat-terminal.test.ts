@@ -1,6 +1,6 @@
 // argo chat on a real pseudo-terminal (node-pty): prompt, line editing, history, Ctrl-C, the replay note.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import stripAnsi from 'strip-ansi';
@@ -39,6 +39,11 @@ interface Terminal {
 function openTerminal(args: string[], home: string): Terminal {
   const pty = startInPty(args, { home, host: ollama.url, env: { NO_COLOR: '1' }, cols: 120 });
   return { pty, screen: () => stripAnsi(pty.output).replace(/\r/g, ''), raw: () => pty.output, exited: pty.exited.then(({ code }) => code) };
+}
+
+/** The characters process `pid` has read so far, from any file (Linux's /proc/PID/io). */
+function charsRead(pid: number): number {
+  return Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
 }
 
 const count = (text: string, part: string): number => text.split(part).length - 1;
@@ -417,6 +422,36 @@ describe('argo chat on a terminal', () => {
     expect((await pty.exited).code).toBe(0);
     expect(logLines(home).map((line) => line.user_prompt)).toEqual(['last words']);
     expect(screenRows(pty.output, 100)).toEqual(expect.arrayContaining(['dumbeof> last words', 'You said: last words']));
+  });
+
+  // Off line editing, Ctrl-D after text hands it to argo without a line end; Ctrl-C then clears it
+  // as it clears any line at the prompt, rather than it being sent with the next one.
+  it.each<[string, (home: string) => { pty: PtySession; prompt: () => string }]>([
+    ['TERM=dumb', (home) => {
+      const pty = startInPty(['chat', '-s', 'cleared'], { home, host: ollama.url, env: { TERM: 'dumb' } });
+      return { pty, prompt: () => pty.output };
+    }],
+    ['standard error sent to a file', (home) => {
+      const notes = join(home, 'notes.txt');
+      const pty = startProgramInPty('/bin/sh', ['-c', `exec "${process.execPath}" "${ARGO_BIN}" chat -s cleared 2>"${notes}"`], { home, host: ollama.url, env: { NO_COLOR: '1' } });
+      return { pty, prompt: () => (existsSync(notes) ? readFileSync(notes, 'utf8') : '') };
+    }],
+  ])('%s: Ctrl-C clears text Ctrl-D handed over; the next line is sent without it', async (_case, start) => {
+    const home = tempHome();
+    const { pty, prompt } = start(home);
+    await waitFor(() => expect(prompt()).toContain('cleared> '));
+    const before = charsRead(pty.pid);
+    pty.write('rm -rf /\x04');
+    // Read by argo: left in the terminal, Ctrl-C would have the terminal drop it.
+    await waitFor(() => expect(charsRead(pty.pid)).toBeGreaterThanOrEqual(before + 'rm -rf /'.length));
+    pty.write('\x03');
+    await waitFor(() => expect(prompt()).toMatch(/\(Ctrl-D or \/bye to leave\)\r?\ncleared> $/));
+    pty.write('what is 2+2\r');
+    await pty.waitFor(/You said: [^\r\n]*2\+2/);
+    pty.write('/bye\r');
+    expect((await pty.exited).code).toBe(0);
+    expect(logLines(home).map((line) => line.user_prompt)).toEqual(['what is 2+2']);
+    expect(readFileSync(join(home, 'chat_history'), 'utf8')).toBe('what is 2+2\n/bye\n');
   });
 
   // Leaving at the prompt ends its row first: the chat's last line, or the shell's prompt, starts at the left edge.

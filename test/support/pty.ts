@@ -19,6 +19,8 @@ export interface PtyExit {
 }
 
 export interface PtySession {
+  /** The process started on the terminal. */
+  readonly pid: number;
   /** Everything written to the terminal so far, escapes included (stdout and stderr together). */
   readonly output: string;
   /** Types `text` (use '\r' for Enter, '\x03' for Ctrl-C, '\x04' for Ctrl-D). */
@@ -83,6 +85,7 @@ export function startProgramInPty(file: string, args: string[], options: PtyOpti
   const matches = (match: string | RegExp, text: string): boolean =>
     typeof match === 'string' ? text.includes(match) : match.test(text);
   return {
+    pid: child.pid,
     get output() {
       return output;
     },
