@@ -143,7 +143,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       await ask(forState(state), turnOptions(prompt, state, true), io, { transport, signal, ...(tools ? { tools } : {}) });
       return '';
     },
-    last: async (state) => (await import('./last.js')).chatLastText(settings.paths, state.session, io),
+    last: async (state) => (await import('./last.js')).chatLastText(settings.paths, state.session, io, flags),
     checkSession: (name) => checkSessionNameAt(settings.paths.sessions, name, '/session'),
     checkReplay: (text) => {
       const spec = readReplaySpec(text);

@@ -85,10 +85,11 @@ export async function lastText(settings: Settings, { name, from }: { name: strin
 /**
  * A chat's `/last`: the session's last answer, or a line saying there is none yet (a fresh chat's
  * session has no record until its first turn), said rather than failed. The record is read once.
+ * `flags`: the chat's own (--raw prints the answer as its turns do).
  */
-export async function chatLastText(paths: DataPaths, name: string, io: Io): Promise<string> {
+export async function chatLastText(paths: DataPaths, name: string, io: Io, flags: OutputFlags): Promise<string> {
   const session = await readSession(paths.sessions, name);
-  const { text, failed } = session === null ? { text: '', failed: false } : await textOfTurns(paths, session, 1, io, {});
+  const { text, failed } = session === null ? { text: '', failed: false } : await textOfTurns(paths, session, 1, io, { raw: flags.raw === true });
   return text === '' && !failed ? `no answer yet in session "${name}"\n` : text;
 }
 

@@ -21,9 +21,9 @@ vi.mock('../../src/log/fs.js', async (importOriginal) => {
 
 const { chatLastText } = await import('../../src/cli/last.js');
 
-function pipedIo(): { io: Io; stderr: () => string } {
+function pipedIo(terminal = false): { io: Io; stderr: () => string } {
   let stderr = '';
-  const io = { stdout: { write: () => true, isTTY: false }, stderr: { write: (text: string) => (stderr += text), isTTY: false } } as unknown as Io;
+  const io = { stdout: { write: () => true, isTTY: terminal }, stderr: { write: (text: string) => (stderr += text), isTTY: false } } as unknown as Io;
   return { io, stderr: () => stderr };
 }
 
@@ -37,9 +37,20 @@ describe("a chat's /last", () => {
     if (turns > 0) await recordTurns(paths, 'work', turns, shape ? { shape } : {});
     const { io, stderr } = pipedIo();
     reads.files = [];
-    expect(await chatLastText(paths, 'work', io)).toBe(printed);
+    expect(await chatLastText(paths, 'work', io, {})).toBe(printed);
     expect(reads.files.filter((file) => basename(file) === 'work.json')).toHaveLength(1);
     if (said === '') expect(stderr()).toBe('');
     else expect(stderr()).toContain(said);
+  });
+
+  // The chat's --raw is /last's too, as it is its answers'.
+  it.each<[string, boolean, boolean, string]>([
+    ['on a terminal', true, false, 'a ^[[31mred^[[0m answer\n'],
+    ['on a terminal with --raw', true, true, 'a \x1b[31mred\x1b[0m answer\n'],
+    ['piped', false, false, 'a \x1b[31mred\x1b[0m answer\n'],
+  ])('an answer holding escape sequences, %s', async (_case, terminal, raw, printed) => {
+    const { paths } = tempData();
+    await recordTurns(paths, 'work', 1, { shape: () => ({ model_response: 'a \x1b[31mred\x1b[0m answer' }) });
+    expect(await chatLastText(paths, 'work', pipedIo(terminal).io, raw ? { raw: true } : {})).toBe(printed);
   });
 });
