@@ -24,6 +24,7 @@ import { chatHistoryFile, recallableHistory } from '../chat/history.js';
 import type { Recovery } from '../turn/recover.js';
 import type { Settings } from '../config/settings.js';
 import { checkToolNames } from './agent.js';
+import { usesTools } from './ask-flags.js';
 import { checkDataHome } from '../turn/data-home.js';
 import type { DataHomeCheck, DataHomeProblem } from '../turn/data-home.js';
 import { fileFix, fileProblem } from './file-failure.js';
@@ -164,7 +165,7 @@ async function runChecks(flags: FlagOverrides, report: Report, command: Command 
   }
   check(true, 'model', `${settings.model} is installed`);
   const capabilities = await transport.capabilities(found).catch((error: unknown) => ({ failure: askFailure(error) }));
-  const endpoint = endpointReport(settings.api, settings.model, capabilities);
+  const endpoint = endpointReport(settings.api, settings.model, capabilities, { tools: usesTools(settings) ? settings.agent.toolsSource : null, version: parseVersion(version) });
   check(endpoint.ok, 'endpoint', endpoint.detail);
   return outcome();
 }
@@ -177,12 +178,35 @@ export function doctorAskMs(idleMs: number): number {
   return Math.min(idleMs, DOCTOR_ASK_MAX_MS);
 }
 
+/** What the turns doctor checks for ask of Ollama beyond an answer. */
+export interface EndpointNeeds {
+  /** Where the tools come from (config.json's "tools"), when tools are on; null when off. */
+  tools: string | null;
+  /** The server's release; null when unknown (a build from source). */
+  version: OllamaVersion | null;
+}
+
+const NO_NEEDS: EndpointNeeds = { tools: null, version: null };
+
 /**
  * Whether the model can answer on the endpoint: /api/chat and /api/generate both answer only with a
- * model that has "completion" (an embedding model has not). An Ollama too old to report capabilities
- * (none listed) cannot be checked, and passes; one whose /api/show failed (`failure`) cannot either, and fails.
+ * model that has "completion" (an embedding model has not), and with tools on, only /api/chat does,
+ * only with a model that has "tools" (Ollama refuses every such turn: "does not support tools") and
+ * only from 0.2.6. /api/chat came in 0.1.14. An Ollama too old to report capabilities (none listed)
+ * cannot be checked for them, and passes; one whose /api/show failed (`failure`) cannot either, and fails.
  */
-export function endpointReport(api: string, model: string, capabilities: readonly string[] | { failure: string }): { ok: boolean; detail: string } {
+export function endpointReport(api: string, model: string, capabilities: readonly string[] | { failure: string }, needs: EndpointNeeds = NO_NEEDS): { ok: boolean; detail: string } {
+  const { tools, version } = needs;
+  if (api === 'chat' && version !== null && !hasFeature(version, 'chat')) {
+    const instead = tools === null ? ', or ask with --api generate' : '';
+    return { ok: false, detail: `/api/chat needs Ollama ${FEATURES.chat.since} or newer, and this is ${versionText(version)}; upgrade Ollama${instead} (docs/troubleshooting.md, "Ollama versions")` };
+  }
+  if (tools !== null && api !== 'chat') {
+    return { ok: false, detail: `tools are on (${tools}) and need /api/chat, not /api/${api}: drop --api ${api} (or "api" in config.json), or remove "tools" from config.json` };
+  }
+  if (tools !== null && version !== null && !hasFeature(version, 'tools')) {
+    return { ok: false, detail: `tools are on (${tools}) and need Ollama ${FEATURES.tools.since} or newer, and this is ${versionText(version)}; upgrade Ollama, or remove "tools" from config.json` };
+  }
   if ('failure' in capabilities) {
     const { failure } = capabilities;
     return {
@@ -191,8 +215,16 @@ export function endpointReport(api: string, model: string, capabilities: readonl
     };
   }
   const listed = `model capabilities: ${capabilities.join(', ') || 'unknown'}`;
-  if (capabilities.length === 0 || capabilities.includes('completion')) return { ok: true, detail: `/api/${api} (${listed})` };
-  return { ok: false, detail: `/api/${api} needs the "completion" capability, which ${model} does not have (${listed}); choose another model with --model` };
+  if (capabilities.length > 0 && !capabilities.includes('completion')) {
+    return { ok: false, detail: `/api/${api} needs the "completion" capability, which ${model} does not have (${listed}); choose another model with --model` };
+  }
+  if (tools !== null && capabilities.length > 0 && !capabilities.includes('tools')) {
+    return {
+      ok: false,
+      detail: `tools are on (${tools}) and need the "tools" capability, which ${model} does not have (${listed}); choose a model that has it with --model ("ollama show MODEL" lists its capabilities), or remove "tools" from config.json`,
+    };
+  }
+  return { ok: true, detail: `/api/${api}${tools === null ? '' : ' with tools'} (${listed})` };
 }
 
 /** Budgets an earlier version's floor let through, taken as this one's (config.json need not change). */
@@ -203,6 +235,7 @@ function raisedBudgetsNote(tools: readonly string[]): string {
 
 /** What Argo offers that each feature serves, as doctor names it; oldest first. */
 const OFFERED: readonly [OllamaFeature, string][] = [
+  ['chat', "/api/chat (argo's default --api, agent runs, argo serve)"],
   ['tools', 'agent runs and client tools'],
   ['streamedToolCalls', 'streamed agent rounds'],
   ['schemaFormat', 'argo serve\'s JSON schema response_format'],

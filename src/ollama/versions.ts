@@ -6,6 +6,7 @@
 export type OllamaVersion = readonly [number, number, number];
 
 export type OllamaFeature =
+  | 'chat'
   | 'tools'
   | 'streamedToolCalls'
   | 'schemaFormat'
@@ -22,6 +23,8 @@ export type RefusedFeature = Extract<OllamaFeature, 'tools' | 'schemaFormat' | '
 
 /** Each feature's first release, and its name in an error line. */
 export const FEATURES: Record<OllamaFeature, { since: string; what: string }> = {
+  // Before: no such route, a plain-text 404; only /api/generate answers.
+  chat: { since: '0.1.14', what: 'the chat endpoint (/api/chat)' },
   // Before: `tools` is an unknown field, ignored; the model never hears of the tools.
   tools: { since: '0.2.6', what: 'tool calls' },
   // Before: calls are parsed only from a whole answer (`stream: false`); streamed, they arrive as text.

@@ -185,6 +185,51 @@ describe('endpointReport: whether the model can answer on the endpoint', () => {
   ])('/api/%s, %s, %j', (api, model, capabilities, report) => {
     expect(endpointReport(api, model, capabilities)).toEqual(report);
   });
+
+  // With tools on, every turn is refused unless the endpoint, the model and the release can take them.
+  const TOOLS = '/home/me/.argo/config.json: "tools"';
+  const TOOLS_ON = `tools are on (${TOOLS}) and need`;
+  it.each<[string, string, Parameters<typeof endpointReport>[2], Parameters<typeof endpointReport>[3], { ok: boolean; detail: string }]>([
+    ['tools on, a model that has them', 'chat', ['completion', 'tools'], { tools: TOOLS, version: [0, 32, 15] }, { ok: true, detail: '/api/chat with tools (model capabilities: completion, tools)' }],
+    [
+      'tools on, a model without them',
+      'chat',
+      ['completion'],
+      { tools: TOOLS, version: [0, 32, 15] },
+      { ok: false, detail: `${TOOLS_ON} the "tools" capability, which argo does not have (model capabilities: completion); choose a model that has it with --model ("ollama show MODEL" lists its capabilities), or remove "tools" from config.json` },
+    ],
+    ['tools off, a model without them', 'chat', ['completion'], { tools: null, version: [0, 32, 15] }, { ok: true, detail: '/api/chat (model capabilities: completion)' }],
+    // Before 0.6.4 no capabilities are listed: nothing to tell from them.
+    ['tools on, capabilities not listed', 'chat', [], { tools: TOOLS, version: [0, 5, 0] }, { ok: true, detail: '/api/chat with tools (model capabilities: unknown)' }],
+    [
+      'tools on, /api/generate',
+      'generate',
+      ['completion', 'tools'],
+      { tools: TOOLS, version: [0, 32, 15] },
+      { ok: false, detail: `${TOOLS_ON} /api/chat, not /api/generate: drop --api generate (or "api" in config.json), or remove "tools" from config.json` },
+    ],
+    ['tools on, Ollama before tool calls', 'chat', [], { tools: TOOLS, version: [0, 2, 5] }, { ok: false, detail: `${TOOLS_ON} Ollama 0.2.6 or newer, and this is 0.2.5; upgrade Ollama, or remove "tools" from config.json` }],
+    ['tools on, a release not known (a build from source)', 'chat', ['completion', 'tools'], { tools: TOOLS, version: null }, { ok: true, detail: '/api/chat with tools (model capabilities: completion, tools)' }],
+    // /api/chat came in 0.1.14; /api/generate is older.
+    [
+      'Ollama before /api/chat',
+      'chat',
+      [],
+      { tools: null, version: [0, 1, 13] },
+      { ok: false, detail: '/api/chat needs Ollama 0.1.14 or newer, and this is 0.1.13; upgrade Ollama, or ask with --api generate (docs/troubleshooting.md, "Ollama versions")' },
+    ],
+    [
+      'Ollama before /api/chat, tools on',
+      'chat',
+      [],
+      { tools: TOOLS, version: [0, 1, 13] },
+      { ok: false, detail: '/api/chat needs Ollama 0.1.14 or newer, and this is 0.1.13; upgrade Ollama (docs/troubleshooting.md, "Ollama versions")' },
+    ],
+    ['Ollama 0.1.14', 'chat', [], { tools: null, version: [0, 1, 14] }, { ok: true, detail: '/api/chat (model capabilities: unknown)' }],
+    ['Ollama before /api/chat, /api/generate', 'generate', [], { tools: null, version: [0, 1, 13] }, { ok: true, detail: '/api/generate (model capabilities: unknown)' }],
+  ])('%s', (_case, api, capabilities, needs, report) => {
+    expect(endpointReport(api, 'argo', capabilities, needs)).toEqual(report);
+  });
 });
 
 describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
@@ -310,6 +355,10 @@ describe('missingFeaturesLine: an Ollama too old for some of what Argo offers is
     [
       [0, 6, 3],
       `Ollama 0.6.3 is too old for checking a model's capabilities (0.6.4), a 4096-token default window (0.6.7), --think (0.9.0), --think low/medium/high (0.11.0), argo serve's log probabilities (logprobs) (0.12.11), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`,
+    ],
+    [
+      [0, 1, 13],
+      `Ollama 0.1.13 is too old for /api/chat (argo's default --api, agent runs, argo serve) (0.1.14), agent runs and client tools (0.2.6), streamed agent rounds (0.4.6), argo serve's JSON schema response_format (0.5.0), checking a model's capabilities (0.6.4), a 4096-token default window (0.6.7), --think (0.9.0), --think low/medium/high (0.11.0), argo serve's log probabilities (logprobs) (0.12.11), --think levels for models other than gpt-oss (0.17.7), --think max (0.22.0)${UPGRADE}`,
     ],
     [
       [0, 2, 5],

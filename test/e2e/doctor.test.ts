@@ -189,6 +189,8 @@ describe("argo doctor checks config.json's tools as a question would", () => {
     ['an unknown name', { tools: ['nosuch'] }, 'FAIL config.json: "tools": unknown toolset or tool "nosuch";'],
     ['a command tool whose schema is broken', { commandTools: { count: { description: 'count lines', argv: ['wc', '-l'], parameters: { type: 'object', properties: {}, required: 'count' } } } }, 'FAIL config.json: commandTools."count".parameters'],
   ])('%s', async (_case, config, expected) => {
+    // A model that can call tools: the endpoint check passes whenever the tools do.
+    ollama.options.models = [{ name: 'argo', capabilities: ['completion', 'tools'] }];
     const home = tempHome();
     writeFileSync(join(home, 'config.json'), JSON.stringify(config));
     const result = await argo(home, ['doctor']);
@@ -201,6 +203,40 @@ describe("argo doctor checks config.json's tools as a question would", () => {
     const shown = line === undefined ? '' : `${line[0]} ${line[1].replace(`${home}/`, '')}`;
     expect(shown.startsWith(expected), shown).toBe(true);
     expect(result.code).toBe(expected.startsWith('ok') ? 0 : 1);
+  });
+});
+
+describe("argo doctor checks the model against what config.json turns on, as a turn would be refused", () => {
+  it.each<[string, Record<string, unknown>, string[], [string, string], RegExp | null]>([
+    [
+      'tools on, a model without them: every turn is refused',
+      { tools: ['fs'] },
+      ['completion'],
+      ['FAIL', 'tools are on (config.json: "tools") and need the "tools" capability, which argo does not have (model capabilities: completion); choose a model that has it with --model ("ollama show MODEL" lists its capabilities), or remove "tools" from config.json'],
+      /does not support tools/,
+    ],
+    ['tools on, a model that has them', { tools: ['fs'] }, ['completion', 'tools'], ['ok', '/api/chat with tools (model capabilities: completion, tools)'], null],
+    [
+      'tools on, /api/generate',
+      { tools: ['fs'], api: 'generate' },
+      ['completion', 'tools'],
+      ['FAIL', 'tools are on (config.json: "tools") and need /api/chat, not /api/generate: drop --api generate (or "api" in config.json), or remove "tools" from config.json'],
+      /--tools needs the chat endpoint/,
+    ],
+    // config.json's "think" is a default for every model: one that cannot think is not sent it.
+    ['"think" on, a model that cannot think: it is not sent', { think: 'high' }, ['completion'], ['ok', '/api/chat (model capabilities: completion)'], null],
+  ])('%s', async (_case, config, capabilities, endpoint, refused) => {
+    ollama.options.models = [{ name: 'argo', capabilities }];
+    const home = tempHome();
+    writeFileSync(join(home, 'config.json'), JSON.stringify(config));
+    const result = await argo(home, ['doctor']);
+    const [status = '', detail = ''] = check(result.stdout, 'endpoint') ?? [];
+    expect([status, detail.replace(`${home}/`, '')]).toEqual(endpoint);
+    expect(result.code).toBe(endpoint[0] === 'ok' ? 0 : 1);
+    // What doctor said is what a question finds.
+    const asked = await argo(home, ['hello']);
+    if (refused === null) expect(asked).toMatchObject({ code: 0, stderr: '' });
+    else expect(asked.stderr).toMatch(refused);
   });
 });
 

@@ -112,6 +112,20 @@ describe('argo against an older Ollama', () => {
     expect(report.checks.find((check) => check.check === 'features')).toMatchObject({ ok: true, warning: true });
   });
 
+  it('argo doctor on 0.1.13, before /api/chat: the endpoint check fails naming 0.1.14, as the question fails', async () => {
+    const ollama = await ollamaAt('0.1.13');
+    const home = tempHome();
+    const result = await runArgo(['doctor'], { home, host: ollama.url });
+    expect(result.code).toBe(1);
+    const detail = '/api/chat needs Ollama 0.1.14 or newer, and this is 0.1.13; upgrade Ollama, or ask with --api generate (docs/troubleshooting.md, "Ollama versions")';
+    expect(result.stdout).toContain(`\nFAIL  endpoint   ${detail}\n`);
+    expect(result.stderr).toBe(`argo: doctor: the endpoint check failed: ${detail}\n`);
+    expect((await runArgo(['hello'], { home, host: ollama.url })).code).toBe(1);
+    // Its /api/generate answers.
+    expect(await runArgo(['doctor', '--api', 'generate'], { home, host: ollama.url })).toMatchObject({ code: 0, stderr: '' });
+    expect(await runArgo(['--api', 'generate', 'hello'], { home, host: ollama.url })).toMatchObject({ code: 0, stderr: '' });
+  });
+
   it('argo doctor on 0.12.10 names argo serve\'s log probabilities, which that server refuses as ollama_too_old', async () => {
     const ollama = await ollamaAt('0.12.10');
     const result = await runArgo(['doctor'], { home: tempHome(), host: ollama.url });

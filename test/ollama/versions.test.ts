@@ -27,6 +27,7 @@ describe('parseVersion', () => {
 
 describe('hasFeature: each feature from its first release on', () => {
   it.each<[OllamaFeature, string, string]>([
+    ['chat', '0.1.13', '0.1.14'],
     ['tools', '0.2.5', '0.2.6'],
     ['streamedToolCalls', '0.4.5', '0.4.6'],
     ['schemaFormat', '0.4.7', '0.5.0'],

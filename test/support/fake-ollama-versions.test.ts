@@ -177,6 +177,17 @@ describe('fake Ollama: release profiles', () => {
     expect(fake.requests.at(-1)?.prompt?.numCtx).toBe(window);
   });
 
+  it.each<[string, number, string]>([
+    ['0.1.13', 404, '404 page not found'],
+    ['0.1.14', 200, 'Hi there'],
+  ])('Ollama %s: /api/chat answers %i (before 0.1.14 there is no such route)', async (version, status, text) => {
+    const fake = await startAt(version);
+    const res = await fetch(`${fake.url}/api/chat`, { method: 'POST', body: JSON.stringify({ model: 'argo', messages: [{ role: 'user', content: 'hi' }], stream: false }) });
+    expect(res.status).toBe(status);
+    const body = await res.text();
+    expect(status === 200 ? textOf([JSON.parse(body) as Json]) : body).toBe(text);
+  });
+
   it('before 0.1.23 keep_alive is no field: neither checked nor used', async () => {
     const fake = await startAt('0.1.22');
     expect((await chat(fake, { keep_alive: 'soon' })).status).toBe(200);

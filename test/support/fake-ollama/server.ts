@@ -167,7 +167,7 @@ async function route(state: ServerState, ctx: Exchange): Promise<void> {
   const { method = 'GET' } = ctx.req;
   if (state.checkHost && !hostAllowed(ctx.req.headers.host)) { sendBody(ctx, 403, '', undefined); return; }
   if (method === 'OPTIONS') { sendBody(ctx, 204, '', undefined); return; }
-  const handlers = ROUTES[ctx.record.path];
+  const handlers = ctx.record.path === '/api/chat' && !profileOfOptions(state.options).chat ? undefined : ROUTES[ctx.record.path];
   if (!handlers) { sendBody(ctx, 404, '404 page not found', 'text/plain'); return; }
   const handler = handlers[method];
   if (!handler) {

@@ -7,6 +7,8 @@ import type { FakeOllamaOptions } from './types.js';
 export const CURRENT_VERSION = '0.32.15';
 
 export interface VersionProfile {
+  /** 0.1.14: `/api/chat` (before: no such route, a plain-text 404). */
+  chat: boolean;
   /** 0.1.23: `keep_alive` (before: an unknown field, ignored). */
   keepAlive: boolean;
   /** 0.1.35: the final chunk's `done_reason`. */
@@ -68,6 +70,7 @@ export function atLeast(version: string, wanted: string): boolean {
 export function profileOf(version: string): VersionProfile {
   const since = (wanted: string): boolean => atLeast(version, wanted);
   return {
+    chat: since('0.1.14'),
     keepAlive: since('0.1.23'),
     doneReason: since('0.1.35'),
     modelInfo: since('0.1.45'),
