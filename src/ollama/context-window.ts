@@ -1,5 +1,7 @@
 // Pure: the context window a request will get, a token estimate of its body, and the checks that
 // catch Ollama cutting a prompt without saying so (see docs/troubleshooting.md).
+import { CLI_HINTS } from './fix-hints.js';
+import type { FixHints } from './fix-hints.js';
 import { hasFeature } from './versions.js';
 import type { OllamaVersion } from './versions.js';
 
@@ -170,21 +172,32 @@ export function suggestedNumCtx(estimate: number, window: number): number {
  */
 export type PromptGrowth = 'planned' | 'tool-definitions' | 'tool-results';
 
-const GROWTH_WORDS: Record<PromptGrowth, { prompt: string; lower: string }> = {
-  planned: { prompt: 'the prompt', lower: 'lower --budget' },
-  'tool-definitions': { prompt: 'the prompt with the tool definitions', lower: 'name fewer tools in --tools' },
-  'tool-results': { prompt: 'the prompt with the tool results so far', lower: "lower the tools' result budgets (toolBudgets in config.json)" },
+const GROWTH_PROMPT: Record<PromptGrowth, string> = {
+  planned: 'the prompt',
+  'tool-definitions': 'the prompt with the tool definitions',
+  'tool-results': 'the prompt with the tool results so far',
 };
 
+/**
+ * How a line names its fixes: `hints`, the settings the user can change where the turn was asked (a
+ * chat's start-up flags mean starting it again); `replayed`, whether the prompt holds replayed turns,
+ * without which replaying less cannot shorten it. Without them, a question's flags, and a replay.
+ */
+export interface WindowFixes {
+  hints?: Pick<FixHints, 'numCtx' | 'replayLess' | 'fewerTools'>;
+  replayed?: boolean;
+}
+
 /** The one stderr line, before sending (`promptEvalCount` null) or after the answer. */
-export function truncationLine(check: TruncationCheck, promptEvalCount: number | null, growth: PromptGrowth = 'planned'): string {
+export function truncationLine(check: TruncationCheck, promptEvalCount: number | null, growth: PromptGrowth = 'planned', fixes: WindowFixes = {}): string {
   const { tokens, source } = check.window;
-  const words = GROWTH_WORDS[growth];
-  const fix = `raise --num-ctx (e.g. --num-ctx ${suggestedNumCtx(check.estimate, tokens)}) or ${words.lower}`;
+  const hints = fixes.hints ?? CLI_HINTS;
+  const lower = { planned: fixes.replayed === false ? 'shorten the prompt' : hints.replayLess, 'tool-definitions': hints.fewerTools, 'tool-results': "lower the tools' result budgets (toolBudgets in config.json)" }[growth];
+  const fix = `${hints.numCtx(suggestedNumCtx(check.estimate, tokens))} or ${lower}`;
   const window = `the context window (${tokens} tokens, ${SOURCE_WORDS[source]})`;
   if (promptEvalCount === null || overWindow(check)) {
     const counted = promptEvalCount === null ? '' : `; Ollama read ${promptEvalCount}`;
-    return `argo: ${words.prompt} (about ${check.estimate} tokens) is longer than ${window}${counted}; Ollama cuts such prompts silently — ${fix}`;
+    return `argo: ${GROWTH_PROMPT[growth]} (about ${check.estimate} tokens) is longer than ${window}${counted}; Ollama cuts such prompts silently — ${fix}`;
   }
   return `argo: Ollama read ${promptEvalCount} prompt tokens, all of ${window}; the prompt was probably cut — ${fix}`;
 }

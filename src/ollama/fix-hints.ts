@@ -15,6 +15,12 @@ export interface FixHints {
   tooOld: Record<RefusedFeature, string>;
   /** How to ask a model that cannot think without asking it to. */
   noThinking: string;
+  /** How to ask with a context window of `size` tokens, for a prompt longer than the window. */
+  numCtx: (size: number) => string;
+  /** How to replay less, for a prompt made long by the turns replayed. */
+  replayLess: string;
+  /** How to send fewer tool definitions, for a prompt made long by them. */
+  fewerTools: string;
 }
 
 export const CLI_HINTS: FixHints = {
@@ -33,6 +39,9 @@ export const CLI_HINTS: FixHints = {
     thinkMax: 'use --think high',
   },
   noThinking: 'ask with --think off (or remove "think" from config.json)',
+  numCtx: (size) => `raise --num-ctx (e.g. --num-ctx ${size})`,
+  replayLess: 'lower --budget',
+  fewerTools: 'name fewer tools in --tools',
 };
 
 /**
@@ -54,6 +63,10 @@ export const CHAT_HINTS: FixHints = {
     thinkMax: 'start argo chat again with --think high',
   },
   noThinking: 'start argo chat again with --think off (or remove "think" from config.json)',
+  numCtx: (size) => `start argo chat again with --num-ctx ${size}`,
+  replayLess: 'replay less (/replay last:1 or /replay none)',
+  // Read after numCtx's "start argo chat again with …".
+  fewerTools: 'fewer tools in --tools',
 };
 
 export const SERVER_HINTS: FixHints = {
@@ -70,6 +83,9 @@ export const SERVER_HINTS: FixHints = {
     thinkMax: 'send "reasoning_effort": "high"',
   },
   noThinking: 'leave out "reasoning_effort" (and "think" in argo serve\'s config.json)',
+  numCtx: (size) => `raise "options": {"num_ctx": …} in argo serve's config.json (e.g. to ${size})`,
+  replayLess: 'replay less (a lower "budget" in argo serve\'s config.json)',
+  fewerTools: 'send fewer "tools"',
 };
 
 /**

@@ -13,7 +13,8 @@ import {
   truncationLine,
   truncationSuspected,
 } from '../../src/ollama/context-window.js';
-import type { EstimableBody, TruncationCheck } from '../../src/ollama/context-window.js';
+import type { EstimableBody, PromptGrowth, TruncationCheck, WindowFixes } from '../../src/ollama/context-window.js';
+import { CHAT_HINTS } from '../../src/ollama/fix-hints.js';
 
 describe('resolveWindow', () => {
   it.each([
@@ -197,5 +198,23 @@ describe('truncation checks', () => {
     [check(3900, 4096, 'model'), 4096, "argo: Ollama read 4096 prompt tokens, all of the context window (4096 tokens, the model's num_ctx); the prompt was probably cut — raise --num-ctx (e.g. --num-ctx 8192) or lower the tools' result budgets (toolBudgets in config.json)"],
   ])('phrases a request grown by tool results %j / %s', (value, count, line) => {
     expect(truncationLine(value, count, 'tool-results')).toBe(line);
+  });
+
+  // The fixes named are those the user can change where the turn was asked, and replaying less only
+  // when something was replayed.
+  const OVER = "argo: the prompt (about 7268 tokens) is longer than the context window (4096 tokens, the model's num_ctx); Ollama cuts such prompts silently — ";
+  it.each<[string, PromptGrowth, WindowFixes, string]>([
+    ['a question, turns replayed', 'planned', { replayed: true }, `${OVER}raise --num-ctx (e.g. --num-ctx 16384) or lower --budget`],
+    ['a question, nothing replayed', 'planned', { replayed: false }, `${OVER}raise --num-ctx (e.g. --num-ctx 16384) or shorten the prompt`],
+    ['a chat, turns replayed', 'planned', { hints: CHAT_HINTS, replayed: true }, `${OVER}start argo chat again with --num-ctx 16384 or replay less (/replay last:1 or /replay none)`],
+    ['a chat, nothing replayed', 'planned', { hints: CHAT_HINTS, replayed: false }, `${OVER}start argo chat again with --num-ctx 16384 or shorten the prompt`],
+    [
+      'a chat, the tool definitions',
+      'tool-definitions',
+      { hints: CHAT_HINTS, replayed: false },
+      "argo: the prompt with the tool definitions (about 7268 tokens) is longer than the context window (4096 tokens, the model's num_ctx); Ollama cuts such prompts silently — start argo chat again with --num-ctx 16384 or fewer tools in --tools",
+    ],
+  ])('%s', (_case, growth, fixes, line) => {
+    expect(truncationLine(check(7268, 4096, 'model'), null, growth, fixes)).toBe(line);
   });
 });
