@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Settings } from '../config/settings.js';
 import type { LogEntry } from '../log/entry.js';
 import { countMayBeWindow, estimatePromptTokens, overWindow, resolveWindow, truncationLine, truncationSuspected } from '../ollama/context-window.js';
-import type { ContextWindow, EstimableBody, PromptGrowth } from '../ollama/context-window.js';
+import type { ContextWindow, EstimableBody, PromptGrowth, WindowFixes } from '../ollama/context-window.js';
 import type { TransportRequest } from '../ollama/transport.js';
 import type { OllamaRequest } from '../replay/prompt.js';
 
@@ -69,6 +69,8 @@ export interface CheckOptions {
    * model's window is asked for now, while the turn gets ready, not when the first of them waits for it.
    */
   longerRequests?: boolean;
+  /** How the line names its fixes (a chat's, or a prompt that replayed nothing); a question's by default. */
+  fixes?: WindowFixes;
 }
 
 /** The window (flag or config, else the model's own, else Ollama's default) and the estimate of `request`. */
@@ -91,7 +93,8 @@ export async function checkContext(settings: Settings, request: TransportRequest
     early = modelWindow(lookup, model, options);
   }
   const over = window !== null && overWindow({ window, estimate });
-  const before = warningBefore(window, estimate, 'planned');
+  const fixes = options.fixes ?? {};
+  const before = warningBefore(window, estimate, 'planned', fixes);
   // The longest request so far, and whether a line was said: one line per turn, however many rounds.
   let largest: RequestSize = { estimate, results: false, toolTokens: 0 };
   let said = before !== null;
@@ -115,7 +118,7 @@ export async function checkContext(settings: Settings, request: TransportRequest
           window = await modelWindow(lookup, model, signal ? { ...options, signal } : options);
         }
       }
-      const line = said ? null : warningBefore(window, grown, growthOf(largest, window));
+      const line = said ? null : warningBefore(window, grown, growthOf(largest, window), fixes);
       said ||= line !== null;
       return line;
     },
@@ -125,7 +128,7 @@ export async function checkContext(settings: Settings, request: TransportRequest
       const judged = await serverWindow(window ?? (!asked && countMayBeWindow(count) ? await modelWindow(lookup, model, options) : null), count, model, options);
       const longest = largest.estimate;
       const suspected = judged !== null && truncationSuspected({ window: judged, estimate: longest }, count);
-      const line = judged !== null && suspected && !said ? truncationLine({ window: judged, estimate: longest }, count, growthOf(largest, judged)) : null;
+      const line = judged !== null && suspected && !said ? truncationLine({ window: judged, estimate: longest }, count, growthOf(largest, judged), fixes) : null;
       return { window: judged, estimate: longest, suspected, line };
     },
   };
@@ -160,9 +163,9 @@ function growthOf(size: RequestSize, window: ContextWindow | null): PromptGrowth
  * the server's may be larger (OLLAMA_CONTEXT_LENGTH, or sized to the GPU since 0.15.5), so such a
  * prompt is judged by Ollama's count after the answer instead.
  */
-function warningBefore(window: ContextWindow | null, estimate: number, growth: PromptGrowth): string | null {
+function warningBefore(window: ContextWindow | null, estimate: number, growth: PromptGrowth, fixes: WindowFixes): string | null {
   if (window === null || window.source === 'default' || !overWindow({ window, estimate })) return null;
-  return truncationLine({ window, estimate }, null, growth);
+  return truncationLine({ window, estimate }, null, growth, fixes);
 }
 
 /**

@@ -318,6 +318,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     loadedNumCtx: ports.transport.loadedNumCtx?.bind(ports.transport),
     ...(ports.signal ? { signal: ports.signal } : {}),
     longerRequests: ports.draftFields?.tools !== undefined,
+    fixes: { ...(ports.transport.hints ? { hints: ports.transport.hints } : {}), replayed: plan.replayedIds.length > 0 },
   });
   if (context.before !== null) ports.onNotice?.(context.before);
   // Needed only to log the turn: loaded while the answer streams.

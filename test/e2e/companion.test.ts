@@ -274,7 +274,7 @@ describe('silent truncation, detected', () => {
     const home = tempHome();
     const result = await argo(['-m', 'tiny', words(600)], home);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^argo: the prompt \(about \d+ tokens\) is longer than the context window \(256 tokens, the model's num_ctx\); Ollama cuts such prompts silently — raise --num-ctx \(e\.g\. --num-ctx \d+\) or lower --budget\n$/);
+    expect(result.stderr).toMatch(/^argo: the prompt \(about \d+ tokens\) is longer than the context window \(256 tokens, the model's num_ctx\); Ollama cuts such prompts silently — raise --num-ctx \(e\.g\. --num-ctx \d+\) or shorten the prompt\n$/);
     expect(logLines(home)[0]).toMatchObject({ num_ctx: 256, truncation_suspected: true, timings: { prompt_eval_count: 256 } });
     await argo(['a short one'], home);
     const found = await argo(['logs', '--json', '--truncated'], home);

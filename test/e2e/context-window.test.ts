@@ -236,3 +236,28 @@ describe('--no-stream', () => {
     expect(logLines(home)[0]).toMatchObject({ status: 'error', ollama_stream: false, error: 'the stream from Ollama ended without its final chunk; the answer is incomplete' });
   });
 });
+
+describe("the context window line names the fixes the user can use where the turn was asked", () => {
+  // A model whose own window is small (256 tokens): the line comes before sending.
+  it.each<[string, string[], string[], RegExp[]]>([
+    [
+      'a question, nothing replayed: the prompt is what to shorten',
+      ['-r', 'none', words(600)],
+      [],
+      [/— raise --num-ctx \(e\.g\. --num-ctx \d+\) or shorten the prompt$/],
+    ],
+    [
+      'a chat: its --num-ctx is given by starting it again; replaying less only once something was replayed',
+      ['chat', '-s', 'big'],
+      [words(600), words(600)],
+      [/— start argo chat again with --num-ctx \d+ or shorten the prompt$/, /— start argo chat again with --num-ctx \d+ or replay less \(\/replay last:1 or \/replay none\)$/],
+    ],
+  ])('%s', async (_case, args, lines, expected) => {
+    ollama.options.models = [{ name: 'argo', numCtx: 256 }];
+    const result = await runArgo(args, { home: tempHome(), host: ollama.url, stdin: lines.map((line) => `${line}\n`).join('') });
+    expect(result.code).toBe(0);
+    const said = result.stderr.split('\n').filter((line) => line.includes('context window'));
+    expect(said).toHaveLength(expected.length);
+    for (const [index, pattern] of expected.entries()) expect(said[index]).toMatch(pattern);
+  });
+});
