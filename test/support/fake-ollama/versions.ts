@@ -70,7 +70,8 @@ export function atLeast(version: string, wanted: string): boolean {
 export function profileOf(version: string): VersionProfile {
   const since = (wanted: string): boolean => atLeast(version, wanted);
   return {
-    chat: since('0.1.14'),
+    // A build from source says 0.0.0 and has the route.
+    chat: since('0.1.14') || parts(version).every((n) => n === 0),
     keepAlive: since('0.1.23'),
     doneReason: since('0.1.35'),
     modelInfo: since('0.1.45'),
