@@ -17,7 +17,7 @@ import { leadingThinking } from '../text/answer.js';
 import type { ReplaySource } from '../sessions/turns.js';
 import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
-import { ForeignFolderError, NotAFolderError, NotRegularFileError, SymlinkRefusedError, UnwritableFileError, errnoOf, folderTrouble, isMissing } from '../log/fs.js';
+import { ForeignFolderError, ForeignLinkError, NotAFolderError, NotRegularFileError, SymlinkRefusedError, UnwritableFileError, errnoOf, folderTrouble, isMissing } from '../log/fs.js';
 import { LockTimeoutError, loadLockLibrary } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
@@ -558,6 +558,8 @@ interface WriteTarget {
  */
 function writeTrouble(error: unknown, { dir, place, addBack }: WriteTarget, dirTrouble: string | null = null): { what: string; fix: string } {
   const link = causeIn(error, (cause): cause is SymlinkRefusedError => cause instanceof SymlinkRefusedError);
+  // Its own words say whose it is and what to do: the link is not the user's to replace.
+  if (link instanceof ForeignLinkError) return { what: `: ${link.message}`, fix: `mend that, ${addBack}` };
   if (link !== null) return { what: `: ${link.path} is a symbolic link, and Argo does not follow links in its data home`, fix: `replace the link with the real file, ${addBack}` };
   const notFile = causeIn(error, (cause): cause is NotRegularFileError => cause instanceof NotRegularFileError);
   if (notFile !== null) return { what: `: ${notFile.path} is ${notFile.kind} where ${place} goes`, fix: `move it away, ${addBack}` };
@@ -573,8 +575,9 @@ function writeTrouble(error: unknown, { dir, place, addBack }: WriteTarget, dirT
   if (code(['ENOSPC', 'EDQUOT'])) return { what, fix: `free some space on its disk (df -h ${dir} shows it), ${addBack}` };
   if (code(['EROFS'])) return { what, fix: `its file system is read-only: make it writable or set ARGO_HOME to a folder on one, ${addBack}` };
   if (code(['EMFILE', 'ENFILE'])) return { what, fix: `raise the limit on open files (ulimit -n), ${addBack}` };
-  // Its message says already what to do (set ARGO_HOME): permissions cannot give a folder back.
-  if (causeIn(error, (cause): cause is ForeignFolderError => cause instanceof ForeignFolderError) !== null) return { what, fix: `give the folder back to your user (chown), ${addBack}` };
+  // Another user's folder (or root, run in a user's data home): taking it over with chown would
+  // lock its owner out, so the fix is running as that user, or a data home of one's own.
+  if (causeIn(error, (cause): cause is ForeignFolderError => cause instanceof ForeignFolderError) !== null) return { what, fix: `run argo as the user who owns it, or set ARGO_HOME to a folder of your own, ${addBack}` };
   if (code(['EACCES', 'EPERM'])) return { what, fix: `fix the folder's permissions or set ARGO_HOME to a folder you can write, ${addBack}` };
   return { what, fix: `fix the directory's permissions or free space, ${addBack}` };
 }

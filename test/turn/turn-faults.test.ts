@@ -18,6 +18,8 @@ const disk = vi.hoisted(() => ({ full: false, code: 'ENOSPC' }));
 const FOREIGN = 'another user';
 /** `disk.code` for a day's log whose own mode refuses the write (a chmod 400): the file is named, not its folder. */
 const READ_ONLY = 'a read-only file';
+/** `disk.code` for a link another user made in place of the log folder. */
+const FOREIGN_LINK = "another user's link";
 
 vi.mock('../../src/log/fs.js', async (importOriginal) => {
   const original = await importOriginal<typeof Fs>();
@@ -33,6 +35,7 @@ vi.mock('../../src/log/fs.js', async (importOriginal) => {
             return async (bytes: Buffer) => {
               await target.write(bytes.subarray(0, 10));
               if (disk.code === FOREIGN) throw new original.ForeignFolderError(dirname(path), 0, 'Argo keeps its data only in folders of its own (set ARGO_HOME to one)');
+              if (disk.code === FOREIGN_LINK) throw new original.ForeignLinkError(dirname(path), 65534);
               if (disk.code === READ_ONLY) throw new original.UnwritableFileError(path, 'permission denied', `make it writable (chmod 600 ${path})`);
               throw Object.assign(new Error(`${disk.code}: cannot write`), { code: disk.code });
             };
@@ -149,7 +152,9 @@ describe('a failed log write names the fix that fits its cause', () => {
     ['EROFS', /its file system is read-only: make it writable or set ARGO_HOME to a folder on one/],
     ['EMFILE', /raise the limit on open files \(ulimit -n\)/],
     ['EACCES', /fix the folder's permissions or set ARGO_HOME to a folder you can write/],
-    [FOREIGN, /give the folder back to your user \(chown\)/],
+    [FOREIGN, /run argo as the user who owns it, or set ARGO_HOME to a folder of your own/],
+    // Not "replace the link with the real file": the link is not the user's, its message says what to do.
+    [FOREIGN_LINK, /mend that/],
     [READ_ONLY, /make it writable \(chmod 600 .*\/logs\/[0-9-]+\.log\)/],
     ['EIO', /fix the directory's permissions or free space/],
   ])('the log write fails with %s: the fix for it', async (code, fix) => {
