@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import type { ParentLink, SessionRecord } from './record-schema.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import { isPlainObject } from '../log/entry.js';
-import { NotAFolderError, NotRegularFileError, SymlinkRefusedError, createFileExclusive, folderTrouble, errnoOf, isMissing, readDataText, removeEmptyFolder, writeFileAtomic } from '../log/fs.js';
+import { NotAFolderError, NotRegularFileError, SymlinkRefusedError, UntrustedFileError, createFileExclusive, folderTrouble, errnoOf, isMissing, readDataText, removeEmptyFolder, writeFileAtomic } from '../log/fs.js';
 import { byCodeUnits } from '../text/order.js';
 import { removedNames } from './removed.js';
 import { commandWithNames, indexPath, isEarlierSessionName, isSessionName, recordPath } from './names.js';
@@ -138,8 +138,8 @@ export async function inspectSession(dir: string, name: string, anyName = false)
   } catch (error) {
     if (isMissing(error)) return null;
     if (errnoOf(error) === 'ENOTDIR') await refuseNonFolder(dir, error);
-    // A link or a folder refused says its own fix; a file that cannot be read (another user's data home) needs one.
-    const fix = error instanceof SymlinkRefusedError || error instanceof NotRegularFileError ? '' : '; check the file and its permissions (the data home is ARGO_HOME or --home)';
+    // A link, a folder or a file of another user's refused says its own fix; a file that cannot be read needs one.
+    const fix = error instanceof SymlinkRefusedError || error instanceof NotRegularFileError || error instanceof UntrustedFileError ? '' : '; check the file and its permissions (the data home is ARGO_HOME or --home)';
     throw new RuntimeError(`cannot read session "${name}": ${error instanceof Error ? error.message : String(error)}${fix}`, { cause: error });
   }
   return await decodeRecord(text, name, path, anyName);

@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +53,17 @@ describe('the session record codec', () => {
     await expect(readSession(dir, 'work')).rejects.toThrow(join(dir, 'work.json'));
     const found = await inspectSession(dir, 'work');
     expect(found instanceof DamagedRecord && found.problem).toMatch(problem);
+  });
+
+  it('a record others may write is refused in its own words, with no second fix after them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-store-'));
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, 'work.json'), JSON.stringify(good));
+    chmodSync(join(dir, 'work.json'), 0o666);
+    const refused = await inspectSession(dir, 'work').then(() => null, (error: unknown) => error);
+    expect((refused as Error).message).toBe(
+      `cannot read session "work": ${join(dir, 'work.json')} can be written by other users (mode 666), and Argo reads only files others cannot change in its data home (they decide what it sends and runs): run "chmod go-w ${join(dir, 'work.json')}"`,
+    );
   });
 
   it('keeps fields a newer version wrote when it saves the record again', async () => {
