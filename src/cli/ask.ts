@@ -79,13 +79,17 @@ export async function ask(settings: Settings, options: AskOptions, io: Io, share
     if (!(error instanceof Error) || error.name !== 'AbortError' || shared.signal?.aborted !== true) throw error;
     return toldStop(shared.signal, io);
   }
-  // Handed on with no gap: askTurn listens from its start, or follows the signal already heard.
-  stopHearing();
+  // Handed on with no gap: askTurn listens from its start. Cut already, it follows that signal and
+  // listens to none, so this keeps listening until the cut turn is logged: with no listener, the
+  // next signal (a closing terminal sends SIGHUP more than once) would end argo before its log line.
+  const cutAlready = cut?.signal.aborted === true;
+  if (!cutAlready) stopHearing();
   try {
     // --explain sends and logs nothing: cut, it has nothing to explain either.
-    if (cut?.signal.aborted === true && options.explain) return toldStop(cut.signal, io);
-    return await askTurn(settings, options, io, cut?.signal.aborted === true ? { ...shared, signal: cut.signal } : shared, agent, ui);
+    if (cut !== null && cutAlready && options.explain) return toldStop(cut.signal, io);
+    return await askTurn(settings, options, io, cut !== null && cutAlready ? { ...shared, signal: cut.signal } : shared, agent, ui);
   } finally {
+    if (cutAlready) stopHearing();
     await agent.close();
   }
 }

@@ -1,5 +1,6 @@
 // MCP servers end to end: the built bin/argo against the Ollama stand-in and a real MCP server over
 // stdio (test/support/mcp-server.mjs): what is left running when argo is stopped at any moment.
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,6 +164,15 @@ describe('MCP servers: a STOP, Ctrl-C or SIGTERM while they start', () => {
     expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(asked);
     const [pid = 0] = await pidsIn(starts);
     await waitFor(() => expect(alive(pid)).toBe(false));
+  });
+
+  it('two SIGHUPs at once while a one-liner starts its servers (a terminal closing): the second does not lose the turn', async () => {
+    const starts = join(scratch(), 'starts');
+    const home = tempHome(hanging(starts));
+    const hangUpTwice = (child: ChildProcess): void => void pidsIn(starts).then(() => child.kill('SIGHUP') && child.kill('SIGHUP'));
+    const result = await argo(['-T', 'mcp:hang', 'my prompt'], home, { onSpawn: hangUpTwice });
+    expect(result).toMatchObject({ code: 129, stderr: 'argo: hung up (SIGHUP) (logged as interrupted)\n' });
+    expect(logLines(home)).toMatchObject([{ status: 'interrupted', user_prompt: 'my prompt' }]);
   });
 
   it('SIGINT while --explain starts its servers: it ends at once (130), nothing explained or logged', async () => {
