@@ -3,6 +3,8 @@ import type { LogEntry, TurnStatus } from '../log/entry.js';
 import { OllamaTransport } from '../ollama/transport.js';
 import type { FixHints } from '../ollama/fix-hints.js';
 import type { TransportRequest } from '../ollama/transport.js';
+import { windowFix } from '../ollama/context-window.js';
+import type { WindowFixes } from '../ollama/context-window.js';
 import { StderrLines } from '../output/spinner.js';
 import { colorLevel, parseColorMode } from '../output/color.js';
 import { ReasoningStream } from '../output/reasoning.js';
@@ -128,14 +130,17 @@ async function askTurn(
     // An agent run's first request carries its tools, memo and ephemeral system prompt: that is the one explained and checked.
     const request = agent ? await agent.firstRequest(prepared.plan) : prepared.plan.request;
     // A chat's /explain passes its signal: Ctrl-C there ends a wait on the model's window.
+    // In a chat, its fixes (start it again with --num-ctx, /replay); a shorter replay only when turns were replayed.
+    const fixes: WindowFixes = { hints: transport.hints, replayed: prepared.plan.replayedIds.length > 0 };
     const context = await checkContext(settings, request, (model, signal) => transport.modelNumCtx(model, signal), {
       always: true,
       defaultNumCtx: (signal) => transport.defaultNumCtx(signal),
       ...(shared.signal ? { signal: shared.signal } : {}),
+      fixes,
     });
     const explained = { ...prepared, request };
     if (options.json) io.stdout.write(`${jsonTextFor(io.stdout, options)(JSON.stringify(explainJson(explained, context, agent?.explainFields() ?? {})))}\n`);
-    else writeExplainText(io.stdout, explained, context, settings, agent?.explainLines() ?? []);
+    else writeExplainText(io.stdout, explained, context, settings, agent?.explainLines() ?? [], fixes);
     return 'ok';
   }
 
@@ -426,7 +431,7 @@ function paddedColumn(width: number): (value: string) => string {
  * thousands of turns is neither held as one string nor made a string per line (its columns repeat a
  * few values, padded once).
  */
-export function writeExplainText(out: Io['stdout'], { plan, model, modelSource, request }: Explained, context: ContextCheck, settings: Settings, added: readonly string[] = []): void {
+export function writeExplainText(out: Io['stdout'], { plan, model, modelSource, request }: Explained, context: ContextCheck, settings: Settings, added: readonly string[] = [], fixes: WindowFixes = {}): void {
   const text = new TextChunks(out);
   const line = (words: string): void => {
     text.add(words);
@@ -437,7 +442,8 @@ export function writeExplainText(out: Io['stdout'], { plan, model, modelSource, 
   line(`model      ${untrustedTextFor(out)(model)} (${MODEL_SOURCE_WORDS[modelSource]})`);
   line(`entry type ${plan.entryType}`);
   line(`verbosity  ${plan.verbosity}`);
-  line(`context    about ${context.estimate} prompt tokens${window ? ` of a ${window.tokens}-token window (${WINDOW_SOURCES[window.source]})${context.over ? (window.source === 'default' ? " — too long, unless the server's default is larger: raise --num-ctx or lower --budget" : ' — too long: raise --num-ctx or lower --budget') : ''}` : ''}`);
+  const tooLong = window && context.over ? `${window.source === 'default' ? " — too long, unless the server's default is larger: " : ' — too long: '}${windowFix(context.estimate, window.tokens, 'planned', fixes)}` : '';
+  line(`context    about ${context.estimate} prompt tokens${window ? ` of a ${window.tokens}-token window (${WINDOW_SOURCES[window.source]})${tooLong}` : ''}`);
   const policy = plan.replayPolicy;
   if (policy === null) {
     line('replay     none');

@@ -188,12 +188,17 @@ export interface WindowFixes {
   replayed?: boolean;
 }
 
+/** What to do about a prompt of about `estimate` tokens too long for a window of `tokens`: a larger window, or a shorter prompt. */
+export function windowFix(estimate: number, tokens: number, growth: PromptGrowth = 'planned', fixes: WindowFixes = {}): string {
+  const hints = fixes.hints ?? CLI_HINTS;
+  const lower = { planned: fixes.replayed === false ? 'shorten the prompt' : hints.replayLess, 'tool-definitions': hints.fewerTools, 'tool-results': "lower the tools' result budgets (toolBudgets in config.json)" }[growth];
+  return `${hints.numCtx(suggestedNumCtx(estimate, tokens))} or ${lower}`;
+}
+
 /** The one stderr line, before sending (`promptEvalCount` null) or after the answer. */
 export function truncationLine(check: TruncationCheck, promptEvalCount: number | null, growth: PromptGrowth = 'planned', fixes: WindowFixes = {}): string {
   const { tokens, source } = check.window;
-  const hints = fixes.hints ?? CLI_HINTS;
-  const lower = { planned: fixes.replayed === false ? 'shorten the prompt' : hints.replayLess, 'tool-definitions': hints.fewerTools, 'tool-results': "lower the tools' result budgets (toolBudgets in config.json)" }[growth];
-  const fix = `${hints.numCtx(suggestedNumCtx(check.estimate, tokens))} or ${lower}`;
+  const fix = windowFix(check.estimate, tokens, growth, fixes);
   const window = `the context window (${tokens} tokens, ${SOURCE_WORDS[source]})`;
   if (promptEvalCount === null || overWindow(check)) {
     const counted = promptEvalCount === null ? '' : `; Ollama read ${promptEvalCount}`;

@@ -14,6 +14,9 @@ import { checkContext, requestSha256 } from '../../src/turn/request-facts.js';
 import type { ContextCheck } from '../../src/turn/request-facts.js';
 import type { PreparedTurn } from '../../src/turn/turn.js';
 import { makePlanInput } from '../support/plan-input.js';
+import { windowFix } from '../../src/ollama/context-window.js';
+import type { WindowFixes } from '../../src/ollama/context-window.js';
+import { CHAT_HINTS } from '../../src/ollama/fix-hints.js';
 
 const WINDOW_SOURCES = { flag: 'from --num-ctx or -o num_ctx', config: 'from config.json', model: "the model's num_ctx", default: "Ollama's default", loaded: 'as Ollama loaded the model' } as const;
 
@@ -25,7 +28,7 @@ function explainAsOneString({ plan, model, modelSource, request }: Explained, co
     `model      ${model} (${MODEL_SOURCE_WORDS[modelSource]})`,
     `entry type ${plan.entryType}`,
     `verbosity  ${plan.verbosity}`,
-    `context    about ${context.estimate} prompt tokens${window ? ` of a ${window.tokens}-token window (${WINDOW_SOURCES[window.source]})${context.before !== null ? ' — too long: raise --num-ctx or lower --budget' : ''}` : ''}`,
+    `context    about ${context.estimate} prompt tokens${window ? ` of a ${window.tokens}-token window (${WINDOW_SOURCES[window.source]})${context.before !== null ? ` — too long: ${windowFix(context.estimate, window.tokens)}` : ''}` : ''}`,
   ];
   const policy = plan.replayPolicy;
   if (policy === null) {
@@ -99,6 +102,19 @@ describe('--explain text, written in chunks', () => {
   ])('%s: the same bytes as the whole text at once', async (_name, spec, turns, numCtx, agent) => {
     const { writes, oracle } = await explained(spec, turns, numCtx, agent);
     expect(Buffer.from(writes.join(''))).toEqual(Buffer.from(oracle));
+  });
+
+  it.each<[string, WindowFixes, RegExp]>([
+    ['a question, turns replayed', { replayed: true }, /— too long: raise --num-ctx \(e\.g\. --num-ctx \d+\) or lower --budget$/],
+    ['a question, nothing replayed', { replayed: false }, /— too long: raise --num-ctx \(e\.g\. --num-ctx \d+\) or shorten the prompt$/],
+    ["a chat's /explain, turns replayed", { hints: CHAT_HINTS, replayed: true }, /— too long: start argo chat again with --num-ctx \d+ or replay less \(\/replay last:1 or \/replay none\)$/],
+  ])('a prompt too long for its window, %s: the fixes that can be used there', async (_case, fixes, tooLong) => {
+    const settings = loadSettings({ home: mkdtempSync(join(tmpdir(), 'argo-explain-')), session: 'big' }, {});
+    const plan = planTurn(makePlanInput({ input: 'what changed', spec: { kind: 'session' }, history: history(50), verbosity: 'short', request: { endpoint: 'chat', model: 'argo', stream: true, options: { num_ctx: 64 } } }));
+    const context = await checkContext(settings, plan.request, undefined, { always: true });
+    const writes: string[] = [];
+    writeExplainText({ write: (text: string) => writes.push(text) }, { session: null, model: 'argo', modelSource: 'default', plan, request: plan.request }, context, settings, [], fixes);
+    expect(writes.join('').split('\n').find((line) => line.startsWith('context '))).toMatch(tooLong);
   });
 
   it('never holds a long session whole: many writes, each ending on a line', async () => {
