@@ -2,8 +2,6 @@
 // settings: -o options, --system / --system-file, --stats, -q, -c/--continue, --no-stdin.
 import { closeSync, constants, createReadStream, fstat, open } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { Socket } from 'node:net';
-import { isatty } from 'node:tty';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { checkGivenPath, type FlagOverrides, type Settings } from '../config/settings.js';
@@ -76,6 +74,8 @@ export async function companionOverrides(flags: CompanionFlags): Promise<Pick<Fl
  * process from exiting after Ctrl-C. A terminal is refused: it would be read in the same blocking way.
  */
 async function readSystemFile(path: string): Promise<Buffer> {
+  // Loaded only here: a run without --system-file (an agent run off a terminal) loads no tty or net.
+  const [{ isatty }, { Socket }] = await Promise.all([import('node:tty'), import('node:net')]);
   const fd = await promisify(open)(path, constants.O_RDONLY | constants.O_NONBLOCK);
   let stats: Stats;
   try {
