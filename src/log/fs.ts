@@ -4,7 +4,7 @@ import { accessSync, closeSync, fstatSync, lstatSync, openSync, readFileSync, re
 import { access, chmod, link, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { RuntimeError, shownPath } from '../errors.js';
 import { shellWord } from '../text/shell-word.js';
@@ -589,21 +589,60 @@ function readRegular(path: string, followLink: boolean, trusted: boolean): Buffe
 /** Why a file of the data home is not to be trusted: another user's, or one others may write (its mode). */
 export type Distrust = { owner: number } | { mode: number };
 
+/** Who reads a file of the data home, as distrustOf needs to know them. */
+export interface Reader {
+  uid: number;
+  /** The gid of the reader's user private group (privateGroupOf), or null when they have none or it is not known. */
+  privateGroup: number | null;
+}
+
 /**
  * The rule for a file Argo reads from its data home (config.json, the memo, the chat history…),
- * as ssh's for authorized_keys: it must be this user's (`uid`), root's reading another's included,
- * and others must not be able to write it. A file the group or others may write is still trusted
- * when they cannot reach it: its folder is this user's and closed to them (a 0664 config.json,
- * made under umask 002, in a 0700 data home). `folder` is asked for only when the file is such a one.
- * Null: trusted; always where there are no uids (Windows).
+ * as ssh's for authorized_keys: it must be the reader's — another user's is refused, root reading
+ * it included — and others must not be able to write it. Write by the
+ * file's group does not count when that group is the reader's user private group (Debian's ssh:
+ * umask 002 with a group of one), nor does the group's or others' when they cannot reach the file:
+ * its folder is the reader's and closed to them (a 0664 config.json in a 0700 data home). `folder`
+ * is asked for only when the file is such a one. Null: trusted; always where there are no uids
+ * (Windows).
  */
-export function distrustOf(file: Pick<Stats, 'uid' | 'mode'>, folder: Pick<Stats, 'uid' | 'mode'> | null, uid: number | undefined): Distrust | null {
-  if (uid === undefined) return null;
+export function distrustOf(file: Pick<Stats, 'uid' | 'gid' | 'mode'>, folder: Pick<Stats, 'uid' | 'mode'> | null, reader: Reader | undefined): Distrust | null {
+  if (reader === undefined) return null;
+  const { uid } = reader;
   if (file.uid !== uid) return { owner: file.uid };
   const reachable = (enter: number): boolean => folder?.uid !== uid || (folder.mode & enter) !== 0;
-  const groupWrites = (file.mode & 0o020) !== 0 && reachable(0o010);
+  const groupWrites = (file.mode & 0o020) !== 0 && file.gid !== reader.privateGroup && reachable(0o010);
   const othersWrite = (file.mode & 0o002) !== 0 && reachable(0o001);
   return groupWrites || othersWrite ? { mode: file.mode & 0o7777 } : null;
+}
+
+/**
+ * Whether `gid` is the user private group of the user `name`, by the text of /etc/group: the first
+ * entry of that gid (the one getgrgid finds) has the user's name and no member but the user. A gid
+ * not listed there (a group from LDAP or sssd) is not: nothing says who else is in it.
+ */
+export function privateGroupOf(groupText: string, gid: number, name: string): boolean {
+  for (const line of groupText.split('\n')) {
+    const [group, , id, members = ''] = line.trim().split(':');
+    if (id === undefined || !/^\d+$/.test(id) || Number(id) !== gid) continue;
+    return group === name && members.split(',').every((member) => member === '' || member === name);
+  }
+  return false;
+}
+
+/** This process's primary gid when it is the user's private group (/etc/group read once), else null. */
+let ownPrivateGroup: number | null | undefined;
+
+function readerPrivateGroup(): number | null {
+  if (ownPrivateGroup !== undefined) return ownPrivateGroup;
+  ownPrivateGroup = null;
+  const gid = process.getgid?.();
+  try {
+    if (gid !== undefined && privateGroupOf(readFileSync('/etc/group', 'utf8'), gid, userInfo().username)) ownPrivateGroup = gid;
+  } catch {
+    // No /etc/group, or no name for this uid: the group's write counts.
+  }
+  return ownPrivateGroup;
 }
 
 /** A file of the data home that is another user's, or that others may write: never read (exit 1; config.json's is a usage error, exit 2). */
@@ -631,7 +670,8 @@ function refuseUntrusted(path: string, stats: Stats, followLink: boolean): void 
   const entry = followLink ? lstatSync(path, { throwIfNoEntry: false }) : undefined;
   if (entry?.isSymbolicLink() === true && entry.uid !== uid) throw new ForeignLinkError(path, entry.uid);
   const folder = (stats.mode & 0o022) === 0 ? null : (statSync(dirname(entry?.isSymbolicLink() === true ? realpathSync(path) : path), { throwIfNoEntry: false }) ?? null);
-  const distrust = distrustOf(stats, folder, uid);
+  // /etc/group is read only for a file its group may write.
+  const distrust = distrustOf(stats, folder, { uid, privateGroup: (stats.mode & 0o020) === 0 ? null : readerPrivateGroup() });
   if (distrust === null) return;
   const theirFolder = 'owner' in distrust && statSync(dirname(path), { throwIfNoEntry: false })?.uid === distrust.owner;
   throw new UntrustedFileError(path, distrust, theirFolder);

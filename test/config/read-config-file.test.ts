@@ -54,6 +54,16 @@ describe('readConfigFile: only a config.json others cannot change', () => {
     expect(outcome(path)).toEqual({ model: 'm' });
   });
 
+  it.runIf(process.getuid?.() === 0)('a 0664 one of a shared group, in a folder the group may enter, is a usage error (runs only as root: chgrp)', () => {
+    const path = written(Buffer.from('{}'), 0o664);
+    chmodSync(join(path, '..'), 0o775);
+    chownSync(path, 0, 100);
+    expect(outcome(path)).toEqual([
+      'usage',
+      `${path} can be written by other users (mode 664), and Argo reads only files others cannot change in its data home (they decide what it sends and runs): run "chmod go-w ${path}"`,
+    ]);
+  });
+
   it.runIf(process.getuid?.() === 0)('another user\'s is a usage error, read by root too (runs only as root)', () => {
     const path = written(Buffer.from('{"tools":["mcp:x"],"mcpServers":{"x":{"command":"sh","args":["-c","id"]}}}'));
     chmodSync(join(path, '..'), 0o1777);

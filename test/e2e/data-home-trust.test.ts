@@ -2,9 +2,10 @@
 // and nothing of this user's is made in a data home of theirs. The cases with another user need
 // root (chown, and argo run as nobody); elsewhere they are skipped.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { privateGroupOf } from '../../src/log/fs.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 
@@ -108,5 +109,68 @@ describe.runIf(asRoot && process.platform === 'linux')('another user in the data
     chmodSync(parent, 0o700);
     const above = await runArgo(['sessions'], { home, host: ollama.url, user: NOBODY });
     expect(above).toMatchObject({ code: 1, stderr: `argo: the data home ${home} cannot be reached: a folder above it is closed to you; set ARGO_HOME or --home to a folder of your own\n` });
+  });
+});
+
+/** uid 1000, a user of this machine whose primary group is their own (as on Debian, Ubuntu, Fedora). */
+const USER = { uid: 1000, gid: 1000 };
+/** The same user with a shared primary group (users, 100): group write by it counts. */
+const USER_IN_USERS = { uid: 1000, gid: 100 };
+const userName = readFileSync('/etc/passwd', 'utf8')
+  .split('\n')
+  .map((line) => line.split(':'))
+  .find((fields) => fields[2] === String(USER.uid) && fields[3] === String(USER.gid))?.[0];
+const userHasPrivateGroup = userName !== undefined && privateGroupOf(readFileSync('/etc/group', 'utf8'), USER.gid, userName);
+const hasSetpriv = spawnSync('setpriv', ['--version']).status === 0;
+
+/** Runs `script` (sh, arguments $1…) as `user` under umask 002, as a login on such a system does. */
+const asUser = (user: { uid: number; gid: number }, script: string, ...args: string[]): void => {
+  const run = spawnSync('setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', 'sh', '-c', `umask 002 && ${script}`, 'sh', ...args], { encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+};
+
+/** A home folder of `user`'s, which they may reach: their data home goes in it. */
+const userHome = (user: { uid: number; gid: number }): string => {
+  const home = tempHome();
+  chmodSync(dirname(home), statSync(dirname(home)).mode | 0o001);
+  chownSync(home, user.uid, user.gid);
+  return home;
+};
+
+describe.runIf(asRoot && process.platform === 'linux' && hasSetpriv)('a user under umask 002 (argo runs as uid 1000; skipped unless the tests run as root)', () => {
+  it.runIf(userHasPrivateGroup)('a config.json their private group may write, in a 0775 ~/.argo, is read (as Debian\'s ssh reads it)', async () => {
+    const home = userHome(USER);
+    asUser(USER, 'mkdir "$1/.argo" && echo \'{"model":"argo:latest"}\' > "$1/.argo/config.json"', home);
+    const argoHome = join(home, '.argo');
+    expect([statSync(argoHome).mode & 0o777, statSync(join(argoHome, 'config.json')).mode & 0o777]).toEqual([0o775, 0o664]);
+    expect(await runArgo(['sessions', 'list'], { home: argoHome, host: ollama.url, user: USER })).toMatchObject({ code: 0, stderr: '' });
+    const turn = await runArgo(['hi'], { home: argoHome, host: ollama.url, user: USER });
+    expect(turn).toMatchObject({ code: 0, stderr: '' });
+    expect(logLines(argoHome).map((line) => line.model)).toEqual(['argo:latest']);
+  });
+
+  it.runIf(userHasPrivateGroup)('so is config.json as their link into a dotfiles checkout (0664 in 0775), and ARGO_HOME=$PWD in that checkout', async () => {
+    const home = userHome(USER);
+    asUser(USER, 'mkdir -p "$1/dotfiles/argo" "$1/.argo" && echo {} > "$1/dotfiles/argo/config.json" && ln -s "$1/dotfiles/argo/config.json" "$1/.argo/config.json"', home);
+    expect(await runArgo(['sessions', 'list'], { home: join(home, '.argo'), host: ollama.url, user: USER })).toMatchObject({ code: 0, stderr: '' });
+    expect(await runArgo(['sessions', 'list'], { home: join(home, 'dotfiles', 'argo'), host: ollama.url, user: USER })).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('with a shared primary group (users) the group\'s write counts: exit 2, the fix said', async () => {
+    const home = userHome(USER_IN_USERS);
+    asUser(USER_IN_USERS, 'mkdir "$1/.argo" && echo {} > "$1/.argo/config.json"', home);
+    const config = join(home, '.argo', 'config.json');
+    expect(statSync(config).gid).toBe(USER_IN_USERS.gid);
+    const result = await runArgo(['sessions', 'list'], { home: join(home, '.argo'), host: ollama.url, user: USER_IN_USERS });
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toBe(`argo: ${config} can be written by other users (mode 664), and Argo reads only files others cannot change in its data home (they decide what it sends and runs): run "chmod go-w ${config}"\n`);
+  });
+
+  it('a config.json others may write is refused in a private group too', async () => {
+    const home = userHome(USER);
+    asUser(USER, 'mkdir "$1/.argo" && echo {} > "$1/.argo/config.json" && chmod 666 "$1/.argo/config.json"', home);
+    const result = await runArgo(['sessions', 'list'], { home: join(home, '.argo'), host: ollama.url, user: USER });
+    expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('can be written by other users (mode 666)') as unknown });
   });
 });
