@@ -72,14 +72,14 @@ export async function ensureHomeDir(path: string): Promise<void> {
 /**
  * Refuses a data home of another user's, or a link to one another user made: a folder or file of
  * this user's made there would lock its owner out of their own data (root's `locks/` in a user's
- * home), and a link another user planted would send what Argo writes where they chose. Anything but
- * a folder is left to the write that follows, which says what it is.
+ * home), and a link another user planted would send what Argo writes where they chose (root's is
+ * trusted: trustedOwner). Anything but a folder is left to the write that follows, which says what it is.
  */
 async function refuseForeignHome(home: string): Promise<void> {
   const uid = process.getuid?.();
   if (uid === undefined) return;
   const entry = await lstat(home);
-  if (entry.isSymbolicLink() && entry.uid !== uid) throw new ForeignLinkError(home, entry.uid);
+  if (entry.isSymbolicLink() && !trustedOwner(entry.uid, uid)) throw new ForeignLinkError(home, entry.uid);
   const stats = entry.isSymbolicLink() ? await stat(home) : entry;
   if (stats.isDirectory() && stats.uid !== uid) throw new ForeignFolderError(home, stats.uid, FOREIGN_HOME_FIX);
 }
@@ -145,7 +145,7 @@ export class ForeignFolderError extends RuntimeError {
  * Makes `path` if missing, and makes sure it is a private folder of this user's: one left open to
  * others (made by hand, or by an older version) is closed to them (0755 → 0700, 0555 → 0500: never
  * made writable); one of another user's — a folder, a link to one, or a link another user made — is
- * refused. A link the user made to a folder of their own (a log folder on a bigger disk) is fine.
+ * refused. A link the user (or root) made to a folder of the user's (a log folder on a bigger disk) is fine.
  * It is made only in a data home of this user's (ensureHomeDir).
  */
 export async function ensurePrivateDir(path: string): Promise<void> {
@@ -160,7 +160,7 @@ export async function ensurePrivateDir(path: string): Promise<void> {
       await ensureHomeDir(dirname(path));
       entry = await madeFolder(path);
     }
-    if (entry.isSymbolicLink() && uid !== undefined && entry.uid !== uid) throw new ForeignLinkError(path, entry.uid);
+    if (entry.isSymbolicLink() && uid !== undefined && !trustedOwner(entry.uid, uid)) throw new ForeignLinkError(path, entry.uid);
     stats = entry.isSymbolicLink() ? await stat(path) : entry;
   } catch (error) {
     // A link to a folder on a disk not mounted, a file where a folder goes: said as such, not as ENOENT.
@@ -597,9 +597,18 @@ export interface Reader {
 }
 
 /**
+ * Whether a file or link owned by `owner` may be trusted by user `uid`, as ssh trusts it: the
+ * user's own, or root's (a file from the Nix store, one an admin put there; root can change
+ * anything of the user's anyway). Never for a folder Argo writes into: the user cannot.
+ */
+export function trustedOwner(owner: number, uid: number): boolean {
+  return owner === uid || owner === 0;
+}
+
+/**
  * The rule for a file Argo reads from its data home (config.json, the memo, the chat history…),
- * as ssh's for authorized_keys: it must be the reader's — another user's is refused, root reading
- * it included — and others must not be able to write it. Write by the
+ * as ssh's for authorized_keys: it must be the reader's or root's (trustedOwner) — another user's
+ * is refused, root reading it included — and others must not be able to write it. Write by the
  * file's group does not count when that group is the reader's user private group (Debian's ssh:
  * umask 002 with a group of one), nor does the group's or others' when they cannot reach the file:
  * its folder is the reader's and closed to them (a 0664 config.json in a 0700 data home). `folder`
@@ -609,7 +618,7 @@ export interface Reader {
 export function distrustOf(file: Pick<Stats, 'uid' | 'gid' | 'mode'>, folder: Pick<Stats, 'uid' | 'mode'> | null, reader: Reader | undefined): Distrust | null {
   if (reader === undefined) return null;
   const { uid } = reader;
-  if (file.uid !== uid) return { owner: file.uid };
+  if (!trustedOwner(file.uid, uid)) return { owner: file.uid };
   const reachable = (enter: number): boolean => folder?.uid !== uid || (folder.mode & enter) !== 0;
   const groupWrites = (file.mode & 0o020) !== 0 && file.gid !== reader.privateGroup && reachable(0o010);
   const othersWrite = (file.mode & 0o002) !== 0 && reachable(0o001);
@@ -663,12 +672,12 @@ export class UntrustedFileError extends RuntimeError {
   }
 }
 
-/** Refuses the open file `stats` at `path` unless distrustOf trusts it; a link followed to it must be this user's too. */
+/** Refuses the open file `stats` at `path` unless distrustOf trusts it; a link followed to it must be this user's or root's too. */
 function refuseUntrusted(path: string, stats: Stats, followLink: boolean): void {
   const uid = process.getuid?.();
   if (uid === undefined) return;
   const entry = followLink ? lstatSync(path, { throwIfNoEntry: false }) : undefined;
-  if (entry?.isSymbolicLink() === true && entry.uid !== uid) throw new ForeignLinkError(path, entry.uid);
+  if (entry?.isSymbolicLink() === true && !trustedOwner(entry.uid, uid)) throw new ForeignLinkError(path, entry.uid);
   const folder = (stats.mode & 0o022) === 0 ? null : (statSync(dirname(entry?.isSymbolicLink() === true ? realpathSync(path) : path), { throwIfNoEntry: false }) ?? null);
   // /etc/group is read only for a file its group may write.
   const distrust = distrustOf(stats, folder, { uid, privateGroup: (stats.mode & 0o020) === 0 ? null : readerPrivateGroup() });

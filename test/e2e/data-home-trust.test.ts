@@ -2,7 +2,7 @@
 // and nothing of this user's is made in a data home of theirs. The cases with another user need
 // root (chown, and argo run as nobody); elsewhere they are skipped.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { privateGroupOf } from '../../src/log/fs.js';
@@ -172,5 +172,72 @@ describe.runIf(asRoot && process.platform === 'linux' && hasSetpriv)('a user und
     asUser(USER, 'mkdir "$1/.argo" && echo {} > "$1/.argo/config.json" && chmod 666 "$1/.argo/config.json"', home);
     const result = await runArgo(['sessions', 'list'], { home: join(home, '.argo'), host: ollama.url, user: USER });
     expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('can be written by other users (mode 666)') as unknown });
+  });
+});
+
+describe.runIf(asRoot && process.platform === 'linux')('root\'s files and links in a user\'s data home, as ssh trusts them (argo runs as uid 1000; skipped unless the tests run as root)', () => {
+  /** A file of root's, 0444 in a 0555 folder of root's: as the Nix store keeps one. */
+  const storeFile = (text: string): string => {
+    const store = tempHome();
+    chmodSync(dirname(store), statSync(dirname(store)).mode | 0o001);
+    writeFileSync(join(store, 'config.json'), text);
+    chmodSync(join(store, 'config.json'), 0o444);
+    chmodSync(store, 0o555);
+    return join(store, 'config.json');
+  };
+
+  it.each([
+    ['the user', USER.uid],
+    ['root (home-manager, an admin)', 0],
+  ])('config.json as a link %s made to a 0444 file of root\'s is read', async (_case, linkOwner) => {
+    const home = userHome(USER);
+    const argoHome = join(home, '.argo');
+    mkdirSync(argoHome, { mode: 0o700 });
+    chownSync(argoHome, USER.uid, USER.gid);
+    symlinkSync(storeFile('{"model":"argo:latest"}'), join(argoHome, 'config.json'));
+    lchownSync(join(argoHome, 'config.json'), linkOwner, linkOwner);
+    expect(await runArgo(['sessions', 'list'], { home: argoHome, host: ollama.url, user: USER })).toMatchObject({ code: 0, stderr: '' });
+    expect(await runArgo(['hi'], { home: argoHome, host: ollama.url, user: USER })).toMatchObject({ code: 0, stderr: '' });
+    expect(logLines(argoHome).map((line) => line.model)).toEqual(['argo:latest']);
+  });
+
+  it('a config.json root put in the data home (0644) is read', async () => {
+    const home = userHome(USER);
+    writeFileSync(join(home, 'config.json'), '{}', { mode: 0o644 });
+    expect(await runArgo(['sessions', 'list'], { home, host: ollama.url, user: USER })).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('a link root made where logs/ goes, to a folder of the user\'s, is followed', async () => {
+    const home = userHome(USER);
+    const elsewhere = userHome(USER);
+    symlinkSync(elsewhere, join(home, 'logs'));
+    expect(lstatSync(join(home, 'logs')).uid).toBe(0);
+    expect(await runArgo(['hi'], { home, host: ollama.url, user: USER })).toMatchObject({ code: 0, stderr: '' });
+    expect(readdirSync(elsewhere).some((name) => name.endsWith('.log'))).toBe(true);
+  });
+
+  it('a data home that is a link root made, to a folder of the user\'s, is used', async () => {
+    const home = join(userHome(USER), '.argo');
+    const folder = userHome(USER);
+    symlinkSync(folder, home);
+    expect(await runArgo(['hi'], { home, host: ollama.url, user: USER })).toMatchObject({ code: 0, stderr: '' });
+    expect(logLines(folder).map((line) => line.user_prompt)).toEqual(['hi']);
+  });
+
+  it('a logs/ folder of root\'s is still refused: the user cannot write in it', async () => {
+    const home = userHome(USER);
+    mkdirSync(join(home, 'logs'), { mode: 0o755 });
+    const result = await runArgo(['hi'], { home, host: ollama.url, user: USER });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${join(home, 'logs')} belongs to another user (uid 0)`);
+  });
+
+  it('a config.json of root\'s that root\'s group may write (0664) is refused by its mode', async () => {
+    const home = userHome(USER);
+    chmodSync(home, 0o755);
+    writeFileSync(join(home, 'config.json'), '{}');
+    chmodSync(join(home, 'config.json'), 0o664);
+    const result = await runArgo(['sessions', 'list'], { home, host: ollama.url, user: USER });
+    expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('can be written by other users (mode 664)') as unknown });
   });
 });

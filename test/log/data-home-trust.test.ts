@@ -4,14 +4,14 @@ import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, mkdtempSync, r
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ForeignFolderError, ForeignLinkError, UntrustedFileError, distrustOf, privateGroupOf, ensureHomeDir, ensureHomeFolder, ensurePrivateDir, readDataBytes, readDataText, rescueText, writeFileAtomic } from '../../src/log/fs.js';
+import { ForeignFolderError, ForeignLinkError, UntrustedFileError, distrustOf, privateGroupOf, trustedOwner, ensureHomeDir, ensureHomeFolder, ensurePrivateDir, readDataBytes, readDataText, rescueText, writeFileAtomic } from '../../src/log/fs.js';
 import type { Reader } from '../../src/log/fs.js';
 
 const ME = 1000;
 const OTHER = 65534;
 const asRoot = process.getuid?.() === 0;
 
-describe('distrustOf: a file of the data home is read only when it is the user\'s and others cannot change it', () => {
+describe('distrustOf: a file of the data home is read only when it is the user\'s (or root\'s) and others cannot change it', () => {
   const GROUP = 1000;
   const SHARED = 100;
   const file = (uid: number, mode: number, gid = SHARED) => ({ uid, gid, mode: 0o100000 | mode });
@@ -25,7 +25,13 @@ describe('distrustOf: a file of the data home is read only when it is the user\'
     ['another user\'s, 0600', file(OTHER, 0o600), null, me(), { owner: OTHER }],
     ['another user\'s, 0644, in their private group', file(OTHER, 0o644, OTHER), null, me(), { owner: OTHER }],
     ['another user\'s, read by root (never exempt)', file(OTHER, 0o600), null, { uid: 0, privateGroup: 0 }, { owner: OTHER }],
-    ['root\'s, read by a user', file(0, 0o644, 0), null, me(), { owner: 0 }],
+    // root: trusted as an owner, as ssh trusts it (a Nix store file, one an admin provisioned)
+    ['root\'s, 0444 (a Nix store file)', file(0, 0o444, 0), null, me(), null],
+    ['root\'s, 0644', file(0, 0o644, 0), folder(0, 0o755), me(), null],
+    ['root\'s, but others may write (0666)', file(0, 0o666, 0), folder(0, 0o755), me(), { mode: 0o666 }],
+    ['root\'s, its group (root) may write (0664)', file(0, 0o664, 0), folder(0, 0o755), me(), { mode: 0o664 }],
+    ['root\'s, group-writable in my private group', file(0, 0o664, GROUP), folder(0, 0o755), me(), null],
+    ['root\'s, read by root', file(0, 0o600, 0), null, { uid: 0, privateGroup: 0 }, null],
     // the group's write, with a user private group (umask 002 on Debian, Ubuntu, Fedora)
     ['mine, 0664 in my private group, folder 0775 (umask 002)', file(ME, 0o664, GROUP), folder(ME, 0o775), me(), null],
     ['mine, 0664 in my private group, folder unknown', file(ME, 0o664, GROUP), null, me(), null],
@@ -41,10 +47,23 @@ describe('distrustOf: a file of the data home is read only when it is the user\'
     ['mine, 0666 in a 0711 folder of mine: others may enter it', file(ME, 0o666), folder(ME, 0o711), me(), { mode: 0o666 }],
     ['mine, 0620 in a 0701 folder: others enter, but only the group writes, and it cannot enter', file(ME, 0o620), folder(ME, 0o701), me(), null],
     ['mine, 0664 in a 0700 folder of another user\'s', file(ME, 0o664), folder(OTHER, 0o700), me(), { mode: 0o664 }],
+    ['mine, 0664 in a 0700 folder of root\'s (not the user\'s: root may let others in)', file(ME, 0o664), folder(0, 0o700), me(), { mode: 0o664 }],
     ['mine, 0666 in a sticky 1777 folder', file(ME, 0o666), folder(ME, 0o1777), me(), { mode: 0o666 }],
     ['no uids (Windows): trusted', file(OTHER, 0o666), null, undefined, null],
   ])('%s', (_case, stats, parent, reader, expected) => {
     expect(distrustOf(stats, parent, reader)).toEqual(expected);
+  });
+});
+
+describe('trustedOwner: whose files and links are trusted (the user\'s and root\'s, as ssh)', () => {
+  it.each<[string, number, number, boolean]>([
+    ['the user\'s', ME, ME, true],
+    ['root\'s, for a user', 0, ME, true],
+    ['root\'s, for root', 0, 0, true],
+    ['another user\'s', OTHER, ME, false],
+    ['a user\'s, for root', ME, 0, false],
+  ])('%s', (_case, owner, uid, trusted) => {
+    expect(trustedOwner(owner, uid)).toBe(trusted);
   });
 });
 
