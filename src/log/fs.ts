@@ -417,7 +417,7 @@ export class ForeignLinkError extends SymlinkRefusedError {
     readonly owner: number,
   ) {
     super(path);
-    this.message = `${path} is a link another user (uid ${owner}) made; Argo follows only links of your own in its data home (remove it, or make it again as yourself)`;
+    this.message = `${path} is a link another user (uid ${owner}) made; Argo follows only links of your own (or root's) in its data home (remove it, or make it again as yourself)`;
   }
 }
 

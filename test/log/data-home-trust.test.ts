@@ -153,7 +153,7 @@ describe.runIf(asRoot)('as root: another user\'s files, folders and links in the
     symlinkSync(join(home, 'mine.json'), join(home, 'config.json'));
     lchownSync(join(home, 'config.json'), OTHER, OTHER);
     expect(() => readDataBytes(join(home, 'config.json'), { followLink: true })).toThrow(ForeignLinkError);
-    expect(() => readDataBytes(join(home, 'config.json'), { followLink: true })).toThrow(`${join(home, 'config.json')} is a link another user (uid ${OTHER}) made; Argo follows only links of your own in its data home (remove it, or make it again as yourself)`);
+    expect(() => readDataBytes(join(home, 'config.json'), { followLink: true })).toThrow(`${join(home, 'config.json')} is a link another user (uid ${OTHER}) made; Argo follows only links of your own (or root's) in its data home (remove it, or make it again as yourself)`);
   });
 
   it.each(['jobs', 'logs'])('a link another user put where %s/ goes is refused: the folder it leads to keeps its mode and gets nothing', async (name) => {
