@@ -642,7 +642,7 @@ export function privateGroupOf(groupText: string, gid: number, name: string): bo
 /** This process's primary gid when it is the user's private group (/etc/group read once), else null. */
 let ownPrivateGroup: number | null | undefined;
 
-function readerPrivateGroup(): number | null {
+export function readerPrivateGroup(): number | null {
   if (ownPrivateGroup !== undefined) return ownPrivateGroup;
   ownPrivateGroup = null;
   const gid = process.getgid?.();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Settings } from '../config/settings.js';
 import { shownPath } from '../errors.js';
 import { appendDay, logFileName } from '../log/files.js';
-import { checkAppendable, ensureHomeDir, ensureHomeFolder, ensurePrivateDir } from '../log/fs.js';
+import { checkAppendable, ensureHomeDir, ensureHomeFolder, ensurePrivateDir, readerPrivateGroup } from '../log/fs.js';
 import { DAY_PATTERN } from '../log/timestamp.js';
 import { shellWord } from '../text/shell-word.js';
 import { locksDir } from '../log/lock.js';
@@ -56,17 +56,19 @@ export async function checkDataHome(settings: Pick<Settings, 'home' | 'paths'>):
     if (problem !== null) problems.push(problem);
   }
   const dayLog = problems.some((problem) => problem.path === paths.logs) ? null : await dayLogProblem(paths.logs);
-  const warning = openHomeWarning(home, await stat(home).then((stats) => stats.mode, () => 0));
+  const stats = await stat(home).catch(() => null);
+  const warning = stats === null ? null : openHomeWarning(home, stats.mode, stats.gid === readerPrivateGroup());
   return { home: await writable(home), folders: problems, files: dayLog === null ? [] : [dayLog], ...(warning === null ? {} : { warning }) };
 }
 
 /**
  * The warning for a data home other users may write in (its mode has the group's or others' write
- * bit): Argo refuses what they put there, but what they put there can stop a turn, and without the
+ * bit, the group's unless it is the user's private group): Argo refuses what they put there, but what they put there can stop a turn, and without the
  * sticky bit they can remove or rename what is the user's. Null when they may not.
  */
-export function openHomeWarning(home: string, mode: number): string | null {
-  if ((mode & 0o022) === 0) return null;
+export function openHomeWarning(home: string, mode: number, privateGroup = false): string | null {
+  // The user's private group (umask 002) is the user alone: its write is no one else's.
+  if ((mode & (privateGroup ? 0o002 : 0o022)) === 0) return null;
   const who = (mode & 0o002) !== 0 ? 'other users' : 'its group';
   const can = (mode & 0o1000) !== 0 ? 'put files and links in it' : 'put files and links in it, and remove or rename yours';
   return `${shownPath(home)} can be written by ${who} (mode ${(mode & 0o7777).toString(8)}): they can ${can}; Argo refuses what they put there, which may stop a turn; run "chmod go-w ${shellWord(home)}", or set ARGO_HOME to a folder of your own`;

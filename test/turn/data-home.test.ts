@@ -83,6 +83,15 @@ describe('openHomeWarning: a data home other users may write in', () => {
     expect(openHomeWarning('/h', 0o040000 | mode)).toBe(expected);
   });
 
+  it.each<[string, number, boolean]>([
+    // case, mode, warned — the group being the user's private group (umask 002)
+    ['0775, its group the user alone', 0o775, false],
+    ['0777, its group the user alone: others still write', 0o777, true],
+    ['0770, its group the user alone', 0o770, false],
+  ])('%s', (_case, mode, warned) => {
+    expect(openHomeWarning('/h', 0o040000 | mode, true) !== null).toBe(warned);
+  });
+
   it('checkDataHome carries it for a home open to others, and not for a private one', async () => {
     const home = mkdtempSync(join(tmpdir(), 'argo-data-home-'));
     const paths = { logs: join(home, 'logs'), sessions: join(home, 'sessions'), config: join(home, 'config.json') };
