@@ -184,29 +184,41 @@ export function usedBy(current: SessionRecord, entries: readonly Pick<LogEntry, 
 
 /**
  * Finishes what a turn's write left undone when its argo was killed after the log line (the index
- * line, the record's counters): under the session's lock, the index is marked stale, then rebuilt
- * from the log with the counters. A rebuild that cannot save (an unreadable line) leaves it stale,
+ * line, the record's counters): the index is marked stale, then, under the session's lock, rebuilt
+ * from the log with the counters. The mark comes first, without the lock: when the lock cannot be
+ * had (argo serve holds it) or the rebuild fails, a SessionUpdateError says so and the mark stays,
  * so the next reader rebuilds it. `session` is where the turn was logged, by id; a session removed
  * since gains nothing. Turns whose write was whole cost only the rebuild.
  */
 export async function settleLoggedTurn(paths: DataPaths, session: Pick<SessionRecord, 'id' | 'name'>, options: Pick<AppendOptions, 'lockWaitMs'> = {}): Promise<void> {
-  await withSessionLock(
-    paths.logs,
-    session.id,
-    async () => {
-      const current = await currentRecord(paths.sessions, session);
-      if (current === null) return;
-      await markIndexStale(paths.sessions, current.name);
-      const { rebuildIndex } = await import('./turns.js');
-      await rebuildIndex(paths, current);
-    },
-    options.lockWaitMs,
-  );
+  const found = await currentRecord(paths.sessions, session);
+  if (found === null) return;
+  await markIndexStale(paths.sessions, found.name);
+  try {
+    await withSessionLock(
+      paths.logs,
+      session.id,
+      async () => {
+        const current = await currentRecord(paths.sessions, session);
+        if (current === null) return;
+        // Marked again under the lock: a turn or a rename may have replaced the index meanwhile.
+        await markIndexStale(paths.sessions, current.name);
+        const { rebuildIndex } = await import('./turns.js');
+        await rebuildIndex(paths, current);
+      },
+      options.lockWaitMs,
+    );
+  } catch (error) {
+    throw new SessionUpdateError(`session "${found.name}" is left for its next reader to rebuild (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+  }
 }
 
-/** The session's record as it is now (by id: the name may have changed), or null when it is gone. */
+/**
+ * The session's record as it is now (by id: the name may have changed), or null when it is gone. A
+ * damaged record under the name it was logged with is another session's, or none to update.
+ */
 async function currentRecord(dir: string, session: Pick<SessionRecord, 'id' | 'name'>): Promise<SessionRecord | null> {
-  const byName = await readSession(dir, session.name);
+  const byName = await readSession(dir, session.name).catch(() => null);
   if (byName?.id === session.id) return byName;
   return (await listSessions(dir)).find((record) => record.id === session.id) ?? null;
 }

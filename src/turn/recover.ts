@@ -156,13 +156,19 @@ async function logOrphan(settings: RecoverySettings, { name, turn }: Orphan, me:
   }
   // Another argo took it first: it logs the turn.
   if (claimed === null) return;
+  let logged: LogEntry | null = null;
   try {
     // Loaded inside: a load that fails (too many open files) gives the turn back, and is no unreadable folder.
     const [{ recordTurn, settleLoggedTurn, SessionUpdateError }, { openSession, removedSession }] = await Promise.all([import('../sessions/record-turn.js'), import('../sessions/store.js')]);
-    const logged = await inLog(paths.logs, turn.day, id);
+    logged = await inLog(paths.logs, turn.day, id);
     if (logged !== null) {
       // Killed after its log line, perhaps before its index line or record: the session is told now.
-      await settleLoggedTurn(paths, { id: logged.session_id, name: turn.session.name }, { lockWaitMs: settings.timeouts.lockWaitMs });
+      try {
+        await settleLoggedTurn(paths, { id: logged.session_id, name: turn.session.name }, { lockWaitMs: settings.timeouts.lockWaitMs });
+      } catch (error) {
+        // Its index is marked stale, so its next reader rebuilds it: the file has done its work.
+        if (!(error instanceof SessionUpdateError)) throw error;
+      }
       // A record update cut short leaves its temporary file.
       await removeOrphanedTemporaries(paths.sessions).catch(() => 0);
       await dropUnfinished(home, claimed);
@@ -189,7 +195,8 @@ async function logOrphan(settings: RecoverySettings, { name, turn }: Orphan, me:
   } catch (error) {
     // Given back under its own name: a later argo tries again.
     await unclaimUnfinished(home, claimed, id).catch(() => undefined);
-    found.problems.push({ file, problem: `cannot be logged (${messageOf(error)})` });
+    const problem = logged === null ? `cannot be logged (${messageOf(error)})` : `is in the log, but its session cannot be found to rebuild its index (${messageOf(error)})`;
+    found.problems.push({ file, problem });
   }
 }
 

@@ -8,7 +8,10 @@ import type { LogEntry } from '../../src/log/entry.js';
 import { UNFINISHED_ERROR, unfinishedDir, writeUnfinished } from '../../src/log/unfinished.js';
 import type { TurnOwner, UnfinishedTurn } from '../../src/log/unfinished.js';
 import type { StreamOutcome } from '../../src/ollama/transport.js';
+import { withSessionLock } from '../../src/log/lock.js';
 import { readSession } from '../../src/sessions/store.js';
+import { loadSessionEntries } from '../../src/sessions/turns.js';
+import { defined } from '../support/defined.js';
 import { byAskedAt, holdsNoRescue, recoverOnce, recoverUnfinished, recoveryLines } from '../../src/turn/recover.js';
 import type { Recovery } from '../../src/turn/recover.js';
 import { prepareTurn, runTurn } from '../../src/turn/turn.js';
@@ -388,6 +391,45 @@ describe('a turn whose argo was killed after its log line (before its index line
     expect(await recover(settings)).toMatchObject({ alreadyLogged: [id], problems: [] });
     expect(await readSession(sessions, 'work')).toMatchObject({ id: session.id, turns: 1, last_turn_id: id });
     expect(indexIds(sessions, 'work')).toEqual([id]);
+  });
+
+  it("the session's lock held past the wait (argo serve answering in it): the file goes all the same, and the next reader rebuilds the index", async () => {
+    const home = fresh();
+    const settings = { ...settingsIn(home), timeouts: { idleMs: 1000, lockWaitMs: 20 } };
+    const { sessions } = settings.paths;
+    const { session } = await recordTurns(settings.paths, 'work', 1, { date: '2025-03-04', start: '2025-03-04T05:00:00.000Z' });
+    const before = { index: readFileSync(join(sessions, 'work.idx')), record: readFileSync(join(sessions, 'work.json')) };
+    const [second] = (await recordTurns(settings.paths, 'work', 1, { date: '2025-03-04', start: '2025-03-04T05:06:07.000Z' })).entries;
+    writeFileSync(join(sessions, 'work.idx'), before.index);
+    writeFileSync(join(sessions, 'work.json'), before.record);
+    const id = second?.id ?? '';
+    await writeUnfinished(home, { ...unfinished(id), session: { id: session.id, name: 'work' }, entry: draft(id) });
+    let release = (): void => undefined;
+    const held = withSessionLock(settings.paths.logs, session.id, () => new Promise<void>((resolve) => (release = resolve)));
+    try {
+      expect(await recover(settings)).toMatchObject({ recovered: [], alreadyLogged: [id], problems: [] });
+    } finally {
+      release();
+      await held;
+    }
+    expect(journal(home)).toEqual([]);
+    const record = defined(await readSession(sessions, 'work'), 'work');
+    expect((await loadSessionEntries(settings.paths, record)).map((entry) => entry.id).at(-1)).toBe(id);
+    expect(await readSession(sessions, 'work')).toMatchObject({ turns: 2, last_turn_id: id });
+  });
+
+  it('the sessions folder cannot be read: the file stays, and what is said knows the turn is in the log', async () => {
+    const home = fresh();
+    const settings = settingsIn(home);
+    const { session, entries } = await recordTurns(settings.paths, 'work', 1, { date: '2025-03-04', start: '2025-03-04T05:06:07.000Z' });
+    const id = entries[0]?.id ?? '';
+    rmSync(settings.paths.sessions, { recursive: true });
+    writeFileSync(settings.paths.sessions, 'not a folder');
+    await writeUnfinished(home, { ...unfinished(id), session: { id: session.id, name: 'work' }, entry: draft(id) });
+    const found = await recover(settings);
+    expect(found).toMatchObject({ alreadyLogged: [], problems: [{ file: join(unfinishedDir(home), `${id}.json`) }] });
+    expect(found.problems[0]?.problem).toMatch(/^is in the log, but its session cannot be found to rebuild its index \(/);
+    expect(journal(home)).toEqual([`${id}.json`]);
   });
 
   it('a session removed since: nothing is made again under its name', async () => {
