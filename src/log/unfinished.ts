@@ -157,6 +157,31 @@ export function ownerState(owner: TurnOwner, here: TurnOwner, probe: ProcessProb
 }
 
 /**
+ * Who a journal file is judged by: its owner, or once claimed its claimer (a recoverer that died
+ * part-way leaves it to the next), on the owner's machine.
+ */
+export function judgedOwner(journal: JournalName, owner: TurnOwner): TurnOwner {
+  return journal.claim === null ? owner : { ...journal.claim, host: owner.host, machine: owner.machine ?? null };
+}
+
+/**
+ * What tells another machine's argo from this one's when the host name is the same: its machine id,
+ * or, on this very machine, its pid namespace (another container).
+ */
+export function elsewhereOn(owner: TurnOwner, me: TurnOwner): { machine?: string; container?: string } {
+  if (owner.host !== me.host) return {};
+  const sameMachine = typeof owner.machine !== 'string' || typeof me.machine !== 'string' || owner.machine === me.machine;
+  if (sameMachine && typeof owner.pidns === 'string' && owner.pidns !== me.pidns) return { container: owner.pidns };
+  return typeof owner.machine === 'string' ? { machine: owner.machine } : {};
+}
+
+/** Where an argo another machine or container must judge runs, as argo says it: `on HOST`, with its machine id or container when the host name is this one's. */
+export function whereElsewhere(place: { host: string; machine?: string; container?: string }): string {
+  if (place.container !== undefined) return `in another container on this machine (${place.container})`;
+  return place.machine === undefined ? `on ${place.host}` : `on ${place.host} (machine id ${place.machine.slice(0, 8)}…)`;
+}
+
+/**
  * Writes the turn's journal file: created whole or not at all, 0600, in a private folder that is no
  * link. Throws when it cannot (the caller decides what that costs the turn).
  */

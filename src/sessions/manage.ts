@@ -6,7 +6,7 @@ import { open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RuntimeError, UsageError } from '../errors.js';
 import { isPlainObject, parseEntry } from '../log/entry.js';
-import { listUnfinished, readJournalName, readUnfinished, unfinishedDir } from '../log/unfinished.js';
+import { elsewhereOn, judgedOwner, listUnfinished, ownerState, readJournalName, readUnfinished, thisProcess, unfinishedDir, whereElsewhere } from '../log/unfinished.js';
 import { listLogFiles, requireDaysInReach } from '../log/files.js';
 import { PRIVATE_FILE, holdsExactly, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { takeSessionLocks, withLogLock, withSessionLock } from '../log/lock.js';
@@ -83,18 +83,46 @@ export async function requireFree(dir: string, name: string): Promise<void> {
  * Refuses a name whose session a turn is starting: its first question, asked while no session had
  * the name, is being answered (its file in unfinished/ names the session and no id). Its record is
  * made when it is logged: a session renamed or forked onto the name now would take that turn, asked
- * with no history, as its own.
+ * with no history, as its own. Only while its argo runs, or runs where only its own machine or
+ * container can tell: one gone from this machine has been logged by recovery, or will be.
  */
 async function refuseFirstTurnsName(dir: string, name: string): Promise<void> {
   const home = dirname(dir);
+  const me = thisProcess();
   for (const file of await listUnfinished(home).catch((): string[] => [])) {
-    if (readJournalName(file) === null) continue;
+    const journal = readJournalName(file);
+    if (journal === null) continue;
     const read = readUnfinished(home, file);
     if (read === null || 'problem' in read || !startsSession(read.value, name)) continue;
-    throw new UsageError(
-      `session "${name}" is being started by a question still being answered (${join(unfinishedDir(home), file)}); wait until it is logged, then choose another name`,
-    );
+    const owner = judgedOwner(journal, read.owner);
+    const state = ownerState(owner, me);
+    if (state === 'dead') continue;
+    const elsewhere = state === 'alive' ? null : { pid: owner.pid, host: owner.host, ...elsewhereOn(owner, me) };
+    throw new UsageError(firstTurnsRefusal(name, join(unfinishedDir(home), file), elsewhere));
   }
+}
+
+/** An argo only another machine or container can judge: its pid, and where it runs. */
+export interface OwnerElsewhere {
+  pid: number;
+  host: string;
+  machine?: string;
+  container?: string;
+}
+
+/**
+ * Why `name` is refused while the first question of its session, kept in `file`, is being
+ * answered, and what frees it; `owner`: the argo answering it, when it runs where only its own
+ * machine or container can judge (null: here).
+ */
+export function firstTurnsRefusal(name: string, file: string, owner: OwnerElsewhere | null): string {
+  if (owner === null) return `session "${name}" is being started by a question still being answered (${file}); wait until it is logged, then choose another name`;
+  const there = owner.container === undefined ? 'that host' : 'that container';
+  return (
+    `session "${name}" is being started by a question of argo pid ${owner.pid} ${whereElsewhere(owner)} (${file}), which only ${there} can log: ` +
+    `once that argo has ended, any argo command there that reads the log (argo logs) logs it, and the name is that session's; ` +
+    `if argo will not run there again, move the file out of ${dirname(file)} (it holds the question) and the name is free`
+  );
 }
 
 /** Whether a journal file's turn was asked in session `name` when it had no record yet. */

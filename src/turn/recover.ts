@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Settings } from '../config/settings.js';
 import type { LogEntry } from '../log/entry.js';
 import { RESCUED_FOLDER, errnoOf, isMissing, removeOrphanedTemporaries } from '../log/fs.js';
-import { checkUnfinished, claimUnfinished, dropUnfinished, listUnfinished, ownerState, readJournalName, readUnfinished, thisProcess, unclaimUnfinished, unfinishedDir } from '../log/unfinished.js';
+import { checkUnfinished, claimUnfinished, dropUnfinished, elsewhereOn, judgedOwner, listUnfinished, ownerState, readJournalName, readUnfinished, thisProcess, unclaimUnfinished, unfinishedDir } from '../log/unfinished.js';
 import type { ProcessProbe, TurnOwner, UnfinishedTurn } from '../log/unfinished.js';
 import { plural } from '../output/count.js';
 import { isSessionName } from '../sessions/names.js';
@@ -87,8 +87,7 @@ async function recoverNamed(settings: RecoverySettings, names: string[], options
       continue;
     }
     const { owner } = read;
-    // A claimed file is judged by its claimer: a recoverer that died part-way leaves it to the next.
-    const judged = journal.claim === null ? owner : { ...journal.claim, host: owner.host, machine: owner.machine ?? null };
+    const judged = judgedOwner(journal, owner);
     const state = ownerState(judged, me, options);
     if (state === 'elsewhere') {
       found.elsewhere.push({ id: journal.id, host: owner.host, ...elsewhereOn(judged, me) });
@@ -122,17 +121,6 @@ export function byAskedAt(a: { timestamp: string; id: string }, b: { timestamp: 
   const [first, second] = [instant(a.timestamp), instant(b.timestamp)];
   if (first !== second) return first < second ? -1 : 1;
   return (first === Number.POSITIVE_INFINITY ? byCodeUnits(a.timestamp, b.timestamp) : 0) || byCodeUnits(a.id, b.id);
-}
-
-/**
- * What tells another machine's argo from this one's when the host name is the same: its machine id,
- * or, on this very machine, its pid namespace (another container).
- */
-function elsewhereOn(owner: TurnOwner, me: TurnOwner): { machine?: string; container?: string } {
-  if (owner.host !== me.host) return {};
-  const sameMachine = typeof owner.machine !== 'string' || typeof me.machine !== 'string' || owner.machine === me.machine;
-  if (sameMachine && typeof owner.pidns === 'string' && owner.pidns !== me.pidns) return { container: owner.pidns };
-  return typeof owner.machine === 'string' ? { machine: owner.machine } : {};
 }
 
 /** Why a well-formed journal file still cannot be logged, or null. */

@@ -4,9 +4,10 @@ import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bootId, writeUnfinished } from '../../src/log/unfinished.js';
-import type { UnfinishedTurn } from '../../src/log/unfinished.js';
-import { forkSession, reindexAll, renameSession, requireFree, startsSession } from '../../src/sessions/manage.js';
+import { bootId, machineId, pidNamespace, writeUnfinished } from '../../src/log/unfinished.js';
+import type { TurnOwner, UnfinishedTurn } from '../../src/log/unfinished.js';
+import { firstTurnsRefusal, forkSession, reindexAll, renameSession, requireFree, startsSession } from '../../src/sessions/manage.js';
+import type { OwnerElsewhere } from '../../src/sessions/manage.js';
 import { encodeRecord, listSessions, readSession, withoutRenamedSources } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 import { loadSessionEntries } from '../../src/sessions/turns.js';
@@ -111,9 +112,10 @@ describe('a rename killed part-way', () => {
 });
 
 describe('the name of a session whose first turn is being answered', () => {
-  /** A turn of this process (alive) in the journal, asked in session `name`, whose record had id `id` (null: none yet). */
-  const asking = async (paths: DataPaths, name: string, id: string | null): Promise<void> => {
-    const turn: UnfinishedTurn = { owner: { pid: process.pid, host: hostname(), boot: bootId() }, day: '2025-01-02', session: { id, name }, entry: makeDraft('firstturn001') };
+  const here: TurnOwner = { pid: process.pid, host: hostname(), boot: bootId(), machine: machineId(), pidns: pidNamespace() };
+  /** A turn in the journal owned by `owner` (default: this process, alive), asked in session `name`, whose record had id `id` (null: none yet). */
+  const asking = async (paths: DataPaths, name: string, id: string | null, owner: TurnOwner = here): Promise<void> => {
+    const turn: UnfinishedTurn = { owner, day: '2025-01-02', session: { id, name }, entry: makeDraft('firstturn001') };
     await writeUnfinished(dirname(paths.sessions), turn);
   };
 
@@ -127,6 +129,17 @@ describe('the name of a session whose first turn is being answered', () => {
     expect(startsSession(value, 'newx')).toBe(starts);
   });
 
+  const file = '/h/unfinished/t1.json';
+  const leftThere = (there: string): string => `(${file}), which only ${there} can log: once that argo has ended, any argo command there that reads the log (argo logs) logs it, and the name is that session's; if argo will not run there again, move the file out of /h/unfinished (it holds the question) and the name is free`;
+  it.each<[string, OwnerElsewhere | null, string]>([
+    ['an argo running here', null, `session "newx" is being started by a question still being answered (${file}); wait until it is logged, then choose another name`],
+    ['an argo on another host', { pid: 42, host: 'otherbox' }, `session "newx" is being started by a question of argo pid 42 on otherbox ${leftThere('that host')}`],
+    ['another machine of this host name', { pid: 42, host: 'ubuntu', machine: '0123456789abcdef0123456789abcdef' }, `session "newx" is being started by a question of argo pid 42 on ubuntu (machine id 01234567…) ${leftThere('that host')}`],
+    ['another container on this machine', { pid: 1, host: 'box', container: 'pid:[4026532]' }, `session "newx" is being started by a question of argo pid 1 in another container on this machine (pid:[4026532]) ${leftThere('that container')}`],
+  ])('firstTurnsRefusal: %s', (_case, owner, message) => {
+    expect(firstTurnsRefusal('newx', file, owner)).toBe(message);
+  });
+
   it('is not free: a rename or a fork onto it is refused, naming the turn, and nothing is made', async () => {
     const { paths } = tempData();
     const { session: a } = await recordTurns(paths, 'a', 1);
@@ -137,6 +150,18 @@ describe('the name of a session whose first turn is being answered', () => {
     await expect(forkSession(paths, a, undefined, 'newx', '2025-01-03T00:00:00.000Z')).rejects.toThrow(refusal);
     expect(existsSync(join(paths.sessions, 'newx.json'))).toBe(false);
     expect(await readSession(paths.sessions, 'a')).toEqual(a);
+  });
+
+  it.each<[string, Partial<TurnOwner>, RegExp | null]>([
+    ['on another host: refused, naming the host and how to free the name', { host: 'otherbox', pid: 4242 }, /^session "newx" is being started by a question of argo pid 4242 on otherbox \(.*\), which only that host can log: .* move the file out of .*\/unfinished \(it holds the question\) and the name is free$/],
+    ['in another container: refused, naming the container', { pid: 1, pidns: 'pid:[1]' }, /^session "newx" is being started by a question of argo pid 1 in another container on this machine \(pid:\[1\]\) /],
+    // A pid no system gives (above pid_max): gone, and recovered by the next argo.
+    ['gone from this machine: free', { pid: 99999999 }, null],
+  ])('an owner %s', async (_case, owner, refusal) => {
+    const { paths } = tempData();
+    await asking(paths, 'newx', null, { ...here, ...owner });
+    if (refusal === null) await expect(requireFree(paths.sessions, 'newx')).resolves.toBeUndefined();
+    else await expect(requireFree(paths.sessions, 'newx')).rejects.toThrow(refusal);
   });
 
   it("a turn of a session that has a record, or of another name, leaves it free", async () => {
