@@ -142,10 +142,21 @@ function nameTaken(name: string): UsageError {
 export async function renameSession(dir: string, planned: SessionRecord, to: string): Promise<void> {
   // Under the session's lock, which turn completion takes too: no turn updates the old name midway.
   await withSessionLock(dir, planned.id, async () => {
-    const record = await readSession(dir, planned.name);
-    if (record?.id !== planned.id) throw new RuntimeError(`session "${planned.name}" was renamed or removed meanwhile; nothing renamed`);
+    let record = await currentRecord(dir, planned);
+    // A rename of it cut short is finished first: the new record must claim no other name.
+    if (record.renamed_from !== undefined) {
+      if (await finishRename(dir, record)) await markIndexStale(dir, record.name);
+      record = await currentRecord(dir, planned);
+    }
     await moveSession(dir, record, to);
   });
+}
+
+/** The session's record under the name it was planned with, or an error when it is not there any more. */
+async function currentRecord(dir: string, planned: SessionRecord): Promise<SessionRecord> {
+  const record = await readSession(dir, planned.name);
+  if (record?.id !== planned.id) throw new RuntimeError(`session "${planned.name}" was renamed or removed meanwhile; nothing renamed`);
+  return record;
 }
 
 /**
@@ -193,7 +204,9 @@ async function finishRename(dir: string, target: SessionRecord): Promise<boolean
   const cutShort = source !== null && !isDamaged(source) && source.id === target.id;
   let record: SessionRecord = moved;
   if (cutShort) {
+    // The old record's own mark, from a rename of it cut short before, is no part of this one.
     record = { ...source, name: target.name };
+    delete record.renamed_from;
     await rename(indexPath(dir, from), indexPath(dir, target.name)).catch((error: unknown) => {
       if (!isMissing(error)) throw error;
     });

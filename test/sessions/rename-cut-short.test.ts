@@ -103,6 +103,27 @@ describe('a rename killed part-way', () => {
     expect(await readSession(paths.sessions, 'new')).toMatchObject({ turns: 3 });
   });
 
+  it.each(steps)('after "%s": renamed again, the new rename finishes it first and leaves no mark of the old name', async (step) => {
+    const { paths, old, turns } = await cutShort(step);
+    const half = defined(await readSession(paths.sessions, 'new'), 'new');
+    await renameSession(paths.sessions, half, 'other');
+    const files = readdirSync(paths.sessions).filter((file) => !file.startsWith('.'));
+    expect(files.sort()).toEqual(['kid.idx', 'kid.json', 'other.idx', 'other.json']);
+    const renamed = defined(await readSession(paths.sessions, 'other'), 'other');
+    expect(renamed).toEqual({ ...old, name: 'other' });
+    expect((await readSession(paths.sessions, 'kid'))?.parent).toMatchObject({ session_id: old.id, name: 'other' });
+    expect((await loadSessionEntries(paths, renamed)).map((entry) => entry.id)).toEqual(turns);
+    // Taken as any session's name, not as a rename of "old" still under way.
+    await expect(requireFree(paths.sessions, 'other')).rejects.toThrow('a session named "other" already exists');
+  });
+
+  it("an old record that carries a mark of its own (a rename of it cut short before) does not pass it on", async () => {
+    const { paths, old, turns } = await cutShort('record made');
+    writeFileSync(join(paths.sessions, 'old.json'), encodeRecord({ ...old, renamed_from: 'older' }), { mode: 0o600 });
+    await reindexAll(paths);
+    await expectFinished(paths, old, turns);
+  });
+
   it('a rename that ran whole leaves no mark', async () => {
     const { paths } = tempData();
     const { session: old } = await recordTurns(paths, 'old', 1);
