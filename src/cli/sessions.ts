@@ -22,6 +22,7 @@ import {
   requireFree,
   requireSession,
   requireSessionFile,
+  resumeRename,
 } from '../sessions/manage.js';
 import { checkSessionName, checkSessionNameAt, commandWithNames, isEarlierSessionName, isSessionName } from '../sessions/names.js';
 import { SessionLookup, byLastUsed, deleteSession, isDamaged, scanSessions, shownRecord } from '../sessions/store.js';
@@ -77,6 +78,11 @@ export function registerSessions(program: Command, io: Io): void {
       // A turn an earlier argo left unfinished is logged first, under the name it was asked in: a
       // session whose only turn it is then exists to be renamed.
       await recoverUnfinishedTurns(settings, io);
+      // This very rename, killed part-way before: run again, it is finished.
+      if (from !== to && (await resumeRename(dir, from, to))) {
+        io.stdout.write(`renamed session "${from}" to "${to}" (an earlier argo had begun it)\n`);
+        return;
+      }
       const record = await requireSession(dir, from, 'sessions rename');
       if (from === to) {
         io.stdout.write(`session "${from}" already has that name; nothing renamed\n`);

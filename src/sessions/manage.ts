@@ -160,6 +160,20 @@ async function currentRecord(dir: string, planned: SessionRecord): Promise<Sessi
 }
 
 /**
+ * Finishes the rename of `from` to `to` an earlier argo was killed in, when that is what the record
+ * under `to` is (marked `renamed_from` `from`, and no other session named `from`): running the same
+ * rename again completes it. Returns whether it did.
+ */
+export async function resumeRename(dir: string, from: string, to: string): Promise<boolean> {
+  const target = await readSession(dir, to);
+  if (target?.renamed_from !== from) return false;
+  const source = await inspectSession(dir, from).catch(() => null);
+  if (source !== null && (isDamaged(source) || source.id !== target.id)) return false;
+  await completeRename(dir, target);
+  return true;
+}
+
+/**
  * The record is made under the new name first, marked with the old one (`renamed_from`); then the
  * index is moved, the old record removed, the forks relinked and the mark cleared. Killed at any
  * step, the mark says how to finish (finishRename); until then listings show the new name alone.

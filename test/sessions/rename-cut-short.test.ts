@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bootId, machineId, pidNamespace, writeUnfinished } from '../../src/log/unfinished.js';
 import type { TurnOwner, UnfinishedTurn } from '../../src/log/unfinished.js';
-import { firstTurnsRefusal, forkSession, reindexAll, renameSession, requireFree, startsSession } from '../../src/sessions/manage.js';
+import { firstTurnsRefusal, forkSession, reindexAll, renameSession, requireFree, resumeRename, startsSession } from '../../src/sessions/manage.js';
 import type { OwnerElsewhere } from '../../src/sessions/manage.js';
 import { encodeRecord, listSessions, readSession, withoutRenamedSources } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
@@ -122,6 +122,21 @@ describe('a rename killed part-way', () => {
     writeFileSync(join(paths.sessions, 'old.json'), encodeRecord({ ...old, renamed_from: 'older' }), { mode: 0o600 });
     await reindexAll(paths);
     await expectFinished(paths, old, turns);
+  });
+
+  it.each<[string, boolean, Step, ((paths: DataPaths, old: SessionRecord) => void) | null, string, string]>([
+    ['the same rename, after "record made"', true, 'record made', null, 'old', 'new'],
+    ['the same rename, after "index moved"', true, 'index moved', null, 'old', 'new'],
+    ['the same rename, after "old record removed"', true, 'old record removed', null, 'old', 'new'],
+    ['another rename onto the new name', false, 'record made', null, 'kid', 'new'],
+    ['the old name is another session\'s now', false, 'old record removed', (paths, old) => writeFileSync(join(paths.sessions, 'old.json'), encodeRecord({ ...old, id: 'another' }), { mode: 0o600 }), 'old', 'new'],
+    ['a name no rename is under way to', false, 'record made', null, 'old', 'kid'],
+  ])('resumeRename: %s: finished = %s', async (_case, finished, step, change, from, to) => {
+    const { paths, old, turns } = await cutShort(step);
+    change?.(paths, old);
+    expect(await resumeRename(paths.sessions, from, to)).toBe(finished);
+    if (finished) await expectFinished(paths, old, turns);
+    else expect(await readSession(paths.sessions, 'new')).toMatchObject({ renamed_from: 'old' });
   });
 
   it('a rename that ran whole leaves no mark', async () => {
