@@ -408,7 +408,7 @@ describe("the name of a session whose first question is being answered", () => {
     const asked = argo(['-s', 'newx', 'slow new'], home);
     await ollama.waitForHold();
     await waitFor(() => expect(journal(home).filter((name) => name.endsWith('.json'))).toHaveLength(1));
-    const refusal = /^argo: session "newx" is being started by a question still being answered \(.*\/unfinished\/\w+\.json\); wait until it is logged, then choose another name\n$/;
+    const refusal = /^argo: session "newx" is being started by a question still being answered \(.*\/unfinished\/[\w-]+\.json\); wait until it is logged, then choose another name\n$/;
     const renamed = await argo(['sessions', 'rename', 'a', 'newx'], home);
     const forked = await argo(['sessions', 'fork', 'a', 'newx'], home);
     ollama.release();
