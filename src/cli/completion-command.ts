@@ -5,6 +5,7 @@ import { Argument } from 'commander';
 import { SHELLS, completionScript } from '../cli/completion.js';
 import type { CompletionCommand, CompletionSpec, FlagValue, NameSource, Shell, ValueFlag } from '../cli/completion.js';
 import { COLOR_MODES } from '../output/color.js';
+import { REASON_FILTERS, STATUS_CHOICES, STRENGTH_FILTERS, TYPE_CHOICES } from '../query/query.js';
 import { THINK_LEVELS } from '../replay/prompt.js';
 import { sessionNames } from '../sessions/store.js';
 import { newTransport } from './ask.js';
@@ -36,12 +37,18 @@ const NAME_FLAGS: Readonly<Record<string, NameSource>> = { '--session': 'session
 
 /**
  * The words of flags whose parser checks them rather than commander (which knows argChoices), from
- * the parsers' own lists; --replay's last:N is offered as three examples.
+ * the parsers' own lists; --replay's last:N is offered as three examples. logs' filters take
+ * comma-separated lists, which commander's choices would refuse whole; a flag with commander's
+ * choices (a question's --reason) keeps them.
  */
 const PARSED_CHOICES: Readonly<Record<string, readonly string[]>> = {
   '--think': ['on', 'off', ...THINK_LEVELS],
   '--color': COLOR_MODES,
   '--replay': ['none', 'session', 'last:1', 'last:3', 'last:5'],
+  '--type': TYPE_CHOICES,
+  '--status': STATUS_CHOICES,
+  '--strength': STRENGTH_FILTERS,
+  '--reason': REASON_FILTERS,
 };
 
 /** A value's placeholder that names a path, as help shows it: --home <dir>, --system-file <file>. */

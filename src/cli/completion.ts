@@ -128,9 +128,31 @@ function valueCase(spec: CompletionSpec, flag: string, choices: (words: readonly
   return [...branches].map(([branch, paths]) => `      ${paths.map(shellQuoted).join('|')}) ${branch} ;;`).join('\n');
 }
 
+/**
+ * The flags that take a value where the line has got to, by place: a word after one is its value,
+ * not a command or an argument (-q is --quiet for a question, --grep TEXT for logs, so in
+ * `argo logs -q rm` rm is the text). --home and --host everywhere, for where names come from.
+ * Places alike share one entry; '' is bare argo.
+ */
+function takingFlagsByPlace(spec: CompletionSpec): [paths: string[], flags: string[]][] {
+  const byFlags = new Map<string, { paths: string[]; flags: string[] }>();
+  for (const place of [barePlace(spec), ...placesOf(spec)]) {
+    const flags = [...new Set([...place.values.flatMap((value) => value.flags), ...WHERE_FLAGS])];
+    const key = flags.join(' ');
+    const entry = byFlags.get(key) ?? { paths: [], flags };
+    entry.paths.push(place.path);
+    byFlags.set(key, entry);
+  }
+  return [...byFlags.values()].map(({ paths, flags }) => [paths, flags]);
+}
+
 /** The scan both bash and zsh run over the words before the cursor (their syntax is alike here). */
 function scanLoop(spec: CompletionSpec, shell: 'bash' | 'zsh'): string {
-  const valueFlags = allValueFlags(spec).join('|');
+  // A command argo does not know: a flag takes a value if it does in every command that has it.
+  const unknownPlace = allValueFlags(spec).join('|');
+  const taking = takingFlagsByPlace(spec)
+    .map(([paths, flags]) => `          ${paths.map(shellQuoted).join('|')}) case "$word" in ${flags.join('|')}) taking=1 ;; esac ;;`)
+    .join('\n');
   const text = shell === 'bash' ? (word: string): string => `"$(__argo_text "${word}")"` : (word: string): string => `"\${(Q)${word}}"`;
   const withSubcommands = placesOf(spec).filter((place) => place.subcommands.length > 0);
   const nested = withSubcommands.map((place) => {
@@ -147,11 +169,16 @@ function scanLoop(spec: CompletionSpec, shell: 'bash' | 'zsh'): string {
       case "$word" in
         --) [[ -n "$place" ]] || return; ended=1; continue ;;
         ${WHERE_FLAGS.map((flag) => `${flag}=*`).join('|')}) where+=("\${word%%=*}" ${text('${word#*=}')}); continue ;;
-        ${valueFlags})
+        -*)
+          taking=0
+          case "$place" in
+${taking}
+          *) case "$word" in ${unknownPlace}) taking=1 ;; esac ;;
+          esac
+          ((taking)) || continue
           ((i++))
           if ((i < ${end})) && [[ ${WHERE_FLAGS.map((flag) => `$word == ${flag}`).join(' || ')} ]]; then where+=("$word" ${text(at('i'))}); fi
           continue ;;
-        -*) continue ;;
       esac
     fi
     case "$place" in
@@ -232,7 +259,7 @@ __argo_offer() {
   if ((BASH_VERSINFO[0] >= 4)); then compopt +o default 2>/dev/null; fi
 }
 _argo() {
-  local cur prev flag="" word place="" options="" first="" i nargs=0 ended=0 kind="" choices="" cword breaks
+  local cur prev flag="" word place="" options="" first="" i nargs=0 ended=0 taking=0 kind="" choices="" cword breaks
   local -a words where=() sources=()
   __argo_words
   cur=\${words[cword]-}
@@ -309,7 +336,7 @@ __argo_names() {
   compadd -- "\${names[@]}"
 }
 _argo() {
-  local prev=\${words[CURRENT-1]} word place='' i nargs=0 ended=0 kind=''
+  local prev=\${words[CURRENT-1]} word place='' i nargs=0 ended=0 taking=0 kind=''
   local -a where options first sources choices
   # Which command the line runs (place: "sessions show"), how many of its arguments are typed,
   # whether -- is among them, and the --home and --host given (their quotes taken off by (Q),
@@ -441,13 +468,21 @@ function fishScript(spec: CompletionSpec): string {
     `                case ${WHERE_FLAGS.map((where) => shellQuoted(`${where}=*`)).join(' ')}`,
     '                    set -a __argo_where (string split -m 1 = -- $word)',
     '                    continue',
-    `                case ${valueFlags.map(shellQuoted).join(' ')}`,
+    `                case '-*'`,
+    '                    set -l taking 0',
+    '                    switch $__argo_place',
+    ...takingFlagsByPlace(spec).flatMap(([paths, flags]) => [
+      `                        case ${paths.map(shellQuoted).join(' ')}`,
+      `                            contains -- $word ${flags.map(shellQuoted).join(' ')}; and set taking 1`,
+    ]),
+    `                        case '*'`,
+    `                            contains -- $word ${valueFlags.map(shellQuoted).join(' ')}; and set taking 1`,
+    '                    end',
+    '                    test $taking -eq 1; or continue',
     '                    set i (math $i + 1)',
     `                    if test $i -le (count $tokens); and contains -- $word ${WHERE_FLAGS.join(' ')}`,
     '                        set -a __argo_where $word $tokens[$i]',
     '                    end',
-    '                    continue',
-    `                case '-*'`,
     '                    continue',
     '            end',
     '        end',

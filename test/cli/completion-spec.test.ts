@@ -7,6 +7,7 @@ import type { CompletionCommand, CompletionSpec, FlagValue } from '../../src/cli
 import { processIo } from '../../src/cli/io.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { COLOR_MODES } from '../../src/output/color.js';
+import { REASON_FILTERS, STATUS_CHOICES, STRENGTH_FILTERS, TYPE_CHOICES } from '../../src/query/query.js';
 import { THINK_LEVELS } from '../../src/replay/prompt.js';
 import { REPLAY_REASONS } from '../../src/replay/types.js';
 
@@ -42,6 +43,10 @@ describe('the completion spec of the real program', () => {
     ['sessions show', '--color', { choices: COLOR_MODES }],
     ['', '--think', { choices: ['on', 'off', ...THINK_LEVELS] }],
     ['chat', '-r', { choices: ['none', 'session', 'last:1', 'last:3', 'last:5'] }],
+    ['logs', '--status', { choices: STATUS_CHOICES }],
+    ['logs', '-t', { choices: TYPE_CHOICES }],
+    ['logs', '--strength', { choices: STRENGTH_FILTERS }],
+    ['logs', '--reason', { choices: REASON_FILTERS }],
     // names
     ['', '-s', { names: 'sessions' }],
     ['logs', '--session', { names: 'sessions' }],
@@ -56,7 +61,6 @@ describe('the completion spec of the real program', () => {
     ['export', '-o', 'files'],
     // the same flag, another value in another command
     ['', '-o', 'text'],
-    ['logs', '--reason', 'text'],
     ['logs', '-q', 'text'],
     ['', '--temperature', 'text'],
     ['', '--host', 'text'],
@@ -66,6 +70,7 @@ describe('the completion spec of the real program', () => {
     ['doctor', '--session', undefined],
     ['doctor', '--think', undefined],
     ['completion', '--replay', undefined],
+    ['stop', '--status', undefined],
   ])('%j %s → %j', (path, flag, expected) => {
     expect(valueOf(path, flag)).toEqual(expected);
   });

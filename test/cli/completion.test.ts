@@ -30,8 +30,9 @@ const SPEC: CompletionSpec = {
   commands: [
     { name: 'chat', description: 'talk in turns', options: ['-s', '--session', '--replay', '--reason', '--root'], values: [SESSION, REPLAY, REASON, { flags: ['--root'], value: 'folders' }] },
     {
-      name: 'logs', description: 'query the log', options: ['--truncated', '--json', '-n', '-m', '--reason', '-q', '--grep'],
+      name: 'logs', description: 'query the log', options: ['--truncated', '--json', '-n', '-m', '--model', '--reason', '-q', '--grep'],
       values: [{ flags: ['-n'], value: 'text' }, MODEL, { flags: ['--reason'], value: 'text' }, { flags: ['-q', '--grep'], value: 'text' }],
+      subcommands: [{ name: 'rm', description: 'delete a session\'s lines', options: ['-y', '--yes'] }],
     },
     { name: 'completion', description: 'print a completion script', options: [], words: ['bash', 'zsh', 'fish'] },
     { name: 'doctor', description: 'check', options: ['--home', '--api', '--json'], values: [HOME_FLAG, { flags: ['--api'], value: { choices: ['chat', 'generate'] } }] },
@@ -254,6 +255,20 @@ for (const shell of SHELLS) describe.skipIf(installedShell(shell) === null)(`${s
 
   // fish itself offers flags for a word starting with -, even as a flag's value: there, --session=- (below).
   it.each(DASH_NAMES.filter(([line]) => shell !== 'fish' || !wordsOf(line).join(' ').endsWith(' -s -')))('names starting with -: %j → %j', async (line, expected) => {
+    const offered = await complete(line);
+    expect(shell === 'fish' ? sorted(offered) : offered).toEqual(shell === 'fish' ? sorted(expected) : expected);
+  });
+
+  // Whether a flag takes the next word is the command's own say: -q is --quiet for a question and
+  // --grep TEXT for logs, so `argo logs -q rm` greps for rm and `argo -q logs` runs logs.
+  it.each<[Line, string[]]>([
+    ['argo logs -q rm --', ['--truncated', '--json', '--model', '--reason', '--grep']],
+    ['argo logs rm --', ['--yes']],
+    ['argo logs --grep rm -- -', []],
+    ['argo -q logs rm -', ['-y', '--yes']],
+    ['argo -q sessions show w', ['work', 'writing']],
+    ['argo logs -n 3 r', ['rm']],
+  ])('scan: %j → %j', async (line, expected) => {
     const offered = await complete(line);
     expect(shell === 'fish' ? sorted(offered) : offered).toEqual(shell === 'fish' ? sorted(expected) : expected);
   });
