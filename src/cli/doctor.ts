@@ -18,7 +18,7 @@ import type { Outcome } from './outcome.js';
 import { DOCTOR_OPTIONS } from './doctor-options.js';
 import { plural } from '../output/count.js';
 import { groupThousands } from '../text/decimal.js';
-import { unfinishedDir } from '../log/unfinished.js';
+import { hostNamed, unfinishedDir } from '../log/unfinished.js';
 import { FOLDER_FIX, LISTED_PROBLEMS, recoverUnfinished, rescuedDir, rescuedFiles } from '../turn/recover.js';
 import { chatHistoryFile, recallableHistory } from '../chat/history.js';
 import type { Recovery } from '../turn/recover.js';
@@ -347,8 +347,7 @@ export function unfinishedReport(recovery: Recovery, dir: string, journalUsable 
   if (rescued.length > 0) parts.push(`${plural(rescued.length, 'turn')} an earlier argo left unfinished ${rescued.length === 1 ? 'is' : 'are'} saved in ${rescued.map((turn) => turn.file).join(', ')}, not in the log: add ${rescued.length === 1 ? 'it' : 'them'} back as docs/troubleshooting.md says`);
   const [inContainers, onHosts] = [elsewhere.filter((turn) => turn.container !== undefined), elsewhere.filter((turn) => turn.container === undefined)];
   if (onHosts.length > 0) {
-    // A machine sharing this one's host name is told by its id.
-    const hosts = new Set(onHosts.map((turn) => (turn.machine === undefined ? turn.host : `${turn.host} (machine id ${turn.machine.slice(0, 8)}…)`)));
+    const hosts = new Set(onHosts.map(hostNamed));
     parts.push(`${plural(onHosts.length, 'turn')} of argo on ${[...hosts].join(', ')}, left to that host`);
   }
   if (inContainers.length > 0) {

@@ -178,7 +178,12 @@ export function elsewhereOn(owner: TurnOwner, me: TurnOwner): { machine?: string
 /** Where an argo another machine or container must judge runs, as argo says it: `on HOST`, with its machine id or container when the host name is this one's. */
 export function whereElsewhere(place: { host: string; machine?: string; container?: string }): string {
   if (place.container !== undefined) return `in another container on this machine (${place.container})`;
-  return place.machine === undefined ? `on ${place.host}` : `on ${place.host} (machine id ${place.machine.slice(0, 8)}…)`;
+  return `on ${hostNamed(place)}`;
+}
+
+/** A host as argo names it: a machine sharing this one's host name is told by its id. */
+export function hostNamed(place: { host: string; machine?: string }): string {
+  return place.machine === undefined ? place.host : `${place.host} (machine id ${place.machine.slice(0, 8)}…)`;
 }
 
 /**
