@@ -13,7 +13,7 @@ import type { Tool, ToolResult } from './types.js';
 import { clipText, headOf } from '../output/cut.js';
 import { groupThousands } from '../text/decimal.js';
 import { braceExpansionCount } from './brace-count.js';
-import { clipped, quoting } from './foreign-line.js';
+import { QuotingMessage, clipped, quoting } from './foreign-line.js';
 import { LIST_FILES, READ_FILE, SEARCH_FILES } from './builtins.js';
 import { PatternTooSlowError, matchLines } from './line-search.js';
 import type { LineMatch } from './line-search.js';
@@ -314,10 +314,12 @@ function climbsOut(glob: string): boolean {
 async function globIn(confinement: Confinement, dir: string, pattern: string, argument: 'pattern' | 'glob', signal: AbortSignal): Promise<Globbed> {
   if (pattern.trim() === '') throw new ToolError(`the ${argument} is empty; give a glob such as "**/*.ts", or "**/*" for every file`);
   refuseNul(pattern, argument);
-  const mustStayInside = (): ToolError => new ToolError(quoting`pattern "${pattern}" must stay inside the root (no "..", no leading "/")`);
+  // Named as the model gave it: list_files' `pattern`, search_files' `glob` (whose `pattern` is a regular expression).
+  const mustStayInside = (): ToolError => new ToolError(new QuotingMessage([`${argument} "`, '" must stay inside the root (no "..", no leading "/")'], [pattern]));
   if (climbsOut(pattern)) throw mustStayInside();
   if ((await braceExpansionCount(pattern, GLOB_PATTERNS_MOST)) > GLOB_PATTERNS_MOST) {
-    throw new ToolError(quoting`pattern "${clipped(pattern, 100)}" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`);
+    const words = [`${argument} "`, `" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`];
+    throw new ToolError(new QuotingMessage(words, [clipped(pattern, 100)]));
   }
   // Counted first, so the expansion is small.
   const { default: braces } = await import('braces');

@@ -4,8 +4,7 @@ import { lstat, readlink, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { FILE_PROBLEMS } from '../log/file-problems.js';
 import { errnoOf, isMissing, realLocation } from '../log/fs.js';
-import { quoting } from './foreign-line.js';
-import type { QuotingMessage } from './foreign-line.js';
+import { QuotingMessage, quoting } from './foreign-line.js';
 import { ToolError } from './types.js';
 
 /**
@@ -72,15 +71,7 @@ export function refuseNul(text: string, argument: FileArgument): void {
 }
 
 function nulWords(text: string, argument: FileArgument): QuotingMessage {
-  const shown = text.replaceAll('\0', '\\0');
-  switch (argument) {
-    case 'path':
-      return quoting`path "${shown}" contains a NUL byte, which no file name can; give it without one`;
-    case 'pattern':
-      return quoting`pattern "${shown}" contains a NUL byte, which no file name can; give it without one`;
-    case 'glob':
-      return quoting`glob "${shown}" contains a NUL byte, which no file name can; give it without one`;
-  }
+  return new QuotingMessage([`${argument} "`, '" contains a NUL byte, which no file name can; give it without one'], [text.replaceAll('\0', '\\0')]);
 }
 
 /**

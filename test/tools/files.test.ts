@@ -512,9 +512,9 @@ describe('list_files and search_files', () => {
   });
 
   it('a glob whose braces expand to over 100 patterns is refused; an ordinary one works', async () => {
-    const refusal = `pattern "${'{a,b}'.repeat(20)}…" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`;
-    expect(await failure(listFilesTool.run({ pattern: '{a,b}'.repeat(21) }, context))).toBe(refusal);
-    expect(await failure(searchFilesTool.run({ pattern: 'x', glob: '{a,b}'.repeat(21) }, context))).toBe(refusal);
+    const refusal = `"${'{a,b}'.repeat(20)}…" expands to more than ${GLOB_PATTERNS_MOST} patterns (each {…,…} multiplies them); use fewer brace alternatives`;
+    expect(await failure(listFilesTool.run({ pattern: '{a,b}'.repeat(21) }, context))).toBe(`pattern ${refusal}`);
+    expect(await failure(searchFilesTool.run({ pattern: 'x', glob: '{a,b}'.repeat(21) }, context))).toBe(`glob ${refusal}`);
     expect(await listFilesTool.run({ pattern: 'src/**/*.{ts,js}' }, context)).toEqual({ files: ['src/a.ts', 'src/deep/b.ts'], count: 2 });
   });
 
@@ -529,9 +529,10 @@ describe('list_files and search_files', () => {
     ['{.,.}./*', 'braces that spell ".."'],
     ['{/etc,src}/*', 'braces that expand to a leading "/"'],
   ])('pattern %s (%s) is refused as a step out of the root, by both tools', async (pattern) => {
-    const refusal = `pattern "${pattern}" must stay inside the root (no "..", no leading "/")`;
-    expect(await failure(listFilesTool.run({ pattern }, context))).toBe(refusal);
-    expect(await failure(searchFilesTool.run({ pattern: 'x', glob: pattern }, context))).toBe(refusal);
+    // Each names the argument it was given in: search_files' pattern is its regular expression.
+    const refusal = `"${pattern}" must stay inside the root (no "..", no leading "/")`;
+    expect(await failure(listFilesTool.run({ pattern }, context))).toBe(`pattern ${refusal}`);
+    expect(await failure(searchFilesTool.run({ pattern: 'x', glob: pattern }, context))).toBe(`glob ${refusal}`);
   });
 
   it.each([
