@@ -662,12 +662,15 @@ export class UntrustedFileError extends RuntimeError {
     readonly distrust: Distrust,
     /** The file's folder is its owner's too: the data home is another user's, and their file is not for this one to remove. */
     theirFolder = false,
+    /** The file is root's (trusted for its owner, not its mode), and this reader is not root: only root may change its mode. */
+    rootsFile = false,
   ) {
     const ownerFix = theirFolder ? 'so is its folder: set ARGO_HOME or --home to a data home of your own' : 'remove it, or make it yours with chown if you trust what it says';
+    const modeFix = rootsFile ? `it is root's: run "sudo chmod go-w ${shellWord(path)}", or remove it` : `run "chmod go-w ${shellWord(path)}"`;
     const [why, only, fix] =
       'owner' in distrust
         ? [`belongs to another user (uid ${distrust.owner})`, 'your own files', ownerFix]
-        : [`can be written by other users (mode ${distrust.mode.toString(8)})`, 'files others cannot change', `run "chmod go-w ${shellWord(path)}"`];
+        : [`can be written by other users (mode ${distrust.mode.toString(8)})`, 'files others cannot change', modeFix];
     super(`${path} ${why}, and Argo reads only ${only} in its data home (they decide what it sends and runs): ${fix}`);
   }
 }
@@ -683,7 +686,7 @@ function refuseUntrusted(path: string, stats: Stats, followLink: boolean): void 
   const distrust = distrustOf(stats, folder, { uid, privateGroup: (stats.mode & 0o020) === 0 ? null : readerPrivateGroup() });
   if (distrust === null) return;
   const theirFolder = 'owner' in distrust && statSync(dirname(path), { throwIfNoEntry: false })?.uid === distrust.owner;
-  throw new UntrustedFileError(path, distrust, theirFolder);
+  throw new UntrustedFileError(path, distrust, theirFolder, stats.uid === 0 && uid !== 0);
 }
 
 /**

@@ -232,12 +232,16 @@ describe.runIf(asRoot && process.platform === 'linux')('root\'s files and links 
     expect(result.stderr).toContain(`${join(home, 'logs')} belongs to another user (uid 0)`);
   });
 
-  it('a config.json of root\'s that root\'s group may write (0664) is refused by its mode', async () => {
+  it('a config.json of root\'s that root\'s group may write (0664) is refused by its mode, with a fix only root can make', async () => {
     const home = userHome(USER);
     chmodSync(home, 0o755);
-    writeFileSync(join(home, 'config.json'), '{}');
-    chmodSync(join(home, 'config.json'), 0o664);
+    const config = join(home, 'config.json');
+    writeFileSync(config, '{}');
+    chmodSync(config, 0o664);
     const result = await runArgo(['sessions', 'list'], { home, host: ollama.url, user: USER });
-    expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('can be written by other users (mode 664)') as unknown });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `argo: ${config} can be written by other users (mode 664), and Argo reads only files others cannot change in its data home (they decide what it sends and runs): it is root's: run "sudo chmod go-w ${config}", or remove it\n`,
+    );
   });
 });
