@@ -164,6 +164,8 @@ function renderOptions(io: Io, nameOf: (id: string) => string | undefined, flags
 }
 
 async function listCommand(settings: Settings, flags: { json?: boolean } & OutputFlags, io: Io): Promise<void> {
+  // A killed argo's first turn of a session makes its record once logged: listed, not missing.
+  await recoverUnfinishedTurns(settings, io);
   // A parent an earlier version named ".notes" is found too, but listed only as the fork's parent.
   const { records: every, damaged } = await scanSessions(settings.paths.sessions, { earlierNames: true });
   const records = every.filter((record) => isSessionName(record.name)).sort(byLastUsed);

@@ -207,6 +207,16 @@ describe('the commands that delete, rebuild, rename or fork history log unfinish
     expect(await shownTurns(home, 'kept')).toEqual([['the lost question', 'interrupted']]);
   });
 
+  it.each([['sessions'], ['sessions', '--json']])('%j lists a session whose only turn was lost, counted: logging it made the session', async (...args) => {
+    const home = tempHome();
+    await killedMidAnswer(['-s', 'fresh', 'the lost question'], home);
+    const listed = await argo(args, home);
+    expect(listed).toMatchObject({ code: 0, stderr: NOTE });
+    if (args.includes('--json')) expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'fresh', turns: 1 }]);
+    else expect(listed.stdout).toMatch(/^fresh +1 /m);
+    expect(journal(home)).toEqual([]);
+  });
+
   it.each<[string, (id: string) => string]>([
     ['at its newest turn', () => 'play'],
     ['at the lost turn by id', (id) => `play@${id}`],
