@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ARGO_BIN, runArgo, scrubbedEnv, tempHome } from '../support/run-argo.js';
@@ -75,5 +76,20 @@ describe('--system-file a device', () => {
     const home = tempHome();
     const result = await runArgo(['-m', 'argo', '--system-file', path, '--explain', 'hi'], { home, host: 'http://127.0.0.1:9' });
     expect(result).toMatchObject({ code, stderr });
+  });
+});
+
+describe('--system-file a socket', () => {
+  it('is refused in one line saying what it is, exit 2', async () => {
+    const home = tempHome();
+    const path = join(home, 'system.sock');
+    const server = createServer();
+    await new Promise<void>((listening) => server.listen(path, listening));
+    try {
+      const result = await runArgo(['-m', 'argo', '--system-file', path, '--explain', 'hi'], { home, host: 'http://127.0.0.1:9' });
+      expect(result).toMatchObject({ code: 2, stdout: '', stderr: `argo: --system-file: cannot read ${path}: it is a socket or a device with nothing behind it, not a file\n` });
+    } finally {
+      server.close();
+    }
   });
 });
