@@ -11,7 +11,7 @@ import { listLogFiles, requireDaysInReach } from '../log/files.js';
 import { PRIVATE_FILE, holdsExactly, isMissing, removeOrphanedTemporaries, temporaryPath, trackTemporary, untrackTemporary } from '../log/fs.js';
 import { takeSessionLocks, withLogLock, withSessionLock } from '../log/lock.js';
 import { commandWithNames, isSessionName } from './names.js';
-import { DamagedForkPoints, composeHistory, indexLineOf, lineageNeedle, lineageOf, verifiedLines } from './turns.js';
+import { DamagedForkPoints, composeHistory, indexLineOf, indexedOrder, lineageNeedle, lineageOf, turnCount, verifiedLines } from './turns.js';
 import type { Lineage, RulesTagging } from './turns.js';
 import { readLines } from '../log/lines.js';
 import type { RawLine } from '../log/lines.js';
@@ -398,10 +398,10 @@ async function reindexLocked(paths: DataPaths, tagging?: RulesTagging): Promise<
       if (damaged.positions.has(position)) continue;
       const own = new Map<string, IndexLine[]>();
       for (const level of lineage) own.set(level.id, (await spools.get(level.id)?.lines()) ?? []);
-      const lines = composeHistory(lineage, (id) => own.get(id) ?? [], forkPoints[position]?.places);
+      const lines = composeHistory(lineage, (id) => own.get(id) ?? [], forkPoints[position]?.places, await indexedOrder(paths.sessions, record.name));
       // What is right already is left as it is: a healthy home's reindex writes nothing.
       await writeIndexIfChanged(paths.sessions, record.name, lines, 'replace');
-      const count = own.get(record.id)?.length ?? 0;
+      const count = turnCount(own.get(record.id) ?? []);
       turns += count;
       const updated = withLastTurn({ ...record, turns: count }, lines[lines.length - 1]?.id);
       if (!holdsExactly(recordPath(paths.sessions, record.name), Buffer.from(encodeRecord(updated), 'utf8'))) await saveSession(paths.sessions, updated);

@@ -1,12 +1,12 @@
 import { basename } from 'node:path';
 import { RuntimeError } from '../errors.js';
-import { canWrite, errnoOf } from '../log/fs.js';
+import { canWrite, errnoOf, openDataFile } from '../log/fs.js';
 import { classifyEntry, rulesFingerprint, typedPart } from '../replay/classify.js';
 import type { ReplayPolicy } from '../replay/policy.js';
 import type { HistoryTurn, ReplaySpec, TurnText, TurnWords } from '../replay/types.js';
-import { listSessions, readSession, saveSession, withLastTurn } from './store.js';
+import { indexPath, listSessions, readSession, saveSession, withLastTurn } from './store.js';
 import type { ParentLink, SessionRecord } from './store.js';
-import { indexLine, readIndex, readIndexTail, writeIndexIfChanged } from './turn-index.js';
+import { indexLine, parseIndexLine, readIndex, readIndexTail, writeIndexIfChanged } from './turn-index.js';
 import type { IndexFolder, IndexLine } from './turn-index.js';
 import { parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
@@ -262,6 +262,8 @@ async function readPicked(dir: string, session: SessionRecord, pick: TurnPick): 
   if (!lines) return null;
   // Writers append the index line before saving the record: an index without the record's newest turn is stale.
   if (session.last_turn_id !== undefined && !lines.some((line) => line.id === session.last_turn_id)) return null;
+  // A turn listed twice (an earlier version's rebuild of a log with a line appended back) is one turn: rebuilt so.
+  if (turnCount(lines) !== lines.length) return null;
   return choose(session, lines, pick);
 }
 
@@ -328,7 +330,9 @@ export interface RebuildOptions {
 
 /**
  * Recreates the session's index from the log itself: its own turns, and for a fork the history of
- * its parent (recursively) up to the fork point. One pass over the log for the whole lineage.
+ * its parent (recursively) up to the fork point. One pass over the log for the whole lineage. The
+ * turns the index being replaced lists keep its order (composeHistory): the same history, however
+ * stale the index was, whether or not the rebuild is saved.
  *
  * The index and the record's counters are saved only when every line of the lineage could be read.
  * A line that cannot is not a removed turn: an index without it would pass for the whole history,
@@ -357,10 +361,11 @@ export async function rebuildIndex(paths: DataPaths, session: SessionRecord, opt
     },
   });
   const missedDay = missedDays.length > 0;
+  const order = await indexedOrder(paths.sessions, session.name);
   for await (const { entry, file, line } of scanEntries(files, stats, { needle: lineageNeedle(lineage), onUnreadable })) {
     own.get(entry.session_id)?.push(indexLineOf(entry, file, line, tagging));
   }
-  const history = composeHistory(lineage, (id) => own.get(id) ?? [], damaged.places);
+  const history = composeHistory(lineage, (id) => own.get(id) ?? [], damaged.places, order);
   if (missedDay && asked && save) await requireDaysInReach(paths.logs, 'nothing reindexed');
   // A log with no file at all is as likely a logs/ out of reach (an empty mount point, a folder
   // moved) as a history removed by hand: only a reindex asked for empties an index then. A day
@@ -368,7 +373,7 @@ export async function rebuildIndex(paths: DataPaths, session: SessionRecord, opt
   if (!save || unreadable > 0 || missedDay || (files.length === 0 && !asked)) return history;
   try {
     await writeIndexIfChanged(paths.sessions, session.name, history, folder);
-    await syncCounters(paths.sessions, session, history, own.get(session.id)?.length ?? 0);
+    await syncCounters(paths.sessions, session, history, turnCount(own.get(session.id) ?? []));
   } catch (error) {
     // The index is a cache: on a data home that cannot be written (read-only, full) the history is
     // still right, only rebuilt again next time. Anything else is a real fault.
@@ -451,11 +456,17 @@ export function isBefore(line: LogPlace, place: LogPlace): boolean {
  * own lines. A fork point whose line is unreadable but found in `damaged` (its place in the log)
  * keeps the lines before that place; one found nowhere keeps nothing (no guess that could add turns
  * the fork never had).
+ *
+ * One turn per id: a line met again (a backup appended back to the log) is the same turn, kept at its
+ * first line, as the index written when the turn was logged points there. `order` is the index being
+ * replaced (indexedOrder): the turns it lists keep its order, which is the order they were appended
+ * in, where the log's own order may not be (a file named for a day ahead by a clock set wrong).
  */
 export function composeHistory(
   lineage: readonly Lineage[],
   ownLines: (id: string) => readonly IndexLine[],
   damaged: ReadonlyMap<string, LogPlace> = new Map(),
+  order: ReadonlyMap<string, number> = new Map(),
 ): IndexLine[] {
   let history: IndexLine[] = [];
   for (const level of [...lineage].reverse()) {
@@ -464,10 +475,72 @@ export function composeHistory(
       const place = damaged.get(level.forkedAt);
       history = cut !== -1 ? history.slice(0, cut + 1) : place ? history.filter((line) => isBefore(line, place)) : [];
     }
-    history = [...history, ...ownLines(level.id)];
+    const seen = new Set(history.map((line) => line.id));
+    const own = ownLines(level.id).filter((line) => {
+      if (seen.has(line.id)) return false;
+      seen.add(line.id);
+      return true;
+    });
+    history = [...history, ...inIndexOrder(own, order)];
   }
   return history;
 }
+
+/**
+ * `lines`, in the log's order, put in the order of `order` (an id's place in an index): a listed turn
+ * takes its place there, and one not listed (logged since, or its index line never written) follows
+ * the listed turn before it in the log, or leads when none is.
+ */
+export function inIndexOrder(lines: readonly IndexLine[], order: ReadonlyMap<string, number>): IndexLine[] {
+  if (order.size === 0) return [...lines];
+  const leading: IndexLine[] = [];
+  const listed: { line: IndexLine; place: number; following: IndexLine[] }[] = [];
+  for (const line of lines) {
+    const place = order.get(line.id);
+    if (place !== undefined) listed.push({ line, place, following: [] });
+    else (listed.at(-1)?.following ?? leading).push(line);
+  }
+  listed.sort((a, b) => a.place - b.place);
+  return [...leading, ...listed.flatMap(({ line, following }) => [line, ...following])];
+}
+
+/** How many turns `lines` hold: one per id (composeHistory). */
+export function turnCount(lines: readonly IndexLine[]): number {
+  return new Set(lines.map((line) => line.id)).size;
+}
+
+/**
+ * Each turn's place in the session's index as it is now, for a rebuild to keep (composeHistory).
+ * A hint like the index itself: a line that cannot be read (one cut short, garbage) is passed over,
+ * and an index that cannot be read (missing, a folder, a link, which is never followed) gives none.
+ */
+export async function indexedOrder(dir: string, name: string): Promise<Map<string, number>> {
+  const order = new Map<string, number>();
+  let bytes: Buffer | null = null;
+  try {
+    const handle = await openDataFile(indexPath(dir, name));
+    if (handle !== null) {
+      try {
+        bytes = await handle.readFile();
+      } finally {
+        await handle.close();
+      }
+    }
+  } catch {
+    // Unreadable (a link, no permission): the log's order, as for no index.
+  }
+  if (bytes === null) return order;
+  for (let start = 0; start < bytes.length; ) {
+    const newline = bytes.indexOf(NEWLINE, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const line = end > start ? parseIndexLine(bytes.toString('utf8', start, end)) : null;
+    if (line !== null && !order.has(line.id)) order.set(line.id, order.size);
+    start = end + 1;
+  }
+  return order;
+}
+
+const NEWLINE = 10;
 
 /**
  * The places of the lineage's fork points whose log lines cannot be read, told by the turn id a
