@@ -60,10 +60,11 @@ export async function openReplaySource(
   // A line whose types are not cached under the rules in force (a reader's rebuild had none to hand,
   // config's replay.classify changed, or an earlier version classified otherwise) is rebuilt with
   // them once, so its type is cached again rather than the turn classified anew at every replay.
-  // Where no index can be saved (a read-only data home, or a read that may write nothing) a rebuild
-  // would be repeated at every replay: there the turns replay reaches are classified anew instead.
+  // Where no index can be saved (a read-only data home) a rebuild would be repeated at every replay:
+  // there the turns replay reaches are classified anew instead. A read that may write nothing
+  // (--explain) rebuilds in memory wherever the turn it shows would rebuild: both plan from one history.
   const stale = read?.chosen.some((line) => line.rules !== rules) === true;
-  const known = stale && options.save !== false && (await canWrite(paths.sessions)) ? null : read;
+  const known = stale && (await canWrite(paths.sessions)) ? null : read;
   const { chosen, inherited } = known ?? choose(session, await rebuildIndex(paths, session, { classify, stats: skipped, ...options }), pick, true);
   const reader = new TurnReader(paths.logs, session, inherited);
   return {

@@ -119,6 +119,22 @@ describe('rebuildIndex after a clock was set days ahead', () => {
     expect(ids(await rebuildIndex(data.paths, data.session))).toBe([data.turnIds.B, data.turnIds.C, data.turnIds.D, data.turnIds.A].join(' '));
   });
 
+  it('--explain (nothing saved) plans from the history the turn itself would rebuild', async () => {
+    const { paths, session, turnIds } = await clockAhead();
+    const path = indexPath(paths.sessions, 'ck');
+    // C's index line never written, and the cached types stale: the turn would rebuild, and find C.
+    writeFileSync(path, readFileSync(path, 'utf8').split('\n').filter((text) => !text.includes(turnIds.C ?? '-')).join('\n'));
+    const classify = { ...RULES, politePrefixes: ['kindly'] };
+    const spec = { kind: 'last', count: 2 } as const;
+    const explained = await openReplaySource(paths, session, spec, classify, false, { save: false });
+    expect(explained.turns.map((turn) => turn.id)).toEqual([turnIds.C, turnIds.D]);
+    expect(readFileSync(path, 'utf8')).not.toContain(turnIds.C);
+    const run = await openReplaySource(paths, session, spec, classify, false);
+    expect(run.turns).toEqual(explained.turns);
+    explained.close();
+    run.close();
+  });
+
   const appendBack = (paths: Home['paths'], id: string): void => {
     const copy = readFileSync(join(paths.logs, D2), 'utf8').split('\n').find((text) => text.includes(id));
     appendFileSync(join(paths.logs, D2), `${copy ?? ''}\n`);
