@@ -9,7 +9,7 @@ import type { ReplayPolicy, StylePolicy } from '../replay/policy.js';
 import { checkStyleChoice } from '../replay/style.js';
 import { THINK_LEVELS } from '../replay/prompt.js';
 import type { ModelOptions, Think } from '../replay/prompt.js';
-import { readReplaySpec } from '../replay/spec.js';
+import { MAX_REPLAY_COUNT, isReplayCountTooLarge, readReplaySpec } from '../replay/spec.js';
 import { ENDPOINTS, VERBOSITIES } from '../replay/types.js';
 import type { Endpoint, ReplaySpec, Verbosity } from '../replay/types.js';
 import { checkSessionName, hasRecord } from '../sessions/names.js';
@@ -431,7 +431,8 @@ export function resolveSettings(env: Env, file: ConfigSource, flags: FlagOverrid
   const replayText = envReplay ?? config.defaultReplay;
   const defaultReplay = flags.replay ?? (replayText === undefined ? { kind: 'none' as const } : readReplaySpec(replayText));
   if (defaultReplay === null) {
-    throw new UsageError(`${envReplay !== undefined ? 'ARGO_REPLAY' : `${source}: "defaultReplay"`} must be none, session or last:N, got ${shownValue(replayText)}`);
+    const limit = replayText !== undefined && isReplayCountTooLarge(replayText) ? ` with N of at most ${MAX_REPLAY_COUNT}` : '';
+    throw new UsageError(`${envReplay !== undefined ? 'ARGO_REPLAY' : `${source}: "defaultReplay"`} must be none, session or last:N${limit}, got ${shownValue(replayText)}`);
   }
   const envModel = envOf('model', 'ARGO_MODEL');
   const modelSource = flags.model !== undefined ? 'flag' : envModel !== undefined ? 'env' : config.model !== undefined ? 'config' : 'default';

@@ -661,6 +661,8 @@ describe('the everyday companion settings: default replay, model source, -o opti
   it.each([
     [{ defaultReplay: 'always' }, {}, /config\.json: "defaultReplay" must be none, session or last:N, got "always"/],
     [undefined, { ARGO_REPLAY: 'last:0' }, /^ARGO_REPLAY must be none, session or last:N, got "last:0"/],
+    [undefined, { ARGO_REPLAY: 'last:9007199254740992' }, /^ARGO_REPLAY must be none, session or last:N with N of at most 9007199254740991, got "last:9007199254740992"$/],
+    [{ defaultReplay: 'last:99999999999999999999' }, {}, /"defaultReplay" must be none, session or last:N with N of at most 9007199254740991, got "last:99999999999999999999"$/],
     [undefined, { ARGO_MODEL: 'two words' }, /^ARGO_MODEL: a model name has no spaces or control characters/],
   ])('config %j, env %j is refused', (config, env, message) => {
     expect(() => load(config, {}, env)).toThrow(message);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readReplaySpec, replaySpecText } from '../../src/replay/spec.js';
+import { MAX_REPLAY_COUNT, isReplayCountTooLarge, readReplaySpec, replaySpecText } from '../../src/replay/spec.js';
 import type { ReplaySpec } from '../../src/replay/types.js';
 
 describe('readReplaySpec', () => {
@@ -29,6 +29,26 @@ describe('readReplaySpec', () => {
     `last:${Number.MAX_SAFE_INTEGER + 1}`,
   ])('%j is none of them', (text) => {
     expect(readReplaySpec(text)).toBeNull();
+  });
+});
+
+describe('isReplayCountTooLarge', () => {
+  it.each<[string, boolean]>([
+    [`last:${MAX_REPLAY_COUNT + 1}`, true],
+    ['last:99999999999999999999', true],
+    [` last:${'9'.repeat(400)} `, true], // Infinity as a number: still too large, never "not a number"
+    [`last:${MAX_REPLAY_COUNT}`, false],
+    [`last:000${MAX_REPLAY_COUNT}`, false],
+    ['last:3', false],
+    ['last:0', false],
+    ['last:-99999999999999999999', false],
+    ['last:1e30', false],
+    ['session', false],
+    ['bogus', false],
+  ])('%j → %s', (text, expected) => {
+    expect(isReplayCountTooLarge(text)).toBe(expected);
+    // Too large is one reason readReplaySpec refuses a text, never a text it reads.
+    if (expected) expect(readReplaySpec(text)).toBeNull();
   });
 });
 
