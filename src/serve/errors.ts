@@ -179,6 +179,24 @@ export interface TurnFailure {
   httpStatus?: number;
   /** Seconds a busy Ollama (or a proxy before it) asked to be left alone for (its Retry-After). */
   retryAfterS?: number;
+  /** What an Ollama too old for the request lacks (the transport's RefusedFeature). */
+  feature?: string;
+}
+
+/** The request field that asked for what a too-old Ollama lacks. */
+const FIELD_OF_FEATURE: Readonly<Record<string, string>> = {
+  tools: 'tools',
+  schemaFormat: 'response_format',
+  think: 'reasoning_effort',
+  thinkLevels: 'reasoning_effort',
+  thinkLevelsAnyModel: 'reasoning_effort',
+  thinkMax: 'reasoning_effort',
+  logprobs: 'logprobs',
+};
+
+/** The transport's fix for a timeout names config.json, as the CLI's user has it; a client is told whose it is. */
+function asServerFix(message: string): string {
+  return message.replace(/ in config\.json\b/g, " in argo serve's config.json");
 }
 
 /** The status and body for a turn that failed before any text was sent; the code is the CLI's `error_code` too. */
@@ -194,10 +212,11 @@ export function fromFailure(failure: TurnFailure): ApiError {
     case 'ollama_busy':
       return new ApiError(503, failure.message, 'server_error', code, null, retryAfter);
     case 'ollama_timeout':
-      return new ApiError(504, failure.message, 'server_error', code);
+      return new ApiError(504, asServerFix(failure.message), 'server_error', code);
+    // Ollama is too old for something the request asked (the field named), or refused it: the client can ask otherwise.
     case 'ollama_too_old':
+      return new ApiError(400, failure.message, 'invalid_request_error', code, (failure.feature !== undefined ? FIELD_OF_FEATURE[failure.feature] : undefined) ?? null);
     case 'ollama_rejected':
-      // Ollama is too old for something the request asked, or refused it: the client can ask otherwise.
       return new ApiError(400, failure.message, 'invalid_request_error', code);
     case 'argo_error':
       // The turn failed on the server's side (a tool result it could not save), not Ollama's.

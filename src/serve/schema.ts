@@ -28,9 +28,19 @@ function listed(words: readonly string[], last: 'and' | 'or'): string {
 
 /** The image types Ollama's own OpenAI layer takes in a data URL; `data:;base64,` is bare base64, as /api/chat takes it. */
 const IMAGE_DATA_URL = /^data:(?:image\/(?:jpeg|jpg|png|webp))?;base64,/;
-/** Standard base64 with its padding, as Go's decoder (Ollama) wants it; no grouped pattern, which overflows V8's stack on megabytes. */
+/**
+ * Standard base64 with its padding, as Go's decoder (Ollama) wants it; no grouped pattern, which
+ * overflows V8's stack on megabytes. Line breaks (`base64` wraps at 76) are no part of the data:
+ * Go's decoder skips them, and `base64Data` takes them out.
+ */
 function isBase64(text: string): boolean {
-  return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
+  const data = base64Data(text);
+  return data.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(data);
+}
+
+/** Base64 as it is sent on: without line breaks. */
+function base64Data(text: string): string {
+  return text.replace(/[\r\n]/g, '');
 }
 const IMAGE_FIX = 'send the image inline as a base64 data URL of a JPEG, PNG or WebP image ("data:image/png;base64,…")';
 
@@ -40,7 +50,7 @@ export function imageData(url: string): { data: string } | { refused: string } {
   const prefix = IMAGE_DATA_URL.exec(url);
   if (prefix === null) return { refused: `not an image Ollama takes; ${IMAGE_FIX}` };
   const data = url.slice(prefix[0].length);
-  return isBase64(data) ? { data } : { refused: `the image data is not valid base64; ${IMAGE_FIX}` };
+  return isBase64(data) ? { data: base64Data(data) } : { refused: `the image data is not valid base64; ${IMAGE_FIX}` };
 }
 
 /**
@@ -173,8 +183,9 @@ export type OpenAiTool = z.infer<typeof tool>;
  * function's "must call") cannot be enforced through Ollama. Other object forms (allowed_tools,
  * custom) get a message of their own rather than zod's "Invalid input".
  */
+const TOOL_CHOICES = 'use "none", "auto", "required" or {"type": "function", "function": {"name": "…"}}';
 const toolChoice = z
-  .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }), z.object({ type: z.string() })])
+  .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }), z.object({ type: z.string() })], { error: TOOL_CHOICES })
   .superRefine((choice, context) => {
     if (typeof choice === 'string' || 'function' in choice) return;
     const message =
@@ -182,7 +193,7 @@ const toolChoice = z
         ? 'a function choice needs "function": {"name": "…"}'
         : choice.type === 'allowed_tools'
           ? 'tool_choice "allowed_tools" is not supported: send only the allowed tools in "tools" (with "tool_choice": "auto")'
-          : `tool_choice of type ${JSON.stringify(choice.type)} is not supported; use "none", "auto", "required" or {"type": "function", "function": {"name": "…"}}`;
+          : `tool_choice of type ${JSON.stringify(choice.type)} is not supported; ${TOOL_CHOICES}`;
     context.addIssue({ code: 'custom', message });
   });
 export type ToolChoice = z.infer<typeof toolChoice>;
@@ -297,8 +308,8 @@ export const MAX_MODEL_LENGTH = 1000;
 
 const chatBody = requestObject({
   // Checked as Ollama checks it, so a name it would refuse gets the same 400 here as from GET /v1/models/{id}.
-  model: z.string().min(1).max(MAX_MODEL_LENGTH, `use at most ${MAX_MODEL_LENGTH} characters (no model name Ollama takes is longer)`).refine(isOllamaModelName, MODEL_NAME_RULE),
-  messages: z.array(message).min(1),
+  model: z.string({ error: (issue) => (issue.input === undefined ? 'missing; send the name of a model Ollama has (GET /v1/models lists them)' : 'expected a string: the name of a model Ollama has (GET /v1/models lists them)') }).min(1).max(MAX_MODEL_LENGTH, `use at most ${MAX_MODEL_LENGTH} characters (no model name Ollama takes is longer)`).refine(isOllamaModelName, MODEL_NAME_RULE),
+  messages: z.array(message, { error: (issue) => (issue.input === undefined ? 'missing; send the conversation as an array of messages' : 'expected an array of messages ({"role": "user", "content": "…"})') }).min(1, 'send at least one message'),
   stream: z.boolean().nullish(),
   stream_options: requestObject({ include_usage: z.boolean().nullish() }).nullish(),
   // OpenAI's documented ranges.
@@ -308,7 +319,7 @@ const chatBody = requestObject({
   presence_penalty: between(-2, 2).nullish(),
   max_tokens: tokenCount.nullish(),
   max_completion_tokens: tokenCount.nullish(),
-  stop: z.union([z.string(), z.array(z.string())]).nullish(),
+  stop: z.union([z.string(), z.array(z.string())], { error: 'expected a string or an array of strings (the sequences that end the answer)' }).nullish(),
   seed: z.number().int().nullish(),
   /** Log probabilities of the answer's tokens, passed on to Ollama (0.12.11+), which gives them. */
   logprobs: z.boolean().nullish(),
@@ -506,7 +517,7 @@ export function imagesOf(value: OpenAiMessage['content']): string[] {
   if (value === null || value === undefined || typeof value === 'string') return [];
   const images: string[] = [];
   for (const part of value) {
-    if (part.type === 'input_audio' && part.input_audio !== undefined) images.push(part.input_audio.data);
+    if (part.type === 'input_audio' && part.input_audio !== undefined) images.push(base64Data(part.input_audio.data));
     if (part.type !== 'image_url' || part.image_url === undefined) continue;
     const image = imageData(part.image_url.url);
     if ('data' in image) images.push(image.data);

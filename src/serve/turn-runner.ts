@@ -185,7 +185,8 @@ export function settingsFor(
     api: input.mode === 'plain' || tools !== null ? 'chat' : base.api,
     persona: argo.persona ?? base.persona,
     verbosity: argo.verbosity ?? base.verbosity,
-    mode: argo.mode ?? base.mode,
+    // The client's own messages carry no style: a plain turn is logged with no mode, as none was applied.
+    mode: input.mode === 'plain' ? null : (argo.mode ?? base.mode),
     replay: argo.budget !== undefined ? { ...base.replay, budget: argo.budget } : base.replay,
     agent: tools !== null ? { ...base.agent, tools: [...tools], toolsSource: argoParam(input.argo, 'tools') } : base.agent,
     options: asFlags ? { ...base.options, ...asFlags.options } : base.options,

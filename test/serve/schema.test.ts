@@ -147,6 +147,35 @@ describe('chat request: wrong types are 400 naming the field', () => {
     expect(bare.message).toContain(`invalid "messages[1].content[1]": ${message}`);
   });
 
+  // GNU base64 wraps at 76 characters; Go's decoder (Ollama's) skips the line breaks.
+  it.each([
+    ['LF', 'QUJD\nREVG'],
+    ['CRLF', 'QUJD\r\nREVG\r\n'],
+  ])('base64 wrapped with %s line breaks is taken, and sent on without them, image and audio alike', (_breaks, data) => {
+    const parsed = parseChatRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } }, { type: 'input_audio', input_audio: { data, format: 'wav' } }] }] }, new Headers());
+    expect(imagesOf(parsed.body.messages[0]?.content)).toEqual(['QUJDREVG', 'QUJDREVG']);
+  });
+
+  it.each([
+    ['a break that leaves a wrong length', 'QUJ\nDR'],
+    ['a break with other blanks', 'QUJD \nREVG'],
+  ])('base64 with %s is still refused', (_what, data) => {
+    expect(refusal(user({ type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } })).message).toContain('the image data is not valid base64');
+  });
+
+  it.each([
+    [{ ...base, stop: 5 }, 'stop', 'invalid "stop": expected a string or an array of strings (the sequences that end the answer)'],
+    [{ ...base, stop: ['a', null] }, 'stop', 'invalid "stop": expected a string or an array of strings (the sequences that end the answer)'],
+    [{ ...base, tool_choice: 'any' }, 'tool_choice', 'invalid "tool_choice": use "none", "auto", "required" or {"type": "function", "function": {"name": "…"}}'],
+    [{ messages: base.messages }, 'model', 'invalid "model": missing; send the name of a model Ollama has (GET /v1/models lists them)'],
+    [{ ...base, model: 7 }, 'model', 'invalid "model": expected a string: the name of a model Ollama has (GET /v1/models lists them)'],
+    [{ model: base.model }, 'messages', 'invalid "messages": missing; send the conversation as an array of messages'],
+    [{ ...base, messages: 'hi' }, 'messages', 'invalid "messages": expected an array of messages ({"role": "user", "content": "…"})'],
+    [{ ...base, messages: [] }, 'messages', 'invalid "messages": send at least one message'],
+  ])('%j is refused saying what is accepted', (json, param, message) => {
+    expect(refusal(json)).toEqual({ param, message });
+  });
+
   it('an audio part without input_audio says what it needs', () => {
     expect(refusal(user({ type: 'input_audio' }))).toEqual({
       param: 'messages[1].content[1].input_audio',
@@ -442,7 +471,7 @@ describe('chat request: null counts as absent in every optional field', () => {
 
   // A required field has no absent meaning: null there is still a wrong type.
   it.each([
-    [{ model: null }, 'model', 'Invalid input: expected string, received null'],
+    [{ model: null }, 'model', 'expected a string: the name of a model Ollama has (GET /v1/models lists them)'],
     [{ messages: [{ role: null, content: 'x' }] }, 'messages[0].role', 'Invalid option: expected one of "system"|"developer"|"user"|"assistant"|"tool"'],
     [{ messages: [{ role: 'user', content: [{ type: 'text', text: null }] }] }, 'messages[0].content[0].text', 'a text part needs "text"'],
     [{ tools: [{ type: 'function', function: { name: null } }] }, 'tools[0].function.name', 'Invalid input: expected string, received null'],

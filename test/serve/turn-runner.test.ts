@@ -76,6 +76,13 @@ describe('settingsFor: Argo fields are the CLI flags', () => {
     expect(settings.thinkFromConfig).toBe(fromConfig);
   });
 
+  it.each<[string, 'argo' | 'plain', string | null]>([
+    ['argo mode: config.json\'s mode applies', 'argo', 'code'],
+    ['plain mode: the client\'s messages carry no style, so none is logged', 'plain', null],
+  ])('%s', (_name, mode, active) => {
+    expect(settingsFor({ ...base, mode: 'code' }, { session: 's', model: 'm', mode, argo: null }).mode).toBe(active);
+  });
+
   it('plain mode always uses the chat endpoint', () => {
     expect(settingsFor({ ...base, api: 'generate' }, { session: 'api', model: 'm', mode: 'plain', argo: null }).api).toBe('chat');
     expect(settingsFor({ ...base, api: 'generate' }, { session: 's', model: 'm', mode: 'argo', argo: {} }).api).toBe('generate');
