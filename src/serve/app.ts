@@ -39,18 +39,25 @@ type Piece =
   | { type: 'tool_event'; event: ToolEvent }
   | { type: 'logprobs'; logprobs: readonly Logprob[] };
 
-type TurnEvent = Piece | { type: 'end'; result: LoggedTurn } | { type: 'thrown'; error: unknown };
+/** `shut_out`: the shutdown began while the turn still waited in its session's queue. */
+type TurnEvent = Piece | { type: 'end'; result: LoggedTurn } | { type: 'thrown'; error: unknown } | { type: 'shut_out' };
 
 interface Running {
   /** Cuts the work short: an answer or a job is aborted with the reason; a follower of another server's job heeds only the shutdown. */
   cut: (reason: CutReason) => void;
   settled: Promise<void>;
+  /** True while a turn still waits in its session's queue: the shutdown ends it at once. */
+  queued?: () => boolean;
 }
 
-/** Whether STOP, or the server's shutdown, kept a turn from starting (it is logged, cut before it began). */
+/**
+ * Whether STOP, or the server's shutdown, kept a turn from starting (it is logged, cut before it
+ * began); `begun` once its place in its session's queue has come.
+ */
 interface StartCut {
   stopped: boolean;
   shutdown: boolean;
+  begun: boolean;
 }
 
 /**
@@ -150,8 +157,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
   /** Set once the shutdown's grace is over: work tracked from then on is cut as it comes. */
   let graceOver = false;
-  const track = (cut: (reason: CutReason) => void, work: Promise<unknown>): void => {
-    const entry: Running = { cut, settled: work.then(() => undefined, () => undefined) };
+  const track = (cut: (reason: CutReason) => void, work: Promise<unknown>, queued?: () => boolean): void => {
+    const entry: Running = { cut, settled: work.then(() => undefined, () => undefined), ...(queued ? { queued } : {}) };
     running.add(entry);
     void entry.settled.then(() => running.delete(entry));
     if (graceOver) cut('shutdown');
@@ -182,7 +189,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     controller: AbortController,
     hooks: TurnHooks,
     onStart: () => Promise<unknown> = () => Promise.resolve(),
-    start: StartCut = { stopped: false, shutdown: false },
+    start: StartCut = { stopped: false, shutdown: false, begun: false },
     place: QueuePlace = { askedAt: askedNow(), made: Promise.resolve({}) },
   ): Promise<LoggedTurn> => {
     // From its answer on (the client may ask for its session at once) until its line is written.
@@ -196,6 +203,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
       },
     };
     const task = async (): Promise<LoggedTurn> => {
+      // Started as its place comes, whatever it then awaits (a job's file being saved): one that
+      // begins before the shutdown runs in its grace, and nothing begins once it is stopping.
+      start.begun = true;
+      if (closing) controller.abort('shutdown' satisfies CutReason);
       const made = await place.made;
       // A job that could not be saved: nothing runs, and the client was told so.
       if (made === null) throw new Error(`job of turn ${turnId} was not made`);
@@ -205,18 +216,32 @@ export function createServer(deps: ServerDeps): ArgoServer {
         start.stopped = true;
       }
       await onStart();
-      if (closing) controller.abort('shutdown' satisfies CutReason);
       start.shutdown = !start.stopped && signal.reason === ('shutdown' satisfies CutReason);
       return deps.runner.run({ ...plan.turn, ...made, turnId, askedAt: place.askedAt, signal: controller.signal, round: plan.round }, counted);
     };
     const work = plan.turn.mode === 'argo' ? queue.run(plan.turn.session, task) : task();
-    track((reason) => controller.abort(reason), work);
+    track((reason) => controller.abort(reason), work, () => !start.begun);
     // The client hears where its turn's line went; the operator, why it is not where it belongs.
     void work.then((result) => {
       if (result.logProblem) deps.log(`argo serve: turn ${turnId}: ${result.logProblem}`);
     }, () => undefined);
     return work;
   };
+
+  /**
+   * Calls `then` when the shutdown cuts a turn still waiting in its session's queue: its client is
+   * answered at once, and its turn is logged interrupted with its prompt when its place comes.
+   */
+  const onShutOut = (controller: AbortController, start: StartCut, then: () => void): void => {
+    controller.signal.addEventListener(
+      'abort',
+      () => {
+        if (!start.begun && controller.signal.reason === ('shutdown' satisfies CutReason)) then();
+      },
+      { once: true },
+    );
+  };
+  const shutOutOfQueue = (turnId: string): ApiError => withHeaders(shuttingDown(comeBackIn()), { 'X-Argo-Turn-Id': turnId });
 
   app.use(async (c, next) => {
     const started = deps.clock.monotonic();
@@ -348,7 +373,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     clientSignal.addEventListener('abort', onDisconnect, { once: true });
     const head = { id: `chatcmpl-${turnId}`, created: Math.floor(deps.clock.now().getTime() / 1000), model: plan.turn.model };
     // An answer STOP or the shutdown cut while it ran ends as an answer; one they kept from starting is an error, not an empty 200.
-    const start: StartCut = { stopped: false, shutdown: false };
+    const start: StartCut = { stopped: false, shutdown: false, begun: false };
     const keptFromStarting = (result: LoggedTurn): ApiError | null => {
       if (start.stopped && result.status === 'stopped') return stopIsSet(turnId);
       if (start.shutdown && result.status === 'interrupted') return withHeaders(shuttingDown(comeBackIn()), { 'X-Argo-Turn-Id': turnId, 'X-Argo-Log': result.log });
@@ -367,15 +392,16 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
     // The response ends once the turn's line is written (or could not be): its `argo.log` says which.
     if (!plan.stream) {
-      let result: LoggedTurn;
+      let result: LoggedTurn | null;
       let reasoning = '';
       // Every piece's, in the order the pieces came, when the client asked.
       const logprobs: Logprob[] | null = plan.logprobs ? [] : null;
       const keep = (piece: readonly Logprob[] | undefined): void => {
         if (piece) logprobs?.push(...piece);
       };
+      const shutOut = new Promise<null>((resolve) => onShutOut(controller, start, () => resolve(null)));
       try {
-        result = await runTurn(
+        const turn = runTurn(
           plan,
           turnId,
           controller,
@@ -391,17 +417,20 @@ export function createServer(deps: ServerDeps): ArgoServer {
           undefined,
           start,
         );
+        result = await Promise.race([turn, shutOut]);
       } catch (error) {
         throw turnError(error, null);
       } finally {
         clientSignal.removeEventListener('abort', onDisconnect);
       }
+      if (result === null) throw shutOutOfQueue(turnId);
       const kept = keptFromStarting(result);
       if (kept) throw kept;
       if (result.status === 'error' && result.failure) throw turnError(fromFailure(result.failure), result);
       // Interrupted with the client still here: the shutdown cut it.
       if (result.status === 'interrupted') throw turnError(cutByShutdown(turnId), result);
-      const calls = toOpenAiToolCalls(result.toolCalls, plan.round);
+      // A stopped answer is no round of tools: calls it had begun are left for the log, not for the client to run.
+      const calls = result.status === 'stopped' ? [] : toOpenAiToolCalls(result.toolCalls, plan.round);
       c.header('X-Argo-Turn-Id', turnId);
       c.header('X-Argo-Log', result.log);
       return c.json(
@@ -420,6 +449,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
 
     const events = new Channel<TurnEvent>();
     const toolCalls = new StreamedToolCalls(plan.round);
+    onShutOut(controller, start, () => events.push({ type: 'shut_out' }));
     runTurn(plan, turnId, controller, {
       onText: (text, logprobs) => events.push({ type: 'text', text, logprobs }),
       onThinking: (text, logprobs) => events.push({ type: 'thinking', text, logprobs }),
@@ -433,6 +463,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
     );
     // Headers wait for the first event, so a failure before any text gets its real status.
     const first = await events.next();
+    if (first.type === 'shut_out') {
+      clientSignal.removeEventListener('abort', onDisconnect);
+      throw shutOutOfQueue(turnId);
+    }
     if (first.type === 'thrown') {
       clientSignal.removeEventListener('abort', onDisconnect);
       throw turnError(first.error, null);
@@ -655,7 +689,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     // A queued job cut (cancelled, stopped, shut down) before its turn comes ends at once; its turn is
     // still run when it comes, cut before it starts, so its prompt is logged.
     const endIfPending = (): void => {
-      if (job.record.state === 'pending' && !job.done) void job.finish(...cutState(signal.reason), 'stop', turnId);
+      if (job.record.state === 'pending' && !job.done) void job.finish(...cutState(signal.reason), turnId);
     };
     signal.addEventListener('abort', endIfPending, { once: true });
     // Cut while it was being made.
@@ -671,7 +705,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
     }
     if (job.done) return;
     if (result === null) {
-      await job.finish('failed', apiErrorOf(thrown).message, 'stop');
+      await job.finish('failed', apiErrorOf(thrown).message, null);
     } else if (endedWhole(result) && result.log !== 'written') {
       // Its output is whole and its tools have run (sent again, they would run again), but the turn is
       // not in the log: said without the server's paths, which are the operator's (in the server's log).
@@ -680,9 +714,11 @@ export function createServer(deps: ServerDeps): ArgoServer {
       await job.finish('completed', null, finishOf(result, result.toolCalls.length));
     } else if (result.status === 'stopped' || signal.aborted) {
       // A run that heard STOP before the server did (the agent loop looks at STOP on every chunk) ends as STOP ends it.
-      await job.finish(...cutState(result.status === 'stopped' ? 'stop' : signal.reason), 'stop');
+      await job.finish(...cutState(result.status === 'stopped' ? 'stop' : signal.reason));
     } else {
-      await job.finish('failed', result.failure?.message ?? result.agent?.message ?? `the turn ended ${result.status}`, finishOf(result, 0));
+      // An agent run that ended without an answer ended all the same, as its chat answer would; a failure never did.
+      const ended = result.status === 'error' || result.status === 'interrupted' ? null : finishOf(result, 0);
+      await job.finish('failed', result.failure?.message ?? result.agent?.message ?? `the turn ended ${result.status}`, ended);
     }
   };
 
@@ -693,7 +729,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
   const findJob = async (id: string): Promise<{ record: JobRecord; live: LiveJob | null; elsewhere: boolean } | null> => {
     const live = liveJobs.get(id);
     if (live) return { record: live.record, live, elsewhere: false };
-    const record = await jobs.read(id);
+    const record = await jobs.read(id).catch(jobsUnreadable);
     if (record === null) return null;
     if (!isUnfinished(record)) return { record, live: null, elsewhere: false };
     const settled = await jobs.settle(record, deps.clock.now());
@@ -702,7 +738,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
   };
 
   app.get('/api/jobs', async (c) => {
-    const records = await jobs.list(onDamagedJob);
+    const records = await jobs.list(onDamagedJob).catch(jobsUnreadable);
     const current = await Promise.all(records.map(async (record) => liveJobs.get(record.id)?.record ?? (isUnfinished(record) ? (await findJob(record.id))?.record : record)));
     return c.json(current.filter((record) => record !== undefined));
   });
@@ -786,7 +822,11 @@ export function createServer(deps: ServerDeps): ArgoServer {
               return;
             }
             const fields = { argo: { job_id: ended.id, state: ended.state, error: ended.error, turn_id: ended.turn_id } };
-            // A failed job still ends like every job: the stream itself did not fail, and the argo field says how the job ended.
+            if (event.finishReason === null) {
+              // A job whose answer never ended ends as a failed chat stream does, never as a whole answer: an error chunk, no [DONE].
+              await sse.write(frames + frame(JSON.stringify({ ...jobFailed(ended).body(), ...fields })));
+              return;
+            }
             frames += frame(format.finish(event.finishReason, fields)) + frame('[DONE]');
             await sse.write(frames);
             return;
@@ -834,6 +874,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
       closing = true;
       graceEnds = deps.clock.monotonic() + graceMs;
       clearTimeout(sweep);
+      // Nothing starts once it is stopping: what still waits in a session's queue ends now (a chat
+      // its 503, a job failed), while what runs has the grace.
+      for (const entry of running) if (entry.queued?.() === true) entry.cut('shutdown');
       // Until none is left, work tracked meanwhile (a job's turn, once its job is made) included.
       const all = async (): Promise<void> => {
         while (running.size > 0) await Promise.all([...running].map((entry) => entry.settled));
@@ -890,7 +933,7 @@ function frame(data: string): string {
 }
 
 /** One event of an answer or a job as the chunks a chat stream sends. */
-function renderEvent(event: Piece | { type: 'end' | 'thrown' }, format: ChunkFormat): string {
+function renderEvent(event: Piece | { type: 'end' | 'thrown' | 'shut_out' }, format: ChunkFormat): string {
   switch (event.type) {
     case 'text':
       return frame(format.content(event.text, event.logprobs));
@@ -934,10 +977,13 @@ function endedWhole(result: TurnResult): boolean {
 
 /**
  * An agent run that gave up before answering (max_iterations) was cut for length; one that ended
- * otherwise (stopped, needs_input, tool_failures, invalid_response) stops, its `argo` field saying why.
+ * otherwise (stopped, needs_input, tool_failures, invalid_response) stops, its `argo` field saying
+ * why. So does any answer STOP ended, calls of the client's tools streamed before it included.
  */
 function finishOf(result: TurnResult, clientCalls: number): FinishReason {
   if (result.agent && result.status === 'max_iterations') return 'length';
+  // Calls streamed before STOP are no round of tools: a client keyed on finish_reason must not run them.
+  if (result.status === 'stopped') return 'stop';
   return finishReason(result.doneReason, clientCalls);
 }
 
@@ -952,11 +998,12 @@ function argoField(result: LoggedTurn): Record<string, unknown> {
   return field;
 }
 
-function cutState(reason: unknown): ['cancelled' | 'failed', string] {
-  if (reason === 'stop') return ['cancelled', 'stop signal'];
-  if (reason === 'shutdown') return ['failed', 'the server shut down before the job finished'];
-  if (reason === 'lost') return ['failed', `the server running the job lost its lock on it (the server was paused, or its disk stalled, for over ${JOB_LOCK_STALE_MS / 1000} s), so it stopped the job; its output so far is kept`];
-  return ['cancelled', 'cancelled by request'];
+/** A job cut short: its state, why, and how its answer ended (a cancelled one stops, as STOP ends a chat answer; a failed one never ended). */
+function cutState(reason: unknown): ['cancelled' | 'failed', string, FinishReason | null] {
+  if (reason === 'stop') return ['cancelled', 'stop signal', 'stop'];
+  if (reason === 'shutdown') return ['failed', 'the server shut down before the job finished', null];
+  if (reason === 'lost') return ['failed', `the server running the job lost its lock on it (the server was paused, or its disk stalled, for over ${JOB_LOCK_STALE_MS / 1000} s), so it stopped the job; its output so far is kept`, null];
+  return ['cancelled', 'cancelled by request', 'stop'];
 }
 
 function runningElsewhere(id: string): ApiError {
@@ -975,6 +1022,18 @@ function leftAtShutdown(id: string): ApiError {
     'server_error',
     'shutting_down',
   );
+}
+
+/** The error chunk that ends the stream of a job that failed before its answer was whole. */
+function jobFailed(record: JobRecord): ApiError {
+  return new ApiError(500, record.error ?? 'the job failed', 'server_error', 'job_failed');
+}
+
+/** The jobs folder cannot be read (a file where it goes, a permission changed): the operator's to mend, said as a job that cannot be saved is. */
+function jobsUnreadable(error: unknown): never {
+  // A damaged file says so itself, naming it.
+  if (error instanceof ArgoError) throw error;
+  throw new ApiError(500, `the jobs in the data home cannot be read (${messageLine(error)}); the server's operator must mend its jobs folder (a folder argo can read and write, made again when missing)`, 'server_error', 'jobs_unreadable');
 }
 
 function jobNotFound(id: string): ApiError {

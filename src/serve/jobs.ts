@@ -39,7 +39,7 @@ const jobRecord = z.object({
   turn_id: z.string().nullable(),
   /** The model's calls of the client's tools, as `message.tool_calls`; files written before they were kept lack them. */
   tool_calls: z.array(toolCall).optional(),
-  /** How the answer ended, as its last chunk says; null until it has. Older files lack it. */
+  /** How the answer ended, as its last chunk says; null until it has, and for good when it never did (a failed job). Older files lack it. */
   finish_reason: z.enum(['stop', 'length', 'tool_calls']).nullable().optional(),
 });
 export type JobRecord = z.infer<typeof jobRecord>;
@@ -275,7 +275,7 @@ export type JobEvent =
   | { type: 'text'; text: string }
   | ({ type: 'tool_calls' } & NumberedToolCalls)
   | { type: 'tool_event'; event: ToolEvent }
-  | { type: 'end'; record: JobRecord; finishReason: FinishReason };
+  | { type: 'end'; record: JobRecord; finishReason: FinishReason | null };
 
 /**
  * What a follower of a saved job has not seen yet: the output and client tool calls its file gained
@@ -290,9 +290,14 @@ export function savedSince(seen: JobRecord, now: JobRecord): JobEvent[] {
   return events;
 }
 
-/** How an ended job's answer ended; files written before it was kept say only whether it called tools. */
-export function endedAs(record: JobRecord): FinishReason {
-  return record.finish_reason ?? ((record.tool_calls ?? []).length > 0 ? 'tool_calls' : 'stop');
+/**
+ * How an ended job's answer ended; null when it never did (the job failed before its answer was
+ * whole). Files written before it was kept say only whether the job failed or called tools.
+ */
+export function endedAs(record: JobRecord): FinishReason | null {
+  if (record.finish_reason !== undefined) return record.finish_reason;
+  if (record.state === 'failed') return null;
+  return (record.tool_calls ?? []).length > 0 ? 'tool_calls' : 'stop';
 }
 
 /**
@@ -314,7 +319,7 @@ export function followSaved(
   let following = true;
   // When the reads began to fail (performance.now()), null while they succeed.
   let failingSince: number | null = null;
-  const end = (record: JobRecord, finishReason: FinishReason): void => push({ type: 'end', record, finishReason });
+  const end = (record: JobRecord, finishReason: FinishReason | null): void => push({ type: 'end', record, finishReason });
   const lookAgain = (): void => {
     timer = setTimeout(() => void look(), timing.everyMs);
   };
@@ -331,12 +336,12 @@ export function followSaved(
         return;
       }
       const why = error instanceof Error ? error.message : String(error);
-      end({ ...seen, error: `this server could not read the job's file for ${timing.unreadForMs / 1000} s (${why}); GET /api/jobs/${first.id} shows where it stands` }, 'stop');
+      end({ ...seen, error: `this server could not read the job's file for ${timing.unreadForMs / 1000} s (${why}); GET /api/jobs/${first.id} shows where it stands` }, null);
       return;
     }
     if (!following) return;
     if (now === null) {
-      end({ ...seen, state: 'failed', error: "the job's file was removed while it ran" }, 'stop');
+      end({ ...seen, state: 'failed', error: "the job's file was removed while it ran" }, null);
       return;
     }
     for (const event of savedSince(seen, now)) push(event);
@@ -448,9 +453,10 @@ export class LiveJob {
   /**
    * Ends the job: saved first, then told to its followers as it stands, which is another server's
    * verdict if the save found the file ended so (a job failed over while this server was paused).
-   * `turnId`: the turn a job cut while queued is logged as, once its turn comes.
+   * `turnId`: the turn a job cut while queued is logged as, once its turn comes; `finishReason` null
+   * for an answer that never ended.
    */
-  async finish(state: Exclude<JobState, 'pending' | 'running'>, error: string | null, finishReason: FinishReason, turnId = this.record.turn_id): Promise<boolean> {
+  async finish(state: Exclude<JobState, 'pending' | 'running'>, error: string | null, finishReason: FinishReason | null, turnId = this.record.turn_id): Promise<boolean> {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.ending = true;

@@ -739,6 +739,39 @@ describe('STOP', () => {
     });
   });
 
+  describe('an answer STOP ends after it streamed calls of the client\'s tools: no round of tools, finish_reason stop', () => {
+    const calls = [{ function: { name: 'a', arguments: {} } }, { function: { name: 'b', arguments: { x: 1 } } }];
+    const stopWhenHeld = (): void => {
+      t.runner.onHold = () => void fetch(`${t.url}/api/stop`, { method: 'POST' });
+    };
+    afterEach(() => {
+      t.runner.onHold = () => undefined;
+    });
+
+    it('streamed: the calls sent stay sent, the last chunk says stop (argo.status stopped), then [DONE]', async () => {
+      stopWhenHeld();
+      t.runner.script = () => ({ tokens: ['Let me'], toolCalls: calls, holdAfterToolCalls: true });
+      const data = ssePayloads(await (await post('/v1/chat/completions', ask('x', { stream: true, tools: [] }))).text());
+      expect(data.at(-1)).toBe('[DONE]');
+      const finishes = data.slice(0, -1).map((payload) => JSON.parse(payload) as { choices: { finish_reason: string | null }[] }).map((chunk) => chunk.choices[0]?.finish_reason);
+      expect(finishes.filter((finish) => finish !== null)).toEqual(['stop']);
+      expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ delta: {}, finish_reason: 'stop' }], argo: { status: 'stopped' } });
+      expect(t.runner.logged.at(-1)).toMatchObject({ status: 'stopped', toolCalls: calls });
+    });
+
+    it('not streamed: a 200 with the text and no tool_calls, finish_reason stop (the log keeps the calls)', async () => {
+      stopWhenHeld();
+      t.runner.script = () => ({ tokens: ['Let me'], toolCalls: calls, holdAfterToolCalls: true });
+      const response = await post('/v1/chat/completions', ask('x', { tools: [] }));
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { choices: { message: Record<string, unknown>; finish_reason: string }[]; argo: { status: string } };
+      expect(body.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'Let me' }, finish_reason: 'stop' });
+      expect(body.choices[0]?.message).not.toHaveProperty('tool_calls');
+      expect(body.argo.status).toBe('stopped');
+      expect(t.runner.logged.at(-1)).toMatchObject({ status: 'stopped', toolCalls: calls });
+    });
+  });
+
   it('hears a STOP file made by another process', async () => {
     let held = 0;
     t.runner.onHold = () => held++;
@@ -810,14 +843,23 @@ describe('jobs', () => {
     await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'half way' }));
   });
 
-  it('a failed job keeps its partial output; its stream ends like any job\'s, with the model asked for and [DONE]', async () => {
+  it('a failed job keeps its partial output, its finish_reason null; its stream ends as a failed chat stream does: an error chunk, no finish, no [DONE]', async () => {
     t.runner.script = () => ({ tokens: ['half ', 'done'], failAfter: { kind: 'stream', message: 'Ollama: out of memory' } });
     const { job_id: id } = (await (await post('/api/jobs', { ...ask('x'), model: 'qwen3:8b' })).json()) as { job_id: string };
     await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }));
-    expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ model: 'qwen3:8b', output: 'half done', error: 'Ollama: out of memory' });
+    expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ model: 'qwen3:8b', output: 'half done', error: 'Ollama: out of memory', finish_reason: null });
     const data = ssePayloads(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
-    expect(data.map((payload) => (payload === '[DONE]' ? payload : (JSON.parse(payload) as { model: string }).model))).toEqual(['qwen3:8b', 'qwen3:8b', '[DONE]']);
-    expect(JSON.parse(data[1] ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'failed', error: 'Ollama: out of memory' } });
+    expect(data).toHaveLength(2);
+    expect(JSON.parse(data[0] ?? '')).toMatchObject({ model: 'qwen3:8b', choices: [{ delta: { content: 'half done' }, finish_reason: null }] });
+    expect(JSON.parse(data[1] ?? '')).toEqual({
+      error: { message: 'Ollama: out of memory', type: 'server_error', param: null, code: 'job_failed' },
+      argo: { job_id: id, state: 'failed', error: 'Ollama: out of memory', turn_id: expect.any(String) as string },
+    });
+    // The openai client throws, as for a chat stream that failed.
+    const stream = await client.get(`/../api/jobs/${id}/stream`, { stream: true });
+    await expect((async () => {
+      for await (const chunk of stream as AsyncIterable<unknown>) expect(chunk).toBeDefined();
+    })()).rejects.toThrow('Ollama: out of memory');
   });
 
   it('a job following clients see its tool progress live, as chat streams show it; the record keeps the text', async () => {
@@ -875,8 +917,9 @@ describe('jobs', () => {
       const data = ssePayloads(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
       const error = orphanError(stored({ state }));
       expect(JSON.parse(data[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'so far' } }] });
-      expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: id, state: 'failed', error } });
-      expect(data.at(-1)).toBe('[DONE]');
+      // Its answer never ended: the stream ends as a failed chat stream does.
+      expect(JSON.parse(data.at(-1) ?? '')).toMatchObject({ error: { message: error, code: 'job_failed' }, argo: { job_id: id, state: 'failed', error } });
+      expect(data).not.toContain('[DONE]');
       expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed', error, output: 'so far' });
       await store().write(stored({ id: `${id}-listed`, state }));
       const listed = (await (await fetch(`${t.url}/api/jobs`)).json()) as JobRecord[];
@@ -961,11 +1004,11 @@ describe('jobs', () => {
       await stream.until('then');
       await release();
       const data = await stream.rest();
-      expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({
-        choices: [{ finish_reason: 'stop' }],
-        argo: { job_id: 'dying', state: 'failed', error: 'the server stopped while the job was running; its output so far is kept' },
+      expect(JSON.parse(data.at(-1) ?? '')).toEqual({
+        error: { message: 'the server stopped while the job was running; its output so far is kept', type: 'server_error', param: null, code: 'job_failed' },
+        argo: { job_id: 'dying', state: 'failed', error: 'the server stopped while the job was running; its output so far is kept', turn_id: 't0' },
       });
-      expect(data.at(-1)).toBe('[DONE]');
+      expect(data).not.toContain('[DONE]');
       expect(await (await fetch(`${t.url}/api/jobs/dying`)).json()).toMatchObject({ state: 'failed', output: 'so far, then' });
     });
   });
@@ -1076,11 +1119,11 @@ describe('jobs', () => {
       return id;
     };
 
-    /** The last chunk of a stream of the job, which ends with the job: its `argo` field. */
+    /** The last chunk of a stream of the job, which ends with the job failed (an error chunk, no [DONE]): its `argo` field. */
     const streamEnd = async (id: string): Promise<() => Promise<unknown>> => {
       const response = await fetch(`${t.url}/api/jobs/${id}/stream`);
       const text = response.text();
-      return async () => (JSON.parse(ssePayloads(await text).at(-2) ?? '') as { argo: unknown }).argo;
+      return async () => (JSON.parse(ssePayloads(await text).at(-1) ?? '') as { error: unknown; argo: unknown }).argo;
     };
     const verdict = (id: string) => ({ job_id: id, state: 'failed', error: failedOver(id, '').error, turn_id: null });
 
@@ -1132,6 +1175,22 @@ describe('jobs', () => {
       expect(fileOf(id)).toEqual(failedOver(id, 'so far'));
       t.runner.onHold = () => undefined;
     });
+  });
+
+  it('a jobs folder replaced by a file: GET /api/jobs and GET /api/jobs/ID are a 500 naming the problem', async () => {
+    const s = await startTestServer();
+    try {
+      writeFileSync(join(s.home, 'jobs'), 'not a folder');
+      for (const path of ['/api/jobs', '/api/jobs/abc']) {
+        const response = await fetch(`${s.url}${path}`);
+        expect(response.status).toBe(500);
+        const { error } = (await response.json()) as { error: { message: string; code: string } };
+        expect(error.code).toBe('jobs_unreadable');
+        expect(error.message).toMatch(/^the jobs in the data home cannot be read \(ENOTDIR: not a directory, .*\); the server's operator must mend its jobs folder/);
+      }
+    } finally {
+      await s.listening.close(100);
+    }
   });
 
   describe('a job whose record cannot be saved (a full disk; here a folder where its file goes)', () => {
@@ -1309,6 +1368,64 @@ describe('come back later: Retry-After on a 503', () => {
         expect(s.runner.inputs.find((input) => input.turnId === turn?.turnId)).toMatchObject({ userPrompt: prompt });
       }
     } finally {
+      await drained;
+      await s.listening.close(100);
+    }
+  });
+});
+
+describe('the shutdown: what runs has the grace, what waits ends at once', () => {
+  it('a job accepted on an idle session just before SIGTERM runs in the grace and completes (its first save still under way counts as started)', async () => {
+    const s = await startTestServer();
+    s.runner.script = () => ({ tokens: ['all ', 'done'] });
+    try {
+      const accepted = await fetch(`${s.url}/api/jobs`, { method: 'POST', body: JSON.stringify(ask('job', { argo: { session: 'idle' } })) });
+      // Right on the 202, as a signal landing then.
+      const drained = s.server.drain(30_000);
+      const { job_id: id } = (await accepted.json()) as { job_id: string };
+      await drained;
+      expect(JSON.parse(readFileSync(join(s.home, 'jobs', `${id}.json`), 'utf8'))).toMatchObject({ state: 'completed', output: 'all done', error: null, finish_reason: 'stop' });
+      expect(s.runner.logged.map((turn) => turn.status)).toEqual(['ok']);
+    } finally {
+      await s.listening.close(100);
+    }
+  });
+
+  it('requests and jobs still queued behind a running answer end as the shutdown begins (503, failed), while the running one finishes; each turn is logged interrupted with its prompt when its place comes', async () => {
+    const s = await startTestServer();
+    let held = 0;
+    s.runner.onHold = () => held++;
+    s.runner.script = (input) => (input.userPrompt === 'first' ? { tokens: ['one', ' two'], holdAfter: 1 } : { tokens: ['never'] });
+    const body = (content: string, stream = false): string => JSON.stringify(ask(content, { stream, argo: { session: 'queued' } }));
+    const first = fetch(`${s.url}/v1/chat/completions`, { method: 'POST', body: body('first') });
+    await waitFor(() => expect(held).toBe(1));
+    const chats = [fetch(`${s.url}/v1/chat/completions`, { method: 'POST', body: body('second') }), fetch(`${s.url}/v1/chat/completions`, { method: 'POST', body: body('third', true) })];
+    const { job_id: job } = (await (await fetch(`${s.url}/api/jobs`, { method: 'POST', body: body('fourth') })).json()) as { job_id: string };
+    await waitFor(() => expect(s.server.running).toBe(5));
+    const drained = s.server.drain(3_600_000);
+    try {
+      // Told while the first answer still holds its place.
+      for (const response of await Promise.all(chats)) {
+        expect(response.status).toBe(503);
+        expect(response.headers.get('x-argo-turn-id')).toMatch(/^id/);
+        expect(await response.json()).toMatchObject({ error: { code: 'shutting_down' } });
+      }
+      const record = (await (await fetch(`${s.url}/api/jobs/${job}`)).json()) as JobRecord;
+      expect(record).toMatchObject({ state: 'failed', error: 'the server shut down before the job finished', finish_reason: null });
+      expect(held).toBe(1);
+      expect(s.runner.logged).toEqual([]);
+      s.runner.release();
+      expect(await (await first).json()).toMatchObject({ choices: [{ message: { content: 'one two' } }] });
+      await drained;
+      expect(s.runner.logged.map((turn) => [turn.status, s.runner.inputs.find((input) => input.turnId === turn.turnId)?.userPrompt])).toEqual([
+        ['ok', 'first'],
+        ['interrupted', 'second'],
+        ['interrupted', 'third'],
+        ['interrupted', 'fourth'],
+      ]);
+      expect(s.runner.logged.slice(1).map((turn) => turn.text)).toEqual(['', '', '']);
+    } finally {
+      s.runner.release();
       await drained;
       await s.listening.close(100);
     }

@@ -21,6 +21,8 @@ export interface Script {
   /** After all tokens, fails with this failure (a mid-stream error). */
   failAfter?: TurnFailure;
   toolCalls?: OllamaToolCall[];
+  /** Waits after sending `toolCalls` until released or cut (an answer still writing more calls). */
+  holdAfterToolCalls?: boolean;
   /**
    * Tokens that show nothing, handed over alone before the tool calls (a call Ollama holds back).
    * With `logprobs` asked, every token comes with `{token, logprob: FAKE_LOGPROB}`; the calls with `{token: "<call>"}`.
@@ -118,6 +120,14 @@ export class FakeRunner implements TurnRunner {
     }
     if (script.toolCalls) {
       hooks.onToolCalls(script.toolCalls, logprobs('<call>'));
+      if (script.holdAfterToolCalls === true) {
+        this.onHold(input);
+        await new Promise<void>((resolve) => {
+          this.releases.push(resolve);
+          input.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+        if (aborted()) return end(input.signal.reason === 'stop' ? 'stopped' : 'interrupted', null, script.toolCalls);
+      }
       return end('tool_calls', null, script.toolCalls);
     }
     return end(script.agentEnd?.status ?? 'ok', null);

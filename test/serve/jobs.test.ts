@@ -41,14 +41,14 @@ describe('job file codec', () => {
 describe('job files of an earlier version', () => {
   const dir = join(earlierHome('5be5160-agent-serve'), 'jobs');
   it.each([
-    ['ewhuD36jASUK', 'completed', 'You said: Write a long story'],
-    ['g_3HAAwlCwSY', 'running', 'w0 w1 w2 w3 w4 w5 '],
-    ['glwMhbzu7f30', 'cancelled', 'w0 w1 w2 '],
-    ['lfnmEYl5eG6i', 'failed', ''],
-  ])('%s reads as %s with its output, and ended as a stop', (id, state, output) => {
+    ['ewhuD36jASUK', 'completed', 'You said: Write a long story', 'stop'],
+    ['g_3HAAwlCwSY', 'running', 'w0 w1 w2 w3 w4 w5 ', 'stop'],
+    ['glwMhbzu7f30', 'cancelled', 'w0 w1 w2 ', 'stop'],
+    ['lfnmEYl5eG6i', 'failed', '', null],
+  ])('%s reads as %s with its output, its answer ended as %s (a failed one never ended)', (id, state, output, finish) => {
     const path = join(dir, `${id}.json`);
     const job = parseJob(readFileSync(path, 'utf8'), path);
-    expect([job.state, job.output, job.model, job.tool_calls, endedAs(job)]).toEqual([state, output, undefined, undefined, 'stop']);
+    expect([job.state, job.output, job.model, job.tool_calls, endedAs(job)]).toEqual([state, output, undefined, undefined, finish]);
   });
 });
 
@@ -295,7 +295,7 @@ describe('followSaved: another server\'s job, through reads of its file', () => 
     expect(ended(events)).toEqual({
       type: 'end',
       record: record({ output: 'ab', error: "this server could not read the job's file for 0.01 s (EACCES: permission denied); GET /api/jobs/job1 shows where it stands" }),
-      finishReason: 'stop',
+      finishReason: null,
     });
   });
 
@@ -381,17 +381,17 @@ describe('LiveJob', () => {
     // its followers hear that end, not the one it was asked to save.
     const followers: JobEvent[] = [];
     job.subscribe((event) => followers.push(event));
-    const ending = job.finish('failed', 'the server running the job lost its lock on it', 'stop');
+    const ending = job.finish('failed', 'the server running the job lost its lock on it', null);
     expect(job.done).toBe(true);
     expect(followers).toEqual([]);
     expect(await ending).toBe(true);
-    expect(followers).toEqual([{ type: 'end', record: failedOver, finishReason: 'stop' }]);
+    expect(followers).toEqual([{ type: 'end', record: failedOver, finishReason: null }]);
     expect(job.endedByAnother).toBe(true);
     expect(await jobs.read('job1')).toEqual(failedOver);
     expect(job.record).toEqual(failedOver);
     const late: JobEvent[] = [];
     job.subscribe((event) => late.push(event));
-    expect(late).toEqual([{ type: 'end', record: failedOver, finishReason: 'stop' }]);
+    expect(late).toEqual([{ type: 'end', record: failedOver, finishReason: null }]);
   });
 
   it('says whether each save reached the disk; saves failing in a row are heard of once, and the one that ends them', async () => {
