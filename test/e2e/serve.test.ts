@@ -1279,8 +1279,9 @@ describe('jobs', () => {
       // Once the dead server's lock is stale (5 s), the follower's stream ends with the job failed, output kept.
       const ended = ssePayloads(await orphaned.text());
       expect(JSON.parse(ended[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'kept words' } }] });
-      expect(JSON.parse(ended.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { job_id: dying, state: 'failed', error: expect.stringContaining('the server stopped') as string } });
-      expect(ended.at(-1)).toBe('[DONE]');
+      // Its answer never ended: an error chunk, as a failed chat stream ends, no finish and no [DONE].
+      expect(JSON.parse(ended.at(-1) ?? '')).toMatchObject({ error: { code: 'job_failed' }, argo: { job_id: dying, state: 'failed', error: expect.stringContaining('the server stopped') as string } });
+      expect(ended).not.toContain('[DONE]');
       expect(await (await fetch(`${second.url}/api/jobs/${dying}`)).json()).toMatchObject({ state: 'failed', output: 'kept words' });
       expect(readdirSync(join(jobHome, 'jobs')).sort()).toEqual([`${dying}.json`, `${id}.json`].sort());
     } finally {
