@@ -1331,13 +1331,14 @@ describe('jobs', () => {
       paused.child.kill('SIGSTOP');
       const failedOver = { state: 'failed', output: 'saved words', error: 'the server stopped while the job was running; its output so far is kept' };
       await waitFor(async () => expect(await (await fetch(`${other.url}/api/jobs/${id}`)).json()).toMatchObject(failedOver), { timeout: 15_000, interval: 200 });
-      expect(JSON.parse(ssePayloads(await followed).at(-2) ?? '')).toMatchObject({ argo: { job_id: id, state: 'failed' } });
+      // A failed job's stream ends as a failed answer: an error chunk, no [DONE].
+      expect(JSON.parse(ssePayloads(await followed).at(-1) ?? '')).toMatchObject({ error: { code: 'job_failed' }, argo: { job_id: id, state: 'failed' } });
       paused.child.kill('SIGCONT');
       // Its turn is cut (the request to Ollama with it) and logged with what it had.
       await held.settled;
       expect(held.clientAborted).toBe(true);
       await waitFor(() => expect(logLines(jobHome)).toEqual([expect.objectContaining({ status: 'interrupted', model_response: 'saved words', error: "the server lost the job's lock" })]));
-      expect(JSON.parse(ssePayloads(await endThere).at(-2) ?? '')).toMatchObject({ argo: { job_id: id, state: 'failed', error: failedOver.error } });
+      expect(JSON.parse(ssePayloads(await endThere).at(-1) ?? '')).toMatchObject({ error: { code: 'job_failed' }, argo: { job_id: id, state: 'failed', error: failedOver.error } });
       await waitFor(() => expect(paused.stderr()).toMatch(new RegExp(`argo serve: lost the lock on job ${id} \\(.*\\); another server sharing the data home had marked it failed meanwhile, so it was stopped here, and its file keeps that verdict\n`)));
       await waitFor(() => expect(readdirSync(join(jobHome, 'jobs'))).toEqual([`${id}.json`]));
       expect(JSON.parse(readFileSync(join(jobHome, 'jobs', `${id}.json`), 'utf8'))).toMatchObject(failedOver);
