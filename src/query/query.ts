@@ -74,9 +74,12 @@ const UNITS = new Map<string, keyof Duration>([
 const DURATION = /^(?:\d+[smhdw])+$/;
 const DURATION_PART = /(\d+)([smhdw])/g;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
-/** A date and time's offset from UTC (`+02:00`, `-0500`, `+14`): only a time's end may hold a sign. */
-const ZONE_OFFSET = /[T ][\d:.,]+([+-])(\d{2}):?(\d{2})?$/;
+/**
+ * The whole of a date and time Argo reads: hours and minutes, optional seconds and fraction, then
+ * nothing, Z, or an offset (`+02:00`, `-0500`, `+14`). parseISO takes an offset it cannot read
+ * (`-5`, `+01:00[Europe/Berlin]`) for UTC, so nothing else reaches it.
+ */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 /** No time zone is further from UTC than 14:00 (Kiribati, +14:00). */
 const MAX_OFFSET_MINUTES = 14 * 60;
 
@@ -121,17 +124,18 @@ export function parseWhen(value: string, now: Date, edge: 'start' | 'end', where
     if (!isValid(date)) throw new UsageError(`${where}: ${JSON.stringify(value)} reaches further back than a date can go; use a shorter duration (e.g. 52w) or a date (2025-01-31)`);
     return date;
   }
-  if (DATE.test(text) || DATE_TIME.test(text)) {
-    const offset = ZONE_OFFSET.exec(text);
+  const dateTime = DATE_TIME.exec(text);
+  if (DATE.test(text) || dateTime !== null) {
+    const [, sign, hours, minutes] = dateTime ?? [];
     // parseISO takes any two digits of hours (+99:00): no time zone is that far from UTC.
-    if (offset !== null && Number(offset[2]) * 60 + Number(offset[3] ?? 0) > MAX_OFFSET_MINUTES) {
-      throw new UsageError(`${where}: ${JSON.stringify(value)} is ${offset[1]}${offset[2]}:${offset[3] ?? '00'} from UTC, and no time zone is more than 14:00 from it; give an offset such as +02:00, -05:00 or Z`);
+    if (sign !== undefined && Number(hours) * 60 + Number(minutes ?? 0) > MAX_OFFSET_MINUTES) {
+      throw new UsageError(`${where}: ${JSON.stringify(value)} is ${sign}${hours ?? ''}:${minutes ?? '00'} from UTC, and no time zone is more than 14:00 from it; give an offset such as +02:00, -05:00 or Z`);
     }
     const date = parseISO(text);
     if (isValid(date)) return DATE.test(text) ? day(date) : date;
   }
   throw new UsageError(
-    `${where}: cannot read ${JSON.stringify(value)} as a time; use a duration ago (30m, 3h, 2d, 1w, 1d12h), a date (2025-01-31), a date and time (2025-01-31T14:00) or now/today/yesterday`,
+    `${where}: cannot read ${JSON.stringify(value)} as a time; use a duration ago (30m, 3h, 2d, 1w, 1d12h), a date (2025-01-31), a date and time (2025-01-31T14:00, 2025-01-31 14:00:30), one with an offset (Z, +02:00, -0500 or +14) or now/today/yesterday`,
   );
 }
 

@@ -86,6 +86,40 @@ describe('parseWhen', () => {
     );
   });
 
+  // parseISO reads an offset it cannot match as UTC: each of these would have been a time hours off.
+  it.each([
+    '2026-11-27T04:00-5',
+    '2026-11-27T10:00+1',
+    '2026-11-27T10:00:00+01:00[Europe/Berlin]',
+    '2026-11-27T10:00:00+01:00abc',
+    '2026-11-27T10:00:00+01:00Z',
+    '2026-11-27T10:00:00+01:00:00',
+    '2026-11-27T10:00:00+1:00',
+    '2026-11-27T10:00:00 +01:00',
+    '2026-11-27T10:00 UTC',
+    '2026-11-27T10',
+    '2026-11-27T10:00:0',
+    '2026-11-27Z',
+    '2026-11-27+01:00',
+    '2026-11-27t10:00',
+    '2026-11-27T10:00z',
+  ])('%j: an offset or a time it cannot read is a usage error, never UTC', (text) => {
+    expect(() => parseWhen(text, NOW, 'start', '--until')).toThrow(UsageError);
+    expect(() => parseWhen(text, NOW, 'start', '--until')).toThrow(
+      `--until: cannot read ${JSON.stringify(text)} as a time; use a duration ago (30m, 3h, 2d, 1w, 1d12h), a date (2025-01-31), a date and time (2025-01-31T14:00, 2025-01-31 14:00:30), one with an offset (Z, +02:00, -0500 or +14) or now/today/yesterday`,
+    );
+  });
+
+  it.each<[string, Date]>([
+    ['2026-11-27T04:00-05', new Date(Date.UTC(2026, 10, 27, 9, 0))],
+    ['2026-11-27T04:00-05:30', new Date(Date.UTC(2026, 10, 27, 9, 30))],
+    ['2026-11-27T10:00:00+0100', new Date(Date.UTC(2026, 10, 27, 9, 0))],
+    ['2026-11-27T10:00:00,25+01:00', new Date(Date.UTC(2026, 10, 27, 9, 0, 0, 250))],
+    ['  2026-11-27T10:00Z  ', new Date(Date.UTC(2026, 10, 27, 10, 0))],
+  ])('%j: every offset form read as written', (text, expected) => {
+    expect(parseWhen(text, NOW, 'start', '--since').getTime()).toBe(expected.getTime());
+  });
+
   // Found by test/cli/parse.property.test.ts: the value is quoted as JSON, so the error is one line.
   it.each([
     ['1\n2', '--since: cannot read "1\\n2" as a time;'],
