@@ -13,6 +13,7 @@ import { jsonTextFor, untrustedTextFor } from '../output/terminal-text.js';
 import { widthOfStream } from '../output/width.js';
 import type { Io } from './io.js';
 import { pointHelpAt } from './usage-output.js';
+import { refuseTooLarge } from './parse.js';
 
 /** The help of --since and --until, wherever a command filters turns by time (one parser reads them all). */
 export const SINCE_HELP = 'from this time on: 30m, 3h, 2d, 1w, 2025-01-31, 2025-01-31T14:00, today';
@@ -96,6 +97,7 @@ export async function confirm(io: Io, question: string, yes: boolean | undefined
 }
 
 export function parseCount(value: string): number {
+  refuseTooLarge(value);
   const count = Number(value);
   if (/^\d+$/.test(value) && Number.isSafeInteger(count)) return count;
   throw new InvalidArgumentError('use a whole number, 0 or more.');

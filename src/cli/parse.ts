@@ -6,6 +6,12 @@ import { DECIMAL } from '../text/decimal.js';
 
 // Flag value parsers: each throws InvalidArgumentError, which commander reports as a usage error.
 
+/** A run of digits past what a number holds exactly: said to be too large, never "not a whole number". */
+export function refuseTooLarge(value: string): void {
+  if (/^\d+$/.test(value) && !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError(`it is too large: the largest is ${Number.MAX_SAFE_INTEGER}.`);
+  if (/^-\d+$/.test(value) && !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError(`it is too small: the smallest is ${Number.MIN_SAFE_INTEGER}.`);
+}
+
 export function parseReplaySpec(value: string): ReplaySpec {
   const spec = readReplaySpec(value);
   if (spec !== null) return spec;
@@ -13,6 +19,7 @@ export function parseReplaySpec(value: string): ReplaySpec {
 }
 
 export function parseBudget(value: string): number {
+  refuseTooLarge(value);
   const budget = Number(value);
   if (/^\d+$/.test(value) && Number.isSafeInteger(budget) && budget >= MIN_BUDGET) return budget;
   throw new InvalidArgumentError(`use a whole number of characters, at least ${MIN_BUDGET}.`);
@@ -25,6 +32,7 @@ export function parseNumber(value: string): number {
 }
 
 export function parseInteger(value: string): number {
+  refuseTooLarge(value);
   const number = Number(value);
   if (/^-?\d+$/.test(value) && Number.isSafeInteger(number)) return number;
   throw new InvalidArgumentError('use a whole number.');

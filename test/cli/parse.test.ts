@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { parseBudget, parseInteger, parseNumber, parsePositiveInteger, parseReplaySpec } from '../../src/cli/parse.js';
+import { parseCount } from '../../src/cli/common.js';
 
 describe('flag value parsers', () => {
   it.each([
@@ -44,5 +45,25 @@ describe('flag value parsers', () => {
     [parsePositiveInteger, '0'],
   ] as const)('%o rejects %j', (parse, value) => {
     expect(() => parse(value)).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('a number past what is held exactly', () => {
+  const largest = String(Number.MAX_SAFE_INTEGER);
+  it.each([
+    [parseCount, '999999999999999999999', 'it is too large: the largest is 9007199254740991.'],
+    [parseCount, '9007199254740992', 'it is too large: the largest is 9007199254740991.'],
+    [parseBudget, '999999999999999999999', 'it is too large: the largest is 9007199254740991.'],
+    [parseInteger, '999999999999999999999', 'it is too large: the largest is 9007199254740991.'],
+    [parseInteger, '-999999999999999999999', 'it is too small: the smallest is -9007199254740991.'],
+    [parsePositiveInteger, '999999999999999999999', 'it is too large: the largest is 9007199254740991.'],
+    [parseCount, '-1', 'use a whole number, 0 or more.'],
+    [parseCount, '1e3', 'use a whole number, 0 or more.'],
+  ] as const)('%o(%s) says %j', (parse, value, message) => {
+    expect(() => parse(value)).toThrow(new InvalidArgumentError(message));
+  });
+
+  it.each([parseCount, parseInteger, parsePositiveInteger, parseBudget])('%o takes the largest itself', (parse) => {
+    expect(parse(largest)).toBe(Number.MAX_SAFE_INTEGER);
   });
 });
