@@ -142,7 +142,6 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   if (flags.follow && query.until !== null && query.until < io.now().getTime()) {
     throw new UsageError(`--follow waits for new turns and --until ${flags.until} is in the past: nothing new can match; leave out --follow to list the turns up to then`);
   }
-  for (const { name, removed } of notYet) if (!removed) io.stderr.write(`no session named "${name}" yet; following, its turns are shown as they are written\n`);
   const stats = new ScanStats();
   const sink = new Sink(io.stdout);
   const damaged = new DamagedRecords(sessions);
@@ -158,9 +157,11 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
   // What the table, --full and --stats need to draw text is loaded only for them: --json prints lines as stored.
   const view = flags.json ? null : await import('../query/format.js');
   const json = jsonFor(io, flags);
+  // Following, sessions are created, renamed and removed while it runs: each row is named as it is then.
+  let following = false;
   const print = async (entry: LogEntry, raw: string): Promise<string> => {
     if (view === null) return `${json(raw)}\n`;
-    await sessions.learn(entry.session_id, entry.session);
+    await (following ? sessions.relearn(entry.session_id, entry.session) : sessions.learn(entry.session_id, entry.session));
     if (sessions.nameOf(entry.session_id) === undefined) await damaged.learn(entry.session_id, entry.session);
     return flags.full ? view.fullBlock(entry, render) : view.tableRow(entry, render);
   };
@@ -224,10 +225,18 @@ async function showLogs(settings: Settings, flags: LogsFlags, io: Io): Promise<O
     const { followLines, followStart } = await import('../query/follow.js');
     const start = await followStart(settings.paths.logs);
     const ends = new Map(start.positions);
+    // A session waited for may have been created since the query was built, its first turn already
+    // in the backlog: its record, written before any of its turns, gives its id now.
+    for (const { name, removed } of notYet) {
+      const created = await sessions.byName(name);
+      if (created !== null) query.sessionIds = new Set([...(query.sessionIds ?? []), created.id]);
+      else if (!removed) io.stderr.write(`no session named "${name}" yet; following, its turns are shown as they are written\n`);
+    }
     const backlog = searchTurns(settings.paths.logs, query, stats, { ...(flags.all ? {} : { limit: flags.limit ?? FOLLOW_BACKLOG }), endOf: (file) => ends.get(file) });
     for await (const { entry, line } of backlog) await sink.write(await print(entry, line.text));
     await sink.flush();
     const grep = grepMatcher(query.grep);
+    following = true;
     const controller = new AbortController();
     const stop: { by: StopSignal | null } = { by: null };
     const stopListening = io.onInterrupt((signal) => {

@@ -169,6 +169,8 @@ export class SessionLookup {
   private readonly removedNames = new Map<string, string>();
   private every: Promise<SessionRecord[]> | null = null;
   private removals: Promise<Map<string, string>> | null = null;
+  /** The folder as it was when `every` was read (its mtime): a change since means a record came, went or moved. */
+  private readAt: Promise<string> | null = null;
 
   constructor(readonly dir: string) {}
 
@@ -182,8 +184,39 @@ export class SessionLookup {
 
   /** Every readable record, read once. */
   all(): Promise<SessionRecord[]> {
-    this.every ??= scanSessions(this.dir, { earlierNames: true }).then(({ records }) => records);
+    if (this.every === null) {
+      // Stamped before reading: a change made while reading is seen as one after it.
+      this.readAt = folderStamp(this.dir);
+      this.every = this.readAt.then(() => scanSessions(this.dir, { earlierNames: true })).then(({ records }) => records);
+    }
     return this.every;
+  }
+
+  /**
+   * As learn, for a reader that runs on while sessions change (`argo logs -f`): a name learned
+   * before is checked against its record (one file), and an id no record had is looked for again
+   * once the folder has changed, so a session created, renamed or removed since is named as it is now.
+   */
+  async relearn(id: string, loggedName: string): Promise<void> {
+    const known = this.names.get(id);
+    if (known !== undefined) {
+      if (known !== null ? (await this.byName(known))?.id === id : !(await this.changed())) return;
+      this.names.delete(id);
+      this.removedNames.delete(id);
+    }
+    // A name that is another's now is read again even when the folder's time did not move (a coarse clock).
+    if (typeof known === 'string' || (await this.changed())) {
+      this.every = null;
+      this.removals = null;
+      this.readAt = null;
+    }
+    await this.learn(id, loggedName);
+  }
+
+  /** Whether the folder changed since every record was read (false when they were not). */
+  private async changed(): Promise<boolean> {
+    if (this.readAt === null) return false;
+    return (await this.readAt) !== (await folderStamp(this.dir));
   }
 
   /** Finds the current name of session `id`, whose turn was logged as `loggedName`; then nameOf knows it. */
@@ -228,6 +261,12 @@ export class SessionLookup {
     const name = this.nameOf(link.session_id);
     return { ...record, parent: name !== undefined ? { ...link, name } : { ...link, removed: true } };
   }
+}
+
+/** What changes when a file in the folder is created, removed or renamed (a record saved is renamed into place). */
+async function folderStamp(dir: string): Promise<string> {
+  const found = await lstat(dir, { bigint: true }).catch(() => null);
+  return found === null ? 'none' : `${found.ino}:${found.mtimeNs}`;
 }
 
 /** The name forks' links give the session `id` (links follow a rename, so it is the last one it had). */

@@ -2,7 +2,7 @@ import { chmodSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DamagedRecord, SessionLookup, byLastUsed, inspectSession, openSession, readSession, saidOfRecord, saveSession, scanSessions, sessionNames, shownRecord } from '../../src/sessions/store.js';
+import { DamagedRecord, SessionLookup, byLastUsed, deleteSession, inspectSession, openSession, readSession, saidOfRecord, saveSession, scanSessions, sessionNames, shownRecord } from '../../src/sessions/store.js';
 import type { SessionRecord } from '../../src/sessions/store.js';
 
 describe('openSession', () => {
@@ -217,6 +217,49 @@ describe('SessionLookup', () => {
     const one = saved.find((each) => each.name === name);
     if (one === undefined) throw new Error(name);
     expect(await new SessionLookup(dir).shown(one)).toEqual(shownRecord(one, saved));
+  });
+});
+
+describe('SessionLookup.relearn: names as they are now, while sessions change (argo logs -f)', () => {
+  const record = (name: string, id: string): SessionRecord => ({ name, id, title: '', turns: 1, created_at: '', last_used_at: '', last_model: null });
+  const rename = async (dir: string, from: string, to: string, id: string): Promise<void> => {
+    await saveSession(dir, record(to, id));
+    await deleteSession(dir, from);
+  };
+  type Step = (dir: string) => Promise<void>;
+  // Before: what exists when the lookup first reads every record; then: what changes; the row's id and logged name; the name expected before and after.
+  it.each<[string, Step, Step, string, string, string | undefined, string | undefined]>([
+    ['a session created after every record was read', () => Promise.resolve(), (dir) => saveSession(dir, record('nightly', 'n1')), 'n1', 'nightly', undefined, 'nightly'],
+    ['a session renamed', (dir) => saveSession(dir, record('alpha', 'a1')), (dir) => rename(dir, 'alpha', 'beta', 'a1'), 'a1', 'beta', 'alpha', 'beta'],
+    [
+      'a session renamed, its old name taken by a new one',
+      (dir) => saveSession(dir, record('alpha', 'a1')),
+      async (dir) => {
+        await rename(dir, 'alpha', 'beta', 'a1');
+        await saveSession(dir, record('alpha', 'a2'));
+      },
+      'a1',
+      'alpha',
+      'alpha',
+      'beta',
+    ],
+    ['a session removed', (dir) => saveSession(dir, record('gone', 'g1')), (dir) => deleteSession(dir, 'gone'), 'g1', 'gone', 'gone', undefined],
+    ['nothing changed', (dir) => saveSession(dir, record('same', 's1')), () => Promise.resolve(), 's1', 'same', 'same', 'same'],
+  ])('%s', async (_name, before, then, id, logged, first, after) => {
+    const dir = mkdtempSync(join(tmpdir(), 'argo-relearn-'));
+    await before(dir);
+    const lookup = new SessionLookup(dir);
+    // As buildQuery does for -s: every record read before the first row.
+    await lookup.all();
+    await lookup.relearn(id, logged);
+    expect(lookup.nameOf(id)).toBe(first);
+    await then(dir);
+    await lookup.relearn(id, logged);
+    expect(lookup.nameOf(id)).toBe(after);
+    // learn alone keeps what it learned: a listing reads records once.
+    const once = new SessionLookup(dir);
+    await once.learn(id, logged);
+    expect(once.nameOf(id)).toBe(after);
   });
 });
 
