@@ -5,7 +5,7 @@ import { parseEntry } from '../log/entry.js';
 import type { LogEntry } from '../log/entry.js';
 import type { DataPaths } from '../log/writer.js';
 import { listLogFiles, unwritableLogNames } from '../log/files.js';
-import { ScanStats, checkLogFile, describeBadLine, isBlank, scanEntries } from '../log/scan.js';
+import { ScanStats, TurnPlaces, checkLogFile, describeBadLine, isBlank, scanEntries } from '../log/scan.js';
 import type { RenderOptions } from '../query/format.js';
 import {
   EMPTY_QUERY,
@@ -95,7 +95,7 @@ export function registerLogs(program: Command, io: Io, setOutcome: ReportOutcome
 
   logs
     .command('check')
-    .description('list every unreadable log line with file and line number; exit 1 if there is any')
+    .description('list every unreadable log line, and every turn logged twice, with file and line number; exit 1 if there is any')
     .option('--json', 'NDJSON: one {file, line, reason} object per problem')
     .option('--home <dir>', 'data directory')
     .action(async (flags: { json?: boolean } & OutputFlags, command: Command) => setOutcome(await checkLogs(settingsOf(command), flags, io)));
@@ -416,11 +416,11 @@ async function checkLogs(settings: Settings, flags: { json?: boolean } & OutputF
   const shown = flags.json === true ? jsonFor(io, flags) : untrustedFor(io, flags);
   let turns = 0;
   const damaged = new Set<string>();
+  const ids = new TurnPlaces();
   for (const file of files) {
-    turns += await checkLogFile(file, stats, async (problem) => {
-      damaged.add(file);
-      await sink.write(shown(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`));
-    });
+    const unreadable = stats.unreadable;
+    turns += await checkLogFile(file, stats, (problem) => sink.write(shown(flags.json ? `${JSON.stringify(problem)}\n` : `${problem.file}:${problem.line}: ${problem.reason}\n`)), { ids });
+    if (stats.unreadable > unreadable) damaged.add(file);
   }
   // A day's name taken by a folder or a link: every turn of that day would fail to be written.
   const blocked = await unwritableLogNames(settings.paths.logs);
@@ -428,21 +428,27 @@ async function checkLogs(settings: Settings, flags: { json?: boolean } & OutputF
     const reason = `${what}, not a log file: Argo cannot write that day's turns there, nor rewrite it; ${what === 'a symbolic link' ? 'replace the link with the real file' : 'move it away'}`;
     await sink.write(shown(flags.json ? `${JSON.stringify({ file: path, line: null, reason })}\n` : `${path}: ${reason}\n`));
   }
-  if (stats.unreadable === 0 && blocked.length === 0) {
+  if (stats.unreadable === 0 && blocked.length === 0 && ids.repeated === 0) {
     if (!flags.json) await sink.write(`ok: ${plural(files.length, 'log file')}, ${plural(turns, 'turn')}, no unreadable lines\n`);
     await sink.flush();
     return 'ok';
   }
   await sink.flush();
-  throw new RuntimeError(checkFailure({ unreadable: stats.unreadable, damagedFiles: damaged.size, files: files.length, blockedDays: blocked.length }));
+  throw new RuntimeError(checkFailure({ unreadable: stats.unreadable, damagedFiles: damaged.size, files: files.length, blockedDays: blocked.length, repeated: ids.repeated }));
 }
 
-/** The one line a failing `logs check` ends with, whether it found unreadable lines, days that cannot be written, or both. */
-export function checkFailure(found: { unreadable: number; damagedFiles: number; files: number; blockedDays: number }): string {
-  const blocked = `${plural(found.blockedDays, 'day')} of the log cannot be written (listed above)`;
-  if (found.unreadable === 0) return blocked;
-  const unreadable = `${plural(found.unreadable, 'unreadable line')} in ${found.damagedFiles} of ${plural(found.files, 'log file')}; readers skip them. Fix or delete those lines by hand if you want them gone`;
-  return found.blockedDays === 0 ? unreadable : `${blocked}, and ${unreadable}`;
+/** The one line a failing `logs check` ends with, whatever it found: days that cannot be written, repeated turns, unreadable lines. */
+export function checkFailure(found: { unreadable: number; damagedFiles: number; files: number; blockedDays: number; repeated?: number }): string {
+  const parts = [
+    ...(found.blockedDays === 0 ? [] : [`${plural(found.blockedDays, 'day')} of the log cannot be written (listed above)`]),
+    ...((found.repeated ?? 0) === 0
+      ? []
+      : [`${plural(found.repeated ?? 0, 'line repeats a turn', 'lines repeat a turn')} logged earlier (listed above); argo logs shows such a turn twice and --stats counts it twice. Delete the later copy by hand`]),
+    ...(found.unreadable === 0
+      ? []
+      : [`${plural(found.unreadable, 'unreadable line')} in ${found.damagedFiles} of ${plural(found.files, 'log file')}; readers skip them. Fix or delete those lines by hand if you want them gone`]),
+  ];
+  return parts.join(', and ');
 }
 
 async function pruneLogs(settings: Settings, flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, io: Io): Promise<Outcome> {

@@ -201,16 +201,39 @@ export async function checkLogFile(
   file: string,
   stats: ScanStats,
   onProblem: (problem: ScanProblem) => Promise<void>,
-  options: Pick<ReadOptions, 'chunkSize' | 'maxLineBytes'> = {},
+  options: Pick<ReadOptions, 'chunkSize' | 'maxLineBytes'> & { ids?: TurnPlaces } = {},
 ): Promise<number> {
   let turns = 0;
+  let number = 0;
   for await (const checked of checkLines(file, options)) {
-    if (checked.entry !== null) turns++;
-    else if (!checked.blank) {
+    number++;
+    if (checked.entry !== null) {
+      turns++;
+      const first = options.ids?.meet(checked.entry.id, file, number);
+      if (first !== undefined) await onProblem({ file, line: number, reason: `turn id ${JSON.stringify(checked.entry.id)} also at ${first.file}:${first.line}` });
+    } else if (!checked.blank) {
       const line = checked.raw();
       const reason = (await describeBadLine(line)) + (line.complete ? '' : CUT_SHORT);
       await onProblem(stats.skip(file, line, reason));
     }
   }
   return turns;
+}
+
+/**
+ * Where each turn id was first met, across files (`argo logs check`): a turn's line appended twice
+ * (a backup added back) is shown twice by every listing and counted twice by --stats.
+ */
+export class TurnPlaces {
+  private readonly first = new Map<string, { file: string; line: number }>();
+  /** Lines whose id an earlier line has. */
+  repeated = 0;
+
+  /** The place the id was met first, or undefined when this is the first (then it is noted). */
+  meet(id: string, file: string, line: number): { file: string; line: number } | undefined {
+    const first = this.first.get(id);
+    if (first === undefined) this.first.set(id, { file, line });
+    else this.repeated++;
+    return first;
+  }
 }

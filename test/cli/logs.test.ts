@@ -6,7 +6,7 @@ import { recordTurns, tempData } from '../query/helpers.js';
 import type { Home } from '../query/helpers.js';
 
 describe('checkFailure', () => {
-  it.each<[{ unreadable: number; damagedFiles: number; files: number; blockedDays: number }, string]>([
+  it.each<[{ unreadable: number; damagedFiles: number; files: number; blockedDays: number; repeated?: number }, string]>([
     [{ unreadable: 1, damagedFiles: 1, files: 1, blockedDays: 0 }, '1 unreadable line in 1 of 1 log file; readers skip them. Fix or delete those lines by hand if you want them gone'],
     [{ unreadable: 4, damagedFiles: 2, files: 3, blockedDays: 0 }, '4 unreadable lines in 2 of 3 log files; readers skip them. Fix or delete those lines by hand if you want them gone'],
     [{ unreadable: 0, damagedFiles: 0, files: 2, blockedDays: 1 }, '1 day of the log cannot be written (listed above)'],
@@ -15,6 +15,14 @@ describe('checkFailure', () => {
     [
       { unreadable: 1, damagedFiles: 1, files: 1, blockedDays: 1 },
       '1 day of the log cannot be written (listed above), and 1 unreadable line in 1 of 1 log file; readers skip them. Fix or delete those lines by hand if you want them gone',
+    ],
+    [
+      { unreadable: 0, damagedFiles: 0, files: 2, blockedDays: 0, repeated: 1 },
+      '1 line repeats a turn logged earlier (listed above); argo logs shows such a turn twice and --stats counts it twice. Delete the later copy by hand',
+    ],
+    [
+      { unreadable: 2, damagedFiles: 1, files: 2, blockedDays: 1, repeated: 3 },
+      '1 day of the log cannot be written (listed above), and 3 lines repeat a turn logged earlier (listed above); argo logs shows such a turn twice and --stats counts it twice. Delete the later copy by hand, and 2 unreadable lines in 1 of 2 log files; readers skip them. Fix or delete those lines by hand if you want them gone',
     ],
   ])('%j → %s', (found, line) => {
     expect(checkFailure(found)).toBe(line);

@@ -358,6 +358,26 @@ describe('unreadable lines', () => {
     );
   });
 
+  it('check names a turn logged twice (a backup appended back) with where it was first, and exits 1', async () => {
+    const { home, paths } = tempData();
+    const { entries } = await recordTurns(paths, 'work', 2, { date: '2025-01-01' });
+    const first = join(paths.logs, '2025-01-01.log');
+    const copy = appendRaw(paths, '2025-01-02', readFileSync(first, 'utf8'));
+    const check = await argo(home, ['logs', 'check']);
+    const [a, b] = entries.map((entry) => entry.id);
+    expect(check).toMatchObject({
+      code: 1,
+      stdout: `${copy}:1: turn id "${a}" also at ${first}:1\n${copy}:2: turn id "${b}" also at ${first}:2\n`,
+      stderr: 'argo: 2 lines repeat a turn logged earlier (listed above); argo logs shows such a turn twice and --stats counts it twice. Delete the later copy by hand\n',
+    });
+    expect(ids((await argo(home, ['logs', '--json'])).stdout)).toEqual([a, b, a, b]);
+    const json = await argo(home, ['logs', 'check', '--json']);
+    expect(json.stdout.split('\n').filter(Boolean).map((line): unknown => JSON.parse(line))).toEqual([
+      { file: copy, line: 1, reason: `turn id "${a}" also at ${first}:1` },
+      { file: copy, line: 2, reason: `turn id "${b}" also at ${first}:2` },
+    ]);
+  });
+
   it('check on a clean log exits 0', async () => {
     const result = await argo(fx.home, ['logs', 'check']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
