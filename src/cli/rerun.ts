@@ -113,7 +113,7 @@ async function rerun(id: string, flags: RerunFlags, io: Io) {
     io.stdout.write(
       flags.json
         ? `${json(JSON.stringify(proof))}\n`
-        : `${untrustedTextFor(io.stdout, flags)(`rerun of  ${entry.id} (${entry.timestamp}, session ${name})`)}\nproved    the rebuilt request has the logged sha256 ${rebuilt.sha256}\nreplayed  ${entry.replayed_ids.join(', ') || 'none'}\nrequest   POST ${settings.host}${rebuilt.request.endpoint}\n${json(JSON.stringify(rebuilt.request.body, null, 2))}\n`,
+        : `${untrustedTextFor(io.stdout, flags)(`rerun of  ${entry.id} (${entry.timestamp}, session ${name}${removed !== null ? ' (removed)' : ''})`)}\nproved    the rebuilt request has the logged sha256 ${rebuilt.sha256}\nreplayed  ${entry.replayed_ids.join(', ') || 'none'}\nrequest   POST ${settings.host}${rebuilt.request.endpoint}\n${json(JSON.stringify(rebuilt.request.body, null, 2))}\n`,
     );
     return 'ok' as const;
   }
