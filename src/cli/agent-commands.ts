@@ -230,7 +230,7 @@ export function registerExport(program: Command, io: Io, setOutcome: ReportOutco
     .option('--until <when>', UNTIL_HELP)
     .option('--all', 'also turns asked without tools')
     .option('--no-thinking', "leave out a thinking model's reasoning (<think>…</think>)")
-    .option('-o, --output <file>', 'write to this file instead of stdout')
+    .option('-o, --output <file>', 'write to this file instead of stdout (- is stdout)')
     .option('--home <dir>', 'data directory (ARGO_HOME, default ~/.argo)')
     .action(async (flags: ExportFlags, self: Command) => {
       rejectStrayWords(self);
@@ -370,7 +370,10 @@ export async function checkOutputName(output: string): Promise<void> {
   if (await isFolder(output)) throw new UsageError(`--output ${shownPath(output)} is a folder, not a file: give a file's name in it (such as ${shownPath(join(output, 'runs.jsonl'))})`);
 }
 
-async function exportTrajectories(self: Command, flags: ExportFlags, io: Io): Promise<Outcome> {
+async function exportTrajectories(self: Command, given: ExportFlags, io: Io): Promise<Outcome> {
+  // `-o -` is standard output, as for most tools; a file named "-" is `-o ./-`.
+  const { output: named, ...rest } = given;
+  const flags: ExportFlags = named === '-' || named === undefined ? rest : { ...rest, output: named };
   const settings = settingsOf(self);
   if (flags.output !== undefined) await checkOutputName(flags.output);
   // Checked before anything is read: one wrong -o would replace a day of the log with the export.

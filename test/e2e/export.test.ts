@@ -70,6 +70,23 @@ describe('export -o a descriptor on a terminal', () => {
   });
 });
 
+describe('export -o -', () => {
+  it.each([
+    [['-o', '-'], 'standard output, as without -o'],
+    [['--output=-'], 'the same, written out'],
+  ])('%j: %s; no file named "-"', async (args) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'argo-export-'));
+    expect(await runArgo(['export', '--format', 'sharegpt', '--all', ...args], { home, cwd })).toMatchObject({ code: 0, stdout: lines, stderr: '' });
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it('a file named "-" is ./-', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'argo-export-'));
+    expect(await runArgo(['export', '--format', 'sharegpt', '--all', '-o', './-'], { home, cwd })).toMatchObject({ code: 0, stdout: '', stderr: 'argo: wrote 2 trajectories to ./-\n' });
+    expect(readFileSync(join(cwd, '-'), 'utf8')).toBe(lines);
+  });
+});
+
 describe('export -o that cannot name a file: a usage error naming it, nothing written anywhere', () => {
   it.each([
     [['-o', ''], 'argo: --output needs a file name (leave it out to write to standard output)\n'],
