@@ -1,6 +1,7 @@
 // Trajectories in ShareGPT form (seed 001), rendered from logged turns. Pure. Only successful
-// calls appear; the ephemeral system prompt never does; a thinking model's reasoning does, in
-// <think>…</think>, unless left out.
+// calls appear; the ephemeral system prompt never does; the turn's own system prompt (--system)
+// does, before the tool-calling one; a thinking model's reasoning does, in <think>…</think>,
+// unless left out.
 import type { ToolDefinition } from '../ollama/transport.js';
 
 export interface ShareGptMessage {
@@ -22,6 +23,8 @@ export interface TrajectoryTurn {
   session: string;
   model: string;
   timestamp: string;
+  /** The system prompt the turn was asked with (--system, config "system"), as logged. */
+  system?: string | undefined;
   user_prompt: string;
   model_response: string;
   thinking?: string | undefined;
@@ -62,10 +65,19 @@ function gptValue(thinking: string | undefined, words: string, calls: readonly s
   return [reasoning, words, ...calls].filter((part) => part !== '').join('\n');
 }
 
+/**
+ * The system message: the turn's own system prompt, as the model was sent it first, then the
+ * tool-calling prompt the format calls for (the tools went beside it, in the request's `tools`).
+ */
+function systemValue(turn: TrajectoryTurn, definitions: readonly ToolDefinition[]): string {
+  const own = turn.system?.trim() ?? '';
+  return own === '' ? toolCallingPrompt(definitions) : `${turn.system ?? ''}\n\n${toolCallingPrompt(definitions)}`;
+}
+
 /** One turn as a trajectory: system, human, then per round gpt (calls) and tool (responses), then the final gpt. */
 export function renderTrajectory(turn: TrajectoryTurn, definitions: readonly ToolDefinition[], options: TrajectoryOptions = {}): Trajectory {
   const conversations: ShareGptMessage[] = [
-    { from: 'system', value: toolCallingPrompt(definitions) },
+    { from: 'system', value: systemValue(turn, definitions) },
     { from: 'human', value: turn.user_prompt },
   ];
   const rounds = new Map<number, { id: string; name: string; arguments: unknown; result?: string | undefined }[]>();

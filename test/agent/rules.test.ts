@@ -466,6 +466,18 @@ describe('ShareGPT trajectories', () => {
     expect(rendered.filter((m) => m.from === 'gpt').map((m) => m.value)).toEqual(gpt);
   });
 
+  // The turn's own system prompt (--system) is what the model was told first: it opens the system message.
+  it.each<[string, string | undefined, string]>([
+    ['none logged', undefined, ''],
+    ['an empty one', '', ''],
+    ['blanks only', ' \n', ''],
+    ['--system "Answer in French."', 'Answer in French.', 'Answer in French.\n\n'],
+    ['several lines, kept as written', 'Be brief.\nCite files.', 'Be brief.\nCite files.\n\n'],
+  ])("system message: the turn's own system prompt, %s", (_name, system, opening) => {
+    const defs = toolDefinitions([echo]);
+    expect(renderTrajectory({ ...turn, system }, defs).conversations[0]).toEqual({ from: 'system', value: `${opening}${toolCallingPrompt(defs)}` });
+  });
+
   it('the system prompt lists the tools inside <tools>…</tools>', () => {
     expect(toolCallingPrompt(toolDefinitions([echo]))).toContain('<tools>[{"type":"function","function":{"name":"echo"');
   });

@@ -70,6 +70,21 @@ describe('export -o a descriptor on a terminal', () => {
   });
 });
 
+describe("export: the turn's own system prompt", () => {
+  it.each([
+    ['--system text, then the tool-calling prompt', { system: 'Answer in French.' }, /^Answer in French\.\n\nYou are a function calling AI model\. /],
+    ['no --system: the tool-calling prompt alone', {}, /^You are a function calling AI model\. /],
+  ])('%s', async (_name, shape, opening) => {
+    const data = tempData();
+    await recordTurns(data.paths, 'work', 1, { shape: () => shape });
+    const exported = await runArgo(['export', '--format', 'sharegpt', '--all'], { home: data.home });
+    expect(exported).toMatchObject({ code: 0, stderr: '' });
+    const [system] = (JSON.parse(exported.stdout) as { conversations: { from: string; value: string }[] }).conversations;
+    expect(system?.from).toBe('system');
+    expect(system?.value).toMatch(opening);
+  });
+});
+
 describe('export -o -', () => {
   it.each([
     [['-o', '-'], 'standard output, as without -o'],
