@@ -184,14 +184,14 @@ const GROWTH_PROMPT: Record<PromptGrowth, string> = {
  * without which replaying less cannot shorten it. Without them, a question's flags, and a replay.
  */
 export interface WindowFixes {
-  hints?: Pick<FixHints, 'numCtx' | 'replayLess' | 'fewerTools'>;
+  hints?: Pick<FixHints, 'numCtx' | 'replayLess' | 'fewerTools' | 'configFile'>;
   replayed?: boolean;
 }
 
 /** What to do about a prompt of about `estimate` tokens too long for a window of `tokens`: a larger window, or a shorter prompt. */
 export function windowFix(estimate: number, tokens: number, growth: PromptGrowth = 'planned', fixes: WindowFixes = {}): string {
   const hints = fixes.hints ?? CLI_HINTS;
-  const lower = { planned: fixes.replayed === false ? 'shorten the prompt' : hints.replayLess, 'tool-definitions': hints.fewerTools, 'tool-results': "lower the tools' result budgets (toolBudgets in config.json)" }[growth];
+  const lower = { planned: fixes.replayed === false ? 'shorten the prompt' : hints.replayLess, 'tool-definitions': hints.fewerTools, 'tool-results': `lower the tools' result budgets (toolBudgets in ${hints.configFile})` }[growth];
   return `${hints.numCtx(suggestedNumCtx(estimate, tokens))} or ${lower}`;
 }
 

@@ -21,6 +21,8 @@ export interface FixHints {
   replayLess: string;
   /** How to send fewer tool definitions, for a prompt made long by them. */
   fewerTools: string;
+  /** The config file a setting with no flag or field of its own is raised in (timeouts.idleMs, toolBudgets). */
+  configFile: string;
 }
 
 export const CLI_HINTS: FixHints = {
@@ -42,6 +44,7 @@ export const CLI_HINTS: FixHints = {
   numCtx: (size) => `raise --num-ctx (e.g. --num-ctx ${size})`,
   replayLess: 'lower --budget',
   fewerTools: 'name fewer tools in --tools',
+  configFile: 'config.json',
 };
 
 /**
@@ -67,6 +70,7 @@ export const CHAT_HINTS: FixHints = {
   replayLess: 'replay less (/replay last:1 or /replay none)',
   // Read after numCtx's "start argo chat again with …".
   fewerTools: 'fewer tools in --tools',
+  configFile: 'config.json',
 };
 
 export const SERVER_HINTS: FixHints = {
@@ -86,6 +90,7 @@ export const SERVER_HINTS: FixHints = {
   numCtx: (size) => `raise "options": {"num_ctx": …} in argo serve's config.json (e.g. to ${size})`,
   replayLess: 'replay less (a lower "budget" in argo serve\'s config.json)',
   fewerTools: 'send fewer "tools"',
+  configFile: "argo serve's config.json",
 };
 
 /**

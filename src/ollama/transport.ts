@@ -643,8 +643,8 @@ export class OllamaTransport {
     if (at.idle) {
       const quiet = `no data from Ollama at ${host} for ${this.options.idleMs / 1000}s`;
       return at.began
-        ? { kind: 'idle', message: `${quiet} after its answer began; the stream was aborted (Ollama went silent mid-answer; raise timeouts.idleMs in config.json to wait longer)` }
-        : { kind: 'idle', message: `${quiet}; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)` };
+        ? { kind: 'idle', message: `${quiet} after its answer began; the stream was aborted (Ollama went silent mid-answer; raise timeouts.idleMs in ${this.hints.configFile} to wait longer)` }
+        : { kind: 'idle', message: `${quiet}; the stream was aborted (raise timeouts.idleMs in ${this.hints.configFile} if the model is slow to load)` };
     }
     if (error instanceof Redirected) return { kind: 'http', httpStatus: error.status, message: redirectLine(error.host, error.target, error.address, this.hints) };
     const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };

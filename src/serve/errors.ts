@@ -194,11 +194,6 @@ const FIELD_OF_FEATURE: Readonly<Record<string, string>> = {
   logprobs: 'logprobs',
 };
 
-/** The transport's fix for a timeout names config.json, as the CLI's user has it; a client is told whose it is. */
-function asServerFix(message: string): string {
-  return message.replace(/ in config\.json\b/g, " in argo serve's config.json");
-}
-
 /** The status and body for a turn that failed before any text was sent; the code is the CLI's `error_code` too. */
 export function fromFailure(failure: TurnFailure): ApiError {
   const code = failureCode(failure);
@@ -212,7 +207,7 @@ export function fromFailure(failure: TurnFailure): ApiError {
     case 'ollama_busy':
       return new ApiError(503, failure.message, 'server_error', code, null, retryAfter);
     case 'ollama_timeout':
-      return new ApiError(504, asServerFix(failure.message), 'server_error', code);
+      return new ApiError(504, failure.message, 'server_error', code);
     // Ollama is too old for something the request asked (the field named), or refused it: the client can ask otherwise.
     case 'ollama_too_old':
       return new ApiError(400, failure.message, 'invalid_request_error', code, (failure.feature !== undefined ? FIELD_OF_FEATURE[failure.feature] : undefined) ?? null);

@@ -14,7 +14,7 @@ import {
   truncationSuspected,
 } from '../../src/ollama/context-window.js';
 import type { EstimableBody, PromptGrowth, TruncationCheck, WindowFixes } from '../../src/ollama/context-window.js';
-import { CHAT_HINTS } from '../../src/ollama/fix-hints.js';
+import { CHAT_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
 
 describe('resolveWindow', () => {
   it.each([
@@ -213,6 +213,12 @@ describe('truncation checks', () => {
       'tool-definitions',
       { hints: CHAT_HINTS, replayed: false },
       "argo: the prompt with the tool definitions (about 7268 tokens) is longer than the context window (4096 tokens, the model's num_ctx); Ollama cuts such prompts silently — start argo chat again with --num-ctx 16384 or fewer tools in --tools",
+    ],
+    [
+      'argo serve, the tool results',
+      'tool-results',
+      { hints: SERVER_HINTS, replayed: false },
+      "argo: the prompt with the tool results so far (about 7268 tokens) is longer than the context window (4096 tokens, the model's num_ctx); Ollama cuts such prompts silently — raise \"options\": {\"num_ctx\": …} in argo serve's config.json (e.g. to 16384) or lower the tools' result budgets (toolBudgets in argo serve's config.json)",
     ],
   ])('%s', (_case, growth, fixes, line) => {
     expect(truncationLine(check(7268, 4096, 'model'), null, growth, fixes)).toBe(line);

@@ -3,6 +3,7 @@
 // figures Go leaves out, and failures that are not Ollama's at all.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
+import type { FixHints } from '../../src/ollama/fix-hints.js';
 import { OllamaTransport, httpFailure, metricsOf } from '../../src/ollama/transport.js';
 import type { Metrics, StreamOutcome, TransportOptions, TransportRequest } from '../../src/ollama/transport.js';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
@@ -133,12 +134,15 @@ describe('failures that are not Ollama\'s', () => {
 });
 
 describe('silence', () => {
-  it.each<[string, number | 'beforeHeaders', string]>([
-    ['before the first chunk (a model loading)', 'beforeHeaders', `no data from Ollama at ${ollama.url} for 0.15s; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)`],
-    ['after the answer began', 1, `no data from Ollama at ${ollama.url} for 0.15s after its answer began; the stream was aborted (Ollama went silent mid-answer; raise timeouts.idleMs in config.json to wait longer)`],
-  ])('%s, without tools: aborted after idleMs, said so', async (_case, hang, message) => {
+  // The fix names the config file whose it is: the server's operator's, for a client of argo serve.
+  it.each<[string, number | 'beforeHeaders', FixHints, string]>([
+    ['before the first chunk (a model loading)', 'beforeHeaders', CLI_HINTS, `no data from Ollama at ${ollama.url} for 0.15s; the stream was aborted (raise timeouts.idleMs in config.json if the model is slow to load)`],
+    ['after the answer began', 1, CLI_HINTS, `no data from Ollama at ${ollama.url} for 0.15s after its answer began; the stream was aborted (Ollama went silent mid-answer; raise timeouts.idleMs in config.json to wait longer)`],
+    ['before the first chunk, through argo serve', 'beforeHeaders', SERVER_HINTS, `no data from Ollama at ${ollama.url} for 0.15s; the stream was aborted (raise timeouts.idleMs in argo serve's config.json if the model is slow to load)`],
+    ['after the answer began, through argo serve', 1, SERVER_HINTS, `no data from Ollama at ${ollama.url} for 0.15s after its answer began; the stream was aborted (Ollama went silent mid-answer; raise timeouts.idleMs in argo serve's config.json to wait longer)`],
+  ])('%s, without tools: aborted after idleMs, said so', async (_case, hang, hints, message) => {
     ollama.setScenario({ hang });
-    const { outcome } = await run(transport({ idleMs: 150 }), chat(true));
+    const { outcome } = await run(transport({ idleMs: 150, hints }), chat(true));
     expect(outcome).toMatchObject({ status: 'error', failure: { kind: 'idle', message } });
   });
 
