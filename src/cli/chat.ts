@@ -10,7 +10,7 @@ import type { Settings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import type { LogEntry } from '../log/entry.js';
 import { statsLine, turnStats } from '../output/turn-notes.js';
-import { readReplaySpec, replaySpecText } from '../replay/spec.js';
+import { readReplaySpec, replaySpecRule, replaySpecText } from '../replay/spec.js';
 import type { ReplayReason } from '../replay/types.js';
 import { checkSessionNameAt } from '../sessions/names.js';
 import type { ChatTools } from './agent.js';
@@ -147,7 +147,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     checkSession: (name) => checkSessionNameAt(settings.paths.sessions, name, '/session'),
     checkReplay: (text) => {
       const spec = readReplaySpec(text);
-      if (spec === null) throw new UsageError(`/replay: use none, session or last:N, got "${text}"`);
+      if (spec === null) throw new UsageError(`/replay: ${replaySpecRule(text)}, got "${text}"`);
       return spec;
     },
     checkModel: (name) => checkModelName(name, '/model'),

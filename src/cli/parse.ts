@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { MIN_BUDGET } from '../replay/policy.js';
-import { readReplaySpec } from '../replay/spec.js';
+import { readReplaySpec, replaySpecRule } from '../replay/spec.js';
 import type { ReplaySpec } from '../replay/types.js';
 import { DECIMAL } from '../text/decimal.js';
 
@@ -15,7 +15,7 @@ export function refuseTooLarge(value: string): void {
 export function parseReplaySpec(value: string): ReplaySpec {
   const spec = readReplaySpec(value);
   if (spec !== null) return spec;
-  throw new InvalidArgumentError('use none, session, or last:N with N a whole number of 1 or more (e.g. last:3).');
+  throw new InvalidArgumentError(`${replaySpecRule(value)} (e.g. last:3).`);
 }
 
 export function parseBudget(value: string): number {

@@ -20,6 +20,11 @@ export function isReplayCountTooLarge(value: string): boolean {
   return Number(LAST.exec(value.trim())?.[1]) > MAX_REPLAY_COUNT;
 }
 
+/** What a replay spec must be, for the refusal of `value` (readReplaySpec gave null): its size named when that alone was wrong. */
+export function replaySpecRule(value: string): string {
+  return isReplayCountTooLarge(value) ? `N is too large: use last:N with N of at most ${MAX_REPLAY_COUNT}` : 'use none, session, or last:N with N a whole number of 1 or more';
+}
+
 export function replaySpecText(spec: ReplaySpec): string {
   return spec.kind === 'last' ? `last:${spec.count}` : spec.kind;
 }

@@ -3,6 +3,7 @@
 import * as z from 'zod';
 import { codePoints } from '../replay/budget.js';
 import { MIN_BUDGET } from '../replay/policy.js';
+import { readReplaySpec, replaySpecRule } from '../replay/spec.js';
 import { REPLAY_REASONS, VERBOSITIES } from '../replay/types.js';
 import type { ReplayReason, ReplaySpec, Verbosity } from '../replay/types.js';
 import { SESSION_NAME_RULE, isSessionName } from '../sessions/names.js';
@@ -208,12 +209,11 @@ const responseFormat = z.discriminatedUnion('type', [
 ]);
 export type ResponseFormat = z.infer<typeof responseFormat>;
 
+// Read as the CLI's --replay and the X-Argo-Replay header are.
 const replaySpec = z.string().transform((value, context): ReplaySpec => {
-  if (value === 'none') return { kind: 'none' };
-  if (value === 'session') return { kind: 'session' };
-  const count = Number(/^last:(\d+)$/.exec(value)?.[1]);
-  if (Number.isSafeInteger(count) && count >= 1) return { kind: 'last', count };
-  context.addIssue({ code: 'custom', message: ARGO_FIELD_RULES.replay });
+  const spec = readReplaySpec(value);
+  if (spec !== null) return spec;
+  context.addIssue({ code: 'custom', message: replaySpecRule(value) });
   return z.NEVER;
 });
 
@@ -245,7 +245,7 @@ const toolsets = z
 /** What each Argo field takes, as a 400 about it says; budget as the CLI's --budget says it. */
 const ARGO_FIELD_RULES: Record<ArgoKey, string> = {
   session: SESSION_NAME_RULE,
-  replay: 'use none, session, or last:N with N a whole number of 1 or more',
+  replay: replaySpecRule(''),
   reason: `use ${listed(REPLAY_REASONS, 'or')} (the reason to replay earlier turns)`,
   budget: `use a whole number of characters, at least ${MIN_BUDGET}`,
   persona: "use the name of one of the server's personas (a string; they are in its config.json)",

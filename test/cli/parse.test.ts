@@ -14,7 +14,12 @@ describe('flag value parsers', () => {
   });
 
   it.each(['last:0', 'last:-1', 'last:', 'last:2.5', 'all', 'LAST:3', 'last:3x'])('--replay %s is rejected', (value) => {
-    expect(() => parseReplaySpec(value)).toThrow(InvalidArgumentError);
+    expect(() => parseReplaySpec(value)).toThrow(new InvalidArgumentError('use none, session, or last:N with N a whole number of 1 or more (e.g. last:3).'));
+  });
+
+  // A whole number of 1 or more, refused for its size alone: said so.
+  it.each(['last:9007199254740992', `last:${'9'.repeat(30)}`])('--replay %s is too large', (value) => {
+    expect(() => parseReplaySpec(value)).toThrow(new InvalidArgumentError('N is too large: use last:N with N of at most 9007199254740991 (e.g. last:3).'));
   });
 
   it.each([

@@ -572,6 +572,17 @@ describe('argo chat with piped lines', () => {
     ]);
   });
 
+  it.each([
+    ['all', 'use none, session, or last:N with N a whole number of 1 or more'],
+    ['last:9007199254740992', 'N is too large: use last:N with N of at most 9007199254740991'],
+  ])('/replay %s is refused with the rule the flag has; the chat goes on with its replay', async (spec, rule) => {
+    const home = tempHome();
+    const result = await argo(['chat', '-s', 'r1', '-r', 'none'], home, { stdin: `/replay ${spec}\nstill here\n` });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`argo: /replay: ${rule}, got "${spec}"\n`);
+    expect(logLines(home).map((line) => [line.user_prompt, line.replay_policy])).toEqual([['still here', null]]);
+  });
+
   it('a script that ends inside a """ block: the messages before it answered and logged, the block not sent, exit 2', async () => {
     const home = tempHome();
     const result = await argo(['chat', '-s', 'open'], home, { stdin: 'first\n"""\nforgot to close\n' });

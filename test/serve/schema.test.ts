@@ -313,7 +313,10 @@ describe('chat request: Argo names are capped at 200 characters, argo.tools at 1
     // The session name has its own rule, 1-64 characters.
     [{}, { session: 's'.repeat(65) }, ['argo.session', 'invalid "argo.session": use 1-64 letters, digits, dots, dashes or underscores, not starting with a dot']],
     // A replay spec is one of three shapes, whatever its length: nothing of it is quoted back.
-    [{}, { replay: `last:${'9'.repeat(100_000)}` }, ['argo.replay', 'invalid "argo.replay": use none, session, or last:N with N a whole number of 1 or more']],
+    [{}, { replay: `last:${'9'.repeat(100_000)}` }, ['argo.replay', 'invalid "argo.replay": N is too large: use last:N with N of at most 9007199254740991']],
+    [{}, { replay: `last:x${'9'.repeat(100_000)}` }, ['argo.replay', 'invalid "argo.replay": use none, session, or last:N with N a whole number of 1 or more']],
+    // Read as the CLI reads --replay: blanks around it are no part of it.
+    [{}, { replay: ' session ' }, null],
   ])('headers %# %j: taken, or a 400 naming the field and the limit', (headers, argo, refused) => {
     if (refused === null) {
       expect(parseChatRequest({ ...base, argo }, new Headers(headers)).argo).not.toBeNull();
@@ -342,6 +345,7 @@ describe("chat request: a wrong Argo field is told the field's rule, not zod's w
     [{ session: ['w'] }, 'session', SESSION],
     [{ replay: 3 }, 'replay', REPLAY],
     [{ replay: 'last:0' }, 'replay', REPLAY],
+    [{ replay: 'last:9007199254740992' }, 'replay', 'N is too large: use last:N with N of at most 9007199254740991'],
     [{ replay: true }, 'replay', REPLAY],
     [{ reason: 5 }, 'reason', REASON],
     [{ reason: 'why' }, 'reason', REASON],
