@@ -381,11 +381,12 @@ async function exportTrajectories(self: Command, given: ExportFlags, io: Io): Pr
     throw new UsageError(`--output ${shownPath(flags.output)} is inside Argo's data home (${settings.home}); write the export somewhere else`);
   }
   await recoverUnfinishedTurns(settings, io);
+  const sessions = new SessionLookup(settings.paths.sessions);
   // Given but empty is not "all": buildQuery refuses it, as argo logs does.
   const query = await buildQuery(
     { ...(flags.session !== undefined ? { session: flags.session } : {}), ...(flags.since !== undefined ? { since: flags.since } : {}), ...(flags.until !== undefined ? { until: flags.until } : {}), status: ['ok'] },
     io.now(),
-    new SessionLookup(settings.paths.sessions),
+    sessions,
     settings.paths,
   );
   // Only lines with the "tools" key are decoded: years of plain turns are passed over as bytes.
@@ -422,7 +423,9 @@ async function exportTrajectories(self: Command, given: ExportFlags, io: Io): Pr
   const written = await writeLines(output, io, flags, async (write) => {
     let count = 0;
     for await (const { entry } of searchTurns(settings.paths.logs, query, stats)) {
-      if (!(await write(`${JSON.stringify(renderTrajectory(entry, definitionsOf(entry), { thinking: flags.thinking }))}\n`))) break;
+      // Named as argo logs names it now: a renamed session's new name, never a removed one's name another may have taken.
+      const trajectory = { ...renderTrajectory(entry, definitionsOf(entry), { thinking: flags.thinking }), ...(await sessions.namedNow(entry.session_id, entry.session)) };
+      if (!(await write(`${JSON.stringify(trajectory)}\n`))) break;
       count++;
     }
     return count;

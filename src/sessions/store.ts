@@ -242,6 +242,16 @@ export class SessionLookup {
     return this.names.get(id) ?? undefined;
   }
 
+  /**
+   * A turn's session as a reader names it to a program (search_history, export): its name now, or
+   * null with a note once removed, never the logged name another session may have taken since.
+   */
+  async namedNow(id: string, loggedName: string): Promise<{ session: string } | { session: null; session_note: string }> {
+    await this.learn(id, loggedName);
+    const session = this.nameOf(id);
+    return session !== undefined ? { session } : { session: null, session_note: 'the session this turn was in has been removed' };
+  }
+
   /** The last name of the removed session `id` when learned and known; undefined otherwise (then its turns' name is all there is). */
   removedName(id: string): string | undefined {
     return this.removedNames.get(id);

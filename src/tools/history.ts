@@ -12,7 +12,6 @@ const DEFAULT_LIMIT = 5;
 const MAX_LIMIT = 20;
 const PROMPT_CHARS = 300;
 const RESPONSE_CHARS = 600;
-const REMOVED_NOTE = 'the session this turn was in has been removed';
 const KNOWN_NAMES_SHOWN = 5;
 
 export const searchHistoryTool: Tool = {
@@ -50,12 +49,11 @@ export const searchHistoryTool: Tool = {
     try {
       for await (const { entry } of searchTurns(join(context.home, 'logs'), query, skipped, { limit: numberArg(args, 'limit') ?? DEFAULT_LIMIT, signal: context.signal })) {
         // The session's name now, which the `session` argument takes: the logged one may have been renamed, or be another's.
-        await sessions.learn(entry.session_id, entry.session);
-        const session = sessions.nameOf(entry.session_id);
+        const session = await sessions.namedNow(entry.session_id, entry.session);
         turns.push({
           id: entry.id,
           timestamp: entry.timestamp,
-          ...(session !== undefined ? { session } : { session: null, session_note: REMOVED_NOTE }),
+          ...session,
           prompt: clipText(entry.user_prompt, PROMPT_CHARS),
           response: clipText(entry.model_response, RESPONSE_CHARS),
         });

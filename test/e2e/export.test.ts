@@ -85,6 +85,29 @@ describe("export: the turn's own system prompt", () => {
   });
 });
 
+describe("export: each trajectory's session as it is named now", () => {
+  it('a renamed session by its new name, a new session of the old name by its own, a removed one as null with a note', async () => {
+    const data = tempData();
+    const { session: first } = await recordTurns(data.paths, 'work', 1);
+    expect(await runArgo(['sessions', 'rename', 'work', 'job'], { home: data.home })).toMatchObject({ code: 0 });
+    const { session: second } = await recordTurns(data.paths, 'work', 1, { start: '2025-01-02T11:00:00.000Z' });
+    const { session: third } = await recordTurns(data.paths, 'gone', 1, { start: '2025-01-02T12:00:00.000Z' });
+    expect(await runArgo(['sessions', 'rm', 'gone', '--yes'], { home: data.home })).toMatchObject({ code: 0 });
+    const exported = await runArgo(['export', '--format', 'sharegpt', '--all'], { home: data.home });
+    expect(exported).toMatchObject({ code: 0, stderr: '' });
+    const labels = exported.stdout.trim().split('\n').map((line) => {
+      const { session, session_note: note, conversations } = JSON.parse(line) as { session: string | null; session_note?: string; conversations: { from: string; value: string }[] };
+      return [conversations[1]?.value, session, note];
+    });
+    expect(labels).toEqual([
+      ['work prompt 1', 'job', undefined],
+      ['work prompt 1', 'work', undefined],
+      ['gone prompt 1', null, 'the session this turn was in has been removed'],
+    ]);
+    expect([first.id, second.id, third.id]).toHaveLength(new Set([first.id, second.id, third.id]).size);
+  });
+});
+
 describe('export -o -', () => {
   it.each([
     [['-o', '-'], 'standard output, as without -o'],
