@@ -148,6 +148,10 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
     const signals = [context.signal, byStop?.signal].filter((signal) => signal !== undefined);
     // Written while the model answers; settles to null on failure, so it is never left unhandled.
     const definitions = setup.logged ? keptDefinitions(setup) : Promise.resolve(null);
+    // Known once written: a draft after a round carries it if it is.
+    let definitionsDigest: string | null = null;
+    void definitions.then((digest) => (definitionsDigest = digest));
+    const onProgress = context.onProgress;
     const checkWindow = context.checkWindow;
     const result = await runAgent(
       {
@@ -188,6 +192,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
         resultPath: setup.logged ? async (callId, round) => savedResultPath(await sessionId(), context.turnId, round, callId) : null,
         saveResult: (path, content) => saveResult(setup.home, path, content),
         sleep: abortableSleep,
+        ...(onProgress ? { onRound: (progress: AgentResult) => onProgress(agentLogFields(progress, setup, definitionsDigest)) } : {}),
         signal: signals.length > 0 ? AbortSignal.any(signals) : new AbortController().signal,
       },
     ).finally(() => byStop?.close());

@@ -138,6 +138,12 @@ export interface AgentDeps {
    */
   saveResult: (path: string, content: string) => Promise<void>;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Hears the run as it stands after each tool round it goes on from, as it would end if cut there
+   * (`interrupted`): what a turn's draft keeps, so a run whose process is killed is logged with the
+   * calls it made. Results still to be saved are told as cut, not as saved.
+   */
+  onRound?: (progress: AgentResult) => void;
   /** Ctrl-C (or a client going away): ends the run as interrupted. */
   signal: AbortSignal;
 }
@@ -329,6 +335,7 @@ class Run {
       const ended = await this.toolRound(response);
       if (ended) return ended;
       said = response.text;
+      this.deps.onRound?.(this.progress(said));
     }
     return this.end('max_iterations', 'max_iterations', said, this.tooManyRounds());
   }
@@ -643,6 +650,19 @@ class Run {
     const said = `cannot save the tool result ${path} in the data home (${error instanceof Error ? error.message : String(error)})`;
     // Argo's own errors (a link, another user's folder) end with their fix; a system error gets the usual one.
     return this.end('error', 'result_not_saved', text, error instanceof ArgoError ? said : `${said}; fix the folder's permissions or free space, then ask again`);
+  }
+
+  /** The run as it would end if cut now, with no `saved_as` naming a result not yet on disk. */
+  private progress(text: string): AgentResult {
+    const now = this.end('interrupted', 'interrupted', text);
+    const pending = new Set(this.unsaved.map(({ path }) => path));
+    if (pending.size === 0) return now;
+    const written = (savedAs: string | undefined): boolean => savedAs === undefined || !pending.has(savedAs);
+    return {
+      ...now,
+      calls: now.calls.map(({ saved_as: savedAs, ...call }) => (written(savedAs) ? { ...call, ...(savedAs !== undefined ? { saved_as: savedAs } : {}) } : call)),
+      compacted: now.compacted.map(({ saved_as: savedAs, ...record }) => (written(savedAs) ? { ...record, ...(savedAs !== undefined ? { saved_as: savedAs } : {}) } : { ...record, kind: record.kind === 'saved' ? 'truncated' : record.kind })),
+    };
   }
 
   /** Tool messages hold their result's current content (a summary once compacted). */

@@ -11,6 +11,12 @@ export interface JournalEntry {
    * take. Returns its path; null when it was never written. Call it once `written` has settled.
    */
   keep: () => string | null;
+  /**
+   * Puts the draft with `fields` laid over it in place of the one there (an agent run's rounds so
+   * far), so a turn whose argo is killed is logged with them. Taken as they are now; written one
+   * after another, never after `remove`. A failure leaves the earlier draft, which still speaks for the turn.
+   */
+  update: (fields: Record<string, unknown>) => void;
   /** Removes the draft once it is written, unless kept; for when the turn is logged, rescued, or will never be. */
   remove: () => Promise<void>;
 }
@@ -27,6 +33,7 @@ const warned = new Set<string>();
 export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'owner'>>, onNotice?: (line: string) => void, replacing = false): JournalEntry {
   let id: string | null = null;
   let kept = false;
+  let removed = false;
   const written = draft
     .then(async (turn) => {
       // A queued draft is there already: it speaks for the turn even if it cannot be replaced.
@@ -40,14 +47,27 @@ export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'o
       const reason = error instanceof Error ? error.message : String(error);
       onNotice?.(`cannot keep this turn in ${unfinishedDir(home)} while it is answered (${reason}); it is logged as usual when it ends, but would be lost if argo were killed first (argo doctor checks the data home)`);
     });
+  // The updates, one at a time after the first write: a later one is never overwritten by an earlier.
+  let updates: Promise<void> = written;
   return {
     written,
+    update: (fields) => {
+      // Copied now: the run goes on changing its records while the write waits.
+      const taken = structuredClone(fields);
+      updates = updates.then(async () => {
+        if (id === null || removed) return;
+        const turn = await draft;
+        await replaceUnfinished(home, { owner: thisProcess(), ...turn, entry: { ...turn.entry, ...taken } }).catch(() => undefined);
+      });
+    },
     keep: () => {
       kept = id !== null;
       return id === null ? null : unfinishedPath(home, id);
     },
     remove: async () => {
-      await written;
+      removed = true;
+      // An update under way would put the file back after it is gone.
+      await updates;
       // One left behind whose turn is in the log is dropped by the next argo that looks.
       if (id !== null && !kept) await removeUnfinished(home, id).catch(() => undefined);
     },

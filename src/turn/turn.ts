@@ -95,6 +95,11 @@ export interface AnswerContext {
    * one was (an agent run's requests grow with tool results): the user hears of the first one too long.
    */
   checkWindow?: (body: EstimableBody, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Log fields the answer has settled so far (an agent run's rounds, after each one): the journal's
+   * draft takes them, so a turn whose argo is killed is logged with what it did. Absent when the turn is not logged.
+   */
+  onProgress?: (fields: Record<string, unknown>) => void;
 }
 
 /** The answer step of a turn: one streamed answer by default; an agent run plugs in its loop. */
@@ -348,6 +353,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
         const line = await context.later(body, signal);
         if (line !== null) ports.onNotice?.(line);
       },
+      ...(journal ? { onProgress: journal.update } : {}),
     });
     const window = await context.after(answer.largestPromptEvalCount);
     if (window.line !== null) ports.onNotice?.(window.line);

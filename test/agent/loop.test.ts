@@ -119,6 +119,7 @@ interface RunOptions extends Partial<AgentRun> {
   /** The turn is not logged: results past their budget are not kept (resultPath null). */
   unlogged?: boolean;
   checkWindow?: AgentDeps['checkWindow'];
+  onRound?: AgentDeps['onRound'];
 }
 
 async function run(steps: Step[], options: RunOptions = {}) {
@@ -150,6 +151,7 @@ async function run(steps: Step[], options: RunOptions = {}) {
     },
     signal: options.signal ?? new AbortController().signal,
     ...(options.checkWindow ? { checkWindow: options.checkWindow } : {}),
+    ...(options.onRound ? { onRound: options.onRound } : {}),
   };
   const agentRun: AgentRun = {
     base: { model: 'argo', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello' }], stream: true },
@@ -1185,5 +1187,50 @@ describe('the agent loop', () => {
   ])('%s', async (_, last, expected) => {
     const { result } = await run([{ calls: [call('ok_tool', { q: 'a' })] }, last === null ? { status: 'error', failure: 'cut', doneReason: null } : { doneReason: last }]);
     expect(result.metrics.done_reason).toBe(expected);
+  });
+});
+
+describe('the run as it stands after each round (what a killed run is logged with)', () => {
+  /** Each progress as told: its status, rounds, calls (name and outcome) and what was saved. */
+  const told = (progress: AgentResult) => ({
+    status: progress.status,
+    stopReason: progress.stopReason,
+    iterations: progress.iterations,
+    allFailureRounds: progress.allFailureRounds,
+    calls: progress.calls.map((record) => `${record.name}:${record.outcome}${record.saved_as !== undefined ? ':saved' : ''}`),
+    compacted: progress.compacted.map((record) => record.kind),
+  });
+
+  it.each<[string, Step[], ReturnType<typeof told>[]]>([
+    ['an answer in words: no round, nothing told', [{ chunks: ['Hi'] }], []],
+    [
+      'two rounds, then an answer: told after each',
+      [{ calls: [call('ok_tool', { q: 'a' })] }, { calls: [call('fail_tool', { q: 'b' }), call('ok_tool', { q: 'c' })] }, { chunks: ['done'] }],
+      [
+        { status: 'interrupted', stopReason: 'interrupted', iterations: 1, allFailureRounds: 0, calls: ['ok_tool:success'], compacted: [] },
+        { status: 'interrupted', stopReason: 'interrupted', iterations: 2, allFailureRounds: 0, calls: ['ok_tool:success', 'fail_tool:failure', 'ok_tool:success'], compacted: [] },
+      ],
+    ],
+    ['an all-failure round is told too', [{ calls: [call('fail_tool', { q: 'a' })] }, { chunks: ['done'] }], [{ status: 'interrupted', stopReason: 'interrupted', iterations: 0, allFailureRounds: 1, calls: ['fail_tool:failure'], compacted: [] }]],
+    ['a round that ends the run (a permanent failure): the run ends, nothing told', [{ calls: [call('perm_tool', { q: 'a' })] }], []],
+    [
+      'a result past its budget, not yet saved when told: told as cut, not as saved',
+      [{ calls: [call('big_tool', { q: 'a' })] }, { chunks: ['done'] }],
+      [{ status: 'interrupted', stopReason: 'interrupted', iterations: 1, allFailureRounds: 0, calls: ['big_tool:success'], compacted: ['truncated'] }],
+    ],
+    [
+      'saved by the next round: told as saved then',
+      [{ calls: [call('big_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }, { chunks: ['done'] }],
+      [
+        { status: 'interrupted', stopReason: 'interrupted', iterations: 1, allFailureRounds: 0, calls: ['big_tool:success'], compacted: ['truncated'] },
+        { status: 'interrupted', stopReason: 'interrupted', iterations: 2, allFailureRounds: 0, calls: ['big_tool:success:saved', 'ok_tool:success'], compacted: ['saved'] },
+      ],
+    ],
+  ])('%s', async (_case, steps, expected) => {
+    const heard: ReturnType<typeof told>[] = [];
+    const { result } = await run(steps, { onRound: (progress) => heard.push(told(progress)) });
+    expect(heard).toEqual(expected);
+    // What was told never changes the run's own records.
+    expect(result.calls.every((record) => record.name !== 'big_tool' || record.saved_as !== undefined)).toBe(true);
   });
 });

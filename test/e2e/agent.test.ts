@@ -938,6 +938,53 @@ describe('argo --tools: the shell', () => {
   });
 });
 
+describe('argo --tools killed with SIGKILL mid-run', () => {
+  it('the next argo logs the turn with the calls of the rounds that ended: a file written is in its tool_calls', async () => {
+    const home = tempHome();
+    const root = tree();
+    play.rounds = [
+      { calls: [call('write_file', { path: 'created-by-agent.txt', content: 'hi' })] },
+      { calls: [call('run_command', { command: 'echo $$ > started; sleep 30' })] },
+      { reply: 'never' },
+    ];
+    const journal = join(home, 'unfinished');
+    /** The draft's fields once its first round is in it. */
+    const draft = (): Record<string, unknown> => {
+      const [name] = readdirSync(journal).filter((file) => file.endsWith('.json'));
+      return (JSON.parse(readFileSync(join(journal, name ?? ''), 'utf8')) as { entry: Record<string, unknown> }).entry;
+    };
+    const killed = await argo(['-T', 'dev', '--yes', '--root', root, 'make a file, then wait'], home, {
+      onSpawn: (child) => {
+        void waitFor(() => {
+          expect(existsSync(join(root, 'started'))).toBe(true);
+          expect(draft().iterations).toBe(1);
+        }).then(() => child.kill('SIGKILL'));
+      },
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    // Its command outlives it (argo had no time to end it): ended here.
+    process.kill(-Number(readFileSync(join(root, 'started'), 'utf8')), 'SIGKILL');
+    expect(readFileSync(join(root, 'created-by-agent.txt'), 'utf8')).toBe('hi');
+    expect(logLines(home)).toEqual([]);
+
+    const logs = await argo(['logs', '--json'], home);
+    expect(logs).toMatchObject({ code: 0, stderr: 'argo: logged 1 turn an earlier argo left unfinished (killed or crashed): argo logs --status interrupted\n' });
+    const [line] = logLines(home);
+    expect(line).toMatchObject({
+      status: 'interrupted',
+      tools: ['edit_file', 'list_files', 'process', 'read_file', 'run_command', 'search_files', 'write_file'],
+      iterations: 1,
+      all_failure_rounds: 0,
+      stop_reason: 'interrupted',
+      compacted: [],
+      tool_calls: [{ name: 'write_file', arguments: { path: 'created-by-agent.txt', content: 'hi' }, outcome: 'success', round: 1 }],
+    });
+    expect(line?.error).toMatch(/^argo ended before this turn was logged/);
+    expect(line?.request_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(line?.tool_definitions_sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
 // fetch_url is offered only where the web answers: this makes its check pass offline too.
 const web = { NODE_OPTIONS: `--import ${fileURLToPath(new URL('../support/web-reachable.mjs', import.meta.url))}` };
 

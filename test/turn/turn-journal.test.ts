@@ -93,6 +93,67 @@ describe('runTurn and the journal of unfinished turns', () => {
     expect(logLines(dir)).toMatchObject([{ tools: ['fs'], ephemeral_system: null }]);
   });
 
+  it("the answer's progress (an agent run's rounds) replaces the draft, in order, its fields as they were when told", async () => {
+    const dir = home();
+    const settings = loadSettings({ home: dir, session: 'work' }, {});
+    const held = heldAnswer();
+    let progress: ((fields: Record<string, unknown>) => void) | undefined;
+    const running = runTurn(settings, input(), ports({ draftFields: { tools: ['write_file'] }, answer: (request, context) => ((progress = context.onProgress), held.answer(request, context)) }));
+    await held.started;
+    const draft = (): UnfinishedTurn['entry'] => (JSON.parse(readFileSync(journalFile(dir), 'utf8')) as UnfinishedTurn).entry;
+    const calls: Record<string, unknown>[] = [{ id: 'c1', name: 'write_file', outcome: 'success' }];
+    progress?.({ tool_calls: calls, iterations: 1, stop_reason: 'interrupted' });
+    // Changed after it was told: the draft keeps what was told.
+    calls.push({ id: 'late', name: 'x', outcome: 'success' });
+    await waitFor(() => expect(draft().iterations).toBe(1));
+    expect(draft()).toMatchObject({ tools: ['write_file'], status: 'interrupted', error: UNFINISHED_ERROR, stop_reason: 'interrupted', tool_calls: [{ id: 'c1' }] });
+    expect(draft().tool_calls).toHaveLength(1);
+    // Told one after the other: the later one is what stays.
+    progress?.({ tool_calls: [...calls], iterations: 2 });
+    progress?.({ tool_calls: [...calls], iterations: 3 });
+    await waitFor(() => expect(draft().iterations).toBe(3));
+    expect(draft().tool_calls).toHaveLength(2);
+    progress?.({ iterations: 4 });
+    held.fail(new Error('a bug in the loop'));
+    await expect(running).rejects.toThrow('a bug in the loop');
+    // The turn is logged, and no update put its file back after it was removed.
+    expect(readdirSync(unfinishedDir(dir))).toEqual([]);
+  });
+
+  it('progress told to a turn killed after it: the next argo logs the turn with its calls', async () => {
+    const dir = home();
+    const settings = loadSettings({ home: dir, session: 'work' }, {});
+    mkdirSync(join(settings.paths.logs, '2025-03-04.log'), { recursive: true });
+    const held = heldAnswer();
+    const running = runTurn(settings, input(), ports({
+      draftFields: { tools: ['write_file'] },
+      rescue: () => Promise.reject(new Error('disk full')),
+      answer: (request, context) => {
+        context.onProgress?.({ tool_calls: [{ id: 'c1', name: 'write_file', arguments: { path: 'a.txt', content: 'hi' }, outcome: 'success', round: 1, ms: 3, result_chars: 10 }], iterations: 1, all_failure_rounds: 0, stop_reason: 'interrupted', compacted: [] });
+        return held.answer(request, context);
+      },
+    }));
+    await held.started;
+    await waitFor(() => expect((JSON.parse(readFileSync(journalFile(dir), 'utf8')) as UnfinishedTurn).entry.iterations).toBe(1));
+    // Neither the log nor the rescue takes it: the journal's file is what is left, as after a kill.
+    held.fail(new Error('a bug in the loop'));
+    await expect(running).rejects.toThrow('a bug in the loop');
+    rmSync(join(settings.paths.logs, '2025-03-04.log'), { recursive: true });
+    const gone = (): void => {
+      throw Object.assign(new Error('kill ESRCH'), { code: 'ESRCH' });
+    };
+    const recovery = await recoverUnfinished(settings, { me: { pid: process.pid + 1, host: hostname(), boot: bootId() }, kill: gone });
+    expect(recovery.recovered).toEqual(['turn00000001']);
+    expect(logLines(dir)).toMatchObject([{ status: 'interrupted', iterations: 1, all_failure_rounds: 0, stop_reason: 'interrupted', tool_calls: [{ name: 'write_file', outcome: 'success' }] }]);
+  });
+
+  it('a turn not logged hears no progress', async () => {
+    const dir = home();
+    const heard: boolean[] = [];
+    await runTurn(loadSettings({ home: dir, session: 'work' }, {}), input({ log: false }), ports({ answer: (_request, context) => (heard.push(context.onProgress !== undefined), Promise.resolve(ANSWER)) }));
+    expect(heard).toEqual([false]);
+  });
+
   it('a turn not logged (--no-log) keeps no journal either', async () => {
     const dir = home();
     const held = heldAnswer();
