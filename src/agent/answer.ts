@@ -64,6 +64,11 @@ export interface AgentSetup {
   toolBudget?: number;
   /** How end messages name the fix; the CLI's when absent. */
   hints?: RunHints;
+  /**
+   * The names logged as the run's tools when none were loaded (a STOP or a cut before they were
+   * ready): the static tools its names resolve to. An MCP server's are not known without starting it.
+   */
+  unloadedTools?: readonly string[];
   /** Called with the loop's result before the turn is logged (a server keeps the conversation). */
   onResult?: (result: AgentResult) => void;
 }
@@ -107,9 +112,9 @@ async function keptDefinitions(setup: AgentSetup): Promise<string | null> {
  * was an agent run. Its `request_sha256` is its first request's, which the loop builds (the memo is
  * read then): the planned request's hash, which the draft would otherwise carry, is left out.
  */
-export function agentDraftFields(setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem'>): Record<string, unknown> {
+export function agentDraftFields(setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem' | 'unloadedTools'>): Record<string, unknown> {
   return {
-    tools: setup.tools.map((tool) => tool.name),
+    tools: setup.unloadedTools !== undefined ? [...setup.unloadedTools] : setup.tools.map((tool) => tool.name),
     tools_unavailable: setup.unavailable.map(({ name, reason }) => ({ name, reason })),
     ephemeral_system: setup.ephemeralSystem,
     request_sha256: undefined,
@@ -117,7 +122,7 @@ export function agentDraftFields(setup: Pick<AgentSetup, 'tools' | 'unavailable'
 }
 
 /** The log fields of an agent turn (docs/logs.md). */
-export function agentLogFields(result: AgentResult, setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem'>, definitionsDigest: string | null = null): Record<string, unknown> {
+export function agentLogFields(result: AgentResult, setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem' | 'unloadedTools'>, definitionsDigest: string | null = null): Record<string, unknown> {
   return {
     ...agentDraftFields(setup),
     // What was sent first, as --explain shows it: tools, memo and ephemeral system prompt in it.
@@ -146,8 +151,9 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
     // The STOP file (the CLI's signal): a run waiting on a tool or a loading model is cut when it appears.
     const byStop = setup.isStopped === undefined && setup.abortedByStop === undefined ? abortOnStop(setup.home) : null;
     const signals = [context.signal, byStop?.signal].filter((signal) => signal !== undefined);
-    // Written while the model answers; settles to null on failure, so it is never left unhandled.
-    const definitions = setup.logged ? keptDefinitions(setup) : Promise.resolve(null);
+    // Written while the model answers; settles to null on failure, so it is never left unhandled. A
+    // run without tools (a STOP before they were ready) sends none: there is nothing to keep.
+    const definitions = setup.logged && setup.tools.length > 0 ? keptDefinitions(setup) : Promise.resolve(null);
     // Known once written: a draft after a round carries it if it is.
     let definitionsDigest: string | null = null;
     void definitions.then((digest) => (definitionsDigest = digest));

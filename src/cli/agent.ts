@@ -144,6 +144,9 @@ async function sessionIdFor(settings: Settings, io: Io): Promise<string> {
   return (await openSession(settings.paths.sessions, settings.session, format(io.now(), TIMESTAMP_PATTERN))).id;
 }
 
+/** What --explain says while STOP is set: the tools and request shown are the real ones, but a run would not get that far. */
+const STOP_SET_LINE = 'set: a run now stops before its first request; "argo stop --clear" allows runs again';
+
 /** The resolution's lines of --explain (before its request line). */
 function explainLines(box: Toolbox, settings: Settings, root: string): string[] {
   const lines = [`tools      ${settings.agent.tools.join(', ')} (from ${settings.agent.toolsSource})`];
@@ -152,6 +155,7 @@ function explainLines(box: Toolbox, settings: Settings, root: string): string[] 
   lines.push(`resolved   ${box.tools.map((tool) => tool.name).join(', ') || '(none)'}`);
   for (const gone of box.unavailable) lines.push(`  unavailable ${gone.name}: ${gone.reason}`);
   lines.push(`root       ${root}`, `max        ${settings.agent.maxIterations} iterations`);
+  if (isStopSet(settings.home)) lines.push(`stop       ${STOP_SET_LINE}`);
   return lines;
 }
 
@@ -222,14 +226,18 @@ export async function toolboxUnlessStopped(settings: Settings, root: string, cha
   if (isStopSet(settings.home)) return null;
   const byStop = abortOnStop(settings.home);
   try {
-    const cut = signal === undefined ? byStop.signal : AbortSignal.any([signal, byStop.signal]);
-    return await namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent), { root, signal: cut, ...(chat ? { connectMcp: chat.connectMcp } : {}) }));
+    return await runToolbox(settings, root, chat, signal === undefined ? byStop.signal : AbortSignal.any([signal, byStop.signal]));
   } catch (error) {
     if (error instanceof ToolboxAborted && error.cause === STOP_ABORT) return null;
     throw error;
   } finally {
     byStop.close();
   }
+}
+
+/** The run's tools loaded (MCP servers started); `signal` cuts their start: ToolboxAborted. */
+function runToolbox(settings: Settings, root: string, chat: ChatTools | undefined, signal: AbortSignal | undefined): Promise<Toolbox> {
+  return namingWhere(settings, () => loadToolbox(settings.agent.tools, toolsConfigOf(settings.agent), { root, ...(signal ? { signal } : {}), ...(chat ? { connectMcp: chat.connectMcp } : {}) }));
 }
 
 /** A run a STOP ended before its tools were ready: the names checked, no tool loaded, no server started. */
@@ -257,13 +265,19 @@ export async function prepareAgent(
   signal?: AbortSignal,
 ): Promise<AgentRun> {
   const root = await endpointAndRoot(settings, flags);
+  /** No tool was loaded (a STOP or a cut before they were ready): the run ends at its first check. */
+  let unloaded = false;
   const loaded = await toolboxUnlessStopped(settings, root, chat, signal).catch((error: unknown) => {
     // A one-liner cut while its servers started goes on without them: the run ends at its first
     // check as the signal says, and is logged so. A chat tells the signal and logs nothing.
     if (chat !== undefined) throw error;
+    unloaded = true;
     return toolboxIfCut(error);
   });
+  if (loaded === null) unloaded = true;
   const box = loaded ?? (await stoppedToolbox(settings));
+  /** What --explain shows: the real tools even while STOP is set, as nothing runs (loaded when asked, servers started then). */
+  let explained: Toolbox | null = loaded === null ? null : box;
   const shown = untrustedTextFor(io.stderr);
   for (const gone of box.unavailable) {
     const note = `${gone.name}\n${gone.reason}`;
@@ -290,6 +304,8 @@ export async function prepareAgent(
     logged: log,
     hints: log ? CLI_RUN_HINTS : CLI_UNLOGGED_RUN_HINTS,
     sessionId: () => sessionIdFor(settings, io),
+    // Logged as its tools: what its names resolve to, no server started to learn its own.
+    ...(unloaded ? { unloadedTools: box.resolution.tools } : {}),
     // Stopped before its tools were ready: the run ends at its first check, logged as stopped.
     ...(loaded === null ? { isStopped: () => true } : {}),
     onResult: (result: AgentResult) => {
@@ -301,21 +317,27 @@ export async function prepareAgent(
     draftFields: agentDraftFields(setup),
     firstRequest: async (plan) => {
       if (plan.request.endpoint !== '/api/chat') throw new UsageError('--tools needs the chat endpoint');
-      return buildAgentRequest({ base: plan.request.body, tools: box.tools, ephemeralSystem, memo: await readMemo(settings.home), added: [] });
+      explained ??= await runToolbox(settings, root, chat, signal);
+      return buildAgentRequest({ base: plan.request.body, tools: explained.tools, ephemeralSystem, memo: await readMemo(settings.home), added: [] });
     },
     // MCP servers name and describe their tools: on a terminal, what they sent is shown, not obeyed.
-    explainLines: () => explainLines(box, settings, root).map(untrustedTextFor(io.stdout)),
-    explainFields: () => ({
-      tools: {
-        requested: settings.agent.tools,
-        expanded: box.expanded,
-        excluded: box.takenAway,
-        tools: box.tools.map((tool) => tool.name),
-        unavailable: box.unavailable,
-      },
-      root,
-      max_iterations: settings.agent.maxIterations,
-    }),
+    explainLines: () => explainLines(explained ?? box, settings, root).map(untrustedTextFor(io.stdout)),
+    explainFields: () => {
+      const shown = explained ?? box;
+      return {
+        tools: {
+          requested: settings.agent.tools,
+          expanded: shown.expanded,
+          excluded: shown.takenAway,
+          tools: shown.tools.map((tool) => tool.name),
+          unavailable: shown.unavailable,
+        },
+        root,
+        max_iterations: settings.agent.maxIterations,
+        // As `argo stop --json` says it; absent while not set.
+        ...(isStopSet(settings.home) ? { stop: true } : {}),
+      };
+    },
     jsonFields: (entry) => ({
       tools: entry.tools,
       tool_calls: entry.tool_calls?.map(({ result: _result, error_detail: _detail, ...call }) => call),
@@ -324,9 +346,9 @@ export async function prepareAgent(
       stop_reason: entry.stop_reason,
     }),
     unconfirmed: () => ended?.unconfirmed ?? null,
-    close: () => {
+    close: async () => {
       answers?.close();
-      return box.close();
+      await Promise.all([box.close(), explained !== null && explained !== box ? explained.close() : undefined]);
     },
   };
 }

@@ -89,6 +89,17 @@ describe("an agent turn's request_sha256", () => {
   });
 });
 
+describe("an agent turn's tools as logged", () => {
+  const tool = (name: string) => ({ name, description: name, parameters: { type: 'object' as const, properties: {} }, sideEffects: false, run: () => Promise.resolve({}) });
+  it.each<[string, Parameters<typeof agentDraftFields>[0], string[]]>([
+    ['loaded: the available tools, by name', { tools: [tool('list_files'), tool('read_file')], unavailable: [], ephemeralSystem: null }, ['list_files', 'read_file']],
+    ['none loaded (STOP set before they were ready): what the names resolve to', { tools: [], unavailable: [], ephemeralSystem: null, unloadedTools: ['list_files', 'read_file'] }, ['list_files', 'read_file']],
+    ['none loaded, only MCP servers asked for: none known', { tools: [], unavailable: [], ephemeralSystem: null, unloadedTools: [] }, []],
+  ])('%s', (_case, setup, expected) => {
+    expect(agentDraftFields(setup).tools).toEqual(expected);
+  });
+});
+
 describe('argo logs filters for agent turns', () => {
   it.each([
     [['run_command'], true],

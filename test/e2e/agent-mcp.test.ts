@@ -136,7 +136,9 @@ describe('MCP servers: a STOP, Ctrl-C or SIGTERM while they start', () => {
     const result = await argo(['-T', 'mcp:hang', 'hi'], home);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^argo: stopped by the STOP signal; .* \(logged as stopped\)\n$/);
-    expect(logLines(home)).toMatchObject([{ status: 'stopped' }]);
+    // Its tools are the server's to list: not known, as it was not started to ask.
+    expect(logLines(home)).toMatchObject([{ status: 'stopped', tools: [] }]);
+    expect(existsSync(join(home, 'tool-definitions'))).toBe(false);
     expect(existsSync(starts)).toBe(false);
     expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(0);
   });

@@ -1324,6 +1324,40 @@ describe('argo --tools: MCP, STOP, config', () => {
     expect(chatBodies()).toHaveLength(1);
   });
 
+  it('with STOP set, --explain shows the real tools and first request, says STOP is set, and its hash is the one the run sends once STOP is cleared', async () => {
+    const home = tempHome();
+    const root = tree();
+    expect((await argo(['stop'], home)).code).toBe(0);
+    const text = await argo(['-T', 'fs', '--root', root, '--explain', 'x'], home);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('  fs           → list_files, read_file, search_files\n');
+    expect(text.stdout).toContain('resolved   list_files, read_file, search_files\n');
+    expect(text.stdout).toContain('stop       set: a run now stops before its first request; "argo stop --clear" allows runs again\n');
+    const stopped = await argo(['-T', 'fs', '--root', root, '--explain', '--json', 'x'], home);
+    const explained = JSON.parse(stopped.stdout) as { stop?: boolean; request_sha256: string; request: { body: { tools: { function: { name: string } }[] } }; tools: { tools: string[] } };
+    expect(explained.stop).toBe(true);
+    expect(explained.tools.tools).toEqual(['list_files', 'read_file', 'search_files']);
+    expect(explained.request.body.tools.map((tool) => tool.function.name)).toEqual(['list_files', 'read_file', 'search_files']);
+    expect(chatBodies()).toHaveLength(0);
+    expect((await argo(['stop', '--clear'], home)).code).toBe(0);
+    const cleared = JSON.parse((await argo(['-T', 'fs', '--root', root, '--explain', '--json', 'x'], home)).stdout) as { stop?: boolean; request_sha256: string };
+    expect(cleared.stop).toBeUndefined();
+    expect(cleared.request_sha256).toBe(explained.request_sha256);
+    expect((await argo(['-T', 'fs', '--root', root, '--explain', 'x'], home)).stdout).not.toContain('stop ');
+  });
+
+  it('a run STOP ended before it began logs the tools its names resolve to, and keeps no empty definitions file', async () => {
+    const home = tempHome();
+    expect((await argo(['stop'], home)).code).toBe(0);
+    const result = await argo(['-T', 'fs,-search_files', '--root', tree(), 'hello'], home);
+    expect(result.code).toBe(1);
+    const [line] = logLines(home);
+    expect(line).toMatchObject({ status: 'stopped', stop_reason: 'stop_signal', tools: ['list_files', 'read_file'], tool_calls: [] });
+    expect(line?.tool_definitions_sha256).toBeUndefined();
+    expect(existsSync(join(home, 'tool-definitions'))).toBe(false);
+    expect(chatBodies()).toHaveLength(0);
+  });
+
   it('argo stop cuts a tool that is running: its process group is killed, exit 1, logged stopped', async () => {
     const home = tempHome();
     const root = tree();
