@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import type { AgentSettings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { ensureHomeFolder, writeFileAtomic } from '../log/fs.js';
-import { readMemo } from '../tools/memo.js';
+import { readMemoForPrompt } from '../tools/memo.js';
 import type { ToolsConfig, Unavailable } from '../tools/catalog.js';
 import { paragraphBreak } from '../text/answer.js';
 import type { Tool } from '../tools/types.js';
@@ -194,7 +194,7 @@ export function agentAnswerer(setup: AgentSetup): Answerer {
         abortedByStop: setup.abortedByStop ?? ((reason) => reason === STOP_ABORT),
         confirm: setup.confirm,
         emit: (event) => (event.type === 'text' ? context.onText(event.text) : setup.emit(event)),
-        readMemo: () => readMemo(setup.home),
+        readMemo: () => readMemoForPrompt(setup.home),
         resultPath: setup.logged ? async (callId, round) => savedResultPath(await sessionId(), context.turnId, round, callId) : null,
         saveResult: (path, content) => saveResult(setup.home, path, content),
         sleep: abortableSleep,

@@ -18,7 +18,7 @@ import { MCP_PREFIX, resolveTools } from '../tools/toolsets.js';
 import type { Resolution } from '../tools/toolsets.js';
 import { commandEnvironment } from '../tools/process.js';
 import type { Toolbox } from '../tools/catalog.js';
-import { readMemo } from '../tools/memo.js';
+import { readMemoForPrompt } from '../tools/memo.js';
 import { STOP_ABORT, abortOnStop, isStopSet } from '../agent/stop.js';
 import type { Answerer } from '../turn/turn.js';
 import { clipText } from '../output/cut.js';
@@ -318,7 +318,7 @@ export async function prepareAgent(
     firstRequest: async (plan) => {
       if (plan.request.endpoint !== '/api/chat') throw new UsageError('--tools needs the chat endpoint');
       explained ??= await runToolbox(settings, root, chat, signal);
-      return buildAgentRequest({ base: plan.request.body, tools: explained.tools, ephemeralSystem, memo: await readMemo(settings.home), added: [] });
+      return buildAgentRequest({ base: plan.request.body, tools: explained.tools, ephemeralSystem, memo: await readMemoForPrompt(settings.home), added: [] });
     },
     // MCP servers name and describe their tools: on a terminal, what they sent is shown, not obeyed.
     explainLines: () => explainLines(explained ?? box, settings, root).map(untrustedTextFor(io.stdout)),

@@ -3,13 +3,14 @@
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { isMissing, readDataText, writeFileAtomic } from '../log/fs.js';
+import { KeyedQueue } from '../log/keyed-queue.js';
 import { DEFAULT_LOCK_WAIT_MS, LockWaitAbortedError, locksDir, withLock } from '../log/lock.js';
 import { CONTROLS } from '../output/terminal-text.js';
 import { codePoints } from '../replay/budget.js';
 import { maskSecrets } from '../text/secrets.js';
 import { quoting } from './foreign-line.js';
 import { ToolError, stringArg } from './types.js';
-import type { Tool } from './types.js';
+import type { Tool, ToolContext, ToolResult } from './types.js';
 
 export const MEMO_FILE = 'memo.json';
 export const MEMO_MAX_ENTRIES = 100;
@@ -76,6 +77,37 @@ export async function readMemo(home: string): Promise<Memo> {
   }
 }
 
+/**
+ * What a memo.json edited by hand holds past the limits, in one line naming the fix; null when it
+ * keeps them. `argo memo list` and `rm` still read such a file, so the user can mend it.
+ */
+export function memoOverLimits(memo: Memo, file: string): string | null {
+  const keys = Object.keys(memo);
+  if (keys.length > MEMO_MAX_ENTRIES) {
+    return `${file} holds ${keys.length} entries, more than the ${MEMO_MAX_ENTRIES} allowed; remove ${keys.length - MEMO_MAX_ENTRIES} with "argo memo rm KEY" (argo memo lists them), then ask again`;
+  }
+  for (const key of keys.sort()) {
+    const keyLength = codePoints(key);
+    if (keyLength > MEMO_MAX_KEY_CHARS) return `${file}: a key has ${keyLength} characters, more than the ${MEMO_MAX_KEY_CHARS} allowed (${COUNTED}); remove it with "argo memo rm KEY" (argo memo lists them), then ask again`;
+    const length = codePoints(memo[key] ?? '');
+    if (length > MEMO_MAX_VALUE_CHARS) {
+      // Quoted as JSON, masked: a hand-edited key may hold a newline or a secret.
+      return `${file}: the value of ${JSON.stringify(maskSecrets(key))} has ${length} characters, more than the ${MEMO_MAX_VALUE_CHARS} allowed (${COUNTED}); shorten it with "argo memo set" or remove it with "argo memo rm", then ask again`;
+    }
+  }
+  return null;
+}
+
+/**
+ * The memo as an agent run's system prompt takes it: a memo.json past the limits (edited by hand) is
+ * refused with what is wrong and the fix, not put whole into every request.
+ */
+export async function readMemoForPrompt(home: string): Promise<Memo> {
+  const memo = await readMemo(home);
+  const over = memoOverLimits(memo, memoPath(home));
+  if (over !== null) throw new RuntimeError(over);
+  return memo;
+}
 
 /** How the limits count, as the replay budget does: a flag is one character to a person and 2 here, so the message says so. */
 const COUNTED = 'counted in Unicode code points (a flag or a skin-toned emoji is 2)';
@@ -91,8 +123,12 @@ export function withEntry(memo: Memo, key: string, value: string): Memo {
   if (length > MEMO_MAX_VALUE_CHARS) {
     throw new MemoLimitError(`a memo value may have at most ${MEMO_MAX_VALUE_CHARS} characters, ${COUNTED}, this one has ${length}; shorten it`);
   }
-  if (!Object.hasOwn(memo, key) && Object.keys(memo).length >= MEMO_MAX_ENTRIES) {
-    throw new MemoLimitError(`the memo is full (${MEMO_MAX_ENTRIES} entries); remove one first (argo memo rm KEY)`);
+  const entries = Object.keys(memo).length;
+  if (!Object.hasOwn(memo, key) && entries >= MEMO_MAX_ENTRIES) {
+    // A memo.json edited by hand may hold more than the limit: its real count, and how many must go.
+    const held = entries === MEMO_MAX_ENTRIES ? `${MEMO_MAX_ENTRIES} entries` : `it holds ${entries} entries, more than the ${MEMO_MAX_ENTRIES} allowed`;
+    const room = entries === MEMO_MAX_ENTRIES ? 'one' : String(entries - MEMO_MAX_ENTRIES + 1);
+    throw new MemoLimitError(`the memo is full (${held}); remove ${room} first (argo memo rm KEY)`);
   }
   return { ...memo, [key]: value };
 }
@@ -157,6 +193,10 @@ export function memoPrompt(memo: Memo): string {
 
 const OPERATIONS = ['get', 'set', 'delete', 'list'] as const;
 
+// A round's calls run in parallel; memo calls of one data home run one at a time, in the order they
+// were made (as file edits do, tools/edit.ts), so a get after a set in one round sees the set.
+const memoCalls = new KeyedQueue();
+
 export const memoTool: Tool = {
   name: 'memo',
   description: `Remember things across runs: set a key to a value (at most ${MEMO_MAX_VALUE_CHARS} characters, ${MEMO_MAX_ENTRIES} entries), get it, delete it or list all. The memo is shown in the system prompt.`,
@@ -173,29 +213,32 @@ export const memoTool: Tool = {
   // It writes only Argo's own store: a side effect, but never asked about.
   sideEffects: true,
   ownStore: true,
-  run: async (args, context) => {
-    const operation = stringArg(args, 'operation');
-    const key = stringArg(args, 'key');
-    if (operation === 'list') return { memo: await readMemo(context.home) };
-    if (key === undefined) throw new ToolError(quoting`key is required for ${operation ?? 'this operation'}`);
-    switch (operation) {
-      case 'get': {
-        const memo = await readMemo(context.home);
-        return Object.hasOwn(memo, key) ? { key, value: memo[key] } : { key, value: null };
-      }
-      case 'set': {
-        const value = stringArg(args, 'value');
-        if (value === undefined) throw new ToolError('value is required for set');
-        try {
-          await setMemo(context.home, key, value, context.signal);
-        } catch (error) {
-          if (error instanceof MemoLimitError) throw new ToolError(error.message, false);
-          throw error;
-        }
-        return { key, saved: true };
-      }
-      default:
-        return { key, deleted: await deleteMemo(context.home, key, context.signal) };
-    }
-  },
+  // Lined up before any await: a call's place in line is its place in the round.
+  run: (args, context) => memoCalls.run(context.home, () => runMemoCall(args, context)),
 };
+
+async function runMemoCall(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const operation = stringArg(args, 'operation');
+  const key = stringArg(args, 'key');
+  if (operation === 'list') return { memo: await readMemo(context.home) };
+  if (key === undefined) throw new ToolError(quoting`key is required for ${operation ?? 'this operation'}`);
+  switch (operation) {
+    case 'get': {
+      const memo = await readMemo(context.home);
+      return Object.hasOwn(memo, key) ? { key, value: memo[key] } : { key, value: null };
+    }
+    case 'set': {
+      const value = stringArg(args, 'value');
+      if (value === undefined) throw new ToolError('value is required for set');
+      try {
+        await setMemo(context.home, key, value, context.signal);
+      } catch (error) {
+        if (error instanceof MemoLimitError) throw new ToolError(error.message, false);
+        throw error;
+      }
+      return { key, saved: true };
+    }
+    default:
+      return { key, deleted: await deleteMemo(context.home, key, context.signal) };
+  }
+}

@@ -1081,6 +1081,33 @@ describe('argo --tools: memo and replay', () => {
     expect(existsSync(join(root, 'made.txt'))).toBe(midRun);
   });
 
+  it('a memo.json edited past the limits: a run refuses it naming the limit and the fix; argo memo list, set and rm still work on it, so it can be mended', async () => {
+    const home = tempHome();
+    const memo = join(home, 'memo.json');
+    writeFileSync(memo, JSON.stringify(Object.fromEntries(Array.from({ length: 105 }, (_, i) => [`k${String(i).padStart(3, '0')}`, 'v']))), { mode: 0o600 });
+    play.rounds = [{ reply: 'never' }];
+    const reason = `${memo} holds 105 entries, more than the 100 allowed; remove 5 with "argo memo rm KEY" (argo memo lists them), then ask again`;
+    expect(await argo(['-T', 'memo', 'x'], home)).toMatchObject({ code: 1, stderr: `argo: ${reason} (logged as error)\n` });
+    expect(logLines(home)).toEqual([expect.objectContaining({ status: 'error', stop_reason: 'memo_unreadable', error: reason })]);
+    expect(await argo(['-T', 'memo', '--explain', 'x'], home)).toMatchObject({ code: 1, stderr: `argo: ${reason}\n` });
+    expect(chatBodies()).toHaveLength(0);
+    expect((await argo(['memo', 'list', '--json'], home)).stdout).toContain('"k104":"v"');
+    expect(await argo(['memo', 'set', 'newkey', 'v'], home)).toMatchObject({ code: 2, stderr: 'argo: the memo is full (it holds 105 entries, more than the 100 allowed); remove 6 first (argo memo rm KEY)\n' });
+    for (const key of ['k100', 'k101', 'k102', 'k103']) expect((await argo(['memo', 'rm', key], home)).code).toBe(0);
+    expect(await argo(['memo', 'set', 'k000', 'v'.repeat(2000)], home)).toMatchObject({ code: 2 });
+    expect((await argo(['memo', 'rm', 'k104'], home)).code).toBe(0);
+    play.rounds = [{ reply: 'Hi.' }];
+    expect(await argo(['-T', 'memo', 'x'], home)).toMatchObject({ code: 0, stdout: 'Hi.\n' });
+  });
+
+  it("a memo set and a get of its key in one round run in call order: the get returns the set's value", async () => {
+    const home = tempHome();
+    play.rounds = [{ calls: [call('memo', { operation: 'set', key: 'lang', value: 'TypeScript' }), call('memo', { operation: 'get', key: 'lang' })] }, { reply: 'noted' }];
+    expect((await argo(['-T', 'memo', 'remember TypeScript'], home)).code).toBe(0);
+    const [, got] = logLines(home)[0]?.tool_calls ?? [];
+    expect(got).toMatchObject({ name: 'memo', outcome: 'success', result: '{"key":"lang","value":"TypeScript"}' });
+  });
+
   it('argo memo from the shell: set, list, get, rm; a missing key is exit 1 with one line naming it and where to look', async () => {
     const home = tempHome();
     expect(await argo(['memo'], home)).toMatchObject({ code: 0, stdout: '', stderr: 'argo: the memo is empty (argo memo set KEY VALUE adds an entry)\n' });

@@ -7,7 +7,7 @@ import { RuntimeError } from '../../src/errors.js';
 import { LockWaitAbortedError, whenLockWaitIsLong } from '../../src/log/lock.js';
 import { MemoSchema } from '../../src/tools/memo-schema.js';
 import { codePoints } from '../../src/replay/budget.js';
-import { MEMO_MAX_ENTRIES, MemoLimitError, deleteMemo, isMemo, memoPrompt, memoTool, parseMemo, readMemo, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
+import { MEMO_MAX_ENTRIES, MemoLimitError, deleteMemo, isMemo, memoOverLimits, memoPrompt, memoTool, parseMemo, readMemo, readMemoForPrompt, serializeMemo, setMemo, withEntry } from '../../src/tools/memo.js';
 import { asksFirst } from '../../src/tools/types.js';
 import { defined } from '../support/defined.js';
 import { earlierHome } from '../support/earlier-homes.js';
@@ -53,7 +53,9 @@ describe('memo rules', () => {
 
   it.each([
     ['a value of 1,001 characters', {}, 'a', 'v'.repeat(1001), 'a memo value may have at most 1000 characters, counted in Unicode code points (a flag or a skin-toned emoji is 2), this one has 1001; shorten it'],
-    ['a 101st entry', full, 'new', 'v', 'the memo is full (100 entries)'],
+    ['a 101st entry', full, 'new', 'v', 'the memo is full (100 entries); remove one first (argo memo rm KEY)'],
+    // A memo.json edited by hand past the limit: its real count, and how many must go.
+    ['a new entry in a memo of 105', { ...full, x1: 'v', x2: 'v', x3: 'v', x4: 'v', x5: 'v' }, 'new', 'v', 'the memo is full (it holds 105 entries, more than the 100 allowed); remove 6 first (argo memo rm KEY)'],
     ['an empty key', {}, '', 'v', 'a memo key must not be empty or only blanks: give it a name, such as "lang"'],
     ['a blank key', {}, ' ', 'v', 'a memo key must not be empty or only blanks: give it a name, such as "lang"'],
     ['a key of blanks of every kind', {}, ' \t\u00a0\u3000', 'v', 'a memo key must not be empty or only blanks: give it a name, such as "lang"'],
@@ -226,5 +228,52 @@ describe('the memo store and tool', () => {
     writeFileSync(join(dir, 'memo.json'), text);
     await expect(readMemo(dir)).rejects.toThrow(`${join(dir, 'memo.json')}${message}`);
     await expect(deleteMemo(dir, 'a')).rejects.toThrow(`${join(dir, 'memo.json')}${message}`);
+  });
+});
+
+describe('a memo.json past the limits (edited by hand)', () => {
+  const file = '/h/memo.json';
+  const over = { ...full, x1: 'v', x2: 'v', x3: 'v', x4: 'v', x5: 'v' };
+  it.each<[string, Record<string, string>, string | null]>([
+    ['within every limit', full, null],
+    ['a value of exactly 1,000 characters', { a: 'v'.repeat(1000) }, null],
+    ['105 entries', over, `${file} holds 105 entries, more than the 100 allowed; remove 5 with "argo memo rm KEY" (argo memo lists them), then ask again`],
+    ['a value of 2,000 characters', { a: 'x', big: 'v'.repeat(2000) }, `${file}: the value of "big" has 2000 characters, more than the 1000 allowed (counted in Unicode code points (a flag or a skin-toned emoji is 2)); shorten it with "argo memo set" or remove it with "argo memo rm", then ask again`],
+    ['a value of 600 flags', { flags: '🇫🇷'.repeat(600) }, expect.stringContaining('the value of "flags" has 1200 characters')],
+    ['a key of 101 characters', { ['k'.repeat(101)]: 'v' }, expect.stringContaining('a key has 101 characters, more than the 100 allowed')],
+    ['a key with a line break and a long value: quoted on one line', { 'a\nb': 'v'.repeat(1001) }, expect.stringContaining('the value of "a\\nb" has 1001 characters')],
+  ])('%s', (_case, memo, expected) => {
+    expect(memoOverLimits(memo, file)).toEqual(expected);
+  });
+
+  it('an agent run refuses it with that line; argo memo list and rm still read it, so it can be mended', async () => {
+    const dir = home();
+    writeFileSync(join(dir, 'memo.json'), serializeMemo({ ...over, big: 'v'.repeat(2000) }));
+    await expect(readMemoForPrompt(dir)).rejects.toThrow(new RuntimeError(`${join(dir, 'memo.json')} holds 106 entries, more than the 100 allowed; remove 6 with "argo memo rm KEY" (argo memo lists them), then ask again`));
+    expect(Object.keys(await readMemo(dir))).toHaveLength(106);
+    for (const key of ['x1', 'x2', 'x3', 'x4', 'x5', 'k0']) expect(await deleteMemo(dir, key)).toBe(true);
+    await expect(readMemoForPrompt(dir)).rejects.toThrow('the value of "big" has 2000 characters');
+    await setMemo(dir, 'big', 'short');
+    expect(await readMemoForPrompt(dir)).toMatchObject({ big: 'short' });
+  });
+});
+
+describe('memo calls of one round', () => {
+  const context = (dir: string) => ({ root: dir, home: dir, signal: new AbortController().signal });
+  it.each<[string, Record<string, unknown>[], unknown[]]>([
+    ['a set, then a get of its key', [{ operation: 'set', key: 'k', value: 'v' }, { operation: 'get', key: 'k' }], [{ key: 'k', saved: true }, { key: 'k', value: 'v' }]],
+    ['a get, then a set: the get sees the memo before it', [{ operation: 'get', key: 'k' }, { operation: 'set', key: 'k', value: 'v' }], [{ key: 'k', value: null }, { key: 'k', saved: true }]],
+    ['a set, a delete, a list', [{ operation: 'set', key: 'k', value: 'v' }, { operation: 'delete', key: 'k' }, { operation: 'list' }], [{ key: 'k', saved: true }, { key: 'k', deleted: true }, { memo: {} }]],
+    ['two sets of one key: the later one stays', [{ operation: 'set', key: 'k', value: 'first' }, { operation: 'set', key: 'k', value: 'second' }, { operation: 'get', key: 'k' }], [{ key: 'k', saved: true }, { key: 'k', saved: true }, { key: 'k', value: 'second' }]],
+  ])('started together, they run in call order: %s', async (_case, calls, expected) => {
+    const dir = home();
+    // As the loop starts a round's calls: all at once, none awaited before the next starts.
+    expect(await Promise.all(calls.map((args) => memoTool.run(args, context(dir))))).toEqual(expected);
+  });
+
+  it('a failed call does not hold up the ones after it', async () => {
+    const dir = home();
+    const results = await Promise.allSettled([memoTool.run({ operation: 'set', key: 'k', value: 'v'.repeat(1001) }, context(dir)), memoTool.run({ operation: 'list' }, context(dir))]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled']);
   });
 });
