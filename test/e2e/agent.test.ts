@@ -1104,7 +1104,7 @@ describe('argo --tools: memo and replay', () => {
     const home = tempHome();
     play.rounds = [{ calls: [call('memo', { operation: 'set', key: 'lang', value: 'TypeScript' }), call('memo', { operation: 'get', key: 'lang' })] }, { reply: 'noted' }];
     expect((await argo(['-T', 'memo', 'remember TypeScript'], home)).code).toBe(0);
-    const [, got] = logLines(home)[0]?.tool_calls ?? [];
+    const [, got] = (logLines(home)[0]?.tool_calls ?? []) as unknown[];
     expect(got).toMatchObject({ name: 'memo', outcome: 'success', result: '{"key":"lang","value":"TypeScript"}' });
   });
 
