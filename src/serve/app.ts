@@ -822,11 +822,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
               return;
             }
             const fields = { argo: { job_id: ended.id, state: ended.state, error: ended.error, turn_id: ended.turn_id } };
-            if (event.finishReason === null) {
-              // A job whose answer never ended ends as a failed chat stream does, never as a whole answer: an error chunk, no [DONE].
-              await sse.write(frames + frame(JSON.stringify({ ...jobFailed(ended).body(), ...fields })));
-              return;
-            }
+            // Every ended job's stream ends alike, as a resumable record of it: a last chunk and [DONE].
+            // One whose answer never ended (it failed) says finish_reason null, as its record does, and
+            // its argo field says failed and why; it never passes for a whole answer.
             frames += frame(format.finish(event.finishReason, fields)) + frame('[DONE]');
             await sse.write(frames);
             return;
@@ -1022,11 +1020,6 @@ function leftAtShutdown(id: string): ApiError {
     'server_error',
     'shutting_down',
   );
-}
-
-/** The error chunk that ends the stream of a job that failed before its answer was whole. */
-function jobFailed(record: JobRecord): ApiError {
-  return new ApiError(500, record.error ?? 'the job failed', 'server_error', 'job_failed');
 }
 
 /** The jobs folder cannot be read (a file where it goes, a permission changed): the operator's to mend, said as a job that cannot be saved is. */

@@ -396,8 +396,11 @@ export class ChunkFormat {
     return this.piece(`{"tool_calls":${JSON.stringify(deltas)}}`, logprobs);
   }
 
-  /** Extra top-level fields (Argo's own) ride on the chunk that ends the choice. */
-  finish(reason: FinishReason, fields?: Record<string, unknown>): string {
+  /**
+   * Extra top-level fields (Argo's own) ride on the chunk that ends the choice; `null` for a job's
+   * answer that never ended (it failed), which the openai clients' finalizers refuse as unfinished.
+   */
+  finish(reason: FinishReason | null, fields?: Record<string, unknown>): string {
     return this.choice('{}', reason, topLevel(fields));
   }
 

@@ -1279,9 +1279,9 @@ describe('jobs', () => {
       // Once the dead server's lock is stale (5 s), the follower's stream ends with the job failed, output kept.
       const ended = ssePayloads(await orphaned.text());
       expect(JSON.parse(ended[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'kept words' } }] });
-      // Its answer never ended: an error chunk, as a failed chat stream ends, no finish and no [DONE].
-      expect(JSON.parse(ended.at(-1) ?? '')).toMatchObject({ error: { code: 'job_failed' }, argo: { job_id: dying, state: 'failed', error: expect.stringContaining('the server stopped') as string } });
-      expect(ended).not.toContain('[DONE]');
+      // Its answer never ended: its last chunk says so (finish_reason null) and why, then [DONE].
+      expect(JSON.parse(ended.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: null }], argo: { job_id: dying, state: 'failed', error: expect.stringContaining('the server stopped') as string } });
+      expect(ended.at(-1)).toBe('[DONE]');
       expect(await (await fetch(`${second.url}/api/jobs/${dying}`)).json()).toMatchObject({ state: 'failed', output: 'kept words' });
       expect(readdirSync(join(jobHome, 'jobs')).sort()).toEqual([`${dying}.json`, `${id}.json`].sort());
     } finally {
@@ -1331,14 +1331,14 @@ describe('jobs', () => {
       paused.child.kill('SIGSTOP');
       const failedOver = { state: 'failed', output: 'saved words', error: 'the server stopped while the job was running; its output so far is kept' };
       await waitFor(async () => expect(await (await fetch(`${other.url}/api/jobs/${id}`)).json()).toMatchObject(failedOver), { timeout: 15_000, interval: 200 });
-      // A failed job's stream ends as a failed answer: an error chunk, no [DONE].
-      expect(JSON.parse(ssePayloads(await followed).at(-1) ?? '')).toMatchObject({ error: { code: 'job_failed' }, argo: { job_id: id, state: 'failed' } });
+      // A failed job's last chunk says its answer never ended (finish_reason null) and why.
+      expect(JSON.parse(ssePayloads(await followed).at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: null }], argo: { job_id: id, state: 'failed' } });
       paused.child.kill('SIGCONT');
       // Its turn is cut (the request to Ollama with it) and logged with what it had.
       await held.settled;
       expect(held.clientAborted).toBe(true);
       await waitFor(() => expect(logLines(jobHome)).toEqual([expect.objectContaining({ status: 'interrupted', model_response: 'saved words', error: "the server lost the job's lock" })]));
-      expect(JSON.parse(ssePayloads(await endThere).at(-1) ?? '')).toMatchObject({ error: { code: 'job_failed' }, argo: { job_id: id, state: 'failed', error: failedOver.error } });
+      expect(JSON.parse(ssePayloads(await endThere).at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: null }], argo: { job_id: id, state: 'failed', error: failedOver.error } });
       await waitFor(() => expect(paused.stderr()).toMatch(new RegExp(`argo serve: lost the lock on job ${id} \\(.*\\); another server sharing the data home had marked it failed meanwhile, so it was stopped here, and its file keeps that verdict\n`)));
       await waitFor(() => expect(readdirSync(join(jobHome, 'jobs'))).toEqual([`${id}.json`]));
       expect(JSON.parse(readFileSync(join(jobHome, 'jobs', `${id}.json`), 'utf8'))).toMatchObject(failedOver);

@@ -843,23 +843,20 @@ describe('jobs', () => {
     await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'half way' }));
   });
 
-  it('a failed job keeps its partial output, its finish_reason null; its stream ends as a failed chat stream does: an error chunk, no finish, no [DONE]', async () => {
+  it('a failed job keeps its partial output, its finish_reason null; its stream ends as every job\'s does, its last chunk saying null and failed', async () => {
     t.runner.script = () => ({ tokens: ['half ', 'done'], failAfter: { kind: 'stream', message: 'Ollama: out of memory' } });
     const { job_id: id } = (await (await post('/api/jobs', { ...ask('x'), model: 'qwen3:8b' })).json()) as { job_id: string };
     await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed' }));
     expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ model: 'qwen3:8b', output: 'half done', error: 'Ollama: out of memory', finish_reason: null });
     const data = ssePayloads(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
-    expect(data).toHaveLength(2);
+    expect(data).toHaveLength(3);
     expect(JSON.parse(data[0] ?? '')).toMatchObject({ model: 'qwen3:8b', choices: [{ delta: { content: 'half done' }, finish_reason: null }] });
-    expect(JSON.parse(data[1] ?? '')).toEqual({
-      error: { message: 'Ollama: out of memory', type: 'server_error', param: null, code: 'job_failed' },
+    // Never a whole answer: no finish_reason a client would take for one.
+    expect(JSON.parse(data[1] ?? '')).toMatchObject({
+      choices: [{ delta: {}, finish_reason: null }],
       argo: { job_id: id, state: 'failed', error: 'Ollama: out of memory', turn_id: expect.any(String) as string },
     });
-    // The openai client throws, as for a chat stream that failed.
-    const stream = await client.get(`/../api/jobs/${id}/stream`, { stream: true });
-    await expect((async () => {
-      for await (const chunk of stream as AsyncIterable<unknown>) expect(chunk).toBeDefined();
-    })()).rejects.toThrow('Ollama: out of memory');
+    expect(data[2]).toBe('[DONE]');
   });
 
   it('a job following clients see its tool progress live, as chat streams show it; the record keeps the text', async () => {
@@ -917,9 +914,9 @@ describe('jobs', () => {
       const data = ssePayloads(await (await fetch(`${t.url}/api/jobs/${id}/stream`)).text());
       const error = orphanError(stored({ state }));
       expect(JSON.parse(data[0] ?? '')).toMatchObject({ choices: [{ delta: { content: 'so far' } }] });
-      // Its answer never ended: the stream ends as a failed chat stream does.
-      expect(JSON.parse(data.at(-1) ?? '')).toMatchObject({ error: { message: error, code: 'job_failed' }, argo: { job_id: id, state: 'failed', error } });
-      expect(data).not.toContain('[DONE]');
+      // Its answer never ended: its last chunk says so (finish_reason null) and why, then [DONE].
+      expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({ choices: [{ finish_reason: null }], argo: { job_id: id, state: 'failed', error } });
+      expect(data.at(-1)).toBe('[DONE]');
       expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'failed', error, output: 'so far' });
       await store().write(stored({ id: `${id}-listed`, state }));
       const listed = (await (await fetch(`${t.url}/api/jobs`)).json()) as JobRecord[];
@@ -1004,11 +1001,11 @@ describe('jobs', () => {
       await stream.until('then');
       await release();
       const data = await stream.rest();
-      expect(JSON.parse(data.at(-1) ?? '')).toEqual({
-        error: { message: 'the server stopped while the job was running; its output so far is kept', type: 'server_error', param: null, code: 'job_failed' },
+      expect(JSON.parse(data.at(-2) ?? '')).toMatchObject({
+        choices: [{ delta: {}, finish_reason: null }],
         argo: { job_id: 'dying', state: 'failed', error: 'the server stopped while the job was running; its output so far is kept', turn_id: 't0' },
       });
-      expect(data).not.toContain('[DONE]');
+      expect(data.at(-1)).toBe('[DONE]');
       expect(await (await fetch(`${t.url}/api/jobs/dying`)).json()).toMatchObject({ state: 'failed', output: 'so far, then' });
     });
   });
@@ -1119,11 +1116,17 @@ describe('jobs', () => {
       return id;
     };
 
-    /** The last chunk of a stream of the job, which ends with the job failed (an error chunk, no [DONE]): its `argo` field. */
+    /** The last chunk of a stream of the job, which ends with the job failed (finish_reason null, then [DONE]): its `argo` field. */
     const streamEnd = async (id: string): Promise<() => Promise<unknown>> => {
       const response = await fetch(`${t.url}/api/jobs/${id}/stream`);
       const text = response.text();
-      return async () => (JSON.parse(ssePayloads(await text).at(-1) ?? '') as { error: unknown; argo: unknown }).argo;
+      return async () => {
+        const data = ssePayloads(await text);
+        expect(data.at(-1)).toBe('[DONE]');
+        const last = JSON.parse(data.at(-2) ?? '') as { choices: { finish_reason: unknown }[]; argo: unknown };
+        expect(last.choices[0]?.finish_reason).toBeNull();
+        return last.argo;
+      };
     };
     const verdict = (id: string) => ({ job_id: id, state: 'failed', error: failedOver(id, '').error, turn_id: null });
 
