@@ -1,6 +1,7 @@
 // OpenAI-shaped errors: every failure a client sees is `{error:{message, type, param, code}}` with
 // the status the contract gives it.
 import { failureCode } from '../ollama/failure-codes.js';
+import type { RefusedFeature } from '../ollama/versions.js';
 import type { BrowserRefusal } from './auth.js';
 
 export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'requests' | 'server_error' | 'api_error';
@@ -179,18 +180,21 @@ export interface TurnFailure {
   httpStatus?: number;
   /** Seconds a busy Ollama (or a proxy before it) asked to be left alone for (its Retry-After). */
   retryAfterS?: number;
-  /** What an Ollama too old for the request lacks (the transport's RefusedFeature). */
-  feature?: string;
+  /** What an Ollama too old for the request lacks. */
+  feature?: RefusedFeature;
 }
 
-/** The request field that asked for what a too-old Ollama lacks. */
-const FIELD_OF_FEATURE: Readonly<Record<string, string>> = {
-  tools: 'tools',
+/**
+ * The request field that alone asks for what a too-old Ollama lacks. Tools and thinking may come from
+ * the server's own config (toolsets, "think") as well as the client's fields: no param for them.
+ */
+const FIELD_OF_FEATURE: Readonly<Record<RefusedFeature, string | null>> = {
+  tools: null,
   schemaFormat: 'response_format',
-  think: 'reasoning_effort',
-  thinkLevels: 'reasoning_effort',
-  thinkLevelsAnyModel: 'reasoning_effort',
-  thinkMax: 'reasoning_effort',
+  think: null,
+  thinkLevels: null,
+  thinkLevelsAnyModel: null,
+  thinkMax: null,
   logprobs: 'logprobs',
 };
 
@@ -210,7 +214,7 @@ export function fromFailure(failure: TurnFailure): ApiError {
       return new ApiError(504, failure.message, 'server_error', code);
     // Ollama is too old for something the request asked (the field named), or refused it: the client can ask otherwise.
     case 'ollama_too_old':
-      return new ApiError(400, failure.message, 'invalid_request_error', code, (failure.feature !== undefined ? FIELD_OF_FEATURE[failure.feature] : undefined) ?? null);
+      return new ApiError(400, failure.message, 'invalid_request_error', code, failure.feature !== undefined ? FIELD_OF_FEATURE[failure.feature] : null);
     case 'ollama_rejected':
       return new ApiError(400, failure.message, 'invalid_request_error', code);
     case 'argo_error':

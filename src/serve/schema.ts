@@ -308,7 +308,7 @@ export const MAX_MODEL_LENGTH = 1000;
 
 const chatBody = requestObject({
   // Checked as Ollama checks it, so a name it would refuse gets the same 400 here as from GET /v1/models/{id}.
-  model: z.string({ error: (issue) => (issue.input === undefined ? 'missing; send the name of a model Ollama has (GET /v1/models lists them)' : 'expected a string: the name of a model Ollama has (GET /v1/models lists them)') }).min(1).max(MAX_MODEL_LENGTH, `use at most ${MAX_MODEL_LENGTH} characters (no model name Ollama takes is longer)`).refine(isOllamaModelName, MODEL_NAME_RULE),
+  model: z.string({ error: (issue) => (issue.input === undefined ? 'missing; send the name of a model Ollama has (GET /v1/models lists them)' : 'expected a string: the name of a model Ollama has (GET /v1/models lists them)') }).min(1, 'empty; send the name of a model Ollama has (GET /v1/models lists them)').max(MAX_MODEL_LENGTH, `use at most ${MAX_MODEL_LENGTH} characters (no model name Ollama takes is longer)`).refine(isOllamaModelName, MODEL_NAME_RULE),
   messages: z.array(message, { error: (issue) => (issue.input === undefined ? 'missing; send the conversation as an array of messages' : 'expected an array of messages ({"role": "user", "content": "…"})') }).min(1, 'send at least one message'),
   stream: z.boolean().nullish(),
   stream_options: requestObject({ include_usage: z.boolean().nullish() }).nullish(),

@@ -169,6 +169,7 @@ describe('chat request: wrong types are 400 naming the field', () => {
     [{ ...base, tool_choice: 'any' }, 'tool_choice', 'invalid "tool_choice": use "none", "auto", "required" or {"type": "function", "function": {"name": "…"}}'],
     [{ messages: base.messages }, 'model', 'invalid "model": missing; send the name of a model Ollama has (GET /v1/models lists them)'],
     [{ ...base, model: 7 }, 'model', 'invalid "model": expected a string: the name of a model Ollama has (GET /v1/models lists them)'],
+    [{ ...base, model: '' }, 'model', 'invalid "model": empty; send the name of a model Ollama has (GET /v1/models lists them)'],
     [{ model: base.model }, 'messages', 'invalid "messages": missing; send the conversation as an array of messages'],
     [{ ...base, messages: 'hi' }, 'messages', 'invalid "messages": expected an array of messages ({"role": "user", "content": "…"})'],
     [{ ...base, messages: [] }, 'messages', 'invalid "messages": send at least one message'],

@@ -1,5 +1,6 @@
 // Table tests for the small rules: plan, auth, errors, queue.
 import { describe, expect, it } from 'vitest';
+import type { RefusedFeature } from '../../src/ollama/versions.js';
 import { UsageError } from '../../src/errors.js';
 import { browserRefusal, checkApiKey, isLoopback, keyChecker, requireKeyFor, sentBearer } from '../../src/serve/auth.js';
 import { ApiError, fromBrowser, fromFailure, hideHome, withoutHome } from '../../src/serve/errors.js';
@@ -420,14 +421,15 @@ describe('fromFailure', () => {
     expect(error.headers).toEqual(status === 503 ? { 'Retry-After': '2' } : {});
   });
 
-  it.each([
+  // Named only where the client's field alone asks for it: tools and thinking may be the server's own (toolsets, "think").
+  it.each<[RefusedFeature | undefined, string | null]>([
     ['logprobs', 'logprobs'],
-    ['tools', 'tools'],
     ['schemaFormat', 'response_format'],
-    ['thinkLevels', 'reasoning_effort'],
-    ['thinkMax', 'reasoning_effort'],
+    ['tools', null],
+    ['thinkLevels', null],
+    ['thinkMax', null],
     [undefined, null],
-  ])('Ollama too old for %s: param %s, the field that asked for it', (feature, param) => {
+  ])('Ollama too old for %s: param %s', (feature, param) => {
     expect(fromFailure({ kind: 'too-old', message: 'm', ...(feature !== undefined ? { feature } : {}) }).param).toBe(param);
   });
 
