@@ -9,7 +9,6 @@ import { DECIMAL } from '../text/decimal.js';
 /** A run of digits past what a number holds exactly: said to be too large, never "not a whole number". */
 export function refuseTooLarge(value: string): void {
   if (/^\d+$/.test(value) && !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError(`it is too large: the largest is ${Number.MAX_SAFE_INTEGER}.`);
-  if (/^-\d+$/.test(value) && !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError(`it is too small: the smallest is ${Number.MIN_SAFE_INTEGER}.`);
 }
 
 export function parseReplaySpec(value: string): ReplaySpec {
@@ -33,14 +32,17 @@ export function parseNumber(value: string): number {
 
 export function parseInteger(value: string): number {
   refuseTooLarge(value);
+  // Only a flag that takes negative numbers says how far they go.
+  if (/^-\d+$/.test(value) && !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError(`it is too small: the smallest is ${Number.MIN_SAFE_INTEGER}.`);
   const number = Number(value);
   if (/^-?\d+$/.test(value) && Number.isSafeInteger(number)) return number;
   throw new InvalidArgumentError('use a whole number.');
 }
 
 export function parsePositiveInteger(value: string): number {
-  const number = parseInteger(value);
-  if (number >= 1) return number;
+  refuseTooLarge(value);
+  const number = Number(value);
+  if (/^\d+$/.test(value) && Number.isSafeInteger(number) && number >= 1) return number;
   throw new InvalidArgumentError('use a whole number of 1 or more.');
 }
 

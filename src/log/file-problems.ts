@@ -15,8 +15,8 @@ export const FILE_PROBLEMS: Readonly<Record<string, { problem: string; fix: stri
   ENOTDIR: { problem: 'a part of the path is not a folder', fix: PERMISSIONS, onPath: true },
   ENOENT: { problem: 'no such file or folder', fix: PERMISSIONS, onPath: true },
   ELOOP: { problem: 'too many symbolic links', fix: PERMISSIONS, onPath: true },
-  // open(2) of a socket, or of a device file with nothing behind it.
-  ENXIO: { problem: 'it is a socket or a device with nothing behind it, not a file', fix: PERMISSIONS, onPath: true },
+  // open(2) of a socket, of a device file with nothing behind it, or (without waiting) of a pipe to write that nobody reads.
+  ENXIO: { problem: 'it is a socket, a device with nothing behind it or a pipe nobody reads, not a file', fix: 'name a regular file instead', onPath: true },
   ENAMETOOLONG: { problem: 'the name is too long', fix: 'use a shorter path', onPath: true },
   EMFILE: { problem: 'argo has too many files open', fix: 'raise the limit on open files (ulimit -n) and try again' },
   ENFILE: { problem: 'the system has too many files open', fix: 'close some programs and try again' },

@@ -225,15 +225,24 @@ export async function checkLogFile(
  * (a backup added back) is shown twice by every listing and counted twice by --stats.
  */
 export class TurnPlaces {
-  private readonly first = new Map<string, { file: string; line: number }>();
+  // One number per turn (the file's place in `files` × 2^32 + the line), not an object: a log of
+  // years holds millions of ids, all kept while it is checked.
+  private readonly first = new Map<string, number>();
+  private readonly files: string[] = [];
   /** Lines whose id an earlier line has. */
   repeated = 0;
 
   /** The place the id was met first, or undefined when this is the first (then it is noted). */
   meet(id: string, file: string, line: number): { file: string; line: number } | undefined {
     const first = this.first.get(id);
-    if (first === undefined) this.first.set(id, { file, line });
-    else this.repeated++;
-    return first;
+    if (first !== undefined) {
+      this.repeated++;
+      return { file: this.files[Math.floor(first / LINES_PER_FILE)] ?? '', line: first % LINES_PER_FILE };
+    }
+    if (this.files.at(-1) !== file) this.files.push(file);
+    this.first.set(id, (this.files.length - 1) * LINES_PER_FILE + line);
+    return undefined;
   }
 }
+
+const LINES_PER_FILE = 2 ** 32;

@@ -199,6 +199,16 @@ export class SessionLookup {
    */
   async relearn(id: string, loggedName: string): Promise<void> {
     const known = this.names.get(id);
+    // A session seen first now (one made since the records were read) is found by its name: one file,
+    // whatever the folder's time says (a record made in the same tick as the last read leaves it still).
+    if (known === undefined || known === null) {
+      const byName = await this.byName(loggedName);
+      if (byName?.id === id) {
+        this.names.set(id, byName.name);
+        this.removedNames.delete(id);
+        return;
+      }
+    }
     if (known !== undefined) {
       if (known !== null ? (await this.byName(known))?.id === id : !(await this.changed())) return;
       this.names.delete(id);

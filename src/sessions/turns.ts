@@ -265,6 +265,12 @@ async function readPicked(dir: string, session: SessionRecord, pick: TurnPick): 
   if (session.last_turn_id !== undefined && !lines.some((line) => line.id === session.last_turn_id)) return null;
   // A turn listed twice (an earlier version's rebuild of a log with a line appended back) is one turn: rebuilt so.
   if (turnCount(lines) !== lines.length) return null;
+  // A line after the record's newest turn is a turn being logged now, or one listed twice whose first
+  // listing lies before the tail read: only the whole index tells.
+  if (pick.kind !== 'all' && session.last_turn_id !== undefined && lines.at(-1)?.id !== session.last_turn_id) {
+    const whole = (await readIndex(dir, session.name)) ?? [];
+    if (whole.length === 0 || turnCount(whole) !== whole.length) return null;
+  }
   return choose(session, lines, pick);
 }
 

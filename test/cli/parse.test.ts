@@ -62,6 +62,11 @@ describe('a number past what is held exactly', () => {
     [parseInteger, '999999999999999999999', 'it is too large: the largest is 9007199254740991.'],
     [parseInteger, '-999999999999999999999', 'it is too small: the smallest is -9007199254740991.'],
     [parsePositiveInteger, '999999999999999999999', 'it is too large: the largest is 9007199254740991.'],
+    // A flag that takes no negative number gives its own rule for a huge one, not a smallest it never takes.
+    [parseCount, '-999999999999999999999', 'use a whole number, 0 or more.'],
+    [parsePositiveInteger, '-999999999999999999999', 'use a whole number of 1 or more.'],
+    [parseBudget, '-999999999999999999999', 'use a whole number of characters, at least 200.'],
+    [parsePositiveInteger, 'abc', 'use a whole number of 1 or more.'],
     [parseCount, '-1', 'use a whole number, 0 or more.'],
     [parseCount, '1e3', 'use a whole number, 0 or more.'],
   ] as const)('%o(%s) says %j', (parse, value, message) => {

@@ -87,7 +87,7 @@ describe('--system-file a socket', () => {
     await new Promise<void>((listening) => server.listen(path, listening));
     try {
       const result = await runArgo(['-m', 'argo', '--system-file', path, '--explain', 'hi'], { home, host: 'http://127.0.0.1:9' });
-      expect(result).toMatchObject({ code: 2, stdout: '', stderr: `argo: --system-file: cannot read ${path}: it is a socket or a device with nothing behind it, not a file\n` });
+      expect(result).toMatchObject({ code: 2, stdout: '', stderr: `argo: --system-file: cannot read ${path}: it is a socket, a device with nothing behind it or a pipe nobody reads, not a file\n` });
     } finally {
       server.close();
     }

@@ -165,4 +165,14 @@ describe('rebuildIndex after a clock was set days ahead', () => {
       source.close();
     }
   });
+
+  it('an index listing an old turn again after the newest (its first listing before the tail last:N reads) is rebuilt too', async () => {
+    const { paths, session, turnIds } = await clockAhead();
+    const path = indexPath(paths.sessions, 'ck');
+    const firstLine = readFileSync(path, 'utf8').split('\n')[0] ?? '';
+    appendFileSync(path, `${firstLine}\n`);
+    const source = await openReplaySource(paths, session, { kind: 'last', count: 2 }, RULES, false);
+    expect(source.turns.map((turn) => turn.id)).toEqual([turnIds.C, turnIds.D]);
+    source.close();
+  });
 });
