@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ssePayloads } from '../support/run-serve.js';
 import { FAKE_LOGPROB, startTestServer } from './fake-runner.js';
@@ -857,6 +858,9 @@ describe('jobs', () => {
       argo: { job_id: id, state: 'failed', error: 'Ollama: out of memory', turn_id: expect.any(String) as string },
     });
     expect(data[2]).toBe('[DONE]');
+    // openai-node's helper that gathers a stream into one completion refuses it as unfinished.
+    const gathered = ChatCompletionStream.fromReadableStream(new Response(data.slice(0, 2).map((chunk) => `${chunk}\n`).join('')).body ?? new ReadableStream());
+    await expect(gathered.finalChatCompletion()).rejects.toThrow('missing finish_reason for choice 0');
   });
 
   it('a job following clients see its tool progress live, as chat streams show it; the record keeps the text', async () => {
