@@ -295,6 +295,8 @@ class Run {
   private unsaved: { path: string; content: string }[] = [];
   /** Saves under way: each settles to its failure or null, so none is left unhandled while the model answers. */
   private saving: Promise<SaveFailure | null>[] = [];
+  /** The words of the newest round that went on to tools: what a run cut now logs as its answer. */
+  private said = '';
   private readonly toolsByName: Map<string, Tool>;
   /** The commands' environment, once a call has needed it. */
   private commandEnv: NodeJS.ProcessEnv | undefined;
@@ -335,6 +337,7 @@ class Run {
       const ended = await this.toolRound(response);
       if (ended) return ended;
       said = response.text;
+      this.said = said;
       this.deps.onRound?.(this.progress(said));
     }
     return this.end('max_iterations', 'max_iterations', said, this.tooManyRounds());
@@ -496,11 +499,14 @@ class Run {
     const { text, thinking, calls: checked } = response;
     const round = this.rounds;
     const place: CallPlace = { round, attempt: response.attempt };
+    const saved = this.saving.length > 0 || this.unsaved.length > 0;
     const unsaved = await this.savesWritten();
     if (unsaved !== null) {
       this.recordUnrun(response, NOT_RUN.notSaved);
       return this.notSaved(unsaved, text);
     }
+    // The rounds before are as they were, their results now on disk: a kill from here on logs them saved.
+    if (saved) this.deps.onRound?.(this.progress(this.said));
     const approvals = await this.confirmAll(checked);
     // Cut while asking (STOP, Ctrl-C, a client gone): no call ran, and none was refused by the user.
     if (this.wasCut()) {

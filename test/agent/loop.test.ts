@@ -1219,10 +1219,11 @@ describe('the run as it stands after each round (what a killed run is logged wit
       [{ status: 'interrupted', stopReason: 'interrupted', iterations: 1, allFailureRounds: 0, calls: ['big_tool:success'], compacted: ['truncated'] }],
     ],
     [
-      'saved by the next round: told as saved then',
+      'saved as the next round begins: told as saved then, before that round\'s calls run (a long one killed keeps it)',
       [{ calls: [call('big_tool', { q: 'a' })] }, { calls: [call('ok_tool', { q: 'b' })] }, { chunks: ['done'] }],
       [
         { status: 'interrupted', stopReason: 'interrupted', iterations: 1, allFailureRounds: 0, calls: ['big_tool:success'], compacted: ['truncated'] },
+        { status: 'interrupted', stopReason: 'interrupted', iterations: 1, allFailureRounds: 0, calls: ['big_tool:success:saved'], compacted: ['saved'] },
         { status: 'interrupted', stopReason: 'interrupted', iterations: 2, allFailureRounds: 0, calls: ['big_tool:success:saved', 'ok_tool:success'], compacted: ['saved'] },
       ],
     ],
