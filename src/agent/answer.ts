@@ -10,6 +10,7 @@ import type { ToolsConfig, Unavailable } from '../tools/catalog.js';
 import { paragraphBreak } from '../text/answer.js';
 import type { Tool } from '../tools/types.js';
 import { requestSha256 } from '../turn/request-facts.js';
+import type { TransportRequest } from '../ollama/transport.js';
 import type { Answer, Answerer } from '../turn/turn.js';
 import { savedResultPath } from './compaction.js';
 import { keepDefinitions } from './definitions.js';
@@ -121,12 +122,24 @@ export function agentDraftFields(setup: Pick<AgentSetup, 'tools' | 'unavailable'
   };
 }
 
+/** Each run's first request, hashed once: a run's draft is written again after every round. */
+const firstRequestHashes = new WeakMap<TransportRequest, string>();
+
+function firstRequestSha256(request: TransportRequest): string {
+  let hash = firstRequestHashes.get(request);
+  if (hash === undefined) {
+    hash = requestSha256(request);
+    firstRequestHashes.set(request, hash);
+  }
+  return hash;
+}
+
 /** The log fields of an agent turn (docs/logs.md). */
 export function agentLogFields(result: AgentResult, setup: Pick<AgentSetup, 'tools' | 'unavailable' | 'ephemeralSystem' | 'unloadedTools'>, definitionsDigest: string | null = null): Record<string, unknown> {
   return {
     ...agentDraftFields(setup),
     // What was sent first, as --explain shows it: tools, memo and ephemeral system prompt in it.
-    ...(result.firstRequest !== null ? { request_sha256: requestSha256(result.firstRequest) } : {}),
+    ...(result.firstRequest !== null ? { request_sha256: firstRequestSha256(result.firstRequest) } : {}),
     ...(definitionsDigest !== null ? { tool_definitions_sha256: definitionsDigest } : {}),
     ...(result.roundMessages.length > 0 ? { round_messages: result.roundMessages } : {}),
     tool_calls: result.calls,
