@@ -556,6 +556,9 @@ export function createServer(deps: ServerDeps): ArgoServer {
     const plan = planAnswer(parseChatRequest(await readJson(c), c.req.raw.headers), deps.argoDefaults, deps.agentMode);
     // A job's record keeps its text, not its tokens.
     if (plan.logprobs) throw badRequest('a job keeps its output text, not log probabilities; leave out "logprobs", or ask POST /v1/chat/completions for them', 'logprobs');
+    // What its run would refuse at once (an unknown persona, a tool nothing has) is refused now, as
+    // a chat completion's is, never as a job that is made only to fail.
+    await deps.runner.check?.(plan.turn);
     c.set('session', plan.turn.session);
     // Its body may have come whole only once the shutdown began.
     refuseWhileClosing();

@@ -235,10 +235,16 @@ function stringOfAtMost(max: number, message: string): z.ZodString {
  */
 export const MAX_TOOL_NAMES = 100;
 
-/** A comma list ("fs,edit") or an array of names. */
+/** A comma list ("fs,edit") or an array of names; an empty name is refused, as --tools refuses it. */
 const toolsets = z
   .union([z.string(), z.array(z.string())])
-  .transform((value) => (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim()).filter((name) => name !== ''))
+  .transform((value, context) => {
+    const names = (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim());
+    if (names.length > MAX_TOOL_NAMES || !names.includes('')) return names;
+    const shown = typeof value === 'string' ? JSON.stringify(value) : 'the array';
+    context.addIssue({ code: 'custom', message: `empty name in ${shown}; use a comma-separated list like fs,edit (or an array of names)` });
+    return z.NEVER;
+  })
   .refine((names) => names.length <= MAX_TOOL_NAMES, `use at most ${MAX_TOOL_NAMES} names (a toolset in config.json can group more)`)
   .refine((names) => names.every((name) => codePoints(name) <= MAX_NAME_LENGTH), `use names of at most ${MAX_NAME_LENGTH} characters each (the length of a name in config.json)`);
 

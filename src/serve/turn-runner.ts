@@ -12,7 +12,7 @@ import { PolicyError, checkReplayPolicy } from '../replay/policy.js';
 import { checkStyleChoice, knownStyleNames, quotedStyleName } from '../replay/style.js';
 import { SessionUpdateError } from '../sessions/record-turn.js';
 import { openSession } from '../sessions/store.js';
-import { loadToolbox, toolboxIfCut } from '../tools/catalog.js';
+import { checkToolNames, loadToolbox, toolboxIfCut } from '../tools/catalog.js';
 import type { ConnectMcp, Toolbox } from '../tools/catalog.js';
 import { estimateAnswerTokens } from '../ollama/context-window.js';
 import { commandEnvironment } from '../tools/process.js';
@@ -78,9 +78,14 @@ export function toolEventOf(event: AgentEvent): ToolEvent | null {
  * tool) is the operator's: a 500, which no change to the request mends.
  */
 async function toolboxFor(names: readonly string[], settings: Settings, tools: ServerTools, param: string, signal?: AbortSignal): Promise<Toolbox> {
+  const load = tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent), { root: tools.root, ...(tools.connectMcp ? { connectMcp: tools.connectMcp } : {}), ...(signal ? { signal } : {}) }).catch(toolboxIfCut));
+  return toolErrorsAsRefusal(() => load(names, settings), param);
+}
+
+/** What `work` throws about the tools asked for (in `param`), as the client's 400 or the operator's 500. */
+async function toolErrorsAsRefusal<T>(work: () => T | Promise<T>, param: string): Promise<T> {
   try {
-    const load = tools.load ?? ((requested, given) => loadToolbox(requested, toolsConfigOf(given.agent), { root: tools.root, ...(tools.connectMcp ? { connectMcp: tools.connectMcp } : {}), ...(signal ? { signal } : {}) }).catch(toolboxIfCut));
-    return await load(names, settings);
+    return await work();
   } catch (error) {
     if (error instanceof ConfigError) throw brokenToolConfig(error.message);
     // A name nothing has is `unknown_tool`; a list that cannot be read as one (fs,none; -; only -x) is `invalid_value`.
@@ -302,6 +307,11 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
         if (input.journaled === true) await dropQueued(base.home, input.turnId);
         throw error;
       }
+    },
+    check: async (input) => {
+      const tools = input.argo?.tools && input.argo.tools.length > 0 ? input.argo.tools : null;
+      const settings = settingsFor(base, input, tools);
+      if (tools !== null) await toolErrorsAsRefusal(() => checkToolNames(tools, toolsConfigOf(settings.agent)), argoParam(input.argo, 'tools'));
     },
     hold: async (input) => {
       let draft: Omit<UnfinishedTurn, 'owner'>;

@@ -125,6 +125,12 @@ export interface TurnRunner {
    * (a request the run will refuse, or a journal that cannot be written, said on the server's log).
    */
   hold?: (input: RunInput) => Promise<(() => Promise<void>) | null>;
+  /**
+   * Throws the 400 (or the operator's 500) a run of `input` would give before asking anything of
+   * Ollama: a persona, mode or budget the server's config refuses, tools it cannot resolve. Nothing
+   * is loaded or started. A job is refused with it before it is made.
+   */
+  check?: (input: Pick<TurnInput, 'session' | 'model' | 'mode' | 'argo' | 'extras'>) => Promise<void>;
 }
 
 export interface SessionStore {

@@ -314,6 +314,11 @@ export interface LoadOptions {
 }
 
 /** Resolves the names and makes the tools ready; never throws for an unavailable tool. */
+/** Resolves `requested` against the catalog alone, nothing loaded or started: throws as loadToolbox does for a name nothing has or a list that cannot be read. */
+export function checkToolNames(requested: readonly string[], config: ToolsConfig): void {
+  resolveTools(requested, buildCatalog(config, builtinTools()).catalog);
+}
+
 export async function loadToolbox(requested: readonly string[], config: ToolsConfig, options: LoadOptions = {}): Promise<Toolbox> {
   const { catalog, tools: known } = buildCatalog(config, builtinTools());
   await checkCommandSchemas(config);

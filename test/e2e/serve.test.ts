@@ -1083,6 +1083,22 @@ describe('jobs', () => {
     expect((await fetch(`${serve.url}/api/jobs/unknown`)).status).toBe(404);
   });
 
+  it.each([
+    [{ persona: 'pirate' }, 'argo.persona', 'invalid_value'],
+    [{ tools: 'zz' }, 'argo.tools', 'unknown_tool'],
+    [{ tools: 'fs,none' }, 'argo.tools', 'invalid_value'],
+  ])('a body a chat completion refuses (%j) is refused as one, 400 and no job made', async (argo, param, code) => {
+    const before = ((await (await fetch(`${serve.url}/api/jobs`)).json()) as unknown[]).length;
+    const asked = ask('x', { argo });
+    const chat = await post('/v1/chat/completions', asked);
+    const job = await post('/api/jobs', asked);
+    expect(job.status).toBe(400);
+    const refusal = (await job.json()) as { error: { param: string; code: string } };
+    expect(refusal.error).toMatchObject({ param, code });
+    expect(refusal).toEqual(await chat.json());
+    expect(((await (await fetch(`${serve.url}/api/jobs`)).json()) as unknown[]).length).toBe(before);
+  });
+
   it('SSE resume of a half-done job: all output so far in one chunk, then live chunks, then [DONE]', async () => {
     const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
     const sofar = words.slice(0, 15).join('');

@@ -305,9 +305,14 @@ describe('chat request: Argo names are capped at 200 characters, argo.tools at 1
     // Spaces around a name are not part of it.
     [{}, { tools: ` ${'t'.repeat(200)} ,fs` }, null],
     [{ 'x-argo-tools': `fs,${'t'.repeat(201)}` }, {}, ['X-Argo-Tools', `invalid header "X-Argo-Tools": ${toolsRule}`]],
-    // As many names as a request may name, however sent; empty items are not names.
+    // As many names as a request may name, however sent.
     [{}, { tools: names(100) }, null],
-    [{}, { tools: `${names(100).join(',')},,, ` }, null],
+    [{}, { tools: `${names(100).join(',')} ` }, null],
+    // An empty name is refused, as --tools refuses it: never a list read as fewer tools (or none).
+    [{}, { tools: 'fs,,edit' }, ['argo.tools', 'invalid "argo.tools": empty name in "fs,,edit"; use a comma-separated list like fs,edit (or an array of names)']],
+    [{}, { tools: '' }, ['argo.tools', 'invalid "argo.tools": empty name in ""; use a comma-separated list like fs,edit (or an array of names)']],
+    [{}, { tools: ['fs', ' '] }, ['argo.tools', 'invalid "argo.tools": empty name in the array; use a comma-separated list like fs,edit (or an array of names)']],
+    [{ 'x-argo-tools': 'fs,,edit' }, {}, ['X-Argo-Tools', 'invalid header "X-Argo-Tools": empty name in "fs,,edit"; use a comma-separated list like fs,edit (or an array of names)']],
     [{}, { tools: names(101) }, ['argo.tools', `invalid "argo.tools": ${countRule}`]],
     [{}, { tools: names(100_000).join(',') }, ['argo.tools', `invalid "argo.tools": ${countRule}`]],
     [{ 'x-argo-tools': names(101).join(',') }, {}, ['X-Argo-Tools', `invalid header "X-Argo-Tools": ${countRule}`]],
@@ -399,7 +404,7 @@ describe('chat request: what is accepted', () => {
     [{ session: 'body', replay: 'none' }, { 'x-argo-session': 'header', 'x-argo-persona': 'pirate' }, { session: 'body', replay: { kind: 'none' }, persona: 'pirate', fromHeaders: ['persona'] }],
     [{ persona: null }, { 'x-argo-persona': 'pirate' }, { persona: 'pirate', fromHeaders: ['persona'] }],
     [{ persona: 'teacher', mode: 'code' }, { 'x-argo-persona': 'pirate', 'x-argo-mode': 'shell' }, { persona: 'teacher', mode: 'code' }],
-    [{ tools: 'fs, edit,' }, {}, { tools: ['fs', 'edit'] }],
+    [{ tools: 'fs, edit' }, {}, { tools: ['fs', 'edit'] }],
     [{ tools: ['fs'] }, {}, { tools: ['fs'] }],
     [{ replay: 'session', reason: 'session', verbosity: 'short', mode: 'code' }, {}, { replay: { kind: 'session' }, reason: 'session', verbosity: 'short', mode: 'code' }],
     // An argo object is Argo mode, empty too: the configured session and replay.
