@@ -127,8 +127,14 @@ export function runCommandDefinition(limitS?: number): ToolDefinition {
     timeoutMs: Math.min((limitS ?? MAX_COMMAND_TIMEOUT_S) * 1000 + COMMAND_KILL_MARGIN_MS, TIMER_MAX_MS),
     refuse: (args) => nulByteIn(args, ['command', 'cwd']),
     check: shellCheck,
-    preview: (args) => Promise.resolve(`$ ${stringArg(args, 'command') ?? ''}`),
+    preview: (args) => Promise.resolve(`$ ${stringArg(args, 'command') ?? ''}${inFolder(args)}`),
   };
+}
+
+/** Where a command runs, for the question that asks to run it: said unless it is the root. */
+function inFolder(args: Record<string, unknown>): string {
+  const cwd = stringArg(args, 'cwd')?.trim() ?? '';
+  return cwd === '' || cwd === '.' || cwd === './' ? '' : `   (in ${cwd})`;
 }
 
 export const RUN_COMMAND: ToolDefinition = runCommandDefinition();
@@ -152,7 +158,7 @@ export const PROCESS: ToolDefinition = {
   sideEffects: true,
   refuse: (args) => nulByteIn(args, ['command', 'cwd']),
   check: shellCheck,
-  preview: (args) => Promise.resolve(`process ${stringArg(args, 'operation') ?? ''} ${stringArg(args, 'command') ?? stringArg(args, 'handle') ?? ''}`.trimEnd()),
+  preview: (args) => Promise.resolve(`${`process ${stringArg(args, 'operation') ?? ''} ${stringArg(args, 'command') ?? stringArg(args, 'handle') ?? ''}`.trimEnd()}${stringArg(args, 'operation') === 'start' ? inFolder(args) : ''}`),
 };
 
 /** Characters of text the model gets from one fetch_url call; `offset` reads on. */

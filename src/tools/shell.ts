@@ -110,9 +110,11 @@ async function started(spawn: () => ChildProcess): Promise<ChildProcess> {
 export function processTool(): Tool & { close: () => void } {
   const table = new Map<string, Managed>();
   let next = 1;
-  const find = (handle: string | undefined): Managed => {
-    const found = handle === undefined ? undefined : table.get(handle);
-    if (!found) throw new ToolError(quoting`no process with handle "${handle ?? ''}"; list them with operation "list"`);
+  const find = (handle: string | undefined, operation: string): Managed => {
+    // Said as start's missing command is: a required parameter, which the taxonomy asks the user for.
+    if (handle === undefined) throw new ToolError(`handle is required for ${operation}`);
+    const found = table.get(handle);
+    if (!found) throw new ToolError(quoting`no process with handle "${handle}"; list them with operation "list"`);
     return found;
   };
   const running = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null;
@@ -141,13 +143,13 @@ export function processTool(): Tool & { close: () => void } {
           return status(id, managed);
         }
         case 'status':
-          return status(handle ?? '', find(handle));
+          return status(handle ?? '', find(handle, operation));
         case 'read_output': {
-          const managed = find(handle);
+          const managed = find(handle, operation);
           return outputResult(status(handle ?? '', managed), managed.stdout.take(), managed.stderr.take(), context.resultBudget);
         }
         case 'kill': {
-          const { child } = find(handle);
+          const { child } = find(handle, operation);
           const wasRunning = running(child);
           if (!killGroup(child)) return { handle, killed: false, ...ending(child), note: wasRunning ? 'nothing of it was left to kill' : 'it had already exited' };
           // Its shell had ended, leaving processes in its group: those are what is killed.

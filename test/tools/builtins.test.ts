@@ -64,6 +64,18 @@ describe('the built-in tools the catalog offers', () => {
     expect(preview).toContain('+three');
   });
 
+  // What the question to run a command shows: the command, and the folder it runs in unless the root.
+  it.each<[string, Record<string, unknown>, string]>([
+    ['run_command', { command: 'rm -f x' }, '$ rm -f x'],
+    ['run_command', { command: 'rm -f x', cwd: '.' }, '$ rm -f x'],
+    ['run_command', { command: 'rm -f x', cwd: 'newdir/deep' }, '$ rm -f x   (in newdir/deep)'],
+    ['process', { operation: 'start', command: 'ls', cwd: 'newdir' }, 'process start ls   (in newdir)'],
+    ['process', { operation: 'start', command: 'ls' }, 'process start ls'],
+    ['process', { operation: 'kill', handle: 'proc_1' }, 'process kill proc_1'],
+  ])('%s %j asks as %j', async (name, args, question) => {
+    expect(await offered(name).preview?.(args, context())).toBe(question);
+  });
+
   it("the process tool's close does nothing before a call, and kills what its calls started after", async () => {
     const [unused, used] = [offered('process') as Tool & { close: () => Promise<void> }, offered('process') as Tool & { close: () => Promise<void> }];
     await unused.close();

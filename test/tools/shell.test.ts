@@ -13,6 +13,7 @@ import { commandSeconds, outputResult, processTool, runCommand, runCommandTool }
 import { loadToolbox } from '../../src/tools/catalog.js';
 import { defined } from '../support/defined.js';
 import { ToolError } from '../../src/tools/types.js';
+import { classifyThrown } from '../../src/agent/taxonomy.js';
 import type { Tool, ToolContext } from '../../src/tools/types.js';
 import { alive } from '../support/alive.js';
 import { waitFor } from '../support/wait.js';
@@ -249,6 +250,15 @@ describe('process handles', () => {
     await waitFor(async () => expect((await tool.run({ operation: 'status', handle: 'proc_1' }, context())).running).toBe(false));
     expect((await tool.run({ operation: 'list' }, context())).processes).toHaveLength(1);
     await expect(tool.run({ operation: 'status', handle: 'proc_9' }, context())).rejects.toThrow('no process with handle "proc_9"');
+    tool.close();
+  });
+
+  // A missing handle is a missing parameter, as start's missing command is: the run asks for it (needs_input).
+  it.each(['status', 'read_output', 'kill'])('%s without a handle: handle is required, which the taxonomy asks for', async (operation) => {
+    const tool = processTool();
+    const thrown = await tool.run({ operation }, context()).then(() => null, (error: unknown) => error);
+    expect(thrown).toEqual(new ToolError(`handle is required for ${operation}`));
+    expect(classifyThrown(thrown, Object.keys(tool.parameters.properties ?? {}))).toMatchObject({ kind: 'needs_input', parameter: 'handle' });
     tool.close();
   });
 
