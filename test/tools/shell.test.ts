@@ -258,7 +258,7 @@ describe('process handles', () => {
     const tool = processTool();
     const thrown = await tool.run({ operation }, context()).then(() => null, (error: unknown) => error);
     expect(thrown).toEqual(new ToolError(`handle is required for ${operation}`));
-    expect(classifyThrown(thrown, Object.keys(tool.parameters.properties ?? {}))).toMatchObject({ kind: 'needs_input', parameter: 'handle' });
+    expect(classifyThrown(thrown, Object.keys(tool.parameters.properties))).toMatchObject({ kind: 'needs_input', parameter: 'handle' });
     tool.close();
   });
 
