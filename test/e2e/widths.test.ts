@@ -5,7 +5,7 @@ import stringWidth from 'string-width';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeEntry, recordTurns, tempData } from '../query/helpers.js';
 import type { Home } from '../query/helpers.js';
-import { startInPty } from '../support/pty.js';
+import { runInPtyToEnd, startInPty } from '../support/pty.js';
 import { runArgo } from '../support/run-argo.js';
 
 // No colour: the width of a line is the width of its text.
@@ -23,8 +23,8 @@ beforeAll(async () => {
   await recordTurns(data.paths, '日本語の会話', 2, { shape: (i) => ({ user_prompt: `中文问题 ${i} `.repeat(20) }) });
 });
 
-// One terminal at a time: node-pty may drop a program's last output when it is slow to close
-// its side after the program exits (a loaded machine).
+// Each run read to its end (runInPtyToEnd): node-pty may drop a program's last output when the
+// program exits before its terminal was read (a loaded machine).
 describe('tables on a terminal', () => {
   it.each<[string[], number]>([
     [['logs'], 40],
@@ -32,24 +32,24 @@ describe('tables on a terminal', () => {
     [['sessions'], 40],
     [['sessions'], 60],
   ])('argo %j at %d columns: no line is wider than the terminal', async (args, cols) => {
-    const terminal = startInPty(args, { home: data.home, env: ENV, cols });
-    expect((await terminal.exited).code).toBe(0);
+    const terminal = await runInPtyToEnd(args, { home: data.home, env: ENV, cols });
+    expect(terminal.code).toBe(0);
     const lines = linesOf(terminal.output);
     expect(lines.length, terminal.output).toBeGreaterThan(1);
     expect(widest(lines), terminal.output).toBeLessThanOrEqual(cols);
   });
 
   it('argo logs at 40 columns: the id and the prompt, under a header that names them', async () => {
-    const terminal = startInPty(['logs'], { home: data.home, env: ENV, cols: 40 });
-    expect((await terminal.exited).code).toBe(0);
+    const terminal = await runInPtyToEnd(['logs'], { home: data.home, env: ENV, cols: 40 });
+    expect(terminal.code).toBe(0);
     const [header, first] = linesOf(terminal.output);
     expect(header).toBe('ID            PROMPT');
     expect(first).toMatch(/^\S{12} {2}why does my closure capt…$/);
   });
 
   it('a set COLUMNS wins over the terminal width', async () => {
-    const terminal = startInPty(['logs'], { home: data.home, env: { ...ENV, COLUMNS: '60' }, cols: 120 });
-    expect((await terminal.exited).code).toBe(0);
+    const terminal = await runInPtyToEnd(['logs'], { home: data.home, env: { ...ENV, COLUMNS: '60' }, cols: 120 });
+    expect(terminal.code).toBe(0);
     const lines = linesOf(terminal.output);
     expect(widest(lines), terminal.output).toBe(59);
     expect(lines[0]).toBe('TIME         ID            SESSION     PROMPT');
@@ -122,8 +122,8 @@ describe('--help on a narrow terminal', () => {
     async (args) => {
       const wide = await runArgo(args, { home: data.home, env: { ...ENV, COLUMNS: '400' } });
       expect(wide.code).toBe(0);
-      const terminal = startInPty(args, { home: data.home, env: ENV, cols: 50 });
-      expect((await terminal.exited).code).toBe(0);
+      const terminal = await runInPtyToEnd(args, { home: data.home, env: ENV, cols: 50 });
+      expect(terminal.code).toBe(0);
       const lines = linesOf(terminal.output);
       expect(widest(lines), terminal.output).toBeLessThanOrEqual(50);
       // Lines broken only between words: the same words as help with room for every line.

@@ -40,6 +40,21 @@ export function startInPty(args: string[], options: PtyOptions): PtySession {
 }
 
 /**
+ * Runs argo on a pseudo-terminal to its end, with everything it wrote read. node-pty may drop a
+ * program's last output when the program exits before the terminal was read to its end (a loaded
+ * machine), so argo runs under a shell that prints how it ended, then waits to be let go until that
+ * line was read: all before it was too.
+ */
+export async function runInPtyToEnd(args: string[], options: PtyOptions): Promise<{ code: number; output: string }> {
+  const session = startProgramInPty('/bin/sh', ['-c', '"$0" "$@"; printf "\\n[argo exited %s]" "$?"; read _', process.execPath, ARGO_BIN, ...args], options, 'argo');
+  const all = await session.waitFor(/\[argo exited \d+\]/);
+  session.write('\n');
+  await session.exited;
+  const end = all.lastIndexOf('[argo exited ');
+  return { code: Number(/\[argo exited (\d+)\]/.exec(all.slice(end))?.[1]), output: all.slice(0, end).replace(/\r?\n$/, '') };
+}
+
+/**
  * `argo ARGS` typed at an interactive bash on a pseudo-terminal (`bash`: where it is installed), so
  * job control works as at a person's terminal: Ctrl-Z stops argo, `fg` continues it. The shell's
  * prompt is `$ `; resolves once argo has been started.
