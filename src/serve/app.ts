@@ -393,6 +393,8 @@ export function createServer(deps: ServerDeps): ArgoServer {
     // The response ends once the turn's line is written (or could not be): its `argo.log` says which.
     if (!plan.stream) {
       let result: LoggedTurn | null;
+      // The answer's text as a stream of it would send it: every round's words for a server-side tool run.
+      let text = '';
       let reasoning = '';
       // Every piece's, in the order the pieces came, when the client asked.
       const logprobs: Logprob[] | null = plan.logprobs ? [] : null;
@@ -406,7 +408,10 @@ export function createServer(deps: ServerDeps): ArgoServer {
           turnId,
           controller,
           {
-            onText: logprobs ? (_text, piece) => keep(piece) : () => undefined,
+            onText: (piece, pieceLogprobs) => {
+              text += piece;
+              keep(pieceLogprobs);
+            },
             onThinking: (text, piece) => {
               reasoning += text;
               keep(piece);
@@ -436,7 +441,7 @@ export function createServer(deps: ServerDeps): ArgoServer {
       return c.json(
         completionObject({
           ...head,
-          text: result.text,
+          text,
           reasoning,
           toolCalls: calls,
           finishReason: finishOf(result, calls.length),

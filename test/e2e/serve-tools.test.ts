@@ -40,6 +40,8 @@ function script(body: { messages?: Message[] }): FakeRound {
     return last?.role === 'tool' ? { scenario: { errorMidStream: { afterChunks: 0, message: 'model runner crashed' } } } : { toolCalls: [{ id: 'c1', function: { name: 'run_command', arguments: { command: 'echo ran >> counter.txt' } } }] };
   }
   if (last?.role === 'tool') return { reply: `The tool said: ${last.content}` };
+  // Words in the round that calls a tool, then the answer.
+  if (prompt.includes('narrate')) return { reply: 'Checking the notes.', toolCalls: [{ id: 'r1', function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
   if (prompt.includes('sum')) return { toolCalls: [{ id: 'a1', function: { name: 'add', arguments: { a: 2, b: 40 } } }] };
   if (prompt.includes('nap')) return { toolCalls: [{ id: 'n1', function: { name: 'run_command', arguments: { command: 'sleep 30' } } }] };
   if (prompt.includes('write')) return { toolCalls: [{ id: 'w1', function: { name: 'write_file', arguments: { path: 'out.txt', content: 'written' } } }] };
@@ -134,6 +136,17 @@ describe('the tools Argo field', () => {
     expect(entry).toMatchObject({ session: 's', status: 'ok', user_prompt: 'what is in the notes?', stop_reason: 'answered' });
     expect(entry?.tool_calls).toEqual([expect.objectContaining({ id: 'r1', name: 'read_file', arguments: { path: 'notes.txt' }, outcome: 'success', round: 1 })]);
     expect(String(entry?.model_response)).toContain('heron');
+  });
+
+  it("a run's words in every round are its answer's content, streamed or not, as a job's output has them", async () => {
+    const { serve } = await server();
+    const whole = (await (await post(serve.url, ask('narrate the notes', { tools: 'fs', session: 'n1' }))).json()) as { choices: { message: { content: string } }[] };
+    const streamed = ssePayloads(await (await post(serve.url, ask('narrate the notes', { tools: 'fs', session: 'n2' }, { stream: true }))).text())
+      .filter((payload) => payload !== '[DONE]')
+      .map((payload) => (JSON.parse(payload) as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content ?? '')
+      .join('');
+    expect(whole.choices[0]?.message.content).toMatch(/^Checking the notes\.[\s\S]*The tool said: /);
+    expect(whole.choices[0]?.message.content).toBe(streamed);
   });
 
   it('the openai client (extra body fields) and the X-Argo-Tools header both run the loop', async () => {
