@@ -22,7 +22,8 @@ import { readMemoForPrompt } from '../tools/memo.js';
 import { STOP_ABORT, abortOnStop, isStopSet } from '../agent/stop.js';
 import type { Answerer } from '../turn/turn.js';
 import { clipText } from '../output/cut.js';
-import { neutralizeControls, untrustedTextFor } from '../output/terminal-text.js';
+import { untrustedTextFor } from '../output/terminal-text.js';
+import { visibleLine } from '../tools/foreign-line.js';
 import type { Io } from './io.js';
 import type { Outcome } from './outcome.js';
 import { toolRoot } from './root.js';
@@ -90,7 +91,7 @@ const TRACE_NAME_CHARS = 64;
 export function traceLine(event: Extract<AgentEvent, { type: 'tool_status' }>): string {
   // A log outlives the run and is read by others (CI): what looks like a secret is masked before the cut.
   const args = event.args === null ? '' : ` ${clipText(JSON.stringify(maskSecretsIn(event.args)), TRACE_ARGS_CHARS)}`;
-  return `${neutralizeControls(`argo: tool ${clipText(event.name, TRACE_NAME_CHARS)}${args}: ${event.status} (${event.ms ?? 0} ms)`.replace(/\s+/g, ' '))}\n`;
+  return `${visibleLine(`argo: tool ${clipText(event.name, TRACE_NAME_CHARS)}${args}: ${event.status} (${event.ms ?? 0} ms)`)}\n`;
 }
 
 /**

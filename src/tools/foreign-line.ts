@@ -1,8 +1,8 @@
 // Text a tool's outside world wrote (an MCP server's stderr, a start-up failure, a path or an error
-// a failure quotes) that Argo logs and shows: one line, its escape sequences and controls gone,
-// secret-looking values masked, bounded.
+// a failure quotes) that Argo logs and shows: one line, secret-looking values masked, bounded. A
+// server's words lose their escape sequences and controls; a value a failure quotes shows them.
 import { clipText } from '../output/cut.js';
-import { flatLine } from '../output/terminal-text.js';
+import { flatLine, neutralizeControls } from '../output/terminal-text.js';
 import { maskSecrets } from '../text/secrets.js';
 
 /** The longest reason a tool is unavailable for (`tools_unavailable[].reason`, the CLI's note, `argo tools`). */
@@ -17,7 +17,17 @@ export function foreignLine(text: string, max: number): string {
   return maskedLine(flatLine(text).trim(), max);
 }
 
-/** A line (flatLine) masked, then cut to `max`; only its first 4 × `max` characters are read. */
+/**
+ * Outside text shown on one line: each run of whitespace one space, every other control (an escape
+ * sequence's ESC, a C1 CSI, a bidirectional mark) written visibly (`^[`, `\x9b`, `\u202e`), as a
+ * terminal shows untrusted text. Nothing is deleted, so a path that held controls never reads as
+ * another path; nothing is left raw, so the line is harmless wherever it is read.
+ */
+export function visibleLine(text: string): string {
+  return neutralizeControls(text.replace(/\s+/g, ' '));
+}
+
+/** A line (flatLine, visibleLine) masked, then cut to `max`; only its first 4 × `max` characters are read. */
 function maskedLine(line: string, max: number): string {
   return clipText(maskSecrets(clipText(line, 4 * max)), max);
 }
@@ -48,8 +58,8 @@ export class QuotingMessage {
   constructor(words: readonly string[], values: readonly (string | number | Clipped)[]) {
     const quoted = values.map((value) => {
       const { text, max } = typeof value === 'object' ? value : { text: String(value), max: QUOTED_CHARS };
-      // Not trimmed: a quoted path's spaces are part of it.
-      return maskedLine(flatLine(text), max);
+      // Not trimmed: a quoted path's spaces are part of it. Shown, not cleaned: a failure names the path the model gave.
+      return maskedLine(visibleLine(text), max);
     });
     this.text = words.map((word, index) => `${word}${quoted[index] ?? ''}`).join('');
     this.ownWords = words.join('…');

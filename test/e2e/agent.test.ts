@@ -252,7 +252,8 @@ describe('argo --tools: file tools on a real tree', () => {
     play.rounds = [{ calls: [call('read_file', { path: 'missing.txt\u001b]52;c;aGk=\u0007\u202e' })] }, { calls: [call('read_file', { path: 'notes.txt', limit: 1 })] }, { reply: 'It says "first line".' }];
     const result = await argo(['-T', 'fs', '--root', root, ...flags, 'what do the notes say?'], home);
     expect(result.code).toBe(0);
-    const failed = 'argo: tool read_file failed: file "missing.txt " does not exist';
+    // The path's controls shown as they are, not deleted: it reads as the path the model gave.
+    const failed = 'argo: tool read_file failed: file "missing.txt^[]52;c;aGk=^G\\u202e" does not exist';
     const lines = result.stderr.replace(/\(\d+ ms\)/g, '(N ms)').split('\n').filter((line) => line !== '');
     expect(lines).toEqual(
       traced
@@ -260,6 +261,21 @@ describe('argo --tools: file tools on a real tree', () => {
         : [failed],
     );
     expect(result.stderr.replace(/\n/g, '').match(CONTROLS)).toBeNull();
+  });
+
+  it.each<[string, string, Record<string, unknown>, string]>([
+    ['a clipboard write, an 8-bit CSI and a bidi override', 'read_file', { path: '\u001b]52;c;Zm9v\u0007\u009b2J\u202e.txt' }, 'argo: tool read_file failed: file "^[]52;c;Zm9v^G\\x9b2J\\u202e.txt" does not exist'],
+    ['a screen erase ending a path through a link out of the root', 'write_file', { path: 'out/\u001b[2J', content: 'x' }, 'argo: tool write_file failed: path "out/^[[2J" is outside the root directory; use a path inside it'],
+  ])('a failure quoting a path with controls (%s) shows them, the same in the log', async (_case, tool, args, line) => {
+    const home = tempHome();
+    const root = tree();
+    symlinkSync(mkdtempSync(join(tmpdir(), 'argo-agent-out-')), join(root, 'out'));
+    play.rounds = [{ calls: [call(tool, args)] }, { reply: 'ok' }];
+    const result = await argo(['-T', 'fs,edit', '--yes', '--root', root, '-q', 'go'], home);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`${line}\n`);
+    expect(result.stderr.replace(/\n/g, '').match(CONTROLS)).toBeNull();
+    expect(logLines(home)[0]?.tool_calls).toMatchObject([{ name: tool, arguments: args, outcome: 'failure', error: line.replace(/^argo: tool \w+ failed: /, '') }]);
   });
 
   it('refuses paths outside the root: a failure, never sent back to the model', async () => {
