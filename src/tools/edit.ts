@@ -9,7 +9,7 @@ import { groupThousands } from '../text/decimal.js';
 import { EDIT_FILE, WRITE_FILE } from './builtins.js';
 import type { WRITE_MODES } from './builtins.js';
 import { diffPreview, unreadPreview } from './diff-preview.js';
-import { isBinary } from './fs.js';
+import { BYTE_ORDER_MARK, isBinary } from './fs.js';
 import { confinementOf, fileFailure, nulInPath, refuseFolderPath, refuseNul, resolveInRoot, rootOnly, shownPath } from './root.js';
 import type { Confinement, PathUse } from './root.js';
 import { HeldFolder, READ_FLAGS, hardLink, notRegular, openInRoot, writeInFolder } from './root-files.js';
@@ -27,7 +27,7 @@ const PREVIEW_READ_BYTES = 1024 * 1024;
  * else its size and, as `read` asks, none of its bytes, all of them (up to EDIT_MOST_BYTES) or all
  * of a file small enough to preview.
  */
-async function currentFile(confinement: Confinement, file: string, path: string, read: 'none' | 'whole' | 'preview'): Promise<{ size: number; names: number; bytes: Buffer | null } | null> {
+async function currentFile(confinement: Confinement, file: string, path: string, read: 'none' | 'whole' | 'preview'): Promise<{ size: number; names: number; bytes: Buffer | null; bom: boolean } | null> {
   let handle: FileHandle;
   try {
     handle = await openInRoot(confinement, file, READ_FLAGS, path);
@@ -39,19 +39,30 @@ async function currentFile(confinement: Confinement, file: string, path: string,
     const stats = await handle.stat();
     if (stats.isDirectory()) throw new ToolError(quoting`"${path}" is a directory, not a file`);
     if (!stats.isFile()) throw notRegular(path);
-    if (read === 'none' || (read === 'preview' && stats.size > PREVIEW_READ_BYTES)) return { size: stats.size, names: stats.nlink, bytes: null };
+    if (read === 'none' || (read === 'preview' && stats.size > PREVIEW_READ_BYTES)) {
+      const head = Buffer.alloc(UTF8_BOM.length);
+      const { bytesRead } = await handle.read(head, 0, head.length, 0);
+      return { size: stats.size, names: stats.nlink, bytes: null, bom: startsWithBom(head.subarray(0, bytesRead)) };
+    }
     if (read === 'whole' && stats.size > EDIT_MOST_BYTES) {
       throw new ToolError(quoting`"${path}" is ${groupThousands(stats.size)} bytes; the edit tools change files of up to ${EDIT_MOST_BYTES / 1024 / 1024} MB in place (write_file can still replace it whole)`, false);
     }
     // Read to the size seen: a file that grows meanwhile is not read without end.
     const bytes = Buffer.alloc(stats.size);
     const { bytesRead } = await handle.read(bytes, 0, stats.size, 0);
-    return { size: stats.size, names: stats.nlink, bytes: bytes.subarray(0, bytesRead) };
+    return { size: stats.size, names: stats.nlink, bytes: bytes.subarray(0, bytesRead), bom: startsWithBom(bytes.subarray(0, bytesRead)) };
   } catch (error) {
     throw fileFailure(error, path, 'read');
   } finally {
     await handle.close();
   }
+}
+
+/** A UTF-8 byte order mark's bytes. */
+const UTF8_BOM = Buffer.from(BYTE_ORDER_MARK, 'utf8');
+
+function startsWithBom(bytes: Buffer): boolean {
+  return bytes.subarray(0, UTF8_BOM.length).equals(UTF8_BOM);
 }
 
 // ignoreBOM keeps a leading BOM in the text, so an edit writes it back.
@@ -124,6 +135,8 @@ interface WritePlan {
   /** Its text, when it was read: for a preview, an append or an edit. */
   before: string | null;
   after: string;
+  /** What the write puts in the file: its whole text, or for an append what is added. */
+  written: string;
   mode: (typeof WRITE_MODES)[number];
 }
 
@@ -149,7 +162,21 @@ async function planWrite(args: Record<string, unknown>, context: ToolContext, fo
   // Appended to, the file must be text; overwritten, its old content only feeds the preview's diff.
   const bytes = current?.bytes ?? null;
   const before = bytes === null ? null : mode === 'append' ? editableText(bytes, path) : bytes.toString('utf8');
-  return { confinement, file, shown: shownPath(context.root, file), exists: current !== null, size: current?.size ?? 0, before, after: mode === 'append' ? (before ?? '') + content : content, mode };
+  const written = mode === 'append' ? appended(before, content) : keepingBom(current?.bom === true, content);
+  return { confinement, file, shown: shownPath(context.root, file), exists: current !== null, size: current?.size ?? 0, before, after: mode === 'append' ? (before ?? '') + written : written, written, mode };
+}
+
+/** What an append adds: its lines end as the file's do, as an edit's new lines do. */
+function appended(before: string | null, content: string): string {
+  return before === null ? content : inLineEndingsOf(before, content);
+}
+
+/**
+ * An overwrite's text, starting with the byte order mark the file started with: read_file does not
+ * show it, so a file read and written back whole would lose it.
+ */
+function keepingBom(hadBom: boolean, content: string): string {
+  return hadBom && !content.startsWith(BYTE_ORDER_MARK) ? BYTE_ORDER_MARK + content : content;
 }
 
 /** write_file's preview: the diff the write would make. */
@@ -164,14 +191,28 @@ export const writeFileTool: Tool = {
   run: (args, context) =>
     inCallOrder(context, stringArg(args, 'path') ?? '', 'write', async () => {
       const plan = await planWrite(args, context, false);
-      const content = stringArg(args, 'content') ?? '';
-      await writePlan(plan, content, stringArg(args, 'path') ?? '', context.signal);
-      return { path: plan.shown, mode: plan.mode, bytes_written: Buffer.byteLength(content, 'utf8'), created: !plan.exists };
+      await writePlan(plan, plan.written, stringArg(args, 'path') ?? '', context.signal);
+      return { path: plan.shown, mode: plan.mode, bytes_written: Buffer.byteLength(plan.written, 'utf8'), created: !plan.exists };
     }),
 };
 
 const BARE_LF = /(?<!\r)\n/g;
 const HAS_BARE_LF = /(?<!\r)\n/;
+
+/** `part`'s bare LFs as CRLF. */
+function crlf(part: string): string {
+  return part.replace(BARE_LF, '\r\n');
+}
+
+/** Whether every line of `text` that ends, ends in CRLF (and one does). */
+function isAllCrlf(text: string): boolean {
+  return text.includes('\r\n') && !HAS_BARE_LF.test(text);
+}
+
+/** New text's lines as they end in `text`: CRLF in a file whose lines all end in CRLF, else as given. */
+function inLineEndingsOf(text: string, added: string): string {
+  return isAllCrlf(text) ? crlf(added) : added;
+}
 
 /**
  * `old` and `new` as they apply to this file: read_file shows CRLF lines without their CR. In a
@@ -179,10 +220,9 @@ const HAS_BARE_LF = /(?<!\r)\n/;
  * it is not there as given; in a file with both endings, only `old` is, and `new` follows it.
  */
 function matchingForm(text: string, old: string, replacement: string): { from: string; to: string } {
-  const crlf = (part: string): string => part.replace(BARE_LF, '\r\n');
   if (!text.includes('\r\n')) return { from: old, to: replacement };
   const from = text.includes(old) || !old.includes('\n') ? old : crlf(old);
-  if (!HAS_BARE_LF.test(text)) return { from, to: crlf(replacement) };
+  if (isAllCrlf(text)) return { from, to: crlf(replacement) };
   return from === old ? { from: old, to: replacement } : { from, to: crlf(replacement) };
 }
 
@@ -203,7 +243,7 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   if (first === -1) throw new ToolError(quoting`the text to replace was not found in "${path}"; read the file and copy it exactly`);
   if (before.includes(from, first + 1)) throw new ToolError(quoting`the text to replace occurs more than once in "${path}"; include more surrounding lines`);
   const after = before.slice(0, first) + to + before.slice(first + from.length);
-  return { confinement, file, shown: shownPath(context.root, file), exists: true, size: current.size, before, after, mode: 'overwrite' };
+  return { confinement, file, shown: shownPath(context.root, file), exists: true, size: current.size, before, after, written: after, mode: 'overwrite' };
 }
 
 /** edit_file's preview: the diff the edit would make. */
@@ -218,7 +258,7 @@ export const editFileTool: Tool = {
   run: (args, context) =>
     inCallOrder(context, stringArg(args, 'path') ?? '', 'existing file', async () => {
       const plan = await planEdit(args, context);
-      await writePlan(plan, plan.after, stringArg(args, 'path') ?? '', context.signal);
+      await writePlan(plan, plan.written, stringArg(args, 'path') ?? '', context.signal);
       return { path: plan.shown, replaced: 1 };
     }),
 };

@@ -66,6 +66,8 @@ const NEWLINE = 10;
 const CARRIAGE_RETURN = 13;
 /** A line's trailing CR, dropped from what the model sees (the byte counts already leave it out). */
 const LINE_END_CR = /\r(?=\n|$)/g;
+/** U+FEFF opening a file: a UTF-8 byte order mark, which says how the file is encoded and is no text of it. */
+export const BYTE_ORDER_MARK = '\uFEFF';
 
 /** Lines read from a file: `count` lines from `offset`, and why the read stopped short, if it did. */
 interface LinesRead {
@@ -76,6 +78,8 @@ interface LinesRead {
   cut: 'cap' | 'long line' | 'budget' | 'long line for budget' | null;
   /** The file's lines, when `offset` is past them (no line was read). */
   pastEnd?: number;
+  /** Whether the content's last line is the file's last: true, false, or null when not known (a line too long to look past). */
+  lastLine: boolean | null;
 }
 
 /** The note on a read from past the end, naming the lines there are: an empty content alone does not say why. */
@@ -85,14 +89,24 @@ function pastEndNote(offset: number, lines: number): string {
   return `offset ${offset} is past the end: the file has ${groupThousands(lines)} line${lines === 1 ? '' : 's'}`;
 }
 
+/**
+ * Where to go after a line cut short: on to the next line, or, when it was the file's last, to a
+ * tool that reads inside a line (read_file reads whole lines, and its offset would be past the end).
+ */
+function afterCutLine(line: number, lastLine: boolean | null): string {
+  if (lastLine === true) return "it is the file's last line: read_file shows no more of it (run_command, if offered, can: head -c or tail -c)";
+  if (lastLine === false) return `the next line is ${line + 1} (read on with offset ${line + 1})`;
+  return `any next line is ${line + 1} (read on with offset ${line + 1}; past the end, it is the file's last line)`;
+}
+
 /** The result of a read: what it says of where it stopped comes before the content, so a result cut to its head still says it. */
-function readResult(shown: string, { offset, count, content, cut, pastEnd }: LinesRead): ToolResult {
+function readResult(shown: string, { offset, count, content, cut, pastEnd, lastLine }: LinesRead): ToolResult {
   const to = offset + count - 1;
   const note = {
     cap: `stopped at the 50 KB cap; read on with offset ${to + 1}`,
-    'long line': `line ${offset} is longer than the 50 KB cap and was cut there; the next line is ${offset + 1} (read on with offset ${offset + 1})`,
+    'long line': `line ${offset} is longer than the 50 KB cap and was cut there; ${afterCutLine(offset, lastLine)}`,
     budget: `stopped at line ${to}, as much as one result holds; read on with offset ${to + 1}`,
-    'long line for budget': `line ${offset} is longer than one result holds and was cut; the next line is ${offset + 1} (read on with offset ${offset + 1})`,
+    'long line for budget': `line ${offset} is longer than one result holds and was cut; ${afterCutLine(offset, lastLine)}`,
   };
   if (pastEnd !== undefined) return { path: shown, from_line: offset, to_line: null, note: pastEndNote(offset, pastEnd), content };
   return { path: shown, from_line: offset, to_line: count === 0 ? null : to, ...(cut !== null ? { truncated: true, note: note[cut] } : {}), content };
@@ -117,7 +131,7 @@ function fittedRead(read: LinesRead, shown: string, budget: number | undefined):
   const ends: number[] = [];
   for (let at = read.content.indexOf('\n'); at !== -1 && ends.length < read.count - 1; at = read.content.indexOf('\n', at + 1)) ends.push(at);
   ends.push(read.content.length);
-  const withLines = (lines: number): ToolResult => readResult(shown, { ...read, count: lines, content: read.content.slice(0, ends[lines - 1]), cut: 'budget' });
+  const withLines = (lines: number): ToolResult => readResult(shown, { ...read, count: lines, content: read.content.slice(0, ends[lines - 1]), cut: 'budget', lastLine: false });
   // The fewest lines whose text alone is over the budget bound the search, so it serializes only
   // results near the budget's size, not halves of a 50 KB read.
   let overLines = read.count;
@@ -133,7 +147,9 @@ function fittedRead(read: LinesRead, shown: string, budget: number | undefined):
   const lines = largestFitting(overLines, budget, withLines);
   if (lines > 0) return withLines(lines);
   const line = read.content.slice(0, ends[0]);
-  const withChars = (chars: number): ToolResult => readResult(shown, { ...read, count: 1, content: headOf(line, chars), cut: 'long line for budget' });
+  // The line cut is the file's last only if the read held no line after it.
+  const lastLine = read.count === 1 ? read.lastLine : false;
+  const withChars = (chars: number): ToolResult => readResult(shown, { ...read, count: 1, content: headOf(line, chars), cut: 'long line for budget', lastLine });
   const fits = largestFitting(line.length, budget, withChars);
   return withChars(fits > 0 ? fits : Math.min(LEAST_LINE_CHARS, line.length));
 }
@@ -154,12 +170,16 @@ async function readLines(handle: FileHandle, size: number, path: string, offset:
   let done = false;
   // Whether the last kept line's own newline is in `parts` (the content has none after its last line).
   let endsWithNewline = false;
-  // Set when the first line asked for is itself longer than the cap: its head is all that is shown.
-  const first = { cut: false };
-  const keepHead = (data: Buffer, from: number): void => {
+  // Set when the first line asked for is itself longer than the cap: its head is all that is shown,
+  // and the file is looked at from `endFrom` (where its end may be) to say whether it is the last line.
+  const first = { cut: false, endFrom: 0 };
+  // Where `data` (the chunk with what was carried over) starts in the file.
+  let dataAt = 0;
+  const keepHead = (data: Buffer, from: number, endFrom: number): void => {
     parts.push(data.toString('utf8', from, characterStart(data, from + READ_CAP_BYTES)));
     count = 1;
     first.cut = true;
+    first.endFrom = dataAt + endFrom;
   };
   // Line [from, to) of `data`: counted, kept unless it is before the offset; false when reading should stop.
   const take = (data: Buffer, from: number, to: number): boolean => {
@@ -170,7 +190,7 @@ async function readLines(handle: FileHandle, size: number, path: string, offset:
     const added = to - from - (to > from && data[to - 1] === CARRIAGE_RETURN ? 1 : 0) + (count > 0 ? 1 : 0);
     if (bytes + added > READ_CAP_BYTES) {
       truncated = true;
-      if (count === 0) keepHead(data, from);
+      if (count === 0) keepHead(data, from, to);
       return false;
     }
     bytes += added;
@@ -189,6 +209,7 @@ async function readLines(handle: FileHandle, size: number, path: string, offset:
     position += bytesRead;
     atEnd = size > 0 && position >= size && bytesRead < chunk.length;
     const data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+    dataAt = position - data.length;
     let start = 0;
     let keptFrom = -1;
     for (let newline = data.indexOf(NEWLINE); newline !== -1; newline = data.indexOf(NEWLINE, start)) {
@@ -211,22 +232,53 @@ async function readLines(handle: FileHandle, size: number, path: string, offset:
       done = true;
       if (count === 0) {
         number++;
-        keepHead(data, start);
+        keepHead(data, start, data.length);
       }
     }
     // Copied: `chunk` is read into again.
     carry = done ? Buffer.alloc(0) : Buffer.from(data.subarray(start, data.length - start > READ_CAP_BYTES ? start : data.length));
   }
   const before = count;
-  if (!done && carry.length > 0 && take(carry, 0, carry.length) && count > before) {
-    parts.push(carry.toString('utf8'));
-    endsWithNewline = false;
+  dataAt = position - carry.length;
+  if (!done && carry.length > 0) {
+    // Refused (past the limit), the line is still there: the read stopped before it.
+    if (!take(carry, 0, carry.length)) done = true;
+    else if (count > before) {
+      parts.push(carry.toString('utf8'));
+      endsWithNewline = false;
+    }
   }
   let content = parts.join('');
   if (endsWithNewline) content = content.slice(0, -1);
   if (content.includes('\r')) content = content.replace(LINE_END_CR, '');
+  // A byte order mark is no text of line 1's, as a CRLF line's CR is none of its.
+  if (offset <= 1 && content.startsWith(BYTE_ORDER_MARK)) content = content.slice(1);
+  // Not stopped, the read went to the end; stopped at a whole line, there is one after it.
+  const lastLine = first.cut ? await endsFile(handle, first.endFrom) : !done;
   // Nothing taken and not stopped: every line was counted, and all were before the offset.
-  return { offset, count, content, cut: first.cut ? 'long line' : truncated ? 'cap' : null, ...(count === 0 && !done ? { pastEnd: number } : {}) };
+  return { offset, count, content, cut: first.cut ? 'long line' : truncated ? 'cap' : null, ...(count === 0 && !done ? { pastEnd: number } : {}), lastLine };
+}
+
+/** Bytes past a cut line's head looked through for its end; a longer line is not known to be the last. */
+const LINE_END_LOOK_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Whether the line running on at `from` is the file's last: no newline after it, or one that ends
+ * the file. Null when its end is more than LINE_END_LOOK_BYTES away.
+ */
+async function endsFile(handle: FileHandle, from: number): Promise<boolean | null> {
+  const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  for (let position = from; position - from <= LINE_END_LOOK_BYTES; ) {
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+    if (bytesRead === 0) return true;
+    const newline = chunk.subarray(0, bytesRead).indexOf(NEWLINE);
+    if (newline !== -1) {
+      if (newline + 1 < bytesRead) return false;
+      return (await handle.read(chunk, 0, 1, position + bytesRead)).bytesRead === 0;
+    }
+    position += bytesRead;
+  }
+  return null;
 }
 
 /** `end`, or the start of the UTF-8 character it falls inside, so a cut never splits one. */

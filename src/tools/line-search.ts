@@ -37,8 +37,8 @@ export class PatternTooSlowError extends Error {
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
-// ignoreBOM keeps a leading BOM in the first line, as the file holds it.
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+// A leading byte order mark is dropped (the decoder's default), as read_file drops it: "^#!" matches line 1.
+const decoder = new TextDecoder('utf-8');
 function search(batch, regex, found) {
   for (let file = 0; file < batch.files.length; file++) {
     const { buffer, length } = batch.files[file];

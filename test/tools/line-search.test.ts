@@ -21,8 +21,14 @@ describe('matchLines', () => {
     // JavaScript syntax whole: lookarounds and backreferences.
     ['(?<=v)\\d', ['v1\nw2'], 10, [[0, 1, 'v1']]],
     ['(\\w)\\1', ['aa\nab'], 10, [[0, 1, 'aa']]],
-    // UTF-8 decoded; a leading BOM kept.
-    ['é', ['\u{feff}café'], 10, [[0, 1, '\u{feff}café']]],
+    // UTF-8 decoded; a leading BOM dropped, as read_file drops it, so ^ matches at line 1's first character.
+    ['é', ['\u{feff}café'], 10, [[0, 1, 'café']]],
+    ['^#!', ['\u{feff}#!/bin/sh\r\necho'], 10, [[0, 1, '#!/bin/sh']]],
+    ['^\u{feff}', ['\u{feff}a', 'b'], 10, []],
+    // Each file's own: a BOM opens a file, not the batch.
+    ['^x', ['\u{feff}x', '\u{feff}x'], 10, [[0, 1, 'x'], [1, 1, 'x']]],
+    // A BOM anywhere else is a character of its line.
+    ['^\u{feff}b', ['a\n\u{feff}b'], 10, [[0, 2, '\u{feff}b']]],
     ['x', ['', 'y'], 10, []],
   ])('%s in %j (at most %i)', async (pattern, files, most, expected) => {
     const found = await matchLines(pattern, files.map(bytesOf), most, 10_000, never);
