@@ -72,6 +72,12 @@ export function toolEventOf(event: AgentEvent): ToolEvent | null {
   }
 }
 
+/** The tools a request asks to run on the server (`argo.tools`), or null when it asks for none. */
+function toolsAsked(input: Pick<TurnInput, 'argo'>): readonly string[] | null {
+  const names = input.argo?.tools ?? [];
+  return names.length > 0 ? names : null;
+}
+
 /**
  * Loads the request's toolsets. An unknown name is the client's to fix: a 400 naming `argo.tools`. A
  * definition in the server's config.json that cannot be used (a toolset cycle, a clashing or broken
@@ -292,11 +298,9 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
   return {
     run: async (input, hooks) => {
       try {
-        const argo = input.argo;
-        const names = argo?.tools ?? [];
-        const toolsAsked = names.length > 0;
-        const settings = settingsFor(base, input, toolsAsked ? names : null);
-        const box = toolsAsked ? await toolboxFor(names, settings, ports.tools, argoParam(argo, 'tools'), input.signal) : null;
+        const names = toolsAsked(input);
+        const settings = settingsFor(base, input, names);
+        const box = names !== null ? await toolboxFor(names, settings, ports.tools, argoParam(input.argo, 'tools'), input.signal) : null;
         try {
           return await runOne(settings, input, hooks, box);
         } finally {
@@ -309,14 +313,14 @@ export function turnRunner(base: Settings, ports: RunnerPorts): TurnRunner {
       }
     },
     check: async (input) => {
-      const tools = input.argo?.tools && input.argo.tools.length > 0 ? input.argo.tools : null;
+      const tools = toolsAsked(input);
       const settings = settingsFor(base, input, tools);
       if (tools !== null) await toolErrorsAsRefusal(() => checkToolNames(tools, toolsConfigOf(settings.agent)), argoParam(input.argo, 'tools'));
     },
     hold: async (input) => {
       let draft: Omit<UnfinishedTurn, 'owner'>;
       try {
-        const settings = settingsFor(base, input, input.argo?.tools && input.argo.tools.length > 0 ? input.argo.tools : null);
+        const settings = settingsFor(base, input, toolsAsked(input));
         const body = bodyFor(base, input, input.extras);
         draft = await queuedDraft(settings, coreInputOf(input, body), input.turnId, input.askedAt ?? ports.now(), clientFacts(input, body));
       } catch {
