@@ -111,11 +111,16 @@ export function looksSecret(name: string, value: string | undefined): boolean {
 export const MASK = '***';
 
 /**
- * A name and its sign (`=` or `:`). A name starts where no letter or `_` comes before it (after a
- * digit it may: `2_TOKEN=`) and is at most 128 characters, so each place in a long run of name
- * characters is tried once or not at all: the search stays linear in the text.
+ * A name and its sign (`=` or `:`), maybe with a quote closing the name between them: JSON's
+ * `"password": …`, a dict's `'api_key': …`, JSON quoted as JSON `{\"token\":…}` (the quote is the
+ * sign's group's first). A name starts where no letter or `_` comes before it (after a digit it may:
+ * `2_TOKEN=`) and is at most 128 characters, so each place in a long run of name characters is
+ * tried once or not at all: the search stays linear in the text.
  */
-const NAME_AND_SIGN = /(?<![A-Za-z_])([A-Za-z_][A-Za-z0-9_.-]{0,127})(\s*[=:]\s*)/g;
+const NAME_AND_SIGN = /(?<![A-Za-z_])([A-Za-z_][A-Za-z0-9_.-]{0,127})((?:\\?["'])?\s*[=:]\s*)/g;
+
+/** The quote that closes a quoted name, at the start of its sign: `"`, `'` or `\"`. */
+const CLOSING_QUOTE = /^\\?["']/;
 /**
  * A value after its sign: quoted, or up to a space, quote or separator. A quote never closed runs to
  * the end of its line: it is all the value there is (`PASSWORD="hunter2` cut from a longer line).
@@ -151,11 +156,35 @@ const MASKED: readonly [RegExp, (match: string, ...groups: string[]) => string][
   [/(https:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:discord|discordapp)\.com\/api\/webhooks)\/)[^\s"']+/g, (_match, head = '') => `${head}${MASK}`],
 ];
 
+/** Arguments' names for entries, not credentials. */
+const ENTRY_KEYS = new Set(['KEY', 'KEYS']);
+
 /**
- * `NAME=value` (or `NAME: value`) with a secret NAME: its value masked. After a name that is not
- * secret the search goes on from its value, which may hold one: `http://h/x?api_key=…` (the scheme
- * looks like a name, `:` its sign), `step: PGPASSWORD="…"`, `error: password: …`. One pass, each
- * search starting past the last name: linear in the text, however many names it holds.
+ * Whether an argument's name says its value is a secret: as a variable's (secretName), except a bare
+ * `key` or `keys`, which in arguments name entries (the memo's key, a dictionary's), not credentials.
+ * `api_key`, `apiKey`, `secret_key` still are; a bare `key`'s value is still checked by its shape.
+ */
+function secretArgumentName(name: string): boolean {
+  return secretName(name) && !ENTRY_KEYS.has(name.replace(/[^A-Za-z0-9]+/g, '').toUpperCase());
+}
+
+/**
+ * Whether a name found by NAME_AND_SIGN says its value is a secret. A quoted name (its sign opens with
+ * the quote that closes it) is a key of JSON or a dict, judged as a call's arguments' keys are
+ * (secretArgumentName: a bare `"key"` names an entry); its quote must open right before it, or it
+ * is no quoted name (`it's the password': …`). Any other is judged as a variable's name.
+ */
+function secretNameBefore(text: string, at: number, name: string, sign: string): boolean {
+  const quote = CLOSING_QUOTE.exec(sign)?.[0];
+  if (quote === undefined) return secretName(name);
+  return text.slice(at - quote.length, at) === quote && secretArgumentName(name);
+}
+
+/**
+ * `NAME=value` (or `NAME: value`, `"NAME": value`) with a secret NAME: its value masked. After a name
+ * that is not secret the search goes on from its value, which may hold one: `http://h/x?api_key=…`
+ * (the scheme looks like a name, `:` its sign), `step: PGPASSWORD="…"`, `error: password: …`. One
+ * pass, each search starting past the last name: linear in the text, however many names it holds.
  */
 function maskAssignments(text: string): string {
   const names = new RegExp(NAME_AND_SIGN.source, 'g');
@@ -165,7 +194,7 @@ function maskAssignments(text: string): string {
   let kept = 0;
   for (let match = names.exec(text); match !== null; match = names.exec(text)) {
     const [whole, name = '', sign = ''] = match;
-    if (!secretName(name)) continue;
+    if (!secretNameBefore(text, match.index, name, sign)) continue;
     // A header's value runs to its end; a quoted one (`Cookie: "sid=…"`) is a value like any other.
     const header = COOKIE_HEADER.test(name) && sign.includes(':') && !/["'\\]/.test(text.charAt(names.lastIndex));
     const reading = header ? headerValue : value;
@@ -181,18 +210,6 @@ function maskAssignments(text: string): string {
 /** `text` with what looks like a secret in it shown as MASK. */
 export function maskSecrets(text: string): string {
   return maskAssignments(MASKED.reduce((shown, [pattern, keep]) => shown.replace(pattern, keep), text));
-}
-
-/** Arguments' names for entries, not credentials. */
-const ENTRY_KEYS = new Set(['KEY', 'KEYS']);
-
-/**
- * Whether an argument's name says its value is a secret: as a variable's (secretName), except a bare
- * `key` or `keys`, which in arguments name entries (the memo's key, a dictionary's), not credentials.
- * `api_key`, `apiKey`, `secret_key` still are; a bare `key`'s value is still checked by its shape.
- */
-function secretArgumentName(name: string): boolean {
-  return secretName(name) && !ENTRY_KEYS.has(name.replace(/[^A-Za-z0-9]+/g, '').toUpperCase());
 }
 
 /**

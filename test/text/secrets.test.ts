@@ -66,8 +66,40 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     ['a flag giving a number of tokens', 'llm --max_tokens=4096 --max-new-tokens 512', 'llm --max_tokens=4096 --max-new-tokens 512'],
     ['a flag naming a kind of key', 'python -m json.tool --sort_keys=true', 'python -m json.tool --sort_keys=true'],
     ['MAX_TOKENS beside a token, which is masked', 'MAX_TOKENS=4096 API_TOKEN=abc', 'MAX_TOKENS=4096 API_TOKEN=***'],
+    // A name quoted as JSON, a dict or YAML writes it: its closing quote comes between the name and the sign.
+    ['a JSON key, no space', '{"password":"x"}', '{"password":***}'],
+    ['a JSON key, a space after the colon', '{"password": "hunter2pw"}', '{"password": ***}'],
+    ['a JSON key, spaces around the colon', '{"password" : "hunter2pw", "user": "me"}', '{"password" : ***, "user": "me"}'],
+    ['JSON quoted as JSON (escaped quotes)', '{\\"token\\":\\"x\\"}', '{\\"token\\":***}'],
+    ['JSON quoted as JSON, a value with a space', 'curl -d "{\\"api_key\\": \\"a b\\", \\"n\\": 1}"', 'curl -d "{\\"api_key\\": ***, \\"n\\": 1}"'],
+    ['a single-quoted key (a Python dict)', "'api_key': 'x'", "'api_key': ***"],
+    ['a quoted key with an unquoted value', '{"password": hunter2pw}', '{"password": ***}'],
+    ['a quoted key with dots', "{'db.password': 'x', 'db.host': 'h'}", "{'db.password': ***, 'db.host': 'h'}"],
+    ['a quoted key assigned with =', '"GITHUB_TOKEN"="ghx"', '"GITHUB_TOKEN"=***'],
+    ['a JSON key in a curl body', `curl -d '{"password": "hunter2pw"}' https://h/login`, `curl -d '{"password": ***}' https://h/login`],
+    // Not: a name that is no secret, quoted or not; a bare "key" quoted (it names an entry, as in a call's arguments).
+    ['a quoted name that is no secret', '{"passwordless": true, "user": "me"}', '{"passwordless": true, "user": "me"}'],
+    ['a quoted count of tokens', '{"max_tokens": 5}', '{"max_tokens": 5}'],
+    ['a quoted name where a secret is', '{"token_url": "https://h/t"}', '{"token_url": "https://h/t"}'],
+    ['a quoted bare key names an entry', '{"key": "lang", "value": "fr"}', '{"key": "lang", "value": "fr"}'],
+    ['a quoted bare key still masks a token by its shape', '{"key": "ghp_abcdef1234567890"}', '{"key": "***"}'],
+    // A closing quote with no opening one before the name is not a quoted name.
+    ['a quote after a name it does not open', `it's the password': x`, `it's the password': x`],
+    ['quotes that do not match', `{"password': "x"}`, `{"password': "x"}`],
   ])('%s', (_case, text, shown) => {
     expect(maskSecrets(text)).toBe(shown);
+  });
+
+  // A quoted name is judged as the same name bare: masked, or kept, both ways.
+  it.each(['password', 'api_key', 'tokens_used', 'max_tokens', 'passwordless', 'token_url', 'author', 'GITHUB_TOKEN'])('"%s" quoted is judged as it is bare', (name) => {
+    const bare = maskSecrets(`${name}=v5`) !== `${name}=v5`;
+    expect(maskSecrets(`{"${name}": "v5"}`) !== `{"${name}": "v5"}`).toBe(bare);
+    expect(maskSecrets(`'${name}': v5`) !== `'${name}': v5`).toBe(bare);
+  });
+
+  it('a line of many quoted names is masked in one pass', () => {
+    const line = `${'"a": 1, '.repeat(50_000)}"password": "x"`;
+    expect(maskSecrets(line)).toBe(`${'"a": 1, '.repeat(50_000)}"password": ***`);
   });
 
   it('a line of thousands of names (a long classpath) is masked in one pass, without deep recursion', () => {
@@ -92,6 +124,10 @@ describe("maskSecretsIn: a call's arguments", () => {
     ['a key nested in a list of entries', { entries: [{ key: 'name', value: 'x' }] }, { entries: [{ key: 'name', value: 'x' }] }],
     ['api_key, apiKey, API_KEY, secret_key, private-key still are', { api_key: 'a', apiKey: 'b', API_KEY: 'c', secret_key: 'd', 'private-key': 'e' }, { api_key: '***', apiKey: '***', API_KEY: '***', secret_key: '***', 'private-key': '***' }],
     ['token and password still are', { token: 'a', password: 'b' }, { token: '***', password: '***' }],
+    // What the CI trace shows (traceLine): JSON written into a command, or quoted as JSON inside it.
+    ['JSON in a command', { command: `curl -d '{"password": "hunter2pw"}' u` }, { command: `curl -d '{"password": ***}' u` }],
+    ['JSON quoted as JSON in a command', { command: 'echo "{\\"token\\":\\"hunter2pw\\"}"' }, { command: 'echo "{\\"token\\":***}"' }],
+    ['raw arguments holding a secret-named key', '{"command": "x", "password": "hunter2pw"', '{"command": "x", "password": ***'],
   ])('%s', (_case, value, shown) => {
     expect(maskSecretsIn(value)).toEqual(shown);
   });
