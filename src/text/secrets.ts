@@ -67,10 +67,19 @@ function secretName(name: string): boolean {
 }
 
 /**
+ * The start of a webhook URL whose path is its key, up to where the key starts: Slack's, Discord's,
+ * Zapier's catch hooks, Microsoft Teams' (`<tenant>.webhook.office.com`, the older
+ * `outlook.office.com/webhook/`), IFTTT's Maker (`…/trigger/<event>/with/key/<key>`) and Make's
+ * (`hook.<region>.make.com`, once Integromat). A webhook whose key is a query parameter (Teams'
+ * Workflows' `&sig=`, Google Chat's `&token=`) is caught by its name (secretInQuery).
+ */
+const WEBHOOK = String.raw`https://(?:hooks\.slack\.com/(?:services|workflows|triggers)/|(?:discord|discordapp)\.com/api/webhooks/|hooks\.zapier\.com/hooks/catch/|[A-Za-z0-9-]+\.webhook\.office\.com/|outlook\.office(?:365)?\.com/webhook/|maker\.ifttt\.com/trigger/[^/\s"']+/(?:json/)?with/key/|hook\.(?:[a-z0-9]+\.)?(?:make|integromat)\.com/)`;
+
+/**
  * Values that are credentials whatever their variable is called (DATABASE_URL, SLACK_WEBHOOK_URL):
  * a URL with a password (`postgres://user:pw@host/db`, `redis://:pw@host`) or with a key for its
  * user (Sentry's DSN `https://<32 hex>@…`; a plain `ssh://git@host` is not), a webhook URL whose
- * path is its key (Slack, Discord), an HTTP Authorization value (`Bearer …`, `Basic …`), a JSON Web
+ * path is its key (WEBHOOK), an HTTP Authorization value (`Bearer …`, `Basic …`), a JSON Web
  * Token, a private key in PEM, or a token in its issuer's documented shape (GitHub, GitLab, Slack,
  * AWS access key id, npm, Stripe live keys, OpenAI and Anthropic keys, Google API keys and OAuth
  * access tokens, Hugging Face, PyPI). Prefixes this specific do not turn up in ordinary values
@@ -80,8 +89,7 @@ const SECRET_VALUE = new RegExp(
   [
     String.raw`[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s/:@]*:[^\s/@]+@`,
     String.raw`[A-Za-z][A-Za-z0-9+.-]{0,31}://[A-Za-z0-9_-]{16,}@`,
-    String.raw`https://hooks\.slack\.com/(?:services|workflows|triggers)/`,
-    String.raw`https://(?:discord|discordapp)\.com/api/webhooks/`,
+    WEBHOOK,
     String.raw`^\s*(?:[Bb]earer|[Bb]asic)\s+[A-Za-z0-9._~+/=-]{8,}\s*$`,
     String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.`,
     String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----`,
@@ -102,9 +110,51 @@ const AUTHORIZATION_HEADER = /\b(?:proxy-)?authorization\s*:\s*(?:basic|bearer|t
  */
 const CONNECTION_SECRET = /(?:^|[;\s?&])(?:password|pwd|account\s*key|shared\s*access\s*(?:key|signature))\s*=\s*[^;\s&]/i;
 
-/** Whether a variable holds a secret: by its name, or by a value that is a credential (SECRET_VALUE, CONNECTION_SECRET, AUTHORIZATION_HEADER). */
+/**
+ * The last word of a URL's query parameter that holds the URL's signature, a credential for what it
+ * signs: Azure's shared access signature (`sig`), S3's and Cloud Storage's presigned URLs
+ * (`X-Amz-Signature`, `X-Goog-Signature`), CloudFront's (`Signature`). Only in a URL's query: a
+ * signature elsewhere (`SIGNATURE_FILE`, a commit's) is no secret.
+ */
+const URL_SIGNATURE = /^(?:SIG|SIGNATURE)$/;
+
+/** Whether a URL's query parameter holds a secret by its name: as a variable's (secretName), or a signature (URL_SIGNATURE). */
+function secretParameterName(name: string): boolean {
+  return secretName(name) || URL_SIGNATURE.test(name.toUpperCase().split(/[^A-Z0-9]+/).filter((word) => word !== '').at(-1) ?? '');
+}
+
+/** A parameter's name percent-decoded (`access%5Ftoken`), or as written when it is no valid encoding. */
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+/**
+ * Whether a URL in `value` has a query or fragment parameter named as a secret (secretParameterName),
+ * with a value: `https://api.example.com/notify?token=…`, an OAuth redirect's `#access_token=…`,
+ * Azure's SAS `&sig=…`, a URL in another's query (`?next=https://h/?token=…`). Each word of the value
+ * is read once: linear in it.
+ */
+function secretInQuery(value: string): boolean {
+  for (const word of value.split(/\s+/)) {
+    const scheme = word.indexOf('://');
+    if (scheme === -1) continue;
+    const query = word.slice(scheme).search(/[?#]/);
+    if (query === -1) continue;
+    for (const parameter of word.slice(scheme + query + 1).split(/[?#&;]/)) {
+      const sign = parameter.indexOf('=');
+      if (sign > 0 && sign < parameter.length - 1 && secretParameterName(decodedName(parameter.slice(0, sign)))) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether a variable holds a secret: by its name, or by a value that is a credential (SECRET_VALUE, CONNECTION_SECRET, AUTHORIZATION_HEADER, secretInQuery). */
 export function looksSecret(name: string, value: string | undefined): boolean {
-  return secretName(name) || (value !== undefined && (SECRET_VALUE.test(value) || CONNECTION_SECRET.test(value) || AUTHORIZATION_HEADER.test(value)));
+  return secretName(name) || (value !== undefined && (SECRET_VALUE.test(value) || CONNECTION_SECRET.test(value) || AUTHORIZATION_HEADER.test(value) || secretInQuery(value)));
 }
 
 /** What a hidden secret is shown as. */
@@ -140,7 +190,7 @@ const HEADER_VALUE = /[^\r\n"'\\]+/y;
 /**
  * Secret-looking pieces of free text, each with what it keeps: a token by its shape (looser than
  * SECRET_VALUE's: a line shown is cheaper to over-mask than an environment), a bearer token, a JWT,
- * a URL's password, a webhook's key; then `NAME=value` for a secret NAME (maskAssignments).
+ * a URL's password, a webhook's key (WEBHOOK); then `NAME=value` for a secret NAME (maskAssignments).
  */
 const MASKED: readonly [RegExp, (match: string, ...groups: string[]) => string][] = [
   [/\b(?:gh[pousr]_|github_pat_|gl(?:pat|rt|dt|ptt|ft)-|hf_|xox[abeoprs]-|sk-|npm_|[rs]k_live_|AIza|do[opr]_v1_)[A-Za-z0-9_-]{6,}/g, () => MASK],
@@ -153,7 +203,7 @@ const MASKED: readonly [RegExp, (match: string, ...groups: string[]) => string][
   [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?/g, () => MASK],
   [/\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, (_match, scheme = '', space = '') => `${scheme}${space}${MASK}`],
   [/\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s/:@]*:)[^\s/@]+@/g, (_match, head = '') => `${head}${MASK}@`],
-  [/(https:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:discord|discordapp)\.com\/api\/webhooks)\/)[^\s"']+/g, (_match, head = '') => `${head}${MASK}`],
+  [new RegExp(`(${WEBHOOK})[^\\s"']+`, 'g'), (_match, head = '') => `${head}${MASK}`],
 ];
 
 /** Arguments' names for entries, not credentials. */
@@ -172,11 +222,12 @@ function secretArgumentName(name: string): boolean {
  * Whether a name found by NAME_AND_SIGN says its value is a secret. A quoted name (its sign opens with
  * the quote that closes it) is a key of JSON or a dict, judged as a call's arguments' keys are
  * (secretArgumentName: a bare `"key"` names an entry); its quote must open right before it, or it
- * is no quoted name (`it's the password': …`). Any other is judged as a variable's name.
+ * is no quoted name (`it's the password': …`). A URL's query parameter (`?`, `&` or `#`
+ * before it, `=` after) is judged as secretInQuery judges it (`&sig=`); any other as a variable's name.
  */
 function secretNameBefore(text: string, at: number, name: string, sign: string): boolean {
   const quote = CLOSING_QUOTE.exec(sign)?.[0];
-  if (quote === undefined) return secretName(name);
+  if (quote === undefined) return /[?&#]/.test(text.charAt(at - 1)) && sign === '=' ? secretParameterName(name) : secretName(name);
   return text.slice(at - quote.length, at) === quote && secretArgumentName(name);
 }
 

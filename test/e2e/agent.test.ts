@@ -775,7 +775,7 @@ describe('argo --tools: what the model is sent after each kind of failure', () =
 
 describe('argo --tools: the shell', () => {
   it('commands run without the variables that look like secrets (by name or value), unless config passes them; the server key never', async () => {
-    const env = { ARGO_API_KEY: 'sk-server-1', GITHUB_TOKEN: 'gh-2', OPENAI_API_KEY: 'sk-3', PGPASSWORD: 'pw-4', DATABASE_URL: 'postgres://app:pw-5@db/app', SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/hook-6', EDITOR: 'vi' };
+    const env = { ARGO_API_KEY: 'sk-server-1', GITHUB_TOKEN: 'gh-2', OPENAI_API_KEY: 'sk-3', PGPASSWORD: 'pw-4', DATABASE_URL: 'postgres://app:pw-5@db/app', SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/hook-6', T_NOTIFY_URL: 'https://api.example.com/notify?token=hook-7', EDITOR: 'vi' };
     const run = async (config: Record<string, unknown>) => {
       const home = tempHome(config);
       play.rounds = [{ calls: [call('run_command', { command: 'env' })] }, { reply: 'done' }];
@@ -785,11 +785,12 @@ describe('argo --tools: the shell', () => {
     };
     const plain = await run({});
     expect(plain).toContain('EDITOR=vi');
-    for (const secret of ['sk-server-1', 'gh-2', 'sk-3', 'pw-4', 'pw-5', 'hook-6']) expect(plain).not.toContain(secret);
+    for (const secret of ['sk-server-1', 'gh-2', 'sk-3', 'pw-4', 'pw-5', 'hook-6', 'hook-7']) expect(plain).not.toContain(secret);
     const passed = await run({ passSecrets: ['GITHUB_TOKEN', 'DATABASE_URL', 'ARGO_API_KEY'] });
     expect(passed).toContain('GITHUB_TOKEN=gh-2');
     expect(passed).toContain('DATABASE_URL=postgres://app:pw-5@db/app');
     expect(passed).not.toContain('hook-6');
+    expect(passed).not.toContain('hook-7');
     expect(passed).not.toContain('sk-server-1');
   });
 

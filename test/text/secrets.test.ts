@@ -86,6 +86,16 @@ describe('maskSecrets: secret-looking pieces of a line shown as ***', () => {
     // A closing quote with no opening one before the name is not a quoted name.
     ['a quote after a name it does not open', `it's the password': x`, `it's the password': x`],
     ['quotes that do not match', `{"password': "x"}`, `{"password': "x"}`],
+    // A URL's query parameters: a secret name, or a signature (Azure's SAS sig, S3's and GCS's X-…-Signature).
+    ["an Azure SAS URL's signature", 'https://acme.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig=abc%3D', 'https://acme.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig=***'],
+    ["a presigned S3 URL's signature", 'https://b.s3.amazonaws.com/k?X-Amz-Date=1&X-Amz-Signature=abcdef', 'https://b.s3.amazonaws.com/k?X-Amz-Date=1&X-Amz-Signature=***'],
+    ['a fragment holding a token', 'https://app.test/cb#access_token=abc&state=1', 'https://app.test/cb#access_token=***&state=1'],
+    ['a signature outside a query is kept', 'sig=abc signature=def', 'sig=abc signature=def'],
+    // Webhooks whose path is their key.
+    ["a Zapier webhook's key", 'curl https://hooks.zapier.com/hooks/catch/123456/abcdef1/ -d x', 'curl https://hooks.zapier.com/hooks/catch/*** -d x'],
+    ["a Microsoft Teams webhook's key", 'https://acme.webhook.office.com/webhookb2/1a2b@3c4d/IncomingWebhook/5e6f/7a8b', 'https://acme.webhook.office.com/***'],
+    ["an IFTTT webhook's key", 'https://maker.ifttt.com/trigger/door/with/key/abcDEF123', 'https://maker.ifttt.com/trigger/door/with/key/***'],
+    ["a Make webhook's key", 'https://hook.eu1.make.com/abc123def456', 'https://hook.eu1.make.com/***'],
   ])('%s', (_case, text, shown) => {
     expect(maskSecrets(text)).toBe(shown);
   });
@@ -280,6 +290,40 @@ describe('looksSecret: a variable withheld from commands by its value', () => {
     ['host=db port=5432 dbname=app user=app password=hunter2', true],
     ['https://api.example.test/v1?user=app&password=hunter2', true],
     ['password = hunter2', true],
+    // A URL whose query (or fragment) has a parameter named as a secret is (Google Chat's key and token,
+    // an OAuth redirect's access_token), or a signature (Azure's SAS sig, S3's and GCS's presigned URLs).
+    ['https://api.example.com/notify?token=hunter2pw', true],
+    ['https://api.example.com/v1/data?format=json&api_key=abc', true],
+    ['https://chat.googleapis.com/v1/spaces/AAA/messages?key=AIzaX&token=abc%3D', true],
+    ['https://app.example.com/cb?state=1&access_token=abc', true],
+    ['https://app.example.com/cb#access_token=abc', true],
+    ['https://api.example.com/x?apiKey=abc', true],
+    ['https://api.example.com/x?access%5Ftoken=abc', true],
+    ['https://acme.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig=abc%3D', true],
+    ['https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4&X-Amz-Signature=abcdef', true],
+    ['https://storage.googleapis.com/b/o?X-Goog-Signature=abcdef', true],
+    ['https://mirror.example.com/a https://api.example.com/notify?token=abc', true],
+    ['https://redirect.example.com/?next=https://api.example.com/?token=abc', true],
+    // Webhooks whose path is their key.
+    ['https://hooks.slack.com/services/T0/B0/XyZ', true],
+    ['https://discord.com/api/webhooks/1/abc', true],
+    ['https://hooks.zapier.com/hooks/catch/123456/abcdef1/', true],
+    ['https://acme.webhook.office.com/webhookb2/1a2b@3c4d/IncomingWebhook/5e6f/7a8b', true],
+    ['https://outlook.office.com/webhook/1a2b@3c4d/IncomingWebhook/5e6f/7a8b', true],
+    ['https://maker.ifttt.com/trigger/door/with/key/abcDEF123', true],
+    ['https://hook.eu1.make.com/abc123def456', true],
+    // Not: a query naming no secret, an empty secret, a name where a secret is, the word as a value,
+    // those names outside a URL's query, other pages of those hosts.
+    ['https://example.com/search?q=token&page=2', false],
+    ['https://example.com/login?token=', false],
+    ['https://example.com/a?token_url=https://h/t&max_tokens=5', false],
+    ['https://example.com/a?author=me&design=flat&signal=1&signature_version=4', false],
+    ['https://example.com/token?x=1', false],
+    ['token=abc', false],
+    ['a?token=abc', false],
+    ['https://zapier.com/apps', false],
+    ['https://www.office.com/launch', false],
+    ['https://ifttt.com/explore', false],
     // An Authorization header anywhere in the value (git's http.extraHeader), in any case.
     ['AUTHORIZATION: basic dXNlcjpwYXNzd29yZA==', true],
     ['Authorization: Bearer abcdef123456', true],
