@@ -3,7 +3,8 @@
 // Ajv is a real JSON Schema validator: oneOf, allOf, $ref and keywords without "type" mean what
 // JSON Schema says (zod's converter ignored some of them).
 import { Ajv } from 'ajv';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { CodeOptions, ErrorObject, ValidateFunction } from 'ajv';
+import { RE2JS } from 're2js';
 import type { ParametersSchema, Tool } from './types.js';
 
 export type Validation =
@@ -12,9 +13,39 @@ export type Validation =
   | { kind: 'missing'; parameter: string }
   | { kind: 'invalid'; reason: string };
 
+type RegExpEngine = NonNullable<CodeOptions['regExp']>;
+
+/**
+ * A schema's `pattern` (and `patternProperties`) as RE2 reads it: matched in time linear in the
+ * value, so a pattern JavaScript's engine backtracks on for minutes ("^([a-z0-9]+-?)+$" on a long
+ * "aaa…!") cannot hang argo, or argo serve for every client, on one argument. A pattern JavaScript
+ * refuses is refused as before (a config.json error); one RE2 cannot read (a lookaround, a
+ * backreference) is not checked by Argo, so the tool stays usable and judges the value itself.
+ */
+const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string, flags: string) => {
+    // Compiling runs nothing on a value: only whether it is a pattern at all.
+    new RegExp(pattern, flags);
+    const re2 = re2Of(pattern);
+    // Ajv keeps one compiled pattern per toString(): each pattern must name itself.
+    return { test: (value: string) => re2 === null || re2.test(value), toString: () => `/${pattern}/${flags}` };
+  },
+  // What Ajv would write into standalone code (never generated here); it runs the function itself.
+  { code: 'argoLinearRegExp' },
+);
+
+/** A JavaScript pattern as RE2 reads it; null when RE2 cannot (a lookaround, a backreference). */
+function re2Of(pattern: string): RE2JS | null {
+  try {
+    return RE2JS.compile(RE2JS.translateRegExp(pattern));
+  } catch {
+    return null;
+  }
+}
+
 // Every mismatch is told at once. MCP servers' schemas carry keywords and formats Ajv may not know:
 // they are not errors, and Ajv never writes to the console.
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false, code: { regExp: linearRegExp } });
 const compiled = new WeakMap<ParametersSchema, ValidateFunction | null>();
 
 /**

@@ -34,3 +34,15 @@ describe('tool call arguments nested thousands of levels deep', () => {
     );
   });
 });
+
+describe('a schema pattern JavaScript would backtrack on for minutes', () => {
+  it('checks the value at once: the call is invalid, asked again, and the run answers', async () => {
+    const tag = { description: 'Tag a release', argv: ['echo', '{name}'], sideEffects: false, parameters: { type: 'object', required: ['name'], properties: { name: { type: 'string', pattern: '^([a-z0-9]+-?)+$' } } } };
+    const home = tempHome({ commandTools: { tag } });
+    play.rounds = [{ calls: [{ function: { name: 'tag', arguments: { name: `${'a'.repeat(40)}!` } } }] }, { reply: 'Done.' }];
+    const result = await runArgo(['-T', 'tag', 'go'], { home, host: ollama.url });
+    expect(result).toMatchObject({ code: 0, stdout: 'Done.\n' });
+    const [line] = logLines(home);
+    expect(line).toMatchObject({ status: 'ok', tool_calls: [{ name: 'tag', outcome: 'invalid', error: 'tag: "name" must match pattern "^([a-z0-9]+-?)+$"' }] });
+  });
+});

@@ -195,3 +195,67 @@ describe('a command tool schema from config.json: compiled once, refused with wh
     if (verdict.kind === 'missing') expect(verdict.parameter).toBe('who');
   });
 });
+
+// Patterns run on RE2 (linear in the value), not JavaScript's backtracking engine: a schema's
+// pattern cannot hang argo, or every request of argo serve, on one argument.
+describe('a schema pattern', () => {
+  const withPattern = (pattern: string, where: 'pattern' | 'patternProperties' = 'pattern'): ParametersSchema =>
+    where === 'pattern'
+      ? { type: 'object', properties: { name: { type: 'string', pattern } }, required: ['name'] }
+      : { type: 'object', properties: { name: { type: 'object', patternProperties: { [pattern]: { type: 'number' } } } }, required: ['name'] };
+  it.each<[string, string, unknown, 'ok' | 'invalid']>([
+    ['a tag', '^([a-z0-9]+-?)+$', 'release-1', 'ok'],
+    ['a tag', '^([a-z0-9]+-?)+$', 'Release 1', 'invalid'],
+    ['digits', '^\\d{3}-\\d{4}$', '555-1234', 'ok'],
+    ['digits', '^\\d{3}-\\d{4}$', '555-12345', 'invalid'],
+    ['found anywhere, as JSON Schema says', 'b+', 'abba', 'ok'],
+    ['found anywhere, as JSON Schema says', 'b+', 'acca', 'invalid'],
+    ['a named group', '^(?<year>\\d{4})-\\d{2}$', '2026-11', 'ok'],
+    ['a named group', '^(?<year>\\d{4})-\\d{2}$', '26-11', 'invalid'],
+    ['a \\u escape', '^caf\\u00e9$', 'café', 'ok'],
+    ['a \\u escape', '^caf\\u00e9$', 'cafe', 'invalid'],
+    ['a Unicode class', '^\\p{L}+$', 'Ωμέγα', 'ok'],
+    ['a Unicode class', '^\\p{L}+$', 'Ωμέγα 1', 'invalid'],
+    ['an end before a last newline, not after it', '^a$', 'a\n', 'invalid'],
+    // RE2 has no lookaround or backreferences: not checked by Argo, left to the tool.
+    ['a lookahead (not checked)', '^(?!tmp)\\w+$', 'tmpfile', 'ok'],
+    ['a backreference (not checked)', '^(a)\\1$', 'ab', 'ok'],
+    ['a lookahead (not checked), still typed', '^(?!tmp)\\w+$', 5, 'invalid'],
+  ])('%s: %s on %j → %s', (_name, pattern, value, kind) => {
+    expect(validateArguments({ parameters: withPattern(pattern) }, { name: value }).kind).toBe(kind);
+  });
+
+  it.each<[string, Record<string, unknown>, 'ok' | 'invalid']>([
+    ['^x-', { 'x-a': 1, y: 'free' }, 'ok'],
+    ['^x-', { 'x-a': 'not a number' }, 'invalid'],
+  ])('patternProperties %s on %j → %s', (pattern, value, kind) => {
+    expect(validateArguments({ parameters: withPattern(pattern, 'patternProperties') }, { name: value }).kind).toBe(kind);
+  });
+
+  it('two schemas with different patterns each keep their own', () => {
+    expect(validateArguments({ parameters: withPattern('^a+$') }, { name: 'aaa' }).kind).toBe('ok');
+    expect(validateArguments({ parameters: withPattern('^b+$') }, { name: 'aaa' }).kind).toBe('invalid');
+    const both: ParametersSchema = { type: 'object', properties: { a: { type: 'string', pattern: '^a+$' }, b: { type: 'string', pattern: '^b+$' } } };
+    expect(validateArguments({ parameters: both }, { a: 'aa', b: 'bb' }).kind).toBe('ok');
+    expect(validateArguments({ parameters: both }, { a: 'bb', b: 'aa' })).toEqual({ kind: 'invalid', reason: '"a" must match pattern "^a+$", "b" must match pattern "^b+$"' });
+  });
+
+  // Backtracking, these take minutes (2^40 ways to split the a's): the test finishing at all is the proof.
+  it.each([
+    ['^([a-z0-9]+-?)+$', `${'a'.repeat(40)}!`],
+    ['^(a+)+$', `${'a'.repeat(40)}b`],
+    ['^(\\w+\\s?)*$', `${'word '.repeat(12)}word!`],
+  ])('%s on a value it backtracks on returns a verdict', (pattern, value) => {
+    expect(validateArguments({ parameters: withPattern(pattern) }, { name: value })).toEqual({ kind: 'invalid', reason: `"name" must match pattern "${pattern}"` });
+  });
+
+  it.each([
+    ['^(?!tmp)\\w+$', null],
+    ['(?i)abc', 'Invalid regular expression'],
+    ['\\-', 'Invalid regular expression'],
+  ])('in config.json, %s is a usable pattern, or refused as JavaScript refuses it', (pattern, refused) => {
+    const problem = schemaProblem({ type: 'object', properties: { name: { type: 'string', pattern } } });
+    if (refused === null) expect(problem).toBeNull();
+    else expect(problem?.problem).toContain(refused);
+  });
+});
