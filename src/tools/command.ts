@@ -21,6 +21,14 @@ function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/**
+ * The argument a placeholder names: the model's own, never one every object inherits (a parameter
+ * named "constructor" or "toString" the model left out is absent, not Object's function).
+ */
+function argument(args: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(args, name) ? args[name] : undefined;
+}
+
 /** A value as it goes into an element: an absent one is empty. */
 function valueText(value: unknown): string {
   return value === undefined || value === null ? '' : asText(value);
@@ -35,11 +43,11 @@ export function fillArgv(template: readonly string[], args: Record<string, unkno
   for (const part of template) {
     const whole = WHOLE.exec(part);
     if (whole) {
-      const value = args[whole[1] ?? ''];
+      const value = argument(args, whole[1] ?? '');
       if (value !== undefined && value !== null) argv.push(asText(value));
       continue;
     }
-    argv.push(part.replace(PLACEHOLDER, (_match, name: string) => valueText(args[name])));
+    argv.push(part.replace(PLACEHOLDER, (_match, name: string) => valueText(argument(args, name))));
   }
   return argv;
 }
@@ -69,9 +77,9 @@ export function optionLikeArgument(template: readonly string[], args: Record<str
 function leadingValue(part: string, args: Record<string, unknown>): string | null {
   for (const match of part.matchAll(PLACEHOLDER)) {
     // Other text comes first: the element starts as the template wrote it (`--ref={ref}`, `x{a}`).
-    if (!ONLY_DASHES.test(part.slice(0, match.index).replace(PLACEHOLDER, (_whole, name: string) => valueText(args[name])))) return null;
+    if (!ONLY_DASHES.test(part.slice(0, match.index).replace(PLACEHOLDER, (_whole, name: string) => valueText(argument(args, name))))) return null;
     const name = match[1] ?? '';
-    const value = valueText(args[name]);
+    const value = valueText(argument(args, name));
     if (value === '') continue;
     return value.startsWith('-') ? name : null;
   }
@@ -83,7 +91,7 @@ export function nulArgument(template: readonly string[], args: Record<string, un
   for (const part of template) {
     for (const match of part.matchAll(PLACEHOLDER)) {
       const name = match[1] ?? '';
-      if (valueText(args[name]).includes('\u0000')) return nulInCommand(name);
+      if (valueText(argument(args, name)).includes('\u0000')) return nulInCommand(name);
     }
   }
   return null;

@@ -44,8 +44,9 @@ function re2Of(pattern: string): RE2JS | null {
 }
 
 // Every mismatch is told at once. MCP servers' schemas carry keywords and formats Ajv may not know:
-// they are not errors, and Ajv never writes to the console.
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false, code: { regExp: linearRegExp } });
+// they are not errors, and Ajv never writes to the console. Only the arguments' own properties
+// count: a parameter named "constructor" the model left out is absent, not Object's.
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false, ownProperties: true, code: { regExp: linearRegExp } });
 const compiled = new WeakMap<ParametersSchema, ValidateFunction | null>();
 
 /**
@@ -140,7 +141,7 @@ export function validateArguments(tool: Pick<Tool, 'parameters' | 'refuse'>, arg
   const listed: unknown = tool.parameters.required;
   const required = new Set((Array.isArray(listed) ? listed : []).filter((name) => typeof name === 'string'));
   for (const name of required) {
-    if (record[name] === undefined || refusesNull(name)) return { kind: 'missing', parameter: name };
+    if (!Object.hasOwn(record, name) || record[name] === undefined || refusesNull(name)) return { kind: 'missing', parameter: name };
   }
   const absent = Object.keys(record).filter((name) => !required.has(name) && refusesNull(name));
   if (absent.length > 0) {

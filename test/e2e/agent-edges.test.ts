@@ -1,5 +1,8 @@
 // Agent runs end to end against model output no model should send: each ends with a clear outcome,
 // logged with its calls.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scriptedOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
@@ -32,6 +35,23 @@ describe('tool call arguments nested thousands of levels deep', () => {
         error: 'read_file: the arguments nest arrays and objects more than 100 levels deep',
       })),
     );
+  });
+});
+
+describe('a command tool parameter named as an Object.prototype member', () => {
+  it('left out by the model is a missing parameter: needs_input, the earlier round logged, no crash', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'argo-e2e-root-'));
+    writeFileSync(join(root, 'a.txt'), 'hello\n');
+    const greet = { description: 'Greet', argv: ['echo', 'hello', '{constructor}'], sideEffects: false, parameters: { type: 'object', required: ['constructor'], properties: { constructor: { description: 'who' } } } };
+    const home = tempHome({ commandTools: { greet } });
+    play.rounds = [{ reply: 'first', calls: [{ function: { name: 'read_file', arguments: { path: 'a.txt' } } }] }, { calls: [{ function: { name: 'greet', arguments: {} } }] }, { reply: 'Done.' }];
+    const result = await runArgo(['-T', 'fs,greet', '--root', root, 'go'], { home, host: ollama.url });
+    expect(result.stderr).not.toContain('unexpected failure');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('argo: tool greet needs "constructor", which the model did not give; ask again with it in your question (logged as needs_input)\n');
+    const [line] = logLines(home);
+    expect(line).toMatchObject({ status: 'needs_input', stop_reason: 'required_parameter', iterations: 1 });
+    expect((line?.tool_calls as { name: string; outcome: string }[]).map(({ name, outcome }) => [name, outcome])).toEqual([['read_file', 'success'], ['greet', 'needs_input']]);
   });
 });
 

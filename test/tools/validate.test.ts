@@ -259,3 +259,20 @@ describe('a schema pattern', () => {
     else expect(problem?.problem).toContain(refused);
   });
 });
+
+// Arguments are the model's JSON object: a name an object inherits (constructor, toString) is a
+// parameter like any other, absent unless the model sent it.
+describe('a parameter named as an Object.prototype member', () => {
+  const inherited = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'];
+  it.each(inherited)('%s, required and absent, is missing', (name) => {
+    expect(validateArguments({ parameters: { type: 'object', properties: { [name]: { type: 'string' } }, required: [name] } }, {})).toEqual({ kind: 'missing', parameter: name });
+    expect(validateArguments({ parameters: { type: 'object', properties: { [name]: {} }, required: [name] } }, {})).toEqual({ kind: 'missing', parameter: name });
+  });
+  it.each(inherited.filter((name) => name !== '__proto__'))('%s, required and given, is ok', (name) => {
+    const args = { [name]: 'bob' };
+    expect(validateArguments({ parameters: { type: 'object', properties: { [name]: { type: 'string' } }, required: [name] } }, args)).toEqual({ kind: 'ok', args });
+  });
+  it('an optional one absent is not checked against its schema', () => {
+    expect(validateArguments({ parameters: { type: 'object', properties: { toString: { type: 'string' } } } }, {})).toEqual({ kind: 'ok', args: {} });
+  });
+});
