@@ -37,11 +37,19 @@ function withoutQuotedValues(message: string): string {
   return message.replace(QUOTED, (span) => (BARE_NAME.test(span) ? span : `${span[0] ?? ''}${span.at(-1) ?? ''}`));
 }
 
-/** The first of `parameters` (the tool's) an error message says is required, or null. */
+/**
+ * The first of `parameters` (the tool's) an error message says is required, or null. Its name is
+ * matched whatever its case, as a sentence capitalizes it ("Path is required."): the tool's own
+ * spelling is returned, an exact one first when two differ only in case.
+ */
 export function requiredParameter(message: string, parameters: readonly string[]): string | null {
   for (const match of withoutQuotedValues(message).matchAll(REQUIRED)) {
     const name = match[1];
-    if (name !== undefined && parameters.includes(name)) return name;
+    if (name === undefined) continue;
+    if (parameters.includes(name)) return name;
+    const folded = name.toLowerCase();
+    const found = parameters.find((parameter) => parameter.toLowerCase() === folded);
+    if (found !== undefined) return found;
   }
   return null;
 }

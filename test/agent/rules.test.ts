@@ -142,7 +142,15 @@ describe('the error taxonomy', () => {
     ['a subscription is required', ['plan'], null],
     ['Authentication is required to read acme/app', ['repo'], null],
     ['location is required', [], null],
-    ['names are case-sensitive: City is required', ['city'], null],
+    // A sentence capitalizes the name: matched whatever its case, only against the tool's own names, spelled as the tool does.
+    ['Path is required.', ['path'], 'path'],
+    ['City is required', ['city'], 'city'],
+    ['"PATH" is required', ['path', 'mode'], 'path'],
+    ['FilePath is required', ['filepath'], 'filepath'],
+    ['path is required', ['filePath'], null],
+    ['Path is required', ['path', 'Path'], 'Path'],
+    ['path is required', ['Path', 'path'], 'path'],
+    ['Authentication is required', ['repo', 'auth'], null],
     // The first that is a parameter, past a word that is not.
     ['Authentication is required; repo is required too', ['repo'], 'repo'],
     // A name counts only where a word starts: the tail of a path, an assignment or an address is not one.
@@ -177,6 +185,7 @@ describe('the error taxonomy', () => {
     ['error: null is success', { error: null, data: 1 }, { kind: 'success', result: { error: null, data: 1 } }],
     ['error: false is success', { error: false, data: 1 }, { kind: 'success', result: { error: false, data: 1 } }],
     ['a required parameter', { error: 'city is required' }, { kind: 'needs_input', parameter: 'city', message: 'city is required' }],
+    ['a required parameter, capitalized as a sentence', { error: 'City is required.' }, { kind: 'needs_input', parameter: 'city', message: 'City is required.' }],
     ['a retryable failure', { error: 'busy' }, { kind: 'failure', message: 'busy', retryable: true, detail: null }],
     ['a permanent failure', { error: 'gone', retryable: false }, { kind: 'failure', message: 'gone', retryable: false, detail: null }],
     ['an error that is not text', { error: { code: 5 } }, { kind: 'failure', message: GENERIC_FAILURE, retryable: true, detail: null }],
