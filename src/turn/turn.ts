@@ -338,6 +338,15 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   const journal = input.log ? journalTurn(settings.home, Promise.all([drafted, stamps]).then(([entry, { day }]) => ({ day, session: planned, rules, entry })), onJournalNotice, ports.journaled === true) : null;
   let logging = false;
   let answered: LogEntry | null = null;
+  // The answer's latest progress (an agent run's rounds so far), as the journal has it: a turn whose
+  // answering throws is logged with what it did, as one whose argo is killed is.
+  let progress: Record<string, unknown> | null = null;
+  const onProgress = journal
+    ? (fields: Record<string, unknown>): void => {
+        progress = structuredClone(fields);
+        journal.update(fields);
+      }
+    : null;
   try {
     const answer = await (ports.answer ?? streamAnswer)(plan.request, {
       turnId: id,
@@ -353,7 +362,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
         const line = await context.later(body, signal);
         if (line !== null) ports.onNotice?.(line);
       },
-      ...(journal ? { onProgress: journal.update } : {}),
+      ...(onProgress ? { onProgress } : {}),
     });
     const window = await context.after(answer.largestPromptEvalCount);
     if (window.line !== null) ports.onNotice?.(window.line);
@@ -385,7 +394,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   } catch (error) {
     // Thrown before the turn reached the log: the turn is logged anyway before the caller reports
     // it, as answered when only a hook after the answer threw, else as a fault in answering.
-    if (input.log && !logging) await logUnanswered(settings, session, answered, Promise.all([drafted, stamps]), Math.round(ports.clock() - started), rules, ports, journal);
+    if (input.log && !logging) await logUnanswered(settings, session, answered, progress, Promise.all([drafted, stamps]), Math.round(ports.clock() - started), rules, ports, journal);
     throw error;
   } finally {
     // Logged, rescued, or failed before it could be (an error the caller reports): either way the
@@ -418,9 +427,14 @@ function cutReason(signal: AbortSignal | undefined): string {
 /** What the log says of a turn whose answering threw: not the thrown text, which may hold anything (the caller shows it where Argo runs). */
 export const UNANSWERED_ERROR = 'argo failed while answering (an unexpected failure; argo or argo serve said what on standard error)';
 
+/** An agent run's stop reason when its answering threw: an unexpected failure of Argo's own. */
+export const UNANSWERED_STOP_REASON = 'unexpected_failure';
+
 /**
  * Logs a turn that threw before it was logged: `answered` when the answer was complete (a hook after
- * it threw), else its draft as an error (interrupted, when the throw came from a cancelled answer).
+ * it threw), else its draft as an error (interrupted, when the throw came from a cancelled answer),
+ * with the answer's latest `progress` over it: an agent run keeps the calls, iterations and rounds
+ * it had made, the calls that ran (files written, commands run) above all.
  * Best effort, as the thrown error is what the caller reports: when neither the log nor the rescue
  * takes the line, the journal's draft is kept for the next argo to log.
  */
@@ -428,6 +442,7 @@ async function logUnanswered(
   settings: Settings,
   session: SessionRecord | null,
   answered: LogEntry | null,
+  progress: Record<string, unknown> | null,
   draft: Promise<[LogEntry, { day: string }]>,
   totalMs: number,
   rules: string,
@@ -437,7 +452,9 @@ async function logUnanswered(
   try {
     const [drafted, { day }] = await draft;
     const cut = ports.signal?.aborted === true;
-    const entry: LogEntry = answered ?? { ...drafted, status: cut ? 'interrupted' : 'error', timings: timingsOf(EMPTY_METRICS, null, totalMs), error: cut ? cutReason(ports.signal) : UNANSWERED_ERROR };
+    // The progress says "interrupted", as for a killed argo: a throw that was no cut says what it was.
+    const stopReason = progress !== null && 'stop_reason' in progress && !cut ? { stop_reason: UNANSWERED_STOP_REASON } : {};
+    const entry: LogEntry = answered ?? { ...drafted, ...progress, ...stopReason, status: cut ? 'interrupted' : 'error', timings: timingsOf(EMPTY_METRICS, null, totalMs), error: cut ? cutReason(ports.signal) : UNANSWERED_ERROR };
     await journal?.written;
     await writeOrRescue(settings, session, entry, day, rules, ports, journal);
   } catch {
