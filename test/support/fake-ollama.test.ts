@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Ollama } from 'ollama';
 import { describe, expect, it } from 'vitest';
-import { BUSY_MESSAGE, CURRENT_VERSION, RUNNER_ERROR_MESSAGE, fakeLogprob, fakeLogprobValue, splitTokens, startFakeOllama } from './fake-ollama.js';
+import { BUSY_MESSAGE, CURRENT_VERSION, RUNNER_ERROR_MESSAGE, SIGNIN_URL, fakeLogprob, fakeLogprobValue, splitTokens, startFakeOllama } from './fake-ollama.js';
 import { fakeOllamaPerTest } from './fake-ollama-hooks.js';
 import type { FakeOllama } from './fake-ollama.js';
 import { at, defined } from './defined.js';
@@ -781,6 +781,30 @@ describe('with the ollama npm client', () => {
     fake.setScenario(undefined);
     const error = await client.generate({ model: 'argo:7b', prompt: 'x', stream: true }).catch((e: unknown) => e as Json);
     expect(error).toMatchObject({ name: 'ResponseError', status_code: 404, error: "model 'argo:7b' not found" });
+  });
+});
+
+describe('cloud models (routes.go: a model whose Modelfile names a remote host)', () => {
+  const ask = (url: string, path: string) =>
+    fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify({ model: 'gpt-oss:120b-cloud', messages: [{ role: 'user', content: 'hi' }], prompt: 'hi' }) });
+  it.each(['/api/chat', '/api/generate'])('%s: OLLAMA_NO_CLOUD is a 403 in JSON; not signed in a 401 with the signin_url; else an answer', async (path) => {
+    const fake = await start({ models: [{ name: 'gpt-oss:120b-cloud', remote: true }], cloud: 'disabled' });
+    const disabled = await ask(fake.url, path);
+    expect(disabled.status).toBe(403);
+    expect(await disabled.json()).toEqual({ error: 'ollama cloud is disabled: remote model is unavailable' });
+    fake.options.cloud = 'signed-out';
+    const signedOut = await ask(fake.url, path);
+    expect(signedOut.status).toBe(401);
+    expect(await signedOut.json()).toEqual({ error: 'unauthorized', signin_url: SIGNIN_URL });
+    fake.options.cloud = undefined;
+    expect((await ask(fake.url, path)).status).toBe(200);
+  });
+
+  it('tagsBody replaces the /api/tags answer', async () => {
+    const fake = await start({ tagsBody: '{"models":null}' });
+    const response = await fetch(`${fake.url}/api/tags`);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.text()).toBe('{"models":null}');
   });
 });
 

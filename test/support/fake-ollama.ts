@@ -14,6 +14,7 @@ import type { FakeOllama, FakeRound } from './fake-ollama/types.js';
 
 export { startFakeOllama } from './fake-ollama/server.js';
 export { BUSY_MESSAGE, RUNNER_ERROR_MESSAGE } from './fake-ollama/faults.js';
+export { SIGNIN_URL } from './fake-ollama/server.js';
 export { DEFAULT_NUM_CTX } from './fake-ollama/models.js';
 export { estimatePromptTokens, splitTokens } from './fake-ollama/reply.js';
 export { seededCallId } from './fake-ollama/tool-calls.js';

@@ -2,7 +2,7 @@
 // and the context window a request runs with.
 import { createHash } from 'node:crypto';
 import type { Handler } from './exchange.js';
-import { sendJson } from './exchange.js';
+import { sendBody, sendJson } from './exchange.js';
 import type { FakeModel, FakeOllamaOptions, RequestBody } from './types.js';
 import { profileOfOptions } from './versions.js';
 import { HttpError, bindBody, pick, rfc3339, str } from './wire.js';
@@ -69,6 +69,7 @@ export interface ResolvedModel {
   size: number;
   modifiedAt: string;
   details: Record<string, unknown>;
+  remote: boolean;
 }
 
 export function resolveModel(config: FakeModel): ResolvedModel {
@@ -89,6 +90,7 @@ export function resolveModel(config: FakeModel): ResolvedModel {
     parameters: parametersBlock(config),
     size: config.size ?? 4_920_753_328,
     modifiedAt: config.modifiedAt ?? '2026-01-15T09:30:00Z',
+    remote: config.remote === true,
     details: {
       parent_model: '',
       format: 'gguf',
@@ -133,6 +135,7 @@ export function contextWindow(options: FakeOllamaOptions, model: ResolvedModel, 
 }
 
 export const handleTags: Handler = (state, ctx) => {
+  if (state.options.tagsBody !== undefined) { sendBody(ctx, 200, state.options.tagsBody, 'application/json; charset=utf-8'); return; }
   const models = modelsOf(state.options).map((m) => ({
     name: m.display, model: m.display, modified_at: m.modifiedAt, size: m.size, digest: m.digest,
     details: m.details,

@@ -42,6 +42,17 @@ function lookupModel(state: ServerState, endpoint: Endpoint, requested: string, 
   return model;
 }
 
+// What routes.go says for a cloud model it cannot reach ollama.com for: OLLAMA_NO_CLOUD set
+// (internalcloud.DisabledError), or not signed in (api.AuthorizationError → the signin_url, which
+// names this machine's public key).
+const CLOUD_DISABLED = 'ollama cloud is disabled: remote model is unavailable';
+export const SIGNIN_URL = 'https://ollama.com/connect?name=fake-host&key=c3NoLWVkMjU1MTkgQUFBQUMzTnphQzFsWkRJMU5URTVBQUFBSUZha2VLZXk';
+
+function refuseCloud(state: ServerState): void {
+  if (state.options.cloud === 'disabled') throw new HttpError(403, CLOUD_DISABLED);
+  if (state.options.cloud === 'signed-out') throw new HttpError(401, 'unauthorized', { signin_url: SIGNIN_URL });
+}
+
 // The think value a release reads: before 0.9.0 the field does not exist.
 const thinkOf = (body: RequestBody, profile: VersionProfile): unknown => (profile.think ? pick(body, 'think') : undefined);
 
@@ -107,6 +118,7 @@ async function handleInference(state: ServerState, ctx: Exchange, endpoint: Endp
   if (profile.logprobs) checkTopLogprobs(body);
   const requested = str(pick(body, 'model'));
   const model = lookupModel(state, endpoint, requested, profile);
+  if (model.remote) refuseCloud(state);
   // Before 0.1.23 keep_alive was no field: every model stayed the default 5 minutes.
   const keepAlive = keepAliveMs(profile.keepAlive ? body : {});
   if (isEmptyRequest(body, endpoint) && pick(body, 'keep_alive') !== undefined && keepAlive === 0) {
@@ -177,7 +189,7 @@ async function route(state: ServerState, ctx: Exchange): Promise<void> {
   try {
     await handler(state, ctx);
   } catch (error) {
-    if (error instanceof HttpError) { sendError(ctx, error.status, error.message); return; }
+    if (error instanceof HttpError) { sendJson(ctx, error.status, { error: error.message, ...error.extra }); return; }
     // A bug here or in a reply callback: report it like Ollama reports internal errors.
     if (!ctx.res.headersSent) { sendError(ctx, 500, (error as Error).message); return; }
     ctx.drop();

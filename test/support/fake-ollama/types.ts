@@ -23,6 +23,9 @@ export interface FakeModel {
   quantizationLevel?: string;
   size?: number;
   modifiedAt?: string;
+  // A cloud model (`ollama pull gpt-oss:120b-cloud`: its Modelfile names a remote host): answered
+  // as a local one, unless `cloud` says the server cannot reach ollama.com for it.
+  remote?: boolean;
 }
 
 // A string is sent as written, as a JSON string value: valid JSON text or not.
@@ -128,6 +131,13 @@ export interface FakeOllamaOptions {
   // /api/ps the same: sends nothing until the client leaves.
   stallPs?: boolean | undefined;
   scenario?: FakeScenario | undefined;
+  // How a request for a `remote` model fares: 'disabled' is a server with OLLAMA_NO_CLOUD set (403
+  // `ollama cloud is disabled: remote model is unavailable`), 'signed-out' one not signed in to
+  // ollama.com (401 `unauthorized` with a `signin_url`). Default: answered as a local model.
+  cloud?: 'disabled' | 'signed-out' | undefined;
+  // /api/tags answers with this body (application/json) instead of the model list: something in
+  // front of Ollama, or another server, with a list of another shape. Ollama's is never null.
+  tagsBody?: string | undefined;
 }
 
 export interface RecordedRequest {

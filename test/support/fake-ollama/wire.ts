@@ -41,7 +41,8 @@ export function goJson(value: unknown): string {
 
 // Thrown by handlers; answered as {"error": message} with this status.
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  // `extra`: fields sent beside `error` (a 401's signin_url).
+  constructor(readonly status: number, message: string, readonly extra: Record<string, unknown> = {}) {
     super(message);
   }
 }
