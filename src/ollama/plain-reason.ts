@@ -54,6 +54,8 @@ export function plainReason(error: unknown): string {
   if (code !== undefined && Object.hasOwn(WORDS, code)) return WORDS[code] ?? code;
   const message = typeof err?.cause?.message === 'string' ? err.cause.message : typeof err?.message === 'string' ? err.message : '';
   if (code === 'EPROTO') return tlsFailure(message);
+  // llhttp's parse errors (HPE_INVALID_CONSTANT, …): what answered there does not speak HTTP, or not as a server must.
+  if (code?.startsWith('HPE_') === true) return "something answers there, but not in HTTP: is that port Ollama's?";
   // fetch refuses some ports outright (e.g. 9, 25, 6000): "bad port".
   if (/bad port/i.test(message)) return 'HTTP clients refuse that port; run Ollama on another one';
   if (/invalid port/i.test(message)) return 'the port number is not valid';

@@ -11,6 +11,9 @@ describe('plainReason', () => {
     [withCause('UND_ERR_SOCKET'), 'the connection dropped'],
     [withCause('ENOTFOUND'), 'the host name cannot be found'],
     [withCause('SOMETHING_NEW'), 'no answer'],
+    // What Node's fetch rejects with when the answer is no HTTP (an SSH server, a database on that port).
+    [withCause('HPE_INVALID_CONSTANT', 'Response does not match the HTTP/1.1 protocol (Expected HTTP/)'), "something answers there, but not in HTTP: is that port Ollama's?"],
+    [withCause('HPE_INVALID_CONTENT_LENGTH'), "something answers there, but not in HTTP: is that port Ollama's?"],
     [new TypeError('fetch failed'), 'no answer'],
     [Object.assign(new TypeError('fetch failed'), { cause: new TypeError('bad port') }), 'HTTP clients refuse that port; run Ollama on another one'],
     [Object.assign(new Error('x'), { code: 'ECONNRESET' }), 'the connection was reset'],
