@@ -689,8 +689,22 @@ export class OllamaTransport {
   }
 
   async installedModels(signal?: AbortSignal): Promise<string[]> {
-    const { models } = await this.askClient(signal).list();
-    return models.map((model) => model.name).sort();
+    return (await this.listedModels(signal)).map((model) => model.name).sort();
+  }
+
+  /**
+   * The installed models as /api/tags lists them, with when each was last changed ('' when it does
+   * not say). Ollama's list is never null and names every model; an answer with no list is not
+   * Ollama's (NotOllamaAnswer), and an entry without a name is left out.
+   */
+  async listedModels(signal?: AbortSignal, ms?: number): Promise<{ name: string; modified_at: string }[]> {
+    const { models } = (await this.askClient(signal, ms).list()) as { models?: unknown };
+    if (!Array.isArray(models)) throw new NotOllamaAnswer('its model list is not a list of names');
+    return (models as unknown[]).flatMap((model) => {
+      const { name, modified_at: modified } = (typeof model === 'object' && model !== null ? model : {}) as { name?: unknown; modified_at?: unknown };
+      // Typed as a Date by the client, but it passes the JSON string through.
+      return typeof name === 'string' && name !== '' ? [{ name, modified_at: typeof modified === 'string' ? modified : '' }] : [];
+    });
   }
 
   /**

@@ -62,16 +62,14 @@ const MODELS_TIMEOUT_MS = 10_000;
 
 export function ollamaInfo(host: string, bounds = { versionMs: VERSION_TIMEOUT_MS, modelsMs: MODELS_TIMEOUT_MS }): OllamaInfo {
   const quick = boundedClient(host, bounds.versionMs);
-  const listing = boundedClient(host, bounds.modelsMs);
   const asking = new OllamaTransport({ host, attempts: 1, initialDelayMs: 0, idleMs: bounds.modelsMs, hints: SERVER_HINTS });
   return {
     host,
     version: async () => (await quick.version()).version,
     models: async () => {
       try {
-        const { models } = await listing.list();
-        // Typed as a Date by the client, but it passes the JSON string through.
-        return models.map((model) => ({ name: model.name, modified_at: String(model.modified_at as unknown) }));
+        // Checked where it is read: a list of another shape is not Ollama's, an entry without a name is left out.
+        return await asking.listedModels();
       } catch (error) {
         throw new Error(questionFailure(host, error, SERVER_HINTS, bounds.modelsMs), { cause: error });
       }
