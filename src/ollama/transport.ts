@@ -314,15 +314,28 @@ export function httpFailure(host: string, error: unknown, hints: FixHints, think
   // What a server says is said on one line (printed after `argo: `, logged as `error`): a proxy's
   // page or a message of several lines would otherwise start lines of its own.
   const detail = joinLines(err.error ?? err.message ?? '');
+  // The client's own ResponseError carries no body: its error is taken as Ollama's JSON, or none.
+  const body = error instanceof StatusAnswer ? error.body : detail === '' ? 'empty' : 'ollama';
   if (status === 404 && /^model ["'].+["'] not found/i.test(detail)) return { kind: 'model-missing', message: detail, httpStatus: status };
   // An older Ollama's refusal of a field it does not know in that form; the transport adds its version.
   const missing = status === 400 ? rejectedFeature(detail, think) : null;
   if (missing !== null) return { kind: 'too-old', httpStatus: status, feature: missing, message: tooOldLine(missing, null, host, hints.tooOld[missing]) };
-  if (status === 503) return { kind: 'busy', message: `Ollama at ${host} is busy (${detail})`, httpStatus: status };
+  // Ollama's full queue is JSON; a proxy's 503 page is the proxy's trouble, not a queue to wait for.
+  if (status === 503 && body === 'ollama') return { kind: 'busy', message: `Ollama at ${host} is busy (${detail})`, httpStatus: status };
   // A cloud model's rate limit, passed on by Ollama: come back later, as for a busy one.
   if (status === 429) return { kind: 'busy', message: `Ollama at ${host} is rate-limited (${detail})`, httpStatus: status };
-  if (status === 403) {
-    return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden); check OLLAMA_HOST and OLLAMA_ORIGINS on the server` };
+  // Ollama's Host and Origin checks answer 403 with no body; its other 403s say why in JSON.
+  if (status === 403 && body !== 'ollama') {
+    const page = body === 'page' ? `: ${clipText(detail, 200)}` : '';
+    return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden${page}); check OLLAMA_HOST and OLLAMA_ORIGINS on the server${page === '' ? '' : ', or the proxy in front of it'}` };
+  }
+  if (status === 403 && detail.startsWith(CLOUD_DISABLED)) {
+    return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP 403: ${detail}; that Ollama has cloud models turned off (OLLAMA_NO_CLOUD, or "disable_ollama_cloud" in its server.json): choose a local model with ${hints.model()}, or turn cloud models on there` };
+  }
+  // A cloud model, and an Ollama not signed in to ollama.com. Its signin_url is never shown: it names the server's key.
+  const signIn = error instanceof StatusAnswer && error.signIn;
+  if (status === 401 && (signIn || (body === 'ollama' && detail === 'unauthorized'))) {
+    return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP 401: ${detail}; a cloud model needs that Ollama signed in to ollama.com: run "ollama signin" on its machine, or choose a local model with ${hints.model()}` };
   }
   const tryApi = hints.api;
   if (tryApi !== null && /does not support (chat|generate)/.test(detail)) {
@@ -392,6 +405,30 @@ export class NotOllamaAnswer extends Error {
   override name = 'NotOllamaAnswer';
 }
 
+/** What Ollama's cloud refusal starts with when OLLAMA_NO_CLOUD is set (internal/cloud: DisabledMessagePrefix). */
+const CLOUD_DISABLED = 'ollama cloud is disabled';
+
+/**
+ * An error status, as the ollama client's ResponseError gives it (`error`, `status_code`), with what
+ * its body was: Ollama's JSON (`{"error": …}`, its every error but one), none (Ollama's Host and
+ * Origin checks), or a page of something else's (a proxy's). Thrown before the client reads the
+ * body, which it would print to standard output when it is no JSON.
+ */
+export class StatusAnswer extends Error {
+  override name = 'ResponseError';
+  constructor(
+    /** The body's error in words, one line; its status text when it is empty. */
+    readonly error: string,
+    readonly status_code: number,
+    readonly body: 'ollama' | 'empty' | 'page',
+    /** It named a sign-in address (a cloud model, an Ollama not signed in); the address is not kept. */
+    readonly signIn: boolean,
+    readonly retryAfter: string | null,
+  ) {
+    super(error);
+  }
+}
+
 /**
  * A question about Ollama or a model (its version, the installed models) that got no usable answer,
  * in words naming the fix, telling apart nothing listening (start Ollama), something answering that
@@ -424,8 +461,6 @@ export class OllamaTransport {
   private malformed = false;
   /** Whether the request in flight got its answer's headers: a failure after them is the answer's, not the connection's. */
   private answered = false;
-  /** The Retry-After of the answer's request refused with an error status (a busy Ollama's), as sent. */
-  private retryAfter: string | null = null;
 
   private readonly windows: ModelWindows;
   private readonly keptCapabilities: KeptAnswers<readonly string[]>;
@@ -442,20 +477,16 @@ export class OllamaTransport {
       fetch: async (input, init) => {
         const response = await this.send(input, init, this.current?.signal, this.streaming);
         this.answered = true;
-        if (!response.ok) {
-          this.retryAfter = response.headers.get('retry-after');
-          return response;
-        }
         return this.streaming ? response : checkedWhole(response);
       },
     });
   }
 
-  /** Sends one request with `signal` added to the client's own; an error status comes back as Ollama's JSON. */
+  /** Sends one request with `signal` added to the client's own; an error status is thrown as a StatusAnswer. */
   private async send(input: Parameters<typeof fetch>[0], init: RequestInit | undefined, ours: AbortSignal | undefined, streaming: boolean): Promise<Response> {
     const signal = ours && init?.signal ? AbortSignal.any([init.signal, ours]) : (ours ?? init?.signal ?? null);
     const response = refuseRedirect(this.options.host, input, await (this.options.fetch ?? fetch)(input, { ...init, redirect: 'manual', signal }));
-    if (!response.ok) return asJsonError(response, response.headers.get('retry-after'));
+    if (!response.ok) throw await statusAnswer(response);
     // A streaming request's body is read line by line whatever its declared type (a proxy may
     // label it application/json): check its lines the same way. A whole answer (stream: false) is one JSON value.
     if (response.body === null || !streaming) return response;
@@ -535,7 +566,6 @@ export class OllamaTransport {
     const offersTools = Array.isArray(tools) && tools.length > 0;
     this.malformed = false;
     this.answered = false;
-    this.retryAfter = null;
     const onAbort = (): void => controller.abort(hooks.signal?.reason);
     if (hooks.signal?.aborted) onAbort();
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
@@ -650,7 +680,7 @@ export class OllamaTransport {
     const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
     const answered = httpFailure(host, error, this.hints, at.think);
     if (answered?.kind === 'busy') {
-      const seconds = retryAfterSeconds(this.retryAfter, Date.now());
+      const seconds = retryAfterSeconds(error instanceof StatusAnswer ? error.retryAfter : null, Date.now());
       return seconds === null ? answered : { ...answered, retryAfterS: seconds };
     }
     // Ollama has both routes; a "not found" that names no model (that is model-missing) is another server's.
@@ -879,20 +909,47 @@ async function checkedWhole(response: Response): Promise<Response> {
   return new Response(text, { status: response.status, statusText: response.statusText });
 }
 
+/** The body's first bytes, up to `max` and whole chunks past it; `more` when it went on past `max`, the rest then cancelled. */
+async function readUpTo(response: Response, max: number): Promise<{ bytes: Buffer; more: boolean }> {
+  if (response.body === null) return { bytes: Buffer.alloc(0), more: false };
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { bytes: Buffer.concat(parts, length), more: false };
+    parts.push(value);
+    length += value.length;
+    if (length > max) {
+      reader.cancel().catch(() => undefined);
+      return { bytes: Buffer.concat(parts, length), more: true };
+    }
+  }
+}
+
+/** The most of an error status's body read: Ollama's are a line; a proxy's page is shown cut short anyway. */
+const ERROR_BODY_BYTES = 64 * 1024;
+
 /**
- * Ollama's errors are JSON, but a proxy's page, a 403 with an empty body or a wrong path are not; the
- * client would log such bodies to stdout. Rewrapped, every failure reaches us as a ResponseError.
+ * An error status as a StatusAnswer: Ollama's `{"error": "…"}` keeps its words; an error that is no
+ * plain string (`{"message": …}`, null, '') is put in words; anything else (a proxy's page,
+ * mislabelled JSON) is the body itself, cut short; nothing is the status's own text.
  */
-async function asJsonError(response: Response, retryAfter: string | null): Promise<Response> {
-  const text = (await response.text().catch(() => '')).trim();
-  const headers = { 'content-type': 'application/json', ...(retryAfter !== null ? { 'retry-after': retryAfter } : {}) };
-  // Ollama's own: {"error": "…"}. Anything else (a proxy's page, mislabelled JSON) is wrapped, since
-  // the client prints a parse failure to standard output, in the middle of the answer.
-  const sent = errorOf(text);
-  if (typeof sent === 'string' && sent !== '') return new Response(text, { status: response.status, statusText: response.statusText, headers });
-  // An error that is no plain string (`{"message": …}`, null, '') in words, else the body itself.
-  const error = sent !== NO_ERROR ? errorWords(sent) : text === '' ? response.statusText || `HTTP ${response.status}` : clipText(joinLines(text), 200);
-  return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers });
+async function statusAnswer(response: Response): Promise<StatusAnswer> {
+  const read = await readUpTo(response, ERROR_BODY_BYTES).catch(() => ({ bytes: Buffer.alloc(0) }));
+  const text = new TextDecoder().decode(read.bytes.subarray(0, ERROR_BODY_BYTES)).trim();
+  const retryAfter = response.headers.get('retry-after');
+  const json = jsonObject(text);
+  const signIn = json !== null && Object.hasOwn(json, 'signin_url');
+  const plain = (): string => response.statusText || `HTTP ${response.status}`;
+  if (json !== null && Object.hasOwn(json, 'error')) {
+    const { error } = json;
+    return new StatusAnswer(joinLines(typeof error === 'string' && error !== '' ? error : errorWords(error)), response.status, 'ollama', signIn, retryAfter);
+  }
+  // A body naming a sign-in address is not shown: the address holds the server's key.
+  if (signIn) return new StatusAnswer(plain(), response.status, 'ollama', true, retryAfter);
+  if (text === '') return new StatusAnswer(plain(), response.status, 'empty', false, retryAfter);
+  return new StatusAnswer(clipText(joinLines(text), 200), response.status, 'page', false, retryAfter);
 }
 
 /**
@@ -909,6 +966,16 @@ export function retryAfterSeconds(value: string | null, now: number): number | n
 }
 
 const NO_ERROR = Symbol('no error');
+
+/** The body as a JSON object; null when it is no JSON, or JSON of another kind. */
+function jsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
 
 /** The `error` of a JSON object body, whatever its type; NO_ERROR when the body is no such object. */
 function errorOf(text: string): unknown {
