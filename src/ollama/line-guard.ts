@@ -38,7 +38,11 @@ export function notAnObject(text: string): string | null {
   return text.replace(JSON_EDGES, '');
 }
 
-export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line: string) => void, maxLineBytes = MAX_LINE_BYTES): ReadableStream<Uint8Array> {
+/**
+ * `onErrorLine` is told of each `{"error": …}` line passed on: the error the client then throws is
+ * the server's report, not the client's own complaint.
+ */
+export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line: string) => void, maxLineBytes = MAX_LINE_BYTES, onErrorLine?: () => void): ReadableStream<Uint8Array> {
   // The BOM kept: a non-streaming decode() would drop one at the start of every line, where the
   // client's JSON.parse meets it.
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -60,7 +64,11 @@ export function guardNdjson(body: ReadableStream<Uint8Array>, onMalformed: (line
     passedAny = true;
     // Parsed again only for a line that may be one: the client throws an error that is not a plain
     // string as "[object Object]" or "null".
-    return text.includes('"error"') ? oddError(text) : null;
+    if (!text.includes('"error"')) return null;
+    const value = JSON.parse(text) as Record<string, unknown>;
+    if (!Object.hasOwn(value, 'error')) return null;
+    onErrorLine?.();
+    return oddError(value.error);
   };
   /** Passes on the error line as one the client reads in words, and ends the stream there, as Ollama's does. */
   const endWith = (controller: ReadableStreamDefaultController<Uint8Array>, line: ErrorLine): void => {
@@ -178,11 +186,8 @@ interface ErrorLine {
   error: string;
 }
 
-/** The line's error in words when it has one that is not a non-empty string; null otherwise. */
-function oddError(text: string): ErrorLine | null {
-  const value = JSON.parse(text) as Record<string, unknown>;
-  if (!Object.hasOwn(value, 'error')) return null;
-  const { error } = value;
+/** The line's error in words when it is not a non-empty string; null otherwise. */
+function oddError(error: unknown): ErrorLine | null {
   return typeof error === 'string' && error !== '' ? null : { error: errorWords(error) };
 }
 

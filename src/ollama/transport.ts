@@ -461,6 +461,8 @@ export class OllamaTransport {
   private malformed = false;
   /** Whether the request in flight got its answer's headers: a failure after them is the answer's, not the connection's. */
   private answered = false;
+  /** Whether the answer in flight sent an `{"error": …}` line: only then is an error it ends with Ollama's own. */
+  private sawErrorLine = false;
 
   private readonly windows: ModelWindows;
   private readonly keptCapabilities: KeptAnswers<readonly string[]>;
@@ -477,7 +479,10 @@ export class OllamaTransport {
       fetch: async (input, init) => {
         const response = await this.send(input, init, this.current?.signal, this.streaming);
         this.answered = true;
-        return this.streaming ? response : checkedWhole(response);
+        if (!this.streaming) return checkedWhole(response);
+        // A success without a body (a proxy's 204) is an empty answer, as a whole answer's is.
+        if (response.body === null) throw new Error(malformedLine('an empty answer'));
+        return response;
       },
     });
   }
@@ -490,7 +495,7 @@ export class OllamaTransport {
     // A streaming request's body is read line by line whatever its declared type (a proxy may
     // label it application/json): check its lines the same way. A whole answer (stream: false) is one JSON value.
     if (response.body === null || !streaming) return response;
-    const body = guardNdjson(response.body, () => (this.malformed = true));
+    const body = guardNdjson(response.body, () => (this.malformed = true), MAX_LINE_BYTES, () => (this.sawErrorLine = true));
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
@@ -566,6 +571,7 @@ export class OllamaTransport {
     const offersTools = Array.isArray(tools) && tools.length > 0;
     this.malformed = false;
     this.answered = false;
+    this.sawErrorLine = false;
     const onAbort = (): void => controller.abort(hooks.signal?.reason);
     if (hooks.signal?.aborted) onAbort();
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
@@ -639,7 +645,7 @@ export class OllamaTransport {
       }
       const failure = error instanceof UnknownChunk
         ? { kind: 'malformed' as const, message: `Ollama sent a line that is not a chunk of an answer (${joinLines(error.message)}); the answer is incomplete` }
-        : handling ? null : this.describe(error, { answered: this.answered, idle: controller.signal.reason === IDLE, began, offersTools, think: request.body.think });
+        : handling ? null : this.describe(error, { answered: this.answered, idle: controller.signal.reason === IDLE, began, offersTools, think: request.body.think, streamed: request.body.stream });
       // Not Ollama's failure: a hook of the caller's, or Argo's own bug, told as such where it is caught.
       if (failure === null) throw error;
       return { status: 'error', failure, metrics, attempts, toolCalls };
@@ -668,7 +674,7 @@ export class OllamaTransport {
   }
 
   /** The failure in words naming its fix; null for an error that is not Ollama's, the network's or the client's. */
-  private describe(error: unknown, at: { answered: boolean; idle: boolean; began: boolean; offersTools: boolean; think: unknown }): NonNullable<StreamOutcome['failure']> | null {
+  private describe(error: unknown, at: { answered: boolean; idle: boolean; began: boolean; offersTools: boolean; think: unknown; streamed: boolean }): NonNullable<StreamOutcome['failure']> | null {
     const host = this.options.host;
     if (at.idle) {
       const quiet = `no data from Ollama at ${host} for ${this.options.idleMs / 1000}s`;
@@ -697,9 +703,10 @@ export class OllamaTransport {
     if (!at.answered) return failedToConnect(host, error, this.hints);
     const message = err.message ?? String(error);
     if (message.startsWith(OVERLONG_PREFIX)) {
+      const what = at.streamed ? 'a line' : 'an answer';
       return {
         kind: 'malformed',
-        message: `Ollama sent a line of more than ${MAX_LINE_BYTES / 1024 / 1024} MiB without ending it (${joinLines(message.slice(OVERLONG_PREFIX.length))}); the answer is incomplete (is it Ollama at ${host}, with nothing in between?)`,
+        message: `Ollama sent ${what} of more than ${MAX_LINE_BYTES / 1024 / 1024} MiB${at.streamed ? ' without ending it' : ''} (${joinLines(message.slice(OVERLONG_PREFIX.length))}); the answer is incomplete (is it Ollama at ${host}, with nothing in between?)`,
       };
     }
     if (this.malformed || message.startsWith(MALFORMED_PREFIX)) {
@@ -713,9 +720,11 @@ export class OllamaTransport {
       return { kind: 'dropped', message: `the connection to Ollama at ${host} dropped mid-answer; the answer is incomplete` };
     }
     if (error instanceof ErrorAnswer) return { kind: 'mid-stream', message: `Ollama answered with an error: ${joinLines(clipText(error.message, 500))}` };
-    // The client throws an `{"error"}` line as a plain Error; any other error is not Ollama's.
+    // The client throws an `{"error"}` line as a plain Error: Ollama's words only when such a line came.
+    if (this.sawErrorLine && err.name === 'Error') return { kind: 'mid-stream', message: `Ollama reported an error mid-answer: ${joinLines(message)}` };
+    // Any other (the client's own complaint about the answer) is told as what it is; an error not of the answer's is not Ollama's.
     if (err.name !== 'Error') return null;
-    return { kind: 'mid-stream', message: `Ollama reported an error mid-answer: ${joinLines(message)}` };
+    return { kind: 'malformed', message: `the answer from Ollama at ${host} could not be read (${joinLines(clipText(message, 200))}); the answer is incomplete` };
   }
 
   async installedModels(signal?: AbortSignal): Promise<string[]> {
@@ -898,8 +907,7 @@ class ErrorAnswer extends Error {
 }
 
 async function checkedWhole(response: Response): Promise<Response> {
-  // text() decodes as json() does: UTF-8, a leading BOM dropped.
-  const text = await response.text();
+  const text = await wholeText(response);
   const bad = notAnObject(text);
   if (bad !== null) throw new Error(malformedLine(bad === '' ? 'an empty answer' : bad));
   // A 200 whose whole answer is an error (a proxy, a cloud model's gateway): said in its words, not as an answer without its end.
@@ -925,6 +933,17 @@ async function readUpTo(response: Response, max: number): Promise<{ bytes: Buffe
       return { bytes: Buffer.concat(parts, length), more: true };
     }
   }
+}
+
+/**
+ * The body decoded as text() decodes it (UTF-8, a leading BOM dropped), but read no further than the
+ * longest line a stream may send (MAX_LINE_BYTES): an answer that never ends is not held until
+ * memory runs out. A longer one fails as such a line does, quoting its start.
+ */
+async function wholeText(response: Response): Promise<string> {
+  const { bytes, more } = await readUpTo(response, MAX_LINE_BYTES);
+  if (more) throw new Error(OVERLONG_PREFIX + clipText(new TextDecoder().decode(bytes.subarray(0, 200)), 80));
+  return new TextDecoder().decode(bytes);
 }
 
 /** The most of an error status's body read: Ollama's are a line; a proxy's page is shown cut short anyway. */

@@ -1,7 +1,9 @@
 // What an error status says depends on who sent it: Ollama's own answers are JSON ({"error": …}),
-// its Host/Origin check is a 403 with no body, and a proxy's page is neither.
+// its Host/Origin check is a 403 with no body, and a proxy's page is neither. And a whole answer,
+// and an answer without a body are read as Ollama sends them, not trusted blindly.
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVER_HINTS } from '../../src/ollama/fix-hints.js';
+import { MAX_LINE_BYTES } from '../../src/ollama/line-guard.js';
 import { OllamaTransport } from '../../src/ollama/transport.js';
 import type { TransportRequest } from '../../src/ollama/transport.js';
 import { BUSY_MESSAGE, SIGNIN_URL } from '../support/fake-ollama.js';
@@ -88,6 +90,46 @@ describe('an error status, by who sent it', () => {
     ollama.options.cloud = 'disabled';
     const { outcome } = await run(transport({ hints: SERVER_HINTS }), chat(CLOUD));
     expect(outcome.failure?.message).toMatch(/: choose a local model with the request's "model", or turn cloud models on there$/);
+  });
+});
+
+describe('a whole answer (stream: false) and an answer without a body', () => {
+  /** A 200 whose body never ends: `chunk` after `chunk`, until it is cancelled. */
+  const endless = (cancelled: { bytes: number; done: boolean }): typeof fetch => () => {
+    const chunk = new TextEncoder().encode(`{"model":"argo","message":{"role":"assistant","content":"${'x'.repeat(65_000)}`);
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        cancelled.bytes += chunk.length;
+        controller.enqueue(chunk);
+      },
+      cancel() {
+        cancelled.done = true;
+      },
+    });
+    return Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': 'application/json' } }));
+  };
+
+  it('an endless body is read no further than a streamed line would be, and ends as overlong', async () => {
+    const read = { bytes: 0, done: false };
+    const { outcome } = await run(transport({ fetch: endless(read) }), chat('argo', false));
+    expect(outcome.status).toBe('error');
+    expect(outcome.failure?.kind).toBe('malformed');
+    expect(outcome.failure?.message).toMatch(new RegExp(`^Ollama sent an answer of more than 32 MiB \\(\\{"model":"argo".*\\); the answer is incomplete \\(is it Ollama at ${H.replace(/[.]/g, '\\.')}, with nothing in between\\?\\)$`));
+    expect(read.done).toBe(true);
+    expect(read.bytes).toBeLessThan(MAX_LINE_BYTES + 200_000);
+  });
+
+  it.each([true, false])('a 200 without a body (stream: %s) is an empty answer, not an error of Ollama\'s', async (stream) => {
+    const t = transport({ fetch: () => Promise.resolve(new Response(null, { status: 204 })) });
+    const { outcome } = await run(t, chat('argo', stream));
+    expect(outcome.failure).toEqual({ kind: 'malformed', message: 'Ollama sent a line that is not JSON (an empty answer); the answer is incomplete' });
+  });
+
+  it("only an error Ollama sent is worded as Ollama's", async () => {
+    ollama.setScenario({ errorMidStream: { afterChunks: 1, message: 'out of memory' } });
+    const { outcome, texts } = await run(transport());
+    expect(texts).toEqual(['a']);
+    expect(outcome.failure).toEqual({ kind: 'mid-stream', message: 'Ollama reported an error mid-answer: out of memory' });
   });
 });
 
