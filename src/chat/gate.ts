@@ -21,6 +21,15 @@ const PASTE_END = Buffer.from('\u001b[201~');
 // eslint-disable-next-line no-control-regex
 const PASTED_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
+const ENTER = 0x0d;
+const LINE_FEED = 0x0a;
+
+/**
+ * What is held while an answer streams, in the order it came: keys, a paste of several lines (given
+ * to readline whole, between its marks), and where a late answer may begin (see markLateAnswer).
+ */
+type Held = Buffer | { paste: Buffer } | { late: () => void };
+
 /** What the gate's owner does when keys ask for it. */
 export interface GateHooks {
   /** Ctrl-C while held, which is never held back since it stops the answer. */
@@ -51,14 +60,14 @@ export class TerminalGate {
   readonly input: PassThrough;
   /** What readline draws on: the terminal, less its resizes while held. */
   readonly output: Writable;
-  /** Keys held, and the marks of the pastes among them (called as release reaches them). */
-  private held: (Buffer | (() => void))[] = [];
+  /** Keys held, the pastes among them, and where a late answer begins. */
+  private held: Held[] = [];
   /** The paste coming, while its end has not; and a marker's first bytes that ended a read. */
   private pasting: Buffer[] | null = null;
   private partial = Buffer.alloc(0);
   private holding = false;
-  /** Where in `held` the keys typed after a question that closed unanswered begin (see markLateAnswer). */
-  private lateAnswer: { at: number; reached: () => void } | null = null;
+  /** Whether `held` marks where the keys typed after a question that closed unanswered begin. */
+  private lateMarked = false;
   /** Set while a question is open: called instead of passing Ctrl-D, or when the terminal input ends. */
   private stopQuestion: (() => void) | null = null;
   private terminalEnded = false;
@@ -136,35 +145,56 @@ export class TerminalGate {
    * then read every key typed before, since it reads each write at once.
    */
   markLateAnswer(typed: string, reached: () => void): void {
-    this.lateAnswer ??= { at: this.held.length, reached };
+    if (!this.lateMarked) this.held.push({ late: reached });
+    this.lateMarked = true;
     if (typed !== '') this.held.push(Buffer.from(typed));
   }
 
   /** Throws the keys held away; whether there were any. */
   dropHeld(): boolean {
-    const any = this.held.some((chunk) => typeof chunk !== 'function' && chunk.length > 0);
+    const any = this.held.some((item) => !('late' in item) && ('paste' in item || item.length > 0));
     this.held = [];
-    this.lateAnswer = null;
+    this.lateMarked = false;
     return any;
   }
 
-  /** Gives readline the keys held, in order, and lets new ones through. */
+  /**
+   * Gives readline the keys held, in order, up to and including the first line they end (Enter, or
+   * a paste of several lines), and lets new keys through once none is left held. What follows that
+   * line stays held for the next release: given now, readline would take it as typed on the line
+   * after, before the prompt for it is drawn, and show it on no prompt or the wrong one.
+   */
   release(): void {
-    this.holding = false;
     this.stopQuestion = null;
-    const held = this.held;
-    const late = this.lateAnswer;
-    this.held = [];
-    this.lateAnswer = null;
     // Ended already when the terminal ended at the prompt: writing then would be an error.
-    if (this.input.writableEnded) return;
-    for (const [index, chunk] of held.entries()) {
-      if (index === late?.at) late.reached();
-      if (typeof chunk === 'function') chunk();
-      else this.input.write(chunk);
+    if (this.input.writableEnded) {
+      this.holding = false;
+      this.held = [];
+      this.lateMarked = false;
+      return;
     }
-    if (late?.at === held.length) late.reached();
-    if (this.terminalEnded) this.input.end();
+    for (let item = this.held.shift(); item !== undefined; item = this.held.shift()) {
+      if ('late' in item) {
+        this.lateMarked = false;
+        item.late();
+        continue;
+      }
+      if ('paste' in item) {
+        this.writePaste(item.paste);
+        break;
+      }
+      const end = lineEnd(item);
+      if (end === -1) {
+        this.input.write(item);
+        continue;
+      }
+      this.input.write(item.subarray(0, end));
+      if (end < item.length) this.held.unshift(item.subarray(end));
+      break;
+    }
+    // Keys still held keep those typed meanwhile behind them, until the loop takes the line given.
+    this.holding = this.held.length > 0;
+    if (!this.holding && this.terminalEnded) this.input.end();
   }
 
   /** Stops reading the terminal, so nothing keeps the process alive. */
@@ -269,12 +299,15 @@ export class TerminalGate {
     // Its lines, each ended as Enter ends one (its last line breaks go: they would be empty lines).
     const lines = Buffer.from(`${text.replace(/\n+$/, '').replace(/\n/g, '\r')}\r`);
     // Held while an answer streams; at a question it is no answer, but lines for the chat after it.
-    if (this.holding || this.stopQuestion !== null) this.held.push(marks.start, lines, marks.end);
-    else {
-      marks.start();
-      if (!this.input.writableEnded) this.input.write(lines);
-      marks.end();
-    }
+    if (this.holding || this.stopQuestion !== null) this.held.push({ paste: lines });
+    else this.writePaste(lines);
+  }
+
+  private writePaste(lines: Buffer): void {
+    const marks = this.hooks.paste;
+    marks?.start();
+    if (!this.input.writableEnded) this.input.write(lines);
+    marks?.end();
   }
 
   // Byte by byte: a Ctrl-C or Ctrl-D may change the mode, and the rest of the chunk follows the new one.
@@ -305,6 +338,13 @@ export class TerminalGate {
     if (this.holding) this.held.push(part);
     else if (!this.input.writableEnded) this.input.write(part);
   }
+}
+
+/** Where the first line in `keys` ends (after its Enter, and a line feed right after it), or -1. */
+function lineEnd(keys: Buffer): number {
+  const at = keys.findIndex((key) => key === ENTER || key === LINE_FEED);
+  if (at === -1) return -1;
+  return keys[at] === ENTER && keys[at + 1] === LINE_FEED ? at + 2 : at + 1;
 }
 
 /** Whether a terminal's input is no terminal any more, as after its window closed; a stream without a descriptor never is. */

@@ -332,7 +332,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   const prompt = (): void => {
     if (!term.terminal || closed) return;
     rl.setPrompt(pending === null ? `${state.session}> ` : '... ');
-    rl.prompt();
+    // The cursor stays where it was on what is on the line (typed ahead, or kept from a question).
+    rl.prompt(true);
     atPrompt = true;
   };
 
