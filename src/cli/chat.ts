@@ -172,7 +172,7 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       { session: settings.session, replay, model: settings.modelFromFlag ? settings.model : null, hideThinking: settings.hideThinking },
     ).catch((error: unknown) => {
       // A line that is not UTF-8 ended the input, inside a block maybe: that line is what to fix.
-      if (error instanceof UsageError && (script?.bad ?? null) !== null) return 'ok' as const;
+      if (error instanceof UsageError && ((script?.bad ?? null) !== null || (script?.tooLong ?? null) !== null)) return 'ok' as const;
       throw error;
     });
   } finally {
@@ -184,9 +184,17 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
     await tools?.close();
   }
   const bad = script?.bad ?? null;
+  const tooLong = script?.tooLong ?? null;
   // A signal, or the reader gone, ended it first: that is how it ended.
-  if (bad !== null && (end === 'ok' || end === 'failed' || end === 'interrupted')) {
+  const endedByInput = end === 'ok' || end === 'failed' || end === 'interrupted';
+  if (bad !== null && endedByInput) {
     throw new UsageError(`${notUtf8(`line ${bad.line} of standard input`, bad, 'iconv -f latin1 -t utf-8 script.txt | argo chat')}; the lines before it were sent, it and those after were not`);
+  }
+  if (tooLong !== null && endedByInput) {
+    const mib = tooLong.limit / 1024 / 1024;
+    throw new UsageError(
+      `line ${tooLong.line} of standard input is longer than ${mib} MiB, the most argo takes as one message: shorten it (or send a part of it, e.g. head -c 1000000 big.log | argo "what failed?"); the lines before it were sent, it and those after were not`,
+    );
   }
   // Ended by a signal at its prompt: one line says so, as any command a signal quits ends.
   if ((end === 'terminated' || end === 'hung-up') && !told.stop) io.stderr.write(`argo: ${STOP_LINES[end]}\n`);

@@ -243,32 +243,77 @@ export { notText, notUtf8 } from '../text/utf8.js';
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
- * A piped chat's input, passed on a whole line at a time while it is UTF-8. At the first line that
- * is not, it ends there: the lines before it are read and sent, that line and those after are not,
- * and `bad` says where it was (its line number, counted from 1, and the stream offset of the byte).
+ * A piped chat's input, passed on a whole line at a time while it is UTF-8 and no longer than
+ * `limit` bytes (a message may be no longer than a one-liner's standard input). At the first line
+ * that is not UTF-8 it ends there: the lines before it are read and sent, that line and those after
+ * are not, and `bad` says where it was (its line number, counted from 1, and the stream offset of
+ * the byte). At the first line too long it ends so too, and `tooLong` names the line; it is read no
+ * further than the limit, so a line that never ends (`< /dev/zero`) takes no more memory than that.
  */
 export class Utf8Lines extends Transform {
   bad: { line: number; offset: number; byte: number } | null = null;
-  /** The unfinished last line so far. */
-  private rest = Buffer.alloc(0);
+  tooLong: { line: number; limit: number } | null = null;
+  /** The unfinished last line so far, in the chunks it came in (joined once it ends: linear time). */
+  private rest: Buffer[] = [];
+  private restLength = 0;
   /** Lines passed on, and their bytes. */
   private lines = 0;
   private passed = 0;
 
+  constructor(private readonly limit: number = STDIN_LIMIT_BYTES) {
+    super();
+  }
+
+  private stopped(): boolean {
+    return this.bad !== null || this.tooLong !== null;
+  }
+
   override _transform(chunk: Buffer | string, _encoding: BufferEncoding, done: TransformCallback): void {
-    if (this.bad === null) {
+    if (!this.stopped()) {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      const data = this.rest.length === 0 ? bytes : Buffer.concat([this.rest, bytes]);
-      const end = data.lastIndexOf(0x0a) + 1;
-      this.rest = Buffer.from(data.subarray(end));
-      this.pass(data.subarray(0, end));
+      const end = bytes.lastIndexOf(0x0a) + 1;
+      if (end > 0) {
+        const whole = Buffer.concat([...this.rest, bytes.subarray(0, end)]);
+        this.rest = [];
+        this.restLength = 0;
+        this.passWhole(whole);
+      }
+      if (end < bytes.length && !this.stopped()) {
+        this.rest.push(Buffer.from(bytes.subarray(end)));
+        this.restLength += bytes.length - end;
+        if (this.restLength > this.limit) this.refuseLong(this.lines + 1);
+      }
     }
     done();
   }
 
   override _flush(done: TransformCallback): void {
-    if (this.bad === null) this.pass(this.rest);
+    if (!this.stopped()) this.pass(Buffer.concat(this.rest));
+    this.rest = [];
     done();
+  }
+
+  /** Whole lines: those before the first one too long are passed on, and it ends the input. */
+  private passWhole(whole: Buffer): void {
+    let start = 0;
+    for (let at = whole.indexOf(0x0a); at !== -1; at = whole.indexOf(0x0a, at + 1)) {
+      if (at - start > this.limit) {
+        const before = whole.subarray(0, start);
+        this.pass(before);
+        // A line before it that is not UTF-8 ended the input first.
+        if (!this.stopped()) this.refuseLong(this.lines + 1);
+        return;
+      }
+      start = at + 1;
+    }
+    this.pass(whole);
+  }
+
+  private refuseLong(line: number): void {
+    this.tooLong = { line, limit: this.limit };
+    this.rest = [];
+    this.restLength = 0;
+    this.push(null);
   }
 
   private pass(text: Buffer): void {
