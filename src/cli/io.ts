@@ -210,7 +210,8 @@ export async function readAll(stream: NodeJS.ReadableStream, options: ReadAllOpt
       new UsageError(`standard input is larger than ${limit / 1024 / 1024} MiB, the most argo takes as a prompt; send a part of it (e.g. head -c 1000000 file | argo "…")`),
   });
   const decoded = decodeUtf8(bytes);
-  if (decoded.ok) return decoded.text;
+  // A byte order mark (a file saved by Notepad) is no text of the prompt, as a piped chat drops it.
+  if (decoded.ok) return decoded.text.replace(/^\uFEFF/, '');
   throw new UsageError(notText('standard input', bytes, decoded, (encoding) => `iconv -f ${encoding} -t utf-8 file.txt | argo "…"`));
 }
 
