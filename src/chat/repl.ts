@@ -50,9 +50,12 @@ export interface ChatDriver {
 
 export interface ChatTerminal {
   input: NodeJS.ReadableStream;
-  /** Answers and what slash commands print. */
+  /** Answers, and the one /last prints again. */
   stdout: { write(text: string): unknown };
-  /** Prompts, line editing and notes: kept off stdout so `argo chat | tee` holds only answers. */
+  /**
+   * Prompts, line editing, notes and what the other slash commands print (/help, /stats, /explain):
+   * kept off stdout so `argo chat | tee` holds only answers.
+   */
   stderr: NodeJS.WritableStream;
   /** True when input is a terminal: a prompt is drawn, lines can be edited, history is kept. */
   terminal: boolean;
@@ -433,7 +436,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
   const explain = async (text: string): Promise<void> => {
     explaining = stoppable();
     try {
-      term.stdout.write(await driver.explain(text, state, explaining.signal));
+      term.stderr.write(await driver.explain(text, state, explaining.signal));
     } finally {
       explaining = null;
     }
@@ -454,7 +457,7 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
       case 'bye':
         return 'leave';
       case 'help':
-        term.stdout.write(CHAT_HELP);
+        term.stderr.write(CHAT_HELP);
         return 'stay';
       case 'session':
         if (needs('a session name')) {
@@ -489,8 +492,9 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
         }
         return 'stay';
       case 'stats':
-        term.stdout.write(`${lastStats ?? 'no figures yet: Ollama sends them with each finished answer'}\n`);
+        note(lastStats ?? 'no figures yet: Ollama sends them with each finished answer');
         return 'stay';
+      // An answer printed again: on stdout with the answers, so a pipe keeps it as it kept the first.
       case 'last':
         term.stdout.write(await driver.last(state));
         return 'stay';

@@ -139,8 +139,9 @@ export async function chat(flags: ChatFlags, io: Io): Promise<Outcome> {
       const status = outcome === 'ok' || outcome === 'interrupted' || outcome === 'output-closed' || outcome === 'output-failed' ? outcome : 'error';
       return { status, stats: figures };
     },
+    // What /explain prints is no answer: on standard error, so `argo chat | tee` keeps only answers.
     explain: async (prompt, state, signal) => {
-      await ask(forState(state), turnOptions(prompt, state, true), io, { transport, signal, ...(tools ? { tools } : {}) });
+      await ask(forState(state), turnOptions(prompt, state, true), { ...io, stdout: io.stderr }, { transport, signal, ...(tools ? { tools } : {}) });
       return '';
     },
     last: async (state) => (await import('./last.js')).chatLastText(settings.paths, state.session, io, flags),

@@ -211,7 +211,7 @@ describe('runChat with piped input', () => {
     const done = runChat(io.term, driver, START);
     await waitFor(() => expect(slowCalls).toEqual(['explain']));
     io.interrupt(signal);
-    await waitFor(() => expect(io.stdout.text).toBe(`explained without the window (${cutBy}): why\n`));
+    await waitFor(() => expect(io.stderr()).toContain(`explained without the window (${cutBy}): why\n`));
     io.input.end('after\n');
     expect(await done).toBe(end);
     expect(calls.map((call) => call.prompt)).toEqual(sent);
@@ -269,18 +269,19 @@ describe('runChat with piped input', () => {
     expect(io.stdout.text).toBe('');
   });
 
-  it('prints help, stats, last and explain on stdout', async () => {
+  it('prints help, stats and explain on stderr, and /last (an answer again) on stdout, so a pipe of stdout keeps only answers', async () => {
     const io = terminalIo(false);
     const { driver, calls, explained } = stubDriver();
     io.input.end('/stats\nq1\n/stats\n/last\n/explain what now?\n/explain\nnot sent\nsent\n/help\n');
     await runChat(io.term, driver, START);
     expect(calls.map((call) => call.prompt)).toEqual(['q1', 'sent']);
     expect(explained.map((call) => call.prompt)).toEqual(['what now?', 'not sent']);
-    expect(io.stdout.text).toMatch(
-      /^no figures yet: Ollama sends them with each finished answer\nstats for q1\nlast of work\nexplained: what now\?\nexplained: not sent\nType a question/,
+    expect(io.stdout.text).toBe('last of work\n');
+    expect(io.stderr()).toMatch(
+      /^no figures yet: Ollama sends them with each finished answer\nstats for q1\nexplained: what now\?\nthe next message is explained, not sent\nexplained: not sent\nType a question/,
     );
-    expect(io.stdout.text).toContain('/bye           leave');
-    expect(io.stdout.text).toContain("/thinking hide|show  hide a thinking model's reasoning from now on, or show it again");
+    expect(io.stderr()).toContain('/bye           leave');
+    expect(io.stderr()).toContain("/thinking hide|show  hide a thinking model's reasoning from now on, or show it again");
   });
 
   it.each([
@@ -542,9 +543,9 @@ describe('runChat on a terminal', () => {
   });
 
   it.each([
-    ['/last', 'last', 'last of work\n'],
-    ['/explain why', 'explain', 'explained: why\n'],
-  ])('Ctrl-C while %s runs clears the line typed meanwhile and says how to leave', async (line, call, printed) => {
+    ['/last', 'last', 'stdout', 'last of work\n'],
+    ['/explain why', 'explain', 'stderr', 'explained: why\n'],
+  ])('Ctrl-C while %s runs clears the line typed meanwhile and says how to leave', async (line, call, where, printed) => {
     const io = terminalIo(true);
     let finish = (): void => undefined;
     const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -555,7 +556,7 @@ describe('runChat on a terminal', () => {
     io.input.write('never sent\x03');
     await waitFor(() => expect(io.stderr()).toContain('(Ctrl-D or /bye to leave)'));
     finish();
-    await waitFor(() => expect(io.stdout.text).toBe(printed));
+    await waitFor(() => expect(where === 'stdout' ? io.stdout.text : io.stderr()).toContain(printed));
     io.input.write('after\r');
     await waitFor(() => expect(calls).toHaveLength(1));
     io.input.write('/bye\r');

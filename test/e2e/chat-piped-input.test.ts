@@ -54,3 +54,16 @@ describe('a byte order mark at the start of standard input is no text of the pro
     expect(logLines(home).map((line) => line.user_prompt)).toEqual(['hi']);
   });
 });
+
+describe('a piped chat: only answers on standard output', () => {
+  it('/help, /stats and /explain print on standard error; /last, an answer again, on standard output', async () => {
+    const home = tempHome();
+    const result = await runArgo(['chat', '-s', 'tee', '-q'], { home, host: ollama.url, stdin: '/help\nq\n/stats\n/explain why\n/last\n' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('You said: q\nYou said: q\n');
+    expect(result.stderr).toContain('/bye           leave');
+    expect(result.stderr).toMatch(/tokens/);
+    expect(result.stderr).toContain('"content": "why"');
+    expect(logLines(home).map((line) => line.user_prompt)).toEqual(['q']);
+  });
+});

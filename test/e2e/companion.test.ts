@@ -499,8 +499,9 @@ describe('argo chat with piped lines', () => {
     const home = tempHome();
     const result = await argo(['chat', '-s', 'talk'], home, { stdin: 'Write a haiku\nMake it rhyme\n/stats\n' });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^You said: Write a haiku\nYou said: Make it rhyme\nprompt \d+ tokens · answer 5 tokens/);
-    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('You said: Write a haiku\nYou said: Make it rhyme\n');
+    // /stats is no answer: on standard error.
+    expect(result.stderr).toMatch(/^prompt \d+ tokens · answer 5 tokens/);
     const lines = logLines(home);
     expect(lines.map((line) => line.session)).toEqual(['talk', 'talk']);
     expect(lines[1]).toMatchObject({ replay: { session: true } });
@@ -556,7 +557,7 @@ describe('argo chat with piped lines', () => {
   ])('%s in /explain', async (_case, flags, stdin, line) => {
     const result = await argo(['chat', ...flags], tempHome(), { stdin });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(line);
+    expect(result.stderr).toMatch(line);
   });
 
   it('a """ block is a message even when it starts with a slash command; /model refuses a name with a space', async () => {
@@ -637,8 +638,9 @@ describe('argo chat with piped lines', () => {
   ] as const)('a Ctrl-C at the prompt of a piped chat no longer counts: %s mid-answer later cuts that answer, logged interrupted, exit %i', async (signal, code, told, error, after) => {
     const home = tempHome();
     const seen = { stdout: '', stderr: '' };
-    // /stats answers on stdout, each time after the answers so far ("prompt N tokens · …").
-    const statsShown = (): number => seen.stdout.split('\nprompt ').length - 1;
+    // /stats answers on stderr, a line each time ("prompt N tokens · …").
+    const withoutStats = (text: string): string => text.replace(/^prompt \d+ tokens.*\n/gm, '');
+    const statsShown = (): number => seen.stderr.split(/^prompt \d+ tokens/m).length - 1;
     const drive = async (child: ChildProcess): Promise<void> => {
       const send = (text: string): void => {
         if (child.stdin?.writable === true) child.stdin.write(text);
@@ -659,14 +661,15 @@ describe('argo chat with piped lines', () => {
       await ollama.waitForHold();
       child.kill(signal);
       if (signal === 'SIGTERM') return;
-      await waitFor(() => expect(seen.stderr).toBe(told));
+      await waitFor(() => expect(withoutStats(seen.stderr)).toBe(told));
       ollama.setScenario(undefined);
       send('third\n');
       await waitFor(() => expect(seen.stdout).toContain('You said: third\n'));
       child.stdin?.end();
     };
     const result = await drivenChat('talk', home, seen, drive);
-    expect(result).toMatchObject({ code, signal: null, stderr: told });
+    expect(result).toMatchObject({ code, signal: null });
+    expect(withoutStats(result.stderr)).toBe(told);
     expect(logLines(home).map((line) => [line.user_prompt, line.status, line.error])).toEqual([
       ['first', 'ok', null],
       ['second', 'interrupted', error],

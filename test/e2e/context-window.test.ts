@@ -196,7 +196,7 @@ describe('a stalled /api/show', () => {
     expect(interrupted).toBe(true);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('You said: hello');
-    expect(result.stdout).toMatch(/^context {4}about \d+ prompt tokens$/m);
+    expect(result.stderr).toMatch(/^context {4}about \d+ prompt tokens$/m);
     expect(logLines(home)).toMatchObject([{ status: 'ok', user_prompt: 'hello' }]);
     const show = ollama.requests.find(isShow);
     await show?.settled;
