@@ -488,6 +488,8 @@ export async function runChat(term: ChatTerminal, driver: ChatDriver, initial: C
           explainNext = true;
           note('the next message is explained, not sent');
         } else {
+          // An /explain waiting for its line is answered by this one: the next line is sent.
+          explainNext = false;
           await explain(argument);
         }
         return 'stay';

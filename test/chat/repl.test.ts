@@ -284,6 +284,15 @@ describe('runChat with piped input', () => {
     expect(io.stderr()).toContain("/thinking hide|show  hide a thinking model's reasoning from now on, or show it again");
   });
 
+  it('/explain, then /explain TEXT: TEXT is explained in its place, and the next line is sent', async () => {
+    const io = terminalIo(false);
+    const { driver, calls, explained } = stubDriver();
+    io.input.end('/explain\n/explain what now?\nsent\n');
+    expect(await runChat(io.term, driver, START)).toBe('ok');
+    expect(explained.map((call) => call.prompt)).toEqual(['what now?']);
+    expect(calls.map((call) => call.prompt)).toEqual(['sent']);
+  });
+
   it.each([
     ['/sesion x', 'argo: unknown command /sesion (did you mean /session?); /help lists them (start with // to send a line that begins with /)'],
     ['/bogus', 'argo: unknown command /bogus; /help lists them (start with // to send a line that begins with /)'],
