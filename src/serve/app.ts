@@ -1000,6 +1000,7 @@ function argoField(result: LoggedTurn): Record<string, unknown> {
     field.iterations = result.agent.iterations;
     field.tool_calls = result.agent.toolCalls;
     field.message = result.agent.message;
+    field.tools_unavailable = result.agent.unavailable;
   }
   return field;
 }

@@ -158,7 +158,13 @@ function agentStep(settings: Settings, box: Toolbox, tools: ServerTools, hooks: 
     // As the CLI does: a result saved before the turn is logged still needs its session's id.
     sessionId: async () => (await openSession(settings.paths.sessions, settings.session, format(now(), TIMESTAMP_PATTERN))).id,
     onResult: (result) => {
-      summary.value = { stopReason: result.stopReason, iterations: result.iterations, toolCalls: result.calls.length, message: result.message };
+      summary.value = {
+        stopReason: result.stopReason,
+        iterations: result.iterations,
+        toolCalls: result.calls.length,
+        message: result.message,
+        unavailable: box.unavailable.map(({ name, reason }) => ({ name, reason: hideHome(reason, settings.home) })),
+      };
     },
   };
   return { answer: agentAnswerer(setup), draftFields: agentDraftFields(setup) };

@@ -76,6 +76,8 @@ export interface AgentSummary {
   toolCalls: number;
   /** Why it stopped and what to do; null when answered. */
   message: string | null;
+  /** The tools asked for that were left out, and why (the log's `tools_unavailable`). */
+  unavailable: { name: string; reason: string }[];
 }
 
 export interface TurnResult {

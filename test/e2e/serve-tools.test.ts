@@ -40,6 +40,7 @@ function script(body: { messages?: Message[] }): FakeRound {
     return last?.role === 'tool' ? { scenario: { errorMidStream: { afterChunks: 0, message: 'model runner crashed' } } } : { toolCalls: [{ id: 'c1', function: { name: 'run_command', arguments: { command: 'echo ran >> counter.txt' } } }] };
   }
   if (last?.role === 'tool') return { reply: `The tool said: ${last.content}` };
+  if (prompt.includes('no tool needed')) return { reply: 'Answered from what I know.' };
   // Words in the round that calls a tool, then the answer.
   if (prompt.includes('narrate')) return { reply: 'Checking the notes.', toolCalls: [{ id: 'r1', function: { name: 'read_file', arguments: { path: 'notes.txt' } } }] };
   if (prompt.includes('sum')) return { toolCalls: [{ id: 'a1', function: { name: 'add', arguments: { a: 2, b: 40 } } }] };
@@ -136,6 +137,21 @@ describe('the tools Argo field', () => {
     expect(entry).toMatchObject({ session: 's', status: 'ok', user_prompt: 'what is in the notes?', stop_reason: 'answered' });
     expect(entry?.tool_calls).toEqual([expect.objectContaining({ id: 'r1', name: 'read_file', arguments: { path: 'notes.txt' }, outcome: 'success', round: 1 })]);
     expect(String(entry?.model_response)).toContain('heron');
+  });
+
+  it('tools left out are named in the argo field, streamed or not, as the log has them, also when none is left', async () => {
+    const { serve, home } = await server({ mcpServers: { gone: { command: '/nonexistent/argo-mcp-server' } } });
+    const whole = await post(serve.url, ask('read the notes', { tools: 'fs,mcp:gone', session: 'u1' }));
+    const reply = (await whole.json()) as { choices: { message: { content: string } }[]; argo: { tools_unavailable: { name: string; reason: string }[] } };
+    expect(reply.choices[0]?.message.content).toContain('heron');
+    expect(reply.argo.tools_unavailable).toEqual([{ name: 'mcp:gone', reason: expect.stringMatching(/^MCP server "gone" did not start \(.*ENOENT/) as string }]);
+    const entry = await logged(home, whole.headers.get('x-argo-turn-id') ?? '');
+    expect(entry?.tools_unavailable).toEqual(reply.argo.tools_unavailable);
+
+    // Nothing asked is left: the answer is tool-less, and the field says why.
+    const streamed = await post(serve.url, ask('no tool needed', { tools: 'mcp:gone', session: 'u2' }, { stream: true }));
+    const last = JSON.parse(ssePayloads(await streamed.text()).at(-2) ?? '{}') as { argo?: { status: string; tools_unavailable: unknown } };
+    expect(last.argo).toMatchObject({ status: 'ok', tools_unavailable: reply.argo.tools_unavailable });
   });
 
   it("a run's words in every round are its answer's content, streamed or not, as a job's output has them", async () => {

@@ -50,7 +50,7 @@ describe('server-side tool runs (the runner runs the agent loop)', () => {
   afterAll(async () => {
     await agent.listening.close(1000);
   });
-  const summary = { stopReason: 'answered', iterations: 1, toolCalls: 1, message: null };
+  const summary = { stopReason: 'answered', iterations: 1, toolCalls: 1, message: null, unavailable: [{ name: 'mcp:db', reason: 'MCP server "db" did not start (spawn db-mcp ENOENT)' }] };
   const events = [
     { type: 'tool_status' as const, id: 'c1', name: 'read_file', status: 'running' },
     { type: 'tool_status' as const, id: 'c1', name: 'read_file', status: 'success', ms: 3 },
@@ -68,7 +68,7 @@ describe('server-side tool runs (the runner runs the agent loop)', () => {
     }
     expect(text).toBe('It says hi');
     expect(chunks.flatMap((chunk) => [chunk.tool_status, chunk.tool_execution_error].filter((field) => field !== undefined))).toEqual(events);
-    expect(chunks.at(-1)).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'ok', stop_reason: 'answered', iterations: 1, tool_calls: 1, message: null } });
+    expect(chunks.at(-1)).toMatchObject({ choices: [{ finish_reason: 'stop' }], argo: { status: 'ok', stop_reason: 'answered', iterations: 1, tool_calls: 1, message: null, tools_unavailable: summary.unavailable } });
   });
 
   it.each([
@@ -77,7 +77,7 @@ describe('server-side tool runs (the runner runs the agent loop)', () => {
     ['needs_input', 'stop'],
     ['stopped', 'stop'],
   ])('an agent run ending %s finishes with %s, the argo field saying why', async (status, finish) => {
-    const ended = { stopReason: status, iterations: 2, toolCalls: 2, message: `ended ${status}` };
+    const ended = { stopReason: status, iterations: 2, toolCalls: 2, message: `ended ${status}`, unavailable: [] };
     agent.runner.script = () => ({ tokens: [], agentEnd: { status, summary: ended } });
     const response = await fetch(`${agent.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask('go', { argo: { tools: ['fs'] } })) });
     expect(response.status).toBe(200);
@@ -838,7 +838,7 @@ describe('jobs', () => {
   });
 
   it('a job whose run heard STOP before the server did (an agent loop looks at STOP on every chunk) is cancelled by the stop signal, not failed', async () => {
-    const summary = { stopReason: 'stop_signal', iterations: 1, toolCalls: 0, message: 'stopped by the STOP signal; DELETE /api/stop allows runs again' };
+    const summary = { stopReason: 'stop_signal', iterations: 1, toolCalls: 0, message: 'stopped by the STOP signal; DELETE /api/stop allows runs again', unavailable: [] };
     t.runner.script = () => ({ tokens: ['half ', 'way'], agentEnd: { status: 'stopped', summary } });
     const { job_id: id } = (await (await post('/api/jobs', ask('x'))).json()) as { job_id: string };
     await waitFor(async () => expect(await (await fetch(`${t.url}/api/jobs/${id}`)).json()).toMatchObject({ state: 'cancelled', error: 'stop signal', output: 'half way' }));
