@@ -683,14 +683,14 @@ class Run {
 
   /** Whether a call of the round asks before it runs. */
   private asksAny(checked: Extract<CheckedCall, { kind: 'ok' }>[]): boolean {
-    return this.run.yes !== true && checked.some(({ tool }) => asksFirst(tool));
+    return this.run.yes !== true && checked.some(({ tool, args }) => asksFirst(tool, args));
   }
 
   /** Asked one at a time, in call order, before any call of the round runs. */
   private async confirmAll(checked: Extract<CheckedCall, { kind: 'ok' }>[]): Promise<ConfirmAnswer[]> {
     const answers: ConfirmAnswer[] = [];
     for (const { call, tool, args } of checked) {
-      if (!asksFirst(tool) || this.run.yes === true) {
+      if (!asksFirst(tool, args) || this.run.yes === true) {
         answers.push('yes');
         continue;
       }

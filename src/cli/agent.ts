@@ -289,7 +289,7 @@ export async function prepareAgent(
   const ephemeralSystem = flags.ephemeralSystem ?? null;
   // A one-liner that may ask reads the terminal from now on, so keys typed before a question is
   // shown never answer it (a chat's own reader does the same for its questions).
-  const answers = askLine === undefined && io.isInteractive && !flags.yes && box.tools.some(asksFirst) ? await terminalAnswers(io) : null;
+  const answers = askLine === undefined && io.isInteractive && !flags.yes && box.tools.some((tool) => asksFirst(tool)) ? await terminalAnswers(io) : null;
   let ended: AgentResult | null = null;
   const setup = {
     tools: box.tools,

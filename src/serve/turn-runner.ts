@@ -130,7 +130,7 @@ export const SIDE_EFFECTS_OFF = 'it has side effects, which this server does not
  */
 export function serverTools(tools: readonly Tool[], allowSideEffects: boolean): Tool[] {
   if (allowSideEffects) return [...tools];
-  return tools.map((tool) => (asksFirst(tool) ? { ...tool, run: () => Promise.reject(new ToolError(SIDE_EFFECTS_OFF, false)) } : tool));
+  return tools.map((tool) => (asksFirst(tool) ? { ...tool, run: (args, context) => (asksFirst(tool, args) ? Promise.reject(new ToolError(SIDE_EFFECTS_OFF, false)) : tool.run(args, context)) } : tool));
 }
 
 /** The agent loop as a turn's answer step, and the log fields it knows before it runs. */

@@ -140,6 +140,8 @@ function inFolder(args: Record<string, unknown>): string {
 export const RUN_COMMAND: ToolDefinition = runCommandDefinition();
 
 const OPERATIONS = ['start', 'status', 'read_output', 'kill', 'list'] as const;
+/** What only looks at the run's own processes: asked of nobody. */
+const LOOKING_OPERATIONS: ReadonlySet<string> = new Set<(typeof OPERATIONS)[number]>(['status', 'read_output', 'list']);
 
 export const PROCESS: ToolDefinition = {
   name: 'process',
@@ -156,6 +158,7 @@ export const PROCESS: ToolDefinition = {
     additionalProperties: false,
   },
   sideEffects: true,
+  readsOnly: (args) => LOOKING_OPERATIONS.has(stringArg(args, 'operation') ?? ''),
   refuse: (args) => nulByteIn(args, ['command', 'cwd']),
   check: shellCheck,
   preview: (args) => Promise.resolve(`${`process ${stringArg(args, 'operation') ?? ''} ${stringArg(args, 'command') ?? stringArg(args, 'handle') ?? ''}`.trimEnd()}${stringArg(args, 'operation') === 'start' ? inFolder(args) : ''}`),

@@ -76,6 +76,8 @@ export interface Tool {
   sideEffects: boolean;
   /** Its only side effect is on Argo's own data (the memo): it never asks. */
   ownStore?: boolean;
+  /** A call of a side-effecting tool that changes nothing (`process status`): it runs without asking. */
+  readsOnly?: (args: Record<string, unknown>) => boolean;
   /** Milliseconds before the call is abandoned; the loop's default applies when absent. */
   timeoutMs?: number;
   /**
@@ -135,7 +137,11 @@ export function numberArg(args: Record<string, unknown>, key: string): number | 
   return typeof value === 'number' ? value : undefined;
 }
 
-/** Whether a call asks "Allow?" first (a server without --allow-side-effects refuses it instead). */
-export function asksFirst(tool: Pick<Tool, 'sideEffects' | 'ownStore'>): boolean {
-  return tool.sideEffects && tool.ownStore !== true;
+/**
+ * Whether a tool's calls ask "Allow?" first (a server without --allow-side-effects refuses them
+ * instead); given `args`, whether that call does (a call that only reads does not).
+ */
+export function asksFirst(tool: Pick<Tool, 'sideEffects' | 'ownStore' | 'readsOnly'>, args?: Record<string, unknown>): boolean {
+  if (!tool.sideEffects || tool.ownStore === true) return false;
+  return args === undefined || tool.readsOnly?.(args) !== true;
 }

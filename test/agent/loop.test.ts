@@ -716,6 +716,15 @@ describe('the agent loop', () => {
       expect(result.calls[0]?.error).toContain(text);
     });
 
+    it('does not ask for a call its tool says only reads (process status), with no terminal too; asks for its other calls', async () => {
+      const looker = tool('look_tool', (args) => Promise.resolve({ did: args.q }), { sideEffects: true, readsOnly: (args) => args.q === 'look', preview: (args) => Promise.resolve(`look ${String(args.q)}`) });
+      const { result, confirms } = await run([{ calls: [call('look_tool', { q: 'look' }), call('look_tool', { q: 'change' })] }, { chunks: ['x'] }], { tools: [looker] });
+      expect(confirms).toEqual([{ id: 'call_1_1', tool: 'look_tool', args: { q: 'change' }, preview: 'look change' }]);
+      expect(result.status).toBe('ok');
+      const unasked = await run([{ calls: [call('look_tool', { q: 'look' })] }, { chunks: ['x'] }], { tools: [looker], confirm: 'no-terminal' });
+      expect(unasked.result.calls[0]).toMatchObject({ outcome: 'success' });
+    });
+
     it('does not ask with yes, nor for tools without side effects', async () => {
       const { confirms } = await run([{ calls: [call('side_tool', { q: 'f' }), call('ok_tool', { q: 'g' })] }, { chunks: ['x'] }], { yes: true });
       expect(confirms).toEqual([]);

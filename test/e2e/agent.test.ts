@@ -815,6 +815,23 @@ describe('argo --tools: the shell', () => {
     expect(fed?.tool_call_id).toMatch(OLLAMA_ID);
   });
 
+  it('without --yes and a terminal, process calls that only look run; its start is refused, asking for --yes', async () => {
+    const root = tree();
+    play.rounds = [
+      { calls: [call('process', { operation: 'list' }), call('process', { operation: 'status', handle: 'proc_9' })] },
+      { calls: [call('process', { operation: 'start', command: 'touch started' })] },
+      { reply: 'never' },
+    ];
+    const home = tempHome();
+    const result = await argo(['-T', 'shell', '--root', root, 'look around'], home);
+    expect(result.code).toBe(1);
+    const calls = (logLines(home)[0]?.tool_calls ?? []) as { outcome: string; error?: string }[];
+    expect(calls.map(({ outcome }) => outcome)).toEqual(['success', 'failure', 'failure']);
+    expect(calls[1]?.error).toContain('no process with handle "proc_9"');
+    expect(calls[2]?.error).toContain('pass --yes');
+    expect(existsSync(join(root, 'started'))).toBe(false);
+  });
+
   it('output past the budget: the model gets the exit code, stderr and the newest output, each result within the budget; a read says what it did not show', async () => {
     const root = tree();
     const logged = 'for i in $(seq 1 2000); do echo line $i; done; echo FATAL: build failed >&2; touch finished; exit 2';

@@ -166,6 +166,12 @@ describe('serverTools: the side-effect policy', () => {
     expect(error).toMatchObject({ message: SIDE_EFFECTS_OFF, retryable: false });
     expect(write).toMatchObject({ name: 'write', sideEffects: true });
   });
+
+  it('a call its tool says only reads (process status) runs without it; the tool\'s other calls are refused', async () => {
+    const [looker] = serverTools([{ ...tool('process', true), readsOnly: (args) => args.operation === 'status' }], false);
+    expect(await looker?.run({ operation: 'status' }, context)).toEqual({ ran: 'process' });
+    await expect(looker?.run({ operation: 'start' }, context)).rejects.toMatchObject({ message: SIDE_EFFECTS_OFF, retryable: false });
+  });
 });
 
 describe('turnRunner with the tools field', () => {

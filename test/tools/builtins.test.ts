@@ -10,6 +10,7 @@ import { editFileTool, writeFileTool } from '../../src/tools/edit.js';
 import { listFilesTool, readFileTool, searchFilesTool } from '../../src/tools/fs.js';
 import { processTool, runCommandTool } from '../../src/tools/shell.js';
 import { fetchUrlTool } from '../../src/tools/web.js';
+import { asksFirst } from '../../src/tools/types.js';
 import type { Tool, ToolContext } from '../../src/tools/types.js';
 import { alive } from '../support/alive.js';
 import { defined } from '../support/defined.js';
@@ -39,6 +40,19 @@ describe('the built-in tools the catalog offers', () => {
     ['fetch_url', fetchUrlTool],
   ])('%s is described as its module makes it', (name, made) => {
     expect(described(offered(name))).toEqual(described(made));
+  });
+
+  it.each<[string, boolean]>([
+    // process operation, whether it asks "Allow?" first: looking at the run's own processes changes nothing
+    ['start', true],
+    ['kill', true],
+    ['status', false],
+    ['read_output', false],
+    ['list', false],
+    ['restart', true],
+  ])('process %s asks first: %s, as offered and as its module makes it', (operation, asks) => {
+    expect([asksFirst(offered('process'), { operation }), asksFirst(processTool(), { operation })]).toEqual([asks, asks]);
+    expect(asksFirst(offered('process'))).toBe(true);
   });
 
   it.each<[string, Tool, Record<string, unknown>, string]>([
