@@ -18,7 +18,8 @@ import { isBlankPrompt, typedPrompt } from '../text/prompt.js';
 import { decodeUtf8 } from '../text/utf8.js';
 import { fileProblem } from './file-failure.js';
 import { settingsFor } from './settings.js';
-import { judgeWords, typoMessage } from './typos.js';
+import { judgeWords, optionAmidPrompt, typoMessage } from './typos.js';
+import { shellWord } from '../text/shell-word.js';
 
 export interface CompanionFlags {
   option?: string[];
@@ -222,11 +223,25 @@ export function routeWords(program: Command, words: readonly string[], args: rea
   const subcommandsOf = (name: string): string[] => find(program, name)?.commands.map((command) => command.name()) ?? [];
   const verdict = judgeWords(words, args.includes('--'), commands, subcommandsOf);
   if (verdict.kind === 'typo') throw new UsageError(typoMessage(verdict));
-  if (verdict.kind === 'prompt') return 'prompt';
+  if (verdict.kind === 'prompt') {
+    checkNoOptionAmidPrompt(args, program);
+    return 'prompt';
+  }
   let target: Command | undefined = program;
   for (const name of verdict.command?.split(' ') ?? []) target = target === undefined ? undefined : find(target, name);
   io.stdout.write((target ?? program).helpInformation());
   return 'help-shown';
+}
+
+/**
+ * An option between the prompt's words (`argo what does -s mean in ls`) is refused rather than taken
+ * out of the prompt in silence; the fix shows the line with the prompt after `--`.
+ */
+function checkNoOptionAmidPrompt(args: readonly string[], program: Command): void {
+  const amid = optionAmidPrompt(args, program.options);
+  if (amid === null) return;
+  const line = ['argo', ...args.slice(0, amid.promptAt), '--', ...args.slice(amid.promptAt)].map((word, at) => (at === 0 ? word : shellWord(word))).join(' ');
+  throw new UsageError(`argo reads ${amid.option} among the prompt's words as its own option; to ask with it in the prompt, quote the prompt or put the prompt after -- (${line}); to give the option, write it before the prompt`);
 }
 
 /** Standard input as a prompt sees it: the text piped, or why none was read (a terminal, or --no-stdin). */

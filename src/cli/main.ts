@@ -80,7 +80,7 @@ export async function buildProgram(io: Io, setOutcome: ReportOutcome, args: read
     .configureOutput({
       ...HELP_WIDTHS,
       // Commander puts its "(Did you mean …?)" on a line of its own: one line, as every error, its suggestion worded as ours.
-      outputError: usageErrorOutput('argo'),
+      outputError: usageErrorOutput('argo', process.stderr, true),
     })
     .description('Ask a local Ollama model from the shell, with deterministic replay of earlier turns.')
     .version(packageVersion(), '-v, --version', 'print the version (-V too)')

@@ -63,6 +63,34 @@ export function endsOptions(words: readonly string[], options: readonly OptionSh
   return false;
 }
 
+/**
+ * The first of argo's options written between two words of the prompt (`argo what does -s mean in
+ * ls`), and where the prompt's first word is; null when there is none. Commander reads options
+ * anywhere on the line, so such a word would leave the prompt in silence ("what does in ls") and set
+ * the option (a session "mean"). Options before the prompt or after all of it are as written; an
+ * unknown option ends the scan (commander refuses it).
+ */
+export function optionAmidPrompt(words: readonly string[], options: readonly OptionShape[]): { option: string; promptAt: number } | null {
+  const find = (flag: string): OptionShape | undefined => options.find((option) => option.short === flag || option.long === flag);
+  let promptAt: number | null = null;
+  let pending: string | null = null;
+  for (let at = 0; at < words.length; at++) {
+    const word = words[at] ?? '';
+    const isPromptWord = word === '--' ? at + 1 < words.length : word.length < 2 || !word.startsWith('-');
+    if (isPromptWord) {
+      if (pending !== null && promptAt !== null) return { option: pending, promptAt };
+      promptAt ??= at;
+    }
+    if (word === '--') return null;
+    if (isPromptWord) continue;
+    const option = word.startsWith('--') ? longOption(word, find) : lastOfGroup(word.slice(1), find);
+    if (option === undefined) return null;
+    if (promptAt !== null) pending ??= word;
+    if (option !== 'whole' && (option.required || (option.optional && !(words[at + 1] ?? '-').startsWith('-')))) at++;
+  }
+  return null;
+}
+
 /** `--name` (the option), `--name=value` ('whole': its value is in the word), or undefined when unknown. */
 function longOption(word: string, find: (flag: string) => OptionShape | undefined): OptionShape | 'whole' | undefined {
   const equals = word.indexOf('=');

@@ -18,13 +18,24 @@ function ourSuggestion(text: string): string {
 }
 
 /**
+ * A question's unknown option with nothing like it among argo's (`argo what is tar -xf`) may be the
+ * prompt's: how to send it as such.
+ */
+function promptHint(error: string): string {
+  const word = /unknown option '(-[^']*)'$/.exec(error.trimEnd())?.[1];
+  return word === undefined ? '' : `; if it is part of the prompt, quote the prompt or put it after -- (argo -- "… ${word} …")`;
+}
+
+/**
  * A usage error as one line, as every error, pointing at the help that lists what `command` takes.
  * Commander quotes the value it refused as typed: on a terminal (`stream`, where it is written) its
- * controls are shown, not obeyed, as in every other error.
+ * controls are shown, not obeyed, as in every other error. `question`: the command is argo's own,
+ * whose words are a prompt.
  */
-export function usageErrorOutput(command: string, stream: { isTTY?: boolean } = process.stderr): (text: string, write: (text: string) => void) => void {
+export function usageErrorOutput(command: string, stream: { isTTY?: boolean } = process.stderr, question = false): (text: string, write: (text: string) => void) => void {
   return (text, write) => {
-    const line = `${ourSuggestion(text.replace(/^error: /, '').trimEnd().replace(/\s*[\n\v\f\r\x85\u2028\u2029]\s*/g, ' '))}${idHint(text)}`;
+    const hint = idHint(text) || (question ? promptHint(text) : '');
+    const line = `${ourSuggestion(text.replace(/^error: /, '').trimEnd().replace(/\s*[\n\v\f\r\x85\u2028\u2029]\s*/g, ' '))}${hint}`;
     write(`argo: ${untrustedTextFor(stream)(line)} (see ${command} --help)\n`);
   };
 }

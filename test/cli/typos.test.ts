@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { endsOptions, judgeWords, typoMessage } from '../../src/cli/typos.js';
+import { endsOptions, judgeWords, optionAmidPrompt, typoMessage } from '../../src/cli/typos.js';
 
 const COMMANDS = ['chat', 'last', 'rerun', 'completion', 'sessions', 'logs', 'doctor'];
 const SUBCOMMANDS: Record<string, string[]> = { sessions: ['list', 'show', 'rename', 'rm', 'fork', 'reindex'], logs: ['check', 'rm', 'prune'] };
@@ -90,5 +90,39 @@ describe('endsOptions', () => {
     [[], false],
   ])('%j → %s', (words, verdict) => {
     expect(endsOptions(words, options)).toBe(verdict);
+  });
+});
+
+describe('optionAmidPrompt: an option between two words of the prompt', () => {
+  const { options } = new Command()
+    .option('-m, --model <name>')
+    .option('-s, --session <name>')
+    .option('-q, --quiet')
+    .option('--json')
+    .option('--extra [value]');
+  it.each<[string[], { option: string; promptAt: number } | null]>([
+    [['what', 'does', '-s', 'mean', 'in', 'ls'], { option: '-s', promptAt: 0 }],
+    [['-m', 'llama3', 'what', 'does', '-q', 'do'], { option: '-q', promptAt: 2 }],
+    [['hi', '--json', 'there'], { option: '--json', promptAt: 0 }],
+    [['hi', '-qs', 'work', 'there'], { option: '-qs', promptAt: 0 }],
+    [['hi', '--session=work', 'there'], { option: '--session=work', promptAt: 0 }],
+    [['hi', '-s', 'work', '--json', 'there'], { option: '-s', promptAt: 0 }],
+    // Words after -- are the prompt's too: the option sits among them.
+    [['hi', '--json', '--', 'there'], { option: '--json', promptAt: 0 }],
+    // Before the prompt, or after all of it: as written.
+    [['-s', 'work', 'hi', 'there'], null],
+    [['hi', 'there', '-s', 'work'], null],
+    [['hi', 'there', '--json', '-q'], null],
+    [['summarize', 'this', '--extra'], null],
+    [['summarize', 'this', '--extra', 'v'], null],
+    [['--', 'what', '-s', 'x'], null],
+    [['-s', 'x', '--', 'what', '-s', 'y'], null],
+    [['hi', '--json', '--'], null],
+    // A lone "-" is a word; an unknown option is commander's to refuse.
+    [['a', '-', 'b'], null],
+    [['what', 'is', 'tar', '-xf', 'x'], null],
+    [[], null],
+  ])('%j → %j', (words, found) => {
+    expect(optionAmidPrompt(words, options)).toEqual(found);
   });
 });

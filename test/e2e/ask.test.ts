@@ -555,6 +555,9 @@ describe('argo: bad input', () => {
     [['--persona', 'pirate', 'x'], /unknown persona "pirate"/],
     [['--mode', 'nope', 'x'], /unknown mode "nope"/],
     [['--frobnicate', 'x'], /unknown option '--frobnicate'/],
+    // An option among the prompt's words would leave the prompt in silence: refused, with the line that asks it.
+    [['what', 'does', '-s', 'mean', 'in', 'ls'], /^argo: argo reads -s among the prompt's words as its own option; to ask with it in the prompt, quote the prompt or put the prompt after -- \(argo -- what does -s mean in ls\); to give the option, write it before the prompt\n$/],
+    [['what', 'is', 'tar', '-xf'], /^argo: unknown option '-xf'; if it is part of the prompt, quote the prompt or put it after -- \(argo -- "… -xf …"\) \(see argo --help\)\n$/],
     // Commander's did-you-mean is joined onto the same line, worded as Argo's own.
     [['--jsn', 'x'], /^argo: unknown option '--jsn' \(did you mean "--json"\?\) \(see argo --help\)\n$/],
     [['stop', 'extra'], /^argo: "stop" takes no word like "extra" \(argo stop --help\)\n$/],
