@@ -38,13 +38,17 @@ const NOT_THE_SECRET = new Set(['FILE', 'FILES', 'PATH', 'DIR', 'SOCK', 'SOCKET'
 const NOT_A_CREDENTIAL =
   /^(?:(?:MAX|MIN|NUM|TOTAL|COUNT)(?:NEW|INPUT|OUTPUT|COMPLETION|PROMPT|CONTEXT|RESPONSE|PREDICT)?(?:TOKENS?|KEYS?)|(?:SORT|PRIMARY|FOREIGN|UNIQUE|PARTITION|RANGE)KEYS?)$/;
 
-/** TOKENS or KEYS followed by PER: a rate (TOKENS_PER_MINUTE, KEYS_PER_BATCH), not credentials. */
+/**
+ * TOKENS or KEYS followed by one of these words: a rate or a tally (TOKENS_PER_MINUTE, KEYS_PER_BATCH,
+ * TOKENS_USED, TOKENS_REMAINING), not credentials.
+ */
 const COUNTED = /^(?:TOKENS|KEYS)$/;
+const TALLY_WORDS = new Set(['PER', 'USED', 'REMAINING', 'LEFT']);
 
 /** Whether the word at `index` of `words` says it holds a secret: SECRET_WORD, unless it ends a NOT_A_CREDENTIAL run or is COUNTED. */
 function secretWord(words: readonly string[], index: number): boolean {
   if (!SECRET_WORD.test(words[index] ?? '')) return false;
-  if (COUNTED.test(words[index] ?? '') && words[index + 1] === 'PER') return false;
+  if (COUNTED.test(words[index] ?? '') && TALLY_WORDS.has(words[index + 1] ?? '')) return false;
   return ![0, 1, 2].some((before) => before <= index && NOT_A_CREDENTIAL.test(words.slice(index - before, index + 1).join('')));
 }
 

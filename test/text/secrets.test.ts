@@ -202,6 +202,10 @@ describe('looksSecret: a variable withheld from commands by its name', () => {
     ['MIN_TOKENS', false],
     // A rate of tokens or keys is a setting too; a token per something is still a token.
     ['TOKENS_PER_MINUTE', false],
+    ['TOKENS_USED', false],
+    ['tokens_remaining', false],
+    ['KEYS_LEFT', false],
+    ['TOKEN_USED', true],
     ['OPENAI_TOKENS_PER_SECOND', false],
     ['KEYS_PER_BATCH', false],
     ['PER_USER_TOKENS', true],
