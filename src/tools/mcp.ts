@@ -161,6 +161,7 @@ export function loadMcpClient() {
     import('@modelcontextprotocol/sdk/types.js'),
     import('zod'),
     import('@modelcontextprotocol/sdk/validation/ajv'),
+    import('./validate.js'),
   ]);
 }
 
@@ -180,7 +181,7 @@ export async function connectMcp(name: string, config: McpServerConfig, signal?:
     // The catalog does not mask a reason again: config.json's path is masked here, as the server's words are.
     throw new Error(quoting`MCP server "${name}" did not start (its cwd "${config.cwd}" is not a directory)`.text);
   }
-  const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema, McpError, ErrorCode }, z, { AjvJsonSchemaValidator }] = await loadMcpClient();
+  const [{ Client }, { getDefaultEnvironment }, { GroupStdioTransport }, { ToolSchema, McpError, ErrorCode }, z, { AjvJsonSchemaValidator }, { outputSchemaAjv }] = await loadMcpClient();
   if (signal !== undefined && aborted()) throw new McpStartAborted(name, signal);
   const startMs = config.startTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const secrets = knownSecrets(config.env ?? {});
@@ -197,7 +198,8 @@ export async function connectMcp(name: string, config: McpServerConfig, signal?:
     return [exit, said !== null ? `it said: ${said}` : null].filter((part) => part !== null).join('; ');
   };
 
-  const client = new Client({ name: 'argo', version: '0.1.0' });
+  // Results are checked against output schemas on RE2 patterns, as arguments are (validate.ts).
+  const client = new Client({ name: 'argo', version: '0.1.0' }, { jsonSchemaValidator: new AjvJsonSchemaValidator(outputSchemaAjv()) });
   const listeners: (() => void)[] = [];
   const state = { ended: false, closedHere: false };
   // Read through a call: the connection can end while a call awaits.
@@ -255,7 +257,7 @@ export async function connectMcp(name: string, config: McpServerConfig, signal?:
         // Not a check of the list: no answer, an error of the server's, the connection gone.
         if (error instanceof McpError || hasEnded()) throw error;
         const raw = await client.request({ method: 'tools/list', ...(params !== undefined ? { params } : {}) }, rawPage, { timeout: startMs });
-        const validator = new AjvJsonSchemaValidator();
+        const validator = new AjvJsonSchemaValidator(outputSchemaAjv());
         for (const offered of raw.tools) {
           const parsed = ToolSchema.safeParse(offered);
           if (!parsed.success) {

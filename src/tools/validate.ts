@@ -47,6 +47,15 @@ function re2Of(pattern: string): RE2JS | null {
 // they are not errors, and Ajv never writes to the console. Only the arguments' own properties
 // count: a parameter named "constructor" the model left out is absent, not Object's.
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false, ownProperties: true, code: { regExp: linearRegExp } });
+
+/**
+ * An Ajv for the MCP SDK's check of a tool's result against its `outputSchema`, patterns on RE2 as
+ * here: a server's pattern and a result holding outside text must not hang argo either. Set as the
+ * SDK's own (schemas not checked, every error), formats left unchecked as arguments' are.
+ */
+export function outputSchemaAjv(): Ajv {
+  return new Ajv({ allErrors: true, strict: false, validateSchema: false, validateFormats: false, logger: false, code: { regExp: linearRegExp } });
+}
 const compiled = new WeakMap<ParametersSchema, ValidateFunction | null>();
 
 /**

@@ -16,6 +16,8 @@
 // "empty", the tools capability with an empty list.
 // ARGO_TEST_MCP_TWICE: its list names `add` a second time.
 // ARGO_TEST_MCP_BAD_OUTPUT: its list also holds `status`, whose outputSchema does not compile ("type": "strin").
+// ARGO_TEST_MCP_SLUG: its list also holds `slug`, whose outputSchema has a pattern a backtracking engine
+// takes minutes on, and every call answers a structured result that pattern does not match.
 // ARGO_TEST_MCP_BARE: its list also holds `ping`, whose inputSchema is `{"type": "object"}` alone.
 // ARGO_TEST_MCP_PAGES: its list comes a tool per page (nextCursor); "loop" sends the same cursor
 // for ever, "endless" a new one for ever.
@@ -111,6 +113,7 @@ const extra = [
   ...(process.env.ARGO_TEST_MCP_UNREADABLE ? [{ name: 'lookup', description: 'Look a key up', inputSchema: { type: 'object', properties: { key: { type: 'string', required: true } } } }] : []),
   ...(process.env.ARGO_TEST_MCP_TWICE ? [{ name: 'add', description: 'Add again', inputSchema: { type: 'object' } }] : []),
   ...(process.env.ARGO_TEST_MCP_BAD_OUTPUT ? [{ name: 'status', description: 'A status', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { a: { type: 'strin' } } } }] : []),
+  ...(process.env.ARGO_TEST_MCP_SLUG ? [{ name: 'slug', description: 'A slug', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { slug: { type: 'string', pattern: '^([a-z0-9]+-?)+$' } } } }] : []),
   ...(process.env.ARGO_TEST_MCP_BARE ? [{ name: 'ping', description: 'Answers pong', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] : []),
 ];
 if (hang === 'list') server.server.setRequestHandler(ListToolsRequestSchema, () => new Promise(() => undefined));
@@ -128,6 +131,9 @@ else if (extra.length > 0 || process.env.ARGO_TEST_MCP_PAGES) {
     const at = Number(request.params?.cursor ?? 0);
     return { tools: tools.slice(at, at + 1), ...(at + 1 < tools.length ? { nextCursor: String(at + 1) } : {}) };
   });
+}
+if (process.env.ARGO_TEST_MCP_SLUG) {
+  server.server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: 'made' }], structuredContent: { slug: `${'a'.repeat(40)}!` } }));
 }
 if (process.env.ARGO_TEST_MCP_RAW_ERROR) {
   const raw = process.env.ARGO_TEST_MCP_RAW_ERROR;

@@ -152,6 +152,17 @@ describe('MCP servers through the SDK client', () => {
     }
   });
 
+  it("a result checked against an outputSchema pattern that backtracks for minutes in JavaScript's engine is judged at once (RE2)", async () => {
+    const box = await loadToolbox(['mcp:calc'], { mcpServers: { calc: { ...server, env: { ARGO_TEST_MCP_SLUG: '1' } } } });
+    try {
+      const slug = defined(box.tools.find((tool) => tool.name === 'slug'));
+      // Its result does not match: the SDK refuses it, a failure of the call, and argo goes on.
+      await expect(slug.run({}, ownContext())).rejects.toThrow(/output schema|does not match/i);
+    } finally {
+      await box.close();
+    }
+  });
+
   it("a tool whose schema follows MCP but not Ollama's types is left out, naming where; the server's other tools stay", async () => {
     const box = await loadToolbox(['mcp:calc'], { mcpServers: { calc: { ...server, env: { ARGO_TEST_MCP_UNREADABLE: '1' } } } });
     try {
