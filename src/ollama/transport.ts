@@ -261,7 +261,13 @@ export function boundedClient(host: string, ms: number, signal?: AbortSignal, se
     host,
     fetch: (input, init) => {
       const signals = [timeoutSignal(ms), ...(signal ? [signal] : []), ...(init?.signal ? [init.signal] : [])];
-      return send(input, { ...init, redirect: 'manual', signal: AbortSignal.any(signals) }).then((response) => refuseRedirect(host, input, response));
+      return send(input, { ...init, redirect: 'manual', signal: AbortSignal.any(signals) }).then(async (response) => {
+        const answered = refuseRedirect(host, input, response);
+        // Thrown here, as the transport's own requests throw it: the ollama client would write "Getting
+        // text from response" on stdout (console.log) for an error status without JSON.
+        if (!answered.ok) throw await statusAnswer(answered);
+        return answered;
+      });
     },
   });
 }

@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CHAT_HINTS, CLI_HINTS, SERVER_HINTS } from '../../src/ollama/fix-hints.js';
 import { OllamaTransport, boundedClient, questionFailure } from '../../src/ollama/transport.js';
 import type { TransportRequest } from '../../src/ollama/transport.js';
@@ -73,6 +73,18 @@ describe('a redirect is not followed, and named with where it points', () => {
     // In a chat and in argo serve, the fix is where those set the address.
     expect(questionFailure(host, listed, CHAT_HINTS, 5000)).toBe(line.replace('--host / OLLAMA_HOST', CHAT_HINTS.host));
     expect(questionFailure(host, listed, SERVER_HINTS, 5000)).toContain(`set ${SERVER_HINTS.host} to https://ollama.example`);
+  });
+
+  it("a bounded client's error status without JSON is thrown as the transport's, the ollama client writing nothing on stdout", async () => {
+    answer = { status: 500, body: 'boom' };
+    const log = vi.spyOn(console, 'log');
+    try {
+      const asked = await boundedClient(host, 5000).version().catch((error: unknown) => error);
+      expect(questionFailure(host, asked, CLI_HINTS, 5000)).toContain('boom');
+      expect(log).not.toHaveBeenCalled();
+    } finally {
+      log.mockRestore();
+    }
   });
 
   it('a 300 without a location is an answer with an error status, not a redirect', async () => {
