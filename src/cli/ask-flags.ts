@@ -240,7 +240,7 @@ export function routeWords(program: Command, words: readonly string[], args: rea
 function checkNoOptionAmidPrompt(args: readonly string[], program: Command): void {
   const amid = optionAmidPrompt(args, program.options);
   if (amid === null) return;
-  const line = ['argo', ...args.slice(0, amid.promptAt), '--', ...args.slice(amid.promptAt)].map((word, at) => (at === 0 ? word : shellWord(word))).join(' ');
+  const line = ['argo', ...[...amid.options, '--', ...amid.prompt].map(shellWord)].join(' ');
   throw new UsageError(`argo reads ${amid.option} among the prompt's words as its own option; to ask with it in the prompt, quote the prompt or put the prompt after -- (${line}); to give the option, write it before the prompt`);
 }
 

@@ -3,7 +3,7 @@ import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { rescueText } from '../log/fs.js';
-import { decodeUtf8, notText } from '../text/utf8.js';
+import { bomLength, decodeUtf8, notText } from '../text/utf8.js';
 import { STOP_SIGNALS } from './outcome.js';
 import type { StopSignal } from './outcome.js';
 import { nanoid } from 'nanoid';
@@ -209,10 +209,12 @@ export async function readAll(stream: NodeJS.ReadableStream, options: ReadAllOpt
     tooLarge: () =>
       new UsageError(`standard input is larger than ${limit / 1024 / 1024} MiB, the most argo takes as a prompt; send a part of it (e.g. head -c 1000000 file | argo "…")`),
   });
-  const decoded = decodeUtf8(bytes);
   // A byte order mark (a file saved by Notepad) is no text of the prompt, as a piped chat drops it.
-  if (decoded.ok) return decoded.text.replace(/^\uFEFF/, '');
-  throw new UsageError(notText('standard input', bytes, decoded, (encoding) => `iconv -f ${encoding} -t utf-8 file.txt | argo "…"`));
+  const bom = bomLength(bytes);
+  const decoded = decodeUtf8(bytes.subarray(bom));
+  if (decoded.ok) return decoded.text;
+  // Offsets count the mark, as they count every byte of standard input.
+  throw new UsageError(notText('standard input', bytes, { ...decoded, offset: decoded.offset + bom }, (encoding) => `iconv -f ${encoding} -t utf-8 file.txt | argo "…"`));
 }
 
 /**
@@ -241,7 +243,6 @@ export async function readBytes(stream: NodeJS.ReadableStream, options: ReadAllO
 // The lines refusing bytes that are not UTF-8 are text's: config.json says them too.
 export { notText, notUtf8 } from '../text/utf8.js';
 
-const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
  * A piped chat's input, passed on a whole line at a time while it is UTF-8 and no longer than
@@ -282,7 +283,8 @@ export class Utf8Lines extends Transform {
       if (end < bytes.length && !this.stopped()) {
         this.rest.push(Buffer.from(bytes.subarray(end)));
         this.restLength += bytes.length - end;
-        if (this.restLength > this.limit) this.refuseLong(this.lines + 1);
+        // A CR last may be a Windows line end's, which is no text of the line.
+        if (this.restLength > this.limit + (bytes.at(-1) === 0x0d ? 1 : 0)) this.refuseLong(this.lines + 1);
       }
     }
     done();
@@ -298,7 +300,7 @@ export class Utf8Lines extends Transform {
   private passWhole(whole: Buffer): void {
     let start = 0;
     for (let at = whole.indexOf(0x0a); at !== -1; at = whole.indexOf(0x0a, at + 1)) {
-      if (at - start > this.limit) {
+      if (at - start - (at > start && whole[at - 1] === 0x0d ? 1 : 0) > this.limit) {
         const before = whole.subarray(0, start);
         this.pass(before);
         // A line before it that is not UTF-8 ended the input first.
@@ -320,7 +322,7 @@ export class Utf8Lines extends Transform {
   private pass(text: Buffer): void {
     // A byte order mark (a script saved by Notepad) is no text of its first line: a `/bye` after it
     // is the command. Offsets still count it, as they count the bytes of standard input.
-    const bom = this.passed === 0 && text.subarray(0, UTF8_BOM.length).equals(UTF8_BOM) ? UTF8_BOM.length : 0;
+    const bom = this.passed === 0 ? bomLength(text) : 0;
     this.passed += bom;
     const whole = text.subarray(bom);
     if (whole.length === 0) return;

@@ -63,32 +63,45 @@ export function endsOptions(words: readonly string[], options: readonly OptionSh
   return false;
 }
 
+/** A word commander reads as a negative number, a prompt word however it starts (`what is -5 plus 2`). */
+const NEGATIVE_NUMBER = /^-\d*\.?\d+(?:e[+-]?\d+)?$/;
+
 /**
  * The first of argo's options written between two words of the prompt (`argo what does -s mean in
- * ls`), and where the prompt's first word is; null when there is none. Commander reads options
- * anywhere on the line, so such a word would leave the prompt in silence ("what does in ls") and set
- * the option (a session "mean"). Options before the prompt or after all of it are as written; an
- * unknown option ends the scan (commander refuses it).
+ * ls`), and the line that asks it: argo's other options (before the prompt, or after all of it)
+ * then `--` and the prompt's words as typed, that option among them. Null when there is none.
+ * Commander reads options anywhere on the line, so such a word would leave the prompt in silence
+ * ("what does in ls") and set the option (a session "mean"). An unknown option ends the scan
+ * (commander refuses it).
  */
-export function optionAmidPrompt(words: readonly string[], options: readonly OptionShape[]): { option: string; promptAt: number } | null {
+export function optionAmidPrompt(words: readonly string[], options: readonly OptionShape[]): { option: string; options: string[]; prompt: string[] } | null {
   const find = (flag: string): OptionShape | undefined => options.find((option) => option.short === flag || option.long === flag);
-  let promptAt: number | null = null;
-  let pending: string | null = null;
+  // The line in pieces: an option with its value, or a prompt word.
+  const pieces: { words: string[]; prompt: boolean }[] = [];
   for (let at = 0; at < words.length; at++) {
     const word = words[at] ?? '';
-    const isPromptWord = word === '--' ? at + 1 < words.length : word.length < 2 || !word.startsWith('-');
-    if (isPromptWord) {
-      if (pending !== null && promptAt !== null) return { option: pending, promptAt };
-      promptAt ??= at;
+    if (word === '--') {
+      pieces.push(...words.slice(at + 1).map((rest) => ({ words: [rest], prompt: true })));
+      break;
     }
-    if (word === '--') return null;
-    if (isPromptWord) continue;
+    if (word.length < 2 || !word.startsWith('-') || NEGATIVE_NUMBER.test(word)) {
+      pieces.push({ words: [word], prompt: true });
+      continue;
+    }
     const option = word.startsWith('--') ? longOption(word, find) : lastOfGroup(word.slice(1), find);
     if (option === undefined) return null;
-    if (promptAt !== null) pending ??= word;
-    if (option !== 'whole' && (option.required || (option.optional && !(words[at + 1] ?? '-').startsWith('-')))) at++;
+    const takesNext = option !== 'whole' && (option.required || (option.optional && !(words[at + 1] ?? '-').startsWith('-')));
+    pieces.push({ words: takesNext ? [word, words[++at] ?? ''] : [word], prompt: false });
   }
-  return null;
+  const first = pieces.findIndex((piece) => piece.prompt);
+  const last = pieces.findLastIndex((piece) => piece.prompt);
+  const amid = pieces.slice(first + 1, last).find((piece) => !piece.prompt);
+  if (first === -1 || amid === undefined) return null;
+  return {
+    option: amid.words[0] ?? '',
+    options: [...pieces.slice(0, first), ...pieces.slice(last + 1)].flatMap((piece) => piece.words),
+    prompt: pieces.slice(first, last + 1).flatMap((piece) => piece.words),
+  };
 }
 
 /** `--name` (the option), `--name=value` ('whole': its value is in the word), or undefined when unknown. */

@@ -56,3 +56,11 @@ export function notText(what: string, bytes: Uint8Array, bad: { offset: number; 
 export function notUtf8(what: string, bad: { offset: number; byte: number }, convert: string): string {
   return `${what} is not UTF-8 (byte 0x${bad.byte.toString(16).padStart(2, '0')} at offset ${bad.offset}): convert it first, e.g. ${convert} (-f names the encoding it is in: latin1, cp1252, shift_jis …)`;
 }
+
+/** UTF-8's byte order mark as text: no text of a file or a stream that starts with it (Notepad writes one). */
+export const BYTE_ORDER_MARK = '\uFEFF';
+
+/** How many bytes of a byte order mark `bytes` start with: 3, or 0. */
+export function bomLength(bytes: Uint8Array): number {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+}

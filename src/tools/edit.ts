@@ -9,7 +9,8 @@ import { groupThousands } from '../text/decimal.js';
 import { EDIT_FILE, WRITE_FILE } from './builtins.js';
 import type { WRITE_MODES } from './builtins.js';
 import { diffPreview, unreadPreview } from './diff-preview.js';
-import { BYTE_ORDER_MARK, isBinary } from './fs.js';
+import { BYTE_ORDER_MARK, bomLength } from '../text/utf8.js';
+import { isBinary } from './fs.js';
 import { confinementOf, fileFailure, nulInPath, refuseFolderPath, refuseNul, resolveInRoot, rootOnly, shownPath } from './root.js';
 import type { Confinement, PathUse } from './root.js';
 import { HeldFolder, READ_FLAGS, hardLink, notRegular, openInRoot, writeInFolder } from './root-files.js';
@@ -40,9 +41,9 @@ async function currentFile(confinement: Confinement, file: string, path: string,
     if (stats.isDirectory()) throw new ToolError(quoting`"${path}" is a directory, not a file`);
     if (!stats.isFile()) throw notRegular(path);
     if (read === 'none' || (read === 'preview' && stats.size > PREVIEW_READ_BYTES)) {
-      const head = Buffer.alloc(UTF8_BOM.length);
+      const head = Buffer.alloc(3);
       const { bytesRead } = await handle.read(head, 0, head.length, 0);
-      return { size: stats.size, names: stats.nlink, bytes: null, bom: startsWithBom(head.subarray(0, bytesRead)) };
+      return { size: stats.size, names: stats.nlink, bytes: null, bom: bomLength(head.subarray(0, bytesRead)) > 0 };
     }
     if (read === 'whole' && stats.size > EDIT_MOST_BYTES) {
       throw new ToolError(quoting`"${path}" is ${groupThousands(stats.size)} bytes; the edit tools change files of up to ${EDIT_MOST_BYTES / 1024 / 1024} MB in place (write_file can still replace it whole)`, false);
@@ -50,7 +51,7 @@ async function currentFile(confinement: Confinement, file: string, path: string,
     // Read to the size seen: a file that grows meanwhile is not read without end.
     const bytes = Buffer.alloc(stats.size);
     const { bytesRead } = await handle.read(bytes, 0, stats.size, 0);
-    return { size: stats.size, names: stats.nlink, bytes: bytes.subarray(0, bytesRead), bom: startsWithBom(bytes.subarray(0, bytesRead)) };
+    return { size: stats.size, names: stats.nlink, bytes: bytes.subarray(0, bytesRead), bom: bomLength(bytes.subarray(0, bytesRead)) > 0 };
   } catch (error) {
     throw fileFailure(error, path, 'read');
   } finally {
@@ -58,12 +59,6 @@ async function currentFile(confinement: Confinement, file: string, path: string,
   }
 }
 
-/** A UTF-8 byte order mark's bytes. */
-const UTF8_BOM = Buffer.from(BYTE_ORDER_MARK, 'utf8');
-
-function startsWithBom(bytes: Buffer): boolean {
-  return bytes.subarray(0, UTF8_BOM.length).equals(UTF8_BOM);
-}
 
 // ignoreBOM keeps a leading BOM in the text, so an edit writes it back.
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

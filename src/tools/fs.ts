@@ -12,6 +12,7 @@ import { ToolError, isOverBudget, largestFitting, numberArg, stringArg } from '.
 import type { Tool, ToolResult } from './types.js';
 import { clipText, headOf } from '../output/cut.js';
 import { groupThousands } from '../text/decimal.js';
+import { BYTE_ORDER_MARK } from '../text/utf8.js';
 import { braceExpansionCount } from './brace-count.js';
 import { QuotingMessage, clipped, quoting } from './foreign-line.js';
 import { LIST_FILES, READ_FILE, SEARCH_FILES } from './builtins.js';
@@ -66,8 +67,7 @@ const NEWLINE = 10;
 const CARRIAGE_RETURN = 13;
 /** A line's trailing CR, dropped from what the model sees (the byte counts already leave it out). */
 const LINE_END_CR = /\r(?=\n|$)/g;
-/** U+FEFF opening a file: a UTF-8 byte order mark, which says how the file is encoded and is no text of it. */
-export const BYTE_ORDER_MARK = '\uFEFF';
+export { BYTE_ORDER_MARK } from '../text/utf8.js';
 
 /** Lines read from a file: `count` lines from `offset`, and why the read stopped short, if it did. */
 interface LinesRead {

@@ -29,6 +29,11 @@ describe("a piped chat's lines may be no longer than the limit (8 bytes here)", 
     ['over it in one read holding several lines', 'one\ntwo\n123456789\nfour\n', 100, 'one\ntwo\n', 3],
     ['a last line over it, never ended', 'one\n123456789', 2, 'one\n', 2],
     ['a line over it in reads of one byte', 'a\nbcdefghijkl\n', 1, 'a\n', 2],
+    // A Windows line end's CR is no text of the line.
+    ['a CRLF line at the limit, in one read', '12345678\r\nnext\r\n', 100, '12345678\r\nnext\r\n', null],
+    ['a CRLF line at the limit, in reads of one byte', '12345678\r\nnext\r\n', 1, '12345678\r\nnext\r\n', null],
+    ['a CRLF line one over it', '123456789\r\nnext\r\n', 3, '', 1],
+    ['a CR inside a line counts', 'one\n1234\r5678\n', 100, 'one\n', 2],
   ])('%s', async (_case, input, chunkSize, text, line) => {
     expect(await throughLines(split(input, chunkSize), 8)).toEqual({ text, bad: null, tooLong: line === null ? null : { line, limit: 8 } });
   });
@@ -79,5 +84,9 @@ describe("a one-liner's standard input", () => {
     ['only a byte order mark: nothing', [Buffer.from('\uFEFF')], ''],
   ])('%s', async (_case, chunks, text) => {
     expect(await readAll(Readable.from(chunks))).toBe(text);
+  });
+
+  it('a byte that is not UTF-8 after the mark is named at its offset in the input, the mark counted', async () => {
+    await expect(readAll(Readable.from([Buffer.from([0xef, 0xbb, 0xbf, 0x68, 0xff])]))).rejects.toThrow(/byte 0xff at offset 4\)/);
   });
 });

@@ -100,15 +100,21 @@ describe('optionAmidPrompt: an option between two words of the prompt', () => {
     .option('-q, --quiet')
     .option('--json')
     .option('--extra [value]');
-  it.each<[string[], { option: string; promptAt: number } | null]>([
-    [['what', 'does', '-s', 'mean', 'in', 'ls'], { option: '-s', promptAt: 0 }],
-    [['-m', 'llama3', 'what', 'does', '-q', 'do'], { option: '-q', promptAt: 2 }],
-    [['hi', '--json', 'there'], { option: '--json', promptAt: 0 }],
-    [['hi', '-qs', 'work', 'there'], { option: '-qs', promptAt: 0 }],
-    [['hi', '--session=work', 'there'], { option: '--session=work', promptAt: 0 }],
-    [['hi', '-s', 'work', '--json', 'there'], { option: '-s', promptAt: 0 }],
-    // Words after -- are the prompt's too: the option sits among them.
-    [['hi', '--json', '--', 'there'], { option: '--json', promptAt: 0 }],
+  const found = (option: string, options: string[], prompt: string[]) => ({ option, options, prompt });
+  it.each<[string[], ReturnType<typeof found> | null]>([
+    [['what', 'does', '-s', 'mean', 'in', 'ls'], found('-s', [], ['what', 'does', '-s', 'mean', 'in', 'ls'])],
+    [['-m', 'llama3', 'what', 'does', '-q', 'do'], found('-q', ['-m', 'llama3'], ['what', 'does', '-q', 'do'])],
+    [['hi', '--json', 'there'], found('--json', [], ['hi', '--json', 'there'])],
+    [['hi', '-qs', 'work', 'there'], found('-qs', [], ['hi', '-qs', 'work', 'there'])],
+    [['hi', '--session=work', 'there'], found('--session=work', [], ['hi', '--session=work', 'there'])],
+    [['hi', '-s', 'work', '--json', 'there'], found('-s', [], ['hi', '-s', 'work', '--json', 'there'])],
+    // Options after all of the prompt stay argo's, before the --; a -- typed is not repeated.
+    [['what', 'does', '-s', 'mean', 'in', 'ls', '--json'], found('-s', ['--json'], ['what', 'does', '-s', 'mean', 'in', 'ls'])],
+    [['what', '-s', 'x', '--', 'y'], found('-s', [], ['what', '-s', 'x', 'y'])],
+    [['hi', '--json', '--', 'there'], found('--json', [], ['hi', '--json', 'there'])],
+    // A negative number is a prompt word (commander's reading): the scan goes on past it.
+    [['what', 'is', '-5', 'plus', '-s', 'x', 'y'], found('-s', [], ['what', 'is', '-5', 'plus', '-s', 'x', 'y'])],
+    [['what', 'is', '-5', 'plus', '-2.5'], null],
     // Before the prompt, or after all of it: as written.
     [['-s', 'work', 'hi', 'there'], null],
     [['hi', 'there', '-s', 'work'], null],
@@ -122,7 +128,7 @@ describe('optionAmidPrompt: an option between two words of the prompt', () => {
     [['a', '-', 'b'], null],
     [['what', 'is', 'tar', '-xf', 'x'], null],
     [[], null],
-  ])('%j → %j', (words, found) => {
-    expect(optionAmidPrompt(words, options)).toEqual(found);
+  ])('%j → %j', (words, expected) => {
+    expect(optionAmidPrompt(words, options)).toEqual(expected);
   });
 });
