@@ -4,7 +4,7 @@ import { MIN_TOOL_BUDGET } from '../config/settings.js';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError, RuntimeError } from '../errors.js';
 import { errnoOf } from '../log/fs.js';
-import { CLI_HINTS, howToGetModel, orInstalledModel } from '../ollama/fix-hints.js';
+import { CLI_HINTS, howToGetModel, installedNames, orInstalledModel } from '../ollama/fix-hints.js';
 import { fullModelName } from '../ollama/model-name.js';
 import { OllamaTransport, questionFailure } from '../ollama/transport.js';
 import { FEATURES, hasFeature, parseVersion, versionText } from '../ollama/versions.js';
@@ -160,7 +160,7 @@ async function runChecks(flags: FlagOverrides, report: Report, command: Command 
   const found = installed.find((name) => fullModelName(name) === wanted);
   if (found === undefined) {
     const suggested = await transport.answeringModel(installed);
-    check(false, 'model', `${settings.model} is not installed (installed: ${installed.join(', ') || 'none'}); ${howToGetModel(settings.model)}${orInstalledModel(CLI_HINTS, suggested)}`);
+    check(false, 'model', `${settings.model} is not installed (installed: ${installedNames(installed) || 'none'}); ${howToGetModel(settings.model)}${orInstalledModel(CLI_HINTS, suggested)}`);
     return outcome();
   }
   check(true, 'model', `${settings.model} is installed`);

@@ -110,12 +110,21 @@ export function orInstalledModel(hints: FixHints, suggested: string | undefined)
   return suggested !== undefined ? `, or use an installed one (${hints.model(suggested)})` : `, or choose another with ${hints.model()}`;
 }
 
+/** The most installed models a line names; `ollama list` shows them all. */
+const NAMED_MODELS = 20;
+
+/** Installed models as a line names them: the first few, then how many more. */
+export function installedNames(installed: readonly string[]): string {
+  const more = installed.length - NAMED_MODELS;
+  return `${installed.slice(0, NAMED_MODELS).join(', ')}${more > 0 ? `, and ${more} more (ollama list)` : ''}`;
+}
+
 /**
  * The one line for a model Ollama at `host` does not have, for a turn and for argo serve alike:
  * what is installed (null: unknown), how to get the model, or which installed one to use.
  */
 export function missingModelLine(model: string, host: string, installed: readonly string[] | null, hints: FixHints, suggested: string | undefined): string {
-  const list = installed === null ? '' : installed.length === 0 ? '; no models are installed' : `; installed: ${installed.join(', ')}`;
+  const list = installed === null ? '' : installed.length === 0 ? '; no models are installed' : `; installed: ${installedNames(installed)}`;
   const get = howToGetModel(model);
   return `model "${model}" not found on Ollama at ${host}${list}. ${get[0]?.toUpperCase() ?? ''}${get.slice(1)}${orInstalledModel(hints, suggested)}`;
 }

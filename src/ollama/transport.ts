@@ -333,7 +333,9 @@ export function httpFailure(host: string, error: unknown, hints: FixHints, think
   // Ollama's Host and Origin checks answer 403 with no body; its other 403s say why in JSON.
   if (status === 403 && body !== 'ollama') {
     const page = body === 'page' ? `: ${clipText(detail, 200)}` : '';
-    return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden${page}); check OLLAMA_HOST and OLLAMA_ORIGINS on the server${page === '' ? '' : ', or the proxy in front of it'}` };
+    // A page is no Ollama's (its Host check sends nothing): the proxy in front of it comes first.
+    const check = page === '' ? 'check OLLAMA_HOST and OLLAMA_ORIGINS on the server' : 'check the proxy in front of Ollama, then OLLAMA_HOST and OLLAMA_ORIGINS on the server';
+    return { kind: 'http', httpStatus: status, message: `Ollama at ${host} refused the request (403 Forbidden${page}); ${check}` };
   }
   if (status === 403 && detail.startsWith(CLOUD_DISABLED)) {
     return { kind: 'http', httpStatus: status, message: `Ollama at ${host} answered HTTP 403: ${detail}; that Ollama has cloud models turned off (OLLAMA_NO_CLOUD, or "disable_ollama_cloud" in its server.json): choose a local model with ${hints.model()}, or turn cloud models on there` };
@@ -507,7 +509,13 @@ export class OllamaTransport {
 
   /** A client for one question about Ollama or a model, given up after `ms` (default `idleMs`) or with `signal`. */
   private askClient(signal: AbortSignal | undefined, ms = this.options.idleMs): Ollama {
-    return boundedClient(this.options.host, ms, signal, (input, init) => this.send(input, init, undefined, false));
+    // Read no further than a whole answer is: a model list of 400 MB would fill the memory.
+    return boundedClient(this.options.host, ms, signal, async (input, init) => {
+      const response = await this.send(input, init, undefined, false);
+      const { bytes, more } = await readUpTo(response, MAX_LINE_BYTES);
+      if (more) throw new NotOllamaAnswer(`its answer is longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB`);
+      return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+    });
   }
 
   async stream(request: TransportRequest, hooks: StreamHooks): Promise<StreamOutcome> {

@@ -42,7 +42,7 @@ const HOST_HINT = 'check OLLAMA_HOST and OLLAMA_ORIGINS on the server';
 describe('an error status, by who sent it', () => {
   it.each<[string, Partial<FakeOllamaOptions>, FakeScenario | undefined, string, { kind: string; httpStatus: number; message: string }, number]>([
     ["Ollama's Host/Origin check (403, no body)", {}, { proxyPage: { status: 403, body: '' } }, 'argo', { kind: 'http', httpStatus: 403, message: `Ollama at ${H} refused the request (403 Forbidden); ${HOST_HINT}` }, 1],
-    ["a proxy's 403 page", {}, html(403, '403 Forbidden'), 'argo', { kind: 'http', httpStatus: 403, message: `Ollama at ${H} refused the request (403 Forbidden: <html> <head><title>403 Forbidden</title></head> </html>); ${HOST_HINT}, or the proxy in front of it` }, 1],
+    ["a proxy's 403 page", {}, html(403, '403 Forbidden'), 'argo', { kind: 'http', httpStatus: 403, message: `Ollama at ${H} refused the request (403 Forbidden: <html> <head><title>403 Forbidden</title></head> </html>); check the proxy in front of Ollama, then OLLAMA_HOST and OLLAMA_ORIGINS on the server` }, 1],
     ['Ollama with its cloud turned off (OLLAMA_NO_CLOUD)', { cloud: 'disabled' }, undefined, CLOUD, {
       kind: 'http', httpStatus: 403,
       message: `Ollama at ${H} answered HTTP 403: ollama cloud is disabled: remote model is unavailable; that Ollama has cloud models turned off (OLLAMA_NO_CLOUD, or "disable_ollama_cloud" in its server.json): choose a local model with --model, or turn cloud models on there`,
@@ -130,6 +130,22 @@ describe('a whole answer (stream: false) and an answer without a body', () => {
     const { outcome, texts } = await run(transport());
     expect(texts).toEqual(['a']);
     expect(outcome.failure).toEqual({ kind: 'mid-stream', message: 'Ollama reported an error mid-answer: out of memory' });
+    // A body that breaks off on its own (a bad gzip block) is no report of Ollama's.
+    const broken = transport({
+      fetch: () => {
+        let pulls = 0;
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (pulls++ === 0) controller.enqueue(new TextEncoder().encode('{"model":"argo","message":{"role":"assistant","content":"a"},"done":false}\n'));
+            else controller.error(new Error('gzip: invalid block'));
+          },
+        });
+        return Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': 'application/x-ndjson' } }));
+      },
+    });
+    const unread = await run(broken);
+    expect(unread.texts).toEqual(['a']);
+    expect(unread.outcome.failure).toEqual({ kind: 'malformed', message: `the answer from Ollama at ${H} could not be read (gzip: invalid block); the answer is incomplete` });
   });
 });
 
