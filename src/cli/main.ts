@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { FlagOverrides } from '../config/settings.js';
 import { ArgoError, UsageError, messageLine } from '../errors.js';
-import { discardTemporaryFiles, errnoOf } from '../log/fs.js';
+import { discardTemporaryFiles, errnoOf, runLastSaves } from '../log/fs.js';
 import { whenLockWaitIsLong } from '../log/lock.js';
 import { untrustedTextFor } from '../output/terminal-text.js';
 import { REPLAY_REASONS } from '../replay/types.js';
@@ -258,12 +258,14 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   const io = processIo();
   // Ctrl-C, SIGTERM and SIGHUP quit at once unless a command is handling them (a streaming answer
   // ends cleanly first and is logged); a second Ctrl-C or SIGTERM before it has finished always
-  // quits (signalQuits). Temporary files being written (a `logs rm` copy) are removed first: the
-  // originals are untouched until their rename. Like any run that does not succeed, it ends with one
-  // line saying why.
+  // quits (signalQuits). A turn being answered saves its draft with the answer so far first, for the
+  // next argo to log; temporary files being written (a `logs rm` copy) are removed: the originals
+  // are untouched until their rename. Like any run that does not succeed, it ends with one line
+  // saying why, on a row of its own.
   for (const signal of Object.keys(STOP_SIGNALS) as StopSignal[]) {
     process.on(signal, () => {
       if (!signalQuits(signal)) return;
+      runLastSaves(signal);
       discardTemporaryFiles();
       const outcome = STOP_SIGNALS[signal];
       endOpenRow(io.stderr);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { accessSync, closeSync, fstatSync, lstatSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { accessSync, closeSync, fstatSync, linkSync, lstatSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { access, chmod, link, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
@@ -300,6 +300,68 @@ export function untrackTemporary(path: string): void {
 export function discardTemporaryFiles(): void {
   for (const path of inFlight) rmSync(path, { force: true });
   inFlight.clear();
+}
+
+// What must be written before a signal quits the process at once (a second Ctrl-C): a turn being
+// answered saves its draft with the text so far, which the next argo logs. Synchronous, as the exit is.
+const lastSaves = new Set<(signal: string) => void>();
+
+/** Adds a synchronous save to run before a quit at once; returns its removal. */
+export function saveBeforeQuitting(save: (signal: string) => void): () => void {
+  lastSaves.add(save);
+  return () => {
+    lastSaves.delete(save);
+  };
+}
+
+/**
+ * Runs every save added by saveBeforeQuitting, for an exit on `signal` (synchronous). Best effort:
+ * one that fails is passed over, as the exit must happen.
+ */
+export function runLastSaves(signal: string): void {
+  for (const save of [...lastSaves]) {
+    try {
+      save(signal);
+    } catch {
+      // Nothing more can be done: the process is ending.
+    }
+  }
+  lastSaves.clear();
+}
+
+/**
+ * writeFileAtomic for a process about to exit (no flush): written whole to an exclusive temporary
+ * sibling (0600, never through a link), then renamed over `target`, or with `exclusive` linked into
+ * place only if nothing is there yet (false then, nothing written). A symlink at the target is refused.
+ */
+export function writeFileAtomicNow(target: string, data: string, options: { exclusive?: boolean } = {}): boolean {
+  if (lstatSync(target, { throwIfNoEntry: false })?.isSymbolicLink() === true) throw new SymlinkRefusedError(target);
+  const temporary = temporaryPath(target);
+  const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE);
+  try {
+    try {
+      const bytes = Buffer.from(data);
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    } finally {
+      closeSync(fd);
+    }
+    if (options.exclusive !== true) {
+      renameSync(temporary, target);
+      return true;
+    }
+    try {
+      linkSync(temporary, target);
+    } catch (error) {
+      if (errnoOf(error) === 'EEXIST') return false;
+      if (!NO_HARD_LINKS.has(errnoOf(error) ?? '')) throw error;
+      // No hard links on this file system: placed only if nothing is there now.
+      if (lstatSync(target, { throwIfNoEntry: false }) !== undefined) return false;
+      renameSync(temporary, target);
+    }
+    return true;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }
 
 /** A sibling name unique to this write (several may run at once, even in one process). */

@@ -2,7 +2,7 @@
 // written as the answer starts and removed once the turn is logged. A file left behind is a turn
 // whose argo ended first (killed, crashed, the machine stopped); src/turn/recover.ts logs it. No zod
 // here: a question that logs a turn writes the journal, and the schema loads only to read one back.
-import { readlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { rename, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { RuntimeError } from '../errors.js';
 import type { LogEntry } from './entry.js';
 import { wellFormedJson } from './entry.js';
 import { jsonFaultPlace } from '../text/json-syntax.js';
-import { SymlinkRefusedError, createFileExclusive, ensureHomeFolder, removeFile, errnoOf, writeFileAtomic, isMissing, procStatFields, processAlive, readDataText, readRegularText, readSmallText } from './fs.js';
+import { PRIVATE_DIR, SymlinkRefusedError, createFileExclusive, ensureHomeFolder, removeFile, errnoOf, writeFileAtomic, writeFileAtomicNow, isMissing, procStatFields, processAlive, readDataText, readRegularText, readSmallText } from './fs.js';
 import type { SignalSender } from './fs.js';
 
 export const UNFINISHED_FOLDER = 'unfinished';
@@ -207,6 +207,28 @@ export async function replaceUnfinished(home: string, turn: UnfinishedTurn): Pro
   if (!TURN_ID.test(id)) throw new RuntimeError(`turn id ${JSON.stringify(id)} cannot name a file in ${unfinishedDir(home)}`);
   await ensureHomeFolder(home, UNFINISHED_FOLDER);
   await writeFileAtomic(unfinishedPath(home, id), `${wellFormedJson(turn)}\n`, { flush: false });
+}
+
+/**
+ * writeUnfinished and replaceUnfinished for a process about to quit (a second Ctrl-C): synchronous,
+ * no flush. `replacing`: this process's draft of the turn is there, or being written, and this one
+ * takes its place; otherwise the file is created only if nothing is there. The journal's folder is
+ * made if missing and must be a private folder of this user's, no link, as ensureHomeFolder makes
+ * it. Throws when it cannot; false when a file of another turn's is there.
+ */
+export function writeUnfinishedNow(home: string, turn: UnfinishedTurn, replacing: boolean): boolean {
+  const id = turn.entry.id;
+  if (!TURN_ID.test(id)) throw new RuntimeError(`turn id ${JSON.stringify(id)} cannot name a file in ${unfinishedDir(home)}`);
+  const dir = unfinishedDir(home);
+  let stats = lstatSync(dir, { throwIfNoEntry: false });
+  if (stats === undefined) {
+    mkdirSync(dir, { mode: PRIVATE_DIR });
+    stats = lstatSync(dir);
+  }
+  if (stats.isSymbolicLink()) throw new SymlinkRefusedError(dir);
+  const uid = process.getuid?.();
+  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid) || (stats.mode & 0o077) !== 0) throw new RuntimeError(`${dir} is not a private folder of this user's`);
+  return writeFileAtomicNow(unfinishedPath(home, id), `${wellFormedJson(turn)}\n`, { exclusive: !replacing });
 }
 
 /** Removes the turn's journal file (gone already is fine). */

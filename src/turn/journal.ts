@@ -1,6 +1,6 @@
 // A turn's file in the journal of unfinished turns (log/unfinished.ts) while it is answered: what
 // lets an argo started later log the turn if this one is killed before it can.
-import { removeUnfinished, replaceUnfinished, thisProcess, unfinishedDir, unfinishedPath, writeUnfinished } from '../log/unfinished.js';
+import { removeUnfinished, replaceUnfinished, thisProcess, unfinishedDir, unfinishedPath, writeUnfinished, writeUnfinishedNow } from '../log/unfinished.js';
 import type { UnfinishedTurn } from '../log/unfinished.js';
 
 export interface JournalEntry {
@@ -17,6 +17,12 @@ export interface JournalEntry {
    * after another, never after `remove`. A failure leaves the earlier draft, which still speaks for the turn.
    */
   update: (fields: Record<string, unknown>) => void;
+  /**
+   * Writes the draft now, synchronously, with the updates so far and `fields` laid over it: for a
+   * process about to quit at once (a second Ctrl-C), so the next argo logs what the turn had. Nothing
+   * when the draft is not known yet, its first write failed, or it was removed. Throws when it cannot.
+   */
+  saveNow: (fields: Record<string, unknown>) => void;
   /** Removes the draft once it is written, unless kept; for when the turn is logged, rescued, or will never be. */
   remove: () => Promise<void>;
 }
@@ -34,14 +40,21 @@ export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'o
   let id: string | null = null;
   let kept = false;
   let removed = false;
+  // For saveNow: the draft once known, the updates' fields laid over it so far, and whether its
+  // first write failed (nothing of this turn's to replace, or no way to write it).
+  let known: Omit<UnfinishedTurn, 'owner'> | null = null;
+  let progress: Record<string, unknown> = {};
+  let failed = false;
   const written = draft
     .then(async (turn) => {
+      known = turn;
       // A queued draft is there already: it speaks for the turn even if it cannot be replaced.
       if (replacing) id = turn.entry.id;
       await (replacing ? replaceUnfinished : writeUnfinished)(home, { owner: thisProcess(), ...turn });
       id = turn.entry.id;
     })
     .catch((error: unknown) => {
+      if (!replacing) failed = true;
       if (warned.has(home)) return;
       warned.add(home);
       const reason = error instanceof Error ? error.message : String(error);
@@ -54,11 +67,20 @@ export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'o
     update: (fields) => {
       // Copied now: the run goes on changing its records while the write waits.
       const taken = structuredClone(fields);
+      progress = { ...progress, ...taken };
       updates = updates.then(async () => {
         if (id === null || removed) return;
         const turn = await draft;
         await replaceUnfinished(home, { owner: thisProcess(), ...turn, entry: { ...turn.entry, ...taken } }).catch(() => undefined);
       });
+    },
+    saveNow: (fields) => {
+      if (known === null || removed || failed) return;
+      const turn: UnfinishedTurn = { owner: thisProcess(), ...known, entry: { ...known.entry, ...progress, ...fields } };
+      // Its first write not known to have landed: created only if nothing is there. Something there
+      // is that write landing meanwhile (turn ids are random), and this one takes its place.
+      if (id === null && !replacing && writeUnfinishedNow(home, turn, false)) return;
+      writeUnfinishedNow(home, turn, true);
     },
     keep: () => {
       kept = id !== null;

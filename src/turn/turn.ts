@@ -17,7 +17,7 @@ import { leadingThinking } from '../text/answer.js';
 import type { ReplaySource } from '../sessions/turns.js';
 import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
-import { ForeignFolderError, ForeignLinkError, NotAFolderError, NotRegularFileError, SymlinkRefusedError, UnwritableFileError, errnoOf, folderTrouble, isMissing } from '../log/fs.js';
+import { ForeignFolderError, ForeignLinkError, NotAFolderError, NotRegularFileError, SymlinkRefusedError, UnwritableFileError, errnoOf, folderTrouble, isMissing, saveBeforeQuitting } from '../log/fs.js';
 import { LockTimeoutError, loadLockLibrary } from '../log/lock.js';
 import { DAY_PATTERN, TIMESTAMP_PATTERN } from '../log/timestamp.js';
 import { recordPath } from '../sessions/names.js';
@@ -347,15 +347,33 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
         journal.update(fields);
       }
     : null;
+  // The answer as it streams, for a quit at once (a second Ctrl-C) before the turn is logged: the
+  // journal's draft takes it synchronously, so the next argo logs what was on the screen.
+  const streamed = { response: '', thinking: '' };
+  const unregister = journal
+    ? saveBeforeQuitting((signal) => {
+        journal.saveNow(answered ?? quitFields(streamed, ports.signal, signal, Math.round(ports.clock() - started)));
+      })
+    : () => undefined;
   try {
     const answer = await (ports.answer ?? streamAnswer)(plan.request, {
       turnId: id,
       transport: ports.transport,
       clock: ports.clock,
-      onText: ports.onText ?? (() => undefined),
+      onText: (text, logprobs) => {
+        streamed.response += text;
+        ports.onText?.(text, logprobs);
+      },
       ...(ports.signal ? { signal: ports.signal } : {}),
-      ...(ports.onRetry ? { onRetry: ports.onRetry } : {}),
-      ...(ports.onThinking ? { onThinking: ports.onThinking } : {}),
+      // A request is repeated only before any text: reasoning streamed by the failed one is not the answer's.
+      onRetry: (attempt, delayMs, reason) => {
+        streamed.thinking = '';
+        ports.onRetry?.(attempt, delayMs, reason);
+      },
+      onThinking: (text, logprobs) => {
+        streamed.thinking += text;
+        ports.onThinking?.(text, logprobs);
+      },
       ...(ports.onToolCalls ? { onToolCalls: ports.onToolCalls } : {}),
       ...(ports.onLogprobs ? { onLogprobs: ports.onLogprobs } : {}),
       checkWindow: async (body, signal) => {
@@ -397,6 +415,7 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
     if (input.log && !logging) await logUnanswered(settings, session, answered, progress, Promise.all([drafted, stamps]), Math.round(ports.clock() - started), rules, ports, journal);
     throw error;
   } finally {
+    unregister();
     // Logged, rescued, or failed before it could be (an error the caller reports): either way the
     // journal no longer speaks for it, unless it was kept as the turn's only copy.
     await journal?.remove();
@@ -417,6 +436,23 @@ export async function queuedDraft(settings: Settings, input: TurnInput, id: stri
   // No request was sent yet, and this one, planned without history, may never be: it has no hash to prove.
   const entry: LogEntry = { ...draftEntry(settings, input, prepared, context, id, timestamp), ...draftFields, request_sha256: undefined, error: QUEUED_ERROR };
   return { day, session: { id: prepared.session?.id ?? null, name: settings.session }, rules: rulesFingerprint(settings.replay.classify), entry };
+}
+
+/**
+ * The draft's fields when argo quits at once on `quitSignal` (a second Ctrl-C) before the turn is
+ * logged: the answer as far as it had streamed, and why it went no further. Its status stays the
+ * draft's, interrupted.
+ */
+export function quitFields(streamed: { response: string; thinking: string }, signal: AbortSignal | undefined, quitSignal: string, totalMs: number): Partial<LogEntry> {
+  const { response, thinking } = answerParts(streamed);
+  const cut = signal?.aborted === true ? cutReason(signal) : 'interrupted';
+  const how = quitSignal === 'SIGINT' ? 'Ctrl-C' : quitSignal;
+  return {
+    model_response: response,
+    ...(thinking ? { thinking } : {}),
+    timings: timingsOf(EMPTY_METRICS, null, totalMs),
+    error: `${cut}; argo then quit at once (a second ${how}) before it could log the turn`,
+  };
 }
 
 /** Why an interrupted turn ended, as logged: the caller's reason in words (a signal, a closed output), or Ctrl-C's. */
@@ -467,7 +503,7 @@ async function logUnanswered(
  * The answer's words and its reasoning. Reasoning the model wrote inline ahead of its answer (an
  * Ollama that gave it no field of its own) is split off, so it is logged as `thinking`, never replayed.
  */
-function answerParts(answer: Answer): { response: string; thinking: string } {
+function answerParts(answer: Pick<Answer, 'response' | 'thinking'>): { response: string; thinking: string } {
   const inline = answer.thinking ? null : leadingThinking(answer.response);
   return inline ? { response: inline.answer, thinking: inline.thinking } : { response: answer.response, thinking: answer.thinking ?? '' };
 }
