@@ -146,7 +146,17 @@ async function askTurn(
 
   // The model's text is not ours: on a terminal its control characters are shown, not obeyed.
   const guard = io.stdout.isTTY === true && options.raw !== true ? new ControlNeutralizer() : null;
-  const buffer = new TokenBuffer((text) => io.stdout.write(guard ? guard.push(text) : text), settings.tokenBuffer);
+  // On a terminal both streams share, the answer's row is marked open while it is: a signal that
+  // quits at once (a second Ctrl-C) ends it before its line.
+  const sharedTerminal = io.stdout.isTTY === true && io.stderr.isTTY;
+  const answerOut = (text: string): void => {
+    if (text === '') return;
+    io.stdout.write(text);
+    if (!sharedTerminal) return;
+    if (text.endsWith('\n')) rowEnded();
+    else rowOpened();
+  };
+  const buffer = new TokenBuffer((text) => answerOut(guard ? guard.push(text) : text), settings.tokenBuffer);
   // Notes written while the answer is awaited go through it, so they never land on the spinner's row.
   const lines = new StderrLines(io.stderr, io.stderr.isTTY && !io.dumbTerminal && !options.json);
   // A thinking model's reasoning, as it streams, on a terminal's stderr: never on stdout, which
@@ -166,7 +176,7 @@ async function askTurn(
   const endAnswerRow = (): void => {
     buffer.flush();
     if (io.stdout.isTTY && io.stderr.isTTY && wrote !== '' && !wrote.endsWith('\n')) {
-      io.stdout.write('\n');
+      answerOut('\n');
       wrote = '\n';
     }
   };
@@ -263,9 +273,9 @@ async function askTurn(
           reasoning?.close(answered?.status === 'ok');
           buffer.flush();
           const held = guard?.end() ?? '';
-          if (held !== '') io.stdout.write(held);
+          answerOut(held);
           lines.stopSpinner();
-          if (!options.json && wrote !== '' && !wrote.endsWith('\n')) io.stdout.write('\n');
+          if (!options.json && wrote !== '' && !wrote.endsWith('\n')) answerOut('\n');
         }
         if (options.json) return answered;
         // A write fails after it returns (a fast answer to a full disk is heard of only once it has
