@@ -488,9 +488,12 @@ async function logUnanswered(
   try {
     const [drafted, { day }] = await draft;
     const cut = ports.signal?.aborted === true;
-    // The progress says "interrupted", as for a killed argo: a throw that was no cut says what it was.
-    const stopReason = progress !== null && 'stop_reason' in progress && !cut ? { stop_reason: UNANSWERED_STOP_REASON } : {};
-    const entry: LogEntry = answered ?? { ...drafted, ...progress, ...stopReason, status: cut ? 'interrupted' : 'error', timings: timingsOf(EMPTY_METRICS, null, totalMs), error: cut ? cutReason(ports.signal) : UNANSWERED_ERROR };
+    // An agent run (its draft names its tools) says how it ended, its rounds so far or none: the
+    // progress says "interrupted", as for a killed argo, and a throw that was no cut says what it was.
+    const agentRun = Array.isArray(drafted.tools) || (progress !== null && 'stop_reason' in progress);
+    const ran = progress ?? (agentRun ? { tool_calls: [], iterations: 0 } : {});
+    const stopReason = agentRun && !cut ? { stop_reason: UNANSWERED_STOP_REASON } : {};
+    const entry: LogEntry = answered ?? { ...drafted, ...ran, ...stopReason, status: cut ? 'interrupted' : 'error', timings: timingsOf(EMPTY_METRICS, null, totalMs), error: cut ? cutReason(ports.signal) : UNANSWERED_ERROR };
     await journal?.written;
     await writeOrRescue(settings, session, entry, day, rules, ports, journal);
   } catch {

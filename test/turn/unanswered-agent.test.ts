@@ -83,4 +83,29 @@ describe('an agent turn whose answering throws after a round ran', () => {
     // Logged: nothing is left for the next argo to log again.
     expect(readdirSync(unfinishedDir(home))).toEqual([]);
   });
+
+  it('one that throws in its first round says so too, with no calls and no rounds', async () => {
+    const firstHome = mkdtempSync(join(tmpdir(), 'argo-unanswered-first-'));
+    try {
+      const settings = loadSettings({ home: firstHome, session: 'work', model: 'argo' }, {});
+      const answer = agentAnswerer({ tools: [broken, readFileTool], unavailable: [], root, home: firstHome, logged: true, maxIterations: 5, ephemeralSystem: null, yes: true, confirm: () => Promise.resolve('no-terminal'), emit: () => undefined, sessionId: () => Promise.resolve('S1'), isStopped: () => false, abortedByStop: () => false });
+      const greetFirst: TurnPorts['transport'] = {
+        stream: () => Promise.resolve({ status: 'ok', failure: null, metrics: METRICS, attempts: 1, toolCalls: [{ function: { name: 'greet', arguments: {} } }] } satisfies StreamOutcome),
+        installedModels: () => Promise.resolve([]),
+      };
+      const running = runTurn(settings, { prompt: 'greet', replay: { kind: 'none' }, log: true, ollamaStream: true }, {
+        transport: greetFirst,
+        now: () => new Date('2025-03-04T05:06:07.000Z'),
+        clock: () => 0,
+        newId: () => 'turn00000002',
+        rescue: () => Promise.reject(new Error('no rescue expected')),
+        answer,
+        draftFields: { tools: ['greet', 'read_file'] },
+      });
+      await expect(running).rejects.toThrow("reading 'startsWith'");
+      expect(logLines(firstHome)).toEqual([expect.objectContaining({ status: 'error', error: UNANSWERED_ERROR, stop_reason: UNANSWERED_STOP_REASON, iterations: 0, tool_calls: [] })]);
+    } finally {
+      rmSync(firstHome, { recursive: true, force: true });
+    }
+  });
 });
