@@ -9,7 +9,7 @@ import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
 import { startArgoInShell, startInPty, startProgramInPty } from '../support/pty.js';
 import type { PtySession } from '../support/pty.js';
 import { ARGO_BIN, logLines, runArgo, tempHome } from '../support/run-argo.js';
-import { withLogLock } from '../../src/log/lock.js';
+import { holdLogLock } from '../support/log-lock.js';
 import { screenRows } from '../support/screen.js';
 import { installedShell } from '../support/shells.js';
 import { waitFor } from '../support/wait.js';
@@ -293,16 +293,8 @@ describe('argo chat on a terminal', () => {
     term.pty.write('first\r');
     await waitFor(() => expect(logLines(home)).toHaveLength(1));
     // Another process holding the log lock: the stopped turn cannot be written.
-    let release = (): void => undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let taken = (): void => undefined;
-    const locked = new Promise<void>((resolve) => (taken = resolve));
-    const holding = withLogLock(join(home, 'logs'), async () => {
-      taken();
-      await released;
-    });
+    const lock = await holdLogLock(home);
     try {
-      await locked;
       ollama.setScenario({ holdAfter: 1, times: 1 });
       term.pty.write('long story\r');
       await ollama.waitForHold();
@@ -314,8 +306,7 @@ describe('argo chat on a terminal', () => {
       // Quitting at once still tells the terminal to stop marking pastes.
       expect(term.raw().lastIndexOf('\x1b[?2004l')).toBeGreaterThan(term.raw().lastIndexOf('\x1b[?2004h'));
     } finally {
-      release();
-      await holding;
+      await lock.letGo();
     }
     // Not lost: the next argo logs what the quitting one had begun.
     expect((await runArgo(['logs', '-n', '1'], { home })).code).toBe(0);

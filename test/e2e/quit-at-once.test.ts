@@ -1,7 +1,6 @@
 // A quick double Ctrl-C (both keys in one read) quits at once, and keeps what had streamed: the
 // `argo: interrupted` line starts a row of its own, and the next argo logs the turn as interrupted
 // with its partial answer (docs/chat.md, "Ending a chat with a signal"; docs/cli.md).
-import { join } from 'node:path';
 import stripAnsi from 'strip-ansi';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeOllamaPerFile } from '../support/fake-ollama-hooks.js';
@@ -9,7 +8,7 @@ import { startInPty } from '../support/pty.js';
 import type { PtySession } from '../support/pty.js';
 import { logLines, runArgo, tempHome } from '../support/run-argo.js';
 import { waitFor } from '../support/wait.js';
-import { withLogLock } from '../../src/log/lock.js';
+import { holdLogLock } from '../support/log-lock.js';
 
 const ollama = await fakeOllamaPerFile();
 beforeEach(() => {
@@ -59,16 +58,8 @@ describe('a double Ctrl-C in one read during a streamed answer', () => {
 
   it('a one-liner whose stopped turn waits for the log (another argo holds it): a second Ctrl-C quits, and the cut answer is logged by the next argo', async () => {
     const home = tempHome({ timeouts: { lockWaitMs: 600_000 } });
-    let release = (): void => undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let taken = (): void => undefined;
-    const locked = new Promise<void>((resolve) => (taken = resolve));
-    const holding = withLogLock(join(home, 'logs'), async () => {
-      taken();
-      await released;
-    });
+    const lock = await holdLogLock(home);
     try {
-      await locked;
       ollama.setScenario({ holdAfter: 3, times: 1 });
       const pty = startInPty(['-s', 'quit', 'long story please'], { home, host: ollama.url, env: { NO_COLOR: '1' }, cols: 120 });
       await ollama.waitForHold();
@@ -80,8 +71,7 @@ describe('a double Ctrl-C in one read during a streamed answer', () => {
       // After the terminal's own echo of the key (^C), which argo does not write.
       expect(screenOf(pty)).toMatch(/\n(?:\^C)?argo: interrupted\n$/);
     } finally {
-      release();
-      await holding;
+      await lock.letGo();
     }
     const [turn] = await loggedAfterNextArgo(home);
     expect(turn).toMatchObject({ user_prompt: 'long story please', status: 'interrupted', model_response: 'You said: long', error: 'interrupted by the user' });

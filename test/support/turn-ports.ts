@@ -24,3 +24,19 @@ export const portsFor = (id: string): TurnPorts => ({
   newId: () => id,
   rescue: async (text, dataHome) => (await import('../../src/log/fs.js')).rescueText(dataHome, text),
 });
+
+/**
+ * Ports for a turn whose answer comes from `extra.answer` (never the transport): a fixed day, a
+ * clock that moves 10 ms at each look, one id, and no rescue expected.
+ */
+export function answerPorts(extra: Partial<TurnPorts> = {}): TurnPorts {
+  let tick = 0;
+  return {
+    transport: { stream: () => Promise.reject(new Error('no stream expected')), installedModels: () => Promise.resolve([]) },
+    now: () => new Date('2025-03-04T05:06:07.000Z'),
+    clock: () => (tick += 10),
+    newId: () => 'turn00000001',
+    rescue: () => Promise.reject(new Error('no rescue expected')),
+    ...extra,
+  };
+}

@@ -14,6 +14,7 @@ import { quitFields, runTurn } from '../../src/turn/turn.js';
 import type { Answer, AnswerContext, TurnPorts } from '../../src/turn/turn.js';
 import { makeDraft } from '../query/helpers.js';
 import { logLines } from '../support/run-argo.js';
+import { answerPorts } from '../support/turn-ports.js';
 import { waitFor } from '../support/wait.js';
 
 const folder = (): string => mkdtempSync(join(tmpdir(), 'argo-quit-save-'));
@@ -113,17 +114,7 @@ describe('quitFields', () => {
 });
 
 describe('a turn being answered when argo quits at once', () => {
-  const ports = (answer: TurnPorts['answer']): TurnPorts => {
-    let tick = 0;
-    return {
-      transport: { stream: () => Promise.reject(new Error('no stream expected')), installedModels: () => Promise.resolve([]) },
-      now: () => new Date('2025-03-04T05:06:07.000Z'),
-      clock: () => (tick += 10),
-      newId: () => 'turn00000001',
-      rescue: () => Promise.reject(new Error('no rescue expected')),
-      ...(answer ? { answer } : {}),
-    };
-  };
+  const ports = (answer: TurnPorts['answer']): TurnPorts => answerPorts(answer ? { answer } : {});
 
   it('its draft takes the text so far at once; the next argo logs it interrupted with that text, not as lost', async () => {
     const home = folder();

@@ -9,9 +9,10 @@ import type { UnfinishedTurn } from '../../src/log/unfinished.js';
 import { EMPTY_METRICS } from '../../src/ollama/transport.js';
 import { recoverUnfinished } from '../../src/turn/recover.js';
 import { UNANSWERED_ERROR, runTurn } from '../../src/turn/turn.js';
-import type { Answer, Answerer, TurnInput, TurnPorts } from '../../src/turn/turn.js';
+import type { Answer, Answerer, TurnInput } from '../../src/turn/turn.js';
 import { waitFor } from '../support/wait.js';
 import { logLines } from '../support/run-argo.js';
+import { answerPorts } from '../support/turn-ports.js';
 
 const METRICS = { ...EMPTY_METRICS, eval_count: 2, prompt_eval_count: 5, done_reason: 'stop' };
 const ANSWER: Answer = { status: 'ok', response: 'Hello there', failure: null, metrics: METRICS, largestPromptEvalCount: 5, firstTokenMs: 10, fields: { tools: ['fs'] } };
@@ -37,17 +38,7 @@ function heldAnswer(): { answer: Answerer; release: (answer?: Answer) => void; f
   };
 }
 
-function ports(extra: Partial<TurnPorts> = {}): TurnPorts {
-  let tick = 0;
-  return {
-    transport: { stream: () => Promise.reject(new Error('no stream expected')), installedModels: () => Promise.resolve([]) },
-    now: () => new Date('2025-03-04T05:06:07.000Z'),
-    clock: () => (tick += 10),
-    newId: () => 'turn00000001',
-    rescue: () => Promise.reject(new Error('no rescue expected')),
-    ...extra,
-  };
-}
+const ports = answerPorts;
 
 const home = (): string => mkdtempSync(join(tmpdir(), 'argo-turn-journal-'));
 const input = (extra: Partial<TurnInput> = {}): TurnInput => ({ prompt: 'Explain closures', replay: { kind: 'none' }, log: true, ollamaStream: true, ...extra });
