@@ -265,8 +265,9 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   for (const signal of Object.keys(STOP_SIGNALS) as StopSignal[]) {
     process.on(signal, () => {
       if (!signalQuits(signal)) return;
-      runLastSaves(signal);
+      // Temporary files first: a draft being created in place (no hard links) is one, and the save puts it back whole.
       discardTemporaryFiles();
+      runLastSaves(signal);
       const outcome = STOP_SIGNALS[signal];
       endOpenRow(io.stderr);
       io.stderr.write(`argo: ${STOP_LINES[outcome]}\n`);

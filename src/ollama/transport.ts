@@ -514,7 +514,8 @@ export class OllamaTransport {
       const response = await this.send(input, init, undefined, false);
       const { bytes, more } = await readUpTo(response, MAX_LINE_BYTES);
       if (more) throw new NotOllamaAnswer(`its answer is longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB`);
-      return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+      // A 204 may carry no body (Response refuses one): then nothing is there to read as JSON.
+      return new Response(bytes.length === 0 ? null : bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
     });
   }
 

@@ -17,6 +17,8 @@ import { byCodeUnits } from '../text/order.js';
 export interface Recovery {
   /** Turns logged now (status interrupted), by id. */
   recovered: string[];
+  /** Turns logged now whose answer was whole (an argo that quit at once while it waited to log it), by id. */
+  answered: string[];
   /**
    * Turns whose line was in the log already (argo was killed just after writing it): their
    * sessions' indexes rebuilt (the index line or the record's update may not have been written), their files removed.
@@ -46,7 +48,7 @@ export interface RecoverOptions extends ProcessProbe {
   me?: TurnOwner;
 }
 
-const nothing = (): Recovery => ({ recovered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] });
+const nothing = (): Recovery => ({ recovered: [], answered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] });
 
 /** A file whose owner is gone: to be claimed and logged. */
 interface Orphan {
@@ -178,7 +180,7 @@ async function logOrphan(settings: RecoverySettings, { name, turn }: Orphan, me:
       // In the log, only the session's bookkeeping failed (rebuilt on next use): logging it again would duplicate it.
       if (!(error instanceof SessionUpdateError)) throw error;
     }
-    found.recovered.push(id);
+    (entry.status === 'interrupted' ? found.recovered : found.answered).push(id);
     await dropUnfinished(home, claimed);
   } catch (error) {
     // Given back under its own name: a later argo tries again.
@@ -284,6 +286,8 @@ export function recoveryLines(recovery: Recovery): string[] {
   const lines: string[] = [];
   const logged = recovery.recovered.length;
   if (logged > 0) lines.push(`logged ${plural(logged, 'turn')} an earlier argo left unfinished (killed or crashed): argo logs --status interrupted`);
+  const answered = recovery.answered;
+  if (answered.length > 0) lines.push(`logged ${plural(answered.length, 'turn')} an earlier argo had answered but quit before it could log (${answered.join(', ')}): in argo logs as answered`);
   for (const { id, file } of recovery.rescued) lines.push(`turn ${id}, which an earlier argo could not log before it ended, is saved in ${file}: add it back as docs/troubleshooting.md says`);
   // A folder that cannot be read (a data home of another user's) holds no number of turns to count.
   const folder = recovery.problems.find((one) => one.folder === true);

@@ -341,15 +341,17 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   // The answer's latest progress (an agent run's rounds so far), as the journal has it: a turn whose
   // answering throws is logged with what it did, as one whose argo is killed is.
   let progress: Record<string, unknown> | null = null;
+  // The answer as it streams, for a quit at once (a second Ctrl-C) before the turn is logged: the
+  // journal's draft takes it synchronously, so the next argo logs what was on the screen. An agent
+  // run's is its latest round's, as its log line's model_response is (the progress has the others).
+  const streamed = { response: '', thinking: '', afterRound: false };
   const onProgress = journal
     ? (fields: Record<string, unknown>): void => {
         progress = structuredClone(fields);
         journal.update(fields);
+        Object.assign(streamed, { response: '', thinking: '', afterRound: true });
       }
     : null;
-  // The answer as it streams, for a quit at once (a second Ctrl-C) before the turn is logged: the
-  // journal's draft takes it synchronously, so the next argo logs what was on the screen.
-  const streamed = { response: '', thinking: '' };
   const unregister = journal
     ? saveBeforeQuitting((signal) => {
         journal.saveNow(answered ?? quitFields(streamed, ports.signal, signal, Math.round(ports.clock() - started)));
@@ -443,8 +445,9 @@ export async function queuedDraft(settings: Settings, input: TurnInput, id: stri
  * logged: the answer as far as it had streamed, and why it went no further. Its status stays the
  * draft's, interrupted.
  */
-export function quitFields(streamed: { response: string; thinking: string }, signal: AbortSignal | undefined, quitSignal: string, totalMs: number): Partial<LogEntry> {
-  const { response, thinking } = answerParts(streamed);
+export function quitFields(streamed: { response: string; thinking: string; afterRound?: boolean }, signal: AbortSignal | undefined, quitSignal: string, totalMs: number): Partial<LogEntry> {
+  // A later round's words begin with the paragraph break the screen put between rounds.
+  const { response, thinking } = answerParts(streamed.afterRound === true ? { ...streamed, response: streamed.response.replace(/^\n+/, '') } : streamed);
   const cut = signal?.aborted === true ? cutReason(signal) : 'interrupted';
   const how = quitSignal === 'SIGINT' ? 'Ctrl-C' : quitSignal;
   return {

@@ -233,7 +233,7 @@ describe('endpointReport: whether the model can answer on the endpoint', () => {
 });
 
 describe('unfinishedReport: the journal of unfinished turns in doctor', () => {
-  const none: Recovery = { recovered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] };
+  const none: Recovery = { recovered: [], answered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] };
   it.each<[string, Partial<Recovery>, ReturnType<typeof unfinishedReport>]>([
     ['nothing there', {}, { ok: true, detail: 'no turn left unfinished' }],
     ['a live argo answering', { inProgress: [{ id: 'a', pid: 41 }, { id: 'b', pid: 41 }, { id: 'c', pid: 7 }] }, { ok: true, detail: '3 turns in progress (argo pid 41, 7)' }],

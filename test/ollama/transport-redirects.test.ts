@@ -87,6 +87,12 @@ describe('a redirect is not followed, and named with where it points', () => {
     }
   });
 
+  it('a question answered 204 (no body) is an answer that is not JSON, not a failure of the client', async () => {
+    answer = { status: 204 };
+    const listed = await transport().installedModels().catch((error: unknown) => error);
+    expect(questionFailure(host, listed, CLI_HINTS, 5000)).toBe(`something at ${host} answered, but not as Ollama does (its answer is not JSON); check that --host / OLLAMA_HOST points at Ollama`);
+  });
+
   it('a 300 without a location is an answer with an error status, not a redirect', async () => {
     answer = { status: 300, body: 'choose' };
     const outcome = await transport().stream(chat, { onText: () => undefined });

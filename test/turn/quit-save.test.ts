@@ -104,6 +104,7 @@ describe('quitFields', () => {
     ['Ctrl-C, then a second', { response: 'Hello, wor', thinking: '' }, signal('interrupted by the user'), 'SIGINT', { model_response: 'Hello, wor', error: 'interrupted by the user; argo then quit at once (a second Ctrl-C) before it could log the turn' }],
     ['SIGTERM, then a second', { response: 'Hi', thinking: 'hmm' }, signal('interrupted by SIGTERM'), 'SIGTERM', { model_response: 'Hi', thinking: 'hmm', error: 'interrupted by SIGTERM; argo then quit at once (a second SIGTERM) before it could log the turn' }],
     ['reasoning inline, split off', { response: '<think>plan</think>Answer so', thinking: '' }, signal(), 'SIGINT', { model_response: 'Answer so', thinking: 'plan' }],
+    ['a later round of an agent run: its paragraph break is no word of it', { response: '\n\nThe tree has', thinking: '', afterRound: true }, signal('interrupted by the user'), 'SIGINT', { model_response: 'The tree has' }],
     ['not cut first', { response: '', thinking: '' }, undefined, 'SIGINT', { model_response: '', error: 'interrupted; argo then quit at once (a second Ctrl-C) before it could log the turn' }],
   ])('%s', (_case, streamed, cut, quit, expected) => {
     const fields = quitFields(streamed, cut, quit, 340);
@@ -114,6 +115,31 @@ describe('quitFields', () => {
 });
 
 describe('a turn being answered when argo quits at once', () => {
+  it("an agent run's draft holds its latest round's words and reasoning, the rounds before in its progress", async () => {
+    const home = folder();
+    let context: AnswerContext | undefined;
+    const controller = new AbortController();
+    void runTurn(loadSettings({ home, session: 'work' }, {}), { prompt: 'look', replay: { kind: 'none' }, log: true, ollamaStream: true }, answerPorts({
+      answer: (_request, given) => {
+        context = given;
+        return new Promise<Answer>(() => undefined);
+      },
+      signal: controller.signal,
+    })).catch(() => undefined);
+    await waitFor(() => expect(readdirSync(unfinishedDir(home))).toEqual(['turn00000001.json']));
+    // What the agent loop sends: round 1's reasoning and words, its progress, then round 2 after a paragraph break.
+    context?.onThinking?.('plan one');
+    context?.onText('Let me look first.');
+    context?.onProgress?.({ round_messages: [{ round: 1, content: 'Let me look first.', thinking: 'plan one' }], iterations: 1 });
+    context?.onThinking?.('plan two');
+    context?.onText('\n\n');
+    context?.onText('The tree has');
+    controller.abort('interrupted by the user');
+    runLastSaves('SIGINT');
+    const { entry } = JSON.parse(readFileSync(join(unfinishedDir(home), 'turn00000001.json'), 'utf8')) as { entry: Record<string, unknown> };
+    expect(entry).toMatchObject({ model_response: 'The tree has', thinking: 'plan two', round_messages: [{ round: 1, content: 'Let me look first.', thinking: 'plan one' }], iterations: 1 });
+  });
+
   const ports = (answer: TurnPorts['answer']): TurnPorts => answerPorts(answer ? { answer } : {});
 
   it('its draft takes the text so far at once; the next argo logs it interrupted with that text, not as lost', async () => {

@@ -54,7 +54,7 @@ const fresh = (): string => mkdtempSync(join(tmpdir(), 'argo-recover-'));
 describe('recoverUnfinished', () => {
   it('nothing to do when the folder is missing or empty', async () => {
     const home = fresh();
-    expect(await recover(settingsIn(home))).toEqual({ recovered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] });
+    expect(await recover(settingsIn(home))).toEqual({ recovered: [], answered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] });
     mkdirSync(unfinishedDir(home));
     expect((await recover(settingsIn(home))).recovered).toEqual([]);
   });
@@ -478,12 +478,15 @@ describe('a journal folder that cannot be read', () => {
 
 describe('recoveryLines', () => {
   const damaged = (count: number): Recovery['problems'] => Array.from({ length: count }, (_, index) => ({ file: `/h/unfinished/f${index}.json`, problem: 'not JSON' }));
-  const none: Recovery = { recovered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] };
+  const none: Recovery = { recovered: [], answered: [], alreadyLogged: [], rescued: [], inProgress: [], elsewhere: [], problems: [] };
   it.each<[string, Partial<Recovery>, string[]]>([
     ['nothing found', {}, []],
     ['only turns in progress, others, or logged already: nothing to say', { inProgress: [{ id: 'a', pid: 1 }], elsewhere: [{ id: 'b', host: 'h' }], alreadyLogged: ['c'] }, []],
     ['one logged', { recovered: ['a'] }, ['logged 1 turn an earlier argo left unfinished (killed or crashed): argo logs --status interrupted']],
     ['three logged', { recovered: ['a', 'b', 'c'] }, ['logged 3 turns an earlier argo left unfinished (killed or crashed): argo logs --status interrupted']],
+    // A whole answer an argo quit at once before logging is logged as it was: no interrupted turn to point at.
+    ['one answered, quit before logging', { answered: ['turn00000001'] }, ['logged 1 turn an earlier argo had answered but quit before it could log (turn00000001): in argo logs as answered']],
+    ['one of each', { recovered: ['a'], answered: ['b', 'c'] }, ['logged 1 turn an earlier argo left unfinished (killed or crashed): argo logs --status interrupted', 'logged 2 turns an earlier argo had answered but quit before it could log (b, c): in argo logs as answered']],
     ['one found rescued', { rescued: [{ id: 't1', file: '/h/rescued/unlogged-x.ndjson' }] }, ['turn t1, which an earlier argo could not log before it ended, is saved in /h/rescued/unlogged-x.ndjson: add it back as docs/troubleshooting.md says']],
     ['one damaged', { problems: [{ file: '/h/unfinished/x.json', problem: 'not JSON (…)' }] }, ['1 unfinished turn could not be logged (/h/unfinished/x.json: not JSON (…))']],
     [
