@@ -46,7 +46,8 @@ function re2Of(pattern: string): RE2JS | null {
 // Every mismatch is told at once. MCP servers' schemas carry keywords and formats Ajv may not know:
 // they are not errors, and Ajv never writes to the console. Only the arguments' own properties
 // count: a parameter named "constructor" the model left out is absent, not Object's.
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false, ownProperties: true, code: { regExp: linearRegExp } });
+const CHECKING = { allErrors: true, strict: false, validateFormats: false, logger: false, code: { regExp: linearRegExp } } as const;
+const ajv = new Ajv({ ...CHECKING, ownProperties: true });
 
 /**
  * An Ajv for the MCP SDK's check of a tool's result against its `outputSchema`, patterns on RE2 as
@@ -54,7 +55,7 @@ const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, lo
  * SDK's own (schemas not checked, every error), formats left unchecked as arguments' are.
  */
 export function outputSchemaAjv(): Ajv {
-  return new Ajv({ allErrors: true, strict: false, validateSchema: false, validateFormats: false, logger: false, code: { regExp: linearRegExp } });
+  return new Ajv({ ...CHECKING, validateSchema: false });
 }
 const compiled = new WeakMap<ParametersSchema, ValidateFunction | null>();
 
