@@ -449,12 +449,13 @@ export function quitFields(streamed: { response: string; thinking: string; after
   // A later round's words begin with the paragraph break the screen put between rounds.
   const { response, thinking } = answerParts(streamed.afterRound === true ? { ...streamed, response: streamed.response.replace(/^\n+/, '') } : streamed);
   const cut = signal?.aborted === true ? cutReason(signal) : 'interrupted';
-  const how = quitSignal === 'SIGINT' ? 'Ctrl-C' : quitSignal;
+  // The first signal may have been another (SIGTERM, then Ctrl-C): only the one that quit is named.
+  const how = quitSignal === 'SIGINT' ? 'a second Ctrl-C' : quitSignal;
   return {
     model_response: response,
     ...(thinking ? { thinking } : {}),
     timings: timingsOf(EMPTY_METRICS, null, totalMs),
-    error: `${cut}; argo then quit at once (a second ${how}) before it could log the turn`,
+    error: `${cut}; argo then quit at once (${how}) before it could log the turn`,
   };
 }
 

@@ -102,7 +102,7 @@ describe('quitFields', () => {
   };
   it.each([
     ['Ctrl-C, then a second', { response: 'Hello, wor', thinking: '' }, signal('interrupted by the user'), 'SIGINT', { model_response: 'Hello, wor', error: 'interrupted by the user; argo then quit at once (a second Ctrl-C) before it could log the turn' }],
-    ['SIGTERM, then a second', { response: 'Hi', thinking: 'hmm' }, signal('interrupted by SIGTERM'), 'SIGTERM', { model_response: 'Hi', thinking: 'hmm', error: 'interrupted by SIGTERM; argo then quit at once (a second SIGTERM) before it could log the turn' }],
+    ['SIGTERM, then a second', { response: 'Hi', thinking: 'hmm' }, signal('interrupted by SIGTERM'), 'SIGTERM', { model_response: 'Hi', thinking: 'hmm', error: 'interrupted by SIGTERM; argo then quit at once (SIGTERM) before it could log the turn' }],
     ['reasoning inline, split off', { response: '<think>plan</think>Answer so', thinking: '' }, signal(), 'SIGINT', { model_response: 'Answer so', thinking: 'plan' }],
     ['a later round of an agent run: its paragraph break is no word of it', { response: '\n\nThe tree has', thinking: '', afterRound: true }, signal('interrupted by the user'), 'SIGINT', { model_response: 'The tree has' }],
     ['not cut first', { response: '', thinking: '' }, undefined, 'SIGINT', { model_response: '', error: 'interrupted; argo then quit at once (a second Ctrl-C) before it could log the turn' }],
