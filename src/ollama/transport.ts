@@ -927,7 +927,7 @@ async function checkedWhole(response: Response): Promise<Response> {
   if (bad !== null) throw new Error(malformedLine(bad === '' ? 'an empty answer' : bad));
   // A 200 whose whole answer is an error (a proxy, a cloud model's gateway): said in its words, not as an answer without its end.
   const sent = errorOf(text);
-  if (sent !== NO_ERROR) throw new ErrorAnswer(typeof sent === 'string' && sent !== '' ? sent : errorWords(sent));
+  if (sent !== NO_ERROR) throw new ErrorAnswer(errorWords(sent));
   // The client reads nothing of it but the body (its length may differ by that BOM: no headers).
   return new Response(text, { status: response.status, statusText: response.statusText });
 }
@@ -976,10 +976,8 @@ async function statusAnswer(response: Response): Promise<StatusAnswer> {
   const json = jsonObject(text);
   const signIn = json !== null && Object.hasOwn(json, 'signin_url');
   const plain = (): string => response.statusText || `HTTP ${response.status}`;
-  if (json !== null && Object.hasOwn(json, 'error')) {
-    const { error } = json;
-    return new StatusAnswer(joinLines(typeof error === 'string' && error !== '' ? error : errorWords(error)), response.status, 'ollama', signIn, retryAfter);
-  }
+  const error = errorIn(json);
+  if (error !== NO_ERROR) return new StatusAnswer(joinLines(errorWords(error)), response.status, 'ollama', signIn, retryAfter);
   // A body naming a sign-in address is not shown: the address holds the server's key.
   if (signIn) return new StatusAnswer(plain(), response.status, 'ollama', true, retryAfter);
   if (text === '') return new StatusAnswer(plain(), response.status, 'empty', false, retryAfter);
@@ -1013,10 +1011,10 @@ function jsonObject(text: string): Record<string, unknown> | null {
 
 /** The `error` of a JSON object body, whatever its type; NO_ERROR when the body is no such object. */
 function errorOf(text: string): unknown {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value ? value.error : NO_ERROR;
-  } catch {
-    return NO_ERROR;
-  }
+  return errorIn(jsonObject(text));
+}
+
+/** The `error` of a JSON object, whatever its type; NO_ERROR when there is no such object or field. */
+function errorIn(json: Record<string, unknown> | null): unknown {
+  return json !== null && Object.hasOwn(json, 'error') ? json.error : NO_ERROR;
 }
