@@ -175,7 +175,7 @@ async function askTurn(
   /** Ends the answer's row when both streams share the terminal, so a line of stderr starts at the left edge. */
   const endAnswerRow = (): void => {
     buffer.flush();
-    if (io.stdout.isTTY && io.stderr.isTTY && wrote !== '' && !wrote.endsWith('\n')) {
+    if (sharedTerminal && wrote !== '' && !wrote.endsWith('\n')) {
       answerOut('\n');
       wrote = '\n';
     }

@@ -23,6 +23,8 @@ export interface JournalEntry {
    * when the draft is not known yet, its first write failed, or it was removed. Throws when it cannot.
    */
   saveNow: (fields: Record<string, unknown>) => void;
+  /** The updates' fields laid over one another so far (an agent run's rounds); null before the first. */
+  progress: () => Record<string, unknown> | null;
   /** Removes the draft once it is written, unless kept; for when the turn is logged, rescued, or will never be. */
   remove: () => Promise<void>;
 }
@@ -43,7 +45,7 @@ export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'o
   // For saveNow: the draft once known, the updates' fields laid over it so far, and whether its
   // first write failed (nothing of this turn's to replace, or no way to write it).
   let known: Omit<UnfinishedTurn, 'owner'> | null = null;
-  let progress: Record<string, unknown> = {};
+  let progress: Record<string, unknown> | null = null;
   let failed = false;
   const written = draft
     .then(async (turn) => {
@@ -82,6 +84,7 @@ export function journalTurn(home: string, draft: Promise<Omit<UnfinishedTurn, 'o
       if (id === null && !replacing && writeUnfinishedNow(home, turn, false)) return;
       writeUnfinishedNow(home, turn, true);
     },
+    progress: () => progress,
     keep: () => {
       kept = id !== null;
       return id === null ? null : unfinishedPath(home, id);

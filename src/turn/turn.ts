@@ -338,16 +338,12 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   const journal = input.log ? journalTurn(settings.home, Promise.all([drafted, stamps]).then(([entry, { day }]) => ({ day, session: planned, rules, entry })), onJournalNotice, ports.journaled === true) : null;
   let logging = false;
   let answered: LogEntry | null = null;
-  // The answer's latest progress (an agent run's rounds so far), as the journal has it: a turn whose
-  // answering throws is logged with what it did, as one whose argo is killed is.
-  let progress: Record<string, unknown> | null = null;
   // The answer as it streams, for a quit at once (a second Ctrl-C) before the turn is logged: the
   // journal's draft takes it synchronously, so the next argo logs what was on the screen. An agent
   // run's is its latest round's, as its log line's model_response is (the progress has the others).
   const streamed = { response: '', thinking: '', afterRound: false };
   const onProgress = journal
     ? (fields: Record<string, unknown>): void => {
-        progress = structuredClone(fields);
         journal.update(fields);
         Object.assign(streamed, { response: '', thinking: '', afterRound: true });
       }
@@ -414,7 +410,9 @@ export async function runTurn(settings: Settings, input: TurnInput, ports: TurnP
   } catch (error) {
     // Thrown before the turn reached the log: the turn is logged anyway before the caller reports
     // it, as answered when only a hook after the answer threw, else as a fault in answering.
-    if (input.log && !logging) await logUnanswered(settings, session, answered, progress, Promise.all([drafted, stamps]), Math.round(ports.clock() - started), rules, ports, journal);
+    // The answer's progress (an agent run's rounds so far), as the journal has it: a turn whose
+    // answering throws is logged with what it did, as one whose argo is killed is.
+    if (input.log && !logging) await logUnanswered(settings, session, answered, journal?.progress() ?? null, Promise.all([drafted, stamps]), Math.round(ports.clock() - started), rules, ports, journal);
     throw error;
   } finally {
     unregister();
